@@ -1,0 +1,141 @@
+// The KIR data model: a kernel is a per-thread (SIMT) SSA program over global
+// buffers, scalar arguments and LDS allocations. See README.md, "KIR reference".
+#ifndef KIRC_COMPILER_IR_KERNEL_H_
+#define KIRC_COMPILER_IR_KERNEL_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/index_expr.h"
+#include "compiler/ir/types.h"
+
+namespace kir {
+
+// Where an op or declaration came from in a .kir file (1-based; 0 = built by API).
+// Not part of a kernel's identity: operator== ignores it.
+struct SourceLoc {
+  int line = 0;
+  int col = 0;
+};
+
+enum class Access { kReadOnly, kWriteOnly, kReadWrite };
+// "readonly", "writeonly", "readwrite".
+const char* AccessName(Access a);
+
+// A kernel argument: a global buffer (passed as a 64-bit pointer, 8 bytes in the
+// kernarg segment) or a scalar (i32 or f32, 4 bytes, passed by value).
+struct Arg {
+  enum class Kind { kBuffer, kScalar };
+  std::string name;
+  Kind kind = Kind::kBuffer;
+  ElemType elem = ElemType::kF32;
+  std::vector<int64_t> shape;    // buffers: extents in elements, outermost first
+  std::vector<int64_t> strides;  // buffers: strides in elements, one per dimension
+  Access access = Access::kReadWrite;
+  SourceLoc loc;
+
+  // Buffers: bytes the shape and strides address:
+  // (1 + sum_d (shape[d]-1) * strides[d]) * ElemBytes(elem); 0 if any extent is 0.
+  int64_t SizeBytes() const;
+  friend bool operator==(const Arg& a, const Arg& b);
+};
+
+// A workgroup-shared (LDS) allocation, row-major, with `pad` extra elements after
+// each row of the innermost dimension (to spread LDS banks).
+struct LdsAlloc {
+  std::string name;
+  ElemType elem = ElemType::kF16;
+  std::vector<int64_t> shape;  // elements, outermost first
+  int64_t pad = 0;             // elements appended to every innermost row
+  SourceLoc loc;
+
+  // Strides in elements implied by shape and pad (innermost stride 1, the next
+  // shape.back() + pad, and so on).
+  std::vector<int64_t> Strides() const;
+  // Bytes the allocation occupies: shape[0] * Strides()[0] * ElemBytes(elem).
+  int64_t SizeBytes() const;
+  friend bool operator==(const LdsAlloc& a, const LdsAlloc& b);
+};
+
+// A named integer constant usable in index expressions and shapes.
+struct NamedConst {
+  std::string name;
+  int64_t value = 0;
+  SourceLoc loc;
+  friend bool operator==(const NamedConst& a, const NamedConst& b) {
+    return a.name == b.name && a.value == b.value;
+  }
+};
+
+enum class OpKind {
+  kLoad,     // results[0] = load mem[index...] (vector elements along `along`)
+  kStore,    // store operands[0] to mem[index...]
+  kBarrier,  // workgroup barrier (s_barrier) with LDS visibility
+  kMfma,     // results[0] = mfma `mfma` operands[0] (A), [1] (B), [2] (C)
+  kConst,    // results[0] = splat of `constant` to `type`
+  kZero,     // results[0] = all-zero value of `type`
+  kAdd,      // results[0] = operands[0] + operands[1] (elementwise)
+  kMul,      // results[0] = operands[0] * operands[1]
+  kFma,      // results[0] = operands[0] * operands[1] + operands[2]
+  kCvt,      // results[0] = operands[0] converted to `type.elem`
+  kFor,      // results = for ivar in [lo, hi) step `step`, iter_args = operands
+  kYield,    // ends a `for` body: operands are the next iteration's iter_args
+};
+
+// An operand of an elementwise, store, mfma, for or yield op: an SSA value
+// (name without '%') or, in elementwise ops, a scalar kernel argument by name.
+struct Operand {
+  std::string name;
+  bool is_arg = false;  // true: a scalar argument; false: an SSA value
+  friend bool operator==(const Operand&, const Operand&) = default;
+};
+
+struct Op {
+  OpKind kind = OpKind::kBarrier;
+  std::vector<std::string> results;  // SSA names defined (without '%')
+  ValueType type;                    // load/const/zero/cvt/mfma: result type
+  std::vector<Operand> operands;
+  // load / store
+  std::string mem;              // buffer argument or LDS allocation name
+  std::vector<IndexRef> index;  // one expression per dimension of `mem`
+  int along = -1;               // dimension the vector elements run along
+  bool guarded = false;         // out-of-shape elements read 0 / are not written
+  // mfma
+  std::string mfma;  // KIR instruction name, e.g. "f32_16x16x16_f16"
+  // const
+  double constant = 0;  // exactly representable in `type.elem`
+  // for
+  std::string ivar;                    // induction variable (without '%')
+  int64_t lo = 0, hi = 0, step = 1;    // constant bounds: ivar = lo, lo+step, ... < hi
+  std::vector<std::string> iter_args;  // body-visible names of the loop-carried values
+  std::vector<Op> body;                // ends with a kYield
+  SourceLoc loc;
+
+  friend bool operator==(const Op& a, const Op& b);
+};
+
+// A kernel. Threads of a workgroup are linearised x fastest; each run of 64
+// consecutive threads is a wave (wave64).
+struct Kernel {
+  std::string name;
+  std::string target;                      // default --mcpu, e.g. "gfx942"; may be empty
+  std::array<int64_t, 3> workgroup{1, 1, 1};  // threads per workgroup in x, y, z
+  std::array<int64_t, 3> grid{1, 1, 1};       // workgroups in x, y, z (HIP's gridDim)
+  std::vector<NamedConst> consts;
+  std::vector<Arg> args;
+  std::vector<LdsAlloc> lds;
+  std::vector<Op> body;
+  SourceLoc loc;
+
+  int64_t WorkgroupThreads() const { return workgroup[0] * workgroup[1] * workgroup[2]; }
+  const Arg* FindArg(const std::string& name) const;
+  const LdsAlloc* FindLds(const std::string& name) const;
+  const NamedConst* FindConst(const std::string& name) const;
+  friend bool operator==(const Kernel& a, const Kernel& b);
+};
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_IR_KERNEL_H_
