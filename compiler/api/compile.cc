@@ -1,0 +1,108 @@
+#include "compiler/api/compile.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/toolchain.h"
+#include "compiler/ir/parser.h"
+#include "compiler/lower/validate.h"
+#include "compiler/passes/hazards.h"
+#include "compiler/passes/regalloc.h"
+#include "compiler/passes/waitcnt.h"
+
+namespace kir {
+namespace {
+
+const char* ClassKey(const MInst& mi) {
+  switch (mi.opc) {
+    case Opc::kSWaitcnt: return "waitcnt";
+    case Opc::kSNop: return "nop";
+    case Opc::kSBarrier: return "barrier";
+    default: break;
+  }
+  switch (Info(mi.opc).cls) {
+    case InstClass::kSalu: return "salu";
+    case InstClass::kSmem: return "smem";
+    case InstClass::kValu:
+    case InstClass::kValuTrans: return "valu";
+    case InstClass::kVmemLoad: return "vmem_load";
+    case InstClass::kVmemStore: return "vmem_store";
+    case InstClass::kDsRead: return "ds_read";
+    case InstClass::kDsWrite: return "ds_write";
+    case InstClass::kMfma: return "mfma";
+    case InstClass::kAccRead:
+    case InstClass::kAccWrite: return "acc";
+    default: return "other";
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOptions& opts) {
+  std::string mcpu = !opts.mcpu.empty() ? opts.mcpu : k.target;
+  if (mcpu.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel '", k.name, "' names no target: add a `target gfx942` line or pass --mcpu"));
+  return LookupTarget(mcpu);
+}
+
+namespace {
+
+absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions& opts,
+                                          absl::string_view filename) {
+  auto t0 = std::chrono::steady_clock::now();
+  absl::StatusOr<const TargetInfo*> t = ResolveTarget(k, opts);
+  if (!t.ok()) return t.status();
+  const TargetInfo& target = **t;
+  absl::Status valid = ValidateKernel(k, target, filename);
+  if (!valid.ok()) return valid;
+  absl::StatusOr<LoweredKernel> lk = LowerKernel(k, target);
+  if (!lk.ok()) return lk.status();
+  CompileResult r;
+  r.target = &target;
+  r.lowered = std::move(*lk);
+  r.mir_text = PrintMir(target, r.lowered.mir);
+  absl::StatusOr<RegUsage> usage = AllocateRegisters(target, r.lowered.mir);
+  if (!usage.ok())
+    return absl::Status(usage.status().code(),
+                        absl::StrCat("kernel '", k.name, "' on ", target.name, ": ",
+                                     usage.status().message()));
+  absl::Status st = InsertWaitcnts(target, r.lowered.mir);
+  if (!st.ok()) return st;
+  st = InsertHazardNops(target, r.lowered.mir);
+  if (!st.ok()) return st;
+  r.resources = ComputeResources(target, k, r.lowered.abi, *usage);
+  if (r.resources.lds_bytes > target.lds_bytes)
+    return absl::ResourceExhaustedError(absl::StrCat("kernel '", k.name, "' needs ", r.resources.lds_bytes,
+                                                     " bytes of LDS; ", target.name, " has ",
+                                                     target.lds_bytes));
+  AsmOptions ao;
+  ao.annotate = opts.annotate;
+  r.assembly = PrintAssembly(target, k, r.lowered, r.resources, ao);
+  for (const MInst& mi : r.lowered.mir.insts) {
+    ++r.stats.by_class[ClassKey(mi)];
+    ++r.stats.total;
+  }
+  r.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
+
+absl::StatusOr<CompileResult> Compile(const Kernel& k, const CompileOptions& opts) {
+  return CompileImpl(k, opts, "");
+}
+
+absl::StatusOr<CompileResult> CompileText(absl::string_view text, absl::string_view filename,
+                                          const CompileOptions& opts) {
+  absl::StatusOr<Kernel> k = ParseKernel(text, filename);
+  if (!k.ok()) return k.status();
+  return CompileImpl(*k, opts, filename);
+}
+
+absl::StatusOr<std::string> CodeObjectFor(const CompileResult& r, const std::string& llvm_bin) {
+  return kir::BuildCodeObject(llvm_bin, r.assembly, r.target->name);
+}
+
+}  // namespace kir

@@ -1,0 +1,201 @@
+// End to end: every testdata kernel on every target either compiles to
+// assembly that llvm-mc assembles and ld.lld links, with metadata and a kernel
+// descriptor that agree with the kernel's declarations and the registers the
+// code names, or is refused with the documented error.
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "compiler/api/compile.h"
+#include "compiler/emit/code_object_notes.h"
+#include "compiler/emit/toolchain.h"
+#include "compiler/ir/parser.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+std::string ReadTestFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Kernarg bytes from the declarations alone: pointers 8 bytes aligned 8,
+// scalars 4 bytes aligned 4, the total rounded up to 8.
+int64_t ExpectedKernargBytes(const Kernel& k) {
+  int64_t off = 0;
+  for (const Arg& a : k.args) {
+    int64_t sz = a.kind == Arg::Kind::kBuffer ? 8 : 4;
+    off = (off + sz - 1) / sz * sz + sz;
+  }
+  return (off + 7) / 8 * 8;
+}
+
+// LDS bytes from the declarations: rows * (cols + pad) elements each, every
+// allocation 16-byte aligned.
+int64_t ExpectedLdsBytes(const Kernel& k) {
+  int64_t off = 0;
+  for (const LdsAlloc& l : k.lds) {
+    int64_t elems = 1;
+    for (size_t d = 0; d + 1 < l.shape.size(); ++d) elems *= l.shape[d];
+    elems *= l.shape.back() + l.pad;
+    off = (off + 15) / 16 * 16 + elems * ElemBytes(l.elem);
+  }
+  return off;
+}
+
+// One past the highest register of class `c` ('v', 's', 'a') the code names.
+int HighestRegister(const std::string& asm_text, char c) {
+  int top = 0;
+  std::string code = asm_text.substr(0, asm_text.find(".amdhsa_kernel"));
+  std::regex single(std::string("\\b") + c + "([0-9]+)\\b");
+  std::regex range(std::string("\\b") + c + "\\[([0-9]+):([0-9]+)\\]");
+  for (std::sregex_iterator it(code.begin(), code.end(), single), end; it != end; ++it)
+    top = std::max(top, std::stoi((*it)[1]) + 1);
+  for (std::sregex_iterator it(code.begin(), code.end(), range), end; it != end; ++it)
+    top = std::max(top, std::stoi((*it)[2]) + 1);
+  return top;
+}
+
+// The 64-byte kernel descriptor `<name>.kd` from the code object's ELF
+// symbol table (AMDGPUUsage, "Kernel Descriptor").
+std::string KernelDescriptor(const std::string& elf, const std::string& name) {
+  auto rd16 = [&](size_t o) { uint16_t v; std::memcpy(&v, elf.data() + o, 2); return v; };
+  auto rd32 = [&](size_t o) { uint32_t v; std::memcpy(&v, elf.data() + o, 4); return v; };
+  auto rd64 = [&](size_t o) { uint64_t v; std::memcpy(&v, elf.data() + o, 8); return v; };
+  uint64_t shoff = rd64(0x28);
+  uint16_t shentsize = rd16(0x3a), shnum = rd16(0x3c);
+  for (uint16_t i = 0; i < shnum; ++i) {
+    size_t sh = shoff + size_t{i} * shentsize;
+    if (rd32(sh + 4) != 2 /* SHT_SYMTAB */) continue;
+    uint64_t symoff = rd64(sh + 0x18), symsize = rd64(sh + 0x20), entsize = rd64(sh + 0x38);
+    uint32_t strtab_index = rd32(sh + 0x28);
+    size_t strsh = shoff + size_t{strtab_index} * shentsize;
+    uint64_t stroff = rd64(strsh + 0x18);
+    for (uint64_t s = 0; s < symsize / entsize; ++s) {
+      size_t sym = symoff + s * entsize;
+      std::string sname(elf.data() + stroff + rd32(sym));
+      if (sname != name + ".kd") continue;
+      uint16_t shndx = rd16(sym + 6);
+      uint64_t value = rd64(sym + 8);
+      size_t tsh = shoff + size_t{shndx} * shentsize;
+      uint64_t addr = rd64(tsh + 0x10), off = rd64(tsh + 0x18);
+      return elf.substr(off + (value - addr), 64);
+    }
+  }
+  return "";
+}
+
+struct Case {
+  std::string kernel;
+  std::string target;
+};
+
+class CompileTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CompileTest, AssemblesLinksAndDeclaresWhatItUses) {
+  const Case& c = GetParam();
+  std::string path = "testdata/kernels/" + c.kernel + ".kir";
+  std::string text = ReadTestFile(path);
+  ASSERT_FALSE(text.empty()) << path;
+  absl::StatusOr<Kernel> k = ParseKernel(text, path);
+  ASSERT_TRUE(k.ok()) << k.status();
+  CompileOptions opts;
+  opts.mcpu = c.target;
+  absl::StatusOr<CompileResult> r = CompileText(text, path, opts);
+  if (c.kernel == "mma_16x16x16_bf16" && c.target == "gfx908") {
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("does not exist on gfx908"), std::string::npos)
+        << r.status();
+    return;
+  }
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  absl::StatusOr<std::string> obj = CodeObjectFor(*r, *bin);
+  ASSERT_TRUE(obj.ok()) << obj.status() << "\n" << r->assembly;
+  absl::StatusOr<std::string> notes_text = ReadElfNotes(*bin, *obj);
+  ASSERT_TRUE(notes_text.ok()) << notes_text.status();
+  absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(*notes_text);
+  ASSERT_TRUE(notes.ok()) << notes.status();
+  ASSERT_EQ(notes->size(), 1u);
+  const KernelNotes& n = (*notes)[0];
+  EXPECT_EQ(n.name, k->name);
+  EXPECT_EQ(n.kernarg_segment_size, ExpectedKernargBytes(*k));
+  EXPECT_EQ(n.group_segment_fixed_size, ExpectedLdsBytes(*k));
+  EXPECT_EQ(n.max_flat_workgroup_size, k->WorkgroupThreads());
+  EXPECT_EQ(n.wavefront_size, 64);
+  ASSERT_EQ(n.args.size(), k->args.size());
+
+  // Registers: the metadata and the descriptor's granulated counts agree with
+  // the highest registers the code names (AMDGPUUsage; notes section 6.2).
+  int v = HighestRegister(r->assembly, 'v');
+  int a = HighestRegister(r->assembly, 'a');
+  int s = HighestRegister(r->assembly, 's');
+  std::string kd = KernelDescriptor(*obj, k->name);
+  ASSERT_EQ(kd.size(), 64u);
+  uint32_t rsrc1;
+  std::memcpy(&rsrc1, kd.data() + 48, 4);
+  uint32_t group_size;
+  std::memcpy(&group_size, kd.data() + 0, 4);
+  EXPECT_EQ(group_size, ExpectedLdsBytes(*k));
+  int vgpr_field = rsrc1 & 0x3f;
+  if (c.target == "gfx908") {
+    int need = std::max(v, a);
+    EXPECT_EQ(vgpr_field, (std::max(need, 1) + 3) / 4 - 1);
+    EXPECT_EQ(n.vgpr_count, v + a);
+  } else {
+    int total = a > 0 ? (v + 3) / 4 * 4 + a : v;
+    EXPECT_EQ(vgpr_field, (std::max(total, 1) + 7) / 8 - 1);
+    EXPECT_EQ(n.vgpr_count, total);
+    EXPECT_EQ(n.agpr_count, a);
+    uint32_t rsrc3;
+    std::memcpy(&rsrc3, kd.data() + 44, 4);
+    EXPECT_EQ(static_cast<int>(rsrc3 & 0x3f), std::max(4, (v + 3) / 4 * 4) / 4 - 1);
+  }
+  // SGPRs: the code's highest plus the 6 llvm-mc reserves, granule 8.
+  int sgpr_field = (rsrc1 >> 6) & 0xf;
+  EXPECT_EQ(sgpr_field, (s + 6 + 7) / 8 - 1) << "highest SGPR s" << s - 1;
+  EXPECT_EQ(n.sgpr_count, r->resources.sgprs + 6);
+  EXPECT_GE(r->resources.sgprs, s);
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> cases;
+  for (const char* kname : {"copy_f32", "add_f16", "mma_16x16x16_f16", "mma_16x16x16_bf16"})
+    for (const char* t : {"gfx908", "gfx90a", "gfx942"}) cases.push_back({kname, t});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, CompileTest, ::testing::ValuesIn(AllCases()),
+                         [](const ::testing::TestParamInfo<Case>& i) {
+                           return i.param.kernel + "_" + i.param.target;
+                         });
+
+TEST(CompileTest, DefaultKernelIsTheTestdataMfmaKernel) {
+  EXPECT_EQ(std::string(DefaultKernelText()),
+            ReadTestFile("testdata/kernels/mma_16x16x16_f16.kir"));
+}
+
+TEST(CompileTest, MissingTargetIsAClearError) {
+  absl::StatusOr<CompileResult> r = CompileText(
+      "kernel k\nworkgroup 64 1 1\ngrid 1 1 1\nbarrier\nend\n", "k.kir", CompileOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("names no target"), std::string::npos) << r.status();
+}
+
+TEST(CompileTest, UnknownTargetNamesTheSupportedOnes) {
+  CompileOptions o;
+  o.mcpu = "gfx1100";
+  absl::StatusOr<CompileResult> r =
+      CompileText(ReadTestFile("testdata/kernels/copy_f32.kir"), "copy_f32.kir", o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("gfx908, gfx90a, gfx942"), std::string::npos) << r.status();
+}
+
+}  // namespace
+}  // namespace kir

@@ -1,0 +1,53 @@
+// Assembly text for a register-allocated kernel: the instructions in LLVM's
+// syntax, the `.amdhsa_kernel` descriptor and the code-object-v5
+// `.amdgpu_metadata`, as llvm-mc 22 accepts them (LLVM AMDGPUUsage, "Code
+// Object V5 Metadata" and "Kernel Descriptor"; amdgcn-isa-notes.md section 6).
+#ifndef KIRC_COMPILER_EMIT_ASM_PRINTER_H_
+#define KIRC_COMPILER_EMIT_ASM_PRINTER_H_
+
+#include <string>
+
+#include "compiler/ir/kernel.h"
+#include "compiler/lower/lower.h"
+#include "compiler/passes/regalloc.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+// What the descriptor and metadata declare, computed from the allocation.
+struct KernelResources {
+  int arch_vgprs = 0;      // VGPRs v0..v(n-1) the code names (at least the work-item ids)
+  int agprs = 0;           // AGPRs a0..a(n-1)
+  int sgprs = 0;           // SGPRs s0..s(n-1) incl. the user and system SGPRs set at launch
+  int accum_offset = 0;    // gfx90a/942: first AGPR in the unified file = align(arch_vgprs, 4)
+  int next_free_vgpr = 0;  // .amdhsa_next_free_vgpr: gfx908 max(vgprs, agprs); 90a+ total
+  int vgpr_count = 0;      // metadata .vgpr_count (arch + acc registers)
+  int sgpr_count = 0;      // metadata .sgpr_count: sgprs + the 6 extra SGPRs llvm-mc
+                           // reserves (flat scratch, XNACK mask) with VCC unreserved
+  int64_t lds_bytes = 0;   // group_segment_fixed_size
+  int occupancy = 0;       // waves per SIMD the VGPR/AGPR/LDS use allows
+};
+
+KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const KernelAbi& abi,
+                                 const RegUsage& usage);
+
+// One instruction in LLVM syntax, e.g. "buffer_load_dwordx2 v[2:3], v1, s[4:7], 0 offen offset:8".
+std::string InstructionText(const TargetInfo& t, const MInst& mi);
+
+// MIR listing: instructions with virtual registers as %v12, %s3[0:1], %a2[0:3]
+// (physical ones as in assembly), each with its id and KIR op.
+std::string PrintMir(const TargetInfo& t, const MFunction& f);
+
+struct AsmOptions {
+  // Comments: each instruction's KIR op, and for memory instructions the
+  // access-map record (which IR access and which vector elements).
+  bool annotate = false;
+};
+
+// The whole .s file for one kernel.
+std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKernel& lk,
+                          const KernelResources& res, const AsmOptions& opts);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_EMIT_ASM_PRINTER_H_

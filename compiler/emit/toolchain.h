@@ -1,0 +1,127 @@
+// Access to the external LLVM tools (llvm-mc, ld.lld, llvm-readelf, ...) that turn
+// the emitter's AMDGCN assembly into a code object, plus a small, thread-safe
+// subprocess runner and a scoped temporary directory.
+//
+// Every function here is safe to call concurrently from several threads: none
+// keeps global mutable state, and every file descriptor is opened close-on-exec.
+#ifndef KIRC_COMPILER_EMIT_TOOLCHAIN_H_
+#define KIRC_COMPILER_EMIT_TOOLCHAIN_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace kir {
+
+// Where LLVM's tools live when neither --llvm-bin nor KIRC_LLVM_BIN says otherwise.
+inline constexpr char kDefaultLlvmBin[] = "/usr/lib/llvm-22/bin";
+
+// The directory holding LLVM's tools: `flag_value` (the --llvm-bin=DIR flag) if
+// given, else $KIRC_LLVM_BIN if set and non-empty, else kDefaultLlvmBin.
+// Errors: InvalidArgument if the flag is given but empty; NotFound if the chosen
+// directory does not exist or is not a directory (the message says whether the
+// flag, the environment variable or the default named it).
+absl::StatusOr<std::string> ResolveLlvmBin(std::optional<std::string> flag_value);
+
+// Full path `llvm_bin`/`tool` of one of the LLVM tools (llvm-mc, ld.lld,
+// llvm-objdump, llvm-readelf, FileCheck, clang, clang-offload-bundler, ...).
+// Errors: NotFound if it is missing, FailedPrecondition if it is not an
+// executable file. The message names the path, the Debian package that provides
+// the tool, and suggests third_party/install_deps.sh, --llvm-bin or KIRC_LLVM_BIN.
+absl::StatusOr<std::string> FindTool(const std::string& llvm_bin, absl::string_view tool);
+
+// The Debian package that provides `tool` under /usr/lib/llvm-22/bin (for example
+// "lld-22" for "ld.lld"), or "" for a tool this module does not know.
+std::string DebianPackageForTool(absl::string_view tool);
+
+// Outcome of a finished child process.
+struct ProcessResult {
+  // The exit status (0..255) if the child exited normally; -N if signal N killed it.
+  int exit_code = 0;
+  std::string stdout_text;  // everything the child wrote to stdout (bytes, not only text)
+  std::string stderr_text;  // everything the child wrote to stderr
+};
+
+// Runs argv[0] with arguments argv[1..] directly (no shell; argv[0] without a '/'
+// is looked up in $PATH), feeding `stdin_text` to its stdin (an empty
+// `stdin_text` gives it /dev/null) and collecting stdout and stderr fully. The
+// child runs in its own process group with default SIGPIPE handling and an empty
+// signal mask; it inherits the environment and working directory.
+// `timeout_seconds` bounds the whole run (<= 0: no limit); when it expires the
+// child's process group is killed with SIGKILL and DeadlineExceeded is returned.
+// A non-zero exit is not an error: look at exit_code. Errors: InvalidArgument for
+// an empty argv; NotFound if argv[0] cannot be started (missing or not
+// executable); Internal for failed system calls; DeadlineExceeded on timeout.
+absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
+                                         absl::string_view stdin_text = "",
+                                         int timeout_seconds = 120);
+
+// A fresh private directory (mkdtemp, mode 0700) under $TEST_TMPDIR, else $TMPDIR,
+// else /tmp, removed together with everything in it when the object is destroyed.
+// Movable, not copyable.
+class ScopedTempDir {
+ public:
+  // Creates the directory. `prefix` starts its name (`prefix`XXXXXX).
+  // Errors: Internal if mkdtemp fails (the message names the template).
+  static absl::StatusOr<ScopedTempDir> Create(absl::string_view prefix = "kirc.");
+
+  ScopedTempDir(ScopedTempDir&& other) noexcept;
+  ScopedTempDir& operator=(ScopedTempDir&& other) noexcept;
+  ScopedTempDir(const ScopedTempDir&) = delete;
+  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
+  ~ScopedTempDir();
+
+  // Absolute path of the directory (empty after being moved from).
+  const std::string& path() const { return path_; }
+  // path() + "/" + name.
+  std::string File(absl::string_view name) const;
+
+ private:
+  explicit ScopedTempDir(std::string path) : path_(std::move(path)) {}
+  void Remove();
+  std::string path_;
+};
+
+// Writes `contents` to `path` (created or truncated, mode 0644).
+// Errors: Internal naming the path and errno text.
+absl::Status WriteFileBytes(const std::string& path, absl::string_view contents);
+// The whole contents of `path`. Errors: NotFound / Internal naming the path.
+absl::StatusOr<std::string> ReadFileBytes(const std::string& path);
+
+// Assembles `asm_text` with `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=MCPU
+// -filetype=obj` (source read from stdin, so diagnostics say "<stdin>:LINE:COL")
+// and returns the relocatable ELF object's bytes.
+// Errors: those of FindTool; InvalidArgument if `mcpu` is empty or unknown to
+// llvm-mc, or if llvm-mc fails; the message then contains llvm-mc's diagnostics.
+absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
+                                             absl::string_view asm_text,
+                                             absl::string_view mcpu);
+
+// Links one relocatable object with `ld.lld -shared` into a code object (.hsaco)
+// and returns its bytes. Errors: those of FindTool; InvalidArgument if
+// `object_bytes` is not an ELF file or ld.lld fails (with ld.lld's diagnostics).
+absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
+                                           absl::string_view object_bytes);
+
+// AssembleToObject followed by LinkCodeObject.
+absl::StatusOr<std::string> BuildCodeObject(const std::string& llvm_bin,
+                                            absl::string_view asm_text,
+                                            absl::string_view mcpu);
+
+// The text that `llvm-readelf --notes` prints for an ELF file (code object or
+// relocatable object), including the NT_AMDGPU_METADATA YAML; see
+// code_object_notes.h for a parser. Errors: those of FindTool; InvalidArgument
+// if the bytes are not ELF or llvm-readelf fails (with its diagnostics).
+absl::StatusOr<std::string> ReadElfNotes(const std::string& llvm_bin,
+                                         absl::string_view code_object_bytes);
+
+// True if `bytes` starts with the ELF magic "\x7f" "ELF".
+bool HasElfMagic(absl::string_view bytes);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_EMIT_TOOLCHAIN_H_

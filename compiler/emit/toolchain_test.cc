@@ -1,0 +1,572 @@
+#include "compiler/emit/toolchain.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/code_object_notes.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+// EXPECT_HAS_SUBSTR(text, part) without gmock.
+#define EXPECT_HAS_SUBSTR(text, part)                                   \
+  do {                                                                  \
+    const std::string kirc_text_(text);                                 \
+    const std::string kirc_part_(part);                                 \
+    EXPECT_TRUE(absl::StrContains(kirc_text_, kirc_part_))              \
+        << "expected to contain \"" << kirc_part_ << "\" in:\n" << kirc_text_; \
+  } while (0)
+
+std::string Runfile(const std::string& rel) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* ws = std::getenv("TEST_WORKSPACE");
+  if (srcdir == nullptr) return rel;  // run by hand from the workspace root
+  return absl::StrCat(srcdir, "/", ws != nullptr ? ws : "kirc", "/", rel);
+}
+
+std::string ReadTestdata(const std::string& name) {
+  absl::StatusOr<std::string> text = ReadFileBytes(Runfile("compiler/emit/testdata/" + name));
+  EXPECT_TRUE(text.ok()) << text.status();
+  return text.ok() ? *text : "";
+}
+
+std::string LlvmBin() {
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  EXPECT_TRUE(bin.ok()) << bin.status();
+  return bin.ok() ? *bin : kDefaultLlvmBin;
+}
+
+// The YAML between .amdgpu_metadata and .end_amdgpu_metadata of a .s file.
+std::string MetadataBlock(const std::string& asm_text) {
+  size_t begin = asm_text.find(".amdgpu_metadata");
+  size_t end = asm_text.find(".end_amdgpu_metadata");
+  if (begin == std::string::npos || end == std::string::npos) return "";
+  begin += std::string(".amdgpu_metadata").size();
+  return asm_text.substr(begin, end - begin);
+}
+
+// Sets or unsets an environment variable for the lifetime of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    if (old != nullptr) old_ = old;
+    if (value != nullptr) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// ---------------------------------------------------------------------------
+// ResolveLlvmBin / FindTool
+
+TEST(ResolveLlvmBinTest, FlagWinsAndIsChecked) {
+  ScopedEnv env("KIRC_LLVM_BIN", "/nonexistent/from-env");
+  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(dir->path());
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  EXPECT_EQ(*bin, dir->path());
+
+  absl::StatusOr<std::string> bad = ResolveLlvmBin(std::string("/nonexistent/from-flag"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_HAS_SUBSTR(std::string(bad.status().message()), "/nonexistent/from-flag");
+  EXPECT_HAS_SUBSTR(std::string(bad.status().message()), "--llvm-bin");
+
+  absl::StatusOr<std::string> empty = ResolveLlvmBin(std::string());
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ResolveLlvmBinTest, EnvironmentThenDefault) {
+  {
+    ScopedEnv env("KIRC_LLVM_BIN", "/nonexistent/from-env");
+    absl::StatusOr<std::string> bad = ResolveLlvmBin(std::nullopt);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_HAS_SUBSTR(std::string(bad.status().message()), "KIRC_LLVM_BIN");
+    EXPECT_HAS_SUBSTR(std::string(bad.status().message()), "/nonexistent/from-env");
+  }
+  {
+    absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create();
+    ASSERT_TRUE(dir.ok());
+    ScopedEnv env("KIRC_LLVM_BIN", dir->path().c_str());
+    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+    ASSERT_TRUE(bin.ok()) << bin.status();
+    EXPECT_EQ(*bin, dir->path());
+  }
+  for (const char* value : {static_cast<const char*>(nullptr), ""}) {
+    ScopedEnv env("KIRC_LLVM_BIN", value);
+    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+    ASSERT_TRUE(bin.ok()) << bin.status();
+    EXPECT_EQ(*bin, kDefaultLlvmBin);
+  }
+}
+
+TEST(FindToolTest, FindsTheInstalledTools) {
+  std::string bin = LlvmBin();
+  for (const char* tool : {"llvm-mc", "ld.lld", "llvm-objdump", "llvm-readelf", "FileCheck"}) {
+    absl::StatusOr<std::string> path = FindTool(bin, tool);
+    ASSERT_TRUE(path.ok()) << path.status();
+    EXPECT_EQ(*path, absl::StrCat(bin, "/", tool));
+  }
+}
+
+TEST(FindToolTest, MissingToolNamesPathAndPackage) {
+  const std::string bogus = "/nonexistent/llvm/bin";
+  struct Case {
+    const char* tool;
+    const char* package;
+  };
+  for (const Case& c : {Case{"llvm-mc", "llvm-22"}, Case{"ld.lld", "lld-22"},
+                        Case{"llvm-objdump", "llvm-22"}, Case{"llvm-readelf", "llvm-22"},
+                        Case{"FileCheck", "llvm-22-tools"}, Case{"clang", "clang-22"}}) {
+    absl::StatusOr<std::string> path = FindTool(bogus, c.tool);
+    ASSERT_FALSE(path.ok()) << c.tool;
+    EXPECT_EQ(path.status().code(), absl::StatusCode::kNotFound);
+    std::string msg(path.status().message());
+    EXPECT_HAS_SUBSTR(msg, absl::StrCat(bogus, "/", c.tool));
+    EXPECT_HAS_SUBSTR(msg, absl::StrCat("Debian package ", c.package, ")"));
+    EXPECT_HAS_SUBSTR(msg, "third_party/install_deps.sh");
+    EXPECT_HAS_SUBSTR(msg, "KIRC_LLVM_BIN");
+  }
+}
+
+TEST(FindToolTest, NonExecutableIsRejected) {
+  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create();
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(WriteFileBytes(dir->File("llvm-mc"), "not a program").ok());
+  absl::StatusOr<std::string> path = FindTool(dir->path(), "llvm-mc");
+  ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_HAS_SUBSTR(std::string(path.status().message()), "llvm-22");
+}
+
+// ---------------------------------------------------------------------------
+// Building code objects
+
+void ExpectAmdgpuSharedObject(const std::string& elf) {
+  ASSERT_GE(elf.size(), 64u);
+  EXPECT_EQ(elf.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(elf[4], 2);                                       // ELFCLASS64
+  EXPECT_EQ(elf[5], 1);                                       // little endian
+  EXPECT_EQ(static_cast<unsigned char>(elf[16]), 3);          // ET_DYN
+  EXPECT_EQ(static_cast<unsigned char>(elf[18]), 0xE0);       // EM_AMDGPU = 224
+}
+
+TEST(BuildCodeObjectTest, AddOneBuffer) {
+  const std::string bin = LlvmBin();
+  const std::string src = ReadTestdata("add_one_buffer_gfx942.s");
+
+  absl::StatusOr<std::string> obj = AssembleToObject(bin, src, "gfx942");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  EXPECT_TRUE(HasElfMagic(*obj));
+  EXPECT_EQ(static_cast<unsigned char>((*obj)[16]), 1);  // ET_REL
+
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, src, "gfx942");
+  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  ExpectAmdgpuSharedObject(*hsaco);
+
+  absl::StatusOr<std::string> notes = ReadElfNotes(bin, *hsaco);
+  ASSERT_TRUE(notes.ok()) << notes.status();
+  EXPECT_HAS_SUBSTR(*notes, "NT_AMDGPU_METADATA");
+  absl::StatusOr<std::vector<KernelNotes>> kernels = ParseKernelNotes(*notes);
+  ASSERT_TRUE(kernels.ok()) << kernels.status() << "\n" << *notes;
+  ASSERT_EQ(kernels->size(), 1u);
+  const KernelNotes& k = (*kernels)[0];
+  EXPECT_EQ(k.name, "add_one_buffer");
+  EXPECT_EQ(k.symbol, "add_one_buffer.kd");
+  EXPECT_EQ(k.kernarg_segment_size, 24);
+  EXPECT_EQ(k.group_segment_fixed_size, 0);
+  EXPECT_EQ(k.private_segment_fixed_size, 0);
+  EXPECT_EQ(k.sgpr_count, 20);
+  EXPECT_EQ(k.vgpr_count, 3);
+  EXPECT_EQ(k.agpr_count, 0);
+  EXPECT_EQ(k.max_flat_workgroup_size, 256);
+  EXPECT_EQ(k.wavefront_size, 64);
+  ASSERT_EQ(k.args.size(), 3u);
+  EXPECT_EQ(k.args[0].name, "in");
+  EXPECT_EQ(k.args[0].offset, 0);
+  EXPECT_EQ(k.args[0].size, 8);
+  EXPECT_EQ(k.args[0].value_kind, "global_buffer");
+  EXPECT_EQ(k.args[0].actual_access, "read_only");
+  EXPECT_EQ(k.args[1].name, "out");
+  EXPECT_EQ(k.args[1].offset, 8);
+  EXPECT_EQ(k.args[1].size, 8);
+  EXPECT_EQ(k.args[1].actual_access, "write_only");
+  EXPECT_EQ(k.args[2].name, "n_elems");
+  EXPECT_EQ(k.args[2].offset, 16);
+  EXPECT_EQ(k.args[2].size, 4);
+  EXPECT_EQ(k.args[2].value_kind, "by_value");
+  EXPECT_EQ(k.args[2].actual_access, "");
+
+  // The metadata the assembler kept is the one written in the .s file.
+  absl::StatusOr<std::vector<KernelNotes>> from_source = ParseKernelNotes(MetadataBlock(src));
+  ASSERT_TRUE(from_source.ok()) << from_source.status();
+  ASSERT_EQ(from_source->size(), 1u);
+  const KernelNotes& s = (*from_source)[0];
+  EXPECT_EQ(s.name, k.name);
+  EXPECT_EQ(s.kernarg_segment_size, k.kernarg_segment_size);
+  EXPECT_EQ(s.vgpr_count, k.vgpr_count);
+  EXPECT_EQ(s.sgpr_count, k.sgpr_count);
+  EXPECT_EQ(s.max_flat_workgroup_size, k.max_flat_workgroup_size);
+  ASSERT_EQ(s.args.size(), k.args.size());
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    EXPECT_EQ(s.args[i].offset, k.args[i].offset);
+    EXPECT_EQ(s.args[i].size, k.args[i].size);
+    EXPECT_EQ(s.args[i].name, k.args[i].name);
+  }
+}
+
+TEST(BuildCodeObjectTest, MfmaTile) {
+  const std::string bin = LlvmBin();
+  const std::string src = ReadTestdata("mfma_16x16x16_f16_gfx942.s");
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, src, "gfx942");
+  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  ExpectAmdgpuSharedObject(*hsaco);
+
+  absl::StatusOr<std::string> notes = ReadElfNotes(bin, *hsaco);
+  ASSERT_TRUE(notes.ok()) << notes.status();
+  absl::StatusOr<std::vector<KernelNotes>> kernels = ParseKernelNotes(*notes);
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ASSERT_EQ(kernels->size(), 1u);
+  const KernelNotes& k = (*kernels)[0];
+  EXPECT_EQ(k.name, "mfma_tile");
+  EXPECT_EQ(k.kernarg_segment_size, 24);
+  EXPECT_EQ(k.sgpr_count, 24);
+  EXPECT_EQ(k.vgpr_count, 16);
+  EXPECT_EQ(k.agpr_count, 0);
+  EXPECT_EQ(k.max_flat_workgroup_size, 64);
+  EXPECT_EQ(k.wavefront_size, 64);
+  ASSERT_EQ(k.args.size(), 3u);
+  const char* names[] = {"A", "BT", "D"};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(k.args[i].name, names[i]);
+    EXPECT_EQ(k.args[i].offset, static_cast<int64_t>(8 * i));
+    EXPECT_EQ(k.args[i].size, 8);
+    EXPECT_EQ(k.args[i].value_kind, "global_buffer");
+  }
+  EXPECT_EQ(k.args[2].actual_access, "write_only");
+
+  // The code object disassembles to the MFMA we wrote.
+  absl::StatusOr<std::string> objdump = FindTool(bin, "llvm-objdump");
+  ASSERT_TRUE(objdump.ok()) << objdump.status();
+  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create();
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE(WriteFileBytes(dir->File("mfma.hsaco"), *hsaco).ok());
+  absl::StatusOr<ProcessResult> dis =
+      RunProcess({*objdump, "-d", "--mcpu=gfx942", dir->File("mfma.hsaco")});
+  ASSERT_TRUE(dis.ok()) << dis.status();
+  EXPECT_EQ(dis->exit_code, 0) << dis->stderr_text;
+  EXPECT_HAS_SUBSTR(dis->stdout_text, "v_mfma_f32_16x16x16_f16");
+}
+
+TEST(BuildCodeObjectTest, BadAssemblyReportsLlvmMcDiagnostics) {
+  const std::string bin = LlvmBin();
+  absl::StatusOr<std::string> obj =
+      AssembleToObject(bin, "  s_nop 0\n  v_bogus_op v0, v1\n", "gfx942");
+  ASSERT_FALSE(obj.ok());
+  EXPECT_EQ(obj.status().code(), absl::StatusCode::kInvalidArgument);
+  std::string msg(obj.status().message());
+  EXPECT_HAS_SUBSTR(msg, "llvm-mc");
+  EXPECT_HAS_SUBSTR(msg, "<stdin>:2:");
+  EXPECT_HAS_SUBSTR(msg, "invalid instruction");
+  EXPECT_HAS_SUBSTR(msg, "v_bogus_op");
+
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, "v_bogus_op v0\n", "gfx942");
+  ASSERT_FALSE(hsaco.ok());
+  EXPECT_HAS_SUBSTR(std::string(hsaco.status().message()), "invalid instruction");
+}
+
+TEST(BuildCodeObjectTest, WrongOrUnknownProcessor) {
+  const std::string bin = LlvmBin();
+  const std::string src = ReadTestdata("add_one_buffer_gfx942.s");
+  absl::StatusOr<std::string> mismatch = AssembleToObject(bin, src, "gfx90a");
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_HAS_SUBSTR(std::string(mismatch.status().message()), "does not match");
+
+  absl::StatusOr<std::string> unknown = AssembleToObject(bin, "s_endpgm\n", "gfx999");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(unknown.status().message()), "gfx999");
+
+  EXPECT_FALSE(AssembleToObject(bin, "s_endpgm\n", "").ok());
+}
+
+TEST(BuildCodeObjectTest, NonElfInputsAreRejected) {
+  const std::string bin = LlvmBin();
+  EXPECT_EQ(LinkCodeObject(bin, "garbage").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadElfNotes(bin, "garbage").status().code(), absl::StatusCode::kInvalidArgument);
+  // ELF magic but truncated: the tool's own diagnostics come back.
+  absl::StatusOr<std::string> notes = ReadElfNotes(bin, std::string("\x7f" "ELF\x02\x01", 6));
+  ASSERT_FALSE(notes.ok());
+  EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "llvm-readelf");
+}
+
+TEST(BuildCodeObjectTest, MissingToolIsReported) {
+  absl::StatusOr<std::string> obj = AssembleToObject("/nonexistent/bin", "s_endpgm\n", "gfx942");
+  ASSERT_FALSE(obj.ok());
+  EXPECT_EQ(obj.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_HAS_SUBSTR(std::string(obj.status().message()), "llvm-22");
+}
+
+// ---------------------------------------------------------------------------
+// RunProcess
+
+TEST(RunProcessTest, LargeOutputOnBothStreams) {
+  absl::StatusOr<ProcessResult> r = RunProcess(
+      {"/bin/sh", "-c", "head -c 5000000 /dev/zero; head -c 3000000 /dev/zero >&2; exit 7"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 7);
+  EXPECT_EQ(r->stdout_text.size(), 5000000u);
+  EXPECT_EQ(r->stderr_text.size(), 3000000u);
+  EXPECT_EQ(r->stdout_text.find_first_not_of('\0'), std::string::npos);
+}
+
+TEST(RunProcessTest, LargeStdinRoundTrip) {
+  std::string input;
+  input.reserve(4 << 20);
+  for (int i = 0; input.size() < (4u << 20); ++i) absl::StrAppend(&input, i, "\n");
+  absl::StatusOr<ProcessResult> r = RunProcess({"/bin/cat"}, input);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_TRUE(r->stdout_text == input);
+}
+
+TEST(RunProcessTest, ChildThatIgnoresStdinDoesNotKillUs) {
+  std::string input(8 << 20, 'x');
+  absl::StatusOr<ProcessResult> r = RunProcess({"/bin/true"}, input);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 0);
+}
+
+TEST(RunProcessTest, ExitCodesSignalsAndErrors) {
+  absl::StatusOr<ProcessResult> r = RunProcess({"/bin/sh", "-c", "echo out; echo err >&2"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(r->stdout_text, "out\n");
+  EXPECT_EQ(r->stderr_text, "err\n");
+
+  r = RunProcess({"/bin/sh", "-c", "kill -9 $$"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, -9);
+
+  r = RunProcess({"sh", "-c", "exit 3"});  // looked up in $PATH
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 3);
+
+  r = RunProcess({"/nonexistent/program"});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_HAS_SUBSTR(std::string(r.status().message()), "/nonexistent/program");
+
+  EXPECT_EQ(RunProcess({}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(RunProcessTest, StdinIsDevNullWhenEmpty) {
+  absl::StatusOr<ProcessResult> r = RunProcess({"/bin/cat"}, "", 10);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(r->stdout_text, "");
+}
+
+TEST(RunProcessTest, TimeoutKillsTheChild) {
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<ProcessResult> r = RunProcess({"/bin/sleep", "10"}, "", 1);
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_LT(elapsed, std::chrono::seconds(4));
+
+  // A grandchild holding the pipes open is killed too (process group).
+  start = std::chrono::steady_clock::now();
+  r = RunProcess({"/bin/sh", "-c", "sleep 10; echo never"}, "", 1);
+  elapsed = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_LT(elapsed, std::chrono::seconds(4));
+}
+
+TEST(RunProcessTest, EightThreadsAtOnce) {
+  const std::string bin = LlvmBin();
+  const std::string src = ReadTestdata("add_one_buffer_gfx942.s");
+  constexpr int kThreads = 8;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int iter = 0; iter < 4; ++iter) {
+        std::string input(200000 + 1000 * t, static_cast<char>('a' + t));
+        absl::StatusOr<ProcessResult> r = RunProcess({"/bin/cat"}, input, 60);
+        if (!r.ok() || r->exit_code != 0 || r->stdout_text != input) {
+          errors[t] = absl::StrCat("cat round trip failed in thread ", t);
+          return;
+        }
+        absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, src, "gfx942");
+        if (!hsaco.ok() || !HasElfMagic(*hsaco)) {
+          errors[t] = absl::StrCat("build failed in thread ", t, ": ",
+                                   hsaco.ok() ? "not ELF" : hsaco.status().ToString());
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+}
+
+// ---------------------------------------------------------------------------
+// ScopedTempDir
+
+TEST(ScopedTempDirTest, CreatedUnderTestTmpdirAndRemovedRecursively) {
+  std::string path;
+  {
+    absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("probe.");
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    path = dir->path();
+    const char* test_tmpdir = std::getenv("TEST_TMPDIR");
+    if (test_tmpdir != nullptr) {
+      EXPECT_TRUE(absl::StartsWith(path, test_tmpdir)) << path;
+    }
+    ASSERT_EQ(mkdir(dir->File("sub").c_str(), 0700), 0);
+    ASSERT_TRUE(WriteFileBytes(dir->File("sub/f.txt"), "hello").ok());
+    absl::StatusOr<std::string> back = ReadFileBytes(dir->File("sub/f.txt"));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, "hello");
+
+    ScopedTempDir moved = *std::move(dir);
+    EXPECT_EQ(moved.path(), path);
+    EXPECT_EQ(access(path.c_str(), F_OK), 0);
+  }
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+  EXPECT_EQ(ReadFileBytes(path + "/sub/f.txt").status().code(), absl::StatusCode::kNotFound);
+}
+
+// ---------------------------------------------------------------------------
+// ParseKernelNotes on hand-written text
+
+constexpr char kTwoKernels[] = R"(
+Displaying notes found in: .note
+  Owner                Data size 	Description
+  AMDGPU               0x00000300	NT_AMDGPU_METADATA (AMDGPU Metadata)
+    AMDGPU Metadata:
+        ---
+amdhsa.kernels:
+  - .args:
+      - .name:           'n'
+        .offset:         0
+        .size:           4
+        .value_kind:     by_value
+      - .address_space:  global
+        .name:           "out ptr"
+        .offset:         8
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 1024
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 16
+    .max_flat_workgroup_size: 0x100
+    .name:           first
+    .private_segment_fixed_size: 0
+    .sgpr_count:     26   # a comment
+    .symbol:         first.kd
+    .vgpr_count:     40
+    .wavefront_size: 64
+  - .name: second
+    .kernarg_segment_size: 0
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 16
+    .sgpr_count: 8
+    .vgpr_count: 12
+    .agpr_count: 4
+    .max_flat_workgroup_size: 64
+    .wavefront_size: 64
+amdhsa.target:   amdgcn-amd-amdhsa--gfx90a
+amdhsa.version:
+  - 1
+  - 2
+...
+)";
+
+TEST(ParseKernelNotesTest, TwoKernelsQuotedNamesNoAgprs) {
+  absl::StatusOr<std::vector<KernelNotes>> k = ParseKernelNotes(kTwoKernels);
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_EQ(k->size(), 2u);
+  EXPECT_EQ((*k)[0].name, "first");
+  EXPECT_EQ((*k)[0].agpr_count, -1);
+  EXPECT_EQ((*k)[0].sgpr_count, 26);
+  EXPECT_EQ((*k)[0].max_flat_workgroup_size, 256);
+  EXPECT_EQ((*k)[0].group_segment_fixed_size, 1024);
+  ASSERT_EQ((*k)[0].args.size(), 2u);
+  EXPECT_EQ((*k)[0].args[0].name, "n");
+  EXPECT_EQ((*k)[0].args[1].name, "out ptr");
+  EXPECT_EQ((*k)[0].args[1].offset, 8);
+  EXPECT_EQ((*k)[1].name, "second");
+  EXPECT_EQ((*k)[1].symbol, "");
+  EXPECT_EQ((*k)[1].agpr_count, 4);
+  EXPECT_EQ((*k)[1].private_segment_fixed_size, 16);
+  EXPECT_TRUE((*k)[1].args.empty());
+}
+
+TEST(ParseKernelNotesTest, ErrorsInsteadOfCrashes) {
+  EXPECT_EQ(ParseKernelNotes("").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(ParseKernelNotes("Displaying notes found in: .note\n").status().code(),
+            absl::StatusCode::kNotFound);
+
+  std::string missing = kTwoKernels;
+  size_t pos = missing.find("    .vgpr_count:     40\n");
+  ASSERT_NE(pos, std::string::npos);
+  missing.erase(pos, std::string("    .vgpr_count:     40\n").size());
+  absl::StatusOr<std::vector<KernelNotes>> k = ParseKernelNotes(missing);
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(k.status().message()), ".vgpr_count");
+  EXPECT_HAS_SUBSTR(std::string(k.status().message()), "first");
+
+  std::string not_int = kTwoKernels;
+  not_int.replace(not_int.find("40"), 2, "forty");
+  EXPECT_EQ(ParseKernelNotes(not_int).status().code(), absl::StatusCode::kInvalidArgument);
+
+  std::string bad_indent = kTwoKernels;
+  bad_indent.replace(bad_indent.find("    .vgpr_count"), 4, "       ");
+  EXPECT_EQ(ParseKernelNotes(bad_indent).status().code(), absl::StatusCode::kInvalidArgument);
+
+  EXPECT_EQ(ParseKernelNotes("AMDGPU Metadata:\n---\namdhsa.version: [ 1, 2\n...\n")
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseKernelNotes("AMDGPU Metadata:\n---\nfoo: 1\n...\n").status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  // Every prefix of a real listing parses or fails cleanly.
+  const std::string text = kTwoKernels;
+  for (size_t n = 0; n <= text.size(); ++n) {
+    absl::StatusOr<std::vector<KernelNotes>> r = ParseKernelNotes(text.substr(0, n));
+    (void)r;
+  }
+}
+
+}  // namespace
+}  // namespace kir

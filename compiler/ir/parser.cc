@@ -1,0 +1,1017 @@
+#include "compiler/ir/parser.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace kir {
+namespace {
+
+constexpr absl::string_view kTooDeep = "index expression nested deeper than 200 levels";
+static_assert(kMaxParseNesting == 200, "update kTooDeep and the loop message");
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
+
+// Offset of the first NUL byte or byte that does not belong to a valid UTF-8
+// sequence (reported at the sequence's first byte), or npos.
+size_t FindBadByte(absl::string_view s) {
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c != 0 && c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c == 0) return i;
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // > U+10FFFF
+    } else {
+      return i;
+    }
+    if (n - i < len) return i;
+    for (size_t k = 1; k < len; ++k) {
+      unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (d < lo || d > hi) : (d < 0x80 || d > 0xBF)) return i;
+    }
+    i += len;
+  }
+  return absl::string_view::npos;
+}
+
+int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
+
+bool IsOpWord(absl::string_view w) {
+  return w == "load" || w == "store" || w == "barrier" || w == "mfma" || w == "const" ||
+         w == "zero" || w == "add" || w == "mul" || w == "fma" || w == "cvt" || w == "for" ||
+         w == "yield";
+}
+
+bool IsDeclWord(absl::string_view w) {
+  return w == "target" || w == "workgroup" || w == "grid" || w == "const" || w == "arg" ||
+         w == "lds";
+}
+
+// A `for` whose `}` line has not been seen yet.
+struct OpenLoop {
+  Op op;
+  int64_t brace_line = 0, brace_col = 0;  // where its '{' is
+  bool yielded = false;                   // its body has seen `yield`
+};
+
+class Parser {
+ public:
+  Parser(absl::string_view text, absl::string_view filename)
+      : text_(text), filename_(filename) {}
+
+  absl::StatusOr<Kernel> Run();
+
+ private:
+  // ---- Errors ----
+  bool FailAt(int64_t line, int64_t col, absl::string_view what) {
+    if (status_.ok())
+      status_ = absl::InvalidArgumentError(
+          absl::StrCat(filename_, ":", line, ":", col, ": error: ", what));
+    return false;
+  }
+  bool Fail(const char* at, absl::string_view what) { return FailAt(line_, Col(at), what); }
+  // "expected WHAT, found TOKEN" at the next token.
+  bool Expected(absl::string_view what) {
+    SkipWs();
+    return Fail(p_, absl::StrCat("expected ", what, ", found ", Describe()));
+  }
+
+  // ---- Cursor over the current line (comment stripped) ----
+  int64_t Col(const char* q) const { return (q - lb_) + 1; }
+  SourceLoc Loc(const char* q) const { return SourceLoc{ClampInt(line_), ClampInt(Col(q))}; }
+  void SkipWs() {
+    while (p_ < le_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r')) ++p_;
+  }
+  bool AtEol() {
+    SkipWs();
+    return p_ == le_;
+  }
+  bool ExpectEol(absl::string_view after = "") {
+    if (AtEol()) return true;
+    return Expected(after.empty() ? std::string("end of line")
+                                  : absl::StrCat("end of line after ", after));
+  }
+  bool PeekChar(char c) {
+    SkipWs();
+    return p_ < le_ && *p_ == c;
+  }
+  bool TryChar(char c) {
+    if (!PeekChar(c)) return false;
+    ++p_;
+    return true;
+  }
+  bool ExpectChar(char c, absl::string_view context) {
+    if (TryChar(c)) return true;
+    return Expected(absl::StrCat("'", std::string(1, c), "' ", context));
+  }
+  bool PeekWord(absl::string_view w) {
+    SkipWs();
+    size_t left = static_cast<size_t>(le_ - p_);
+    return left >= w.size() && std::memcmp(p_, w.data(), w.size()) == 0 &&
+           (left == w.size() || !IsIdentChar(p_[w.size()]));
+  }
+  bool TryWord(absl::string_view w) {
+    if (!PeekWord(w)) return false;
+    p_ += w.size();
+    return true;
+  }
+  // Reads an identifier-like word [A-Za-z_][A-Za-z0-9_]* if one starts here.
+  bool ScanWord(std::string* out) {
+    SkipWs();
+    if (p_ == le_ || !IsIdentStart(*p_)) return false;
+    const char* s = p_;
+    while (p_ < le_ && IsIdentChar(*p_)) ++p_;
+    out->assign(s, p_);
+    return true;
+  }
+  bool ParseIdent(std::string* out, absl::string_view what) {
+    if (ScanWord(out)) return true;
+    return Expected(what);
+  }
+  // '%' immediately followed by an identifier; stores the identifier.
+  bool ParsePercentName(std::string* out, absl::string_view what) {
+    SkipWs();
+    if (p_ == le_ || *p_ != '%') return Expected(what);
+    ++p_;
+    if (p_ == le_ || !IsIdentStart(*p_))
+      return Fail(p_, absl::StrCat("expected a name after '%', found ", Describe()));
+    return ScanWord(out);
+  }
+  std::string Describe();
+  std::string Snippet(const char* s, const char* e) const;
+
+  // ---- Numbers ----
+  bool ScanMagnitude(const char* start, const char* q, bool neg, int64_t* out);
+  bool ParseInt(int64_t* out, absl::string_view what);
+  bool ParseIntOrConst(int64_t* out, absl::string_view what);
+  bool ParseFloat(double* out);
+
+  // ---- Types ----
+  bool TypeError(const char* at, const std::string& word);
+  bool ParseType(ValueType* out);
+  bool ParseElem(ElemType* out);
+
+  // ---- Lines ----
+  bool ParseLine();
+  bool ParseDecl(const std::string& word, const char* start);
+  bool ParseDims(std::vector<int64_t>* out, absl::string_view what, bool non_negative);
+  bool ParseArg(const char* start);
+  bool ParseLds(const char* start);
+  bool CheckHeader(const char* at, absl::string_view before);
+  bool BeginOp(const char* start);
+  bool ParseOp(const char* start, const std::string& word, const char* wp,
+               std::vector<std::string> results, const std::vector<const char*>& result_pos);
+  bool ParseFor(Op op, const char* wp);
+  bool ParseMemRef(Op* op);
+  bool ParseOperand(Operand* out);
+  bool ParseOperands(Op* op, int n);
+  bool ParseCloseBrace(const char* start);
+  bool ParseEnd(const char* start);
+  std::vector<Op>& Body() { return loops_.empty() ? kernel_.body : loops_.back().op.body; }
+
+  // ---- Index expressions ----
+  bool ParseIndex(IndexRef* out) {
+    int depth = 0;
+    return ParseExpr(out, &depth, 0);
+  }
+  bool ParseExpr(IndexRef* out, int* depth, int nest);
+  bool ParseTerm(IndexRef* out, int* depth, int nest);
+  bool ParseFactor(IndexRef* out, int* depth, int nest);
+  bool Combine(IndexKind k, IndexRef* lhs, int* ld, IndexRef rhs, int rd, const char* at);
+
+  absl::string_view text_;
+  std::string filename_;
+  absl::Status status_;
+
+  int64_t line_ = 0;
+  const char* lb_ = nullptr;  // line begin
+  const char* p_ = nullptr;   // cursor
+  const char* le_ = nullptr;  // end of the line's content ('#' or end of line)
+
+  Kernel kernel_;
+  bool seen_kernel_ = false, ended_ = false, any_op_ = false;
+  bool have_target_ = false, have_workgroup_ = false, have_grid_ = false;
+  std::vector<OpenLoop> loops_;
+};
+
+std::string Parser::Snippet(const char* s, const char* e) const {
+  constexpr ptrdiff_t kMax = 40;
+  if (e - s > kMax) return absl::StrCat(absl::string_view(s, kMax), "...");
+  return std::string(s, e);
+}
+
+std::string Parser::Describe() {
+  SkipWs();
+  if (p_ == le_) return "end of line";
+  const char* q = p_;
+  unsigned char c = static_cast<unsigned char>(*q);
+  if (IsIdentChar(*q)) {
+    while (q < le_ && IsIdentChar(*q) && q - p_ <= 40) ++q;
+  } else if (c == '%') {
+    ++q;
+    while (q < le_ && IsIdentChar(*q) && q - p_ <= 40) ++q;
+  } else if (c >= 0x80) {
+    // The text is valid UTF-8: quote the whole character.
+    q += c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+  } else if (c < 0x20 || c == 0x7F) {
+    return absl::StrCat("byte 0x", absl::Hex(c, absl::kZeroPad2));
+  } else {
+    ++q;
+  }
+  return absl::StrCat("'", Snippet(p_, q), "'");
+}
+
+// ---------------------------------------------------------------- numbers
+
+// Digits at q (q < le_ and IsDigit(*q)), negated if `neg`; `start` is where the
+// literal began (for messages).
+bool Parser::ScanMagnitude(const char* start, const char* q, bool neg, int64_t* out) {
+  uint64_t v = 0;
+  bool overflow = false;
+  while (q < le_ && IsDigit(*q)) {
+    unsigned d = static_cast<unsigned>(*q - '0');
+    if (v > (UINT64_MAX - d) / 10) overflow = true;
+    if (!overflow) v = v * 10 + d;
+    ++q;
+  }
+  if (q < le_ && IsIdentChar(*q)) {
+    while (q < le_ && IsIdentChar(*q)) ++q;
+    return Fail(start, absl::StrCat("invalid integer literal '", Snippet(start, q), "'"));
+  }
+  const uint64_t limit = neg ? (uint64_t{1} << 63) : (uint64_t{1} << 63) - 1;
+  if (overflow || v > limit)
+    return Fail(start,
+                absl::StrCat("integer literal '", Snippet(start, q), "' does not fit in 64 bits"));
+  if (neg)
+    *out = v == (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min()
+                                    : -static_cast<int64_t>(v);
+  else
+    *out = static_cast<int64_t>(v);
+  p_ = q;
+  return true;
+}
+
+// An integer literal: optional '-' directly followed by decimal digits.
+bool Parser::ParseInt(int64_t* out, absl::string_view what) {
+  SkipWs();
+  const char* q = p_;
+  bool neg = false;
+  if (q < le_ && *q == '-') {
+    neg = true;
+    ++q;
+  }
+  if (q == le_ || !IsDigit(*q)) return Expected(what);
+  return ScanMagnitude(p_, q, neg, out);
+}
+
+// An integer literal or the name of a `const` declared earlier.
+bool Parser::ParseIntOrConst(int64_t* out, absl::string_view what) {
+  SkipWs();
+  const char* at = p_;
+  std::string name;
+  if (ScanWord(&name)) {
+    const NamedConst* c = kernel_.FindConst(name);
+    if (c == nullptr) return Fail(at, absl::StrCat("unknown constant '", Snippet(name.data(), name.data() + name.size()), "'"));
+    *out = c->value;
+    return true;
+  }
+  return ParseInt(out, what);
+}
+
+// [+-]? (digits ['.' digits] | '.' digits) ([eE] [+-]? digits)?, or [+-]? inf|nan.
+bool Parser::ParseFloat(double* out) {
+  SkipWs();
+  const char* s = p_;
+  const char* q = p_;
+  bool neg = false;
+  if (q < le_ && (*q == '+' || *q == '-')) {
+    neg = *q == '-';
+    ++q;
+  }
+  const char* body = q;
+  double v = 0;
+  auto word_is = [&](absl::string_view w) {
+    size_t left = static_cast<size_t>(le_ - q);
+    return left >= w.size() && std::memcmp(q, w.data(), w.size()) == 0 &&
+           (left == w.size() || !IsIdentChar(q[w.size()]));
+  };
+  if (word_is("inf")) {
+    v = std::numeric_limits<double>::infinity();
+    q += 3;
+  } else if (word_is("nan")) {
+    v = std::numeric_limits<double>::quiet_NaN();
+    q += 3;
+  } else {
+    int digits = 0;
+    while (q < le_ && IsDigit(*q)) ++q, ++digits;
+    if (q < le_ && *q == '.') {
+      ++q;
+      while (q < le_ && IsDigit(*q)) ++q, ++digits;
+    }
+    if (digits == 0) return Expected("a floating-point constant");
+    bool bad = false;
+    if (q < le_ && (*q == 'e' || *q == 'E')) {
+      ++q;
+      if (q < le_ && (*q == '+' || *q == '-')) ++q;
+      if (q == le_ || !IsDigit(*q)) bad = true;
+      while (q < le_ && IsDigit(*q)) ++q;
+    }
+    if (!bad && !(q < le_ && (IsIdentChar(*q) || *q == '.'))) {
+      auto [ptr, ec] = std::from_chars(body, q, v);
+      if (ec == std::errc::result_out_of_range)
+        return Fail(s, absl::StrCat("floating-point constant '", Snippet(s, q),
+                                    "' is out of range"));
+      if (ec != std::errc() || ptr != q) bad = true;
+    }
+    if (bad) {
+      while (q < le_ && (IsIdentChar(*q) || *q == '.' || *q == '+' || *q == '-')) ++q;
+      return Fail(s, absl::StrCat("invalid floating-point constant '", Snippet(s, q), "'"));
+    }
+  }
+  if (q < le_ && (IsIdentChar(*q) || *q == '.')) {
+    while (q < le_ && (IsIdentChar(*q) || *q == '.')) ++q;
+    return Fail(s, absl::StrCat("invalid floating-point constant '", Snippet(s, q), "'"));
+  }
+  *out = neg ? -v : v;
+  p_ = q;
+  return true;
+}
+
+// ---------------------------------------------------------------- types
+
+bool Parser::TypeError(const char* at, const std::string& word) {
+  size_t x = word.find('x');
+  std::string w = Snippet(word.data(), word.data() + word.size());
+  if (x != std::string::npos && ParseElemType(std::string_view(word).substr(0, x)))
+    return Fail(at, absl::StrCat("invalid vector width in type '", w,
+                                 "' (widths are 2, 4, 8 and 16)"));
+  return Fail(at, absl::StrCat("unknown type '", w, "'"));
+}
+
+bool Parser::ParseType(ValueType* out) {
+  SkipWs();
+  const char* at = p_;
+  std::string word;
+  if (!ScanWord(&word)) return Expected("a type");
+  std::optional<ValueType> t = kir::ParseValueType(word);
+  if (!t) return TypeError(at, word);
+  *out = *t;
+  return true;
+}
+
+bool Parser::ParseElem(ElemType* out) {
+  SkipWs();
+  const char* at = p_;
+  std::string word;
+  if (!ScanWord(&word)) return Expected("an element type");
+  std::optional<ElemType> e = ParseElemType(word);
+  if (e) {
+    *out = *e;
+    return true;
+  }
+  if (kir::ParseValueType(word))
+    return Fail(at, absl::StrCat("expected an element type (f16, bf16, f32 or i32), found '",
+                                 word, "'"));
+  return TypeError(at, word);
+}
+
+// ---------------------------------------------------------------- lines
+
+absl::StatusOr<Kernel> Parser::Run() {
+  size_t bad = FindBadByte(text_);
+  if (bad != absl::string_view::npos) {
+    int64_t line = 1, col = 1;
+    for (size_t i = 0; i < bad; ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    unsigned char c = static_cast<unsigned char>(text_[bad]);
+    FailAt(line, col,
+           c == 0 ? std::string("NUL byte in input")
+                  : absl::StrCat("invalid UTF-8 byte 0x", absl::Hex(c, absl::kZeroPad2)));
+    return status_;
+  }
+  const char* pos = text_.data();
+  const char* end = pos + text_.size();
+  int64_t eof_line = 1, eof_col = 1;
+  while (pos < end) {
+    ++line_;
+    const char* nl = static_cast<const char*>(std::memchr(pos, '\n', end - pos));
+    const char* line_end = nl ? nl : end;
+    const char* hash = static_cast<const char*>(std::memchr(pos, '#', line_end - pos));
+    lb_ = p_ = pos;
+    le_ = hash ? hash : line_end;
+    if (!ParseLine()) return status_;
+    if (nl) {
+      eof_line = line_ + 1;
+      eof_col = 1;
+      pos = nl + 1;
+    } else {
+      eof_line = line_;
+      eof_col = (end - pos) + 1;
+      pos = end;
+    }
+  }
+  if (!seen_kernel_) {
+    FailAt(eof_line, eof_col, "expected 'kernel', found end of input");
+    return status_;
+  }
+  if (!loops_.empty()) {
+    FailAt(loops_.back().brace_line, loops_.back().brace_col,
+           "unterminated '{': expected a '}' line before end of input");
+    return status_;
+  }
+  if (!ended_) {
+    FailAt(eof_line, eof_col, "expected 'end', found end of input");
+    return status_;
+  }
+  return std::move(kernel_);
+}
+
+bool Parser::ParseLine() {
+  if (AtEol()) return true;  // blank or comment-only line
+  const char* start = p_;
+  if (ended_) return Fail(start, absl::StrCat("expected end of input after 'end', found ",
+                                              Describe()));
+  if (!seen_kernel_) {
+    if (!TryWord("kernel")) return Expected("'kernel'");
+    seen_kernel_ = true;
+    kernel_.loc = Loc(start);
+    if (!ParseIdent(&kernel_.name, "a kernel name")) return false;
+    return ExpectEol();
+  }
+  if (*p_ == '%') {
+    if (!BeginOp(start)) return false;
+    std::vector<std::string> results;
+    std::vector<const char*> result_pos;
+    do {
+      SkipWs();
+      result_pos.push_back(p_);
+      results.emplace_back();
+      if (!ParsePercentName(&results.back(), "a result name ('%name')")) return false;
+    } while (TryChar(','));
+    if (!TryChar('=')) return Expected("',' or '=' after result name");
+    SkipWs();
+    const char* wp = p_;
+    std::string word;
+    if (!ScanWord(&word)) return Expected("an op name");
+    if (!IsOpWord(word))
+      return Fail(wp, absl::StrCat("unknown op '", Snippet(word.data(), word.data() + word.size()), "'"));
+    return ParseOp(start, word, wp, std::move(results), result_pos);
+  }
+  if (*p_ == '}') return ParseCloseBrace(start);
+  std::string word;
+  if (!ScanWord(&word)) return Expected("a declaration or an op");
+  if (word == "end") return ParseEnd(start);
+  if (IsDeclWord(word)) {
+    if (any_op_)
+      return Fail(start, absl::StrCat("'", word,
+                                      "' declaration after the first op (declarations must "
+                                      "come before all ops)"));
+    return ParseDecl(word, start);
+  }
+  if (word == "kernel") return Fail(start, "duplicate 'kernel' line (one kernel per file)");
+  if (!IsOpWord(word))
+    return Fail(start, absl::StrCat("unknown keyword '", Snippet(word.data(), word.data() + word.size()), "'"));
+  p_ = start;
+  if (!BeginOp(start)) return false;
+  p_ = start + word.size();
+  return ParseOp(start, word, start, {}, {});
+}
+
+bool Parser::ParseDecl(const std::string& word, const char* start) {
+  if (word == "target") {
+    if (have_target_) return Fail(start, "duplicate 'target' declaration");
+    have_target_ = true;
+    if (!ParseIdent(&kernel_.target, "a target name (e.g. gfx942)")) return false;
+    return ExpectEol();
+  }
+  if (word == "workgroup" || word == "grid") {
+    bool& have = word == "grid" ? have_grid_ : have_workgroup_;
+    if (have) return Fail(start, absl::StrCat("duplicate '", word, "' declaration"));
+    have = true;
+    std::array<int64_t, 3>& dims = word == "grid" ? kernel_.grid : kernel_.workgroup;
+    for (int i = 0; i < 3; ++i) {
+      SkipWs();
+      const char* at = p_;
+      if (!ParseIntOrConst(&dims[i], "an integer or const name")) return false;
+      if (dims[i] <= 0)
+        return Fail(at, absl::StrCat(word, " size must be positive, found ", dims[i]));
+    }
+    return ExpectEol();
+  }
+  if (word == "const") {
+    NamedConst c;
+    c.loc = Loc(start);
+    SkipWs();
+    const char* at = p_;
+    if (!ParseIdent(&c.name, "a constant name")) return false;
+    if (kernel_.FindConst(c.name) != nullptr)
+      return Fail(at, absl::StrCat("duplicate const '", c.name, "'"));
+    if (!ExpectChar('=', "after constant name")) return false;
+    if (!ParseInt(&c.value, "an integer")) return false;
+    if (!ExpectEol()) return false;
+    kernel_.consts.push_back(std::move(c));
+    return true;
+  }
+  if (word == "arg") return ParseArg(start);
+  return ParseLds(start);
+}
+
+// '[' N {',' N} ']' with N an integer or const name.
+bool Parser::ParseDims(std::vector<int64_t>* out, absl::string_view what, bool non_negative) {
+  do {
+    SkipWs();
+    const char* at = p_;
+    int64_t v = 0;
+    if (!ParseIntOrConst(&v, absl::StrCat("an integer or const name in ", what))) return false;
+    if (non_negative && v < 0)
+      return Fail(at, absl::StrCat(what, " extent must not be negative, found ", v));
+    out->push_back(v);
+  } while (TryChar(','));
+  if (!TryChar(']')) return Expected(absl::StrCat("',' or ']' in ", what));
+  return true;
+}
+
+bool Parser::ParseArg(const char* start) {
+  Arg a;
+  a.loc = Loc(start);
+  if (!ParseIdent(&a.name, "an argument name")) return false;
+  if (!ExpectChar(':', "after argument name")) return false;
+  SkipWs();
+  const char* at = p_;
+  std::string word;
+  if (!ScanWord(&word)) return Expected("a type");
+  if (PeekChar('[')) {
+    a.kind = Arg::Kind::kBuffer;
+    p_ = at;
+    if (!ParseElem(&a.elem)) return false;
+    TryChar('[');
+    if (!ParseDims(&a.shape, "shape", true)) return false;
+    if (!TryWord("strides")) return Expected("'strides' after shape");
+    SkipWs();
+    const char* sp = p_;
+    if (!ExpectChar('[', "after 'strides'")) return false;
+    if (!ParseDims(&a.strides, "strides", false)) return false;
+    if (a.strides.size() != a.shape.size())
+      return Fail(sp, absl::StrCat("expected ", a.shape.size(),
+                                   a.shape.size() == 1 ? " stride" : " strides",
+                                   " (one per dimension), found ", a.strides.size()));
+    if (TryWord("readonly")) {
+      a.access = Access::kReadOnly;
+    } else if (TryWord("writeonly")) {
+      a.access = Access::kWriteOnly;
+    } else if (TryWord("readwrite")) {
+      a.access = Access::kReadWrite;
+    } else {
+      return Expected("'readonly', 'writeonly' or 'readwrite'");
+    }
+  } else {
+    a.kind = Arg::Kind::kScalar;
+    if (word == "i32") {
+      a.elem = ElemType::kI32;
+    } else if (word == "f32") {
+      a.elem = ElemType::kF32;
+    } else if (kir::ParseValueType(word)) {
+      return Fail(at, absl::StrCat("scalar argument type must be i32 or f32, found '", word,
+                                   "' (buffers need a shape: '", word, "[N]')"));
+    } else {
+      return TypeError(at, word);
+    }
+  }
+  if (!ExpectEol()) return false;
+  kernel_.args.push_back(std::move(a));
+  return true;
+}
+
+bool Parser::ParseLds(const char* start) {
+  LdsAlloc l;
+  l.loc = Loc(start);
+  if (!ParseIdent(&l.name, "an LDS allocation name")) return false;
+  if (!ExpectChar(':', "after LDS allocation name")) return false;
+  if (!ParseElem(&l.elem)) return false;
+  if (!ExpectChar('[', "after element type")) return false;
+  if (!ParseDims(&l.shape, "shape", true)) return false;
+  if (TryWord("pad")) {
+    SkipWs();
+    const char* at = p_;
+    if (!ParseIntOrConst(&l.pad, "an integer or const name after 'pad'")) return false;
+    if (l.pad < 0) return Fail(at, absl::StrCat("pad must not be negative, found ", l.pad));
+  }
+  if (!ExpectEol()) return false;
+  kernel_.lds.push_back(std::move(l));
+  return true;
+}
+
+bool Parser::CheckHeader(const char* at, absl::string_view before) {
+  if (!have_workgroup_)
+    return Fail(at, absl::StrCat("missing 'workgroup' declaration before ", before));
+  if (!have_grid_) return Fail(at, absl::StrCat("missing 'grid' declaration before ", before));
+  return true;
+}
+
+// Checks that an op may start at `start` (p_ == start).
+bool Parser::BeginOp(const char* start) {
+  if (!loops_.empty() && loops_.back().yielded)
+    return Fail(start, absl::StrCat("expected '}' after 'yield', found ", Describe()));
+  if (!any_op_) {
+    if (!CheckHeader(start, "the first op")) return false;
+    any_op_ = true;
+  }
+  return true;
+}
+
+bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
+                     std::vector<std::string> results,
+                     const std::vector<const char*>& result_pos) {
+  Op op;
+  op.loc = Loc(start);
+  if (word == "for") {
+    op.kind = OpKind::kFor;
+    op.results = std::move(results);
+    return ParseFor(std::move(op), wp);
+  }
+  bool has_result = !(word == "store" || word == "barrier" || word == "yield");
+  if (has_result && results.empty())
+    return Fail(wp, absl::StrCat("'", word, "' defines a value: expected '%name = ", word,
+                                 " ...'"));
+  if (has_result && results.size() > 1)
+    return Fail(result_pos[1], absl::StrCat("'", word, "' defines exactly one result"));
+  if (!has_result && !results.empty())
+    return Fail(result_pos[0], absl::StrCat("'", word, "' does not define a result"));
+  op.results = std::move(results);
+  if (word == "load") {
+    op.kind = OpKind::kLoad;
+    if (!ParseMemRef(&op) || !ExpectChar(':', "before the loaded type") || !ParseType(&op.type))
+      return false;
+  } else if (word == "store") {
+    op.kind = OpKind::kStore;
+    if (!ParseMemRef(&op) || !ExpectChar(',', "before the stored value")) return false;
+    op.operands.emplace_back();
+    if (!ParseOperand(&op.operands.back())) return false;
+  } else if (word == "barrier") {
+    op.kind = OpKind::kBarrier;
+  } else if (word == "mfma") {
+    op.kind = OpKind::kMfma;
+    if (!ParseIdent(&op.mfma, "an mfma instruction name (e.g. f32_16x16x16_f16)") ||
+        !ParseOperands(&op, 3))
+      return false;
+    op.type = MfmaResultType(op.mfma).value_or(ValueType{});
+  } else if (word == "const") {
+    op.kind = OpKind::kConst;
+    if (!ParseType(&op.type) || !ParseFloat(&op.constant)) return false;
+  } else if (word == "zero") {
+    op.kind = OpKind::kZero;
+    if (!ParseType(&op.type)) return false;
+  } else if (word == "add" || word == "mul") {
+    op.kind = word == "add" ? OpKind::kAdd : OpKind::kMul;
+    if (!ParseOperands(&op, 2)) return false;
+  } else if (word == "fma") {
+    op.kind = OpKind::kFma;
+    if (!ParseOperands(&op, 3)) return false;
+  } else if (word == "cvt") {
+    op.kind = OpKind::kCvt;
+    if (!ParseOperands(&op, 1) || !ExpectChar(':', "before the result type") ||
+        !ParseType(&op.type))
+      return false;
+  } else {  // yield
+    op.kind = OpKind::kYield;
+    if (loops_.empty()) return Fail(wp, "'yield' outside of a 'for' body");
+    if (!AtEol()) {
+      do {
+        op.operands.emplace_back();
+        if (!ParseOperand(&op.operands.back())) return false;
+      } while (TryChar(','));
+    }
+  }
+  if (!ExpectEol()) return false;
+  if (op.kind == OpKind::kYield) loops_.back().yielded = true;
+  Body().push_back(std::move(op));
+  return true;
+}
+
+// for %i = LO to HI [step S] [iter(%c = V, ...)] {
+bool Parser::ParseFor(Op op, const char* wp) {
+  if (loops_.size() >= static_cast<size_t>(kMaxParseNesting))
+    return Fail(wp, "'for' loops nested deeper than 200 levels");
+  if (!ParsePercentName(&op.ivar, "an induction variable ('%name')") ||
+      !ExpectChar('=', "after induction variable") ||
+      !ParseInt(&op.lo, "an integer lower bound"))
+    return false;
+  if (!TryWord("to")) return Expected("'to'");
+  if (!ParseInt(&op.hi, "an integer upper bound")) return false;
+  bool has_step = false, has_iter = false;
+  if (TryWord("step")) {
+    has_step = true;
+    SkipWs();
+    const char* at = p_;
+    if (!ParseInt(&op.step, "an integer step")) return false;
+    if (op.step <= 0) return Fail(at, absl::StrCat("loop step must be positive, found ", op.step));
+  }
+  if (TryWord("iter")) {
+    has_iter = true;
+    if (!ExpectChar('(', "after 'iter'")) return false;
+    do {
+      op.iter_args.emplace_back();
+      op.operands.emplace_back();
+      if (!ParsePercentName(&op.iter_args.back(), "an iter_arg name ('%name')") ||
+          !ExpectChar('=', "after iter_arg name") || !ParseOperand(&op.operands.back()))
+        return false;
+    } while (TryChar(','));
+    if (!TryChar(')')) return Expected("',' or ')' in iter list");
+  }
+  SkipWs();
+  const char* brace = p_;
+  if (!TryChar('{'))
+    return Expected(has_iter ? "'{'" : has_step ? "'iter' or '{'" : "'step', 'iter' or '{'");
+  if (!ExpectEol("'{'")) return false;
+  if (op.results.size() != op.iter_args.size())
+    return Fail(wp, absl::StrCat("'for' defines ", op.results.size(), " result(s) but has ",
+                                 op.iter_args.size(), " iter_arg(s)"));
+  OpenLoop l;
+  l.op = std::move(op);
+  l.brace_line = line_;
+  l.brace_col = Col(brace);
+  loops_.push_back(std::move(l));
+  return true;
+}
+
+// [guarded] NAME '[' index {',' index} ']' [along D]
+bool Parser::ParseMemRef(Op* op) {
+  SkipWs();
+  const char* save = p_;
+  if (TryWord("guarded")) {
+    if (PeekChar('['))
+      p_ = save;  // a buffer called "guarded"
+    else
+      op->guarded = true;
+  }
+  if (!ParseIdent(&op->mem, "a buffer or LDS name")) return false;
+  if (!ExpectChar('[', "after buffer name")) return false;
+  do {
+    op->index.emplace_back();
+    if (!ParseIndex(&op->index.back())) return false;
+  } while (TryChar(','));
+  if (!TryChar(']')) return Expected("',' or ']' after index expression");
+  op->along = static_cast<int>(op->index.size()) - 1;
+  if (TryWord("along")) {
+    SkipWs();
+    const char* at = p_;
+    int64_t d = 0;
+    if (!ParseInt(&d, "an integer after 'along'")) return false;
+    if (d < INT_MIN || d > INT_MAX)
+      return Fail(at, absl::StrCat("'along' dimension out of range: ", d));
+    op->along = static_cast<int>(d);
+  }
+  return true;
+}
+
+// '%name' (an SSA value) or 'name' (a scalar argument).
+bool Parser::ParseOperand(Operand* out) {
+  SkipWs();
+  if (p_ < le_ && *p_ == '%') {
+    out->is_arg = false;
+    return ParsePercentName(&out->name, "an operand");
+  }
+  if (ScanWord(&out->name)) {
+    out->is_arg = true;
+    return true;
+  }
+  return Expected("an operand ('%name' or argument name)");
+}
+
+bool Parser::ParseOperands(Op* op, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && !ExpectChar(',', "between operands")) return false;
+    op->operands.emplace_back();
+    if (!ParseOperand(&op->operands.back())) return false;
+  }
+  return true;
+}
+
+bool Parser::ParseCloseBrace(const char* start) {
+  if (loops_.empty()) return Fail(start, "unmatched '}'");
+  if (!loops_.back().yielded) return Fail(start, "expected 'yield' before '}'");
+  ++p_;
+  if (!ExpectEol("'}'")) return false;
+  Op op = std::move(loops_.back().op);
+  loops_.pop_back();
+  Body().push_back(std::move(op));
+  return true;
+}
+
+bool Parser::ParseEnd(const char* start) {
+  if (!loops_.empty())
+    return FailAt(loops_.back().brace_line, loops_.back().brace_col,
+                  "unterminated '{': expected a '}' line before 'end'");
+  if (!any_op_ && !CheckHeader(start, "'end'")) return false;
+  if (!ExpectEol("'end'")) return false;
+  ended_ = true;
+  return true;
+}
+
+// ---------------------------------------------------------------- index expressions
+
+bool Parser::Combine(IndexKind k, IndexRef* lhs, int* ld, IndexRef rhs, int rd,
+                     const char* at) {
+  int d = 1 + std::max(*ld, rd);
+  if (d > kMaxParseNesting) return Fail(at, kTooDeep);
+  switch (k) {
+    case IndexKind::kAdd:
+      *lhs = IAdd(std::move(*lhs), std::move(rhs));
+      break;
+    case IndexKind::kSub:
+      *lhs = ISub(std::move(*lhs), std::move(rhs));
+      break;
+    case IndexKind::kMul:
+      *lhs = IMul(std::move(*lhs), std::move(rhs));
+      break;
+    case IndexKind::kFloorDiv:
+      *lhs = IFloorDiv(std::move(*lhs), std::move(rhs));
+      break;
+    default:
+      *lhs = IMod(std::move(*lhs), std::move(rhs));
+      break;
+  }
+  *ld = d;
+  return true;
+}
+
+// expr := term {('+'|'-') term}
+bool Parser::ParseExpr(IndexRef* out, int* depth, int nest) {
+  if (!ParseTerm(out, depth, nest)) return false;
+  for (;;) {
+    SkipWs();
+    if (p_ == le_ || (*p_ != '+' && *p_ != '-')) return true;
+    const char* at = p_;
+    IndexKind k = *p_ == '+' ? IndexKind::kAdd : IndexKind::kSub;
+    ++p_;
+    IndexRef rhs;
+    int rd = 0;
+    if (!ParseTerm(&rhs, &rd, nest) || !Combine(k, out, depth, std::move(rhs), rd, at))
+      return false;
+  }
+}
+
+// term := factor {('*'|'floordiv'|'mod') factor}
+bool Parser::ParseTerm(IndexRef* out, int* depth, int nest) {
+  if (!ParseFactor(out, depth, nest)) return false;
+  for (;;) {
+    SkipWs();
+    const char* at = p_;
+    IndexKind k;
+    if (p_ < le_ && *p_ == '*') {
+      k = IndexKind::kMul;
+      ++p_;
+    } else if (TryWord("floordiv")) {
+      k = IndexKind::kFloorDiv;
+    } else if (TryWord("mod")) {
+      k = IndexKind::kMod;
+    } else {
+      return true;
+    }
+    IndexRef rhs;
+    int rd = 0;
+    if (!ParseFactor(&rhs, &rd, nest) || !Combine(k, out, depth, std::move(rhs), rd, at))
+      return false;
+  }
+}
+
+// factor := INT | '-' INT | tid.{x,y,z} | wg.{x,y,z} | NAME | '%'NAME | '(' expr ')'
+//         | '-' factor
+bool Parser::ParseFactor(IndexRef* out, int* depth, int nest) {
+  SkipWs();
+  const char* at = p_;
+  if (p_ == le_) return Expected("an index expression");
+  char c = *p_;
+  *depth = 1;
+  if (IsDigit(c)) {
+    int64_t v = 0;
+    if (!ScanMagnitude(at, p_, false, &v)) return false;
+    *out = IConst(v);
+    return true;
+  }
+  if (c == '-') {
+    ++p_;
+    SkipWs();
+    if (p_ < le_ && IsDigit(*p_)) {
+      int64_t v = 0;
+      if (!ScanMagnitude(at, p_, true, &v)) return false;
+      *out = IConst(v);
+      return true;
+    }
+    if (nest + 1 > kMaxParseNesting) return Fail(at, kTooDeep);
+    IndexRef f;
+    int fd = 0;
+    if (!ParseFactor(&f, &fd, nest + 1)) return false;
+    *out = IConst(0);
+    return Combine(IndexKind::kSub, out, depth, std::move(f), fd, at);
+  }
+  if (c == '(') {
+    if (nest + 1 > kMaxParseNesting) return Fail(at, kTooDeep);
+    ++p_;
+    if (!ParseExpr(out, depth, nest + 1)) return false;
+    if (!TryChar(')')) return Expected("')'");
+    return true;
+  }
+  if (c == '%') {
+    std::string name;
+    if (!ParsePercentName(&name, "a loop variable")) return false;
+    *out = ILoopVar(std::move(name));
+    return true;
+  }
+  std::string word;
+  if (ScanWord(&word)) {
+    if ((word == "tid" || word == "wg") && p_ < le_ && *p_ == '.') {
+      ++p_;
+      if (p_ < le_ && (*p_ == 'x' || *p_ == 'y' || *p_ == 'z') &&
+          (p_ + 1 == le_ || !IsIdentChar(p_[1]))) {
+        int dim = *p_ - 'x';
+        ++p_;
+        *out = word == "tid" ? ITid(dim) : IWg(dim);
+        return true;
+      }
+      return Fail(p_, absl::StrCat("expected 'x', 'y' or 'z' after '", word, ".', found ",
+                                   Describe()));
+    }
+    *out = INamed(std::move(word));
+    return true;
+  }
+  return Expected("an index expression");
+}
+
+}  // namespace
+
+absl::StatusOr<Kernel> ParseKernel(absl::string_view text, absl::string_view filename) {
+  Parser p(text, filename);
+  return p.Run();
+}
+
+std::optional<ValueType> MfmaResultType(absl::string_view s) {
+  size_t u = s.find('_');
+  if (u == absl::string_view::npos) return std::nullopt;
+  std::optional<ElemType> elem = ParseElemType(std::string_view(s.data(), u));
+  if (!elem) return std::nullopt;
+  size_t i = u + 1;
+  // Reads up to 6 digits (a positive number); false if none or more.
+  auto number = [&](int64_t* v) {
+    size_t st = i;
+    *v = 0;
+    while (i < s.size() && IsDigit(s[i])) {
+      if (i - st >= 6) return false;
+      *v = *v * 10 + (s[i] - '0');
+      ++i;
+    }
+    return i > st && *v > 0;
+  };
+  int64_t m = 0, n = 0, k = 0, blocks = 1;
+  if (!number(&m) || i >= s.size() || s[i++] != 'x' || !number(&n) || i >= s.size() ||
+      s[i++] != 'x' || !number(&k))
+    return std::nullopt;
+  if (i < s.size() && s[i] == '_') {
+    size_t save = i++;
+    int64_t b = 0;
+    if (number(&b) && i < s.size() && s[i] == 'b' && (i + 1 == s.size() || s[i + 1] == '_'))
+      blocks = b;
+    i = save;
+  }
+  int64_t total = m * n * blocks;
+  if (total % 64 != 0 || !IsLegalWidth(total / 64)) return std::nullopt;
+  return ValueType{*elem, static_cast<int>(total / 64)};
+}
+
+}  // namespace kir

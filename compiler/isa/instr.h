@@ -1,0 +1,139 @@
+// The AMDGCN machine instruction model (MIR): opcodes, operands on virtual or
+// physical registers, and the instruction record every pass works on.
+// Mnemonics and operand orders are LLVM's (what llvm-mc accepts and
+// llvm-objdump prints); see ../shared/docs/amdgcn-isa-notes.md.
+#ifndef KIRC_COMPILER_ISA_INSTR_H_
+#define KIRC_COMPILER_ISA_INSTR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace kir {
+
+struct MfmaDesc;
+
+enum class RegClass : uint8_t { kVgpr, kSgpr, kAgpr };
+
+// Registers that are not numbered SGPRs/VGPRs/AGPRs.
+enum class SpecialReg : uint8_t { kNone, kVcc, kExec, kM0, kScc };
+
+// How an instruction class behaves for waitcnt and hazard purposes.
+enum class InstClass : uint8_t {
+  kSopp,       // s_nop, s_waitcnt, s_barrier, s_endpgm
+  kSalu,       // scalar ALU
+  kSmem,       // s_load_*: lgkmcnt, out of order
+  kValu,       // vector ALU
+  kValuTrans,  // transcendental VALU (v_rcp_f32, v_exp_f32, ...)
+  kVmemLoad,   // buffer_load_*: vmcnt
+  kVmemStore,  // buffer_store_*: vmcnt (gfx9 has no separate store counter)
+  kDsRead,     // ds_read_*: lgkmcnt, in order
+  kDsWrite,    // ds_write_*: lgkmcnt, in order
+  kMfma,       // v_mfma_*
+  kAccRead,    // v_accvgpr_read_b32 (AGPR -> VGPR)
+  kAccWrite,   // v_accvgpr_write_b32 (VGPR/inline constant -> AGPR)
+};
+
+// Opcodes kirc emits. MFMA is one opcode; MInst::mfma says which.
+enum class Opc : uint16_t {
+#define KIRC_OPC(name, mnemonic, cls, defs, flags) name,
+#include "compiler/isa/opcodes.def"
+#undef KIRC_OPC
+  kNumOpcodes
+};
+
+// Implicit register effects (flags of opcodes.def).
+enum OpcFlags : uint32_t {
+  kNoFlags = 0,
+  kWritesScc = 1u << 0,
+  kReadsScc = 1u << 1,
+  kWritesVcc = 1u << 2,  // VOP2 carry-out / VOPC
+  kReadsVcc = 1u << 3,   // VOP2 carry-in / v_cndmask_b32_e32
+  kReadsExec = 1u << 4,  // all VALU, VMEM, DS
+  kWritesExec = 1u << 5,
+  kVop3Only = 1u << 6,   // no literal operand allowed on gfx9
+  kVop2 = 1u << 7,       // src1 must be a VGPR; a literal only in src0
+  kFloatOperands = 1u << 8,  // inline constants are read as floats
+  kF16Operands = 1u << 9,
+  kDefMerges = 1u << 10,  // writes half of its destination and keeps the rest (d16 loads)
+};
+
+struct OpcInfo {
+  const char* mnemonic;
+  InstClass cls;
+  int num_defs;  // leading explicit operands that are written
+  uint32_t flags;
+};
+const OpcInfo& Info(Opc opc);
+// The opcode for an LLVM mnemonic (without _e32/_e64); kNumOpcodes if unknown.
+Opc OpcFromMnemonic(absl::string_view mnemonic);
+
+// One explicit operand.
+struct MOperand {
+  enum class Kind : uint8_t { kReg, kImm, kSpecial };
+  Kind kind = Kind::kImm;
+  // kReg: a virtual register (id into MFunction::vregs) plus a dword offset `sub`
+  // into its tuple, or a physical register (index), `count` dwords wide.
+  RegClass cls = RegClass::kVgpr;
+  bool is_virtual = false;
+  int reg = 0;
+  int sub = 0;
+  int count = 1;
+  // kImm: the 32-bit value (inline constant or literal). Float inline
+  // constants (0.5, 1.0, ...) are printed by name when `float_form` is set.
+  int64_t imm = 0;
+  bool float_form = false;
+  // kSpecial
+  SpecialReg special = SpecialReg::kNone;
+
+  static MOperand Imm(int64_t v);
+  static MOperand FloatImm(uint32_t bits);  // an inline float constant's f32 bits
+  static MOperand Virt(RegClass c, int id, int sub = 0, int count = 1);
+  static MOperand Phys(RegClass c, int index, int count = 1);
+  static MOperand Special(SpecialReg s);
+  bool IsReg() const { return kind == Kind::kReg; }
+};
+
+// One machine instruction.
+struct MInst {
+  Opc opc = Opc::kSNop;
+  std::vector<MOperand> ops;  // assembly order; the first Info(opc).num_defs are defs
+  // Memory modifiers: MUBUF offen/offset (0..4095), DS offset (0..65535),
+  // SMEM offset (bytes).
+  bool offen = false;
+  int64_t offset = 0;
+  const MfmaDesc* mfma = nullptr;  // kMfma: which instruction
+  int id = -1;            // stable id (access map key); -1 for pass-inserted code
+  int kir_op = -1;        // index of the KIR op this came from (for --annotate), or -1
+  std::string comment;    // printed after the instruction by --annotate
+
+  int NumDefs() const;
+  bool IsDef(size_t operand_index) const { return static_cast<int>(operand_index) < NumDefs(); }
+};
+
+// A virtual register: a tuple of `count` consecutive registers of `cls`,
+// whose first register index must be a multiple of `align`.
+struct VReg {
+  RegClass cls = RegClass::kVgpr;
+  int count = 1;
+  int align = 1;
+  int fixed = -1;  // >= 0: precoloured to this physical register (kernel inputs)
+};
+
+// A function in MIR: a straight-line instruction list plus register info.
+struct MFunction {
+  std::vector<MInst> insts;
+  std::vector<VReg> vregs;
+  int next_inst_id = 0;
+
+  int NewVReg(RegClass cls, int count, int align = 1);
+};
+
+// Register names as LLVM prints them: "v5", "s[4:7]", "a[0:3]", "vcc", "exec".
+std::string RegName(RegClass cls, int index, int count);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_ISA_INSTR_H_

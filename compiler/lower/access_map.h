@@ -1,0 +1,28 @@
+// The access map: which emitted memory instruction implements which KIR
+// access. The verifier consumes it in-process; `kirc --annotate` prints it.
+#ifndef KIRC_COMPILER_LOWER_ACCESS_MAP_H_
+#define KIRC_COMPILER_LOWER_ACCESS_MAP_H_
+
+#include <string>
+#include <vector>
+
+namespace kir {
+
+// One memory instruction of the final code and the part of a KIR load or
+// store it performs. Keyed by MInst::id, which later passes keep stable.
+struct AccessRecord {
+  int inst_id = -1;           // MInst::id of the buffer_* or ds_* instruction
+  int kir_op = -1;            // pre-order index of the load/store in the kernel body
+  std::string mem;            // buffer argument or LDS allocation name
+  bool is_lds = false;
+  bool is_store = false;
+  bool guarded = false;
+  std::vector<int> elements;  // vector elements of the op's value it moves, in order
+  int64_t element_bytes = 0;  // bytes per element
+};
+
+using AccessMap = std::vector<AccessRecord>;
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_LOWER_ACCESS_MAP_H_

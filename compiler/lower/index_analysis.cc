@@ -1,0 +1,229 @@
+#include "compiler/lower/index_analysis.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+
+namespace kir {
+namespace {
+
+constexpr int64_t kSat = int64_t{1} << 62;
+
+int64_t Sat(__int128 v) {
+  if (v > kSat) return kSat;
+  if (v < -kSat) return -kSat;
+  return static_cast<int64_t>(v);
+}
+
+bool Saturated(int64_t v) { return v >= kSat || v <= -kSat; }
+
+void AddTerm(AffineForm& f, const Atom& atom, int64_t coeff) {
+  if (coeff == 0) return;
+  auto it = std::lower_bound(f.terms.begin(), f.terms.end(), atom.key,
+                             [](const AffineTerm& t, const std::string& k) { return t.atom.key < k; });
+  if (it != f.terms.end() && it->atom.key == atom.key) {
+    it->coeff = Sat(static_cast<__int128>(it->coeff) + coeff);
+    if (it->coeff == 0) f.terms.erase(it);
+    return;
+  }
+  f.terms.insert(it, AffineTerm{atom, coeff});
+}
+
+Atom Leaf(Atom::Kind kind, int dim, std::string name, std::string key, Interval r, bool uniform) {
+  Atom a;
+  a.kind = kind;
+  a.dim = dim;
+  a.name = std::move(name);
+  a.key = std::move(key);
+  a.range = r;
+  a.uniform = uniform;
+  return a;
+}
+
+AffineForm FromAtom(Atom a) {
+  if (a.range.IsConst()) return AffineConst(a.range.lo);
+  AffineForm f;
+  AddTerm(f, a, 1);
+  return f;
+}
+
+// floordiv / mod of an affine form by a positive constant d.
+AffineForm DivMod(const AffineForm& x, int64_t d, bool is_mod) {
+  if (d == 1) return is_mod ? AffineConst(0) : x;
+  // Split x = d*q + r where q collects the parts that are multiples of d.
+  AffineForm q, r;
+  q.constant = FloorDiv(x.constant, d);
+  r.constant = FloorMod(x.constant, d);
+  for (const AffineTerm& t : x.terms) {
+    if (t.coeff % d == 0)
+      AddTerm(q, t.atom, t.coeff / d);
+    else
+      AddTerm(r, t.atom, t.coeff);
+  }
+  Interval rr = r.Range();
+  // The remainder stays in one period [m*d, m*d + d - 1]: exact fold.
+  if (!Saturated(rr.lo) && !Saturated(rr.hi) && FloorDiv(rr.lo, d) == FloorDiv(rr.hi, d)) {
+    int64_t m = FloorDiv(rr.lo, d);
+    if (is_mod) return AffineAdd(r, AffineConst(-m * d));
+    return AffineAdd(q, AffineConst(m));
+  }
+  Atom a;
+  a.kind = is_mod ? Atom::Kind::kMod : Atom::Kind::kFloorDiv;
+  a.divisor = d;
+  a.key = absl::StrCat("(", r.Key(), is_mod ? ") mod " : ") floordiv ", d);
+  a.uniform = r.Uniform();
+  if (is_mod) {
+    a.range = {0, d - 1};
+  } else {
+    a.range = {FloorDiv(rr.lo, d), FloorDiv(rr.hi, d)};
+  }
+  a.inner.push_back(std::move(r));
+  if (is_mod) return FromAtom(std::move(a));
+  return AffineAdd(q, FromAtom(std::move(a)));
+}
+
+}  // namespace
+
+Interval IvAdd(Interval a, Interval b) {
+  return {Sat(static_cast<__int128>(a.lo) + b.lo), Sat(static_cast<__int128>(a.hi) + b.hi)};
+}
+
+Interval IvMul(Interval a, Interval b) {
+  __int128 c[4] = {static_cast<__int128>(a.lo) * b.lo, static_cast<__int128>(a.lo) * b.hi,
+                   static_cast<__int128>(a.hi) * b.lo, static_cast<__int128>(a.hi) * b.hi};
+  return {Sat(*std::min_element(c, c + 4)), Sat(*std::max_element(c, c + 4))};
+}
+
+Interval IvScale(Interval a, int64_t c) { return IvMul(a, {c, c}); }
+
+AffineForm AffineConst(int64_t c) {
+  AffineForm f;
+  f.constant = c;
+  return f;
+}
+
+AffineForm AffineAdd(const AffineForm& a, const AffineForm& b) {
+  AffineForm f = a;
+  f.constant = Sat(static_cast<__int128>(a.constant) + b.constant);
+  for (const AffineTerm& t : b.terms) AddTerm(f, t.atom, t.coeff);
+  return f;
+}
+
+AffineForm AffineScale(const AffineForm& a, int64_t c) {
+  if (c == 0) return AffineConst(0);
+  AffineForm f;
+  f.constant = Sat(static_cast<__int128>(a.constant) * c);
+  for (const AffineTerm& t : a.terms) AddTerm(f, t.atom, Sat(static_cast<__int128>(t.coeff) * c));
+  return f;
+}
+
+std::string AffineForm::Key() const {
+  std::string s;
+  for (const AffineTerm& t : terms) {
+    if (!s.empty()) s += " + ";
+    if (t.coeff != 1) absl::StrAppend(&s, t.coeff, "*");
+    s += t.atom.key;
+  }
+  if (constant != 0 || s.empty()) {
+    if (!s.empty()) s += " + ";
+    absl::StrAppend(&s, constant);
+  }
+  return s;
+}
+
+Interval AffineForm::Range() const {
+  Interval r{constant, constant};
+  for (const AffineTerm& t : terms) r = IvAdd(r, IvScale(t.atom.range, t.coeff));
+  return r;
+}
+
+bool AffineForm::Uniform() const {
+  for (const AffineTerm& t : terms)
+    if (!t.atom.uniform) return false;
+  return true;
+}
+
+int64_t AffineForm::KnownAlignment() const {
+  int64_t g = constant;
+  for (const AffineTerm& t : terms) g = std::gcd(g, t.coeff);
+  g = g < 0 ? -g : g;
+  if (g == 0) return int64_t{1} << 30;
+  int64_t a = 1;
+  while (a < (int64_t{1} << 30) && g % (a * 2) == 0) a *= 2;
+  return a;
+}
+
+absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
+  const Kernel& k = *scope.kernel;
+  switch (e.kind) {
+    case IndexKind::kConst:
+      return AffineConst(e.value);
+    case IndexKind::kTid:
+      return FromAtom(Leaf(Atom::Kind::kTid, e.dim, "", absl::StrCat("tid.", std::string(1, "xyz"[e.dim])),
+                           {0, k.workgroup[e.dim] - 1}, false));
+    case IndexKind::kWg:
+      return FromAtom(Leaf(Atom::Kind::kWg, e.dim, "", absl::StrCat("wg.", std::string(1, "xyz"[e.dim])),
+                           {0, k.grid[e.dim] - 1}, true));
+    case IndexKind::kNamed: {
+      const NamedConst* c = k.FindConst(e.name);
+      if (c == nullptr) return absl::InvalidArgumentError(absl::StrCat("unknown constant '", e.name, "'"));
+      return AffineConst(c->value);
+    }
+    case IndexKind::kLoopVar: {
+      auto it = scope.loops.find(e.name);
+      if (it == scope.loops.end())
+        return absl::InvalidArgumentError(
+            absl::StrCat("'%", e.name, "' is not the induction variable of an enclosing loop"));
+      return FromAtom(Leaf(Atom::Kind::kLoopVar, 0, e.name, "%" + e.name,
+                           {it->second.lo, it->second.last}, true));
+    }
+    default:
+      break;
+  }
+  absl::StatusOr<AffineForm> a = Affine(*e.lhs, scope);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<AffineForm> b = Affine(*e.rhs, scope);
+  if (!b.ok()) return b.status();
+  AffineForm r;
+  switch (e.kind) {
+    case IndexKind::kAdd:
+      r = AffineAdd(*a, *b);
+      break;
+    case IndexKind::kSub:
+      r = AffineAdd(*a, AffineScale(*b, -1));
+      break;
+    case IndexKind::kMul:
+      if (b->terms.empty()) {
+        r = AffineScale(*a, b->constant);
+      } else if (a->terms.empty()) {
+        r = AffineScale(*b, a->constant);
+      } else {
+        Atom m;
+        m.kind = Atom::Kind::kMul;
+        m.key = absl::StrCat("(", a->Key(), ")*(", b->Key(), ")");
+        m.range = IvMul(a->Range(), b->Range());
+        m.uniform = a->Uniform() && b->Uniform();
+        m.inner = {*a, *b};
+        r = FromAtom(std::move(m));
+      }
+      break;
+    case IndexKind::kFloorDiv:
+    case IndexKind::kMod: {
+      if (!b->terms.empty() || b->constant <= 0)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the divisor of '", IndexToString(e), "' must be a positive constant"));
+      r = DivMod(*a, b->constant, e.kind == IndexKind::kMod);
+      break;
+    }
+    default:
+      return absl::InternalError("bad index kind");
+  }
+  Interval rg = r.Range();
+  if (Saturated(r.constant) || Saturated(rg.lo) || Saturated(rg.hi))
+    return absl::InvalidArgumentError(
+        absl::StrCat("index expression '", IndexToString(e), "' exceeds the 64-bit range"));
+  return r;
+}
+
+}  // namespace kir

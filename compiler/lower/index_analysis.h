@@ -1,0 +1,84 @@
+// Range and affine analysis of index expressions, shared by the validator and
+// the lowering: the same facts that justify an access also shape its code.
+#ifndef KIRC_COMPILER_LOWER_INDEX_ANALYSIS_H_
+#define KIRC_COMPILER_LOWER_INDEX_ANALYSIS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/kernel.h"
+
+namespace kir {
+
+// A closed integer interval [lo, hi]. Arithmetic saturates at +-2^62, far
+// outside anything that can pass the 32-bit checks that consume intervals.
+struct Interval {
+  int64_t lo = 0;
+  int64_t hi = 0;
+  bool IsConst() const { return lo == hi; }
+};
+Interval IvAdd(Interval a, Interval b);
+Interval IvMul(Interval a, Interval b);
+Interval IvScale(Interval a, int64_t c);
+
+// Values of the leaves: tid.d in [0, workgroup[d]-1], wg.d in [0, grid[d]-1],
+// constants by name, and the range of each loop variable in scope.
+struct IndexScope {
+  const Kernel* kernel = nullptr;
+  struct Loop {
+    int64_t lo, last, step;  // ivar takes lo, lo+step, ..., last
+  };
+  std::map<std::string, Loop> loops;
+};
+
+// One term of an affine form: coeff * atom. An atom is a leaf (tid.d, wg.d, a
+// loop variable) or a node the affine form cannot see through (floordiv or mod
+// whose operand is not a multiple of the divisor, or a product of two
+// non-constant expressions); `inner` holds a composite atom's operand(s).
+struct AffineForm;
+struct Atom {
+  enum class Kind { kTid, kWg, kLoopVar, kFloorDiv, kMod, kMul };
+  Kind kind;
+  int dim = 0;            // kTid, kWg
+  std::string name;       // kLoopVar
+  int64_t divisor = 0;    // kFloorDiv, kMod
+  std::vector<AffineForm> inner;  // kFloorDiv/kMod: 1 operand; kMul: 2
+  std::string key;        // canonical text; equal keys mean equal values
+  Interval range;         // values the atom takes
+  bool uniform = true;    // the same value in every lane of a wave (no tid)
+};
+
+struct AffineTerm {
+  Atom atom;
+  int64_t coeff = 0;
+};
+
+// constant + sum of coeff * atom, terms sorted by atom key, no zero coeffs.
+struct AffineForm {
+  int64_t constant = 0;
+  std::vector<AffineTerm> terms;
+
+  std::string Key() const;      // canonical text, e.g. "4*tid.x + 16*wg.x + 3"
+  Interval Range() const;       // sum of term ranges (sound, may be loose)
+  bool Uniform() const;         // no term depends on tid
+  // Largest power of two (up to 2^30) that divides every value of the form.
+  int64_t KnownAlignment() const;
+};
+
+// Affine form of `e` in `scope`: named constants folded, tid/wg of extent 1
+// folded to 0, floordiv/mod by a divisor that divides the coefficients split
+// off exactly, floordiv/mod whose operand range lies in one period folded.
+// Errors (naming the sub-expression): unknown name, non-constant or
+// non-positive divisor, or a value beyond +-2^62.
+absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope);
+
+AffineForm AffineAdd(const AffineForm& a, const AffineForm& b);
+AffineForm AffineScale(const AffineForm& a, int64_t c);
+AffineForm AffineConst(int64_t c);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_LOWER_INDEX_ANALYSIS_H_

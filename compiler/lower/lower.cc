@@ -1,0 +1,258 @@
+#include "compiler/lower/lower.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/lower/lower_internal.h"
+
+namespace kir {
+namespace {
+
+void ScanIndexLeaves(const IndexExpr& e, bool tid[3], bool wg[3]) {
+  if (e.kind == IndexKind::kTid) tid[e.dim] = true;
+  if (e.kind == IndexKind::kWg) wg[e.dim] = true;
+  if (e.lhs) ScanIndexLeaves(*e.lhs, tid, wg);
+  if (e.rhs) ScanIndexLeaves(*e.rhs, tid, wg);
+}
+
+void ScanOps(const std::vector<Op>& ops, bool tid[3], bool wg[3]) {
+  for (const Op& op : ops) {
+    for (const IndexRef& i : op.index) ScanIndexLeaves(*i, tid, wg);
+    ScanOps(op.body, tid, wg);
+  }
+}
+
+std::string OpSummary(const Op& op) {
+  std::string r = op.results.empty() ? "" : "%" + absl::StrJoin(op.results, ", %") + " = ";
+  auto operands = [&] {
+    std::vector<std::string> v;
+    for (const Operand& o : op.operands) v.push_back(o.is_arg ? o.name : "%" + o.name);
+    return absl::StrJoin(v, ", ");
+  };
+  auto index = [&] {
+    std::vector<std::string> v;
+    for (const IndexRef& i : op.index) v.push_back(IndexToString(*i));
+    return absl::StrCat(op.mem, "[", absl::StrJoin(v, ", "), "]");
+  };
+  switch (op.kind) {
+    case OpKind::kLoad:
+      return absl::StrCat(r, "load ", op.guarded ? "guarded " : "", index(), " : ",
+                          ValueTypeName(op.type));
+    case OpKind::kStore:
+      return absl::StrCat("store ", op.guarded ? "guarded " : "", index(), ", ", operands());
+    case OpKind::kBarrier:
+      return "barrier";
+    case OpKind::kMfma:
+      return absl::StrCat(r, "mfma ", op.mfma, " ", operands());
+    case OpKind::kConst:
+      return absl::StrCat(r, "const ", ValueTypeName(op.type), " ", op.constant);
+    case OpKind::kZero:
+      return absl::StrCat(r, "zero ", ValueTypeName(op.type));
+    case OpKind::kAdd:
+      return absl::StrCat(r, "add ", operands());
+    case OpKind::kMul:
+      return absl::StrCat(r, "mul ", operands());
+    case OpKind::kFma:
+      return absl::StrCat(r, "fma ", operands());
+    case OpKind::kCvt:
+      return absl::StrCat(r, "cvt ", operands(), " : ", ValueTypeName(op.type));
+    case OpKind::kFor:
+      return absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
+    case OpKind::kYield:
+      return absl::StrCat("yield ", operands());
+  }
+  return "?";
+}
+
+}  // namespace
+
+KernelAbi LayoutAbi(const Kernel& k) {
+  KernelAbi abi;
+  bool tid[3] = {false, false, false}, wg[3] = {false, false, false};
+  ScanOps(k.body, tid, wg);
+  for (int d = 0; d < 3; ++d) {
+    abi.wg_id_enabled[d] = wg[d] && k.grid[d] > 1;
+    if (tid[d] && k.workgroup[d] > 1) abi.workitem_id_enable = std::max(abi.workitem_id_enable, d);
+  }
+  int64_t off = 0;
+  for (const Arg& a : k.args) {
+    int64_t size = a.kind == Arg::Kind::kBuffer ? 8 : 4;
+    off = (off + size - 1) / size * size;
+    abi.kernargs.push_back({a.name, off, size, a.kind == Arg::Kind::kBuffer});
+    off += size;
+  }
+  abi.kernarg_size = (off + 7) / 8 * 8;
+  int64_t lds = 0;
+  for (const LdsAlloc& l : k.lds) {
+    lds = (lds + 15) / 16 * 16;
+    abi.lds_offsets.push_back({l.name, lds});
+    lds += l.SizeBytes();
+  }
+  abi.lds_bytes = lds;
+  return abi;
+}
+
+MOperand IVal::Op() const {
+  if (kind == Kind::kConst) return MOperand::Imm(static_cast<uint32_t>(c));
+  return kind == Kind::kSgpr ? MirBuilder::S(vreg) : MirBuilder::V(vreg);
+}
+
+absl::Status LowerCtx::Error(const Op& op, const std::string& msg) const {
+  std::string where = op.loc.line > 0 ? absl::StrCat(op.loc.line, ":", op.loc.col, ": ") : "";
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, "in '", OpSummary(op), "': ", msg));
+}
+
+int LowerCtx::Srd(const std::string& arg) {
+  auto done = srd_.find(arg);
+  if (done != srd_.end()) return done->second;
+  int q = srd_pending_.at(arg);
+  const Arg* a = k_.FindArg(arg);
+  // SRD words 1-3 (amdgcn-isa-notes.md section 4): base_hi with stride 0,
+  // num_records = buffer bytes, dword3 with data_format 4 (32-bit).
+  b_.Emit(Opc::kSAndB32, {MirBuilder::S(q, 1), MirBuilder::S(q, 1), MOperand::Imm(0xffff)});
+  b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 2), MOperand::Imm(static_cast<uint32_t>(a->SizeBytes()))});
+  b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 3), MOperand::Imm(0x00020000)});
+  srd_[arg] = q;
+  return q;
+}
+
+int LowerCtx::VgprsOf(const std::string& name) {
+  Value& v = values_.at(name);
+  if (v.is_zero && v.vreg < 0) {
+    v.vreg = b_.NewV(v.type.Dwords(), t_.even_aligned_tuples && v.type.Dwords() > 1 ? 2 : 1);
+    v.cls = RegClass::kVgpr;
+    for (int i = 0; i < v.type.Dwords(); ++i)
+      b_.Emit(Opc::kVMovB32, {MirBuilder::V(v.vreg, i), MOperand::Imm(0)});
+  }
+  if (v.cls == RegClass::kVgpr) return v.vreg;
+  if (v.vgpr_copy >= 0) return v.vgpr_copy;
+  int n = v.type.Dwords();
+  int c = b_.NewV(n, t_.even_aligned_tuples && n > 1 ? 2 : 1);
+  for (int i = 0; i < n; ++i)
+    b_.Emit(Opc::kVAccvgprRead, {MirBuilder::V(c, i), MirBuilder::A(v.vreg, i)});
+  v.vgpr_copy = c;
+  return c;
+}
+
+void LowerCtx::SetupInputs() {
+  out_.abi = LayoutAbi(k_);
+  const KernelAbi& abi = out_.abi;
+  scope_.kernel = &k_;
+  MFunction& f = out_.mir;
+  // Kernel inputs, precoloured (AMDGPUUsage, initial kernel execution state).
+  kernarg_ = f.NewVReg(RegClass::kSgpr, 2, 2);
+  f.vregs[kernarg_].fixed = 0;
+  int sys = abi.FirstSystemSgpr();
+  for (int d = 0; d < 3; ++d) {
+    if (!abi.wg_id_enabled[d]) continue;
+    wg_[d] = f.NewVReg(RegClass::kSgpr, 1);
+    f.vregs[wg_[d]].fixed = sys++;
+  }
+  if (t_.packed_workitem_ids) {
+    workitem_[0] = f.NewVReg(RegClass::kVgpr, 1);
+    f.vregs[workitem_[0]].fixed = 0;
+  } else {
+    for (int d = 0; d <= abi.workitem_id_enable; ++d) {
+      workitem_[d] = f.NewVReg(RegClass::kVgpr, 1);
+      f.vregs[workitem_[d]].fixed = d;
+    }
+  }
+  for (const auto& [name, off] : abi.lds_offsets) lds_offset_[name] = off;
+}
+
+absl::Status LowerCtx::Run() {
+  SetupInputs();
+  const KernelAbi& abi = out_.abi;
+  MFunction& f = out_.mir;
+  // Kernel arguments from the kernarg segment (s_load: lgkmcnt, out of order).
+  for (const KernelAbi::KernargSlot& slot : abi.kernargs) {
+    if (slot.is_buffer) {
+      int q = f.NewVReg(RegClass::kSgpr, 4, 4);
+      b_.Emit(Opc::kSLoadDwordx2, {MirBuilder::S(q, 0, 2), MirBuilder::S(kernarg_, 0, 2),
+                                   MOperand::Imm(slot.offset)});
+      srd_pending_[slot.name] = q;
+    } else {
+      int s = b_.NewS();
+      b_.Emit(Opc::kSLoadDword,
+              {MirBuilder::S(s), MirBuilder::S(kernarg_, 0, 2), MOperand::Imm(slot.offset)});
+      scalar_args_[slot.name] = s;
+    }
+  }
+  // Ops in order (pre-order numbering; loops arrive with the GEMM work).
+  for (const Op& op : k_.body) {
+    cur_op_ = static_cast<int>(out_.kir_op_text.size());
+    out_.kir_op_text.push_back(OpSummary(op));
+    b_.SetKirOp(cur_op_);
+    absl::Status st;
+    switch (op.kind) {
+      case OpKind::kLoad:
+        st = LowerLoad(op);
+        break;
+      case OpKind::kStore:
+        st = LowerStore(op);
+        break;
+      case OpKind::kBarrier:
+        // A single-wave workgroup needs no barrier (as LLVM drops it).
+        if (k_.WorkgroupThreads() > 64) b_.Emit(Opc::kSBarrier, {});
+        break;
+      case OpKind::kMfma:
+        st = LowerMfma(op);
+        break;
+      case OpKind::kConst:
+      case OpKind::kZero:
+        st = LowerConst(op);
+        break;
+      case OpKind::kAdd:
+      case OpKind::kMul:
+      case OpKind::kFma:
+        st = LowerElementwise(op);
+        break;
+      case OpKind::kCvt:
+        st = LowerCvt(op);
+        break;
+      case OpKind::kFor:
+      case OpKind::kYield:
+        st = Error(op, "loops are not lowered yet (tracked by the tiled-GEMM work); "
+                       "unroll the loop in the KIR for now");
+        break;
+    }
+    if (!st.ok()) return st;
+  }
+  b_.SetKirOp(-1);
+  b_.Emit(Opc::kSEndpgm, {});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LoweredIndex> LowerIndexExpr(const Kernel& k, const TargetInfo& target,
+                                            const IndexExpr& e) {
+  LoweredKernel lk;
+  LowerCtx ctx(k, target, lk);
+  ctx.SetupInputs();
+  absl::StatusOr<AffineForm> f = Affine(e, ctx.scope_);
+  if (!f.ok()) return f.status();
+  absl::StatusOr<IVal> v = ctx.EmitAffine(*f);
+  if (!v.ok()) return v.status();
+  LoweredIndex out;
+  out.abi = lk.abi;
+  out.kind = v->kind == IVal::Kind::kConst   ? LoweredIndex::Kind::kConst
+             : v->kind == IVal::Kind::kSgpr ? LoweredIndex::Kind::kSgpr
+                                            : LoweredIndex::Kind::kVgpr;
+  out.constant = v->c;
+  out.vreg = v->vreg;
+  for (int d = 0; d < 3; ++d) {
+    out.workitem_vreg[d] = ctx.workitem_[d];
+    out.wg_vreg[d] = ctx.wg_[d];
+  }
+  out.mir = std::move(lk.mir);
+  return out;
+}
+
+absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target) {
+  LoweredKernel out;
+  LowerCtx ctx(k, target, out);
+  absl::Status st = ctx.Run();
+  if (!st.ok()) return st;
+  return out;
+}
+
+}  // namespace kir

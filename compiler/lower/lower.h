@@ -1,0 +1,73 @@
+// Lowering of a validated thread-level KIR kernel to MIR on virtual registers.
+#ifndef KIRC_COMPILER_LOWER_LOWER_H_
+#define KIRC_COMPILER_LOWER_LOWER_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/isa/instr.h"
+#include "compiler/lower/access_map.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+// Kernel ABI facts decided by the lowering, used by the descriptor, the
+// metadata and the emulator (LLVM AMDGPUUsage, "Initial Kernel Execution State").
+struct KernelAbi {
+  int user_sgprs = 2;                      // kernarg segment pointer in s[0:1]
+  std::array<bool, 3> wg_id_enabled{};     // workgroup id x/y/z SGPRs, after the user SGPRs
+  int workitem_id_enable = 0;              // 0: x, 1: x,y, 2: x,y,z (.amdhsa_system_vgpr_workitem_id)
+  struct KernargSlot {
+    std::string name;
+    int64_t offset = 0;  // bytes
+    int64_t size = 0;    // bytes: 8 for buffers, 4 for scalars
+    bool is_buffer = true;
+  };
+  std::vector<KernargSlot> kernargs;
+  int64_t kernarg_size = 0;                // bytes, a multiple of 8
+  std::vector<std::pair<std::string, int64_t>> lds_offsets;  // allocation -> byte offset
+  int64_t lds_bytes = 0;                   // group_segment_fixed_size
+  int FirstSystemSgpr() const { return user_sgprs; }
+};
+
+// Byte offsets of the kernel arguments and LDS allocations, as laid out by the
+// lowering: arguments in declaration order (buffers 8 bytes aligned 8, scalars 4
+// bytes aligned 4), kernarg size rounded up to 8; LDS allocations in
+// declaration order, each aligned to 16 bytes, without overlap.
+KernelAbi LayoutAbi(const Kernel& k);
+
+struct LoweredKernel {
+  MFunction mir;       // virtual registers; ends with s_endpgm
+  KernelAbi abi;
+  AccessMap access_map;
+  std::vector<std::string> kir_op_text;  // pre-order op index -> one-line KIR text
+};
+
+// Lowers `k` (already validated for `target`) to MIR. Errors name the KIR op
+// (line:col when known) and say what to change, e.g. an index whose
+// intermediate value leaves the 32-bit range.
+absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target);
+
+// The code for one index expression on its own, for tests and the verifier:
+// the kernel inputs are precoloured virtual registers (workitem_vreg: v0 packed
+// on gfx90a/942 in [0], or v0/v1/v2 on gfx908; wg_vreg: the workgroup-id
+// SGPRs, -1 when not enabled), and the value ends up in `vreg` or is `constant`.
+struct LoweredIndex {
+  MFunction mir;
+  KernelAbi abi;
+  enum class Kind { kConst, kSgpr, kVgpr } kind = Kind::kConst;
+  int64_t constant = 0;
+  int vreg = -1;
+  int workitem_vreg[3] = {-1, -1, -1};
+  int wg_vreg[3] = {-1, -1, -1};
+};
+absl::StatusOr<LoweredIndex> LowerIndexExpr(const Kernel& k, const TargetInfo& target,
+                                            const IndexExpr& e);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_LOWER_LOWER_H_

@@ -1,0 +1,93 @@
+// Internal state of the KIR -> MIR lowering, shared by lower*.cc.
+#ifndef KIRC_COMPILER_LOWER_LOWER_INTERNAL_H_
+#define KIRC_COMPILER_LOWER_LOWER_INTERNAL_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/lower/index_analysis.h"
+#include "compiler/lower/lower.h"
+#include "compiler/lower/mir_builder.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+// An integer index value: a constant, a uniform SGPR or a per-lane VGPR.
+struct IVal {
+  enum class Kind { kConst, kSgpr, kVgpr };
+  Kind kind = Kind::kConst;
+  int64_t c = 0;
+  int vreg = -1;
+  MOperand Op() const;
+};
+
+// A KIR SSA value in registers: a tuple of type.Dwords() registers.
+struct Value {
+  ValueType type;
+  RegClass cls = RegClass::kVgpr;
+  int vreg = -1;
+  bool is_zero = false;        // `zero` op: not materialised until needed
+  bool is_scalar_arg = false;  // a scalar kernel argument in an SGPR
+  int vgpr_copy = -1;          // AGPR values: their VGPR copy, once made
+};
+
+class LowerCtx {
+ public:
+  LowerCtx(const Kernel& k, const TargetInfo& t, LoweredKernel& out)
+      : k_(k), t_(t), out_(out), b_(out.mir) {}
+
+  absl::Status Run();
+  // Precoloured kernel inputs (kernarg pointer, workgroup ids, work-item ids) and the ABI.
+  void SetupInputs();
+
+  // lower_index.cc
+  absl::StatusOr<IVal> EmitAffine(const AffineForm& f);
+  absl::StatusOr<IVal> EmitAtom(const Atom& a);
+  // Quotient floor(x / d) of a value x whose range is [lo, hi] (both in int32).
+  absl::StatusOr<IVal> EmitFloorDivMod(const AffineForm& x, int64_t d, bool is_mod);
+  IVal Add(IVal a, IVal b);
+  IVal Mul(IVal a, int64_t c, Interval a_range);
+  IVal MulVals(IVal a, IVal b);
+  IVal ToVgpr(IVal a);
+
+  // lower_memory.cc
+  absl::Status LowerLoad(const Op& op);
+  absl::Status LowerStore(const Op& op);
+
+  // lower_compute.cc
+  absl::Status LowerMfma(const Op& op);
+  absl::Status LowerElementwise(const Op& op);
+  absl::Status LowerConst(const Op& op);
+  absl::Status LowerCvt(const Op& op);
+
+  // Registers of a value usable by VALU/VMEM/DS (AGPR values copied to VGPRs).
+  int VgprsOf(const std::string& name);
+  const Value& ValueOf(const std::string& name) const { return values_.at(name); }
+  absl::Status Error(const Op& op, const std::string& msg) const;
+
+  const Kernel& k_;
+  const TargetInfo& t_;
+  LoweredKernel& out_;
+  MirBuilder b_;
+  IndexScope scope_;
+  int cur_op_ = -1;
+  std::map<std::string, Value> values_;
+  std::map<std::string, IVal> affine_cache_;
+  std::map<std::string, IVal> atom_cache_;
+  std::map<std::string, int> srd_;          // buffer arg -> SRD quad vreg (finished)
+  std::map<std::string, int> srd_pending_;  // buffer arg -> SRD quad with only the pointer loaded
+  std::map<std::string, int> scalar_args_;  // scalar arg -> SGPR vreg
+  std::map<std::string, int64_t> lds_offset_;
+  int kernarg_ = -1;                        // s[0:1]
+  int wg_[3] = {-1, -1, -1};                // workgroup id SGPRs
+  int workitem_[3] = {-1, -1, -1};          // v0 (packed) or v0/v1/v2 (gfx908)
+
+  int Srd(const std::string& arg);  // finishes the SRD at first use
+};
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_LOWER_LOWER_INTERNAL_H_

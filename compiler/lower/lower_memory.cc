@@ -1,0 +1,345 @@
+// Loads and stores: global buffers through MUBUF (buffer_*) with an SRD per
+// argument, LDS through ds_*; the widest access the proven alignment allows;
+// guarded accesses by an out-of-range voffset (buffers) or EXEC (LDS).
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/lower/lower_internal.h"
+
+namespace kir {
+namespace {
+
+constexpr uint32_t kOutOfRange = 0x80000000u;  // voffset no buffer reaches (sizes < 2^31)
+
+// One instruction's share of a vector access.
+struct Chunk {
+  int first_elem = 0;
+  int num_elems = 1;
+  int64_t byte_offset = 0;  // from element 0's address
+  int bytes = 4;            // 2, 4, 8 or 16
+  int dword = 0;            // first register of the value tuple
+  int half = 0;             // 16-bit chunks: 0 low half, 1 high half
+};
+
+struct MemAccess {
+  bool is_lds = false;
+  ElemType elem = ElemType::kF32;
+  int eb = 4;
+  int width = 1;
+  int along = 0;
+  std::vector<int64_t> shape, strides;
+  std::vector<AffineForm> idx;
+  AffineForm base;  // byte offset of element 0 (LDS: including the allocation's offset)
+  std::vector<Chunk> chunks;
+};
+
+Opc LoadOpc(bool lds, int bytes, int half) {
+  switch (bytes) {
+    case 16:
+      return lds ? Opc::kDsReadB128 : Opc::kBufferLoadDwordx4;
+    case 8:
+      return lds ? Opc::kDsReadB64 : Opc::kBufferLoadDwordx2;
+    case 4:
+      return lds ? Opc::kDsReadB32 : Opc::kBufferLoadDword;
+    default:
+      if (lds) return half ? Opc::kDsReadU16D16Hi : Opc::kDsReadU16D16;
+      return half ? Opc::kBufferLoadShortD16Hi : Opc::kBufferLoadShortD16;
+  }
+}
+
+Opc StoreOpc(bool lds, int bytes, int half) {
+  switch (bytes) {
+    case 16:
+      return lds ? Opc::kDsWriteB128 : Opc::kBufferStoreDwordx4;
+    case 8:
+      return lds ? Opc::kDsWriteB64 : Opc::kBufferStoreDwordx2;
+    case 4:
+      return lds ? Opc::kDsWriteB32 : Opc::kBufferStoreDword;
+    default:
+      if (lds) return half ? Opc::kDsWriteB16D16Hi : Opc::kDsWriteB16;
+      return half ? Opc::kBufferStoreShortD16Hi : Opc::kBufferStoreShort;
+  }
+}
+
+AffineForm Part(const AffineForm& f, bool uniform) {
+  AffineForm p;
+  for (const AffineTerm& t : f.terms)
+    if (t.atom.uniform == uniform) p.terms.push_back(t);
+  return p;
+}
+
+}  // namespace
+
+static absl::StatusOr<MemAccess> PlanAccess(LowerCtx& c, const Op& op, ValueType vt) {
+  MemAccess a;
+  a.width = vt.width;
+  a.along = op.along;
+  if (const Arg* arg = c.k_.FindArg(op.mem)) {
+    a.elem = arg->elem;
+    a.shape = arg->shape;
+    a.strides = arg->strides;
+  } else if (const LdsAlloc* l = c.k_.FindLds(op.mem)) {
+    a.is_lds = true;
+    a.elem = l->elem;
+    a.shape = l->shape;
+    a.strides = l->Strides();
+  } else {
+    return c.Error(op, absl::StrCat("unknown memory '", op.mem, "'"));
+  }
+  a.eb = ElemBytes(a.elem);
+  a.base = AffineConst(a.is_lds ? c.lds_offset_.at(op.mem) : 0);
+  for (size_t d = 0; d < op.index.size(); ++d) {
+    absl::StatusOr<AffineForm> f = Affine(*op.index[d], c.scope_);
+    if (!f.ok()) return c.Error(op, std::string(f.status().message()));
+    a.idx.push_back(*f);
+    a.base = AffineAdd(a.base, AffineScale(*f, a.strides[d] * a.eb));
+  }
+  int64_t along_stride = a.strides[a.along];
+  if (along_stride == 1 && a.width > 1) {
+    int64_t total = int64_t{a.width} * a.eb;
+    int64_t chunk = std::min<int64_t>(std::min<int64_t>(16, total), a.base.KnownAlignment());
+    if (chunk < std::min<int64_t>(a.eb, 4) || (chunk < 4 && total > 2))
+      return c.Error(op, absl::StrCat("the address is only known to be ", chunk,
+                                      "-byte aligned; a ", total, "-byte vector access needs ",
+                                      std::min<int64_t>(total, 16)));
+    for (int64_t off = 0; off < total; off += chunk) {
+      Chunk ch;
+      ch.first_elem = static_cast<int>(off / a.eb);
+      ch.num_elems = static_cast<int>(chunk / a.eb);
+      ch.byte_offset = off;
+      ch.bytes = static_cast<int>(chunk);
+      ch.dword = static_cast<int>(off / 4);
+      a.chunks.push_back(ch);
+    }
+  } else {
+    for (int e = 0; e < a.width; ++e) {
+      Chunk ch;
+      ch.first_elem = e;
+      ch.byte_offset = int64_t{e} * along_stride * a.eb;
+      ch.bytes = a.eb;
+      ch.dword = e * a.eb / 4;
+      ch.half = a.eb == 2 ? e % 2 : 0;
+      a.chunks.push_back(ch);
+    }
+  }
+  return a;
+}
+
+// The lane mask "all dimensions in shape" for `elem_shift` added to the index
+// along `along`; nullopt = statically true, -1 = statically false.
+static absl::StatusOr<std::optional<int>> GuardMask(LowerCtx& c, const Op& op, const MemAccess& a,
+                                                    int elem_shift) {
+  int mask = -2;
+  for (size_t d = 0; d < a.idx.size(); ++d) {
+    AffineForm f = a.idx[d];
+    if (static_cast<int>(d) == a.along) f = AffineAdd(f, AffineConst(elem_shift));
+    Interval r = f.Range();
+    if (r.lo >= 0 && r.hi < a.shape[d]) continue;
+    if (r.IsConst()) return std::optional<int>(-1);
+    if (r.lo < -(int64_t{1} << 31) || r.hi >= (int64_t{1} << 31))
+      return c.Error(op, absl::StrCat("index ", d, " ('", f.Key(), "') ranges beyond 32 bits"));
+    absl::StatusOr<IVal> v = c.EmitAffine(f);
+    if (!v.ok()) return v.status();
+    int m = c.b_.NewS(2, 2);
+    // Unsigned shape > index also rejects negative indices.
+    c.b_.ValuTo(Opc::kVCmpGtU32, MirBuilder::S(m, 0, 2),
+                {MOperand::Imm(a.shape[d]), v->Op()});
+    if (mask == -2) {
+      mask = m;
+    } else {
+      int both = c.b_.NewS(2, 2);
+      c.b_.Emit(Opc::kSAndB64, {MirBuilder::S(both, 0, 2), MirBuilder::S(mask, 0, 2),
+                                MirBuilder::S(m, 0, 2)});
+      mask = both;
+    }
+  }
+  if (mask == -2) return std::optional<int>();
+  return std::optional<int>(mask);
+}
+
+namespace {
+
+// Operands of one buffer instruction: voffset (or none), soffset, inst offset.
+struct BufAddr {
+  std::optional<MOperand> voffset;
+  MOperand soffset = MOperand::Imm(0);
+  int64_t offset = 0;
+};
+
+}  // namespace
+
+// Emits one memory instruction for `ch`; `data` is the value tuple's vreg.
+static void EmitChunk(LowerCtx& c, const Op& op, const MemAccess& a, const Chunk& ch, bool store,
+                      int data, int srd, const BufAddr* buf, const MOperand* lds_addr,
+                      int64_t lds_offset) {
+  int dwords = std::max(1, ch.bytes / 4);
+  MOperand reg = MirBuilder::V(data, ch.dword, dwords);
+  Opc opc = store ? StoreOpc(a.is_lds, ch.bytes, ch.half) : LoadOpc(a.is_lds, ch.bytes, ch.half);
+  MInst* mi;
+  if (a.is_lds) {
+    if (store)
+      mi = &c.b_.Emit(opc, {*lds_addr, reg});
+    else
+      mi = &c.b_.Emit(opc, {reg, *lds_addr});
+    mi->offset = lds_offset;
+  } else {
+    MOperand vaddr = buf->voffset ? *buf->voffset : MOperand::Imm(0);
+    mi = &c.b_.Emit(opc, {reg, vaddr, MirBuilder::S(srd, 0, 4), buf->soffset});
+    mi->offen = buf->voffset.has_value();
+    mi->offset = buf->offset;
+  }
+  AccessRecord rec;
+  rec.inst_id = mi->id;
+  rec.kir_op = c.cur_op_;
+  rec.mem = op.mem;
+  rec.is_lds = a.is_lds;
+  rec.is_store = store;
+  rec.guarded = op.guarded;
+  rec.element_bytes = a.eb;
+  for (int e = 0; e < ch.num_elems; ++e) rec.elements.push_back(ch.first_elem + e);
+  c.out_.access_map.push_back(std::move(rec));
+}
+
+static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bool store, int data) {
+  // Chunks under one guard mask: all of them when the vector is wholly in or
+  // wholly out of shape, else one per element.
+  bool whole = !op.guarded || a.width == 1 ||
+               (a.strides[a.along] == 1 && a.shape[a.along] % a.width == 0 &&
+                a.idx[a.along].KnownAlignment() % a.width == 0);
+  std::vector<std::vector<Chunk>> groups;
+  if (whole) {
+    groups.push_back(a.chunks);
+  } else {
+    for (int e = 0; e < a.width; ++e) {
+      Chunk ch;
+      ch.first_elem = e;
+      ch.byte_offset = int64_t{e} * a.strides[a.along] * a.eb;
+      ch.bytes = a.eb;
+      ch.dword = e * a.eb / 4;
+      ch.half = a.eb == 2 ? e % 2 : 0;
+      groups.push_back({ch});
+    }
+  }
+  int srd = a.is_lds ? -1 : c.Srd(op.mem);
+  for (const std::vector<Chunk>& g : groups) {
+    std::optional<int> mask;
+    if (op.guarded) {
+      absl::StatusOr<std::optional<int>> m = GuardMask(c, op, a, whole ? 0 : g[0].first_elem);
+      if (!m.ok()) return m.status();
+      mask = *m;
+      if (mask && *mask == -1) continue;  // statically out of shape: no access
+    }
+    AffineForm base = AffineAdd(a.base, AffineConst(g[0].byte_offset));
+    if (a.is_lds) {
+      AffineForm vpart = Part(base, false), upart = Part(base, true);
+      int64_t vmin = vpart.terms.empty() ? 0 : vpart.Range().lo;
+      int64_t umin = upart.terms.empty() ? 0 : upart.Range().lo;
+      if (op.guarded) vmin = umin = 0;  // out-of-shape lanes are off in EXEC
+      vpart.constant = -vmin;
+      upart.constant = -umin;
+      int64_t cst = base.constant + vmin + umin;
+      absl::StatusOr<IVal> v = c.EmitAffine(vpart);
+      if (!v.ok()) return v.status();
+      absl::StatusOr<IVal> u = c.EmitAffine(upart);
+      if (!u.ok()) return u.status();
+      IVal addr = c.Add(*v, *u);
+      int64_t last = cst + (g.back().byte_offset - g[0].byte_offset);
+      if (cst < 0 || last > 65535) {
+        addr = c.Add(addr, IVal{IVal::Kind::kConst, cst, -1});
+        cst = 0;
+      }
+      addr = c.ToVgpr(addr);
+      MOperand vaddr = addr.Op();
+      int save = -1;
+      if (mask) {
+        save = c.b_.NewS(2, 2);
+        c.b_.Emit(Opc::kSAndSaveexecB64, {MirBuilder::S(save, 0, 2), MirBuilder::S(*mask, 0, 2)});
+      }
+      for (const Chunk& ch : g)
+        EmitChunk(c, op, a, ch, store, data, -1, nullptr, &vaddr, cst + ch.byte_offset - g[0].byte_offset);
+      if (mask)
+        c.b_.Emit(Opc::kSMovB64, {MOperand::Special(SpecialReg::kExec), MirBuilder::S(save, 0, 2)});
+      continue;
+    }
+    BufAddr buf;
+    int64_t span = g.back().byte_offset - g[0].byte_offset;
+    if (mask) {
+      // Everything in voffset; out-of-shape lanes get an offset past every buffer,
+      // so loads read 0 and stores are dropped by the SRD range check.
+      absl::StatusOr<IVal> full = c.EmitAffine(base);
+      if (!full.ok()) return full.status();
+      IVal vo = c.ToVgpr(*full);
+      int sel = c.b_.NewV();
+      c.b_.ValuTo(Opc::kVCndmaskB32, MirBuilder::V(sel),
+                  {MirBuilder::V(c.b_.VConst(kOutOfRange)), vo.Op(), MirBuilder::S(*mask, 0, 2)});
+      buf.voffset = MirBuilder::V(sel);
+      if (span > 4095)
+        return c.Error(op, "a guarded vector access spanning more than 4095 bytes is not supported");
+      for (const Chunk& ch : g) {
+        buf.offset = ch.byte_offset - g[0].byte_offset;
+        EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0);
+      }
+      continue;
+    }
+    AffineForm vpart = Part(base, false), upart = Part(base, true);
+    int64_t vmin = vpart.terms.empty() ? 0 : vpart.Range().lo;
+    int64_t umin = upart.terms.empty() ? 0 : upart.Range().lo;
+    vpart.constant = -vmin;
+    upart.constant = -umin;
+    int64_t cst = base.constant + vmin + umin;
+    if (cst < 0)
+      return c.Error(op, absl::StrCat("the byte offset can be negative (down to ", cst,
+                                      "); use a guarded access"));
+    absl::StatusOr<IVal> v = c.EmitAffine(vpart);
+    if (!v.ok()) return v.status();
+    absl::StatusOr<IVal> u = c.EmitAffine(upart);
+    if (!u.ok()) return u.status();
+    for (const Chunk& ch : g) {
+      int64_t off = cst + ch.byte_offset - g[0].byte_offset;
+      IVal s = *u;
+      if (off > 4095) {  // MUBUF offsets are 12 bits: the rest goes to soffset
+        s = c.Add(s, IVal{IVal::Kind::kConst, off & ~int64_t{4095}, -1});
+        off &= 4095;
+      }
+      buf.voffset.reset();
+      if (v->kind == IVal::Kind::kVgpr) buf.voffset = v->Op();
+      if (s.kind == IVal::Kind::kConst)
+        buf.soffset = IsInlineInt(s.c) ? MOperand::Imm(s.c) : MirBuilder::S(c.b_.SConst(static_cast<uint32_t>(s.c)));
+      else
+        buf.soffset = s.Op();
+      buf.offset = off;
+      EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerCtx::LowerLoad(const Op& op) {
+  absl::StatusOr<MemAccess> a = PlanAccess(*this, op, op.type);
+  if (!a.ok()) return a.status();
+  int n = op.type.Dwords();
+  Value v;
+  v.type = op.type;
+  v.cls = RegClass::kVgpr;
+  v.vreg = b_.NewV(n, t_.even_aligned_tuples && n > 1 ? 2 : 1);
+  if (op.guarded) {
+    // Elements no instruction writes (statically out of shape, or lanes off in
+    // EXEC for LDS) must read as zero.
+    for (int i = 0; i < n; ++i) b_.Emit(Opc::kVMovB32, {MirBuilder::V(v.vreg, i), MOperand::Imm(0)});
+  }
+  absl::Status st = EmitAccess(*this, op, *a, /*store=*/false, v.vreg);
+  if (!st.ok()) return st;
+  values_[op.results[0]] = v;
+  return absl::OkStatus();
+}
+
+absl::Status LowerCtx::LowerStore(const Op& op) {
+  const Value& val = values_.at(op.operands[0].name);
+  absl::StatusOr<MemAccess> a = PlanAccess(*this, op, val.type);
+  if (!a.ok()) return a.status();
+  int data = VgprsOf(op.operands[0].name);
+  return EmitAccess(*this, op, *a, /*store=*/true, data);
+}
+
+}  // namespace kir

@@ -1,0 +1,852 @@
+#include "compiler/lower/validate.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/float_bits.h"
+#include "compiler/ir/index_expr.h"
+#include "compiler/ir/types.h"
+#include "compiler/lower/index_analysis.h"
+
+namespace kir {
+namespace {
+
+constexpr int64_t kSat = int64_t{1} << 62;  // as index_analysis.cc
+constexpr int64_t k2G = int64_t{1} << 31;
+
+int64_t Sat(__int128 v) {
+  if (v > kSat) return kSat;
+  if (v < -kSat) return -kSat;
+  return static_cast<int64_t>(v);
+}
+int64_t SatAdd(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) + b); }
+int64_t SatMul(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) * b); }
+
+bool ValidElem(ElemType e) {
+  switch (e) {
+    case ElemType::kF16:
+    case ElemType::kBF16:
+    case ElemType::kF32:
+    case ElemType::kI32:
+      return true;
+  }
+  return false;
+}
+
+bool IsFloat(ElemType e) { return e != ElemType::kI32; }
+
+std::string TypeName(ValueType t) { return ValueTypeName(t); }
+
+// Shortest text that reads back as exactly `v` ("1.5", "-0", "inf", "nan").
+std::string FormatDouble(double v) {
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+// Structure of an index tree: non-null operands, known kinds, dims 0..2,
+// bounded depth and size. Empty string if fine.
+std::string IndexTreeProblem(const IndexExpr* e, int depth, int64_t* budget) {
+  if (e == nullptr) return "an operand of the index expression is missing (null)";
+  if (depth > kMaxIndexDepth)
+    return absl::StrCat("the index expression is nested more than ", kMaxIndexDepth,
+                        " levels deep; simplify it");
+  if (--*budget < 0)
+    return absl::StrCat("the index expression has more than ", kMaxIndexNodes,
+                        " nodes; simplify it");
+  switch (e->kind) {
+    case IndexKind::kConst:
+    case IndexKind::kNamed:
+    case IndexKind::kLoopVar:
+      return "";
+    case IndexKind::kTid:
+    case IndexKind::kWg:
+      if (e->dim < 0 || e->dim > 2)
+        return absl::StrCat(e->kind == IndexKind::kTid ? "tid" : "wg", " dimension ", e->dim,
+                            " is not x, y or z (0, 1 or 2)");
+      return "";
+    case IndexKind::kAdd:
+    case IndexKind::kSub:
+    case IndexKind::kMul:
+    case IndexKind::kFloorDiv:
+    case IndexKind::kMod: {
+      std::string p = IndexTreeProblem(e->lhs.get(), depth + 1, budget);
+      if (!p.empty()) return p;
+      return IndexTreeProblem(e->rhs.get(), depth + 1, budget);
+    }
+  }
+  return absl::StrCat("unknown index expression kind ", static_cast<int>(e->kind));
+}
+
+std::string IndexProblem(const IndexRef& e) {
+  int64_t budget = kMaxIndexNodes;
+  return IndexTreeProblem(e.get(), 0, &budget);
+}
+
+std::string IndexText(const IndexRef& e) {
+  if (!IndexProblem(e).empty()) return "?";
+  return IndexToString(*e);
+}
+
+std::string OperandText(const Operand& o) { return o.is_arg ? o.name : "%" + o.name; }
+
+const char* OpName(OpKind k) {
+  switch (k) {
+    case OpKind::kLoad:
+      return "load";
+    case OpKind::kStore:
+      return "store";
+    case OpKind::kBarrier:
+      return "barrier";
+    case OpKind::kMfma:
+      return "mfma";
+    case OpKind::kConst:
+      return "const";
+    case OpKind::kZero:
+      return "zero";
+    case OpKind::kAdd:
+      return "add";
+    case OpKind::kMul:
+      return "mul";
+    case OpKind::kFma:
+      return "fma";
+    case OpKind::kCvt:
+      return "cvt";
+    case OpKind::kFor:
+      return "for";
+    case OpKind::kYield:
+      return "yield";
+  }
+  return "?";
+}
+
+// A one-line rendering of `op` for messages (a `for` without its body).
+std::string OpText(const Op& op) {
+  std::string r;
+  if (!op.results.empty()) r = "%" + absl::StrJoin(op.results, ", %") + " = ";
+  std::vector<std::string> ops;
+  for (const Operand& o : op.operands) ops.push_back(OperandText(o));
+  std::string operands = absl::StrJoin(ops, ", ");
+  auto memref = [&] {
+    std::vector<std::string> ix;
+    for (const IndexRef& i : op.index) ix.push_back(IndexText(i));
+    std::string s = absl::StrCat(op.guarded ? "guarded " : "", op.mem, "[",
+                                 absl::StrJoin(ix, ", "), "]");
+    if (op.along != static_cast<int>(op.index.size()) - 1) absl::StrAppend(&s, " along ", op.along);
+    return s;
+  };
+  switch (op.kind) {
+    case OpKind::kLoad:
+      return absl::StrCat(r, "load ", memref(), " : ", TypeName(op.type));
+    case OpKind::kStore:
+      return absl::StrCat(r, "store ", memref(), ", ", operands);
+    case OpKind::kBarrier:
+      return r + "barrier";
+    case OpKind::kMfma:
+      return absl::StrCat(r, "mfma ", op.mfma, " ", operands);
+    case OpKind::kConst:
+      return absl::StrCat(r, "const ", TypeName(op.type), " ", FormatDouble(op.constant));
+    case OpKind::kZero:
+      return absl::StrCat(r, "zero ", TypeName(op.type));
+    case OpKind::kAdd:
+    case OpKind::kMul:
+    case OpKind::kFma:
+      return absl::StrCat(r, OpName(op.kind), " ", operands);
+    case OpKind::kCvt:
+      return absl::StrCat(r, "cvt ", operands, " : ", TypeName(op.type));
+    case OpKind::kFor: {
+      std::string s = absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
+      if (op.step != 1) absl::StrAppend(&s, " step ", op.step);
+      if (!op.iter_args.empty() || !op.operands.empty()) {
+        std::vector<std::string> it;
+        size_t n = std::max(op.iter_args.size(), op.operands.size());
+        for (size_t i = 0; i < n; ++i)
+          it.push_back(absl::StrCat("%", i < op.iter_args.size() ? op.iter_args[i] : "?", " = ",
+                                    i < op.operands.size() ? OperandText(op.operands[i]) : "?"));
+        absl::StrAppend(&s, " iter(", absl::StrJoin(it, ", "), ")");
+      }
+      return s;
+    }
+    case OpKind::kYield:
+      return operands.empty() ? "yield" : "yield " + operands;
+  }
+  return absl::StrCat(r, "op kind ", static_cast<int>(op.kind));
+}
+
+// Bytes a buffer's shape and strides address (Arg::SizeBytes), saturating.
+int64_t BufferBytes(const Arg& a) {
+  int64_t span = 1;
+  for (size_t d = 0; d < a.shape.size() && d < a.strides.size(); ++d)
+    span = SatAdd(span, SatMul(a.shape[d] - 1, a.strides[d]));
+  return SatMul(span, ElemBytes(a.elem));
+}
+
+// LdsAlloc::SizeBytes, saturating (for allocations not yet known to be small).
+int64_t LdsBytes(const LdsAlloc& l) {
+  size_t n = l.shape.size();
+  if (n == 0) return 0;
+  int64_t s = 1;  // stride of dimension d, for d from n-1 down to 0
+  for (size_t d = n - 1; d > 0; --d) s = SatMul(s, SatAdd(l.shape[d], d == n - 1 ? l.pad : 0));
+  int64_t row = n == 1 ? SatAdd(l.shape[0], l.pad) : SatMul(l.shape[0], s);
+  return SatMul(row, ElemBytes(l.elem));
+}
+
+std::string DimName(int d) { return std::string(1, "xyz"[d]); }
+
+class Validator {
+ public:
+  Validator(const Kernel& k, const TargetInfo& t, absl::string_view filename)
+      : k_(k), t_(t), filename_(filename) {
+    iscope_.kernel = &k_;
+  }
+
+  absl::Status Run();
+
+ private:
+  struct Value {
+    ValueType type;
+    bool ivar = false;
+  };
+  using Scope = std::map<std::string, Value>;
+
+  absl::Status Err(const SourceLoc& loc, const std::string& what_text, const std::string& msg) const {
+    std::string where;
+    if (loc.line > 0) {
+      if (!filename_.empty()) where = absl::StrCat(filename_, ":");
+      absl::StrAppend(&where, loc.line, ":", loc.col, ": ");
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "error: in '", what_text, "': ", msg));
+  }
+  absl::Status OpErr(const Op& op, const std::string& msg) const {
+    return Err(op.loc, OpText(op), msg);
+  }
+  absl::Status KernelErr(const std::string& msg) const { return Err(k_.loc, "kernel", msg); }
+
+  absl::Status CheckKernelHeader();
+  absl::Status CheckDecls();
+  absl::Status CheckArg(const Arg& a);
+  absl::Status CheckLds(const LdsAlloc& l);
+
+  absl::Status WalkBody(const std::vector<Op>& body, const Op* loop,
+                        const std::vector<ValueType>& iter_types);
+  absl::Status CheckOp(const Op& op);
+  absl::Status CheckArity(const Op& op);
+  absl::Status CheckFor(const Op& op);
+  absl::Status CheckYield(const Op& op, const Op& loop, const std::vector<ValueType>& iter_types);
+  absl::Status CheckAccess(const Op& op, ValueType vt, bool is_store);
+  absl::Status CheckMfma(const Op& op);
+  absl::Status CheckElementwise(const Op& op);
+  absl::Status CheckCvt(const Op& op);
+  absl::Status CheckConst(const Op& op);
+  absl::Status CheckType(const Op& op, ValueType vt);
+
+  const Value* Lookup(const std::string& name) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      auto it = s->find(name);
+      if (it != s->end()) return &it->second;
+    }
+    return nullptr;
+  }
+  absl::StatusOr<ValueType> Use(const Op& op, const Operand& o, bool allow_arg);
+  absl::Status CanDefine(const Op& op, const std::string& name) const {
+    if (name.empty()) return OpErr(op, "a defined name is empty; give it a name");
+    if (Lookup(name) != nullptr)
+      return OpErr(op, absl::StrCat("%", name, " is defined twice; rename one of the definitions"));
+    return absl::OkStatus();
+  }
+  absl::Status Define(const Op& op, const std::string& name, ValueType t, bool ivar = false) {
+    absl::Status s = CanDefine(op, name);
+    if (!s.ok()) return s;
+    scopes_.back()[name] = Value{t, ivar};
+    return absl::OkStatus();
+  }
+
+  const Kernel& k_;
+  const TargetInfo& t_;
+  std::string filename_;
+  std::vector<Scope> scopes_;
+  std::set<std::string> hidden_;  // defined in a loop body that has ended
+  IndexScope iscope_;
+  std::map<std::string, int64_t> lds_offset_;
+  int loop_depth_ = 0;
+};
+
+absl::Status Validator::Run() {
+  absl::Status s = CheckKernelHeader();
+  if (!s.ok()) return s;
+  s = CheckDecls();
+  if (!s.ok()) return s;
+  if (k_.body.empty())
+    return KernelErr("the kernel body is empty; add the ops the kernel should run");
+  scopes_.emplace_back();
+  return WalkBody(k_.body, nullptr, {});
+}
+
+absl::Status Validator::CheckKernelHeader() {
+  if (k_.name.empty()) return KernelErr("the kernel has no name; write `kernel NAME`");
+  const auto& wg = k_.workgroup;
+  for (int d = 0; d < 3; ++d)
+    if (wg[d] < 1)
+      return KernelErr(absl::StrCat("workgroup extent ", DimName(d), " is ", wg[d],
+                                    "; every extent must be at least 1"));
+  for (int d = 0; d < 3; ++d)
+    if (wg[d] > 1024)
+      return KernelErr(absl::StrCat("workgroup extent ", DimName(d), " is ", wg[d],
+                                    "; a workgroup has at most 1024 threads"));
+  int64_t threads = wg[0] * wg[1] * wg[2];  // each <= 1024: no overflow
+  std::string shape = absl::StrCat(wg[0], "x", wg[1], "x", wg[2]);
+  if (threads > 1024)
+    return KernelErr(absl::StrCat("workgroup ", shape, " has ", threads,
+                                  " threads; a workgroup has at most 1024"));
+  if (threads % 64 != 0)
+    return KernelErr(absl::StrCat("workgroup ", shape, " has ", threads,
+                                  " threads, not a multiple of 64; kirc runs whole wave64s "
+                                  "(MFMA is wave-collective), so use a multiple of 64 threads"));
+  for (int d = 0; d < 3; ++d) {
+    if (k_.grid[d] < 1)
+      return KernelErr(absl::StrCat("grid extent ", DimName(d), " is ", k_.grid[d],
+                                    "; every extent must be at least 1"));
+    if (k_.grid[d] >= k2G)
+      return KernelErr(absl::StrCat("grid extent ", DimName(d), " is ", k_.grid[d],
+                                    "; it must be less than 2^31"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckDecls() {
+  struct Decl {
+    int kind;  // 0 const, 1 arg, 2 lds
+    size_t i;
+    SourceLoc loc;
+    std::string name;
+  };
+  std::vector<Decl> decls;
+  bool all_located = true;
+  for (size_t i = 0; i < k_.consts.size(); ++i)
+    decls.push_back({0, i, k_.consts[i].loc, k_.consts[i].name});
+  for (size_t i = 0; i < k_.args.size(); ++i)
+    decls.push_back({1, i, k_.args[i].loc, k_.args[i].name});
+  for (size_t i = 0; i < k_.lds.size(); ++i)
+    decls.push_back({2, i, k_.lds[i].loc, k_.lds[i].name});
+  for (const Decl& d : decls) all_located = all_located && d.loc.line > 0;
+  if (all_located)
+    std::stable_sort(decls.begin(), decls.end(), [](const Decl& a, const Decl& b) {
+      return a.loc.line != b.loc.line ? a.loc.line < b.loc.line : a.loc.col < b.loc.col;
+    });
+  static const char* const kKind[] = {"const", "arg", "lds"};
+  std::map<std::string, const Decl*> seen;
+  for (const Decl& d : decls) {
+    std::string text = absl::StrCat(kKind[d.kind], " ", d.name);
+    if (d.name.empty()) return Err(d.loc, text, "the declaration has no name; give it one");
+    auto [it, fresh] = seen.emplace(d.name, &d);
+    if (!fresh) {
+      const Decl& first = *it->second;
+      std::string at = first.loc.line > 0 ? absl::StrCat(", line ", first.loc.line) : "";
+      return Err(d.loc, text,
+                 absl::StrCat("'", d.name, "' is already declared (", kKind[first.kind], " ",
+                              first.name, at,
+                              "); consts, args and LDS allocations share one namespace, so "
+                              "rename one of them"));
+    }
+    absl::Status s = absl::OkStatus();
+    if (d.kind == 1) s = CheckArg(k_.args[d.i]);
+    if (d.kind == 2) s = CheckLds(k_.lds[d.i]);
+    if (!s.ok()) return s;
+  }
+  // LDS layout as LayoutAbi (lower.h): declaration order, each 16-byte aligned.
+  int64_t total = 0;
+  const LdsAlloc* over = nullptr;
+  for (const LdsAlloc& l : k_.lds) {
+    total = SatAdd(total, 15) / 16 * 16;
+    lds_offset_[l.name] = total;
+    total = SatAdd(total, LdsBytes(l));
+    if (over == nullptr && total > t_.lds_bytes) over = &l;
+  }
+  if (over != nullptr)
+    return Err(over->loc, "lds " + over->name,
+               absl::StrCat("the LDS allocations need ", total,
+                            " bytes (each aligned to 16 bytes), more than the ", t_.lds_bytes,
+                            " bytes a workgroup has on ", t_.name,
+                            "; make the allocations or their padding smaller"));
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckArg(const Arg& a) {
+  std::string text = "arg " + a.name;
+  if (!ValidElem(a.elem))
+    return Err(a.loc, text, absl::StrCat("unknown element type ", static_cast<int>(a.elem)));
+  if (a.kind == Arg::Kind::kScalar) {
+    if (a.elem != ElemType::kI32 && a.elem != ElemType::kF32)
+      return Err(a.loc, text,
+                 absl::StrCat("scalar arguments must be i32 or f32, found ", ElemTypeName(a.elem),
+                              "; pass an f32 and convert it with cvt"));
+    return absl::OkStatus();
+  }
+  if (a.kind != Arg::Kind::kBuffer)
+    return Err(a.loc, text, absl::StrCat("unknown argument kind ", static_cast<int>(a.kind)));
+  if (a.shape.empty())
+    return Err(a.loc, text, "a buffer needs at least one dimension, e.g. f32[256] strides [1]");
+  if (a.strides.size() != a.shape.size())
+    return Err(a.loc, text,
+               absl::StrCat("the buffer has ", a.shape.size(), " dimension(s) but ",
+                            a.strides.size(), " stride(s); give one stride per dimension"));
+  for (size_t d = 0; d < a.shape.size(); ++d) {
+    if (a.shape[d] < 1)
+      return Err(a.loc, text,
+                 absl::StrCat("extent ", d, " is ", a.shape[d], "; extents must be at least 1"));
+    if (a.strides[d] < 0)
+      return Err(a.loc, text,
+                 absl::StrCat("stride ", d, " is ", a.strides[d], "; strides must not be negative"));
+  }
+  int64_t bytes = BufferBytes(a);
+  if (bytes >= k2G)
+    return Err(a.loc, text,
+               absl::StrCat("the buffer spans ", bytes,
+                            " bytes; buffers of 2 GiB or more need 64-bit addressing, which "
+                            "kirc does not support yet"));
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckLds(const LdsAlloc& l) {
+  std::string text = "lds " + l.name;
+  if (!ValidElem(l.elem))
+    return Err(l.loc, text, absl::StrCat("unknown element type ", static_cast<int>(l.elem)));
+  if (l.shape.empty())
+    return Err(l.loc, text, "an LDS allocation needs at least one dimension, e.g. f16[16, 16]");
+  for (size_t d = 0; d < l.shape.size(); ++d)
+    if (l.shape[d] < 1)
+      return Err(l.loc, text,
+                 absl::StrCat("extent ", d, " is ", l.shape[d], "; extents must be at least 1"));
+  if (l.pad < 0)
+    return Err(l.loc, text, absl::StrCat("pad is ", l.pad, "; it must not be negative"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ValueType> Validator::Use(const Op& op, const Operand& o, bool allow_arg) {
+  if (o.is_arg) {
+    if (!allow_arg)
+      return OpErr(op, absl::StrCat("operand ", o.name, " must be an SSA value (%name); scalar "
+                                    "arguments can only be used by add, mul and fma"));
+    const Arg* a = k_.FindArg(o.name);
+    if (a == nullptr)
+      return OpErr(op, absl::StrCat("unknown scalar argument '", o.name, "'"));
+    if (a->kind != Arg::Kind::kScalar)
+      return OpErr(op, absl::StrCat("'", o.name, "' is a buffer, not a scalar argument; load "
+                                    "from it first"));
+    return ValueType{a->elem, 1};
+  }
+  const Value* v = Lookup(o.name);
+  if (v == nullptr) {
+    if (hidden_.count(o.name))
+      return OpErr(op, absl::StrCat("%", o.name, " is defined inside a loop body and is not "
+                                    "visible here; pass it out through yield and the loop's "
+                                    "results"));
+    return OpErr(op, absl::StrCat("use of undefined value %", o.name,
+                                  "; define it before this op"));
+  }
+  if (v->ivar)
+    return OpErr(op, absl::StrCat("%", o.name, " is a loop induction variable; it can only be "
+                                  "used in index expressions"));
+  return v->type;
+}
+
+absl::Status Validator::CheckType(const Op& op, ValueType vt) {
+  if (!ValidElem(vt.elem))
+    return OpErr(op, absl::StrCat("unknown element type ", static_cast<int>(vt.elem)));
+  if (!IsLegalWidth(vt.width))
+    return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be 1, 2, 4, "
+                                  "8 or 16"));
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckArity(const Op& op) {
+  int results = -1, operands = -1;
+  switch (op.kind) {
+    case OpKind::kLoad:
+      results = 1, operands = 0;
+      break;
+    case OpKind::kStore:
+      results = 0, operands = 1;
+      break;
+    case OpKind::kBarrier:
+      results = 0, operands = 0;
+      break;
+    case OpKind::kMfma:
+    case OpKind::kFma:
+      results = 1, operands = 3;
+      break;
+    case OpKind::kConst:
+    case OpKind::kZero:
+      results = 1, operands = 0;
+      break;
+    case OpKind::kAdd:
+    case OpKind::kMul:
+      results = 1, operands = 2;
+      break;
+    case OpKind::kCvt:
+      results = 1, operands = 1;
+      break;
+    case OpKind::kYield:
+      results = 0;
+      break;
+    case OpKind::kFor:
+      if (op.results.size() != op.iter_args.size())
+        return OpErr(op, absl::StrCat("'for' defines ", op.results.size(), " result(s) but has ",
+                                      op.iter_args.size(), " iter_arg(s)"));
+      if (op.operands.size() != op.iter_args.size())
+        return OpErr(op, absl::StrCat("'for' has ", op.iter_args.size(), " iter_arg(s) but ",
+                                      op.operands.size(), " initial value(s)"));
+      return absl::OkStatus();
+    default:
+      return OpErr(op, absl::StrCat("unknown op kind ", static_cast<int>(op.kind)));
+  }
+  const char* name = OpName(op.kind);
+  if (results >= 0 && static_cast<int64_t>(op.results.size()) != results)
+    return OpErr(op, results == 0 ? absl::StrCat("'", name, "' does not define a result")
+                                  : absl::StrCat("'", name, "' defines exactly one result, found ",
+                                                 op.results.size()));
+  if (operands >= 0 && static_cast<int64_t>(op.operands.size()) != operands)
+    return OpErr(op, absl::StrCat("'", name, "' takes ", operands, " operand(s), found ",
+                                  op.operands.size()));
+  return absl::OkStatus();
+}
+
+absl::Status Validator::WalkBody(const std::vector<Op>& body, const Op* loop,
+                                 const std::vector<ValueType>& iter_types) {
+  for (size_t i = 0; i < body.size(); ++i) {
+    const Op& op = body[i];
+    if (op.kind == OpKind::kYield) {
+      if (loop == nullptr) return OpErr(op, "'yield' outside of a 'for' body");
+      if (i + 1 != body.size())
+        return OpErr(op, "'yield' must be the last op of a 'for' body");
+      absl::Status s = CheckArity(op);
+      if (!s.ok()) return s;
+      s = CheckYield(op, *loop, iter_types);
+      if (!s.ok()) return s;
+      continue;
+    }
+    absl::Status s = CheckOp(op);
+    if (!s.ok()) return s;
+  }
+  if (loop != nullptr && (body.empty() || body.back().kind != OpKind::kYield))
+    return OpErr(*loop, "the loop body must end with 'yield' (one value per iter_arg)");
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckYield(const Op& op, const Op& loop,
+                                   const std::vector<ValueType>& iter_types) {
+  if (op.operands.size() != loop.iter_args.size())
+    return OpErr(op, absl::StrCat("yield passes ", op.operands.size(),
+                                  " value(s) but the loop has ", loop.iter_args.size(),
+                                  " iter_arg(s)"));
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    absl::StatusOr<ValueType> t = Use(op, op.operands[i], false);
+    if (!t.ok()) return t.status();
+    if (!(*t == iter_types[i]))
+      return OpErr(op, absl::StrCat("yield operand ", i, " (%", op.operands[i].name, ") is ",
+                                    TypeName(*t), " but iter_arg %", loop.iter_args[i], " is ",
+                                    TypeName(iter_types[i]),
+                                    "; yield a value of the iter_arg's type"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckOp(const Op& op) {
+  absl::Status s = CheckArity(op);
+  if (!s.ok()) return s;
+  switch (op.kind) {
+    case OpKind::kLoad:
+      s = CheckType(op, op.type);
+      if (s.ok()) s = CheckAccess(op, op.type, false);
+      if (s.ok()) s = Define(op, op.results[0], op.type);
+      return s;
+    case OpKind::kStore: {
+      absl::StatusOr<ValueType> v = Use(op, op.operands[0], false);
+      if (!v.ok()) return v.status();
+      return CheckAccess(op, *v, true);
+    }
+    case OpKind::kBarrier:
+      return absl::OkStatus();
+    case OpKind::kMfma:
+      return CheckMfma(op);
+    case OpKind::kConst:
+      return CheckConst(op);
+    case OpKind::kZero:
+      s = CheckType(op, op.type);
+      if (s.ok()) s = Define(op, op.results[0], op.type);
+      return s;
+    case OpKind::kAdd:
+    case OpKind::kMul:
+    case OpKind::kFma:
+      return CheckElementwise(op);
+    case OpKind::kCvt:
+      return CheckCvt(op);
+    case OpKind::kFor:
+      return CheckFor(op);
+    case OpKind::kYield:
+      break;
+  }
+  return OpErr(op, "unexpected op");
+}
+
+absl::Status Validator::CheckFor(const Op& op) {
+  if (loop_depth_ >= kMaxLoopNesting)
+    return OpErr(op, absl::StrCat("loops are nested more than ", kMaxLoopNesting,
+                                  " deep; flatten or split the loop nest"));
+  if (op.step <= 0)
+    return OpErr(op, absl::StrCat("the step must be positive, found ", op.step));
+  if (op.lo >= op.hi)
+    return OpErr(op, absl::StrCat("the loop runs zero times (", op.lo, " >= ", op.hi,
+                                  "); empty loops are not allowed: remove it or fix the bounds"));
+  __int128 last128 = op.lo + (static_cast<__int128>(op.hi) - 1 - op.lo) / op.step * op.step;
+  int64_t last = static_cast<int64_t>(last128);  // lo <= last < hi
+  if (op.lo < -k2G || last >= k2G)
+    return OpErr(op, absl::StrCat("the induction variable takes values ", op.lo, "..", last,
+                                  ", outside the 32-bit range; keep the bounds within "
+                                  "[-2^31, 2^31)"));
+  std::vector<ValueType> iter_types;
+  for (const Operand& o : op.operands) {
+    absl::StatusOr<ValueType> t = Use(op, o, false);
+    if (!t.ok()) return t.status();
+    iter_types.push_back(*t);
+  }
+  // Names on the `for` line: results (defined after the loop), ivar, iter_args.
+  std::set<std::string> line_names;
+  for (const std::string& r : op.results) {
+    absl::Status s = CanDefine(op, r);
+    if (!s.ok()) return s;
+    if (!line_names.insert(r).second)
+      return OpErr(op, absl::StrCat("%", r, " is defined twice; rename one of the definitions"));
+  }
+  absl::Status s = CanDefine(op, op.ivar);
+  if (!s.ok()) return s;
+  for (const std::string& a : op.iter_args) {
+    s = CanDefine(op, a);
+    if (!s.ok()) return s;
+    if (a == op.ivar || std::count(op.iter_args.begin(), op.iter_args.end(), a) > 1)
+      return OpErr(op, absl::StrCat("%", a, " is defined twice; rename one of the definitions"));
+  }
+  scopes_.emplace_back();
+  scopes_.back()[op.ivar] = Value{ValueType{ElemType::kI32, 1}, true};
+  for (size_t i = 0; i < op.iter_args.size(); ++i) scopes_.back()[op.iter_args[i]] = Value{iter_types[i]};
+  iscope_.loops[op.ivar] = IndexScope::Loop{op.lo, last, op.step};
+  ++loop_depth_;
+  s = WalkBody(op.body, &op, iter_types);
+  --loop_depth_;
+  iscope_.loops.erase(op.ivar);
+  for (const auto& [name, v] : scopes_.back()) hidden_.insert(name);
+  scopes_.pop_back();
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    s = Define(op, op.results[i], iter_types[i]);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
+  const Arg* arg = k_.FindArg(op.mem);
+  const LdsAlloc* lds = k_.FindLds(op.mem);
+  if (arg != nullptr && arg->kind != Arg::Kind::kBuffer)
+    return OpErr(op, absl::StrCat("'", op.mem, "' is a scalar argument, not a buffer or an LDS "
+                                  "allocation"));
+  if (arg == nullptr && lds == nullptr)
+    return OpErr(op, absl::StrCat("unknown buffer or LDS allocation '", op.mem, "'"));
+  ElemType elem = arg != nullptr ? arg->elem : lds->elem;
+  const std::vector<int64_t>& shape = arg != nullptr ? arg->shape : lds->shape;
+  std::vector<int64_t> strides = arg != nullptr ? arg->strides : lds->Strides();
+  int64_t size = arg != nullptr ? arg->SizeBytes() : lds->SizeBytes();
+  int64_t base = arg != nullptr ? 0 : lds_offset_[op.mem];
+  int rank = static_cast<int>(shape.size());
+  const char* verb = is_store ? "store" : "load";
+  if (static_cast<int64_t>(op.index.size()) != rank)
+    return OpErr(op, absl::StrCat(op.mem, " has ", rank, " dimension(s) but the ", verb, " has ",
+                                  op.index.size(), " index(es); give one index per dimension"));
+  if (op.along < 0 || op.along >= rank)
+    return OpErr(op, absl::StrCat("along ", op.along, " is not a dimension of ", op.mem,
+                                  " (dimensions 0..", rank - 1, ")"));
+  if (arg != nullptr && is_store && arg->access == Access::kReadOnly)
+    return OpErr(op, absl::StrCat(op.mem, " is readonly; storing to it is not allowed (declare "
+                                  "it writeonly or readwrite)"));
+  if (arg != nullptr && !is_store && arg->access == Access::kWriteOnly)
+    return OpErr(op, absl::StrCat(op.mem, " is writeonly; loading from it is not allowed "
+                                  "(declare it readonly or readwrite)"));
+  if (vt.elem != elem) {
+    ValueType want{elem, vt.width};
+    if (is_store)
+      return OpErr(op, absl::StrCat(op.mem, " holds ", ElemTypeName(elem), " but %",
+                                    op.operands[0].name, " is ", TypeName(vt),
+                                    "; convert it to ", TypeName(want), " with cvt first"));
+    return OpErr(op, absl::StrCat(op.mem, " holds ", ElemTypeName(elem), " but the load produces ",
+                                  TypeName(vt), "; load ", TypeName(want),
+                                  " and convert it with cvt"));
+  }
+  if (!IsLegalWidth(vt.width))  // a stored value's type is checked where it is defined
+    return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be 1, 2, 4, "
+                                  "8 or 16"));
+  int64_t eb = ElemBytes(elem);
+  std::vector<AffineForm> idx;
+  for (int d = 0; d < rank; ++d) {
+    if (op.index[d] == nullptr)
+      return OpErr(op, absl::StrCat("index ", d, " is missing (a null expression)"));
+    std::string p = IndexProblem(op.index[d]);
+    if (!p.empty()) return OpErr(op, absl::StrCat("index ", d, ": ", p));
+    absl::StatusOr<AffineForm> f = Affine(*op.index[d], iscope_);
+    if (!f.ok()) return OpErr(op, std::string(f.status().message()));
+    idx.push_back(*std::move(f));
+  }
+  // Byte offset within the memory, and from the start of LDS (for alignment).
+  AffineForm b = AffineConst(0);
+  for (int d = 0; d < rank; ++d) b = AffineAdd(b, AffineScale(idx[d], SatMul(strides[d], eb)));
+  AffineForm abs = AffineAdd(b, AffineConst(base));
+  bool contiguous = strides[op.along] == 1;
+  int64_t need = contiguous ? std::min<int64_t>(vt.width * eb, 16) : eb;
+  int64_t have = abs.KnownAlignment();
+  if (have % need != 0) {
+    return OpErr(op, absl::StrCat(
+                         "the ", TypeName(vt), " ", verb, " needs ", need,
+                         "-byte alignment but its byte offset is only provably ", have,
+                         "-byte aligned; make the index along dimension ", op.along,
+                         " a multiple of ", need / eb,
+                         " and the other dimensions' strides (or LDS padding) multiples of ",
+                         need / eb, " elements, or use a narrower type"));
+  }
+  if (op.guarded) {
+    for (int d = 0; d < rank; ++d) {
+      Interval r = idx[d].Range();
+      int64_t hi = d == op.along ? SatAdd(r.hi, vt.width - 1) : r.hi;
+      if (r.lo <= -k2G || hi >= k2G)
+        return OpErr(op, absl::StrCat("index ", d, " takes values ", r.lo, "..", hi,
+                                      ", outside the 32-bit range; even guarded accesses need "
+                                      "|index| < 2^31"));
+    }
+    return absl::OkStatus();
+  }
+  Interval r = b.Range();
+  int64_t last_off = SatMul(vt.width - 1, SatMul(strides[op.along], eb));
+  int64_t end = SatAdd(SatAdd(r.hi, last_off), eb);  // exclusive
+  std::string fix = absl::StrCat("use `", verb, " guarded` or fix the index");
+  if (r.lo < 0)
+    return OpErr(op, absl::StrCat("the byte offset can be negative (as low as ", r.lo, "); ", fix));
+  if (end > k2G)
+    return OpErr(op, absl::StrCat("the byte offset reaches 2^31 (bytes up to ", end - 1, "); ", fix));
+  if (end > size)
+    return OpErr(op, absl::StrCat("can access outside ", op.mem, " (bytes ", r.lo, "..", end - 1,
+                                  " of ", size, "); ", fix));
+  return absl::OkStatus();
+}
+
+absl::Status Validator::CheckMfma(const Op& op) {
+  const MfmaDesc* m = LookupMfma(op.mfma);
+  if (m == nullptr) {
+    std::vector<std::string> names;
+    for (const MfmaDesc& d : AllMfmas()) names.push_back(d.kir_name);
+    return OpErr(op, absl::StrCat("unknown MFMA '", op.mfma, "'; kirc knows ",
+                                  absl::StrJoin(names, ", ")));
+  }
+  absl::StatusOr<std::string> mn = MfmaMnemonic(t_, *m);
+  if (!mn.ok()) return OpErr(op, std::string(mn.status().message()));
+  ValueType ab{m->ab_elem, m->ab_width}, cd{ElemType::kF32, m->cd_width};
+  static const char* const kRole[] = {"A", "B", "C"};
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<ValueType> t = Use(op, op.operands[i], false);
+    if (!t.ok()) return t.status();
+    ValueType want = i < 2 ? ab : cd;
+    if (!(*t == want))
+      return OpErr(op, absl::StrCat("operand ", kRole[i], " (%", op.operands[i].name, ") is ",
+                                    TypeName(*t), " but ", m->kir_name, " needs ",
+                                    TypeName(want)));
+  }
+  if (!(op.type == cd))
+    return OpErr(op, absl::StrCat("the result type is ", TypeName(op.type), " but ", m->kir_name,
+                                  " produces ", TypeName(cd)));
+  return Define(op, op.results[0], cd);
+}
+
+absl::Status Validator::CheckElementwise(const Op& op) {
+  std::vector<ValueType> types;
+  for (const Operand& o : op.operands) {
+    absl::StatusOr<ValueType> t = Use(op, o, true);
+    if (!t.ok()) return t.status();
+    types.push_back(*t);
+  }
+  for (size_t i = 1; i < types.size(); ++i)
+    if (types[i].elem != types[0].elem)
+      return OpErr(op, absl::StrCat("operands have different element types: ",
+                                    OperandText(op.operands[0]), " is ", TypeName(types[0]), ", ",
+                                    OperandText(op.operands[i]), " is ", TypeName(types[i]),
+                                    "; convert one with cvt"));
+  size_t widest = 0;
+  for (size_t i = 1; i < types.size(); ++i)
+    if (types[i].width > types[widest].width) widest = i;
+  ValueType rt = types[widest];
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (types[i].width == rt.width) continue;
+    if (types[i].width == 1 && ElemBytes(types[i].elem) == 4) continue;
+    return OpErr(op, absl::StrCat("operand ", OperandText(op.operands[i]), " is ",
+                                  TypeName(types[i]), " but ", OperandText(op.operands[widest]),
+                                  " is ", TypeName(rt),
+                                  "; widths must match (only width-1 f32 and i32 operands "
+                                  "broadcast)"));
+  }
+  if (op.kind == OpKind::kFma && !IsFloat(rt.elem))
+    return OpErr(op, absl::StrCat("fma is defined for float types only, found ",
+                                  ElemTypeName(rt.elem), "; use mul and add"));
+  return Define(op, op.results[0], rt);
+}
+
+absl::Status Validator::CheckCvt(const Op& op) {
+  absl::StatusOr<ValueType> in = Use(op, op.operands[0], false);
+  if (!in.ok()) return in.status();
+  absl::Status s = CheckType(op, op.type);
+  if (!s.ok()) return s;
+  if (in->elem == ElemType::kI32 || op.type.elem == ElemType::kI32)
+    return OpErr(op, absl::StrCat("conversions to or from i32 are not supported yet (",
+                                  TypeName(*in), " to ", TypeName(op.type), ")"));
+  if (in->width != op.type.width)
+    return OpErr(op, absl::StrCat("cvt keeps the width: %", op.operands[0].name, " is ",
+                                  TypeName(*in), " but the result type is ", TypeName(op.type),
+                                  "; use ", TypeName(ValueType{op.type.elem, in->width})));
+  return Define(op, op.results[0], op.type);
+}
+
+absl::Status Validator::CheckConst(const Op& op) {
+  absl::Status s = CheckType(op, op.type);
+  if (!s.ok()) return s;
+  if (!ExactBits(op.type.elem, op.constant).has_value()) {
+    std::string v = FormatDouble(op.constant);
+    std::string elem(ElemTypeName(op.type.elem));
+    if (op.type.elem == ElemType::kI32)
+      return OpErr(op, absl::StrCat(v, " is not an i32; i32 constants are integers in "
+                                       "[-2147483648, 2147483647]"));
+    float f = static_cast<float>(op.constant);
+    double nearest = f;
+    if (op.type.elem == ElemType::kF16) nearest = F16BitsToF32(F32ToF16Bits(f));
+    if (op.type.elem == ElemType::kBF16) nearest = Bf16BitsToF32(F32ToBf16Bits(f));
+    return OpErr(op, absl::StrCat(v, " is not exactly representable in ", elem,
+                                  "; write a value that is (the nearest ", elem, " is ",
+                                  FormatDouble(nearest), ")"));
+  }
+  return Define(op, op.results[0], op.type);
+}
+
+}  // namespace
+
+absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t, absl::string_view filename) {
+  return Validator(k, t, filename).Run();
+}
+
+}  // namespace kir

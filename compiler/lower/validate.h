@@ -1,0 +1,52 @@
+// The KIR validator: checks a thread-level kernel against the rules the
+// lowering relies on, for one target, and explains the first problem it finds.
+//
+// ValidateKernel never crashes and never recurses without bound, whatever the
+// Kernel holds (null index expressions, malformed ops, huge values): it checks
+// the structure before it uses anything that assumes it. It uses the interval
+// and affine analysis of index_analysis.h, so its facts are the lowering's.
+#ifndef KIRC_COMPILER_LOWER_VALIDATE_H_
+#define KIRC_COMPILER_LOWER_VALIDATE_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+// Deepest `for` nesting the validator accepts.
+inline constexpr int kMaxLoopNesting = 64;
+// Deepest index-expression tree, and most nodes in one index expression.
+inline constexpr int kMaxIndexDepth = 512;
+inline constexpr int kMaxIndexNodes = 65536;
+
+// OK, or InvalidArgument with one message for the first problem:
+//   "FILE:LINE:COL: error: in 'OPTEXT': WHAT"  (the op/declaration has a SourceLoc)
+//   "LINE:COL: error: in 'OPTEXT': WHAT"       (... and `filename` is empty)
+//   "error: in 'OPTEXT': WHAT"                 (no SourceLoc, i.e. line == 0)
+// OPTEXT is a one-line rendering of the op (e.g. "store C[tid.x, 0], %d") or of
+// the declaration ("kernel", "const N", "arg A", "lds As").
+//
+// Order: kernel name, workgroup, grid, declarations (in source order when all
+// have a SourceLoc, else consts, args, LDS), total LDS, non-empty body, then the
+// ops in program order (a `for` is checked before its body; the check that a
+// body ends with `yield` comes after the body).
+//
+// SSA names are scoped like MLIR regions: a name may not be redefined while it
+// is visible (values, loop induction variables and iter_args of enclosing
+// loops), values defined in a loop body are not visible after the loop (only
+// the loop's results are), and sibling loops may reuse names.
+//
+// The result type of add/mul/fma is computed from the operands (the widest
+// operand; width-1 f32/i32 operands broadcast); Op::type is ignored for them
+// (the parser leaves it at its default). For load/const/zero/cvt Op::type is the
+// result type; for mfma it must be the instruction's {f32, cd_width}.
+absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t,
+                            absl::string_view filename = "");
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_LOWER_VALIDATE_H_

@@ -1,0 +1,116 @@
+#include "compiler/passes/hazards.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/target/hazard_table.h"
+
+namespace kir {
+
+int HazardState::Deficit(const TargetInfo& t, const MInst& consumer, std::string* why) const {
+  int best = 0;
+  const MInst* binding = nullptr;
+  for (const Entry& e : recent) {
+    int need = RequiredWaitStates(t, *e.inst, consumer, nullptr);
+    if (need - e.elapsed > best) {
+      best = need - e.elapsed;
+      binding = e.inst;
+    }
+  }
+  if (best > 0 && why != nullptr) RequiredWaitStates(t, *binding, consumer, why);
+  return best;
+}
+
+void HazardState::Pad(int wait_states) {
+  for (Entry& e : recent) e.elapsed += wait_states;
+  recent.erase(std::remove_if(recent.begin(), recent.end(),
+                              [&](const Entry& e) { return e.elapsed >= window; }),
+               recent.end());
+}
+
+void HazardState::Issue(const MInst& inst) {
+  Pad(IssuedWaitStates(inst));
+  // s_nop, s_waitcnt and the like produce nothing a later instruction waits for.
+  if (Info(inst.opc).cls != InstClass::kSopp) recent.push_back(Entry{&inst, 0});
+}
+
+void HazardState::Merge(const HazardState& other) {
+  for (const Entry& o : other.recent) {
+    auto it = std::find_if(recent.begin(), recent.end(),
+                           [&](const Entry& e) { return e.inst == o.inst; });
+    if (it == recent.end())
+      recent.push_back(o);
+    else
+      it->elapsed = std::min(it->elapsed, o.elapsed);
+  }
+  window = std::max(window, other.window);
+  // Keep "oldest first" (largest elapsed first) for readability; Deficit does
+  // not depend on the order.
+  std::stable_sort(recent.begin(), recent.end(),
+                   [](const Entry& a, const Entry& b) { return a.elapsed > b.elapsed; });
+}
+
+namespace {
+
+absl::Status CheckInput(const MInst& mi, size_t index) {
+  for (const MOperand& o : mi.ops)
+    if (o.kind == MOperand::Kind::kReg && o.is_virtual)
+      return absl::InvalidArgumentError(
+          absl::StrCat("hazard pass: instruction ", index, " (", Info(mi.opc).mnemonic,
+                       ") has a virtual register operand; run it after register allocation"));
+  if (mi.opc == Opc::kSNop &&
+      (mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm || mi.ops[0].imm < 0 ||
+       mi.ops[0].imm > 15))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "hazard pass: instruction ", index,
+        " is an s_nop without an immediate in 0..15 (the hardware reads only 4 bits)"));
+  return absl::OkStatus();
+}
+
+MInst MakeNop(int wait_states, const std::string& why) {
+  MInst nop;
+  nop.opc = Opc::kSNop;
+  nop.ops.push_back(MOperand::Imm(wait_states - 1));
+  nop.id = -1;
+  nop.comment = why;
+  return nop;
+}
+
+}  // namespace
+
+absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats* stats) {
+  for (size_t i = 0; i < f.insts.size(); ++i) {
+    absl::Status s = CheckInput(f.insts[i], i);
+    if (!s.ok()) return s;
+  }
+  // The state points into the input list, which stays untouched until the end.
+  std::vector<MInst> in = std::move(f.insts);
+  std::vector<MInst> out;
+  out.reserve(in.size() + in.size() / 4);
+  HazardState state(MaxHazardWindow());
+  std::string why;
+  for (const MInst& mi : in) {
+    int deficit = state.Deficit(t, mi, &why);
+    if (deficit > 0) {
+      state.Pad(deficit);
+      if (stats != nullptr) stats->wait_states += deficit;
+      // One s_nop per at most 8 wait states (LLVM's insertNoops: s_nop 7 at most).
+      while (deficit > 0) {
+        int n = std::min(deficit, 8);
+        out.push_back(MakeNop(n, why));
+        deficit -= n;
+        if (stats != nullptr) ++stats->nops;
+      }
+    }
+    out.push_back(mi);
+    state.Issue(mi);
+  }
+  // `state` points into `in`; it is not used past this point.
+  f.insts = std::move(out);
+  return absl::OkStatus();
+}
+
+}  // namespace kir

@@ -1,0 +1,99 @@
+#include "compiler/passes/regalloc.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace kir {
+namespace {
+
+struct Interval {
+  int vreg;
+  int start, end;
+};
+
+const char* ClassName(RegClass c) {
+  return c == RegClass::kVgpr ? "VGPRs" : c == RegClass::kSgpr ? "SGPRs" : "AGPRs";
+}
+
+}  // namespace
+
+absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f) {
+  int nv = static_cast<int>(f.vregs.size());
+  std::vector<int> start(nv, -2), end(nv, -2);
+  for (int i = 0; i < static_cast<int>(f.insts.size()); ++i) {
+    for (const MOperand& o : f.insts[i].ops) {
+      if (!o.IsReg() || !o.is_virtual) continue;
+      if (o.reg < 0 || o.reg >= nv)
+        return absl::InternalError(absl::StrCat("operand names unknown vreg ", o.reg));
+      if (start[o.reg] == -2) start[o.reg] = i;
+      end[o.reg] = i;
+    }
+  }
+  std::vector<Interval> iv;
+  for (int v = 0; v < nv; ++v) {
+    if (start[v] == -2) continue;
+    if (f.vregs[v].fixed >= 0) start[v] = -1;  // live from kernel entry
+    iv.push_back({v, start[v], end[v]});
+  }
+  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) {
+    return a.start != b.start ? a.start < b.start : a.vreg < b.vreg;
+  });
+  auto limit = [&](RegClass c) {
+    return c == RegClass::kVgpr ? t.max_arch_vgprs : c == RegClass::kSgpr ? t.max_sgprs : t.max_agprs;
+  };
+  // busy_until[class][reg]: last instruction index the register is live at (-2 = free).
+  std::vector<std::vector<int>> busy(3, std::vector<int>(512, -2));
+  std::vector<int> phys(nv, -1);
+  RegUsage usage;
+  for (const Interval& in : iv) {
+    const VReg& vr = f.vregs[in.vreg];
+    int c = static_cast<int>(vr.cls);
+    std::vector<int>& b = busy[c];
+    int base = -1;
+    auto free_at = [&](int r) { return b[r] < in.start; };
+    if (vr.fixed >= 0) {
+      base = vr.fixed;
+      for (int r = base; r < base + vr.count; ++r)
+        if (!free_at(r))
+          return absl::InternalError(absl::StrCat("precoloured register ", RegName(vr.cls, r, 1), " taken"));
+    } else {
+      int align = std::max(1, vr.align);
+      for (int cand = 0; cand + vr.count <= limit(vr.cls); cand += align) {
+        bool ok = true;
+        for (int r = cand; r < cand + vr.count && ok; ++r) ok = free_at(r);
+        if (ok) {
+          base = cand;
+          break;
+        }
+      }
+      if (base < 0) {
+        int live = 0;
+        for (int r = 0; r < limit(vr.cls); ++r) live += !free_at(r);
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "out of ", ClassName(vr.cls), ": the kernel needs more than the ", limit(vr.cls),
+            " ", ClassName(vr.cls), " ", t.name, " has (", live, " live at instruction ", in.start,
+            ", a ", vr.count, "-register tuple more requested); no spilling yet: reduce the tile "
+            "or vector sizes"));
+      }
+    }
+    for (int r = base; r < base + vr.count; ++r) b[r] = in.end;
+    phys[in.vreg] = base;
+    int top = base + vr.count;
+    if (vr.cls == RegClass::kVgpr) usage.vgprs = std::max(usage.vgprs, top);
+    if (vr.cls == RegClass::kSgpr) usage.sgprs = std::max(usage.sgprs, top);
+    if (vr.cls == RegClass::kAgpr) usage.agprs = std::max(usage.agprs, top);
+  }
+  for (MInst& mi : f.insts) {
+    for (MOperand& o : mi.ops) {
+      if (!o.IsReg() || !o.is_virtual) continue;
+      o.reg = phys[o.reg] + o.sub;
+      o.sub = 0;
+      o.is_virtual = false;
+    }
+  }
+  return usage;
+}
+
+}  // namespace kir

@@ -1,0 +1,29 @@
+// Register allocation: linear scan over live intervals of virtual register
+// tuples, per class (VGPR, SGPR, AGPR), honouring tuple alignment and
+// precoloured kernel inputs. No spilling: running out is an error.
+#ifndef KIRC_COMPILER_PASSES_REGALLOC_H_
+#define KIRC_COMPILER_PASSES_REGALLOC_H_
+
+#include "absl/status/statusor.h"
+#include "compiler/isa/instr.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+// Registers used after allocation: one past the highest index of each class.
+struct RegUsage {
+  int vgprs = 0;
+  int sgprs = 0;
+  int agprs = 0;
+};
+
+// Rewrites every virtual operand of `f` to a physical register. A value lives
+// from its first to its last appearance; a register freed by an instruction's
+// last use is not reused by that instruction's results (so MFMA srcC and vdst
+// are disjoint unless the same vreg). Errors: ResourceExhausted naming the
+// register class, the limit and the instruction where it ran out.
+absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_PASSES_REGALLOC_H_

@@ -1,0 +1,242 @@
+#include "compiler/passes/waitcnt.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace kir {
+namespace {
+
+int FileIndex(RegClass c) {
+  switch (c) {
+    case RegClass::kVgpr: return 0;
+    case RegClass::kSgpr: return 1;
+    case RegClass::kAgpr: return 2;
+  }
+  return 0;
+}
+
+// Calls fn(slot, operand) for every register slot a physical register operand
+// covers. Special registers (VCC, EXEC, SCC, M0) are skipped: no memory
+// operation writes them.
+template <typename Fn>
+void ForEachRegSlot(const MInst& mi, Fn&& fn) {
+  for (size_t i = 0; i < mi.ops.size(); ++i) {
+    const MOperand& o = mi.ops[i];
+    if (o.kind != MOperand::Kind::kReg) continue;
+    const int base = FileIndex(o.cls) * WaitcntState::kRegsPerFile;
+    for (int r = o.reg; r < o.reg + o.count; ++r) fn(base + r, o, mi.IsDef(i));
+  }
+}
+
+bool IsVmem(InstClass c) { return c == InstClass::kVmemLoad || c == InstClass::kVmemStore; }
+bool IsDs(InstClass c) { return c == InstClass::kDsRead || c == InstClass::kDsWrite; }
+
+absl::Status CheckOperands(const MInst& mi, size_t index) {
+  for (const MOperand& o : mi.ops) {
+    if (o.kind != MOperand::Kind::kReg) continue;
+    if (o.is_virtual)
+      return absl::InvalidArgumentError(
+          absl::StrCat("waitcnt pass: instruction ", index, " (", Info(mi.opc).mnemonic,
+                       ") has a virtual register operand; run it after register allocation"));
+    if (o.reg < 0 || o.count < 1 || o.reg + o.count > WaitcntState::kRegsPerFile)
+      return absl::InvalidArgumentError(
+          absl::StrCat("waitcnt pass: instruction ", index, " (", Info(mi.opc).mnemonic,
+                       ") has register ", RegName(o.cls, o.reg, o.count),
+                       " outside 0..", WaitcntState::kRegsPerFile - 1));
+  }
+  return absl::OkStatus();
+}
+
+int64_t Field(const MInst& w, int idx) { return w.ops[idx].imm; }
+
+// The pending-load score `s` of a state with bounds (lb, ub], moved into a
+// frame whose newest score is `new_ub`; 0 if it is not outstanding.
+int Shift(int s, int lb, int ub, int new_ub) { return s > lb ? s + (new_ub - ub) : 0; }
+
+}  // namespace
+
+MInst MakeWaitcnt(int vmcnt, int lgkmcnt) {
+  MInst w;
+  w.opc = Opc::kSWaitcnt;
+  w.ops = {MOperand::Imm(vmcnt), MOperand::Imm(lgkmcnt)};
+  w.id = -1;
+  return w;
+}
+
+std::string WaitcntText(const MInst& w) {
+  int64_t vm = w.ops.size() > 0 ? Field(w, kWaitcntVmcntOperand) : kWaitcntNoWait;
+  int64_t lgkm = w.ops.size() > 1 ? Field(w, kWaitcntLgkmcntOperand) : kWaitcntNoWait;
+  if (vm < 0 && lgkm < 0) return "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)";
+  std::string s = "s_waitcnt";
+  if (vm >= 0) absl::StrAppend(&s, " vmcnt(", vm, ")");
+  if (lgkm >= 0) absl::StrAppend(&s, " lgkmcnt(", lgkm, ")");
+  return s;
+}
+
+uint16_t WaitcntSimm16(const MInst& w) {
+  int64_t vm = w.ops.size() > 0 ? Field(w, kWaitcntVmcntOperand) : kWaitcntNoWait;
+  int64_t lgkm = w.ops.size() > 1 ? Field(w, kWaitcntLgkmcntOperand) : kWaitcntNoWait;
+  uint32_t v = vm < 0 ? 63u : static_cast<uint32_t>(vm) & 63u;
+  uint32_t l = lgkm < 0 ? 15u : static_cast<uint32_t>(lgkm) & 15u;
+  return static_cast<uint16_t>((v & 0xFu) | ((v >> 4) << 14) | (7u << 4) | (l << 8));
+}
+
+absl::Status ValidateWaitcnt(const TargetInfo& t, const MInst& w) {
+  if (w.opc != Opc::kSWaitcnt) return absl::InvalidArgumentError("not an s_waitcnt");
+  if (w.ops.size() != 2 || w.ops[0].kind != MOperand::Kind::kImm ||
+      w.ops[1].kind != MOperand::Kind::kImm)
+    return absl::InvalidArgumentError(
+        "s_waitcnt must have two immediate operands: vmcnt, lgkmcnt (-1 = not waited)");
+  int64_t vm = Field(w, kWaitcntVmcntOperand), lgkm = Field(w, kWaitcntLgkmcntOperand);
+  if (vm < -1 || vm > t.vmcnt_max)
+    return absl::InvalidArgumentError(
+        absl::StrCat("s_waitcnt vmcnt(", vm, ") is outside -1..", t.vmcnt_max));
+  if (lgkm < -1 || lgkm > t.lgkmcnt_max)
+    return absl::InvalidArgumentError(
+        absl::StrCat("s_waitcnt lgkmcnt(", lgkm, ") is outside -1..", t.lgkmcnt_max));
+  return absl::OkStatus();
+}
+
+WaitcntState::Need WaitcntState::NeedFor(const TargetInfo& t, const MInst& mi) const {
+  Need n;
+  std::string vm_reg, lgkm_reg;
+  // Register dependencies: a read (RAW) or a write (WAW) of a register that a
+  // load in flight will write.
+  ForEachRegSlot(mi, [&](int slot, const MOperand& o, bool) {
+    int s = vm_score[slot];
+    if (s > vm_lb && (n.vmcnt < 0 || vm_ub - s < n.vmcnt)) {
+      n.vmcnt = vm_ub - s;
+      vm_reg = RegName(o.cls, slot % kRegsPerFile, 1);
+    }
+    s = lgkm_score[slot];
+    if (s > lgkm_lb && (n.lgkmcnt < 0 || lgkm_ub - s < n.lgkmcnt)) {
+      n.lgkmcnt = lgkm_ub - s;
+      lgkm_reg = RegName(o.cls, slot % kRegsPerFile, 1);
+    }
+  });
+  if (!vm_reg.empty()) n.reason = absl::StrCat(vm_reg, " (vmcnt)");
+  if (!lgkm_reg.empty())
+    absl::StrAppend(&n.reason, n.reason.empty() ? "" : ", ", lgkm_reg,
+                    SmemOutstanding() ? " (lgkmcnt, SMEM outstanding)" : " (lgkmcnt)");
+  // SMEM returns out of order: with one outstanding, only lgkmcnt(0) is safe.
+  if (n.lgkmcnt >= 0 && SmemOutstanding()) n.lgkmcnt = 0;
+
+  if (mi.opc == Opc::kSBarrier) {
+    std::string why;
+    if (t.barrier_waits_all_memory) {
+      if (VmOutstanding()) n.vmcnt = 0;
+      if (LgkmOutstanding()) n.lgkmcnt = 0;
+      if (VmOutstanding() || LgkmOutstanding()) why = "s_barrier waits for all memory";
+    } else if (DsOutstanding()) {
+      n.lgkmcnt = 0;
+      why = "s_barrier after outstanding LDS access";
+    }
+    if (!why.empty()) absl::StrAppend(&n.reason, n.reason.empty() ? "" : ", ", why);
+  }
+
+  if (n.vmcnt > t.vmcnt_max) n.vmcnt = t.vmcnt_max;
+  if (n.lgkmcnt > t.lgkmcnt_max) n.lgkmcnt = t.lgkmcnt_max;
+  return n;
+}
+
+void WaitcntState::ApplyWait(int vmcnt, int lgkmcnt) {
+  // vmcnt drains in issue order: vmcnt(N) completes all but the N newest.
+  if (vmcnt >= 0) vm_lb = std::max(vm_lb, vm_ub - vmcnt);
+  if (lgkmcnt == 0) {
+    lgkm_lb = lgkm_ub;
+  } else if (lgkmcnt > 0 && !SmemOutstanding()) {
+    // DS-only traffic is in order. With an SMEM outstanding, lgkmcnt(N > 0)
+    // proves nothing about any particular operation.
+    lgkm_lb = std::max(lgkm_lb, lgkm_ub - lgkmcnt);
+  }
+}
+
+void WaitcntState::Issue(const MInst& mi) {
+  const InstClass c = Info(mi.opc).cls;
+  if (mi.opc == Opc::kSWaitcnt) {
+    ApplyWait(static_cast<int>(Field(mi, kWaitcntVmcntOperand)),
+              static_cast<int>(Field(mi, kWaitcntLgkmcntOperand)));
+    return;
+  }
+  if (IsVmem(c)) {
+    ++vm_ub;
+    ForEachRegSlot(mi, [&](int slot, const MOperand&, bool def) {
+      if (def) {
+        vm_score[slot] = vm_ub;
+        lgkm_score[slot] = 0;
+      }
+    });
+  } else if (IsDs(c) || c == InstClass::kSmem) {
+    ++lgkm_ub;
+    if (c == InstClass::kSmem)
+      last_smem = lgkm_ub;
+    else
+      last_ds = lgkm_ub;
+    ForEachRegSlot(mi, [&](int slot, const MOperand&, bool def) {
+      if (def) {
+        lgkm_score[slot] = lgkm_ub;
+        vm_score[slot] = 0;
+      }
+    });
+  }
+  // Other instructions write registers only after NeedFor made them wait for
+  // any pending load into those registers (WAW), so there is nothing to clear.
+}
+
+void WaitcntState::Merge(const WaitcntState& o) {
+  // vmcnt: align both newest scores to new_ub = vm_lb + max(pending).
+  const int vm_pending = std::max(vm_ub - vm_lb, o.vm_ub - o.vm_lb);
+  const int new_vm_ub = vm_lb + vm_pending;
+  const int lgkm_pending = std::max(lgkm_ub - lgkm_lb, o.lgkm_ub - o.lgkm_lb);
+  const int new_lgkm_ub = lgkm_lb + lgkm_pending;
+  for (size_t i = 0; i < vm_score.size(); ++i) {
+    vm_score[i] = std::max(Shift(vm_score[i], vm_lb, vm_ub, new_vm_ub),
+                           Shift(o.vm_score[i], o.vm_lb, o.vm_ub, new_vm_ub));
+    lgkm_score[i] = std::max(Shift(lgkm_score[i], lgkm_lb, lgkm_ub, new_lgkm_ub),
+                             Shift(o.lgkm_score[i], o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
+  }
+  last_smem = std::max(Shift(last_smem, lgkm_lb, lgkm_ub, new_lgkm_ub),
+                       Shift(o.last_smem, o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
+  last_ds = std::max(Shift(last_ds, lgkm_lb, lgkm_ub, new_lgkm_ub),
+                     Shift(o.last_ds, o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
+  vm_ub = new_vm_ub;
+  lgkm_ub = new_lgkm_ub;
+}
+
+absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* stats) {
+  for (size_t i = 0; i < f.insts.size(); ++i) {
+    const MInst& mi = f.insts[i];
+    absl::Status s = mi.opc == Opc::kSWaitcnt ? ValidateWaitcnt(t, mi) : CheckOperands(mi, i);
+    if (!s.ok())
+      return absl::Status(s.code(), absl::StrCat("instruction ", i, ": ", s.message()));
+  }
+  std::vector<MInst> out;
+  out.reserve(f.insts.size() + f.insts.size() / 4);
+  WaitcntState state;
+  for (MInst& mi : f.insts) {
+    if (mi.opc != Opc::kSEndpgm && mi.opc != Opc::kSWaitcnt) {
+      WaitcntState::Need need = state.NeedFor(t, mi);
+      if (need.any()) {
+        MInst w = MakeWaitcnt(need.vmcnt, need.lgkmcnt);
+        w.comment = absl::StrCat("wait for ", need.reason);
+        state.Issue(w);
+        out.push_back(std::move(w));
+        if (stats != nullptr) {
+          ++stats->waits;
+          if (need.vmcnt >= 0) ++stats->vmcnt_waits;
+          if (need.lgkmcnt >= 0) ++stats->lgkmcnt_waits;
+        }
+      }
+    }
+    state.Issue(mi);
+    out.push_back(std::move(mi));
+  }
+  f.insts = std::move(out);
+  return absl::OkStatus();
+}
+
+}  // namespace kir

@@ -1,0 +1,114 @@
+// s_waitcnt insertion for gfx9 (gfx908 / gfx90a / gfx942), after register
+// allocation. amdgcn-isa-notes.md section 3; failure classes 7, 8 and 9 of
+// shared/docs/failure-classes.md.
+//
+// Counters modelled:
+//   vmcnt   every VMEM instruction (buffer loads AND stores: gfx9 has no
+//           separate store counter); completes in issue order.
+//   lgkmcnt DS instructions (in order) and SMEM loads (out of order: while any
+//           SMEM is outstanding only lgkmcnt(0) is a safe wait).
+// expcnt is never needed by compute kernels and is not modelled.
+//
+// s_waitcnt operand encoding (MInst with opc == Opc::kSWaitcnt):
+//   ops[0] = MOperand::Imm(vmcnt)    0..t.vmcnt_max, or -1: vmcnt not waited
+//   ops[1] = MOperand::Imm(lgkmcnt)  0..t.lgkmcnt_max, or -1: lgkmcnt not waited
+// At least one of them is >= 0. WaitcntText() spells it the way llvm-mc reads
+// it ("s_waitcnt vmcnt(1) lgkmcnt(0)", naming only the waited counters);
+// WaitcntSimm16() gives the SOPP immediate (unnamed counters at their maximum,
+// expcnt at 7).
+#ifndef KIRC_COMPILER_PASSES_WAITCNT_H_
+#define KIRC_COMPILER_PASSES_WAITCNT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compiler/isa/instr.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+constexpr int kWaitcntVmcntOperand = 0;
+constexpr int kWaitcntLgkmcntOperand = 1;
+constexpr int kWaitcntNoWait = -1;
+
+// An s_waitcnt (id -1); pass kWaitcntNoWait for a counter that is not waited.
+MInst MakeWaitcnt(int vmcnt, int lgkmcnt);
+// "s_waitcnt vmcnt(0) lgkmcnt(0)", "s_waitcnt vmcnt(3)", "s_waitcnt lgkmcnt(0)".
+// An s_waitcnt that waits for nothing prints as
+// "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)".
+std::string WaitcntText(const MInst& waitcnt);
+// The 16-bit immediate of the gfx9 encoding: vmcnt in [3:0] and [15:14],
+// expcnt [6:4] (always 7), lgkmcnt [11:8]. vmcnt(0) -> 0x0F70.
+uint16_t WaitcntSimm16(const MInst& waitcnt);
+// OK if `waitcnt` follows the encoding above and fits the target's fields.
+absl::Status ValidateWaitcnt(const TargetInfo& t, const MInst& waitcnt);
+
+struct WaitcntStats {
+  int waits = 0;          // s_waitcnt instructions inserted
+  int vmcnt_waits = 0;    // of which wait on vmcnt
+  int lgkmcnt_waits = 0;  // of which wait on lgkmcnt
+};
+
+// Inserts the s_waitcnt instructions f needs:
+//  - before an instruction that reads or writes (WAW, e.g. a d16 load merging
+//    into a register with a load in flight) a register whose pending load is
+//    not yet covered: vmcnt(N) with N = VMEM instructions issued after that
+//    load; lgkmcnt(N) with N = DS instructions issued after it, or lgkmcnt(0)
+//    while any SMEM is outstanding; counts capped at the field maximum;
+//  - before s_barrier: lgkmcnt(0) while any DS operation (write: publish it;
+//    read: this wave must finish reading before others overwrite, failure
+//    class 9) is outstanding; on targets with barrier_waits_all_memory
+//    (gfx908) vmcnt(0) and lgkmcnt(0) for whatever is outstanding.
+// The needs of one instruction are combined into one s_waitcnt. Existing
+// s_waitcnt instructions are honoured (they update the scoreboard). Nothing is
+// inserted before s_endpgm. VCC/EXEC/SCC/M0 are never memory destinations.
+// Inserted instructions have id -1 and a comment naming the register waited for.
+// Errors: InvalidArgument for virtual registers, registers beyond 512 per file,
+// or a malformed input s_waitcnt.
+absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* stats = nullptr);
+
+// The scoreboard at a program point. Every VMEM instruction gets the next vm
+// score (1, 2, ...), every DS/SMEM instruction the next lgkm score; an
+// operation with score s is outstanding while lb < s <= ub. Per register, the
+// score of the pending load that will write it (0: none).
+// Merge() is the join for a future CFG version: it aligns the newest scores of
+// both states and keeps, per register, the younger pending load (the smaller
+// count, which is the safe one), and the larger number outstanding.
+struct WaitcntState {
+  static constexpr int kRegsPerFile = 512;  // VGPR, SGPR and AGPR files
+
+  int vm_lb = 0, vm_ub = 0;
+  int lgkm_lb = 0, lgkm_ub = 0;
+  int last_smem = 0;  // lgkm score of the newest SMEM load (outstanding iff > lgkm_lb)
+  int last_ds = 0;    // lgkm score of the newest DS operation
+  std::vector<int> vm_score = std::vector<int>(3 * kRegsPerFile, 0);
+  std::vector<int> lgkm_score = std::vector<int>(3 * kRegsPerFile, 0);
+
+  // What an instruction must wait for; -1 = nothing.
+  struct Need {
+    int vmcnt = kWaitcntNoWait;
+    int lgkmcnt = kWaitcntNoWait;
+    std::string reason;
+    bool any() const { return vmcnt >= 0 || lgkmcnt >= 0; }
+  };
+
+  bool SmemOutstanding() const { return last_smem > lgkm_lb; }
+  bool DsOutstanding() const { return last_ds > lgkm_lb; }
+  bool VmOutstanding() const { return vm_ub > vm_lb; }
+  bool LgkmOutstanding() const { return lgkm_ub > lgkm_lb; }
+
+  // The wait `inst` needs before it issues (register dependencies and the
+  // s_barrier rule). The instruction must have been validated.
+  Need NeedFor(const TargetInfo& t, const MInst& inst) const;
+  // The effect of an s_waitcnt with these fields (-1 = not waited).
+  void ApplyWait(int vmcnt, int lgkmcnt);
+  // The effect of issuing `inst` (an s_waitcnt included).
+  void Issue(const MInst& inst);
+  void Merge(const WaitcntState& other);
+};
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_PASSES_WAITCNT_H_

@@ -1,0 +1,127 @@
+// Wait-state (hazard) rules for gfx908, gfx90a and gfx942: the single source
+// of truth shared by the hazard-nop pass (compiler/passes/hazards) and, later,
+// the CPU emulator's hazard checker.
+//
+// Sources: shared/docs/amdgcn-isa-notes.md section 2 (2.1 MFMA hazards on
+// gfx90a/gfx942, 2.2 gfx908 AGPR table, 2.3 other hazards), which were measured
+// with LLVM's post-RA hazard recognizer and match GCNHazardRecognizer.cpp
+// (checkMAIHazards908, checkMAIHazards90A, checkMAIVALUHazards,
+// checkMAILdStHazards, checkVALUHazards, checkVMEMHazards).
+//
+// Everything here depends only on MInst fields (opcode, operands, mfma), never
+// on pass state. All register operands must be physical: virtual operands are
+// ignored (they overlap nothing).
+//
+// A "wait state" is one issued instruction; `s_nop N` provides N+1 (only the
+// low 4 bits of N are read by the hardware). RequiredWaitStates(p, c) = W means
+// that at least W wait states must be issued strictly between p and c.
+#ifndef KIRC_COMPILER_TARGET_HAZARD_TABLE_H_
+#define KIRC_COMPILER_TARGET_HAZARD_TABLE_H_
+
+#include <string>
+
+#include "compiler/isa/instr.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+// Wait states `inst` provides to the instructions after it: 1, or N+1 for
+// `s_nop N` (N & 15: the hardware reads only 4 bits; N > 15 is an emitter bug
+// that the hazard pass rejects).
+int IssuedWaitStates(const MInst& inst);
+
+// The number of wait states that must separate `producer` from a later
+// `consumer` (0 if there is no hazard between them). Register overlap is
+// computed from the operands: defs are the first Info(opc).num_defs operands,
+// uses the rest, plus the implicit VCC/EXEC/SCC effects of OpcFlags. VCC, EXEC,
+// M0 and SCC live in the SGPR index space at their hardware encodings (106,
+// 126, 124, 253), so an explicit s[106:107] and SpecialReg::kVcc alias.
+// If `why` is non-null it receives a one-line reason naming the rule that
+// decides the result, e.g.
+//   "XDL MFMA (4 passes) writes v[12:15] read by VMEM: 7 wait states (gfx942)"
+// (left unchanged when the result is 0).
+//
+// The check is pairwise and conservative: it does not know about instructions
+// between the two (a newer write of the same register does not cancel an older
+// producer's requirement).
+int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& consumer,
+                       std::string* why);
+
+// The largest value RequiredWaitStates can return for any target and any MFMA
+// in AllMfmas() (19: gfx90a 32x32 MFMA result -> VALU/VMEM/srcA,B). A producer
+// that is this many wait states or more before the consumer never matters.
+int MaxHazardWindow();
+
+// ---------------------------------------------------------------------------
+// The per-target tables. Exposed for tests, documentation and the emulator;
+// RequiredWaitStates is the API to use.
+
+// A wait-state count that depends on the producing MFMA's pass count:
+// max(0, passes + add) when `on`, else "no hazard". LLVM's gfx90a constants
+// (switch on 2/8/16 passes) and its gfx940 formulas are both of this form.
+struct PassRule {
+  bool on = false;
+  int add = 0;
+  int Eval(int passes) const { return !on ? 0 : (passes + add > 0 ? passes + add : 0); }
+};
+constexpr PassRule Passes(int add) { return PassRule{true, add}; }
+constexpr PassRule kNoRule{false, 0};
+
+struct HazardTable {
+  Gfx gfx;
+  // gfx94x distinguishes XDL from non-XDL (SMFMA) MFMAs; gfx908/90a treat every
+  // MFMA alike (LLVM isXDL() is true for all non-DGEMM MFMAs there).
+  bool xdl_matters;
+
+  // --- 2.1 (gfx90a / gfx942, VGPR-form MFMA); all off on gfx908 ---------------
+  // MFMA writes R -> legacy VALU / VMEM / DS reads R (any explicit operand) or
+  // writes R (WAW).
+  PassRule mfma_write_to_valu_mem_xdl;
+  PassRule mfma_write_to_valu_mem_nonxdl;
+  // MFMA writes R -> MFMA reads R as srcC: identical registers / partial overlap.
+  int mfma_write_to_srcc_same_2pass;  // identical regs, 2-pass producer (gfx942: 2); else 0
+  PassRule mfma_write_to_srcc_overlap_xdl;
+  PassRule mfma_write_to_srcc_overlap_nonxdl;
+  // MFMA writes R -> MFMA reads R as srcA/srcB.
+  PassRule mfma_write_to_srcab_xdl;
+  PassRule mfma_write_to_srcab_nonxdl;
+  // MFMA reads R as srcC -> later VALU / VMEM / DS overwrites R (WAR).
+  PassRule mfma_srcc_read_to_write_xdl;
+  PassRule mfma_srcc_read_to_write_nonxdl;
+  // Legacy VALU (not MFMA) writes R -> MFMA reads R (any source, VGPR or AGPR).
+  int valu_write_to_mfma_read;
+  // VALU writes EXEC -> MFMA (gfx908: also v_accvgpr_write).
+  int valu_exec_write_to_mfma;
+
+  // --- 2.2 (gfx908, AGPR form); all off elsewhere ------------------------------
+  bool agpr_form;
+  PassRule mfma_write_to_accvgpr_read;   // 4x4: 4, 16x16: 10, 32x32: 18
+  PassRule mfma_write_to_accvgpr_write;  // WAW; 1 / 7 / 15
+  int mfma_write_to_agpr_srcc_same;      // 0
+  int mfma_write_to_agpr_srcc_overlap;   // 2
+  int mfma_write_to_agpr_srcab;          // 4
+  PassRule mfma_srcc_read_to_accvgpr_write;  // WAR; 0 / 5 / 13
+  int accvgpr_write_to_srcc;             // 1
+  int accvgpr_write_to_srcab;            // 3
+  int accvgpr_write_to_accvgpr_read;     // 3
+  int accvgpr_write_to_accvgpr_write;    // 3 (WAW; GCNHazardRecognizer checkMAIHazards908)
+  int valu_vgpr_write_to_accvgpr_write;  // 2 (VALU writes VGPR -> v_accvgpr_write reads it)
+  int accvgpr_read_to_mem_read;          // 2 (v_accvgpr_read vD -> VMEM/DS reads vD)
+
+  // --- 2.3 (all targets) ---------------------------------------------------------
+  int valu_sgpr_write_to_vmem_read;      // 5 (VALU writes SGPR/VCC/EXEC -> VMEM reads it)
+  int valu_sgpr_write_to_valu_read;      // VALU writes SGPR/VCC -> VALU reads it: 0 / 0 / 2
+  int trans_write_to_valu_read;          // transcendental -> non-trans VALU reads: 0 / 0 / 1
+  int wide_store_to_valu_write;          // buffer_store_dwordx3/x4, constant soffset -> VALU
+                                         // overwrites the data: 1 / 1 / 2
+  // gfx942 (hasVDecCoExecHazard) v_readfirstlane rules from checkVALUHazards
+  // (not in the notes' tables; LLVM source):
+  int valu_vgpr_write_to_readfirstlane;  // VALU writes src0 VGPR -> v_readfirstlane: 0/0/1
+  int valu_exec_write_to_readfirstlane;  // VALU writes EXEC -> v_readfirstlane: 0/0/4
+};
+
+const HazardTable& HazardTableFor(Gfx gfx);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_TARGET_HAZARD_TABLE_H_

@@ -1,0 +1,306 @@
+// Expected values are hand-derived from shared/docs/amdgcn-isa-notes.md
+// section 2 (2.1, 2.2, 2.3). Test names carry the failure class they guard
+// (shared/docs/failure-classes.md).
+#include "compiler/target/hazard_table.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "compiler/isa/instr.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+namespace {
+
+MOperand V(int r, int n = 1) { return MOperand::Phys(RegClass::kVgpr, r, n); }
+MOperand S(int r, int n = 1) { return MOperand::Phys(RegClass::kSgpr, r, n); }
+MOperand A(int r, int n = 1) { return MOperand::Phys(RegClass::kAgpr, r, n); }
+MOperand Imm(int64_t v) { return MOperand::Imm(v); }
+MOperand Vcc() { return MOperand::Special(SpecialReg::kVcc); }
+MOperand Exec() { return MOperand::Special(SpecialReg::kExec); }
+
+MInst I(Opc opc, std::vector<MOperand> ops) {
+  MInst m;
+  m.opc = opc;
+  m.ops = std::move(ops);
+  return m;
+}
+
+MInst Mfma(const char* name, MOperand d, MOperand a, MOperand b, MOperand c) {
+  MInst m = I(Opc::kVMfma, {d, a, b, c});
+  m.mfma = LookupMfma(name);
+  EXPECT_NE(m.mfma, nullptr) << name;
+  return m;
+}
+
+const TargetInfo& T(const char* name) { return **LookupTarget(name); }
+
+int Req(const char* target, const MInst& p, const MInst& c, std::string* why = nullptr) {
+  return RequiredWaitStates(T(target), p, c, why);
+}
+
+// A VGPR-form MFMA (gfx90a / gfx942) writing v[dst:dst+cd-1] from srcC = vdst.
+MInst VMfma(const char* name, int dst) {
+  const MfmaDesc* d = LookupMfma(name);
+  return Mfma(name, V(dst, d->cd_width), V(0, d->ab_regs()), V(2, d->ab_regs()),
+              V(dst, d->cd_width));
+}
+
+MInst StoreX4(int data, MOperand soffset) {
+  return I(Opc::kBufferStoreDwordx4, {V(data, 4), V(1), S(0, 4), soffset});
+}
+
+TEST(HazardTable, FailureClass11_WhyNamesTheRule) {
+  std::string why;
+  EXPECT_EQ(Req("gfx942", VMfma("f32_16x16x16_f16", 12), StoreX4(12, Imm(0)), &why), 7);
+  EXPECT_EQ(why, "XDL MFMA (4 passes) writes v[12:15] read by VMEM: 7 wait states (gfx942)");
+}
+
+// 2.1 row 1/2: MFMA result -> VALU read, VALU write, VMEM and DS read.
+TEST(HazardTable, FailureClass11_MfmaResultToValuAndMemory) {
+  struct Case {
+    const char* target;
+    const char* mfma;
+    int want;
+  };
+  const Case cases[] = {
+      {"gfx90a", "f32_16x16x16_f16", 11}, {"gfx90a", "f32_32x32x8_f16", 19},
+      {"gfx90a", "f32_16x16x4_f32", 11},  {"gfx942", "f32_16x16x16_f16", 7},
+      {"gfx942", "f32_16x16x16_bf16", 7}, {"gfx942", "f32_32x32x8_f16", 11},
+      {"gfx942", "f32_16x16x4_f32", 10},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.target) + " " + c.mfma);
+    MInst mfma = VMfma(c.mfma, 16);
+    MInst valu_read = I(Opc::kVAddF32, {V(40), V(17), V(41)});
+    MInst valu_write = I(Opc::kVMovB32, {V(18), Imm(0)});
+    MInst store = StoreX4(16, S(8));
+    MInst store_addr = I(Opc::kBufferStoreDword, {V(40), V(19), S(0, 4), Imm(0)});
+    MInst ds_data = I(Opc::kDsWriteB32, {V(40), V(16)});
+    MInst ds_addr = I(Opc::kDsReadB32, {V(40), V(16)});
+    MInst load_waw = I(Opc::kBufferLoadDword, {V(17), V(40), S(0, 4), Imm(0)});
+    EXPECT_EQ(Req(c.target, mfma, valu_read), c.want);
+    EXPECT_EQ(Req(c.target, mfma, valu_write), c.want);
+    EXPECT_EQ(Req(c.target, mfma, store), c.want);
+    EXPECT_EQ(Req(c.target, mfma, store_addr), c.want);
+    EXPECT_EQ(Req(c.target, mfma, ds_data), c.want);
+    EXPECT_EQ(Req(c.target, mfma, ds_addr), c.want);
+    EXPECT_EQ(Req(c.target, mfma, load_waw), c.want);
+    // Disjoint registers: no hazard.
+    EXPECT_EQ(Req(c.target, mfma, I(Opc::kVAddF32, {V(40), V(60), V(41)})), 0);
+  }
+}
+
+// 2.1 rows 3/4: srcC with identical registers (chained accumulation) vs partial overlap.
+TEST(HazardTable, FailureClass11_SrcCSameVersusPartialOverlap) {
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    EXPECT_EQ(Req(t, VMfma("f32_16x16x16_f16", 16), VMfma("f32_16x16x16_f16", 16)), 0) << t;
+    EXPECT_EQ(Req(t, VMfma("f32_32x32x8_f16", 16), VMfma("f32_32x32x8_f16", 16)), 0) << t;
+  }
+  auto partial = [](const char* t, const char* prod, const char* cons) {
+    MInst p = VMfma(prod, 16);
+    const MfmaDesc* d = LookupMfma(cons);
+    MInst c = Mfma(cons, V(64, d->cd_width), V(0, d->ab_regs()), V(2, d->ab_regs()),
+                   V(18, d->cd_width));  // overlaps p's vdst without being identical
+    return Req(t, p, c);
+  };
+  EXPECT_EQ(partial("gfx90a", "f32_16x16x16_f16", "f32_16x16x16_f16"), 8);
+  EXPECT_EQ(partial("gfx90a", "f32_32x32x8_f16", "f32_16x16x16_f16"), 16);
+  EXPECT_EQ(partial("gfx942", "f32_16x16x16_f16", "f32_16x16x16_f16"), 5);
+  EXPECT_EQ(partial("gfx942", "f32_32x32x8_f16", "f32_32x32x8_f16"), 9);
+  EXPECT_EQ(partial("gfx942", "f32_16x16x4_f32", "f32_16x16x4_f32"), 8);
+}
+
+// 2.1 row 5: MFMA result -> next MFMA srcA/srcB.
+TEST(HazardTable, FailureClass11_MfmaResultToSrcAB) {
+  auto srcab = [](const char* t, const char* prod, bool as_b) {
+    MInst p = VMfma(prod, 16);
+    MInst c = as_b ? Mfma("f32_16x16x16_f16", V(64, 4), V(0, 2), V(18, 2), V(64, 4))
+                   : Mfma("f32_16x16x16_f16", V(64, 4), V(16, 2), V(2, 2), V(64, 4));
+    return Req(t, p, c);
+  };
+  for (bool b : {false, true}) {
+    EXPECT_EQ(srcab("gfx90a", "f32_16x16x16_f16", b), 11);
+    EXPECT_EQ(srcab("gfx90a", "f32_32x32x8_f16", b), 19);
+    EXPECT_EQ(srcab("gfx942", "f32_16x16x16_f16", b), 7);
+    EXPECT_EQ(srcab("gfx942", "f32_32x32x8_f16", b), 11);
+    EXPECT_EQ(srcab("gfx942", "f32_16x16x4_f32", b), 10);
+  }
+}
+
+// 2.1 row 6: MFMA reads srcC -> later VALU overwrites it (WAR).
+TEST(HazardTable, FailureClass11_SrcCReadThenOverwritten) {
+  auto war = [](const char* t, const char* name) {
+    const MfmaDesc* d = LookupMfma(name);
+    // srcC = v[16..], vdst elsewhere, so only the WAR rule can apply.
+    MInst p = Mfma(name, V(64, d->cd_width), V(0, d->ab_regs()), V(2, d->ab_regs()),
+                   V(16, d->cd_width));
+    return Req(t, p, I(Opc::kVMovB32, {V(17), Imm(0)}));
+  };
+  EXPECT_EQ(war("gfx90a", "f32_16x16x16_f16"), 7);
+  EXPECT_EQ(war("gfx90a", "f32_32x32x8_f16"), 15);
+  EXPECT_EQ(war("gfx942", "f32_16x16x16_f16"), 3);
+  EXPECT_EQ(war("gfx942", "f32_32x32x8_f16"), 7);
+  EXPECT_EQ(war("gfx942", "f32_16x16x4_f32"), 0);
+}
+
+// 2.1 rows 7/8 and 2.2: VALU -> MFMA.
+TEST(HazardTable, FailureClass11_ValuToMfma) {
+  MInst valu = I(Opc::kVMovB32, {V(2), Imm(0)});
+  MInst exec_write = I(Opc::kVCmpGtU32, {Exec(), V(8), V(9)});
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    SCOPED_TRACE(t);
+    bool g908 = std::string(t) == "gfx908";
+    MInst mfma = g908 ? Mfma("f32_16x16x16_f16", A(0, 4), V(0, 2), V(2, 2), A(0, 4))
+                      : VMfma("f32_16x16x16_f16", 16);
+    EXPECT_EQ(Req(t, valu, mfma), 2);
+    EXPECT_EQ(Req(t, exec_write, mfma), 4);
+    EXPECT_EQ(Req(t, I(Opc::kVMovB32, {V(30), Imm(0)}), mfma), 0);
+  }
+  // gfx90a+: v_accvgpr_write (a legacy VALU) -> MFMA srcC in AGPRs: 2.
+  MInst accw = I(Opc::kVAccvgprWrite, {A(1), Imm(0)});
+  EXPECT_EQ(Req("gfx90a", accw,
+                Mfma("f32_16x16x16_f16", A(0, 4), V(0, 2), V(2, 2), A(0, 4))),
+            2);
+}
+
+// 2.2: the gfx908 AGPR table.
+TEST(HazardTable, FailureClass11_Gfx908AgprTable) {
+  MInst m16 = Mfma("f32_16x16x16_f16", A(0, 4), V(0, 2), V(2, 2), A(0, 4));
+  MInst m32 = Mfma("f32_32x32x8_f16", A(0, 16), V(0, 2), V(2, 2), A(0, 16));
+  MInst acc_read = I(Opc::kVAccvgprRead, {V(4), A(1)});
+  MInst acc_write = I(Opc::kVAccvgprWrite, {A(2), V(5)});
+  EXPECT_EQ(Req("gfx908", m16, acc_read), 10);
+  EXPECT_EQ(Req("gfx908", m32, acc_read), 18);
+  EXPECT_EQ(Req("gfx908", m16, acc_write), 7);   // WAW (also WAR 5: the larger wins)
+  EXPECT_EQ(Req("gfx908", m32, acc_write), 15);
+  // WAR only: srcC a[0:3] read, vdst elsewhere.
+  MInst m16_other_dst = Mfma("f32_16x16x16_f16", A(8, 4), V(0, 2), V(2, 2), A(0, 4));
+  MInst m32_other_dst = Mfma("f32_32x32x8_f16", A(32, 16), V(0, 2), V(2, 2), A(0, 16));
+  EXPECT_EQ(Req("gfx908", m16_other_dst, acc_write), 5);
+  EXPECT_EQ(Req("gfx908", m32_other_dst, acc_write), 13);
+  // MFMA -> MFMA srcC: same registers 0, overlap 2; srcA/B from AGPR: 4.
+  EXPECT_EQ(Req("gfx908", m16, m16), 0);
+  EXPECT_EQ(Req("gfx908", m16, Mfma("f32_16x16x16_f16", A(8, 4), V(0, 2), V(2, 2), A(2, 4))),
+            2);
+  EXPECT_EQ(Req("gfx908", m16, Mfma("f32_16x16x16_f16", A(8, 4), A(0, 2), V(2, 2), A(8, 4))),
+            4);
+  // v_accvgpr_write -> MFMA srcC 1 / srcA,B 3 / v_accvgpr_read 3.
+  MInst w0 = I(Opc::kVAccvgprWrite, {A(0), Imm(0)});
+  EXPECT_EQ(Req("gfx908", w0, m16), 1);
+  EXPECT_EQ(Req("gfx908", w0, Mfma("f32_16x16x16_f16", A(8, 4), A(0, 2), V(2, 2), A(8, 4))), 3);
+  EXPECT_EQ(Req("gfx908", w0, I(Opc::kVAccvgprRead, {V(4), A(0)})), 3);
+  // VALU writes VGPR -> v_accvgpr_write reads it: 2.
+  EXPECT_EQ(Req("gfx908", I(Opc::kVMovB32, {V(5), Imm(1)}), acc_write), 2);
+  // v_accvgpr_read writes VGPR -> VMEM / DS reads it: 2.
+  EXPECT_EQ(Req("gfx908", acc_read, I(Opc::kBufferStoreDword, {V(4), V(1), S(0, 4), Imm(0)})), 2);
+  EXPECT_EQ(Req("gfx908", acc_read, I(Opc::kDsWriteB32, {V(1), V(4)})), 2);
+  EXPECT_EQ(Req("gfx908", acc_read, I(Opc::kDsWriteB32, {V(1), V(6)})), 0);
+  // gfx908 has no MFMA -> VALU/VMEM VGPR rule (results are AGPRs).
+  EXPECT_EQ(Req("gfx908", m16, I(Opc::kVMovB32, {V(0), Imm(0)})), 0);
+}
+
+// 2.3: VALU writes an SGPR -> VMEM reads it (soffset, SRD): 5 everywhere.
+TEST(HazardTable, FailureClass11_ValuSgprToVmem) {
+  MInst rfl = I(Opc::kVReadfirstlaneB32, {S(5), V(1)});
+  MInst load_soff = I(Opc::kBufferLoadDword, {V(2), V(3), S(0, 4), S(5)});
+  MInst load_srd = I(Opc::kBufferLoadDword, {V(2), V(3), S(4, 4), Imm(0)});
+  MInst salu = I(Opc::kSMovB32, {S(5), Imm(0)});
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    EXPECT_EQ(Req(t, rfl, load_soff), 5) << t;
+    EXPECT_EQ(Req(t, rfl, load_srd), 5) << t;
+    EXPECT_EQ(Req(t, salu, load_soff), 0) << t;  // SALU -> VMEM: no rule
+    EXPECT_EQ(Req(t, rfl, I(Opc::kDsReadB32, {V(2), V(3)})), 0) << t;
+  }
+}
+
+// 2.3: VALU writes SGPR/VCC -> VALU reads it: 2 on gfx942 only.
+TEST(HazardTable, FailureClass11_ValuSgprOrVccToValuGfx942Only) {
+  MInst cmp_vcc = I(Opc::kVCmpGtU32, {Vcc(), V(0), V(1)});
+  MInst cnd_vcc = I(Opc::kVCndmaskB32, {V(2), V(3), V(4), Vcc()});
+  MInst cmp_s = I(Opc::kVCmpGtU32, {S(6, 2), V(0), V(1)});
+  MInst cnd_s = I(Opc::kVCndmaskB32, {V(2), V(3), V(4), S(6, 2)});
+  MInst rfl = I(Opc::kVReadfirstlaneB32, {S(9), V(1)});
+  MInst add_s = I(Opc::kVAddU32, {V(2), S(9), V(3)});
+  EXPECT_EQ(Req("gfx942", cmp_vcc, cnd_vcc), 2);
+  EXPECT_EQ(Req("gfx942", cmp_s, cnd_s), 2);
+  EXPECT_EQ(Req("gfx942", rfl, add_s), 2);
+  EXPECT_EQ(Req("gfx942", cmp_vcc, cnd_s), 0);
+  for (const char* t : {"gfx908", "gfx90a"}) {
+    EXPECT_EQ(Req(t, cmp_vcc, cnd_vcc), 0) << t;
+    EXPECT_EQ(Req(t, rfl, add_s), 0) << t;
+  }
+  // Writing EXEC does not make every VALU (implicit EXEC reader) wait.
+  EXPECT_EQ(Req("gfx942", I(Opc::kVCmpGtU32, {Exec(), V(0), V(1)}),
+                I(Opc::kVAddU32, {V(2), V(3), V(4)})),
+            0);
+}
+
+// 2.3: buffer_store_dwordx3/x4 with a constant soffset -> VALU overwrites the data.
+TEST(HazardTable, FailureClass11_WideStoreDataOverwrite) {
+  MInst overwrite = I(Opc::kVMovB32, {V(14), Imm(0)});
+  EXPECT_EQ(Req("gfx908", StoreX4(12, Imm(0)), overwrite), 1);
+  EXPECT_EQ(Req("gfx90a", StoreX4(12, Imm(0)), overwrite), 1);
+  EXPECT_EQ(Req("gfx942", StoreX4(12, Imm(0)), overwrite), 2);
+  // x3 (three data registers) counts too.
+  EXPECT_EQ(Req("gfx942", I(Opc::kBufferStoreDwordx4, {V(12, 3), V(1), S(0, 4), Imm(0)}),
+                overwrite),
+            2);
+  // soffset in an SGPR, or a store of <= 64 bits: no hazard.
+  EXPECT_EQ(Req("gfx942", StoreX4(12, S(8)), overwrite), 0);
+  EXPECT_EQ(Req("gfx942", I(Opc::kBufferStoreDwordx2, {V(13, 2), V(1), S(0, 4), Imm(0)}),
+                overwrite),
+            0);
+  // Reading the data is fine.
+  EXPECT_EQ(Req("gfx942", StoreX4(12, Imm(0)), I(Opc::kVMovB32, {V(30), V(14)})), 0);
+}
+
+// 2.3: transcendental -> non-transcendental VALU reads the result: 1 on gfx942.
+TEST(HazardTable, FailureClass11_TransForwarding) {
+  MInst rcp = I(Opc::kVRcpF32, {V(3), V(1)});
+  MInst use = I(Opc::kVMulF32, {V(4), V(3), V(2)});
+  EXPECT_EQ(Req("gfx942", rcp, use), 1);
+  EXPECT_EQ(Req("gfx90a", rcp, use), 0);
+  EXPECT_EQ(Req("gfx908", rcp, use), 0);
+  EXPECT_EQ(Req("gfx942", rcp, I(Opc::kVExpF32, {V(4), V(3)})), 0);  // trans reader: none
+}
+
+TEST(HazardTable, FailureClass11_ReadfirstlaneGfx942) {
+  MInst rfl = I(Opc::kVReadfirstlaneB32, {S(9), V(3)});
+  EXPECT_EQ(Req("gfx942", I(Opc::kVAddU32, {V(3), V(1), V(2)}), rfl), 1);
+  EXPECT_EQ(Req("gfx942", I(Opc::kVCmpGtU32, {Exec(), V(1), V(2)}), rfl), 4);
+  EXPECT_EQ(Req("gfx90a", I(Opc::kVAddU32, {V(3), V(1), V(2)}), rfl), 0);
+}
+
+TEST(HazardTable, FailureClass11_WindowAndWaitStates) {
+  EXPECT_EQ(MaxHazardWindow(), 19);
+  EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(0)})), 1);
+  EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(7)})), 8);
+  EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(15)})), 16);
+  EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(16)})), 1);  // only 4 bits are read
+  EXPECT_EQ(IssuedWaitStates(I(Opc::kSWaitcnt, {Imm(0), Imm(-1)})), 1);
+  EXPECT_EQ(IssuedWaitStates(I(Opc::kVAddU32, {V(0), V(1), V(2)})), 1);
+  // Every rule stays within the window.
+  for (const TargetInfo* t : AllTargets())
+    for (const MfmaDesc& m : AllMfmas()) {
+      if (MfmaPasses(*t, m) == 0) continue;
+      MInst p = VMfma(m.kir_name, 16);
+      EXPECT_LE(RequiredWaitStates(*t, p, I(Opc::kVMovB32, {V(16), Imm(0)}), nullptr),
+                MaxHazardWindow());
+    }
+}
+
+TEST(HazardTable, NoHazardFromScalarOrMemoryProducers) {
+  MInst salu = I(Opc::kSMovB32, {S(4), Imm(0)});
+  MInst load = I(Opc::kBufferLoadDword, {V(2), V(3), S(0, 4), S(4)});
+  MInst ds = I(Opc::kDsReadB32, {V(5), V(6)});
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    EXPECT_EQ(Req(t, salu, load), 0);
+    EXPECT_EQ(Req(t, load, I(Opc::kVAddU32, {V(7), V(2), V(2)})), 0);  // waitcnt's job
+    EXPECT_EQ(Req(t, ds, I(Opc::kVAddU32, {V(7), V(5), V(5)})), 0);
+  }
+}
+
+}  // namespace
+}  // namespace kir

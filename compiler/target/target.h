@@ -1,0 +1,92 @@
+// Per-target facts for the CDNA GPUs kirc emits code for: register files,
+// LDS, kernel ABI details and the MFMA catalogue. One table per target; the
+// emulator and the passes read the same tables.
+// Sources: ../shared/docs/amdgcn-isa-notes.md (sections 1, 5, 6), which cites
+// the CDNA ISA guides, LLVM AMDGPUUsage and AMD's matrix instruction calculator.
+#ifndef KIRC_COMPILER_TARGET_TARGET_H_
+#define KIRC_COMPILER_TARGET_TARGET_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "compiler/ir/types.h"
+
+namespace kir {
+
+enum class Gfx { kGfx908, kGfx90a, kGfx942 };
+
+struct TargetInfo {
+  Gfx gfx;
+  const char* name;          // "gfx942"
+  int max_arch_vgprs;        // 256 on all three
+  int max_agprs;             // 256 (gfx908: separate file; 90a/942: share the 512-entry file)
+  bool unified_vgpr_file;    // gfx90a/942: arch VGPRs + AGPRs <= 512, granule 8
+  int vgpr_granule;          // descriptor VGPR granule in registers: 4 (gfx908), 8 (90a/942)
+  int max_sgprs;             // addressable SGPRs s0..s101 = 102 (AMDGPUUsage)
+  bool packed_workitem_ids;  // v0 = x | y<<10 | z<<20 (90a/942) vs v0,v1,v2 (908)
+  bool mfma_acc_in_agprs;    // gfx908: MFMA srcC/vdst must be AGPRs
+  bool mfma_srcc_inline_const;  // srcC may be the inline constant 0 (not on gfx908)
+  bool even_aligned_tuples;  // 64-bit+ VGPR/AGPR tuples start on even registers (90a/942)
+  bool has_accum_offset;     // .amdhsa_accum_offset directive required (90a/942)
+  bool agpr_memory_operands; // AGPRs allowed as VMEM/DS data (90a/942)
+  bool barrier_waits_all_memory;  // gfx908: LLVM waits for all memory before s_barrier
+  bool cache_bits_sc;        // gfx942 spells cache bits sc0/sc1/nt instead of glc/slc
+  int64_t lds_bytes;         // group segment limit per workgroup: 65536
+  int lds_banks;             // 32 banks of 4 bytes
+  int max_waves_per_simd;    // occupancy ceiling: 10 (908), 8 (90a/942)
+  int vmcnt_max;             // 63
+  int lgkmcnt_max;           // 15
+  int expcnt_max;            // 7
+};
+
+// The target for an --mcpu name ("gfx908", "gfx90a", "gfx942"). Feature
+// suffixes are not accepted yet. NotFound names the supported targets.
+absl::StatusOr<const TargetInfo*> LookupTarget(absl::string_view mcpu);
+// Every supported target, in the order gfx908, gfx90a, gfx942.
+const std::vector<const TargetInfo*>& AllTargets();
+
+// Where element (row, col) of an MFMA operand lives: lane 0..63, the
+// register of the operand tuple, and the element within that register.
+struct FragmentSlot {
+  int lane = 0;
+  int reg = 0;   // 32-bit register within the operand tuple
+  int elem = 0;  // element within the register (16-bit halves: 0 low, 1 high)
+};
+
+// One MFMA instruction (CDNA ISA guides; amdgcn-isa-notes.md section 1).
+// Operand A is M x K, B is K x N, C/D are M x N in f32.
+struct MfmaDesc {
+  const char* kir_name;  // KIR spelling, e.g. "f32_16x16x16_f16"
+  int m, n, k;
+  ElemType ab_elem;      // f16, bf16 or f32
+  int ab_width;          // elements of A (and of B) per lane: 4, 2 or 1
+  int cd_width;          // f32 elements of C/D per lane: 4 or 16
+  int k_per_lane_group;  // consecutive k values held by one lane (= ab_width)
+  // Mnemonic per target (index by Gfx), nullptr where the target lacks it.
+  const char* mnemonic[3];
+  // Passes (issue cycles / 4) per target, from SISchedule.td; 0 where absent.
+  int passes[3];
+  bool xdl;  // gfx94x XDL class (f16/bf16); f32 MFMAs are non-XDL
+
+  int ab_regs() const { return (ab_width * ElemBytes(ab_elem) + 3) / 4; }
+  // Lane layouts, amdgcn-isa-notes.md section 1.2 (verified against AMD's
+  // matrix instruction calculator for 908/90a/942).
+  FragmentSlot ASlot(int i, int kk) const;  // A[i][kk]
+  FragmentSlot BSlot(int kk, int j) const;  // B[kk][j]
+  FragmentSlot CSlot(int i, int j) const;   // C[i][j] and D[i][j] (reg = f32 index)
+};
+
+// The MFMA for a KIR name; nullptr if there is none.
+const MfmaDesc* LookupMfma(absl::string_view kir_name);
+// Every MFMA kirc knows.
+const std::vector<MfmaDesc>& AllMfmas();
+// The target's mnemonic for `m`, or an error naming the instruction and the
+// target (e.g. "f32_16x16x16_bf16 does not exist on gfx908: use f32_16x16x8_bf16").
+absl::StatusOr<std::string> MfmaMnemonic(const TargetInfo& t, const MfmaDesc& m);
+int MfmaPasses(const TargetInfo& t, const MfmaDesc& m);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_TARGET_TARGET_H_

@@ -1,0 +1,192 @@
+// kirc: compiles KIR kernels to AMDGCN assembly and code objects.
+// Run without arguments it compiles the built-in 16x16x16 MFMA kernel for
+// gfx942, assembles it and prints the assembly and a summary.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compiler/api/compile.h"
+#include "compiler/emit/toolchain.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+
+namespace {
+
+constexpr const char* kVersion = "kirc 0.1.0 (KIR -> AMDGCN for gfx908, gfx90a, gfx942; LLVM 22 toolchain)";
+
+constexpr const char* kHelp = R"(kirc: compile KIR kernels to AMDGCN for AMD CDNA GPUs (MFMA, LDS).
+
+Usage:
+  kirc                         compile the built-in 16x16x16 MFMA kernel for gfx942,
+                               assemble it, print the assembly and a summary
+  kirc compile FILE.kir [options]
+  kirc --help | --version
+
+Options for compile:
+  --mcpu=TARGET     gfx908, gfx90a or gfx942; default: the kernel's `target` line
+  --emit=KIND       asm (default): assembly text for llvm-mc
+                    obj: a code object (.hsaco) made with llvm-mc and ld.lld
+                    mir: machine IR after lowering, on virtual registers
+                    kir: the kernel as canonical KIR text
+  -o PATH, --output=PATH
+                    where to write (default: standard output; for obj:
+                    FILE with the extension .hsaco)
+  --annotate        comment each instruction with its KIR op and, for memory
+                    instructions, the IR access and vector elements it implements
+  --llvm-bin=DIR    directory of llvm-mc and ld.lld (default: $KIRC_LLVM_BIN,
+                    else /usr/lib/llvm-22/bin)
+
+Relative paths are taken from the directory where you ran `bazel run`.
+Errors go to standard error, with a non-zero exit status.
+)";
+
+std::string UserPath(const std::string& p) {
+  if (p.empty() || p[0] == '/') return p;
+  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (wd == nullptr || *wd == '\0') return p;
+  return absl::StrCat(wd, "/", p);
+}
+
+int Fail(const std::string& msg) {
+  std::cerr << "kirc: " << msg << "\n";
+  return 1;
+}
+
+int Fail(const absl::Status& st) { return Fail(std::string(st.message())); }
+
+bool WriteOut(const std::string& path, const std::string& data) {
+  if (path.empty() || path == "-") {
+    std::cout << data;
+    return static_cast<bool>(std::cout);
+  }
+  std::ofstream f(UserPath(path), std::ios::binary);
+  f << data;
+  return static_cast<bool>(f);
+}
+
+void PrintSummary(const kir::CompileResult& r, size_t code_object_bytes, double assemble_seconds) {
+  const kir::KernelResources& res = r.resources;
+  std::cout << "\n// ---- summary -------------------------------------------------\n";
+  std::cout << "// kernel " << r.lowered.abi.kernargs.size() << " kernarg slot(s), target "
+            << r.target->name << "\n";
+  std::cout << "// instructions: " << r.stats.total << " (";
+  bool first = true;
+  for (const auto& [cls, n] : r.stats.by_class) {
+    std::cout << (first ? "" : ", ") << cls << " " << n;
+    first = false;
+  }
+  std::cout << ")\n";
+  std::cout << absl::StrFormat(
+      "// registers: %d VGPRs, %d AGPRs, %d SGPRs (+6 reserved) ; LDS %d bytes ; occupancy %d "
+      "waves/SIMD\n",
+      res.arch_vgprs, res.agprs, res.sgprs, res.lds_bytes, res.occupancy);
+  std::cout << absl::StrFormat("// compile time %.3f ms ; assemble+link %.1f ms ; code object %d bytes\n",
+                               r.compile_seconds * 1e3, assemble_seconds * 1e3, code_object_bytes);
+}
+
+int MainJob(const std::optional<std::string>& llvm_flag) {
+  kir::CompileOptions opts;
+  opts.mcpu = "gfx942";
+  absl::StatusOr<kir::CompileResult> r =
+      kir::CompileText(kir::DefaultKernelText(), "<built-in mma_16x16x16_f16>", opts);
+  if (!r.ok()) return Fail(r.status());
+  absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
+  if (!bin.ok()) return Fail(bin.status());
+  auto t0 = std::chrono::steady_clock::now();
+  absl::StatusOr<std::string> obj = kir::CodeObjectFor(*r, *bin);
+  if (!obj.ok()) return Fail(obj.status());
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << r->assembly;
+  PrintSummary(*r, obj->size(), secs);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::optional<std::string> llvm_bin;
+  std::string mcpu, emit = "asm", out, file;
+  bool annotate = false, compile_cmd = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const char* flag) -> std::optional<std::string> {
+      std::string p = absl::StrCat(flag, "=");
+      if (absl::StartsWith(a, p)) return a.substr(p.size());
+      return std::nullopt;
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kHelp;
+      return 0;
+    } else if (a == "--version") {
+      std::cout << kVersion << "\n";
+      return 0;
+    } else if (auto v = value("--mcpu")) {
+      mcpu = *v;
+    } else if (auto v = value("--emit")) {
+      emit = *v;
+    } else if (auto v = value("--output")) {
+      out = *v;
+    } else if (a == "-o") {
+      if (i + 1 >= args.size()) return Fail("-o needs a path");
+      out = args[++i];
+    } else if (auto v = value("--llvm-bin")) {
+      llvm_bin = UserPath(*v);
+    } else if (a == "--annotate") {
+      annotate = true;
+    } else if (a == "compile" && !compile_cmd && file.empty()) {
+      compile_cmd = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return Fail(absl::StrCat("unknown option '", a, "' (see kirc --help)"));
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      return Fail(absl::StrCat("unexpected argument '", a, "' (see kirc --help)"));
+    }
+  }
+  if (!compile_cmd && file.empty()) {
+    if (!mcpu.empty() || emit != "asm" || !out.empty() || annotate)
+      return Fail("options need a command: kirc compile FILE.kir [options] (see kirc --help)");
+    return MainJob(llvm_bin);
+  }
+  if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");
+  if (emit != "asm" && emit != "obj" && emit != "mir" && emit != "kir")
+    return Fail(absl::StrCat("--emit must be asm, obj, mir or kir, not '", emit, "'"));
+  std::ifstream in(UserPath(file), std::ios::binary);
+  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (emit == "kir") {
+    absl::StatusOr<kir::Kernel> k = kir::ParseKernel(text, file);
+    if (!k.ok()) return Fail(k.status());
+    return WriteOut(out, kir::PrintKernel(*k)) ? 0 : Fail("cannot write " + out);
+  }
+  kir::CompileOptions opts;
+  opts.mcpu = mcpu;
+  opts.annotate = annotate;
+  absl::StatusOr<kir::CompileResult> r = kir::CompileText(text, file, opts);
+  if (!r.ok()) return Fail(r.status());
+  if (emit == "asm") return WriteOut(out, r->assembly) ? 0 : Fail("cannot write " + out);
+  if (emit == "mir") return WriteOut(out, r->mir_text) ? 0 : Fail("cannot write " + out);
+  absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_bin);
+  if (!bin.ok()) return Fail(bin.status());
+  absl::StatusOr<std::string> obj = kir::CodeObjectFor(*r, *bin);
+  if (!obj.ok()) return Fail(obj.status());
+  if (out.empty()) {
+    out = file;
+    if (absl::EndsWith(out, ".kir")) out.resize(out.size() - 4);
+    out += ".hsaco";
+  }
+  if (out == "-") return Fail("a code object is binary: give -o PATH");
+  return WriteOut(out, *obj) ? 0 : Fail("cannot write " + out);
+}
