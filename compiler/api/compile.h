@@ -36,6 +36,7 @@ struct InstructionStats {
 struct CompileResult {
   const TargetInfo* target = nullptr;
   std::string assembly;      // the .s text llvm-mc assembles
+  std::string mir_text;      // MIR after lowering, before register allocation
   LoweredKernel lowered;     // final MIR (physical registers), ABI and access map
   KernelResources resources; // registers, LDS bytes, occupancy as declared
   InstructionStats stats;

@@ -1,4 +1,6 @@
 // MFMA, constants, elementwise arithmetic and conversions.
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/lower/lower_internal.h"
@@ -77,20 +79,12 @@ absl::Status LowerCtx::LowerMfma(const Op& op) {
   return absl::OkStatus();
 }
 
-namespace {
-
-// Per-register operand for element group `reg` of an elementwise operand.
-struct Src {
-  bool scalar = false;  // broadcast SGPR (a scalar argument) or width-1 value
-  MOperand op;
-};
-
-}  // namespace
 
 // f32 results of unpacking 16-bit elements, and packing back, shared by bf16
 // arithmetic and conversions.
 static int UnpackToF32(LowerCtx& c, int src, ElemType e, int elem) {
   MOperand s = MirBuilder::V(src, elem / 2);
+  if (e == ElemType::kF32) return -1;
   if (e == ElemType::kF16) {
     if (elem % 2 == 0) return c.b_.Valu(Opc::kVCvtF32F16, {s});
     int hi = c.b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(16), s});
@@ -103,8 +97,7 @@ static int UnpackToF32(LowerCtx& c, int src, ElemType e, int elem) {
 
 // bf16 bits (in bits 31:16 of the result) of f32 `x`, rounded to nearest
 // even; NaN stays NaN (quietened).
-static int RoundToBf16High(LowerCtx& c, int x) {
-  MOperand xv = MirBuilder::V(x);
+static int RoundToBf16High(LowerCtx& c, MOperand xv) {
   int lsb = c.b_.Valu(Opc::kVBfeU32, {xv, MOperand::Imm(16), MOperand::Imm(1)});
   int r = c.b_.Valu(Opc::kVAdd3U32, {xv, MOperand::Imm(0x7fff), MirBuilder::V(lsb)});
   int nan = c.b_.NewS(2, 2);
@@ -118,33 +111,39 @@ static int RoundToBf16High(LowerCtx& c, int x) {
 
 // Packs f32 registers lo (element 2i) and hi (element 2i+1, or -1) into one
 // register of 16-bit elements of type e.
-static void PackFromF32(LowerCtx& c, MOperand dst, ElemType e, int lo, int hi) {
+static void PackFromF32(LowerCtx& c, MOperand dst, ElemType e, MOperand lo,
+                        std::optional<MOperand> hi) {
   if (e == ElemType::kF16) {
-    int l = c.b_.Valu(Opc::kVCvtF16F32, {MirBuilder::V(lo)});
-    if (hi < 0) {
-      c.b_.ValuTo(Opc::kVMovB32, dst, {MirBuilder::V(l)});
+    if (!hi) {
+      c.b_.ValuTo(Opc::kVCvtF16F32, dst, {lo});
       return;
     }
-    int h = c.b_.Valu(Opc::kVCvtF16F32, {MirBuilder::V(hi)});
+    int l = c.b_.Valu(Opc::kVCvtF16F32, {lo});
+    int h = c.b_.Valu(Opc::kVCvtF16F32, {*hi});
     c.b_.ValuTo(Opc::kVPackB32F16, dst, {MirBuilder::V(l), MirBuilder::V(h)});
     return;
   }
   int l = RoundToBf16High(c, lo);
-  int ls = c.b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(16), MirBuilder::V(l)});
-  if (hi < 0) {
-    c.b_.ValuTo(Opc::kVMovB32, dst, {MirBuilder::V(ls)});
+  if (!hi) {
+    c.b_.ValuTo(Opc::kVLshrrevB32, dst, {MOperand::Imm(16), MirBuilder::V(l)});
     return;
   }
-  int h = RoundToBf16High(c, hi);
+  int ls = c.b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(16), MirBuilder::V(l)});
+  int h = RoundToBf16High(c, *hi);
   // (h & 0xffff0000) | (l >> 16)
   c.b_.ValuTo(Opc::kVAndOrB32, dst,
               {MirBuilder::V(h), MirBuilder::V(c.b_.VConst(0xffff0000u)), MirBuilder::V(ls)});
 }
 
 absl::Status LowerCtx::LowerElementwise(const Op& op) {
-  ValueType rt = op.type;
-  // Result type: the widest operand (scalars broadcast).
-  std::vector<Src> srcs;
+  // Result type: the widest operand (scalars broadcast); the op carries none.
+  ValueType rt;
+  bool have = false;
+  for (const Operand& o : op.operands) {
+    ValueType t = o.is_arg ? ValueType{k_.FindArg(o.name)->elem, 1} : values_.at(o.name).type;
+    if (!have || t.width > rt.width) rt = t;
+    have = true;
+  }
   std::vector<int> regs;
   std::vector<bool> bcast;
   for (const Operand& o : op.operands) {
@@ -203,8 +202,9 @@ absl::Status LowerCtx::LowerElementwise(const Op& op) {
         res[e] = b_.Valu(f32, s);
       }
       for (int r = 0; r < n; ++r)
-        PackFromF32(*this, MirBuilder::V(out.vreg, r), ElemType::kBF16, res[2 * r],
-                    2 * r + 1 < rt.width ? res[2 * r + 1] : -1);
+        PackFromF32(*this, MirBuilder::V(out.vreg, r), ElemType::kBF16, MirBuilder::V(res[2 * r]),
+                    2 * r + 1 < rt.width ? std::optional<MOperand>(MirBuilder::V(res[2 * r + 1]))
+                                         : std::nullopt);
       break;
     }
   }
@@ -228,26 +228,37 @@ absl::Status LowerCtx::LowerCvt(const Op& op) {
   }
   if (from == ElemType::kI32 || to == ElemType::kI32)
     return Error(op, "conversions to or from i32 are not supported yet");
-  // Through f32.
-  std::vector<int> f(w);
-  for (int e = 0; e < w; ++e)
-    f[e] = from == ElemType::kF32 ? -1 - e : UnpackToF32(*this, src, from, e);
-  auto f32reg = [&](int e) {
-    if (f[e] >= 0) return f[e];
-    return b_.Valu(Opc::kVMovB32, {MirBuilder::V(src, e)});
+  // Through f32: element e of the source as an f32 operand.
+  auto f32_elem = [&](int e) -> MOperand {
+    if (from == ElemType::kF32) return MirBuilder::V(src, e);
+    if (to == ElemType::kF32) {
+      // Unpack straight into the result register.
+      MOperand s = MirBuilder::V(src, e / 2);
+      MOperand d = MirBuilder::V(out.vreg, e);
+      if (from == ElemType::kF16) {
+        if (e % 2 == 0) {
+          b_.ValuTo(Opc::kVCvtF32F16, d, {s});
+        } else {
+          int hi = b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(16), s});
+          b_.ValuTo(Opc::kVCvtF32F16, d, {MirBuilder::V(hi)});
+        }
+      } else if (e % 2 == 0) {
+        b_.ValuTo(Opc::kVLshlrevB32, d, {MOperand::Imm(16), s});
+      } else {
+        b_.ValuTo(Opc::kVAndB32, d, {MOperand::Imm(0xffff0000u), s});
+      }
+      return d;
+    }
+    return MirBuilder::V(UnpackToF32(*this, src, from, e));
   };
   if (to == ElemType::kF32) {
-    for (int e = 0; e < w; ++e)
-      b_.Emit(Opc::kVMovB32, {MirBuilder::V(out.vreg, e), MirBuilder::V(f[e] >= 0 ? f[e] : src, f[e] >= 0 ? 0 : e)});
+    for (int e = 0; e < w; ++e) f32_elem(e);
   } else {
     for (int r = 0; r < n; ++r) {
-      int lo = from == ElemType::kF32 ? -1 : f[2 * r];
-      int hi = 2 * r + 1 < w ? (from == ElemType::kF32 ? -1 : f[2 * r + 1]) : -2;
-      if (from == ElemType::kF32) {
-        lo = f32reg(2 * r);
-        if (hi != -2) hi = f32reg(2 * r + 1);
-      }
-      PackFromF32(*this, MirBuilder::V(out.vreg, r), to, lo, hi == -2 ? -1 : hi);
+      MOperand lo = f32_elem(2 * r);
+      std::optional<MOperand> hi;
+      if (2 * r + 1 < w) hi = f32_elem(2 * r + 1);
+      PackFromF32(*this, MirBuilder::V(out.vreg, r), to, lo, hi);
     }
   }
   values_[op.results[0]] = out;

@@ -46,6 +46,7 @@ bool ValidElem(ElemType e) {
 bool IsFloat(ElemType e) { return e != ElemType::kI32; }
 
 std::string TypeName(ValueType t) { return ValueTypeName(t); }
+std::string ElemName(ElemType e) { return std::string(ElemTypeName(e)); }
 
 // Shortest text that reads back as exactly `v` ("1.5", "-0", "inf", "nan").
 std::string FormatDouble(double v) {
@@ -349,7 +350,7 @@ absl::Status Validator::CheckDecls() {
   static const char* const kKind[] = {"const", "arg", "lds"};
   std::map<std::string, const Decl*> seen;
   for (const Decl& d : decls) {
-    std::string text = absl::StrCat(kKind[d.kind], " ", d.name);
+    std::string text = absl::StrCat(kKind[d.kind], d.name.empty() ? "" : " ", d.name);
     if (d.name.empty()) return Err(d.loc, text, "the declaration has no name; give it one");
     auto [it, fresh] = seen.emplace(d.name, &d);
     if (!fresh) {
@@ -391,7 +392,7 @@ absl::Status Validator::CheckArg(const Arg& a) {
   if (a.kind == Arg::Kind::kScalar) {
     if (a.elem != ElemType::kI32 && a.elem != ElemType::kF32)
       return Err(a.loc, text,
-                 absl::StrCat("scalar arguments must be i32 or f32, found ", ElemTypeName(a.elem),
+                 absl::StrCat("scalar arguments must be i32 or f32, found ", ElemName(a.elem),
                               "; pass an f32 and convert it with cvt"));
     return absl::OkStatus();
   }
@@ -687,10 +688,10 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   if (vt.elem != elem) {
     ValueType want{elem, vt.width};
     if (is_store)
-      return OpErr(op, absl::StrCat(op.mem, " holds ", ElemTypeName(elem), " but %",
+      return OpErr(op, absl::StrCat(op.mem, " holds ", ElemName(elem), " but %",
                                     op.operands[0].name, " is ", TypeName(vt),
                                     "; convert it to ", TypeName(want), " with cvt first"));
-    return OpErr(op, absl::StrCat(op.mem, " holds ", ElemTypeName(elem), " but the load produces ",
+    return OpErr(op, absl::StrCat(op.mem, " holds ", ElemName(elem), " but the load produces ",
                                   TypeName(vt), "; load ", TypeName(want),
                                   " and convert it with cvt"));
   }
@@ -804,7 +805,7 @@ absl::Status Validator::CheckElementwise(const Op& op) {
   }
   if (op.kind == OpKind::kFma && !IsFloat(rt.elem))
     return OpErr(op, absl::StrCat("fma is defined for float types only, found ",
-                                  ElemTypeName(rt.elem), "; use mul and add"));
+                                  ElemName(rt.elem), "; use mul and add"));
   return Define(op, op.results[0], rt);
 }
 
@@ -828,7 +829,7 @@ absl::Status Validator::CheckConst(const Op& op) {
   if (!s.ok()) return s;
   if (!ExactBits(op.type.elem, op.constant).has_value()) {
     std::string v = FormatDouble(op.constant);
-    std::string elem(ElemTypeName(op.type.elem));
+    std::string elem(ElemName(op.type.elem));
     if (op.type.elem == ElemType::kI32)
       return OpErr(op, absl::StrCat(v, " is not an i32; i32 constants are integers in "
                                        "[-2147483648, 2147483647]"));
