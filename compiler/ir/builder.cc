@@ -168,6 +168,15 @@ std::string KernelBuilder::Cvt(BuilderValue a, ValueType type, std::string name)
   return Emit(std::move(op), std::move(name));
 }
 
+std::string KernelBuilder::Slice(BuilderValue a, int first, ValueType type, std::string name) {
+  Op op;
+  op.kind = OpKind::kSlice;
+  op.type = type;
+  op.first = first;
+  op.operands = {std::move(a.operand)};
+  return Emit(std::move(op), std::move(name));
+}
+
 std::vector<std::string> KernelBuilder::For(int64_t lo, int64_t hi, int64_t step,
                                             std::vector<BuilderValue> init,
                                             const ForBody& body, const ForNames& names) {

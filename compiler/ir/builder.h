@@ -102,6 +102,8 @@ class KernelBuilder {
   std::string Fma(BuilderValue a, BuilderValue b, BuilderValue c, std::string name = "");
   // `%r = cvt a : type`.
   std::string Cvt(BuilderValue a, ValueType type, std::string name = "");
+  // Elements [first, first + type.width) of `a` as a new value of `type`.
+  std::string Slice(BuilderValue a, int first, ValueType type, std::string name = "");
   // `%results = for %ivar = lo to hi step step iter(%iter_args = init...) { body }`.
   // Fresh names are taken in the order ivar, iter_args, the body's, results.
   // Returns the result names, one per element of `init`.

@@ -80,6 +80,7 @@ enum class OpKind {
   kMul,      // results[0] = operands[0] * operands[1]
   kFma,      // results[0] = operands[0] * operands[1] + operands[2]
   kCvt,      // results[0] = operands[0] converted to `type.elem`
+  kSlice,    // results[0] = elements [first, first + type.width) of operands[0]
   kFor,      // results = for ivar in [lo, hi) step `step`, iter_args = operands
   kYield,    // ends a `for` body: operands are the next iteration's iter_args
 };
@@ -104,6 +105,8 @@ struct Op {
   bool guarded = false;         // out-of-shape elements read 0 / are not written
   // mfma
   std::string mfma;  // KIR instruction name, e.g. "f32_16x16x16_f16"
+  // slice
+  int first = 0;  // first element taken
   // const
   double constant = 0;  // exactly representable in `type.elem`
   // for

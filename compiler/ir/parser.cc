@@ -68,7 +68,7 @@ int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 
 bool IsOpWord(absl::string_view w) {
   return w == "load" || w == "store" || w == "barrier" || w == "mfma" || w == "const" ||
-         w == "zero" || w == "add" || w == "mul" || w == "fma" || w == "cvt" || w == "for" ||
+         w == "zero" || w == "add" || w == "mul" || w == "fma" || w == "cvt" || w == "slice" || w == "for" ||
          w == "yield";
 }
 
@@ -708,6 +708,17 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
     if (!ParseOperands(&op, 1) || !ExpectChar(':', "before the result type") ||
         !ParseType(&op.type))
       return false;
+  } else if (word == "slice") {
+    op.kind = OpKind::kSlice;
+    int64_t first = 0;
+    if (!ParseOperands(&op, 1) || !ExpectChar(',', "before the first element")) return false;
+    SkipWs();
+    const char* fp = p_;
+    if (!ParseIntOrConst(&first, "the first element (an integer)")) return false;
+    if (first < 0 || first > 15)
+      return Fail(fp, absl::StrCat("the first element must be in 0..15, found ", first));
+    op.first = static_cast<int>(first);
+    if (!ExpectChar(':', "before the result type") || !ParseType(&op.type)) return false;
   } else {  // yield
     op.kind = OpKind::kYield;
     if (loops_.empty()) return Fail(wp, "'yield' outside of a 'for' body");

@@ -95,6 +95,11 @@ void AppendOp(const Op& op, int indent, std::string* out) {
       AppendOperands(op.operands, out);
       absl::StrAppend(out, " : ", ValueTypeName(op.type));
       break;
+    case OpKind::kSlice:
+      out->append("slice ");
+      AppendOperands(op.operands, out);
+      absl::StrAppend(out, ", ", op.first, " : ", ValueTypeName(op.type));
+      break;
     case OpKind::kYield:
       out->append("yield");
       if (!op.operands.empty()) out->push_back(' ');

@@ -55,6 +55,8 @@ std::string OpSummary(const Op& op) {
       return absl::StrCat(r, "fma ", operands());
     case OpKind::kCvt:
       return absl::StrCat(r, "cvt ", operands(), " : ", ValueTypeName(op.type));
+    case OpKind::kSlice:
+      return absl::StrCat(r, "slice ", operands(), ", ", op.first, " : ", ValueTypeName(op.type));
     case OpKind::kFor:
       return absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
     case OpKind::kYield:
@@ -209,6 +211,9 @@ absl::Status LowerCtx::Run() {
         break;
       case OpKind::kCvt:
         st = LowerCvt(op);
+        break;
+      case OpKind::kSlice:
+        st = LowerSlice(op);
         break;
       case OpKind::kFor:
       case OpKind::kYield:

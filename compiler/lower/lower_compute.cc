@@ -212,6 +212,29 @@ absl::Status LowerCtx::LowerElementwise(const Op& op) {
   return absl::OkStatus();
 }
 
+absl::Status LowerCtx::LowerSlice(const Op& op) {
+  Value& in = values_.at(op.operands[0].name);
+  int eb = ElemBytes(in.type.elem);
+  if ((op.first * eb) % 4 != 0)
+    return Error(op, "a slice of a 16-bit vector must start at an even element");
+  int first = op.first * eb / 4;
+  int n = op.type.Dwords();
+  Value out;
+  out.type = op.type;
+  out.vreg = b_.NewV(n, TupleAlign(t_, n));
+  if (in.cls == RegClass::kAgpr && in.vgpr_copy < 0) {
+    // Read only the slice out of the accumulators.
+    for (int i = 0; i < n; ++i)
+      b_.Emit(Opc::kVAccvgprRead, {MirBuilder::V(out.vreg, i), MirBuilder::A(in.vreg, first + i)});
+  } else {
+    int src = VgprsOf(op.operands[0].name);
+    for (int i = 0; i < n; ++i)
+      b_.Emit(Opc::kVMovB32, {MirBuilder::V(out.vreg, i), MirBuilder::V(src, first + i)});
+  }
+  values_[op.results[0]] = out;
+  return absl::OkStatus();
+}
+
 absl::Status LowerCtx::LowerCvt(const Op& op) {
   const Value& in = values_.at(op.operands[0].name);
   ElemType from = in.type.elem, to = op.type.elem;

@@ -62,6 +62,7 @@ class LowerCtx {
   absl::Status LowerElementwise(const Op& op);
   absl::Status LowerConst(const Op& op);
   absl::Status LowerCvt(const Op& op);
+  absl::Status LowerSlice(const Op& op);
 
   // Registers of a value usable by VALU/VMEM/DS (AGPR values copied to VGPRs).
   int VgprsOf(const std::string& name);

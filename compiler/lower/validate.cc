@@ -125,6 +125,8 @@ const char* OpName(OpKind k) {
       return "fma";
     case OpKind::kCvt:
       return "cvt";
+    case OpKind::kSlice:
+      return "slice";
     case OpKind::kFor:
       return "for";
     case OpKind::kYield:
@@ -167,6 +169,8 @@ std::string OpText(const Op& op) {
       return absl::StrCat(r, OpName(op.kind), " ", operands);
     case OpKind::kCvt:
       return absl::StrCat(r, "cvt ", operands, " : ", TypeName(op.type));
+    case OpKind::kSlice:
+      return absl::StrCat(r, "slice ", operands, ", ", op.first, " : ", TypeName(op.type));
     case OpKind::kFor: {
       std::string s = absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
       if (op.step != 1) absl::StrAppend(&s, " step ", op.step);
@@ -251,6 +255,7 @@ class Validator {
   absl::Status CheckMfma(const Op& op);
   absl::Status CheckElementwise(const Op& op);
   absl::Status CheckCvt(const Op& op);
+  absl::Status CheckSlice(const Op& op);
   absl::Status CheckConst(const Op& op);
   absl::Status CheckType(const Op& op, ValueType vt);
 
@@ -498,6 +503,7 @@ absl::Status Validator::CheckArity(const Op& op) {
       results = 1, operands = 2;
       break;
     case OpKind::kCvt:
+    case OpKind::kSlice:
       results = 1, operands = 1;
       break;
     case OpKind::kYield:
@@ -595,6 +601,8 @@ absl::Status Validator::CheckOp(const Op& op) {
       return CheckElementwise(op);
     case OpKind::kCvt:
       return CheckCvt(op);
+    case OpKind::kSlice:
+      return CheckSlice(op);
     case OpKind::kFor:
       return CheckFor(op);
     case OpKind::kYield:
@@ -728,7 +736,7 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   if (op.guarded) {
     for (int d = 0; d < rank; ++d) {
       Interval r = idx[d].Range();
-      int64_t hi = d == op.along ? SatAdd(r.hi, vt.width - 1) : r.hi;
+      int64_t hi = d == op.along && vt.width > 1 ? SatAdd(r.hi, vt.width - 1) : r.hi;
       if (r.lo <= -k2G || hi >= k2G)
         return OpErr(op, absl::StrCat("index ", d, " takes values ", r.lo, "..", hi,
                                       ", outside the 32-bit range; even guarded accesses need "
@@ -821,6 +829,26 @@ absl::Status Validator::CheckCvt(const Op& op) {
     return OpErr(op, absl::StrCat("cvt keeps the width: %", op.operands[0].name, " is ",
                                   TypeName(*in), " but the result type is ", TypeName(op.type),
                                   "; use ", TypeName(ValueType{op.type.elem, in->width})));
+  return Define(op, op.results[0], op.type);
+}
+
+absl::Status Validator::CheckSlice(const Op& op) {
+  absl::StatusOr<ValueType> in = Use(op, op.operands[0], false);
+  if (!in.ok()) return in.status();
+  absl::Status s = CheckType(op, op.type);
+  if (!s.ok()) return s;
+  if (op.type.elem != in->elem)
+    return OpErr(op, absl::StrCat("slice keeps the element type: %", op.operands[0].name, " is ",
+                                  TypeName(*in), " but the result type is ", TypeName(op.type),
+                                  "; use cvt to convert"));
+  if (op.first < 0 || op.first > in->width - op.type.width)
+    return OpErr(op, absl::StrCat("elements ", op.first, "..",
+                                  static_cast<int64_t>(op.first) + op.type.width - 1,
+                                  " are not all in %", op.operands[0].name, " (",
+                                  TypeName(*in), ", elements 0..", in->width - 1, ")"));
+  if (ElemBytes(in->elem) == 2 && op.first % 2 != 0)
+    return OpErr(op, absl::StrCat("a slice of a 16-bit vector must start at an even element "
+                                  "(a register boundary), found ", op.first));
   return Define(op, op.results[0], op.type);
 }
 

@@ -42,8 +42,12 @@ inline constexpr int kMaxIndexNodes = 65536;
 //
 // The result type of add/mul/fma is computed from the operands (the widest
 // operand; width-1 f32/i32 operands broadcast); Op::type is ignored for them
-// (the parser leaves it at its default). For load/const/zero/cvt Op::type is the
-// result type; for mfma it must be the instruction's {f32, cd_width}.
+// (the parser leaves it at its default). For load/const/zero/cvt/slice Op::type
+// is the result type; for mfma it must be the instruction's {f32, cd_width}.
+//
+// Total LDS is computed with LayoutAbi's rule (lower.h: declaration order, each
+// allocation 16-byte aligned), re-implemented here with saturating arithmetic
+// because LayoutAbi lives in :lower and assumes a well-formed kernel.
 absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t,
                             absl::string_view filename = "");
 

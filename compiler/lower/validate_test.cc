@@ -1,0 +1,820 @@
+#include "compiler/lower/validate.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "compiler/ir/index_expr.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/ir/parser.h"
+#include "compiler/target/target.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+const TargetInfo& Target(const std::string& name) {
+  absl::StatusOr<const TargetInfo*> t = LookupTarget(name);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return **t;
+}
+
+Kernel Parse(const std::string& text) {
+  absl::StatusOr<Kernel> k = ParseKernel(text, "k.kir");
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *std::move(k) : Kernel{};
+}
+
+// "OK" or the error message.
+std::string Check(const Kernel& k, const std::string& target = "gfx942",
+                  const std::string& file = "k.kir") {
+  absl::Status s = ValidateKernel(k, Target(target), file);
+  if (s.ok()) return "OK";
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  return std::string(s.message());
+}
+
+// Eight declaration lines; the body starts on line 9.
+constexpr char kPrelude[] = R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg A : f32[64] strides [1] readonly
+arg B : f32[64] strides [1] writeonly
+arg s : f32
+arg n : i32
+lds L : f32[64]
+)";
+
+Kernel Body(const std::string& body) { return Parse(absl::StrCat(kPrelude, body, "end\n")); }
+std::string CheckBody(const std::string& body) { return Check(Body(body)); }
+
+// A copy kernel that validates; tests mutate it.
+constexpr char kCopyBody[] = R"(%x = load A[tid.x] : f32
+store B[tid.x], %x
+)";
+
+constexpr char kMfma[] = R"(kernel mma
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+lds As : f16[16, 16] pad 4
+lds Bs : f16[16, 16] pad 4
+%a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+%b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+store As[tid.x mod 16, tid.x floordiv 16 * 4], %a
+store Bs[tid.x mod 16, tid.x floordiv 16 * 4], %b
+barrier
+%fa = load As[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+%fb = load Bs[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+%z = zero f32x4
+%d = mfma f32_16x16x16_f16 %fa, %fb, %z
+store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+end
+)";
+
+std::string Bf16Mfma() {
+  return absl::StrReplaceAll(kMfma, {{"f16[", "bf16["},
+                                     {"f16x4", "bf16x4"},
+                                     {"f32_16x16x16_f16", "f32_16x16x16_bf16"}});
+}
+
+// ------------------------------------------------------------- valid kernels
+
+TEST(ValidateTest, MfmaKernelValidOnAllTargets) {
+  Kernel k = Parse(kMfma);
+  for (const TargetInfo* t : AllTargets()) EXPECT_EQ(Check(k, t->name), "OK") << t->name;
+}
+
+TEST(ValidateTest, Bf16MfmaRejectedOnGfx908Only) {
+  Kernel k = Parse(Bf16Mfma());
+  EXPECT_EQ(Check(k, "gfx908"),
+            "k.kir:17:1: error: in '%d = mfma f32_16x16x16_bf16 %fa, %fb, %z': MFMA "
+            "f32_16x16x16_bf16 does not exist on gfx908: use f32_16x16x8_bf16 (a different lane "
+            "layout)");
+  EXPECT_EQ(Check(k, "gfx90a"), "OK");
+  EXPECT_EQ(Check(k, "gfx942"), "OK");
+}
+
+TEST(ValidateTest, LoopsScopesAndBroadcastsValid) {
+  EXPECT_EQ(CheckBody(R"(%z = zero f32x4
+%r = for %i = 0 to 4 iter(%c = %z) {
+  %v = load A[%i * 16 + tid.x floordiv 16 * 4] : f32x4
+  %w = add %v, s
+  %u = fma %w, %c, s
+  barrier
+  %q = for %j = 0 to 2 iter(%e = %u) {
+    %f = mul %e, %v
+    yield %f
+  }
+  yield %q
+}
+for %i = 0 to 2 {
+  %v = load A[tid.x] : f32
+  yield
+}
+%one = const i32 7
+%m = mul n, %one
+%h = const f16x2 0.5
+%h2 = add %h, %h
+%hf = cvt %h2 : f32x2
+%bz = zero bf16x16
+store L[tid.x floordiv 4 * 4] along 0, %r
+)"),
+            "OK");
+}
+
+TEST(ValidateTest, ElementwiseResultTypeIsComputed) {
+  // The parser leaves Op::type at f32 for add; the validator uses f32x4.
+  EXPECT_EQ(CheckBody(R"(%v = load A[tid.x floordiv 4 * 4] : f32x4
+%r = add s, %v
+%a = zero f32
+%d = mfma f32_16x16x4_f32 %a, %a, %r
+)"),
+            "OK");
+  EXPECT_EQ(CheckBody(R"(%v = load A[tid.x floordiv 4 * 4] : f32x4
+%r = mul %v, s
+%h = cvt %r : f16x2
+)"),
+            "k.kir:11:1: error: in '%h = cvt %r : f16x2': cvt keeps the width: %r is f32x4 but "
+            "the result type is f16x2; use f16x4");
+}
+
+TEST(ValidateTest, MessageFormats) {
+  Kernel k = Body("store B[tid.x], %x\n");
+  const std::string what = "in 'store B[tid.x], %x': use of undefined value %x; define it before this op";
+  EXPECT_EQ(Check(k, "gfx942", "k.kir"), "k.kir:9:1: error: " + what);
+  EXPECT_EQ(Check(k, "gfx942", ""), "9:1: error: " + what);
+  k.body[0].loc = SourceLoc{};
+  EXPECT_EQ(Check(k, "gfx942", "k.kir"), "error: " + what);
+}
+
+// ------------------------------------------------------------- kernel level
+
+TEST(ValidateTest, KernelName) {
+  Kernel k = Body(kCopyBody);
+  k.name = "";
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': the kernel has no name; write `kernel NAME`");
+}
+
+TEST(ValidateTest, Workgroup) {
+  Kernel k = Body(kCopyBody);
+  k.workgroup = {64, 0, 1};
+  EXPECT_EQ(Check(k),
+            "k.kir:1:1: error: in 'kernel': workgroup extent y is 0; every extent must be at least 1");
+  k.workgroup = {2048, 1, 1};
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup extent x is 2048; a workgroup has "
+                      "at most 1024 threads");
+  k.workgroup = {1, 1, std::numeric_limits<int64_t>::max()};
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup extent z is 9223372036854775807; "
+                      "a workgroup has at most 1024 threads");
+  k.workgroup = {64, 32, 1};
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup 64x32x1 has 2048 threads; a "
+                      "workgroup has at most 1024");
+  k.workgroup = {32, 1, 1};
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup 32x1x1 has 32 threads, not a "
+                      "multiple of 64; kirc runs whole wave64s (MFMA is wave-collective), so use "
+                      "a multiple of 64 threads");
+  k.workgroup = {16, 4, 16};
+  EXPECT_EQ(Check(k), "OK");
+}
+
+TEST(ValidateTest, Grid) {
+  Kernel k = Body(kCopyBody);
+  k.grid = {1, 1, 0};
+  EXPECT_EQ(Check(k),
+            "k.kir:1:1: error: in 'kernel': grid extent z is 0; every extent must be at least 1");
+  k.grid = {std::numeric_limits<int64_t>::min(), 1, 1};
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': grid extent x is -9223372036854775808; "
+                      "every extent must be at least 1");
+  k.grid = {int64_t{1} << 31, 1, 1};
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': grid extent x is 2147483648; it must be "
+                      "less than 2^31");
+  k.grid = {(int64_t{1} << 31) - 1, 1, 1};
+  EXPECT_EQ(Check(k), "OK");
+}
+
+TEST(ValidateTest, EmptyBody) {
+  Kernel k = Body(kCopyBody);
+  k.body.clear();
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': the kernel body is empty; add the ops the "
+                      "kernel should run");
+}
+
+TEST(ValidateTest, DuplicateNames) {
+  EXPECT_EQ(Check(Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+const N = 4
+arg N : f32
+end
+)")),
+            "k.kir:5:1: error: in 'arg N': 'N' is already declared (const N, line 4); consts, "
+            "args and LDS allocations share one namespace, so rename one of them");
+  // Built by API (no locations): consts, args, LDS in that order.
+  Kernel k = Body(kCopyBody);
+  k.lds.push_back(LdsAlloc{"A", ElemType::kF32, {4}, 0, {}});
+  k.args[0].loc = {};
+  EXPECT_EQ(Check(k), "error: in 'lds A': 'A' is already declared (arg A); consts, args and LDS "
+                      "allocations share one namespace, so rename one of them");
+  Kernel c = Body(kCopyBody);
+  c.consts.push_back(NamedConst{"L", 3, {}});
+  c.consts.push_back(NamedConst{"s", 3, {}});
+  // Without locations on every declaration: consts first, then args, then LDS.
+  EXPECT_EQ(Check(c), "k.kir:6:1: error: in 'arg s': 's' is already declared (const s); consts, "
+                      "args and LDS allocations share one namespace, so rename one of them");
+}
+
+TEST(ValidateTest, DeclarationWithoutName) {
+  Kernel k = Body(kCopyBody);
+  k.args[2].name = "";
+  EXPECT_EQ(Check(k), "k.kir:6:1: error: in 'arg': the declaration has no name; give it one");
+}
+
+TEST(ValidateTest, BufferArgs) {
+  Kernel k = Body(kCopyBody);
+  k.args[0].shape.clear();
+  k.args[0].strides.clear();
+  EXPECT_EQ(Check(k), "k.kir:4:1: error: in 'arg A': a buffer needs at least one dimension, e.g. "
+                      "f32[256] strides [1]");
+  k = Body(kCopyBody);
+  k.args[0].shape = {4, 16};
+  EXPECT_EQ(Check(k), "k.kir:4:1: error: in 'arg A': the buffer has 2 dimension(s) but 1 "
+                      "stride(s); give one stride per dimension");
+  std::string decl_prefix = "kernel t\nworkgroup 64 1 1\ngrid 1 1 1\n";
+  EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[4, 0] strides [4, 1] readonly\nbarrier\nend\n")),
+            "k.kir:4:1: error: in 'arg A': extent 1 is 0; extents must be at least 1");
+  EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[4] strides [-1] readonly\nbarrier\nend\n")),
+            "k.kir:4:1: error: in 'arg A': stride 0 is -1; strides must not be negative");
+  EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[536870912] strides [1] readonly\nbarrier\nend\n")),
+            "k.kir:4:1: error: in 'arg A': the buffer spans 2147483648 bytes; buffers of 2 GiB or "
+            "more need 64-bit addressing, which kirc does not support yet");
+  EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[536870911] strides [1] readonly\nbarrier\nend\n")),
+            "OK");
+  // Saturating size arithmetic.
+  EXPECT_EQ(Check(Parse(decl_prefix +
+                        "arg A : f32[9223372036854775807, 9223372036854775807] strides "
+                        "[9223372036854775807, 9223372036854775807] readonly\nbarrier\nend\n")),
+            "k.kir:4:1: error: in 'arg A': the buffer spans 4611686018427387904 bytes; buffers of "
+            "2 GiB or more need 64-bit addressing, which kirc does not support yet");
+}
+
+TEST(ValidateTest, ScalarArgs) {
+  Kernel k = Body(kCopyBody);
+  k.args[2].elem = ElemType::kF16;
+  EXPECT_EQ(Check(k), "k.kir:6:1: error: in 'arg s': scalar arguments must be i32 or f32, found "
+                      "f16; pass an f32 and convert it with cvt");
+}
+
+TEST(ValidateTest, LdsAllocations) {
+  Kernel k = Body(kCopyBody);
+  k.lds[0].shape = {};
+  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': an LDS allocation needs at least one "
+                      "dimension, e.g. f16[16, 16]");
+  k.lds[0].shape = {2, 0};
+  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': extent 1 is 0; extents must be at least 1");
+  k.lds[0].shape = {64};
+  k.lds[0].pad = -1;
+  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': pad is -1; it must not be negative");
+}
+
+TEST(ValidateTest, LdsTotal) {
+  std::string decl_prefix = "kernel t\nworkgroup 64 1 1\ngrid 1 1 1\n";
+  EXPECT_EQ(Check(Parse(decl_prefix + "lds X : f32[128, 128]\nbarrier\nend\n")), "OK");
+  EXPECT_EQ(Check(Parse(decl_prefix + "lds Y : f16[1]\nlds X : f32[128, 127] pad 1\nbarrier\nend\n")),
+            "k.kir:5:1: error: in 'lds X': the LDS allocations need 65552 bytes (each aligned "
+            "to 16 bytes), more than the 65536 bytes a workgroup has on gfx942; make the "
+            "allocations or their padding smaller");
+  EXPECT_EQ(Check(Parse(decl_prefix +
+                        "lds X : f32[9223372036854775807, 9223372036854775807] pad "
+                        "9223372036854775807\nlds Y : f16[1]\nbarrier\nend\n"),
+                  "gfx908"),
+            "k.kir:4:1: error: in 'lds X': the LDS allocations need 4611686018427387904 bytes "
+            "(each aligned to 16 bytes), more than the 65536 bytes a workgroup has on gfx908; "
+            "make the allocations or their padding smaller");
+}
+
+// ------------------------------------------------------------------- SSA
+
+TEST(ValidateTest, UndefinedAndRedefined) {
+  EXPECT_EQ(CheckBody("%x = load A[tid.x] : f32\n%x = load A[tid.x] : f32\n"),
+            "k.kir:10:1: error: in '%x = load A[tid.x] : f32': %x is defined twice; rename one of "
+            "the definitions");
+  EXPECT_EQ(CheckBody("%y = add %x, s\n"),
+            "k.kir:9:1: error: in '%y = add %x, s': use of undefined value %x; define it before "
+            "this op");
+  EXPECT_EQ(CheckBody("%x = zero f32\n%x2 = add %x, %x2\n"),
+            "k.kir:10:1: error: in '%x2 = add %x, %x2': use of undefined value %x2; define it "
+            "before this op");
+}
+
+TEST(ValidateTest, ScalarArgOperands) {
+  EXPECT_EQ(CheckBody("%x = zero f32\n%y = add %x, A\n"),
+            "k.kir:10:1: error: in '%y = add %x, A': 'A' is a buffer, not a scalar argument; load "
+            "from it first");
+  EXPECT_EQ(CheckBody("%x = zero f32\n%y = add %x, q\n"),
+            "k.kir:10:1: error: in '%y = add %x, q': unknown scalar argument 'q'");
+  EXPECT_EQ(CheckBody("store B[tid.x], s\n"),
+            "k.kir:9:1: error: in 'store B[tid.x], s': operand s must be an SSA value (%name); "
+            "scalar arguments can only be used by add, mul and fma");
+  EXPECT_EQ(CheckBody("%c = cvt s : f16\n"),
+            "k.kir:9:1: error: in '%c = cvt s : f16': operand s must be an SSA value (%name); "
+            "scalar arguments can only be used by add, mul and fma");
+}
+
+TEST(ValidateTest, LoopScoping) {
+  EXPECT_EQ(CheckBody(R"(for %i = 0 to 2 {
+  %t = load A[tid.x] : f32
+  yield
+}
+store B[tid.x], %t
+)"),
+            "k.kir:13:1: error: in 'store B[tid.x], %t': %t is defined inside a loop body and is "
+            "not visible here; pass it out through yield and the loop's results");
+  EXPECT_EQ(CheckBody(R"(for %i = 0 to 2 {
+  %t = add %i, s
+  yield
+}
+)"),
+            "k.kir:10:3: error: in '%t = add %i, s': %i is a loop induction variable; it can only "
+            "be used in index expressions");
+  EXPECT_EQ(CheckBody(R"(for %i = 0 to 2 {
+  for %i = 0 to 2 {
+    yield
+  }
+  yield
+}
+)"),
+            "k.kir:10:3: error: in 'for %i = 0 to 2': %i is defined twice; rename one of the "
+            "definitions");
+  EXPECT_EQ(CheckBody(R"(%z = zero f32
+%z = for %i = 0 to 2 iter(%c = %z) {
+  yield %c
+}
+)"),
+            "k.kir:10:1: error: in '%z = for %i = 0 to 2 iter(%c = %z)': %z is defined twice; "
+            "rename one of the definitions");
+  EXPECT_EQ(CheckBody(R"(%z = zero f32
+%r = for %i = 0 to 2 iter(%z = %z) {
+  yield %z
+}
+)"),
+            "k.kir:10:1: error: in '%r = for %i = 0 to 2 iter(%z = %z)': %z is defined twice; "
+            "rename one of the definitions");
+  EXPECT_EQ(CheckBody(R"(%z = zero f32
+%r, %s = for %i = 0 to 2 iter(%c = %z, %c = %z) {
+  yield %c, %c
+}
+)"),
+            "k.kir:10:1: error: in '%r, %s = for %i = 0 to 2 iter(%c = %z, %c = %z)': %c is "
+            "defined twice; rename one of the definitions");
+}
+
+// ------------------------------------------------------------ load / store
+
+TEST(ValidateTest, MemoryNames) {
+  EXPECT_EQ(CheckBody("%x = load Q[tid.x] : f32\n"),
+            "k.kir:9:1: error: in '%x = load Q[tid.x] : f32': unknown buffer or LDS allocation 'Q'");
+  EXPECT_EQ(CheckBody("%x = load s[tid.x] : f32\n"),
+            "k.kir:9:1: error: in '%x = load s[tid.x] : f32': 's' is a scalar argument, not a "
+            "buffer or an LDS allocation");
+}
+
+TEST(ValidateTest, IndexCountAndAlong) {
+  EXPECT_EQ(CheckBody("%x = load A[tid.x, 0] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x, 0] : f32': A has 1 dimension(s) but the "
+            "load has 2 index(es); give one index per dimension");
+  EXPECT_EQ(CheckBody("%x = load A[tid.x] along 1 : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x] along 1 : f32': along 1 is not a dimension "
+            "of A (dimensions 0..0)");
+  Kernel k = Body(kCopyBody);
+  k.body[0].along = -1;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[tid.x] along -1 : f32': along -1 is not a "
+                      "dimension of A (dimensions 0..0)");
+}
+
+TEST(ValidateTest, AccessModes) {
+  EXPECT_EQ(CheckBody("%x = load A[tid.x] : f32\nstore A[tid.x], %x\n"),
+            "k.kir:10:1: error: in 'store A[tid.x], %x': A is readonly; storing to it is not "
+            "allowed (declare it writeonly or readwrite)");
+  EXPECT_EQ(CheckBody("%x = load B[tid.x] : f32\n"),
+            "k.kir:9:1: error: in '%x = load B[tid.x] : f32': B is writeonly; loading from it is "
+            "not allowed (declare it readonly or readwrite)");
+}
+
+TEST(ValidateTest, ElementTypes) {
+  EXPECT_EQ(CheckBody("%x = load A[tid.x] : f16\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x] : f16': A holds f32 but the load produces "
+            "f16; load f32 and convert it with cvt");
+  EXPECT_EQ(CheckBody("%h = const f16x2 1\nstore B[tid.x floordiv 2 * 2], %h\n"),
+            "k.kir:10:1: error: in 'store B[tid.x floordiv 2 * 2], %h': B holds f32 but %h is "
+            "f16x2; convert it to f32x2 with cvt first");
+  Kernel k = Body(kCopyBody);
+  k.body[0].type.width = 3;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[tid.x] : f32x3': f32x3 is not a KIR type: "
+                      "the width must be 1, 2, 4, 8 or 16");
+}
+
+TEST(ValidateTest, IndexAnalysisErrors) {
+  EXPECT_EQ(CheckBody("%x = load A[tid.x + M] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x + M] : f32': unknown constant 'M'");
+  EXPECT_EQ(CheckBody("%x = load A[tid.x floordiv 0] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x floordiv 0] : f32': the divisor of 'tid.x "
+            "floordiv 0' must be a positive constant");
+  EXPECT_EQ(CheckBody("%x = load A[%k] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[%k] : f32': '%k' is not the induction variable of "
+            "an enclosing loop");
+}
+
+TEST(ValidateTest, MalformedIndexTrees) {
+  Kernel k = Body(kCopyBody);
+  k.body[0].index[0] = nullptr;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[?] : f32': index 0 is missing (a null "
+                      "expression)");
+  k.body[0].index[0] = IAdd(ITid(0), nullptr);
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[?] : f32': index 0: an operand of the "
+                      "index expression is missing (null)");
+  k.body[0].index[0] = IAdd(ITid(5), IConst(0));
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[?] : f32': index 0: tid dimension 5 is "
+                      "not x, y or z (0, 1 or 2)");
+  auto bad = std::make_shared<IndexExpr>();
+  bad->kind = static_cast<IndexKind>(99);
+  k.body[0].index[0] = bad;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[?] : f32': index 0: unknown index "
+                      "expression kind 99");
+  // Deep chains and exponential DAGs are refused without deep recursion.
+  IndexRef e = ITid(0);
+  for (int i = 0; i < 2000; ++i) e = IAdd(e, IConst(0));
+  k.body[0].index[0] = e;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[?] : f32': index 0: the index expression "
+                      "is nested more than 512 levels deep; simplify it");
+  IndexRef d = ITid(0);
+  for (int i = 0; i < 60; ++i) d = ISub(d, d);
+  k.body[0].index[0] = d;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[?] : f32': index 0: the index expression "
+                      "has more than 65536 nodes; simplify it");
+}
+
+TEST(ValidateTest, Alignment) {
+  EXPECT_EQ(CheckBody("%x = load A[tid.x] : f32x4\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x] : f32x4': the f32x4 load needs 16-byte "
+            "alignment but its byte offset is only provably 4-byte aligned; make the index along "
+            "dimension 0 a multiple of 4 and the other dimensions' strides (or LDS padding) "
+            "multiples of 4 elements, or use a narrower type");
+  EXPECT_EQ(Check(Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+lds T : f16[16, 16] pad 1
+%h = zero f16x4
+store T[tid.x mod 16, tid.x floordiv 16 * 4], %h
+end
+)")),
+            "k.kir:6:1: error: in 'store T[tid.x mod 16, tid.x floordiv 16 * 4], %h': the f16x4 "
+            "store needs 8-byte alignment but its byte offset is only provably 2-byte aligned; "
+            "make the index along dimension 1 a multiple of 4 and the other dimensions' strides "
+            "(or LDS padding) multiples of 4 elements, or use a narrower type");
+  // Vectors across rows (non-contiguous) need only element alignment.
+  EXPECT_EQ(Check(Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+lds Y : f16[3]
+lds T : f16[16, 16] pad 1
+%h = zero f16x4
+store T[tid.x mod 4 * 4, tid.x floordiv 4] along 0, %h
+end
+)")),
+            "OK");
+}
+
+TEST(ValidateTest, UnguardedRanges) {
+  EXPECT_EQ(CheckBody("%x = load A[tid.x - 1] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x - 1] : f32': the byte offset can be negative "
+            "(as low as -4); use `load guarded` or fix the index");
+  EXPECT_EQ(CheckBody("%x = load A[tid.x * 1073741824] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x * 1073741824] : f32': the byte offset reaches "
+            "2^31 (bytes up to 270582939651); use `load guarded` or fix the index");
+  EXPECT_EQ(CheckBody("%x = load A[tid.x + 1] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x + 1] : f32': can access outside A (bytes "
+            "4..259 of 256); use `load guarded` or fix the index");
+  EXPECT_EQ(CheckBody("%x = zero f32\nstore L[tid.x + 1], %x\n"),
+            "k.kir:10:1: error: in 'store L[tid.x + 1], %x': can access outside L (bytes 4..259 of "
+            "256); use `store guarded` or fix the index");
+  // The last vector element counts (along 0 of C, stride 16 elements).
+  EXPECT_EQ(Check(Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg C : f32[16, 16] strides [16, 1] writeonly
+%z = zero f32x4
+store C[tid.x floordiv 16 * 4 + 1, tid.x mod 16] along 0, %z
+end
+)")),
+            "k.kir:6:1: error: in 'store C[tid.x floordiv 16 * 4 + 1, tid.x mod 16] along 0, %z': "
+            "can access outside C (bytes 64..1087 of 1024); use `store guarded` or fix the index");
+  // Loop variables range over lo..last with the step.
+  EXPECT_EQ(CheckBody(R"(for %i = 0 to 10 step 4 {
+  %x = load A[%i * 7 + tid.x] : f32
+  yield
+}
+)"),
+            "k.kir:10:3: error: in '%x = load A[%i * 7 + tid.x] : f32': can access outside A "
+            "(bytes 0..479 of 256); use `load guarded` or fix the index");
+}
+
+TEST(ValidateTest, GuardedRanges) {
+  EXPECT_EQ(CheckBody("%x = load guarded A[tid.x - 1] : f32\n%y = load guarded A[tid.x * 64] : f32\n"),
+            "OK");
+  EXPECT_EQ(CheckBody("%x = load guarded A[tid.x * 1073741824] : f32\n"),
+            "k.kir:9:1: error: in '%x = load guarded A[tid.x * 1073741824] : f32': index 0 takes "
+            "values 0..67645734912, outside the 32-bit range; even guarded accesses need |index| "
+            "< 2^31");
+  EXPECT_EQ(CheckBody("%x = zero f32x4\nstore guarded L[2147483644 + tid.x floordiv 16 * 4], %x\n"),
+            "k.kir:10:1: error: in 'store guarded L[2147483644 + tid.x floordiv 16 * 4], %x': "
+            "index 0 takes values 2147483644..2147483659, outside the 32-bit range; even guarded "
+            "accesses need |index| < 2^31");
+}
+
+// ------------------------------------------------------------------- mfma
+
+TEST(ValidateTest, MfmaChecks) {
+  auto body = [](const std::string& mfma_line, const std::string& c_type = "f32x4") {
+    return absl::StrCat("%a = zero f16x4\n%a2 = zero f16x2\n%c = zero ", c_type, "\n", mfma_line,
+                        "\n");
+  };
+  EXPECT_EQ(CheckBody(body("%d = mfma f32_16x16x16_f16 %a, %a, %c")), "OK");
+  EXPECT_EQ(CheckBody(body("%d = mfma f32_8x8x8_f16 %a, %a, %c")),
+            "k.kir:12:1: error: in '%d = mfma f32_8x8x8_f16 %a, %a, %c': unknown MFMA "
+            "'f32_8x8x8_f16'; kirc knows f32_16x16x16_f16, f32_16x16x16_bf16, f32_32x32x8_f16, "
+            "f32_32x32x8_bf16, f32_16x16x8_bf16, f32_32x32x4_bf16, f32_16x16x4_f32");
+  EXPECT_EQ(CheckBody(body("%d = mfma f32_16x16x16_f16 %a2, %a, %c")),
+            "k.kir:12:1: error: in '%d = mfma f32_16x16x16_f16 %a2, %a, %c': operand A (%a2) is "
+            "f16x2 but f32_16x16x16_f16 needs f16x4");
+  EXPECT_EQ(CheckBody(body("%d = mfma f32_16x16x16_f16 %a, %a2, %c")),
+            "k.kir:12:1: error: in '%d = mfma f32_16x16x16_f16 %a, %a2, %c': operand B (%a2) is "
+            "f16x2 but f32_16x16x16_f16 needs f16x4");
+  EXPECT_EQ(CheckBody(body("%d = mfma f32_16x16x16_f16 %a, %a, %c", "f32x16")),
+            "k.kir:12:1: error: in '%d = mfma f32_16x16x16_f16 %a, %a, %c': operand C (%c) is "
+            "f32x16 but f32_16x16x16_f16 needs f32x4");
+  EXPECT_EQ(CheckBody(body("%d = mfma f32_16x16x16_f16 %a, s, %c")),
+            "k.kir:12:1: error: in '%d = mfma f32_16x16x16_f16 %a, s, %c': operand s must be an "
+            "SSA value (%name); scalar arguments can only be used by add, mul and fma");
+  Kernel k = Body(body("%d = mfma f32_16x16x16_f16 %a, %a, %c"));
+  k.body[3].type = ValueType{ElemType::kF32, 16};
+  EXPECT_EQ(Check(k), "k.kir:12:1: error: in '%d = mfma f32_16x16x16_f16 %a, %a, %c': the result "
+                      "type is f32x16 but f32_16x16x16_f16 produces f32x4");
+  EXPECT_EQ(Check(Body(body("%d = mfma f32_16x16x8_bf16 %a, %a, %c")), "gfx942"),
+            "k.kir:12:1: error: in '%d = mfma f32_16x16x8_bf16 %a, %a, %c': MFMA f32_16x16x8_bf16 "
+            "does not exist on gfx942: use f32_16x16x16_bf16 (a different lane layout)");
+}
+
+// --------------------------------------------------------- const / arith
+
+TEST(ValidateTest, Constants) {
+  EXPECT_EQ(CheckBody("%c = const f16 1.1\n"),
+            "k.kir:9:1: error: in '%c = const f16 1.1': 1.1 is not exactly representable in f16; "
+            "write a value that is (the nearest f16 is 1.099609375)");
+  EXPECT_EQ(CheckBody("%c = const f32 0.1\n"),
+            "k.kir:9:1: error: in '%c = const f32 0.1': 0.1 is not exactly representable in f32; "
+            "write a value that is (the nearest f32 is 0.10000000149011612)");
+  EXPECT_EQ(CheckBody("%c = const i32 2.5\n"),
+            "k.kir:9:1: error: in '%c = const i32 2.5': 2.5 is not an i32; i32 constants are "
+            "integers in [-2147483648, 2147483647]");
+  EXPECT_EQ(CheckBody("%c = const i32 -2147483648\n%d = const bf16x8 -inf\n%e = const f16 nan\n"
+                      "%z = zero i32x16\n"),
+            "OK");
+}
+
+TEST(ValidateTest, Elementwise) {
+  EXPECT_EQ(CheckBody("%x = zero f32\n%h = zero f16\n%y = add %x, %h\n"),
+            "k.kir:11:1: error: in '%y = add %x, %h': operands have different element types: %x "
+            "is f32, %h is f16; convert one with cvt");
+  EXPECT_EQ(CheckBody("%x = zero f32x4\n%y = mul %x, n\n"),
+            "k.kir:10:1: error: in '%y = mul %x, n': operands have different element types: %x "
+            "is f32x4, n is i32; convert one with cvt");
+  EXPECT_EQ(CheckBody("%p = zero f16x2\n%q = zero f16x4\n%y = mul %p, %q\n"),
+            "k.kir:11:1: error: in '%y = mul %p, %q': operand %p is f16x2 but %q is f16x4; widths "
+            "must match (only width-1 f32 and i32 operands broadcast)");
+  EXPECT_EQ(CheckBody("%p = zero f16\n%q = zero f16x4\n%y = add %q, %p\n"),
+            "k.kir:11:1: error: in '%y = add %q, %p': operand %p is f16 but %q is f16x4; widths "
+            "must match (only width-1 f32 and i32 operands broadcast)");
+  EXPECT_EQ(CheckBody("%i = zero i32x2\n%y = fma %i, n, %i\n"),
+            "k.kir:10:1: error: in '%y = fma %i, n, %i': fma is defined for float types only, "
+            "found i32; use mul and add");
+  EXPECT_EQ(CheckBody("%i = zero i32x2\n%y = add %i, n\n%f = zero f32x8\n%g = fma s, %f, s\n"),
+            "OK");
+}
+
+TEST(ValidateTest, Conversions) {
+  EXPECT_EQ(CheckBody("%i = zero i32\n%f = cvt %i : f32\n"),
+            "k.kir:10:1: error: in '%f = cvt %i : f32': conversions to or from i32 are not "
+            "supported yet (i32 to f32)");
+  EXPECT_EQ(CheckBody("%f = zero f32x2\n%i = cvt %f : i32x2\n"),
+            "k.kir:10:1: error: in '%i = cvt %f : i32x2': conversions to or from i32 are not "
+            "supported yet (f32x2 to i32x2)");
+  EXPECT_EQ(CheckBody("%h = zero f16x4\n%f = cvt %h : f32x2\n"),
+            "k.kir:10:1: error: in '%f = cvt %h : f32x2': cvt keeps the width: %h is f16x4 but the "
+            "result type is f32x2; use f32x4");
+  EXPECT_EQ(CheckBody("%h = zero f16x4\n%f = cvt %h : bf16x4\n%g = cvt %f : f32x4\n"), "OK");
+}
+
+TEST(ValidateTest, Slices) {
+  EXPECT_EQ(CheckBody("%d = zero f32x16\n%q = slice %d, 12 : f32x4\n%h = zero f16x8\n"
+                      "%p = slice %h, 6 : f16x2\n%e = slice %h, 4 : f16\n"),
+            "OK");
+  EXPECT_EQ(CheckBody("%d = zero f32x16\n%q = slice %d, 4 : f16x4\n"),
+            "k.kir:10:1: error: in '%q = slice %d, 4 : f16x4': slice keeps the element type: %d is "
+            "f32x16 but the result type is f16x4; use cvt to convert");
+  EXPECT_EQ(CheckBody("%d = zero f32x8\n%q = slice %d, 6 : f32x4\n"),
+            "k.kir:10:1: error: in '%q = slice %d, 6 : f32x4': elements 6..9 are not all in %d "
+            "(f32x8, elements 0..7)");
+  EXPECT_EQ(CheckBody("%h = zero f16x4\n%q = slice %h, 1 : f16x2\n"),
+            "k.kir:10:1: error: in '%q = slice %h, 1 : f16x2': a slice of a 16-bit vector must "
+            "start at an even element (a register boundary), found 1");
+  EXPECT_EQ(CheckBody("%q = slice s, 0 : f32\n"),
+            "k.kir:9:1: error: in '%q = slice s, 0 : f32': operand s must be an SSA value (%name); "
+            "scalar arguments can only be used by add, mul and fma");
+  Kernel k = Body("%d = zero f32x4\n%q = slice %d, 0 : f32\n");
+  k.body[1].first = -1;
+  EXPECT_EQ(Check(k), "k.kir:10:1: error: in '%q = slice %d, -1 : f32': elements -1..-1 are not "
+                      "all in %d (f32x4, elements 0..3)");
+}
+
+TEST(ValidateTest, Arity) {
+  Kernel k = Body("%x = zero f32\n%y = add %x, %x\n");
+  k.body[1].operands.pop_back();
+  EXPECT_EQ(Check(k), "k.kir:10:1: error: in '%y = add %x': 'add' takes 2 operand(s), found 1");
+  k = Body(kCopyBody);
+  k.body[0].results.clear();
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in 'load A[tid.x] : f32': 'load' defines exactly one "
+                      "result, found 0");
+  k = Body(kCopyBody);
+  k.body[1].results = {"r"};
+  EXPECT_EQ(Check(k), "k.kir:10:1: error: in '%r = store B[tid.x], %x': 'store' does not define a "
+                      "result");
+  k = Body(kCopyBody);
+  k.body[1].kind = static_cast<OpKind>(42);
+  EXPECT_EQ(Check(k), "k.kir:10:1: error: in 'op kind 42': unknown op kind 42");
+}
+
+// ------------------------------------------------------------------- loops
+
+TEST(ValidateTest, LoopBoundsAndStep) {
+  EXPECT_EQ(CheckBody("for %i = 4 to 4 {\n  yield\n}\n"),
+            "k.kir:9:1: error: in 'for %i = 4 to 4': the loop runs zero times (4 >= 4); empty "
+            "loops are not allowed: remove it or fix the bounds");
+  Kernel k = Body("for %i = 0 to 4 {\n  yield\n}\n");
+  k.body[0].step = 0;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in 'for %i = 0 to 4 step 0': the step must be positive, "
+                      "found 0");
+  EXPECT_EQ(CheckBody("for %i = 0 to 4294967296 step 2 {\n  yield\n}\n"),
+            "k.kir:9:1: error: in 'for %i = 0 to 4294967296 step 2': the induction variable takes "
+            "values 0..4294967294, outside the 32-bit range; keep the bounds within [-2^31, 2^31)");
+  EXPECT_EQ(CheckBody("for %i = -9223372036854775808 to 9223372036854775807 step "
+                      "9223372036854775807 {\n  yield\n}\n"),
+            "k.kir:9:1: error: in 'for %i = -9223372036854775808 to 9223372036854775807 step "
+            "9223372036854775807': the induction variable takes values "
+            "-9223372036854775808..9223372036854775806, outside the 32-bit range; keep the bounds within "
+            "[-2^31, 2^31)");
+  EXPECT_EQ(CheckBody("for %i = -2147483648 to 2147483648 {\n  yield\n}\n"), "OK");
+}
+
+TEST(ValidateTest, LoopIterArgsAndYield) {
+  EXPECT_EQ(CheckBody(R"(%z = zero f32x4
+%r = for %i = 0 to 4 iter(%c = %z) {
+  yield
+}
+)"),
+            "k.kir:11:3: error: in 'yield': yield passes 0 value(s) but the loop has 1 iter_arg(s)");
+  EXPECT_EQ(CheckBody(R"(%z = zero f32x4
+%r = for %i = 0 to 4 iter(%c = %z) {
+  %x = load A[tid.x] : f32
+  yield %x
+}
+)"),
+            "k.kir:12:3: error: in 'yield %x': yield operand 0 (%x) is f32 but iter_arg %c is "
+            "f32x4; yield a value of the iter_arg's type");
+  EXPECT_EQ(CheckBody(R"(%r = for %i = 0 to 4 iter(%c = %u) {
+  yield %c
+}
+)"),
+            "k.kir:9:1: error: in '%r = for %i = 0 to 4 iter(%c = %u)': use of undefined value %u; "
+            "define it before this op");
+  // Results take the iter_args' types.
+  EXPECT_EQ(CheckBody(R"(%z = zero f32x4
+%r = for %i = 0 to 4 iter(%c = %z) {
+  yield %c
+}
+store B[tid.x], %r
+)"),
+            "k.kir:13:1: error: in 'store B[tid.x], %r': the f32x4 store needs 16-byte alignment "
+            "but its byte offset is only provably 4-byte aligned; make the index along dimension 0 "
+            "a multiple of 4 and the other dimensions' strides (or LDS padding) multiples of 4 "
+            "elements, or use a narrower type");
+
+  Kernel k = Body("%z = zero f32\n%r = for %i = 0 to 4 iter(%c = %z) {\n  yield %c\n}\n");
+  Op& loop = k.body[1];
+  loop.results.push_back("r2");
+  EXPECT_EQ(Check(k), "k.kir:10:1: error: in '%r, %r2 = for %i = 0 to 4 iter(%c = %z)': 'for' "
+                      "defines 2 result(s) but has 1 iter_arg(s)");
+  loop.results.pop_back();
+  loop.operands.clear();
+  EXPECT_EQ(Check(k), "k.kir:10:1: error: in '%r = for %i = 0 to 4 iter(%c = ?)': 'for' has 1 "
+                      "iter_arg(s) but 0 initial value(s)");
+  k = Body("%z = zero f32\n%r = for %i = 0 to 4 iter(%c = %z) {\n  yield %c\n}\n");
+  Op& l2 = k.body[1];
+  l2.body.pop_back();
+  EXPECT_EQ(Check(k), "k.kir:10:1: error: in '%r = for %i = 0 to 4 iter(%c = %z)': the loop body "
+                      "must end with 'yield' (one value per iter_arg)");
+  Op yield;
+  yield.kind = OpKind::kYield;
+  yield.operands = {Operand{"c"}};
+  l2.body = {yield, yield};
+  EXPECT_EQ(Check(k), "error: in 'yield %c': 'yield' must be the last op of a 'for' body");
+  k = Body(kCopyBody);
+  k.body.push_back(yield);
+  EXPECT_EQ(Check(k), "error: in 'yield %c': 'yield' outside of a 'for' body");
+}
+
+TEST(ValidateTest, InvalidEnumValues) {
+  Kernel k = Body(kCopyBody);
+  k.args[0].elem = static_cast<ElemType>(7);
+  EXPECT_EQ(Check(k), "k.kir:4:1: error: in 'arg A': unknown element type 7");
+  k = Body(kCopyBody);
+  k.args[0].kind = static_cast<Arg::Kind>(5);
+  EXPECT_EQ(Check(k), "k.kir:4:1: error: in 'arg A': unknown argument kind 5");
+  k = Body(kCopyBody);
+  k.lds[0].elem = static_cast<ElemType>(7);
+  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': unknown element type 7");
+  k = Body(kCopyBody);
+  k.body[0].type.elem = static_cast<ElemType>(7);
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[tid.x] : ?': unknown element type 7");
+}
+
+Op NestedLoops(int depth) {
+  Op yield;
+  yield.kind = OpKind::kYield;
+  Op inner;
+  inner.kind = OpKind::kBarrier;
+  std::vector<Op> body = {inner, yield};
+  Op loop;
+  for (int d = depth - 1; d >= 0; --d) {
+    loop = Op{};
+    loop.kind = OpKind::kFor;
+    loop.ivar = absl::StrCat("i", d);
+    loop.lo = 0;
+    loop.hi = 2;
+    loop.body = std::move(body);
+    body = {loop, yield};
+  }
+  return loop;
+}
+
+TEST(ValidateTest, LoopNesting) {
+  Kernel k = Body(kCopyBody);
+  k.body = {NestedLoops(64)};
+  EXPECT_EQ(Check(k), "OK");
+  k.body = {NestedLoops(65)};
+  EXPECT_EQ(Check(k), "error: in 'for %i64 = 0 to 2': loops are nested more than 64 deep; flatten "
+                      "or split the loop nest");
+  k.body = {NestedLoops(1000)};
+  EXPECT_EQ(Check(k), "error: in 'for %i64 = 0 to 2': loops are nested more than 64 deep; flatten "
+                      "or split the loop nest");
+}
+
+TEST(ValidateTest, HugeValuesDoNotCrash) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  // A stride that is never used (extent 1) may be huge.
+  std::string prefix = "kernel t\nworkgroup 64 1 1\ngrid 1 1 1\n";
+  EXPECT_EQ(Check(Parse(prefix + "arg A : f32[1, 64] strides [9223372036854775807, 1] readwrite\n"
+                                 "%x = load A[0, tid.x] : f32\nstore A[tid.x floordiv 64, tid.x], %x\n"
+                                 "end\n")),
+            "OK");
+  EXPECT_EQ(Check(Parse(prefix + "arg A : f32[1, 64] strides [9223372036854775807, 1] readwrite\n"
+                                 "%x = load A[tid.x, 0] : f32\nend\n")),
+            "k.kir:5:1: error: in '%x = load A[tid.x, 0] : f32': the byte offset reaches 2^31 "
+            "(bytes up to 4611686018427387903); use `load guarded` or fix the index");
+  Kernel k = Body(kCopyBody);
+  k.body[0].index[0] = IMul(IConst(kMax), ITid(0));
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[9223372036854775807 * tid.x] : f32': "
+                      "index expression '9223372036854775807 * tid.x' exceeds the 64-bit range");
+  k.body[0].index[0] = IConst(kMin);
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[-9223372036854775808] : f32': the byte "
+                      "offset can be negative (as low as -4611686018427387904); use `load "
+                      "guarded` or fix the index");
+  k.body[0].guarded = true;
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load guarded A[-9223372036854775808] : f32': "
+                      "index 0 takes values -9223372036854775808..-9223372036854775808, outside "
+                      "the 32-bit range; even guarded accesses need |index| < 2^31");
+  Kernel c = Body("%c = const f32 1\n");
+  c.body[0].constant = 1e300;
+  EXPECT_EQ(Check(c), "k.kir:9:1: error: in '%c = const f32 1e+300': 1e+300 is not exactly "
+                      "representable in f32; write a value that is (the nearest f32 is inf)");
+}
+
+}  // namespace
+}  // namespace kir
