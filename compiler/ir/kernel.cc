@@ -16,14 +16,23 @@ const char* AccessName(Access a) {
   return "?";
 }
 
+namespace {
+
+constexpr int64_t kSat = int64_t{1} << 62;
+int64_t Sat(__int128 v) { return v > kSat ? kSat : v < -kSat ? -kSat : static_cast<int64_t>(v); }
+int64_t SatAdd(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) + b); }
+int64_t SatMul(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) * b); }
+
+}  // namespace
+
 int64_t Arg::SizeBytes() const {
   if (kind != Kind::kBuffer) return ElemBytes(elem);
   int64_t span = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] <= 0) return 0;
-    span += (shape[d] - 1) * (d < strides.size() ? strides[d] : 0);
+    span = SatAdd(span, SatMul(shape[d] - 1, d < strides.size() ? strides[d] : 0));
   }
-  return span * ElemBytes(elem);
+  return SatMul(span, ElemBytes(elem));
 }
 
 bool operator==(const Arg& a, const Arg& b) {
@@ -34,8 +43,8 @@ bool operator==(const Arg& a, const Arg& b) {
 std::vector<int64_t> LdsAlloc::Strides() const {
   std::vector<int64_t> s(shape.size(), 1);
   for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d) {
-    int64_t inner = shape[d + 1] + (d + 1 == static_cast<int>(shape.size()) - 1 ? pad : 0);
-    s[d] = s[d + 1] * inner;
+    int64_t inner = SatAdd(shape[d + 1], d + 1 == static_cast<int>(shape.size()) - 1 ? pad : 0);
+    s[d] = SatMul(s[d + 1], inner);
   }
   return s;
 }
@@ -43,8 +52,18 @@ std::vector<int64_t> LdsAlloc::Strides() const {
 int64_t LdsAlloc::SizeBytes() const {
   if (shape.empty()) return 0;
   std::vector<int64_t> s = Strides();
-  int64_t row = shape.size() == 1 ? shape[0] + pad : shape[0] * s[0];
-  return row * ElemBytes(elem);
+  int64_t row = shape.size() == 1 ? SatAdd(shape[0], pad) : SatMul(shape[0], s[0]);
+  return SatMul(row, ElemBytes(elem));
+}
+
+LdsLayout LayoutLds(const Kernel& k) {
+  LdsLayout l;
+  for (const LdsAlloc& a : k.lds) {
+    l.total = SatAdd(l.total, 15) / 16 * 16;
+    l.offsets.push_back(l.total);
+    l.total = SatAdd(l.total, a.SizeBytes());
+  }
+  return l;
 }
 
 bool operator==(const LdsAlloc& a, const LdsAlloc& b) {

@@ -37,7 +37,8 @@ struct Arg {
   SourceLoc loc;
 
   // Buffers: bytes the shape and strides address:
-  // (1 + sum_d (shape[d]-1) * strides[d]) * ElemBytes(elem); 0 if any extent is 0.
+  // (1 + sum_d (shape[d]-1) * strides[d]) * ElemBytes(elem); 0 if any extent is
+  // 0. Saturates at +-2^62 for absurd declarations (never overflows).
   int64_t SizeBytes() const;
   friend bool operator==(const Arg& a, const Arg& b);
 };
@@ -52,11 +53,20 @@ struct LdsAlloc {
   SourceLoc loc;
 
   // Strides in elements implied by shape and pad (innermost stride 1, the next
-  // shape.back() + pad, and so on).
+  // shape.back() + pad, and so on). Saturating.
   std::vector<int64_t> Strides() const;
-  // Bytes the allocation occupies: shape[0] * Strides()[0] * ElemBytes(elem).
+  // Bytes the allocation occupies: shape[0] * Strides()[0] * ElemBytes(elem)
+  // (a 1-D allocation: (shape[0] + pad) * ElemBytes). Saturating.
   int64_t SizeBytes() const;
   friend bool operator==(const LdsAlloc& a, const LdsAlloc& b);
+};
+
+// Where the LDS allocations live in the group segment: declaration order, each
+// aligned to 16 bytes, no overlap. `offsets` are bytes, one per allocation;
+// `total` is group_segment_fixed_size. Saturating for absurd sizes.
+struct LdsLayout {
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
 };
 
 // A named integer constant usable in index expressions and shapes.
@@ -138,6 +148,9 @@ struct Kernel {
   const NamedConst* FindConst(const std::string& name) const;
   friend bool operator==(const Kernel& a, const Kernel& b);
 };
+
+// The kernel's LDS layout (see LdsLayout).
+LdsLayout LayoutLds(const Kernel& k);
 
 }  // namespace kir
 

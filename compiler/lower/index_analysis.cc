@@ -75,6 +75,9 @@ AffineForm DivMod(const AffineForm& x, int64_t d, bool is_mod) {
   a.uniform = r.Uniform();
   if (is_mod) {
     a.range = {0, d - 1};
+    // x mod d = x - d*floor(x/d): a multiple of every common divisor of x and d.
+    int64_t g = r.KnownDivisor();
+    a.multiple = std::max<int64_t>(1, std::gcd(g, d));
   } else {
     a.range = {FloorDiv(rr.lo, d), FloorDiv(rr.hi, d)};
   }
@@ -144,10 +147,18 @@ bool AffineForm::Uniform() const {
   return true;
 }
 
+int64_t AffineForm::KnownDivisor() const {
+  int64_t g = constant < 0 ? -constant : constant;
+  for (const AffineTerm& t : terms) {
+    __int128 c = static_cast<__int128>(t.coeff) * t.atom.multiple;
+    int64_t cm = Sat(c < 0 ? -c : c);
+    g = std::gcd(g, cm);
+  }
+  return g;
+}
+
 int64_t AffineForm::KnownAlignment() const {
-  int64_t g = constant;
-  for (const AffineTerm& t : terms) g = std::gcd(g, t.coeff);
-  g = g < 0 ? -g : g;
+  int64_t g = KnownDivisor();
   if (g == 0) return int64_t{1} << 30;
   int64_t a = 1;
   while (a < (int64_t{1} << 30) && g % (a * 2) == 0) a *= 2;
@@ -175,8 +186,14 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
       if (it == scope.loops.end())
         return absl::InvalidArgumentError(
             absl::StrCat("'%", e.name, "' is not the induction variable of an enclosing loop"));
-      return FromAtom(Leaf(Atom::Kind::kLoopVar, 0, e.name, "%" + e.name,
-                           {it->second.lo, it->second.last}, true));
+      // %k = lo + step * i with the iteration number i in [0, trips - 1], so
+      // alignment follows from lo and step.
+      const IndexScope::Loop& l = it->second;
+      int64_t trips = l.step > 0 ? (l.last - l.lo) / l.step + 1 : 1;
+      AffineForm f = AffineConst(l.lo);
+      AffineForm iter = FromAtom(Leaf(Atom::Kind::kLoopVar, 0, e.name, "%" + e.name + ".i",
+                                      {0, trips - 1}, true));
+      return AffineAdd(f, AffineScale(iter, l.step));
     }
     default:
       break;
@@ -204,6 +221,8 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
         m.key = absl::StrCat("(", a->Key(), ")*(", b->Key(), ")");
         m.range = IvMul(a->Range(), b->Range());
         m.uniform = a->Uniform() && b->Uniform();
+        m.multiple = std::max<int64_t>(1, Sat(static_cast<__int128>(std::max<int64_t>(1, a->KnownDivisor())) *
+                                              std::max<int64_t>(1, b->KnownDivisor())));
         m.inner = {*a, *b};
         r = FromAtom(std::move(m));
       }

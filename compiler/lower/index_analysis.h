@@ -49,6 +49,7 @@ struct Atom {
   std::string key;        // canonical text; equal keys mean equal values
   Interval range;         // values the atom takes
   bool uniform = true;    // the same value in every lane of a wave (no tid)
+  int64_t multiple = 1;   // every value of the atom is a multiple of this (>= 1)
 };
 
 struct AffineTerm {
@@ -66,6 +67,8 @@ struct AffineForm {
   bool Uniform() const;         // no term depends on tid
   // Largest power of two (up to 2^30) that divides every value of the form.
   int64_t KnownAlignment() const;
+  // gcd of the constant and every coeff * atom multiple (0 for the form 0).
+  int64_t KnownDivisor() const;
 };
 
 // Affine form of `e` in `scope`: named constants folded, tid/wg of extent 1

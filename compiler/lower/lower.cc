@@ -83,13 +83,9 @@ KernelAbi LayoutAbi(const Kernel& k) {
     off += size;
   }
   abi.kernarg_size = (off + 7) / 8 * 8;
-  int64_t lds = 0;
-  for (const LdsAlloc& l : k.lds) {
-    lds = (lds + 15) / 16 * 16;
-    abi.lds_offsets.push_back({l.name, lds});
-    lds += l.SizeBytes();
-  }
-  abi.lds_bytes = lds;
+  LdsLayout lds = LayoutLds(k);
+  for (size_t i = 0; i < k.lds.size(); ++i) abi.lds_offsets.push_back({k.lds[i].name, lds.offsets[i]});
+  abi.lds_bytes = lds.total;
   return abi;
 }
 

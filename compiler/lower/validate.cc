@@ -190,24 +190,6 @@ std::string OpText(const Op& op) {
   return absl::StrCat(r, "op kind ", static_cast<int>(op.kind));
 }
 
-// Bytes a buffer's shape and strides address (Arg::SizeBytes), saturating.
-int64_t BufferBytes(const Arg& a) {
-  int64_t span = 1;
-  for (size_t d = 0; d < a.shape.size() && d < a.strides.size(); ++d)
-    span = SatAdd(span, SatMul(a.shape[d] - 1, a.strides[d]));
-  return SatMul(span, ElemBytes(a.elem));
-}
-
-// LdsAlloc::SizeBytes, saturating (for allocations not yet known to be small).
-int64_t LdsBytes(const LdsAlloc& l) {
-  size_t n = l.shape.size();
-  if (n == 0) return 0;
-  int64_t s = 1;  // stride of dimension d, for d from n-1 down to 0
-  for (size_t d = n - 1; d > 0; --d) s = SatMul(s, SatAdd(l.shape[d], d == n - 1 ? l.pad : 0));
-  int64_t row = n == 1 ? SatAdd(l.shape[0], l.pad) : SatMul(l.shape[0], s);
-  return SatMul(row, ElemBytes(l.elem));
-}
-
 std::string DimName(int d) { return std::string(1, "xyz"[d]); }
 
 class Validator {
@@ -372,14 +354,14 @@ absl::Status Validator::CheckDecls() {
     if (d.kind == 2) s = CheckLds(k_.lds[d.i]);
     if (!s.ok()) return s;
   }
-  // LDS layout as LayoutAbi (lower.h): declaration order, each 16-byte aligned.
-  int64_t total = 0;
+  // The LDS layout the lowering uses (kir::LayoutLds).
+  LdsLayout layout = LayoutLds(k_);
+  int64_t total = layout.total;
   const LdsAlloc* over = nullptr;
-  for (const LdsAlloc& l : k_.lds) {
-    total = SatAdd(total, 15) / 16 * 16;
-    lds_offset_[l.name] = total;
-    total = SatAdd(total, LdsBytes(l));
-    if (over == nullptr && total > t_.lds_bytes) over = &l;
+  for (size_t i = 0; i < k_.lds.size(); ++i) {
+    const LdsAlloc& l = k_.lds[i];
+    lds_offset_[l.name] = layout.offsets[i];
+    if (over == nullptr && SatAdd(layout.offsets[i], l.SizeBytes()) > t_.lds_bytes) over = &l;
   }
   if (over != nullptr)
     return Err(over->loc, "lds " + over->name,
@@ -417,7 +399,7 @@ absl::Status Validator::CheckArg(const Arg& a) {
       return Err(a.loc, text,
                  absl::StrCat("stride ", d, " is ", a.strides[d], "; strides must not be negative"));
   }
-  int64_t bytes = BufferBytes(a);
+  int64_t bytes = a.SizeBytes();
   if (bytes >= k2G)
     return Err(a.loc, text,
                absl::StrCat("the buffer spans ", bytes,
