@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The kirc command as a user meets it: help, version, the main job, each
+# --emit kind, relative paths under `bazel run`, and errors (message on
+# stderr, non-zero exit, never a crash).
+set -uo pipefail
+kirc=$(realpath "$1"); kernels=$(realpath "$2")
+cd "$TEST_TMPDIR"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$kirc" --help | grep -q -- "--emit=KIND" || fail "--help lacks --emit"
+"$kirc" --version | grep -q "^kirc " || fail "--version"
+
+# The main job: assembly of the built-in kernel plus a summary.
+out=$("$kirc") || fail "main job exit $?"
+echo "$out" | grep -q "v_mfma_f32_16x16x16_f16" || fail "main job has no MFMA"
+echo "$out" | grep -q "// registers:" || fail "main job has no summary"
+
+# Each --emit kind; relative paths resolve against BUILD_WORKING_DIRECTORY.
+mkdir -p work && cp "$kernels"/copy_f32.kir work/
+BUILD_WORKING_DIRECTORY="$TEST_TMPDIR/work" "$kirc" compile copy_f32.kir -o copy.s || fail "asm"
+grep -q "buffer_load_dwordx4" work/copy.s || fail "copy.s lacks dwordx4"
+BUILD_WORKING_DIRECTORY="$TEST_TMPDIR/work" "$kirc" compile copy_f32.kir --emit=obj || fail "obj"
+head -c 4 work/copy_f32.hsaco | grep -q "ELF" || fail "copy_f32.hsaco is not ELF"
+"$kirc" compile work/copy_f32.kir --emit=mir | grep -q "%v" || fail "mir has no virtual registers"
+"$kirc" compile work/copy_f32.kir --emit=kir > canon.kir || fail "kir"
+"$kirc" compile canon.kir --emit=kir | cmp -s - canon.kir || fail "canonical KIR is not a fixed point"
+"$kirc" compile work/copy_f32.kir --annotate | grep -q "access op 0 load src elements 0,1,2,3" \
+  || fail "--annotate lacks the access map"
+
+# Errors: stderr names the place, exit status 1, nothing on stdout.
+expect_error() {  # expected-substring, args...
+  local want=$1; shift
+  "$kirc" "$@" > stdout.txt 2> stderr.txt
+  local st=$?
+  [ $st -eq 1 ] || fail "exit $st (want 1) for: $*"
+  grep -qF -- "$want" stderr.txt || { cat stderr.txt; fail "stderr lacks '$want' for: $*"; }
+  [ ! -s stdout.txt ] || fail "stdout not empty for: $*"
+}
+printf 'kernel k\nworkgroup 64 1 1\ngrid 1 1 1\n  %%v = lod A[0] : f32\nend\n' > bad.kir
+expect_error "bad.kir:4:" compile bad.kir
+expect_error "unknown target 'gfx1100'" compile work/copy_f32.kir --mcpu=gfx1100
+expect_error "cannot read" compile missing.kir
+expect_error "unknown option '--bogus'" compile work/copy_f32.kir --bogus
+expect_error "--emit must be" compile work/copy_f32.kir --emit=exe
+expect_error "does not exist on gfx908" compile "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
+expect_error "/nonexistent (from the --llvm-bin flag) does not exist" compile work/copy_f32.kir --emit=obj --llvm-bin=/nonexistent
+echo "all kirc CLI checks passed"
