@@ -1,0 +1,96 @@
+"""LLVM baselines: OpenCL C twins of the testdata kernels, compiled by clang-22.
+
+Each testdata/baselines/NAME.cl is compiled for each listed target into
+testdata/baselines/NAME.TARGET.hsaco with
+
+    clang <BASELINE_CLANG_FLAGS> -mcpu=TARGET -c NAME.cl -o NAME.TARGET.hsaco.o
+    ld.lld -shared NAME.TARGET.hsaco.o -o NAME.TARGET.hsaco
+
+(see testdata/baselines/README.md). The tools are called by absolute path;
+third_party/install_deps.sh installs them (clang-22, lld-22).
+"""
+
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+
+# The one place the clang flags live. The first line is the command from
+# shared/docs/llvm-baselines.md; -cl-kernel-arg-info only adds the argument
+# names to the code object metadata (.args[].name), so runners and the test
+# can match arguments to the .kir by name. It does not change the code.
+BASELINE_CLANG_FLAGS = [
+    "-x",
+    "cl",
+    "-cl-std=CL2.0",
+    "-Xclang",
+    "-finclude-default-header",
+    "-target",
+    "amdgcn-amd-amdhsa",
+    "-nogpulib",
+    "-O3",
+    "-cl-kernel-arg-info",
+]
+
+def baseline_outputs(kernels):
+    """Output paths (relative to the package) for a {kernel: [targets]} dict."""
+    return [
+        "baselines/%s.%s.hsaco" % (kernel, target)
+        for kernel, targets in kernels.items()
+        for target in targets
+    ]
+
+def llvm_baseline(kernel, target, visibility = None):
+    """One genrule: baselines/KERNEL.cl -> baselines/KERNEL.TARGET.hsaco."""
+    clang = LLVM_BIN + "/clang"
+    lld = LLVM_BIN + "/ld.lld"
+    native.genrule(
+        name = "baseline_%s_%s" % (kernel, target),
+        srcs = ["baselines/%s.cl" % kernel],
+        outs = ["baselines/%s.%s.hsaco" % (kernel, target)],
+        cmd = " && ".join([
+            "for t in %s %s; do [ -x $$t ] || { echo \"$$t not found: run third_party/install_deps.sh\" >&2; exit 1; }; done" % (clang, lld),
+            "%s %s -mcpu=%s -c $< -o $@.o" % (clang, " ".join(BASELINE_CLANG_FLAGS), target),
+            "%s -shared $@.o -o $@" % lld,
+            "rm -f $@.o",
+        ]),
+        message = "clang-22 baseline %s for %s" % (kernel, target),
+        visibility = visibility,
+    )
+
+def llvm_baselines(name, kernels, visibility = None):
+    """A genrule per (kernel, target) and a filegroup `name` of all outputs.
+
+    Args:
+      name: name of the filegroup.
+      kernels: {kernel name: [targets]}; baselines/KERNEL.cl must exist.
+      visibility: of the generated targets.
+    """
+    for kernel, targets in kernels.items():
+        for target in targets:
+            llvm_baseline(kernel, target, visibility = visibility)
+    native.filegroup(
+        name = name,
+        srcs = baseline_outputs(kernels),
+        visibility = visibility,
+    )
+
+def llvm_baselines_test(name, kernels, **kwargs):
+    """sh_test running baselines/check_baselines.sh on every baseline.
+
+    The arguments are pairs KERNEL.kir KERNEL.TARGET.hsaco; the script reads
+    the kernel name, arguments, workgroup size and LDS from the .kir.
+    """
+    args = []
+    data = ["baselines/check_baselines.sh"]
+    for kernel, targets in kernels.items():
+        kir = "kernels/%s.kir" % kernel
+        data.append(kir)
+        for target in targets:
+            out = "baselines/%s.%s.hsaco" % (kernel, target)
+            args += ["$(location %s)" % kir, "$(location %s)" % out]
+            data.append(out)
+    native.sh_test(
+        name = name,
+        srcs = ["baselines/check_baselines.sh"],
+        args = args,
+        data = data,
+        **kwargs
+    )
