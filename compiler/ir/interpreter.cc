@@ -1,0 +1,1085 @@
+#include "compiler/ir/interpreter.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/float_bits.h"
+#include "compiler/ir/index_expr.h"
+#include "compiler/ir/types.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Floating point helpers.
+
+constexpr uint32_t kF32QNaN = 0x7fc00000u;
+constexpr uint32_t kF16QNaN = 0x7e00u;
+constexpr uint32_t kBf16QNaN = 0x7fc0u;
+
+// x = s + t exactly (Knuth's TwoSum; exact for all finite doubles whose sum
+// does not overflow). t = 0 when s is not finite.
+std::pair<double, double> TwoSum(double a, double b) {
+  double s = a + b;
+  if (!std::isfinite(s)) return {s, 0.0};
+  double bb = s - a;
+  double t = (a - (s - bb)) + (b - bb);
+  return {s, t};
+}
+
+// Rounds the exact value s + t to nearest even in a binary format with `ebits`
+// exponent bits and `man` fraction bits (IEEE-like: gradual underflow, the all
+// ones exponent for inf/NaN). Requires |t| <= half an ulp (in double) of s, as
+// TwoSum guarantees, and t == 0 when s is 0 or not finite.
+//
+// Why this is a single correct rounding of s + t: every rounding boundary of
+// the target format (the midpoints between neighbours, and the overflow
+// threshold) is itself a double. If s is not such a midpoint, it is at least
+// one double ulp away from each, so s + t lies on the same side of every
+// boundary as s and rounds the same way. If s is a midpoint, the sign of t
+// decides; only t == 0 is a true tie (to even).
+uint32_t RoundPair(double s, double t, int ebits, int man) {
+  const int bias = (1 << (ebits - 1)) - 1;
+  const uint32_t exp_all = (1u << ebits) - 1;
+  const uint32_t sign = std::signbit(s) ? 1u << (ebits + man) : 0u;
+  if (std::isnan(s)) return (exp_all << man) | (1u << (man - 1));
+  double a = std::fabs(s);
+  if (std::isinf(a)) return sign | (exp_all << man);
+  if (a == 0) return sign;
+  // +1: the exact magnitude is above |s|; -1: below; 0: |s| is exact.
+  int dir = t == 0 ? 0 : ((t > 0) == (s > 0) ? 1 : -1);
+  int ex = 0;
+  std::frexp(a, &ex);  // a = f * 2^ex, f in [0.5, 1): floor(log2 a) = ex - 1
+  const int emin = 1 - bias;
+  int e = std::max(ex - 1, emin);
+  int q = e - man;                    // exponent of the target's ulp at a
+  double scaled = std::ldexp(a, -q);  // exact: < 2^(man+1), a power-of-two scaling
+  double n = std::floor(scaled);
+  double frac = scaled - n;  // exact
+  bool up;
+  if (frac > 0.5) {
+    up = true;
+  } else if (frac < 0.5) {
+    up = false;
+  } else if (dir != 0) {
+    up = dir > 0;
+  } else {
+    up = std::fmod(n, 2.0) != 0;
+  }
+  uint64_t ni = static_cast<uint64_t>(n) + (up ? 1 : 0);
+  if (ni == (uint64_t{1} << (man + 1))) {  // carried into the next binade
+    ni >>= 1;
+    ++q;
+  }
+  if (ni < (uint64_t{1} << man)) return sign | static_cast<uint32_t>(ni);  // subnormal / 0
+  int64_t biased = static_cast<int64_t>(q) + man + bias;
+  if (biased >= static_cast<int64_t>(exp_all)) return sign | (exp_all << man);  // overflow
+  return sign | (static_cast<uint32_t>(biased) << man) |
+         static_cast<uint32_t>(ni - (uint64_t{1} << man));
+}
+
+uint32_t RoundPairTo(ElemType t, double s, double err) {
+  return t == ElemType::kF16 ? RoundPair(s, err, 5, 10) : RoundPair(s, err, 8, 7);
+}
+
+bool ValidElem(ElemType e) {
+  switch (e) {
+    case ElemType::kF16:
+    case ElemType::kBF16:
+    case ElemType::kF32:
+    case ElemType::kI32:
+      return true;
+  }
+  return false;
+}
+
+bool ValidType(ValueType t) { return ValidElem(t.elem) && IsLegalWidth(t.width); }
+
+// The value of a float element as a double (exact).
+double ToDouble(ElemType t, uint32_t bits) {
+  switch (t) {
+    case ElemType::kF16:
+      return F16BitsToF32(static_cast<uint16_t>(bits));
+    case ElemType::kBF16:
+      return Bf16BitsToF32(static_cast<uint16_t>(bits));
+    case ElemType::kF32:
+      return F32FromBits(bits);
+    case ElemType::kI32:
+      return static_cast<int32_t>(bits);
+  }
+  return 0;
+}
+
+uint32_t CanonF32(float v) { return std::isnan(v) ? kF32QNaN : F32Bits(v); }
+
+// ---------------------------------------------------------------------------
+// Saturating arithmetic for declared extents.
+
+constexpr int64_t kSat = int64_t{1} << 62;
+int64_t Sat(__int128 v) { return v > kSat ? kSat : v < -kSat ? -kSat : static_cast<int64_t>(v); }
+int64_t SatAdd(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) + b); }
+int64_t SatMul(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) * b); }
+
+// ---------------------------------------------------------------------------
+// Index expression structure checks (kir::Evaluate assumes a well-formed tree).
+
+constexpr int kMaxIndexDepth = 512;
+constexpr int64_t kMaxIndexNodes = 65536;
+
+std::string IndexTreeProblem(const IndexExpr* e, int depth, int64_t* budget) {
+  if (e == nullptr) return "an operand of the index expression is missing (null)";
+  if (depth > kMaxIndexDepth)
+    return absl::StrCat("the index expression is nested more than ", kMaxIndexDepth,
+                        " levels deep");
+  if (--*budget < 0)
+    return absl::StrCat("the index expression has more than ", kMaxIndexNodes, " nodes");
+  switch (e->kind) {
+    case IndexKind::kConst:
+    case IndexKind::kNamed:
+    case IndexKind::kLoopVar:
+      return "";
+    case IndexKind::kTid:
+    case IndexKind::kWg:
+      if (e->dim < 0 || e->dim > 2)
+        return absl::StrCat(e->kind == IndexKind::kTid ? "tid" : "wg", " dimension ", e->dim,
+                            " is not x, y or z");
+      return "";
+    case IndexKind::kAdd:
+    case IndexKind::kSub:
+    case IndexKind::kMul:
+    case IndexKind::kFloorDiv:
+    case IndexKind::kMod: {
+      std::string p = IndexTreeProblem(e->lhs.get(), depth + 1, budget);
+      if (!p.empty()) return p;
+      return IndexTreeProblem(e->rhs.get(), depth + 1, budget);
+    }
+  }
+  return absl::StrCat("unknown index expression kind ", static_cast<int>(e->kind));
+}
+
+std::string IndexProblem(const IndexRef& e) {
+  int64_t budget = kMaxIndexNodes;
+  return IndexTreeProblem(e.get(), 0, &budget);
+}
+
+// Names (kNamed / kLoopVar) in a well-formed tree that `known` rejects; "" if none.
+std::string UnknownName(const IndexExpr& e, const std::function<bool(const IndexExpr&)>& known) {
+  switch (e.kind) {
+    case IndexKind::kNamed:
+      return known(e) ? "" : "unknown constant '" + e.name + "'";
+    case IndexKind::kLoopVar:
+      return known(e) ? "" : "unknown loop variable %" + e.name;
+    case IndexKind::kAdd:
+    case IndexKind::kSub:
+    case IndexKind::kMul:
+    case IndexKind::kFloorDiv:
+    case IndexKind::kMod: {
+      std::string p = UnknownName(*e.lhs, known);
+      return p.empty() ? UnknownName(*e.rhs, known) : p;
+    }
+    default:
+      return "";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Op text for messages (one line; a `for` without its body).
+
+std::string FormatDouble(double v) {
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+std::string TypeText(ValueType t) {
+  if (!ValidElem(t.elem)) return absl::StrCat("<elem ", static_cast<int>(t.elem), ">x", t.width);
+  return ValueTypeName(t);
+}
+
+std::string OperandText(const Operand& o) { return o.is_arg ? o.name : "%" + o.name; }
+
+std::string OpText(const Op& op) {
+  std::string r;
+  if (!op.results.empty()) r = "%" + absl::StrJoin(op.results, ", %") + " = ";
+  std::vector<std::string> ops;
+  for (const Operand& o : op.operands) ops.push_back(OperandText(o));
+  std::string operands = absl::StrJoin(ops, ", ");
+  auto memref = [&] {
+    std::vector<std::string> ix;
+    for (const IndexRef& i : op.index)
+      ix.push_back(IndexProblem(i).empty() ? IndexToString(*i) : "?");
+    std::string s =
+        absl::StrCat(op.guarded ? "guarded " : "", op.mem, "[", absl::StrJoin(ix, ", "), "]");
+    if (op.along != static_cast<int>(op.index.size()) - 1) absl::StrAppend(&s, " along ", op.along);
+    return s;
+  };
+  switch (op.kind) {
+    case OpKind::kLoad:
+      return absl::StrCat(r, "load ", memref(), " : ", TypeText(op.type));
+    case OpKind::kStore:
+      return absl::StrCat(r, "store ", memref(), ", ", operands);
+    case OpKind::kBarrier:
+      return r + "barrier";
+    case OpKind::kMfma:
+      return absl::StrCat(r, "mfma ", op.mfma, " ", operands);
+    case OpKind::kConst:
+      return absl::StrCat(r, "const ", TypeText(op.type), " ", FormatDouble(op.constant));
+    case OpKind::kZero:
+      return absl::StrCat(r, "zero ", TypeText(op.type));
+    case OpKind::kAdd:
+      return absl::StrCat(r, "add ", operands);
+    case OpKind::kMul:
+      return absl::StrCat(r, "mul ", operands);
+    case OpKind::kFma:
+      return absl::StrCat(r, "fma ", operands);
+    case OpKind::kCvt:
+      return absl::StrCat(r, "cvt ", operands, " : ", TypeText(op.type));
+    case OpKind::kSlice:
+      return absl::StrCat(r, "slice ", operands, ", ", op.first, " : ", TypeText(op.type));
+    case OpKind::kFor: {
+      std::string s = absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
+      if (op.step != 1) absl::StrAppend(&s, " step ", op.step);
+      if (!op.iter_args.empty() || !op.operands.empty()) {
+        std::vector<std::string> it;
+        size_t n = std::max(op.iter_args.size(), op.operands.size());
+        for (size_t i = 0; i < n; ++i)
+          it.push_back(absl::StrCat("%", i < op.iter_args.size() ? op.iter_args[i] : "?", " = ",
+                                    i < op.operands.size() ? OperandText(op.operands[i]) : "?"));
+        absl::StrAppend(&s, " iter(", absl::StrJoin(it, ", "), ")");
+      }
+      return s;
+    }
+    case OpKind::kYield:
+      return operands.empty() ? "yield" : "yield " + operands;
+  }
+  return absl::StrCat(r, "op kind ", static_cast<int>(op.kind));
+}
+
+std::string Where(const SourceLoc& loc) {
+  return loc.line > 0 ? absl::StrCat(loc.line, ":", loc.col, ": ") : "";
+}
+
+// ---------------------------------------------------------------------------
+// The interpreter.
+
+using Lane = std::array<uint32_t, 16>;  // one thread's value; elements [0, width)
+
+struct Slot {
+  ValueType type;
+  bool ivar = false;    // a loop induction variable (index expressions only)
+  std::vector<Lane> v;  // one per thread of the workgroup
+};
+using Scope = std::map<std::string, Slot>;
+
+// An operand of an elementwise op: per-thread values or a uniform scalar.
+struct Source {
+  ValueType type;
+  const std::vector<Lane>* per_thread = nullptr;
+  uint32_t scalar = 0;
+  uint32_t Get(size_t t, int e) const {
+    if (per_thread == nullptr) return scalar;
+    return (*per_thread)[t][type.width == 1 ? 0 : e];
+  }
+};
+
+struct Mem {
+  ElemType elem;
+  std::vector<int64_t> shape, strides;
+  uint8_t* data = nullptr;
+  int64_t size = 0;
+};
+
+class Interp {
+ public:
+  Interp(const Kernel& k, InterpArgs& args) : k_(k), args_(args) {
+    env_.named = [this](const std::string& n) -> std::optional<int64_t> {
+      const NamedConst* c = k_.FindConst(n);
+      if (c == nullptr) return std::nullopt;
+      return c->value;
+    };
+    env_.loop_var = [this](const std::string& n) -> std::optional<int64_t> {
+      auto it = loop_vars_.find(n);
+      if (it == loop_vars_.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+
+  absl::Status Run();
+
+ private:
+  absl::Status DeclErr(const SourceLoc& loc, const std::string& what, const std::string& msg) {
+    return absl::InvalidArgumentError(absl::StrCat(Where(loc), "error: in '", what, "': ", msg));
+  }
+  absl::Status OpErr(const Op& op, const std::string& msg,
+                     absl::StatusCode code = absl::StatusCode::kInvalidArgument) {
+    return absl::Status(code, absl::StrCat(Where(op.loc), "error: in '", OpText(op), "': ", msg));
+  }
+
+  absl::Status CheckHeader();
+  absl::Status CheckArgs();
+  absl::Status CheckLds();
+
+  absl::Status RunBody(const Op* begin, const Op* end, int depth);
+  absl::Status RunOp(const Op& op, int depth);
+  absl::Status RunLoad(const Op& op);
+  absl::Status RunStore(const Op& op);
+  absl::Status RunElementwise(const Op& op);
+  absl::Status RunCvt(const Op& op);
+  absl::Status RunSlice(const Op& op);
+  absl::Status RunConst(const Op& op);
+  absl::Status RunMfma(const Op& op);
+  absl::Status RunFor(const Op& op, int depth);
+  absl::Status Arity(const Op& op, size_t results, size_t operands);
+
+  const Slot* Lookup(const std::string& name) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      auto it = s->find(name);
+      if (it != s->end()) return &it->second;
+    }
+    return nullptr;
+  }
+  // An SSA operand (not a scalar argument, not an induction variable).
+  absl::StatusOr<const Slot*> Value(const Op& op, const Operand& o);
+  absl::StatusOr<Source> ElementwiseSource(const Op& op, const Operand& o);
+  absl::Status CanDefine(const Op& op, const std::string& name) {
+    if (name.empty()) return OpErr(op, "a defined name is empty");
+    if (Lookup(name) != nullptr) return OpErr(op, absl::StrCat("%", name, " is defined twice"));
+    return absl::OkStatus();
+  }
+  absl::Status Define(const Op& op, const std::string& name, Slot s) {
+    absl::Status st = CanDefine(op, name);
+    if (!st.ok()) return st;
+    scopes_.back()[name] = std::move(s);
+    return absl::OkStatus();
+  }
+  Slot NewSlot(ValueType t) const {
+    Slot s;
+    s.type = t;
+    s.v.assign(static_cast<size_t>(nthreads_), Lane{});
+    return s;
+  }
+
+  absl::StatusOr<Mem> ResolveMem(const Op& op, ValueType vt);
+  // Evaluates the op's index expressions for thread t into idx.
+  absl::Status EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* idx);
+  void SetThread(int64_t t) {
+    env_.tid[0] = tid_[t][0];
+    env_.tid[1] = tid_[t][1];
+    env_.tid[2] = tid_[t][2];
+  }
+  std::string ThreadText(int64_t t) const {
+    return absl::StrCat("thread (", tid_[t][0], ", ", tid_[t][1], ", ", tid_[t][2],
+                        ") of workgroup (", env_.wg[0], ", ", env_.wg[1], ", ", env_.wg[2], ")");
+  }
+  // Locates element e of the access at `idx` for thread t: nullopt if the
+  // element is out of shape in a guarded access (skip it), else its byte offset.
+  absl::StatusOr<std::optional<int64_t>> ElementOffset(const Op& op, const Mem& m,
+                                                       const std::vector<int64_t>& idx, int e,
+                                                       int64_t t);
+
+  const Kernel& k_;
+  InterpArgs& args_;
+  int64_t nthreads_ = 0;
+  std::vector<std::array<int64_t, 3>> tid_;
+  std::map<std::string, std::vector<uint8_t>> lds_;
+  std::map<std::string, std::vector<int64_t>> lds_strides_;
+  std::vector<Scope> scopes_;
+  std::map<std::string, int64_t> loop_vars_;
+  IndexEnv env_;
+};
+
+absl::Status Interp::CheckHeader() {
+  const auto& wg = k_.workgroup;
+  for (int d = 0; d < 3; ++d)
+    if (wg[d] < 1 || wg[d] > 1024)
+      return DeclErr(k_.loc, "kernel",
+                     absl::StrCat("workgroup extent ", std::string(1, "xyz"[d]), " is ", wg[d],
+                                  "; it must be in [1, 1024]"));
+  nthreads_ = wg[0] * wg[1] * wg[2];
+  if (nthreads_ > 1024 || nthreads_ % 64 != 0)
+    return DeclErr(k_.loc, "kernel",
+                   absl::StrCat("the workgroup has ", nthreads_,
+                                " threads; it must be a multiple of 64 and at most 1024"));
+  for (int d = 0; d < 3; ++d)
+    if (k_.grid[d] < 1 || k_.grid[d] >= (int64_t{1} << 31))
+      return DeclErr(k_.loc, "kernel",
+                     absl::StrCat("grid extent ", std::string(1, "xyz"[d]), " is ", k_.grid[d],
+                                  "; it must be in [1, 2^31)"));
+  tid_.resize(static_cast<size_t>(nthreads_));
+  for (int64_t t = 0; t < nthreads_; ++t)
+    tid_[t] = {t % wg[0], (t / wg[0]) % wg[1], t / (wg[0] * wg[1])};
+  return absl::OkStatus();
+}
+
+absl::Status Interp::CheckArgs() {
+  std::set<std::string> names;
+  for (const Arg& a : k_.args) {
+    std::string what = "arg " + a.name;
+    if (a.name.empty()) return DeclErr(a.loc, what, "the argument has no name");
+    if (!names.insert(a.name).second)
+      return DeclErr(a.loc, what, absl::StrCat("'", a.name, "' is declared twice"));
+    if (!ValidElem(a.elem))
+      return DeclErr(a.loc, what, absl::StrCat("unknown element type ", static_cast<int>(a.elem)));
+    if (a.kind == Arg::Kind::kScalar) {
+      if (a.elem != ElemType::kF32 && a.elem != ElemType::kI32)
+        return DeclErr(a.loc, what, "scalar arguments must be f32 or i32");
+      if (args_.scalars.count(a.name) == 0)
+        return DeclErr(
+            a.loc, what,
+            absl::StrCat("no value for scalar argument '", a.name, "' in InterpArgs::scalars"));
+      continue;
+    }
+    if (a.kind != Arg::Kind::kBuffer)
+      return DeclErr(a.loc, what, absl::StrCat("unknown argument kind ", static_cast<int>(a.kind)));
+    if (a.shape.empty()) return DeclErr(a.loc, what, "a buffer needs at least one dimension");
+    if (a.strides.size() != a.shape.size())
+      return DeclErr(
+          a.loc, what,
+          absl::StrCat(a.shape.size(), " dimension(s) but ", a.strides.size(), " stride(s)"));
+    int64_t span = 1;
+    for (size_t d = 0; d < a.shape.size(); ++d) {
+      if (a.shape[d] < 1)
+        return DeclErr(
+            a.loc, what,
+            absl::StrCat("extent ", d, " is ", a.shape[d], "; extents must be at least 1"));
+      if (a.strides[d] < 0)
+        return DeclErr(
+            a.loc, what,
+            absl::StrCat("stride ", d, " is ", a.strides[d], "; strides must not be negative"));
+      span = SatAdd(span, SatMul(a.shape[d] - 1, a.strides[d]));
+    }
+    int64_t bytes = SatMul(span, ElemBytes(a.elem));
+    if (bytes >= kSat) return DeclErr(a.loc, what, "the buffer is too large to interpret");
+    auto it = args_.buffers.find(a.name);
+    if (it == args_.buffers.end())
+      return DeclErr(a.loc, what,
+                     absl::StrCat("no bytes for buffer '", a.name, "' in InterpArgs::buffers"));
+    if (static_cast<int64_t>(it->second.size()) != bytes)
+      return DeclErr(
+          a.loc, what,
+          absl::StrCat("InterpArgs::buffers[\"", a.name, "\"] has ", it->second.size(),
+                       " bytes but the buffer spans ", bytes, " bytes (Arg::SizeBytes)"));
+  }
+  for (const auto& [name, bytes] : args_.buffers) {
+    const Arg* a = k_.FindArg(name);
+    if (a == nullptr || a->kind != Arg::Kind::kBuffer)
+      return absl::InvalidArgumentError(absl::StrCat("error: InterpArgs::buffers has '", name,
+                                                     "', which is not a buffer argument of ",
+                                                     k_.name));
+  }
+  for (const auto& [name, v] : args_.scalars) {
+    const Arg* a = k_.FindArg(name);
+    if (a == nullptr || a->kind != Arg::Kind::kScalar)
+      return absl::InvalidArgumentError(absl::StrCat("error: InterpArgs::scalars has '", name,
+                                                     "', which is not a scalar argument of ",
+                                                     k_.name));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Interp::CheckLds() {
+  int64_t total = 0;
+  for (const LdsAlloc& l : k_.lds) {
+    std::string what = "lds " + l.name;
+    if (l.name.empty()) return DeclErr(l.loc, what, "the allocation has no name");
+    if (lds_.count(l.name) || k_.FindArg(l.name) != nullptr)
+      return DeclErr(l.loc, what, absl::StrCat("'", l.name, "' is declared twice"));
+    if (!ValidElem(l.elem))
+      return DeclErr(l.loc, what, absl::StrCat("unknown element type ", static_cast<int>(l.elem)));
+    if (l.shape.empty()) return DeclErr(l.loc, what, "an LDS allocation needs a dimension");
+    for (size_t d = 0; d < l.shape.size(); ++d)
+      if (l.shape[d] < 1)
+        return DeclErr(
+            l.loc, what,
+            absl::StrCat("extent ", d, " is ", l.shape[d], "; extents must be at least 1"));
+    if (l.pad < 0) return DeclErr(l.loc, what, "pad must not be negative");
+    // Strides as LdsAlloc::Strides(), saturating.
+    size_t n = l.shape.size();
+    std::vector<int64_t> strides(n, 1);
+    for (size_t d = n - 1; d > 0; --d)
+      strides[d - 1] = SatMul(strides[d], SatAdd(l.shape[d], d == n - 1 ? l.pad : 0));
+    int64_t row = n == 1 ? SatAdd(l.shape[0], l.pad) : SatMul(l.shape[0], strides[0]);
+    int64_t bytes = SatMul(row, ElemBytes(l.elem));
+    total = SatAdd(total, bytes);
+    if (total > kInterpMaxLdsBytes)
+      return DeclErr(
+          l.loc, what,
+          absl::StrCat("the LDS allocations need more than ", kInterpMaxLdsBytes, " bytes"));
+    lds_[l.name].assign(static_cast<size_t>(bytes), 0);
+    lds_strides_[l.name] = std::move(strides);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Interp::Run() {
+  absl::Status s = CheckHeader();
+  if (s.ok()) s = CheckArgs();
+  if (s.ok()) s = CheckLds();
+  if (!s.ok()) return s;
+  for (int64_t z = 0; z < k_.grid[2]; ++z)
+    for (int64_t y = 0; y < k_.grid[1]; ++y)
+      for (int64_t x = 0; x < k_.grid[0]; ++x) {
+        env_.wg[0] = x;
+        env_.wg[1] = y;
+        env_.wg[2] = z;
+        for (auto& [name, bytes] : lds_) std::fill(bytes.begin(), bytes.end(), 0);
+        scopes_.clear();
+        scopes_.emplace_back();
+        loop_vars_.clear();
+        s = RunBody(k_.body.data(), k_.body.data() + k_.body.size(), 0);
+        if (!s.ok()) return s;
+      }
+  return absl::OkStatus();
+}
+
+absl::Status Interp::RunBody(const Op* begin, const Op* end, int depth) {
+  for (const Op* p = begin; p != end; ++p) {
+    const Op& op = *p;
+    if (op.kind == OpKind::kYield)
+      return OpErr(op, depth == 0 ? "'yield' outside of a 'for' body"
+                                  : "'yield' must be the last op of a 'for' body");
+    absl::Status s = RunOp(op, depth);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Interp::Arity(const Op& op, size_t results, size_t operands) {
+  if (op.results.size() != results)
+    return OpErr(op, absl::StrCat("expected ", results, " result(s), found ", op.results.size()));
+  if (op.operands.size() != operands)
+    return OpErr(op,
+                 absl::StrCat("expected ", operands, " operand(s), found ", op.operands.size()));
+  return absl::OkStatus();
+}
+
+absl::Status Interp::RunOp(const Op& op, int depth) {
+  absl::Status s;
+  switch (op.kind) {
+    case OpKind::kLoad:
+      return RunLoad(op);
+    case OpKind::kStore:
+      return RunStore(op);
+    case OpKind::kBarrier:
+      // Lockstep execution: every earlier op has completed for every thread.
+      return Arity(op, 0, 0);
+    case OpKind::kMfma:
+      return RunMfma(op);
+    case OpKind::kConst:
+      return RunConst(op);
+    case OpKind::kZero:
+      s = Arity(op, 1, 0);
+      if (!s.ok()) return s;
+      if (!ValidType(op.type)) return OpErr(op, "invalid result type " + TypeText(op.type));
+      return Define(op, op.results[0], NewSlot(op.type));
+    case OpKind::kAdd:
+    case OpKind::kMul:
+    case OpKind::kFma:
+      return RunElementwise(op);
+    case OpKind::kCvt:
+      return RunCvt(op);
+    case OpKind::kSlice:
+      return RunSlice(op);
+    case OpKind::kFor:
+      return RunFor(op, depth);
+    case OpKind::kYield:
+      return OpErr(op, "unexpected 'yield'");
+  }
+  return OpErr(op, absl::StrCat("unknown op kind ", static_cast<int>(op.kind)));
+}
+
+absl::StatusOr<const Slot*> Interp::Value(const Op& op, const Operand& o) {
+  if (o.is_arg) return OpErr(op, absl::StrCat("operand ", o.name, " must be an SSA value (%name)"));
+  const Slot* s = Lookup(o.name);
+  if (s == nullptr) return OpErr(op, absl::StrCat("use of undefined value %", o.name));
+  if (s->ivar)
+    return OpErr(op, absl::StrCat("%", o.name,
+                                  " is a loop induction variable; it can only be "
+                                  "used in index expressions"));
+  return s;
+}
+
+absl::StatusOr<Source> Interp::ElementwiseSource(const Op& op, const Operand& o) {
+  Source src;
+  if (o.is_arg) {
+    const Arg* a = k_.FindArg(o.name);
+    if (a == nullptr || a->kind != Arg::Kind::kScalar)
+      return OpErr(op, absl::StrCat("'", o.name, "' is not a scalar argument"));
+    src.type = ValueType{a->elem, 1};
+    src.scalar = args_.scalars.at(o.name);  // present: CheckArgs
+    return src;
+  }
+  absl::StatusOr<const Slot*> s = Value(op, o);
+  if (!s.ok()) return s.status();
+  src.type = (*s)->type;
+  src.per_thread = &(*s)->v;
+  return src;
+}
+
+absl::StatusOr<Mem> Interp::ResolveMem(const Op& op, ValueType vt) {
+  Mem m;
+  const Arg* arg = k_.FindArg(op.mem);
+  if (arg != nullptr) {
+    if (arg->kind != Arg::Kind::kBuffer)
+      return OpErr(op, absl::StrCat("'", op.mem, "' is a scalar argument, not a buffer"));
+    std::vector<uint8_t>& bytes = args_.buffers.at(op.mem);  // present: CheckArgs
+    m.elem = arg->elem;
+    m.shape = arg->shape;
+    m.strides = arg->strides;
+    m.data = bytes.data();
+    m.size = static_cast<int64_t>(bytes.size());
+  } else if (k_.FindLds(op.mem) != nullptr && lds_.count(op.mem)) {
+    const LdsAlloc* l = k_.FindLds(op.mem);
+    std::vector<uint8_t>& bytes = lds_[op.mem];
+    m.elem = l->elem;
+    m.shape = l->shape;
+    m.strides = lds_strides_[op.mem];
+    m.data = bytes.data();
+    m.size = static_cast<int64_t>(bytes.size());
+  } else {
+    return OpErr(op, absl::StrCat("unknown buffer or LDS allocation '", op.mem, "'"));
+  }
+  size_t rank = m.shape.size();
+  if (op.index.size() != rank)
+    return OpErr(op, absl::StrCat(op.mem, " has ", rank, " dimension(s) but the access has ",
+                                  op.index.size(), " index(es)"));
+  if (op.along < 0 || static_cast<size_t>(op.along) >= rank)
+    return OpErr(op, absl::StrCat("along ", op.along, " is not a dimension of ", op.mem));
+  if (!ValidType(vt)) return OpErr(op, "invalid value type " + TypeText(vt));
+  if (vt.elem != m.elem)
+    return OpErr(op, absl::StrCat(op.mem, " holds ", std::string(ElemTypeName(m.elem)),
+                                  " but the value is ", TypeText(vt)));
+  for (size_t d = 0; d < rank; ++d) {
+    std::string p = IndexProblem(op.index[d]);
+    if (!p.empty()) return OpErr(op, absl::StrCat("index ", d, ": ", p));
+    p = UnknownName(*op.index[d], [&](const IndexExpr& e) {
+      return e.kind == IndexKind::kNamed ? k_.FindConst(e.name) != nullptr
+                                         : loop_vars_.count(e.name) > 0;
+    });
+    if (!p.empty()) return OpErr(op, absl::StrCat("index ", d, ": ", p));
+  }
+  return m;
+}
+
+absl::Status Interp::EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* idx) {
+  idx->resize(op.index.size());
+  for (size_t d = 0; d < op.index.size(); ++d) {
+    std::optional<int64_t> v = Evaluate(*op.index[d], env_);
+    if (!v)
+      return OpErr(op,
+                   absl::StrCat("index ", d, " cannot be evaluated for ", ThreadText(t),
+                                ": it overflows 64 bits or divides by a non-positive value"),
+                   absl::StatusCode::kOutOfRange);
+    (*idx)[d] = *v;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<int64_t>> Interp::ElementOffset(const Op& op, const Mem& m,
+                                                             const std::vector<int64_t>& idx, int e,
+                                                             int64_t t) {
+  bool in_shape = true;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    __int128 i = idx[d];
+    if (static_cast<int>(d) == op.along) i += e;
+    if (i < 0 || i >= m.shape[d]) in_shape = false;
+  }
+  // In shape, every term is at most (shape_d - 1) * stride_d * ElemBytes, which
+  // CheckArgs / CheckLds bounded: no overflow.
+  __int128 off = 0;
+  if (in_shape)
+    for (size_t d = 0; d < idx.size(); ++d) {
+      __int128 i = idx[d];
+      if (static_cast<int>(d) == op.along) i += e;
+      off += i * m.strides[d] * ElemBytes(m.elem);
+    }
+  // Element e's own index (the along dimension advanced by e).
+  auto index_text = [&] {
+    std::vector<std::string> w;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      __int128 i = idx[d];
+      if (static_cast<int>(d) == op.along) i += e;
+      if (i > INT64_MAX)
+        w.push_back(absl::StrCat(idx[d], "+", e));
+      else
+        w.push_back(absl::StrCat(static_cast<int64_t>(i)));
+    }
+    return "[" + absl::StrJoin(w, ", ") + "]";
+  };
+  const char* verb = op.kind == OpKind::kStore ? "store" : "load";
+  if (!in_shape) {
+    if (op.guarded) return std::optional<int64_t>();
+    return OpErr(op,
+                 absl::StrCat(ThreadText(t), ": element ", e, " is at index ", index_text(),
+                              ", outside the shape [", absl::StrJoin(m.shape, ", "), "] of ",
+                              op.mem, "; use `", verb, " guarded` or fix the index"),
+                 absl::StatusCode::kOutOfRange);
+  }
+  if (off < 0 || off + ElemBytes(m.elem) > m.size)
+    return OpErr(op,
+                 absl::StrCat(ThreadText(t), ": element ", e, " at index ", index_text(),
+                              " is at byte offset ", static_cast<int64_t>(off), ", outside the ",
+                              m.size, " bytes of ", op.mem),
+                 absl::StatusCode::kOutOfRange);
+  return std::optional<int64_t>(static_cast<int64_t>(off));
+}
+
+uint32_t ReadElem(const uint8_t* p, int bytes) {
+  uint32_t v = 0;
+  for (int b = 0; b < bytes; ++b) v |= static_cast<uint32_t>(p[b]) << (8 * b);
+  return v;
+}
+void WriteElem(uint8_t* p, int bytes, uint32_t v) {
+  for (int b = 0; b < bytes; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+}
+
+absl::Status Interp::RunLoad(const Op& op) {
+  absl::Status s = Arity(op, 1, 0);
+  if (!s.ok()) return s;
+  absl::StatusOr<Mem> m = ResolveMem(op, op.type);
+  if (!m.ok()) return m.status();
+  s = CanDefine(op, op.results[0]);
+  if (!s.ok()) return s;
+  Slot out = NewSlot(op.type);
+  int eb = ElemBytes(m->elem);
+  std::vector<int64_t> idx;
+  for (int64_t t = 0; t < nthreads_; ++t) {
+    SetThread(t);
+    s = EvalIndex(op, t, &idx);
+    if (!s.ok()) return s;
+    for (int e = 0; e < op.type.width; ++e) {
+      absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
+      if (!off.ok()) return off.status();
+      out.v[t][e] = off->has_value() ? ReadElem(m->data + **off, eb) : 0;
+    }
+  }
+  return Define(op, op.results[0], std::move(out));
+}
+
+absl::Status Interp::RunStore(const Op& op) {
+  absl::Status s = Arity(op, 0, 1);
+  if (!s.ok()) return s;
+  absl::StatusOr<const Slot*> v = Value(op, op.operands[0]);
+  if (!v.ok()) return v.status();
+  const Slot& val = **v;
+  absl::StatusOr<Mem> m = ResolveMem(op, val.type);
+  if (!m.ok()) return m.status();
+  int eb = ElemBytes(m->elem);
+  std::vector<int64_t> idx;
+  for (int64_t t = 0; t < nthreads_; ++t) {
+    SetThread(t);
+    s = EvalIndex(op, t, &idx);
+    if (!s.ok()) return s;
+    for (int e = 0; e < val.type.width; ++e) {
+      absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
+      if (!off.ok()) return off.status();
+      if (off->has_value()) WriteElem(m->data + **off, eb, val.v[t][e]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Interp::RunElementwise(const Op& op) {
+  size_t n = op.kind == OpKind::kFma ? 3 : 2;
+  absl::Status s = Arity(op, 1, n);
+  if (!s.ok()) return s;
+  std::vector<Source> src;
+  for (const Operand& o : op.operands) {
+    absl::StatusOr<Source> x = ElementwiseSource(op, o);
+    if (!x.ok()) return x.status();
+    if (!ValidType(x->type)) return OpErr(op, "invalid operand type " + TypeText(x->type));
+    src.push_back(*x);
+  }
+  ValueType rt = src[0].type;
+  for (const Source& x : src) {
+    if (x.type.elem != rt.elem)
+      return OpErr(op, absl::StrCat("operands have different element types (",
+                                    TypeText(src[0].type), " and ", TypeText(x.type), ")"));
+    rt.width = std::max(rt.width, x.type.width);
+  }
+  for (size_t i = 0; i < src.size(); ++i)
+    if (src[i].type.width != rt.width && src[i].type.width != 1)
+      return OpErr(
+          op, absl::StrCat("operand ", OperandText(op.operands[i]), " is ", TypeText(src[i].type),
+                           " but the result is ", TypeText(rt), "; widths must match or be 1"));
+  if (op.kind == OpKind::kFma && rt.elem == ElemType::kI32)
+    return OpErr(op, "fma is defined for float types only");
+  s = CanDefine(op, op.results[0]);
+  if (!s.ok()) return s;
+  Slot out = NewSlot(rt);
+  for (int64_t t = 0; t < nthreads_; ++t) {
+    for (int e = 0; e < rt.width; ++e) {
+      uint32_t a = src[0].Get(t, e), b = src[1].Get(t, e), c = n == 3 ? src[2].Get(t, e) : 0;
+      uint32_t r = 0;
+      switch (rt.elem) {
+        case ElemType::kI32:
+          r = op.kind == OpKind::kAdd ? a + b : a * b;  // uint32: wraps mod 2^32
+          break;
+        case ElemType::kF32: {
+          float fa = F32FromBits(a), fb = F32FromBits(b);
+          float fr = op.kind == OpKind::kAdd   ? fa + fb
+                     : op.kind == OpKind::kMul ? fa * fb
+                                               : std::fma(fa, fb, F32FromBits(c));
+          r = CanonF32(fr);
+          break;
+        }
+        case ElemType::kF16:
+        case ElemType::kBF16: {
+          double da = ToDouble(rt.elem, a), db = ToDouble(rt.elem, b);
+          std::pair<double, double> x;
+          if (op.kind == OpKind::kAdd) {
+            x = TwoSum(da, db);
+          } else if (op.kind == OpKind::kMul) {
+            x = {da * db, 0.0};  // exact: at most 22 significant bits, in range
+          } else {
+            x = TwoSum(da * db, ToDouble(rt.elem, c));  // the product is exact
+          }
+          r = RoundPairTo(rt.elem, x.first, x.second);
+          break;
+        }
+      }
+      out.v[t][e] = r;
+    }
+  }
+  return Define(op, op.results[0], std::move(out));
+}
+
+absl::Status Interp::RunCvt(const Op& op) {
+  absl::Status s = Arity(op, 1, 1);
+  if (!s.ok()) return s;
+  absl::StatusOr<const Slot*> v = Value(op, op.operands[0]);
+  if (!v.ok()) return v.status();
+  const Slot& in = **v;
+  if (!ValidType(op.type)) return OpErr(op, "invalid result type " + TypeText(op.type));
+  if (in.type.width != op.type.width)
+    return OpErr(op, absl::StrCat("cvt keeps the width: the operand is ", TypeText(in.type),
+                                  " but the result is ", TypeText(op.type)));
+  ElemType from = in.type.elem, to = op.type.elem;
+  if (from == ElemType::kI32 || to == ElemType::kI32)
+    return OpErr(op, "conversions to or from i32 are not supported");
+  s = CanDefine(op, op.results[0]);
+  if (!s.ok()) return s;
+  Slot out = NewSlot(op.type);
+  for (int64_t t = 0; t < nthreads_; ++t)
+    for (int e = 0; e < op.type.width; ++e) {
+      uint32_t x = in.v[t][e];
+      if (from == to) {
+        out.v[t][e] = x;
+        continue;
+      }
+      float f = static_cast<float>(ToDouble(from, x));  // exact (f16/bf16 -> f32)
+      if (from == ElemType::kF32) f = F32FromBits(x);   // keeps NaN payloads
+      uint32_t r = F32Bits(f);
+      if (to == ElemType::kF16) r = F32ToF16Bits(f);
+      if (to == ElemType::kBF16) r = F32ToBf16Bits(f);
+      out.v[t][e] = r;
+    }
+  return Define(op, op.results[0], std::move(out));
+}
+
+absl::Status Interp::RunSlice(const Op& op) {
+  absl::Status s = Arity(op, 1, 1);
+  if (!s.ok()) return s;
+  absl::StatusOr<const Slot*> v = Value(op, op.operands[0]);
+  if (!v.ok()) return v.status();
+  const Slot& in = **v;
+  if (!ValidType(op.type)) return OpErr(op, "invalid result type " + TypeText(op.type));
+  if (op.type.elem != in.type.elem)
+    return OpErr(op, absl::StrCat("slice keeps the element type: the operand is ",
+                                  TypeText(in.type), " but the result is ", TypeText(op.type)));
+  if (op.first < 0 || op.first > in.type.width - op.type.width)
+    return OpErr(op, absl::StrCat("elements ", op.first, "..",
+                                  static_cast<int64_t>(op.first) + op.type.width - 1,
+                                  " are not all in the operand (", TypeText(in.type), ")"));
+  s = CanDefine(op, op.results[0]);
+  if (!s.ok()) return s;
+  Slot out = NewSlot(op.type);
+  for (int64_t t = 0; t < nthreads_; ++t)
+    for (int e = 0; e < op.type.width; ++e) out.v[t][e] = in.v[t][op.first + e];
+  return Define(op, op.results[0], std::move(out));
+}
+
+absl::Status Interp::RunConst(const Op& op) {
+  absl::Status s = Arity(op, 1, 0);
+  if (!s.ok()) return s;
+  if (!ValidType(op.type)) return OpErr(op, "invalid result type " + TypeText(op.type));
+  std::optional<uint32_t> bits = ExactBits(op.type.elem, op.constant);
+  if (!bits)
+    return OpErr(op, absl::StrCat(FormatDouble(op.constant), " is not exactly representable in ",
+                                  std::string(ElemTypeName(op.type.elem))));
+  s = CanDefine(op, op.results[0]);
+  if (!s.ok()) return s;
+  Slot out = NewSlot(op.type);
+  for (Lane& l : out.v)
+    for (int e = 0; e < op.type.width; ++e) l[e] = *bits;
+  return Define(op, op.results[0], std::move(out));
+}
+
+absl::Status Interp::RunMfma(const Op& op) {
+  absl::Status s = Arity(op, 1, 3);
+  if (!s.ok()) return s;
+  const MfmaDesc* d = LookupMfma(op.mfma);
+  if (d == nullptr) return OpErr(op, absl::StrCat("unknown MFMA '", op.mfma, "'"));
+  const ValueType ab{d->ab_elem, d->ab_width}, cd{ElemType::kF32, d->cd_width};
+  const Slot* in[3];
+  static const char* const kRole[] = {"A", "B", "C"};
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<const Slot*> v = Value(op, op.operands[i]);
+    if (!v.ok()) return v.status();
+    ValueType want = i < 2 ? ab : cd;
+    if (!((*v)->type == want))
+      return OpErr(
+          op, absl::StrCat("operand ", kRole[i], " (%", op.operands[i].name, ") is ",
+                           TypeText((*v)->type), " but ", d->kir_name, " needs ", TypeText(want)));
+    in[i] = *v;
+  }
+  if (!(op.type == cd))
+    return OpErr(op, absl::StrCat("the result type is ", TypeText(op.type), " but ", d->kir_name,
+                                  " produces ", TypeText(cd)));
+  s = CanDefine(op, op.results[0]);
+  if (!s.ok()) return s;
+  const int per_reg = 4 / ElemBytes(d->ab_elem);
+  const int M = d->m, N = d->n, K = d->k;
+  // Element index within a lane's vector for a fragment slot, or -1 if the
+  // catalogue's slot does not fit the operand (never for a correct catalogue).
+  auto ab_index = [&](const FragmentSlot& f) {
+    int e = f.reg * per_reg + f.elem;
+    return f.lane < 0 || f.lane >= 64 || f.elem < 0 || f.elem >= per_reg || e < 0 ||
+                   e >= d->ab_width
+               ? -1
+               : e;
+  };
+  auto cd_index = [&](const FragmentSlot& f) {
+    return f.lane < 0 || f.lane >= 64 || f.reg < 0 || f.reg >= d->cd_width ? -1 : f.reg;
+  };
+  Slot out = NewSlot(cd);
+  std::vector<double> A(static_cast<size_t>(M) * K), B(static_cast<size_t>(K) * N);
+  std::vector<double> C(static_cast<size_t>(M) * N);
+  for (int64_t w = 0; w < nthreads_ / 64; ++w) {
+    const int64_t base = w * 64;
+    for (int i = 0; i < M; ++i)
+      for (int kk = 0; kk < K; ++kk) {
+        FragmentSlot f = d->ASlot(i, kk);
+        int e = ab_index(f);
+        if (e < 0) return OpErr(op, "internal error: bad A slot in the MFMA catalogue");
+        A[i * K + kk] = ToDouble(d->ab_elem, in[0]->v[base + f.lane][e]);
+      }
+    for (int kk = 0; kk < K; ++kk)
+      for (int j = 0; j < N; ++j) {
+        FragmentSlot f = d->BSlot(kk, j);
+        int e = ab_index(f);
+        if (e < 0) return OpErr(op, "internal error: bad B slot in the MFMA catalogue");
+        B[kk * N + j] = ToDouble(d->ab_elem, in[1]->v[base + f.lane][e]);
+      }
+    std::vector<int> covered(64 * static_cast<size_t>(d->cd_width), 0);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        FragmentSlot f = d->CSlot(i, j);
+        int e = cd_index(f);
+        if (e < 0) return OpErr(op, "internal error: bad C slot in the MFMA catalogue");
+        ++covered[f.lane * d->cd_width + e];
+        double acc = ToDouble(ElemType::kF32, in[2]->v[base + f.lane][e]);
+        for (int kk = 0; kk < K; ++kk) acc += A[i * K + kk] * B[kk * N + j];
+        out.v[base + f.lane][e] = CanonF32(static_cast<float>(acc));
+      }
+    for (int c : covered)
+      if (c != 1) return OpErr(op, "internal error: the MFMA catalogue's C layout is not 1:1");
+  }
+  return Define(op, op.results[0], std::move(out));
+}
+
+absl::Status Interp::RunFor(const Op& op, int depth) {
+  if (depth >= kInterpMaxLoopNesting)
+    return OpErr(op, absl::StrCat("loops are nested more than ", kInterpMaxLoopNesting, " deep"));
+  if (op.step <= 0) return OpErr(op, absl::StrCat("the step must be positive, found ", op.step));
+  size_t n = op.iter_args.size();
+  if (op.results.size() != n || op.operands.size() != n)
+    return OpErr(op, absl::StrCat("'for' has ", n, " iter_arg(s), ", op.operands.size(),
+                                  " initial value(s) and ", op.results.size(), " result(s)"));
+  if (op.body.empty() || op.body.back().kind != OpKind::kYield)
+    return OpErr(op, "the loop body must end with 'yield'");
+  const Op& yield = op.body.back();
+  if (yield.operands.size() != n || !yield.results.empty())
+    return OpErr(yield, absl::StrCat("yield passes ", yield.operands.size(),
+                                     " value(s) but the loop has ", n, " iter_arg(s)"));
+  absl::Status s = CanDefine(op, op.ivar);
+  if (!s.ok()) return s;
+  std::set<std::string> names{op.ivar};
+  for (const std::string& a : op.iter_args) {
+    s = CanDefine(op, a);
+    if (!s.ok()) return s;
+    if (!names.insert(a).second) return OpErr(op, absl::StrCat("%", a, " is defined twice"));
+  }
+  std::set<std::string> result_names;
+  for (const std::string& r : op.results) {
+    s = CanDefine(op, r);
+    if (!s.ok()) return s;
+    if (!result_names.insert(r).second) return OpErr(op, absl::StrCat("%", r, " is defined twice"));
+  }
+  std::vector<Slot> cur;
+  for (const Operand& o : op.operands) {
+    absl::StatusOr<const Slot*> v = Value(op, o);
+    if (!v.ok()) return v.status();
+    cur.push_back(**v);
+  }
+  std::vector<ValueType> types;
+  for (const Slot& c : cur) types.push_back(c.type);
+  for (int64_t v = op.lo; v < op.hi;) {
+    scopes_.emplace_back();
+    loop_vars_[op.ivar] = v;
+    Slot iv;
+    iv.type = ValueType{ElemType::kI32, 1};
+    iv.ivar = true;
+    scopes_.back()[op.ivar] = std::move(iv);
+    for (size_t i = 0; i < n; ++i) scopes_.back()[op.iter_args[i]] = std::move(cur[i]);
+    s = RunBody(op.body.data(), op.body.data() + op.body.size() - 1, depth + 1);
+    std::vector<Slot> next;
+    for (size_t i = 0; s.ok() && i < n; ++i) {
+      absl::StatusOr<const Slot*> y = Value(yield, yield.operands[i]);
+      if (!y.ok()) {
+        s = y.status();
+      } else if (!((*y)->type == types[i])) {
+        s = OpErr(yield, absl::StrCat("yield operand ", i, " (%", yield.operands[i].name, ") is ",
+                                      TypeText((*y)->type), " but iter_arg %", op.iter_args[i],
+                                      " is ", TypeText(types[i])));
+      } else {
+        next.push_back(**y);
+      }
+    }
+    scopes_.pop_back();
+    loop_vars_.erase(op.ivar);
+    if (!s.ok()) return s;
+    cur = std::move(next);
+    if (__builtin_add_overflow(v, op.step, &v)) break;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    s = Define(op, op.results[i], std::move(cur[i]));
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Interpret(const Kernel& k, InterpArgs& args) { return Interp(k, args).Run(); }
+
+uint16_t RoundToF16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 5, 10)); }
+uint16_t RoundToBf16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 8, 7)); }
+
+}  // namespace kir

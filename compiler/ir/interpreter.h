@@ -1,0 +1,136 @@
+// A reference interpreter of KIR semantics, independent of the lowering.
+//
+// It runs a kernel on the CPU, thread by thread, from the KIR data model alone
+// (it uses the MFMA catalogue of compiler/target for the lane layouts, and
+// nothing from compiler/lower, compiler/isa or later stages), so that the
+// compiled code (on an emulator or a GPU) can be checked against it.
+//
+// Execution model
+// - Workgroups run one after another in grid order (wg.x fastest, then wg.y,
+//   then wg.z); the IR allows any order, and a kernel whose result depends on
+//   it is racy.
+// - Within a workgroup, every op runs for ALL threads of the workgroup (in
+//   linear order, x fastest) before the next op starts (lockstep). A `barrier`
+//   is therefore a no-op here: every store before it is visible to every load
+//   after it. Within one op, threads run in linear order, so two threads
+//   storing to the same address leave the value of the later thread (the IR
+//   leaves such races undefined).
+// - LDS is per workgroup: each allocation is a separate zeroed byte array of
+//   LdsAlloc::SizeBytes() bytes, re-zeroed for every workgroup. The
+//   allocations together may use at most kInterpMaxLdsBytes.
+// - `for` loops have constant bounds: the induction variable takes lo, lo+step,
+//   ... < hi (a loop with lo >= hi runs zero times and yields its initial
+//   values; the validator rejects such loops). Each iteration runs the body in
+//   lockstep for all threads; iter_args start as the initial operands and
+//   become the `yield` operands of the previous iteration; the loop's results
+//   are the last yielded values. Values defined in a body are not visible
+//   after it. At most kInterpMaxLoopNesting nested loops.
+// - Index expressions are evaluated exactly with kir::Evaluate (mathematical
+//   integers, floor semantics), with tid/wg of the thread, the kernel's named
+//   constants and the enclosing loops' induction variables. An expression that
+//   cannot be evaluated (unknown name, int64 overflow) is an error.
+//
+// Values
+// - A value is a vector of `width` elements of its ElemType, held as one
+//   uint32 bit pattern per element (f16/bf16 in the low 16 bits, f32 as IEEE
+//   single bits, i32 as two's complement), so loads, stores, slices and
+//   conversions are bit exact.
+//
+// Ops
+// - load / store: element e of the vector sits at the op's index plus e along
+//   dimension `along`. Its byte offset in the buffer or LDS allocation is
+//   sum_d index_d * stride_d * ElemBytes (LDS strides are LdsAlloc::Strides()),
+//   little-endian. Unguarded: an element with an index outside [0, shape_d) in
+//   any dimension, or bytes outside the memory, is an error naming the op, the
+//   thread and the index (the interpreter is stricter here than the validator,
+//   which only bounds the byte offset). Guarded: elements with an index outside
+//   [0, shape_d) in any dimension read as 0 / are not written; in-shape
+//   elements must still lie in the memory. Access qualifiers (readonly, ...)
+//   are not checked (the validator does).
+// - add / mul / fma (elementwise, result type = the widest operand; an operand
+//   of width 1, including a scalar argument by name, is broadcast):
+//   * f32: IEEE single with round-to-nearest-even (float +, *, std::fma on
+//     floats), denormals kept.
+//   * f16 / bf16: the exact result is formed from the operands as an
+//     unevaluated sum of two doubles (products of two 16-bit floats are exact
+//     in double; sums use Knuth's TwoSum, which is exact) and rounded ONCE to
+//     the element type, to nearest even, with gradual underflow, overflow to
+//     +-inf. This is the correctly rounded result.
+//   * Any NaN result of add/mul/fma is the canonical quiet NaN (f32
+//     0x7fc00000, f16 0x7e00, bf16 0x7fc0).
+//   * i32: add and mul wrap modulo 2^32; fma on i32 is an error.
+// - cvt: f32 -> f16 / bf16 rounds to nearest even (F32ToF16Bits /
+//   F32ToBf16Bits: NaN -> quiet NaN); f16 / bf16 -> f32 is exact; f16 <-> bf16
+//   goes through f32 (exact) and rounds once; same type is the identity.
+//   Conversions to or from i32 are errors.
+// - slice: elements [first, first + width) of the operand.
+// - const: the splat of ExactBits(type.elem, constant) (an error if the
+//   constant is not exactly representable); zero: all bits 0.
+// - mfma (wave-collective): each wave is 64 consecutive threads of the
+//   workgroup's linear order. A (M x K), B (K x N) and C (M x N, f32) are
+//   gathered from the lanes' operands through MfmaDesc::ASlot / BSlot / CSlot:
+//   (lane, reg, elem) is element reg * (4 / ElemBytes) + elem of that lane's
+//   vector. D[i][j] = C[i][j] + sum_k A[i][k] * B[k][j] is formed in double
+//   (products exact, sum in k order) and rounded to f32 once, then scattered
+//   to the lanes' results through CSlot. The hardware's internal summation
+//   order and rounding are unspecified (amdgcn-isa-notes.md 1.1), so compare
+//   MFMA results from other executions with a tolerance. The interpreter does
+//   not check that the instruction exists on a particular target.
+//
+// Errors and robustness
+// - Every problem is an absl::Status: InvalidArgument for bad arguments or an
+//   ill-formed kernel (as the validator, the workgroup must have a multiple of
+//   64 and at most 1024 threads, and the grid extents must be in [1, 2^31)),
+//   OutOfRange for out-of-bounds accesses and index expressions that overflow
+//   int64 when evaluated. Messages about an
+//   op read "LINE:COL: error: in 'OPTEXT': WHAT" when the op has a SourceLoc and
+//   "error: in 'OPTEXT': WHAT" otherwise.
+// - Kernels should be validated (compiler/lower/validate.h) first; the
+//   interpreter nevertheless checks everything it relies on (types, names,
+//   arities, index trees, extents, sizes) and never crashes on a malformed
+//   Kernel. Buffers are updated in place as the kernel runs, so after an error
+//   they hold a partial result.
+#ifndef KIRC_COMPILER_IR_INTERPRETER_H_
+#define KIRC_COMPILER_IR_INTERPRETER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compiler/ir/kernel.h"
+
+namespace kir {
+
+// Most LDS bytes a kernel may allocate (the sum over its allocations): the
+// per-workgroup limit of every supported target.
+inline constexpr int64_t kInterpMaxLdsBytes = 65536;
+// Deepest `for` nesting the interpreter runs.
+inline constexpr int kInterpMaxLoopNesting = 64;
+
+// Kernel arguments by name. Every buffer argument needs an entry in `buffers`
+// of exactly Arg::SizeBytes() raw little-endian bytes (element (i0, i1, ...)
+// at byte offset sum_d i_d * strides[d] * ElemBytes(elem)); every scalar
+// argument needs an entry in `scalars`: its 4 bytes as a uint32 (the f32 bits,
+// or the i32 as two's complement). Names that are not arguments of the right
+// kind are errors.
+struct InterpArgs {
+  std::map<std::string, std::vector<uint8_t>> buffers;
+  std::map<std::string, uint32_t> scalars;
+};
+
+// Executes kernel `k` for every thread of every workgroup with the semantics
+// above; buffers are updated in place.
+absl::Status Interpret(const Kernel& k, InterpArgs& args);
+
+// The rounding the interpreter uses for f16 / bf16 results, exposed for tests
+// and other checkers: `v` rounded to nearest even in IEEE binary16 / bfloat16
+// (gradual underflow, overflow to +-inf, NaN -> 0x7e00 / 0x7fc0, signed zeros
+// kept). Correct for every double, not only for floats.
+uint16_t RoundToF16Bits(double v);
+uint16_t RoundToBf16Bits(double v);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_IR_INTERPRETER_H_

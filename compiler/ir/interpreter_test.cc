@@ -1,0 +1,1062 @@
+#include "compiler/ir/interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "compiler/ir/float_bits.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/ir/parser.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// ---------------------------------------------------------------------------
+// Helpers, written independently of the interpreter.
+
+std::string ReadTestFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Kernel MustParse(const std::string& text, const std::string& name = "t.kir") {
+  absl::StatusOr<Kernel> k = ParseKernel(text, name);
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+template <typename T>
+std::vector<uint8_t> Bytes(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+template <typename T>
+std::vector<T> From(const std::vector<uint8_t>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+  return v;
+}
+
+uint32_t FBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float FFrom(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Decoders by the formats' definitions.
+double DecodeF16(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 31  ? (m ? std::numeric_limits<double>::quiet_NaN() : INFINITY)
+             : e == 0 ? std::ldexp(m, -24)
+                      : std::ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+double DecodeBf16(uint16_t h) {
+  int e = (h >> 7) & 255, m = h & 127;
+  double v = e == 255 ? (m ? std::numeric_limits<double>::quiet_NaN() : INFINITY)
+             : e == 0 ? std::ldexp(m, -133)
+                      : std::ldexp(128 + m, e - 134);
+  return (h & 0x8000) ? -v : v;
+}
+
+// Brute-force round to nearest even over the table of all positive finite
+// values of the format (index = bit pattern).
+struct RefFormat {
+  std::vector<double> tab;  // positive finite values, increasing with the bits
+  uint16_t inf, nan;
+  explicit RefFormat(bool f16) {
+    uint16_t max = f16 ? 0x7bff : 0x7f7f;
+    for (uint32_t b = 0; b <= max; ++b)
+      tab.push_back(f16 ? DecodeF16(static_cast<uint16_t>(b))
+                        : DecodeBf16(static_cast<uint16_t>(b)));
+    inf = f16 ? 0x7c00 : 0x7f80;
+    nan = f16 ? 0x7e00 : 0x7fc0;
+  }
+  uint16_t Round(double x) const {
+    if (std::isnan(x)) return nan;
+    uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+    double a = std::fabs(x);
+    size_t n = tab.size();
+    double next = tab[n - 1] + (tab[n - 1] - tab[n - 2]);  // 2^16 resp. 2^128
+    double threshold = (tab[n - 1] + next) / 2;
+    if (a >= threshold) return sign | inf;  // the tie goes to the even neighbour: inf
+    size_t hi = std::lower_bound(tab.begin(), tab.end(), a) - tab.begin();
+    if (hi == n) return sign | static_cast<uint16_t>(n - 1);
+    if (tab[hi] == a) return sign | static_cast<uint16_t>(hi);
+    size_t lo = hi - 1;
+    double mid = (tab[lo] + tab[hi]) / 2;  // exact
+    size_t r = a < mid ? lo : a > mid ? hi : (lo % 2 == 0 ? lo : hi);
+    return sign | static_cast<uint16_t>(r);
+  }
+};
+const RefFormat& RefF16() {
+  static const RefFormat* r = new RefFormat(true);
+  return *r;
+}
+const RefFormat& RefBf16() {
+  static const RefFormat* r = new RefFormat(false);
+  return *r;
+}
+
+// ---------------------------------------------------------------------------
+// The exposed rounding functions against the brute-force reference.
+
+void CheckRounding(const RefFormat& ref, uint16_t (*fn)(double), double (*decode)(uint16_t),
+                   uint16_t max_finite) {
+  std::vector<double> probes;
+  for (uint32_t b = 0; b <= max_finite; ++b) {
+    double v = decode(static_cast<uint16_t>(b));
+    double next = b < max_finite ? decode(static_cast<uint16_t>(b + 1)) : 2 * v - decode(b - 1);
+    double mid = (v + next) / 2;
+    for (double p : {v, mid, std::nextafter(mid, 0.0), std::nextafter(mid, INFINITY),
+                     std::nextafter(v, INFINITY)}) {
+      probes.push_back(p);
+      probes.push_back(-p);
+    }
+  }
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, 8);
+    probes.push_back(d);  // every double, mostly far outside the range
+    probes.push_back(std::ldexp(static_cast<double>(rng() >> 11) / 9007199254740992.0,
+                                static_cast<int>(rng() % 300) - 150));
+  }
+  for (double p : std::initializer_list<double>{
+           0.0, -0.0, INFINITY, -INFINITY, std::numeric_limits<double>::quiet_NaN(),
+           std::numeric_limits<double>::denorm_min(), 1e300, -1e-300})
+    probes.push_back(p);
+  int bad = 0;
+  for (double p : probes) {
+    uint16_t got = fn(p), want = ref.Round(p);
+    if (got != want && bad++ < 10)
+      ADD_FAILURE() << std::hexfloat << p << ": got 0x" << std::hex << got << " want 0x" << want;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(InterpreterRounding, F16MatchesBruteForce) {
+  CheckRounding(RefF16(), RoundToF16Bits, DecodeF16, 0x7bff);
+}
+
+TEST(InterpreterRounding, Bf16MatchesBruteForce) {
+  CheckRounding(RefBf16(), RoundToBf16Bits, DecodeBf16, 0x7f7f);
+}
+
+TEST(InterpreterRounding, AgreesWithFloatConversionsOnFloats) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 1000000; ++i) {
+    float f = FFrom(rng());
+    if (std::isnan(f)) continue;
+    ASSERT_EQ(RoundToF16Bits(f), F32ToF16Bits(f)) << std::hexfloat << f;
+    ASSERT_EQ(RoundToBf16Bits(f), F32ToBf16Bits(f)) << std::hexfloat << f;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Copy.
+
+TEST(Interpreter, CopyIsExact) {
+  Kernel k = MustParse(ReadTestFile("testdata/kernels/copy_f32.kir"));
+  std::mt19937 rng(1);
+  std::vector<uint32_t> src(8192);
+  for (uint32_t& x : src) x = rng();  // every bit pattern, NaN payloads included
+  src[0] = 0x7f800001;                // a signalling NaN
+  src[1] = 0x80000000;                // -0
+  src[2] = 0x00000001;                // a denormal
+  InterpArgs a;
+  a.buffers["src"] = Bytes(src);
+  a.buffers["dst"] = std::vector<uint8_t>(8192 * 4, 0xab);
+  ASSERT_TRUE(Interpret(k, a).ok());
+  EXPECT_EQ(From<uint32_t>(a.buffers["dst"]), src);
+  EXPECT_EQ(From<uint32_t>(a.buffers["src"]), src);
+}
+
+// ---------------------------------------------------------------------------
+// add_f16.kir: (x + y) in f16, then scaled in f32 and converted back.
+
+TEST(Interpreter, AddF16ThenScaleMatchesIndependentModel) {
+  Kernel k = MustParse(ReadTestFile("testdata/kernels/add_f16.kir"));
+  const size_t n = 64 * 512;
+  std::mt19937 rng(2);
+  std::vector<uint16_t> x(n), y(n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<uint16_t>(rng());  // every pattern: subnormals, inf, NaN
+    // Half of y close to -x, for cancellation and exact ties.
+    y[i] = (i % 2) ? static_cast<uint16_t>(rng())
+                   : static_cast<uint16_t>((x[i] ^ 0x8000) + static_cast<int>(rng() % 7) - 3);
+  }
+  const float scale = 0.3f;
+  InterpArgs a;
+  a.buffers["x"] = Bytes(x);
+  a.buffers["y"] = Bytes(y);
+  a.buffers["out"] = std::vector<uint8_t>(n * 2, 0xcd);
+  a.scalars["scale"] = FBits(scale);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  std::vector<uint16_t> out = From<uint16_t>(a.buffers["out"]);
+  int bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint16_t s = RefF16().Round(DecodeF16(x[i]) + DecodeF16(y[i]));  // exact sum, one rounding
+    float sf = static_cast<float>(DecodeF16(s));                     // exact
+    float r = static_cast<float>(static_cast<double>(sf) * scale);   // exact product, one rounding
+    uint16_t want = RefF16().Round(r);
+    if (out[i] != want && bad++ < 10)
+      ADD_FAILURE() << i << ": x=0x" << std::hex << x[i] << " y=0x" << y[i] << " got 0x" << out[i]
+                    << " want 0x" << want;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// ---------------------------------------------------------------------------
+// Hand-computed rounding cases for add, mul and fma on f16 and bf16.
+
+constexpr const char kArith[] = R"(kernel arith
+workgroup 64 1 1
+grid 1 1 1
+arg a : T[64] strides [1] readonly
+arg b : T[64] strides [1] readonly
+arg c : T[64] strides [1] readonly
+arg s : T[64] strides [1] writeonly
+arg p : T[64] strides [1] writeonly
+arg f : T[64] strides [1] writeonly
+  %a = load a[tid.x] : T
+  %b = load b[tid.x] : T
+  %c = load c[tid.x] : T
+  %s = add %a, %b
+  %p = mul %a, %b
+  %f = fma %a, %b, %c
+  store s[tid.x], %s
+  store p[tid.x], %p
+  store f[tid.x], %f
+end
+)";
+
+struct ArithCase {
+  uint16_t a, b, c;
+  int which;  // 0 add, 1 mul, 2 fma
+  uint16_t want;
+  const char* why;
+};
+
+void RunArith(const std::string& elem, const std::vector<ArithCase>& cases) {
+  Kernel k = MustParse(absl::StrReplaceAll(kArith, {{"T", elem}}));
+  ASSERT_LE(cases.size(), 64u);
+  std::vector<uint16_t> a(64), b(64), c(64);
+  for (size_t i = 0; i < cases.size(); ++i) a[i] = cases[i].a, b[i] = cases[i].b, c[i] = cases[i].c;
+  InterpArgs args;
+  args.buffers["a"] = Bytes(a);
+  args.buffers["b"] = Bytes(b);
+  args.buffers["c"] = Bytes(c);
+  for (const char* o : {"s", "p", "f"}) args.buffers[o] = std::vector<uint8_t>(128, 0);
+  absl::Status st = Interpret(k, args);
+  ASSERT_TRUE(st.ok()) << st;
+  std::vector<uint16_t> out[3] = {From<uint16_t>(args.buffers["s"]),
+                                  From<uint16_t>(args.buffers["p"]),
+                                  From<uint16_t>(args.buffers["f"])};
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(out[cases[i].which][i], cases[i].want)
+        << elem << " case " << i << " (" << cases[i].why << "): got 0x" << std::hex
+        << out[cases[i].which][i] << " want 0x" << cases[i].want;
+}
+
+TEST(Interpreter, F16ArithmeticRoundsOnceToNearestEven) {
+  enum { kAdd, kMul, kFma };
+  RunArith("f16", {
+                      {0x3c00, 0x1000, 0, kAdd, 0x3c00, "1 + 2^-11: tie, stays even"},
+                      {0x3c01, 0x1000, 0, kAdd, 0x3c02, "1+2^-10 + 2^-11: tie, up to even"},
+                      {0x3c00, 0x1001, 0, kAdd, 0x3c01, "just above the tie"},
+                      {0x3c00, 0x0fff, 0, kAdd, 0x3c00, "just below the tie"},
+                      {0x0001, 0x0001, 0, kAdd, 0x0002, "subnormals add exactly"},
+                      {0x03ff, 0x0001, 0, kAdd, 0x0400, "largest subnormal + min = min normal"},
+                      {0x8001, 0x0001, 0, kAdd, 0x0000, "x + -x = +0"},
+                      {0x8000, 0x8000, 0, kAdd, 0x8000, "-0 + -0 = -0"},
+                      {0x7bff, 0x4c00, 0, kAdd, 0x7c00, "65504 + 16 = 65520: tie, to inf"},
+                      {0x7bff, 0x4800, 0, kAdd, 0x7bff, "65504 + 8 stays finite"},
+                      {0xfbff, 0xcc00, 0, kAdd, 0xfc00, "to -inf"},
+                      {0x7c00, 0xfc00, 0, kAdd, 0x7e00, "inf - inf = canonical NaN"},
+                      {0x7d00, 0x3c00, 0, kAdd, 0x7e00, "NaN in, canonical NaN out"},
+                      {0x0001, 0x3800, 0, kMul, 0x0000, "2^-24 * 0.5: tie between 0 and min, to 0"},
+                      {0x0003, 0x3800, 0, kMul, 0x0002, "1.5 * 2^-24: tie, up to 2"},
+                      {0x0005, 0x3800, 0, kMul, 0x0002, "2.5 * 2^-24: tie, down to 2"},
+                      {0x0001, 0x3a00, 0, kMul, 0x0001, "0.75 * 2^-24: up to min"},
+                      {0x0001, 0x3400, 0, kMul, 0x0000, "0.25 * 2^-24: down to 0"},
+                      {0x8001, 0x3400, 0, kMul, 0x8000, "negative underflow keeps the sign"},
+                      {0x0400, 0x3800, 0, kMul, 0x0200, "min normal / 2 is subnormal"},
+                      {0x0401, 0x3800, 0, kMul, 0x0200, "512.5 quanta: tie, to 512"},
+                      {0x0403, 0x3800, 0, kMul, 0x0202, "513.5 quanta: tie, to 514"},
+                      {0x5bff, 0x5bff, 0, kMul, 0x7bfe, "255.875^2 = 65472.015625"},
+                      {0x7800, 0x4000, 0, kMul, 0x7c00, "32768 * 2 overflows"},
+                      {0x0000, 0x7c00, 0, kMul, 0x7e00, "0 * inf = NaN"},
+                      {0x2800, 0x2400, 0x3c00, kFma, 0x3c00, "1 + 2^-5*2^-6: tie, even"},
+                      {0x2800, 0x2400, 0x3c01, kFma, 0x3c02, "1+2^-10 + 2^-11: tie, up"},
+                      {0x2801, 0x2400, 0x3c00, kFma, 0x3c01, "1 + 2^-11 + 2^-21: above the tie"},
+                      {0xa801, 0x2400, 0x3c01, kFma, 0x3c00, "1 + 2^-11 - 2^-21: below the tie"},
+                      {0x3c03, 0x3c01, 0xbc00, kFma, 0x1c01,
+                       "(1+3u)(1+u) - 1 = 2^-8 + 3*2^-20: one rounding (two would give 0x1c00)"},
+                      {0x0001, 0x3c00, 0x0001, kFma, 0x0002, "subnormal fma"},
+                      {0x0001, 0x3800, 0x0000, kFma, 0x0000, "2^-25: tie to 0"},
+                      {0x0001, 0x3800, 0x0001, kFma, 0x0002, "1.5 quanta: tie to 2"},
+                      {0x7bff, 0x3c00, 0x4c00, kFma, 0x7c00, "fma overflow at the tie"},
+                  });
+}
+
+TEST(Interpreter, Bf16ArithmeticRoundsOnceToNearestEven) {
+  enum { kAdd, kMul, kFma };
+  RunArith("bf16", {
+                       {0x3f80, 0x3b80, 0, kAdd, 0x3f80, "1 + 2^-8: tie, stays even"},
+                       {0x3f81, 0x3b80, 0, kAdd, 0x3f82, "1+2^-7 + 2^-8: tie, up"},
+                       {0x3f80, 0x3b81, 0, kAdd, 0x3f81, "just above the tie"},
+                       {0x0001, 0x0001, 0, kAdd, 0x0002, "subnormals add exactly"},
+                       {0x7f7f, 0x7b00, 0, kAdd, 0x7f80, "max + half ulp (2^119): tie, to inf"},
+                       {0x0001, 0x3f00, 0, kMul, 0x0000, "2^-133 * 0.5: tie to 0"},
+                       {0x0003, 0x3f00, 0, kMul, 0x0002, "1.5 quanta: tie to 2"},
+                       {0x3f81, 0x3f81, 0, kMul, 0x3f82, "(1+2^-7)^2 = 1 + 2^-6 + 2^-14"},
+                       {0x3f83, 0x3f81, 0xbf80, kFma, 0x3d01,
+                        "(1+3u)(1+u) - 1 = 2^-5 + 3*2^-14: one rounding (two would give 0x3d00)"},
+                       {0x7f80, 0x0000, 0x3f80, kFma, 0x7fc0, "inf * 0 + 1 = canonical NaN"},
+                   });
+}
+
+// ---------------------------------------------------------------------------
+// cvt.
+
+constexpr const char kCvt[] = R"(kernel cvt
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg h : f16[64] strides [1] readonly
+arg g : bf16[64] strides [1] readonly
+arg xh : f16[64] strides [1] writeonly
+arg xg : bf16[64] strides [1] writeonly
+arg hf : f32[64] strides [1] writeonly
+arg hg : bf16[64] strides [1] writeonly
+arg gf : f32[64] strides [1] writeonly
+arg gh : f16[64] strides [1] writeonly
+  %x = load x[tid.x] : f32
+  %h = load h[tid.x] : f16
+  %g = load g[tid.x] : bf16
+  %xh = cvt %x : f16
+  %xg = cvt %x : bf16
+  %hf = cvt %h : f32
+  %hg = cvt %h : bf16
+  %gf = cvt %g : f32
+  %gh = cvt %g : f16
+  store xh[tid.x], %xh
+  store xg[tid.x], %xg
+  store hf[tid.x], %hf
+  store hg[tid.x], %hg
+  store gf[tid.x], %gf
+  store gh[tid.x], %gh
+end
+)";
+
+TEST(Interpreter, ConversionsRoundToNearestEven) {
+  Kernel k = MustParse(kCvt);
+  // f32 -> f16 and f32 -> bf16: {input bits, f16, bf16}.
+  struct C32 {
+    uint32_t x;
+    uint16_t h, g;
+  };
+  std::vector<C32> c32 = {
+      {0x3f801000, 0x3c00, 0x3f80},  // 1 + 2^-11: f16 tie, stays even
+      {0x3f801001, 0x3c01, 0x3f80},  // above the f16 tie
+      {0x3f803000, 0x3c02, 0x3f80},  // 1 + 3*2^-11: f16 tie, up
+      {0x3f808000, 0x3c04, 0x3f80},  // 1 + 2^-8: bf16 tie, stays even
+      {0x3f818000, 0x3c0c, 0x3f82},  // 1 + 2^-7 + 2^-8: bf16 tie, up
+      {0x3f808001, 0x3c04, 0x3f81},  // above the bf16 tie
+      {0x33000000, 0x0000, 0x3300},  // 2^-25: f16 tie between 0 and 2^-24
+      {0x33c00000, 0x0002, 0x33c0},  // 1.5 * 2^-24: f16 tie, up to 2
+      {0x33000001, 0x0001, 0x3300},  // just above 2^-25
+      {0x477ff000, 0x7c00, 0x4780},  // 65520: f16 tie to inf; bf16 65536
+      {0x477fefff, 0x7bff, 0x4780},  // just below 65520
+      {0xb2800000, 0x8000, 0xb280},  // -2^-26 -> -0
+      {0x00000001, 0x0000, 0x0000},  // f32 denormal
+      {0x00018000, 0x0000, 0x0002},  // bf16 subnormal tie, up to even
+      {0x00008000, 0x0000, 0x0000},  // bf16 subnormal tie, down to even
+      {0x7f7f8000, 0x7c00, 0x7f80},  // bf16 max + half ulp -> inf
+      {0x7f7f7fff, 0x7c00, 0x7f7f}, {0xff800000, 0xfc00, 0xff80},  // -inf
+  };
+  // f16 -> bf16 (one rounding) and bf16 -> f16 (one rounding).
+  struct C16 {
+    uint16_t in, out;
+  };
+  std::vector<C16> h2g = {{0x3c01, 0x3f80}, {0x3c04, 0x3f80}, {0x3c0c, 0x3f82},
+                          {0x0001, 0x3380}, {0x7bff, 0x4780}, {0xfc00, 0xff80}};
+  std::vector<C16> g2h = {{0x3f81, 0x3c08}, {0x0001, 0x0000}, {0x4780, 0x7c00},
+                          {0x477f, 0x7bf8}, {0x3380, 0x0001}, {0x3300, 0x0000}};
+  std::vector<uint32_t> x(64, 0);
+  std::vector<uint16_t> h(64, 0), g(64, 0);
+  for (size_t i = 0; i < c32.size(); ++i) x[i] = c32[i].x;
+  x[40] = 0x7fc00001;  // NaNs
+  x[41] = 0xff800001;
+  for (size_t i = 0; i < h2g.size(); ++i) h[i] = h2g[i].in;
+  for (size_t i = 0; i < g2h.size(); ++i) g[i] = g2h[i].in;
+  for (int i = 0; i < 20; ++i) h[20 + i] = static_cast<uint16_t>(0x0001 + 0x0c39 * i);
+  for (int i = 0; i < 20; ++i) g[20 + i] = static_cast<uint16_t>(0x0001 + 0x0f31 * i);
+  InterpArgs a;
+  a.buffers["x"] = Bytes(x);
+  a.buffers["h"] = Bytes(h);
+  a.buffers["g"] = Bytes(g);
+  for (const char* o : {"xh", "xg", "hg", "gh"}) a.buffers[o] = std::vector<uint8_t>(128, 0);
+  for (const char* o : {"hf", "gf"}) a.buffers[o] = std::vector<uint8_t>(256, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  auto xh = From<uint16_t>(a.buffers["xh"]), xg = From<uint16_t>(a.buffers["xg"]);
+  auto hg = From<uint16_t>(a.buffers["hg"]), gh = From<uint16_t>(a.buffers["gh"]);
+  auto hf = From<uint32_t>(a.buffers["hf"]), gf = From<uint32_t>(a.buffers["gf"]);
+  for (size_t i = 0; i < c32.size(); ++i) {
+    EXPECT_EQ(xh[i], c32[i].h) << std::hex << "f32 0x" << c32[i].x << " -> f16";
+    EXPECT_EQ(xg[i], c32[i].g) << std::hex << "f32 0x" << c32[i].x << " -> bf16";
+  }
+  for (int i : {40, 41}) {
+    EXPECT_EQ(xh[i] & 0x7e00, 0x7e00) << "quiet f16 NaN";
+    EXPECT_EQ(xg[i] & 0x7fc0, 0x7fc0) << "quiet bf16 NaN";
+  }
+  for (size_t i = 0; i < h2g.size(); ++i)
+    EXPECT_EQ(hg[i], h2g[i].out) << std::hex << "f16 0x" << h2g[i].in << " -> bf16";
+  for (size_t i = 0; i < g2h.size(); ++i)
+    EXPECT_EQ(gh[i], g2h[i].out) << std::hex << "bf16 0x" << g2h[i].in << " -> f16";
+  for (int i = 0; i < 64; ++i) {  // widening is exact
+    EXPECT_EQ(static_cast<double>(FFrom(hf[i])), DecodeF16(h[i])) << i;
+    EXPECT_EQ(static_cast<double>(FFrom(gf[i])), DecodeBf16(g[i])) << i;
+    EXPECT_EQ(hg[i], RefBf16().Round(DecodeF16(h[i]))) << i;
+    EXPECT_EQ(gh[i], RefF16().Round(DecodeBf16(g[i]))) << i;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// i32 arithmetic and broadcasts.
+
+TEST(Interpreter, I32WrapsAndScalarsBroadcast) {
+  Kernel k = MustParse(R"(kernel ints
+workgroup 64 1 1
+grid 1 1 1
+arg x : i32[64] strides [1] readonly
+arg y : i32[64] strides [1] readonly
+arg n : i32
+arg s : i32[64] strides [1] writeonly
+arg p : i32[64] strides [1] writeonly
+arg q : i32[256] strides [1] writeonly
+  %x = load x[tid.x] : i32
+  %y = load y[tid.x] : i32
+  %s = add %x, %y
+  %p = mul %x, %y
+  %v = load x[tid.x floordiv 4 * 4] : i32x4
+  %q0 = add %v, n
+  %q = mul %q0, %x
+  store s[tid.x], %s
+  store p[tid.x], %p
+  store q[tid.x * 4], %q
+end
+)");
+  std::vector<int32_t> x(64), y(64);
+  for (int i = 0; i < 64; ++i) x[i] = i * 100003 - 7, y[i] = -i * 31 + 5;
+  x[0] = 0x7fffffff, y[0] = 1;
+  x[1] = 0x10000, y[1] = 0x10000;
+  x[2] = -3, y[2] = 5;
+  InterpArgs a;
+  a.buffers["x"] = Bytes(x);
+  a.buffers["y"] = Bytes(y);
+  a.scalars["n"] = static_cast<uint32_t>(-1000);
+  for (const char* o : {"s", "p"}) a.buffers[o] = std::vector<uint8_t>(256, 0);
+  a.buffers["q"] = std::vector<uint8_t>(1024, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  auto s = From<uint32_t>(a.buffers["s"]), p = From<uint32_t>(a.buffers["p"]);
+  auto q = From<uint32_t>(a.buffers["q"]);
+  EXPECT_EQ(s[0], 0x80000000u);
+  EXPECT_EQ(p[1], 0u);
+  EXPECT_EQ(static_cast<int32_t>(p[2]), -15);
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(s[i], static_cast<uint32_t>(x[i]) + static_cast<uint32_t>(y[i]));
+    EXPECT_EQ(p[i], static_cast<uint32_t>(x[i]) * static_cast<uint32_t>(y[i]));
+    for (int e = 0; e < 4; ++e)
+      EXPECT_EQ(q[i * 4 + e],
+                (static_cast<uint32_t>(x[i / 4 * 4 + e]) - 1000u) * static_cast<uint32_t>(x[i]));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Guarded accesses at the shape's edges.
+
+constexpr const char kGuarded[] = R"(kernel guarded
+workgroup 64 1 1
+grid 1 1 1
+arg src : f32[10, 6] strides [8, 1] readonly
+arg dst : f32[10, 6] strides [8, 1] writeonly
+arg all : f32[16, 8] strides [8, 1] writeonly
+arg col : f32[64, 4] strides [4, 1] writeonly
+  %v = load guarded src[tid.x floordiv 4 - 2, tid.x mod 4 * 2 - 1] : f32x2
+  store guarded dst[tid.x floordiv 4 - 2, tid.x mod 4 * 2 - 1], %v
+  store all[tid.x floordiv 4, tid.x mod 4 * 2], %v
+  %w = load guarded src[tid.x - 3, 5] along 0 : f32x4
+  store col[tid.x, 0], %w
+end
+)";
+
+TEST(Interpreter, GuardedAccessesAtShapeEdges) {
+  Kernel k = MustParse(kGuarded);
+  const int span = 1 + 9 * 8 + 5;  // 78 elements
+  std::vector<float> src(span);
+  for (int i = 0; i < span; ++i) src[i] = (i % 8 < 6) ? 100.0f + i : -1.0f;  // -1: padding
+  InterpArgs a;
+  a.buffers["src"] = Bytes(src);
+  a.buffers["dst"] = Bytes(std::vector<float>(span, 7.0f));
+  a.buffers["all"] = Bytes(std::vector<float>(128, 7.0f));
+  a.buffers["col"] = Bytes(std::vector<float>(256, 7.0f));
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  auto at = [&](int r, int c) { return 100.0f + r * 8 + c; };
+  auto in = [](int r, int c) { return r >= 0 && r < 10 && c >= 0 && c < 6; };
+  auto dst = From<float>(a.buffers["dst"]);
+  for (int i = 0; i < span; ++i) {
+    int r = i / 8, c = i % 8;
+    EXPECT_EQ(dst[i], c < 6 ? at(r, c) : 7.0f) << "dst element " << i;  // padding untouched
+  }
+  auto all = From<float>(a.buffers["all"]);
+  for (int R = 0; R < 16; ++R)
+    for (int C = 0; C < 8; ++C)
+      EXPECT_EQ(all[R * 8 + C], in(R - 2, C - 1) ? at(R - 2, C - 1) : 0.0f) << R << "," << C;
+  auto col = From<float>(a.buffers["col"]);
+  for (int t = 0; t < 64; ++t)
+    for (int e = 0; e < 4; ++e)
+      EXPECT_EQ(col[t * 4 + e], in(t - 3 + e, 5) ? at(t - 3 + e, 5) : 0.0f) << t << "," << e;
+}
+
+TEST(Interpreter, UnguardedOutOfShapeIsAnErrorNamingTheOp) {
+  std::string text = absl::StrReplaceAll(
+      kGuarded, {{"load guarded src[tid.x floordiv", "load src[tid.x floordiv"}});
+  Kernel k = MustParse(text);
+  InterpArgs a;
+  a.buffers["src"] = std::vector<uint8_t>(78 * 4, 0);
+  a.buffers["dst"] = std::vector<uint8_t>(78 * 4, 0);
+  a.buffers["all"] = std::vector<uint8_t>(128 * 4, 0);
+  a.buffers["col"] = std::vector<uint8_t>(256 * 4, 0);
+  absl::Status st = Interpret(k, a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(std::string(st.message()),
+              StartsWith("8:3: error: in '%v = load src[tid.x floordiv 4 - 2, tid.x mod 4 * 2 - "
+                         "1] : f32x2': thread (0, 0, 0) of workgroup (0, 0, 0): element 0 is at "
+                         "index [-2, -1], outside the shape [10, 6] of src"));
+
+  // A store past the end of the row (column 6 of 6) is also an error, though
+  // the bytes exist (they are the row's padding).
+  Kernel k2 = MustParse(R"(kernel s
+workgroup 64 1 1
+grid 1 1 1
+arg dst : f32[10, 6] strides [8, 1] writeonly
+  %z = zero f32x2
+  store dst[tid.x mod 10, 5], %z
+end
+)");
+  InterpArgs a2;
+  a2.buffers["dst"] = std::vector<uint8_t>(78 * 4, 0);
+  st = Interpret(k2, a2);
+  EXPECT_EQ(st.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("6:3: error: in 'store dst[tid.x mod 10, 5], %z'"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("element 1 is at index [0, 6]"));
+}
+
+// ---------------------------------------------------------------------------
+// for loops with loop-carried values.
+
+TEST(Interpreter, ForLoopAccumulatesIterArgs) {
+  Kernel k = MustParse(R"(kernel loop
+workgroup 64 1 1
+grid 1 1 1
+arg src : f32[8, 256] strides [256, 1] readonly
+arg dst : f32[256] strides [1] writeonly
+arg cnt : f32[64] strides [1] writeonly
+  %z = zero f32x4
+  %one = const f32 1
+  %zc = zero f32
+  %acc, %n = for %k = 0 to 8 step 2 iter(%c = %z, %m = %zc) {
+    %in = for %j = 0 to 2 iter(%d = %c) {
+      %v = load src[%k + %j, tid.x * 4] : f32x4
+      %d2 = add %d, %v
+      yield %d2
+    }
+    %m2 = add %m, %one
+    yield %in, %m2
+  }
+  store dst[tid.x * 4], %acc
+  store cnt[tid.x], %n
+end
+)");
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> src(8 * 256);
+  for (float& f : src) f = u(rng);
+  InterpArgs a;
+  a.buffers["src"] = Bytes(src);
+  a.buffers["dst"] = std::vector<uint8_t>(256 * 4, 0);
+  a.buffers["cnt"] = std::vector<uint8_t>(64 * 4, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  auto dst = From<float>(a.buffers["dst"]);
+  auto cnt = From<float>(a.buffers["cnt"]);
+  for (int i = 0; i < 256; ++i) {
+    float want = 0;
+    for (int r = 0; r < 8; ++r) want += src[r * 256 + i];  // f32, in iteration order
+    EXPECT_EQ(FBits(dst[i]), FBits(want)) << i;
+  }
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(cnt[t], 4.0f);
+}
+
+// ---------------------------------------------------------------------------
+// LDS staging across waves with a barrier; LDS is zeroed per workgroup.
+
+TEST(Interpreter, LdsStagingAcrossWavesWithBarrier) {
+  Kernel k = MustParse(R"(kernel lds_rev
+workgroup 64 2 1
+grid 2 1 1
+arg src : f32[2, 128] strides [128, 1] readonly
+arg dst : f32[2, 128] strides [128, 1] writeonly
+arg first : f32[2, 128] strides [128, 1] writeonly
+lds T : f32[128]
+  %before = load T[127 - (tid.y * 64 + tid.x)] : f32
+  store first[wg.x, tid.y * 64 + tid.x], %before
+  %v = load src[wg.x, tid.y * 64 + tid.x] : f32
+  store T[tid.y * 64 + tid.x], %v
+  barrier
+  %r = load T[127 - (tid.y * 64 + tid.x)] : f32
+  store dst[wg.x, tid.y * 64 + tid.x], %r
+end
+)");
+  std::vector<float> src(256);
+  for (int i = 0; i < 256; ++i) src[i] = 1.0f + i;
+  InterpArgs a;
+  a.buffers["src"] = Bytes(src);
+  a.buffers["dst"] = Bytes(std::vector<float>(256, -1.0f));
+  a.buffers["first"] = Bytes(std::vector<float>(256, -1.0f));
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  auto dst = From<float>(a.buffers["dst"]);
+  auto first = From<float>(a.buffers["first"]);
+  for (int w = 0; w < 2; ++w)
+    for (int i = 0; i < 128; ++i) {
+      EXPECT_EQ(dst[w * 128 + i], src[w * 128 + 127 - i]) << w << "," << i;
+      EXPECT_EQ(first[w * 128 + i], 0.0f) << "LDS starts zeroed in workgroup " << w;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// MFMA.
+
+uint16_t RandomHalf(std::mt19937& rng, bool bf16) {
+  uint32_t sign = (rng() & 1) << 15;
+  if (bf16) return static_cast<uint16_t>(sign | ((124 + rng() % 5) << 7) | (rng() & 0x7f));
+  return static_cast<uint16_t>(sign | ((12 + rng() % 5) << 10) | (rng() & 0x3ff));
+}
+
+// Runs an mma kernel (A: M x K row-major, B stored N x K row-major, C = A * B^T)
+// and returns C.
+std::vector<float> RunMma(const Kernel& k, int M, int N, int K, const std::vector<uint16_t>& A,
+                          const std::vector<uint16_t>& B) {
+  InterpArgs a;
+  a.buffers["A"] = Bytes(A);
+  a.buffers["B"] = Bytes(B);
+  a.buffers["C"] = Bytes(std::vector<float>(M * N, NAN));
+  absl::Status st = Interpret(k, a);
+  EXPECT_TRUE(st.ok()) << st;
+  (void)K;
+  return From<float>(a.buffers["C"]);
+}
+
+void CheckMmaRandom(const std::string& text, int M, int N, int K, bool bf16) {
+  Kernel k = MustParse(text);
+  std::mt19937 rng(M * 1000 + K + (bf16 ? 1 : 0));
+  for (int rep = 0; rep < 5; ++rep) {
+    std::vector<uint16_t> A(M * K), B(N * K);
+    for (uint16_t& x : A) x = RandomHalf(rng, bf16);
+    for (uint16_t& x : B) x = RandomHalf(rng, bf16);
+    std::vector<float> C = RunMma(k, M, N, K, A, B);
+    auto dec = bf16 ? DecodeBf16 : DecodeF16;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        double want = 0;
+        for (int kk = 0; kk < K; ++kk) want += dec(A[i * K + kk]) * dec(B[j * K + kk]);
+        double got = C[i * N + j];
+        EXPECT_LE(std::fabs(got - want), 1e-6 * std::fabs(want) + 1e-12)
+            << k.name << " C[" << i << "][" << j << "] got " << got << " want " << want;
+      }
+  }
+}
+
+TEST(InterpreterMfma, Mma16x16x16F16MatchesDoubleProduct) {
+  CheckMmaRandom(ReadTestFile("testdata/kernels/mma_16x16x16_f16.kir"), 16, 16, 16, false);
+}
+
+TEST(InterpreterMfma, Mma32x32x8F16MatchesDoubleProduct) {
+  CheckMmaRandom(ReadTestFile("testdata/kernels/mma_32x32x8_f16.kir"), 32, 32, 8, false);
+}
+
+TEST(InterpreterMfma, Mma16x16x16Bf16MatchesDoubleProduct) {
+  CheckMmaRandom(ReadTestFile("testdata/kernels/mma_16x16x16_bf16.kir"), 16, 16, 16, true);
+}
+
+TEST(InterpreterMfma, Mma32x32x8Bf16MatchesDoubleProduct) {
+  std::string text = ReadTestFile("testdata/kernels/mma_32x32x8_f16.kir");
+  ASSERT_FALSE(text.empty());
+  CheckMmaRandom(absl::StrReplaceAll(text, {{"f16", "bf16"}}), 32, 32, 8, true);
+}
+
+// One-hot A[i][k] = 1 and B[k][j] = 2 (stored B^T[j][k]): C must be 2 at
+// (i, j) and 0 elsewhere, for every (i, j, k). Checks the kernels' lane mapping
+// together with the catalogue's ASlot/BSlot/CSlot against the matrix product.
+void CheckOneHot(const std::string& path, int M, int N, int K, uint16_t one, uint16_t two) {
+  Kernel k = MustParse(ReadTestFile(path));
+  int bad = 0;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int kk = 0; kk < K; ++kk) {
+        std::vector<uint16_t> A(M * K, 0), B(N * K, 0);
+        A[i * K + kk] = one;
+        B[j * K + kk] = two;
+        std::vector<float> C = RunMma(k, M, N, K, A, B);
+        for (int r = 0; r < M; ++r)
+          for (int c = 0; c < N; ++c) {
+            float want = (r == i && c == j) ? 2.0f : 0.0f;
+            if (C[r * N + c] != want && bad++ < 10)
+              ADD_FAILURE() << path << " (i,j,k)=(" << i << "," << j << "," << kk << "): C[" << r
+                            << "][" << c << "] = " << C[r * N + c];
+          }
+      }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(InterpreterMfma, OneHot16x16x16F16) {
+  CheckOneHot("testdata/kernels/mma_16x16x16_f16.kir", 16, 16, 16, 0x3c00, 0x4000);
+}
+
+TEST(InterpreterMfma, OneHot32x32x8F16) {
+  CheckOneHot("testdata/kernels/mma_32x32x8_f16.kir", 32, 32, 8, 0x3c00, 0x4000);
+}
+
+TEST(InterpreterMfma, OneHot16x16x16Bf16) {
+  CheckOneHot("testdata/kernels/mma_16x16x16_bf16.kir", 16, 16, 16, 0x3f80, 0x4000);
+}
+
+// f32_16x16x4_f32 with a loaded accumulator, two waves with different tiles.
+TEST(InterpreterMfma, F32MfmaAccumulatesCPerWave) {
+  Kernel k = MustParse(R"(kernel mma_f32
+workgroup 64 2 1
+grid 1 1 1
+arg A : f32[2, 16, 4] strides [64, 4, 1] readonly
+arg B : f32[2, 16, 4] strides [64, 4, 1] readonly
+arg C : f32[2, 16, 16] strides [256, 16, 1] readonly
+arg D : f32[2, 16, 16] strides [256, 16, 1] writeonly
+  %a = load A[tid.y, tid.x mod 16, tid.x floordiv 16] : f32
+  %b = load B[tid.y, tid.x mod 16, tid.x floordiv 16] : f32
+  %c = load C[tid.y, tid.x floordiv 16 * 4, tid.x mod 16] along 1 : f32x4
+  %d = mfma f32_16x16x4_f32 %a, %b, %c
+  store D[tid.y, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %d
+end
+)");
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-2, 2);
+  std::vector<float> A(128), B(128), C(512);
+  for (float& x : A) x = u(rng);
+  for (float& x : B) x = u(rng);
+  for (float& x : C) x = u(rng);
+  InterpArgs a;
+  a.buffers["A"] = Bytes(A);
+  a.buffers["B"] = Bytes(B);
+  a.buffers["C"] = Bytes(C);
+  a.buffers["D"] = std::vector<uint8_t>(512 * 4, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  auto D = From<float>(a.buffers["D"]);
+  for (int w = 0; w < 2; ++w)
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double want = C[w * 256 + i * 16 + j];
+        for (int kk = 0; kk < 4; ++kk)
+          want += static_cast<double>(A[w * 64 + i * 4 + kk]) * B[w * 64 + j * 4 + kk];
+        double got = D[w * 256 + i * 16 + j];
+        EXPECT_LE(std::fabs(got - want), 1e-6 * std::fabs(want) + 1e-12)
+            << w << " " << i << " " << j;
+      }
+}
+
+// ---------------------------------------------------------------------------
+// Errors: arguments, ill-formed kernels; never a crash.
+
+TEST(InterpreterErrors, Arguments) {
+  Kernel k = MustParse(ReadTestFile("testdata/kernels/add_f16.kir"));
+  InterpArgs a;
+  a.buffers["x"] = std::vector<uint8_t>(64 * 512 * 2);
+  a.buffers["y"] = std::vector<uint8_t>(64 * 512 * 2);
+  a.buffers["out"] = std::vector<uint8_t>(64 * 512 * 2);
+  absl::Status st = Interpret(k, a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("no value for scalar argument 'scale'"));
+  a.scalars["scale"] = FBits(1.0f);
+  a.buffers["y"].pop_back();
+  st = Interpret(k, a);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("has 65535 bytes but the buffer spans 65536"));
+  a.buffers["y"].push_back(0);
+  a.buffers["z"] = {};
+  st = Interpret(k, a);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("'z', which is not a buffer argument"));
+  a.buffers.erase("z");
+  a.scalars["x"] = 0;
+  st = Interpret(k, a);
+  EXPECT_THAT(std::string(st.message()), HasSubstr("'x', which is not a scalar argument"));
+  a.scalars.erase("x");
+  EXPECT_TRUE(Interpret(k, a).ok());
+}
+
+TEST(InterpreterErrors, IllTypedOpsAreReportedWithTheirLocation) {
+  const std::string head =
+      "kernel e\nworkgroup 64 1 1\ngrid 1 1 1\n"
+      "arg A : f16[64] strides [1] readwrite\n";
+  struct Case {
+    std::string body, want;
+  } cases[] = {
+      {"  %a = add %q, %q\n", "5:3: error: in '%a = add %q, %q': use of undefined value %q"},
+      {"  %a = load A[tid.x] : f32\n", "A holds f16 but the value is f32"},
+      {"  %a = const f16 0.1\n", "0.1 is not exactly representable in f16"},
+      {"  %a = zero f16x4\n  %b = zero f16x2\n  %c = add %a, %b\n", "widths must match or be 1"},
+      {"  %a = zero f32x4\n  %b = zero f16x4\n  %c = mfma f32_16x16x16_f16 %b, %b, %b\n",
+       "operand C (%b) is f16x4 but f32_16x16x16_f16 needs f32x4"},
+      {"  %a = zero f16x4\n  %b = mfma f32_1x1x1_f16 %a, %a, %a\n", "unknown MFMA"},
+      {"  %a = zero f16x4\n  %a = zero f16x4\n", "%a is defined twice"},
+      {"  %a = zero f32\n  %b = cvt %a : f16x2\n", "cvt keeps the width"},
+      {"  %a = zero f16x4\n  %b = slice %a, 2 : f16x4\n", "are not all in the operand"},
+      {"  %r = for %k = 0 to 4 iter(%c = %k) {\n    yield %c\n  }\n", "use of undefined value %k"},
+      {"  for %k = 0 to 4 {\n    %x = add %k, %k\n    yield\n  }\n",
+       "%k is a loop induction variable"},
+      {"  %a = load A[%j] : f16\n", "unknown loop variable %j"},
+      {"  %a = load A[N] : f16\n", "unknown constant 'N'"},
+      {"  %a = zero i32\n  %b = fma %a, %a, %a\n", "fma is defined for float types only"},
+      {"  store A[tid.x], %a\n", "use of undefined value %a"},
+      {"  %z = zero f16\n  for %k = 0 to 4 {\n    %x = add %z, %z\n    yield\n  }\n"
+       "  store A[tid.x], %x\n",
+       "use of undefined value %x"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Kernel> k = ParseKernel(head + c.body + "end\n", "");
+    ASSERT_TRUE(k.ok()) << c.body << k.status();
+    InterpArgs a;
+    a.buffers["A"] = std::vector<uint8_t>(128, 0);
+    absl::Status st = Interpret(*k, a);
+    EXPECT_FALSE(st.ok()) << c.body;
+    EXPECT_THAT(std::string(st.message()), HasSubstr(c.want)) << c.body;
+    EXPECT_THAT(std::string(st.message()), HasSubstr(": error: in '")) << c.body;
+  }
+}
+
+TEST(InterpreterErrors, MalformedKernelsDoNotCrash) {
+  Kernel base = MustParse(R"(kernel m
+workgroup 64 1 1
+grid 1 1 1
+arg A : f32[64] strides [1] readwrite
+lds T : f32[64]
+  %a = load A[tid.x] : f32
+  store T[tid.x], %a
+end
+)");
+  auto run = [](const Kernel& k) {
+    InterpArgs a;
+    a.buffers["A"] = std::vector<uint8_t>(256, 0);
+    return Interpret(k, a);
+  };
+  ASSERT_TRUE(run(base).ok());
+  std::vector<Kernel> bad;
+  {
+    Kernel k = base;
+    k.body[0].index[0] = nullptr;
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].index[0] = IAdd(ITid(0), nullptr);
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].index[0] = ITid(7);
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].index[0] = IFloorDiv(ITid(0), IConst(0));
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].index[0] = IMul(IConst(int64_t{1} << 62), IConst(8));
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    IndexRef e = ITid(0);
+    for (int i = 0; i < 5000; ++i)
+      e = IAdd(e, IConst(0));  // deeper trees overflow the stack in their own destructor
+    k.body[0].index[0] = e;
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].index.clear();
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].along = 5;
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].type.width = 3;
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].type.elem = static_cast<ElemType>(42);
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].kind = static_cast<OpKind>(99);
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[0].results.clear();
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.body[1].operands.clear();
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.workgroup = {32, 1, 1};
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.workgroup = {int64_t{1} << 40, int64_t{1} << 40, 1};
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.grid = {0, 1, 1};
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.lds[0].shape = {int64_t{1} << 62, int64_t{1} << 62};
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.lds[0].pad = -1;
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.args[0].strides = {-1};
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.args[0].shape = {int64_t{1} << 62, int64_t{1} << 62};
+    k.args[0].strides = {int64_t{1} << 62, 1};
+    bad.push_back(k);
+  }
+  {
+    Kernel k = base;
+    k.args[0].strides.clear();
+    bad.push_back(k);
+  }
+  {  // a loop without yield, one nested too deep, a negative step
+    Op loop;
+    loop.kind = OpKind::kFor;
+    loop.ivar = "i";
+    loop.lo = 0;
+    loop.hi = 4;
+    Kernel k = base;
+    k.body.push_back(loop);
+    bad.push_back(k);
+    Op y;
+    y.kind = OpKind::kYield;
+    Op deep = loop;
+    deep.body = {y};
+    for (int i = 0; i < 100; ++i) {
+      Op outer = loop;
+      outer.ivar = absl::StrCat("i", i);
+      outer.body = {deep, y};
+      deep = outer;
+    }
+    k = base;
+    k.body.push_back(deep);
+    bad.push_back(k);
+    k = base;
+    loop.body = {y};
+    loop.step = -1;
+    k.body.push_back(loop);
+    bad.push_back(k);
+    k = base;
+    k.body.push_back(y);  // yield at top level
+    bad.push_back(k);
+  }
+  for (size_t i = 0; i < bad.size(); ++i) {
+    absl::Status st = run(bad[i]);
+    EXPECT_FALSE(st.ok()) << "case " << i;
+    EXPECT_THAT(std::string(st.message()), HasSubstr("error:")) << "case " << i;
+  }
+}
+
+TEST(InterpreterErrors, ZeroTripLoopYieldsInitialValues) {
+  // The validator rejects empty loops; the interpreter defines them anyway.
+  Kernel k = MustParse(R"(kernel z
+workgroup 64 1 1
+grid 1 1 1
+arg A : f32[64] strides [1] writeonly
+  %one = const f32 1
+  %r = for %k = 4 to 4 iter(%c = %one) {
+    %c2 = add %c, %c
+    yield %c2
+  }
+  store A[tid.x], %r
+end
+)");
+  InterpArgs a;
+  a.buffers["A"] = std::vector<uint8_t>(256, 0);
+  ASSERT_TRUE(Interpret(k, a).ok());
+  for (float f : From<float>(a.buffers["A"])) EXPECT_EQ(f, 1.0f);
+}
+
+}  // namespace
+}  // namespace kir
