@@ -1,0 +1,43 @@
+// A device that runs code objects: the CPU emulator (hw/emu) on any machine,
+// or an MI-series GPU through the HIP runtime (hw/hip).
+#ifndef KIRC_HW_DEVICE_H_
+#define KIRC_HW_DEVICE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/target/target.h"
+#include "hw/check/inputs.h"
+
+namespace kir {
+
+// What one launch did.
+struct DeviceRun {
+  std::string device;  // e.g. "emulator (gfx942, strict)"
+  // Emulator: instructions executed by class ("salu", "valu", "vmem", "ds",
+  // "mfma", "waitcnt", "nop", ...), summed over all waves.
+  std::map<std::string, int64_t> instructions_by_class;
+  int64_t instructions = 0;  // total executed (emulator)
+  int64_t waves = 0;         // waves run
+  double milliseconds = 0;   // emulator: wall time of the run; HIP: median kernel time
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // A short description, e.g. "emulator" or "HIP: AMD Instinct MI210 (gfx90a)".
+  virtual std::string Name() const = 0;
+  // Runs the kernel of code object `hsaco`, compiled from `k` for `target`,
+  // over k's grid and workgroup. `data` holds every buffer (Arg::SizeBytes()
+  // bytes) and scalar by argument name; buffers are updated in place.
+  virtual absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& target,
+                                        absl::string_view hsaco, KernelData& data) = 0;
+};
+
+}  // namespace kir
+
+#endif  // KIRC_HW_DEVICE_H_
