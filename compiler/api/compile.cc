@@ -91,7 +91,7 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
 }  // namespace
 
 absl::StatusOr<CompileResult> Compile(const Kernel& k, const CompileOptions& opts) {
-  return CompileImpl(k, opts, "");
+  return CompileImpl(k, opts, opts.filename);
 }
 
 absl::StatusOr<CompileResult> CompileText(absl::string_view text, absl::string_view filename,

@@ -23,6 +23,8 @@ struct CompileOptions {
   std::string mcpu;
   // Assembly comments with each instruction's KIR op and access-map record.
   bool annotate = false;
+  // The kernel's source file, named in error positions ("k.kir:3:5: error: ...").
+  std::string filename;
 };
 
 // Counts of the final instructions by class.

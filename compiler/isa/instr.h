@@ -58,6 +58,8 @@ enum OpcFlags : uint32_t {
   kFloatOperands = 1u << 8,  // inline constants are read as floats
   kF16Operands = 1u << 9,
   kDefMerges = 1u << 10,  // writes half of its destination and keeps the rest (d16 loads)
+  kBranch = 1u << 11,     // SOPP branch: operand 0 is the target
+  kGlobalAddr = 1u << 12, // FLAT global_*: 64-bit VGPR address, or SGPR base + 32-bit VGPR offset
 };
 
 struct OpcInfo {

@@ -42,6 +42,225 @@ struct U32Domain {
   V Eq(V a, V b) const { return a == b ? 1 : 0; }
 };
 
+// ---------------------------------------------------------------------------
+// Extensions for the emulator (hw/emu) and the verifier. Everything below is
+// written with the same domain members as EvalIntOp, so both interpreters share it.
+//
+// Source conventions beyond "assembly order, defs excluded":
+//  - SCC-reading SALU ops (s_cselect_b32, s_addc_u32, s_subb_u32) take SCC
+//    (0 or 1) as an extra last source; VALU carry-in forms (v_addc_co_u32,
+//    v_subb_co_u32, v_subbrev_co_u32) take the lane's carry-in bit (0 or 1) in
+//    place of the carry-in mask operand.
+//  - SOPK forms (s_cmpk_*, s_addk_i32, s_mulk_i32) take the 16-bit immediate
+//    already extended (zero-extended for *_u32, sign-extended otherwise);
+//    s_addk_i32/s_mulk_i32 take {sdst's old value, imm}.
+//  - v_mbcnt_lo/hi take a third source: the mask of lanes below the current
+//    lane within that half (lo: bits 0..31, hi: bits 32..63 shifted down).
+
+namespace sem_detail {
+template <class D>
+typename D::V Not(const D& d, const typename D::V& a) { return d.Xor(a, d.Const(0xffffffffu)); }
+// 1 if a != 0, else 0.
+template <class D>
+typename D::V NonZero(const D& d, const typename D::V& a) { return d.Xor(d.Eq(a, d.Const(0)), d.Const(1)); }
+// Signed a < b.
+template <class D>
+typename D::V Slt(const D& d, const typename D::V& a, const typename D::V& b) {
+  return d.Ult(d.Xor(a, d.Const(0x80000000u)), d.Xor(b, d.Const(0x80000000u)));
+}
+template <class D>
+typename D::V IsNeg(const D& d, const typename D::V& a) { return d.LShr(a, d.Const(31)); }
+// Sign-extension of the low 24 bits.
+template <class D>
+typename D::V Sext24(const D& d, const typename D::V& a) { return d.AShr(d.Shl(a, d.Const(8)), d.Const(8)); }
+// High 32 bits of the signed 64-bit product.
+template <class D>
+typename D::V MulHiS(const D& d, const typename D::V& a, const typename D::V& b) {
+  using V = typename D::V;
+  V hi = d.MulHiU(a, b);
+  hi = d.Sub(hi, d.Select(IsNeg(d, a), b, d.Const(0)));
+  return d.Sub(hi, d.Select(IsNeg(d, b), a, d.Const(0)));
+}
+// Number of set bits (SWAR).
+template <class D>
+typename D::V Popcount(const D& d, const typename D::V& a) {
+  using V = typename D::V;
+  V x = d.Sub(a, d.And(d.LShr(a, d.Const(1)), d.Const(0x55555555u)));
+  x = d.Add(d.And(x, d.Const(0x33333333u)), d.And(d.LShr(x, d.Const(2)), d.Const(0x33333333u)));
+  x = d.And(d.Add(x, d.LShr(x, d.Const(4))), d.Const(0x0f0f0f0fu));
+  return d.LShr(d.Mul(x, d.Const(0x01010101u)), d.Const(24));
+}
+// x >> s for any s in 0..31 written so that no shift amount reaches 32:
+// {hi, lo} >> s, low 32 bits (the funnel shift of v_alignbit_b32).
+template <class D>
+typename D::V Funnel(const D& d, const typename D::V& hi, const typename D::V& lo, const typename D::V& s) {
+  using V = typename D::V;
+  // (hi << (32 - s)) for s != 0 is ((hi << 1) << (31 - s)).
+  V up = d.Shl(d.Shl(hi, d.Const(1)), d.Sub(d.Const(31), s));
+  return d.Or(d.LShr(lo, s), up);
+}
+// Byte `sel` (0..7) of {s0, s1} (s1 low), or the v_perm_b32 special codes.
+template <class D>
+typename D::V PermByte(const D& d, const typename D::V& s0, const typename D::V& s1, const typename D::V& sel) {
+  using V = typename D::V;
+  auto byte = [&](const V& w, int i) { return d.And(d.LShr(w, d.Const(8 * i)), d.Const(0xff)); };
+  auto sign = [&](const V& w, int bit) {  // 0xff if bit is set, else 0
+    return d.Select(d.And(d.LShr(w, d.Const(bit)), d.Const(1)), d.Const(0xff), d.Const(0));
+  };
+  V r = d.Const(0xff);  // sel >= 13
+  r = d.Select(d.Eq(sel, d.Const(12)), d.Const(0), r);
+  r = d.Select(d.Eq(sel, d.Const(11)), sign(s0, 31), r);
+  r = d.Select(d.Eq(sel, d.Const(10)), sign(s0, 15), r);
+  r = d.Select(d.Eq(sel, d.Const(9)), sign(s1, 31), r);
+  r = d.Select(d.Eq(sel, d.Const(8)), sign(s1, 15), r);
+  for (int i = 7; i >= 0; --i)
+    r = d.Select(d.Eq(sel, d.Const(i)), byte(i < 4 ? s1 : s0, i % 4), r);
+  return r;
+}
+}  // namespace sem_detail
+
+template <class D>
+std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector<typename D::V>& s) {
+  using V = typename D::V;
+  using namespace sem_detail;
+  auto amt = [&](const V& v) { return d.And(v, d.Const(31)); };
+  auto u24 = [&](const V& v) { return d.And(v, d.Const(0xffffff)); };
+  auto smax = [&](const V& a, const V& b) { return d.Select(Slt(d, a, b), b, a); };
+  auto smin = [&](const V& a, const V& b) { return d.Select(Slt(d, a, b), a, b); };
+  auto umax = [&](const V& a, const V& b) { return d.Select(d.Ult(a, b), b, a); };
+  auto umin = [&](const V& a, const V& b) { return d.Select(d.Ult(a, b), a, b); };
+  // Signed bit-field extract: sign-extend the w-bit field at `off` (w = 0 gives 0).
+  auto sbfe = [&](const V& x, const V& off, const V& w) {
+    V t = d.AShr(x, off);
+    V sh = d.And(d.Sub(d.Const(32), w), d.Const(31));  // 32 - w, in 1..31 for w in 1..31
+    return d.Select(d.Eq(w, d.Const(0)), d.Const(0), d.AShr(d.Shl(t, sh), sh));
+  };
+  auto ubfe = [&](const V& x, const V& off, const V& w) {
+    V mask = d.Sub(d.Shl(d.Const(1), w), d.Const(1));
+    return d.Select(d.Eq(w, d.Const(0)), d.Const(0), d.And(d.LShr(x, off), mask));
+  };
+  switch (opc) {
+    case Opc::kSAddI32:
+    case Opc::kSAddkI32:
+    case Opc::kVAddCoU32:
+      return d.Add(s[0], s[1]);
+    case Opc::kSSubI32:
+    case Opc::kVSubCoU32:
+      return d.Sub(s[0], s[1]);
+    case Opc::kVSubrevCoU32:
+      return d.Sub(s[1], s[0]);
+    case Opc::kSAddcU32:
+    case Opc::kVAddcCoU32:
+      return d.Add(d.Add(s[0], s[1]), s[2]);
+    case Opc::kSSubbU32:
+    case Opc::kVSubbCoU32:
+      return d.Sub(d.Sub(s[0], s[1]), s[2]);
+    case Opc::kVSubbrevCoU32:
+      return d.Sub(d.Sub(s[1], s[0]), s[2]);
+    case Opc::kSMulkI32:
+      return d.Mul(s[0], s[1]);
+    case Opc::kSCselectB32:
+      return d.Select(s[2], s[0], s[1]);
+    case Opc::kVNotB32:
+    case Opc::kSNotB32:
+      return Not(d, s[0]);
+    case Opc::kSXorB32:
+      return d.Xor(s[0], s[1]);
+    case Opc::kSAndn2B32:
+      return d.And(s[0], Not(d, s[1]));
+    case Opc::kSOrn2B32:
+      return d.Or(s[0], Not(d, s[1]));
+    case Opc::kSMinU32:
+    case Opc::kVMinU32:
+      return umin(s[0], s[1]);
+    case Opc::kSMaxU32:
+    case Opc::kVMaxU32:
+      return umax(s[0], s[1]);
+    case Opc::kSMinI32:
+    case Opc::kVMinI32:
+      return smin(s[0], s[1]);
+    case Opc::kSMaxI32:
+    case Opc::kVMaxI32:
+      return smax(s[0], s[1]);
+    case Opc::kVBfeI32:
+      return sbfe(s[0], amt(s[1]), amt(s[2]));
+    case Opc::kSBfeU32:  // s1: offset in [4:0], width in [22:16]
+      return ubfe(s[0], amt(s[1]), amt(d.LShr(s[1], d.Const(16))));
+    case Opc::kSBfeI32:
+      return sbfe(s[0], amt(s[1]), amt(d.LShr(s[1], d.Const(16))));
+    case Opc::kVBfmB32:
+    case Opc::kSBfmB32:
+      return d.Shl(d.Sub(d.Shl(d.Const(1), amt(s[0])), d.Const(1)), amt(s[1]));
+    case Opc::kVBfiB32:  // (s0 & s1) | (~s0 & s2)
+      return d.Or(d.And(s[0], s[1]), d.And(Not(d, s[0]), s[2]));
+    case Opc::kVAlignbitB32:  // ({s0, s1} >> (s2 & 31))[31:0]
+      return Funnel(d, s[0], s[1], amt(s[2]));
+    case Opc::kVAlignbyteB32:  // ({s0, s1} >> (8 * (s2 & 3)))[31:0]
+      return Funnel(d, s[0], s[1], d.Shl(d.And(s[2], d.Const(3)), d.Const(3)));
+    case Opc::kVPermB32: {  // byte i of the result = PermByte(s2 byte i)
+      V r = d.Const(0);
+      for (int i = 0; i < 4; ++i) {
+        V sel = d.And(d.LShr(s[2], d.Const(8 * i)), d.Const(0xff));
+        r = d.Or(r, d.Shl(PermByte(d, s[0], s[1], sel), d.Const(8 * i)));
+      }
+      return r;
+    }
+    case Opc::kVMulHiI32:
+    case Opc::kSMulHiI32:
+      return MulHiS(d, s[0], s[1]);
+    case Opc::kVMulI32I24:
+      return d.Mul(Sext24(d, s[0]), Sext24(d, s[1]));
+    case Opc::kVMulHiU32U24:
+      return d.MulHiU(u24(s[0]), u24(s[1]));
+    case Opc::kVMulHiI32I24:
+      return MulHiS(d, Sext24(d, s[0]), Sext24(d, s[1]));
+    case Opc::kVMadI32I24:
+      return d.Add(d.Mul(Sext24(d, s[0]), Sext24(d, s[1])), s[2]);
+    case Opc::kVBcntU32B32:
+      return d.Add(Popcount(d, s[0]), s[1]);
+    case Opc::kSBcnt1I32B32:
+      return Popcount(d, s[0]);
+    case Opc::kVMbcntLoU32B32:
+    case Opc::kVMbcntHiU32B32:
+      return d.Add(Popcount(d, d.And(s[0], s[2])), s[1]);
+    case Opc::kSLshl1AddU32:
+      return d.Add(d.Shl(s[0], d.Const(1)), s[1]);
+    case Opc::kSLshl2AddU32:
+      return d.Add(d.Shl(s[0], d.Const(2)), s[1]);
+    case Opc::kSLshl3AddU32:
+      return d.Add(d.Shl(s[0], d.Const(3)), s[1]);
+    case Opc::kSLshl4AddU32:
+      return d.Add(d.Shl(s[0], d.Const(4)), s[1]);
+    case Opc::kSPackLlB32B16:
+      return d.Or(d.And(s[0], d.Const(0xffff)), d.Shl(s[1], d.Const(16)));
+    // Compares: 1 or 0.
+    case Opc::kSCmpEqU32: case Opc::kSCmpEqI32: case Opc::kSCmpkEqU32: case Opc::kSCmpkEqI32:
+    case Opc::kVCmpEqU32: case Opc::kVCmpEqI32: case Opc::kVCmpxEqU32: case Opc::kVCmpxEqI32:
+      return d.Eq(s[0], s[1]);
+    case Opc::kSCmpLgU32: case Opc::kSCmpLgI32: case Opc::kSCmpkLgU32: case Opc::kSCmpkLgI32:
+    case Opc::kVCmpNeU32: case Opc::kVCmpNeI32: case Opc::kVCmpxNeU32: case Opc::kVCmpxNeI32:
+      return NonZero(d, d.Xor(s[0], s[1]));
+    case Opc::kSCmpLtU32: case Opc::kSCmpkLtU32: case Opc::kVCmpLtU32: case Opc::kVCmpxLtU32:
+      return d.Ult(s[0], s[1]);
+    case Opc::kSCmpGtU32: case Opc::kSCmpkGtU32: case Opc::kVCmpxGtU32:
+      return d.Ult(s[1], s[0]);
+    case Opc::kSCmpLeU32: case Opc::kSCmpkLeU32: case Opc::kVCmpLeU32: case Opc::kVCmpxLeU32:
+      return d.Xor(d.Ult(s[1], s[0]), d.Const(1));
+    case Opc::kSCmpGeU32: case Opc::kSCmpkGeU32: case Opc::kVCmpGeU32: case Opc::kVCmpxGeU32:
+      return d.Xor(d.Ult(s[0], s[1]), d.Const(1));
+    case Opc::kSCmpLtI32: case Opc::kSCmpkLtI32: case Opc::kVCmpLtI32: case Opc::kVCmpxLtI32:
+      return Slt(d, s[0], s[1]);
+    case Opc::kSCmpGtI32: case Opc::kSCmpkGtI32: case Opc::kVCmpGtI32: case Opc::kVCmpxGtI32:
+      return Slt(d, s[1], s[0]);
+    case Opc::kSCmpLeI32: case Opc::kSCmpkLeI32: case Opc::kVCmpLeI32: case Opc::kVCmpxLeI32:
+      return d.Xor(Slt(d, s[1], s[0]), d.Const(1));
+    case Opc::kSCmpGeI32: case Opc::kSCmpkGeI32: case Opc::kVCmpGeI32: case Opc::kVCmpxGeI32:
+      return d.Xor(Slt(d, s[0], s[1]), d.Const(1));
+    default:
+      return std::nullopt;
+  }
+}
+
 // The 32-bit result of integer/bit opcode `opc` on sources `s` (assembly
 // order, defs excluded), or nullopt if `opc` is not such an instruction.
 // Compares (v_cmp_*) give 1 or 0 for one lane; the caller forms the mask.
@@ -116,6 +335,222 @@ std::optional<typename D::V> EvalIntOp(const D& d, Opc opc, const std::vector<ty
     }
     case Opc::kVCmpGtU32:
       return d.Ult(s[1], s[0]);  // s0 > s1 (unsigned)
+    // ---- Added for the emulator (append-only; see the conventions above
+    // EvalIntOp's extension helpers below). ----
+    default:
+      return EvalIntOpExt(d, opc, s);
+  }
+}
+
+// The flag an integer instruction produces besides its EvalIntOp result `r`
+// (same sources `s`): SCC for SALU ops that write it (carry or borrow for
+// s_add_u32/s_addc_u32/s_sub_u32/s_subb_u32, signed overflow for
+// s_add_i32/s_sub_i32/s_addk_i32, "the 64-bit result is not 0" for
+// s_lshlN_add_u32 overflow, compare results, min/max "s0 was chosen", and
+// "result != 0" for bitwise, shift, bfe and bcnt ops), or the carry/borrow-out
+// bit of the VALU *_co_u32 forms. nullopt: the instruction leaves SCC alone
+// (s_mul_i32, s_movk_i32, s_cselect_b32, s_bfm_b32, ...).
+template <class D>
+std::optional<typename D::V> EvalFlagOut(const D& d, Opc opc, const std::vector<typename D::V>& s,
+                                         const typename D::V& r) {
+  using V = typename D::V;
+  using namespace sem_detail;
+  switch (opc) {
+    case Opc::kSAddU32:
+    case Opc::kVAddCoU32:
+      return d.Ult(r, s[0]);
+    case Opc::kSAddcU32:
+    case Opc::kVAddcCoU32: {
+      V t = d.Add(s[0], s[1]);
+      return d.Or(d.Ult(t, s[0]), d.Ult(r, t));
+    }
+    case Opc::kSSubU32:
+    case Opc::kVSubCoU32:
+      return d.Ult(s[0], s[1]);
+    case Opc::kVSubrevCoU32:
+      return d.Ult(s[1], s[0]);
+    case Opc::kSSubbU32:
+    case Opc::kVSubbCoU32:
+      return d.Or(d.Ult(s[0], s[1]), d.Ult(d.Sub(s[0], s[1]), s[2]));
+    case Opc::kVSubbrevCoU32:
+      return d.Or(d.Ult(s[1], s[0]), d.Ult(d.Sub(s[1], s[0]), s[2]));
+    case Opc::kSAddI32:
+    case Opc::kSAddkI32:  // same signs in, different sign out
+      return IsNeg(d, d.And(d.Xor(s[0], r), d.Xor(s[1], r)));
+    case Opc::kSSubI32:  // different signs in, result sign differs from s0
+      return IsNeg(d, d.And(d.Xor(s[0], s[1]), d.Xor(s[0], r)));
+    case Opc::kSLshl1AddU32:
+    case Opc::kSLshl2AddU32:
+    case Opc::kSLshl3AddU32:
+    case Opc::kSLshl4AddU32: {
+      int n = opc == Opc::kSLshl1AddU32 ? 1 : opc == Opc::kSLshl2AddU32 ? 2
+              : opc == Opc::kSLshl3AddU32 ? 3 : 4;
+      V shifted = d.Shl(s[0], d.Const(n));
+      return d.Or(NonZero(d, d.LShr(s[0], d.Const(32 - n))), d.Ult(r, shifted));
+    }
+    case Opc::kSMinU32: return d.Ult(s[0], s[1]);
+    case Opc::kSMaxU32: return d.Ult(s[1], s[0]);
+    case Opc::kSMinI32: return Slt(d, s[0], s[1]);
+    case Opc::kSMaxI32: return Slt(d, s[1], s[0]);
+    case Opc::kSCmpEqU32: case Opc::kSCmpLgU32: case Opc::kSCmpGtU32: case Opc::kSCmpGeU32:
+    case Opc::kSCmpLtU32: case Opc::kSCmpLeU32: case Opc::kSCmpEqI32: case Opc::kSCmpLgI32:
+    case Opc::kSCmpGtI32: case Opc::kSCmpGeI32: case Opc::kSCmpLtI32: case Opc::kSCmpLeI32:
+    case Opc::kSCmpkEqU32: case Opc::kSCmpkLgU32: case Opc::kSCmpkGtU32: case Opc::kSCmpkGeU32:
+    case Opc::kSCmpkLtU32: case Opc::kSCmpkLeU32: case Opc::kSCmpkEqI32: case Opc::kSCmpkLgI32:
+    case Opc::kSCmpkGtI32: case Opc::kSCmpkGeI32: case Opc::kSCmpkLtI32: case Opc::kSCmpkLeI32:
+      return r;
+    case Opc::kSLshlB32: case Opc::kSLshrB32: case Opc::kSAshrI32: case Opc::kSAndB32:
+    case Opc::kSOrB32: case Opc::kSXorB32: case Opc::kSAndn2B32: case Opc::kSOrn2B32:
+    case Opc::kSNotB32: case Opc::kSBfeU32: case Opc::kSBfeI32: case Opc::kSBcnt1I32B32:
+      return NonZero(d, r);
+    default:
+      return std::nullopt;
+  }
+}
+
+// A 64-bit value as two 32-bit halves.
+template <class V>
+struct Pair64 {
+  V lo, hi;
+};
+
+// Result of a 64-bit (or 64-bit-source) integer instruction: the value, and the
+// flag as in EvalFlagOut (SCC, carry-out, or a compare's 1/0) when has_flag.
+template <class V>
+struct Wide64 {
+  V lo, hi;
+  V flag;
+  bool has_flag = false;
+};
+
+// 64-bit integer/bit instructions: s_mov_b64, v_mov_b64, s_cselect_b64 (third
+// source: SCC in .lo), s_and/or/xor/andn2/orn2/not_b64, s_lshl/lshr_b64,
+// s_ashr_i64 (amount: low 6 bits of s1.lo), v_lshlrev/lshrrev_b64,
+// v_ashrrev_i64 (amount s0.lo & 63), v_lshl_add_u64 ((s0 << (s1.lo & 7)) + s2),
+// v_mad_u64_u32 (s0.lo * s1.lo + s2; flag = carry out), s_bcnt1_i32_b64,
+// s_cmp_eq/lg_u64 and v_cmp_*_u64/i64 (flag only). Each source is a Pair64;
+// 32-bit sources use .lo (their .hi is ignored). nullopt for other opcodes.
+template <class D>
+std::optional<Wide64<typename D::V>> EvalWideOp(const D& d, Opc opc,
+                                                 const std::vector<Pair64<typename D::V>>& s) {
+  using V = typename D::V;
+  using namespace sem_detail;
+  Wide64<V> w{d.Const(0), d.Const(0), d.Const(0), false};
+  auto nz = [&](const V& lo, const V& hi) { return NonZero(d, d.Or(lo, hi)); };
+  auto set = [&](const V& lo, const V& hi, bool scc) {
+    w.lo = lo;
+    w.hi = hi;
+    if (scc) {
+      w.flag = nz(lo, hi);
+      w.has_flag = true;
+    }
+    return w;
+  };
+  // 64-bit shifts by a (masked) amount in 0..63, built from 32-bit shifts by 0..31.
+  auto shl = [&](const Pair64<V>& x, const V& a) {
+    V ge32 = d.Ult(d.Const(31), a), s5 = d.And(a, d.Const(31));
+    V lo = d.Shl(x.lo, s5);
+    V hi = Funnel(d, x.hi, x.lo, d.And(d.Sub(d.Const(32), s5), d.Const(31)));
+    // For s5 == 0 the funnel above would give x.lo; the true high word is x.hi.
+    hi = d.Select(d.Eq(s5, d.Const(0)), x.hi, hi);
+    return Pair64<V>{d.Select(ge32, d.Const(0), lo), d.Select(ge32, lo, hi)};
+  };
+  auto shr = [&](const Pair64<V>& x, const V& a, bool arith) {
+    V ge32 = d.Ult(d.Const(31), a), s5 = d.And(a, d.Const(31));
+    V hi = arith ? d.AShr(x.hi, s5) : d.LShr(x.hi, s5);
+    V lo = Funnel(d, x.hi, x.lo, s5);
+    V fill = arith ? d.AShr(x.hi, d.Const(31)) : d.Const(0);
+    return Pair64<V>{d.Select(ge32, hi, lo), d.Select(ge32, fill, hi)};
+  };
+  auto add = [&](const Pair64<V>& a, const Pair64<V>& b, V* carry) {
+    V lo = d.Add(a.lo, b.lo);
+    V c = d.Ult(lo, a.lo);
+    V t = d.Add(a.hi, b.hi);
+    V hi = d.Add(t, c);
+    if (carry) *carry = d.Or(d.Ult(t, a.hi), d.Ult(hi, t));
+    return Pair64<V>{lo, hi};
+  };
+  auto ult64 = [&](const Pair64<V>& a, const Pair64<V>& b) {
+    return d.Or(d.Ult(a.hi, b.hi), d.And(d.Eq(a.hi, b.hi), d.Ult(a.lo, b.lo)));
+  };
+  auto slt64 = [&](const Pair64<V>& a, const Pair64<V>& b) {
+    return d.Or(Slt(d, a.hi, b.hi), d.And(d.Eq(a.hi, b.hi), d.Ult(a.lo, b.lo)));
+  };
+  auto eq64 = [&](const Pair64<V>& a, const Pair64<V>& b) {
+    return d.And(d.Eq(a.hi, b.hi), d.Eq(a.lo, b.lo));
+  };
+  auto flag = [&](const V& f) {
+    w.flag = f;
+    w.has_flag = true;
+    return w;
+  };
+  V not1 = d.Const(1);
+  switch (opc) {
+    case Opc::kSMovB64:
+    case Opc::kVMovB64:
+      return set(s[0].lo, s[0].hi, false);
+    case Opc::kSCselectB64:
+      return set(d.Select(s[2].lo, s[0].lo, s[1].lo), d.Select(s[2].lo, s[0].hi, s[1].hi), false);
+    case Opc::kSAndB64:
+      return set(d.And(s[0].lo, s[1].lo), d.And(s[0].hi, s[1].hi), true);
+    case Opc::kSOrB64:
+      return set(d.Or(s[0].lo, s[1].lo), d.Or(s[0].hi, s[1].hi), true);
+    case Opc::kSXorB64:
+      return set(d.Xor(s[0].lo, s[1].lo), d.Xor(s[0].hi, s[1].hi), true);
+    case Opc::kSAndn2B64:
+      return set(d.And(s[0].lo, Not(d, s[1].lo)), d.And(s[0].hi, Not(d, s[1].hi)), true);
+    case Opc::kSOrn2B64:
+      return set(d.Or(s[0].lo, Not(d, s[1].lo)), d.Or(s[0].hi, Not(d, s[1].hi)), true);
+    case Opc::kSNotB64:
+      return set(Not(d, s[0].lo), Not(d, s[0].hi), true);
+    case Opc::kSLshlB64: {
+      Pair64<V> r = shl(s[0], d.And(s[1].lo, d.Const(63)));
+      return set(r.lo, r.hi, true);
+    }
+    case Opc::kSLshrB64: {
+      Pair64<V> r = shr(s[0], d.And(s[1].lo, d.Const(63)), false);
+      return set(r.lo, r.hi, true);
+    }
+    case Opc::kSAshrI64: {
+      Pair64<V> r = shr(s[0], d.And(s[1].lo, d.Const(63)), true);
+      return set(r.lo, r.hi, true);
+    }
+    case Opc::kVLshlrevB64: {
+      Pair64<V> r = shl(s[1], d.And(s[0].lo, d.Const(63)));
+      return set(r.lo, r.hi, false);
+    }
+    case Opc::kVLshrrevB64: {
+      Pair64<V> r = shr(s[1], d.And(s[0].lo, d.Const(63)), false);
+      return set(r.lo, r.hi, false);
+    }
+    case Opc::kVAshrrevI64: {
+      Pair64<V> r = shr(s[1], d.And(s[0].lo, d.Const(63)), true);
+      return set(r.lo, r.hi, false);
+    }
+    case Opc::kVLshlAddU64: {
+      Pair64<V> r = add(shl(s[0], d.And(s[1].lo, d.Const(7))), s[2], nullptr);
+      return set(r.lo, r.hi, false);
+    }
+    case Opc::kVMadU64U32: {
+      Pair64<V> p{d.Mul(s[0].lo, s[1].lo), d.MulHiU(s[0].lo, s[1].lo)};
+      V carry = d.Const(0);
+      Pair64<V> r = add(p, s[2], &carry);
+      set(r.lo, r.hi, false);
+      return flag(carry);
+    }
+    case Opc::kSBcnt1I32B64: {
+      V c = d.Add(Popcount(d, s[0].lo), Popcount(d, s[0].hi));
+      w.lo = c;
+      return flag(NonZero(d, c));
+    }
+    case Opc::kSCmpEqU64: case Opc::kVCmpEqU64: return flag(eq64(s[0], s[1]));
+    case Opc::kSCmpLgU64: case Opc::kVCmpNeU64: return flag(d.Xor(eq64(s[0], s[1]), not1));
+    case Opc::kVCmpLtU64: return flag(ult64(s[0], s[1]));
+    case Opc::kVCmpGtU64: return flag(ult64(s[1], s[0]));
+    case Opc::kVCmpLeU64: return flag(d.Xor(ult64(s[1], s[0]), not1));
+    case Opc::kVCmpGeU64: return flag(d.Xor(ult64(s[0], s[1]), not1));
+    case Opc::kVCmpLtI64: return flag(slt64(s[0], s[1]));
+    case Opc::kVCmpGtI64: return flag(slt64(s[1], s[0]));
     default:
       return std::nullopt;
   }

@@ -1,6 +1,7 @@
 // kirc: compiles KIR kernels to AMDGCN assembly and code objects.
 // Run without arguments it compiles the built-in 16x16x16 MFMA kernel for
 // gfx942, assembles it and prints the assembly and a summary.
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,8 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
+#include "hw/emu/emu_device.h"
+#include "hw/run/run.h"
 
 namespace {
 
@@ -29,6 +32,8 @@ Usage:
   kirc                         compile the built-in 16x16x16 MFMA kernel for gfx942,
                                assemble it, print the assembly and a summary
   kirc compile FILE.kir [options]
+  kirc run FILE.kir [options]  compile, run on a device with seeded inputs, and compare
+                               every output with the KIR reference interpreter
   kirc --help | --version
 
 Options for compile:
@@ -44,6 +49,15 @@ Options for compile:
                     instructions, the IR access and vector elements it implements
   --llvm-bin=DIR    directory of llvm-mc and ld.lld (default: $KIRC_LLVM_BIN,
                     else /usr/lib/llvm-22/bin)
+
+Options for run (and --mcpu, --llvm-bin as above):
+  --device=KIND     emu: the CPU emulator (strict about waits, barriers, hazards);
+                    hip: an AMD GPU through the HIP runtime (not built yet);
+                    auto (default): hip when an AMD GPU is present, else emu
+  --seed=N          input seed (default 1); inputs are uniform in [-1, 1)
+  --dump=DIR        write each buffer's input, output and reference as
+                    DIR/NAME.{in,out,ref}.npy
+  Exit status 0 when every output is within tolerance, 1 otherwise.
 
 Relative paths are taken from the directory where you ran `bazel run`.
 Errors go to standard error, with a non-zero exit status.
@@ -110,13 +124,46 @@ int MainJob(const std::optional<std::string>& llvm_flag) {
   return 0;
 }
 
+int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
+               uint64_t seed, const std::string& dump_dir,
+               const std::optional<std::string>& llvm_flag) {
+  if (file.empty()) return Fail("run needs a .kir file (see kirc --help)");
+  if (device != "emu" && device != "hip" && device != "auto")
+    return Fail(absl::StrCat("--device must be emu, hip or auto, not '", device, "'"));
+  if (device == "hip")
+    return Fail("--device=hip: the HIP runtime harness is not built yet; use --device=emu");
+  std::ifstream in(UserPath(file), std::ios::binary);
+  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "'"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  absl::StatusOr<kir::Kernel> k = kir::ParseKernel(ss.str(), file);
+  if (!k.ok()) return Fail(k.status());
+  absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
+  if (!bin.ok()) return Fail(bin.status());
+  if (device == "auto")
+    std::cout << "device: emulator (--device=auto; kirc has no HIP harness yet)\n";
+  kir::EmuDevice emu(*bin);
+  kir::RunOptions ro;
+  ro.mcpu = mcpu;
+  ro.seed = seed;
+  ro.filename = file;
+  ro.dump_dir = dump_dir;
+  ro.llvm_bin = *bin;
+  absl::StatusOr<kir::RunReport> r = kir::RunAndCheck(*k, emu, ro);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << r->text;
+  return r->ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::optional<std::string> llvm_bin;
   std::string mcpu, emit = "asm", out, file;
-  bool annotate = false, compile_cmd = false;
+  bool annotate = false, compile_cmd = false, run_cmd = false;
+  std::string device = "auto", dump_dir;
+  uint64_t seed = 1;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* flag) -> std::optional<std::string> {
@@ -141,9 +188,25 @@ int main(int argc, char** argv) {
       out = args[++i];
     } else if (auto v = value("--llvm-bin")) {
       llvm_bin = UserPath(*v);
+    } else if (auto v = value("--device")) {
+      device = *v;
+    } else if (auto v = value("--seed")) {
+      char* end = nullptr;
+      errno = 0;
+      unsigned long long s = std::strtoull(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || errno != 0)
+        return Fail(absl::StrCat("--seed needs a non-negative integer, not '", *v, "'"));
+      seed = s;
+    } else if (auto v = value("--dump")) {
+      dump_dir = UserPath(*v);
+    } else if (a == "--dump") {
+      if (i + 1 >= args.size()) return Fail("--dump needs a directory");
+      dump_dir = UserPath(args[++i]);
+    } else if (a == "run" && !compile_cmd && !run_cmd && file.empty()) {
+      run_cmd = true;
     } else if (a == "--annotate") {
       annotate = true;
-    } else if (a == "compile" && !compile_cmd && file.empty()) {
+    } else if (a == "compile" && !compile_cmd && !run_cmd && file.empty()) {
       compile_cmd = true;
     } else if (!a.empty() && a[0] == '-') {
       return Fail(absl::StrCat("unknown option '", a, "' (see kirc --help)"));
@@ -153,6 +216,7 @@ int main(int argc, char** argv) {
       return Fail(absl::StrCat("unexpected argument '", a, "' (see kirc --help)"));
     }
   }
+  if (run_cmd) return RunCommand(file, mcpu, device, seed, dump_dir, llvm_bin);
   if (!compile_cmd && file.empty()) {
     if (!mcpu.empty() || emit != "asm" || !out.empty() || annotate)
       return Fail("options need a command: kirc compile FILE.kir [options] (see kirc --help)");

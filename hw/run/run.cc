@@ -33,6 +33,7 @@ absl::Status Dump(const Kernel& k, const std::string& dir, const char* what, con
 absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const RunOptions& opts) {
   CompileOptions co;
   co.mcpu = opts.mcpu;
+  co.filename = opts.filename;
   absl::StatusOr<CompileResult> cr = Compile(k, co);
   if (!cr.ok()) return cr.status();
   absl::StatusOr<std::string> hsaco = CodeObjectFor(*cr, opts.llvm_bin);

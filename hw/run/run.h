@@ -16,6 +16,7 @@ namespace kir {
 
 struct RunOptions {
   std::string mcpu;      // empty: the kernel's target line
+  std::string filename;  // the kernel's source file, for error positions
   uint64_t seed = 1;     // input seed (hw/check/inputs.h)
   std::string dump_dir;  // non-empty: write NAME.in.npy / NAME.out.npy / NAME.ref.npy there
   std::string llvm_bin;  // LLVM tools for the code object

@@ -1,0 +1,268 @@
+// Table tests of the integer/bit instruction semantics (semantics.h) in the
+// uint32_t domain. Expected values are computed here independently, with
+// 64-bit host arithmetic, at the edge values 0, 1, 2^31-1, 2^31, 2^32-1 and
+// shift amounts 0, 31, 32, 33 (the hardware reads only the low 5 bits).
+#include "compiler/isa/semantics.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+const uint32_t kEdges[] = {0u, 1u, 0x7fffffffu, 0x80000000u, 0xffffffffu};
+const uint32_t kShifts[] = {0u, 31u, 32u, 33u};
+
+uint32_t Eval(Opc opc, std::vector<uint32_t> s) {
+  std::optional<uint32_t> r = EvalIntOp(U32Domain{}, opc, s);
+  EXPECT_TRUE(r.has_value()) << Info(opc).mnemonic;
+  return r.value_or(0xdeadbeefu);
+}
+uint32_t Flag(Opc opc, std::vector<uint32_t> s) {
+  std::optional<uint32_t> r = EvalIntOp(U32Domain{}, opc, s);
+  std::optional<uint32_t> f = EvalFlagOut(U32Domain{}, opc, s, r.value_or(0));
+  EXPECT_TRUE(f.has_value()) << Info(opc).mnemonic;
+  return f.value_or(0xdeadbeefu);
+}
+int64_t S(uint32_t v) { return static_cast<int32_t>(v); }
+uint32_t U(int64_t v) { return static_cast<uint32_t>(v); }
+
+// Every pair of edge values through a binary op against a reference.
+void CheckBinary(Opc opc, const std::function<uint32_t(uint32_t, uint32_t)>& ref) {
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges)
+      EXPECT_EQ(Eval(opc, {a, b}), ref(a, b))
+          << Info(opc).mnemonic << " " << std::hex << a << ", " << b;
+}
+
+TEST(SemanticsTest, AddSubMulWrap) {
+  CheckBinary(Opc::kVAddU32, [](uint32_t a, uint32_t b) { return U(uint64_t{a} + b); });
+  CheckBinary(Opc::kSAddU32, [](uint32_t a, uint32_t b) { return U(uint64_t{a} + b); });
+  CheckBinary(Opc::kVSubU32, [](uint32_t a, uint32_t b) { return U(int64_t{a} - b); });
+  // rev: the second source minus the first.
+  CheckBinary(Opc::kVSubrevU32, [](uint32_t a, uint32_t b) { return U(int64_t{b} - a); });
+  CheckBinary(Opc::kVMulLoU32, [](uint32_t a, uint32_t b) { return U(uint64_t{a} * b); });
+  CheckBinary(Opc::kSMulI32, [](uint32_t a, uint32_t b) { return U(uint64_t{a} * b); });
+}
+
+TEST(SemanticsTest, MulHi) {
+  CheckBinary(Opc::kVMulHiU32, [](uint32_t a, uint32_t b) { return U((uint64_t{a} * b) >> 32); });
+  CheckBinary(Opc::kSMulHiU32, [](uint32_t a, uint32_t b) { return U((uint64_t{a} * b) >> 32); });
+  CheckBinary(Opc::kVMulHiI32, [](uint32_t a, uint32_t b) { return U((S(a) * S(b)) >> 32); });
+  CheckBinary(Opc::kSMulHiI32, [](uint32_t a, uint32_t b) { return U((S(a) * S(b)) >> 32); });
+  EXPECT_EQ(Eval(Opc::kVMulHiU32, {0xffffffffu, 0xffffffffu}), 0xfffffffeu);
+  EXPECT_EQ(Eval(Opc::kVMulHiI32, {0xffffffffu, 0xffffffffu}), 0u);       // (-1)*(-1) = 1
+  EXPECT_EQ(Eval(Opc::kVMulHiI32, {0x80000000u, 0x80000000u}), 0x40000000u);
+}
+
+TEST(SemanticsTest, U24AndI24) {
+  auto u24 = [](uint32_t v) { return uint64_t{v & 0xffffffu}; };
+  auto i24 = [](uint32_t v) { return static_cast<int64_t>(static_cast<int32_t>(v << 8) >> 8); };
+  CheckBinary(Opc::kVMulU32U24, [&](uint32_t a, uint32_t b) { return U(u24(a) * u24(b)); });
+  CheckBinary(Opc::kVMulHiU32U24, [&](uint32_t a, uint32_t b) { return U((u24(a) * u24(b)) >> 32); });
+  CheckBinary(Opc::kVMulI32I24, [&](uint32_t a, uint32_t b) { return U(i24(a) * i24(b)); });
+  CheckBinary(Opc::kVMulHiI32I24, [&](uint32_t a, uint32_t b) { return U((i24(a) * i24(b)) >> 32); });
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges)
+      for (uint32_t c : kEdges) {
+        EXPECT_EQ(Eval(Opc::kVMadU32U24, {a, b, c}), U(u24(a) * u24(b) + c));
+        EXPECT_EQ(Eval(Opc::kVMadI32I24, {a, b, c}), U(i24(a) * i24(b) + c));
+      }
+  // 2^24 does not fit: the u24 forms drop bit 24 (failure class 2).
+  EXPECT_EQ(Eval(Opc::kVMulU32U24, {0x1000000u, 3u}), 0u);
+  EXPECT_EQ(Eval(Opc::kVMulU32U24, {0xffffffu, 0xffffffu}), U(uint64_t{0xffffff} * 0xffffff));
+}
+
+TEST(SemanticsTest, BitwiseAndMinMax) {
+  CheckBinary(Opc::kVAndB32, [](uint32_t a, uint32_t b) { return a & b; });
+  CheckBinary(Opc::kVOrB32, [](uint32_t a, uint32_t b) { return a | b; });
+  CheckBinary(Opc::kVXorB32, [](uint32_t a, uint32_t b) { return a ^ b; });
+  CheckBinary(Opc::kSAndn2B32, [](uint32_t a, uint32_t b) { return a & ~b; });
+  CheckBinary(Opc::kSOrn2B32, [](uint32_t a, uint32_t b) { return a | ~b; });
+  CheckBinary(Opc::kVMaxU32, [](uint32_t a, uint32_t b) { return a > b ? a : b; });
+  CheckBinary(Opc::kVMinU32, [](uint32_t a, uint32_t b) { return a < b ? a : b; });
+  CheckBinary(Opc::kVMaxI32, [](uint32_t a, uint32_t b) { return S(a) > S(b) ? a : b; });
+  CheckBinary(Opc::kSMinI32, [](uint32_t a, uint32_t b) { return S(a) < S(b) ? a : b; });
+  for (uint32_t a : kEdges) {
+    EXPECT_EQ(Eval(Opc::kVNotB32, {a}), ~a);
+    EXPECT_EQ(Eval(Opc::kVBcntU32B32, {a, 5u}), static_cast<uint32_t>(__builtin_popcount(a)) + 5u);
+  }
+}
+
+TEST(SemanticsTest, ShiftsUseLowFiveBits) {
+  for (uint32_t x : kEdges)
+    for (uint32_t s : kShifts) {
+      uint32_t a = s % 32;  // the hardware's amount
+      // rev forms: the amount is the FIRST source.
+      EXPECT_EQ(Eval(Opc::kVLshlrevB32, {s, x}), U(uint64_t{x} << a)) << x << " " << s;
+      EXPECT_EQ(Eval(Opc::kVLshrrevB32, {s, x}), x >> a);
+      EXPECT_EQ(Eval(Opc::kVAshrrevI32, {s, x}), U(S(x) >> a));
+      // SALU forms are not reversed.
+      EXPECT_EQ(Eval(Opc::kSLshlB32, {x, s}), U(uint64_t{x} << a));
+      EXPECT_EQ(Eval(Opc::kSLshrB32, {x, s}), x >> a);
+      EXPECT_EQ(Eval(Opc::kSAshrI32, {x, s}), U(S(x) >> a));
+      EXPECT_EQ(Eval(Opc::kVLshlAddU32, {x, s, 7u}), U((uint64_t{x} << a) + 7));
+      EXPECT_EQ(Eval(Opc::kVLshlOrB32, {x, s, 1u}), U(uint64_t{x} << a) | 1u);
+      EXPECT_EQ(Eval(Opc::kVAddLshlU32, {x, 1u, s}), U(uint64_t{U(uint64_t{x} + 1)} << a));
+    }
+  EXPECT_EQ(Eval(Opc::kVLshlrevB32, {33u, 1u}), 2u);  // notes 7: shifts by 1
+}
+
+TEST(SemanticsTest, ThreeSourceOps) {
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges)
+      for (uint32_t c : kEdges) {
+        EXPECT_EQ(Eval(Opc::kVAdd3U32, {a, b, c}), U(uint64_t{a} + b + c));
+        EXPECT_EQ(Eval(Opc::kVOr3B32, {a, b, c}), a | b | c);
+        EXPECT_EQ(Eval(Opc::kVAndOrB32, {a, b, c}), (a & b) | c);
+        EXPECT_EQ(Eval(Opc::kVBfiB32, {a, b, c}), (a & b) | (~a & c));
+        uint64_t cat = (uint64_t{a} << 32) | b;
+        EXPECT_EQ(Eval(Opc::kVAlignbitB32, {a, b, c}), U(cat >> (c & 31)));
+        EXPECT_EQ(Eval(Opc::kVAlignbyteB32, {a, b, c}), U(cat >> (8 * (c & 3))));
+      }
+}
+
+TEST(SemanticsTest, BitFieldExtract) {
+  auto ubfe = [](uint32_t x, uint32_t off, uint32_t w) -> uint32_t {
+    off &= 31;
+    w &= 31;
+    if (w == 0) return 0;
+    return static_cast<uint32_t>((uint64_t{x} >> off) & ((uint64_t{1} << w) - 1));
+  };
+  auto sbfe = [](uint32_t x, uint32_t off, uint32_t w) -> uint32_t {
+    off &= 31;
+    w &= 31;
+    if (w == 0) return 0;
+    int64_t t = static_cast<int64_t>(static_cast<int32_t>(x)) >> off;  // sign bits above bit 31
+    uint64_t field = static_cast<uint64_t>(t) & ((uint64_t{1} << w) - 1);
+    if (field >> (w - 1) & 1) field |= ~((uint64_t{1} << w) - 1);
+    return static_cast<uint32_t>(field);
+  };
+  const uint32_t xs[] = {0u, 1u, 0x7fffffffu, 0x80000000u, 0xffffffffu, 0x12345678u};
+  for (uint32_t x : xs)
+    for (uint32_t off : {0u, 1u, 4u, 31u, 32u, 33u})
+      for (uint32_t w : {0u, 1u, 4u, 31u, 32u, 33u}) {
+        EXPECT_EQ(Eval(Opc::kVBfeU32, {x, off, w}), ubfe(x, off, w)) << x << " " << off << " " << w;
+        EXPECT_EQ(Eval(Opc::kVBfeI32, {x, off, w}), sbfe(x, off, w)) << x << " " << off << " " << w;
+        uint32_t packed = (off & 31) | ((w & 0x7f) << 16);
+        EXPECT_EQ(Eval(Opc::kSBfeU32, {x, packed}), ubfe(x, off, w));
+      }
+  EXPECT_EQ(Eval(Opc::kVBfeU32, {0x12345678u, 8u, 8u}), 0x56u);
+  EXPECT_EQ(Eval(Opc::kVBfeI32, {0x0000f000u, 12u, 4u}), 0xffffffffu);
+  EXPECT_EQ(Eval(Opc::kVBfmB32, {4u, 8u}), 0xf00u);
+}
+
+TEST(SemanticsTest, Perm) {
+  // Byte selectors 0..7 pick bytes of {s0, s1} (s1 is bytes 0..3); 12 gives
+  // 0x00, 13+ gives 0xff; 8..11 replicate sign bits 15, 31 of s1 and of s0.
+  uint32_t s0 = 0x8899aabbu, s1 = 0x11223344u;
+  EXPECT_EQ(Eval(Opc::kVPermB32, {s0, s1, 0x03020100u}), s1);
+  EXPECT_EQ(Eval(Opc::kVPermB32, {s0, s1, 0x07060504u}), s0);
+  EXPECT_EQ(Eval(Opc::kVPermB32, {s0, s1, 0x00010203u}), 0x44332211u);
+  EXPECT_EQ(Eval(Opc::kVPermB32, {s0, s1, 0x0c0d0400u}), 0x00ffbb44u);
+  EXPECT_EQ(Eval(Opc::kVPermB32, {s0, s1, 0x0b0a0908u}), 0xffff0000u);
+}
+
+TEST(SemanticsTest, CarriesAndScc) {
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges) {
+      uint64_t sum = uint64_t{a} + b;
+      EXPECT_EQ(Flag(Opc::kSAddU32, {a, b}), sum >> 32);
+      EXPECT_EQ(Flag(Opc::kVAddCoU32, {a, b}), sum >> 32);
+      EXPECT_EQ(Flag(Opc::kSSubU32, {a, b}), a < b ? 1u : 0u);
+      EXPECT_EQ(Flag(Opc::kVSubrevCoU32, {a, b}), b < a ? 1u : 0u);
+      for (uint32_t c : {0u, 1u}) {
+        uint64_t s3 = uint64_t{a} + b + c;
+        EXPECT_EQ(Eval(Opc::kSAddcU32, {a, b, c}), U(s3));
+        EXPECT_EQ(Flag(Opc::kSAddcU32, {a, b, c}), s3 >> 32);
+        EXPECT_EQ(Flag(Opc::kVAddcCoU32, {a, b, c}), s3 >> 32);
+        int64_t d3 = int64_t{a} - b - c;
+        EXPECT_EQ(Eval(Opc::kVSubbCoU32, {a, b, c}), U(d3));
+        EXPECT_EQ(Flag(Opc::kVSubbCoU32, {a, b, c}), d3 < 0 ? 1u : 0u);
+        EXPECT_EQ(Flag(Opc::kSSubbU32, {a, b, c}), d3 < 0 ? 1u : 0u);
+      }
+      int64_t ss = S(a) + S(b), sd = S(a) - S(b);
+      EXPECT_EQ(Flag(Opc::kSAddI32, {a, b}), (ss > INT32_MAX || ss < INT32_MIN) ? 1u : 0u);
+      EXPECT_EQ(Flag(Opc::kSSubI32, {a, b}), (sd > INT32_MAX || sd < INT32_MIN) ? 1u : 0u);
+      EXPECT_EQ(Flag(Opc::kSAndB32, {a, b}), (a & b) != 0 ? 1u : 0u);
+      EXPECT_EQ(Flag(Opc::kSLshl2AddU32, {a, b}), ((uint64_t{a} << 2) + b) >> 32 ? 1u : 0u);
+    }
+  EXPECT_FALSE(EvalFlagOut(U32Domain{}, Opc::kSMulI32, {2u, 3u}, 6u).has_value());
+}
+
+TEST(SemanticsTest, Compares) {
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges) {
+      EXPECT_EQ(Eval(Opc::kVCmpGtU32, {a, b}), a > b ? 1u : 0u);
+      EXPECT_EQ(Eval(Opc::kVCmpLtU32, {a, b}), a < b ? 1u : 0u);
+      EXPECT_EQ(Eval(Opc::kVCmpGeU32, {a, b}), a >= b ? 1u : 0u);
+      EXPECT_EQ(Eval(Opc::kVCmpLeI32, {a, b}), S(a) <= S(b) ? 1u : 0u);
+      EXPECT_EQ(Eval(Opc::kVCmpGtI32, {a, b}), S(a) > S(b) ? 1u : 0u);
+      EXPECT_EQ(Eval(Opc::kVCmpNeU32, {a, b}), a != b ? 1u : 0u);
+      EXPECT_EQ(Eval(Opc::kSCmpLtI32, {a, b}), S(a) < S(b) ? 1u : 0u);
+      EXPECT_EQ(Flag(Opc::kSCmpEqU32, {a, b}), a == b ? 1u : 0u);
+    }
+}
+
+TEST(SemanticsTest, Mbcnt) {
+  // Lane 5: lanes below are bits 0..4.
+  EXPECT_EQ(Eval(Opc::kVMbcntLoU32B32, {0xffffffffu, 0u, 0x1fu}), 5u);
+  EXPECT_EQ(Eval(Opc::kVMbcntLoU32B32, {0x0000000au, 100u, 0x1fu}), 102u);
+}
+
+uint64_t Wide(Opc opc, std::vector<uint64_t> s, uint32_t* flag = nullptr) {
+  std::vector<Pair64<uint32_t>> p;
+  for (uint64_t v : s) p.push_back({static_cast<uint32_t>(v), static_cast<uint32_t>(v >> 32)});
+  std::optional<Wide64<uint32_t>> w = EvalWideOp(U32Domain{}, opc, p);
+  EXPECT_TRUE(w.has_value()) << Info(opc).mnemonic;
+  if (!w) return 0;
+  if (flag) *flag = w->has_flag ? w->flag : 0xdeadbeefu;
+  return (uint64_t{w->hi} << 32) | w->lo;
+}
+
+TEST(SemanticsTest, SixtyFourBit) {
+  const uint64_t xs[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0x123456789abcdef0ull,
+                         0x8000000000000000ull, ~0ull};
+  for (uint64_t x : xs)
+    for (uint32_t s : {0u, 1u, 31u, 32u, 33u, 63u, 64u, 65u}) {
+      uint32_t a = s & 63;
+      EXPECT_EQ(Wide(Opc::kVLshlrevB64, {s, x}), x << a) << std::hex << x << " " << s;
+      EXPECT_EQ(Wide(Opc::kVLshrrevB64, {s, x}), x >> a) << std::hex << x << " " << s;
+      EXPECT_EQ(Wide(Opc::kVAshrrevI64, {s, x}),
+                static_cast<uint64_t>(static_cast<int64_t>(x) >> a));
+      uint32_t scc = 0;
+      EXPECT_EQ(Wide(Opc::kSLshlB64, {x, s}, &scc), x << a);
+      EXPECT_EQ(scc, (x << a) != 0 ? 1u : 0u);
+    }
+  for (uint64_t x : xs)
+    for (uint64_t y : xs) {
+      for (uint32_t s : {0u, 1u, 2u, 4u})
+        EXPECT_EQ(Wide(Opc::kVLshlAddU64, {x, s, y}), (x << s) + y);
+      uint32_t lt = 0;
+      Wide(Opc::kVCmpLtU64, {x, y}, &lt);
+      EXPECT_EQ(lt, x < y ? 1u : 0u);
+      Wide(Opc::kVCmpGtI64, {x, y}, &lt);
+      EXPECT_EQ(lt, static_cast<int64_t>(x) > static_cast<int64_t>(y) ? 1u : 0u);
+      EXPECT_EQ(Wide(Opc::kSAndn2B64, {x, y}), x & ~y);
+    }
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges)
+      for (uint64_t c : xs) {
+        uint32_t carry = 0;
+        unsigned __int128 exact = static_cast<unsigned __int128>(uint64_t{a} * b) + c;
+        EXPECT_EQ(Wide(Opc::kVMadU64U32, {a, b, c}, &carry), static_cast<uint64_t>(exact));
+        EXPECT_EQ(carry, static_cast<uint32_t>(exact >> 64));
+      }
+}
+
+TEST(SemanticsTest, NotAnIntegerOp) {
+  EXPECT_FALSE(EvalIntOp(U32Domain{}, Opc::kVAddF32, {1u, 2u}).has_value());
+  EXPECT_FALSE(EvalWideOp(U32Domain{}, Opc::kVAddU32, {}).has_value());
+}
+
+}  // namespace
+}  // namespace kir

@@ -1,0 +1,470 @@
+// One instruction's text -> Inst (mnemonic, operands, modifiers).
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "compiler/passes/waitcnt.h"
+#include "hw/emu/asm_reader.h"
+
+namespace kir::emu {
+namespace {
+
+const std::unordered_map<std::string, Opc>& MnemonicTable() {
+  static const auto* table = [] {
+    auto* m = new std::unordered_map<std::string, Opc>();
+    for (int i = 0; i < static_cast<int>(Opc::kNumOpcodes); ++i) {
+      Opc o = static_cast<Opc>(i);
+      if (o == Opc::kVMfma) continue;
+      (*m)[Info(o).mnemonic] = o;
+    }
+    return m;
+  }();
+  return *table;
+}
+
+// The MFMA of a mnemonic on target t (any spelling llvm accepts there).
+const MfmaDesc* FindMfma(absl::string_view mn, const TargetInfo& t, bool* exists_elsewhere) {
+  *exists_elsewhere = false;
+  for (const MfmaDesc& m : AllMfmas()) {
+    for (int g = 0; g < 3; ++g) {
+      const char* s = m.mnemonic[g];
+      if (s == nullptr) continue;
+      std::string spelled = s;
+      bool match = mn == spelled;
+      // gfx942 also accepts the old spellings and `_1k` aliases.
+      if (!match && absl::EndsWith(mn, "_1k")) match = mn.substr(0, mn.size() - 3) == spelled;
+      if (!match && absl::EndsWith(spelled, "_1k"))
+        match = mn == spelled.substr(0, spelled.size() - 3);
+      if (!match) continue;
+      if (m.mnemonic[static_cast<int>(t.gfx)] != nullptr) return &m;
+      *exists_elsewhere = true;
+    }
+  }
+  return nullptr;
+}
+
+absl::Status Err(absl::string_view text, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(what, " in `", text, "`"));
+}
+
+// Splits on commas outside brackets/parentheses.
+std::vector<std::string> SplitTopLevel(absl::string_view s) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : s) {
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(std::string(absl::StripAsciiWhitespace(cur)));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!absl::StripAsciiWhitespace(cur).empty() || !out.empty())
+    out.push_back(std::string(absl::StripAsciiWhitespace(cur)));
+  return out;
+}
+
+bool ParseInt(absl::string_view s, int64_t* v) {
+  bool neg = false;
+  if (absl::ConsumePrefix(&s, "-")) neg = true;
+  uint64_t u = 0;
+  if (absl::StartsWith(s, "0x") || absl::StartsWith(s, "0X")) {
+    if (s.size() <= 2 || !absl::SimpleHexAtoi(s.substr(2), &u)) return false;
+  } else {
+    if (s.empty() || !absl::ascii_isdigit(s[0]) || !absl::SimpleAtoi(s, &u)) return false;
+  }
+  *v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
+  return true;
+}
+
+bool ParseRegister(absl::string_view s, MOperand* op) {
+  static const std::unordered_map<std::string, MOperand> kNamed = {
+      {"vcc", MOperand::Special(SpecialReg::kVcc)},
+      {"exec", MOperand::Special(SpecialReg::kExec)},
+      {"m0", MOperand::Special(SpecialReg::kM0)},
+      {"scc", MOperand::Special(SpecialReg::kScc)},
+      {"vcc_lo", MOperand::Phys(RegClass::kSgpr, 106)},
+      {"vcc_hi", MOperand::Phys(RegClass::kSgpr, 107)},
+      {"exec_lo", MOperand::Phys(RegClass::kSgpr, 126)},
+      {"exec_hi", MOperand::Phys(RegClass::kSgpr, 127)},
+  };
+  auto it = kNamed.find(std::string(s));
+  if (it != kNamed.end()) {
+    *op = it->second;
+    return true;
+  }
+  if (s.size() < 2) return false;
+  RegClass c;
+  switch (s[0]) {
+    case 'v': c = RegClass::kVgpr; break;
+    case 's': c = RegClass::kSgpr; break;
+    case 'a': c = RegClass::kAgpr; break;
+    default: return false;
+  }
+  absl::string_view rest = s.substr(1);
+  int lo = 0, hi = 0;
+  if (absl::ConsumePrefix(&rest, "[")) {
+    if (!absl::ConsumeSuffix(&rest, "]")) return false;
+    std::vector<absl::string_view> parts = absl::StrSplit(rest, ':');
+    if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &lo)) return false;
+    hi = lo;
+    if (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &hi)) return false;
+  } else {
+    if (rest.empty() || !absl::ascii_isdigit(rest[0]) || !absl::SimpleAtoi(rest, &lo)) return false;
+    hi = lo;
+  }
+  if (hi < lo || lo < 0) return false;
+  int limit = c == RegClass::kSgpr ? 106 : c == RegClass::kVgpr ? 512 : 512;
+  if (hi >= limit) return false;
+  *op = MOperand::Phys(c, lo, hi - lo + 1);
+  return true;
+}
+
+uint32_t FloatBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// An immediate: integer (decimal or hex) or float ("1.0", "-0.5", "0.15915494").
+bool ParseImmediate(absl::string_view s, MOperand* op, bool* literal) {
+  int64_t v;
+  if (ParseInt(s, &v)) {
+    *op = MOperand::Imm(v);
+    *literal = !(v >= -16 && v <= 64);
+    return true;
+  }
+  if (s == "0.15915494") {  // 1/(2*pi), an inline constant on gfx8+
+    *op = MOperand::FloatImm(0x3e22f983u);
+    *literal = false;
+    return true;
+  }
+  std::string str(s);
+  char* end = nullptr;
+  double d = std::strtod(str.c_str(), &end);
+  if (end == str.c_str() || *end != '\0' || str.find_first_of(".eE") == std::string::npos)
+    return false;
+  uint32_t bits = FloatBits(static_cast<float>(d));
+  *op = MOperand::FloatImm(bits);
+  static const uint32_t kInline[] = {0x3f000000u, 0xbf000000u, 0x3f800000u, 0xbf800000u,
+                                     0x40000000u, 0xc0000000u, 0x40800000u, 0xc0800000u, 0};
+  *literal = true;
+  for (uint32_t k : kInline)
+    if (bits == k) *literal = false;
+  return true;
+}
+
+bool IsIdentifier(absl::string_view s) {
+  if (s.empty() || !(absl::ascii_isalpha(s[0]) || s[0] == '.' || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '$')) return false;
+  return true;
+}
+
+// s_waitcnt operands -> (vmcnt, lgkmcnt), -1 = not waited.
+absl::Status ParseWaitcnt(absl::string_view text, absl::string_view ops, const TargetInfo& t,
+                          MInst* mi) {
+  int vm = kWaitcntNoWait, lgkm = kWaitcntNoWait;
+  std::string s = absl::StrReplaceAll(ops, {{"&", " "}, {",", " "}});
+  std::vector<absl::string_view> toks = absl::StrSplit(s, ' ', absl::SkipWhitespace());
+  if (toks.size() == 1 && !absl::StrContains(toks[0], "(")) {
+    int64_t raw;
+    if (!ParseInt(toks[0], &raw) || raw < 0 || raw > 0xffff) return Err(text, "bad s_waitcnt immediate");
+    int v = static_cast<int>((raw & 0xf) | ((raw >> 10) & 0x30));
+    int l = static_cast<int>((raw >> 8) & 0xf);
+    vm = v >= t.vmcnt_max ? kWaitcntNoWait : v;
+    lgkm = l >= t.lgkmcnt_max ? kWaitcntNoWait : l;
+  } else {
+    if (toks.empty()) return Err(text, "s_waitcnt needs an operand");
+    for (absl::string_view tok : toks) {
+      size_t p = tok.find('(');
+      if (p == absl::string_view::npos || tok.back() != ')') return Err(text, "bad s_waitcnt field");
+      absl::string_view name = tok.substr(0, p);
+      int64_t n;
+      if (!ParseInt(tok.substr(p + 1, tok.size() - p - 2), &n) || n < 0)
+        return Err(text, "bad s_waitcnt count");
+      if (name == "vmcnt") {
+        if (n > t.vmcnt_max) return Err(text, absl::StrCat("too large value for vmcnt (max ", t.vmcnt_max, ")"));
+        vm = n == t.vmcnt_max ? kWaitcntNoWait : static_cast<int>(n);
+      } else if (name == "lgkmcnt") {
+        if (n > t.lgkmcnt_max)
+          return Err(text, absl::StrCat("too large value for lgkmcnt (max ", t.lgkmcnt_max, ")"));
+        lgkm = n == t.lgkmcnt_max ? kWaitcntNoWait : static_cast<int>(n);
+      } else if (name == "expcnt") {
+        if (n > t.expcnt_max) return Err(text, "too large value for expcnt");
+      } else {
+        return Err(text, absl::StrCat("unknown s_waitcnt counter '", name, "'"));
+      }
+    }
+  }
+  mi->ops = {MOperand::Imm(vm), MOperand::Imm(lgkm)};
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SdwaSel> ParseSel(absl::string_view text, absl::string_view v) {
+  static const std::pair<const char*, SdwaSel> kSels[] = {
+      {"BYTE_0", SdwaSel::kByte0}, {"BYTE_1", SdwaSel::kByte1}, {"BYTE_2", SdwaSel::kByte2},
+      {"BYTE_3", SdwaSel::kByte3}, {"WORD_0", SdwaSel::kWord0}, {"WORD_1", SdwaSel::kWord1},
+      {"DWORD", SdwaSel::kDword}};
+  for (const auto& [n, s] : kSels)
+    if (v == n) return s;
+  return Err(text, absl::StrCat("bad SDWA select '", v, "'"));
+}
+
+// "[1,0,1]" -> bit mask.
+bool ParseBits(absl::string_view v, uint8_t* bits) {
+  if (!absl::ConsumePrefix(&v, "[") || !absl::ConsumeSuffix(&v, "]")) return false;
+  *bits = 0;
+  int i = 0;
+  for (absl::string_view b : absl::StrSplit(v, ',')) {
+    b = absl::StripAsciiWhitespace(b);
+    if (b == "1") *bits |= 1 << i;
+    else if (b != "0") return false;
+    ++i;
+  }
+  return true;
+}
+
+absl::Status ParseModifier(absl::string_view text, absl::string_view m, Inst* in) {
+  Mods& md = in->mods;
+  size_t colon = m.find(':');
+  absl::string_view key = m.substr(0, colon);
+  absl::string_view val = colon == absl::string_view::npos ? "" : m.substr(colon + 1);
+  int64_t n = 0;
+  auto num = [&]() -> absl::Status {
+    if (!ParseInt(val, &n)) return Err(text, absl::StrCat("bad value in '", m, "'"));
+    return absl::OkStatus();
+  };
+  if (key == "offen") { in->mi.offen = true; return absl::OkStatus(); }
+  if (key == "offset") { absl::Status s = num(); in->mi.offset = n; return s; }
+  if (key == "offset0") { absl::Status s = num(); md.offset0 = static_cast<int>(n); return s; }
+  if (key == "offset1") { absl::Status s = num(); md.offset1 = static_cast<int>(n); return s; }
+  if (key == "glc" || key == "slc" || key == "dlc" || key == "scc" || key == "sc0" ||
+      key == "sc1" || key == "nt")
+    return absl::OkStatus();  // cache policy: no effect on results
+  if (key == "clamp") { md.clamp = true; return absl::OkStatus(); }
+  if (key == "mul") { absl::Status s = num(); md.omod = n == 2 ? 1 : n == 4 ? 2 : -1; return s; }
+  if (key == "div") { absl::Status s = num(); md.omod = n == 2 ? 3 : -1; return s; }
+  if (key == "op_sel" || key == "op_sel_hi" || key == "neg_lo" || key == "neg_hi") {
+    uint8_t bits;
+    if (!ParseBits(val, &bits)) return Err(text, absl::StrCat("bad '", m, "'"));
+    (key == "op_sel" ? md.op_sel : key == "op_sel_hi" ? md.op_sel_hi : key == "neg_lo" ? md.neg_lo : md.neg_hi) = bits;
+    return absl::OkStatus();
+  }
+  if (key == "cbsz") { absl::Status s = num(); md.cbsz = static_cast<int>(n); return s; }
+  if (key == "abid") { absl::Status s = num(); md.abid = static_cast<int>(n); return s; }
+  if (key == "blgp") { absl::Status s = num(); md.blgp = static_cast<int>(n); return s; }
+  if (key == "dst_sel" || key == "src0_sel" || key == "src1_sel") {
+    absl::StatusOr<SdwaSel> s = ParseSel(text, val);
+    if (!s.ok()) return s.status();
+    if (key == "dst_sel") md.dst_sel = *s;
+    else md.src_sel[key == "src0_sel" ? 0 : 1] = *s;
+    return absl::OkStatus();
+  }
+  if (key == "dst_unused") {
+    if (val == "UNUSED_PAD") md.dst_unused = SdwaUnused::kPad;
+    else if (val == "UNUSED_SEXT") md.dst_unused = SdwaUnused::kSext;
+    else if (val == "UNUSED_PRESERVE") md.dst_unused = SdwaUnused::kPreserve;
+    else return Err(text, absl::StrCat("bad '", m, "'"));
+    return absl::OkStatus();
+  }
+  return Err(text, absl::StrCat("unsupported modifier '", m, "' (idxen, lds, tfe, gds, DPP and",
+                                " other modifiers are not emulated)"));
+}
+
+bool IsVmemBuffer(Opc o) {
+  InstClass c = Info(o).cls;
+  return (c == InstClass::kVmemLoad || c == InstClass::kVmemStore) && !(Info(o).flags & kGlobalAddr);
+}
+
+}  // namespace
+
+absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& t,
+                                      std::string* label) {
+  Inst in;
+  text = absl::StripAsciiWhitespace(text);
+  in.text = std::string(text);
+  size_t sp = text.find_first_of(" \t");
+  absl::string_view mn = text.substr(0, sp);
+  absl::string_view rest = sp == absl::string_view::npos ? "" : absl::StripAsciiWhitespace(text.substr(sp));
+  std::string base(mn);
+  if (absl::EndsWith(base, "_e32")) { in.mods.e32 = true; base.resize(base.size() - 4); }
+  else if (absl::EndsWith(base, "_e64")) { in.mods.e64 = true; base.resize(base.size() - 4); }
+  else if (absl::EndsWith(base, "_sdwa")) { in.mods.sdwa = true; base.resize(base.size() - 5); }
+  else if (absl::EndsWith(base, "_dpp")) return Err(text, "DPP instructions are not emulated");
+
+  MInst& mi = in.mi;
+  if (absl::StartsWith(base, "v_mfma")) {
+    bool elsewhere = false;
+    const MfmaDesc* d = FindMfma(base, t, &elsewhere);
+    if (d == nullptr)
+      return Err(text, elsewhere ? absl::StrCat("MFMA ", base, " does not exist on ", t.name)
+                                 : absl::StrCat("unknown instruction '", base, "' (MFMA not in the target catalogue)"));
+    mi.opc = Opc::kVMfma;
+    mi.mfma = d;
+  } else {
+    auto it = MnemonicTable().find(base);
+    if (it == MnemonicTable().end())
+      return absl::UnimplementedError(absl::StrCat("unknown instruction '", base, "'"));
+    mi.opc = it->second;
+  }
+  const OpcInfo& info = Info(mi.opc);
+
+  if (mi.opc == Opc::kSWaitcnt) {
+    absl::Status s = ParseWaitcnt(text, rest, t, &mi);
+    if (!s.ok()) return s;
+    return in;
+  }
+
+  std::vector<std::string> parts = SplitTopLevel(rest);
+  std::vector<std::string> mods;
+  if (!parts.empty()) {
+    std::vector<std::string> last = absl::StrSplit(parts.back(), ' ', absl::SkipWhitespace());
+    if (last.empty()) return Err(text, "empty operand");
+    parts.back() = last[0];
+    mods.assign(last.begin() + 1, last.end());
+  }
+  for (const std::string& m : mods) {
+    absl::Status s = ParseModifier(text, m, &in);
+    if (!s.ok()) return s;
+  }
+  if (in.mods.omod < 0) return Err(text, "bad output modifier");
+
+  if (info.flags & kBranch) {
+    if (parts.size() != 1) return Err(text, "a branch takes one target");
+    int64_t off;
+    if (ParseInt(parts[0], &off)) {
+      mi.ops = {MOperand::Imm(static_cast<int16_t>(static_cast<uint16_t>(off)))};
+    } else if (IsIdentifier(parts[0])) {
+      mi.ops = {MOperand::Imm(0)};
+      if (label) *label = parts[0];
+      else return Err(text, "branch to a label outside a program");
+    } else {
+      return Err(text, "bad branch target");
+    }
+    return in;
+  }
+
+  const bool global = info.flags & kGlobalAddr;
+  const bool buffer = IsVmemBuffer(mi.opc);
+  int src_index = 0;  // position among the sources (for neg/abs bits)
+  for (size_t i = 0; i < parts.size(); ++i) {
+    absl::string_view p = parts[i];
+    if (p == "off" && (global || buffer)) {
+      if (buffer) mi.ops.push_back(MOperand::Imm(0));  // vaddr unused
+      continue;  // global: no saddr
+    }
+    bool neg = false, abs = false;
+    absl::string_view q = p;
+    if (absl::ConsumePrefix(&q, "neg(") && absl::ConsumeSuffix(&q, ")")) neg = true;
+    else q = p;
+    if (absl::StartsWith(q, "-") && q.size() > 1 && !absl::ascii_isdigit(q[1])) {
+      neg = true;
+      q.remove_prefix(1);
+    }
+    if (absl::ConsumePrefix(&q, "abs(") && absl::ConsumeSuffix(&q, ")")) abs = true;
+    if (q.size() >= 2 && q.front() == '|' && q.back() == '|') {
+      abs = true;
+      q = q.substr(1, q.size() - 2);
+    }
+    MOperand op;
+    bool literal = false;
+    if (!ParseRegister(q, &op)) {
+      if (neg || abs) return Err(text, absl::StrCat("bad operand '", p, "'"));
+      if (!ParseImmediate(q, &op, &literal))
+        return Err(text, absl::StrCat("bad operand '", p, "'"));
+    }
+    if (static_cast<int>(mi.ops.size()) >= info.num_defs) {
+      if (neg) in.mods.neg |= 1 << src_index;
+      if (abs) in.mods.abs |= 1 << src_index;
+      ++src_index;
+    } else if (neg || abs) {
+      return Err(text, "modifier on a destination");
+    }
+    if (literal) in.mods.has_literal = true;
+    mi.ops.push_back(op);
+  }
+  if (global) {
+    // llvm: loads "vdst, vaddr, saddr|off"; stores "vaddr, vdata, saddr|off".
+    const bool store = info.cls == InstClass::kVmemStore;
+    if (mi.ops.size() < 2 || mi.ops.size() > 3) return Err(text, "expected 2 operands and saddr or off");
+    in.mods.saddr = mi.ops.size() == 3;
+    if (store) std::swap(mi.ops[0], mi.ops[1]);  // -> vdata, vaddr[, saddr]
+    const MOperand& vaddr = mi.ops[1];
+    if (!vaddr.IsReg() || vaddr.cls != RegClass::kVgpr || vaddr.count != (in.mods.saddr ? 1 : 2))
+      return Err(text, in.mods.saddr ? "with saddr, vaddr is one VGPR" : "vaddr must be a 64-bit VGPR pair");
+    if (in.mods.saddr && !(mi.ops[2].IsReg() && mi.ops[2].cls == RegClass::kSgpr && mi.ops[2].count == 2))
+      return Err(text, "saddr must be an SGPR pair");
+  }
+  if (mi.opc == Opc::kVMfma && (in.mods.cbsz || in.mods.abid || in.mods.blgp))
+    return Err(text, "MFMA cbsz/abid/blgp other than 0 are not emulated");
+  return in;
+}
+
+int EstimateSize(const Inst& in) {
+  const OpcInfo& info = Info(in.mi.opc);
+  const int lit = in.mods.has_literal ? 4 : 0;
+  switch (info.cls) {
+    case InstClass::kSopp: return 4;
+    case InstClass::kSalu: return 4 + lit;
+    case InstClass::kSmem:
+    case InstClass::kVmemLoad:
+    case InstClass::kVmemStore:
+    case InstClass::kDsRead:
+    case InstClass::kDsWrite:
+    case InstClass::kMfma:
+    case InstClass::kAccRead:
+    case InstClass::kAccWrite: return 8;
+    case InstClass::kValu:
+    case InstClass::kValuTrans: break;
+  }
+  const MInst& mi = in.mi;
+  if (in.mods.sdwa) return 8;
+  if (in.mods.e32) return 4 + lit;
+  if (in.mods.e64 || in.mods.neg || in.mods.abs || in.mods.clamp || in.mods.omod || in.mods.op_sel)
+    return 8;
+  if (info.flags & kVop3Only) return 8;
+  auto is_vcc = [](const MOperand& o) {
+    return o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kVcc;
+  };
+  auto is_vgpr = [](const MOperand& o) { return o.IsReg() && o.cls == RegClass::kVgpr; };
+  const int defs = info.num_defs;
+  const int nsrc = static_cast<int>(mi.ops.size()) - defs;
+  // VOPC: e32 only with vcc as the destination and a VGPR src1.
+  if (defs == 1 && !mi.ops.empty() && (mi.ops[0].kind == MOperand::Kind::kSpecial ||
+                                       (mi.ops[0].IsReg() && mi.ops[0].cls == RegClass::kSgpr)) &&
+      mi.opc != Opc::kVReadfirstlaneB32) {
+    return is_vcc(mi.ops[0]) && nsrc == 2 && is_vgpr(mi.ops[2]) ? 4 + lit : 8;
+  }
+  if (defs == 2) {  // carry forms
+    bool e32 = is_vcc(mi.ops[1]) && nsrc >= 2 && is_vgpr(mi.ops[3]) && (nsrc == 2 || is_vcc(mi.ops[4]));
+    return e32 ? 4 + lit : 8;
+  }
+  if (mi.opc == Opc::kVCndmaskB32)
+    return nsrc == 3 && is_vcc(mi.ops[3]) && is_vgpr(mi.ops[2]) ? 4 + lit : 8;
+  if ((info.flags & kVop2) || nsrc == 2) return nsrc == 2 && is_vgpr(mi.ops[2]) ? 4 + lit : 8;
+  if (nsrc >= 3) return 8;
+  return 4 + lit;
+}
+
+std::string Describe(const Inst& in) { return absl::StrCat("0x", absl::Hex(in.addr), " `", in.text, "`"); }
+
+std::string Program::Describe(int index) const {
+  if (index < 0 || index >= static_cast<int>(insts.size())) return "<no instruction>";
+  return emu::Describe(insts[index]);
+}
+
+}  // namespace kir::emu

@@ -1,0 +1,302 @@
+// Loading (code object or assembly text), validation against the descriptor,
+// kernarg layout and the run.
+#include "hw/emu/emulator.h"
+
+#include <cstring>
+#include <memory>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "compiler/emit/code_object_notes.h"
+#include "compiler/emit/toolchain.h"
+#include "hw/emu/asm_reader.h"
+#include "hw/emu/code_object.h"
+#include "hw/emu/scheduler.h"
+
+namespace kir::emu {
+
+class LoadedKernel {
+ public:
+  Program prog;
+  KernelInfo info;
+};
+
+namespace {
+
+// Registers within the descriptor's allocation; MFMA register rules.
+absl::Status ValidateProgram(const Program& p, const KernelInfo& k) {
+  const TargetInfo& t = *k.target;
+  bool uses_agprs = false;
+  for (const Inst& in : p.insts)
+    for (const MOperand& o : in.mi.ops) uses_agprs |= o.IsReg() && o.cls == RegClass::kAgpr;
+  for (size_t i = 0; i < p.insts.size(); ++i) {
+    const Inst& in = p.insts[i];
+    auto bad = [&](const std::string& what) {
+      return absl::InvalidArgumentError(absl::StrCat(p.Describe(static_cast<int>(i)), ": ", what));
+    };
+    for (const MOperand& o : in.mi.ops) {
+      if (!o.IsReg()) continue;
+      const std::string name = RegName(o.cls, o.reg, o.count);
+      const int end = o.reg + o.count;
+      if (o.cls == RegClass::kVgpr) {
+        if (end > k.vgpr_limit)
+          return bad(absl::StrCat(name, " is beyond the ", k.vgpr_limit,
+                                  " VGPRs the kernel descriptor allocates (.amdhsa_next_free_vgpr)"));
+        if (t.unified_vgpr_file && uses_agprs && end > k.accum_offset)
+          return bad(absl::StrCat(name, " overlaps the AGPRs, which start at accum_offset ", k.accum_offset,
+                                  " in the unified register file"));
+      } else if (o.cls == RegClass::kAgpr) {
+        if (end > k.agpr_limit)
+          return bad(absl::StrCat(name, " is beyond the ", k.agpr_limit, " AGPRs the kernel descriptor allocates"));
+      }
+      if (o.cls != RegClass::kSgpr && o.count >= 2 && t.even_aligned_tuples && o.reg % 2 != 0)
+        return bad(absl::StrCat(name, ": register tuples must be 64-bit aligned on ", t.name));
+    }
+    if (in.mi.opc == Opc::kVMfma) {
+      const MOperand &d = in.mi.ops.size() > 0 ? in.mi.ops[0] : MOperand(), &c = in.mi.ops.size() > 3 ? in.mi.ops[3] : MOperand();
+      if (t.mfma_acc_in_agprs && (!d.IsReg() || d.cls != RegClass::kAgpr || !c.IsReg() || c.cls != RegClass::kAgpr))
+        return bad(absl::StrCat("on ", t.name, " MFMA vdst and srcC must be AGPRs"));
+      if (c.IsReg() && d.IsReg() && c.cls != d.cls)
+        return bad("MFMA srcC and vdst must be the same register kind");
+      if (c.IsReg() && d.IsReg() && c.reg != d.reg && c.reg < d.reg + d.count && d.reg < c.reg + c.count)
+        return bad("MFMA srcC and vdst overlap without being identical");
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string ArgList(const std::vector<ArgNote>& args) {
+  std::vector<std::string> v;
+  for (const ArgNote& a : args) v.push_back(absl::StrCat(a.name.empty() ? "?" : a.name, " (", a.value_kind, ")"));
+  return absl::StrJoin(v, ", ");
+}
+
+absl::StatusOr<std::string> MetadataTarget(absl::string_view notes) {
+  size_t p = notes.find("amdhsa.target:");
+  if (p == absl::string_view::npos) return std::string();
+  absl::string_view rest = notes.substr(p + 14);
+  rest = rest.substr(0, rest.find('\n'));
+  std::string v(absl::StripAsciiWhitespace(rest));
+  if (v.size() >= 2 && (v[0] == '\'' || v[0] == '"')) v = v.substr(1, v.size() - 2);
+  return v;
+}
+
+absl::StatusOr<const KernelNotes*> PickKernel(const std::vector<KernelNotes>& ks, absl::string_view name) {
+  if (name.empty()) {
+    if (ks.size() != 1) {
+      std::vector<std::string> names;
+      for (const KernelNotes& k : ks) names.push_back(k.name);
+      return absl::InvalidArgumentError(absl::StrCat("the code object has ", ks.size(),
+                                                     " kernels; name one of: ", absl::StrJoin(names, ", ")));
+    }
+    return &ks[0];
+  }
+  for (const KernelNotes& k : ks)
+    if (k.name == name) return &k;
+  return absl::NotFoundError(absl::StrCat("no kernel '", name, "' in the metadata"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::string& llvm_bin,
+                                                                   absl::string_view hsaco,
+                                                                   absl::string_view kernel_name,
+                                                                   const std::string& mcpu) {
+  absl::StatusOr<const TargetInfo*> t = LookupTarget(mcpu);
+  if (!t.ok()) return t.status();
+  absl::StatusOr<std::string> notes_text = ReadElfNotes(llvm_bin, hsaco);
+  if (!notes_text.ok()) return notes_text.status();
+  absl::StatusOr<std::string> meta_target = MetadataTarget(*notes_text);
+  if (meta_target.ok() && !meta_target->empty() && !absl::StrContains(*meta_target, mcpu))
+    return absl::InvalidArgumentError(absl::StrCat("the code object is for ", *meta_target, ", not ", mcpu));
+  absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(*notes_text);
+  if (!notes.ok()) return notes.status();
+  absl::StatusOr<const KernelNotes*> kn = PickKernel(*notes, kernel_name);
+  if (!kn.ok()) return kn.status();
+  const std::string name = (*kn)->name;
+  const std::string kd_sym = (*kn)->symbol.empty() ? name + ".kd" : (*kn)->symbol;
+  uint64_t kd_addr = 0;
+  absl::StatusOr<std::string> kd = ElfSymbolBytes(hsaco, kd_sym, 64, &kd_addr);
+  if (!kd.ok()) return kd.status();
+  auto lk = std::make_shared<LoadedKernel>();
+  absl::StatusOr<KernelInfo> info = DecodeKernel(**t, *kd, **kn, *notes_text);
+  if (!info.ok()) return info.status();
+  lk->info = *info;
+  // Disassemble the kernel's symbol only.
+  absl::StatusOr<std::string> objdump = FindTool(llvm_bin, "llvm-objdump");
+  if (!objdump.ok()) return objdump.status();
+  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("kirc-emu.");
+  if (!dir.ok()) return dir.status();
+  const std::string path = dir->File("kernel.hsaco");
+  absl::Status ws = WriteFileBytes(path, hsaco);
+  if (!ws.ok()) return ws;
+  absl::StatusOr<ProcessResult> dis =
+      RunProcess({*objdump, "-d", "--mcpu=" + mcpu, "--disassemble-symbols=" + name, path});
+  if (!dis.ok()) return dis.status();
+  if (dis->exit_code != 0)
+    return absl::InvalidArgumentError(absl::StrCat("llvm-objdump failed: ", dis->stderr_text));
+  absl::StatusOr<AsmText> text = ReadAssembly(dis->stdout_text, **t);
+  if (!text.ok()) return absl::Status(text.status().code(), absl::StrCat("kernel '", name, "': ", text.status().message()));
+  auto it = text->functions.find(name);
+  if (it == text->functions.end() || it->second.insts.empty())
+    return absl::NotFoundError(absl::StrCat("llvm-objdump printed no code for '", name, "'"));
+  lk->prog = std::move(it->second);
+  const uint64_t entry = kd_addr + lk->info.entry_offset;
+  if (lk->prog.insts[0].addr != entry)
+    return absl::InvalidArgumentError(absl::StrCat("kernel '", name, "': the descriptor's entry 0x", absl::Hex(entry),
+                                                   " is not the symbol's first instruction 0x",
+                                                   absl::Hex(lk->prog.insts[0].addr)));
+  absl::Status v = ValidateProgram(lk->prog, lk->info);
+  if (!v.ok()) return v;
+  return std::shared_ptr<const LoadedKernel>(lk);
+}
+
+absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadAssembly(absl::string_view asm_text, const std::string& mcpu) {
+  absl::StatusOr<const TargetInfo*> t = LookupTarget(mcpu);
+  if (!t.ok()) return t.status();
+  absl::StatusOr<AsmText> text = ReadAssembly(asm_text, **t);
+  if (!text.ok()) return text.status();
+  if (text->descriptors.size() != 1)
+    return absl::InvalidArgumentError(absl::StrCat("expected one .amdhsa_kernel block, found ", text->descriptors.size()));
+  const std::string name = text->descriptors.begin()->first;
+  if (text->metadata_yaml.empty()) return absl::InvalidArgumentError("no .amdgpu_metadata block: the kernarg layout is unknown");
+  absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(text->metadata_yaml);
+  if (!notes.ok()) return notes.status();
+  absl::StatusOr<const KernelNotes*> kn = PickKernel(*notes, name);
+  if (!kn.ok()) return kn.status();
+  absl::StatusOr<std::string> kd = DescriptorFromDirectives(**t, text->descriptors.begin()->second);
+  if (!kd.ok()) return absl::Status(kd.status().code(), absl::StrCat("kernel '", name, "': ", kd.status().message()));
+  auto lk = std::make_shared<LoadedKernel>();
+  absl::StatusOr<KernelInfo> info = DecodeKernel(**t, *kd, **kn, text->metadata_yaml);
+  if (!info.ok()) return info.status();
+  lk->info = *info;
+  auto it = text->functions.find(name);
+  if (it == text->functions.end() || it->second.insts.empty())
+    return absl::NotFoundError(absl::StrCat("no instructions under the label '", name, ":'"));
+  lk->prog = std::move(it->second);
+  absl::Status v = ValidateProgram(lk->prog, lk->info);
+  if (!v.ok()) return v;
+  return std::shared_ptr<const LoadedKernel>(lk);
+}
+
+absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, const EmuOptions& opts) {
+  const KernelInfo& k = lk.info;
+  const std::string who = absl::StrCat("kernel '", k.name, "': ");
+  // Workgroup size.
+  std::array<int64_t, 3> wg = args.workgroup;
+  if (wg[0] == 0 && wg[1] == 0 && wg[2] == 0) {
+    wg = k.reqd_workgroup_size;
+    if (wg[0] == 0)
+      return absl::InvalidArgumentError(who + "no workgroup size given and the metadata has no .reqd_workgroup_size");
+  } else if (k.reqd_workgroup_size[0] != 0 && wg != k.reqd_workgroup_size) {
+    return absl::InvalidArgumentError(absl::StrCat(who, "workgroup ", wg[0], "x", wg[1], "x", wg[2],
+                                                   " differs from .reqd_workgroup_size"));
+  }
+  for (int i = 0; i < 3; ++i)
+    if (wg[i] < 1 || args.grid[i] < 1 || args.grid[i] > (int64_t{1} << 32))
+      return absl::InvalidArgumentError(who + "workgroup and grid sizes must be positive");
+  if (wg[0] * wg[1] * wg[2] > 1024) return absl::InvalidArgumentError(who + "more than 1024 threads per workgroup");
+  // Arguments: all of .args, or the explicit (non-hidden) ones only.
+  std::vector<int> explicit_idx;
+  for (size_t i = 0; i < k.args.size(); ++i)
+    if (!absl::StartsWith(k.args[i].value_kind, "hidden_")) explicit_idx.push_back(static_cast<int>(i));
+  std::vector<std::vector<uint8_t>*> by_arg(k.args.size(), nullptr);
+  if (args.args.size() == k.args.size()) {
+    for (size_t i = 0; i < k.args.size(); ++i) by_arg[i] = &args.args[i];
+  } else if (args.args.size() == explicit_idx.size()) {
+    for (size_t i = 0; i < explicit_idx.size(); ++i) by_arg[explicit_idx[i]] = &args.args[i];
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(who, "got ", args.args.size(), " arguments; the metadata lists ",
+                                                   k.args.size(), ": ", ArgList(k.args)));
+  }
+  GlobalMemory mem;
+  std::vector<uint8_t> kernarg(std::max<int64_t>(k.kernarg_segment_size, k.kernarg_size), 0);
+  std::vector<uint8_t> packet(64, 0), queue(256, 0);
+  const uint64_t kKernargAddr = 0x00007f0000000000ull, kPacketAddr = 0x00007e0000000000ull,
+                 kQueueAddr = 0x00007d0000000000ull;
+  int buffer_no = 0;
+  auto put = [&](int64_t off, const void* p, size_t n) -> absl::Status {
+    if (off < 0 || static_cast<size_t>(off) + n > kernarg.size())
+      return absl::InvalidArgumentError(absl::StrCat(who, "argument at offset ", off, " lies outside the ",
+                                                     kernarg.size(), "-byte kernarg segment"));
+    std::memcpy(kernarg.data() + off, p, n);
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < k.args.size(); ++i) {
+    const ArgNote& a = k.args[i];
+    std::vector<uint8_t>* bytes = by_arg[i];
+    const std::string an = absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'"));
+    absl::Status st;
+    if (a.value_kind == "global_buffer") {
+      if (bytes == nullptr) return absl::InternalError("missing buffer");
+      // Each buffer at its own address, 256-byte aligned, 64 GiB apart, with
+      // the low word close to 2^32 so that 64-bit address carries matter.
+      const uint64_t base = (static_cast<uint64_t>(++buffer_no) << 36) | 0xffffff00ull;
+      mem.AddRegion(an, base, bytes->data(), bytes->size());
+      if (a.size != 8) return absl::InvalidArgumentError(absl::StrCat(who, an, ": a pointer of size ", a.size));
+      st = put(a.offset, &base, 8);
+    } else if (bytes != nullptr && !bytes->empty()) {
+      if (static_cast<int64_t>(bytes->size()) != a.size)
+        return absl::InvalidArgumentError(absl::StrCat(who, an, " (", a.value_kind, ") needs ", a.size,
+                                                       " bytes, got ", bytes->size()));
+      st = put(a.offset, bytes->data(), bytes->size());
+    } else if (absl::StartsWith(a.value_kind, "hidden_")) {
+      uint64_t v = 0;
+      const std::string& kind = a.value_kind;
+      for (int d = 0; d < 3; ++d) {
+        const std::string axis(1, "xyz"[d]);
+        if (kind == "hidden_block_count_" + axis) v = static_cast<uint64_t>(args.grid[d]);
+        if (kind == "hidden_group_size_" + axis) v = static_cast<uint64_t>(wg[d]);
+      }
+      if (kind == "hidden_grid_dims") v = args.grid[2] > 1 || wg[2] > 1 ? 3 : args.grid[1] > 1 || wg[1] > 1 ? 2 : 1;
+      st = put(a.offset, &v, std::min<size_t>(a.size, 8));
+    } else if (a.value_kind == "by_value") {
+      return absl::InvalidArgumentError(absl::StrCat(who, an, " is by_value and needs ", a.size, " bytes"));
+    } else {
+      return absl::UnimplementedError(absl::StrCat(who, an, ": value_kind ", a.value_kind, " is not supported"));
+    }
+    if (!st.ok()) return st;
+  }
+  mem.AddRegion("the kernarg segment", kKernargAddr, kernarg.data(), kernarg.size());
+  // hsa_kernel_dispatch_packet_t, for kernels that enable the dispatch pointer.
+  auto pk = [&](size_t off, auto v) { std::memcpy(packet.data() + off, &v, sizeof(v)); };
+  pk(2, static_cast<uint16_t>(3));
+  for (int d = 0; d < 3; ++d) {
+    pk(4 + 2 * d, static_cast<uint16_t>(wg[d]));
+    pk(12 + 4 * d, static_cast<uint32_t>(wg[d] * args.grid[d]));
+  }
+  pk(28, static_cast<uint32_t>(k.group_segment_size));
+  pk(40, kKernargAddr);
+  mem.AddRegion("the dispatch packet", kPacketAddr, packet.data(), packet.size());
+  mem.AddRegion("the queue", kQueueAddr, queue.data(), queue.size());
+  Dispatch d;
+  d.grid = args.grid;
+  d.workgroup = wg;
+  d.kernarg_addr = kKernargAddr;
+  d.dispatch_packet_addr = kPacketAddr;
+  d.queue_addr = kQueueAddr;
+  d.kernarg = &kernarg;
+  EmuStats stats;
+  absl::Status st = RunDispatch(lk.prog, k, mem, d, opts, stats);
+  if (!st.ok()) return absl::Status(st.code(), absl::StrCat(who, st.message()));
+  return stats;
+}
+
+absl::StatusOr<EmuStats> RunCodeObject(const std::string& llvm_bin, absl::string_view hsaco,
+                                       absl::string_view kernel_name, const std::string& mcpu, LaunchArgs& args,
+                                       const EmuOptions& opts) {
+  absl::StatusOr<std::shared_ptr<const LoadedKernel>> k = LoadCodeObject(llvm_bin, hsaco, kernel_name, mcpu);
+  if (!k.ok()) return k.status();
+  return RunKernel(**k, args, opts);
+}
+
+absl::StatusOr<EmuStats> RunAssembly(absl::string_view asm_text, const std::string& mcpu, LaunchArgs& args,
+                                     const EmuOptions& opts) {
+  absl::StatusOr<std::shared_ptr<const LoadedKernel>> k = LoadAssembly(asm_text, mcpu);
+  if (!k.ok()) return k.status();
+  return RunKernel(**k, args, opts);
+}
+
+}  // namespace kir::emu

@@ -1,0 +1,80 @@
+// A CPU functional emulator for the AMDGCN kernels kirc (and LLVM) emit for
+// gfx908 / gfx90a / gfx942: it runs a code object or kirc's assembly text over
+// host buffers, strictly checking s_waitcnt coverage, LDS races between waves
+// and MFMA/VALU hazards (see strict.h). No GPU is involved.
+//
+//   kir::emu::LaunchArgs a;
+//   a.args = {a_bytes, b_bytes, c_bytes};      // one per metadata .args entry
+//   absl::StatusOr<kir::emu::EmuStats> s =
+//       kir::emu::RunCodeObject("/usr/lib/llvm-22/bin", hsaco, "", "gfx942", a);
+//   // a.args[2] now holds C.
+#ifndef KIRC_HW_EMU_EMULATOR_H_
+#define KIRC_HW_EMU_EMULATOR_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace kir::emu {
+
+struct LaunchArgs {
+  // One entry per kernel argument in metadata .args order: global_buffer args
+  // get `bytes` (the emulator places each at its own 64-bit address, 256-byte
+  // aligned, far apart, and writes the pointer into the kernarg segment at the
+  // metadata offset; after the run `bytes` holds the buffer's final contents);
+  // by_value args get `bytes` of exactly .size bytes copied into the kernarg
+  // segment. Hidden arguments (value_kind hidden_*) may be left out (give
+  // only the explicit ones) or passed empty: the emulator fills the ones it
+  // knows (block counts, group sizes, remainders, grid dims) and zeroes the rest.
+  std::vector<std::vector<uint8_t>> args;
+  std::array<int64_t, 3> grid{1, 1, 1};       // workgroups (HIP gridDim)
+  std::array<int64_t, 3> workgroup{0, 0, 0};  // threads; 0 = .reqd_workgroup_size (error if absent)
+};
+
+struct EmuOptions {
+  bool strict = true;
+  int64_t max_wave_instructions = 100000000;  // hang guard: error when one wave exceeds it
+};
+
+struct EmuStats {
+  // "salu", "smem", "valu", "vmem", "ds", "mfma", "waitcnt", "nop", "branch",
+  // "barrier", "other": wave-instructions executed.
+  std::map<std::string, int64_t> by_class;
+  int64_t total = 0;
+  int64_t waves = 0;
+  int64_t mfma_macs = 0;  // M*N*K per MFMA wave-instruction
+};
+
+// Runs kernel `kernel_name` (or the only kernel if empty) of a code object:
+// disassembled with `llvm-objdump -d`, descriptor (.kd bytes: rsrc1/2/3,
+// kernel_code_properties, group segment size) and metadata (llvm-readelf --notes).
+absl::StatusOr<EmuStats> RunCodeObject(const std::string& llvm_bin, absl::string_view hsaco,
+                                       absl::string_view kernel_name, const std::string& mcpu,
+                                       LaunchArgs& args, const EmuOptions& opts = {});
+
+// Runs kirc-style assembly text directly (the .s kirc prints: instructions,
+// .amdhsa_kernel directives, .amdgpu_metadata YAML), no llvm-mc involved.
+// Byte addresses in messages are estimated from encoding sizes, from 0.
+absl::StatusOr<EmuStats> RunAssembly(absl::string_view asm_text, const std::string& mcpu,
+                                     LaunchArgs& args, const EmuOptions& opts = {});
+
+// The same in two steps, so one kernel can be loaded once and run many times
+// (benchmarks, sweeps).
+class LoadedKernel;
+absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(
+    const std::string& llvm_bin, absl::string_view hsaco, absl::string_view kernel_name,
+    const std::string& mcpu);
+absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadAssembly(absl::string_view asm_text,
+                                                                 const std::string& mcpu);
+absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& kernel, LaunchArgs& args,
+                                   const EmuOptions& opts = {});
+
+}  // namespace kir::emu
+
+#endif  // KIRC_HW_EMU_EMULATOR_H_

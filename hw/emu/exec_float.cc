@@ -1,0 +1,397 @@
+// VALU floating-point instructions. Model (see README):
+//  - f32 arithmetic is IEEE binary32 with round-to-nearest-even (the host's),
+//    fma fused (one rounding); FP32 denormals follow the descriptor's
+//    float_denorm_mode_32 (kirc and clang set 3: kept).
+//  - f16 results (v_pk_*_f16, v_*_f16, v_cvt_f16_f32, v_fma_mix*) are computed
+//    exactly in double and rounded once to f16, nearest-even; f16 denormals kept.
+//  - v_rcp/v_rsq/v_sqrt/v_exp/v_log use the host's correctly rounded (or
+//    libm) results; the hardware's are approximate (about 1 ulp).
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hw/emu/exec.h"
+#include "hw/emu/float_math.h"
+
+namespace kir::emu {
+namespace {
+
+float Clamp01(float f) {
+  if (std::isnan(f)) return 0.0f;
+  return f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+}
+
+struct Vop {
+  Wave& w;
+  const Inst& in;
+  int mode;  // FP32 denormal mode
+  uint64_t exec;
+  const MInst& mi() const { return in.mi; }
+
+  uint32_t* Dst(int dword = 0) { return w.Row(in.mi.ops[0].cls, in.mi.ops[0].reg + dword); }
+  // Source i (0-based after the defs) of a 32-bit float operand.
+  float F(const VSrc& s, int i, int lane, bool f16 = false) const {
+    uint32_t raw = s[lane];
+    if (in.mods.sdwa && i < 2) raw = SdwaSource(raw, in.mods.src_sel[i], false);
+    float f;
+    if (f16) {
+      uint16_t h = static_cast<uint16_t>((in.mods.op_sel >> i & 1) && !in.mods.sdwa ? raw >> 16 : raw);
+      f = static_cast<float>(F16ToDouble(h));
+    } else {
+      f = FlushIn(F32(raw), mode);
+    }
+    if (in.mods.abs >> i & 1) f = std::fabs(f);
+    if (in.mods.neg >> i & 1) f = -f;
+    return f;
+  }
+  float Out(float f) const {
+    switch (in.mods.omod) {
+      case 1: f *= 2.0f; break;
+      case 2: f *= 4.0f; break;
+      case 3: f *= 0.5f; break;
+      default: break;
+    }
+    f = FlushOut(f, mode);
+    return in.mods.clamp ? Clamp01(f) : f;
+  }
+  void Put(uint32_t* d, int lane, uint32_t v) const {
+    d[lane] = in.mods.sdwa ? SdwaDest(d[lane], v, in.mods.dst_sel, in.mods.dst_unused) : v;
+  }
+};
+
+bool Active(uint64_t exec, int l) { return exec >> l & 1; }
+
+absl::Status Need(const Inst& in, size_t n) {
+  absl::Status s = Arity(in, n);
+  if (!s.ok()) return s;
+  const MOperand& d = in.mi.ops[0];
+  if (!(d.IsReg() && d.cls != RegClass::kSgpr))
+    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": destination must be a VGPR"));
+  return absl::OkStatus();
+}
+
+// f32 = op(f32, f32) and friends.
+absl::Status Binary32(Vop& v, float (*op)(float, float)) {
+  absl::Status st = Need(v.in, 3);
+  if (!st.ok()) return st;
+  VSrc a = ReadVSrc(v.w, v.mi().ops[1], OpType::kF32, 0), b = ReadVSrc(v.w, v.mi().ops[2], OpType::kF32, 0);
+  uint32_t* d = v.Dst();
+  for (int l = 0; l < kLanes; ++l)
+    if (Active(v.exec, l)) v.Put(d, l, Bits(v.Out(op(v.F(a, 0, l), v.F(b, 1, l)))));
+  return absl::OkStatus();
+}
+
+absl::Status Unary32(Vop& v, float (*op)(float), bool f16_in = false) {
+  absl::Status st = Need(v.in, 2);
+  if (!st.ok()) return st;
+  VSrc a = ReadVSrc(v.w, v.mi().ops[1], f16_in ? OpType::kF16 : OpType::kF32, 0);
+  uint32_t* d = v.Dst();
+  for (int l = 0; l < kLanes; ++l)
+    if (Active(v.exec, l)) v.Put(d, l, Bits(v.Out(op(v.F(a, 0, l, f16_in)))));
+  return absl::OkStatus();
+}
+
+// 16-bit results in the low half; the high half is zeroed (gfx9).
+absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*)) {
+  absl::Status st = Need(v.in, 1 + nsrc);
+  if (!st.ok()) return st;
+  std::vector<VSrc> s;
+  for (int i = 0; i < nsrc; ++i)
+    s.push_back(ReadVSrc(v.w, v.mi().ops[1 + i], f16_src ? OpType::kF16 : OpType::kF32, 0));
+  uint32_t* d = v.Dst();
+  float x[3];
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    for (int i = 0; i < nsrc; ++i) x[i] = v.F(s[i], i, l, f16_src);
+    uint16_t h = op(x);
+    if (v.in.mods.clamp) h = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(h))));
+    v.Put(d, l, h);
+  }
+  return absl::OkStatus();
+}
+
+// v_pk_*_f16: two f16 lanes; op_sel/op_sel_hi pick each source's half, neg_lo/neg_hi negate.
+absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*)) {
+  absl::Status st = Need(v.in, 1 + nsrc);
+  if (!st.ok()) return st;
+  std::vector<VSrc> s;
+  for (int i = 0; i < nsrc; ++i) {
+    const MOperand& o = v.mi().ops[1 + i];
+    VSrc src = ReadVSrc(v.w, o, OpType::kF16, 0);
+    // A constant feeds both halves (UNVERIFIED for packed inline constants).
+    if (src.row == nullptr && o.kind == MOperand::Kind::kImm) src.uni = (src.uni & 0xffff) * 0x10001u;
+    s.push_back(src);
+  }
+  const Mods& m = v.in.mods;
+  uint32_t* d = v.Dst();
+  double x[3];
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t r = 0;
+    for (int half = 0; half < 2; ++half) {
+      for (int i = 0; i < nsrc; ++i) {
+        bool hi = ((half == 0 ? m.op_sel : m.op_sel_hi) >> i) & 1;
+        uint16_t h = static_cast<uint16_t>(hi ? s[i][l] >> 16 : s[i][l]);
+        if (((half == 0 ? m.neg_lo : m.neg_hi) >> i) & 1) h ^= 0x8000;
+        x[i] = F16ToDouble(h);
+      }
+      uint16_t y = op(x);
+      if (m.clamp) y = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(y))));
+      r |= static_cast<uint32_t>(y) << (16 * half);
+    }
+    d[l] = r;
+  }
+  return absl::OkStatus();
+}
+
+// v_pk_*_f32: two f32 lanes from 64-bit sources.
+absl::Status PackedF32(Vop& v, int nsrc, float (*op)(const float*)) {
+  absl::Status st = Need(v.in, 1 + nsrc);
+  if (!st.ok()) return st;
+  if (v.mi().ops[0].count != 2) return absl::InvalidArgumentError(absl::StrCat(Describe(v.in), ": needs a VGPR pair"));
+  const Mods& m = v.in.mods;
+  VSrc s[3][2];
+  for (int i = 0; i < nsrc; ++i) {
+    const MOperand& o = v.mi().ops[1 + i];
+    for (int dw = 0; dw < 2; ++dw)
+      s[i][dw] = o.kind == MOperand::Kind::kImm ? ReadVSrc(v.w, o, OpType::kF32, 0)  // both halves (UNVERIFIED)
+                                                : ReadVSrc(v.w, o, OpType::kF32, dw);
+  }
+  uint32_t* d0 = v.Dst(0);
+  uint32_t* d1 = v.Dst(1);
+  float x[3];
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    float r[2];
+    for (int half = 0; half < 2; ++half) {
+      for (int i = 0; i < nsrc; ++i) {
+        int dw = ((half == 0 ? m.op_sel : m.op_sel_hi) >> i) & 1;
+        float f = FlushIn(F32(s[i][dw][l]), v.mode);
+        if (((half == 0 ? m.neg_lo : m.neg_hi) >> i) & 1) f = -f;
+        x[i] = f;
+      }
+      r[half] = v.Out(op(x));
+    }
+    d0[l] = Bits(r[0]);
+    d1[l] = Bits(r[1]);
+  }
+  return absl::OkStatus();
+}
+
+// v_fma_mix*: source i is f16 (half op_sel[i]) when op_sel_hi[i], else f32.
+absl::Status FmaMix(Vop& v) {
+  absl::Status st = Need(v.in, 4);
+  if (!st.ok()) return st;
+  const Mods& m = v.in.mods;
+  VSrc s[3];
+  for (int i = 0; i < 3; ++i) {
+    bool f16 = (m.op_sel_hi >> i) & 1;
+    s[i] = ReadVSrc(v.w, v.mi().ops[1 + i], f16 ? OpType::kF16 : OpType::kF32, 0);
+  }
+  uint32_t* d = v.Dst();
+  const Opc opc = v.mi().opc;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    double x[3];
+    for (int i = 0; i < 3; ++i) {
+      uint32_t raw = s[i][l];
+      if ((m.op_sel_hi >> i) & 1) {
+        x[i] = F16ToDouble(static_cast<uint16_t>((m.op_sel >> i) & 1 ? raw >> 16 : raw));
+      } else {
+        x[i] = FlushIn(F32(raw), v.mode);
+      }
+      if ((m.abs >> i) & 1) x[i] = std::fabs(x[i]);
+      if ((m.neg >> i) & 1) x[i] = -x[i];
+    }
+    if (opc == Opc::kVFmaMixF32) {
+      d[l] = Bits(v.Out(FmaToF32(x[0], x[1], x[2])));
+    } else {
+      uint16_t h = FmaToF16(x[0], x[1], x[2]);
+      if (m.clamp) h = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(h))));
+      d[l] = opc == Opc::kVFmaMixloF16 ? (d[l] & 0xffff0000u) | h : (d[l] & 0xffffu) | (static_cast<uint32_t>(h) << 16);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CompareF32(Vop& v) {
+  if (v.mi().ops.size() != 3) return Arity(v.in, 3);
+  VSrc a = ReadVSrc(v.w, v.mi().ops[1], OpType::kF32, 0), b = ReadVSrc(v.w, v.mi().ops[2], OpType::kF32, 0);
+  uint64_t mask = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    float x = v.F(a, 0, l), y = v.F(b, 1, l);
+    bool un = std::isnan(x) || std::isnan(y), r = false;
+    switch (v.mi().opc) {
+      case Opc::kVCmpEqF32: r = x == y; break;
+      case Opc::kVCmpLtF32: r = x < y; break;
+      case Opc::kVCmpLeF32: r = x <= y; break;
+      case Opc::kVCmpGtF32: r = x > y; break;
+      case Opc::kVCmpGeF32: r = x >= y; break;
+      case Opc::kVCmpLgF32: r = !un && x != y; break;
+      case Opc::kVCmpNeqF32: r = !(x == y); break;
+      case Opc::kVCmpOF32: r = !un; break;
+      case Opc::kVCmpUF32: r = un; break;
+      case Opc::kVCmpNltF32: r = !(x < y); break;
+      case Opc::kVCmpNgtF32: r = !(x > y); break;
+      case Opc::kVCmpNleF32: r = !(x <= y); break;
+      case Opc::kVCmpNgeF32: r = !(x >= y); break;
+      default: return Unsupported(v.in, "this compare");
+    }
+    if (r) mask |= uint64_t{1} << l;
+  }
+  WriteMask(v.w, v.mi().ops[0], mask);
+  return absl::OkStatus();
+}
+
+uint32_t CvtU32(float f) {
+  if (std::isnan(f) || f <= 0.0f) return 0;
+  if (f >= 4294967296.0f) return 0xffffffffu;
+  return static_cast<uint32_t>(f);
+}
+uint32_t CvtI32(float f) {
+  if (std::isnan(f)) return 0;
+  if (f >= 2147483648.0f) return 0x7fffffffu;
+  if (f <= -2147483648.0f) return 0x80000000u;
+  return static_cast<uint32_t>(static_cast<int32_t>(f));
+}
+
+}  // namespace
+
+absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
+  *handled = true;
+  Vop v{w, in, c.kernel.fp32_denorm_mode, w.Exec()};
+  const MInst& mi = in.mi;
+  switch (mi.opc) {
+    case Opc::kVAddF32: return Binary32(v, [](float a, float b) { return a + b; });
+    case Opc::kVSubF32: return Binary32(v, [](float a, float b) { return a - b; });
+    case Opc::kVSubrevF32: return Binary32(v, [](float a, float b) { return b - a; });
+    case Opc::kVMulF32: return Binary32(v, [](float a, float b) { return a * b; });
+    case Opc::kVMaxF32: return Binary32(v, [](float a, float b) { return std::fmax(a, b); });
+    case Opc::kVMinF32: return Binary32(v, [](float a, float b) { return std::fmin(a, b); });
+    case Opc::kVFmaF32:
+    case Opc::kVFmacF32:
+    case Opc::kVMacF32: {
+      const bool acc = mi.opc != Opc::kVFmaF32;
+      absl::Status st = Need(in, acc ? 3 : 4);
+      if (!st.ok()) return st;
+      VSrc a = ReadVSrc(w, mi.ops[1], OpType::kF32, 0), b = ReadVSrc(w, mi.ops[2], OpType::kF32, 0);
+      VSrc cc = acc ? ReadVSrc(w, mi.ops[0], OpType::kF32, 0) : ReadVSrc(w, mi.ops[3], OpType::kF32, 0);
+      uint32_t* d = v.Dst();
+      for (int l = 0; l < kLanes; ++l) {
+        if (!Active(v.exec, l)) continue;
+        float x = v.F(a, 0, l), y = v.F(b, 1, l), z = acc ? FlushIn(F32(cc[l]), v.mode) : v.F(cc, 2, l);
+        // v_mac_f32 is not fused: the product is rounded first.
+        float r = mi.opc == Opc::kVMacF32 ? FlushIn(x * y, v.mode) + z : std::fma(x, y, z);
+        d[l] = Bits(v.Out(r));
+      }
+      return absl::OkStatus();
+    }
+    case Opc::kVLdexpF32: {
+      absl::Status st = Need(in, 3);
+      if (!st.ok()) return st;
+      VSrc a = ReadVSrc(w, mi.ops[1], OpType::kF32, 0), b = ReadVSrc(w, mi.ops[2], OpType::kB32, 0);
+      uint32_t* d = v.Dst();
+      for (int l = 0; l < kLanes; ++l)
+        if (Active(v.exec, l)) d[l] = Bits(v.Out(std::ldexp(v.F(a, 0, l), static_cast<int32_t>(b[l]))));
+      return absl::OkStatus();
+    }
+    case Opc::kVFloorF32: return Unary32(v, [](float a) { return std::floor(a); });
+    case Opc::kVCeilF32: return Unary32(v, [](float a) { return std::ceil(a); });
+    case Opc::kVTruncF32: return Unary32(v, [](float a) { return std::trunc(a); });
+    case Opc::kVRndneF32: return Unary32(v, [](float a) { return std::nearbyint(a); });
+    case Opc::kVFractF32:
+      return Unary32(v, [](float a) { return std::fmin(a - std::floor(a), 0x1.fffffep-1f); });
+    case Opc::kVRcpF32: return Unary32(v, [](float a) { return 1.0f / a; });
+    case Opc::kVRsqF32: return Unary32(v, [](float a) { return 1.0f / std::sqrt(a); });
+    case Opc::kVSqrtF32: return Unary32(v, [](float a) { return std::sqrt(a); });
+    case Opc::kVExpF32: return Unary32(v, [](float a) { return std::exp2(a); });
+    case Opc::kVLogF32: return Unary32(v, [](float a) { return std::log2(a); });
+    case Opc::kVCvtF32F16: return Unary32(v, [](float a) { return a; }, /*f16_in=*/true);
+    case Opc::kVCvtF32U32:
+    case Opc::kVCvtF32I32:
+    case Opc::kVCvtU32F32:
+    case Opc::kVCvtI32F32: {
+      absl::Status st = Need(in, 2);
+      if (!st.ok()) return st;
+      const bool from_int = mi.opc == Opc::kVCvtF32U32 || mi.opc == Opc::kVCvtF32I32;
+      VSrc a = ReadVSrc(w, mi.ops[1], from_int ? OpType::kB32 : OpType::kF32, 0);
+      uint32_t* d = v.Dst();
+      for (int l = 0; l < kLanes; ++l) {
+        if (!Active(v.exec, l)) continue;
+        uint32_t r;
+        switch (mi.opc) {
+          case Opc::kVCvtF32U32: r = Bits(v.Out(static_cast<float>(a[l]))); break;
+          case Opc::kVCvtF32I32: r = Bits(v.Out(static_cast<float>(static_cast<int32_t>(a[l])))); break;
+          case Opc::kVCvtU32F32: r = CvtU32(v.F(a, 0, l)); break;
+          default: r = CvtI32(v.F(a, 0, l)); break;
+        }
+        v.Put(d, l, r);
+      }
+      return absl::OkStatus();
+    }
+    case Opc::kVCvtF16F32:
+      return ToF16(v, 1, false, [](const float* x) { return RoundToF16(x[0]); });
+    case Opc::kVAddF16:
+      return ToF16(v, 2, true, [](const float* x) { return RoundToF16(double{x[0]} + x[1]); });
+    case Opc::kVSubF16:
+      return ToF16(v, 2, true, [](const float* x) { return RoundToF16(double{x[0]} - x[1]); });
+    case Opc::kVMulF16:
+      return ToF16(v, 2, true, [](const float* x) { return RoundToF16(double{x[0]} * x[1]); });
+    case Opc::kVMaxF16:
+      return ToF16(v, 2, true, [](const float* x) { return RoundToF16(std::fmax(x[0], x[1])); });
+    case Opc::kVFmaF16:
+      return ToF16(v, 3, true, [](const float* x) { return FmaToF16(x[0], x[1], x[2]); });
+    case Opc::kVPkAddF16:
+      return PackedF16(v, 2, [](const double* x) { return RoundToF16(x[0] + x[1]); });
+    case Opc::kVPkMulF16:
+      return PackedF16(v, 2, [](const double* x) { return RoundToF16(x[0] * x[1]); });
+    case Opc::kVPkFmaF16:
+      return PackedF16(v, 3, [](const double* x) { return FmaToF16(x[0], x[1], x[2]); });
+    case Opc::kVPkMaxF16:
+      return PackedF16(v, 2, [](const double* x) { return RoundToF16(std::fmax(x[0], x[1])); });
+    case Opc::kVPkAddF32:
+      return PackedF32(v, 2, [](const float* x) { return x[0] + x[1]; });
+    case Opc::kVPkMulF32:
+      return PackedF32(v, 2, [](const float* x) { return x[0] * x[1]; });
+    case Opc::kVPkFmaF32:
+      return PackedF32(v, 3, [](const float* x) { return std::fma(x[0], x[1], x[2]); });
+    case Opc::kVFmaMixF32:
+    case Opc::kVFmaMixloF16:
+    case Opc::kVFmaMixhiF16:
+      return FmaMix(v);
+    case Opc::kVPackB32F16:
+    case Opc::kVCvtPkrtzF16F32: {
+      absl::Status st = Need(in, 3);
+      if (!st.ok()) return st;
+      const bool pack = mi.opc == Opc::kVPackB32F16;
+      VSrc a = ReadVSrc(w, mi.ops[1], pack ? OpType::kF16 : OpType::kF32, 0);
+      VSrc b = ReadVSrc(w, mi.ops[2], pack ? OpType::kF16 : OpType::kF32, 0);
+      uint32_t* d = v.Dst();
+      for (int l = 0; l < kLanes; ++l) {
+        if (!Active(v.exec, l)) continue;
+        uint16_t h[2];
+        for (int i = 0; i < 2; ++i) {
+          uint32_t raw = i == 0 ? a[l] : b[l];
+          if (pack) {
+            h[i] = static_cast<uint16_t>((in.mods.op_sel >> i) & 1 ? raw >> 16 : raw);
+            if ((in.mods.abs >> i) & 1) h[i] &= 0x7fff;
+            if ((in.mods.neg >> i) & 1) h[i] ^= 0x8000;
+          } else {
+            h[i] = F32ToF16Rtz(v.F(i == 0 ? a : b, i, l));
+          }
+        }
+        d[l] = h[0] | (static_cast<uint32_t>(h[1]) << 16);
+      }
+      return absl::OkStatus();
+    }
+    default:
+      break;
+  }
+  if (mi.opc >= Opc::kVCmpEqF32 && mi.opc <= Opc::kVCmpNgeF32) return CompareF32(v);
+  if (mi.opc == Opc::kVCmpUF32) return CompareF32(v);
+  *handled = false;
+  return absl::OkStatus();
+}
+
+}  // namespace kir::emu

@@ -1,0 +1,276 @@
+// VMEM (buffer_* through an SRD, global_* through 64-bit addresses) and DS
+// (LDS) instructions. Memory is read and written when the instruction issues;
+// loaded values reach their registers when an s_waitcnt covers the load.
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hw/emu/exec.h"
+
+namespace kir::emu {
+namespace {
+
+enum class Ext : uint8_t { kNone, kZero, kSign, kD16Lo, kD16Hi };
+
+// The data moved per lane: `comps` components of `bytes` each (one register each).
+struct Shape {
+  int comps = 1;
+  int bytes = 4;
+  Ext ext = Ext::kNone;  // how a sub-dword load fills its register / which half a store takes
+  bool store = false;
+};
+
+Shape ShapeOf(Opc o) {
+  switch (o) {
+    case Opc::kBufferLoadDword: case Opc::kGlobalLoadDword: case Opc::kDsReadB32: return {1, 4, Ext::kNone, false};
+    case Opc::kBufferLoadDwordx2: case Opc::kGlobalLoadDwordx2: case Opc::kDsReadB64: return {2, 4, Ext::kNone, false};
+    case Opc::kBufferLoadDwordx3: case Opc::kGlobalLoadDwordx3: case Opc::kDsReadB96: return {3, 4, Ext::kNone, false};
+    case Opc::kBufferLoadDwordx4: case Opc::kGlobalLoadDwordx4: case Opc::kDsReadB128: return {4, 4, Ext::kNone, false};
+    case Opc::kBufferLoadUbyte: case Opc::kGlobalLoadUbyte: case Opc::kDsReadU8: return {1, 1, Ext::kZero, false};
+    case Opc::kBufferLoadSbyte: case Opc::kGlobalLoadSbyte: case Opc::kDsReadI8: return {1, 1, Ext::kSign, false};
+    case Opc::kBufferLoadUshort: case Opc::kGlobalLoadUshort: case Opc::kDsReadU16: return {1, 2, Ext::kZero, false};
+    case Opc::kBufferLoadSshort: case Opc::kGlobalLoadSshort: case Opc::kDsReadI16: return {1, 2, Ext::kSign, false};
+    case Opc::kBufferLoadShortD16: case Opc::kGlobalLoadShortD16: case Opc::kDsReadU16D16: return {1, 2, Ext::kD16Lo, false};
+    case Opc::kBufferLoadShortD16Hi: case Opc::kGlobalLoadShortD16Hi: case Opc::kDsReadU16D16Hi: return {1, 2, Ext::kD16Hi, false};
+    case Opc::kBufferStoreDword: case Opc::kGlobalStoreDword: case Opc::kDsWriteB32: return {1, 4, Ext::kNone, true};
+    case Opc::kBufferStoreDwordx2: case Opc::kGlobalStoreDwordx2: case Opc::kDsWriteB64: return {2, 4, Ext::kNone, true};
+    case Opc::kBufferStoreDwordx3: case Opc::kGlobalStoreDwordx3: case Opc::kDsWriteB96: return {3, 4, Ext::kNone, true};
+    case Opc::kBufferStoreDwordx4: case Opc::kGlobalStoreDwordx4: case Opc::kDsWriteB128: return {4, 4, Ext::kNone, true};
+    case Opc::kBufferStoreByte: case Opc::kGlobalStoreByte: case Opc::kDsWriteB8: return {1, 1, Ext::kD16Lo, true};
+    case Opc::kBufferStoreShort: case Opc::kGlobalStoreShort: case Opc::kDsWriteB16: return {1, 2, Ext::kD16Lo, true};
+    case Opc::kBufferStoreShortD16Hi: case Opc::kGlobalStoreShortD16Hi: case Opc::kDsWriteB16D16Hi:
+      return {1, 2, Ext::kD16Hi, true};
+    // DS read2/write2: two elements of one or two dwords.
+    case Opc::kDsRead2B32: case Opc::kDsRead2st64B32: return {2, 4, Ext::kNone, false};
+    case Opc::kDsRead2B64: case Opc::kDsRead2st64B64: return {2, 8, Ext::kNone, false};
+    case Opc::kDsWrite2B32: case Opc::kDsWrite2st64B32: return {2, 4, Ext::kNone, true};
+    case Opc::kDsWrite2B64: case Opc::kDsWrite2st64B64: return {2, 8, Ext::kNone, true};
+    default: return {0, 0, Ext::kNone, false};
+  }
+}
+
+// Register value of a loaded sub-dword component, and the bits of the old value kept.
+uint32_t Extend(uint32_t raw, const Shape& s, uint32_t* keep) {
+  *keep = 0;
+  switch (s.ext) {
+    case Ext::kNone: return raw;
+    case Ext::kZero: return s.bytes == 1 ? raw & 0xff : raw & 0xffff;
+    case Ext::kSign:
+      return s.bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(raw & 0xff))
+                          : static_cast<uint32_t>(static_cast<int16_t>(raw & 0xffff));
+    case Ext::kD16Lo: *keep = 0xffff0000u; return raw & 0xffff;
+    case Ext::kD16Hi: *keep = 0x0000ffffu; return (raw & 0xffff) << 16;
+  }
+  return raw;
+}
+
+// The bytes a store takes from its data register.
+uint32_t StoreBits(uint32_t reg, const Shape& s) { return s.ext == Ext::kD16Hi ? reg >> 16 : reg; }
+
+PendingOp LoadOp(int pc, Counter ctr, const MOperand& dst, int regs, uint64_t exec, uint32_t keep) {
+  PendingOp op;
+  op.inst = pc;
+  op.ctr = ctr;
+  for (int r = 0; r < regs; ++r) {
+    PendingWrite pw;
+    pw.cls = dst.cls;
+    pw.reg = dst.reg + r;
+    pw.lanes = exec;
+    pw.keep = keep;
+    pw.vals.assign(kLanes, 0);
+    op.writes.push_back(std::move(pw));
+  }
+  return op;
+}
+
+absl::Status CheckData(const Inst& in, const MOperand& o, int regs) {
+  if (!o.IsReg() || o.cls == RegClass::kSgpr || o.count != regs)
+    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": data operand must be ", regs,
+                                                   regs == 1 ? " VGPR" : " VGPRs"));
+  return absl::OkStatus();
+}
+
+absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  const Shape sh = ShapeOf(mi.opc);
+  if (sh.comps == 0) return Unsupported(in, "this memory instruction");
+  const bool global = Info(mi.opc).flags & kGlobalAddr;
+  const uint64_t exec = w.Exec();
+  const int regs = sh.bytes == 8 ? 2 * sh.comps : sh.comps;
+  absl::Status st;
+  // Addresses per lane and component: for buffers also the range check.
+  Srd srd;
+  uint32_t soffset = 0;
+  VSrc a0, a1;
+  uint64_t sbase = 0;
+  if (global) {
+    if (!(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
+    a0 = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
+    if (in.mods.saddr)
+      sbase = ReadScalar(w, mi.ops[2], OpType::kB64, 0) | (uint64_t{ReadScalar(w, mi.ops[2], OpType::kB64, 1)} << 32);
+    else
+      a1 = ReadVSrc(w, mi.ops[1], OpType::kB32, 1);
+  } else {
+    if (!(st = Arity(in, 4)).ok() || !(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
+    const MOperand& rsrc = mi.ops[2];
+    if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
+      return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
+    uint32_t words[4];
+    for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
+    srd = DecodeSrd(words);
+    if (!(st = CheckSrd(srd)).ok())
+      return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
+    soffset = ReadScalar(w, mi.ops[3], OpType::kB32, 0);
+    if (mi.offen) a0 = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
+  }
+  PendingOp op;
+  uint32_t keep = 0;
+  Extend(0, sh, &keep);
+  if (!sh.store) op = LoadOp(w.pc, Counter::kVm, mi.ops[0], regs, exec, keep);
+  else {
+    op.inst = w.pc;
+    op.ctr = Counter::kVm;
+  }
+  std::vector<const uint32_t*> data;
+  if (sh.store)
+    for (int r = 0; r < regs; ++r) data.push_back(w.Row(mi.ops[0].cls, mi.ops[0].reg + r));
+  for (int l = 0; l < kLanes; ++l) {
+    if (!(exec >> l & 1)) continue;
+    if (global) {
+      uint64_t addr = in.mods.saddr ? sbase + a0[l] : (a0[l] | (uint64_t{a1[l]} << 32));
+      addr += static_cast<uint64_t>(mi.offset);
+      const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
+      if (c.mem.Find(addr, n) == nullptr)
+        return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " accesses ",
+                                                          c.mem.Describe(addr, n), ", outside every buffer"));
+      for (int k = 0; k < sh.comps; ++k) {
+        if (sh.store) {
+          uint32_t v = StoreBits(data[k][l], sh);
+          c.mem.Write(addr + k * sh.bytes, &v, sh.bytes);
+        } else {
+          uint32_t raw = 0, kp;
+          c.mem.Read(addr + k * sh.bytes, &raw, sh.bytes);
+          op.writes[k].vals[l] = Extend(raw, sh, &kp);
+        }
+      }
+      continue;
+    }
+    const uint64_t off = (mi.offen ? uint64_t{a0[l]} : 0) + static_cast<uint64_t>(mi.offset);
+    for (int k = 0; k < sh.comps; ++k) {
+      const uint64_t o = off + static_cast<uint64_t>(k) * sh.bytes;
+      if (!RawBufferComponentInRange(srd, soffset, o)) continue;  // load 0 / store dropped
+      const uint64_t addr = srd.base + soffset + o;
+      if (c.mem.Find(addr, sh.bytes) == nullptr)
+        return absl::FailedPreconditionError(absl::StrCat(
+            Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " < num_records ",
+            srd.num_records, " - soffset ", soffset, ") at ", c.mem.Describe(addr, sh.bytes),
+            " falls outside every buffer"));
+      if (sh.store) {
+        uint32_t v = StoreBits(data[k][l], sh);
+        c.mem.Write(addr, &v, sh.bytes);
+      } else {
+        uint32_t raw = 0, kp;
+        c.mem.Read(addr, &raw, sh.bytes);
+        op.writes[k].vals[l] = Extend(raw, sh, &kp);
+      }
+    }
+  }
+  w.Issue(std::move(op));
+  return absl::OkStatus();
+}
+
+bool IsRead2(Opc o) {
+  return o == Opc::kDsRead2B32 || o == Opc::kDsRead2B64 || o == Opc::kDsRead2st64B32 || o == Opc::kDsRead2st64B64 ||
+         o == Opc::kDsWrite2B32 || o == Opc::kDsWrite2B64 || o == Opc::kDsWrite2st64B32 || o == Opc::kDsWrite2st64B64;
+}
+bool IsSt64(Opc o) {
+  return o == Opc::kDsRead2st64B32 || o == Opc::kDsRead2st64B64 || o == Opc::kDsWrite2st64B32 ||
+         o == Opc::kDsWrite2st64B64;
+}
+
+absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  const Shape sh = ShapeOf(mi.opc);
+  if (sh.comps == 0) return Unsupported(in, "this DS instruction");
+  const bool two = IsRead2(mi.opc);
+  const int elem = two ? sh.bytes : sh.comps * sh.bytes;  // bytes per address
+  const int regs = sh.bytes == 8 ? 2 * sh.comps : sh.comps;
+  absl::Status st;
+  VSrc addr;
+  std::vector<const uint32_t*> data;
+  if (sh.store) {
+    if (!(st = Arity(in, two ? 3 : 2)).ok()) return st;
+    addr = ReadVSrc(w, mi.ops[0], OpType::kB32, 0);
+    for (size_t i = 1; i < mi.ops.size(); ++i) {
+      const int per = two ? regs / 2 : regs;
+      if (!(st = CheckData(in, mi.ops[i], per)).ok()) return st;
+      for (int r = 0; r < per; ++r) data.push_back(w.Row(mi.ops[i].cls, mi.ops[i].reg + r));
+    }
+  } else {
+    if (!(st = Arity(in, 2)).ok() || !(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
+    addr = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
+  }
+  // Element addresses relative to vaddr.
+  std::vector<uint32_t> offs;
+  if (two) {
+    const uint32_t unit = elem * (IsSt64(mi.opc) ? 64 : 1);
+    offs = {static_cast<uint32_t>(in.mods.offset0) * unit, static_cast<uint32_t>(in.mods.offset1) * unit};
+  } else {
+    offs = {static_cast<uint32_t>(mi.offset)};
+  }
+  const uint32_t align = elem == 12 ? 16 : static_cast<uint32_t>(elem);
+  const uint64_t exec = w.Exec();
+  const size_t size = c.wg.lds.size();
+  const bool strict = c.opts.strict;
+  int race_op = strict ? c.wg.races.NewOp(w.index(), w.pc, w.barrier_gen, sh.store) : -1;
+  uint32_t keep = 0;
+  Extend(0, sh, &keep);
+  PendingOp op = sh.store ? PendingOp{} : LoadOp(w.pc, Counter::kDs, mi.ops[0], regs, exec, keep);
+  op.inst = w.pc;
+  op.ctr = Counter::kDs;
+  op.lds_op = race_op;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!(exec >> l & 1)) continue;
+    for (size_t e = 0; e < offs.size(); ++e) {
+      const uint64_t a = uint64_t{addr[l]} + offs[e];
+      if (a + elem > size)
+        return absl::FailedPreconditionError(absl::StrCat(
+            Describe(in), ": lane ", l, " accesses LDS bytes [0x", absl::Hex(a), ", 0x", absl::Hex(a + elem),
+            ") outside the workgroup's ", size, "-byte LDS allocation"));
+      if (a % align != 0)
+        return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " LDS address 0x",
+                                                          absl::Hex(a), " is not ", align, "-byte aligned"));
+      if (strict) {
+        st = c.wg.races.Access(c.prog, race_op, static_cast<uint32_t>(a), elem, w.barrier_gen);
+        if (!st.ok()) return st;
+      }
+      uint8_t* p = c.wg.lds.data() + a;
+      const int per = elem >= 4 ? elem / 4 : 1;  // registers per element
+      for (int r = 0; r < per; ++r) {
+        const int reg = static_cast<int>(e) * per + r;
+        const int nbytes = elem >= 4 ? 4 : elem;
+        if (sh.store) {
+          uint32_t v = StoreBits(data[reg][l], sh);
+          std::memcpy(p + 4 * r, &v, nbytes);
+        } else {
+          uint32_t raw = 0, kp;
+          std::memcpy(&raw, p + 4 * r, nbytes);
+          op.writes[reg].vals[l] = Extend(raw, sh, &kp);
+        }
+      }
+    }
+  }
+  w.Issue(std::move(op));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ExecMemory(ExecContext& c, Wave& w, const Inst& in) {
+  InstClass cls = Info(in.mi.opc).cls;
+  absl::Status st = cls == InstClass::kDsRead || cls == InstClass::kDsWrite ? ExecDs(c, w, in) : ExecVmem(c, w, in);
+  if (st.ok()) ++w.pc;
+  return st;
+}
+
+}  // namespace kir::emu

@@ -1,0 +1,185 @@
+// SOPP (control, s_waitcnt, s_barrier), SALU and SMEM instructions.
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/isa/semantics.h"
+#include "hw/emu/exec.h"
+
+namespace kir::emu {
+namespace {
+
+bool IsWideSalu(Opc o) {
+  switch (o) {
+    case Opc::kSMovB64: case Opc::kSCselectB64: case Opc::kSAndB64: case Opc::kSOrB64:
+    case Opc::kSXorB64: case Opc::kSAndn2B64: case Opc::kSOrn2B64: case Opc::kSNotB64:
+    case Opc::kSLshlB64: case Opc::kSLshrB64: case Opc::kSAshrI64: case Opc::kSBcnt1I32B64:
+    case Opc::kSCmpEqU64: case Opc::kSCmpLgU64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSopkCompare(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeI32; }
+bool IsSopkUnsigned(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeU32; }
+
+absl::Status ExecSopp(ExecContext& c, Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  switch (mi.opc) {
+    case Opc::kSNop:
+    case Opc::kSSetprio:
+    case Opc::kSSleep:
+      break;
+    case Opc::kSWaitcnt: {
+      if (mi.ops.size() != 2) return Arity(in, 2);
+      LdsRaceTracker& races = c.wg.races;
+      const bool strict = c.opts.strict;
+      const int gen = w.barrier_gen;
+      w.Wait(static_cast<int>(mi.ops[0].imm), static_cast<int>(mi.ops[1].imm), [&](int op) {
+        if (strict) races.Completed(op, gen);
+      });
+      break;
+    }
+    case Opc::kSBarrier:
+      w.state = Wave::State::kAtBarrier;  // the scheduler releases it
+      break;
+    case Opc::kSEndpgm:
+      w.state = Wave::State::kEnded;
+      return absl::OkStatus();
+    default: {
+      if (!(Info(mi.opc).flags & kBranch)) return Unsupported(in, "this SOPP instruction");
+      bool take = false;
+      switch (mi.opc) {
+        case Opc::kSBranch: take = true; break;
+        case Opc::kSCbranchScc0: take = !w.scc; break;
+        case Opc::kSCbranchScc1: take = w.scc; break;
+        case Opc::kSCbranchVccz: take = w.Vcc() == 0; break;
+        case Opc::kSCbranchVccnz: take = w.Vcc() != 0; break;
+        case Opc::kSCbranchExecz: take = w.Exec() == 0; break;
+        case Opc::kSCbranchExecnz: take = w.Exec() != 0; break;
+        default: return Unsupported(in, "this branch");
+      }
+      if (in.target < 0) return absl::InternalError(absl::StrCat(Describe(in), ": unresolved branch"));
+      w.pc = take ? in.target : w.pc + 1;
+      return absl::OkStatus();
+    }
+  }
+  ++w.pc;
+  return absl::OkStatus();
+}
+
+absl::Status ExecSaveexec(Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  if (mi.ops.size() != 2) return Arity(in, 2);
+  Opc bitop = mi.opc == Opc::kSAndSaveexecB64 ? Opc::kSAndB64
+              : mi.opc == Opc::kSOrSaveexecB64 ? Opc::kSOrB64
+              : mi.opc == Opc::kSXorSaveexecB64 ? Opc::kSXorB64 : Opc::kSAndn2B64;
+  uint64_t src = ReadMask(w, mi.ops[1]), exec = w.Exec();
+  std::vector<Pair64<uint32_t>> s = {{static_cast<uint32_t>(src), static_cast<uint32_t>(src >> 32)},
+                                     {static_cast<uint32_t>(exec), static_cast<uint32_t>(exec >> 32)}};
+  std::optional<Wide64<uint32_t>> r = EvalWideOp(U32Domain{}, bitop, s);
+  if (!r) return Unsupported(in, "this saveexec form");
+  WriteMask(w, mi.ops[0], exec);
+  w.SetExec(r->lo | (static_cast<uint64_t>(r->hi) << 32));
+  w.scc = r->flag != 0;
+  return absl::OkStatus();
+}
+
+absl::Status ExecSalu(Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  const Opc opc = mi.opc;
+  const int defs = Info(opc).num_defs;
+  if (static_cast<int>(mi.ops.size()) < defs + 1) return Arity(in, defs + 1);
+  if (opc == Opc::kSAndSaveexecB64 || opc == Opc::kSOrSaveexecB64 || opc == Opc::kSAndn2SaveexecB64 ||
+      opc == Opc::kSXorSaveexecB64)
+    return ExecSaveexec(w, in);
+  if (IsWideSalu(opc)) {
+    std::vector<Pair64<uint32_t>> s;
+    for (size_t i = defs; i < mi.ops.size(); ++i)
+      s.push_back({ReadScalar(w, mi.ops[i], OpType::kB64, 0), ReadScalar(w, mi.ops[i], OpType::kB64, 1)});
+    if (opc == Opc::kSCselectB64) s.push_back({w.scc ? 1u : 0u, 0u});
+    if (s.size() < 4) s.resize(4, {0u, 0u});
+    std::optional<Wide64<uint32_t>> r = EvalWideOp(U32Domain{}, opc, s);
+    if (!r) return Unsupported(in, "this 64-bit SALU instruction");
+    if (defs == 1) {
+      WriteScalar(w, mi.ops[0], 0, r->lo);
+      if (opc != Opc::kSBcnt1I32B64) WriteScalar(w, mi.ops[0], 1, r->hi);
+    }
+    if (r->has_flag) w.scc = r->flag != 0;
+    return absl::OkStatus();
+  }
+  std::vector<uint32_t> s;
+  if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(ReadScalar(w, mi.ops[0], OpType::kB32, 0));
+  for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(ReadScalar(w, mi.ops[i], OpType::kB32, 0));
+  // SOPK immediates: 16 bits, zero-extended for the unsigned compares, else sign-extended.
+  if (opc == Opc::kSMovkI32 || opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32 || IsSopkCompare(opc)) {
+    uint32_t imm16 = s.back() & 0xffff;
+    s.back() = IsSopkUnsigned(opc) ? imm16 : static_cast<uint32_t>(static_cast<int16_t>(imm16));
+  }
+  if (Info(opc).flags & kReadsScc) s.push_back(w.scc ? 1u : 0u);
+  // (llvm-mc checks operand counts; pad so a malformed text cannot read past s.)
+  if (s.size() < 4) s.resize(4, 0);
+  std::optional<uint32_t> r = EvalIntOp(U32Domain{}, opc, s);
+  if (!r) return Unsupported(in, "this SALU instruction");
+  std::optional<uint32_t> f = EvalFlagOut(U32Domain{}, opc, s, *r);
+  if (defs == 1) WriteScalar(w, mi.ops[0], 0, *r);
+  if (f) w.scc = *f != 0;
+  return absl::OkStatus();
+}
+
+absl::Status ExecSmem(ExecContext& c, Wave& w, const Inst& in, int pc) {
+  const MInst& mi = in.mi;
+  if (mi.ops.size() != 3) return Arity(in, 3);
+  int n = mi.opc == Opc::kSLoadDword ? 1 : mi.opc == Opc::kSLoadDwordx2 ? 2
+          : mi.opc == Opc::kSLoadDwordx4 ? 4 : mi.opc == Opc::kSLoadDwordx8 ? 8 : 16;
+  const MOperand& dst = mi.ops[0];
+  if (!dst.IsReg() || dst.cls != RegClass::kSgpr || dst.count != n)
+    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": destination must be ", n, " SGPRs"));
+  uint64_t base = ReadScalar(w, mi.ops[1], OpType::kB64, 0) |
+                  (static_cast<uint64_t>(ReadScalar(w, mi.ops[1], OpType::kB64, 1)) << 32);
+  uint64_t off = mi.ops[2].kind == MOperand::Kind::kImm ? static_cast<uint64_t>(mi.ops[2].imm)
+                                                        : ReadScalar(w, mi.ops[2], OpType::kB32, 0);
+  uint64_t addr = base + off;
+  if (addr % 4 != 0)
+    return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": scalar load address 0x",
+                                                      absl::Hex(addr), " is not 4-byte aligned"));
+  std::vector<uint32_t> vals(n);
+  if (!c.mem.Read(addr, vals.data(), 4 * n))
+    return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": scalar load of ",
+                                                      c.mem.Describe(addr, 4 * n), " is outside every buffer"));
+  PendingOp op;
+  op.inst = pc;
+  op.ctr = Counter::kSmem;
+  for (int i = 0; i < n; ++i) {
+    PendingWrite pw;
+    pw.cls = RegClass::kSgpr;
+    pw.reg = dst.reg + i;
+    pw.vals = {vals[i]};
+    op.writes.push_back(std::move(pw));
+  }
+  w.Issue(std::move(op));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ExecScalar(ExecContext& c, Wave& w, const Inst& in) {
+  switch (Info(in.mi.opc).cls) {
+    case InstClass::kSopp:
+      return ExecSopp(c, w, in);
+    case InstClass::kSalu: {
+      absl::Status s = ExecSalu(w, in);
+      if (s.ok()) ++w.pc;
+      return s;
+    }
+    case InstClass::kSmem: {
+      absl::Status s = ExecSmem(c, w, in, w.pc);
+      if (s.ok()) ++w.pc;
+      return s;
+    }
+    default:
+      return Unsupported(in, "this scalar instruction");
+  }
+}
+
+}  // namespace kir::emu

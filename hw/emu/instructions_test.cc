@@ -1,0 +1,222 @@
+// Single instructions through the whole emulator (reader, operands, exec):
+// each snippet computes v3 and v4 from per-lane inputs v1, v2 (and s6 = 5,
+// s7 = 0x12345678; the registers are renumbered +1 before running so that
+// pairs are even-aligned: x = v2, y = v3, results v4, v5); the stored results are checked against a CPU computation
+// written here. Also the float rounding helpers.
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/float_bits.h"
+#include "gtest/gtest.h"
+#include "hw/emu/emulator.h"
+#include "hw/emu/float_math.h"
+#include "hw/emu/test_util.h"
+
+namespace kir::emu {
+namespace {
+
+using testing::FromBytes;
+using testing::ToBytes;
+
+struct Out {
+  uint32_t v3, v4;
+};
+using Ref = std::function<Out(uint32_t x, uint32_t y, int lane)>;
+
+// v1..v4 -> v2..v5 and v[a:b] -> v[a+1:b+1].
+std::string Renumber(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    bool start = i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_');
+    if (start && s[i] == 'v' && i + 1 < s.size() && s[i + 1] >= '1' && s[i + 1] <= '4' &&
+        (i + 2 == s.size() || !std::isalnum(static_cast<unsigned char>(s[i + 2])))) {
+      out += 'v';
+      out += static_cast<char>(s[i + 1] + 1);
+      ++i;
+    } else if (start && s.compare(i, 2, "v[") == 0 && i + 5 < s.size() && s[i + 3] == ':') {
+      out += absl::StrCat("v[", s[i + 2] - '0' + 1, ":", s[i + 4] - '0' + 1, "]");
+      i += 5;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+void Check(const std::string& snippet, const Ref& ref, const char* mcpu = "gfx942") {
+  testing::HandKernel k;
+  k.mcpu = mcpu;
+  k.args = {"in:global_buffer", "out:global_buffer"};
+  k.body = absl::StrCat(R"(
+  s_load_dwordx4 s[8:11], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v10, 3, v0
+  s_mov_b32 s6, 5
+  s_mov_b32 s7, 0x12345678
+  v_mov_b32 v4, 0
+  v_mov_b32 v5, 0
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx2 v[2:3], v10, s[8:9]
+  s_waitcnt vmcnt(0)
+  s_nop 4
+)", Renumber(snippet), R"(
+  s_nop 4
+  global_store_dwordx2 v10, v[4:5], s[10:11]
+  s_waitcnt vmcnt(0)
+  s_endpgm)");
+  std::vector<uint32_t> in(128);
+  testing::Lcg r(7);
+  const uint32_t edges[] = {0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0x3c003c00, 0x3f800000, 31, 32, 33};
+  for (int i = 0; i < 128; ++i) in[i] = i < 20 ? edges[i % 10] ^ (i >= 10 ? 0x1u : 0u) : r.Next() * 2654435761u;
+  LaunchArgs a;
+  a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(128))};
+  absl::StatusOr<EmuStats> s = RunAssembly(k.Text(), mcpu, a);
+  ASSERT_TRUE(s.ok()) << snippet << "\n" << s.status();
+  std::vector<uint32_t> out = FromBytes<uint32_t>(a.args[1]);
+  for (int l = 0; l < 64; ++l) {
+    Out want = ref(in[2 * l], in[2 * l + 1], l);
+    EXPECT_EQ(out[2 * l], want.v3) << snippet << " lane " << l << std::hex << " x=" << in[2 * l] << " y=" << in[2 * l + 1];
+    EXPECT_EQ(out[2 * l + 1], want.v4) << snippet << " lane " << l;
+  }
+}
+
+uint32_t Lo(uint64_t v) { return static_cast<uint32_t>(v); }
+uint32_t Hi(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+
+TEST(InstructionsTest, Integer) {
+  Check("v_add_co_u32_e64 v3, s[12:13], v1, v2\n  s_nop 1\n  v_addc_co_u32_e64 v4, s[14:15], 0, 0, s[12:13]",
+        [](uint32_t x, uint32_t y, int) { return Out{x + y, (uint64_t{x} + y) >> 32 ? 1u : 0u}; });
+  Check("v_sub_co_u32_e32 v3, vcc, v1, v2\n  s_nop 1\n  v_subb_co_u32_e32 v4, vcc, 0, v1, vcc",
+        [](uint32_t x, uint32_t y, int) { return Out{x - y, 0u - x - (x < y ? 1u : 0u)}; });
+  Check("v_mad_u64_u32 v[3:4], s[12:13], v1, v2, s[6:7]", [](uint32_t x, uint32_t y, int) {
+    uint64_t r = uint64_t{x} * y + ((uint64_t{0x12345678} << 32) | 5);
+    return Out{Lo(r), Hi(r)};
+  });
+  Check("v_lshlrev_b64 v[3:4], 33, v[1:2]", [](uint32_t x, uint32_t y, int) {
+    uint64_t v = ((uint64_t{y} << 32) | x) << 33;
+    return Out{Lo(v), Hi(v)};
+  });
+  Check("v_lshl_add_u64 v[3:4], v[1:2], 3, s[6:7]", [](uint32_t x, uint32_t y, int) {
+    uint64_t v = (((uint64_t{y} << 32) | x) << 3) + ((uint64_t{0x12345678} << 32) | 5);
+    return Out{Lo(v), Hi(v)};
+  });
+  Check("s_mov_b32 s12, 0x0d0c0907\n  v_perm_b32 v3, v1, v2, s12\n  s_mov_b32 s12, 0x0b0a0805\n"
+        "  v_perm_b32 v4, v1, v2, s12",
+        [](uint32_t x, uint32_t y, int) {
+          uint64_t cat = (uint64_t{x} << 32) | y;  // byte 0 = y[7:0]
+          auto perm = [&](uint32_t sel) {
+            uint32_t p = 0;
+            for (int i = 0; i < 4; ++i) {
+              uint32_t b = (sel >> (8 * i)) & 0xff, v;
+              if (b < 8) v = (cat >> (8 * b)) & 0xff;
+              else if (b < 12) v = (cat >> (b == 8 ? 15 : b == 9 ? 31 : b == 10 ? 47 : 63)) & 1 ? 0xff : 0;
+              else v = b == 12 ? 0 : 0xff;
+              p |= v << (8 * i);
+            }
+            return p;
+          };
+          return Out{perm(0x0d0c0907), perm(0x0b0a0805)};
+        });
+  Check("v_bfi_b32 v3, v1, v2, s7", [](uint32_t x, uint32_t y, int) { return Out{(x & y) | (~x & 0x12345678u), 0}; });
+  Check("v_alignbit_b32 v3, v1, v2, v2\n  v_bfe_i32 v4, v1, 4, 12", [](uint32_t x, uint32_t y, int) {
+    uint64_t cat = (uint64_t{x} << 32) | y;
+    int32_t f = static_cast<int32_t>(x << 16) >> 20;
+    return Out{static_cast<uint32_t>(cat >> (y & 31)), static_cast<uint32_t>(f)};
+  });
+  Check("v_mul_hi_i32 v3, v1, v2\n  v_mul_u32_u24_e32 v4, v1, v2", [](uint32_t x, uint32_t y, int) {
+    int64_t p = int64_t{static_cast<int32_t>(x)} * static_cast<int32_t>(y);
+    return Out{static_cast<uint32_t>(p >> 32), (x & 0xffffff) * (y & 0xffffff)};
+  });
+  Check("v_mbcnt_lo_u32_b32 v3, -1, 0\n  v_mbcnt_hi_u32_b32 v4, -1, v3",
+        [](uint32_t, uint32_t, int l) { return Out{static_cast<uint32_t>(std::min(l, 32)), static_cast<uint32_t>(l)}; });
+  Check("v_pk_mov_b32 v[3:4], v[1:2], v[1:2] op_sel:[1,0]",
+        [](uint32_t x, uint32_t y, int) { return Out{y, x}; });
+  Check("v_readfirstlane_b32 s12, v1\n  s_nop 4\n  v_mov_b32 v3, s12\n  v_readlane_b32 s13, v2, 7\n  s_nop 4\n"
+        "  v_mov_b32 v4, s13",
+        [](uint32_t, uint32_t, int) { return Out{0, 0x3c003c01u}; });  // x of lane 0, y of lane 7
+}
+
+TEST(InstructionsTest, CompareSelectAndExec) {
+  Check("v_cmp_gt_i32_e32 vcc, v1, v2\n  s_nop 1\n  v_cndmask_b32_e32 v3, v1, v2, vcc\n"
+        "  v_cmp_lt_u32_e64 s[12:13], v1, v2\n  s_nop 1\n  v_cndmask_b32_e64 v4, 0, 1, s[12:13]",
+        [](uint32_t x, uint32_t y, int) {
+          return Out{static_cast<int32_t>(x) > static_cast<int32_t>(y) ? y : x, x < y ? 1u : 0u};
+        });
+  Check("s_mov_b64 s[12:13], exec\n  v_cmpx_lt_u32_e64 s[14:15], v1, v2\n  s_nop 4\n  v_mov_b32 v3, 7\n"
+        "  s_mov_b64 exec, s[12:13]\n  v_cmp_ne_u32_e32 vcc, v1, v2\n  s_and_saveexec_b64 s[16:17], vcc\n"
+        "  s_cbranch_execz .Lskip\n  v_mov_b32 v4, 9\n.Lskip:\n  s_or_b64 exec, exec, s[16:17]",
+        [](uint32_t x, uint32_t y, int) { return Out{x < y ? 7u : 0u, x != y ? 9u : 0u}; });
+  Check("s_cmp_lt_u32 s6, s7\n  s_cselect_b32 s12, 3, 4\n  s_add_u32 s14, s7, s7\n  s_addc_u32 s15, 0, 0\n"
+        "  v_mov_b32 v3, s12\n  v_mov_b32 v4, s15",
+        [](uint32_t, uint32_t, int) { return Out{3u, 0u}; });
+}
+
+TEST(InstructionsTest, Float) {
+  auto f = [](uint32_t b) { return F32(b); };
+  Check("v_fma_f32 v3, v1, v2, -v1\n  v_mul_f32_e64 v4, |v1|, 0.5 clamp", [&](uint32_t x, uint32_t y, int) {
+    float c = std::fmin(std::fmax(std::fabs(f(x)) * 0.5f, 0.0f), 1.0f);
+    if (std::isnan(f(x))) c = 0.0f;
+    return Out{Bits(std::fma(f(x), f(y), -f(x))), Bits(c)};
+  });
+  Check("v_pk_add_f16 v3, v1, v2 op_sel:[1,0] op_sel_hi:[0,1]\n  v_cvt_f32_f16_sdwa v4, v1 dst_sel:DWORD "
+        "dst_unused:UNUSED_PAD src0_sel:WORD_1",
+        [](uint32_t x, uint32_t y, int) {
+          auto h = [](uint32_t v) { return static_cast<double>(F16BitsToF32(static_cast<uint16_t>(v))); };
+          auto r = [](double v) { return static_cast<uint32_t>(F32ToF16Bits(static_cast<float>(v))); };
+          // lo = x.hi + y.lo, hi = x.lo + y.hi; sums of f16 are exact in double, then one rounding
+          // (through f32, exact for these sums unless they overflow the f32 range: they cannot).
+          uint32_t lo = r(h(x >> 16) + h(y)), hi = r(h(x) + h(y >> 16));
+          return Out{lo | (hi << 16), Bits(F16BitsToF32(static_cast<uint16_t>(x >> 16)))};
+        });
+  Check("v_cvt_f16_f32_e32 v3, v1\n  v_pack_b32_f16 v4, v1, v2 op_sel:[1,0]", [](uint32_t x, uint32_t y, int) {
+    return Out{F32ToF16Bits(F32(x)), (x >> 16) | (y << 16)};
+  });
+  Check("v_fma_mixlo_f16 v3, v1, v2, 0 op_sel_hi:[0,1,0]\n  v_cmp_u_f32_e64 s[12:13], v1, v2\n  s_nop 1\n"
+        "  v_cndmask_b32_e64 v4, 0, 1, s[12:13]",
+        [](uint32_t x, uint32_t y, int) {
+          double p = static_cast<double>(F32(x)) * F16BitsToF32(static_cast<uint16_t>(y));
+          // Reference rounding: nearest f16 to the exact product (ties to even) among neighbours.
+          uint16_t g = F32ToF16Bits(static_cast<float>(p)), best = g;
+          if (!std::isnan(p) && !std::isinf(p) && std::fabs(p) < 65504) {
+            double bd = 1e300;
+            for (int d = -1; d <= 1; ++d) {
+              uint16_t h = static_cast<uint16_t>(g + d);
+              if ((h ^ g) & 0x8000) continue;
+              double dist = std::fabs(F16BitsToF32(h) - p);
+              if (dist < bd || (dist == bd && !(h & 1))) bd = dist, best = h;
+            }
+          }
+          bool un = std::isnan(F32(x)) || std::isnan(F32(y));
+          return Out{best, un ? 1u : 0u};
+        });
+}
+
+TEST(FloatMathTest, SingleRounding) {
+  // 1 + 2^-11 is halfway between f16 1.0 and 1.0009765625.
+  const double mid = 1.0 + std::ldexp(1.0, -11);
+  EXPECT_EQ(RoundToF16(mid), 0x3c00);                           // ties to even
+  EXPECT_EQ(RoundToF16(mid, std::ldexp(1.0, -60)), 0x3c01);     // just above
+  EXPECT_EQ(RoundToF16(mid, -std::ldexp(1.0, -60)), 0x3c00);    // just below
+  EXPECT_EQ(RoundToF16(-mid, -std::ldexp(1.0, -60)), 0xbc01);
+  EXPECT_EQ(RoundToF16(65520.0), 0x7c00);
+  EXPECT_EQ(RoundToF16(65519.99), 0x7bff);
+  EXPECT_EQ(RoundToF16(std::ldexp(1.0, -25)), 0x0000);          // half the smallest denormal: even
+  EXPECT_EQ(RoundToF16(std::ldexp(3.0, -26)), 0x0001);
+  EXPECT_EQ(FmaToF16(1.0, 1.0, std::ldexp(1.0, -11)), 0x3c00);
+  EXPECT_EQ(FmaToF16(1.0 + std::ldexp(1.0, -23), 1.0, std::ldexp(1.0, -11)), 0x3c01);
+  for (uint32_t h = 0; h < 0x7c00; ++h) {  // every finite f16 round-trips
+    EXPECT_EQ(RoundToF16(F16ToDouble(static_cast<uint16_t>(h))), h);
+    EXPECT_EQ(F16ToDouble(static_cast<uint16_t>(h)), F16BitsToF32(static_cast<uint16_t>(h)));
+  }
+  const float a = 1.0f + 0x1p-23f;  // f32 tie resolved by the residual
+  EXPECT_EQ(RoundToF32(1.0 + 0x1p-24, 1e-30), a);
+  EXPECT_EQ(RoundToF32(1.0 + 0x1p-24, -1e-30), 1.0f);
+  EXPECT_EQ(RoundToF32(1.0 + 0x1p-24), 1.0f);
+}
+
+}  // namespace
+}  // namespace kir::emu

@@ -1,0 +1,67 @@
+// Global memory (the argument buffers and the kernarg segment, nothing else),
+// buffer resource descriptors (SRDs) and the raw-buffer range check.
+#ifndef KIRC_HW_EMU_MEMORY_H_
+#define KIRC_HW_EMU_MEMORY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace kir::emu {
+
+struct Region {
+  std::string name;  // "argument 2 'C'", "kernarg segment", ...
+  uint64_t base = 0;
+  uint8_t* data = nullptr;
+  uint64_t size = 0;
+};
+
+class GlobalMemory {
+ public:
+  // Regions must not overlap; `data` must stay valid while the memory is used.
+  void AddRegion(std::string name, uint64_t base, uint8_t* data, uint64_t size);
+  // The region holding all of [addr, addr + n), or nullptr.
+  const Region* Find(uint64_t addr, uint64_t n) const;
+  // Copies; false if [addr, addr + n) is not inside one region.
+  bool Read(uint64_t addr, void* out, uint64_t n) const;
+  bool Write(uint64_t addr, const void* in, uint64_t n);
+  // Where an address is relative to the regions, for error messages:
+  // "0x... (16 bytes past the end of argument 2 'C' [0x...+1024])".
+  std::string Describe(uint64_t addr, uint64_t n) const;
+  const std::vector<Region>& regions() const { return regions_; }
+
+ private:
+  std::vector<Region> regions_;
+  mutable size_t last_ = 0;  // lookup cache
+};
+
+// A buffer resource descriptor (amdgcn-isa-notes.md section 4).
+struct Srd {
+  uint64_t base = 0;         // 48 bits
+  uint32_t stride = 0;       // 14 bits; 0 = raw buffer
+  uint32_t num_records = 0;  // bytes for raw buffers
+  uint32_t dword3 = 0;
+  bool swizzle = false;
+  int data_format() const { return static_cast<int>((dword3 >> 15) & 0xf); }
+  bool add_tid() const { return (dword3 >> 23) & 1; }
+};
+Srd DecodeSrd(const uint32_t words[4]);
+// OK if the emulator can use the SRD: data_format != 0 (real hardware drops
+// stores with data_format 0), stride 0 (raw buffer), no swizzle, no add_tid.
+absl::Status CheckSrd(const Srd& srd);
+
+// THE raw-buffer range check (stride 0), used for every buffer access:
+// one component (a dword of a multi-dword access, or the whole of a byte or
+// short access) at byte `offset` = voffset (offen) + instruction offset +
+// 4 * component index is in range iff offset < num_records - soffset
+// (CLRX; amdgcn-isa-notes.md section 4), computed without 32-bit wrap.
+// Out-of-range loads return 0 and out-of-range stores are dropped.
+// UNVERIFIED on hardware: that dwordx2/x3/x4 are checked dword by dword (the
+// ISA documents describe per-component checks; no GPU was available to confirm).
+bool RawBufferComponentInRange(const Srd& srd, uint32_t soffset, uint64_t offset);
+
+}  // namespace kir::emu
+
+#endif  // KIRC_HW_EMU_MEMORY_H_

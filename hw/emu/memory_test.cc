@@ -1,0 +1,167 @@
+// Buffer range checks (guarded accesses), SRD validation, global and LDS
+// bounds and alignment.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hw/emu/emulator.h"
+#include "hw/emu/memory.h"
+#include "hw/emu/test_util.h"
+
+namespace kir::emu {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::FromBytes;
+using testing::HandKernel;
+using testing::ToBytes;
+
+std::string Msg(const absl::Status& s) { return std::string(s.message()); }
+
+// Copies src -> dst through buffer SRDs with num_records NSRC / NDST bytes,
+// one dwordx4 (16 bytes) per lane at voffset 16*lane + OFF.
+std::string BufferCopy(int nsrc, int ndst, int off, const std::string& dword3 = "0x20000") {
+  HandKernel k;
+  k.args = {"src:global_buffer", "dst:global_buffer"};
+  k.body = absl::StrCat(R"(
+  s_load_dwordx4 s[8:11], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 4, v0
+  s_waitcnt lgkmcnt(0)
+  s_and_b32 s5, s9, 0xffff
+  s_mov_b32 s4, s8
+  s_mov_b32 s6, )", nsrc, "\n  s_mov_b32 s7, ", dword3, R"(
+  s_and_b32 s13, s11, 0xffff
+  s_mov_b32 s12, s10
+  s_mov_b32 s14, )", ndst, "\n  s_mov_b32 s15, ", dword3, R"(
+  buffer_load_dwordx4 v[4:7], v1, s[4:7], 0 offen offset:)", off, R"(
+  s_waitcnt vmcnt(0)
+  buffer_store_dwordx4 v[4:7], v1, s[12:15], 0 offen offset:)", off, R"(
+  s_waitcnt vmcnt(0)
+  s_endpgm)");
+  return k.Text();
+}
+
+TEST(MemoryTest, OutOfRangeLoadsReadZeroAndStoresAreDropped) {
+  std::vector<float> src(1024), dst(1024, -7.0f);
+  for (int i = 0; i < 1024; ++i) src[i] = static_cast<float>(i + 1);
+  LaunchArgs a;
+  a.args = {ToBytes(src), ToBytes(dst)};
+  // src in range for 200 bytes (50 floats), dst for 120 bytes (30 floats).
+  absl::StatusOr<EmuStats> s = RunAssembly(BufferCopy(200, 120, 0), "gfx942", a);
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::vector<float> out = FromBytes<float>(a.args[1]);
+  for (int i = 0; i < 1024; ++i) {
+    float want = i >= 30 ? -7.0f : static_cast<float>(i + 1);  // stores past 120 bytes dropped
+    EXPECT_EQ(out[i], want) << i;
+  }
+  // Loads past 200 bytes read 0: with a large dst range those zeros land.
+  a.args = {ToBytes(src), ToBytes(dst)};
+  ASSERT_TRUE(RunAssembly(BufferCopy(200, 4096, 0), "gfx942", a).ok());
+  out = FromBytes<float>(a.args[1]);
+  for (int i = 0; i < 256; ++i) EXPECT_EQ(out[i], i < 50 ? static_cast<float>(i + 1) : 0.0f) << i;
+}
+
+TEST(MemoryTest, MultiDwordAccessesAreCheckedPerDword) {
+  // num_records 24: lane 1 (bytes 16..31) has its first two dwords in range only.
+  std::vector<float> src(256, 5.0f), dst(256, -1.0f);
+  LaunchArgs a;
+  a.args = {ToBytes(src), ToBytes(dst)};
+  ASSERT_TRUE(RunAssembly(BufferCopy(24, 4096, 0), "gfx90a", a).ok());
+  std::vector<float> out = FromBytes<float>(a.args[1]);
+  EXPECT_EQ(std::vector<float>(out.begin(), out.begin() + 8),
+            (std::vector<float>{5, 5, 5, 5, 5, 5, 0, 0}));
+  // The same split with soffset: out of range iff offset >= num_records - soffset.
+  Srd srd;
+  srd.num_records = 24;
+  EXPECT_TRUE(RawBufferComponentInRange(srd, 8, 15));
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 8, 16));
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 30, 0));          // soffset past the end
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 0, 0x80000000u));  // kirc's guard offset
+}
+
+TEST(MemoryTest, GuardedKirKernel) {
+  const char kKir[] = R"(kernel gcopy
+target gfx942
+workgroup 128 1 1
+grid 1 1 1
+arg src : f32[100] strides [1] readonly
+arg dst : f32[100] strides [1] writeonly
+  %v = load guarded src[tid.x] : f32
+  store guarded dst[tid.x], %v
+end
+)";
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    absl::StatusOr<CompileResult> r = testing::CompileKir(kKir, t);
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::vector<float> src = testing::RandomF32(100, 3);
+    LaunchArgs a;
+    a.args = {ToBytes(src), ToBytes(std::vector<float>(100, 0.0f))};
+    absl::StatusOr<EmuStats> s = RunAssembly(r->assembly, t, a);
+    ASSERT_TRUE(s.ok()) << t << ": " << s.status();
+    EXPECT_EQ(FromBytes<float>(a.args[1]), src) << t;
+  }
+}
+
+TEST(MemoryTest, DataFormatZeroIsAnError) {
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<float>(256)), ToBytes(std::vector<float>(256))};
+  EXPECT_THAT(Msg(RunAssembly(BufferCopy(64, 64, 0, "0x7000"), "gfx942", a).status()),
+              HasSubstr("data_format 0: stores would be dropped on real hardware"));
+}
+
+TEST(MemoryTest, InRangeAccessOutsideEveryBufferIsAnError) {
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<float>(16)), ToBytes(std::vector<float>(1024))};  // src is 64 bytes
+  EXPECT_THAT(Msg(RunAssembly(BufferCopy(4096, 4096, 0), "gfx942", a).status()),
+              HasSubstr("falls outside every buffer"));
+}
+
+TEST(MemoryTest, GlobalAccessOutsideEveryBufferIsAnError) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5] offset:4
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<float>(64))};
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a).status()),
+              HasSubstr("lane 63 accesses 0x"));
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a).status()), HasSubstr("bytes past the end of argument 0 'A'"));
+}
+
+std::string LdsKernel(const std::string& access) {
+  HandKernel k;
+  k.lds_bytes = 256;
+  k.body = absl::StrCat(R"(
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 2, v0
+  v_mov_b32 v2, 0
+  v_mov_b32 v3, 0
+  )", access, R"(
+  s_waitcnt lgkmcnt(0)
+  s_endpgm)");
+  return k.Text();
+}
+
+TEST(MemoryTest, LdsBoundsAndAlignment) {
+  LaunchArgs a;
+  EXPECT_TRUE(RunAssembly(LdsKernel("ds_write_b32 v1, v2"), "gfx942", a).ok());
+  EXPECT_THAT(Msg(RunAssembly(LdsKernel("ds_write_b32 v1, v2 offset:4"), "gfx942", a).status()),
+              HasSubstr("lane 63 accesses LDS bytes [0x100, 0x104) outside the workgroup's 256-byte LDS allocation"));
+  EXPECT_THAT(Msg(RunAssembly(LdsKernel("ds_write_b64 v1, v[2:3]"), "gfx942", a).status()),
+              HasSubstr("lane 1 LDS address 0x4 is not 8-byte aligned"));
+  EXPECT_THAT(Msg(RunAssembly(LdsKernel("ds_read_u16 v2, v1 offset:1"), "gfx942", a).status()),
+              HasSubstr("is not 2-byte aligned"));
+}
+
+}  // namespace
+}  // namespace kir::emu

@@ -1,0 +1,69 @@
+// A kernel's machine code as the emulator runs it: one Inst per instruction,
+// each a kir::MInst on physical registers (the model the compiler's passes and
+// the shared hazard table work on) plus the encoding modifiers MInst does not
+// carry, the instruction's byte address and its text as read.
+#ifndef KIRC_HW_EMU_PROGRAM_H_
+#define KIRC_HW_EMU_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/isa/instr.h"
+
+namespace kir::emu {
+
+// SDWA operand selects (LLVM spelling BYTE_0..3, WORD_0/1, DWORD).
+enum class SdwaSel : uint8_t { kByte0, kByte1, kByte2, kByte3, kWord0, kWord1, kDword };
+enum class SdwaUnused : uint8_t { kPad, kSext, kPreserve };
+
+// Modifiers of one instruction beyond kir::MInst (which holds offen/offset).
+struct Mods {
+  bool e64 = false;   // written with _e64 (VOP3 encoding)
+  bool e32 = false;   // written with _e32
+  bool sdwa = false;  // _sdwa
+  // VOP3 float source modifiers, bit i = source i: -x (neg) and |x| (abs).
+  uint8_t neg = 0, abs = 0;
+  // VOP3P: op_sel / op_sel_hi / neg_lo / neg_hi, bit i = source i. op_sel_hi
+  // defaults to all ones, as LLVM prints it only when it differs.
+  uint8_t op_sel = 0, op_sel_hi = 0x7, neg_lo = 0, neg_hi = 0;
+  bool clamp = false;
+  int omod = 0;  // 0: none, 1: mul:2, 2: mul:4, 3: div:2
+  // SDWA (VOP1/VOP2): source selects, sign extension, destination select.
+  SdwaSel src_sel[2] = {SdwaSel::kDword, SdwaSel::kDword};
+  bool src_sext[2] = {false, false};
+  SdwaSel dst_sel = SdwaSel::kDword;
+  SdwaUnused dst_unused = SdwaUnused::kPreserve;
+  // DS read2/write2 offsets (in elements; MInst::offset holds offset:N).
+  int offset0 = 0, offset1 = 0;
+  // global_*: an SGPR base (saddr) is present; else the address is a 64-bit VGPR pair.
+  bool saddr = false;
+  // MFMA broadcast controls; the emulator requires 0.
+  int cbsz = 0, abid = 0, blgp = 0;
+  bool has_literal = false;  // a 32-bit literal operand (encoding size only)
+};
+
+struct Inst {
+  MInst mi;
+  Mods mods;
+  uint64_t addr = 0;  // byte address (llvm-objdump's, or estimated for assembly text)
+  int size = 4;       // bytes
+  std::string text;   // the instruction as read, without comments
+  int line = 0;       // 1-based line in the input text
+  int target = -1;    // branches: index of the target instruction
+};
+
+// "0x1610 `s_load_dword s0, s[0:1], 0x0`" for error messages.
+std::string Describe(const Inst& in);
+
+struct Program {
+  std::string kernel;  // the kernel symbol the instructions belong to
+  std::vector<Inst> insts;
+
+  // "0x1610 `s_load_dword s0, s[0:1], 0x0`" for error messages.
+  std::string Describe(int index) const;
+};
+
+}  // namespace kir::emu
+
+#endif  // KIRC_HW_EMU_PROGRAM_H_

@@ -1,0 +1,290 @@
+// Strict mode: each rule with a hand-broken kernel (kirc's output with the
+// s_waitcnt / s_barrier / s_nop line deleted, or small hand-written assembly)
+// and the specific error it must produce.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hw/emu/emulator.h"
+#include "hw/emu/test_util.h"
+
+namespace kir::emu {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::HandKernel;
+using testing::ToBytes;
+
+std::string Msg(const absl::Status& s) { return std::string(s.message()); }
+
+std::string Compile(const std::string& kir, const std::string& mcpu) {
+  absl::StatusOr<CompileResult> r = testing::CompileKir(kir, mcpu);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? r->assembly : "";
+}
+
+// `text` without the `n`-th (1-based) line equal to `line`.
+std::string DeleteLine(const std::string& text, const std::string& line, int n = 1) {
+  std::string needle = "\n" + line + "\n";
+  size_t p = 0;
+  for (int i = 0; i < n; ++i) {
+    p = text.find(needle, i == 0 ? 0 : p + 1);
+    EXPECT_NE(p, std::string::npos) << "no line `" << line << "` (" << n << ")";
+    if (p == std::string::npos) return text;
+  }
+  return text.substr(0, p + 1) + text.substr(p + needle.size());
+}
+
+absl::Status RunText(const std::string& text, const std::string& mcpu, std::vector<std::vector<uint8_t>> args,
+                 std::array<int64_t, 3> grid = {1, 1, 1}) {
+  LaunchArgs a;
+  a.args = std::move(args);
+  a.grid = grid;
+  return RunAssembly(text, mcpu, a).status();
+}
+
+std::string CopyKir() { return testing::ReadTestFile("testdata/kernels/copy_f32.kir"); }
+std::vector<std::vector<uint8_t>> CopyArgs() {
+  return {ToBytes(std::vector<float>(8192, 1.0f)), ToBytes(std::vector<float>(8192, 0.0f))};
+}
+
+// ---- Rule 1: pending loads -------------------------------------------------
+
+TEST(StrictTest, IntactKernelsPass) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"})
+    EXPECT_TRUE(RunText(Compile(CopyKir(), t), t, CopyArgs(), {8, 1, 1}).ok()) << t;
+}
+
+TEST(StrictTest, ReadBeforeVmcntWait) {
+  std::string s = DeleteLine(Compile(CopyKir(), "gfx942"), "  s_waitcnt vmcnt(0)");
+  absl::Status st = RunText(s, "gfx942", CopyArgs(), {8, 1, 1});
+  EXPECT_THAT(Msg(st), AllOf(HasSubstr("`buffer_store_dwordx4 v[2:5], v0, s[8:11], s0 offen` reads v2"),
+                                  HasSubstr("while the load 0x"),
+                                  HasSubstr("`buffer_load_dwordx4 v[2:5], v0, s[4:7], s0 offen`"),
+                                  HasSubstr("vmcnt: needs s_waitcnt vmcnt(0)")));
+}
+
+TEST(StrictTest, ReadBeforeLgkmcntWaitForScalarLoad) {
+  std::string s = DeleteLine(Compile(CopyKir(), "gfx90a"), "  s_waitcnt lgkmcnt(0)");
+  absl::Status st = RunText(s, "gfx90a", CopyArgs(), {8, 1, 1});
+  EXPECT_THAT(Msg(st), AllOf(HasSubstr("`s_and_b32 s5, s5, 0xffff` overwrites s5"),
+                                  HasSubstr("`s_load_dwordx2 s[4:5], s[0:1], 0x0`"),
+                                  HasSubstr("lgkmcnt(0)")));
+}
+
+const char kLoads[] = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_mov_b32 v1, 0
+  ds_read_b32 v2, v1
+  ds_read_b32 v3, v1 offset:4
+  s_waitcnt lgkmcnt(1)
+  USE
+  s_endpgm)";
+
+absl::Status RunLoads(const std::string& use) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.lds_bytes = 8;
+  k.body = absl::StrReplaceAll(kLoads, {{"USE", use}});
+  return RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(4, 0.0f))});
+}
+
+TEST(StrictTest, LgkmcntNDoesNotCoverScalarLoads) {
+  // DS returns in order: lgkmcnt(1) covers the first ds_read ...
+  EXPECT_TRUE(RunLoads("v_mov_b32 v4, v2").ok());
+  // ... but not the second one ...
+  EXPECT_THAT(Msg(RunLoads("v_mov_b32 v4, v3")),
+              AllOf(HasSubstr("`v_mov_b32 v4, v3` reads v3"), HasSubstr("`ds_read_b32 v3, v1 offset:4`"),
+                    HasSubstr("lgkmcnt(0), since a scalar load is outstanding")));
+  // ... and no SMEM load at all: SMEM returns out of order.
+  EXPECT_THAT(Msg(RunLoads("s_add_u32 s6, s4, 1")),
+              AllOf(HasSubstr("`s_add_u32 s6, s4, 1` reads s4"), HasSubstr("`s_load_dwordx2 s[4:5], s[0:1], 0x0`"),
+                    HasSubstr("lgkmcnt(0)")));
+}
+
+TEST(StrictTest, OverwriteWhileLoadInFlight) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5]
+  v_mov_b32 v2, 0
+  s_endpgm)";
+  absl::Status st = RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(64, 0.0f))});
+  EXPECT_THAT(Msg(st), AllOf(HasSubstr("`v_mov_b32 v2, 0` overwrites v2"),
+                                  HasSubstr("`global_load_dword v2, v1, s[4:5]`")));
+}
+
+// ---- Rule 2: LDS races --------------------------------------------------------
+
+const char kReverseKir[] = R"(kernel reverse
+target gfx942
+workgroup 128 1 1
+grid 1 1 1
+arg A : f32[128] strides [1] readonly
+arg B : f32[128] strides [1] writeonly
+lds T : f32[128]
+  %a = load A[tid.x] : f32
+  store T[tid.x], %a
+  barrier
+  %b = load T[127 - tid.x] : f32
+  store B[tid.x], %b
+end
+)";
+
+TEST(StrictTest, TwoWaveLdsExchangeIsCorrect) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    std::vector<float> a = testing::RandomF32(128, 11);
+    LaunchArgs args;
+    args.args = {ToBytes(a), ToBytes(std::vector<float>(128, 0.0f))};
+    absl::StatusOr<EmuStats> s = RunAssembly(Compile(kReverseKir, t), t, args);
+    ASSERT_TRUE(s.ok()) << s.status();
+    std::vector<float> b = testing::FromBytes<float>(args.args[1]);
+    for (int i = 0; i < 128; ++i) EXPECT_EQ(b[i], a[127 - i]) << t << " " << i;
+    EXPECT_EQ(s->waves, 2);
+    EXPECT_EQ(s->by_class["barrier"], 2);
+  }
+}
+
+std::vector<std::vector<uint8_t>> ReverseArgs() {
+  return {ToBytes(std::vector<float>(128, 1.0f)), ToBytes(std::vector<float>(128, 0.0f))};
+}
+
+TEST(StrictTest, LdsReadWithoutBarrier) {
+  std::string s = DeleteLine(Compile(kReverseKir, "gfx942"), "  s_barrier");
+  EXPECT_THAT(Msg(RunText(s, "gfx942", ReverseArgs())),
+              AllOf(HasSubstr("LDS race: wave 0"), HasSubstr("`ds_read_b32 v1, v2` reads LDS byte 0x"),
+                    HasSubstr("written by wave 1"), HasSubstr("`ds_write_b32 v0, v2`"),
+                    HasSubstr("with no s_barrier between them")));
+}
+
+TEST(StrictTest, LdsWriteNotPublishedBeforeBarrier) {
+  // The s_waitcnt lgkmcnt(0) between ds_write and s_barrier is the second one.
+  std::string s = DeleteLine(Compile(kReverseKir, "gfx942"), "  s_waitcnt lgkmcnt(0)", 2);
+  EXPECT_THAT(Msg(RunText(s, "gfx942", ReverseArgs())),
+              AllOf(HasSubstr("LDS race"), HasSubstr("`ds_read_b32 v1, v2` reads"),
+                    HasSubstr("reached the barrier before an s_waitcnt covered its write")));
+}
+
+TEST(StrictTest, LdsWriteAfterReadWithoutWaitBeforeBarrier) {
+  // Each thread reads T[(t + 64) % 128] (the other wave's half), then, after a
+  // barrier that it reaches before its read completed, overwrites T[t].
+  HandKernel k;
+  k.workgroup = 128;
+  k.lds_bytes = 512;
+  k.args = {"A:global_buffer"};
+  k.extra_directives = "    .amdhsa_system_vgpr_workitem_id 0\n";
+  k.body = R"(
+  v_and_b32 v1, 0x3ff, v0
+  v_add_u32 v2, 64, v1
+  v_and_b32 v2, 0x7f, v2
+  v_lshlrev_b32 v2, 2, v2
+  v_lshlrev_b32 v3, 2, v1
+  v_mov_b32 v4, 7
+  ds_write_b32 v3, v4
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  ds_read_b32 v5, v2
+  WAIT
+  s_barrier
+  ds_write_b32 v3, v4
+  s_waitcnt lgkmcnt(0)
+  s_endpgm)";
+  k.body = absl::StrReplaceAll(k.body, {{"WAIT", "s_waitcnt lgkmcnt(0)"}});
+  EXPECT_TRUE(RunText(k.Text(), "gfx90a", {ToBytes(std::vector<float>(1, 0.0f))}).ok());
+  k.body = absl::StrReplaceAll(k.body, {{"  s_waitcnt lgkmcnt(0)\n  s_barrier\n  ds_write", "  s_barrier\n  ds_write"}});
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx90a", {ToBytes(std::vector<float>(1, 0.0f))})),
+              AllOf(HasSubstr("LDS race: wave 0"), HasSubstr("`ds_write_b32 v3, v4` writes LDS byte 0x"),
+                    HasSubstr("read by wave 1"), HasSubstr("`ds_read_b32 v5, v2`"),
+                    HasSubstr("covered its read")));
+}
+
+// ---- Rule 3: hazards ----------------------------------------------------------
+
+std::string MmaKir() { return testing::ReadTestFile("testdata/kernels/mma_16x16x16_f16.kir"); }
+std::vector<std::vector<uint8_t>> MmaArgs() {
+  return {ToBytes(std::vector<uint16_t>(256, 0x3c00)), ToBytes(std::vector<uint16_t>(256, 0x3c00)),
+          ToBytes(std::vector<float>(256, 0.0f))};
+}
+
+TEST(StrictTest, MfmaResultReadTooEarlyGfx942) {
+  std::string s = DeleteLine(Compile(MmaKir(), "gfx942"), "  s_nop 1");
+  EXPECT_THAT(Msg(RunText(s, "gfx942", MmaArgs())),
+              AllOf(HasSubstr("hazard: 0x"), HasSubstr("`buffer_store_dword v8, v0, s[12:15], 0 offen` issues 5 wait states after"),
+                    HasSubstr("`v_mfma_f32_16x16x16_f16 v[8:11], v[4:5], v[6:7], 0`, which needs 7"),
+                    HasSubstr("XDL MFMA (4 passes) writes v[8:11] read by VMEM: 7 wait states (gfx942)")));
+}
+
+TEST(StrictTest, MfmaResultReadTooEarlyGfx90a) {
+  std::string s = DeleteLine(Compile(MmaKir(), "gfx90a"), "  s_nop 5");
+  EXPECT_THAT(Msg(RunText(s, "gfx90a", MmaArgs())),
+              AllOf(HasSubstr("v_mfma_f32_16x16x16f16 v[8:11]"), HasSubstr("which needs 11"),
+                    HasSubstr("MFMA (8 passes) writes v[8:11] read by VMEM: 11 wait states (gfx90a)")));
+}
+
+TEST(StrictTest, AccvgprReadTooEarlyGfx908) {
+  std::string s = DeleteLine(Compile(MmaKir(), "gfx908"), "  s_nop 1");
+  EXPECT_THAT(Msg(RunText(s, "gfx908", MmaArgs())),
+              AllOf(HasSubstr("`v_accvgpr_read_b32 v4, a4` issues 8 wait states after"),
+                    HasSubstr("MFMA (8 passes) writes a[4:7] read by v_accvgpr_read: 10 wait states (gfx908)")));
+}
+
+TEST(StrictTest, ValuSgprWriteThenVmemRead) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_mov_b32 v1, 0
+  s_waitcnt lgkmcnt(0)
+  v_readfirstlane_b32 s6, v1
+  NOPS
+  global_load_dword v2, v1, s[4:5] offset:0
+  global_store_dword v1, v2, s[4:5]
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  // The store's saddr s[4:5] is written by SMEM, not VALU; v_readfirstlane writes s6 used as ...
+  k.body = absl::StrReplaceAll(k.body, {{"offset:0", "offset:0\n  s_waitcnt vmcnt(0)"}});
+  std::string good = absl::StrReplaceAll(k.body, {{"NOPS", "s_nop 4\n  buffer_load_dword v3, off, s[8:11], s6"}});
+  std::string bad = absl::StrReplaceAll(k.body, {{"NOPS", "s_nop 2\n  buffer_load_dword v3, off, s[8:11], s6"}});
+  // s[8:11]: a valid SRD over A.
+  auto with_srd = [](std::string body) {
+    return absl::StrReplaceAll(body, {{"  v_readfirstlane_b32", "  s_mov_b32 s8, s4\n  s_and_b32 s9, s5, 0xffff\n  s_mov_b32 s10, 256\n  s_mov_b32 s11, 0x20000\n  v_readfirstlane_b32"}});
+  };
+  k.body = with_srd(good);
+  EXPECT_TRUE(RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(64, 0.0f))}).ok());
+  k.body = with_srd(bad);
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(64, 0.0f))})),
+              AllOf(HasSubstr("`buffer_load_dword v3, off, s[8:11], s6` issues 3 wait states after"),
+                    HasSubstr("`v_readfirstlane_b32 s6, v1`, which needs 5"),
+                    HasSubstr("VALU writes s6 read by VMEM: 5 wait states (gfx942)")));
+}
+
+TEST(StrictTest, NonStrictRunsBrokenKernel) {
+  std::string s = DeleteLine(Compile(MmaKir(), "gfx942"), "  s_nop 1");
+  LaunchArgs a;
+  a.args = MmaArgs();
+  EmuOptions o;
+  o.strict = false;
+  EXPECT_TRUE(RunAssembly(s, "gfx942", a, o).ok());
+}
+
+TEST(StrictTest, HangGuard) {
+  HandKernel k;
+  k.body = R"(
+.Lloop:
+  s_branch .Lloop
+  s_endpgm)";
+  LaunchArgs a;
+  EmuOptions o;
+  o.max_wave_instructions = 1000;
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a, o).status()), HasSubstr("hang guard"));
+}
+
+}  // namespace
+}  // namespace kir::emu

@@ -1,0 +1,141 @@
+#include "hw/emu/test_util.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "compiler/emit/toolchain.h"
+#include "compiler/ir/float_bits.h"
+#include "gtest/gtest.h"
+
+namespace kir::emu::testing {
+
+std::string ReadTestFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+absl::StatusOr<CompileResult> CompileKir(const std::string& kir_text, const std::string& mcpu) {
+  CompileOptions o;
+  o.mcpu = mcpu;
+  return CompileText(kir_text, "test.kir", o);
+}
+
+uint32_t Lcg::Next() {
+  s_ = s_ * 6364136223846793005ull + 1442695040888963407ull;
+  return static_cast<uint32_t>(s_ >> 33);
+}
+
+double Lcg::Uniform(double lo, double hi) { return lo + (hi - lo) * (Next() / 2147483648.0); }
+
+std::vector<uint16_t> RandomF16(size_t n, uint64_t seed) {
+  Lcg r(seed);
+  std::vector<uint16_t> v(n);
+  for (auto& x : v) {
+    double m = std::ldexp(1.0, -4) * std::pow(32.0, r.Uniform(0, 1));  // [2^-4, 2)
+    x = F32ToF16Bits(static_cast<float>(r.Next() & 1 ? -m : m));
+  }
+  return v;
+}
+
+std::vector<uint16_t> RandomBf16(size_t n, uint64_t seed) {
+  Lcg r(seed);
+  std::vector<uint16_t> v(n);
+  for (auto& x : v) {
+    double m = std::ldexp(1.0, -4) * std::pow(32.0, r.Uniform(0, 1));
+    x = F32ToBf16Bits(static_cast<float>(r.Next() & 1 ? -m : m));
+  }
+  return v;
+}
+
+std::vector<float> RandomF32(size_t n, uint64_t seed) {
+  Lcg r(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>(r.Uniform(-100, 100));
+  return v;
+}
+
+std::string HandKernel::Text() const {
+  const bool acc = mcpu != "gfx908";
+  int kernarg = 0;
+  std::string meta_args;
+  for (const std::string& a : args) {
+    std::vector<std::string> p = absl::StrSplit(a, ':');
+    int size = p[1] == "global_buffer" ? 8 : std::stoi(p[2]);
+    kernarg = (kernarg + size - 1) / size * size;
+    absl::StrAppend(&meta_args, "      - .name: ", p[0], "\n        .offset: ", kernarg, "\n        .size: ", size,
+                    "\n        .value_kind: ", p[1], "\n",
+                    p[1] == "global_buffer" ? "        .address_space: global\n" : "");
+    kernarg += size;
+  }
+  int accum = (vgprs + 3) / 4 * 4;
+  std::string s;
+  absl::StrAppend(&s, "  .amdgcn_target \"amdgcn-amd-amdhsa--", mcpu, "\"\n  .amdhsa_code_object_version 5\n",
+                  "  .text\n  .globl ", name, "\n  .p2align 8\n  .type ", name, ",@function\n", name, ":\n", body,
+                  "\n.Lfunc_end:\n  .size ", name, ", .Lfunc_end-", name, "\n\n");
+  absl::StrAppend(&s, "  .rodata\n  .p2align 6\n  .amdhsa_kernel ", name, "\n",
+                  "    .amdhsa_user_sgpr_kernarg_segment_ptr 1\n    .amdhsa_kernarg_size ", kernarg, "\n",
+                  "    .amdhsa_group_segment_fixed_size ", lds_bytes, "\n",
+                  "    .amdhsa_next_free_vgpr ", acc && agprs ? accum + agprs : std::max(vgprs, agprs), "\n",
+                  "    .amdhsa_next_free_sgpr ", sgprs, "\n", acc ? absl::StrCat("    .amdhsa_accum_offset ", accum, "\n") : "",
+                  "    .amdhsa_float_denorm_mode_32 3\n", extra_directives, "  .end_amdhsa_kernel\n\n");
+  absl::StrAppend(&s, "  .amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.kernels:\n  - .name: ", name,
+                  "\n    .symbol: ", name, ".kd\n    .kernarg_segment_size: ", kernarg,
+                  "\n    .kernarg_segment_align: 8\n    .group_segment_fixed_size: ", lds_bytes,
+                  "\n    .private_segment_fixed_size: 0\n    .wavefront_size: 64\n    .sgpr_count: ", sgprs + 6,
+                  "\n    .vgpr_count: ", vgprs + agprs, "\n    .max_flat_workgroup_size: ", workgroup,
+                  "\n    .reqd_workgroup_size: [ ", workgroup, ", 1, 1 ]\n    .args:\n", meta_args,
+                  "...\n  .end_amdgpu_metadata\n");
+  return s;
+}
+
+void CheckGemm(const std::vector<double>& A, const std::vector<double>& B, const std::vector<float>& C, int M,
+               int N, int K) {
+  ASSERT_EQ(C.size(), static_cast<size_t>(M * N));
+  int bad = 0;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double want = 0;
+      for (int k = 0; k < K; ++k) want += A[i * K + k] * B[j * K + k];
+      double got = C[i * N + j];
+      if (!(std::fabs(got - want) <= 1e-5 * std::max(1.0, std::fabs(want))) && ++bad < 5)
+        ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", want " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+std::vector<double> F16ToDoubles(const std::vector<uint16_t>& v) {
+  std::vector<double> d;
+  for (uint16_t h : v) d.push_back(F16BitsToF32(h));
+  return d;
+}
+
+std::vector<double> Bf16ToDoubles(const std::vector<uint16_t>& v) {
+  std::vector<double> d;
+  for (uint16_t h : v) d.push_back(Bf16BitsToF32(h));
+  return d;
+}
+
+absl::StatusOr<std::string> CompileOpenCl(const std::string& source, const std::string& mcpu) {
+  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("emu-cl.");
+  if (!dir.ok()) return dir.status();
+  const std::string cl = dir->File("k.cl"), obj = dir->File("k.o"), so = dir->File("k.hsaco");
+  absl::Status w = WriteFileBytes(cl, source);
+  if (!w.ok()) return w;
+  const std::string bin = kLlvmBin;
+  absl::StatusOr<ProcessResult> r =
+      RunProcess({bin + "/clang", "-x", "cl", "-cl-std=CL2.0", "-Xclang", "-finclude-default-header", "-target",
+                  "amdgcn-amd-amdhsa", "-mcpu=" + mcpu, "-nogpulib", "-O3", "-w", "-c", cl, "-o", obj});
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) return absl::InternalError("clang failed: " + r->stderr_text);
+  r = RunProcess({bin + "/ld.lld", "-shared", obj, "-o", so});
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) return absl::InternalError("ld.lld failed: " + r->stderr_text);
+  return ReadFileBytes(so);
+}
+
+}  // namespace kir::emu::testing

@@ -1,0 +1,85 @@
+// Helpers for the emulator's tests: compiling KIR through the C++ API,
+// deterministic test data, byte conversions and hand-written kernels.
+#ifndef KIRC_HW_EMU_TEST_UTIL_H_
+#define KIRC_HW_EMU_TEST_UTIL_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/api/compile.h"
+
+namespace kir::emu::testing {
+
+inline constexpr char kLlvmBin[] = "/usr/lib/llvm-22/bin";
+
+std::string ReadTestFile(const std::string& path);
+// CompileText for `mcpu`.
+absl::StatusOr<CompileResult> CompileKir(const std::string& kir_text, const std::string& mcpu);
+
+template <typename T>
+std::vector<uint8_t> ToBytes(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+template <typename T>
+std::vector<T> FromBytes(const std::vector<uint8_t>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+  return v;
+}
+template <typename T>
+std::vector<uint8_t> Scalar(T v) {
+  std::vector<uint8_t> b(sizeof(T));
+  std::memcpy(b.data(), &v, sizeof(T));
+  return b;
+}
+
+// Deterministic pseudo-random values.
+class Lcg {
+ public:
+  explicit Lcg(uint64_t seed) : s_(seed * 2862933555777941757ull + 3037000493ull) {}
+  uint32_t Next();
+  // Uniform in [lo, hi).
+  double Uniform(double lo, double hi);
+ private:
+  uint64_t s_;
+};
+// f16 / bf16 bit patterns of n values with magnitudes in [2^-4, 2) and random
+// signs (sums and products of two stay exact in f32).
+std::vector<uint16_t> RandomF16(size_t n, uint64_t seed);
+std::vector<uint16_t> RandomBf16(size_t n, uint64_t seed);
+std::vector<float> RandomF32(size_t n, uint64_t seed);
+
+// A kernel written by hand for RunAssembly: `body` (instructions, one per
+// line) wrapped with the .amdhsa_kernel directives and v5 metadata for
+// `args` buffers (each "name:global_buffer" or "name:by_value:4").
+struct HandKernel {
+  std::string name = "k";
+  std::string mcpu = "gfx942";
+  std::vector<std::string> args;  // e.g. {"A:global_buffer", "n:by_value:4"}
+  int workgroup = 64;
+  int vgprs = 32, sgprs = 32, agprs = 0;
+  int lds_bytes = 0;
+  std::string extra_directives;
+  std::string body;
+  std::string Text() const;
+};
+
+// C = A * B^T (A M x K, B N x K, both row-major) in double, compared with
+// the f32 result C (M x N) to 1e-5 relative (absolute below 1).
+void CheckGemm(const std::vector<double>& A, const std::vector<double>& B, const std::vector<float>& C, int M,
+               int N, int K);
+std::vector<double> F16ToDoubles(const std::vector<uint16_t>& v);
+std::vector<double> Bf16ToDoubles(const std::vector<uint16_t>& v);
+
+// OpenCL C compiled by clang-22 for `mcpu` and linked with ld.lld
+// (shared/docs/llvm-baselines.md): the code object's bytes.
+absl::StatusOr<std::string> CompileOpenCl(const std::string& source, const std::string& mcpu);
+
+}  // namespace kir::emu::testing
+
+#endif  // KIRC_HW_EMU_TEST_UTIL_H_
