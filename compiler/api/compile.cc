@@ -52,11 +52,20 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
                                           absl::string_view filename) {
   auto t0 = std::chrono::steady_clock::now();
   absl::StatusOr<const TargetInfo*> t = ResolveTarget(k, opts);
-  if (!t.ok()) return t.status();
+  if (!t.ok()) {
+    // Name where the target came from: the --mcpu option or the `target` line.
+    std::string where = filename.empty() ? "" : std::string(filename) + ":";
+    if (opts.mcpu.empty() && k.target_loc.line > 0)
+      absl::StrAppend(&where, k.target_loc.line, ":", k.target_loc.col, ":");
+    if (!where.empty()) where += " ";
+    return absl::Status(t.status().code(),
+                        absl::StrCat(where, "error: ", opts.mcpu.empty() ? "" : "--mcpu: ",
+                                     t.status().message()));
+  }
   const TargetInfo& target = **t;
   absl::Status valid = ValidateKernel(k, target, filename);
   if (!valid.ok()) return valid;
-  absl::StatusOr<LoweredKernel> lk = LowerKernel(k, target);
+  absl::StatusOr<LoweredKernel> lk = LowerKernel(k, target, filename);
   if (!lk.ok()) return lk.status();
   CompileResult r;
   r.target = &target;
@@ -65,7 +74,8 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   absl::StatusOr<RegUsage> usage = AllocateRegisters(target, r.lowered.mir);
   if (!usage.ok())
     return absl::Status(usage.status().code(),
-                        absl::StrCat("kernel '", k.name, "' on ", target.name, ": ",
+                        absl::StrCat(filename.empty() ? "" : absl::StrCat(filename, ": "),
+                                     "error: kernel '", k.name, "' on ", target.name, ": ",
                                      usage.status().message()));
   absl::Status st = InsertWaitcnts(target, r.lowered.mir);
   if (!st.ok()) return st;

@@ -121,8 +121,9 @@ KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const Ker
     r.next_free_vgpr = r.agprs > 0 ? r.accum_offset + r.agprs : r.arch_vgprs;
     r.vgpr_count = r.next_free_vgpr;
   } else {
+    // gfx908's VGPR and AGPR files are separate: both counts are max(), as llc reports.
     r.next_free_vgpr = std::max(r.arch_vgprs, r.agprs);
-    r.vgpr_count = r.arch_vgprs + r.agprs;
+    r.vgpr_count = r.next_free_vgpr;
   }
   r.lds_bytes = abi.lds_bytes;
   // Occupancy (waves per SIMD): 512 VGPRs per lane per SIMD on 90a/942
@@ -203,7 +204,7 @@ std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKer
   absl::StrAppend(&s, "    .private_segment_fixed_size: 0\n    .wavefront_size: 64\n");
   absl::StrAppend(&s, "    .sgpr_count: ", res.sgpr_count, "\n");
   absl::StrAppend(&s, "    .vgpr_count: ", res.vgpr_count, "\n");
-  if (t.unified_vgpr_file) absl::StrAppend(&s, "    .agpr_count: ", res.agprs, "\n");
+  absl::StrAppend(&s, "    .agpr_count: ", res.agprs, "\n");
   absl::StrAppend(&s, "    .max_flat_workgroup_size: ", k.WorkgroupThreads(), "\n");
   absl::StrAppend(&s, "    .reqd_workgroup_size: [ ", k.workgroup[0], ", ", k.workgroup[1], ", ",
                   k.workgroup[2], " ]\n");

@@ -21,7 +21,7 @@ struct KernelResources {
   int sgprs = 0;           // SGPRs s0..s(n-1) incl. the user and system SGPRs set at launch
   int accum_offset = 0;    // gfx90a/942: first AGPR in the unified file = align(arch_vgprs, 4)
   int next_free_vgpr = 0;  // .amdhsa_next_free_vgpr: gfx908 max(vgprs, agprs); 90a+ total
-  int vgpr_count = 0;      // metadata .vgpr_count (arch + acc registers)
+  int vgpr_count = 0;      // metadata .vgpr_count: 90a/942 the unified total; 908 max(vgprs, agprs)
   int sgpr_count = 0;      // metadata .sgpr_count: sgprs + the 6 extra SGPRs llvm-mc
                            // reserves (flat scratch, XNACK mask) with VCC unreserved
   int64_t lds_bytes = 0;   // group_segment_fixed_size

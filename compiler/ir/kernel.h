@@ -140,7 +140,10 @@ struct Kernel {
   std::vector<Arg> args;
   std::vector<LdsAlloc> lds;
   std::vector<Op> body;
-  SourceLoc loc;
+  SourceLoc loc;            // the `kernel` line
+  SourceLoc target_loc;     // the `target` line (0 if none)
+  SourceLoc workgroup_loc;  // the `workgroup` line
+  SourceLoc grid_loc;       // the `grid` line
 
   int64_t WorkgroupThreads() const { return workgroup[0] * workgroup[1] * workgroup[2]; }
   const Arg* FindArg(const std::string& name) const;

@@ -517,6 +517,7 @@ bool Parser::ParseDecl(const std::string& word, const char* start) {
   if (word == "target") {
     if (have_target_) return Fail(start, "duplicate 'target' declaration");
     have_target_ = true;
+    kernel_.target_loc = Loc(start);
     if (!ParseIdent(&kernel_.target, "a target name (e.g. gfx942)")) return false;
     return ExpectEol();
   }
@@ -524,6 +525,7 @@ bool Parser::ParseDecl(const std::string& word, const char* start) {
     bool& have = word == "grid" ? have_grid_ : have_workgroup_;
     if (have) return Fail(start, absl::StrCat("duplicate '", word, "' declaration"));
     have = true;
+    (word == "grid" ? kernel_.grid_loc : kernel_.workgroup_loc) = Loc(start);
     std::array<int64_t, 3>& dims = word == "grid" ? kernel_.grid : kernel_.workgroup;
     for (int i = 0; i < 3; ++i) {
       SkipWs();

@@ -180,7 +180,8 @@ TEST(IndexLowering, DividendBeyond32BitsIsAClearError) {
   ASSERT_FALSE(li.ok());
   EXPECT_EQ(li.status().message(),
             "the dividend '1000003*tid.x + 20000003*wg.x' of a floordiv/mod by 999 ranges over "
-            "[0, 2283003258], beyond 32 bits; narrow the index");
+            "[0, 2283003258], outside the signed 32-bit range kirc computes indices in; narrow the "
+            "index");
 }
 
 TEST(MagicDivision, ErrorBoundIsExactAtTheEdge) {

@@ -1,7 +1,10 @@
 #include "compiler/lower/lower.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
 #include "compiler/lower/lower_internal.h"
 
 namespace kir {
@@ -21,6 +24,15 @@ void ScanOps(const std::vector<Op>& ops, bool tid[3], bool wg[3]) {
   }
 }
 
+void ScanUsedArgs(const std::vector<Op>& ops, std::set<std::string>& used) {
+  for (const Op& op : ops) {
+    if (!op.mem.empty()) used.insert(op.mem);
+    for (const Operand& o : op.operands)
+      if (o.is_arg) used.insert(o.name);
+    ScanUsedArgs(op.body, used);
+  }
+}
+
 std::string OpSummary(const Op& op) {
   std::string r = op.results.empty() ? "" : "%" + absl::StrJoin(op.results, ", %") + " = ";
   auto operands = [&] {
@@ -30,8 +42,11 @@ std::string OpSummary(const Op& op) {
   };
   auto index = [&] {
     std::vector<std::string> v;
-    for (const IndexRef& i : op.index) v.push_back(IndexToString(*i));
-    return absl::StrCat(op.mem, "[", absl::StrJoin(v, ", "), "]");
+    for (const IndexRef& i : op.index) v.push_back(i ? IndexToString(*i) : "?");
+    std::string along = op.along >= 0 && op.along + 1 != static_cast<int>(op.index.size())
+                            ? absl::StrCat(" along ", op.along)
+                            : "";
+    return absl::StrCat(op.mem, "[", absl::StrJoin(v, ", "), "]", along);
   };
   switch (op.kind) {
     case OpKind::kLoad:
@@ -95,9 +110,18 @@ MOperand IVal::Op() const {
 }
 
 absl::Status LowerCtx::Error(const Op& op, const std::string& msg) const {
-  std::string where = op.loc.line > 0 ? absl::StrCat(op.loc.line, ":", op.loc.col, ": ") : "";
+  std::string where;
+  if (!filename_.empty()) where = filename_ + ":";
+  if (op.loc.line > 0) absl::StrAppend(&where, op.loc.line, ":", op.loc.col, ":");
+  if (!where.empty()) where += " ";
   return absl::InvalidArgumentError(
-      absl::StrCat(where, "in '", OpSummary(op), "': ", msg));
+      absl::StrCat(where, "error: in '", OpSummary(op), "': ", msg));
+}
+
+absl::Status LowerCtx::AtOp(const Op& op, const absl::Status& st) const {
+  if (st.ok() || absl::StrContains(st.message(), "error: in '")) return st;
+  absl::Status e = Error(op, std::string(st.message()));
+  return absl::Status(st.code(), e.message());
 }
 
 int LowerCtx::Srd(const std::string& arg) {
@@ -162,8 +186,12 @@ absl::Status LowerCtx::Run() {
   SetupInputs();
   const KernelAbi& abi = out_.abi;
   MFunction& f = out_.mir;
-  // Kernel arguments from the kernarg segment (s_load: lgkmcnt, out of order).
+  // Kernel arguments from the kernarg segment (s_load: lgkmcnt, out of order);
+  // arguments no op uses are not loaded.
+  std::set<std::string> used;
+  ScanUsedArgs(k_.body, used);
   for (const KernelAbi::KernargSlot& slot : abi.kernargs) {
+    if (!used.count(slot.name)) continue;
     if (slot.is_buffer) {
       int q = f.NewVReg(RegClass::kSgpr, 4, 4);
       b_.Emit(Opc::kSLoadDwordx2, {MirBuilder::S(q, 0, 2), MirBuilder::S(kernarg_, 0, 2),
@@ -217,7 +245,7 @@ absl::Status LowerCtx::Run() {
                        "unroll the loop in the KIR for now");
         break;
     }
-    if (!st.ok()) return st;
+    if (!st.ok()) return AtOp(op, st);
   }
   b_.SetKirOp(-1);
   b_.Emit(Opc::kSEndpgm, {});
@@ -248,9 +276,11 @@ absl::StatusOr<LoweredIndex> LowerIndexExpr(const Kernel& k, const TargetInfo& t
   return out;
 }
 
-absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target) {
+absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target,
+                                          absl::string_view filename) {
   LoweredKernel out;
   LowerCtx ctx(k, target, out);
+  ctx.filename_ = std::string(filename);
   absl::Status st = ctx.Run();
   if (!st.ok()) return st;
   return out;

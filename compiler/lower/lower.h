@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/isa/instr.h"
 #include "compiler/lower/access_map.h"
@@ -50,7 +51,9 @@ struct LoweredKernel {
 // Lowers `k` (already validated for `target`) to MIR. Errors name the KIR op
 // (line:col when known) and say what to change, e.g. an index whose
 // intermediate value leaves the 32-bit range.
-absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target);
+// `filename` (may be empty) prefixes error positions.
+absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target,
+                                          absl::string_view filename = "");
 
 // The code for one index expression on its own, for tests and the verifier:
 // the kernel inputs are precoloured virtual registers (workitem_vreg: v0 packed

@@ -141,7 +141,7 @@ absl::StatusOr<IVal> LowerCtx::EmitAtom(const Atom& a) {
       for (const AffineForm& in : a.inner)
         if (!InI32(in.Range()))
           return absl::InvalidArgumentError(absl::StrCat(
-              "the factor '", in.Key(), "' of '", a.key, "' can leave the 32-bit range"));
+              "the factor '", in.Key(), "' of '", a.key, "' can leave the signed 32-bit range"));
       absl::StatusOr<IVal> x = EmitAffine(a.inner[0]);
       if (!x.ok()) return x.status();
       absl::StatusOr<IVal> y = EmitAffine(a.inner[1]);
@@ -159,7 +159,8 @@ absl::StatusOr<IVal> LowerCtx::EmitFloorDivMod(const AffineForm& x, int64_t d, b
   if (!InI32(rx))
     return absl::InvalidArgumentError(
         absl::StrCat("the dividend '", x.Key(), "' of a floordiv/mod by ", d, " ranges over [",
-                     rx.lo, ", ", rx.hi, "], beyond 32 bits; narrow the index"));
+                     rx.lo, ", ", rx.hi, "], outside the signed 32-bit range kirc computes "
+                     "indices in; narrow the index"));
   absl::StatusOr<IVal> xv = EmitAffine(x);
   if (!xv.ok()) return xv.status();
   bool uniform = xv->kind != IVal::Kind::kVgpr;

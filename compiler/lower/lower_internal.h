@@ -68,6 +68,8 @@ class LowerCtx {
   int VgprsOf(const std::string& name);
   const Value& ValueOf(const std::string& name) const { return values_.at(name); }
   absl::Status Error(const Op& op, const std::string& msg) const;
+  // `st` with op's position and text prefixed, unless it already has them.
+  absl::Status AtOp(const Op& op, const absl::Status& st) const;
 
   const Kernel& k_;
   const TargetInfo& t_;
@@ -75,6 +77,7 @@ class LowerCtx {
   MirBuilder b_;
   IndexScope scope_;
   int cur_op_ = -1;
+  std::string filename_;
   std::map<std::string, Value> values_;
   std::map<std::string, IVal> affine_cache_;
   std::map<std::string, IVal> atom_cache_;

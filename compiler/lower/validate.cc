@@ -1,5 +1,7 @@
 #include "compiler/lower/validate.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/float_bits.h"
@@ -190,6 +193,16 @@ std::string OpText(const Op& op) {
   return absl::StrCat(r, "op kind ", static_cast<int>(op.kind));
 }
 
+// KIR names: [A-Za-z_][A-Za-z0-9_]*, at most 255 characters. They become
+// assembly symbols and metadata strings, so nothing else may pass.
+bool IsIdentifier(const std::string& n) {
+  if (n.empty() || n.size() > 255) return false;
+  if (!(std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
 std::string DimName(int d) { return std::string(1, "xyz"[d]); }
 
 class Validator {
@@ -221,6 +234,12 @@ class Validator {
     return Err(op.loc, OpText(op), msg);
   }
   absl::Status KernelErr(const std::string& msg) const { return Err(k_.loc, "kernel", msg); }
+  absl::Status WorkgroupErr(const std::string& msg) const {
+    return Err(k_.workgroup_loc.line > 0 ? k_.workgroup_loc : k_.loc, "workgroup", msg);
+  }
+  absl::Status GridErr(const std::string& msg) const {
+    return Err(k_.grid_loc.line > 0 ? k_.grid_loc : k_.loc, "grid", msg);
+  }
 
   absl::Status CheckKernelHeader();
   absl::Status CheckDecls();
@@ -251,6 +270,9 @@ class Validator {
   absl::StatusOr<ValueType> Use(const Op& op, const Operand& o, bool allow_arg);
   absl::Status CanDefine(const Op& op, const std::string& name) const {
     if (name.empty()) return OpErr(op, "a defined name is empty; give it a name");
+    if (!IsIdentifier(name))
+      return OpErr(op, absl::StrCat("'%", absl::CHexEscape(name), "' is not a valid value name "
+                                    "([A-Za-z_][A-Za-z0-9_]* after the '%')"));
     if (Lookup(name) != nullptr)
       return OpErr(op, absl::StrCat("%", name, " is defined twice; rename one of the definitions"));
     return absl::OkStatus();
@@ -285,31 +307,40 @@ absl::Status Validator::Run() {
 
 absl::Status Validator::CheckKernelHeader() {
   if (k_.name.empty()) return KernelErr("the kernel has no name; write `kernel NAME`");
+  if (!IsIdentifier(k_.name))
+    return KernelErr(absl::StrCat("the kernel name '", absl::CHexEscape(k_.name),
+                                  "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 255 "
+                                  "characters); it becomes an assembly symbol"));
   const auto& wg = k_.workgroup;
   for (int d = 0; d < 3; ++d)
     if (wg[d] < 1)
-      return KernelErr(absl::StrCat("workgroup extent ", DimName(d), " is ", wg[d],
+      return WorkgroupErr(absl::StrCat("workgroup extent ", DimName(d), " is ", wg[d],
                                     "; every extent must be at least 1"));
   for (int d = 0; d < 3; ++d)
     if (wg[d] > 1024)
-      return KernelErr(absl::StrCat("workgroup extent ", DimName(d), " is ", wg[d],
+      return WorkgroupErr(absl::StrCat("workgroup extent ", DimName(d), " is ", wg[d],
                                     "; a workgroup has at most 1024 threads"));
   int64_t threads = wg[0] * wg[1] * wg[2];  // each <= 1024: no overflow
   std::string shape = absl::StrCat(wg[0], "x", wg[1], "x", wg[2]);
   if (threads > 1024)
-    return KernelErr(absl::StrCat("workgroup ", shape, " has ", threads,
+    return WorkgroupErr(absl::StrCat("workgroup ", shape, " has ", threads,
                                   " threads; a workgroup has at most 1024"));
   if (threads % 64 != 0)
-    return KernelErr(absl::StrCat("workgroup ", shape, " has ", threads,
+    return WorkgroupErr(absl::StrCat("workgroup ", shape, " has ", threads,
                                   " threads, not a multiple of 64; kirc runs whole wave64s "
                                   "(MFMA is wave-collective), so use a multiple of 64 threads"));
   for (int d = 0; d < 3; ++d) {
     if (k_.grid[d] < 1)
-      return KernelErr(absl::StrCat("grid extent ", DimName(d), " is ", k_.grid[d],
+      return GridErr(absl::StrCat("grid extent ", DimName(d), " is ", k_.grid[d],
                                     "; every extent must be at least 1"));
     if (k_.grid[d] >= k2G)
-      return KernelErr(absl::StrCat("grid extent ", DimName(d), " is ", k_.grid[d],
+      return GridErr(absl::StrCat("grid extent ", DimName(d), " is ", k_.grid[d],
                                     "; it must be less than 2^31"));
+    // The dispatch packet's grid size (threads) is 32 bits per dimension.
+    if (k_.grid[d] * wg[d] >= (int64_t{1} << 32))
+      return GridErr(absl::StrCat("grid extent ", DimName(d), " times the workgroup's (",
+                                  k_.grid[d], " x ", wg[d], ") is 2^32 threads or more; the "
+                                  "dispatch's grid size is 32 bits per dimension"));
   }
   return absl::OkStatus();
 }
@@ -339,6 +370,10 @@ absl::Status Validator::CheckDecls() {
   for (const Decl& d : decls) {
     std::string text = absl::StrCat(kKind[d.kind], d.name.empty() ? "" : " ", d.name);
     if (d.name.empty()) return Err(d.loc, text, "the declaration has no name; give it one");
+    if (!IsIdentifier(d.name))
+      return Err(d.loc, absl::StrCat(kKind[d.kind], " ", absl::CHexEscape(d.name)),
+                 "the name is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 255 "
+                 "characters); it becomes a metadata string and an index name");
     auto [it, fresh] = seen.emplace(d.name, &d);
     if (!fresh) {
       const Decl& first = *it->second;
@@ -680,10 +715,15 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
     if (is_store)
       return OpErr(op, absl::StrCat(op.mem, " holds ", ElemName(elem), " but %",
                                     op.operands[0].name, " is ", TypeName(vt),
-                                    "; convert it to ", TypeName(want), " with cvt first"));
+                                    elem == ElemType::kI32 || vt.elem == ElemType::kI32
+                                        ? "; store a value of the buffer's element type"
+                                        : absl::StrCat("; convert it to ", TypeName(want),
+                                                       " with cvt first")));
     return OpErr(op, absl::StrCat(op.mem, " holds ", ElemName(elem), " but the load produces ",
                                   TypeName(vt), "; load ", TypeName(want),
-                                  " and convert it with cvt"));
+                                  elem == ElemType::kI32 || vt.elem == ElemType::kI32
+                                      ? ""
+                                      : " and convert it with cvt"));
   }
   if (!IsLegalWidth(vt.width))  // a stored value's type is checked where it is defined
     return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be 1, 2, 4, "
@@ -726,14 +766,24 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
     }
     return absl::OkStatus();
   }
+  std::string fix = absl::StrCat("use `", verb, " guarded` or fix the index");
   Interval r = b.Range();
   int64_t last_off = SatMul(vt.width - 1, SatMul(strides[op.along], eb));
   int64_t end = SatAdd(SatAdd(r.hi, last_off), eb);  // exclusive
-  std::string fix = absl::StrCat("use `", verb, " guarded` or fix the index");
   if (r.lo < 0)
     return OpErr(op, absl::StrCat("the byte offset can be negative (as low as ", r.lo, "); ", fix));
   if (end > k2G)
     return OpErr(op, absl::StrCat("the byte offset reaches 2^31 (bytes up to ", end - 1, "); ", fix));
+  // Every element's index inside the shape, dimension by dimension (an index
+  // past one extent can still land inside the buffer, in another row).
+  for (int d = 0; d < rank; ++d) {
+    Interval ri = idx[d].Range();
+    int64_t hi = d == op.along ? SatAdd(ri.hi, vt.width - 1) : ri.hi;
+    if (ri.lo < 0 || hi >= shape[d])
+      return OpErr(op, absl::StrCat("index ", d, " ", d == op.along && vt.width > 1 ? "(with the vector's elements) " : "",
+                                    "takes values ", ri.lo, "..", hi, ", outside 0..", shape[d] - 1,
+                                    " of ", op.mem, "; ", fix));
+  }
   if (end > size)
     return OpErr(op, absl::StrCat("can access outside ", op.mem, " (bytes ", r.lo, "..", end - 1,
                                   " of ", size, "); ", fix));

@@ -166,18 +166,18 @@ TEST(ValidateTest, Workgroup) {
   Kernel k = Body(kCopyBody);
   k.workgroup = {64, 0, 1};
   EXPECT_EQ(Check(k),
-            "k.kir:1:1: error: in 'kernel': workgroup extent y is 0; every extent must be at least 1");
+            "k.kir:2:1: error: in 'workgroup': workgroup extent y is 0; every extent must be at least 1");
   k.workgroup = {2048, 1, 1};
-  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup extent x is 2048; a workgroup has "
+  EXPECT_EQ(Check(k), "k.kir:2:1: error: in 'workgroup': workgroup extent x is 2048; a workgroup has "
                       "at most 1024 threads");
   k.workgroup = {1, 1, std::numeric_limits<int64_t>::max()};
-  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup extent z is 9223372036854775807; "
+  EXPECT_EQ(Check(k), "k.kir:2:1: error: in 'workgroup': workgroup extent z is 9223372036854775807; "
                       "a workgroup has at most 1024 threads");
   k.workgroup = {64, 32, 1};
-  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup 64x32x1 has 2048 threads; a "
+  EXPECT_EQ(Check(k), "k.kir:2:1: error: in 'workgroup': workgroup 64x32x1 has 2048 threads; a "
                       "workgroup has at most 1024");
   k.workgroup = {32, 1, 1};
-  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': workgroup 32x1x1 has 32 threads, not a "
+  EXPECT_EQ(Check(k), "k.kir:2:1: error: in 'workgroup': workgroup 32x1x1 has 32 threads, not a "
                       "multiple of 64; kirc runs whole wave64s (MFMA is wave-collective), so use "
                       "a multiple of 64 threads");
   k.workgroup = {16, 4, 16};
@@ -188,15 +188,39 @@ TEST(ValidateTest, Grid) {
   Kernel k = Body(kCopyBody);
   k.grid = {1, 1, 0};
   EXPECT_EQ(Check(k),
-            "k.kir:1:1: error: in 'kernel': grid extent z is 0; every extent must be at least 1");
+            "k.kir:3:1: error: in 'grid': grid extent z is 0; every extent must be at least 1");
   k.grid = {std::numeric_limits<int64_t>::min(), 1, 1};
-  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': grid extent x is -9223372036854775808; "
+  EXPECT_EQ(Check(k), "k.kir:3:1: error: in 'grid': grid extent x is -9223372036854775808; "
                       "every extent must be at least 1");
   k.grid = {int64_t{1} << 31, 1, 1};
-  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': grid extent x is 2147483648; it must be "
+  EXPECT_EQ(Check(k), "k.kir:3:1: error: in 'grid': grid extent x is 2147483648; it must be "
                       "less than 2^31");
+  // The dispatch's grid size in threads is 32 bits per dimension.
   k.grid = {(int64_t{1} << 31) - 1, 1, 1};
+  EXPECT_EQ(Check(k), "k.kir:3:1: error: in 'grid': grid extent x times the workgroup's "
+                      "(2147483647 x 64) is 2^32 threads or more; the dispatch's grid size is 32 "
+                      "bits per dimension");
+  k.grid = {(int64_t{1} << 26) - 1, 1, 1};
   EXPECT_EQ(Check(k), "OK");
+}
+
+TEST(ValidateTest, NamesAreIdentifiers) {
+  // Names become assembly symbols and metadata strings: nothing else passes.
+  Kernel k = Body(kCopyBody);
+  k.name = "my kernel";
+  EXPECT_EQ(Check(k), "k.kir:1:1: error: in 'kernel': the kernel name 'my kernel' is not an "
+                      "identifier ([A-Za-z_][A-Za-z0-9_]*, at most 255 characters); it becomes an "
+                      "assembly symbol");
+  k = Body(kCopyBody);
+  k.name = "k\n  s_endpgm";
+  EXPECT_NE(Check(k).find("the kernel name 'k\\n  s_endpgm' is not an identifier"), std::string::npos)
+      << Check(k);
+  k = Body(kCopyBody);
+  k.args[0].name = "X\n    .evil: 1";
+  EXPECT_NE(Check(k).find("the name is not an identifier"), std::string::npos) << Check(k);
+  k = Body(kCopyBody);
+  k.body[0].results[0] = "a b";
+  EXPECT_NE(Check(k).find("'%a b' is not a valid value name"), std::string::npos) << Check(k);
 }
 
 TEST(ValidateTest, EmptyBody) {
@@ -499,11 +523,11 @@ TEST(ValidateTest, UnguardedRanges) {
             "k.kir:9:1: error: in '%x = load A[tid.x * 1073741824] : f32': the byte offset reaches "
             "2^31 (bytes up to 270582939651); use `load guarded` or fix the index");
   EXPECT_EQ(CheckBody("%x = load A[tid.x + 1] : f32\n"),
-            "k.kir:9:1: error: in '%x = load A[tid.x + 1] : f32': can access outside A (bytes "
-            "4..259 of 256); use `load guarded` or fix the index");
+            "k.kir:9:1: error: in '%x = load A[tid.x + 1] : f32': index 0 takes values 1..64, "
+            "outside 0..63 of A; use `load guarded` or fix the index");
   EXPECT_EQ(CheckBody("%x = zero f32\nstore L[tid.x + 1], %x\n"),
-            "k.kir:10:1: error: in 'store L[tid.x + 1], %x': can access outside L (bytes 4..259 of "
-            "256); use `store guarded` or fix the index");
+            "k.kir:10:1: error: in 'store L[tid.x + 1], %x': index 0 takes values 1..64, outside "
+            "0..63 of L; use `store guarded` or fix the index");
   // The last vector element counts (along 0 of C, stride 16 elements).
   EXPECT_EQ(Check(Parse(R"(kernel t
 workgroup 64 1 1
@@ -514,15 +538,27 @@ store C[tid.x floordiv 16 * 4 + 1, tid.x mod 16] along 0, %z
 end
 )")),
             "k.kir:6:1: error: in 'store C[tid.x floordiv 16 * 4 + 1, tid.x mod 16] along 0, %z': "
-            "can access outside C (bytes 64..1087 of 1024); use `store guarded` or fix the index");
+            "index 0 (with the vector's elements) takes values 1..16, outside 0..15 of C; use "
+            "`store guarded` or fix the index");
   // Loop variables range over lo..last with the step.
   EXPECT_EQ(CheckBody(R"(for %i = 0 to 10 step 4 {
   %x = load A[%i * 7 + tid.x] : f32
   yield
 }
 )"),
-            "k.kir:10:3: error: in '%x = load A[%i * 7 + tid.x] : f32': can access outside A "
-            "(bytes 0..479 of 256); use `load guarded` or fix the index");
+            "k.kir:10:3: error: in '%x = load A[%i * 7 + tid.x] : f32': index 0 takes values "
+            "0..119, outside 0..63 of A; use `load guarded` or fix the index");
+  // An index past one extent that still lands inside the buffer (the next
+  // row) is out of shape, not a legal access.
+  EXPECT_EQ(Check(Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[16, 4] strides [4, 1] readonly
+%x = load X[tid.x floordiv 4, tid.x mod 4 + 1] : f32
+end
+)")),
+            "k.kir:5:1: error: in '%x = load X[tid.x floordiv 4, tid.x mod 4 + 1] : f32': index 1 "
+            "takes values 1..4, outside 0..3 of X; use `load guarded` or fix the index");
 }
 
 TEST(ValidateTest, GuardedRanges) {

@@ -74,8 +74,8 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f) {
         return absl::ResourceExhaustedError(absl::StrCat(
             "out of ", ClassName(vr.cls), ": the kernel needs more than the ", limit(vr.cls),
             " ", ClassName(vr.cls), " ", t.name, " has (", live, " live at instruction ", in.start,
-            ", a ", vr.count, "-register tuple more requested); no spilling yet: reduce the tile "
-            "or vector sizes"));
+            ", a ", vr.count, "-register tuple more requested); no spilling yet: reduce the tile, "
+            "vector sizes or the number of buffer arguments"));
       }
     }
     for (int r = base; r < base + vr.count; ++r) b[r] = in.end;

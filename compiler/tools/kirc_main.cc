@@ -2,6 +2,7 @@
 // Run without arguments it compiles the built-in 16x16x16 MFMA kernel for
 // gfx942, assembles it and prints the assembly and a summary.
 #include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "compiler/ir/printer.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/run.h"
+#include "compiler/lower/validate.h"
 
 namespace {
 
@@ -133,7 +135,7 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   if (device == "hip")
     return Fail("--device=hip: the HIP runtime harness is not built yet; use --device=emu");
   std::ifstream in(UserPath(file), std::ios::binary);
-  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "'"));
+  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "': ", std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
   absl::StatusOr<kir::Kernel> k = kir::ParseKernel(ss.str(), file);
@@ -166,9 +168,11 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    // --flag=VALUE or --flag VALUE.
     auto value = [&](const char* flag) -> std::optional<std::string> {
       std::string p = absl::StrCat(flag, "=");
       if (absl::StartsWith(a, p)) return a.substr(p.size());
+      if (a == flag && i + 1 < args.size() && !absl::StartsWith(args[i + 1], "-")) return args[++i];
       return std::nullopt;
     };
     if (a == "--help" || a == "-h") {
@@ -226,13 +230,21 @@ int main(int argc, char** argv) {
   if (emit != "asm" && emit != "obj" && emit != "mir" && emit != "kir")
     return Fail(absl::StrCat("--emit must be asm, obj, mir or kir, not '", emit, "'"));
   std::ifstream in(UserPath(file), std::ios::binary);
-  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "'"));
+  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "': ", std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
   if (emit == "kir") {
+    // The canonical form of a kernel kirc accepts: parsed, --mcpu applied, validated.
     absl::StatusOr<kir::Kernel> k = kir::ParseKernel(text, file);
     if (!k.ok()) return Fail(k.status());
+    if (!mcpu.empty()) k->target = mcpu;
+    kir::CompileOptions vo;
+    vo.filename = file;
+    absl::StatusOr<const kir::TargetInfo*> t = kir::ResolveTarget(*k, vo);
+    if (!t.ok()) return Fail(t.status());
+    absl::Status v = kir::ValidateKernel(*k, **t, file);
+    if (!v.ok()) return Fail(v);
     return WriteOut(out, kir::PrintKernel(*k)) ? 0 : Fail("cannot write " + out);
   }
   kir::CompileOptions opts;
