@@ -1,6 +1,7 @@
 #include "compiler/api/compile.h"
 
 #include <chrono>
+#include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/emit/toolchain.h"
@@ -100,15 +101,28 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
 
 }  // namespace
 
+// A bug in kirc must not take the embedding program down: anything thrown
+// (e.g. std::out_of_range from a lookup the validator should have made safe)
+// becomes an Internal error.
+static absl::StatusOr<CompileResult> GuardedCompile(const Kernel& k, const CompileOptions& opts,
+                                             absl::string_view filename) {
+  try {
+    return CompileImpl(k, opts, filename);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("internal error in kirc while compiling kernel '",
+                                            k.name, "': ", e.what(), "; please report it"));
+  }
+}
+
 absl::StatusOr<CompileResult> Compile(const Kernel& k, const CompileOptions& opts) {
-  return CompileImpl(k, opts, opts.filename);
+  return GuardedCompile(k, opts, opts.filename);
 }
 
 absl::StatusOr<CompileResult> CompileText(absl::string_view text, absl::string_view filename,
                                           const CompileOptions& opts) {
   absl::StatusOr<Kernel> k = ParseKernel(text, filename);
   if (!k.ok()) return k.status();
-  return CompileImpl(*k, opts, filename);
+  return GuardedCompile(*k, opts, filename);
 }
 
 absl::StatusOr<std::string> CodeObjectFor(const CompileResult& r, const std::string& llvm_bin) {

@@ -168,7 +168,7 @@ TEST_P(CompileTest, AssemblesLinksAndDeclaresWhatItUses) {
 std::vector<Case> AllCases() {
   std::vector<Case> cases;
   for (const char* kname : {"copy_f32", "add_f16", "mma_16x16x16_f16", "mma_16x16x16_bf16",
-                             "mma_32x32x8_f16"})
+                             "mma_32x32x8_f16", "mma_loop_32x32x64_f16"})
     for (const char* t : {"gfx908", "gfx90a", "gfx942"}) cases.push_back({kname, t});
   return cases;
 }

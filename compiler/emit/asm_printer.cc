@@ -58,9 +58,12 @@ int RoundUp(int v, int g) { return (v + g - 1) / g * g; }
 
 }  // namespace
 
-std::string InstructionText(const TargetInfo& t, const MInst& mi) {
+std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::string& label_prefix) {
   const OpcInfo& info = Info(mi.opc);
   if (mi.opc == Opc::kSWaitcnt) return WaitcntText(mi);
+  if (mi.opc == Opc::kLabel) return absl::StrCat(label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm, ":");
+  if (info.flags & kBranch)
+    return absl::StrCat(info.mnemonic, " ", label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm);
   std::string mn = info.mnemonic;
   if (mi.opc == Opc::kVMfma) {
     absl::StatusOr<std::string> m = MfmaMnemonic(t, *mi.mfma);
@@ -150,6 +153,7 @@ std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKer
   absl::StrAppend(&s, "  .amdgcn_target \"amdgcn-amd-amdhsa--", t.name, "\"\n");
   absl::StrAppend(&s, "  .amdhsa_code_object_version 5\n  .text\n  .globl ", n,
                   "\n  .p2align 8\n  .type ", n, ",@function\n", n, ":\n");
+  const std::string label_prefix = absl::StrCat(".L", n, "_");
   std::map<int, const AccessRecord*> by_id;
   for (const AccessRecord& r : lk.access_map) by_id[r.inst_id] = &r;
   int last_op = -2;
@@ -158,7 +162,11 @@ std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKer
       absl::StrAppend(&s, "  // op ", mi.kir_op, ": ", lk.kir_op_text[mi.kir_op], "\n");
     }
     if (mi.kir_op >= 0) last_op = mi.kir_op;
-    std::string line = "  " + InstructionText(t, mi);
+    if (mi.opc == Opc::kLabel) {
+      absl::StrAppend(&s, InstructionText(t, mi, label_prefix), "\n");
+      continue;
+    }
+    std::string line = "  " + InstructionText(t, mi, label_prefix);
     if (opts.annotate) {
       std::string c;
       if (mi.id >= 0) c = absl::StrCat("[", mi.id, "]");

@@ -32,7 +32,10 @@ KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const Ker
                                  const RegUsage& usage);
 
 // One instruction in LLVM syntax, e.g. "buffer_load_dwordx2 v[2:3], v1, s[4:7], 0 offen offset:8".
-std::string InstructionText(const TargetInfo& t, const MInst& mi);
+// Branch targets and labels are named `label_prefix` + label id (a label
+// pseudo-instruction prints as "NAME:").
+std::string InstructionText(const TargetInfo& t, const MInst& mi,
+                            const std::string& label_prefix = ".L");
 
 // MIR listing: instructions with virtual registers as %v12, %s3[0:1], %a2[0:3]
 // (physical ones as in assembly), each with its id and KIR op.

@@ -60,6 +60,7 @@ enum OpcFlags : uint32_t {
   kDefMerges = 1u << 10,  // writes half of its destination and keeps the rest (d16 loads)
   kBranch = 1u << 11,     // SOPP branch: operand 0 is the target
   kGlobalAddr = 1u << 12, // FLAT global_*: 64-bit VGPR address, or SGPR base + 32-bit VGPR offset
+  kPseudo = 1u << 13,     // not an instruction: a label (ops[0] = Imm(label id)); no wait state
 };
 
 struct OpcInfo {

@@ -204,8 +204,17 @@ absl::Status LowerCtx::Run() {
       scalar_args_[slot.name] = s;
     }
   }
-  // Ops in order (pre-order numbering; loops arrive with the GEMM work).
-  for (const Op& op : k_.body) {
+  absl::Status st = LowerOps(k_.body);
+  if (!st.ok()) return st;
+  b_.SetKirOp(-1);
+  b_.Emit(Opc::kSEndpgm, {});
+  return absl::OkStatus();
+}
+
+absl::Status LowerCtx::LowerOps(const std::vector<Op>& ops) {
+  // Pre-order numbering of ops (a loop before its body).
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::kYield) continue;  // handled by LowerFor
     cur_op_ = static_cast<int>(out_.kir_op_text.size());
     out_.kir_op_text.push_back(OpSummary(op));
     b_.SetKirOp(cur_op_);
@@ -240,15 +249,13 @@ absl::Status LowerCtx::Run() {
         st = LowerSlice(op);
         break;
       case OpKind::kFor:
+        st = LowerFor(op);
+        break;
       case OpKind::kYield:
-        st = Error(op, "loops are not lowered yet (tracked by the tiled-GEMM work); "
-                       "unroll the loop in the KIR for now");
         break;
     }
     if (!st.ok()) return AtOp(op, st);
   }
-  b_.SetKirOp(-1);
-  b_.Emit(Opc::kSEndpgm, {});
   return absl::OkStatus();
 }
 

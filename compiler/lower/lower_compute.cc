@@ -62,14 +62,16 @@ absl::Status LowerCtx::LowerMfma(const Op& op) {
       src_c = MirBuilder::A(acc, 0, n);
     }
     d.cls = RegClass::kAgpr;
-    d.vreg = b_.NewA(n);
+    auto inplace = mfma_inplace_.find(op.results[0]);
+    d.vreg = inplace != mfma_inplace_.end() ? inplace->second : b_.NewA(n);
   } else {
     if (c.is_zero && c.vreg < 0)
       src_c = MOperand::Imm(0);
     else
       src_c = MirBuilder::V(VgprsOf(op.operands[2].name), 0, n);
     d.cls = RegClass::kVgpr;
-    d.vreg = b_.NewV(n, 2);
+    auto inplace = mfma_inplace_.find(op.results[0]);
+    d.vreg = inplace != mfma_inplace_.end() ? inplace->second : b_.NewV(n, 2);
   }
   int ab = m->ab_regs();
   MOperand dst = d.cls == RegClass::kAgpr ? MirBuilder::A(d.vreg, 0, n) : MirBuilder::V(d.vreg, 0, n);

@@ -54,9 +54,16 @@ IVal LowerCtx::Mul(IVal a, int64_t c, Interval a_range) {
   if (a.kind == IVal::Kind::kConst) return Const(a.c * c);
   if (c == 0) return Const(0);
   if (c == 1) return a;
+  if (c < 0 && a.kind == IVal::Kind::kSgpr) {
+    for (size_t l = 0; l < loops_.size(); ++l)
+      if (loops_[l].counter == a.vreg) return Sgpr(ScaledCounter(static_cast<int>(l), c));
+  }
   if (c < 0) return Sub(*this, Const(0), Mul(a, -c, a_range));
   int k = Log2IfPow2(c);
   if (a.kind == IVal::Kind::kSgpr) {
+    // A loop counter times a constant: a strength-reduced register advanced at the latch.
+    for (size_t l = 0; l < loops_.size(); ++l)
+      if (loops_[l].counter == a.vreg) return Sgpr(ScaledCounter(static_cast<int>(l), c));
     if (k >= 0) return Sgpr(b_.Salu(Opc::kSLshlB32, {a.Op(), MOperand::Imm(k)}));
     return Sgpr(b_.Salu(Opc::kSMulI32, {a.Op(), MOperand::Imm(c)}));
   }
@@ -81,6 +88,22 @@ absl::StatusOr<IVal> LowerCtx::EmitAffine(const AffineForm& f) {
   std::string key = f.Key();
   auto it = affine_cache_.find(key);
   if (it != affine_cache_.end()) return it->second;
+  // Inside loops: the loop-invariant part separately (hoisted ahead of the
+  // loop by HoistAccessInvariants, so found in the cache here) plus the rest.
+  if (!loops_.empty()) {
+    AffineForm inv, dep;
+    inv.constant = f.constant;
+    for (const AffineTerm& t : f.terms) (DependsOnLoop(t.atom) ? dep : inv).terms.push_back(t);
+    if (!inv.terms.empty() && !dep.terms.empty()) {
+      absl::StatusOr<IVal> a = EmitAffine(inv);
+      if (!a.ok()) return a.status();
+      absl::StatusOr<IVal> b = EmitAffine(dep);
+      if (!b.ok()) return b.status();
+      IVal r = Add(*a, *b);
+      affine_cache_[key] = r;
+      return r;
+    }
+  }
   IVal vacc = Const(0), uacc = Const(0);
   for (const AffineTerm& t : f.terms) {
     absl::StatusOr<IVal> a = EmitAtom(t.atom);
@@ -127,9 +150,13 @@ absl::StatusOr<IVal> LowerCtx::EmitAtom(const Atom& a) {
     case Atom::Kind::kWg:
       r = Sgpr(wg_[a.dim]);
       break;
-    case Atom::Kind::kLoopVar:
-      return absl::UnimplementedError(
-          absl::StrCat("loop variable %", a.name, " in an index: loops are not lowered yet"));
+    case Atom::Kind::kLoopVar: {
+      int l = LoopOfAtom(a);
+      if (l < 0)
+        return absl::InternalError(absl::StrCat("loop variable %", a.name, " outside its loop"));
+      r = Sgpr(loops_[l].counter);
+      return r;  // not cached: the counter is the loop's own register
+    }
     case Atom::Kind::kFloorDiv:
     case Atom::Kind::kMod: {
       absl::StatusOr<IVal> q = EmitFloorDivMod(a.inner[0], a.divisor, a.kind == Atom::Kind::kMod);

@@ -40,6 +40,9 @@ class LowerCtx {
       : k_(k), t_(t), out_(out), b_(out.mir) {}
 
   absl::Status Run();
+  absl::Status LowerOps(const std::vector<Op>& ops);
+  // lower_loop.cc
+  absl::Status LowerFor(const Op& op);
   // Precoloured kernel inputs (kernarg pointer, workgroup ids, work-item ids) and the ABI.
   void SetupInputs();
 
@@ -56,6 +59,9 @@ class LowerCtx {
   // lower_memory.cc
   absl::Status LowerLoad(const Op& op);
   absl::Status LowerStore(const Op& op);
+  // Emits, ahead of a loop, the parts of `op`'s address and guard computations
+  // that do not depend on the loop (so the body finds them computed).
+  absl::Status HoistAccessInvariants(const Op& op, const std::vector<Op>& body);
 
   // lower_compute.cc
   absl::Status LowerMfma(const Op& op);
@@ -90,6 +96,30 @@ class LowerCtx {
   int workitem_[3] = {-1, -1, -1};          // v0 (packed) or v0/v1/v2 (gfx908)
 
   int Srd(const std::string& arg);  // finishes the SRD at first use
+
+  // An active loop: its iteration counter (0, 1, ..., trips-1) and the
+  // strength-reduced multiples of it (coeff -> SGPR holding coeff * counter),
+  // initialised before the loop and advanced at its latch.
+  struct LoopCtx {
+    std::string ivar;
+    int64_t trips = 1;
+    int label = 0;
+    int counter = -1;             // SGPR vreg
+    size_t preheader_end = 0;     // index in mir.insts where initialisations go
+    std::map<int64_t, int> scaled;
+  };
+  std::vector<LoopCtx> loops_;
+  int next_label_ = 0;
+  // MFMA results written in place into a loop-carried accumulator (name -> vreg).
+  std::map<std::string, int> mfma_inplace_;
+  // The loop (index into loops_) whose counter atom `a` is, or -1.
+  int LoopOfAtom(const Atom& a) const;
+  // True if `a` depends on the counter of an active loop.
+  bool DependsOnLoop(const Atom& a) const;
+  // An SGPR holding coeff * counter of loop `l` (strength-reduced).
+  int ScaledCounter(int l, int64_t coeff);
+  // Drops cached index values that depend on loop `ivar` (at its exit).
+  void ForgetLoopValues(const std::string& ivar);
 };
 
 }  // namespace kir

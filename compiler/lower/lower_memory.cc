@@ -343,3 +343,53 @@ absl::Status LowerCtx::LowerStore(const Op& op) {
 }
 
 }  // namespace kir
+
+namespace kir {
+
+absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>& body) {
+  ValueType vt = op.type;
+  if (op.kind == OpKind::kStore) {
+    // The stored value may be defined in the loop body, not lowered yet: take
+    // its type from its definition (a load or an op that carries its type).
+    const std::string& name = op.operands[0].name;
+    auto known = values_.find(name);
+    bool found = known != values_.end();
+    if (found) vt = known->second.type;
+    for (const Op& d : body)
+      for (const std::string& r : d.results)
+        if (r == name && (d.kind == OpKind::kLoad || d.kind == OpKind::kMfma ||
+                          d.kind == OpKind::kCvt || d.kind == OpKind::kSlice ||
+                          d.kind == OpKind::kConst || d.kind == OpKind::kZero)) {
+          vt = d.type;
+          found = true;
+        }
+    if (!found) return absl::OkStatus();  // not worth guessing: the body computes it
+  }
+  absl::StatusOr<MemAccess> a = PlanAccess(*this, op, vt);
+  if (!a.ok()) return a.status();
+  if (!a->is_lds) Srd(op.mem);
+  // The forms EmitAccess will ask for, reduced to their loop-invariant parts.
+  std::vector<AffineForm> forms;
+  AffineForm vpart = Part(a->base, false), upart = Part(a->base, true);
+  if (!vpart.terms.empty()) vpart.constant = -vpart.Range().lo;
+  if (!upart.terms.empty()) upart.constant = -upart.Range().lo;
+  if (op.guarded) {
+    forms.push_back(a->base);
+    for (const AffineForm& f : a->idx) forms.push_back(f);
+  } else {
+    forms.push_back(vpart);
+    forms.push_back(upart);
+  }
+  for (const AffineForm& f : forms) {
+    AffineForm inv;
+    inv.constant = f.constant;
+    for (const AffineTerm& t : f.terms)
+      if (!DependsOnLoop(t.atom)) inv.terms.push_back(t);
+    if (inv.terms.empty()) continue;
+    absl::StatusOr<IVal> v = EmitAffine(inv);
+    if (!v.ok()) return v.status();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kir

@@ -114,11 +114,19 @@ void MirBuilder::Legalize(Opc opc, std::vector<MOperand>& srcs) {
   if (vop2 && srcs.size() >= 2 && !IsVgpr(srcs[1]) && Commutative(opc) && IsVgpr(srcs[0]))
     std::swap(srcs[0], srcs[1]);
   if (vop2 && srcs.size() >= 2 && !IsVgpr(srcs[1])) srcs[1] = ToVgpr(srcs[1]);
-  // Literals: one, in src0 of a VOP1/VOP2 encoding only.
+  // Literals: one, in src0 of a VOP1/VOP2 encoding only. Elsewhere the value
+  // goes to an SGPR when the constant bus is otherwise unused (no VALU
+  // instruction needed), else to a VGPR.
   for (size_t i = 0; i < srcs.size(); ++i) {
     if (!is_literal(srcs[i])) continue;
     bool allowed = !vop3 && i == 0;
-    if (!allowed) srcs[i] = V(VConst(static_cast<uint32_t>(srcs[i].imm)));
+    if (allowed) continue;
+    bool bus_used = false;
+    for (size_t j = 0; j < srcs.size(); ++j)
+      if (j != i && (IsSgpr(srcs[j]) || srcs[j].kind == MOperand::Kind::kSpecial || is_literal(srcs[j])))
+        bus_used = true;
+    uint32_t v = static_cast<uint32_t>(srcs[i].imm);
+    srcs[i] = bus_used || (vop2 && i == 1) ? V(VConst(v)) : S(SConst(v));
   }
   // Constant bus: at most one distinct scalar value (SGPR or literal).
   std::set<std::pair<int, int>> scalars;

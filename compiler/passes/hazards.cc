@@ -1,5 +1,9 @@
 #include "compiler/passes/hazards.h"
 
+#include <optional>
+
+#include "compiler/isa/cfg.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -81,34 +85,87 @@ MInst MakeNop(int wait_states, const std::string& why) {
 
 }  // namespace
 
+namespace {
+
+bool SameState(const HazardState& a, const HazardState& b) {
+  if (a.recent.size() != b.recent.size()) return false;
+  for (const HazardState::Entry& e : a.recent) {
+    bool found = false;
+    for (const HazardState::Entry& o : b.recent)
+      if (o.inst == e.inst && o.elapsed == e.elapsed) found = true;
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats* stats) {
   for (size_t i = 0; i < f.insts.size(); ++i) {
+    if (IsLabel(f.insts[i])) continue;
     absl::Status s = CheckInput(f.insts[i], i);
     if (!s.ok()) return s;
   }
-  // The state points into the input list, which stays untouched until the end.
+  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+  if (!cfg.ok()) return cfg.status();
+  const std::vector<BasicBlock>& blocks = *cfg;
+  // The states point into the input list, which stays untouched until the end.
   std::vector<MInst> in = std::move(f.insts);
-  std::vector<MInst> out;
-  out.reserve(in.size() + in.size() / 4);
-  HazardState state(MaxHazardWindow());
   std::string why;
-  for (const MInst& mi : in) {
-    int deficit = state.Deficit(t, mi, &why);
-    if (deficit > 0) {
-      state.Pad(deficit);
-      if (stats != nullptr) stats->wait_states += deficit;
-      // One s_nop per at most 8 wait states (LLVM's insertNoops: s_nop 7 at most).
-      while (deficit > 0) {
-        int n = std::min(deficit, 8);
-        out.push_back(MakeNop(n, why));
-        deficit -= n;
-        if (stats != nullptr) ++stats->nops;
+  auto run_block = [&](const BasicBlock& bb, HazardState st, std::vector<MInst>* out) {
+    for (int i = bb.begin; i < bb.end; ++i) {
+      const MInst& mi = in[i];
+      if (IsLabel(mi)) {
+        if (out != nullptr) out->push_back(mi);
+        continue;
+      }
+      int deficit = st.Deficit(t, mi, &why);
+      if (deficit > 0) {
+        st.Pad(deficit);
+        if (out != nullptr && stats != nullptr) stats->wait_states += deficit;
+        // One s_nop per at most 8 wait states (LLVM's insertNoops: s_nop 7 at most).
+        while (deficit > 0) {
+          int n = std::min(deficit, 8);
+          if (out != nullptr) {
+            out->push_back(MakeNop(n, why));
+            if (stats != nullptr) ++stats->nops;
+          }
+          deficit -= n;
+        }
+      }
+      if (out != nullptr) out->push_back(mi);
+      st.Issue(mi);
+    }
+    return st;
+  };
+  // Forward dataflow to a fixed point: at a join (a loop header) every
+  // producer of every predecessor is in the window, with its smallest distance.
+  std::vector<std::optional<HazardState>> entry(blocks.size());
+  entry[0] = HazardState(MaxHazardWindow());
+  bool changed = true;
+  for (int iter = 0; changed; ++iter) {
+    if (iter == 64) return absl::InternalError("hazard dataflow did not converge in 64 rounds");
+    changed = false;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      if (!entry[b]) continue;
+      HazardState exit = run_block(blocks[b], *entry[b], nullptr);
+      for (int s : blocks[b].succs) {
+        HazardState merged = exit;
+        if (entry[s]) {
+          merged = *entry[s];
+          merged.Merge(exit);
+        }
+        if (!entry[s] || !SameState(*entry[s], merged)) {
+          entry[s] = std::move(merged);
+          changed = true;
+        }
       }
     }
-    out.push_back(mi);
-    state.Issue(mi);
   }
-  // `state` points into `in`; it is not used past this point.
+  std::vector<MInst> out;
+  out.reserve(in.size() + in.size() / 4);
+  for (size_t b = 0; b < blocks.size(); ++b)
+    run_block(blocks[b], entry[b] ? *entry[b] : HazardState(MaxHazardWindow()), &out);
   f.insts = std::move(out);
   return absl::OkStatus();
 }

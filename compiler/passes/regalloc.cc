@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/cfg.h"
 
 namespace kir {
 namespace {
@@ -30,6 +31,26 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f) {
       if (start[o.reg] == -2) start[o.reg] = i;
       end[o.reg] = i;
     }
+  }
+  // Loops: a value live into a loop (defined before its header, used at or
+  // after it) stays live over the whole loop, back edge included, so the
+  // next iteration still finds it (loop-carried values and invariants).
+  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+  if (!cfg.ok()) return cfg.status();
+  std::vector<std::pair<int, int>> loops;  // [header begin, latch end - 1]
+  for (size_t b = 0; b < cfg->size(); ++b)
+    for (int s : (*cfg)[b].succs)
+      if (s <= static_cast<int>(b)) loops.push_back({(*cfg)[s].begin, (*cfg)[b].end - 1});
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [lo, hi] : loops)
+      for (int v = 0; v < nv; ++v) {
+        bool fixed = f.vregs[v].fixed >= 0;
+        int s0 = fixed ? -1 : start[v];
+        if (start[v] == -2 || s0 >= lo || end[v] < lo || end[v] >= hi) continue;
+        end[v] = hi;
+        changed = true;
+      }
   }
   std::vector<Interval> iv;
   for (int v = 0; v < nv; ++v) {

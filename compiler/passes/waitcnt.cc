@@ -1,5 +1,9 @@
 #include "compiler/passes/waitcnt.h"
 
+#include <optional>
+
+#include "compiler/isa/cfg.h"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -207,34 +211,98 @@ void WaitcntState::Merge(const WaitcntState& o) {
   lgkm_ub = new_lgkm_ub;
 }
 
+namespace {
+
+// Two states that demand the same waits from here on: the same numbers of
+// outstanding operations and, per register, the same distance of its pending
+// load from the newest operation.
+bool Equivalent(const WaitcntState& a, const WaitcntState& b) {
+  if (a.vm_ub - a.vm_lb != b.vm_ub - b.vm_lb || a.lgkm_ub - a.lgkm_lb != b.lgkm_ub - b.lgkm_lb)
+    return false;
+  auto norm = [](int s, int lb, int ub) { return s > lb ? ub - s : -1; };
+  if (norm(a.last_smem, a.lgkm_lb, a.lgkm_ub) != norm(b.last_smem, b.lgkm_lb, b.lgkm_ub) ||
+      norm(a.last_ds, a.lgkm_lb, a.lgkm_ub) != norm(b.last_ds, b.lgkm_lb, b.lgkm_ub))
+    return false;
+  for (size_t i = 0; i < a.vm_score.size(); ++i) {
+    if (norm(a.vm_score[i], a.vm_lb, a.vm_ub) != norm(b.vm_score[i], b.vm_lb, b.vm_ub)) return false;
+    if (norm(a.lgkm_score[i], a.lgkm_lb, a.lgkm_ub) != norm(b.lgkm_score[i], b.lgkm_lb, b.lgkm_ub))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* stats) {
   for (size_t i = 0; i < f.insts.size(); ++i) {
     const MInst& mi = f.insts[i];
+    if (IsLabel(mi)) continue;
     absl::Status s = mi.opc == Opc::kSWaitcnt ? ValidateWaitcnt(t, mi) : CheckOperands(mi, i);
     if (!s.ok())
       return absl::Status(s.code(), absl::StrCat("instruction ", i, ": ", s.message()));
   }
-  std::vector<MInst> out;
-  out.reserve(f.insts.size() + f.insts.size() / 4);
-  WaitcntState state;
-  for (MInst& mi : f.insts) {
-    if (mi.opc != Opc::kSEndpgm && mi.opc != Opc::kSWaitcnt) {
-      WaitcntState::Need need = state.NeedFor(t, mi);
-      if (need.any()) {
-        MInst w = MakeWaitcnt(need.vmcnt, need.lgkmcnt);
-        w.comment = absl::StrCat("wait for ", need.reason);
-        state.Issue(w);
-        out.push_back(std::move(w));
-        if (stats != nullptr) {
-          ++stats->waits;
-          if (need.vmcnt >= 0) ++stats->vmcnt_waits;
-          if (need.lgkmcnt >= 0) ++stats->lgkmcnt_waits;
+  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+  if (!cfg.ok()) return cfg.status();
+  const std::vector<BasicBlock>& blocks = *cfg;
+  // One block: the waits it needs, and its exit state. With `out`, emits the
+  // block with the waits inserted.
+  auto run_block = [&](const BasicBlock& bb, WaitcntState st, std::vector<MInst>* out) {
+    for (int i = bb.begin; i < bb.end; ++i) {
+      const MInst& mi = f.insts[i];
+      if (IsLabel(mi)) {
+        if (out != nullptr) out->push_back(mi);
+        continue;
+      }
+      if (mi.opc != Opc::kSEndpgm && mi.opc != Opc::kSWaitcnt) {
+        WaitcntState::Need need = st.NeedFor(t, mi);
+        if (need.any()) {
+          MInst w = MakeWaitcnt(need.vmcnt, need.lgkmcnt);
+          w.comment = absl::StrCat("wait for ", need.reason);
+          st.Issue(w);
+          if (out != nullptr) {
+            out->push_back(std::move(w));
+            if (stats != nullptr) {
+              ++stats->waits;
+              if (need.vmcnt >= 0) ++stats->vmcnt_waits;
+              if (need.lgkmcnt >= 0) ++stats->lgkmcnt_waits;
+            }
+          }
+        }
+      }
+      st.Issue(mi);
+      if (out != nullptr) out->push_back(mi);
+    }
+    return st;
+  };
+  // Forward dataflow to a fixed point: a block's entry state is the merge of
+  // its predecessors' exit states (loop back edges included).
+  std::vector<std::optional<WaitcntState>> in(blocks.size());
+  in[0] = WaitcntState{};
+  bool changed = true;
+  for (int iter = 0; changed; ++iter) {
+    if (iter == 64)
+      return absl::InternalError("s_waitcnt dataflow did not converge in 64 rounds");
+    changed = false;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      if (!in[b]) continue;
+      WaitcntState out = run_block(blocks[b], *in[b], nullptr);
+      for (int s : blocks[b].succs) {
+        WaitcntState merged = out;
+        if (in[s]) {
+          merged = *in[s];
+          merged.Merge(out);
+        }
+        if (!in[s] || !Equivalent(*in[s], merged)) {
+          in[s] = std::move(merged);
+          changed = true;
         }
       }
     }
-    state.Issue(mi);
-    out.push_back(std::move(mi));
   }
+  std::vector<MInst> out;
+  out.reserve(f.insts.size() + f.insts.size() / 4);
+  for (size_t b = 0; b < blocks.size(); ++b)
+    run_block(blocks[b], in[b] ? *in[b] : WaitcntState{}, &out);
   f.insts = std::move(out);
   return absl::OkStatus();
 }

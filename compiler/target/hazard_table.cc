@@ -613,6 +613,7 @@ const HazardTable& HazardTableFor(Gfx gfx) {
 }
 
 int IssuedWaitStates(const MInst& inst) {
+  if (Info(inst.opc).flags & kPseudo) return 0;  // a label issues nothing
   if (inst.opc == Opc::kSNop) {
     int64_t n = 0;
     if (!inst.ops.empty() && inst.ops[0].kind == MOperand::Kind::kImm) n = inst.ops[0].imm;

@@ -46,7 +46,8 @@ TEST_P(RunTest, EmulatorMatchesReference) {
 
 std::vector<Case> Cases() {
   std::vector<Case> v;
-  for (const char* kname : {"copy_f32", "add_f16", "mma_16x16x16_f16", "mma_32x32x8_f16"})
+  for (const char* kname : {"copy_f32", "add_f16", "mma_16x16x16_f16", "mma_32x32x8_f16",
+                            "mma_loop_32x32x64_f16"})
     for (const char* t : {"gfx908", "gfx90a", "gfx942"}) v.push_back({kname, t});
   v.push_back({"mma_16x16x16_bf16", "gfx90a"});
   v.push_back({"mma_16x16x16_bf16", "gfx942"});

@@ -1,0 +1,50 @@
+#include "compiler/isa/cfg.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+
+namespace kir {
+
+absl::StatusOr<std::vector<BasicBlock>> BuildCfg(const MFunction& f) {
+  std::vector<BasicBlock> blocks;
+  std::map<int64_t, int> label_block;
+  int n = static_cast<int>(f.insts.size());
+  int start = 0;
+  auto close = [&](int end) {
+    if (end > start || blocks.empty()) blocks.push_back(BasicBlock{start, end, {}, {}});
+    start = end;
+  };
+  for (int i = 0; i < n; ++i) {
+    const MInst& mi = f.insts[i];
+    if (IsLabel(mi)) {
+      if (i > start) close(i);
+      int64_t id = mi.ops.empty() ? -1 : mi.ops[0].imm;
+      if (!label_block.emplace(id, static_cast<int>(blocks.size())).second)
+        return absl::InvalidArgumentError(absl::StrCat("label ", id, " is defined twice"));
+    }
+    uint32_t fl = Info(mi.opc).flags;
+    if ((fl & kBranch) || mi.opc == Opc::kSEndpgm) close(i + 1);
+  }
+  if (start < n) close(n);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    BasicBlock& bb = blocks[b];
+    if (bb.end == bb.begin) continue;
+    const MInst& last = f.insts[bb.end - 1];
+    uint32_t fl = Info(last.opc).flags;
+    if (fl & kBranch) {
+      int64_t id = last.ops.empty() ? -1 : last.ops[0].imm;
+      auto it = label_block.find(id);
+      if (it == label_block.end())
+        return absl::InvalidArgumentError(absl::StrCat("branch to unknown label ", id));
+      bb.succs.push_back(it->second);
+    }
+    bool falls = last.opc != Opc::kSBranch && last.opc != Opc::kSEndpgm;
+    if (falls && b + 1 < blocks.size()) bb.succs.push_back(static_cast<int>(b + 1));
+  }
+  for (size_t b = 0; b < blocks.size(); ++b)
+    for (int s : blocks[b].succs) blocks[s].preds.push_back(static_cast<int>(b));
+  return blocks;
+}
+
+}  // namespace kir

@@ -1,0 +1,214 @@
+// `for` loops: a rolled loop with an SGPR iteration counter, strength-reduced
+// multiples of it for address terms, loop-invariant index parts hoisted into
+// the preheader, and loop-carried values in fixed registers (MFMA
+// accumulators updated in place).
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/lower/lower_internal.h"
+
+namespace kir {
+namespace {
+
+int TupleAlign(const TargetInfo& t, int n) { return t.even_aligned_tuples && n > 1 ? 2 : 1; }
+
+// True if `name` is used by any op of `ops` from index `from` on (nested bodies included).
+bool UsedFrom(const std::vector<Op>& ops, size_t from, const std::string& name) {
+  for (size_t i = from; i < ops.size(); ++i) {
+    for (const Operand& o : ops[i].operands)
+      if (!o.is_arg && o.name == name) return true;
+    if (UsedFrom(ops[i].body, 0, name)) return true;
+  }
+  return false;
+}
+
+bool UsedAsMfmaAcc(const std::vector<Op>& ops, const std::string& name) {
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::kMfma && op.operands.size() == 3 && op.operands[2].name == name)
+      return true;
+    if (UsedAsMfmaAcc(op.body, name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int LowerCtx::LoopOfAtom(const Atom& a) const {
+  if (a.kind != Atom::Kind::kLoopVar) return -1;
+  for (size_t l = 0; l < loops_.size(); ++l)
+    if (loops_[l].ivar == a.name) return static_cast<int>(l);
+  return -1;
+}
+
+bool LowerCtx::DependsOnLoop(const Atom& a) const {
+  for (const LoopCtx& l : loops_)
+    if (absl::StrContains(a.key, absl::StrCat("%", l.ivar, ".i"))) return true;
+  return false;
+}
+
+int LowerCtx::ScaledCounter(int l, int64_t coeff) {
+  LoopCtx& loop = loops_[l];
+  if (coeff == 1) return loop.counter;
+  auto it = loop.scaled.find(coeff);
+  if (it != loop.scaled.end()) return it->second;
+  int r = b_.NewS();
+  // Initialise in the preheader: insert before the loop's label.
+  MInst init;
+  init.opc = Opc::kSMovB32;
+  init.ops = {MirBuilder::S(r), MOperand::Imm(0)};
+  init.id = out_.mir.next_inst_id++;
+  init.kir_op = -1;
+  init.comment = absl::StrCat(coeff, " * iteration of %", loop.ivar);
+  std::vector<MInst>& insts = out_.mir.insts;
+  insts.insert(insts.begin() + static_cast<long>(loop.preheader_end), std::move(init));
+  for (LoopCtx& other : loops_)
+    if (other.preheader_end >= loop.preheader_end && &other != &loop) ++other.preheader_end;
+  ++loop.preheader_end;
+  loop.scaled[coeff] = r;
+  return r;
+}
+
+void LowerCtx::ForgetLoopValues(const std::string& ivar) {
+  std::string key = absl::StrCat("%", ivar, ".i");
+  for (auto* cache : {&affine_cache_, &atom_cache_})
+    for (auto it = cache->begin(); it != cache->end();)
+      it = absl::StrContains(it->first, key) ? cache->erase(it) : std::next(it);
+}
+
+absl::Status LowerCtx::LowerFor(const Op& op) {
+  int64_t trips = (op.hi - op.lo + op.step - 1) / op.step;
+  if (op.step <= 0 || trips < 1)
+    return Error(op, "a loop must run at least once with a positive step");
+  if (trips >= (int64_t{1} << 31)) return Error(op, "the loop runs 2^31 times or more");
+  const Op& yield = op.body.back();
+  // The loop's scope: its induction variable is lo + step * iteration.
+  scope_.loops[op.ivar] = IndexScope::Loop{op.lo, op.lo + (trips - 1) * op.step, op.step};
+  LoopCtx loop;
+  loop.ivar = op.ivar;
+  loop.trips = trips;
+  loop.label = next_label_++;
+  loop.counter = b_.NewS();
+  b_.Emit(Opc::kSMovB32, {MirBuilder::S(loop.counter), MOperand::Imm(0)}).comment =
+      absl::StrCat("iteration of %", op.ivar);
+  // Loop-carried values: one register tuple each, fixed across iterations.
+  std::vector<int> phi(op.iter_args.size());
+  for (size_t i = 0; i < op.iter_args.size(); ++i) {
+    const Value& init = values_.at(op.operands[i].name);
+    int n = init.type.Dwords();
+    bool acc = t_.mfma_acc_in_agprs && UsedAsMfmaAcc(op.body, op.iter_args[i]);
+    Value v;
+    v.type = init.type;
+    v.cls = acc ? RegClass::kAgpr : RegClass::kVgpr;
+    v.vreg = acc ? b_.NewA(n) : b_.NewV(n, TupleAlign(t_, n));
+    // Initial value.
+    int src = init.is_zero ? -1 : (acc && init.cls == RegClass::kVgpr ? init.vreg : VgprsOf(op.operands[i].name));
+    for (int r = 0; r < n; ++r) {
+      MOperand s = src < 0 ? MOperand::Imm(0) : MirBuilder::V(src, r);
+      if (acc)
+        b_.Emit(Opc::kVAccvgprWrite, {MirBuilder::A(v.vreg, r), s});
+      else
+        b_.Emit(Opc::kVMovB32, {MirBuilder::V(v.vreg, r), s});
+    }
+    phi[i] = v.vreg;
+    values_[op.iter_args[i]] = v;
+  }
+  // MFMAs that accumulate into a carried value which nothing reads afterwards
+  // write their result in place (srcC == vdst: no copy, no hazard).
+  for (size_t i = 0; i < yield.operands.size(); ++i) {
+    const std::string& y = yield.operands[i].name;
+    for (size_t j = 0; j + 1 < op.body.size(); ++j) {
+      const Op& d = op.body[j];
+      if (d.kind != OpKind::kMfma || d.results.empty() || d.results[0] != y) continue;
+      if (d.operands[2].name != op.iter_args[i]) continue;
+      if (UsedFrom(op.body, j + 1, op.iter_args[i])) continue;
+      bool yielded_elsewhere = false;
+      for (size_t o = 0; o < yield.operands.size(); ++o)
+        if (o != i && yield.operands[o].name == y) yielded_elsewhere = true;
+      if (!yielded_elsewhere) mfma_inplace_[y] = phi[i];
+    }
+  }
+  loops_.push_back(loop);
+  int l = static_cast<int>(loops_.size()) - 1;
+  // Hoist what the body's accesses need that does not change per iteration.
+  for (const Op& b : op.body) {
+    if (b.kind != OpKind::kLoad && b.kind != OpKind::kStore) continue;
+    absl::Status st = HoistAccessInvariants(b, op.body);
+    if (!st.ok()) return AtOp(b, st);
+  }
+  loops_[l].preheader_end = out_.mir.insts.size();
+  b_.Emit(Opc::kLabel, {MOperand::Imm(loops_[l].label)});
+  absl::Status st = LowerOps(op.body);
+  if (!st.ok()) return st;
+  // The yield: next values into the carried registers (a parallel copy:
+  // through temporaries when one carried register feeds another).
+  cur_op_ = static_cast<int>(out_.kir_op_text.size());
+  out_.kir_op_text.push_back(absl::StrCat("yield of loop %", op.ivar));
+  b_.SetKirOp(cur_op_);
+  std::vector<std::pair<int, int>> copies;  // (source vreg, iter arg index)
+  for (size_t i = 0; i < yield.operands.size(); ++i) {
+    const std::string& y = yield.operands[i].name;
+    const Value& yv = values_.at(y);
+    if (yv.vreg == phi[i] && !yv.is_zero) continue;  // updated in place
+    copies.push_back({-1, static_cast<int>(i)});
+  }
+  std::vector<int> sources(copies.size());
+  bool through_temps = false;
+  for (size_t c = 0; c < copies.size(); ++c) {
+    const std::string& y = yield.operands[copies[c].second].name;
+    const Value& yv = values_.at(y);
+    for (int p : phi)
+      if (yv.vreg == p) through_temps = true;
+  }
+  for (size_t c = 0; c < copies.size(); ++c) {
+    int i = copies[c].second;
+    const std::string& y = yield.operands[i].name;
+    const Value& target = values_.at(op.iter_args[i]);
+    int n = target.type.Dwords();
+    bool acc = target.cls == RegClass::kAgpr;
+    const Value& yv = values_.at(y);
+    int src;
+    if (acc && yv.cls == RegClass::kAgpr && !yv.is_zero) {
+      src = VgprsOf(y);  // AGPR -> AGPR goes through VGPRs on gfx908
+    } else {
+      src = yv.is_zero ? -1 : VgprsOf(y);
+    }
+    if (through_temps && src >= 0) {
+      int tmp = b_.NewV(n, TupleAlign(t_, n));
+      for (int r = 0; r < n; ++r) b_.Emit(Opc::kVMovB32, {MirBuilder::V(tmp, r), MirBuilder::V(src, r)});
+      src = tmp;
+    }
+    sources[c] = src;
+  }
+  for (size_t c = 0; c < copies.size(); ++c) {
+    int i = copies[c].second;
+    const Value& target = values_.at(op.iter_args[i]);
+    int n = target.type.Dwords();
+    for (int r = 0; r < n; ++r) {
+      MOperand s = sources[c] < 0 ? MOperand::Imm(0) : MirBuilder::V(sources[c], r);
+      if (target.cls == RegClass::kAgpr)
+        b_.Emit(Opc::kVAccvgprWrite, {MirBuilder::A(target.vreg, r), s});
+      else
+        b_.Emit(Opc::kVMovB32, {MirBuilder::V(target.vreg, r), s});
+    }
+  }
+  // Latch: advance the counter and its multiples, loop while below trips.
+  LoopCtx& lc = loops_[l];
+  for (const auto& [coeff, r] : lc.scaled)
+    b_.Emit(Opc::kSAddU32, {MirBuilder::S(r), MirBuilder::S(r), MOperand::Imm(static_cast<uint32_t>(coeff))});
+  b_.Emit(Opc::kSAddU32, {MirBuilder::S(lc.counter), MirBuilder::S(lc.counter), MOperand::Imm(1)});
+  MOperand bound = IsInlineInt(trips) ? MOperand::Imm(trips) : MOperand::Imm(static_cast<uint32_t>(trips));
+  b_.Emit(Opc::kSCmpLtU32, {MirBuilder::S(lc.counter), bound});
+  b_.Emit(Opc::kSCbranchScc1, {MOperand::Imm(lc.label)});
+  // After the loop: results are the carried registers; per-iteration index
+  // values are forgotten.
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    Value v = values_.at(op.iter_args[i]);
+    v.vgpr_copy = -1;  // a copy made in the body holds one iteration's value
+    values_[op.results[i]] = v;
+  }
+  ForgetLoopValues(op.ivar);
+  loops_.pop_back();
+  scope_.loops.erase(op.ivar);
+  return absl::OkStatus();
+}
+
+}  // namespace kir
