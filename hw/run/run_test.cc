@@ -22,7 +22,10 @@ class RunTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RunTest, EmulatorMatchesReference) {
   const Case& c = GetParam();
-  std::ifstream f("testdata/kernels/" + c.kernel + ".kir");
+  std::string path = c.kernel.find('/') == std::string::npos
+                         ? "testdata/kernels/" + c.kernel + ".kir"
+                         : c.kernel;
+  std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
   absl::StatusOr<Kernel> k = ParseKernel(ss.str(), c.kernel + ".kir");
@@ -49,6 +52,10 @@ std::vector<Case> Cases() {
   for (const char* kname : {"copy_f32", "add_f16", "mma_16x16x16_f16", "mma_32x32x8_f16",
                             "mma_loop_32x32x64_f16"})
     for (const char* t : {"gfx908", "gfx90a", "gfx942"}) v.push_back({kname, t});
+  // Loop lowering: nested loops, guarded loads and mod with loop variables,
+  // swapping loop-carried values, non-zero start and step.
+  for (const char* kname : {"hw/run/testdata/nested_loops.kir", "hw/run/testdata/loop_swap.kir"})
+    for (const char* t : {"gfx908", "gfx90a", "gfx942"}) v.push_back({kname, t});
   v.push_back({"mma_16x16x16_bf16", "gfx90a"});
   v.push_back({"mma_16x16x16_bf16", "gfx942"});
   return v;
@@ -56,7 +63,10 @@ std::vector<Case> Cases() {
 
 INSTANTIATE_TEST_SUITE_P(AllKernels, RunTest, ::testing::ValuesIn(Cases()),
                          [](const ::testing::TestParamInfo<Case>& i) {
-                           return i.param.kernel + "_" + i.param.target;
+                           std::string k = i.param.kernel;
+                           k = k.substr(k.rfind('/') + 1);
+                           k = k.substr(0, k.find('.'));
+                           return k + "_" + i.param.target;
                          });
 
 // A wrong result must fail: swap A and B in the MFMA kernel (C = B * A^T is
