@@ -62,16 +62,16 @@ absl::Status LowerCtx::LowerMfma(const Op& op) {
       src_c = MirBuilder::A(acc, 0, n);
     }
     d.cls = RegClass::kAgpr;
-    auto inplace = mfma_inplace_.find(op.results[0]);
-    d.vreg = inplace != mfma_inplace_.end() ? inplace->second : b_.NewA(n);
+    auto inplace = inplace_.find(op.results[0]);
+    d.vreg = inplace != inplace_.end() ? inplace->second : b_.NewA(n);
   } else {
     if (c.is_zero && c.vreg < 0)
       src_c = MOperand::Imm(0);
     else
       src_c = MirBuilder::V(VgprsOf(op.operands[2].name), 0, n);
     d.cls = RegClass::kVgpr;
-    auto inplace = mfma_inplace_.find(op.results[0]);
-    d.vreg = inplace != mfma_inplace_.end() ? inplace->second : b_.NewV(n, 2);
+    auto inplace = inplace_.find(op.results[0]);
+    d.vreg = inplace != inplace_.end() ? inplace->second : b_.NewV(n, 2);
   }
   int ab = m->ab_regs();
   MOperand dst = d.cls == RegClass::kAgpr ? MirBuilder::A(d.vreg, 0, n) : MirBuilder::V(d.vreg, 0, n);
@@ -161,7 +161,8 @@ absl::Status LowerCtx::LowerElementwise(const Op& op) {
   int n = rt.Dwords();
   Value out;
   out.type = rt;
-  out.vreg = b_.NewV(n, TupleAlign(t_, n));
+  auto inplace = inplace_.find(op.results[0]);
+  out.vreg = inplace != inplace_.end() ? inplace->second : b_.NewV(n, TupleAlign(t_, n));
   auto operand = [&](size_t i, int reg) -> MOperand {
     if (op.operands[i].is_arg) return MirBuilder::S(regs[i]);
     return MirBuilder::V(regs[i], bcast[i] ? 0 : reg);

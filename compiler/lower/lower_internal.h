@@ -110,8 +110,9 @@ class LowerCtx {
   };
   std::vector<LoopCtx> loops_;
   int next_label_ = 0;
-  // MFMA results written in place into a loop-carried accumulator (name -> vreg).
-  std::map<std::string, int> mfma_inplace_;
+  // Results written in place into a loop-carried register (value name -> vreg):
+  // MFMA accumulators and elementwise updates (acc = acc + x).
+  std::map<std::string, int> inplace_;
   // The loop (index into loops_) whose counter atom `a` is, or -1.
   int LoopOfAtom(const Atom& a) const;
   // True if `a` depends on the counter of an active loop.

@@ -111,19 +111,44 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
     phi[i] = v.vreg;
     values_[op.iter_args[i]] = v;
   }
-  // MFMAs that accumulate into a carried value which nothing reads afterwards
-  // write their result in place (srcC == vdst: no copy, no hazard).
+  // An MFMA that accumulates into a carried value which nothing reads
+  // afterwards writes its result in place (srcC == vdst: no copy, no hazard);
+  // so does an elementwise op of the carried value's type into a VGPR carried
+  // value (it reads and writes register by register).
+  std::vector<std::string> inplace_names;  // dropped at the loop's exit (names are scoped)
   for (size_t i = 0; i < yield.operands.size(); ++i) {
     const std::string& y = yield.operands[i].name;
+    const Value& carried = values_.at(op.iter_args[i]);
     for (size_t j = 0; j + 1 < op.body.size(); ++j) {
       const Op& d = op.body[j];
-      if (d.kind != OpKind::kMfma || d.results.empty() || d.results[0] != y) continue;
-      if (d.operands[2].name != op.iter_args[i]) continue;
+      if (d.results.empty() || d.results[0] != y) continue;
+      bool mfma = d.kind == OpKind::kMfma && d.operands[2].name == op.iter_args[i];
+      bool elementwise = (d.kind == OpKind::kAdd || d.kind == OpKind::kMul ||
+                          d.kind == OpKind::kFma) &&
+                         carried.cls == RegClass::kVgpr;
+      if (elementwise) {
+        // Same type as the carried value, and no broadcast operand wider
+        // reads: every operand is the carried value's width or a scalar.
+        bool same_type = true;
+        for (const Operand& o : d.operands) {
+          if (o.is_arg) continue;
+          auto it = values_.find(o.name);
+          if (it != values_.end() && it->second.type.width > carried.type.width) same_type = false;
+        }
+        elementwise = same_type && d.operands.size() >= 2;
+        bool uses_carried = false;
+        for (const Operand& o : d.operands) uses_carried = uses_carried || o.name == op.iter_args[i];
+        elementwise = elementwise && uses_carried;
+      }
+      if (!mfma && !elementwise) continue;
       if (UsedFrom(op.body, j + 1, op.iter_args[i])) continue;
       bool yielded_elsewhere = false;
       for (size_t o = 0; o < yield.operands.size(); ++o)
         if (o != i && yield.operands[o].name == y) yielded_elsewhere = true;
-      if (!yielded_elsewhere) mfma_inplace_[y] = phi[i];
+      if (!yielded_elsewhere) {
+        inplace_[y] = phi[i];
+        inplace_names.push_back(y);
+      }
     }
   }
   loops_.push_back(loop);
@@ -206,6 +231,7 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
     values_[op.results[i]] = v;
   }
   ForgetLoopValues(op.ivar);
+  for (const std::string& n : inplace_names) inplace_.erase(n);
   loops_.pop_back();
   scope_.loops.erase(op.ivar);
   return absl::OkStatus();
