@@ -72,7 +72,8 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   r.target = &target;
   r.lowered = std::move(*lk);
   r.mir_text = PrintMir(target, r.lowered.mir);
-  absl::StatusOr<RegUsage> usage = AllocateRegisters(target, r.lowered.mir);
+  absl::StatusOr<RegUsage> usage =
+      AllocateRegisters(target, r.lowered.mir, &r.lowered.kir_op_text);
   if (!usage.ok())
     return absl::Status(usage.status().code(),
                         absl::StrCat(filename.empty() ? "" : absl::StrCat(filename, ": "),

@@ -183,6 +183,25 @@ TEST(CompileTest, DefaultKernelIsTheTestdataMfmaKernel) {
             ReadTestFile("testdata/kernels/mma_16x16x16_f16.kir"));
 }
 
+TEST(CompileTest, RegisterPressureIsAClearErrorBeforeAnyAssembly) {
+  // Twenty f32x16 values live at once need 320 VGPRs; the target has 256.
+  std::string text = "kernel pressure\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"
+                     "arg x : f32[64, 320] strides [320, 1] readonly\n"
+                     "arg y : f32[64, 320] strides [320, 1] writeonly\n";
+  for (int i = 0; i < 20; ++i)
+    text += "  %v" + std::to_string(i) + " = load x[tid.x, " + std::to_string(16 * i) + "] : f32x16\n";
+  for (int i = 0; i < 20; ++i)
+    text += "  store y[tid.x, " + std::to_string(16 * i) + "], %v" + std::to_string(i) + "\n";
+  text += "end\n";
+  absl::StatusOr<CompileResult> r = CompileText(text, "pressure.kir", CompileOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  std::string m(r.status().message());
+  EXPECT_NE(m.find("pressure.kir: error: kernel 'pressure' on gfx942: out of VGPRs: the kernel "
+                   "needs more than the 256 VGPRs gfx942 has"), std::string::npos) << m;
+  EXPECT_NE(m.find("in '%v15 = load x[tid.x, 240] : f32x16'"), std::string::npos) << m;
+}
+
 TEST(CompileTest, MissingTargetIsAClearError) {
   absl::StatusOr<CompileResult> r = CompileText(
       "kernel k\nworkgroup 64 1 1\ngrid 1 1 1\nbarrier\nend\n", "k.kir", CompileOptions{});

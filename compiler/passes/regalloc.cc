@@ -20,7 +20,8 @@ const char* ClassName(RegClass c) {
 
 }  // namespace
 
-absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f) {
+absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
+                                           const std::vector<std::string>* op_text) {
   int nv = static_cast<int>(f.vregs.size());
   std::vector<int> start(nv, -2), end(nv, -2);
   for (int i = 0; i < static_cast<int>(f.insts.size()); ++i) {
@@ -92,10 +93,14 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f) {
       if (base < 0) {
         int live = 0;
         for (int r = 0; r < limit(vr.cls); ++r) live += !free_at(r);
+        std::string where;
+        int kop = in.start >= 0 ? f.insts[in.start].kir_op : -1;
+        if (op_text != nullptr && kop >= 0 && kop < static_cast<int>(op_text->size()))
+          where = absl::StrCat(" in '", (*op_text)[kop], "'");
         return absl::ResourceExhaustedError(absl::StrCat(
             "out of ", ClassName(vr.cls), ": the kernel needs more than the ", limit(vr.cls),
             " ", ClassName(vr.cls), " ", t.name, " has (", live, " live at instruction ", in.start,
-            ", a ", vr.count, "-register tuple more requested); no spilling yet: reduce the tile, "
+            where, ", a ", vr.count, "-register tuple more requested); no spilling yet: reduce the tile, "
             "vector sizes or the number of buffer arguments"));
       }
     }

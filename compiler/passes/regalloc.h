@@ -4,6 +4,9 @@
 #ifndef KIRC_COMPILER_PASSES_REGALLOC_H_
 #define KIRC_COMPILER_PASSES_REGALLOC_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "compiler/isa/instr.h"
 #include "compiler/target/target.h"
@@ -22,7 +25,9 @@ struct RegUsage {
 // last use is not reused by that instruction's results (so MFMA srcC and vdst
 // are disjoint unless the same vreg). Errors: ResourceExhausted naming the
 // register class, the limit and the instruction where it ran out.
-absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f);
+// `op_text` (optional): KIR op texts by MInst::kir_op, named in the error.
+absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
+                                           const std::vector<std::string>* op_text = nullptr);
 
 }  // namespace kir
 
