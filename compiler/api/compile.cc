@@ -9,7 +9,9 @@
 #include "compiler/lower/validate.h"
 #include "compiler/passes/hazards.h"
 #include "compiler/passes/regalloc.h"
+#include "compiler/passes/schedule.h"
 #include "compiler/passes/waitcnt.h"
+#include "compiler/promote/promote.h"
 
 namespace kir {
 namespace {
@@ -64,6 +66,17 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
                                      t.status().message()));
   }
   const TargetInfo& target = **t;
+  if (HasGemm(k)) {
+    // A tile-level gemm becomes thread-level KIR first (compiler/promote), which
+    // compiles like any kernel; the promotion counts as compile time.
+    absl::StatusOr<Kernel> promoted = ValidateAndPromote(k, target, filename);
+    if (!promoted.ok()) return promoted.status();
+    absl::StatusOr<CompileResult> pr = CompileImpl(*promoted, opts, filename);
+    if (pr.ok())
+      pr->compile_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return pr;
+  }
   absl::Status valid = ValidateKernel(k, target, filename);
   if (!valid.ok()) return valid;
   absl::StatusOr<LoweredKernel> lk = LowerKernel(k, target, filename);
@@ -71,6 +84,10 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   CompileResult r;
   r.target = &target;
   r.lowered = std::move(*lk);
+  if (opts.schedule) {
+    absl::Status sst = ScheduleBlocks(target, r.lowered.mir);
+    if (!sst.ok()) return sst;
+  }
   r.mir_text = PrintMir(target, r.lowered.mir);
   absl::StatusOr<RegUsage> usage =
       AllocateRegisters(target, r.lowered.mir, &r.lowered.kir_op_text);

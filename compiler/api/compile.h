@@ -25,6 +25,8 @@ struct CompileOptions {
   bool annotate = false;
   // The kernel's source file, named in error positions ("k.kir:3:5: error: ...").
   std::string filename;
+  // Reorder instructions within basic blocks (compiler/passes/schedule.h).
+  bool schedule = true;
 };
 
 // Counts of the final instructions by class.
@@ -47,6 +49,8 @@ struct CompileResult {
 
 // Validates and compiles `k`. Errors (InvalidArgument, ResourceExhausted,
 // NotFound for an unknown target) name the op or declaration and what to do.
+// A kernel whose body is a tile-level gemm op is promoted to thread-level KIR
+// first (compiler/promote/promote.h).
 absl::StatusOr<CompileResult> Compile(const Kernel& k, const CompileOptions& opts);
 
 // Parses `text` (KIR; `filename` is used in error positions) and compiles it.

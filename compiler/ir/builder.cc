@@ -28,6 +28,16 @@ KernelBuilder& KernelBuilder::SetGrid(int64_t x, int64_t y, int64_t z) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::SetWorkgroupAuto() {
+  kernel_.workgroup = {0, 0, 0};
+  return *this;
+}
+
+KernelBuilder& KernelBuilder::SetGridAuto() {
+  kernel_.grid = {0, 0, 0};
+  return *this;
+}
+
 KernelBuilder& KernelBuilder::AddConst(std::string name, int64_t value) {
   NamedConst c;
   c.name = std::move(name);
@@ -175,6 +185,13 @@ std::string KernelBuilder::Slice(BuilderValue a, int first, ValueType type, std:
   op.first = first;
   op.operands = {std::move(a.operand)};
   return Emit(std::move(op), std::move(name));
+}
+
+void KernelBuilder::Gemm(GemmOp g) {
+  Op op;
+  op.kind = OpKind::kGemm;
+  op.gemm = std::move(g);
+  Body().push_back(std::move(op));
 }
 
 std::vector<std::string> KernelBuilder::For(int64_t lo, int64_t hi, int64_t step,

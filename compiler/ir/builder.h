@@ -65,6 +65,10 @@ class KernelBuilder {
   KernelBuilder& SetWorkgroup(int64_t x, int64_t y = 1, int64_t z = 1);
   // Workgroups in x, y, z.
   KernelBuilder& SetGrid(int64_t x, int64_t y = 1, int64_t z = 1);
+  // `workgroup auto` / `grid auto` (all extents 0): promotion of the kernel's
+  // single gemm op chooses them.
+  KernelBuilder& SetWorkgroupAuto();
+  KernelBuilder& SetGridAuto();
   // A named integer constant (usable as INamed(name) in index expressions).
   KernelBuilder& AddConst(std::string name, int64_t value);
   // A global buffer: shape and strides in elements, outermost first.
@@ -104,6 +108,9 @@ class KernelBuilder {
   std::string Cvt(BuilderValue a, ValueType type, std::string name = "");
   // Elements [first, first + type.width) of `a` as a new value of `type`.
   std::string Slice(BuilderValue a, int first, ValueType type, std::string name = "");
+  // The tile-level `gemm` op (compiler/ir/gemm.h), e.g.
+  //   GemmOp g; g.c = "C"; g.alpha = "alpha"; g.a = "A"; g.b = "B"; b.Gemm(g);
+  void Gemm(GemmOp g);
   // `%results = for %ivar = lo to hi step step iter(%iter_args = init...) { body }`.
   // Fresh names are taken in the order ivar, iter_args, the body's, results.
   // Returns the result names, one per element of `init`.

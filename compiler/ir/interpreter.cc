@@ -267,6 +267,8 @@ std::string OpText(const Op& op) {
     }
     case OpKind::kYield:
       return operands.empty() ? "yield" : "yield " + operands;
+    case OpKind::kGemm:
+      return GemmOpText(op.gemm);
   }
   return absl::StrCat(r, "op kind ", static_cast<int>(op.kind));
 }
@@ -600,6 +602,8 @@ absl::Status Interp::RunOp(const Op& op, int depth) {
       return RunFor(op, depth);
     case OpKind::kYield:
       return OpErr(op, "unexpected 'yield'");
+    case OpKind::kGemm:
+      return OpErr(op, "gemm is a tile-level op; promote the kernel first (kir::PromoteGemm)");
   }
   return OpErr(op, absl::StrCat("unknown op kind ", static_cast<int>(op.kind)));
 }
@@ -1077,7 +1081,15 @@ absl::Status Interp::RunFor(const Op& op, int depth) {
 
 }  // namespace
 
-absl::Status Interpret(const Kernel& k, InterpArgs& args) { return Interp(k, args).Run(); }
+absl::Status Interpret(const Kernel& k, InterpArgs& args) {
+  for (const Op& op : k.body)
+    if (op.kind == OpKind::kGemm)
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(op.loc), "error: in '", GemmOpText(op.gemm),
+          "': gemm is a tile-level op; promote the kernel first (kir::PromoteGemm in "
+          "compiler/promote) and interpret the thread-level kernel"));
+  return Interp(k, args).Run();
+}
 
 uint16_t RoundToF16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 5, 10)); }
 uint16_t RoundToBf16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 8, 7)); }

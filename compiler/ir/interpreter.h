@@ -77,6 +77,9 @@
 //   MFMA results from other executions with a tolerance. The interpreter does
 //   not check that the instruction exists on a particular target.
 //
+// - gemm (tile level) is not interpreted: promote the kernel first
+//   (compiler/promote); Interpret refuses a kernel that holds one.
+//
 // Errors and robustness
 // - Every problem is an absl::Status: InvalidArgument for bad arguments or an
 //   ill-formed kernel (as the validator, the workgroup must have a multiple of

@@ -75,6 +75,7 @@ bool operator==(const Op& a, const Op& b) {
       a.operands != b.operands || a.mem != b.mem || a.along != b.along ||
       a.guarded != b.guarded || a.first != b.first || a.mfma != b.mfma || a.ivar != b.ivar || a.lo != b.lo ||
       a.hi != b.hi || a.step != b.step || a.iter_args != b.iter_args || a.body != b.body ||
+      !(a.gemm == b.gemm) ||
       a.index.size() != b.index.size())
     return false;
   // Compare constants bitwise so that NaN == NaN and 0.0 != -0.0.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/gemm.h"
 #include "compiler/ir/index_expr.h"
 #include "compiler/ir/types.h"
 
@@ -93,6 +94,7 @@ enum class OpKind {
   kSlice,    // results[0] = elements [first, first + type.width) of operands[0]
   kFor,      // results = for ivar in [lo, hi) step `step`, iter_args = operands
   kYield,    // ends a `for` body: operands are the next iteration's iter_args
+  kGemm,     // tile-level `gemm` (gemm.h); compiler/promote turns it into the ops above
 };
 
 // An operand of an elementwise, store, mfma, for or yield op: an SSA value
@@ -124,6 +126,8 @@ struct Op {
   int64_t lo = 0, hi = 0, step = 1;    // constant bounds: ivar = lo, lo+step, ... < hi
   std::vector<std::string> iter_args;  // body-visible names of the loop-carried values
   std::vector<Op> body;                // ends with a kYield
+  // gemm
+  GemmOp gemm;
   SourceLoc loc;
 
   friend bool operator==(const Op& a, const Op& b);
@@ -134,6 +138,8 @@ struct Op {
 struct Kernel {
   std::string name;
   std::string target;                      // default --mcpu, e.g. "gfx942"; may be empty
+  // All extents 0: `workgroup auto` / `grid auto` (only in a kernel whose body is
+  // one gemm op; promotion sets them).
   std::array<int64_t, 3> workgroup{1, 1, 1};  // threads per workgroup in x, y, z
   std::array<int64_t, 3> grid{1, 1, 1};       // workgroups in x, y, z (HIP's gridDim)
   std::vector<NamedConst> consts;

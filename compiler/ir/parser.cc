@@ -69,7 +69,7 @@ int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 bool IsOpWord(absl::string_view w) {
   return w == "load" || w == "store" || w == "barrier" || w == "mfma" || w == "const" ||
          w == "zero" || w == "add" || w == "mul" || w == "fma" || w == "cvt" || w == "slice" || w == "for" ||
-         w == "yield";
+         w == "yield" || w == "gemm";
 }
 
 bool IsDeclWord(absl::string_view w) {
@@ -192,6 +192,10 @@ class Parser {
   bool ParseOp(const char* start, const std::string& word, const char* wp,
                std::vector<std::string> results, const std::vector<const char*>& result_pos);
   bool ParseFor(Op op, const char* wp);
+  bool ParseGemm(Op* op);
+  bool ParseGemmLayout(absl::string_view operand, absl::string_view fast, absl::string_view slow,
+                       bool* swapped);
+  bool ParseExtents(int n, int64_t* out, absl::string_view what);
   bool ParseMemRef(Op* op);
   bool ParseOperand(Operand* out);
   bool ParseOperands(Op* op, int n);
@@ -527,6 +531,10 @@ bool Parser::ParseDecl(const std::string& word, const char* start) {
     have = true;
     (word == "grid" ? kernel_.grid_loc : kernel_.workgroup_loc) = Loc(start);
     std::array<int64_t, 3>& dims = word == "grid" ? kernel_.grid : kernel_.workgroup;
+    if (TryWord("auto")) {  // chosen by gemm promotion; stored as 0 extents
+      dims = {0, 0, 0};
+      return ExpectEol();
+    }
     for (int i = 0; i < 3; ++i) {
       SkipWs();
       const char* at = p_;
@@ -667,7 +675,7 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
     op.results = std::move(results);
     return ParseFor(std::move(op), wp);
   }
-  bool has_result = !(word == "store" || word == "barrier" || word == "yield");
+  bool has_result = !(word == "store" || word == "barrier" || word == "yield" || word == "gemm");
   if (has_result && results.empty())
     return Fail(wp, absl::StrCat("'", word, "' defines a value: expected '%name = ", word,
                                  " ...'"));
@@ -687,6 +695,9 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
     if (!ParseOperand(&op.operands.back())) return false;
   } else if (word == "barrier") {
     op.kind = OpKind::kBarrier;
+  } else if (word == "gemm") {
+    op.kind = OpKind::kGemm;
+    if (!ParseGemm(&op)) return false;
   } else if (word == "mfma") {
     op.kind = OpKind::kMfma;
     if (!ParseIdent(&op.mfma, "an mfma instruction name (e.g. f32_16x16x16_f16)") ||
@@ -781,6 +792,111 @@ bool Parser::ParseFor(Op op, const char* wp) {
   l.brace_col = Col(brace);
   loops_.push_back(std::move(l));
   return true;
+}
+
+// gemm C = alpha * A.mk * B.nk [+ beta * C] [tile BMxBNxBK] [waves WMxWN]
+//      [mfma NAME] [double_buffer on|off]      (clauses in any order, each once)
+bool Parser::ParseGemm(Op* op) {
+  GemmOp& g = op->gemm;
+  if (!ParseIdent(&g.c, "the output buffer name (gemm C = alpha * A.mk * B.nk ...)") ||
+      !ExpectChar('=', "after the gemm output buffer") ||
+      !ParseIdent(&g.alpha, "the alpha argument (gemm C = alpha * A.mk * B.nk ...)") ||
+      !ExpectChar('*', "after alpha") ||
+      !ParseIdent(&g.a, "buffer A (e.g. A.mk)") || !ParseGemmLayout(g.a, "mk", "km", &g.a_km) ||
+      !ExpectChar('*', "between A and B") ||
+      !ParseIdent(&g.b, "buffer B (e.g. B.nk)") || !ParseGemmLayout(g.b, "nk", "kn", &g.b_kn))
+    return false;
+  if (TryChar('+')) {
+    if (!ParseIdent(&g.beta, "the beta argument (+ beta * C)") || !ExpectChar('*', "after beta") ||
+        !ParseIdent(&g.c_in, "the C buffer (+ beta * C)"))
+      return false;
+  }
+  bool seen_db = false;
+  while (!AtEol()) {
+    SkipWs();
+    const char* at = p_;
+    std::string word;
+    if (!ScanWord(&word))
+      return Expected("'+ beta * C', 'tile', 'waves', 'mfma', 'double_buffer' or end of line");
+    auto dup = [&] { return Fail(at, absl::StrCat("duplicate '", word, "' clause in gemm")); };
+    if (word == "tile") {
+      if (g.has_tile()) return dup();
+      if (!ParseExtents(3, g.tile.data(), "a block tile BMxBNxBK (e.g. 128x128x32)")) return false;
+    } else if (word == "waves") {
+      if (g.has_waves()) return dup();
+      if (!ParseExtents(2, g.waves.data(), "waves per workgroup WMxWN (e.g. 2x2)")) return false;
+    } else if (word == "mfma") {
+      if (!g.mfma.empty()) return dup();
+      if (!ParseIdent(&g.mfma, "an mfma instruction name (e.g. f32_32x32x8_f16)")) return false;
+    } else if (word == "double_buffer") {
+      if (seen_db) return dup();
+      seen_db = true;
+      if (TryWord("on")) {
+        g.double_buffer = true;
+      } else if (TryWord("off")) {
+        g.double_buffer = false;
+      } else {
+        return Expected("'on' or 'off' after 'double_buffer'");
+      }
+    } else {
+      p_ = at;
+      return Expected("'tile', 'waves', 'mfma', 'double_buffer' or end of line");
+    }
+  }
+  return true;
+}
+
+// '.' FAST | '.' SLOW directly after an operand name; *swapped = (SLOW).
+bool Parser::ParseGemmLayout(absl::string_view operand, absl::string_view fast,
+                             absl::string_view slow, bool* swapped) {
+  std::string what = absl::StrCat("'.", fast, "' or '.", slow, "' after ", operand,
+                                  " (its layout)");
+  if (p_ == le_ || *p_ != '.') return Expected(what);
+  ++p_;
+  const char* at = p_;
+  std::string w;
+  if (p_ == le_ || !IsIdentStart(*p_) || !ScanWord(&w) || (w != fast && w != slow)) {
+    p_ = at;
+    return Fail(at, absl::StrCat("expected layout '", fast, "' or '", slow, "' after '", operand,
+                                 ".', found ", Describe()));
+  }
+  *swapped = w == slow;
+  return true;
+}
+
+// N positive integers joined by 'x' without spaces: "128x128x32", "2x2".
+bool Parser::ParseExtents(int n, int64_t* out, absl::string_view what) {
+  SkipWs();
+  const char* start = p_;
+  const char* q = p_;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) {
+      if (q == le_ || *q != 'x') break;
+      ++q;
+    }
+    if (q == le_ || !IsDigit(*q)) break;
+    int64_t v = 0;
+    bool overflow = false;
+    while (q < le_ && IsDigit(*q)) {
+      int d = *q - '0';
+      if (v > (INT64_MAX - d) / 10) overflow = true;
+      if (!overflow) v = v * 10 + d;
+      ++q;
+    }
+    if (overflow || v > (int64_t{1} << 31))
+      return Fail(start, absl::StrCat("extent too large in ", what));
+    if (v <= 0) return Fail(start, absl::StrCat("extents must be positive in ", what));
+    out[i] = v;
+    if (i == n - 1 && (q == le_ || !IsIdentChar(*q))) {
+      p_ = q;
+      return true;
+    }
+  }
+  while (q < le_ && IsIdentChar(*q)) ++q;
+  for (int i = 0; i < n; ++i) out[i] = 0;
+  return Fail(start, absl::StrCat("expected ", what, ", found '",
+                                  Snippet(start, q > start ? q : start + (start < le_ ? 1 : 0)),
+                                  "'"));
 }
 
 // [guarded] NAME '[' index {',' index} ']' [along D]

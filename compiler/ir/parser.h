@@ -7,6 +7,11 @@
 // canonical form; ParseKernel(PrintKernel(k)) == k for every kernel the parser
 // can produce (see printer.h for the exact conditions).
 //
+// `workgroup auto` and `grid auto` are stored as all-zero extents; a `gemm`
+// line (compiler/ir/gemm.h) becomes an OpKind::kGemm op whose Op::gemm holds
+// the names, layouts and the clauses given (absent ones stay 0 / empty /
+// nullopt).
+//
 // The parser checks syntax only: it does not check that names exist (except
 // `const` names used in shapes, strides, pad, workgroup and grid, which it
 // resolves to their values), that types match, or that SSA values are defined

@@ -1,6 +1,7 @@
 #include "compiler/ir/printer.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <string>
@@ -100,6 +101,9 @@ void AppendOp(const Op& op, int indent, std::string* out) {
       AppendOperands(op.operands, out);
       absl::StrAppend(out, ", ", op.first, " : ", ValueTypeName(op.type));
       break;
+    case OpKind::kGemm:
+      out->append(GemmOpText(op.gemm));
+      break;
     case OpKind::kYield:
       out->append("yield");
       if (!op.operands.empty()) out->push_back(' ');
@@ -147,9 +151,14 @@ std::string PrintKernel(const Kernel& k) {
   std::string out;
   absl::StrAppend(&out, "kernel ", k.name, "\n");
   if (!k.target.empty()) absl::StrAppend(&out, "target ", k.target, "\n");
-  absl::StrAppend(&out, "workgroup ", k.workgroup[0], " ", k.workgroup[1], " ", k.workgroup[2],
-                  "\n");
-  absl::StrAppend(&out, "grid ", k.grid[0], " ", k.grid[1], " ", k.grid[2], "\n");
+  auto extents = [&](const char* what, const std::array<int64_t, 3>& e) {
+    if (e[0] == 0 && e[1] == 0 && e[2] == 0)  // chosen by gemm promotion
+      absl::StrAppend(&out, what, " auto\n");
+    else
+      absl::StrAppend(&out, what, " ", e[0], " ", e[1], " ", e[2], "\n");
+  };
+  extents("workgroup", k.workgroup);
+  extents("grid", k.grid);
   for (const NamedConst& c : k.consts) absl::StrAppend(&out, "const ", c.name, " = ", c.value, "\n");
   for (const Arg& a : k.args) {
     absl::StrAppend(&out, "arg ", a.name, " : ", std::string(ElemTypeName(a.elem)));

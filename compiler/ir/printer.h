@@ -9,7 +9,7 @@
 namespace kir {
 
 // Canonical KIR text of `k`, ending in a newline: `kernel`, `target` (if not
-// empty), `workgroup`, `grid`, then the consts, args and LDS allocations (each
+// empty), `workgroup`, `grid` (`auto` when all extents are 0), then the consts, args and LDS allocations (each
 // kind in declaration order), the ops indented by 2 spaces (2 more per loop
 // level), and `end`. Omits `along` when it is the last dimension, `step` when it
 // is 1 and `pad` when it is 0. Never fails; for every kernel ParseKernel returns,

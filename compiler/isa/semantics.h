@@ -556,6 +556,31 @@ std::optional<Wide64<typename D::V>> EvalWideOp(const D& d, Opc opc,
   }
 }
 
+// ---------------------------------------------------------------------------
+// The raw-buffer (stride 0) range check and address of MUBUF instructions,
+// shared by the emulator (hw/emu/memory.cc, with int64_t) and the verifier
+// (verify/, with Z3 integer terms). W is a wide integer domain: a value type
+// with non-wrapping `+`, `-` and `<` (int64_t, or z3::expr of sort Int).
+//
+// One component (a dword of a multi-dword access, or the whole of a byte or
+// short access) at byte `offset` = (offen ? voffset : 0) + instruction offset
+// + component byte offset, summed without 32-bit wrap, is in range iff
+// offset < num_records - soffset, also without wrap (CLRX GcnMemHandling;
+// amdgcn-isa-notes.md section 4). num_records and soffset are the unsigned
+// 32-bit register values. Out-of-range loads return 0, stores are dropped.
+// UNVERIFIED on hardware: that dwordx2/x3/x4 are checked dword by dword.
+template <class W>
+auto RawBufferInRange(const W& num_records, const W& soffset, const W& offset) {
+  return offset < num_records - soffset;
+}
+
+// The byte address an in-range component accesses: base + soffset + offset
+// (base = SRD dword0 + dword1[15:0] << 32), without wrap.
+template <class W>
+W RawBufferAddress(const W& base, const W& soffset, const W& offset) {
+  return base + soffset + offset;
+}
+
 }  // namespace kir
 
 #endif  // KIRC_COMPILER_ISA_SEMANTICS_H_

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "compiler/ir/index_expr.h"
 #include "compiler/ir/types.h"
 #include "compiler/lower/index_analysis.h"
+#include "compiler/promote/gemm_config.h"
 
 namespace kir {
 namespace {
@@ -134,6 +136,8 @@ const char* OpName(OpKind k) {
       return "for";
     case OpKind::kYield:
       return "yield";
+    case OpKind::kGemm:
+      return "gemm";
   }
   return "?";
 }
@@ -189,6 +193,8 @@ std::string OpText(const Op& op) {
     }
     case OpKind::kYield:
       return operands.empty() ? "yield" : "yield " + operands;
+    case OpKind::kGemm:
+      return GemmOpText(op.gemm);
   }
   return absl::StrCat(r, "op kind ", static_cast<int>(op.kind));
 }
@@ -258,6 +264,11 @@ class Validator {
   absl::Status CheckCvt(const Op& op);
   absl::Status CheckSlice(const Op& op);
   absl::Status CheckConst(const Op& op);
+  absl::Status CheckGemm(const Op& op);
+  // `workgroup auto` / `grid auto` (all extents 0): only for a single gemm op.
+  bool IsGemmKernel() const {
+    return k_.body.size() == 1 && k_.body[0].kind == OpKind::kGemm;
+  }
   absl::Status CheckType(const Op& op, ValueType vt);
 
   const Value* Lookup(const std::string& name) const {
@@ -312,6 +323,17 @@ absl::Status Validator::CheckKernelHeader() {
                                   "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 255 "
                                   "characters); it becomes an assembly symbol"));
   const auto& wg = k_.workgroup;
+  const bool wg_auto = wg[0] == 0 && wg[1] == 0 && wg[2] == 0;
+  const bool grid_auto = k_.grid[0] == 0 && k_.grid[1] == 0 && k_.grid[2] == 0;
+  if ((wg_auto || grid_auto) && !IsGemmKernel()) {
+    std::string what = wg_auto ? "workgroup auto" : "grid auto";
+    std::string msg = absl::StrCat(
+        "`", what, "` is only allowed in a kernel whose body is a single gemm op (its promotion "
+        "chooses the extents); give the extents, e.g. `",
+        wg_auto ? "workgroup 256 1 1" : "grid 4 4 1", "`");
+    return wg_auto ? WorkgroupErr(msg) : GridErr(msg);
+  }
+  if (wg_auto || grid_auto) return absl::OkStatus();  // CheckGemm checks the rest
   for (int d = 0; d < 3; ++d)
     if (wg[d] < 1)
       return WorkgroupErr(absl::StrCat("workgroup extent ", DimName(d), " is ", wg[d],
@@ -526,6 +548,9 @@ absl::Status Validator::CheckArity(const Op& op) {
     case OpKind::kYield:
       results = 0;
       break;
+    case OpKind::kGemm:
+      results = 0, operands = 0;
+      break;
     case OpKind::kFor:
       if (op.results.size() != op.iter_args.size())
         return OpErr(op, absl::StrCat("'for' defines ", op.results.size(), " result(s) but has ",
@@ -622,10 +647,39 @@ absl::Status Validator::CheckOp(const Op& op) {
       return CheckSlice(op);
     case OpKind::kFor:
       return CheckFor(op);
+    case OpKind::kGemm:
+      return CheckGemm(op);
     case OpKind::kYield:
       break;
   }
   return OpErr(op, "unexpected op");
+}
+
+// A tile-level gemm: the kernel's only op, no LDS of its own, a configuration
+// that promotion can realise (compiler/promote/gemm_config.h), and a header
+// that is `auto` or equal to what promotion chooses.
+absl::Status Validator::CheckGemm(const Op& op) {
+  if (!IsGemmKernel() || &k_.body[0] != &op)
+    return OpErr(op, "a gemm op must be the kernel's only op (promotion turns the whole kernel "
+                     "into the tiled GEMM); move the other work to a separate kernel");
+  if (!k_.lds.empty())
+    return OpErr(op, absl::StrCat("a gemm kernel must not declare LDS (promotion allocates the "
+                                  "tiles); remove `lds ", k_.lds[0].name, "`"));
+  absl::StatusOr<GemmConfig> c = ResolveGemm(k_, op, t_);
+  if (!c.ok()) return OpErr(op, std::string(c.status().message()));
+  const std::array<int64_t, 3> wg{64, c->wm, c->wn};
+  const std::array<int64_t, 3> grid{c->GridM(), c->GridN(), 1};
+  const std::array<int64_t, 3> zero{0, 0, 0};
+  if (k_.workgroup != zero && k_.workgroup != wg)
+    return OpErr(op, absl::StrCat("the workgroup is ", k_.workgroup[0], " ", k_.workgroup[1], " ",
+                                  k_.workgroup[2], " but this gemm (", c->TilingText(),
+                                  ") runs on `workgroup ", wg[0], " ", wg[1], " ", wg[2],
+                                  "`; write `workgroup auto`"));
+  if (k_.grid != zero && k_.grid != grid)
+    return OpErr(op, absl::StrCat("the grid is ", k_.grid[0], " ", k_.grid[1], " ", k_.grid[2],
+                                  " but this gemm (", c->TilingText(), ") needs `grid ", grid[0],
+                                  " ", grid[1], " ", grid[2], "`; write `grid auto`"));
+  return absl::OkStatus();
 }
 
 absl::Status Validator::CheckFor(const Op& op) {

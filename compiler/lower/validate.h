@@ -45,6 +45,12 @@ inline constexpr int kMaxIndexNodes = 65536;
 // (the parser leaves it at its default). For load/const/zero/cvt/slice Op::type
 // is the result type; for mfma it must be the instruction's {f32, cd_width}.
 //
+// A tile-level `gemm` op (compiler/ir/gemm.h) must be the kernel's only op;
+// its buffers, types, shapes and tiling are checked with ResolveGemm
+// (compiler/promote/gemm_config.h), and `workgroup auto` / `grid auto` are
+// accepted only for such a kernel. Explicit extents in a gemm kernel must be
+// the ones promotion chooses. Lowering needs the promoted kernel.
+//
 // Total LDS is computed with LayoutAbi's rule (lower.h: declaration order, each
 // allocation 16-byte aligned), re-implemented here with saturating arithmetic
 // because LayoutAbi lives in :lower and assumes a well-formed kernel.

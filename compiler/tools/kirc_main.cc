@@ -23,6 +23,8 @@
 #include "hw/emu/emu_device.h"
 #include "hw/run/run.h"
 #include "compiler/lower/validate.h"
+#include "verify/verify.h"
+#include "compiler/promote/promote.h"
 
 namespace {
 
@@ -36,6 +38,11 @@ Usage:
   kirc compile FILE.kir [options]
   kirc run FILE.kir [options]  compile, run on a device with seeded inputs, and compare
                                every output with the KIR reference interpreter
+  kirc verify FILE.kir [--mcpu=TARGET]
+                               compile and prove with Z3 that every memory
+                               instruction's address equals its KIR index
+                               expression and stays in bounds; prints a report,
+                               exit status 0 only if every access is proved
   kirc --help | --version
 
 Options for compile:
@@ -43,7 +50,8 @@ Options for compile:
   --emit=KIND       asm (default): assembly text for llvm-mc
                     obj: a code object (.hsaco) made with llvm-mc and ld.lld
                     mir: machine IR after lowering, on virtual registers
-                    kir: the kernel as canonical KIR text
+                    kir: the kernel as canonical KIR text (a gemm kernel:
+                         its promoted thread-level KIR)
   -o PATH, --output=PATH
                     where to write (default: standard output; for obj:
                     FILE with the extension .hsaco)
@@ -51,6 +59,9 @@ Options for compile:
                     instructions, the IR access and vector elements it implements
   --llvm-bin=DIR    directory of llvm-mc and ld.lld (default: $KIRC_LLVM_BIN,
                     else /usr/lib/llvm-22/bin)
+  --verify          also verify the addresses (as `kirc verify`); the report
+                    goes to standard error when the output is standard output;
+                    exit status 1 unless every access is proved
 
 Options for run (and --mcpu, --llvm-bin as above):
   --device=KIND     emu: the CPU emulator (strict about waits, barriers, hazards);
@@ -126,6 +137,33 @@ int MainJob(const std::optional<std::string>& llvm_flag) {
   return 0;
 }
 
+// `kirc verify` and `kirc compile --verify`: the address verifier's report.
+bool VerifyAndReport(const kir::Kernel& k, const kir::CompileResult& r, std::ostream& os) {
+  absl::StatusOr<kir::VerifyResult> v = kir::VerifyAddresses(k, *r.target, r.lowered);
+  if (!v.ok()) {
+    std::cerr << "kirc: verify: " << v.status().message() << "\n";
+    return false;
+  }
+  os << v->Report();
+  return v->all_proved;
+}
+
+int VerifyCommand(const std::string& file, const std::string& mcpu) {
+  if (file.empty()) return Fail("verify needs a .kir file (see kirc --help)");
+  std::ifstream in(UserPath(file), std::ios::binary);
+  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "': ", std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  absl::StatusOr<kir::Kernel> k = kir::ParseKernel(ss.str(), file);
+  if (!k.ok()) return Fail(k.status());
+  kir::CompileOptions opts;
+  opts.mcpu = mcpu;
+  opts.filename = file;
+  absl::StatusOr<kir::CompileResult> r = kir::Compile(*k, opts);
+  if (!r.ok()) return Fail(r.status());
+  return VerifyAndReport(*k, *r, std::cout) ? 0 : 1;
+}
+
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
                uint64_t seed, const std::string& dump_dir,
                const std::optional<std::string>& llvm_flag) {
@@ -140,6 +178,16 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ss << in.rdbuf();
   absl::StatusOr<kir::Kernel> k = kir::ParseKernel(ss.str(), file);
   if (!k.ok()) return Fail(k.status());
+  if (kir::HasGemm(*k)) {
+    // The device runs, and the reference interpreter checks, the promoted kernel.
+    kir::CompileOptions vo;
+    vo.mcpu = mcpu;
+    absl::StatusOr<const kir::TargetInfo*> t = kir::ResolveTarget(*k, vo);
+    if (!t.ok()) return Fail(t.status());
+    absl::StatusOr<kir::Kernel> p = kir::ValidateAndPromote(*k, **t, file);
+    if (!p.ok()) return Fail(p.status());
+    *k = *std::move(p);
+  }
   absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
   if (!bin.ok()) return Fail(bin.status());
   if (device == "auto")
@@ -163,7 +211,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::optional<std::string> llvm_bin;
   std::string mcpu, emit = "asm", out, file;
-  bool annotate = false, compile_cmd = false, run_cmd = false;
+  bool annotate = false, compile_cmd = false, run_cmd = false, verify_cmd = false, verify = false;
   std::string device = "auto", dump_dir;
   uint64_t seed = 1;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -206,11 +254,15 @@ int main(int argc, char** argv) {
     } else if (a == "--dump") {
       if (i + 1 >= args.size()) return Fail("--dump needs a directory");
       dump_dir = UserPath(args[++i]);
-    } else if (a == "run" && !compile_cmd && !run_cmd && file.empty()) {
+    } else if (a == "run" && !compile_cmd && !run_cmd && !verify_cmd && file.empty()) {
       run_cmd = true;
+    } else if (a == "verify" && !compile_cmd && !run_cmd && !verify_cmd && file.empty()) {
+      verify_cmd = true;
+    } else if (a == "--verify") {
+      verify = true;
     } else if (a == "--annotate") {
       annotate = true;
-    } else if (a == "compile" && !compile_cmd && !run_cmd && file.empty()) {
+    } else if (a == "compile" && !compile_cmd && !run_cmd && !verify_cmd && file.empty()) {
       compile_cmd = true;
     } else if (!a.empty() && a[0] == '-') {
       return Fail(absl::StrCat("unknown option '", a, "' (see kirc --help)"));
@@ -221,8 +273,9 @@ int main(int argc, char** argv) {
     }
   }
   if (run_cmd) return RunCommand(file, mcpu, device, seed, dump_dir, llvm_bin);
+  if (verify_cmd) return VerifyCommand(file, mcpu);
   if (!compile_cmd && file.empty()) {
-    if (!mcpu.empty() || emit != "asm" || !out.empty() || annotate)
+    if (!mcpu.empty() || emit != "asm" || !out.empty() || annotate || verify)
       return Fail("options need a command: kirc compile FILE.kir [options] (see kirc --help)");
     return MainJob(llvm_bin);
   }
@@ -235,7 +288,8 @@ int main(int argc, char** argv) {
   ss << in.rdbuf();
   std::string text = ss.str();
   if (emit == "kir") {
-    // The canonical form of a kernel kirc accepts: parsed, --mcpu applied, validated.
+    // The canonical form of a kernel kirc accepts: parsed, --mcpu applied, validated;
+    // a tile-level gemm kernel is printed as its promoted thread-level KIR.
     absl::StatusOr<kir::Kernel> k = kir::ParseKernel(text, file);
     if (!k.ok()) return Fail(k.status());
     if (!mcpu.empty()) k->target = mcpu;
@@ -243,17 +297,23 @@ int main(int argc, char** argv) {
     vo.filename = file;
     absl::StatusOr<const kir::TargetInfo*> t = kir::ResolveTarget(*k, vo);
     if (!t.ok()) return Fail(t.status());
-    absl::Status v = kir::ValidateKernel(*k, **t, file);
-    if (!v.ok()) return Fail(v);
-    return WriteOut(out, kir::PrintKernel(*k)) ? 0 : Fail("cannot write " + out);
+    absl::StatusOr<kir::Kernel> p = kir::ValidateAndPromote(*k, **t, file);
+    if (!p.ok()) return Fail(p.status());
+    return WriteOut(out, kir::PrintKernel(*p)) ? 0 : Fail("cannot write " + out);
   }
   kir::CompileOptions opts;
   opts.mcpu = mcpu;
   opts.annotate = annotate;
-  absl::StatusOr<kir::CompileResult> r = kir::CompileText(text, file, opts);
+  opts.filename = file;
+  absl::StatusOr<kir::Kernel> parsed = kir::ParseKernel(text, file);
+  if (!parsed.ok()) return Fail(parsed.status());
+  absl::StatusOr<kir::CompileResult> r = kir::Compile(*parsed, opts);
   if (!r.ok()) return Fail(r.status());
-  if (emit == "asm") return WriteOut(out, r->assembly) ? 0 : Fail("cannot write " + out);
-  if (emit == "mir") return WriteOut(out, r->mir_text) ? 0 : Fail("cannot write " + out);
+  // --verify: the report on stderr when the output itself goes to stdout.
+  bool to_stdout = emit != "obj" && (out.empty() || out == "-");
+  bool verified = !verify || VerifyAndReport(*parsed, *r, to_stdout ? std::cerr : std::cout);
+  if (emit == "asm") return !WriteOut(out, r->assembly) ? Fail("cannot write " + out) : verified ? 0 : 1;
+  if (emit == "mir") return !WriteOut(out, r->mir_text) ? Fail("cannot write " + out) : verified ? 0 : 1;
   absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_bin);
   if (!bin.ok()) return Fail(bin.status());
   absl::StatusOr<std::string> obj = kir::CodeObjectFor(*r, *bin);
@@ -264,5 +324,5 @@ int main(int argc, char** argv) {
     out += ".hsaco";
   }
   if (out == "-") return Fail("a code object is binary: give -o PATH");
-  return WriteOut(out, *obj) ? 0 : Fail("cannot write " + out);
+  return !WriteOut(out, *obj) ? Fail("cannot write " + out) : verified ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/semantics.h"
 #include "hw/emu/exec.h"
 
 namespace kir::emu {
@@ -159,7 +160,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
     for (int k = 0; k < sh.comps; ++k) {
       const uint64_t o = off + static_cast<uint64_t>(k) * sh.bytes;
       if (!RawBufferComponentInRange(srd, soffset, o)) continue;  // load 0 / store dropped
-      const uint64_t addr = srd.base + soffset + o;
+      const uint64_t addr = RawBufferAddress<uint64_t>(srd.base, soffset, o);
       if (c.mem.Find(addr, sh.bytes) == nullptr)
         return absl::FailedPreconditionError(absl::StrCat(
             Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " < num_records ",

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/semantics.h"
 
 namespace kir::emu {
 
@@ -84,9 +85,8 @@ absl::Status CheckSrd(const Srd& s) {
 }
 
 bool RawBufferComponentInRange(const Srd& srd, uint32_t soffset, uint64_t offset) {
-  // out of range iff offset >= num_records - soffset (signed, no wrap).
-  int64_t limit = static_cast<int64_t>(srd.num_records) - static_cast<int64_t>(soffset);
-  return static_cast<int64_t>(offset) < limit;
+  // The one definition the verifier proves against (compiler/isa/semantics.h).
+  return RawBufferInRange<int64_t>(srd.num_records, soffset, static_cast<int64_t>(offset));
 }
 
 }  // namespace kir::emu

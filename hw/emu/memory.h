@@ -52,7 +52,9 @@ Srd DecodeSrd(const uint32_t words[4]);
 // stores with data_format 0), stride 0 (raw buffer), no swizzle, no add_tid.
 absl::Status CheckSrd(const Srd& srd);
 
-// THE raw-buffer range check (stride 0), used for every buffer access:
+// THE raw-buffer range check (stride 0), used for every buffer access; it
+// calls RawBufferInRange of compiler/isa/semantics.h, the definition the
+// verifier (verify/) proves against:
 // one component (a dword of a multi-dword access, or the whole of a byte or
 // short access) at byte `offset` = voffset (offen) + instruction offset +
 // 4 * component index is in range iff offset < num_records - soffset

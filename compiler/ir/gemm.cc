@@ -1,0 +1,18 @@
+#include "compiler/ir/gemm.h"
+
+namespace kir {
+
+std::string GemmOpText(const GemmOp& g) {
+  std::string s = "gemm " + g.c + " = " + g.alpha + " * " + g.a + (g.a_km ? ".km" : ".mk") +
+                  " * " + g.b + (g.b_kn ? ".kn" : ".nk");
+  if (g.has_beta() || !g.c_in.empty()) s += " + " + g.beta + " * " + g.c_in;
+  if (g.has_tile())
+    s += " tile " + std::to_string(g.tile[0]) + "x" + std::to_string(g.tile[1]) + "x" +
+         std::to_string(g.tile[2]);
+  if (g.has_waves()) s += " waves " + std::to_string(g.waves[0]) + "x" + std::to_string(g.waves[1]);
+  if (!g.mfma.empty()) s += " mfma " + g.mfma;
+  if (g.double_buffer.has_value()) s += *g.double_buffer ? " double_buffer on" : " double_buffer off";
+  return s;
+}
+
+}  // namespace kir

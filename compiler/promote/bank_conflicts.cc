@@ -1,0 +1,286 @@
+#include "compiler/promote/bank_conflicts.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/index_expr.h"
+
+namespace kir {
+namespace {
+
+// A lean evaluator of index expressions for the lanes of a wave (wg = 0):
+// kir::Evaluate goes through std::function callbacks and overflow checks,
+// which dominated layout searches. Values here stay far below 2^62 (indices of
+// validated or promotion-built kernels), so plain int64 arithmetic suffices.
+struct LaneEnv {
+  int64_t tid[3] = {0, 0, 0};
+  const Kernel* kernel = nullptr;
+  const std::map<std::string, int64_t>* loop_vars = nullptr;
+};
+
+std::optional<int64_t> Eval(const IndexExpr* e, const LaneEnv& env) {
+  if (e == nullptr) return std::nullopt;
+  switch (e->kind) {
+    case IndexKind::kConst:
+      return e->value;
+    case IndexKind::kTid:
+      return e->dim >= 0 && e->dim < 3 ? std::optional<int64_t>(env.tid[e->dim]) : std::nullopt;
+    case IndexKind::kWg:
+      return 0;
+    case IndexKind::kNamed: {
+      const NamedConst* c = env.kernel->FindConst(e->name);
+      if (c == nullptr) return std::nullopt;
+      return c->value;
+    }
+    case IndexKind::kLoopVar: {
+      auto it = env.loop_vars->find(e->name);
+      if (it == env.loop_vars->end()) return std::nullopt;
+      return it->second;
+    }
+    default:
+      break;
+  }
+  std::optional<int64_t> a = Eval(e->lhs.get(), env);
+  if (!a) return std::nullopt;
+  std::optional<int64_t> b = Eval(e->rhs.get(), env);
+  if (!b) return std::nullopt;
+  switch (e->kind) {
+    case IndexKind::kAdd:
+      return *a + *b;
+    case IndexKind::kSub:
+      return *a - *b;
+    case IndexKind::kMul:
+      return *a * *b;
+    case IndexKind::kFloorDiv:
+      if (*b <= 0) return std::nullopt;
+      return FloorDiv(*a, *b);
+    case IndexKind::kMod:
+      if (*b <= 0) return std::nullopt;
+      return FloorMod(*a, *b);
+    default:
+      return std::nullopt;
+  }
+}
+
+// Cycles and groups of one instruction.
+struct GroupCost {
+  int cycles = 0;
+  int groups = 0;
+};
+
+GroupCost Cost(absl::Span<const int64_t> addrs, int bytes) {
+  const int g = LdsLanesPerCycle(bytes);
+  GroupCost c;
+  std::array<std::vector<int64_t>, kLdsBanks> dwords;
+  for (size_t start = 0; start < addrs.size(); start += g) {
+    for (auto& d : dwords) d.clear();
+    bool active = false;
+    for (size_t l = start; l < std::min(addrs.size(), start + g); ++l) {
+      if (addrs[l] < 0) continue;
+      active = true;
+      int64_t first = addrs[l] / kLdsBankBytes;
+      int64_t last = (addrs[l] + std::max(bytes, 1) - 1) / kLdsBankBytes;
+      for (int64_t d = first; d <= last; ++d) {
+        std::vector<int64_t>& bank = dwords[static_cast<size_t>(d % kLdsBanks)];
+        if (std::find(bank.begin(), bank.end(), d) == bank.end()) bank.push_back(d);
+      }
+    }
+    if (!active) continue;
+    size_t worst = 1;
+    for (const auto& d : dwords) worst = std::max(worst, d.size());
+    c.cycles += static_cast<int>(worst);
+    ++c.groups;
+  }
+  return c;
+}
+
+// The value types of SSA names, enough to size LDS stores.
+class Types {
+ public:
+  void Walk(const std::vector<Op>& body) {
+    for (const Op& op : body) {
+      switch (op.kind) {
+        case OpKind::kLoad:
+        case OpKind::kConst:
+        case OpKind::kZero:
+        case OpKind::kCvt:
+        case OpKind::kSlice:
+        case OpKind::kMfma:
+          if (!op.results.empty()) t_[op.results[0]] = op.type;
+          break;
+        case OpKind::kAdd:
+        case OpKind::kMul:
+        case OpKind::kFma: {
+          ValueType w{ElemType::kF32, 0};
+          for (const Operand& o : op.operands) {
+            auto it = t_.find(o.name);
+            if (!o.is_arg && it != t_.end() && it->second.width > w.width) w = it->second;
+          }
+          if (!op.results.empty() && w.width > 0) t_[op.results[0]] = w;
+          break;
+        }
+        case OpKind::kFor:
+          for (size_t i = 0; i < op.operands.size() && i < op.iter_args.size(); ++i) {
+            auto it = t_.find(op.operands[i].name);
+            if (it == t_.end()) continue;
+            t_[op.iter_args[i]] = it->second;
+            if (i < op.results.size()) t_[op.results[i]] = it->second;
+          }
+          Walk(op.body);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  std::optional<ValueType> Get(const std::string& n) const {
+    auto it = t_.find(n);
+    if (it == t_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, ValueType> t_;
+};
+
+absl::Status Walk(const Kernel& k, const std::vector<Op>& body, const Types& types,
+                  std::map<std::string, int64_t>& loop_vars, KernelLdsTraffic& out) {
+  for (const Op& op : body) {
+    if (op.kind == OpKind::kFor) {
+      loop_vars[op.ivar] = op.lo;
+      absl::Status s = Walk(k, op.body, types, loop_vars, out);
+      loop_vars.erase(op.ivar);
+      if (!s.ok()) return s;
+      continue;
+    }
+    if (op.kind != OpKind::kLoad && op.kind != OpKind::kStore) continue;
+    if (k.FindLds(op.mem) == nullptr) continue;
+    ValueType vt = op.type;
+    if (op.kind == OpKind::kStore) {
+      std::optional<ValueType> t =
+          op.operands.empty() ? std::nullopt : types.Get(op.operands[0].name);
+      if (!t) return absl::InvalidArgumentError("store of a value of unknown type");
+      vt = *t;
+    }
+    absl::StatusOr<LdsTraffic> t = LdsOpTraffic(k, op, vt, loop_vars);
+    if (!t.ok()) return t.status();
+    if (op.kind == OpKind::kLoad) {
+      out.reads += *t;
+      out.reads_by_alloc[op.mem] += *t;
+    } else {
+      out.writes += *t;
+      out.writes_by_alloc[op.mem] += *t;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int LdsLanesPerCycle(int bytes_per_lane) {
+  if (bytes_per_lane >= 16) return 8;
+  if (bytes_per_lane >= 8) return 16;
+  return 32;
+}
+
+int BankConflicts(absl::Span<const int64_t> lane_byte_addrs, int bytes_per_lane) {
+  GroupCost c = Cost(lane_byte_addrs, bytes_per_lane);
+  return c.cycles - c.groups;
+}
+
+int LdsCycles(absl::Span<const int64_t> lane_byte_addrs, int bytes_per_lane) {
+  return Cost(lane_byte_addrs, bytes_per_lane).cycles;
+}
+
+absl::StatusOr<LdsTraffic> LdsOpTraffic(const Kernel& k, const Op& op, ValueType vt,
+                                        const std::map<std::string, int64_t>& loop_vars,
+                                        int first_wave, int waves) {
+  const LdsAlloc* l = k.FindLds(op.mem);
+  if (l == nullptr) return absl::InvalidArgumentError(absl::StrCat(op.mem, " is not LDS"));
+  LdsLayout layout = LayoutLds(k);
+  int64_t base = 0;
+  for (size_t i = 0; i < k.lds.size(); ++i)
+    if (&k.lds[i] == l) base = layout.offsets[i];
+  const std::vector<int64_t> strides = l->Strides();
+  const int rank = static_cast<int>(l->shape.size());
+  if (static_cast<int>(op.index.size()) != rank || op.along < 0 || op.along >= rank)
+    return absl::InvalidArgumentError("malformed LDS access");
+  const int64_t eb = ElemBytes(l->elem);
+  const int64_t threads = k.WorkgroupThreads();
+  const int total_waves = static_cast<int>(threads / 64);
+  if (waves < 0) waves = total_waves - first_wave;
+
+  // The instructions: (first element, bytes, element stride within).
+  struct Chunk {
+    int first_elem;
+    int bytes;
+  };
+  std::vector<Chunk> chunks;
+  const bool contiguous = strides[op.along] == 1 && vt.width > 1;
+  if (contiguous) {
+    int total = vt.width * static_cast<int>(eb);
+    int chunk = std::min(16, total);
+    for (int off = 0; off < total; off += chunk) chunks.push_back({off / static_cast<int>(eb), chunk});
+  } else {
+    for (int e = 0; e < vt.width; ++e) chunks.push_back({e, static_cast<int>(eb)});
+  }
+
+  LaneEnv env;
+  env.kernel = &k;
+  env.loop_vars = &loop_vars;
+
+  LdsTraffic t;
+  std::vector<int64_t> idx(rank);
+  std::vector<std::vector<int64_t>> addrs(chunks.size(), std::vector<int64_t>(64, -1));
+  for (int w = first_wave; w < first_wave + waves && w < total_waves; ++w) {
+    for (int lane = 0; lane < 64; ++lane) {
+      int64_t lin = int64_t{w} * 64 + lane;
+      env.tid[0] = lin % k.workgroup[0];
+      env.tid[1] = lin / k.workgroup[0] % k.workgroup[1];
+      env.tid[2] = lin / (k.workgroup[0] * k.workgroup[1]);
+      for (int d = 0; d < rank; ++d) {
+        if (op.index[d] == nullptr) return absl::InvalidArgumentError("missing index");
+        std::optional<int64_t> v = Eval(op.index[d].get(), env);
+        if (!v) return absl::InvalidArgumentError(absl::StrCat(
+                    "cannot evaluate index ", d, " of an access to ", op.mem));
+        idx[d] = *v;
+      }
+      for (size_t c = 0; c < chunks.size(); ++c) {
+        bool in = true;
+        int64_t off = 0;
+        for (int d = 0; d < rank; ++d) {
+          int64_t i = idx[d] + (d == op.along ? chunks[c].first_elem : 0);
+          if (i < 0 || i >= l->shape[d]) in = false;
+          off += i * strides[d];
+        }
+        if (!in && !op.guarded)
+          return absl::InvalidArgumentError(
+              absl::StrCat("an unguarded access to ", op.mem, " leaves its shape"));
+        addrs[c][lane] = in ? base + off * eb : -1;
+      }
+    }
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      GroupCost g = Cost(addrs[c], chunks[c].bytes);
+      ++t.instructions;
+      t.cycles += g.cycles;
+      t.conflicts += g.cycles - g.groups;
+    }
+  }
+  return t;
+}
+
+absl::StatusOr<KernelLdsTraffic> CountLdsTraffic(const Kernel& k) {
+  Types types;
+  types.Walk(k.body);
+  KernelLdsTraffic out;
+  std::map<std::string, int64_t> loop_vars;
+  absl::Status s = Walk(k, k.body, types, loop_vars, out);
+  if (!s.ok()) return s;
+  return out;
+}
+
+}  // namespace kir

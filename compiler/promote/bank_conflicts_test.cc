@@ -1,0 +1,146 @@
+#include "compiler/promote/bank_conflicts.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_replace.h"
+#include "compiler/ir/parser.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+// Lane l at byte address base + stride * l.
+std::vector<int64_t> Strided(int64_t stride, int64_t base = 0) {
+  std::vector<int64_t> a(64);
+  for (int l = 0; l < 64; ++l) a[l] = base + stride * l;
+  return a;
+}
+
+TEST(BankConflicts, LanesPerCycle) {
+  EXPECT_EQ(LdsLanesPerCycle(2), 32);
+  EXPECT_EQ(LdsLanesPerCycle(4), 32);
+  EXPECT_EQ(LdsLanesPerCycle(8), 16);
+  EXPECT_EQ(LdsLanesPerCycle(16), 8);
+}
+
+// Counts worked out by hand; the comment under each says how.
+TEST(BankConflicts, HandComputed) {
+  // b32, consecutive dwords: each 32-lane group hits banks 0..31 once.
+  EXPECT_EQ(BankConflicts(Strided(4), 4), 0);
+  // b32, every other dword: group 0 touches dwords 0, 2, .., 62, so each even
+  // bank holds two distinct dwords (d and d + 32): 2 cycles, 1 extra; same
+  // for group 1: 2.
+  EXPECT_EQ(BankConflicts(Strided(8), 4), 2);
+  EXPECT_EQ(LdsCycles(Strided(8), 4), 4);
+  // b32, one address for all lanes: a broadcast, no conflict.
+  EXPECT_EQ(BankConflicts(std::vector<int64_t>(64, 40), 4), 0);
+  // b32, a stride of 32 dwords: all 32 lanes of a group in bank 0 with 32
+  // different dwords: 31 extra cycles per group, 62.
+  EXPECT_EQ(BankConflicts(Strided(128), 4), 62);
+  // b64, consecutive: a 16-lane group covers dwords 0..31 exactly.
+  EXPECT_EQ(BankConflicts(Strided(8), 8), 0);
+  // b64 with a 16-byte stride: a group touches dwords {4l, 4l+1}, l < 16, i.e.
+  // banks {0,1,4,5,..,28,29} twice each: 1 extra per group, 4 groups: 4.
+  EXPECT_EQ(BankConflicts(Strided(16), 8), 4);
+  // b128, consecutive: an 8-lane group covers dwords 0..31.
+  EXPECT_EQ(BankConflicts(Strided(16), 16), 0);
+  // b128 with a 32-byte stride: lanes cover dwords 8l..8l+3, l < 8, so banks
+  // 0-3, 8-11, 16-19, 24-27 twice: 1 extra per group, 8 groups: 8.
+  EXPECT_EQ(BankConflicts(Strided(32), 16), 8);
+  // b16, consecutive halves: two lanes share each dword, 16 dwords per group.
+  EXPECT_EQ(BankConflicts(Strided(2), 2), 0);
+  // b16 down a column of a 36-element f16 row pitch (72 bytes = 18 dwords):
+  // lane l touches dword 18l; 18l mod 32 repeats every 16 lanes, so each bank
+  // of a 32-lane group holds 2 dwords: 1 extra per group, 2.
+  EXPECT_EQ(BankConflicts(Strided(72), 2), 2);
+  // A misaligned b64 (4 bytes into a dword pair) still touches 2 dwords: lanes
+  // at 8l + 4 cover dwords 1..32, where dword 32 shares bank 0 with nothing
+  // else in the group: 0.
+  EXPECT_EQ(BankConflicts(Strided(8, 4), 8), 0);
+}
+
+TEST(BankConflicts, InactiveLanes) {
+  // Only lanes 0 and 1 active, 32 dwords apart (same bank): 1 extra cycle; the
+  // second group has no active lane and costs nothing.
+  std::vector<int64_t> a(64, -1);
+  a[0] = 0;
+  a[1] = 128;
+  EXPECT_EQ(BankConflicts(a, 4), 1);
+  EXPECT_EQ(LdsCycles(a, 4), 2);
+  EXPECT_EQ(LdsCycles(std::vector<int64_t>(64, -1), 4), 0);
+}
+
+constexpr char kMma[] = R"(kernel mma
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+lds As : f16[16, 16] pad PAD
+lds Bs : f16[16, 16] pad PAD
+  %ga = load A[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+  %gb = load B[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+  store As[tid.x floordiv 4, tid.x mod 4 * 4], %ga
+  store Bs[tid.x floordiv 4, tid.x mod 4 * 4], %gb
+  barrier
+  %a = load As[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load Bs[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %zero = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %zero
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+end
+)";
+
+KernelLdsTraffic Traffic(const std::string& pad) {
+  absl::StatusOr<Kernel> k = ParseKernel(absl::StrReplaceAll(kMma, {{"PAD", pad}}));
+  EXPECT_TRUE(k.ok()) << k.status();
+  absl::StatusOr<KernelLdsTraffic> t = CountLdsTraffic(*k);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return *t;
+}
+
+// The testdata MFMA kernel, from its index expressions.
+TEST(LdsTraffic, MmaKernelPadding) {
+  // Pad 4 (row pitch 10 dwords): the fragment reads (b64; a 16-lane group
+  // reads rows 0..15 at one k, dwords 10r + {0,1}, all distinct banks) are
+  // conflict-free. The copy's b64 stores: a group writes rows 0..3, dwords
+  // 10r .. 10r+7, and row 3 (30..37) wraps onto banks 0..5 of row 0: 1 extra
+  // cycle per group, 4 groups per store, 2 stores: 8.
+  KernelLdsTraffic p4 = Traffic("4");
+  EXPECT_EQ(p4.reads.instructions, 2);
+  EXPECT_EQ(p4.reads.conflicts, 0);
+  EXPECT_EQ(p4.reads.cycles, 8);
+  EXPECT_EQ(p4.writes.instructions, 2);
+  EXPECT_EQ(p4.writes.conflicts, 8);
+  EXPECT_EQ(p4.reads_by_alloc["As"].conflicts, 0);
+  // Pad 0 (pitch 8 dwords): a read group's rows r and r+4 share banks, so
+  // each bank holds 4 distinct dwords: 3 extra per group, 4 groups, 2 reads:
+  // 24. The stores then cover 32 consecutive dwords per group: 0.
+  KernelLdsTraffic p0 = Traffic("0");
+  EXPECT_EQ(p0.reads.conflicts, 24);
+  EXPECT_EQ(p0.writes.conflicts, 0);
+}
+
+TEST(LdsTraffic, StridedVectorsAreOneInstructionPerElement) {
+  absl::StatusOr<Kernel> k = ParseKernel(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+lds L : f16[64, 36]
+  %z = zero f16x4
+  store L[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %z
+end
+)");
+  ASSERT_TRUE(k.ok()) << k.status();
+  absl::StatusOr<KernelLdsTraffic> t = CountLdsTraffic(*k);
+  ASSERT_TRUE(t.ok()) << t.status();
+  // 4 ds_write_b16, each: 32 lanes of a group in one row, consecutive halves
+  // (16 dwords): conflict-free.
+  EXPECT_EQ(t->writes.instructions, 4);
+  EXPECT_EQ(t->writes.conflicts, 0);
+  EXPECT_EQ(t->writes.cycles, 8);
+}
+
+}  // namespace
+}  // namespace kir

@@ -1,0 +1,277 @@
+#include "compiler/promote/gemm_config.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace kir {
+namespace {
+
+absl::Status Bad(const std::string& msg) { return absl::InvalidArgumentError(msg); }
+
+std::string Elem(ElemType e) { return std::string(ElemTypeName(e)); }
+
+int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// clamp(next power of two >= x, 16, 128).
+int64_t DefaultBlock(int64_t x) {
+  if (x >= 128) return 128;
+  int64_t b = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(x, 1))));
+  return std::clamp<int64_t>(b, 16, 128);
+}
+
+// The default MFMA of `rows` (16 or 32) for the input type on `t`.
+const MfmaDesc* DefaultMfma(ElemType in, const TargetInfo& t, int rows) {
+  const char* name = nullptr;
+  if (in == ElemType::kF16) {
+    name = rows == 32 ? "f32_32x32x8_f16" : "f32_16x16x16_f16";
+  } else if (t.gfx == Gfx::kGfx908) {
+    name = rows == 32 ? "f32_32x32x4_bf16" : "f32_16x16x8_bf16";
+  } else {
+    name = rows == 32 ? "f32_32x32x8_bf16" : "f32_16x16x16_bf16";
+  }
+  return LookupMfma(name);
+}
+
+// The buffer called `name`, or an error for the gemm operand `role`.
+absl::StatusOr<const Arg*> Buffer(const Kernel& k, const std::string& name, const char* role) {
+  const Arg* a = k.FindArg(name);
+  if (a == nullptr)
+    return Bad(absl::StrCat("unknown buffer '", name, "' (", role, "); declare it with `arg ", name,
+                            " : f16[ROWS, COLS] strides [COLS, 1] readonly`"));
+  if (a->kind != Arg::Kind::kBuffer)
+    return Bad(absl::StrCat("'", name, "' (", role, ") is a scalar argument; ", role,
+                            " must be a 2-D buffer"));
+  if (a->shape.size() != 2)
+    return Bad(absl::StrCat(name, " (", role, ") has ", a->shape.size(),
+                            " dimension(s); gemm operands are 2-D buffers"));
+  return a;
+}
+
+absl::Status Scalar(const Kernel& k, const std::string& name, const char* role) {
+  const Arg* a = k.FindArg(name);
+  if (a == nullptr)
+    return Bad(absl::StrCat("unknown scalar argument '", name, "' (", role,
+                            "); declare it with `arg ", name, " : f32`"));
+  if (a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32)
+    return Bad(absl::StrCat("'", name, "' (", role, ") must be an f32 scalar argument (`arg ", name,
+                            " : f32`)"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int64_t GemmConfig::LdsBytes(int64_t pad_a, int64_t pad_b) const {
+  int64_t eb = ElemBytes(in_elem);
+  int64_t a = Stages() * bm * (bk + pad_a) * eb;
+  int64_t b = Stages() * bn * (bk + pad_b) * eb;
+  return RoundUp(a, 16) + b;
+}
+
+std::string GemmConfig::TilingText() const {
+  return absl::StrCat("tile ", bm, "x", bn, "x", bk, " waves ", wm, "x", wn, " mfma ",
+                      mfma != nullptr ? mfma->kir_name : "?", " double_buffer ",
+                      double_buffer ? "on" : "off");
+}
+
+bool HasGemm(const Kernel& k) {
+  for (const Op& op : k.body)
+    if (op.kind == OpKind::kGemm) return true;
+  return false;
+}
+
+absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t) {
+  const GemmOp& g = op.gemm;
+  GemmConfig c;
+  c.a_km = g.a_km;
+  c.b_kn = g.b_kn;
+  c.has_beta = g.has_beta();
+
+  // ---- Operands.
+  absl::StatusOr<const Arg*> a = Buffer(k, g.a, "A");
+  if (!a.ok()) return a.status();
+  absl::StatusOr<const Arg*> b = Buffer(k, g.b, "B");
+  if (!b.ok()) return b.status();
+  absl::StatusOr<const Arg*> cb = Buffer(k, g.c, "C");
+  if (!cb.ok()) return cb.status();
+  absl::Status s = Scalar(k, g.alpha, "alpha");
+  if (!s.ok()) return s;
+  if (g.has_beta() != !g.c_in.empty())
+    return Bad("the beta term must read `+ beta * C` with both names");
+  if (g.has_beta()) {
+    s = Scalar(k, g.beta, "beta");
+    if (!s.ok()) return s;
+    if (g.c_in != g.c)
+      return Bad(absl::StrCat("the beta term reads ", g.c_in, " but the result goes to ", g.c,
+                              "; gemm computes C = alpha * A * B + beta * C in place, so write `+ ",
+                              g.beta, " * ", g.c, "`"));
+  }
+  if (g.a == g.c || g.b == g.c)
+    return Bad(absl::StrCat(g.c, " is both an input and the output; A and B must be other buffers"));
+
+  // ---- Types and access.
+  c.in_elem = (*a)->elem;
+  if (c.in_elem != ElemType::kF16 && c.in_elem != ElemType::kBF16)
+    return Bad(absl::StrCat("A (", g.a, ") holds ", Elem(c.in_elem),
+                            "; gemm inputs are f16 or bf16"));
+  if ((*b)->elem != c.in_elem)
+    return Bad(absl::StrCat("A (", g.a, ") holds ", Elem(c.in_elem), " but B (", g.b, ") holds ",
+                            Elem((*b)->elem), "; A and B must have the same element type"));
+  c.out_elem = (*cb)->elem;
+  if (c.out_elem == ElemType::kI32)
+    return Bad(absl::StrCat("C (", g.c, ") holds i32; the output is f32, f16 or bf16"));
+  for (const Arg* in : {*a, *b})
+    if (in->access == Access::kWriteOnly)
+      return Bad(absl::StrCat(in->name, " is writeonly but gemm reads it; declare it readonly"));
+  if ((*cb)->access == Access::kReadOnly)
+    return Bad(absl::StrCat(g.c, " is readonly but gemm writes it; declare it ",
+                            g.has_beta() ? "readwrite" : "writeonly (or readwrite)"));
+  if (g.has_beta() && (*cb)->access == Access::kWriteOnly)
+    return Bad(absl::StrCat(g.c, " is writeonly but `+ ", g.beta, " * ", g.c,
+                            "` reads it; declare it readwrite"));
+
+  // ---- Shapes: A.mk [M, K] / A.km [K, M], B.nk [N, K] / B.kn [K, N], C [M, N].
+  const std::vector<int64_t>& as = (*a)->shape;
+  const std::vector<int64_t>& bs = (*b)->shape;
+  const std::vector<int64_t>& cs = (*cb)->shape;
+  int64_t am = g.a_km ? as[1] : as[0], ak = g.a_km ? as[0] : as[1];
+  int64_t bn = g.b_kn ? bs[1] : bs[0], bk = g.b_kn ? bs[0] : bs[1];
+  std::string adesc = absl::StrCat("A.", g.a_km ? "km" : "mk", " is ", as[0], " x ", as[1],
+                                   g.a_km ? " (K x M)" : " (M x K)");
+  std::string bdesc = absl::StrCat("B.", g.b_kn ? "kn" : "nk", " is ", bs[0], " x ", bs[1],
+                                   g.b_kn ? " (K x N)" : " (N x K)");
+  if (ak != bk)
+    return Bad(absl::StrCat(adesc, " but ", bdesc, ": K differs (", ak, " vs ", bk,
+                            "); fix the shapes or the layout tags (.mk/.km, .nk/.kn)"));
+  if (cs[0] != am || cs[1] != bn)
+    return Bad(absl::StrCat(g.c, " is ", cs[0], " x ", cs[1], " but must be M x N = ", am, " x ",
+                            bn, " (", adesc, ", ", bdesc, "); fix the shapes or the layout tags"));
+  c.m = am;
+  c.n = bn;
+  c.k = ak;
+
+  // ---- MFMA given?
+  const MfmaDesc* given = nullptr;
+  if (!g.mfma.empty()) {
+    given = LookupMfma(g.mfma);
+    if (given == nullptr) {
+      std::vector<std::string> names;
+      for (const MfmaDesc& d : AllMfmas())
+        if (d.ab_elem == c.in_elem && d.mnemonic[static_cast<int>(t.gfx)] != nullptr)
+          names.push_back(d.kir_name);
+      return Bad(absl::StrCat("unknown MFMA '", g.mfma, "'; for ", Elem(c.in_elem), " inputs on ",
+                              t.name, " use ", absl::StrJoin(names, " or ")));
+    }
+    if (given->ab_elem != c.in_elem)
+      return Bad(absl::StrCat("MFMA ", given->kir_name, " takes ", Elem(given->ab_elem),
+                              " inputs but A and B hold ", Elem(c.in_elem), "; use ",
+                              DefaultMfma(c.in_elem, t, given->m)->kir_name));
+    absl::StatusOr<std::string> mn = MfmaMnemonic(t, *given);
+    if (!mn.ok()) return Bad(std::string(mn.status().message()));
+  }
+  const int64_t rows_hint = given != nullptr ? given->m : 16;
+
+  // ---- Waves given?
+  if (g.has_waves()) {
+    c.wm = g.waves[0];
+    c.wn = g.waves[1];
+    if (c.wm < 1 || c.wn < 1)
+      return Bad(absl::StrCat("waves ", c.wm, "x", c.wn, ": both counts must be at least 1"));
+    if (c.wm * c.wn > 16)
+      return Bad(absl::StrCat("waves ", c.wm, "x", c.wn, " is ", 64 * c.wm * c.wn,
+                              " threads; a workgroup has at most 1024 (16 waves)"));
+  }
+
+  // ---- Tile.
+  if (g.has_tile()) {
+    c.bm = g.tile[0];
+    c.bn = g.tile[1];
+    c.bk = g.tile[2];
+    if (c.bm < 1 || c.bn < 1 || c.bk < 1)
+      return Bad(absl::StrCat("tile ", c.bm, "x", c.bn, "x", c.bk, ": extents must be positive"));
+  } else {
+    c.default_tile = true;
+    c.bm = DefaultBlock(c.m);
+    c.bn = DefaultBlock(c.n);
+    if (g.has_waves()) {
+      c.bm = RoundUp(std::max(c.bm, c.wm * rows_hint), c.wm * rows_hint);
+      c.bn = RoundUp(std::max(c.bn, c.wn * rows_hint), c.wn * rows_hint);
+    } else if (given != nullptr) {
+      c.bm = std::max<int64_t>(c.bm, given->m);
+      c.bn = std::max<int64_t>(c.bn, given->n);
+    }
+    c.bk = c.k <= 16 ? 16 : 32;
+    if (given != nullptr) c.bk = RoundUp(c.bk, given->k);
+  }
+  if (!g.has_waves()) {
+    c.default_waves = true;
+    c.wm = c.bm >= 64 && (c.bm / 2) % rows_hint == 0 ? 2 : 1;
+    c.wn = c.bn >= 64 && (c.bn / 2) % rows_hint == 0 ? 2 : 1;
+  }
+
+  // ---- MFMA default.
+  if (given != nullptr) {
+    c.mfma = given;
+  } else {
+    c.default_mfma = true;
+    const MfmaDesc* m32 = DefaultMfma(c.in_elem, t, 32);
+    const MfmaDesc* m16 = DefaultMfma(c.in_elem, t, 16);
+    bool fits32 = c.bm % c.wm == 0 && c.bn % c.wn == 0 && (c.bm / c.wm) % 32 == 0 &&
+                  (c.bn / c.wn) % 32 == 0 && c.bk % m32->k == 0;
+    c.mfma = fits32 ? m32 : m16;
+  }
+
+  // ---- Tiling checks.
+  std::string tile = absl::StrCat("tile ", c.bm, "x", c.bn, "x", c.bk);
+  std::string waves = absl::StrCat("waves ", c.wm, "x", c.wn);
+  const MfmaDesc& mf = *c.mfma;
+  if (c.bm % (c.wm * mf.m) != 0 || c.bn % (c.wn * mf.n) != 0)
+    return Bad(absl::StrCat(tile, " with ", waves, " gives each wave a ",
+                            c.bm % c.wm == 0 ? absl::StrCat(c.bm / c.wm) : absl::StrCat(c.bm, "/", c.wm),
+                            " x ",
+                            c.bn % c.wn == 0 ? absl::StrCat(c.bn / c.wn) : absl::StrCat(c.bn, "/", c.wn),
+                            " block of C, not a multiple of the ", mf.m, "x", mf.n, " tiles of ",
+                            mf.kir_name, "; make BM a multiple of ", c.wm * mf.m,
+                            " and BN a multiple of ", c.wn * mf.n));
+  if (c.bk % mf.k != 0)
+    return Bad(absl::StrCat(tile, ": BK = ", c.bk, " is not a multiple of ", mf.kir_name,
+                            "'s k = ", mf.k, "; use BK = ", RoundUp(c.bk, mf.k)));
+  if (c.Threads() > 1024)
+    return Bad(absl::StrCat(waves, " is ", c.Threads(), " threads; a workgroup has at most 1024"));
+  for (int op_b = 0; op_b < 2; ++op_b) {
+    int64_t rows = op_b ? c.bn : c.bm;
+    if ((rows * c.bk) % c.Threads() != 0)
+      return Bad(absl::StrCat("the ", op_b ? "B" : "A", " tile (", op_b ? "BN" : "BM", " x BK = ",
+                              rows, " x ", c.bk, " = ", rows * c.bk,
+                              " elements) is not a multiple of the workgroup's ", c.Threads(),
+                              " threads, so they cannot share its copy evenly; use a larger tile "
+                              "or fewer waves"));
+  }
+  // Index ranges stay far inside 32 bits: K rounded up to BK, grid extents.
+  if (c.KTiles() * c.bk >= (int64_t{1} << 31) - c.bk)
+    return Bad(absl::StrCat("K = ", c.k, " is too large for 32-bit indices"));
+
+  // ---- Double buffering.
+  if (g.double_buffer.has_value()) {
+    c.double_buffer = *g.double_buffer;
+  } else {
+    c.default_double_buffer = true;
+    c.double_buffer = true;
+    c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes;
+  }
+  int64_t lds = c.LdsBytes(0, 0);
+  if (lds > t.lds_bytes)
+    return Bad(absl::StrCat(tile, c.double_buffer ? " with double buffering" : "", " needs ", lds,
+                            " bytes of LDS for the A and B tiles (", c.Stages(), " stage",
+                            c.Stages() > 1 ? "s" : "", ", before padding), more than the ",
+                            t.lds_bytes, " bytes a workgroup has on ", t.name, "; use a smaller ",
+                            c.double_buffer ? "tile or double_buffer off" : "tile"));
+  return c;
+}
+
+}  // namespace kir

@@ -1,0 +1,88 @@
+// The configuration of a tile-level gemm op (compiler/ir/gemm.h): the problem
+// read from the kernel's buffers, and the tiling, either as written or chosen
+// by the defaults below. Shared by the validator (which reports the errors with
+// the op's position) and the promoter (compiler/promote/promote.h).
+//
+// Defaults (each applies only to a clause the op leaves out; given clauses
+// shape the defaults of the others):
+// - tile: BM = clamp(next power of two >= M, 16, 128), likewise BN from N
+//   (so 128x128 for big problems, 64 for 33..64, 32 for 17..32, 16 below);
+//   with `waves` given, BM is raised to a multiple of WM * 16 (WM * m with
+//   `mfma` given). BK = 32, or 16 when K <= 16; a multiple of the MFMA's k.
+// - waves: WM = 2 when BM >= 64 and BM / 2 is a multiple of the MFMA rows
+//   (16, or m of a given mfma), else 1; WN likewise from BN. 128x128 gives
+//   2x2 waves of 64x64 each, 4 waves = 256 threads.
+// - mfma: the 32x32 instruction when each wave's BM/WM and BN/WN are
+//   multiples of 32 and BK of its k, else the 16x16 one:
+//     f16:  f32_32x32x8_f16  / f32_16x16x16_f16   (all targets)
+//     bf16: f32_32x32x8_bf16 / f32_16x16x16_bf16  (gfx90a, gfx942)
+//           f32_32x32x4_bf16 / f32_16x16x8_bf16   (gfx908: no 4-element bf16 MFMA)
+//   32x32 halves the LDS fragment traffic per MAC of 16x16 at the same MFMA
+//   throughput, so it is preferred whenever the wave tile allows it.
+// - double_buffer: on when the K loop has at least 2 tiles (ceil(K/BK) >= 2)
+//   and two unpadded stages fit in LDS, else off.
+#ifndef KIRC_COMPILER_PROMOTE_GEMM_CONFIG_H_
+#define KIRC_COMPILER_PROMOTE_GEMM_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/ir/types.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+struct GemmConfig {
+  // The problem.
+  int64_t m = 0, n = 0, k = 0;
+  ElemType in_elem = ElemType::kF16;   // A and B: f16 or bf16
+  ElemType out_elem = ElemType::kF32;  // C: f32, f16 or bf16
+  bool a_km = false, b_kn = false, has_beta = false;
+  // The tiling.
+  int64_t bm = 0, bn = 0, bk = 0;  // block tile: one workgroup's C block and K step
+  int64_t wm = 1, wn = 1;          // waves per workgroup: WM along M, WN along N
+  const MfmaDesc* mfma = nullptr;
+  bool double_buffer = false;
+  // Which of tile, waves, mfma and double_buffer the defaults chose.
+  bool default_tile = false, default_waves = false, default_mfma = false,
+       default_double_buffer = false;
+
+  int64_t Threads() const { return 64 * wm * wn; }
+  int64_t GridM() const { return (m + bm - 1) / bm; }
+  int64_t GridN() const { return (n + bn - 1) / bn; }
+  int64_t KTiles() const { return (k + bk - 1) / bk; }
+  int64_t Stages() const { return double_buffer ? 2 : 1; }
+  int64_t WaveTileM() const { return bm / wm; }
+  int64_t WaveTileN() const { return bn / wn; }
+  int64_t MfmaTilesM() const { return bm / wm / mfma->m; }  // MFMA tiles per wave along M
+  int64_t MfmaTilesN() const { return bn / wn / mfma->n; }
+  int64_t KSteps() const { return bk / mfma->k; }  // MFMAs per tile per K tile
+  // LDS bytes of the staged A and B tiles with `pad_a` / `pad_b` elements after
+  // each row (each allocation 16-byte aligned, as kir::LayoutLds).
+  int64_t LdsBytes(int64_t pad_a, int64_t pad_b) const;
+  // The tiling as gemm clauses: "tile 128x128x32 waves 2x2 mfma
+  // f32_32x32x8_f16 double_buffer on".
+  std::string TilingText() const;
+};
+
+// The problem and tiling of `op` (a kOpGemm op of `k`) on target `t`, with the
+// defaults filled in. InvalidArgument with a message that says what is wrong
+// and what to do (no position: the validator adds it) when the buffers,
+// scalars, types, shapes, MFMA or tiling do not fit: A, B, C must be 2-D
+// buffers with consistent M, N, K for their layouts; A, B f16 or bf16 of one
+// type; C f32, f16 or bf16; alpha (and beta) f32 scalar arguments; C the
+// buffer named by "+ beta * C"; the MFMA known, present on `t` and of the
+// input type; BM a multiple of WM * m, BN of WN * n, BK of the MFMA's k;
+// 64 * WM * WN <= 1024 threads; A's BM x BK and B's BN x BK tiles multiples of
+// the thread count (every thread copies the same share); unpadded stages
+// within the target's LDS.
+absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t);
+
+// True when the kernel's body holds a gemm op (at the top level).
+bool HasGemm(const Kernel& k);
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_PROMOTE_GEMM_CONFIG_H_

@@ -1,0 +1,757 @@
+#include "compiler/promote/promote.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/builder.h"
+#include "compiler/ir/index_expr.h"
+#include "compiler/lower/validate.h"
+
+namespace kir {
+namespace {
+
+// ---------------------------------------------------------------- index helpers
+// They fold constants and identities so that the generated KIR reads like
+// hand-written KIR ("wg.x * 128 + tid.x floordiv 4", not "wg.x * 128 + 0 + ...").
+
+bool ConstOf(const IndexRef& e, int64_t* v) {
+  if (e->kind != IndexKind::kConst) return false;
+  *v = e->value;
+  return true;
+}
+
+IndexRef Add(IndexRef a, IndexRef b) {
+  int64_t x = 0, y = 0;
+  bool ca = ConstOf(a, &x), cb = ConstOf(b, &y);
+  if (ca && cb) return IConst(x + y);
+  if (ca && x == 0) return b;
+  if (cb && y == 0) return a;
+  if (cb && y < 0) return ISub(std::move(a), IConst(-y));
+  // Keep sums left-nested (a + b + c), which print without parentheses.
+  if (b->kind == IndexKind::kAdd) return Add(Add(std::move(a), b->lhs), b->rhs);
+  if (b->kind == IndexKind::kSub) return ISub(Add(std::move(a), b->lhs), b->rhs);
+  return IAdd(std::move(a), std::move(b));
+}
+
+IndexRef Add(IndexRef a, int64_t c) { return Add(std::move(a), IConst(c)); }
+
+IndexRef Mul(IndexRef a, int64_t c) {
+  int64_t x = 0;
+  if (c == 0) return IConst(0);
+  if (ConstOf(a, &x)) return IConst(x * c);
+  if (c == 1) return a;
+  return IMul(std::move(a), IConst(c));
+}
+
+IndexRef Div(IndexRef a, int64_t d) {
+  int64_t x = 0;
+  if (d == 1) return a;
+  if (ConstOf(a, &x)) return IConst(FloorDiv(x, d));
+  return IFloorDiv(std::move(a), IConst(d));
+}
+
+IndexRef Mod(IndexRef a, int64_t d) {
+  int64_t x = 0;
+  if (d == 1) return IConst(0);
+  if (ConstOf(a, &x)) return IConst(FloorMod(x, d));
+  return IMod(std::move(a), IConst(d));
+}
+
+std::string Elem(ElemType e) { return std::string(ElemTypeName(e)); }
+
+// `o` (= tid.x floordiv d, in [0, n), n a power of two) with bits x < y
+// exchanged, as a sum of non-negative bit fields read straight from tid.x
+// (so that interval analysis bounds it exactly):
+//   o mod 2^x + bit_y * 2^x + (o floordiv 2^(x+1)) mod 2^(y-x-1) * 2^(x+1)
+//   + bit_x * 2^y + o floordiv 2^(y+1) * 2^(y+1).
+IndexRef SwapBits(const IndexRef& o, int x, int y, int64_t n) {
+  const int64_t px = int64_t{1} << x, py = int64_t{1} << y;
+  // o floordiv 2^j, and bit j, spelled on tid.x: (tid.x floordiv d) floordiv
+  // 2^j = tid.x floordiv (d * 2^j); a field reaching n needs no mod.
+  const int64_t d = o->kind == IndexKind::kFloorDiv ? o->rhs->value : 1;
+  const IndexRef& lane = o->kind == IndexKind::kFloorDiv ? o->lhs : o;
+  auto field = [&](int64_t from, int64_t width) {  // (o floordiv from) mod width
+    IndexRef f = Div(lane, d * from);
+    return from * width >= n ? f : Mod(f, width);
+  };
+  IndexRef r = field(1, px);
+  r = Add(r, Mul(field(py, 2), px));
+  r = Add(r, Mul(field(2 * px, py / (2 * px)), 2 * px));
+  r = Add(r, Mul(field(px, 2), py));
+  if (2 * py < n) r = Add(r, Mul(field(2 * py, n / (2 * py)), 2 * py));
+  return r;
+}
+
+// A fresh identifier for an LDS allocation: `base`, or `base` with a numeric
+// suffix when a const or argument already has that name.
+std::string FreshDeclName(const Kernel& k, const std::string& base) {
+  std::string n = base;
+  for (int i = 2; k.FindArg(n) != nullptr || k.FindConst(n) != nullptr || k.FindLds(n) != nullptr;
+       ++i)
+    n = absl::StrCat(base, i);
+  return n;
+}
+
+// One operand's view: `rows` x K, stored rows-major (mk / nk) or K-major (km / kn).
+struct Side {
+  bool is_b = false;
+  const Arg* arg = nullptr;
+  bool k_major = false;  // stored K x rows
+  int64_t rows = 0;      // M or N
+  int64_t block = 0;     // BM or BN
+  int64_t waves = 1;     // WM or WN
+  int64_t tiles = 1;     // MFMA tiles per wave along rows
+  GemmOperandPlan plan;
+  const char* tag() const { return is_b ? "b" : "a"; }
+};
+
+struct Coord {
+  IndexRef r, kk;  // row within the block tile, k within the K tile
+};
+
+// A candidate LDS layout and copy order for one operand, with its cost.
+struct Candidate {
+  GemmOperandPlan plan;
+  bool coalesced = true;
+  auto Key() const {
+    return std::make_tuple(plan.fragment_reads.conflicts, coalesced ? 0 : 1,
+                           plan.tile_writes.cycles, plan.pad, -plan.lanes_along,
+                           plan.tile_writes.instructions);
+  }
+};
+
+class Promoter {
+ public:
+  Promoter(const Kernel& k, const Op& op, const TargetInfo& t, GemmConfig c)
+      : k_(k), op_(op), t_(t), c_(std::move(c)) {
+    const GemmOp& g = op.gemm;
+    a_.arg = k.FindArg(g.a);
+    a_.k_major = g.a_km;
+    a_.rows = c_.m;
+    a_.block = c_.bm;
+    a_.waves = c_.wm;
+    a_.tiles = c_.MfmaTilesM();
+    b_.is_b = true;
+    b_.arg = k.FindArg(g.b);
+    b_.k_major = g.b_kn;
+    b_.rows = c_.n;
+    b_.block = c_.bn;
+    b_.waves = c_.wn;
+    b_.tiles = c_.MfmaTilesN();
+  }
+
+  absl::StatusOr<GemmPlan> Plan();
+  Kernel Emit() const;
+
+ private:
+  // ---- indices
+  int64_t Threads() const { return c_.Threads(); }
+  IndexRef ThreadId() const {
+    IndexRef t = ITid(0);
+    if (c_.wm > 1) t = Add(t, Mul(ITid(1), 64));
+    if (c_.wn > 1) t = Add(t, Mul(ITid(2), 64 * c_.wm));
+    return t;
+  }
+  IndexRef WaveIdx(const Side& s) const { return s.waves > 1 ? ITid(s.is_b ? 2 : 1) : IConst(0); }
+  IndexRef BlockBase(const Side& s) const { return Mul(IWg(s.is_b ? 1 : 0), s.block); }
+  static IndexRef K() { return ILoopVar("k"); }
+  // The LDS stage of K tile %k (+ next).
+  IndexRef Stage(int64_t next) const { return Mod(Add(Div(K(), c_.bk), next), 2); }
+  // `t mod d`, spelled tid.x mod d when the waves' terms are multiples of d.
+  IndexRef ThreadMod(int64_t d) const {
+    if (64 % d == 0) return Mod(ITid(0), d);
+    return Mod(ThreadId(), d);
+  }
+
+  Coord CopyCoord(const Side& s, const GemmOperandPlan& p, int64_t round) const;
+  std::vector<IndexRef> GlobalIndex(const Side& s, const Coord& c, const IndexRef& kbase) const;
+  int GlobalAlong(const Side& s, const GemmOperandPlan& p) const {
+    return p.vec_along_k != s.k_major ? 1 : 0;
+  }
+  std::vector<IndexRef> LdsIndex(const IndexRef& stage, IndexRef r, IndexRef kk) const {
+    if (c_.double_buffer) return {stage, std::move(r), std::move(kk)};
+    return {std::move(r), std::move(kk)};
+  }
+  int LdsRank() const { return c_.double_buffer ? 3 : 2; }
+  LdsAlloc Alloc(const Side& s, const GemmOperandPlan& p) const;
+  // Fragment read of MFMA tile `i` (along rows), k-step `step`.
+  std::vector<IndexRef> FragmentIndex(const Side& s, const IndexRef& stage, int64_t i,
+                                      int64_t step) const;
+  bool GuardRows(const Side& s) const { return s.rows % s.block != 0; }
+
+  // ---- emission
+  // Global loads of the operand's share of a K tile at k = kbase; returns names.
+  std::vector<std::string> EmitCopyLoads(KernelBuilder& b, const Side& s, const IndexRef& kbase,
+                                         bool guard, const std::string& prefix) const;
+  void EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& stage,
+                      const std::vector<std::string>& vals) const;
+  std::vector<std::string> EmitKTile(KernelBuilder& b, const IndexRef& stage,
+                                     const std::vector<std::string>& acc) const;
+  void EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& sums) const;
+
+  // ---- planning
+  absl::Status ChooseLayout(Side& s);
+  absl::StatusOr<LdsTraffic> ReadTraffic(const Side& s, const GemmOperandPlan& p) const;
+  absl::StatusOr<LdsTraffic> WriteTraffic(const Side& s, const GemmOperandPlan& p) const;
+  Kernel ProbeKernel(const Side& s, const GemmOperandPlan& p) const;
+
+  const Kernel& k_;
+  const Op& op_;
+  const TargetInfo& t_;
+  GemmConfig c_;
+  Side a_, b_;
+  std::vector<Candidate> a_cands_, b_cands_;
+};
+
+Coord Promoter::CopyCoord(const Side& s, const GemmOperandPlan& p, int64_t round) const {
+  const int64_t ec = p.vec_along_k ? c_.bk : s.block;  // extent along the vectors
+  const int64_t eo = p.vec_along_k ? s.block : c_.bk;  // the other extent
+  const int64_t vc = ec / p.vec;                       // vectors along a line
+  const int64_t off = Threads() * round;
+  IndexRef c_idx, o;
+  if (p.lanes_along == vc && 64 % vc == 0 && off % vc == 0) {
+    // Lanes walk each line of the tile, then the next line: lane l of the
+    // wave copies vector l mod vc of its wave's line l floordiv vc (with the
+    // line order's bit swap), waves and rounds take the following lines.
+    IndexRef lane_line = Div(ITid(0), vc);
+    if (p.swap_lo >= 0) lane_line = SwapBits(lane_line, p.swap_lo, p.swap_hi, 64 / vc);
+    IndexRef wave_line = Add(Mul(ITid(1), c_.wm > 1 ? 64 / vc : 0),
+                             Mul(ITid(2), c_.wn > 1 ? 64 * c_.wm / vc : 0));
+    c_idx = Mod(ITid(0), vc);
+    o = Add(Add(wave_line, off / vc), lane_line);
+  } else if (p.lanes_along == vc) {
+    // The same walk when vc does not divide a wave's lanes.
+    if (off % vc == 0) {
+      c_idx = ThreadMod(vc);
+      o = Add(Div(ThreadId(), vc), off / vc);
+    } else {
+      IndexRef v = Add(ThreadId(), off);
+      c_idx = Mod(v, vc);
+      o = Div(v, vc);
+    }
+  } else {
+    // Groups of lanes_along lanes walk down the lines, then move along them.
+    const int64_t cf = p.lanes_along;
+    IndexRef v = Add(ThreadId(), off);
+    c_idx = Add(Mul(Div(v, cf * eo), cf), off % cf == 0 ? ThreadMod(cf) : Mod(v, cf));
+    o = Mod(Div(v, cf), eo);
+  }
+  IndexRef c_el = Mul(c_idx, p.vec);
+  if (p.vec_along_k) return Coord{o, c_el};
+  return Coord{c_el, o};
+}
+
+std::vector<IndexRef> Promoter::GlobalIndex(const Side& s, const Coord& c,
+                                            const IndexRef& kbase) const {
+  IndexRef row = Add(BlockBase(s), c.r);
+  IndexRef kk = Add(kbase, c.kk);
+  if (s.k_major) return {kk, row};
+  return {row, kk};
+}
+
+LdsAlloc Promoter::Alloc(const Side& s, const GemmOperandPlan& p) const {
+  LdsAlloc l;
+  l.name = p.lds;
+  l.elem = c_.in_elem;
+  if (c_.double_buffer)
+    l.shape = {2, s.block, c_.bk};
+  else
+    l.shape = {s.block, c_.bk};
+  l.pad = p.pad;
+  l.loc = op_.loc;
+  return l;
+}
+
+std::vector<IndexRef> Promoter::FragmentIndex(const Side& s, const IndexRef& stage, int64_t i,
+                                              int64_t step) const {
+  const MfmaDesc& m = *c_.mfma;
+  const int64_t rows = s.is_b ? m.n : m.m;
+  IndexRef r = Add(Add(Mul(WaveIdx(s), s.block / s.waves), i * rows), Mod(ITid(0), rows));
+  IndexRef kk = Add(IConst(step * m.k), Mul(Div(ITid(0), rows), m.ab_width));
+  return LdsIndex(stage, std::move(r), std::move(kk));
+}
+
+std::vector<std::string> Promoter::EmitCopyLoads(KernelBuilder& b, const Side& s,
+                                                 const IndexRef& kbase, bool guard,
+                                                 const std::string& prefix) const {
+  const GemmOperandPlan& p = s.plan;
+  std::vector<std::string> names;
+  MemOpOptions o;
+  o.along = GlobalAlong(s, p);
+  o.guarded = guard;
+  for (int64_t i = 0; i < p.copies; ++i) {
+    Coord c = CopyCoord(s, p, i);
+    names.push_back(b.Load(s.arg->name, GlobalIndex(s, c, kbase), {c_.in_elem, p.vec}, o,
+                           absl::StrCat(s.tag(), "_", prefix, i)));
+  }
+  return names;
+}
+
+void Promoter::EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& stage,
+                              const std::vector<std::string>& vals) const {
+  const GemmOperandPlan& p = s.plan;
+  MemOpOptions o;
+  o.along = p.vec_along_k ? LdsRank() - 1 : LdsRank() - 2;
+  for (int64_t i = 0; i < p.copies; ++i) {
+    Coord c = CopyCoord(s, p, i);
+    if (!p.vec_along_k || p.lds_vec == p.vec) {
+      b.Store(p.lds, LdsIndex(stage, c.r, c.kk), vals[i], o);
+      continue;
+    }
+    for (int piece = 0; piece < p.vec / p.lds_vec; ++piece) {
+      std::string part = b.Slice(vals[i], piece * p.lds_vec, {c_.in_elem, p.lds_vec},
+                                 absl::StrCat(vals[i], "_p", piece));
+      b.Store(p.lds, LdsIndex(stage, c.r, Add(c.kk, piece * p.lds_vec)), part, o);
+    }
+  }
+}
+
+std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& stage,
+                                             const std::vector<std::string>& acc) const {
+  const MfmaDesc& m = *c_.mfma;
+  std::vector<std::string> cur = acc;
+  const ValueType frag{c_.in_elem, m.ab_width};
+  for (int64_t step = 0; step < c_.KSteps(); ++step) {
+    std::vector<std::string> fa, fb;
+    for (int64_t i = 0; i < a_.tiles; ++i)
+      fa.push_back(b.Load(a_.plan.lds, FragmentIndex(a_, stage, i, step), frag, {},
+                          absl::StrCat("a", i, "_k", step)));
+    for (int64_t j = 0; j < b_.tiles; ++j)
+      fb.push_back(b.Load(b_.plan.lds, FragmentIndex(b_, stage, j, step), frag, {},
+                          absl::StrCat("b", j, "_k", step)));
+    for (int64_t i = 0; i < a_.tiles; ++i)
+      for (int64_t j = 0; j < b_.tiles; ++j) {
+        size_t t = static_cast<size_t>(i * b_.tiles + j);
+        cur[t] = b.Mfma(m.kir_name, fa[i], fb[j], cur[t],
+                        absl::StrCat("acc_", i, "_", j, "_k", step));
+      }
+  }
+  return cur;
+}
+
+void Promoter::EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& sums) const {
+  const MfmaDesc& m = *c_.mfma;
+  const GemmOp& g = op_.gemm;
+  const bool guard = GuardRows(a_) || GuardRows(b_);
+  const int groups = m.cd_width / 4;  // 4-row groups per lane: 1 (16x16) or 4 (32x32)
+  const ValueType f4{ElemType::kF32, 4};
+  const ValueType out4{c_.out_elem, 4};
+  MemOpOptions o;
+  o.along = 0;
+  o.guarded = guard;
+  for (int64_t i = 0; i < a_.tiles; ++i) {
+    for (int64_t j = 0; j < b_.tiles; ++j) {
+      const std::string ij = absl::StrCat(i, "_", j);
+      std::string scaled = b.Mul(sums[static_cast<size_t>(i * b_.tiles + j)],
+                                 KernelBuilder::ScalarArg(g.alpha), "ab_" + ij);
+      IndexRef row0 = Add(Add(BlockBase(a_), Mul(WaveIdx(a_), c_.WaveTileM())), i * m.m);
+      IndexRef col = Add(Add(Add(BlockBase(b_), Mul(WaveIdx(b_), c_.WaveTileN())), j * m.n),
+                         Mod(ITid(0), m.n));
+      for (int gi = 0; gi < groups; ++gi) {
+        const std::string sfx = groups > 1 ? absl::StrCat(ij, "_r", gi) : ij;
+        std::string v = groups > 1 ? b.Slice(scaled, 4 * gi, f4, "ab_" + sfx) : scaled;
+        // Lane l holds rows 4*(l/m) + 0..3 of its 4-row group (16x16: the only
+        // group; 32x32: group gi starts at row 8*gi), column l % n.
+        IndexRef row = Add(Add(row0, 8 * gi), Mul(Div(ITid(0), m.m), 4));
+        std::vector<IndexRef> at = {row, col};
+        if (c_.has_beta) {
+          std::string cv = b.Load(g.c, at, out4, o, "c_" + sfx);
+          if (c_.out_elem != ElemType::kF32) cv = b.Cvt(cv, f4, "cf_" + sfx);
+          v = b.Fma(cv, KernelBuilder::ScalarArg(g.beta), v, "out_" + sfx);
+        }
+        if (c_.out_elem != ElemType::kF32)
+          v = b.Cvt(v, out4, absl::StrCat("out", Elem(c_.out_elem), "_", sfx));
+        b.Store(g.c, at, v, o);
+      }
+    }
+  }
+}
+
+Kernel Promoter::Emit() const {
+  KernelBuilder b(k_.name);
+  b.SetTarget(t_.name);
+  b.SetWorkgroup(64, c_.wm, c_.wn);
+  b.SetGrid(c_.GridM(), c_.GridN(), 1);
+  const MfmaDesc& m = *c_.mfma;
+  const int64_t k_end = c_.KTiles() * c_.bk;
+  std::string zero = b.Zero({ElemType::kF32, m.cd_width}, "zero");
+  std::vector<BuilderValue> init;
+  ForNames names;
+  names.ivar = "k";
+  for (int64_t i = 0; i < a_.tiles; ++i)
+    for (int64_t j = 0; j < b_.tiles; ++j) {
+      init.emplace_back(zero);
+      names.iter_args.push_back(absl::StrCat("acc_", i, "_", j));
+      names.results.push_back(absl::StrCat("sum_", i, "_", j));
+    }
+  // Which global loads can leave the shape: rows past M / N, k past K.
+  const bool k_partial = c_.k % c_.bk != 0;
+  std::vector<std::string> sums;
+  if (!c_.double_buffer) {
+    sums = b.For(0, k_end, c_.bk, init,
+                 [&](const std::string&, const std::vector<std::string>& acc) {
+                   std::vector<std::string> va =
+                       EmitCopyLoads(b, a_, K(), GuardRows(a_) || k_partial, "copy");
+                   std::vector<std::string> vb =
+                       EmitCopyLoads(b, b_, K(), GuardRows(b_) || k_partial, "copy");
+                   EmitCopyStores(b, a_, nullptr, va);
+                   EmitCopyStores(b, b_, nullptr, vb);
+                   b.Barrier();
+                   std::vector<std::string> out = EmitKTile(b, nullptr, acc);
+                   b.Barrier();  // the next tile's stores wait for every wave's reads
+                   return std::vector<BuilderValue>(out.begin(), out.end());
+                 },
+                 names);
+  } else {
+    // Prologue: stage K tile 0.
+    const bool first_partial = c_.k < c_.bk;
+    std::vector<std::string> va = EmitCopyLoads(b, a_, IConst(0), GuardRows(a_) || first_partial, "copy");
+    std::vector<std::string> vb = EmitCopyLoads(b, b_, IConst(0), GuardRows(b_) || first_partial, "copy");
+    EmitCopyStores(b, a_, IConst(0), va);
+    EmitCopyStores(b, b_, IConst(0), vb);
+    b.Barrier();
+    sums = b.For(0, k_end, c_.bk, init,
+                 [&](const std::string&, const std::vector<std::string>& acc) {
+                   // Tile k+1 is loaded before the MFMAs of tile k (it reads 0 past K)
+                   // and stored into the other stage after them.
+                   IndexRef next_k = Add(K(), c_.bk);
+                   std::vector<std::string> na = EmitCopyLoads(b, a_, next_k, true, "next");
+                   std::vector<std::string> nb = EmitCopyLoads(b, b_, next_k, true, "next");
+                   std::vector<std::string> out = EmitKTile(b, Stage(0), acc);
+                   EmitCopyStores(b, a_, Stage(1), na);
+                   EmitCopyStores(b, b_, Stage(1), nb);
+                   b.Barrier();
+                   return std::vector<BuilderValue>(out.begin(), out.end());
+                 },
+                 names);
+  }
+  EmitEpilogue(b, sums);
+  Kernel out = b.Build();
+  out.consts = k_.consts;
+  out.args = k_.args;
+  out.lds = {Alloc(a_, a_.plan), Alloc(b_, b_.plan)};
+  out.loc = k_.loc;
+  out.target_loc = k_.target_loc;
+  out.workgroup_loc = k_.workgroup_loc;
+  out.grid_loc = k_.grid_loc;
+  // Every generated op points at the gemm line.
+  std::vector<std::vector<Op>*> todo = {&out.body};
+  while (!todo.empty()) {
+    std::vector<Op>* ops = todo.back();
+    todo.pop_back();
+    for (Op& o : *ops) {
+      o.loc = op_.loc;
+      if (o.kind == OpKind::kFor) todo.push_back(&o.body);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- planning
+
+Kernel Promoter::ProbeKernel(const Side& s, const GemmOperandPlan& p) const {
+  Kernel k;
+  k.name = "probe";
+  k.workgroup = {64, c_.wm, c_.wn};
+  k.grid = {1, 1, 1};
+  k.lds = {Alloc(s, p)};
+  return k;
+}
+
+// Fragment reads of one K tile, all waves. Every fragment read of an operand
+// is the first one (tile 0, k-step 0, wave 0) moved by a multiple of 4 bytes
+// that is the same for all lanes (tile, k-step, wave and stage offsets), and
+// such a move keeps every bank's distinct dwords distinct, so one read counted
+// exactly stands for all: the traffic is its traffic times their number.
+// promote_test checks this against the exact count of the promoted kernel.
+absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperandPlan& p) const {
+  Kernel probe = ProbeKernel(s, p);
+  Op rd;
+  rd.kind = OpKind::kLoad;
+  rd.mem = p.lds;
+  rd.index = FragmentIndex(s, Stage(0), 0, 0);
+  rd.along = LdsRank() - 1;
+  absl::StatusOr<LdsTraffic> one =
+      LdsOpTraffic(probe, rd, {c_.in_elem, c_.mfma->ab_width}, {{"k", 0}}, 0, 1);
+  if (!one.ok()) return one.status();
+  const int64_t n = s.tiles * c_.KSteps() * c_.wm * c_.wn;
+  LdsTraffic t;
+  t.instructions = one->instructions * n;
+  t.cycles = one->cycles * n;
+  t.conflicts = one->conflicts * n;
+  return t;
+}
+
+// The copy's LDS stores of one K tile (in the loop), all waves, counted exactly.
+absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOperandPlan& p) const {
+  Kernel probe = ProbeKernel(s, p);
+  LdsTraffic t;
+  const IndexRef stage = c_.double_buffer ? Stage(1) : nullptr;
+  const int along = p.vec_along_k ? LdsRank() - 1 : LdsRank() - 2;
+  for (int64_t i = 0; i < p.copies; ++i) {
+    Coord c = CopyCoord(s, p, i);
+    const bool split = p.vec_along_k && p.lds_vec != p.vec;
+    const int pieces = split ? p.vec / p.lds_vec : 1;
+    for (int piece = 0; piece < pieces; ++piece) {
+      Op st;
+      st.kind = OpKind::kStore;
+      st.mem = p.lds;
+      st.index = LdsIndex(stage, c.r, Add(c.kk, piece * (split ? p.lds_vec : 0)));
+      st.along = along;
+      absl::StatusOr<LdsTraffic> one =
+          LdsOpTraffic(probe, st, {c_.in_elem, split ? p.lds_vec : p.vec}, {{"k", 0}});
+      if (!one.ok()) return one.status();
+      t += *one;
+    }
+  }
+  return t;
+}
+
+absl::Status Promoter::ChooseLayout(Side& s) {
+  const int64_t eb = ElemBytes(c_.in_elem);
+  const int kdim = s.k_major ? 0 : 1, rdim = 1 - kdim;
+  const int64_t stride_k = s.arg->strides[kdim], stride_r = s.arg->strides[rdim];
+  GemmOperandPlan base;
+  base.lds = FreshDeclName(k_, s.arg->name + "_lds");
+  if (s.is_b && base.lds == a_.plan.lds) base.lds = FreshDeclName(k_, s.arg->name + "_lds_b");
+  // Global vectors run along the stride-1 dimension (K preferred).
+  base.vec_along_k = stride_k == 1 || stride_r != 1;
+  const bool contiguous = base.vec_along_k ? stride_k == 1 : stride_r == 1;
+  const int64_t ec = base.vec_along_k ? c_.bk : s.block;   // tile extent along the vectors
+  const int64_t sc = base.vec_along_k ? c_.k : s.rows;      // shape extent along them
+  const int64_t other = base.vec_along_k ? stride_r : stride_k;
+  const int64_t total = s.block * c_.bk;
+  base.vec = 1;
+  if (contiguous) {
+    for (int v = static_cast<int>(16 / eb); v > 1; v /= 2)
+      if (ec % v == 0 && sc % v == 0 && other % v == 0 && (total / v) % Threads() == 0) {
+        base.vec = v;
+        break;
+      }
+  }
+  base.copies = total / base.vec / Threads();
+  const int64_t vc = ec / base.vec;
+  // Lanes per line for >= 64 contiguous bytes (or the whole line).
+  const int64_t want_along = std::min<int64_t>(vc, std::max<int64_t>(1, 64 / (base.vec * eb)));
+
+  // Lane groupings: whole lines, or power-of-two groups of lanes along them
+  // that still read >= 64 contiguous bytes (less coalesced groupings would
+  // rank below the whole-line one whatever their LDS cost).
+  std::vector<int64_t> alongs = {vc};
+  for (int64_t a = want_along; a < vc; a *= 2)
+    if (vc % a == 0) alongs.push_back(a);
+  // Pads keep the fragment reads (rd elements along K) aligned. The reads
+  // decide first: the copy's orders and store widths are searched only for
+  // the two smallest pads with the fewest read conflicts (and pad 0, which
+  // always fits in LDS).
+  const int rd = c_.mfma->ab_width;
+  struct PadReads {
+    int64_t pad;
+    LdsTraffic reads;
+  };
+  std::vector<PadReads> pads;
+  for (int64_t pad = 0; pad <= 16; pad += rd) {
+    GemmOperandPlan p = base;
+    p.pad = pad;
+    p.lanes_along = vc;
+    absl::StatusOr<LdsTraffic> reads = ReadTraffic(s, p);
+    if (!reads.ok()) return reads.status();
+    pads.push_back({pad, *reads});
+  }
+  std::stable_sort(pads.begin(), pads.end(), [](const PadReads& x, const PadReads& y) {
+    return x.reads.conflicts < y.reads.conflicts;
+  });
+  std::vector<PadReads> keep;
+  for (const PadReads& pr : pads)
+    if (pr.pad == 0 || (pr.reads.conflicts == pads[0].reads.conflicts && keep.size() < 3))
+      keep.push_back(pr);
+
+  std::vector<Candidate> cands;
+  for (const PadReads& pr : keep) {
+    const int64_t pad = pr.pad;
+    const int64_t pitch = c_.bk + pad;
+    std::vector<int> lds_vecs;
+    if (base.vec_along_k && base.vec > 1) {
+      for (int v = base.vec; v >= 2; v /= 2)
+        if (pitch % v == 0) lds_vecs.push_back(v);
+    } else {
+      lds_vecs.push_back(base.vec);
+    }
+    if (lds_vecs.empty()) continue;
+    GemmOperandPlan p = base;
+    p.pad = pad;
+    p.fragment_reads = pr.reads;
+    for (int lv : lds_vecs) {
+      for (int64_t along : alongs) {
+        GemmOperandPlan q = p;
+        q.lds_vec = lv;
+        q.lanes_along = along;
+        absl::StatusOr<LdsTraffic> writes = WriteTraffic(s, q);
+        if (!writes.ok()) return writes.status();
+        q.tile_writes = *writes;
+        Candidate cand;
+        cand.plan = q;
+        cand.coalesced = along >= want_along;
+        cands.push_back(std::move(cand));
+      }
+    }
+  }
+  if (cands.empty())
+    return absl::InternalError(absl::StrCat("no LDS layout for ", s.arg->name));
+  auto by_key = [](const Candidate& x, const Candidate& y) { return x.Key() < y.Key(); };
+  std::stable_sort(cands.begin(), cands.end(), by_key);
+  // Line orders for the best few candidates whose writes still conflict: a
+  // write cycle serves G lanes = G / lanes_along consecutive lines; swapping
+  // a bit below log2 of that with one above it (and below log2 of the lines
+  // one wave copies, so the wave still reads the same lines) changes which
+  // lines share a cycle. Lines are counted in powers of two only.
+  const int64_t eo = base.vec_along_k ? s.block : c_.bk;
+  std::vector<Candidate> more;
+  for (size_t i = 0; i < cands.size() && i < 1; ++i) {
+    const Candidate& cand = cands[i];
+    const GemmOperandPlan& q = cand.plan;
+    if (q.tile_writes.conflicts == 0 || (eo & (eo - 1)) != 0 || q.lanes_along != vc ||
+        64 % vc != 0)
+      continue;
+    const int store_bytes = static_cast<int>((q.vec_along_k ? q.lds_vec : 1) * eb);
+    const int64_t group_lines = LdsLanesPerCycle(store_bytes) / q.lanes_along;
+    const int64_t wave_lines = std::min<int64_t>(eo, 64 / q.lanes_along);
+    for (int x = 0; (int64_t{1} << x) < group_lines; ++x) {
+      for (int y = x + 1; (int64_t{1} << y) < wave_lines; ++y) {
+        if ((int64_t{1} << y) < group_lines) continue;
+        GemmOperandPlan r = q;
+        r.swap_lo = x;
+        r.swap_hi = y;
+        absl::StatusOr<LdsTraffic> writes = WriteTraffic(s, r);
+        if (!writes.ok()) return writes.status();
+        if (writes->cycles >= q.tile_writes.cycles) continue;
+        r.tile_writes = *writes;
+        Candidate better = cand;
+        better.plan = r;
+        more.push_back(std::move(better));
+        if (r.tile_writes.conflicts == 0) break;
+      }
+      if (!more.empty() && more.back().plan.tile_writes.conflicts == 0) break;
+    }
+  }
+  cands.insert(cands.end(), more.begin(), more.end());
+  std::stable_sort(cands.begin(), cands.end(), by_key);
+  (s.is_b ? b_cands_ : a_cands_) = std::move(cands);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GemmPlan> Promoter::Plan() {
+  absl::Status s = ChooseLayout(a_);
+  if (!s.ok()) return s;
+  a_.plan.lds = a_cands_[0].plan.lds;
+  s = ChooseLayout(b_);
+  if (!s.ok()) return s;
+  // The best pair that fits in LDS (pad 0 always does: the validator checked).
+  bool found = false;
+  std::tuple<int64_t, int, int64_t, int64_t> best;
+  for (const Candidate& ca : a_cands_) {
+    for (const Candidate& cb : b_cands_) {
+      if (c_.LdsBytes(ca.plan.pad, cb.plan.pad) > t_.lds_bytes) continue;
+      auto key = std::make_tuple(ca.plan.fragment_reads.conflicts + cb.plan.fragment_reads.conflicts,
+                                 (ca.coalesced ? 0 : 1) + (cb.coalesced ? 0 : 1),
+                                 ca.plan.tile_writes.cycles + cb.plan.tile_writes.cycles,
+                                 ca.plan.pad + cb.plan.pad);
+      if (!found || key < best) {
+        found = true;
+        best = key;
+        a_.plan = ca.plan;
+        b_.plan = cb.plan;
+      }
+      break;  // later B candidates only cost more with this A candidate
+    }
+  }
+  if (!found) return absl::InternalError("no LDS layout fits");
+  GemmPlan plan;
+  plan.config = c_;
+  plan.a = a_.plan;
+  plan.b = b_.plan;
+  plan.lds_bytes = c_.LdsBytes(a_.plan.pad, b_.plan.pad);
+  return plan;
+}
+
+std::string OperandSummary(const char* name, const GemmConfig& c, const GemmOperandPlan& p,
+                           int64_t rows) {
+  std::string shape = c.double_buffer ? absl::StrCat("[2, ", rows, ", ", c.bk, "]")
+                                      : absl::StrCat("[", rows, ", ", c.bk, "]");
+  return absl::StrCat(
+      name, ": ", Elem(c.in_elem), p.vec > 1 ? absl::StrCat("x", p.vec) : "", " loads along ",
+      p.vec_along_k ? "K" : (name[0] == 'A' ? "M" : "N"), ", ", p.copies, " per thread, ",
+      p.lanes_along, " lane(s) along a line",
+      p.swap_lo >= 0 ? absl::StrCat(", line order swaps bits ", p.swap_lo, " and ", p.swap_hi)
+                     : "",
+      "; LDS ", p.lds, " ", shape, " pad ", p.pad,
+      p.vec_along_k ? absl::StrCat(", stores ", Elem(c.in_elem),
+                                   p.lds_vec > 1 ? absl::StrCat("x", p.lds_vec) : "")
+                    : ", stores transposed (one element per ds_write)",
+      "; per K tile: fragment reads ", p.fragment_reads.instructions, " instr ",
+      p.fragment_reads.cycles, " cycles ", p.fragment_reads.conflicts, " conflict cycles, writes ",
+      p.tile_writes.instructions, " instr ", p.tile_writes.cycles, " cycles ",
+      p.tile_writes.conflicts, " conflict cycles");
+}
+
+const Op* FindGemm(const Kernel& k) {
+  for (const Op& op : k.body)
+    if (op.kind == OpKind::kGemm) return &op;
+  return nullptr;
+}
+
+absl::StatusOr<Promoter> MakePromoter(const Kernel& k, const TargetInfo& t) {
+  const Op* op = FindGemm(k);
+  if (op == nullptr) return absl::InvalidArgumentError("the kernel has no gemm op");
+  absl::Status v = ValidateKernel(k, t);
+  if (!v.ok()) return v;
+  absl::StatusOr<GemmConfig> c = ResolveGemm(k, *op, t);
+  if (!c.ok()) return c.status();
+  return Promoter(k, *op, t, *std::move(c));
+}
+
+}  // namespace
+
+std::string GemmPlan::Summary() const {
+  return absl::StrCat(config.TilingText(), "; LDS ", lds_bytes, " bytes\n",
+                      OperandSummary("A", config, a, config.bm), "\n",
+                      OperandSummary("B", config, b, config.bn), "\n");
+}
+
+absl::StatusOr<GemmPlan> PlanGemm(const Kernel& k, const TargetInfo& t) {
+  absl::StatusOr<Promoter> p = MakePromoter(k, t);
+  if (!p.ok()) return p.status();
+  return p->Plan();
+}
+
+absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t) {
+  if (!HasGemm(k)) return k;
+  absl::StatusOr<Promoter> p = MakePromoter(k, t);
+  if (!p.ok()) return p.status();
+  absl::StatusOr<GemmPlan> plan = p->Plan();
+  if (!plan.ok()) return plan.status();
+  return p->Emit();
+}
+
+absl::StatusOr<Kernel> ValidateAndPromote(const Kernel& k, const TargetInfo& t,
+                                          absl::string_view filename) {
+  absl::Status v = ValidateKernel(k, t, filename);
+  if (!v.ok()) return v;
+  if (!HasGemm(k)) return k;
+  absl::StatusOr<Kernel> p = PromoteGemm(k, t);
+  if (!p.ok()) return p.status();
+  v = ValidateKernel(*p, t, filename);
+  if (!v.ok())
+    return absl::InternalError(absl::StrCat("internal error: the promoted gemm kernel '", k.name,
+                                            "' does not validate (a kirc bug; please report it): ",
+                                            v.message()));
+  return p;
+}
+
+}  // namespace kir

@@ -1,0 +1,115 @@
+// Shared-memory promotion: turns a kernel whose body is one tile-level `gemm`
+// op (compiler/ir/gemm.h) into thread-level KIR that stages A and B through
+// LDS and runs the MFMAs in a K loop. The result uses only thread-level ops
+// (load/store [guarded] with along, barrier, mfma, zero, mul, fma, cvt,
+// slice, for with iter_args), so the validator, the lowering, the reference
+// interpreter and `kirc compile --emit=kir` take it like a hand-written kernel.
+//
+// Structure of the promoted kernel (C = alpha * op(A) * op(B) + beta * C):
+// - `workgroup 64 WM WN`: tid.x is the lane, tid.y the wave's row and tid.z
+//   its column in the WM x WN grid of waves; `grid ceil(M/BM) ceil(N/BN) 1`:
+//   workgroup (wg.x, wg.y) computes C's BM x BN block at (wg.x*BM, wg.y*BN).
+// - Each wave owns a (BM/WM) x (BN/WN) part of the block as a grid of m x n
+//   MFMA tiles; their accumulators (f32x4 for 16x16, f32x16 for 32x32) are
+//   the iter_args of `for %k = 0 to ceil(K/BK)*BK step BK`.
+// - LDS holds A's tile as rows of M with K contiguous (lds A_lds : T[BM, BK]
+//   pad P) and B's as rows of N with K contiguous, whatever the global
+//   layout, so that every MFMA fragment read is one contiguous vector: lane l
+//   reads row l % m of its tile and k = s*k_mfma + (l / m) * w .. + w-1
+//   (w = 4 elements, 2 for gfx908's bf16 MFMAs). A transposed operand
+//   (A.km, B.kn, or any layout whose stride-1 dimension is the row
+//   dimension) is transposed on the way in: global loads stay vectors along
+//   the stride-1 dimension (coalesced) and the LDS store scatters the vector
+//   down the column (`store ... along` the row dimension).
+// - Per K tile the workgroup's threads copy A's BM x BK and B's BN x BK tile
+//   with the widest global vectors the proven alignment allows (16 bytes
+//   when the stride-1 extent, the other stride and the tile are multiples
+//   of 8 elements; narrower otherwise) into LDS, barrier, and each wave reads
+//   its fragments and issues its MFMAs. Single buffering puts a second
+//   barrier after the MFMAs (the next tile's stores must not overwrite a
+//   tile other waves still read). Double buffering keeps two stages
+//   (LDS [2, rows, BK], stage (%k floordiv BK) mod 2): the prologue stages
+//   tile 0; each iteration issues the global loads of tile k+1, then the
+//   fragment reads and MFMAs of stage k, then stores tile k+1 into the other
+//   stage and meets one barrier.
+// - The LDS row padding P, the split of the copy's stores (16-byte global
+//   vectors may be stored as 8- or 4-byte pieces via slice) and the order in
+//   which lanes walk the tile are CHOSEN BY COUNTING BANK CONFLICTS
+//   (bank_conflicts.h) on the exact addresses of the generated accesses:
+//   first the fragment reads' conflicts, then global coalescing (at least 64
+//   contiguous bytes per group of lanes where the tile allows), then the
+//   copy's LDS write cycles (over store widths, lane groupings and line
+//   orders that swap one bit of the line index inside a write cycle's lines
+//   with one outside them, within a wave's lines), then the smaller LDS
+//   footprint.
+// - Edges: M, N and K need not be multiples of the tile. Global loads that
+//   can leave the shape are `guarded` (they read 0, so partial K tiles add
+//   nothing), and so are C's loads and stores; a global vector never
+//   straddles the shape's edge (its width divides the stride-1 extent).
+// - Epilogue per MFMA tile and 4-row group: out = fma(C, beta, alpha * acc)
+//   (or alpha * acc without beta), cvt to C's type, store down the column
+//   (`along 0`); 32x32 results are sliced into their four 4-row groups.
+#ifndef KIRC_COMPILER_PROMOTE_PROMOTE_H_
+#define KIRC_COMPILER_PROMOTE_PROMOTE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/promote/bank_conflicts.h"
+#include "compiler/promote/gemm_config.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+// How one operand (A or B) is staged through LDS.
+struct GemmOperandPlan {
+  std::string lds;            // the LDS allocation's name
+  bool vec_along_k = true;    // global vectors run along K (else along M / N)
+  int vec = 1;                // elements per global load
+  int lds_vec = 1;            // elements per LDS store op (vec, or vec split with slice)
+  int64_t pad = 0;            // elements after each LDS row
+  int64_t lanes_along = 1;    // consecutive lanes along the vector dimension
+  // Line order: the line (row of the tile along the vectors' other dimension)
+  // a lane copies is its index in lane order with bits swap_lo and swap_hi
+  // exchanged (-1: no swap). It changes which lines share an LDS write cycle,
+  // not which lines a wave reads from global memory.
+  int swap_lo = -1, swap_hi = -1;
+  int64_t copies = 1;         // global vectors each thread copies per K tile
+  // Per K tile, summed over the workgroup's waves (bank_conflicts.h model).
+  LdsTraffic fragment_reads;  // the MFMA fragment reads of the operand
+  LdsTraffic tile_writes;     // the copy's LDS stores
+};
+
+struct GemmPlan {
+  GemmConfig config;
+  GemmOperandPlan a, b;
+  int64_t lds_bytes = 0;  // both allocations, as kir::LayoutLds
+  // One line per operand, e.g. "A: f16x8 loads along K, 2 per thread; LDS
+  // [2, 128, 32] pad 4, stores f16x4; fragment reads 64 instr 0 conflict
+  // cycles; writes 32 instr 16 conflict cycles".
+  std::string Summary() const;
+};
+
+// The plan for the kernel's gemm op on `t` (the kernel must pass
+// ValidateKernel: promotion assumes a valid gemm).
+absl::StatusOr<GemmPlan> PlanGemm(const Kernel& k, const TargetInfo& t);
+
+// The thread-level kernel of a gemm kernel (see above); a copy of `k` for a
+// kernel without gemm. `k` must pass ValidateKernel on `t` (InvalidArgument
+// from the gemm checks otherwise). The result names `t` as its target, keeps
+// the name, consts and arguments, and gives every op the gemm's SourceLoc.
+absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t);
+
+// What compile paths call: validates `k` on `t` (gemm checks included; errors
+// carry `filename` and positions), promotes a gemm kernel and validates the
+// promoted kernel (an Internal error there is a kirc bug). A kernel without
+// gemm is returned unchanged after the first validation.
+absl::StatusOr<Kernel> ValidateAndPromote(const Kernel& k, const TargetInfo& t,
+                                          absl::string_view filename = "");
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_PROMOTE_PROMOTE_H_

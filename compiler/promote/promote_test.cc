@@ -1,0 +1,552 @@
+// Shared-memory promotion, checked by running the promoted kernels in the KIR
+// reference interpreter against a plain CPU GEMM written here (double
+// accumulation), and by the validator on every target.
+#include "compiler/promote/promote.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/api/compile.h"
+#include "compiler/ir/float_bits.h"
+#include "compiler/ir/interpreter.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/lower/validate.h"
+#include "compiler/promote/bank_conflicts.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+const TargetInfo& Target(const std::string& name) { return **LookupTarget(name); }
+
+std::string Name(ElemType e) { return std::string(ElemTypeName(e)); }
+
+// ---------------------------------------------------------------- the problems
+
+struct Case {
+  std::string target;
+  ElemType in = ElemType::kF16, out = ElemType::kF32;
+  bool a_km = false, b_kn = false;
+  int64_t m = 64, n = 64, k = 64;
+  std::string clauses;  // after the gemm's operands, e.g. " waves 2x2 double_buffer on"
+  bool beta = true;
+  int64_t ld_pad = 0;  // extra elements per row of A, B and C (filled with NaN)
+
+  std::string Label() const {
+    return absl::StrCat(target, " ", Name(in), "->", Name(out), " A.", a_km ? "km" : "mk", " B.",
+                        b_kn ? "kn" : "nk", " ", m, "x", n, "x", k, clauses,
+                        ld_pad ? absl::StrCat(" ld_pad ", ld_pad) : "", beta ? "" : " no-beta");
+  }
+};
+
+// Physical shapes and strides.
+struct Layout {
+  std::vector<int64_t> shape, strides;
+};
+Layout ALayout(const Case& c) {
+  if (c.a_km) return {{c.k, c.m}, {c.m + c.ld_pad, 1}};
+  return {{c.m, c.k}, {c.k + c.ld_pad, 1}};
+}
+Layout BLayout(const Case& c) {
+  if (c.b_kn) return {{c.k, c.n}, {c.n + c.ld_pad, 1}};
+  return {{c.n, c.k}, {c.k + c.ld_pad, 1}};
+}
+Layout CLayout(const Case& c) { return {{c.m, c.n}, {c.n + c.ld_pad, 1}}; }
+
+std::string Dims(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", v[0], ", ", v[1], "]");
+}
+
+std::string KernelText(const Case& c) {
+  Layout a = ALayout(c), b = BLayout(c), cl = CLayout(c);
+  std::string s = absl::StrCat("kernel gemm_test\ntarget ", c.target,
+                               "\nworkgroup auto\ngrid auto\n");
+  absl::StrAppend(&s, "arg A : ", Name(c.in), Dims(a.shape), " strides ", Dims(a.strides),
+                  " readonly\n");
+  absl::StrAppend(&s, "arg B : ", Name(c.in), Dims(b.shape), " strides ", Dims(b.strides),
+                  " readonly\n");
+  absl::StrAppend(&s, "arg C : ", Name(c.out), Dims(cl.shape), " strides ", Dims(cl.strides),
+                  c.beta ? " readwrite\n" : " writeonly\n");
+  absl::StrAppend(&s, "arg alpha : f32\n", c.beta ? "arg beta : f32\n" : "");
+  absl::StrAppend(&s, "  gemm C = alpha * A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
+                  c.beta ? " + beta * C" : "", c.clauses, "\nend\n");
+  return s;
+}
+
+Kernel ParseCase(const Case& c) {
+  absl::StatusOr<Kernel> k = ParseKernel(KernelText(c), "gemm_test.kir");
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+// ---------------------------------------------------------------- buffers
+
+uint32_t ToBits(ElemType t, double v) {
+  switch (t) {
+    case ElemType::kF16:
+      return RoundToF16Bits(v);
+    case ElemType::kBF16:
+      return RoundToBf16Bits(v);
+    default:
+      return F32Bits(static_cast<float>(v));
+  }
+}
+double FromBits(ElemType t, uint32_t b) {
+  switch (t) {
+    case ElemType::kF16:
+      return F16BitsToF32(static_cast<uint16_t>(b));
+    case ElemType::kBF16:
+      return Bf16BitsToF32(static_cast<uint16_t>(b));
+    default:
+      return F32FromBits(b);
+  }
+}
+uint32_t NanBits(ElemType t) {
+  return t == ElemType::kF16 ? 0x7e00 : t == ElemType::kBF16 ? 0x7fc0 : 0x7fc00000u;
+}
+
+// A 2-D buffer: every byte NaN (padding included), then the in-shape elements.
+struct Matrix {
+  ElemType elem;
+  Layout layout;
+  std::vector<uint8_t> bytes;
+  int64_t Offset(int64_t i, int64_t j) const {
+    return (i * layout.strides[0] + j * layout.strides[1]) * ElemBytes(elem);
+  }
+  uint32_t Bits(int64_t i, int64_t j) const {
+    uint32_t b = 0;
+    std::memcpy(&b, &bytes[Offset(i, j)], ElemBytes(elem));
+    return b;
+  }
+  void Set(int64_t i, int64_t j, uint32_t b) { std::memcpy(&bytes[Offset(i, j)], &b, ElemBytes(elem)); }
+  double Get(int64_t i, int64_t j) const { return FromBits(elem, Bits(i, j)); }
+};
+
+Matrix MakeMatrix(const Kernel& k, const std::string& name, std::mt19937& rng) {
+  const Arg* a = k.FindArg(name);
+  Matrix m{a->elem, {a->shape, a->strides}, std::vector<uint8_t>(a->SizeBytes())};
+  const int eb = ElemBytes(a->elem);
+  for (size_t off = 0; off + eb <= m.bytes.size(); off += eb) {
+    uint32_t nan = NanBits(a->elem);
+    std::memcpy(&m.bytes[off], &nan, eb);
+  }
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t i = 0; i < a->shape[0]; ++i)
+    for (int64_t j = 0; j < a->shape[1]; ++j) m.Set(i, j, ToBits(a->elem, u(rng)));
+  return m;
+}
+
+// ---------------------------------------------------------------- the check
+
+struct RunStats {
+  double seconds = 0;
+  GemmPlan plan;
+};
+
+constexpr double kAlpha = 1.5, kBeta = 0.5;
+
+// Promotes for the case's target, validates the result on that target and
+// (promoted for each) on every target, runs it in the interpreter and compares
+// it with a CPU GEMM.
+void RunCase(const Case& c, RunStats* stats = nullptr) {
+  SCOPED_TRACE(c.Label());
+  Kernel k = ParseCase(c);
+  const TargetInfo& t = Target(c.target);
+  ASSERT_TRUE(ValidateKernel(k, t).ok()) << ValidateKernel(k, t);
+  for (const TargetInfo* other : AllTargets()) {
+    // An explicit MFMA another target lacks becomes that target's twin
+    // (gfx908's 2-element bf16 MFMAs, or the 4-element ones elsewhere).
+    Kernel ko = k;
+    GemmOp& g = ko.body[0].gemm;
+    if (const MfmaDesc* m = LookupMfma(g.mfma); m != nullptr && !MfmaMnemonic(*other, *m).ok())
+      for (const MfmaDesc& d : AllMfmas())
+        if (d.m == m->m && d.ab_elem == m->ab_elem && MfmaMnemonic(*other, d).ok())
+          g.mfma = d.kir_name;
+    absl::StatusOr<Kernel> p = ValidateAndPromote(ko, *other);
+    ASSERT_TRUE(p.ok()) << other->name << ": " << p.status();
+  }
+  absl::StatusOr<GemmPlan> plan = PlanGemm(k, t);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<Kernel> p = ValidateAndPromote(k, t);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_FALSE(HasGemm(*p));
+  // The printed kernel reads back as itself (what --emit=kir prints).
+  absl::StatusOr<Kernel> reparsed = ParseKernel(PrintKernel(*p));
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_TRUE(*reparsed == *p);
+
+  std::mt19937 rng(static_cast<uint32_t>(c.m * 131 + c.n * 17 + c.k));
+  Matrix a = MakeMatrix(*p, "A", rng), b = MakeMatrix(*p, "B", rng), c0 = MakeMatrix(*p, "C", rng);
+  InterpArgs args;
+  args.buffers["A"] = a.bytes;
+  args.buffers["B"] = b.bytes;
+  args.buffers["C"] = c0.bytes;
+  args.scalars["alpha"] = F32Bits(static_cast<float>(kAlpha));
+  if (c.beta) args.scalars["beta"] = F32Bits(static_cast<float>(kBeta));
+  auto t0 = std::chrono::steady_clock::now();
+  absl::Status st = Interpret(*p, args);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(st.ok()) << st;
+  Matrix out = c0;
+  out.bytes = args.buffers["C"];
+
+  auto av = [&](int64_t i, int64_t kk) { return c.a_km ? a.Get(kk, i) : a.Get(i, kk); };
+  auto bv = [&](int64_t kk, int64_t j) { return c.b_kn ? b.Get(kk, j) : b.Get(j, kk); };
+  const double out_ulp = c.out == ElemType::kF16 ? std::ldexp(1.0, -10)
+                         : c.out == ElemType::kBF16 ? std::ldexp(1.0, -7)
+                                                    : 0.0;
+  const double steps = static_cast<double>(plan->config.KTiles() * plan->config.KSteps());
+  int bad = 0;
+  for (int64_t i = 0; i < c.m; ++i) {
+    for (int64_t j = 0; j < c.n; ++j) {
+      double acc = 0, mag = 0;
+      for (int64_t kk = 0; kk < c.k; ++kk) {
+        acc += av(i, kk) * bv(kk, j);
+        mag += std::fabs(av(i, kk) * bv(kk, j));
+      }
+      double cin = c0.Get(i, j);
+      double ref = kAlpha * acc + (c.beta ? kBeta * cin : 0.0);
+      // f32 accumulation: one rounding per MFMA step, alpha, fma; then the
+      // output type's rounding.
+      double tol = (steps + 4) * std::ldexp(1.0, -24) * (kAlpha * mag + kBeta * std::fabs(cin)) +
+                   out_ulp * std::fabs(ref) + 1e-30;
+      double got = out.Get(i, j);
+      if (!(std::fabs(got - ref) <= tol) && ++bad <= 5)
+        ADD_FAILURE() << "C[" << i << ", " << j << "] = " << got << ", want " << ref << " +- "
+                      << tol;
+    }
+  }
+  EXPECT_EQ(bad, 0);
+  // Padding after each row of C is never written.
+  for (int64_t i = 0; i < c.m && c.ld_pad > 0; ++i)
+    for (int64_t j = c.n; j < c.n + c.ld_pad && (i + 1 < c.m); ++j) {
+      uint32_t bits = 0;
+      std::memcpy(&bits, &out.bytes[out.Offset(i, j)], ElemBytes(c.out));
+      EXPECT_EQ(bits, NanBits(c.out)) << "padding C[" << i << ", " << j << "] written";
+    }
+  if (stats != nullptr) {
+    stats->seconds = secs;
+    stats->plan = *plan;
+  }
+}
+
+// ---------------------------------------------------------------- the covering set
+
+struct Size {
+  int64_t m, n, k;
+};
+constexpr Size kSizes[] = {{64, 64, 64}, {128, 128, 128}, {256, 256, 64}, {100, 72, 40}, {33, 65, 17}};
+const char* const kTargets[] = {"gfx942", "gfx90a", "gfx908"};
+constexpr ElemType kOuts[] = {ElemType::kF32, ElemType::kF16, ElemType::kBF16};
+
+// 8 (input type, layout) pairs x 5 sizes = 40 kernels. Target, output type,
+// waves (1, 4, 8), double buffering, an explicit 16x16 MFMA and fully default
+// clauses rotate through them so that each value appears; the edge sizes also
+// get padded leading dimensions (NaN padding, which a wrong guard would read
+// or write).
+std::vector<Case> CoveringSet() {
+  std::vector<Case> cases;
+  int i = 0;
+  for (int pair = 0; pair < 8; ++pair) {
+    for (int s = 0; s < 5; ++s, ++i) {
+      Case c;
+      c.in = pair < 4 ? ElemType::kF16 : ElemType::kBF16;
+      c.a_km = (pair & 1) != 0;
+      c.b_kn = (pair & 2) != 0;
+      c.m = kSizes[s].m;
+      c.n = kSizes[s].n;
+      c.k = kSizes[s].k;
+      c.target = kTargets[i % 3];
+      c.out = kOuts[(i / 3 + pair) % 3];
+      c.beta = i % 7 != 6;
+      if (s >= 3 && pair % 2 == 0) c.ld_pad = 8;
+      if (i % 5 == 4) {  // everything by default
+        cases.push_back(c);
+        continue;
+      }
+      const int waves = (i + pair) % 3;  // 1, 4, 8 waves
+      if (waves == 0) {
+        c.clauses = " waves 1x1";
+        if (c.m >= 64 && c.n >= 64) c.clauses += " tile 64x64x32";
+      } else if (waves == 1) {
+        c.clauses = " waves 2x2";
+      } else {
+        c.clauses = i % 2 ? " waves 4x2" : " waves 2x4";
+      }
+      if (i % 4 == 3) {
+        const bool old_bf16 = c.in == ElemType::kBF16 && c.target == "gfx908";
+        c.clauses += c.in == ElemType::kF16 ? " mfma f32_16x16x16_f16"
+                     : old_bf16             ? " mfma f32_16x16x8_bf16"
+                                            : " mfma f32_16x16x16_bf16";
+      }
+      c.clauses += i % 2 == 0 ? " double_buffer on" : " double_buffer off";
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+TEST(PromoteGemm, CoveringSetMatchesCpuGemm) {
+  std::vector<Case> cases = CoveringSet();
+  // Coverage: every value of every dimension, every (input type, layout) pair.
+  std::set<std::string> seen;
+  for (const Case& c : cases) {
+    Kernel k = ParseCase(c);
+    absl::StatusOr<GemmConfig> cfg = ResolveGemm(k, k.body[0], Target(c.target));
+    ASSERT_TRUE(cfg.ok()) << c.Label() << ": " << cfg.status();
+    seen.insert("in " + Name(c.in));
+    seen.insert("out " + Name(c.out));
+    seen.insert(absl::StrCat("pair ", Name(c.in), c.a_km, c.b_kn));
+    seen.insert(absl::StrCat("waves ", cfg->wm * cfg->wn));
+    seen.insert(absl::StrCat("db ", cfg->double_buffer));
+    seen.insert(absl::StrCat("mfma ", cfg->mfma->m));
+    seen.insert("target " + c.target);
+    seen.insert(absl::StrCat("size ", c.m, "x", c.n, "x", c.k));
+  }
+  for (const char* want :
+       {"in f16", "in bf16", "out f32", "out f16", "out bf16", "waves 1", "waves 4", "waves 8",
+        "db 0", "db 1", "mfma 16", "mfma 32", "target gfx908", "target gfx90a", "target gfx942",
+        "size 64x64x64", "size 128x128x128", "size 256x256x64", "size 100x72x40",
+        "size 33x65x17", "pair f1600", "pair f1610", "pair f1601", "pair f1611", "pair bf1600",
+        "pair bf1610", "pair bf1601", "pair bf1611"})
+    EXPECT_TRUE(seen.count(want)) << "the covering set lacks " << want;
+  EXPECT_EQ(cases.size(), 40u);
+
+  double total = 0;
+  for (const Case& c : cases) {
+    RunStats st;
+    RunCase(c, &st);
+    total += st.seconds;
+    std::printf("%6.3f s  %s  [%s]\n", st.seconds, c.Label().c_str(),
+                st.plan.config.TilingText().c_str());
+  }
+  std::printf("interpreter total %.2f s for %zu kernels\n", total, cases.size());
+}
+
+// Column-major storage of an "mk" operand (stride-1 dimension M) takes the
+// transposed staging path like A.km; a non-unit-stride K with no stride-1
+// dimension falls back to scalar loads.
+TEST(PromoteGemm, StridesPickTheVectorDimension) {
+  Case c;
+  c.target = "gfx942";
+  c.m = c.n = 64;
+  c.k = 32;
+  Kernel k = ParseCase(c);
+  k.args[0].strides = {1, 64};  // A.mk stored column-major
+  k.args[0].shape = {64, 32};
+  absl::StatusOr<GemmPlan> plan = PlanGemm(k, Target("gfx942"));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_FALSE(plan->a.vec_along_k);
+  EXPECT_EQ(plan->a.vec, 8);
+  EXPECT_TRUE(plan->b.vec_along_k);
+  EXPECT_EQ(plan->b.vec, 8);
+  k.args[1].strides = {66, 2};  // B: no stride-1 dimension
+  plan = PlanGemm(k, Target("gfx942"));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->b.vec, 1);
+}
+
+TEST(PromoteGemm, EdgeSizesUseGuardsOnlyWhereNeeded) {
+  Case aligned;
+  aligned.target = "gfx942";
+  aligned.m = aligned.n = 128;
+  aligned.k = 64;
+  absl::StatusOr<Kernel> p = PromoteGemm(ParseCase(aligned), Target("gfx942"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::string text = PrintKernel(*p);
+  // Double-buffered: only the prefetch of tile k+1 (which runs past K in the
+  // last iteration) is guarded.
+  EXPECT_NE(text.find("load guarded A["), std::string::npos);
+  EXPECT_EQ(text.find("store guarded"), std::string::npos);
+  EXPECT_EQ(text.find("guarded C"), std::string::npos);
+  Case edge = aligned;
+  edge.m = 100;
+  p = PromoteGemm(ParseCase(edge), Target("gfx942"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  text = PrintKernel(*p);
+  EXPECT_NE(text.find("store guarded C["), std::string::npos);
+  EXPECT_NE(text.find("load guarded C["), std::string::npos);
+}
+
+TEST(PromoteGemm, NoGemmIsACopy) {
+  absl::StatusOr<Kernel> k = ParseKernel(R"(kernel copy
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64] strides [1] readonly
+arg Y : f32[64] strides [1] writeonly
+  %v = load X[tid.x] : f32
+  store Y[tid.x], %v
+end
+)");
+  ASSERT_TRUE(k.ok());
+  absl::StatusOr<Kernel> p = PromoteGemm(*k, Target("gfx90a"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(*p == *k);
+}
+
+// ---------------------------------------------------------------- defaults
+
+// Problems whose defaults are checked: square, tall, K-heavy, the test sizes.
+constexpr Size kDefaultProblems[] = {{1024, 1024, 1024}, {4096, 4096, 256}, {256, 256, 64},
+                                     {128, 128, 128},    {64, 64, 64},      {100, 72, 40},
+                                     {33, 65, 17},       {16, 16, 16},      {512, 32, 2048}};
+
+// Every default configuration (each target, input type, layout and problem
+// above, all clauses left out): its fragment reads are conflict-free (the
+// issue's requirement), the plan's per-K-tile figures equal the exact count
+// of the promoted kernel's loop body, and it compiles to assembly.
+TEST(PromoteGemm, DefaultConfigurations) {
+  std::printf("%-7s %-5s %-5s %-16s %-52s %6s %10s %10s\n", "target", "in", "ops", "problem",
+              "default tiling", "LDS", "rd_confl", "wr_confl");
+  for (const TargetInfo* t : AllTargets()) {
+    for (ElemType in : {ElemType::kF16, ElemType::kBF16}) {
+      for (int layout = 0; layout < 4; ++layout) {
+        for (const Size& s : kDefaultProblems) {
+          Case c;
+          c.target = t->name;
+          c.in = in;
+          c.a_km = layout & 1;
+          c.b_kn = layout & 2;
+          c.m = s.m;
+          c.n = s.n;
+          c.k = s.k;
+          SCOPED_TRACE(c.Label());
+          Kernel k = ParseCase(c);
+          absl::StatusOr<GemmPlan> plan = PlanGemm(k, *t);
+          ASSERT_TRUE(plan.ok()) << plan.status();
+          EXPECT_EQ(plan->a.fragment_reads.conflicts, 0) << plan->Summary();
+          EXPECT_EQ(plan->b.fragment_reads.conflicts, 0) << plan->Summary();
+          absl::StatusOr<Kernel> p = ValidateAndPromote(k, *t);
+          ASSERT_TRUE(p.ok()) << p.status();
+          // Exact count of the loop body (the K tile's traffic).
+          const Op* loop = nullptr;
+          for (const Op& op : p->body)
+            if (op.kind == OpKind::kFor) loop = &op;
+          ASSERT_NE(loop, nullptr);
+          // The loop alone (no prologue): its LDS stores store values loaded or
+          // sliced in the loop, %k takes its first value.
+          Kernel body = *p;
+          body.body = {*loop};
+          absl::StatusOr<KernelLdsTraffic> exact = CountLdsTraffic(body);
+          ASSERT_TRUE(exact.ok()) << exact.status();
+          const GemmOperandPlan* ops[2] = {&plan->a, &plan->b};
+          for (const GemmOperandPlan* o : ops) {
+            const LdsTraffic& r = exact->reads_by_alloc[o->lds];
+            const LdsTraffic& w = exact->writes_by_alloc[o->lds];
+            EXPECT_EQ(r.instructions, o->fragment_reads.instructions) << o->lds;
+            EXPECT_EQ(r.cycles, o->fragment_reads.cycles) << o->lds;
+            EXPECT_EQ(r.conflicts, o->fragment_reads.conflicts) << o->lds;
+            EXPECT_EQ(w.instructions, o->tile_writes.instructions) << o->lds;
+            EXPECT_EQ(w.conflicts, o->tile_writes.conflicts) << o->lds;
+          }
+          if (layout == 0 || s.m == 1024) {
+            std::printf("%-7s %-5s %s%s %-16s %-52s %6lld %4lld/%-5lld %4lld/%-5lld\n", t->name,
+                        Name(in).c_str(), c.a_km ? "km" : "mk", c.b_kn ? "kn" : "nk",
+                        absl::StrCat(s.m, "x", s.n, "x", s.k).c_str(),
+                        plan->config.TilingText().c_str(),
+                        static_cast<long long>(plan->lds_bytes),
+                        static_cast<long long>(plan->a.fragment_reads.conflicts +
+                                               plan->b.fragment_reads.conflicts),
+                        static_cast<long long>(plan->a.fragment_reads.instructions +
+                                               plan->b.fragment_reads.instructions),
+                        static_cast<long long>(plan->a.tile_writes.conflicts +
+                                               plan->b.tile_writes.conflicts),
+                        static_cast<long long>(plan->a.tile_writes.instructions +
+                                               plan->b.tile_writes.instructions));
+          }
+          // The defaults compile (the 1024^3 kernels go through the whole
+          // pipeline on every target; the rest validate above).
+          if (s.m == 1024 && layout == 0) {
+            CompileOptions o;
+            o.mcpu = t->name;
+            absl::StatusOr<CompileResult> r = Compile(k, o);
+            EXPECT_TRUE(r.ok()) << r.status();
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PromoteGemm, DefaultsFollowTheDocumentedRules) {
+  struct Want {
+    const char* target;
+    ElemType in;
+    Size size;
+    const char* tiling;
+  };
+  const Want wants[] = {
+      {"gfx942", ElemType::kF16, {1024, 1024, 1024},
+       "tile 128x128x32 waves 2x2 mfma f32_32x32x8_f16 double_buffer on"},
+      {"gfx90a", ElemType::kBF16, {1024, 1024, 1024},
+       "tile 128x128x32 waves 2x2 mfma f32_32x32x8_bf16 double_buffer on"},
+      {"gfx908", ElemType::kBF16, {1024, 1024, 1024},
+       "tile 128x128x32 waves 2x2 mfma f32_32x32x4_bf16 double_buffer on"},
+      {"gfx942", ElemType::kF16, {64, 64, 64},
+       "tile 64x64x32 waves 2x2 mfma f32_32x32x8_f16 double_buffer on"},
+      {"gfx942", ElemType::kF16, {33, 65, 17},
+       "tile 64x128x32 waves 2x2 mfma f32_32x32x8_f16 double_buffer off"},
+      {"gfx942", ElemType::kF16, {16, 16, 16},
+       "tile 16x16x16 waves 1x1 mfma f32_16x16x16_f16 double_buffer off"},
+      {"gfx908", ElemType::kBF16, {32, 32, 16},
+       "tile 32x32x16 waves 1x1 mfma f32_32x32x4_bf16 double_buffer off"},
+  };
+  for (const Want& w : wants) {
+    Case c;
+    c.target = w.target;
+    c.in = w.in;
+    c.m = w.size.m;
+    c.n = w.size.n;
+    c.k = w.size.k;
+    Kernel k = ParseCase(c);
+    absl::StatusOr<GemmConfig> cfg = ResolveGemm(k, k.body[0], Target(w.target));
+    ASSERT_TRUE(cfg.ok()) << cfg.status();
+    EXPECT_EQ(cfg->TilingText(), w.tiling) << c.Label();
+    EXPECT_TRUE(cfg->default_tile && cfg->default_waves && cfg->default_mfma &&
+                cfg->default_double_buffer);
+  }
+}
+
+// ---------------------------------------------------------------- testdata
+
+std::string ReadFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  EXPECT_NE(f, nullptr) << path;
+  if (f == nullptr) return "";
+  std::string s;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  std::fclose(f);
+  return s;
+}
+
+// The gemm examples in testdata promote, validate and compile on every
+// target where their MFMA exists.
+TEST(PromoteGemm, TestdataKernels) {
+  for (const char* name : {"gemm_f16_256", "gemm_bf16_edge", "gemm_f16_km_kn"}) {
+    std::string path = absl::StrCat("testdata/kernels/", name, ".kir");
+    absl::StatusOr<Kernel> k = ParseKernel(ReadFile(path), path);
+    ASSERT_TRUE(k.ok()) << k.status();
+    for (const TargetInfo* t : AllTargets()) {
+      CompileOptions o;
+      o.mcpu = t->name;
+      absl::StatusOr<CompileResult> r = Compile(*k, o);
+      EXPECT_TRUE(r.ok()) << name << " on " << t->name << ": " << r.status();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kir

@@ -1,0 +1,875 @@
+#include "verify/symexec.h"
+
+#include <optional>
+#include <unordered_map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/isa/semantics.h"
+
+namespace kir::vfy {
+namespace {
+
+bool IsWideSalu(Opc o) {
+  switch (o) {
+    case Opc::kSMovB64: case Opc::kSCselectB64: case Opc::kSAndB64: case Opc::kSOrB64:
+    case Opc::kSXorB64: case Opc::kSAndn2B64: case Opc::kSOrn2B64: case Opc::kSNotB64:
+    case Opc::kSLshlB64: case Opc::kSLshrB64: case Opc::kSAshrI64: case Opc::kSBcnt1I32B64:
+    case Opc::kSCmpEqU64: case Opc::kSCmpLgU64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsSaveexec(Opc o) {
+  return o == Opc::kSAndSaveexecB64 || o == Opc::kSOrSaveexecB64 || o == Opc::kSXorSaveexecB64 ||
+         o == Opc::kSAndn2SaveexecB64;
+}
+
+bool IsSopk(Opc o) {
+  return o == Opc::kSMovkI32 || o == Opc::kSAddkI32 || o == Opc::kSMulkI32 ||
+         (o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeI32);
+}
+bool IsSopkUnsigned(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeU32; }
+bool IsWideCompare(Opc o) { return o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64; }
+
+bool IsMemory(InstClass c) {
+  return c == InstClass::kVmemLoad || c == InstClass::kVmemStore || c == InstClass::kDsRead ||
+         c == InstClass::kDsWrite;
+}
+
+const char* DimName(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
+
+}  // namespace
+
+std::string OperandName(const MOperand& o) {
+  switch (o.kind) {
+    case MOperand::Kind::kImm:
+      if (o.imm >= -16 && o.imm <= 64) return absl::StrCat(o.imm);
+      return absl::StrCat("0x", absl::Hex(static_cast<uint32_t>(o.imm)));
+    case MOperand::Kind::kSpecial:
+      switch (o.special) {
+        case SpecialReg::kVcc: return "vcc";
+        case SpecialReg::kExec: return "exec";
+        case SpecialReg::kM0: return "m0";
+        case SpecialReg::kScc: return "scc";
+        default: return "?";
+      }
+    case MOperand::Kind::kReg:
+      return RegName(o.cls, o.reg, o.count);
+  }
+  return "?";
+}
+
+std::string KeyName(RegKey k) {
+  switch (k.file) {
+    case RegKey::kV: return RegName(RegClass::kVgpr, k.index, 1);
+    case RegKey::kA: return RegName(RegClass::kAgpr, k.index, 1);
+    case RegKey::kS: return RegName(RegClass::kSgpr, k.index, 1);
+    case RegKey::kVcc: return k.index ? "vcc_hi" : "vcc_lo";
+    case RegKey::kM0: return "m0";
+    case RegKey::kScc: return "scc";
+    case RegKey::kExec: return "exec";
+  }
+  return "?";
+}
+
+SymExec::SymExec(TermPool& pool, const Kernel& k, const TargetInfo& t, const KernelAbi& abi)
+    : p_(pool), d_{&pool}, k_(k), t_(t), abi_(abi) {
+  for (int d = 0; d < 3; ++d) {
+    VarInfo v;
+    v.name = absl::StrCat("tid.", DimName(d));
+    v.kind = VarKind::kTid;
+    v.lo = 0;
+    v.hi = std::max<int64_t>(k.workgroup[d], 1) - 1;
+    v.deps = static_cast<uint8_t>(kDepTidX << d);
+    v.dim = d;
+    vars_.tid[d] = p_.NewVar(v);
+    VarInfo w;
+    w.name = absl::StrCat("wg.", DimName(d));
+    w.kind = VarKind::kWg;
+    w.lo = 0;
+    w.hi = std::max<int64_t>(k.grid[d], 1) - 1;
+    w.dim = d;
+    vars_.wg[d] = p_.NewVar(w);
+  }
+  for (int h = 0; h < 2; ++h) {
+    VarInfo v;
+    v.name = h == 0 ? "kernarg_ptr.lo" : "kernarg_ptr.hi";
+    v.kind = VarKind::kKernargPtr;
+    v.hi = h == 0 ? 0xffffffffll : 0xffff;
+    v.dim = h;
+    vars_.kptr[h] = p_.NewVar(v);
+  }
+  // The kernarg segment, dword by dword: pointer halves (user pointers are
+  // below 2^48), scalars (any 32 bits), padding (any value).
+  for (const KernelAbi::KernargSlot& s : abi.kernargs) {
+    KernelVars::ArgVars av;
+    if (s.is_buffer) {
+      VarInfo lo, hi;
+      lo.name = s.name + ".lo";
+      lo.kind = hi.kind = VarKind::kArgDword;
+      lo.dim = static_cast<int>(s.offset);
+      hi.name = s.name + ".hi";
+      hi.hi = 0xffff;
+      hi.dim = static_cast<int>(s.offset + 4);
+      av.lo = p_.NewVar(lo);
+      av.hi = p_.NewVar(hi);
+      vars_.kernarg_dword[s.offset] = av.lo;
+      vars_.kernarg_dword[s.offset + 4] = av.hi;
+    } else {
+      VarInfo v;
+      v.name = s.name;
+      v.kind = VarKind::kArgDword;
+      v.dim = static_cast<int>(s.offset);
+      av.scalar = p_.NewVar(v);
+      vars_.kernarg_dword[s.offset] = av.scalar;
+    }
+    vars_.args[s.name] = av;
+  }
+  for (int64_t off = 0; off < abi.kernarg_size; off += 4) {
+    if (vars_.kernarg_dword.count(off)) continue;
+    VarInfo v;
+    v.name = absl::StrCat("kernarg[", off, "]");
+    v.kind = VarKind::kInput;
+    v.dim = static_cast<int>(off);
+    vars_.kernarg_dword[off] = p_.NewVar(v);
+  }
+
+  // Initial registers (AMDGPUUsage "Initial Kernel Execution State";
+  // amdgcn-isa-notes.md 6.1).
+  st_.v.resize(512);
+  st_.a.resize(512);
+  st_.s.resize(128);
+  st_.s[0] = Slot{p_.Var(vars_.kptr[0]), -1, Slot::kValue};
+  st_.s[1] = Slot{p_.Var(vars_.kptr[1]), -1, Slot::kValue};
+  int sys = abi.FirstSystemSgpr();
+  for (int d = 0; d < 3; ++d)
+    if (abi.wg_id_enabled[d]) st_.s[sys++] = Slot{p_.Var(vars_.wg[d]), -1, Slot::kValue};
+  if (t.packed_workitem_ids) {
+    // v0 = x | y << 10 | z << 20, y and z only when enabled.
+    TRef v0 = p_.Var(vars_.tid[0]);
+    if (abi.workitem_id_enable >= 1) v0 = d_.Add(v0, d_.Shl(p_.Var(vars_.tid[1]), d_.Const(10)));
+    if (abi.workitem_id_enable >= 2) v0 = d_.Add(v0, d_.Shl(p_.Var(vars_.tid[2]), d_.Const(20)));
+    st_.v[0] = Slot{v0, -1, Slot::kValue};
+  } else {
+    for (int d = 0; d <= abi.workitem_id_enable && d < 3; ++d)
+      st_.v[d] = Slot{p_.Var(vars_.tid[d]), -1, Slot::kValue};
+  }
+  st_.exec = Slot{p_.Const(1), -1, Slot::kMaskLo};  // workgroups are whole waves: every lane starts active
+}
+
+Slot& SymExec::At(RegKey k) {
+  switch (k.file) {
+    case RegKey::kV: return Reg(RegClass::kVgpr, k.index);
+    case RegKey::kA: return Reg(RegClass::kAgpr, k.index);
+    case RegKey::kS: return Reg(RegClass::kSgpr, k.index);
+    case RegKey::kVcc:
+      if (!st_.vcc[k.index & 1].t.valid())
+        st_.vcc[k.index & 1].t = Fresh(VarKind::kInput, k.index ? "vcc_hi@entry" : "vcc_lo@entry", 0, -1);
+      return st_.vcc[k.index & 1];
+    case RegKey::kM0:
+      if (!st_.m0.t.valid()) st_.m0.t = Fresh(VarKind::kInput, "m0@entry", 0, -1);
+      return st_.m0;
+    case RegKey::kScc:
+      if (!st_.scc.t.valid()) st_.scc.t = Fresh(VarKind::kInput, "scc@entry", 0, -1);
+      return st_.scc;
+    case RegKey::kExec:
+      return st_.exec;
+  }
+  return st_.m0;
+}
+
+void SymExec::Set(RegKey k, Slot s) {
+  At(k) = s;
+  if (logging_) log_.insert(k);
+}
+
+void SymExec::SetScc(int inst, TRef t) { Set(RegKey{RegKey::kScc, 0}, Slot{t, inst, Slot::kValue}); }
+
+std::vector<RegKey> SymExec::AllKeys() const {
+  std::vector<RegKey> r;
+  for (size_t i = 0; i < st_.v.size(); ++i)
+    if (st_.v[i].t.valid()) r.push_back(RegKey{RegKey::kV, static_cast<int>(i)});
+  for (size_t i = 0; i < st_.a.size(); ++i)
+    if (st_.a[i].t.valid()) r.push_back(RegKey{RegKey::kA, static_cast<int>(i)});
+  for (size_t i = 0; i < st_.s.size(); ++i)
+    if (st_.s[i].t.valid()) r.push_back(RegKey{RegKey::kS, static_cast<int>(i)});
+  for (int i = 0; i < 2; ++i)
+    if (st_.vcc[i].t.valid()) r.push_back(RegKey{RegKey::kVcc, i});
+  if (st_.m0.t.valid()) r.push_back(RegKey{RegKey::kM0, 0});
+  if (st_.scc.t.valid()) r.push_back(RegKey{RegKey::kScc, 0});
+  r.push_back(RegKey{RegKey::kExec, 0});
+  return r;
+}
+
+TRef SymExec::Fresh(VarKind kind, const std::string& name, uint8_t deps, int inst) {
+  VarInfo v;
+  v.name = name;
+  v.kind = kind;
+  v.deps = deps;
+  v.inst = inst;
+  return p_.Var(p_.NewVar(v));
+}
+
+Slot& SymExec::Reg(RegClass c, int index) {
+  std::vector<Slot>& f = c == RegClass::kVgpr ? st_.v : c == RegClass::kAgpr ? st_.a : st_.s;
+  if (index >= static_cast<int>(f.size())) f.resize(index + 1);
+  Slot& s = f[index];
+  if (!s.t.valid()) {
+    // Never written: an undefined initial value (any 32 bits; per lane for vector registers).
+    s.t = Fresh(VarKind::kInput, absl::StrCat(RegName(c, index, 1), "@entry"),
+                c == RegClass::kSgpr ? 0 : kDepLaneData, -1);
+  }
+  return s;
+}
+
+Slot SymExec::Read(int inst, const MOperand& o, int dword, bool wide) {
+  Slot r;
+  switch (o.kind) {
+    case MOperand::Kind::kImm: {
+      uint32_t v = static_cast<uint32_t>(o.imm);
+      if (dword > 0) {
+        // 64-bit operands: inline constants sign-extend, literals zero-extend (as the emulator).
+        v = (o.imm >= -16 && o.imm <= 64) ? (o.imm < 0 ? 0xffffffffu : 0u)
+                                          : static_cast<uint32_t>(static_cast<uint64_t>(o.imm) >> 32);
+        if (!wide) v = 0;
+      }
+      r.t = p_.Const(v);
+      return r;
+    }
+    case MOperand::Kind::kSpecial:
+      switch (o.special) {
+        case SpecialReg::kExec:
+          r = Slot{st_.exec.t, st_.exec.def, dword == 0 ? Slot::kMaskLo : Slot::kMaskHi};
+          break;
+        case SpecialReg::kVcc:
+          r = At(RegKey{RegKey::kVcc, dword & 1});
+          break;
+        case SpecialReg::kM0:
+          r = At(RegKey{RegKey::kM0, 0});
+          break;
+        default:
+          r = At(RegKey{RegKey::kScc, 0});
+          break;
+      }
+      break;
+    case MOperand::Kind::kReg:
+      r = Reg(o.cls, o.reg + dword);
+      break;
+  }
+  if (r.def >= 0) trace_[inst].src_defs.push_back(r.def);
+  return r;
+}
+
+TRef SymExec::Value(int inst, const Slot& s, const MOperand& o) {
+  if (s.kind == Slot::kValue) return s.t;
+  // A lane mask as a 32-bit value: the bits of 32 lanes, uniform but not this lane's.
+  return Fresh(VarKind::kUnmodelled, absl::StrCat("[", inst, "] lane mask ", OperandName(o), " read as a value"),
+               kDepUnmodelled, inst);
+}
+
+TRef SymExec::MaskBit(int inst, const MOperand& o) {
+  auto fresh_bit = [&](const std::string& why) {
+    int v = p_.NewVar(VarInfo{absl::StrCat("[", inst, "] lane bit of ", OperandName(o), " (", why, ")"),
+                              VarKind::kUnmodelled, 0, 1, static_cast<uint8_t>(kDepLaneData | kDepUnmodelled), -1,
+                              inst});
+    return p_.Var(v);
+  };
+  if (o.kind == MOperand::Kind::kImm) {
+    if (o.imm == 0) return p_.Const(0);
+    if (o.imm == -1) return p_.Const(1);
+    return fresh_bit("a constant mask that differs between lanes");
+  }
+  if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kExec) {
+    if (st_.exec.def >= 0) trace_[inst].src_defs.push_back(st_.exec.def);
+    return st_.exec.t;
+  }
+  Slot lo = Read(inst, o, 0, true), hi = Read(inst, o, 1, true);
+  if (lo.kind == Slot::kMaskLo && hi.kind == Slot::kMaskHi && lo.t == hi.t) return lo.t;
+  if (lo.kind == Slot::kValue && hi.kind == Slot::kValue && p_.IsConst(lo.t) && p_.IsConst(hi.t)) {
+    uint32_t a = p_.ConstValue(lo.t), b = p_.ConstValue(hi.t);
+    if (a == 0 && b == 0) return p_.Const(0);
+    if (a == 0xffffffffu && b == 0xffffffffu) return p_.Const(1);
+  }
+  return fresh_bit("not a lane mask the verifier tracks");
+}
+
+void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_exec) {
+  std::string name;
+  if (o.kind == MOperand::Kind::kReg) {
+    Slot& s = Reg(o.cls, o.reg + dword);
+    if (o.cls != RegClass::kSgpr && under_exec) t = d_.Select(st_.exec.t, t, s.t);
+    RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
+    Set(RegKey{f, o.reg + dword}, Slot{t, inst, Slot::kValue});
+    name = RegName(o.cls, o.reg + dword, 1);
+    if (o.cls == RegClass::kSgpr && (p_.node(t).deps & kDepLaneVarying) && trace_[inst].nonuniform.empty()) {
+      uint8_t dp = p_.node(t).deps;
+      std::string on = (dp & kDepTidX) ? "tid.x" : (dp & kDepTidY) ? "tid.y" : (dp & kDepTidZ) ? "tid.z"
+                                                                          : "per-lane data";
+      trace_[inst].nonuniform = absl::StrCat(name, " depends on ", on, ": not uniform");
+    }
+  } else if (o.kind == MOperand::Kind::kSpecial) {
+    switch (o.special) {
+      case SpecialReg::kVcc:
+        Set(RegKey{RegKey::kVcc, dword & 1}, Slot{t, inst, Slot::kValue});
+        name = dword ? "vcc_hi" : "vcc_lo";
+        break;
+      case SpecialReg::kM0:
+        Set(RegKey{RegKey::kM0, 0}, Slot{t, inst, Slot::kValue});
+        name = "m0";
+        break;
+      case SpecialReg::kScc:
+        SetScc(inst, t);
+        name = "scc";
+        break;
+      case SpecialReg::kExec: {
+        // A 32-bit write to half of EXEC: only all-zero/all-one halves are tracked.
+        TRef bit = p_.IsConst(t) && p_.ConstValue(t) == 0 ? p_.Const(0)
+                   : p_.IsConst(t) && p_.ConstValue(t) == 0xffffffffu
+                       ? p_.Const(1)
+                       : Fresh(VarKind::kUnmodelled, absl::StrCat("[", inst, "] exec bit"),
+                               kDepLaneData | kDepUnmodelled, inst);
+        Set(RegKey{RegKey::kExec, 0}, Slot{bit, inst, Slot::kMaskLo});
+        name = "exec";
+        t = bit;
+        break;
+      }
+      default:
+        return;
+    }
+  } else {
+    return;
+  }
+  trace_[inst].writes.push_back({name, t});
+}
+
+void SymExec::WriteMask(int inst, const MOperand& o, TRef bit) {
+  if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kExec) {
+    Set(RegKey{RegKey::kExec, 0}, Slot{bit, inst, Slot::kMaskLo});
+    trace_[inst].writes.push_back({"exec (this lane)", bit});
+    return;
+  }
+  if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kVcc) {
+    Set(RegKey{RegKey::kVcc, 0}, Slot{bit, inst, Slot::kMaskLo});
+    Set(RegKey{RegKey::kVcc, 1}, Slot{bit, inst, Slot::kMaskHi});
+    trace_[inst].writes.push_back({"vcc (this lane)", bit});
+    return;
+  }
+  if (o.kind != MOperand::Kind::kReg) return;
+  RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
+  Set(RegKey{f, o.reg}, Slot{bit, inst, Slot::kMaskLo});
+  Set(RegKey{f, o.reg + 1}, Slot{bit, inst, Slot::kMaskHi});
+  trace_[inst].writes.push_back({absl::StrCat(RegName(o.cls, o.reg, 2), " (this lane)"), bit});
+}
+
+void SymExec::Opaque(int i, const MInst& mi, const std::string& why) {
+  for (int dd = 0; dd < mi.NumDefs() && dd < static_cast<int>(mi.ops.size()); ++dd) {
+    const MOperand& o = mi.ops[dd];
+    int n = o.kind == MOperand::Kind::kReg ? o.count : 1;
+    for (int w = 0; w < n; ++w) {
+      bool vec = o.kind == MOperand::Kind::kReg && o.cls != RegClass::kSgpr;
+      TRef t = Fresh(VarKind::kUnmodelled,
+                     absl::StrCat("[", i, "] ", Info(mi.opc).mnemonic, " ", why, n > 1 ? absl::StrCat(" dword ", w) : ""),
+                     static_cast<uint8_t>(kDepUnmodelled | (vec ? kDepLaneData : 0)), i);
+      Write(i, o, w, t, true);
+    }
+  }
+}
+
+void SymExec::StepSalu(int i, const MInst& mi) {
+  const Opc opc = mi.opc;
+  const int defs = mi.NumDefs();
+  if (static_cast<int>(mi.ops.size()) < defs + 1) return Opaque(i, mi, "result (malformed)");
+  if (IsSaveexec(opc)) {
+    TRef src = MaskBit(i, mi.ops[1]);
+    TRef old = st_.exec.t;
+    if (st_.exec.def >= 0) trace_[i].src_defs.push_back(st_.exec.def);
+    TRef one = d_.Const(1);
+    TRef nw = opc == Opc::kSAndSaveexecB64 ? d_.And(src, old)
+              : opc == Opc::kSOrSaveexecB64 ? d_.Or(src, old)
+              : opc == Opc::kSXorSaveexecB64 ? d_.Xor(src, old)
+                                             : d_.And(src, d_.Xor(old, one));
+    WriteMask(i, mi.ops[0], old);
+    WriteMask(i, MOperand::Special(SpecialReg::kExec), nw);
+    SetScc(i, Fresh(VarKind::kUnmodelled, absl::StrCat("[", i, "] scc (exec != 0)"), kDepUnmodelled, i));
+    return;
+  }
+  if (IsWideSalu(opc)) {
+    bool mask_mode = false;
+    for (size_t k = defs; k < mi.ops.size(); ++k) {
+      const MOperand& o = mi.ops[k];
+      if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kExec) mask_mode = true;
+      if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kVcc && st_.vcc[0].kind == Slot::kMaskLo)
+        mask_mode = true;
+      if (o.kind == MOperand::Kind::kReg && o.cls == RegClass::kSgpr && Reg(o.cls, o.reg).kind != Slot::kValue)
+        mask_mode = true;
+    }
+    if (defs == 1 && mi.ops[0].kind == MOperand::Kind::kSpecial && mi.ops[0].special == SpecialReg::kExec)
+      mask_mode = true;
+    bool bitwise = opc == Opc::kSMovB64 || opc == Opc::kSAndB64 || opc == Opc::kSOrB64 || opc == Opc::kSXorB64 ||
+                   opc == Opc::kSAndn2B64 || opc == Opc::kSOrn2B64 || opc == Opc::kSNotB64 ||
+                   opc == Opc::kSCselectB64;
+    if (mask_mode && bitwise && defs == 1) {
+      std::vector<TRef> b;
+      for (size_t k = defs; k < mi.ops.size(); ++k) b.push_back(MaskBit(i, mi.ops[k]));
+      TRef one = d_.Const(1), r;
+      switch (opc) {
+        case Opc::kSMovB64: r = b[0]; break;
+        case Opc::kSAndB64: r = d_.And(b[0], b[1]); break;
+        case Opc::kSOrB64: r = d_.Or(b[0], b[1]); break;
+        case Opc::kSXorB64: r = d_.Xor(b[0], b[1]); break;
+        case Opc::kSAndn2B64: r = d_.And(b[0], d_.Xor(b[1], one)); break;
+        case Opc::kSOrn2B64: r = d_.Or(b[0], d_.Xor(b[1], one)); break;
+        case Opc::kSNotB64: r = d_.Xor(b[0], one); break;
+        default: {  // s_cselect_b64
+          Slot scc = Read(i, MOperand::Special(SpecialReg::kScc), 0);
+          r = d_.Select(scc.t, b[0], b[1]);
+          break;
+        }
+      }
+      WriteMask(i, mi.ops[0], r);
+      if (opc != Opc::kSMovB64 && opc != Opc::kSCselectB64)
+        SetScc(i, Fresh(VarKind::kUnmodelled, absl::StrCat("[", i, "] scc (mask != 0)"), kDepUnmodelled, i));
+      return;
+    }
+    if (mask_mode) return Opaque(i, mi, "on a lane mask (not modelled)");
+    std::vector<Pair64<TRef>> s;
+    for (size_t k = defs; k < mi.ops.size(); ++k) {
+      Slot lo = Read(i, mi.ops[k], 0, true), hi = Read(i, mi.ops[k], 1, true);
+      s.push_back({Value(i, lo, mi.ops[k]), Value(i, hi, mi.ops[k])});
+    }
+    if (opc == Opc::kSCselectB64) s.push_back({Read(i, MOperand::Special(SpecialReg::kScc), 0).t, d_.Const(0)});
+    while (s.size() < 4) s.push_back({d_.Const(0), d_.Const(0)});
+    std::optional<Wide64<TRef>> r = EvalWideOp(d_, opc, s);
+    if (!r) return Opaque(i, mi, "result (not modelled)");
+    if (defs == 1) {
+      Write(i, mi.ops[0], 0, r->lo, false);
+      if (opc != Opc::kSBcnt1I32B64) Write(i, mi.ops[0], 1, r->hi, false);
+    }
+    if (r->has_flag) SetScc(i, r->flag);
+    return;
+  }
+  std::vector<TRef> s;
+  if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(Value(i, Read(i, mi.ops[0], 0), mi.ops[0]));
+  for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(Value(i, Read(i, mi.ops[k], 0), mi.ops[k]));
+  if (IsSopk(opc) && !s.empty()) {
+    // SOPK immediates are 16 bits: zero-extended for the unsigned compares, else sign-extended.
+    TRef lo16 = d_.And(s.back(), d_.Const(0xffff));
+    s.back() = IsSopkUnsigned(opc) ? lo16 : d_.AShr(d_.Shl(lo16, d_.Const(16)), d_.Const(16));
+  }
+  if (Info(opc).flags & kReadsScc) s.push_back(Read(i, MOperand::Special(SpecialReg::kScc), 0).t);
+  while (s.size() < 4) s.push_back(d_.Const(0));
+  std::optional<TRef> r = EvalIntOp(d_, opc, s);
+  if (!r) return Opaque(i, mi, "result (not modelled)");
+  std::optional<TRef> f = EvalFlagOut(d_, opc, s, *r);
+  if (defs == 1) Write(i, mi.ops[0], 0, *r, false);
+  if (f) SetScc(i, *f);
+}
+
+void SymExec::StepValu(int i, const MInst& mi) {
+  const Opc opc = mi.opc;
+  const int defs = mi.NumDefs();
+  const char* mn = Info(opc).mnemonic;
+  if (static_cast<int>(mi.ops.size()) < defs + 1) return Opaque(i, mi, "result (malformed)");
+  auto src32 = [&](size_t k) { return Value(i, Read(i, mi.ops[k], 0), mi.ops[k]); };
+  if (absl::StartsWith(mn, "v_cmp")) {
+    std::optional<TRef> r;
+    if (IsWideCompare(opc)) {
+      std::vector<Pair64<TRef>> s;
+      for (size_t k = 1; k < mi.ops.size(); ++k) {
+        Slot lo = Read(i, mi.ops[k], 0, true), hi = Read(i, mi.ops[k], 1, true);
+        s.push_back({Value(i, lo, mi.ops[k]), Value(i, hi, mi.ops[k])});
+      }
+      std::optional<Wide64<TRef>> w = EvalWideOp(d_, opc, s);
+      if (w) r = w->flag;
+    } else {
+      std::vector<TRef> s;
+      for (size_t k = 1; k < mi.ops.size(); ++k) s.push_back(src32(k));
+      while (s.size() < 4) s.push_back(d_.Const(0));
+      r = EvalIntOp(d_, opc, s);
+    }
+    if (!r) {
+      int v = p_.NewVar(VarInfo{absl::StrCat("[", i, "] ", mn, " result (not modelled)"), VarKind::kUnmodelled, 0, 1,
+                                static_cast<uint8_t>(kDepLaneData | kDepUnmodelled), -1, i});
+      r = p_.Var(v);
+    }
+    if (st_.exec.def >= 0) trace_[i].src_defs.push_back(st_.exec.def);
+    TRef bit = d_.Select(st_.exec.t, *r, d_.Const(0));  // inactive lanes write 0
+    WriteMask(i, mi.ops[0], bit);
+    if (Info(opc).flags & kWritesExec) WriteMask(i, MOperand::Special(SpecialReg::kExec), bit);
+    return;
+  }
+  if (opc == Opc::kVMovB64 || opc == Opc::kVLshlrevB64 || opc == Opc::kVLshrrevB64 || opc == Opc::kVAshrrevI64 ||
+      opc == Opc::kVLshlAddU64 || opc == Opc::kVMadU64U32) {
+    std::vector<bool> wide;
+    switch (opc) {
+      case Opc::kVMovB64: wide = {true}; break;
+      case Opc::kVLshlAddU64: wide = {true, false, true}; break;
+      case Opc::kVMadU64U32: wide = {false, false, true}; break;
+      default: wide = {false, true}; break;
+    }
+    if (mi.ops.size() != defs + wide.size()) return Opaque(i, mi, "result (malformed)");
+    std::vector<Pair64<TRef>> s;
+    for (size_t k = 0; k < wide.size(); ++k) {
+      const MOperand& o = mi.ops[defs + k];
+      TRef lo = Value(i, Read(i, o, 0, wide[k]), o);
+      TRef hi = wide[k] ? Value(i, Read(i, o, 1, true), o) : d_.Const(0);
+      s.push_back({lo, hi});
+    }
+    std::optional<Wide64<TRef>> r = EvalWideOp(d_, opc, s);
+    if (!r) return Opaque(i, mi, "result (not modelled)");
+    Write(i, mi.ops[0], 0, r->lo, true);
+    Write(i, mi.ops[0], 1, r->hi, true);
+    if (defs == 2) WriteMask(i, mi.ops[1], d_.Select(st_.exec.t, r->flag, d_.Const(0)));
+    return;
+  }
+  if (defs == 2) {  // carry forms: vdst, sdst, src0, src1[, carry-in mask]
+    if (mi.ops.size() < 4) return Opaque(i, mi, "result (malformed)");
+    std::vector<TRef> s = {src32(2), src32(3), mi.ops.size() > 4 ? MaskBit(i, mi.ops[4]) : d_.Const(0),
+                           d_.Const(0)};
+    std::optional<TRef> r = EvalIntOp(d_, opc, s);
+    if (!r) return Opaque(i, mi, "result (not modelled)");
+    std::optional<TRef> f = EvalFlagOut(d_, opc, s, *r);
+    Write(i, mi.ops[0], 0, *r, true);
+    WriteMask(i, mi.ops[1], d_.Select(st_.exec.t, f ? *f : d_.Const(0), d_.Const(0)));
+    return;
+  }
+  switch (opc) {
+    case Opc::kVReadfirstlaneB32:
+    case Opc::kVReadlaneB32: {
+      TRef v = src32(1);
+      if (p_.node(v).deps & kDepLaneVarying)
+        v = Fresh(VarKind::kUnmodelled, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);
+      Write(i, mi.ops[0], 0, v, false);
+      return;
+    }
+    case Opc::kVWritelaneB32:
+    case Opc::kVMbcntLoU32B32:
+    case Opc::kVMbcntHiU32B32:
+      return Opaque(i, mi, "result (lane-position dependent, not modelled)");
+    case Opc::kVCndmaskB32: {
+      if (mi.ops.size() < 3) return Opaque(i, mi, "result (malformed)");
+      TRef f = src32(1), t = src32(2);
+      TRef m = MaskBit(i, mi.ops.size() > 3 ? mi.ops[3] : MOperand::Special(SpecialReg::kVcc));
+      Write(i, mi.ops[0], 0, d_.Select(m, t, f), true);
+      return;
+    }
+    case Opc::kVAccvgprMov:
+      Write(i, mi.ops[0], 0, src32(1), true);
+      return;
+    default:
+      break;
+  }
+  if (defs != 1) return Opaque(i, mi, "result (not modelled)");
+  std::vector<TRef> s;
+  for (size_t k = 1; k < mi.ops.size(); ++k) s.push_back(src32(k));
+  while (s.size() < 4) s.push_back(d_.Const(0));
+  std::optional<TRef> r = EvalIntOp(d_, opc, s);
+  if (!r) return Opaque(i, mi, "result (not modelled)");
+  Write(i, mi.ops[0], 0, *r, true);
+}
+
+void SymExec::Step(int i, const MInst& mi) {
+  trace_[i] = InstTrace{};
+  const InstClass cls = Info(mi.opc).cls;
+  switch (cls) {
+    case InstClass::kSopp:
+      return;
+    case InstClass::kSmem: {
+      if (mi.ops.size() < 2) return Opaque(i, mi, "data (malformed)");
+      const MOperand& dst = mi.ops[0];
+      int n = dst.kind == MOperand::Kind::kReg ? dst.count : 1;
+      Slot lo = Read(i, mi.ops[1], 0, true), hi = Read(i, mi.ops[1], 1, true);
+      std::optional<int64_t> off;
+      if (mi.ops.size() > 2) {
+        if (mi.ops[2].kind == MOperand::Kind::kImm) {
+          off = mi.ops[2].imm;
+        } else {
+          TRef o = Value(i, Read(i, mi.ops[2], 0), mi.ops[2]);
+          if (p_.IsConst(o)) off = p_.ConstValue(o);
+        }
+      } else {
+        off = mi.offset;
+      }
+      bool kernarg = lo.kind == Slot::kValue && hi.kind == Slot::kValue && lo.t == p_.Var(vars_.kptr[0]) &&
+                     hi.t == p_.Var(vars_.kptr[1]) && off && *off >= 0 && *off % 4 == 0;
+      for (int w = 0; w < n; ++w) {
+        TRef t;
+        if (kernarg) {
+          int64_t byte = *off + 4 * w;
+          auto it = vars_.kernarg_dword.find(byte);
+          t = it != vars_.kernarg_dword.end()
+                  ? p_.Var(it->second)
+                  : Fresh(VarKind::kInput, absl::StrCat("kernarg[", byte, "] (past the kernarg segment)"), 0, i);
+        } else {
+          t = Fresh(VarKind::kInput, absl::StrCat("[", i, "] s_load data from a computed address, dword ", w), 0, i);
+        }
+        Write(i, dst, w, t, false);
+      }
+      return;
+    }
+    case InstClass::kSalu:
+      return StepSalu(i, mi);
+    case InstClass::kValu:
+    case InstClass::kValuTrans:
+      return StepValu(i, mi);
+    case InstClass::kMfma:
+      for (size_t k = mi.NumDefs(); k < mi.ops.size(); ++k) {
+        const MOperand& o = mi.ops[k];
+        for (int w = 0; w < (o.kind == MOperand::Kind::kReg ? o.count : 1); ++w) Read(i, o, w);
+      }
+      return Opaque(i, mi, "result (MFMA, not modelled)");
+    case InstClass::kAccRead:
+    case InstClass::kAccWrite:
+      if (mi.ops.size() < 2) return Opaque(i, mi, "result (malformed)");
+      Write(i, mi.ops[0], 0, Value(i, Read(i, mi.ops[1], 0), mi.ops[1]), true);
+      return;
+    default:
+      break;
+  }
+  if (IsMemory(cls)) {
+    MemExec m;
+    m.index = i;
+    m.exec = st_.exec.t;
+    m.exec_def = st_.exec.def;
+    m.ops.resize(mi.ops.size());
+    for (size_t k = mi.NumDefs(); k < mi.ops.size(); ++k) {
+      const MOperand& o = mi.ops[k];
+      int n = o.kind == MOperand::Kind::kReg ? o.count : 1;
+      for (int w = 0; w < n; ++w) m.ops[k].push_back(Read(i, o, w));
+    }
+    mem_[i] = std::move(m);
+    for (int dd = 0; dd < mi.NumDefs() && dd < static_cast<int>(mi.ops.size()); ++dd) {
+      const MOperand& o = mi.ops[dd];
+      for (int w = 0; w < (o.kind == MOperand::Kind::kReg ? o.count : 1); ++w)
+        Write(i, o, w,
+              Fresh(VarKind::kInput, absl::StrCat("[", i, "] loaded data dword ", w), kDepLaneData, i), true);
+    }
+  }
+}
+
+std::set<RegKey> SymExec::StaticWrites(int begin, int end) const {
+  std::set<RegKey> r;
+  for (int i = begin; i < end; ++i) {
+    const MInst& mi = f_->insts[i];
+    const uint32_t fl = Info(mi.opc).flags;
+    for (int d = 0; d < mi.NumDefs() && d < static_cast<int>(mi.ops.size()); ++d) {
+      const MOperand& o = mi.ops[d];
+      if (o.kind == MOperand::Kind::kReg) {
+        RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
+        for (int w = 0; w < std::max(o.count, 1); ++w) r.insert(RegKey{f, o.reg + w});
+        if (Info(mi.opc).cls == InstClass::kSalu || absl::StartsWith(Info(mi.opc).mnemonic, "v_cmp"))
+          r.insert(RegKey{f, o.reg + 1});  // 64-bit results and masks
+      } else if (o.kind == MOperand::Kind::kSpecial) {
+        if (o.special == SpecialReg::kVcc) r.insert({RegKey{RegKey::kVcc, 0}, RegKey{RegKey::kVcc, 1}});
+        if (o.special == SpecialReg::kExec) r.insert(RegKey{RegKey::kExec, 0});
+        if (o.special == SpecialReg::kM0) r.insert(RegKey{RegKey::kM0, 0});
+        if (o.special == SpecialReg::kScc) r.insert(RegKey{RegKey::kScc, 0});
+      }
+    }
+    if (fl & kWritesScc) r.insert(RegKey{RegKey::kScc, 0});
+    if (fl & kWritesExec) r.insert(RegKey{RegKey::kExec, 0});
+  }
+  r.insert(RegKey{RegKey::kScc, 0});
+  return r;
+}
+
+// K with t == h + K (mod 2^32) structurally, K free of the variables in `havoc`.
+static std::optional<TRef> OffsetFrom(TermPool& p, TRef t, TRef h, const std::set<int>& havoc) {
+  auto free_of = [&](TRef x) {
+    for (int v : p.VarsOf(x))
+      if (havoc.count(v)) return false;
+    return true;
+  };
+  TermDomain d{&p};
+  if (t == h) return d.Const(0);
+  const TNode n = p.node(t);
+  if (n.op == TOp::kAdd) {
+    if (free_of(TRef{n.b}))
+      if (std::optional<TRef> k = OffsetFrom(p, TRef{n.a}, h, havoc)) return d.Add(*k, TRef{n.b});
+    if (free_of(TRef{n.a}))
+      if (std::optional<TRef> k = OffsetFrom(p, TRef{n.b}, h, havoc)) return d.Add(*k, TRef{n.a});
+  }
+  if (n.op == TOp::kSub && free_of(TRef{n.b}))
+    if (std::optional<TRef> k = OffsetFrom(p, TRef{n.a}, h, havoc)) return d.Sub(*k, TRef{n.b});
+  return std::nullopt;
+}
+
+absl::Status SymExec::RunLoop(int label, int latch, int depth) {
+  const MInst& br = f_->insts[latch];
+  if (br.opc != Opc::kSCbranchScc1 && br.opc != Opc::kSCbranchScc0)
+    return absl::UnimplementedError(absl::StrCat("loops are supported with s_cbranch_scc0/1 back edges; [", latch,
+                                                 "] is ", Info(br.opc).mnemonic));
+  MachineLoop lp;
+  lp.label_index = label;
+  lp.latch_index = latch;
+  lp.kir_op = f_->insts[label].kir_op;
+  lp.depth = depth;
+  {
+    VarInfo v;
+    v.name = absl::StrCat("it", label);
+    v.kind = VarKind::kLoopIter;
+    v.lo = 0;
+    v.hi = 0x7fffffff;
+    v.dim = label;
+    lp.it_var = p_.NewVar(v);
+  }
+  const TRef it = p_.Var(lp.it_var);
+  const SymState entry = st_;
+  const bool outer_logging = logging_;
+  const std::set<RegKey> outer_log = log_;
+  // 1. Discovery: which registers the body writes, and how.
+  std::set<RegKey> h = StaticWrites(label + 1, latch);
+  std::map<RegKey, Slot> havoc;
+  std::set<int> havoc_vars;
+  SymState end;
+  for (int round = 0;; ++round) {
+    st_ = entry;
+    havoc.clear();
+    havoc_vars.clear();
+    for (const RegKey& k : h) {
+      bool vec = k.file == RegKey::kV || k.file == RegKey::kA;
+      bool mask = k.file == RegKey::kExec;
+      int v = p_.NewVar(VarInfo{absl::StrCat("h.", KeyName(k)), VarKind::kInput, 0, mask ? 1 : 0xffffffffll,
+                                static_cast<uint8_t>(vec || mask ? kDepLaneData : 0), -1, label});
+      havoc_vars.insert(v);
+      Slot s{p_.Var(v), -1, mask ? Slot::kMaskLo : Slot::kValue};
+      havoc[k] = s;
+      At(k) = s;
+    }
+    logging_ = true;
+    log_.clear();
+    absl::Status st = RunRange(label + 1, latch, depth + 1);
+    if (!st.ok()) return st;
+    bool grew = false;
+    for (const RegKey& k : log_) grew |= h.insert(k).second;
+    if (!grew) break;
+    if (round > 4) return absl::InternalError("loop register discovery does not converge");
+  }
+  end = st_;
+  // 2. The header state for a symbolic iteration `it`.
+  st_ = entry;
+  logging_ = false;
+  InstTrace& lt = trace_[label];
+  lt = InstTrace{};
+  std::map<RegKey, Slot> end_slots;
+  st_ = end;
+  for (const RegKey& k : h) end_slots[k] = At(k);
+  st_ = entry;
+  for (const RegKey& k : h) {
+    const Slot hs = havoc[k];
+    const Slot es = end_slots[k];
+    Slot& dst = At(k);
+    if (es.t == hs.t && es.kind == hs.kind) continue;  // loop-invariant: the entry value
+    std::optional<TRef> step;
+    if (es.kind == Slot::kValue && hs.kind == Slot::kValue && dst.kind == Slot::kValue)
+      step = OffsetFrom(p_, es.t, hs.t, havoc_vars);
+    if (dst.def >= 0) lt.src_defs.push_back(dst.def);
+    if (es.def >= 0) lt.src_defs.push_back(es.def);
+    if (step) {
+      TRef v = d_.Add(dst.t, d_.Mul(*step, it));
+      lp.induction.push_back(absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " + ", p_.ToString(*step), " * it"));
+      dst = Slot{v, label, Slot::kValue};
+      lt.writes.push_back({KeyName(k), v});
+    } else {
+      bool vec = k.file == RegKey::kV || k.file == RegKey::kA;
+      bool mask = k.file == RegKey::kExec;
+      int var = p_.NewVar(VarInfo{absl::StrCat(KeyName(k), " at the header of loop ", label,
+                                               " (not an induction variable)"),
+                                  VarKind::kUnmodelled, 0, mask ? 1 : 0xffffffffll,
+                                  static_cast<uint8_t>(kDepUnmodelled | (vec || mask ? kDepLaneData : 0)), -1, label});
+      dst = Slot{p_.Var(var), label, mask ? Slot::kMaskLo : Slot::kValue};
+      lt.writes.push_back({KeyName(k), dst.t});
+    }
+  }
+  absl::Status st = RunRange(label + 1, latch, depth + 1);
+  if (!st.ok()) return st;
+  trace_[latch] = InstTrace{};
+  const Slot scc = At(RegKey{RegKey::kScc, 0});
+  if (scc.def >= 0) trace_[latch].src_defs.push_back(scc.def);
+  TRef cont = br.opc == Opc::kSCbranchScc1 ? scc.t : d_.Eq(scc.t, d_.Const(0));
+  // 3. The trip count: the back edge's condition is a function of `it` alone.
+  for (int v : p_.VarsOf(cont))
+    if (v != lp.it_var)
+      return absl::UnimplementedError(absl::StrCat("the exit condition of the loop at [", label,
+                                                   "] depends on ", p_.var(v).name, ", not only on the iteration"));
+  std::vector<int> order = p_.Closure({cont});
+  std::vector<uint32_t> env(p_.num_vars(), 0), val;
+  const int64_t kMaxTrips = int64_t{1} << 24;
+  int64_t trips = -1;
+  for (int64_t n = 0; n < kMaxTrips; ++n) {
+    env[lp.it_var] = static_cast<uint32_t>(n);
+    p_.EvalNodes(order, env, &val);
+    if (val[cont.id] == 0) {
+      trips = n + 1;
+      break;
+    }
+  }
+  if (trips < 0)
+    return absl::UnimplementedError(absl::StrCat("the loop at [", label, "] runs 2^24 times or more"));
+  lp.trips = trips;
+  p_.SetVarRange(lp.it_var, 0, trips - 1);
+  // After the loop: the end state of the last iteration.
+  std::unordered_map<int, int> memo;
+  for (const RegKey& k : AllKeys()) {
+    Slot& s = At(k);
+    s.t = p_.Subst(s.t, lp.it_var, static_cast<uint32_t>(trips - 1), &memo);
+  }
+  logging_ = outer_logging;
+  log_ = outer_log;
+  if (logging_)
+    for (const RegKey& k : h) log_.insert(k);
+  loops_[label] = lp;
+  return absl::OkStatus();
+}
+
+absl::Status SymExec::RunRange(int begin, int end, int depth) {
+  for (int i = begin; i < end; ++i) {
+    const MInst& mi = f_->insts[i];
+    if (mi.opc == Opc::kLabel) {
+      auto it = loop_of_label_.find(i);
+      if (it == loop_of_label_.end()) continue;  // a label no branch goes back to
+      absl::Status st = RunLoop(i, it->second, depth);
+      if (!st.ok()) return st;
+      i = it->second;
+      continue;
+    }
+    if (Info(mi.opc).flags & kBranch)
+      return absl::UnimplementedError(
+          absl::StrCat("control flow other than loops is not supported yet ([", i, "] ", Info(mi.opc).mnemonic, ")"));
+    Step(i, mi);
+    if (mi.opc == Opc::kSEndpgm) return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SymExec::Run(const MFunction& f) {
+  f_ = &f;
+  trace_.assign(f.insts.size(), InstTrace{});
+  // Loops: a label and a later branch back to it; properly nested.
+  std::map<int64_t, int> label_at;
+  for (size_t i = 0; i < f.insts.size(); ++i)
+    if (f.insts[i].opc == Opc::kLabel && !f.insts[i].ops.empty()) label_at[f.insts[i].ops[0].imm] = static_cast<int>(i);
+  std::vector<std::pair<int, int>> spans;
+  for (size_t i = 0; i < f.insts.size(); ++i) {
+    const MInst& mi = f.insts[i];
+    if (!(Info(mi.opc).flags & kBranch)) continue;
+    auto it = mi.ops.empty() ? label_at.end() : label_at.find(mi.ops[0].imm);
+    if (it == label_at.end() || it->second >= static_cast<int>(i))
+      return absl::UnimplementedError(absl::StrCat("control flow other than loops is not supported yet ([", i,
+                                                   "] ", Info(mi.opc).mnemonic, " is not a loop's back edge)"));
+    if (loop_of_label_.count(it->second))
+      return absl::UnimplementedError("a loop with two back edges is not supported");
+    loop_of_label_[it->second] = static_cast<int>(i);
+    spans.push_back({it->second, static_cast<int>(i)});
+  }
+  for (const auto& a : spans)
+    for (const auto& b : spans)
+      if (a.first < b.first && b.first < a.second && a.second < b.second)
+        return absl::UnimplementedError("loops that are not properly nested are not supported");
+  return RunRange(0, static_cast<int>(f.insts.size()), 0);
+}
+
+}  // namespace kir::vfy

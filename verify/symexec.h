@@ -1,0 +1,158 @@
+// Symbolic execution of final machine code (physical registers, after
+// register allocation, waitcnt and hazard passes) for ONE symbolic lane of
+// one wave: tid.x/y/z and wg.x/y/z are variables, the initial registers are
+// those of the kernel ABI (kernarg pointer in s[0:1], workgroup ids after the
+// user SGPRs, work-item ids in v0 packed (gfx90a/942) or v0/v1/v2 (gfx908)),
+// kernarg loads read symbolic argument dwords. Register values are terms
+// (term.h) built with the shared semantics of compiler/isa/semantics.h; lane
+// masks (v_cmp results, EXEC) are this lane's bit. Every register remembers
+// the instruction that wrote it, for counterexample chains.
+//
+// Loops (a label and a later conditional branch back to it, properly nested)
+// are executed once with a symbolic iteration number `it`, by induction:
+//  1. discovery: the body runs from a state where every register it writes
+//     holds a fresh value h_r; a register whose end value is h_r + K with K
+//     free of every h is an induction register (invariant: entry + K * it,
+//     true at it = 0, and preserved by one iteration for ANY h_r, so for all
+//     it); an end value equal to h_r is loop-invariant; anything else is
+//     havocked (a fresh value per header: sound, nothing is assumed).
+//  2. the body runs once more from the header state so built, with `it`
+//     symbolic: these are the states the accesses in the body are verified in.
+//  3. the trip count T comes from the back edge's condition, a term in `it`
+//     alone, evaluated concretely for it = 0, 1, ... (exact semantics); `it`
+//     ranges over [0, T-1]; after the loop `it` is T-1.
+// Nothing is unrolled.
+#ifndef KIRC_VERIFY_SYMEXEC_H_
+#define KIRC_VERIFY_SYMEXEC_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/isa/instr.h"
+#include "compiler/lower/lower.h"
+#include "compiler/target/target.h"
+#include "verify/term.h"
+
+namespace kir::vfy {
+
+// One 32-bit register as the symbolic lane sees it.
+struct Slot {
+  TRef t;        // value (kValue) or this lane's mask bit (kMaskLo/kMaskHi), a 0/1 term
+  int def = -1;  // instruction index that wrote it (a loop's label for header values); -1: entry
+  enum Kind : uint8_t { kValue, kMaskLo, kMaskHi } kind = kValue;
+};
+
+// A register: file and index. Files: VGPR, AGPR, SGPR, VCC (index 0 lo, 1 hi), M0, SCC, EXEC.
+struct RegKey {
+  enum File : uint8_t { kV, kA, kS, kVcc, kM0, kScc, kExec } file = kV;
+  int index = 0;
+  friend bool operator<(const RegKey& a, const RegKey& b) {
+    return a.file != b.file ? a.file < b.file : a.index < b.index;
+  }
+  friend bool operator==(const RegKey& a, const RegKey& b) { return a.file == b.file && a.index == b.index; }
+};
+std::string KeyName(RegKey k);
+
+struct SymState {
+  std::vector<Slot> v, a, s;  // VGPRs, AGPRs, SGPRs (a slot with !t.valid() is undefined)
+  Slot vcc[2], m0, scc;
+  Slot exec;                  // this lane's EXEC bit (kind kMaskLo)
+};
+
+// A memory instruction as executed by the symbolic lane.
+struct MemExec {
+  int index = -1;                      // instruction index in the function
+  TRef exec;                           // EXEC bit when it issued
+  int exec_def = -1;
+  std::vector<std::vector<Slot>> ops;  // explicit operands, per dword, as read
+};
+
+struct InstTrace {
+  std::vector<int> src_defs;                         // writers of the registers read
+  std::vector<std::pair<std::string, TRef>> writes;  // register name -> value written
+  std::string nonuniform;  // "s5 depends on tid.x: not uniform" when an SGPR got a per-lane value
+};
+
+// A machine loop: instructions (label_index, latch_index]; the latch branches back.
+struct MachineLoop {
+  int label_index = -1, latch_index = -1;
+  int kir_op = -1;   // the label's KIR op (the `for`), or -1
+  int it_var = -1;   // the iteration variable, range [0, trips-1]
+  int64_t trips = 0;
+  int depth = 0;     // 0 outermost
+  std::vector<std::string> induction;  // "s1 = 0 + 32 * it", for reports
+};
+
+// The variables of a kernel's symbolic lane.
+struct KernelVars {
+  int tid[3] = {-1, -1, -1};
+  int wg[3] = {-1, -1, -1};
+  int kptr[2] = {-1, -1};
+  std::map<int64_t, int> kernarg_dword;  // kernarg byte offset -> variable
+  struct ArgVars {
+    int lo = -1, hi = -1;  // buffers: pointer halves
+    int scalar = -1;       // scalars
+  };
+  std::map<std::string, ArgVars> args;
+};
+
+class SymExec {
+ public:
+  SymExec(TermPool& pool, const Kernel& k, const TargetInfo& t, const KernelAbi& abi);
+
+  // Executes `f` from the kernel's initial state. Unimplemented for control
+  // flow other than properly nested loops with a computable trip count.
+  absl::Status Run(const MFunction& f);
+
+  const KernelVars& vars() const { return vars_; }
+  const std::vector<InstTrace>& trace() const { return trace_; }
+  const std::map<int, MemExec>& mem() const { return mem_; }  // by instruction index
+  const std::map<int, MachineLoop>& loops() const { return loops_; }  // by label index
+  const SymState& state() const { return st_; }
+
+ private:
+  Slot& At(RegKey k);
+  void Set(RegKey k, Slot s);
+  Slot& Reg(RegClass c, int index);
+  Slot Read(int inst, const MOperand& o, int dword, bool wide = false);
+  TRef Value(int inst, const Slot& s, const MOperand& o);
+  TRef MaskBit(int inst, const MOperand& o);
+  void Write(int inst, const MOperand& o, int dword, TRef t, bool under_exec);
+  void WriteMask(int inst, const MOperand& o, TRef bit);
+  void SetScc(int inst, TRef t);
+  TRef Fresh(VarKind kind, const std::string& name, uint8_t deps, int inst);
+  void Step(int i, const MInst& mi);
+  void StepSalu(int i, const MInst& mi);
+  void StepValu(int i, const MInst& mi);
+  void Opaque(int i, const MInst& mi, const std::string& why);
+  absl::Status RunRange(int begin, int end, int depth);
+  absl::Status RunLoop(int label, int latch, int depth);
+  std::set<RegKey> StaticWrites(int begin, int end) const;
+  std::vector<RegKey> AllKeys() const;
+
+  TermPool& p_;
+  TermDomain d_;
+  const Kernel& k_;
+  const TargetInfo& t_;
+  const KernelAbi& abi_;
+  const MFunction* f_ = nullptr;
+  KernelVars vars_;
+  SymState st_;
+  std::vector<InstTrace> trace_;
+  std::map<int, MemExec> mem_;
+  std::map<int, MachineLoop> loops_;
+  std::map<int, int> loop_of_label_;  // label index -> latch index
+  bool logging_ = false;
+  std::set<RegKey> log_;  // registers written while logging_
+};
+
+// "s[4:7]", "v3", "exec", "0x80000000": an operand as assembly names it.
+std::string OperandName(const MOperand& o);
+
+}  // namespace kir::vfy
+
+#endif  // KIRC_VERIFY_SYMEXEC_H_

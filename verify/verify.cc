@@ -1,0 +1,1350 @@
+// The address verifier (verify.h): symbolic execution (symexec.h) of the
+// final machine code, translation of the resulting terms to linear integer
+// arithmetic for Z3, one query per memory instruction, concrete confirmation
+// of every counterexample.
+//
+// Translation (sound by construction). A term t (32-bit wrapping semantics)
+// becomes an affine form L over "atoms" (Z3 integer terms with a sound
+// interval: variables, div/mod by constants, ite, products) such that
+//   L == t (mod 2^32)   and   L lies in the interval computed from its atoms.
+// Ring operations (add, sub, mul by a constant, shl by a constant) need
+// nothing more. Operations that need the exact unsigned value use L itself
+// when its interval lies in [0, 2^32) (or L - j*2^32 when it lies in one
+// window), else L mod 2^32. On exact values: lshr/ashr by k is floor
+// division by 2^k, and-masks are sums of (X div 2^p) mod 2^w fields,
+// mul_hi by a constant m is (X*m) div 2^32; div/mod by d split off the
+// coefficients that d divides (so (x + 1024 y) div 1024 is y exactly when
+// x < 1024). Magic-number division lshr(mul_hi(X, m), s) is X div d when
+// MagicDivisorIsExact(d, max, {m, s}) holds for X's interval [0, max] (the
+// Granlund-Montgomery bound in exact 128-bit arithmetic), or under a side
+// condition X <= bound. or/xor are additions only when the operands' bits are
+// disjoint: structurally, or as a side condition proved with the rest.
+// Anything else is over-approximated by a fresh 32-bit value (sound for a
+// proof; the counterexample is then checked concretely).
+#include "verify/verify.h"
+
+#include <z3++.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "compiler/emit/asm_printer.h"
+#include "compiler/isa/semantics.h"
+#include "compiler/lower/magic_division.h"
+#include "compiler/promote/gemm_config.h"
+#include "compiler/promote/promote.h"
+#include "verify/obligations.h"
+#include "verify/symexec.h"
+#include "verify/term.h"
+
+namespace kir {
+
+const char* StatusName(AccessVerdict::Status s) {
+  switch (s) {
+    case AccessVerdict::Status::kProved: return "proved";
+    case AccessVerdict::Status::kFailed: return "failed";
+    case AccessVerdict::Status::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+std::string VerifyResult::Report() const {
+  int proved = 0, failed = 0, unknown = 0;
+  std::string body;
+  for (const AccessVerdict& a : accesses) {
+    const char* tag = a.status == AccessVerdict::Status::kProved   ? "proved "
+                      : a.status == AccessVerdict::Status::kFailed ? "FAILED "
+                                                                    : "UNKNOWN";
+    (a.status == AccessVerdict::Status::kProved ? proved : a.status == AccessVerdict::Status::kFailed ? failed
+                                                                                                        : unknown)++;
+    std::string id = a.inst_id >= 0 ? absl::StrCat("[", a.inst_id, "]") : "[?]";
+    absl::StrAppend(&body, absl::StrFormat("  %s %-6s %-52s %s (%.3f s)\n", tag, id, a.inst_text,
+                                           a.kir_op >= 0 ? absl::StrCat("op ", a.kir_op, ": ", a.op_text) : a.op_text,
+                                           a.seconds));
+    if (a.status != AccessVerdict::Status::kProved) {
+      for (absl::string_view line : absl::StrSplit(a.reason, '\n')) absl::StrAppend(&body, "      ", line, "\n");
+      if (!a.counterexample.empty())
+        for (absl::string_view line : absl::StrSplit(a.counterexample, '\n'))
+          if (!line.empty()) absl::StrAppend(&body, "      ", line, "\n");
+    }
+  }
+  return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", accesses.size(), " memory instructions, ",
+                      proved, " proved, ", failed, " failed, ", unknown, " unknown (",
+                      absl::StrFormat("%.3f", seconds), " s)\n", body,
+                      all_proved ? "verify: every address proved\n" : "verify: NOT every address is proved\n");
+}
+
+namespace {
+
+using namespace vfy;
+using i128 = __int128;
+
+constexpr i128 kInf = static_cast<i128>(1) << 100;
+constexpr i128 kTwo32 = static_cast<i128>(1) << 32;
+
+i128 Clamp(i128 v) { return v > kInf ? kInf : v < -kInf ? -kInf : v; }
+i128 Abs(i128 v) { return v < 0 ? -v : v; }
+i128 SatMul(i128 a, i128 b) {
+  if (a == 0 || b == 0) return 0;
+  if (Abs(a) > kInf / Abs(b)) return (a < 0) != (b < 0) ? -kInf : kInf;
+  return Clamp(a * b);
+}
+i128 FDiv(i128 a, i128 d) {
+  i128 q = a / d;
+  if (a % d != 0 && a < 0) --q;
+  return q;
+}
+i128 Pow2(int k) { return static_cast<i128>(1) << k; }
+std::string I128Str(i128 v) {
+  if (v == 0) return "0";
+  bool neg = v < 0;
+  unsigned __int128 u = neg ? static_cast<unsigned __int128>(-v) : static_cast<unsigned __int128>(v);
+  std::string s;
+  while (u) {
+    s.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  if (neg) s.push_back('-');
+  return std::string(s.rbegin(), s.rend());
+}
+
+struct Iv {
+  i128 lo = 0, hi = 0;
+};
+
+// An affine form over atoms: sum(coeff * atom) + c.
+struct Lin {
+  std::vector<std::pair<int, i128>> t;  // (atom, coefficient), sorted by atom, no zero coefficients
+  i128 c = 0;
+  bool IsConst() const { return t.empty(); }
+};
+
+// Coefficients beyond 2^62 are reduced modulo 2^32 (the form only claims
+// congruence modulo 2^32; exactness is re-derived from the interval).
+i128 Reduce32(i128 v) {
+  if (Abs(v) <= (static_cast<i128>(1) << 62)) return v;
+  i128 r = v % kTwo32;
+  if (r < 0) r += kTwo32;
+  if (r > kTwo32 / 2) r -= kTwo32;
+  return r;
+}
+
+Lin LAdd(const Lin& a, const Lin& b, i128 kb = 1) {
+  Lin r;
+  r.c = Reduce32(a.c + kb * b.c);
+  size_t i = 0, j = 0;
+  while (i < a.t.size() || j < b.t.size()) {
+    if (j >= b.t.size() || (i < a.t.size() && a.t[i].first < b.t[j].first)) {
+      r.t.push_back(a.t[i++]);
+    } else if (i >= a.t.size() || b.t[j].first < a.t[i].first) {
+      i128 c = Reduce32(kb * b.t[j].second);
+      if (c != 0) r.t.push_back({b.t[j].first, c});
+      ++j;
+    } else {
+      i128 c = Reduce32(a.t[i].second + kb * b.t[j].second);
+      if (c != 0) r.t.push_back({a.t[i].first, c});
+      ++i, ++j;
+    }
+  }
+  return r;
+}
+
+Lin LScale(const Lin& a, i128 k) {
+  Lin r;
+  if (k == 0) return r;
+  r.c = Reduce32(a.c * k);
+  for (const auto& [at, c] : a.t) {
+    i128 v = Reduce32(c * k);
+    if (v != 0) r.t.push_back({at, v});
+  }
+  return r;
+}
+
+Lin LConst(i128 c) {
+  Lin r;
+  r.c = c;
+  return r;
+}
+
+Lin LAtom(int atom) {
+  Lin r;
+  r.t.push_back({atom, 1});
+  return r;
+}
+
+void MergeInto(std::vector<int>& dst, const std::vector<int>& src) {
+  if (src.empty()) return;
+  std::vector<int> out;
+  std::set_union(dst.begin(), dst.end(), src.begin(), src.end(), std::back_inserter(out));
+  dst.swap(out);
+}
+
+// ---------------------------------------------------------------------------
+// Terms to Z3.
+class Translator {
+ public:
+  struct TL {
+    Lin l;
+    std::vector<int> sides;  // side conditions this value's translation relies on
+    std::vector<int> notes;  // abstractions used (nonlinear products, over-approximations)
+  };
+  struct Side {
+    z3::expr cond;
+    std::string what;
+  };
+
+  Translator(z3::context& ctx, TermPool& pool, std::unordered_map<int, std::string> labels)
+      : ctx_(ctx), p_(pool), labels_(std::move(labels)) {}
+
+  const TL& Get(TRef t) {
+    if (static_cast<int>(cache_.size()) < p_.size()) cache_.resize(p_.size());
+    if (!cache_[t.id]) {
+      TL r = Compute(t);
+      if (static_cast<int>(cache_.size()) < p_.size()) cache_.resize(p_.size());
+      cache_[t.id] = std::make_unique<TL>(std::move(r));
+    }
+    return *cache_[t.id];
+  }
+
+  // The exact unsigned 32-bit value of t, with the side conditions and notes it relies on.
+  z3::expr Exact(TRef t, TL* acc) {
+    const TL& x = Get(t);
+    MergeInto(acc->sides, x.sides);
+    MergeInto(acc->notes, x.notes);
+    return ToZ3(ExactL(x.l));
+  }
+  // A 0/1 (or any) value as a Z3 boolean "non-zero".
+  z3::expr NonZero(TRef t, TL* acc) {
+    const TL& x = Get(t);
+    MergeInto(acc->sides, x.sides);
+    MergeInto(acc->notes, x.notes);
+    Iv iv = IvOf(x.l);
+    if (iv.lo >= 0 && iv.hi <= 1) return ToZ3(x.l) == 1;
+    return ToZ3(ExactL(x.l)) != 0;
+  }
+
+  z3::expr VarExpr(int var) {
+    auto it = var_atom_.find(var);
+    if (it == var_atom_.end()) it = var_atom_.emplace(var, VarAtom(var)).first;
+    return atoms_[it->second].e;
+  }
+  const std::map<int, int>& var_atoms() const { return var_atom_; }
+  const std::vector<Side>& sides() const { return sides_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+  // Range constraints of every variable and over-approximation atom created so far.
+  z3::expr_vector Assumptions() {
+    z3::expr_vector v(ctx_);
+    for (const auto& [var, atom] : var_atom_) {
+      const VarInfo& vi = p_.var(var);
+      v.push_back(atoms_[atom].e >= ctx_.int_val(static_cast<int64_t>(vi.lo)));
+      v.push_back(atoms_[atom].e <= ctx_.int_val(static_cast<int64_t>(vi.hi)));
+    }
+    for (const z3::expr& e : fresh_ranges_) v.push_back(e);
+    return v;
+  }
+
+ private:
+  struct AtomRec {
+    z3::expr e;
+    Iv iv;
+  };
+
+  z3::expr Num(i128 v) {
+    if (v >= INT64_MIN && v <= INT64_MAX) return ctx_.int_val(static_cast<int64_t>(v));
+    return ctx_.int_val(I128Str(v).c_str());
+  }
+
+  int AddAtom(const z3::expr& e, Iv iv) {
+    unsigned id = Z3_get_ast_id(ctx_, e);
+    auto it = atom_by_ast_.find(id);
+    if (it != atom_by_ast_.end()) {
+      AtomRec& a = atoms_[it->second];
+      a.iv.lo = std::max(a.iv.lo, iv.lo);
+      a.iv.hi = std::min(a.iv.hi, iv.hi);
+      return it->second;
+    }
+    atoms_.push_back(AtomRec{e, iv});
+    atom_by_ast_[id] = static_cast<int>(atoms_.size()) - 1;
+    return static_cast<int>(atoms_.size()) - 1;
+  }
+
+  int VarAtom(int var) {
+    const VarInfo& vi = p_.var(var);
+    std::string name = absl::StrCat("x", var, "_");
+    for (char ch : vi.name) name.push_back(std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_');
+    return AddAtom(ctx_.int_const(name.c_str()), Iv{vi.lo, vi.hi});
+  }
+
+  Iv IvOf(const Lin& l) const {
+    Iv r{l.c, l.c};
+    for (const auto& [a, c] : l.t) {
+      const Iv& v = atoms_[a].iv;
+      i128 x = SatMul(c, v.lo), y = SatMul(c, v.hi);
+      r.lo = Clamp(r.lo + std::min(x, y));
+      r.hi = Clamp(r.hi + std::max(x, y));
+    }
+    return r;
+  }
+
+  z3::expr ToZ3(const Lin& l) {
+    z3::expr r = Num(l.c);
+    bool first = l.c == 0;
+    for (const auto& [a, c] : l.t) {
+      z3::expr term = c == 1 ? atoms_[a].e : Num(c) * atoms_[a].e;
+      r = first ? term : r + term;
+      first = false;
+    }
+    return r;
+  }
+
+  // floor(L / d) for an exact L and d > 0: the coefficients d divides are
+  // split off; the rest R is one atom unless R's interval sits in one quotient.
+  Lin DivConst(const Lin& l, i128 d) {
+    Lin m, r;
+    m.c = FDiv(l.c, d);
+    r.c = l.c - m.c * d;
+    for (const auto& [a, c] : l.t) {
+      i128 q = FDiv(c, d), rem = c - q * d;
+      if (q != 0) m.t.push_back({a, q});
+      if (rem != 0) r.t.push_back({a, rem});
+    }
+    Iv iv = IvOf(r);
+    i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
+    if (lo == hi) return LAdd(m, LConst(lo));
+    int q = AddAtom(ToZ3(r) / Num(d), Iv{lo, hi});
+    return LAdd(m, LAtom(q));
+  }
+
+  // L mod d (floor) for d > 0; exact L needed unless d divides 2^32.
+  Lin ModConst(const Lin& l, i128 d) {
+    Lin r;
+    r.c = l.c - FDiv(l.c, d) * d;
+    for (const auto& [a, c] : l.t) {
+      i128 rem = c - FDiv(c, d) * d;
+      if (rem != 0) r.t.push_back({a, rem});
+    }
+    Iv iv = IvOf(r);
+    i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
+    if (lo == hi) return LAdd(r, LConst(-lo * d));
+    return LAtom(AddAtom(z3::mod(ToZ3(r), Num(d)), Iv{0, d - 1}));
+  }
+
+  // The exact unsigned value of a form congruent to it.
+  Lin ExactL(const Lin& l) {
+    Iv iv = IvOf(l);
+    if (iv.lo >= 0 && iv.hi < kTwo32) return l;
+    i128 j = FDiv(iv.lo, kTwo32);
+    if (j == FDiv(iv.hi, kTwo32) && Abs(iv.lo) < kInf && Abs(iv.hi) < kInf) return LAdd(l, LConst(-j * kTwo32));
+    return ModConst(l, kTwo32);
+  }
+  Lin SignedExactL(const Lin& l) {
+    return LAdd(ExactL(LAdd(l, LConst(Pow2(31)))), LConst(-Pow2(31)));
+  }
+
+  Lin Fresh(TL& r, const std::string& why, Iv iv = Iv{0, kTwo32 - 1}) {
+    z3::expr v = ctx_.int_const(absl::StrCat("oa", fresh_count_++).c_str());
+    fresh_ranges_.push_back(v >= Num(iv.lo));
+    fresh_ranges_.push_back(v <= Num(iv.hi));
+    MergeInto(r.notes, {Note(why)});
+    return LAtom(AddAtom(v, iv));
+  }
+
+  int Note(const std::string& s) {
+    auto it = std::find(notes_.begin(), notes_.end(), s);
+    if (it != notes_.end()) return static_cast<int>(it - notes_.begin());
+    notes_.push_back(s);
+    return static_cast<int>(notes_.size()) - 1;
+  }
+
+  int AddSide(TL& r, z3::expr cond, const std::string& what) {
+    sides_.push_back(Side{cond, what});
+    int id = static_cast<int>(sides_.size()) - 1;
+    MergeInto(r.sides, {id});
+    return id;
+  }
+
+  std::string Label(TRef t) {
+    auto it = labels_.find(t.id);
+    return it != labels_.end() ? it->second : std::string("an intermediate value");
+  }
+
+  static bool Divisible(const Lin& l, i128 m) {
+    if (l.c % m != 0) return false;
+    for (const auto& [a, c] : l.t)
+      if (c % m != 0) return false;
+    return true;
+  }
+  static int BitLen(i128 v) {
+    int k = 0;
+    while (k < 100 && Pow2(k) <= v) ++k;
+    return k;
+  }
+
+  // lshr(mul_hi(X, m), s) == X div d for X in [0, max]: the Granlund-Montgomery
+  // bound, checked exactly (MagicDivisorIsExact), for d = floor(2^(32+s)/m) or +1.
+  std::optional<Lin> MagicLemma(const Lin& x, uint32_t m, int s, TL& r, TRef at) {
+    if (m == 0 || s < 0 || s > 31) return std::nullopt;
+    Iv iv = IvOf(x);
+    if (iv.lo < 0 || iv.hi >= kTwo32) return std::nullopt;
+    i128 two = Pow2(32 + s);
+    for (i128 d : {two / m, two / m + 1})
+      if (d >= 1 && d < kTwo32 && MagicDivisorIsExact(static_cast<int64_t>(d), static_cast<int64_t>(iv.hi),
+                                                         MagicDivisor{m, s}))
+        return DivConst(x, d);
+    // The largest dividend bound for which the pair is exact; a side condition.
+    i128 best_d = -1, best_bound = -1;
+    for (i128 d : {two / m, two / m + 1}) {
+      if (d < 1 || d >= kTwo32) continue;
+      i128 md = static_cast<i128>(m) * d;
+      if (md < two) continue;
+      i128 e = md - two;
+      i128 bound = e == 0 ? kTwo32 - 1 : std::min<i128>(kTwo32 - 1, (two - 1) / e);
+      if (MagicDivisorIsExact(static_cast<int64_t>(d), static_cast<int64_t>(bound), MagicDivisor{m, s}) &&
+          bound > best_bound) {
+        best_bound = bound;
+        best_d = d;
+      }
+    }
+    if (best_d < 1 || best_bound < iv.lo) return std::nullopt;
+    AddSide(r, ToZ3(x) <= Num(best_bound),
+            absl::StrCat(Label(at), ": the dividend of the magic division by ", I128Str(best_d), " (multiplier 0x",
+                         absl::Hex(m), ", shift ", s, ") is at most ", I128Str(best_bound),
+                         ", where the multiplier is exact"));
+    return DivConst(x, best_d);
+  }
+
+  TL Compute(TRef t) {
+    const TNode n = p_.node(t);
+    TL r;
+    auto child = [&](int id) -> const TL& {
+      const TL& c = Get(TRef{id});
+      MergeInto(r.sides, c.sides);
+      MergeInto(r.notes, c.notes);
+      return c;
+    };
+    auto is_const = [&](int id) { return p_.IsConst(TRef{id}); };
+    auto cval = [&](int id) { return p_.ConstValue(TRef{id}); };
+    switch (n.op) {
+      case TOp::kConst: {
+        r.l = LConst(n.c >= 0x80000000u ? static_cast<i128>(n.c) - kTwo32 : static_cast<i128>(n.c));
+        return r;
+      }
+      case TOp::kVar:
+        VarExpr(static_cast<int>(n.c));
+        r.l = LAtom(var_atom_.at(static_cast<int>(n.c)));
+        return r;
+      case TOp::kAdd:
+      case TOp::kSub: {
+        const TL& a = child(n.a);
+        const TL& b = child(n.b);
+        r.l = LAdd(a.l, b.l, n.op == TOp::kAdd ? 1 : -1);
+        return r;
+      }
+      case TOp::kMul: {
+        const TL& a = child(n.a);
+        const TL& b = child(n.b);
+        if (a.l.IsConst()) r.l = LScale(b.l, a.l.c);
+        else if (b.l.IsConst()) r.l = LScale(a.l, b.l.c);
+        else {
+          Iv x = IvOf(a.l), y = IvOf(b.l);
+          i128 c[4] = {SatMul(x.lo, y.lo), SatMul(x.lo, y.hi), SatMul(x.hi, y.lo), SatMul(x.hi, y.hi)};
+          r.l = LAtom(AddAtom(ToZ3(a.l) * ToZ3(b.l), Iv{*std::min_element(c, c + 4), *std::max_element(c, c + 4)}));
+          MergeInto(r.notes, {Note(absl::StrCat(Label(t), ": a product of two non-constant values (nonlinear)"))});
+        }
+        return r;
+      }
+      case TOp::kShl: {
+        const TL& a = child(n.a);
+        if (!is_const(n.b)) {
+          child(n.b);
+          r.l = Fresh(r, absl::StrCat(Label(t), ": shift by a non-constant amount is not modelled"));
+          return r;
+        }
+        r.l = LScale(a.l, Pow2(static_cast<int>(cval(n.b) & 31)));
+        return r;
+      }
+      case TOp::kLShr:
+      case TOp::kAShr: {
+        if (!is_const(n.b)) {
+          child(n.a);
+          child(n.b);
+          r.l = Fresh(r, absl::StrCat(Label(t), ": shift by a non-constant amount is not modelled"));
+          return r;
+        }
+        int k = static_cast<int>(cval(n.b) & 31);
+        const TNode& an = p_.node(TRef{n.a});
+        if (n.op == TOp::kLShr && an.op == TOp::kMulHiU && (is_const(an.a) || is_const(an.b))) {
+          int other = is_const(an.b) ? an.a : an.b;
+          uint32_t m = cval(is_const(an.b) ? an.b : an.a);
+          const TL& x = child(other);
+          std::optional<Lin> q = MagicLemma(ExactL(x.l), m, k, r, t);
+          if (q) {
+            r.l = *q;
+            return r;
+          }
+        }
+        const TL& a = child(n.a);
+        Lin x = n.op == TOp::kLShr ? ExactL(a.l) : SignedExactL(a.l);
+        r.l = DivConst(x, Pow2(k));
+        return r;
+      }
+      case TOp::kMulHiU: {
+        if (is_const(n.a) || is_const(n.b)) {
+          int other = is_const(n.b) ? n.a : n.b;
+          uint32_t m = cval(is_const(n.b) ? n.b : n.a);
+          const TL& x = child(other);
+          Lin xe = ExactL(x.l);
+          std::optional<Lin> q = MagicLemma(xe, m, 0, r, t);
+          r.l = q ? *q : DivConst(LScale(xe, m), kTwo32);
+          return r;
+        }
+        const TL& a = child(n.a);
+        const TL& b = child(n.b);
+        Lin xa = ExactL(a.l), xb = ExactL(b.l);
+        Iv x = IvOf(xa), y = IvOf(xb);
+        Lin prod = LAtom(AddAtom(ToZ3(xa) * ToZ3(xb), Iv{SatMul(x.lo, y.lo), SatMul(x.hi, y.hi)}));
+        MergeInto(r.notes, {Note(absl::StrCat(Label(t), ": a product of two non-constant values (nonlinear)"))});
+        r.l = DivConst(prod, kTwo32);
+        return r;
+      }
+      case TOp::kAnd:
+      case TOp::kOr:
+      case TOp::kXor:
+        return Bitwise(t, n, r, child);
+      case TOp::kSelect: {
+        const TL& c = child(n.a);
+        const TL& a = child(n.b);
+        const TL& b = child(n.s);
+        Iv ic = IvOf(c.l);
+        if (ic.lo > 0 || ic.hi < 0) {  // provably non-zero
+          r.l = a.l;
+          return r;
+        }
+        if (ic.lo == 0 && ic.hi == 0) {
+          r.l = b.l;
+          return r;
+        }
+        z3::expr cond = (ic.lo >= 0 && ic.hi <= 1) ? ToZ3(c.l) == 1 : ToZ3(ExactL(c.l)) != 0;
+        Iv ia = IvOf(a.l), ib = IvOf(b.l);
+        r.l = LAtom(AddAtom(z3::ite(cond, ToZ3(a.l), ToZ3(b.l)), Iv{std::min(ia.lo, ib.lo), std::max(ia.hi, ib.hi)}));
+        return r;
+      }
+      case TOp::kUlt: {
+        const TL& a = child(n.a);
+        const TL& b = child(n.b);
+        Lin xa = ExactL(a.l), xb = ExactL(b.l);
+        Iv ia = IvOf(xa), ib = IvOf(xb);
+        if (ia.hi < ib.lo) r.l = LConst(1);
+        else if (ia.lo >= ib.hi) r.l = LConst(0);
+        else r.l = LAtom(AddAtom(z3::ite(ToZ3(xa) < ToZ3(xb), Num(1), Num(0)), Iv{0, 1}));
+        return r;
+      }
+      case TOp::kEq: {
+        const TL& a = child(n.a);
+        const TL& b = child(n.b);
+        Lin dm = ModConst(LAdd(a.l, b.l, -1), kTwo32);
+        Iv iv = IvOf(dm);
+        if (iv.lo == 0 && iv.hi == 0) r.l = LConst(1);
+        else if (iv.lo > 0) r.l = LConst(0);
+        else r.l = LAtom(AddAtom(z3::ite(ToZ3(dm) == 0, Num(1), Num(0)), Iv{0, 1}));
+        return r;
+      }
+    }
+    return r;
+  }
+
+  template <class Child>
+  TL Bitwise(TRef t, const TNode& n, TL& r, Child& child) {
+    const TL& a = child(n.a);
+    const TL& b = child(n.b);
+    Lin xa = ExactL(a.l), xb = ExactL(b.l);
+    Iv ia = IvOf(xa), ib = IvOf(xb);
+    const char* mn = n.op == TOp::kAnd ? "and" : n.op == TOp::kOr ? "or" : "xor";
+    // 0/1 values (lane bits, compare results): boolean connectives.
+    if (ia.lo >= 0 && ia.hi <= 1 && ib.lo >= 0 && ib.hi <= 1) {
+      z3::expr za = ToZ3(xa) == 1, zb = ToZ3(xb) == 1;
+      z3::expr f = n.op == TOp::kAnd ? (za && zb) : n.op == TOp::kOr ? (za || zb) : (za != zb);
+      r.l = LAtom(AddAtom(z3::ite(f, Num(1), Num(0)), Iv{0, 1}));
+      return r;
+    }
+    const bool cb = p_.IsConst(TRef{n.b});  // constants are canonicalised to the right
+    const uint32_t c = cb ? p_.ConstValue(TRef{n.b}) : 0;
+    if (n.op == TOp::kAnd && cb) {
+      if ((c & (c + 1)) == 0) {  // 2^k - 1: a low mask needs only the value mod 2^32
+        int k = BitLen(c);
+        r.l = ModConst(a.l, Pow2(k));
+        return r;
+      }
+      // Each run of ones [p, q): ((X div 2^p) mod 2^(q-p)) * 2^p.
+      Lin sum;
+      for (int p = 0; p < 32;) {
+        if (!((c >> p) & 1)) {
+          ++p;
+          continue;
+        }
+        int q = p;
+        while (q < 32 && ((c >> q) & 1)) ++q;
+        sum = LAdd(sum, LScale(ModConst(DivConst(xa, Pow2(p)), Pow2(q - p)), Pow2(p)));
+        p = q;
+      }
+      r.l = sum;
+      return r;
+    }
+    if (n.op == TOp::kXor && cb && c == 0xffffffffu) {  // ~a == -1 - a (mod 2^32)
+      r.l = LAdd(LConst(-1), a.l, -1);
+      return r;
+    }
+    if (n.op == TOp::kXor && cb && c == 0x80000000u) {  // flipping bit 31 == adding 2^31 (mod 2^32)
+      r.l = LAdd(a.l, LConst(Pow2(31)));
+      return r;
+    }
+    if (n.op == TOp::kAnd) {
+      // a & b of two non-constant values: only its range is known.
+      r.l = Fresh(r, absl::StrCat(Label(t), ": and of two non-constant values is over-approximated"),
+                  Iv{0, std::min(ia.hi, ib.hi)});
+      return r;
+    }
+    // or / xor: a + b when the bits are disjoint (failure class 1: prove it, do not assume it).
+    for (int pass = 0; pass < 2; ++pass) {
+      const Lin& p = pass == 0 ? xa : xb;
+      const Iv& iq = pass == 0 ? ib : ia;
+      int k = BitLen(iq.hi);
+      if (k <= 32 && Divisible(p, Pow2(k))) {
+        r.l = LAdd(xa, xb);
+        return r;
+      }
+    }
+    const bool small_b = ib.hi <= ia.hi;
+    const Lin& p = small_b ? xa : xb;
+    int k = BitLen(small_b ? ib.hi : ia.hi);
+    if (k > 32) k = 32;
+    AddSide(r, z3::mod(ToZ3(p), Num(Pow2(k))) == 0,
+            absl::StrCat(Label(t), ": the operands of the ", mn, " have disjoint bits (the ",
+                         small_b ? "first" : "second", " is a multiple of 2^", k, "), so ", mn, " == add"));
+    r.l = LAdd(xa, xb);
+    return r;
+  }
+
+  z3::context& ctx_;
+  TermPool& p_;
+  std::unordered_map<int, std::string> labels_;
+  std::vector<std::unique_ptr<TL>> cache_;
+  std::vector<AtomRec> atoms_;
+  std::unordered_map<unsigned, int> atom_by_ast_;
+  std::map<int, int> var_atom_;
+  std::vector<Side> sides_;
+  std::vector<std::string> notes_;
+  std::vector<z3::expr> fresh_ranges_;
+  int fresh_count_ = 0;
+};
+
+// Integer domains for obligations.h.
+struct Z3W {
+  z3::context* ctx;
+  using I = z3::expr;
+  using B = z3::expr;
+  I C(int64_t v) const { return ctx->int_val(v); }
+  B T(bool b) const { return ctx->bool_val(b); }
+  I Div(const I& a, int64_t d) const { return a / ctx->int_val(d); }
+  I Mod(const I& a, int64_t d) const { return z3::mod(a, ctx->int_val(d)); }
+  B Implies(const B& a, const B& b) const { return z3::implies(a, b); }
+};
+
+struct CW {
+  using I = int64_t;
+  using B = bool;
+  I C(int64_t v) const { return v; }
+  B T(bool b) const { return b; }
+  I Div(I a, int64_t d) const { return FloorDiv(a, d); }
+  I Mod(I a, int64_t d) const { return FloorMod(a, d); }
+  B Implies(B a, B b) const { return !a || b; }
+};
+
+struct MemShape {
+  bool ok = false, lds = false, store = false;
+  int comps = 0, bytes = 0;
+};
+
+MemShape ShapeOf(Opc o) {
+  auto s = [](bool lds, bool store, int comps, int bytes) { return MemShape{true, lds, store, comps, bytes}; };
+  switch (o) {
+    case Opc::kBufferLoadDword: return s(false, false, 1, 4);
+    case Opc::kBufferLoadDwordx2: return s(false, false, 2, 4);
+    case Opc::kBufferLoadDwordx3: return s(false, false, 3, 4);
+    case Opc::kBufferLoadDwordx4: return s(false, false, 4, 4);
+    case Opc::kBufferLoadUbyte: case Opc::kBufferLoadSbyte: return s(false, false, 1, 1);
+    case Opc::kBufferLoadUshort: case Opc::kBufferLoadSshort: case Opc::kBufferLoadShortD16:
+    case Opc::kBufferLoadShortD16Hi: return s(false, false, 1, 2);
+    case Opc::kBufferStoreDword: return s(false, true, 1, 4);
+    case Opc::kBufferStoreDwordx2: return s(false, true, 2, 4);
+    case Opc::kBufferStoreDwordx3: return s(false, true, 3, 4);
+    case Opc::kBufferStoreDwordx4: return s(false, true, 4, 4);
+    case Opc::kBufferStoreByte: return s(false, true, 1, 1);
+    case Opc::kBufferStoreShort: case Opc::kBufferStoreShortD16Hi: return s(false, true, 1, 2);
+    case Opc::kDsReadB32: return s(true, false, 1, 4);
+    case Opc::kDsReadB64: return s(true, false, 2, 4);
+    case Opc::kDsReadB96: return s(true, false, 3, 4);
+    case Opc::kDsReadB128: return s(true, false, 4, 4);
+    case Opc::kDsReadU8: case Opc::kDsReadI8: return s(true, false, 1, 1);
+    case Opc::kDsReadU16: case Opc::kDsReadI16: case Opc::kDsReadU16D16: case Opc::kDsReadU16D16Hi:
+      return s(true, false, 1, 2);
+    case Opc::kDsWriteB32: return s(true, true, 1, 4);
+    case Opc::kDsWriteB64: return s(true, true, 2, 4);
+    case Opc::kDsWriteB96: return s(true, true, 3, 4);
+    case Opc::kDsWriteB128: return s(true, true, 4, 4);
+    case Opc::kDsWriteB8: return s(true, true, 1, 1);
+    case Opc::kDsWriteB16: case Opc::kDsWriteB16D16Hi: return s(true, true, 1, 2);
+    default: return MemShape{};
+  }
+}
+
+bool IsMemoryInst(const MInst& mi) {
+  InstClass c = Info(mi.opc).cls;
+  return c == InstClass::kVmemLoad || c == InstClass::kVmemStore || c == InstClass::kDsRead ||
+         c == InstClass::kDsWrite;
+}
+
+// Pre-order ops (as the lowering numbers them), each with its enclosing `for` ops.
+void Flatten(const std::vector<Op>& ops, std::vector<const Op*>& out, std::vector<std::vector<int>>& fors,
+             std::vector<int>& stack) {
+  for (const Op& op : ops) {
+    out.push_back(&op);
+    fors.push_back(stack);
+    if (op.kind == OpKind::kFor) {
+      stack.push_back(static_cast<int>(out.size()) - 1);
+      Flatten(op.body, out, fors, stack);
+      stack.pop_back();
+    }
+  }
+}
+
+struct LoopBinding {
+  std::string name;  // the KIR induction variable
+  int64_t lo = 0, step = 1;
+  int it_var = -1;   // the machine loop's iteration variable
+  int label_index = -1;
+};
+
+std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
+
+// Everything about one access the checks need, symbolic or concrete.
+struct AccessCtx {
+  const AccessRecord* rec = nullptr;
+  int index = -1;  // instruction index
+  const MInst* mi = nullptr;
+  const Op* op = nullptr;
+  AccessShape shape;
+  // Root terms.
+  TRef exec, w[4], soffset, voffset, vaddr;
+  int arg_lo = -1, arg_hi = -1;  // buffers: the argument's pointer variables
+  std::vector<int> chain;        // instruction indices computing the address, ascending
+  std::vector<LoopBinding> loops;  // enclosing loops, outermost first
+  std::vector<TRef> Roots() const {
+    std::vector<TRef> r = {exec};
+    if (!shape.lds) {
+      for (TRef t : w) r.push_back(t);
+      r.push_back(soffset);
+      if (shape.offen) r.push_back(voffset);
+    } else {
+      r.push_back(vaddr);
+    }
+    return r;
+  }
+};
+
+class Verifier {
+ public:
+  Verifier(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, const VerifyOptions& o)
+      : k_(k), t_(t), lk_(lk), opts_(o), ex_(pool_, k, t, lk.abi) {}
+
+  VerifyResult Run() {
+    VerifyResult res;
+    res.kernel = k_.name;
+    res.target = t_.name;
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<int> stack;
+    Flatten(k_.body, ops_, fors_, stack);
+    for (size_t i = 0; i < lk_.mir.insts.size(); ++i)
+      if (lk_.mir.insts[i].id >= 0) index_of_id_[lk_.mir.insts[i].id] = static_cast<int>(i);
+    absl::Status st = ex_.Run(lk_.mir);
+    std::set<int> mapped;
+    if (st.ok()) {
+      std::unordered_map<int, std::string> labels;
+      for (size_t i = 0; i < ex_.trace().size(); ++i)
+        for (const auto& [name, term] : ex_.trace()[i].writes)
+          labels.emplace(term.id, absl::StrCat(InstName(static_cast<int>(i)), " ", Info(lk_.mir.insts[i].opc).mnemonic));
+      tr_ = std::make_unique<Translator>(ctx_, pool_, std::move(labels));
+    }
+    for (const AccessRecord& rec : lk_.access_map) {
+      auto a0 = std::chrono::steady_clock::now();
+      AccessVerdict v = st.ok() ? VerifyOne(rec) : Skeleton(rec);
+      if (!st.ok()) {
+        v.status = AccessVerdict::Status::kUnknown;
+        v.reason = std::string(st.message());
+      }
+      v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+      auto it = index_of_id_.find(rec.inst_id);
+      if (it != index_of_id_.end()) mapped.insert(it->second);
+      res.accesses.push_back(std::move(v));
+    }
+    // Memory instructions the access map does not name are unverified accesses.
+    for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
+      const MInst& mi = lk_.mir.insts[i];
+      if (!IsMemoryInst(mi) || mapped.count(static_cast<int>(i))) continue;
+      AccessVerdict v;
+      v.inst_id = mi.id;
+      v.inst_text = InstructionText(t_, mi);
+      v.op_text = "(no access-map record)";
+      v.status = AccessVerdict::Status::kFailed;
+      v.reason = "a memory instruction the access map does not name: no KIR access says where it may go";
+      res.accesses.push_back(std::move(v));
+    }
+    res.all_proved = std::all_of(res.accesses.begin(), res.accesses.end(), [](const AccessVerdict& a) {
+      return a.status == AccessVerdict::Status::kProved;
+    });
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  }
+
+ private:
+  std::string InstName(int index) const {
+    int id = lk_.mir.insts[index].id;
+    return id >= 0 ? absl::StrCat("[", id, "]") : absl::StrCat("[@", index, "]");
+  }
+
+  AccessVerdict Skeleton(const AccessRecord& rec) {
+    AccessVerdict v;
+    v.inst_id = rec.inst_id;
+    v.kir_op = rec.kir_op;
+    if (rec.kir_op >= 0 && rec.kir_op < static_cast<int>(lk_.kir_op_text.size())) v.op_text = lk_.kir_op_text[rec.kir_op];
+    auto it = index_of_id_.find(rec.inst_id);
+    if (it != index_of_id_.end()) v.inst_text = InstructionText(t_, lk_.mir.insts[it->second]);
+    return v;
+  }
+
+  static AccessVerdict Fail(AccessVerdict v, std::string why) {
+    v.status = AccessVerdict::Status::kFailed;
+    v.reason = std::move(why);
+    return v;
+  }
+  static AccessVerdict Unknown(AccessVerdict v, std::string why) {
+    v.status = AccessVerdict::Status::kUnknown;
+    v.reason = std::move(why);
+    return v;
+  }
+
+  TRef ValueTerm(const Slot& s, const std::string& what) {
+    if (s.kind == Slot::kValue) return s.t;
+    VarInfo vi;
+    vi.name = absl::StrCat("lane mask used as ", what);
+    vi.kind = VarKind::kUnmodelled;
+    vi.deps = kDepUnmodelled;
+    return pool_.Var(pool_.NewVar(vi));
+  }
+
+  // Static checks and the root terms; a verdict when they already decide.
+  std::optional<AccessVerdict> Prepare(const AccessRecord& rec, AccessCtx& a, AccessVerdict& v) {
+    auto it = index_of_id_.find(rec.inst_id);
+    if (it == index_of_id_.end())
+      return Fail(v, absl::StrCat("the access map names instruction [", rec.inst_id, "], which is not in the code"));
+    a.index = it->second;
+    a.mi = &lk_.mir.insts[a.index];
+    const MInst& mi = *a.mi;
+    MemShape ms = ShapeOf(mi.opc);
+    if (!IsMemoryInst(mi)) return Fail(v, "the access map names an instruction that is not a memory access");
+    if (!ms.ok) return Unknown(v, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"));
+    if (ms.lds != rec.is_lds)
+      return Fail(v, absl::StrCat("the access is to ", rec.is_lds ? "LDS" : "a global buffer", " but the instruction is a ",
+                                  ms.lds ? "DS" : "buffer", " instruction"));
+    if (ms.store != rec.is_store)
+      return Fail(v, absl::StrCat("the KIR op is a ", rec.is_store ? "store" : "load", " but the instruction ",
+                                  ms.store ? "stores" : "loads"));
+    if (rec.kir_op < 0 || rec.kir_op >= static_cast<int>(ops_.size()))
+      return Fail(v, absl::StrCat("the access map names KIR op ", rec.kir_op, ", which the kernel lacks"));
+    a.op = ops_[rec.kir_op];
+    const Op& op = *a.op;
+    if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore) || op.mem != rec.mem)
+      return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store of '", rec.mem, "'"));
+    AccessShape& s = a.shape;
+    s.lds = ms.lds;
+    s.guarded = op.guarded;
+    s.comps = ms.comps;
+    s.comp_bytes = ms.bytes;
+    s.elem_bytes = rec.element_bytes;
+    s.elements = rec.elements;
+    s.offen = !ms.lds && mi.offen;
+    s.inst_offset = mi.offset;
+    s.mem = rec.mem;
+    s.along = op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
+    ElemType et;
+    if (ms.lds) {
+      const LdsAlloc* l = k_.FindLds(rec.mem);
+      if (l == nullptr) return Fail(v, absl::StrCat("no LDS allocation '", rec.mem, "'"));
+      et = l->elem;
+      s.shape = l->shape;
+      s.strides = l->Strides();
+      s.mem_bytes = l->SizeBytes();
+      bool found = false;
+      for (const auto& [name, off] : lk_.abi.lds_offsets)
+        if (name == rec.mem) s.lds_offset = off, found = true;
+      if (!found) return Fail(v, absl::StrCat("the ABI places no LDS allocation '", rec.mem, "'"));
+    } else {
+      const Arg* arg = k_.FindArg(rec.mem);
+      if (arg == nullptr || arg->kind != Arg::Kind::kBuffer)
+        return Fail(v, absl::StrCat("no buffer argument '", rec.mem, "'"));
+      et = arg->elem;
+      s.shape = arg->shape;
+      s.strides = arg->strides;
+      s.mem_bytes = arg->SizeBytes();
+      auto av = ex_.vars().args.find(rec.mem);
+      if (av == ex_.vars().args.end() || av->second.lo < 0)
+        return Fail(v, absl::StrCat("the kernarg segment has no pointer for '", rec.mem, "'"));
+      a.arg_lo = av->second.lo;
+      a.arg_hi = av->second.hi;
+    }
+    if (op.index.size() != s.shape.size())
+      return Fail(v, absl::StrCat("the KIR access has ", op.index.size(), " indices for a ", s.shape.size(), "-D shape"));
+    if (rec.element_bytes != ElemBytes(et))
+      return Fail(v, absl::StrCat("the access map says ", rec.element_bytes, "-byte elements; '", rec.mem, "' has ",
+                                  ElemBytes(et)));
+    if (int64_t{ms.comps} * ms.bytes != static_cast<int64_t>(rec.elements.size()) * rec.element_bytes)
+      return Fail(v, absl::StrCat(Info(mi.opc).mnemonic, " moves ", ms.comps * ms.bytes, " bytes but implements ",
+                                  rec.elements.size(), " element(s) of ", rec.element_bytes,
+                                  " bytes (failure class 10: a wider access clobbers neighbours)"));
+    const int width = op.kind == OpKind::kLoad ? op.type.width : -1;
+    for (int e : rec.elements)
+      if (e < 0 || (width > 0 && e >= width))
+        return Fail(v, absl::StrCat("element ", e, " is outside the KIR op's vector"));
+    // Offset fields: llvm-mc silently keeps the low bits of a too large one (failure class 17).
+    if (!ms.lds && (mi.offset < 0 || mi.offset > 4095))
+      return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 12-bit MUBUF offset field (0..4095); "
+                                  "llvm-mc would silently encode ", mi.offset & 4095, " (failure class 17)"));
+    if (ms.lds && (mi.offset < 0 || mi.offset > 65535))
+      return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 16-bit DS offset field (0..65535)"));
+    auto mit = ex_.mem().find(a.index);
+    if (mit == ex_.mem().end()) return Fail(v, "the instruction is never executed (it follows s_endpgm)");
+    const MemExec& me = mit->second;
+    a.exec = me.exec;
+    std::vector<int> starts;
+    if (me.exec_def >= 0) starts.push_back(me.exec_def);
+    auto use = [&](int opnd, int dword, const std::string& what) -> TRef {
+      if (opnd >= static_cast<int>(me.ops.size()) || dword >= static_cast<int>(me.ops[opnd].size())) return TRef{};
+      const Slot& sl = me.ops[opnd][dword];
+      if (sl.def >= 0) starts.push_back(sl.def);
+      return ValueTerm(sl, what);
+    };
+    if (!ms.lds) {
+      if (mi.ops.size() != 4 || !mi.ops[2].IsReg() || mi.ops[2].cls != RegClass::kSgpr || mi.ops[2].count != 4)
+        return Fail(v, "the buffer instruction does not name an SRD in 4 SGPRs");
+      for (int w = 0; w < 4; ++w) a.w[w] = use(2, w, "an SRD dword");
+      a.soffset = use(3, 0, "soffset");
+      if (s.offen) a.voffset = use(1, 0, "voffset");
+      if (!a.soffset.valid() || (s.offen && !a.voffset.valid())) return Fail(v, "malformed buffer operands");
+    } else {
+      int ai = ms.store ? 0 : 1;
+      a.vaddr = use(ai, 0, "an LDS address");
+      if (!a.vaddr.valid()) return Fail(v, "malformed DS operands");
+    }
+    // The chain of instructions computing the address (and EXEC).
+    std::set<int> seen;
+    std::vector<int> stack = starts;
+    while (!stack.empty()) {
+      int i = stack.back();
+      stack.pop_back();
+      if (i < 0 || !seen.insert(i).second) continue;
+      for (int d : ex_.trace()[i].src_defs) stack.push_back(d);
+    }
+    a.chain.assign(seen.begin(), seen.end());
+    // SGPRs must be uniform: an SGPR value that depends on the lane is wrong for the other lanes.
+    for (int i : a.chain)
+      if (!ex_.trace()[i].nonuniform.empty())
+        return Fail(v, absl::StrCat(InstName(i), " ", InstructionText(t_, lk_.mir.insts[i]), ": ",
+                                    ex_.trace()[i].nonuniform));
+    // Loops: each enclosing KIR `for` is a machine loop around the instruction,
+    // with the same trip count; its variable is lo + step * iteration.
+    std::vector<const MachineLoop*> mloops;
+    for (const auto& [label, ml] : ex_.loops())
+      if (ml.label_index < a.index && a.index < ml.latch_index) mloops.push_back(&ml);
+    std::sort(mloops.begin(), mloops.end(),
+              [](const MachineLoop* x, const MachineLoop* y) { return x->depth < y->depth; });
+    const std::vector<int>& kfors = fors_[rec.kir_op];
+    if (mloops.size() != kfors.size()) {
+      if (mloops.size() > kfors.size())
+        return Fail(v, absl::StrCat("the instruction runs inside ", mloops.size(), " machine loop(s) but the KIR op is in ",
+                                    kfors.size(), ": it would repeat an access the KIR makes once"));
+      return Unknown(v, absl::StrCat("the KIR op is inside ", kfors.size(), " loop(s) but the instruction inside ",
+                                     mloops.size(), " machine loop(s) (unrolled loops are not supported)"));
+    }
+    for (size_t l = 0; l < kfors.size(); ++l) {
+      const Op& f = *ops_[kfors[l]];
+      const MachineLoop* ml = mloops[l];
+      for (const MachineLoop* m : mloops)
+        if (m->kir_op == kfors[l]) ml = m;
+      int64_t ktrips = f.step > 0 ? (f.hi - f.lo + f.step - 1) / f.step : -1;
+      if (ml->trips != ktrips)
+        return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ", ml->trips,
+                                    " time(s) but the KIR loop %", f.ivar, " = ", f.lo, " to ", f.hi, " step ", f.step,
+                                    " runs ", ktrips));
+      a.loops.push_back(LoopBinding{f.ivar, f.lo, f.step, ml->it_var, ml->label_index});
+    }
+    // Per element: its IR indices as text.
+    for (int e : rec.elements) {
+      std::vector<std::string> parts;
+      for (size_t d = 0; d < op.index.size(); ++d) {
+        std::string x = IndexToString(*op.index[d]);
+        if (static_cast<int>(d) == s.along && e != 0) x = absl::StrCat("(", x, ") + ", e);
+        parts.push_back(x);
+      }
+      s.elem_text.push_back(absl::StrCat(rec.mem, "[", absl::StrJoin(parts, ", "), "]"));
+    }
+    return std::nullopt;
+  }
+
+  // The IR indices of every element in domain W.
+  template <class W>
+  absl::Status IrIndices(const W& w, const AccessCtx& a, const std::vector<typename W::I>& tid,
+                         const std::vector<typename W::I>& wg, const std::map<std::string, typename W::I>& lv,
+                         std::vector<std::vector<typename W::I>>* out) {
+    out->clear();
+    for (int e : a.shape.elements) {
+      std::vector<typename W::I> idx;
+      for (size_t d = 0; d < a.op->index.size(); ++d) {
+        absl::StatusOr<typename W::I> x = IrValue(w, *a.op->index[d], k_, tid, wg, lv);
+        if (!x.ok()) return x.status();
+        idx.push_back(static_cast<int>(d) == a.shape.along ? *x + w.C(e) : *x);
+      }
+      out->push_back(std::move(idx));
+    }
+    return absl::OkStatus();
+  }
+
+  // Concrete check at one point: the violated obligations (by position).
+  struct Concrete {
+    std::vector<uint32_t> node;  // term values
+    std::vector<int> order;
+  };
+  absl::StatusOr<std::vector<int>> CheckAt(const AccessCtx& a, const std::vector<uint32_t>& env, Concrete& c,
+                                           AccessValues<CW>* vals_out = nullptr) {
+    pool_.EvalNodes(c.order, env, &c.node);
+    CW w;
+    AccessValues<CW> vals;
+    vals.exec = c.node[a.exec.id] != 0;
+    if (!a.shape.lds) {
+      for (int i = 0; i < 4; ++i) vals.w[i] = c.node[a.w[i].id];
+      vals.soffset = c.node[a.soffset.id];
+      vals.voffset = a.shape.offen ? c.node[a.voffset.id] : 0;
+      vals.arg_ptr = (static_cast<int64_t>(env[a.arg_hi]) << 32) + env[a.arg_lo];
+    } else {
+      vals.vaddr = c.node[a.vaddr.id];
+    }
+    std::vector<int64_t> tid(3), wg(3);
+    for (int d = 0; d < 3; ++d) {
+      tid[d] = env[ex_.vars().tid[d]];
+      wg[d] = env[ex_.vars().wg[d]];
+    }
+    std::map<std::string, int64_t> lv;
+    for (const LoopBinding& b : a.loops) lv[b.name] = b.lo + b.step * static_cast<int64_t>(env[b.it_var]);
+    absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
+    if (!st.ok()) return st;
+    std::vector<Ob<CW>> obs = Obligations(w, a.shape, vals, /*names=*/false);
+    std::vector<int> bad;
+    for (size_t i = 0; i < obs.size(); ++i)
+      if (!obs[i].holds) bad.push_back(static_cast<int>(i));
+    if (vals_out) *vals_out = vals;
+    return bad;
+  }
+
+  std::string Counterexample(const AccessCtx& a, const std::vector<uint32_t>& env, const std::vector<int>& bad,
+                             const std::vector<std::string>& names, const std::string& how) {
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    for (int i : a.chain)
+      for (const auto& [n, t] : ex_.trace()[i].writes) {
+        std::vector<int> more = pool_.Closure({t});
+        c.order.insert(c.order.end(), more.begin(), more.end());
+      }
+    std::sort(c.order.begin(), c.order.end());
+    c.order.erase(std::unique(c.order.begin(), c.order.end()), c.order.end());
+    AccessValues<CW> vals;
+    absl::StatusOr<std::vector<int>> chk = CheckAt(a, env, c, &vals);
+    const KernelVars& kv = ex_.vars();
+    std::string s = absl::StrCat("counterexample (", how, "): tid = (", env[kv.tid[0]], ", ", env[kv.tid[1]], ", ",
+                                 env[kv.tid[2]], "), wg = (", env[kv.wg[0]], ", ", env[kv.wg[1]], ", ", env[kv.wg[2]],
+                                 ")");
+    if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
+    for (const LoopBinding& b : a.loops)
+      absl::StrAppend(&s, ", %", b.name, " = ", b.lo + b.step * static_cast<int64_t>(env[b.it_var]), " (iteration ",
+                      env[b.it_var], " of the loop at ", InstName(b.label_index), ")");
+    s += "\n";
+    // Other inputs the address depends on.
+    std::set<int> used;
+    for (TRef r : a.Roots())
+      for (int var : pool_.VarsOf(r)) used.insert(var);
+    std::vector<std::string> others;
+    for (int var : used) {
+      const VarInfo& vi = pool_.var(var);
+      if (vi.kind == VarKind::kTid || vi.kind == VarKind::kWg || vi.kind == VarKind::kLoopIter || var == a.arg_lo ||
+          var == a.arg_hi)
+        continue;
+      others.push_back(absl::StrCat(vi.name, " = ", Hex(env[var])));
+    }
+    if (!others.empty()) absl::StrAppend(&s, "  with ", absl::StrJoin(others, ", "), "\n");
+    for (int b : bad) absl::StrAppend(&s, "  violated: ", b < static_cast<int>(names.size()) ? names[b] : "?", "\n");
+    // Emitted and expected addresses of the elements.
+    const AccessShape& sh = a.shape;
+    for (size_t j = 0; j < sh.elements.size(); ++j) {
+      int64_t ir = 0;
+      for (size_t d = 0; d < vals.idx[j].size(); ++d) ir += vals.idx[j][d] * sh.strides[d];
+      ir *= sh.elem_bytes;
+      int64_t bj = static_cast<int64_t>(j) * sh.elem_bytes;
+      if (!sh.lds) {
+        int64_t base = vals.w[0] + (FloorMod(vals.w[1], 1 << 16) << 32);
+        int64_t vo = sh.offen ? vals.voffset : 0;
+        int comp = static_cast<int>(bj / sh.comp_bytes);
+        bool in = RawBufferInRange<int64_t>(vals.w[2], vals.soffset, vo + sh.inst_offset + comp * sh.comp_bytes);
+        int64_t emitted = RawBufferAddress<int64_t>(base, vals.soffset, vo + sh.inst_offset + bj);
+        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ", Hex(emitted), " = base ", Hex(base),
+                        " + soffset ", Hex(vals.soffset), sh.offen ? absl::StrCat(" + voffset ", Hex(vo)) : "",
+                        " + ", sh.inst_offset + bj, ", ", vals.exec ? "" : "lane off, ",
+                        in ? "in range" : "out of range (dropped)", "; expected ",
+                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (",
+                        sh.elem_text[j], ")\n");
+      } else {
+        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.vaddr + sh.inst_offset + bj,
+                        " = vaddr ", vals.vaddr, " + ", sh.inst_offset + bj, vals.exec ? "" : " (lane off)",
+                        "; expected ", sh.lds_offset + ir, " = ", sh.lds_offset, " + ", ir, " (", sh.elem_text[j],
+                        ")\n");
+      }
+    }
+    absl::StrAppend(&s, "  chain:\n");
+    for (int i : a.chain) {
+      std::vector<std::string> ws;
+      for (const auto& [n, t] : ex_.trace()[i].writes) ws.push_back(absl::StrCat(n, " = ", Hex(c.node[t.id])));
+      absl::StrAppend(&s, absl::StrFormat("    %-7s %-48s %s\n", InstName(i), InstructionText(t_, lk_.mir.insts[i]),
+                                          absl::StrJoin(ws, ", ")));
+    }
+    return s;
+  }
+
+  // Concrete search for a counterexample (only ever turns unknown into failed).
+  std::optional<std::vector<uint32_t>> Search(const AccessCtx& a) {
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    const KernelVars& kv = ex_.vars();
+    std::vector<int> vars;
+    for (int id : c.order)
+      if (pool_.node(TRef{id}).op == TOp::kVar) vars.push_back(static_cast<int>(pool_.node(TRef{id}).c));
+    int64_t threads = k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2];
+    int64_t groups = k_.grid[0] * k_.grid[1] * k_.grid[2];
+    const int kSettings = 3;
+    int64_t budget = std::max<int64_t>(opts_.max_search_points / kSettings, threads);
+    // Workgroups: all if they fit, else the corners, then a deterministic spread.
+    std::vector<std::array<int64_t, 3>> wgs;
+    if (threads * groups <= budget) {
+      for (int64_t z = 0; z < k_.grid[2]; ++z)
+        for (int64_t y = 0; y < k_.grid[1]; ++y)
+          for (int64_t x = 0; x < k_.grid[0]; ++x) wgs.push_back({x, y, z});
+    } else {
+      int64_t n = std::max<int64_t>(1, budget / threads);
+      for (int m = 0; m < 8 && static_cast<int64_t>(wgs.size()) < n; ++m)
+        wgs.push_back({(m & 1) ? k_.grid[0] - 1 : 0, (m & 2) ? k_.grid[1] - 1 : 0, (m & 4) ? k_.grid[2] - 1 : 0});
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      while (static_cast<int64_t>(wgs.size()) < n) {
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+        wgs.push_back({static_cast<int64_t>((h >> 11) % k_.grid[0]), static_cast<int64_t>((h >> 23) % k_.grid[1]),
+                       static_cast<int64_t>((h >> 37) % k_.grid[2])});
+      }
+    }
+    std::vector<uint32_t> env(pool_.num_vars(), 0);
+    for (int setting = 0; setting < kSettings; ++setting) {
+      // Inputs other than tid/wg: pointers low, high (lo near 2^32), and middling; data patterns.
+      for (int var : vars) {
+        const VarInfo& vi = pool_.var(var);
+        uint32_t val = 0;
+        if (vi.kind == VarKind::kArgDword || vi.kind == VarKind::kKernargPtr) {
+          bool hi = vi.hi == 0xffff;
+          uint32_t salt = static_cast<uint32_t>(vi.dim < 0 ? var : vi.dim) * 0x1000u;
+          if (setting == 0) val = hi ? 0x0001u + salt / 0x1000u : 0x10000000u + salt * 0x100u;
+          if (setting == 1) val = hi ? 0xfffeu - salt / 0x1000u : 0xfff00000u - salt * 0x10u;
+          if (setting == 2) val = hi ? 0x7fffu : 0x80000000u + salt;
+        } else {
+          val = setting == 0 ? 0u : setting == 1 ? 0xffffffffu : 0x12345678u;
+          if (vi.lo > val || vi.hi < val) val = static_cast<uint32_t>(vi.lo);
+        }
+        env[var] = val;
+      }
+      // Loop iterations: all when few, else the first two, a middle one and the last.
+      std::vector<std::vector<uint32_t>> iters;
+      for (const LoopBinding& b : a.loops) {
+        int64_t n = pool_.var(b.it_var).hi + 1;
+        std::vector<uint32_t> vals;
+        if (n <= 8) {
+          for (int64_t t = 0; t < n; ++t) vals.push_back(static_cast<uint32_t>(t));
+        } else {
+          vals = {0u, 1u, static_cast<uint32_t>(n / 2), static_cast<uint32_t>(n - 1)};
+        }
+        iters.push_back(vals);
+      }
+      std::vector<size_t> odo(iters.size(), 0);
+      for (bool more = true; more;) {
+        for (size_t l = 0; l < iters.size(); ++l) env[a.loops[l].it_var] = iters[l][odo[l]];
+        more = false;
+        for (size_t l = 0; l < odo.size(); ++l) {
+          if (++odo[l] < iters[l].size()) {
+            more = true;
+            break;
+          }
+          odo[l] = 0;
+        }
+      for (const auto& g : wgs) {
+        for (int d = 0; d < 3; ++d) env[kv.wg[d]] = static_cast<uint32_t>(g[d]);
+        for (int64_t z = 0; z < k_.workgroup[2]; ++z)
+          for (int64_t y = 0; y < k_.workgroup[1]; ++y)
+            for (int64_t x = 0; x < k_.workgroup[0]; ++x) {
+              env[kv.tid[0]] = static_cast<uint32_t>(x);
+              env[kv.tid[1]] = static_cast<uint32_t>(y);
+              env[kv.tid[2]] = static_cast<uint32_t>(z);
+              absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c);
+              if (bad.ok() && !bad->empty()) return env;
+            }
+      }
+      }
+    }
+    return std::nullopt;
+  }
+
+  AccessVerdict VerifyOne(const AccessRecord& rec) {
+    AccessVerdict v = Skeleton(rec);
+    AccessCtx a;
+    a.rec = &rec;
+    if (std::optional<AccessVerdict> early = Prepare(rec, a, v)) return *early;
+    const KernelVars& kv = ex_.vars();
+    Z3W w{&ctx_};
+    Translator::TL acc;
+    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), {}};
+    vals.exec = tr_->NonZero(a.exec, &acc);
+    if (!a.shape.lds) {
+      for (int i = 0; i < 4; ++i) vals.w[i] = tr_->Exact(a.w[i], &acc);
+      vals.soffset = tr_->Exact(a.soffset, &acc);
+      if (a.shape.offen) vals.voffset = tr_->Exact(a.voffset, &acc);
+      vals.arg_ptr = tr_->VarExpr(a.arg_hi) * w.C(int64_t{1} << 32) + tr_->VarExpr(a.arg_lo);
+    } else {
+      vals.vaddr = tr_->Exact(a.vaddr, &acc);
+    }
+    std::vector<z3::expr> tid, wg;
+    for (int d = 0; d < 3; ++d) {
+      tid.push_back(tr_->VarExpr(kv.tid[d]));
+      wg.push_back(tr_->VarExpr(kv.wg[d]));
+    }
+    std::map<std::string, z3::expr> lv;
+    for (const LoopBinding& b : a.loops)
+      lv.emplace(b.name, w.C(b.lo) + w.C(b.step) * tr_->VarExpr(b.it_var));
+    absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
+    if (!st.ok()) return Unknown(v, std::string(st.message()));
+    std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
+    std::vector<std::string> names;
+    for (const Ob<Z3W>& o : obs) names.push_back(o.what);
+
+    z3::solver solver(ctx_);
+    z3::params prm(ctx_);
+    prm.set("timeout", static_cast<unsigned>(std::max(1.0, opts_.timeout_seconds * 1000)));
+    solver.set(prm);
+    z3::expr_vector as = tr_->Assumptions();
+    for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
+    z3::expr_vector goal(ctx_);
+    for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
+    for (int sid : acc.sides) goal.push_back(tr_->sides()[sid].cond);
+    solver.add(!z3::mk_and(goal));
+    z3::check_result res = solver.check();
+    if (res == z3::unsat) {
+      v.status = AccessVerdict::Status::kProved;
+      return v;
+    }
+    std::string why;
+    if (res == z3::sat) {
+      z3::model m = solver.get_model();
+      std::vector<uint32_t> env(pool_.num_vars(), 0);
+      for (const auto& [var, atom] : tr_->var_atoms()) {
+        z3::expr val = m.eval(tr_->VarExpr(var), true);
+        int64_t x = 0;
+        if (val.is_numeral_i64(x)) env[var] = static_cast<uint32_t>(x);
+      }
+      Concrete c;
+      c.order = pool_.Closure(a.Roots());
+      absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c);
+      if (bad.ok() && !bad->empty()) {
+        v.counterexample = Counterexample(a, env, *bad, names, "from the solver's model, confirmed concretely");
+        std::vector<std::string> viol;
+        for (int b : *bad) viol.push_back(names[b]);
+        return Fail(v, absl::StrJoin(viol, "\n"));
+      }
+      std::vector<std::string> sides;
+      for (int sid : acc.sides)
+        if (!m.eval(tr_->sides()[sid].cond, true).is_true()) sides.push_back(tr_->sides()[sid].what);
+      why = sides.empty() ? "the solver's counterexample does not reproduce concretely"
+                          : absl::StrCat("not proved: ", absl::StrJoin(sides, "; "),
+                                         " (the solver's counterexample violates it but does not reproduce concretely)");
+    } else {
+      why = absl::StrCat("the solver could not decide (", solver.reason_unknown(), ")");
+    }
+    if (opts_.search_counterexamples) {
+      if (std::optional<std::vector<uint32_t>> env = Search(a)) {
+        Concrete c;
+        c.order = pool_.Closure(a.Roots());
+        absl::StatusOr<std::vector<int>> bad = CheckAt(a, *env, c);
+        v.counterexample = Counterexample(a, *env, *bad, names, absl::StrCat("found by concrete search; ", why));
+        std::vector<std::string> viol;
+        for (int b : *bad) viol.push_back(names[b]);
+        return Fail(v, absl::StrJoin(viol, "\n"));
+      }
+    }
+    std::vector<std::string> notes;
+    for (int n : acc.notes) notes.push_back(tr_->notes()[n]);
+    return Unknown(v, notes.empty() ? why : absl::StrCat(why, "; abstractions: ", absl::StrJoin(notes, "; ")));
+  }
+
+  const Kernel& k_;
+  const TargetInfo& t_;
+  const LoweredKernel& lk_;
+  VerifyOptions opts_;
+  TermPool pool_;
+  SymExec ex_;
+  z3::context ctx_;
+  std::unique_ptr<Translator> tr_;
+  std::vector<const Op*> ops_;
+  std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops
+  std::unordered_map<int, int> index_of_id_;
+};
+
+}  // namespace
+
+absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& t, const LoweredKernel& final_code,
+                                             const VerifyOptions& opts) {
+  for (const MInst& mi : final_code.mir.insts)
+    for (const MOperand& o : mi.ops)
+      if (o.IsReg() && o.is_virtual)
+        return absl::InvalidArgumentError(
+            "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
+            "not the lowering's virtual-register MIR");
+  // A tile-level gemm kernel is compiled as its promoted thread-level kernel
+  // (compiler/promote, deterministic); the access map refers to that one.
+  if (HasGemm(k)) {
+    absl::StatusOr<Kernel> promoted = PromoteGemm(k, t);
+    if (!promoted.ok()) return promoted.status();
+    Verifier v(*promoted, t, final_code, opts);
+    return v.Run();
+  }
+  Verifier v(k, t, final_code, opts);
+  return v.Run();
+}
+
+}  // namespace kir

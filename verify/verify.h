@@ -1,0 +1,82 @@
+// The address verifier: for every memory instruction of a kernel's final
+// machine code (after register allocation, waitcnt and hazard passes) it
+// proves with Z3, for all threads and workgroups and all argument pointers,
+// that the address computed is the address the KIR access asks for and that
+// it stays inside its buffer or LDS allocation (guarded accesses: out-of-shape
+// elements are off in EXEC or dropped by the buffer range check).
+//
+//   absl::StatusOr<kir::CompileResult> r = kir::Compile(kernel, opts);
+//   absl::StatusOr<kir::VerifyResult> v =
+//       kir::VerifyAddresses(kernel, *r->target, r->lowered);
+//   if (!v->all_proved) std::cerr << v->Report();
+//
+// How (see verify/README.md): symbolic execution of the machine code for one
+// symbolic lane with the instruction semantics shared with the emulator
+// (compiler/isa/semantics.h), translation of the register values to linear
+// integer arithmetic that is sound by construction (exact 32-bit values only
+// where an operation needs them, magic-number division by an exactness lemma
+// checked in exact arithmetic), one Z3 query per memory instruction. A
+// "failed" verdict always carries a counterexample confirmed by concrete
+// evaluation with the shared semantics; "unknown" says why.
+#ifndef KIRC_VERIFY_VERIFY_H_
+#define KIRC_VERIFY_VERIFY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/lower/lower.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+
+struct VerifyOptions {
+  double timeout_seconds = 2.0;        // per Z3 query (one per memory instruction)
+  // When the solver cannot decide (timeout, or a model that an abstraction made
+  // spurious), look for a concrete counterexample by evaluating the code for
+  // up to `max_search_points` (thread, workgroup) points and a few argument
+  // pointer settings. A counterexample found so turns "unknown" into "failed";
+  // it never turns anything into "proved".
+  bool search_counterexamples = true;
+  int64_t max_search_points = int64_t{1} << 16;
+};
+
+// The verdict for one memory instruction of the access map (or one the access
+// map lacks).
+struct AccessVerdict {
+  int inst_id = -1;        // MInst::id ("[N]" in --annotate output)
+  int kir_op = -1;         // pre-order index of the KIR load/store
+  std::string inst_text;   // the instruction in assembly syntax
+  std::string op_text;     // the KIR op, one line
+  enum class Status { kProved, kFailed, kUnknown } status = Status::kUnknown;
+  std::string reason;          // failed: the obligations violated; unknown: why undecided
+  std::string counterexample;  // failed: tid, wg, pointers, emitted and expected
+                               // addresses, and the chain of instructions computing them
+  double seconds = 0;
+};
+
+struct VerifyResult {
+  std::string kernel, target;
+  std::vector<AccessVerdict> accesses;
+  bool all_proved = false;
+  double seconds = 0;
+  // One line per access (status, instruction, KIR op, time), failures and
+  // unknowns with their reasons and counterexamples, and a summary line.
+  std::string Report() const;
+};
+
+// `final_code` is CompileResult::lowered: the final MIR on physical registers,
+// the ABI and the access map. Errors only for inputs that are not a compiled
+// kernel (e.g. an access map naming an op the kernel lacks is a failed access,
+// not an error).
+absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& t,
+                                             const LoweredKernel& final_code,
+                                             const VerifyOptions& opts = {});
+
+const char* StatusName(AccessVerdict::Status s);  // "proved", "failed", "unknown"
+
+}  // namespace kir
+
+#endif  // KIRC_VERIFY_VERIFY_H_
