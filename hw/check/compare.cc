@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,21 +14,59 @@
 namespace kir {
 namespace {
 
-// The longest reduction an output can come from: the largest MFMA k times the
-// trip counts of the loops around it.
-int64_t ReductionLength(const std::vector<Op>& ops, int64_t trips) {
-  int64_t best = 1;
-  for (const Op& op : ops) {
-    if (op.kind == OpKind::kMfma) {
-      if (const MfmaDesc* m = LookupMfma(op.mfma)) best = std::max(best, trips * m->k);
-    }
-    if (op.kind == OpKind::kFor && op.step > 0) {
-      int64_t n = (op.hi - op.lo + op.step - 1) / op.step;
-      best = std::max(best, ReductionLength(op.body, trips * std::max<int64_t>(1, n)));
+// The longest chain of accumulated products behind any value: an MFMA adds
+// its k to its C operand's chain; a loop multiplies the growth of each
+// carried value per iteration by its trip count; other ops take the longest
+// chain of their operands. A tile-level gemm reduces over its whole K.
+class ReductionLengths {
+ public:
+  explicit ReductionLengths(const Kernel& k) : k_(k) {}
+  int64_t Max() {
+    Walk(k_.body);
+    return best_;
+  }
+
+ private:
+  int64_t Len(const std::string& n) const {
+    auto it = len_.find(n);
+    return it == len_.end() ? 0 : it->second;
+  }
+  void Set(const std::string& n, int64_t v) {
+    len_[n] = v;
+    best_ = std::max(best_, v);
+  }
+  void Walk(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      int64_t in = 0;
+      for (const Operand& o : op.operands) in = std::max(in, Len(o.name));
+      if (op.kind == OpKind::kGemm) {
+        const Arg* a = k_.FindArg(op.gemm.a);
+        if (a != nullptr && a->shape.size() == 2) best_ = std::max(best_, a->shape[op.gemm.a_km ? 0 : 1]);
+      } else if (op.kind == OpKind::kMfma) {
+        const MfmaDesc* m = LookupMfma(op.mfma);
+        if (!op.results.empty() && op.operands.size() == 3)
+          Set(op.results[0], Len(op.operands[2].name) + (m != nullptr ? m->k : 1));
+      } else if (op.kind == OpKind::kFor) {
+        int64_t trips = op.step > 0 ? std::max<int64_t>(0, (op.hi - op.lo + op.step - 1) / op.step) : 0;
+        for (size_t i = 0; i < op.iter_args.size() && i < op.operands.size(); ++i)
+          Set(op.iter_args[i], Len(op.operands[i].name));
+        std::vector<int64_t> before;
+        for (const std::string& a : op.iter_args) before.push_back(Len(a));
+        Walk(op.body);
+        const Op& y = op.body.empty() ? op : op.body.back();
+        for (size_t i = 0; i < op.results.size() && i < y.operands.size() && i < before.size(); ++i) {
+          int64_t growth = std::max<int64_t>(0, Len(y.operands[i].name) - before[i]);
+          Set(op.results[i], before[i] + trips * growth);
+        }
+      } else {
+        for (const std::string& r : op.results) Set(r, in);
+      }
     }
   }
-  return best;
-}
+  const Kernel& k_;
+  std::map<std::string, int64_t> len_;
+  int64_t best_ = 1;
+};
 
 }  // namespace
 
@@ -47,7 +86,7 @@ Tolerance ToleranceFor(const Kernel& k, const Arg& out) {
   Tolerance t;
   switch (out.elem) {
     case ElemType::kF32: {
-      int64_t kk = ReductionLength(k.body, 1);
+      int64_t kk = ReductionLengths(k).Max();
       double need = 4.0 * static_cast<double>(kk) * std::ldexp(1.0, -24);
       t.rtol = std::max(1e-5, need);
       t.why = t.rtol > 1e-5 ? absl::StrFormat("rtol %.3g for f32 (reduction length %d)", t.rtol, kk)
