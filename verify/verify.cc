@@ -339,11 +339,21 @@ class Translator {
   }
 
   // The exact unsigned value of a form congruent to it.
+  // Spanning a few 2^32 windows (typically a value that may be negative), a
+  // case split on the window is much easier for the solver than mod 2^32.
   Lin ExactL(const Lin& l) {
     Iv iv = IvOf(l);
     if (iv.lo >= 0 && iv.hi < kTwo32) return l;
-    i128 j = FDiv(iv.lo, kTwo32);
-    if (j == FDiv(iv.hi, kTwo32) && Abs(iv.lo) < kInf && Abs(iv.hi) < kInf) return LAdd(l, LConst(-j * kTwo32));
+    if (Abs(iv.lo) < kInf && Abs(iv.hi) < kInf) {
+      i128 jlo = FDiv(iv.lo, kTwo32), jhi = FDiv(iv.hi, kTwo32);
+      if (jlo == jhi) return LAdd(l, LConst(-jlo * kTwo32));
+      if (jhi - jlo <= 3) {
+        z3::expr x = ToZ3(l);
+        z3::expr e = x - Num(jhi * kTwo32);
+        for (i128 j = jhi - 1; j >= jlo; --j) e = z3::ite(x < Num((j + 1) * kTwo32), x - Num(j * kTwo32), e);
+        return LAtom(AddAtom(e, Iv{0, kTwo32 - 1}));
+      }
+    }
     return ModConst(l, kTwo32);
   }
   Lin SignedExactL(const Lin& l) {

@@ -116,39 +116,79 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
   // so does an elementwise op of the carried value's type into a VGPR carried
   // value (it reads and writes register by register).
   std::vector<std::string> inplace_names;  // dropped at the loop's exit (names are scoped)
+  // Where each value of the body is defined, and how often it is read.
+  std::map<std::string, size_t> def_at;
+  std::map<std::string, int> reads;
+  for (size_t j = 0; j < op.body.size(); ++j) {
+    for (const std::string& r : op.body[j].results) def_at[r] = j;
+    for (const Operand& o : op.body[j].operands)
+      if (!o.is_arg) ++reads[o.name];
+    std::vector<const Op*> nested;
+    for (const Op& in : op.body[j].body) nested.push_back(&in);
+    while (!nested.empty()) {  // reads inside nested loops count too
+      const Op* n = nested.back();
+      nested.pop_back();
+      for (const Operand& o : n->operands)
+        if (!o.is_arg) ++reads[o.name];
+      for (const Op& in : n->body) nested.push_back(&in);
+    }
+  }
   for (size_t i = 0; i < yield.operands.size(); ++i) {
     const std::string& y = yield.operands[i].name;
-    const Value& carried = values_.at(op.iter_args[i]);
-    for (size_t j = 0; j + 1 < op.body.size(); ++j) {
-      const Op& d = op.body[j];
-      if (d.results.empty() || d.results[0] != y) continue;
-      bool mfma = d.kind == OpKind::kMfma && d.operands[2].name == op.iter_args[i];
-      bool elementwise = (d.kind == OpKind::kAdd || d.kind == OpKind::kMul ||
-                          d.kind == OpKind::kFma) &&
-                         carried.cls == RegClass::kVgpr;
-      if (elementwise) {
-        // Same type as the carried value, and no broadcast operand wider
-        // reads: every operand is the carried value's width or a scalar.
-        bool same_type = true;
-        for (const Operand& o : d.operands) {
+    const std::string& carried_name = op.iter_args[i];
+    const Value& carried = values_.at(carried_name);
+    // Walk back from the yielded value through a chain of accumulating ops,
+    // each reading the previous link exactly once: MFMAs through srcC, or
+    // elementwise ops of the carried type on a VGPR carried value. If the
+    // chain starts at the carried value, every link writes in place.
+    std::vector<std::string> chain;
+    std::string cur = y;
+    bool ok = false;
+    for (int guard = 0; guard < 4096; ++guard) {
+      auto d = def_at.find(cur);
+      if (d == def_at.end()) break;
+      const Op& def = op.body[d->second];
+      std::string prev;
+      if (def.kind == OpKind::kMfma && def.operands.size() == 3) {
+        prev = def.operands[2].name;
+      } else if ((def.kind == OpKind::kAdd || def.kind == OpKind::kMul || def.kind == OpKind::kFma) &&
+                 carried.cls == RegClass::kVgpr) {
+        for (const Operand& o : def.operands) {
           if (o.is_arg) continue;
           auto it = values_.find(o.name);
-          if (it != values_.end() && it->second.type.width > carried.type.width) same_type = false;
+          bool is_link = o.name == carried_name || (def_at.count(o.name) && o.name != cur);
+          (void)it;
+          if (is_link && prev.empty()) prev = o.name;
         }
-        elementwise = same_type && d.operands.size() >= 2;
-        bool uses_carried = false;
-        for (const Operand& o : d.operands) uses_carried = uses_carried || o.name == op.iter_args[i];
-        elementwise = elementwise && uses_carried;
+        // Only when every operand is at most the carried value's width.
+        for (const Operand& o : def.operands) {
+          if (o.is_arg) continue;
+          auto it = values_.find(o.name);
+          if (it != values_.end() && it->second.type.width > carried.type.width) prev.clear();
+        }
       }
-      if (!mfma && !elementwise) continue;
-      if (UsedFrom(op.body, j + 1, op.iter_args[i])) continue;
-      bool yielded_elsewhere = false;
-      for (size_t o = 0; o < yield.operands.size(); ++o)
-        if (o != i && yield.operands[o].name == y) yielded_elsewhere = true;
-      if (!yielded_elsewhere) {
-        inplace_[y] = phi[i];
-        inplace_names.push_back(y);
+      if (prev.empty()) break;
+      chain.push_back(cur);
+      if (prev == carried_name) {
+        // The carried value must not be read after the chain's first link.
+        ok = !UsedFrom(op.body, d->second + 1, carried_name);
+        break;
       }
+      // An intermediate link is read exactly once (by the next link) and never yielded.
+      if (reads[prev] != 1) break;
+      bool yielded = false;
+      for (const Operand& o : yield.operands) yielded = yielded || o.name == prev;
+      if (yielded) break;
+      cur = prev;
+    }
+    if (!ok || chain.empty()) continue;
+    bool yielded_elsewhere = false;
+    for (size_t o = 0; o < yield.operands.size(); ++o)
+      if (o != i && yield.operands[o].name == y) yielded_elsewhere = true;
+    if (yielded_elsewhere) continue;
+    for (const std::string& link : chain) {
+      inplace_[link] = phi[i];
+      inplace_names.push_back(link);
     }
   }
   loops_.push_back(loop);

@@ -239,11 +239,11 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       vpart.constant = -vmin;
       upart.constant = -umin;
       int64_t cst = base.constant + vmin + umin;
-      absl::StatusOr<IVal> v = c.EmitAffine(vpart);
-      if (!v.ok()) return v.status();
-      absl::StatusOr<IVal> u = c.EmitAffine(upart);
-      if (!u.ok()) return u.status();
-      IVal addr = c.Add(*v, *u);
+      // One form for the whole address so that accesses differing only in
+      // their constant share it (the constant goes to the offset field).
+      absl::StatusOr<IVal> full = c.EmitAffine(AffineAdd(vpart, upart));
+      if (!full.ok()) return full.status();
+      IVal addr = *full;
       int64_t last = cst + (g.back().byte_offset - g[0].byte_offset);
       if (cst < 0 || last > 65535) {
         addr = c.Add(addr, IVal{IVal::Kind::kConst, cst, -1});
@@ -324,9 +324,18 @@ absl::Status LowerCtx::LowerLoad(const Op& op) {
   v.cls = RegClass::kVgpr;
   v.vreg = b_.NewV(n, t_.even_aligned_tuples && n > 1 ? 2 : 1);
   if (op.guarded) {
-    // Elements no instruction writes (statically out of shape, or lanes off in
-    // EXEC for LDS) must read as zero.
-    for (int i = 0; i < n; ++i) b_.Emit(Opc::kVMovB32, {MirBuilder::V(v.vreg, i), MOperand::Imm(0)});
+    // Elements no instruction writes must read as zero: lanes off in EXEC
+    // (LDS), or elements statically out of shape. (Buffer loads of
+    // out-of-shape lanes read 0 through the SRD range check by themselves.)
+    bool statically_out = false;
+    for (size_t d = 0; d < a->idx.size(); ++d) {
+      for (int e = 0; e < (static_cast<int>(d) == a->along ? a->width : 1); ++e) {
+        Interval r = AffineAdd(a->idx[d], AffineConst(e)).Range();
+        if (r.IsConst() && (r.lo < 0 || r.lo >= a->shape[d])) statically_out = true;
+      }
+    }
+    if (a->is_lds || statically_out)
+      for (int i = 0; i < n; ++i) b_.Emit(Opc::kVMovB32, {MirBuilder::V(v.vreg, i), MOperand::Imm(0)});
   }
   absl::Status st = EmitAccess(*this, op, *a, /*store=*/false, v.vreg);
   if (!st.ok()) return st;
@@ -376,9 +385,11 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
   if (op.guarded) {
     forms.push_back(a->base);
     for (const AffineForm& f : a->idx) forms.push_back(f);
-  } else {
+  }
+  if (!op.guarded || a->is_lds) {
     forms.push_back(vpart);
     forms.push_back(upart);
+    forms.push_back(AffineAdd(vpart, upart));
   }
   for (const AffineForm& f : forms) {
     AffineForm inv;

@@ -18,6 +18,11 @@ std::string Elem(ElemType e) { return std::string(ElemTypeName(e)); }
 
 int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
+// "A" for a buffer called like its role, else "X (A)".
+std::string Who(const std::string& name, const char* role) {
+  return name == role ? name : absl::StrCat(name, " (", role, ")");
+}
+
 // clamp(next power of two >= x, 16, 128).
 int64_t DefaultBlock(int64_t x) {
   if (x >= 128) return 128;
@@ -59,7 +64,7 @@ absl::Status Scalar(const Kernel& k, const std::string& name, const char* role) 
     return Bad(absl::StrCat("unknown scalar argument '", name, "' (", role,
                             "); declare it with `arg ", name, " : f32`"));
   if (a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32)
-    return Bad(absl::StrCat("'", name, "' (", role, ") must be an f32 scalar argument (`arg ", name,
+    return Bad(absl::StrCat(Who(name, role), " must be an f32 scalar argument (`arg ", name,
                             " : f32`)"));
   return absl::OkStatus();
 }
@@ -117,14 +122,15 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   // ---- Types and access.
   c.in_elem = (*a)->elem;
   if (c.in_elem != ElemType::kF16 && c.in_elem != ElemType::kBF16)
-    return Bad(absl::StrCat("A (", g.a, ") holds ", Elem(c.in_elem),
+    return Bad(absl::StrCat(Who(g.a, "A"), " holds ", Elem(c.in_elem),
                             "; gemm inputs are f16 or bf16"));
   if ((*b)->elem != c.in_elem)
-    return Bad(absl::StrCat("A (", g.a, ") holds ", Elem(c.in_elem), " but B (", g.b, ") holds ",
-                            Elem((*b)->elem), "; A and B must have the same element type"));
+    return Bad(absl::StrCat(Who(g.a, "A"), " holds ", Elem(c.in_elem), " but ", Who(g.b, "B"),
+                            " holds ", Elem((*b)->elem),
+                            "; A and B must have the same element type"));
   c.out_elem = (*cb)->elem;
   if (c.out_elem == ElemType::kI32)
-    return Bad(absl::StrCat("C (", g.c, ") holds i32; the output is f32, f16 or bf16"));
+    return Bad(absl::StrCat(Who(g.c, "C"), " holds i32; the output is f32, f16 or bf16"));
   for (const Arg* in : {*a, *b})
     if (in->access == Access::kWriteOnly)
       return Bad(absl::StrCat(in->name, " is writeonly but gemm reads it; declare it readonly"));
@@ -199,8 +205,10 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     c.bm = DefaultBlock(c.m);
     c.bn = DefaultBlock(c.n);
     if (g.has_waves()) {
-      c.bm = RoundUp(std::max(c.bm, c.wm * rows_hint), c.wm * rows_hint);
-      c.bn = RoundUp(std::max(c.bn, c.wn * rows_hint), c.wn * rows_hint);
+      // At most 64 rows and columns of C per wave (register pressure), at
+      // least one MFMA tile.
+      c.bm = RoundUp(std::max(std::min(c.bm, 64 * c.wm), c.wm * rows_hint), c.wm * rows_hint);
+      c.bn = RoundUp(std::max(std::min(c.bn, 64 * c.wn), c.wn * rows_hint), c.wn * rows_hint);
     } else if (given != nullptr) {
       c.bm = std::max<int64_t>(c.bm, given->m);
       c.bn = std::max<int64_t>(c.bn, given->n);

@@ -7,8 +7,9 @@
 // shape the defaults of the others):
 // - tile: BM = clamp(next power of two >= M, 16, 128), likewise BN from N
 //   (so 128x128 for big problems, 64 for 33..64, 32 for 17..32, 16 below);
-//   with `waves` given, BM is raised to a multiple of WM * 16 (WM * m with
-//   `mfma` given). BK = 32, or 16 when K <= 16; a multiple of the MFMA's k.
+//   with `waves` given, BM is capped at 64 * WM (at most 64 rows of C per
+//   wave) and raised to a multiple of WM * 16 (WM * m with `mfma` given).
+//   BK = 32, or 16 when K <= 16; a multiple of the MFMA's k.
 // - waves: WM = 2 when BM >= 64 and BM / 2 is a multiple of the MFMA rows
 //   (16, or m of a given mfma), else 1; WN likewise from BN. 128x128 gives
 //   2x2 waves of 64x64 each, 4 waves = 256 threads.

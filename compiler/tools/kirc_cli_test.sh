@@ -26,6 +26,11 @@ head -c 4 work/copy_f32.hsaco | grep -q "ELF" || fail "copy_f32.hsaco is not ELF
 "$kirc" compile canon.kir --emit=kir | cmp -s - canon.kir || fail "canonical KIR is not a fixed point"
 "$kirc" compile work/copy_f32.kir --annotate | grep -q "access op 0 load src elements 0,1,2,3" \
   || fail "--annotate lacks the access map"
+# A tile-level gemm prints as its promoted thread-level KIR, which reads back as itself.
+"$kirc" compile "$kernels"/gemm_f16_256.kir --emit=kir > gemm.kir || fail "gemm kir"
+grep -q "^workgroup 64 2 2$" gemm.kir && grep -q "for %k = 0 to 64 step 32" gemm.kir \
+  && ! grep -q "gemm C" gemm.kir || fail "--emit=kir did not print the promoted gemm"
+"$kirc" compile gemm.kir --emit=kir | cmp -s - gemm.kir || fail "promoted KIR is not a fixed point"
 
 # Errors: stderr names the place, exit status 1, nothing on stdout.
 expect_error() {  # expected-substring, args...
@@ -43,5 +48,7 @@ expect_error "cannot read" compile missing.kir
 expect_error "unknown option '--bogus'" compile work/copy_f32.kir --bogus
 expect_error "--emit must be" compile work/copy_f32.kir --emit=exe
 expect_error "does not exist on gfx908" compile "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
+printf 'kernel k\nworkgroup auto\ngrid 1 1 1\n  barrier\nend\n' > auto.kir
+expect_error "auto.kir:2:1: error: in 'workgroup': \`workgroup auto\` is only allowed" compile auto.kir --mcpu=gfx942
 expect_error "/nonexistent (from the --llvm-bin flag) does not exist" compile work/copy_f32.kir --emit=obj --llvm-bin=/nonexistent
 echo "all kirc CLI checks passed"

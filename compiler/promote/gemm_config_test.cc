@@ -1,0 +1,213 @@
+// The validator's checks of tile-level gemm ops (compiler/promote/gemm_config.h
+// through compiler/lower/validate.h): one message per mistake, with the file,
+// line and column, the op, what is wrong and what to do.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "compiler/ir/parser.h"
+#include "compiler/lower/validate.h"
+#include "compiler/promote/gemm_config.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+// Placeholders: TARGET, WG, GRID, AT (A's element type), ASHAPE, ASTRIDE,
+// AACC, BT, CT, CACC, ALPHA (alpha's type), LDS, BODY. The gemm is on line 10.
+constexpr char kTemplate[] = R"(kernel g
+target TARGET
+workgroup WG
+grid GRID
+arg A : AT[ASHAPE] strides [ASTRIDE, 1] AACC
+arg B : BT[256, 64] strides [64, 1] readonly
+arg C : CT[256, 256] strides [256, 1] CACC
+arg alpha : ALPHA
+arg beta : f32
+LDS  BODY
+end
+)";
+
+struct Edit {
+  std::string target = "gfx942", wg = "auto", grid = "auto", at = "f16", ashape = "256, 64",
+              astride = "64", aacc = "readonly", bt = "f16", ct = "f32", cacc = "readwrite",
+              alpha = "f32", lds = "", body = "gemm C = alpha * A.mk * B.nk + beta * C";
+};
+
+// "OK" or the validator's message for the kernel `e` describes.
+std::string Check(const Edit& e) {
+  std::string text = absl::StrReplaceAll(
+      kTemplate, {{"TARGET", e.target}, {"WG", e.wg}, {"GRID", e.grid}, {"AT", e.at},
+                  {"ASHAPE", e.ashape}, {"ASTRIDE", e.astride}, {"AACC", e.aacc}, {"BT", e.bt},
+                  {"CT", e.ct}, {"CACC", e.cacc}, {"ALPHA", e.alpha}, {"LDS", e.lds},
+                  {"BODY", e.body}});
+  absl::StatusOr<Kernel> k = ParseKernel(text, "k.kir");
+  if (!k.ok()) return absl::StrCat("parse: ", k.status().message());
+  absl::Status s = ValidateKernel(*k, **LookupTarget(e.target), "k.kir");
+  return s.ok() ? "OK" : std::string(s.message());
+}
+
+Edit Body(const std::string& body) {
+  Edit e;
+  e.body = body;
+  return e;
+}
+
+TEST(GemmValidate, Accepts) {
+  EXPECT_EQ(Check(Edit{}), "OK");
+  EXPECT_EQ(Check(Body("gemm C = alpha * A.mk * B.nk")), "OK");
+  Edit e = Body("gemm C = alpha * A.mk * B.nk tile 128x128x32");
+  e.wg = "64 2 2";  // explicit extents equal to the promoted ones
+  e.grid = "2 2 1";
+  EXPECT_EQ(Check(e), "OK");
+  e = Edit{};
+  e.target = "gfx908";
+  e.at = e.bt = "bf16";
+  e.body = "gemm C = alpha * A.mk * B.nk + beta * C mfma f32_16x16x8_bf16";
+  EXPECT_EQ(Check(e), "OK");
+}
+
+TEST(GemmValidate, Messages) {
+  const std::string at = "k.kir:10:3: error: in '";
+  struct Bad {
+    Edit edit;
+    std::string want;
+  };
+  std::vector<Bad> bad;
+  auto add = [&](Edit e, std::string want) { bad.push_back({std::move(e), std::move(want)}); };
+  Edit e;
+
+  add(Body("gemm C = alpha * X.mk * B.nk"),
+      at + "gemm C = alpha * X.mk * B.nk': unknown buffer 'X' (A); declare it with `arg X : "
+           "f16[ROWS, COLS] strides [COLS, 1] readonly`");
+  e = Body("gemm C = alpha * A.mk * B.nk");
+  e.ashape = "256, 32";
+  e.astride = "32";
+  add(e, at + "gemm C = alpha * A.mk * B.nk': A.mk is 256 x 32 (M x K) but B.nk is 256 x 64 "
+              "(N x K): K differs (32 vs 64); fix the shapes or the layout tags (.mk/.km, "
+              ".nk/.kn)");
+  e = Body("gemm C = alpha * A.km * B.nk");
+  e.ashape = "64, 128";
+  e.astride = "128";
+  add(e, at + "gemm C = alpha * A.km * B.nk': C is 256 x 256 but must be M x N = 128 x 256 "
+              "(A.km is 64 x 128 (K x M), B.nk is 256 x 64 (N x K)); fix the shapes or the "
+              "layout tags");
+  e = Edit{};
+  e.at = "f32";
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': A holds f32; gemm inputs are f16 or "
+              "bf16");
+  e = Edit{};
+  e.at = "bf16";
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': A holds bf16 but B holds f16; A and B "
+              "must have the same element type");
+  e = Edit{};
+  e.ct = "i32";
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': C holds i32; the output is f32, f16 or "
+              "bf16");
+  e = Edit{};
+  e.alpha = "i32";
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': alpha must be an f32 scalar argument "
+              "(`arg alpha : f32`)");
+  add(Body("gemm C = gamma * A.mk * B.nk"),
+      at + "gemm C = gamma * A.mk * B.nk': unknown scalar argument 'gamma' (alpha); declare it "
+           "with `arg gamma : f32`");
+  add(Body("gemm C = alpha * A.mk * B.nk + beta * B"),
+      at + "gemm C = alpha * A.mk * B.nk + beta * B': the beta term reads B but the result goes "
+           "to C; gemm computes C = alpha * A * B + beta * C in place, so write `+ beta * C`");
+  add(Body("gemm A = alpha * A.mk * B.nk"),
+      at + "gemm A = alpha * A.mk * B.nk': A is both an input and the output; A and B must be "
+           "other buffers");
+  e = Body("gemm C = alpha * A.mk * B.nk");
+  e.cacc = "readonly";
+  add(e, at + "gemm C = alpha * A.mk * B.nk': C is readonly but gemm writes it; declare it "
+              "writeonly (or readwrite)");
+  e = Edit{};
+  e.cacc = "writeonly";
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': C is writeonly but `+ beta * C` reads "
+              "it; declare it readwrite");
+  e = Edit{};
+  e.aacc = "writeonly";
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': A is writeonly but gemm reads it; "
+              "declare it readonly");
+  add(Body("gemm C = alpha * A.mk * B.nk mfma f32_32x32x8_bf16"),
+      at + "gemm C = alpha * A.mk * B.nk mfma f32_32x32x8_bf16': MFMA f32_32x32x8_bf16 takes "
+           "bf16 inputs but A and B hold f16; use f32_32x32x8_f16");
+  e = Body("gemm C = alpha * A.mk * B.nk mfma f32_16x16x16_bf16");
+  e.target = "gfx908";
+  e.at = e.bt = "bf16";
+  add(e, at + "gemm C = alpha * A.mk * B.nk mfma f32_16x16x16_bf16': MFMA f32_16x16x16_bf16 "
+              "does not exist on gfx908: use f32_16x16x8_bf16 (a different lane layout)");
+  add(Body("gemm C = alpha * A.mk * B.nk mfma f32_64x64x4_f16"),
+      at + "gemm C = alpha * A.mk * B.nk mfma f32_64x64x4_f16': unknown MFMA "
+           "'f32_64x64x4_f16'; for f16 inputs on gfx942 use f32_16x16x16_f16 or "
+           "f32_32x32x8_f16");
+  add(Body("gemm C = alpha * A.mk * B.nk mfma f32_16x16x4_f32"),
+      at + "gemm C = alpha * A.mk * B.nk mfma f32_16x16x4_f32': MFMA f32_16x16x4_f32 takes f32 "
+           "inputs but A and B hold f16; use f32_16x16x16_f16");
+  add(Body("gemm C = alpha * A.mk * B.nk tile 48x64x32 waves 2x2 mfma f32_32x32x8_f16"),
+      at + "gemm C = alpha * A.mk * B.nk tile 48x64x32 waves 2x2 mfma f32_32x32x8_f16': tile "
+           "48x64x32 with waves 2x2 gives each wave a 24 x 32 block of C, not a multiple of the "
+           "32x32 tiles of f32_32x32x8_f16; make BM a multiple of 64 and BN a multiple of 64");
+  add(Body("gemm C = alpha * A.mk * B.nk tile 64x64x20 mfma f32_16x16x16_f16"),
+      at + "gemm C = alpha * A.mk * B.nk tile 64x64x20 mfma f32_16x16x16_f16': tile 64x64x20: "
+           "BK = 20 is not a multiple of f32_16x16x16_f16's k = 16; use BK = 32");
+  add(Body("gemm C = alpha * A.mk * B.nk waves 8x4"),
+      at + "gemm C = alpha * A.mk * B.nk waves 8x4': waves 8x4 is 2048 threads; a workgroup "
+           "has at most 1024 (16 waves)");
+  add(Body("gemm C = alpha * A.mk * B.nk tile 256x256x64 double_buffer on"),
+      at + "gemm C = alpha * A.mk * B.nk tile 256x256x64 double_buffer on': tile 256x256x64 "
+           "with double buffering needs 131072 bytes of LDS for the A and B tiles (2 stages, "
+           "before padding), more than the 65536 bytes a workgroup has on gfx942; use a smaller "
+           "tile or double_buffer off");
+  add(Body("gemm C = alpha * A.mk * B.nk tile 16x128x16 waves 1x8 mfma f32_16x16x16_f16"),
+      at + "gemm C = alpha * A.mk * B.nk tile 16x128x16 waves 1x8 mfma f32_16x16x16_f16': the A "
+           "tile (BM x BK = 16 x 16 = 256 elements) is not a multiple of the workgroup's 512 "
+           "threads, so they cannot share its copy evenly; use a larger tile or fewer waves");
+  // The kernel around the gemm.
+  e = Body("barrier");
+  add(e, "k.kir:3:1: error: in 'workgroup': `workgroup auto` is only allowed in a kernel whose "
+         "body is a single gemm op (its promotion chooses the extents); give the extents, e.g. "
+         "`workgroup 256 1 1`");
+  e.wg = "64 1 1";
+  add(e, "k.kir:4:1: error: in 'grid': `grid auto` is only allowed in a kernel whose body is a "
+         "single gemm op (its promotion chooses the extents); give the extents, e.g. `grid 4 4 "
+         "1`");
+  e = Body("gemm C = alpha * A.mk * B.nk\n  barrier");
+  e.wg = "64 2 2";
+  e.grid = "2 2 1";
+  add(e, at + "gemm C = alpha * A.mk * B.nk': a gemm op must be the kernel's only op "
+              "(promotion turns the whole kernel into the tiled GEMM); move the other work to a "
+              "separate kernel");
+  e = Body("gemm C = alpha * A.mk * B.nk");
+  e.lds = "lds T : f16[16]\n";
+  add(e, "k.kir:11:3: error: in 'gemm C = alpha * A.mk * B.nk': a gemm kernel must not declare "
+         "LDS (promotion allocates the tiles); remove `lds T`");
+  e = Body("gemm C = alpha * A.mk * B.nk");
+  e.wg = "256 1 1";
+  add(e, at + "gemm C = alpha * A.mk * B.nk': the workgroup is 256 1 1 but this gemm (tile "
+              "128x128x32 waves 2x2 mfma f32_32x32x8_f16 double_buffer on) runs on `workgroup "
+              "64 2 2`; write `workgroup auto`");
+  e.wg = "64 2 2";
+  e.grid = "4 4 1";
+  add(e, at + "gemm C = alpha * A.mk * B.nk': the grid is 4 4 1 but this gemm (tile 128x128x32 "
+              "waves 2x2 mfma f32_32x32x8_f16 double_buffer on) needs `grid 2 2 1`; write `grid "
+              "auto`");
+
+  for (const Bad& b : bad) EXPECT_EQ(Check(b.edit), b.want) << b.edit.body;
+}
+
+TEST(GemmValidate, HasGemm) {
+  absl::StatusOr<Kernel> k = ParseKernel(
+      absl::StrReplaceAll(kTemplate, {{"TARGET", "gfx942"}, {"WG", "auto"}, {"GRID", "auto"},
+                                      {"AT", "f16"}, {"ASHAPE", "256, 64"}, {"ASTRIDE", "64"},
+                                      {"AACC", "readonly"}, {"BT", "f16"}, {"CT", "f32"},
+                                      {"CACC", "readwrite"}, {"ALPHA", "f32"}, {"LDS", ""},
+                                      {"BODY", "gemm C = alpha * A.mk * B.nk"}}));
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(HasGemm(*k));
+  k->body[0].kind = OpKind::kBarrier;
+  EXPECT_FALSE(HasGemm(*k));
+}
+
+}  // namespace
+}  // namespace kir
