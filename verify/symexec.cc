@@ -186,6 +186,11 @@ void SymExec::Set(RegKey k, Slot s) {
   if (logging_) log_.insert(k);
 }
 
+TRef SymExec::ExecBit() {
+  if (logging_ && !log_.count(RegKey{RegKey::kExec, 0})) livein_.insert(RegKey{RegKey::kExec, 0});
+  return st_.exec.t;
+}
+
 void SymExec::SetScc(int inst, TRef t) { Set(RegKey{RegKey::kScc, 0}, Slot{t, inst, Slot::kValue}); }
 
 std::vector<RegKey> SymExec::AllKeys() const {
@@ -259,6 +264,18 @@ Slot SymExec::Read(int inst, const MOperand& o, int dword, bool wide) {
       r = Reg(o.cls, o.reg + dword);
       break;
   }
+  if (logging_ && o.kind != MOperand::Kind::kImm) {
+    RegKey k{RegKey::kV, 0};
+    if (o.kind == MOperand::Kind::kReg)
+      k = RegKey{o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS,
+                 o.reg + dword};
+    else
+      k = o.special == SpecialReg::kExec ? RegKey{RegKey::kExec, 0}
+          : o.special == SpecialReg::kVcc ? RegKey{RegKey::kVcc, dword & 1}
+          : o.special == SpecialReg::kM0  ? RegKey{RegKey::kM0, 0}
+                                          : RegKey{RegKey::kScc, 0};
+    if (!log_.count(k)) livein_.insert(k);
+  }
   if (r.def >= 0) trace_[inst].src_defs.push_back(r.def);
   return r;
 }
@@ -266,14 +283,14 @@ Slot SymExec::Read(int inst, const MOperand& o, int dword, bool wide) {
 TRef SymExec::Value(int inst, const Slot& s, const MOperand& o) {
   if (s.kind == Slot::kValue) return s.t;
   // A lane mask as a 32-bit value: the bits of 32 lanes, uniform but not this lane's.
-  return Fresh(VarKind::kUnmodelled, absl::StrCat("[", inst, "] lane mask ", OperandName(o), " read as a value"),
+  return Fresh(VarKind::kAbstract, absl::StrCat("[", inst, "] lane mask ", OperandName(o), " read as a value"),
                kDepUnmodelled, inst);
 }
 
 TRef SymExec::MaskBit(int inst, const MOperand& o) {
   auto fresh_bit = [&](const std::string& why) {
     int v = p_.NewVar(VarInfo{absl::StrCat("[", inst, "] lane bit of ", OperandName(o), " (", why, ")"),
-                              VarKind::kUnmodelled, 0, 1, static_cast<uint8_t>(kDepLaneData | kDepUnmodelled), -1,
+                              VarKind::kAbstract, 0, 1, static_cast<uint8_t>(kDepLaneData | kDepUnmodelled), -1,
                               inst});
     return p_.Var(v);
   };
@@ -284,7 +301,7 @@ TRef SymExec::MaskBit(int inst, const MOperand& o) {
   }
   if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kExec) {
     if (st_.exec.def >= 0) trace_[inst].src_defs.push_back(st_.exec.def);
-    return st_.exec.t;
+    return ExecBit();
   }
   Slot lo = Read(inst, o, 0, true), hi = Read(inst, o, 1, true);
   if (lo.kind == Slot::kMaskLo && hi.kind == Slot::kMaskHi && lo.t == hi.t) return lo.t;
@@ -300,7 +317,7 @@ void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_e
   std::string name;
   if (o.kind == MOperand::Kind::kReg) {
     Slot& s = Reg(o.cls, o.reg + dword);
-    if (o.cls != RegClass::kSgpr && under_exec) t = d_.Select(st_.exec.t, t, s.t);
+    if (o.cls != RegClass::kSgpr && under_exec) t = d_.Select(ExecBit(), t, s.t);
     RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
     Set(RegKey{f, o.reg + dword}, Slot{t, inst, Slot::kValue});
     name = RegName(o.cls, o.reg + dword, 1);
@@ -329,7 +346,7 @@ void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_e
         TRef bit = p_.IsConst(t) && p_.ConstValue(t) == 0 ? p_.Const(0)
                    : p_.IsConst(t) && p_.ConstValue(t) == 0xffffffffu
                        ? p_.Const(1)
-                       : Fresh(VarKind::kUnmodelled, absl::StrCat("[", inst, "] exec bit"),
+                       : Fresh(VarKind::kAbstract, absl::StrCat("[", inst, "] exec bit"),
                                kDepLaneData | kDepUnmodelled, inst);
         Set(RegKey{RegKey::kExec, 0}, Slot{bit, inst, Slot::kMaskLo});
         name = "exec";
@@ -364,13 +381,13 @@ void SymExec::WriteMask(int inst, const MOperand& o, TRef bit) {
   trace_[inst].writes.push_back({absl::StrCat(RegName(o.cls, o.reg, 2), " (this lane)"), bit});
 }
 
-void SymExec::Opaque(int i, const MInst& mi, const std::string& why) {
+void SymExec::Opaque(int i, const MInst& mi, const std::string& why, VarKind kind) {
   for (int dd = 0; dd < mi.NumDefs() && dd < static_cast<int>(mi.ops.size()); ++dd) {
     const MOperand& o = mi.ops[dd];
     int n = o.kind == MOperand::Kind::kReg ? o.count : 1;
     for (int w = 0; w < n; ++w) {
       bool vec = o.kind == MOperand::Kind::kReg && o.cls != RegClass::kSgpr;
-      TRef t = Fresh(VarKind::kUnmodelled,
+      TRef t = Fresh(kind,
                      absl::StrCat("[", i, "] ", Info(mi.opc).mnemonic, " ", why, n > 1 ? absl::StrCat(" dword ", w) : ""),
                      static_cast<uint8_t>(kDepUnmodelled | (vec ? kDepLaneData : 0)), i);
       Write(i, o, w, t, true);
@@ -381,10 +398,10 @@ void SymExec::Opaque(int i, const MInst& mi, const std::string& why) {
 void SymExec::StepSalu(int i, const MInst& mi) {
   const Opc opc = mi.opc;
   const int defs = mi.NumDefs();
-  if (static_cast<int>(mi.ops.size()) < defs + 1) return Opaque(i, mi, "result (malformed)");
+  if (static_cast<int>(mi.ops.size()) < defs + 1) return Opaque(i, mi, "result (malformed)", VarKind::kAbstract);
   if (IsSaveexec(opc)) {
     TRef src = MaskBit(i, mi.ops[1]);
-    TRef old = st_.exec.t;
+    TRef old = ExecBit();
     if (st_.exec.def >= 0) trace_[i].src_defs.push_back(st_.exec.def);
     TRef one = d_.Const(1);
     TRef nw = opc == Opc::kSAndSaveexecB64 ? d_.And(src, old)
@@ -393,7 +410,7 @@ void SymExec::StepSalu(int i, const MInst& mi) {
                                              : d_.And(src, d_.Xor(old, one));
     WriteMask(i, mi.ops[0], old);
     WriteMask(i, MOperand::Special(SpecialReg::kExec), nw);
-    SetScc(i, Fresh(VarKind::kUnmodelled, absl::StrCat("[", i, "] scc (exec != 0)"), kDepUnmodelled, i));
+    SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc (exec != 0)"), kDepUnmodelled, i));
     return;
   }
   if (IsWideSalu(opc)) {
@@ -431,10 +448,10 @@ void SymExec::StepSalu(int i, const MInst& mi) {
       }
       WriteMask(i, mi.ops[0], r);
       if (opc != Opc::kSMovB64 && opc != Opc::kSCselectB64)
-        SetScc(i, Fresh(VarKind::kUnmodelled, absl::StrCat("[", i, "] scc (mask != 0)"), kDepUnmodelled, i));
+        SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc (mask != 0)"), kDepUnmodelled, i));
       return;
     }
-    if (mask_mode) return Opaque(i, mi, "on a lane mask (not modelled)");
+    if (mask_mode) return Opaque(i, mi, "on a lane mask (not modelled)", VarKind::kAbstract);
     std::vector<Pair64<TRef>> s;
     for (size_t k = defs; k < mi.ops.size(); ++k) {
       Slot lo = Read(i, mi.ops[k], 0, true), hi = Read(i, mi.ops[k], 1, true);
@@ -443,7 +460,7 @@ void SymExec::StepSalu(int i, const MInst& mi) {
     if (opc == Opc::kSCselectB64) s.push_back({Read(i, MOperand::Special(SpecialReg::kScc), 0).t, d_.Const(0)});
     while (s.size() < 4) s.push_back({d_.Const(0), d_.Const(0)});
     std::optional<Wide64<TRef>> r = EvalWideOp(d_, opc, s);
-    if (!r) return Opaque(i, mi, "result (not modelled)");
+    if (!r) return Opaque(i, mi, "result (not modelled)", VarKind::kAbstract);
     if (defs == 1) {
       Write(i, mi.ops[0], 0, r->lo, false);
       if (opc != Opc::kSBcnt1I32B64) Write(i, mi.ops[0], 1, r->hi, false);
@@ -462,7 +479,7 @@ void SymExec::StepSalu(int i, const MInst& mi) {
   if (Info(opc).flags & kReadsScc) s.push_back(Read(i, MOperand::Special(SpecialReg::kScc), 0).t);
   while (s.size() < 4) s.push_back(d_.Const(0));
   std::optional<TRef> r = EvalIntOp(d_, opc, s);
-  if (!r) return Opaque(i, mi, "result (not modelled)");
+  if (!r) return Opaque(i, mi, "result (not modelled)", VarKind::kAbstract);
   std::optional<TRef> f = EvalFlagOut(d_, opc, s, *r);
   if (defs == 1) Write(i, mi.ops[0], 0, *r, false);
   if (f) SetScc(i, *f);
@@ -496,7 +513,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
       r = p_.Var(v);
     }
     if (st_.exec.def >= 0) trace_[i].src_defs.push_back(st_.exec.def);
-    TRef bit = d_.Select(st_.exec.t, *r, d_.Const(0));  // inactive lanes write 0
+    TRef bit = d_.Select(ExecBit(), *r, d_.Const(0));  // inactive lanes write 0
     WriteMask(i, mi.ops[0], bit);
     if (Info(opc).flags & kWritesExec) WriteMask(i, MOperand::Special(SpecialReg::kExec), bit);
     return;
@@ -522,7 +539,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
     if (!r) return Opaque(i, mi, "result (not modelled)");
     Write(i, mi.ops[0], 0, r->lo, true);
     Write(i, mi.ops[0], 1, r->hi, true);
-    if (defs == 2) WriteMask(i, mi.ops[1], d_.Select(st_.exec.t, r->flag, d_.Const(0)));
+    if (defs == 2) WriteMask(i, mi.ops[1], d_.Select(ExecBit(), r->flag, d_.Const(0)));
     return;
   }
   if (defs == 2) {  // carry forms: vdst, sdst, src0, src1[, carry-in mask]
@@ -533,7 +550,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
     if (!r) return Opaque(i, mi, "result (not modelled)");
     std::optional<TRef> f = EvalFlagOut(d_, opc, s, *r);
     Write(i, mi.ops[0], 0, *r, true);
-    WriteMask(i, mi.ops[1], d_.Select(st_.exec.t, f ? *f : d_.Const(0), d_.Const(0)));
+    WriteMask(i, mi.ops[1], d_.Select(ExecBit(), f ? *f : d_.Const(0), d_.Const(0)));
     return;
   }
   switch (opc) {
@@ -541,14 +558,14 @@ void SymExec::StepValu(int i, const MInst& mi) {
     case Opc::kVReadlaneB32: {
       TRef v = src32(1);
       if (p_.node(v).deps & kDepLaneVarying)
-        v = Fresh(VarKind::kUnmodelled, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);
+        v = Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);
       Write(i, mi.ops[0], 0, v, false);
       return;
     }
     case Opc::kVWritelaneB32:
     case Opc::kVMbcntLoU32B32:
     case Opc::kVMbcntHiU32B32:
-      return Opaque(i, mi, "result (lane-position dependent, not modelled)");
+      return Opaque(i, mi, "result (lane-position dependent, not modelled)", VarKind::kAbstract);
     case Opc::kVCndmaskB32: {
       if (mi.ops.size() < 3) return Opaque(i, mi, "result (malformed)");
       TRef f = src32(1), t = src32(2);
@@ -632,7 +649,7 @@ void SymExec::Step(int i, const MInst& mi) {
   if (IsMemory(cls)) {
     MemExec m;
     m.index = i;
-    m.exec = st_.exec.t;
+    m.exec = ExecBit();
     m.exec_def = st_.exec.def;
     m.ops.resize(mi.ops.size());
     for (size_t k = mi.NumDefs(); k < mi.ops.size(); ++k) {
@@ -719,12 +736,11 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
   const TRef it = p_.Var(lp.it_var);
   const SymState entry = st_;
   const bool outer_logging = logging_;
-  const std::set<RegKey> outer_log = log_;
-  // 1. Discovery: which registers the body writes, and how.
-  std::set<RegKey> h = StaticWrites(label + 1, latch);
+  const std::set<RegKey> outer_log = log_, outer_livein = livein_;
+  // 1. Discovery: which registers the body writes, which it reads first, and how they change.
+  std::set<RegKey> h = StaticWrites(label + 1, latch), livein;
   std::map<RegKey, Slot> havoc;
   std::set<int> havoc_vars;
-  SymState end;
   for (int round = 0;; ++round) {
     st_ = entry;
     havoc.clear();
@@ -732,7 +748,7 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     for (const RegKey& k : h) {
       bool vec = k.file == RegKey::kV || k.file == RegKey::kA;
       bool mask = k.file == RegKey::kExec;
-      int v = p_.NewVar(VarInfo{absl::StrCat("h.", KeyName(k)), VarKind::kInput, 0, mask ? 1 : 0xffffffffll,
+      int v = p_.NewVar(VarInfo{absl::StrCat("h.", KeyName(k)), VarKind::kAbstract, 0, mask ? 1 : 0xffffffffll,
                                 static_cast<uint8_t>(vec || mask ? kDepLaneData : 0), -1, label});
       havoc_vars.insert(v);
       Slot s{p_.Var(v), -1, mask ? Slot::kMaskLo : Slot::kValue};
@@ -741,51 +757,87 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     }
     logging_ = true;
     log_.clear();
+    livein_.clear();
     absl::Status st = RunRange(label + 1, latch, depth + 1);
     if (!st.ok()) return st;
+    livein = livein_;
     bool grew = false;
     for (const RegKey& k : log_) grew |= h.insert(k).second;
     if (!grew) break;
     if (round > 4) return absl::InternalError("loop register discovery does not converge");
   }
-  end = st_;
-  // 2. The header state for a symbolic iteration `it`.
-  st_ = entry;
-  logging_ = false;
-  InstTrace& lt = trace_[label];
-  lt = InstTrace{};
   std::map<RegKey, Slot> end_slots;
-  st_ = end;
   for (const RegKey& k : h) end_slots[k] = At(k);
+  logging_ = false;
+  // Classification.
+  std::map<RegKey, TRef> steps;  // induction registers: entry + step * it
+  std::set<RegKey> invariant, stable;
   st_ = entry;
   for (const RegKey& k : h) {
-    const Slot hs = havoc[k];
-    const Slot es = end_slots[k];
-    Slot& dst = At(k);
-    if (es.t == hs.t && es.kind == hs.kind) continue;  // loop-invariant: the entry value
-    std::optional<TRef> step;
-    if (es.kind == Slot::kValue && hs.kind == Slot::kValue && dst.kind == Slot::kValue)
-      step = OffsetFrom(p_, es.t, hs.t, havoc_vars);
-    if (dst.def >= 0) lt.src_defs.push_back(dst.def);
-    if (es.def >= 0) lt.src_defs.push_back(es.def);
-    if (step) {
-      TRef v = d_.Add(dst.t, d_.Mul(*step, it));
-      lp.induction.push_back(absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " + ", p_.ToString(*step), " * it"));
-      dst = Slot{v, label, Slot::kValue};
-      lt.writes.push_back({KeyName(k), v});
-    } else {
-      bool vec = k.file == RegKey::kV || k.file == RegKey::kA;
-      bool mask = k.file == RegKey::kExec;
-      int var = p_.NewVar(VarInfo{absl::StrCat(KeyName(k), " at the header of loop ", label,
-                                               " (not an induction variable)"),
-                                  VarKind::kUnmodelled, 0, mask ? 1 : 0xffffffffll,
-                                  static_cast<uint8_t>(kDepUnmodelled | (vec || mask ? kDepLaneData : 0)), -1, label});
-      dst = Slot{p_.Var(var), label, mask ? Slot::kMaskLo : Slot::kValue};
-      lt.writes.push_back({KeyName(k), dst.t});
+    const Slot hs = havoc[k], es = end_slots[k];
+    const Slot& en = At(k);
+    if (es.t == hs.t && es.kind == hs.kind) {
+      invariant.insert(k);
+    } else if (es.kind == Slot::kValue && hs.kind == Slot::kValue && en.kind == Slot::kValue) {
+      if (std::optional<TRef> step = OffsetFrom(p_, es.t, hs.t, havoc_vars)) steps[k] = *step;
+      else if (livein.count(k)) stable.insert(k);
     }
   }
-  absl::Status st = RunRange(label + 1, latch, depth + 1);
-  if (!st.ok()) return st;
+  // 2. The body for a symbolic iteration, from the header state; candidate
+  // "stable" invariants are assumed at the header and checked at the back edge.
+  for (;;) {
+    st_ = entry;
+    InstTrace& lt = trace_[label];
+    lt = InstTrace{};
+    lp.induction.clear();
+    for (const RegKey& k : h) {
+      if (invariant.count(k)) continue;
+      Slot& dst = At(k);
+      const Slot es = end_slots[k];
+      if (dst.def >= 0) lt.src_defs.push_back(dst.def);
+      if (es.def >= 0) lt.src_defs.push_back(es.def);
+      auto sit = steps.find(k);
+      if (sit != steps.end()) {
+        TRef v = d_.Add(dst.t, d_.Mul(sit->second, it));
+        lp.induction.push_back(
+            absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " + ", p_.ToString(sit->second), " * it"));
+        dst = Slot{v, label, Slot::kValue};
+        lt.writes.push_back({KeyName(k), v});
+      } else if (stable.count(k)) {
+        lp.induction.push_back(absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " (stable)"));
+        dst = Slot{dst.t, label, dst.kind};
+        lt.writes.push_back({KeyName(k), dst.t});
+      } else {
+        bool vec = k.file == RegKey::kV || k.file == RegKey::kA;
+        bool mask = k.file == RegKey::kExec;
+        int var = p_.NewVar(VarInfo{absl::StrCat(KeyName(k), " at the header of loop ", label,
+                                                 " (not an induction variable)"),
+                                    VarKind::kAbstract, 0, mask ? 1 : 0xffffffffll,
+                                    static_cast<uint8_t>(kDepUnmodelled | (vec || mask ? kDepLaneData : 0)), -1,
+                                    label});
+        dst = Slot{p_.Var(var), label, mask ? Slot::kMaskLo : Slot::kValue};
+        lt.writes.push_back({KeyName(k), dst.t});
+      }
+    }
+    const SymState header = st_;
+    absl::Status st = RunRange(label + 1, latch, depth + 1);
+    if (!st.ok()) return st;
+    std::set<RegKey> broken;
+    for (const RegKey& k : stable) {
+      TRef want = entry.s.size() ? TRef{} : TRef{};
+      {
+        SymState now = st_;
+        st_ = header;
+        want = At(k).t;
+        st_ = now;
+      }
+      TRef got = At(k).t;
+      if (got == want) continue;
+      if (!(prove_equal_ && At(k).kind == Slot::kValue && prove_equal_(got, want))) broken.insert(k);
+    }
+    if (broken.empty()) break;
+    for (const RegKey& k : broken) stable.erase(k);
+  }
   trace_[latch] = InstTrace{};
   const Slot scc = At(RegKey{RegKey::kScc, 0});
   if (scc.def >= 0) trace_[latch].src_defs.push_back(scc.def);
@@ -819,8 +871,12 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
   }
   logging_ = outer_logging;
   log_ = outer_log;
-  if (logging_)
+  livein_ = outer_livein;
+  if (logging_) {
+    for (const RegKey& k : livein)
+      if (!log_.count(k)) livein_.insert(k);
     for (const RegKey& k : h) log_.insert(k);
+  }
   loops_[label] = lp;
   return absl::OkStatus();
 }

@@ -14,8 +14,13 @@
 //     holds a fresh value h_r; a register whose end value is h_r + K with K
 //     free of every h is an induction register (invariant: entry + K * it,
 //     true at it = 0, and preserved by one iteration for ANY h_r, so for all
-//     it); an end value equal to h_r is loop-invariant; anything else is
-//     havocked (a fresh value per header: sound, nothing is assumed).
+//     it); an end value equal to h_r is loop-invariant. A register the body
+//     reads before writing it (live-in) whose end value is neither gets the
+//     candidate invariant "equal to its entry value", checked after step 2
+//     (with the equality prover: all candidates are assumed at the header and
+//     must hold again at the back edge); candidates that fail, and every other
+//     register, are havocked (a fresh kAbstract value per header: sound,
+//     nothing is assumed; a counterexample never rests on one).
 //  2. the body runs once more from the header state so built, with `it`
 //     symbolic: these are the states the accesses in the body are verified in.
 //  3. the trip count T comes from the back edge's condition, a term in `it`
@@ -25,6 +30,7 @@
 #ifndef KIRC_VERIFY_SYMEXEC_H_
 #define KIRC_VERIFY_SYMEXEC_H_
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -107,6 +113,11 @@ class SymExec {
   // Executes `f` from the kernel's initial state. Unimplemented for control
   // flow other than properly nested loops with a computable trip count.
   absl::Status Run(const MFunction& f);
+  // A prover of a == b (mod 2^32) for all values of their variables (in
+  // range), used to check loop invariants that are not structural
+  // (e.g. s5 = s5 & 0xffff in a loop when s5 < 2^16). Without one, only
+  // structurally equal terms count as equal.
+  void SetEqualityProver(std::function<bool(TRef, TRef)> f) { prove_equal_ = std::move(f); }
 
   const KernelVars& vars() const { return vars_; }
   const std::vector<InstTrace>& trace() const { return trace_; }
@@ -124,11 +135,12 @@ class SymExec {
   void Write(int inst, const MOperand& o, int dword, TRef t, bool under_exec);
   void WriteMask(int inst, const MOperand& o, TRef bit);
   void SetScc(int inst, TRef t);
+  TRef ExecBit();  // this lane's EXEC bit (a read of EXEC)
   TRef Fresh(VarKind kind, const std::string& name, uint8_t deps, int inst);
   void Step(int i, const MInst& mi);
   void StepSalu(int i, const MInst& mi);
   void StepValu(int i, const MInst& mi);
-  void Opaque(int i, const MInst& mi, const std::string& why);
+  void Opaque(int i, const MInst& mi, const std::string& why, VarKind kind = VarKind::kUnmodelled);
   absl::Status RunRange(int begin, int end, int depth);
   absl::Status RunLoop(int label, int latch, int depth);
   std::set<RegKey> StaticWrites(int begin, int end) const;
@@ -147,7 +159,9 @@ class SymExec {
   std::map<int, MachineLoop> loops_;
   std::map<int, int> loop_of_label_;  // label index -> latch index
   bool logging_ = false;
-  std::set<RegKey> log_;  // registers written while logging_
+  std::set<RegKey> log_;     // registers written while logging_
+  std::set<RegKey> livein_;  // registers read before written while logging_
+  std::function<bool(TRef, TRef)> prove_equal_;
 };
 
 // "s[4:7]", "v3", "exec", "0x80000000": an operand as assembly names it.

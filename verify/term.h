@@ -41,6 +41,8 @@ enum class VarKind : uint8_t {
   kInput,        // any other input: memory contents, undefined initial registers
   kUnmodelled,   // the result of an instruction the verifier does not model (float, MFMA, ...)
   kLoopIter,     // the iteration number of a machine loop, 0 .. trips-1 (dim: the loop's label index)
+  kAbstract,     // an over-approximation (a loop-header value that is not an induction variable,
+                 // a lane mask read as a value, ...): no counterexample may rest on it
 };
 
 // Dependency bits of a term (TNode::deps).

@@ -69,6 +69,26 @@ int MFunction::NewVReg(RegClass cls, int count, int align) {
   return static_cast<int>(vregs.size()) - 1;
 }
 
+int MFunction::NewAlias(int parent, int offset, int count) {
+  VReg v = vregs[parent];
+  v.count = count;
+  v.align = 1;
+  v.fixed = -1;
+  v.alias_of = parent;
+  v.alias_offset = offset;
+  vregs.push_back(v);
+  return static_cast<int>(vregs.size()) - 1;
+}
+
+std::pair<int, int> MFunction::Root(int vreg) const {
+  int off = 0;
+  while (vreg >= 0 && vreg < static_cast<int>(vregs.size()) && vregs[vreg].alias_of >= 0) {
+    off += vregs[vreg].alias_offset;
+    vreg = vregs[vreg].alias_of;
+  }
+  return {vreg, off};
+}
+
 std::string RegName(RegClass cls, int index, int count) {
   const char* p = cls == RegClass::kVgpr ? "v" : cls == RegClass::kSgpr ? "s" : "a";
   if (count == 1) return p + std::to_string(index);

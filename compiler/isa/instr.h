@@ -123,6 +123,10 @@ struct VReg {
   int count = 1;
   int align = 1;
   int fixed = -1;  // >= 0: precoloured to this physical register (kernel inputs)
+  // >= 0: not a register of its own but registers alias_offset .. of vreg
+  // alias_of (a sub-tuple view, e.g. a slice of a vector: no copy).
+  int alias_of = -1;
+  int alias_offset = 0;
 };
 
 // A function in MIR: a straight-line instruction list plus register info.
@@ -132,6 +136,10 @@ struct MFunction {
   int next_inst_id = 0;
 
   int NewVReg(RegClass cls, int count, int align = 1);
+  // A view of `count` registers of `parent` starting `offset` registers in.
+  int NewAlias(int parent, int offset, int count);
+  // The register tuple `vreg` lives in and the offset into it (follows aliases).
+  std::pair<int, int> Root(int vreg) const;
 };
 
 // Register names as LLVM prints them: "v5", "s[4:7]", "a[0:3]", "vcc", "exec".

@@ -231,8 +231,16 @@ absl::Status LowerCtx::LowerSlice(const Op& op) {
       b_.Emit(Opc::kVAccvgprRead, {MirBuilder::V(out.vreg, i), MirBuilder::A(in.vreg, first + i)});
   } else {
     int src = VgprsOf(op.operands[0].name);
-    for (int i = 0; i < n; ++i)
-      b_.Emit(Opc::kVMovB32, {MirBuilder::V(out.vreg, i), MirBuilder::V(src, first + i)});
+    // A view of the source's registers when the alignment rules allow it
+    // (64-bit and wider tuples start on even registers on gfx90a/942: the
+    // source tuple is even-aligned, so an even offset keeps that).
+    bool carried = carried_vregs_.count(src) > 0;  // changes in place: copy it
+    if (!carried && (!t_.even_aligned_tuples || n == 1 || first % 2 == 0)) {
+      out.vreg = b_.func().NewAlias(src, first, n);
+    } else {
+      for (int i = 0; i < n; ++i)
+        b_.Emit(Opc::kVMovB32, {MirBuilder::V(out.vreg, i), MirBuilder::V(src, first + i)});
+    }
   }
   values_[op.results[0]] = out;
   return absl::OkStatus();

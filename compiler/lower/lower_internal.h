@@ -3,6 +3,7 @@
 #define KIRC_COMPILER_LOWER_LOWER_INTERNAL_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,8 @@ class LowerCtx {
   // Results written in place into a loop-carried register (value name -> vreg):
   // MFMA accumulators and elementwise updates (acc = acc + x).
   std::map<std::string, int> inplace_;
+  // Registers of loop-carried values: updated in place, so never aliased.
+  std::set<int> carried_vregs_;
   // The loop (index into loops_) whose counter atom `a` is, or -1.
   int LoopOfAtom(const Atom& a) const;
   // True if `a` depends on the counter of an active loop.

@@ -109,6 +109,7 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
         b_.Emit(Opc::kVMovB32, {MirBuilder::V(v.vreg, r), s});
     }
     phi[i] = v.vreg;
+    carried_vregs_.insert(v.vreg);
     values_[op.iter_args[i]] = v;
   }
   // An MFMA that accumulates into a carried value which nothing reads

@@ -23,6 +23,14 @@ const char* ClassName(RegClass c) {
 absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
                                            const std::vector<std::string>* op_text) {
   int nv = static_cast<int>(f.vregs.size());
+  // Aliases (sub-tuple views) are their root tuple at an offset.
+  for (MInst& mi : f.insts)
+    for (MOperand& o : mi.ops)
+      if (o.IsReg() && o.is_virtual && o.reg >= 0 && o.reg < nv && f.vregs[o.reg].alias_of >= 0) {
+        auto [root, off] = f.Root(o.reg);
+        o.reg = root;
+        o.sub += off;
+      }
   std::vector<int> start(nv, -2), end(nv, -2);
   for (int i = 0; i < static_cast<int>(f.insts.size()); ++i) {
     for (const MOperand& o : f.insts[i].ops) {

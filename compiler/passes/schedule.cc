@@ -52,7 +52,7 @@ struct RegRef {
   bool def;
 };
 
-std::vector<RegRef> Regs(const MInst& mi) {
+std::vector<RegRef> Regs(const MFunction& f, const MInst& mi) {
   std::vector<RegRef> r;
   int defs = mi.NumDefs();
   bool merges = Info(mi.opc).flags & kDefMerges;
@@ -61,8 +61,14 @@ std::vector<RegRef> Regs(const MInst& mi) {
     if (!o.IsReg()) continue;
     int cls = static_cast<int>(o.cls) + (o.is_virtual ? 0 : 3);
     bool def = static_cast<int>(i) < defs;
-    r.push_back({cls, o.reg, o.sub, o.sub + o.count, def});
-    if (def && merges) r.push_back({cls, o.reg, o.sub, o.sub + o.count, false});
+    int reg = o.reg, sub = o.sub;
+    if (o.is_virtual) {  // an alias is its root tuple at an offset
+      auto [root, off] = f.Root(o.reg);
+      reg = root;
+      sub += off;
+    }
+    r.push_back({cls, reg, sub, sub + o.count, def});
+    if (def && merges) r.push_back({cls, reg, sub, sub + o.count, false});
   }
   return r;
 }
@@ -119,7 +125,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     while (hi > lo && Pinned(f.insts[hi - 1])) tail.insert(tail.begin(), f.insts[--hi]);
     int n = hi - lo;
     std::vector<std::vector<RegRef>> regs(n);
-    for (int i = 0; i < n; ++i) regs[i] = Regs(f.insts[lo + i]);
+    for (int i = 0; i < n; ++i) regs[i] = Regs(f, f.insts[lo + i]);
     std::vector<std::vector<int>> succ(n);
     std::vector<int> npred(n, 0);
     for (int i = 0; i < n; ++i)
