@@ -253,6 +253,9 @@ absl::Status LowerCtx::LowerOps(const std::vector<Op>& ops) {
         break;
       case OpKind::kYield:
         break;
+      case OpKind::kGemm:
+        st = Error(op, "gemm is a tile-level op: promote the kernel first (kir::ValidateAndPromote)");
+        break;
     }
     if (!st.ok()) return AtOp(op, st);
   }

@@ -142,8 +142,11 @@ WaitcntState::Need WaitcntState::NeedFor(const TargetInfo& t, const MInst& mi) c
     if (!why.empty()) absl::StrAppend(&n.reason, n.reason.empty() ? "" : ", ", why);
   }
 
-  if (n.vmcnt > t.vmcnt_max) n.vmcnt = t.vmcnt_max;
-  if (n.lgkmcnt > t.lgkmcnt_max) n.lgkmcnt = t.lgkmcnt_max;
+  // A needed count above the field: wait for max - 1 instead, as LLVM does.
+  // The field's maximum itself is the encoding of "don't wait" (a counter
+  // that is not named is encoded at its maximum), so it would wait for nothing.
+  if (n.vmcnt > t.vmcnt_max - 1) n.vmcnt = t.vmcnt_max - 1;
+  if (n.lgkmcnt > t.lgkmcnt_max - 1) n.lgkmcnt = t.lgkmcnt_max - 1;
   return n;
 }
 

@@ -49,18 +49,74 @@ IndexRef Mul(IndexRef a, int64_t c) {
   return IMul(std::move(a), IConst(c));
 }
 
+// The terms of a sum (a + b - c: {a, +1}, {b, +1}, {c, -1}).
+void Terms(const IndexRef& e, int sign, std::vector<std::pair<IndexRef, int>>* out) {
+  if (e->kind == IndexKind::kAdd) {
+    Terms(e->lhs, sign, out);
+    Terms(e->rhs, sign, out);
+  } else if (e->kind == IndexKind::kSub) {
+    Terms(e->lhs, sign, out);
+    Terms(e->rhs, -sign, out);
+  } else {
+    out->push_back({e, sign});
+  }
+}
+
+// A term's value is a multiple of d (a constant or a product with a constant).
+bool MultipleOf(const IndexRef& t, int64_t d) {
+  int64_t x = 0;
+  if (ConstOf(t, &x)) return x % d == 0;
+  if (t->kind == IndexKind::kMul && ConstOf(t->rhs, &x)) return x % d == 0;
+  return false;
+}
+
+IndexRef Sum(const std::vector<std::pair<IndexRef, int>>& terms) {
+  IndexRef r = IConst(0);
+  for (const auto& [t, sign] : terms) r = sign > 0 ? Add(r, t) : Add(r, Mul(t, -1));
+  return r;
+}
+
+// t / d for a term MultipleOf(t, d).
+IndexRef ExactDiv(const IndexRef& t, int64_t d) {
+  int64_t x = 0;
+  if (ConstOf(t, &x)) return IConst(x / d);
+  ConstOf(t->rhs, &x);
+  return Mul(t->lhs, x / d);
+}
+
+// floor(a / d); terms that are multiples of d are divided out of the floordiv
+// ((x * 64 + y) floordiv 4 = x * 16 + y floordiv 4).
 IndexRef Div(IndexRef a, int64_t d) {
   int64_t x = 0;
   if (d == 1) return a;
   if (ConstOf(a, &x)) return IConst(FloorDiv(x, d));
-  return IFloorDiv(std::move(a), IConst(d));
+  // (y floordiv c) floordiv d = y floordiv (c * d) for positive c, d.
+  if (a->kind == IndexKind::kFloorDiv && ConstOf(a->rhs, &x) && x > 0)
+    return Div(a->lhs, x * d);
+  std::vector<std::pair<IndexRef, int>> terms, exact, rest;
+  Terms(a, 1, &terms);
+  for (const auto& t : terms) (MultipleOf(t.first, d) ? exact : rest).push_back(t);
+  if (exact.empty()) return IFloorDiv(std::move(a), IConst(d));
+  IndexRef q = IConst(0);
+  for (const auto& [t, sign] : exact) q = Add(q, Mul(ExactDiv(t, d), sign));
+  if (rest.empty()) return q;
+  if (rest.size() == 1 && rest[0].second > 0) return Add(q, Div(rest[0].first, d));
+  return Add(q, IFloorDiv(Sum(rest), IConst(d)));
 }
 
+// a mod d; terms that are multiples of d are dropped ((x * 64 + y) mod 8 = y mod 8).
 IndexRef Mod(IndexRef a, int64_t d) {
   int64_t x = 0;
   if (d == 1) return IConst(0);
   if (ConstOf(a, &x)) return IConst(FloorMod(x, d));
-  return IMod(std::move(a), IConst(d));
+  std::vector<std::pair<IndexRef, int>> terms, rest;
+  Terms(a, 1, &terms);
+  for (const auto& t : terms)
+    if (!MultipleOf(t.first, d)) rest.push_back(t);
+  if (rest.size() == terms.size()) return IMod(std::move(a), IConst(d));
+  IndexRef r = Sum(rest);
+  if (ConstOf(r, &x)) return IConst(FloorMod(x, d));
+  return IMod(r, IConst(d));
 }
 
 std::string Elem(ElemType e) { return std::string(ElemTypeName(e)); }
@@ -121,8 +177,8 @@ struct Candidate {
   bool coalesced = true;
   auto Key() const {
     return std::make_tuple(plan.fragment_reads.conflicts, coalesced ? 0 : 1,
-                           plan.tile_writes.cycles, plan.pad, -plan.lanes_along,
-                           plan.tile_writes.instructions);
+                           plan.tile_writes.cycles, plan.pad, plan.swizzle > 0 ? 1 : 0,
+                           -plan.lanes_along, plan.tile_writes.instructions);
   }
 };
 
@@ -180,9 +236,13 @@ class Promoter {
   }
   int LdsRank() const { return c_.double_buffer ? 3 : 2; }
   LdsAlloc Alloc(const Side& s, const GemmOperandPlan& p) const;
+  // The LDS column of element (r, k) under the plan's swizzle; `k` a multiple
+  // of the chunk width when `aligned`.
+  IndexRef LdsCol(const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
+                  bool aligned) const;
   // Fragment read of MFMA tile `i` (along rows), k-step `step`.
-  std::vector<IndexRef> FragmentIndex(const Side& s, const IndexRef& stage, int64_t i,
-                                      int64_t step) const;
+  std::vector<IndexRef> FragmentIndex(const Side& s, const GemmOperandPlan& p,
+                                      const IndexRef& stage, int64_t i, int64_t step) const;
   bool GuardRows(const Side& s) const { return s.rows % s.block != 0; }
 
   // ---- emission
@@ -268,13 +328,23 @@ LdsAlloc Promoter::Alloc(const Side& s, const GemmOperandPlan& p) const {
   return l;
 }
 
-std::vector<IndexRef> Promoter::FragmentIndex(const Side& s, const IndexRef& stage, int64_t i,
+IndexRef Promoter::LdsCol(const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
+                          bool aligned) const {
+  if (p.swizzle == 0) return k;
+  const int64_t w = c_.mfma->ab_width, chunks = c_.bk / w;
+  IndexRef col = Mul(Mod(Add(Div(k, w), Div(r, p.swizzle)), chunks), w);
+  return aligned ? col : Add(col, Mod(k, w));
+}
+
+std::vector<IndexRef> Promoter::FragmentIndex(const Side& s, const GemmOperandPlan& p,
+                                              const IndexRef& stage, int64_t i,
                                               int64_t step) const {
   const MfmaDesc& m = *c_.mfma;
   const int64_t rows = s.is_b ? m.n : m.m;
   IndexRef r = Add(Add(Mul(WaveIdx(s), s.block / s.waves), i * rows), Mod(ITid(0), rows));
   IndexRef kk = Add(IConst(step * m.k), Mul(Div(ITid(0), rows), m.ab_width));
-  return LdsIndex(stage, std::move(r), std::move(kk));
+  IndexRef col = LdsCol(p, r, kk, true);
+  return LdsIndex(stage, std::move(r), std::move(col));
 }
 
 std::vector<std::string> Promoter::EmitCopyLoads(KernelBuilder& b, const Side& s,
@@ -300,14 +370,16 @@ void Promoter::EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& s
   o.along = p.vec_along_k ? LdsRank() - 1 : LdsRank() - 2;
   for (int64_t i = 0; i < p.copies; ++i) {
     Coord c = CopyCoord(s, p, i);
+    const bool aligned = p.vec_along_k && p.lds_vec >= c_.mfma->ab_width;
     if (!p.vec_along_k || p.lds_vec == p.vec) {
-      b.Store(p.lds, LdsIndex(stage, c.r, c.kk), vals[i], o);
+      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, c.kk, aligned)), vals[i], o);
       continue;
     }
     for (int piece = 0; piece < p.vec / p.lds_vec; ++piece) {
       std::string part = b.Slice(vals[i], piece * p.lds_vec, {c_.in_elem, p.lds_vec},
                                  absl::StrCat(vals[i], "_p", piece));
-      b.Store(p.lds, LdsIndex(stage, c.r, Add(c.kk, piece * p.lds_vec)), part, o);
+      IndexRef k = Add(c.kk, piece * p.lds_vec);
+      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned)), part, o);
     }
   }
 }
@@ -320,10 +392,10 @@ std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& s
   for (int64_t step = 0; step < c_.KSteps(); ++step) {
     std::vector<std::string> fa, fb;
     for (int64_t i = 0; i < a_.tiles; ++i)
-      fa.push_back(b.Load(a_.plan.lds, FragmentIndex(a_, stage, i, step), frag, {},
+      fa.push_back(b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag, {},
                           absl::StrCat("a", i, "_k", step)));
     for (int64_t j = 0; j < b_.tiles; ++j)
-      fb.push_back(b.Load(b_.plan.lds, FragmentIndex(b_, stage, j, step), frag, {},
+      fb.push_back(b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag, {},
                           absl::StrCat("b", j, "_k", step)));
     for (int64_t i = 0; i < a_.tiles; ++i)
       for (int64_t j = 0; j < b_.tiles; ++j) {
@@ -464,24 +536,47 @@ Kernel Promoter::ProbeKernel(const Side& s, const GemmOperandPlan& p) const {
   return k;
 }
 
-// Fragment reads of one K tile, all waves. Every fragment read of an operand
-// is the first one (tile 0, k-step 0, wave 0) moved by a multiple of 4 bytes
-// that is the same for all lanes (tile, k-step, wave and stage offsets), and
-// such a move keeps every bank's distinct dwords distinct, so one read counted
-// exactly stands for all: the traffic is its traffic times their number.
-// promote_test checks this against the exact count of the promoted kernel.
+// Fragment reads of one K tile, all waves. Without a swizzle every fragment
+// read of an operand is the first one (tile 0, k-step 0, wave 0) moved by a
+// multiple of 4 bytes that is the same for all lanes (tile, k-step, wave and
+// stage offsets), and such a move keeps every bank's distinct dwords
+// distinct, so one read counted exactly stands for all: the traffic is its
+// traffic times their number. A swizzle breaks that (the rotation wraps per
+// lane), so then every read of every wave is counted. promote_test checks the
+// figures against the exact count of the promoted kernel.
 absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperandPlan& p) const {
   Kernel probe = ProbeKernel(s, p);
   Op rd;
   rd.kind = OpKind::kLoad;
   rd.mem = p.lds;
-  rd.index = FragmentIndex(s, Stage(0), 0, 0);
   rd.along = LdsRank() - 1;
-  absl::StatusOr<LdsTraffic> one =
-      LdsOpTraffic(probe, rd, {c_.in_elem, c_.mfma->ab_width}, {{"k", 0}}, 0, 1);
+  const ValueType frag{c_.in_elem, c_.mfma->ab_width};
+  LdsTraffic t;
+  if (p.swizzle > 0) {
+    // Waves whose row offsets are whole rotation periods (swizzle * chunks
+    // rows) only move all addresses together: count wave 0 for all of them.
+    const int64_t period = p.swizzle * (c_.bk / c_.mfma->ab_width);
+    const bool uniform_waves = (s.block / s.waves) % period == 0;
+    const int count_waves = uniform_waves ? 1 : -1;
+    for (int64_t i = 0; i < s.tiles; ++i)
+      for (int64_t step = 0; step < c_.KSteps(); ++step) {
+        rd.index = FragmentIndex(s, p, Stage(0), i, step);
+        absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, frag, {{"k", 0}}, 0, count_waves);
+        if (!one.ok()) return one.status();
+        t += *one;
+      }
+    if (uniform_waves) {
+      const int64_t w = c_.wm * c_.wn;
+      t.instructions *= w;
+      t.cycles *= w;
+      t.conflicts *= w;
+    }
+    return t;
+  }
+  rd.index = FragmentIndex(s, p, Stage(0), 0, 0);
+  absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, frag, {{"k", 0}}, 0, 1);
   if (!one.ok()) return one.status();
   const int64_t n = s.tiles * c_.KSteps() * c_.wm * c_.wn;
-  LdsTraffic t;
   t.instructions = one->instructions * n;
   t.cycles = one->cycles * n;
   t.conflicts = one->conflicts * n;
@@ -502,7 +597,9 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
       Op st;
       st.kind = OpKind::kStore;
       st.mem = p.lds;
-      st.index = LdsIndex(stage, c.r, Add(c.kk, piece * (split ? p.lds_vec : 0)));
+      IndexRef k = Add(c.kk, piece * (split ? p.lds_vec : 0));
+      const bool aligned = p.vec_along_k && p.lds_vec >= c_.mfma->ab_width;
+      st.index = LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned));
       st.along = along;
       absl::StatusOr<LdsTraffic> one =
           LdsOpTraffic(probe, st, {c_.in_elem, split ? p.lds_vec : p.vec}, {{"k", 0}});
@@ -546,31 +643,45 @@ absl::Status Promoter::ChooseLayout(Side& s) {
   std::vector<int64_t> alongs = {vc};
   for (int64_t a = want_along; a < vc; a *= 2)
     if (vc % a == 0) alongs.push_back(a);
-  // Pads keep the fragment reads (rd elements along K) aligned. The reads
-  // decide first: the copy's orders and store widths are searched only for
-  // the two smallest pads with the fewest read conflicts (and pad 0, which
-  // always fits in LDS).
+  // Layouts: pads that keep the fragment reads (rd elements along K)
+  // aligned, and rotation swizzles of unpadded rows. The reads decide first:
+  // the copy's orders and store widths are searched only for the two
+  // smallest pads and the two smallest swizzles with the fewest read
+  // conflicts, and for the plain unpadded layout (which always fits in LDS).
   const int rd = c_.mfma->ab_width;
   struct PadReads {
     int64_t pad;
+    int64_t swizzle;
     LdsTraffic reads;
   };
   std::vector<PadReads> pads;
-  for (int64_t pad = 0; pad <= 16; pad += rd) {
+  std::vector<std::pair<int64_t, int64_t>> layouts;  // (pad, swizzle)
+  for (int64_t pad = 0; pad <= 16; pad += rd) layouts.push_back({pad, 0});
+  // Swizzles (unpadded rows): every element of a stored vector must share the
+  // rotation, so a vector down the rows (transposed staging) needs d % vec == 0.
+  if (c_.bk / rd >= 2)
+    for (int64_t d = 1; d <= 8; d *= 2)
+      if (base.vec_along_k || d % base.vec == 0) layouts.push_back({0, d});
+  for (const auto& [pad, swizzle] : layouts) {
     GemmOperandPlan p = base;
     p.pad = pad;
+    p.swizzle = swizzle;
     p.lanes_along = vc;
     absl::StatusOr<LdsTraffic> reads = ReadTraffic(s, p);
     if (!reads.ok()) return reads.status();
-    pads.push_back({pad, *reads});
+    pads.push_back({pad, swizzle, *reads});
   }
-  std::stable_sort(pads.begin(), pads.end(), [](const PadReads& x, const PadReads& y) {
-    return x.reads.conflicts < y.reads.conflicts;
-  });
+  int64_t fewest = pads[0].reads.conflicts;
+  for (const PadReads& pr : pads) fewest = std::min(fewest, pr.reads.conflicts);
   std::vector<PadReads> keep;
-  for (const PadReads& pr : pads)
-    if (pr.pad == 0 || (pr.reads.conflicts == pads[0].reads.conflicts && keep.size() < 3))
+  int kept_pads = 0, kept_swizzles = 0;
+  for (const PadReads& pr : pads) {  // pads ascending, then swizzles ascending
+    int& kept = pr.swizzle > 0 ? kept_swizzles : kept_pads;
+    if ((pr.pad == 0 && pr.swizzle == 0) || (pr.reads.conflicts == fewest && kept < 2)) {
       keep.push_back(pr);
+      if (pr.reads.conflicts == fewest) ++kept;
+    }
+  }
 
   std::vector<Candidate> cands;
   for (const PadReads& pr : keep) {
@@ -578,14 +689,16 @@ absl::Status Promoter::ChooseLayout(Side& s) {
     const int64_t pitch = c_.bk + pad;
     std::vector<int> lds_vecs;
     if (base.vec_along_k && base.vec > 1) {
+      // A swizzled row keeps each chunk (rd elements) contiguous, no more.
       for (int v = base.vec; v >= 2; v /= 2)
-        if (pitch % v == 0) lds_vecs.push_back(v);
+        if (pitch % v == 0 && (pr.swizzle == 0 || v <= rd)) lds_vecs.push_back(v);
     } else {
       lds_vecs.push_back(base.vec);
     }
     if (lds_vecs.empty()) continue;
     GemmOperandPlan p = base;
     p.pad = pad;
+    p.swizzle = pr.swizzle;
     p.fragment_reads = pr.reads;
     for (int lv : lds_vecs) {
       for (int64_t along : alongs) {
@@ -654,14 +767,15 @@ absl::StatusOr<GemmPlan> Promoter::Plan() {
   if (!s.ok()) return s;
   // The best pair that fits in LDS (pad 0 always does: the validator checked).
   bool found = false;
-  std::tuple<int64_t, int, int64_t, int64_t> best;
+  std::tuple<int64_t, int, int64_t, int64_t, int> best;
   for (const Candidate& ca : a_cands_) {
     for (const Candidate& cb : b_cands_) {
       if (c_.LdsBytes(ca.plan.pad, cb.plan.pad) > t_.lds_bytes) continue;
       auto key = std::make_tuple(ca.plan.fragment_reads.conflicts + cb.plan.fragment_reads.conflicts,
                                  (ca.coalesced ? 0 : 1) + (cb.coalesced ? 0 : 1),
                                  ca.plan.tile_writes.cycles + cb.plan.tile_writes.cycles,
-                                 ca.plan.pad + cb.plan.pad);
+                                 ca.plan.pad + cb.plan.pad,
+                                 (ca.plan.swizzle > 0 ? 1 : 0) + (cb.plan.swizzle > 0 ? 1 : 0));
       if (!found || key < best) {
         found = true;
         best = key;
@@ -691,6 +805,7 @@ std::string OperandSummary(const char* name, const GemmConfig& c, const GemmOper
       p.swap_lo >= 0 ? absl::StrCat(", line order swaps bits ", p.swap_lo, " and ", p.swap_hi)
                      : "",
       "; LDS ", p.lds, " ", shape, " pad ", p.pad,
+      p.swizzle > 0 ? absl::StrCat(" swizzled by row floordiv ", p.swizzle) : "",
       p.vec_along_k ? absl::StrCat(", stores ", Elem(c.in_elem),
                                    p.lds_vec > 1 ? absl::StrCat("x", p.lds_vec) : "")
                     : ", stores transposed (one element per ds_write)",

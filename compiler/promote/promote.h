@@ -32,16 +32,19 @@
 //   tile 0; each iteration issues the global loads of tile k+1, then the
 //   fragment reads and MFMAs of stage k, then stores tile k+1 into the other
 //   stage and meets one barrier.
-// - The LDS row padding P, the split of the copy's stores (16-byte global
-//   vectors may be stored as 8- or 4-byte pieces via slice) and the order in
-//   which lanes walk the tile are CHOSEN BY COUNTING BANK CONFLICTS
-//   (bank_conflicts.h) on the exact addresses of the generated accesses:
+// - The LDS layout (row padding P, or no padding and a rotation swizzle of
+//   the row's w-element chunks by (row floordiv d)), the split of the copy's
+//   stores (16-byte global vectors may be stored as 8- or 4-byte pieces via
+//   slice) and the order in which lanes walk the tile are CHOSEN BY
+//   COUNTING BANK CONFLICTS (bank_conflicts.h) on the exact addresses of the
+//   generated accesses:
 //   first the fragment reads' conflicts, then global coalescing (at least 64
 //   contiguous bytes per group of lanes where the tile allows), then the
 //   copy's LDS write cycles (over store widths, lane groupings and line
 //   orders that swap one bit of the line index inside a write cycle's lines
 //   with one outside them, within a wave's lines), then the smaller LDS
-//   footprint.
+//   footprint (fewer bytes can mean more workgroups per CU), then no swizzle
+//   (its addresses cost VALU work).
 // - Edges: M, N and K need not be multiples of the tile. Global loads that
 //   can leave the shape are `guarded` (they read 0, so partial K tiles add
 //   nothing), and so are C's loads and stores; a global vector never
@@ -71,6 +74,12 @@ struct GemmOperandPlan {
   int vec = 1;                // elements per global load
   int lds_vec = 1;            // elements per LDS store op (vec, or vec split with slice)
   int64_t pad = 0;            // elements after each LDS row
+  // 0, or d > 0: the LDS row is swizzled in chunks of w elements (w = the
+  // fragment read's width): chunk c of row r lives at chunk
+  // (c + r floordiv d) mod (BK / w), a rotation that spreads the rows of a
+  // read over the banks without padding (KIR has no XOR; a rotation by the
+  // row does the same job).
+  int64_t swizzle = 0;
   int64_t lanes_along = 1;    // consecutive lanes along the vector dimension
   // Line order: the line (row of the tile along the vectors' other dimension)
   // a lane copies is its index in lane order with bits swap_lo and swap_hi

@@ -357,6 +357,27 @@ TEST(PromoteGemm, StridesPickTheVectorDimension) {
   EXPECT_EQ(plan->b.vec, 1);
 }
 
+// Odd K forces scalar loads; with BK = 128 a line of the tile holds more
+// vectors (128) than a wave has lanes, so lanes of one wave share a line and
+// rounds start mid-line.
+TEST(PromoteGemm, LinesLongerThanAWave) {
+  Case c;
+  c.target = "gfx90a";
+  c.m = 64;
+  c.n = 32;
+  c.k = 129;
+  c.clauses = " waves 1x1 tile 32x32x128 double_buffer on";
+  absl::StatusOr<GemmPlan> plan = PlanGemm(ParseCase(c), Target(c.target));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->a.vec, 1);
+  EXPECT_EQ(plan->a.copies, 64);
+  RunCase(c);
+  c.in = ElemType::kBF16;
+  c.a_km = c.b_kn = true;
+  c.out = ElemType::kBF16;
+  RunCase(c);
+}
+
 TEST(PromoteGemm, EdgeSizesUseGuardsOnlyWhereNeeded) {
   Case aligned;
   aligned.target = "gfx942";
