@@ -1,5 +1,7 @@
 #include "compiler/ir/index_expr.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace kir {
 namespace {
 
@@ -71,7 +73,44 @@ void Print(const IndexExpr& e, std::string& out) {
 
 bool MulOverflows(int64_t a, int64_t b, int64_t* r) { return __builtin_mul_overflow(a, b, r); }
 
+std::string TreeProblem(const IndexExpr* e, int depth, int64_t* budget) {
+  if (e == nullptr) return "an operand of the index expression is missing (null)";
+  if (depth > kMaxIndexDepth)
+    return absl::StrCat("the index expression is nested more than ", kMaxIndexDepth,
+                        " levels deep; simplify it");
+  if (--*budget < 0)
+    return absl::StrCat("the index expression has more than ", kMaxIndexNodes,
+                        " nodes; simplify it");
+  switch (e->kind) {
+    case IndexKind::kConst:
+    case IndexKind::kNamed:
+    case IndexKind::kLoopVar:
+      return "";
+    case IndexKind::kTid:
+    case IndexKind::kWg:
+      if (e->dim < 0 || e->dim > 2)
+        return absl::StrCat(e->kind == IndexKind::kTid ? "tid" : "wg", " dimension ", e->dim,
+                            " is not x, y or z (0, 1 or 2)");
+      return "";
+    case IndexKind::kAdd:
+    case IndexKind::kSub:
+    case IndexKind::kMul:
+    case IndexKind::kFloorDiv:
+    case IndexKind::kMod: {
+      std::string p = TreeProblem(e->lhs.get(), depth + 1, budget);
+      if (!p.empty()) return p;
+      return TreeProblem(e->rhs.get(), depth + 1, budget);
+    }
+  }
+  return absl::StrCat("unknown index expression kind ", static_cast<int>(e->kind));
+}
+
 }  // namespace
+
+std::string IndexTreeProblem(const IndexRef& e) {
+  int64_t budget = kMaxIndexNodes;
+  return TreeProblem(e.get(), 0, &budget);
+}
 
 IndexRef IConst(int64_t v) {
   auto e = std::make_shared<IndexExpr>();

@@ -53,6 +53,16 @@ IndexRef IMul(IndexRef a, IndexRef b);
 IndexRef IFloorDiv(IndexRef a, IndexRef b);
 IndexRef IMod(IndexRef a, IndexRef b);
 
+// Limits on index trees built through the API (the parser stays far below).
+inline constexpr int kMaxIndexDepth = 512;
+inline constexpr int64_t kMaxIndexNodes = 65536;
+
+// "" if `e` is a well-formed tree: no null operands, tid/wg dimensions 0..2,
+// known kinds, at most kMaxIndexDepth deep and kMaxIndexNodes nodes;
+// otherwise what is wrong, e.g. "tid dimension 3 is not x, y or z (0, 1 or 2)".
+// Evaluate, Affine and IndexToString assume a well-formed tree.
+std::string IndexTreeProblem(const IndexRef& e);
+
 // Structural equality (same tree shape, kinds, values and names).
 bool IndexEqual(const IndexRef& a, const IndexRef& b);
 

@@ -137,44 +137,8 @@ int64_t SatMul(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) * b);
 // ---------------------------------------------------------------------------
 // Index expression structure checks (kir::Evaluate assumes a well-formed tree).
 
-constexpr int kMaxIndexDepth = 512;
-constexpr int64_t kMaxIndexNodes = 65536;
 
-std::string IndexTreeProblem(const IndexExpr* e, int depth, int64_t* budget) {
-  if (e == nullptr) return "an operand of the index expression is missing (null)";
-  if (depth > kMaxIndexDepth)
-    return absl::StrCat("the index expression is nested more than ", kMaxIndexDepth,
-                        " levels deep");
-  if (--*budget < 0)
-    return absl::StrCat("the index expression has more than ", kMaxIndexNodes, " nodes");
-  switch (e->kind) {
-    case IndexKind::kConst:
-    case IndexKind::kNamed:
-    case IndexKind::kLoopVar:
-      return "";
-    case IndexKind::kTid:
-    case IndexKind::kWg:
-      if (e->dim < 0 || e->dim > 2)
-        return absl::StrCat(e->kind == IndexKind::kTid ? "tid" : "wg", " dimension ", e->dim,
-                            " is not x, y or z");
-      return "";
-    case IndexKind::kAdd:
-    case IndexKind::kSub:
-    case IndexKind::kMul:
-    case IndexKind::kFloorDiv:
-    case IndexKind::kMod: {
-      std::string p = IndexTreeProblem(e->lhs.get(), depth + 1, budget);
-      if (!p.empty()) return p;
-      return IndexTreeProblem(e->rhs.get(), depth + 1, budget);
-    }
-  }
-  return absl::StrCat("unknown index expression kind ", static_cast<int>(e->kind));
-}
-
-std::string IndexProblem(const IndexRef& e) {
-  int64_t budget = kMaxIndexNodes;
-  return IndexTreeProblem(e.get(), 0, &budget);
-}
+std::string IndexProblem(const IndexRef& e) { return IndexTreeProblem(e); }
 
 // Names (kNamed / kLoopVar) in a well-formed tree that `known` rejects; "" if none.
 std::string UnknownName(const IndexExpr& e, const std::function<bool(const IndexExpr&)>& known) {

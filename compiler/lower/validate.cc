@@ -64,42 +64,7 @@ std::string FormatDouble(double v) {
 
 // Structure of an index tree: non-null operands, known kinds, dims 0..2,
 // bounded depth and size. Empty string if fine.
-std::string IndexTreeProblem(const IndexExpr* e, int depth, int64_t* budget) {
-  if (e == nullptr) return "an operand of the index expression is missing (null)";
-  if (depth > kMaxIndexDepth)
-    return absl::StrCat("the index expression is nested more than ", kMaxIndexDepth,
-                        " levels deep; simplify it");
-  if (--*budget < 0)
-    return absl::StrCat("the index expression has more than ", kMaxIndexNodes,
-                        " nodes; simplify it");
-  switch (e->kind) {
-    case IndexKind::kConst:
-    case IndexKind::kNamed:
-    case IndexKind::kLoopVar:
-      return "";
-    case IndexKind::kTid:
-    case IndexKind::kWg:
-      if (e->dim < 0 || e->dim > 2)
-        return absl::StrCat(e->kind == IndexKind::kTid ? "tid" : "wg", " dimension ", e->dim,
-                            " is not x, y or z (0, 1 or 2)");
-      return "";
-    case IndexKind::kAdd:
-    case IndexKind::kSub:
-    case IndexKind::kMul:
-    case IndexKind::kFloorDiv:
-    case IndexKind::kMod: {
-      std::string p = IndexTreeProblem(e->lhs.get(), depth + 1, budget);
-      if (!p.empty()) return p;
-      return IndexTreeProblem(e->rhs.get(), depth + 1, budget);
-    }
-  }
-  return absl::StrCat("unknown index expression kind ", static_cast<int>(e->kind));
-}
-
-std::string IndexProblem(const IndexRef& e) {
-  int64_t budget = kMaxIndexNodes;
-  return IndexTreeProblem(e.get(), 0, &budget);
-}
+std::string IndexProblem(const IndexRef& e) { return IndexTreeProblem(e); }
 
 std::string IndexText(const IndexRef& e) {
   if (!IndexProblem(e).empty()) return "?";

@@ -20,8 +20,6 @@ namespace kir {
 // Deepest `for` nesting the validator accepts.
 inline constexpr int kMaxLoopNesting = 64;
 // Deepest index-expression tree, and most nodes in one index expression.
-inline constexpr int kMaxIndexDepth = 512;
-inline constexpr int kMaxIndexNodes = 65536;
 
 // OK, or InvalidArgument with one message for the first problem:
 //   "FILE:LINE:COL: error: in 'OPTEXT': WHAT"  (the op/declaration has a SourceLoc)
