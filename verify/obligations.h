@@ -144,7 +144,9 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
         w.Mod(w.Div(v.w[3], 1 << 15), 16) != w.C(0), -1);
     add("SRD add_tid_enable (dword3 bit 23) is 0", w.Mod(w.Div(v.w[3], 1 << 23), 2) == w.C(0), -1);
   } else {
-    int64_t align = std::min<int64_t>(16, int64_t{a.comps} * a.comp_bytes);
+    // Natural alignment, as the emulator checks it (ds_*_b96: 16 bytes).
+    const int64_t bytes = int64_t{a.comps} * a.comp_bytes;
+    const int64_t align = bytes == 12 ? 16 : std::min<int64_t>(16, bytes);
     add(txt("LDS address is ", align, "-byte aligned"),
         w.Implies(v.exec, w.Mod(v.vaddr + w.C(a.inst_offset), align) == w.C(0)), -1);
   }

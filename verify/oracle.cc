@@ -1,11 +1,9 @@
 #include "verify/oracle.h"
 
 #include <map>
-#include <optional>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "compiler/isa/semantics.h"
+#include "verify/concrete.h"
 
 namespace kir::vfy::testing {
 namespace {
@@ -14,20 +12,6 @@ constexpr int kLanes = 64;
 constexpr uint64_t kOff = ~uint64_t{0} - 15;      // lane off in EXEC
 constexpr uint64_t kDropped = ~uint64_t{0} - 14;  // out of the SRD's range
 constexpr uint64_t kBadSrd = ~uint64_t{0} - 13;   // SRD grants more than the argument's buffer
-
-uint32_t Hash(uint64_t a, uint64_t b) {
-  uint64_t h = (a + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
-  h ^= (b + (h >> 29)) * 0x94d049bb133111ebull;
-  return static_cast<uint32_t>(h ^ (h >> 31));
-}
-
-struct Wave {
-  std::vector<std::vector<uint32_t>> v, a;  // [reg][lane]
-  std::vector<uint32_t> s;
-  uint64_t vcc = 0, exec = 0;
-  uint32_t m0 = 0;
-  bool scc = false;
-};
 
 struct MemShape {
   int comps = 0, bytes = 0;
@@ -51,457 +35,80 @@ MemShape Shape(Opc o) {
     case Opc::kBufferStoreByte: return {1, 1, false, true};
     case Opc::kDsReadB32: return {1, 4, true, false};
     case Opc::kDsReadB64: return {2, 4, true, false};
+    case Opc::kDsReadB96: return {3, 4, true, false};
     case Opc::kDsReadB128: return {4, 4, true, false};
-    case Opc::kDsReadU16D16: case Opc::kDsReadU16D16Hi: case Opc::kDsReadU16: return {1, 2, true, false};
+    case Opc::kDsReadU16D16: case Opc::kDsReadU16D16Hi: case Opc::kDsReadU16: case Opc::kDsReadI16:
+      return {1, 2, true, false};
+    case Opc::kDsReadU8: case Opc::kDsReadI8: return {1, 1, true, false};
     case Opc::kDsWriteB32: return {1, 4, true, true};
     case Opc::kDsWriteB64: return {2, 4, true, true};
+    case Opc::kDsWriteB96: return {3, 4, true, true};
     case Opc::kDsWriteB128: return {4, 4, true, true};
     case Opc::kDsWriteB16: case Opc::kDsWriteB16D16Hi: return {1, 2, true, true};
+    case Opc::kDsWriteB8: return {1, 1, true, true};
     default: return {};
   }
 }
 
-class Runner {
- public:
-  Runner(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting)
-      : k_(k), t_(t), lk_(lk), setting_(setting) {
-    kernarg_ptr_ = 0x00007f0000000000ull + static_cast<uint64_t>(setting) * 0x100000000ull;
-    kernarg_.assign(static_cast<size_t>(std::max<int64_t>(lk.abi.kernarg_size, 8)), 0);
-    int i = 0;
-    for (const KernelAbi::KernargSlot& slot : lk.abi.kernargs) {
-      uint64_t v;
-      if (slot.is_buffer) {
-        uint32_t lo = setting == 0 ? 0x10000000u + i * 0x01000000u
-                      : setting == 1 ? 0xffff0000u - i * 0x00100000u
-                                     : 0x80000000u + i * 0x00010000u;
-        uint32_t hi = setting == 0 ? 0x0001u + i : setting == 1 ? 0xfffeu - i : 0x7fffu - i;
-        v = lo | (static_cast<uint64_t>(hi) << 32);
-        ptr_[slot.name] = v;
-      } else {
-        v = Hash(setting, i);
-      }
-      for (int64_t b = 0; b < slot.size; ++b)
-        if (slot.offset + b < static_cast<int64_t>(kernarg_.size()))
-          kernarg_[slot.offset + b] = static_cast<uint8_t>(v >> (8 * b));
-      ++i;
-    }
-    for (size_t j = 0; j < lk.mir.insts.size(); ++j)
-      if (lk.mir.insts[j].opc == Opc::kLabel && !lk.mir.insts[j].ops.empty())
-        label_at_[lk.mir.insts[j].ops[0].imm] = static_cast<int>(j);
-    for (const AccessRecord& r : lk.access_map) record_[r.inst_id] = &r;
-  }
+}  // namespace
 
-  Effects Run() {
-    Effects e;
-    int64_t threads = k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2];
-    int waves = static_cast<int>((threads + kLanes - 1) / kLanes);
-    for (int64_t z = 0; z < k_.grid[2]; ++z)
-      for (int64_t y = 0; y < k_.grid[1]; ++y)
-        for (int64_t x = 0; x < k_.grid[0]; ++x)
-          for (int w = 0; w < waves; ++w) {
-            std::string err = RunWave({x, y, z}, w, &e.log);
-            if (!err.empty()) {
-              e.error = err;
-              return e;
-            }
-          }
-    return e;
-  }
-
- private:
-  uint32_t Undefined(uint64_t reg, int lane) const { return Hash(0xdead0000ull + reg, setting_ * 64 + lane); }
-
-  void Init(Wave& w, std::array<int64_t, 3> wg, int wave) {
-    w.v.assign(512, std::vector<uint32_t>(kLanes));
-    w.a.assign(512, std::vector<uint32_t>(kLanes));
-    for (int r = 0; r < 512; ++r)
-      for (int l = 0; l < kLanes; ++l) {
-        w.v[r][l] = Undefined(r, l);
-        w.a[r][l] = Undefined(1000 + r, l);
-      }
-    w.s.assign(128, 0);
-    for (int r = 0; r < 128; ++r) w.s[r] = Undefined(2000 + r, 0);
-    w.vcc = (static_cast<uint64_t>(Undefined(3000, 0)) << 32) | Undefined(3001, 0);
-    w.m0 = Undefined(3002, 0);
-    w.scc = Undefined(3003, 0) & 1;
-    w.exec = ~uint64_t{0};
-    w.s[0] = static_cast<uint32_t>(kernarg_ptr_);
-    w.s[1] = static_cast<uint32_t>(kernarg_ptr_ >> 32);
-    int sys = lk_.abi.FirstSystemSgpr();
-    for (int d = 0; d < 3; ++d)
-      if (lk_.abi.wg_id_enabled[d]) w.s[sys++] = static_cast<uint32_t>(wg[d]);
-    const int64_t X = k_.workgroup[0], Y = k_.workgroup[1];
-    for (int l = 0; l < kLanes; ++l) {
-      int64_t lin = int64_t{wave} * kLanes + l;
-      uint32_t tx = static_cast<uint32_t>(lin % X), ty = static_cast<uint32_t>((lin / X) % Y),
-               tz = static_cast<uint32_t>(lin / (X * Y));
-      int en = lk_.abi.workitem_id_enable;
-      if (t_.packed_workitem_ids) {
-        w.v[0][l] = tx | (en >= 1 ? ty << 10 : 0) | (en >= 2 ? tz << 20 : 0);
-      } else {
-        w.v[0][l] = tx;
-        if (en >= 1) w.v[1][l] = ty;
-        if (en >= 2) w.v[2][l] = tz;
-      }
-    }
-  }
-
-  uint32_t Src(const Wave& w, const MOperand& o, int lane, int dword = 0) const {
-    switch (o.kind) {
-      case MOperand::Kind::kImm:
-        if (dword == 0) return static_cast<uint32_t>(o.imm);
-        if (o.imm >= -16 && o.imm <= 64) return o.imm < 0 ? 0xffffffffu : 0u;
-        return static_cast<uint32_t>(static_cast<uint64_t>(o.imm) >> 32);
-      case MOperand::Kind::kSpecial:
-        switch (o.special) {
-          case SpecialReg::kVcc: return static_cast<uint32_t>(w.vcc >> (32 * (dword & 1)));
-          case SpecialReg::kExec: return static_cast<uint32_t>(w.exec >> (32 * (dword & 1)));
-          case SpecialReg::kM0: return w.m0;
-          case SpecialReg::kScc: return w.scc;
-          default: return 0;
-        }
-      case MOperand::Kind::kReg:
-        if (o.cls == RegClass::kSgpr) return w.s[(o.reg + dword) % 128];
-        return (o.cls == RegClass::kVgpr ? w.v : w.a)[(o.reg + dword) % 512][lane];
-    }
-    return 0;
-  }
-  uint64_t Mask(const Wave& w, const MOperand& o) const {
-    if (o.kind == MOperand::Kind::kImm) return static_cast<uint64_t>(o.imm);
-    return Src(w, o, 0, 0) | (static_cast<uint64_t>(Src(w, o, 0, 1)) << 32);
-  }
-  void SetS(Wave& w, const MOperand& o, int dword, uint32_t v) const {
-    if (o.kind == MOperand::Kind::kSpecial) {
-      switch (o.special) {
-        case SpecialReg::kVcc:
-          w.vcc = dword ? (w.vcc & 0xffffffffull) | (static_cast<uint64_t>(v) << 32) : (w.vcc & ~0xffffffffull) | v;
-          return;
-        case SpecialReg::kExec:
-          w.exec = dword ? (w.exec & 0xffffffffull) | (static_cast<uint64_t>(v) << 32) : (w.exec & ~0xffffffffull) | v;
-          return;
-        case SpecialReg::kM0: w.m0 = v; return;
-        case SpecialReg::kScc: w.scc = v != 0; return;
-        default: return;
-      }
-    }
-    if (o.kind == MOperand::Kind::kReg && o.cls == RegClass::kSgpr) w.s[(o.reg + dword) % 128] = v;
-  }
-  void SetMask(Wave& w, const MOperand& o, uint64_t m) const {
-    SetS(w, o, 0, static_cast<uint32_t>(m));
-    SetS(w, o, 1, static_cast<uint32_t>(m >> 32));
-  }
-  void SetV(Wave& w, const MOperand& o, int dword, int lane, uint32_t v) const {
-    if (o.kind != MOperand::Kind::kReg) return;
-    if (o.cls == RegClass::kSgpr) return SetS(w, o, dword, v);
-    (o.cls == RegClass::kVgpr ? w.v : w.a)[(o.reg + dword) % 512][lane] = v;
-  }
-
-  uint32_t Load(uint64_t addr) const {
-    if (addr >= kernarg_ptr_ && addr + 4 <= kernarg_ptr_ + kernarg_.size()) {
-      uint32_t v = 0;
-      for (int b = 0; b < 4; ++b) v |= static_cast<uint32_t>(kernarg_[addr - kernarg_ptr_ + b]) << (8 * b);
-      return v;
-    }
-    return Hash(addr, 77 + setting_);
-  }
-
-  std::string RunWave(std::array<int64_t, 3> wg, int wave, std::vector<uint64_t>* log) {
-    Wave w;
-    Init(w, wg, wave);
-    U32Domain d;
-    const std::vector<MInst>& insts = lk_.mir.insts;
-    int64_t steps = 0;
-    for (size_t pc = 0; pc < insts.size();) {
-      if (++steps > 2000000) return "the wave does not terminate";
-      const MInst& mi = insts[pc];
-      const Opc opc = mi.opc;
-      const OpcInfo& info = Info(opc);
-      const int defs = mi.NumDefs();
-      size_t next = pc + 1;
-      if (opc == Opc::kSEndpgm) return "";
-      if (info.flags & kBranch) {
-        bool take = false;
-        switch (opc) {
-          case Opc::kSBranch: take = true; break;
-          case Opc::kSCbranchScc0: take = !w.scc; break;
-          case Opc::kSCbranchScc1: take = w.scc; break;
-          case Opc::kSCbranchVccz: take = w.vcc == 0; break;
-          case Opc::kSCbranchVccnz: take = w.vcc != 0; break;
-          case Opc::kSCbranchExecz: take = w.exec == 0; break;
-          case Opc::kSCbranchExecnz: take = w.exec != 0; break;
-          default: return "unknown branch";
-        }
-        if (take) {
-          auto it = mi.ops.empty() ? label_at_.end() : label_at_.find(mi.ops[0].imm);
-          if (it == label_at_.end()) return "branch to an unknown label";
-          next = static_cast<size_t>(it->second);
-        }
-        pc = next;
-        continue;
-      }
-      switch (info.cls) {
-        case InstClass::kSopp:
-          break;
-        case InstClass::kSmem: {
-          uint64_t base = Mask(w, mi.ops[1]);
-          uint64_t off = mi.ops.size() > 2 ? (mi.ops[2].kind == MOperand::Kind::kImm ? static_cast<uint64_t>(mi.ops[2].imm)
-                                                                                      : Src(w, mi.ops[2], 0))
-                                           : static_cast<uint64_t>(mi.offset);
-          int n = mi.ops[0].count;
-          for (int j = 0; j < n; ++j) SetS(w, mi.ops[0], j, Load(base + off + 4 * j));
-          break;
-        }
-        case InstClass::kSalu:
-          ExecSalu(w, mi);
-          break;
-        case InstClass::kValu:
-        case InstClass::kValuTrans:
-        case InstClass::kMfma:
-        case InstClass::kAccRead:
-        case InstClass::kAccWrite:
-          ExecValu(w, mi, d);
-          break;
-        default: {
-          MemShape sh = Shape(opc);
-          if (sh.comps == 0) return absl::StrCat("unsupported memory instruction ", info.mnemonic);
-          ExecMem(w, mi, sh, log);
-          break;
-        }
-      }
-      (void)defs;
-      pc = next;
-    }
-    return "";
-  }
-
-  void ExecSalu(Wave& w, const MInst& mi) {
-    const Opc opc = mi.opc;
-    const int defs = mi.NumDefs();
-    U32Domain d;
-    if (opc == Opc::kSAndSaveexecB64 || opc == Opc::kSOrSaveexecB64 || opc == Opc::kSXorSaveexecB64 ||
-        opc == Opc::kSAndn2SaveexecB64) {
-      uint64_t src = Mask(w, mi.ops[1]), old = w.exec;
-      uint64_t r = opc == Opc::kSAndSaveexecB64 ? src & old
-                   : opc == Opc::kSOrSaveexecB64 ? src | old
-                   : opc == Opc::kSXorSaveexecB64 ? src ^ old : src & ~old;
-      SetMask(w, mi.ops[0], old);
-      w.exec = r;
-      w.scc = r != 0;
-      return;
-    }
-    bool wide = opc == Opc::kSMovB64 || opc == Opc::kSCselectB64 || opc == Opc::kSAndB64 || opc == Opc::kSOrB64 ||
-                opc == Opc::kSXorB64 || opc == Opc::kSAndn2B64 || opc == Opc::kSOrn2B64 || opc == Opc::kSNotB64 ||
-                opc == Opc::kSLshlB64 || opc == Opc::kSLshrB64 || opc == Opc::kSAshrI64 ||
-                opc == Opc::kSBcnt1I32B64 || opc == Opc::kSCmpEqU64 || opc == Opc::kSCmpLgU64;
-    if (wide) {
-      std::vector<Pair64<uint32_t>> s;
-      for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back({Src(w, mi.ops[i], 0, 0), Src(w, mi.ops[i], 0, 1)});
-      if (opc == Opc::kSCselectB64) s.push_back({w.scc ? 1u : 0u, 0u});
-      while (s.size() < 4) s.push_back({0u, 0u});
-      std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
-      if (!r) return;
-      if (defs == 1) {
-        SetS(w, mi.ops[0], 0, r->lo);
-        if (opc != Opc::kSBcnt1I32B64) SetS(w, mi.ops[0], 1, r->hi);
-      }
-      if (r->has_flag) w.scc = r->flag != 0;
-      return;
-    }
-    std::vector<uint32_t> s;
-    if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(Src(w, mi.ops[0], 0));
-    for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(Src(w, mi.ops[i], 0));
-    bool sopk = opc == Opc::kSMovkI32 || opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32 ||
-                (opc >= Opc::kSCmpkEqU32 && opc <= Opc::kSCmpkLeI32);
-    if (sopk && !s.empty()) {
-      uint32_t imm16 = s.back() & 0xffff;
-      bool u = opc >= Opc::kSCmpkEqU32 && opc <= Opc::kSCmpkLeU32;
-      s.back() = u ? imm16 : static_cast<uint32_t>(static_cast<int16_t>(imm16));
-    }
-    if (Info(opc).flags & kReadsScc) s.push_back(w.scc ? 1u : 0u);
-    while (s.size() < 4) s.push_back(0);
-    std::optional<uint32_t> r = EvalIntOp(d, opc, s);
-    if (!r) {
-      if (defs == 1) SetS(w, mi.ops[0], 0, Hash(static_cast<uint64_t>(opc), s[0]));
-      return;
-    }
-    std::optional<uint32_t> f = EvalFlagOut(d, opc, s, *r);
-    if (defs == 1) SetS(w, mi.ops[0], 0, *r);
-    if (f) w.scc = *f != 0;
-  }
-
-  void ExecValu(Wave& w, const MInst& mi, const U32Domain& d) {
-    const Opc opc = mi.opc;
-    const int defs = mi.NumDefs();
-    const char* mn = Info(opc).mnemonic;
-    const uint64_t exec = w.exec;
-    if (absl::StartsWith(mn, "v_cmp")) {
-      uint64_t m = 0;
-      bool wide = opc >= Opc::kVCmpEqU64 && opc <= Opc::kVCmpGtI64;
-      for (int l = 0; l < kLanes; ++l) {
-        if (!(exec >> l & 1)) continue;
-        bool bit;
-        if (wide) {
-          std::vector<Pair64<uint32_t>> s = {{Src(w, mi.ops[1], l, 0), Src(w, mi.ops[1], l, 1)},
-                                             {Src(w, mi.ops[2], l, 0), Src(w, mi.ops[2], l, 1)}};
-          std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
-          bit = r && r->flag;
-        } else {
-          std::vector<uint32_t> s = {Src(w, mi.ops[1], l), Src(w, mi.ops[2], l), 0, 0};
-          std::optional<uint32_t> r = EvalIntOp(d, opc, s);
-          bit = r ? *r != 0 : (Hash(s[0], s[1]) & 1);
-        }
-        if (bit) m |= uint64_t{1} << l;
-      }
-      SetMask(w, mi.ops[0], m);
-      if (Info(opc).flags & kWritesExec) w.exec = m;
-      return;
-    }
-    if (opc == Opc::kVReadfirstlaneB32 || opc == Opc::kVReadlaneB32) {
-      int lane = opc == Opc::kVReadlaneB32 ? static_cast<int>(Src(w, mi.ops[2], 0) & 63)
-                                           : (exec ? __builtin_ctzll(exec) : 0);
-      SetS(w, mi.ops[0], 0, Src(w, mi.ops[1], lane));
-      return;
-    }
-    if (opc == Opc::kVCndmaskB32) {
-      uint64_t m = mi.ops.size() > 3 ? Mask(w, mi.ops[3]) : w.vcc;
-      for (int l = 0; l < kLanes; ++l)
-        if (exec >> l & 1) SetV(w, mi.ops[0], 0, l, (m >> l & 1) ? Src(w, mi.ops[2], l) : Src(w, mi.ops[1], l));
-      return;
-    }
-    if (opc == Opc::kVAccvgprRead || opc == Opc::kVAccvgprWrite || opc == Opc::kVAccvgprMov || opc == Opc::kVMovB32) {
-      std::vector<uint32_t> vals(kLanes);
-      for (int l = 0; l < kLanes; ++l) vals[l] = Src(w, mi.ops[1], l);
-      for (int l = 0; l < kLanes; ++l)
-        if (exec >> l & 1) SetV(w, mi.ops[0], 0, l, vals[l]);
-      return;
-    }
-    bool wide = opc == Opc::kVMovB64 || opc == Opc::kVLshlrevB64 || opc == Opc::kVLshrrevB64 ||
-                opc == Opc::kVAshrrevI64 || opc == Opc::kVLshlAddU64 || opc == Opc::kVMadU64U32;
-    if (defs == 2 && !wide) {  // carry forms
-      uint64_t cin = mi.ops.size() > 4 ? Mask(w, mi.ops[4]) : 0, cout = 0;
-      for (int l = 0; l < kLanes; ++l) {
-        if (!(exec >> l & 1)) continue;
-        std::vector<uint32_t> s = {Src(w, mi.ops[2], l), Src(w, mi.ops[3], l), static_cast<uint32_t>(cin >> l & 1), 0};
-        std::optional<uint32_t> r = EvalIntOp(d, opc, s);
-        if (!r) continue;
-        std::optional<uint32_t> f = EvalFlagOut(d, opc, s, *r);
-        SetV(w, mi.ops[0], 0, l, *r);
-        if (f && *f) cout |= uint64_t{1} << l;
-      }
-      SetMask(w, mi.ops[1], cout);
-      return;
-    }
-    // Everything else, lane by lane: integer ops through the shared semantics,
-    // other results (float, MFMA, ...) as a deterministic function of the sources.
-    const MOperand& dst = mi.ops[0];
-    int n = dst.kind == MOperand::Kind::kReg ? dst.count : 1;
-    std::vector<std::vector<uint32_t>> out(n, std::vector<uint32_t>(kLanes));
-    for (int l = 0; l < kLanes; ++l) {
-      if (!(exec >> l & 1)) continue;
-      if (wide) {
-        std::vector<Pair64<uint32_t>> s;
-        for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back({Src(w, mi.ops[i], l, 0), Src(w, mi.ops[i], l, 1)});
-        std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
-        if (r) {
-          out[0][l] = r->lo;
-          if (n > 1) out[1][l] = r->hi;
-          continue;
-        }
-      }
-      std::vector<uint32_t> s;
-      for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(Src(w, mi.ops[i], l));
-      while (s.size() < 4) s.push_back(0);
-      std::optional<uint32_t> r;
-      if (n == 1 && Info(opc).cls == InstClass::kValu && opc != Opc::kVMbcntLoU32B32 &&
-          opc != Opc::kVMbcntHiU32B32)
-        r = EvalIntOp(d, opc, s);
-      for (int j = 0; j < n; ++j) {
-        uint64_t h = static_cast<uint64_t>(opc) * 131 + j;
-        for (size_t i = defs; i < mi.ops.size(); ++i) {
-          const MOperand& o = mi.ops[i];
-          for (int q = 0; q < (o.kind == MOperand::Kind::kReg ? o.count : 1); ++q) h = Hash(h, Src(w, o, l, q));
-        }
-        out[j][l] = r ? *r : static_cast<uint32_t>(h);
-      }
-    }
-    for (int j = 0; j < n; ++j)
-      for (int l = 0; l < kLanes; ++l)
-        if (exec >> l & 1) SetV(w, dst, j, l, out[j][l]);
-  }
-
-  void ExecMem(Wave& w, const MInst& mi, const MemShape& sh, std::vector<uint64_t>* log) {
-    const uint64_t exec = w.exec;
+Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting) {
+  Effects e;
+  ConcreteRunner runner(k, t, lk, setting);
+  std::map<int, const AccessRecord*> record;
+  for (const AccessRecord& r : lk.access_map) record[r.inst_id] = &r;
+  const std::vector<MInst>& insts = lk.mir.insts;
+  auto on_mem = [&](const MemRecord& r) {
+    const MInst& mi = insts[r.index];
+    const MemShape sh = Shape(mi.opc);
+    std::vector<uint64_t>* log = &e.log;
     log->push_back((uint64_t{1} << 62) | (static_cast<uint64_t>(mi.id & 0xffffff) << 8));
-    auto rec = record_.find(mi.id);
-    std::vector<std::vector<uint32_t>> data(std::max(1, mi.ops[0].count), std::vector<uint32_t>(kLanes, 0));
     if (!sh.lds) {
-      uint32_t wd[4];
-      for (int i = 0; i < 4; ++i) wd[i] = Src(w, mi.ops[2], 0, i);
+      const uint32_t* wd = r.srd;
       uint64_t base = wd[0] | (static_cast<uint64_t>(wd[1] & 0xffff) << 32);
-      uint32_t soff = Src(w, mi.ops[3], 0);
       // Does the SRD grant only the argument's buffer (raw, data format set)?
       bool ok = ((wd[1] >> 16) & 0x3fff) == 0 && (wd[1] >> 30) == 0 && ((wd[3] >> 15) & 0xf) != 0 &&
                 ((wd[3] >> 23) & 1) == 0;
-      if (rec != record_.end()) {
-        const Arg* a = k_.FindArg(rec->second->mem);
-        auto p = ptr_.find(rec->second->mem);
-        ok = ok && a != nullptr && p != ptr_.end() && base == p->second &&
+      auto rec = record.find(mi.id);
+      if (rec != record.end()) {
+        const Arg* a = k.FindArg(rec->second->mem);
+        ok = ok && a != nullptr && base == runner.Pointer(rec->second->mem) &&
              static_cast<int64_t>(wd[2]) <= a->SizeBytes();
       } else {
         ok = false;
       }
       log->push_back(ok ? 0 : kBadSrd);
       for (int l = 0; l < kLanes; ++l) {
-        if (!(exec >> l & 1)) {
+        if (!(r.exec >> l & 1)) {
           log->push_back(kOff);
           continue;
         }
-        uint64_t vo = mi.offen ? Src(w, mi.ops[1], l) : 0;
+        uint64_t vo = mi.offen ? r.vaddr[l] : 0;
         for (int c = 0; c < sh.comps; ++c) {
           int64_t off = static_cast<int64_t>(vo) + mi.offset + int64_t{c} * sh.bytes;
-          if (!RawBufferInRange<int64_t>(wd[2], soff, off)) {
+          if (!RawBufferInRange<int64_t>(wd[2], r.soffset, off)) {
             log->push_back(kDropped);
             continue;
           }
-          uint64_t addr = base + soff + static_cast<uint64_t>(off);
-          log->push_back(addr);
-          if (!sh.store && c < static_cast<int>(data.size())) data[c][l] = Hash(addr, setting_);
+          log->push_back(base + r.soffset + static_cast<uint64_t>(off));
         }
       }
     } else {
-      const MOperand& ao = sh.store ? mi.ops[0] : mi.ops[1];
-      for (int l = 0; l < kLanes; ++l) {
-        if (!(exec >> l & 1)) {
-          log->push_back(kOff);
-          continue;
-        }
-        uint64_t addr = static_cast<uint64_t>(Src(w, ao, l)) + static_cast<uint64_t>(mi.offset);
-        log->push_back(addr);
-        for (int c = 0; c < static_cast<int>(data.size()); ++c) data[c][l] = Hash(addr + 4 * c, 1000 + setting_);
-      }
+      for (int l = 0; l < kLanes; ++l)
+        log->push_back((r.exec >> l & 1) ? uint64_t{r.vaddr[l]} + static_cast<uint64_t>(mi.offset) : kOff);
     }
-    if (!sh.store)
-      for (int c = 0; c < mi.ops[0].count; ++c)
-        for (int l = 0; l < kLanes; ++l)
-          if (exec >> l & 1) SetV(w, mi.ops[0], c, l, data[c][l]);
-  }
-
-  const Kernel& k_;
-  const TargetInfo& t_;
-  const LoweredKernel& lk_;
-  int setting_;
-  uint64_t kernarg_ptr_ = 0;
-  std::vector<uint8_t> kernarg_;
-  std::map<std::string, uint64_t> ptr_;
-  std::map<int64_t, int> label_at_;
-  std::map<int, const AccessRecord*> record_;
-};
-
-}  // namespace
-
-Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting) {
-  Runner r(k, t, lk, setting);
-  return r.Run();
+  };
+  for (int64_t z = 0; z < k.grid[2]; ++z)
+    for (int64_t y = 0; y < k.grid[1]; ++y)
+      for (int64_t x = 0; x < k.grid[0]; ++x)
+        for (int w = 0; w < runner.Waves(); ++w) {
+          absl::Status st = runner.RunWave({x, y, z}, w, on_mem);
+          if (!st.ok()) {
+            e.error = std::string(st.message());
+            return e;
+          }
+        }
+  return e;
 }
 
 }  // namespace kir::vfy::testing

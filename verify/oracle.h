@@ -1,11 +1,10 @@
-// A concrete wave-level runner of final machine code, for the verifier's
-// mutation tests: it runs every wave of every workgroup with the shared
-// instruction semantics (compiler/isa/semantics.h with U32Domain) and records
-// what every memory instruction does (per lane and component: the byte address
-// it touches, or nothing: lane off in EXEC / dropped by the SRD range check),
-// and whether each SRD used grants access only inside its argument's buffer.
-// It is written independently of the verifier (no terms, no Z3): a mutant is
-// harmful iff its effects differ from the unmutated code's for some setting.
+// The mutation tests' oracle: runs every wave of every workgroup concretely
+// (verify/concrete.h: the shared instruction semantics with U32Domain, no
+// terms, no Z3) and records what every memory instruction does (per lane and
+// component: the byte address it touches, or nothing: lane off in EXEC /
+// dropped by the SRD range check), and whether each SRD used grants access
+// only inside its argument's buffer. A mutant is harmful iff its effects
+// differ from the unmutated code's for some setting.
 #ifndef KIRC_VERIFY_ORACLE_H_
 #define KIRC_VERIFY_ORACLE_H_
 
@@ -27,7 +26,7 @@ struct Effects {
 
 // Settings choose argument pointers (0: low, 1: high with the low dword near
 // 2^32, 2: middle), scalar values, and the contents of undefined registers.
-constexpr int kOracleSettings = 3;
+constexpr int kOracleSettings = 3;  // = kConcreteSettings
 
 Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting);
 

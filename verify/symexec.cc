@@ -693,11 +693,13 @@ std::set<RegKey> SymExec::StaticWrites(int begin, int end) const {
   return r;
 }
 
-// K with t == h + K (mod 2^32) structurally, K free of the variables in `havoc`.
-static std::optional<TRef> OffsetFrom(TermPool& p, TRef t, TRef h, const std::set<int>& havoc) {
+// K with t == h + K (mod 2^32) structurally, K made only of variables that
+// existed before the loop (ids below `var_limit`): not the havocked values,
+// and not values the body creates (data it loads differs per iteration).
+static std::optional<TRef> OffsetFrom(TermPool& p, TRef t, TRef h, int var_limit) {
   auto free_of = [&](TRef x) {
     for (int v : p.VarsOf(x))
-      if (havoc.count(v)) return false;
+      if (v >= var_limit) return false;
     return true;
   };
   TermDomain d{&p};
@@ -705,12 +707,12 @@ static std::optional<TRef> OffsetFrom(TermPool& p, TRef t, TRef h, const std::se
   const TNode n = p.node(t);
   if (n.op == TOp::kAdd) {
     if (free_of(TRef{n.b}))
-      if (std::optional<TRef> k = OffsetFrom(p, TRef{n.a}, h, havoc)) return d.Add(*k, TRef{n.b});
+      if (std::optional<TRef> k = OffsetFrom(p, TRef{n.a}, h, var_limit)) return d.Add(*k, TRef{n.b});
     if (free_of(TRef{n.a}))
-      if (std::optional<TRef> k = OffsetFrom(p, TRef{n.b}, h, havoc)) return d.Add(*k, TRef{n.a});
+      if (std::optional<TRef> k = OffsetFrom(p, TRef{n.b}, h, var_limit)) return d.Add(*k, TRef{n.a});
   }
   if (n.op == TOp::kSub && free_of(TRef{n.b}))
-    if (std::optional<TRef> k = OffsetFrom(p, TRef{n.a}, h, havoc)) return d.Sub(*k, TRef{n.b});
+    if (std::optional<TRef> k = OffsetFrom(p, TRef{n.a}, h, var_limit)) return d.Sub(*k, TRef{n.b});
   return std::nullopt;
 }
 
@@ -734,6 +736,7 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     lp.it_var = p_.NewVar(v);
   }
   const TRef it = p_.Var(lp.it_var);
+  const int var_limit = p_.num_vars();  // variables that exist before the body runs
   const SymState entry = st_;
   const bool outer_logging = logging_;
   const std::set<RegKey> outer_log = log_, outer_livein = livein_;
@@ -779,7 +782,7 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     if (es.t == hs.t && es.kind == hs.kind) {
       invariant.insert(k);
     } else if (es.kind == Slot::kValue && hs.kind == Slot::kValue && en.kind == Slot::kValue) {
-      if (std::optional<TRef> step = OffsetFrom(p_, es.t, hs.t, havoc_vars)) steps[k] = *step;
+      if (std::optional<TRef> step = OffsetFrom(p_, es.t, hs.t, var_limit)) steps[k] = *step;
       else if (livein.count(k)) stable.insert(k);
     }
   }
@@ -790,6 +793,7 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     InstTrace& lt = trace_[label];
     lt = InstTrace{};
     lp.induction.clear();
+    lp.havocked.clear();
     for (const RegKey& k : h) {
       if (invariant.count(k)) continue;
       Slot& dst = At(k);
@@ -817,6 +821,7 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
                                     label});
         dst = Slot{p_.Var(var), label, mask ? Slot::kMaskLo : Slot::kValue};
         lt.writes.push_back({KeyName(k), dst.t});
+        if (livein.count(k)) lp.havocked.push_back(KeyName(k));
       }
     }
     const SymState header = st_;
@@ -824,7 +829,7 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     if (!st.ok()) return st;
     std::set<RegKey> broken;
     for (const RegKey& k : stable) {
-      TRef want = entry.s.size() ? TRef{} : TRef{};
+      TRef want;
       {
         SymState now = st_;
         st_ = header;
@@ -859,9 +864,10 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
       break;
     }
   }
-  if (trips < 0)
-    return absl::UnimplementedError(absl::StrCat("the loop at [", label, "] runs 2^24 times or more"));
+  // trips -1: at least 2^24 iterations, possibly forever (no KIR loop runs that
+  // long: every access in it is then reported failed).
   lp.trips = trips;
+  if (trips < 0) trips = kMaxTrips;
   p_.SetVarRange(lp.it_var, 0, trips - 1);
   // After the loop: the end state of the last iteration.
   std::unordered_map<int, int> memo;

@@ -88,9 +88,10 @@ struct MachineLoop {
   int label_index = -1, latch_index = -1;
   int kir_op = -1;   // the label's KIR op (the `for`), or -1
   int it_var = -1;   // the iteration variable, range [0, trips-1]
-  int64_t trips = 0;
+  int64_t trips = 0; // -1: 2^24 or more (possibly forever)
   int depth = 0;     // 0 outermost
-  std::vector<std::string> induction;  // "s1 = 0 + 32 * it", for reports
+  std::vector<std::string> induction;  // "s1 = 0 + 32 * it", "s5 = ... (stable)", for reports
+  std::vector<std::string> havocked;   // live-in registers with no invariant (fresh values per iteration)
 };
 
 // The variables of a kernel's symbolic lane.

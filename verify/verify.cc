@@ -18,9 +18,11 @@
 // MagicDivisorIsExact(d, max, {m, s}) holds for X's interval [0, max] (the
 // Granlund-Montgomery bound in exact 128-bit arithmetic), or under a side
 // condition X <= bound. or/xor are additions only when the operands' bits are
-// disjoint: structurally, or as a side condition proved with the rest.
-// Anything else is over-approximated by a fresh 32-bit value (sound for a
-// proof; the counterexample is then checked concretely).
+// disjoint: structurally, or as a side condition proved with the rest (and,
+// when a model breaks only that condition, again bit by bit, exactly).
+// Shifts by non-constant amounts are a case split over the possible amounts.
+// Anything else is over-approximated by a fresh value (sound for a proof; a
+// counterexample is always checked concretely). See README.md.
 #include "verify/verify.h"
 
 #include <z3++.h>
@@ -33,6 +35,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -42,6 +45,7 @@
 #include "compiler/lower/magic_division.h"
 #include "compiler/promote/gemm_config.h"
 #include "compiler/promote/promote.h"
+#include "verify/concrete.h"
 #include "verify/obligations.h"
 #include "verify/symexec.h"
 #include "verify/term.h"
@@ -77,9 +81,11 @@ std::string VerifyResult::Report() const {
           if (!line.empty()) absl::StrAppend(&body, "      ", line, "\n");
     }
   }
+  std::string loop_lines;
+  for (const std::string& l : loops) absl::StrAppend(&loop_lines, "  ", l, "\n");
   return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", accesses.size(), " memory instructions, ",
                       proved, " proved, ", failed, " failed, ", unknown, " unknown (",
-                      absl::StrFormat("%.3f", seconds), " s)\n", body,
+                      absl::StrFormat("%.3f", seconds), " s)\n", loop_lines, body,
                       all_proved ? "verify: every address proved\n" : "verify: NOT every address is proved\n");
 }
 
@@ -196,14 +202,38 @@ class Translator {
     Lin l;
     std::vector<int> sides;  // side conditions this value's translation relies on
     std::vector<int> notes;  // abstractions used (nonlinear products, over-approximations)
+    std::vector<int> defs;   // definitions of the fresh variables it uses (ranges, bits)
   };
   struct Side {
     z3::expr cond;
     std::string what;
+    bool bitwise = false;  // an or/xor disjointness condition
   };
 
-  Translator(z3::context& ctx, TermPool& pool, std::unordered_map<int, std::string> labels)
-      : ctx_(ctx), p_(pool), labels_(std::move(labels)) {}
+  // exact_bitwise: or/xor of operands whose bits are not structurally
+  // disjoint are encoded bit by bit (exact; slower) instead of as an add under
+  // the side condition that the bits are disjoint (fast; refutes only what the
+  // side condition rules out).
+  Translator(z3::context& ctx, TermPool& pool, bool exact_bitwise = false)
+      : ctx_(ctx), p_(pool), exact_bitwise_(exact_bitwise) {}
+  void SetLabels(std::unordered_map<int, std::string> labels) { labels_ = std::move(labels); }
+
+  // a == b (mod 2^32) for all values of the variables in their ranges.
+  bool ProveEqual(TRef a, TRef b, double timeout_seconds) {
+    TL acc;
+    z3::expr ea = Exact(a, &acc), eb = Exact(b, &acc);
+    z3::solver s(ctx_);
+    z3::params prm(ctx_);
+    prm.set("timeout", static_cast<unsigned>(std::max(1.0, timeout_seconds * 1000)));
+    s.set(prm);
+    z3::expr_vector as = Assumptions(acc);
+    for (unsigned i = 0; i < as.size(); ++i) s.add(as[i]);
+    z3::expr_vector goal(ctx_);
+    goal.push_back(ea == eb);
+    for (int sid : acc.sides) goal.push_back(sides_[sid].cond);
+    s.add(!z3::mk_and(goal));
+    return s.check() == z3::unsat;
+  }
 
   const TL& Get(TRef t) {
     if (static_cast<int>(cache_.size()) < p_.size()) cache_.resize(p_.size());
@@ -220,6 +250,7 @@ class Translator {
     const TL& x = Get(t);
     MergeInto(acc->sides, x.sides);
     MergeInto(acc->notes, x.notes);
+    MergeInto(acc->defs, x.defs);
     return ToZ3(ExactL(x.l));
   }
   // A 0/1 (or any) value as a Z3 boolean "non-zero".
@@ -227,6 +258,7 @@ class Translator {
     const TL& x = Get(t);
     MergeInto(acc->sides, x.sides);
     MergeInto(acc->notes, x.notes);
+    MergeInto(acc->defs, x.defs);
     Iv iv = IvOf(x.l);
     if (iv.lo >= 0 && iv.hi <= 1) return ToZ3(x.l) == 1;
     return ToZ3(ExactL(x.l)) != 0;
@@ -240,15 +272,15 @@ class Translator {
   const std::map<int, int>& var_atoms() const { return var_atom_; }
   const std::vector<Side>& sides() const { return sides_; }
   const std::vector<std::string>& notes() const { return notes_; }
-  // Range constraints of every variable and over-approximation atom created so far.
-  z3::expr_vector Assumptions() {
+  // The ranges of the variables, and the definitions `acc` relies on.
+  z3::expr_vector Assumptions(const TL& acc) {
     z3::expr_vector v(ctx_);
     for (const auto& [var, atom] : var_atom_) {
       const VarInfo& vi = p_.var(var);
       v.push_back(atoms_[atom].e >= ctx_.int_val(static_cast<int64_t>(vi.lo)));
       v.push_back(atoms_[atom].e <= ctx_.int_val(static_cast<int64_t>(vi.hi)));
     }
-    for (const z3::expr& e : fresh_ranges_) v.push_back(e);
+    for (int d : acc.defs) v.push_back(defs_[d]);
     return v;
   }
 
@@ -362,8 +394,8 @@ class Translator {
 
   Lin Fresh(TL& r, const std::string& why, Iv iv = Iv{0, kTwo32 - 1}) {
     z3::expr v = ctx_.int_const(absl::StrCat("oa", fresh_count_++).c_str());
-    fresh_ranges_.push_back(v >= Num(iv.lo));
-    fresh_ranges_.push_back(v <= Num(iv.hi));
+    AddDef(r, v >= Num(iv.lo));
+    AddDef(r, v <= Num(iv.hi));
     MergeInto(r.notes, {Note(why)});
     return LAtom(AddAtom(v, iv));
   }
@@ -373,6 +405,11 @@ class Translator {
     if (it != notes_.end()) return static_cast<int>(it - notes_.begin());
     notes_.push_back(s);
     return static_cast<int>(notes_.size()) - 1;
+  }
+
+  void AddDef(TL& r, z3::expr e) {
+    defs_.push_back(e);
+    MergeInto(r.defs, {static_cast<int>(defs_.size()) - 1});
   }
 
   int AddSide(TL& r, z3::expr cond, const std::string& what) {
@@ -439,6 +476,7 @@ class Translator {
       const TL& c = Get(TRef{id});
       MergeInto(r.sides, c.sides);
       MergeInto(r.notes, c.notes);
+      MergeInto(r.defs, c.defs);
       return c;
     };
     auto is_const = [&](int id) { return p_.IsConst(TRef{id}); };
@@ -475,8 +513,8 @@ class Translator {
       case TOp::kShl: {
         const TL& a = child(n.a);
         if (!is_const(n.b)) {
-          child(n.b);
-          r.l = Fresh(r, absl::StrCat(Label(t), ": shift by a non-constant amount is not modelled"));
+          const TL& b = child(n.b);
+          r.l = VariableShift(a.l, b.l, TOp::kShl);
           return r;
         }
         r.l = LScale(a.l, Pow2(static_cast<int>(cval(n.b) & 31)));
@@ -485,9 +523,9 @@ class Translator {
       case TOp::kLShr:
       case TOp::kAShr: {
         if (!is_const(n.b)) {
-          child(n.a);
-          child(n.b);
-          r.l = Fresh(r, absl::StrCat(Label(t), ": shift by a non-constant amount is not modelled"));
+          const TL& a = child(n.a);
+          const TL& b = child(n.b);
+          r.l = VariableShift(a.l, b.l, n.op);
           return r;
         }
         int k = static_cast<int>(cval(n.b) & 31);
@@ -572,6 +610,55 @@ class Translator {
     return r;
   }
 
+  // x << s, x >> s (s the exact amount, already reduced to 0..31 by the
+  // semantics): a case split over the amounts s's interval allows.
+  Lin VariableShift(const Lin& x, const Lin& amount, TOp op) {
+    Lin sv = ExactL(amount);
+    Iv is = IvOf(sv);
+    i128 lo = std::max<i128>(0, is.lo), hi = std::min<i128>(31, is.hi);
+    Lin xv = op == TOp::kShl ? x : op == TOp::kLShr ? ExactL(x) : SignedExactL(x);
+    auto one = [&](int k) { return op == TOp::kShl ? LScale(xv, Pow2(k)) : DivConst(xv, Pow2(k)); };
+    if (lo > hi) return one(0);  // unreachable amounts; any value is sound
+    Lin last = one(static_cast<int>(hi));
+    z3::expr e = ToZ3(last);
+    Iv iv = IvOf(last);
+    z3::expr zs = ToZ3(sv);
+    for (i128 k = hi - 1; k >= lo; --k) {
+      Lin v = one(static_cast<int>(k));
+      Iv vi = IvOf(v);
+      iv.lo = std::min(iv.lo, vi.lo);
+      iv.hi = std::max(iv.hi, vi.hi);
+      e = z3::ite(zs == Num(k), ToZ3(v), e);
+    }
+    return LAtom(AddAtom(e, iv));
+  }
+
+  // The low k bits of two exact values as 0/1 variables (definitions added to
+  // the assumptions: they only name the bits), combined bit by bit.
+  Lin BitwiseLow(TL& rr, const Lin& a, const Lin& b, int k, TOp op) {
+    auto bits = [&](const Lin& x) {
+      std::vector<z3::expr> v;
+      z3::expr sum = Num(0);
+      for (int i = 0; i < k; ++i) {
+        z3::expr bi = ctx_.int_const(absl::StrCat("bit", fresh_count_++).c_str());
+        AddDef(rr, bi >= 0);
+        AddDef(rr, bi <= 1);
+        sum = sum + bi * Num(Pow2(i));
+        v.push_back(bi);
+      }
+      AddDef(rr, ToZ3(x) == sum);
+      return v;
+    };
+    std::vector<z3::expr> ba = bits(a), bb = bits(b);
+    z3::expr r = Num(0);
+    for (int i = 0; i < k; ++i) {
+      z3::expr f = op == TOp::kAnd ? (ba[i] == 1 && bb[i] == 1) : op == TOp::kOr ? (ba[i] + bb[i] >= 1)
+                                                                                  : (ba[i] != bb[i]);
+      r = r + z3::ite(f, Num(Pow2(i)), Num(0));
+    }
+    return LAtom(AddAtom(r, Iv{0, Pow2(k) - 1}));
+  }
+
   template <class Child>
   TL Bitwise(TRef t, const TNode& n, TL& r, Child& child) {
     const TL& a = child(n.a);
@@ -618,7 +705,13 @@ class Translator {
       return r;
     }
     if (n.op == TOp::kAnd) {
-      // a & b of two non-constant values: only its range is known.
+      // a & b < 2^k when either operand is: exact bit by bit for small k.
+      int k = BitLen(std::min(ia.hi, ib.hi));
+      if (k <= kMaxBitwiseBits) {
+        r.l = BitwiseLow(r, ModConst(xa, Pow2(k)), ModConst(xb, Pow2(k)), std::max(k, 1), TOp::kAnd);
+        return r;
+      }
+      // Only its range is known.
       r.l = Fresh(r, absl::StrCat(Label(t), ": and of two non-constant values is over-approximated"),
                   Iv{0, std::min(ia.hi, ib.hi)});
       return r;
@@ -635,17 +728,27 @@ class Translator {
     }
     const bool small_b = ib.hi <= ia.hi;
     const Lin& p = small_b ? xa : xb;
+    const Lin& q = small_b ? xb : xa;
     int k = BitLen(small_b ? ib.hi : ia.hi);
     if (k > 32) k = 32;
-    AddSide(r, z3::mod(ToZ3(p), Num(Pow2(k))) == 0,
-            absl::StrCat(Label(t), ": the operands of the ", mn, " have disjoint bits (the ",
-                         small_b ? "first" : "second", " is a multiple of 2^", k, "), so ", mn, " == add"));
+    if (exact_bitwise_ && k <= kMaxBitwiseBits) {
+      // Exact: the bits above k are p's; the low k bits combine bit by bit.
+      Lin plo = ModConst(p, Pow2(k));
+      r.l = LAdd(LAdd(p, plo, -1), BitwiseLow(r, plo, q, std::max(k, 1), n.op));
+      return r;
+    }
+    int sid = AddSide(r, z3::mod(ToZ3(p), Num(Pow2(k))) == 0,
+                      absl::StrCat(Label(t), ": the operands of the ", mn, " have disjoint bits (the ",
+                                   small_b ? "first" : "second", " is a multiple of 2^", k, "), so ", mn, " == add"));
+    sides_[sid].bitwise = true;
     r.l = LAdd(xa, xb);
     return r;
   }
 
+  static constexpr int kMaxBitwiseBits = 16;
   z3::context& ctx_;
   TermPool& p_;
+  bool exact_bitwise_ = false;
   std::unordered_map<int, std::string> labels_;
   std::vector<std::unique_ptr<TL>> cache_;
   std::vector<AtomRec> atoms_;
@@ -653,7 +756,7 @@ class Translator {
   std::map<int, int> var_atom_;
   std::vector<Side> sides_;
   std::vector<std::string> notes_;
-  std::vector<z3::expr> fresh_ranges_;
+  std::vector<z3::expr> defs_;
   int fresh_count_ = 0;
 };
 
@@ -785,6 +888,8 @@ class Verifier {
     Flatten(k_.body, ops_, fors_, stack);
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i)
       if (lk_.mir.insts[i].id >= 0) index_of_id_[lk_.mir.insts[i].id] = static_cast<int>(i);
+    tr_ = std::make_unique<Translator>(ctx_, pool_);
+    ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, opts_.timeout_seconds / 4); });
     absl::Status st = ex_.Run(lk_.mir);
     std::set<int> mapped;
     if (st.ok()) {
@@ -792,8 +897,22 @@ class Verifier {
       for (size_t i = 0; i < ex_.trace().size(); ++i)
         for (const auto& [name, term] : ex_.trace()[i].writes)
           labels.emplace(term.id, absl::StrCat(InstName(static_cast<int>(i)), " ", Info(lk_.mir.insts[i].opc).mnemonic));
-      tr_ = std::make_unique<Translator>(ctx_, pool_, std::move(labels));
+      labels_ = labels;
+      tr_->SetLabels(std::move(labels));
     }
+    if (st.ok())
+      for (const auto& [label, ml] : ex_.loops()) {
+        std::string l = absl::StrCat("loop at ", InstName(label), ml.kir_op >= 0 && ml.kir_op < static_cast<int>(lk_.kir_op_text.size())
+                                                                     ? absl::StrCat(" (op ", ml.kir_op, ": ", lk_.kir_op_text[ml.kir_op], ")")
+                                                                     : std::string(),
+                                     ": ", ml.trips < 0 ? std::string("2^24 or more") : absl::StrCat(ml.trips),
+                                     " iterations");
+        if (!ml.induction.empty()) absl::StrAppend(&l, "; by induction: ", absl::StrJoin(ml.induction, ", "));
+        if (!ml.havocked.empty())
+          absl::StrAppend(&l, "; no invariant for ", absl::StrJoin(ml.havocked, ", "),
+                          " (any value in each iteration)");
+        res.loops.push_back(l);
+      }
     for (const AccessRecord& rec : lk_.access_map) {
       auto a0 = std::chrono::steady_clock::now();
       AccessVerdict v = st.ok() ? VerifyOne(rec) : Skeleton(rec);
@@ -986,13 +1105,29 @@ class Verifier {
       if (ml.label_index < a.index && a.index < ml.latch_index) mloops.push_back(&ml);
     std::sort(mloops.begin(), mloops.end(),
               [](const MachineLoop* x, const MachineLoop* y) { return x->depth < y->depth; });
-    const std::vector<int>& kfors = fors_[rec.kir_op];
+    // A KIR loop of one iteration needs no machine loop; with more, one
+    // instruction outside a machine loop cannot perform every iteration's access
+    // (an access-map record is one instruction for all iterations).
+    const std::vector<int>& kfors_all = fors_[rec.kir_op];
+    std::vector<int> kfors;
+    for (int f : kfors_all) {
+      const Op& fo = *ops_[f];
+      int64_t ktrips = fo.step > 0 ? (fo.hi - fo.lo + fo.step - 1) / fo.step : -1;
+      bool has_machine_loop = false;
+      for (const MachineLoop* m : mloops) has_machine_loop |= m->kir_op == f;
+      if (ktrips == 1 && !has_machine_loop && mloops.size() < kfors_all.size()) {
+        a.loops.push_back(LoopBinding{fo.ivar, fo.lo, fo.step, -1, -1});
+        continue;
+      }
+      kfors.push_back(f);
+    }
     if (mloops.size() != kfors.size()) {
       if (mloops.size() > kfors.size())
         return Fail(v, absl::StrCat("the instruction runs inside ", mloops.size(), " machine loop(s) but the KIR op is in ",
                                     kfors.size(), ": it would repeat an access the KIR makes once"));
-      return Unknown(v, absl::StrCat("the KIR op is inside ", kfors.size(), " loop(s) but the instruction inside ",
-                                     mloops.size(), " machine loop(s) (unrolled loops are not supported)"));
+      return Fail(v, absl::StrCat("the KIR op is inside ", kfors.size(), " loop(s) of several iterations but the "
+                                  "instruction inside ", mloops.size(), " machine loop(s): it performs the access "
+                                  "of one iteration only"));
     }
     for (size_t l = 0; l < kfors.size(); ++l) {
       const Op& f = *ops_[kfors[l]];
@@ -1001,8 +1136,10 @@ class Verifier {
         if (m->kir_op == kfors[l]) ml = m;
       int64_t ktrips = f.step > 0 ? (f.hi - f.lo + f.step - 1) / f.step : -1;
       if (ml->trips != ktrips)
-        return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ", ml->trips,
-                                    " time(s) but the KIR loop %", f.ivar, " = ", f.lo, " to ", f.hi, " step ", f.step,
+        return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ",
+                                    ml->trips < 0 ? std::string("2^24 times or more (perhaps forever)")
+                                                  : absl::StrCat(ml->trips, " time(s)"),
+                                    " but the KIR loop %", f.ivar, " = ", f.lo, " to ", f.hi, " step ", f.step,
                                     " runs ", ktrips));
       a.loops.push_back(LoopBinding{f.ivar, f.lo, f.step, ml->it_var, ml->label_index});
     }
@@ -1062,7 +1199,8 @@ class Verifier {
       wg[d] = env[ex_.vars().wg[d]];
     }
     std::map<std::string, int64_t> lv;
-    for (const LoopBinding& b : a.loops) lv[b.name] = b.lo + b.step * static_cast<int64_t>(env[b.it_var]);
+    for (const LoopBinding& b : a.loops)
+      lv[b.name] = b.lo + (b.it_var < 0 ? 0 : b.step * static_cast<int64_t>(env[b.it_var]));
     absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
     if (!st.ok()) return st;
     std::vector<Ob<CW>> obs = Obligations(w, a.shape, vals, /*names=*/false);
@@ -1073,43 +1211,9 @@ class Verifier {
     return bad;
   }
 
-  std::string Counterexample(const AccessCtx& a, const std::vector<uint32_t>& env, const std::vector<int>& bad,
-                             const std::vector<std::string>& names, const std::string& how) {
-    Concrete c;
-    c.order = pool_.Closure(a.Roots());
-    for (int i : a.chain)
-      for (const auto& [n, t] : ex_.trace()[i].writes) {
-        std::vector<int> more = pool_.Closure({t});
-        c.order.insert(c.order.end(), more.begin(), more.end());
-      }
-    std::sort(c.order.begin(), c.order.end());
-    c.order.erase(std::unique(c.order.begin(), c.order.end()), c.order.end());
-    AccessValues<CW> vals;
-    absl::StatusOr<std::vector<int>> chk = CheckAt(a, env, c, &vals);
-    const KernelVars& kv = ex_.vars();
-    std::string s = absl::StrCat("counterexample (", how, "): tid = (", env[kv.tid[0]], ", ", env[kv.tid[1]], ", ",
-                                 env[kv.tid[2]], "), wg = (", env[kv.wg[0]], ", ", env[kv.wg[1]], ", ", env[kv.wg[2]],
-                                 ")");
-    if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
-    for (const LoopBinding& b : a.loops)
-      absl::StrAppend(&s, ", %", b.name, " = ", b.lo + b.step * static_cast<int64_t>(env[b.it_var]), " (iteration ",
-                      env[b.it_var], " of the loop at ", InstName(b.label_index), ")");
-    s += "\n";
-    // Other inputs the address depends on.
-    std::set<int> used;
-    for (TRef r : a.Roots())
-      for (int var : pool_.VarsOf(r)) used.insert(var);
-    std::vector<std::string> others;
-    for (int var : used) {
-      const VarInfo& vi = pool_.var(var);
-      if (vi.kind == VarKind::kTid || vi.kind == VarKind::kWg || vi.kind == VarKind::kLoopIter || var == a.arg_lo ||
-          var == a.arg_hi)
-        continue;
-      others.push_back(absl::StrCat(vi.name, " = ", Hex(env[var])));
-    }
-    if (!others.empty()) absl::StrAppend(&s, "  with ", absl::StrJoin(others, ", "), "\n");
-    for (int b : bad) absl::StrAppend(&s, "  violated: ", b < static_cast<int>(names.size()) ? names[b] : "?", "\n");
-    // Emitted and expected addresses of the elements.
+  // Emitted and expected addresses of each element at concrete values.
+  static std::string ElementLines(const AccessCtx& a, const AccessValues<CW>& vals) {
+    std::string s;
     const AccessShape& sh = a.shape;
     for (size_t j = 0; j < sh.elements.size(); ++j) {
       int64_t ir = 0;
@@ -1135,6 +1239,47 @@ class Verifier {
                         ")\n");
       }
     }
+    return s;
+  }
+
+  std::string Counterexample(const AccessCtx& a, const std::vector<uint32_t>& env, const std::vector<int>& bad,
+                             const std::vector<std::string>& names, const std::string& how) {
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    for (int i : a.chain)
+      for (const auto& [n, t] : ex_.trace()[i].writes) {
+        std::vector<int> more = pool_.Closure({t});
+        c.order.insert(c.order.end(), more.begin(), more.end());
+      }
+    std::sort(c.order.begin(), c.order.end());
+    c.order.erase(std::unique(c.order.begin(), c.order.end()), c.order.end());
+    AccessValues<CW> vals;
+    absl::StatusOr<std::vector<int>> chk = CheckAt(a, env, c, &vals);
+    const KernelVars& kv = ex_.vars();
+    std::string s = absl::StrCat("counterexample (", how, "): tid = (", env[kv.tid[0]], ", ", env[kv.tid[1]], ", ",
+                                 env[kv.tid[2]], "), wg = (", env[kv.wg[0]], ", ", env[kv.wg[1]], ", ", env[kv.wg[2]],
+                                 ")");
+    if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
+    for (const LoopBinding& b : a.loops)
+      if (b.it_var >= 0)
+        absl::StrAppend(&s, ", %", b.name, " = ", b.lo + b.step * static_cast<int64_t>(env[b.it_var]),
+                        " (iteration ", env[b.it_var], " of the loop at ", InstName(b.label_index), ")");
+    s += "\n";
+    // Other inputs the address depends on.
+    std::set<int> used;
+    for (TRef r : a.Roots())
+      for (int var : pool_.VarsOf(r)) used.insert(var);
+    std::vector<std::string> others;
+    for (int var : used) {
+      const VarInfo& vi = pool_.var(var);
+      if (vi.kind == VarKind::kTid || vi.kind == VarKind::kWg || vi.kind == VarKind::kLoopIter || var == a.arg_lo ||
+          var == a.arg_hi)
+        continue;
+      others.push_back(absl::StrCat(vi.name, " = ", Hex(env[var])));
+    }
+    if (!others.empty()) absl::StrAppend(&s, "  with ", absl::StrJoin(others, ", "), "\n");
+    for (int b : bad) absl::StrAppend(&s, "  violated: ", b < static_cast<int>(names.size()) ? names[b] : "?", "\n");
+    s += ElementLines(a, vals);
     absl::StrAppend(&s, "  chain:\n");
     for (int i : a.chain) {
       std::vector<std::string> ws;
@@ -1143,6 +1288,92 @@ class Verifier {
                                           absl::StrJoin(ws, ", ")));
     }
     return s;
+  }
+
+  // Concrete search by running whole waves of the machine code (branches
+  // taken, loops iterated, lane masks as 64-bit values; verify/concrete.h):
+  // needs no term, so it also decides what the symbolic lane over-approximates.
+  // Returns the counterexample text, or nothing.
+  std::optional<std::string> SearchWaves(const AccessCtx& a, const std::vector<std::string>& names,
+                                         const std::string& why) {
+    std::vector<std::array<int64_t, 3>> wgs = SampleWorkgroups(
+        std::max<int64_t>(1, opts_.max_search_points / kConcreteSettings /
+                                 std::max<int64_t>(1, k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2])));
+    CW w;
+    std::optional<std::string> found;
+    for (int setting = 0; setting < kConcreteSettings && !found; ++setting) {
+      ConcreteRunner run(k_, t_, lk_, setting);
+      for (const auto& g : wgs) {
+        if (found) break;
+        for (int wave = 0; wave < run.Waves() && !found && !PastDeadline(); ++wave) {
+          auto on_mem = [&](const MemRecord& r) {
+            if (found || r.index != a.index) return;
+            for (int lane = 0; lane < 64 && !found; ++lane) {
+              AccessValues<CW> vals;
+              vals.exec = (r.exec >> lane) & 1;
+              for (int i = 0; i < 4; ++i) vals.w[i] = r.srd[i];
+              vals.soffset = r.soffset;
+              vals.voffset = a.shape.offen ? r.vaddr[lane] : 0;
+              vals.vaddr = r.vaddr[lane];
+              vals.arg_ptr = a.shape.lds ? 0 : static_cast<int64_t>(run.Pointer(a.shape.mem));
+              std::array<int64_t, 3> tid3 = run.TidOf(wave, lane);
+              std::vector<int64_t> tid(tid3.begin(), tid3.end()), wgv(g.begin(), g.end());
+              std::map<std::string, int64_t> lv;
+              std::vector<std::string> iters;
+              for (const LoopBinding& b : a.loops) {
+                int64_t itn = 0;
+                for (const auto& [label, n] : r.iters)
+                  if (label == b.label_index) itn = n;
+                lv[b.name] = b.lo + b.step * itn;
+                if (b.it_var >= 0)
+                  iters.push_back(absl::StrCat(", %", b.name, " = ", lv[b.name], " (iteration ", itn, " of the loop at ",
+                                               InstName(b.label_index), ")"));
+              }
+              if (!IrIndices(w, a, tid, wgv, lv, &vals.idx).ok()) return;
+              std::vector<Ob<CW>> obs = Obligations(w, a.shape, vals, /*names=*/false);
+              std::vector<int> bad;
+              for (size_t i = 0; i < obs.size(); ++i)
+                if (!obs[i].holds) bad.push_back(static_cast<int>(i));
+              if (bad.empty()) continue;
+              std::string s = absl::StrCat("counterexample (found by running the code concretely; ", why,
+                                           "): tid = (", tid[0], ", ", tid[1], ", ", tid[2], "), wg = (", g[0], ", ",
+                                           g[1], ", ", g[2], ")");
+              if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
+              for (const std::string& it : iters) s += it;
+              s += "\n";
+              for (int b : bad) absl::StrAppend(&s, "  violated: ", b < static_cast<int>(names.size()) ? names[b] : "?", "\n");
+              s += ElementLines(a, vals);
+              found = s;
+            }
+          };
+          // A wave that does not finish in the step budget proves nothing
+          // either way (non-terminating loops fail the trip-count check).
+          (void)run.RunWave(g, wave, on_mem, 4000000);
+        }
+      }
+    }
+    return found;
+  }
+
+  // Workgroups for concrete search: all if there are at most n, else the
+  // corners of the grid and a deterministic spread.
+  std::vector<std::array<int64_t, 3>> SampleWorkgroups(int64_t n) const {
+    std::vector<std::array<int64_t, 3>> wgs;
+    if (k_.grid[0] * k_.grid[1] * k_.grid[2] <= n) {
+      for (int64_t z = 0; z < k_.grid[2]; ++z)
+        for (int64_t y = 0; y < k_.grid[1]; ++y)
+          for (int64_t x = 0; x < k_.grid[0]; ++x) wgs.push_back({x, y, z});
+      return wgs;
+    }
+    for (int m = 0; m < 8 && static_cast<int64_t>(wgs.size()) < n; ++m)
+      wgs.push_back({(m & 1) ? k_.grid[0] - 1 : 0, (m & 2) ? k_.grid[1] - 1 : 0, (m & 4) ? k_.grid[2] - 1 : 0});
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    while (static_cast<int64_t>(wgs.size()) < n) {
+      h = h * 6364136223846793005ull + 1442695040888963407ull;
+      wgs.push_back({static_cast<int64_t>((h >> 11) % k_.grid[0]), static_cast<int64_t>((h >> 23) % k_.grid[1]),
+                     static_cast<int64_t>((h >> 37) % k_.grid[2])});
+    }
+    return wgs;
   }
 
   // Concrete search for a counterexample (only ever turns unknown into failed).
@@ -1154,26 +1385,9 @@ class Verifier {
     for (int id : c.order)
       if (pool_.node(TRef{id}).op == TOp::kVar) vars.push_back(static_cast<int>(pool_.node(TRef{id}).c));
     int64_t threads = k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2];
-    int64_t groups = k_.grid[0] * k_.grid[1] * k_.grid[2];
     const int kSettings = 3;
     int64_t budget = std::max<int64_t>(opts_.max_search_points / kSettings, threads);
-    // Workgroups: all if they fit, else the corners, then a deterministic spread.
-    std::vector<std::array<int64_t, 3>> wgs;
-    if (threads * groups <= budget) {
-      for (int64_t z = 0; z < k_.grid[2]; ++z)
-        for (int64_t y = 0; y < k_.grid[1]; ++y)
-          for (int64_t x = 0; x < k_.grid[0]; ++x) wgs.push_back({x, y, z});
-    } else {
-      int64_t n = std::max<int64_t>(1, budget / threads);
-      for (int m = 0; m < 8 && static_cast<int64_t>(wgs.size()) < n; ++m)
-        wgs.push_back({(m & 1) ? k_.grid[0] - 1 : 0, (m & 2) ? k_.grid[1] - 1 : 0, (m & 4) ? k_.grid[2] - 1 : 0});
-      uint64_t h = 0x9e3779b97f4a7c15ull;
-      while (static_cast<int64_t>(wgs.size()) < n) {
-        h = h * 6364136223846793005ull + 1442695040888963407ull;
-        wgs.push_back({static_cast<int64_t>((h >> 11) % k_.grid[0]), static_cast<int64_t>((h >> 23) % k_.grid[1]),
-                       static_cast<int64_t>((h >> 37) % k_.grid[2])});
-      }
-    }
+    std::vector<std::array<int64_t, 3>> wgs = SampleWorkgroups(std::max<int64_t>(1, budget / threads));
     std::vector<uint32_t> env(pool_.num_vars(), 0);
     for (int setting = 0; setting < kSettings; ++setting) {
       // Inputs other than tid/wg: pointers low, high (lo near 2^32), and middling; data patterns.
@@ -1195,6 +1409,10 @@ class Verifier {
       // Loop iterations: all when few, else the first two, a middle one and the last.
       std::vector<std::vector<uint32_t>> iters;
       for (const LoopBinding& b : a.loops) {
+        if (b.it_var < 0) {
+          iters.push_back({0u});
+          continue;
+        }
         int64_t n = pool_.var(b.it_var).hi + 1;
         std::vector<uint32_t> vals;
         if (n <= 8) {
@@ -1206,7 +1424,8 @@ class Verifier {
       }
       std::vector<size_t> odo(iters.size(), 0);
       for (bool more = true; more;) {
-        for (size_t l = 0; l < iters.size(); ++l) env[a.loops[l].it_var] = iters[l][odo[l]];
+        for (size_t l = 0; l < iters.size(); ++l)
+          if (a.loops[l].it_var >= 0) env[a.loops[l].it_var] = iters[l][odo[l]];
         more = false;
         for (size_t l = 0; l < odo.size(); ++l) {
           if (++odo[l] < iters[l].size()) {
@@ -1216,6 +1435,7 @@ class Verifier {
           odo[l] = 0;
         }
       for (const auto& g : wgs) {
+        if (PastDeadline()) return std::nullopt;
         for (int d = 0; d < 3; ++d) env[kv.wg[d]] = static_cast<uint32_t>(g[d]);
         for (int64_t z = 0; z < k_.workgroup[2]; ++z)
           for (int64_t y = 0; y < k_.workgroup[1]; ++y)
@@ -1232,88 +1452,166 @@ class Verifier {
     return std::nullopt;
   }
 
+  struct Query {
+    z3::check_result res = z3::unknown;
+    std::string reason_unknown;
+    std::vector<std::string> names;      // obligation names
+    std::vector<uint32_t> env;           // sat: the model's variable values
+    std::vector<std::string> violated_sides;
+    bool bitwise_side_violated = false;
+    Translator::TL acc;
+  };
+
+  // The obligations of `a` translated by `tr`, negated, solved.
+  absl::StatusOr<Query> Solve(Translator& tr, const AccessCtx& a) {
+    Query q;
+    const KernelVars& kv = ex_.vars();
+    Z3W w{&ctx_};
+    Translator::TL& acc = q.acc;
+    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), {}};
+    vals.exec = tr.NonZero(a.exec, &acc);
+    if (!a.shape.lds) {
+      for (int i = 0; i < 4; ++i) vals.w[i] = tr.Exact(a.w[i], &acc);
+      vals.soffset = tr.Exact(a.soffset, &acc);
+      if (a.shape.offen) vals.voffset = tr.Exact(a.voffset, &acc);
+      vals.arg_ptr = tr.VarExpr(a.arg_hi) * w.C(int64_t{1} << 32) + tr.VarExpr(a.arg_lo);
+    } else {
+      vals.vaddr = tr.Exact(a.vaddr, &acc);
+    }
+    std::vector<z3::expr> tid, wg;
+    for (int d = 0; d < 3; ++d) {
+      tid.push_back(tr.VarExpr(kv.tid[d]));
+      wg.push_back(tr.VarExpr(kv.wg[d]));
+    }
+    std::map<std::string, z3::expr> lv;
+    for (const LoopBinding& b : a.loops)
+      lv.emplace(b.name, b.it_var < 0 ? w.C(b.lo) : w.C(b.lo) + w.C(b.step) * tr.VarExpr(b.it_var));
+    absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
+    if (!st.ok()) return st;
+    std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
+    for (const Ob<Z3W>& o : obs) q.names.push_back(o.what);
+    z3::solver solver(ctx_);
+    z3::params prm(ctx_);
+    prm.set("timeout", static_cast<unsigned>(std::max(1.0, opts_.timeout_seconds * 1000)));
+    solver.set(prm);
+    z3::expr_vector as = tr.Assumptions(acc);
+    for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
+    z3::expr_vector goal(ctx_);
+    for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
+    for (int sid : acc.sides) goal.push_back(tr.sides()[sid].cond);
+    solver.add(!z3::mk_and(goal));
+    q.res = solver.check();
+    if (q.res == z3::unknown) q.reason_unknown = solver.reason_unknown();
+    if (q.res == z3::sat) {
+      z3::model m = solver.get_model();
+      q.env.assign(pool_.num_vars(), 0);
+      for (const auto& [var, atom] : tr.var_atoms()) {
+        z3::expr val = m.eval(tr.VarExpr(var), true);
+        int64_t x = 0;
+        if (val.is_numeral_i64(x)) q.env[var] = static_cast<uint32_t>(x);
+      }
+      for (int sid : acc.sides)
+        if (!m.eval(tr.sides()[sid].cond, true).is_true()) {
+          q.violated_sides.push_back(tr.sides()[sid].what);
+          q.bitwise_side_violated |= tr.sides()[sid].bitwise;
+        }
+    }
+    return q;
+  }
+
+  // A concrete check of the model's point: the violated obligations.
+  std::vector<int> Confirm(const AccessCtx& a, const std::vector<uint32_t>& env) {
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c);
+    return bad.ok() ? *bad : std::vector<int>{};
+  }
+
   AccessVerdict VerifyOne(const AccessRecord& rec) {
     AccessVerdict v = Skeleton(rec);
     AccessCtx a;
     a.rec = &rec;
     if (std::optional<AccessVerdict> early = Prepare(rec, a, v)) return *early;
-    const KernelVars& kv = ex_.vars();
-    Z3W w{&ctx_};
-    Translator::TL acc;
-    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), {}};
-    vals.exec = tr_->NonZero(a.exec, &acc);
-    if (!a.shape.lds) {
-      for (int i = 0; i < 4; ++i) vals.w[i] = tr_->Exact(a.w[i], &acc);
-      vals.soffset = tr_->Exact(a.soffset, &acc);
-      if (a.shape.offen) vals.voffset = tr_->Exact(a.voffset, &acc);
-      vals.arg_ptr = tr_->VarExpr(a.arg_hi) * w.C(int64_t{1} << 32) + tr_->VarExpr(a.arg_lo);
-    } else {
-      vals.vaddr = tr_->Exact(a.vaddr, &acc);
-    }
-    std::vector<z3::expr> tid, wg;
-    for (int d = 0; d < 3; ++d) {
-      tid.push_back(tr_->VarExpr(kv.tid[d]));
-      wg.push_back(tr_->VarExpr(kv.wg[d]));
-    }
-    std::map<std::string, z3::expr> lv;
-    for (const LoopBinding& b : a.loops)
-      lv.emplace(b.name, w.C(b.lo) + w.C(b.step) * tr_->VarExpr(b.it_var));
-    absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
-    if (!st.ok()) return Unknown(v, std::string(st.message()));
-    std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
-    std::vector<std::string> names;
-    for (const Ob<Z3W>& o : obs) names.push_back(o.what);
-
-    z3::solver solver(ctx_);
-    z3::params prm(ctx_);
-    prm.set("timeout", static_cast<unsigned>(std::max(1.0, opts_.timeout_seconds * 1000)));
-    solver.set(prm);
-    z3::expr_vector as = tr_->Assumptions();
-    for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
-    z3::expr_vector goal(ctx_);
-    for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
-    for (int sid : acc.sides) goal.push_back(tr_->sides()[sid].cond);
-    solver.add(!z3::mk_and(goal));
-    z3::check_result res = solver.check();
+    absl::StatusOr<Query> qs = Solve(*tr_, a);
+    if (!qs.ok()) return Unknown(v, std::string(qs.status().message()));
+    Query& q = *qs;
+    const Translator::TL& acc = q.acc;
+    const std::vector<std::string>& names = q.names;
+    z3::check_result res = q.res;
     if (res == z3::unsat) {
       v.status = AccessVerdict::Status::kProved;
       return v;
     }
+    // A counterexample must not rest on an over-approximation (kAbstract).
+    std::vector<std::string> abstract;
+    {
+      std::set<int> seen;
+      for (TRef r : a.Roots())
+        for (int var : pool_.VarsOf(r))
+          if (pool_.var(var).kind == VarKind::kAbstract && seen.insert(var).second)
+            abstract.push_back(pool_.var(var).name);
+    }
     std::string why;
-    if (res == z3::sat) {
-      z3::model m = solver.get_model();
-      std::vector<uint32_t> env(pool_.num_vars(), 0);
-      for (const auto& [var, atom] : tr_->var_atoms()) {
-        z3::expr val = m.eval(tr_->VarExpr(var), true);
-        int64_t x = 0;
-        if (val.is_numeral_i64(x)) env[var] = static_cast<uint32_t>(x);
-      }
-      Concrete c;
-      c.order = pool_.Closure(a.Roots());
-      absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c);
-      if (bad.ok() && !bad->empty()) {
-        v.counterexample = Counterexample(a, env, *bad, names, "from the solver's model, confirmed concretely");
+    if (res == z3::sat && abstract.empty()) {
+      std::vector<int> bad = Confirm(a, q.env);
+      if (!bad.empty()) {
+        v.counterexample = Counterexample(a, q.env, bad, names, "from the solver's model, confirmed concretely");
         std::vector<std::string> viol;
-        for (int b : *bad) viol.push_back(names[b]);
+        for (int b : bad) viol.push_back(names[b]);
         return Fail(v, absl::StrJoin(viol, "\n"));
       }
-      std::vector<std::string> sides;
-      for (int sid : acc.sides)
-        if (!m.eval(tr_->sides()[sid].cond, true).is_true()) sides.push_back(tr_->sides()[sid].what);
-      why = sides.empty() ? "the solver's counterexample does not reproduce concretely"
-                          : absl::StrCat("not proved: ", absl::StrJoin(sides, "; "),
-                                         " (the solver's counterexample violates it but does not reproduce concretely)");
+      if (q.bitwise_side_violated) {
+        // The model only breaks a sufficient condition for or == add: ask again
+        // with or/xor encoded bit by bit, which is exact.
+        if (!tr_exact_) {
+          tr_exact_ = std::make_unique<Translator>(ctx_, pool_, /*exact_bitwise=*/true);
+          tr_exact_->SetLabels(labels_);
+        }
+        absl::StatusOr<Query> q2 = Solve(*tr_exact_, a);
+        if (q2.ok() && q2->res == z3::unsat) {
+          v.status = AccessVerdict::Status::kProved;
+          return v;
+        }
+        if (q2.ok() && q2->res == z3::sat) {
+          std::vector<int> bad2 = Confirm(a, q2->env);
+          if (!bad2.empty()) {
+            v.counterexample = Counterexample(a, q2->env, bad2, names,
+                                              "from the solver's model with or/xor bit by bit, confirmed concretely");
+            std::vector<std::string> viol;
+            for (int b : bad2) viol.push_back(names[b]);
+            return Fail(v, absl::StrJoin(viol, "\n"));
+          }
+        }
+      }
+      why = q.violated_sides.empty()
+                ? "the solver's counterexample does not reproduce concretely"
+                : absl::StrCat("not proved: ", absl::StrJoin(q.violated_sides, "; "),
+                               " (the solver's counterexample violates it but does not reproduce concretely)");
+    } else if (res == z3::sat) {
+      why = absl::StrCat("not proved; the address depends on values the verifier over-approximates: ",
+                         absl::StrJoin(abstract, "; "));
     } else {
-      why = absl::StrCat("the solver could not decide (", solver.reason_unknown(), ")");
+      why = absl::StrCat("the solver could not decide (", q.reason_unknown, ")");
     }
     if (opts_.search_counterexamples) {
-      if (std::optional<std::vector<uint32_t>> env = Search(a)) {
-        Concrete c;
-        c.order = pool_.Closure(a.Roots());
-        absl::StatusOr<std::vector<int>> bad = CheckAt(a, *env, c);
-        v.counterexample = Counterexample(a, *env, *bad, names, absl::StrCat("found by concrete search; ", why));
+      deadline_ = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<int64_t>(opts_.max_search_seconds * 1000));
+      if (abstract.empty()) {
+        if (std::optional<std::vector<uint32_t>> env = Search(a)) {
+          Concrete c;
+          c.order = pool_.Closure(a.Roots());
+          absl::StatusOr<std::vector<int>> bad = CheckAt(a, *env, c);
+          v.counterexample = Counterexample(a, *env, *bad, names, absl::StrCat("found by concrete search; ", why));
+          std::vector<std::string> viol;
+          for (int b : *bad) viol.push_back(names[b]);
+          return Fail(v, absl::StrJoin(viol, "\n"));
+        }
+      }
+      if (std::optional<std::string> cex = SearchWaves(a, names, why)) {
+        v.counterexample = *cex;
         std::vector<std::string> viol;
-        for (int b : *bad) viol.push_back(names[b]);
+        for (absl::string_view line : absl::StrSplit(*cex, '\n'))
+          if (absl::StartsWith(line, "  violated: ")) viol.push_back(std::string(line.substr(12)));
         return Fail(v, absl::StrJoin(viol, "\n"));
       }
     }
@@ -1329,7 +1627,10 @@ class Verifier {
   TermPool pool_;
   SymExec ex_;
   z3::context ctx_;
-  std::unique_ptr<Translator> tr_;
+  std::unique_ptr<Translator> tr_, tr_exact_;
+  std::chrono::steady_clock::time_point deadline_;
+  bool PastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
+  std::unordered_map<int, std::string> labels_;
   std::vector<const Op*> ops_;
   std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops
   std::unordered_map<int, int> index_of_id_;

@@ -41,6 +41,7 @@ struct VerifyOptions {
   // it never turns anything into "proved".
   bool search_counterexamples = true;
   int64_t max_search_points = int64_t{1} << 16;
+  double max_search_seconds = 5.0;     // per memory instruction
 };
 
 // The verdict for one memory instruction of the access map (or one the access
@@ -60,6 +61,9 @@ struct AccessVerdict {
 struct VerifyResult {
   std::string kernel, target;
   std::vector<AccessVerdict> accesses;
+  // One line per machine loop: trip count, the invariants established by
+  // induction, and the live-in registers for which none was.
+  std::vector<std::string> loops;
   bool all_proved = false;
   double seconds = 0;
   // One line per access (status, instruction, KIR op, time), failures and

@@ -194,7 +194,19 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
   }
   loops_.push_back(loop);
   int l = static_cast<int>(loops_.size()) - 1;
-  // Hoist what the body's accesses need that does not change per iteration.
+  // Hoist what the body's accesses need that does not change per iteration:
+  // the SRDs of every buffer the loop (nested loops included) touches, and the
+  // loop-invariant address parts of its direct accesses.
+  std::vector<const Op*> nested;
+  for (const Op& b : op.body) nested.push_back(&b);
+  while (!nested.empty()) {
+    const Op* n = nested.back();
+    nested.pop_back();
+    if ((n->kind == OpKind::kLoad || n->kind == OpKind::kStore) && k_.FindArg(n->mem) != nullptr &&
+        srd_pending_.count(n->mem))
+      Srd(n->mem);
+    for (const Op& in : n->body) nested.push_back(&in);
+  }
   for (const Op& b : op.body) {
     if (b.kind != OpKind::kLoad && b.kind != OpKind::kStore) continue;
     absl::Status st = HoistAccessInvariants(b, op.body);

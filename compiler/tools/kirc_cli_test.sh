@@ -51,4 +51,18 @@ expect_error "does not exist on gfx908" compile "$kernels"/mma_16x16x16_bf16.kir
 printf 'kernel k\nworkgroup auto\ngrid 1 1 1\n  barrier\nend\n' > auto.kir
 expect_error "auto.kir:2:1: error: in 'workgroup': \`workgroup auto\` is only allowed" compile auto.kir --mcpu=gfx942
 expect_error "/nonexistent (from the --llvm-bin flag) does not exist" compile work/copy_f32.kir --emit=obj --llvm-bin=/nonexistent
+# The address verifier: `kirc verify` and `kirc compile --verify` (exit 0 only if
+# every access is proved; with the assembly on stdout the report goes to stderr).
+"$kirc" --help | grep -q "kirc verify FILE.kir" || fail "--help lacks verify"
+out=$("$kirc" verify work/copy_f32.kir --mcpu=gfx908) || fail "verify exit $?"
+echo "$out" | grep -q "verify: kernel copy_f32 on gfx908: 2 memory instructions, 2 proved" || fail "verify report: $out"
+echo "$out" | grep -q "verify: every address proved" || fail "verify summary"
+"$kirc" compile work/copy_f32.kir --verify > verified.s 2> report.txt || fail "compile --verify exit $?"
+grep -q "buffer_load_dwordx4" verified.s || fail "compile --verify: no assembly on stdout"
+grep -q "every address proved" report.txt || fail "compile --verify: no report on stderr"
+"$kirc" compile work/copy_f32.kir --verify -o verified2.s > report2.txt || fail "compile --verify -o exit $?"
+grep -q "every address proved" report2.txt || fail "compile --verify -o: no report on stdout"
+expect_error "verify needs a .kir file" verify
+expect_error "does not exist on gfx908" verify "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
+
 echo "all kirc CLI checks passed"

@@ -1,0 +1,355 @@
+// Hand-built negatives: machine code edited in process (the access map still
+// matches) so that an address is wrong, and the verifier must report it as
+// FAILED with a concrete counterexample; one test per failure class 1-6 of
+// shared/docs/failure-classes.md (and 17, buffer descriptors), each with its
+// harmless twin proved where there is one (the verifier proves what it
+// claims, it does not assume it).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/emit/asm_printer.h"
+#include "gtest/gtest.h"
+#include "verify/test_util.h"
+#include "verify/verify.h"
+
+namespace kir::vfy::testing {
+namespace {
+
+using Status = AccessVerdict::Status;
+
+struct Subject {
+  Compiled c;
+  LoweredKernel code;  // a copy to edit
+  std::string Text(size_t i) const { return InstructionText(*c.result.target, code.mir.insts[i]); }
+  // Index of the only instruction whose text contains `needle`.
+  size_t Find(const std::string& needle) const {
+    std::vector<size_t> hits;
+    for (size_t i = 0; i < code.mir.insts.size(); ++i)
+      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
+    EXPECT_EQ(hits.size(), 1u) << "instructions containing '" << needle << "'";
+    return hits.empty() ? 0 : hits[0];
+  }
+  MInst& At(const std::string& needle) { return code.mir.insts[Find(needle)]; }
+  void Insert(size_t before, MInst mi) { code.mir.insts.insert(code.mir.insts.begin() + static_cast<long>(before), mi); }
+  VerifyResult Check() const { return Verify(c, &code); }
+};
+
+Subject Load(const std::string& text, const std::string& mcpu) {
+  absl::StatusOr<Compiled> c = CompileKir(text, mcpu);
+  EXPECT_TRUE(c.ok()) << c.status();
+  Subject s{std::move(*c), {}};
+  s.code = s.c.result.lowered;
+  VerifyResult v = s.Check();
+  EXPECT_TRUE(v.all_proved) << "the unedited kernel must prove:\n" << v.Report();
+  return s;
+}
+
+MInst Inst(Opc opc, std::vector<MOperand> ops) {
+  MInst mi;
+  mi.opc = opc;
+  mi.ops = std::move(ops);
+  return mi;
+}
+MOperand V(int r) { return MOperand::Phys(RegClass::kVgpr, r); }
+MOperand S(int r) { return MOperand::Phys(RegClass::kSgpr, r); }
+MOperand I(int64_t v) { return MOperand::Imm(v); }
+
+// The one failed access; its reason and counterexample must mention `needles`.
+const AccessVerdict* ExpectFailed(const VerifyResult& v, std::vector<std::string> needles = {}) {
+  const AccessVerdict* f = nullptr;
+  for (const AccessVerdict& a : v.accesses)
+    if (a.status == Status::kFailed && f == nullptr) f = &a;
+  EXPECT_NE(f, nullptr) << v.Report();
+  EXPECT_FALSE(v.all_proved);
+  if (f == nullptr) return nullptr;
+  std::string all = f->reason + "\n" + f->counterexample;
+  for (const std::string& n : needles) EXPECT_TRUE(absl::StrContains(all, n)) << "missing '" << n << "' in:\n" << all;
+  return f;
+}
+
+std::string Kernel(const std::string& name) { return ReadTestFile("testdata/kernels/" + name + ".kir"); }
+
+constexpr char kGuardDiv[] = R"(kernel guard_div
+workgroup 64 2 1
+grid 3 2 1
+arg A : f32[100, 37] strides [37, 1] readonly
+arg B : f16[100, 37] strides [40, 1] writeonly
+arg Q : f32[70] strides [1] writeonly
+lds L : f32[8, 33] pad 3
+  %a = load guarded A[wg.x * 40 + tid.x - 3, (tid.y + wg.y * 2) * 12 - 1] : f32
+  store guarded L[tid.y * 4 + 1, tid.x floordiv 7 - 2], %a
+  %h = cvt %a : f16
+  store guarded B[(tid.x + wg.x * 64) floordiv 3, (tid.x * 5 - wg.y * 7) mod 37], %h
+  store Q[(tid.x + wg.x * 64 + tid.y * 7) floordiv 3], %a
+end
+)";
+
+// floordiv by 4 of a dividend that is negative for some threads: an arithmetic
+// shift, then a multiply by 6 (f16 elements, stride 3) that keeps bit 30.
+constexpr char kNegShiftMul[] = R"(kernel neg_shift_mul
+workgroup 64 1 1
+grid 4 1 1
+arg Q : f16[55] strides [1] writeonly
+  %z = zero f16
+  store Q[(tid.x - wg.x * 3 - 1) floordiv 4 * 3 + 9], %z
+end
+)";
+
+// floordiv by 4 of a dividend that is negative for some threads: an arithmetic shift.
+constexpr char kNegShift[] = R"(kernel neg_shift
+workgroup 64 1 1
+grid 4 1 1
+arg Q : f32[19] strides [1] writeonly
+  %z = zero f32
+  store Q[(tid.x - wg.x * 3 - 1) floordiv 4 + 3], %z
+end
+)";
+
+// A quotient of up to 22.4M times 5: past 2^24, so v_mul_lo_u32, not v_mul_u32_u24.
+constexpr char kMul24[] = R"(kernel mul24
+workgroup 1024 1 1
+grid 1 1 1
+arg A : f16[111848107] strides [1] writeonly
+  %z = zero f16
+  store A[(tid.x * 65536 + 1) floordiv 3 * 5], %z
+end
+)";
+
+// floordiv by 7 with dividends up to 2^31 - 1.
+constexpr char kDiv7Big[] = R"(kernel div7
+workgroup 256 1 1
+grid 32768 1 1
+arg Q : f16[306783379] strides [1] writeonly
+  %z = zero f16
+  store Q[(wg.x * 65536 + tid.x + 65280) floordiv 7], %z
+end
+)";
+
+TEST(Negatives, OutOfBoundsForOneThreadOfOneWorkgroupNamesThem) {
+  // num_records 16 bytes short: only the last thread of the last workgroup
+  // (tid.x 255 of wg.x 7) reads past it, and its load is dropped.
+  Subject s = Load(Kernel("copy_f32"), "gfx942");
+  s.code.mir.insts[s.Find("s_mov_b32 s6, 0x8000")].ops[1].imm = 0x8000 - 16;
+  ExpectFailed(s.Check(), {"passes the SRD range check", "tid = (255, 0, 0), wg = (7, 0, 0)", "out of range"});
+}
+
+TEST(Negatives, OffsetThatWraps32BitsIsReported) {
+  // voffset = (tid.x << 4) - 16 and soffset = wg.x * 4096 + 16: the 32-bit sum
+  // is right, but voffset wraps for tid.x = 0 and the hardware adds base +
+  // soffset + voffset without wrapping (failure class 4).
+  Subject s = Load(Kernel("copy_f32"), "gfx942");
+  size_t shl = s.Find("v_lshlrev_b32 v0, 4, v1");
+  s.code.mir.insts[shl] = Inst(Opc::kVLshlAddU32, {V(0), V(1), I(4), I(-16)});
+  size_t sshl = s.Find("s_lshl_b32 s0, s2, 12");
+  s.Insert(sshl + 1, Inst(Opc::kSAddU32, {S(0), S(0), I(16)}));
+  ExpectFailed(s.Check(), {"tid = (0, 0, 0)", "voffset 0xfffffff0", "out of range"});
+}
+
+TEST(Negatives, FailureClass1_OrOfOverlappingBitsIsCaughtAndDisjointOrProved) {
+  // guard_div: v3 = wg.x * 40 + tid.x; as an or the bits overlap.
+  Subject bad = Load(kGuardDiv, "gfx942");
+  MInst& add = bad.At("v_add_u32 v3, s16, v0");
+  add.opc = Opc::kVOrB32;
+  ExpectFailed(bad.Check(), {"address =="});
+  // mma_16x16x16_f16: (tid.x mod 4) << 3 | (tid.x floordiv 4) << 5: disjoint, proved.
+  Subject good = Load(Kernel("mma_16x16x16_f16"), "gfx942");
+  good.At("v_lshl_add_u32 v4, v3, 3, v2").opc = Opc::kVLshlOrB32;
+  VerifyResult v = good.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report();
+}
+
+TEST(Negatives, FailureClass2_InexactMagicNumberWrongShiftAndA24BitMultiply) {
+  {  // the magic number of floordiv 3 off by one
+    Subject s = Load(kGuardDiv, "gfx942");
+    s.At("0x55555556").ops[1].imm = 0x55555555;
+    ExpectFailed(s.Check(), {"counterexample"});
+  }
+  {  // a multiplier that is exact for small dividends only, used up to 2^31 - 1:
+     // (ceil(2^32 / 7), shift 0) divides exactly only below about 7.5e8
+    Subject s = Load(kDiv7Big, "gfx942");
+    s.At("s_mov_b32 s0, 0x92492493").ops[1].imm = 0x24924925;
+    s.At("v_lshrrev_b32 v1, 2, v0").ops[1].imm = 0;
+    ExpectFailed(s.Check(), {"counterexample"});
+  }
+  {  // the right multiplier with the wrong shift
+    Subject s = Load(kDiv7Big, "gfx942");
+    s.At("v_lshrrev_b32 v1, 2, v0").ops[1].imm = 3;
+    ExpectFailed(s.Check(), {"counterexample"});
+  }
+  {  // v_mul_lo_u32 replaced by the 24-bit multiply on values past 2^24
+    Subject s = Load(kMul24, "gfx942");
+    s.At("v_mul_lo_u32").opc = Opc::kVMulU32U24;
+    ExpectFailed(s.Check(), {"address =="});
+  }
+}
+
+TEST(Negatives, FailureClass3_TruncatingDivisionOfNegativeValuesIsCaught) {
+  // C's x / 4 for signed x: (x + ((x >> 31) & 3)) >> 2, truncating toward 0;
+  // KIR's floordiv rounds down. They differ for negative x not divisible by 4.
+  Subject s = Load(kNegShift, "gfx942");
+  size_t sh = s.Find("v_ashrrev_i32 v0, 2, v1");
+  s.Insert(sh, Inst(Opc::kVAddU32, {V(1), V(1), V(100)}));
+  s.Insert(sh, Inst(Opc::kVAndB32, {V(100), I(3), V(100)}));
+  s.Insert(sh, Inst(Opc::kVAshrrevI32, {V(100), I(31), V(1)}));
+  const AccessVerdict* f = ExpectFailed(s.Check(), {"address =="});
+  // The verifier's own floordiv is floor, not Z3's or C's: the unedited kernel proved.
+  (void)f;
+}
+
+TEST(Negatives, FailureClass4_WraparoundInIntermediates) {
+  // (OffsetThatWraps32BitsIsReported: a voffset that wraps past 2^32.)
+  {  // tid.x << 4 << 28 overflows and >> 28 cannot bring the lost bits back
+    Subject s = Load(Kernel("copy_f32"), "gfx942");
+    size_t shl = s.Find("v_lshlrev_b32 v0, 4, v1");
+    s.Insert(shl + 1, Inst(Opc::kVLshlrevB32, {V(0), I(28), V(0)}));
+    s.Insert(shl + 2, Inst(Opc::kVLshrrevB32, {V(0), I(28), V(0)}));
+    ExpectFailed(s.Check(), {"address =="});
+  }
+  {  // a sum that wraps and is brought back: (v + 0x7fffffff) + 0x80000001 == v (mod 2^32): proved
+    Subject s = Load(Kernel("copy_f32"), "gfx942");
+    size_t shl = s.Find("v_lshlrev_b32 v0, 4, v1");
+    s.Insert(shl + 1, Inst(Opc::kVAddU32, {V(0), I(0x7fffffff), V(0)}));
+    s.Insert(shl + 2, Inst(Opc::kVAddU32, {V(0), I(0x80000001), V(0)}));
+    VerifyResult v = s.Check();
+    EXPECT_TRUE(v.all_proved) << v.Report();
+  }
+}
+
+TEST(Negatives, FailureClass5_SignedVersusUnsigned) {
+  {  // a logical shift of a negative dividend
+    Subject s = Load(kNegShiftMul, "gfx942");
+    s.At("v_ashrrev_i32").opc = Opc::kVLshrrevB32;
+    ExpectFailed(s.Check(), {"counterexample"});
+  }
+  {  // ... which a later << 2 happens to repair: (x >>u 2) << 2 == (x >>s 2) << 2, proved
+    Subject s = Load(kNegShift, "gfx942");
+    s.At("v_ashrrev_i32 v0, 2, v1").opc = Opc::kVLshrrevB32;
+    VerifyResult v = s.Check();
+    EXPECT_TRUE(v.all_proved) << v.Report();
+  }
+  {  // the signed high multiply for an unsigned magic division (multiplier >= 2^31)
+    Subject s = Load(kDiv7Big, "gfx942");
+    s.At("v_mul_hi_u32").opc = Opc::kVMulHiI32;
+    ExpectFailed(s.Check(), {"counterexample"});
+  }
+  {  // ... harmless when multiplier and dividend are below 2^31 (floordiv 3 here): proved
+    Subject s = Load(kGuardDiv, "gfx942");
+    size_t i = s.Find("0x55555556");
+    for (size_t j = i; j < s.code.mir.insts.size(); ++j)
+      if (s.code.mir.insts[j].opc == Opc::kVMulHiU32) {
+        s.code.mir.insts[j].opc = Opc::kVMulHiI32;
+        break;
+      }
+    VerifyResult v = s.Check();
+    EXPECT_TRUE(v.all_proved) << v.Report();
+  }
+  {  // an unsigned compare made signed: negative indices pass the guard
+    Subject s = Load(kGuardDiv, "gfx942");
+    s.At("v_cmp_gt_u32_e64 s[4:5], 33, v4").opc = Opc::kVCmpGtI32;
+    ExpectFailed(s.Check(), {"counterexample"});
+  }
+}
+
+TEST(Negatives, FailureClass6_ShiftAmountsUseTheLowFiveBits) {
+  {  // 36 & 31 == 4: the same shift on hardware: proved
+    Subject s = Load(Kernel("copy_f32"), "gfx942");
+    s.At("v_lshlrev_b32 v0, 4, v1").ops[1].imm = 36;
+    VerifyResult v = s.Check();
+    EXPECT_TRUE(v.all_proved) << v.Report();
+  }
+  {  // 35 & 31 == 3: a different shift: failed
+    Subject s = Load(Kernel("copy_f32"), "gfx942");
+    s.At("v_lshlrev_b32 v0, 4, v1").ops[1].imm = 35;
+    ExpectFailed(s.Check(), {"address =="});
+  }
+  {  // s_lshl_b32 by 44 == by 12: proved
+    Subject s = Load(Kernel("copy_f32"), "gfx942");
+    s.At("s_lshl_b32 s0, s2, 12").ops[2].imm = 44;
+    VerifyResult v = s.Check();
+    EXPECT_TRUE(v.all_proved) << v.Report();
+  }
+}
+
+TEST(Negatives, FailureClass17_BufferDescriptors) {
+  {  // data_format 0: stores dropped on hardware
+    Subject s = Load(Kernel("copy_f32"), "gfx942");
+    s.code.mir.insts[s.Find("s_mov_b32 s11, 0x20000")].ops[1].imm = 0;
+    ExpectFailed(s.Check(), {"data_format"});
+  }
+  {  // num_records past 2 GiB: the guard's 0x80000000 offset is back in range
+    Subject s = Load(kGuardDiv, "gfx942");
+    s.code.mir.insts[s.Find("s_mov_b32 s6, 0x39d0")].ops[1].imm = 0x80001000;
+    ExpectFailed(s.Check(), {"num_records", "out of shape"});
+  }
+  {  // an instruction offset the 12-bit field cannot hold
+    Subject s = Load(Kernel("mma_32x32x8_f16"), "gfx942");
+    s.code.mir.insts[s.Find("offset:3456")].offset = 3456 + 4096;
+    ExpectFailed(s.Check(), {"12-bit"});
+  }
+  {  // the pointer of another argument
+    Subject s = Load(Kernel("copy_f32"), "gfx942");
+    s.code.mir.insts[s.Find("s_load_dwordx2 s[8:9], s[0:1], 0x8")].ops[2].imm = 0;
+    ExpectFailed(s.Check(), {"SRD base == the pointer argument 'dst'"});
+  }
+}
+
+TEST(Negatives, ScalarRegistersMustBeUniform) {
+  // An SALU instruction fed a VGPR (tid.x): its SGPR result is per lane.
+  Subject s = Load(Kernel("copy_f32"), "gfx942");
+  s.At("s_lshl_b32 s0, s2, 12").ops[1] = V(1);
+  ExpectFailed(s.Check(), {"s0 depends on tid.x: not uniform"});
+}
+
+TEST(Negatives, LoopCounterexampleNamesTheIteration) {
+  // The strength-reduced K offset steps by 36 bytes instead of 32.
+  Subject s = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
+  s.At("s_add_u32 s1, s1, 32").ops[2].imm = 36;
+  ExpectFailed(s.Check(), {"%k = ", "iteration"});
+  // One iteration fewer than the KIR loop.
+  Subject t = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
+  t.At("s_cmp_lt_u32 s0, 4").ops[1].imm = 3;
+  ExpectFailed(t.Check(), {"runs 3 time(s) but the KIR loop %k"});
+}
+
+TEST(Negatives, LoopStepLoadedInTheBodyIsNotAnInductionVariable) {
+  // s1 += (a dword loaded from memory in every iteration): the step differs
+  // per iteration, so s1 is no induction variable; the K-loop loads must not be proved.
+  Subject s = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
+  size_t add = s.Find("s_add_u32 s1, s1, 32");
+  s.code.mir.insts[add].ops[2] = S(30);
+  s.Insert(add, Inst(Opc::kSWaitcnt, {I(0), I(0)}));
+  s.Insert(add, Inst(Opc::kSLoadDword, {S(30), MOperand::Phys(RegClass::kSgpr, 12, 2), I(0)}));
+  VerifyResult v = s.Check();
+  EXPECT_FALSE(v.all_proved) << v.Report();
+  for (const AccessVerdict& a : v.accesses)
+    if (absl::StartsWith(a.inst_text, "buffer_load"))
+      EXPECT_NE(a.status, Status::kProved) << a.inst_text << "\n" << v.Report();
+}
+
+TEST(Negatives, UnsupportedControlFlowIsUnknownNotProved) {
+  // A forward branch: not a loop. Every access is unknown, none proved.
+  Subject s = Load(Kernel("copy_f32"), "gfx942");
+  MInst br = Inst(Opc::kSBranch, {I(77)});
+  MInst label = Inst(Opc::kLabel, {I(77)});
+  size_t at = s.Find("s_lshl_b32 s0, s2, 12");
+  s.Insert(at, label);
+  s.Insert(at, br);
+  VerifyResult v = s.Check();
+  EXPECT_FALSE(v.all_proved);
+  EXPECT_EQ(CountStatus(v, Status::kProved), 0) << v.Report();
+  EXPECT_TRUE(absl::StrContains(v.Report(), "control flow other than loops")) << v.Report();
+}
+
+TEST(Negatives, MemoryInstructionMissingFromTheAccessMapFails) {
+  Subject s = Load(Kernel("copy_f32"), "gfx942");
+  MInst extra = s.code.mir.insts[s.Find("buffer_store_dwordx4")];
+  extra.id = 999;
+  s.Insert(s.Find("buffer_store_dwordx4"), extra);
+  ExpectFailed(s.Check(), {"access map does not name"});
+}
+
+}  // namespace
+}  // namespace kir::vfy::testing
