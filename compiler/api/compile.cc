@@ -11,6 +11,7 @@
 #include "compiler/passes/regalloc.h"
 #include "compiler/passes/schedule.h"
 #include "compiler/passes/waitcnt.h"
+#include "compiler/promote/gemm_config.h"
 #include "compiler/promote/promote.h"
 
 namespace kir {
@@ -72,9 +73,21 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
     absl::StatusOr<Kernel> promoted = ValidateAndPromote(k, target, filename);
     if (!promoted.ok()) return promoted.status();
     absl::StatusOr<CompileResult> pr = CompileImpl(*promoted, opts, filename);
-    if (pr.ok())
+    if (pr.ok()) {
       pr->compile_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } else if (pr.status().code() == absl::StatusCode::kResourceExhausted) {
+      // Name the configuration the user can change.
+      std::string config;
+      for (const Op& op : k.body)
+        if (op.kind == OpKind::kGemm) {
+          absl::StatusOr<GemmConfig> c = ResolveGemm(k, op, target);
+          if (c.ok()) config = c->TilingText();
+        }
+      return absl::Status(pr.status().code(),
+                          absl::StrCat(pr.status().message(), "; the gemm's configuration is `",
+                                       config, "`: choose a smaller tile or more waves"));
+    }
     return pr;
   }
   absl::Status valid = ValidateKernel(k, target, filename);

@@ -202,6 +202,28 @@ TEST(CompileTest, RegisterPressureIsAClearErrorBeforeAnyAssembly) {
   EXPECT_NE(m.find("in '%v15 = load x[tid.x, 240] : f32x16'"), std::string::npos) << m;
 }
 
+TEST(CompileTest, GemmRegisterPressureNamesTheConfiguration) {
+  // One wave owning a 256x256 C block: 64 accumulators of 16 VGPRs.
+  const char* text = R"(kernel rp
+target gfx90a
+workgroup auto
+grid auto
+arg A : f16[256, 64] strides [64, 1] readonly
+arg B : f16[256, 64] strides [64, 1] readonly
+arg C : f32[256, 256] strides [256, 1] writeonly
+arg alpha : f32
+  gemm C = alpha * A.mk * B.nk tile 256x256x32 waves 1x1 mfma f32_32x32x8_f16
+end
+)";
+  absl::StatusOr<CompileResult> r = CompileText(text, "rp.kir", CompileOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  std::string m(r.status().message());
+  EXPECT_NE(m.find("rp.kir: error: kernel 'rp' on gfx90a: out of VGPRs"), std::string::npos) << m;
+  EXPECT_NE(m.find("the gemm's configuration is `tile 256x256x32 waves 1x1 mfma f32_32x32x8_f16"),
+            std::string::npos) << m;
+}
+
 TEST(CompileTest, MissingTargetIsAClearError) {
   absl::StatusOr<CompileResult> r = CompileText(
       "kernel k\nworkgroup 64 1 1\ngrid 1 1 1\nbarrier\nend\n", "k.kir", CompileOptions{});

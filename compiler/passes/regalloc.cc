@@ -104,7 +104,10 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
         std::string where;
         int kop = in.start >= 0 ? f.insts[in.start].kir_op : -1;
         if (op_text != nullptr && kop >= 0 && kop < static_cast<int>(op_text->size()))
-          where = absl::StrCat(" in '", (*op_text)[kop], "'");
+          where = absl::StrCat(" in '", (*op_text)[kop].size() > 100
+                                                ? (*op_text)[kop].substr(0, 97) + "..."
+                                                : (*op_text)[kop],
+                               "'");
         return absl::ResourceExhaustedError(absl::StrCat(
             "out of ", ClassName(vr.cls), ": the kernel needs more than the ", limit(vr.cls),
             " ", ClassName(vr.cls), " ", t.name, " has (", live, " live at instruction ", in.start,

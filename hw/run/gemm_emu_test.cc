@@ -21,6 +21,7 @@
 #include "hw/check/compare.h"
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
+#include "verify/verify.h"
 
 namespace kir {
 namespace {
@@ -113,6 +114,10 @@ TEST_P(GemmEmuTest, EmulatorEqualsCpuGemm) {
   ASSERT_EQ(diffs.size(), 1u);
   EXPECT_TRUE(diffs[0].ok) << Name(c) << "\n" << FormatDiffs(diffs);
   EXPECT_GT(diffs[0].max_abs_ref, 0);
+  // And the verifier proves every address of the code, loops by induction.
+  absl::StatusOr<VerifyResult> v = VerifyAddresses(*k, *r->target, r->lowered);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->all_proved) << v->Report();
 }
 
 std::vector<GemmCase> Covering() {
@@ -139,8 +144,28 @@ std::vector<GemmCase> Covering() {
   return v;
 }
 
+// The full cross product (manual: //hw/run:gemm_emu_full_test).
+std::vector<GemmCase> FullCross() {
+  std::vector<GemmCase> v;
+  const int64_t sizes[][3] = {{64, 64, 64}, {128, 128, 128}, {256, 256, 64}, {100, 72, 40}, {33, 65, 17}};
+  for (const char* in : {"f16", "bf16"})
+    for (int layout = 0; layout < 4; ++layout)
+      for (const char* out : {"f32", "f16", "bf16"})
+        for (const char* t : {"gfx908", "gfx90a", "gfx942"})
+          for (bool db : {true, false})
+            for (int w : {0, 1, 4, 8})
+              for (const auto& s : sizes)
+                v.push_back({in, out, (layout & 1) != 0, (layout & 2) != 0, t, db, w, s[0], s[1], s[2]});
+  return v;
+}
+
+#ifdef KIRC_GEMM_FULL_CROSS
+INSTANTIATE_TEST_SUITE_P(Full, GemmEmuTest, ::testing::ValuesIn(FullCross()),
+                         [](const ::testing::TestParamInfo<GemmCase>& i) { return Name(i.param); });
+#else
 INSTANTIATE_TEST_SUITE_P(Covering, GemmEmuTest, ::testing::ValuesIn(Covering()),
                          [](const ::testing::TestParamInfo<GemmCase>& i) { return Name(i.param); });
+#endif
 
 }  // namespace
 }  // namespace kir
