@@ -2,6 +2,7 @@
 // assembly that llvm-mc assembles and ld.lld links, with metadata and a kernel
 // descriptor that agree with the kernel's declarations and the registers the
 // code names, or is refused with the documented error.
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -222,6 +223,46 @@ end
   EXPECT_NE(m.find("rp.kir: error: kernel 'rp' on gfx90a: out of VGPRs"), std::string::npos) << m;
   EXPECT_NE(m.find("the gemm's configuration is `tile 256x256x32 waves 1x1 mfma f32_32x32x8_f16"),
             std::string::npos) << m;
+}
+
+// The occupancy calculation against LLVM's own (`; Occupancy:` in clang -S
+// output) for LDS-limited OpenCL kernels on every target.
+TEST(CompileTest, OccupancyMatchesLlvm) {
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok());
+  std::string dir = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
+  struct Case { int64_t lds; int wg; };
+  for (Case c : {Case{0, 256}, Case{24576, 256}, Case{40960, 64}, Case{16384, 64}, Case{8192, 128},
+                 Case{32768, 256}, Case{12000, 64}, Case{20000, 192}}) {
+    int64_t n = std::max<int64_t>(1, c.lds / 4);
+    std::string cl = "__attribute__((reqd_work_group_size(" + std::to_string(c.wg) +
+                     ",1,1)))\nkernel void k(global float* p) {\n  uint t = "
+                     "__builtin_amdgcn_workitem_id_x();\n";
+    if (c.lds > 0)
+      cl += "  local float buf[" + std::to_string(n) + "];\n  buf[t] = p[t];\n"
+            "  __builtin_amdgcn_fence(__ATOMIC_RELEASE, \"workgroup\"); __builtin_amdgcn_s_barrier();"
+            " __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\");\n  p[t] = buf[" +
+            std::to_string(n - 1) + " - t];\n";
+    else
+      cl += "  p[t] += 1.0f;\n";
+    cl += "}\n";
+    std::string path = dir + "/occ.cl";
+    ASSERT_TRUE(WriteFileBytes(path, cl).ok());
+    for (const TargetInfo* t : AllTargets()) {
+      absl::StatusOr<ProcessResult> pr = RunProcess(
+          {*bin + "/clang", "-x", "cl", "-cl-std=CL2.0", "-Xclang", "-finclude-default-header",
+           "-target", "amdgcn-amd-amdhsa", std::string("-mcpu=") + t->name, "-nogpulib", "-O3",
+           "-S", path, "-o", "-"});
+      ASSERT_TRUE(pr.ok() && pr->exit_code == 0) << (pr.ok() ? pr->stderr_text : "");
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(pr->stdout_text, m, std::regex("; Occupancy: ([0-9]+)")));
+      std::smatch v;
+      ASSERT_TRUE(std::regex_search(pr->stdout_text, v, std::regex("; TotalNumVgprs: ([0-9]+)")));
+      int64_t lds = c.lds > 0 ? n * 4 : 0;
+      EXPECT_EQ(Occupancy(*t, std::stoi(v[1]), lds, c.wg), std::stoi(m[1]))
+          << t->name << " lds " << lds << " workgroup " << c.wg;
+    }
+  }
 }
 
 TEST(CompileTest, MissingTargetIsAClearError) {

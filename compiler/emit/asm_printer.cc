@@ -129,20 +129,24 @@ KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const Ker
     r.vgpr_count = r.next_free_vgpr;
   }
   r.lds_bytes = abi.lds_bytes;
-  // Occupancy (waves per SIMD): 512 VGPRs per lane per SIMD on 90a/942
-  // (unified, granule 8), 256 arch + 256 acc on 908 (granule 4); LDS 64 KiB per
-  // CU shared by the workgroups on its 4 SIMDs.
-  int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, r.next_free_vgpr), 8)
-                                  : RoundUp(std::max(1, r.next_free_vgpr), 4);
+  r.occupancy = Occupancy(t, r.next_free_vgpr, r.lds_bytes, k.WorkgroupThreads());
+  return r;
+}
+
+int Occupancy(const TargetInfo& t, int vgprs, int64_t lds_bytes, int64_t workgroup_threads) {
+  // VGPRs: 512 per lane per SIMD on 90a/942 (unified, granule 8), 256 arch +
+  // 256 acc on 908 (granule 4).
+  int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, vgprs), 8) : RoundUp(std::max(1, vgprs), 4);
   int file = t.unified_vgpr_file ? 512 : 256;
   int occ = std::min(t.max_waves_per_simd, file / alloc);
-  if (r.lds_bytes > 0) {
-    int64_t waves_per_wg = (k.WorkgroupThreads() + 63) / 64;
-    int64_t wgs = t.lds_bytes / r.lds_bytes;
-    occ = static_cast<int>(std::min<int64_t>(occ, std::max<int64_t>(1, wgs * waves_per_wg / 4)));
+  if (lds_bytes > 0) {
+    // LDS: 64 KiB per CU, shared by the workgroups resident on its 4 SIMDs;
+    // the busiest SIMD gets ceil(waves / 4) (as LLVM counts it).
+    int64_t waves_per_wg = (workgroup_threads + 63) / 64;
+    int64_t wgs = t.lds_bytes / lds_bytes;
+    occ = static_cast<int>(std::min<int64_t>(occ, std::max<int64_t>(1, (wgs * waves_per_wg + 3) / 4)));
   }
-  r.occupancy = std::max(1, occ);
-  return r;
+  return std::max(1, occ);
 }
 
 std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKernel& lk,

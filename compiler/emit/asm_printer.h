@@ -28,6 +28,12 @@ struct KernelResources {
   int occupancy = 0;       // waves per SIMD the VGPR/AGPR/LDS use allows
 };
 
+// Waves per SIMD a kernel can have resident: limited by the target's
+// maximum, by `vgprs` (90a/942: the unified total; 908: max(arch, acc)) and by
+// `lds_bytes` per workgroup of `workgroup_threads` (64 KiB per CU over 4 SIMDs).
+// LLVM's `; Occupancy:` comment is the oracle (compile_test checks it).
+int Occupancy(const TargetInfo& t, int vgprs, int64_t lds_bytes, int64_t workgroup_threads);
+
 KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const KernelAbi& abi,
                                  const RegUsage& usage);
 
