@@ -212,6 +212,33 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
     absl::Status st = HoistAccessInvariants(b, op.body);
     if (!st.ok()) return AtOp(b, st);
   }
+  // Accesses of nested loops: what does not depend on any loop is hoisted out
+  // of this one too (their own loop variables are not in scope yet: those
+  // accesses are skipped here and handled by their loop).
+  nested.clear();
+  for (const Op& b : op.body)
+    if (b.kind == OpKind::kFor)
+      for (const Op& in : b.body) nested.push_back(&in);
+  while (!nested.empty()) {
+    const Op* n = nested.back();
+    nested.pop_back();
+    for (const Op& in : n->body) nested.push_back(&in);
+    if (n->kind != OpKind::kLoad && n->kind != OpKind::kStore) continue;
+    bool in_scope = true;
+    std::vector<const IndexExpr*> stack;
+    for (const IndexRef& i : n->index) stack.push_back(i.get());
+    while (!stack.empty() && in_scope) {
+      const IndexExpr* e = stack.back();
+      stack.pop_back();
+      if (e == nullptr) continue;
+      if (e->kind == IndexKind::kLoopVar && !scope_.loops.count(e->name)) in_scope = false;
+      stack.push_back(e->lhs.get());
+      stack.push_back(e->rhs.get());
+    }
+    if (!in_scope) continue;
+    std::vector<Op> empty;
+    (void)HoistAccessInvariants(*n, empty);  // best effort: the loop itself redoes it
+  }
   loops_[l].preheader_end = out_.mir.insts.size();
   b_.Emit(Opc::kLabel, {MOperand::Imm(loops_[l].label)});
   absl::Status st = LowerOps(op.body);

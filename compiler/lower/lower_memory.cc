@@ -377,6 +377,7 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
   absl::StatusOr<MemAccess> a = PlanAccess(*this, op, vt);
   if (!a.ok()) return a.status();
   if (!a->is_lds) Srd(op.mem);
+  if (op.guarded && !a->is_lds) b_.VConst(kOutOfRange);  // the guard's select value
   // The forms EmitAccess will ask for, reduced to their loop-invariant parts.
   std::vector<AffineForm> forms;
   AffineForm vpart = Part(a->base, false), upart = Part(a->base, true);
