@@ -10,17 +10,6 @@
 namespace kir::vfy {
 namespace {
 
-bool IsWideSalu(Opc o) {
-  switch (o) {
-    case Opc::kSMovB64: case Opc::kSCselectB64: case Opc::kSAndB64: case Opc::kSOrB64:
-    case Opc::kSXorB64: case Opc::kSAndn2B64: case Opc::kSOrn2B64: case Opc::kSNotB64:
-    case Opc::kSLshlB64: case Opc::kSLshrB64: case Opc::kSAshrI64: case Opc::kSBcnt1I32B64:
-    case Opc::kSCmpEqU64: case Opc::kSCmpLgU64:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool IsSaveexec(Opc o) {
   return o == Opc::kSAndSaveexecB64 || o == Opc::kSOrSaveexecB64 || o == Opc::kSXorSaveexecB64 ||

@@ -261,6 +261,20 @@ std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector
   }
 }
 
+// True for the SALU opcodes that read or write 64-bit operands (s_mov_b64,
+// the b64 logic ops on lane masks, 64-bit shifts and compares).
+inline bool IsWideSalu(Opc o) {
+  switch (o) {
+    case Opc::kSMovB64: case Opc::kSCselectB64: case Opc::kSAndB64: case Opc::kSOrB64:
+    case Opc::kSXorB64: case Opc::kSAndn2B64: case Opc::kSOrn2B64: case Opc::kSNotB64:
+    case Opc::kSLshlB64: case Opc::kSLshrB64: case Opc::kSAshrI64: case Opc::kSBcnt1I32B64:
+    case Opc::kSCmpEqU64: case Opc::kSCmpLgU64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The 32-bit result of integer/bit opcode `opc` on sources `s` (assembly
 // order, defs excluded), or nullopt if `opc` is not such an instruction.
 // Compares (v_cmp_*) give 1 or 0 for one lane; the caller forms the mask.

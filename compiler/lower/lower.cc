@@ -1,5 +1,7 @@
 #include "compiler/lower/lower.h"
 
+#include "compiler/ir/op_text.h"
+
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -33,52 +35,7 @@ void ScanUsedArgs(const std::vector<Op>& ops, std::set<std::string>& used) {
   }
 }
 
-std::string OpSummary(const Op& op) {
-  std::string r = op.results.empty() ? "" : "%" + absl::StrJoin(op.results, ", %") + " = ";
-  auto operands = [&] {
-    std::vector<std::string> v;
-    for (const Operand& o : op.operands) v.push_back(o.is_arg ? o.name : "%" + o.name);
-    return absl::StrJoin(v, ", ");
-  };
-  auto index = [&] {
-    std::vector<std::string> v;
-    for (const IndexRef& i : op.index) v.push_back(i ? IndexToString(*i) : "?");
-    std::string along = op.along >= 0 && op.along + 1 != static_cast<int>(op.index.size())
-                            ? absl::StrCat(" along ", op.along)
-                            : "";
-    return absl::StrCat(op.mem, "[", absl::StrJoin(v, ", "), "]", along);
-  };
-  switch (op.kind) {
-    case OpKind::kLoad:
-      return absl::StrCat(r, "load ", op.guarded ? "guarded " : "", index(), " : ",
-                          ValueTypeName(op.type));
-    case OpKind::kStore:
-      return absl::StrCat("store ", op.guarded ? "guarded " : "", index(), ", ", operands());
-    case OpKind::kBarrier:
-      return "barrier";
-    case OpKind::kMfma:
-      return absl::StrCat(r, "mfma ", op.mfma, " ", operands());
-    case OpKind::kConst:
-      return absl::StrCat(r, "const ", ValueTypeName(op.type), " ", op.constant);
-    case OpKind::kZero:
-      return absl::StrCat(r, "zero ", ValueTypeName(op.type));
-    case OpKind::kAdd:
-      return absl::StrCat(r, "add ", operands());
-    case OpKind::kMul:
-      return absl::StrCat(r, "mul ", operands());
-    case OpKind::kFma:
-      return absl::StrCat(r, "fma ", operands());
-    case OpKind::kCvt:
-      return absl::StrCat(r, "cvt ", operands(), " : ", ValueTypeName(op.type));
-    case OpKind::kSlice:
-      return absl::StrCat(r, "slice ", operands(), ", ", op.first, " : ", ValueTypeName(op.type));
-    case OpKind::kFor:
-      return absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
-    case OpKind::kYield:
-      return absl::StrCat("yield ", operands());
-  }
-  return "?";
-}
+std::string OpSummary(const Op& op) { return OpText(op); }
 
 }  // namespace
 

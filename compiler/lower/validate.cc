@@ -1,5 +1,7 @@
 #include "compiler/lower/validate.h"
 
+#include "compiler/ir/op_text.h"
+
 #include <cctype>
 
 #include <algorithm>
@@ -107,62 +109,6 @@ const char* OpName(OpKind k) {
   return "?";
 }
 
-// A one-line rendering of `op` for messages (a `for` without its body).
-std::string OpText(const Op& op) {
-  std::string r;
-  if (!op.results.empty()) r = "%" + absl::StrJoin(op.results, ", %") + " = ";
-  std::vector<std::string> ops;
-  for (const Operand& o : op.operands) ops.push_back(OperandText(o));
-  std::string operands = absl::StrJoin(ops, ", ");
-  auto memref = [&] {
-    std::vector<std::string> ix;
-    for (const IndexRef& i : op.index) ix.push_back(IndexText(i));
-    std::string s = absl::StrCat(op.guarded ? "guarded " : "", op.mem, "[",
-                                 absl::StrJoin(ix, ", "), "]");
-    if (op.along != static_cast<int>(op.index.size()) - 1) absl::StrAppend(&s, " along ", op.along);
-    return s;
-  };
-  switch (op.kind) {
-    case OpKind::kLoad:
-      return absl::StrCat(r, "load ", memref(), " : ", TypeName(op.type));
-    case OpKind::kStore:
-      return absl::StrCat(r, "store ", memref(), ", ", operands);
-    case OpKind::kBarrier:
-      return r + "barrier";
-    case OpKind::kMfma:
-      return absl::StrCat(r, "mfma ", op.mfma, " ", operands);
-    case OpKind::kConst:
-      return absl::StrCat(r, "const ", TypeName(op.type), " ", FormatDouble(op.constant));
-    case OpKind::kZero:
-      return absl::StrCat(r, "zero ", TypeName(op.type));
-    case OpKind::kAdd:
-    case OpKind::kMul:
-    case OpKind::kFma:
-      return absl::StrCat(r, OpName(op.kind), " ", operands);
-    case OpKind::kCvt:
-      return absl::StrCat(r, "cvt ", operands, " : ", TypeName(op.type));
-    case OpKind::kSlice:
-      return absl::StrCat(r, "slice ", operands, ", ", op.first, " : ", TypeName(op.type));
-    case OpKind::kFor: {
-      std::string s = absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
-      if (op.step != 1) absl::StrAppend(&s, " step ", op.step);
-      if (!op.iter_args.empty() || !op.operands.empty()) {
-        std::vector<std::string> it;
-        size_t n = std::max(op.iter_args.size(), op.operands.size());
-        for (size_t i = 0; i < n; ++i)
-          it.push_back(absl::StrCat("%", i < op.iter_args.size() ? op.iter_args[i] : "?", " = ",
-                                    i < op.operands.size() ? OperandText(op.operands[i]) : "?"));
-        absl::StrAppend(&s, " iter(", absl::StrJoin(it, ", "), ")");
-      }
-      return s;
-    }
-    case OpKind::kYield:
-      return operands.empty() ? "yield" : "yield " + operands;
-    case OpKind::kGemm:
-      return GemmOpText(op.gemm);
-  }
-  return absl::StrCat(r, "op kind ", static_cast<int>(op.kind));
-}
 
 // KIR names: [A-Za-z_][A-Za-z0-9_]*, at most 255 characters. They become
 // assembly symbols and metadata strings, so nothing else may pass.

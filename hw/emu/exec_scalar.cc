@@ -8,17 +8,6 @@
 namespace kir::emu {
 namespace {
 
-bool IsWideSalu(Opc o) {
-  switch (o) {
-    case Opc::kSMovB64: case Opc::kSCselectB64: case Opc::kSAndB64: case Opc::kSOrB64:
-    case Opc::kSXorB64: case Opc::kSAndn2B64: case Opc::kSOrn2B64: case Opc::kSNotB64:
-    case Opc::kSLshlB64: case Opc::kSLshrB64: case Opc::kSAshrI64: case Opc::kSBcnt1I32B64:
-    case Opc::kSCmpEqU64: case Opc::kSCmpLgU64:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool IsSopkCompare(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeI32; }
 bool IsSopkUnsigned(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeU32; }
