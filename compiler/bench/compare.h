@@ -1,0 +1,98 @@
+// kirc against LLVM's AMDGPU back end (clang-22) on the same kernels: the
+// logic of `bazel run -c opt //compiler/bench:compare` (compare_main.cc).
+//
+// For one testdata kernel (testdata/kernels/NAME.kir) and its OpenCL twin
+// (testdata/baselines/NAME.cl) on one target it measures
+// - compile time: kirc in-process (CompileText, KIR text to assembly text,
+//   median of `inproc_runs`), kirc as a process (`kirc compile --emit=obj`,
+//   .kir to code object, llvm-mc and ld.lld included) and clang-22 as a
+//   process (`clang -c` + `ld.lld -shared`, the genrule's commands, .cl to
+//   code object), each the median of `process_runs`;
+// - code: instructions of the kernel symbol by class (llvm-objdump -d of both
+//   code objects, classified the same way), in the K loop (the last backward
+//   branch's body) non-MFMA instructions per MFMA, VGPRs/AGPRs/SGPRs/LDS from
+//   the code object notes and the occupancy they allow (kir::Occupancy);
+// - execution: both code objects run in the strict emulator on the same
+//   seeded inputs (hw/check MakeInputs), dynamic instructions by class per
+//   wave, and each output compared with the KIR reference interpreter
+//   (hw/check CompareOutputs tolerances) and with the other side's.
+// A benchmark: figures are reported, nothing about speed is asserted.
+#ifndef KIRC_COMPILER_BENCH_COMPARE_H_
+#define KIRC_COMPILER_BENCH_COMPARE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace kir::bench {
+
+struct CompareOptions {
+  std::string kirc_bin = "compiler/tools/kirc";  // the kirc executable
+  std::string kernels_dir = "testdata/kernels";  // NAME.kir
+  std::string baselines_dir = "testdata/baselines";  // NAME.cl
+  std::string llvm_bin = "/usr/lib/llvm-22/bin";  // clang, ld.lld, llvm-objdump, llvm-readelf
+  // clang's flags before -mcpu (testdata/baselines/baselines.bzl BASELINE_CLANG_FLAGS).
+  std::vector<std::string> clang_flags;
+  int inproc_runs = 25;
+  int process_runs = 5;
+  uint64_t seed = 1;
+};
+
+// One compiler's side of a comparison.
+struct SideResult {
+  double process_ms = 0;  // median wall time, source file to code object
+  std::map<std::string, int> static_by_class;  // kernel symbol, llvm-objdump
+  int static_total = 0;
+  int loop_total = 0, loop_mfma = 0;  // last loop body (0 without a loop)
+  int vgprs = 0, agprs = 0, sgprs = 0;  // notes: .vgpr_count, .agpr_count, .sgpr_count
+  int64_t lds_bytes = 0;
+  int occupancy = 0;  // waves per SIMD
+  std::map<std::string, int64_t> dynamic_by_class;  // emulator, summed over waves
+  int64_t dynamic_total = 0;
+  int64_t waves = 0;
+  bool matches_reference = false;
+  double max_abs_err = 0;  // against the reference, largest over output buffers
+  std::string reference_report;  // hw/check FormatDiffs text
+};
+
+struct CompareResult {
+  std::string kernel, target;
+  double kirc_inproc_ms = 0;  // median CompileText
+  SideResult kirc, clang;
+  bool outputs_agree = false;  // kirc's output within tolerance of clang's
+  double max_abs_diff = 0;     // between the two outputs
+  double ProcessRatio() const { return clang.process_ms > 0 ? kirc.process_ms / clang.process_ms : 0; }
+};
+
+// The (kernel, targets) pairs that have a baseline, in table order.
+std::vector<std::pair<std::string, std::vector<std::string>>> BaselineCases();
+
+// Reads the clang flags file (one flag a line) the BUILD generates from baselines.bzl.
+absl::StatusOr<std::vector<std::string>> ReadClangFlags(const std::string& path);
+
+// Measures one kernel on one target (see above). Errors: a compile, toolchain
+// or emulator failure (a numeric mismatch is reported, not an error).
+absl::StatusOr<CompareResult> CompareKernel(const CompareOptions& opts, const std::string& kernel,
+                                            const std::string& target);
+
+// Instruction class of an llvm-objdump mnemonic, with the emulator's names
+// ("salu", "smem", "valu", "vmem", "ds", "mfma", "waitcnt", "nop", "branch",
+// "barrier", "other"); v_accvgpr_* count as valu (as in the emulator).
+std::string MnemonicClass(const std::string& mnemonic);
+
+// The report: a text table, JSON and an SVG bar chart of the kirc/clang ratios.
+std::string FormatTable(const std::vector<CompareResult>& rows);
+std::string FormatMarkdown(const std::vector<CompareResult>& rows);  // for the README
+std::string ToJson(const std::vector<CompareResult>& rows, const std::string& machine,
+                   const CompareOptions& opts);
+std::string ToSvg(const std::vector<CompareResult>& rows, const std::string& machine);
+
+// "2 x Intel(R) Xeon(R) ..." from /proc/cpuinfo (best effort).
+std::string MachineDescription();
+
+}  // namespace kir::bench
+
+#endif  // KIRC_COMPILER_BENCH_COMPARE_H_

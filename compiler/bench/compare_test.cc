@@ -1,0 +1,61 @@
+// The comparison on one kernel (copy_f32 on gfx942): it runs, both compilers'
+// figures are there, and both outputs match the KIR reference and each other.
+#include "compiler/bench/compare.h"
+
+#include <algorithm>
+
+#include "gtest/gtest.h"
+
+namespace kir::bench {
+namespace {
+
+TEST(CompareTest, CopyF32Gfx942) {
+  absl::StatusOr<std::vector<std::string>> flags = ReadClangFlags("compiler/bench/clang_flags.txt");
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_NE(std::find(flags->begin(), flags->end(), "-O3"), flags->end());
+  CompareOptions o;
+  o.clang_flags = *flags;
+  o.inproc_runs = 3;
+  o.process_runs = 1;
+  absl::StatusOr<CompareResult> r = CompareKernel(o, "copy_f32", "gfx942");
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const SideResult* s : {&r->kirc, &r->clang}) {
+    EXPECT_GT(s->process_ms, 0);
+    EXPECT_GT(s->static_total, 0);
+    EXPECT_EQ(s->static_by_class.at("vmem"), 2);  // one 16-byte load, one store
+    EXPECT_GT(s->vgprs, 0);
+    EXPECT_GT(s->sgprs, 0);
+    EXPECT_EQ(s->lds_bytes, 0);
+    EXPECT_GT(s->occupancy, 0);
+    EXPECT_EQ(s->waves, 32);  // 8 workgroups of 4 waves
+    EXPECT_EQ(s->dynamic_by_class.at("vmem"), 2 * 32);
+    EXPECT_TRUE(s->matches_reference) << s->reference_report;
+    EXPECT_EQ(s->max_abs_err, 0);
+  }
+  EXPECT_GT(r->kirc_inproc_ms, 0);
+  EXPECT_TRUE(r->outputs_agree);
+  EXPECT_EQ(r->max_abs_diff, 0);
+  std::vector<CompareResult> rows = {*r};
+  std::string table = FormatTable(rows);
+  EXPECT_NE(table.find("copy_f32"), std::string::npos);
+  std::string json = ToJson(rows, "machine", o);
+  EXPECT_NE(json.find("\"process_compile_ratio\""), std::string::npos);
+  std::string svg = ToSvg(rows, "machine");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+}
+
+TEST(CompareTest, MnemonicClasses) {
+  EXPECT_EQ(MnemonicClass("s_load_dwordx4"), "smem");
+  EXPECT_EQ(MnemonicClass("s_waitcnt"), "waitcnt");
+  EXPECT_EQ(MnemonicClass("s_cbranch_scc1"), "branch");
+  EXPECT_EQ(MnemonicClass("s_add_u32"), "salu");
+  EXPECT_EQ(MnemonicClass("v_mfma_f32_32x32x8_f16"), "mfma");
+  EXPECT_EQ(MnemonicClass("v_accvgpr_read_b32"), "valu");
+  EXPECT_EQ(MnemonicClass("global_load_dwordx4"), "vmem");
+  EXPECT_EQ(MnemonicClass("buffer_store_dwordx4"), "vmem");
+  EXPECT_EQ(MnemonicClass("ds_read2_b64"), "ds");
+}
+
+}  // namespace
+}  // namespace kir::bench
