@@ -1,0 +1,251 @@
+// Every limit of issue 8 is a clear error through the public API
+// (kir::CompileText), one test per item of the issue's list, each checking the
+// status code, the position and the key text. Several are also tested closer
+// to their source (parser_test, validate_test, compile_test); this file is the
+// one place that covers the whole list end to end.
+#include <chrono>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/api/compile.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+// Four header lines; declarations start on line 5.
+constexpr char kHead[] = "kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n";
+
+absl::Status Compile(const std::string& text, const std::string& mcpu = "") {
+  CompileOptions opts;
+  opts.mcpu = mcpu;
+  absl::StatusOr<CompileResult> r = CompileText(text, "k.kir", opts);
+  return r.status();
+}
+
+// The error is `code` and its message contains every one of `keys`.
+void ExpectError(const absl::Status& s, absl::StatusCode code,
+                 std::initializer_list<std::string> keys) {
+  ASSERT_FALSE(s.ok()) << "compiled, but should be refused";
+  EXPECT_EQ(s.code(), code) << s;
+  for (const std::string& key : keys)
+    EXPECT_NE(s.message().find(key), std::string::npos) << "missing '" << key << "' in: " << s;
+}
+
+constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+constexpr auto kExhausted = absl::StatusCode::kResourceExhausted;
+
+// ---------------------------------------------------------- register budgets
+
+TEST(LimitsTest, VgprBudgetExceeded) {
+  // Twenty f32x16 values live at once need 320 VGPRs; gfx942 has 256.
+  std::string text = absl::StrCat(kHead, "arg x : f32[64, 320] strides [320, 1] readonly\n",
+                                  "arg y : f32[64, 320] strides [320, 1] writeonly\n");
+  for (int i = 0; i < 20; ++i) absl::StrAppend(&text, "  %v", i, " = load x[tid.x, ", 16 * i, "] : f32x16\n");
+  for (int i = 0; i < 20; ++i) absl::StrAppend(&text, "  store y[tid.x, ", 16 * i, "], %v", i, "\n");
+  text += "end\n";
+  ExpectError(Compile(text), kExhausted,
+              {"k.kir: error: kernel 't' on gfx942: out of VGPRs: the kernel needs more than the "
+               "256 VGPRs gfx942 has",
+               "in '%v15 = load x[tid.x, 240] : f32x16'", "no spilling yet"});
+}
+
+TEST(LimitsTest, SgprBudgetExceeded) {
+  // Every buffer argument keeps a 4-SGPR resource descriptor: 30 of them do not
+  // fit the 102 SGPRs of gfx908.
+  std::string text = "kernel t\ntarget gfx908\nworkgroup 64 1 1\ngrid 1 1 1\n";
+  for (int i = 0; i < 30; ++i) absl::StrAppend(&text, "arg A", i, " : f32[64] strides [1] readwrite\n");
+  for (int i = 0; i < 30; ++i) absl::StrAppend(&text, "  %x", i, " = load A", i, "[tid.x] : f32\n");
+  for (int i = 0; i < 30; ++i) absl::StrAppend(&text, "  store A", i, "[tid.x], %x", i, "\n");
+  text += "end\n";
+  ExpectError(Compile(text), kExhausted,
+              {"k.kir: error: kernel 't' on gfx908: out of SGPRs: the kernel needs more than the "
+               "102 SGPRs gfx908 has",
+               "number of buffer arguments"});
+}
+
+TEST(LimitsTest, AgprBudgetExceeded) {
+  // gfx908 keeps MFMA accumulators in AGPRs: seventeen live f32x16 results
+  // need 272 of its 256.
+  std::string text = "kernel t\ntarget gfx908\nworkgroup 64 1 1\ngrid 1 1 1\n"
+                     "arg C : f32[64, 272] strides [272, 1] writeonly\n"
+                     "  %a = zero f16x4\n  %z = zero f32x16\n";
+  for (int i = 0; i < 17; ++i) absl::StrAppend(&text, "  %d", i, " = mfma f32_32x32x8_f16 %a, %a, %z\n");
+  for (int i = 0; i < 17; ++i) absl::StrAppend(&text, "  store C[tid.x, ", 16 * i, "], %d", i, "\n");
+  text += "end\n";
+  ExpectError(Compile(text), kExhausted,
+              {"k.kir: error: kernel 't' on gfx908: out of AGPRs: the kernel needs more than the "
+               "256 AGPRs gfx908 has",
+               "mfma f32_32x32x8_f16"});
+  // gfx90a keeps accumulators in VGPRs: 272 > 256 there too, as VGPRs.
+  ExpectError(Compile(text, "gfx90a"), kExhausted, {"out of VGPRs"});
+}
+
+// --------------------------------------------------------------------- LDS
+
+TEST(LimitsTest, LdsAboveTheTargetsSize) {
+  ExpectError(Compile(absl::StrCat(kHead, "lds L : f32[128, 129]\n  barrier\nend\n")), kInvalid,
+              {"k.kir:5:1: error: in 'lds L': the LDS allocations need 66048 bytes",
+               "more than the 65536 bytes a workgroup has on gfx942"});
+  // Exactly 64 KiB is fine.
+  EXPECT_TRUE(Compile(absl::StrCat(kHead, "lds L : f32[128, 128]\n  barrier\nend\n")).ok());
+  // A tile-level gemm whose LDS tiles do not fit.
+  ExpectError(Compile(absl::StrCat(
+                  "kernel g\ntarget gfx942\nworkgroup auto\ngrid auto\n",
+                  "arg A : f16[256, 256] strides [256, 1] readonly\n",
+                  "arg B : f16[256, 256] strides [256, 1] readonly\n",
+                  "arg C : f32[256, 256] strides [256, 1] writeonly\narg alpha : f32\n",
+                  "  gemm C = alpha * A.mk * B.nk tile 256x256x64 waves 4x4 double_buffer on\n"
+                  "end\n")),
+              kInvalid, {"k.kir:9:3: error:", "needs 131072 bytes of LDS", "more than the 65536 bytes"});
+}
+
+// --------------------------------------------------------------- workgroup
+
+std::string WithWorkgroup(const std::string& wg) {
+  return absl::StrCat("kernel t\ntarget gfx942\nworkgroup ", wg, "\ngrid 1 1 1\n  barrier\nend\n");
+}
+
+TEST(LimitsTest, WorkgroupAbove1024Threads) {
+  ExpectError(Compile(WithWorkgroup("2048 1 1")), kInvalid,
+              {"k.kir:3:1: error: in 'workgroup': workgroup extent x is 2048; a workgroup has at "
+               "most 1024 threads"});
+  ExpectError(Compile(WithWorkgroup("64 32 1")), kInvalid,
+              {"workgroup 64x32x1 has 2048 threads; a workgroup has at most 1024"});
+  EXPECT_TRUE(Compile(WithWorkgroup("64 16 1")).ok());
+}
+
+TEST(LimitsTest, WorkgroupNotAMultipleOf64) {
+  ExpectError(Compile(WithWorkgroup("96 1 1")), kInvalid,
+              {"k.kir:3:1: error: in 'workgroup': workgroup 96x1x1 has 96 threads, not a multiple "
+               "of 64"});
+  ExpectError(Compile(WithWorkgroup("-64 1 1")), kInvalid,
+              {"k.kir:3:11: error: workgroup size must be positive, found -64"});
+}
+
+// -------------------------------------------------------------------- MFMA
+
+TEST(LimitsTest, MfmaTheTargetLacks) {
+  const char* body = "arg C : f32[16, 16] strides [16, 1] writeonly\n"
+                     "  %a = zero bf16x4\n  %z = zero f32x4\n"
+                     "  %d = mfma f32_16x16x16_bf16 %a, %a, %z\n"
+                     "  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d\nend\n";
+  ExpectError(Compile(absl::StrCat(kHead, body), "gfx908"), kInvalid,
+              {"k.kir:8:3: error: in '%d = mfma f32_16x16x16_bf16 %a, %a, %z': MFMA "
+               "f32_16x16x16_bf16 does not exist on gfx908: use f32_16x16x8_bf16"});
+  EXPECT_TRUE(Compile(absl::StrCat(kHead, body), "gfx90a").ok());
+  // And the other way round: the 2-element bf16 form is gone on gfx942.
+  ExpectError(Compile(absl::StrCat(kHead,
+                                   "arg C : f32[16, 16] strides [16, 1] writeonly\n"
+                                   "  %a = zero bf16x2\n  %z = zero f32x4\n"
+                                   "  %d = mfma f32_16x16x8_bf16 %a, %a, %z\n"
+                                   "  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d\nend\n")),
+              kInvalid, {"MFMA f32_16x16x8_bf16 does not exist on gfx942: use f32_16x16x16_bf16"});
+}
+
+// ------------------------------------------------------------------ access
+
+TEST(LimitsTest, MisalignedVectorAccess) {
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64] strides [1] readonly\n",
+                                   "arg B : f32[256] strides [1] writeonly\n",
+                                   "  %x = load A[tid.x mod 61] : f32x4\n",
+                                   "  store B[tid.x * 4], %x\nend\n")),
+              kInvalid,
+              {"k.kir:7:3: error: in '%x = load A[tid.x mod 61] : f32x4': the f32x4 load needs "
+               "16-byte alignment but its byte offset is only provably 4-byte aligned"});
+}
+
+std::string OneLoad(const std::string& index, const std::string& extent = "64") {
+  return absl::StrCat(kHead, "arg A : f32[", extent, "] strides [1] readonly\n",
+                      "arg B : f32[64] strides [1] writeonly\n", "  %x = load A[", index,
+                      "] : f32\n  store B[tid.x], %x\nend\n");
+}
+
+TEST(LimitsTest, UnguardedOffsetCanBeNegative) {
+  ExpectError(Compile(OneLoad("tid.x - 1")), kInvalid,
+              {"k.kir:7:3: error: in '%x = load A[tid.x - 1] : f32': the byte offset can be "
+               "negative (as low as -4); use `load guarded` or fix the index"});
+}
+
+TEST(LimitsTest, UnguardedOffsetCanReach2To31) {
+  ExpectError(Compile(OneLoad("tid.x * 1073741824")), kInvalid,
+              {"k.kir:7:3: error: in '%x = load A[tid.x * 1073741824] : f32': the byte offset "
+               "reaches 2^31", "use `load guarded` or fix the index"});
+  // Guarded, the index itself must still fit 32 bits.
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64] strides [1] readonly\n",
+                                   "arg B : f32[64] strides [1] writeonly\n",
+                                   "  %x = load guarded A[tid.x * 1073741824] : f32\n",
+                                   "  store B[tid.x], %x\nend\n")),
+              kInvalid, {"outside the 32-bit range; even guarded accesses need |index| < 2^31"});
+}
+
+// ------------------------------------------------------------------ extents
+
+TEST(LimitsTest, ZeroOrNegativeExtent) {
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[0] strides [1] readonly\n  barrier\nend\n")),
+              kInvalid, {"k.kir:5:1: error: in 'arg A': extent 0 is 0; extents must be at least 1"});
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[-4] strides [1] readonly\n  barrier\nend\n")),
+              kInvalid, {"k.kir:5:13: error: shape extent must not be negative, found -4"});
+  ExpectError(Compile(absl::StrCat(kHead, "lds L : f32[4, 0]\n  barrier\nend\n")), kInvalid,
+              {"k.kir:5:1: error: in 'lds L': extent 1 is 0; extents must be at least 1"});
+  ExpectError(Compile("kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 0 1\n  barrier\nend\n"),
+              kInvalid, {"k.kir:4:8: error: grid size must be positive, found 0"});
+}
+
+// ---------------------------------------------------------------- names/SSA
+
+TEST(LimitsTest, DuplicateNames) {
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64] strides [1] readwrite\n",
+                                   "lds A : f32[64]\n  barrier\nend\n")),
+              kInvalid,
+              {"k.kir:6:1: error: in 'lds A': 'A' is already declared (arg A, line 5)"});
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64] strides [1] readwrite\n",
+                                   "  %x = load A[tid.x] : f32\n  %x = load A[tid.x] : f32\n",
+                                   "  store A[tid.x], %x\nend\n")),
+              kInvalid,
+              {"k.kir:7:3: error: in '%x = load A[tid.x] : f32': %x is defined twice; rename one"});
+}
+
+TEST(LimitsTest, UseBeforeDefinition) {
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64] strides [1] readwrite\n",
+                                   "  store A[tid.x], %x\n  %x = load A[tid.x] : f32\nend\n")),
+              kInvalid,
+              {"k.kir:6:3: error: in 'store A[tid.x], %x': use of undefined value %x; define it "
+               "before this op"});
+}
+
+TEST(LimitsTest, EmptyKernel) {
+  ExpectError(Compile(absl::StrCat(kHead, "end\n")), kInvalid,
+              {"k.kir:1:1: error: in 'kernel': the kernel body is empty; add the ops the kernel "
+               "should run"});
+  ExpectError(Compile(""), kInvalid, {"k.kir:1:1: error: expected 'kernel', found end of input"});
+  ExpectError(Compile("kernel t\n"), kInvalid, {"k.kir:"});
+}
+
+// ----------------------------------------------------------------- bytes
+
+TEST(LimitsTest, NotUtf8OrNulByte) {
+  ExpectError(Compile(absl::StrCat(kHead, "  barrier\xff\nend\n")), kInvalid,
+              {"k.kir:5:10: error: invalid UTF-8 byte 0xff"});
+  ExpectError(Compile(absl::StrCat(kHead, "# caf\xe9\n  barrier\nend\n")), kInvalid,
+              {"k.kir:5:6: error: invalid UTF-8 byte 0xe9"});
+  ExpectError(Compile(absl::StrCat(kHead, "  barrier\nend\n", std::string(1, '\0'))), kInvalid,
+              {"k.kir:7:1: error: NUL byte in input"});
+  ExpectError(Compile(std::string("kernel t\nwork") + '\0' + "group 64 1 1\n"), kInvalid,
+              {"k.kir:2:5: error: NUL byte in input"});
+}
+
+TEST(LimitsTest, HundredMegabytesOfNestedParentheses) {
+  std::string text = absl::StrCat(kHead, "arg A : f32[64] strides [1] readonly\n  %x = load A[");
+  text.append(size_t{100} << 20, '(');
+  text += "tid.x] : f32\nend\n";
+  auto t0 = std::chrono::steady_clock::now();
+  absl::Status s = Compile(text);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Column 15 is the first '('; the 201st is too deep.
+  ExpectError(s, kInvalid, {"k.kir:6:215: error: index expression nested deeper than 200 levels"});
+  EXPECT_LT(seconds, 5.0);
+}
+
+}  // namespace
+}  // namespace kir
