@@ -13,42 +13,6 @@ constexpr uint64_t kOff = ~uint64_t{0} - 15;      // lane off in EXEC
 constexpr uint64_t kDropped = ~uint64_t{0} - 14;  // out of the SRD's range
 constexpr uint64_t kBadSrd = ~uint64_t{0} - 13;   // SRD grants more than the argument's buffer
 
-struct MemShape {
-  int comps = 0, bytes = 0;
-  bool lds = false, store = false;
-};
-
-MemShape Shape(Opc o) {
-  switch (o) {
-    case Opc::kBufferLoadDword: return {1, 4, false, false};
-    case Opc::kBufferLoadDwordx2: return {2, 4, false, false};
-    case Opc::kBufferLoadDwordx3: return {3, 4, false, false};
-    case Opc::kBufferLoadDwordx4: return {4, 4, false, false};
-    case Opc::kBufferLoadShortD16: case Opc::kBufferLoadShortD16Hi: case Opc::kBufferLoadUshort:
-    case Opc::kBufferLoadSshort: return {1, 2, false, false};
-    case Opc::kBufferLoadUbyte: case Opc::kBufferLoadSbyte: return {1, 1, false, false};
-    case Opc::kBufferStoreDword: return {1, 4, false, true};
-    case Opc::kBufferStoreDwordx2: return {2, 4, false, true};
-    case Opc::kBufferStoreDwordx3: return {3, 4, false, true};
-    case Opc::kBufferStoreDwordx4: return {4, 4, false, true};
-    case Opc::kBufferStoreShort: case Opc::kBufferStoreShortD16Hi: return {1, 2, false, true};
-    case Opc::kBufferStoreByte: return {1, 1, false, true};
-    case Opc::kDsReadB32: return {1, 4, true, false};
-    case Opc::kDsReadB64: return {2, 4, true, false};
-    case Opc::kDsReadB96: return {3, 4, true, false};
-    case Opc::kDsReadB128: return {4, 4, true, false};
-    case Opc::kDsReadU16D16: case Opc::kDsReadU16D16Hi: case Opc::kDsReadU16: case Opc::kDsReadI16:
-      return {1, 2, true, false};
-    case Opc::kDsReadU8: case Opc::kDsReadI8: return {1, 1, true, false};
-    case Opc::kDsWriteB32: return {1, 4, true, true};
-    case Opc::kDsWriteB64: return {2, 4, true, true};
-    case Opc::kDsWriteB96: return {3, 4, true, true};
-    case Opc::kDsWriteB128: return {4, 4, true, true};
-    case Opc::kDsWriteB16: case Opc::kDsWriteB16D16Hi: return {1, 2, true, true};
-    case Opc::kDsWriteB8: return {1, 1, true, true};
-    default: return {};
-  }
-}
 
 }  // namespace
 
@@ -60,7 +24,7 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
   const std::vector<MInst>& insts = lk.mir.insts;
   auto on_mem = [&](const MemRecord& r) {
     const MInst& mi = insts[r.index];
-    const MemShape sh = Shape(mi.opc);
+    const MemShape sh = MemoryShape(mi.opc);
     std::vector<uint64_t>* log = &e.log;
     log->push_back((uint64_t{1} << 62) | (static_cast<uint64_t>(mi.id & 0xffffff) << 8));
     if (!sh.lds) {

@@ -782,43 +782,6 @@ struct CW {
   B Implies(B a, B b) const { return !a || b; }
 };
 
-struct MemShape {
-  bool ok = false, lds = false, store = false;
-  int comps = 0, bytes = 0;
-};
-
-MemShape ShapeOf(Opc o) {
-  auto s = [](bool lds, bool store, int comps, int bytes) { return MemShape{true, lds, store, comps, bytes}; };
-  switch (o) {
-    case Opc::kBufferLoadDword: return s(false, false, 1, 4);
-    case Opc::kBufferLoadDwordx2: return s(false, false, 2, 4);
-    case Opc::kBufferLoadDwordx3: return s(false, false, 3, 4);
-    case Opc::kBufferLoadDwordx4: return s(false, false, 4, 4);
-    case Opc::kBufferLoadUbyte: case Opc::kBufferLoadSbyte: return s(false, false, 1, 1);
-    case Opc::kBufferLoadUshort: case Opc::kBufferLoadSshort: case Opc::kBufferLoadShortD16:
-    case Opc::kBufferLoadShortD16Hi: return s(false, false, 1, 2);
-    case Opc::kBufferStoreDword: return s(false, true, 1, 4);
-    case Opc::kBufferStoreDwordx2: return s(false, true, 2, 4);
-    case Opc::kBufferStoreDwordx3: return s(false, true, 3, 4);
-    case Opc::kBufferStoreDwordx4: return s(false, true, 4, 4);
-    case Opc::kBufferStoreByte: return s(false, true, 1, 1);
-    case Opc::kBufferStoreShort: case Opc::kBufferStoreShortD16Hi: return s(false, true, 1, 2);
-    case Opc::kDsReadB32: return s(true, false, 1, 4);
-    case Opc::kDsReadB64: return s(true, false, 2, 4);
-    case Opc::kDsReadB96: return s(true, false, 3, 4);
-    case Opc::kDsReadB128: return s(true, false, 4, 4);
-    case Opc::kDsReadU8: case Opc::kDsReadI8: return s(true, false, 1, 1);
-    case Opc::kDsReadU16: case Opc::kDsReadI16: case Opc::kDsReadU16D16: case Opc::kDsReadU16D16Hi:
-      return s(true, false, 1, 2);
-    case Opc::kDsWriteB32: return s(true, true, 1, 4);
-    case Opc::kDsWriteB64: return s(true, true, 2, 4);
-    case Opc::kDsWriteB96: return s(true, true, 3, 4);
-    case Opc::kDsWriteB128: return s(true, true, 4, 4);
-    case Opc::kDsWriteB8: return s(true, true, 1, 1);
-    case Opc::kDsWriteB16: case Opc::kDsWriteB16D16Hi: return s(true, true, 1, 2);
-    default: return MemShape{};
-  }
-}
 
 bool IsMemoryInst(const MInst& mi) {
   InstClass c = Info(mi.opc).cls;
@@ -988,9 +951,9 @@ class Verifier {
     a.index = it->second;
     a.mi = &lk_.mir.insts[a.index];
     const MInst& mi = *a.mi;
-    MemShape ms = ShapeOf(mi.opc);
+    MemShape ms = MemoryShape(mi.opc);
     if (!IsMemoryInst(mi)) return Fail(v, "the access map names an instruction that is not a memory access");
-    if (!ms.ok) return Unknown(v, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"));
+    if (ms.comps == 0) return Unknown(v, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"));
     if (ms.lds != rec.is_lds)
       return Fail(v, absl::StrCat("the access is to ", rec.is_lds ? "LDS" : "a global buffer", " but the instruction is a ",
                                   ms.lds ? "DS" : "buffer", " instruction"));

@@ -98,18 +98,8 @@ uint32_t RoundPairTo(ElemType t, double s, double err) {
   return t == ElemType::kF16 ? RoundPair(s, err, 5, 10) : RoundPair(s, err, 8, 7);
 }
 
-bool ValidElem(ElemType e) {
-  switch (e) {
-    case ElemType::kF16:
-    case ElemType::kBF16:
-    case ElemType::kF32:
-    case ElemType::kI32:
-      return true;
-  }
-  return false;
-}
 
-bool ValidType(ValueType t) { return ValidElem(t.elem) && IsLegalWidth(t.width); }
+bool ValidType(ValueType t) { return IsValidElemType(t.elem) && IsLegalWidth(t.width); }
 
 // The value of a float element as a double (exact).
 double ToDouble(ElemType t, uint32_t bits) {
@@ -174,7 +164,7 @@ std::string FormatDouble(double v) {
 }
 
 std::string TypeText(ValueType t) {
-  if (!ValidElem(t.elem)) return absl::StrCat("<elem ", static_cast<int>(t.elem), ">x", t.width);
+  if (!IsValidElemType(t.elem)) return absl::StrCat("<elem ", static_cast<int>(t.elem), ">x", t.width);
   return ValueTypeName(t);
 }
 
@@ -344,7 +334,7 @@ absl::Status Interp::CheckArgs() {
     if (a.name.empty()) return DeclErr(a.loc, what, "the argument has no name");
     if (!names.insert(a.name).second)
       return DeclErr(a.loc, what, absl::StrCat("'", a.name, "' is declared twice"));
-    if (!ValidElem(a.elem))
+    if (!IsValidElemType(a.elem))
       return DeclErr(a.loc, what, absl::StrCat("unknown element type ", static_cast<int>(a.elem)));
     if (a.kind == Arg::Kind::kScalar) {
       if (a.elem != ElemType::kF32 && a.elem != ElemType::kI32)
@@ -410,7 +400,7 @@ absl::Status Interp::CheckLds() {
     if (l.name.empty()) return DeclErr(l.loc, what, "the allocation has no name");
     if (lds_.count(l.name) || k_.FindArg(l.name) != nullptr)
       return DeclErr(l.loc, what, absl::StrCat("'", l.name, "' is declared twice"));
-    if (!ValidElem(l.elem))
+    if (!IsValidElemType(l.elem))
       return DeclErr(l.loc, what, absl::StrCat("unknown element type ", static_cast<int>(l.elem)));
     if (l.shape.empty()) return DeclErr(l.loc, what, "an LDS allocation needs a dimension");
     for (size_t d = 0; d < l.shape.size(); ++d)

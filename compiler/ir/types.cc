@@ -38,6 +38,17 @@ std::optional<ElemType> ParseElemType(std::string_view s) {
   return std::nullopt;
 }
 
+bool IsValidElemType(ElemType e) {
+  switch (e) {
+    case ElemType::kF16:
+    case ElemType::kBF16:
+    case ElemType::kF32:
+    case ElemType::kI32:
+      return true;
+  }
+  return false;
+}
+
 bool IsLegalWidth(int64_t w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16; }
 
 std::string ValueTypeName(ValueType t) {

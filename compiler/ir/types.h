@@ -39,6 +39,9 @@ std::string ValueTypeName(ValueType t);
 // not 1, 2, 4, 8 or 16.
 std::optional<ValueType> ParseValueType(std::string_view s);
 
+// True for the four element types (guards enums built outside the parser).
+bool IsValidElemType(ElemType t);
+
 // True for the widths KIR allows: 1, 2, 4, 8, 16.
 bool IsLegalWidth(int64_t width);
 

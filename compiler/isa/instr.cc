@@ -89,6 +89,38 @@ std::pair<int, int> MFunction::Root(int vreg) const {
   return {vreg, off};
 }
 
+MemShape MemoryShape(Opc o) {
+  switch (o) {
+    case Opc::kBufferLoadDword: return {1, 4, false, false};
+    case Opc::kBufferLoadDwordx2: return {2, 4, false, false};
+    case Opc::kBufferLoadDwordx3: return {3, 4, false, false};
+    case Opc::kBufferLoadDwordx4: return {4, 4, false, false};
+    case Opc::kBufferLoadShortD16: case Opc::kBufferLoadShortD16Hi: case Opc::kBufferLoadUshort:
+    case Opc::kBufferLoadSshort: return {1, 2, false, false};
+    case Opc::kBufferLoadUbyte: case Opc::kBufferLoadSbyte: return {1, 1, false, false};
+    case Opc::kBufferStoreDword: return {1, 4, false, true};
+    case Opc::kBufferStoreDwordx2: return {2, 4, false, true};
+    case Opc::kBufferStoreDwordx3: return {3, 4, false, true};
+    case Opc::kBufferStoreDwordx4: return {4, 4, false, true};
+    case Opc::kBufferStoreShort: case Opc::kBufferStoreShortD16Hi: return {1, 2, false, true};
+    case Opc::kBufferStoreByte: return {1, 1, false, true};
+    case Opc::kDsReadB32: return {1, 4, true, false};
+    case Opc::kDsReadB64: return {2, 4, true, false};
+    case Opc::kDsReadB96: return {3, 4, true, false};
+    case Opc::kDsReadB128: return {4, 4, true, false};
+    case Opc::kDsReadU16D16: case Opc::kDsReadU16D16Hi: case Opc::kDsReadU16: case Opc::kDsReadI16:
+      return {1, 2, true, false};
+    case Opc::kDsReadU8: case Opc::kDsReadI8: return {1, 1, true, false};
+    case Opc::kDsWriteB32: return {1, 4, true, true};
+    case Opc::kDsWriteB64: return {2, 4, true, true};
+    case Opc::kDsWriteB96: return {3, 4, true, true};
+    case Opc::kDsWriteB128: return {4, 4, true, true};
+    case Opc::kDsWriteB16: case Opc::kDsWriteB16D16Hi: return {1, 2, true, true};
+    case Opc::kDsWriteB8: return {1, 1, true, true};
+    default: return {};
+  }
+}
+
 std::string RegName(RegClass cls, int index, int count) {
   const char* p = cls == RegClass::kVgpr ? "v" : cls == RegClass::kSgpr ? "s" : "a";
   if (count == 1) return p + std::to_string(index);

@@ -142,6 +142,14 @@ struct MFunction {
   std::pair<int, int> Root(int vreg) const;
 };
 
+// What a buffer_* or ds_* instruction moves: `comps` components of `bytes`
+// bytes each, to or from LDS or a buffer; all zero for other opcodes.
+struct MemShape {
+  int comps = 0, bytes = 0;
+  bool lds = false, store = false;
+};
+MemShape MemoryShape(Opc o);
+
 // Register names as LLVM prints them: "v5", "s[4:7]", "a[0:3]", "vcc", "exec".
 std::string RegName(RegClass cls, int index, int count);
 

@@ -39,16 +39,6 @@ int64_t Sat(__int128 v) {
 int64_t SatAdd(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) + b); }
 int64_t SatMul(int64_t a, int64_t b) { return Sat(static_cast<__int128>(a) * b); }
 
-bool ValidElem(ElemType e) {
-  switch (e) {
-    case ElemType::kF16:
-    case ElemType::kBF16:
-    case ElemType::kF32:
-    case ElemType::kI32:
-      return true;
-  }
-  return false;
-}
 
 bool IsFloat(ElemType e) { return e != ElemType::kI32; }
 
@@ -342,7 +332,7 @@ absl::Status Validator::CheckDecls() {
 
 absl::Status Validator::CheckArg(const Arg& a) {
   std::string text = "arg " + a.name;
-  if (!ValidElem(a.elem))
+  if (!IsValidElemType(a.elem))
     return Err(a.loc, text, absl::StrCat("unknown element type ", static_cast<int>(a.elem)));
   if (a.kind == Arg::Kind::kScalar) {
     if (a.elem != ElemType::kI32 && a.elem != ElemType::kF32)
@@ -378,7 +368,7 @@ absl::Status Validator::CheckArg(const Arg& a) {
 
 absl::Status Validator::CheckLds(const LdsAlloc& l) {
   std::string text = "lds " + l.name;
-  if (!ValidElem(l.elem))
+  if (!IsValidElemType(l.elem))
     return Err(l.loc, text, absl::StrCat("unknown element type ", static_cast<int>(l.elem)));
   if (l.shape.empty())
     return Err(l.loc, text, "an LDS allocation needs at least one dimension, e.g. f16[16, 16]");
@@ -420,7 +410,7 @@ absl::StatusOr<ValueType> Validator::Use(const Op& op, const Operand& o, bool al
 }
 
 absl::Status Validator::CheckType(const Op& op, ValueType vt) {
-  if (!ValidElem(vt.elem))
+  if (!IsValidElemType(vt.elem))
     return OpErr(op, absl::StrCat("unknown element type ", static_cast<int>(vt.elem)));
   if (!IsLegalWidth(vt.width))
     return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be 1, 2, 4, "
