@@ -22,10 +22,11 @@ int main(int argc, char** argv) {
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".kir") files.push_back(e.path());
   std::sort(files.begin(), files.end());
-  std::printf("%-24s %-7s %8s %7s %9s %11s %11s\n", "kernel", "target", "accesses", "proved", "total s",
-              "mean ms", "slowest ms");
+  std::printf("%-24s %-7s %8s %7s %9s %11s %11s %14s\n", "kernel", "target", "accesses", "proved", "total s",
+              "mean ms", "slowest ms", "max Z3 units");
   int bad = 0;
   double all = 0, slowest = 0;
+  uint64_t most_units = 0;
   int accesses = 0;
   for (const auto& f : files) {
     std::ifstream in(f);
@@ -55,14 +56,16 @@ int main(int argc, char** argv) {
       }
       int proved = 0;
       double max_s = 0, sum_s = 0;
+      uint64_t max_units = 0;
       for (const kir::AccessVerdict& a : v->accesses) {
+        max_units = std::max(max_units, a.solver_resources);
         proved += a.status == kir::AccessVerdict::Status::kProved;
         max_s = std::max(max_s, a.seconds);
         sum_s += a.seconds;
       }
       int n = static_cast<int>(v->accesses.size());
-      std::printf("%-24s %-7s %8d %7d %9.3f %11.2f %11.2f\n", k->name.c_str(), t->name, n, proved, v->seconds,
-                  n ? 1e3 * sum_s / n : 0.0, 1e3 * max_s);
+      std::printf("%-24s %-7s %8d %7d %9.3f %11.2f %11.2f %14llu\n", k->name.c_str(), t->name, n, proved,
+                  v->seconds, n ? 1e3 * sum_s / n : 0.0, 1e3 * max_s, static_cast<unsigned long long>(max_units));
       if (!v->all_proved) {
         ++bad;
         std::printf("%s", v->Report().c_str());
@@ -70,9 +73,13 @@ int main(int argc, char** argv) {
       all += v->seconds;
       accesses += n;
       slowest = std::max(slowest, max_s);
+      most_units = std::max(most_units, max_units);
     }
   }
-  std::printf("total: %d accesses in %.3f s (mean %.2f ms per access, slowest %.2f ms)\n", accesses, all,
-              accesses ? 1e3 * all / accesses : 0.0, 1e3 * slowest);
+  std::printf(
+      "total: %d accesses in %.3f s (mean %.2f ms per access, slowest %.2f ms, at most %llu Z3 resource units of "
+      "the %llu a query may use)\n",
+      accesses, all, accesses ? 1e3 * all / accesses : 0.0, 1e3 * slowest, static_cast<unsigned long long>(most_units),
+      static_cast<unsigned long long>(kir::VerifyOptions{}.resource_limit));
   return bad ? 1 : 0;
 }

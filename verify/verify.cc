@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -196,6 +197,28 @@ void MergeInto(std::vector<int>& dst, const std::vector<int>& src) {
 
 // ---------------------------------------------------------------------------
 // Terms to Z3.
+// A Z3 query's budget: resource units (deterministic) and a wall-clock backstop.
+struct SolverBudget {
+  uint64_t resource_limit = 0;  // 0: none
+  double timeout_seconds = 0;   // <= 0: none
+  void Apply(z3::context& ctx, z3::solver& s) const {
+    z3::params prm(ctx);
+    if (resource_limit > 0)
+      prm.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(resource_limit, UINT32_MAX)));
+    if (timeout_seconds > 0) prm.set("timeout", static_cast<unsigned>(std::max(1.0, timeout_seconds * 1000)));
+    s.set(prm);
+  }
+};
+
+// The context's resource counter as a solver reports it (Z3 statistic "rlimit
+// count"; it counts for the whole context, so a check's use is the difference).
+uint64_t ResourceCount(const z3::solver& s) {
+  z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i)
+    if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
+  return 0;
+}
+
 class Translator {
  public:
   struct TL {
@@ -219,13 +242,11 @@ class Translator {
   void SetLabels(std::unordered_map<int, std::string> labels) { labels_ = std::move(labels); }
 
   // a == b (mod 2^32) for all values of the variables in their ranges.
-  bool ProveEqual(TRef a, TRef b, double timeout_seconds) {
+  bool ProveEqual(TRef a, TRef b, const SolverBudget& budget) {
     TL acc;
     z3::expr ea = Exact(a, &acc), eb = Exact(b, &acc);
     z3::solver s(ctx_);
-    z3::params prm(ctx_);
-    prm.set("timeout", static_cast<unsigned>(std::max(1.0, timeout_seconds * 1000)));
-    s.set(prm);
+    budget.Apply(ctx_, s);
     z3::expr_vector as = Assumptions(acc);
     for (unsigned i = 0; i < as.size(); ++i) s.add(as[i]);
     z3::expr_vector goal(ctx_);
@@ -852,7 +873,7 @@ class Verifier {
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i)
       if (lk_.mir.insts[i].id >= 0) index_of_id_[lk_.mir.insts[i].id] = static_cast<int>(i);
     tr_ = std::make_unique<Translator>(ctx_, pool_);
-    ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, opts_.timeout_seconds / 4); });
+    ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds / 4}); });
     absl::Status st = ex_.Run(lk_.mir);
     std::set<int> mapped;
     if (st.ok()) {
@@ -1422,6 +1443,7 @@ class Verifier {
     std::vector<uint32_t> env;           // sat: the model's variable values
     std::vector<std::string> violated_sides;
     bool bitwise_side_violated = false;
+    uint64_t resources = 0;              // Z3 resource units used
     Translator::TL acc;
   };
 
@@ -1454,16 +1476,16 @@ class Verifier {
     std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
     for (const Ob<Z3W>& o : obs) q.names.push_back(o.what);
     z3::solver solver(ctx_);
-    z3::params prm(ctx_);
-    prm.set("timeout", static_cast<unsigned>(std::max(1.0, opts_.timeout_seconds * 1000)));
-    solver.set(prm);
+    SolverBudget{opts_.resource_limit, opts_.timeout_seconds}.Apply(ctx_, solver);
     z3::expr_vector as = tr.Assumptions(acc);
     for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
     z3::expr_vector goal(ctx_);
     for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
     for (int sid : acc.sides) goal.push_back(tr.sides()[sid].cond);
     solver.add(!z3::mk_and(goal));
+    const uint64_t count0 = ResourceCount(solver);
     q.res = solver.check();
+    q.resources = ResourceCount(solver) - count0;
     if (q.res == z3::unknown) q.reason_unknown = solver.reason_unknown();
     if (q.res == z3::sat) {
       z3::model m = solver.get_model();
@@ -1498,6 +1520,7 @@ class Verifier {
     absl::StatusOr<Query> qs = Solve(*tr_, a);
     if (!qs.ok()) return Unknown(v, std::string(qs.status().message()));
     Query& q = *qs;
+    v.solver_resources = q.resources;
     const Translator::TL& acc = q.acc;
     const std::vector<std::string>& names = q.names;
     z3::check_result res = q.res;

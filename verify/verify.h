@@ -33,7 +33,14 @@
 namespace kir {
 
 struct VerifyOptions {
-  double timeout_seconds = 2.0;        // per Z3 query (one per memory instruction)
+  // The solver's budget per query (one per memory instruction), in Z3 resource
+  // units ("rlimit"). It is counted, not timed, so a verdict is the same on an
+  // idle machine and a loaded one. About 6-7 million units a second on a
+  // 2-core Xeon; the slowest testdata access uses a small fraction of it.
+  uint64_t resource_limit = 20'000'000;
+  // A wall-clock backstop per query; normally the resource limit ends a query
+  // long before this.
+  double timeout_seconds = 60.0;
   // When the solver cannot decide (timeout, or a model that an abstraction made
   // spurious), look for a concrete counterexample by evaluating the code for
   // up to `max_search_points` (thread, workgroup) points and a few argument
@@ -56,6 +63,7 @@ struct AccessVerdict {
   std::string counterexample;  // failed: tid, wg, pointers, emitted and expected
                                // addresses, and the chain of instructions computing them
   double seconds = 0;
+  uint64_t solver_resources = 0;  // Z3 resource units the access's query used
 };
 
 struct VerifyResult {

@@ -4,6 +4,7 @@
 // dividends up to 2^31 - 1 and negative ones, guarded accesses at shape edges,
 // 2-D/3-D workgroups and grids, LDS with padding, nested loops.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -155,6 +156,37 @@ TEST(Verify, ReportNamesEveryAccessAndTheSummary) {
     EXPECT_GE(a.kir_op, 0);
     EXPECT_EQ(a.status, AccessVerdict::Status::kProved);
   }
+}
+
+// The solver's budget is counted, not timed: the same kernel uses the same
+// resource units in every run, and a query that runs out of them is unknown
+// (never proved, never failed) and says why.
+TEST(Verify, SolverBudgetIsDeterministicAndExhaustionIsUnknown) {
+  absl::StatusOr<Compiled> c = CompileKir(ReadTestFile("testdata/kernels/gemm_f16_256.kir"), "gfx90a");
+  ASSERT_TRUE(c.ok()) << c.status();
+  VerifyResult first = Verify(*c), second = Verify(*c);
+  ASSERT_EQ(first.accesses.size(), second.accesses.size());
+  uint64_t most = 0;
+  for (size_t i = 0; i < first.accesses.size(); ++i) {
+    EXPECT_EQ(first.accesses[i].status, AccessVerdict::Status::kProved);
+    EXPECT_GT(first.accesses[i].solver_resources, 0u);
+    EXPECT_EQ(first.accesses[i].solver_resources, second.accesses[i].solver_resources) << i;
+    most = std::max(most, first.accesses[i].solver_resources);
+  }
+  VerifyOptions tight;
+  tight.resource_limit = most / 2;
+  tight.max_search_seconds = 0.5;
+  VerifyResult starved = Verify(*c, nullptr, tight);
+  int unknown = 0;
+  for (const AccessVerdict& a : starved.accesses) {
+    EXPECT_NE(a.status, AccessVerdict::Status::kFailed) << a.inst_text;
+    if (a.status == AccessVerdict::Status::kUnknown) {
+      ++unknown;
+      EXPECT_NE(a.reason.find("resource limit"), std::string::npos) << a.reason;
+    }
+  }
+  EXPECT_GT(unknown, 0);
+  EXPECT_FALSE(starved.all_proved);
 }
 
 TEST(Verify, RejectsVirtualRegisterMir) {
