@@ -24,6 +24,9 @@ struct DeviceRun {
   int64_t instructions = 0;  // total executed (emulator)
   int64_t waves = 0;         // waves run
   double milliseconds = 0;   // emulator: wall time of the run; HIP: median kernel time
+  // HIP: launches `milliseconds` is the median of (HIP events around each
+  // launch, after warm-up launches); 0 for an untimed run (the emulator).
+  int timed_launches = 0;
 };
 
 class Device {

@@ -18,6 +18,8 @@
 #   clang-tools-22            clang-offload-bundler
 #   libclang-rt-22-dev        sanitizer and libFuzzer runtimes for clang-22
 #   libamdhip64-dev           HIP runtime 5.2.3 headers and -lamdhip64 (@system//:hip)
+#   pkgconf make cmake        building the installed library's example consumer
+#                             outside Bazel (//packaging:install_test)
 set -euo pipefail
 
 PACKAGES=(
@@ -33,6 +35,9 @@ PACKAGES=(
   clang-tools-22
   libclang-rt-22-dev
   libamdhip64-dev
+  pkgconf
+  make
+  cmake
 )
 
 # Tools the build calls by path; checked after installing.

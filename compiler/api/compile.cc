@@ -11,6 +11,7 @@
 #include "compiler/passes/regalloc.h"
 #include "compiler/passes/schedule.h"
 #include "compiler/passes/waitcnt.h"
+#include "compiler/passes/xnack_clauses.h"
 #include "compiler/promote/gemm_config.h"
 #include "compiler/promote/promote.h"
 
@@ -42,12 +43,18 @@ const char* ClassKey(const MInst& mi) {
 
 }  // namespace
 
-absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOptions& opts) {
+absl::StatusOr<TargetId> ResolveTargetId(const Kernel& k, const CompileOptions& opts) {
   std::string mcpu = !opts.mcpu.empty() ? opts.mcpu : k.target;
   if (mcpu.empty())
     return absl::InvalidArgumentError(absl::StrCat(
         "kernel '", k.name, "' names no target: add a `target gfx942` line or pass --mcpu"));
-  return LookupTarget(mcpu);
+  return ParseTargetId(mcpu);
+}
+
+absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOptions& opts) {
+  absl::StatusOr<TargetId> id = ResolveTargetId(k, opts);
+  if (!id.ok()) return id.status();
+  return id->target;
 }
 
 namespace {
@@ -55,7 +62,7 @@ namespace {
 absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions& opts,
                                           absl::string_view filename) {
   auto t0 = std::chrono::steady_clock::now();
-  absl::StatusOr<const TargetInfo*> t = ResolveTarget(k, opts);
+  absl::StatusOr<TargetId> t = ResolveTargetId(k, opts);
   if (!t.ok()) {
     // Name where the target came from: the --mcpu option or the `target` line.
     std::string where = filename.empty() ? "" : std::string(filename) + ":";
@@ -66,13 +73,17 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
                         absl::StrCat(where, "error: ", opts.mcpu.empty() ? "" : "--mcpu: ",
                                      t.status().message()));
   }
-  const TargetInfo& target = **t;
+  const TargetId target_id = *t;
+  const TargetInfo& target = *target_id.target;
   if (HasGemm(k)) {
     // A tile-level gemm becomes thread-level KIR first (compiler/promote), which
-    // compiles like any kernel; the promotion counts as compile time.
+    // compiles like any kernel; the promotion counts as compile time. The
+    // promoted kernel's `target` line has the processor only: keep the ID.
     absl::StatusOr<Kernel> promoted = ValidateAndPromote(k, target, filename);
     if (!promoted.ok()) return promoted.status();
-    absl::StatusOr<CompileResult> pr = CompileImpl(*promoted, opts, filename);
+    CompileOptions po = opts;
+    po.mcpu = target_id.ToString();
+    absl::StatusOr<CompileResult> pr = CompileImpl(*promoted, po, filename);
     if (pr.ok()) {
       pr->compile_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -96,6 +107,7 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   if (!lk.ok()) return lk.status();
   CompileResult r;
   r.target = &target;
+  r.target_id = target_id;
   r.lowered = std::move(*lk);
   if (opts.schedule) {
     absl::Status sst = ScheduleBlocks(target, r.lowered.mir);
@@ -113,6 +125,12 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   if (!st.ok()) return st;
   st = InsertHazardNops(target, r.lowered.mir);
   if (!st.ok()) return st;
+  // XNACK replay (xnack+ or unspecified) needs hazard-free soft clauses, as
+  // LLVM ensures; xnack- code may keep them (compiler/passes/xnack_clauses.h).
+  if (target_id.xnack != FeatureSetting::kOff) {
+    st = BreakXnackSoftClauses(r.lowered.mir);
+    if (!st.ok()) return st;
+  }
   r.resources = ComputeResources(target, k, r.lowered.abi, *usage);
   if (r.resources.lds_bytes > target.lds_bytes)
     return absl::ResourceExhaustedError(absl::StrCat("kernel '", k.name, "' needs ", r.resources.lds_bytes,
@@ -120,7 +138,9 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
                                                      target.lds_bytes));
   AsmOptions ao;
   ao.annotate = opts.annotate;
-  r.assembly = PrintAssembly(target, k, r.lowered, r.resources, ao);
+  ao.target_id = target_id.ToString();
+  r.kernel_asm = PrintKernelAsm(target, k, r.lowered, r.resources, ao);
+  r.assembly = PrintModuleAssembly(ao.target_id, {r.kernel_asm});
   for (const MInst& mi : r.lowered.mir.insts) {
     ++r.stats.by_class[ClassKey(mi)];
     ++r.stats.total;
@@ -156,8 +176,105 @@ absl::StatusOr<CompileResult> CompileText(absl::string_view text, absl::string_v
   return GuardedCompile(*k, opts, filename);
 }
 
+namespace {
+
+// The target ID string of a result (a hand-made result may only set .target).
+std::string TargetIdText(const TargetId& id, const TargetInfo* fallback) {
+  if (id.target != nullptr) return id.ToString();
+  return fallback != nullptr ? fallback->name : "";
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> CodeObjectFor(const CompileResult& r, const std::string& llvm_bin) {
-  return kir::BuildCodeObject(llvm_bin, r.assembly, r.target->name);
+  return kir::BuildCodeObject(llvm_bin, r.assembly, TargetIdText(r.target_id, r.target));
+}
+
+absl::StatusOr<ModuleResult> CompileModule(const std::vector<ModuleKernel>& kernels,
+                                           const CompileOptions& opts) {
+  if (kernels.empty())
+    return absl::InvalidArgumentError("CompileModule: no kernels given; a code object needs one or more");
+  auto file_of = [&](size_t i) {
+    return kernels[i].filename.empty() ? absl::StrCat("kernel #", i + 1) : kernels[i].filename;
+  };
+  // Names and target IDs first, so the errors name the files before any compiling.
+  std::vector<TargetId> ids;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    for (size_t j = 0; j < i; ++j)
+      if (kernels[j].kernel.name == kernels[i].kernel.name)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "kernel name '", kernels[i].kernel.name, "' is used by both ", file_of(j), " and ",
+            file_of(i), ": the kernels of one code object need distinct names (rename one "
+            "`kernel` line)"));
+    CompileOptions ko = opts;
+    ko.filename = kernels[i].filename;
+    absl::StatusOr<TargetId> id = ResolveTargetId(kernels[i].kernel, ko);
+    if (!id.ok()) {
+      std::string where = file_of(i);
+      const SourceLoc& tl = kernels[i].kernel.target_loc;
+      if (opts.mcpu.empty() && tl.line > 0) absl::StrAppend(&where, ":", tl.line, ":", tl.col);
+      return absl::Status(id.status().code(),
+                          absl::StrCat(where, ": error: ", opts.mcpu.empty() ? "" : "--mcpu: ",
+                                       id.status().message()));
+    }
+    ids.push_back(*id);
+    if (*id != ids[0])
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the kernels of one code object need one target ID, but ", file_of(0), " is for ",
+          ids[0].ToString(), " and ", file_of(i), " for ", id->ToString(),
+          ": pass --mcpu=ID (CompileOptions::mcpu) for all of them, or build separate code objects"));
+  }
+  ModuleResult m;
+  m.target_id = ids[0];
+  std::vector<KernelAsm> parts;
+  for (const ModuleKernel& mk : kernels) {
+    CompileOptions ko = opts;
+    ko.filename = mk.filename;
+    absl::StatusOr<CompileResult> r = Compile(mk.kernel, ko);
+    if (!r.ok()) return r.status();
+    parts.push_back(r->kernel_asm);
+    m.kernels.push_back(*std::move(r));
+  }
+  m.assembly = PrintModuleAssembly(m.target_id.ToString(), parts);
+  return m;
+}
+
+absl::StatusOr<std::string> CodeObjectFor(const ModuleResult& m, const std::string& llvm_bin) {
+  return kir::BuildCodeObject(llvm_bin, m.assembly, m.target_id.ToString());
+}
+
+absl::Status CheckBundleTargets(const std::vector<TargetId>& ids) {
+  if (ids.empty()) return absl::InvalidArgumentError("a bundle needs at least one target ID");
+  for (size_t i = 0; i < ids.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      if (ids[i] == ids[j])
+        return absl::InvalidArgumentError(
+            absl::StrCat("target ID ", ids[i].ToString(), " is given twice: list each once"));
+      // clang-offload-bundler: for one processor, a feature is set in all of
+      // its target IDs or in none (else a device could match two entries).
+      if (ids[i].target == ids[j].target &&
+          ((ids[i].xnack == FeatureSetting::kAny) != (ids[j].xnack == FeatureSetting::kAny) ||
+           (ids[i].sramecc == FeatureSetting::kAny) != (ids[j].sramecc == FeatureSetting::kAny)))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "target IDs ", ids[j].ToString(), " and ", ids[i].ToString(),
+            " cannot share a bundle: for one processor every target ID must set the same features "
+            "(e.g. gfx90a:xnack- with gfx90a:xnack+, not with gfx90a)"));
+    }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> BundleFor(const std::vector<ModuleResult>& modules,
+                                      const std::string& llvm_bin) {
+  std::vector<TargetId> ids;
+  for (const ModuleResult& m : modules) ids.push_back(m.target_id);
+  if (absl::Status st = CheckBundleTargets(ids); !st.ok()) return st;
+  std::vector<BundleEntry> entries;
+  for (const ModuleResult& m : modules) {
+    absl::StatusOr<std::string> obj = CodeObjectFor(m, llvm_bin);
+    if (!obj.ok()) return obj.status();
+    entries.push_back({m.target_id.ToString(), *std::move(obj)});
+  }
+  return BundleCodeObjects(llvm_bin, entries);
 }
 
 }  // namespace kir

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -18,7 +19,9 @@
 namespace kir {
 
 struct CompileOptions {
-  // Target processor ("gfx908", "gfx90a", "gfx942"); empty: the kernel's own
+  // Target ID: a processor ("gfx908", "gfx90a", "gfx942") with optional
+  // feature settings ("gfx90a:xnack-", "gfx942:sramecc+:xnack-"; see
+  // ParseTargetId in compiler/target/target.h); empty: the kernel's own
   // `target` line. One of the two must name a target.
   std::string mcpu;
   // Assembly comments with each instruction's KIR op and access-map record.
@@ -39,7 +42,9 @@ struct InstructionStats {
 
 struct CompileResult {
   const TargetInfo* target = nullptr;
+  TargetId target_id;        // processor and xnack/sramecc settings the code is for
   std::string assembly;      // the .s text llvm-mc assembles
+  KernelAsm kernel_asm;      // this kernel's share of a multi-kernel .s (CompileModule)
   std::string mir_text;      // MIR after lowering, before register allocation
   LoweredKernel lowered;     // final MIR (physical registers), ABI and access map
   KernelResources resources; // registers, LDS bytes, occupancy as declared
@@ -59,10 +64,59 @@ absl::StatusOr<CompileResult> CompileText(absl::string_view text, absl::string_v
 
 // The target Compile would use for `k` under `opts`.
 absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOptions& opts);
+// The target ID Compile would use for `k` under `opts` (opts.mcpu, else k.target).
+// Errors: InvalidArgument when neither names one, else those of ParseTargetId.
+absl::StatusOr<TargetId> ResolveTargetId(const Kernel& k, const CompileOptions& opts);
 
 // The code object (.hsaco bytes) of a compiled kernel, made with llvm-mc and
-// ld.lld from `llvm_bin` (see compiler/emit/toolchain.h ResolveLlvmBin).
+// ld.lld from `llvm_bin` (see compiler/emit/toolchain.h ResolveLlvmBin). Its
+// ELF e_flags and metadata carry r.target_id (TargetId::ElfFlags).
 absl::StatusOr<std::string> CodeObjectFor(const CompileResult& r, const std::string& llvm_bin);
+
+// ---- Several kernels in one code object -------------------------------------
+
+// One kernel of a module and the file it came from (named in errors; may be "").
+struct ModuleKernel {
+  Kernel kernel;
+  std::string filename;
+};
+
+// Kernels compiled for one target ID into one code object.
+struct ModuleResult {
+  TargetId target_id;
+  // One .s: a single `.amdgcn_target`, every kernel's code and `.amdhsa_kernel`
+  // descriptor, and one `.amdgpu_metadata` whose amdhsa.kernels lists them all
+  // in input order (compiler/emit/asm_printer.h PrintModuleAssembly).
+  std::string assembly;
+  std::vector<CompileResult> kernels;  // per kernel, in input order
+};
+
+// Compiles every kernel with `opts` (opts.filename is replaced by each
+// kernel's filename) and joins them into one module. Errors: InvalidArgument
+// for no kernels, for two kernels with one name (both files named), or for
+// kernels whose target IDs differ (files and IDs named; pass one --mcpu for
+// all); any kernel's compile error.
+absl::StatusOr<ModuleResult> CompileModule(const std::vector<ModuleKernel>& kernels,
+                                           const CompileOptions& opts);
+
+// The code object of a module (llvm-mc + ld.lld, as CodeObjectFor).
+absl::StatusOr<std::string> CodeObjectFor(const ModuleResult& m, const std::string& llvm_bin);
+
+// ---- Several target IDs in one HIP offload bundle ------------------------------
+
+// A clang offload bundle ("__CLANG_OFFLOAD_BUNDLE__", what clang's HIP .hipfb
+// holds and hipModuleLoadData accepts) with the code object of every module,
+// each under the entry ID "hipv4-amdgcn-amd-amdhsa--<target ID>", plus clang's
+// empty host entry; made with clang-offload-bundler from `llvm_bin`
+// (compiler/emit/toolchain.h BundleCodeObjects). Errors: InvalidArgument for
+// no modules, a target ID given twice, or two IDs of one processor that do not
+// set the same features (clang-offload-bundler's rule: "gfx90a" with
+// "gfx90a:xnack-" is refused, "gfx90a:xnack-" with "gfx90a:xnack+" is fine);
+// toolchain errors.
+absl::StatusOr<std::string> BundleFor(const std::vector<ModuleResult>& modules,
+                                      const std::string& llvm_bin);
+// Checks a list of target IDs as BundleFor does (duplicates, conflicts).
+absl::Status CheckBundleTargets(const std::vector<TargetId>& ids);
 
 // The MFMA kernel `kirc` compiles when run without arguments: C = A * B^T for
 // 16x16 f16 tiles through padded LDS, one v_mfma_f32_16x16x16_f16, for gfx942.

@@ -70,15 +70,10 @@ absl::StatusOr<double> TimeCommands(const std::vector<std::vector<std::string>>&
   return Median(t);
 }
 
-struct Disasm {
-  std::map<std::string, int> by_class;
-  int total = 0, loop_total = 0, loop_mfma = 0;
-};
+}  // namespace
 
-// Instructions of symbol `name` only (clang's __clang_ocl_kern_imp_ copy is
-// another symbol), classified; the last backward branch's body is the loop.
-absl::StatusOr<Disasm> Disassemble(const std::string& llvm_bin, const std::string& hsaco_path,
-                                   const std::string& mcpu, const std::string& name) {
+absl::StatusOr<StaticCode> DisassembleKernel(const std::string& llvm_bin, const std::string& hsaco_path,
+                                             const std::string& mcpu, const std::string& name) {
   absl::StatusOr<ProcessResult> r =
       RunProcess({llvm_bin + "/llvm-objdump", "-d", "--mcpu=" + mcpu,
                   "--disassemble-symbols=" + name, hsaco_path});
@@ -111,12 +106,16 @@ absl::StatusOr<Disasm> Disassemble(const std::string& llvm_bin, const std::strin
   }
   if (lines.empty())
     return absl::NotFoundError(absl::StrCat("no instructions of symbol ", name, " in ", hsaco_path));
-  Disasm d;
+  StaticCode d;
   for (const Line& l : lines) {
     ++d.by_class[l.cls];
     ++d.total;
   }
-  // SOPP branch: simm16 in dwords relative to the next instruction.
+  // The loop: the last backward branch whose body (branch target .. branch)
+  // has an MFMA (the K loop of a GEMM, whether kirc or clang wrote it), else
+  // the last backward branch. SOPP branch: simm16 in dwords relative to the
+  // next instruction.
+  bool have_loop = false;
   for (int i = static_cast<int>(lines.size()) - 1; i >= 0; --i) {
     if (lines[i].cls != "branch") continue;
     std::string op = lines[i].operands.substr(0, lines[i].operands.find(' '));
@@ -124,21 +123,29 @@ absl::StatusOr<Disasm> Disassemble(const std::string& llvm_bin, const std::strin
     if (!absl::SimpleAtoi(op, &v)) continue;
     int64_t target = static_cast<int64_t>(lines[i].addr) + 4 + 4 * static_cast<int16_t>(v);
     if (target > static_cast<int64_t>(lines[i].addr)) continue;
+    int total = 0, mfma = 0;
     for (int j = 0; j <= i; ++j) {
       if (static_cast<int64_t>(lines[j].addr) < target) continue;
-      ++d.loop_total;
-      if (lines[j].cls == "mfma") ++d.loop_mfma;
+      ++total;
+      if (lines[j].cls == "mfma") ++mfma;
     }
-    break;
+    if (!have_loop) d.loop_total = total, d.loop_mfma = mfma, have_loop = true;
+    if (mfma > 0) {
+      d.loop_total = total;
+      d.loop_mfma = mfma;
+      break;
+    }
   }
   return d;
 }
+
+namespace {
 
 absl::Status FillFromCodeObject(const CompareOptions& opts, const TargetInfo& t, const Kernel& run_k,
                                 const std::string& hsaco_path, SideResult& s, KernelData& out) {
   absl::StatusOr<std::string> bytes = ReadFileBytes(hsaco_path);
   if (!bytes.ok()) return bytes.status();
-  absl::StatusOr<Disasm> d = Disassemble(opts.llvm_bin, hsaco_path, t.name, run_k.name);
+  absl::StatusOr<StaticCode> d = DisassembleKernel(opts.llvm_bin, hsaco_path, t.name, run_k.name);
   if (!d.ok()) return d.status();
   s.static_by_class = d->by_class;
   s.static_total = d->total;
@@ -232,7 +239,7 @@ std::string Hint(int loop_total, int loop_mfma) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::vector<std::string>>> BaselineCases() {
-  // testdata/BUILD BASELINE_TARGETS and the GEMM baseline (gemm_baselines).
+  // testdata/BUILD BASELINE_TARGETS and GEMM_BASELINE_TARGETS.
   return {
       {"copy_f32", {"gfx908", "gfx90a", "gfx942"}},
       {"add_f16", {"gfx908", "gfx90a", "gfx942"}},
@@ -240,6 +247,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> BaselineCases() {
       {"mma_16x16x16_bf16", {"gfx90a", "gfx942"}},
       {"mma_32x32x8_f16", {"gfx908", "gfx90a", "gfx942"}},
       {"gemm_f16_256", {"gfx90a", "gfx942"}},
+      {"gemm_f16_256x256x256", {"gfx90a", "gfx942"}},
+      {"gemm_f16_1024", {"gfx90a", "gfx942"}},
   };
 }
 

@@ -9,8 +9,10 @@
 //   process (`clang -c` + `ld.lld -shared`, the genrule's commands, .cl to
 //   code object), each the median of `process_runs`;
 // - code: instructions of the kernel symbol by class (llvm-objdump -d of both
-//   code objects, classified the same way), in the K loop (the last backward
-//   branch's body) non-MFMA instructions per MFMA, VGPRs/AGPRs/SGPRs/LDS from
+//   code objects, classified the same way), in the K loop (the body of the
+//   last backward branch with an MFMA in it, else of the last backward
+//   branch; none when clang unrolls the loop fully) non-MFMA instructions per
+//   MFMA, VGPRs/AGPRs/SGPRs/LDS from
 //   the code object notes and the occupancy they allow (kir::Occupancy);
 // - execution: both code objects run in the strict emulator on the same
 //   seeded inputs (hw/check MakeInputs), dynamic instructions by class per
@@ -46,7 +48,7 @@ struct SideResult {
   double process_ms = 0;  // median wall time, source file to code object
   std::map<std::string, int> static_by_class;  // kernel symbol, llvm-objdump
   int static_total = 0;
-  int loop_total = 0, loop_mfma = 0;  // last loop body (0 without a loop)
+  int loop_total = 0, loop_mfma = 0;  // K loop body (see above; 0 without a loop)
   int vgprs = 0, agprs = 0, sgprs = 0;  // notes: .vgpr_count, .agpr_count, .sgpr_count
   int64_t lds_bytes = 0;
   int occupancy = 0;  // waves per SIMD
@@ -77,6 +79,16 @@ absl::StatusOr<std::vector<std::string>> ReadClangFlags(const std::string& path)
 // or emulator failure (a numeric mismatch is reported, not an error).
 absl::StatusOr<CompareResult> CompareKernel(const CompareOptions& opts, const std::string& kernel,
                                             const std::string& target);
+
+// The instructions of kernel symbol `name` in a code object (llvm-objdump -d
+// --disassemble-symbols=NAME: clang's __clang_ocl_kern_imp_ copy is another
+// symbol), by class, and the K loop's (see above) size and MFMAs.
+struct StaticCode {
+  std::map<std::string, int> by_class;
+  int total = 0, loop_total = 0, loop_mfma = 0;
+};
+absl::StatusOr<StaticCode> DisassembleKernel(const std::string& llvm_bin, const std::string& hsaco_path,
+                                             const std::string& mcpu, const std::string& name);
 
 // Instruction class of an llvm-objdump mnemonic, with the emulator's names
 // ("salu", "smem", "valu", "vmem", "ds", "mfma", "waitcnt", "nop", "branch",

@@ -45,6 +45,29 @@ TEST(CompareTest, CopyF32Gfx942) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
 }
 
+// The K loop in clang's code: gemm_f16_1024 keeps its 32 K tiles in a rolled
+// loop whose body issues one tile's MFMAs per wave (4 k-steps of 2 x 2
+// 32x32x8 MFMAs); gemm_f16_256x256x256's 8 tiles are unrolled: all 8 x 16
+// MFMAs in straight-line code, no loop.
+TEST(CompareTest, ClangKLoopOfTheDefaultGemm) {
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    SCOPED_TRACE(t);
+    absl::StatusOr<StaticCode> rolled = DisassembleKernel(
+        "/usr/lib/llvm-22/bin", std::string("testdata/baselines/gemm_f16_1024.") + t + ".hsaco", t, "gemm_f16_1024");
+    ASSERT_TRUE(rolled.ok()) << rolled.status();
+    EXPECT_EQ(rolled->loop_mfma, 16);
+    EXPECT_GT(rolled->loop_total, 16 + 8);  // + the next tile's 4 loads and 8 LDS stores at least
+    EXPECT_EQ(rolled->by_class.at("mfma"), 32);  // the loop's and the peeled last tile's
+    absl::StatusOr<StaticCode> unrolled =
+        DisassembleKernel("/usr/lib/llvm-22/bin", std::string("testdata/baselines/gemm_f16_256x256x256.") + t + ".hsaco",
+                          t, "gemm_f16_256x256x256");
+    ASSERT_TRUE(unrolled.ok()) << unrolled.status();
+    EXPECT_EQ(unrolled->loop_total, 0);
+    EXPECT_EQ(unrolled->loop_mfma, 0);
+    EXPECT_EQ(unrolled->by_class.at("mfma"), 8 * 16);
+  }
+}
+
 TEST(CompareTest, MnemonicClasses) {
   EXPECT_EQ(MnemonicClass("s_load_dwordx4"), "smem");
   EXPECT_EQ(MnemonicClass("s_waitcnt"), "waitcnt");

@@ -6,6 +6,7 @@
 #define KIRC_COMPILER_EMIT_ASM_PRINTER_H_
 
 #include <string>
+#include <vector>
 
 #include "compiler/ir/kernel.h"
 #include "compiler/lower/lower.h"
@@ -51,11 +52,29 @@ struct AsmOptions {
   // Comments: each instruction's KIR op, and for memory instructions the
   // access-map record (which IR access and which vector elements).
   bool annotate = false;
+  // The target ID in `.amdgcn_target` and `amdhsa.target` (TargetId::ToString(),
+  // e.g. "gfx90a:xnack-"); empty: the processor name t.name.
+  std::string target_id;
 };
 
 // The whole .s file for one kernel.
 std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKernel& lk,
                           const KernelResources& res, const AsmOptions& opts);
+
+// One kernel's share of a code object's assembly.
+struct KernelAsm {
+  std::string name;      // the kernel symbol
+  std::string code;      // `.text` symbol and its `.amdhsa_kernel` descriptor
+  std::string metadata;  // its entry of the `amdhsa.kernels` YAML list
+};
+KernelAsm PrintKernelAsm(const TargetInfo& t, const Kernel& k, const LoweredKernel& lk,
+                         const KernelResources& res, const AsmOptions& opts);
+
+// The .s of one code object holding `kernels` in this order, for `target_id`
+// ("gfx942", "gfx90a:xnack-"): one `.amdgcn_target`, every kernel's code and
+// descriptor, and one `.amdgpu_metadata` listing them all. For one kernel it is
+// PrintAssembly's text. The kernel names must differ (not checked here).
+std::string PrintModuleAssembly(const std::string& target_id, const std::vector<KernelAsm>& kernels);
 
 }  // namespace kir
 

@@ -27,6 +27,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
 extern char** environ;
@@ -577,9 +579,21 @@ absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
                                              absl::string_view mcpu) {
   if (mcpu.empty()) return absl::InvalidArgumentError("AssembleToObject: empty -mcpu");
   KIRC_TC_ASSIGN_OR_RETURN(std::string mc, FindTool(llvm_bin, "llvm-mc"));
-  std::vector<std::string> argv = {mc,           "-triple=amdgcn-amd-amdhsa",
-                                   absl::StrCat("-mcpu=", mcpu), "-filetype=obj",
-                                   "-o",         "-"};
+  // A target ID "proc:feat+:feat-" becomes -mcpu=proc -mattr=+feat,-feat.
+  std::vector<absl::string_view> parts = absl::StrSplit(mcpu, ':');
+  std::vector<std::string> attrs;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    absl::string_view f = parts[i];
+    if (f.size() < 2 || (f.back() != '+' && f.back() != '-'))
+      return absl::InvalidArgumentError(absl::StrCat("AssembleToObject: target ID '", mcpu,
+                                                     "' has a feature '", f,
+                                                     "' without a trailing + or -"));
+    attrs.push_back(absl::StrCat(f.substr(f.size() - 1), f.substr(0, f.size() - 1)));
+  }
+  std::vector<std::string> argv = {mc, "-triple=amdgcn-amd-amdhsa",
+                                   absl::StrCat("-mcpu=", parts[0])};
+  if (!attrs.empty()) argv.push_back(absl::StrCat("-mattr=", absl::StrJoin(attrs, ",")));
+  for (const char* a : {"-filetype=obj", "-o", "-"}) argv.push_back(a);
   KIRC_TC_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(argv, asm_text));
   // llvm-mc only warns about an unknown processor and then assembles for a
   // generic one; treat that as the error it is.
@@ -637,6 +651,88 @@ absl::StatusOr<std::string> ReadElfNotes(const std::string& llvm_bin,
   if (absl::Status s = WriteFileBytes(path, code_object_bytes); !s.ok()) return s;
   KIRC_TC_ASSIGN_OR_RETURN(ProcessResult r, RunTool("llvm-readelf", {readelf, "--notes", path}));
   return std::move(r.stdout_text);
+}
+
+// ---------------------------------------------------------------------------
+// HIP offload bundles.
+
+std::string HipBundleEntryId(absl::string_view target_id) {
+  return absl::StrCat("hipv4-amdgcn-amd-amdhsa--", target_id);
+}
+
+bool HasOffloadBundleMagic(absl::string_view bytes) {
+  return absl::StartsWith(bytes, "__CLANG_OFFLOAD_BUNDLE__");
+}
+
+absl::StatusOr<std::string> BundleCodeObjects(const std::string& llvm_bin,
+                                              const std::vector<BundleEntry>& entries) {
+  if (entries.empty()) return absl::InvalidArgumentError("BundleCodeObjects: no code objects");
+  KIRC_TC_ASSIGN_OR_RETURN(std::string bundler, FindTool(llvm_bin, "clang-offload-bundler"));
+  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-bundle."));
+  // clang's HIP layout: the host entry first (empty: /dev/null), then one entry
+  // per target ID; each code object 4096-byte aligned, as clang does. (LLVM
+  // 22's bundler crashes on a -type=o bundle without the host entry.)
+  std::vector<std::string> targets = {kHipHostBundleEntry};
+  std::vector<std::string> argv = {bundler, "-type=o", "-bundle-align=4096", "",
+                                   "-input=/dev/null"};
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!HasElfMagic(entries[i].code_object))
+      return absl::InvalidArgumentError(absl::StrCat("BundleCodeObjects: the code object for ",
+                                                     entries[i].target_id, " is not ELF"));
+    const std::string in = dir.File(absl::StrCat("entry", i, ".hsaco"));
+    if (absl::Status s = WriteFileBytes(in, entries[i].code_object); !s.ok()) return s;
+    targets.push_back(HipBundleEntryId(entries[i].target_id));
+    argv.push_back(absl::StrCat("-input=", in));
+  }
+  argv[3] = absl::StrCat("-targets=", absl::StrJoin(targets, ","));
+  const std::string out = dir.File("bundle.hipfb");
+  argv.push_back(absl::StrCat("-output=", out));
+  KIRC_TC_ASSIGN_OR_RETURN(ProcessResult r, RunTool("clang-offload-bundler", argv));
+  (void)r;
+  KIRC_TC_ASSIGN_OR_RETURN(std::string bundle, ReadFileBytes(out));
+  if (!HasOffloadBundleMagic(bundle))
+    return absl::InternalError("clang-offload-bundler wrote no __CLANG_OFFLOAD_BUNDLE__ file");
+  return bundle;
+}
+
+absl::StatusOr<std::vector<std::string>> ListBundleEntries(const std::string& llvm_bin,
+                                                           absl::string_view bundle) {
+  if (!HasOffloadBundleMagic(bundle))
+    return absl::InvalidArgumentError(
+        "ListBundleEntries: not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
+  KIRC_TC_ASSIGN_OR_RETURN(std::string bundler, FindTool(llvm_bin, "clang-offload-bundler"));
+  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-bundle."));
+  const std::string in = dir.File("bundle.hipfb");
+  if (absl::Status s = WriteFileBytes(in, bundle); !s.ok()) return s;
+  KIRC_TC_ASSIGN_OR_RETURN(
+      ProcessResult r,
+      RunTool("clang-offload-bundler", {bundler, "-list", "-type=o", absl::StrCat("-input=", in)}));
+  std::vector<std::string> ids;
+  for (absl::string_view line : absl::StrSplit(r.stdout_text, '\n', absl::SkipWhitespace()))
+    ids.emplace_back(absl::StripAsciiWhitespace(line));
+  return ids;
+}
+
+absl::StatusOr<std::string> UnbundleCodeObject(const std::string& llvm_bin,
+                                               absl::string_view bundle,
+                                               absl::string_view target_id) {
+  KIRC_TC_ASSIGN_OR_RETURN(std::vector<std::string> ids, ListBundleEntries(llvm_bin, bundle));
+  const std::string want = HipBundleEntryId(target_id);
+  if (std::find(ids.begin(), ids.end(), want) == ids.end())
+    return absl::NotFoundError(absl::StrCat("the bundle has no entry ", want, "; it has: ",
+                                            absl::StrJoin(ids, ", ")));
+  KIRC_TC_ASSIGN_OR_RETURN(std::string bundler, FindTool(llvm_bin, "clang-offload-bundler"));
+  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-bundle."));
+  const std::string in = dir.File("bundle.hipfb");
+  const std::string out = dir.File("entry.hsaco");
+  if (absl::Status s = WriteFileBytes(in, bundle); !s.ok()) return s;
+  KIRC_TC_ASSIGN_OR_RETURN(
+      ProcessResult r,
+      RunTool("clang-offload-bundler", {bundler, "-unbundle", "-type=o",
+                                        absl::StrCat("-targets=", want),
+                                        absl::StrCat("-input=", in), absl::StrCat("-output=", out)}));
+  (void)r;
+  return ReadFileBytes(out);
 }
 
 }  // namespace kir

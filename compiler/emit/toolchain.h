@@ -94,7 +94,10 @@ absl::StatusOr<std::string> ReadFileBytes(const std::string& path);
 
 // Assembles `asm_text` with `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=MCPU
 // -filetype=obj` (source read from stdin, so diagnostics say "<stdin>:LINE:COL")
-// and returns the relocatable ELF object's bytes.
+// and returns the relocatable ELF object's bytes. `mcpu` may be a target ID
+// ("gfx90a:xnack-", "gfx942:sramecc+:xnack-"): llvm-mc then gets the processor
+// as -mcpu and the features as -mattr (+sramecc,-xnack), which sets the ELF
+// e_flags and must match the assembly's `.amdgcn_target`.
 // Errors: those of FindTool; InvalidArgument if `mcpu` is empty or unknown to
 // llvm-mc, or if llvm-mc fails; the message then contains llvm-mc's diagnostics.
 absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
@@ -121,6 +124,41 @@ absl::StatusOr<std::string> ReadElfNotes(const std::string& llvm_bin,
 
 // True if `bytes` starts with the ELF magic "\x7f" "ELF".
 bool HasElfMagic(absl::string_view bytes);
+
+// ---- HIP offload bundles (clang-offload-bundler, LLVM 22) ----------------------
+
+// The bundle entry ID clang's HIP uses for a code object of `target_id`:
+// "hipv4-amdgcn-amd-amdhsa--" + target_id (e.g. "...--gfx90a:xnack-").
+std::string HipBundleEntryId(absl::string_view target_id);
+// The empty host entry every clang HIP fat binary (.hipfb) carries first.
+inline constexpr char kHipHostBundleEntry[] = "host-x86_64-unknown-linux-gnu";
+// True if `bytes` starts with the offload bundle magic "__CLANG_OFFLOAD_BUNDLE__".
+bool HasOffloadBundleMagic(absl::string_view bytes);
+
+struct BundleEntry {
+  std::string target_id;    // e.g. "gfx942:sramecc+:xnack-"
+  std::string code_object;  // .hsaco bytes for it
+};
+
+// Bundles code objects as clang does for HIP (`clang-offload-bundler -type=o
+// -bundle-align=4096 -targets=host-x86_64-unknown-linux-gnu,hipv4-...` with
+// /dev/null as the host input) and returns the bundle's bytes, which start with
+// "__CLANG_OFFLOAD_BUNDLE__" and which hipModuleLoadData accepts.
+// Errors: those of FindTool; InvalidArgument for no entries, an entry that is
+// not ELF, or a bundler failure (its message, e.g. conflicting target IDs).
+absl::StatusOr<std::string> BundleCodeObjects(const std::string& llvm_bin,
+                                              const std::vector<BundleEntry>& entries);
+
+// The entry IDs of a bundle (`clang-offload-bundler -list`), in its order.
+absl::StatusOr<std::vector<std::string>> ListBundleEntries(const std::string& llvm_bin,
+                                                           absl::string_view bundle);
+
+// The code object stored for `target_id` in a bundle (`-unbundle`).
+// Errors: NotFound if the bundle has no entry HipBundleEntryId(target_id)
+// (the message lists the entries it has); toolchain errors.
+absl::StatusOr<std::string> UnbundleCodeObject(const std::string& llvm_bin,
+                                               absl::string_view bundle,
+                                               absl::string_view target_id);
 
 }  // namespace kir
 

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -325,6 +326,80 @@ TEST(BuildCodeObjectTest, NonElfInputsAreRejected) {
   absl::StatusOr<std::string> notes = ReadElfNotes(bin, std::string("\x7f" "ELF\x02\x01", 6));
   ASSERT_FALSE(notes.ok());
   EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "llvm-readelf");
+}
+
+// e_flags of an ELF64 file: 4 little-endian bytes at offset 48.
+uint32_t ElfFlags(const std::string& elf) {
+  EXPECT_GE(elf.size(), 52u);
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(elf[48 + i]);
+  return v;
+}
+
+// The add_one kernel with its `.amdgcn_target` set to `target_id`.
+std::string AddOneFor(const std::string& target_id) {
+  std::string src = ReadTestdata("add_one_buffer_gfx942.s");
+  const std::string dir = ".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"";
+  size_t p = src.find(dir);
+  EXPECT_NE(p, std::string::npos);
+  src.replace(p, dir.size(), ".amdgcn_target \"amdgcn-amd-amdhsa--" + target_id + "\"");
+  return src;
+}
+
+TEST(BuildCodeObjectTest, TargetIdFeaturesBecomeMattr) {
+  const std::string bin = LlvmBin();
+  // AMDGPUUsage: EF_AMDGPU_MACH_AMDGCN_GFX942 0x04c, XNACK any/off/on
+  // 0x100/0x200/0x300, SRAMECC any/off/on 0x400/0x800/0xc00.
+  struct Case {
+    const char* id;
+    uint32_t flags;
+  };
+  for (const Case& c : {Case{"gfx942", 0x54c}, Case{"gfx942:xnack-", 0x64c},
+                        Case{"gfx942:xnack+", 0x74c}, Case{"gfx942:sramecc-", 0x94c},
+                        Case{"gfx942:sramecc+:xnack-", 0xe4c}}) {
+    absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, AddOneFor(c.id), c.id);
+    ASSERT_TRUE(hsaco.ok()) << c.id << ": " << hsaco.status();
+    EXPECT_EQ(ElfFlags(*hsaco), c.flags) << c.id;
+  }
+  // The directive and the ID must agree (llvm-mc checks it).
+  absl::StatusOr<std::string> mismatch = AssembleToObject(bin, AddOneFor("gfx942"), "gfx942:xnack-");
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_HAS_SUBSTR(std::string(mismatch.status().message()), "does not match");
+  absl::StatusOr<std::string> bad = AssembleToObject(bin, "s_endpgm\n", "gfx942:xnack");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(bad.status().message()), "without a trailing + or -");
+}
+
+TEST(BundleTest, BundleListUnbundle) {
+  const std::string bin = LlvmBin();
+  absl::StatusOr<std::string> a = BuildCodeObject(bin, AddOneFor("gfx942:xnack-"), "gfx942:xnack-");
+  absl::StatusOr<std::string> b = BuildCodeObject(bin, AddOneFor("gfx942:xnack+"), "gfx942:xnack+");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(HipBundleEntryId("gfx942:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx942:xnack-");
+  absl::StatusOr<std::string> bundle =
+      BundleCodeObjects(bin, {{"gfx942:xnack-", *a}, {"gfx942:xnack+", *b}});
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_TRUE(HasOffloadBundleMagic(*bundle));
+  absl::StatusOr<std::vector<std::string>> ids = ListBundleEntries(bin, *bundle);
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  std::vector<std::string> sorted = *ids;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<std::string>{"hipv4-amdgcn-amd-amdhsa--gfx942:xnack+",
+                                              "hipv4-amdgcn-amd-amdhsa--gfx942:xnack-",
+                                              "host-x86_64-unknown-linux-gnu-"}));
+  absl::StatusOr<std::string> back = UnbundleCodeObject(bin, *bundle, "gfx942:xnack+");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(*back == *b);
+  EXPECT_EQ(UnbundleCodeObject(bin, *bundle, "gfx90a").status().code(), absl::StatusCode::kNotFound);
+  // Errors: nothing to bundle, a non-ELF entry, the bundler's own refusal.
+  EXPECT_EQ(BundleCodeObjects(bin, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(BundleCodeObjects(bin, {{"gfx942", "garbage"}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<std::string> conflict = BundleCodeObjects(bin, {{"gfx942", *a}, {"gfx942:xnack-", *a}});
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_HAS_SUBSTR(std::string(conflict.status().message()), "conflicting targets");
+  EXPECT_EQ(ListBundleEntries(bin, *a).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(BuildCodeObjectTest, MissingToolIsReported) {

@@ -137,7 +137,7 @@ struct Op {
 // consecutive threads is a wave (wave64).
 struct Kernel {
   std::string name;
-  std::string target;                      // default --mcpu, e.g. "gfx942"; may be empty
+  std::string target;  // default --mcpu target ID, e.g. "gfx942", "gfx90a:xnack-"; may be empty
   // All extents 0: `workgroup auto` / `grid auto` (only in a kernel whose body is
   // one gemm op; promotion sets them).
   std::array<int64_t, 3> workgroup{1, 1, 1};  // threads per workgroup in x, y, z

@@ -523,6 +523,10 @@ bool Parser::ParseDecl(const std::string& word, const char* start) {
     have_target_ = true;
     kernel_.target_loc = Loc(start);
     if (!ParseIdent(&kernel_.target, "a target name (e.g. gfx942)")) return false;
+    // A target ID's feature suffixes (":xnack-", ":sramecc+"); compiling
+    // checks them against the processor (compiler/target/target.h).
+    while (p_ < le_ && (*p_ == ':' || *p_ == '+' || *p_ == '-' || IsIdentChar(*p_)))
+      kernel_.target.push_back(*p_++);
     return ExpectEol();
   }
   if (word == "workgroup" || word == "grid") {

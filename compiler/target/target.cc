@@ -1,19 +1,20 @@
 #include "compiler/target/target.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace kir {
 namespace {
 
 constexpr TargetInfo kGfx908{Gfx::kGfx908, "gfx908", 256, 256, false, 4, 102, false,
                              true,  false, false, false, false, true,  false, 65536,
-                             32,    10,    63,    15,    7};
+                             32,    10,    63,    15,    7,    0x030};
 constexpr TargetInfo kGfx90a{Gfx::kGfx90a, "gfx90a", 256, 256, true, 8, 102, true,
                              false, true,  true,  true,  true,  false, false, 65536,
-                             32,    8,     63,    15,    7};
+                             32,    8,     63,    15,    7,    0x03f};
 constexpr TargetInfo kGfx942{Gfx::kGfx942, "gfx942", 256, 256, true, 8, 102, true,
                              false, true,  true,  true,  true,  false, true,  65536,
-                             32,    8,     63,    15,    7};
+                             32,    8,     63,    15,    7,    0x04c};
 
 }  // namespace
 
@@ -22,11 +23,86 @@ const std::vector<const TargetInfo*>& AllTargets() {
   return all;
 }
 
-absl::StatusOr<const TargetInfo*> LookupTarget(absl::string_view mcpu) {
+namespace {
+
+// What a target ID may look like, for error messages.
+constexpr char kTargetIdForms[] =
+    "supported targets are gfx908, gfx90a, gfx942, each optionally with :sramecc+ or :sramecc- "
+    "and :xnack+ or :xnack- (e.g. gfx90a, gfx90a:xnack-, gfx942:sramecc+:xnack-)";
+
+const char* FeatureSuffix(FeatureSetting s) { return s == FeatureSetting::kOn ? "+" : "-"; }
+
+}  // namespace
+
+std::string TargetId::ToString() const {
+  if (target == nullptr) return "";
+  std::string s = target->name;
+  if (sramecc != FeatureSetting::kAny) absl::StrAppend(&s, ":sramecc", FeatureSuffix(sramecc));
+  if (xnack != FeatureSetting::kAny) absl::StrAppend(&s, ":xnack", FeatureSuffix(xnack));
+  return s;
+}
+
+std::string TargetId::Mattr() const {
+  std::string s;
+  if (sramecc != FeatureSetting::kAny) absl::StrAppend(&s, FeatureSuffix(sramecc), "sramecc");
+  if (xnack != FeatureSetting::kAny)
+    absl::StrAppend(&s, s.empty() ? "" : ",", FeatureSuffix(xnack), "xnack");
+  return s;
+}
+
+uint32_t TargetId::ElfFlags() const {
+  if (target == nullptr) return 0;
+  // Two-bit fields: 0 unsupported, 1 any, 2 off, 3 on (AMDGPUUsage e_flags v4/v5).
+  auto code = [](bool supported, FeatureSetting s) -> uint32_t {
+    if (!supported) return 0;
+    return s == FeatureSetting::kAny ? 1 : s == FeatureSetting::kOff ? 2 : 3;
+  };
+  return target->elf_mach | code(target->has_xnack, xnack) << 8 |
+         code(target->has_sramecc, sramecc) << 10;
+}
+
+absl::StatusOr<TargetId> ParseTargetId(absl::string_view id) {
+  std::vector<absl::string_view> parts = absl::StrSplit(id, ':');
+  TargetId r;
   for (const TargetInfo* t : AllTargets())
-    if (mcpu == t->name) return t;
-  return absl::NotFoundError(absl::StrCat("unknown target '", mcpu,
-                                          "': supported targets are gfx908, gfx90a, gfx942"));
+    if (parts[0] == t->name) r.target = t;
+  if (r.target == nullptr)
+    return absl::NotFoundError(absl::StrCat("unknown target '", id, "': processor '", parts[0],
+                                            "' is not supported; ", kTargetIdForms));
+  bool seen_sramecc = false, seen_xnack = false;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    absl::string_view f = parts[i];
+    auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid target ID '", id, "': ", why, "; ", kTargetIdForms));
+    };
+    if (f.empty()) return bad("empty feature after ':'");
+    char sign = f.back();
+    if (sign != '+' && sign != '-')
+      return bad(absl::StrCat("feature '", f, "' must end in + (on) or - (off)"));
+    absl::string_view name = f.substr(0, f.size() - 1);
+    if (name.empty()) return bad(absl::StrCat("'", f, "' has no feature name before its sign"));
+    FeatureSetting setting = sign == '+' ? FeatureSetting::kOn : FeatureSetting::kOff;
+    if (name == "sramecc" || name == "xnack") {
+      bool& seen = name == "xnack" ? seen_xnack : seen_sramecc;
+      bool supported = name == "xnack" ? r.target->has_xnack : r.target->has_sramecc;
+      if (seen) return bad(absl::StrCat("feature '", name, "' appears more than once"));
+      if (!supported)
+        return bad(absl::StrCat(r.target->name, " does not support feature '", name, "'"));
+      seen = true;
+      (name == "xnack" ? r.xnack : r.sramecc) = setting;
+    } else {
+      return bad(absl::StrCat("unknown feature '", name,
+                              "' (target-ID features are sramecc and xnack)"));
+    }
+  }
+  return r;
+}
+
+absl::StatusOr<const TargetInfo*> LookupTarget(absl::string_view mcpu) {
+  absl::StatusOr<TargetId> id = ParseTargetId(mcpu);
+  if (!id.ok()) return id.status();
+  return id->target;
 }
 
 const std::vector<MfmaDesc>& AllMfmas() {

@@ -6,6 +6,7 @@
 #ifndef KIRC_COMPILER_TARGET_TARGET_H_
 #define KIRC_COMPILER_TARGET_TARGET_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,51 @@ struct TargetInfo {
   int vmcnt_max;             // 63
   int lgkmcnt_max;           // 15
   int expcnt_max;            // 7
+  // Code object facts (LLVM AMDGPUUsage, "ELF Header" and processor table):
+  uint32_t elf_mach = 0;         // EF_AMDGPU_MACH: gfx908 0x030, gfx90a 0x03f, gfx942 0x04c
+  bool has_sramecc = true;       // target-ID feature `sramecc` supported (all three)
+  bool has_xnack = true;         // target-ID feature `xnack` supported (all three)
 };
 
-// The target for an --mcpu name ("gfx908", "gfx90a", "gfx942"). Feature
-// suffixes are not accepted yet. NotFound names the supported targets.
+// The setting of a target-ID feature (LLVM AMDGPUUsage, "Target Features"):
+// absent from the ID means kAny (the code runs with either device setting).
+enum class FeatureSetting { kAny, kOff, kOn };
+
+// A target ID (LLVM AMDGPUUsage, "Target ID"): a processor plus optional
+// `sramecc` and `xnack` settings, e.g. "gfx90a", "gfx90a:xnack-",
+// "gfx942:sramecc+:xnack-". These are the only target-ID features of
+// gfx908/90a/942 (tgsplit is a -m option, not part of the ID).
+struct TargetId {
+  const TargetInfo* target = nullptr;
+  FeatureSetting sramecc = FeatureSetting::kAny;
+  FeatureSetting xnack = FeatureSetting::kAny;
+
+  // Canonical form: processor, then the features that are not kAny in
+  // alphabetical order ("gfx942:sramecc+:xnack-"). Empty if target is null.
+  std::string ToString() const;
+  // The llvm-mc/clang -mattr value selecting these settings ("+sramecc,-xnack"),
+  // "" when both are kAny.
+  std::string Mattr() const;
+  // The ELF header e_flags of a code object v4/v5 for this ID (AMDGPUUsage
+  // "e_flags for Code Object V4 and V5"): EF_AMDGPU_MACH | XNACK (any 0x100,
+  // off 0x200, on 0x300) | SRAMECC (any 0x400, off 0x800, on 0xc00).
+  uint32_t ElfFlags() const;
+  friend bool operator==(const TargetId& a, const TargetId& b) {
+    return a.target == b.target && a.sramecc == b.sramecc && a.xnack == b.xnack;
+  }
+  friend bool operator!=(const TargetId& a, const TargetId& b) { return !(a == b); }
+};
+
+// Parses a target ID: PROCESSOR(:FEATURE(+|-))*, FEATURE being sramecc or
+// xnack, each at most once, in any order (AMDGPUUsage's non-canonical form;
+// ToString() gives the canonical one). Errors name the ID and list the valid
+// forms: NotFound for an unknown processor, InvalidArgument for an unknown or
+// repeated feature, a feature the processor lacks, or a missing/extra +/-.
+absl::StatusOr<TargetId> ParseTargetId(absl::string_view id);
+
+// The processor of an --mcpu target ID ("gfx908", "gfx90a:xnack-",
+// "gfx942:sramecc+:xnack-"); the ID is validated as by ParseTargetId, whose
+// errors it returns.
 absl::StatusOr<const TargetInfo*> LookupTarget(absl::string_view mcpu);
 // Every supported target, in the order gfx908, gfx90a, gfx942.
 const std::vector<const TargetInfo*>& AllTargets();

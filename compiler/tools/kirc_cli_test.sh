@@ -65,4 +65,35 @@ grep -q "every address proved" report2.txt || fail "compile --verify -o: no repo
 expect_error "verify needs a .kir file" verify
 expect_error "does not exist on gfx908" verify "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
 
+# kirc run --code-object: runs an existing code object (relative to
+# BUILD_WORKING_DIRECTORY like every path) and refuses one of another kernel.
+BUILD_WORKING_DIRECTORY="$TEST_TMPDIR/work" "$kirc" run copy_f32.kir --device=emu \
+  --code-object=copy_f32.hsaco > run.txt || { cat run.txt; fail "run --code-object exit $?"; }
+grep -q "code object $TEST_TMPDIR/work/copy_f32.hsaco (not recompiled)" run.txt || fail "run --code-object report"
+grep -q "^PASS" run.txt || fail "run --code-object did not pass"
+"$kirc" compile "$kernels"/add_f16.kir --emit=obj -o add.hsaco || fail "obj add_f16"
+expect_error "it has no kernel 'copy_f32' (it has: add_f16)" run work/copy_f32.kir --device=emu --code-object=add.hsaco
+expect_error "it is for gfx942, not gfx908" run work/copy_f32.kir --device=emu --mcpu=gfx908 --code-object=work/copy_f32.hsaco
+expect_error "--code-object is an option of \`kirc run\`" compile work/copy_f32.kir --code-object=add.hsaco
+
+# Issue 7: target IDs, several kernels in one code object, offload bundles.
+llvm=/usr/lib/llvm-22/bin
+"$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack- --emit=obj -o tid.hsaco || fail "target ID obj"
+"$llvm"/llvm-readelf -h tid.hsaco | grep -q "Flags: *0x63f, gfx90a, xnack-, sramecc$" || fail "target ID e_flags"
+"$kirc" compile work/copy_f32.kir --mcpu=gfx942:xnack-:sramecc+ | grep -q '^  .amdgcn_target "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"$' \
+  || fail "target ID not canonical in .amdgcn_target"
+expect_error "invalid target ID 'gfx90a:xnack'" compile work/copy_f32.kir --mcpu=gfx90a:xnack
+expect_error "feature 'xnack' appears more than once" compile work/copy_f32.kir --mcpu=gfx90a:xnack+:xnack-
+"$kirc" compile work/copy_f32.kir "$kernels"/add_f16.kir --emit=obj -o mod.hsaco || fail "two-kernel obj"
+[ "$("$llvm"/llvm-readelf --notes mod.hsaco | grep -cE '^    \.name: +(copy_f32|add_f16)$')" = 2 ] || fail "mod.hsaco lists both kernels"
+expect_error "give -o PATH" compile work/copy_f32.kir "$kernels"/add_f16.kir --emit=obj
+expect_error "kernel name 'copy_f32' is used by both" compile work/copy_f32.kir work/copy_f32.kir
+sed 's/^target gfx942$/target gfx90a/' "$kernels"/add_f16.kir > add90.kir
+expect_error "is for gfx942 and add90.kir for gfx90a" compile work/copy_f32.kir add90.kir
+"$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack-,gfx942:sramecc+:xnack- --emit=bundle -o copy.hipfb || fail "bundle"
+head -c 24 copy.hipfb | grep -q "__CLANG_OFFLOAD_BUNDLE__" || fail "bundle magic"
+"$llvm"/clang-offload-bundler -list -type=o -input=copy.hipfb | grep -qx "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" || fail "bundle entries"
+expect_error "several targets need --emit=bundle" compile work/copy_f32.kir --mcpu=gfx90a,gfx942 --emit=obj
+expect_error "cannot share a bundle" compile work/copy_f32.kir --mcpu=gfx90a,gfx90a:xnack- --emit=bundle -o x.hipfb
+
 echo "all kirc CLI checks passed"

@@ -2,11 +2,13 @@
 // compiled by clang-22 under testdata/baselines) and a few more OpenCL
 // kernels compiled here (loops, branches and EXEC masking, hidden arguments,
 // a multi-wave LDS reduction, 64-bit indexing), run in the emulator and
-// compared with CPU computations.
+// compared with CPU computations. The default-configuration GEMM baselines
+// run next to kirc's code for the same .kir, on the same inputs.
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "compiler/api/compile.h"
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/float_bits.h"
 #include "gtest/gtest.h"
@@ -221,6 +223,96 @@ TEST_P(BaselinesTest, OpenClControlFlowAndLds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, BaselinesTest, ::testing::Values("gfx908", "gfx90a", "gfx942"),
+                         [](const auto& info) { return info.param; });
+
+// kirc's default GEMM configuration (tile 128x128x32, 2 x 2 waves, 32x32x8
+// MFMAs, double-buffered LDS) on both sides: the clang baseline
+// (testdata/baselines/KERNEL.cl, gemm_f16_tile128.cl.inc) and kirc's code
+// object for testdata/kernels/KERNEL.kir, run in the strict emulator on the
+// same inputs, each compared with C = alpha * A * B^T + beta * C computed
+// here. A and B hold n/4 for integers n in [-8, 8] \ {0}, so every product
+// is a multiple of 2^-4 below 4 in magnitude and every partial sum of K
+// <= 1024 of them is exact in f32, in any order; alpha = 1.5 keeps
+// alpha * (A B^T) exact, and the epilogue's one fused rounding of
+// beta * C + alpha * (A B^T) is std::fma's: the result must be bit-exact.
+// `gm` x `gn` workgroups are launched (the full grid is M/128 x N/128): the
+// workgroups are independent, so a corner of the grid runs the whole K loop
+// of each side at a fraction of the cost; C outside the corner must be
+// untouched.
+class DefaultGemmTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static std::vector<uint16_t> SmallQuarters(size_t n, uint64_t seed) {
+    testing::Lcg r(seed);
+    std::vector<uint16_t> v(n);
+    for (uint16_t& x : v) {
+      int q = static_cast<int>(r.Next() % 16) - 8;  // -8 .. 7
+      if (q >= 0) ++q;                              // -8 .. -1, 1 .. 8
+      x = F32ToF16Bits(static_cast<float>(q) / 4.0f);
+    }
+    return v;
+  }
+
+  void Check(const std::string& kernel, int M, int N, int K, int gm, int gn) {
+    const std::string mcpu = GetParam();
+    const std::vector<uint16_t> a = SmallQuarters(static_cast<size_t>(M) * K, 41);
+    const std::vector<uint16_t> b = SmallQuarters(static_cast<size_t>(N) * K, 42);
+    const std::vector<float> c0 = testing::RandomF32(static_cast<size_t>(M) * N, 43);
+    const float alpha = 1.5f, beta = 0.75f;
+    const std::vector<double> ad = testing::F16ToDoubles(a), bd = testing::F16ToDoubles(b);
+    const int rows = gm * 128, cols = gn * 128;  // the block of C the launch computes
+    std::vector<float> want = c0;
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        double dot = 0;
+        const double* ar = &ad[static_cast<size_t>(i) * K];
+        const double* br = &bd[static_cast<size_t>(j) * K];
+        for (int k = 0; k < K; ++k) dot += ar[k] * br[k];
+        const size_t e = static_cast<size_t>(i) * N + j;
+        const float ab = static_cast<float>(alpha * dot);
+        ASSERT_EQ(static_cast<double>(ab), alpha * dot) << "not exact in f32";
+        want[e] = std::fma(c0[e], beta, ab);
+      }
+    const std::vector<std::vector<uint8_t>> in = {ToBytes(a), ToBytes(b), ToBytes(c0), Scalar(alpha), Scalar(beta)};
+    const int64_t waves = int64_t{gm} * gn * 4;
+
+    absl::StatusOr<CompileResult> r =
+        testing::CompileKir(testing::ReadTestFile("testdata/kernels/" + kernel + ".kir"), mcpu);
+    ASSERT_TRUE(r.ok()) << r.status();
+    absl::StatusOr<std::string> kirc_hsaco = CodeObjectFor(*r, kLlvmBin);
+    ASSERT_TRUE(kirc_hsaco.ok()) << kirc_hsaco.status();
+    for (const auto& [side, hsaco] : {std::pair<std::string, std::string>{"clang", Baseline(kernel, mcpu)},
+                                      {"kirc", *kirc_hsaco}}) {
+      SCOPED_TRACE(side + " " + kernel + " on " + mcpu);
+      EmuStats st;
+      auto out = RunHsaco(hsaco, kernel, mcpu, in, {gm, gn, 1}, &st);
+      ASSERT_EQ(out.size(), 5u);
+      const std::vector<float> got = FromBytes<float>(out[2]);
+      ASSERT_EQ(got.size(), want.size());
+      int bad = 0;
+      for (size_t e = 0; e < got.size(); ++e)
+        if (got[e] != want[e] && ++bad <= 5)
+          ADD_FAILURE() << "C[" << e / N << "][" << e % N << "] = " << got[e] << ", want " << want[e];
+      EXPECT_EQ(bad, 0);
+      // Every wave issues K/8 k-steps of its 2 x 2 32x32x8 MFMAs.
+      EXPECT_EQ(st.waves, waves);
+      EXPECT_EQ(st.by_class["mfma"], waves * (K / 8) * 4);
+      EXPECT_EQ(st.mfma_macs, int64_t{rows} * cols * K);
+    }
+  }
+};
+
+TEST_P(DefaultGemmTest, Gemm256x256x256) { Check("gemm_f16_256x256x256", 256, 256, 256, 2, 2); }
+
+// 1024^3 on 2 x 2 of its 8 x 8 workgroups: the full 32-tile K loop (clang's
+// code keeps this one rolled) in about 1/16 of the full run's time.
+TEST_P(DefaultGemmTest, Gemm1024Corner) { Check("gemm_f16_1024", 1024, 1024, 1024, 2, 2); }
+
+// The full 1024^3 grid takes about 45 s per target in the emulator (both
+// sides, fastbuild): run by //hw/emu:baselines_gemm1024_test (manual), which
+// passes --gtest_also_run_disabled_tests.
+TEST_P(DefaultGemmTest, DISABLED_Gemm1024) { Check("gemm_f16_1024", 1024, 1024, 1024, 8, 8); }
+
+INSTANTIATE_TEST_SUITE_P(GemmTargets, DefaultGemmTest, ::testing::Values("gfx90a", "gfx942"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "hw/emu/asm_reader.h"
 #include "hw/emu/code_object.h"
 #include "hw/emu/scheduler.h"
+#include "hw/kernarg.h"
 
 namespace kir::emu {
 
@@ -73,31 +74,6 @@ std::string ArgList(const std::vector<ArgNote>& args) {
   return absl::StrJoin(v, ", ");
 }
 
-absl::StatusOr<std::string> MetadataTarget(absl::string_view notes) {
-  size_t p = notes.find("amdhsa.target:");
-  if (p == absl::string_view::npos) return std::string();
-  absl::string_view rest = notes.substr(p + 14);
-  rest = rest.substr(0, rest.find('\n'));
-  std::string v(absl::StripAsciiWhitespace(rest));
-  if (v.size() >= 2 && (v[0] == '\'' || v[0] == '"')) v = v.substr(1, v.size() - 2);
-  return v;
-}
-
-absl::StatusOr<const KernelNotes*> PickKernel(const std::vector<KernelNotes>& ks, absl::string_view name) {
-  if (name.empty()) {
-    if (ks.size() != 1) {
-      std::vector<std::string> names;
-      for (const KernelNotes& k : ks) names.push_back(k.name);
-      return absl::InvalidArgumentError(absl::StrCat("the code object has ", ks.size(),
-                                                     " kernels; name one of: ", absl::StrJoin(names, ", ")));
-    }
-    return &ks[0];
-  }
-  for (const KernelNotes& k : ks)
-    if (k.name == name) return &k;
-  return absl::NotFoundError(absl::StrCat("no kernel '", name, "' in the metadata"));
-}
-
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::string& llvm_bin,
@@ -108,9 +84,11 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::st
   if (!t.ok()) return t.status();
   absl::StatusOr<std::string> notes_text = ReadElfNotes(llvm_bin, hsaco);
   if (!notes_text.ok()) return notes_text.status();
-  absl::StatusOr<std::string> meta_target = MetadataTarget(*notes_text);
-  if (meta_target.ok() && !meta_target->empty() && !absl::StrContains(*meta_target, mcpu))
-    return absl::InvalidArgumentError(absl::StrCat("the code object is for ", *meta_target, ", not ", mcpu));
+  const std::string meta_target = MetadataTarget(*notes_text);  // hw/kernarg.h
+  // `mcpu` may be a target ID ("gfx90a:xnack-"): compare its canonical form.
+  const std::string want = ParseTargetId(mcpu)->ToString();
+  if (!meta_target.empty() && !absl::StrContains(meta_target, want))
+    return absl::InvalidArgumentError(absl::StrCat("the code object is for ", meta_target, ", not ", want));
   absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(*notes_text);
   if (!notes.ok()) return notes.status();
   absl::StatusOr<const KernelNotes*> kn = PickKernel(*notes, kernel_name);
@@ -133,7 +111,7 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::st
   absl::Status ws = WriteFileBytes(path, hsaco);
   if (!ws.ok()) return ws;
   absl::StatusOr<ProcessResult> dis =
-      RunProcess({*objdump, "-d", "--mcpu=" + mcpu, "--disassemble-symbols=" + name, path});
+      RunProcess({*objdump, "-d", "--mcpu=" + std::string((*t)->name), "--disassemble-symbols=" + name, path});
   if (!dis.ok()) return dis.status();
   if (dis->exit_code != 0)
     return absl::InvalidArgumentError(absl::StrCat("llvm-objdump failed: ", dis->stderr_text));
@@ -243,14 +221,8 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
                                                        " bytes, got ", bytes->size()));
       st = put(a.offset, bytes->data(), bytes->size());
     } else if (absl::StartsWith(a.value_kind, "hidden_")) {
-      uint64_t v = 0;
-      const std::string& kind = a.value_kind;
-      for (int d = 0; d < 3; ++d) {
-        const std::string axis(1, "xyz"[d]);
-        if (kind == "hidden_block_count_" + axis) v = static_cast<uint64_t>(args.grid[d]);
-        if (kind == "hidden_group_size_" + axis) v = static_cast<uint64_t>(wg[d]);
-      }
-      if (kind == "hidden_grid_dims") v = args.grid[2] > 1 || wg[2] > 1 ? 3 : args.grid[1] > 1 || wg[1] > 1 ? 2 : 1;
+      // The ones the dispatch determines (hw/kernarg.h); the rest stay zero.
+      uint64_t v = HiddenArgValue(a.value_kind, args.grid, wg).value_or(0);
       st = put(a.offset, &v, std::min<size_t>(a.size, 8));
     } else if (a.value_kind == "by_value") {
       return absl::InvalidArgumentError(absl::StrCat(who, an, " is by_value and needs ", a.size, " bytes"));

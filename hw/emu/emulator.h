@@ -54,6 +54,8 @@ struct EmuStats {
 // Runs kernel `kernel_name` (or the only kernel if empty) of a code object:
 // disassembled with `llvm-objdump -d`, descriptor (.kd bytes: rsrc1/2/3,
 // kernel_code_properties, group segment size) and metadata (llvm-readelf --notes).
+// `mcpu` is a processor ("gfx90a": any feature settings) or a target ID
+// ("gfx90a:xnack-": the code object's amdhsa.target must carry it).
 absl::StatusOr<EmuStats> RunCodeObject(const std::string& llvm_bin, absl::string_view hsaco,
                                        absl::string_view kernel_name, const std::string& mcpu,
                                        LaunchArgs& args, const EmuOptions& opts = {});

@@ -4,6 +4,7 @@
 #define KIRC_HW_RUN_RUN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "compiler/ir/kernel.h"
 #include "hw/check/compare.h"
 #include "hw/device.h"
+#include "hw/run/work.h"
 
 namespace kir {
 
@@ -20,6 +22,16 @@ struct RunOptions {
   uint64_t seed = 1;     // input seed (hw/check/inputs.h)
   std::string dump_dir;  // non-empty: write NAME.in.npy / NAME.out.npy / NAME.ref.npy there
   std::string llvm_bin;  // LLVM tools for the code object
+  // Non-empty: run this existing code object (e.g. a kir_kernel build output)
+  // instead of compiling `k`. It must belong to the kernel: its metadata must
+  // be for the resolved target and hold a kernel named k.name whose explicit
+  // arguments are k's (same count, names where the metadata gives them, in
+  // order); otherwise RunAndCheck returns InvalidArgument naming the path.
+  std::string code_object_path;
+  // The work behind the throughput figures of a timed (HIP) run; default
+  // WorkOf(k). Pass WorkOf of the unpromoted kernel when `k` is a promoted
+  // gemm, so TFLOP/s counts 2*M*N*K rather than the padded tiles' MFMAs.
+  std::optional<KernelWork> work;
 };
 
 struct RunReport {
@@ -29,10 +41,11 @@ struct RunReport {
   std::string text;  // human-readable report (device, statistics, errors per buffer)
 };
 
-// Compiles `k`, builds its code object, runs it on `device` and the reference
-// interpreter on the same seeded inputs, and compares every output buffer.
-// Errors: compile, toolchain, device or interpreter failures (a numeric
-// mismatch is not an error: it is RunReport::ok == false).
+// Compiles `k`, builds its code object (or reads opts.code_object_path), runs
+// it on `device` and the reference interpreter on the same seeded inputs, and
+// compares every output buffer. Errors: compile, toolchain, device or
+// interpreter failures, a code object that is not k's (a numeric mismatch is
+// not an error: it is RunReport::ok == false).
 absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const RunOptions& opts);
 
 }  // namespace kir

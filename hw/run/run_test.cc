@@ -2,6 +2,7 @@
 // object, run in the strict emulator on seeded asymmetric inputs, equals the
 // KIR reference interpreter within the stated tolerance.
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "compiler/api/compile.h"
@@ -109,6 +110,123 @@ TEST(RunTest, OperandSwapIsCaught) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->ok) << r->text;
   EXPECT_NE(r->text.find("FAIL"), std::string::npos);
+}
+
+// RunOptions::code_object_path (kirc run --code-object, kir_emu_test): the
+// given code object is what runs, and one built from another kernel or for
+// another target is refused.
+class CodeObjectPathTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+    ASSERT_TRUE(bin.ok()) << bin.status();
+    bin_ = *bin;
+    absl::StatusOr<ScopedTempDir> d = ScopedTempDir::Create("run_test.");
+    ASSERT_TRUE(d.ok()) << d.status();
+    dir_ = std::make_unique<ScopedTempDir>(*std::move(d));
+  }
+  static Kernel Parse(const std::string& name) {
+    std::ifstream f("testdata/kernels/" + name + ".kir");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    absl::StatusOr<Kernel> k = ParseKernel(ss.str(), name + ".kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return k.ok() ? *k : Kernel{};
+  }
+  // Compiles `k` for `mcpu` into DIR/FILE and returns the path.
+  std::string Build(const Kernel& k, const std::string& mcpu, const std::string& file) {
+    CompileOptions co;
+    co.mcpu = mcpu;
+    absl::StatusOr<CompileResult> cr = Compile(k, co);
+    EXPECT_TRUE(cr.ok()) << cr.status();
+    if (!cr.ok()) return "";
+    absl::StatusOr<std::string> obj = CodeObjectFor(*cr, bin_);
+    EXPECT_TRUE(obj.ok()) << obj.status();
+    std::string path = dir_->File(file);
+    EXPECT_TRUE(WriteFileBytes(path, obj.ok() ? *obj : "").ok());
+    return path;
+  }
+  absl::StatusOr<RunReport> Run(const Kernel& k, const std::string& mcpu, const std::string& path) {
+    EmuDevice emu(bin_);
+    RunOptions o;
+    o.mcpu = mcpu;
+    o.llvm_bin = bin_;
+    o.code_object_path = path;
+    return RunAndCheck(k, emu, o);
+  }
+  std::string bin_;
+  std::unique_ptr<ScopedTempDir> dir_;
+};
+
+TEST_F(CodeObjectPathTest, RunsTheGivenCodeObject) {
+  Kernel k = Parse("mma_16x16x16_f16");
+  std::string good = Build(k, "gfx90a", "good.hsaco");
+  absl::StatusOr<RunReport> r = Run(k, "gfx90a", good);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_EQ(r->run.waves, 1);
+  EXPECT_NE(r->text.find("code object " + good + " (not recompiled)"), std::string::npos) << r->text;
+  // The same kernel with the MFMA operands swapped (same name and arguments):
+  // if RunAndCheck recompiled `k` this would pass.
+  Kernel swapped = k;
+  for (Op& op : swapped.body)
+    if (op.kind == OpKind::kMfma) std::swap(op.operands[0], op.operands[1]);
+  std::string wrong = Build(swapped, "gfx90a", "swapped.hsaco");
+  r = Run(k, "gfx90a", wrong);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+}
+
+TEST_F(CodeObjectPathTest, RefusesAnotherTarget) {
+  Kernel k = Parse("copy_f32");
+  std::string path = Build(k, "gfx942", "copy.hsaco");
+  absl::StatusOr<RunReport> r = Run(k, "gfx90a", path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "code object " + path + ": it is for gfx942, not gfx90a (use --mcpu=gfx942 or a code "
+            "object built for gfx90a)");
+  // With no --mcpu the kernel's target line (gfx942) applies, and it runs.
+  r = Run(k, "", path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+}
+
+TEST_F(CodeObjectPathTest, RefusesAnotherKernel) {
+  std::string path = Build(Parse("add_f16"), "gfx908", "add.hsaco");
+  absl::StatusOr<RunReport> r = Run(Parse("copy_f32"), "gfx908", path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "code object " + path +
+                                      ": it has no kernel 'copy_f32' (it has: add_f16); build it "
+                                      "from this .kir file");
+}
+
+TEST_F(CodeObjectPathTest, RefusesOtherArguments) {
+  Kernel k = Parse("copy_f32");
+  Kernel renamed = k;
+  renamed.args[1].name = "out";
+  for (Op& op : renamed.body)
+    if (op.kind == OpKind::kStore) op.mem = "out";
+  std::string path = Build(renamed, "gfx942", "renamed.hsaco");
+  absl::StatusOr<RunReport> r = Run(k, "gfx942", path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "code object " + path +
+                                      ": kernel 'copy_f32' takes (src, out) there but (src, dst) "
+                                      "in the .kir file");
+}
+
+TEST_F(CodeObjectPathTest, RefusesMissingAndNonElfFiles) {
+  Kernel k = Parse("copy_f32");
+  absl::StatusOr<RunReport> r = Run(k, "gfx942", dir_->File("missing.hsaco"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound) << r.status();
+  EXPECT_NE(r.status().message().find("missing.hsaco"), std::string::npos) << r.status();
+  std::string text = dir_->File("copy.s");
+  ASSERT_TRUE(WriteFileBytes(text, "  .text\n").ok());
+  r = Run(k, "gfx942", text);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "code object " + text + ": not an ELF file");
 }
 
 }  // namespace

@@ -6,6 +6,10 @@ testdata/baselines/NAME.TARGET.hsaco with
     clang <BASELINE_CLANG_FLAGS> -mcpu=TARGET -c NAME.cl -o NAME.TARGET.hsaco.o
     ld.lld -shared NAME.TARGET.hsaco.o -o NAME.TARGET.hsaco
 
+A .cl may `#include "FILE"` files of its own directory (e.g. a kernel body
+shared by several sizes); list them in `includes` so the genrule's sandbox
+has them next to the .cl, where clang looks for quoted includes first.
+
 (see testdata/baselines/README.md). The tools are called by absolute path;
 third_party/install_deps.sh installs them (clang-22, lld-22).
 """
@@ -37,17 +41,18 @@ def baseline_outputs(kernels):
         for target in targets
     ]
 
-def llvm_baseline(kernel, target, visibility = None):
-    """One genrule: baselines/KERNEL.cl -> baselines/KERNEL.TARGET.hsaco."""
+def llvm_baseline(kernel, target, includes = [], visibility = None):
+    """One genrule: baselines/KERNEL.cl (+ includes) -> baselines/KERNEL.TARGET.hsaco."""
     clang = LLVM_BIN + "/clang"
     lld = LLVM_BIN + "/ld.lld"
+    cl = "baselines/%s.cl" % kernel
     native.genrule(
         name = "baseline_%s_%s" % (kernel, target),
-        srcs = ["baselines/%s.cl" % kernel],
+        srcs = [cl] + includes,
         outs = ["baselines/%s.%s.hsaco" % (kernel, target)],
         cmd = " && ".join([
             "for t in %s %s; do [ -x $$t ] || { echo \"$$t not found: run third_party/install_deps.sh\" >&2; exit 1; }; done" % (clang, lld),
-            "%s %s -mcpu=%s -c $< -o $@.o" % (clang, " ".join(BASELINE_CLANG_FLAGS), target),
+            "%s %s -mcpu=%s -c $(location %s) -o $@.o" % (clang, " ".join(BASELINE_CLANG_FLAGS), target, cl),
             "%s -shared $@.o -o $@" % lld,
             "rm -f $@.o",
         ]),
@@ -55,31 +60,38 @@ def llvm_baseline(kernel, target, visibility = None):
         visibility = visibility,
     )
 
-def llvm_baselines(name, kernels, visibility = None):
+def llvm_baselines(name, kernels, includes = {}, visibility = None):
     """A genrule per (kernel, target) and a filegroup `name` of all outputs.
 
     Args:
       name: name of the filegroup.
       kernels: {kernel name: [targets]}; baselines/KERNEL.cl must exist.
+      includes: {kernel name: [files]}, the files KERNEL.cl includes
+        (in baselines/, e.g. "baselines/gemm_f16_tile128.cl.inc").
       visibility: of the generated targets.
     """
     for kernel, targets in kernels.items():
         for target in targets:
-            llvm_baseline(kernel, target, visibility = visibility)
+            llvm_baseline(kernel, target, includes = includes.get(kernel, []), visibility = visibility)
     native.filegroup(
         name = name,
         srcs = baseline_outputs(kernels),
         visibility = visibility,
     )
 
-def llvm_baselines_test(name, kernels, **kwargs):
+def llvm_baselines_test(name, kernels, kirc = None, **kwargs):
     """sh_test running baselines/check_baselines.sh on every baseline.
 
     The arguments are pairs KERNEL.kir KERNEL.TARGET.hsaco; the script reads
-    the kernel name, arguments, workgroup size and LDS from the .kir.
+    the kernel name, arguments, workgroup size and LDS from the .kir, or, for
+    a tile-level gemm (`workgroup auto`), from the kernel `kirc` (a label of
+    the kirc binary) promotes it to.
     """
     args = []
     data = ["baselines/check_baselines.sh"]
+    if kirc:
+        args.append("--kirc=$(location %s)" % kirc)
+        data.append(kirc)
     for kernel, targets in kernels.items():
         kir = "kernels/%s.kir" % kernel
         data.append(kir)

@@ -2,7 +2,11 @@
 # Checks the clang-22 baseline code objects against their .kir kernels and
 # reports what LLVM emitted.
 #
-# Usage: check_baselines.sh [--markdown] KERNEL.kir NAME.TARGET.hsaco [KIR HSACO]...
+# Usage: check_baselines.sh [--markdown] [--kirc=PATH] KERNEL.kir NAME.TARGET.hsaco [KIR HSACO]...
+#
+# A tile-level gemm kernel (`workgroup auto`) is first promoted with
+# `kirc compile KERNEL.kir --mcpu=TARGET --emit=kir` (--kirc names the kirc
+# binary), and the promoted kernel's workgroup, LDS and MFMA are checked.
 #
 # For each pair it checks that
 #   - the code object defines the kernel symbol NAME (FUNC) and NAME.kd (OBJECT);
@@ -28,9 +32,16 @@ for t in "$readelf" "$objdump"; do
 done
 
 markdown=0
-if [ "${1:-}" = "--markdown" ]; then markdown=1; shift; fi
+kirc=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --markdown) markdown=1; shift ;;
+    --kirc=*) kirc=${1#--kirc=}; shift ;;
+    *) break ;;
+  esac
+done
 if [ $# -eq 0 ] || [ $(($# % 2)) -ne 0 ]; then
-  echo "usage: $0 [--markdown] KERNEL.kir NAME.TARGET.hsaco [KIR HSACO]..." >&2
+  echo "usage: $0 [--markdown] [--kirc=PATH] KERNEL.kir NAME.TARGET.hsaco [KIR HSACO]..." >&2
   exit 2
 fi
 
@@ -124,9 +135,24 @@ while [ $# -gt 0 ]; do
   base=$(basename "$hsaco" .hsaco)
   target=${base##*.}
   stem=${base%.*}
-  kir_facts "$kir" >"$tmp/kir.txt"
+  if grep -Eq '^[[:space:]]*workgroup[[:space:]]+auto' "$kir"; then
+    # Tile-level gemm: the facts come from the promoted, thread-level kernel.
+    if [ -z "$kirc" ] || [ ! -x "$kirc" ]; then
+      fail "$kir has 'workgroup auto': pass --kirc=PATH to promote it"
+      continue
+    fi
+    if ! "$kirc" compile "$kir" --mcpu="$target" --emit=kir -o "$tmp/promoted.kir" 2>"$tmp/kirc.err"; then
+      fail "$kir: kirc could not promote it for $target: $(cat "$tmp/kirc.err")"
+      continue
+    fi
+    kir_facts "$tmp/promoted.kir" >"$tmp/kir.txt"
+    promoted=" (.kir promoted by kirc --emit=kir)"
+  else
+    kir_facts "$kir" >"$tmp/kir.txt"
+    promoted=""
+  fi
   name=$(awk '$1 == "name" { print $2 }' "$tmp/kir.txt")
-  say "== $name on $target ($hsaco)"
+  say "== $name on $target ($hsaco)$promoted"
   [ "$name" = "$stem" ] || fail "$hsaco: file name says kernel '$stem', $kir says '$name'"
 
   # 1. Symbols.
@@ -202,7 +228,7 @@ while [ $# -gt 0 ]; do
     shape=${op#f32_}; shape=${shape%_*}; ty=${op##*_}
     re="^v_mfma_f32_${shape}_?${ty}(_1k)?\$"
     grep -Eq "$re" "$tmp/mn.txt" || fail "$hsaco: kir uses mfma $op, no instruction matches $re"
-  done < <(awk '$1 == "mfma"' "$tmp/kir.txt")
+  done < <(awk '$1 == "mfma"' "$tmp/kir.txt" | sort -u)
   cat "$tmp/mn.txt" >>"$union_file"
   mnemonics=$(paste -sd' ' "$tmp/mn.txt")
   say "$ninstr instructions, $(wc -l <"$tmp/mn.txt") distinct mnemonics: $mnemonics"

@@ -1,0 +1,115 @@
+#include "compiler/passes/xnack_clauses.h"
+
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace kir {
+namespace {
+
+enum class MemKind { kNone, kVmem, kSmem };
+
+MemKind KindOf(const MInst& mi) {
+  switch (Info(mi.opc).cls) {
+    case InstClass::kVmemLoad:
+    case InstClass::kVmemStore: return MemKind::kVmem;
+    case InstClass::kSmem: return MemKind::kSmem;
+    default: return MemKind::kNone;
+  }
+}
+
+using RegUnit = std::pair<RegClass, int>;
+
+// Register units an instruction writes and reads.
+struct DefsUses {
+  std::set<RegUnit> defs, uses;
+};
+
+void AddRegs(const MOperand& o, std::set<RegUnit>& to) {
+  for (int r = 0; r < o.count; ++r) to.insert({o.cls, o.reg + r});
+}
+
+DefsUses Collect(const MInst& mi) {
+  DefsUses du;
+  for (size_t i = 0; i < mi.ops.size(); ++i) {
+    const MOperand& o = mi.ops[i];
+    if (!o.IsReg()) continue;
+    if (mi.IsDef(i)) {
+      AddRegs(o, du.defs);
+      // A d16 load keeps the other half of its destination: it reads it too.
+      if (Info(mi.opc).flags & kDefMerges) AddRegs(o, du.uses);
+    } else {
+      AddRegs(o, du.uses);
+    }
+  }
+  return du;
+}
+
+bool Overlap(const std::set<RegUnit>& a, const std::set<RegUnit>& b) {
+  for (const RegUnit& u : a)
+    if (b.count(u)) return true;
+  return false;
+}
+
+}  // namespace
+
+absl::Status BreakXnackSoftClauses(MFunction& f, int* nops) {
+  int inserted = 0;
+  std::vector<MInst> out;
+  out.reserve(f.insts.size());
+  MemKind run_kind = MemKind::kNone;
+  DefsUses run;  // the current run's defs and uses
+  for (size_t i = 0; i < f.insts.size(); ++i) {
+    MInst& mi = f.insts[i];
+    for (const MOperand& o : mi.ops)
+      if (o.IsReg() && o.is_virtual)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "soft-clause pass: instruction ", i, " (", Info(mi.opc).mnemonic,
+            ") has a virtual register operand; run it after register allocation"));
+    MemKind kind = KindOf(mi);
+    if (kind == MemKind::kNone) {
+      if (!(Info(mi.opc).flags & kPseudo)) {  // labels issue nothing
+        run_kind = MemKind::kNone;
+        run = {};
+      }
+      out.push_back(std::move(mi));
+      continue;
+    }
+    if (kind != run_kind) {
+      run_kind = kind;
+      run = {};
+    }
+    DefsUses du = Collect(mi);
+    bool hazard = false;
+    if (!run.defs.empty()) {
+      if (Info(mi.opc).cls == InstClass::kVmemStore) {
+        hazard = true;
+      } else {
+        std::set<RegUnit> defs = run.defs, uses = run.uses;
+        defs.insert(du.defs.begin(), du.defs.end());
+        uses.insert(du.uses.begin(), du.uses.end());
+        hazard = Overlap(defs, uses);
+      }
+    }
+    if (hazard) {
+      MInst nop;
+      nop.opc = Opc::kSNop;
+      nop.ops.push_back(MOperand::Imm(0));
+      nop.id = -1;
+      nop.comment = "xnack: end the soft clause (a replay must not see its own writes)";
+      out.push_back(std::move(nop));
+      ++inserted;
+      run = {};
+    }
+    run.defs.insert(du.defs.begin(), du.defs.end());
+    run.uses.insert(du.uses.begin(), du.uses.end());
+    out.push_back(std::move(mi));
+  }
+  f.insts = std::move(out);
+  if (nops != nullptr) *nops = inserted;
+  return absl::OkStatus();
+}
+
+}  // namespace kir

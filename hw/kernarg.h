@@ -1,0 +1,81 @@
+// What every device needs from a code object before a launch: the kernel's
+// metadata (amdhsa.target and the `.args` kernarg layout of the
+// NT_AMDGPU_METADATA note, read through `llvm-readelf --notes` and
+// compiler/emit/code_object_notes.h) and the kernarg segment packed by that
+// layout. Shared by the emulator (hw/emu) and the HIP harness (hw/hip).
+// Layout facts: AMDGPUUsage "Code Object V3+ Metadata" (.args .offset/.size/
+// .value_kind) and "Kernel Argument Segment".
+#ifndef KIRC_HW_KERNARG_H_
+#define KIRC_HW_KERNARG_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "compiler/emit/code_object_notes.h"
+
+namespace kir {
+
+// One kernel of a code object as the loader sees it.
+struct CodeObjectKernel {
+  std::string target;  // amdhsa.target, e.g. "amdgcn-amd-amdhsa--gfx90a"; "" if absent
+  KernelNotes notes;   // the kernel's metadata entry (.args in kernarg order)
+};
+
+// The `amdhsa.target` value in metadata text (llvm-readelf --notes output or
+// the YAML itself), unquoted; "" if there is none.
+std::string MetadataTarget(absl::string_view notes_text);
+
+// The entry named `name` (the only entry if `name` is empty). Errors:
+// InvalidArgument listing the names when `name` is empty and there is not
+// exactly one kernel; NotFound when no entry is named `name`.
+absl::StatusOr<const KernelNotes*> PickKernel(const std::vector<KernelNotes>& kernels,
+                                              absl::string_view name);
+
+// Reads the metadata of code object `hsaco` with `llvm_bin`/llvm-readelf and
+// picks kernel `name` (empty: the only one). Errors: those of ReadElfNotes
+// (tool missing, not ELF), ParseKernelNotes and PickKernel.
+absl::StatusOr<CodeObjectKernel> ReadCodeObjectKernel(const std::string& llvm_bin,
+                                                      absl::string_view hsaco,
+                                                      absl::string_view name);
+
+// The value of a hidden argument the dispatch determines (value_kind
+// hidden_block_count_{x,y,z}: workgroups, hidden_group_size_{x,y,z}: threads,
+// hidden_grid_dims: 1..3), nullopt for any other kind (the packer leaves those
+// zero; the HIP runtime fills the hidden arguments it knows itself).
+// `grid` is in workgroups, `workgroup` in threads.
+std::optional<uint64_t> HiddenArgValue(absl::string_view value_kind,
+                                       const std::array<int64_t, 3>& grid,
+                                       const std::array<int64_t, 3>& workgroup);
+
+// The value of one explicit kernel argument.
+struct KernargValue {
+  std::string name;            // matched against the metadata's .name
+  bool is_pointer = false;     // true: a global_buffer pointer (8 bytes)
+  uint64_t pointer = 0;        // device address when is_pointer
+  std::vector<uint8_t> bytes;  // by_value bytes (exactly .size of them) otherwise
+};
+
+// The kernarg segment for `kernel`: max(.kernarg_segment_size, end of the
+// last .args entry) bytes, zero-filled, with every explicit argument
+// (value_kind not hidden_*) at its .offset: pointers as 8 little-endian
+// bytes, by_value arguments as their bytes; hidden arguments that
+// HiddenArgValue knows are written too (truncated to their .size).
+// `args` are matched to the explicit .args entries by name when every entry
+// is named and found, otherwise by position (then the counts must agree).
+// Errors (InvalidArgument, naming the argument): a count or name mismatch, a
+// pointer for a by_value entry or bytes for a global_buffer one, a size other
+// than .size (8 for pointers), an entry past the segment; Unimplemented for a
+// value_kind other than global_buffer, by_value and hidden_*.
+absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel,
+                                                  const std::vector<KernargValue>& args,
+                                                  const std::array<int64_t, 3>& grid,
+                                                  const std::array<int64_t, 3>& workgroup);
+
+}  // namespace kir
+
+#endif  // KIRC_HW_KERNARG_H_

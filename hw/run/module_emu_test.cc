@@ -1,0 +1,110 @@
+// Issue 7: a code object holding several kernels, and code objects for target
+// IDs with feature suffixes, run in the strict emulator. Each kernel is picked
+// by name from the one multi-kernel code object (RunOptions::code_object_path)
+// and checked against the KIR reference interpreter.
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/api/compile.h"
+#include "compiler/emit/toolchain.h"
+#include "compiler/ir/parser.h"
+#include "gtest/gtest.h"
+#include "hw/emu/emu_device.h"
+#include "hw/emu/emulator.h"
+#include "hw/run/run.h"
+
+namespace kir {
+namespace {
+
+Kernel Parse(const std::string& name) {
+  std::ifstream f("testdata/kernels/" + name + ".kir");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  absl::StatusOr<Kernel> k = ParseKernel(ss.str(), name + ".kir");
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+std::string LlvmBin() {
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  EXPECT_TRUE(bin.ok()) << bin.status();
+  return bin.ok() ? *bin : "";
+}
+
+// Writes `bytes` under $TEST_TMPDIR and returns the path.
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+  absl::Status st = WriteFileBytes(path, bytes);
+  EXPECT_TRUE(st.ok()) << st;
+  return path;
+}
+
+class ModuleEmuTest : public ::testing::TestWithParam<const char*> {};
+
+// copy_f32 + add_f16 + mma_16x16x16_f16 in one code object; every kernel of it
+// runs in the emulator and matches the reference.
+TEST_P(ModuleEmuTest, EveryKernelOfAMultiKernelCodeObjectMatchesTheReference) {
+  const std::string id = GetParam();
+  const std::string bin = LlvmBin();
+  std::vector<ModuleKernel> ks;
+  for (const char* name : {"copy_f32", "add_f16", "mma_16x16x16_f16"})
+    ks.push_back({Parse(name), std::string(name) + ".kir"});
+  CompileOptions opts;
+  opts.mcpu = id;
+  absl::StatusOr<ModuleResult> m = CompileModule(ks, opts);
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<std::string> hsaco = CodeObjectFor(*m, bin);
+  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  std::string file = id;
+  for (char& c : file)
+    if (c == ':' || c == '+' || c == '-') c = '_';
+  const std::string path = WriteTemp("module_" + file + ".hsaco", *hsaco);
+  EmuDevice emu(bin);
+  for (const ModuleKernel& mk : ks) {
+    RunOptions ro;
+    ro.mcpu = id;
+    ro.seed = 3;
+    ro.llvm_bin = bin;
+    ro.code_object_path = path;
+    absl::StatusOr<RunReport> r = RunAndCheck(mk.kernel, emu, ro);
+    ASSERT_TRUE(r.ok()) << mk.kernel.name << " on " << id << ": " << r.status();
+    EXPECT_TRUE(r->ok) << r->text;
+    EXPECT_GT(r->run.instructions, 0) << mk.kernel.name;
+    EXPECT_NE(r->text.find("kernel " + mk.kernel.name + " on"), std::string::npos) << r->text;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TargetIds, ModuleEmuTest,
+                         ::testing::Values("gfx908", "gfx908:sramecc-", "gfx90a:xnack-",
+                                           "gfx90a:xnack+", "gfx942", "gfx942:sramecc+:xnack-"));
+
+// The emulator loads a code object by target ID: the processor alone, or the
+// ID the code object was built for, but not a different feature setting.
+TEST(ModuleEmu, EmulatorChecksTheTargetIdOfTheCodeObject) {
+  const std::string bin = LlvmBin();
+  CompileOptions opts;
+  opts.mcpu = "gfx90a:xnack-";
+  absl::StatusOr<ModuleResult> m = CompileModule({{Parse("copy_f32"), "copy_f32.kir"}}, opts);
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<std::string> hsaco = CodeObjectFor(*m, bin);
+  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  for (const char* ok : {"gfx90a", "gfx90a:xnack-"}) {
+    auto k = emu::LoadCodeObject(bin, *hsaco, "copy_f32", ok);
+    EXPECT_TRUE(k.ok()) << ok << ": " << k.status();
+  }
+  auto wrong = emu::LoadCodeObject(bin, *hsaco, "copy_f32", "gfx90a:xnack+");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("amdgcn-amd-amdhsa--gfx90a:xnack-"), std::string::npos)
+      << wrong.status();
+  auto other = emu::LoadCodeObject(bin, *hsaco, "copy_f32", "gfx942");
+  EXPECT_FALSE(other.ok());
+  auto missing = emu::LoadCodeObject(bin, *hsaco, "add_f16", "gfx90a");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("add_f16"), std::string::npos) << missing.status();
+}
+
+}  // namespace
+}  // namespace kir
