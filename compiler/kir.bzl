@@ -250,7 +250,7 @@ _REFUSED_SCRIPT = """
 "$kirc" compile "$src" --mcpu="$mcpu" -o "$tmp/out.s" 2> "$tmp/err.txt"
 status=$?
 cat "$tmp/err.txt"
-[ "$status" -eq 1 ] || fail "kirc compile --mcpu=$mcpu exited $status, expected a refusal (exit 1)"
+[ "$status" -eq 2 ] || fail "kirc compile --mcpu=$mcpu exited $status, expected a refusal (exit 2)"
 grep -qF -- {expect} "$tmp/err.txt" || fail "the error does not say "{expect}
 echo "PASS: {label}: kirc refuses $src on $mcpu"
 """
@@ -271,7 +271,7 @@ def _kir_refused_test_impl(ctx):
 kir_refused_test = rule(
     implementation = _kir_refused_test_impl,
     test = True,
-    doc = """Checks that kirc refuses a kernel on a target (exit 1, `expect` in the message).
+    doc = """Checks that kirc refuses a kernel on a target (exit 2, `expect` in the message).
 
 Used by kir_kernel_tests for the (kernel, target) pairs it leaves out, so that
 list cannot go stale: if kirc starts accepting a pair, this test fails.

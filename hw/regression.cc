@@ -14,6 +14,7 @@
 // emulator for every target instead: a check of this harness on machines
 // without a GPU; never the default). Exit status 1 when any run fails or differs.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -92,10 +93,13 @@ std::string ToJson(const std::vector<Result>& rs) {
     absl::StrAppend(&o, "    {\"kernel\": ", Json(r.kernel), ", \"target\": ", Json(r.target),
                     ", \"device\": ", Json(r.device), ", \"ok\": ", r.ok ? "true" : "false");
     if (r.error.empty()) {
-      absl::StrAppend(&o, absl::StrFormat(", \"max_abs_err\": %.9g, \"max_rel_err\": %.9g, \"time_ms\": %.6f"
+      // inf (an inf/NaN mismatch) and NaN (max rel err n/a: the reference is all
+      // zero) are not JSON numbers: null.
+      auto num = [](double v) { return std::isfinite(v) ? absl::StrFormat("%.9g", v) : std::string("null"); };
+      absl::StrAppend(&o, absl::StrFormat(", \"max_abs_err\": %s, \"max_rel_err\": %s, \"time_ms\": %.6f"
                                           ", \"timed_launches\": %d, \"tflops\": %.6f, \"gbps\": %.3f",
-                                          r.max_abs_err, r.max_rel_err, r.milliseconds, r.timed_launches, r.tflops,
-                                          r.gbps));
+                                          num(r.max_abs_err), num(r.max_rel_err), r.milliseconds, r.timed_launches,
+                                          r.tflops, r.gbps));
     } else {
       absl::StrAppend(&o, ", \"error\": ", Json(r.error));
     }
@@ -226,7 +230,9 @@ int Main(int argc, char** argv) {
         r.device = rep->run.device;
         for (const BufferDiff& d : rep->diffs) {
           r.max_abs_err = std::max(r.max_abs_err, d.max_abs_err);
-          r.max_rel_err = std::max(r.max_rel_err, d.max_rel_err);
+          // NaN (n/a) must stick: std::max would drop it or not depending on the order.
+          r.max_rel_err = std::isnan(r.max_rel_err) || std::isnan(d.max_rel_err) ? NAN
+                                                                                 : std::max(r.max_rel_err, d.max_rel_err);
         }
         r.milliseconds = rep->run.milliseconds;
         r.timed_launches = rep->run.timed_launches;

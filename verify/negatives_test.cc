@@ -343,6 +343,80 @@ TEST(Negatives, UnsupportedControlFlowIsUnknownNotProved) {
   EXPECT_TRUE(absl::StrContains(v.Report(), "control flow other than loops")) << v.Report();
 }
 
+// for %k = 0 to 16777217: counter s0 += 1, s_cmp_lt_u32 s0, 0x1000001.
+constexpr char kLongLoop[] = R"(kernel long_loop
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+  %z = zero f32
+  %r = for %k = 0 to 16777217 step 1 iter(%c = %z) {
+    %v = load x[tid.x] : f32
+    %c2 = add %c, %v
+    yield %c2
+  }
+  store y[tid.x], %r
+end
+)";
+
+// Machine loops of more than 2^24 iterations: the trip count is exact up to
+// 2^32 and a different one is a failure; an exit the verifier cannot find
+// in 2^32 iterations is "forever". The loads in the loop are the witnesses.
+TEST(Negatives, MachineLoopTripCountsPast2To24) {
+  auto loads = [](const VerifyResult& v, Status want, const std::string& needle) {
+    int n = 0;
+    for (const AccessVerdict& a : v.accesses)
+      if (absl::StartsWith(a.inst_text, "buffer_load")) {
+        ++n;
+        EXPECT_EQ(a.status, want) << v.Report();
+        EXPECT_TRUE(absl::StrContains(a.reason, needle)) << "missing '" << needle << "' in: " << a.reason;
+      }
+    EXPECT_EQ(n, 1) << v.Report();
+  };
+  {  // One iteration more than the KIR loop.
+    Subject s = Load(kLongLoop, "gfx942");
+    s.At("s_cmp_lt_u32 s0, 0x1000001").ops[1] = I(0x1000002);
+    loads(s.Check(), Status::kFailed, "runs 16777218 time(s) but the KIR loop %k = 0 to 16777217 step 1 runs 16777217");
+  }
+  {  // 2^32 - 1 iterations: the most a 32-bit counter compared with s_cmp_lt_u32 runs.
+    Subject s = Load(kLongLoop, "gfx942");
+    s.At("s_cmp_lt_u32 s0, 0x1000001").ops[1] = I(0xffffffffll);
+    VerifyResult v = s.Check();
+    loads(v, Status::kFailed, "runs 4294967295 time(s)");
+    ASSERT_EQ(v.loops.size(), 1u);
+    EXPECT_TRUE(absl::StrContains(v.loops[0], ": 4294967295 iterations")) << v.loops[0];
+  }
+  {  // Another exit test, not monotone in the iteration: s0 += 2 until s0 == 2 * 16777217
+     // (s0 also reaches 2 * 16777217 + 2^32 = the same value, later): the same trip count, proved.
+    Subject s = Load(kLongLoop, "gfx942");
+    s.At("s_add_u32 s0, s0, 1").ops[2] = I(2);
+    MInst& cmp = s.At("s_cmp_lt_u32 s0, 0x1000001");
+    cmp.opc = Opc::kSCmpLgU32;
+    cmp.ops[1] = I(0x2000002);
+    VerifyResult v = s.Check();
+    EXPECT_TRUE(v.all_proved) << v.Report();
+    // ... and with an odd bound s0 never reaches it: the loop never ends.
+    s.At("s_cmp_lg_u32 s0, 0x2000002").ops[1] = I(0x2000001);
+    v = s.Check();
+    loads(v, Status::kFailed, "runs forever");
+    ASSERT_EQ(v.loops.size(), 1u);
+    EXPECT_TRUE(absl::StrContains(v.loops[0], "never exits")) << v.loops[0];
+  }
+  {  // A solver out of budget: the trip count is unknown, and so is every access (never failed).
+    absl::StatusOr<Compiled> c = CompileKir(kLongLoop, "gfx942");
+    ASSERT_TRUE(c.ok()) << c.status();
+    VerifyOptions starved;
+    starved.resource_limit = 4;
+    starved.max_search_seconds = 0.5;
+    VerifyResult v = Verify(*c, nullptr, starved);
+    EXPECT_FALSE(v.all_proved);
+    for (const AccessVerdict& a : v.accesses) {
+      EXPECT_EQ(a.status, Status::kUnknown) << v.Report();
+      EXPECT_TRUE(absl::StrContains(a.reason, "the trip count of the loop at [")) << a.reason;
+    }
+  }
+}
+
 TEST(Negatives, MemoryInstructionMissingFromTheAccessMapFails) {
   Subject s = Load(Kernel("copy_f32"), "gfx942");
   MInst extra = s.code.mir.insts[s.Find("buffer_store_dwordx4")];

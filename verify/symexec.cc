@@ -3,6 +3,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/semantics.h"
@@ -720,7 +721,7 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     v.name = absl::StrCat("it", label);
     v.kind = VarKind::kLoopIter;
     v.lo = 0;
-    v.hi = 0x7fffffff;
+    v.hi = 0xffffffffll;  // every iteration a 32-bit counter can count; narrowed to [0, T-1] below
     v.dim = label;
     lp.it_var = p_.NewVar(v);
   }
@@ -843,20 +844,55 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
                                                    "] depends on ", p_.var(v).name, ", not only on the iteration"));
   std::vector<int> order = p_.Closure({cont});
   std::vector<uint32_t> env(p_.num_vars(), 0), val;
-  const int64_t kMaxTrips = int64_t{1} << 24;
-  int64_t trips = -1;
-  for (int64_t n = 0; n < kMaxTrips; ++n) {
+  auto continues = [&](int64_t n) {
     env[lp.it_var] = static_cast<uint32_t>(n);
     p_.EvalNodes(order, env, &val);
-    if (val[cont.id] == 0) {
-      trips = n + 1;
-      break;
+    return val[cont.id] != 0;
+  };
+  // Small trip counts iteration by iteration.
+  constexpr int64_t kScan = int64_t{1} << 16, kTwo32 = int64_t{1} << 32;
+  int64_t trips = 0;  // 0: not found yet
+  for (int64_t n = 0; n < kScan && trips == 0; ++n)
+    if (!continues(n)) trips = n + 1;
+  if (trips == 0) {
+    // Past that, the first exit by binary search with the solver over [kScan,
+    // 2^32): no exit before `lo` (proved), an exit at `hi` (confirmed).
+    // `it` is a 32-bit value and every register the exit depends on is
+    // entry + K * it (mod 2^32), so with no exit in [0, 2^32) the loop never ends.
+    auto unknown = [&](const std::string& why) {
+      return absl::UnimplementedError(absl::StrCat("the trip count of the loop at [", label,
+                                                   "] (more than ", kScan, " iterations) is not determined: ", why));
+    };
+    if (!find_zero_) return unknown("no solver");
+    p_.SetVarRange(lp.it_var, 0, kTwo32 - 1);
+    // Some exit in [a, b]: a confirmed iteration, none (-1), or an error.
+    auto probe = [&](int64_t a, int64_t b) -> absl::StatusOr<int64_t> {
+      ZeroSearch z = find_zero_(cont, lp.it_var, a, b);
+      if (z.kind == ZeroSearch::kNone) return -1;
+      if (z.kind == ZeroSearch::kUnknown) return unknown(z.why);
+      if (z.at < a || z.at > b || continues(z.at))
+        return unknown(absl::StrCat("the solver's exit at iteration ", z.at, " is not one (",
+                                    z.why.empty() ? std::string("abstraction") : z.why, ")"));
+      return z.at;
+    };
+    int64_t lo = kScan;
+    absl::StatusOr<int64_t> hi = probe(lo, kTwo32 - 1);
+    if (!hi.ok()) return hi.status();
+    if (*hi < 0) {
+      trips = -1;
+    } else {
+      while (lo < *hi) {
+        int64_t mid = lo + (*hi - lo) / 2;
+        absl::StatusOr<int64_t> m = probe(lo, mid);
+        if (!m.ok()) return m.status();
+        if (*m >= 0) *hi = *m;
+        else lo = mid + 1;
+      }
+      trips = *hi + 1;
     }
   }
-  // trips -1: at least 2^24 iterations, possibly forever (no KIR loop runs that
-  // long: every access in it is then reported failed).
   lp.trips = trips;
-  if (trips < 0) trips = kMaxTrips;
+  if (trips < 0) trips = kTwo32;  // never exits: nothing after the loop runs
   p_.SetVarRange(lp.it_var, 0, trips - 1);
   // After the loop: the end state of the last iteration.
   std::unordered_map<int, int> memo;

@@ -24,8 +24,11 @@
 //  2. the body runs once more from the header state so built, with `it`
 //     symbolic: these are the states the accesses in the body are verified in.
 //  3. the trip count T comes from the back edge's condition, a term in `it`
-//     alone, evaluated concretely for it = 0, 1, ... (exact semantics); `it`
-//     ranges over [0, T-1]; after the loop `it` is T-1.
+//     alone: evaluated concretely for it = 0, 1, ..., 65535 (exact
+//     semantics), and past that found by binary search with the zero finder
+//     (Z3: "is there an exit in [a, b]?", every exit it names confirmed
+//     concretely), up to the 2^32 iterations a 32-bit counter can count;
+//     `it` ranges over [0, T-1]; after the loop `it` is T-1.
 // Nothing is unrolled.
 #ifndef KIRC_VERIFY_SYMEXEC_H_
 #define KIRC_VERIFY_SYMEXEC_H_
@@ -88,7 +91,7 @@ struct MachineLoop {
   int label_index = -1, latch_index = -1;
   int kir_op = -1;   // the label's KIR op (the `for`), or -1
   int it_var = -1;   // the iteration variable, range [0, trips-1]
-  int64_t trips = 0; // -1: 2^24 or more (possibly forever)
+  int64_t trips = 0; // 1 .. 2^32; -1: never exits (no exit in 2^32 iterations, after which the state repeats)
   int depth = 0;     // 0 outermost
   std::vector<std::string> induction;  // "s1 = 0 + 32 * it", "s5 = ... (stable)", for reports
   std::vector<std::string> havocked;   // live-in registers with no invariant (fresh values per iteration)
@@ -119,6 +122,17 @@ class SymExec {
   // (e.g. s5 = s5 & 0xffff in a loop when s5 < 2^16). Without one, only
   // structurally equal terms count as equal.
   void SetEqualityProver(std::function<bool(TRef, TRef)> f) { prove_equal_ = std::move(f); }
+  // A solver for "is there a value of variable `var` in [a, b] at which the
+  // term `t` (in `var` alone) is 0?", used to find trip counts above 65536.
+  // kNone must be a proof; a kFound value is checked concretely before use.
+  struct ZeroSearch {
+    enum Kind { kFound, kNone, kUnknown } kind = kUnknown;
+    int64_t at = 0;   // kFound: a value in [a, b]
+    std::string why;  // kUnknown: the solver's reason; kFound: the abstractions the model may rest on
+  };
+  void SetZeroFinder(std::function<ZeroSearch(TRef t, int var, int64_t a, int64_t b)> f) {
+    find_zero_ = std::move(f);
+  }
 
   const KernelVars& vars() const { return vars_; }
   const std::vector<InstTrace>& trace() const { return trace_; }
@@ -163,6 +177,7 @@ class SymExec {
   std::set<RegKey> log_;     // registers written while logging_
   std::set<RegKey> livein_;  // registers read before written while logging_
   std::function<bool(TRef, TRef)> prove_equal_;
+  std::function<ZeroSearch(TRef, int, int64_t, int64_t)> find_zero_;
 };
 
 // "s[4:7]", "v3", "exec", "0x80000000": an operand as assembly names it.

@@ -256,6 +256,45 @@ class Translator {
     return s.check() == z3::unsat;
   }
 
+  // Some value of variable `var` in [a, b] at which t is 0 (a model: the
+  // caller confirms it concretely), or a proof that there is none. The query
+  // also admits a model that breaks a side condition, so kNone is sound.
+  SymExec::ZeroSearch FindZero(TRef t, int var, int64_t a, int64_t b, const SolverBudget& budget) {
+    SymExec::ZeroSearch r;
+    TL acc;
+    z3::expr e = Exact(t, &acc);
+    z3::expr x = VarExpr(var);
+    z3::solver s(ctx_);
+    budget.Apply(ctx_, s);
+    z3::expr_vector as = Assumptions(acc);
+    for (unsigned i = 0; i < as.size(); ++i) s.add(as[i]);
+    s.add(x >= ctx_.int_val(a) && x <= ctx_.int_val(b));
+    z3::expr_vector sides(ctx_);
+    for (int sid : acc.sides) sides.push_back(sides_[sid].cond);
+    s.add(e == 0 || !z3::mk_and(sides));
+    z3::check_result c = s.check();
+    if (c == z3::unsat) {
+      r.kind = SymExec::ZeroSearch::kNone;
+    } else if (c == z3::sat) {
+      int64_t v = 0;
+      z3::model m = s.get_model();
+      if (m.eval(x, true).is_numeral_i64(v)) {
+        r.kind = SymExec::ZeroSearch::kFound;
+        r.at = v;
+        std::vector<std::string> broken;  // why a model may not be an exit
+        for (int sid : acc.sides)
+          if (!m.eval(sides_[sid].cond, true).is_true()) broken.push_back(sides_[sid].what);
+        for (int nid : acc.notes) broken.push_back(notes_[nid]);
+        r.why = absl::StrJoin(broken, "; ");
+      } else {
+        r.why = "the solver's model has no value for the iteration";
+      }
+    } else {
+      r.why = absl::StrCat("the solver could not decide (", s.reason_unknown(), ")");
+    }
+    return r;
+  }
+
   const TL& Get(TRef t) {
     if (static_cast<int>(cache_.size()) < p_.size()) cache_.resize(p_.size());
     if (!cache_[t.id]) {
@@ -618,8 +657,16 @@ class Translator {
         return r;
       }
       case TOp::kEq: {
-        const TL& a = child(n.a);
-        const TL& b = child(n.b);
+        // (x ^ y) == 0 exactly when x == y (s_cmp_lg, v_cmp_ne): no xor to translate.
+        int ea = n.a, eb = n.b;
+        if (p_.IsConst(TRef{ea})) std::swap(ea, eb);
+        if (p_.IsConst(TRef{eb}) && p_.ConstValue(TRef{eb}) == 0 && p_.node(TRef{ea}).op == TOp::kXor) {
+          const TNode x = p_.node(TRef{ea});
+          ea = x.a;
+          eb = x.b;
+        }
+        const TL& a = child(ea);
+        const TL& b = child(eb);
         Lin dm = ModConst(LAdd(a.l, b.l, -1), kTwo32);
         Iv iv = IvOf(dm);
         if (iv.lo == 0 && iv.hi == 0) r.l = LConst(1);
@@ -858,6 +905,14 @@ struct AccessCtx {
   }
 };
 
+// A KIR loop's trip count (in 128 bits: hi and step may be near 2^63; the
+// validator keeps the values of the variable inside [-2^31, 2^31)).
+int64_t KirTrips(const Op& f) {
+  if (f.step <= 0 || f.hi <= f.lo) return -1;
+  i128 n = (static_cast<i128>(f.hi) - f.lo + f.step - 1) / f.step;
+  return n > INT64_MAX ? -1 : static_cast<int64_t>(n);
+}
+
 class Verifier {
  public:
   Verifier(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, const VerifyOptions& o)
@@ -874,6 +929,12 @@ class Verifier {
       if (lk_.mir.insts[i].id >= 0) index_of_id_[lk_.mir.insts[i].id] = static_cast<int>(i);
     tr_ = std::make_unique<Translator>(ctx_, pool_);
     ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds / 4}); });
+    // Trip counts: a translator of its own per query, made while `it` spans
+    // [0, 2^32) (the main one must see it narrowed to the trip count).
+    ex_.SetZeroFinder([this](TRef t, int var, int64_t a, int64_t b) {
+      Translator tr(ctx_, pool_);
+      return tr.FindZero(t, var, a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds / 4});
+    });
     absl::Status st = ex_.Run(lk_.mir);
     std::set<int> mapped;
     if (st.ok()) {
@@ -889,8 +950,8 @@ class Verifier {
         std::string l = absl::StrCat("loop at ", InstName(label), ml.kir_op >= 0 && ml.kir_op < static_cast<int>(lk_.kir_op_text.size())
                                                                      ? absl::StrCat(" (op ", ml.kir_op, ": ", lk_.kir_op_text[ml.kir_op], ")")
                                                                      : std::string(),
-                                     ": ", ml.trips < 0 ? std::string("2^24 or more") : absl::StrCat(ml.trips),
-                                     " iterations");
+                                     ": ", ml.trips < 0 ? std::string("never exits (no exit in 2^32") : absl::StrCat(ml.trips),
+                                     " iterations", ml.trips < 0 ? ")" : "");
         if (!ml.induction.empty()) absl::StrAppend(&l, "; by induction: ", absl::StrJoin(ml.induction, ", "));
         if (!ml.havocked.empty())
           absl::StrAppend(&l, "; no invariant for ", absl::StrJoin(ml.havocked, ", "),
@@ -1096,7 +1157,7 @@ class Verifier {
     std::vector<int> kfors;
     for (int f : kfors_all) {
       const Op& fo = *ops_[f];
-      int64_t ktrips = fo.step > 0 ? (fo.hi - fo.lo + fo.step - 1) / fo.step : -1;
+      int64_t ktrips = KirTrips(fo);
       bool has_machine_loop = false;
       for (const MachineLoop* m : mloops) has_machine_loop |= m->kir_op == f;
       if (ktrips == 1 && !has_machine_loop && mloops.size() < kfors_all.size()) {
@@ -1118,10 +1179,10 @@ class Verifier {
       const MachineLoop* ml = mloops[l];
       for (const MachineLoop* m : mloops)
         if (m->kir_op == kfors[l]) ml = m;
-      int64_t ktrips = f.step > 0 ? (f.hi - f.lo + f.step - 1) / f.step : -1;
+      int64_t ktrips = KirTrips(f);
       if (ml->trips != ktrips)
         return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ",
-                                    ml->trips < 0 ? std::string("2^24 times or more (perhaps forever)")
+                                    ml->trips < 0 ? std::string("forever (its exit condition holds in none of 2^32 iterations)")
                                                   : absl::StrCat(ml->trips, " time(s)"),
                                     " but the KIR loop %", f.ivar, " = ", f.lo, " to ", f.hi, " step ", f.step,
                                     " runs ", ktrips));

@@ -140,6 +140,42 @@ end
 
 TEST(Verify, NestedLoopsByInduction) { ExpectAllProved("nested_loops", kNestedLoops); }
 
+// A loop `for %k = RANGE` summing x[INDEX] into y.
+std::string LoopKernel(const std::string& range, const std::string& index) {
+  return absl::StrCat("kernel trips\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[128] strides [1] readonly\n"
+                      "arg y : f32[64] strides [1] writeonly\n  %z = zero f32\n  %r = for %k = ", range,
+                      " iter(%c = %z) {\n    %v = load x[", index, "] : f32\n    %c2 = add %c, %v\n"
+                      "    yield %c2\n  }\n  store y[tid.x], %r\nend\n");
+}
+
+// Trip counts are exact up to 2^32 (the first 65536 iterations concretely,
+// then a binary search with Z3): no bound at 2^24, nothing unrolled.
+TEST(Verify, LoopTripCountsPast2To24AreExactUpTo2To31Minus1) {
+  struct Case {
+    std::string range, index;
+    int64_t trips;
+  } cases[] = {
+      {"0 to 65536 step 1", "tid.x", 65536},             // the last one found concretely
+      {"0 to 65537 step 1", "tid.x", 65537},             // the first one found by the solver
+      {"0 to 16777216 step 1", "tid.x", 16777216},
+      {"0 to 16777217 step 1", "tid.x", 16777217},       // 2^24 + 1: was reported failed
+      {"0 to 2000000000 step 1", "%k mod 128", 2000000000},
+      {"0 to 2147483647 step 1", "%k mod 64 + tid.x floordiv 2", 2147483647},  // kirc's largest
+      {"-2147483648 to -1 step 1", "%k mod 64 + tid.x", 2147483647},
+      {"-2147483648 to 2147483647 step 3", "tid.x", 1431655765},
+      {"0 to 2147483647 step 1073741823", "%k mod 64 + tid.x floordiv 2", 3},  // the step near 2^30
+  };
+  for (const Case& c : cases) {
+    std::string text = LoopKernel(c.range, c.index);
+    ExpectAllProved(absl::StrCat("loop ", c.range), text);
+    absl::StatusOr<Compiled> k = CompileKir(text, "gfx942");
+    ASSERT_TRUE(k.ok()) << k.status();
+    VerifyResult v = Verify(*k);
+    ASSERT_EQ(v.loops.size(), 1u) << v.Report();
+    EXPECT_NE(v.loops[0].find(absl::StrCat("): ", c.trips, " iterations")), std::string::npos) << v.loops[0];
+  }
+}
+
 TEST(Verify, ReportNamesEveryAccessAndTheSummary) {
   absl::StatusOr<Compiled> c = CompileKir(ReadTestFile("testdata/kernels/copy_f32.kir"), "gfx942");
   ASSERT_TRUE(c.ok()) << c.status();

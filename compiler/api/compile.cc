@@ -47,7 +47,8 @@ absl::StatusOr<TargetId> ResolveTargetId(const Kernel& k, const CompileOptions& 
   std::string mcpu = !opts.mcpu.empty() ? opts.mcpu : k.target;
   if (mcpu.empty())
     return absl::InvalidArgumentError(absl::StrCat(
-        "kernel '", k.name, "' names no target: add a `target gfx942` line or pass --mcpu"));
+        "kernel '", k.name, "' names no target: set CompileOptions::mcpu (kirc: --mcpu), e.g. "
+        "\"gfx942\", or add a `target gfx942` line to the kernel"));
   return ParseTargetId(mcpu);
 }
 

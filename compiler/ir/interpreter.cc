@@ -203,11 +203,13 @@ struct Mem {
   std::vector<int64_t> shape, strides;
   uint8_t* data = nullptr;
   int64_t size = 0;
+  uint8_t* written = nullptr;  // LDS: 1 per byte some thread of the workgroup stored
 };
 
 class Interp {
  public:
-  Interp(const Kernel& k, InterpArgs& args) : k_(k), args_(args) {
+  Interp(const Kernel& k, InterpArgs& args, const InterpOptions& opts)
+      : k_(k), args_(args), opts_(opts) {
     env_.named = [this](const std::string& n) -> std::optional<int64_t> {
       const NamedConst* c = k_.FindConst(n);
       if (c == nullptr) return std::nullopt;
@@ -246,6 +248,9 @@ class Interp {
   absl::Status RunMfma(const Op& op);
   absl::Status RunFor(const Op& op, int depth);
   absl::Status Arity(const Op& op, size_t results, size_t operands);
+  // Charges one op (or loop iteration) for every wave of the workgroup
+  // against InterpOptions::max_wave_ops.
+  absl::Status Charge(const Op& op);
 
   const Slot* Lookup(const std::string& name) const {
     for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
@@ -295,9 +300,12 @@ class Interp {
 
   const Kernel& k_;
   InterpArgs& args_;
+  InterpOptions opts_;
+  int64_t wave_ops_ = 0;
   int64_t nthreads_ = 0;
   std::vector<std::array<int64_t, 3>> tid_;
   std::map<std::string, std::vector<uint8_t>> lds_;
+  std::map<std::string, std::vector<uint8_t>> lds_written_;  // per byte: stored in this workgroup
   std::map<std::string, std::vector<int64_t>> lds_strides_;
   std::vector<Scope> scopes_;
   std::map<std::string, int64_t> loop_vars_;
@@ -422,6 +430,7 @@ absl::Status Interp::CheckLds() {
           l.loc, what,
           absl::StrCat("the LDS allocations need more than ", kInterpMaxLdsBytes, " bytes"));
     lds_[l.name].assign(static_cast<size_t>(bytes), 0);
+    lds_written_[l.name].assign(static_cast<size_t>(bytes), 0);
     lds_strides_[l.name] = std::move(strides);
   }
   return absl::OkStatus();
@@ -439,6 +448,7 @@ absl::Status Interp::Run() {
         env_.wg[1] = y;
         env_.wg[2] = z;
         for (auto& [name, bytes] : lds_) std::fill(bytes.begin(), bytes.end(), 0);
+        for (auto& [name, w] : lds_written_) std::fill(w.begin(), w.end(), 0);
         scopes_.clear();
         scopes_.emplace_back();
         loop_vars_.clear();
@@ -469,8 +479,24 @@ absl::Status Interp::Arity(const Op& op, size_t results, size_t operands) {
   return absl::OkStatus();
 }
 
+absl::Status Interp::Charge(const Op& op) {
+  wave_ops_ += nthreads_ / 64;
+  if (opts_.max_wave_ops > 0 && wave_ops_ > opts_.max_wave_ops)
+    return OpErr(op,
+                 absl::StrCat("the reference interpreter exceeded its budget of ",
+                              opts_.max_wave_ops,
+                              " wave-ops (one KIR op or loop iteration for one wave of 64 "
+                              "threads) in workgroup (",
+                              env_.wg[0], ", ", env_.wg[1], ", ", env_.wg[2],
+                              "): the kernel runs too long or does not finish",
+                              opts_.budget_hint.empty() ? "" : "; ", opts_.budget_hint),
+                 absl::StatusCode::kResourceExhausted);
+  return absl::OkStatus();
+}
+
 absl::Status Interp::RunOp(const Op& op, int depth) {
-  absl::Status s;
+  absl::Status s = Charge(op);
+  if (!s.ok()) return s;
   switch (op.kind) {
     case OpKind::kLoad:
       return RunLoad(op);
@@ -554,6 +580,7 @@ absl::StatusOr<Mem> Interp::ResolveMem(const Op& op, ValueType vt) {
     m.strides = lds_strides_[op.mem];
     m.data = bytes.data();
     m.size = static_cast<int64_t>(bytes.size());
+    m.written = lds_written_[op.mem].data();
   } else {
     return OpErr(op, absl::StrCat("unknown buffer or LDS allocation '", op.mem, "'"));
   }
@@ -668,6 +695,18 @@ absl::Status Interp::RunLoad(const Op& op) {
     for (int e = 0; e < op.type.width; ++e) {
       absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
       if (!off.ok()) return off.status();
+      if (off->has_value() && m->written != nullptr &&
+          !std::all_of(m->written + **off, m->written + **off + eb, [](uint8_t w) { return w != 0; })) {
+        std::vector<int64_t> at = idx;
+        at[op.along] += e;
+        return OpErr(op,
+                     absl::StrCat(ThreadText(t), ": element ", e, " is ", op.mem, "[",
+                                  absl::StrJoin(at, ", "),
+                                  "], which no thread of the workgroup has stored: LDS contents are "
+                                  "undefined when a workgroup starts (hardware reads garbage); "
+                                  "store every LDS element before loading it"),
+                     absl::StatusCode::kFailedPrecondition);
+      }
       out.v[t][e] = off->has_value() ? ReadElem(m->data + **off, eb) : 0;
     }
   }
@@ -691,7 +730,10 @@ absl::Status Interp::RunStore(const Op& op) {
     for (int e = 0; e < val.type.width; ++e) {
       absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
       if (!off.ok()) return off.status();
-      if (off->has_value()) WriteElem(m->data + **off, eb, val.v[t][e]);
+      if (off->has_value()) {
+        WriteElem(m->data + **off, eb, val.v[t][e]);
+        if (m->written != nullptr) std::fill(m->written + **off, m->written + **off + eb, 1);
+      }
     }
   }
   return absl::OkStatus();
@@ -943,6 +985,8 @@ absl::Status Interp::RunFor(const Op& op, int depth) {
   std::vector<ValueType> types;
   for (const Slot& c : cur) types.push_back(c.type);
   for (int64_t v = op.lo; v < op.hi;) {
+    s = Charge(op);
+    if (!s.ok()) return s;
     scopes_.emplace_back();
     loop_vars_[op.ivar] = v;
     Slot iv;
@@ -979,14 +1023,16 @@ absl::Status Interp::RunFor(const Op& op, int depth) {
 
 }  // namespace
 
-absl::Status Interpret(const Kernel& k, InterpArgs& args) {
+absl::Status Interpret(const Kernel& k, InterpArgs& args) { return Interpret(k, args, InterpOptions{}); }
+
+absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts) {
   for (const Op& op : k.body)
     if (op.kind == OpKind::kGemm)
       return absl::InvalidArgumentError(absl::StrCat(
           Where(op.loc), "error: in '", GemmOpText(op.gemm),
           "': gemm is a tile-level op; promote the kernel first (kir::PromoteGemm in "
           "compiler/promote) and interpret the thread-level kernel"));
-  return Interp(k, args).Run();
+  return Interp(k, args, opts).Run();
 }
 
 uint16_t RoundToF16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 5, 10)); }

@@ -15,9 +15,13 @@
 //   after it. Within one op, threads run in linear order, so two threads
 //   storing to the same address leave the value of the later thread (the IR
 //   leaves such races undefined).
-// - LDS is per workgroup: each allocation is a separate zeroed byte array of
-//   LdsAlloc::SizeBytes() bytes, re-zeroed for every workgroup. The
-//   allocations together may use at most kInterpMaxLdsBytes.
+// - LDS is per workgroup: each allocation is a separate byte array of
+//   LdsAlloc::SizeBytes() bytes, fresh for every workgroup. LDS contents are
+//   undefined when a workgroup starts on hardware, so loading an in-shape
+//   element whose bytes no thread of the workgroup has stored yet (in this
+//   op order) is an error (FailedPrecondition, naming the op, the thread and
+//   the element), not a read of 0. The allocations together may use at most
+//   kInterpMaxLdsBytes.
 // - `for` loops have constant bounds: the induction variable takes lo, lo+step,
 //   ... < hi (a loop with lo >= hi runs zero times and yields its initial
 //   values; the validator rejects such loops). Each iteration runs the body in
@@ -123,9 +127,22 @@ struct InterpArgs {
   std::map<std::string, uint32_t> scalars;
 };
 
+struct InterpOptions {
+  // Budget: at most this many wave-ops, where executing one op (or starting
+  // one loop iteration) for the threads of a workgroup costs its number of
+  // waves (threads / 64); 0 = no limit. Beyond it Interpret returns
+  // ResourceExhausted naming the op, so a kernel that runs (nearly) forever
+  // stops deterministically. Most ops lower to one or more instructions per
+  // wave, so this is roughly comparable to a count of wave-instructions.
+  int64_t max_wave_ops = 0;
+  // Appended to the budget error, e.g. "raise it with --max-instructions=N".
+  std::string budget_hint;
+};
+
 // Executes kernel `k` for every thread of every workgroup with the semantics
 // above; buffers are updated in place.
 absl::Status Interpret(const Kernel& k, InterpArgs& args);
+absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts);
 
 // The rounding the interpreter uses for f16 / bf16 results, exposed for tests
 // and other checkers: `v` rounded to nearest even in IEEE binary16 / bfloat16

@@ -631,7 +631,8 @@ end
 }
 
 // ---------------------------------------------------------------------------
-// LDS staging across waves with a barrier; LDS is zeroed per workgroup.
+// LDS staging across waves with a barrier; LDS is fresh per workgroup and a
+// load of an element no thread has stored is an error (undefined on hardware).
 
 TEST(Interpreter, LdsStagingAcrossWavesWithBarrier) {
   Kernel k = MustParse(R"(kernel lds_rev
@@ -639,10 +640,7 @@ workgroup 64 2 1
 grid 2 1 1
 arg src : f32[2, 128] strides [128, 1] readonly
 arg dst : f32[2, 128] strides [128, 1] writeonly
-arg first : f32[2, 128] strides [128, 1] writeonly
 lds T : f32[128]
-  %before = load T[127 - (tid.y * 64 + tid.x)] : f32
-  store first[wg.x, tid.y * 64 + tid.x], %before
   %v = load src[wg.x, tid.y * 64 + tid.x] : f32
   store T[tid.y * 64 + tid.x], %v
   barrier
@@ -655,16 +653,113 @@ end
   InterpArgs a;
   a.buffers["src"] = Bytes(src);
   a.buffers["dst"] = Bytes(std::vector<float>(256, -1.0f));
-  a.buffers["first"] = Bytes(std::vector<float>(256, -1.0f));
   absl::Status st = Interpret(k, a);
   ASSERT_TRUE(st.ok()) << st;
   auto dst = From<float>(a.buffers["dst"]);
-  auto first = From<float>(a.buffers["first"]);
   for (int w = 0; w < 2; ++w)
-    for (int i = 0; i < 128; ++i) {
-      EXPECT_EQ(dst[w * 128 + i], src[w * 128 + 127 - i]) << w << "," << i;
-      EXPECT_EQ(first[w * 128 + i], 0.0f) << "LDS starts zeroed in workgroup " << w;
-    }
+    for (int i = 0; i < 128; ++i) EXPECT_EQ(dst[w * 128 + i], src[w * 128 + 127 - i]) << w << "," << i;
+}
+
+TEST(InterpreterErrors, LoadOfUnwrittenLdsIsAnError) {
+  // Threads store T[32..63] only; thread 0 loads T[0]. Also in the second
+  // workgroup: what the first stored does not count (LDS is per workgroup).
+  const char* text = R"(kernel lds_uninit
+workgroup 64 1 1
+grid 2 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[2, 64] strides [64, 1] writeonly
+lds T : f32[2, 64] pad 1
+  %v = load x[tid.x] : f32
+  store guarded T[wg.x, tid.x + 32], %v
+  %t = load T[wg.x, tid.x] : f32
+  store y[wg.x, tid.x], %t
+end
+)";
+  Kernel k = MustParse(text);
+  InterpArgs a;
+  a.buffers["x"] = Bytes(std::vector<float>(64, 1.0f));
+  a.buffers["y"] = Bytes(std::vector<float>(128, 0.0f));
+  absl::Status st = Interpret(k, a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("in '%t = load T[wg.x, tid.x] : f32': thread (0, 0, 0) of workgroup (0, 0, 0): "
+                        "element 0 is T[0, 0], which no thread of the workgroup has stored"));
+  // Every element stored before it is loaded (a guarded load's out-of-shape
+  // elements read 0 without touching LDS): fine.
+  Kernel ok = MustParse(R"(kernel lds_ok
+workgroup 64 1 1
+grid 2 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[2, 64] strides [64, 1] writeonly
+lds T : f32[2, 64] pad 1
+  %v = load x[tid.x] : f32
+  store T[wg.x, tid.x], %v
+  %t = load guarded T[wg.x, tid.x + 1] : f32
+  store y[wg.x, tid.x], %t
+end
+)");
+  InterpArgs b;
+  b.buffers["x"] = Bytes(std::vector<float>(64, 2.0f));
+  b.buffers["y"] = Bytes(std::vector<float>(128, -1.0f));
+  st = Interpret(ok, b);
+  ASSERT_TRUE(st.ok()) << st;
+  auto y = From<float>(b.buffers["y"]);
+  EXPECT_EQ(y[62], 2.0f);
+  EXPECT_EQ(y[63], 0.0f);
+  EXPECT_EQ(y[127], 0.0f);
+  // Workgroup 1 reading row 0, which only workgroup 0 stored: an error there.
+  Kernel cross = MustParse(R"(kernel lds_cross
+workgroup 64 1 1
+grid 2 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[2, 64] strides [64, 1] writeonly
+lds T : f32[2, 64]
+  %v = load x[tid.x] : f32
+  store guarded T[0 - wg.x, tid.x], %v
+  %t = load T[0, tid.x] : f32
+  store y[wg.x, tid.x], %t
+end
+)");
+  InterpArgs c;
+  c.buffers["x"] = Bytes(std::vector<float>(64, 2.0f));
+  c.buffers["y"] = Bytes(std::vector<float>(128, -1.0f));
+  st = Interpret(cross, c);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()), HasSubstr("of workgroup (1, 0, 0): element 0 is T[0, 0]"));
+  EXPECT_EQ(From<float>(c.buffers["y"])[5], 2.0f);  // workgroup 0 finished
+}
+
+TEST(InterpreterErrors, WaveOpBudget) {
+  Kernel k = MustParse(R"(kernel spin
+workgroup 64 2 1
+grid 1 1 1
+arg y : f32[128] strides [1] writeonly
+  %z = zero f32
+  %r = for %i = 0 to 2000000000 iter(%c = %z) {
+    %d = add %c, %c
+    yield %d
+  }
+  store y[tid.y * 64 + tid.x], %r
+end
+)");
+  InterpArgs a;
+  a.buffers["y"] = Bytes(std::vector<float>(128, -1.0f));
+  InterpOptions o;
+  o.max_wave_ops = 1000;
+  o.budget_hint = "raise it with --max-instructions=N";
+  absl::Status st = Interpret(k, a, o);
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
+  EXPECT_THAT(std::string(st.message()), HasSubstr("exceeded its budget of 1000 wave-ops"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("; raise it with --max-instructions=N"));
+  // A short loop fits: 1 (zero) + 1 (for) + 10 * (1 iteration + 1 add) + 1 (store) = 23 ops
+  // per wave, 2 waves: 46 wave-ops.
+  Kernel s = k;
+  s.body[1].hi = 10;
+  o.max_wave_ops = 46;
+  ASSERT_TRUE(Interpret(s, a, o).ok());
+  EXPECT_EQ(From<float>(a.buffers["y"])[0], 0.0f);
+  o.max_wave_ops = 45;
+  EXPECT_EQ(Interpret(s, a, o).code(), absl::StatusCode::kResourceExhausted);
 }
 
 // ---------------------------------------------------------------------------

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace kir {
@@ -26,6 +28,9 @@ bool IsIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
+bool IsHexDigit(char c) {
+  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // Offset of the first NUL byte or byte that does not belong to a valid UTF-8
 // sequence (reported at the sequence's first byte), or npos.
@@ -173,7 +178,7 @@ class Parser {
   // ---- Numbers ----
   bool ScanMagnitude(const char* start, const char* q, bool neg, int64_t* out);
   bool ParseInt(int64_t* out, absl::string_view what);
-  bool ParseIntOrConst(int64_t* out, absl::string_view what);
+  bool ParseIntOrConst(int64_t* out, absl::string_view what, absl::string_view hint = "");
   bool ParseFloat(double* out);
 
   // ---- Types ----
@@ -245,8 +250,15 @@ std::string Parser::Describe() {
     ++q;
     while (q < le_ && IsIdentChar(*q) && q - p_ <= 40) ++q;
   } else if (c >= 0x80) {
-    // The text is valid UTF-8: quote the whole character.
-    q += c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    // The text is valid UTF-8: quote the whole character, with its code
+    // point (it may be invisible, e.g. a no-break or zero-width space).
+    const int n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    uint32_t cp = c & (n == 4 ? 0x07 : n == 3 ? 0x0F : 0x1F);
+    for (int i = 1; i < n; ++i) cp = (cp << 6) | (static_cast<unsigned char>(q[i]) & 0x3F);
+    if (cp == 0xFEFF) return "a byte-order mark (U+FEFF, invisible): remove it";
+    q += n;
+    return absl::StrCat("'", Snippet(p_, q), "' (U+",
+                        absl::AsciiStrToUpper(absl::StrCat(absl::Hex(cp, absl::kZeroPad4))), ")");
   } else if (c < 0x20 || c == 0x7F) {
     return absl::StrCat("byte 0x", absl::Hex(c, absl::kZeroPad2));
   } else {
@@ -298,21 +310,42 @@ bool Parser::ParseInt(int64_t* out, absl::string_view what) {
   return ScanMagnitude(p_, q, neg, out);
 }
 
-// An integer literal or the name of a `const` declared earlier.
-bool Parser::ParseIntOrConst(int64_t* out, absl::string_view what) {
+// An integer literal or the name of a `const` declared earlier (`hint` is
+// added to the message for an unknown name).
+bool Parser::ParseIntOrConst(int64_t* out, absl::string_view what, absl::string_view hint) {
   SkipWs();
   const char* at = p_;
   std::string name;
   if (ScanWord(&name)) {
     const NamedConst* c = kernel_.FindConst(name);
-    if (c == nullptr) return Fail(at, absl::StrCat("unknown constant '", Snippet(name.data(), name.data() + name.size()), "'"));
+    if (c == nullptr)
+      return Fail(at, absl::StrCat("unknown constant '",
+                                   Snippet(name.data(), name.data() + name.size()), "'", hint));
     *out = c->value;
     return true;
   }
   return ParseInt(out, what);
 }
 
-// [+-]? (digits ['.' digits] | '.' digits) ([eE] [+-]? digits)?, or [+-]? inf|nan.
+// The end of the number-like token at q, for messages: identifier
+// characters, '.', and a sign right after an exponent letter (e, E, p, P).
+const char* NumberTokenEnd(const char* q, const char* le) {
+  while (q < le) {
+    if (IsIdentChar(*q) || *q == '.') {
+      ++q;
+    } else if ((*q == '+' || *q == '-') &&
+               (q[-1] == 'e' || q[-1] == 'E' || q[-1] == 'p' || q[-1] == 'P')) {
+      ++q;
+    } else {
+      break;
+    }
+  }
+  return q;
+}
+
+// [+-]? (digits ['.' digits] | '.' digits) ([eE] [+-]? digits)?, or
+// [+-]? 0x hexdigits ['.' hexdigits] ([pP] [+-]? digits)? (a hexadecimal
+// float as in C: 0x1p-149 = 2^-149, 0x1.8p1 = 3), or [+-]? inf|nan.
 bool Parser::ParseFloat(double* out) {
   SkipWs();
   const char* s = p_;
@@ -335,6 +368,35 @@ bool Parser::ParseFloat(double* out) {
   } else if (word_is("nan")) {
     v = std::numeric_limits<double>::quiet_NaN();
     q += 3;
+  } else if (le_ - q >= 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) {
+    const char* h = q + 2;
+    q = h;
+    int digits = 0;
+    while (q < le_ && IsHexDigit(*q)) ++q, ++digits;
+    if (q < le_ && *q == '.') {
+      ++q;
+      while (q < le_ && IsHexDigit(*q)) ++q, ++digits;
+    }
+    bool bad = digits == 0;
+    if (!bad && q < le_ && (*q == 'p' || *q == 'P')) {
+      ++q;
+      if (q < le_ && (*q == '+' || *q == '-')) ++q;
+      if (q == le_ || !IsDigit(*q)) bad = true;
+      while (q < le_ && IsDigit(*q)) ++q;
+    }
+    if (!bad && !(q < le_ && (IsIdentChar(*q) || *q == '.'))) {
+      auto [ptr, ec] = std::from_chars(h, q, v, std::chars_format::hex);
+      if (ec == std::errc::result_out_of_range)
+        return Fail(s, absl::StrCat("floating-point constant '", Snippet(s, q),
+                                    "' is out of range"));
+      if (ec != std::errc() || ptr != q) bad = true;
+    }
+    if (bad) {
+      q = NumberTokenEnd(q, le_);
+      return Fail(s, absl::StrCat("invalid hexadecimal floating-point constant '", Snippet(s, q),
+                                  "' (the form is 0x1.8p-3: hex digits, an optional '.' and hex "
+                                  "digits, an optional binary exponent p[+-]digits)"));
+    }
   } else {
     int digits = 0;
     while (q < le_ && IsDigit(*q)) ++q, ++digits;
@@ -358,12 +420,12 @@ bool Parser::ParseFloat(double* out) {
       if (ec != std::errc() || ptr != q) bad = true;
     }
     if (bad) {
-      while (q < le_ && (IsIdentChar(*q) || *q == '.' || *q == '+' || *q == '-')) ++q;
+      q = NumberTokenEnd(q, le_);
       return Fail(s, absl::StrCat("invalid floating-point constant '", Snippet(s, q), "'"));
     }
   }
   if (q < le_ && (IsIdentChar(*q) || *q == '.')) {
-    while (q < le_ && (IsIdentChar(*q) || *q == '.')) ++q;
+    q = NumberTokenEnd(q, le_);
     return Fail(s, absl::StrCat("invalid floating-point constant '", Snippet(s, q), "'"));
   }
   *out = neg ? -v : v;
@@ -431,6 +493,9 @@ absl::StatusOr<Kernel> Parser::Run() {
   }
   const char* pos = text_.data();
   const char* end = pos + text_.size();
+  // A UTF-8 byte-order mark at the start (some editors write one) is skipped;
+  // columns on line 1 count from after it, as editors show them.
+  if (absl::StartsWith(text_, "\xEF\xBB\xBF")) pos += 3;
   int64_t eof_line = 1, eof_col = 1;
   while (pos < end) {
     ++line_;
@@ -753,21 +818,29 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
 }
 
 // for %i = LO to HI [step S] [iter(%c = V, ...)] {
+// Loop bounds and steps are integers or `const` names, folded here (the
+// printed kernel has the values).
+constexpr char kBoundHint[] =
+    " (loop bounds and steps are integer literals or names of consts declared before the "
+    "first op)";
+
 bool Parser::ParseFor(Op op, const char* wp) {
   if (loops_.size() >= static_cast<size_t>(kMaxParseNesting))
     return Fail(wp, "'for' loops nested deeper than 200 levels");
   if (!ParsePercentName(&op.ivar, "an induction variable ('%name')") ||
       !ExpectChar('=', "after induction variable") ||
-      !ParseInt(&op.lo, "an integer lower bound"))
+      !ParseIntOrConst(&op.lo, "an integer or const name as the lower bound", kBoundHint))
     return false;
   if (!TryWord("to")) return Expected("'to'");
-  if (!ParseInt(&op.hi, "an integer upper bound")) return false;
+  if (!ParseIntOrConst(&op.hi, "an integer or const name as the upper bound", kBoundHint))
+    return false;
   bool has_step = false, has_iter = false;
   if (TryWord("step")) {
     has_step = true;
     SkipWs();
     const char* at = p_;
-    if (!ParseInt(&op.step, "an integer step")) return false;
+    if (!ParseIntOrConst(&op.step, "an integer or const name as the step", kBoundHint))
+      return false;
     if (op.step <= 0) return Fail(at, absl::StrCat("loop step must be positive, found ", op.step));
   }
   if (TryWord("iter")) {

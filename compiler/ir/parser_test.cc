@@ -431,6 +431,58 @@ TEST(ParserTest, ConstantsRoundTripBitwise) {
   EXPECT_TRUE(std::isinf(k.body[4].constant) && k.body[4].constant > 0);
 }
 
+TEST(ParserTest, HexadecimalFloats) {
+  Kernel k = MustParse(
+      "kernel k\nworkgroup 1 1 1\ngrid 1 1 1\n%a = const f32 0x1p-149\n"
+      "%b = const f32 -0x1.8p1\n%c = const f16 0X1.FFCP15\n%d = const f32 0x10\n"
+      "%e = const f32 +0x.8P+2\n%f = const bf16 0x1p-133\nend\n");
+  ASSERT_EQ(k.body.size(), 6u);
+  EXPECT_EQ(k.body[0].constant, std::ldexp(1.0, -149));
+  EXPECT_EQ(k.body[1].constant, -3.0);
+  EXPECT_EQ(k.body[2].constant, 65504.0);
+  EXPECT_EQ(k.body[3].constant, 16.0);
+  EXPECT_EQ(k.body[4].constant, 2.0);
+  EXPECT_EQ(k.body[5].constant, std::ldexp(1.0, -133));
+  // The canonical form prints decimals that read back to the same values.
+  Kernel back = MustParse(PrintKernel(k));
+  EXPECT_TRUE(back == k);
+}
+
+// Named consts fold into loop bounds and steps when parsed.
+TEST(ParserTest, LoopBoundsFromConsts) {
+  Kernel k = MustParse(
+      "kernel k\nconst K = 64\nconst LO = -16\nconst BK = 16\nworkgroup 64 1 1\ngrid 1 1 1\n"
+      "%z = zero f32\n%r = for %k = LO to K step BK iter(%c = %z) {\n  yield %c\n}\n"
+      "for %j = 0 to K {\n  yield\n}\nend\n");
+  ASSERT_EQ(k.body.size(), 3u);
+  EXPECT_EQ(k.body[1].lo, -16);
+  EXPECT_EQ(k.body[1].hi, 64);
+  EXPECT_EQ(k.body[1].step, 16);
+  EXPECT_EQ(k.body[2].lo, 0);
+  EXPECT_EQ(k.body[2].hi, 64);
+  EXPECT_EQ(k.body[2].step, 1);
+  std::string printed = PrintKernel(k);
+  EXPECT_NE(printed.find("for %k = -16 to 64 step 16 iter(%c = %z) {"), std::string::npos)
+      << printed;
+  EXPECT_TRUE(MustParse(printed) == k);
+  // A non-positive const step is refused like a literal one.
+  absl::StatusOr<Kernel> bad = ParseKernel(
+      "kernel k\nconst S = 0\nworkgroup 64 1 1\ngrid 1 1 1\nfor %j = 0 to 4 step S {\n", "e.kir");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "e.kir:5:22: error: loop step must be positive, found 0");
+}
+
+// A UTF-8 byte-order mark at the start is skipped; columns count from after it.
+TEST(ParserTest, LeadingByteOrderMarkIsSkipped) {
+  Kernel k = MustParse("\xEF\xBB\xBFkernel k\nworkgroup 1 1 1\ngrid 1 1 1\nbarrier\nend\n");
+  EXPECT_EQ(k.name, "k");
+  EXPECT_EQ(k.loc.line, 1);
+  EXPECT_EQ(k.loc.col, 1);
+  absl::StatusOr<Kernel> bad = ParseKernel("\xEF\xBB\xBFkernel 9\n", "e.kir");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "e.kir:1:8: error: expected a kernel name, found '9'");
+}
+
 TEST(ParserTest, KeywordsAreNotReserved) {
   Kernel k = MustParse(R"(kernel load
 workgroup 1 1 1
@@ -596,7 +648,27 @@ TEST(ParserTest, Errors) {
       {h + "for %i = 0 upto 4 {\n", "e.kir:4:12: error: expected 'to', found 'upto'"},
       {h + "for %i = 0 to 4 step 0 {\n", "e.kir:4:22: error: loop step must be positive, found 0"},
       {h + "for %i = 0 to 4 { barrier\n", "e.kir:4:19: error: expected end of line after '{', found 'barrier'"},
-      {h + "for %i = 0 to n {\n", "e.kir:4:15: error: expected an integer upper bound, found 'n'"},
+      {h + "for %i = 0 to n {\n",
+       "e.kir:4:15: error: unknown constant 'n' (loop bounds and steps are integer literals or "
+       "names of consts declared before the first op)"},
+      {h + "for %i = 0 to 4 step {\n",
+       "e.kir:4:22: error: expected an integer or const name as the step, found '{'"},
+      {h + "for %i = ( to 4 {\n",
+       "e.kir:4:10: error: expected an integer or const name as the lower bound, found '('"},
+      {h + "%c = const f16 0x1p-\nend\n",
+       "e.kir:4:16: error: invalid hexadecimal floating-point constant '0x1p-' (the form is "
+       "0x1.8p-3: hex digits, an optional '.' and hex digits, an optional binary exponent "
+       "p[+-]digits)"},
+      {h + "%c = const f16 0xp3\nend\n",
+       "e.kir:4:16: error: invalid hexadecimal floating-point constant '0xp3' (the form is "
+       "0x1.8p-3: hex digits, an optional '.' and hex digits, an optional binary exponent "
+       "p[+-]digits)"},
+      {h + "%c = const f16 0x1g\nend\n",
+       "e.kir:4:16: error: invalid floating-point constant '0x1g'"},
+      {h + "%c = const f32 0x1p99999\nend\n",
+       "e.kir:4:16: error: floating-point constant '0x1p99999' is out of range"},
+      {h + "%c = const f32 1e-5x\nend\n",
+       "e.kir:4:16: error: invalid floating-point constant '1e-5x'"},
       {h + "%r = for %i = 0 to 4 {\n  yield\n}\nend\n",
        "e.kir:4:6: error: 'for' defines 1 result(s) but has 0 iter_arg(s)"},
       {h + "for %i = 0 to 4 iter(%c = %z {\n",
@@ -614,7 +686,17 @@ TEST(ParserTest, Errors) {
       {h + "yield\nend\n", "e.kir:4:1: error: 'yield' outside of a 'for' body"},
       {h + "barrier ;\nend\n", "e.kir:4:9: error: expected end of line, found ';'"},
       {h + "barrier\x01\nend\n", "e.kir:4:8: error: expected end of line, found byte 0x01"},
-      {h + "barrier é\nend\n", "e.kir:4:9: error: expected end of line, found 'é'"},
+      {h + "barrier é\nend\n", "e.kir:4:9: error: expected end of line, found 'é' (U+00E9)"},
+      {h + "barrier\xC2\xA0\nend\n",
+       "e.kir:4:8: error: expected end of line, found '\xC2\xA0' (U+00A0)"},
+      {h + "barrier 😀\nend\n", "e.kir:4:9: error: expected end of line, found '😀' (U+1F600)"},
+      // A byte-order mark anywhere but at the very start is named, not shown.
+      {"\xEF\xBB\xBF\xEF\xBB\xBFkernel k\n",
+       "e.kir:1:1: error: expected 'kernel', found a byte-order mark (U+FEFF, invisible): remove "
+       "it"},
+      {h + "\xEF\xBB\xBF" "barrier\nend\n",
+       "e.kir:4:1: error: expected a declaration or an op, found a byte-order mark (U+FEFF, "
+       "invisible): remove it"},
       {h + "  barrier\xff\nend\n", "e.kir:4:10: error: invalid UTF-8 byte 0xff"},
       {h + "# caf\xe9 \nend\n", "e.kir:4:6: error: invalid UTF-8 byte 0xe9"},
       {h + "# \xed\xa0\x80 surrogate\nend\n", "e.kir:4:3: error: invalid UTF-8 byte 0xed"},

@@ -112,6 +112,71 @@ bool IsIdentifier(const std::string& n) {
 
 std::string DimName(int d) { return std::string(1, "xyz"[d]); }
 
+std::string Bracketed(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
+}
+
+// A buffer the kernel may store to (writeonly, readwrite) must not alias: no
+// two in-shape index tuples may address one element, or threads that write
+// different indices race on one address. The rule (sufficient): take the
+// dimensions of extent > 1 in increasing stride order; each stride must
+// exceed the largest offset the dimensions before it reach,
+//   s_i > sum_{j < i} s_j * (e_j - 1).
+// It is exact (it rejects only layouts that do alias) whenever each of those
+// strides divides the next (row-major, column-major, padded rows, any
+// permutation of those, stride-0 broadcasts, overlapping rows); it rejects
+// some exotic interleaved layouts that happen to be injective. Read-only
+// buffers may alias (a broadcast is a legitimate read). "" if the layout
+// passes, else the message.
+std::string AliasProblem(const Arg& a) {
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < a.shape.size(); ++d)
+    if (a.shape[d] > 1) dims.push_back(d);
+  std::stable_sort(dims.begin(), dims.end(),
+                   [&](size_t x, size_t y) { return a.strides[x] < a.strides[y]; });
+  int64_t span = 0;  // the largest offset of the dimensions so far
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const size_t d = dims[i];
+    const int64_t s = a.strides[d];
+    if (s > span) {
+      span = SatAdd(span, SatMul(s, a.shape[d] - 1));
+      continue;
+    }
+    // Two indices with the same offset: index 1 along d against the smaller
+    // dimensions' indices that add up to s (greedy, largest stride first;
+    // it finds them when the strides divide each other).
+    std::vector<int64_t> one(a.shape.size(), 0), other(a.shape.size(), 0);
+    one[d] = 1;
+    int64_t rem = s;
+    for (size_t j = i; j-- > 0;) {
+      const size_t dj = dims[j];
+      if (a.strides[dj] == 0) continue;
+      other[dj] = std::min(a.shape[dj] - 1, rem / a.strides[dj]);
+      rem -= other[dj] * a.strides[dj];
+    }
+    // Dense row-major strides for the shape, as the usual fix.
+    std::vector<int64_t> dense(a.shape.size(), 1);
+    for (size_t k = a.shape.size() - 1; k-- > 0;) dense[k] = SatMul(dense[k + 1], a.shape[k + 1]);
+    std::string what =
+        rem == 0
+            ? absl::StrCat("different indices address the same element (", a.name,
+                           Bracketed(one), " and ", a.name, Bracketed(other), " are both element ",
+                           s, ")")
+            : absl::StrCat("kirc cannot show that different indices address different elements "
+                           "(dimension ", d, "'s stride ", s, " is not larger than ", span,
+                           ", the largest offset of the dimensions with smaller strides)");
+    return absl::StrCat(
+        a.name, " is ", AccessName(a.access), " but with strides ", Bracketed(a.strides),
+        " for shape ", Bracketed(a.shape), " ", what,
+        "; a buffer the kernel may store to must not alias, since threads writing different "
+        "indices would race on one address. Give each dimension a stride larger than the span "
+        "of the dimensions with smaller strides (e.g. strides ", Bracketed(dense),
+        "), or declare the buffer readonly if the kernel only reads it (a read-only buffer may "
+        "alias, e.g. a stride-0 broadcast)");
+  }
+  return "";
+}
+
 class Validator {
  public:
   Validator(const Kernel& k, const TargetInfo& t, absl::string_view filename)
@@ -363,6 +428,10 @@ absl::Status Validator::CheckArg(const Arg& a) {
                absl::StrCat("the buffer spans ", bytes,
                             " bytes; buffers of 2 GiB or more need 64-bit addressing, which "
                             "kirc does not support yet"));
+  if (a.access != Access::kReadOnly) {
+    std::string alias = AliasProblem(a);
+    if (!alias.empty()) return Err(a.loc, text, alias);
+  }
   return absl::OkStatus();
 }
 

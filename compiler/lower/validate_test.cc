@@ -288,6 +288,72 @@ TEST(ValidateTest, BufferArgs) {
             "2 GiB or more need 64-bit addressing, which kirc does not support yet");
 }
 
+// A buffer the kernel may store to must not alias (two indices, one
+// element); a read-only one may (broadcast).
+TEST(ValidateTest, WrittenBuffersMustNotAlias) {
+  auto kernel = [](const std::string& y_decl) {
+    return Parse(absl::StrCat("kernel t\nworkgroup 64 4 1\ngrid 1 1 1\n",
+                              "arg x : f32[4, 64] strides [64, 1] readonly\n", y_decl,
+                              "\n%v = load x[tid.y, tid.x] : f32\nstore y[tid.y, tid.x], %v\nend\n"));
+  };
+  const std::string tail =
+      "; a buffer the kernel may store to must not alias, since threads writing different "
+      "indices would race on one address. Give each dimension a stride larger than the span of "
+      "the dimensions with smaller strides (e.g. strides [64, 1]), or declare the buffer "
+      "readonly if the kernel only reads it (a read-only buffer may alias, e.g. a stride-0 "
+      "broadcast)";
+  // The defect report's kernel: four waves store different values to one row.
+  EXPECT_EQ(Check(kernel("arg y : f32[4, 64] strides [0, 1] writeonly")),
+            "k.kir:5:1: error: in 'arg y': y is writeonly but with strides [0, 1] for shape "
+            "[4, 64] different indices address the same element (y[1, 0] and y[0, 0] are both "
+            "element 0)" + tail);
+  // Overlapping rows, readwrite.
+  EXPECT_EQ(Check(kernel("arg y : f32[4, 64] strides [8, 1] readwrite")),
+            "k.kir:5:1: error: in 'arg y': y is readwrite but with strides [8, 1] for shape "
+            "[4, 64] different indices address the same element (y[1, 0] and y[0, 8] are both "
+            "element 8)" + tail);
+  // Equal strides; a column-major one that overlaps.
+  EXPECT_NE(Check(kernel("arg y : f32[4, 64] strides [1, 1] writeonly")).find("y[0, 1] and y[1, 0] are both element 1"),
+            std::string::npos);
+  EXPECT_NE(Check(kernel("arg y : f32[4, 64] strides [1, 3] writeonly")).find("y[0, 1] and y[3, 0] are both element 3"),
+            std::string::npos);
+  // Injective layouts: row-major, padded, column-major, a stride-0 or any
+  // stride on an extent-1 dimension.
+  for (const char* ok : {"[64, 1]", "[100, 1]", "[1, 4]", "[1, 5]", "[65, 1]"})
+    EXPECT_EQ(Check(kernel(absl::StrCat("arg y : f32[4, 64] strides ", ok, " writeonly"))), "OK")
+        << ok;
+  {
+    Kernel k = Parse("kernel t\nworkgroup 64 1 1\ngrid 1 1 1\n"
+                     "arg y : f32[1, 64] strides [0, 1] writeonly\n"
+                     "arg z : f32[64, 1, 2] strides [1, 0, 64] readwrite\n"
+                     "%c = const f32 1.0\nstore y[0, tid.x], %c\nstore z[tid.x, 0, 1], %c\nend\n");
+    EXPECT_EQ(Check(k), "OK");
+  }
+  // Read-only buffers may alias: a broadcast row.
+  EXPECT_EQ(Check(Parse("kernel t\nworkgroup 64 4 1\ngrid 1 1 1\n"
+                        "arg x : f32[4, 64] strides [0, 1] readonly\n"
+                        "arg y : f32[4, 64] strides [64, 1] writeonly\n"
+                        "%v = load x[tid.y, tid.x] : f32\nstore y[tid.y, tid.x], %v\nend\n")),
+            "OK");
+  // Strides that are injective but interleaved (2 and 3 with extents 2, 2:
+  // offsets 0, 2, 3, 5) pass; 2 and 3 with extents 3, 2 (0, 2, 4, 3, 5, 7)
+  // are injective too but fail the rule, and the message says what kirc needs.
+  auto small = [](const std::string& decl) {
+    return Parse(absl::StrCat("kernel t\nworkgroup 64 1 1\ngrid 1 1 1\n", decl,
+                              "\n%c = const f32 1.0\nstore y[0, 0], %c\nend\n"));
+  };
+  EXPECT_EQ(Check(small("arg y : f32[2, 2] strides [2, 3] writeonly")), "OK");
+  EXPECT_EQ(Check(small("arg y : f32[3, 2] strides [2, 3] writeonly")),
+            "k.kir:4:1: error: in 'arg y': y is writeonly but with strides [2, 3] for shape "
+            "[3, 2] kirc cannot show that different indices address different elements "
+            "(dimension 1's stride 3 is not larger than 4, the largest offset of the dimensions "
+            "with smaller strides); a buffer the kernel may store to must not alias, since "
+            "threads writing different indices would race on one address. Give each dimension "
+            "a stride larger than the span of the dimensions with smaller strides (e.g. strides "
+            "[2, 1]), or declare the buffer readonly if the kernel only reads it (a read-only "
+            "buffer may alias, e.g. a stride-0 broadcast)");
+}
+
 TEST(ValidateTest, ScalarArgs) {
   Kernel k = Body(kCopyBody);
   k.args[2].elem = ElemType::kF16;

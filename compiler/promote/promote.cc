@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/index_expr.h"
+#include "compiler/lower/index_analysis.h"
 #include "compiler/lower/validate.h"
 
 namespace kir {
@@ -237,9 +238,11 @@ class Promoter {
   int LdsRank() const { return c_.double_buffer ? 3 : 2; }
   LdsAlloc Alloc(const Side& s, const GemmOperandPlan& p) const;
   // The LDS column of element (r, k) under the plan's swizzle; `k` a multiple
-  // of the chunk width when `aligned`.
+  // of the chunk width when `aligned`, else of `unit` (the store's width
+  // along K), which the column then shows (so that interval analysis sees
+  // the vector stay inside its chunk).
   IndexRef LdsCol(const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
-                  bool aligned) const;
+                  bool aligned, int64_t unit = 1) const;
   // Fragment read of MFMA tile `i` (along rows), k-step `step`.
   std::vector<IndexRef> FragmentIndex(const Side& s, const GemmOperandPlan& p,
                                       const IndexRef& stage, int64_t i, int64_t step) const;
@@ -254,6 +257,14 @@ class Promoter {
   std::vector<std::string> EmitKTile(KernelBuilder& b, const IndexRef& stage,
                                      const std::vector<std::string>& acc) const;
   void EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& sums) const;
+  // The byte alignment the validator can prove for buffer `arg` at `index`
+  // in the promoted kernel (its workgroup and grid).
+  int64_t ProvenAlignment(const Arg& arg, const std::vector<IndexRef>& index) const;
+  // Rows per C access in the epilogue (4, 2 or 1) for the 4-row group at
+  // (row, col): the widest whose every piece is as aligned as the validator
+  // requires (min(bytes, 16) when C's dimension 0 has stride 1, else one
+  // element).
+  int CWidth(const IndexRef& row, const IndexRef& col) const;
 
   // ---- planning
   absl::Status ChooseLayout(Side& s);
@@ -329,11 +340,14 @@ LdsAlloc Promoter::Alloc(const Side& s, const GemmOperandPlan& p) const {
 }
 
 IndexRef Promoter::LdsCol(const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
-                          bool aligned) const {
+                          bool aligned, int64_t unit) const {
   if (p.swizzle == 0) return k;
   const int64_t w = c_.mfma->ab_width, chunks = c_.bk / w;
   IndexRef col = Mul(Mod(Add(Div(k, w), Div(r, p.swizzle)), chunks), w);
-  return aligned ? col : Add(col, Mod(k, w));
+  if (aligned) return col;
+  // k mod w, spelled (k / unit mod (w / unit)) * unit when k is a multiple of unit.
+  if (unit > 1 && w % unit == 0) return Add(col, Mul(Mod(Div(k, unit), w / unit), unit));
+  return Add(col, Mod(k, w));
 }
 
 std::vector<IndexRef> Promoter::FragmentIndex(const Side& s, const GemmOperandPlan& p,
@@ -371,15 +385,16 @@ void Promoter::EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& s
   for (int64_t i = 0; i < p.copies; ++i) {
     Coord c = CopyCoord(s, p, i);
     const bool aligned = p.vec_along_k && p.lds_vec >= c_.mfma->ab_width;
+    const int64_t unit = p.vec_along_k ? p.lds_vec : 1;
     if (!p.vec_along_k || p.lds_vec == p.vec) {
-      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, c.kk, aligned)), vals[i], o);
+      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, c.kk, aligned, unit)), vals[i], o);
       continue;
     }
     for (int piece = 0; piece < p.vec / p.lds_vec; ++piece) {
       std::string part = b.Slice(vals[i], piece * p.lds_vec, {c_.in_elem, p.lds_vec},
                                  absl::StrCat(vals[i], "_p", piece));
       IndexRef k = Add(c.kk, piece * p.lds_vec);
-      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned)), part, o);
+      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned, unit)), part, o);
     }
   }
 }
@@ -407,13 +422,42 @@ std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& s
   return cur;
 }
 
+int64_t Promoter::ProvenAlignment(const Arg& arg, const std::vector<IndexRef>& index) const {
+  Kernel probe;
+  probe.consts = k_.consts;
+  probe.workgroup = {64, c_.wm, c_.wn};
+  probe.grid = {c_.GridM(), c_.GridN(), 1};
+  IndexScope scope;
+  scope.kernel = &probe;
+  const int64_t eb = ElemBytes(arg.elem);
+  AffineForm off = AffineConst(0);
+  for (size_t d = 0; d < index.size(); ++d) {
+    absl::StatusOr<AffineForm> f = Affine(*index[d], scope);
+    if (!f.ok()) return 1;  // the validator reports it
+    off = AffineAdd(off, AffineScale(*f, arg.strides[d] * eb));
+  }
+  return off.KnownAlignment();
+}
+
+int Promoter::CWidth(const IndexRef& row, const IndexRef& col) const {
+  const Arg& c = *k_.FindArg(op_.gemm.c);
+  const int64_t eb = ElemBytes(c_.out_elem);
+  for (int w = 4; w > 1; w /= 2) {
+    const int64_t need = c.strides[0] == 1 ? std::min<int64_t>(w * eb, 16) : eb;
+    bool ok = true;
+    for (int piece = 0; piece < 4 / w && ok; ++piece)
+      ok = ProvenAlignment(c, {Add(row, piece * w), col}) % need == 0;
+    if (ok) return w;
+  }
+  return 1;
+}
+
 void Promoter::EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& sums) const {
   const MfmaDesc& m = *c_.mfma;
   const GemmOp& g = op_.gemm;
   const bool guard = GuardRows(a_) || GuardRows(b_);
   const int groups = m.cd_width / 4;  // 4-row groups per lane: 1 (16x16) or 4 (32x32)
   const ValueType f4{ElemType::kF32, 4};
-  const ValueType out4{c_.out_elem, 4};
   MemOpOptions o;
   o.along = 0;
   o.guarded = guard;
@@ -426,20 +470,28 @@ void Promoter::EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& su
       IndexRef col = Add(Add(Add(BlockBase(b_), Mul(WaveIdx(b_), c_.WaveTileN())), j * m.n),
                          Mod(ITid(0), m.n));
       for (int gi = 0; gi < groups; ++gi) {
-        const std::string sfx = groups > 1 ? absl::StrCat(ij, "_r", gi) : ij;
-        std::string v = groups > 1 ? b.Slice(scaled, 4 * gi, f4, "ab_" + sfx) : scaled;
+        const std::string sfx4 = groups > 1 ? absl::StrCat(ij, "_r", gi) : ij;
+        std::string v4 = groups > 1 ? b.Slice(scaled, 4 * gi, f4, "ab_" + sfx4) : scaled;
         // Lane l holds rows 4*(l/m) + 0..3 of its 4-row group (16x16: the only
         // group; 32x32: group gi starts at row 8*gi), column l % n.
         IndexRef row = Add(Add(row0, 8 * gi), Mul(Div(ITid(0), m.m), 4));
-        std::vector<IndexRef> at = {row, col};
-        if (c_.has_beta) {
-          std::string cv = b.Load(g.c, at, out4, o, "c_" + sfx);
-          if (c_.out_elem != ElemType::kF32) cv = b.Cvt(cv, f4, "cf_" + sfx);
-          v = b.Fma(cv, KernelBuilder::ScalarArg(g.beta), v, "out_" + sfx);
+        // The four rows as one vector when C's layout aligns it, else as
+        // pieces of w rows (w = 2 or 1; an f32 slice may start anywhere).
+        const int w = CWidth(row, col);
+        const ValueType fw{ElemType::kF32, w}, outw{c_.out_elem, w};
+        for (int piece = 0; piece < 4 / w; ++piece) {
+          const std::string sfx = w == 4 ? sfx4 : absl::StrCat(sfx4, "_e", piece * w);
+          std::string v = w == 4 ? v4 : b.Slice(v4, piece * w, fw, "ab_" + sfx);
+          std::vector<IndexRef> at = {Add(row, piece * w), col};
+          if (c_.has_beta) {
+            std::string cv = b.Load(g.c, at, outw, o, "c_" + sfx);
+            if (c_.out_elem != ElemType::kF32) cv = b.Cvt(cv, fw, "cf_" + sfx);
+            v = b.Fma(cv, KernelBuilder::ScalarArg(g.beta), v, "out_" + sfx);
+          }
+          if (c_.out_elem != ElemType::kF32)
+            v = b.Cvt(v, outw, absl::StrCat("out", Elem(c_.out_elem), "_", sfx));
+          b.Store(g.c, at, v, o);
         }
-        if (c_.out_elem != ElemType::kF32)
-          v = b.Cvt(v, out4, absl::StrCat("out", Elem(c_.out_elem), "_", sfx));
-        b.Store(g.c, at, v, o);
       }
     }
   }
@@ -599,7 +651,7 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
       st.mem = p.lds;
       IndexRef k = Add(c.kk, piece * (split ? p.lds_vec : 0));
       const bool aligned = p.vec_along_k && p.lds_vec >= c_.mfma->ab_width;
-      st.index = LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned));
+      st.index = LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned, p.vec_along_k ? p.lds_vec : 1));
       st.along = along;
       absl::StatusOr<LdsTraffic> one =
           LdsOpTraffic(probe, st, {c_.in_elem, split ? p.lds_vec : p.vec}, {{"k", 0}});

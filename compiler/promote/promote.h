@@ -51,7 +51,10 @@
 //   straddles the shape's edge (its width divides the stride-1 extent).
 // - Epilogue per MFMA tile and 4-row group: out = fma(C, beta, alpha * acc)
 //   (or alpha * acc without beta), cvt to C's type, store down the column
-//   (`along 0`); 32x32 results are sliced into their four 4-row groups.
+//   (`along 0`); 32x32 results are sliced into their four 4-row groups. A
+//   group is one 4-row vector access when C's layout aligns it (as the
+//   validator proves it), else sliced into 2- or 1-row pieces (e.g. N = 1
+//   with C strides [1, 1], or a column-major C with M not a multiple of 4).
 #ifndef KIRC_COMPILER_PROMOTE_PROMOTE_H_
 #define KIRC_COMPILER_PROMOTE_PROMOTE_H_
 

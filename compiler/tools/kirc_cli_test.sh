@@ -7,7 +7,8 @@ kirc=$(realpath "$1"); kernels=$(realpath "$2")
 cd "$TEST_TMPDIR"
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$kirc" --help | grep -q -- "--emit=KIND" || fail "--help lacks --emit"
+"$kirc" --help > help.txt || fail "--help exit $?"  # a file: grep -q in a pipe may SIGPIPE kirc
+grep -q -- "--emit=KIND" help.txt || fail "--help lacks --emit"
 "$kirc" --version | grep -q "^kirc " || fail "--version"
 
 # The main job: assembly of the built-in kernel plus a summary.
@@ -32,15 +33,17 @@ grep -q "^workgroup 64 2 2$" gemm.kir && grep -q "for %k = 0 to 64 step 32" gemm
   && ! grep -q "gemm C" gemm.kir || fail "--emit=kir did not print the promoted gemm"
 "$kirc" compile gemm.kir --emit=kir | cmp -s - gemm.kir || fail "promoted KIR is not a fixed point"
 
-# Errors: stderr names the place, exit status 1, nothing on stdout.
+# Errors: stderr names the place, exit status 2 (1 is kept for a failed check:
+# an address not proved, an output outside tolerance), nothing on stdout.
 expect_error() {  # expected-substring, args...
   local want=$1; shift
   "$kirc" "$@" > stdout.txt 2> stderr.txt
   local st=$?
-  [ $st -eq 1 ] || fail "exit $st (want 1) for: $*"
+  [ $st -eq 2 ] || { cat stderr.txt; fail "exit $st (want 2) for: $*"; }
   grep -qF -- "$want" stderr.txt || { cat stderr.txt; fail "stderr lacks '$want' for: $*"; }
   [ ! -s stdout.txt ] || fail "stdout not empty for: $*"
 }
+grep -q "^  2  an error" help.txt || fail "--help lacks the exit statuses"
 printf 'kernel k\nworkgroup 64 1 1\ngrid 1 1 1\n  %%v = lod A[0] : f32\nend\n' > bad.kir
 expect_error "bad.kir:4:" compile bad.kir
 expect_error "unknown target 'gfx1100'" compile work/copy_f32.kir --mcpu=gfx1100
@@ -53,7 +56,7 @@ expect_error "auto.kir:2:1: error: in 'workgroup': \`workgroup auto\` is only al
 expect_error "/nonexistent (from the --llvm-bin flag) does not exist" compile work/copy_f32.kir --emit=obj --llvm-bin=/nonexistent
 # The address verifier: `kirc verify` and `kirc compile --verify` (exit 0 only if
 # every access is proved; with the assembly on stdout the report goes to stderr).
-"$kirc" --help | grep -q "kirc verify FILE.kir" || fail "--help lacks verify"
+grep -q "kirc verify FILE.kir" help.txt || fail "--help lacks verify"
 out=$("$kirc" verify work/copy_f32.kir --mcpu=gfx908) || fail "verify exit $?"
 echo "$out" | grep -q "verify: kernel copy_f32 on gfx908: 2 memory instructions, 2 proved" || fail "verify report: $out"
 echo "$out" | grep -q "verify: every address proved" || fail "verify summary"
@@ -95,5 +98,140 @@ head -c 24 copy.hipfb | grep -q "__CLANG_OFFLOAD_BUNDLE__" || fail "bundle magic
 "$llvm"/clang-offload-bundler -list -type=o -input=copy.hipfb | grep -qx "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" || fail "bundle entries"
 expect_error "several targets need --emit=bundle" compile work/copy_f32.kir --mcpu=gfx90a,gfx942 --emit=obj
 expect_error "cannot share a bundle" compile work/copy_f32.kir --mcpu=gfx90a,gfx90a:xnack- --emit=bundle -o x.hipfb
+
+# Loops of more than 2^24 iterations verify (the trip count is exact up to
+# 2^32); kirc's own limit is 2^31 - 1 iterations, refused beyond with a reason.
+loop_kir() {  # range -> a kernel summing x[tid.x] over `for %k = range`
+  printf 'kernel e\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\n  %%z = zero f32\n  %%r = for %%k = %s iter(%%c = %%z) {\n    %%v = load x[tid.x] : f32\n    %%c2 = add %%c, %%v\n    yield %%c2\n  }\n  store y[tid.x], %%r\nend\n' "$1"
+}
+loop_kir "0 to 16777217 step 1" > loop_2p24.kir
+out=$("$kirc" verify loop_2p24.kir) || fail "verify of a loop of 2^24 + 1 iterations exit $?: $out"
+echo "$out" | grep -q "): 16777217 iterations" || fail "verify: trip count 16777217 missing: $out"
+echo "$out" | grep -q "verify: every address proved" || fail "verify 2^24 + 1: $out"
+loop_kir "0 to 2147483647 step 1" > loop_2p31m1.kir
+out=$("$kirc" verify loop_2p31m1.kir) || fail "verify of a loop of 2^31 - 1 iterations exit $?: $out"
+echo "$out" | grep -q "): 2147483647 iterations" || fail "verify: trip count 2147483647 missing: $out"
+loop_kir "0 to 2147483648 step 1" > loop_2p31.kir
+expect_error "the loop runs 2147483648 times; kirc's loops run at most 2^31 - 1 = 2147483647 times" verify loop_2p31.kir
+loop_kir "-2147483648 to 2147483648 step 1" > loop_2p32.kir
+expect_error "the loop runs 4294967296 times" compile loop_2p32.kir
+loop_kir "0 to 9000000000000000000 step 9000000000000000000" > loop_bigstep.kir  # one iteration
+out=$("$kirc" verify loop_bigstep.kir) || fail "a step near 2^63 exit $?: $out"
+echo "$out" | grep -q "): 1 iterations" || fail "a step near 2^63: $out"
+
+# File writes say why they fail and what to do; --dump creates its directory.
+expect_error "cannot write '/nonexistent/dir/x.s': No such file or directory; the directory /nonexistent/dir does not exist: create it (mkdir -p /nonexistent/dir)" \
+  compile work/copy_f32.kir -o /nonexistent/dir/x.s
+expect_error "cannot write '/nonexistent/dir/x.hsaco': No such file or directory" \
+  compile work/copy_f32.kir --emit=obj -o /nonexistent/dir/x.hsaco
+expect_error "Is a directory; give a file name, not a directory" compile work/copy_f32.kir -o "$TEST_TMPDIR"
+"$kirc" run work/copy_f32.kir --device=emu --dump=dumps/new/dir > dump_run.txt || fail "run --dump=new dir exit $?"
+for f in src.in src.out src.ref dst.in dst.out dst.ref; do
+  head -c 6 "dumps/new/dir/$f.npy" | grep -q "NUMPY" || fail "--dump did not write dumps/new/dir/$f.npy"
+done
+expect_error "--dump: 'canon.kir' exists and is not a directory" run work/copy_f32.kir --device=emu --dump=canon.kir
+# Exit 1 only for a failed check: here a numeric mismatch (the code object of
+# copy_f32 run against a kernel of the same signature that doubles).
+sed 's/^  store dst\[\(.*\)\], %v$/  %w = add %v, %v\n  store dst[\1], %w/' work/copy_f32.kir > double.kir
+grep -q "%w = add %v, %v" double.kir || fail "double.kir was not made"
+"$kirc" run double.kir --device=emu --code-object=work/copy_f32.hsaco > mismatch.txt 2>&1
+st=$?
+[ $st -eq 1 ] || { cat mismatch.txt; fail "a numeric mismatch exit $st (want 1)"; }
+grep -q "FAIL" mismatch.txt || fail "mismatch report: $(cat mismatch.txt)"
+
+# Values: a missing one is named with what it should be; a negative seed is refused.
+expect_error "--seed needs a non-negative integer, not '-5'" run work/copy_f32.kir --seed=-5
+expect_error "--seed needs a non-negative integer, not '-5'" run work/copy_f32.kir --seed -5
+expect_error "--seed needs a non-negative integer, not '1e3'" run work/copy_f32.kir --seed=1e3
+expect_error "--seed needs a value (a non-negative integer)" run work/copy_f32.kir --seed
+expect_error "--seed needs a value (a non-negative integer)" run work/copy_f32.kir --seed --device=emu
+expect_error "--mcpu needs a value (a target ID" compile work/copy_f32.kir --mcpu
+expect_error "--emit needs a value (asm, obj, bundle, mir or kir)" compile work/copy_f32.kir --emit
+expect_error "--emit needs a value (asm, obj, bundle, mir or kir)" compile work/copy_f32.kir --emit= -o x.s
+expect_error "--dump needs a value (a directory)" run work/copy_f32.kir --dump
+expect_error "-o needs a value (a path)" compile work/copy_f32.kir -o
+
+# Options of another command, unknown commands, directories.
+expect_error "--emit is an option of \`kirc compile\`, not of \`kirc verify\`" verify work/copy_f32.kir --emit=obj --seed=3
+expect_error "--seed is an option of \`kirc run\`, not of \`kirc verify\`" verify work/copy_f32.kir --seed=3
+expect_error "--device is an option of \`kirc run\`, not of \`kirc compile\`" compile work/copy_f32.kir --device=emu
+expect_error "--stats is an option of \`kirc compile\`, not of \`kirc run\`" run work/copy_f32.kir --stats
+expect_error "--seed is an option of \`kirc run\`; kirc without a command" --seed=3
+expect_error "unknown command 'frob' (commands: compile, run, verify" frob work/copy_f32.kir
+expect_error "to compile it: kirc compile work/copy_f32.kir" work/copy_f32.kir
+expect_error "unexpected argument 'b.kir': kirc verify takes one .kir file" verify work/copy_f32.kir b.kir
+expect_error "work is a directory, not a .kir file" compile work
+expect_error "/tmp is a directory" verify /tmp
+expect_error "/tmp is a directory" run /tmp
+
+# --stats: the resource summary of the user's kernel, on stderr when the
+# output is stdout, else on stdout.
+"$kirc" compile "$kernels"/mma_16x16x16_f16.kir --mcpu=gfx908 --stats > stats.s 2> stats.txt || fail "--stats exit $?"
+grep -q "v_mfma_f32_16x16x16f16" stats.s || fail "--stats: no assembly on stdout"
+! grep -q "summary" stats.s || fail "--stats: the summary went to stdout with the assembly"
+grep -q "^// ---- summary: kernel mma_16x16x16_f16 " stats.txt || fail "--stats header: $(cat stats.txt)"
+grep -q "^// kernel 3 kernarg slot(s), target gfx908$" stats.txt || fail "--stats target: $(cat stats.txt)"
+grep -qE "^// instructions: [0-9]+ \\(.*mfma 1" stats.txt || fail "--stats instructions: $(cat stats.txt)"
+grep -qE "^// registers: [0-9]+ VGPRs, 8 AGPRs, [0-9]+ SGPRs \\(\\+6 reserved\\) ; LDS 1280 bytes ; occupancy [0-9]+ waves/SIMD$" stats.txt \
+  || fail "--stats registers: $(cat stats.txt)"
+grep -qE "^// compile time [0-9.]+ ms$" stats.txt || fail "--stats compile time: $(cat stats.txt)"
+"$kirc" compile work/copy_f32.kir --emit=obj --stats -o stats.hsaco > stats_obj.txt 2> stats_err.txt || fail "--stats obj exit $?"
+[ ! -s stats_err.txt ] || fail "--stats -o: stderr not empty"
+size=$(stat -c %s stats.hsaco)
+grep -qE "^// compile time [0-9.]+ ms ; assemble\\+link [0-9.]+ ms ; code object $size bytes$" stats_obj.txt \
+  || fail "--stats obj: $(cat stats_obj.txt) (file has $size bytes)"
+"$kirc" compile work/copy_f32.kir "$kernels"/add_f16.kir --emit=obj -o stats_mod.hsaco --stats > stats_mod.txt || fail "--stats module"
+[ "$(grep -c '^// ---- summary: kernel ' stats_mod.txt)" = 2 ] || fail "--stats module: $(cat stats_mod.txt)"
+expect_error "--stats needs compiled code" compile work/copy_f32.kir --emit=kir --stats
+
+# kirc run: what it checks and reports (README "The kirc command").
+# A reference inf must not widen the tolerance: the code object computes 3x,
+# the reference 2x, both with y[63] = inf.
+twice_kir() {  # factor, inf -> kernel t: y = x * factor, y[63] = inf
+  printf 'kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\n  %%x = load x[tid.x] : f32\n  %%f = const f32 %s\n  %%v = mul %%x, %%f\n  store y[tid.x], %%v\n  %%i = const f32 %s\n  store guarded y[tid.x + 63], %%i\nend\n' "$1" "$2"
+}
+twice_kir 2 inf > twice.kir; twice_kir 3 inf > thrice.kir; twice_kir 2 -inf > twice_neg.kir
+"$kirc" compile thrice.kir --emit=obj -o thrice.hsaco || fail "obj thrice"
+"$kirc" compile twice_neg.kir --emit=obj -o twice_neg.hsaco || fail "obj twice_neg"
+"$kirc" run twice.kir --device=emu > inf_ok.txt || { cat inf_ok.txt; fail "inf in the reference, matched: exit $?"; }
+grep -q "y: 64 elements, max abs err 0, .*; 1 non-finite reference element (matched exactly); tolerance .*: OK" inf_ok.txt \
+  || fail "non-finite count: $(cat inf_ok.txt)"
+"$kirc" run twice.kir --device=emu --code-object=thrice.hsaco > inf_bad.txt; st=$?
+[ $st -eq 1 ] || { cat inf_bad.txt; fail "an inf in the reference let a 3x-for-2x mismatch pass (exit $st)"; }
+grep -q "FAIL (63 elements out of tolerance)" inf_bad.txt || fail "inf mismatch count: $(cat inf_bad.txt)"
+"$kirc" run twice.kir --device=emu --code-object=twice_neg.hsaco > inf_sign.txt; st=$?
+[ $st -eq 1 ] || { cat inf_sign.txt; fail "-inf for +inf passed (exit $st)"; }
+grep -q "FAIL (1 element out of tolerance, 1 of them inf/NaN mismatches)" inf_sign.txt || fail "inf sign: $(cat inf_sign.txt)"
+# Reads of LDS nobody wrote: an error in the emulator and in the reference.
+printf 'kernel lds_uninit\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\nlds T : f32[64]\n  %%v = load x[tid.x] : f32\n  store guarded T[tid.x + 32], %%v\n  %%t = load T[tid.x] : f32\n  store y[tid.x], %%t\nend\n' > lds_uninit.kir
+expect_error "lane 0 reads LDS bytes [0x0, 0x4), but no lane of the workgroup has written LDS byte 0x0" run lds_uninit.kir --device=emu
+grep -qF "the KIR reference interpreter refuses the kernel too: 10:3: error: in '%t = load T[tid.x] : f32'" stderr.txt \
+  || fail "lds_uninit: no KIR-level message: $(cat stderr.txt)"
+# Nothing to compare: an error, not a PASS.
+printf 'kernel noout\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\n  %%v = load x[tid.x] : f32\nend\n' > noout.kir
+expect_error "kernel 'noout' has no writable buffer (writeonly or readwrite): there is nothing to check" run noout.kir --device=emu
+# The instruction budget.
+loop_kir "0 to 2000000000 step 1" > spin.kir
+expect_error "instruction budget exhausted: the dispatch executed its budget of 1000 wave-instructions" run spin.kir --device=emu --max-instructions=1000
+grep -qF "; raise it with --max-instructions=N" stderr.txt || fail "budget hint: $(cat stderr.txt)"
+expect_error "--max-instructions needs a non-negative integer (0: no limit), not 'lots'" run spin.kir --max-instructions=lots
+grep -q -- "--max-instructions=N" help.txt || fail "--help lacks --max-instructions"
+# Scalar arguments: stated in the report and dumped.
+printf 'kernel scal\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\narg a : f32\n  %%x = load x[tid.x] : f32\n  %%v = mul %%x, a\n  store y[tid.x], %%v\nend\n' > scal.kir
+"$kirc" run scal.kir --device=emu --seed=3 --dump=scal_dump > scal.txt || { cat scal.txt; fail "scalars run exit $?"; }
+a=$(sed -n 's/^scalars: a = \([0-9.e+-]*\) (f32)$/\1/p' scal.txt)
+[ -n "$a" ] || fail "no scalars line: $(cat scal.txt)"
+grep -q "^  \"a\": {\"type\": \"f32\", \"value\": $a, \"bits\": \"0x[0-9a-f]\{8\}\"}$" scal_dump/scal.scalars.json \
+  || fail "scalars.json: $(cat scal_dump/scal.scalars.json) (report: a = $a)"
+# A gemm's f32 tolerance uses its K (100), not the padded K loop (128).
+printf 'kernel g100\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[32, 100] strides [100, 1] readonly\narg B : f16[32, 100] strides [100, 1] readonly\narg C : f32[32, 32] strides [32, 1] writeonly\narg alpha : f32\n  gemm C = alpha * A.mk * B.nk\nend\n' > g100.kir
+"$kirc" compile g100.kir --emit=kir | grep -q "for %k = 0 to 128 step 32" || fail "g100: the K loop is not padded to 128"
+"$kirc" run g100.kir --device=emu > g100.txt || { cat g100.txt; fail "g100 exit $?"; }
+grep -q "tolerance rtol 2.38e-05 for f32 (reduction length 100): OK" g100.txt || fail "g100 tolerance: $(cat g100.txt)"
+# The device line comes with the report, never before an error.
+head -1 g100.txt | grep -q "^kernel g100 on gfx942" || fail "--device=emu printed a device line: $(head -1 g100.txt)"
+expect_error "does not exist on gfx908" run "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
+"$kirc" run work/copy_f32.kir > auto.txt || fail "--device=auto exit $?"
+head -1 auto.txt | grep -q "^device: " || fail "--device=auto: no device line first: $(cat auto.txt)"
 
 echo "all kirc CLI checks passed"

@@ -1,15 +1,21 @@
 // kirc: compiles KIR kernels to AMDGCN assembly and code objects.
 // Run without arguments it compiles the built-in 16x16x16 MFMA kernel for
 // gfx942, assembles it and prints the assembly and a summary.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,6 +23,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
 #include "compiler/emit/toolchain.h"
@@ -49,6 +56,8 @@ Usage:
                                expression and stays in bounds; prints a report,
                                exit status 0 only if every access is proved
   kirc --help | --version
+  Options belong to their command: one that does not apply (e.g. --seed with
+  compile) is an error.
 
 Options for compile:
   --mcpu=TARGET     a target ID: gfx908, gfx90a or gfx942, optionally with
@@ -74,26 +83,55 @@ Options for compile:
   --verify          also verify the addresses (as `kirc verify`); the report
                     goes to standard error when the output is standard output;
                     exit status 1 unless every access is proved
+  --stats           print the summary of each kernel: instructions by class,
+                    VGPRs, AGPRs, SGPRs, LDS bytes, occupancy, compile time
+                    (and code object size with --emit=obj/bundle); to standard
+                    error when the output is standard output, else to
+                    standard output
 
 Options for run (and --mcpu, --llvm-bin as above):
   --device=KIND     emu: the CPU emulator (strict about waits, barriers, hazards);
                     hip: AMD GPU 0 through the HIP runtime, timed with HIP
                          events (median of 20 launches after 3 warm-up ones);
-                         exit status 1 when there is none
+                         exit status 2 when there is none
                     auto (default): hip when an AMD GPU of the kernel's
                          target is present, else emu; prints which and why
-  --seed=N          input seed (default 1); inputs are uniform in [-1, 1)
+  --seed=N          input seed (default 1); f32/f16/bf16 buffers are uniform
+                    in [-1, 1) rounded to the type, i32 buffers integers in
+                    [-1000, 1000], f32 scalars in [0.5, 2), i32 scalars in
+                    [1, 100]; the report states the scalars' values
+  --max-instructions=N
+                    budget of the emulated run, in wave-instructions over all
+                    waves (default 20000000; 0: no limit); the reference
+                    interpreter gets N wave-ops. Beyond it the run stops with
+                    an error (deterministic: a count, not a time)
   --code-object=PATH
                     run this code object (e.g. a kir_kernel build output)
                     instead of compiling FILE.kir; its metadata must name
                     FILE.kir's kernel, arguments and target
   --dump=DIR        write each buffer's input, output and reference as
-                    DIR/NAME.{in,out,ref}.npy
-  Exit status 0 when every output is within tolerance, 1 otherwise.
+                    DIR/NAME.{in,out,ref}.npy, and the scalar arguments as
+                    DIR/KERNEL.scalars.json
+  Exit status 0 when every output is within tolerance, 1 when one is not,
+  2 for errors (a kernel without a writable buffer, reads of LDS no thread
+  wrote, an exhausted instruction budget, ...).
 
+Options take --flag=VALUE or --flag VALUE; --dump creates DIR if missing.
 Relative paths are taken from the directory where you ran `bazel run`.
-Errors go to standard error, with a non-zero exit status.
+
+Exit status:
+  0  success: compiled; every address proved; every output within tolerance
+  1  the kernel failed a check: an address not proved (verify, --verify) or
+     an output outside tolerance (run)
+  2  an error, explained on standard error: usage (unknown command or
+     option, a missing or invalid value, an option of another command), a
+     file that cannot be read or written, a kernel kirc refuses, a missing
+     LLVM tool or GPU, a run that stopped
 )";
+
+// Exit statuses (kHelp, README "The kirc command").
+constexpr int kExitCheckFailed = 1;  // not every address proved; an output outside tolerance
+constexpr int kExitError = 2;        // usage, I/O, a refused kernel, toolchain, device
 
 std::string UserPath(const std::string& p) {
   if (p.empty() || p[0] == '/') return p;
@@ -104,39 +142,126 @@ std::string UserPath(const std::string& p) {
 
 int Fail(const std::string& msg) {
   std::cerr << "kirc: " << msg << "\n";
-  return 1;
+  return kExitError;
 }
 
 int Fail(const absl::Status& st) { return Fail(std::string(st.message())); }
 
-bool WriteOut(const std::string& path, const std::string& data) {
-  if (path.empty() || path == "-") {
-    std::cout << data;
-    return static_cast<bool>(std::cout);
-  }
-  std::ofstream f(UserPath(path), std::ios::binary);
-  f << data;
-  return static_cast<bool>(f);
+// Why `path` (absolute) cannot be written (errno `err`), and what to do.
+std::string WriteError(const std::string& path, int err) {
+  std::string why = absl::StrCat("cannot write '", path, "': ", std::strerror(err));
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (err == ENOENT && !dir.empty() && !std::filesystem::exists(dir, ec))
+    absl::StrAppend(&why, "; the directory ", dir.string(), " does not exist: create it (mkdir -p ",
+                    dir.string(), ") or write elsewhere");
+  else if (err == EISDIR)
+    absl::StrAppend(&why, "; give a file name, not a directory");
+  else if (err == EACCES || err == EROFS || err == EPERM)
+    absl::StrAppend(&why, "; choose a path you can write");
+  return why;
 }
 
-void PrintSummary(const kir::CompileResult& r, size_t code_object_bytes, double assemble_seconds) {
+// Writes `data` to `path` (standard output for "" or "-"); "" or why not.
+std::string WriteOut(const std::string& path, const std::string& data) {
+  if (path.empty() || path == "-") {
+    std::cout << data << std::flush;
+    return std::cout ? "" : absl::StrCat("cannot write to standard output: ", std::strerror(errno));
+  }
+  std::string p = UserPath(path);
+  errno = 0;
+  std::ofstream f(p, std::ios::binary);
+  if (!f) return WriteError(p, errno != 0 ? errno : EIO);
+  f << data;
+  f.close();
+  if (!f) return WriteError(p, errno != 0 ? errno : EIO);
+  return "";
+}
+
+// Writes the output, then exits with `status` (a write error: kExitError).
+int WriteAndExit(const std::string& path, const std::string& data, int status) {
+  std::string err = WriteOut(path, data);
+  return err.empty() ? status : Fail(err);
+}
+
+// The text of a .kir file, or an error naming it and why it cannot be read.
+absl::StatusOr<std::string> ReadKirFile(const std::string& file) {
+  const std::string p = UserPath(file);
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec))
+    return absl::InvalidArgumentError(absl::StrCat(p, " is a directory, not a .kir file; give a kernel's file"));
+  errno = 0;
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read '", p, "': ", std::strerror(errno != 0 ? errno : EIO)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", p, "': ", std::strerror(errno != 0 ? errno : EIO)));
+  return ss.str();
+}
+
+// The resource summary of a compiled kernel (the main job and --stats);
+// code_object_bytes < 0: no code object was made.
+void PrintSummary(std::ostream& os, const std::string& kernel_name, const kir::CompileResult& r,
+                  int64_t code_object_bytes = -1, double assemble_seconds = 0) {
   const kir::KernelResources& res = r.resources;
-  std::cout << "\n// ---- summary -------------------------------------------------\n";
-  std::cout << "// kernel " << r.lowered.abi.kernargs.size() << " kernarg slot(s), target "
-            << r.target->name << "\n";
-  std::cout << "// instructions: " << r.stats.total << " (";
+  os << "// ---- summary: kernel " << kernel_name << " ----------------------------------\n";
+  os << "// kernel " << r.lowered.abi.kernargs.size() << " kernarg slot(s), target " << r.target_id.ToString()
+     << "\n";
+  os << "// instructions: " << r.stats.total << " (";
   bool first = true;
   for (const auto& [cls, n] : r.stats.by_class) {
-    std::cout << (first ? "" : ", ") << cls << " " << n;
+    os << (first ? "" : ", ") << cls << " " << n;
     first = false;
   }
-  std::cout << ")\n";
-  std::cout << absl::StrFormat(
+  os << ")\n";
+  os << absl::StrFormat(
       "// registers: %d VGPRs, %d AGPRs, %d SGPRs (+6 reserved) ; LDS %d bytes ; occupancy %d "
       "waves/SIMD\n",
       res.arch_vgprs, res.agprs, res.sgprs, res.lds_bytes, res.occupancy);
-  std::cout << absl::StrFormat("// compile time %.3f ms ; assemble+link %.1f ms ; code object %d bytes\n",
-                               r.compile_seconds * 1e3, assemble_seconds * 1e3, code_object_bytes);
+  if (code_object_bytes < 0)
+    os << absl::StrFormat("// compile time %.3f ms\n", r.compile_seconds * 1e3);
+  else
+    os << absl::StrFormat("// compile time %.3f ms ; assemble+link %.1f ms ; code object %d bytes\n",
+                          r.compile_seconds * 1e3, assemble_seconds * 1e3, code_object_bytes);
+}
+
+// Options that take a value, and what the value is ("--seed needs a value (...)").
+struct ValuedOption {
+  const char* flag;
+  const char* needs;
+};
+constexpr ValuedOption kValuedOptions[] = {
+    {"--mcpu", "a target ID, e.g. gfx90a or gfx942:sramecc+:xnack-"},
+    {"--emit", "asm, obj, bundle, mir or kir"},
+    {"--output", "a path"},
+    {"-o", "a path"},
+    {"--llvm-bin", "a directory"},
+    {"--device", "emu, hip or auto"},
+    {"--seed", "a non-negative integer"},
+    {"--max-instructions", "a non-negative integer (0: no limit)"},
+    {"--code-object", "a path"},
+    {"--dump", "a directory"},
+};
+
+// The options of each command ("": kirc without a command, the main job).
+const std::map<std::string, std::set<std::string>>& OptionsOf() {
+  static const auto* m = new std::map<std::string, std::set<std::string>>{
+      {"compile", {"--mcpu", "--emit", "--output", "-o", "--annotate", "--llvm-bin", "--verify", "--stats"}},
+      {"run", {"--mcpu", "--llvm-bin", "--device", "--seed", "--max-instructions", "--code-object", "--dump"}},
+      {"verify", {"--mcpu"}},
+      {"", {"--llvm-bin"}},
+  };
+  return *m;
+}
+
+// A non-negative decimal integer: digits only (strtoull would take "-5" as 2^64 - 5).
+std::optional<uint64_t> ParseCount(const std::string& v) {
+  if (v.empty() || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  errno = 0;
+  unsigned long long n = std::strtoull(v.c_str(), nullptr, 10);
+  if (errno != 0) return std::nullopt;
+  return static_cast<uint64_t>(n);
 }
 
 int MainJob(const std::optional<std::string>& llvm_flag) {
@@ -151,51 +276,57 @@ int MainJob(const std::optional<std::string>& llvm_flag) {
   absl::StatusOr<std::string> obj = kir::CodeObjectFor(*r, *bin);
   if (!obj.ok()) return Fail(obj.status());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << r->assembly;
-  PrintSummary(*r, obj->size(), secs);
+  std::cout << r->assembly << "\n";
+  PrintSummary(std::cout, "mma_16x16x16_f16", *r, static_cast<int64_t>(obj->size()), secs);
   return 0;
 }
 
-// `kirc verify` and `kirc compile --verify`: the address verifier's report.
-bool VerifyAndReport(const kir::Kernel& k, const kir::CompileResult& r, std::ostream& os) {
+// `kirc verify` and `kirc compile --verify`: the address verifier's report;
+// 0 every access proved, kExitCheckFailed not, kExitError the verifier's error.
+int VerifyAndReport(const kir::Kernel& k, const kir::CompileResult& r, std::ostream& os) {
   absl::StatusOr<kir::VerifyResult> v = kir::VerifyAddresses(k, *r.target, r.lowered);
-  if (!v.ok()) {
-    std::cerr << "kirc: verify: " << v.status().message() << "\n";
-    return false;
-  }
+  if (!v.ok()) return Fail(absl::StrCat("verify: ", v.status().message()));
   os << v->Report();
-  return v->all_proved;
+  return v->all_proved ? 0 : kExitCheckFailed;
 }
 
 int VerifyCommand(const std::string& file, const std::string& mcpu) {
   if (file.empty()) return Fail("verify needs a .kir file (see kirc --help)");
-  std::ifstream in(UserPath(file), std::ios::binary);
-  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "': ", std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  absl::StatusOr<kir::Kernel> k = kir::ParseKernel(ss.str(), file);
+  absl::StatusOr<std::string> text = ReadKirFile(file);
+  if (!text.ok()) return Fail(text.status());
+  absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, file);
   if (!k.ok()) return Fail(k.status());
   kir::CompileOptions opts;
   opts.mcpu = mcpu;
   opts.filename = file;
   absl::StatusOr<kir::CompileResult> r = kir::Compile(*k, opts);
   if (!r.ok()) return Fail(r.status());
-  return VerifyAndReport(*k, *r, std::cout) ? 0 : 1;
+  return VerifyAndReport(*k, *r, std::cout);
 }
 
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
                uint64_t seed, const std::string& dump_dir, const std::string& code_object,
-               const std::optional<std::string>& llvm_flag) {
+               const std::optional<std::string>& llvm_flag, int64_t max_instructions) {
   if (file.empty()) return Fail("run needs a .kir file (see kirc --help)");
   if (device != "emu" && device != "hip" && device != "auto")
     return Fail(absl::StrCat("--device must be emu, hip or auto, not '", device, "'"));
-  std::ifstream in(UserPath(file), std::ios::binary);
-  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "': ", std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  absl::StatusOr<kir::Kernel> k = kir::ParseKernel(ss.str(), file);
+  if (!dump_dir.empty()) {
+    // --dump=DIR: made if missing (as mkdir -p), before anything runs.
+    std::error_code ec;
+    if (std::filesystem::exists(dump_dir, ec) && !std::filesystem::is_directory(dump_dir, ec))
+      return Fail(absl::StrCat("--dump: '", dump_dir, "' exists and is not a directory; give a directory"));
+    std::filesystem::create_directories(dump_dir, ec);
+    if (ec)
+      return Fail(absl::StrCat("--dump: cannot create the directory '", dump_dir, "': ", ec.message(),
+                               "; give a directory you can write"));
+  }
+  absl::StatusOr<std::string> text = ReadKirFile(file);
+  if (!text.ok()) return Fail(text.status());
+  absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, file);
   if (!k.ok()) return Fail(k.status());
   const kir::KernelWork work = kir::WorkOf(*k);  // before promotion: a gemm's 2*M*N*K
+  // Before promotion too: a gemm's K, not the padded ceil(K/BK)*BK, for the f32 tolerance.
+  const int64_t reduction_length = kir::HasGemm(*k) ? kir::ReductionLength(*k) : 0;
   if (kir::HasGemm(*k)) {
     // The device runs, and the reference interpreter checks, the promoted kernel.
     kir::CompileOptions vo;
@@ -208,8 +339,11 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   }
   absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
   if (!bin.ok()) return Fail(bin.status());
-  // The device: the emulator, or AMD GPU 0 through HIP (hw/hip).
+  // The device: the emulator, or AMD GPU 0 through HIP (hw/hip). Its line
+  // ("device: ...") is printed with the report, so stdout stays empty when
+  // the kernel does not compile or the run fails.
   std::unique_ptr<kir::Device> dev;
+  std::string device_line;
   if (device != "emu") {
     kir::HipOptions ho;
     ho.llvm_bin = *bin;
@@ -226,13 +360,20 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
       if (!arch.ok()) why = absl::StrCat("HIP device 0 is ", (*hip)->Arch(), ", the kernel's target ", (*t)->name);
     }
     if (why.empty()) {
-      if (device == "auto") std::cout << "device: " << (*hip)->Name() << " (--device=auto: AMD GPU present)\n";
+      if (device == "auto") device_line = absl::StrCat("device: ", (*hip)->Name(), " (--device=auto: AMD GPU present)\n");
       dev = *std::move(hip);
     } else {
-      std::cout << "device: emulator (--device=auto: " << why << ")\n";
+      device_line = absl::StrCat("device: emulator (--device=auto: ", why, ")\n");
     }
   }
-  if (dev == nullptr) dev = std::make_unique<kir::EmuDevice>(*bin);
+  const std::string budget_hint = "raise it with --max-instructions=N";
+  if (dev == nullptr) {
+    kir::emu::EmuOptions eo;
+    eo.max_instructions = max_instructions;
+    eo.max_wave_instructions = max_instructions > 0 ? max_instructions : INT64_MAX;
+    eo.budget_hint = budget_hint;
+    dev = std::make_unique<kir::EmuDevice>(*bin, eo);
+  }
   kir::RunOptions ro;
   ro.mcpu = mcpu;
   ro.seed = seed;
@@ -241,9 +382,12 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ro.code_object_path = code_object;
   ro.llvm_bin = *bin;
   ro.work = work;
+  ro.reduction_length = reduction_length;
+  ro.max_reference_wave_ops = max_instructions;
+  ro.budget_hint = budget_hint;
   absl::StatusOr<kir::RunReport> r = kir::RunAndCheck(*k, *dev, ro);
   if (!r.ok()) return Fail(r.status());
-  std::cout << r->text;
+  std::cout << device_line << r->text;
   return r->ok ? 0 : 1;
 }
 
@@ -251,7 +395,7 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
 // for several target IDs (--mcpu=ID,ID --emit=bundle: one code object per ID
 // in a clang offload bundle).
 int CompileModuleCommand(const std::vector<std::string>& files, const std::string& mcpu_list,
-                         const std::string& emit, std::string out, bool annotate, bool verify,
+                         const std::string& emit, std::string out, bool annotate, bool verify, bool stats,
                          const std::optional<std::string>& llvm_flag) {
   std::vector<std::string> ids = absl::StrSplit(mcpu_list, ',');  // "" -> {""}: the target lines
   if (ids.size() > 1 && emit != "bundle")
@@ -267,11 +411,9 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
                              " were given (asm, obj and bundle take several)"));
   std::vector<kir::ModuleKernel> kernels;
   for (const std::string& f : files) {
-    std::ifstream in(UserPath(f), std::ios::binary);
-    if (!in) return Fail(absl::StrCat("cannot read '", UserPath(f), "': ", std::strerror(errno)));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    absl::StatusOr<kir::Kernel> k = kir::ParseKernel(ss.str(), f);
+    absl::StatusOr<std::string> text = ReadKirFile(f);
+    if (!text.ok()) return Fail(text.status());
+    absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, f);
     if (!k.ok()) return Fail(k.status());
     kernels.push_back({*std::move(k), f});
   }
@@ -285,21 +427,31 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
     modules.push_back(*std::move(m));
   }
   bool to_stdout = emit == "asm" && (out.empty() || out == "-");
-  bool verified = true;
+  std::ostream& report = to_stdout ? std::cerr : std::cout;
+  int verified = 0;
   if (verify)
     for (const kir::ModuleResult& m : modules)
       for (size_t i = 0; i < kernels.size(); ++i)
-        verified = VerifyAndReport(kernels[i].kernel, m.kernels[i], to_stdout ? std::cerr : std::cout) &&
-                   verified;
+        verified = std::max(verified, VerifyAndReport(kernels[i].kernel, m.kernels[i], report));
+  // --stats: each kernel of each target ID (the code object's size is the module's).
+  auto print_stats = [&](int64_t bytes, double secs) {
+    if (!stats) return;
+    for (const kir::ModuleResult& m : modules)
+      for (size_t i = 0; i < kernels.size(); ++i)
+        PrintSummary(report, kernels[i].kernel.name, m.kernels[i], bytes, secs);
+  };
   const kir::ModuleResult& m0 = modules[0];
-  if (emit == "asm") return !WriteOut(out, m0.assembly) ? Fail("cannot write " + out) : verified ? 0 : 1;
-  if (emit == "mir") return !WriteOut(out, m0.kernels[0].mir_text) ? Fail("cannot write " + out) : verified ? 0 : 1;
+  if (emit == "asm" || emit == "mir") print_stats(-1, 0);
+  if (emit == "asm") return WriteAndExit(out, m0.assembly, verified);
+  if (emit == "mir") return WriteAndExit(out, m0.kernels[0].mir_text, verified);
   if (emit == "kir") return Fail("--emit=kir with --mcpu=ID,ID: give one target ID");
   absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
   if (!bin.ok()) return Fail(bin.status());
+  auto t0 = std::chrono::steady_clock::now();
   absl::StatusOr<std::string> bytes =
       emit == "bundle" ? kir::BundleFor(modules, *bin) : kir::CodeObjectFor(m0, *bin);
   if (!bytes.ok()) return Fail(bytes.status());
+  const double obj_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const char* ext = emit == "bundle" ? ".hipfb" : ".hsaco";
   if (out.empty()) {
     if (files.size() > 1)
@@ -311,7 +463,8 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
   }
   if (out == "-") return Fail(absl::StrCat("a ", emit == "bundle" ? "bundle" : "code object",
                                            " is binary: give -o PATH"));
-  return !WriteOut(out, *bytes) ? Fail("cannot write " + out) : verified ? 0 : 1;
+  print_stats(static_cast<int64_t>(bytes->size()), obj_secs);
+  return WriteAndExit(out, *bytes, verified);
 }
 
 }  // namespace
@@ -319,96 +472,125 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::optional<std::string> llvm_bin;
-  std::string mcpu, emit = "asm", out, file;
+  std::string command, mcpu, emit = "asm", out, file;  // command: compile, run, verify or "" (the main job)
   std::vector<std::string> more_files;  // compile: FILE2.kir ...
-  bool annotate = false, compile_cmd = false, run_cmd = false, verify_cmd = false, verify = false;
+  std::vector<std::string> given;       // the options given, as typed, checked against the command's
+  bool annotate = false, verify = false, stats = false;
   std::string device = "auto", dump_dir, code_object;
   uint64_t seed = 1;
+  int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    // --flag=VALUE or --flag VALUE.
-    auto value = [&](const char* flag) -> std::optional<std::string> {
-      std::string p = absl::StrCat(flag, "=");
-      if (absl::StartsWith(a, p)) return a.substr(p.size());
-      if (a == flag && i + 1 < args.size() && !absl::StartsWith(args[i + 1], "-")) return args[++i];
-      return std::nullopt;
-    };
     if (a == "--help" || a == "-h") {
       std::cout << kHelp;
       return 0;
-    } else if (a == "--version") {
+    }
+    if (a == "--version") {
       std::cout << kVersion << "\n";
       return 0;
-    } else if (auto v = value("--mcpu")) {
-      mcpu = *v;
-    } else if (auto v = value("--emit")) {
-      emit = *v;
-    } else if (auto v = value("--output")) {
-      out = *v;
-    } else if (a == "-o") {
-      if (i + 1 >= args.size()) return Fail("-o needs a path");
-      out = args[++i];
-    } else if (auto v = value("--llvm-bin")) {
-      llvm_bin = UserPath(*v);
-    } else if (auto v = value("--device")) {
-      device = *v;
-    } else if (auto v = value("--seed")) {
-      char* end = nullptr;
-      errno = 0;
-      unsigned long long s = std::strtoull(v->c_str(), &end, 10);
-      if (v->empty() || *end != '\0' || errno != 0)
-        return Fail(absl::StrCat("--seed needs a non-negative integer, not '", *v, "'"));
-      seed = s;
-    } else if (auto v = value("--code-object")) {
-      if (v->empty()) return Fail("--code-object needs a path");
-      code_object = UserPath(*v);
-    } else if (auto v = value("--dump")) {
-      dump_dir = UserPath(*v);
-    } else if (a == "--dump") {
-      if (i + 1 >= args.size()) return Fail("--dump needs a directory");
-      dump_dir = UserPath(args[++i]);
-    } else if (a == "run" && !compile_cmd && !run_cmd && !verify_cmd && file.empty()) {
-      run_cmd = true;
-    } else if (a == "verify" && !compile_cmd && !run_cmd && !verify_cmd && file.empty()) {
-      verify_cmd = true;
-    } else if (a == "--verify") {
-      verify = true;
-    } else if (a == "--annotate") {
-      annotate = true;
-    } else if (a == "compile" && !compile_cmd && !run_cmd && !verify_cmd && file.empty()) {
-      compile_cmd = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return Fail(absl::StrCat("unknown option '", a, "' (see kirc --help)"));
+    }
+    // --flag=VALUE or --flag VALUE (-o PATH).
+    const ValuedOption* opt = nullptr;
+    std::string v;
+    for (const ValuedOption& o : kValuedOptions) {
+      const std::string flag = o.flag, eq = flag + "=";
+      if (flag != "-o" && absl::StartsWith(a, eq)) {
+        opt = &o;
+        v = a.substr(eq.size());
+        break;
+      }
+      if (a == flag) {
+        opt = &o;
+        // The next argument is the value unless it is an option ("-5" is a
+        // value, refused below; "-" is standard output).
+        if (i + 1 < args.size() && (args[i + 1].size() < 2 || args[i + 1][0] != '-' ||
+                                    std::isdigit(static_cast<unsigned char>(args[i + 1][1]))))
+          v = args[++i];
+        break;
+      }
+    }
+    if (opt != nullptr) {
+      const std::string flag = opt->flag;
+      if (v.empty())
+        return Fail(absl::StrCat(flag, " needs a value (", opt->needs, "): ",
+                                 flag == "-o" ? std::string("-o PATH") : absl::StrCat(flag, "=VALUE or ", flag, " VALUE"),
+                                 " (see kirc --help)"));
+      given.push_back(flag);
+      if (flag == "--mcpu") {
+        mcpu = v;
+      } else if (flag == "--emit") {
+        emit = v;
+      } else if (flag == "--output" || flag == "-o") {
+        out = v;
+      } else if (flag == "--llvm-bin") {
+        llvm_bin = UserPath(v);
+      } else if (flag == "--device") {
+        device = v;
+      } else if (flag == "--seed") {
+        std::optional<uint64_t> n = ParseCount(v);
+        if (!n) return Fail(absl::StrCat("--seed needs a non-negative integer, not '", v, "'"));
+        seed = *n;
+      } else if (flag == "--max-instructions") {
+        std::optional<uint64_t> n = ParseCount(v);
+        if (!n || *n > static_cast<uint64_t>(INT64_MAX))
+          return Fail(absl::StrCat("--max-instructions needs a non-negative integer (0: no limit), not '", v, "'"));
+        max_instructions = static_cast<int64_t>(*n);
+      } else if (flag == "--code-object") {
+        code_object = UserPath(v);
+      } else if (flag == "--dump") {
+        dump_dir = UserPath(v);
+      }
+      continue;
+    }
+    if (a == "--verify" || a == "--annotate" || a == "--stats") {
+      given.push_back(a);
+      (a == "--verify" ? verify : a == "--annotate" ? annotate : stats) = true;
+      continue;
+    }
+    if (a.size() > 1 && a[0] == '-') return Fail(absl::StrCat("unknown option '", a, "' (see kirc --help)"));
+    if (command.empty()) {
+      if (a != "compile" && a != "run" && a != "verify")
+        return Fail(absl::StrCat("unknown command '", a, "' (commands: compile, run, verify",
+                                 absl::EndsWith(a, ".kir") ? absl::StrCat("; to compile it: kirc compile ", a) : "",
+                                 "; see kirc --help)"));
+      command = a;
     } else if (file.empty()) {
       file = a;
-    } else if (compile_cmd) {
+    } else if (command == "compile") {
       more_files.push_back(a);  // several kernels in one code object
     } else {
-      return Fail(absl::StrCat("unexpected argument '", a, "' (see kirc --help)"));
+      return Fail(absl::StrCat("unexpected argument '", a, "': kirc ", command,
+                               " takes one .kir file (see kirc --help)"));
     }
   }
-  if (!code_object.empty() && !run_cmd)
-    return Fail("--code-object is an option of `kirc run` (see kirc --help)");
-  if (run_cmd) return RunCommand(file, mcpu, device, seed, dump_dir, code_object, llvm_bin);
-  if (verify_cmd) return VerifyCommand(file, mcpu);
-  if (!compile_cmd && file.empty()) {
-    if (!mcpu.empty() || emit != "asm" || !out.empty() || annotate || verify)
-      return Fail("options need a command: kirc compile FILE.kir [options] (see kirc --help)");
-    return MainJob(llvm_bin);
+  // Every option must be one of the command's.
+  for (const std::string& f : given) {
+    if (OptionsOf().at(command).count(f)) continue;
+    std::vector<std::string> owners;
+    for (const char* c : {"compile", "run", "verify"})
+      if (OptionsOf().at(c).count(f)) owners.push_back(absl::StrCat("`kirc ", c, "`"));
+    std::string of = absl::StrCat(f, " is an option of ", absl::StrJoin(owners, " and "));
+    if (command.empty())
+      return Fail(absl::StrCat(of, "; kirc without a command compiles the built-in kernel and takes only "
+                               "--llvm-bin (see kirc --help)"));
+    return Fail(absl::StrCat(of, ", not of `kirc ", command, "` (see kirc --help)"));
   }
+  if (command == "run") return RunCommand(file, mcpu, device, seed, dump_dir, code_object, llvm_bin, max_instructions);
+  if (command == "verify") return VerifyCommand(file, mcpu);
+  if (command.empty()) return MainJob(llvm_bin);
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");
   if (emit != "asm" && emit != "obj" && emit != "mir" && emit != "kir" && emit != "bundle")
     return Fail(absl::StrCat("--emit must be asm, obj, bundle, mir or kir, not '", emit, "'"));
+  if (stats && emit == "kir")
+    return Fail("--stats needs compiled code: use it with --emit=asm, obj, bundle or mir, not kir");
   if (!more_files.empty() || emit == "bundle" || absl::StrContains(mcpu, ',')) {
     std::vector<std::string> files = {file};
     files.insert(files.end(), more_files.begin(), more_files.end());
-    return CompileModuleCommand(files, mcpu, emit, out, annotate, verify, llvm_bin);
+    return CompileModuleCommand(files, mcpu, emit, out, annotate, verify, stats, llvm_bin);
   }
-  std::ifstream in(UserPath(file), std::ios::binary);
-  if (!in) return Fail(absl::StrCat("cannot read '", UserPath(file), "': ", std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  absl::StatusOr<std::string> read = ReadKirFile(file);
+  if (!read.ok()) return Fail(read.status());
+  const std::string& text = *read;
   if (emit == "kir") {
     // The canonical form of a kernel kirc accepts: parsed, --mcpu applied, validated;
     // a tile-level gemm kernel is printed as its promoted thread-level KIR.
@@ -422,7 +604,7 @@ int main(int argc, char** argv) {
     absl::StatusOr<kir::Kernel> p = kir::ValidateAndPromote(*k, **t, file);
     if (!p.ok()) return Fail(p.status());
     p->target = k->target;  // keep the target ID's feature suffixes
-    return WriteOut(out, kir::PrintKernel(*p)) ? 0 : Fail("cannot write " + out);
+    return WriteAndExit(out, kir::PrintKernel(*p), 0);
   }
   kir::CompileOptions opts;
   opts.mcpu = mcpu;
@@ -433,19 +615,25 @@ int main(int argc, char** argv) {
   absl::StatusOr<kir::CompileResult> r = kir::Compile(*parsed, opts);
   if (!r.ok()) return Fail(r.status());
   // --verify: the report on stderr when the output itself goes to stdout.
+  // --stats likewise.
   bool to_stdout = emit != "obj" && (out.empty() || out == "-");
-  bool verified = !verify || VerifyAndReport(*parsed, *r, to_stdout ? std::cerr : std::cout);
-  if (emit == "asm") return !WriteOut(out, r->assembly) ? Fail("cannot write " + out) : verified ? 0 : 1;
-  if (emit == "mir") return !WriteOut(out, r->mir_text) ? Fail("cannot write " + out) : verified ? 0 : 1;
+  std::ostream& report = to_stdout ? std::cerr : std::cout;
+  int verified = verify ? VerifyAndReport(*parsed, *r, report) : 0;
+  if (stats && emit != "obj") PrintSummary(report, parsed->name, *r);
+  if (emit == "asm") return WriteAndExit(out, r->assembly, verified);
+  if (emit == "mir") return WriteAndExit(out, r->mir_text, verified);
   absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_bin);
   if (!bin.ok()) return Fail(bin.status());
+  auto t0 = std::chrono::steady_clock::now();
   absl::StatusOr<std::string> obj = kir::CodeObjectFor(*r, *bin);
   if (!obj.ok()) return Fail(obj.status());
+  const double obj_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (out.empty()) {
     out = file;
     if (absl::EndsWith(out, ".kir")) out.resize(out.size() - 4);
     out += ".hsaco";
   }
   if (out == "-") return Fail("a code object is binary: give -o PATH");
-  return !WriteOut(out, *obj) ? Fail("cannot write " + out) : verified ? 0 : 1;
+  if (stats) PrintSummary(report, parsed->name, *r, static_cast<int64_t>(obj->size()), obj_secs);
+  return WriteAndExit(out, *obj, verified);
 }

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 
@@ -50,6 +52,34 @@ TEST(Inputs, DeterministicPerSeedAndInRange) {
   EXPECT_LT(s, 2.0f);
 }
 
+// The distributions README.md states for `kirc run`: i32 buffers hold
+// integers in [-1000, 1000] (both ends reachable), i32 scalars [1, 100].
+TEST(Inputs, I32Ranges) {
+  Kernel k = Parse(R"(kernel i
+workgroup 64 1 1
+grid 1 1 1
+arg x : i32[100000] strides [1] readonly
+arg n : i32
+  %v = load x[0] : i32
+end
+)");
+  int32_t lo = INT32_MAX, hi = INT32_MIN;
+  KernelData a = MakeInputs(k, 1);
+  for (size_t i = 0; i < a.buffers["x"].size(); i += 4) {
+    int32_t v;
+    std::memcpy(&v, a.buffers["x"].data() + i, 4);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  EXPECT_EQ(lo, -1000);
+  EXPECT_EQ(hi, 1000);
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    int32_t n = static_cast<int32_t>(MakeInputs(k, seed).scalars["n"]);
+    EXPECT_GE(n, 1);
+    EXPECT_LE(n, 100);
+  }
+}
+
 TEST(Compare, ToleranceRulesAndWorstElement) {
   Kernel k = Parse(kKernel);
   KernelData ref = MakeInputs(k, 1), out = ref;
@@ -70,6 +100,99 @@ TEST(Compare, ToleranceRulesAndWorstElement) {
   out = ref;
   out.buffers["y"][4] ^= 0xff;
   EXPECT_TRUE(CompareOutputs(k, out, ref)[0].ok);
+}
+
+// Sets element i of f32 buffer y (stride 1) of data d.
+void SetF32(KernelData& d, const std::string& buf, int64_t i, float v) {
+  std::memcpy(d.buffers[buf].data() + 4 * i, &v, 4);
+}
+
+constexpr const char* kVec = R"(kernel v
+workgroup 64 1 1
+grid 1 1 1
+arg y : f32[8] strides [1] writeonly
+arg h : f16[4] strides [1] writeonly
+  %v = zero f32
+end
+)";
+
+TEST(Compare, AnInfInTheReferenceDoesNotWidenTheTolerance) {
+  Kernel k = Parse(kVec);
+  KernelData ref = MakeInputs(k, 1);
+  SetF32(ref, "y", 7, INFINITY);
+  KernelData out = ref;
+  SetF32(out, "y", 0, 4.32e8f);  // a huge error on a finite element
+  std::vector<BufferDiff> d = CompareOutputs(k, out, ref);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_FALSE(d[0].ok);
+  EXPECT_EQ(d[0].mismatches, 1);
+  EXPECT_EQ(d[0].nonfinite_ref, 1);
+  EXPECT_EQ(d[0].nonfinite_mismatches, 0);
+  EXPECT_TRUE(std::isfinite(d[0].max_abs_ref));
+  EXPECT_LE(d[0].max_abs_ref, 1.0);
+  EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{0});
+  EXPECT_TRUE(d[1].ok);
+  std::string text = FormatDiffs(d);
+  EXPECT_NE(text.find("1 non-finite reference element (matched exactly)"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAIL (1 element out of tolerance)"), std::string::npos) << text;
+  // The matching inf alone passes.
+  EXPECT_TRUE(CompareOutputs(k, ref, ref)[0].ok);
+}
+
+TEST(Compare, NonFiniteElementsMustMatchExactly) {
+  Kernel k = Parse(kVec);
+  KernelData ref = MakeInputs(k, 2);
+  SetF32(ref, "y", 1, INFINITY);
+  SetF32(ref, "y", 2, -INFINITY);
+  SetF32(ref, "y", 3, NAN);
+  // Matching: same infs, any NaN for NaN.
+  KernelData out = ref;
+  SetF32(out, "y", 3, -NAN);
+  std::vector<BufferDiff> d = CompareOutputs(k, out, ref);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_EQ(d[0].nonfinite_ref, 3);
+  EXPECT_EQ(d[0].max_abs_err, 0);
+  EXPECT_EQ(d[0].max_rel_err, 0);
+  // +inf for -inf, a finite value for +inf, NaN for a finite value, inf for NaN.
+  for (auto [i, v] : std::vector<std::pair<int, float>>{{2, INFINITY}, {1, 3.0f}, {0, NAN}, {3, INFINITY}}) {
+    KernelData bad = ref;
+    SetF32(bad, "y", i, v);
+    d = CompareOutputs(k, bad, ref);
+    EXPECT_FALSE(d[0].ok) << i;
+    EXPECT_EQ(d[0].mismatches, 1) << i;
+    EXPECT_EQ(d[0].nonfinite_mismatches, 1) << i;
+    EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{i});
+    EXPECT_TRUE(std::isinf(d[0].max_abs_err)) << i;
+    EXPECT_NE(FormatDiffs(d).find("1 of them inf/NaN mismatches"), std::string::npos) << FormatDiffs(d);
+  }
+  // f16 overflow: a reference inf against a finite output of 65504.
+  KernelData href = MakeInputs(k, 3), hout = href;
+  uint16_t inf16 = 0x7c00, max16 = 0x7bff;
+  std::memcpy(href.buffers["h"].data() + 2, &inf16, 2);
+  std::memcpy(hout.buffers["h"].data() + 2, &max16, 2);
+  d = CompareOutputs(k, hout, href);
+  EXPECT_FALSE(d[1].ok);
+  EXPECT_EQ(d[1].worst_index, std::vector<int64_t>{1});
+}
+
+TEST(Compare, RelativeErrorIsToMaxAbsRef) {
+  Kernel k = Parse(kVec);
+  KernelData ref = MakeInputs(k, 4);
+  for (int i = 0; i < 8; ++i) SetF32(ref, "y", i, i == 5 ? -2.0f : 0.0f);
+  KernelData out = ref;
+  SetF32(out, "y", 0, 1e-3f);  // the reference element is 0
+  std::vector<BufferDiff> d = CompareOutputs(k, out, ref);
+  EXPECT_DOUBLE_EQ(d[0].max_abs_ref, 2.0);
+  EXPECT_NEAR(d[0].max_rel_err, 5e-4, 1e-9);  // 1e-3 / 2, not 0 and not infinite
+  EXPECT_NE(FormatDiffs(d).find("max rel err 0.0005 (of max|ref| 2)"), std::string::npos) << FormatDiffs(d);
+  // All-zero reference: no scale to be relative to.
+  SetF32(ref, "y", 5, 0.0f);
+  SetF32(out, "y", 5, 0.0f);
+  d = CompareOutputs(k, out, ref);
+  EXPECT_TRUE(std::isnan(d[0].max_rel_err));
+  EXPECT_FALSE(d[0].ok);
+  EXPECT_NE(FormatDiffs(d).find("max rel err n/a (every finite reference element is 0)"), std::string::npos)
+      << FormatDiffs(d);
 }
 
 TEST(Compare, ReductionLengthWidensTheF32Tolerance) {
@@ -99,6 +222,24 @@ end
   Tolerance t = ToleranceFor(m, m.args[0]);
   EXPECT_DOUBLE_EQ(t.rtol, 4.0 * 512 * 16 * std::ldexp(1.0, -24));
   EXPECT_NE(t.why.find("reduction length 8192"), std::string::npos) << t.why;
+  EXPECT_EQ(ReductionLength(m), 8192);
+  // A caller-given length (a promoted gemm's true K) replaces the derived one.
+  t = ToleranceFor(m, m.args[0], 100);
+  EXPECT_DOUBLE_EQ(t.rtol, 4.0 * 100 * std::ldexp(1.0, -24));
+  EXPECT_NE(t.why.find("reduction length 100)"), std::string::npos) << t.why;
+  // A tile-level gemm: its K (A's K extent), here 100.
+  Kernel g = Parse(R"(kernel g
+target gfx942
+workgroup auto
+grid auto
+arg A : f16[64, 100] strides [100, 1] readonly
+arg B : f16[64, 100] strides [100, 1] readonly
+arg C : f32[64, 64] strides [64, 1] writeonly
+arg alpha : f32
+  gemm C = alpha * A.mk * B.nk
+end
+)");
+  EXPECT_EQ(ReductionLength(g), 100);
 }
 
 TEST(Npy, HeaderAndGatheredData) {

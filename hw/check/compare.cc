@@ -82,11 +82,13 @@ double ElementValue(ElemType t, const uint8_t* p) {
   return 0;
 }
 
-Tolerance ToleranceFor(const Kernel& k, const Arg& out) {
+int64_t ReductionLength(const Kernel& k) { return ReductionLengths(k).Max(); }
+
+Tolerance ToleranceFor(const Kernel& k, const Arg& out, int64_t reduction_length) {
   Tolerance t;
   switch (out.elem) {
     case ElemType::kF32: {
-      int64_t kk = ReductionLengths(k).Max();
+      int64_t kk = reduction_length > 0 ? reduction_length : ReductionLength(k);
       double need = 4.0 * static_cast<double>(kk) * std::ldexp(1.0, -24);
       t.rtol = std::max(1e-5, need);
       t.why = t.rtol > 1e-5 ? absl::StrFormat("rtol %.3g for f32 (reduction length %d)", t.rtol, kk)
@@ -109,19 +111,19 @@ Tolerance ToleranceFor(const Kernel& k, const Arg& out) {
 }
 
 std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
-                                       const KernelData& ref) {
+                                       const KernelData& ref, int64_t reduction_length) {
   std::vector<BufferDiff> diffs;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly) continue;
     BufferDiff d;
     d.name = a.name;
-    d.tol = ToleranceFor(k, a);
+    d.tol = ToleranceFor(k, a, reduction_length);
     const std::vector<uint8_t>& o = out.buffers.at(a.name);
     const std::vector<uint8_t>& r = ref.buffers.at(a.name);
     int eb = ElemBytes(a.elem);
     size_t rank = a.shape.size();
     std::vector<int64_t> idx(rank, 0);
-    // Pass 1: max |ref|; pass 2: errors.
+    // Pass 1: max |ref| over the finite elements; pass 2: errors.
     for (int pass = 0; pass < 2; ++pass) {
       std::fill(idx.begin(), idx.end(), 0);
       bool done = rank == 0;
@@ -132,16 +134,26 @@ std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
         off *= eb;
         double rv = ElementValue(a.elem, r.data() + off);
         if (pass == 0) {
-          d.max_abs_ref = std::max(d.max_abs_ref, std::fabs(rv));
+          if (std::isfinite(rv)) d.max_abs_ref = std::max(d.max_abs_ref, std::fabs(rv));
+          else ++d.nonfinite_ref;
         } else {
           double ov = ElementValue(a.elem, o.data() + off);
-          double err = std::fabs(ov - rv);
-          if (std::isnan(ov) != std::isnan(rv)) err = INFINITY;
-          if (std::isnan(ov) && std::isnan(rv)) err = 0;
+          double err;
+          bool bad;
+          if (std::isfinite(rv) && std::isfinite(ov)) {
+            err = std::fabs(ov - rv);
+            bad = err > d.tol.atol + d.tol.rtol * d.max_abs_ref;
+          } else {
+            // Non-finite on either side: only an exact match (same inf, or
+            // NaN for NaN) passes.
+            bool same = std::isnan(rv) ? std::isnan(ov) : ov == rv;
+            err = same ? 0 : INFINITY;
+            bad = !same;
+            d.nonfinite_mismatches += bad;
+          }
           ++d.elements;
           d.max_abs_err = std::max(d.max_abs_err, err);
-          if (rv != 0) d.max_rel_err = std::max(d.max_rel_err, err / std::fabs(rv));
-          if (err > d.tol.atol + d.tol.rtol * d.max_abs_ref) ++d.mismatches;
+          d.mismatches += bad;
           if (err > worst) {
             worst = err;
             d.worst_index = idx;
@@ -158,6 +170,7 @@ std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
         }
       }
     }
+    d.max_rel_err = d.max_abs_err == 0 ? 0 : d.max_abs_ref > 0 ? d.max_abs_err / d.max_abs_ref : NAN;
     d.ok = d.mismatches == 0;
     diffs.push_back(std::move(d));
   }
@@ -167,12 +180,26 @@ std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
 std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {
   std::string s;
   for (const BufferDiff& d : diffs) {
+    std::string rel = std::isnan(d.max_rel_err)
+                          ? "n/a (every finite reference element is 0)"
+                          : absl::StrFormat("%.3g (of max|ref| %.3g)", d.max_rel_err, d.max_abs_ref);
+    std::string nonfinite =
+        d.nonfinite_ref == 0 ? ""
+                             : absl::StrCat("; ", d.nonfinite_ref, " non-finite reference element",
+                                            d.nonfinite_ref == 1 ? "" : "s", " (matched exactly)");
+    std::string verdict = "OK";
+    if (!d.ok) {
+      verdict = absl::StrCat("FAIL (", d.mismatches, " element", d.mismatches == 1 ? "" : "s",
+                             " out of tolerance");
+      if (d.nonfinite_mismatches > 0)
+        absl::StrAppend(&verdict, ", ", d.nonfinite_mismatches, " of them inf/NaN mismatches");
+      verdict += ")";
+    }
     absl::StrAppend(&s, absl::StrFormat(
-        "%s: %d elements, max abs err %.3g, max rel err %.3g, worst %s[%s] = %.9g (ref %.9g); "
+        "%s: %d elements, max abs err %.3g, max rel err %s, worst %s[%s] = %.9g (ref %.9g)%s; "
         "tolerance %s: %s\n",
-        d.name, d.elements, d.max_abs_err, d.max_rel_err, d.name, absl::StrJoin(d.worst_index, ", "),
-        d.worst_out, d.worst_ref, d.tol.why,
-        d.ok ? "OK" : absl::StrCat("FAIL (", d.mismatches, " elements out of tolerance)")));
+        d.name, d.elements, d.max_abs_err, rel, d.name, absl::StrJoin(d.worst_index, ", "),
+        d.worst_out, d.worst_ref, nonfinite, d.tol.why, verdict));
   }
   return s;
 }

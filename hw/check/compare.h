@@ -12,21 +12,41 @@
 
 namespace kir {
 
-// The tolerance: an element fails when |out - ref| > atol + rtol * max|ref|
-// over the buffer. f32 outputs: rtol 1e-5, raised to 4 * K * 2^-24 when a
-// reduction of length K (MFMA k times loop trips) needs more; f16 and bf16:
-// one unit in the last place of the output type (rtol 2^-10, 2^-7); i32: exact.
+// The tolerance: a finite reference element fails when
+// |out - ref| > atol + rtol * max|ref|, max|ref| over the buffer's FINITE
+// reference elements (an inf must not make the bound infinite). A non-finite
+// reference element must be matched exactly: +inf by +inf, -inf by -inf, NaN
+// by any NaN; a finite output for it, or a non-finite output for a finite
+// reference element, fails. f32 outputs: rtol 1e-5, raised to 4 * K * 2^-24
+// when a reduction of length K (MFMA k times loop trips; a gemm op's K) needs
+// more; f16 and bf16: one unit in the last place of the output type (rtol
+// 2^-10, 2^-7); i32: exact.
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
   std::string why;  // how it was chosen, printed with the result
 };
-Tolerance ToleranceFor(const Kernel& k, const Arg& out);
+// The longest reduction behind any value of `k` (at least 1): a gemm op's K,
+// else MFMA k times the trips of the loops that carry the accumulator. For a
+// promoted gemm this is the padded K (ceil(K/BK)*BK): pass the unpromoted
+// kernel's length to ToleranceFor/CompareOutputs instead.
+int64_t ReductionLength(const Kernel& k);
+// `reduction_length` > 0 replaces ReductionLength(k) (e.g. a promoted gemm's
+// true K: its padding elements are zero and add no rounding error).
+Tolerance ToleranceFor(const Kernel& k, const Arg& out, int64_t reduction_length = 0);
 
 struct BufferDiff {
   std::string name;
   int64_t elements = 0;            // compared (the logical shape)
-  int64_t mismatches = 0;
+  int64_t mismatches = 0;          // elements out of tolerance
+  int64_t nonfinite_ref = 0;       // reference elements that are inf or NaN (matched exactly)
+  int64_t nonfinite_mismatches = 0;  // mismatches where out or ref is not finite
+  // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
+  // element differ; 0 for matching non-finite ones). max_abs_ref: max|ref|
+  // over the finite reference elements. max_rel_err: max_abs_err / max_abs_ref,
+  // the figure rtol bounds (0 when max_abs_err is 0; NaN, printed "n/a", when
+  // max_abs_ref is 0 but an error is not: every finite reference element is
+  // zero, so nothing is relative to anything).
   double max_abs_err = 0, max_rel_err = 0, max_abs_ref = 0;
   std::vector<int64_t> worst_index;  // multi-index of the largest |out - ref|
   double worst_out = 0, worst_ref = 0;
@@ -34,12 +54,15 @@ struct BufferDiff {
   bool ok = true;
 };
 
-// Compares every written-to buffer (writeonly or readwrite) of `k`.
+// Compares every written-to buffer (writeonly or readwrite) of `k`;
+// `reduction_length` as for ToleranceFor.
 std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
-                                       const KernelData& ref);
+                                       const KernelData& ref, int64_t reduction_length = 0);
 
-// One line per buffer: "C: 256 elements, max abs err 1.2e-07, max rel err ...,
-// worst C[3, 7] = 0.51 (ref 0.51); tolerance ...; OK" (or "FAIL").
+// One line per buffer: "C: 256 elements, max abs err 1.2e-07, max rel err
+// 1.2e-07 (of max|ref| 0.998), worst C[3, 7] = 0.51 (ref 0.51); tolerance ...:
+// OK" (or "FAIL (N elements out of tolerance)"), with "; 2 non-finite
+// reference elements (matched exactly)" before the tolerance when there are some.
 std::string FormatDiffs(const std::vector<BufferDiff>& diffs);
 
 // The value of element `e` (bytes at `off`) of type t as a double.

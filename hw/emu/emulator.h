@@ -37,8 +37,22 @@ struct LaunchArgs {
   std::array<int64_t, 3> workgroup{0, 0, 0};  // threads; 0 = .reqd_workgroup_size (error if absent)
 };
 
+// The default instruction budget of a run (EmuOptions::max_instructions and
+// `kirc run --max-instructions`): 20 times what the 1024^3 f16 GEMM needs
+// (about 932,000 wave-instructions), so a kernel that spins stops after a
+// minute or two with an error instead of running for hours.
+inline constexpr int64_t kDefaultMaxInstructions = 20000000;
+
 struct EmuOptions {
+  // Strict checks (strict.h): pending loads, LDS races, reads of LDS bytes no
+  // lane of the workgroup has written, hazards.
   bool strict = true;
+  // Budget: the wave-instructions the whole dispatch (all workgroups and waves)
+  // may execute; one more is a ResourceExhausted error naming the budget, the
+  // wave and the instruction, followed by `budget_hint`. 0 = no limit.
+  // Deterministic (a count, not a time).
+  int64_t max_instructions = kDefaultMaxInstructions;
+  std::string budget_hint = "raise EmuOptions::max_instructions";
   int64_t max_wave_instructions = 100000000;  // hang guard: error when one wave exceeds it
 };
 

@@ -105,7 +105,10 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
         wg.id = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)};
         // LDS starts with a pattern: its contents are undefined at launch.
         wg.lds.assign(k.group_segment_size, 0xcd);
-        if (opts.strict) wg.races.Reset(k.group_segment_size, nwaves);
+        if (opts.strict) {
+          wg.races.Reset(k.group_segment_size, nwaves);
+          wg.lds_written.assign(k.group_segment_size, 0);
+        }
         std::vector<std::unique_ptr<Wave>> waves;
         std::vector<HazardWindow> hazards(nwaves);
         for (int i = 0; i < nwaves; ++i) {
@@ -123,6 +126,12 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
             if (w.pc < 0 || w.pc >= static_cast<int>(prog.insts.size()))
               return absl::FailedPreconditionError(absl::StrCat(
                   where, "wave ", i, ": ran past the end of kernel '", k.name, "' (no s_endpgm)"));
+            if (opts.max_instructions > 0 && stats.total >= opts.max_instructions)
+              return absl::ResourceExhaustedError(absl::StrCat(
+                  "instruction budget exhausted: the dispatch executed its budget of ", opts.max_instructions,
+                  " wave-instructions (all waves together) without finishing; ", where, "wave ", i,
+                  " was at ", prog.Describe(w.pc), ". The kernel runs too long or does not terminate",
+                  opts.budget_hint.empty() ? "" : "; ", opts.budget_hint));
             if (++w.executed > opts.max_wave_instructions)
               return absl::ResourceExhaustedError(absl::StrCat(
                   where, "wave ", i, ": executed more than ", opts.max_wave_instructions,

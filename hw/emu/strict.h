@@ -9,6 +9,10 @@
 //     has since passed (failure class 9).
 //  3. Hazards: fewer wait states between two instructions of a wave than
 //     compiler/target/hazard_table.h's RequiredWaitStates asks (class 11).
+//  4. Reads of LDS bytes that no lane of the workgroup has written since the
+//     kernel started (LDS contents are undefined at launch): the DS
+//     instruction, the lane and the LDS address (exec_memory.cc,
+//     WorkgroupState::lds_written).
 #ifndef KIRC_HW_EMU_STRICT_H_
 #define KIRC_HW_EMU_STRICT_H_
 

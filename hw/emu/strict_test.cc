@@ -82,8 +82,12 @@ TEST(StrictTest, ReadBeforeLgkmcntWaitForScalarLoad) {
 }
 
 const char kLoads[] = R"(
-  s_load_dwordx2 s[4:5], s[0:1], 0x0
   v_mov_b32 v1, 0
+  v_mov_b32 v2, 0
+  v_mov_b32 v3, 0
+  ds_write_b64 v1, v[2:3]
+  s_waitcnt lgkmcnt(0)
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
   ds_read_b32 v2, v1
   ds_read_b32 v3, v1 offset:4
   s_waitcnt lgkmcnt(1)
@@ -277,6 +281,64 @@ TEST(StrictTest, NonStrictRunsBrokenKernel) {
   EmuOptions o;
   o.strict = false;
   EXPECT_TRUE(RunAssembly(s, "gfx942", a, o).ok());
+}
+
+// ---- Rule 4: reads of LDS no lane has written -----------------------------------
+
+TEST(StrictTest, LdsReadOfUnwrittenBytes) {
+  // Lane l writes dword l of 64 (bytes [0, 256)); every lane then reads
+  // dword l + 1: lane 63 reads bytes [0x100, 0x104), which nobody wrote.
+  HandKernel k;
+  k.lds_bytes = 512;
+  k.body = R"(
+  v_lshlrev_b32 v1, 2, v0
+  ds_write_b32 v1, v0
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v2, v1 offset:OFF
+  s_waitcnt lgkmcnt(0)
+  s_endpgm)";
+  LaunchArgs a;
+  HandKernel ok = k;
+  ok.body = absl::StrReplaceAll(k.body, {{"OFF", "0"}});
+  EXPECT_TRUE(RunAssembly(ok.Text(), "gfx942", a).ok());
+  k.body = absl::StrReplaceAll(k.body, {{"OFF", "4"}});
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a).status()),
+              AllOf(HasSubstr("wave 0: 0x"), HasSubstr("`ds_read_b32 v2, v1 offset:4`: lane 63 reads LDS bytes [0x100, 0x104)"),
+                    HasSubstr("no lane of the workgroup has written LDS byte 0x100 since the kernel started")));
+  // Not strict: the read returns the launch pattern, no error.
+  EmuOptions o;
+  o.strict = false;
+  EXPECT_TRUE(RunAssembly(k.Text(), "gfx942", a, o).ok());
+}
+
+TEST(StrictTest, InstructionBudget) {
+  // Two waves of 1 + 10 * 3 + 1 = 32 instructions each: 64 in total.
+  HandKernel k;
+  k.workgroup = 128;
+  k.body = R"(
+  s_mov_b32 s8, 10
+.Lloop:
+  s_sub_u32 s8, s8, 1
+  s_cmp_lg_u32 s8, 0
+  s_cbranch_scc1 .Lloop
+  s_endpgm)";
+  LaunchArgs a;
+  EmuOptions o;
+  o.max_instructions = 64;
+  absl::StatusOr<EmuStats> st = RunAssembly(k.Text(), "gfx942", a, o);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_EQ(st->total, 64);
+  o.max_instructions = 63;
+  o.budget_hint = "raise it with --max-instructions=N";
+  st = RunAssembly(k.Text(), "gfx942", a, o);
+  EXPECT_EQ(st.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(Msg(st.status()),
+              AllOf(HasSubstr("instruction budget exhausted: the dispatch executed its budget of 63 wave-instructions"),
+                    HasSubstr("wave 1 was at 0x"), HasSubstr("`s_endpgm`"),
+                    HasSubstr("; raise it with --max-instructions=N")));
+  // The default budget is finite: an endless loop stops.
+  EXPECT_EQ(EmuOptions().max_instructions, kDefaultMaxInstructions);
+  EXPECT_GT(kDefaultMaxInstructions, 0);
 }
 
 TEST(StrictTest, HangGuard) {

@@ -4,7 +4,8 @@
 // beta 0.5 and a non-zero C. A covering set of about 40 kernels: every input
 // type, layout, output type and target; double buffering on and off; 1, 4 and
 // 8 waves; every (input type, layout) pair; sizes 64^3, 128^3, 256x256x64 and
-// the edges 100x72x40 and 33x65x17. The full cross product is
+// the edges 100x72x40 and 33x65x17; plus N = 1, M = 1 and a column-major C
+// of 18 rows (narrow epilogue accesses). The full cross product is
 // //hw/run:gemm_emu_full_test (manual).
 #include <cmath>
 #include <cstring>
@@ -33,12 +34,13 @@ struct GemmCase {
   bool double_buffer;
   int waves;  // 0: default tiling; 1, 4, 8: explicit
   int64_t m, n, k;
+  bool c_col = false;  // C column-major (strides [1, M])
 };
 
 std::string Name(const GemmCase& c) {
   return absl::StrCat(c.in, "_", c.a_km ? "km" : "mk", c.b_kn ? "kn" : "nk", "_", c.out, "_",
                       c.target, "_", c.double_buffer ? "db" : "sb", "_w", c.waves, "_", c.m, "x",
-                      c.n, "x", c.k);
+                      c.n, "x", c.k, c.c_col ? "_ccol" : "");
 }
 
 std::string KernelText(const GemmCase& c) {
@@ -54,7 +56,8 @@ std::string KernelText(const GemmCase& c) {
       "kernel ", "g", "\ntarget ", c.target, "\nworkgroup auto\ngrid auto\n",
       "arg A : ", c.in, dims(c.a_km, c.m, c.k), " readonly\n",
       "arg B : ", c.in, dims(c.b_kn, c.n, c.k), " readonly\n",
-      "arg C : ", c.out, "[", c.m, ", ", c.n, "] strides [", c.n, ", 1] readwrite\n",
+      "arg C : ", c.out, "[", c.m, ", ", c.n, "] strides ",
+      c.c_col ? absl::StrCat("[1, ", c.m, "]") : absl::StrCat("[", c.n, ", 1]"), " readwrite\n",
       "arg alpha : f32\narg beta : f32\n",
       "  gemm C = alpha * A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
       " + beta * C", tiling, " double_buffer ", c.double_buffer ? "on" : "off", "\nend\n");
@@ -107,8 +110,9 @@ TEST_P(GemmEmuTest, EmulatorEqualsCpuGemm) {
         double b = Elem(ti, in.buffers["B"], c.b_kn ? kk * c.n + j : j * c.k + kk);
         acc += a * b;
       }
-      double cin = Elem(to, in.buffers["C"], i * c.n + j);
-      SetElem(to, ref.buffers["C"], i * c.n + j, 1.5 * acc + 0.5 * cin);
+      const int64_t ci = c.c_col ? j * c.m + i : i * c.n + j;
+      double cin = Elem(to, in.buffers["C"], ci);
+      SetElem(to, ref.buffers["C"], ci, 1.5 * acc + 0.5 * cin);
     }
   std::vector<BufferDiff> diffs = CompareOutputs(*k, data, ref);
   ASSERT_EQ(diffs.size(), 1u);
@@ -143,6 +147,14 @@ std::vector<GemmCase> Covering() {
     c.m = s[0], c.n = s[1], c.k = s[2];
     v.push_back(c);
   }
+  // N = 1 and M = 1 (C's epilogue accesses narrowed to what the layout
+  // aligns: scalars for C f32[M, 1] strides [1, 1]), and a column-major C
+  // whose columns are only 8-byte aligned (M = 18: f32x2 pieces).
+  v.push_back({"f16", "f32", false, false, "gfx942", false, 0, 1, 1, 1});
+  v.push_back({"bf16", "bf16", false, true, "gfx90a", true, 0, 16, 1, 16});
+  v.push_back({"f16", "f16", true, false, "gfx908", true, 0, 100, 1, 64});
+  v.push_back({"bf16", "f32", true, true, "gfx908", false, 0, 1, 24, 17});
+  v.push_back({"f16", "f32", false, false, "gfx90a", true, 0, 18, 5, 3, true});
   return v;
 }
 

@@ -1,5 +1,7 @@
 #include "hw/run/run.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +12,7 @@
 #include "compiler/api/compile.h"
 #include "compiler/emit/code_object_notes.h"
 #include "compiler/emit/toolchain.h"
+#include "compiler/ir/float_bits.h"
 #include "compiler/ir/interpreter.h"
 #include "hw/check/npy.h"
 
@@ -17,9 +20,13 @@ namespace kir {
 namespace {
 
 absl::Status WriteFile(const std::string& path, const std::string& bytes) {
+  errno = 0;
   std::ofstream f(path, std::ios::binary);
   f << bytes;
-  if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
+  f.close();
+  if (!f)
+    return absl::PermissionDeniedError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno != 0 ? errno : EIO),
+                                                    " (the directory must exist and be writable)"));
   return absl::OkStatus();
 }
 
@@ -91,7 +98,40 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetIn
 
 }  // namespace
 
+std::string FormatScalars(const Kernel& k, const KernelData& d) {
+  std::vector<std::string> parts;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kScalar) continue;
+    auto it = d.scalars.find(a.name);
+    if (it == d.scalars.end()) continue;
+    parts.push_back(a.elem == ElemType::kF32
+                        ? absl::StrFormat("%s = %.9g (f32)", a.name, F32FromBits(it->second))
+                        : absl::StrFormat("%s = %d (i32)", a.name, static_cast<int32_t>(it->second)));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+std::string ScalarsJson(const Kernel& k, const KernelData& d) {
+  std::vector<std::string> parts;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kScalar) continue;
+    auto it = d.scalars.find(a.name);
+    if (it == d.scalars.end()) continue;
+    std::string value = a.elem == ElemType::kF32 ? absl::StrFormat("%.9g", F32FromBits(it->second))
+                                                 : absl::StrCat(static_cast<int32_t>(it->second));
+    parts.push_back(absl::StrFormat("  \"%s\": {\"type\": \"%s\", \"value\": %s, \"bits\": \"0x%08x\"}",
+                                    a.name, a.elem == ElemType::kF32 ? "f32" : "i32", value, it->second));
+  }
+  return parts.empty() ? "{}\n" : absl::StrCat("{\n", absl::StrJoin(parts, ",\n"), "\n}\n");
+}
+
 absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const RunOptions& opts) {
+  bool writable = false;
+  for (const Arg& a : k.args) writable |= a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly;
+  if (!writable)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kernel '", k.name, "' has no writable buffer (writeonly or readwrite): there is nothing to "
+        "check against the reference; declare its outputs writeonly or readwrite"));
   CompileOptions co;
   co.mcpu = opts.mcpu;
   co.filename = opts.filename;
@@ -111,16 +151,30 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   if (!hsaco.ok()) return hsaco.status();
   KernelData inputs = MakeInputs(k, opts.seed);
   KernelData out = inputs;
+  InterpOptions io;
+  io.max_wave_ops = opts.max_reference_wave_ops;
+  io.budget_hint = opts.budget_hint;
   absl::StatusOr<DeviceRun> run = device.Run(k, *target, *hsaco, out);
-  if (!run.ok()) return run.status();
+  if (!run.ok()) {
+    // A strict-emulator error (e.g. a read of LDS no lane wrote): when the
+    // reference interpreter refuses the kernel too, its message names the KIR op.
+    if (run.status().code() == absl::StatusCode::kFailedPrecondition) {
+      InterpArgs probe{inputs.buffers, inputs.scalars};
+      absl::Status is = Interpret(k, probe, io);
+      if (is.code() == absl::StatusCode::kFailedPrecondition)
+        return absl::FailedPreconditionError(absl::StrCat(
+            run.status().message(), "\nthe KIR reference interpreter refuses the kernel too: ", is.message()));
+    }
+    return run.status();
+  }
   InterpArgs ref{inputs.buffers, inputs.scalars};
-  absl::Status st = Interpret(k, ref);
+  absl::Status st = Interpret(k, ref, io);
   if (!st.ok())
     return absl::Status(st.code(), absl::StrCat("reference interpreter: ", st.message()));
   KernelData ref_data{ref.buffers, ref.scalars};
   RunReport r;
   r.run = *run;
-  r.diffs = CompareOutputs(k, out, ref_data);
+  r.diffs = CompareOutputs(k, out, ref_data, opts.reduction_length);
   r.ok = true;
   for (const BufferDiff& d : r.diffs) r.ok = r.ok && d.ok;
   if (!opts.dump_dir.empty()) {
@@ -129,12 +183,15 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       absl::Status ds = Dump(k, opts.dump_dir, what, *data);
       if (!ds.ok()) return ds;
     }
+    absl::Status ds = WriteFile(absl::StrCat(opts.dump_dir, "/", k.name, ".scalars.json"), ScalarsJson(k, inputs));
+    if (!ds.ok()) return ds;
   }
   std::string& t = r.text;
   absl::StrAppend(&t, "kernel ", k.name, " on ", target->name, ", ", run->device, ", seed ",
                   opts.seed, "\n");
   if (!opts.code_object_path.empty())
     absl::StrAppend(&t, "code object ", opts.code_object_path, " (not recompiled)\n");
+  if (std::string sc = FormatScalars(k, inputs); !sc.empty()) absl::StrAppend(&t, "scalars: ", sc, "\n");
   if (run->timed_launches > 0) {
     // A timed device (HIP): the median kernel time and what it means.
     absl::StrAppend(&t, absl::StrFormat("%d waves, median kernel time %.4f ms over %d launches\n", run->waves,

@@ -1,13 +1,18 @@
 // Every testdata kernel on every target that has its instructions: the code
 // object, run in the strict emulator on seeded asymmetric inputs, equals the
 // KIR reference interpreter within the stated tolerance.
+#include <cmath>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "compiler/api/compile.h"
 #include "compiler/emit/toolchain.h"
+#include "absl/strings/str_format.h"
+#include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
+#include "compiler/promote/promote.h"
+#include "compiler/target/target.h"
 #include "gtest/gtest.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/run.h"
@@ -227,6 +232,183 @@ TEST_F(CodeObjectPathTest, RefusesMissingAndNonElfFiles) {
   r = Run(k, "gfx942", text);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "code object " + text + ": not an ELF file");
+}
+
+// What `kirc run` reports beyond the comparison: the scalar arguments (in the
+// report and in the dump), no writable buffer, never-written LDS, the budget.
+class RunReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+    ASSERT_TRUE(bin.ok()) << bin.status();
+    bin_ = *bin;
+  }
+  static Kernel MustParse(const std::string& text) {
+    absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return k.ok() ? *k : Kernel{};
+  }
+  absl::StatusOr<RunReport> Run(const Kernel& k, RunOptions o = {}) {
+    EmuDevice emu(bin_);
+    o.llvm_bin = bin_;
+    return RunAndCheck(k, emu, o);
+  }
+  std::string bin_;
+};
+
+TEST_F(RunReportTest, ScalarArgumentsAreReportedAndDumped) {
+  Kernel k = MustParse(R"(kernel scal
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] readwrite
+arg a : f32
+arg I : i32[64] strides [1] readwrite
+arg n : i32
+  %x = load x[tid.x] : f32
+  %y = load y[tid.x] : f32
+  %ax = mul %x, a
+  %r = add %ax, %y
+  store y[tid.x], %r
+  %i = load I[tid.x] : i32
+  %j = mul %i, n
+  store I[tid.x], %j
+end
+)");
+  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("run_test.");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  RunOptions o;
+  o.seed = 5;
+  o.dump_dir = dir->path();
+  absl::StatusOr<RunReport> r = Run(k, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  KernelData in = MakeInputs(k, 5);
+  float a = F32FromBits(in.scalars["a"]);
+  int32_t n = static_cast<int32_t>(in.scalars["n"]);
+  EXPECT_GE(n, 1);
+  std::string line = absl::StrFormat("scalars: a = %.9g (f32), n = %d (i32)\n", a, n);
+  EXPECT_NE(r->text.find(line), std::string::npos) << line << r->text;
+  EXPECT_EQ(FormatScalars(k, in), line.substr(9, line.size() - 10));
+  std::ifstream f(dir->File("scal.scalars.json"));
+  std::stringstream json;
+  json << f.rdbuf();
+  EXPECT_EQ(json.str(), absl::StrFormat("{\n  \"a\": {\"type\": \"f32\", \"value\": %.9g, \"bits\": \"0x%08x\"},\n"
+                                        "  \"n\": {\"type\": \"i32\", \"value\": %d, \"bits\": \"0x%08x\"}\n}\n",
+                                        a, in.scalars["a"], n, in.scalars["n"]));
+  // No scalars: no line, and an empty JSON object.
+  EXPECT_EQ(FormatScalars(MustParse(R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg y : f32[64] strides [1] writeonly
+  %z = zero f32
+  store y[tid.x], %z
+end
+)"), in), "");
+}
+
+TEST_F(RunReportTest, NoWritableBufferIsAnError) {
+  Kernel k = MustParse(R"(kernel noout
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+  %v = load x[tid.x] : f32
+end
+)");
+  absl::StatusOr<RunReport> r = Run(k);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r.status().message(),
+            "kernel 'noout' has no writable buffer (writeonly or readwrite): there is nothing to "
+            "check against the reference; declare its outputs writeonly or readwrite");
+}
+
+TEST_F(RunReportTest, ReadOfUnwrittenLdsIsAnErrorInBoth) {
+  Kernel k = MustParse(R"(kernel lds_uninit
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+lds T : f32[64]
+  %v = load x[tid.x] : f32
+  store guarded T[tid.x + 32], %v
+  %t = load T[tid.x] : f32
+  %r = add %t, %v
+  store y[tid.x], %r
+end
+)");
+  absl::StatusOr<RunReport> r = Run(k);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  std::string m(r.status().message());
+  EXPECT_NE(m.find("`ds_read_b32"), std::string::npos) << m;
+  EXPECT_NE(m.find(": lane 0 reads LDS bytes [0x0, 0x4), but no lane of the workgroup has written LDS byte 0x0"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("the KIR reference interpreter refuses the kernel too: 10:3: error: in '%t = load T[tid.x] : f32': "
+                   "thread (0, 0, 0) of workgroup (0, 0, 0): element 0 is T[0], which no thread"),
+            std::string::npos) << m;
+}
+
+TEST_F(RunReportTest, TheReferenceHasABudgetToo) {
+  Kernel k = MustParse(R"(kernel spin
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+  %z = zero f32
+  %r = for %k = 0 to 1000 step 1 iter(%c = %z) {
+    %v = load x[tid.x] : f32
+    %c2 = add %c, %v
+    yield %c2
+  }
+  store y[tid.x], %r
+end
+)");
+  RunOptions o;
+  o.max_reference_wave_ops = 2000;
+  o.budget_hint = "raise it with --max-instructions=N";
+  absl::StatusOr<RunReport> r = Run(k, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(r.status().message().find("reference interpreter: "), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("exceeded its budget of 2000 wave-ops"), std::string::npos) << r.status();
+  o.max_reference_wave_ops = 4000;  // 3 + 1000 * 3 ops
+  r = Run(k, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+}
+
+// A promoted gemm with K = 100 runs a K loop of 128 (4 tiles of 32): the f32
+// tolerance uses the reduction length the caller gives (kirc run: the gemm's K).
+TEST_F(RunReportTest, GivenReductionLengthSetsTheTolerance) {
+  Kernel g = MustParse(R"(kernel g100
+target gfx942
+workgroup auto
+grid auto
+arg A : f16[64, 100] strides [100, 1] readonly
+arg B : f16[64, 100] strides [100, 1] readonly
+arg C : f32[64, 64] strides [64, 1] writeonly
+arg alpha : f32
+  gemm C = alpha * A.mk * B.nk tile 64x64x32
+end
+)");
+  absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t, "t.kir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(ReductionLength(*p), 128);
+  RunOptions o;
+  o.reduction_length = ReductionLength(g);
+  absl::StatusOr<RunReport> r = Run(*p, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("(reduction length 100)"), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("scalars: alpha = "), std::string::npos) << r->text;
+  EXPECT_DOUBLE_EQ(r->diffs[0].tol.rtol, 4.0 * 100 * std::ldexp(1.0, -24));
 }
 
 }  // namespace
