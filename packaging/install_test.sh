@@ -21,6 +21,9 @@ fail() {
   echo "FAIL: $*" >&2
   failures=$((failures + 1))
 }
+# grep that reads all of its input: `grep -q` exits at the first match, and
+# under pipefail the writer then dies of SIGPIPE and the pipeline fails.
+has() { grep "$@" >/dev/null; }
 step() {
   local ms=$((($(date +%s%N) - start_ns) / 1000000))
   printf '[%3d.%01d s] %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$*"
@@ -60,7 +63,7 @@ got_soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 kirc_version=$("$prefix/bin/kirc" --version)
 [[ "$kirc_version" == "kirc $version "* ]] ||
   fail "kirc --version says '$kirc_version' but kirc.pc says $version (KIRC_VERSION in packaging/BUILD)"
-readelf -d "$lib" | grep -q 'NEEDED.*libz3\.so' || fail "libkirc.so does not load libz3 (the verifier)"
+readelf -d "$lib" | has 'NEEDED.*libz3\.so' || fail "libkirc.so does not load libz3 (the verifier)"
 
 # ---- exported symbols
 step "exported symbols"

@@ -6,26 +6,29 @@ set -uo pipefail
 kirc=$(realpath "$1"); kernels=$(realpath "$2")
 cd "$TEST_TMPDIR"
 fail() { echo "FAIL: $*"; exit 1; }
+# grep that reads all of its input: `grep -q` exits at the first match, and
+# under pipefail the writer then dies of SIGPIPE and the pipeline fails.
+has() { grep "$@" >/dev/null; }
 
 "$kirc" --help > help.txt || fail "--help exit $?"  # a file: grep -q in a pipe may SIGPIPE kirc
 grep -q -- "--emit=KIND" help.txt || fail "--help lacks --emit"
-"$kirc" --version | grep -q "^kirc " || fail "--version"
+"$kirc" --version | has "^kirc " || fail "--version"
 
 # The main job: assembly of the built-in kernel plus a summary.
 out=$("$kirc") || fail "main job exit $?"
-echo "$out" | grep -q "v_mfma_f32_16x16x16_f16" || fail "main job has no MFMA"
-echo "$out" | grep -q "// registers:" || fail "main job has no summary"
+echo "$out" | has "v_mfma_f32_16x16x16_f16" || fail "main job has no MFMA"
+echo "$out" | has "// registers:" || fail "main job has no summary"
 
 # Each --emit kind; relative paths resolve against BUILD_WORKING_DIRECTORY.
 mkdir -p work && cp "$kernels"/copy_f32.kir work/
 BUILD_WORKING_DIRECTORY="$TEST_TMPDIR/work" "$kirc" compile copy_f32.kir -o copy.s || fail "asm"
 grep -q "buffer_load_dwordx4" work/copy.s || fail "copy.s lacks dwordx4"
 BUILD_WORKING_DIRECTORY="$TEST_TMPDIR/work" "$kirc" compile copy_f32.kir --emit=obj || fail "obj"
-head -c 4 work/copy_f32.hsaco | grep -q "ELF" || fail "copy_f32.hsaco is not ELF"
-"$kirc" compile work/copy_f32.kir --emit=mir | grep -q "%v" || fail "mir has no virtual registers"
+head -c 4 work/copy_f32.hsaco | has "ELF" || fail "copy_f32.hsaco is not ELF"
+"$kirc" compile work/copy_f32.kir --emit=mir | has "%v" || fail "mir has no virtual registers"
 "$kirc" compile work/copy_f32.kir --emit=kir > canon.kir || fail "kir"
 "$kirc" compile canon.kir --emit=kir | cmp -s - canon.kir || fail "canonical KIR is not a fixed point"
-"$kirc" compile work/copy_f32.kir --annotate | grep -q "access op 0 load src elements 0,1,2,3" \
+"$kirc" compile work/copy_f32.kir --annotate | has "access op 0 load src elements 0,1,2,3" \
   || fail "--annotate lacks the access map"
 # A tile-level gemm prints as its promoted thread-level KIR, which reads back as itself.
 "$kirc" compile "$kernels"/gemm_f16_256.kir --emit=kir > gemm.kir || fail "gemm kir"
@@ -58,8 +61,8 @@ expect_error "/nonexistent (from the --llvm-bin flag) does not exist" compile wo
 # every access is proved; with the assembly on stdout the report goes to stderr).
 grep -q "kirc verify FILE.kir" help.txt || fail "--help lacks verify"
 out=$("$kirc" verify work/copy_f32.kir --mcpu=gfx908) || fail "verify exit $?"
-echo "$out" | grep -q "verify: kernel copy_f32 on gfx908: 2 memory instructions, 2 proved" || fail "verify report: $out"
-echo "$out" | grep -q "verify: every address proved" || fail "verify summary"
+echo "$out" | has "verify: kernel copy_f32 on gfx908: 2 memory instructions, 2 proved" || fail "verify report: $out"
+echo "$out" | has "verify: every address proved" || fail "verify summary"
 "$kirc" compile work/copy_f32.kir --verify > verified.s 2> report.txt || fail "compile --verify exit $?"
 grep -q "buffer_load_dwordx4" verified.s || fail "compile --verify: no assembly on stdout"
 grep -q "every address proved" report.txt || fail "compile --verify: no report on stderr"
@@ -82,8 +85,8 @@ expect_error "--code-object is an option of \`kirc run\`" compile work/copy_f32.
 # Issue 7: target IDs, several kernels in one code object, offload bundles.
 llvm=/usr/lib/llvm-22/bin
 "$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack- --emit=obj -o tid.hsaco || fail "target ID obj"
-"$llvm"/llvm-readelf -h tid.hsaco | grep -q "Flags: *0x63f, gfx90a, xnack-, sramecc$" || fail "target ID e_flags"
-"$kirc" compile work/copy_f32.kir --mcpu=gfx942:xnack-:sramecc+ | grep -q '^  .amdgcn_target "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"$' \
+"$llvm"/llvm-readelf -h tid.hsaco | has "Flags: *0x63f, gfx90a, xnack-, sramecc$" || fail "target ID e_flags"
+"$kirc" compile work/copy_f32.kir --mcpu=gfx942:xnack-:sramecc+ | has '^  .amdgcn_target "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"$' \
   || fail "target ID not canonical in .amdgcn_target"
 expect_error "invalid target ID 'gfx90a:xnack'" compile work/copy_f32.kir --mcpu=gfx90a:xnack
 expect_error "feature 'xnack' appears more than once" compile work/copy_f32.kir --mcpu=gfx90a:xnack+:xnack-
@@ -94,8 +97,8 @@ expect_error "kernel name 'copy_f32' is used by both" compile work/copy_f32.kir 
 sed 's/^target gfx942$/target gfx90a/' "$kernels"/add_f16.kir > add90.kir
 expect_error "is for gfx942 and add90.kir for gfx90a" compile work/copy_f32.kir add90.kir
 "$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack-,gfx942:sramecc+:xnack- --emit=bundle -o copy.hipfb || fail "bundle"
-head -c 24 copy.hipfb | grep -q "__CLANG_OFFLOAD_BUNDLE__" || fail "bundle magic"
-"$llvm"/clang-offload-bundler -list -type=o -input=copy.hipfb | grep -qx "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" || fail "bundle entries"
+head -c 24 copy.hipfb | has "__CLANG_OFFLOAD_BUNDLE__" || fail "bundle magic"
+"$llvm"/clang-offload-bundler -list -type=o -input=copy.hipfb | has -x "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-" || fail "bundle entries"
 expect_error "several targets need --emit=bundle" compile work/copy_f32.kir --mcpu=gfx90a,gfx942 --emit=obj
 expect_error "cannot share a bundle" compile work/copy_f32.kir --mcpu=gfx90a,gfx90a:xnack- --emit=bundle -o x.hipfb
 
@@ -106,18 +109,18 @@ loop_kir() {  # range -> a kernel summing x[tid.x] over `for %k = range`
 }
 loop_kir "0 to 16777217 step 1" > loop_2p24.kir
 out=$("$kirc" verify loop_2p24.kir) || fail "verify of a loop of 2^24 + 1 iterations exit $?: $out"
-echo "$out" | grep -q "): 16777217 iterations" || fail "verify: trip count 16777217 missing: $out"
-echo "$out" | grep -q "verify: every address proved" || fail "verify 2^24 + 1: $out"
+echo "$out" | has "): 16777217 iterations" || fail "verify: trip count 16777217 missing: $out"
+echo "$out" | has "verify: every address proved" || fail "verify 2^24 + 1: $out"
 loop_kir "0 to 2147483647 step 1" > loop_2p31m1.kir
 out=$("$kirc" verify loop_2p31m1.kir) || fail "verify of a loop of 2^31 - 1 iterations exit $?: $out"
-echo "$out" | grep -q "): 2147483647 iterations" || fail "verify: trip count 2147483647 missing: $out"
+echo "$out" | has "): 2147483647 iterations" || fail "verify: trip count 2147483647 missing: $out"
 loop_kir "0 to 2147483648 step 1" > loop_2p31.kir
 expect_error "the loop runs 2147483648 times; kirc's loops run at most 2^31 - 1 = 2147483647 times" verify loop_2p31.kir
 loop_kir "-2147483648 to 2147483648 step 1" > loop_2p32.kir
 expect_error "the loop runs 4294967296 times" compile loop_2p32.kir
 loop_kir "0 to 9000000000000000000 step 9000000000000000000" > loop_bigstep.kir  # one iteration
 out=$("$kirc" verify loop_bigstep.kir) || fail "a step near 2^63 exit $?: $out"
-echo "$out" | grep -q "): 1 iterations" || fail "a step near 2^63: $out"
+echo "$out" | has "): 1 iterations" || fail "a step near 2^63: $out"
 
 # File writes say why they fail and what to do; --dump creates its directory.
 expect_error "cannot write '/nonexistent/dir/x.s': No such file or directory; the directory /nonexistent/dir does not exist: create it (mkdir -p /nonexistent/dir)" \
@@ -127,7 +130,7 @@ expect_error "cannot write '/nonexistent/dir/x.hsaco': No such file or directory
 expect_error "Is a directory; give a file name, not a directory" compile work/copy_f32.kir -o "$TEST_TMPDIR"
 "$kirc" run work/copy_f32.kir --device=emu --dump=dumps/new/dir > dump_run.txt || fail "run --dump=new dir exit $?"
 for f in src.in src.out src.ref dst.in dst.out dst.ref; do
-  head -c 6 "dumps/new/dir/$f.npy" | grep -q "NUMPY" || fail "--dump did not write dumps/new/dir/$f.npy"
+  head -c 6 "dumps/new/dir/$f.npy" | has "NUMPY" || fail "--dump did not write dumps/new/dir/$f.npy"
 done
 expect_error "--dump: 'canon.kir' exists and is not a directory" run work/copy_f32.kir --device=emu --dump=canon.kir
 # Exit 1 only for a failed check: here a numeric mismatch (the code object of
@@ -225,13 +228,13 @@ grep -q "^  \"a\": {\"type\": \"f32\", \"value\": $a, \"bits\": \"0x[0-9a-f]\{8\
   || fail "scalars.json: $(cat scal_dump/scal.scalars.json) (report: a = $a)"
 # A gemm's f32 tolerance uses its K (100), not the padded K loop (128).
 printf 'kernel g100\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[32, 100] strides [100, 1] readonly\narg B : f16[32, 100] strides [100, 1] readonly\narg C : f32[32, 32] strides [32, 1] writeonly\narg alpha : f32\n  gemm C = alpha * A.mk * B.nk\nend\n' > g100.kir
-"$kirc" compile g100.kir --emit=kir | grep -q "for %k = 0 to 128 step 32" || fail "g100: the K loop is not padded to 128"
+"$kirc" compile g100.kir --emit=kir | has "for %k = 0 to 128 step 32" || fail "g100: the K loop is not padded to 128"
 "$kirc" run g100.kir --device=emu > g100.txt || { cat g100.txt; fail "g100 exit $?"; }
 grep -q "tolerance rtol 2.38e-05 for f32 (reduction length 100): OK" g100.txt || fail "g100 tolerance: $(cat g100.txt)"
 # The device line comes with the report, never before an error.
-head -1 g100.txt | grep -q "^kernel g100 on gfx942" || fail "--device=emu printed a device line: $(head -1 g100.txt)"
+head -1 g100.txt | has "^kernel g100 on gfx942" || fail "--device=emu printed a device line: $(head -1 g100.txt)"
 expect_error "does not exist on gfx908" run "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
 "$kirc" run work/copy_f32.kir > auto.txt || fail "--device=auto exit $?"
-head -1 auto.txt | grep -q "^device: " || fail "--device=auto: no device line first: $(cat auto.txt)"
+head -1 auto.txt | has "^device: " || fail "--device=auto: no device line first: $(cat auto.txt)"
 
 echo "all kirc CLI checks passed"
