@@ -21,6 +21,12 @@ std::string MetadataTarget(absl::string_view notes_text) {
   return v;
 }
 
+absl::string_view TargetProcessor(absl::string_view target) {
+  size_t dash = target.rfind("--");
+  if (dash != absl::string_view::npos) target = target.substr(dash + 2);
+  return target.substr(0, target.find(':'));
+}
+
 absl::StatusOr<const KernelNotes*> PickKernel(const std::vector<KernelNotes>& kernels,
                                               absl::string_view name) {
   if (name.empty()) {
@@ -34,7 +40,10 @@ absl::StatusOr<const KernelNotes*> PickKernel(const std::vector<KernelNotes>& ke
   }
   for (const KernelNotes& k : kernels)
     if (k.name == name) return &k;
-  return absl::NotFoundError(absl::StrCat("no kernel '", name, "' in the code object's metadata"));
+  std::vector<std::string> names;
+  for (const KernelNotes& k : kernels) names.push_back(k.name);
+  return absl::NotFoundError(
+      absl::StrCat("it has no kernel '", name, "' (it has: ", absl::StrJoin(names, ", "), ")"));
 }
 
 absl::StatusOr<CodeObjectKernel> ReadCodeObjectKernel(const std::string& llvm_bin, absl::string_view hsaco,
@@ -44,7 +53,7 @@ absl::StatusOr<CodeObjectKernel> ReadCodeObjectKernel(const std::string& llvm_bi
   absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(*text);
   if (!notes.ok()) return notes.status();
   absl::StatusOr<const KernelNotes*> k = PickKernel(*notes, name);
-  if (!k.ok()) return k.status();
+  if (!k.ok()) return absl::Status(k.status().code(), absl::StrCat("the code object: ", k.status().message()));
   return CodeObjectKernel{MetadataTarget(*text), **k};
 }
 

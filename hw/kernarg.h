@@ -30,9 +30,14 @@ struct CodeObjectKernel {
 // the YAML itself), unquoted; "" if there is none.
 std::string MetadataTarget(absl::string_view notes_text);
 
+// The processor of a target or target ID: "amdgcn-amd-amdhsa--gfx90a:xnack-",
+// "gfx942:sramecc+:xnack-" and "gfx908" give "gfx90a", "gfx942", "gfx908".
+absl::string_view TargetProcessor(absl::string_view target);
+
 // The entry named `name` (the only entry if `name` is empty). Errors:
 // InvalidArgument listing the names when `name` is empty and there is not
-// exactly one kernel; NotFound when no entry is named `name`.
+// exactly one kernel; NotFound when no entry is named `name` ("it has no
+// kernel 'x' (it has: a, b)").
 absl::StatusOr<const KernelNotes*> PickKernel(const std::vector<KernelNotes>& kernels,
                                               absl::string_view name);
 
@@ -69,8 +74,10 @@ struct KernargValue {
 // is named and found, otherwise by position (then the counts must agree).
 // Errors (InvalidArgument, naming the argument): a count or name mismatch, a
 // pointer for a by_value entry or bytes for a global_buffer one, a size other
-// than .size (8 for pointers), an entry past the segment; Unimplemented for a
-// value_kind other than global_buffer, by_value and hidden_*.
+// than .size (8 for pointers), a negative offset or size, a size above 4096;
+// Unimplemented for a value_kind other than global_buffer, by_value and
+// hidden_*. (An entry past .kernarg_segment_size lengthens the result: the
+// caller decides whether that is acceptable.)
 absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel,
                                                   const std::vector<KernargValue>& args,
                                                   const std::array<int64_t, 3>& grid,

@@ -118,6 +118,11 @@ TEST(KernargTest, MetadataTargetAndPickKernel) {
   EXPECT_EQ((*PickKernel(ks, "b"))->name, "b");
   EXPECT_EQ(PickKernel(ks, "").status().message(), "the code object has 2 kernels; name one of: a, b");
   EXPECT_EQ(PickKernel(ks, "c").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(PickKernel(ks, "c").status().message(), "it has no kernel 'c' (it has: a, b)");
+  EXPECT_EQ(TargetProcessor("amdgcn-amd-amdhsa--gfx90a:xnack-"), "gfx90a");
+  EXPECT_EQ(TargetProcessor("gfx942:sramecc+:xnack-"), "gfx942");
+  EXPECT_EQ(TargetProcessor("gfx908"), "gfx908");
+  EXPECT_EQ(TargetProcessor(""), "");
   EXPECT_EQ((*PickKernel({a}, ""))->name, "a");
 }
 

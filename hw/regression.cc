@@ -166,7 +166,7 @@ int Main(int argc, char** argv) {
       std::cerr << "regression: " << d.status().message() << "\n";
       return 1;
     }
-    std::string proc = (*d)->Arch().substr(0, (*d)->Arch().find(':'));
+    std::string proc(TargetProcessor((*d)->Arch()));
     std::cout << "device " << i << ": " << (*d)->Name()
               << (LookupTarget(proc).ok() ? "" : " (not a kirc target: not used)") << "\n";
     if (LookupTarget(proc).ok() && !by_target.count(proc)) by_target[proc] = *std::move(d);

@@ -58,11 +58,6 @@ std::string FormatDouble(double v) {
 // bounded depth and size. Empty string if fine.
 std::string IndexProblem(const IndexRef& e) { return IndexTreeProblem(e); }
 
-std::string IndexText(const IndexRef& e) {
-  if (!IndexProblem(e).empty()) return "?";
-  return IndexToString(*e);
-}
-
 std::string OperandText(const Operand& o) { return o.is_arg ? o.name : "%" + o.name; }
 
 const char* OpName(OpKind k) {

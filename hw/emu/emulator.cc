@@ -92,7 +92,7 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::st
   absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(*notes_text);
   if (!notes.ok()) return notes.status();
   absl::StatusOr<const KernelNotes*> kn = PickKernel(*notes, kernel_name);
-  if (!kn.ok()) return kn.status();
+  if (!kn.ok()) return absl::Status(kn.status().code(), absl::StrCat("the code object: ", kn.status().message()));
   const std::string name = (*kn)->name;
   const std::string kd_sym = (*kn)->symbol.empty() ? name + ".kd" : (*kn)->symbol;
   uint64_t kd_addr = 0;
@@ -190,47 +190,43 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
                                                    k.args.size(), ": ", ArgList(k.args)));
   }
   GlobalMemory mem;
-  std::vector<uint8_t> kernarg(std::max<int64_t>(k.kernarg_segment_size, k.kernarg_size), 0);
   std::vector<uint8_t> packet(64, 0), queue(256, 0);
   const uint64_t kKernargAddr = 0x00007f0000000000ull, kPacketAddr = 0x00007e0000000000ull,
                  kQueueAddr = 0x00007d0000000000ull;
+  // The explicit arguments' values, in .args order, for the shared packer
+  // (hw/kernarg.h), which also writes the hidden arguments the dispatch
+  // determines and zeroes the rest.
+  std::vector<KernargValue> values;
   int buffer_no = 0;
-  auto put = [&](int64_t off, const void* p, size_t n) -> absl::Status {
-    if (off < 0 || static_cast<size_t>(off) + n > kernarg.size())
-      return absl::InvalidArgumentError(absl::StrCat(who, "argument at offset ", off, " lies outside the ",
-                                                     kernarg.size(), "-byte kernarg segment"));
-    std::memcpy(kernarg.data() + off, p, n);
-    return absl::OkStatus();
-  };
-  for (size_t i = 0; i < k.args.size(); ++i) {
+  for (int i : explicit_idx) {
     const ArgNote& a = k.args[i];
-    std::vector<uint8_t>* bytes = by_arg[i];
-    const std::string an = absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'"));
-    absl::Status st;
+    KernargValue v;
     if (a.value_kind == "global_buffer") {
-      if (bytes == nullptr) return absl::InternalError("missing buffer");
       // Each buffer at its own address, 256-byte aligned, 64 GiB apart, with
       // the low word close to 2^32 so that 64-bit address carries matter.
-      const uint64_t base = (static_cast<uint64_t>(++buffer_no) << 36) | 0xffffff00ull;
-      mem.AddRegion(an, base, bytes->data(), bytes->size());
-      if (a.size != 8) return absl::InvalidArgumentError(absl::StrCat(who, an, ": a pointer of size ", a.size));
-      st = put(a.offset, &base, 8);
-    } else if (bytes != nullptr && !bytes->empty()) {
-      if (static_cast<int64_t>(bytes->size()) != a.size)
-        return absl::InvalidArgumentError(absl::StrCat(who, an, " (", a.value_kind, ") needs ", a.size,
-                                                       " bytes, got ", bytes->size()));
-      st = put(a.offset, bytes->data(), bytes->size());
-    } else if (absl::StartsWith(a.value_kind, "hidden_")) {
-      // The ones the dispatch determines (hw/kernarg.h); the rest stay zero.
-      uint64_t v = HiddenArgValue(a.value_kind, args.grid, wg).value_or(0);
-      st = put(a.offset, &v, std::min<size_t>(a.size, 8));
-    } else if (a.value_kind == "by_value") {
-      return absl::InvalidArgumentError(absl::StrCat(who, an, " is by_value and needs ", a.size, " bytes"));
+      v.is_pointer = true;
+      v.pointer = (static_cast<uint64_t>(++buffer_no) << 36) | 0xffffff00ull;
+      mem.AddRegion(absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'")), v.pointer,
+                    by_arg[i]->data(), by_arg[i]->size());
     } else {
-      return absl::UnimplementedError(absl::StrCat(who, an, ": value_kind ", a.value_kind, " is not supported"));
+      v.bytes = *by_arg[i];
     }
-    if (!st.ok()) return st;
+    values.push_back(std::move(v));
   }
+  KernelNotes notes;
+  notes.name = k.name;
+  notes.args = k.args;
+  notes.kernarg_segment_size = k.kernarg_segment_size;
+  absl::StatusOr<std::vector<uint8_t>> packed = PackKernargs(notes, values, args.grid, wg);
+  if (!packed.ok()) return packed.status();
+  // The segment the descriptor and metadata declare; an argument beyond it is
+  // malformed metadata, not something to paper over.
+  const size_t segment = static_cast<size_t>(std::max<int64_t>(k.kernarg_segment_size, k.kernarg_size));
+  if (packed->size() > segment)
+    return absl::InvalidArgumentError(absl::StrCat(who, "an argument lies beyond the ", segment,
+                                                   "-byte kernarg segment (it ends at byte ", packed->size(), ")"));
+  std::vector<uint8_t> kernarg = *std::move(packed);
+  kernarg.resize(segment, 0);
   mem.AddRegion("the kernarg segment", kKernargAddr, kernarg.data(), kernarg.size());
   // hsa_kernel_dispatch_packet_t, for kernels that enable the dispatch pointer.
   auto pk = [&](size_t off, auto v) { std::memcpy(packet.data() + off, &v, sizeof(v)); };

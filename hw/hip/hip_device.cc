@@ -16,13 +16,6 @@
 namespace kir {
 namespace {
 
-// "amdgcn-amd-amdhsa--gfx90a:xnack-" or "gfx90a:sramecc+:xnack-" -> "gfx90a".
-absl::string_view Processor(absl::string_view target_id) {
-  size_t dash = target_id.rfind("--");
-  if (dash != absl::string_view::npos) target_id = target_id.substr(dash + 2);
-  return target_id.substr(0, target_id.find(':'));
-}
-
 // Device memory, the module and the events of one Run, released on every path.
 struct Resources {
   std::vector<void*> buffers;
@@ -108,8 +101,8 @@ std::string HipDevice::Name() const {
 
 absl::Status CheckHipArch(absl::string_view device_arch, absl::string_view target,
                           absl::string_view device_description) {
-  absl::string_view proc = Processor(device_arch);
-  if (proc == Processor(target)) return absl::OkStatus();
+  absl::string_view proc = TargetProcessor(device_arch);
+  if (proc == TargetProcessor(target)) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat("the code object is for ", target, " but ", device_description,
                                                     " is ", proc, ": run with --mcpu=", proc));
 }
@@ -158,7 +151,7 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
   }
   absl::StatusOr<CodeObjectKernel> meta = ReadCodeObjectKernel(llvm_bin, hsaco, k.name);
   if (!meta.ok()) return meta.status();
-  if (!meta->target.empty() && Processor(meta->target) != target.name)
+  if (!meta->target.empty() && TargetProcessor(meta->target) != target.name)
     return absl::InvalidArgumentError(
         absl::StrCat("the code object's metadata is for ", meta->target, ", not ", target.name));
 

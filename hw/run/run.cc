@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "compiler/api/compile.h"
@@ -15,6 +14,7 @@
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/interpreter.h"
 #include "hw/check/npy.h"
+#include "hw/kernarg.h"
 
 namespace kir {
 namespace {
@@ -40,19 +40,6 @@ absl::Status Dump(const Kernel& k, const std::string& dir, const char* what, con
   return absl::OkStatus();
 }
 
-// The processor of the metadata's `amdhsa.target` ("amdgcn-amd-amdhsa--gfx90a:xnack-"
-// -> "gfx90a"), or "" if there is none.
-std::string MetadataProcessor(absl::string_view notes) {
-  size_t p = notes.find("amdhsa.target:");
-  if (p == absl::string_view::npos) return "";
-  absl::string_view v = notes.substr(p + 14);
-  v = absl::StripAsciiWhitespace(v.substr(0, v.find('\n')));
-  if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"')) v = v.substr(1, v.size() - 2);
-  size_t dash = v.rfind("--");
-  if (dash != absl::string_view::npos) v = v.substr(dash + 2);
-  return std::string(v.substr(0, v.find(':')));
-}
-
 // Reads the code object at `path` and checks that it is `k`'s for `target`:
 // metadata target, a kernel named k.name, and k's arguments (hidden ones aside).
 absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetInfo& target,
@@ -65,22 +52,16 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetIn
   if (!HasElfMagic(*bytes)) return bad("not an ELF file");
   absl::StatusOr<std::string> notes = ReadElfNotes(llvm_bin, *bytes);
   if (!notes.ok()) return bad(std::string(notes.status().message()));
-  std::string proc = MetadataProcessor(*notes);
+  const std::string proc(TargetProcessor(MetadataTarget(*notes)));
   if (proc.empty()) return bad("its metadata has no amdhsa.target");
   if (proc != target.name)
     return bad(absl::StrCat("it is for ", proc, ", not ", target.name, " (use --mcpu=", proc,
                             " or a code object built for ", target.name, ")"));
   absl::StatusOr<std::vector<KernelNotes>> ks = ParseKernelNotes(*notes);
   if (!ks.ok()) return bad(std::string(ks.status().message()));
-  const KernelNotes* kn = nullptr;
-  std::vector<std::string> names;
-  for (const KernelNotes& n : *ks) {
-    names.push_back(n.name);
-    if (n.name == k.name) kn = &n;
-  }
-  if (kn == nullptr)
-    return bad(absl::StrCat("it has no kernel '", k.name, "' (it has: ", absl::StrJoin(names, ", "),
-                            "); build it from this .kir file"));
+  absl::StatusOr<const KernelNotes*> picked = PickKernel(*ks, k.name);
+  if (!picked.ok()) return bad(absl::StrCat(picked.status().message(), "; build it from this .kir file"));
+  const KernelNotes* kn = *picked;
   std::vector<const ArgNote*> explicit_args;
   for (const ArgNote& a : kn->args)
     if (!absl::StartsWith(a.value_kind, "hidden_")) explicit_args.push_back(&a);
