@@ -60,20 +60,23 @@ absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOp
 
 namespace {
 
+// ResolveTargetId with the error placed where the target came from: the
+// --mcpu option, or `file`'s `target` line ("FILE:LINE:COL: error: ...").
+absl::StatusOr<TargetId> ResolveTargetIdAt(const Kernel& k, const CompileOptions& opts, absl::string_view file) {
+  absl::StatusOr<TargetId> t = ResolveTargetId(k, opts);
+  if (t.ok()) return t;
+  std::string where = file.empty() ? "" : std::string(file) + ":";
+  if (opts.mcpu.empty() && k.target_loc.line > 0) absl::StrAppend(&where, k.target_loc.line, ":", k.target_loc.col, ":");
+  if (!where.empty()) where += " ";
+  return absl::Status(t.status().code(),
+                      absl::StrCat(where, "error: ", opts.mcpu.empty() ? "" : "--mcpu: ", t.status().message()));
+}
+
 absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions& opts,
                                           absl::string_view filename) {
   auto t0 = std::chrono::steady_clock::now();
-  absl::StatusOr<TargetId> t = ResolveTargetId(k, opts);
-  if (!t.ok()) {
-    // Name where the target came from: the --mcpu option or the `target` line.
-    std::string where = filename.empty() ? "" : std::string(filename) + ":";
-    if (opts.mcpu.empty() && k.target_loc.line > 0)
-      absl::StrAppend(&where, k.target_loc.line, ":", k.target_loc.col, ":");
-    if (!where.empty()) where += " ";
-    return absl::Status(t.status().code(),
-                        absl::StrCat(where, "error: ", opts.mcpu.empty() ? "" : "--mcpu: ",
-                                     t.status().message()));
-  }
+  absl::StatusOr<TargetId> t = ResolveTargetIdAt(k, opts, filename);
+  if (!t.ok()) return t.status();
   const TargetId target_id = *t;
   const TargetInfo& target = *target_id.target;
   if (HasGemm(k)) {
@@ -209,15 +212,8 @@ absl::StatusOr<ModuleResult> CompileModule(const std::vector<ModuleKernel>& kern
             "`kernel` line)"));
     CompileOptions ko = opts;
     ko.filename = kernels[i].filename;
-    absl::StatusOr<TargetId> id = ResolveTargetId(kernels[i].kernel, ko);
-    if (!id.ok()) {
-      std::string where = file_of(i);
-      const SourceLoc& tl = kernels[i].kernel.target_loc;
-      if (opts.mcpu.empty() && tl.line > 0) absl::StrAppend(&where, ":", tl.line, ":", tl.col);
-      return absl::Status(id.status().code(),
-                          absl::StrCat(where, ": error: ", opts.mcpu.empty() ? "" : "--mcpu: ",
-                                       id.status().message()));
-    }
+    absl::StatusOr<TargetId> id = ResolveTargetIdAt(kernels[i].kernel, ko, file_of(i));
+    if (!id.ok()) return id.status();
     ids.push_back(*id);
     if (*id != ids[0])
       return absl::InvalidArgumentError(absl::StrCat(

@@ -391,9 +391,10 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   return r->ok ? 0 : 1;
 }
 
-// `kirc compile` of several files (one code object holding every kernel) or
-// for several target IDs (--mcpu=ID,ID --emit=bundle: one code object per ID
-// in a clang offload bundle).
+// `kirc compile` with --emit=asm, mir, obj or bundle: one kernel, or several
+// files in one code object holding every kernel, for one target ID or, with
+// --emit=bundle, several (--mcpu=ID,ID: one code object per ID in a clang
+// offload bundle).
 int CompileModuleCommand(const std::vector<std::string>& files, const std::string& mcpu_list,
                          const std::string& emit, std::string out, bool annotate, bool verify, bool stats,
                          const std::optional<std::string>& llvm_flag) {
@@ -426,7 +427,8 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
     if (!m.ok()) return Fail(m.status());
     modules.push_back(*std::move(m));
   }
-  bool to_stdout = emit == "asm" && (out.empty() || out == "-");
+  // --verify and --stats: to stderr when the output itself goes to stdout.
+  bool to_stdout = (emit == "asm" || emit == "mir") && (out.empty() || out == "-");
   std::ostream& report = to_stdout ? std::cerr : std::cout;
   int verified = 0;
   if (verify)
@@ -444,7 +446,6 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
   if (emit == "asm" || emit == "mir") print_stats(-1, 0);
   if (emit == "asm") return WriteAndExit(out, m0.assembly, verified);
   if (emit == "mir") return WriteAndExit(out, m0.kernels[0].mir_text, verified);
-  if (emit == "kir") return Fail("--emit=kir with --mcpu=ID,ID: give one target ID");
   absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
   if (!bin.ok()) return Fail(bin.status());
   auto t0 = std::chrono::steady_clock::now();
@@ -583,18 +584,14 @@ int main(int argc, char** argv) {
     return Fail(absl::StrCat("--emit must be asm, obj, bundle, mir or kir, not '", emit, "'"));
   if (stats && emit == "kir")
     return Fail("--stats needs compiled code: use it with --emit=asm, obj, bundle or mir, not kir");
-  if (!more_files.empty() || emit == "bundle" || absl::StrContains(mcpu, ',')) {
-    std::vector<std::string> files = {file};
-    files.insert(files.end(), more_files.begin(), more_files.end());
-    return CompileModuleCommand(files, mcpu, emit, out, annotate, verify, stats, llvm_bin);
-  }
-  absl::StatusOr<std::string> read = ReadKirFile(file);
-  if (!read.ok()) return Fail(read.status());
-  const std::string& text = *read;
-  if (emit == "kir") {
+  std::vector<std::string> files = {file};
+  files.insert(files.end(), more_files.begin(), more_files.end());
+  if (emit == "kir" && files.size() == 1 && !absl::StrContains(mcpu, ',')) {
     // The canonical form of a kernel kirc accepts: parsed, --mcpu applied, validated;
     // a tile-level gemm kernel is printed as its promoted thread-level KIR.
-    absl::StatusOr<kir::Kernel> k = kir::ParseKernel(text, file);
+    absl::StatusOr<std::string> text = ReadKirFile(file);
+    if (!text.ok()) return Fail(text.status());
+    absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, file);
     if (!k.ok()) return Fail(k.status());
     if (!mcpu.empty()) k->target = mcpu;
     kir::CompileOptions vo;
@@ -606,34 +603,7 @@ int main(int argc, char** argv) {
     p->target = k->target;  // keep the target ID's feature suffixes
     return WriteAndExit(out, kir::PrintKernel(*p), 0);
   }
-  kir::CompileOptions opts;
-  opts.mcpu = mcpu;
-  opts.annotate = annotate;
-  opts.filename = file;
-  absl::StatusOr<kir::Kernel> parsed = kir::ParseKernel(text, file);
-  if (!parsed.ok()) return Fail(parsed.status());
-  absl::StatusOr<kir::CompileResult> r = kir::Compile(*parsed, opts);
-  if (!r.ok()) return Fail(r.status());
-  // --verify: the report on stderr when the output itself goes to stdout.
-  // --stats likewise.
-  bool to_stdout = emit != "obj" && (out.empty() || out == "-");
-  std::ostream& report = to_stdout ? std::cerr : std::cout;
-  int verified = verify ? VerifyAndReport(*parsed, *r, report) : 0;
-  if (stats && emit != "obj") PrintSummary(report, parsed->name, *r);
-  if (emit == "asm") return WriteAndExit(out, r->assembly, verified);
-  if (emit == "mir") return WriteAndExit(out, r->mir_text, verified);
-  absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_bin);
-  if (!bin.ok()) return Fail(bin.status());
-  auto t0 = std::chrono::steady_clock::now();
-  absl::StatusOr<std::string> obj = kir::CodeObjectFor(*r, *bin);
-  if (!obj.ok()) return Fail(obj.status());
-  const double obj_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (out.empty()) {
-    out = file;
-    if (absl::EndsWith(out, ".kir")) out.resize(out.size() - 4);
-    out += ".hsaco";
-  }
-  if (out == "-") return Fail("a code object is binary: give -o PATH");
-  if (stats) PrintSummary(report, parsed->name, *r, static_cast<int64_t>(obj->size()), obj_secs);
-  return WriteAndExit(out, *obj, verified);
+  // asm, mir, obj and bundle, of one kernel or several: a module (a single
+  // kernel's module assembly is its own assembly).
+  return CompileModuleCommand(files, mcpu, emit, out, annotate, verify, stats, llvm_bin);
 }
