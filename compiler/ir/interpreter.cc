@@ -1023,8 +1023,6 @@ absl::Status Interp::RunFor(const Op& op, int depth) {
 
 }  // namespace
 
-absl::Status Interpret(const Kernel& k, InterpArgs& args) { return Interpret(k, args, InterpOptions{}); }
-
 absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts) {
   for (const Op& op : k.body)
     if (op.kind == OpKind::kGemm)

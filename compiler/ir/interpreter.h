@@ -141,8 +141,7 @@ struct InterpOptions {
 
 // Executes kernel `k` for every thread of every workgroup with the semantics
 // above; buffers are updated in place.
-absl::Status Interpret(const Kernel& k, InterpArgs& args);
-absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts);
+absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts = {});
 
 // The rounding the interpreter uses for f16 / bf16 results, exposed for tests
 // and other checkers: `v` rounded to nearest even in IEEE binary16 / bfloat16

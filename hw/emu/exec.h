@@ -24,9 +24,6 @@ namespace kir::emu {
 struct WorkgroupState {
   std::array<uint32_t, 3> id = {0, 0, 0};
   std::vector<uint8_t> lds;
-  // Strict mode: per LDS byte, 1 once any lane of the workgroup has written
-  // it (a read of a byte still 0 is an error: LDS is undefined at launch).
-  std::vector<uint8_t> lds_written;
   LdsRaceTracker races;
 };
 

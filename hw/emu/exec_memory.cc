@@ -1,7 +1,6 @@
 // VMEM (buffer_* through an SRD, global_* through 64-bit addresses) and DS
 // (LDS) instructions. Memory is read and written when the instruction issues;
 // loaded values reach their registers when an s_waitcnt covers the load.
-#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -243,20 +242,8 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
         return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " LDS address 0x",
                                                           absl::Hex(a), " is not ", align, "-byte aligned"));
       if (strict) {
-        st = c.wg.races.Access(c.prog, race_op, static_cast<uint32_t>(a), elem, w.barrier_gen);
+        st = c.wg.races.Access(c.prog, race_op, l, static_cast<uint32_t>(a), elem, w.barrier_gen);
         if (!st.ok()) return st;
-        uint8_t* written = c.wg.lds_written.data() + a;
-        if (sh.store) {
-          std::fill(written, written + elem, 1);
-        } else {
-          for (int b = 0; b < elem; ++b)
-            if (!written[b])
-              return absl::FailedPreconditionError(absl::StrCat(
-                  Describe(in), ": lane ", l, " reads LDS bytes [0x", absl::Hex(a), ", 0x", absl::Hex(a + elem),
-                  "), but no lane of the workgroup has written LDS byte 0x", absl::Hex(a + b),
-                  " since the kernel started: LDS contents are undefined at launch (here 0xcd bytes); "
-                  "the kernel reads LDS it never stored"));
-        }
       }
       uint8_t* p = c.wg.lds.data() + a;
       const int per = elem >= 4 ? elem / 4 : 1;  // registers per element

@@ -105,10 +105,7 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
         wg.id = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)};
         // LDS starts with a pattern: its contents are undefined at launch.
         wg.lds.assign(k.group_segment_size, 0xcd);
-        if (opts.strict) {
-          wg.races.Reset(k.group_segment_size, nwaves);
-          wg.lds_written.assign(k.group_segment_size, 0);
-        }
+        if (opts.strict) wg.races.Reset(k.group_segment_size, nwaves);
         std::vector<std::unique_ptr<Wave>> waves;
         std::vector<HazardWindow> hazards(nwaves);
         for (int i = 0; i < nwaves; ++i) {

@@ -132,7 +132,7 @@ absl::Status LdsRaceTracker::Race(const Program& p, const Op& now, const Op& bef
       p.Describe(before.inst), " ", why));
 }
 
-absl::Status LdsRaceTracker::Access(const Program& p, int id, uint32_t addr, uint32_t n, int gen) {
+absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t addr, uint32_t n, int gen) {
   const Op& now = ops_[id];
   auto ordered = [&](const Op& before) { return before.wave == now.wave || before.done_gen < gen; };
   for (uint32_t b = addr; b < addr + n; ++b) {
@@ -147,6 +147,14 @@ absl::Status LdsRaceTracker::Access(const Program& p, int id, uint32_t addr, uin
       reads[now.wave] = id;
     }
   }
+  if (!now.write)
+    for (uint32_t b = addr; b < addr + n; ++b)
+      if (last_write_[b] < 0)
+        return absl::FailedPreconditionError(absl::StrCat(
+            p.Describe(now.inst), ": lane ", lane, " reads LDS bytes [0x", absl::Hex(addr), ", 0x",
+            absl::Hex(addr + n), "), but no lane of the workgroup has written LDS byte 0x", absl::Hex(b),
+            " since the kernel started: LDS contents are undefined at launch (here 0xcd bytes); "
+            "the kernel reads LDS it never stored"));
   return absl::OkStatus();
 }
 

@@ -11,8 +11,8 @@
 //     compiler/target/hazard_table.h's RequiredWaitStates asks (class 11).
 //  4. Reads of LDS bytes that no lane of the workgroup has written since the
 //     kernel started (LDS contents are undefined at launch): the DS
-//     instruction, the lane and the LDS address (exec_memory.cc,
-//     WorkgroupState::lds_written).
+//     instruction, the lane and the LDS address (LdsRaceTracker, which
+//     records every byte's last write anyway).
 #ifndef KIRC_HW_EMU_STRICT_H_
 #define KIRC_HW_EMU_STRICT_H_
 
@@ -58,9 +58,10 @@ class LdsRaceTracker {
   int NewOp(int wave, int inst, int gen, bool write);
   // An s_waitcnt of the op's wave covered it while that wave was at `gen`.
   void Completed(int op, int gen);
-  // Records op's access to LDS bytes [addr, addr + n) by a wave now at barrier
-  // generation `gen`; error on a race with another wave's access.
-  absl::Status Access(const Program& p, int op, uint32_t addr, uint32_t n, int gen);
+  // Records op's access by `lane` to LDS bytes [addr, addr + n) by a wave now
+  // at barrier generation `gen`; error on a race with another wave's access,
+  // and (check 4) on a read of a byte no op of the workgroup has written.
+  absl::Status Access(const Program& p, int op, int lane, uint32_t addr, uint32_t n, int gen);
 
  private:
   struct Op {
