@@ -142,9 +142,8 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
                                                      target.lds_bytes));
   AsmOptions ao;
   ao.annotate = opts.annotate;
-  ao.target_id = target_id.ToString();
   r.kernel_asm = PrintKernelAsm(target, k, r.lowered, r.resources, ao);
-  r.assembly = PrintModuleAssembly(ao.target_id, {r.kernel_asm});
+  r.assembly = PrintModuleAssembly(target_id.ToString(), {r.kernel_asm});
   for (const MInst& mi : r.lowered.mir.insts) {
     ++r.stats.by_class[ClassKey(mi)];
     ++r.stats.total;

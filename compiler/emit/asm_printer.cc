@@ -149,12 +149,6 @@ int Occupancy(const TargetInfo& t, int vgprs, int64_t lds_bytes, int64_t workgro
   return std::max(1, occ);
 }
 
-std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKernel& lk,
-                          const KernelResources& res, const AsmOptions& opts) {
-  return PrintModuleAssembly(opts.target_id.empty() ? std::string(t.name) : opts.target_id,
-                             {PrintKernelAsm(t, k, lk, res, opts)});
-}
-
 std::string PrintModuleAssembly(const std::string& target_id, const std::vector<KernelAsm>& kernels) {
   std::string s;
   std::vector<std::string> names;

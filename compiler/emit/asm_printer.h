@@ -52,14 +52,7 @@ struct AsmOptions {
   // Comments: each instruction's KIR op, and for memory instructions the
   // access-map record (which IR access and which vector elements).
   bool annotate = false;
-  // The target ID in `.amdgcn_target` and `amdhsa.target` (TargetId::ToString(),
-  // e.g. "gfx90a:xnack-"); empty: the processor name t.name.
-  std::string target_id;
 };
-
-// The whole .s file for one kernel.
-std::string PrintAssembly(const TargetInfo& t, const Kernel& k, const LoweredKernel& lk,
-                          const KernelResources& res, const AsmOptions& opts);
 
 // One kernel's share of a code object's assembly.
 struct KernelAsm {
@@ -72,8 +65,8 @@ KernelAsm PrintKernelAsm(const TargetInfo& t, const Kernel& k, const LoweredKern
 
 // The .s of one code object holding `kernels` in this order, for `target_id`
 // ("gfx942", "gfx90a:xnack-"): one `.amdgcn_target`, every kernel's code and
-// descriptor, and one `.amdgpu_metadata` listing them all. For one kernel it is
-// PrintAssembly's text. The kernel names must differ (not checked here).
+// descriptor, and one `.amdgpu_metadata` listing them all; with one kernel,
+// that kernel's whole .s file. The kernel names must differ (not checked here).
 std::string PrintModuleAssembly(const std::string& target_id, const std::vector<KernelAsm>& kernels);
 
 }  // namespace kir
