@@ -762,8 +762,7 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   AffineForm b = AffineConst(0);
   for (int d = 0; d < rank; ++d) b = AffineAdd(b, AffineScale(idx[d], SatMul(strides[d], eb)));
   AffineForm abs = AffineAdd(b, AffineConst(base));
-  bool contiguous = strides[op.along] == 1;
-  int64_t need = contiguous ? std::min<int64_t>(vt.width * eb, 16) : eb;
+  int64_t need = RequiredAccessAlignment(strides[op.along] == 1, eb, vt.width);
   int64_t have = abs.KnownAlignment();
   if (have % need != 0) {
     return OpErr(op, absl::StrCat(
@@ -924,6 +923,10 @@ absl::Status Validator::CheckConst(const Op& op) {
 }
 
 }  // namespace
+
+int64_t RequiredAccessAlignment(bool contiguous, int64_t elem_bytes, int width) {
+  return contiguous ? std::min<int64_t>(width * elem_bytes, 16) : elem_bytes;
+}
 
 absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t, absl::string_view filename) {
   return Validator(k, t, filename).Run();

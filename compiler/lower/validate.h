@@ -55,6 +55,13 @@ inline constexpr int kMaxLoopNesting = 64;
 absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t,
                             absl::string_view filename = "");
 
+// The byte alignment the validator requires of a load/store's offset: a
+// vector along a stride-1 dimension (`contiguous`) is one buffer/DS access of
+// width * elem_bytes bytes, aligned to that size up to 16 (MUBUF dwordx4,
+// ds_read_b128); otherwise each element is its own access, aligned to
+// elem_bytes. Promotion (compiler/promote) chooses vector widths by it.
+int64_t RequiredAccessAlignment(bool contiguous, int64_t elem_bytes, int width);
+
 }  // namespace kir
 
 #endif  // KIRC_COMPILER_LOWER_VALIDATE_H_

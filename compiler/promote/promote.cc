@@ -443,7 +443,7 @@ int Promoter::CWidth(const IndexRef& row, const IndexRef& col) const {
   const Arg& c = *k_.FindArg(op_.gemm.c);
   const int64_t eb = ElemBytes(c_.out_elem);
   for (int w = 4; w > 1; w /= 2) {
-    const int64_t need = c.strides[0] == 1 ? std::min<int64_t>(w * eb, 16) : eb;
+    const int64_t need = RequiredAccessAlignment(c.strides[0] == 1, eb, w);
     bool ok = true;
     for (int piece = 0; piece < 4 / w && ok; ++piece)
       ok = ProvenAlignment(c, {Add(row, piece * w), col}) % need == 0;
