@@ -905,12 +905,11 @@ struct AccessCtx {
   }
 };
 
-// A KIR loop's trip count (in 128 bits: hi and step may be near 2^63; the
-// validator keeps the values of the variable inside [-2^31, 2^31)).
+// A KIR loop's trip count (kir::ForTripCount), -1 for a loop that does not
+// run or whose count does not fit in 63 bits.
 int64_t KirTrips(const Op& f) {
-  if (f.step <= 0 || f.hi <= f.lo) return -1;
-  i128 n = (static_cast<i128>(f.hi) - f.lo + f.step - 1) / f.step;
-  return n > INT64_MAX ? -1 : static_cast<int64_t>(n);
+  const int64_t n = ForTripCount(f);
+  return n == 0 || n == INT64_MAX ? -1 : n;
 }
 
 class Verifier {

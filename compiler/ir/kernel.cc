@@ -107,4 +107,10 @@ bool operator==(const Kernel& a, const Kernel& b) {
          a.body == b.body;
 }
 
+int64_t ForTripCount(const Op& f) {
+  if (f.step <= 0 || f.hi <= f.lo) return 0;
+  const __int128 n = (static_cast<__int128>(f.hi) - f.lo + f.step - 1) / f.step;
+  return n > INT64_MAX ? INT64_MAX : static_cast<int64_t>(n);
+}
+
 }  // namespace kir

@@ -133,6 +133,11 @@ struct Op {
   friend bool operator==(const Op& a, const Op& b);
 };
 
+// Iterations of a `for` op: ceil((hi - lo) / step), computed without
+// overflow (hi - lo and step may be near 2^63) and capped at INT64_MAX; 0 when
+// hi <= lo or step <= 0.
+int64_t ForTripCount(const Op& for_op);
+
 // A kernel. Threads of a workgroup are linearised x fastest; each run of 64
 // consecutive threads is a wave (wave64).
 struct Kernel {

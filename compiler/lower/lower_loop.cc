@@ -76,16 +76,14 @@ void LowerCtx::ForgetLoopValues(const std::string& ivar) {
 
 absl::Status LowerCtx::LowerFor(const Op& op) {
   if (op.step <= 0 || op.hi <= op.lo) return Error(op, "a loop must run at least once with a positive step");
-  // In 128 bits: hi and step may be near 2^63 (the validator bounds the values
-  // of the variable, not hi or step).
-  const __int128 trips128 = (static_cast<__int128>(op.hi) - op.lo + op.step - 1) / op.step;
   // The counter runs 1..trips against a 32-bit unsigned compare; kirc keeps
-  // the trip count below 2^31.
-  if (trips128 >= (__int128{1} << 31))
-    return Error(op, absl::StrCat("the loop runs ", static_cast<int64_t>(trips128),
+  // the trip count below 2^31 (ForTripCount does not overflow: hi and step
+  // may be near 2^63, the validator bounds the values of the variable only).
+  const int64_t trips = ForTripCount(op);
+  if (trips >= (int64_t{1} << 31))
+    return Error(op, absl::StrCat("the loop runs ", trips,
                                   " times; kirc's loops run at most 2^31 - 1 = 2147483647 times: "
                                   "split it into two nested loops or use a larger step"));
-  const int64_t trips = static_cast<int64_t>(trips128);
   const Op& yield = op.body.back();
   // The loop's scope: its induction variable is lo + step * iteration.
   scope_.loops[op.ivar] = IndexScope::Loop{op.lo, op.lo + (trips - 1) * op.step, op.step};

@@ -47,7 +47,7 @@ class ReductionLengths {
         if (!op.results.empty() && op.operands.size() == 3)
           Set(op.results[0], Len(op.operands[2].name) + (m != nullptr ? m->k : 1));
       } else if (op.kind == OpKind::kFor) {
-        int64_t trips = op.step > 0 ? std::max<int64_t>(0, (op.hi - op.lo + op.step - 1) / op.step) : 0;
+        const int64_t trips = ForTripCount(op);
         for (size_t i = 0; i < op.iter_args.size() && i < op.operands.size(); ++i)
           Set(op.iter_args[i], Len(op.operands[i].name));
         std::vector<int64_t> before;

@@ -16,8 +16,7 @@ double MfmaMacsPerWave(const std::vector<Op>& body) {
     if (op.kind == OpKind::kMfma) {
       if (const MfmaDesc* m = LookupMfma(op.mfma)) macs += double(m->m) * m->n * m->k;
     } else if (op.kind == OpKind::kFor) {
-      const int64_t trips = op.step > 0 && op.hi > op.lo ? (op.hi - op.lo + op.step - 1) / op.step : 0;
-      macs += double(trips) * MfmaMacsPerWave(op.body);
+      macs += double(ForTripCount(op)) * MfmaMacsPerWave(op.body);
     }
   }
   return macs;
