@@ -38,7 +38,9 @@
 #include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "hw/emu/emu_device.h"
+#include "hw/check/json.h"
 #include "hw/hip/hip_device.h"
+#include "hw/kernarg.h"
 #include "hw/run/run.h"
 #include "hw/run/work.h"
 
@@ -75,23 +77,12 @@ std::string MissingMfma(const std::vector<Op>& ops, const TargetInfo& t) {
   return "";
 }
 
-std::string Json(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += {'\\', c};
-    else if (c == '\n') o += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) o += absl::StrFormat("\\u%04x", c);
-    else o += c;
-  }
-  return o + "\"";
-}
-
 std::string ToJson(const std::vector<Result>& rs) {
   std::string o = "{\n  \"results\": [\n";
   for (size_t i = 0; i < rs.size(); ++i) {
     const Result& r = rs[i];
-    absl::StrAppend(&o, "    {\"kernel\": ", Json(r.kernel), ", \"target\": ", Json(r.target),
-                    ", \"device\": ", Json(r.device), ", \"ok\": ", r.ok ? "true" : "false");
+    absl::StrAppend(&o, "    {\"kernel\": ", JsonString(r.kernel), ", \"target\": ", JsonString(r.target),
+                    ", \"device\": ", JsonString(r.device), ", \"ok\": ", r.ok ? "true" : "false");
     if (r.error.empty()) {
       // inf (an inf/NaN mismatch) and NaN (max rel err n/a: the reference is all
       // zero) are not JSON numbers: null.
@@ -101,7 +92,7 @@ std::string ToJson(const std::vector<Result>& rs) {
                                           num(r.max_abs_err), num(r.max_rel_err), r.milliseconds, r.timed_launches,
                                           r.tflops, r.gbps));
     } else {
-      absl::StrAppend(&o, ", \"error\": ", Json(r.error));
+      absl::StrAppend(&o, ", \"error\": ", JsonString(r.error));
     }
     absl::StrAppend(&o, "}", i + 1 < rs.size() ? "," : "", "\n");
   }
@@ -211,6 +202,7 @@ int Main(int argc, char** argv) {
       }
       absl::StatusOr<Kernel> p = k.ok() ? ValidateAndPromote(*k, t, file) : absl::StatusOr<Kernel>(k.status());
       absl::StatusOr<RunReport> rep = absl::UnknownError("not run");
+      KernelWork work;  // of the unpromoted kernel: 2*M*N*K for a gemm
       if (!p.ok()) {
         rep = p.status();
       } else {
@@ -219,7 +211,8 @@ int Main(int argc, char** argv) {
         ro.filename = file;
         ro.seed = flags->seed;
         ro.llvm_bin = *bin;
-        ro.work = WorkOf(*k);  // the unpromoted kernel: 2*M*N*K for a gemm
+        work = WorkOf(*k);
+        ro.work = work;
         rep = RunAndCheck(*p, *device, ro);
       }
       if (!rep.ok()) {
@@ -236,11 +229,9 @@ int Main(int argc, char** argv) {
         }
         r.milliseconds = rep->run.milliseconds;
         r.timed_launches = rep->run.timed_launches;
-        const KernelWork w = WorkOf(*k);  // as ro.work
-        const double s = r.milliseconds * 1e-3;
-        if (s > 0 && r.timed_launches > 0) {  // throughput only for timed (GPU) runs
-          r.tflops = w.flops / s * 1e-12;
-          r.gbps = double(w.bytes_read + w.bytes_written) / s * 1e-9;
+        if (r.milliseconds > 0 && r.timed_launches > 0) {  // throughput only for timed (GPU) runs
+          r.tflops = Tflops(work, r.milliseconds);
+          r.gbps = GigabytesPerSecond(work, r.milliseconds);
         }
         std::cout << (r.ok ? "ok   " : "FAIL ") << name << " on " << target << "\n" << rep->text;
       }

@@ -27,6 +27,7 @@
 #include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "hw/check/compare.h"
+#include "hw/check/json.h"
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
 
@@ -189,16 +190,6 @@ void Judge(const std::vector<BufferDiff>& diffs, bool& ok, double& max_err) {
   }
 }
 
-std::string JsonString(absl::string_view s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if (c == '\n') o += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) o += absl::StrFormat("\\u%04x", c);
-    else o += c;
-  }
-  return o + "\"";
-}
 
 template <typename M>
 std::string JsonMap(const M& m) {

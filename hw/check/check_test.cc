@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "hw/check/compare.h"
 #include "hw/check/inputs.h"
+#include "hw/check/json.h"
 #include "hw/check/npy.h"
 
 namespace kir {
@@ -258,6 +259,13 @@ TEST(Npy, HeaderAndGatheredData) {
   EXPECT_EQ(std::memcmp(npy.data() + 10 + hlen + (2 * 3 + 1) * 2, a.buffers["x"].data() + 9 * 2, 2), 0);
   std::string y = NpyOfBuffer(k.args[1], a.buffers["y"]);
   EXPECT_NE(y.find("'shape': (5,)"), std::string::npos);
+}
+
+TEST(JsonTest, StringLiteralEscapes) {
+  EXPECT_EQ(JsonString("gemm_f16"), "\"gemm_f16\"");
+  EXPECT_EQ(JsonString("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+  EXPECT_EQ(JsonString(std::string("\x01\t", 2)), "\"\\u0001\\u0009\"");
+  EXPECT_EQ(JsonString("\xc3\xa9"), "\"\xc3\xa9\"");  // UTF-8 passes through
 }
 
 }  // namespace

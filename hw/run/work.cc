@@ -51,14 +51,18 @@ KernelWork WorkOf(const Kernel& k) {
   return w;
 }
 
+double Tflops(const KernelWork& work, double milliseconds) { return work.flops / (milliseconds * 1e-3) * 1e-12; }
+
+double GigabytesPerSecond(const KernelWork& work, double milliseconds) {
+  return double(work.bytes_read + work.bytes_written) / (milliseconds * 1e-3) * 1e-9;
+}
+
 std::string FormatThroughput(const KernelWork& work, double milliseconds) {
-  const double s = milliseconds * 1e-3;
   std::string t = absl::StrFormat("%.3f us:", milliseconds * 1e3);
   if (work.flops > 0)
-    absl::StrAppend(&t, absl::StrFormat(" %.3f TFLOP/s (%s = %.0f FLOP),", work.flops / s * 1e-12,
+    absl::StrAppend(&t, absl::StrFormat(" %.3f TFLOP/s (%s = %.0f FLOP),", Tflops(work, milliseconds),
                                         work.flops_from, work.flops));
-  absl::StrAppend(&t, absl::StrFormat(" %.1f GB/s (%d B read + %d B written)",
-                                      double(work.bytes_read + work.bytes_written) / s * 1e-9,
+  absl::StrAppend(&t, absl::StrFormat(" %.1f GB/s (%d B read + %d B written)", GigabytesPerSecond(work, milliseconds),
                                       work.bytes_read, work.bytes_written));
   return t;
 }

@@ -31,6 +31,11 @@ struct KernelWork {
 // counts need; a kernel with `workgroup auto` counts its gemm op only.
 KernelWork WorkOf(const Kernel& k);
 
+// Throughput of `work` done in `milliseconds` (> 0): TFLOP/s (0 when
+// work.flops is 0) and GB/s of global memory (bytes read + written).
+double Tflops(const KernelWork& work, double milliseconds);
+double GigabytesPerSecond(const KernelWork& work, double milliseconds);
+
 // One report line for a kernel time, e.g. "12.345 us: 1.234 TFLOP/s
 // (2*M*N*K = 8388608 FLOP), 45.6 GB/s (327680 B read + 262144 B written)";
 // the TFLOP/s part only when work.flops > 0. `milliseconds` > 0.
