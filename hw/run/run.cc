@@ -13,6 +13,7 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/interpreter.h"
+#include "hw/check/json.h"
 #include "hw/check/npy.h"
 #include "hw/kernarg.h"
 
@@ -79,30 +80,44 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetIn
 
 }  // namespace
 
-std::string FormatScalars(const Kernel& k, const KernelData& d) {
-  std::vector<std::string> parts;
+namespace {
+
+// Each scalar argument of `k` that `d` has a value for, with the value as text
+// (f32 to 9 significant digits, i32 as a signed integer) and its type name.
+struct ScalarValue {
+  const Arg* arg;
+  uint32_t bits;
+  std::string text;
+  const char* type;
+};
+std::vector<ScalarValue> ScalarValues(const Kernel& k, const KernelData& d) {
+  std::vector<ScalarValue> v;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kScalar) continue;
     auto it = d.scalars.find(a.name);
     if (it == d.scalars.end()) continue;
-    parts.push_back(a.elem == ElemType::kF32
-                        ? absl::StrFormat("%s = %.9g (f32)", a.name, F32FromBits(it->second))
-                        : absl::StrFormat("%s = %d (i32)", a.name, static_cast<int32_t>(it->second)));
+    const bool f32 = a.elem == ElemType::kF32;
+    v.push_back({&a, it->second,
+                 f32 ? absl::StrFormat("%.9g", F32FromBits(it->second)) : absl::StrCat(static_cast<int32_t>(it->second)),
+                 f32 ? "f32" : "i32"});
   }
+  return v;
+}
+
+}  // namespace
+
+std::string FormatScalars(const Kernel& k, const KernelData& d) {
+  std::vector<std::string> parts;
+  for (const ScalarValue& s : ScalarValues(k, d))
+    parts.push_back(absl::StrCat(s.arg->name, " = ", s.text, " (", s.type, ")"));
   return absl::StrJoin(parts, ", ");
 }
 
 std::string ScalarsJson(const Kernel& k, const KernelData& d) {
   std::vector<std::string> parts;
-  for (const Arg& a : k.args) {
-    if (a.kind != Arg::Kind::kScalar) continue;
-    auto it = d.scalars.find(a.name);
-    if (it == d.scalars.end()) continue;
-    std::string value = a.elem == ElemType::kF32 ? absl::StrFormat("%.9g", F32FromBits(it->second))
-                                                 : absl::StrCat(static_cast<int32_t>(it->second));
-    parts.push_back(absl::StrFormat("  \"%s\": {\"type\": \"%s\", \"value\": %s, \"bits\": \"0x%08x\"}",
-                                    a.name, a.elem == ElemType::kF32 ? "f32" : "i32", value, it->second));
-  }
+  for (const ScalarValue& s : ScalarValues(k, d))
+    parts.push_back(absl::StrFormat("  %s: {\"type\": \"%s\", \"value\": %s, \"bits\": \"0x%08x\"}",
+                                    JsonString(s.arg->name), s.type, s.text, s.bits));
   return parts.empty() ? "{}\n" : absl::StrCat("{\n", absl::StrJoin(parts, ",\n"), "\n}\n");
 }
 
