@@ -11,13 +11,6 @@
 
 namespace kir::vfy::testing {
 
-std::string ReadTestFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> TestdataKernels() {
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator("testdata/kernels"))

@@ -9,11 +9,12 @@
 #include "absl/status/statusor.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/kernel.h"
+#include "testdata/test_kernels.h"
 #include "verify/verify.h"
 
 namespace kir::vfy::testing {
 
-std::string ReadTestFile(const std::string& path);
+using ::kir::testing::ReadTestFile;  // testdata/test_kernels.h
 // Names (without .kir) of testdata/kernels/*.kir, sorted.
 std::vector<std::string> TestdataKernels();
 

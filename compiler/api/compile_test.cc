@@ -14,16 +14,13 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 
 namespace kir {
 namespace {
 
-std::string ReadTestFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ::kir::testing::ReadTestFile;
+
 
 // Kernarg bytes from the declarations alone: pointers 8 bytes aligned 8,
 // scalars 4 bytes aligned 4, the total rounded up to 8.

@@ -13,19 +13,16 @@
 
 #include "compiler/api/compile.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 
 namespace kir {
 namespace {
 
+using ::kir::testing::ReadTestFile;
+
 constexpr const char* kKernelDir = "testdata/kernels";
 const char* const kTargets[] = {"gfx908", "gfx90a", "gfx942"};
 
-std::string ReadTestFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // The documented refusal (compile_test.cc): gfx908 has no 4-element bf16 MFMA.
 bool Refused(const std::string& kernel, const std::string& target) {

@@ -23,23 +23,15 @@
 #include "compiler/ir/printer.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 
 namespace kir {
 namespace {
 
-std::string ReadTestFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ::kir::testing::ReadTestFile;
 
-Kernel Parse(const std::string& name) {
-  absl::StatusOr<Kernel> k =
-      ParseKernel(ReadTestFile("testdata/kernels/" + name + ".kir"), name + ".kir");
-  EXPECT_TRUE(k.ok()) << k.status();
-  return k.ok() ? *k : Kernel{};
-}
+
+Kernel Parse(const std::string& name) { return ::kir::testing::TestdataKernel(name); }
 
 std::string Bin() {
   absl::StatusOr<std::string> b = ResolveLlvmBin(std::nullopt);

@@ -20,9 +20,12 @@
 #include "compiler/ir/parser.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 
 namespace kir {
 namespace {
+
+using ::kir::testing::ReadTestFile;
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -30,12 +33,6 @@ using ::testing::StartsWith;
 // ---------------------------------------------------------------------------
 // Helpers, written independently of the interpreter.
 
-std::string ReadTestFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 Kernel MustParse(const std::string& text, const std::string& name = "t.kir") {
   absl::StatusOr<Kernel> k = ParseKernel(text, name);

@@ -12,13 +12,6 @@
 
 namespace kir::emu::testing {
 
-std::string ReadTestFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 absl::StatusOr<CompileResult> CompileKir(const std::string& kir_text, const std::string& mcpu) {
   CompileOptions o;
   o.mcpu = mcpu;

@@ -10,12 +10,13 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/api/compile.h"
+#include "testdata/test_kernels.h"
 
 namespace kir::emu::testing {
 
 inline constexpr char kLlvmBin[] = "/usr/lib/llvm-22/bin";
 
-std::string ReadTestFile(const std::string& path);
+using ::kir::testing::ReadTestFile;  // testdata/test_kernels.h
 // CompileText for `mcpu`.
 absl::StatusOr<CompileResult> CompileKir(const std::string& kir_text, const std::string& mcpu);
 

@@ -11,6 +11,7 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 #include "hw/emu/emu_device.h"
 #include "hw/emu/emulator.h"
 #include "hw/run/run.h"
@@ -18,14 +19,8 @@
 namespace kir {
 namespace {
 
-Kernel Parse(const std::string& name) {
-  std::ifstream f("testdata/kernels/" + name + ".kir");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  absl::StatusOr<Kernel> k = ParseKernel(ss.str(), name + ".kir");
-  EXPECT_TRUE(k.ok()) << k.status();
-  return k.ok() ? *k : Kernel{};
-}
+
+Kernel Parse(const std::string& name) { return ::kir::testing::TestdataKernel(name); }
 
 std::string LlvmBin() {
   absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);

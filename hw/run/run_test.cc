@@ -14,11 +14,13 @@
 #include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/run.h"
 
 namespace kir {
 namespace {
+
 
 struct Case {
   std::string kernel, target;
@@ -130,14 +132,7 @@ class CodeObjectPathTest : public ::testing::Test {
     ASSERT_TRUE(d.ok()) << d.status();
     dir_ = std::make_unique<ScopedTempDir>(*std::move(d));
   }
-  static Kernel Parse(const std::string& name) {
-    std::ifstream f("testdata/kernels/" + name + ".kir");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    absl::StatusOr<Kernel> k = ParseKernel(ss.str(), name + ".kir");
-    EXPECT_TRUE(k.ok()) << k.status();
-    return k.ok() ? *k : Kernel{};
-  }
+  static Kernel Parse(const std::string& name) { return ::kir::testing::TestdataKernel(name); }
   // Compiles `k` for `mcpu` into DIR/FILE and returns the path.
   std::string Build(const Kernel& k, const std::string& mcpu, const std::string& file) {
     CompileOptions co;

@@ -9,18 +9,13 @@
 #include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 
 namespace kir {
 namespace {
 
-Kernel Load(const std::string& name) {
-  std::ifstream f("testdata/kernels/" + name + ".kir");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  absl::StatusOr<Kernel> k = ParseKernel(ss.str(), name + ".kir");
-  EXPECT_TRUE(k.ok()) << k.status();
-  return k.ok() ? *k : Kernel{};
-}
+
+Kernel Load(const std::string& name) { return ::kir::testing::TestdataKernel(name); }
 
 Kernel Promoted(const std::string& name, const char* mcpu) {
   Kernel k = Load(name);
