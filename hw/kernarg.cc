@@ -21,10 +21,14 @@ std::string MetadataTarget(absl::string_view notes_text) {
   return v;
 }
 
-absl::string_view TargetProcessor(absl::string_view target) {
+absl::string_view TargetIdOf(absl::string_view target) {
   size_t dash = target.rfind("--");
-  if (dash != absl::string_view::npos) target = target.substr(dash + 2);
-  return target.substr(0, target.find(':'));
+  return dash == absl::string_view::npos ? target : target.substr(dash + 2);
+}
+
+absl::string_view TargetProcessor(absl::string_view target) {
+  absl::string_view id = TargetIdOf(target);
+  return id.substr(0, id.find(':'));
 }
 
 absl::StatusOr<const KernelNotes*> PickKernel(const std::vector<KernelNotes>& kernels,

@@ -30,6 +30,9 @@ struct CodeObjectKernel {
 // the YAML itself), unquoted; "" if there is none.
 std::string MetadataTarget(absl::string_view notes_text);
 
+// The target ID of a target: "amdgcn-amd-amdhsa--gfx90a:xnack-" gives
+// "gfx90a:xnack-"; a bare target ID is returned as it is.
+absl::string_view TargetIdOf(absl::string_view target);
 // The processor of a target or target ID: "amdgcn-amd-amdhsa--gfx90a:xnack-",
 // "gfx942:sramecc+:xnack-" and "gfx908" give "gfx90a", "gfx942", "gfx908".
 absl::string_view TargetProcessor(absl::string_view target);

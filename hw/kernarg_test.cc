@@ -123,6 +123,8 @@ TEST(KernargTest, MetadataTargetAndPickKernel) {
   EXPECT_EQ(TargetProcessor("gfx942:sramecc+:xnack-"), "gfx942");
   EXPECT_EQ(TargetProcessor("gfx908"), "gfx908");
   EXPECT_EQ(TargetProcessor(""), "");
+  EXPECT_EQ(TargetIdOf("amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"), "gfx942:sramecc+:xnack-");
+  EXPECT_EQ(TargetIdOf("gfx90a"), "gfx90a");
   EXPECT_EQ((*PickKernel({a}, ""))->name, "a");
 }
 

@@ -28,6 +28,9 @@ head -c 4 work/copy_f32.hsaco | has "ELF" || fail "copy_f32.hsaco is not ELF"
 "$kirc" compile work/copy_f32.kir --emit=mir | has "%v" || fail "mir has no virtual registers"
 "$kirc" compile work/copy_f32.kir --emit=kir > canon.kir || fail "kir"
 "$kirc" compile canon.kir --emit=kir | cmp -s - canon.kir || fail "canonical KIR is not a fixed point"
+# The target line is the canonical target ID (features in alphabetical order).
+"$kirc" compile work/copy_f32.kir --mcpu=gfx942:xnack-:sramecc+ --emit=kir > canon_id.kir || fail "kir with a target ID"
+grep -qx "target gfx942:sramecc+:xnack-" canon_id.kir || fail "--emit=kir target line: $(grep '^target' canon_id.kir)"
 "$kirc" compile work/copy_f32.kir --annotate | has "access op 0 load src elements 0,1,2,3" \
   || fail "--annotate lacks the access map"
 # A tile-level gemm prints as its promoted thread-level KIR, which reads back as itself.

@@ -596,11 +596,11 @@ int main(int argc, char** argv) {
     if (!mcpu.empty()) k->target = mcpu;
     kir::CompileOptions vo;
     vo.filename = file;
-    absl::StatusOr<const kir::TargetInfo*> t = kir::ResolveTarget(*k, vo);
+    absl::StatusOr<kir::TargetId> t = kir::ResolveTargetId(*k, vo);
     if (!t.ok()) return Fail(t.status());
-    absl::StatusOr<kir::Kernel> p = kir::ValidateAndPromote(*k, **t, file);
+    absl::StatusOr<kir::Kernel> p = kir::ValidateAndPromote(*k, *t->target, file);
     if (!p.ok()) return Fail(p.status());
-    p->target = k->target;  // keep the target ID's feature suffixes
+    p->target = t->ToString();  // the canonical target ID, feature suffixes kept
     return WriteAndExit(out, kir::PrintKernel(*p), 0);
   }
   // asm, mir, obj and bundle, of one kernel or several: a module (a single

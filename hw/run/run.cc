@@ -43,21 +43,30 @@ absl::Status Dump(const Kernel& k, const std::string& dir, const char* what, con
 
 // Reads the code object at `path` and checks that it is `k`'s for `target`:
 // metadata target, a kernel named k.name, and k's arguments (hidden ones aside).
-absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetInfo& target,
+absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId& target,
                                                  const std::string& path, const std::string& llvm_bin) {
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   auto bad = [&](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat("code object ", path, ": ", why));
   };
+  if (HasOffloadBundleMagic(*bytes))
+    return bad(absl::StrCat("a clang offload bundle, not a code object: give the code object for ", target.ToString(),
+                            " (e.g. clang-offload-bundler -unbundle -type=o -targets=",
+                            HipBundleEntryId(target.ToString()), " -input=", path, " -output=FILE.hsaco)"));
   if (!HasElfMagic(*bytes)) return bad("not an ELF file");
   absl::StatusOr<std::string> notes = ReadElfNotes(llvm_bin, *bytes);
   if (!notes.ok()) return bad(std::string(notes.status().message()));
-  const std::string proc(TargetProcessor(MetadataTarget(*notes)));
-  if (proc.empty()) return bad("its metadata has no amdhsa.target");
-  if (proc != target.name)
-    return bad(absl::StrCat("it is for ", proc, ", not ", target.name, " (use --mcpu=", proc,
-                            " or a code object built for ", target.name, ")"));
+  // The whole target ID must match: code for gfx90a:xnack- is not the code
+  // for gfx90a:xnack+ (nor what HIP would load on such a device).
+  const std::string meta = MetadataTarget(*notes);
+  if (meta.empty()) return bad("its metadata has no amdhsa.target");
+  const absl::string_view id = TargetIdOf(meta);
+  absl::StatusOr<TargetId> meta_id = ParseTargetId(id);
+  const std::string have_text = meta_id.ok() ? meta_id->ToString() : std::string(id);
+  if (!meta_id.ok() || *meta_id != target)
+    return bad(absl::StrCat("it is for ", have_text, ", not ", target.ToString(), " (use --mcpu=", have_text,
+                            " or a code object built for ", target.ToString(), ")"));
   absl::StatusOr<std::vector<KernelNotes>> ks = ParseKernelNotes(*notes);
   if (!ks.ok()) return bad(std::string(ks.status().message()));
   absl::StatusOr<const KernelNotes*> picked = PickKernel(*ks, k.name);
@@ -139,10 +148,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     target = cr->target;
     hsaco = CodeObjectFor(*cr, opts.llvm_bin);
   } else {
-    absl::StatusOr<const TargetInfo*> t = ResolveTarget(k, co);
+    absl::StatusOr<TargetId> t = ResolveTargetId(k, co);
     if (!t.ok()) return t.status();
-    target = *t;
-    hsaco = ReadKernelCodeObject(k, *target, opts.code_object_path, opts.llvm_bin);
+    target = t->target;
+    hsaco = ReadKernelCodeObject(k, *t, opts.code_object_path, opts.llvm_bin);
   }
   if (!hsaco.ok()) return hsaco.status();
   KernelData inputs = MakeInputs(k, opts.seed);

@@ -192,6 +192,31 @@ TEST_F(CodeObjectPathTest, RefusesAnotherTarget) {
   EXPECT_TRUE(r->ok) << r->text;
 }
 
+TEST_F(CodeObjectPathTest, RefusesAnotherTargetIdOrABundle) {
+  // The features of the target ID count: xnack- code is not the xnack+ code.
+  Kernel k = Parse("copy_f32");
+  std::string path = Build(k, "gfx90a:xnack-", "copy_xnack_off.hsaco");
+  absl::StatusOr<RunReport> r = Run(k, "gfx90a:xnack+", path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "code object " + path + ": it is for gfx90a:xnack-, not gfx90a:xnack+ (use --mcpu=gfx90a:xnack- or a "
+            "code object built for gfx90a:xnack+)");
+  r = Run(k, "gfx90a", path);
+  ASSERT_FALSE(r.ok());
+  r = Run(k, "gfx90a:xnack-", path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  // A bundle is named as one, with the command that extracts the entry.
+  std::string bundle = dir_->File("copy.hipfb");
+  ASSERT_TRUE(WriteFileBytes(bundle, "__CLANG_OFFLOAD_BUNDLE__rest").ok());
+  r = Run(k, "gfx90a:xnack-", bundle);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "code object " + bundle + ": a clang offload bundle, not a code object: give the code object for "
+            "gfx90a:xnack- (e.g. clang-offload-bundler -unbundle -type=o "
+            "-targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack- -input=" + bundle + " -output=FILE.hsaco)");
+}
+
 TEST_F(CodeObjectPathTest, RefusesAnotherKernel) {
   std::string path = Build(Parse("add_f16"), "gfx908", "add.hsaco");
   absl::StatusOr<RunReport> r = Run(Parse("copy_f32"), "gfx908", path);
