@@ -2,7 +2,8 @@
 # Installs libkirc into $TEST_TMPDIR with //:install, then checks it the way a
 # front end outside Bazel sees it: the layout, the SONAME and version, that
 # only the public kir:: API is exported, that the installed headers are
-# complete, and that the example consumer builds with plain g++ through
+# complete, and that the example consumer builds with plain g++ (clang++ with
+# the same -fsanitize when libkirc.so is sanitized) through
 # pkg-config (Makefile) and through CMake, runs, and prints the expected code.
 #
 # Usage (from Bazel): install_test.sh INSTALLER VERSION_SCRIPT KERNEL.kir
@@ -113,11 +114,31 @@ g++ -std=c++20 -fsyntax-only $(pkg-config --cflags kirc) "$tmp/all_headers.cc" |
   fail "the installed headers do not compile on their own (a header missing from PUBLIC_HEADERS in packaging/BUILD?)"
 
 # ---- the Makefile consumer, plain g++ outside Bazel's toolchain
-step "make (g++ $(g++ -dumpfullversion)) the example consumer"
+# Unless libkirc.so itself is sanitized (bazel test --config=asan|ubsan builds
+# it with clang-22 and -fsanitize=...): it then leaves the sanitizer runtime's
+# symbols undefined, and only an executable linked by the same clang with the
+# same -fsanitize provides them (GCC's libasan is a different runtime). The
+# consumer is then built that way, so the sanitized run still checks the
+# installed library end to end.
+consumer_cxx=g++
+consumer_flags=()
+sanitizers=()
+undefined=$(nm -D --undefined-only "$lib" | awk '{print $2}')
+has '^__asan_' <<<"$undefined" && sanitizers+=(address)
+has '^__ubsan_' <<<"$undefined" && sanitizers+=(undefined)
+if [[ ${#sanitizers[@]} -gt 0 ]]; then
+  consumer_cxx=${KIRC_SANITIZER_CXX:-/usr/lib/llvm-22/bin/clang++}
+  command -v "$consumer_cxx" >/dev/null ||
+    { echo "FAIL: libkirc.so is sanitized (${sanitizers[*]}) but $consumer_cxx is missing; set KIRC_SANITIZER_CXX" >&2; exit 1; }
+  consumer_flags=("-fsanitize=$(IFS=,; echo "${sanitizers[*]}")")
+  echo "  libkirc.so is built with -fsanitize=$(IFS=,; echo "${sanitizers[*]}"): the consumer is built by $consumer_cxx with the same"
+fi
+step "make ($consumer_cxx $("$consumer_cxx" -dumpversion) ${consumer_flags[*]}) the example consumer"
 cp -r "$prefix/share/kirc/examples/consumer" "$tmp/make"
-make -C "$tmp/make" CXX=g++ >"$tmp/make.log" 2>&1 || { cat "$tmp/make.log"; fail "make failed"; }
+make -C "$tmp/make" CXX="$consumer_cxx" CXXFLAGS="-O2 -Wall ${consumer_flags[*]}" >"$tmp/make.log" 2>&1 ||
+  { cat "$tmp/make.log"; fail "make failed"; }
 step "run it"
-readelf -d "$tmp/make/consumer" | grep -Eq "(RUNPATH|RPATH).*\[$prefix/lib\]" || fail "consumer has no rpath to $prefix/lib"
+readelf -d "$tmp/make/consumer" | has -E "(RUNPATH|RPATH).*\[$prefix/lib\]" || fail "consumer has no rpath to $prefix/lib"
 out=$("$tmp/make/consumer")
 echo "$out" | sed -n '1,4p;/v_mfma/p;/^resources/,$p'
 contains "$out" '^kernel consumer_mma_16x16x16_f16 for gfx942: [0-9]+ bytes of assembly$' "consumer"
@@ -160,7 +181,8 @@ contains "$err" '^consumer: .*broken\.kir:[0-9]+:[0-9]+' "consumer error positio
 step "cmake $(cmake --version | sed -n 's/cmake version //p') the example consumer"
 cp -r "$prefix/share/kirc/examples/consumer" "$tmp/cmake"
 if (unset PKG_CONFIG_PATH
-    cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release &&
+    cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CXX_COMPILER="$consumer_cxx" -DCMAKE_CXX_FLAGS="${consumer_flags[*]}" &&
     cmake --build "$tmp/cmake/build") >"$tmp/cmake.log" 2>&1; then
   out_cmake=$("$tmp/cmake/build/consumer")
   [[ "$out_cmake" == "$out" ]] || fail "the CMake-built consumer prints something else than the make-built one"
