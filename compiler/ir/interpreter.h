@@ -13,8 +13,20 @@
 //   linear order, x fastest) before the next op starts (lockstep). A `barrier`
 //   is therefore a no-op here: every store before it is visible to every load
 //   after it. Within one op, threads run in linear order, so two threads
-//   storing to the same address leave the value of the later thread (the IR
-//   leaves such races undefined).
+//   storing to the same LDS address leave the value of the later thread (the
+//   IR leaves such races undefined); on buffers such races are errors (below).
+// - Buffers are global memory, shared by the whole dispatch: a store to an
+//   element another thread of the dispatch stored or loaded, or a load of an
+//   element another thread stored, is an error (FailedPrecondition naming the
+//   op, the thread and the element, and the other thread and its op), in any
+//   workgroups and any order of ops, barriers or not. Hardware runs the
+//   workgroups in any order and kirc orders no global-memory accesses between
+//   threads, so such a kernel's result would depend on timing. A thread's own
+//   loads and stores never race (a read-modify-write of its own element, as
+//   in C = alpha * A * B + beta * C); out-of-shape elements of a guarded
+//   access are not accessed. The bookkeeping costs 16 bytes per buffer element
+//   and numbers (thread, load/store op) pairs in 62 bits: a workgroup beyond
+//   them (after some 2^52 workgroups) is an error, never reached in practice.
 // - LDS is per workgroup: each allocation is a separate byte array of
 //   LdsAlloc::SizeBytes() bytes, fresh for every workgroup. LDS contents are
 //   undefined when a workgroup starts on hardware, so loading an in-shape

@@ -726,6 +726,167 @@ end
   EXPECT_EQ(From<float>(c.buffers["y"])[5], 2.0f);  // workgroup 0 finished
 }
 
+// ---------------------------------------------------------------------------
+// Races on buffers: two threads of a dispatch storing one element, or one
+// loading an element another stores, are errors (the result would depend on
+// timing on hardware); a thread's own loads and stores are not.
+
+absl::Status RunRace(const std::string& text, InterpArgs* a) {
+  Kernel k = MustParse(text);
+  return Interpret(k, *a);
+}
+
+TEST(InterpreterErrors, EveryThreadStoresOneElement) {
+  InterpArgs a;
+  a.buffers["x"] = Bytes(std::vector<float>(64, 1.0f));
+  a.buffers["C"] = Bytes(std::vector<float>(64, 0.0f));
+  absl::Status st = RunRace(R"(kernel race
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg C : f32[64] strides [1] writeonly
+  %v = load x[tid.x] : f32
+  store C[0], %v
+end
+)", &a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_EQ(std::string(st.message()),
+            "7:3: error: in 'store C[0], %v': thread (1, 0, 0) of workgroup (0, 0, 0): element 0 "
+            "is C[0], which thread (0, 0, 0) of workgroup (0, 0, 0) stored earlier (7:3: 'store "
+            "C[0], %v'): global-memory race: two threads store to one buffer element in the same "
+            "dispatch; which value remains depends on timing on hardware (kirc orders no threads "
+            "through global memory within a dispatch)");
+}
+
+TEST(InterpreterErrors, TwoWorkgroupsStoreOneElement) {
+  const char* text = R"(kernel race
+workgroup 64 2 1
+grid 2 1 1
+arg x : f32[256] strides [1] readonly
+arg C : f32[256] strides [1] writeonly
+  %v = load x[wg.x * 128 + tid.y * 64 + tid.x] : f32
+  store C[IDX], %v
+end
+)";
+  InterpArgs a;
+  a.buffers["x"] = Bytes(std::vector<float>(256, 1.0f));
+  a.buffers["C"] = Bytes(std::vector<float>(256, 0.0f));
+  absl::Status st =
+      RunRace(absl::StrReplaceAll(text, {{"IDX", "wg.x * 128 + tid.y * 64 + tid.x"}}), &a);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(From<float>(a.buffers["C"])[255], 1.0f);
+  st = RunRace(absl::StrReplaceAll(text, {{"IDX", "tid.y * 64 + tid.x"}}), &a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("thread (0, 0, 0) of workgroup (1, 0, 0): element 0 is C[0], which thread "
+                        "(0, 0, 0) of workgroup (0, 0, 0) stored earlier (7:3: 'store C[tid.y * 64 "
+                        "+ tid.x], %v'): global-memory race: two threads store"));
+}
+
+TEST(InterpreterErrors, LoadOfANeighboursElement) {
+  // Thread t stores y[t], then loads y[t + 1] (guarded), which thread t + 1 stored.
+  const char* text = R"(kernel race
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] readwrite
+  %v = load x[tid.x] : f32
+  store y[tid.x], %v
+  %w = load guarded y[tid.x + OFF] : f32
+  %s = add %v, %w
+  store y[tid.x], %s
+end
+)";
+  InterpArgs a;
+  a.buffers["x"] = Bytes(std::vector<float>(64, 1.5f));
+  a.buffers["y"] = Bytes(std::vector<float>(64, 0.0f));
+  absl::Status st = RunRace(absl::StrReplaceAll(text, {{"OFF", "0"}}), &a);
+  ASSERT_TRUE(st.ok()) << st;  // its own element: no race
+  EXPECT_EQ(From<float>(a.buffers["y"])[7], 3.0f);
+  st = RunRace(absl::StrReplaceAll(text, {{"OFF", "1"}}), &a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("8:3: error: in '%w = load guarded y[tid.x + 1] : f32': thread (0, 0, 0) "
+                        "of workgroup (0, 0, 0): element 0 is y[1], which thread (1, 0, 0) of "
+                        "workgroup (0, 0, 0) stored earlier (7:3: 'store y[tid.x], %v'): "
+                        "global-memory race: a thread loads a buffer element another thread "
+                        "stores"));
+}
+
+TEST(InterpreterErrors, StoreToAnElementANeighbourLoaded) {
+  // C = beta * C + x read-modify-writes each thread's own element (fine);
+  // loading C[t + 1] instead races with thread t + 1's store.
+  const char* text = R"(kernel race
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg C : f32[65] strides [1] readwrite
+arg beta : f32
+  %v = load x[tid.x] : f32
+  %c = load C[tid.x + OFF] : f32
+  %s = fma %c, beta, %v
+  store C[tid.x], %s
+end
+)";
+  InterpArgs a;
+  a.buffers["x"] = Bytes(std::vector<float>(64, 1.0f));
+  a.buffers["C"] = Bytes(std::vector<float>(65, 2.0f));
+  a.scalars["beta"] = FBits(0.5f);
+  absl::Status st = RunRace(absl::StrReplaceAll(text, {{"OFF", "0"}}), &a);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(From<float>(a.buffers["C"])[63], 2.0f);
+  st = RunRace(absl::StrReplaceAll(text, {{"OFF", "1"}}), &a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("10:3: error: in 'store C[tid.x], %s': thread (1, 0, 0) of workgroup (0, "
+                        "0, 0): element 0 is C[1], which thread (0, 0, 0) of workgroup (0, 0, 0) "
+                        "loaded earlier (8:3: '%c = load C[tid.x + 1] : f32'): global-memory race: "
+                        "a thread stores to a buffer element another thread loads"));
+}
+
+TEST(InterpreterErrors, StoreToAnElementSeveralThreadsLoaded) {
+  // Every thread loads C[0]; one thread (the only one in shape) stores it.
+  // Two of the loaders are kept (the last two): one is always another thread.
+  const char* text = R"(kernel race
+workgroup 64 1 1
+grid 1 1 1
+arg C : f32[64] strides [1] readwrite
+  %c = load C[0] : f32
+  store guarded C[tid.x - WHO], %c
+end
+)";
+  InterpArgs a;
+  a.buffers["C"] = Bytes(std::vector<float>(64, 2.0f));
+  absl::Status st = RunRace(absl::StrReplaceAll(text, {{"WHO", "0"}}), &a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("thread (0, 0, 0) of workgroup (0, 0, 0): element 0 is C[0], which thread "
+                        "(63, 0, 0) of workgroup (0, 0, 0) loaded earlier"));
+  st = RunRace(absl::StrReplaceAll(text, {{"WHO", "63"}}), &a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("thread (63, 0, 0) of workgroup (0, 0, 0): element 0 is C[0], which thread "
+                        "(62, 0, 0) of workgroup (0, 0, 0) loaded earlier"));
+}
+
+TEST(InterpreterErrors, OverlappingVectorStores) {
+  // Thread t stores y[2t .. 2t + 3]: thread 1's first two elements are thread 0's last two.
+  InterpArgs a;
+  a.buffers["y"] = Bytes(std::vector<float>(130, 0.0f));
+  absl::Status st = RunRace(R"(kernel race
+workgroup 64 1 1
+grid 1 1 1
+arg y : f32[130] strides [1] writeonly
+  %z = zero f32x4
+  store y[tid.x * 2], %z
+end
+)", &a);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition) << st;
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("thread (1, 0, 0) of workgroup (0, 0, 0): element 0 is y[2], which thread "
+                        "(0, 0, 0) of workgroup (0, 0, 0) stored earlier"));
+}
+
 TEST(InterpreterErrors, WaveOpBudget) {
   Kernel k = MustParse(R"(kernel spin
 workgroup 64 2 1

@@ -193,8 +193,10 @@ expect_error "--stats needs compiled code" compile work/copy_f32.kir --emit=kir 
 # kirc run: what it checks and reports (README "The kirc command").
 # A reference inf must not widen the tolerance: the code object computes 3x,
 # the reference 2x, both with y[63] = inf.
+# Thread 63 skips the product (its index is -1, out of shape): one store per
+# element, else the two stores of y[63] would race.
 twice_kir() {  # factor, inf -> kernel t: y = x * factor, y[63] = inf
-  printf 'kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\n  %%x = load x[tid.x] : f32\n  %%f = const f32 %s\n  %%v = mul %%x, %%f\n  store y[tid.x], %%v\n  %%i = const f32 %s\n  store guarded y[tid.x + 63], %%i\nend\n' "$1" "$2"
+  printf 'kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\n  %%x = load x[tid.x] : f32\n  %%f = const f32 %s\n  %%v = mul %%x, %%f\n  store guarded y[tid.x - tid.x floordiv 63 * 64], %%v\n  %%i = const f32 %s\n  store guarded y[tid.x + 63], %%i\nend\n' "$1" "$2"
 }
 twice_kir 2 inf > twice.kir; twice_kir 3 inf > thrice.kir; twice_kir 2 -inf > twice_neg.kir
 "$kirc" compile thrice.kir --emit=obj -o thrice.hsaco || fail "obj thrice"
@@ -213,6 +215,13 @@ printf 'kernel lds_uninit\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : 
 expect_error "lane 0 reads LDS bytes [0x0, 0x4), but no lane of the workgroup has written LDS byte 0x0" run lds_uninit.kir --device=emu
 grep -qF "the KIR reference interpreter refuses the kernel too: 10:3: error: in '%t = load T[tid.x] : f32'" stderr.txt \
   || fail "lds_uninit: no KIR-level message: $(cat stderr.txt)"
+# Races on global memory (every thread stores C[0]): an error in both too.
+printf 'kernel race\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg C : f32[64] strides [1] writeonly\n  %%v = load x[tid.x] : f32\n  store C[0], %%v\nend\n' > race.kir
+expect_error "(lane 1 of wave 0 of workgroup (0,0,0)) stores to byte" run race.kir --device=emu
+grep -qF "two work-items store to the same byte; the result depends on timing" stderr.txt \
+  || fail "race: no emulator message: $(cat stderr.txt)"
+grep -qF "the KIR reference interpreter refuses the kernel too: 8:3: error: in 'store C[0], %v': thread (1, 0, 0)" stderr.txt \
+  || fail "race: no KIR-level message: $(cat stderr.txt)"
 # Nothing to compare: an error, not a PASS.
 printf 'kernel noout\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\n  %%v = load x[tid.x] : f32\nend\n' > noout.kir
 expect_error "kernel 'noout' has no writable buffer (writeonly or readwrite): there is nothing to check" run noout.kir --device=emu

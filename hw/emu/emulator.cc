@@ -207,7 +207,7 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
       v.is_pointer = true;
       v.pointer = (static_cast<uint64_t>(++buffer_no) << 36) | 0xffffff00ull;
       mem.AddRegion(absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'")), v.pointer,
-                    by_arg[i]->data(), by_arg[i]->size());
+                    by_arg[i]->data(), by_arg[i]->size(), /*argument=*/true);
     } else {
       v.bytes = *by_arg[i];
     }

@@ -1,7 +1,8 @@
 // A CPU functional emulator for the AMDGCN kernels kirc (and LLVM) emit for
 // gfx908 / gfx90a / gfx942: it runs a code object or kirc's assembly text over
-// host buffers, strictly checking s_waitcnt coverage, LDS races between waves
-// and MFMA/VALU hazards (see strict.h). No GPU is involved.
+// host buffers, strictly checking s_waitcnt coverage, LDS races between waves,
+// races on global memory between work-items and MFMA/VALU hazards (see
+// strict.h). No GPU is involved.
 //
 //   kir::emu::LaunchArgs a;
 //   a.args = {a_bytes, b_bytes, c_bytes};      // one per metadata .args entry
@@ -45,7 +46,8 @@ inline constexpr int64_t kDefaultMaxInstructions = 20000000;
 
 struct EmuOptions {
   // Strict checks (strict.h): pending loads, LDS races, reads of LDS bytes no
-  // lane of the workgroup has written, hazards.
+  // lane of the workgroup has written, hazards, races on global memory between
+  // work-items (8 bytes of bookkeeping per argument-buffer byte, per dispatch).
   bool strict = true;
   // Budget: the wave-instructions the whole dispatch (all workgroups and waves)
   // may execute; one more is a ResourceExhausted error naming the budget, the

@@ -35,6 +35,7 @@ struct ExecContext {
   WorkgroupState& wg;
   const EmuOptions& opts;
   EmuStats& stats;
+  GlobalRaceTracker* global_races = nullptr;  // strict mode: check 5 of strict.h
 };
 
 // Each executes in = prog.insts[w.pc] and leaves w.pc at the next instruction

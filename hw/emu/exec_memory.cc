@@ -141,9 +141,15 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
       uint64_t addr = in.mods.saddr ? sbase + a0[l] : (a0[l] | (uint64_t{a1[l]} << 32));
       addr += static_cast<uint64_t>(mi.offset);
       const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
-      if (c.mem.Find(addr, n) == nullptr)
+      const Region* r = c.mem.Find(addr, n);
+      if (r == nullptr)
         return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " accesses ",
                                                           c.mem.Describe(addr, n), ", outside every buffer"));
+      if (c.global_races != nullptr &&
+          !(st = c.global_races->Access(c.prog, c.mem, *r, addr, static_cast<uint32_t>(n), w.pc, w.index(), l,
+                                        sh.store))
+               .ok())
+        return st;
       for (int k = 0; k < sh.comps; ++k) {
         if (sh.store) {
           uint32_t v = StoreBits(data[k][l], sh);
@@ -161,11 +167,16 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
       const uint64_t o = off + static_cast<uint64_t>(k) * sh.bytes;
       if (!RawBufferComponentInRange(srd, soffset, o)) continue;  // load 0 / store dropped
       const uint64_t addr = RawBufferAddress<uint64_t>(srd.base, soffset, o);
-      if (c.mem.Find(addr, sh.bytes) == nullptr)
+      const Region* r = c.mem.Find(addr, sh.bytes);
+      if (r == nullptr)
         return absl::FailedPreconditionError(absl::StrCat(
             Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " < num_records ",
             srd.num_records, " - soffset ", soffset, ") at ", c.mem.Describe(addr, sh.bytes),
             " falls outside every buffer"));
+      // After the range check: a load of 0 or a dropped store is no access.
+      if (c.global_races != nullptr &&
+          !(st = c.global_races->Access(c.prog, c.mem, *r, addr, sh.bytes, w.pc, w.index(), l, sh.store)).ok())
+        return st;
       if (sh.store) {
         uint32_t v = StoreBits(data[k][l], sh);
         c.mem.Write(addr, &v, sh.bytes);

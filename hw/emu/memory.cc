@@ -7,8 +7,8 @@
 
 namespace kir::emu {
 
-void GlobalMemory::AddRegion(std::string name, uint64_t base, uint8_t* data, uint64_t size) {
-  regions_.push_back(Region{std::move(name), base, data, size});
+void GlobalMemory::AddRegion(std::string name, uint64_t base, uint8_t* data, uint64_t size, bool argument) {
+  regions_.push_back(Region{std::move(name), base, data, size, argument});
 }
 
 const Region* GlobalMemory::Find(uint64_t addr, uint64_t n) const {
@@ -39,7 +39,7 @@ bool GlobalMemory::Write(uint64_t addr, const void* in, uint64_t n) {
 }
 
 std::string GlobalMemory::Describe(uint64_t addr, uint64_t n) const {
-  std::string s = absl::StrCat("0x", absl::Hex(addr), " (", n, " bytes");
+  std::string s = absl::StrCat("0x", absl::Hex(addr), " (", n, n == 1 ? " byte" : " bytes");
   const Region* best = nullptr;
   uint64_t best_dist = ~0ull;
   for (const Region& r : regions_) {
@@ -54,6 +54,8 @@ std::string GlobalMemory::Describe(uint64_t addr, uint64_t n) const {
       absl::StrAppend(&s, ", ", best->base - addr, " bytes before ");
     else if (addr >= best->base + best->size)
       absl::StrAppend(&s, ", ", addr - (best->base + best->size), " bytes past the end of ");
+    else if (n <= best->size - (addr - best->base))
+      absl::StrAppend(&s, " at offset ", addr - best->base, " of ");
     else
       absl::StrAppend(&s, ", crossing the end of ");
     absl::StrAppend(&s, best->name, " [0x", absl::Hex(best->base), " + ", best->size, " bytes]");

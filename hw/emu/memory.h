@@ -16,19 +16,23 @@ struct Region {
   uint64_t base = 0;
   uint8_t* data = nullptr;
   uint64_t size = 0;
+  // A kernel argument buffer (not the kernarg segment, packet or queue):
+  // strict mode checks the work-items' accesses to it for races (strict.h).
+  bool argument = false;
 };
 
 class GlobalMemory {
  public:
   // Regions must not overlap; `data` must stay valid while the memory is used.
-  void AddRegion(std::string name, uint64_t base, uint8_t* data, uint64_t size);
+  void AddRegion(std::string name, uint64_t base, uint8_t* data, uint64_t size, bool argument = false);
   // The region holding all of [addr, addr + n), or nullptr.
   const Region* Find(uint64_t addr, uint64_t n) const;
   // Copies; false if [addr, addr + n) is not inside one region.
   bool Read(uint64_t addr, void* out, uint64_t n) const;
   bool Write(uint64_t addr, const void* in, uint64_t n);
   // Where an address is relative to the regions, for error messages:
-  // "0x... (16 bytes past the end of argument 2 'C' [0x...+1024])".
+  // "0x... (4 bytes, 16 bytes past the end of argument 2 'C' [0x... + 1024 bytes])",
+  // or for an access inside one: "0x... (4 bytes at offset 64 of argument 2 'C' [...])".
   std::string Describe(uint64_t addr, uint64_t n) const;
   const std::vector<Region>& regions() const { return regions_; }
 

@@ -99,10 +99,18 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
   std::vector<int64_t*> counter(prog.insts.size());
   for (size_t i = 0; i < prog.insts.size(); ++i) counter[i] = &stats.by_class[ClassKey(prog.insts[i].mi)];
   WorkgroupState wg;
+  // Check 5 (strict.h): per dispatch, 8 bytes per argument-buffer byte.
+  std::unique_ptr<GlobalRaceTracker> global_races;
+  if (opts.strict) {
+    global_races = std::make_unique<GlobalRaceTracker>();
+    absl::Status st = global_races->Reset(prog, mem, d.grid, nwaves);
+    if (!st.ok()) return st;
+  }
   for (int64_t gz = 0; gz < d.grid[2]; ++gz)
     for (int64_t gy = 0; gy < d.grid[1]; ++gy)
       for (int64_t gx = 0; gx < d.grid[0]; ++gx) {
         wg.id = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)};
+        if (global_races) global_races->StartWorkgroup((gz * d.grid[1] + gy) * d.grid[0] + gx);
         // LDS starts with a pattern: its contents are undefined at launch.
         wg.lds.assign(k.group_segment_size, 0xcd);
         if (opts.strict) wg.races.Reset(k.group_segment_size, nwaves);
@@ -113,7 +121,7 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
           InitWave(*waves.back(), k, d, wg.id, threads);
         }
         stats.waves += nwaves;
-        ExecContext ctx{prog, k, t, mem, wg, opts, stats};
+        ExecContext ctx{prog, k, t, mem, wg, opts, stats, global_races.get()};
         const std::string where = absl::StrCat("workgroup (", gx, ",", gy, ",", gz, ") ");
         for (;;) {
           int running = 0, at_barrier = 0;

@@ -1,5 +1,6 @@
 #include "hw/emu/strict.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "absl/strings/str_cat.h"
@@ -155,6 +156,105 @@ absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t
             absl::Hex(addr + n), "), but no lane of the workgroup has written LDS byte 0x", absl::Hex(b),
             " since the kernel started: LDS contents are undefined at launch (here 0xcd bytes); "
             "the kernel reads LDS it never stored"));
+  return absl::OkStatus();
+}
+
+absl::Status GlobalRaceTracker::Reset(const Program& p, const GlobalMemory& mem,
+                                      const std::array<int64_t, 3>& grid, int waves) {
+  grid_ = grid;
+  waves_ = waves;
+  wg_ = 0;
+  ordinal_.assign(p.insts.size(), -1);
+  inst_of_.clear();
+  for (size_t i = 0; i < p.insts.size(); ++i) {
+    const InstClass c = Info(p.insts[i].mi.opc).cls;
+    if (c == InstClass::kVmemLoad || c == InstClass::kVmemStore) {
+      ordinal_[i] = static_cast<int>(inst_of_.size());
+      inst_of_.push_back(static_cast<int>(i));
+    }
+  }
+  // Ids run from 1 to 2^31 - 1: 0 means none, the top bit is kSeveral.
+  const uint64_t max_id = kSeveral - 1;
+  const __int128 items = static_cast<__int128>(grid[0]) * grid[1] * grid[2] * waves * 64;
+  if (items > max_id)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the dispatch has ", static_cast<int64_t>(items), " work-items (", static_cast<int64_t>(items / 64),
+        " waves of 64), more than strict mode's global-memory race check numbers (2^31 - 1); "
+        "run it with EmuOptions::strict = false"));
+  const uint64_t v = std::max<uint64_t>(inst_of_.size(), 1);
+  per_item_ = items * v <= max_id ? v : 1;
+  bytes_.clear();
+  bytes_.resize(mem.regions().size());
+  for (size_t i = 0; i < mem.regions().size(); ++i) {
+    const Region& r = mem.regions()[i];
+    if (!r.argument || r.size == 0) continue;
+    bytes_[i].reset(static_cast<Byte*>(std::calloc(r.size, sizeof(Byte))));
+    if (bytes_[i] == nullptr)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "strict mode's global-memory race check cannot allocate ", r.size * sizeof(Byte), " bytes for ", r.name,
+          " (8 per buffer byte); run it with EmuOptions::strict = false"));
+  }
+  return absl::OkStatus();
+}
+
+std::string GlobalRaceTracker::AccessText(const Program& p, uint32_t id, int inst) const {
+  const uint64_t x = (id & ~kSeveral) - 1;
+  const uint64_t item = x / per_item_;
+  const int lane = static_cast<int>(item % 64);
+  const int64_t wave = static_cast<int64_t>(item / 64) % waves_;
+  const int64_t wg = static_cast<int64_t>(item / 64) / waves_;
+  const std::string who = absl::StrCat("(lane ", lane, " of wave ", wave, " of workgroup (", wg % grid_[0], ",",
+                                       wg / grid_[0] % grid_[1], ",", wg / (grid_[0] * grid_[1]), "))");
+  if (inst < 0 && (per_item_ > 1 || inst_of_.size() == 1)) inst = inst_of_[x % per_item_];
+  if (inst >= 0) return absl::StrCat(p.Describe(inst), " ", who);
+  return absl::StrCat("an instruction (not recorded: ", inst_of_.size(),
+                      " memory instructions times the dispatch's work-items exceed 2^31 ids) ", who);
+}
+
+absl::Status GlobalRaceTracker::Race(const Program& p, const GlobalMemory& mem, uint64_t addr, int inst,
+                                     uint32_t now, bool now_write, uint32_t before, bool before_write) const {
+  const char* why = !now_write       ? "a load of another work-item's store: nothing orders them within a "
+                                       "dispatch (no global fence or atomic), so the value loaded depends on timing"
+                    : before_write ? "two work-items store to the same byte; the result depends on timing"
+                                   : "a store to a byte another work-item loads: nothing orders them within a "
+                                     "dispatch, so the value that load sees depends on timing";
+  return absl::FailedPreconditionError(absl::StrCat(
+      "global memory race: ", AccessText(p, now, inst), now_write ? " stores to " : " loads ", "byte ",
+      mem.Describe(addr, 1), ", which ", AccessText(p, before, -1), before_write ? " stored" : " loaded",
+      " earlier in this dispatch: ", why));
+}
+
+absl::Status GlobalRaceTracker::Access(const Program& p, const GlobalMemory& mem, const Region& r, uint64_t addr,
+                                       uint32_t n, int inst, int wave, int lane, bool write) {
+  Byte* const bytes = bytes_[static_cast<size_t>(&r - mem.regions().data())].get();
+  if (bytes == nullptr) return absl::OkStatus();
+  const uint64_t item = (static_cast<uint64_t>(wg_) * waves_ + wave) * 64 + lane;
+  const uint32_t lo = static_cast<uint32_t>(item * per_item_ + 1);  // this work-item's first id
+  const uint32_t now = lo + (per_item_ > 1 ? ordinal_[inst] : 0);
+  // Whether `id` is this work-item's (ids below lo wrap above 2^31).
+  auto mine = [&](uint32_t id) { return static_cast<uint32_t>(id - lo) < per_item_; };
+  Byte* b = bytes + (addr - r.base);
+  for (uint32_t i = 0; i < n; ++i, ++b) {
+    if (b->load & kSeveral) {  // loaded by two work-items or more, never stored
+      const uint32_t last = b->load & ~kSeveral;
+      // One of the two recorded loaders is another work-item.
+      if (write) return Race(p, mem, addr + i, inst, now, true, mine(last) ? b->store : last, false);
+      if (!mine(last)) b->store = last;
+      b->load = now | kSeveral;
+      continue;
+    }
+    // Once stored (without a race), a byte is loaded by its storer only.
+    if (b->store != 0 && !mine(b->store)) return Race(p, mem, addr + i, inst, now, write, b->store, true);
+    if (write) {
+      if (b->load != 0 && !mine(b->load)) return Race(p, mem, addr + i, inst, now, true, b->load, false);
+      b->store = now;
+    } else if (b->load == 0 || mine(b->load)) {
+      b->load = now;
+    } else {  // a second work-item loads it: keep both
+      b->store = b->load;
+      b->load = now | kSeveral;
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -1,6 +1,6 @@
 // Strict mode: the checks that turn silent hardware misbehaviour into errors.
-// Each error names both instructions (address and text) and the register or
-// LDS address.
+// Each error names both instructions (address and text) and the register, LDS
+// address or global-memory byte.
 //  1. Pending loads: reading a register whose load no s_waitcnt has covered,
 //     or overwriting it while the load is in flight (failure classes 7, 8).
 //  2. LDS races between the waves of a workgroup: a read of bytes another wave
@@ -13,16 +13,29 @@
 //     kernel started (LDS contents are undefined at launch): the DS
 //     instruction, the lane and the LDS address (LdsRaceTracker, which
 //     records every byte's last write anyway).
+//  5. Races on global memory between the work-items of one dispatch
+//     (GlobalRaceTracker): per byte of every argument buffer, a store to a
+//     byte another work-item stored or loaded, or a load of a byte another
+//     work-item stored, anywhere in the dispatch. A work-item is (workgroup,
+//     wave * 64 + lane); its own accesses never race. Stricter than the memory
+//     model (no release/acquire is honoured) because kirc never communicates
+//     through global memory within a dispatch: it emits no global fences or
+//     atomics, and hardware runs workgroups in any order. Out-of-range buffer
+//     accesses (loads of 0, dropped stores) are not accesses.
 #ifndef KIRC_HW_EMU_STRICT_H_
 #define KIRC_HW_EMU_STRICT_H_
 
+#include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "compiler/target/target.h"
+#include "hw/emu/memory.h"
 #include "hw/emu/program.h"
 #include "hw/emu/wave.h"
 
@@ -73,6 +86,57 @@ class LdsRaceTracker {
   std::vector<int32_t> last_write_;  // per byte: op id or -1
   std::vector<int32_t> last_read_;   // per byte and wave: op id or -1
   int waves_ = 0;
+};
+
+// Check 5, for one dispatch. Per byte of every argument buffer two 32-bit
+// access ids (8 bytes per buffer byte, zeroed pages from calloc, so the parts
+// of a buffer the dispatch never touches cost no memory): the last store's and
+// the last load's.
+// An id is 1 + item * V + ordinal: item = (workgroup * waves + wave) * 64 +
+// lane in the dispatch, ordinal = the instruction among the program's V
+// memory instructions, so a race names both instructions. A byte loaded by
+// two or more work-items has no store (that store would have raced), so its
+// store id holds a second reader and the load id's top bit says so: a later
+// store by either of them still races with the other.
+class GlobalRaceTracker {
+ public:
+  // For a dispatch of `grid` workgroups of `waves` waves running `p` over the
+  // argument buffers (Region::argument) of `mem`. Error if the work-items do
+  // not fit 31-bit ids (or the bookkeeping cannot be allocated); if they do
+  // but the (work-item, instruction) pairs do not, ids leave the instruction
+  // out (messages then say so).
+  absl::Status Reset(const Program& p, const GlobalMemory& mem, const std::array<int64_t, 3>& grid, int waves);
+  // Workgroup `linear` (x fastest, then y, then z) starts.
+  void StartWorkgroup(int64_t linear) { wg_ = linear; }
+  // Lane `lane` of wave `wave` of the current workgroup, by instruction
+  // `inst`, loads (write = false) or stores bytes [addr, addr + n) of region
+  // `r` of `mem`: error on a race with another work-item's access.
+  absl::Status Access(const Program& p, const GlobalMemory& mem, const Region& r, uint64_t addr, uint32_t n,
+                      int inst, int wave, int lane, bool write);
+
+ private:
+  static constexpr uint32_t kSeveral = 1u << 31;  // load id: other work-items loaded the byte too
+  struct Byte {  // all zero (calloc): never accessed
+    uint32_t store;  // 0: none; with kSeveral in `load`: a second loader
+    uint32_t load;
+  };
+  // "0x... `inst` (lane L of wave W of workgroup (x,y,z))" for an id; `inst`
+  // >= 0: the instruction, when the id may not hold it.
+  std::string AccessText(const Program& p, uint32_t id, int inst) const;
+  absl::Status Race(const Program& p, const GlobalMemory& mem, uint64_t addr, int inst, uint32_t now,
+                    bool now_write, uint32_t before, bool before_write) const;
+  struct Free {
+    void operator()(Byte* p) const { std::free(p); }
+  };
+  // Per region of the memory, calloc'ed (the pages a dispatch never touches
+  // stay unallocated); null: not checked.
+  std::vector<std::unique_ptr<Byte[], Free>> bytes_;
+  std::vector<int> ordinal_;  // per instruction: among the memory instructions, or -1
+  std::vector<int> inst_of_;  // per ordinal
+  uint64_t per_item_ = 1;     // V, or 1 when instructions are left out
+  std::array<int64_t, 3> grid_{1, 1, 1};
+  int waves_ = 1;
+  int64_t wg_ = 0;
 };
 
 }  // namespace kir::emu

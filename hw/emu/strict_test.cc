@@ -250,15 +250,18 @@ TEST(StrictTest, ValuSgprWriteThenVmemRead) {
   k.body = R"(
   s_load_dwordx2 s[4:5], s[0:1], 0x0
   v_mov_b32 v1, 0
+  v_lshlrev_b32 v7, 2, v0
   s_waitcnt lgkmcnt(0)
   v_readfirstlane_b32 s6, v1
   NOPS
-  global_load_dword v2, v1, s[4:5] offset:0
-  global_store_dword v1, v2, s[4:5]
+  global_load_dword v2, v7, s[4:5] offset:4
+  global_store_dword v7, v2, s[4:5] offset:4
   s_waitcnt vmcnt(0)
   s_endpgm)";
   // The store's saddr s[4:5] is written by SMEM, not VALU; v_readfirstlane writes s6 used as ...
-  k.body = absl::StrReplaceAll(k.body, {{"offset:0", "offset:0\n  s_waitcnt vmcnt(0)"}});
+  // Lane l copies A[l + 1] in place, its own element (every lane storing to
+  // one element would be a global race); every lane loads A[0] through s6.
+  k.body = absl::StrReplaceAll(k.body, {{"offset:4\n  global_store", "offset:4\n  s_waitcnt vmcnt(0)\n  global_store"}});
   std::string good = absl::StrReplaceAll(k.body, {{"NOPS", "s_nop 4\n  buffer_load_dword v3, off, s[8:11], s6"}});
   std::string bad = absl::StrReplaceAll(k.body, {{"NOPS", "s_nop 2\n  buffer_load_dword v3, off, s[8:11], s6"}});
   // s[8:11]: a valid SRD over A.
@@ -266,9 +269,10 @@ TEST(StrictTest, ValuSgprWriteThenVmemRead) {
     return absl::StrReplaceAll(body, {{"  v_readfirstlane_b32", "  s_mov_b32 s8, s4\n  s_and_b32 s9, s5, 0xffff\n  s_mov_b32 s10, 256\n  s_mov_b32 s11, 0x20000\n  v_readfirstlane_b32"}});
   };
   k.body = with_srd(good);
-  EXPECT_TRUE(RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(64, 0.0f))}).ok());
+  absl::Status st = RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(65, 0.0f))});
+  EXPECT_TRUE(st.ok()) << st;
   k.body = with_srd(bad);
-  EXPECT_THAT(Msg(RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(64, 0.0f))})),
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(65, 0.0f))})),
               AllOf(HasSubstr("`buffer_load_dword v3, off, s[8:11], s6` issues 3 wait states after"),
                     HasSubstr("`v_readfirstlane_b32 s6, v1`, which needs 5"),
                     HasSubstr("VALU writes s6 read by VMEM: 5 wait states (gfx942)")));
@@ -309,6 +313,183 @@ TEST(StrictTest, LdsReadOfUnwrittenBytes) {
   EmuOptions o;
   o.strict = false;
   EXPECT_TRUE(RunAssembly(k.Text(), "gfx942", a, o).ok());
+}
+
+// ---- Rule 5: races on global memory ---------------------------------------------
+
+// Argument 0 'A' of a HandKernel sits at 0x10ffffff00 (emulator.cc: buffer 1).
+const char kGlobal[] = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  ADDR
+  s_waitcnt lgkmcnt(0)
+  BODY
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+
+// Runs kGlobal with ADDR and BODY replaced over A (`floats` f32 zeros);
+// `a` gets A's final contents.
+absl::Status RunGlobal(const std::string& addr, const std::string& body, std::vector<float>* a = nullptr,
+                       bool strict = true, int floats = 65, std::array<int64_t, 3> grid = {1, 1, 1}) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.body = absl::StrReplaceAll(kGlobal, {{"ADDR", addr}, {"BODY", body}});
+  LaunchArgs la;
+  la.args = {ToBytes(std::vector<float>(floats, 0.0f))};
+  la.grid = grid;
+  EmuOptions o;
+  o.strict = strict;
+  absl::Status st = RunAssembly(k.Text(), "gfx942", la, o).status();
+  if (a != nullptr) *a = testing::FromBytes<float>(la.args[0]);
+  return st;
+}
+
+const char kOwnElement[] = "v_lshlrev_b32 v1, 2, v0";                            // lane l: A[l]
+const char kPairElement[] = "v_lshrrev_b32 v1, 1, v0\n  v_lshlrev_b32 v1, 2, v1";  // lanes 2i, 2i+1: A[i]
+
+TEST(StrictTest, GlobalStoresOfTwoLanesToOneElement) {
+  const std::string body = "v_cvt_f32_u32 v2, v0\n  global_store_dword v1, v2, s[4:5]";
+  std::vector<float> a;
+  absl::Status st = RunGlobal(kOwnElement, body, &a);
+  ASSERT_TRUE(st.ok()) << st;
+  for (int l = 0; l < 64; ++l) EXPECT_EQ(a[l], l) << l;
+  EXPECT_THAT(Msg(RunGlobal(kPairElement, body)),
+              AllOf(HasSubstr("workgroup (0,0,0) wave 0: global memory race: 0x"),
+                    HasSubstr("`global_store_dword v1, v2, s[4:5]` (lane 1 of wave 0 of workgroup (0,0,0)) stores to "
+                              "byte 0x10ffffff00 (1 byte at offset 0 of argument 0 'A' [0x10ffffff00 + 260 bytes]), "
+                              "which 0x"),
+                    HasSubstr("`global_store_dword v1, v2, s[4:5]` (lane 0 of wave 0 of workgroup (0,0,0)) stored "
+                              "earlier in this dispatch: two work-items store to the same byte; the result depends "
+                              "on timing")));
+  // Not strict: one writer's value stays (here the later lane's), no error.
+  st = RunGlobal(kPairElement, body, &a, /*strict=*/false);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(a[0], 1.0f);
+}
+
+TEST(StrictTest, GlobalLoadOfANeighboursElement) {
+  // Lane l stores A[l], then loads A[l + 1], which lane l + 1 stored.
+  const std::string body =
+      "global_store_dword v1, v0, s[4:5]\n  s_waitcnt vmcnt(0)\n  global_load_dword v2, v1, s[4:5] offset:OFF";
+  absl::Status st = RunGlobal(kOwnElement, absl::StrReplaceAll(body, {{"OFF", "0"}}));
+  EXPECT_TRUE(st.ok()) << st;  // its own element: no race
+  EXPECT_THAT(Msg(RunGlobal(kOwnElement, absl::StrReplaceAll(body, {{"OFF", "4"}}))),
+              AllOf(HasSubstr("`global_load_dword v2, v1, s[4:5] offset:4` (lane 0 of wave 0 of workgroup (0,0,0)) "
+                              "loads byte 0x10ffffff04 (1 byte at offset 4 of argument 0 'A'"),
+                    HasSubstr("which 0x"),
+                    HasSubstr("`global_store_dword v1, v0, s[4:5]` (lane 1 of wave 0 of workgroup (0,0,0)) stored "
+                              "earlier in this dispatch: a load of another work-item's store")));
+}
+
+TEST(StrictTest, GlobalStoreToAnElementANeighbourLoaded) {
+  // Lane l loads A[l + 1], then stores A[l], which lane l - 1 loaded; through
+  // an SRD over A (buffer instructions).
+  const std::string srd = absl::StrCat(kOwnElement,
+                                       "\n  s_waitcnt lgkmcnt(0)\n  s_mov_b32 s8, s4\n  s_and_b32 s9, s5, 0xffff\n"
+                                       "  s_mov_b32 s10, 260\n  s_mov_b32 s11, 0x20000");
+  const std::string body =
+      "buffer_load_dword v2, v1, s[8:11], 0 offen offset:OFF\n  s_waitcnt vmcnt(0)\n"
+      "  buffer_store_dword v0, v1, s[8:11], 0 offen";
+  absl::Status st = RunGlobal(srd, absl::StrReplaceAll(body, {{"OFF", "0"}}));
+  EXPECT_TRUE(st.ok()) << st;  // a read-modify-write of its own element: no race
+  EXPECT_THAT(Msg(RunGlobal(srd, absl::StrReplaceAll(body, {{"OFF", "4"}}))),
+              AllOf(HasSubstr("`buffer_store_dword v0, v1, s[8:11], 0 offen` (lane 1 of wave 0 of workgroup (0,0,0)) "
+                              "stores to byte 0x10ffffff04 (1 byte at offset 4 of argument 0 'A'"),
+                    HasSubstr("`buffer_load_dword v2, v1, s[8:11], 0 offen offset:4` (lane 0 of wave 0 of workgroup "
+                              "(0,0,0)) loaded earlier in this dispatch: a store to a byte another work-item loads")));
+}
+
+TEST(StrictTest, GlobalStoreToAnElementSeveralLanesLoaded) {
+  // Every lane loads A[0]; then one lane stores it. The tracker keeps two of
+  // the loaders (the last two, lanes 63 and 62): whichever lane stores, one of
+  // them is another work-item.
+  const std::string body =
+      "global_load_dword v2, v1, s[4:5]\n  s_waitcnt vmcnt(0)\n  v_cmp_eq_u32 vcc, LANE, v0\n"
+      "  s_and_b64 exec, exec, vcc\n  global_store_dword v1, v0, s[4:5]";
+  EXPECT_THAT(Msg(RunGlobal("v_mov_b32 v1, 0", absl::StrReplaceAll(body, {{"LANE", "0"}}))),
+              AllOf(HasSubstr("`global_store_dword v1, v0, s[4:5]` (lane 0 of wave 0"),
+                    HasSubstr("`global_load_dword v2, v1, s[4:5]` (lane 63 of wave 0 of workgroup (0,0,0)) loaded")));
+  EXPECT_THAT(Msg(RunGlobal("v_mov_b32 v1, 0", absl::StrReplaceAll(body, {{"LANE", "63"}}))),
+              AllOf(HasSubstr("`global_store_dword v1, v0, s[4:5]` (lane 63 of wave 0"),
+                    HasSubstr("`global_load_dword v2, v1, s[4:5]` (lane 62 of wave 0 of workgroup (0,0,0)) loaded")));
+  // Only lane 5 loads and stores A[0]: its own accesses.
+  const std::string alone =
+      "v_cmp_eq_u32 vcc, 5, v0\n  s_and_b64 exec, exec, vcc\n  global_load_dword v2, v1, s[4:5]\n"
+      "  s_waitcnt vmcnt(0)\n  global_store_dword v1, v0, s[4:5]";
+  absl::Status st = RunGlobal("v_mov_b32 v1, 0", alone);
+  EXPECT_TRUE(st.ok()) << st;
+}
+
+TEST(StrictTest, GlobalOutOfRangeBufferAccessesAreNoAccesses) {
+  // Every lane stores to (and loads) A[1] through an SRD of NUM bytes: with
+  // 4, out of range, the stores are dropped and the loads return 0.
+  const std::string srd =
+      "s_waitcnt lgkmcnt(0)\n  s_mov_b32 s8, s4\n  s_and_b32 s9, s5, 0xffff\n  s_mov_b32 s10, NUM\n"
+      "  s_mov_b32 s11, 0x20000\n  v_mov_b32 v1, 4";
+  const std::string body =
+      "buffer_load_dword v2, v1, s[8:11], 0 offen\n  buffer_store_dword v0, v1, s[8:11], 0 offen";
+  absl::Status st = RunGlobal(absl::StrReplaceAll(srd, {{"NUM", "4"}}), body);
+  EXPECT_TRUE(st.ok()) << st;
+  EXPECT_THAT(Msg(RunGlobal(absl::StrReplaceAll(srd, {{"NUM", "8"}}), body)),
+              AllOf(HasSubstr("`buffer_store_dword v0, v1, s[8:11], 0 offen` (lane 0 of wave 0"),
+                    HasSubstr("a store to a byte another work-item loads")));
+}
+
+// Every thread stores to C[tid.x]: the workgroups race (and with IDX =
+// tid.x mod 64, the two waves of each workgroup).
+const char kRaceKir[] = R"(kernel race
+target gfx942
+workgroup 128 1 1
+grid 2 1 1
+arg A : f32[256] strides [1] readonly
+arg C : f32[256] strides [1] writeonly
+  %a = load A[wg.x * 128 + tid.x] : f32
+  store C[IDX], %a
+end
+)";
+
+TEST(StrictTest, GlobalStoresOfTwoWorkgroupsToOneElement) {
+  auto run = [](const std::string& idx) {
+    return RunText(Compile(absl::StrReplaceAll(kRaceKir, {{"IDX", idx}}), "gfx942"), "gfx942",
+                   {ToBytes(std::vector<float>(256, 1.0f)), ToBytes(std::vector<float>(256, 0.0f))}, {2, 1, 1});
+  };
+  absl::Status st = run("wg.x * 128 + tid.x");
+  EXPECT_TRUE(st.ok()) << st;
+  EXPECT_THAT(Msg(run("tid.x")),
+              AllOf(HasSubstr("workgroup (1,0,0) wave 0: global memory race: 0x"),
+                    HasSubstr("(lane 0 of wave 0 of workgroup (1,0,0)) stores to byte 0x20ffffff00 (1 byte at offset 0 "
+                              "of argument 1 'C'"),
+                    HasSubstr("(lane 0 of wave 0 of workgroup (0,0,0)) stored earlier in this dispatch: two work-items "
+                              "store to the same byte")));
+  EXPECT_THAT(Msg(run("tid.x mod 64")),
+              AllOf(HasSubstr("workgroup (0,0,0) wave 1: global memory race: 0x"),
+                    HasSubstr("(lane 0 of wave 1 of workgroup (0,0,0)) stores to byte 0x20ffffff00"),
+                    HasSubstr("(lane 0 of wave 0 of workgroup (0,0,0)) stored earlier")));
+}
+
+TEST(StrictTest, GlobalRaceCheckWithoutInstructionIds) {
+  // 1100 workgroups of 64 lanes times 32769 memory instructions (all but one
+  // after s_endpgm) exceed the 2^31 ids: races are still found, without the
+  // earlier instruction.
+  std::string body = "global_store_dword v1, v0, s[4:5]";
+  std::string dead;
+  for (int i = 0; i < 32768; ++i) absl::StrAppend(&dead, "\n  global_load_dword v2, v1, s[4:5]");
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.body = absl::StrReplaceAll(kGlobal, {{"ADDR", "v_lshlrev_b32 v1, 2, v0"}, {"BODY", body}}) + dead;
+  LaunchArgs la;
+  la.args = {ToBytes(std::vector<float>(64, 0.0f))};
+  la.grid = {1100, 1, 1};
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", la).status()),
+              AllOf(HasSubstr("workgroup (1,0,0) wave 0: global memory race: 0x"),
+                    HasSubstr("`global_store_dword v1, v0, s[4:5]` (lane 0 of wave 0 of workgroup (1,0,0)) stores to "
+                              "byte 0x10ffffff00"),
+                    HasSubstr("which an instruction (not recorded: 32769 memory instructions times the dispatch's "
+                              "work-items exceed 2^31 ids) (lane 0 of wave 0 of workgroup (0,0,0)) stored earlier")));
+  // Work-items beyond 31-bit ids: refused before the dispatch starts.
+  la.grid = {int64_t{1} << 25, 1, 1};
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", la).status()),
+              HasSubstr("the dispatch has 2147483648 work-items (33554432 waves of 64), more than strict mode's "
+                        "global-memory race check numbers (2^31 - 1); run it with EmuOptions::strict = false"));
 }
 
 TEST(StrictTest, InstructionBudget) {

@@ -372,6 +372,33 @@ end
             std::string::npos) << m;
 }
 
+TEST_F(RunReportTest, GlobalRaceIsAnErrorInBoth) {
+  // Both workgroups store C[tid.x]: the emulator and the reference keep one
+  // writer's value each (the same here), so this passed before races were checked.
+  Kernel k = MustParse(R"(kernel race
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg x : f32[128] strides [1] readonly
+arg C : f32[64] strides [1] writeonly
+  %v = load x[wg.x * 64 + tid.x] : f32
+  store C[tid.x], %v
+end
+)");
+  absl::StatusOr<RunReport> r = Run(k);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  std::string m(r.status().message());
+  EXPECT_NE(m.find("workgroup (1,0,0) wave 0: global memory race: 0x"), std::string::npos) << m;
+  EXPECT_NE(m.find("(lane 0 of wave 0 of workgroup (0,0,0)) stored earlier in this dispatch: two work-items store "
+                   "to the same byte"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("the KIR reference interpreter refuses the kernel too: 8:3: error: in 'store C[tid.x], %v': "
+                   "thread (0, 0, 0) of workgroup (1, 0, 0): element 0 is C[0], which thread (0, 0, 0) of "
+                   "workgroup (0, 0, 0) stored earlier"),
+            std::string::npos) << m;
+}
+
 TEST_F(RunReportTest, TheReferenceHasABudgetToo) {
   Kernel k = MustParse(R"(kernel spin
 target gfx942
