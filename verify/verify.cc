@@ -87,7 +87,14 @@ std::string VerifyResult::Report() const {
   }
   std::string loop_lines;
   for (const std::string& l : loops) absl::StrAppend(&loop_lines, "  ", l, "\n");
-  return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", accesses.size(), " memory instructions, ",
+  // A DS read2/write2 is one instruction with two accesses.
+  std::set<int> ids;
+  size_t instructions = 0;
+  for (const AccessVerdict& a : accesses) instructions += a.inst_id < 0 || ids.insert(a.inst_id).second;
+  const std::string count = instructions == accesses.size()
+                                ? absl::StrCat(accesses.size(), " memory instructions")
+                                : absl::StrCat(instructions, " memory instructions (", accesses.size(), " accesses)");
+  return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", count, ", ",
                       proved, " proved, ", failed, " failed, ", unknown, " unknown (",
                       absl::StrFormat("%.3f", seconds), " s)\n", loop_lines, body,
                       all_proved ? "verify: every address proved\n" : "verify: NOT every address is proved\n");
