@@ -143,7 +143,7 @@ out=$("$tmp/make/consumer")
 echo "$out" | sed -n '1,4p;/v_mfma/p;/^resources/,$p'
 contains "$out" '^kernel consumer_mma_16x16x16_f16 for gfx942: [0-9]+ bytes of assembly$' "consumer"
 contains "$out" '^  v_mfma_f32_16x16x16_f16 v\[[0-9]+:[0-9]+\], v\[[0-9]+:[0-9]+\], v\[[0-9]+:[0-9]+\], 0$' "consumer (gfx942 MFMA, inline-0 srcC)"
-contains "$out" '^  ds_read_b64 ' "consumer (LDS fragment reads)"
+contains "$out" '^  ds_read2_b64 ' "consumer (LDS fragment reads, paired)"
 # Two 16x16 f16 LDS tiles with rows padded by 4 halves: 2 * 16 * 20 * 2 bytes.
 contains "$out" '^resources: [0-9]+ VGPRs, 0 AGPRs, [0-9]+ SGPRs, 1280 LDS bytes, occupancy 8 waves/SIMD$' "consumer resources"
 contains "$out" ', mfma 1,' "consumer instruction counts"

@@ -425,5 +425,45 @@ TEST(Negatives, MemoryInstructionMissingFromTheAccessMapFails) {
   ExpectFailed(s.Check(), {"access map does not name"});
 }
 
+// DS read2/write2 (compiler/passes/ds_pairing.h): each address is checked
+// against its own KIR access and reported per component ([N.0], [N.1]).
+TEST(Negatives, WrongOffsetInADsPairIsCaughtForThatComponent) {
+  Subject s = Load(Kernel("mma_16x16x16_f16"), "gfx942");
+  MInst& rd = s.At("ds_read2_b64");
+  ASSERT_EQ(rd.offset1, 80);  // Bs is 80 elements of 8 bytes after As (16 rows of 16 + 4 pad, f16)
+  rd.offset1 = 79;            // one element short of Bs
+  VerifyResult v = s.Check();
+  const AccessVerdict* f = ExpectFailed(v, {"LDS address", "emitted LDS", "Bs["});
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->inst_id, rd.id);
+  EXPECT_EQ(f->component, 1);
+  EXPECT_TRUE(absl::StrContains(v.Report(), absl::StrCat("FAILED  [", rd.id, ".1] ds_read2_b64"))) << v.Report();
+  int failed = 0;
+  for (const AccessVerdict& a : v.accesses) {
+    failed += a.status == Status::kFailed;
+    if (a.inst_id == rd.id && a.component == 0) EXPECT_EQ(a.status, Status::kProved) << v.Report();
+  }
+  EXPECT_EQ(failed, 1) << v.Report();
+  // The write pair's first address moved one element: caught for component 0.
+  Subject w = Load(Kernel("mma_16x16x16_f16"), "gfx942");
+  MInst& wr = w.At("ds_write2_b64");
+  wr.offset0 = 1;
+  const AccessVerdict* fw = ExpectFailed(w.Check(), {"emitted LDS", "As["});
+  ASSERT_NE(fw, nullptr);
+  EXPECT_EQ(fw->component, 0);
+}
+
+TEST(Negatives, DsPairOffsetFieldsAndRecords) {
+  // offset1:256 does not fit the 8-bit field (llvm-mc rejects it).
+  Subject s = Load(Kernel("mma_16x16x16_f16"), "gfx942");
+  s.At("ds_read2_b64").offset1 = 256;
+  ExpectFailed(s.Check(), {"do not fit the 8-bit DS offset0/offset1 fields"});
+  // A pair whose second access has no record: that address is unverified.
+  Subject t = Load(Kernel("mma_16x16x16_f16"), "gfx942");
+  const int id = t.At("ds_read2_b64").id;
+  std::erase_if(t.code.access_map, [&](const AccessRecord& r) { return r.inst_id == id && r.component == 1; });
+  ExpectFailed(t.Check(), {"address 1 of the DS read2/write2 has no access-map record"});
+}
+
 }  // namespace
 }  // namespace kir::vfy::testing

@@ -58,8 +58,10 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
         }
       }
     } else {
-      for (int l = 0; l < kLanes; ++l)
-        log->push_back((r.exec >> l & 1) ? uint64_t{r.vaddr[l]} + static_cast<uint64_t>(mi.offset) : kOff);
+      for (int c = 0; c < sh.addrs; ++c)  // each address of a DS read2/write2
+        for (int l = 0; l < kLanes; ++l)
+          log->push_back((r.exec >> l & 1) ? uint64_t{r.vaddr[l]} + static_cast<uint64_t>(DsAddressOffset(mi, c))
+                                           : kOff);
     }
   };
   for (int64_t z = 0; z < k.grid[2]; ++z)

@@ -71,7 +71,10 @@ std::string VerifyResult::Report() const {
                                                                     : "UNKNOWN";
     (a.status == AccessVerdict::Status::kProved ? proved : a.status == AccessVerdict::Status::kFailed ? failed
                                                                                                         : unknown)++;
-    std::string id = a.inst_id >= 0 ? absl::StrCat("[", a.inst_id, "]") : "[?]";
+    // A DS read2/write2's two accesses: "[N.0]", "[N.1]".
+    std::string id = a.inst_id < 0        ? "[?]"
+                     : a.component >= 0 ? absl::StrCat("[", a.inst_id, ".", a.component, "]")
+                                        : absl::StrCat("[", a.inst_id, "]");
     absl::StrAppend(&body, absl::StrFormat("  %s %-6s %-52s %s (%.3f s)\n", tag, id, a.inst_text,
                                            a.kir_op >= 0 ? absl::StrCat("op ", a.kir_op, ": ", a.op_text) : a.op_text,
                                            a.seconds));
@@ -84,7 +87,14 @@ std::string VerifyResult::Report() const {
   }
   std::string loop_lines;
   for (const std::string& l : loops) absl::StrAppend(&loop_lines, "  ", l, "\n");
-  return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", accesses.size(), " memory instructions, ",
+  // A DS read2/write2 is one instruction with two accesses.
+  std::set<int> ids;
+  size_t instructions = 0;
+  for (const AccessVerdict& a : accesses) instructions += a.inst_id < 0 || ids.insert(a.inst_id).second;
+  const std::string count = instructions == accesses.size()
+                                ? absl::StrCat(accesses.size(), " memory instructions")
+                                : absl::StrCat(instructions, " memory instructions (", accesses.size(), " accesses)");
+  return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", count, ", ",
                       proved, " proved, ", failed, " failed, ", unknown, " unknown (",
                       absl::StrFormat("%.3f", seconds), " s)\n", loop_lines, body,
                       all_proved ? "verify: every address proved\n" : "verify: NOT every address is proved\n");
@@ -969,7 +979,26 @@ class Verifier {
       if (it != index_of_id_.end()) mapped.insert(it->second);
       res.accesses.push_back(std::move(v));
     }
-    // Memory instructions the access map does not name are unverified accesses.
+    // Memory instructions the access map does not name are unverified
+    // accesses, as is an address of a DS read2/write2 without its record.
+    for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
+      const MInst& mi = lk_.mir.insts[i];
+      if (!mapped.count(static_cast<int>(i)) || MemoryShape(mi.opc).addrs != 2) continue;
+      for (int c = 0; c < 2; ++c) {
+        bool has = false;
+        for (const AccessRecord& rec : lk_.access_map) has |= rec.inst_id == mi.id && rec.component == c;
+        if (has) continue;
+        AccessVerdict v;
+        v.inst_id = mi.id;
+        v.component = c;
+        v.inst_text = InstructionText(t_, mi);
+        v.op_text = "(no access-map record)";
+        v.status = AccessVerdict::Status::kFailed;
+        v.reason = absl::StrCat("address ", c, " of the DS read2/write2 has no access-map record: no KIR access says "
+                                "where it may go");
+        res.accesses.push_back(std::move(v));
+      }
+    }
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
       const MInst& mi = lk_.mir.insts[i];
       if (!IsMemoryInst(mi) || mapped.count(static_cast<int>(i))) continue;
@@ -997,6 +1026,7 @@ class Verifier {
   AccessVerdict Skeleton(const AccessRecord& rec) {
     AccessVerdict v;
     v.inst_id = rec.inst_id;
+    v.component = rec.component;
     v.kir_op = rec.kir_op;
     if (rec.kir_op >= 0 && rec.kir_op < static_cast<int>(lk_.kir_op_text.size())) v.op_text = lk_.kir_op_text[rec.kir_op];
     auto it = index_of_id_.find(rec.inst_id);
@@ -1035,6 +1065,14 @@ class Verifier {
     MemShape ms = MemoryShape(mi.opc);
     if (!IsMemoryInst(mi)) return Fail(v, "the access map names an instruction that is not a memory access");
     if (ms.comps == 0) return Unknown(v, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"));
+    // A DS read2/write2 implements one access per address (component).
+    if (ms.addrs == 2 && (rec.component < 0 || rec.component > 1))
+      return Fail(v, absl::StrCat(Info(mi.opc).mnemonic, " accesses two addresses; the access-map record must name "
+                                  "which (component 0 or 1), not ", rec.component));
+    if (ms.addrs == 1 && rec.component >= 0)
+      return Fail(v, absl::StrCat("the access-map record names component ", rec.component, " of ",
+                                  Info(mi.opc).mnemonic, ", which accesses one address"));
+    const int comp = std::max(rec.component, 0);
     if (ms.lds != rec.is_lds)
       return Fail(v, absl::StrCat("the access is to ", rec.is_lds ? "LDS" : "a global buffer", " but the instruction is a ",
                                   ms.lds ? "DS" : "buffer", " instruction"));
@@ -1050,12 +1088,13 @@ class Verifier {
     AccessShape& s = a.shape;
     s.lds = ms.lds;
     s.guarded = op.guarded;
-    s.comps = ms.comps;
+    s.comps = ms.comps / ms.addrs;  // at this record's address
     s.comp_bytes = ms.bytes;
     s.elem_bytes = rec.element_bytes;
     s.elements = rec.elements;
     s.offen = !ms.lds && mi.offen;
-    s.inst_offset = mi.offset;
+    // LDS: the component's byte offset from vaddr, the rule the emulator uses.
+    s.inst_offset = ms.lds ? DsAddressOffset(mi, comp) : mi.offset;
     s.mem = rec.mem;
     s.along = op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
     ElemType et;
@@ -1089,8 +1128,9 @@ class Verifier {
     if (rec.element_bytes != ElemBytes(et))
       return Fail(v, absl::StrCat("the access map says ", rec.element_bytes, "-byte elements; '", rec.mem, "' has ",
                                   ElemBytes(et)));
-    if (int64_t{ms.comps} * ms.bytes != static_cast<int64_t>(rec.elements.size()) * rec.element_bytes)
-      return Fail(v, absl::StrCat(Info(mi.opc).mnemonic, " moves ", ms.comps * ms.bytes, " bytes but implements ",
+    if (int64_t{s.comps} * ms.bytes != static_cast<int64_t>(rec.elements.size()) * rec.element_bytes)
+      return Fail(v, absl::StrCat(Info(mi.opc).mnemonic, " moves ", s.comps * ms.bytes,
+                                  ms.addrs == 2 ? " bytes per address" : " bytes", " but implements ",
                                   rec.elements.size(), " element(s) of ", rec.element_bytes,
                                   " bytes (failure class 10: a wider access clobbers neighbours)"));
     const int width = op.kind == OpKind::kLoad ? op.type.width : -1;
@@ -1101,8 +1141,11 @@ class Verifier {
     if (!ms.lds && (mi.offset < 0 || mi.offset > 4095))
       return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 12-bit MUBUF offset field (0..4095); "
                                   "llvm-mc would silently encode ", mi.offset & 4095, " (failure class 17)"));
-    if (ms.lds && (mi.offset < 0 || mi.offset > 65535))
+    if (ms.lds && ms.addrs == 1 && !DsOffsetsFit(mi))
       return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 16-bit DS offset field (0..65535)"));
+    if (ms.lds && ms.addrs == 2 && !DsOffsetsFit(mi))
+      return Fail(v, absl::StrCat("offset0:", mi.offset0, " offset1:", mi.offset1,
+                                  " do not fit the 8-bit DS offset0/offset1 fields (0..255)"));
     auto mit = ex_.mem().find(a.index);
     if (mit == ex_.mem().end()) return Fail(v, "the instruction is never executed (it follows s_endpgm)");
     const MemExec& me = mit->second;

@@ -52,9 +52,10 @@ struct VerifyOptions {
 };
 
 // The verdict for one memory instruction of the access map (or one the access
-// map lacks).
+// map lacks); a DS read2/write2 has one per address.
 struct AccessVerdict {
   int inst_id = -1;        // MInst::id ("[N]" in --annotate output)
+  int component = -1;      // DS read2/write2: which address (0, 1; "[N.0]", "[N.1]"); else -1
   int kir_op = -1;         // pre-order index of the KIR load/store
   std::string inst_text;   // the instruction in assembly syntax
   std::string op_text;     // the KIR op, one line

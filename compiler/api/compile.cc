@@ -7,6 +7,7 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/lower/validate.h"
+#include "compiler/passes/ds_pairing.h"
 #include "compiler/passes/hazards.h"
 #include "compiler/passes/regalloc.h"
 #include "compiler/passes/schedule.h"
@@ -116,6 +117,13 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   if (opts.schedule) {
     absl::Status sst = ScheduleBlocks(target, r.lowered.mir);
     if (!sst.ok()) return sst;
+  }
+  // After scheduling, which may move a pair's halves apart or together (the
+  // pass pairs across other instructions), and before register allocation: a
+  // read pair's destinations become views of one new tuple.
+  if (opts.pair_ds) {
+    absl::Status pst = PairDsAccesses(r.lowered.mir, &r.lowered.access_map);
+    if (!pst.ok()) return pst;
   }
   r.mir_text = PrintMir(target, r.lowered.mir);
   absl::StatusOr<RegUsage> usage =

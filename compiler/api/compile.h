@@ -30,6 +30,8 @@ struct CompileOptions {
   std::string filename;
   // Reorder instructions within basic blocks (compiler/passes/schedule.h).
   bool schedule = true;
+  // Merge DS reads/writes into ds_read2/ds_write2 (compiler/passes/ds_pairing.h).
+  bool pair_ds = true;
 };
 
 // Counts of the final instructions by class.

@@ -91,8 +91,14 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     if (mi.offen) s += " offen";
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
   }
-  if ((cls == InstClass::kDsRead || cls == InstClass::kDsWrite) && mi.offset != 0)
-    absl::StrAppend(&s, " offset:", mi.offset);
+  if (cls == InstClass::kDsRead || cls == InstClass::kDsWrite) {
+    if (MemoryShape(mi.opc).addrs == 2) {  // llvm-objdump's form: zero fields left out
+      if (mi.offset0 != 0) absl::StrAppend(&s, " offset0:", mi.offset0);
+      if (mi.offset1 != 0) absl::StrAppend(&s, " offset1:", mi.offset1);
+    } else if (mi.offset != 0) {
+      absl::StrAppend(&s, " offset:", mi.offset);
+    }
+  }
   return s;
 }
 
@@ -176,8 +182,8 @@ KernelAsm PrintKernelAsm(const TargetInfo& t, const Kernel& k, const LoweredKern
   absl::StrAppend(&s, "  .text\n  .globl ", n, "\n  .p2align 8\n  .type ", n, ",@function\n", n,
                   ":\n");
   const std::string label_prefix = absl::StrCat(".L", n, "_");
-  std::map<int, const AccessRecord*> by_id;
-  for (const AccessRecord& r : lk.access_map) by_id[r.inst_id] = &r;
+  std::map<int, std::vector<const AccessRecord*>> by_id;  // two records for a DS read2/write2
+  for (const AccessRecord& r : lk.access_map) by_id[r.inst_id].push_back(&r);
   int last_op = -2;
   for (const MInst& mi : lk.mir.insts) {
     if (opts.annotate && mi.kir_op != last_op && mi.kir_op >= 0) {
@@ -193,11 +199,11 @@ KernelAsm PrintKernelAsm(const TargetInfo& t, const Kernel& k, const LoweredKern
       std::string c;
       if (mi.id >= 0) c = absl::StrCat("[", mi.id, "]");
       auto it = by_id.find(mi.id);
-      if (it != by_id.end() && mi.id >= 0) {
-        const AccessRecord& r = *it->second;
-        absl::StrAppend(&c, " access op ", r.kir_op, " ", r.is_store ? "store " : "load ", r.mem,
-                        " elements ", absl::StrJoin(r.elements, ","));
-      }
+      if (it != by_id.end() && mi.id >= 0)
+        for (const AccessRecord* r : it->second)
+          absl::StrAppend(&c, r->component >= 0 ? absl::StrCat(" component ", r->component, ":") : "", " access op ",
+                          r->kir_op, " ", r->is_store ? "store " : "load ", r->mem, " elements ",
+                          absl::StrJoin(r->elements, ","));
       if (!mi.comment.empty()) absl::StrAppend(&c, c.empty() ? "" : " ", mi.comment);
       if (!c.empty()) {
         line.resize(std::max<size_t>(line.size(), 56), ' ');

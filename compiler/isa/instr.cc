@@ -117,6 +117,15 @@ MemShape MemoryShape(Opc o) {
     case Opc::kDsWriteB128: return {4, 4, true, true};
     case Opc::kDsWriteB16: case Opc::kDsWriteB16D16Hi: return {1, 2, true, true};
     case Opc::kDsWriteB8: return {1, 1, true, true};
+    // read2/write2: units of the element, 64 elements for st64 (opcodes.def).
+    case Opc::kDsRead2B32: return {2, 4, true, false, 2, 4};
+    case Opc::kDsRead2B64: return {4, 4, true, false, 2, 8};
+    case Opc::kDsRead2st64B32: return {2, 4, true, false, 2, 4 * 64};
+    case Opc::kDsRead2st64B64: return {4, 4, true, false, 2, 8 * 64};
+    case Opc::kDsWrite2B32: return {2, 4, true, true, 2, 4};
+    case Opc::kDsWrite2B64: return {4, 4, true, true, 2, 8};
+    case Opc::kDsWrite2st64B32: return {2, 4, true, true, 2, 4 * 64};
+    case Opc::kDsWrite2st64B64: return {4, 4, true, true, 2, 8 * 64};
     default: return {};
   }
 }

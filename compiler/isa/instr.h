@@ -107,6 +107,9 @@ struct MInst {
   // SMEM offset (bytes).
   bool offen = false;
   int64_t offset = 0;
+  // DS read2/write2 (ds_read2*_b32/b64, ds_write2*): the 8-bit offset0/offset1
+  // fields, in units of MemoryShape(opc).unit bytes (`offset` is unused).
+  int offset0 = 0, offset1 = 0;
   const MfmaDesc* mfma = nullptr;  // kMfma: which instruction
   int id = -1;            // stable id (access map key); -1 for pass-inserted code
   int kir_op = -1;        // index of the KIR op this came from (for --annotate), or -1
@@ -144,9 +147,14 @@ struct MFunction {
 
 // What a buffer_* or ds_* instruction moves: `comps` components of `bytes`
 // bytes each, to or from LDS or a buffer; all zero for other opcodes.
+// `addrs` is 1, or 2 for DS read2/write2: comps / 2 components at each of two
+// addresses, vaddr + offset0 * unit and vaddr + offset1 * unit (the rule is
+// DsAddressOffset in compiler/isa/semantics.h).
 struct MemShape {
   int comps = 0, bytes = 0;
   bool lds = false, store = false;
+  int addrs = 1;
+  int unit = 0;  // read2/write2: bytes per offset0/offset1 unit
 };
 MemShape MemoryShape(Opc o);
 

@@ -595,6 +595,29 @@ W RawBufferAddress(const W& base, const W& soffset, const W& offset) {
   return base + soffset + offset;
 }
 
+// ---------------------------------------------------------------------------
+// DS (LDS) addresses, shared by the emulator (hw/emu/exec_memory.cc), the
+// verifier (verify/) and the DS pairing pass. A DS instruction accesses
+// MemoryShape(opc).addrs addresses; address `component` (0, or 0/1 for
+// read2/write2) is vaddr + DsAddressOffset(mi, component) bytes, the sum
+// taken without 32-bit wrap (the LDS bounds check sees the whole sum).
+// ds_read2*/ds_write2*: vaddr + offsetN * unit, unit = the element size (4 or
+// 8 bytes), 64 elements for the st64 forms; single ones: vaddr + offset:N
+// (amdgcn-isa-notes.md section 5; LLVM SILoadStoreOptimizer.cpp).
+inline int64_t DsAddressOffset(const MInst& mi, int component) {
+  const MemShape s = MemoryShape(mi.opc);
+  if (s.addrs == 2) return int64_t{component == 0 ? mi.offset0 : mi.offset1} * s.unit;
+  return mi.offset;
+}
+
+// Whether a DS instruction's offset fields hold its offsets: offset:N is 16
+// bits (0..65535), offset0/offset1 are 8 bits each (0..255).
+inline bool DsOffsetsFit(const MInst& mi) {
+  if (MemoryShape(mi.opc).addrs == 2)
+    return mi.offset0 >= 0 && mi.offset0 <= 255 && mi.offset1 >= 0 && mi.offset1 <= 255;
+  return mi.offset >= 0 && mi.offset <= 65535;
+}
+
 }  // namespace kir
 
 #endif  // KIRC_COMPILER_ISA_SEMANTICS_H_

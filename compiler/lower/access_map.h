@@ -10,8 +10,11 @@ namespace kir {
 
 // One memory instruction of the final code and the part of a KIR load or
 // store it performs. Keyed by MInst::id, which later passes keep stable.
+// A DS read2/write2 (compiler/passes/ds_pairing.h) implements two accesses:
+// it has two records, one per component (address), component 0 and 1.
 struct AccessRecord {
   int inst_id = -1;           // MInst::id of the buffer_* or ds_* instruction
+  int component = -1;         // read2/write2: which of its two addresses (0, 1); else -1
   int kir_op = -1;            // pre-order index of the load/store in the kernel body
   std::string mem;            // buffer argument or LDS allocation name
   bool is_lds = false;

@@ -67,6 +67,10 @@ struct PassRule {
 constexpr PassRule Passes(int add) { return PassRule{true, add}; }
 constexpr PassRule kNoRule{false, 0};
 
+// DS rules apply by instruction class to every explicit operand, so a
+// ds_read2*/ds_write2* (both data tuples, the 2- or 4-dword destination) is
+// covered like any DS instruction; amdgcn-isa-notes.md section 2 lists no
+// rule specific to the paired forms on gfx908/90a/942.
 struct HazardTable {
   Gfx gfx;
   // gfx94x distinguishes XDL from non-XDL (SMFMA) MFMAs; gfx908/90a treat every

@@ -250,8 +250,8 @@ absl::Status ParseModifier(absl::string_view text, absl::string_view m, Inst* in
   };
   if (key == "offen") { in->mi.offen = true; return absl::OkStatus(); }
   if (key == "offset") { absl::Status s = num(); in->mi.offset = n; return s; }
-  if (key == "offset0") { absl::Status s = num(); md.offset0 = static_cast<int>(n); return s; }
-  if (key == "offset1") { absl::Status s = num(); md.offset1 = static_cast<int>(n); return s; }
+  if (key == "offset0") { absl::Status s = num(); in->mi.offset0 = static_cast<int>(n); return s; }
+  if (key == "offset1") { absl::Status s = num(); in->mi.offset1 = static_cast<int>(n); return s; }
   if (key == "glc" || key == "slc" || key == "dlc" || key == "scc" || key == "sc0" ||
       key == "sc1" || key == "nt")
     return absl::OkStatus();  // cache policy: no effect on results

@@ -96,8 +96,8 @@ TEST(AsmReaderTest, OperandsAndModifiers) {
   EXPECT_EQ(in.mods.src_sel[0], SdwaSel::kWord1);
 
   in = Parse("ds_read2st64_b32 v[0:1], v2 offset0:1 offset1:2");
-  EXPECT_EQ(in.mods.offset0, 1);
-  EXPECT_EQ(in.mods.offset1, 2);
+  EXPECT_EQ(in.mi.offset0, 1);
+  EXPECT_EQ(in.mi.offset1, 2);
 
   in = Parse("v_mfma_f32_16x16x16_f16 v[8:11], v[4:5], v[6:7], 0");
   ASSERT_NE(in.mi.mfma, nullptr);

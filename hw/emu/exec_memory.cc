@@ -191,20 +191,11 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   return absl::OkStatus();
 }
 
-bool IsRead2(Opc o) {
-  return o == Opc::kDsRead2B32 || o == Opc::kDsRead2B64 || o == Opc::kDsRead2st64B32 || o == Opc::kDsRead2st64B64 ||
-         o == Opc::kDsWrite2B32 || o == Opc::kDsWrite2B64 || o == Opc::kDsWrite2st64B32 || o == Opc::kDsWrite2st64B64;
-}
-bool IsSt64(Opc o) {
-  return o == Opc::kDsRead2st64B32 || o == Opc::kDsRead2st64B64 || o == Opc::kDsWrite2st64B32 ||
-         o == Opc::kDsWrite2st64B64;
-}
-
 absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
   const Shape sh = ShapeOf(mi.opc);
   if (sh.comps == 0) return Unsupported(in, "this DS instruction");
-  const bool two = IsRead2(mi.opc);
+  const bool two = MemoryShape(mi.opc).addrs == 2;  // read2/write2
   const int elem = two ? sh.bytes : sh.comps * sh.bytes;  // bytes per address
   const int regs = sh.bytes == 8 ? 2 * sh.comps : sh.comps;
   absl::Status st;
@@ -222,14 +213,9 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
     if (!(st = Arity(in, 2)).ok() || !(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
     addr = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
   }
-  // Element addresses relative to vaddr.
-  std::vector<uint32_t> offs;
-  if (two) {
-    const uint32_t unit = elem * (IsSt64(mi.opc) ? 64 : 1);
-    offs = {static_cast<uint32_t>(in.mods.offset0) * unit, static_cast<uint32_t>(in.mods.offset1) * unit};
-  } else {
-    offs = {static_cast<uint32_t>(mi.offset)};
-  }
+  // Element addresses relative to vaddr: the rule shared with the verifier.
+  std::vector<uint64_t> offs;
+  for (int e = 0; e < (two ? 2 : 1); ++e) offs.push_back(static_cast<uint64_t>(DsAddressOffset(mi, e)));
   const uint32_t align = elem == 12 ? 16 : static_cast<uint32_t>(elem);
   const uint64_t exec = w.Exec();
   const size_t size = c.wg.lds.size();

@@ -14,6 +14,7 @@
 namespace kir::emu {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::FromBytes;
 using testing::HandKernel;
@@ -161,6 +162,59 @@ TEST(MemoryTest, LdsBoundsAndAlignment) {
               HasSubstr("lane 1 LDS address 0x4 is not 8-byte aligned"));
   EXPECT_THAT(Msg(RunAssembly(LdsKernel("ds_read_u16 v2, v1 offset:1"), "gfx942", a).status()),
               HasSubstr("is not 2-byte aligned"));
+}
+
+// DS read2/write2 (two addresses, vaddr + offsetN * unit: 8 bytes for
+// ds_write2_b64, 512 for ds_read2st64_b64, 4 for ds_read2_b32): lane l writes
+// {l, l + 100} at 8l and {l + 200, l + 300} at 8l + 512, reads both back
+// and the dwords at 8l + 4 and 8l + 516, and stores the six values.
+std::string Ds2Kernel(const std::string& read2) {
+  HandKernel k;
+  k.args = {"out:global_buffer"};
+  k.lds_bytes = 2048;
+  k.body = absl::StrCat(R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 3, v0
+  v_mov_b32 v2, v0
+  v_add_u32 v3, 100, v0
+  v_add_u32 v4, 200, v0
+  v_add_u32 v5, 0x12c, v0
+  ds_write2_b64 v1, v[2:3], v[4:5] offset1:64
+  s_waitcnt lgkmcnt(0)
+  )", read2, R"(
+  ds_read2_b32 v[10:11], v1 offset0:1 offset1:129
+  v_mul_u32_u24 v12, 24, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v12, v[6:9], s[4:5]
+  global_store_dwordx2 v12, v[10:11], s[4:5] offset:16
+  s_waitcnt vmcnt(0)
+  s_endpgm)");
+  return k.Text();
+}
+
+TEST(MemoryTest, DsRead2Write2) {
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<uint32_t>(6 * 64))};
+  absl::StatusOr<EmuStats> st = RunAssembly(Ds2Kernel("ds_read2st64_b64 v[6:9], v1 offset1:1"), "gfx942", a);
+  ASSERT_TRUE(st.ok()) << st.status();
+  std::vector<uint32_t> out = FromBytes<uint32_t>(a.args[0]);
+  for (uint32_t l = 0; l < 64; ++l) {
+    const uint32_t want[6] = {l, l + 100, l + 200, l + 300, l + 100, l + 300};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(out[6 * l + i], want[i]) << "lane " << l << " value " << i;
+  }
+}
+
+TEST(MemoryTest, DsRead2SecondAddressIsCheckedLikeASingleRead) {
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<uint32_t>(6 * 64))};
+  // Component 1 at 8l + 2 * 512: never written (strict).
+  EXPECT_THAT(Msg(RunAssembly(Ds2Kernel("ds_read2st64_b64 v[6:9], v1 offset1:2"), "gfx942", a).status()),
+              AllOf(HasSubstr("`ds_read2st64_b64 v[6:9], v1 offset1:2`: lane 0 reads LDS bytes [0x400, 0x408)"),
+                    HasSubstr("no lane of the workgroup has written LDS byte 0x400")));
+  // Component 1 at 8l + 4 * 512 = 2048 + 8l: outside the 2048-byte allocation.
+  EXPECT_THAT(Msg(RunAssembly(Ds2Kernel("ds_read2st64_b64 v[6:9], v1 offset1:4"), "gfx942", a).status()),
+              HasSubstr("lane 0 accesses LDS bytes [0x800, 0x808) outside the workgroup's 2048-byte LDS allocation"));
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ namespace kir::emu {
 enum class SdwaSel : uint8_t { kByte0, kByte1, kByte2, kByte3, kWord0, kWord1, kDword };
 enum class SdwaUnused : uint8_t { kPad, kSext, kPreserve };
 
-// Modifiers of one instruction beyond kir::MInst (which holds offen/offset).
+// Modifiers of one instruction beyond kir::MInst (which holds offen, offset and
+// the DS read2/write2 offset0/offset1).
 struct Mods {
   bool e64 = false;   // written with _e64 (VOP3 encoding)
   bool e32 = false;   // written with _e32
@@ -34,8 +35,6 @@ struct Mods {
   bool src_sext[2] = {false, false};
   SdwaSel dst_sel = SdwaSel::kDword;
   SdwaUnused dst_unused = SdwaUnused::kPreserve;
-  // DS read2/write2 offsets (in elements; MInst::offset holds offset:N).
-  int offset0 = 0, offset1 = 0;
   // global_*: an SGPR base (saddr) is present; else the address is a 64-bit VGPR pair.
   bool saddr = false;
   // MFMA broadcast controls; the emulator requires 0.

@@ -1,0 +1,258 @@
+#include "compiler/passes/ds_pairing.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/isa/cfg.h"
+#include "compiler/isa/semantics.h"
+
+namespace kir {
+namespace {
+
+// A register range: file (class, +3 for physical), root register, dwords [lo, hi).
+struct Slot {
+  int file = 0, reg = 0, lo = 0, hi = 0;
+};
+
+Slot SlotOf(const MFunction& f, const MOperand& o) {
+  Slot s{static_cast<int>(o.cls) + (o.is_virtual ? 0 : 3), o.reg, o.sub, o.sub + o.count};
+  if (o.is_virtual) {  // an alias is its root tuple at an offset
+    auto [root, off] = f.Root(o.reg);
+    s.reg = root;
+    s.lo += off;
+    s.hi += off;
+  }
+  return s;
+}
+
+bool Overlap(const Slot& a, const Slot& b) {
+  return a.file == b.file && a.reg == b.reg && a.lo < b.hi && b.lo < a.hi;
+}
+bool Same(const Slot& a, const Slot& b) {
+  return a.file == b.file && a.reg == b.reg && a.lo == b.lo && a.hi == b.hi;
+}
+
+// Whether `mi` writes (defs_only) or reads or writes any dword of `s`.
+bool Touches(const MFunction& f, const MInst& mi, const Slot& s, bool defs_only) {
+  for (size_t k = 0; k < mi.ops.size(); ++k) {
+    const MOperand& o = mi.ops[k];
+    if (!o.IsReg() || (defs_only && !mi.IsDef(k))) continue;
+    if (Overlap(SlotOf(f, o), s)) return true;
+  }
+  return false;
+}
+
+bool WritesExec(const MInst& mi) {
+  if (Info(mi.opc).flags & kWritesExec) return true;
+  for (int k = 0; k < mi.NumDefs() && k < static_cast<int>(mi.ops.size()); ++k)
+    if (mi.ops[k].kind == MOperand::Kind::kSpecial && mi.ops[k].special == SpecialReg::kExec) return true;
+  return false;
+}
+
+// Nothing moves across these.
+bool Fence(const MInst& mi) {
+  return mi.opc == Opc::kSBarrier || mi.opc == Opc::kSWaitcnt || mi.opc == Opc::kSEndpgm || IsLabel(mi) ||
+         (Info(mi.opc).flags & kBranch) || WritesExec(mi);
+}
+
+bool IsDs(const MInst& mi) {
+  const InstClass c = Info(mi.opc).cls;
+  return c == InstClass::kDsRead || c == InstClass::kDsWrite;
+}
+bool IsDsWrite(const MInst& mi) { return Info(mi.opc).cls == InstClass::kDsWrite; }
+int AddrOperand(const MInst& mi) { return IsDsWrite(mi) ? 0 : 1; }
+
+// The pair opcodes of a single DS opcode: {element units, 64-element units}.
+std::pair<Opc, Opc> PairOpcodes(Opc o) {
+  switch (o) {
+    case Opc::kDsReadB32: return {Opc::kDsRead2B32, Opc::kDsRead2st64B32};
+    case Opc::kDsReadB64: return {Opc::kDsRead2B64, Opc::kDsRead2st64B64};
+    case Opc::kDsWriteB32: return {Opc::kDsWrite2B32, Opc::kDsWrite2st64B32};
+    case Opc::kDsWriteB64: return {Opc::kDsWrite2B64, Opc::kDsWrite2st64B64};
+    default: return {Opc::kNumOpcodes, Opc::kNumOpcodes};
+  }
+}
+
+// Byte ranges relative to the address register (DsAddressOffset: the rule
+// the emulator and the verifier use).
+std::vector<std::pair<int64_t, int64_t>> Ranges(const MInst& mi) {
+  const MemShape s = MemoryShape(mi.opc);
+  const int64_t per = int64_t{s.comps} * s.bytes / s.addrs;
+  std::vector<std::pair<int64_t, int64_t>> r;
+  for (int c = 0; c < s.addrs; ++c) r.push_back({DsAddressOffset(mi, c), DsAddressOffset(mi, c) + per});
+  return r;
+}
+
+
+// The pair opcode and offset0/offset1 for byte offsets o0, o1, or kNumOpcodes.
+// read2/write2 (units of the element) is preferred when both fit.
+struct PairForm {
+  Opc opc = Opc::kNumOpcodes;
+  int offset0 = 0, offset1 = 0;
+};
+PairForm Form(Opc single, int64_t o0, int64_t o1) {
+  const auto [plain, st64] = PairOpcodes(single);
+  if (plain == Opc::kNumOpcodes) return {};
+  for (Opc p : {plain, st64}) {
+    const int64_t unit = MemoryShape(p).unit;
+    if (o0 >= 0 && o1 >= 0 && o0 % unit == 0 && o1 % unit == 0 && o0 / unit <= 255 && o1 / unit <= 255)
+      return {p, static_cast<int>(o0 / unit), static_cast<int>(o1 / unit)};
+  }
+  return {};
+}
+
+class Pairer {
+ public:
+  Pairer(MFunction& f, AccessMap* am, DsPairingStats* stats) : f_(f), am_(am), stats_(stats) {
+    if (am != nullptr)
+      for (const AccessRecord& r : *am)
+        if (r.is_lds) allocs_[r.inst_id].insert(r.mem);
+    defs_.assign(f.vregs.size(), 0);
+    for (const MInst& mi : f.insts)
+      for (int k = 0; k < mi.NumDefs() && k < static_cast<int>(mi.ops.size()); ++k)
+        if (mi.ops[k].IsReg() && mi.ops[k].is_virtual) ++defs_[f.Root(mi.ops[k].reg).first];
+    dead_.assign(f.insts.size(), false);
+  }
+
+  void Block(int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      if (dead_[i] || PairOpcodes(f_.insts[i].opc).first == Opc::kNumOpcodes) continue;
+      for (int j = i + 1; j < end; ++j) {
+        if (dead_[j]) continue;
+        if (Fence(f_.insts[j])) break;  // no partner past it
+        if (TryPair(i, j)) break;
+      }
+    }
+  }
+
+  void Finish() {
+    std::vector<MInst> out;
+    for (size_t i = 0; i < f_.insts.size(); ++i)
+      if (!dead_[i]) out.push_back(std::move(f_.insts[i]));
+    f_.insts = std::move(out);
+  }
+
+ private:
+  // A destination that can become a view of a new tuple: a whole root vreg
+  // written only here.
+  bool OwnTuple(const MOperand& o) const {
+    if (!o.IsReg() || !o.is_virtual || o.sub != 0) return false;
+    const VReg& v = f_.vregs[o.reg];
+    return v.alias_of < 0 && v.fixed < 0 && v.count == o.count && defs_[o.reg] == 1;
+  }
+
+  // Whether DS accesses `a` and `b` may touch a common LDS byte. Not when
+  // their access-map records name different LDS allocations (which the
+  // lowering lays out disjoint and the verifier proves each access stays in),
+  // nor when they use the same address register (which the caller ensures
+  // keeps its value) with disjoint byte ranges.
+  bool MayAlias(const MInst& a, const MInst& b) const {
+    auto ia = allocs_.find(a.id), ib = allocs_.find(b.id);
+    if (a.id >= 0 && b.id >= 0 && ia != allocs_.end() && ib != allocs_.end()) {
+      bool common = false;
+      for (const std::string& m : ia->second) common |= ib->second.count(m) > 0;
+      if (!common) return false;
+    }
+    if (!Same(SlotOf(f_, a.ops[AddrOperand(a)]), SlotOf(f_, b.ops[AddrOperand(b)]))) return true;
+    for (const auto& x : Ranges(a))
+      for (const auto& y : Ranges(b))
+        if (x.first < y.second && y.first < x.second) return true;
+    return false;
+  }
+
+  // Whether A = insts[i] can move down to j (`down`), or B = insts[j] up to i,
+  // past everything between: no fence, no redefinition of the address or of
+  // the moved write's data, nothing touching the moved read's destination
+  // (defined earlier now), and no LDS access it may overlap (reads pass reads).
+  bool CanMove(int i, int j, bool down) const {
+    const MInst& moved = f_.insts[down ? i : j];
+    const bool write = IsDsWrite(moved);
+    const Slot addr = SlotOf(f_, moved.ops[AddrOperand(moved)]);
+    const Slot data = SlotOf(f_, moved.ops[write ? 1 : 0]);
+    for (int k = i + 1; k < j; ++k) {
+      if (dead_[k]) continue;
+      const MInst& m = f_.insts[k];
+      if (Fence(m) || Touches(f_, m, addr, /*defs_only=*/true)) return false;
+      if (Touches(f_, m, data, /*defs_only=*/write)) return false;
+      if (IsDs(m) && (write || IsDsWrite(m)) && MayAlias(m, moved)) return false;
+    }
+    return true;
+  }
+
+  bool TryPair(int i, int j) {
+    const MInst& a = f_.insts[i];
+    const MInst& b = f_.insts[j];
+    if (a.opc != b.opc) return false;
+    const int ai = AddrOperand(a);
+    if (a.ops.size() != 2 || b.ops.size() != 2 || !a.ops[ai].IsReg() || !b.ops[ai].IsReg()) return false;
+    const Slot addr = SlotOf(f_, a.ops[ai]);
+    if (!Same(addr, SlotOf(f_, b.ops[ai]))) return false;
+    if (am_ != nullptr && (a.id < 0 || b.id < 0)) return false;  // the access map could not follow
+    const PairForm form = Form(a.opc, a.offset, b.offset);
+    if (form.opc == Opc::kNumOpcodes) return false;
+    const bool write = IsDsWrite(a);
+    if (!write) {
+      if (!OwnTuple(a.ops[0]) || !OwnTuple(b.ops[0]) || a.ops[0].cls != b.ops[0].cls || a.ops[0].reg == b.ops[0].reg)
+        return false;
+      if (Overlap(SlotOf(f_, a.ops[0]), addr)) return false;
+    }
+    // Reads: B moves up to A. Writes: A moves down to B (no earlier wait for
+    // B's data), else B moves up to A.
+    const bool down = write && CanMove(i, j, /*down=*/true);
+    if (!down && !CanMove(i, j, /*down=*/false)) return false;
+    MInst merged = down ? b : a;
+    merged.opc = form.opc;
+    merged.offset = 0;
+    merged.offset0 = form.offset0;
+    merged.offset1 = form.offset1;
+    merged.id = a.id;
+    merged.kir_op = a.kir_op;
+    if (write) {
+      merged.ops = {a.ops[0], a.ops[1], b.ops[1]};
+    } else {
+      const int d0 = a.ops[0].reg, d1 = b.ops[0].reg, n = a.ops[0].count;
+      const int align = std::max(f_.vregs[d0].align, f_.vregs[d1].align);
+      const int t = f_.NewVReg(a.ops[0].cls, 2 * n, align);
+      defs_.push_back(1);
+      f_.vregs[d0].alias_of = t;
+      f_.vregs[d0].alias_offset = 0;
+      f_.vregs[d1].alias_of = t;
+      f_.vregs[d1].alias_offset = n;
+      merged.ops[0] = MOperand::Virt(a.ops[0].cls, t, 0, 2 * n);
+    }
+    if (am_ != nullptr)
+      for (AccessRecord& r : *am_) {
+        if (r.inst_id == a.id) r.component = 0;
+        if (r.inst_id == b.id) r.inst_id = a.id, r.component = 1;
+      }
+    const int at = down ? j : i;
+    dead_[down ? i : j] = true;
+    f_.insts[at] = std::move(merged);
+    if (stats_ != nullptr) ++(write ? stats_->writes : stats_->reads);
+    return true;
+  }
+
+  MFunction& f_;
+  AccessMap* am_;
+  DsPairingStats* stats_;
+  std::vector<int> defs_;  // definitions per root vreg
+  std::map<int, std::set<std::string>> allocs_;  // instruction id -> LDS allocations of its records
+  std::vector<bool> dead_;
+};
+
+}  // namespace
+
+absl::Status PairDsAccesses(MFunction& f, AccessMap* access_map, DsPairingStats* stats) {
+  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+  if (!cfg.ok()) return cfg.status();
+  Pairer p(f, access_map, stats);
+  for (const BasicBlock& bb : *cfg) p.Block(bb.begin, bb.end);
+  p.Finish();
+  return absl::OkStatus();
+}
+
+}  // namespace kir
