@@ -58,6 +58,7 @@ MOperand S(int r) { return MOperand::Phys(RegClass::kSgpr, r); }
 MOperand I(int64_t v) { return MOperand::Imm(v); }
 
 // The one failed access; its reason and counterexample must mention `needles`.
+// The pointer is into `v`: keep the VerifyResult alive while using it.
 const AccessVerdict* ExpectFailed(const VerifyResult& v, std::vector<std::string> needles = {}) {
   const AccessVerdict* f = nullptr;
   for (const AccessVerdict& a : v.accesses)
@@ -194,9 +195,8 @@ TEST(Negatives, FailureClass3_TruncatingDivisionOfNegativeValuesIsCaught) {
   s.Insert(sh, Inst(Opc::kVAddU32, {V(1), V(1), V(100)}));
   s.Insert(sh, Inst(Opc::kVAndB32, {V(100), I(3), V(100)}));
   s.Insert(sh, Inst(Opc::kVAshrrevI32, {V(100), I(31), V(1)}));
-  const AccessVerdict* f = ExpectFailed(s.Check(), {"address =="});
+  ExpectFailed(s.Check(), {"address =="});
   // The verifier's own floordiv is floor, not Z3's or C's: the unedited kernel proved.
-  (void)f;
 }
 
 TEST(Negatives, FailureClass4_WraparoundInIntermediates) {
@@ -448,7 +448,8 @@ TEST(Negatives, WrongOffsetInADsPairIsCaughtForThatComponent) {
   Subject w = Load(Kernel("mma_16x16x16_f16"), "gfx942");
   MInst& wr = w.At("ds_write2_b64");
   wr.offset0 = 1;
-  const AccessVerdict* fw = ExpectFailed(w.Check(), {"emitted LDS", "As["});
+  const VerifyResult vw = w.Check();  // ExpectFailed points into it
+  const AccessVerdict* fw = ExpectFailed(vw, {"emitted LDS", "As["});
   ASSERT_NE(fw, nullptr);
   EXPECT_EQ(fw->component, 0);
 }

@@ -77,17 +77,6 @@ std::pair<Opc, Opc> PairOpcodes(Opc o) {
   }
 }
 
-// Byte ranges relative to the address register (DsAddressOffset: the rule
-// the emulator and the verifier use).
-std::vector<std::pair<int64_t, int64_t>> Ranges(const MInst& mi) {
-  const MemShape s = MemoryShape(mi.opc);
-  const int64_t per = int64_t{s.comps} * s.bytes / s.addrs;
-  std::vector<std::pair<int64_t, int64_t>> r;
-  for (int c = 0; c < s.addrs; ++c) r.push_back({DsAddressOffset(mi, c), DsAddressOffset(mi, c) + per});
-  return r;
-}
-
-
 // The pair opcode and offset0/offset1 for byte offsets o0, o1, or kNumOpcodes.
 // read2/write2 (units of the element) is preferred when both fit.
 struct PairForm {
@@ -145,22 +134,17 @@ class Pairer {
     return v.alias_of < 0 && v.fixed < 0 && v.count == o.count && defs_[o.reg] == 1;
   }
 
-  // Whether DS accesses `a` and `b` may touch a common LDS byte. Not when
-  // their access-map records name different LDS allocations (which the
-  // lowering lays out disjoint and the verifier proves each access stays in),
-  // nor when they use the same address register (which the caller ensures
-  // keeps its value) with disjoint byte ranges.
+  // Whether DS accesses `a` and `b` may touch a common LDS byte, in any two
+  // lanes: not only when their access-map records name different LDS
+  // allocations (which the lowering lays out disjoint and the verifier proves
+  // each access stays in). One lane's byte ranges say nothing: lane t's
+  // T[t + 8] is lane t + 8's T[t], and a wave's lanes see each other's LDS
+  // accesses in instruction order, which moving or merging would change.
   bool MayAlias(const MInst& a, const MInst& b) const {
     auto ia = allocs_.find(a.id), ib = allocs_.find(b.id);
-    if (a.id >= 0 && b.id >= 0 && ia != allocs_.end() && ib != allocs_.end()) {
-      bool common = false;
-      for (const std::string& m : ia->second) common |= ib->second.count(m) > 0;
-      if (!common) return false;
-    }
-    if (!Same(SlotOf(f_, a.ops[AddrOperand(a)]), SlotOf(f_, b.ops[AddrOperand(b)]))) return true;
-    for (const auto& x : Ranges(a))
-      for (const auto& y : Ranges(b))
-        if (x.first < y.second && y.first < x.second) return true;
+    if (a.id < 0 || b.id < 0 || ia == allocs_.end() || ib == allocs_.end()) return true;
+    for (const std::string& m : ia->second)
+      if (ib->second.count(m) > 0) return true;
     return false;
   }
 
@@ -195,6 +179,10 @@ class Pairer {
     const PairForm form = Form(a.opc, a.offset, b.offset);
     if (form.opc == Opc::kNumOpcodes) return false;
     const bool write = IsDsWrite(a);
+    // A write pair writes its two addresses in one instruction, in an order
+    // among lanes no ISA guide specifies: only when no lane's two bytes can
+    // meet another lane's (different allocations).
+    if (write && MayAlias(a, b)) return false;
     if (!write) {
       if (!OwnTuple(a.ops[0]) || !OwnTuple(b.ops[0]) || a.ops[0].cls != b.ops[0].cls || a.ops[0].reg == b.ops[0].reg)
         return false;
@@ -215,7 +203,10 @@ class Pairer {
       merged.ops = {a.ops[0], a.ops[1], b.ops[1]};
     } else {
       const int d0 = a.ops[0].reg, d1 = b.ops[0].reg, n = a.ops[0].count;
-      const int align = std::max(f_.vregs[d0].align, f_.vregs[d1].align);
+      // gfx90a/gfx942 need 64-bit and wider VGPR tuples to start at an even
+      // register (llvm-mc: "invalid operand" for ds_read2_b32 v[1:2]; CDNA2
+      // ISA guide, VGPR alignment); even is valid on gfx908 too.
+      const int align = std::max({2, f_.vregs[d0].align, f_.vregs[d1].align});
       const int t = f_.NewVReg(a.ops[0].cls, 2 * n, align);
       defs_.push_back(1);
       f_.vregs[d0].alias_of = t;

@@ -23,14 +23,16 @@ struct DsPairingStats {
 //  - nothing between them writes EXEC, is an s_barrier, s_waitcnt or
 //    s_endpgm, or redefines the address;
 //  - reads (merged at A; B moves up): nothing between touches B's
-//    destination or is an LDS write that may overlap B's bytes (one whose
-//    access-map record names another LDS allocation does not, nor one with
-//    the same address register and disjoint byte ranges); each destination is
-//    a whole vreg tuple of its own with that single definition, so the two
-//    become views (VReg::alias_of) of one new 2- or 4-dword tuple;
-//  - writes (merged at B, A moving down; else at A, B moving up): nothing
-//    between redefines the moved write's data or is an LDS access that may
-//    overlap its bytes.
+//    destination or is an LDS write that may overlap B's bytes in any lane:
+//    only an access whose access-map records name another LDS allocation
+//    cannot (lane t's T[t + 8] is lane t + 8's T[t], so one lane's offsets
+//    prove nothing); each destination is a whole vreg tuple of its own with
+//    that single definition, so the two become views (VReg::alias_of) of one
+//    new 2- or 4-dword tuple, even-aligned (gfx90a/gfx942 rule);
+//  - writes (merged at B, A moving down; else at A, B moving up): A and B
+//    write different LDS allocations (the order among lanes within one
+//    ds_write2 is unspecified), and nothing between redefines the moved
+//    write's data or is an LDS access of the moved write's allocation.
 // The merged instruction keeps A's id; `access_map`'s records of A and B
 // become its components 0 and 1 (AccessRecord::component). Pairs count as one
 // lgkmcnt event, as every DS instruction (the waitcnt pass runs later).

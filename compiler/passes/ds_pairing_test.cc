@@ -132,15 +132,27 @@ TEST(DsPairing, ReadsAreNotPairedAcrossAWriteThroughAnotherAddressOfTheSameAlloc
   EXPECT_EQ(b.Run().reads, 0);
 }
 
-TEST(DsPairing, ReadsPairAcrossDisjointWrites) {
-  Builder b;
-  const int d0 = b.Pair(), d1 = b.Pair(), w = b.Pair();
-  b.Read(d0, 1, 0);
-  b.Write(1, w, 1024);      // same address register, other bytes
-  b.Write(5, w, 0, "M");    // another LDS allocation
-  b.Read(d1, 1, 2048);
-  EXPECT_EQ(b.Run().reads, 1);
-  EXPECT_EQ(b.Opcodes(), "ds_read2st64_b64 ds_write_b64 ds_write_b64");
+TEST(DsPairing, ReadsPairOnlyAcrossWritesOfAnotherAllocation) {
+  {  // Same address register, other bytes in this lane, but lane t's
+     // L[t + 1024 bytes] is another lane's L[t]: the read must stay after it
+     // (the fresh-user trial's l14_xlane_rw: a moved read saw stale data).
+    Builder b;
+    const int d0 = b.Pair(), d1 = b.Pair(), w = b.Pair();
+    b.Read(d0, 1, 0);
+    b.Write(1, w, 1024);
+    b.Read(d1, 1, 2048);
+    EXPECT_EQ(b.Run().reads, 0);
+    EXPECT_EQ(b.Opcodes(), "ds_read_b64 ds_write_b64 ds_read_b64");
+  }
+  {
+    Builder b;
+    const int d0 = b.Pair(), d1 = b.Pair(), w = b.Pair();
+    b.Read(d0, 1, 0);
+    b.Write(5, w, 0, "M");  // another LDS allocation
+    b.Read(d1, 1, 2048);
+    EXPECT_EQ(b.Run().reads, 1);
+    EXPECT_EQ(b.Opcodes(), "ds_read2st64_b64 ds_write_b64");
+  }
 }
 
 TEST(DsPairing, NotAcrossABarrier) {
@@ -202,8 +214,8 @@ TEST(DsPairing, WritesPairWithTwoDataOperands) {
   Builder b;
   const int x = b.Pair(), y = b.Pair(), z = b.Pair();
   b.Write(1, x, 0);
-  b.Write(5, z, 0, "M");  // another allocation: no conflict
-  b.Write(1, y, 4096);
+  b.Write(5, z, 0, "M");  // M: no conflict with x's allocation L
+  b.Write(1, y, 4096, "M");
   DsPairingStats st = b.Run();
   EXPECT_EQ(st.writes, 1);
   ASSERT_EQ(b.Opcodes(), "ds_write_b64 ds_write2st64_b64");
@@ -219,13 +231,27 @@ TEST(DsPairing, WritesPairWithTwoDataOperands) {
   EXPECT_EQ(b.am[2].inst_id, m.id);
 }
 
+TEST(DsPairing, WritesToOneAllocationAreNotPaired) {
+  // L[t] and L[t + 8 bytes] of two lanes may be one element: within a
+  // ds_write2 the order among lanes is unspecified, in two writes it is the
+  // program's (the fresh-user trial's l13_xlane_ww). Even the same offset.
+  for (int64_t second : {4096, 0}) {
+    Builder b;
+    const int x = b.Pair(), y = b.Pair();
+    b.Write(1, x, 0);
+    b.Write(1, y, second);
+    EXPECT_EQ(b.Run().writes, 0);
+    EXPECT_EQ(b.Opcodes(), "ds_write_b64 ds_write_b64");
+  }
+}
+
 TEST(DsPairing, WritesAreNotPairedAcrossAnAliasingRead) {
   Builder b;
   const int x = b.Pair(), y = b.Pair(), r0 = b.Pair(), r1 = b.Pair();
   b.Write(1, x, 0);
-  b.Read(r0, 1, 0);     // the first write cannot move down past this read of its bytes,
-  b.Read(r1, 1, 4096);  // nor the second up past this one
-  b.Write(1, y, 4096);
+  b.Read(r0, 1, 0);            // the first write cannot move down past this read of L,
+  b.Read(r1, 1, 4096, "M");    // nor the second (to M) up past this read of M
+  b.Write(1, y, 4096, "M");
   EXPECT_EQ(b.Run().writes, 0);
   EXPECT_EQ(b.Opcodes(), "ds_write_b64 ds_read2st64_b64 ds_write_b64");  // the reads pair
 }
@@ -236,7 +262,7 @@ TEST(DsPairing, WritesNotPairedWhenTheMovedDataIsRedefinedBetween) {
   b.Write(1, x, 0);
   b.Add(Opc::kVMovB32, {MOperand::Virt(RegClass::kVgpr, x, 0, 1), b.V(2)});  // x changes after the first write
   b.Add(Opc::kVMovB32, {MOperand::Virt(RegClass::kVgpr, y, 0, 1), b.V(2)});  // y is set after it
-  b.Write(1, y, 4096);
+  b.Write(1, y, 4096, "M");
   EXPECT_EQ(b.Run().writes, 0);
 }
 

@@ -222,6 +222,78 @@ grep -qF "two work-items store to the same byte; the result depends on timing" s
   || fail "race: no emulator message: $(cat stderr.txt)"
 grep -qF "the KIR reference interpreter refuses the kernel too: 8:3: error: in 'store C[0], %v': thread (1, 0, 0)" stderr.txt \
   || fail "race: no KIR-level message: $(cat stderr.txt)"
+# LDS pairing (compiler/passes/ds_pairing) must keep the order in which a
+# wave's lanes see each other's LDS accesses, and give gfx90a/942 even
+# register pairs. Found by a fresh-user trial: lane t's T[t + 8] is lane
+# t + 8's T[t], so a read moved above that write (xlane_rw), or two such
+# writes merged into one ds_write2 (xlane_ww), changed the results; and
+# ds_read2_b32 v[1:2] (read2_b32) did not assemble on gfx90a/942.
+cat > xlane_rw.kir <<'KIR'
+kernel xlane_rw
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[3, 64] strides [64, 1] readonly
+arg Y : f32[2, 64] strides [64, 1] writeonly
+lds T : f32[96]
+  %a = load X[0, tid.x] : f32
+  %b = load X[1, tid.x] : f32
+  %c = load X[2, tid.x] : f32
+  store T[tid.x], %a
+  store guarded T[tid.x + 64], %c
+  barrier
+  %r0 = load T[tid.x + 16] : f32
+  barrier
+  store T[tid.x + 8], %b
+  barrier
+  %r1 = load T[tid.x] : f32
+  store Y[0, tid.x], %r0
+  store Y[1, tid.x], %r1
+end
+KIR
+cat > xlane_ww.kir <<'KIR'
+kernel xlane_ww
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[2, 64] strides [64, 1] readonly
+arg Y : f32[72] strides [1] writeonly
+lds T : f32[72]
+  %a = load X[0, tid.x] : f32
+  %b = load X[1, tid.x] : f32
+  store T[tid.x], %a
+  store T[tid.x + 8], %b
+  %r = load T[tid.x] : f32
+  store Y[tid.x], %r
+  %s = load guarded T[tid.x + 64] : f32
+  store guarded Y[tid.x + 64], %s
+end
+KIR
+cat > read2_b32.kir <<'KIR'
+kernel read2_b32
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[2, 64] strides [64, 1] readonly
+arg Y : f32[2, 64] strides [64, 1] writeonly
+lds T : f32[2, 64]
+  %a = load X[0, tid.x] : f32
+  %b = load X[1, tid.x] : f32
+  store T[0, tid.x], %a
+  store T[1, tid.x], %b
+  %ra = load T[0, tid.x] : f32
+  %rb = load T[1, tid.x] : f32
+  store Y[0, tid.x], %ra
+  store Y[1, tid.x], %rb
+end
+KIR
+for k in xlane_rw xlane_ww read2_b32; do
+  for mcpu in gfx908 gfx90a gfx942; do
+    "$kirc" run $k.kir --mcpu=$mcpu --device=emu > run_$k.txt 2>&1 || fail "$k on $mcpu: exit $?: $(cat run_$k.txt)"
+    has -x "PASS: the output matches the KIR reference" run_$k.txt || fail "$k on $mcpu: $(cat run_$k.txt)"
+  done
+done
+# read2_b32 still pairs, into an even register pair.
+"$kirc" compile read2_b32.kir --mcpu=gfx90a > read2_b32.s || fail "read2_b32 compile: exit $?"
+has -E "ds_read2_b32 v\[[0-9]*[02468]:[0-9]+\], v[0-9]+ offset1:64" read2_b32.s ||
+  fail "read2_b32: no even-aligned ds_read2_b32: $(grep ds_ read2_b32.s)"
 # Nothing to compare: an error, not a PASS.
 printf 'kernel noout\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\n  %%v = load x[tid.x] : f32\nend\n' > noout.kir
 expect_error "kernel 'noout' has no writable buffer (writeonly or readwrite): there is nothing to check" run noout.kir --device=emu
