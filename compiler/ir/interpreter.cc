@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/float_bits.h"
+#include "compiler/ir/global_races.h"
 #include "compiler/ir/index_expr.h"
 #include "compiler/ir/types.h"
 #include "compiler/target/target.h"
@@ -205,11 +206,8 @@ struct Mem {
   int64_t size = 0;
   uint8_t* written = nullptr;  // LDS: 1 per byte some thread of the workgroup stored
   // Buffers: per element (byte offset / ElemBytes), the access ids (see
-  // Interp::accesses_) of its last store and last load, 0 if none. A negative
-  // load is -id of an element loaded by two threads or more and never stored:
-  // its store entry then holds another of those threads' ids.
-  int64_t* stores = nullptr;
-  int64_t* loads = nullptr;
+  // Interp::accesses_) of its last store and load (compiler/ir/global_races.h).
+  RaceSlots<uint64_t>* races = nullptr;
 };
 
 class Interp {
@@ -307,16 +305,16 @@ class Interp {
   // buffer element at byte offset `off` (element e of the access at `idx`);
   // an error if another thread of the dispatch stored it, or loaded it and
   // this is a store.
-  absl::Status TrackAccess(const Op& op, int64_t ordinal, const Mem& m, int64_t off, int64_t t,
+  absl::Status TrackAccess(const Op& op, uint64_t ordinal, const Mem& m, int64_t off, int64_t t,
                            const std::vector<int64_t>& idx, int e);
   // The op's position in access_ops_.
-  int64_t AccessOrdinal(const Op& op) const {
+  uint64_t AccessOrdinal(const Op& op) const {
     auto it = access_index_.find(&op);
     return it == access_index_.end() ? 0 : it->second;
   }
   // "thread (x, y, z) of workgroup (x, y, z) stored earlier (LINE:COL: 'OPTEXT')"
   // for an access id and what it did.
-  std::string AccessText(int64_t id, const char* did) const;
+  std::string AccessText(uint64_t id, const char* did) const;
 
   const Kernel& k_;
   InterpArgs& args_;
@@ -327,16 +325,13 @@ class Interp {
   std::map<std::string, std::vector<uint8_t>> lds_;
   std::map<std::string, std::vector<uint8_t>> lds_written_;  // per byte: stored in this workgroup
   std::map<std::string, std::vector<int64_t>> lds_strides_;
-  // Race tracking (Mem::stores / loads) over the whole dispatch. An access id
-  // is 1 + (wg_base_ + t) * access_ops_.size() + the op's position in
+  // Race tracking (Mem::races) over the whole dispatch, per buffer. An access
+  // id is 1 + (wg_base_ + t) * access_ops_.size() + the op's position in
   // access_ops_ (the kernel's loads and stores), so ids of one thread are
   // consecutive and a race names both ops.
-  struct BufferAccesses {
-    std::vector<int64_t> stores, loads;
-  };
-  std::map<std::string, BufferAccesses> accesses_;
+  std::map<std::string, std::vector<RaceSlots<uint64_t>>> accesses_;
   std::vector<const Op*> access_ops_;
-  std::map<const Op*, int64_t> access_index_;
+  std::map<const Op*, uint64_t> access_index_;
   int64_t wg_base_ = 0;  // linear workgroup index * threads per workgroup
   std::vector<Scope> scopes_;
   std::map<std::string, int64_t> loop_vars_;
@@ -414,9 +409,7 @@ absl::Status Interp::CheckArgs() {
           a.loc, what,
           absl::StrCat("InterpArgs::buffers[\"", a.name, "\"] has ", it->second.size(),
                        " bytes but the buffer spans ", bytes, " bytes (Arg::SizeBytes)"));
-    BufferAccesses& acc = accesses_[a.name];
-    acc.stores.assign(static_cast<size_t>(bytes / ElemBytes(a.elem)), 0);
-    acc.loads.assign(acc.stores.size(), 0);
+    accesses_[a.name].assign(static_cast<size_t>(bytes / ElemBytes(a.elem)), RaceSlots<uint64_t>{});
   }
   for (const auto& [name, bytes] : args_.buffers) {
     const Arg* a = k_.FindArg(name);
@@ -478,7 +471,7 @@ absl::Status Interp::Run() {
   std::function<void(const std::vector<Op>&)> collect = [&](const std::vector<Op>& ops) {
     for (const Op& op : ops) {
       if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore) {
-        access_index_[&op] = static_cast<int64_t>(access_ops_.size());
+        access_index_[&op] = access_ops_.size();
         access_ops_.push_back(&op);
       }
       collect(op.body);
@@ -626,9 +619,7 @@ absl::StatusOr<Mem> Interp::ResolveMem(const Op& op, ValueType vt) {
     m.strides = arg->strides;
     m.data = bytes.data();
     m.size = static_cast<int64_t>(bytes.size());
-    BufferAccesses& acc = accesses_.at(op.mem);  // sized by CheckArgs
-    m.stores = acc.stores.data();
-    m.loads = acc.loads.data();
+    m.races = accesses_.at(op.mem).data();  // sized by CheckArgs
   } else if (k_.FindLds(op.mem) != nullptr && lds_.count(op.mem)) {
     const LdsAlloc* l = k_.FindLds(op.mem);
     std::vector<uint8_t>& bytes = lds_[op.mem];
@@ -735,9 +726,9 @@ void WriteElem(uint8_t* p, int bytes, uint32_t v) {
   for (int b = 0; b < bytes; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
 }
 
-std::string Interp::AccessText(int64_t id, const char* did) const {
+std::string Interp::AccessText(uint64_t id, const char* did) const {
   const int64_t per_thread = std::max<int64_t>(1, static_cast<int64_t>(access_ops_.size()));
-  const int64_t x = id - 1, g = x / per_thread, wg = g / nthreads_, t = g % nthreads_;
+  const int64_t x = static_cast<int64_t>(id - 1), g = x / per_thread, wg = g / nthreads_, t = g % nthreads_;
   const Op& op = *access_ops_[static_cast<size_t>(x % per_thread)];
   return absl::StrCat("thread (", tid_[t][0], ", ", tid_[t][1], ", ", tid_[t][2],
                       ") of workgroup (", wg % k_.grid[0], ", ", wg / k_.grid[0] % k_.grid[1], ", ",
@@ -745,57 +736,34 @@ std::string Interp::AccessText(int64_t id, const char* did) const {
                       OpText(op), "')");
 }
 
-absl::Status Interp::TrackAccess(const Op& op, int64_t ordinal, const Mem& m, int64_t off,
+absl::Status Interp::TrackAccess(const Op& op, uint64_t ordinal, const Mem& m, int64_t off,
                                  int64_t t, const std::vector<int64_t>& idx, int e) {
   const bool store = op.kind == OpKind::kStore;
-  const int64_t per_thread = static_cast<int64_t>(access_ops_.size());
+  const uint64_t per_thread = access_ops_.size();
   // This thread's first id (Run checked that it fits).
-  const int64_t lo = 1 + (wg_base_ + t) * per_thread;
-  const int64_t now = lo + ordinal;
-  auto mine = [&](int64_t id) { return id >= lo && id - lo < per_thread; };
-  const size_t el = static_cast<size_t>(off / ElemBytes(m.elem));
-  int64_t& st = m.stores[el];
-  int64_t& ld = m.loads[el];
-  auto race = [&](int64_t before, bool before_store) {
-    std::vector<int64_t> at = idx;
-    at[op.along] += e;
-    const char* why =
-        !store         ? "a thread loads a buffer element another thread stores in the same "
-                         "dispatch; whether it sees the old or the new value depends on timing on "
-                         "hardware"
-        : before_store ? "two threads store to one buffer element in the same dispatch; which "
-                         "value remains depends on timing on hardware"
-                       : "a thread stores to a buffer element another thread loads in the same "
-                         "dispatch; whether that load sees the old or the new value depends on "
-                         "timing on hardware";
-    return OpErr(op,
-                 absl::StrCat(ThreadText(t), ": element ", e, " is ", op.mem, "[",
-                              absl::StrJoin(at, ", "), "], which ",
-                              AccessText(before, before_store ? "stored" : "loaded"),
-                              ": global-memory race: ", why,
-                              " (kirc orders no threads through global memory within a dispatch)"),
-                 absl::StatusCode::kFailedPrecondition);
-  };
-  if (ld < 0) {  // loaded by two threads or more, never stored
-    const int64_t last = -ld;
-    // One of the two recorded loaders is another thread.
-    if (store) return race(mine(last) ? st : last, false);
-    if (!mine(last)) st = last;
-    ld = -now;
-    return absl::OkStatus();
-  }
-  // Once stored (without a race), an element is loaded by its storer only.
-  if (st != 0 && !mine(st)) return race(st, true);
-  if (store) {
-    if (ld != 0 && !mine(ld)) return race(ld, false);
-    st = now;
-  } else if (ld == 0 || mine(ld)) {
-    ld = now;
-  } else {  // a second thread loads it: keep both
-    st = ld;
-    ld = -now;
-  }
-  return absl::OkStatus();
+  const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
+  auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
+  const std::optional<PriorAccess<uint64_t>> prior =
+      RecordAccess(m.races[off / ElemBytes(m.elem)], lo + ordinal, store, mine);
+  if (!prior) return absl::OkStatus();
+  std::vector<int64_t> at = idx;
+  at[op.along] += e;
+  const char* why =
+      !store          ? "a thread loads a buffer element another thread stores in the same "
+                        "dispatch; whether it sees the old or the new value depends on timing on "
+                        "hardware"
+      : prior->stored ? "two threads store to one buffer element in the same dispatch; which "
+                        "value remains depends on timing on hardware"
+                      : "a thread stores to a buffer element another thread loads in the same "
+                        "dispatch; whether that load sees the old or the new value depends on "
+                        "timing on hardware";
+  return OpErr(op,
+               absl::StrCat(ThreadText(t), ": element ", e, " is ", op.mem, "[",
+                            absl::StrJoin(at, ", "), "], which ",
+                            AccessText(prior->id, prior->stored ? "stored" : "loaded"),
+                            ": global-memory race: ", why,
+                            " (kirc orders no threads through global memory within a dispatch)"),
+               absl::StatusCode::kFailedPrecondition);
 }
 
 absl::Status Interp::RunLoad(const Op& op) {
@@ -807,7 +775,7 @@ absl::Status Interp::RunLoad(const Op& op) {
   if (!s.ok()) return s;
   Slot out = NewSlot(op.type);
   int eb = ElemBytes(m->elem);
-  const int64_t ordinal = AccessOrdinal(op);
+  const uint64_t ordinal = AccessOrdinal(op);
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
@@ -828,7 +796,7 @@ absl::Status Interp::RunLoad(const Op& op) {
                                   "store every LDS element before loading it"),
                      absl::StatusCode::kFailedPrecondition);
       }
-      if (off->has_value() && m->loads != nullptr) {
+      if (off->has_value() && m->races != nullptr) {
         s = TrackAccess(op, ordinal, *m, **off, t, idx, e);
         if (!s.ok()) return s;
       }
@@ -847,7 +815,7 @@ absl::Status Interp::RunStore(const Op& op) {
   absl::StatusOr<Mem> m = ResolveMem(op, val.type);
   if (!m.ok()) return m.status();
   int eb = ElemBytes(m->elem);
-  const int64_t ordinal = AccessOrdinal(op);
+  const uint64_t ordinal = AccessOrdinal(op);
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
@@ -857,7 +825,7 @@ absl::Status Interp::RunStore(const Op& op) {
       absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
       if (!off.ok()) return off.status();
       if (off->has_value()) {
-        if (m->stores != nullptr) {
+        if (m->races != nullptr) {
           s = TrackAccess(op, ordinal, *m, **off, t, idx, e);
           if (!s.ok()) return s;
         }

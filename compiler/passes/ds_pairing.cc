@@ -1,6 +1,7 @@
 #include "compiler/passes/ds_pairing.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 #include <string>
@@ -88,8 +89,13 @@ PairForm Form(Opc single, int64_t o0, int64_t o1) {
   if (plain == Opc::kNumOpcodes) return {};
   for (Opc p : {plain, st64}) {
     const int64_t unit = MemoryShape(p).unit;
-    if (o0 >= 0 && o1 >= 0 && o0 % unit == 0 && o1 % unit == 0 && o0 / unit <= 255 && o1 / unit <= 255)
-      return {p, static_cast<int>(o0 / unit), static_cast<int>(o1 / unit)};
+    if (o0 < 0 || o1 < 0 || o0 % unit != 0 || o1 % unit != 0 || o0 / unit > INT_MAX || o1 / unit > INT_MAX)
+      continue;
+    MInst probe;  // the encoding limit is DsOffsetsFit's, the verifier's
+    probe.opc = p;
+    probe.offset0 = static_cast<int>(o0 / unit);
+    probe.offset1 = static_cast<int>(o1 / unit);
+    if (DsOffsetsFit(probe)) return {p, probe.offset0, probe.offset1};
   }
   return {};
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/target/hazard_table.h"
@@ -234,27 +235,9 @@ absl::Status GlobalRaceTracker::Access(const Program& p, const GlobalMemory& mem
   // Whether `id` is this work-item's (ids below lo wrap above 2^31).
   auto mine = [&](uint32_t id) { return static_cast<uint32_t>(id - lo) < per_item_; };
   Byte* b = bytes + (addr - r.base);
-  for (uint32_t i = 0; i < n; ++i, ++b) {
-    if (b->load & kSeveral) {  // loaded by two work-items or more, never stored
-      const uint32_t last = b->load & ~kSeveral;
-      // One of the two recorded loaders is another work-item.
-      if (write) return Race(p, mem, addr + i, inst, now, true, mine(last) ? b->store : last, false);
-      if (!mine(last)) b->store = last;
-      b->load = now | kSeveral;
-      continue;
-    }
-    // Once stored (without a race), a byte is loaded by its storer only.
-    if (b->store != 0 && !mine(b->store)) return Race(p, mem, addr + i, inst, now, write, b->store, true);
-    if (write) {
-      if (b->load != 0 && !mine(b->load)) return Race(p, mem, addr + i, inst, now, true, b->load, false);
-      b->store = now;
-    } else if (b->load == 0 || mine(b->load)) {
-      b->load = now;
-    } else {  // a second work-item loads it: keep both
-      b->store = b->load;
-      b->load = now | kSeveral;
-    }
-  }
+  for (uint32_t i = 0; i < n; ++i, ++b)
+    if (std::optional<PriorAccess<uint32_t>> prior = RecordAccess(*b, now, write, mine))
+      return Race(p, mem, addr + i, inst, now, write, prior->id, prior->stored);
   return absl::OkStatus();
 }
 

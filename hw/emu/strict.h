@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/ir/global_races.h"
 #include "compiler/target/target.h"
 #include "hw/emu/memory.h"
 #include "hw/emu/program.h"
@@ -97,7 +98,9 @@ class LdsRaceTracker {
 // memory instructions, so a race names both instructions. A byte loaded by
 // two or more work-items has no store (that store would have raced), so its
 // store id holds a second reader and the load id's top bit says so: a later
-// store by either of them still races with the other.
+// store by either of them still races with the other (the rule and this
+// record are RaceSlots / RecordAccess of compiler/ir/global_races.h, which
+// the reference interpreter applies per element).
 class GlobalRaceTracker {
  public:
   // For a dispatch of `grid` workgroups of `waves` waves running `p` over the
@@ -115,11 +118,8 @@ class GlobalRaceTracker {
                       int inst, int wave, int lane, bool write);
 
  private:
-  static constexpr uint32_t kSeveral = 1u << 31;  // load id: other work-items loaded the byte too
-  struct Byte {  // all zero (calloc): never accessed
-    uint32_t store;  // 0: none; with kSeveral in `load`: a second loader
-    uint32_t load;
-  };
+  using Byte = RaceSlots<uint32_t>;  // all zero (calloc): never accessed
+  static constexpr uint32_t kSeveral = Byte::kSeveral;
   // "0x... `inst` (lane L of wave W of workgroup (x,y,z))" for an id; `inst`
   // >= 0: the instruction, when the id may not hold it.
   std::string AccessText(const Program& p, uint32_t id, int inst) const;
