@@ -181,7 +181,12 @@ KernelAsm PrintKernelAsm(const TargetInfo& t, const Kernel& k, const LoweredKern
   const std::string& n = k.name;
   absl::StrAppend(&s, "  .text\n  .globl ", n, "\n  .p2align 8\n  .type ", n, ",@function\n", n,
                   ":\n");
-  const std::string label_prefix = absl::StrCat(".L", n, "_");
+  // Local labels are ".L<kernel>.bb<N>" and ".L<kernel>.end": kernel names are
+  // identifiers ([A-Za-z_][A-Za-z0-9_]*, no '.'), so the text before the first
+  // '.' after ".L" names the kernel and the labels of two kernels of one
+  // module never clash (".L<a>_<N>" did: kernel "func_end_r" with loop label 0
+  // and kernel "r_0" both gave ".Lfunc_end_r_0").
+  const std::string label_prefix = absl::StrCat(".L", n, ".bb");
   std::map<int, std::vector<const AccessRecord*>> by_id;  // two records for a DS read2/write2
   for (const AccessRecord& r : lk.access_map) by_id[r.inst_id].push_back(&r);
   int last_op = -2;
@@ -212,7 +217,7 @@ KernelAsm PrintKernelAsm(const TargetInfo& t, const Kernel& k, const LoweredKern
     }
     absl::StrAppend(&s, line, "\n");
   }
-  absl::StrAppend(&s, ".Lfunc_end_", n, ":\n  .size ", n, ", .Lfunc_end_", n, "-", n, "\n\n");
+  absl::StrAppend(&s, ".L", n, ".end:\n  .size ", n, ", .L", n, ".end-", n, "\n\n");
   // Kernel descriptor (AMDGPUUsage "Kernel Descriptor"; amdgcn-isa-notes.md 6.2, 6.3).
   const KernelAbi& abi = lk.abi;
   absl::StrAppend(&s, "  .rodata\n  .p2align 6\n  .amdhsa_kernel ", n, "\n");

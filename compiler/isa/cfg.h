@@ -3,9 +3,14 @@
 #ifndef KIRC_COMPILER_ISA_CFG_H_
 #define KIRC_COMPILER_ISA_CFG_H_
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "compiler/isa/instr.h"
 
 namespace kir {
@@ -22,6 +27,53 @@ absl::StatusOr<std::vector<BasicBlock>> BuildCfg(const MFunction& f);
 
 // True if `mi` is a label pseudo-instruction.
 inline bool IsLabel(const MInst& mi) { return mi.opc == Opc::kLabel; }
+
+// Forward dataflow to a fixed point over `blocks` (the one solver of the
+// waitcnt and hazard passes). The entry state of block 0 is `entry`; the entry
+// state of every other block is the join of its predecessors' exit states
+// (loop back edges included); `transfer(block_index, entry_state)` gives a
+// block's exit state. `join(State& into, const State& from)` widens `into` by
+// `from` and returns true iff `into` changed.
+//
+// Termination: each round that changes anything strictly raises some entry
+// state, so when join is a join of a lattice in which every chain from the
+// bottom has at most `height` elements per block, at most
+// blocks.size() * height + 1 rounds run. `height` is the caller's bound on its
+// state lattice (its counters must saturate); exceeding it means the state is
+// not the finite lattice it claims, a kirc bug, reported as an internal error
+// naming `pass`. Result: the entry state of each block, nullopt for a block no
+// path from block 0 reaches.
+template <typename State, typename Transfer, typename Join>
+absl::StatusOr<std::vector<std::optional<State>>> ForwardDataflow(
+    const std::vector<BasicBlock>& blocks, State entry, int64_t height, const std::string& pass,
+    Transfer&& transfer, Join&& join) {
+  std::vector<std::optional<State>> in(blocks.size());
+  if (blocks.empty()) return in;
+  in[0] = std::move(entry);
+  const int64_t max_rounds = static_cast<int64_t>(blocks.size()) * height + 1;
+  bool changed = true;
+  for (int64_t round = 0; changed; ++round) {
+    if (round > max_rounds)
+      return absl::InternalError(absl::StrCat(
+          pass, " dataflow did not converge in ", max_rounds,
+          " rounds, the bound of its state lattice: this is a bug in kirc, please report it "
+          "with the kernel"));
+    changed = false;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      if (!in[b]) continue;
+      State out = transfer(static_cast<int>(b), *in[b]);
+      for (int s : blocks[b].succs) {
+        if (!in[s]) {
+          in[s] = out;
+          changed = true;
+        } else if (join(*in[s], out)) {
+          changed = true;
+        }
+      }
+    }
+  }
+  return in;
+}
 
 }  // namespace kir
 

@@ -140,32 +140,24 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
   };
   // Forward dataflow to a fixed point: at a join (a loop header) every
   // producer of every predecessor is in the window, with its smallest distance.
-  std::vector<std::optional<HazardState>> entry(blocks.size());
-  entry[0] = HazardState(MaxHazardWindow());
-  bool changed = true;
-  for (int iter = 0; changed; ++iter) {
-    if (iter == 64) return absl::InternalError("hazard dataflow did not converge in 64 rounds");
-    changed = false;
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      if (!entry[b]) continue;
-      HazardState exit = run_block(blocks[b], *entry[b], nullptr);
-      for (int s : blocks[b].succs) {
-        HazardState merged = exit;
-        if (entry[s]) {
-          merged = *entry[s];
-          merged.Merge(exit);
-        }
-        if (!entry[s] || !SameState(*entry[s], merged)) {
-          entry[s] = std::move(merged);
-          changed = true;
-        }
-      }
-    }
-  }
+  // Lattice height per block: each instruction's entry enters once and its
+  // distance only shrinks, through at most MaxHazardWindow() values.
+  const int64_t height = static_cast<int64_t>(in.size()) * (MaxHazardWindow() + 1) + 1;
+  absl::StatusOr<std::vector<std::optional<HazardState>>> entry = ForwardDataflow(
+      blocks, HazardState(MaxHazardWindow()), height, "hazard",
+      [&](int b, const HazardState& st) { return run_block(blocks[b], st, nullptr); },
+      [](HazardState& into, const HazardState& from) {
+        HazardState merged = into;
+        merged.Merge(from);
+        if (SameState(into, merged)) return false;
+        into = std::move(merged);
+        return true;
+      });
+  if (!entry.ok()) return entry.status();
   std::vector<MInst> out;
   out.reserve(in.size() + in.size() / 4);
   for (size_t b = 0; b < blocks.size(); ++b)
-    run_block(blocks[b], entry[b] ? *entry[b] : HazardState(MaxHazardWindow()), &out);
+    run_block(blocks[b], (*entry)[b] ? *(*entry)[b] : HazardState(MaxHazardWindow()), &out);
   f.insts = std::move(out);
   return absl::OkStatus();
 }

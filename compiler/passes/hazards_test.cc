@@ -249,5 +249,43 @@ TEST(HazardNops, FailureClass11_StateMergeTakesMinimumDistance) {
   EXPECT_EQ(far.Deficit(T("gfx942"), store, nullptr), 6);
 }
 
+// Issue 13, defect 5: buffer_store_dwordx4 with an SGPR soffset directly
+// followed by a VALU that overwrites its data needs 1 wait state on gfx942
+// (LLVM PR #197267), none on gfx908/gfx90a; and the same when the VALU is
+// the first instruction of a successor block, here the loop header reached
+// through the back edge and the fall-through block after the loop (LLVM
+// #202333, fixed by #203770).
+TEST(HazardNops, FailureClass11_WideStoreSgprSoffsetThenValuOverwrite) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    Builder b;
+    b.Add(Opc::kBufferStoreDwordx4, {V(6, 4), V(0), S(4, 4), S(1)});  // #0
+    b.Add(Opc::kVAddF32, {V(6), V(10), V(11)});                        // #1
+    EXPECT_EQ(RunPass(t, b), std::string(t) == "gfx942" ? "#0 s_nop 0 #1" : "#0 #1") << t;
+  }
+  Builder b;
+  b.Add(Opc::kLabel, {Imm(0)});                                        // #0
+  b.Add(Opc::kVAddF32, {V(7), V(10), V(11)});                          // #1 overwrites v7
+  b.Add(Opc::kSCmpLtU32, {S(10), Imm(4)});                             // #2
+  b.Add(Opc::kBufferStoreDwordx4, {V(6, 4), V(0), S(4, 4), S(1)});     // #3
+  b.Add(Opc::kSCbranchScc1, {Imm(0)});                                 // #4: 1 wait state
+  b.Add(Opc::kVMovB32, {V(8), Imm(0)});                                // #5 overwrites v8
+  b.Add(Opc::kSEndpgm, {});                                            // #6
+  // The branch itself issues one wait state, which covers the rule on both
+  // edges; a store ending the block without a branch would not be covered.
+  EXPECT_EQ(RunPass("gfx942", b), "#0 #1 #2 #3 #4 #5 #6");
+  Builder c;
+  c.Add(Opc::kLabel, {Imm(0)});                                        // #0
+  c.Add(Opc::kVAddF32, {V(7), V(10), V(11)});                          // #1 overwrites v7
+  c.Add(Opc::kSCmpLtU32, {S(10), Imm(4)});                             // #2
+  c.Add(Opc::kSCbranchScc1, {Imm(2)});                                 // #3
+  c.Add(Opc::kBufferStoreDwordx4, {V(6, 4), V(0), S(4, 4), S(1)});     // #4 falls through
+  c.Add(Opc::kLabel, {Imm(2)});                                        // #5
+  c.Add(Opc::kVMovB32, {V(8), Imm(0)});                                // #6 overwrites v8
+  c.Add(Opc::kSCmpLtU32, {S(11), Imm(4)});                             // #7
+  c.Add(Opc::kSCbranchScc1, {Imm(0)});                                 // #8
+  c.Add(Opc::kSEndpgm, {});                                            // #9
+  EXPECT_EQ(RunPass("gfx942", c), "#0 #1 #2 #3 #4 #5 s_nop 0 #6 #7 #8 #9");
+}
+
 }  // namespace
 }  // namespace kir

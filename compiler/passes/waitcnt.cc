@@ -61,6 +61,25 @@ int64_t Field(const MInst& w, int idx) { return w.ops[idx].imm; }
 // frame whose newest score is `new_ub`; 0 if it is not outstanding.
 int Shift(int s, int lb, int ub, int new_ub) { return s > lb ? s + (new_ub - ub) : 0; }
 
+// Keeps at most `cap` operations outstanding in the model (ub - lb <= cap):
+// when one more is issued, the two oldest become one. Their registers' scores
+// move up to the oldest outstanding score, so NeedFor asks for at most
+// vmcnt(cap - 1) (lgkmcnt(cap - 1)) for them, which NeedFor's clamp asks for
+// anyway: waiting for fewer outstanding operations is always safe. This bounds
+// the state lattice, so the dataflow converges on every CFG (a loop of stores
+// only grows the outstanding count by the stores of each trip).
+void Saturate(int& lb, int ub, int cap, std::vector<int>& score, int* last_smem, int* last_ds) {
+  if (ub - lb <= cap) return;
+  const int new_lb = ub - cap;
+  auto lift = [&](int& s) {
+    if (s > lb && s <= new_lb) s = new_lb + 1;
+  };
+  for (int& s : score) lift(s);
+  if (last_smem != nullptr) lift(*last_smem);
+  if (last_ds != nullptr) lift(*last_ds);
+  lb = new_lb;
+}
+
 }  // namespace
 
 MInst MakeWaitcnt(int vmcnt, int lgkmcnt) {
@@ -171,6 +190,7 @@ void WaitcntState::Issue(const MInst& mi) {
   }
   if (IsVmem(c)) {
     ++vm_ub;
+    Saturate(vm_lb, vm_ub, vm_cap, vm_score, nullptr, nullptr);
     ForEachRegSlot(mi, [&](int slot, const MOperand&, bool def) {
       if (def) {
         vm_score[slot] = vm_ub;
@@ -179,6 +199,7 @@ void WaitcntState::Issue(const MInst& mi) {
     });
   } else if (IsDs(c) || c == InstClass::kSmem) {
     ++lgkm_ub;
+    Saturate(lgkm_lb, lgkm_ub, lgkm_cap, lgkm_score, &last_smem, &last_ds);
     if (c == InstClass::kSmem)
       last_smem = lgkm_ub;
     else
@@ -278,34 +299,31 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
     return st;
   };
   // Forward dataflow to a fixed point: a block's entry state is the merge of
-  // its predecessors' exit states (loop back edges included).
-  std::vector<std::optional<WaitcntState>> in(blocks.size());
-  in[0] = WaitcntState{};
-  bool changed = true;
-  for (int iter = 0; changed; ++iter) {
-    if (iter == 64)
-      return absl::InternalError("s_waitcnt dataflow did not converge in 64 rounds");
-    changed = false;
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      if (!in[b]) continue;
-      WaitcntState out = run_block(blocks[b], *in[b], nullptr);
-      for (int s : blocks[b].succs) {
-        WaitcntState merged = out;
-        if (in[s]) {
-          merged = *in[s];
-          merged.Merge(out);
-        }
-        if (!in[s] || !Equivalent(*in[s], merged)) {
-          in[s] = std::move(merged);
-          changed = true;
-        }
-      }
-    }
-  }
+  // its predecessors' exit states (loop back edges included). Lattice height
+  // per block: the two outstanding counts grow to their caps, and each
+  // register's (and last_smem's, last_ds's) distance from the newest
+  // operation only shrinks once it is outstanding.
+  WaitcntState entry;
+  entry.vm_cap = t.vmcnt_max;
+  entry.lgkm_cap = t.lgkmcnt_max;
+  const int64_t height =
+      (entry.vm_cap + 2) * (1 + static_cast<int64_t>(entry.vm_score.size())) +
+      (entry.lgkm_cap + 2) * (3 + static_cast<int64_t>(entry.lgkm_score.size()));
+  absl::StatusOr<std::vector<std::optional<WaitcntState>>> in = ForwardDataflow(
+      blocks, entry, height, "s_waitcnt",
+      [&](int b, const WaitcntState& st) { return run_block(blocks[b], st, nullptr); },
+      [](WaitcntState& into, const WaitcntState& from) {
+        WaitcntState merged = into;
+        merged.Merge(from);
+        if (Equivalent(into, merged)) return false;
+        into = std::move(merged);
+        return true;
+      });
+  if (!in.ok()) return in.status();
   std::vector<MInst> out;
   out.reserve(f.insts.size() + f.insts.size() / 4);
   for (size_t b = 0; b < blocks.size(); ++b)
-    run_block(blocks[b], in[b] ? *in[b] : WaitcntState{}, &out);
+    run_block(blocks[b], (*in)[b] ? *(*in)[b] : entry, &out);
   f.insts = std::move(out);
   return absl::OkStatus();
 }

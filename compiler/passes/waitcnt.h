@@ -83,6 +83,9 @@ struct WaitcntState {
   int lgkm_lb = 0, lgkm_ub = 0;
   int last_smem = 0;  // lgkm score of the newest SMEM load (outstanding iff > lgkm_lb)
   int last_ds = 0;    // lgkm score of the newest DS operation
+  // At most this many operations outstanding in the model (the counters'
+  // field maxima, TargetInfo::vmcnt_max / lgkmcnt_max); see Issue().
+  int vm_cap = 63, lgkm_cap = 15;
   std::vector<int> vm_score = std::vector<int>(3 * kRegsPerFile, 0);
   std::vector<int> lgkm_score = std::vector<int>(3 * kRegsPerFile, 0);
 
@@ -104,7 +107,10 @@ struct WaitcntState {
   Need NeedFor(const TargetInfo& t, const MInst& inst) const;
   // The effect of an s_waitcnt with these fields (-1 = not waited).
   void ApplyWait(int vmcnt, int lgkmcnt);
-  // The effect of issuing `inst` (an s_waitcnt included).
+  // The effect of issuing `inst` (an s_waitcnt included). Past the cap, the two
+  // oldest outstanding operations are merged into one (their registers then
+  // wait for count cap - 1, which the field clamp asks for anyway), so the
+  // state stays in a finite lattice and the CFG dataflow converges.
   void Issue(const MInst& inst);
   void Merge(const WaitcntState& other);
 };

@@ -347,5 +347,69 @@ TEST(Waitcnt, FailureClass7_MergeTakesTheSaferCount) {
   EXPECT_EQ(ds.NeedFor(T("gfx942"), use4).lgkmcnt, 0);
 }
 
+// Issue 13, defect 1: a loop whose body only stores never waits, so each trip
+// adds to the outstanding count; the dataflow converged only once that count
+// saturates ("s_waitcnt dataflow did not converge in 64 rounds" before). The
+// waits after the loop are derived by hand: a load issued before the loop is
+// followed by at least one store on every path, so vmcnt(1) covers it; a load
+// after the loop is the newest operation: vmcnt(0).
+TEST(Waitcnt, FailureClass7_StoreOnlyLoopConverges) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    Builder b;
+    b.Load(5);                                 // #0
+    b.Add(Opc::kLabel, {Imm(0)});              // #1
+    b.Store(1);                                // #2
+    b.Add(Opc::kSCmpLtU32, {S(10), Imm(4)});   // #3
+    b.Add(Opc::kSCbranchScc1, {Imm(0)});       // #4
+    b.Use(5);                                  // #5
+    b.Load(6);                                 // #6
+    b.Use(6);                                  // #7
+    b.Add(Opc::kSEndpgm, {});                  // #8
+    EXPECT_EQ(RunPass(t, b),
+              "#0 | #1 | #2 | #3 | #4 | s_waitcnt vmcnt(1) | #5 | #6 | s_waitcnt vmcnt(0) | #7 | #8")
+        << t;
+  }
+}
+
+// The same for LDS: a loop of ds_write only (lgkmcnt saturates at 15), and a
+// nested pair of store-only loops; then a DS read used after the loops.
+TEST(Waitcnt, FailureClass7_DsStoreOnlyNestedLoopsConverge) {
+  Builder b;
+  b.Add(Opc::kLabel, {Imm(0)});              // #0 outer header
+  b.Add(Opc::kLabel, {Imm(1)});              // #1 inner header
+  b.DsWrite(1);                              // #2
+  b.DsWrite(2);                              // #3
+  b.Store(3);                                // #4
+  b.Add(Opc::kSCmpLtU32, {S(10), Imm(4)});   // #5
+  b.Add(Opc::kSCbranchScc1, {Imm(1)});       // #6
+  b.DsWrite(4);                              // #7
+  b.Add(Opc::kSCmpLtU32, {S(11), Imm(4)});   // #8
+  b.Add(Opc::kSCbranchScc1, {Imm(0)});       // #9
+  b.DsRead(7);                               // #10
+  b.Use(7);                                  // #11
+  b.Add(Opc::kSEndpgm, {});                  // #12
+  EXPECT_EQ(RunPass("gfx942", b),
+            "#0 | #1 | #2 | #3 | #4 | #5 | #6 | #7 | #8 | #9 | #10 | s_waitcnt lgkmcnt(0) | #11 | #12");
+}
+
+// Saturation itself: 100 stores issued in a row keep at most vmcnt_max (63)
+// outstanding in the model, and a load older than all of them waits for
+// vmcnt(62), the largest count that still completes it (the field's 63 means
+// "do not wait").
+TEST(Waitcnt, FailureClass7_OutstandingCountSaturates) {
+  MInst load, store, use;
+  load.opc = Opc::kBufferLoadDword;
+  load.ops = {V(1), V(90), S(0, 4), Imm(0)};
+  store.opc = Opc::kBufferStoreDword;
+  store.ops = {V(2), V(90), S(0, 4), Imm(0)};
+  use.opc = Opc::kVAddU32;
+  use.ops = {V(3), V(1), V(1)};
+  WaitcntState st;
+  st.Issue(load);
+  for (int i = 0; i < 100; ++i) st.Issue(store);
+  EXPECT_EQ(st.vm_ub - st.vm_lb, T("gfx942").vmcnt_max);
+  EXPECT_EQ(st.NeedFor(T("gfx942"), use).vmcnt, 62);
+}
+
 }  // namespace
 }  // namespace kir

@@ -48,6 +48,7 @@ constexpr HazardTable kGfx908Hazards = {
     .valu_sgpr_write_to_valu_read = 0,      // 2.3 "VALU writes SGPR/VCC -> VALU reads it | 0"
     .trans_write_to_valu_read = 0,          // 2.3 "transcendental -> non-trans VALU | 0"
     .wide_store_to_valu_write = 1,          // 2.3 "buffer_store_dwordx3/x4 soffset=constant -> VALU overwrites | 1"
+    .wide_store_sgpr_soffset_to_valu_write = 0,  // LLVM PR #197267: "pre-gfx940 sgpr SOFFSET: no hazard"
     .valu_vgpr_write_to_readfirstlane = 0,
     .valu_exec_write_to_readfirstlane = 0,
 };
@@ -87,6 +88,7 @@ constexpr HazardTable kGfx90aHazards = {
     .valu_sgpr_write_to_valu_read = 0,   // 2.3 "| 0" (gfx942 only)
     .trans_write_to_valu_read = 0,       // 2.3 "| 0"
     .wide_store_to_valu_write = 1,       // 2.3 "| 1"
+    .wide_store_sgpr_soffset_to_valu_write = 0,  // LLVM PR #197267: "pre-gfx940 sgpr SOFFSET: no hazard"
     .valu_vgpr_write_to_readfirstlane = 0,
     .valu_exec_write_to_readfirstlane = 0,
 };
@@ -132,6 +134,12 @@ constexpr HazardTable kGfx942Hazards = {
     .valu_sgpr_write_to_valu_read = 2,   // 2.3 "VALU writes SGPR/VCC -> VALU reads it | 2" (hasVDecCoExecHazard)
     .trans_write_to_valu_read = 1,       // 2.3 "transcendental -> non-trans VALU reads its result | 1"
     .wide_store_to_valu_write = 2,       // 2.3 "buffer_store_dwordx3/x4 soffset=constant -> VALU overwrites | 2"
+    // 2.3 erratum row: merged LLVM PR #197267 (2026-05-12, "Widen MUBUF/MTBUF
+    // source-vgpr WAR hazard on gfx940-family to SGPR soffset"): an
+    // SGPR-sourced soffset needs 1 wait state on gfx942/gfx950 (measured on
+    // gfx950 hardware there: one s_nop 0 clears the corruption of the store's
+    // second dword). LLVM 22.1.8 predates it, so llc-22 is not the oracle here.
+    .wide_store_sgpr_soffset_to_valu_write = 1,
     // checkVALUHazards (hasVDecCoExecHazard): VALUWriteVGPRReadlaneRead = 1,
     // VALUWriteEXECRWLane = 4 (v_readlane / v_readfirstlane / v_writelane).
     .valu_vgpr_write_to_readfirstlane = 1,
@@ -550,8 +558,12 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
   }
 }
 
-// Producer: a VMEM store of more than 64 bits with a constant soffset
-// (has12DWordStoreHazard; 2.3) -> a VALU that overwrites its data registers.
+// Producer: a VMEM store of more than 64 bits (has12DWordStoreHazard; 2.3)
+// -> a VALU that overwrites its data registers. A constant (or absent) soffset
+// and, on the gfx940 family, an SGPR soffset (LLVM PR #197267) start it, with
+// different windows. The pass and the emulator see it across CFG edges (a VALU
+// at the top of a successor block, LLVM #202333 / #203770) because both walk
+// producers through the CFG dataflow, not within one block.
 void WideStoreProducer(const HazardTable& tab, const MInst& p, const MInst& c, const Accesses& ca,
                        Need& need) {
   if (!IsValu(Cls(c))) return;
@@ -560,12 +572,15 @@ void WideStoreProducer(const HazardTable& tab, const MInst& p, const MInst& c, c
   // MUBUF operands: vdata, vaddr, srsrc, soffset. No soffset operand means the
   // field is hard-wired to 0, a constant.
   const bool constant_soffset = p.ops.size() < 4 || p.ops[3].kind == MOperand::Kind::kImm;
-  if (!constant_soffset) return;
+  const int wait = constant_soffset ? tab.wide_store_to_valu_write
+                                    : tab.wide_store_sgpr_soffset_to_valu_write;
+  if (wait <= 0) return;
   for (const Access& d : ca)
     if (d.def && Overlap(d, data))
-      need.Add(tab.wide_store_to_valu_write, [&] {
-        return absl::StrCat(Info(p.opc).mnemonic, " with a constant soffset reads ",
-                            AccessName(data), " overwritten by ", KindName(c));
+      need.Add(wait, [&] {
+        return absl::StrCat(Info(p.opc).mnemonic,
+                            constant_soffset ? " with a constant soffset" : " with an SGPR soffset",
+                            " reads ", AccessName(data), " overwritten by ", KindName(c));
       });
 }
 
@@ -582,6 +597,7 @@ int ComputeMaxWindow() {
                   tab.valu_vgpr_write_to_accvgpr_write, tab.accvgpr_read_to_mem_read,
                   tab.valu_sgpr_write_to_vmem_read, tab.valu_sgpr_write_to_valu_read,
                   tab.trans_write_to_valu_read, tab.wide_store_to_valu_write,
+                  tab.wide_store_sgpr_soffset_to_valu_write,
                   tab.valu_vgpr_write_to_readfirstlane, tab.valu_exec_write_to_readfirstlane})
       best = std::max(best, v);
     // 16 passes: the unknown-MFMA fallback of FactsOf.

@@ -118,6 +118,8 @@ struct HazardTable {
   int trans_write_to_valu_read;          // transcendental -> non-trans VALU reads: 0 / 0 / 1
   int wide_store_to_valu_write;          // buffer_store_dwordx3/x4, constant soffset -> VALU
                                          // overwrites the data: 1 / 1 / 2
+  int wide_store_sgpr_soffset_to_valu_write;  // the same with an SGPR soffset: 0 / 0 / 1
+                                              // (LLVM PR #197267, gfx940 family only)
   // gfx942 (hasVDecCoExecHazard) v_readfirstlane rules from checkVALUHazards
   // (not in the notes' tables; LLVM source):
   int valu_vgpr_write_to_readfirstlane;  // VALU writes src0 VGPR -> v_readfirstlane: 0/0/1

@@ -247,8 +247,16 @@ TEST(HazardTable, FailureClass11_WideStoreDataOverwrite) {
   EXPECT_EQ(Req("gfx942", I(Opc::kBufferStoreDwordx4, {V(12, 3), V(1), S(0, 4), Imm(0)}),
                 overwrite),
             2);
-  // soffset in an SGPR, or a store of <= 64 bits: no hazard.
-  EXPECT_EQ(Req("gfx942", StoreX4(12, S(8)), overwrite), 0);
+  // soffset in an SGPR: 1 wait state on the gfx940 family, none before it
+  // (merged LLVM PR #197267, 2026-05-12; issue 13, defect 5: this row said 0
+  // for gfx942, as LLVM 22.1.8 still does). A store of <= 64 bits: no hazard.
+  EXPECT_EQ(Req("gfx908", StoreX4(12, S(8)), overwrite), 0);
+  EXPECT_EQ(Req("gfx90a", StoreX4(12, S(8)), overwrite), 0);
+  EXPECT_EQ(Req("gfx942", StoreX4(12, S(8)), overwrite), 1);
+  EXPECT_EQ(Req("gfx942", I(Opc::kBufferStoreDwordx4, {V(12, 3), V(1), S(0, 4), S(8)}), overwrite),
+            1);
+  EXPECT_EQ(Req("gfx942", I(Opc::kBufferStoreDwordx2, {V(13, 2), V(1), S(0, 4), S(8)}), overwrite),
+            0);
   EXPECT_EQ(Req("gfx942", I(Opc::kBufferStoreDwordx2, {V(13, 2), V(1), S(0, 4), Imm(0)}),
                 overwrite),
             0);

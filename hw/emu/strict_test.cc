@@ -278,6 +278,43 @@ TEST(StrictTest, ValuSgprWriteThenVmemRead) {
                     HasSubstr("VALU writes s6 read by VMEM: 5 wait states (gfx942)")));
 }
 
+// Issue 13, defect 5: buffer_store_dwordx4 with an SGPR soffset directly
+// followed by a VALU that overwrites its data: 1 wait state on gfx942 (LLVM PR
+// #197267; on gfx950 hardware the store's second dword took the new value),
+// no rule on gfx90a. The emulator checks it from the same hazard table.
+TEST(StrictTest, WideStoreSgprSoffsetThenValuOverwrite) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32 v0, 4, v0
+  v_mov_b32 v6, 1.0
+  v_mov_b32 v7, 2.0
+  v_mov_b32 v8, 3.0
+  v_mov_b32 v9, 4.0
+  s_mov_b32 s1, 0
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s8, s4
+  s_and_b32 s9, s5, 0xffff
+  s_mov_b32 s10, 1024
+  s_mov_b32 s11, 0x20000
+  buffer_store_dwordx4 v[6:9], v0, s[8:11], s1 offen
+  NOPS
+  v_add_f32 v7, v7, v7
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  const std::string body = k.body;
+  k.body = absl::StrReplaceAll(body, {{"NOPS", "s_nop 0"}});
+  absl::Status good = RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(256, 0.0f))});
+  EXPECT_TRUE(good.ok()) << good;
+  k.body = absl::StrReplaceAll(body, {{"  NOPS\n", ""}});
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(256, 0.0f))})),
+              AllOf(HasSubstr("`v_add_f32 v7, v7, v7` issues 0 wait states after"),
+                    HasSubstr("with an SGPR soffset reads v[6:9] overwritten by VALU")));
+  absl::Status on90a = RunText(k.Text(), "gfx90a", {ToBytes(std::vector<float>(256, 0.0f))});
+  EXPECT_TRUE(on90a.ok()) << on90a;
+}
+
 TEST(StrictTest, NonStrictRunsBrokenKernel) {
   std::string s = DeleteLine(Compile(MmaKir(), "gfx942"), "  s_nop 1");
   LaunchArgs a;

@@ -101,5 +101,57 @@ TEST(ModuleEmu, EmulatorChecksTheTargetIdOfTheCodeObject) {
   EXPECT_NE(missing.status().message().find("add_f16"), std::string::npos) << missing.status();
 }
 
+// Issue 13, defect 6: local labels were ".L<kernel>_<N>" and the end label
+// ".Lfunc_end_<kernel>", so kernel "func_end_r" (loop label 0) and kernel
+// "r_0" both defined ".Lfunc_end_r_0" and the module did not assemble. Labels
+// are unique by construction now; every kernel of such a module (each with a
+// loop, so each has a branch to a local label) assembles, links and runs.
+TEST(ModuleEmu, LabelsOfKernelsInOneModuleNeverClash) {
+  const std::string bin = LlvmBin();
+  auto loop_kernel = [](const std::string& name) {
+    std::string text = "kernel " + name + R"(
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[256] strides [1] readonly
+arg Y : f32[256] strides [1] writeonly
+  %z = zero f32
+  %s = for %k = 0 to 4 iter(%a = %z) {
+    %v = load X[%k * 64 + tid.x] : f32
+    %a2 = add %a, %v
+    store Y[%k * 64 + tid.x], %a2
+    yield %a2
+  }
+end
+)";
+    absl::StatusOr<Kernel> k = ParseKernel(text, name + ".kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  std::vector<ModuleKernel> ks;
+  for (const char* name : {"func_end_r", "r_0", "r", "r_0_bb0", "func_end_r_0"})
+    ks.push_back({loop_kernel(name), std::string(name) + ".kir"});
+  for (const char* id : {"gfx908", "gfx90a", "gfx942"}) {
+    CompileOptions opts;
+    opts.mcpu = id;
+    absl::StatusOr<ModuleResult> m = CompileModule(ks, opts);
+    ASSERT_TRUE(m.ok()) << m.status();
+    absl::StatusOr<std::string> hsaco = CodeObjectFor(*m, bin);
+    ASSERT_TRUE(hsaco.ok()) << id << ": " << hsaco.status();
+    const std::string path = WriteTemp(std::string("labels_") + id + ".hsaco", *hsaco);
+    EmuDevice emu(bin);
+    for (const ModuleKernel& mk : ks) {
+      RunOptions ro;
+      ro.mcpu = id;
+      ro.seed = 5;
+      ro.llvm_bin = bin;
+      ro.code_object_path = path;
+      absl::StatusOr<RunReport> r = RunAndCheck(mk.kernel, emu, ro);
+      ASSERT_TRUE(r.ok()) << mk.kernel.name << " on " << id << ": " << r.status();
+      EXPECT_TRUE(r->ok) << r->text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kir
