@@ -39,6 +39,9 @@ class Device {
   // bytes) and scalar by argument name; buffers are updated in place.
   virtual absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& target,
                                         absl::string_view hsaco, KernelData& data) = 0;
+  // Host bytes Run allocates per byte of the buffers in `data`, beside `data`
+  // itself (copies, bookkeeping), for RunAndCheck's memory check before a run.
+  virtual int64_t HostBytesPerBufferByte() const { return 0; }
 };
 
 }  // namespace kir

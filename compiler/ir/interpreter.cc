@@ -25,6 +25,10 @@
 #include "compiler/target/target.h"
 
 namespace kir {
+
+// One buffer element's global-race record (compiler/ir/global_races.h).
+using ElementRaces = RaceSlots<uint64_t>;
+
 namespace {
 
 // ---------------------------------------------------------------------------
@@ -207,7 +211,7 @@ struct Mem {
   uint8_t* written = nullptr;  // LDS: 1 per byte some thread of the workgroup stored
   // Buffers: per element (byte offset / ElemBytes), the access ids (see
   // Interp::accesses_) of its last store and load (compiler/ir/global_races.h).
-  RaceSlots<uint64_t>* races = nullptr;
+  ElementRaces* races = nullptr;
 };
 
 class Interp {
@@ -329,7 +333,7 @@ class Interp {
   // id is 1 + (wg_base_ + t) * access_ops_.size() + the op's position in
   // access_ops_ (the kernel's loads and stores), so ids of one thread are
   // consecutive and a race names both ops.
-  std::map<std::string, std::vector<RaceSlots<uint64_t>>> accesses_;
+  std::map<std::string, std::vector<ElementRaces>> accesses_;
   std::vector<const Op*> access_ops_;
   std::map<const Op*, uint64_t> access_index_;
   int64_t wg_base_ = 0;  // linear workgroup index * threads per workgroup
@@ -409,7 +413,7 @@ absl::Status Interp::CheckArgs() {
           a.loc, what,
           absl::StrCat("InterpArgs::buffers[\"", a.name, "\"] has ", it->second.size(),
                        " bytes but the buffer spans ", bytes, " bytes (Arg::SizeBytes)"));
-    accesses_[a.name].assign(static_cast<size_t>(bytes / ElemBytes(a.elem)), RaceSlots<uint64_t>{});
+    accesses_[a.name].assign(static_cast<size_t>(bytes / ElemBytes(a.elem)), ElementRaces{});
   }
   for (const auto& [name, bytes] : args_.buffers) {
     const Arg* a = k_.FindArg(name);
@@ -1133,5 +1137,9 @@ absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& o
 
 uint16_t RoundToF16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 5, 10)); }
 uint16_t RoundToBf16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 8, 7)); }
+
+int64_t InterpBookkeepingBytesPerElement() {
+  return static_cast<int64_t>(sizeof(ElementRaces));
+}
 
 }  // namespace kir

@@ -151,6 +151,11 @@ struct InterpOptions {
   std::string budget_hint;
 };
 
+// Host bytes of bookkeeping Interpret keeps per buffer element, beside the
+// buffers themselves (the global-race record of each element, allocated for
+// every element of every buffer): for a caller's memory estimate.
+int64_t InterpBookkeepingBytesPerElement();
+
 // Executes kernel `k` for every thread of every workgroup with the semantics
 // above; buffers are updated in place.
 absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts = {});

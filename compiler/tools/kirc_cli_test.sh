@@ -320,5 +320,15 @@ head -1 g100.txt | has "^kernel g100 on gfx942" || fail "--device=emu printed a 
 expect_error "does not exist on gfx908" run "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
 "$kirc" run work/copy_f32.kir > auto.txt || fail "--device=auto exit $?"
 head -1 auto.txt | has "^device: " || fail "--device=auto: no device line first: $(cat auto.txt)"
+# Out of host memory is a clear error before the run (issue 13, defect 7: this
+# ended in std::bad_alloc, exit 134): a 2 GiB buffer under a 6 GB address-space
+# limit. The limit is set in a subshell so the rest of the test is unaffected.
+printf 'kernel huge\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg X : f32[536870911] strides [1] readonly\narg Y : f32[64] strides [1] writeonly\n  %%v = load X[tid.x] : f32\n  store Y[tid.x], %%v\nend\n' > huge.kir
+( ulimit -v 6000000; "$kirc" run huge.kir --device=emu > stdout.txt 2> stderr.txt; echo $? > huge_status.txt )
+[ "$(cat huge_status.txt)" = 2 ] || { cat stderr.txt; fail "huge buffer: exit $(cat huge_status.txt) (want 2)"; }
+has -F "kernel 'huge': this run needs about" stderr.txt || fail "huge buffer: $(cat stderr.txt)"
+has -F "X 2.00 GiB" stderr.txt && has -F "the address-space limit (ulimit -v)" stderr.txt \
+  || fail "huge buffer message: $(cat stderr.txt)"
+[ ! -s stdout.txt ] || fail "huge buffer: stdout not empty"
 
 echo "all kirc CLI checks passed"

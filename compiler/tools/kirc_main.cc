@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <map>
 #include <memory>
 #include <optional>
@@ -470,7 +471,7 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int KircMain(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::optional<std::string> llvm_bin;
   std::string command, mcpu, emit = "asm", out, file;  // command: compile, run, verify or "" (the main job)
@@ -606,4 +607,17 @@ int main(int argc, char** argv) {
   // asm, mir, obj and bundle, of one kernel or several: a module (a single
   // kernel's module assembly is its own assembly).
   return CompileModuleCommand(files, mcpu, emit, out, annotate, verify, stats, llvm_bin);
+}
+
+// Out of memory is an error with exit status 2, never an abort: `kirc run`
+// checks the host memory a run needs before it starts (hw/run/host_memory.h);
+// this is the backstop for any allocation no estimate foresaw.
+int main(int argc, char** argv) {
+  try {
+    return KircMain(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kirc: out of host memory; raise the memory limit (ulimit -v, the cgroup's "
+                 "memory.max) or run a smaller instance of the kernel\n";
+    return 2;
+  }
 }

@@ -7,6 +7,10 @@
 
 namespace kir {
 
+int64_t EmuDevice::HostBytesPerBufferByte() const {
+  return 1 + emu::HostBookkeepingBytesPerBufferByte(opts_);
+}
+
 std::string EmuDevice::Name() const { return opts_.strict ? "emulator (strict)" : "emulator"; }
 
 absl::StatusOr<DeviceRun> EmuDevice::Run(const Kernel& k, const TargetInfo& target, absl::string_view hsaco,

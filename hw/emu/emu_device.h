@@ -21,6 +21,9 @@ class EmuDevice : public Device {
   // workgroup are k's.
   absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& target, absl::string_view hsaco,
                                 KernelData& data) override;
+  // The copy of every buffer Run hands the emulator, and the strict mode's
+  // bookkeeping (HostBookkeepingBytesPerBufferByte).
+  int64_t HostBytesPerBufferByte() const override;
 
  private:
   std::string llvm_bin_;

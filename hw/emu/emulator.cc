@@ -14,6 +14,7 @@
 #include "hw/emu/asm_reader.h"
 #include "hw/emu/code_object.h"
 #include "hw/emu/scheduler.h"
+#include "hw/emu/strict.h"
 #include "hw/kernarg.h"
 
 namespace kir::emu {
@@ -265,6 +266,10 @@ absl::StatusOr<EmuStats> RunAssembly(absl::string_view asm_text, const std::stri
   absl::StatusOr<std::shared_ptr<const LoadedKernel>> k = LoadAssembly(asm_text, mcpu);
   if (!k.ok()) return k.status();
   return RunKernel(**k, args, opts);
+}
+
+int64_t HostBookkeepingBytesPerBufferByte(const EmuOptions& opts) {
+  return opts.strict ? GlobalRaceTracker::BytesPerBufferByte() : 0;
 }
 
 }  // namespace kir::emu

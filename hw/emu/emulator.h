@@ -67,6 +67,11 @@ struct EmuStats {
   int64_t mfma_macs = 0;  // M*N*K per MFMA wave-instruction
 };
 
+// Host bytes a run with `opts` allocates per byte of its argument buffers,
+// beside the buffers themselves: the global-race bookkeeping in strict mode
+// (GlobalRaceTracker), calloc'ed for every byte.
+int64_t HostBookkeepingBytesPerBufferByte(const EmuOptions& opts);
+
 // Runs kernel `kernel_name` (or the only kernel if empty) of a code object:
 // disassembled with `llvm-objdump -d`, descriptor (.kd bytes: rsrc1/2/3,
 // kernel_code_properties, group segment size) and metadata (llvm-readelf --notes).

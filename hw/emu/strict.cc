@@ -241,4 +241,6 @@ absl::Status GlobalRaceTracker::Access(const Program& p, const GlobalMemory& mem
   return absl::OkStatus();
 }
 
+int64_t GlobalRaceTracker::BytesPerBufferByte() { return static_cast<int64_t>(sizeof(Byte)); }
+
 }  // namespace kir::emu

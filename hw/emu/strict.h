@@ -103,6 +103,9 @@ class LdsRaceTracker {
 // the reference interpreter applies per element).
 class GlobalRaceTracker {
  public:
+  // Host bytes of bookkeeping per argument-buffer byte (calloc'ed for every
+  // byte: all of it counts against an address-space limit).
+  static int64_t BytesPerBufferByte();
   // For a dispatch of `grid` workgroups of `waves` waves running `p` over the
   // argument buffers (Region::argument) of `mem`. Error if the work-items do
   // not fit 31-bit ids (or the bookkeeping cannot be allocated); if they do

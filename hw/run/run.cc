@@ -1,5 +1,7 @@
 #include "hw/run/run.h"
 
+#include "hw/run/host_memory.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -154,6 +156,14 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     hsaco = ReadKernelCodeObject(k, *t, opts.code_object_path, opts.llvm_bin);
   }
   if (!hsaco.ok()) return hsaco.status();
+  // Out of memory is an error before anything large is allocated.
+  std::string limit_source;
+  const int64_t available = opts.host_memory_limit >= 0 ? opts.host_memory_limit
+                                                         : AvailableHostBytes(&limit_source);
+  if (opts.host_memory_limit >= 0) limit_source = "RunOptions::host_memory_limit";
+  absl::Status mem = CheckHostMemory(k, RunHostBytes(k, device.HostBytesPerBufferByte()),
+                                     available, limit_source);
+  if (!mem.ok()) return mem;
   KernelData inputs = MakeInputs(k, opts.seed);
   KernelData out = inputs;
   InterpOptions io;

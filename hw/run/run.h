@@ -44,6 +44,10 @@ struct RunOptions {
   // same N.
   int64_t max_reference_wave_ops = 0;
   std::string budget_hint;
+  // Host bytes the run may use; -1: what the process may still allocate
+  // (AvailableHostBytes, hw/run/host_memory.h). A run that needs more
+  // (RunHostBytes) is refused with ResourceExhausted before inputs are made.
+  int64_t host_memory_limit = -1;
 };
 
 struct RunReport {
