@@ -75,6 +75,17 @@ absl::StatusOr<std::vector<std::optional<State>>> ForwardDataflow(
   return in;
 }
 
+// The join of ForwardDataflow for a state with a Merge(const State&) member:
+// merges `from` into `into` and says whether that changed it by `same`.
+template <typename State, typename Same>
+bool MergeInto(State& into, const State& from, Same&& same) {
+  State merged = into;
+  merged.Merge(from);
+  if (same(into, merged)) return false;
+  into = std::move(merged);
+  return true;
+}
+
 }  // namespace kir
 
 #endif  // KIRC_COMPILER_ISA_CFG_H_

@@ -146,13 +146,7 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
   absl::StatusOr<std::vector<std::optional<HazardState>>> entry = ForwardDataflow(
       blocks, HazardState(MaxHazardWindow()), height, "hazard",
       [&](int b, const HazardState& st) { return run_block(blocks[b], st, nullptr); },
-      [](HazardState& into, const HazardState& from) {
-        HazardState merged = into;
-        merged.Merge(from);
-        if (SameState(into, merged)) return false;
-        into = std::move(merged);
-        return true;
-      });
+      [](HazardState& into, const HazardState& from) { return MergeInto(into, from, SameState); });
   if (!entry.ok()) return entry.status();
   std::vector<MInst> out;
   out.reserve(in.size() + in.size() / 4);

@@ -312,13 +312,7 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
   absl::StatusOr<std::vector<std::optional<WaitcntState>>> in = ForwardDataflow(
       blocks, entry, height, "s_waitcnt",
       [&](int b, const WaitcntState& st) { return run_block(blocks[b], st, nullptr); },
-      [](WaitcntState& into, const WaitcntState& from) {
-        WaitcntState merged = into;
-        merged.Merge(from);
-        if (Equivalent(into, merged)) return false;
-        into = std::move(merged);
-        return true;
-      });
+      [](WaitcntState& into, const WaitcntState& from) { return MergeInto(into, from, Equivalent); });
   if (!in.ok()) return in.status();
   std::vector<MInst> out;
   out.reserve(f.insts.size() + f.insts.size() / 4);

@@ -37,31 +37,26 @@ std::string WriteTemp(const std::string& name, const std::string& bytes) {
   return path;
 }
 
-class ModuleEmuTest : public ::testing::TestWithParam<const char*> {};
-
-// copy_f32 + add_f16 + mma_16x16x16_f16 in one code object; every kernel of it
-// runs in the emulator and matches the reference.
-TEST_P(ModuleEmuTest, EveryKernelOfAMultiKernelCodeObjectMatchesTheReference) {
-  const std::string id = GetParam();
+// Compiles `ks` into one code object for target ID `id` and runs each kernel
+// of it in the emulator against the reference (seed `seed`).
+void RunEveryKernelOfTheModule(const std::vector<ModuleKernel>& ks, const std::string& id,
+                               uint64_t seed) {
   const std::string bin = LlvmBin();
-  std::vector<ModuleKernel> ks;
-  for (const char* name : {"copy_f32", "add_f16", "mma_16x16x16_f16"})
-    ks.push_back({Parse(name), std::string(name) + ".kir"});
   CompileOptions opts;
   opts.mcpu = id;
   absl::StatusOr<ModuleResult> m = CompileModule(ks, opts);
   ASSERT_TRUE(m.ok()) << m.status();
   absl::StatusOr<std::string> hsaco = CodeObjectFor(*m, bin);
-  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  ASSERT_TRUE(hsaco.ok()) << id << ": " << hsaco.status();
   std::string file = id;
   for (char& c : file)
     if (c == ':' || c == '+' || c == '-') c = '_';
-  const std::string path = WriteTemp("module_" + file + ".hsaco", *hsaco);
+  const std::string path = WriteTemp("module_" + ks[0].kernel.name + "_" + file + ".hsaco", *hsaco);
   EmuDevice emu(bin);
   for (const ModuleKernel& mk : ks) {
     RunOptions ro;
     ro.mcpu = id;
-    ro.seed = 3;
+    ro.seed = seed;
     ro.llvm_bin = bin;
     ro.code_object_path = path;
     absl::StatusOr<RunReport> r = RunAndCheck(mk.kernel, emu, ro);
@@ -70,6 +65,17 @@ TEST_P(ModuleEmuTest, EveryKernelOfAMultiKernelCodeObjectMatchesTheReference) {
     EXPECT_GT(r->run.instructions, 0) << mk.kernel.name;
     EXPECT_NE(r->text.find("kernel " + mk.kernel.name + " on"), std::string::npos) << r->text;
   }
+}
+
+class ModuleEmuTest : public ::testing::TestWithParam<const char*> {};
+
+// copy_f32 + add_f16 + mma_16x16x16_f16 in one code object; every kernel of it
+// runs in the emulator and matches the reference.
+TEST_P(ModuleEmuTest, EveryKernelOfAMultiKernelCodeObjectMatchesTheReference) {
+  std::vector<ModuleKernel> ks;
+  for (const char* name : {"copy_f32", "add_f16", "mma_16x16x16_f16"})
+    ks.push_back({Parse(name), std::string(name) + ".kir"});
+  RunEveryKernelOfTheModule(ks, GetParam(), 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(TargetIds, ModuleEmuTest,
@@ -107,7 +113,6 @@ TEST(ModuleEmu, EmulatorChecksTheTargetIdOfTheCodeObject) {
 // are unique by construction now; every kernel of such a module (each with a
 // loop, so each has a branch to a local label) assembles, links and runs.
 TEST(ModuleEmu, LabelsOfKernelsInOneModuleNeverClash) {
-  const std::string bin = LlvmBin();
   auto loop_kernel = [](const std::string& name) {
     std::string text = "kernel " + name + R"(
 target gfx942
@@ -131,26 +136,7 @@ end
   std::vector<ModuleKernel> ks;
   for (const char* name : {"func_end_r", "r_0", "r", "r_0_bb0", "func_end_r_0"})
     ks.push_back({loop_kernel(name), std::string(name) + ".kir"});
-  for (const char* id : {"gfx908", "gfx90a", "gfx942"}) {
-    CompileOptions opts;
-    opts.mcpu = id;
-    absl::StatusOr<ModuleResult> m = CompileModule(ks, opts);
-    ASSERT_TRUE(m.ok()) << m.status();
-    absl::StatusOr<std::string> hsaco = CodeObjectFor(*m, bin);
-    ASSERT_TRUE(hsaco.ok()) << id << ": " << hsaco.status();
-    const std::string path = WriteTemp(std::string("labels_") + id + ".hsaco", *hsaco);
-    EmuDevice emu(bin);
-    for (const ModuleKernel& mk : ks) {
-      RunOptions ro;
-      ro.mcpu = id;
-      ro.seed = 5;
-      ro.llvm_bin = bin;
-      ro.code_object_path = path;
-      absl::StatusOr<RunReport> r = RunAndCheck(mk.kernel, emu, ro);
-      ASSERT_TRUE(r.ok()) << mk.kernel.name << " on " << id << ": " << r.status();
-      EXPECT_TRUE(r->ok) << r->text;
-    }
-  }
+  for (const char* id : {"gfx908", "gfx90a", "gfx942"}) RunEveryKernelOfTheModule(ks, id, 5);
 }
 
 }  // namespace
