@@ -69,7 +69,8 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     absl::StatusOr<std::string> m = MfmaMnemonic(t, *mi.mfma);
     mn = m.ok() ? *m : "v_mfma_unsupported";
   }
-  if (mi.opc == Opc::kVCmpGtU32 || mi.opc == Opc::kVCmpUF32 || mi.opc == Opc::kVCndmaskB32)
+  if (mi.opc == Opc::kVCmpGtU32 || mi.opc == Opc::kVCmpUF32 || mi.opc == Opc::kVCmpLgF32 ||
+      mi.opc == Opc::kVCndmaskB32)
     mn += "_e64";
   std::vector<std::string> ops;
   InstClass cls = info.cls;

@@ -137,6 +137,87 @@ static void PackFromF32(LowerCtx& c, MOperand dst, ElemType e, MOperand lo,
               {MirBuilder::V(h), MirBuilder::V(c.b_.VConst(0xffff0000u)), MirBuilder::V(ls)});
 }
 
+// bf16 fma rounded once: an f32 register r' with RN_bf16(r') = RN_bf16(x)
+// for x = a * b + c exactly, a, b, c bf16 values held as f32 (exact). gfx9
+// has no bf16 arithmetic and RN_bf16(v_fma_f32(a, b, c)) would round twice:
+// 1.0625 * 1.0625 + 2^-40 is a hair above the bf16 midpoint 1.12890625, the
+// f32 fma returns the midpoint itself and the tie then goes to even (1.125
+// instead of 1.1328125). (bf16 add and mul are fine through f32: see
+// LowerElementwise.)
+//
+//   r  = v_fma_f32(a, b, c)            RN32(x): fused, one rounding (FP32
+//                                      denormals kept, .amdhsa_float_denorm_mode_32 3)
+//   p  = v_mul_f32(a, b)
+//   q  = r - p,  u = r - q,  t = (p - u) + (c - q)     TwoSum(p, c) with s = r
+//   r' = r + (t != 0 and r even ? (sign(t) == sign(r) ? +1 : -1) : 0)   in bits
+//
+// Why RN_bf16(r') = RN_bf16(x) (NaN stays NaN):
+// 1. Every bf16 value and every bf16 midpoint m is an f32 number with the
+//    low 16 bits 0x0000 / 0x8000, so even. If r is not a midpoint, x and r
+//    lie on the same side of every midpoint (RN32 is monotone and fixes f32
+//    numbers), so RN_bf16(r) = RN_bf16(x); so does RN_bf16(r +- 1 ulp) of an
+//    even r, as no f32 number lies strictly between r and its neighbour and
+//    the neighbour (odd) is no midpoint. If r is a midpoint and x != r, the
+//    right result is the bf16 neighbour on x's side, which is what
+//    RN_bf16(r + 1 ulp toward x) gives (strictly between m and it, not a
+//    midpoint); if x == r it is the tie, and r must stay. So it suffices that
+//    r' = r + 1 ulp toward x whenever r is a finite midpoint and x != r, and
+//    that otherwise r' is r or, for an even r, r +- 1 ulp. (This is rounding
+//    to odd followed by rounding to nearest, which is one correct rounding
+//    when the odd rounding keeps at least 2 more bits: Boldo and Melquiond,
+//    "Emulation of FMA and correctly rounded sums: proved algorithms using
+//    rounding to odd", IEEE TC 57(4), 2008.) Moving an even r by one in its
+//    bits is moving it by one ulp in magnitude: r is never +-0 when t != 0
+//    (below), and the largest finite f32 is odd.
+// 2. a * b an f32 number (p = a * b exactly): x = p + c and r = RN32(p + c),
+//    so (r, t) is Knuth's TwoSum of p and c (TAOCP vol. 2, 4.2.2, Theorem B;
+//    Moller 1965), exact (t = x - r) in binary floating point with gradual
+//    underflow when no operation overflows. None does while r is finite:
+//    |p| <= 65025 * 2^112 and |c| <= 2^128 - 2^120 (8-bit significands), and
+//    |r - p| <= |c| + ulp(r)/2, |r - q| <= |p| + ulp(q)/2 stay below
+//    FLT_MAX = 2^128 - 2^104; the differences p - u and c - q are tiny.
+//    t != 0 exactly when x != r (so r = 0 gives t = 0: a sum of two floats
+//    rounds to 0 only when it is 0), and sign(t) = sign(x - r).
+// 3. |a * b| > FLT_MAX: p = +-inf and t is NaN (inf - inf), no adjustment.
+//    Then r is finite only if c cancels: |x| < 2^128 with a * b >= 2^128 a
+//    multiple of 2^113 (16-bit significand); if |c| >= 2^111, x is a multiple
+//    of 2^104 below 2^128, an f32 number (r = x); otherwise |x| lies within
+//    2^111 of 2^128, where the nearest bf16 midpoint 2^128 - 2^119 is far
+//    beyond half an f32 ulp (2^103): r is no midpoint.
+// 4. a * b finite but not an f32 number (it needs bits below 2^-149): a * b
+//    = M * 2^E with M <= 255^2 = 65025 and E <= -150, so |a * b| <= 2^-134 -
+//    511 * 2^-150. If c = 0, r = p and t = 0 (TwoSum of p and 0). Else c is
+//    a multiple of 2^-133 at least 2^-134 from every bf16 midpoint, so x is
+//    more than 511 * 2^-150 from each: beyond half an f32 ulp (2^-150) at
+//    every midpoint below 2^-125; a midpoint in [2^e, 2^(e+1)), e >= -125,
+//    is at least 2^(e-8) from every bf16 value, so x is at least 2^(e-8) -
+//    2^-134 >= 2^(e-9) from it, beyond half an f32 ulp there (2^(e-24)). So
+//    r is no midpoint, and whatever t is, 1. holds.
+// 5. r = +-inf or NaN: t is NaN (inf - inf or NaN), no adjustment; RN_bf16
+//    keeps both (an f32 overflow, |x| >= 2^128 - 2^103, is past bf16's
+//    threshold 2^128 - 2^119 too).
+// //hw/run:rounding_test checks this against an exact oracle, bit for bit.
+static int Bf16FmaRoundedToOdd(LowerCtx& c, MOperand a, MOperand b, MOperand cc) {
+  auto v = [](int r) { return MirBuilder::V(r); };
+  int r = c.b_.Valu(Opc::kVFmaF32, {a, b, cc});
+  int p = c.b_.Valu(Opc::kVMulF32, {a, b});
+  int q = c.b_.Valu(Opc::kVSubF32, {v(r), v(p)});
+  int u = c.b_.Valu(Opc::kVSubF32, {v(r), v(q)});
+  int dp = c.b_.Valu(Opc::kVSubF32, {v(p), v(u)});
+  int dc = c.b_.Valu(Opc::kVSubF32, {cc, v(q)});
+  int t = c.b_.Valu(Opc::kVAddF32, {v(dp), v(dc)});
+  int inexact = c.b_.NewS(2, 2);  // t != 0 and not NaN
+  c.b_.ValuTo(Opc::kVCmpLgF32, MirBuilder::S(inexact, 0, 2), {v(t), MOperand::Imm(0)});
+  int sign = c.b_.Valu(Opc::kVAshrrevI32, {MOperand::Imm(31), v(c.b_.Valu(Opc::kVXorB32, {v(t), v(r)}))});
+  int step = c.b_.Valu(Opc::kVOrB32, {MOperand::Imm(1), v(sign)});                    // +1 or -1
+  int odd = c.b_.Valu(Opc::kVBfeI32, {v(r), MOperand::Imm(0), MOperand::Imm(1)});     // -1 if r is odd
+  int even_step = c.b_.Valu(Opc::kVBfiB32, {v(odd), MOperand::Imm(0), v(step)});      // odd ? 0 : step
+  int moved = c.b_.Valu(Opc::kVAddU32, {v(r), v(even_step)});
+  int out = c.b_.NewV();
+  c.b_.ValuTo(Opc::kVCndmaskB32, v(out), {v(r), v(moved), MirBuilder::S(inexact, 0, 2)});
+  return out;
+}
+
 absl::Status LowerCtx::LowerElementwise(const Op& op) {
   // Result type: the widest operand (scalars broadcast); the op carries none.
   ValueType rt;
@@ -196,13 +277,20 @@ absl::Status LowerCtx::LowerElementwise(const Op& op) {
     case ElemType::kBF16: {
       for (size_t i = 0; i < regs.size(); ++i)
         if (bcast[i]) return Error(op, "broadcasting a 16-bit scalar is not supported; use a vector");
-      // No bf16 arithmetic on gfx9: compute in f32 and round back.
+      // No bf16 arithmetic on gfx9: compute in f32 and round to bf16. For add
+      // and mul that double rounding is innocuous: the f32 result of two
+      // 8-bit-significand operands rounded to 8 bits is the correctly rounded
+      // one because 24 >= 2 * 8 + 2 (S. A. Figueroa, "When is double rounding
+      // innocuous?", ACM SIGNUM Newsletter 30(3), 1995; the exponent ranges
+      // are the same, and below 2^-126 a sum is exact in bf16 and a product
+      // either is an f32 number or lies under 2^-134, which rounds to 0 both
+      // ways). For fma it is not (Bf16FmaRoundedToOdd).
       std::vector<int> res(rt.width);
       for (int e = 0; e < rt.width; ++e) {
         std::vector<MOperand> s;
         for (size_t i = 0; i < regs.size(); ++i)
           s.push_back(MirBuilder::V(UnpackToF32(*this, regs[i], ElemType::kBF16, e)));
-        res[e] = b_.Valu(f32, s);
+        res[e] = op.kind == OpKind::kFma ? Bf16FmaRoundedToOdd(*this, s[0], s[1], s[2]) : b_.Valu(f32, s);
       }
       for (int r = 0; r < n; ++r)
         PackFromF32(*this, MirBuilder::V(out.vreg, r), ElemType::kBF16, MirBuilder::V(res[2 * r]),

@@ -1,5 +1,6 @@
 #include "hw/emu/float_math.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -77,11 +78,13 @@ uint16_t RoundToF16(double hi, double lo) {
   if (std::isinf(hi)) return sign | 0x7c00;
   double a = std::fabs(hi);
   uint16_t r = F16MagnitudeRne(a);
-  if (lo != 0.0 && (r & 0x7c00) != 0x7c00) {
+  if (lo != 0.0) {
     // hi may sit exactly halfway between two f16 values while the exact value
-    // hi + lo does not: then lo decides the direction.
+    // hi + lo does not: then lo decides the direction. The halfway point
+    // above the largest finite value, 65520, is the overflow threshold: below
+    // it the result is 65504, not inf.
     uint16_t down = F16MagnitudeRtz(a);
-    double d = F16ToDouble(down), u = F16ToDouble(static_cast<uint16_t>(down + 1));
+    double d = F16ToDouble(down), u = down == 0x7bff ? 65536.0 : F16ToDouble(static_cast<uint16_t>(down + 1));
     if (a == (d + u) / 2) {
       bool away = (lo > 0) == (hi > 0);
       r = away ? static_cast<uint16_t>(down + 1) : down;
@@ -92,7 +95,15 @@ uint16_t RoundToF16(double hi, double lo) {
 
 float RoundToF32(double hi, double lo) {
   float f = static_cast<float>(hi);
-  if (lo == 0.0 || std::isnan(hi) || std::isinf(f)) return f;
+  if (lo == 0.0 || std::isnan(hi) || std::isinf(hi)) return f;
+  // hi exactly at the overflow threshold (halfway between FLT_MAX and 2^128,
+  // which rounds to inf) with the exact value below it: FLT_MAX.
+  constexpr double kOverflowTie = 0x1.ffffffp+127;
+  if (std::fabs(hi) == kOverflowTie) {
+    bool away = (lo > 0) == (hi > 0);
+    return away ? f : std::copysign(FLT_MAX, static_cast<float>(hi));
+  }
+  if (std::isinf(f)) return f;
   // Halfway case between two floats: lo decides.
   float t = std::fabs(hi) < std::fabs(static_cast<double>(f)) ? std::nextafter(f, 0.0f) : f;
   float u = std::nextafter(t, hi > 0 ? INFINITY : -INFINITY);

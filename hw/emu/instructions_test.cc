@@ -4,6 +4,7 @@
 // pairs are even-aligned: x = v2, y = v3, results v4, v5); the stored results are checked against a CPU computation
 // written here. Also the float rounding helpers.
 #include <cctype>
+#include <cfloat>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -216,6 +217,19 @@ TEST(FloatMathTest, SingleRounding) {
   EXPECT_EQ(RoundToF32(1.0 + 0x1p-24, 1e-30), a);
   EXPECT_EQ(RoundToF32(1.0 + 0x1p-24, -1e-30), 1.0f);
   EXPECT_EQ(RoundToF32(1.0 + 0x1p-24), 1.0f);
+  // The overflow thresholds are ties too: halfway between the largest finite
+  // value and the next power of two, an exact value just below them is the
+  // largest finite value (v_fma_mix_f32 / v_fma_mixlo_f16 of f32 operands:
+  // (2^25 - 1) * 2^103 = (18631 * 2^103) * 1801 and a tiny negative addend).
+  EXPECT_EQ(RoundToF32(0x1.ffffffp+127, -0x1p-149), FLT_MAX);
+  EXPECT_EQ(RoundToF32(-0x1.ffffffp+127, 0x1p-149), -FLT_MAX);
+  EXPECT_EQ(RoundToF32(0x1.ffffffp+127, 0x1p-149), INFINITY);
+  EXPECT_EQ(RoundToF32(0x1.ffffffp+127), INFINITY);
+  EXPECT_EQ(FmaToF32(18631.0 * 0x1p103, 1801.0, -0x1p-149), FLT_MAX);
+  EXPECT_EQ(RoundToF16(65520.0, -std::ldexp(1.0, -40)), 0x7bff);
+  EXPECT_EQ(RoundToF16(-65520.0, std::ldexp(1.0, -40)), 0xfbff);
+  EXPECT_EQ(RoundToF16(65520.0, std::ldexp(1.0, -40)), 0x7c00);
+  EXPECT_EQ(FmaToF16(65520.0, 1.0, -0x1p-149), 0x7bff);
 }
 
 }  // namespace
