@@ -176,6 +176,19 @@ TEST(Verify, LoopTripCountsPast2To24AreExactUpTo2To31Minus1) {
   }
 }
 
+// Issue 13, defect 9: a loop variable's floordiv/mod whose rewritten
+// dividend (lo + step * iteration, less the multiples of the divisor) leaves
+// the signed 32-bit range, or straddles 2^31, while the expression as written
+// does not. kirc divides it in a biased window of [0, 2^32); every address is
+// proved for all 1.2 billion iterations.
+TEST(Verify, LoopDividendsPast2To31AreProved) {
+  ExpectAllProved("wide mod", LoopKernel("-1200000000 to 1200000000 step 2", "%k mod 7 + tid.x"));
+  ExpectAllProved("wide floordiv", LoopKernel("-1200000000 to 1200000000 step 2",
+                                              "(%k + 1200000000) floordiv 40000000 + tid.x"));
+  ExpectAllProved("straddling floordiv", LoopKernel("-1200000000 to 1200000000 step 2",
+                                                    "(%k + 1000000000) floordiv 536870912 + tid.x + 1"));
+}
+
 TEST(Verify, ReportNamesEveryAccessAndTheSummary) {
   absl::StatusOr<Compiled> c = CompileKir(ReadTestFile("testdata/kernels/copy_f32.kir"), "gfx942");
   ASSERT_TRUE(c.ok()) << c.status();

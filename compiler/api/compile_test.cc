@@ -281,5 +281,35 @@ TEST(CompileTest, UnknownTargetNamesTheSupportedOnes) {
   EXPECT_NE(r.status().message().find("gfx908, gfx90a, gfx942"), std::string::npos) << r.status();
 }
 
+// Issue 13, defect 9: index range errors name the expression as written,
+// never kirc's rewritten form of a loop variable (%k = lo + step * %k.i).
+TEST(CompileTest, IndexRangeErrorsNameTheExpressionAsWritten) {
+  auto compile = [](const std::string& index, const std::string& wg) {
+    std::string text = absl::StrCat(
+        "kernel t\ntarget gfx942\nworkgroup ", wg, "\ngrid 1 1 1\n",
+        "arg X : f32[64, 7] strides [7, 1] readonly\narg Y : f32[64] strides [1] writeonly\n",
+        "  %z = zero f32\n  %s = for %k = -1200000000 to 1200000000 step 2 iter(%a = %z) {\n",
+        "    %v = load X[tid.x, ", index, "] : f32\n    %b = add %a, %v\n    yield %b\n  }\n",
+        "  store Y[tid.x], %s\nend\n");
+    return CompileText(text, "k.kir", CompileOptions{}).status();
+  };
+  // The loop's last value is 1199999998; 3 * %k spans more than 2^32 values.
+  // (Messages echo the op in canonical form: `(%k * 3) mod 7` is `%k * 3 mod 7`.)
+  absl::Status s = compile("(%k * 3) mod 7", "64 1 1");
+  EXPECT_EQ(std::string(s.message()),
+            "k.kir:9:5: error: in '%v = load X[tid.x, %k * 3 mod 7] : f32': the dividend '%k * 3' of "
+            "'%k * 3 mod 7' ranges over [-3600000000, 3599999994] (7199999995 values); kirc's 32-bit "
+            "division by 7 is exact for a dividend spanning at most 3435973831 consecutive values; narrow "
+            "the index");
+  // A factor of a product of two variables: %k + 1200000000 reaches 2399999998.
+  s = compile("((%k + 1200000000) * tid.y) mod 7", "64 2 1");
+  EXPECT_EQ(std::string(s.message()),
+            "k.kir:9:5: error: in '%v = load X[tid.x, (%k + 1200000000) * tid.y mod 7] : f32': the factor "
+            "'%k + 1200000000' of '(%k + 1200000000) * tid.y' ranges over [0, 2399999998], outside the signed "
+            "32-bit range kirc multiplies in; narrow the index");
+  // The expression of the issue compiles.
+  EXPECT_TRUE(compile("%k mod 7", "64 1 1").ok());
+}
+
 }  // namespace
 }  // namespace kir

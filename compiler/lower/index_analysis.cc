@@ -48,8 +48,9 @@ AffineForm FromAtom(Atom a) {
   return f;
 }
 
-// floordiv / mod of an affine form by a positive constant d.
-AffineForm DivMod(const AffineForm& x, int64_t d, bool is_mod) {
+// floordiv / mod of an affine form by a positive constant d; `source` and
+// `dividend` are the user's texts of the expression and of x (Atom::source).
+AffineForm DivMod(const AffineForm& x, int64_t d, bool is_mod, std::string source, std::string dividend) {
   if (d == 1) return is_mod ? AffineConst(0) : x;
   // Split x = d*q + r where q collects the parts that are multiples of d.
   AffineForm q, r;
@@ -73,6 +74,9 @@ AffineForm DivMod(const AffineForm& x, int64_t d, bool is_mod) {
   a.divisor = d;
   a.key = absl::StrCat("(", r.Key(), is_mod ? ") mod " : ") floordiv ", d);
   a.uniform = r.Uniform();
+  a.source = std::move(source);
+  a.source_operands = {std::move(dividend)};
+  a.source_range = x.Range();
   if (is_mod) {
     a.range = {0, d - 1};
     // x mod d = x - d*floor(x/d): a multiple of every common divisor of x and d.
@@ -224,6 +228,8 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
         m.multiple = std::max<int64_t>(1, Sat(static_cast<__int128>(std::max<int64_t>(1, a->KnownDivisor())) *
                                               std::max<int64_t>(1, b->KnownDivisor())));
         m.inner = {*a, *b};
+        m.source = IndexToString(e);
+        m.source_operands = {IndexToString(*e.lhs), IndexToString(*e.rhs)};
         r = FromAtom(std::move(m));
       }
       break;
@@ -232,7 +238,7 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
       if (!b->terms.empty() || b->constant <= 0)
         return absl::InvalidArgumentError(absl::StrCat(
             "the divisor of '", IndexToString(e), "' must be a positive constant"));
-      r = DivMod(*a, b->constant, e.kind == IndexKind::kMod);
+      r = DivMod(*a, b->constant, e.kind == IndexKind::kMod, IndexToString(e), IndexToString(*e.lhs));
       break;
     }
     default:

@@ -50,6 +50,14 @@ struct Atom {
   Interval range;         // values the atom takes
   bool uniform = true;    // the same value in every lane of a wave (no tid)
   int64_t multiple = 1;   // every value of the atom is a multiple of this (>= 1)
+  // For messages, the expression as the user wrote it (`key` is the
+  // rewritten form: a loop variable %k appears as lo + step * %k.i, and
+  // floordiv/mod split off the multiples of the divisor): kFloorDiv/kMod/kMul
+  // the whole expression ("%k mod 7"); `source_operands` its dividend ("%k")
+  // or its two factors; `source_range` the dividend's range as written.
+  std::string source;
+  std::vector<std::string> source_operands;
+  Interval source_range;
 };
 
 struct AffineTerm {

@@ -4,6 +4,7 @@
 // floor semantics. Guards failure classes 2 (inexact division by a constant),
 // 3 (floor vs truncating division of negative values) and 6 (shift amounts).
 #include <map>
+#include <string>
 #include <vector>
 
 #include "compiler/isa/semantics.h"
@@ -173,15 +174,46 @@ TEST(IndexLowering, LargeValuesUseTheFullMultiplierNotA24BitPath) {
   }
 }
 
-TEST(IndexLowering, DividendBeyond32BitsIsAClearError) {
+// The dividend is computed modulo 2^32, so its value is exact in any window
+// of 2^32 consecutive integers: kirc biases it by a multiple of the divisor
+// into [0, 2^32) and divides there, past 2^31 and across it (issue 13,
+// defect 9: such dividends were refused as leaving the signed range).
+TEST(IndexLowering, DividendsPast2To31AndAcrossItAreExact) {
+  Kernel k = MakeKernel({256, 1, 1}, {64, 1, 1});
+  IndexRef huge = IAdd(IMul(IWg(0), C(20000003)), IMul(ITid(0), C(4000012)));  // 0 .. 2280003249
+  IndexRef across = ISub(huge, C(100000000));                                    // -1e8 .. 2180003249
+  // gfx908 (separate work-item id VGPRs) and gfx942 (packed ids).
+  for (const TargetInfo* t : {AllTargets()[0], AllTargets()[2]}) {
+    for (const IndexRef& x : {huge, across}) {
+      CheckExhaustively(k, *t, IMod(x, C(1000)));       // a 32-bit magic multiplier for all of [0, 2^32)
+      CheckExhaustively(k, *t, IFloorDiv(x, C(1000)));
+      CheckExhaustively(k, *t, IMod(x, C(7)));          // 7's reaches 3435973836
+      CheckExhaustively(k, *t, IFloorDiv(x, C(7)));
+      CheckExhaustively(k, *t, IFloorDiv(x, C(1024)));  // a shift: logical, after the bias
+      CheckExhaustively(k, *t, IMod(x, C(1024)));
+    }
+  }
+}
+
+TEST(IndexLowering, DividendTooWideToDivideIsAClearErrorAboutTheExpressionAsWritten) {
   Kernel k = MakeKernel({1024, 1, 1}, {64, 1, 1});
-  IndexRef huge = IAdd(IMul(IWg(0), C(20000003)), IMul(ITid(0), C(1000003)));  // up to 2.3e9
+  // 999's 32-bit magic multiplier is exact up to 2274067482 (not for every
+  // 32-bit value): [0, 2283003258] is too wide for it, whatever the bias.
+  IndexRef huge = IAdd(IMul(IWg(0), C(20000003)), IMul(ITid(0), C(1000003)));
   absl::StatusOr<LoweredIndex> li = LowerIndexExpr(k, *AllTargets()[2], *IMod(huge, C(999)));
   ASSERT_FALSE(li.ok());
-  EXPECT_EQ(li.status().message(),
-            "the dividend '1000003*tid.x + 20000003*wg.x' of a floordiv/mod by 999 ranges over "
-            "[0, 2283003258], outside the signed 32-bit range kirc computes indices in; narrow the "
-            "index");
+  EXPECT_EQ(std::string(li.status().message()),
+            "the dividend 'wg.x * 20000003 + tid.x * 1000003' of '(wg.x * 20000003 + tid.x * 1000003) mod 999' "
+            "ranges over [0, 2283003258] (2283003259 values); kirc's 32-bit division by 999 is exact for a "
+            "dividend spanning at most 2274066485 consecutive values; narrow the index");
+  // Beyond 2^32 values, for any divisor.
+  IndexRef wider = IAdd(IMul(IWg(0), C(2000000003)), ITid(0));  // 0 .. 126000001212
+  li = LowerIndexExpr(k, *AllTargets()[0], *IFloorDiv(wider, C(1024)));
+  ASSERT_FALSE(li.ok());
+  EXPECT_EQ(std::string(li.status().message()),
+            "the dividend 'wg.x * 2000000003 + tid.x' of '(wg.x * 2000000003 + tid.x) floordiv 1024' ranges "
+            "over [0, 126000001212] (126000001213 values); kirc's 32-bit division by 1024 is exact for a "
+            "dividend spanning at most 4294966273 consecutive values; narrow the index");
 }
 
 TEST(MagicDivision, ErrorBoundIsExactAtTheEdge) {

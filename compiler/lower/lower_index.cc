@@ -3,6 +3,8 @@
 // exact floordiv/mod by any positive constant.
 #include <cstdint>
 
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/lower/lower_internal.h"
 #include "compiler/lower/magic_division.h"
@@ -159,16 +161,20 @@ absl::StatusOr<IVal> LowerCtx::EmitAtom(const Atom& a) {
     }
     case Atom::Kind::kFloorDiv:
     case Atom::Kind::kMod: {
-      absl::StatusOr<IVal> q = EmitFloorDivMod(a.inner[0], a.divisor, a.kind == Atom::Kind::kMod);
+      absl::StatusOr<IVal> q = EmitFloorDivMod(a);
       if (!q.ok()) return q.status();
       r = *q;
       break;
     }
     case Atom::Kind::kMul: {
-      for (const AffineForm& in : a.inner)
-        if (!InI32(in.Range()))
+      for (size_t i = 0; i < a.inner.size(); ++i) {
+        Interval r = a.inner[i].Range();
+        if (!InI32(r))
           return absl::InvalidArgumentError(absl::StrCat(
-              "the factor '", in.Key(), "' of '", a.key, "' can leave the signed 32-bit range"));
+              "the factor '", i < a.source_operands.size() ? a.source_operands[i] : a.inner[i].Key(), "' of '",
+              a.source.empty() ? a.key : a.source, "' ranges over [", r.lo, ", ", r.hi,
+              "], outside the signed 32-bit range kirc multiplies in; narrow the index"));
+      }
       absl::StatusOr<IVal> x = EmitAffine(a.inner[0]);
       if (!x.ok()) return x.status();
       absl::StatusOr<IVal> y = EmitAffine(a.inner[1]);
@@ -181,31 +187,65 @@ absl::StatusOr<IVal> LowerCtx::EmitAtom(const Atom& a) {
   return r;
 }
 
-absl::StatusOr<IVal> LowerCtx::EmitFloorDivMod(const AffineForm& x, int64_t d, bool is_mod) {
-  Interval rx = x.Range();
-  if (!InI32(rx))
-    return absl::InvalidArgumentError(
-        absl::StrCat("the dividend '", x.Key(), "' of a floordiv/mod by ", d, " ranges over [",
-                     rx.lo, ", ", rx.hi, "], outside the signed 32-bit range kirc computes "
-                     "indices in; narrow the index"));
+absl::StatusOr<IVal> LowerCtx::EmitFloorDivMod(const Atom& a) {
+  const AffineForm& x = a.inner[0];
+  const int64_t d = a.divisor;
+  const bool is_mod = a.kind == Atom::Kind::kMod;
+  const int k = Log2IfPow2(d);
+  // x (here the user's dividend less the multiples of d that were split off,
+  // e.g. %k mod 7 with %k = -1200000000 + 2 * %k.i is (2 * %k.i + 4) mod 7) is
+  // computed modulo 2^32: its adds, multiplies and shifts wrap. So its value
+  // is known exactly in any window of 2^32 consecutive integers that holds
+  // its range: x + bias, with bias a multiple of d, lies in [0, 2^32) and
+  // floor(x / d) = floor((x + bias) / d) - bias / d, x mod d = (x + bias) mod d.
+  const Interval rx = x.Range();
+  int64_t max_x = (int64_t{1} << 32) - 1;  // what the division below handles exactly
+  absl::StatusOr<MagicDivisor> full = FindMagicDivisor(d, max_x);
+  if (k < 0 && !full.ok()) {
+    // The largest max_x the 32-bit multiply-high handles for this d
+    // ("add"-type divisors such as 7 need 33 bits beyond it).
+    int64_t lo = 0, hi = max_x;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo + 1) / 2;
+      if (FindMagicDivisor(d, mid).ok()) lo = mid; else hi = mid - 1;
+    }
+    max_x = lo;
+  }
+  // No bias when x is already in [0, max_x] (kirc's code before windows had
+  // the same); else the multiple of d that brings its lowest value into [0, d).
+  const int64_t bias = rx.lo >= 0 && rx.hi <= max_x ? 0 : -FloorDiv(rx.lo, d) * d;
+  const int64_t hi = rx.hi + bias;
+  if (hi > max_x) {
+    // Name the expression as written: the dividend's range as the user wrote
+    // it spans at least as many values as x's (x drops terms, never adds).
+    const Interval ur = a.source_operands.empty() ? rx : a.source_range;
+    const int64_t span_ok = max_x - d + 2;  // always enough: x + bias <= (span - 1) + (d - 1)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the dividend '", a.source_operands.empty() ? x.Key() : a.source_operands[0], "' of '",
+        a.source.empty() ? a.key : a.source, "' ranges over [", ur.lo, ", ", ur.hi, "] (",
+        static_cast<__int128>(ur.hi) - ur.lo + 1 > (int64_t{1} << 62) ? std::string("more than 2^62")
+                                                                        : absl::StrCat(ur.hi - ur.lo + 1),
+        " values); kirc's 32-bit division by ", d, " is exact for a dividend spanning at most ", span_ok,
+        " consecutive values; narrow the index"));
+  }
   absl::StatusOr<IVal> xv = EmitAffine(x);
   if (!xv.ok()) return xv.status();
   bool uniform = xv->kind != IVal::Kind::kVgpr;
-  int k = Log2IfPow2(d);
   if (k >= 0) {
-    // Two's complement: x & (d-1) is the floor modulo and an arithmetic shift
-    // the floor quotient, for negative x too.
+    // x & (d-1) is the floor modulo in any window (d divides 2^32); a logical
+    // shift is the floor quotient of a value in [0, 2^32), an arithmetic one
+    // of a value in the signed range.
     if (is_mod)
       return uniform ? Sgpr(b_.Salu(Opc::kSAndB32, {xv->Op(), MOperand::Imm(d - 1)}))
                      : Vgpr(b_.Valu(Opc::kVAndB32, {MOperand::Imm(d - 1), xv->Op()}));
-    Opc so = rx.lo >= 0 ? Opc::kSLshrB32 : Opc::kSAshrI32;
-    Opc vo = rx.lo >= 0 ? Opc::kVLshrrevB32 : Opc::kVAshrrevI32;
-    return uniform ? Sgpr(b_.Salu(so, {xv->Op(), MOperand::Imm(k)}))
-                   : Vgpr(b_.Valu(vo, {MOperand::Imm(k), xv->Op()}));
+    const bool signed_range = rx.lo < 0 && InI32(rx);
+    IVal xb = signed_range ? *xv : Add(*xv, Const(bias));
+    Opc so = signed_range ? Opc::kSAshrI32 : Opc::kSLshrB32;
+    Opc vo = signed_range ? Opc::kVAshrrevI32 : Opc::kVLshrrevB32;
+    IVal q = uniform ? Sgpr(b_.Salu(so, {xb.Op(), MOperand::Imm(k)}))
+                     : Vgpr(b_.Valu(vo, {MOperand::Imm(k), xb.Op()}));
+    return signed_range ? q : Add(q, Const(-bias / d));
   }
-  // Bias negative dividends by a multiple of d: floor((x+B)/d) - B/d is exact.
-  int64_t bias = rx.lo < 0 ? (-rx.lo + d - 1) / d * d : 0;
-  int64_t hi = rx.hi + bias;
   absl::StatusOr<MagicDivisor> magic = FindMagicDivisor(d, hi);
   if (!magic.ok()) return magic.status();
   IVal xb = Add(*xv, Const(bias));

@@ -50,8 +50,11 @@ class LowerCtx {
   // lower_index.cc
   absl::StatusOr<IVal> EmitAffine(const AffineForm& f);
   absl::StatusOr<IVal> EmitAtom(const Atom& a);
-  // Quotient floor(x / d) of a value x whose range is [lo, hi] (both in int32).
-  absl::StatusOr<IVal> EmitFloorDivMod(const AffineForm& x, int64_t d, bool is_mod);
+  // floor(x / d) or x mod d for the floordiv/mod atom `a` (x = a.inner[0],
+  // d = a.divisor), exact whenever x's range spans few enough values to be
+  // biased by a multiple of d into [0, 2^32) (x is computed modulo 2^32);
+  // else InvalidArgument naming the expression as the user wrote it.
+  absl::StatusOr<IVal> EmitFloorDivMod(const Atom& a);
   IVal Add(IVal a, IVal b);
   IVal Mul(IVal a, int64_t c, Interval a_range);
   IVal MulVals(IVal a, IVal b);

@@ -138,7 +138,9 @@ static absl::StatusOr<std::optional<int>> GuardMask(LowerCtx& c, const Op& op, c
     if (r.lo >= 0 && r.hi < a.shape[d]) continue;
     if (r.IsConst()) return std::optional<int>(-1);
     if (r.lo < -(int64_t{1} << 31) || r.hi >= (int64_t{1} << 31))
-      return c.Error(op, absl::StrCat("index ", d, " ('", f.Key(), "') ranges beyond 32 bits"));
+      return c.Error(op, absl::StrCat("index ", d, " ('", IndexToString(*op.index[d]), "'",
+                                      elem_shift != 0 ? absl::StrCat(" + ", elem_shift, " for element ", elem_shift) : "",
+                                      ") ranges over [", r.lo, ", ", r.hi, "], beyond 32 bits"));
     absl::StatusOr<IVal> v = c.EmitAffine(f);
     if (!v.ok()) return v.status();
     int m = c.b_.NewS(2, 2);

@@ -64,11 +64,13 @@ std::vector<Case> Cases() {
     for (const char* t : {"gfx908", "gfx90a", "gfx942"}) v.push_back({kname, t});
   // Loop lowering: nested loops, guarded loads and mod with loop variables,
   // swapping loop-carried values, non-zero start and step.
-  // Loops that only store, to global memory and to LDS (issue 13, defect 1).
+  // Loops that only store, to global memory and to LDS (issue 13, defect 1);
+  // loop dividends past 2^31 (defect 9).
   for (const char* kname : {"hw/run/testdata/nested_loops.kir", "hw/run/testdata/loop_swap.kir",
                             "hw/run/testdata/loop_store_only.kir",
                             "hw/run/testdata/loop_lds_stage.kir",
-                            "hw/run/testdata/loop_ds_store_only.kir"})
+                            "hw/run/testdata/loop_ds_store_only.kir",
+                            "hw/run/testdata/loop_wide_index.kir"})
     for (const char* t : {"gfx908", "gfx90a", "gfx942"}) v.push_back({kname, t});
   v.push_back({"mma_16x16x16_bf16", "gfx90a"});
   v.push_back({"mma_16x16x16_bf16", "gfx942"});
