@@ -21,6 +21,7 @@
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/global_races.h"
 #include "compiler/ir/index_expr.h"
+#include "compiler/ir/printer.h"
 #include "compiler/ir/types.h"
 #include "compiler/target/target.h"
 
@@ -159,14 +160,6 @@ std::string UnknownName(const IndexExpr& e, const std::function<bool(const Index
 
 // ---------------------------------------------------------------------------
 // Op text for messages (one line; a `for` without its body).
-
-std::string FormatDouble(double v) {
-  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr);
-}
 
 std::string TypeText(ValueType t) {
   if (!IsValidElemType(t.elem)) return absl::StrCat("<elem ", static_cast<int>(t.elem), ">x", t.width);

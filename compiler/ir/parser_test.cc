@@ -393,6 +393,9 @@ TEST(ParserTest, ConstantsRoundTripBitwise) {
                            65504.0,
                            1e22,
                            5e-324,
+                           3000000000.0,
+                           -9007199254740991.0,
+                           9007199254740992.0,
                            std::numeric_limits<double>::max(),
                            std::numeric_limits<double>::lowest(),
                            std::numeric_limits<double>::infinity(),
@@ -417,6 +420,11 @@ TEST(ParserTest, ConstantsRoundTripBitwise) {
   EXPECT_EQ(FormatDouble(1.5), "1.5");
   EXPECT_EQ(FormatDouble(-0.0), "-0");
   EXPECT_EQ(FormatDouble(1e22), "1e+22");
+  // Integers below 2^53 in full, not as "3e+09" (issue 13): i32 constants are integers.
+  EXPECT_EQ(FormatDouble(3000000000.0), "3000000000");
+  EXPECT_EQ(FormatDouble(-2147483648.0), "-2147483648");
+  EXPECT_EQ(FormatDouble(1e15), "1000000000000000");
+  EXPECT_EQ(FormatDouble(0.0), "0");
   EXPECT_EQ(FormatDouble(std::numeric_limits<double>::infinity()), "inf");
   // Other accepted spellings.
   Kernel k = MustParse(

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -136,6 +137,12 @@ void AppendOp(const Op& op, int indent, std::string* out) {
 
 std::string FormatDouble(double v) {
   char buf[64];
+  // An integer below 2^53 in magnitude as one ("3000000000", not the shorter
+  // "3e+09"): i32 constants are integers, and so are many float ones.
+  if (std::fabs(v) < 0x1p53 && std::trunc(v) == v && !(v == 0 && std::signbit(v))) {
+    auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), static_cast<int64_t>(v));
+    return std::string(buf, ptr);
+  }
   auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), v);
   if (ec != std::errc()) return "nan";  // cannot happen: 64 bytes always suffice
   return std::string(buf, ptr);

@@ -25,8 +25,9 @@ std::string PrintKernel(const Kernel& k);
 // newline; a `for` includes its body (indented 2 more) and its `}` line.
 std::string PrintOp(const Op& op, int indent);
 
-// Shortest text that reads back as exactly `v` (std::to_chars): "1.5", "-0",
-// "1e+22", "inf", "-inf", "nan", "-nan".
+// Text that reads back as exactly `v`: an integer below 2^53 in magnitude in
+// full ("3000000000", "-7"), else the shortest such text (std::to_chars):
+// "1.5", "-0", "1e+22", "inf", "-inf", "nan", "-nan".
 std::string FormatDouble(double v);
 
 }  // namespace kir

@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/index_expr.h"
+#include "compiler/ir/printer.h"
 #include "compiler/ir/types.h"
 #include "compiler/lower/index_analysis.h"
 #include "compiler/promote/gemm_config.h"
@@ -44,15 +45,6 @@ bool IsFloat(ElemType e) { return e != ElemType::kI32; }
 
 std::string TypeName(ValueType t) { return ValueTypeName(t); }
 std::string ElemName(ElemType e) { return std::string(ElemTypeName(e)); }
-
-// Shortest text that reads back as exactly `v` ("1.5", "-0", "inf", "nan").
-std::string FormatDouble(double v) {
-  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr);
-}
 
 // Structure of an index tree: non-null operands, known kinds, dims 0..2,
 // bounded depth and size. Empty string if fine.
@@ -847,7 +839,10 @@ absl::Status Validator::CheckElementwise(const Op& op) {
       return OpErr(op, absl::StrCat("operands have different element types: ",
                                     OperandText(op.operands[0]), " is ", TypeName(types[0]), ", ",
                                     OperandText(op.operands[i]), " is ", TypeName(types[i]),
-                                    "; convert one with cvt"));
+                                    IsFloat(types[0].elem) && IsFloat(types[i].elem)
+                                        ? "; convert one with cvt"
+                                        : "; KIR has no conversion between i32 and the float types (cvt "
+                                          "converts between f32, f16 and bf16): give both operands one type"));
   size_t widest = 0;
   for (size_t i = 1; i < types.size(); ++i)
     if (types[i].width > types[widest].width) widest = i;

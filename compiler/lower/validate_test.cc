@@ -685,6 +685,10 @@ TEST(ValidateTest, Constants) {
   EXPECT_EQ(CheckBody("%c = const i32 2.5\n"),
             "k.kir:9:1: error: in '%c = const i32 2.5': 2.5 is not an i32; i32 constants are "
             "integers in [-2147483648, 2147483647]");
+  // Echoed as written, not as 3e+09 (issue 13).
+  EXPECT_EQ(CheckBody("%c = const i32 3000000000\n"),
+            "k.kir:9:1: error: in '%c = const i32 3000000000': 3000000000 is not an i32; i32 constants are "
+            "integers in [-2147483648, 2147483647]");
   EXPECT_EQ(CheckBody("%c = const i32 -2147483648\n%d = const bf16x8 -inf\n%e = const f16 nan\n"
                       "%z = zero i32x16\n"),
             "OK");
@@ -694,9 +698,15 @@ TEST(ValidateTest, Elementwise) {
   EXPECT_EQ(CheckBody("%x = zero f32\n%h = zero f16\n%y = add %x, %h\n"),
             "k.kir:11:1: error: in '%y = add %x, %h': operands have different element types: %x "
             "is f32, %h is f16; convert one with cvt");
+  // cvt does not convert i32 (issue 13: the message said "convert one with cvt").
   EXPECT_EQ(CheckBody("%x = zero f32x4\n%y = mul %x, n\n"),
             "k.kir:10:1: error: in '%y = mul %x, n': operands have different element types: %x "
-            "is f32x4, n is i32; convert one with cvt");
+            "is f32x4, n is i32; KIR has no conversion between i32 and the float types (cvt converts "
+            "between f32, f16 and bf16): give both operands one type");
+  EXPECT_EQ(CheckBody("%x = zero i32x4\n%y = mul %x, s\n"),
+            "k.kir:10:1: error: in '%y = mul %x, s': operands have different element types: %x "
+            "is i32x4, s is f32; KIR has no conversion between i32 and the float types (cvt converts "
+            "between f32, f16 and bf16): give both operands one type");
   EXPECT_EQ(CheckBody("%p = zero f16x2\n%q = zero f16x4\n%y = mul %p, %q\n"),
             "k.kir:11:1: error: in '%y = mul %p, %q': operand %p is f16x2 but %q is f16x4; widths "
             "must match (only width-1 f32 and i32 operands broadcast)");
