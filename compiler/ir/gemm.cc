@@ -3,7 +3,7 @@
 namespace kir {
 
 std::string GemmOpText(const GemmOp& g) {
-  std::string s = "gemm " + g.c + " = " + g.alpha + " * " + g.a + (g.a_km ? ".km" : ".mk") +
+  std::string s = "gemm " + g.c + " = " + (g.has_alpha() ? g.alpha + " * " : "") + g.a + (g.a_km ? ".km" : ".mk") +
                   " * " + g.b + (g.b_kn ? ".kn" : ".nk");
   if (g.has_beta() || !g.c_in.empty()) s += " + " + g.beta + " * " + g.c_in;
   if (g.has_tile())

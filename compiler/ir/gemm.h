@@ -1,12 +1,13 @@
 // The tile-level GEMM op of KIR (README.md, "Tile-level gemm"):
 //
-//   gemm C = alpha * A.mk * B.nk [+ beta * C] [tile BMxBNxBK] [waves WMxWN]
+//   gemm C = [alpha *] A.mk * B.nk [+ beta * C] [tile BMxBNxBK] [waves WMxWN]
 //            [mfma NAME] [double_buffer on|off]
 //
 // C (M x N) = alpha * op(A) * op(B) + beta * C, accumulated in f32. A is
 // stored M x K ("A.mk") or K x M ("A.km"); B is stored N x K ("B.nk") or
 // K x N ("B.kn"). alpha and beta are f32 scalar arguments; without
-// "+ beta * C" beta is 0 and C is not read. The optional clauses fix the
+// "alpha *" alpha is 1 (no multiply); without "+ beta * C" beta is 0 and C
+// is not read. The optional clauses fix the
 // tiling (block tile, waves per workgroup as a WM x WN grid, MFMA instruction,
 // LDS double buffering); left out, compiler/promote/gemm_config.h chooses
 // them per target and problem. compiler/promote turns the op into
@@ -23,7 +24,7 @@ namespace kir {
 
 struct GemmOp {
   std::string c;          // the output buffer (M x N)
-  std::string alpha;      // f32 scalar argument
+  std::string alpha;      // f32 scalar argument; empty: none (alpha = 1)
   std::string a;          // buffer A
   bool a_km = false;      // true: "A.km" (stored K x M); false: "A.mk" (M x K)
   std::string b;          // buffer B
@@ -35,6 +36,7 @@ struct GemmOp {
   std::string mfma;                      // KIR MFMA name; empty: not given (default)
   std::optional<bool> double_buffer;     // nullopt: not given (default)
 
+  bool has_alpha() const { return !alpha.empty(); }
   bool has_beta() const { return !beta.empty(); }
   bool has_tile() const { return tile[0] != 0 || tile[1] != 0 || tile[2] != 0; }
   bool has_waves() const { return waves[0] != 0 || waves[1] != 0; }

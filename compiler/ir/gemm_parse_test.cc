@@ -81,6 +81,8 @@ TEST(GemmParse, RoundTrip) {
       "gemm C = alpha * A.km * B.nk + beta * C waves 4x2",
       "gemm C = alpha * A.mk * B.nk mfma f32_16x16x16_f16",
       "gemm C = alpha * A.mk * B.nk tile 128x128x32",
+      "gemm C = A.mk * B.nk",  // alpha is optional (1)
+      "gemm C = A.km * B.kn + beta * C waves 2x2",
   };
   for (const std::string& line : lines) {
     SCOPED_TRACE(line);
@@ -100,6 +102,24 @@ TEST(GemmParse, RoundTrip) {
   EXPECT_EQ(PrintKernel(*k),
             WithBody("  gemm C = alpha * A.mk * B.nk tile 32x32x16 waves 1x2 mfma "
                      "f32_16x16x16_f16 double_buffer off\n"));
+}
+
+// Issue 13: `gemm C = A.mk * B.nk` (alpha = 1) used to fail with "expected
+// '*' after alpha".
+TEST(GemmParse, AlphaIsOptional) {
+  absl::StatusOr<Kernel> k = ParseKernel(WithBody("gemm C = A.mk * B.kn + beta * C\n"));
+  ASSERT_TRUE(k.ok()) << k.status();
+  const GemmOp& g = k->body[0].gemm;
+  EXPECT_FALSE(g.has_alpha());
+  EXPECT_EQ(g.a, "A");
+  EXPECT_FALSE(g.a_km);
+  EXPECT_EQ(g.b, "B");
+  EXPECT_TRUE(g.b_kn);
+  EXPECT_EQ(g.beta, "beta");
+  absl::StatusOr<Kernel> with = ParseKernel(WithBody("gemm C = alpha * A.mk * B.kn + beta * C\n"));
+  ASSERT_TRUE(with.ok()) << with.status();
+  EXPECT_TRUE(with->body[0].gemm.has_alpha());
+  EXPECT_FALSE(*with == *k);
 }
 
 TEST(GemmParse, ClausesChangeEquality) {
@@ -135,6 +155,9 @@ TEST(GemmParse, Errors) {
        "'tiles'"},
       {"%d = gemm C = alpha * A.mk * B.nk", "1: error: 'gemm' does not define a result"},
       {"gemm C alpha * A.mk * B.nk", "8: error: expected '=' after the gemm output buffer, found 'alpha'"},
+      // A without a layout reads as alpha, and then B stands where A should.
+      {"gemm C = A * B.nk", "16: error: expected layout 'mk' or 'km' after 'B.', found 'nk'"},
+      {"gemm C = alpha A.mk * B.nk", "16: error: expected '*' after alpha, found 'A'"},
   };
   for (const Bad& b : bad) {
     absl::StatusOr<Kernel> k = ParseKernel(WithBody(std::string(b.line) + "\n"));

@@ -871,15 +871,21 @@ bool Parser::ParseFor(Op op, const char* wp) {
   return true;
 }
 
-// gemm C = alpha * A.mk * B.nk [+ beta * C] [tile BMxBNxBK] [waves WMxWN]
+// gemm C = [alpha *] A.mk * B.nk [+ beta * C] [tile BMxBNxBK] [waves WMxWN]
 //      [mfma NAME] [double_buffer on|off]      (clauses in any order, each once)
 bool Parser::ParseGemm(Op* op) {
   GemmOp& g = op->gemm;
   if (!ParseIdent(&g.c, "the output buffer name (gemm C = alpha * A.mk * B.nk ...)") ||
       !ExpectChar('=', "after the gemm output buffer") ||
-      !ParseIdent(&g.alpha, "the alpha argument (gemm C = alpha * A.mk * B.nk ...)") ||
-      !ExpectChar('*', "after alpha") ||
-      !ParseIdent(&g.a, "buffer A (e.g. A.mk)") || !ParseGemmLayout(g.a, "mk", "km", &g.a_km) ||
+      !ParseIdent(&g.a, "alpha or buffer A (gemm C = alpha * A.mk * B.nk or C = A.mk * B.nk)"))
+    return false;
+  // `alpha * A.mk`, or `A.mk` directly (alpha = 1): a layout suffix says which.
+  if (p_ == le_ || *p_ != '.') {
+    g.alpha = std::move(g.a);
+    g.a.clear();
+    if (!ExpectChar('*', "after alpha") || !ParseIdent(&g.a, "buffer A (e.g. A.mk)")) return false;
+  }
+  if (!ParseGemmLayout(g.a, "mk", "km", &g.a_km) ||
       !ExpectChar('*', "between A and B") ||
       !ParseIdent(&g.b, "buffer B (e.g. B.nk)") || !ParseGemmLayout(g.b, "nk", "kn", &g.b_kn))
     return false;

@@ -104,7 +104,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   if (!b.ok()) return b.status();
   absl::StatusOr<const Arg*> cb = Buffer(k, g.c, "C");
   if (!cb.ok()) return cb.status();
-  absl::Status s = Scalar(k, g.alpha, "alpha");
+  absl::Status s = g.has_alpha() ? Scalar(k, g.alpha, "alpha") : absl::OkStatus();
   if (!s.ok()) return s;
   if (g.has_beta() != !g.c_in.empty())
     return Bad("the beta term must read `+ beta * C` with both names");

@@ -464,8 +464,9 @@ void Promoter::EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& su
   for (int64_t i = 0; i < a_.tiles; ++i) {
     for (int64_t j = 0; j < b_.tiles; ++j) {
       const std::string ij = absl::StrCat(i, "_", j);
-      std::string scaled = b.Mul(sums[static_cast<size_t>(i * b_.tiles + j)],
-                                 KernelBuilder::ScalarArg(g.alpha), "ab_" + ij);
+      // alpha * acc in f32, or acc itself when there is no alpha (alpha = 1).
+      const std::string& acc = sums[static_cast<size_t>(i * b_.tiles + j)];
+      std::string scaled = g.has_alpha() ? b.Mul(acc, KernelBuilder::ScalarArg(g.alpha), "ab_" + ij) : acc;
       IndexRef row0 = Add(Add(BlockBase(a_), Mul(WaveIdx(a_), c_.WaveTileM())), i * m.m);
       IndexRef col = Add(Add(Add(BlockBase(b_), Mul(WaveIdx(b_), c_.WaveTileN())), j * m.n),
                          Mod(ITid(0), m.n));

@@ -41,12 +41,14 @@ struct Case {
   int64_t m = 64, n = 64, k = 64;
   std::string clauses;  // after the gemm's operands, e.g. " waves 2x2 double_buffer on"
   bool beta = true;
+  bool alpha = true;   // false: `gemm C = A.mk * B.nk ...` (alpha = 1)
   int64_t ld_pad = 0;  // extra elements per row of A, B and C (filled with NaN)
 
   std::string Label() const {
     return absl::StrCat(target, " ", Name(in), "->", Name(out), " A.", a_km ? "km" : "mk", " B.",
                         b_kn ? "kn" : "nk", " ", m, "x", n, "x", k, clauses,
-                        ld_pad ? absl::StrCat(" ld_pad ", ld_pad) : "", beta ? "" : " no-beta");
+                        ld_pad ? absl::StrCat(" ld_pad ", ld_pad) : "", beta ? "" : " no-beta",
+                        alpha ? "" : " no-alpha");
   }
 };
 
@@ -78,8 +80,8 @@ std::string KernelText(const Case& c) {
                   " readonly\n");
   absl::StrAppend(&s, "arg C : ", Name(c.out), Dims(cl.shape), " strides ", Dims(cl.strides),
                   c.beta ? " readwrite\n" : " writeonly\n");
-  absl::StrAppend(&s, "arg alpha : f32\n", c.beta ? "arg beta : f32\n" : "");
-  absl::StrAppend(&s, "  gemm C = alpha * A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
+  absl::StrAppend(&s, c.alpha ? "arg alpha : f32\n" : "", c.beta ? "arg beta : f32\n" : "");
+  absl::StrAppend(&s, "  gemm C = ", c.alpha ? "alpha * " : "", "A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
                   c.beta ? " + beta * C" : "", c.clauses, "\nend\n");
   return s;
 }
@@ -192,7 +194,7 @@ void RunCase(const Case& c, RunStats* stats = nullptr) {
   args.buffers["A"] = a.bytes;
   args.buffers["B"] = b.bytes;
   args.buffers["C"] = c0.bytes;
-  args.scalars["alpha"] = F32Bits(static_cast<float>(kAlpha));
+  if (c.alpha) args.scalars["alpha"] = F32Bits(static_cast<float>(kAlpha));
   if (c.beta) args.scalars["beta"] = F32Bits(static_cast<float>(kBeta));
   auto t0 = std::chrono::steady_clock::now();
   absl::Status st = Interpret(*p, args);
@@ -216,10 +218,11 @@ void RunCase(const Case& c, RunStats* stats = nullptr) {
         mag += std::fabs(av(i, kk) * bv(kk, j));
       }
       double cin = c0.Get(i, j);
-      double ref = kAlpha * acc + (c.beta ? kBeta * cin : 0.0);
+      const double alpha = c.alpha ? kAlpha : 1.0;
+      double ref = alpha * acc + (c.beta ? kBeta * cin : 0.0);
       // f32 accumulation: one rounding per MFMA step, alpha, fma; then the
       // output type's rounding.
-      double tol = (steps + 4) * std::ldexp(1.0, -24) * (kAlpha * mag + kBeta * std::fabs(cin)) +
+      double tol = (steps + 4) * std::ldexp(1.0, -24) * (alpha * mag + kBeta * std::fabs(cin)) +
                    out_ulp * std::fabs(ref) + 1e-30;
       double got = out.Get(i, j);
       if (!(std::fabs(got - ref) <= tol) && ++bad <= 5)
@@ -426,6 +429,33 @@ TEST(PromoteGemm, DegenerateShapesMatchCpuGemm) {
     c.m = sh.m, c.n = sh.n, c.k = sh.k;
     c.ld_pad = sh.ld_pad;
     RunCase(c);
+  }
+}
+
+// Issue 13: alpha is optional (`gemm C = A.mk * B.nk`, alpha = 1): the
+// promoted epilogue multiplies by nothing, and the result is the plain
+// product (plus beta * C).
+TEST(PromoteGemm, WithoutAlphaIsThePlainProduct) {
+  for (bool beta : {false, true}) {
+    Case c;
+    c.target = "gfx942";
+    c.alpha = false;
+    c.beta = beta;
+    c.m = 100, c.n = 72, c.k = 40;
+    c.out = beta ? ElemType::kBF16 : ElemType::kF32;
+    RunCase(c);
+    absl::StatusOr<Kernel> p = ValidateAndPromote(ParseCase(c), Target(c.target));
+    ASSERT_TRUE(p.ok()) << p.status();
+    std::vector<const Op*> ops;
+    std::vector<const std::vector<Op>*> todo = {&p->body};
+    while (!todo.empty()) {
+      const std::vector<Op>* body = todo.back();
+      todo.pop_back();
+      for (const Op& op : *body) {
+        EXPECT_NE(op.kind, OpKind::kMul) << "a multiply without alpha: " << PrintOp(op, 0);
+        todo.push_back(&op.body);
+      }
+    }
   }
 }
 
