@@ -71,15 +71,33 @@ size_t FindBadByte(absl::string_view s) {
 
 int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 
+// The ops that define values (`%r = OP ...`) and those that do not, as the
+// README's op table lists them; and the declarations.
+constexpr absl::string_view kValueOps[] = {"load", "const", "zero", "add", "mul", "fma", "cvt", "slice", "mfma", "for"};
+constexpr absl::string_view kOtherOps[] = {"store", "barrier", "yield", "gemm"};
+constexpr absl::string_view kDeclWords[] = {"target", "workgroup", "grid", "const", "arg", "lds"};
+
 bool IsOpWord(absl::string_view w) {
-  return w == "load" || w == "store" || w == "barrier" || w == "mfma" || w == "const" ||
-         w == "zero" || w == "add" || w == "mul" || w == "fma" || w == "cvt" || w == "slice" || w == "for" ||
-         w == "yield" || w == "gemm";
+  for (absl::string_view o : kValueOps)
+    if (w == o) return true;
+  for (absl::string_view o : kOtherOps)
+    if (w == o) return true;
+  return false;
 }
 
 bool IsDeclWord(absl::string_view w) {
-  return w == "target" || w == "workgroup" || w == "grid" || w == "const" || w == "arg" ||
-         w == "lds";
+  for (absl::string_view d : kDeclWords)
+    if (w == d) return true;
+  return false;
+}
+
+// "a, b, c" (and = false) or "a, b and c".
+template <size_t N>
+std::string WordList(const absl::string_view (&words)[N], bool and_last = false) {
+  std::string s;
+  for (size_t i = 0; i < N; ++i)
+    absl::StrAppend(&s, i == 0 ? "" : and_last && i + 1 == N ? " and " : ", ", words[i]);
+  return s;
 }
 
 // A `for` whose `}` line has not been seen yet.
@@ -559,7 +577,10 @@ bool Parser::ParseLine() {
     std::string word;
     if (!ScanWord(&word)) return Expected("an op name");
     if (!IsOpWord(word))
-      return Fail(wp, absl::StrCat("unknown op '", Snippet(word.data(), word.data() + word.size()), "'"));
+      return Fail(wp, absl::StrCat("unknown op '", Snippet(word.data(), word.data() + word.size()),
+                                   "'; the ops that define a value are ", WordList(kValueOps, true),
+                                   word == "sub" ? " (a - b is `fma %b, %minus_one, %a` with `%minus_one = const f32 -1`)"
+                                                 : ""));
     return ParseOp(start, word, wp, std::move(results), result_pos);
   }
   if (*p_ == '}') return ParseCloseBrace(start);
@@ -575,7 +596,10 @@ bool Parser::ParseLine() {
   }
   if (word == "kernel") return Fail(start, "duplicate 'kernel' line (one kernel per file)");
   if (!IsOpWord(word))
-    return Fail(start, absl::StrCat("unknown keyword '", Snippet(word.data(), word.data() + word.size()), "'"));
+    return Fail(start, absl::StrCat("unknown keyword '", Snippet(word.data(), word.data() + word.size()),
+                                    "'; a line holds a declaration (", WordList(kDeclWords),
+                                    "), an op without a result (", WordList(kOtherOps), "), `%name = OP ...` (OP: ",
+                                    WordList(kValueOps), "), '}' or 'end'"));
   p_ = start;
   if (!BeginOp(start)) return false;
   p_ = start + word.size();

@@ -585,8 +585,17 @@ TEST(ParserTest, Errors) {
       {h + "barrier\narg A : f32[4] strides [1] readonly\nend\n",
        "e.kir:5:1: error: 'arg' declaration after the first op (declarations must come "
        "before all ops)"},
-      {h + "frobnicate\nend\n", "e.kir:4:1: error: unknown keyword 'frobnicate'"},
-      {h + "%a = frob %b\nend\n", "e.kir:4:6: error: unknown op 'frob'"},
+      // The valid words are listed (issue 13: `unknown op 'sub'` listed none).
+      {h + "frobnicate\nend\n",
+       "e.kir:4:1: error: unknown keyword 'frobnicate'; a line holds a declaration (target, workgroup, grid, "
+       "const, arg, lds), an op without a result (store, barrier, yield, gemm), `%name = OP ...` (OP: load, "
+       "const, zero, add, mul, fma, cvt, slice, mfma, for), '}' or 'end'"},
+      {h + "%a = frob %b\nend\n",
+       "e.kir:4:6: error: unknown op 'frob'; the ops that define a value are load, const, zero, add, mul, fma, "
+       "cvt, slice, mfma and for"},
+      {h + "%a = sub %b, %c\nend\n",
+       "e.kir:4:6: error: unknown op 'sub'; the ops that define a value are load, const, zero, add, mul, fma, "
+       "cvt, slice, mfma and for (a - b is `fma %b, %minus_one, %a` with `%minus_one = const f32 -1`)"},
       {h + "%a load A[0] : f32\nend\n",
        "e.kir:4:4: error: expected ',' or '=' after result name, found 'load'"},
       {h + "load A[0] : f32\nend\n",

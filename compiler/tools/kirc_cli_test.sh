@@ -50,6 +50,9 @@ expect_error() {  # expected-substring, args...
   [ ! -s stdout.txt ] || fail "stdout not empty for: $*"
 }
 grep -q "^  2  an error" help.txt || fail "--help lacks the exit statuses"
+# --version alone (issue 13: `kirc --version extra` printed the version and exited 0).
+expect_error "--version takes no other arguments (found 'extra'): run \`kirc --version\` alone" --version extra
+expect_error "--version takes no other arguments (found 'compile', 'work/copy_f32.kir')" compile work/copy_f32.kir --version
 printf 'kernel k\nworkgroup 64 1 1\ngrid 1 1 1\n  %%v = lod A[0] : f32\nend\n' > bad.kir
 expect_error "bad.kir:4:" compile bad.kir
 expect_error "unknown target 'gfx1100'" compile work/copy_f32.kir --mcpu=gfx1100
@@ -146,11 +149,15 @@ st=$?
 grep -q "FAIL" mismatch.txt || fail "mismatch report: $(cat mismatch.txt)"
 
 # Values: a missing one is named with what it should be; a negative seed is refused.
-expect_error "--seed needs a non-negative integer, not '-5'" run work/copy_f32.kir --seed=-5
-expect_error "--seed needs a non-negative integer, not '-5'" run work/copy_f32.kir --seed -5
-expect_error "--seed needs a non-negative integer, not '1e3'" run work/copy_f32.kir --seed=1e3
-expect_error "--seed needs a value (a non-negative integer)" run work/copy_f32.kir --seed
-expect_error "--seed needs a value (a non-negative integer)" run work/copy_f32.kir --seed --device=emu
+seed_range="--seed needs an integer from 0 to 18446744073709551615 (2^64 - 1)"
+expect_error "$seed_range, not '-5'" run work/copy_f32.kir --seed=-5
+expect_error "$seed_range, not '-5'" run work/copy_f32.kir --seed -5
+expect_error "$seed_range, not '1e3'" run work/copy_f32.kir --seed=1e3
+# Past 2^64 - 1 (issue 13: it said "a non-negative integer", which this is).
+expect_error "$seed_range, not '99999999999999999999'" run work/copy_f32.kir --seed 99999999999999999999
+expect_error "$seed_range, not '18446744073709551616'" run work/copy_f32.kir --seed=18446744073709551616
+expect_error "--seed needs a value (an integer from 0 to 18446744073709551615)" run work/copy_f32.kir --seed
+expect_error "--seed needs a value (an integer from 0 to 18446744073709551615)" run work/copy_f32.kir --seed --device=emu
 expect_error "--mcpu needs a value (a target ID" compile work/copy_f32.kir --mcpu
 expect_error "--emit needs a value (asm, obj, bundle, mir or kir)" compile work/copy_f32.kir --emit
 expect_error "--emit needs a value (asm, obj, bundle, mir or kir)" compile work/copy_f32.kir --emit= -o x.s
@@ -301,7 +308,8 @@ expect_error "kernel 'noout' has no writable buffer (writeonly or readwrite): th
 loop_kir "0 to 2000000000 step 1" > spin.kir
 expect_error "instruction budget exhausted: the dispatch executed its budget of 1000 wave-instructions" run spin.kir --device=emu --max-instructions=1000
 grep -qF "; raise it with --max-instructions=N" stderr.txt || fail "budget hint: $(cat stderr.txt)"
-expect_error "--max-instructions needs a non-negative integer (0: no limit), not 'lots'" run spin.kir --max-instructions=lots
+expect_error "--max-instructions needs an integer from 0 (no limit) to 9223372036854775807 (2^63 - 1), not 'lots'" run spin.kir --max-instructions=lots
+expect_error "--max-instructions needs an integer from 0 (no limit) to 9223372036854775807 (2^63 - 1), not '9223372036854775808'" run spin.kir --max-instructions=9223372036854775808
 grep -q -- "--max-instructions=N" help.txt || fail "--help lacks --max-instructions"
 # Scalar arguments: stated in the report and dumped.
 printf 'kernel scal\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\narg a : f32\n  %%x = load x[tid.x] : f32\n  %%v = mul %%x, a\n  store y[tid.x], %%v\nend\n' > scal.kir

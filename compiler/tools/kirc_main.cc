@@ -238,8 +238,8 @@ constexpr ValuedOption kValuedOptions[] = {
     {"-o", "a path"},
     {"--llvm-bin", "a directory"},
     {"--device", "emu, hip or auto"},
-    {"--seed", "a non-negative integer"},
-    {"--max-instructions", "a non-negative integer (0: no limit)"},
+    {"--seed", "an integer from 0 to 18446744073709551615"},
+    {"--max-instructions", "an integer from 0 (no limit) to 9223372036854775807"},
     {"--code-object", "a path"},
     {"--dump", "a directory"},
 };
@@ -488,6 +488,13 @@ int KircMain(int argc, char** argv) {
       return 0;
     }
     if (a == "--version") {
+      if (args.size() > 1) {
+        std::vector<std::string> others;
+        for (size_t j = 0; j < args.size(); ++j)
+          if (j != i) others.push_back(absl::StrCat("'", args[j], "'"));
+        return Fail(absl::StrCat("--version takes no other arguments (found ", absl::StrJoin(others, ", "),
+                                 "): run `kirc --version` alone"));
+      }
       std::cout << kVersion << "\n";
       return 0;
     }
@@ -530,12 +537,13 @@ int KircMain(int argc, char** argv) {
         device = v;
       } else if (flag == "--seed") {
         std::optional<uint64_t> n = ParseCount(v);
-        if (!n) return Fail(absl::StrCat("--seed needs a non-negative integer, not '", v, "'"));
+        if (!n) return Fail(absl::StrCat("--seed needs an integer from 0 to 18446744073709551615 (2^64 - 1), not '", v, "'"));
         seed = *n;
       } else if (flag == "--max-instructions") {
         std::optional<uint64_t> n = ParseCount(v);
         if (!n || *n > static_cast<uint64_t>(INT64_MAX))
-          return Fail(absl::StrCat("--max-instructions needs a non-negative integer (0: no limit), not '", v, "'"));
+          return Fail(absl::StrCat("--max-instructions needs an integer from 0 (no limit) to 9223372036854775807 "
+                                   "(2^63 - 1), not '", v, "'"));
         max_instructions = static_cast<int64_t>(*n);
       } else if (flag == "--code-object") {
         code_object = UserPath(v);
