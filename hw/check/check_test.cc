@@ -194,6 +194,16 @@ TEST(Compare, RelativeErrorIsToMaxAbsRef) {
   EXPECT_FALSE(d[0].ok);
   EXPECT_NE(FormatDiffs(d).find("max rel err n/a (every finite reference element is 0)"), std::string::npos)
       << FormatDiffs(d);
+  // n/a for an exact match of an all-zero reference too, as the README says
+  // (issue 13: it printed 0).
+  SetF32(out, "y", 0, 0.0f);
+  d = CompareOutputs(k, out, ref);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_EQ(d[0].max_abs_err, 0);
+  EXPECT_TRUE(std::isnan(d[0].max_rel_err));
+  EXPECT_NE(FormatDiffs(d).find("max abs err 0, max rel err n/a (every finite reference element is 0)"),
+            std::string::npos)
+      << FormatDiffs(d);
 }
 
 TEST(Compare, ReductionLengthWidensTheF32Tolerance) {

@@ -170,7 +170,9 @@ std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
         }
       }
     }
-    d.max_rel_err = d.max_abs_err == 0 ? 0 : d.max_abs_ref > 0 ? d.max_abs_err / d.max_abs_ref : NAN;
+    // n/a (NaN) whenever every finite reference element is 0, an exact match
+    // included: there is no scale to be relative to (README, "kirc run").
+    d.max_rel_err = d.max_abs_ref > 0 ? d.max_abs_err / d.max_abs_ref : NAN;
     d.ok = d.mismatches == 0;
     diffs.push_back(std::move(d));
   }

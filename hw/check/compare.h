@@ -44,9 +44,9 @@ struct BufferDiff {
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
   // element differ; 0 for matching non-finite ones). max_abs_ref: max|ref|
   // over the finite reference elements. max_rel_err: max_abs_err / max_abs_ref,
-  // the figure rtol bounds (0 when max_abs_err is 0; NaN, printed "n/a", when
-  // max_abs_ref is 0 but an error is not: every finite reference element is
-  // zero, so nothing is relative to anything).
+  // the figure rtol bounds; NaN, printed "n/a", when max_abs_ref is 0 (every
+  // finite reference element is zero, so nothing is relative to anything),
+  // whether or not the output matches.
   double max_abs_err = 0, max_rel_err = 0, max_abs_ref = 0;
   std::vector<int64_t> worst_index;  // multi-index of the largest |out - ref|
   double worst_out = 0, worst_ref = 0;
