@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -42,6 +43,14 @@ class Device {
   // Host bytes Run allocates per byte of the buffers in `data`, beside `data`
   // itself (copies, bookkeeping), for RunAndCheck's memory check before a run.
   virtual int64_t HostBytesPerBufferByte() const { return 0; }
+  // What each instruction of the code object of the next Run implements, in
+  // order: its mnemonic and a note such as "KIR k.kir:9:3 'store T[tid.x], %v'"
+  // (empty: not known). A device whose errors name instructions (the
+  // emulator's strict checks) adds the note to them; others ignore it.
+  struct InstructionNote {
+    std::string mnemonic, note;
+  };
+  virtual void SetInstructionNotes(std::vector<InstructionNote> notes) { (void)notes; }
 };
 
 }  // namespace kir

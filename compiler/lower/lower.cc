@@ -174,6 +174,7 @@ absl::Status LowerCtx::LowerOps(const std::vector<Op>& ops) {
     if (op.kind == OpKind::kYield) continue;  // handled by LowerFor
     cur_op_ = static_cast<int>(out_.kir_op_text.size());
     out_.kir_op_text.push_back(OpSummary(op));
+    out_.kir_op_loc.push_back(op.loc);
     b_.SetKirOp(cur_op_);
     absl::Status st;
     switch (op.kind) {

@@ -46,6 +46,7 @@ struct LoweredKernel {
   KernelAbi abi;
   AccessMap access_map;
   std::vector<std::string> kir_op_text;  // pre-order op index -> one-line KIR text
+  std::vector<SourceLoc> kir_op_loc;     // pre-order op index -> its line:col (0:0 if unknown)
 };
 
 // Lowers `k` (already validated for `target`) to MIR. Errors name the KIR op

@@ -252,6 +252,7 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
   // through temporaries when one carried register feeds another).
   cur_op_ = static_cast<int>(out_.kir_op_text.size());
   out_.kir_op_text.push_back(absl::StrCat("yield of loop %", op.ivar));
+  out_.kir_op_loc.push_back(yield.loc);
   b_.SetKirOp(cur_op_);
   std::vector<std::pair<int, int>> copies;  // (source vreg, iter arg index)
   for (size_t i = 0; i < yield.operands.size(); ++i) {

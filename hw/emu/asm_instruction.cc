@@ -460,7 +460,10 @@ int EstimateSize(const Inst& in) {
   return 4 + lit;
 }
 
-std::string Describe(const Inst& in) { return absl::StrCat("0x", absl::Hex(in.addr), " `", in.text, "`"); }
+std::string Describe(const Inst& in) {
+  return absl::StrCat("0x", absl::Hex(in.addr), " `", in.text, "`", in.note.empty() ? "" : " (", in.note,
+                      in.note.empty() ? "" : ")");
+}
 
 std::string Program::Describe(int index) const {
   if (index < 0 || index >= static_cast<int>(insts.size())) return "<no instruction>";

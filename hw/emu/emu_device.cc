@@ -13,6 +13,11 @@ int64_t EmuDevice::HostBytesPerBufferByte() const {
 
 std::string EmuDevice::Name() const { return opts_.strict ? "emulator (strict)" : "emulator"; }
 
+void EmuDevice::SetInstructionNotes(std::vector<InstructionNote> notes) {
+  opts_.instruction_notes.clear();
+  for (InstructionNote& n : notes) opts_.instruction_notes.push_back({std::move(n.mnemonic), std::move(n.note)});
+}
+
 absl::StatusOr<DeviceRun> EmuDevice::Run(const Kernel& k, const TargetInfo& target, absl::string_view hsaco,
                                          KernelData& data) {
   // The code object's metadata lists the arguments in kernarg order; KIR's

@@ -4,6 +4,7 @@
 #define KIRC_HW_EMU_EMU_DEVICE_H_
 
 #include <string>
+#include <vector>
 
 #include "hw/device.h"
 #include "hw/emu/emulator.h"
@@ -24,6 +25,9 @@ class EmuDevice : public Device {
   // The copy of every buffer Run hands the emulator, and the strict mode's
   // bookkeeping (HostBookkeepingBytesPerBufferByte).
   int64_t HostBytesPerBufferByte() const override;
+  // Strict-mode and other errors that name an instruction add its note
+  // (EmuOptions::instruction_notes); kept for every later Run until replaced.
+  void SetInstructionNotes(std::vector<InstructionNote> notes) override;
 
  private:
   std::string llvm_bin_;

@@ -247,8 +247,20 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
   d.dispatch_packet_addr = kPacketAddr;
   d.queue_addr = kQueueAddr;
   d.kernarg = &kernarg;
+  // The compiler's notes on the instructions, when they are this program's.
+  const Program* prog = &lk.prog;
+  Program annotated;
+  const std::vector<EmuOptions::InstructionNote>& inotes = opts.instruction_notes;
+  bool match = !inotes.empty() && inotes.size() == lk.prog.insts.size();
+  for (size_t i = 0; match && i < inotes.size(); ++i)
+    match = absl::StartsWith(lk.prog.insts[i].text, inotes[i].mnemonic);
+  if (match) {
+    annotated = lk.prog;
+    for (size_t i = 0; i < inotes.size(); ++i) annotated.insts[i].note = inotes[i].note;
+    prog = &annotated;
+  }
   EmuStats stats;
-  absl::Status st = RunDispatch(lk.prog, k, mem, d, opts, stats);
+  absl::Status st = RunDispatch(*prog, k, mem, d, opts, stats);
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat(who, st.message()));
   return stats;
 }

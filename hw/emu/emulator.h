@@ -56,6 +56,15 @@ struct EmuOptions {
   int64_t max_instructions = kDefaultMaxInstructions;
   std::string budget_hint = "raise EmuOptions::max_instructions";
   int64_t max_wave_instructions = 100000000;  // hang guard: error when one wave exceeds it
+  // Optional: for each instruction of the kernel, in program order, its
+  // mnemonic (as it begins the instruction's text: "ds_write_b32", "v_mfma")
+  // and a note on what it implements, e.g. the KIR op and its line (kirc run
+  // passes its compile's). Messages that name an instruction add its note.
+  // Ignored unless the count and every mnemonic match the program read.
+  struct InstructionNote {
+    std::string mnemonic, note;
+  };
+  std::vector<InstructionNote> instruction_notes;
 };
 
 struct EmuStats {

@@ -50,9 +50,13 @@ struct Inst {
   std::string text;   // the instruction as read, without comments
   int line = 0;       // 1-based line in the input text
   int target = -1;    // branches: index of the target instruction
+  // What the instruction implements, when its compiler said so
+  // (EmuOptions::instruction_notes), e.g. "KIR k.kir:9:3 'store T[tid.x], %v'".
+  std::string note;
 };
 
-// "0x1610 `s_load_dword s0, s[0:1], 0x0`" for error messages.
+// "0x1610 `s_load_dword s0, s[0:1], 0x0`" for error messages, followed by
+// " (NOTE)" when the instruction has a note.
 std::string Describe(const Inst& in);
 
 struct Program {

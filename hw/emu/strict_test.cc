@@ -1,6 +1,7 @@
 // Strict mode: each rule with a hand-broken kernel (kirc's output with the
 // s_waitcnt / s_barrier / s_nop line deleted, or small hand-written assembly)
 // and the specific error it must produce.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::HandKernel;
 using testing::ToBytes;
 
@@ -527,6 +529,38 @@ TEST(StrictTest, GlobalRaceCheckWithoutInstructionIds) {
   EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", la).status()),
               HasSubstr("the dispatch has 2147483648 work-items (33554432 waves of 64), more than strict mode's "
                         "global-memory race check numbers (2^31 - 1); run it with EmuOptions::strict = false"));
+}
+
+// Issue 13: with the compiler's notes (EmuOptions::instruction_notes, which
+// `kirc run` fills from its compile), a message that names an instruction
+// names the KIR op it implements too; notes that do not fit the program
+// (count or mnemonics) are ignored.
+TEST(StrictTest, InstructionNotesNameTheKirOp) {
+  HandKernel k;
+  k.lds_bytes = 256;
+  k.body = R"(
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 2, v0
+  v_mov_b32 v2, 0
+  ds_write_b32 v1, v2 offset:4
+  s_waitcnt lgkmcnt(0)
+  s_endpgm)";
+  const std::string note = "KIR k.kir:7:3 'store T[tid.x + 1], %z'";
+  EmuOptions o;
+  o.instruction_notes = {{"v_and_b32", ""}, {"v_lshlrev_b32", ""}, {"v_mov_b32", "KIR k.kir:6:3 '%z = zero f32'"},
+                         {"ds_write_b32", note}, {"s_waitcnt", ""}, {"s_endpgm", ""}};
+  LaunchArgs a;
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a, o).status()),
+              HasSubstr(absl::StrCat("`ds_write_b32 v1, v2 offset:4` (", note, "): lane 63 accesses LDS bytes [0x100, "
+                                     "0x104) outside the workgroup's 256-byte LDS allocation")));
+  for (auto broken : {std::function<void(EmuOptions&)>([](EmuOptions& e) { e.instruction_notes.pop_back(); }),
+                      std::function<void(EmuOptions&)>([](EmuOptions& e) { e.instruction_notes[3].mnemonic = "ds_read_b32"; })}) {
+    EmuOptions b = o;
+    broken(b);
+    std::string m = Msg(RunAssembly(k.Text(), "gfx942", a, b).status());
+    EXPECT_THAT(m, HasSubstr("`ds_write_b32 v1, v2 offset:4`: lane 63")) << m;
+    EXPECT_THAT(m, Not(HasSubstr("KIR"))) << m;
+  }
 }
 
 TEST(StrictTest, InstructionBudget) {

@@ -89,6 +89,27 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId
   return *std::move(bytes);
 }
 
+// For each instruction of the compiled kernel's code, in order (the assembly
+// lines, labels left out), its mnemonic and the KIR op it implements:
+// "KIR k.kir:9:3 'store T[tid.x], %v'" (empty for the prologue).
+std::vector<Device::InstructionNote> InstructionNotes(const CompileResult& r, const std::string& file) {
+  std::vector<Device::InstructionNote> notes;
+  const LoweredKernel& lk = r.lowered;
+  for (const MInst& mi : lk.mir.insts) {
+    if (mi.opc == Opc::kLabel) continue;
+    Device::InstructionNote n;
+    n.mnemonic = Info(mi.opc).mnemonic;
+    if (mi.kir_op >= 0 && mi.kir_op < static_cast<int>(lk.kir_op_text.size())) {
+      const SourceLoc loc = mi.kir_op < static_cast<int>(lk.kir_op_loc.size()) ? lk.kir_op_loc[mi.kir_op] : SourceLoc{};
+      std::string where = loc.line > 0 ? absl::StrCat(file.empty() ? "" : file + ":", loc.line, ":", loc.col)
+                                       : absl::StrCat("op ", mi.kir_op);
+      n.note = absl::StrCat("KIR ", where, " '", lk.kir_op_text[mi.kir_op], "'");
+    }
+    notes.push_back(std::move(n));
+  }
+  return notes;
+}
+
 }  // namespace
 
 namespace {
@@ -149,7 +170,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     if (!cr.ok()) return cr.status();
     target = cr->target;
     hsaco = CodeObjectFor(*cr, opts.llvm_bin);
+    device.SetInstructionNotes(InstructionNotes(*cr, opts.filename));
   } else {
+    device.SetInstructionNotes({});  // another compile's code: nothing known
     absl::StatusOr<TargetId> t = ResolveTargetId(k, co);
     if (!t.ok()) return t.status();
     target = t->target;

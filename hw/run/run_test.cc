@@ -427,6 +427,37 @@ end
             std::string::npos) << m;
 }
 
+// Issue 13: a strict-emulator error names the KIR op and line of each
+// instruction it names (here an LDS race, which the reference interpreter,
+// running threads in lockstep, does not see), not only a code address.
+TEST_F(RunReportTest, StrictEmulatorErrorsNameTheKirOps) {
+  Kernel k = MustParse(R"(kernel lds_race
+target gfx942
+workgroup 128 1 1
+grid 1 1 1
+arg x : f32[128] strides [1] readonly
+arg y : f32[128] strides [1] writeonly
+lds T : f32[64]
+  %v = load x[tid.x] : f32
+  store T[tid.x mod 64], %v
+  barrier
+  %w = load T[tid.x mod 64] : f32
+  store y[tid.x], %w
+end
+)");
+  RunOptions o;
+  o.filename = "race.kir";
+  absl::StatusOr<RunReport> r = Run(k, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  std::string m(r.status().message());
+  const std::string store = "` (KIR race.kir:9:3 'store T[tid.x mod 64], %v')";  // after `ds_write_b32 ...
+  EXPECT_NE(m.find("LDS race: wave 1 0x"), std::string::npos) << m;
+  EXPECT_NE(m.find("`ds_write_b32 "), std::string::npos) << m;
+  EXPECT_NE(m.find(absl::StrCat(store, " writes LDS byte 0x0 written by wave 0 0x")), std::string::npos) << m;
+  EXPECT_NE(m.find(absl::StrCat(store, " with no s_barrier between them")), std::string::npos) << m;
+}
+
 TEST_F(RunReportTest, GlobalRaceIsAnErrorInBoth) {
   // Both workgroups store C[tid.x]: the emulator and the reference keep one
   // writer's value each (the same here), so this passed before races were checked.
