@@ -106,6 +106,18 @@ absl::StatusOr<IVal> LowerCtx::EmitAffine(const AffineForm& f) {
       return r;
     }
   }
+  // Forms that differ only in their constant share the rest: the terms are
+  // summed once (cached as the form with constant 0) and each constant costs
+  // one add, the add the sum would end with anyway.
+  if (f.constant != 0) {
+    AffineForm terms_only = f;
+    terms_only.constant = 0;
+    absl::StatusOr<IVal> t = EmitAffine(terms_only);
+    if (!t.ok()) return t.status();
+    IVal r = Add(*t, Const(f.constant));
+    affine_cache_[key] = r;
+    return r;
+  }
   IVal vacc = Const(0), uacc = Const(0);
   for (const AffineTerm& t : f.terms) {
     absl::StatusOr<IVal> a = EmitAtom(t.atom);
@@ -125,7 +137,7 @@ absl::StatusOr<IVal> LowerCtx::EmitAffine(const AffineForm& f) {
     IVal term = Mul(*a, t.coeff, t.atom.range);
     acc = Add(acc, term);
   }
-  IVal r = Add(Add(vacc, uacc), Const(f.constant));
+  IVal r = Add(vacc, uacc);
   affine_cache_[key] = r;
   return r;
 }

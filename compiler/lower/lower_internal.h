@@ -63,6 +63,16 @@ class LowerCtx {
   // lower_memory.cc
   absl::Status LowerLoad(const Op& op);
   absl::Status LowerStore(const Op& op);
+  // Guards (lower_memory.cc): the lane mask (an SGPR pair, from
+  // v_cmp_gt_u32_e64) "index <u extent", the conjunction of two masks, and
+  // `voffset` with out-of-mask lanes replaced by `out_of_range`. Each is
+  // shared (CSE) by the accesses within kGuardReuseWindow guarded accesses of
+  // its last use, and computed afresh after that: a 64-bit mask held across
+  // many accesses costs two SGPRs all the while, a recompute one VALU
+  // instruction (the index value itself stays cached in affine_cache_).
+  absl::StatusOr<int> GuardCompare(const AffineForm& index, int64_t extent);
+  int GuardAnd(int mask_a, int mask_b);
+  int GuardSelect(int voffset, int mask, uint32_t out_of_range);
   // Emits, ahead of a loop, the parts of `op`'s address and guard computations
   // that do not depend on the loop (so the body finds them computed).
   absl::Status HoistAccessInvariants(const Op& op, const std::vector<Op>& body);
@@ -91,6 +101,18 @@ class LowerCtx {
   std::map<std::string, Value> values_;
   std::map<std::string, IVal> affine_cache_;
   std::map<std::string, IVal> atom_cache_;
+  // Guard values by key (GuardCompare, GuardAnd, GuardSelect) and the number
+  // of the guarded access that last used each; guarded_accesses_ counts the
+  // guarded accesses lowered so far.
+  struct GuardValue {
+    int vreg = -1;
+    int64_t last_access = 0;
+  };
+  static constexpr int64_t kGuardReuseWindow = 1;
+  std::map<std::string, GuardValue> guard_cache_;
+  int64_t guarded_accesses_ = 0;
+  const GuardValue* FindGuardValue(const std::string& key);
+  void KeepGuardValue(const std::string& key, int vreg);
   std::map<std::string, int> srd_;          // buffer arg -> SRD quad vreg (finished)
   std::map<std::string, int> srd_pending_;  // buffer arg -> SRD quad with only the pointer loaded
   std::map<std::string, int> scalar_args_;  // scalar arg -> SGPR vreg

@@ -72,6 +72,11 @@ void LowerCtx::ForgetLoopValues(const std::string& ivar) {
   for (auto* cache : {&affine_cache_, &atom_cache_})
     for (auto it = cache->begin(); it != cache->end();)
       it = absl::StrContains(it->first, key) ? cache->erase(it) : std::next(it);
+  // Guard compares of loop-dependent indices (their keys name the variable);
+  // conjunctions and selects are keyed by registers, which the forgotten
+  // entries no longer hand out.
+  for (auto it = guard_cache_.begin(); it != guard_cache_.end();)
+    it = absl::StrContains(it->first, key) ? guard_cache_.erase(it) : std::next(it);
 }
 
 absl::Status LowerCtx::LowerFor(const Op& op) {

@@ -127,7 +127,10 @@ static absl::StatusOr<MemAccess> PlanAccess(LowerCtx& c, const Op& op, ValueType
 }
 
 // The lane mask "all dimensions in shape" for `elem_shift` added to the index
-// along `along`; nullopt = statically true, -1 = statically false.
+// along `along`; nullopt = statically true, -1 = statically false. The
+// per-dimension compares and their conjunctions come from LowerCtx::GuardCompare
+// and GuardAnd, so the elements of one access, and neighbouring accesses,
+// share them.
 static absl::StatusOr<std::optional<int>> GuardMask(LowerCtx& c, const Op& op, const MemAccess& a,
                                                     int elem_shift) {
   int mask = -2;
@@ -141,20 +144,9 @@ static absl::StatusOr<std::optional<int>> GuardMask(LowerCtx& c, const Op& op, c
       return c.Error(op, absl::StrCat("index ", d, " ('", IndexToString(*op.index[d]), "'",
                                       elem_shift != 0 ? absl::StrCat(" + ", elem_shift, " for element ", elem_shift) : "",
                                       ") ranges over [", r.lo, ", ", r.hi, "], beyond 32 bits"));
-    absl::StatusOr<IVal> v = c.EmitAffine(f);
-    if (!v.ok()) return v.status();
-    int m = c.b_.NewS(2, 2);
-    // Unsigned shape > index also rejects negative indices.
-    c.b_.ValuTo(Opc::kVCmpGtU32, MirBuilder::S(m, 0, 2),
-                {MOperand::Imm(a.shape[d]), v->Op()});
-    if (mask == -2) {
-      mask = m;
-    } else {
-      int both = c.b_.NewS(2, 2);
-      c.b_.Emit(Opc::kSAndB64, {MirBuilder::S(both, 0, 2), MirBuilder::S(mask, 0, 2),
-                                MirBuilder::S(m, 0, 2)});
-      mask = both;
-    }
+    absl::StatusOr<int> m = c.GuardCompare(f, a.shape[d]);
+    if (!m.ok()) return m.status();
+    mask = mask == -2 ? *m : c.GuardAnd(mask, *m);
   }
   if (mask == -2) return std::optional<int>();
   return std::optional<int>(mask);
@@ -224,6 +216,7 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
     }
   }
   int srd = a.is_lds ? -1 : c.Srd(op.mem);
+  if (op.guarded) ++c.guarded_accesses_;
   for (const std::vector<Chunk>& g : groups) {
     std::optional<int> mask;
     if (op.guarded) {
@@ -268,18 +261,19 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
     int64_t span = g.back().byte_offset - g[0].byte_offset;
     if (mask) {
       // Everything in voffset; out-of-shape lanes get an offset past every buffer,
-      // so loads read 0 and stores are dropped by the SRD range check.
-      absl::StatusOr<IVal> full = c.EmitAffine(base);
-      if (!full.ok()) return full.status();
-      IVal vo = c.ToVgpr(*full);
-      int sel = c.b_.NewV();
-      c.b_.ValuTo(Opc::kVCndmaskB32, MirBuilder::V(sel),
-                  {MirBuilder::V(c.b_.VConst(kOutOfRange)), vo.Op(), MirBuilder::S(*mask, 0, 2)});
-      buf.voffset = MirBuilder::V(sel);
+      // so loads read 0 and stores are dropped by the SRD range check. The
+      // groups of one access (one element each when they are guarded apart)
+      // share element 0's voffset and differ in the instruction offset while
+      // that fits its 12 bits.
       if (span > 4095)
         return c.Error(op, "a guarded vector access spanning more than 4095 bytes is not supported");
+      int64_t inst = g[0].byte_offset >= 0 && g[0].byte_offset + span <= 4095 ? g[0].byte_offset : 0;
+      absl::StatusOr<IVal> full = c.EmitAffine(AffineAdd(base, AffineConst(-inst)));
+      if (!full.ok()) return full.status();
+      IVal vo = c.ToVgpr(*full);
+      buf.voffset = MirBuilder::V(c.GuardSelect(vo.vreg, *mask, kOutOfRange));
       for (const Chunk& ch : g) {
-        buf.offset = ch.byte_offset - g[0].byte_offset;
+        buf.offset = inst + ch.byte_offset - g[0].byte_offset;
         EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0);
       }
       continue;
@@ -315,6 +309,50 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
     }
   }
   return absl::OkStatus();
+}
+
+const LowerCtx::GuardValue* LowerCtx::FindGuardValue(const std::string& key) {
+  auto it = guard_cache_.find(key);
+  if (it == guard_cache_.end() || guarded_accesses_ - it->second.last_access > kGuardReuseWindow)
+    return nullptr;
+  it->second.last_access = guarded_accesses_;
+  return &it->second;
+}
+
+void LowerCtx::KeepGuardValue(const std::string& key, int vreg) {
+  guard_cache_[key] = GuardValue{vreg, guarded_accesses_};
+}
+
+absl::StatusOr<int> LowerCtx::GuardCompare(const AffineForm& index, int64_t extent) {
+  std::string key = absl::StrCat("(", index.Key(), ") <u ", extent);
+  if (const GuardValue* g = FindGuardValue(key)) return g->vreg;
+  absl::StatusOr<IVal> v = EmitAffine(index);
+  if (!v.ok()) return v.status();
+  int m = b_.NewS(2, 2);
+  // Unsigned extent > index also rejects negative indices.
+  b_.ValuTo(Opc::kVCmpGtU32, MirBuilder::S(m, 0, 2), {MOperand::Imm(extent), v->Op()});
+  KeepGuardValue(key, m);
+  return m;
+}
+
+int LowerCtx::GuardAnd(int mask_a, int mask_b) {
+  std::string key = absl::StrCat("and %s", std::min(mask_a, mask_b), " %s", std::max(mask_a, mask_b));
+  if (const GuardValue* g = FindGuardValue(key)) return g->vreg;
+  int both = b_.NewS(2, 2);
+  b_.Emit(Opc::kSAndB64, {MirBuilder::S(both, 0, 2), MirBuilder::S(mask_a, 0, 2),
+                          MirBuilder::S(mask_b, 0, 2)});
+  KeepGuardValue(key, both);
+  return both;
+}
+
+int LowerCtx::GuardSelect(int voffset, int mask, uint32_t out_of_range) {
+  std::string key = absl::StrCat("sel %v", voffset, " %s", mask, " ", out_of_range);
+  if (const GuardValue* g = FindGuardValue(key)) return g->vreg;
+  int sel = b_.NewV();
+  b_.ValuTo(Opc::kVCndmaskB32, MirBuilder::V(sel),
+            {MirBuilder::V(b_.VConst(out_of_range)), MirBuilder::V(voffset), MirBuilder::S(mask, 0, 2)});
+  KeepGuardValue(key, sel);
+  return sel;
 }
 
 absl::Status LowerCtx::LowerLoad(const Op& op) {
