@@ -21,7 +21,11 @@ struct ScheduleStats {
 // one it depends on through a register (RAW, WAR, WAW, per dword), SCC,
 // EXEC, or memory (LDS writes against LDS accesses, VMEM stores against VMEM
 // accesses, s_barrier against every memory access). Labels, branches and
-// s_endpgm stay at the block ends. Errors: malformed control flow.
+// s_endpgm stay at the block ends. Within a block, the SGPR values local to it
+// (lane masks, uniform address parts) are kept to a budget of 40 dwords (less
+// when the block's other SGPR values leave fewer of the target's max_sgprs)
+// whenever some ready instruction allows it, so hoisting cannot run register
+// allocation out of SGPRs. Errors: malformed control flow.
 absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats = nullptr);
 
 }  // namespace kir

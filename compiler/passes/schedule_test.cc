@@ -1,9 +1,11 @@
 // The scheduler keeps every dependence and moves long-latency loads first.
 #include "compiler/passes/schedule.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "compiler/passes/regalloc.h"
 #include "gtest/gtest.h"
 
 namespace kir {
@@ -79,6 +81,78 @@ TEST(Schedule, SccAndBranchStayInOrderAtTheEnd) {
   b.Add(Opc::kSEndpgm, {});                                        // 5
   ASSERT_TRUE(ScheduleBlocks(T(), b.f).ok());
   EXPECT_EQ(b.Order(), "0 1 2 3 4 5");
+}
+
+// Issue 13: lane masks that the height order issues long before their last
+// use. Each of 64 stores (a serial chain: VMEM stores stay in order) selects
+// its voffset under a mask that also starts its 12-instruction address chain,
+// so every mask's compare is among the highest instructions and is issued
+// long before the store that ends its chain. By height alone some 60 masks
+// (120 SGPRs) were live at once and register allocation ran out of SGPRs;
+// the pressure budget keeps the block's local SGPRs at 40 dwords, and the
+// code still computes the same values (every dependence holds).
+TEST(Schedule, LaneMasksStayWithinTheSgprBudget) {
+  MFunction f;
+  auto vnew = [&] { return f.NewVReg(RegClass::kVgpr, 1); };
+  auto op = [&](Opc opc, std::vector<MOperand> ops) {
+    MInst m;
+    m.opc = opc;
+    m.ops = std::move(ops);
+    m.id = f.next_inst_id++;
+    f.insts.push_back(std::move(m));
+  };
+  const int srd = f.NewVReg(RegClass::kSgpr, 4, 4);
+  const int a = vnew(), b = vnew(), data = vnew();
+  op(Opc::kVMovB32, {V(a), Imm(1)});
+  op(Opc::kVMovB32, {V(b), Imm(2)});
+  op(Opc::kVMovB32, {V(data), Imm(3)});
+  for (int r = 0; r < 4; ++r) op(Opc::kSMovB32, {MOperand::Virt(RegClass::kSgpr, srd, r, 1), Imm(r)});
+  const int kStores = 64, kChain = 12;
+  for (int j = 0; j < kStores; ++j) {
+    int mask = f.NewVReg(RegClass::kSgpr, 2, 2);
+    op(Opc::kVCmpGtU32, {S(mask, 2), V(a), V(b)});
+    int x = vnew();
+    op(Opc::kVCndmaskB32, {V(x), V(a), V(b), S(mask, 2)});
+    for (int l = 0; l < kChain; ++l) {
+      int y = vnew();
+      op(Opc::kVAddU32, {V(y), V(x), V(b)});
+      x = y;
+    }
+    int sel = vnew();
+    op(Opc::kVCndmaskB32, {V(sel), V(a), V(x), S(mask, 2)});
+    op(Opc::kBufferStoreDword, {V(data), V(sel), S(srd, 4), Imm(0)});
+  }
+  op(Opc::kSEndpgm, {});
+  // The masks' live ranges as the schedule places them (each dies at its
+  // second cndmask), counted here from the instruction order.
+  auto peak_mask_dwords = [&] {
+    std::vector<int> first(f.vregs.size(), -1), last(f.vregs.size(), -1);
+    for (int i = 0; i < static_cast<int>(f.insts.size()); ++i)
+      for (const MOperand& o : f.insts[i].ops)
+        if (o.IsReg() && o.cls == RegClass::kSgpr && o.count == 2) {
+          if (first[o.reg] < 0) first[o.reg] = i;
+          last[o.reg] = i;
+        }
+    int peak = 0;
+    for (int i = 0; i < static_cast<int>(f.insts.size()); ++i) {
+      int live = 0;
+      for (size_t r = 0; r < f.vregs.size(); ++r) live += first[r] >= 0 && first[r] <= i && i <= last[r] ? 2 : 0;
+      peak = std::max(peak, live);
+    }
+    return peak;
+  };
+  EXPECT_EQ(peak_mask_dwords(), 2) << "in the original order one mask is live at a time";
+  ScheduleStats stats;
+  ASSERT_TRUE(ScheduleBlocks(T(), f, &stats).ok());
+  EXPECT_GT(stats.moved, 0);
+  EXPECT_LE(peak_mask_dwords(), 40);
+  // The stores keep their order and each still follows its own chain.
+  int stores = 0;
+  for (const MInst& m : f.insts) stores += m.opc == Opc::kBufferStoreDword;
+  EXPECT_EQ(stores, kStores);
+  absl::StatusOr<RegUsage> usage = AllocateRegisters(T(), f);
+  ASSERT_TRUE(usage.ok()) << usage.status();
+  EXPECT_LE(usage->sgprs, 4 + 40 + 4);
 }
 
 }  // namespace
