@@ -279,6 +279,23 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
                             c.Stages() > 1 ? "s" : "", ", before padding), more than the ",
                             t.lds_bytes, " bytes a workgroup has on ", t.name, "; use a smaller ",
                             c.double_buffer ? "tile or double_buffer off" : "tile"));
+  // ---- Registers: a lower bound of the promoted kernel's need, so it refuses
+  // only what register allocation would refuse too (kirc does not spill).
+  // Every accumulator is loop-carried, so all are live at each MFMA of the K
+  // loop, with that MFMA's A and B operands. On gfx908 the accumulators are
+  // AGPRs and the operands VGPRs; on gfx90a/942 all are arch VGPRs.
+  const int64_t acc = c.AccumulatorRegs(), operands = 2 * mf.ab_regs();
+  const bool agprs = t.mfma_acc_in_agprs;
+  const int64_t need = agprs ? acc : acc + operands;
+  const int64_t limit = agprs ? t.max_agprs : t.max_arch_vgprs;
+  if (need > limit)
+    return Bad(absl::StrCat(
+        c.TilingText(), " gives each wave a ", c.WaveTileM(), " x ", c.WaveTileN(),
+        " block of C, whose f32 accumulators take ", acc, agprs ? " AGPRs" : " VGPRs", " per lane",
+        agprs ? "" : absl::StrCat(" (", need, " with the MFMA's A and B operands)"),
+        ", more than the ", limit, agprs ? " AGPRs " : " VGPRs ", t.name,
+        " has (kirc does not spill registers); use more waves or a smaller tile (the default "
+        "gives each wave at most 64 x 64)"));
   return c;
 }
 

@@ -60,6 +60,9 @@ struct GemmConfig {
   int64_t MfmaTilesM() const { return bm / wm / mfma->m; }  // MFMA tiles per wave along M
   int64_t MfmaTilesN() const { return bn / wn / mfma->n; }
   int64_t KSteps() const { return bk / mfma->k; }  // MFMAs per tile per K tile
+  // Registers per lane of one wave's f32 accumulators (its MFMA tiles' C/D
+  // fragments): AGPRs on gfx908, VGPRs on gfx90a/942.
+  int64_t AccumulatorRegs() const { return MfmaTilesM() * MfmaTilesN() * mfma->cd_width; }
   // LDS bytes of the staged A and B tiles with `pad_a` / `pad_b` elements after
   // each row (each allocation 16-byte aligned, as kir::LayoutLds).
   int64_t LdsBytes(int64_t pad_a, int64_t pad_b) const;
@@ -78,7 +81,10 @@ struct GemmConfig {
 // input type; BM a multiple of WM * m, BN of WN * n, BK of the MFMA's k;
 // 64 * WM * WN <= 1024 threads; A's BM x BK and B's BN x BK tiles multiples of
 // the thread count (every thread copies the same share); unpadded stages
-// within the target's LDS.
+// within the target's LDS; each wave's accumulators (with, on gfx90a/942, one
+// MFMA's A and B operands) within the target's AGPRs (gfx908) or arch VGPRs,
+// a lower bound of what register allocation needs, so what it refuses never
+// compiles (the error names the configuration).
 absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t);
 
 // True when the kernel's body holds a gemm op (at the top level).
