@@ -119,6 +119,49 @@ TEST(GemmShapeSweep, SmallShapesCompileOnEveryTarget) {
   EXPECT_EQ(seen.size(), 3u * 2 * 3 * 8);
 }
 
+// Issue 13: ordinary mid-size shapes with the default configuration, with and
+// without `+ beta * C`. Without beta, 48 of the 121 (M, N) pairs at K = 64 ran
+// out of SGPRs on every target (the epilogue's guard masks and address parts
+// of many stores live at once); with beta they needed 36. Every one must
+// compile, and in at most half the target's SGPRs, so that the guards cannot
+// pile up again unnoticed (the no-beta shapes that did compile needed up to
+// 84). By default each (M, N, beta) compiles once, the target and K rotating
+// (242 kernels); KIRC_GEMM_SWEEP=full compiles all 121 x 2 x 2 x 3 = 1452.
+TEST(GemmShapeSweep, MidSizeShapesWithAndWithoutBetaCompileOnEveryTarget) {
+  const bool full = FullSweep();
+  const std::vector<const TargetInfo*>& targets = AllTargets();
+  const int64_t sizes[] = {1, 64, 100, 129, 160, 200, 250, 257, 300, 400, 1000};
+  const int64_t ks[] = {32, 64};
+  int cases = 0, failures = 0, q = 0;
+  std::set<std::string> seen;  // target, K, beta
+  for (int64_t m : sizes)
+    for (int64_t n : sizes)
+      for (bool beta : {false, true}) {
+        for (size_t t = 0; t < targets.size(); ++t)
+          for (int ki = 0; ki < 2; ++ki) {
+            if (!full && (static_cast<int>(t) != q % 3 || ki != (q / 6) % 2)) continue;
+            SweepCase c;
+            c.target = targets[t]->name;
+            c.m = m, c.n = n, c.k = ks[ki];
+            c.beta = beta;
+            ++cases;
+            seen.insert(absl::StrCat(c.target, " ", c.k, beta ? " beta" : ""));
+            absl::StatusOr<CompileResult> r = CompileText(c.Text(), "sweep.kir", CompileOptions{});
+            std::string err;
+            if (!r.ok())
+              err = std::string(r.status().message());
+            else if (r->resources.sgprs > targets[t]->max_sgprs / 2)
+              err = absl::StrCat(r->resources.sgprs, " SGPRs, more than half of ",
+                                 targets[t]->max_sgprs);
+            if (!err.empty() && ++failures <= 5) ADD_FAILURE() << err << "\n" << c.Text();
+          }
+        ++q;
+      }
+  EXPECT_EQ(failures, 0) << "of " << cases << " cases";
+  EXPECT_EQ(cases, full ? 1452 : 242);
+  EXPECT_EQ(seen.size(), 3u * 2 * 2);
+}
+
 // Padded leading dimensions (odd and even), so that the vectors the tile's or
 // the shape's extents would allow are ruled out by the strides.
 TEST(GemmShapeSweep, PaddedStridesCompileOnEveryTarget) {
