@@ -60,7 +60,7 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
     } else {
       for (int c = 0; c < sh.addrs; ++c)  // each address of a DS read2/write2
         for (int l = 0; l < kLanes; ++l)
-          log->push_back((r.exec >> l & 1) ? uint64_t{r.vaddr[l]} + static_cast<uint64_t>(DsAddressOffset(mi, c))
+          log->push_back((r.exec >> l & 1) ? uint64_t{DsAddress(U32Domain{}, r.vaddr[l], mi, c)}
                                            : kOff);
     }
   };

@@ -599,15 +599,45 @@ W RawBufferAddress(const W& base, const W& soffset, const W& offset) {
 // DS (LDS) addresses, shared by the emulator (hw/emu/exec_memory.cc), the
 // verifier (verify/) and the DS pairing pass. A DS instruction accesses
 // MemoryShape(opc).addrs addresses; address `component` (0, or 0/1 for
-// read2/write2) is vaddr + DsAddressOffset(mi, component) bytes, the sum
-// taken without 32-bit wrap (the LDS bounds check sees the whole sum).
+// read2/write2) is DsAddress(d, vaddr, mi, component).
 // ds_read2*/ds_write2*: vaddr + offsetN * unit, unit = the element size (4 or
 // 8 bytes), 64 elements for the st64 forms; single ones: vaddr + offset:N
 // (amdgcn-isa-notes.md section 5; LLVM SILoadStoreOptimizer.cpp).
+//
+// THE rule for the sum (decided here, used everywhere): the LDS address is
+// (vaddr + offset) mod 2^32, an unsigned 32-bit add, and it is that wrapped
+// address that must lie inside the workgroup's allocation. So a negative
+// vaddr (e.g. -4 * tid.x) with a constant in the offset field (280) addresses
+// 280 - 4 * tid.x. Evidence:
+//  - CDNA3/CDNA4 ISA guides, "Data Share Indexed and Atomic Access":
+//    LDS_Addr = LDS_BASE + VGPR[ADDR] + {offset1, offset0}, both byte
+//    quantities of 32 bits and 16 bits; no carry beyond 32 bits is described.
+//  - LLVM relies on the 32-bit wrap on every target since Sea Islands (gfx7):
+//    AMDGPUISelDAGToDAG.cpp isDSOffsetLegal folds a constant into the offset
+//    field whatever the base's sign when Subtarget->hasUsableDSOffset(), and
+//    SelectDS1Addr1Offset / SelectDSReadWrite2 turn `C - x` into base
+//    `v_sub_u32 0, x` (negative) with offset C; GCNSubtarget.h says of
+//    hasUsableDSOffset: on SI the offset "uses a 16-bit adder and does not
+//    always wrap properly", so only SI (gfx6) requires the base's sign bit
+//    to be zero. gfx908/90a/942 are gfx9.
+// Out-of-range LDS addresses: the ISA guides say M0[16:0] clamps the final
+// address, but GFX9 DS instructions do not read M0 (AMDGPUUsage, "M0");
+// gem5's GCN3/Vega model (gpu-compute/lds_state.hh) returns 0 for reads and
+// drops writes outside the workgroup's allocation. kirc never relies on
+// either: the emulator refuses such an access and the verifier proves none
+// happens (guarded lanes are off in EXEC and access nothing).
 inline int64_t DsAddressOffset(const MInst& mi, int component) {
   const MemShape s = MemoryShape(mi.opc);
   if (s.addrs == 2) return int64_t{component == 0 ? mi.offset0 : mi.offset1} * s.unit;
   return mi.offset;
+}
+
+// The LDS byte address of address `component` of DS instruction `mi` whose
+// address VGPR holds `vaddr`, in a 32-bit value domain D (U32Domain in the
+// emulator, TermDomain in the verifier): (vaddr + DsAddressOffset) mod 2^32.
+template <class D>
+typename D::V DsAddress(const D& d, const typename D::V& vaddr, const MInst& mi, int component) {
+  return d.Add(vaddr, d.Const(static_cast<uint32_t>(DsAddressOffset(mi, component))));
 }
 
 // Whether a DS instruction's offset fields hold its offsets: offset:N is 16

@@ -164,6 +164,40 @@ TEST(MemoryTest, LdsBoundsAndAlignment) {
               HasSubstr("is not 2-byte aligned"));
 }
 
+// The LDS address is (vaddr + offset) mod 2^32 (DsAddress of
+// compiler/isa/semantics.h), as LLVM's DS offset folding assumes on gfx7+:
+// lane l writes l through vaddr -4l with offset:252 (LDS byte 252 - 4l), reads
+// it back through vaddr 4l - 512 with offset:512 (byte 4l), and stores it.
+TEST(MemoryTest, LdsAddressIsVaddrPlusOffsetModulo2To32) {
+  HandKernel k;
+  k.args = {"out:global_buffer"};
+  k.lds_bytes = 256;
+  k.body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 2, v0
+  v_sub_u32 v2, 0, v1
+  ds_write_b32 v2, v0 offset:252
+  v_add_u32 v3, 0xfffffe00, v1
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v4, v3 offset:512
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v1, v4, s[4:5]
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<uint32_t>(64, 0xffffffffu))};
+  absl::StatusOr<EmuStats> st = RunAssembly(k.Text(), "gfx942", a);
+  ASSERT_TRUE(st.ok()) << st.status();
+  std::vector<uint32_t> out = FromBytes<uint32_t>(a.args[0]);
+  for (uint32_t l = 0; l < 64; ++l) EXPECT_EQ(out[l], 63 - l) << "lane " << l;  // byte 4l holds lane 63 - l's id
+  // A sum that wraps below 0 is outside the allocation, reported wrapped.
+  LaunchArgs none;
+  EXPECT_THAT(Msg(RunAssembly(LdsKernel("v_sub_u32 v1, 0, v1\n  ds_write_b32 v1, v2 offset:4"), "gfx942", none).status()),
+              HasSubstr("lane 2 accesses LDS bytes [0xfffffffc, 0x100000000) outside the workgroup's 256-byte LDS "
+                        "allocation"));
+}
+
 // DS read2/write2 (two addresses, vaddr + offsetN * unit: 8 bytes for
 // ds_write2_b64, 512 for ds_read2st64_b64, 4 for ds_read2_b32): lane l writes
 // {l, l + 100} at 8l and {l + 200, l + 300} at 8l + 512, reads both back
