@@ -90,6 +90,17 @@ expect_error "--code-object is an option of \`kirc run\`" compile work/copy_f32.
 
 # Issue 7: target IDs, several kernels in one code object, offload bundles.
 llvm=/usr/lib/llvm-22/bin
+# A code object whose descriptor allocates fewer SGPRs than its code uses
+# (issue 13, defect 8): kirc's copy_f32 with .amdhsa_next_free_sgpr 1 gets 16
+# SGPRs, 6 of them VCC, XNACK_MASK and FLAT_SCRATCH; its s[8:11] is refused.
+"$kirc" compile work/copy_f32.kir -o sgpr1.s || fail "copy_f32 asm"
+sed 's/^    \.amdhsa_next_free_sgpr .*/    .amdhsa_next_free_sgpr 1/' sgpr1.s > sgpr1_edit.s
+has -x "    .amdhsa_next_free_sgpr 1" sgpr1_edit.s || fail "sgpr1: no next_free_sgpr to edit"
+"$llvm"/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj sgpr1_edit.s -o sgpr1.o || fail "sgpr1 llvm-mc"
+"$llvm"/ld.lld -shared sgpr1.o -o sgpr1.hsaco || fail "sgpr1 ld.lld"
+expect_error "is beyond the SGPRs the kernel descriptor allocates: compute_pgm_rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT 0 grants 16 SGPRs" \
+  run work/copy_f32.kir --device=emu --code-object=sgpr1.hsaco
+grep -qF "raise .amdhsa_next_free_sgpr to at least" stderr.txt || fail "sgpr1: no advice: $(cat stderr.txt)"
 "$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack- --emit=obj -o tid.hsaco || fail "target ID obj"
 "$llvm"/llvm-readelf -h tid.hsaco | has "Flags: *0x63f, gfx90a, xnack-, sramecc$" || fail "target ID e_flags"
 "$kirc" compile work/copy_f32.kir --mcpu=gfx942:xnack-:sramecc+ | has '^  .amdgcn_target "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"$' \
