@@ -172,7 +172,7 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
       const int comp = static_cast<int>(byte_in_inst / a.comp_bytes);
       I vo = a.offen ? v.voffset : w.C(0);
       I comp_off = vo + w.C(a.inst_offset + int64_t{comp} * a.comp_bytes);
-      in_range = RawBufferInRange(v.w[2], v.soffset, comp_off);
+      in_range = RawBufferInRange(v.w[2], v.soffset, comp_off, w.C(a.comp_bytes));
       I emitted = RawBufferAddress(base, v.soffset, vo + w.C(a.inst_offset + byte_in_inst));
       addr_ok = emitted == v.arg_ptr + ir;
       addr_what = txt("address == ", a.mem, " + byte offset of ", et);

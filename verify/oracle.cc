@@ -50,7 +50,7 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
         uint64_t vo = mi.offen ? r.vaddr[l] : 0;
         for (int c = 0; c < sh.comps; ++c) {
           int64_t off = static_cast<int64_t>(vo) + mi.offset + int64_t{c} * sh.bytes;
-          if (!RawBufferInRange<int64_t>(wd[2], r.soffset, off)) {
+          if (!RawBufferInRange<int64_t>(wd[2], r.soffset, off, sh.bytes)) {
             log->push_back(kDropped);
             continue;
           }

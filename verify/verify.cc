@@ -1316,7 +1316,8 @@ class Verifier {
         int64_t base = vals.w[0] + (FloorMod(vals.w[1], 1 << 16) << 32);
         int64_t vo = sh.offen ? vals.voffset : 0;
         int comp = static_cast<int>(bj / sh.comp_bytes);
-        bool in = RawBufferInRange<int64_t>(vals.w[2], vals.soffset, vo + sh.inst_offset + comp * sh.comp_bytes);
+        bool in = RawBufferInRange<int64_t>(vals.w[2], vals.soffset, vo + sh.inst_offset + comp * sh.comp_bytes,
+                                            sh.comp_bytes);
         int64_t emitted = RawBufferAddress<int64_t>(base, vals.soffset, vo + sh.inst_offset + bj);
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ", Hex(emitted), " = base ", Hex(base),
                         " + soffset ", Hex(vals.soffset), sh.offen ? absl::StrCat(" + voffset ", Hex(vo)) : "",

@@ -574,18 +574,29 @@ std::optional<Wide64<typename D::V>> EvalWideOp(const D& d, Opc opc,
 // The raw-buffer (stride 0) range check and address of MUBUF instructions,
 // shared by the emulator (hw/emu/memory.cc, with int64_t) and the verifier
 // (verify/, with Z3 integer terms). W is a wide integer domain: a value type
-// with non-wrapping `+`, `-` and `<` (int64_t, or z3::expr of sort Int).
+// with non-wrapping `+`, `-` and `<=` (int64_t, or z3::expr of sort Int).
 //
-// One component (a dword of a multi-dword access, or the whole of a byte or
-// short access) at byte `offset` = (offen ? voffset : 0) + instruction offset
-// + component byte offset, summed without 32-bit wrap, is in range iff
-// offset < num_records - soffset, also without wrap (CLRX GcnMemHandling;
-// amdgcn-isa-notes.md section 4). num_records and soffset are the unsigned
-// 32-bit register values. Out-of-range loads return 0, stores are dropped.
-// UNVERIFIED on hardware: that dwordx2/x3/x4 are checked dword by dword.
+// The check is per component: each dword of a dwordx2/x3/x4 access, or the
+// whole of a byte, short or dword access. A component of `bytes` bytes at byte
+// `offset` = (offen ? voffset : 0) + instruction offset + component byte
+// offset (summed without 32-bit wrap) is in range iff ALL its bytes are:
+// offset + bytes <= num_records - soffset, also without wrap (num_records and
+// soffset are the unsigned 32-bit register values). An out-of-range load
+// component reads 0 and an out-of-range store component writes nothing, even
+// when some of its bytes are in range; the other components are unaffected.
+// So with num_records 8 a ushort at byte 7, or a dword at byte 6, reads 0
+// (byte 7 alone reads its byte); a dwordx2 at byte 4 reads bytes 4..7 and 0.
+// Sources: iree-org/iree #20392 ("if you're loading 1, 2, or 4 bytes of data,
+// the entire value has to fit in bounds"; more than 4 bytes: all-or-nothing
+// one word at a time), LLVM PR #132981 (AMDGPULowerBufferFatPointers splits
+// unaligned sub-word vectors because a word straddling num_records is masked
+// off whole) and the CDNA3/CDNA4 ISA guides, "Range Checking": out-of-range
+// reads return zero, writes are dropped, "Load/store-Dword-x{2,3,4} ...
+// range-check per component"; the soffset term follows CLRX GcnMemHandling
+// (amdgcn-isa-notes.md section 4).
 template <class W>
-auto RawBufferInRange(const W& num_records, const W& soffset, const W& offset) {
-  return offset < num_records - soffset;
+auto RawBufferInRange(const W& num_records, const W& soffset, const W& offset, const W& bytes) {
+  return offset + bytes <= num_records - soffset;
 }
 
 // The byte address an in-range component accesses: base + soffset + offset

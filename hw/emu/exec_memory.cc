@@ -165,12 +165,12 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
     const uint64_t off = (mi.offen ? uint64_t{a0[l]} : 0) + static_cast<uint64_t>(mi.offset);
     for (int k = 0; k < sh.comps; ++k) {
       const uint64_t o = off + static_cast<uint64_t>(k) * sh.bytes;
-      if (!RawBufferComponentInRange(srd, soffset, o)) continue;  // load 0 / store dropped
+      if (!RawBufferComponentInRange(srd, soffset, o, sh.bytes)) continue;  // load 0 / store dropped
       const uint64_t addr = RawBufferAddress<uint64_t>(srd.base, soffset, o);
       const Region* r = c.mem.Find(addr, sh.bytes);
       if (r == nullptr)
         return absl::FailedPreconditionError(absl::StrCat(
-            Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " < num_records ",
+            Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " + ", sh.bytes, " <= num_records ",
             srd.num_records, " - soffset ", soffset, ") at ", c.mem.Describe(addr, sh.bytes),
             " falls outside every buffer"));
       // After the range check: a load of 0 or a dropped store is no access.
