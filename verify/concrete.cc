@@ -432,7 +432,7 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
           for (int c = 0; c < mi.ops[0].count; ++c)
             for (int l = 0; l < kLanes; ++l) {
               if (!(w.exec >> l & 1)) continue;
-              uint64_t a = sh.lds ? uint64_t{r.vaddr[l]} + DsAddressOffset(mi, c / per) + 4 * (c % per)
+              uint64_t a = sh.lds ? uint64_t{DsAddress(U32Domain{}, r.vaddr[l], mi, c / per)} + 4 * (c % per)
                                   : (r.srd[0] | (static_cast<uint64_t>(r.srd[1] & 0xffff) << 32)) + r.soffset +
                                         (mi.offen ? r.vaddr[l] : 0) + mi.offset + 4 * c;
               ex.SetV(w, mi.ops[0], c, l, Hash(a, 1000 + setting_));

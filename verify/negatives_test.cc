@@ -137,6 +137,16 @@ TEST(Negatives, OutOfBoundsForOneThreadOfOneWorkgroupNamesThem) {
   ExpectFailed(s.Check(), {"passes the SRD range check", "tid = (255, 0, 0), wg = (7, 0, 0)", "out of range"});
 }
 
+TEST(Negatives, DwordPartlyPastNumRecordsIsDroppedWhole) {
+  // num_records 2 bytes short: the last thread's last dword (bytes
+  // 0x7ffc..0x7fff) has half its bytes in range, and the range check is per
+  // whole dword (RawBufferInRange), so that element reads 0 on hardware.
+  Subject s = Load(Kernel("copy_f32"), "gfx942");
+  s.code.mir.insts[s.Find("s_mov_b32 s6, 0x8000")].ops[1].imm = 0x8000 - 2;
+  ExpectFailed(s.Check(), {"element 3", "passes the SRD range check", "tid = (255, 0, 0), wg = (7, 0, 0)",
+                           "out of range"});
+}
+
 TEST(Negatives, OffsetThatWraps32BitsIsReported) {
   // voffset = (tid.x << 4) - 16 and soffset = wg.x * 4096 + 16: the 32-bit sum
   // is right, but voffset wraps for tid.x = 0 and the hardware adds base +

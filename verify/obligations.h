@@ -36,7 +36,7 @@ struct AccessShape {
   int64_t elem_bytes = 4;
   std::vector<int> elements;  // vector elements, in instruction byte order
   bool offen = false;
-  int64_t inst_offset = 0;
+  int64_t inst_offset = 0;    // buffers: offset:N; LDS: DsAddressOffset (for messages: lds_addr has it)
   std::string mem;            // argument or LDS allocation name
   int64_t mem_bytes = 0;      // Arg::SizeBytes() / LdsAlloc::SizeBytes()
   int64_t lds_offset = 0;     // LDS: the allocation's byte offset
@@ -51,7 +51,9 @@ struct AccessValues {
   typename W::I w[4];                   // buffers: SRD dwords (unsigned 32-bit values)
   typename W::I soffset, voffset;       // buffers: soffset, voffset (unsigned 32-bit)
   typename W::I arg_ptr;                // buffers: the argument's 64-bit pointer
-  typename W::I vaddr;                  // LDS: the address VGPR (unsigned 32-bit)
+  typename W::I vaddr;                  // LDS: the address VGPR (unsigned 32-bit; for messages)
+  typename W::I lds_addr;               // LDS: the record's address, DsAddress of compiler/isa/semantics.h:
+                                        // (vaddr + offset) mod 2^32
   std::vector<std::vector<typename W::I>> idx;  // per element, per dimension: the IR index
 };
 
@@ -148,7 +150,7 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
     const int64_t bytes = int64_t{a.comps} * a.comp_bytes;
     const int64_t align = bytes == 12 ? 16 : std::min<int64_t>(16, bytes);
     add(txt("LDS address is ", align, "-byte aligned"),
-        w.Implies(v.exec, w.Mod(v.vaddr + w.C(a.inst_offset), align) == w.C(0)), -1);
+        w.Implies(v.exec, w.Mod(v.lds_addr, align) == w.C(0)), -1);
   }
   for (size_t j = 0; j < a.elements.size(); ++j) {
     const int e = a.elements[j];
@@ -170,12 +172,12 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
       const int comp = static_cast<int>(byte_in_inst / a.comp_bytes);
       I vo = a.offen ? v.voffset : w.C(0);
       I comp_off = vo + w.C(a.inst_offset + int64_t{comp} * a.comp_bytes);
-      in_range = RawBufferInRange(v.w[2], v.soffset, comp_off);
+      in_range = RawBufferInRange(v.w[2], v.soffset, comp_off, w.C(a.comp_bytes));
       I emitted = RawBufferAddress(base, v.soffset, vo + w.C(a.inst_offset + byte_in_inst));
       addr_ok = emitted == v.arg_ptr + ir;
       addr_what = txt("address == ", a.mem, " + byte offset of ", et);
     } else {
-      I emitted = v.vaddr + w.C(a.inst_offset + byte_in_inst);
+      I emitted = v.lds_addr + w.C(byte_in_inst);
       addr_ok = emitted == w.C(a.lds_offset) + ir;
       addr_what = txt("LDS address == ", a.lds_offset, " (offset of ", a.mem, ") + byte offset of ", et);
     }

@@ -50,7 +50,7 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
         uint64_t vo = mi.offen ? r.vaddr[l] : 0;
         for (int c = 0; c < sh.comps; ++c) {
           int64_t off = static_cast<int64_t>(vo) + mi.offset + int64_t{c} * sh.bytes;
-          if (!RawBufferInRange<int64_t>(wd[2], r.soffset, off)) {
+          if (!RawBufferInRange<int64_t>(wd[2], r.soffset, off, sh.bytes)) {
             log->push_back(kDropped);
             continue;
           }
@@ -60,7 +60,7 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
     } else {
       for (int c = 0; c < sh.addrs; ++c)  // each address of a DS read2/write2
         for (int l = 0; l < kLanes; ++l)
-          log->push_back((r.exec >> l & 1) ? uint64_t{r.vaddr[l]} + static_cast<uint64_t>(DsAddressOffset(mi, c))
+          log->push_back((r.exec >> l & 1) ? uint64_t{DsAddress(U32Domain{}, r.vaddr[l], mi, c)}
                                            : kOff);
     }
   };

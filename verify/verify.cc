@@ -899,6 +899,7 @@ struct AccessCtx {
   AccessShape shape;
   // Root terms.
   TRef exec, w[4], soffset, voffset, vaddr;
+  TRef lds_addr;  // LDS: DsAddress(vaddr, mi, component), (vaddr + offset) mod 2^32
   int arg_lo = -1, arg_hi = -1;  // buffers: the argument's pointer variables
   std::vector<int> chain;        // instruction indices computing the address, ascending
   std::vector<LoopBinding> loops;  // enclosing loops, outermost first
@@ -910,6 +911,7 @@ struct AccessCtx {
       if (shape.offen) r.push_back(voffset);
     } else {
       r.push_back(vaddr);
+      r.push_back(lds_addr);
     }
     return r;
   }
@@ -1093,7 +1095,8 @@ class Verifier {
     s.elem_bytes = rec.element_bytes;
     s.elements = rec.elements;
     s.offen = !ms.lds && mi.offen;
-    // LDS: the component's byte offset from vaddr, the rule the emulator uses.
+    // LDS: the component's byte offset from vaddr (for messages; the address
+    // itself is DsAddress below, the rule the emulator uses).
     s.inst_offset = ms.lds ? DsAddressOffset(mi, comp) : mi.offset;
     s.mem = rec.mem;
     s.along = op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
@@ -1169,6 +1172,7 @@ class Verifier {
       int ai = ms.store ? 0 : 1;
       a.vaddr = use(ai, 0, "an LDS address");
       if (!a.vaddr.valid()) return Fail(v, "malformed DS operands");
+      a.lds_addr = DsAddress(TermDomain{&pool_}, a.vaddr, mi, comp);
     }
     // The chain of instructions computing the address (and EXEC).
     std::set<int> seen;
@@ -1279,6 +1283,7 @@ class Verifier {
       vals.arg_ptr = (static_cast<int64_t>(env[a.arg_hi]) << 32) + env[a.arg_lo];
     } else {
       vals.vaddr = c.node[a.vaddr.id];
+      vals.lds_addr = c.node[a.lds_addr.id];
     }
     std::vector<int64_t> tid(3), wg(3);
     for (int d = 0; d < 3; ++d) {
@@ -1311,7 +1316,8 @@ class Verifier {
         int64_t base = vals.w[0] + (FloorMod(vals.w[1], 1 << 16) << 32);
         int64_t vo = sh.offen ? vals.voffset : 0;
         int comp = static_cast<int>(bj / sh.comp_bytes);
-        bool in = RawBufferInRange<int64_t>(vals.w[2], vals.soffset, vo + sh.inst_offset + comp * sh.comp_bytes);
+        bool in = RawBufferInRange<int64_t>(vals.w[2], vals.soffset, vo + sh.inst_offset + comp * sh.comp_bytes,
+                                            sh.comp_bytes);
         int64_t emitted = RawBufferAddress<int64_t>(base, vals.soffset, vo + sh.inst_offset + bj);
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ", Hex(emitted), " = base ", Hex(base),
                         " + soffset ", Hex(vals.soffset), sh.offen ? absl::StrCat(" + voffset ", Hex(vo)) : "",
@@ -1320,8 +1326,9 @@ class Verifier {
                         Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (",
                         sh.elem_text[j], ")\n");
       } else {
-        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.vaddr + sh.inst_offset + bj,
-                        " = vaddr ", vals.vaddr, " + ", sh.inst_offset + bj, vals.exec ? "" : " (lane off)",
+        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.lds_addr + bj,
+                        " = (vaddr ", vals.vaddr, " + ", sh.inst_offset, ") mod 2^32",
+                        bj ? absl::StrCat(" + ", bj) : "", vals.exec ? "" : " (lane off)",
                         "; expected ", sh.lds_offset + ir, " = ", sh.lds_offset, " + ", ir, " (", sh.elem_text[j],
                         ")\n");
       }
@@ -1402,6 +1409,8 @@ class Verifier {
               vals.soffset = r.soffset;
               vals.voffset = a.shape.offen ? r.vaddr[lane] : 0;
               vals.vaddr = r.vaddr[lane];
+              if (a.shape.lds)
+                vals.lds_addr = DsAddress(U32Domain{}, r.vaddr[lane], *a.mi, std::max(a.rec->component, 0));
               vals.arg_ptr = a.shape.lds ? 0 : static_cast<int64_t>(run.Pointer(a.shape.mem));
               std::array<int64_t, 3> tid3 = run.TidOf(wave, lane);
               std::vector<int64_t> tid(tid3.begin(), tid3.end()), wgv(g.begin(), g.end());
@@ -1556,7 +1565,7 @@ class Verifier {
     const KernelVars& kv = ex_.vars();
     Z3W w{&ctx_};
     Translator::TL& acc = q.acc;
-    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), {}};
+    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), w.C(0), {}};
     vals.exec = tr.NonZero(a.exec, &acc);
     if (!a.shape.lds) {
       for (int i = 0; i < 4; ++i) vals.w[i] = tr.Exact(a.w[i], &acc);
@@ -1565,6 +1574,7 @@ class Verifier {
       vals.arg_ptr = tr.VarExpr(a.arg_hi) * w.C(int64_t{1} << 32) + tr.VarExpr(a.arg_lo);
     } else {
       vals.vaddr = tr.Exact(a.vaddr, &acc);
+      vals.lds_addr = tr.Exact(a.lds_addr, &acc);
     }
     std::vector<z3::expr> tid, wg;
     for (int d = 0; d < 3; ++d) {

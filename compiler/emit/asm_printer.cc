@@ -125,7 +125,10 @@ KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const Ker
   int system_sgprs = abi.user_sgprs;
   for (bool e : abi.wg_id_enabled) system_sgprs += e;
   r.sgprs = std::max(usage.sgprs, system_sgprs);
-  r.sgpr_count = r.sgprs + 6;
+  // The descriptor says .amdhsa_reserve_vcc 0 and leaves flat scratch at
+  // llvm-mc's default (reserved on gfx908/90a, architected on gfx942): the
+  // special SGPRs llvm-mc adds are then 6 on every target.
+  r.sgpr_count = r.sgprs + ExtraSgprs(t, /*vcc=*/false, /*xnack_mask=*/true, /*flat_scratch=*/true);
   if (t.unified_vgpr_file) {
     r.accum_offset = std::max(4, RoundUp(r.arch_vgprs, 4));
     r.next_free_vgpr = r.agprs > 0 ? r.accum_offset + r.agprs : r.arch_vgprs;

@@ -148,8 +148,8 @@ struct MFunction {
 // What a buffer_* or ds_* instruction moves: `comps` components of `bytes`
 // bytes each, to or from LDS or a buffer; all zero for other opcodes.
 // `addrs` is 1, or 2 for DS read2/write2: comps / 2 components at each of two
-// addresses, vaddr + offset0 * unit and vaddr + offset1 * unit (the rule is
-// DsAddressOffset in compiler/isa/semantics.h).
+// addresses, vaddr + offset0 * unit and vaddr + offset1 * unit, mod 2^32 (the
+// rule is DsAddress in compiler/isa/semantics.h).
 struct MemShape {
   int comps = 0, bytes = 0;
   bool lds = false, store = false;

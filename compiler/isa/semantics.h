@@ -574,18 +574,29 @@ std::optional<Wide64<typename D::V>> EvalWideOp(const D& d, Opc opc,
 // The raw-buffer (stride 0) range check and address of MUBUF instructions,
 // shared by the emulator (hw/emu/memory.cc, with int64_t) and the verifier
 // (verify/, with Z3 integer terms). W is a wide integer domain: a value type
-// with non-wrapping `+`, `-` and `<` (int64_t, or z3::expr of sort Int).
+// with non-wrapping `+`, `-` and `<=` (int64_t, or z3::expr of sort Int).
 //
-// One component (a dword of a multi-dword access, or the whole of a byte or
-// short access) at byte `offset` = (offen ? voffset : 0) + instruction offset
-// + component byte offset, summed without 32-bit wrap, is in range iff
-// offset < num_records - soffset, also without wrap (CLRX GcnMemHandling;
-// amdgcn-isa-notes.md section 4). num_records and soffset are the unsigned
-// 32-bit register values. Out-of-range loads return 0, stores are dropped.
-// UNVERIFIED on hardware: that dwordx2/x3/x4 are checked dword by dword.
+// The check is per component: each dword of a dwordx2/x3/x4 access, or the
+// whole of a byte, short or dword access. A component of `bytes` bytes at byte
+// `offset` = (offen ? voffset : 0) + instruction offset + component byte
+// offset (summed without 32-bit wrap) is in range iff ALL its bytes are:
+// offset + bytes <= num_records - soffset, also without wrap (num_records and
+// soffset are the unsigned 32-bit register values). An out-of-range load
+// component reads 0 and an out-of-range store component writes nothing, even
+// when some of its bytes are in range; the other components are unaffected.
+// So with num_records 8 a ushort at byte 7, or a dword at byte 6, reads 0
+// (byte 7 alone reads its byte); a dwordx2 at byte 4 reads bytes 4..7 and 0.
+// Sources: iree-org/iree #20392 ("if you're loading 1, 2, or 4 bytes of data,
+// the entire value has to fit in bounds"; more than 4 bytes: all-or-nothing
+// one word at a time), LLVM PR #132981 (AMDGPULowerBufferFatPointers splits
+// unaligned sub-word vectors because a word straddling num_records is masked
+// off whole) and the CDNA3/CDNA4 ISA guides, "Range Checking": out-of-range
+// reads return zero, writes are dropped, "Load/store-Dword-x{2,3,4} ...
+// range-check per component"; the soffset term follows CLRX GcnMemHandling
+// (amdgcn-isa-notes.md section 4).
 template <class W>
-auto RawBufferInRange(const W& num_records, const W& soffset, const W& offset) {
-  return offset < num_records - soffset;
+auto RawBufferInRange(const W& num_records, const W& soffset, const W& offset, const W& bytes) {
+  return offset + bytes <= num_records - soffset;
 }
 
 // The byte address an in-range component accesses: base + soffset + offset
@@ -599,15 +610,45 @@ W RawBufferAddress(const W& base, const W& soffset, const W& offset) {
 // DS (LDS) addresses, shared by the emulator (hw/emu/exec_memory.cc), the
 // verifier (verify/) and the DS pairing pass. A DS instruction accesses
 // MemoryShape(opc).addrs addresses; address `component` (0, or 0/1 for
-// read2/write2) is vaddr + DsAddressOffset(mi, component) bytes, the sum
-// taken without 32-bit wrap (the LDS bounds check sees the whole sum).
+// read2/write2) is DsAddress(d, vaddr, mi, component).
 // ds_read2*/ds_write2*: vaddr + offsetN * unit, unit = the element size (4 or
 // 8 bytes), 64 elements for the st64 forms; single ones: vaddr + offset:N
 // (amdgcn-isa-notes.md section 5; LLVM SILoadStoreOptimizer.cpp).
+//
+// THE rule for the sum (decided here, used everywhere): the LDS address is
+// (vaddr + offset) mod 2^32, an unsigned 32-bit add, and it is that wrapped
+// address that must lie inside the workgroup's allocation. So a negative
+// vaddr (e.g. -4 * tid.x) with a constant in the offset field (280) addresses
+// 280 - 4 * tid.x. Evidence:
+//  - CDNA3/CDNA4 ISA guides, "Data Share Indexed and Atomic Access":
+//    LDS_Addr = LDS_BASE + VGPR[ADDR] + {offset1, offset0}, both byte
+//    quantities of 32 bits and 16 bits; no carry beyond 32 bits is described.
+//  - LLVM relies on the 32-bit wrap on every target since Sea Islands (gfx7):
+//    AMDGPUISelDAGToDAG.cpp isDSOffsetLegal folds a constant into the offset
+//    field whatever the base's sign when Subtarget->hasUsableDSOffset(), and
+//    SelectDS1Addr1Offset / SelectDSReadWrite2 turn `C - x` into base
+//    `v_sub_u32 0, x` (negative) with offset C; GCNSubtarget.h says of
+//    hasUsableDSOffset: on SI the offset "uses a 16-bit adder and does not
+//    always wrap properly", so only SI (gfx6) requires the base's sign bit
+//    to be zero. gfx908/90a/942 are gfx9.
+// Out-of-range LDS addresses: the ISA guides say M0[16:0] clamps the final
+// address, but GFX9 DS instructions do not read M0 (AMDGPUUsage, "M0");
+// gem5's GCN3/Vega model (gpu-compute/lds_state.hh) returns 0 for reads and
+// drops writes outside the workgroup's allocation. kirc never relies on
+// either: the emulator refuses such an access and the verifier proves none
+// happens (guarded lanes are off in EXEC and access nothing).
 inline int64_t DsAddressOffset(const MInst& mi, int component) {
   const MemShape s = MemoryShape(mi.opc);
   if (s.addrs == 2) return int64_t{component == 0 ? mi.offset0 : mi.offset1} * s.unit;
   return mi.offset;
+}
+
+// The LDS byte address of address `component` of DS instruction `mi` whose
+// address VGPR holds `vaddr`, in a 32-bit value domain D (U32Domain in the
+// emulator, TermDomain in the verifier): (vaddr + DsAddressOffset) mod 2^32.
+template <class D>
+typename D::V DsAddress(const D& d, const typename D::V& vaddr, const MInst& mi, int component) {
+  return d.Add(vaddr, d.Const(static_cast<uint32_t>(DsAddressOffset(mi, component))));
 }
 
 // Whether a DS instruction's offset fields hold its offsets: offset:N is 16

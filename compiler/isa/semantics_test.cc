@@ -259,6 +259,25 @@ TEST(SemanticsTest, SixtyFourBit) {
       }
 }
 
+// LDS addresses: (vaddr + offset) mod 2^32 (LLVM's DS offset folding on
+// gfx7+ relies on it). Expected values: 64-bit host sums reduced mod 2^32.
+TEST(SemanticsTest, DsAddressWrapsModulo2To32) {
+  MInst rd;
+  rd.opc = Opc::kDsReadB32;
+  rd.offset = 280;
+  for (uint32_t t : {0u, 7u, 63u}) {
+    const uint32_t vaddr = U(-4 * int64_t{t});
+    EXPECT_EQ(DsAddress(U32Domain{}, vaddr, rd, 0), U(280 - 4 * int64_t{t})) << t;
+  }
+  MInst st64;  // ds_read2st64_b64: units of 64 * 8 bytes
+  st64.opc = Opc::kDsRead2st64B64;
+  st64.offset0 = 1;
+  st64.offset1 = 255;
+  EXPECT_EQ(DsAddress(U32Domain{}, 0xfffffe00u, st64, 0), 0u);
+  EXPECT_EQ(DsAddress(U32Domain{}, 0xfffffe00u, st64, 1), U(int64_t{0xfffffe00} + 255 * 512));
+  EXPECT_EQ(DsAddress(U32Domain{}, 0xffffffffu, rd, 0), 279u);
+}
+
 TEST(SemanticsTest, NotAnIntegerOp) {
   EXPECT_FALSE(EvalIntOp(U32Domain{}, Opc::kVAddF32, {1u, 2u}).has_value());
   EXPECT_FALSE(EvalWideOp(U32Domain{}, Opc::kVAddU32, {}).has_value());

@@ -230,7 +230,11 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       AffineForm vpart = Part(base, false), upart = Part(base, true);
       int64_t vmin = vpart.terms.empty() ? 0 : vpart.Range().lo;
       int64_t umin = upart.terms.empty() ? 0 : upart.Range().lo;
-      if (op.guarded) vmin = umin = 0;  // out-of-shape lanes are off in EXEC
+      // Guarded: out-of-shape lanes are off in EXEC, and an in-shape lane's
+      // vaddr may be negative (-4 * tid.x for T[70 - tid.x]) with the constant
+      // in the offset field: the LDS address is (vaddr + offset) mod 2^32
+      // (DsAddress, compiler/isa/semantics.h), as LLVM also assumes.
+      if (op.guarded) vmin = umin = 0;
       vpart.constant = -vmin;
       upart.constant = -umin;
       int64_t cst = base.constant + vmin + umin;

@@ -1,5 +1,7 @@
 #include "compiler/target/target.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -14,9 +16,19 @@ constexpr TargetInfo kGfx90a{Gfx::kGfx90a, "gfx90a", 256, 256, true, 8, 102, tru
                              32,    8,     63,    15,    7,    0x03f};
 constexpr TargetInfo kGfx942{Gfx::kGfx942, "gfx942", 256, 256, true, 8, 102, true,
                              false, true,  true,  true,  true,  false, true,  65536,
-                             32,    8,     63,    15,    7,    0x04c};
+                             32,    8,     63,    15,    7,    0x04c, true, true, true};
 
 }  // namespace
+
+int GranulatedSgprCount(int sgprs_used) { return (std::max(1, sgprs_used) + 7) / 8 - 1; }
+
+int SgprsGranted(int granulated) { return (granulated / 2 + 1) * 16; }
+
+int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch) {
+  if (flat_scratch || t.architected_flat_scratch) return 6;
+  if (xnack_mask && t.has_xnack) return 4;
+  return vcc ? 2 : 0;
+}
 
 const std::vector<const TargetInfo*>& AllTargets() {
   static const std::vector<const TargetInfo*> all = {&kGfx908, &kGfx90a, &kGfx942};

@@ -44,7 +44,35 @@ struct TargetInfo {
   uint32_t elf_mach = 0;         // EF_AMDGPU_MACH: gfx908 0x030, gfx90a 0x03f, gfx942 0x04c
   bool has_sramecc = true;       // target-ID feature `sramecc` supported (all three)
   bool has_xnack = true;         // target-ID feature `xnack` supported (all three)
+  // AMDGPUUsage processor table: gfx942 has "Architected flat scratch"
+  // (gfx908/90a: "Absolute flat scratch").
+  bool architected_flat_scratch = false;
 };
+
+// SGPR allocation of a GFX9 wavefront (gfx908/90a/942). AMDGPUUsage,
+// "compute_pgm_rsrc1 for GFX6-GFX12", GRANULATED_WAVEFRONT_SGPR_COUNT (bits
+// 9:6): GFX9 "sgprs_used 0..112", the field is
+// 2 * max(0, ceil(sgprs_used / 16) - 1), where sgprs_used is the highest SGPR
+// referenced plus one plus "a target specific number of additional special
+// SGPRs for VCC, FLAT_SCRATCH (GFX7+) and XNACK_MASK (GFX8+)" (ExtraSgprs).
+//
+// The field llvm-mc 22 writes for `sgprs_used` SGPRs: ceil(max(1, sgprs_used)
+// / 8) - 1 (LLVM AMDGPUBaseInfo.cpp getNumSGPRBlocks, SGPR encoding granule
+// 8; checked against llvm-mc's .kd bytes by hw/emu/strict_test). It differs
+// from AMDGPUUsage's formula for some counts (16: 1 against 0) but SgprsGranted
+// reads both as the same number of SGPRs.
+int GranulatedSgprCount(int sgprs_used);
+// The SGPRs a wavefront gets for field value `granulated` (0..15), special
+// SGPRs included: (granulated / 2 + 1) * 16.
+int SgprsGranted(int granulated);
+// The special SGPRs counted in sgprs_used: the hardware keeps them in the
+// highest granted SGPRs, VCC on top, XNACK_MASK below it, FLAT_SCRATCH below
+// that, so one counts all above it too (LLVM AMDGPUBaseInfo.cpp
+// getNumExtraSGPRs, GFX8+: VCC 2, XNACK 4, flat scratch 6, and 6 whenever the
+// target has architected flat scratch). `vcc`: the code uses VCC;
+// `xnack_mask`: XNACK may be on (the target ID's xnack is + or any);
+// `flat_scratch`: the kernel sets up flat scratch.
+int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch);
 
 // The setting of a target-ID feature (LLVM AMDGPUUsage, "Target Features"):
 // absent from the ID means kAny (the code runs with either device setting).

@@ -90,6 +90,17 @@ expect_error "--code-object is an option of \`kirc run\`" compile work/copy_f32.
 
 # Issue 7: target IDs, several kernels in one code object, offload bundles.
 llvm=/usr/lib/llvm-22/bin
+# A code object whose descriptor allocates fewer SGPRs than its code uses
+# (issue 13, defect 8): kirc's copy_f32 with .amdhsa_next_free_sgpr 1 gets 16
+# SGPRs, 6 of them VCC, XNACK_MASK and FLAT_SCRATCH; its s[8:11] is refused.
+"$kirc" compile work/copy_f32.kir -o sgpr1.s || fail "copy_f32 asm"
+sed 's/^    \.amdhsa_next_free_sgpr .*/    .amdhsa_next_free_sgpr 1/' sgpr1.s > sgpr1_edit.s
+has -x "    .amdhsa_next_free_sgpr 1" sgpr1_edit.s || fail "sgpr1: no next_free_sgpr to edit"
+"$llvm"/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj sgpr1_edit.s -o sgpr1.o || fail "sgpr1 llvm-mc"
+"$llvm"/ld.lld -shared sgpr1.o -o sgpr1.hsaco || fail "sgpr1 ld.lld"
+expect_error "is beyond the SGPRs the kernel descriptor allocates: compute_pgm_rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT 0 grants 16 SGPRs" \
+  run work/copy_f32.kir --device=emu --code-object=sgpr1.hsaco
+grep -qF "raise .amdhsa_next_free_sgpr to at least" stderr.txt || fail "sgpr1: no advice: $(cat stderr.txt)"
 "$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack- --emit=obj -o tid.hsaco || fail "target ID obj"
 "$llvm"/llvm-readelf -h tid.hsaco | has "Flags: *0x63f, gfx90a, xnack-, sramecc$" || fail "target ID e_flags"
 "$kirc" compile work/copy_f32.kir --mcpu=gfx942:xnack-:sramecc+ | has '^  .amdgcn_target "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"$' \
@@ -291,16 +302,82 @@ lds T : f32[2, 64]
   store Y[1, tid.x], %rb
 end
 KIR
+# emu_pass KERNEL MCPU: `kirc run` on the emulator matches the KIR reference.
+emu_pass() {
+  "$kirc" run $1.kir --mcpu=$2 --device=emu > run_$1.txt 2>&1 || fail "$1 on $2: exit $?: $(cat run_$1.txt)"
+  has -x "PASS: the output matches the KIR reference" run_$1.txt || fail "$1 on $2: $(cat run_$1.txt)"
+}
 for k in xlane_rw xlane_ww read2_b32; do
-  for mcpu in gfx908 gfx90a gfx942; do
-    "$kirc" run $k.kir --mcpu=$mcpu --device=emu > run_$k.txt 2>&1 || fail "$k on $mcpu: exit $?: $(cat run_$k.txt)"
-    has -x "PASS: the output matches the KIR reference" run_$k.txt || fail "$k on $mcpu: $(cat run_$k.txt)"
-  done
+  for mcpu in gfx908 gfx90a gfx942; do emu_pass $k $mcpu; done
 done
 # read2_b32 still pairs, into an even register pair.
 "$kirc" compile read2_b32.kir --mcpu=gfx90a > read2_b32.s || fail "read2_b32 compile: exit $?"
 has -E "ds_read2_b32 v\[[0-9]*[02468]:[0-9]+\], v[0-9]+ offset1:64" read2_b32.s ||
   fail "read2_b32: no even-aligned ds_read2_b32: $(grep ds_ read2_b32.s)"
+# Guarded LDS accesses with a negative thread coefficient (issue 13, defect
+# 3): the lowering leaves vaddr = -4 * tid.x (negative) and puts the constant
+# in the DS offset field, as LLVM does on gfx7+; the LDS address is
+# (vaddr + offset) mod 2^32 (DsAddress, compiler/isa/semantics.h). The
+# emulator reported lane 7 at LDS byte 0x1000000fc and the verifier a
+# counterexample (address 4294967324) before the address wrapped there.
+cat > lds_neg_load.kir <<'KIR'
+kernel lds_neg_load
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64] strides [1] readonly
+arg Y : f32[64] strides [1] writeonly
+lds T : f32[64]
+  %a = load X[tid.x] : f32
+  store T[tid.x], %a
+  %r = load guarded T[70 - tid.x] : f32
+  store Y[tid.x], %r
+end
+KIR
+cat > lds_neg_store.kir <<'KIR'
+kernel lds_neg_store
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[2, 64] strides [64, 1] readonly
+arg Y : f32[64] strides [1] writeonly
+lds T : f32[64]
+  %a = load X[0, tid.x] : f32
+  %b = load X[1, tid.x] : f32
+  store T[tid.x], %b
+  store guarded T[70 - tid.x], %a
+  %r = load T[tid.x] : f32
+  store Y[tid.x], %r
+end
+KIR
+cat > lds_neg_3d.kir <<'KIR'
+kernel lds_neg_3d
+workgroup 64 4 1
+grid 2 1 1
+arg X : f32[2, 4, 64] strides [256, 64, 1] readonly
+arg Y : f32[2, 2, 4, 64] strides [512, 256, 64, 1] writeonly
+lds T : f32[3, 64, 2] pad 2
+lds U : f32[3, 64, 2] pad 2
+  %a = load X[wg.x, tid.y, tid.x] : f32
+  store guarded T[tid.y, tid.x, wg.x], %a
+  store guarded U[2 - tid.y, 56 - tid.x, wg.x], %a
+  barrier
+  %r = load guarded T[2 - tid.y, 56 - tid.x, wg.x] : f32
+  %s = load guarded U[2 - tid.y, 56 - tid.x, wg.x] : f32
+  store Y[wg.x, 0, tid.y, tid.x], %r
+  store Y[wg.x, 1, tid.y, tid.x], %s
+end
+KIR
+for k in lds_neg_load lds_neg_store lds_neg_3d; do
+  for mcpu in gfx908 gfx90a gfx942; do
+    "$kirc" verify $k.kir --mcpu=$mcpu > verify_$k.txt 2>&1 || fail "verify $k on $mcpu: exit $?: $(cat verify_$k.txt)"
+    has -x "verify: every address proved" verify_$k.txt || fail "verify $k on $mcpu: $(cat verify_$k.txt)"
+    emu_pass $k $mcpu
+  done
+done
+# The lowering still folds the constant into the offset field (the form the
+# fix keeps): 70 * 4 = 280 bytes.
+"$kirc" compile lds_neg_load.kir --mcpu=gfx942 > lds_neg_load.s || fail "lds_neg_load compile: exit $?"
+has -E "ds_read_b32 v[0-9]+, v[0-9]+ offset:280" lds_neg_load.s ||
+  fail "lds_neg_load: no ds_read_b32 with offset:280: $(grep ds_ lds_neg_load.s)"
 # Nothing to compare: an error, not a PASS.
 printf 'kernel noout\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\n  %%v = load x[tid.x] : f32\nend\n' > noout.kir
 expect_error "kernel 'noout' has no writable buffer (writeonly or readwrite): there is nothing to check" run noout.kir --device=emu

@@ -43,12 +43,14 @@ std::string Unquote(absl::string_view v) {
 
 }  // namespace
 
-absl::StatusOr<KernelInfo> DecodeKernel(const TargetInfo& t, absl::string_view kd,
+absl::StatusOr<KernelInfo> DecodeKernel(const TargetId& id, absl::string_view kd,
                                         const KernelNotes& notes, absl::string_view yaml) {
   if (kd.size() < 64) return absl::InvalidArgumentError("kernel descriptor shorter than 64 bytes");
+  const TargetInfo& t = *id.target;
   KernelInfo k;
   k.name = notes.name;
   k.target = &t;
+  k.xnack = id.xnack;
   k.group_segment_size = Get<uint32_t>(kd, 0);
   k.private_segment_size = Get<uint32_t>(kd, 4);
   k.kernarg_size = Get<uint32_t>(kd, 8);
@@ -109,6 +111,7 @@ absl::StatusOr<KernelInfo> DecodeKernel(const TargetInfo& t, absl::string_view k
   } else {
     k.vgpr_limit = k.agpr_limit = granules * t.vgpr_granule;
   }
+  k.sgpr_granted = SgprsGranted(static_cast<int>(Bits(k.rsrc1, 6, 4)));
   k.fp32_denorm_mode = static_cast<int>(Bits(k.rsrc1, 16, 2));
   k.fp16_denorm_mode = static_cast<int>(Bits(k.rsrc1, 18, 2));
   k.args = notes.args;
@@ -117,8 +120,9 @@ absl::StatusOr<KernelInfo> DecodeKernel(const TargetInfo& t, absl::string_view k
   return k;
 }
 
-absl::StatusOr<std::string> DescriptorFromDirectives(const TargetInfo& t,
+absl::StatusOr<std::string> DescriptorFromDirectives(const TargetId& id,
                                                      const std::map<std::string, int64_t>& d) {
+  const TargetInfo& t = *id.target;
   auto get = [&](const char* name, int64_t def) {
     auto it = d.find(name);
     return it == d.end() ? def : it->second;
@@ -136,6 +140,18 @@ absl::StatusOr<std::string> DescriptorFromDirectives(const TargetInfo& t,
   int64_t nfv = get("next_free_vgpr", 0);
   int g = static_cast<int>(std::max<int64_t>(1, (nfv + t.vgpr_granule - 1) / t.vgpr_granule)) - 1;
   uint32_t rsrc1 = static_cast<uint32_t>(g) & 63;
+  // SGPRs: next_free_sgpr plus the special SGPRs the reserve_* directives
+  // keep (llvm-mc's defaults: VCC and flat scratch reserved; the XNACK mask
+  // reserved unless the target ID says xnack-, and llvm-mc refuses any other
+  // reserve_xnack_mask).
+  const bool xnack_mask = id.xnack != FeatureSetting::kOff;
+  if ((get("reserve_xnack_mask", xnack_mask) != 0) != xnack_mask)
+    return absl::InvalidArgumentError(absl::StrCat(".amdhsa_reserve_xnack_mask ", get("reserve_xnack_mask", 0),
+                                                   " does not match target ID ", id.ToString(),
+                                                   " (llvm-mc refuses it too): leave the directive out"));
+  const int sgprs_used = static_cast<int>(get("next_free_sgpr", 0)) +
+                         ExtraSgprs(t, get("reserve_vcc", 1) != 0, xnack_mask, get("reserve_flat_scratch", 1) != 0);
+  rsrc1 |= static_cast<uint32_t>(GranulatedSgprCount(sgprs_used) & 15) << 6;
   rsrc1 |= static_cast<uint32_t>(get("float_denorm_mode_32", 0) & 3) << 16;
   rsrc1 |= static_cast<uint32_t>(get("float_denorm_mode_16_64", 3) & 3) << 18;
   uint16_t props = 0;

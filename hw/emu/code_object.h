@@ -35,6 +35,7 @@ enum KernelCodeProperty : uint16_t {
 struct KernelInfo {
   std::string name;
   const TargetInfo* target = nullptr;
+  FeatureSetting xnack = FeatureSetting::kAny;  // the code object's target-ID xnack setting
   // Descriptor fields.
   uint32_t group_segment_size = 0;    // LDS bytes
   uint32_t private_segment_size = 0;  // scratch bytes per work-item
@@ -59,6 +60,9 @@ struct KernelInfo {
   // `vgpr_limit`/`agpr_limit` registers; gfx90a/942 have one unified file of
   // `unified_vgprs` entries with AGPR aN at index accum_offset + N.
   int vgpr_limit = 0, agpr_limit = 0, unified_vgprs = 0, accum_offset = 0;
+  // SGPRs the wavefront is given, the special SGPRs (VCC, XNACK_MASK,
+  // FLAT_SCRATCH) included: SgprsGranted of rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT.
+  int sgpr_granted = 0;
   int fp32_denorm_mode = 3, fp16_denorm_mode = 3;
 
   // Metadata.
@@ -67,16 +71,19 @@ struct KernelInfo {
   std::array<int64_t, 3> reqd_workgroup_size = {0, 0, 0};  // all 0 if absent
 };
 
-// Decodes 64 descriptor bytes plus the kernel's metadata. `yaml` is the text
-// the metadata came from (for `.reqd_workgroup_size`, which KernelNotes lacks).
+// Decodes 64 descriptor bytes plus the kernel's metadata for the code
+// object's target ID `id`. `yaml` is the text the metadata came from (for
+// `.reqd_workgroup_size`, which KernelNotes lacks).
 // Errors: wave32, scratch (private segment), inconsistent user SGPR count.
-absl::StatusOr<KernelInfo> DecodeKernel(const TargetInfo& t, absl::string_view kd_bytes,
+absl::StatusOr<KernelInfo> DecodeKernel(const TargetId& id, absl::string_view kd_bytes,
                                         const KernelNotes& notes, absl::string_view yaml);
 
 // The 64 descriptor bytes llvm-mc would produce for these `.amdhsa_*`
-// directives (names without the ".amdhsa_" prefix), with llvm-mc's defaults
-// (workgroup_id_x 1, float_denorm_mode_32 0, float_denorm_mode_16_64 3, ...).
-absl::StatusOr<std::string> DescriptorFromDirectives(const TargetInfo& t,
+// directives (names without the ".amdhsa_" prefix) for target ID `id`, with
+// llvm-mc's defaults (workgroup_id_x 1, float_denorm_mode_32 0,
+// float_denorm_mode_16_64 3, reserve_vcc 1, reserve_flat_scratch 1,
+// reserve_xnack_mask unless the ID says xnack-, ...).
+absl::StatusOr<std::string> DescriptorFromDirectives(const TargetId& id,
                                                      const std::map<std::string, int64_t>& d);
 
 // `.reqd_workgroup_size` of kernel `name` in metadata YAML ("[ 64, 1, 1 ]" or

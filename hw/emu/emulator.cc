@@ -2,8 +2,10 @@
 // kernarg layout and the run.
 #include "hw/emu/emulator.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -27,9 +29,59 @@ class LoadedKernel {
 
 namespace {
 
+// The SGPRs s0..s(n-1) the program needs inside the descriptor's SGPR
+// allocation (VCC and EXEC, s106/s107 and s126/s127, are not in it), the
+// SGPRs set at launch included, against what rsrc1 grants less the special
+// SGPRs the hardware keeps at its top (ExtraSgprs, compiler/target/target.h,
+// which cites AMDGPUUsage and LLVM).
+absl::Status ValidateSgprs(const Program& p, const KernelInfo& k) {
+  const TargetInfo& t = *k.target;
+  bool vcc = false;
+  int top = -1, top_inst = -1;  // highest SGPR + 1 the code names, and where
+  std::string top_name;
+  for (size_t i = 0; i < p.insts.size(); ++i)
+    for (const MOperand& o : p.insts[i].mi.ops) {
+      if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kVcc) vcc = true;
+      if (!o.IsReg() || o.cls != RegClass::kSgpr) continue;
+      if (o.reg >= t.max_sgprs) {
+        vcc |= o.reg == 106 || o.reg == 107;  // vcc_lo / vcc_hi
+        continue;
+      }
+      if (o.reg + o.count > top) {
+        top = o.reg + o.count;
+        top_inst = static_cast<int>(i);
+        top_name = RegName(o.cls, o.reg, o.count);
+      }
+    }
+  int launch = k.user_sgpr_count;  // user SGPRs, then the system SGPRs (6.1)
+  for (int s : {k.workgroup_id_sgpr[0], k.workgroup_id_sgpr[1], k.workgroup_id_sgpr[2], k.workgroup_info_sgpr,
+                k.scratch_wave_offset_sgpr})
+    launch = std::max(launch, s + 1);
+  const bool flat = (k.properties & kEnableFlatScratchInit) || (k.rsrc2 & 1u);
+  const int extra = ExtraSgprs(t, vcc, k.xnack != FeatureSetting::kOff, flat);
+  const int usable = k.sgpr_granted - extra;
+  const int need = std::max(top, launch);
+  if (need <= usable) return absl::OkStatus();
+  std::vector<std::string> special;
+  if (extra >= 2) special.push_back(vcc ? "VCC (the code uses it)" : "VCC");
+  if (extra >= 4) special.push_back(t.has_xnack && k.xnack != FeatureSetting::kOff ? "XNACK_MASK (xnack is not off)" : "XNACK_MASK");
+  if (extra >= 6)
+    special.push_back(t.architected_flat_scratch ? absl::StrCat("FLAT_SCRATCH (", t.name, " has architected flat scratch)")
+                                                 : "FLAT_SCRATCH");
+  const std::string what =
+      top >= launch ? absl::StrCat("kernel '", k.name, "': ", p.Describe(top_inst), ": ", top_name, " is")
+                    : absl::StrCat("kernel '", k.name, "': the ", launch, " SGPRs the dispatch sets up (user and system SGPRs) are");
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " beyond the SGPRs the kernel descriptor allocates: compute_pgm_rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT ",
+      (k.rsrc1 >> 6) & 15, " grants ", k.sgpr_granted, " SGPRs", extra > 0 ? absl::StrCat(", of which the top ", extra,
+      " hold ", absl::StrJoin(special, ", "), ", leaving s0..s", usable - 1) : "",
+      "; the code needs s0..s", need - 1, ": raise .amdhsa_next_free_sgpr to at least ", need));
+}
+
 // Registers within the descriptor's allocation; MFMA register rules.
 absl::Status ValidateProgram(const Program& p, const KernelInfo& k) {
   const TargetInfo& t = *k.target;
+  if (absl::Status st = ValidateSgprs(p, k); !st.ok()) return st;
   bool uses_agprs = false;
   for (const Inst& in : p.insts)
     for (const MOperand& o : in.mi.ops) uses_agprs |= o.IsReg() && o.cls == RegClass::kAgpr;
@@ -100,7 +152,11 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::st
   absl::StatusOr<std::string> kd = ElfSymbolBytes(hsaco, kd_sym, 64, &kd_addr);
   if (!kd.ok()) return kd.status();
   auto lk = std::make_shared<LoadedKernel>();
-  absl::StatusOr<KernelInfo> info = DecodeKernel(**t, *kd, **kn, *notes_text);
+  // The code object's own target ID (its xnack setting decides whether the
+  // XNACK mask takes SGPRs); --mcpu's when the metadata has none.
+  absl::StatusOr<TargetId> id = ParseTargetId(meta_target.empty() ? mcpu : std::string(TargetIdOf(meta_target)));
+  if (!id.ok()) return absl::Status(id.status().code(), absl::StrCat("the code object: ", id.status().message()));
+  absl::StatusOr<KernelInfo> info = DecodeKernel(*id, *kd, **kn, *notes_text);
   if (!info.ok()) return info.status();
   lk->info = *info;
   // Disassemble the kernel's symbol only.
@@ -145,10 +201,12 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadAssembly(absl::string_vi
   if (!notes.ok()) return notes.status();
   absl::StatusOr<const KernelNotes*> kn = PickKernel(*notes, name);
   if (!kn.ok()) return kn.status();
-  absl::StatusOr<std::string> kd = DescriptorFromDirectives(**t, text->descriptors.begin()->second);
+  absl::StatusOr<TargetId> id = ParseTargetId(mcpu);
+  if (!id.ok()) return id.status();
+  absl::StatusOr<std::string> kd = DescriptorFromDirectives(*id, text->descriptors.begin()->second);
   if (!kd.ok()) return absl::Status(kd.status().code(), absl::StrCat("kernel '", name, "': ", kd.status().message()));
   auto lk = std::make_shared<LoadedKernel>();
-  absl::StatusOr<KernelInfo> info = DecodeKernel(**t, *kd, **kn, text->metadata_yaml);
+  absl::StatusOr<KernelInfo> info = DecodeKernel(*id, *kd, **kn, text->metadata_yaml);
   if (!info.ok()) return info.status();
   lk->info = *info;
   auto it = text->functions.find(name);

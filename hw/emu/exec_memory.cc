@@ -165,12 +165,12 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
     const uint64_t off = (mi.offen ? uint64_t{a0[l]} : 0) + static_cast<uint64_t>(mi.offset);
     for (int k = 0; k < sh.comps; ++k) {
       const uint64_t o = off + static_cast<uint64_t>(k) * sh.bytes;
-      if (!RawBufferComponentInRange(srd, soffset, o)) continue;  // load 0 / store dropped
+      if (!RawBufferComponentInRange(srd, soffset, o, sh.bytes)) continue;  // load 0 / store dropped
       const uint64_t addr = RawBufferAddress<uint64_t>(srd.base, soffset, o);
       const Region* r = c.mem.Find(addr, sh.bytes);
       if (r == nullptr)
         return absl::FailedPreconditionError(absl::StrCat(
-            Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " < num_records ",
+            Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " + ", sh.bytes, " <= num_records ",
             srd.num_records, " - soffset ", soffset, ") at ", c.mem.Describe(addr, sh.bytes),
             " falls outside every buffer"));
       // After the range check: a load of 0 or a dropped store is no access.
@@ -213,9 +213,7 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
     if (!(st = Arity(in, 2)).ok() || !(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
     addr = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
   }
-  // Element addresses relative to vaddr: the rule shared with the verifier.
-  std::vector<uint64_t> offs;
-  for (int e = 0; e < (two ? 2 : 1); ++e) offs.push_back(static_cast<uint64_t>(DsAddressOffset(mi, e)));
+  const int naddrs = two ? 2 : 1;
   const uint32_t align = elem == 12 ? 16 : static_cast<uint32_t>(elem);
   const uint64_t exec = w.Exec();
   const size_t size = c.wg.lds.size();
@@ -229,8 +227,9 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
   op.lds_op = race_op;
   for (int l = 0; l < kLanes; ++l) {
     if (!(exec >> l & 1)) continue;
-    for (size_t e = 0; e < offs.size(); ++e) {
-      const uint64_t a = uint64_t{addr[l]} + offs[e];
+    for (int e = 0; e < naddrs; ++e) {
+      // (vaddr + offset) mod 2^32: the rule shared with the verifier.
+      const uint64_t a = DsAddress(U32Domain{}, addr[l], mi, e);
       if (a + elem > size)
         return absl::FailedPreconditionError(absl::StrCat(
             Describe(in), ": lane ", l, " accesses LDS bytes [0x", absl::Hex(a), ", 0x", absl::Hex(a + elem),
@@ -245,7 +244,7 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
       uint8_t* p = c.wg.lds.data() + a;
       const int per = elem >= 4 ? elem / 4 : 1;  // registers per element
       for (int r = 0; r < per; ++r) {
-        const int reg = static_cast<int>(e) * per + r;
+        const int reg = e * per + r;
         const int nbytes = elem >= 4 ? 4 : elem;
         if (sh.store) {
           uint32_t v = StoreBits(data[reg][l], sh);

@@ -86,9 +86,9 @@ absl::Status CheckSrd(const Srd& s) {
   return absl::OkStatus();
 }
 
-bool RawBufferComponentInRange(const Srd& srd, uint32_t soffset, uint64_t offset) {
+bool RawBufferComponentInRange(const Srd& srd, uint32_t soffset, uint64_t offset, int bytes) {
   // The one definition the verifier proves against (compiler/isa/semantics.h).
-  return RawBufferInRange<int64_t>(srd.num_records, soffset, static_cast<int64_t>(offset));
+  return RawBufferInRange<int64_t>(srd.num_records, soffset, static_cast<int64_t>(offset), bytes);
 }
 
 }  // namespace kir::emu

@@ -58,15 +58,14 @@ absl::Status CheckSrd(const Srd& srd);
 
 // THE raw-buffer range check (stride 0), used for every buffer access; it
 // calls RawBufferInRange of compiler/isa/semantics.h, the definition the
-// verifier (verify/) proves against:
-// one component (a dword of a multi-dword access, or the whole of a byte or
-// short access) at byte `offset` = voffset (offen) + instruction offset +
-// 4 * component index is in range iff offset < num_records - soffset
-// (CLRX; amdgcn-isa-notes.md section 4), computed without 32-bit wrap.
-// Out-of-range loads return 0 and out-of-range stores are dropped.
-// UNVERIFIED on hardware: that dwordx2/x3/x4 are checked dword by dword (the
-// ISA documents describe per-component checks; no GPU was available to confirm).
-bool RawBufferComponentInRange(const Srd& srd, uint32_t soffset, uint64_t offset);
+// verifier (verify/) proves against, which cites its sources: one component
+// (a dword of a multi-dword access, or the whole of a byte, short or dword
+// access) of `bytes` bytes at byte `offset` = voffset (offen) + instruction
+// offset + 4 * component index is in range iff all its bytes are:
+// offset + bytes <= num_records - soffset, computed without 32-bit wrap.
+// Out-of-range loads return 0 and out-of-range stores are dropped, a
+// component partly in range included.
+bool RawBufferComponentInRange(const Srd& srd, uint32_t soffset, uint64_t offset, int bytes);
 
 }  // namespace kir::emu
 

@@ -75,13 +75,81 @@ TEST(MemoryTest, MultiDwordAccessesAreCheckedPerDword) {
   std::vector<float> out = FromBytes<float>(a.args[1]);
   EXPECT_EQ(std::vector<float>(out.begin(), out.begin() + 8),
             (std::vector<float>{5, 5, 5, 5, 5, 5, 0, 0}));
-  // The same split with soffset: out of range iff offset >= num_records - soffset.
+  // The same split with soffset: in range iff offset + bytes <= num_records - soffset.
   Srd srd;
   srd.num_records = 24;
-  EXPECT_TRUE(RawBufferComponentInRange(srd, 8, 15));
-  EXPECT_FALSE(RawBufferComponentInRange(srd, 8, 16));
-  EXPECT_FALSE(RawBufferComponentInRange(srd, 30, 0));          // soffset past the end
-  EXPECT_FALSE(RawBufferComponentInRange(srd, 0, 0x80000000u));  // kirc's guard offset
+  EXPECT_TRUE(RawBufferComponentInRange(srd, 8, 12, 4));
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 8, 13, 4));          // bytes 13..16: the last is out
+  EXPECT_TRUE(RawBufferComponentInRange(srd, 8, 15, 1));
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 8, 15, 2));
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 8, 16, 1));
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 30, 0, 1));          // soffset past the end
+  EXPECT_FALSE(RawBufferComponentInRange(srd, 0, 0x80000000u, 2));  // kirc's guard offset
+}
+
+// A component (a dword of a multi-dword access, or a whole byte, short or
+// dword access) partly past num_records is out of range whole: loads of it
+// read 0, stores of it write nothing (iree-org/iree #20392, LLVM PR #132981;
+// RawBufferInRange in compiler/isa/semantics.h). num_records 8 over 16-byte
+// buffers; src byte i is 0xa0 + i, dst starts as 0xee. One lane (EXEC = 1).
+TEST(MemoryTest, ComponentsPartlyPastNumRecordsAreOutOfRangeWhole) {
+  HandKernel k;
+  k.args = {"src:global_buffer", "out:global_buffer", "dst:global_buffer"};
+  k.body = R"(
+  s_load_dwordx4 s[8:11], s[0:1], 0x0
+  s_load_dwordx2 s[12:13], s[0:1], 0x10
+  s_mov_b64 exec, 1
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s4, s8
+  s_and_b32 s5, s9, 0xffff
+  s_mov_b32 s6, 8
+  s_mov_b32 s7, 0x20000
+  s_mov_b32 s16, s12
+  s_and_b32 s17, s13, 0xffff
+  s_mov_b32 s18, 8
+  s_mov_b32 s19, 0x20000
+  v_mov_b32 v0, 0
+  buffer_load_ubyte v2, v0, s[4:7], 0 offen offset:7
+  buffer_load_ushort v3, v0, s[4:7], 0 offen offset:7
+  buffer_load_ushort v4, v0, s[4:7], 0 offen offset:6
+  buffer_load_dword v5, v0, s[4:7], 0 offen offset:6
+  buffer_load_dword v6, v0, s[4:7], 0 offen offset:4
+  buffer_load_dwordx2 v[8:9], v0, s[4:7], 0 offen offset:4
+  v_mov_b32 v10, 0x11223344
+  v_mov_b32 v11, 0x55667788
+  buffer_store_short v10, v0, s[16:19], 0 offen offset:7
+  buffer_store_dword v10, v0, s[16:19], 0 offen offset:6
+  buffer_store_byte v10, v0, s[16:19], 0 offen offset:3
+  buffer_store_dwordx2 v[10:11], v0, s[16:19], 0 offen offset:4
+  s_waitcnt vmcnt(0)
+  global_store_dwordx4 v0, v[2:5], s[10:11]
+  global_store_dword v0, v6, s[10:11] offset:16
+  global_store_dwordx2 v0, v[8:9], s[10:11] offset:20
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  std::vector<uint8_t> src(16), dst(16, 0xee);
+  for (int i = 0; i < 16; ++i) src[i] = static_cast<uint8_t>(0xa0 + i);
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    k.mcpu = t;
+    LaunchArgs a;
+    a.args = {src, ToBytes(std::vector<uint32_t>(7, 0xdeadbeefu)), dst};
+    absl::StatusOr<EmuStats> st = RunAssembly(k.Text(), t, a);
+    ASSERT_TRUE(st.ok()) << t << ": " << st.status();
+    EXPECT_EQ(FromBytes<uint32_t>(a.args[1]), (std::vector<uint32_t>{
+                                                  0xa7,        // ubyte at 7: its byte is in range
+                                                  0,           // ushort at 7: byte 8 is out
+                                                  0xa7a6,      // ushort at 6
+                                                  0,           // dword at 6: bytes 8, 9 are out
+                                                  0xa7a6a5a4,  // dword at 4
+                                                  0xa7a6a5a4,  // dwordx2 at 4: first dword in range...
+                                                  0}))         // ...second out
+        << t;
+    // short at 7 and dword at 6 dropped; byte at 3 written; of the dwordx2
+    // at 4 the first dword written, the second dropped.
+    EXPECT_EQ(a.args[2], (std::vector<uint8_t>{0xee, 0xee, 0xee, 0x44, 0x44, 0x33, 0x22, 0x11, 0xee, 0xee, 0xee,
+                                               0xee, 0xee, 0xee, 0xee, 0xee}))
+        << t;
+  }
 }
 
 TEST(MemoryTest, GuardedKirKernel) {
@@ -162,6 +230,40 @@ TEST(MemoryTest, LdsBoundsAndAlignment) {
               HasSubstr("lane 1 LDS address 0x4 is not 8-byte aligned"));
   EXPECT_THAT(Msg(RunAssembly(LdsKernel("ds_read_u16 v2, v1 offset:1"), "gfx942", a).status()),
               HasSubstr("is not 2-byte aligned"));
+}
+
+// The LDS address is (vaddr + offset) mod 2^32 (DsAddress of
+// compiler/isa/semantics.h), as LLVM's DS offset folding assumes on gfx7+:
+// lane l writes l through vaddr -4l with offset:252 (LDS byte 252 - 4l), reads
+// it back through vaddr 4l - 512 with offset:512 (byte 4l), and stores it.
+TEST(MemoryTest, LdsAddressIsVaddrPlusOffsetModulo2To32) {
+  HandKernel k;
+  k.args = {"out:global_buffer"};
+  k.lds_bytes = 256;
+  k.body = R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 2, v0
+  v_sub_u32 v2, 0, v1
+  ds_write_b32 v2, v0 offset:252
+  v_add_u32 v3, 0xfffffe00, v1
+  s_waitcnt lgkmcnt(0)
+  ds_read_b32 v4, v3 offset:512
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v1, v4, s[4:5]
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<uint32_t>(64, 0xffffffffu))};
+  absl::StatusOr<EmuStats> st = RunAssembly(k.Text(), "gfx942", a);
+  ASSERT_TRUE(st.ok()) << st.status();
+  std::vector<uint32_t> out = FromBytes<uint32_t>(a.args[0]);
+  for (uint32_t l = 0; l < 64; ++l) EXPECT_EQ(out[l], 63 - l) << "lane " << l;  // byte 4l holds lane 63 - l's id
+  // A sum that wraps below 0 is outside the allocation, reported wrapped.
+  LaunchArgs none;
+  EXPECT_THAT(Msg(RunAssembly(LdsKernel("v_sub_u32 v1, 0, v1\n  ds_write_b32 v1, v2 offset:4"), "gfx942", none).status()),
+              HasSubstr("lane 2 accesses LDS bytes [0xfffffffc, 0x100000000) outside the workgroup's 256-byte LDS "
+                        "allocation"));
 }
 
 // DS read2/write2 (two addresses, vaddr + offsetN * unit: 8 bytes for

@@ -1,6 +1,7 @@
 // Strict mode: each rule with a hand-broken kernel (kirc's output with the
 // s_waitcnt / s_barrier / s_nop line deleted, or small hand-written assembly)
 // and the specific error it must produce.
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "compiler/emit/toolchain.h"
+#include "hw/emu/code_object.h"
 #include "hw/emu/emulator.h"
 #include "hw/emu/test_util.h"
 
@@ -603,6 +606,140 @@ TEST(StrictTest, HangGuard) {
   EmuOptions o;
   o.max_wave_instructions = 1000;
   EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a, o).status()), HasSubstr("hang guard"));
+}
+
+// ---- Descriptor: SGPRs beyond the allocation ------------------------------------
+
+// A kernel whose code names SGPRs (here up to `top`) the descriptor's
+// `.amdhsa_next_free_sgpr` does not cover. The SGPR check reads the
+// descriptor's GRANULATED_WAVEFRONT_SGPR_COUNT: from llvm-mc's .kd bytes for a
+// code object, from the directives (computed as llvm-mc would) for assembly
+// text; both must refuse it with the same message.
+HandKernel SgprKernel(const std::string& mcpu, int next_free_sgpr, const std::string& uses) {
+  HandKernel k;
+  k.mcpu = mcpu;
+  k.sgprs = next_free_sgpr;
+  k.body = absl::StrCat("\n  ", uses, "\n  s_endpgm");
+  return k;
+}
+
+absl::Status RunBoth(const HandKernel& k, bool* same) {
+  LaunchArgs a, b;
+  absl::Status text = RunAssembly(k.Text(), k.mcpu, a).status();
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(testing::kLlvmBin, k.Text(), k.mcpu);
+  EXPECT_TRUE(hsaco.ok()) << hsaco.status();
+  if (!hsaco.ok()) return hsaco.status();
+  absl::Status obj = RunCodeObject(testing::kLlvmBin, *hsaco, k.name, k.mcpu, b).status();
+  // Messages name the instruction by address: estimated for text, objdump's
+  // for the code object; compare from the instruction text on.
+  auto from_text = [](const absl::Status& st) {
+    absl::string_view m = st.message();
+    return m.substr(std::min(m.size(), m.find('`')));
+  };
+  *same = text.ok() == obj.ok() && from_text(text) == from_text(obj);
+  EXPECT_TRUE(*same) << "assembly text: " << text << "\ncode object: " << obj;
+  return obj;
+}
+
+TEST(StrictTest, SgprsBeyondTheDescriptorAreAnError) {
+  bool same = false;
+  // .amdhsa_next_free_sgpr 1 on gfx942: llvm-mc adds the 6 special SGPRs
+  // (architected flat scratch: always 6), sgprs_used 7, field
+  // 2 * max(0, ceil(7 / 16) - 1) = 0 (AMDGPUUsage; llvm-mc's ceil(7 / 8) - 1
+  // is 0 too), which grants 16 SGPRs, of which all 6 special ones are in use
+  // on gfx942: s0..s9 are usable.
+  EXPECT_THAT(Msg(RunBoth(SgprKernel("gfx942", 1, "s_mov_b64 s[10:11], 0"), &same)),
+              AllOf(HasSubstr("`s_mov_b64 s[10:11], 0`: s[10:11] is beyond the SGPRs the kernel descriptor allocates: "
+                              "compute_pgm_rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT 0 grants 16 SGPRs, of which the "
+                              "top 6 hold VCC, XNACK_MASK (xnack is not off), FLAT_SCRATCH (gfx942 has architected "
+                              "flat scratch), leaving s0..s9; the code needs s0..s11: raise "
+                              ".amdhsa_next_free_sgpr to at least 12")));
+  EXPECT_TRUE(same);
+  // gfx908 and gfx90a: the kernel sets up no flat scratch, so its SGPRs are
+  // free; VCC and (xnack any) the XNACK mask take the top 4: s0..s11.
+  for (const char* t : {"gfx908", "gfx90a"}) {
+    EXPECT_TRUE(RunBoth(SgprKernel(t, 1, "s_mov_b32 s11, 0"), &same).ok()) << t;
+    EXPECT_THAT(Msg(RunBoth(SgprKernel(t, 1, "s_mov_b32 s12, 0"), &same)),
+                HasSubstr("s12 is beyond the SGPRs the kernel descriptor allocates: compute_pgm_rsrc1 "
+                          "GRANULATED_WAVEFRONT_SGPR_COUNT 0 grants 16 SGPRs, of which the top 4 hold VCC, "
+                          "XNACK_MASK (xnack is not off), leaving s0..s11; the code needs s0..s12"))
+        << t;
+    EXPECT_TRUE(same) << t;
+  }
+  // The edges: 10 + 6 = 16 fits one granule (llvm-mc writes field 1), so s9
+  // is the last usable SGPR; 11 + 6 = 17 takes field 2, 32 SGPRs, s0..s25
+  // (beyond next_free_sgpr but allocated, as the VGPR check counts whole
+  // granules too).
+  EXPECT_TRUE(RunBoth(SgprKernel("gfx942", 10, "s_mov_b32 s9, 0"), &same).ok());
+  EXPECT_THAT(Msg(RunBoth(SgprKernel("gfx942", 10, "s_mov_b32 s10, 0"), &same)),
+              HasSubstr("leaving s0..s9; the code needs s0..s10"));
+  EXPECT_TRUE(RunBoth(SgprKernel("gfx942", 11, "s_mov_b32 s25, 0"), &same).ok());
+  EXPECT_THAT(Msg(RunBoth(SgprKernel("gfx942", 11, "s_mov_b32 s26, 0"), &same)),
+              HasSubstr("GRANULATED_WAVEFRONT_SGPR_COUNT 2 grants 32 SGPRs, of which the top 6 hold VCC, "
+                        "XNACK_MASK (xnack is not off), FLAT_SCRATCH (gfx942 has architected flat scratch), leaving "
+                        "s0..s25; the code needs s0..s26"));
+}
+
+TEST(StrictTest, SgprsTheDispatchSetsUpCountToo) {
+  // gfx90a: private segment buffer (4) + dispatch ptr (2) + queue ptr (2) +
+  // kernarg ptr (2) + dispatch id (2) user SGPRs, then workgroup ids x, y, z:
+  // s0..s14 are written at launch though the code names none of them.
+  HandKernel k = SgprKernel("gfx90a", 1, "s_nop 0");
+  k.extra_directives =
+      "    .amdhsa_user_sgpr_private_segment_buffer 1\n    .amdhsa_user_sgpr_dispatch_ptr 1\n"
+      "    .amdhsa_user_sgpr_queue_ptr 1\n    .amdhsa_user_sgpr_dispatch_id 1\n"
+      "    .amdhsa_system_sgpr_workgroup_id_y 1\n    .amdhsa_system_sgpr_workgroup_id_z 1\n";
+  bool same = false;
+  EXPECT_THAT(Msg(RunBoth(k, &same)),
+              HasSubstr("kernel 'k': the 15 SGPRs the dispatch sets up (user and system SGPRs) are beyond the SGPRs "
+                        "the kernel descriptor allocates: compute_pgm_rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT 0 grants "
+                        "16 SGPRs, of which the top 4 hold VCC, XNACK_MASK (xnack is not off), leaving s0..s11; the "
+                        "code needs s0..s14: raise .amdhsa_next_free_sgpr to at least 15"));
+  EXPECT_TRUE(same);
+}
+
+TEST(StrictTest, SpecialSgprsFollowTheDescriptorAndTheCode) {
+  bool same = false;
+  // gfx90a:xnack- without reserved VCC or flat scratch: no special SGPRs, so
+  // .amdhsa_next_free_sgpr 16 grants exactly s0..s15...
+  HandKernel k = SgprKernel("gfx90a:xnack-", 16, "s_mov_b32 s15, 0");
+  k.extra_directives = "    .amdhsa_reserve_vcc 0\n    .amdhsa_reserve_flat_scratch 0\n";
+  EXPECT_TRUE(RunBoth(k, &same).ok());
+  // ...but code that uses VCC loses the top two to it (the descriptor did
+  // not count it: .amdhsa_reserve_vcc 0).
+  k.body = "\n  v_cmp_eq_u32_e32 vcc, 0, v0\n  s_mov_b32 s15, 0\n  s_endpgm";
+  EXPECT_THAT(Msg(RunBoth(k, &same)),
+              HasSubstr("s15 is beyond the SGPRs the kernel descriptor allocates: compute_pgm_rsrc1 "
+                        "GRANULATED_WAVEFRONT_SGPR_COUNT 1 grants 16 SGPRs, of which the top 2 hold VCC (the code "
+                        "uses it), leaving s0..s13; the code needs s0..s15"));
+  EXPECT_TRUE(same);
+  // With xnack any the hardware may use the XNACK mask, which sits below
+  // VCC: 4 special SGPRs. llvm-mc always counts them (it refuses
+  // .amdhsa_reserve_xnack_mask 0 then, and so does the emulator), so the
+  // code object's descriptor is edited: field 2 (32 SGPRs, 16 + 4 counted)
+  // becomes 1 (16 SGPRs), as if the mask had not been counted.
+  k.mcpu = "gfx90a";
+  k.body = "\n  s_mov_b32 s12, 0\n  s_endpgm";
+  HandKernel no_mask = k;
+  no_mask.extra_directives += "    .amdhsa_reserve_xnack_mask 0\n";
+  LaunchArgs a;
+  EXPECT_THAT(Msg(RunAssembly(no_mask.Text(), "gfx90a", a).status()),
+              HasSubstr(".amdhsa_reserve_xnack_mask 0 does not match target ID gfx90a (llvm-mc refuses it too)"));
+  EXPECT_TRUE(RunBoth(k, &same).ok());
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(testing::kLlvmBin, k.Text(), k.mcpu);
+  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  uint64_t kd_addr = 0;
+  absl::StatusOr<std::string> kd = ElfSymbolBytes(*hsaco, "k.kd", 64, &kd_addr);
+  ASSERT_TRUE(kd.ok()) << kd.status();
+  const size_t at = hsaco->find(*kd);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ((static_cast<uint8_t>((*hsaco)[at + 48]) | static_cast<uint8_t>((*hsaco)[at + 49]) << 8) >> 6 & 15, 2);
+  (*hsaco)[at + 48] = static_cast<char>(((*hsaco)[at + 48] & 0x3f) | 0x40);  // rsrc1 bits 9:6 = 1
+  (*hsaco)[at + 49] = static_cast<char>((*hsaco)[at + 49] & ~0x03);
+  EXPECT_THAT(Msg(RunCodeObject(testing::kLlvmBin, *hsaco, "k", "gfx90a", a).status()),
+              HasSubstr("s12 is beyond the SGPRs the kernel descriptor allocates: compute_pgm_rsrc1 "
+                        "GRANULATED_WAVEFRONT_SGPR_COUNT 1 grants 16 SGPRs, of which the top 4 hold VCC, XNACK_MASK "
+                        "(xnack is not off), leaving s0..s11; the code needs s0..s12"));
 }
 
 }  // namespace
