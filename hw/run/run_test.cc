@@ -359,7 +359,11 @@ end
   absl::StatusOr<RunReport> r = Run(k, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ok) << r->text;
-  KernelData in = MakeInputs(k, 5);
+  // The kernel is elementwise: exact inputs run first (their scalars are
+  // reported and dumped), then adversarial ones.
+  ExactPlan plan = PlanExactInputs(k);
+  ASSERT_TRUE(plan.exact) << plan.blocker;
+  KernelData in = MakeExactInputs(k, plan, 5);
   float a = F32FromBits(in.scalars["a"]);
   int32_t n = static_cast<int32_t>(in.scalars["n"]);
   EXPECT_GE(n, 1);
@@ -513,35 +517,6 @@ end
   r = Run(k, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ok) << r->text;
-}
-
-// A promoted gemm with K = 100 runs a K loop of 128 (4 tiles of 32): the f32
-// tolerance uses the reduction length the caller gives (kirc run: the gemm's K).
-TEST_F(RunReportTest, GivenReductionLengthSetsTheTolerance) {
-  Kernel g = MustParse(R"(kernel g100
-target gfx942
-workgroup auto
-grid auto
-arg A : f16[64, 100] strides [100, 1] readonly
-arg B : f16[64, 100] strides [100, 1] readonly
-arg C : f32[64, 64] strides [64, 1] writeonly
-arg alpha : f32
-  gemm C = alpha * A.mk * B.nk tile 64x64x32
-end
-)");
-  absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
-  ASSERT_TRUE(t.ok());
-  absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t, "t.kir");
-  ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(ReductionLength(*p), 128);
-  RunOptions o;
-  o.reduction_length = ReductionLength(g);
-  absl::StatusOr<RunReport> r = Run(*p, o);
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(r->ok) << r->text;
-  EXPECT_NE(r->text.find("(reduction length 100)"), std::string::npos) << r->text;
-  EXPECT_NE(r->text.find("scalars: alpha = "), std::string::npos) << r->text;
-  EXPECT_DOUBLE_EQ(r->diffs[0].tol.rtol, 4.0 * 100 * std::ldexp(1.0, -24));
 }
 
 }  // namespace
