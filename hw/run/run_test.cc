@@ -9,6 +9,7 @@
 
 #include "compiler/api/compile.h"
 #include "compiler/emit/toolchain.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
@@ -18,6 +19,7 @@
 #include "testdata/test_kernels.h"
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
+#include "hw/check/exact.h"
 #include "hw/run/run.h"
 
 namespace kir {
@@ -517,6 +519,128 @@ end
   r = Run(k, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ok) << r->text;
+}
+
+// The input modes (RunOptions::inputs): which passes run, what they say,
+// and the two refusals.
+TEST_F(RunReportTest, InputModesAndTheirPasses) {
+  const Kernel add = ::kir::testing::TestdataKernel("add_f16");
+  absl::StatusOr<RunReport> r = Run(add);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 2u) << r->text;
+  EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kAdversarial);
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_EQ(r->exact_blocker, "");
+  EXPECT_NE(r->text.find("inputs: exact (seed 1): x +-m*2^e, m in [1, 255], e = -8; y "), std::string::npos)
+      << r->text;
+  EXPECT_NE(r->text.find("\ninputs: adversarial (seed 1): "), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("tolerance bit-identical (adversarial inputs; any NaN matches any NaN): OK"),
+            std::string::npos)
+      << r->text;
+  // Each mode alone.
+  for (InputMode m : {InputMode::kExact, InputMode::kRandom, InputMode::kAdversarial}) {
+    RunOptions o;
+    o.inputs = m;
+    r = Run(add, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->passes.size(), 1u) << r->text;
+    EXPECT_EQ(r->passes[0].mode, m);
+    EXPECT_TRUE(r->ok) << r->text;
+    EXPECT_NE(r->text.find(absl::StrCat("\ninputs: ", InputModeName(m), " (seed 1)")), std::string::npos)
+        << r->text;
+  }
+  // An MFMA kernel: no adversarial pass, and asking for one is an error.
+  const Kernel mma = ::kir::testing::TestdataKernel("mma_16x16x16_f16");
+  r = Run(mma);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 1u);
+  EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
+  RunOptions adv;
+  adv.inputs = InputMode::kAdversarial;
+  r = Run(mma, adv);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("adversarial inputs need a kernel without mfma or gemm ops: kernel "
+                                      "'mma_16x16x16_f16' sums products in an order the hardware does not specify"),
+            std::string::npos)
+      << r.status();
+  // A kernel the analysis cannot prove exact: auto falls back to random and
+  // says why; exact is an error naming the op.
+  const Kernel sq = MustParse(R"(kernel sq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+  %x = load x[tid.x] : f32
+  %r = for %i = 0 to 100 iter(%p = %x) {
+    %q = mul %p, %x
+    yield %q
+  }
+  store y[tid.x], %r
+end
+)");
+  RunOptions named;
+  named.filename = "sq.kir";
+  r = Run(sq, named);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 2u) << r->text;
+  EXPECT_EQ(r->passes[0].mode, InputMode::kRandom);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kAdversarial);
+  EXPECT_TRUE(r->ok) << r->text;
+  const std::string why = "sq.kir:8:3: '%r = for %i = 0 to 100 iter(%p = %x)': each of its 100 iterations multiplies "
+                          "a loop-carried value by a non-integer";
+  EXPECT_EQ(r->exact_blocker.substr(0, why.size()), why);
+  EXPECT_NE(r->text.find("inputs: random (seed 1); exact inputs impossible: " + why), std::string::npos) << r->text;
+  named.inputs = InputMode::kExact;
+  r = Run(sq, named);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("exact inputs are impossible for kernel 'sq': " + why), std::string::npos)
+      << r.status();
+}
+
+// Random inputs: each element within the worst-case rounding error of its
+// sum of |terms| (the magnitude shadow); the factor, worked out by hand for a
+// promoted gemm with K = 100 (a K loop of 4 trips of 4 32x32x8 MFMAs: 128
+// products, 28 of them of guarded zeros) and alpha.
+TEST_F(RunReportTest, RandomModeBoundsEachElement) {
+  Kernel g = MustParse(R"(kernel g100
+target gfx942
+workgroup auto
+grid auto
+arg A : f16[64, 100] strides [100, 1] readonly
+arg B : f16[64, 100] strides [100, 1] readonly
+arg C : f32[64, 64] strides [64, 1] writeonly
+arg alpha : f32
+  gemm C = alpha * A.mk * B.nk tile 64x64x32
+end
+)");
+  absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t, "t.kir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  RunOptions o;
+  o.inputs = InputMode::kRandom;
+  absl::StatusOr<RunReport> r = Run(*p, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("scalars: alpha = "), std::string::npos) << r->text;
+  // Device: 16 MFMAs of 8 products, each product through up to 8 additions of
+  // 2u (faithful rounding), then alpha * acc (u). Reference: 16 roundings to
+  // f32 after 8 double additions each, then alpha * acc.
+  const double u = std::ldexp(1.0, -24);
+  const double dev = 16 * 8 * 2 * u + u, ref = 16 * (u + 8 * std::ldexp(1.0, -53)) + u;
+  const double factor = (std::expm1(dev) + std::expm1(ref)) / (1 - std::expm1(ref));
+  ASSERT_EQ(r->diffs.size(), 1u);
+  EXPECT_NEAR(r->diffs[0].tol.shadow_factor, factor, 1e-15);
+  EXPECT_EQ(r->diffs[0].tol.atol, std::ldexp(1.0, -148));
+  EXPECT_NE(r->text.find(absl::StrFormat("tolerance |out - ref| <= %.3g * sum|terms| + 2^-148 for f32 (worst-case "
+                                         "rounding): OK",
+                                         factor)),
+            std::string::npos)
+      << r->text;
 }
 
 }  // namespace
