@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/target/target.h"
+#include "hw/check/npy.h"
 
 namespace kir {
 namespace {
@@ -174,13 +175,7 @@ BufferDiff CompareBuffer(const Arg& a, const std::vector<uint8_t>& o, const std:
           d.worst_ref = rv;
         }
       }
-      size_t i = rank;
-      while (i > 0) {
-        --i;
-        if (++idx[i] < a.shape[i]) break;
-        idx[i] = 0;
-        if (i == 0) done = true;
-      }
+      done = !NextIndex(idx, a.shape);
     }
   }
   // n/a (NaN) whenever every finite reference element is 0, an exact match

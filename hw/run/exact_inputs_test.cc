@@ -24,6 +24,7 @@
 #include "hw/check/exact.h"
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
+#include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
 
 namespace kir {
@@ -77,34 +78,14 @@ class Capture : public Device {
   Device& inner_;
 };
 
-class ExactInputsTest : public ::testing::Test {
+class ExactInputsTest : public ::kir::testing::CodeObjectTestBase {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
-    ASSERT_TRUE(bin.ok()) << bin.status();
-    bin_ = *bin;
-    absl::StatusOr<ScopedTempDir> d = ScopedTempDir::Create("exact_inputs_test.");
-    ASSERT_TRUE(d.ok()) << d.status();
-    dir_ = std::make_unique<ScopedTempDir>(*std::move(d));
-  }
   static Kernel Parse(const std::string& text) {
     absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
     EXPECT_TRUE(k.ok()) << k.status();
     return k.ok() ? *k : Kernel{};
   }
-  // `k` compiled for gfx942 into DIR/FILE; returns the path.
-  std::string Build(const Kernel& k, const std::string& file) {
-    CompileOptions co;
-    co.mcpu = "gfx942";
-    absl::StatusOr<CompileResult> cr = Compile(k, co);
-    EXPECT_TRUE(cr.ok()) << cr.status();
-    if (!cr.ok()) return "";
-    absl::StatusOr<std::string> obj = CodeObjectFor(*cr, bin_);
-    EXPECT_TRUE(obj.ok()) << obj.status();
-    std::string path = dir_->File(file);
-    EXPECT_TRUE(WriteFileBytes(path, obj.ok() ? *obj : "").ok());
-    return path;
-  }
+  std::string Build(const Kernel& k, const std::string& file) { return CodeObjectTestBase::Build(k, "gfx942", file); }
   absl::StatusOr<RunReport> Run(const Kernel& k, const std::string& code_object, InputMode mode,
                                 Device* dev = nullptr) {
     EmuDevice emu(bin_);
@@ -114,8 +95,6 @@ class ExactInputsTest : public ::testing::Test {
     o.inputs = mode;
     return RunAndCheck(k, dev != nullptr ? *dev : emu, o);
   }
-  std::string bin_;
-  std::unique_ptr<ScopedTempDir> dir_;
 };
 
 // C[i][j] = sum over k in [first, K) of A[i][k] * B[j][k], in double (exact
@@ -218,30 +197,16 @@ end
 
 // The same kernel (name, arguments) computing the fma in f32 and rounding the
 // f32 result to bf16: two roundings.
-constexpr const char* kBf16FmaDoubleRounded = R"(kernel bfma
-target gfx942
-workgroup 64 1 1
-grid 16 1 1
-arg a : bf16[4096] strides [1] readonly
-arg b : bf16[4096] strides [1] readonly
-arg c : bf16[4096] strides [1] readonly
-arg d : bf16[4096] strides [1] writeonly
-  %a = load a[(wg.x * 64 + tid.x) * 4] : bf16x4
-  %b = load b[(wg.x * 64 + tid.x) * 4] : bf16x4
-  %c = load c[(wg.x * 64 + tid.x) * 4] : bf16x4
-  %af = cvt %a : f32x4
-  %bf = cvt %b : f32x4
-  %cf = cvt %c : f32x4
-  %rf = fma %af, %bf, %cf
-  %r = cvt %rf : bf16x4
-  store d[(wg.x * 64 + tid.x) * 4], %r
-end
-)";
+std::string Bf16FmaDoubleRounded() {
+  return absl::StrReplaceAll(kBf16Fma, {{"  %r = fma %a, %b, %c\n",
+                                         "  %af = cvt %a : f32x4\n  %bf = cvt %b : f32x4\n  %cf = cvt %c : f32x4\n"
+                                         "  %rf = fma %af, %bf, %cf\n  %r = cvt %rf : bf16x4\n"}});
+}
 
 TEST_F(ExactInputsTest, AdversarialInputsCatchDoubleRounding) {
   const Kernel k = Parse(kBf16Fma);
   ASSERT_FALSE(HasUnorderedSum(k));
-  const std::string twice = Build(Parse(kBf16FmaDoubleRounded), "twice.hsaco");
+  const std::string twice = Build(Parse(Bf16FmaDoubleRounded()), "twice.hsaco");
   // The double rounding is observable: a = 9, b = 29, c = 2^-20 gives
   // 261 + 2^-20, whose bf16 neighbours are 260 and 262: correctly rounded it
   // is 262; rounded to f32 first it is 261, a tie, and then 260 (even).

@@ -20,6 +20,7 @@
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
 #include "hw/check/exact.h"
+#include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
 
 namespace kir {
@@ -179,30 +180,9 @@ TEST(RunTest, Bf16FmaIsRoundedOnce) {
 // RunOptions::code_object_path (kirc run --code-object, kir_emu_test): the
 // given code object is what runs, and one built from another kernel or for
 // another target is refused.
-class CodeObjectPathTest : public ::testing::Test {
+class CodeObjectPathTest : public ::kir::testing::CodeObjectTestBase {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
-    ASSERT_TRUE(bin.ok()) << bin.status();
-    bin_ = *bin;
-    absl::StatusOr<ScopedTempDir> d = ScopedTempDir::Create("run_test.");
-    ASSERT_TRUE(d.ok()) << d.status();
-    dir_ = std::make_unique<ScopedTempDir>(*std::move(d));
-  }
   static Kernel Parse(const std::string& name) { return ::kir::testing::TestdataKernel(name); }
-  // Compiles `k` for `mcpu` into DIR/FILE and returns the path.
-  std::string Build(const Kernel& k, const std::string& mcpu, const std::string& file) {
-    CompileOptions co;
-    co.mcpu = mcpu;
-    absl::StatusOr<CompileResult> cr = Compile(k, co);
-    EXPECT_TRUE(cr.ok()) << cr.status();
-    if (!cr.ok()) return "";
-    absl::StatusOr<std::string> obj = CodeObjectFor(*cr, bin_);
-    EXPECT_TRUE(obj.ok()) << obj.status();
-    std::string path = dir_->File(file);
-    EXPECT_TRUE(WriteFileBytes(path, obj.ok() ? *obj : "").ok());
-    return path;
-  }
   absl::StatusOr<RunReport> Run(const Kernel& k, const std::string& mcpu, const std::string& path) {
     EmuDevice emu(bin_);
     RunOptions o;
@@ -211,8 +191,6 @@ class CodeObjectPathTest : public ::testing::Test {
     o.code_object_path = path;
     return RunAndCheck(k, emu, o);
   }
-  std::string bin_;
-  std::unique_ptr<ScopedTempDir> dir_;
 };
 
 TEST_F(CodeObjectPathTest, RunsTheGivenCodeObject) {
