@@ -543,8 +543,9 @@ class Analysis {
     const Arg* a = k_.FindArg(g.a);
     const Arg* b = k_.FindArg(g.b);
     const Arg* c = k_.FindArg(g.c);
-    const Arg* alpha = k_.FindArg(g.alpha);
-    if (a == nullptr || b == nullptr || c == nullptr || alpha == nullptr || a->shape.size() != 2) {
+    const Arg* alpha = g.alpha.empty() ? nullptr : k_.FindArg(g.alpha);  // none: alpha = 1
+    if (a == nullptr || b == nullptr || c == nullptr || (alpha == nullptr && !g.alpha.empty()) ||
+        a->shape.size() != 2) {
       Fail(&op, "a gemm whose arguments the analysis cannot find");
       return;
     }
@@ -556,10 +557,13 @@ class Analysis {
     acc.t = ElemType::kF32;
     Round(acc, 2.0 * u * kk, u * kk);
     Oblige(acc, ElemType::kF32, op, absl::StrCat("the sum of ", kk, " products (in any order)"), obl);
-    AbsVal r = Product(acc, InputValue(*alpha, FormatOf(alpha->name)), op);
-    r.t = ElemType::kF32;
-    Round(r, u, u);
-    Oblige(r, ElemType::kF32, op, "alpha times the sum", obl);
+    AbsVal r = acc;
+    if (alpha != nullptr) {
+      r = Product(acc, InputValue(*alpha, FormatOf(alpha->name)), op);
+      r.t = ElemType::kF32;
+      Round(r, u, u);
+      Oblige(r, ElemType::kF32, op, "alpha times the sum", obl);
+    }
     if (g.has_beta()) {
       const Arg* beta = k_.FindArg(g.beta);
       if (beta == nullptr) {

@@ -27,8 +27,8 @@
 // multiplied per iteration by more than 1 or by a non-integer, a carried
 // value times another) refuses exact mode, naming the op.
 //
-// A tile-level gemm (unpromoted) is a K-long sum of products, times alpha,
-// plus beta * C; `kirc run` analyses the promoted kernel, whose K loop the
+// A tile-level gemm (unpromoted) is a K-long sum of products, times alpha
+// (when given), plus beta * C (when given); `kirc run` analyses the promoted kernel, whose K loop the
 // loop rule covers.
 #ifndef KIRC_HW_CHECK_EXACT_H_
 #define KIRC_HW_CHECK_EXACT_H_

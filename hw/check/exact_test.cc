@@ -131,6 +131,38 @@ end
   EXPECT_EQ(rw2.formats["X"].bits + rw2.formats["X"].spread, 6);  // x^4 in 24 bits
 }
 
+// A tile-level gemm (as a library caller may pass it, unpromoted) and its
+// promoted form get the same inputs: C = A * B (no alpha) with K = 100 into
+// f16 needs 100 * (2^bA - 1) * (2^bB - 1) <= 2^11 (products of steps 2^-bA
+// and 2^-bB, f16's 11 bits): bA = bB = 2 (900), not 3 and 2 (2100).
+TEST(ExactPlanTest, TileLevelGemmAndItsPromotion) {
+  const Kernel g = Parse(R"(kernel g
+target gfx942
+workgroup auto
+grid auto
+arg A : f16[64, 100] strides [100, 1] readonly
+arg B : f16[64, 100] strides [100, 1] readonly
+arg C : f16[64, 64] strides [64, 1] writeonly
+  gemm C = A.mk * B.nk
+end
+)");
+  ExactPlan tile = PlanExactInputs(g);
+  ASSERT_TRUE(tile.exact) << tile.blocker;
+  EXPECT_EQ(tile.formats["A"].bits, 2);
+  EXPECT_EQ(tile.formats["B"].bits, 2);
+  absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ExactPlan promoted = PlanExactInputs(*p);
+  ASSERT_TRUE(promoted.exact) << promoted.blocker;
+  EXPECT_EQ(promoted.formats["A"].bits, 2);
+  EXPECT_EQ(promoted.formats["B"].bits, 2);
+  // Random mode: 100 products through 100 faithful additions, the cvt to f16.
+  const double u = std::ldexp(1.0, -24);
+  EXPECT_DOUBLE_EQ(RoundingBounds(g)["C"].dev, 100 * 2 * u + std::ldexp(1.0, -11));
+}
+
 // A kernel around one loop body; BODY's ops see %x (a loaded f32), %acc (the
 // carried f32, from 1.0) and yield %n.
 std::string LoopKernel(int64_t trips, const std::string& body, const std::string& elem = "f32") {
