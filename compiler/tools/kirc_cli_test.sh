@@ -395,11 +395,39 @@ a=$(sed -n 's/^scalars: a = \([0-9.e+-]*\) (f32)$/\1/p' scal.txt)
 [ -n "$a" ] || fail "no scalars line: $(cat scal.txt)"
 grep -q "^  \"a\": {\"type\": \"f32\", \"value\": $a, \"bits\": \"0x[0-9a-f]\{8\}\"}$" scal_dump/scal.scalars.json \
   || fail "scalars.json: $(cat scal_dump/scal.scalars.json) (report: a = $a)"
-# A gemm's f32 tolerance uses its K (100), not the padded K loop (128).
+# --inputs (issue 13): a gemm runs exact inputs by default and must match bit
+# for bit; random inputs get the per-element worst-case rounding bound;
+# adversarial inputs are refused for MFMA kernels.
 printf 'kernel g100\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[32, 100] strides [100, 1] readonly\narg B : f16[32, 100] strides [100, 1] readonly\narg C : f32[32, 32] strides [32, 1] writeonly\narg alpha : f32\n  gemm C = alpha * A.mk * B.nk\nend\n' > g100.kir
 "$kirc" compile g100.kir --emit=kir | has "for %k = 0 to 128 step 32" || fail "g100: the K loop is not padded to 128"
 "$kirc" run g100.kir --device=emu > g100.txt || { cat g100.txt; fail "g100 exit $?"; }
-grep -q "tolerance rtol 2.38e-05 for f32 (reduction length 100): OK" g100.txt || fail "g100 tolerance: $(cat g100.txt)"
+has -F "inputs: exact (seed 1): A +-m*2^e, m in [1, " g100.txt || fail "g100 inputs: $(cat g100.txt)"
+has -F "tolerance bit-identical (exact inputs): OK" g100.txt || fail "g100 tolerance: $(cat g100.txt)"
+"$kirc" run g100.kir --device=emu --inputs=random > g100r.txt || { cat g100r.txt; fail "g100 random exit $?"; }
+has -x "inputs: random (seed 1)" g100r.txt || fail "g100 random inputs: $(cat g100r.txt)"
+has -E "tolerance \|out - ref\| <= [0-9.e-]+ \* sum\|terms\| \+ 2\^-148 for f32 \(worst-case rounding\): OK" g100r.txt \
+  || fail "g100 random tolerance: $(cat g100r.txt)"
+expect_error "--inputs must be auto, exact, random or adversarial, not 'fuzzy'" run g100.kir --inputs=fuzzy
+expect_error "--inputs needs a value (auto, exact, random or adversarial)" run g100.kir --inputs
+expect_error "--inputs is an option of \`kirc run\`, not of \`kirc compile\`" compile g100.kir --inputs=exact
+expect_error "adversarial inputs need a kernel without mfma or gemm ops" run g100.kir --device=emu --inputs=adversarial
+# A K loop whose code object skips its first MFMA step: the default mode fails it.
+kloop_kir() {  # first k -> C = A * B^T over K = 256, one 32x32x8 MFMA per step
+  printf 'kernel kl\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg A : f16[32, 256] strides [256, 1] readonly\narg B : f16[32, 256] strides [256, 1] readonly\narg C : f32[32, 32] strides [32, 1] writeonly\n  %%z = zero f32x16\n  %%acc = for %%k = %s to 256 step 8 iter(%%c = %%z) {\n    %%a = load A[tid.x mod 32, %%k + tid.x floordiv 32 * 4] : f16x4\n    %%b = load B[tid.x mod 32, %%k + tid.x floordiv 32 * 4] : f16x4\n    %%d = mfma f32_32x32x8_f16 %%a, %%b, %%c\n    yield %%d\n  }\n  %%c0 = slice %%acc, 0 : f32x4\n  %%c1 = slice %%acc, 4 : f32x4\n  %%c2 = slice %%acc, 8 : f32x4\n  %%c3 = slice %%acc, 12 : f32x4\n  store C[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %%c0\n  store C[tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %%c1\n  store C[tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %%c2\n  store C[tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %%c3\nend\n' "$1"
+}
+kloop_kir 0 > kl.kir; kloop_kir 8 > kl_skip.kir
+"$kirc" compile kl_skip.kir --emit=obj -o kl_skip.hsaco || fail "obj kl_skip"
+"$kirc" run kl.kir --device=emu --code-object=kl_skip.hsaco > kl.txt; st=$?
+[ $st -eq 1 ] || { cat kl.txt; fail "a skipped MFMA step passed (exit $st)"; }
+has -F "tolerance bit-identical (exact inputs): FAIL" kl.txt || fail "kl: $(cat kl.txt)"
+# Exact mode on request, refused (naming the op) when impossible.
+"$kirc" run kl.kir --device=emu --inputs=exact | has -x "PASS: the output matches the KIR reference" || fail "kl exact"
+printf 'kernel sq\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\n  %%x = load x[tid.x] : f32\n  %%r = for %%i = 0 to 100 iter(%%p = %%x) {\n    %%q = mul %%p, %%x\n    yield %%q\n  }\n  store y[tid.x], %%r\nend\n' > sq.kir
+expect_error "exact inputs are impossible for kernel 'sq': sq.kir:8:3: '%r = for %i = 0 to 100 iter(%p = %x)': each of its 100 iterations multiplies a loop-carried value by a non-integer" run sq.kir --device=emu --inputs=exact
+"$kirc" run sq.kir --device=emu > sq.txt || { cat sq.txt; fail "sq exit $?"; }
+has -F "inputs: random (seed 1); exact inputs impossible: sq.kir:8:3: " sq.txt || fail "sq: $(cat sq.txt)"
+has -F "inputs: adversarial (seed 1): " sq.txt || fail "sq adversarial: $(cat sq.txt)"
+grep -q -- "--inputs=MODE" help.txt || fail "--help lacks --inputs"
 # The device line comes with the report, never before an error.
 head -1 g100.txt | has "^kernel g100 on gfx942" || fail "--device=emu printed a device line: $(head -1 g100.txt)"
 expect_error "does not exist on gfx908" run "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908

@@ -97,10 +97,24 @@ Options for run (and --mcpu, --llvm-bin as above):
                          exit status 2 when there is none
                     auto (default): hip when an AMD GPU of the kernel's
                          target is present, else emu; prints which and why
-  --seed=N          input seed (default 1); f32/f16/bf16 buffers are uniform
-                    in [-1, 1) rounded to the type, i32 buffers integers in
-                    [-1000, 1000], f32 scalars in [0.5, 2), i32 scalars in
-                    [1, 100]; the report states the scalars' values
+  --inputs=MODE     exact: inputs +-m*2^e (small m per buffer) for which a
+                         static analysis proves every product, partial sum
+                         and conversion exact; the output must equal the
+                         reference bit for bit (an error when no such
+                         inputs exist: names the op)
+                    adversarial: rounding ties, tiny addends, subnormals,
+                         inf, NaN; bit for bit (kernels without mfma/gemm)
+                    random: uniform in [-1, 1); each element within the
+                         worst-case rounding error of the sum of the
+                         absolute values of its terms (a sanity check)
+                    auto (default): exact if the analysis proves it, else
+                         random (saying which op prevents exact); then
+                         also adversarial when the kernel has no mfma/gemm
+  --seed=N          input seed (default 1), for every --inputs mode; random
+                    f32/f16/bf16 buffers are uniform in [-1, 1) rounded to
+                    the type, i32 buffers integers in [-1000, 1000], f32
+                    scalars in [0.5, 2), i32 scalars in [1, 100]; the report
+                    states which inputs ran and the scalars' values
   --max-instructions=N
                     budget of the emulated run, in wave-instructions over all
                     waves (default 20000000; 0: no limit); the reference
@@ -242,13 +256,15 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--max-instructions", "an integer from 0 (no limit) to 9223372036854775807"},
     {"--code-object", "a path"},
     {"--dump", "a directory"},
+    {"--inputs", "auto, exact, random or adversarial"},
 };
 
 // The options of each command ("": kirc without a command, the main job).
 const std::map<std::string, std::set<std::string>>& OptionsOf() {
   static const auto* m = new std::map<std::string, std::set<std::string>>{
       {"compile", {"--mcpu", "--emit", "--output", "-o", "--annotate", "--llvm-bin", "--verify", "--stats"}},
-      {"run", {"--mcpu", "--llvm-bin", "--device", "--seed", "--max-instructions", "--code-object", "--dump"}},
+      {"run",
+       {"--mcpu", "--llvm-bin", "--device", "--seed", "--max-instructions", "--code-object", "--dump", "--inputs"}},
       {"verify", {"--mcpu"}},
       {"", {"--llvm-bin"}},
   };
@@ -307,10 +323,15 @@ int VerifyCommand(const std::string& file, const std::string& mcpu) {
 
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
                uint64_t seed, const std::string& dump_dir, const std::string& code_object,
-               const std::optional<std::string>& llvm_flag, int64_t max_instructions) {
+               const std::optional<std::string>& llvm_flag, int64_t max_instructions, const std::string& inputs) {
   if (file.empty()) return Fail("run needs a .kir file (see kirc --help)");
   if (device != "emu" && device != "hip" && device != "auto")
     return Fail(absl::StrCat("--device must be emu, hip or auto, not '", device, "'"));
+  std::optional<kir::InputMode> mode;
+  for (kir::InputMode m : {kir::InputMode::kAuto, kir::InputMode::kExact, kir::InputMode::kRandom,
+                           kir::InputMode::kAdversarial})
+    if (inputs == kir::InputModeName(m)) mode = m;
+  if (!mode) return Fail(absl::StrCat("--inputs must be auto, exact, random or adversarial, not '", inputs, "'"));
   if (!dump_dir.empty()) {
     // --dump=DIR: made if missing (as mkdir -p), before anything runs.
     std::error_code ec;
@@ -326,8 +347,6 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, file);
   if (!k.ok()) return Fail(k.status());
   const kir::KernelWork work = kir::WorkOf(*k);  // before promotion: a gemm's 2*M*N*K
-  // Before promotion too: a gemm's K, not the padded ceil(K/BK)*BK, for the f32 tolerance.
-  const int64_t reduction_length = kir::HasGemm(*k) ? kir::ReductionLength(*k) : 0;
   if (kir::HasGemm(*k)) {
     // The device runs, and the reference interpreter checks, the promoted kernel.
     kir::CompileOptions vo;
@@ -383,7 +402,7 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ro.code_object_path = code_object;
   ro.llvm_bin = *bin;
   ro.work = work;
-  ro.reduction_length = reduction_length;
+  ro.inputs = *mode;
   ro.max_reference_wave_ops = max_instructions;
   ro.budget_hint = budget_hint;
   absl::StatusOr<kir::RunReport> r = kir::RunAndCheck(*k, *dev, ro);
@@ -478,7 +497,7 @@ int KircMain(int argc, char** argv) {
   std::vector<std::string> more_files;  // compile: FILE2.kir ...
   std::vector<std::string> given;       // the options given, as typed, checked against the command's
   bool annotate = false, verify = false, stats = false;
-  std::string device = "auto", dump_dir, code_object;
+  std::string device = "auto", dump_dir, code_object, inputs = "auto";
   uint64_t seed = 1;
   int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -549,6 +568,8 @@ int KircMain(int argc, char** argv) {
         code_object = UserPath(v);
       } else if (flag == "--dump") {
         dump_dir = UserPath(v);
+      } else if (flag == "--inputs") {
+        inputs = v;
       }
       continue;
     }
@@ -585,7 +606,7 @@ int KircMain(int argc, char** argv) {
                                "--llvm-bin (see kirc --help)"));
     return Fail(absl::StrCat(of, ", not of `kirc ", command, "` (see kirc --help)"));
   }
-  if (command == "run") return RunCommand(file, mcpu, device, seed, dump_dir, code_object, llvm_bin, max_instructions);
+  if (command == "run") return RunCommand(file, mcpu, device, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs);
   if (command == "verify") return VerifyCommand(file, mcpu);
   if (command.empty()) return MainJob(llvm_bin);
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");

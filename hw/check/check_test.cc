@@ -253,6 +253,76 @@ end
   EXPECT_EQ(ReductionLength(g), 100);
 }
 
+// Bit identity: every bit counts (-0 is not +0), except that any NaN
+// matches any NaN; the worst element is one out of tolerance.
+TEST(Compare, BitwiseComparison) {
+  Kernel k = Parse(kVec);
+  KernelData ref = MakeInputs(k, 5);
+  SetF32(ref, "y", 0, 0.0f);
+  SetF32(ref, "y", 1, NAN);
+  KernelData out = ref;
+  SetF32(out, "y", 1, -NAN);
+  std::vector<BufferDiff> d = CompareBitwise(k, out, ref, "bit-identical (test)");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_TRUE(d[0].tol.bits);
+  EXPECT_NE(FormatDiffs(d).find("tolerance bit-identical (test): OK"), std::string::npos) << FormatDiffs(d);
+  SetF32(out, "y", 0, -0.0f);
+  float v;
+  std::memcpy(&v, ref.buffers["y"].data() + 8, 4);
+  SetF32(out, "y", 2, std::nextafter(v, 2.0f));  // one ulp
+  d = CompareBitwise(k, out, ref, "bit-identical (test)");
+  EXPECT_FALSE(d[0].ok);
+  EXPECT_EQ(d[0].mismatches, 2);
+  EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{2});
+  // An f16 buffer, one bit.
+  out = ref;
+  out.buffers["h"][0] ^= 1;
+  d = CompareBitwise(k, out, ref, "x");
+  EXPECT_TRUE(d[0].ok);
+  EXPECT_FALSE(d[1].ok);
+  EXPECT_EQ(d[1].mismatches, 1);
+}
+
+// Random mode: |out - ref| <= atol + factor * shadow, per element.
+TEST(Compare, WithinBoundsOfTheShadow) {
+  Kernel k = Parse(kVec);
+  KernelData ref = MakeInputs(k, 6), shadow = ref;
+  for (int i = 0; i < 8; ++i) {
+    SetF32(ref, "y", i, 1.0f);
+    SetF32(shadow, "y", i, i == 3 ? 1000.0f : 1.0f);  // element 3 summed large terms
+  }
+  std::map<std::string, RoundingBound> b;
+  b["y"] = RoundingBound{std::ldexp(1.0, -10), 0, ""};
+  b["h"] = RoundingBound{0, 0, ""};
+  const double factor = std::expm1(std::ldexp(1.0, -10));
+  KernelData out = ref;
+  SetF32(out, "y", 3, static_cast<float>(1.0 + 0.9 * factor * 1000));  // within element 3's bound
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_DOUBLE_EQ(d[0].tol.shadow_factor, factor);
+  EXPECT_EQ(d[0].tol.atol, std::ldexp(1.0, -148));
+  EXPECT_NE(d[0].tol.why.find("|out - ref| <= 0.000977 * sum|terms| + 2^-148 for f32 (worst-case rounding)"),
+            std::string::npos)
+      << d[0].tol.why;
+  EXPECT_EQ(d[1].tol.atol, std::ldexp(1.0, -23));  // f16: two smallest subnormals
+  SetF32(out, "y", 4, static_cast<float>(1.0 + 1.1 * factor));  // beyond element 4's bound
+  d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_FALSE(d[0].ok);
+  EXPECT_EQ(d[0].mismatches, 1);
+  EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{4});
+  // No bound: only inf/NaN mismatches fail, and the text says so.
+  b["y"].unbounded = "'for ...' uses a carried value more than once per iteration";
+  d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_NE(d[0].tol.why.find("none for f32 ('for ...' uses a carried value more than once per iteration): only "
+                              "inf/NaN mismatches fail"),
+            std::string::npos)
+      << d[0].tol.why;
+  SetF32(out, "y", 5, INFINITY);
+  EXPECT_FALSE(CompareWithinBounds(k, out, ref, shadow, b)[0].ok);
+}
+
 TEST(Npy, HeaderAndGatheredData) {
   Kernel k = Parse(kKernel);
   KernelData a = MakeInputs(k, 3);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/target/target.h"
+#include "hw/check/npy.h"
 
 namespace kir {
 namespace {
@@ -110,73 +111,151 @@ Tolerance ToleranceFor(const Kernel& k, const Arg& out, int64_t reduction_length
   return t;
 }
 
-std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
-                                       const KernelData& ref, int64_t reduction_length) {
+namespace {
+
+// Compares one written-to buffer under `tol` (`shadow`: the magnitude shadow's
+// bytes of this buffer when tol.shadow_factor > 0).
+BufferDiff CompareBuffer(const Arg& a, const std::vector<uint8_t>& o, const std::vector<uint8_t>& r,
+                         const std::vector<uint8_t>* shadow, Tolerance tol) {
+  BufferDiff d;
+  d.name = a.name;
+  d.tol = std::move(tol);
+  int eb = ElemBytes(a.elem);
+  size_t rank = a.shape.size();
+  std::vector<int64_t> idx(rank, 0);
+  // Pass 1: max |ref| over the finite elements; pass 2: errors.
+  for (int pass = 0; pass < 2; ++pass) {
+    std::fill(idx.begin(), idx.end(), 0);
+    bool done = rank == 0;
+    double worst = -1;
+    bool worst_bad = false;
+    while (!done) {
+      int64_t off = 0;
+      for (size_t i = 0; i < rank; ++i) off += idx[i] * a.strides[i];
+      off *= eb;
+      double rv = ElementValue(a.elem, r.data() + off);
+      if (pass == 0) {
+        if (std::isfinite(rv)) d.max_abs_ref = std::max(d.max_abs_ref, std::fabs(rv));
+        else ++d.nonfinite_ref;
+      } else {
+        double ov = ElementValue(a.elem, o.data() + off);
+        double err;
+        bool bad;
+        const bool finite = std::isfinite(rv) && std::isfinite(ov);
+        if (finite) {
+          err = std::fabs(ov - rv);
+        } else {
+          // Non-finite on either side: only an exact match (same inf, or
+          // NaN for NaN) passes.
+          bool same = std::isnan(rv) ? std::isnan(ov) : ov == rv;
+          err = same ? 0 : INFINITY;
+        }
+        if (d.tol.bits) {
+          bad = std::memcmp(o.data() + off, r.data() + off, eb) != 0 && !(std::isnan(rv) && std::isnan(ov));
+        } else if (!finite) {
+          bad = err != 0;
+        } else if (d.tol.shadow_factor > 0) {
+          double sv = shadow != nullptr ? ElementValue(a.elem, shadow->data() + off) : INFINITY;
+          double bound = std::isfinite(sv) ? d.tol.atol + d.tol.shadow_factor * std::fabs(sv) : INFINITY;
+          bad = err > bound;
+        } else {
+          bad = err > d.tol.atol + d.tol.rtol * d.max_abs_ref;
+        }
+        d.nonfinite_mismatches += bad && !finite;
+        ++d.elements;
+        d.max_abs_err = std::max(d.max_abs_err, err);
+        d.mismatches += bad;
+        // The worst element: the largest error, an element out of tolerance
+        // first (in bit-identity mode -0 for +0 is one with error 0).
+        if ((bad && !worst_bad) || (bad == worst_bad && err > worst)) {
+          worst = err;
+          worst_bad = bad;
+          d.worst_index = idx;
+          d.worst_out = ov;
+          d.worst_ref = rv;
+        }
+      }
+      done = !NextIndex(idx, a.shape);
+    }
+  }
+  // n/a (NaN) whenever every finite reference element is 0, an exact match
+  // included: there is no scale to be relative to (README, "kirc run").
+  d.max_rel_err = d.max_abs_ref > 0 ? d.max_abs_err / d.max_abs_ref : NAN;
+  d.ok = d.mismatches == 0;
+  return d;
+}
+
+// Every written-to buffer of `k`, each under tol_of(arg).
+template <typename TolFn>
+std::vector<BufferDiff> CompareEach(const Kernel& k, const KernelData& out, const KernelData& ref,
+                                    const KernelData* shadow, TolFn tol_of) {
   std::vector<BufferDiff> diffs;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly) continue;
-    BufferDiff d;
-    d.name = a.name;
-    d.tol = ToleranceFor(k, a, reduction_length);
-    const std::vector<uint8_t>& o = out.buffers.at(a.name);
-    const std::vector<uint8_t>& r = ref.buffers.at(a.name);
-    int eb = ElemBytes(a.elem);
-    size_t rank = a.shape.size();
-    std::vector<int64_t> idx(rank, 0);
-    // Pass 1: max |ref| over the finite elements; pass 2: errors.
-    for (int pass = 0; pass < 2; ++pass) {
-      std::fill(idx.begin(), idx.end(), 0);
-      bool done = rank == 0;
-      double worst = -1;
-      while (!done) {
-        int64_t off = 0;
-        for (size_t i = 0; i < rank; ++i) off += idx[i] * a.strides[i];
-        off *= eb;
-        double rv = ElementValue(a.elem, r.data() + off);
-        if (pass == 0) {
-          if (std::isfinite(rv)) d.max_abs_ref = std::max(d.max_abs_ref, std::fabs(rv));
-          else ++d.nonfinite_ref;
-        } else {
-          double ov = ElementValue(a.elem, o.data() + off);
-          double err;
-          bool bad;
-          if (std::isfinite(rv) && std::isfinite(ov)) {
-            err = std::fabs(ov - rv);
-            bad = err > d.tol.atol + d.tol.rtol * d.max_abs_ref;
-          } else {
-            // Non-finite on either side: only an exact match (same inf, or
-            // NaN for NaN) passes.
-            bool same = std::isnan(rv) ? std::isnan(ov) : ov == rv;
-            err = same ? 0 : INFINITY;
-            bad = !same;
-            d.nonfinite_mismatches += bad;
-          }
-          ++d.elements;
-          d.max_abs_err = std::max(d.max_abs_err, err);
-          d.mismatches += bad;
-          if (err > worst) {
-            worst = err;
-            d.worst_index = idx;
-            d.worst_out = ov;
-            d.worst_ref = rv;
-          }
-        }
-        size_t i = rank;
-        while (i > 0) {
-          --i;
-          if (++idx[i] < a.shape[i]) break;
-          idx[i] = 0;
-          if (i == 0) done = true;
-        }
-      }
-    }
-    // n/a (NaN) whenever every finite reference element is 0, an exact match
-    // included: there is no scale to be relative to (README, "kirc run").
-    d.max_rel_err = d.max_abs_ref > 0 ? d.max_abs_err / d.max_abs_ref : NAN;
-    d.ok = d.mismatches == 0;
-    diffs.push_back(std::move(d));
+    const std::vector<uint8_t>* sh = shadow != nullptr ? &shadow->buffers.at(a.name) : nullptr;
+    diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, tol_of(a)));
   }
   return diffs;
+}
+
+}  // namespace
+
+std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out, const KernelData& ref,
+                                       int64_t reduction_length) {
+  return CompareEach(k, out, ref, nullptr,
+                     [&](const Arg& a) { return ToleranceFor(k, a, reduction_length); });
+}
+
+std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, const KernelData& ref,
+                                       const std::string& why) {
+  return CompareEach(k, out, ref, nullptr, [&](const Arg&) {
+    Tolerance t;
+    t.bits = true;
+    t.why = why;
+    return t;
+  });
+}
+
+std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
+                                            const KernelData& shadow,
+                                            const std::map<std::string, RoundingBound>& bounds) {
+  return CompareEach(k, out, ref, &shadow, [&](const Arg& a) {
+    Tolerance t;
+    if (a.elem == ElemType::kI32) {
+      t.bits = true;
+      t.why = "exact for i32";
+      return t;
+    }
+    auto it = bounds.find(a.name);
+    const RoundingBound b = it != bounds.end() ? it->second : RoundingBound{INFINITY, INFINITY, "no bound"};
+    const double gref = std::expm1(b.ref);
+    const int emin_sub = a.elem == ElemType::kF16 ? -24 : a.elem == ElemType::kBF16 ? -133 : -149;
+    t.atol = std::ldexp(2.0, emin_sub);
+    t.shadow_factor = gref < 1 ? (std::expm1(b.dev) + gref) / (1 - gref) : INFINITY;
+    if (!b.unbounded.empty() || !std::isfinite(t.shadow_factor)) {
+      t.shadow_factor = INFINITY;
+      t.why = absl::StrCat("none for ", std::string(ElemTypeName(a.elem)), " (", b.unbounded.empty() ? "too many roundings" : b.unbounded,
+                           "): only inf/NaN mismatches fail");
+    } else {
+      t.why = absl::StrFormat("|out - ref| <= %.3g * sum|terms| + 2^%d for %s (worst-case rounding)",
+                              t.shadow_factor, emin_sub + 1, std::string(ElemTypeName(a.elem)));
+    }
+    return t;
+  });
+}
+
+Kernel MagnitudeKernel(const Kernel& k) {
+  Kernel m = k;
+  std::vector<std::vector<Op>*> todo = {&m.body};
+  while (!todo.empty()) {
+    std::vector<Op>* ops = todo.back();
+    todo.pop_back();
+    for (Op& op : *ops) {
+      if (op.kind == OpKind::kConst) op.constant = std::fabs(op.constant);
+      if (op.kind == OpKind::kFor) todo.push_back(&op.body);
+    }
+  }
+  return m;
 }
 
 std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {

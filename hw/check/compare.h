@@ -4,10 +4,12 @@
 #define KIRC_HW_CHECK_COMPARE_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "compiler/ir/kernel.h"
+#include "hw/check/exact.h"
 #include "hw/check/inputs.h"
 
 namespace kir {
@@ -21,9 +23,19 @@ namespace kir {
 // when a reduction of length K (MFMA k times loop trips; a gemm op's K) needs
 // more; f16 and bf16: one unit in the last place of the output type (rtol
 // 2^-10, 2^-7); i32: exact.
+//
+// Two other kinds (`kirc run`'s input modes, README "The kirc command"):
+// `bits`: every element must have the reference's bit pattern (any NaN
+// matches any NaN: payloads are the implementation's); `shadow_factor` > 0:
+// a finite reference element fails when |out - ref| > atol + shadow_factor *
+// shadow, with `shadow` the element of the magnitude shadow run (the sum of
+// the absolute values of the terms behind it; an infinite or NaN shadow
+// element bounds nothing).
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
+  double shadow_factor = 0;
+  bool bits = false;
   std::string why;  // how it was chosen, printed with the result
 };
 // The longest reduction behind any value of `k` (at least 1): a gemm op's K,
@@ -58,6 +70,32 @@ struct BufferDiff {
 // `reduction_length` as for ToleranceFor.
 std::vector<BufferDiff> CompareOutputs(const Kernel& k, const KernelData& out,
                                        const KernelData& ref, int64_t reduction_length = 0);
+
+// Bit identity of every written-to buffer (Tolerance::bits); `why` is the
+// tolerance text ("bit-identical (exact inputs)").
+std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, const KernelData& ref,
+                                       const std::string& why);
+
+// Random mode: every written-to buffer within the worst-case rounding error of
+// its elements. For a buffer with rounding sums rho_dev, rho_ref
+// (RoundingBounds, exact.h) a value computed with roundings of unit roundoff
+// u_1, u_2, ... is within (prod (1 + u_i) - 1) * S <= expm1(rho) * S of the
+// exact value, S the exact sum of the absolute values of its terms (every op
+// is a sum of products: Higham, "Accuracy and Stability of Numerical
+// Algorithms", 2nd ed., sec. 3.1-3.4; for a plain sum of n terms this is
+// gamma_{n-1} * sum |x_i|). Device and reference each err so, so
+//   |out - ref| <= (expm1(rho_dev) + expm1(rho_ref)) * S + atol,
+// with S <= shadow / (1 - expm1(rho_ref)) (the shadow, computed by the
+// reference, errs by its own rounding) and atol = 2 smallest subnormals of
+// the output type (one per side for the last rounding's gradual underflow,
+// which the relative model does not cover). i32 buffers: bit identity.
+std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
+                                            const KernelData& shadow,
+                                            const std::map<std::string, RoundingBound>& bounds);
+
+// `k` with every constant replaced by its absolute value: run on
+// MagnitudeInputs it computes the magnitude shadow (CompareWithinBounds).
+Kernel MagnitudeKernel(const Kernel& k);
 
 // One line per buffer: "C: 256 elements, max abs err 1.2e-07, max rel err
 // 1.2e-07 (of max|ref| 0.998), worst C[3, 7] = 0.51 (ref 0.51); tolerance ...:

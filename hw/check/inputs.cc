@@ -1,5 +1,6 @@
 #include "hw/check/inputs.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "compiler/ir/float_bits.h"
@@ -24,7 +25,162 @@ uint64_t Hash(const std::string& name, uint64_t seed) {
   return h;
 }
 
+// Uniform integer in [lo, hi].
+int64_t Uniform(uint64_t& s, int64_t lo, int64_t hi) {
+  return lo + static_cast<int64_t>(Next(s) % static_cast<uint64_t>(hi - lo + 1));
+}
+
+// The bits of `v` in float type t; `v` must be exactly representable.
+uint32_t FloatBits(ElemType t, double v) {
+  std::optional<uint32_t> b = ExactBits(t, v);
+  return b ? *b : 0;
+}
+
+// Sign, exponent and significand widths of a float type.
+struct Fields {
+  int exp_bits, man_bits;
+};
+Fields FieldsOf(ElemType t) {
+  switch (t) {
+    case ElemType::kF16: return {5, 10};
+    case ElemType::kBF16: return {8, 7};
+    default: return {8, 23};
+  }
+}
+
+// One adversarial float element of type t (bits); `finite_only` leaves out
+// infinities and NaNs (for scalars).
+uint32_t AdversarialFloat(ElemType t, uint64_t& s, bool finite_only) {
+  const Fields f = FieldsOf(t);
+  const int p = f.man_bits + 1;
+  const uint32_t sign = static_cast<uint32_t>(Next(s) & 1) << (f.exp_bits + f.man_bits);
+  const uint32_t exp_all = (uint32_t{1} << f.exp_bits) - 1, man_mask = (uint32_t{1} << f.man_bits) - 1;
+  const int bias = static_cast<int>(exp_all >> 1);
+  int c = static_cast<int>(Next(s) % 100);
+  // Scalars scale whole outputs: ties, ulp neighbours and full significands only.
+  if (finite_only) c = c < 50 ? c : 90;
+  const double sg = sign != 0 ? -1.0 : 1.0;
+  if (c < 35) {  // tie makers: odd m of h bits, products of two have ~p+1 bits
+    const int h = p / 2 + 1;
+    const int64_t m = 2 * Uniform(s, int64_t{1} << (h - 2), (int64_t{1} << (h - 1)) - 1) + 1;
+    return FloatBits(t, sg * std::ldexp(static_cast<double>(m), static_cast<int>(Uniform(s, -h - 2, -h + 2))));
+  }
+  if (c < 50) {  // powers of two, one ulp above, half an ulp of them
+    const int e = static_cast<int>(Uniform(s, -2, 2));
+    switch (Next(s) % 3) {
+      case 0: return FloatBits(t, sg * std::ldexp(1.0, e));
+      case 1: return FloatBits(t, sg * std::ldexp(1.0 + std::ldexp(1.0, 1 - p), e));
+      default: return FloatBits(t, sg * std::ldexp(1.0, e - p));
+    }
+  }
+  if (c < 62) {  // tiny addends
+    const double m = (Next(s) & 1) ? 3.0 : 1.0;
+    return FloatBits(t, sg * m * std::ldexp(1.0, t == ElemType::kF16 ? -24 : -40));
+  }
+  if (c < 72) {  // subnormals
+    uint32_t man = static_cast<uint32_t>(Next(s)) & man_mask;
+    return sign | (man == 0 ? 1 : man);
+  }
+  if (c < 77) return sign;  // signed zero
+  // Few non-finite values and extremes, so that sums over many elements are
+  // not all inf or NaN.
+  if (c < 78) return sign | (exp_all << f.man_bits);  // infinity
+  if (c < 79) {  // NaNs: quiet, with and without a payload
+    const uint32_t quiet = uint32_t{1} << (f.man_bits - 1);
+    return sign | (exp_all << f.man_bits) | quiet | (static_cast<uint32_t>(Next(s)) & (quiet - 1) & 0xff);
+  }
+  if (c < 81) {  // extremes: the largest finite value, the smallest normal
+    return (Next(s) & 1) ? sign | ((exp_all - 1) << f.man_bits) | man_mask : sign | (uint32_t{1} << f.man_bits);
+  }
+  // Full significands with exponents in [-4, 4].
+  const uint32_t e = static_cast<uint32_t>(bias + Uniform(s, -4, 4));
+  return sign | (e << f.man_bits) | (static_cast<uint32_t>(Next(s)) & man_mask);
+}
+
+uint32_t AdversarialI32(uint64_t& s) {
+  static constexpr int64_t kSpecial[] = {INT32_MIN, INT32_MAX, -1, 0, 1, (1 << 24) - 1, 1 << 24, (1 << 24) + 1,
+                                         -(1 << 24), 65535, 65536};
+  const int c = static_cast<int>(Next(s) % 100);
+  if (c < 50) return static_cast<uint32_t>(kSpecial[Next(s) % (sizeof(kSpecial) / sizeof(kSpecial[0]))]);
+  if (c < 75) return static_cast<uint32_t>(Next(s));
+  return static_cast<uint32_t>(Uniform(s, -1000, 1000));
+}
+
+// Fills every buffer element and scalar of `k` with elem(arg, rng).
+template <typename BufferFn, typename ScalarFn>
+KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_elem, ScalarFn scalar) {
+  KernelData d;
+  for (const Arg& a : k.args) {
+    uint64_t s = Hash(a.name, seed) ^ salt;
+    if (a.kind == Arg::Kind::kScalar) {
+      d.scalars[a.name] = scalar(a, s);
+      continue;
+    }
+    int64_t bytes = a.SizeBytes();
+    std::vector<uint8_t> buf(static_cast<size_t>(bytes > 0 ? bytes : 0));
+    int eb = ElemBytes(a.elem);
+    for (size_t off = 0; off + eb <= buf.size(); off += eb) {
+      uint32_t bits = buffer_elem(a, s);
+      std::memcpy(buf.data() + off, &bits, eb);
+    }
+    d.buffers[a.name] = std::move(buf);
+  }
+  return d;
+}
+
 }  // namespace
+
+KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
+  KernelData d = Fill(
+      k, seed, 0x6578616374ull,
+      [&](const Arg& a, uint64_t& s) -> uint32_t {
+        auto it = plan.formats.find(a.name);
+        if (it == plan.formats.end()) return 0;
+        const ExactFormat& f = it->second;
+        if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
+        const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
+        const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
+        return FloatBits(a.elem, ((Next(s) & 1) ? -m : m) * std::ldexp(1.0, e));
+      },
+      [&](const Arg& a, uint64_t& s) -> uint32_t {
+        auto it = plan.formats.find(a.name);
+        if (it == plan.formats.end()) return 0;
+        const ExactFormat& f = it->second;
+        if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
+        return F32Bits(static_cast<float>(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()]));
+      });
+  const KernelData random = MakeInputs(k, seed);
+  for (const Arg& a : k.args) {
+    if (plan.formats.count(a.name)) continue;
+    if (a.kind == Arg::Kind::kScalar) d.scalars[a.name] = random.scalars.at(a.name);
+    else d.buffers[a.name] = random.buffers.at(a.name);
+  }
+  return d;
+}
+
+KernelData MakeAdversarialInputs(const Kernel& k, uint64_t seed) {
+  return Fill(
+      k, seed, 0x616476657273ull,
+      [](const Arg& a, uint64_t& s) { return a.elem == ElemType::kI32 ? AdversarialI32(s) : AdversarialFloat(a.elem, s, false); },
+      [](const Arg& a, uint64_t& s) { return a.elem == ElemType::kI32 ? AdversarialI32(s) : AdversarialFloat(a.elem, s, true); });
+}
+
+KernelData MagnitudeInputs(const Kernel& k, const KernelData& in) {
+  KernelData d = in;
+  for (const Arg& a : k.args) {
+    if (a.elem == ElemType::kI32) continue;
+    if (a.kind == Arg::Kind::kScalar) {
+      auto it = d.scalars.find(a.name);
+      if (it != d.scalars.end()) it->second &= 0x7fffffffu;
+      continue;
+    }
+    auto it = d.buffers.find(a.name);
+    if (it == d.buffers.end()) continue;
+    const int eb = ElemBytes(a.elem);
+    for (size_t off = eb - 1; off < it->second.size(); off += eb) it->second[off] &= 0x7f;  // little-endian sign bit
+  }
+  return d;
+}
 
 KernelData MakeInputs(const Kernel& k, uint64_t seed) {
   KernelData d;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/kernel.h"
+#include "hw/check/exact.h"
 
 namespace kir {
 
@@ -25,6 +26,34 @@ struct KernelData {
 // equal by construction and operand swaps show), i32 elements in [-1000, 1000];
 // f32 scalars in [0.5, 2), i32 scalars in [1, 100].
 KernelData MakeInputs(const Kernel& k, uint64_t seed);
+
+// Exact-mode inputs from `seed` in the forms plan.formats gives per argument
+// (ExactFormat: float elements +-m * 2^e, i32 integers, f32 scalars from a
+// subset of {0.5, 1, 1.5, 2}); write-only buffers are filled the same way.
+// An argument without a format gets MakeInputs' values.
+KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
+
+// Adversarial inputs from `seed`, for kernels whose result must match the
+// reference bit for bit on any input (no HasUnorderedSum). Float elements:
+// 35% "tie makers" +-m * 2^e with m odd of p/2 + 1 bits (p = 11 f16, 8 bf16,
+// 24 f32), so a product of two has about p + 1 bits and often lies halfway
+// between two neighbours; 15% powers of two, one ulp above them and half an
+// ulp of them (ties for additions); 12% tiny addends (+-2^-40 and 3 * 2^-40
+// in f32/bf16, +-2^-24 and 3 * 2^-24 in f16); 10% subnormals; 5% signed zeros;
+// 1% infinities; 1% NaNs (with payloads); 2% extremes (largest finite,
+// smallest normal); 19% full-significand values in [2^-4, 2^5) (non-finite
+// values are rare so that loop-carried sums are not all inf or NaN). i32: the
+// limits, -1, 0, 1, 2^24 - 1, 2^24, 2^24 + 1, -2^24, 2^16 - 1, 2^16, full
+// 32-bit and small random values. Scalars: i32 the same; f32 only tie
+// makers, powers of two and their ulp neighbours, and full significands (a
+// scalar scales a whole output: a tiny or non-finite one would flatten it).
+KernelData MakeAdversarialInputs(const Kernel& k, uint64_t seed);
+
+// The inputs of the magnitude shadow run: `d` with every float element and f32
+// scalar replaced by its absolute value (the sign bit cleared); i32 unchanged.
+// With MagnitudeKernel (compare.h) the reference computes, for every output
+// element, the sum of the absolute values of the terms it adds.
+KernelData MagnitudeInputs(const Kernel& k, const KernelData& d);
 
 }  // namespace kir
 

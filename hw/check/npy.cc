@@ -36,15 +36,17 @@ std::string NpyOfBuffer(const Arg& a, const std::vector<uint8_t>& bytes) {
       out.append(reinterpret_cast<const char*>(bytes.data() + off), eb);
     else
       out.append(static_cast<size_t>(eb), '\0');
-    size_t i = rank;
-    while (i > 0) {
-      --i;
-      if (++idx[i] < a.shape[i]) break;
-      idx[i] = 0;
-      if (i == 0) done = true;
-    }
+    done = !NextIndex(idx, a.shape);
   }
   return out;
+}
+
+bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& shape) {
+  for (size_t i = idx.size(); i > 0; --i) {
+    if (++idx[i - 1] < shape[i - 1]) return true;
+    idx[i - 1] = 0;
+  }
+  return false;
 }
 
 }  // namespace kir

@@ -2,6 +2,7 @@
 #ifndef KIRC_HW_CHECK_NPY_H_
 #define KIRC_HW_CHECK_NPY_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,11 @@ namespace kir {
 // strides into a C-ordered array: dtype <f4, <f2 or <i4; bf16 (which NumPy
 // lacks) is written as its raw bits, dtype <u2.
 std::string NpyOfBuffer(const Arg& a, const std::vector<uint8_t>& bytes);
+
+// Advances `idx` to the next multi-index of `shape` in C order (the last
+// dimension fastest); false after the last one. For walking a buffer's
+// logical shape (here and in CompareOutputs).
+bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& shape);
 
 }  // namespace kir
 

@@ -17,7 +17,8 @@ namespace kir {
 // device that allocates `device_bytes_per_buffer_byte` beside the buffers
 // (Device::HostBytesPerBufferByte): the larger of the device phase (inputs,
 // outputs, the device's own bytes) and the reference phase (inputs, outputs,
-// the reference's copy and its per-element bookkeeping), plus a fixed
+// the reference's result, the magnitude shadow's copy of the inputs in
+// random mode, and the interpreter's per-element bookkeeping), plus a fixed
 // allowance for everything else (code, the compiled kernel, small tables).
 // Every buffer counts at Arg::SizeBytes(); the emulator's bookkeeping is
 // calloc'ed, so it counts fully against an address-space limit.

@@ -2,6 +2,7 @@
 
 #include "hw/run/host_memory.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/interpreter.h"
+#include "hw/check/exact.h"
 #include "hw/check/json.h"
 #include "hw/check/npy.h"
 #include "hw/kernarg.h"
@@ -153,6 +155,52 @@ std::string ScalarsJson(const Kernel& k, const KernelData& d) {
   return parts.empty() ? "{}\n" : absl::StrCat("{\n", absl::StrJoin(parts, ",\n"), "\n}\n");
 }
 
+const char* InputModeName(InputMode m) {
+  switch (m) {
+    case InputMode::kAuto: return "auto";
+    case InputMode::kExact: return "exact";
+    case InputMode::kRandom: return "random";
+    case InputMode::kAdversarial: return "adversarial";
+  }
+  return "?";
+}
+
+namespace {
+
+// The "inputs: ..." line of a pass.
+std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
+                       uint64_t seed) {
+  switch (mode) {
+    case InputMode::kExact: {
+      std::vector<std::string> parts;
+      for (const Arg& a : k.args) {
+        auto it = plan.formats.find(a.name);
+        if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe()));
+      }
+      return absl::StrCat("inputs: exact (seed ", seed, "): ", absl::StrJoin(parts, "; "),
+                          "; every product, partial sum and conversion is exact, so the output must equal the "
+                          "reference bit for bit\n");
+    }
+    case InputMode::kAdversarial:
+      return absl::StrCat("inputs: adversarial (seed ", seed,
+                          "): rounding ties, tiny addends (2^-40), subnormals, signed zeros, inf, NaN, extremes; "
+                          "the kernel has no mfma, so the output must equal the reference bit for bit (any NaN "
+                          "for a NaN)\n");
+    default:
+      return absl::StrCat("inputs: random (seed ", seed, ")",
+                          blocker.empty() ? std::string() : absl::StrCat("; exact inputs impossible: ", blocker),
+                          "\n");
+  }
+}
+
+// `blocker` ("12:5: 'OP': why") with the kernel's file name in front of its position.
+std::string WithFile(const std::string& blocker, const std::string& filename) {
+  if (filename.empty() || blocker.empty() || !std::isdigit(static_cast<unsigned char>(blocker[0]))) return blocker;
+  return absl::StrCat(filename, ":", blocker);
+}
+
+}  // namespace
+
 absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const RunOptions& opts) {
   bool writable = false;
   for (const Arg& a : k.args) writable |= a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly;
@@ -160,6 +208,35 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     return absl::FailedPreconditionError(absl::StrCat(
         "kernel '", k.name, "' has no writable buffer (writeonly or readwrite): there is nothing to "
         "check against the reference; declare its outputs writeonly or readwrite"));
+  // The passes: exact inputs when the analysis proves them (else random), and
+  // adversarial inputs when no sum has an unspecified order.
+  const bool unordered = HasUnorderedSum(k);
+  ExactPlan plan;
+  std::string blocker;
+  if (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact) {
+    plan = PlanExactInputs(k);
+    if (!plan.exact) {
+      blocker = WithFile(plan.blocker, opts.filename);
+      if (opts.inputs == InputMode::kExact)
+        return absl::FailedPreconditionError(absl::StrCat(
+            "exact inputs are impossible for kernel '", k.name, "': ", blocker,
+            "; use random inputs (--inputs=random, or --inputs=auto to fall back to them)"));
+    }
+  }
+  if (opts.inputs == InputMode::kAdversarial && unordered)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "adversarial inputs need a kernel without mfma or gemm ops: kernel '", k.name,
+        "' sums products in an order the hardware does not specify, so its output cannot be required to equal "
+        "the reference bit for bit on arbitrary inputs; use --inputs=exact or --inputs=random"));
+  std::vector<InputMode> modes;
+  switch (opts.inputs) {
+    case InputMode::kAuto:
+      modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
+      if (!unordered) modes.push_back(InputMode::kAdversarial);
+      break;
+    default:
+      modes.push_back(opts.inputs);
+  }
   CompileOptions co;
   co.mcpu = opts.mcpu;
   co.filename = opts.filename;
@@ -187,69 +264,104 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   absl::Status mem = CheckHostMemory(k, RunHostBytes(k, device.HostBytesPerBufferByte()),
                                      available, limit_source);
   if (!mem.ok()) return mem;
-  KernelData inputs = MakeInputs(k, opts.seed);
-  KernelData out = inputs;
   InterpOptions io;
   io.max_wave_ops = opts.max_reference_wave_ops;
   io.budget_hint = opts.budget_hint;
-  absl::StatusOr<DeviceRun> run = device.Run(k, *target, *hsaco, out);
-  if (!run.ok()) {
-    // A strict-emulator error (e.g. a read of LDS no lane wrote): when the
-    // reference interpreter refuses the kernel too, its message names the KIR op.
-    if (run.status().code() == absl::StatusCode::kFailedPrecondition) {
-      InterpArgs probe{inputs.buffers, inputs.scalars};
-      absl::Status is = Interpret(k, probe, io);
-      if (is.code() == absl::StatusCode::kFailedPrecondition)
-        return absl::FailedPreconditionError(absl::StrCat(
-            run.status().message(), "\nthe KIR reference interpreter refuses the kernel too: ", is.message()));
-    }
-    return run.status();
-  }
-  InterpArgs ref{inputs.buffers, inputs.scalars};
-  absl::Status st = Interpret(k, ref, io);
-  if (!st.ok())
-    return absl::Status(st.code(), absl::StrCat("reference interpreter: ", st.message()));
-  KernelData ref_data{ref.buffers, ref.scalars};
   RunReport r;
-  r.run = *run;
-  r.diffs = CompareOutputs(k, out, ref_data, opts.reduction_length);
+  r.exact_blocker = blocker;
   r.ok = true;
-  for (const BufferDiff& d : r.diffs) r.ok = r.ok && d.ok;
-  if (!opts.dump_dir.empty()) {
-    for (auto [what, data] : {std::pair<const char*, const KernelData*>{"in", &inputs},
-                              {"out", &out}, {"ref", &ref_data}}) {
-      absl::Status ds = Dump(k, opts.dump_dir, what, *data);
+  std::string passes_text;
+  for (size_t pi = 0; pi < modes.size(); ++pi) {
+    const InputMode mode = modes[pi];
+    KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
+                        : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
+                                                          : MakeInputs(k, opts.seed);
+    KernelData out = inputs;
+    absl::StatusOr<DeviceRun> run = device.Run(k, *target, *hsaco, out);
+    if (!run.ok()) {
+      // A strict-emulator error (e.g. a read of LDS no lane wrote): when the
+      // reference interpreter refuses the kernel too, its message names the KIR op.
+      if (run.status().code() == absl::StatusCode::kFailedPrecondition) {
+        InterpArgs probe{inputs.buffers, inputs.scalars};
+        absl::Status is = Interpret(k, probe, io);
+        if (is.code() == absl::StatusCode::kFailedPrecondition)
+          return absl::FailedPreconditionError(absl::StrCat(
+              run.status().message(), "\nthe KIR reference interpreter refuses the kernel too: ", is.message()));
+      }
+      return run.status();
+    }
+    InterpArgs ref{inputs.buffers, inputs.scalars};
+    absl::Status st = Interpret(k, ref, io);
+    if (!st.ok()) return absl::Status(st.code(), absl::StrCat("reference interpreter: ", st.message()));
+    KernelData ref_data{std::move(ref.buffers), std::move(ref.scalars)};
+    CheckPass p;
+    p.mode = mode;
+    p.run = *run;
+    if (mode == InputMode::kRandom) {
+      // The magnitude shadow: the same kernel on |inputs| with |constants|
+      // gives every output element's sum of |terms| (CompareWithinBounds).
+      KernelData mag_in = MagnitudeInputs(k, inputs);
+      InterpArgs shadow{std::move(mag_in.buffers), std::move(mag_in.scalars)};
+      st = Interpret(MagnitudeKernel(k), shadow, io);
+      if (!st.ok())
+        return absl::Status(st.code(), absl::StrCat("reference interpreter (magnitude shadow): ", st.message()));
+      p.diffs = CompareWithinBounds(k, out, ref_data, KernelData{std::move(shadow.buffers), std::move(shadow.scalars)},
+                                    RoundingBounds(k));
+    } else {
+      p.diffs = CompareBitwise(k, out, ref_data,
+                               mode == InputMode::kExact ? "bit-identical (exact inputs)"
+                                                         : "bit-identical (adversarial inputs; any NaN matches any NaN)");
+    }
+    p.ok = true;
+    for (const BufferDiff& d : p.diffs) p.ok = p.ok && d.ok;
+    r.ok = r.ok && p.ok;
+    if (!opts.dump_dir.empty()) {
+      const std::string tag = pi == 0 ? "" : absl::StrCat(InputModeName(mode), ".");
+      for (auto [what, data] : {std::pair<const char*, const KernelData*>{"in", &inputs},
+                                {"out", &out}, {"ref", &ref_data}}) {
+        absl::Status ds = Dump(k, opts.dump_dir, absl::StrCat(tag, what).c_str(), *data);
+        if (!ds.ok()) return ds;
+      }
+      absl::Status ds = WriteFile(absl::StrCat(opts.dump_dir, "/", k.name, ".", tag, "scalars.json"),
+                                  ScalarsJson(k, inputs));
       if (!ds.ok()) return ds;
     }
-    absl::Status ds = WriteFile(absl::StrCat(opts.dump_dir, "/", k.name, ".scalars.json"), ScalarsJson(k, inputs));
-    if (!ds.ok()) return ds;
+    std::string& t = passes_text;
+    t += InputsLine(k, mode, plan, blocker, opts.seed);
+    if (std::string sc = FormatScalars(k, inputs); !sc.empty())
+      absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
+    if (pi == 0) {
+      if (run->timed_launches > 0) {
+        // A timed device (HIP): the median kernel time and what it means.
+        absl::StrAppend(&t, absl::StrFormat("%d waves, median kernel time %.4f ms over %d launches\n", run->waves,
+                                            run->milliseconds, run->timed_launches));
+        if (run->milliseconds > 0)
+          absl::StrAppend(&t, "throughput ", FormatThroughput(opts.work ? *opts.work : WorkOf(k), run->milliseconds),
+                          "\n");
+      } else {
+        absl::StrAppend(&t, absl::StrFormat("%d waves, %d instructions executed (%.1f per wave), %.3f ms\n",
+                                            run->waves, run->instructions,
+                                            run->waves ? static_cast<double>(run->instructions) / run->waves : 0.0,
+                                            run->milliseconds));
+      }
+      if (!run->instructions_by_class.empty()) {
+        t += "by class:";
+        for (const auto& [cls, n] : run->instructions_by_class)
+          absl::StrAppend(&t, " ", cls, " ", n,
+                          absl::StrFormat(" (%.1f/wave)", run->waves ? double(n) / run->waves : 0.0));
+        t += "\n";
+      }
+    }
+    t += FormatDiffs(p.diffs);
+    r.passes.push_back(std::move(p));
   }
+  r.run = r.passes.front().run;
+  r.diffs = r.passes.front().diffs;
   std::string& t = r.text;
-  absl::StrAppend(&t, "kernel ", k.name, " on ", target->name, ", ", run->device, ", seed ",
-                  opts.seed, "\n");
+  absl::StrAppend(&t, "kernel ", k.name, " on ", target->name, ", ", r.run.device, ", seed ", opts.seed, "\n");
   if (!opts.code_object_path.empty())
     absl::StrAppend(&t, "code object ", opts.code_object_path, " (not recompiled)\n");
-  if (std::string sc = FormatScalars(k, inputs); !sc.empty()) absl::StrAppend(&t, "scalars: ", sc, "\n");
-  if (run->timed_launches > 0) {
-    // A timed device (HIP): the median kernel time and what it means.
-    absl::StrAppend(&t, absl::StrFormat("%d waves, median kernel time %.4f ms over %d launches\n", run->waves,
-                                        run->milliseconds, run->timed_launches));
-    if (run->milliseconds > 0)
-      absl::StrAppend(&t, "throughput ", FormatThroughput(opts.work ? *opts.work : WorkOf(k), run->milliseconds),
-                      "\n");
-  } else {
-    absl::StrAppend(&t, absl::StrFormat("%d waves, %d instructions executed (%.1f per wave), %.3f ms\n",
-                                        run->waves, run->instructions,
-                                        run->waves ? static_cast<double>(run->instructions) / run->waves : 0.0,
-                                        run->milliseconds));
-  }
-  if (!run->instructions_by_class.empty()) {
-    t += "by class:";
-    for (const auto& [cls, n] : run->instructions_by_class)
-      absl::StrAppend(&t, " ", cls, " ", n, absl::StrFormat(" (%.1f/wave)", run->waves ? double(n) / run->waves : 0.0));
-    t += "\n";
-  }
-  t += FormatDiffs(r.diffs);
+  t += passes_text;
   absl::StrAppend(&t, r.ok ? "PASS" : "FAIL", ": the output ", r.ok ? "matches" : "differs from",
                   " the KIR reference\n");
   return r;

@@ -16,12 +16,34 @@
 
 namespace kir {
 
+// Which inputs RunAndCheck uses and how it compares (README "The kirc
+// command", `kirc run --inputs`).
+enum class InputMode {
+  // kExact when PlanExactInputs proves exact inputs exist, else kRandom; and
+  // in both cases also kAdversarial when the kernel has no mfma/gemm
+  // (HasUnorderedSum): up to two passes.
+  kAuto,
+  // Exact inputs (ExactPlan), bit identity. Refused (FailedPrecondition,
+  // naming the op) when the analysis cannot prove exactness.
+  kExact,
+  // Seeded random inputs (MakeInputs), the worst-case rounding bound per
+  // element (CompareWithinBounds, from a magnitude shadow run).
+  kRandom,
+  // Adversarial inputs (MakeAdversarialInputs), bit identity. Refused
+  // (FailedPrecondition) for a kernel with an mfma or gemm op.
+  kAdversarial,
+};
+// "auto", "exact", "random", "adversarial".
+const char* InputModeName(InputMode m);
+
 struct RunOptions {
   std::string mcpu;      // empty: the kernel's target line
   std::string filename;  // the kernel's source file, for error positions
-  uint64_t seed = 1;     // input seed (hw/check/inputs.h)
+  uint64_t seed = 1;     // input seed (hw/check/inputs.h), for every input mode
   // Non-empty: write each buffer's NAME.in.npy / NAME.out.npy / NAME.ref.npy
-  // and the scalar arguments' values as KERNEL.scalars.json there.
+  // and the scalar arguments' values as KERNEL.scalars.json there (the first
+  // pass; an adversarial second pass as NAME.adversarial.{in,out,ref}.npy and
+  // KERNEL.adversarial.scalars.json).
   std::string dump_dir;
   std::string llvm_bin;  // LLVM tools for the code object
   // Non-empty: run this existing code object (e.g. a kir_kernel build output)
@@ -34,10 +56,7 @@ struct RunOptions {
   // WorkOf(k). Pass WorkOf of the unpromoted kernel when `k` is a promoted
   // gemm, so TFLOP/s counts 2*M*N*K rather than the padded tiles' MFMAs.
   std::optional<KernelWork> work;
-  // > 0: the reduction length behind the f32 tolerance (ToleranceFor). Pass
-  // ReductionLength of the unpromoted kernel when `k` is a promoted gemm, so
-  // the tolerance uses the gemm's K rather than the padded ceil(K/BK)*BK.
-  int64_t reduction_length = 0;
+  InputMode inputs = InputMode::kAuto;
   // The reference interpreter's budget (InterpOptions::max_wave_ops; 0 = no
   // limit) and the hint appended to its error. `kirc run --max-instructions=N`
   // gives the emulator (EmuOptions::max_instructions) and the interpreter the
@@ -50,21 +69,35 @@ struct RunOptions {
   int64_t host_memory_limit = -1;
 };
 
-struct RunReport {
+// One run of the kernel on one set of inputs, compared with the reference.
+struct CheckPass {
+  InputMode mode = InputMode::kRandom;  // kExact, kRandom or kAdversarial
   DeviceRun run;
   std::vector<BufferDiff> diffs;
-  bool ok = false;   // every output within tolerance
-  std::string text;  // human-readable report (device, scalar arguments, statistics, errors per buffer)
+  bool ok = false;
+};
+
+struct RunReport {
+  DeviceRun run;                  // the first pass's
+  std::vector<BufferDiff> diffs;  // the first pass's
+  std::vector<CheckPass> passes;  // in order: exact or random, then adversarial
+  // Why exact inputs were not used ("LINE:COL: 'OP': why"); empty when they were
+  // or when the mode asked for none (random, adversarial).
+  std::string exact_blocker;
+  bool ok = false;   // every output of every pass within tolerance
+  std::string text;  // human-readable report (device, inputs, scalar arguments, statistics, errors per buffer)
 };
 
 // Compiles `k`, builds its code object (or reads opts.code_object_path), runs
-// it on `device` and the reference interpreter on the same seeded inputs, and
-// compares every output buffer. Errors: a kernel with no writable buffer
-// (FailedPrecondition: there would be nothing to compare; checked first),
-// compile, toolchain, device or interpreter failures (among them the strict
-// emulator's and the interpreter's reads of never-written LDS and their
-// instruction budgets), a code object that is not k's (a numeric mismatch is
-// not an error: it is RunReport::ok == false).
+// it on `device` and the reference interpreter on the same seeded inputs of
+// each pass opts.inputs asks for, and compares every output buffer. Errors: a
+// kernel with no writable buffer (FailedPrecondition: there would be nothing
+// to compare; checked first), kExact for a kernel the analysis cannot prove
+// exact and kAdversarial for one with an mfma/gemm (FailedPrecondition, naming
+// why), compile, toolchain, device or interpreter failures (among them the
+// strict emulator's and the interpreter's reads of never-written LDS and
+// their instruction budgets), a code object that is not k's (a numeric
+// mismatch is not an error: it is RunReport::ok == false).
 absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const RunOptions& opts);
 
 // The scalar arguments' values, "alpha = 1.52937353 (f32), n = 42 (i32)", or

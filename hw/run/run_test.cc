@@ -9,6 +9,7 @@
 
 #include "compiler/api/compile.h"
 #include "compiler/emit/toolchain.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
@@ -18,6 +19,8 @@
 #include "testdata/test_kernels.h"
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
+#include "hw/check/exact.h"
+#include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
 
 namespace kir {
@@ -177,30 +180,9 @@ TEST(RunTest, Bf16FmaIsRoundedOnce) {
 // RunOptions::code_object_path (kirc run --code-object, kir_emu_test): the
 // given code object is what runs, and one built from another kernel or for
 // another target is refused.
-class CodeObjectPathTest : public ::testing::Test {
+class CodeObjectPathTest : public ::kir::testing::CodeObjectTestBase {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
-    ASSERT_TRUE(bin.ok()) << bin.status();
-    bin_ = *bin;
-    absl::StatusOr<ScopedTempDir> d = ScopedTempDir::Create("run_test.");
-    ASSERT_TRUE(d.ok()) << d.status();
-    dir_ = std::make_unique<ScopedTempDir>(*std::move(d));
-  }
   static Kernel Parse(const std::string& name) { return ::kir::testing::TestdataKernel(name); }
-  // Compiles `k` for `mcpu` into DIR/FILE and returns the path.
-  std::string Build(const Kernel& k, const std::string& mcpu, const std::string& file) {
-    CompileOptions co;
-    co.mcpu = mcpu;
-    absl::StatusOr<CompileResult> cr = Compile(k, co);
-    EXPECT_TRUE(cr.ok()) << cr.status();
-    if (!cr.ok()) return "";
-    absl::StatusOr<std::string> obj = CodeObjectFor(*cr, bin_);
-    EXPECT_TRUE(obj.ok()) << obj.status();
-    std::string path = dir_->File(file);
-    EXPECT_TRUE(WriteFileBytes(path, obj.ok() ? *obj : "").ok());
-    return path;
-  }
   absl::StatusOr<RunReport> Run(const Kernel& k, const std::string& mcpu, const std::string& path) {
     EmuDevice emu(bin_);
     RunOptions o;
@@ -209,8 +191,6 @@ class CodeObjectPathTest : public ::testing::Test {
     o.code_object_path = path;
     return RunAndCheck(k, emu, o);
   }
-  std::string bin_;
-  std::unique_ptr<ScopedTempDir> dir_;
 };
 
 TEST_F(CodeObjectPathTest, RunsTheGivenCodeObject) {
@@ -359,7 +339,11 @@ end
   absl::StatusOr<RunReport> r = Run(k, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ok) << r->text;
-  KernelData in = MakeInputs(k, 5);
+  // The kernel is elementwise: exact inputs run first (their scalars are
+  // reported and dumped), then adversarial ones.
+  ExactPlan plan = PlanExactInputs(k);
+  ASSERT_TRUE(plan.exact) << plan.blocker;
+  KernelData in = MakeExactInputs(k, plan, 5);
   float a = F32FromBits(in.scalars["a"]);
   int32_t n = static_cast<int32_t>(in.scalars["n"]);
   EXPECT_GE(n, 1);
@@ -515,9 +499,91 @@ end
   EXPECT_TRUE(r->ok) << r->text;
 }
 
-// A promoted gemm with K = 100 runs a K loop of 128 (4 tiles of 32): the f32
-// tolerance uses the reduction length the caller gives (kirc run: the gemm's K).
-TEST_F(RunReportTest, GivenReductionLengthSetsTheTolerance) {
+// The input modes (RunOptions::inputs): which passes run, what they say,
+// and the two refusals.
+TEST_F(RunReportTest, InputModesAndTheirPasses) {
+  const Kernel add = ::kir::testing::TestdataKernel("add_f16");
+  absl::StatusOr<RunReport> r = Run(add);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 2u) << r->text;
+  EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kAdversarial);
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_EQ(r->exact_blocker, "");
+  EXPECT_NE(r->text.find("inputs: exact (seed 1): x +-m*2^e, m in [1, 255], e = -8; y "), std::string::npos)
+      << r->text;
+  EXPECT_NE(r->text.find("\ninputs: adversarial (seed 1): "), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("tolerance bit-identical (adversarial inputs; any NaN matches any NaN): OK"),
+            std::string::npos)
+      << r->text;
+  // Each mode alone.
+  for (InputMode m : {InputMode::kExact, InputMode::kRandom, InputMode::kAdversarial}) {
+    RunOptions o;
+    o.inputs = m;
+    r = Run(add, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->passes.size(), 1u) << r->text;
+    EXPECT_EQ(r->passes[0].mode, m);
+    EXPECT_TRUE(r->ok) << r->text;
+    EXPECT_NE(r->text.find(absl::StrCat("\ninputs: ", InputModeName(m), " (seed 1)")), std::string::npos)
+        << r->text;
+  }
+  // An MFMA kernel: no adversarial pass, and asking for one is an error.
+  const Kernel mma = ::kir::testing::TestdataKernel("mma_16x16x16_f16");
+  r = Run(mma);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 1u);
+  EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
+  RunOptions adv;
+  adv.inputs = InputMode::kAdversarial;
+  r = Run(mma, adv);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("adversarial inputs need a kernel without mfma or gemm ops: kernel "
+                                      "'mma_16x16x16_f16' sums products in an order the hardware does not specify"),
+            std::string::npos)
+      << r.status();
+  // A kernel the analysis cannot prove exact: auto falls back to random and
+  // says why; exact is an error naming the op.
+  const Kernel sq = MustParse(R"(kernel sq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+  %x = load x[tid.x] : f32
+  %r = for %i = 0 to 100 iter(%p = %x) {
+    %q = mul %p, %x
+    yield %q
+  }
+  store y[tid.x], %r
+end
+)");
+  RunOptions named;
+  named.filename = "sq.kir";
+  r = Run(sq, named);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 2u) << r->text;
+  EXPECT_EQ(r->passes[0].mode, InputMode::kRandom);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kAdversarial);
+  EXPECT_TRUE(r->ok) << r->text;
+  const std::string why = "sq.kir:8:3: '%r = for %i = 0 to 100 iter(%p = %x)': each of its 100 iterations multiplies "
+                          "a loop-carried value by a non-integer";
+  EXPECT_EQ(r->exact_blocker.substr(0, why.size()), why);
+  EXPECT_NE(r->text.find("inputs: random (seed 1); exact inputs impossible: " + why), std::string::npos) << r->text;
+  named.inputs = InputMode::kExact;
+  r = Run(sq, named);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("exact inputs are impossible for kernel 'sq': " + why), std::string::npos)
+      << r.status();
+}
+
+// Random inputs: each element within the worst-case rounding error of its
+// sum of |terms| (the magnitude shadow); the factor, worked out by hand for a
+// promoted gemm with K = 100 (a K loop of 4 trips of 4 32x32x8 MFMAs: 128
+// products, 28 of them of guarded zeros) and alpha.
+TEST_F(RunReportTest, RandomModeBoundsEachElement) {
   Kernel g = MustParse(R"(kernel g100
 target gfx942
 workgroup auto
@@ -533,15 +599,26 @@ end
   ASSERT_TRUE(t.ok());
   absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t, "t.kir");
   ASSERT_TRUE(p.ok()) << p.status();
-  EXPECT_EQ(ReductionLength(*p), 128);
   RunOptions o;
-  o.reduction_length = ReductionLength(g);
+  o.inputs = InputMode::kRandom;
   absl::StatusOr<RunReport> r = Run(*p, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ok) << r->text;
-  EXPECT_NE(r->text.find("(reduction length 100)"), std::string::npos) << r->text;
   EXPECT_NE(r->text.find("scalars: alpha = "), std::string::npos) << r->text;
-  EXPECT_DOUBLE_EQ(r->diffs[0].tol.rtol, 4.0 * 100 * std::ldexp(1.0, -24));
+  // Device: 16 MFMAs of 8 products, each product through up to 8 additions of
+  // 2u (faithful rounding), then alpha * acc (u). Reference: 16 roundings to
+  // f32 after 8 double additions each, then alpha * acc.
+  const double u = std::ldexp(1.0, -24);
+  const double dev = 16 * 8 * 2 * u + u, ref = 16 * (u + 8 * std::ldexp(1.0, -53)) + u;
+  const double factor = (std::expm1(dev) + std::expm1(ref)) / (1 - std::expm1(ref));
+  ASSERT_EQ(r->diffs.size(), 1u);
+  EXPECT_NEAR(r->diffs[0].tol.shadow_factor, factor, 1e-15);
+  EXPECT_EQ(r->diffs[0].tol.atol, std::ldexp(1.0, -148));
+  EXPECT_NE(r->text.find(absl::StrFormat("tolerance |out - ref| <= %.3g * sum|terms| + 2^-148 for f32 (worst-case "
+                                         "rounding): OK",
+                                         factor)),
+            std::string::npos)
+      << r->text;
 }
 
 }  // namespace

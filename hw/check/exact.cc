@@ -1,0 +1,972 @@
+#include "hw/check/exact.h"
+
+#include <algorithm>
+#include <functional>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/gemm.h"
+#include "compiler/ir/op_text.h"
+#include "compiler/lower/index_analysis.h"
+#include "compiler/target/target.h"
+
+namespace kir {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Loops of at most this many trips are iterated exactly; longer ones need a
+// closed form.
+constexpr int64_t kIterateTrips = 64;
+// Walks of a loop body until the values stored to memory are stable.
+constexpr int kMaxBodyPasses = 8;
+
+using VarId = int;
+
+// a * b where 0 * anything (infinity included) is 0: a zero value times an
+// unbounded one is zero.
+double Mul0(double a, double b) { return a == 0 || b == 0 ? 0 : a * b; }
+
+// c0 + sum_v coef[v] * x_v over non-negative variables x_v (the bounds of the
+// enclosing loops' carried values), with non-negative coefficients.
+struct Lin {
+  double c0 = 0;
+  std::map<VarId, double> coef;
+  bool IsConst() const { return coef.empty(); }
+  friend bool operator==(const Lin&, const Lin&) = default;
+};
+Lin LinConst(double c) { return Lin{c, {}}; }
+Lin LinVar(VarId v) { return Lin{0, {{v, 1.0}}}; }
+Lin Add(Lin a, const Lin& b) {
+  a.c0 += b.c0;
+  for (const auto& [v, c] : b.coef) a.coef[v] += c;
+  return a;
+}
+Lin Scale(Lin a, double s) {
+  a.c0 = Mul0(a.c0, s);
+  for (auto it = a.coef.begin(); it != a.coef.end();) {
+    it->second = Mul0(it->second, s);
+    it = it->second == 0 ? a.coef.erase(it) : std::next(it);
+  }
+  return a;
+}
+// An upper bound of both (coefficient-wise maximum; the variables are >= 0).
+Lin Join(Lin a, const Lin& b) {
+  a.c0 = std::max(a.c0, b.c0);
+  for (const auto& [v, c] : b.coef) a.coef[v] = std::max(a.coef[v], c);
+  return a;
+}
+// The product, or nullopt when both depend on carried values (not linear).
+std::optional<Lin> Mul(const Lin& a, const Lin& b) {
+  if (a.IsConst()) return Scale(b, a.c0);
+  if (b.IsConst()) return Scale(a, b.c0);
+  return std::nullopt;
+}
+Lin Subst(const Lin& a, const std::map<VarId, Lin>& s) {
+  Lin r = LinConst(a.c0);
+  for (const auto& [v, c] : a.coef) {
+    auto it = s.find(v);
+    if (it != s.end()) r = Add(r, Scale(it->second, c));
+    else r.coef[v] += c;
+  }
+  return r;
+}
+// The part that does not depend on `vars`, and the coefficients of those.
+Lin Without(const Lin& a, const std::vector<VarId>& vars) {
+  Lin r = a;
+  for (VarId v : vars) r.coef.erase(v);
+  return r;
+}
+
+// max(c0, max_v (x_v + off[v])); c0 = -inf and no terms: no constraint (the
+// value is zero).
+struct MaxPlus {
+  double c0 = -kInf;
+  std::map<VarId, double> off;
+  bool IsConst() const { return off.empty(); }
+  friend bool operator==(const MaxPlus&, const MaxPlus&) = default;
+};
+MaxPlus MaxConst(double c) { return MaxPlus{c, {}}; }
+MaxPlus MaxVar(VarId v) { return MaxPlus{-kInf, {{v, 0.0}}}; }
+MaxPlus Max(MaxPlus a, const MaxPlus& b) {
+  a.c0 = std::max(a.c0, b.c0);
+  for (const auto& [v, o] : b.off) {
+    auto it = a.off.find(v);
+    if (it == a.off.end()) a.off[v] = o;
+    else it->second = std::max(it->second, o);
+  }
+  return a;
+}
+MaxPlus Shift(MaxPlus a, double s) {
+  if (s == -kInf) return MaxPlus{};
+  a.c0 += s;  // -inf stays -inf
+  for (auto& [v, o] : a.off) o += s;
+  return a;
+}
+bool IsZero(const MaxPlus& a) { return a.IsConst() && a.c0 == -kInf; }
+// The sum, or nullopt when both depend on carried values.
+std::optional<MaxPlus> Plus(const MaxPlus& a, const MaxPlus& b) {
+  if (IsZero(a) || IsZero(b)) return MaxPlus{};
+  if (a.IsConst()) return Shift(b, a.c0);
+  if (b.IsConst()) return Shift(a, b.c0);
+  return std::nullopt;
+}
+MaxPlus Subst(const MaxPlus& a, const std::map<VarId, MaxPlus>& s) {
+  MaxPlus r = MaxConst(a.c0);
+  for (const auto& [v, o] : a.off) {
+    auto it = s.find(v);
+    if (it != s.end()) r = Max(r, Shift(it->second, o));
+    else r = Max(r, MaxPlus{-kInf, {{v, o}}});
+  }
+  return r;
+}
+MaxPlus Without(const MaxPlus& a, const std::vector<VarId>& vars) {
+  MaxPlus r = a;
+  for (VarId v : vars) r.off.erase(v);
+  return r;
+}
+
+using Deps = std::set<std::string>;
+
+// What is known of a value: its finite elements are integer multiples of
+// 2^-frac with magnitude <= mag; non-finite elements (from inf/nan constants)
+// only where `nonfinite`; rho_* are the random-mode rounding sums
+// (RoundingBound); deps are the arguments whose input form the bounds depend on.
+struct AbsVal {
+  ElemType t = ElemType::kF32;
+  int width = 1;
+  Lin mag;
+  MaxPlus frac;
+  bool nonfinite = false;
+  Lin rho_dev, rho_ref;
+  Deps deps;
+  friend bool operator==(const AbsVal&, const AbsVal&) = default;
+};
+AbsVal ZeroOf(ElemType t, int width = 1) { return AbsVal{t, width, LinConst(0), MaxPlus{}, false, {}, {}, {}}; }
+AbsVal Join(AbsVal a, const AbsVal& b) {
+  a.mag = Join(a.mag, b.mag);
+  a.frac = Max(a.frac, b.frac);
+  a.nonfinite |= b.nonfinite;
+  a.rho_dev = Join(a.rho_dev, b.rho_dev);
+  a.rho_ref = Join(a.rho_ref, b.rho_ref);
+  a.deps.insert(b.deps.begin(), b.deps.end());
+  a.width = std::max(a.width, b.width);
+  return a;
+}
+
+// Significand bits (with the implicit one), smallest subnormal exponent,
+// largest finite value and unit roundoff of a float type.
+struct FloatType {
+  int p;
+  int emin_sub;
+  double max_finite;
+  double u;
+};
+FloatType FloatInfo(ElemType t) {
+  switch (t) {
+    case ElemType::kF16: return {11, -24, 65504.0, std::ldexp(1.0, -11)};
+    case ElemType::kBF16: return {8, -133, std::ldexp(255.0, 120), std::ldexp(1.0, -8)};
+    default: return {24, -149, static_cast<double>(std::numeric_limits<float>::max()), std::ldexp(1.0, -24)};
+  }
+}
+double UnitRoundoff(ElemType t) { return t == ElemType::kI32 ? 0 : FloatInfo(t).u; }
+
+// A value that must be exactly representable in `t`.
+struct Obligation {
+  Lin mag;
+  MaxPlus frac;
+  ElemType t;
+  const Op* op;
+  std::string what;  // "the sum", "the product", ...
+  Deps deps;
+};
+
+struct Failure {
+  const Op* op;
+  std::string why;
+};
+
+std::string OpWhere(const Op* op) {
+  if (op == nullptr) return "";
+  std::string text = op->kind == OpKind::kGemm ? GemmOpText(op->gemm) : OpText(*op);
+  return op->loc.line > 0 ? absl::StrCat(op->loc.line, ":", op->loc.col, ": '", text, "'")
+                          : absl::StrCat("'", text, "'");
+}
+
+// The exponent of the lowest set bit of a finite non-zero double.
+int LowestBitExponent(double c) {
+  int e;
+  double m = std::frexp(std::fabs(c), &e);  // m in [0.5, 1), c = m * 2^e
+  // m * 2^53 is an integer; strip its trailing zeros.
+  uint64_t n = static_cast<uint64_t>(std::ldexp(m, 53));
+  int tz = n == 0 ? 0 : __builtin_ctzll(n);
+  return e - 53 + tz;
+}
+
+// The input form of an argument as an AbsVal (before any store).
+AbsVal InputValue(const Arg& a, const ExactFormat* f) {
+  AbsVal v;
+  v.t = a.elem;
+  v.deps = {a.name};
+  if (a.elem == ElemType::kI32) {
+    const double m = f != nullptr ? static_cast<double>(std::max(std::llabs(f->int_lo), std::llabs(f->int_hi)))
+                                  : (a.kind == Arg::Kind::kScalar ? 100 : 1000);
+    v.mag = LinConst(m);
+    v.frac = m == 0 ? MaxPlus{} : MaxConst(0);
+    return v;
+  }
+  if (a.kind == Arg::Kind::kScalar) {
+    std::vector<double> ch = f != nullptr ? f->choices : std::vector<double>{2.0};
+    double mag = 0, frac = -kInf;
+    for (double c : ch) {
+      mag = std::max(mag, std::fabs(c));
+      if (c != 0) frac = std::max(frac, -static_cast<double>(LowestBitExponent(c)));
+    }
+    if (f == nullptr) frac = 24;  // random scalars: 24-bit fractions
+    v.mag = LinConst(mag);
+    v.frac = MaxConst(frac);
+    return v;
+  }
+  if (f == nullptr) {  // random inputs: |x| <= 1, multiples of 2^-24
+    v.mag = LinConst(1);
+    v.frac = MaxConst(24);
+    return v;
+  }
+  v.mag = LinConst(std::ldexp(std::ldexp(1.0, f->bits) - 1, f->exp_lo + f->spread));
+  v.frac = MaxConst(-f->exp_lo);
+  return v;
+}
+
+class Analysis {
+ public:
+  // `affine` caches index forms across analyses of one kernel.
+  using AffineCache = std::map<const IndexExpr*, std::optional<AffineForm>>;
+  Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine)
+      : k_(k), formats_(formats), affine_(affine) {
+    scope_.kernel = &k;
+  }
+
+  void Run() {
+    Env env;
+    Walk(k_.body, env, mem_, top_);
+    for (const auto& [name, v] : mem_.lds) stored_[name] = v;
+    for (const auto& [name, by_op] : mem_.buffers)
+      for (const auto& [op, v] : by_op) stored_[name] = stored_.count(name) ? Join(stored_[name], v) : v;
+  }
+
+  const std::vector<Failure>& structural() const { return structural_; }
+  const std::vector<Obligation>& obligations() const { return top_; }
+  const std::map<std::string, AbsVal>& stored() const { return stored_; }
+  const std::string& rho_unbounded() const { return rho_unbounded_; }
+
+ private:
+  using Env = std::map<std::string, AbsVal>;
+  // What has been stored so far: per LDS allocation the join of every value
+  // (threads read each other's LDS); per buffer and store op the join of the
+  // values that op stored (a thread reads only its own stores: anything else
+  // is a race, an error in both the emulator and the interpreter).
+  struct Mem {
+    std::map<std::string, AbsVal> lds;
+    std::map<std::string, std::map<const Op*, AbsVal>> buffers;
+    friend bool operator==(const Mem&, const Mem&) = default;
+  };
+
+  void Fail(const Op* op, const std::string& why) {
+    for (const Failure& f : structural_)
+      if (f.op == op && f.why == why) return;
+    structural_.push_back({op, why});
+  }
+
+  const ExactFormat* FormatOf(const std::string& name) const {
+    if (formats_ == nullptr) return nullptr;
+    auto it = formats_->find(name);
+    return it == formats_->end() ? nullptr : &it->second;
+  }
+
+  AbsVal Get(const Op& op, const Operand& o, const Env& env) {
+    if (o.is_arg) {
+      const Arg* a = k_.FindArg(o.name);
+      if (a != nullptr) return InputValue(*a, FormatOf(a->name));
+    } else {
+      auto it = env.find(o.name);
+      if (it != env.end()) return it->second;
+    }
+    Fail(&op, absl::StrCat("unknown operand ", o.is_arg ? "" : "%", o.name));
+    return ZeroOf(ElemType::kF32);
+  }
+
+  void Oblige(const AbsVal& v, ElemType t, const Op& op, const std::string& what, std::vector<Obligation>& obl) {
+    obl.push_back({v.mag, v.frac, t, &op, what, v.deps});
+  }
+
+  // a * b (elementwise or inside an mfma), rounding counts not included.
+  AbsVal Product(const AbsVal& a, const AbsVal& b, const Op& op) {
+    AbsVal r;
+    r.t = a.t;
+    r.nonfinite = a.nonfinite || b.nonfinite;
+    r.deps = a.deps;
+    r.deps.insert(b.deps.begin(), b.deps.end());
+    std::optional<Lin> m = Mul(a.mag, b.mag);
+    std::optional<MaxPlus> f = Plus(a.frac, b.frac);
+    if (!m || !f) {
+      Fail(&op, "it multiplies two values that both depend on loop-carried values; the analysis bounds only "
+                "linear growth");
+      r.mag = LinConst(kInf);
+      r.frac = MaxConst(kInf);
+    } else {
+      r.mag = *m;
+      r.frac = *f;
+    }
+    r.rho_dev = Add(a.rho_dev, b.rho_dev);
+    r.rho_ref = Add(a.rho_ref, b.rho_ref);
+    return r;
+  }
+  AbsVal Sum(AbsVal a, const AbsVal& b) {
+    a.mag = Add(a.mag, b.mag);
+    a.frac = Max(a.frac, b.frac);
+    a.nonfinite |= b.nonfinite;
+    a.rho_dev = Add(a.rho_dev, b.rho_dev);
+    a.rho_ref = Add(a.rho_ref, b.rho_ref);
+    a.deps.insert(b.deps.begin(), b.deps.end());
+    return a;
+  }
+  static void Round(AbsVal& v, double u_dev, double u_ref) {
+    v.rho_dev = Add(v.rho_dev, LinConst(u_dev));
+    v.rho_ref = Add(v.rho_ref, LinConst(u_ref));
+  }
+
+  // Whether store `st` may write an element that load `ld` (of the same
+  // buffer, by the same thread, later) reads: false only when some dimension's
+  // two indices differ by a constant that separates their elements. An index
+  // with a loop variable may alias anything (the store may be from another
+  // iteration).
+  bool MayAlias(const Op& st, const Op& ld, int st_width, int ld_width) const {
+    if (st.index.size() != ld.index.size()) return true;
+    std::function<bool(const IndexExpr&)> has_loop_var = [&](const IndexExpr& e) {
+      if (e.kind == IndexKind::kLoopVar) return true;
+      return (e.lhs != nullptr && has_loop_var(*e.lhs)) || (e.rhs != nullptr && has_loop_var(*e.rhs));
+    };
+    for (size_t d = 0; d < st.index.size(); ++d)
+      if (st.index[d] == nullptr || ld.index[d] == nullptr || has_loop_var(*st.index[d]) ||
+          has_loop_var(*ld.index[d]))
+        return true;
+    for (size_t d = 0; d < st.index.size(); ++d) {
+      const AffineForm* a = AffineOf(*ld.index[d]);
+      const AffineForm* b = AffineOf(*st.index[d]);
+      if (a == nullptr || b == nullptr) continue;
+      AffineForm diff = AffineAdd(*a, AffineScale(*b, -1));
+      if (!diff.terms.empty()) continue;
+      // The store covers [0, ws) along its `along`, the load [delta, delta + wl).
+      const int64_t ws = static_cast<int>(d) == st.along ? st_width : 1;
+      const int64_t wl = static_cast<int>(d) == ld.along ? ld_width : 1;
+      if (diff.constant >= ws || diff.constant + wl <= 0) return false;
+    }
+    return true;
+  }
+
+  // The affine form of an index (nullptr when it has none), computed once.
+  const AffineForm* AffineOf(const IndexExpr& e) const {
+    auto it = affine_->find(&e);
+    if (it == affine_->end()) {
+      absl::StatusOr<AffineForm> f = Affine(e, scope_);
+      it = affine_->emplace(&e, f.ok() ? std::optional<AffineForm>(*std::move(f)) : std::nullopt).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+  AbsVal Load(const Op& ld, const std::string& mem, ElemType t, int width, const Mem& m) {
+    AbsVal v = ZeroOf(t, width);
+    if (const Arg* a = k_.FindArg(mem); a != nullptr) {
+      v = InputValue(*a, FormatOf(a->name));
+      auto it = m.buffers.find(mem);
+      if (it != m.buffers.end())
+        for (const auto& [st, sv] : it->second)
+          if (st->kind != OpKind::kStore || MayAlias(*st, ld, sv.width, width)) v = Join(v, sv);
+    } else if (auto it = m.lds.find(mem); it != m.lds.end()) {
+      v = it->second;
+    }
+    v.t = t;
+    v.width = width;
+    return v;  // a guarded load's out-of-shape zeros change nothing
+  }
+
+  void Store(const Op& op, const std::string& mem, const AbsVal& v, Mem& m) {
+    AbsVal* slot = nullptr;
+    if (k_.FindArg(mem) != nullptr) {
+      auto& by_op = m.buffers[mem];
+      auto it = by_op.find(&op);
+      if (it == by_op.end()) {
+        by_op[&op] = v;
+        last_store_ = &op;
+        return;
+      }
+      slot = &it->second;
+    } else {
+      auto it = m.lds.find(mem);
+      if (it == m.lds.end()) {
+        m.lds[mem] = v;
+        last_store_ = &op;
+        return;
+      }
+      slot = &it->second;
+    }
+    AbsVal j = Join(*slot, v);
+    if (!(j == *slot)) {
+      *slot = std::move(j);
+      last_store_ = &op;
+    }
+  }
+
+  void Walk(const std::vector<Op>& ops, Env& env, Mem& mem, std::vector<Obligation>& obl) {
+    for (const Op& op : ops) {
+      switch (op.kind) {
+        case OpKind::kLoad:
+          if (!op.results.empty()) env[op.results[0]] = Load(op, op.mem, op.type.elem, op.type.width, mem);
+          break;
+        case OpKind::kStore:
+          if (!op.operands.empty()) Store(op, op.mem, Get(op, op.operands[0], env), mem);
+          break;
+        case OpKind::kBarrier:
+        case OpKind::kYield:
+          break;
+        case OpKind::kZero:
+          if (!op.results.empty()) env[op.results[0]] = ZeroOf(op.type.elem, op.type.width);
+          break;
+        case OpKind::kConst: {
+          if (op.results.empty()) break;
+          AbsVal v = ZeroOf(op.type.elem, op.type.width);
+          if (!std::isfinite(op.constant)) {
+            v.nonfinite = true;  // inf and nan are exact; arithmetic on them does not round
+          } else if (op.constant != 0) {
+            v.mag = LinConst(std::fabs(op.constant));
+            v.frac = MaxConst(op.type.elem == ElemType::kI32 ? 0 : -LowestBitExponent(op.constant));
+          }
+          env[op.results[0]] = v;
+          break;
+        }
+        case OpKind::kAdd:
+        case OpKind::kMul:
+        case OpKind::kFma: {
+          if (op.results.empty() || op.operands.size() < (op.kind == OpKind::kFma ? 3u : 2u)) break;
+          AbsVal a = Get(op, op.operands[0], env), b = Get(op, op.operands[1], env);
+          const ElemType t = a.t;
+          const double u = UnitRoundoff(t);
+          AbsVal r;
+          if (op.kind == OpKind::kAdd) {
+            r = Sum(a, b);
+          } else {
+            r = Product(a, b, op);
+            if (op.kind == OpKind::kFma) {
+              Oblige(r, t, op, "the product", obl);
+              r = Sum(r, Get(op, op.operands[2], env));
+            }
+          }
+          r.t = t;
+          r.width = std::max(a.width, b.width);
+          if (op.kind == OpKind::kFma) r.width = std::max(r.width, Get(op, op.operands[2], env).width);
+          Round(r, u, u);
+          Oblige(r, t, op, op.kind == OpKind::kAdd ? "the sum" : op.kind == OpKind::kMul ? "the product" : "the result",
+                 obl);
+          env[op.results[0]] = r;
+          break;
+        }
+        case OpKind::kMfma: {
+          const MfmaDesc* d = LookupMfma(op.mfma);
+          if (op.results.empty() || op.operands.size() < 3 || d == nullptr) {
+            Fail(&op, "not an mfma the analysis knows");
+            break;
+          }
+          AbsVal a = Get(op, op.operands[0], env), b = Get(op, op.operands[1], env);
+          AbsVal p = Product(a, b, op);
+          AbsVal r;
+          // k products added to C: every partial sum, in any order, is a
+          // multiple of 2^lo bounded by k * |a||b| + |c|.
+          r.mag = Scale(p.mag, d->k);
+          r.frac = p.frac;
+          r.nonfinite = p.nonfinite;
+          r.rho_dev = p.rho_dev;
+          r.rho_ref = p.rho_ref;
+          r.deps = p.deps;
+          r = Sum(r, Get(op, op.operands[2], env));
+          r.t = ElemType::kF32;
+          r.width = op.type.width;
+          const double u = FloatInfo(ElemType::kF32).u;
+          // Device: a product of f32 operands may round (f16/bf16 products are
+          // exact in f32), then each product passes at most k faithful
+          // additions (2u each). Reference: products exact in double, k double
+          // additions, one rounding to f32.
+          Round(r, (d->ab_elem == ElemType::kF32 ? u : 0) + 2.0 * u * d->k,
+                u + std::ldexp(1.0, -53) * d->k);
+          Oblige(r, ElemType::kF32, op, absl::StrCat("the sum of ", d->k, " products and C (in any order)"), obl);
+          env[op.results[0]] = r;
+          break;
+        }
+        case OpKind::kCvt: {
+          if (op.results.empty() || op.operands.empty()) break;
+          AbsVal v = Get(op, op.operands[0], env);
+          const ElemType to = op.type.elem;
+          const bool narrows = v.t != to && to != ElemType::kF32;
+          v.t = to;
+          v.width = op.type.width;
+          if (narrows) {
+            Round(v, UnitRoundoff(to), UnitRoundoff(to));
+            Oblige(v, to, op, "the converted value", obl);
+          }
+          env[op.results[0]] = v;
+          break;
+        }
+        case OpKind::kSlice: {
+          if (op.results.empty() || op.operands.empty()) break;
+          AbsVal v = Get(op, op.operands[0], env);
+          v.t = op.type.elem;
+          v.width = op.type.width;
+          env[op.results[0]] = v;
+          break;
+        }
+        case OpKind::kFor:
+          Loop(op, env, mem, obl);
+          break;
+        case OpKind::kGemm:
+          Gemm(op, mem, obl);
+          break;
+      }
+    }
+  }
+
+  // C = alpha * sum_K A * B (+ beta * C), accumulated in f32.
+  void Gemm(const Op& op, Mem& mem, std::vector<Obligation>& obl) {
+    const GemmOp& g = op.gemm;
+    const Arg* a = k_.FindArg(g.a);
+    const Arg* b = k_.FindArg(g.b);
+    const Arg* c = k_.FindArg(g.c);
+    const Arg* alpha = g.alpha.empty() ? nullptr : k_.FindArg(g.alpha);  // none: alpha = 1
+    if (a == nullptr || b == nullptr || c == nullptr || (alpha == nullptr && !g.alpha.empty()) ||
+        a->shape.size() != 2) {
+      Fail(&op, "a gemm whose arguments the analysis cannot find");
+      return;
+    }
+    const int64_t kk = a->shape[g.a_km ? 0 : 1];
+    const double u = FloatInfo(ElemType::kF32).u;
+    AbsVal p = Product(Load(op, g.a, a->elem, 1, mem), Load(op, g.b, b->elem, 1, mem), op);
+    AbsVal acc = p;
+    acc.mag = Scale(p.mag, static_cast<double>(kk));
+    acc.t = ElemType::kF32;
+    Round(acc, 2.0 * u * kk, u * kk);
+    Oblige(acc, ElemType::kF32, op, absl::StrCat("the sum of ", kk, " products (in any order)"), obl);
+    AbsVal r = acc;
+    if (alpha != nullptr) {
+      r = Product(acc, InputValue(*alpha, FormatOf(alpha->name)), op);
+      r.t = ElemType::kF32;
+      Round(r, u, u);
+      Oblige(r, ElemType::kF32, op, "alpha times the sum", obl);
+    }
+    if (g.has_beta()) {
+      const Arg* beta = k_.FindArg(g.beta);
+      if (beta == nullptr) {
+        Fail(&op, "a gemm whose beta the analysis cannot find");
+        return;
+      }
+      AbsVal bc = Product(Load(op, g.c, c->elem, 1, mem), InputValue(*beta, FormatOf(beta->name)), op);
+      bc.t = ElemType::kF32;
+      Oblige(bc, ElemType::kF32, op, "beta times C", obl);
+      r = Sum(r, bc);
+      Round(r, u, u);
+      Oblige(r, ElemType::kF32, op, "alpha * A * B + beta * C", obl);
+    }
+    if (c->elem != ElemType::kF32) {
+      Round(r, UnitRoundoff(c->elem), UnitRoundoff(c->elem));
+      Oblige(r, c->elem, op, "the result converted to C's type", obl);
+    }
+    r.t = c->elem;
+    Store(op, g.c, r, mem);
+  }
+
+  // Bounds of the carried values, as forms over the enclosing loops'
+  // variables: `enter` bounds the values every trip starts from, `result` those
+  // after the last trip, with x(t+1) = x(t) join y(x(t)) from x(0) = init (the
+  // join keeps the sequence increasing, so values stored in earlier trips are
+  // bounded too). Loops of at most kIterateTrips are iterated; longer ones
+  // need every row of the linear map to sum to at most 1 (then max_i x_i(t)
+  // <= max_i x_i(0) + t * max_i d_i), else nullopt and *growth is the largest
+  // row sum.
+  template <typename F>
+  struct Closure {
+    std::vector<F> enter, result;
+  };
+  static std::optional<Closure<Lin>> LinClosure(const std::vector<Lin>& init, const std::vector<Lin>& y,
+                                                const std::vector<VarId>& vars, int64_t trips, double* growth) {
+    const size_t n = vars.size();
+    auto step = [&](const std::vector<Lin>& x) {
+      std::map<VarId, Lin> s;
+      for (size_t j = 0; j < n; ++j) s[vars[j]] = x[j];
+      std::vector<Lin> nx(n);
+      for (size_t i = 0; i < n; ++i) nx[i] = Join(x[i], Subst(y[i], s));
+      return nx;
+    };
+    if (trips <= kIterateTrips) {
+      Closure<Lin> c{init, init};
+      for (int64_t t = 0; t < trips; ++t) {
+        c.enter = c.result;
+        c.result = step(c.result);
+      }
+      return c;
+    }
+    double worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+      double row = 0;
+      for (VarId v : vars) {
+        auto it = y[i].coef.find(v);
+        if (it != y[i].coef.end()) row += it->second;
+      }
+      worst = std::max(worst, row);
+    }
+    *growth = worst;
+    if (worst > 1) return std::nullopt;
+    Lin u, d;
+    for (size_t i = 0; i < n; ++i) {
+      u = Join(u, init[i]);
+      d = Join(d, Without(y[i], vars));
+    }
+    return Closure<Lin>{std::vector<Lin>(n, Add(u, Scale(d, static_cast<double>(trips - 1)))),
+                        std::vector<Lin>(n, Add(u, Scale(d, static_cast<double>(trips))))};
+  }
+  // The same for fraction bits (max-plus): beyond kIterateTrips no term may
+  // add fraction bits to a carried value (*growth: the most one adds).
+  static std::optional<Closure<MaxPlus>> MaxClosure(const std::vector<MaxPlus>& init, const std::vector<MaxPlus>& y,
+                                                    const std::vector<VarId>& vars, int64_t trips, double* growth) {
+    const size_t n = vars.size();
+    if (trips <= kIterateTrips) {
+      Closure<MaxPlus> c{init, init};
+      for (int64_t t = 0; t < trips; ++t) {
+        std::map<VarId, MaxPlus> s;
+        for (size_t j = 0; j < n; ++j) s[vars[j]] = c.result[j];
+        std::vector<MaxPlus> nx(n);
+        for (size_t i = 0; i < n; ++i) nx[i] = Max(c.result[i], Subst(y[i], s));
+        c.enter = c.result;
+        c.result = std::move(nx);
+      }
+      return c;
+    }
+    double worst = -kInf;
+    for (size_t i = 0; i < n; ++i)
+      for (VarId v : vars) {
+        auto it = y[i].off.find(v);
+        if (it != y[i].off.end()) worst = std::max(worst, it->second);
+      }
+    *growth = worst;
+    if (worst > 0) return std::nullopt;
+    // No term adds fraction bits to a carried value: the bound is the largest
+    // of the initial values and of the body's own terms.
+    MaxPlus u;
+    for (size_t i = 0; i < n; ++i) u = Max(Max(u, init[i]), Without(y[i], vars));
+    return Closure<MaxPlus>{std::vector<MaxPlus>(n, u), std::vector<MaxPlus>(n, u)};
+  }
+
+  void Loop(const Op& op, Env& env, Mem& mem, std::vector<Obligation>& obl) {
+    const int64_t trips = ForTripCount(op);
+    const size_t n = std::min(op.iter_args.size(), op.operands.size());
+    std::vector<AbsVal> init(n);
+    std::vector<VarId> vars(n);
+    std::vector<Deps> deps(n);
+    std::vector<bool> nonfinite(n);
+    for (size_t i = 0; i < n; ++i) {
+      init[i] = Get(op, op.operands[i], env);
+      vars[i] = next_var_++;
+      deps[i] = init[i].deps;
+      nonfinite[i] = init[i].nonfinite;
+    }
+    const Op* yield = !op.body.empty() && op.body.back().kind == OpKind::kYield ? &op.body.back() : nullptr;
+    Mem pass_mem = mem;
+    Env body_env;
+    std::vector<Obligation> body_obl;
+    std::vector<AbsVal> y(n);
+    for (int pass = 0;; ++pass) {
+      body_env = env;
+      for (size_t i = 0; i < n; ++i) {
+        AbsVal x;
+        x.t = init[i].t;
+        x.width = init[i].width;
+        x.mag = LinVar(vars[i]);
+        x.frac = MaxVar(vars[i]);
+        x.nonfinite = nonfinite[i];
+        x.rho_dev = LinVar(vars[i]);
+        x.rho_ref = LinVar(vars[i]);
+        x.deps = deps[i];
+        body_env[op.iter_args[i]] = x;
+      }
+      Mem m = pass_mem;
+      body_obl.clear();
+      last_store_ = nullptr;
+      Walk(op.body, body_env, m, body_obl);
+      bool changed = false;
+      for (size_t i = 0; i < n; ++i) {
+        y[i] = yield != nullptr && i < yield->operands.size() ? Get(*yield, yield->operands[i], body_env)
+                                                               : ZeroOf(init[i].t);
+        const size_t before = deps[i].size();
+        deps[i].insert(y[i].deps.begin(), y[i].deps.end());
+        changed |= deps[i].size() != before || (y[i].nonfinite && !nonfinite[i]);
+        nonfinite[i] = nonfinite[i] || y[i].nonfinite;
+      }
+      if (!(m == pass_mem)) {
+        pass_mem = std::move(m);
+        changed = true;
+      }
+      if (!changed) break;
+      if (pass + 1 == kMaxBodyPasses) {
+        Fail(last_store_ != nullptr ? last_store_ : &op,
+             "a value stored in the loop body is loaded back and grows with every iteration; the analysis bounds "
+             "growth only through loop-carried values");
+        break;
+      }
+    }
+    std::vector<Lin> mag0(n), magy(n), rd0(n), rdy(n), rr0(n), rry(n);
+    std::vector<MaxPlus> frac0(n), fracy(n);
+    for (size_t i = 0; i < n; ++i) {
+      mag0[i] = init[i].mag, magy[i] = y[i].mag;
+      rd0[i] = init[i].rho_dev, rdy[i] = y[i].rho_dev;
+      rr0[i] = init[i].rho_ref, rry[i] = y[i].rho_ref;
+      frac0[i] = init[i].frac, fracy[i] = y[i].frac;
+    }
+    double growth = 0;
+    std::optional<Closure<Lin>> mag = LinClosure(mag0, magy, vars, trips, &growth);
+    if (!mag) {
+      Fail(&op, absl::StrFormat("each of its %d iterations may multiply a loop-carried value by up to %.4g; "
+                                "the analysis bounds only growth by addition",
+                                trips, growth));
+      mag = Closure<Lin>{std::vector<Lin>(n, LinConst(kInf)), std::vector<Lin>(n, LinConst(kInf))};
+    }
+    std::optional<Closure<MaxPlus>> frac = MaxClosure(frac0, fracy, vars, trips, &growth);
+    if (!frac) {
+      Fail(&op, absl::StrFormat("each of its %d iterations multiplies a loop-carried value by a non-integer "
+                                "(%g more fraction bits per iteration): its significand grows without bound",
+                                trips, growth));
+      frac = Closure<MaxPlus>{std::vector<MaxPlus>(n, MaxConst(kInf)), std::vector<MaxPlus>(n, MaxConst(kInf))};
+    }
+    std::optional<Closure<Lin>> rd = LinClosure(rd0, rdy, vars, trips, &growth);
+    std::optional<Closure<Lin>> rr = LinClosure(rr0, rry, vars, trips, &growth);
+    if (!rd || !rr) {
+      if (rho_unbounded_.empty())
+        rho_unbounded_ = absl::StrCat(OpWhere(&op), " uses a carried value more than once per iteration");
+      rd = rr = Closure<Lin>{std::vector<Lin>(n, LinConst(kInf)), std::vector<Lin>(n, LinConst(kInf))};
+    }
+    // Values of the body (obligations, stores) are bounded at the entering
+    // values; the loop's results are the values after the last trip.
+    std::map<VarId, Lin> smag, srd, srr;
+    std::map<VarId, MaxPlus> sfrac;
+    for (size_t i = 0; i < n; ++i) {
+      smag[vars[i]] = mag->enter[i];
+      sfrac[vars[i]] = frac->enter[i];
+      srd[vars[i]] = rd->enter[i];
+      srr[vars[i]] = rr->enter[i];
+    }
+    auto subst = [&](AbsVal v) {
+      v.mag = Subst(v.mag, smag);
+      v.frac = Subst(v.frac, sfrac);
+      v.rho_dev = Subst(v.rho_dev, srd);
+      v.rho_ref = Subst(v.rho_ref, srr);
+      return v;
+    };
+    for (Obligation& o : body_obl) {
+      o.mag = Subst(o.mag, smag);
+      o.frac = Subst(o.frac, sfrac);
+      obl.push_back(std::move(o));
+    }
+    for (auto& [name, v] : pass_mem.lds) v = subst(v);
+    for (auto& [name, by_op] : pass_mem.buffers)
+      for (auto& [st, v] : by_op) v = subst(v);
+    mem = std::move(pass_mem);
+    for (size_t i = 0; i < n && i < op.results.size(); ++i) {
+      AbsVal r;
+      r.t = init[i].t;
+      r.width = init[i].width;
+      r.mag = mag->result[i];
+      r.frac = frac->result[i];
+      r.nonfinite = nonfinite[i];
+      r.rho_dev = rd->result[i];
+      r.rho_ref = rr->result[i];
+      r.deps = deps[i];
+      env[op.results[i]] = r;
+    }
+  }
+
+  const Kernel& k_;
+  const std::map<std::string, ExactFormat>* formats_;
+  std::vector<Failure> structural_;
+  std::vector<Obligation> top_;
+  Mem mem_;
+  std::map<std::string, AbsVal> stored_;
+  IndexScope scope_;
+  AffineCache* affine_;
+  std::string rho_unbounded_;
+  const Op* last_store_ = nullptr;
+  VarId next_var_ = 0;
+};
+
+// Why `o` (now over constants only) is not exactly representable, or "".
+std::string Unrepresentable(const Obligation& o) {
+  const double mag = o.mag.c0, frac = o.frac.c0;
+  if (mag == 0 || frac == -kInf) return "";
+  if (!o.mag.IsConst() || !o.frac.IsConst() || std::isinf(mag) || std::isinf(frac))
+    return absl::StrCat(o.what, " has no finite bound");
+  if (o.t == ElemType::kI32)
+    return mag <= 2147483647.0 ? "" : absl::StrFormat("%s may reach %.6g and overflow i32", o.what, mag);
+  const FloatType ft = FloatInfo(o.t);
+  const std::string type(ElemTypeName(o.t));
+  const double lo = -frac;
+  if (mag > ft.max_finite)
+    return absl::StrFormat("%s may reach %.6g, beyond %s's largest value %.6g", o.what, mag, type, ft.max_finite);
+  if (lo < ft.emin_sub)
+    return absl::StrFormat("%s has steps of 2^%g, below %s's smallest subnormal 2^%d", o.what, lo, type,
+                           ft.emin_sub);
+  if (mag > std::ldexp(1.0, static_cast<int>(lo) + ft.p)) {
+    const int bits = static_cast<int>(std::ceil(std::log2(mag) - lo - 1e-12));
+    return absl::StrFormat("%s needs %d significand bits (magnitudes up to %.6g in steps of 2^%g), more than "
+                           "%s's %d",
+                           o.what, bits, mag, lo, type, ft.p);
+  }
+  return "";
+}
+
+// The input forms tried per argument, richest first.
+std::vector<ExactFormat> Levels(const Arg& a) {
+  std::vector<ExactFormat> v;
+  auto fl = [&](int bits, int spread) {
+    ExactFormat f;
+    f.bits = bits;
+    f.spread = spread;
+    f.exp_lo = -(bits + spread);
+    v.push_back(f);
+  };
+  if (a.kind == Arg::Kind::kScalar) {
+    if (a.elem == ElemType::kI32) {
+      for (int64_t m : {100, 10, 1}) v.push_back(ExactFormat{0, 0, 0, 1, m, {}});
+    } else {
+      for (const std::vector<double>& c :
+           {std::vector<double>{0.5, 1, 1.5, 2}, std::vector<double>{1, 2}, std::vector<double>{1}})
+        v.push_back(ExactFormat{0, 0, 0, 0, 0, c});
+    }
+    return v;
+  }
+  if (a.elem == ElemType::kI32) {
+    for (int64_t m : {1000, 100, 10, 1}) v.push_back(ExactFormat{0, 0, 0, -m, m, {}});
+    return v;
+  }
+  const int p = FloatInfo(a.elem).p;
+  for (int s = 3; s >= 0; --s) fl(p, s);
+  for (int b = p - 1; b >= 1; --b) fl(b, 0);
+  return v;
+}
+
+// How much variety a form gives (the argument narrowed first is the richest).
+double Richness(const ExactFormat& f) {
+  if (!f.choices.empty()) return static_cast<double>(f.choices.size());
+  if (f.bits == 0) return std::log2(static_cast<double>(f.int_hi - f.int_lo) + 1);
+  return f.bits + f.spread;
+}
+
+}  // namespace
+
+std::string ExactFormat::Describe() const {
+  if (!choices.empty()) {
+    std::vector<std::string> c;
+    for (double x : choices) c.push_back(absl::StrFormat("%g", x));
+    return absl::StrCat("one of {", absl::StrJoin(c, ", "), "}");
+  }
+  if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
+  const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo)
+                                    : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
+  return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
+}
+
+ExactPlan PlanExactInputs(const Kernel& k) {
+  ExactPlan plan;
+  std::map<std::string, std::vector<ExactFormat>> levels;
+  std::map<std::string, size_t> cur;
+  Analysis::AffineCache affine;
+  for (const Arg& a : k.args) {
+    levels[a.name] = Levels(a);
+    cur[a.name] = 0;
+  }
+  for (;;) {
+    std::map<std::string, ExactFormat> formats;
+    for (const Arg& a : k.args) {
+      formats[a.name] = levels[a.name][cur[a.name]];
+    }
+    Analysis an(k, &formats, &affine);
+    an.Run();
+    if (!an.structural().empty()) {
+      const Failure& f = an.structural().front();
+      plan.blocker = absl::StrCat(OpWhere(f.op), ": ", f.why);
+      return plan;
+    }
+    const Obligation* bad = nullptr;
+    std::string why;
+    for (const Obligation& o : an.obligations()) {
+      why = Unrepresentable(o);
+      if (!why.empty()) {
+        bad = &o;
+        break;
+      }
+    }
+    if (bad == nullptr) {
+      plan.exact = true;
+      plan.formats = std::move(formats);
+      return plan;
+    }
+    // Narrow the richest argument behind the failing value that can narrow.
+    const Arg* pick = nullptr;
+    for (const Arg& a : k.args) {
+      if (!bad->deps.count(a.name) || cur[a.name] + 1 >= levels[a.name].size()) continue;
+      if (pick == nullptr ||
+          Richness(levels[a.name][cur[a.name]]) > Richness(levels[pick->name][cur[pick->name]]))
+        pick = &a;
+    }
+    if (pick == nullptr) {
+      plan.blocker = absl::StrCat(OpWhere(bad->op), ": ", why,
+                                  bad->deps.empty() ? "" : " even with the narrowest exact inputs");
+      return plan;
+    }
+    ++cur[pick->name];
+  }
+}
+
+std::map<std::string, RoundingBound> RoundingBounds(const Kernel& k) {
+  Analysis::AffineCache affine;
+  Analysis an(k, nullptr, &affine);
+  an.Run();
+  std::map<std::string, RoundingBound> r;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly) continue;
+    RoundingBound b;
+    auto it = an.stored().find(a.name);
+    if (it != an.stored().end()) {
+      b.dev = it->second.rho_dev.IsConst() ? it->second.rho_dev.c0 : kInf;
+      b.ref = it->second.rho_ref.IsConst() ? it->second.rho_ref.c0 : kInf;
+    }
+    if (std::isinf(b.dev) || std::isinf(b.ref)) {
+      b.dev = b.ref = kInf;
+      b.unbounded = an.rho_unbounded().empty() ? "no bound on the roundings" : an.rho_unbounded();
+    }
+    r[a.name] = b;
+  }
+  return r;
+}
+
+bool HasUnorderedSum(const Kernel& k) {
+  std::vector<const std::vector<Op>*> todo = {&k.body};
+  while (!todo.empty()) {
+    const std::vector<Op>* ops = todo.back();
+    todo.pop_back();
+    for (const Op& op : *ops) {
+      if (op.kind == OpKind::kMfma || op.kind == OpKind::kGemm) return true;
+      if (op.kind == OpKind::kFor) todo.push_back(&op.body);
+    }
+  }
+  return false;
+}
+
+}  // namespace kir

@@ -1,0 +1,458 @@
+// The exact-input analysis (exact.h): which kernels get exact inputs, in what
+// form (worked out by hand here), which op blocks exact mode and why; the
+// random-mode rounding sums; the inputs generated for each mode.
+#include "hw/check/exact.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "compiler/ir/float_bits.h"
+#include "compiler/ir/parser.h"
+#include "compiler/promote/promote.h"
+#include "compiler/target/target.h"
+#include "gtest/gtest.h"
+#include "hw/check/compare.h"
+#include "hw/check/inputs.h"
+#include "testdata/test_kernels.h"
+
+namespace kir {
+namespace {
+
+Kernel Parse(const std::string& text) {
+  absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+Kernel Promoted(const std::string& name, const char* mcpu) {
+  Kernel k = ::kir::testing::TestdataKernel(name);
+  absl::StatusOr<const TargetInfo*> t = LookupTarget(mcpu);
+  EXPECT_TRUE(t.ok());
+  absl::StatusOr<Kernel> p = ValidateAndPromote(k, **t);
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *p : Kernel{};
+}
+
+// Every testdata kernel (gemms promoted, as `kirc run` runs them) gets exact
+// inputs, and so do the loop kernels of hw/run/testdata.
+TEST(ExactPlanTest, TestdataKernelsAreExact) {
+  for (const char* n : {"copy_f32", "add_f16", "mma_16x16x16_f16", "mma_32x32x8_f16", "mma_loop_32x32x64_f16",
+                        "mma_16x16x16_bf16", "gemm_f16_256", "gemm_f16_256x256x256", "gemm_f16_1024",
+                        "gemm_f16_km_kn", "gemm_bf16_edge"})
+    for (const char* t : {"gfx90a", "gfx942"}) {
+      ExactPlan p = PlanExactInputs(Promoted(n, t));
+      EXPECT_TRUE(p.exact) << n << " on " << t << ": " << p.blocker;
+    }
+  for (const char* f : {"hw/run/testdata/nested_loops.kir", "hw/run/testdata/loop_swap.kir"}) {
+    ExactPlan p = PlanExactInputs(Parse(::kir::testing::ReadTestFile(f)));
+    EXPECT_TRUE(p.exact) << f << ": " << p.blocker;
+  }
+}
+
+// The forms chosen, from the bounds by hand.
+TEST(ExactPlanTest, FormsFollowTheBounds) {
+  // A copy computes nothing: full f32 significands, exponents spread over 4.
+  ExactPlan copy = PlanExactInputs(::kir::testing::TestdataKernel("copy_f32"));
+  ASSERT_TRUE(copy.exact);
+  EXPECT_EQ(copy.formats["src"].bits, 24);
+  EXPECT_EQ(copy.formats["src"].spread, 3);
+  EXPECT_EQ(copy.formats["src"].Describe(), "+-m*2^e, m in [1, 16777215], e in [-27, -24]");
+  // add_f16: out = f16((x + y) * scale). With b-bit x and y (|x| < 1 in steps
+  // of 2^-b) and scale in {0.5, 1, 1.5, 2} (steps of 2^-1, up to 2), the f16
+  // result is a multiple of 2^-(b+1) below 4 * (2^b - 1) * 2^-b, which needs
+  // 4 * (2^b - 1) <= 2^(11 - 1): b = 8 (1020 <= 1024), not 9.
+  ExactPlan add = PlanExactInputs(::kir::testing::TestdataKernel("add_f16"));
+  ASSERT_TRUE(add.exact) << add.blocker;
+  EXPECT_EQ(add.formats["x"].bits, 8);
+  EXPECT_EQ(add.formats["y"].bits, 8);
+  EXPECT_EQ(add.formats["x"].spread, 0);
+  EXPECT_EQ(add.formats["scale"].Describe(), "one of {0.5, 1, 1.5, 2}");
+  // A K = 65536 loop of 32x32x8 f16 MFMAs: b-bit A and B give products in
+  // steps of 2^-2b below (1 - 2^-b)^2, and 65536 of them must fit 24 bits:
+  // 2^16 * (15/16)^2 < 2^(24 - 8) for b = 4; b = 5 for one of them needs
+  // 2^16 * (31/32) * (15/16) < 2^(24 - 9), false.
+  const std::string kloop = R"(kernel kloop
+workgroup 64 1 1
+grid 1 1 1
+const K = 65536
+arg A : f16[32, K] strides [K, 1] readonly
+arg B : f16[32, K] strides [K, 1] readonly
+arg C : f32[32, 32] strides [32, 1] writeonly
+  %zero = zero f32x16
+  %acc = for %k = 0 to K step 8 iter(%c = %zero) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %d = mfma f32_32x32x8_f16 %a, %b, %c
+    yield %d
+  }
+  %c0 = slice %acc, 0 : f32x4
+  store C[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %c0
+end
+)";
+  ExactPlan kl = PlanExactInputs(Parse(kloop));
+  ASSERT_TRUE(kl.exact) << kl.blocker;
+  EXPECT_EQ(kl.formats["A"].bits, 4);
+  EXPECT_EQ(kl.formats["B"].bits, 4);
+  EXPECT_EQ(kl.formats["A"].spread, 0);
+  EXPECT_EQ(kl.formats["A"].Describe(), "+-m*2^e, m in [1, 15], e = -4");
+  // A readwrite buffer read before it is written (gemm's C), and one stored
+  // twice at disjoint places: the second load does not see the first store.
+  ExactPlan rw = PlanExactInputs(Parse(R"(kernel rw
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[128] strides [1] readwrite
+  %a = load X[tid.x] : f32
+  %b = mul %a, %a
+  store X[tid.x], %b
+  %c = load X[tid.x + 64] : f32
+  %d = mul %c, %c
+  store X[tid.x + 64], %d
+end
+)"));
+  ASSERT_TRUE(rw.exact) << rw.blocker;
+  EXPECT_EQ(rw.formats["X"].bits + rw.formats["X"].spread, 12);  // x^2 in 24 bits
+  // The same with the second load reading the first store: x^4.
+  ExactPlan rw2 = PlanExactInputs(Parse(R"(kernel rw
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[128] strides [1] readwrite
+  %a = load X[tid.x] : f32
+  %b = mul %a, %a
+  store X[tid.x], %b
+  %c = load X[tid.x] : f32
+  %d = mul %c, %c
+  store X[tid.x + 64], %d
+end
+)"));
+  ASSERT_TRUE(rw2.exact) << rw2.blocker;
+  EXPECT_EQ(rw2.formats["X"].bits + rw2.formats["X"].spread, 6);  // x^4 in 24 bits
+}
+
+// A tile-level gemm (as a library caller may pass it, unpromoted) and its
+// promoted form get the same inputs: C = A * B (no alpha) with K = 100 into
+// f16 needs 100 * (2^bA - 1) * (2^bB - 1) <= 2^11 (products of steps 2^-bA
+// and 2^-bB, f16's 11 bits): bA = bB = 2 (900), not 3 and 2 (2100).
+TEST(ExactPlanTest, TileLevelGemmAndItsPromotion) {
+  const Kernel g = Parse(R"(kernel g
+target gfx942
+workgroup auto
+grid auto
+arg A : f16[64, 100] strides [100, 1] readonly
+arg B : f16[64, 100] strides [100, 1] readonly
+arg C : f16[64, 64] strides [64, 1] writeonly
+  gemm C = A.mk * B.nk
+end
+)");
+  ExactPlan tile = PlanExactInputs(g);
+  ASSERT_TRUE(tile.exact) << tile.blocker;
+  EXPECT_EQ(tile.formats["A"].bits, 2);
+  EXPECT_EQ(tile.formats["B"].bits, 2);
+  absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ExactPlan promoted = PlanExactInputs(*p);
+  ASSERT_TRUE(promoted.exact) << promoted.blocker;
+  EXPECT_EQ(promoted.formats["A"].bits, 2);
+  EXPECT_EQ(promoted.formats["B"].bits, 2);
+  // Random mode: 100 products through 100 faithful additions, the cvt to f16.
+  const double u = std::ldexp(1.0, -24);
+  EXPECT_DOUBLE_EQ(RoundingBounds(g)["C"].dev, 100 * 2 * u + std::ldexp(1.0, -11));
+}
+
+// A kernel around one loop body; BODY's ops see %x (a loaded f32), %acc (the
+// carried f32, from 1.0) and yield %n.
+std::string LoopKernel(int64_t trips, const std::string& body, const std::string& elem = "f32") {
+  return absl::StrReplaceAll(R"(kernel l
+workgroup 64 1 1
+grid 1 1 1
+arg X : E[64] strides [1] readonly
+arg Y : E[64] strides [1] writeonly
+lds T : E[64]
+  %one = const E 1.0
+  %r = for %i = 0 to TRIPS iter(%acc = %one) {
+    %x = load X[tid.x] : E
+BODY
+    yield %n
+  }
+  store Y[tid.x], %r
+end
+)",
+                             {{"TRIPS", absl::StrCat(trips)}, {"BODY", body}, {"E", elem}});
+}
+
+void ExpectBlocked(const std::string& text, const std::string& op, const std::string& why) {
+  ExactPlan p = PlanExactInputs(Parse(text));
+  EXPECT_FALSE(p.exact) << text;
+  EXPECT_NE(p.blocker.find(op), std::string::npos) << p.blocker;
+  EXPECT_NE(p.blocker.find(why), std::string::npos) << p.blocker;
+}
+
+TEST(ExactPlanTest, TheBlockingOpIsNamed) {
+  // A carried sum of loaded values: exact (it grows by the increment).
+  EXPECT_TRUE(PlanExactInputs(Parse(LoopKernel(1000, "    %n = add %acc, %x"))).exact);
+  // Carried times carried: not linear.
+  ExpectBlocked(LoopKernel(10, "    %n = mul %acc, %acc"), "10:5: '%n = mul %acc, %acc'",
+                "multiplies two values that both depend on loop-carried values");
+  // A carried value times a loaded one (steps of 2^-e each time): the
+  // fraction bits grow by e per trip; over 1000 trips no form is bounded.
+  ExpectBlocked(LoopKernel(1000, "    %n = mul %acc, %x"), "8:3: '%r = for %i = 0 to 1000 iter(%acc = %one)'",
+                "each of its 1000 iterations multiplies a loop-carried value by a non-integer");
+  // Times 3 per trip, 1000 trips: geometric growth.
+  ExpectBlocked(LoopKernel(1000, "    %t = const f32 3.0\n    %n = mul %acc, %t"), "for %i = 0 to 1000",
+                "may multiply a loop-carried value by up to 3");
+  // The same over 10 trips is iterated exactly: 3^10 * |x| fits.
+  EXPECT_TRUE(PlanExactInputs(Parse(LoopKernel(10, "    %t = const f32 3.0\n    %n = mul %acc, %t"))).exact);
+  // A sum carried through LDS instead of iter_args.
+  ExpectBlocked(LoopKernel(100, "    store T[tid.x], %x\n    %t = load T[tid.x] : f32\n    %u = add %t, %x\n"
+                                "    store T[tid.x], %u\n    %n = add %acc, %u"),
+                "store T[tid.x], %u", "a value stored in the loop body is loaded back and grows");
+  // A long f32 sum converted to f16: 4096 terms of +-2^-1 are multiples of
+  // 2^-1 up to 2048, 12 bits.
+  ExpectBlocked(R"(kernel s
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64, 4096] strides [4096, 1] readonly
+arg Y : f16[64] strides [1] writeonly
+  %z = zero f32
+  %r = for %i = 0 to 4096 iter(%acc = %z) {
+    %x = load X[tid.x, %i] : f32
+    %n = add %acc, %x
+    yield %n
+  }
+  %h = cvt %r : f16
+  store Y[tid.x], %h
+end
+)",
+                "12:3: '%h = cvt %r : f16'", "the converted value needs 12 significand bits (magnitudes up to 2048 in steps of 2^-1), more than "
+                "f16's 11 even with the narrowest exact inputs");
+  // 2^25 products in one f32 sum (2^19 trips of 8 MFMA steps of 8): more
+  // than f32's 24 bits even for +-2^e inputs.
+  ExpectBlocked(R"(kernel long
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readonly
+arg B : f16[32, 64] strides [64, 1] readonly
+arg C : f32[32, 32] strides [32, 1] writeonly
+  %zero = zero f32x16
+  %acc = for %i = 0 to 524288 iter(%o = %zero) {
+    %in = for %k = 0 to 64 step 8 iter(%c = %o) {
+      %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+      %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+      %d = mfma f32_32x32x8_f16 %a, %b, %c
+      yield %d
+    }
+    yield %in
+  }
+  %c0 = slice %acc, 0 : f32x4
+  store C[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %c0
+end
+)",
+                "12:7: '%d = mfma f32_32x32x8_f16 %a, %b, %c'",
+                "needs 25 significand bits (magnitudes up to 8.38861e+06 in steps of 2^-2), more than f32's 24 even "
+                "with the narrowest exact inputs");
+  // i32: overflow is refused too.
+  ExpectBlocked(R"(kernel i
+workgroup 64 1 1
+grid 1 1 1
+arg X : i32[64] strides [1] readonly
+arg Y : i32[64] strides [1] writeonly
+  %x = load X[tid.x] : i32
+  %c = const i32 100000
+  %p = mul %x, %c
+  %q = mul %p, %c
+  store Y[tid.x], %q
+end
+)",
+                "9:3: '%q = mul %p, %c'", "may reach 1e+10 and overflow i32");
+}
+
+// inf and nan constants are exact values: stored, or in arithmetic (which
+// does not round them), they leave exact mode possible.
+TEST(ExactPlanTest, NonFiniteConstantsAreExact) {
+  ExactPlan p = PlanExactInputs(Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[128] strides [1] writeonly
+  %x = load x[tid.x] : f32
+  %f = const f32 2.0
+  %v = mul %x, %f
+  store y[tid.x], %v
+  %i = const f32 inf
+  %w = add %x, %i
+  store y[tid.x + 64], %w
+end
+)"));
+  EXPECT_TRUE(p.exact) << p.blocker;
+}
+
+TEST(RoundingBoundsTest, SumsOfUnitRoundoffsByHand) {
+  // add_f16: an f16 add (2^-11), an exact f16 -> f32 cvt, an f32 mul (2^-24),
+  // a cvt to f16 (2^-11); the same on both sides.
+  std::map<std::string, RoundingBound> add = RoundingBounds(::kir::testing::TestdataKernel("add_f16"));
+  ASSERT_EQ(add.size(), 1u);
+  EXPECT_DOUBLE_EQ(add["out"].dev, 2 * std::ldexp(1.0, -11) + std::ldexp(1.0, -24));
+  EXPECT_DOUBLE_EQ(add["out"].ref, add["out"].dev);
+  // mma_loop_32x32x64_f16: 4 trips of one 16x16x16 MFMA: on the device each
+  // product passes up to 16 additions per MFMA (2u each), in the reference
+  // one rounding per MFMA plus 16 double additions.
+  std::map<std::string, RoundingBound> loop = RoundingBounds(::kir::testing::TestdataKernel("mma_loop_32x32x64_f16"));
+  const double u = std::ldexp(1.0, -24);
+  EXPECT_DOUBLE_EQ(loop["C"].dev, 4 * 16 * 2 * u);
+  EXPECT_DOUBLE_EQ(loop["C"].ref, 4 * (u + 16 * std::ldexp(1.0, -53)));
+  // A copy rounds nothing.
+  EXPECT_EQ(RoundingBounds(::kir::testing::TestdataKernel("copy_f32"))["dst"].dev, 0);
+  // Squaring a carried value each trip doubles its rounding count: no bound.
+  std::map<std::string, RoundingBound> sq = RoundingBounds(Parse(LoopKernel(1000, "    %n = mul %acc, %acc")));
+  EXPECT_TRUE(std::isinf(sq["Y"].dev));
+  EXPECT_NE(sq["Y"].unbounded.find("for %i = 0 to 1000"), std::string::npos) << sq["Y"].unbounded;
+}
+
+TEST(HasUnorderedSumTest, MfmaAndGemmOnly) {
+  EXPECT_FALSE(HasUnorderedSum(::kir::testing::TestdataKernel("copy_f32")));
+  EXPECT_FALSE(HasUnorderedSum(::kir::testing::TestdataKernel("add_f16")));
+  EXPECT_FALSE(HasUnorderedSum(Parse(LoopKernel(10, "    %n = add %acc, %x"))));
+  EXPECT_TRUE(HasUnorderedSum(::kir::testing::TestdataKernel("mma_loop_32x32x64_f16")));
+  EXPECT_TRUE(HasUnorderedSum(::kir::testing::TestdataKernel("gemm_f16_256")));
+}
+
+// The generated inputs have the forms the plan states.
+TEST(InputsTest, ExactInputsHaveThePlannedForm) {
+  Kernel k = Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg h : f16[1000] strides [1] readonly
+arg i : i32[1000] strides [1] readonly
+arg y : f32[1000] strides [1] writeonly
+arg a : f32
+arg n : i32
+  %h = load h[tid.x] : f16
+end
+)");
+  ExactPlan plan;
+  plan.exact = true;
+  plan.formats["h"] = ExactFormat{4, 1, -5, 0, 0, {}};
+  plan.formats["i"] = ExactFormat{0, 0, 0, -10, 10, {}};
+  plan.formats["y"] = ExactFormat{24, 3, -27, 0, 0, {}};
+  plan.formats["a"] = ExactFormat{0, 0, 0, 0, 0, {0.5, 1, 1.5, 2}};
+  plan.formats["n"] = ExactFormat{0, 0, 0, 1, 3, {}};
+  std::set<double> hv;
+  std::set<int32_t> iv;
+  std::set<float> av;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    KernelData d = MakeExactInputs(k, plan, seed);
+    for (int e = 0; e < 1000; ++e) {
+      double v = ElementValue(ElemType::kF16, d.buffers["h"].data() + 2 * e);
+      // +-m * 2^e, m in [1, 15], e in {-5, -4}: an integer multiple of 2^-5
+      // with |v| <= 15 * 2^-4.
+      EXPECT_EQ(std::ldexp(v, 5), std::trunc(std::ldexp(v, 5))) << v;
+      EXPECT_GT(std::fabs(v), 0);
+      EXPECT_LE(std::fabs(v), 15.0 / 16);
+      hv.insert(v);
+      int32_t x;
+      std::memcpy(&x, d.buffers["i"].data() + 4 * e, 4);
+      EXPECT_GE(x, -10);
+      EXPECT_LE(x, 10);
+      iv.insert(x);
+    }
+    av.insert(F32FromBits(d.scalars["a"]));
+    EXPECT_GE(static_cast<int32_t>(d.scalars["n"]), 1);
+    EXPECT_LE(static_cast<int32_t>(d.scalars["n"]), 3);
+  }
+  // Magnitudes n * 2^-5 with n in [1, 15] or n in {2, 4, ..., 30}: 23, with
+  // both signs.
+  EXPECT_EQ(hv.size(), 46u);
+  EXPECT_EQ(iv.size(), 21u);
+  EXPECT_EQ(av, (std::set<float>{0.5f, 1.0f, 1.5f, 2.0f}));
+}
+
+TEST(InputsTest, AdversarialInputsHaveEveryKind) {
+  Kernel k = Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg b : bf16[4096] strides [1] readonly
+arg f : f32[4096] strides [1] readonly
+arg h : f16[4096] strides [1] readonly
+arg i : i32[4096] strides [1] readonly
+arg s : f32
+  %b = load b[tid.x] : bf16
+end
+)");
+  KernelData d = MakeAdversarialInputs(k, 3);
+  EXPECT_EQ(d.buffers, MakeAdversarialInputs(k, 3).buffers);
+  EXPECT_NE(d.buffers, MakeAdversarialInputs(k, 4).buffers);
+  for (auto [name, t] : {std::pair<const char*, ElemType>{"b", ElemType::kBF16}, {"f", ElemType::kF32},
+                         {"h", ElemType::kF16}}) {
+    const int eb = ElemBytes(t);
+    const int man_bits = t == ElemType::kF16 ? 10 : t == ElemType::kBF16 ? 7 : 23;
+    int nan = 0, inf = 0, sub = 0, zero = 0, neg_zero = 0, tiny = 0, tie = 0;
+    for (int e = 0; e < 4096; ++e) {
+      const uint8_t* p = d.buffers[name].data() + eb * e;
+      double v = ElementValue(t, p);
+      uint32_t bits = 0;
+      std::memcpy(&bits, p, eb);
+      nan += std::isnan(v);
+      inf += std::isinf(v);
+      zero += v == 0;
+      neg_zero += v == 0 && std::signbit(v);
+      const double min_normal = t == ElemType::kF16 ? std::ldexp(1.0, -14) : std::ldexp(1.0, -126);
+      sub += v != 0 && std::fabs(v) < min_normal;
+      tiny += std::fabs(v) == std::ldexp(1.0, t == ElemType::kF16 ? -24 : -40);
+      // A tie maker: an odd integer of man_bits/2 + 2 bits times a power of two.
+      if (std::isfinite(v) && v != 0) {
+        int ex;
+        double m = std::frexp(std::fabs(v), &ex);
+        double n = std::ldexp(m, (man_bits + 1) / 2 + 1);
+        tie += n == std::trunc(n) && std::fmod(n, 2) == 1 && n >= std::ldexp(1.0, (man_bits + 1) / 2);
+      }
+      (void)bits;
+    }
+    EXPECT_GT(nan, 10) << name;
+    EXPECT_GT(inf, 10) << name;
+    EXPECT_GT(sub, 100) << name;
+    EXPECT_GT(zero, 50) << name;
+    EXPECT_GT(neg_zero, 20) << name;
+    EXPECT_GT(tiny, 50) << name;
+    EXPECT_GT(tie, 1000) << name;
+    EXPECT_LT(nan + inf, 200) << name;  // rare: sums over many elements stay finite
+  }
+  std::set<int32_t> special;
+  for (int e = 0; e < 4096; ++e) {
+    int32_t x;
+    std::memcpy(&x, d.buffers["i"].data() + 4 * e, 4);
+    special.insert(x);
+  }
+  for (int32_t want : {INT32_MIN, INT32_MAX, -1, 0, 1, (1 << 24) + 1}) EXPECT_TRUE(special.count(want)) << want;
+  EXPECT_TRUE(std::isfinite(F32FromBits(d.scalars["s"])));
+}
+
+TEST(InputsTest, MagnitudeInputsClearSignBits) {
+  Kernel k = Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg h : f16[64] strides [1] readonly
+arg i : i32[64] strides [1] readonly
+arg s : f32
+  %h = load h[tid.x] : f16
+end
+)");
+  KernelData d = MakeInputs(k, 1);
+  d.scalars["s"] = F32Bits(-1.5f);
+  KernelData m = MagnitudeInputs(k, d);
+  EXPECT_EQ(F32FromBits(m.scalars["s"]), 1.5f);
+  EXPECT_EQ(m.buffers["i"], d.buffers["i"]);
+  for (int e = 0; e < 64; ++e)
+    EXPECT_EQ(ElementValue(ElemType::kF16, m.buffers["h"].data() + 2 * e),
+              std::fabs(ElementValue(ElemType::kF16, d.buffers["h"].data() + 2 * e)));
+  // MagnitudeKernel takes the absolute value of constants, in loops too.
+  Kernel mk = MagnitudeKernel(Parse(LoopKernel(3, "    %c = const f32 -2.5\n    %n = mul %acc, %c")));
+  EXPECT_EQ(mk.body[0].constant, 1.0);
+  EXPECT_EQ(mk.body[1].body[1].constant, 2.5);
+}
+
+}  // namespace
+}  // namespace kir
