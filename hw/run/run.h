@@ -81,8 +81,9 @@ struct RunReport {
   DeviceRun run;                  // the first pass's
   std::vector<BufferDiff> diffs;  // the first pass's
   std::vector<CheckPass> passes;  // in order: exact or random, then adversarial
-  // Why exact inputs were not used ("LINE:COL: 'OP': why"); empty when they were
-  // or when the mode asked for none (random, adversarial).
+  // Why exact inputs were not used ("FILE:LINE:COL: 'OP': why", FILE from
+  // RunOptions::filename, the position when the op has one); empty when they
+  // were or when the mode asked for none (random, adversarial).
   std::string exact_blocker;
   bool ok = false;   // every output of every pass within tolerance
   std::string text;  // human-readable report (device, inputs, scalar arguments, statistics, errors per buffer)
