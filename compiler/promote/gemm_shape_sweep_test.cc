@@ -126,7 +126,8 @@ TEST(GemmShapeSweep, SmallShapesCompileOnEveryTarget) {
 // compile, and in at most half the target's SGPRs, so that the guards cannot
 // pile up again unnoticed (the no-beta shapes that did compile needed up to
 // 84). By default each (M, N, beta) compiles once, the target and K rotating
-// (242 kernels); KIRC_GEMM_SWEEP=full compiles all 121 x 2 x 2 x 3 = 1452.
+// (242 kernels); KIRC_GEMM_SWEEP=full compiles all 121 x 2 x 2 x 3 = 1452
+// (give it --test_timeout=1800: a shard runs for several minutes).
 TEST(GemmShapeSweep, MidSizeShapesWithAndWithoutBetaCompileOnEveryTarget) {
   const bool full = FullSweep();
   const std::vector<const TargetInfo*>& targets = AllTargets();
