@@ -1,0 +1,320 @@
+// difftest: the random-kernel differential tester (README "Random-kernel
+// differential testing").
+//
+//   bazel run -c opt //difftest -- --seeds=1:500 --jobs=2
+//   bazel run -c opt //difftest -- --print=42            # the kernel of seed 42
+//   bazel run -c opt //difftest -- --check=k.kir ...     # the oracle on files
+//
+// Exit status: 0 no finding; 1 a finding (each printed, reduced, and written
+// to --out as a .kir file), or the run took longer than --budget-seconds; 2
+// usage errors.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "compiler/emit/toolchain.h"
+#include "difftest/gen.h"
+#include "difftest/oracle.h"
+#include "difftest/reduce.h"
+
+namespace {
+
+using kir::difftest::CheckKernel;
+using kir::difftest::Finding;
+using kir::difftest::GeneratedKernel;
+using kir::difftest::OracleOptions;
+using kir::difftest::Outcome;
+
+constexpr int kExitUsage = 2;
+
+int Usage(const std::string& why) {
+  std::cerr << "difftest: " << why << "\n"
+            << "usage: difftest [--seeds=FIRST:END] [--jobs=N] [--out=DIR] [--log=FILE] [--budget-seconds=S]\n"
+               "                [--no-reduce] [--input-seed=N] [--max-instructions=N]\n"
+               "       difftest --print=SEED\n"
+               "       difftest --check=FILE.kir [FILE.kir ...]\n"
+               "  --seeds=FIRST:END   kernels of seeds FIRST .. END-1 (default 1:101)\n"
+               "  --jobs=N            worker threads (default: all cores)\n"
+               "  --out=DIR           write each finding's kernel and its reduction there (default /tmp/kirc-difftest)\n"
+               "  --log=FILE          append one line per run: date, seed range, counts, time\n"
+               "  --budget-seconds=S  fail (exit 1) when the run took longer than S seconds; it never stops early\n"
+               "  --no-verify, --no-run, --no-reduce  leave out a check (for exploring; the CI run has them all)\n";
+  return kExitUsage;
+}
+
+struct Totals {
+  int64_t kernels = 0, gemm_kernels = 0, compiled = 0, limits = 0, expected_refusals = 0;
+  int64_t runs_exact = 0, runs_random = 0, runs_adversarial = 0, kernels_ran = 0;
+  int64_t accesses = 0, proved = 0, unknown = 0, findings = 0;
+  double compile_s = 0, verify_s = 0, run_s = 0, proved_s = 0, unknown_s = 0, slowest_proof = 0;
+  std::map<std::string, int64_t> generated, ran;  // per feature
+  std::map<std::string, int64_t> unknown_reasons, limit_kinds, blockers;
+  std::vector<std::string> failure_lines;
+};
+
+// A short class of a message for the tables: its first 90 characters up to a
+// digit-free form (numbers collapsed), so similar messages group.
+std::string MessageClass(const std::string& m) {
+  std::string s;
+  bool in_num = false;
+  for (char c : m.substr(0, std::min<size_t>(m.size(), 140))) {
+    if (c == '\n') break;
+    if ((c >= '0' && c <= '9')) {
+      if (!in_num) s += 'N';
+      in_num = true;
+      continue;
+    }
+    in_num = false;
+    s += c;
+  }
+  return s;
+}
+
+std::string Now() {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t first = 1, end = 101;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string out_dir = "/tmp/kirc-difftest", log_file;
+  double budget = 0;
+  bool reduce = true;
+  OracleOptions oo;
+  std::vector<std::string> check_files;
+  bool print_only = false;
+  uint64_t print_seed = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char* flag, std::string* v) {
+      std::string f = std::string(flag) + "=";
+      if (a.rfind(f, 0) != 0) return false;
+      *v = a.substr(f.size());
+      return true;
+    };
+    std::string v;
+    if (value("--seeds", &v)) {
+      std::vector<std::string> p = absl::StrSplit(v, ':');
+      if (p.size() != 2 || !absl::SimpleAtoi(p[0], &first) || !absl::SimpleAtoi(p[1], &end) || end <= first)
+        return Usage("--seeds needs FIRST:END with FIRST < END, e.g. --seeds=1:500");
+    } else if (value("--jobs", &v)) {
+      if (!absl::SimpleAtoi(v, &jobs) || jobs < 1 || jobs > 256) return Usage("--jobs needs 1..256");
+    } else if (value("--out", &v)) {
+      out_dir = v;
+    } else if (value("--log", &v)) {
+      log_file = v;
+    } else if (value("--budget-seconds", &v)) {
+      if (!absl::SimpleAtod(v, &budget) || budget <= 0) return Usage("--budget-seconds needs a positive number");
+    } else if (value("--input-seed", &v)) {
+      if (!absl::SimpleAtoi(v, &oo.input_seed)) return Usage("--input-seed needs a non-negative integer");
+    } else if (value("--max-instructions", &v)) {
+      if (!absl::SimpleAtoi(v, &oo.max_instructions) || oo.max_instructions < 0)
+        return Usage("--max-instructions needs a non-negative integer");
+    } else if (value("--print", &v)) {
+      if (!absl::SimpleAtoi(v, &print_seed)) return Usage("--print needs a seed");
+      print_only = true;
+    } else if (value("--check", &v)) {
+      check_files.push_back(v);
+      for (++i; i < argc && argv[i][0] != '-'; ++i) check_files.push_back(argv[i]);
+      --i;
+    } else if (a == "--no-reduce") {
+      reduce = false;
+    } else if (a == "--no-verify") {
+      oo.verify = false;
+    } else if (a == "--no-run") {
+      oo.run = false;
+    } else {
+      return Usage(absl::StrCat("unknown argument '", a, "'"));
+    }
+  }
+  if (print_only) {
+    GeneratedKernel g = kir::difftest::Generate(print_seed);
+    std::cout << g.text;
+    return 0;
+  }
+  absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(std::nullopt);
+  if (!bin.ok()) {
+    std::cerr << "difftest: " << bin.status().message() << "\n";
+    return kExitUsage;
+  }
+  oo.llvm_bin = *bin;
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) return Usage(absl::StrCat("cannot create --out directory '", out_dir, "': ", ec.message()));
+
+  // Work items: generated seeds, or files.
+  struct Item {
+    std::string name, text, filename;
+    std::vector<std::string> targets;
+    std::map<std::string, std::set<std::string>> lacks;
+    std::set<std::string> features;
+    bool gemm = false;
+    bool accept_missing_mfma = false;
+  };
+  auto make_item = [&](uint64_t idx) -> Item {
+    Item it;
+    if (!check_files.empty()) {
+      const std::string& f = check_files[idx];
+      std::ifstream in(f, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      it.name = f;
+      it.filename = f;
+      it.text = ss.str();
+      for (const char* p : kir::difftest::kProcessors) it.targets.push_back(p);
+      it.accept_missing_mfma = true;
+      return it;
+    }
+    GeneratedKernel g = kir::difftest::Generate(first + idx);
+    it.name = absl::StrCat("seed ", g.seed);
+    it.filename = absl::StrCat(g.name, ".kir");
+    it.text = g.text;
+    it.targets = g.target_ids;
+    it.lacks = g.lacks_mfma;
+    it.features = g.features;
+    it.gemm = g.is_gemm;
+    return it;
+  };
+  const uint64_t count = check_files.empty() ? end - first : check_files.size();
+  std::atomic<uint64_t> next{0};
+  std::mutex mu;
+  Totals tot;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto worker = [&]() {
+    for (;;) {
+      uint64_t idx = next.fetch_add(1);
+      if (idx >= count) return;
+      Item it = make_item(idx);
+      OracleOptions o = oo;
+      std::map<std::string, std::set<std::string>> lacks = it.lacks;
+      // Files: any processor may lack the kernel's MFMA; the oracle accepts
+      // kirc's refusal for it.
+      o.accept_mfma_refusals = it.accept_missing_mfma;
+      Outcome r = CheckKernel(it.text, it.filename, it.targets, lacks, o);
+      std::vector<std::string> reports;
+      for (const Finding& f : r.findings) {
+        std::string report = absl::StrCat("FINDING ", it.name, ": ", f.stage, " on ", f.target, ": ", f.message);
+        std::string base = absl::StrCat(out_dir, "/", std::filesystem::path(it.filename).stem().string(), ".",
+                                         f.stage, ".", f.target.substr(0, 6));
+        std::ofstream(base + ".kir") << it.text;
+        if (reduce) {
+          OracleOptions ro = o;
+          ro.only_targets = {f.target};
+          ro.only_stage = f.stage;
+          auto same = [&](const std::string& cand) {
+            Outcome c = CheckKernel(cand, it.filename, it.targets, lacks, ro);
+            for (const Finding& g : c.findings)
+              if (g.stage == f.stage && g.target == f.target) return true;
+            return false;
+          };
+          std::string small = kir::difftest::ReduceKernel(it.text, same, 300);
+          std::ofstream(base + ".reduced.kir") << "# " << f.stage << " on " << f.target << "\n" << small;
+          absl::StrAppend(&report, "\nreduced kernel (", base, ".reduced.kir):\n", small);
+        }
+        reports.push_back(std::move(report));
+        if (f.stage == "run" || f.stage == "compile") break;  // one per kernel is enough to reduce
+      }
+      std::lock_guard<std::mutex> l(mu);
+      ++tot.kernels;
+      tot.gemm_kernels += it.gemm;
+      tot.compiled += r.compiled;
+      tot.limits += r.limits;
+      tot.expected_refusals += r.expected_refusals;
+      tot.runs_exact += r.runs_exact;
+      tot.runs_random += r.runs_random;
+      tot.runs_adversarial += r.runs_adversarial;
+      tot.kernels_ran += r.ran_ok;
+      tot.accesses += r.accesses;
+      tot.compile_s += r.compile_seconds;
+      tot.verify_s += r.verify_seconds;
+      tot.run_s += r.run_seconds;
+      tot.proved_s += r.proved_seconds;
+      tot.unknown_s += r.unknown_seconds;
+      tot.slowest_proof = std::max(tot.slowest_proof, r.slowest_proof);
+      tot.proved += r.proved;
+      tot.unknown += r.unknown;
+      tot.findings += static_cast<int64_t>(r.findings.size());
+      for (const std::string& f : it.features) {
+        ++tot.generated[f];
+        if (r.ran_ok) ++tot.ran[f];
+      }
+      for (const std::string& u : r.unknown_reasons) ++tot.unknown_reasons[MessageClass(u)];
+      for (const std::string& m : r.limit_messages) ++tot.limit_kinds[MessageClass(m)];
+      for (const std::string& b : r.exact_blockers) ++tot.blockers[MessageClass(b.substr(b.find(": ") + 2))];
+      for (const std::string& rep : reports) {
+        std::cout << rep << "\n";
+        tot.failure_lines.push_back(rep.substr(0, rep.find('\n')));
+      }
+      if (tot.kernels % 50 == 0) {
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::cerr << "difftest: " << tot.kernels << "/" << count << " kernels, " << tot.findings << " findings, "
+                  << static_cast<int64_t>(s) << " s\n";
+      }
+      std::cout.flush();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // Coverage table.
+  if (check_files.empty()) {
+    std::cout << "\ncoverage (kernels generated with the feature / kernels that ran and matched on at least one target)\n";
+    std::set<std::string> names(kir::difftest::AllFeatures().begin(), kir::difftest::AllFeatures().end());
+    for (const auto& [f, n] : tot.generated) names.insert(f);
+    for (const std::string& f : names)
+      std::printf("  %-44s %7lld %7lld\n", f.c_str(), static_cast<long long>(tot.generated[f]),
+                  static_cast<long long>(tot.ran[f]));
+  }
+  const int64_t runs = tot.runs_exact + tot.runs_random;
+  std::cout << "\nlimits (documented refusals):\n";
+  for (const auto& [m, n] : tot.limit_kinds) std::cout << "  " << n << "x " << m << "\n";
+  std::cout << "random inputs instead of exact ones, because:\n";
+  for (const auto& [m, n] : tot.blockers) std::cout << "  " << n << "x " << m << "\n";
+  std::cout << "verifier unknowns by reason:\n";
+  for (const auto& [m, n] : tot.unknown_reasons) std::cout << "  " << n << "x " << m << "\n";
+  std::ostringstream sum;
+  sum << "difftest: seeds " << first << ":" << end << (check_files.empty() ? "" : " (files)") << ", " << tot.kernels
+      << " kernels (" << tot.gemm_kernels << " gemm) x 3 targets in " << absl::StrFormat("%.1f", secs) << " s with "
+      << jobs << " jobs (" << absl::StrFormat("%.0f", tot.kernels / secs * 3600) << " kernels/hour); compiled "
+      << tot.compiled << ", limits " << tot.limits << ", MFMA refusals as predicted " << tot.expected_refusals
+      << "; runs matched: " << runs << " (" << tot.runs_exact << " exact, " << tot.runs_random << " random) + "
+      << tot.runs_adversarial << " adversarial; verifier: " << tot.accesses << " accesses, " << tot.proved
+      << " proved (" << absl::StrFormat("%.3f", tot.accesses ? 100.0 * tot.proved / tot.accesses : 100.0)
+      << "%), " << tot.unknown << " unknown; findings: " << tot.findings << "; thread time: compile "
+      << absl::StrFormat("%.0f", tot.compile_s) << " s, verify " << absl::StrFormat("%.0f", tot.verify_s)
+      << " s (proved " << absl::StrFormat("%.0f", tot.proved_s) << " s, slowest "
+      << absl::StrFormat("%.2f", tot.slowest_proof) << " s; unknown " << absl::StrFormat("%.0f", tot.unknown_s)
+      << " s), run " << absl::StrFormat("%.0f", tot.run_s) << " s";
+  std::cout << sum.str() << "\n";
+  for (const std::string& f : tot.failure_lines) std::cout << "  " << f << "\n";
+  if (!log_file.empty()) std::ofstream(log_file, std::ios::app) << Now() << " " << sum.str() << "\n";
+  int rc = tot.findings == 0 ? 0 : 1;
+  if (budget > 0 && secs > budget) {
+    std::cout << "difftest: FAILED: the run took " << absl::StrFormat("%.0f", secs) << " s, over its budget of "
+              << budget << " s; shrink the seed range (every seed ran: the run never stops early)\n";
+    rc = 1;
+  }
+  return rc;
+}

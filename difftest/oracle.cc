@@ -1,0 +1,169 @@
+#include "difftest/oracle.h"
+
+#include <chrono>
+#include <exception>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/api/compile.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/promote/gemm_config.h"
+#include "compiler/promote/promote.h"
+#include "hw/emu/emu_device.h"
+#include "hw/run/run.h"
+#include "verify/verify.h"
+
+namespace kir::difftest {
+namespace {
+
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string Processor(const std::string& id) { return id.substr(0, id.find(':')); }
+
+bool Want(const OracleOptions& o, const char* stage) { return o.only_stage.empty() || o.only_stage == stage; }
+
+}  // namespace
+
+Outcome CheckKernel(absl::string_view text, absl::string_view filename, const std::vector<std::string>& target_ids,
+                    const std::map<std::string, std::set<std::string>>& lacks_mfma, const OracleOptions& opts) {
+  Outcome out;
+  auto find = [&](const char* stage, const std::string& target, std::string msg) {
+    out.findings.push_back({stage, target, std::move(msg)});
+  };
+  absl::StatusOr<Kernel> k = ParseKernel(text, filename);
+  if (!k.ok()) {
+    find("parse", "", std::string(k.status().message()));
+    return out;
+  }
+  for (const std::string& id : target_ids) {
+    if (!opts.only_targets.empty() &&
+        std::find(opts.only_targets.begin(), opts.only_targets.end(), id) == opts.only_targets.end())
+      continue;
+    const std::string proc = Processor(id);
+    auto lacks = lacks_mfma.find(proc);
+    CompileOptions co;
+    co.mcpu = id;
+    co.filename = std::string(filename);
+    auto tc = std::chrono::steady_clock::now();
+    absl::StatusOr<CompileResult> r = Compile(*k, co);
+    out.compile_seconds += Since(tc);
+    if (!r.ok()) {
+      const std::string msg(r.status().message());
+      bool predicted = false;
+      if (lacks != lacks_mfma.end() && r.status().code() == absl::StatusCode::kInvalidArgument) {
+        for (const std::string& m : lacks->second)
+          predicted |= absl::StrContains(msg, absl::StrCat("MFMA ", m, " does not exist on ", proc));
+      }
+      if (opts.accept_mfma_refusals && r.status().code() == absl::StatusCode::kInvalidArgument)
+        predicted |= absl::StrContains(msg, absl::StrCat(" does not exist on ", proc));
+      if (predicted) {
+        ++out.expected_refusals;
+      } else if (r.status().code() == absl::StatusCode::kResourceExhausted) {
+        ++out.limits;
+        out.limit_messages.push_back(absl::StrCat(id, ": ", msg));
+      } else if (Want(opts, "compile")) {
+        find("compile", id, absl::StrCat(absl::StatusCodeToString(r.status().code()), ": ", msg));
+      }
+      continue;
+    }
+    if (lacks != lacks_mfma.end()) {
+      if (Want(opts, "unexpected-compile"))
+        find("unexpected-compile", id,
+             absl::StrCat("compiled MFMA ", absl::StrJoin(lacks->second, ", "), ", which ", proc, " lacks"));
+      continue;
+    }
+    ++out.compiled;
+    if (opts.roundtrip && Want(opts, "roundtrip")) {
+      auto tr = std::chrono::steady_clock::now();
+      std::string printed = PrintKernel(*k);
+      absl::StatusOr<Kernel> k2 = ParseKernel(printed, filename);
+      if (!k2.ok()) {
+        find("roundtrip", id, absl::StrCat("--emit=kir output does not parse: ", k2.status().message()));
+      } else {
+        absl::StatusOr<CompileResult> r2 = Compile(*k2, co);
+        if (!r2.ok())
+          find("roundtrip", id, absl::StrCat("--emit=kir output does not compile: ", r2.status().message()));
+        else if (r2->assembly != r->assembly)
+          find("roundtrip", id, "--emit=kir output compiles to different assembly");
+      }
+      out.compile_seconds += Since(tr);
+    }
+    if (opts.verify && Want(opts, "verify")) {
+      auto tv = std::chrono::steady_clock::now();
+      absl::StatusOr<VerifyResult> v = VerifyAddresses(*k, *r->target, r->lowered);
+      out.verify_seconds += Since(tv);
+      if (!v.ok()) {
+        find("verify", id, absl::StrCat("verifier error: ", v.status().message()));
+      } else {
+        for (const AccessVerdict& a : v->accesses) {
+          ++out.accesses;
+          if (a.status == AccessVerdict::Status::kProved) {
+            ++out.proved;
+            out.proved_seconds += a.seconds;
+            out.slowest_proof = std::max(out.slowest_proof, a.seconds);
+          } else if (a.status == AccessVerdict::Status::kUnknown) {
+            ++out.unknown;
+            out.unknown_seconds += a.seconds;
+            out.unknown_reasons.push_back(absl::StrCat(id, ": ", a.inst_text, " (", a.op_text, "): ", a.reason));
+          } else {
+            find("verify", id,
+                 absl::StrCat("failed: ", a.inst_text, " (", a.op_text, "): ", a.reason, "\n", a.counterexample));
+          }
+        }
+      }
+    }
+    if (opts.run && (Want(opts, "run") || Want(opts, "mismatch"))) {
+      Kernel runk = *k;
+      if (HasGemm(*k)) {
+        absl::StatusOr<Kernel> p = ValidateAndPromote(*k, *r->target, filename);
+        if (!p.ok()) {
+          find("run", id, absl::StrCat("promotion: ", p.status().message()));
+          continue;
+        }
+        runk = *std::move(p);
+      }
+      emu::EmuOptions eo;
+      eo.max_instructions = opts.max_instructions;
+      EmuDevice dev(opts.llvm_bin, eo);
+      RunOptions ro;
+      ro.mcpu = id;
+      ro.filename = std::string(filename);
+      ro.seed = opts.input_seed;
+      ro.llvm_bin = opts.llvm_bin;
+      ro.inputs = InputMode::kAuto;
+      ro.max_reference_wave_ops = opts.max_instructions;
+      auto tx = std::chrono::steady_clock::now();
+      absl::StatusOr<RunReport> rep = RunAndCheck(runk, dev, ro);
+      out.run_seconds += Since(tx);
+      if (!rep.ok()) {
+        if (rep.status().code() == absl::StatusCode::kResourceExhausted &&
+            absl::StrContains(rep.status().message(), "budget")) {
+          ++out.limits;
+          out.limit_messages.push_back(absl::StrCat(id, ": run: ", rep.status().message()));
+        } else if (Want(opts, "run")) {
+          find("run", id, absl::StrCat(absl::StatusCodeToString(rep.status().code()), ": ", rep.status().message()));
+        }
+        continue;
+      }
+      if (!rep->exact_blocker.empty()) out.exact_blockers.push_back(rep->exact_blocker);
+      if (!rep->ok) {
+        if (Want(opts, "mismatch")) find("mismatch", id, rep->text);
+        continue;
+      }
+      out.ran_ok = true;
+      for (const CheckPass& p : rep->passes) {
+        if (p.mode == InputMode::kExact) ++out.runs_exact;
+        if (p.mode == InputMode::kRandom) ++out.runs_random;
+        if (p.mode == InputMode::kAdversarial) ++out.runs_adversarial;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace kir::difftest

@@ -1,0 +1,78 @@
+// The differential oracle of the random-kernel tester (issue 13, section 3):
+// one kernel, every target, every check, in process.
+//
+// Per target ID: compile (success, or a documented limit: ResourceExhausted,
+// or the refusal of an MFMA the processor lacks, which the generator predicts);
+// the `--emit=kir` round trip (print, parse, compile) must give identical
+// assembly; the address verifier must prove every access (failed is a bug; an
+// unknown is counted with its reason, see verify/README.md); the strict
+// emulator runs the code object against the KIR reference interpreter as
+// `kirc run` does (kir::RunAndCheck, InputMode::kAuto: exact inputs and bit
+// identity when the exact-input analysis proves them, else random inputs with
+// the rounding bound, and adversarial inputs with bit identity for kernels
+// without mfma/gemm).
+#ifndef KIRC_DIFFTEST_ORACLE_H_
+#define KIRC_DIFFTEST_ORACLE_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace kir::difftest {
+
+// What went wrong: the check ("parse", "compile", "unexpected-compile",
+// "roundtrip", "verify", "run", "mismatch", "internal"), on which target ID,
+// and the message (kirc's, or the oracle's).
+struct Finding {
+  std::string stage;
+  std::string target;
+  std::string message;
+};
+
+struct OracleOptions {
+  std::string llvm_bin;            // llvm-mc, ld.lld, llvm-objdump, llvm-readelf
+  uint64_t input_seed = 1;         // RunOptions::seed
+  int64_t max_instructions = 4'000'000;  // emulator and reference budgets per run
+  bool run = true, verify = true, roundtrip = true;
+  // Only these target IDs (empty: all the kernel's); the reducer narrows to
+  // the failing one.
+  std::vector<std::string> only_targets;
+  // Only this check (empty: all); the reducer re-runs just the failing one.
+  std::string only_stage;
+  // Kernels not from the generator: a refusal of an MFMA the processor lacks
+  // is accepted wherever it occurs.
+  bool accept_mfma_refusals = false;
+};
+
+// Counters of what the oracle did for one kernel (summed over targets).
+struct Outcome {
+  std::vector<Finding> findings;
+  int compiled = 0;            // targets that compiled
+  int limits = 0;              // documented limit errors (ResourceExhausted)
+  int expected_refusals = 0;   // MFMAs the processor lacks, refused as predicted
+  int runs_exact = 0, runs_random = 0, runs_adversarial = 0;  // passes that ran and matched
+  int accesses = 0, proved = 0, unknown = 0;  // verifier verdicts (failed ones are findings)
+  std::vector<std::string> unknown_reasons;   // "target: instruction: reason"
+  std::vector<std::string> limit_messages;
+  std::vector<std::string> exact_blockers;    // why random mode ran
+  bool ran_ok = false;  // at least one target's run passed
+  // Wall time per check, summed over targets (compile includes the round trip).
+  double compile_seconds = 0, verify_seconds = 0, run_seconds = 0;
+  double proved_seconds = 0, unknown_seconds = 0;  // verifier time by verdict
+  double slowest_proof = 0;                        // seconds of the slowest proved access
+};
+
+// Checks one kernel. `target_ids` as GeneratedKernel::target_ids;
+// `lacks_mfma` maps a processor ("gfx942") to the MFMAs of the kernel it
+// lacks: kirc must refuse the kernel there, naming one of them.
+Outcome CheckKernel(absl::string_view text, absl::string_view filename,
+                    const std::vector<std::string>& target_ids,
+                    const std::map<std::string, std::set<std::string>>& lacks_mfma, const OracleOptions& opts);
+
+}  // namespace kir::difftest
+
+#endif  // KIRC_DIFFTEST_ORACLE_H_
