@@ -53,6 +53,8 @@ int Usage(const std::string& why) {
                "  --out=DIR           write each finding's kernel and its reduction there (default /tmp/kirc-difftest)\n"
                "  --log=FILE          append one line per run: date, seed range, counts, time\n"
                "  --budget-seconds=S  fail (exit 1) when the run took longer than S seconds; it never stops early\n"
+               "  --verify-targets=rotate|all  the verifier on one target per kernel (rotating with the seed; default)\n"
+               "                      or on all three\n"
                "  --no-verify, --no-run, --no-reduce  leave out a check (for exploring; the CI run has them all)\n";
   return kExitUsage;
 }
@@ -99,7 +101,7 @@ int main(int argc, char** argv) {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string out_dir = "/tmp/kirc-difftest", log_file;
   double budget = 0;
-  bool reduce = true;
+  bool reduce = true, verify_all = false;
   OracleOptions oo;
   std::vector<std::string> check_files;
   bool print_only = false;
@@ -139,6 +141,9 @@ int main(int argc, char** argv) {
       --i;
     } else if (a == "--no-reduce") {
       reduce = false;
+    } else if (value("--verify-targets", &v)) {
+      if (v != "all" && v != "rotate") return Usage("--verify-targets needs all or rotate");
+      verify_all = v == "all";
     } else if (a == "--no-verify") {
       oo.verify = false;
     } else if (a == "--no-run") {
@@ -170,6 +175,7 @@ int main(int argc, char** argv) {
     std::set<std::string> features;
     bool gemm = false;
     bool accept_missing_mfma = false;
+    std::vector<std::string> verify_targets;  // empty: all
   };
   auto make_item = [&](uint64_t idx) -> Item {
     Item it;
@@ -193,6 +199,7 @@ int main(int argc, char** argv) {
     it.lacks = g.lacks_mfma;
     it.features = g.features;
     it.gemm = g.is_gemm;
+    it.verify_targets = kir::difftest::VerifyTargetsFor(g.seed, g.target_ids, g.lacks_mfma, verify_all);
     return it;
   };
   const uint64_t count = check_files.empty() ? end - first : check_files.size();
@@ -210,6 +217,7 @@ int main(int argc, char** argv) {
       // Files: any processor may lack the kernel's MFMA; the oracle accepts
       // kirc's refusal for it.
       o.accept_mfma_refusals = it.accept_missing_mfma;
+      o.verify_targets = it.verify_targets;
       Outcome r = CheckKernel(it.text, it.filename, it.targets, lacks, o);
       std::vector<std::string> reports;
       for (const Finding& f : r.findings) {

@@ -93,7 +93,10 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
       }
       out.compile_seconds += Since(tr);
     }
-    if (opts.verify && Want(opts, "verify")) {
+    const bool verify_here = opts.verify_targets.empty() || std::find(opts.verify_targets.begin(),
+                                                                      opts.verify_targets.end(),
+                                                                      id) != opts.verify_targets.end();
+    if (opts.verify && verify_here && Want(opts, "verify")) {
       auto tv = std::chrono::steady_clock::now();
       absl::StatusOr<VerifyResult> v = VerifyAddresses(*k, *r->target, r->lowered);
       out.verify_seconds += Since(tv);
@@ -164,6 +167,18 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
     }
   }
   return out;
+}
+
+std::vector<std::string> VerifyTargetsFor(uint64_t seed, const std::vector<std::string>& target_ids,
+                                          const std::map<std::string, std::set<std::string>>& lacks_mfma,
+                                          bool all) {
+  if (all || target_ids.empty()) return target_ids;
+  const size_t n = target_ids.size();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& id = target_ids[(seed + i) % n];
+    if (lacks_mfma.count(Processor(id)) == 0) return {id};
+  }
+  return {};
 }
 
 }  // namespace kir::difftest

@@ -38,6 +38,9 @@ struct OracleOptions {
   uint64_t input_seed = 1;         // RunOptions::seed
   int64_t max_instructions = 4'000'000;  // emulator and reference budgets per run
   bool run = true, verify = true, roundtrip = true;
+  // The target IDs the verifier runs on (empty: every one compiled); see
+  // VerifyTargetsFor.
+  std::vector<std::string> verify_targets;
   // Only these target IDs (empty: all the kernel's); the reducer narrows to
   // the failing one.
   std::vector<std::string> only_targets;
@@ -72,6 +75,14 @@ struct Outcome {
 Outcome CheckKernel(absl::string_view text, absl::string_view filename,
                     const std::vector<std::string>& target_ids,
                     const std::map<std::string, std::set<std::string>>& lacks_mfma, const OracleOptions& opts);
+
+// The verifier is 95% of the oracle's time, so by default it checks each
+// generated kernel on one of its target IDs, rotating through the processors
+// with the seed (seed mod 3: gfx908, gfx90a, gfx942), and falling to the next
+// one when the kernel's MFMA does not exist there. `all`: every target ID.
+std::vector<std::string> VerifyTargetsFor(uint64_t seed, const std::vector<std::string>& target_ids,
+                                          const std::map<std::string, std::set<std::string>>& lacks_mfma,
+                                          bool all);
 
 }  // namespace kir::difftest
 

@@ -1,0 +1,204 @@
+// Tests of the random-kernel tester's parts: the generator (deterministic,
+// valid, covering every feature), the reducer (on a kernel whose minimal form
+// is known by hand) and the oracle's classification.
+#include <set>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "compiler/api/compile.h"
+#include "compiler/emit/toolchain.h"
+#include "compiler/ir/parser.h"
+#include "compiler/promote/promote.h"
+#include "compiler/target/target.h"
+#include "difftest/gen.h"
+#include "difftest/oracle.h"
+#include "difftest/reduce.h"
+#include "gtest/gtest.h"
+
+namespace kir::difftest {
+namespace {
+
+TEST(Generator, SameSeedSameKernelOtherSeedsOtherKernels) {
+  std::set<std::string> texts;
+  for (uint64_t s = 1; s <= 50; ++s) {
+    GeneratedKernel a = Generate(s), b = Generate(s);
+    EXPECT_EQ(a.text, b.text) << "seed " << s;
+    EXPECT_EQ(a.target_ids, b.target_ids);
+    // The body (after the kernel line, which names the seed) differs too.
+    texts.insert(a.text.substr(a.text.find("\ntarget")));
+  }
+  EXPECT_EQ(texts.size(), 50u);
+}
+
+// Every kernel parses and passes kirc's validator on each processor that has
+// its MFMAs, and is refused on the others for one of them.
+TEST(Generator, KernelsAreValid) {
+  for (uint64_t s = 1; s <= 300; ++s) {
+    GeneratedKernel g = Generate(s);
+    absl::StatusOr<Kernel> k = ParseKernel(g.text, g.name + ".kir");
+    ASSERT_TRUE(k.ok()) << k.status() << "\n" << g.text;
+    ASSERT_EQ(g.target_ids.size(), 3u);
+    for (int p = 0; p < 3; ++p) {
+      ASSERT_TRUE(absl::StartsWith(g.target_ids[p], kProcessors[p]));
+      absl::StatusOr<TargetId> t = ParseTargetId(g.target_ids[p]);
+      ASSERT_TRUE(t.ok()) << t.status();
+      absl::StatusOr<Kernel> v = ValidateAndPromote(*k, *t->target, g.name + ".kir");
+      if (g.lacks_mfma.count(kProcessors[p])) {
+        EXPECT_FALSE(v.ok()) << "seed " << s << " on " << kProcessors[p];
+        if (!v.ok()) {
+          EXPECT_TRUE(absl::StrContains(v.status().message(), "does not exist on")) << v.status();
+        }
+      } else {
+        EXPECT_TRUE(v.ok()) << "seed " << s << " on " << g.target_ids[p] << ": " << v.status() << "\n" << g.text;
+      }
+    }
+  }
+}
+
+TEST(Generator, CoversEveryFeatureIn600Seeds) {
+  std::set<std::string> seen;
+  for (uint64_t s = 1; s <= 600; ++s)
+    for (const std::string& f : Generate(s).features) seen.insert(f);
+  for (const std::string& f : AllFeatures()) EXPECT_TRUE(seen.count(f)) << "no kernel has " << f;
+}
+
+// The reducer keeps what the predicate needs and nothing else: the minimal
+// form of this kernel under "compiles and has a mul" is known by hand.
+TEST(Reducer, ShrinksToTheHandComputedMinimum) {
+  const std::string text = R"(kernel t
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg X : f32[128] strides [1] readonly
+arg Y : f32[128] strides [1] writeonly
+arg Z : f32[4, 128] strides [128, 1] writeonly
+  %a = load X[wg.x * 64 + tid.x] : f32
+  %b = add %a, %a
+  %c = mul %b, %a
+  store Y[wg.x * 64 + tid.x], %b
+  for %k = 0 to 4 {
+    store guarded Z[%k, wg.x * 64 + tid.x], %c
+    yield
+  }
+end
+)";
+  int calls = 0;
+  auto pred = [&](const std::string& cand) {
+    ++calls;
+    CompileOptions o;
+    return CompileText(cand, "t.kir", o).ok() && absl::StrContains(cand, "= mul ");
+  };
+  ASSERT_TRUE(pred(text));
+  const std::string want = R"(kernel t
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[128] strides [1] readonly
+  %a = load X[wg.x * 64 + tid.x] : f32
+  %b = add %a, %a
+  %c = mul %b, %a
+end
+)";
+  EXPECT_EQ(ReduceKernel(text, pred), want);
+  EXPECT_GT(calls, 5);
+  // A budget of 0 tests returns the input.
+  EXPECT_EQ(ReduceKernel(text, pred, 0), text);
+}
+
+TEST(Reducer, CutsLoopTripCountsAndGuards) {
+  const std::string text = R"(kernel t
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg Y : f32[8, 64] strides [64, 1] writeonly
+  %z = zero f32
+  for %k = 3 to 9 {
+    store guarded Y[%k - 3, tid.x], %z
+    yield
+  }
+end
+)";
+  // "Compiles and still stores in a loop": the loop stays, one trip, no guard.
+  auto pred = [&](const std::string& cand) {
+    CompileOptions o;
+    return CompileText(cand, "t.kir", o).ok() && absl::StrContains(cand, "for ") &&
+           absl::StrContains(cand, "store ");
+  };
+  std::string r = ReduceKernel(text, pred);
+  EXPECT_TRUE(absl::StrContains(r, "for %k = 3 to 4 {")) << r;
+  EXPECT_TRUE(absl::StrContains(r, "store Y[%k - 3, tid.x], %z")) << r;
+}
+
+const char kCopy[] = R"(kernel copy
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg X : f32[128] strides [1] readonly
+arg Y : f32[128] strides [1] writeonly
+  %v = load X[wg.x * 64 + tid.x] : f32
+  store Y[127 - (wg.x * 64 + tid.x)], %v
+end
+)";
+
+TEST(Oracle, ACorrectKernelPassesEveryCheckOnEveryTarget) {
+  OracleOptions o;
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  o.llvm_bin = *bin;
+  Outcome r = CheckKernel(kCopy, "copy.kir", {"gfx908", "gfx90a:xnack-", "gfx942:sramecc+"}, {}, o);
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].stage << ": " << r.findings[0].message;
+  EXPECT_EQ(r.compiled, 3);
+  EXPECT_EQ(r.accesses, 6);  // one load and one store per target
+  EXPECT_EQ(r.proved, 6);
+  EXPECT_EQ(r.runs_exact, 3);
+  EXPECT_EQ(r.runs_adversarial, 3);
+  EXPECT_TRUE(r.ran_ok);
+}
+
+TEST(Oracle, RefusalsOutsideTheLimitsAreFindings) {
+  OracleOptions o;
+  o.run = false;
+  // An unguarded store past the end: kirc refuses it (InvalidArgument), and a
+  // generated kernel is never like that, so the oracle reports it.
+  std::string bad = kCopy;
+  bad.replace(bad.find("127 - "), 6, "128 - ");
+  Outcome r = CheckKernel(bad, "bad.kir", {"gfx90a"}, {}, o);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].stage, "compile");
+  EXPECT_EQ(r.findings[0].target, "gfx90a");
+  // An MFMA the processor lacks is refused as predicted, and compiling it
+  // where it was predicted missing is a finding.
+  const std::string mfma = R"(kernel m
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : bf16[64, 2] strides [2, 1] readonly
+arg C : f32[64, 4] strides [4, 1] writeonly
+  %a = load A[tid.x, 0] : bf16x2
+  %z = zero f32x4
+  %d = mfma f32_16x16x8_bf16 %a, %a, %z
+  store C[tid.x, 0], %d
+end
+)";
+  Outcome m = CheckKernel(mfma, "m.kir", {"gfx90a", "gfx942"}, {{"gfx942", {"f32_16x16x8_bf16"}}}, o);
+  EXPECT_TRUE(m.findings.empty()) << m.findings[0].message;
+  EXPECT_EQ(m.expected_refusals, 1);
+  EXPECT_EQ(m.compiled, 1);
+  Outcome wrong = CheckKernel(mfma, "m.kir", {"gfx90a"}, {{"gfx90a", {"f32_16x16x8_bf16"}}}, o);
+  ASSERT_EQ(wrong.findings.size(), 1u);
+  EXPECT_EQ(wrong.findings[0].stage, "unexpected-compile");
+}
+
+TEST(Oracle, VerifyTargetsRotateWithTheSeedAndSkipMissingMfmas) {
+  std::vector<std::string> ids = {"gfx908:xnack-", "gfx90a:xnack-", "gfx942:xnack-"};
+  EXPECT_EQ(VerifyTargetsFor(3, ids, {}, false), std::vector<std::string>{"gfx908:xnack-"});
+  EXPECT_EQ(VerifyTargetsFor(4, ids, {}, false), std::vector<std::string>{"gfx90a:xnack-"});
+  EXPECT_EQ(VerifyTargetsFor(5, ids, {}, false), std::vector<std::string>{"gfx942:xnack-"});
+  EXPECT_EQ(VerifyTargetsFor(5, ids, {{"gfx942", {"f32_16x16x8_bf16"}}}, false),
+            std::vector<std::string>{"gfx908:xnack-"});
+  EXPECT_EQ(VerifyTargetsFor(5, ids, {}, true), ids);
+}
+
+}  // namespace
+}  // namespace kir::difftest
