@@ -135,10 +135,11 @@ int main(int argc, char** argv) {
     } else if (value("--print", &v)) {
       if (!absl::SimpleAtoi(v, &print_seed)) return Usage("--print needs a seed");
       print_only = true;
-    } else if (value("--check", &v)) {
-      check_files.push_back(v);
+    } else if (value("--check", &v) || a == "--check") {
+      if (a != "--check") check_files.push_back(v);
       for (++i; i < argc && argv[i][0] != '-'; ++i) check_files.push_back(argv[i]);
       --i;
+      if (check_files.empty()) return Usage("--check needs .kir files");
     } else if (a == "--no-reduce") {
       reduce = false;
     } else if (value("--verify-targets", &v)) {

@@ -156,7 +156,7 @@ class Gen {
 
   void GenThreadLevel() {
     out_.name = absl::StrCat("rk_", out_.seed);
-    static const std::vector<int64_t> kThreads = {64, 64, 64, 128, 128, 192, 256};
+    static const std::vector<int64_t> kThreads = {64, 64, 64, 128, 128, 192, 256, 256, 512, 1024};
     threads_ = rng_.Pick(kThreads);
     int wdims = static_cast<int>(rng_.Int(1, 3));
     wg_ = Factor(threads_, wdims);
@@ -298,7 +298,8 @@ class Gen {
     }
     std::string c;
     if (t.e == E::kI32) {
-      c = absl::StrCat(rng_.Int(-100, 100));
+      // Small integers mostly; sometimes large ones, so products wrap.
+      c = absl::StrCat(rng_.Chance(85) ? rng_.Int(-100, 100) : rng_.Int(-2147483647 - 1, 2147483647));
     } else {
       static const std::vector<std::string> kC = {"0.5", "1", "1.5", "2", "-1", "0.25", "-0.75", "3",
                                                   "0x1p-3", "0x1.8p-3", "-2.5", ".5", "1e0", "-0"};
@@ -432,7 +433,18 @@ class Gen {
         if (s.lo < 0) Tag("index:negative-intermediate");
         return s;
       }
-      case 2: return Mul(a, rng_.Int(-3, 5));
+      case 2: {
+        if (rng_.Chance(25)) {  // a product of two variable expressions
+          Ix b = RandIx(0);
+          if (b.lo != b.hi && a.lo != a.hi) {
+            int64_t c[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+            Tag("index:product-of-variables");
+            return {absl::StrCat("(", a.t, " * ", b.t, ")"), *std::min_element(c, c + 4),
+                    *std::max_element(c, c + 4)};
+          }
+        }
+        return Mul(a, rng_.Int(-3, 5));
+      }
       case 3: {
         int64_t d = rng_.Pick(kDiv);
         if (a.lo < 0) Tag("index:floordiv-negative");
@@ -563,7 +575,13 @@ class Gen {
         // Any extent: out-of-shape elements read as 0.
         int64_t span = std::max<int64_t>(1, e.hi + 1);
         extent = rng_.Int(1, std::max<int64_t>(1, std::min<int64_t>(span + 8, cap)));
-        if (d == along && t.w > 1) e = Mul(e, t.w), extent *= t.w;
+        if (d == along && t.w > 1) {
+          // The extent need not be a multiple of the width: the last vector
+          // may straddle the end of the shape.
+          e = Mul(e, t.w);
+          extent = std::max<int64_t>(1, extent * t.w - rng_.Int(0, t.w - 1));
+          if (extent % t.w) Tag("access:partial-vector");
+        }
       } else {
         e = Shift0(e);
         extent = e.hi + 1;
@@ -654,12 +672,30 @@ class Gen {
         along = at;
       }
     }
+    // A guarded store: the shape leaves out some work-items' elements (the
+    // last dimension cut short, at either end), and a vector may straddle it.
+    bool guarded = rng_.Chance(20);
+    if (guarded) {
+      Dim& last = dims.back();
+      int64_t cut = rng_.Int(1, std::max<int64_t>(1, last.extent - 1));
+      const bool vector_dim = along == static_cast<int>(dims.size()) - 1 && v.ty.w > 1;
+      if (rng_.Chance(50)) {
+        last.extent = std::max<int64_t>(1, last.extent - cut);
+      } else {
+        if (vector_dim) cut = std::max<int64_t>(v.ty.w, cut / v.ty.w * v.ty.w);  // keeps the alignment
+        last.idx = Sub(last.idx, C(cut));
+        last.extent = std::max<int64_t>(1, last.extent - cut);
+        Tag("index:negative-intermediate");
+      }
+      if (along == static_cast<int>(dims.size()) - 1 && v.ty.w > 1 && last.extent % v.ty.w) Tag("access:partial-vector");
+      Tag("access:global-store-guarded");
+    }
     if (dims.size() > 6) return;  // (only with three nested loops)
     ++buffers_;
     ++outputs_;
     std::string name = NewName("out");
     std::string acc = DeclareBuffer(name, v.ty.e, dims, along, v.ty.w, "writeonly", false);
-    Emit(depth, absl::StrCat("store ", acc, ", %", v.name));
+    Emit(depth, absl::StrCat("store ", guarded ? "guarded " : "", acc, ", %", v.name));
     stored_.insert(v.name);
     Tag("op:store");
     Tag(absl::StrCat("store:", TyName(v.ty)));
@@ -794,6 +830,40 @@ class Gen {
       Define(r);
     }
     if (depth > 0) Emit(depth, "barrier");
+    if (depth == 0 && !second_phase_ && rng_.Chance(20)) {
+      // The allocation again: a barrier ends the reads before new stores.
+      second_phase_ = true;
+      Tag("lds:reused-after-barrier");
+      Emit(depth, "barrier");
+      Val v2 = GetValue(t, depth);
+      Emit(depth, absl::StrCat("store ", guarded_store ? "guarded " : "", name, "[", absl::StrJoin(si, ", "), "], %",
+                               v2.name));
+      Emit(depth, "barrier");
+      std::vector<std::string> li;
+      Ix q = Mod(Add(Mul(lin_, rng_.Int(1, 5)), C(rng_.Int(0, 50))), threads_);
+      if (shape.size() == 1) {
+        li = {Mul(q, t.w).t};
+      } else {
+        // the staging pattern's own slots, read by another thread
+        li.clear();
+        for (const Ix& x : sidx) li.push_back(x.t);
+        std::string lt = absl::StrJoin(li, ", ");
+        Val r{NewName("v"), t};
+        Emit(depth, absl::StrCat("%", r.name, " = load ", guarded_store ? "guarded " : "", name, "[", lt, "] : ",
+                                 TyName(t)));
+        Define(r);
+        return;
+      }
+      if (style == 1) {  // 1-D guarded shapes hold fewer than all threads' slots
+        Val r{NewName("v"), t};
+        Emit(depth, absl::StrCat("%", r.name, " = load guarded ", name, "[", li[0], "] : ", TyName(t)));
+        Define(r);
+        return;
+      }
+      Val r{NewName("v"), t};
+      Emit(depth, absl::StrCat("%", r.name, " = load ", name, "[", li[0], "] : ", TyName(t)));
+      Define(r);
+    }
   }
 
   // ---- loops -----------------------------------------------------------------
@@ -966,7 +1036,7 @@ class Gen {
   std::set<std::string> stored_;
   int names_ = 0, loops_ = 0, buffers_ = 0, outputs_ = 0;
   int64_t lds_bytes_ = 0;
-  bool mfma_used_ = false;
+  bool mfma_used_ = false, second_phase_ = false;
 };
 
 }  // namespace
@@ -989,7 +1059,8 @@ const std::vector<std::string>& AllFeatures() {
         "layout:padded", "layout:permuted-strides", "layout:stride-0",
         "index:loop-var", "index:negative-intermediate", "index:floordiv-negative", "index:floordiv-non-pow2",
         "index:mod-negative", "index:mod-non-pow2", "index:reversed", "index:affine-permutation",
-        "index:transpose", "index:split-floordiv-mod", "index:coordinates",
+        "index:transpose", "index:split-floordiv-mod", "index:coordinates", "index:product-of-variables",
+        "access:partial-vector", "access:global-store-guarded", "lds:reused-after-barrier",
         "loop:nested", "loop:several-iter-args", "loop:swap", "loop:one-trip", "loop:negative-lower-bound",
         "loop:result-used-after", "store:in-loop",
         "workgroup:1-D", "workgroup:2-D", "workgroup:3-D", "workgroup:multi-wave", "grid:0-D", "grid:1-D",

@@ -272,6 +272,13 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       if (span > 4095)
         return c.Error(op, "a guarded vector access spanning more than 4095 bytes is not supported");
       int64_t inst = g[0].byte_offset >= 0 && g[0].byte_offset + span <= 4095 ? g[0].byte_offset : 0;
+      // Sharing element 0's voffset needs element 0's address to be
+      // non-negative whenever this group's element is in shape: voffset +
+      // offset is not wrapped (RawBufferInRange, compiler/isa/semantics.h), so
+      // a negative voffset (element 0 before the start of the shape, a vector
+      // straddling index 0) plus offset:16 would be out of range and drop an
+      // in-shape element. Found by difftest (testdata/difftest/).
+      if (inst > 0 && AffineAdd(base, AffineConst(-inst)).Range().lo < 0) inst = 0;
       absl::StatusOr<IVal> full = c.EmitAffine(AffineAdd(base, AffineConst(-inst)));
       if (!full.ok()) return full.status();
       IVal vo = c.ToVgpr(*full);
