@@ -29,11 +29,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "absl/strings/match.h"
@@ -207,19 +210,6 @@ void MergeInto(std::vector<int>& dst, const std::vector<int>& src) {
 
 // ---------------------------------------------------------------------------
 // Terms to Z3.
-// A Z3 query's budget: resource units (deterministic) and a wall-clock backstop.
-struct SolverBudget {
-  uint64_t resource_limit = 0;  // 0: none
-  double timeout_seconds = 0;   // <= 0: none
-  void Apply(z3::context& ctx, z3::solver& s) const {
-    z3::params prm(ctx);
-    if (resource_limit > 0)
-      prm.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(resource_limit, UINT32_MAX)));
-    if (timeout_seconds > 0) prm.set("timeout", static_cast<unsigned>(std::max(1.0, timeout_seconds * 1000)));
-    s.set(prm);
-  }
-};
-
 // The context's resource counter as a solver reports it (Z3 statistic "rlimit
 // count"; it counts for the whole context, so a check's use is the difference).
 uint64_t ResourceCount(const z3::solver& s) {
@@ -228,6 +218,105 @@ uint64_t ResourceCount(const z3::solver& s) {
     if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
   return 0;
 }
+
+// The first query the wall-clock backstop stopped, if any: then there is no
+// verdict (VerifyAddresses returns DeadlineExceeded), since no verdict may
+// depend on wall time.
+struct Backstop {
+  std::string what;  // empty: the backstop has not fired
+  uint64_t used = 0, limit = 0;
+  double seconds = 0;
+  bool fired() const { return !what.empty(); }
+};
+
+// The wall-clock backstop: a thread that interrupts the context's running
+// check (Z3_interrupt) when its deadline passes. Not Z3's "timeout" parameter:
+// Z3 4.8.10-4.8.12's thread-pool scoped_timer can deadlock when a timer
+// expires as its scope ends (Z3Prover/z3 PR #5371, issue #5990; seen here
+// with a 1 ms timeout: both threads blocked in libz3 for good).
+class Watchdog {
+ public:
+  explicit Watchdog(z3::context& ctx) : ctx_(ctx), thread_([this] { Loop(); }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void Arm(double seconds) {
+    std::lock_guard<std::mutex> lk(m_);
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::microseconds(static_cast<int64_t>(std::min(seconds, 1e7) * 1e6));
+    armed_ = true;
+    fired_ = false;
+    cv_.notify_all();
+  }
+  // Ends the watch; true if the deadline passed (the context was interrupted).
+  bool Disarm() {
+    std::lock_guard<std::mutex> lk(m_);
+    armed_ = false;
+    return fired_;
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lk(m_);
+    while (!stop_) {
+      if (!armed_) {
+        cv_.wait(lk);
+        continue;
+      }
+      if (std::chrono::steady_clock::now() >= deadline_) {
+        fired_ = true;
+        armed_ = false;
+        ctx_.interrupt();
+        continue;
+      }
+      cv_.wait_until(lk, deadline_);
+    }
+  }
+  z3::context& ctx_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false, armed_ = false, fired_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  std::thread thread_;
+};
+
+// A Z3 query's budget: resource units (deterministic) and a wall-clock backstop.
+struct SolverBudget {
+  uint64_t resource_limit = 0;  // 0: none
+  double timeout_seconds = 0;   // <= 0: none
+  Watchdog* watchdog = nullptr;  // the backstop's timer (none: no backstop)
+  void Apply(z3::context& ctx, z3::solver& s) const {
+    z3::params prm(ctx);
+    if (resource_limit > 0)
+      prm.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(resource_limit, UINT32_MAX)));
+    s.set(prm);
+  }
+  // Checks `s` under the backstop. When the backstop stopped it, records that
+  // in `bs` (the first such query, `what` naming it): whatever the solver
+  // answered, it is then not a verdict (and the context stays interrupted, so
+  // the verifier stops). The resource units used go to `used`.
+  z3::check_result Check(z3::solver& s, Backstop* bs, const std::string& what, uint64_t* used = nullptr) const {
+    const uint64_t c0 = ResourceCount(s);
+    const bool watched = watchdog != nullptr && timeout_seconds > 0;
+    if (watched) watchdog->Arm(timeout_seconds);
+    z3::check_result r = s.check();
+    const bool fired = watched && watchdog->Disarm();
+    const uint64_t u = ResourceCount(s) - c0;
+    if (used) *used = u;
+    if (fired && bs != nullptr && !bs->fired()) {
+      bs->what = what;
+      bs->used = u;
+      bs->limit = resource_limit;
+      bs->seconds = timeout_seconds;
+    }
+    return fired ? z3::unknown : r;
+  }
+};
 
 class Translator {
  public:
@@ -250,6 +339,8 @@ class Translator {
   Translator(z3::context& ctx, TermPool& pool, bool exact_bitwise = false)
       : ctx_(ctx), p_(pool), exact_bitwise_(exact_bitwise) {}
   void SetLabels(std::unordered_map<int, std::string> labels) { labels_ = std::move(labels); }
+  // Where a query stopped by the wall-clock backstop is recorded.
+  void SetBackstop(Backstop* bs) { backstop_ = bs; }
 
   // a == b (mod 2^32) for all values of the variables in their ranges.
   bool ProveEqual(TRef a, TRef b, const SolverBudget& budget) {
@@ -263,7 +354,8 @@ class Translator {
     goal.push_back(ea == eb);
     for (int sid : acc.sides) goal.push_back(sides_[sid].cond);
     s.add(!z3::mk_and(goal));
-    return s.check() == z3::unsat;
+    return budget.Check(s, backstop_, "a loop-invariant check of symbolic execution (two register values equal)") ==
+           z3::unsat;
   }
 
   // Some value of variable `var` in [a, b] at which t is 0 (a model: the
@@ -282,7 +374,9 @@ class Translator {
     z3::expr_vector sides(ctx_);
     for (int sid : acc.sides) sides.push_back(sides_[sid].cond);
     s.add(e == 0 || !z3::mk_and(sides));
-    z3::check_result c = s.check();
+    z3::check_result c = budget.Check(s, backstop_,
+                                      absl::StrCat("the trip-count search of a loop (an exit in iterations [", a, ", ",
+                                                   b, "]?)"));
     if (c == z3::unsat) {
       r.kind = SymExec::ZeroSearch::kNone;
     } else if (c == z3::sat) {
@@ -824,6 +918,7 @@ class Translator {
   }
 
   static constexpr int kMaxBitwiseBits = 16;
+  Backstop* backstop_ = nullptr;
   z3::context& ctx_;
   TermPool& p_;
   bool exact_bitwise_ = false;
@@ -929,7 +1024,7 @@ class Verifier {
   Verifier(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, const VerifyOptions& o)
       : k_(k), t_(t), lk_(lk), opts_(o), ex_(pool_, k, t, lk.abi) {}
 
-  VerifyResult Run() {
+  absl::StatusOr<VerifyResult> Run() {
     VerifyResult res;
     res.kernel = k_.name;
     res.target = t_.name;
@@ -939,14 +1034,17 @@ class Verifier {
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i)
       if (lk_.mir.insts[i].id >= 0) index_of_id_[lk_.mir.insts[i].id] = static_cast<int>(i);
     tr_ = std::make_unique<Translator>(ctx_, pool_);
-    ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds / 4}); });
+    tr_->SetBackstop(&backstop_);
+    ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds, watchdog_.get()}); });
     // Trip counts: a translator of its own per query, made while `it` spans
     // [0, 2^32) (the main one must see it narrowed to the trip count).
     ex_.SetZeroFinder([this](TRef t, int var, int64_t a, int64_t b) {
       Translator tr(ctx_, pool_);
-      return tr.FindZero(t, var, a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds / 4});
+      tr.SetBackstop(&backstop_);
+      return tr.FindZero(t, var, a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds, watchdog_.get()});
     });
     absl::Status st = ex_.Run(lk_.mir);
+    if (backstop_.fired()) return BackstopError();
     std::set<int> mapped;
     if (st.ok()) {
       std::unordered_map<int, std::string> labels;
@@ -972,6 +1070,7 @@ class Verifier {
     for (const AccessRecord& rec : lk_.access_map) {
       auto a0 = std::chrono::steady_clock::now();
       AccessVerdict v = st.ok() ? VerifyOne(rec) : Skeleton(rec);
+      if (backstop_.fired()) return BackstopError();
       if (!st.ok()) {
         v.status = AccessVerdict::Status::kUnknown;
         v.reason = std::string(st.message());
@@ -1023,6 +1122,23 @@ class Verifier {
   std::string InstName(int index) const {
     int id = lk_.mir.insts[index].id;
     return id >= 0 ? absl::StrCat("[", id, "]") : absl::StrCat("[@", index, "]");
+  }
+
+  // No verdict depends on wall time: a query the backstop stopped is an error.
+  absl::Status BackstopError() const {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "kernel ", k_.name, " on ", t_.name, ": the solver's query for ", backstop_.what,
+        " was stopped by the wall-clock backstop (", absl::StrFormat("%g", backstop_.seconds),
+        " s) before its resource budget ran out (", backstop_.used, " of ", backstop_.limit,
+        " Z3 resource units used), so there is no verdict; rerun on a less loaded machine "
+        "(or raise the backstop: VerifyOptions::timeout_seconds, KIRC_VERIFY_BACKSTOP_SECONDS for kirc)"));
+  }
+
+  // "[N] buffer_load_dword ... (op K: ...)": an access as reports name it.
+  static std::string AccessName(const AccessVerdict& v) {
+    std::string id = v.component >= 0 ? absl::StrCat("[", v.inst_id, ".", v.component, "]")
+                                      : absl::StrCat("[", v.inst_id, "]");
+    return absl::StrCat("access ", id, " ", v.inst_text, v.kir_op >= 0 ? absl::StrCat(" (op ", v.kir_op, ": ", v.op_text, ")") : "");
   }
 
   AccessVerdict Skeleton(const AccessRecord& rec) {
@@ -1395,11 +1511,12 @@ class Verifier {
                                  std::max<int64_t>(1, k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2])));
     CW w;
     std::optional<std::string> found;
-    for (int setting = 0; setting < kConcreteSettings && !found; ++setting) {
+    int64_t steps_left = opts_.max_search_instructions;  // a count, so the outcome does not depend on load
+    for (int setting = 0; setting < kConcreteSettings && !found && steps_left > 0; ++setting) {
       ConcreteRunner run(k_, t_, lk_, setting);
       for (const auto& g : wgs) {
         if (found) break;
-        for (int wave = 0; wave < run.Waves() && !found && !PastDeadline(); ++wave) {
+        for (int wave = 0; wave < run.Waves() && !found && steps_left > 0; ++wave) {
           auto on_mem = [&](const MemRecord& r) {
             if (found || r.index != a.index) return;
             for (int lane = 0; lane < 64 && !found; ++lane) {
@@ -1444,7 +1561,9 @@ class Verifier {
           };
           // A wave that does not finish in the step budget proves nothing
           // either way (non-terminating loops fail the trip-count check).
-          (void)run.RunWave(g, wave, on_mem, 4000000);
+          int64_t steps = 0;
+          (void)run.RunWave(g, wave, on_mem, steps_left, &steps);
+          steps_left -= steps;
         }
       }
     }
@@ -1531,7 +1650,6 @@ class Verifier {
           odo[l] = 0;
         }
       for (const auto& g : wgs) {
-        if (PastDeadline()) return std::nullopt;
         for (int d = 0; d < 3; ++d) env[kv.wg[d]] = static_cast<uint32_t>(g[d]);
         for (int64_t z = 0; z < k_.workgroup[2]; ++z)
           for (int64_t y = 0; y < k_.workgroup[1]; ++y)
@@ -1560,7 +1678,7 @@ class Verifier {
   };
 
   // The obligations of `a` translated by `tr`, negated, solved.
-  absl::StatusOr<Query> Solve(Translator& tr, const AccessCtx& a) {
+  absl::StatusOr<Query> Solve(Translator& tr, const AccessCtx& a, const std::string& what) {
     Query q;
     const KernelVars& kv = ex_.vars();
     Z3W w{&ctx_};
@@ -1589,16 +1707,15 @@ class Verifier {
     std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
     for (const Ob<Z3W>& o : obs) q.names.push_back(o.what);
     z3::solver solver(ctx_);
-    SolverBudget{opts_.resource_limit, opts_.timeout_seconds}.Apply(ctx_, solver);
+    const SolverBudget budget{opts_.resource_limit, opts_.timeout_seconds, watchdog_.get()};
+    budget.Apply(ctx_, solver);
     z3::expr_vector as = tr.Assumptions(acc);
     for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
     z3::expr_vector goal(ctx_);
     for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
     for (int sid : acc.sides) goal.push_back(tr.sides()[sid].cond);
     solver.add(!z3::mk_and(goal));
-    const uint64_t count0 = ResourceCount(solver);
-    q.res = solver.check();
-    q.resources = ResourceCount(solver) - count0;
+    q.res = budget.Check(solver, &backstop_, what, &q.resources);
     if (q.res == z3::unknown) q.reason_unknown = solver.reason_unknown();
     if (q.res == z3::sat) {
       z3::model m = solver.get_model();
@@ -1630,7 +1747,8 @@ class Verifier {
     AccessCtx a;
     a.rec = &rec;
     if (std::optional<AccessVerdict> early = Prepare(rec, a, v)) return *early;
-    absl::StatusOr<Query> qs = Solve(*tr_, a);
+    absl::StatusOr<Query> qs = Solve(*tr_, a, AccessName(v));
+    if (backstop_.fired()) return v;
     if (!qs.ok()) return Unknown(v, std::string(qs.status().message()));
     Query& q = *qs;
     v.solver_resources = q.resources;
@@ -1665,8 +1783,10 @@ class Verifier {
         if (!tr_exact_) {
           tr_exact_ = std::make_unique<Translator>(ctx_, pool_, /*exact_bitwise=*/true);
           tr_exact_->SetLabels(labels_);
+          tr_exact_->SetBackstop(&backstop_);
         }
-        absl::StatusOr<Query> q2 = Solve(*tr_exact_, a);
+        absl::StatusOr<Query> q2 = Solve(*tr_exact_, a, absl::StrCat(AccessName(v), " (or/xor bit by bit)"));
+        if (backstop_.fired()) return v;
         if (q2.ok() && q2->res == z3::unsat) {
           v.status = AccessVerdict::Status::kProved;
           return v;
@@ -1693,8 +1813,6 @@ class Verifier {
       why = absl::StrCat("the solver could not decide (", q.reason_unknown, ")");
     }
     if (opts_.search_counterexamples) {
-      deadline_ = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<int64_t>(opts_.max_search_seconds * 1000));
       if (abstract.empty()) {
         if (std::optional<std::vector<uint32_t>> env = Search(a)) {
           Concrete c;
@@ -1727,8 +1845,8 @@ class Verifier {
   SymExec ex_;
   z3::context ctx_;
   std::unique_ptr<Translator> tr_, tr_exact_;
-  std::chrono::steady_clock::time_point deadline_;
-  bool PastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
+  Backstop backstop_;
+  std::unique_ptr<Watchdog> watchdog_ = std::make_unique<Watchdog>(ctx_);  // after ctx_: destroyed first
   std::unordered_map<int, std::string> labels_;
   std::vector<const Op*> ops_;
   std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops
