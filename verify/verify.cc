@@ -428,6 +428,43 @@ class Translator {
     return ToZ3(ExactL(x.l)) != 0;
   }
 
+  // KIR index arithmetic (unbounded integers, floor division) in the same
+  // canonical forms as the machine code's values, so that a KIR floordiv and
+  // the machine's division of the same dividend are one atom. `ok` turns false
+  // when a coefficient grows past 2^50 (forms reduce coefficients beyond 2^62
+  // modulo 2^32, which is only right for machine values): the caller then
+  // uses plain Z3 terms instead.
+  struct Idx {
+    Lin l;
+    bool ok = true;
+  };
+  Idx IdxVar(int var) {
+    VarExpr(var);
+    return Idx{LAtom(var_atom_.at(var)), true};
+  }
+  static Idx IdxChecked(Lin l, bool ok) {
+    if (!ok || !Moderate(l)) return Idx{std::move(l), false};
+    const i128 lim = Pow2(50);
+    ok = Abs(l.c) <= lim;
+    for (const auto& [a, c] : l.t) ok &= Abs(c) <= lim;
+    return Idx{std::move(l), ok};
+  }
+  Idx IdxAdd(const Idx& a, const Idx& b, i128 kb) {
+    return IdxChecked(LAdd(a.l, b.l, kb), a.ok && b.ok);
+  }
+  Idx IdxMul(const Idx& a, const Idx& b) {
+    if (!a.ok || !b.ok) return Idx{Lin(), false};
+    if (a.l.IsConst()) return IdxChecked(LScale(b.l, a.l.c), Abs(a.l.c) <= Pow2(50));
+    if (b.l.IsConst()) return IdxChecked(LScale(a.l, b.l.c), Abs(b.l.c) <= Pow2(50));
+    Iv x = IvOf(a.l), y = IvOf(b.l);
+    i128 c[4] = {SatMul(x.lo, y.lo), SatMul(x.lo, y.hi), SatMul(x.hi, y.lo), SatMul(x.hi, y.hi)};
+    return IdxChecked(LAtom(AddAtom(ToZ3(a.l) * ToZ3(b.l), Iv{*std::min_element(c, c + 4), *std::max_element(c, c + 4)})),
+                      true);
+  }
+  Idx IdxDiv(const Idx& a, int64_t d) { return a.ok ? IdxChecked(DivConst(a.l, d), true) : Idx{Lin(), false}; }
+  Idx IdxMod(const Idx& a, int64_t d) { return a.ok ? IdxChecked(ModConst(a.l, d), true) : Idx{Lin(), false}; }
+  z3::expr IdxExpr(const Idx& a) { return ToZ3(a.l); }
+
   z3::expr VarExpr(int var) {
     auto it = var_atom_.find(var);
     if (it == var_atom_.end()) it = var_atom_.emplace(var, VarAtom(var)).first;
@@ -449,9 +486,16 @@ class Translator {
   }
 
  private:
+  // floor(num / d): a quotient atom's definition, for the intervals of forms
+  // that combine it with its dividend (IvOf).
+  struct DivDef {
+    Lin num;
+    i128 d = 1;
+  };
   struct AtomRec {
     z3::expr e;
     Iv iv;
+    std::shared_ptr<const DivDef> div;  // set for floor(num / d) atoms
   };
 
   z3::expr Num(i128 v) {
@@ -459,16 +503,17 @@ class Translator {
     return ctx_.int_val(I128Str(v).c_str());
   }
 
-  int AddAtom(const z3::expr& e, Iv iv) {
+  int AddAtom(const z3::expr& e, Iv iv, std::shared_ptr<const DivDef> div = nullptr) {
     unsigned id = Z3_get_ast_id(ctx_, e);
     auto it = atom_by_ast_.find(id);
     if (it != atom_by_ast_.end()) {
       AtomRec& a = atoms_[it->second];
       a.iv.lo = std::max(a.iv.lo, iv.lo);
       a.iv.hi = std::min(a.iv.hi, iv.hi);
+      if (!a.div) a.div = std::move(div);
       return it->second;
     }
-    atoms_.push_back(AtomRec{e, iv});
+    atoms_.push_back(AtomRec{e, iv, std::move(div)});
     atom_by_ast_[id] = static_cast<int>(atoms_.size()) - 1;
     return static_cast<int>(atoms_.size()) - 1;
   }
@@ -480,7 +525,80 @@ class Translator {
     return AddAtom(ctx_.int_const(name.c_str()), Iv{vi.lo, vi.hi});
   }
 
-  Iv IvOf(const Lin& l) const {
+  // The interval of a form: from its atoms' intervals, narrowed by
+  // substituting quotient atoms q = floor(R / d) that appear with (atoms of)
+  // their dividend R: with c * q in L and d * q = R - r, r in [0, d - 1],
+  //   d * L = (d * (L - c * q) + c * R) - c * r,
+  // where the first part often cancels (x - d * floor(x / d) is in [0, d - 1];
+  // floor((x + 7 w) / 7) - w stays non-negative when x does). Exact integer
+  // identities, so the interval stays sound; up to kRefineDepth substitutions.
+  Iv IvOf(const Lin& l) const { return IvRefined(l, kRefineDepth); }
+
+  static constexpr int kRefineDepth = 3;
+  static bool Moderate(const Lin& l) {
+    const i128 big = Pow2(70);
+    if (Abs(l.c) > big) return false;
+    for (const auto& [a, c] : l.t)
+      if (Abs(c) > big) return false;
+    return true;
+  }
+  // ka * a + kb * b exactly (no reduction modulo 2^32); Moderate inputs and
+  // |ka|, |kb| <= 2^40 keep it far from overflow.
+  static Lin LCombineExact(const Lin& a, i128 ka, const Lin& b, i128 kb) {
+    Lin r;
+    r.c = ka * a.c + kb * b.c;
+    size_t i = 0, j = 0;
+    while (i < a.t.size() || j < b.t.size()) {
+      int at;
+      i128 c;
+      if (j >= b.t.size() || (i < a.t.size() && a.t[i].first < b.t[j].first)) {
+        at = a.t[i].first, c = ka * a.t[i].second, ++i;
+      } else if (i >= a.t.size() || b.t[j].first < a.t[i].first) {
+        at = b.t[j].first, c = kb * b.t[j].second, ++j;
+      } else {
+        at = a.t[i].first, c = ka * a.t[i].second + kb * b.t[j].second, ++i, ++j;
+      }
+      if (c != 0) r.t.push_back({at, c});
+    }
+    return r;
+  }
+  Iv IvRefined(const Lin& l, int depth) const {
+    Iv iv = IvPlain(l);
+    if (depth <= 0 || iv.lo == iv.hi || !Moderate(l)) return iv;
+    const i128 lim = Pow2(40);
+    for (const auto& [a, c] : l.t) {
+      const AtomRec& ar = atoms_[a];
+      if (!ar.div) continue;
+      const DivDef& dd = *ar.div;
+      if (Abs(c) > lim || dd.d > lim || !Moderate(dd.num)) continue;
+      // Only worthwhile when the dividend shares an atom with the rest of l
+      // or with the dividend of another quotient in it ((x mod 100) div 10 is
+      // floor(x / 10) - 10 * floor(x / 100)).
+      bool shares = false;
+      for (const auto& [b, cb] : dd.num.t)
+        for (const auto& [x, cx] : l.t) {
+          if (x == a) continue;
+          shares |= x == b;
+          if (atoms_[x].div)
+            for (const auto& [y, cy] : atoms_[x].div->num.t) shares |= y == b;
+        }
+      if (!shares) continue;
+      Lin rest;
+      rest.c = l.c;
+      for (const auto& tc : l.t)
+        if (tc.first != a) rest.t.push_back(tc);
+      Iv i2 = IvRefined(LCombineExact(rest, dd.d, dd.num, c), depth - 1);
+      if (Abs(i2.lo) >= kInf / 2 || Abs(i2.hi) >= kInf / 2) continue;
+      const i128 x = -c * (dd.d - 1);  // -c * r at r = d - 1 (and 0 at r = 0)
+      const i128 lo2 = i2.lo + std::min<i128>(0, x), hi2 = i2.hi + std::max<i128>(0, x);
+      iv.lo = std::max(iv.lo, -FDiv(-lo2, dd.d));  // ceil
+      iv.hi = std::min(iv.hi, FDiv(hi2, dd.d));
+    }
+    if (iv.lo > iv.hi) return IvPlain(l);  // no reachable value: any interval is sound
+    return iv;
+  }
+
+  Iv IvPlain(const Lin& l) const {
     Iv r{l.c, l.c};
     for (const auto& [a, c] : l.t) {
       const Iv& v = atoms_[a].iv;
@@ -503,8 +621,28 @@ class Translator {
   }
 
   // floor(L / d) for an exact L and d > 0: the coefficients d divides are
-  // split off; the rest R is one atom unless R's interval sits in one quotient.
+  // split off; the rest R (coefficients in [0, d), or failing that in
+  // (-d/2, d/2]) is one atom unless R's interval sits in one quotient. The
+  // atom is canonical (the same dividend gives the same atom, whichever side
+  // or instruction sequence computed it), so a quotient and a remainder of
+  // one dividend, the machine's magic division and the KIR floordiv share it.
   Lin DivConst(const Lin& l, i128 d) {
+    for (int sym = 0; sym < 2; ++sym) {
+      Lin m, r;
+      m.c = FDiv(l.c, d);
+      r.c = l.c - m.c * d;
+      bool changed = false;
+      for (const auto& [a, c] : l.t) {
+        i128 q = FDiv(c, d), rem = c - q * d;
+        if (sym && rem * 2 > d) rem -= d, ++q, changed = true;
+        if (q != 0) m.t.push_back({a, q});
+        if (rem != 0) r.t.push_back({a, rem});
+      }
+      if (sym && !changed) break;
+      Iv iv = IvOf(r);
+      i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
+      if (lo == hi) return LAdd(m, LConst(lo));
+    }
     Lin m, r;
     m.c = FDiv(l.c, d);
     r.c = l.c - m.c * d;
@@ -515,23 +653,37 @@ class Translator {
     }
     Iv iv = IvOf(r);
     i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
-    if (lo == hi) return LAdd(m, LConst(lo));
-    int q = AddAtom(ToZ3(r) / Num(d), Iv{lo, hi});
+    int q = AddAtom(ToZ3(r) / Num(d), Iv{lo, hi}, std::make_shared<const DivDef>(DivDef{r, d}));
     return LAdd(m, LAtom(q));
   }
 
-  // L mod d (floor) for d > 0; exact L needed unless d divides 2^32.
+  // L mod d (floor) for d > 0; exact L needed unless d divides 2^32. The
+  // coefficients are reduced modulo d (to [0, d), or (-d/2, d/2] when that
+  // sits in one window); otherwise R - d * floor(R / d), with the quotient
+  // atom DivConst makes (shared with a floordiv of the same dividend).
   Lin ModConst(const Lin& l, i128 d) {
     Lin r;
+    for (int sym = 0; sym < 2; ++sym) {
+      r = Lin();
+      r.c = l.c - FDiv(l.c, d) * d;
+      bool changed = false;
+      for (const auto& [a, c] : l.t) {
+        i128 rem = c - FDiv(c, d) * d;
+        if (sym && rem * 2 > d) rem -= d, changed = true;
+        if (rem != 0) r.t.push_back({a, rem});
+      }
+      if (sym && !changed) break;
+      Iv iv = IvOf(r);
+      i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
+      if (lo == hi) return LAdd(r, LConst(-lo * d));
+    }
+    r = Lin();
     r.c = l.c - FDiv(l.c, d) * d;
     for (const auto& [a, c] : l.t) {
       i128 rem = c - FDiv(c, d) * d;
       if (rem != 0) r.t.push_back({a, rem});
     }
-    Iv iv = IvOf(r);
-    i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
-    if (lo == hi) return LAdd(r, LConst(-lo * d));
-    return LAtom(AddAtom(z3::mod(ToZ3(r), Num(d)), Iv{0, d - 1}));
+    return LAdd(r, LScale(DivConst(r, d), -d));
   }
 
   // The exact unsigned value of a form congruent to it.
@@ -931,6 +1083,23 @@ class Translator {
   std::vector<std::string> notes_;
   std::vector<z3::expr> defs_;
   int fresh_count_ = 0;
+};
+
+// KIR index expressions (obligations.h's IrValue) as canonical forms of a
+// Translator: +, -, * and floor div/mod by constants.
+struct IdxVal {
+  Translator* tr = nullptr;
+  Translator::Idx v;
+};
+IdxVal operator+(const IdxVal& a, const IdxVal& b) { return {a.tr, a.tr->IdxAdd(a.v, b.v, 1)}; }
+IdxVal operator-(const IdxVal& a, const IdxVal& b) { return {a.tr, a.tr->IdxAdd(a.v, b.v, -1)}; }
+IdxVal operator*(const IdxVal& a, const IdxVal& b) { return {a.tr, a.tr->IdxMul(a.v, b.v)}; }
+struct IdxW {
+  Translator* tr;
+  using I = IdxVal;
+  I C(int64_t v) const { return {tr, Translator::IdxChecked(LConst(v), true)}; }
+  I Div(const I& a, int64_t d) const { return {tr, tr->IdxDiv(a.v, d)}; }
+  I Mod(const I& a, int64_t d) const { return {tr, tr->IdxMod(a.v, d)}; }
 };
 
 // Integer domains for obligations.h.
@@ -1704,6 +1873,27 @@ class Verifier {
       lv.emplace(b.name, b.it_var < 0 ? w.C(b.lo) : w.C(b.lo) + w.C(b.step) * tr.VarExpr(b.it_var));
     absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
     if (!st.ok()) return st;
+    {
+      // The same indices as canonical forms, sharing atoms with the machine
+      // code's values (a KIR floordiv and the magic division of its dividend
+      // are one atom); plain Z3 div/mod when a form cannot be exact.
+      IdxW iw{&tr};
+      std::vector<IdxVal> itid, iwg;
+      for (int d = 0; d < 3; ++d) {
+        itid.push_back(IdxVal{&tr, tr.IdxVar(kv.tid[d])});
+        iwg.push_back(IdxVal{&tr, tr.IdxVar(kv.wg[d])});
+      }
+      std::map<std::string, IdxVal> ilv;
+      for (const LoopBinding& b : a.loops)
+        ilv.emplace(b.name, b.it_var < 0 ? iw.C(b.lo) : iw.C(b.lo) + iw.C(b.step) * IdxVal{&tr, tr.IdxVar(b.it_var)});
+      std::vector<std::vector<IdxVal>> iidx;
+      bool ok = IrIndices(iw, a, itid, iwg, ilv, &iidx).ok();
+      for (const auto& e : iidx)
+        for (const IdxVal& x : e) ok &= x.v.ok;
+      if (ok)
+        for (size_t e = 0; e < iidx.size(); ++e)
+          for (size_t d = 0; d < iidx[e].size(); ++d) vals.idx[e][d] = tr.IdxExpr(iidx[e][d].v);
+    }
     std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
     for (const Ob<Z3W>& o : obs) q.names.push_back(o.what);
     z3::solver solver(ctx_);
