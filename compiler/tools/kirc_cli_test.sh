@@ -50,6 +50,7 @@ expect_error() {  # expected-substring, args...
   [ ! -s stdout.txt ] || fail "stdout not empty for: $*"
 }
 grep -q "^  2  an error" help.txt || fail "--help lacks the exit statuses"
+grep -q "KIRC_VERIFY_BACKSTOP_SECONDS" help.txt || fail "--help lacks the backstop variable"
 # --version alone (issue 13: `kirc --version extra` printed the version and exited 0).
 expect_error "--version takes no other arguments (found 'extra'): run \`kirc --version\` alone" --version extra
 expect_error "--version takes no other arguments (found 'compile', 'work/copy_f32.kir')" compile work/copy_f32.kir --version

@@ -142,7 +142,9 @@ Exit status:
   2  an error, explained on standard error: usage (unknown command or
      option, a missing or invalid value, an option of another command), a
      file that cannot be read or written, a kernel kirc refuses, a missing
-     LLVM tool or GPU, a run that stopped
+     LLVM tool or GPU, a run that stopped, a verifier query stopped by its
+     wall-clock backstop before its resource budget ran out (never reported
+     as unknown; $KIRC_VERIFY_BACKSTOP_SECONDS sets the backstop, default 60)
 )";
 
 // Exit statuses (kHelp, README "The kirc command").
