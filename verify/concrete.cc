@@ -336,7 +336,8 @@ void ConcreteRunner::Init(Wave& w, std::array<int64_t, 3> wg, int wave) const {
 }
 
 absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
-                                     const std::function<void(const MemRecord&)>& on_mem, int64_t max_steps) {
+                                     const std::function<void(const MemRecord&)>& on_mem, int64_t max_steps,
+                                     int64_t* steps_out) {
   Wave w;
   Init(w, wg, wave);
   Exec ex;
@@ -344,6 +345,13 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
   const std::vector<MInst>& insts = lk_.mir.insts;
   std::vector<std::pair<int, int64_t>> loops;  // active loops: (label index, iteration)
   int64_t steps = 0;
+  struct StepReport {  // `steps` to the caller on every return
+    int64_t* out;
+    const int64_t& n;
+    ~StepReport() {
+      if (out) *out = n;
+    }
+  } report{steps_out, steps};
   for (size_t pc = 0; pc < insts.size();) {
     if (++steps > max_steps) return absl::DeadlineExceededError("the wave does not terminate");
     const MInst& mi = insts[pc];

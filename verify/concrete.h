@@ -45,9 +45,11 @@ class ConcreteRunner {
   uint64_t Pointer(const std::string& arg) const;
   // Runs one wave; `on_mem` sees every memory instruction it executes.
   // Error: a wave that does not end within `max_steps` instructions, or an
-  // instruction the runner cannot execute.
+  // instruction the runner cannot execute. `steps`, when given, receives the
+  // number of instructions executed (a count, so callers can bound a search
+  // by work rather than time).
   absl::Status RunWave(std::array<int64_t, 3> wg, int wave, const std::function<void(const MemRecord&)>& on_mem,
-                       int64_t max_steps = 2000000);
+                       int64_t max_steps = 2000000, int64_t* steps = nullptr);
   // The work-item id of `lane` of `wave`.
   std::array<int64_t, 3> TidOf(int wave, int lane) const;
   int Waves() const;

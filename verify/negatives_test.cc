@@ -417,7 +417,7 @@ TEST(Negatives, MachineLoopTripCountsPast2To24) {
     ASSERT_TRUE(c.ok()) << c.status();
     VerifyOptions starved;
     starved.resource_limit = 4;
-    starved.max_search_seconds = 0.5;
+    starved.max_search_instructions = 100000;
     VerifyResult v = Verify(*c, nullptr, starved);
     EXPECT_FALSE(v.all_proved);
     for (const AccessVerdict& a : v.accesses) {

@@ -29,11 +29,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "absl/strings/match.h"
@@ -207,19 +210,6 @@ void MergeInto(std::vector<int>& dst, const std::vector<int>& src) {
 
 // ---------------------------------------------------------------------------
 // Terms to Z3.
-// A Z3 query's budget: resource units (deterministic) and a wall-clock backstop.
-struct SolverBudget {
-  uint64_t resource_limit = 0;  // 0: none
-  double timeout_seconds = 0;   // <= 0: none
-  void Apply(z3::context& ctx, z3::solver& s) const {
-    z3::params prm(ctx);
-    if (resource_limit > 0)
-      prm.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(resource_limit, UINT32_MAX)));
-    if (timeout_seconds > 0) prm.set("timeout", static_cast<unsigned>(std::max(1.0, timeout_seconds * 1000)));
-    s.set(prm);
-  }
-};
-
 // The context's resource counter as a solver reports it (Z3 statistic "rlimit
 // count"; it counts for the whole context, so a check's use is the difference).
 uint64_t ResourceCount(const z3::solver& s) {
@@ -228,6 +218,105 @@ uint64_t ResourceCount(const z3::solver& s) {
     if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
   return 0;
 }
+
+// The first query the wall-clock backstop stopped, if any: then there is no
+// verdict (VerifyAddresses returns DeadlineExceeded), since no verdict may
+// depend on wall time.
+struct Backstop {
+  std::string what;  // empty: the backstop has not fired
+  uint64_t used = 0, limit = 0;
+  double seconds = 0;
+  bool fired() const { return !what.empty(); }
+};
+
+// The wall-clock backstop: a thread that interrupts the context's running
+// check (Z3_interrupt) when its deadline passes. Not Z3's "timeout" parameter:
+// Z3 4.8.10-4.8.12's thread-pool scoped_timer can deadlock when a timer
+// expires as its scope ends (Z3Prover/z3 PR #5371, issue #5990; seen here
+// with a 1 ms timeout: both threads blocked in libz3 for good).
+class Watchdog {
+ public:
+  explicit Watchdog(z3::context& ctx) : ctx_(ctx), thread_([this] { Loop(); }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  void Arm(double seconds) {
+    std::lock_guard<std::mutex> lk(m_);
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::microseconds(static_cast<int64_t>(std::min(seconds, 1e7) * 1e6));
+    armed_ = true;
+    fired_ = false;
+    cv_.notify_all();
+  }
+  // Ends the watch; true if the deadline passed (the context was interrupted).
+  bool Disarm() {
+    std::lock_guard<std::mutex> lk(m_);
+    armed_ = false;
+    return fired_;
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lk(m_);
+    while (!stop_) {
+      if (!armed_) {
+        cv_.wait(lk);
+        continue;
+      }
+      if (std::chrono::steady_clock::now() >= deadline_) {
+        fired_ = true;
+        armed_ = false;
+        ctx_.interrupt();
+        continue;
+      }
+      cv_.wait_until(lk, deadline_);
+    }
+  }
+  z3::context& ctx_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false, armed_ = false, fired_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  std::thread thread_;
+};
+
+// A Z3 query's budget: resource units (deterministic) and a wall-clock backstop.
+struct SolverBudget {
+  uint64_t resource_limit = 0;  // 0: none
+  double timeout_seconds = 0;   // <= 0: none
+  Watchdog* watchdog = nullptr;  // the backstop's timer (none: no backstop)
+  void Apply(z3::context& ctx, z3::solver& s) const {
+    z3::params prm(ctx);
+    if (resource_limit > 0)
+      prm.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(resource_limit, UINT32_MAX)));
+    s.set(prm);
+  }
+  // Checks `s` under the backstop. When the backstop stopped it, records that
+  // in `bs` (the first such query, `what` naming it): whatever the solver
+  // answered, it is then not a verdict (and the context stays interrupted, so
+  // the verifier stops). The resource units used go to `used`.
+  z3::check_result Check(z3::solver& s, Backstop* bs, const std::string& what, uint64_t* used = nullptr) const {
+    const uint64_t c0 = ResourceCount(s);
+    const bool watched = watchdog != nullptr && timeout_seconds > 0;
+    if (watched) watchdog->Arm(timeout_seconds);
+    z3::check_result r = s.check();
+    const bool fired = watched && watchdog->Disarm();
+    const uint64_t u = ResourceCount(s) - c0;
+    if (used) *used = u;
+    if (fired && bs != nullptr && !bs->fired()) {
+      bs->what = what;
+      bs->used = u;
+      bs->limit = resource_limit;
+      bs->seconds = timeout_seconds;
+    }
+    return fired ? z3::unknown : r;
+  }
+};
 
 class Translator {
  public:
@@ -250,6 +339,8 @@ class Translator {
   Translator(z3::context& ctx, TermPool& pool, bool exact_bitwise = false)
       : ctx_(ctx), p_(pool), exact_bitwise_(exact_bitwise) {}
   void SetLabels(std::unordered_map<int, std::string> labels) { labels_ = std::move(labels); }
+  // Where a query stopped by the wall-clock backstop is recorded.
+  void SetBackstop(Backstop* bs) { backstop_ = bs; }
 
   // a == b (mod 2^32) for all values of the variables in their ranges.
   bool ProveEqual(TRef a, TRef b, const SolverBudget& budget) {
@@ -263,7 +354,8 @@ class Translator {
     goal.push_back(ea == eb);
     for (int sid : acc.sides) goal.push_back(sides_[sid].cond);
     s.add(!z3::mk_and(goal));
-    return s.check() == z3::unsat;
+    return budget.Check(s, backstop_, "a loop-invariant check of symbolic execution (two register values equal)") ==
+           z3::unsat;
   }
 
   // Some value of variable `var` in [a, b] at which t is 0 (a model: the
@@ -282,7 +374,9 @@ class Translator {
     z3::expr_vector sides(ctx_);
     for (int sid : acc.sides) sides.push_back(sides_[sid].cond);
     s.add(e == 0 || !z3::mk_and(sides));
-    z3::check_result c = s.check();
+    z3::check_result c = budget.Check(s, backstop_,
+                                      absl::StrCat("the trip-count search of a loop (an exit in iterations [", a, ", ",
+                                                   b, "]?)"));
     if (c == z3::unsat) {
       r.kind = SymExec::ZeroSearch::kNone;
     } else if (c == z3::sat) {
@@ -334,6 +428,43 @@ class Translator {
     return ToZ3(ExactL(x.l)) != 0;
   }
 
+  // KIR index arithmetic (unbounded integers, floor division) in the same
+  // canonical forms as the machine code's values, so that a KIR floordiv and
+  // the machine's division of the same dividend are one atom. `ok` turns false
+  // when a coefficient grows past 2^50 (forms reduce coefficients beyond 2^62
+  // modulo 2^32, which is only right for machine values): the caller then
+  // uses plain Z3 terms instead.
+  struct Idx {
+    Lin l;
+    bool ok = true;
+  };
+  Idx IdxVar(int var) {
+    VarExpr(var);
+    return Idx{LAtom(var_atom_.at(var)), true};
+  }
+  static Idx IdxChecked(Lin l, bool ok) {
+    if (!ok || !Moderate(l)) return Idx{std::move(l), false};
+    const i128 lim = Pow2(50);
+    ok = Abs(l.c) <= lim;
+    for (const auto& [a, c] : l.t) ok &= Abs(c) <= lim;
+    return Idx{std::move(l), ok};
+  }
+  Idx IdxAdd(const Idx& a, const Idx& b, i128 kb) {
+    return IdxChecked(LAdd(a.l, b.l, kb), a.ok && b.ok);
+  }
+  Idx IdxMul(const Idx& a, const Idx& b) {
+    if (!a.ok || !b.ok) return Idx{Lin(), false};
+    if (a.l.IsConst()) return IdxChecked(LScale(b.l, a.l.c), Abs(a.l.c) <= Pow2(50));
+    if (b.l.IsConst()) return IdxChecked(LScale(a.l, b.l.c), Abs(b.l.c) <= Pow2(50));
+    Iv x = IvOf(a.l), y = IvOf(b.l);
+    i128 c[4] = {SatMul(x.lo, y.lo), SatMul(x.lo, y.hi), SatMul(x.hi, y.lo), SatMul(x.hi, y.hi)};
+    return IdxChecked(LAtom(AddAtom(ToZ3(a.l) * ToZ3(b.l), Iv{*std::min_element(c, c + 4), *std::max_element(c, c + 4)})),
+                      true);
+  }
+  Idx IdxDiv(const Idx& a, int64_t d) { return a.ok ? IdxChecked(DivConst(a.l, d), true) : Idx{Lin(), false}; }
+  Idx IdxMod(const Idx& a, int64_t d) { return a.ok ? IdxChecked(ModConst(a.l, d), true) : Idx{Lin(), false}; }
+  z3::expr IdxExpr(const Idx& a) { return ToZ3(a.l); }
+
   z3::expr VarExpr(int var) {
     auto it = var_atom_.find(var);
     if (it == var_atom_.end()) it = var_atom_.emplace(var, VarAtom(var)).first;
@@ -355,9 +486,16 @@ class Translator {
   }
 
  private:
+  // floor(num / d): a quotient atom's definition, for the intervals of forms
+  // that combine it with its dividend (IvOf).
+  struct DivDef {
+    Lin num;
+    i128 d = 1;
+  };
   struct AtomRec {
     z3::expr e;
     Iv iv;
+    std::shared_ptr<const DivDef> div;  // set for floor(num / d) atoms
   };
 
   z3::expr Num(i128 v) {
@@ -365,16 +503,17 @@ class Translator {
     return ctx_.int_val(I128Str(v).c_str());
   }
 
-  int AddAtom(const z3::expr& e, Iv iv) {
+  int AddAtom(const z3::expr& e, Iv iv, std::shared_ptr<const DivDef> div = nullptr) {
     unsigned id = Z3_get_ast_id(ctx_, e);
     auto it = atom_by_ast_.find(id);
     if (it != atom_by_ast_.end()) {
       AtomRec& a = atoms_[it->second];
       a.iv.lo = std::max(a.iv.lo, iv.lo);
       a.iv.hi = std::min(a.iv.hi, iv.hi);
+      if (!a.div) a.div = std::move(div);
       return it->second;
     }
-    atoms_.push_back(AtomRec{e, iv});
+    atoms_.push_back(AtomRec{e, iv, std::move(div)});
     atom_by_ast_[id] = static_cast<int>(atoms_.size()) - 1;
     return static_cast<int>(atoms_.size()) - 1;
   }
@@ -386,7 +525,80 @@ class Translator {
     return AddAtom(ctx_.int_const(name.c_str()), Iv{vi.lo, vi.hi});
   }
 
-  Iv IvOf(const Lin& l) const {
+  // The interval of a form: from its atoms' intervals, narrowed by
+  // substituting quotient atoms q = floor(R / d) that appear with (atoms of)
+  // their dividend R: with c * q in L and d * q = R - r, r in [0, d - 1],
+  //   d * L = (d * (L - c * q) + c * R) - c * r,
+  // where the first part often cancels (x - d * floor(x / d) is in [0, d - 1];
+  // floor((x + 7 w) / 7) - w stays non-negative when x does). Exact integer
+  // identities, so the interval stays sound; up to kRefineDepth substitutions.
+  Iv IvOf(const Lin& l) const { return IvRefined(l, kRefineDepth); }
+
+  static constexpr int kRefineDepth = 3;
+  static bool Moderate(const Lin& l) {
+    const i128 big = Pow2(70);
+    if (Abs(l.c) > big) return false;
+    for (const auto& [a, c] : l.t)
+      if (Abs(c) > big) return false;
+    return true;
+  }
+  // ka * a + kb * b exactly (no reduction modulo 2^32); Moderate inputs and
+  // |ka|, |kb| <= 2^40 keep it far from overflow.
+  static Lin LCombineExact(const Lin& a, i128 ka, const Lin& b, i128 kb) {
+    Lin r;
+    r.c = ka * a.c + kb * b.c;
+    size_t i = 0, j = 0;
+    while (i < a.t.size() || j < b.t.size()) {
+      int at;
+      i128 c;
+      if (j >= b.t.size() || (i < a.t.size() && a.t[i].first < b.t[j].first)) {
+        at = a.t[i].first, c = ka * a.t[i].second, ++i;
+      } else if (i >= a.t.size() || b.t[j].first < a.t[i].first) {
+        at = b.t[j].first, c = kb * b.t[j].second, ++j;
+      } else {
+        at = a.t[i].first, c = ka * a.t[i].second + kb * b.t[j].second, ++i, ++j;
+      }
+      if (c != 0) r.t.push_back({at, c});
+    }
+    return r;
+  }
+  Iv IvRefined(const Lin& l, int depth) const {
+    Iv iv = IvPlain(l);
+    if (depth <= 0 || iv.lo == iv.hi || !Moderate(l)) return iv;
+    const i128 lim = Pow2(40);
+    for (const auto& [a, c] : l.t) {
+      const AtomRec& ar = atoms_[a];
+      if (!ar.div) continue;
+      const DivDef& dd = *ar.div;
+      if (Abs(c) > lim || dd.d > lim || !Moderate(dd.num)) continue;
+      // Only worthwhile when the dividend shares an atom with the rest of l
+      // or with the dividend of another quotient in it ((x mod 100) div 10 is
+      // floor(x / 10) - 10 * floor(x / 100)).
+      bool shares = false;
+      for (const auto& [b, cb] : dd.num.t)
+        for (const auto& [x, cx] : l.t) {
+          if (x == a) continue;
+          shares |= x == b;
+          if (atoms_[x].div)
+            for (const auto& [y, cy] : atoms_[x].div->num.t) shares |= y == b;
+        }
+      if (!shares) continue;
+      Lin rest;
+      rest.c = l.c;
+      for (const auto& tc : l.t)
+        if (tc.first != a) rest.t.push_back(tc);
+      Iv i2 = IvRefined(LCombineExact(rest, dd.d, dd.num, c), depth - 1);
+      if (Abs(i2.lo) >= kInf / 2 || Abs(i2.hi) >= kInf / 2) continue;
+      const i128 x = -c * (dd.d - 1);  // -c * r at r = d - 1 (and 0 at r = 0)
+      const i128 lo2 = i2.lo + std::min<i128>(0, x), hi2 = i2.hi + std::max<i128>(0, x);
+      iv.lo = std::max(iv.lo, -FDiv(-lo2, dd.d));  // ceil
+      iv.hi = std::min(iv.hi, FDiv(hi2, dd.d));
+    }
+    if (iv.lo > iv.hi) return IvPlain(l);  // no reachable value: any interval is sound
+    return iv;
+  }
+
+  Iv IvPlain(const Lin& l) const {
     Iv r{l.c, l.c};
     for (const auto& [a, c] : l.t) {
       const Iv& v = atoms_[a].iv;
@@ -409,8 +621,28 @@ class Translator {
   }
 
   // floor(L / d) for an exact L and d > 0: the coefficients d divides are
-  // split off; the rest R is one atom unless R's interval sits in one quotient.
+  // split off; the rest R (coefficients in [0, d), or failing that in
+  // (-d/2, d/2]) is one atom unless R's interval sits in one quotient. The
+  // atom is canonical (the same dividend gives the same atom, whichever side
+  // or instruction sequence computed it), so a quotient and a remainder of
+  // one dividend, the machine's magic division and the KIR floordiv share it.
   Lin DivConst(const Lin& l, i128 d) {
+    for (int sym = 0; sym < 2; ++sym) {
+      Lin m, r;
+      m.c = FDiv(l.c, d);
+      r.c = l.c - m.c * d;
+      bool changed = false;
+      for (const auto& [a, c] : l.t) {
+        i128 q = FDiv(c, d), rem = c - q * d;
+        if (sym && rem * 2 > d) rem -= d, ++q, changed = true;
+        if (q != 0) m.t.push_back({a, q});
+        if (rem != 0) r.t.push_back({a, rem});
+      }
+      if (sym && !changed) break;
+      Iv iv = IvOf(r);
+      i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
+      if (lo == hi) return LAdd(m, LConst(lo));
+    }
     Lin m, r;
     m.c = FDiv(l.c, d);
     r.c = l.c - m.c * d;
@@ -421,23 +653,37 @@ class Translator {
     }
     Iv iv = IvOf(r);
     i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
-    if (lo == hi) return LAdd(m, LConst(lo));
-    int q = AddAtom(ToZ3(r) / Num(d), Iv{lo, hi});
+    int q = AddAtom(ToZ3(r) / Num(d), Iv{lo, hi}, std::make_shared<const DivDef>(DivDef{r, d}));
     return LAdd(m, LAtom(q));
   }
 
-  // L mod d (floor) for d > 0; exact L needed unless d divides 2^32.
+  // L mod d (floor) for d > 0; exact L needed unless d divides 2^32. The
+  // coefficients are reduced modulo d (to [0, d), or (-d/2, d/2] when that
+  // sits in one window); otherwise R - d * floor(R / d), with the quotient
+  // atom DivConst makes (shared with a floordiv of the same dividend).
   Lin ModConst(const Lin& l, i128 d) {
     Lin r;
+    for (int sym = 0; sym < 2; ++sym) {
+      r = Lin();
+      r.c = l.c - FDiv(l.c, d) * d;
+      bool changed = false;
+      for (const auto& [a, c] : l.t) {
+        i128 rem = c - FDiv(c, d) * d;
+        if (sym && rem * 2 > d) rem -= d, changed = true;
+        if (rem != 0) r.t.push_back({a, rem});
+      }
+      if (sym && !changed) break;
+      Iv iv = IvOf(r);
+      i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
+      if (lo == hi) return LAdd(r, LConst(-lo * d));
+    }
+    r = Lin();
     r.c = l.c - FDiv(l.c, d) * d;
     for (const auto& [a, c] : l.t) {
       i128 rem = c - FDiv(c, d) * d;
       if (rem != 0) r.t.push_back({a, rem});
     }
-    Iv iv = IvOf(r);
-    i128 lo = FDiv(iv.lo, d), hi = FDiv(iv.hi, d);
-    if (lo == hi) return LAdd(r, LConst(-lo * d));
-    return LAtom(AddAtom(z3::mod(ToZ3(r), Num(d)), Iv{0, d - 1}));
+    return LAdd(r, LScale(DivConst(r, d), -d));
   }
 
   // The exact unsigned value of a form congruent to it.
@@ -824,6 +1070,7 @@ class Translator {
   }
 
   static constexpr int kMaxBitwiseBits = 16;
+  Backstop* backstop_ = nullptr;
   z3::context& ctx_;
   TermPool& p_;
   bool exact_bitwise_ = false;
@@ -836,6 +1083,23 @@ class Translator {
   std::vector<std::string> notes_;
   std::vector<z3::expr> defs_;
   int fresh_count_ = 0;
+};
+
+// KIR index expressions (obligations.h's IrValue) as canonical forms of a
+// Translator: +, -, * and floor div/mod by constants.
+struct IdxVal {
+  Translator* tr = nullptr;
+  Translator::Idx v;
+};
+IdxVal operator+(const IdxVal& a, const IdxVal& b) { return {a.tr, a.tr->IdxAdd(a.v, b.v, 1)}; }
+IdxVal operator-(const IdxVal& a, const IdxVal& b) { return {a.tr, a.tr->IdxAdd(a.v, b.v, -1)}; }
+IdxVal operator*(const IdxVal& a, const IdxVal& b) { return {a.tr, a.tr->IdxMul(a.v, b.v)}; }
+struct IdxW {
+  Translator* tr;
+  using I = IdxVal;
+  I C(int64_t v) const { return {tr, Translator::IdxChecked(LConst(v), true)}; }
+  I Div(const I& a, int64_t d) const { return {tr, tr->IdxDiv(a.v, d)}; }
+  I Mod(const I& a, int64_t d) const { return {tr, tr->IdxMod(a.v, d)}; }
 };
 
 // Integer domains for obligations.h.
@@ -929,7 +1193,7 @@ class Verifier {
   Verifier(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, const VerifyOptions& o)
       : k_(k), t_(t), lk_(lk), opts_(o), ex_(pool_, k, t, lk.abi) {}
 
-  VerifyResult Run() {
+  absl::StatusOr<VerifyResult> Run() {
     VerifyResult res;
     res.kernel = k_.name;
     res.target = t_.name;
@@ -939,14 +1203,17 @@ class Verifier {
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i)
       if (lk_.mir.insts[i].id >= 0) index_of_id_[lk_.mir.insts[i].id] = static_cast<int>(i);
     tr_ = std::make_unique<Translator>(ctx_, pool_);
-    ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds / 4}); });
+    tr_->SetBackstop(&backstop_);
+    ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds, watchdog_.get()}); });
     // Trip counts: a translator of its own per query, made while `it` spans
     // [0, 2^32) (the main one must see it narrowed to the trip count).
     ex_.SetZeroFinder([this](TRef t, int var, int64_t a, int64_t b) {
       Translator tr(ctx_, pool_);
-      return tr.FindZero(t, var, a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds / 4});
+      tr.SetBackstop(&backstop_);
+      return tr.FindZero(t, var, a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds, watchdog_.get()});
     });
     absl::Status st = ex_.Run(lk_.mir);
+    if (backstop_.fired()) return BackstopError();
     std::set<int> mapped;
     if (st.ok()) {
       std::unordered_map<int, std::string> labels;
@@ -972,6 +1239,7 @@ class Verifier {
     for (const AccessRecord& rec : lk_.access_map) {
       auto a0 = std::chrono::steady_clock::now();
       AccessVerdict v = st.ok() ? VerifyOne(rec) : Skeleton(rec);
+      if (backstop_.fired()) return BackstopError();
       if (!st.ok()) {
         v.status = AccessVerdict::Status::kUnknown;
         v.reason = std::string(st.message());
@@ -1023,6 +1291,23 @@ class Verifier {
   std::string InstName(int index) const {
     int id = lk_.mir.insts[index].id;
     return id >= 0 ? absl::StrCat("[", id, "]") : absl::StrCat("[@", index, "]");
+  }
+
+  // No verdict depends on wall time: a query the backstop stopped is an error.
+  absl::Status BackstopError() const {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "kernel ", k_.name, " on ", t_.name, ": the solver's query for ", backstop_.what,
+        " was stopped by the wall-clock backstop (", absl::StrFormat("%g", backstop_.seconds),
+        " s) before its resource budget ran out (", backstop_.used, " of ", backstop_.limit,
+        " Z3 resource units used), so there is no verdict; rerun on a less loaded machine "
+        "(or raise the backstop: VerifyOptions::timeout_seconds, KIRC_VERIFY_BACKSTOP_SECONDS for kirc)"));
+  }
+
+  // "[N] buffer_load_dword ... (op K: ...)": an access as reports name it.
+  static std::string AccessName(const AccessVerdict& v) {
+    std::string id = v.component >= 0 ? absl::StrCat("[", v.inst_id, ".", v.component, "]")
+                                      : absl::StrCat("[", v.inst_id, "]");
+    return absl::StrCat("access ", id, " ", v.inst_text, v.kir_op >= 0 ? absl::StrCat(" (op ", v.kir_op, ": ", v.op_text, ")") : "");
   }
 
   AccessVerdict Skeleton(const AccessRecord& rec) {
@@ -1395,11 +1680,12 @@ class Verifier {
                                  std::max<int64_t>(1, k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2])));
     CW w;
     std::optional<std::string> found;
-    for (int setting = 0; setting < kConcreteSettings && !found; ++setting) {
+    int64_t steps_left = opts_.max_search_instructions;  // a count, so the outcome does not depend on load
+    for (int setting = 0; setting < kConcreteSettings && !found && steps_left > 0; ++setting) {
       ConcreteRunner run(k_, t_, lk_, setting);
       for (const auto& g : wgs) {
         if (found) break;
-        for (int wave = 0; wave < run.Waves() && !found && !PastDeadline(); ++wave) {
+        for (int wave = 0; wave < run.Waves() && !found && steps_left > 0; ++wave) {
           auto on_mem = [&](const MemRecord& r) {
             if (found || r.index != a.index) return;
             for (int lane = 0; lane < 64 && !found; ++lane) {
@@ -1444,7 +1730,9 @@ class Verifier {
           };
           // A wave that does not finish in the step budget proves nothing
           // either way (non-terminating loops fail the trip-count check).
-          (void)run.RunWave(g, wave, on_mem, 4000000);
+          int64_t steps = 0;
+          (void)run.RunWave(g, wave, on_mem, steps_left, &steps);
+          steps_left -= steps;
         }
       }
     }
@@ -1531,7 +1819,6 @@ class Verifier {
           odo[l] = 0;
         }
       for (const auto& g : wgs) {
-        if (PastDeadline()) return std::nullopt;
         for (int d = 0; d < 3; ++d) env[kv.wg[d]] = static_cast<uint32_t>(g[d]);
         for (int64_t z = 0; z < k_.workgroup[2]; ++z)
           for (int64_t y = 0; y < k_.workgroup[1]; ++y)
@@ -1560,7 +1847,7 @@ class Verifier {
   };
 
   // The obligations of `a` translated by `tr`, negated, solved.
-  absl::StatusOr<Query> Solve(Translator& tr, const AccessCtx& a) {
+  absl::StatusOr<Query> Solve(Translator& tr, const AccessCtx& a, const std::string& what) {
     Query q;
     const KernelVars& kv = ex_.vars();
     Z3W w{&ctx_};
@@ -1586,19 +1873,39 @@ class Verifier {
       lv.emplace(b.name, b.it_var < 0 ? w.C(b.lo) : w.C(b.lo) + w.C(b.step) * tr.VarExpr(b.it_var));
     absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
     if (!st.ok()) return st;
+    {
+      // The same indices as canonical forms, sharing atoms with the machine
+      // code's values (a KIR floordiv and the magic division of its dividend
+      // are one atom); plain Z3 div/mod when a form cannot be exact.
+      IdxW iw{&tr};
+      std::vector<IdxVal> itid, iwg;
+      for (int d = 0; d < 3; ++d) {
+        itid.push_back(IdxVal{&tr, tr.IdxVar(kv.tid[d])});
+        iwg.push_back(IdxVal{&tr, tr.IdxVar(kv.wg[d])});
+      }
+      std::map<std::string, IdxVal> ilv;
+      for (const LoopBinding& b : a.loops)
+        ilv.emplace(b.name, b.it_var < 0 ? iw.C(b.lo) : iw.C(b.lo) + iw.C(b.step) * IdxVal{&tr, tr.IdxVar(b.it_var)});
+      std::vector<std::vector<IdxVal>> iidx;
+      bool ok = IrIndices(iw, a, itid, iwg, ilv, &iidx).ok();
+      for (const auto& e : iidx)
+        for (const IdxVal& x : e) ok &= x.v.ok;
+      if (ok)
+        for (size_t e = 0; e < iidx.size(); ++e)
+          for (size_t d = 0; d < iidx[e].size(); ++d) vals.idx[e][d] = tr.IdxExpr(iidx[e][d].v);
+    }
     std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
     for (const Ob<Z3W>& o : obs) q.names.push_back(o.what);
     z3::solver solver(ctx_);
-    SolverBudget{opts_.resource_limit, opts_.timeout_seconds}.Apply(ctx_, solver);
+    const SolverBudget budget{opts_.resource_limit, opts_.timeout_seconds, watchdog_.get()};
+    budget.Apply(ctx_, solver);
     z3::expr_vector as = tr.Assumptions(acc);
     for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
     z3::expr_vector goal(ctx_);
     for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
     for (int sid : acc.sides) goal.push_back(tr.sides()[sid].cond);
     solver.add(!z3::mk_and(goal));
-    const uint64_t count0 = ResourceCount(solver);
-    q.res = solver.check();
-    q.resources = ResourceCount(solver) - count0;
+    q.res = budget.Check(solver, &backstop_, what, &q.resources);
     if (q.res == z3::unknown) q.reason_unknown = solver.reason_unknown();
     if (q.res == z3::sat) {
       z3::model m = solver.get_model();
@@ -1630,7 +1937,8 @@ class Verifier {
     AccessCtx a;
     a.rec = &rec;
     if (std::optional<AccessVerdict> early = Prepare(rec, a, v)) return *early;
-    absl::StatusOr<Query> qs = Solve(*tr_, a);
+    absl::StatusOr<Query> qs = Solve(*tr_, a, AccessName(v));
+    if (backstop_.fired()) return v;
     if (!qs.ok()) return Unknown(v, std::string(qs.status().message()));
     Query& q = *qs;
     v.solver_resources = q.resources;
@@ -1665,8 +1973,10 @@ class Verifier {
         if (!tr_exact_) {
           tr_exact_ = std::make_unique<Translator>(ctx_, pool_, /*exact_bitwise=*/true);
           tr_exact_->SetLabels(labels_);
+          tr_exact_->SetBackstop(&backstop_);
         }
-        absl::StatusOr<Query> q2 = Solve(*tr_exact_, a);
+        absl::StatusOr<Query> q2 = Solve(*tr_exact_, a, absl::StrCat(AccessName(v), " (or/xor bit by bit)"));
+        if (backstop_.fired()) return v;
         if (q2.ok() && q2->res == z3::unsat) {
           v.status = AccessVerdict::Status::kProved;
           return v;
@@ -1693,8 +2003,6 @@ class Verifier {
       why = absl::StrCat("the solver could not decide (", q.reason_unknown, ")");
     }
     if (opts_.search_counterexamples) {
-      deadline_ = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<int64_t>(opts_.max_search_seconds * 1000));
       if (abstract.empty()) {
         if (std::optional<std::vector<uint32_t>> env = Search(a)) {
           Concrete c;
@@ -1727,8 +2035,8 @@ class Verifier {
   SymExec ex_;
   z3::context ctx_;
   std::unique_ptr<Translator> tr_, tr_exact_;
-  std::chrono::steady_clock::time_point deadline_;
-  bool PastDeadline() const { return std::chrono::steady_clock::now() > deadline_; }
+  Backstop backstop_;
+  std::unique_ptr<Watchdog> watchdog_ = std::make_unique<Watchdog>(ctx_);  // after ctx_: destroyed first
   std::unordered_map<int, std::string> labels_;
   std::vector<const Op*> ops_;
   std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops

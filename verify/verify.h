@@ -35,20 +35,30 @@ namespace kir {
 struct VerifyOptions {
   // The solver's budget per query (one per memory instruction), in Z3 resource
   // units ("rlimit"). It is counted, not timed, so a verdict is the same on an
-  // idle machine and a loaded one. About 6-7 million units a second on a
-  // 2-core Xeon; the slowest testdata access uses a small fraction of it.
+  // idle machine and a loaded one. About 1-7 million units a second on a
+  // 2-core Xeon (depending on the query); the slowest testdata access uses a
+  // small fraction of it. A query that runs out of it is `unknown`. The loop
+  // invariant and trip-count sub-queries of symbolic execution get a quarter.
   uint64_t resource_limit = 20'000'000;
-  // A wall-clock backstop per query; normally the resource limit ends a query
-  // long before this.
+  // A wall-clock backstop per query, in seconds (<= 0: none; Z3 counts it in
+  // whole milliseconds, at least 1). It never decides a verdict: a query it
+  // stops before the query's resource budget ran out makes VerifyAddresses
+  // return a DeadlineExceeded error naming the access (or the loop) and
+  // saying to rerun on a less loaded machine, not an `unknown` verdict.
+  // Normally the resource limit ends a query long before this.
   double timeout_seconds = 60.0;
-  // When the solver cannot decide (timeout, or a model that an abstraction made
-  // spurious), look for a concrete counterexample by evaluating the code for
-  // up to `max_search_points` (thread, workgroup) points and a few argument
-  // pointer settings. A counterexample found so turns "unknown" into "failed";
-  // it never turns anything into "proved".
+  // When the solver cannot decide (its resource budget, or a model that an
+  // abstraction made spurious), look for a concrete counterexample by
+  // evaluating the code's terms at up to `max_search_points` (thread,
+  // workgroup) points for each of three argument-pointer settings and a few
+  // loop iterations, then by running whole waves of the machine code for at
+  // most `max_search_instructions` executed instructions (all waves together,
+  // per memory instruction). Both bounds are counts, not time, so the outcome
+  // does not depend on machine load. A counterexample found so turns
+  // "unknown" into "failed"; it never turns anything into "proved".
   bool search_counterexamples = true;
   int64_t max_search_points = int64_t{1} << 16;
-  double max_search_seconds = 5.0;     // per memory instruction
+  int64_t max_search_instructions = 4'000'000;
 };
 
 // The verdict for one memory instruction of the access map (or one the access
@@ -81,9 +91,12 @@ struct VerifyResult {
 };
 
 // `final_code` is CompileResult::lowered: the final MIR on physical registers,
-// the ABI and the access map. Errors only for inputs that are not a compiled
-// kernel (e.g. an access map naming an op the kernel lacks is a failed access,
-// not an error).
+// the ABI and the access map. Errors: InvalidArgument for inputs that are not
+// a compiled kernel (an access map naming an op the kernel lacks is a failed
+// access, not an error); DeadlineExceeded when the wall-clock backstop
+// (VerifyOptions::timeout_seconds) stopped a query before its resource budget
+// ran out: the message names the access or loop and says to rerun on a less
+// loaded machine (no verdict depends on wall time, so there is none).
 absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& t,
                                              const LoweredKernel& final_code,
                                              const VerifyOptions& opts = {});

@@ -224,7 +224,7 @@ TEST(Verify, SolverBudgetIsDeterministicAndExhaustionIsUnknown) {
   }
   VerifyOptions tight;
   tight.resource_limit = most / 2;
-  tight.max_search_seconds = 0.5;
+  tight.max_search_instructions = 100000;
   VerifyResult starved = Verify(*c, nullptr, tight);
   int unknown = 0;
   for (const AccessVerdict& a : starved.accesses) {
@@ -236,6 +236,43 @@ TEST(Verify, SolverBudgetIsDeterministicAndExhaustionIsUnknown) {
   }
   EXPECT_GT(unknown, 0);
   EXPECT_FALSE(starved.all_proved);
+}
+
+// The wall-clock backstop never decides a verdict: with a 1 ms backstop the
+// queries of a gemm (each needs tens of thousands of resource units, several
+// ms) are stopped before their resource budget runs out, and VerifyAddresses
+// says so as an error naming the access: neither unknown nor proved.
+TEST(Verify, WallClockBackstopIsAnErrorNotAVerdict) {
+  absl::StatusOr<Compiled> c = CompileKir(ReadTestFile("testdata/kernels/gemm_f16_256.kir"), "gfx90a");
+  ASSERT_TRUE(c.ok()) << c.status();
+  VerifyOptions hurried;
+  hurried.timeout_seconds = 0.001;
+  absl::StatusOr<VerifyResult> v = VerifyAddresses(c->kernel, *c->result.target, c->result.lowered, hurried);
+  ASSERT_FALSE(v.ok()) << v->Report();
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kDeadlineExceeded) << v.status();
+  const std::string m(v.status().message());
+  EXPECT_NE(m.find("was stopped by the wall-clock backstop (0.001 s) before its resource budget ran out"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("rerun on a less loaded machine"), std::string::npos) << m;
+  EXPECT_NE(m.find("kernel gemm_f16_256 on gfx90a: the solver's query for "), std::string::npos) << m;
+  EXPECT_EQ(m.find("unknown"), std::string::npos) << m;
+  // The same kernel with the default backstop: every access proved.
+  VerifyResult normal = Verify(*c);
+  EXPECT_TRUE(normal.all_proved) << normal.Report();
+}
+
+// The trip-count search of a loop past 65536 iterations is a Z3 query too:
+// stopped by the backstop it is the same error, naming the search.
+TEST(Verify, WallClockBackstopInTheTripCountSearchIsAnError) {
+  absl::StatusOr<Compiled> c = CompileKir(LoopKernel("0 to 2147483647 step 1", "%k mod 64 + tid.x floordiv 2"), "gfx942");
+  ASSERT_TRUE(c.ok()) << c.status();
+  VerifyOptions hurried;
+  hurried.timeout_seconds = 0.001;
+  absl::StatusOr<VerifyResult> v = VerifyAddresses(c->kernel, *c->result.target, c->result.lowered, hurried);
+  ASSERT_FALSE(v.ok()) << v->Report();
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kDeadlineExceeded) << v.status();
+  EXPECT_NE(v.status().message().find("stopped by the wall-clock backstop"), std::string::npos) << v.status();
 }
 
 TEST(Verify, RejectsVirtualRegisterMir) {

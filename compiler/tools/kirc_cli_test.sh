@@ -50,6 +50,7 @@ expect_error() {  # expected-substring, args...
   [ ! -s stdout.txt ] || fail "stdout not empty for: $*"
 }
 grep -q "^  2  an error" help.txt || fail "--help lacks the exit statuses"
+grep -q "KIRC_VERIFY_BACKSTOP_SECONDS" help.txt || fail "--help lacks the backstop variable"
 # --version alone (issue 13: `kirc --version extra` printed the version and exited 0).
 expect_error "--version takes no other arguments (found 'extra'): run \`kirc --version\` alone" --version extra
 expect_error "--version takes no other arguments (found 'compile', 'work/copy_f32.kir')" compile work/copy_f32.kir --version
@@ -76,6 +77,23 @@ grep -q "every address proved" report.txt || fail "compile --verify: no report o
 grep -q "every address proved" report2.txt || fail "compile --verify -o: no report on stdout"
 expect_error "verify needs a .kir file" verify
 expect_error "does not exist on gfx908" verify "$kernels"/mma_16x16x16_bf16.kir --mcpu=gfx908
+# The verifier's wall-clock backstop never decides a verdict (issue 13): with a
+# 1 ms backstop (KIRC_VERIFY_BACKSTOP_SECONDS) the gemm's queries are stopped
+# before their resource budget runs out, which is an error (exit 2) naming the
+# query, never an `unknown` access.
+export KIRC_VERIFY_BACKSTOP_SECONDS=0.001
+expect_error "was stopped by the wall-clock backstop (0.001 s) before its resource budget ran out" \
+  verify "$kernels"/gemm_f16_256.kir --mcpu=gfx90a
+has "rerun on a less loaded machine" stderr.txt || fail "backstop: no advice: $(cat stderr.txt)"
+has -i "unknown" stderr.txt && fail "backstop reported as unknown: $(cat stderr.txt)"
+"$kirc" compile "$kernels"/gemm_f16_256.kir --mcpu=gfx90a --verify -o backstop.s > backstop_out.txt 2> backstop_err.txt
+st=$?
+[ $st -eq 2 ] || fail "compile --verify under a 1 ms backstop: exit $st (want 2): $(cat backstop_err.txt)"
+has "stopped by the wall-clock backstop" backstop_err.txt || fail "compile --verify backstop: $(cat backstop_err.txt)"
+has -i "unknown" backstop_out.txt backstop_err.txt && fail "compile --verify backstop reported unknown"
+export KIRC_VERIFY_BACKSTOP_SECONDS=soon
+expect_error "KIRC_VERIFY_BACKSTOP_SECONDS='soon' is not a number of seconds in (0, 1000000]" verify work/copy_f32.kir
+unset KIRC_VERIFY_BACKSTOP_SECONDS
 
 # kirc run --code-object: runs an existing code object (relative to
 # BUILD_WORKING_DIRECTORY like every path) and refuses one of another kernel.

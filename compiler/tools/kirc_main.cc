@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -141,7 +142,9 @@ Exit status:
   2  an error, explained on standard error: usage (unknown command or
      option, a missing or invalid value, an option of another command), a
      file that cannot be read or written, a kernel kirc refuses, a missing
-     LLVM tool or GPU, a run that stopped
+     LLVM tool or GPU, a run that stopped, a verifier query stopped by its
+     wall-clock backstop before its resource budget ran out (never reported
+     as unknown; $KIRC_VERIFY_BACKSTOP_SECONDS sets the backstop, default 60)
 )";
 
 // Exit statuses (kHelp, README "The kirc command").
@@ -300,8 +303,21 @@ int MainJob(const std::optional<std::string>& llvm_flag) {
 
 // `kirc verify` and `kirc compile --verify`: the address verifier's report;
 // 0 every access proved, kExitCheckFailed not, kExitError the verifier's error.
+// The verifier's wall-clock backstop per Z3 query can be set (in seconds, for
+// tests and slow machines) with the environment variable
+// KIRC_VERIFY_BACKSTOP_SECONDS; it never decides a verdict (a query it stops
+// is an error, exit 2).
 int VerifyAndReport(const kir::Kernel& k, const kir::CompileResult& r, std::ostream& os) {
-  absl::StatusOr<kir::VerifyResult> v = kir::VerifyAddresses(k, *r.target, r.lowered);
+  kir::VerifyOptions vo;
+  if (const char* env = std::getenv("KIRC_VERIFY_BACKSTOP_SECONDS"); env != nullptr && *env != '\0') {
+    double secs = 0;
+    if (!absl::SimpleAtod(env, &secs) || !(secs > 0) || secs > 1e6)
+      return Fail(absl::StrCat("KIRC_VERIFY_BACKSTOP_SECONDS='", env,
+                               "' is not a number of seconds in (0, 1000000] (the verifier's wall-clock backstop "
+                               "per query; unset it for the default ", vo.timeout_seconds, " s)"));
+    vo.timeout_seconds = secs;
+  }
+  absl::StatusOr<kir::VerifyResult> v = kir::VerifyAddresses(k, *r.target, r.lowered, vo);
   if (!v.ok()) return Fail(absl::StrCat("verify: ", v.status().message()));
   os << v->Report();
   return v->all_proved ? 0 : kExitCheckFailed;
