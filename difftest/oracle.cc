@@ -96,11 +96,13 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
     const bool verify_here = opts.verify_targets.empty() || std::find(opts.verify_targets.begin(),
                                                                       opts.verify_targets.end(),
                                                                       id) != opts.verify_targets.end();
-    if (opts.verify && verify_here && Want(opts, "verify")) {
+    if (opts.verify && verify_here && (Want(opts, "verify") || Want(opts, "verify-unknown"))) {
       auto tv = std::chrono::steady_clock::now();
       absl::StatusOr<VerifyResult> v = VerifyAddresses(*k, *r->target, r->lowered);
       out.verify_seconds += Since(tv);
-      if (!v.ok()) {
+      if (!v.ok() && v.status().code() == absl::StatusCode::kDeadlineExceeded) {
+        out.backstop_stops.push_back(absl::StrCat(id, ": ", v.status().message()));
+      } else if (!v.ok()) {
         find("verify", id, absl::StrCat("verifier error: ", v.status().message()));
       } else {
         for (const AccessVerdict& a : v->accesses) {
@@ -113,6 +115,8 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
             ++out.unknown;
             out.unknown_seconds += a.seconds;
             out.unknown_reasons.push_back(absl::StrCat(id, ": ", a.inst_text, " (", a.op_text, "): ", a.reason));
+            if (opts.unknown_is_finding && Want(opts, "verify-unknown"))
+              find("verify-unknown", id, absl::StrCat(a.inst_text, " (", a.op_text, "): ", a.reason));
           } else {
             find("verify", id,
                  absl::StrCat("failed: ", a.inst_text, " (", a.op_text, "): ", a.reason, "\n", a.counterexample));

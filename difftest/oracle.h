@@ -49,6 +49,10 @@ struct OracleOptions {
   // Kernels not from the generator: a refusal of an MFMA the processor lacks
   // is accepted wherever it occurs.
   bool accept_mfma_refusals = false;
+  // An unknown verdict is a finding ("verify-unknown") unless the kernel is in
+  // a class verify/README.md documents as possibly unknown (products of two
+  // variable index terms: nonlinear for the solver); the caller says which.
+  bool unknown_is_finding = true;
 };
 
 // Counters of what the oracle did for one kernel (summed over targets).
@@ -60,6 +64,10 @@ struct Outcome {
   int runs_exact = 0, runs_random = 0, runs_adversarial = 0;  // passes that ran and matched
   int accesses = 0, proved = 0, unknown = 0;  // verifier verdicts (failed ones are findings)
   std::vector<std::string> unknown_reasons;   // "target: instruction: reason"
+  // Queries the verifier's wall-clock backstop stopped before their resource
+  // budget ran out (DeadlineExceeded: no verdict, the machine was too loaded;
+  // not a finding, since it says nothing about the code), "target: message".
+  std::vector<std::string> backstop_stops;
   std::vector<std::string> limit_messages;
   std::vector<std::string> exact_blockers;    // why random mode ran
   bool ran_ok = false;  // at least one target's run passed
