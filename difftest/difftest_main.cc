@@ -53,6 +53,8 @@ int Usage(const std::string& why) {
                "  --out=DIR           write each finding's kernel and its reduction there (default /tmp/kirc-difftest)\n"
                "  --log=FILE          append one line per run: date, seed range, counts, time\n"
                "  --budget-seconds=S  fail (exit 1) when the run took longer than S seconds; it never stops early\n"
+               "  --max-seconds=S     long runs: start no new seed after S seconds; the summary and --log name\n"
+               "                      the range covered (every seed below its end ran)\n"
                "  --verify-targets=rotate|all  the verifier on one target per kernel (rotating with the seed; default)\n"
                "                      or on all three\n"
                "  --no-verify, --no-run, --no-reduce  leave out a check (for exploring; the CI run has them all)\n";
@@ -100,7 +102,7 @@ int main(int argc, char** argv) {
   uint64_t first = 1, end = 101;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string out_dir = "/tmp/kirc-difftest", log_file;
-  double budget = 0;
+  double budget = 0, max_seconds = 0;
   bool reduce = true, verify_all = false;
   OracleOptions oo;
   std::vector<std::string> check_files;
@@ -127,6 +129,8 @@ int main(int argc, char** argv) {
       log_file = v;
     } else if (value("--budget-seconds", &v)) {
       if (!absl::SimpleAtod(v, &budget) || budget <= 0) return Usage("--budget-seconds needs a positive number");
+    } else if (value("--max-seconds", &v)) {
+      if (!absl::SimpleAtod(v, &max_seconds) || max_seconds <= 0) return Usage("--max-seconds needs a positive number");
     } else if (value("--input-seed", &v)) {
       if (!absl::SimpleAtoi(v, &oo.input_seed)) return Usage("--input-seed needs a non-negative integer");
     } else if (value("--max-instructions", &v)) {
@@ -210,6 +214,9 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   auto worker = [&]() {
     for (;;) {
+      if (max_seconds > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > max_seconds)
+        return;
       uint64_t idx = next.fetch_add(1);
       if (idx >= count) return;
       Item it = make_item(idx);
@@ -310,7 +317,10 @@ int main(int argc, char** argv) {
   std::cout << "verifier unknowns by reason:\n";
   for (const auto& [m, n] : tot.unknown_reasons) std::cout << "  " << n << "x " << m << "\n";
   std::ostringstream sum;
-  sum << "difftest: seeds " << first << ":" << end << (check_files.empty() ? "" : " (files)") << ", " << tot.kernels
+  // Workers take seeds in order, so when --max-seconds stopped them every seed
+  // below the first one not taken ran.
+  const uint64_t covered_end = check_files.empty() ? first + std::min<uint64_t>(next.load(), count) : end;
+  sum << "difftest: seeds " << first << ":" << covered_end << (check_files.empty() ? "" : " (files)") << ", " << tot.kernels
       << " kernels (" << tot.gemm_kernels << " gemm) x 3 targets in " << absl::StrFormat("%.1f", secs) << " s with "
       << jobs << " jobs (" << absl::StrFormat("%.0f", tot.kernels / secs * 3600) << " kernels/hour); compiled "
       << tot.compiled << ", limits " << tot.limits << ", MFMA refusals as predicted " << tot.expected_refusals
