@@ -9,6 +9,8 @@
 // to --out as a .kir file), or the run took longer than --budget-seconds; 2
 // usage errors.
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -43,11 +45,14 @@ using kir::difftest::Outcome;
 constexpr int kExitUsage = 2;
 
 int Usage(const std::string& why) {
-  std::cerr << "difftest: " << why << "\n"
-            << "usage: difftest [--seeds=FIRST:END] [--jobs=N] [--out=DIR] [--log=FILE] [--budget-seconds=S]\n"
+  if (!why.empty()) std::cerr << "difftest: " << why << "\n";
+  std::cerr << "usage: difftest [--seeds=FIRST:END] [--jobs=N] [--out=DIR] [--log=FILE] [--budget-seconds=S]\n"
+               "                [--max-seconds=S] [--verify-targets=rotate|all] [--no-verify] [--no-run]\n"
                "                [--no-reduce] [--input-seed=N] [--max-instructions=N]\n"
                "       difftest --print=SEED\n"
-               "       difftest --check=FILE.kir [FILE.kir ...]\n"
+               "       difftest --check FILE.kir [FILE.kir ...] [options]\n"
+               "  --check FILE...     the oracle on your own kernels on gfx908, gfx90a and gfx942: a refusal\n"
+               "                      other than a documented limit is a finding (it may be the kernel's fault)\n"
                "  --seeds=FIRST:END   kernels of seeds FIRST .. END-1 (default 1:101)\n"
                "  --jobs=N            worker threads (default: all cores)\n"
                "  --out=DIR           write each finding's kernel and its reduction there (default /tmp/kirc-difftest)\n"
@@ -58,6 +63,12 @@ int Usage(const std::string& why) {
                "  --verify-targets=rotate|all  the verifier on one target per kernel (rotating with the seed; default)\n"
                "                      or on all three\n"
                "  --no-verify, --no-run, --no-reduce  leave out a check (for exploring; the CI run has them all)\n";
+  return kExitUsage;
+}
+
+// A file or log that cannot be used: the reason only (exit 2).
+int InputError(const std::string& why) {
+  std::cerr << "difftest: " << why << "\n";
   return kExitUsage;
 }
 
@@ -108,8 +119,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> check_files;
   bool print_only = false;
   uint64_t print_seed = 0;
+  // Flags take --flag=VALUE or --flag VALUE (as kirc's do).
+  std::vector<std::string> args;
+  static const std::set<std::string> kValued = {"--seeds", "--jobs", "--out", "--log", "--budget-seconds",
+                                                "--input-seed", "--max-instructions", "--print",
+                                                "--verify-targets", "--max-seconds"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    if (kValued.count(a)) {
+      if (i + 1 >= argc) return Usage(absl::StrCat(a, " needs a value (", a, "=VALUE or ", a, " VALUE)"));
+      a += "=" + std::string(argv[++i]);
+    }
+    args.push_back(a);
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
     auto value = [&](const char* flag, std::string* v) {
       std::string f = std::string(flag) + "=";
       if (a.rfind(f, 0) != 0) return false;
@@ -141,9 +165,12 @@ int main(int argc, char** argv) {
       print_only = true;
     } else if (value("--check", &v) || a == "--check") {
       if (a != "--check") check_files.push_back(v);
-      for (++i; i < argc && argv[i][0] != '-'; ++i) check_files.push_back(argv[i]);
+      for (++i; i < args.size() && args[i][0] != '-'; ++i) check_files.push_back(args[i]);
       --i;
       if (check_files.empty()) return Usage("--check needs .kir files");
+    } else if (a == "--help" || a == "-h") {
+      Usage("");
+      return 0;
     } else if (a == "--no-reduce") {
       reduce = false;
     } else if (value("--verify-targets", &v)) {
@@ -182,16 +209,30 @@ int main(int argc, char** argv) {
     bool accept_missing_mfma = false;
     std::vector<std::string> verify_targets;  // empty: all
   };
+  // --check: every file is read before anything runs; one that cannot be
+  // read is a usage error (exit 2), not a finding.
+  std::vector<std::string> file_texts;
+  for (const std::string& f : check_files) {
+    std::error_code fe;
+    if (f.empty()) return Usage("--check: an empty file name");
+    if (std::filesystem::is_directory(f, fe)) return InputError(absl::StrCat("--check: '", f, "' is a directory, not a .kir file"));
+    std::ifstream in(f, std::ios::binary);
+    if (!in) return InputError(absl::StrCat("--check: cannot read '", f, "': ", std::strerror(errno)));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    file_texts.push_back(ss.str());
+  }
+  if (!log_file.empty()) {
+    std::ofstream probe(log_file, std::ios::app);
+    if (!probe) return InputError(absl::StrCat("--log: cannot append to '", log_file, "': ", std::strerror(errno)));
+  }
   auto make_item = [&](uint64_t idx) -> Item {
     Item it;
     if (!check_files.empty()) {
       const std::string& f = check_files[idx];
-      std::ifstream in(f, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
       it.name = f;
       it.filename = f;
-      it.text = ss.str();
+      it.text = file_texts[idx];
       for (const char* p : kir::difftest::kProcessors) it.targets.push_back(p);
       it.accept_missing_mfma = true;
       return it;
@@ -231,19 +272,24 @@ int main(int argc, char** argv) {
       o.unknown_is_finding = it.features.count("index:product-of-variables") == 0;
       Outcome r = CheckKernel(it.text, it.filename, it.targets, lacks, o);
       std::vector<std::string> reports;
+      bool reduce_this_kernel = true;
       for (const Finding& f : r.findings) {
-        std::string report = absl::StrCat("FINDING ", it.name, ": ", f.stage, " on ", f.target, ": ", f.message);
+        std::string report = absl::StrCat("FINDING ", it.name, ": ", f.stage,
+                                          f.target.empty() ? "" : absl::StrCat(" on ", f.target), ": ", f.message);
         std::string base = absl::StrCat(out_dir, "/", std::filesystem::path(it.filename).stem().string(), ".",
-                                         f.stage, ".", f.target.substr(0, 6));
+                                         f.stage, f.target.empty() ? "" : ".", f.target.substr(0, 6));
         std::ofstream(base + ".kir") << it.text;
-        if (reduce) {
+        if (reduce && reduce_this_kernel) {
           OracleOptions ro = o;
           ro.only_targets = {f.target};
           ro.only_stage = f.stage;
+          // The same failure: stage, target and kind of message
+          // (FindingClass), so a miscompile never "reduces" to another error.
+          const std::string want = kir::difftest::FindingClass(f);
           auto same = [&](const std::string& cand) {
             Outcome c = CheckKernel(cand, it.filename, it.targets, lacks, ro);
             for (const Finding& g : c.findings)
-              if (g.stage == f.stage && g.target == f.target) return true;
+              if (kir::difftest::FindingClass(g) == want) return true;
             return false;
           };
           std::string small = kir::difftest::ReduceKernel(it.text, same, 300);
@@ -251,7 +297,7 @@ int main(int argc, char** argv) {
           absl::StrAppend(&report, "\nreduced kernel (", base, ".reduced.kir):\n", small);
         }
         reports.push_back(std::move(report));
-        if (f.stage == "run" || f.stage == "compile") break;  // one per kernel is enough to reduce
+        reduce_this_kernel = false;  // the first finding of a kernel is reduced; the rest are printed
       }
       std::lock_guard<std::mutex> l(mu);
       ++tot.kernels;
@@ -320,8 +366,11 @@ int main(int argc, char** argv) {
   // Workers take seeds in order, so when --max-seconds stopped them every seed
   // below the first one not taken ran.
   const uint64_t covered_end = check_files.empty() ? first + std::min<uint64_t>(next.load(), count) : end;
-  sum << "difftest: seeds " << first << ":" << covered_end << (check_files.empty() ? "" : " (files)") << ", " << tot.kernels
-      << " kernels (" << tot.gemm_kernels << " gemm) x 3 targets in " << absl::StrFormat("%.1f", secs) << " s with "
+  if (check_files.empty())
+    sum << "difftest: seeds " << first << ":" << covered_end << ", ";
+  else
+    sum << "difftest: " << check_files.size() << " files, ";
+  sum << tot.kernels << " kernels (" << tot.gemm_kernels << " gemm) x 3 targets in " << absl::StrFormat("%.1f", secs) << " s with "
       << jobs << " jobs (" << absl::StrFormat("%.0f", tot.kernels / secs * 3600) << " kernels/hour); compiled "
       << tot.compiled << ", limits " << tot.limits << ", MFMA refusals as predicted " << tot.expected_refusals
       << "; runs matched: " << runs << " (" << tot.runs_exact << " exact, " << tot.runs_random << " random) + "
@@ -334,7 +383,14 @@ int main(int argc, char** argv) {
       << " s), run " << absl::StrFormat("%.0f", tot.run_s) << " s";
   std::cout << sum.str() << "\n";
   for (const std::string& f : tot.failure_lines) std::cout << "  " << f << "\n";
-  if (!log_file.empty()) std::ofstream(log_file, std::ios::app) << Now() << " " << sum.str() << "\n";
+  if (!log_file.empty()) {
+    std::ofstream log(log_file, std::ios::app);
+    log << Now() << " " << sum.str() << "\n";
+    if (!log) {
+      std::cerr << "difftest: cannot append to --log '" << log_file << "'\n";
+      return kExitUsage;
+    }
+  }
   int rc = tot.findings == 0 ? 0 : 1;
   if (budget > 0 && secs > budget) {
     std::cout << "difftest: FAILED: the run took " << absl::StrFormat("%.0f", secs) << " s, over its budget of "

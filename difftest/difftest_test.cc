@@ -190,6 +190,27 @@ end
   EXPECT_EQ(wrong.findings[0].stage, "unexpected-compile");
 }
 
+// The reducer keeps "the same failure": positions, op text and numbers do
+// not matter, the kind of message does.
+TEST(Oracle, FindingClassIgnoresPositionsAndNumbersButNotTheKind) {
+  Finding a{"compile", "gfx90a", "INVALID_ARGUMENT: k.kir:7:3: error: in '%v = load X[tid.x + 1] : f32': index 0 "
+                                  "takes values 1..64, outside 0..63 of X; use `load guarded` or fix the index"};
+  Finding b{"compile", "gfx90a", "INVALID_ARGUMENT: k.kir:4:3: error: in '%v = load X[tid.x + 9] : f32': index 0 "
+                                  "takes values 9..72, outside 0..63 of X; use `load guarded` or fix the index"};
+  Finding c{"compile", "gfx90a", "INVALID_ARGUMENT: k.kir:4:3: error: in '%v = load X[tid.x + 9] : f32': the "
+                                  "kernel body is empty"};
+  EXPECT_EQ(FindingClass(a), FindingClass(b));
+  EXPECT_NE(FindingClass(a), FindingClass(c));
+  b.target = "gfx942";
+  EXPECT_NE(FindingClass(a), FindingClass(b));
+  Finding m1{"mismatch", "gfx90a", "Y: 64 elements, ... tolerance bit-identical: FAIL (3 elements out of tolerance)\n"
+                                   "Z: 64 elements ...: OK\n"};
+  Finding m2{"mismatch", "gfx90a", "Y: 64 elements, ... tolerance bit-identical: FAIL (1 element out of tolerance)\n"};
+  Finding m3{"mismatch", "gfx90a", "Z: 64 elements, ... tolerance bit-identical: FAIL (1 element out of tolerance)\n"};
+  EXPECT_EQ(FindingClass(m1), FindingClass(m2));
+  EXPECT_NE(FindingClass(m1), FindingClass(m3));
+}
+
 TEST(Oracle, VerifyTargetsRotateWithTheSeedAndSkipMissingMfmas) {
   std::vector<std::string> ids = {"gfx908:xnack-", "gfx90a:xnack-", "gfx942:xnack-"};
   EXPECT_EQ(VerifyTargetsFor(3, ids, {}, false), std::vector<std::string>{"gfx908:xnack-"});

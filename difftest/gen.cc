@@ -124,6 +124,14 @@ class Gen {
  private:
   void Tag(const std::string& f) { out_.features.insert(f); }
 
+  // The `target` line: gfx942's target ID, or the newest processor that has
+  // every MFMA of the kernel, so `kirc run` on a printed kernel works as is.
+  std::string HomeTarget() const {
+    for (int p = 2; p >= 0; --p)
+      if (!out_.lacks_mfma.count(kProcessors[p])) return out_.target_ids[p];
+    return out_.target_ids[2];
+  }
+
   void DrawTargets() {
     static const char* kSetting[] = {"", "+", "-"};
     const char* sramecc = kSetting[rng_.Int(0, 2)];
@@ -202,7 +210,7 @@ class Gen {
     }
     if (outputs_ == 0) StoreValue(GetValue(RandomTy(), 0), 0, true);
     std::string text = absl::StrCat("# random kernel, seed ", out_.seed, " (difftest)\nkernel ", out_.name,
-                                    "\ntarget ", out_.target_ids[2], "\nworkgroup ", wg_[0], " ", wg_[1], " ",
+                                    "\ntarget ", HomeTarget(), "\nworkgroup ", wg_[0], " ", wg_[1], " ",
                                     wg_[2], "\ngrid ", grid_[0], " ", grid_[1], " ", grid_[2], "\n");
     for (const std::string& d : decls_) absl::StrAppend(&text, d, "\n");
     for (const std::string& b : body_) absl::StrAppend(&text, b, "\n");
@@ -1018,7 +1026,7 @@ class Gen {
     if (clauses.empty()) Tag("gemm:defaults");
     if (!clauses.empty()) op += " " + absl::StrJoin(clauses, " ");
     std::string text = absl::StrCat("# random gemm, seed ", out_.seed, " (difftest)\nkernel ", out_.name, "\ntarget ",
-                                    out_.target_ids[2], "\nworkgroup auto\ngrid auto\n");
+                                    HomeTarget(), "\nworkgroup auto\ngrid auto\n");
     for (const std::string& d : decls) absl::StrAppend(&text, d, "\n");
     absl::StrAppend(&text, "  ", op, "\nend\n");
     out_.text = std::move(text);

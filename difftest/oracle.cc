@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
@@ -171,6 +172,39 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
     }
   }
   return out;
+}
+
+std::string FindingClass(const Finding& f) {
+  std::string kind;
+  if (f.stage == "mismatch") {
+    // "NAME: ... FAIL (n elements out of tolerance)" lines name the buffers.
+    for (absl::string_view line : absl::StrSplit(f.message, '\n'))
+      if (absl::StrContains(line, ": FAIL (")) absl::StrAppend(&kind, line.substr(0, line.find(':')), " ");
+  } else {
+    absl::string_view m = f.message;
+    // Drop "FILE:LINE:COL: error: in 'OP': " and a verifier's "inst (op): ".
+    size_t in = m.find("error: in '");
+    if (in != absl::string_view::npos) {
+      size_t end = m.find("': ", in);
+      if (end != absl::string_view::npos) m = m.substr(end + 3);
+    }
+    size_t paren = m.find("): ");
+    if (f.stage == "verify" || f.stage == "verify-unknown") {
+      if (paren != absl::string_view::npos) m = m.substr(paren + 3);
+    }
+    m = m.substr(0, m.find('\n'));
+    bool num = false;
+    for (char c : m.substr(0, 100)) {
+      if (c >= '0' && c <= '9') {
+        if (!num) kind += 'N';
+        num = true;
+      } else {
+        num = false;
+        kind += c;
+      }
+    }
+  }
+  return absl::StrCat(f.stage, " | ", f.target, " | ", kind);
 }
 
 std::vector<std::string> VerifyTargetsFor(uint64_t seed, const std::vector<std::string>& target_ids,

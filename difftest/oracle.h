@@ -77,6 +77,12 @@ struct Outcome {
   double slowest_proof = 0;                        // seconds of the slowest proved access
 };
 
+// What a reduction must preserve of a finding: its stage and target and the
+// kind of failure, i.e. the message without positions, the op's text and
+// numbers (for a mismatch: which output buffers differ). Two findings with
+// one class are "the same failure" to the reducer.
+std::string FindingClass(const Finding& f);
+
 // Checks one kernel. `target_ids` as GeneratedKernel::target_ids;
 // `lacks_mfma` maps a processor ("gfx942") to the MFMAs of the kernel it
 // lacks: kirc must refuse the kernel there, naming one of them.
