@@ -400,7 +400,6 @@ class Gen {
 
   void MfmaOp(int depth) {
     const Mfma& m = rng_.Pick(Mfmas());
-    mfma_used_ = true;
     for (int p = 0; p < 3; ++p)
       if (!m.on[p]) out_.lacks_mfma[kProcessors[p]].insert(m.name);
     Val a = GetValue({m.ab, m.ab_w}, depth);
@@ -1044,7 +1043,7 @@ class Gen {
   std::set<std::string> stored_;
   int names_ = 0, loops_ = 0, buffers_ = 0, outputs_ = 0;
   int64_t lds_bytes_ = 0;
-  bool mfma_used_ = false, second_phase_ = false;
+  bool second_phase_ = false;
 };
 
 }  // namespace

@@ -94,7 +94,6 @@ std::string ReduceKernel(const std::string& text, const std::function<bool(const
       std::smatch m;
       if (std::regex_search(lines[i], m, kFor)) {
         long lo = std::stol(m[2].str());
-        std::string s = lines[i];
         std::string repl = "for " + m[1].str() + " = " + m[2].str() + " to " + std::to_string(lo + 1);
         if (repl != m[0].str()) rewrites.push_back(std::string(m.prefix()) + repl + std::string(m.suffix()));
       }
