@@ -375,6 +375,19 @@ arg Y : f32[30, 6] strides [6, 1] writeonly
   store guarded Y[(70 - tid.x - 8*wg.x) floordiv 3, (70 - tid.x - 8*wg.x) mod 6], %v
 end
 )"},
+    // difftest seed 105149: tid.y, wg.x and wg.y take one value (0), the
+    // machine code computes from tid.x alone, so the quotients of the KIR's
+    // dividends (with tid.y * 1024 ... in them) were other atoms than the
+    // machine's and the query ran out of its budget; one-value variables
+    // are now constants on both sides.
+    {"one_value_ids", R"(kernel one_value_ids
+workgroup 1024 1 1
+grid 1 1 1
+arg Y : f32[820, 8, 5] strides [160, 20, 4] writeonly
+  %c = const f32x8 0x1p-3
+  store Y[((((tid.x + tid.y * 1024 + (wg.x + wg.y * 2) * 1024) * 2875 + 1851) mod 4096 + 1882) floordiv 5) - 376, 0, ((((tid.x + tid.y * 1024 + (wg.x + wg.y * 2) * 1024) * 2875 + 1851) mod 4096 + 1882) mod 5)] along 1, %c
+end
+)"},
 };
 
 const char* const kTargets[] = {"gfx908", "gfx90a", "gfx942"};
@@ -422,6 +435,8 @@ TEST(DivisionIndices, AnotherIndexFailsWithAConfirmedCounterexample) {
       {"n_g", "%v = load X[((tid.x - 3*wg.x) floordiv 7) mod 3", "%v = load X[((tid.x - 3*wg.x) floordiv 6) mod 3", 0},
       {"n_h_g", "%v = load guarded X[((tid.x + 256*wg.x + 5*wg.y + 7*wg.z) floordiv 1009) mod 3",
        "%v = load guarded X[((tid.x + 256*wg.x + 5*wg.y + 7*wg.z) floordiv 1000) mod 3", 0},
+      {"one_value_ids", "+ 1882) mod 5)]", "+ 1883) mod 5)]", 1},
+      {"one_value_ids", "1024) * 2875 + 1851) mod 4096 + 1882) floordiv 5)", "1024) * 2875 + 1850) mod 4096 + 1882) floordiv 5)", 1},
   };
   for (const Case& cs : cases) {
     const Named* k = nullptr;

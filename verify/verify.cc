@@ -438,9 +438,16 @@ class Translator {
     Lin l;
     bool ok = true;
   };
-  Idx IdxVar(int var) {
+  Idx IdxVar(int var) { return Idx{VarLin(var), true}; }
+  // A variable as a form: a constant when its range is one value (tid.y of a
+  // workgroup of height 1, wg.x of a grid of width 1), so that the KIR's
+  // `tid.x + tid.y * 1024` and the machine's tid.x give the same dividends,
+  // hence the same quotient atoms; otherwise its atom.
+  Lin VarLin(int var) {
+    const VarInfo& vi = p_.var(var);
+    if (vi.lo == vi.hi) return LConst(vi.lo);
     VarExpr(var);
-    return Idx{LAtom(var_atom_.at(var)), true};
+    return LAtom(var_atom_.at(var));
   }
   static Idx IdxChecked(Lin l, bool ok) {
     if (!ok || !Moderate(l)) return Idx{std::move(l), false};
@@ -803,8 +810,7 @@ class Translator {
         return r;
       }
       case TOp::kVar:
-        VarExpr(static_cast<int>(n.c));
-        r.l = LAtom(var_atom_.at(static_cast<int>(n.c)));
+        r.l = VarLin(static_cast<int>(n.c));
         return r;
       case TOp::kAdd:
       case TOp::kSub: {
@@ -1847,7 +1853,9 @@ class Verifier {
   };
 
   // The obligations of `a` translated by `tr`, negated, solved.
-  absl::StatusOr<Query> Solve(Translator& tr, const AccessCtx& a, const std::string& what) {
+  // `resource_limit`: this query's Z3 budget (0: VerifyOptions::resource_limit).
+  absl::StatusOr<Query> Solve(Translator& tr, const AccessCtx& a, const std::string& what,
+                              uint64_t resource_limit = 0) {
     Query q;
     const KernelVars& kv = ex_.vars();
     Z3W w{&ctx_};
@@ -1897,7 +1905,8 @@ class Verifier {
     std::vector<Ob<Z3W>> obs = Obligations(w, a.shape, vals);
     for (const Ob<Z3W>& o : obs) q.names.push_back(o.what);
     z3::solver solver(ctx_);
-    const SolverBudget budget{opts_.resource_limit, opts_.timeout_seconds, watchdog_.get()};
+    const SolverBudget budget{resource_limit > 0 ? resource_limit : opts_.resource_limit, opts_.timeout_seconds,
+                              watchdog_.get()};
     budget.Apply(ctx_, solver);
     z3::expr_vector as = tr.Assumptions(acc);
     for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
@@ -1910,6 +1919,8 @@ class Verifier {
     if (q.res == z3::sat) {
       z3::model m = solver.get_model();
       q.env.assign(pool_.num_vars(), 0);
+      for (int v = 0; v < pool_.num_vars(); ++v)  // one-value variables are constants in the query
+        if (pool_.var(v).lo == pool_.var(v).hi) q.env[v] = static_cast<uint32_t>(pool_.var(v).lo);
       for (const auto& [var, atom] : tr.var_atoms()) {
         z3::expr val = m.eval(tr.VarExpr(var), true);
         int64_t x = 0;
@@ -1932,13 +1943,53 @@ class Verifier {
     return bad.ok() ? *bad : std::vector<int>{};
   }
 
+  uint64_t FirstLookLimit() const { return opts_.resource_limit / 16; }
+
+  bool DependsOnAbstractValues(const AccessCtx& a) {
+    for (TRef r : a.Roots())
+      for (int var : pool_.VarsOf(r))
+        if (pool_.var(var).kind == VarKind::kAbstract) return true;
+    return false;
+  }
+
+  // The concrete search (Search); a failed verdict when it finds a point.
+  std::optional<AccessVerdict> SearchFails(const AccessCtx& a, AccessVerdict v, const std::vector<std::string>& names,
+                                           const std::string& why) {
+    std::optional<std::vector<uint32_t>> env = Search(a);
+    if (!env) return std::nullopt;
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    absl::StatusOr<std::vector<int>> bad = CheckAt(a, *env, c);
+    if (!bad.ok() || bad->empty()) return std::nullopt;
+    v.counterexample = Counterexample(a, *env, *bad, names, absl::StrCat("found by concrete search; ", why));
+    std::vector<std::string> viol;
+    for (int b : *bad) viol.push_back(names[b]);
+    return Fail(v, absl::StrJoin(viol, "\n"));
+  }
+
   AccessVerdict VerifyOne(const AccessRecord& rec) {
     AccessVerdict v = Skeleton(rec);
     AccessCtx a;
     a.rec = &rec;
     if (std::optional<AccessVerdict> early = Prepare(rec, a, v)) return *early;
-    absl::StatusOr<Query> qs = Solve(*tr_, a, AccessName(v));
+    // A first look with a sixteenth of the budget: valid accesses prove with
+    // far less (division_test: at most 1%), while a wrong index can keep the
+    // solver searching for a model for its whole budget (minutes) where the
+    // concrete search finds one in milliseconds. So the search runs between
+    // the first look and the full budget. Both are counts, not time.
+    bool searched = false;
+    absl::StatusOr<Query> qs = Solve(*tr_, a, AccessName(v), FirstLookLimit());
     if (backstop_.fired()) return v;
+    if (qs.ok() && qs->res == z3::unknown && FirstLookLimit() > 0) {
+      if (opts_.search_counterexamples && !DependsOnAbstractValues(a)) {
+        searched = true;
+        if (std::optional<AccessVerdict> f = SearchFails(a, v, qs->names, "the solver's first look could not decide")) return *f;
+      }
+      const uint64_t first = qs->resources;
+      qs = Solve(*tr_, a, AccessName(v));
+      if (backstop_.fired()) return v;
+      if (qs.ok()) qs->resources += first;
+    }
     if (!qs.ok()) return Unknown(v, std::string(qs.status().message()));
     Query& q = *qs;
     v.solver_resources = q.resources;
@@ -2003,17 +2054,8 @@ class Verifier {
       why = absl::StrCat("the solver could not decide (", q.reason_unknown, ")");
     }
     if (opts_.search_counterexamples) {
-      if (abstract.empty()) {
-        if (std::optional<std::vector<uint32_t>> env = Search(a)) {
-          Concrete c;
-          c.order = pool_.Closure(a.Roots());
-          absl::StatusOr<std::vector<int>> bad = CheckAt(a, *env, c);
-          v.counterexample = Counterexample(a, *env, *bad, names, absl::StrCat("found by concrete search; ", why));
-          std::vector<std::string> viol;
-          for (int b : *bad) viol.push_back(names[b]);
-          return Fail(v, absl::StrJoin(viol, "\n"));
-        }
-      }
+      if (abstract.empty() && !searched)
+        if (std::optional<AccessVerdict> f = SearchFails(a, v, names, why)) return *f;
       if (std::optional<std::string> cex = SearchWaves(a, names, why)) {
         v.counterexample = *cex;
         std::vector<std::string> viol;
