@@ -846,29 +846,19 @@ class Gen {
       Emit(depth, absl::StrCat("store ", guarded_store ? "guarded " : "", name, "[", absl::StrJoin(si, ", "), "], %",
                                v2.name));
       Emit(depth, "barrier");
-      std::vector<std::string> li;
+      // 1-D: another thread's slot; more dimensions: the staging pattern's own
+      // slots. Guarded as the store is (1-D guarded shapes hold fewer than
+      // all threads' slots).
       Ix q = Mod(Add(Mul(lin_, rng_.Int(1, 5)), C(rng_.Int(0, 50))), threads_);
+      std::vector<std::string> li;
       if (shape.size() == 1) {
         li = {Mul(q, t.w).t};
       } else {
-        // the staging pattern's own slots, read by another thread
-        li.clear();
         for (const Ix& x : sidx) li.push_back(x.t);
-        std::string lt = absl::StrJoin(li, ", ");
-        Val r{NewName("v"), t};
-        Emit(depth, absl::StrCat("%", r.name, " = load ", guarded_store ? "guarded " : "", name, "[", lt, "] : ",
-                                 TyName(t)));
-        Define(r);
-        return;
-      }
-      if (style == 1) {  // 1-D guarded shapes hold fewer than all threads' slots
-        Val r{NewName("v"), t};
-        Emit(depth, absl::StrCat("%", r.name, " = load guarded ", name, "[", li[0], "] : ", TyName(t)));
-        Define(r);
-        return;
       }
       Val r{NewName("v"), t};
-      Emit(depth, absl::StrCat("%", r.name, " = load ", name, "[", li[0], "] : ", TyName(t)));
+      Emit(depth, absl::StrCat("%", r.name, " = load ", guarded_store ? "guarded " : "", name, "[",
+                               absl::StrJoin(li, ", "), "] : ", TyName(t)));
       Define(r);
     }
   }

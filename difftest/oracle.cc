@@ -13,6 +13,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/promote/gemm_config.h"
 #include "compiler/promote/promote.h"
+#include "compiler/target/target.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/run.h"
 #include "verify/verify.h"
@@ -24,7 +25,12 @@ double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string Processor(const std::string& id) { return id.substr(0, id.find(':')); }
+// The processor of a target ID (ParseTargetId); an invalid ID is returned
+// as it is (Compile then refuses it, naming the valid forms).
+std::string Processor(const std::string& id) {
+  absl::StatusOr<TargetId> t = ParseTargetId(id);
+  return t.ok() ? std::string(t->target->name) : id;
+}
 
 bool Want(const OracleOptions& o, const char* stage) { return o.only_stage.empty() || o.only_stage == stage; }
 
