@@ -139,4 +139,29 @@ absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel, con
   return seg;
 }
 
+absl::StatusOr<std::vector<uint8_t>> PackKernelArgs(const Kernel& k, const KernelNotes& notes,
+                                                    const std::map<std::string, uint64_t>& device_ptrs,
+                                                    const KernelData& data) {
+  std::vector<KernargValue> values;
+  for (const Arg& a : k.args) {
+    KernargValue v;
+    v.name = a.name;
+    if (a.kind == Arg::Kind::kBuffer) {
+      auto it = device_ptrs.find(a.name);
+      if (it == device_ptrs.end())
+        return absl::InvalidArgumentError(absl::StrCat("no device buffer for argument '", a.name, "'"));
+      v.is_pointer = true;
+      v.pointer = it->second;
+    } else {
+      auto it = data.scalars.find(a.name);
+      if (it == data.scalars.end())
+        return absl::InvalidArgumentError(absl::StrCat("no value for scalar argument '", a.name, "'"));
+      v.bytes.resize(4);
+      std::memcpy(v.bytes.data(), &it->second, 4);
+    }
+    values.push_back(std::move(v));
+  }
+  return PackKernargs(notes, values, k.grid, k.workgroup);
+}
+
 }  // namespace kir

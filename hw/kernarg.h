@@ -9,6 +9,7 @@
 #define KIRC_HW_KERNARG_H_
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,6 +18,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "compiler/emit/code_object_notes.h"
+#include "compiler/ir/kernel.h"
+#include "hw/check/inputs.h"
 
 namespace kir {
 
@@ -68,6 +71,17 @@ struct KernargValue {
   std::vector<uint8_t> bytes;  // by_value bytes (exactly .size of them) otherwise
 };
 
+// The device address of the n-th buffer argument (0-based) of a launch on
+// a simulated device (kirc's emulator, rocjitsu): each buffer 64 GiB apart
+// with the low word just below 2^32 (256-byte aligned), so an address carry
+// into the high word happens within a buffer's first 256 bytes and a wrong
+// carry shows. Both devices use it, so a kernel sees the same addresses on both.
+inline uint64_t EmulatedBufferAddress(int n) {
+  return (static_cast<uint64_t>(n + 1) << 36) | 0xffffff00ull;
+}
+// The kernarg segment's address on a simulated device.
+inline constexpr uint64_t kEmulatedKernargAddress = 0x00007f0000000000ull;
+
 // The kernarg segment for `kernel`: max(.kernarg_segment_size, end of the
 // last .args entry) bytes, zero-filled, with every explicit argument
 // (value_kind not hidden_*) at its .offset: pointers as 8 little-endian
@@ -85,6 +99,18 @@ absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel,
                                                   const std::vector<KernargValue>& args,
                                                   const std::array<int64_t, 3>& grid,
                                                   const std::array<int64_t, 3>& workgroup);
+
+// The kernarg segment of one launch of KIR kernel `k` on a device that
+// places buffers itself (HIP, rocjitsu): k's arguments in declaration order,
+// buffers as the device addresses in `device_ptrs` (by argument name) and
+// scalars as data.scalars' 4-byte bits, placed at the offsets of the code
+// object's metadata `notes` by PackKernargs (hidden arguments it knows
+// written; a runtime fills the others itself). Errors (InvalidArgument): a
+// buffer without a device address, a scalar without a value, and
+// PackKernargs' (layout mismatches).
+absl::StatusOr<std::vector<uint8_t>> PackKernelArgs(const Kernel& k, const KernelNotes& notes,
+                                                    const std::map<std::string, uint64_t>& device_ptrs,
+                                                    const KernelData& data);
 
 }  // namespace kir
 

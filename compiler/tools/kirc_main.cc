@@ -33,6 +33,7 @@
 #include "compiler/ir/printer.h"
 #include "hw/emu/emu_device.h"
 #include "hw/hip/hip_device.h"
+#include "hw/rocjitsu/rocjitsu_device.h"
 #include "hw/run/run.h"
 #include "compiler/lower/validate.h"
 #include "verify/verify.h"
@@ -96,8 +97,18 @@ Options for run (and --mcpu, --llvm-bin as above):
                     hip: AMD GPU 0 through the HIP runtime, timed with HIP
                          events (median of 20 launches after 3 warm-up ones);
                          exit status 2 when there is none
+                    rocjitsu: AMD's functional emulator rocjitsu, from the
+                         build --rocjitsu=DIR or $KIRC_ROCJITSU names
+                         (third_party/rocjitsu/build.sh); exit status 2
+                         when there is none
                     auto (default): hip when an AMD GPU of the kernel's
                          target is present, else emu; prints which and why
+                    A,B (e.g. emu,rocjitsu): run on A, and on B with the
+                         same inputs; every buffer B leaves must equal A's
+                         bit for bit (else exit status 1, naming the first
+                         differing buffer and element)
+  --rocjitsu=DIR    the rocjitsu build for --device=rocjitsu (default:
+                    $KIRC_ROCJITSU)
   --inputs=MODE     exact: inputs +-m*2^e (small m per buffer) for which a
                          static analysis proves every product, partial sum
                          and conversion exact; the output must equal the
@@ -126,8 +137,9 @@ Options for run (and --mcpu, --llvm-bin as above):
                     instead of compiling FILE.kir; its metadata must name
                     FILE.kir's kernel, arguments and target
   --dump=DIR        write each buffer's input, output and reference as
-                    DIR/NAME.{in,out,ref}.npy, and the scalar arguments as
-                    DIR/KERNEL.scalars.json
+                    DIR/NAME.{in,out,ref}.npy (and NAME.cross.npy, the
+                    second device's output, with --device=A,B), and the
+                    scalar arguments as DIR/KERNEL.scalars.json
   Exit status 0 when every output is within tolerance, 1 when one is not,
   2 for errors (a kernel without a writable buffer, reads of LDS no thread
   wrote, an exhausted instruction budget, ...).
@@ -254,7 +266,8 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--output", "a path"},
     {"-o", "a path"},
     {"--llvm-bin", "a directory"},
-    {"--device", "emu, hip or auto"},
+    {"--device", "emu, hip, rocjitsu or auto, or two of emu, hip, rocjitsu (e.g. emu,rocjitsu)"},
+    {"--rocjitsu", "a directory (a rocjitsu build: third_party/rocjitsu/build.sh --out)"},
     {"--seed", "an integer from 0 to 18446744073709551615"},
     {"--max-instructions", "an integer from 0 (no limit) to 9223372036854775807"},
     {"--code-object", "a path"},
@@ -267,7 +280,8 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
   static const auto* m = new std::map<std::string, std::set<std::string>>{
       {"compile", {"--mcpu", "--emit", "--output", "-o", "--annotate", "--llvm-bin", "--verify", "--stats"}},
       {"run",
-       {"--mcpu", "--llvm-bin", "--device", "--seed", "--max-instructions", "--code-object", "--dump", "--inputs"}},
+       {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
+        "--inputs"}},
       {"verify", {"--mcpu"}},
       {"", {"--llvm-bin"}},
   };
@@ -338,11 +352,21 @@ int VerifyCommand(const std::string& file, const std::string& mcpu) {
 }
 
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
-               uint64_t seed, const std::string& dump_dir, const std::string& code_object,
+               const std::string& rocjitsu_dir, uint64_t seed, const std::string& dump_dir, const std::string& code_object,
                const std::optional<std::string>& llvm_flag, int64_t max_instructions, const std::string& inputs) {
   if (file.empty()) return Fail("run needs a .kir file (see kirc --help)");
-  if (device != "emu" && device != "hip" && device != "auto")
-    return Fail(absl::StrCat("--device must be emu, hip or auto, not '", device, "'"));
+  const std::vector<std::string> devices = absl::StrSplit(device, ',');
+  for (const std::string& d : devices)
+    if (d != "emu" && d != "hip" && d != "rocjitsu" && d != "auto")
+      return Fail(absl::StrCat("--device must be emu, hip, rocjitsu or auto, or two of emu, hip and rocjitsu "
+                               "separated by a comma (a cross-check), not '", device, "'"));
+  if (devices.size() > 2 || (devices.size() == 2 && (devices[0] == devices[1] || devices[0] == "auto" ||
+                                                     devices[1] == "auto")))
+    return Fail(absl::StrCat("--device=", device, ": a cross-check names two different devices among emu, hip and "
+                             "rocjitsu, e.g. --device=emu,rocjitsu"));
+  if (!rocjitsu_dir.empty() && std::find(devices.begin(), devices.end(), "rocjitsu") == devices.end())
+    return Fail("--rocjitsu=DIR names the rocjitsu build for --device=rocjitsu (or emu,rocjitsu); no device here "
+                "is rocjitsu");
   std::optional<kir::InputMode> mode;
   for (kir::InputMode m : {kir::InputMode::kAuto, kir::InputMode::kExact, kir::InputMode::kRandom,
                            kir::InputMode::kAdversarial})
@@ -375,41 +399,58 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   }
   absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
   if (!bin.ok()) return Fail(bin.status());
-  // The device: the emulator, or AMD GPU 0 through HIP (hw/hip). Its line
-  // ("device: ...") is printed with the report, so stdout stays empty when
-  // the kernel does not compile or the run fails.
-  std::unique_ptr<kir::Device> dev;
+  // The devices: the emulator, AMD GPU 0 through HIP (hw/hip) or rocjitsu
+  // (hw/rocjitsu); a second one cross-checks the first bit for bit. The line
+  // "device: ..." of --device=auto is printed with the report, so stdout
+  // stays empty when the kernel does not compile or the run fails.
+  const std::string budget_hint = "raise it with --max-instructions=N";
   std::string device_line;
-  if (device != "emu") {
-    kir::HipOptions ho;
-    ho.llvm_bin = *bin;
-    absl::StatusOr<std::unique_ptr<kir::HipDevice>> hip = kir::OpenHipDevice(0, ho);
-    if (device == "hip" && !hip.ok()) return Fail(absl::StrCat("--device=hip: ", hip.status().message()));
-    std::string why = hip.ok() ? "" : std::string(hip.status().message());
-    if (hip.ok() && device == "auto") {
-      // A GPU of another architecture cannot run the kernel's code object.
-      kir::CompileOptions vo;
-      vo.mcpu = mcpu;
-      absl::StatusOr<const kir::TargetInfo*> t = kir::ResolveTarget(*k, vo);
-      if (!t.ok()) return Fail(t.status());
-      absl::Status arch = kir::CheckHipArch((*hip)->Arch(), (*t)->name, "HIP device 0");
-      if (!arch.ok()) why = absl::StrCat("HIP device 0 is ", (*hip)->Arch(), ", the kernel's target ", (*t)->name);
+  auto open = [&](const std::string& kind) -> absl::StatusOr<std::unique_ptr<kir::Device>> {
+    if (kind == "rocjitsu") {
+      kir::RocjitsuOptions rj;
+      rj.dir = rocjitsu_dir;
+      rj.llvm_bin = *bin;
+      absl::StatusOr<std::unique_ptr<kir::RocjitsuDevice>> d = kir::OpenRocjitsuDevice(rj);
+      if (!d.ok()) return absl::Status(d.status().code(), absl::StrCat("--device=rocjitsu: ", d.status().message()));
+      return std::unique_ptr<kir::Device>(*std::move(d));
     }
-    if (why.empty()) {
-      if (device == "auto") device_line = absl::StrCat("device: ", (*hip)->Name(), " (--device=auto: AMD GPU present)\n");
-      dev = *std::move(hip);
-    } else {
+    if (kind == "hip" || kind == "auto") {
+      kir::HipOptions ho;
+      ho.llvm_bin = *bin;
+      absl::StatusOr<std::unique_ptr<kir::HipDevice>> hip = kir::OpenHipDevice(0, ho);
+      if (kind == "hip") {
+        if (!hip.ok()) return absl::Status(hip.status().code(), absl::StrCat("--device=hip: ", hip.status().message()));
+        return std::unique_ptr<kir::Device>(*std::move(hip));
+      }
+      std::string why = hip.ok() ? "" : std::string(hip.status().message());
+      if (hip.ok()) {
+        // A GPU of another architecture cannot run the kernel's code object.
+        kir::CompileOptions vo;
+        vo.mcpu = mcpu;
+        absl::StatusOr<const kir::TargetInfo*> t = kir::ResolveTarget(*k, vo);
+        if (!t.ok()) return t.status();
+        absl::Status arch = kir::CheckHipArch((*hip)->Arch(), (*t)->name, "HIP device 0");
+        if (!arch.ok()) why = absl::StrCat("HIP device 0 is ", (*hip)->Arch(), ", the kernel's target ", (*t)->name);
+      }
+      if (why.empty()) {
+        device_line = absl::StrCat("device: ", (*hip)->Name(), " (--device=auto: AMD GPU present)\n");
+        return std::unique_ptr<kir::Device>(*std::move(hip));
+      }
       device_line = absl::StrCat("device: emulator (--device=auto: ", why, ")\n");
     }
-  }
-  const std::string budget_hint = "raise it with --max-instructions=N";
-  if (dev == nullptr) {
     kir::emu::EmuOptions eo;
     eo.max_instructions = max_instructions;
     eo.max_wave_instructions = max_instructions > 0 ? max_instructions : INT64_MAX;
     eo.budget_hint = budget_hint;
-    dev = std::make_unique<kir::EmuDevice>(*bin, eo);
+    return std::unique_ptr<kir::Device>(std::make_unique<kir::EmuDevice>(*bin, eo));
+  };
+  std::vector<std::unique_ptr<kir::Device>> devs;
+  for (const std::string& d : devices) {
+    absl::StatusOr<std::unique_ptr<kir::Device>> dev = open(d);
+    if (!dev.ok()) return Fail(dev.status());
+    devs.push_back(*std::move(dev));
   }
+  kir::Device* dev = devs[0].get();
   kir::RunOptions ro;
   ro.mcpu = mcpu;
   ro.seed = seed;
@@ -421,6 +462,7 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ro.inputs = *mode;
   ro.max_reference_wave_ops = max_instructions;
   ro.budget_hint = budget_hint;
+  if (devs.size() == 2) ro.cross_check = devs[1].get();
   absl::StatusOr<kir::RunReport> r = kir::RunAndCheck(*k, *dev, ro);
   if (!r.ok()) return Fail(r.status());
   std::cout << device_line << r->text;
@@ -513,7 +555,7 @@ int KircMain(int argc, char** argv) {
   std::vector<std::string> more_files;  // compile: FILE2.kir ...
   std::vector<std::string> given;       // the options given, as typed, checked against the command's
   bool annotate = false, verify = false, stats = false;
-  std::string device = "auto", dump_dir, code_object, inputs = "auto";
+  std::string device = "auto", rocjitsu_dir, dump_dir, code_object, inputs = "auto";
   uint64_t seed = 1;
   int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -570,6 +612,8 @@ int KircMain(int argc, char** argv) {
         llvm_bin = UserPath(v);
       } else if (flag == "--device") {
         device = v;
+      } else if (flag == "--rocjitsu") {
+        rocjitsu_dir = UserPath(v);
       } else if (flag == "--seed") {
         std::optional<uint64_t> n = ParseCount(v);
         if (!n) return Fail(absl::StrCat("--seed needs an integer from 0 to 18446744073709551615 (2^64 - 1), not '", v, "'"));
@@ -622,7 +666,7 @@ int KircMain(int argc, char** argv) {
                                "--llvm-bin (see kirc --help)"));
     return Fail(absl::StrCat(of, ", not of `kirc ", command, "` (see kirc --help)"));
   }
-  if (command == "run") return RunCommand(file, mcpu, device, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs);
+  if (command == "run") return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs);
   if (command == "verify") return VerifyCommand(file, mcpu);
   if (command.empty()) return MainJob(llvm_bin);
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");

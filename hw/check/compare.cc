@@ -285,4 +285,83 @@ std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {
   return s;
 }
 
+namespace {
+
+// The index of element `e` (in elements from the buffer's start) in a's
+// shape: greedy by decreasing stride, checked; "" when no in-shape index
+// maps to it.
+std::string ElementIndex(const Arg& a, int64_t e) {
+  std::vector<int> order(a.shape.size());
+  for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int>(d);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return a.strides[x] > a.strides[y]; });
+  std::vector<int64_t> idx(a.shape.size(), 0);
+  int64_t rest = e;
+  for (int d : order) {
+    if (a.strides[d] <= 0) continue;
+    idx[d] = std::min(rest / a.strides[d], a.shape[d] - 1);
+    rest -= idx[d] * a.strides[d];
+  }
+  if (rest != 0) return "";
+  return absl::StrCat(a.name, "[", absl::StrJoin(idx, ", "), "]");
+}
+
+}  // namespace
+
+std::vector<DeviceDifference> CompareDevices(const Kernel& k, const KernelData& a, const KernelData& b) {
+  std::vector<DeviceDifference> out;
+  for (const Arg& arg : k.args) {
+    if (arg.kind != Arg::Kind::kBuffer) continue;
+    auto ia = a.buffers.find(arg.name), ib = b.buffers.find(arg.name);
+    if (ia == a.buffers.end() || ib == b.buffers.end()) continue;
+    const std::vector<uint8_t>& x = ia->second;
+    const std::vector<uint8_t>& y = ib->second;
+    const int64_t w = ElemBytes(arg.elem);
+    DeviceDifference d;
+    d.buffer = arg.name;
+    d.elements = static_cast<int64_t>(std::max(x.size(), y.size()) + w - 1) / w;
+    if (x.size() != y.size()) {
+      d.differing = d.elements;
+      d.byte_offset = static_cast<int64_t>(std::min(x.size(), y.size()));
+      d.element = absl::StrCat("the sizes (", x.size(), " and ", y.size(), " bytes)");
+      out.push_back(d);
+      continue;
+    }
+    for (int64_t e = 0; e < d.elements; ++e) {
+      const int64_t off = e * w, n = std::min<int64_t>(w, static_cast<int64_t>(x.size()) - off);
+      if (std::memcmp(x.data() + off, y.data() + off, n) == 0) continue;
+      if (d.differing++ == 0) {
+        d.byte_offset = off;
+        std::string idx = ElementIndex(arg, e);
+        d.element = idx.empty() ? absl::StrCat("element ", e, " (padding, outside the shape)") : idx;
+        std::memcpy(&d.bits_a, x.data() + off, n);
+        std::memcpy(&d.bits_b, y.data() + off, n);
+        if (n == w) {
+          d.value_a = ElementValue(arg.elem, x.data() + off);
+          d.value_b = ElementValue(arg.elem, y.data() + off);
+        }
+      }
+    }
+    if (d.differing > 0) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::string FormatDeviceComparison(const Kernel& k, absl::string_view name_a, absl::string_view name_b,
+                                   const std::vector<DeviceDifference>& diffs) {
+  if (diffs.empty()) {
+    int64_t bytes = 0, buffers = 0;
+    for (const Arg& arg : k.args)
+      if (arg.kind == Arg::Kind::kBuffer) bytes += arg.SizeBytes(), ++buffers;
+    return absl::StrCat("cross-check: every buffer bit-identical between ", name_a, " and ", name_b, " (", buffers,
+                        buffers == 1 ? " buffer, " : " buffers, ", bytes, " bytes)\n");
+  }
+  std::string t;
+  for (const DeviceDifference& d : diffs)
+    absl::StrAppend(&t, "cross-check: ", d.buffer, " differs between ", name_a, " and ", name_b, " in ", d.differing,
+                    " of ", d.elements, " elements; first ", d.element, absl::StrFormat(" (byte 0x%x): ", d.byte_offset),
+                    name_a, absl::StrFormat(" 0x%x (%.9g), ", d.bits_a, d.value_a), name_b,
+                    absl::StrFormat(" 0x%x (%.9g)\n", d.bits_b, d.value_b));
+  return t;
+}
+
 }  // namespace kir

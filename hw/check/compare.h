@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
 #include "hw/check/exact.h"
 #include "hw/check/inputs.h"
@@ -102,6 +103,26 @@ Kernel MagnitudeKernel(const Kernel& k);
 // OK" (or "FAIL (N elements out of tolerance)"), with "; 2 non-finite
 // reference elements (matched exactly)" before the tolerance when there are some.
 std::string FormatDiffs(const std::vector<BufferDiff>& diffs);
+
+// Two devices' outputs for the same inputs (`kirc run --device=A,B`), bit
+// for bit over every byte of every buffer (padding and read-only buffers
+// included: a store that escapes its shape is a difference too; NaN payloads
+// must agree). One entry per buffer that differs.
+struct DeviceDifference {
+  std::string buffer;
+  int64_t byte_offset = 0;      // of the first differing element
+  std::string element;          // "C[3, 7]", or "element 12 (padding, outside the shape)"
+  uint64_t bits_a = 0, bits_b = 0;  // that element's bits (ElemBytes wide)
+  double value_a = 0, value_b = 0;
+  int64_t differing = 0;        // elements (ElemBytes-wide units) that differ
+  int64_t elements = 0;         // units compared
+};
+std::vector<DeviceDifference> CompareDevices(const Kernel& k, const KernelData& a, const KernelData& b);
+// "cross-check: every buffer bit-identical between A and B (N bytes)" or
+// one line per differing buffer: "cross-check: C differs between A and B in
+// 17 of 256 elements; first C[3, 7] (byte 0x34): A 0x3f800000 (1), B 0x0 (0)".
+std::string FormatDeviceComparison(const Kernel& k, absl::string_view name_a, absl::string_view name_b,
+                                   const std::vector<DeviceDifference>& diffs);
 
 // The value of element `e` (bytes at `off`) of type t as a double.
 double ElementValue(ElemType t, const uint8_t* p);

@@ -250,7 +250,7 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
   }
   GlobalMemory mem;
   std::vector<uint8_t> packet(64, 0), queue(256, 0);
-  const uint64_t kKernargAddr = 0x00007f0000000000ull, kPacketAddr = 0x00007e0000000000ull,
+  const uint64_t kKernargAddr = kEmulatedKernargAddress, kPacketAddr = 0x00007e0000000000ull,
                  kQueueAddr = 0x00007d0000000000ull;
   // The explicit arguments' values, in .args order, for the shared packer
   // (hw/kernarg.h), which also writes the hidden arguments the dispatch
@@ -261,10 +261,10 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
     const ArgNote& a = k.args[i];
     KernargValue v;
     if (a.value_kind == "global_buffer") {
-      // Each buffer at its own address, 256-byte aligned, 64 GiB apart, with
-      // the low word close to 2^32 so that 64-bit address carries matter.
+      // Each buffer at its own address, 64 GiB apart, with the low word
+      // close to 2^32 so that 64-bit address carries matter.
       v.is_pointer = true;
-      v.pointer = (static_cast<uint64_t>(++buffer_no) << 36) | 0xffffff00ull;
+      v.pointer = EmulatedBufferAddress(buffer_no++);
       mem.AddRegion(absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'")), v.pointer,
                     by_arg[i]->data(), by_arg[i]->size(), /*argument=*/true);
     } else {

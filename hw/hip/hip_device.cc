@@ -113,31 +113,6 @@ absl::Status CheckHipArch(absl::string_view device_arch, absl::string_view targe
                                                     " is ", proc, ": run with --mcpu=", proc));
 }
 
-absl::StatusOr<std::vector<uint8_t>> PackHipKernargs(const Kernel& k, const KernelNotes& notes,
-                                                     const std::map<std::string, uint64_t>& device_ptrs,
-                                                     const KernelData& data) {
-  std::vector<KernargValue> values;
-  for (const Arg& a : k.args) {
-    KernargValue v;
-    v.name = a.name;
-    if (a.kind == Arg::Kind::kBuffer) {
-      auto it = device_ptrs.find(a.name);
-      if (it == device_ptrs.end())
-        return absl::InvalidArgumentError(absl::StrCat("no device buffer for argument '", a.name, "'"));
-      v.is_pointer = true;
-      v.pointer = it->second;
-    } else {
-      auto it = data.scalars.find(a.name);
-      if (it == data.scalars.end())
-        return absl::InvalidArgumentError(absl::StrCat("no value for scalar argument '", a.name, "'"));
-      v.bytes.resize(4);
-      std::memcpy(v.bytes.data(), &it->second, 4);
-    }
-    values.push_back(std::move(v));
-  }
-  return PackKernargs(notes, values, k.grid, k.workgroup);
-}
-
 absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& target, absl::string_view hsaco,
                                          KernelData& data) {
   const std::string dev = absl::StrCat("HIP device ", ordinal_, " (", name_.empty() ? "AMD GPU" : name_, ")");
@@ -191,7 +166,7 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
     ptrs[a.name] = reinterpret_cast<uint64_t>(p);
     copies.push_back({p, &host});
   }
-  absl::StatusOr<std::vector<uint8_t>> kernargs = PackHipKernargs(k, meta->notes, ptrs, data);
+  absl::StatusOr<std::vector<uint8_t>> kernargs = PackKernelArgs(k, meta->notes, ptrs, data);
   if (!kernargs.ok()) return kernargs.status();
   size_t kernarg_size = kernargs->size();
   void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, kernargs->data(), HIP_LAUNCH_PARAM_BUFFER_SIZE, &kernarg_size,

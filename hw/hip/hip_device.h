@@ -48,7 +48,7 @@ class HipDevice : public Device {
 
   // Loads `hsaco` (hipModuleLoadData), takes kernel k.name from it, copies
   // every buffer of `data` to the device, packs the kernarg segment by the
-  // code object's metadata (PackHipKernargs), launches once with k's
+  // code object's metadata (hw/kernarg.h PackKernelArgs), launches once with k's
   // workgroup and grid (HIP's gridDim counts workgroups, as KIR's grid
   // does), copies the buffers back into `data`, then launches
   // HipOptions::warmup + iterations more times on the same device buffers
@@ -92,16 +92,6 @@ absl::Status HipError(absl::string_view call, int hip_error);
 // HIP device 0 (AMD Instinct MI210) is gfx90a: run with --mcpu=gfx90a".
 absl::Status CheckHipArch(absl::string_view device_arch, absl::string_view target,
                           absl::string_view device_description);
-
-// The kernarg segment of one HipDevice launch: k's arguments in declaration
-// order, buffers as the device addresses in `device_ptrs` (by argument
-// name) and scalars as data.scalars' 4-byte bits, placed at the offsets of
-// the code object's metadata `notes` (hw/kernarg.h PackKernargs; hidden
-// arguments the runtime fills). Errors: a buffer without a device address, a
-// scalar without a value, and PackKernargs' (layout mismatches).
-absl::StatusOr<std::vector<uint8_t>> PackHipKernargs(const Kernel& k, const KernelNotes& notes,
-                                                     const std::map<std::string, uint64_t>& device_ptrs,
-                                                     const KernelData& data);
 
 }  // namespace kir
 

@@ -149,7 +149,7 @@ TEST(HipDeviceTest, PacksAddF16Kernargs) {
   data.scalars["scale"] = Bits(1.3f);
   const std::map<std::string, uint64_t> ptrs = {
       {"x", 0x00007f1200000000ull}, {"y", 0x00007f1200100000ull}, {"out", 0x00007f12ffffff00ull}};
-  absl::StatusOr<std::vector<uint8_t>> b = PackHipKernargs(k, NotesOf(k, "gfx90a"), ptrs, data);
+  absl::StatusOr<std::vector<uint8_t>> b = PackKernelArgs(k, NotesOf(k, "gfx90a"), ptrs, data);
   ASSERT_TRUE(b.ok()) << b.status();
   ASSERT_EQ(b->size(), 32u);
   EXPECT_EQ(U64At(*b, 0), 0x00007f1200000000ull);
@@ -166,7 +166,7 @@ TEST(HipDeviceTest, PacksPromotedGemmKernargs) {
   data.scalars["alpha"] = Bits(1.5f);
   data.scalars["beta"] = Bits(-0.25f);
   const std::map<std::string, uint64_t> ptrs = {{"A", 0x1000}, {"B", 0x2000}, {"C", 0x3000}};
-  absl::StatusOr<std::vector<uint8_t>> b = PackHipKernargs(k, NotesOf(k, "gfx942"), ptrs, data);
+  absl::StatusOr<std::vector<uint8_t>> b = PackKernelArgs(k, NotesOf(k, "gfx942"), ptrs, data);
   ASSERT_TRUE(b.ok()) << b.status();
   ASSERT_EQ(b->size(), 32u);
   EXPECT_EQ(U64At(*b, 0), 0x1000u);
@@ -179,14 +179,14 @@ TEST(HipDeviceTest, PacksPromotedGemmKernargs) {
 TEST(HipDeviceTest, PackingNamesWhatIsMissing) {
   Kernel k = Load("copy_f32");
   KernelNotes notes = NotesOf(k, "gfx942");
-  absl::StatusOr<std::vector<uint8_t>> b = PackHipKernargs(k, notes, {{"src", 0x1000}}, {});
+  absl::StatusOr<std::vector<uint8_t>> b = PackKernelArgs(k, notes, {{"src", 0x1000}}, {});
   EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(b.status().message(), "no device buffer for argument 'dst'");
   // The code object of another kernel: its layout does not fit.
   Kernel add = Load("add_f16");
   KernelData data;
   data.scalars["scale"] = Bits(2.0f);
-  b = PackHipKernargs(add, notes, {{"x", 1}, {"y", 2}, {"out", 3}}, data);
+  b = PackKernelArgs(add, notes, {{"x", 1}, {"y", 2}, {"out", 3}}, data);
   EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(b.status().message().find("got 4 arguments; the code object's metadata lists 2: src (global_buffer), "
                                       "dst (global_buffer)"),

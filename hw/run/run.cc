@@ -248,8 +248,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     target = cr->target;
     hsaco = CodeObjectFor(*cr, opts.llvm_bin);
     device.SetInstructionNotes(InstructionNotes(*cr, opts.filename));
+    if (opts.cross_check != nullptr) opts.cross_check->SetInstructionNotes(InstructionNotes(*cr, opts.filename));
   } else {
     device.SetInstructionNotes({});  // another compile's code: nothing known
+    if (opts.cross_check != nullptr) opts.cross_check->SetInstructionNotes({});
     absl::StatusOr<TargetId> t = ResolveTargetId(k, co);
     if (!t.ok()) return t.status();
     target = t->target;
@@ -261,8 +263,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   const int64_t available = opts.host_memory_limit >= 0 ? opts.host_memory_limit
                                                          : AvailableHostBytes(&limit_source);
   if (opts.host_memory_limit >= 0) limit_source = "RunOptions::host_memory_limit";
-  absl::Status mem = CheckHostMemory(k, RunHostBytes(k, device.HostBytesPerBufferByte()),
-                                     available, limit_source);
+  int64_t per_byte = device.HostBytesPerBufferByte();
+  // The second device's copy of the data and its own bookkeeping.
+  if (opts.cross_check != nullptr) per_byte += 1 + opts.cross_check->HostBytesPerBufferByte();
+  absl::Status mem = CheckHostMemory(k, RunHostBytes(k, per_byte), available, limit_source);
   if (!mem.ok()) return mem;
   InterpOptions io;
   io.max_wave_ops = opts.max_reference_wave_ops;
@@ -290,6 +294,16 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       }
       return run.status();
     }
+    KernelData cross_out;
+    std::optional<DeviceRun> cross_run;
+    if (opts.cross_check != nullptr) {
+      cross_out = inputs;
+      absl::StatusOr<DeviceRun> r2 = opts.cross_check->Run(k, *target, *hsaco, cross_out);
+      if (!r2.ok())
+        return absl::Status(r2.status().code(),
+                            absl::StrCat(opts.cross_check->Name(), " (cross-check): ", r2.status().message()));
+      cross_run = *r2;
+    }
     InterpArgs ref{inputs.buffers, inputs.scalars};
     absl::Status st = Interpret(k, ref, io);
     if (!st.ok()) return absl::Status(st.code(), absl::StrCat("reference interpreter: ", st.message()));
@@ -314,11 +328,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     p.ok = true;
     for (const BufferDiff& d : p.diffs) p.ok = p.ok && d.ok;
+    if (cross_run) {
+      p.cross_run = cross_run;
+      p.cross_diffs = CompareDevices(k, out, cross_out);
+      p.ok = p.ok && p.cross_diffs.empty();
+    }
     r.ok = r.ok && p.ok;
     if (!opts.dump_dir.empty()) {
       const std::string tag = pi == 0 ? "" : absl::StrCat(InputModeName(mode), ".");
-      for (auto [what, data] : {std::pair<const char*, const KernelData*>{"in", &inputs},
-                                {"out", &out}, {"ref", &ref_data}}) {
+      std::vector<std::pair<const char*, const KernelData*>> dumps = {{"in", &inputs}, {"out", &out}, {"ref", &ref_data}};
+      if (cross_run) dumps.push_back({"cross", &cross_out});
+      for (auto [what, data] : dumps) {
         absl::Status ds = Dump(k, opts.dump_dir, absl::StrCat(tag, what).c_str(), *data);
         if (!ds.ok()) return ds;
       }
@@ -353,6 +373,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       }
     }
     t += FormatDiffs(p.diffs);
+    if (p.cross_run) {
+      if (pi == 0)
+        absl::StrAppend(&t, "cross-check device: ", p.cross_run->device,
+                        absl::StrFormat(", %.3f ms", p.cross_run->milliseconds), "\n");
+      t += FormatDeviceComparison(k, run->device, p.cross_run->device, p.cross_diffs);
+    }
     r.passes.push_back(std::move(p));
   }
   r.run = r.passes.front().run;
@@ -362,8 +388,18 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   if (!opts.code_object_path.empty())
     absl::StrAppend(&t, "code object ", opts.code_object_path, " (not recompiled)\n");
   t += passes_text;
-  absl::StrAppend(&t, r.ok ? "PASS" : "FAIL", ": the output ", r.ok ? "matches" : "differs from",
-                  " the KIR reference\n");
+  bool ref_ok = true, cross_ok = true;
+  for (const CheckPass& p : r.passes) {
+    for (const BufferDiff& d : p.diffs) ref_ok = ref_ok && d.ok;
+    cross_ok = cross_ok && p.cross_diffs.empty();
+  }
+  if (opts.cross_check == nullptr) {
+    absl::StrAppend(&t, r.ok ? "PASS" : "FAIL", ": the output ", r.ok ? "matches" : "differs from",
+                    " the KIR reference\n");
+  } else {
+    absl::StrAppend(&t, r.ok ? "PASS" : "FAIL", ": the output ", ref_ok ? "matches" : "differs from",
+                    " the KIR reference; the devices ", cross_ok ? "agree bit for bit" : "DISAGREE", "\n");
+  }
   return r;
 }
 

@@ -67,6 +67,11 @@ struct RunOptions {
   // (AvailableHostBytes, hw/run/host_memory.h). A run that needs more
   // (RunHostBytes) is refused with ResourceExhausted before inputs are made.
   int64_t host_memory_limit = -1;
+  // Non-null: a second device (`kirc run --device=emu,rocjitsu`) runs the
+  // same code object on the same inputs in every pass, and every buffer it
+  // leaves must equal the first device's bit for bit (CompareDevices); a
+  // difference fails the run as a mismatch with the reference does.
+  Device* cross_check = nullptr;
 };
 
 // One run of the kernel on one set of inputs, compared with the reference.
@@ -74,6 +79,10 @@ struct CheckPass {
   InputMode mode = InputMode::kRandom;  // kExact, kRandom or kAdversarial
   DeviceRun run;
   std::vector<BufferDiff> diffs;
+  // With RunOptions::cross_check: the second device's run and the buffers
+  // where it differs from the first device's (empty: bit-identical).
+  std::optional<DeviceRun> cross_run;
+  std::vector<DeviceDifference> cross_diffs;
   bool ok = false;
 };
 
@@ -90,8 +99,9 @@ struct RunReport {
 };
 
 // Compiles `k`, builds its code object (or reads opts.code_object_path), runs
-// it on `device` and the reference interpreter on the same seeded inputs of
-// each pass opts.inputs asks for, and compares every output buffer. Errors: a
+// it on `device` (and opts.cross_check) and the reference interpreter on the
+// same seeded inputs of each pass opts.inputs asks for, and compares every
+// output buffer (and the two devices' buffers, bit for bit). Errors: a
 // kernel with no writable buffer (FailedPrecondition: there would be nothing
 // to compare; checked first), kExact for a kernel the analysis cannot prove
 // exact and kAdversarial for one with an mfma/gemm (FailedPrecondition, naming
