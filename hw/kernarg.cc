@@ -139,6 +139,18 @@ absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel, con
   return seg;
 }
 
+absl::Status CheckDispatchShape(const Kernel& k) {
+  for (int d = 0; d < 3; ++d)
+    if (k.grid[d] < 1 || k.grid[d] > 0xffffffffll || k.workgroup[d] < 1 || k.workgroup[d] > 1024 ||
+        k.grid[d] * k.workgroup[d] > 0xffffffffll)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel '", k.name, "': grid ", k.grid[0], "x", k.grid[1], "x", k.grid[2], " and workgroup ", k.workgroup[0],
+          "x", k.workgroup[1], "x", k.workgroup[2],
+          " cannot be dispatched (at most 1024 work-items per workgroup dimension and 2^32-1 per grid dimension; "
+          "promote a gemm kernel first)"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<uint8_t>> PackKernelArgs(const Kernel& k, const KernelNotes& notes,
                                                     const std::map<std::string, uint64_t>& device_ptrs,
                                                     const KernelData& data) {

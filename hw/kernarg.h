@@ -100,6 +100,13 @@ absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel,
                                                   const std::array<int64_t, 3>& grid,
                                                   const std::array<int64_t, 3>& workgroup);
 
+// Checks that k's grid and workgroup can be dispatched: each workgroup
+// extent 1..1024 work-items, each grid extent 1..2^32-1 workgroups and
+// grid x workgroup (the AQL packet's grid_size, in work-items) at most
+// 2^32-1 per dimension (AMDGPUUsage, hsa_kernel_dispatch_packet_t).
+// Error: InvalidArgument naming the kernel and both shapes.
+absl::Status CheckDispatchShape(const Kernel& k);
+
 // The kernarg segment of one launch of KIR kernel `k` on a device that
 // places buffers itself (HIP, rocjitsu): k's arguments in declaration order,
 // buffers as the device addresses in `device_ptrs` (by argument name) and

@@ -63,20 +63,6 @@ struct Result {
   int timed_launches = 0;
 };
 
-// An MFMA of `ops` (or a gemm's mfma clause) that `t` lacks, or "".
-std::string MissingMfma(const std::vector<Op>& ops, const TargetInfo& t) {
-  for (const Op& op : ops) {
-    std::string name = op.kind == OpKind::kMfma ? op.mfma : op.kind == OpKind::kGemm ? op.gemm.mfma : "";
-    if (!name.empty()) {
-      const MfmaDesc* m = LookupMfma(name);
-      if (m != nullptr && !MfmaMnemonic(t, *m).ok()) return name;
-    }
-    if (op.kind == OpKind::kFor)
-      if (std::string s = MissingMfma(op.body, t); !s.empty()) return s;
-  }
-  return "";
-}
-
 std::string ToJson(const std::vector<Result>& rs) {
   std::string o = "{\n  \"results\": [\n";
   for (size_t i = 0; i < rs.size(); ++i) {
@@ -195,7 +181,7 @@ int Main(int argc, char** argv) {
       r.device = device->Name();
       const TargetInfo& t = **LookupTarget(target);
       if (k.ok()) {
-        if (std::string m = MissingMfma(k->body, t); !m.empty()) {
+        if (std::string m = MfmaTargetLacks(*k, t); !m.empty()) {
           std::cout << "skip " << name << " on " << target << ": " << target << " has no " << m << " MFMA\n";
           continue;
         }

@@ -117,12 +117,7 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
                                          KernelData& data) {
   const std::string dev = absl::StrCat("HIP device ", ordinal_, " (", name_.empty() ? "AMD GPU" : name_, ")");
   if (absl::Status st = CheckHipArch(arch_, target.name, dev); !st.ok()) return st;
-  for (int d = 0; d < 3; ++d)
-    if (k.grid[d] < 1 || k.grid[d] > 0xffffffffll || k.workgroup[d] < 1 || k.workgroup[d] > 1024)
-      return absl::InvalidArgumentError(absl::StrCat("kernel '", k.name, "': grid ", k.grid[0], "x", k.grid[1], "x",
-                                                     k.grid[2], " and workgroup ", k.workgroup[0], "x", k.workgroup[1],
-                                                     "x", k.workgroup[2],
-                                                     " cannot be launched (promote a gemm kernel first)"));
+  if (absl::Status st = CheckDispatchShape(k); !st.ok()) return st;
   // The kernarg layout from the code object's own metadata.
   std::string llvm_bin = opts_.llvm_bin;
   if (llvm_bin.empty()) {

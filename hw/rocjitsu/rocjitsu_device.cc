@@ -112,13 +112,7 @@ absl::StatusOr<DeviceRun> RocjitsuDevice::Run(const Kernel& k, const TargetInfo&
     return absl::FailedPreconditionError(absl::StrCat("the code object is for ", processor, " but the rocjitsu build ",
                                                       opts_.dir, " runs only ", absl::StrJoin(processors_, ", "),
                                                       ": run with --mcpu=", processors_.front(), " or another device"));
-  for (int d = 0; d < 3; ++d)
-    if (k.grid[d] < 1 || k.grid[d] > 0xffffffffll || k.workgroup[d] < 1 || k.workgroup[d] > 1024 ||
-        k.grid[d] * k.workgroup[d] > 0xffffffffll)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel '", k.name, "': grid ", k.grid[0], "x", k.grid[1], "x", k.grid[2], " and workgroup ",
-          k.workgroup[0], "x", k.workgroup[1], "x", k.workgroup[2],
-          " cannot be dispatched (an AQL grid is at most 2^32-1 work-items per dimension; promote a gemm kernel first)"));
+  if (absl::Status st = CheckDispatchShape(k); !st.ok()) return st;
   std::string llvm_bin = opts_.llvm_bin;
   if (llvm_bin.empty()) {
     absl::StatusOr<std::string> b = ResolveLlvmBin(std::nullopt);

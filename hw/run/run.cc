@@ -155,6 +155,25 @@ std::string ScalarsJson(const Kernel& k, const KernelData& d) {
   return parts.empty() ? "{}\n" : absl::StrCat("{\n", absl::StrJoin(parts, ",\n"), "\n}\n");
 }
 
+namespace {
+
+std::string MissingMfma(const std::vector<Op>& ops, const TargetInfo& t) {
+  for (const Op& op : ops) {
+    std::string name = op.kind == OpKind::kMfma ? op.mfma : op.kind == OpKind::kGemm ? op.gemm.mfma : "";
+    if (!name.empty()) {
+      const MfmaDesc* m = LookupMfma(name);
+      if (m != nullptr && !MfmaMnemonic(t, *m).ok()) return name;
+    }
+    if (op.kind == OpKind::kFor)
+      if (std::string s = MissingMfma(op.body, t); !s.empty()) return s;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string MfmaTargetLacks(const Kernel& k, const TargetInfo& t) { return MissingMfma(k.body, t); }
+
 const char* InputModeName(InputMode m) {
   switch (m) {
     case InputMode::kAuto: return "auto";

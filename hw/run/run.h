@@ -111,6 +111,11 @@ struct RunReport {
 // mismatch is not an error: it is RunReport::ok == false).
 absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const RunOptions& opts);
 
+// The name of an MFMA that `k` uses (an mfma op, or a gemm's mfma clause)
+// and target `t` lacks, or "" when t has all of them (runs on several
+// targets skip such kernels, saying so).
+std::string MfmaTargetLacks(const Kernel& k, const TargetInfo& t);
+
 // The scalar arguments' values, "alpha = 1.52937353 (f32), n = 42 (i32)", or
 // "" when `k` has none; and the same as a JSON object
 // {"alpha": {"type": "f32", "value": 1.52937353, "bits": "0x3fc3c1a0"}, ...}.
