@@ -28,11 +28,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/emit/toolchain.h"
 #include "difftest/gen.h"
 #include "difftest/oracle.h"
 #include "difftest/reduce.h"
+#include "hw/rocjitsu/rocjitsu_device.h"
 
 namespace {
 
@@ -48,7 +50,7 @@ int Usage(const std::string& why) {
   if (!why.empty()) std::cerr << "difftest: " << why << "\n";
   std::cerr << "usage: difftest [--seeds=FIRST:END] [--jobs=N] [--out=DIR] [--log=FILE] [--budget-seconds=S]\n"
                "                [--max-seconds=S] [--verify-targets=rotate|all] [--no-verify] [--no-run]\n"
-               "                [--no-reduce] [--input-seed=N] [--max-instructions=N]\n"
+               "                [--no-reduce] [--input-seed=N] [--max-instructions=N] [--rocjitsu=DIR | --no-rocjitsu]\n"
                "       difftest --print=SEED\n"
                "       difftest --check FILE.kir [FILE.kir ...] [options]\n"
                "  --check FILE...     the oracle on your own kernels on gfx908, gfx90a and gfx942: a refusal\n"
@@ -62,7 +64,10 @@ int Usage(const std::string& why) {
                "                      the range covered (every seed below its end ran)\n"
                "  --verify-targets=rotate|all  the verifier on one target per kernel (rotating with the seed; default)\n"
                "                      or on all three\n"
-               "  --no-verify, --no-run, --no-reduce  leave out a check (for exploring; the CI run has them all)\n";
+               "  --no-verify, --no-run, --no-reduce  leave out a check (for exploring; the CI run has them all)\n"
+               "  --rocjitsu=DIR      also run every kernel on rocjitsu (default: $KIRC_ROCJITSU when set), on\n"
+               "                      the processors that build runs; its buffers must equal the emulator's bit\n"
+               "                      for bit (a difference is a cross-check finding); --no-rocjitsu: never\n";
   return kExitUsage;
 }
 
@@ -74,7 +79,7 @@ int InputError(const std::string& why) {
 
 struct Totals {
   int64_t kernels = 0, gemm_kernels = 0, compiled = 0, limits = 0, expected_refusals = 0;
-  int64_t runs_exact = 0, runs_random = 0, runs_adversarial = 0, kernels_ran = 0;
+  int64_t runs_exact = 0, runs_random = 0, runs_adversarial = 0, kernels_ran = 0, runs_cross_checked = 0;
   int64_t accesses = 0, proved = 0, unknown = 0, findings = 0;
   double compile_s = 0, verify_s = 0, run_s = 0, proved_s = 0, unknown_s = 0, slowest_proof = 0;
   std::map<std::string, int64_t> generated, ran;  // per feature
@@ -112,7 +117,8 @@ std::string Now() {
 int main(int argc, char** argv) {
   uint64_t first = 1, end = 101;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string out_dir = "/tmp/kirc-difftest", log_file;
+  std::string out_dir = "/tmp/kirc-difftest", log_file, rocjitsu_dir;
+  bool no_rocjitsu = false;
   double budget = 0, max_seconds = 0;
   bool reduce = true, verify_all = false;
   OracleOptions oo;
@@ -123,7 +129,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   static const std::set<std::string> kValued = {"--seeds", "--jobs", "--out", "--log", "--budget-seconds",
                                                 "--input-seed", "--max-instructions", "--print",
-                                                "--verify-targets", "--max-seconds"};
+                                                "--verify-targets", "--max-seconds", "--rocjitsu"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (kValued.count(a)) {
@@ -180,6 +186,10 @@ int main(int argc, char** argv) {
       oo.verify = false;
     } else if (a == "--no-run") {
       oo.run = false;
+    } else if (value("--rocjitsu", &v)) {
+      rocjitsu_dir = v;
+    } else if (a == "--no-rocjitsu") {
+      no_rocjitsu = true;
     } else {
       return Usage(absl::StrCat("unknown argument '", a, "'"));
     }
@@ -195,6 +205,24 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   oo.llvm_bin = *bin;
+  // rocjitsu as a second opinion when a build is named (flag or environment).
+  std::unique_ptr<kir::RocjitsuDevice> rocjitsu;
+  if (!rocjitsu_dir.empty() && no_rocjitsu) return Usage("--rocjitsu and --no-rocjitsu contradict each other");
+  if (!no_rocjitsu) {
+    kir::RocjitsuOptions rj;
+    rj.dir = rocjitsu_dir;
+    rj.llvm_bin = *bin;
+    absl::StatusOr<std::unique_ptr<kir::RocjitsuDevice>> d = kir::OpenRocjitsuDevice(rj);
+    if (d.ok()) {
+      rocjitsu = *std::move(d);
+      oo.cross_check = rocjitsu.get();
+      oo.cross_check_processors = rocjitsu->Processors();
+      std::cerr << "difftest: cross-checking with " << rocjitsu->Name() << " on " << absl::StrJoin(rocjitsu->Processors(), ", ")
+                << "\n";
+    } else if (!absl::IsUnavailable(d.status())) {
+      return InputError(absl::StrCat("--rocjitsu: ", d.status().message()));
+    }
+  }
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) return Usage(absl::StrCat("cannot create --out directory '", out_dir, "': ", ec.message()));
@@ -308,6 +336,7 @@ int main(int argc, char** argv) {
       tot.runs_exact += r.runs_exact;
       tot.runs_random += r.runs_random;
       tot.runs_adversarial += r.runs_adversarial;
+      tot.runs_cross_checked += r.runs_cross_checked;
       tot.kernels_ran += r.ran_ok;
       tot.accesses += r.accesses;
       tot.compile_s += r.compile_seconds;
@@ -374,7 +403,11 @@ int main(int argc, char** argv) {
       << jobs << " jobs (" << absl::StrFormat("%.0f", tot.kernels / secs * 3600) << " kernels/hour); compiled "
       << tot.compiled << ", limits " << tot.limits << ", MFMA refusals as predicted " << tot.expected_refusals
       << "; runs matched: " << runs << " (" << tot.runs_exact << " exact, " << tot.runs_random << " random) + "
-      << tot.runs_adversarial << " adversarial; verifier: " << tot.accesses << " accesses, " << tot.proved
+      << tot.runs_adversarial << " adversarial"
+      << (rocjitsu ? absl::StrCat(" (", tot.runs_cross_checked, " of them also on ", rocjitsu->Name().substr(0, 17),
+                                  ", bit-identical)")
+                   : std::string())
+      << "; verifier: " << tot.accesses << " accesses, " << tot.proved
       << " proved (" << absl::StrFormat("%.3f", tot.accesses ? 100.0 * tot.proved / tot.accesses : 100.0)
       << "%), " << tot.unknown << " unknown; findings: " << tot.findings << "; thread time: compile "
       << absl::StrFormat("%.0f", tot.compile_s) << " s, verify " << absl::StrFormat("%.0f", tot.verify_s)

@@ -15,6 +15,7 @@
 #include "difftest/oracle.h"
 #include "difftest/reduce.h"
 #include "gtest/gtest.h"
+#include "hw/emu/emu_device.h"
 
 namespace kir::difftest {
 namespace {
@@ -154,6 +155,49 @@ TEST(Oracle, ACorrectKernelPassesEveryCheckOnEveryTarget) {
   EXPECT_EQ(r.runs_exact, 3);
   EXPECT_EQ(r.runs_adversarial, 3);
   EXPECT_TRUE(r.ran_ok);
+}
+
+// A second device that runs the emulator and, on gfx942, flips bit 0 of
+// Y's byte 8 (element 2) afterwards: the cross-check must find it there
+// and only there.
+class FlipOnGfx942 : public Device {
+ public:
+  explicit FlipOnGfx942(std::string bin) : emu_(std::move(bin)) {}
+  std::string Name() const override { return "flip"; }
+  absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& t, absl::string_view hsaco,
+                                KernelData& data) override {
+    absl::StatusOr<DeviceRun> r = emu_.Run(k, t, hsaco, data);
+    if (r.ok() && std::string(t.name) == "gfx942") data.buffers["Y"][8] ^= 1;
+    return r;
+  }
+
+ private:
+  EmuDevice emu_;
+};
+
+TEST(Oracle, ASecondDeviceCrossChecksTheProcessorsItRuns) {
+  OracleOptions o;
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  o.llvm_bin = *bin;
+  o.verify = false;
+  EmuDevice same(*bin);
+  o.cross_check = &same;
+  o.cross_check_processors = {"gfx90a", "gfx942"};
+  Outcome r = CheckKernel(kCopy, "copy.kir", {"gfx908", "gfx90a", "gfx942"}, {}, o);
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].stage << ": " << r.findings[0].message;
+  EXPECT_EQ(r.runs_cross_checked, 4);  // exact + adversarial on gfx90a and gfx942, none on gfx908
+
+  FlipOnGfx942 flip(*bin);
+  o.cross_check = &flip;
+  r = CheckKernel(kCopy, "copy.kir", {"gfx908", "gfx90a", "gfx942"}, {}, o);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].stage, "cross-check");
+  EXPECT_EQ(r.findings[0].target, "gfx942");
+  EXPECT_TRUE(absl::StrContains(r.findings[0].message, "cross-check: Y differs between")) << r.findings[0].message;
+  EXPECT_TRUE(absl::StrContains(r.findings[0].message, "first Y[2]")) << r.findings[0].message;
+  EXPECT_EQ(FindingClass(r.findings[0]), FindingClass(Finding{"cross-check", "gfx942", "cross-check: Y differs between a and b"}));
+  EXPECT_EQ(r.runs_cross_checked, 2);  // gfx90a's two passes
 }
 
 TEST(Oracle, RefusalsOutsideTheLimitsAreFindings) {

@@ -1,5 +1,6 @@
 #include "difftest/oracle.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
@@ -15,6 +17,7 @@
 #include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "hw/emu/emu_device.h"
+#include "hw/kernarg.h"
 #include "hw/run/run.h"
 #include "verify/verify.h"
 
@@ -131,7 +134,7 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
         }
       }
     }
-    if (opts.run && (Want(opts, "run") || Want(opts, "mismatch"))) {
+    if (opts.run && (Want(opts, "run") || Want(opts, "mismatch") || Want(opts, "cross-check"))) {
       Kernel runk = *k;
       if (HasGemm(*k)) {
         absl::StatusOr<Kernel> p = ValidateAndPromote(*k, *r->target, filename);
@@ -151,6 +154,11 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
       ro.llvm_bin = opts.llvm_bin;
       ro.inputs = InputMode::kAuto;
       ro.max_reference_wave_ops = opts.max_instructions;
+      const std::string processor(TargetProcessor(id));
+      const bool cross = opts.cross_check != nullptr && Want(opts, "cross-check") &&
+                         std::find(opts.cross_check_processors.begin(), opts.cross_check_processors.end(),
+                                   processor) != opts.cross_check_processors.end();
+      if (cross) ro.cross_check = opts.cross_check;
       auto tx = std::chrono::steady_clock::now();
       absl::StatusOr<RunReport> rep = RunAndCheck(runk, dev, ro);
       out.run_seconds += Since(tx);
@@ -159,6 +167,9 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
             absl::StrContains(rep.status().message(), "budget")) {
           ++out.limits;
           out.limit_messages.push_back(absl::StrCat(id, ": run: ", rep.status().message()));
+        } else if (cross && absl::StrContains(rep.status().message(), "(cross-check): ")) {
+          find("cross-check", id,
+               absl::StrCat(absl::StatusCodeToString(rep.status().code()), ": ", rep.status().message()));
         } else if (Want(opts, "run")) {
           find("run", id, absl::StrCat(absl::StatusCodeToString(rep.status().code()), ": ", rep.status().message()));
         }
@@ -166,9 +177,16 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
       }
       if (!rep->exact_blocker.empty()) out.exact_blockers.push_back(rep->exact_blocker);
       if (!rep->ok) {
-        if (Want(opts, "mismatch")) find("mismatch", id, rep->text);
+        bool ref_ok = true, devices_agree = true;
+        for (const CheckPass& p : rep->passes) {
+          for (const BufferDiff& d : p.diffs) ref_ok = ref_ok && d.ok;
+          devices_agree = devices_agree && p.cross_diffs.empty();
+        }
+        if (!ref_ok && Want(opts, "mismatch")) find("mismatch", id, rep->text);
+        if (!devices_agree) find("cross-check", id, rep->text);
         continue;
       }
+      if (cross) out.runs_cross_checked += static_cast<int>(rep->passes.size());
       out.ran_ok = true;
       for (const CheckPass& p : rep->passes) {
         if (p.mode == InputMode::kExact) ++out.runs_exact;
@@ -186,6 +204,14 @@ std::string FindingClass(const Finding& f) {
     // "NAME: ... FAIL (n elements out of tolerance)" lines name the buffers.
     for (absl::string_view line : absl::StrSplit(f.message, '\n'))
       if (absl::StrContains(line, ": FAIL (")) absl::StrAppend(&kind, line.substr(0, line.find(':')), " ");
+  } else if (f.stage == "cross-check" && absl::StrContains(f.message, " differs between ")) {
+    // "cross-check: NAME differs between A and B ..." lines name the buffers
+    // (once per input pass: each name counts once).
+    std::set<std::string> names;
+    for (absl::string_view line : absl::StrSplit(f.message, '\n'))
+      if (absl::ConsumePrefix(&line, "cross-check: ") && absl::StrContains(line, " differs between "))
+        names.insert(std::string(line.substr(0, line.find(' '))));
+    for (const std::string& n : names) absl::StrAppend(&kind, n, " ");
   } else {
     absl::string_view m = f.message;
     // Drop "FILE:LINE:COL: error: in 'OP': " and a verifier's "inst (op): ".

@@ -21,11 +21,13 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "hw/device.h"
 
 namespace kir::difftest {
 
 // What went wrong: the check ("parse", "compile", "unexpected-compile",
-// "roundtrip", "verify", "run", "mismatch", "internal"), on which target ID,
+// "roundtrip", "verify", "run", "mismatch", "cross-check", "internal"), on
+// which target ID,
 // and the message (kirc's, or the oracle's).
 struct Finding {
   std::string stage;
@@ -53,6 +55,14 @@ struct OracleOptions {
   // a class verify/README.md documents as possibly unknown (products of two
   // variable index terms: nonlinear for the solver); the caller says which.
   bool unknown_is_finding = true;
+  // A second opinion (README "Cross-checking with rocjitsu"): with a device
+  // here, every run on a processor it lists (`cross_check_processors`) also
+  // runs on it, and its buffers must equal the emulator's bit for bit
+  // (RunOptions::cross_check); a difference or a failure of that device is
+  // a "cross-check" finding. Not owned; must be safe to call from several
+  // threads (RocjitsuDevice is: each launch is its own process).
+  Device* cross_check = nullptr;
+  std::vector<std::string> cross_check_processors;
 };
 
 // Counters of what the oracle did for one kernel (summed over targets).
@@ -62,6 +72,7 @@ struct Outcome {
   int limits = 0;              // documented limit errors (ResourceExhausted)
   int expected_refusals = 0;   // MFMAs the processor lacks, refused as predicted
   int runs_exact = 0, runs_random = 0, runs_adversarial = 0;  // passes that ran and matched
+  int runs_cross_checked = 0;  // of those, passes the cross-check device agreed with bit for bit
   int accesses = 0, proved = 0, unknown = 0;  // verifier verdicts (failed ones are findings)
   std::vector<std::string> unknown_reasons;   // "target: instruction: reason"
   // Queries the verifier's wall-clock backstop stopped before their resource
