@@ -462,4 +462,14 @@ has -F "X 2.00 GiB" stderr.txt && has -F "the address-space limit (ulimit -v)" s
   || fail "huge buffer message: $(cat stderr.txt)"
 [ ! -s stdout.txt ] || fail "huge buffer: stdout not empty"
 
+# --device lists and rocjitsu (issue 14): usage errors, and no build named.
+expect_error "a cross-check names two different devices" run work/copy_f32.kir --device=emu,emu
+expect_error "a cross-check names two different devices" run work/copy_f32.kir --device=auto,emu
+expect_error "--device must be emu, hip, rocjitsu or auto" run work/copy_f32.kir --device=gpu
+expect_error "no device here is rocjitsu" run work/copy_f32.kir --device=emu --rocjitsu=/nonexistent
+(unset KIRC_ROCJITSU; expect_error "third_party/rocjitsu/build.sh" run work/copy_f32.kir --device=emu,rocjitsu) \
+  || fail "emu,rocjitsu without a build"
+expect_error "/nonexistent/bin/kirc-rocjitsu-run" run work/copy_f32.kir --device=rocjitsu --rocjitsu=/nonexistent
+grep -q -- "--rocjitsu=DIR" help.txt || fail "--help lacks --rocjitsu"
+
 echo "all kirc CLI checks passed"
