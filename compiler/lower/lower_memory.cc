@@ -34,7 +34,16 @@ struct MemAccess {
   std::vector<Chunk> chunks;
 };
 
-Opc LoadOpc(bool lds, int bytes, int half) {
+// 16-bit loads zero-extend into a whole VGPR (buffer_load_ushort,
+// ds_read_u16); an element in the high half of a dword is loaded into a
+// temporary and merged with v_lshl_or_b32 (MergeHighHalves). The D16 forms
+// (buffer_load_short_d16[_hi], ds_read_u16_d16[_hi]) would keep the other
+// half only with SRAM ECC off: with ECC on they write the whole VGPR and
+// zero the other half, and a code object for "sramecc any" (kirc's default)
+// must be right both ways (LLVM GCNSubtarget::d16PreservesUnusedBits is
+// false for sramecc on or any; found by cross-checking with rocjitsu,
+// hw/rocjitsu/SEMANTICS.md).
+Opc LoadOpc(bool lds, int bytes) {
   switch (bytes) {
     case 16:
       return lds ? Opc::kDsReadB128 : Opc::kBufferLoadDwordx4;
@@ -43,8 +52,7 @@ Opc LoadOpc(bool lds, int bytes, int half) {
     case 4:
       return lds ? Opc::kDsReadB32 : Opc::kBufferLoadDword;
     default:
-      if (lds) return half ? Opc::kDsReadU16D16Hi : Opc::kDsReadU16D16;
-      return half ? Opc::kBufferLoadShortD16Hi : Opc::kBufferLoadShortD16;
+      return lds ? Opc::kDsReadU16 : Opc::kBufferLoadUshort;
   }
 }
 
@@ -163,13 +171,25 @@ struct BufAddr {
 
 }  // namespace
 
+// A 16-bit element loaded into temporary `tmp` for the high half of dword
+// `dword` of the value tuple (LoadOpc).
+struct HalfMerge {
+  int dword, tmp;
+};
+
 // Emits one memory instruction for `ch`; `data` is the value tuple's vreg.
+// A 16-bit load of a high half goes to a fresh VGPR, recorded in `merges`.
 static void EmitChunk(LowerCtx& c, const Op& op, const MemAccess& a, const Chunk& ch, bool store,
                       int data, int srd, const BufAddr* buf, const MOperand* lds_addr,
-                      int64_t lds_offset) {
+                      int64_t lds_offset, std::vector<HalfMerge>* merges) {
   int dwords = std::max(1, ch.bytes / 4);
   MOperand reg = MirBuilder::V(data, ch.dword, dwords);
-  Opc opc = store ? StoreOpc(a.is_lds, ch.bytes, ch.half) : LoadOpc(a.is_lds, ch.bytes, ch.half);
+  if (!store && ch.bytes == 2 && ch.half) {
+    int tmp = c.b_.NewV();
+    merges->push_back({ch.dword, tmp});
+    reg = MirBuilder::V(tmp);
+  }
+  Opc opc = store ? StoreOpc(a.is_lds, ch.bytes, ch.half) : LoadOpc(a.is_lds, ch.bytes);
   MInst* mi;
   if (a.is_lds) {
     if (store)
@@ -195,6 +215,16 @@ static void EmitChunk(LowerCtx& c, const Op& op, const MemAccess& a, const Chunk
   c.out_.access_map.push_back(std::move(rec));
 }
 
+// data[dword] |= tmp << 16 for each high-half load of a group, after all of
+// its loads (one wait for all), under the same EXEC as the loads. The low
+// half's load zero-extended, or the dword was zeroed before (guarded LDS).
+static void MergeHighHalves(LowerCtx& c, int data, std::vector<HalfMerge>& merges) {
+  for (const HalfMerge& m : merges)
+    c.b_.ValuTo(Opc::kVLshlOrB32, MirBuilder::V(data, m.dword),
+                {MirBuilder::V(m.tmp), MOperand::Imm(16), MirBuilder::V(data, m.dword)});
+  merges.clear();
+}
+
 static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bool store, int data) {
   // Chunks under one guard mask: all of them when the vector is wholly in or
   // wholly out of shape, else one per element.
@@ -217,6 +247,7 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
   }
   int srd = a.is_lds ? -1 : c.Srd(op.mem);
   if (op.guarded) ++c.guarded_accesses_;
+  std::vector<HalfMerge> merges;
   for (const std::vector<Chunk>& g : groups) {
     std::optional<int> mask;
     if (op.guarded) {
@@ -256,7 +287,8 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
         c.b_.Emit(Opc::kSAndSaveexecB64, {MirBuilder::S(save, 0, 2), MirBuilder::S(*mask, 0, 2)});
       }
       for (const Chunk& ch : g)
-        EmitChunk(c, op, a, ch, store, data, -1, nullptr, &vaddr, cst + ch.byte_offset - g[0].byte_offset);
+        EmitChunk(c, op, a, ch, store, data, -1, nullptr, &vaddr, cst + ch.byte_offset - g[0].byte_offset, &merges);
+      MergeHighHalves(c, data, merges);
       if (mask)
         c.b_.Emit(Opc::kSMovB64, {MOperand::Special(SpecialReg::kExec), MirBuilder::S(save, 0, 2)});
       continue;
@@ -285,8 +317,9 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       buf.voffset = MirBuilder::V(c.GuardSelect(vo.vreg, *mask, kOutOfRange));
       for (const Chunk& ch : g) {
         buf.offset = inst + ch.byte_offset - g[0].byte_offset;
-        EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0);
+        EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0, &merges);
       }
+      MergeHighHalves(c, data, merges);
       continue;
     }
     AffineForm vpart = Part(base, false), upart = Part(base, true);
@@ -316,8 +349,9 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       else
         buf.soffset = s.Op();
       buf.offset = off;
-      EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0);
+      EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0, &merges);
     }
+    MergeHighHalves(c, data, merges);
   }
   return absl::OkStatus();
 }

@@ -51,6 +51,7 @@ absl::StatusOr<KernelInfo> DecodeKernel(const TargetId& id, absl::string_view kd
   k.name = notes.name;
   k.target = &t;
   k.xnack = id.xnack;
+  k.sramecc = id.sramecc;
   k.group_segment_size = Get<uint32_t>(kd, 0);
   k.private_segment_size = Get<uint32_t>(kd, 4);
   k.kernarg_size = Get<uint32_t>(kd, 8);

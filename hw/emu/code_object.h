@@ -36,6 +36,7 @@ struct KernelInfo {
   std::string name;
   const TargetInfo* target = nullptr;
   FeatureSetting xnack = FeatureSetting::kAny;  // the code object's target-ID xnack setting
+  FeatureSetting sramecc = FeatureSetting::kAny;  // and its sramecc setting (D16 loads)
   // Descriptor fields.
   uint32_t group_segment_size = 0;    // LDS bytes
   uint32_t private_segment_size = 0;  // scratch bytes per work-item

@@ -50,8 +50,15 @@ Shape ShapeOf(Opc o) {
   }
 }
 
-// Register value of a loaded sub-dword component, and the bits of the old value kept.
-uint32_t Extend(uint32_t raw, const Shape& s, uint32_t* keep) {
+// Register value of a loaded sub-dword component, and the bits of the old
+// value kept. D16 loads (`_d16`, `_d16_hi`, buffer and DS) keep the other
+// half of the VGPR only when SRAM ECC is off (target ID sramecc-); with ECC
+// on they write the whole VGPR, the other half zero, and a code object for
+// "sramecc any" must be right either way, so the emulator takes the zeroing
+// (LLVM GCNSubtarget::d16PreservesUnusedBits: hasD16LoadStore() &&
+// !isSramEccOnOrAny(); LLVM PR #161256 "When sram-ecc is enabled 16-bit loads
+// clobber full 32-bit VGPR"; rocjitsu 96b8d0f2 zeroes likewise).
+uint32_t Extend(uint32_t raw, const Shape& s, uint32_t* keep, bool d16_keeps_other_half) {
   *keep = 0;
   switch (s.ext) {
     case Ext::kNone: return raw;
@@ -59,8 +66,8 @@ uint32_t Extend(uint32_t raw, const Shape& s, uint32_t* keep) {
     case Ext::kSign:
       return s.bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(raw & 0xff))
                           : static_cast<uint32_t>(static_cast<int16_t>(raw & 0xffff));
-    case Ext::kD16Lo: *keep = 0xffff0000u; return raw & 0xffff;
-    case Ext::kD16Hi: *keep = 0x0000ffffu; return (raw & 0xffff) << 16;
+    case Ext::kD16Lo: *keep = d16_keeps_other_half ? 0xffff0000u : 0; return raw & 0xffff;
+    case Ext::kD16Hi: *keep = d16_keeps_other_half ? 0x0000ffffu : 0; return (raw & 0xffff) << 16;
   }
   return raw;
 }
@@ -126,7 +133,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   }
   PendingOp op;
   uint32_t keep = 0;
-  Extend(0, sh, &keep);
+  Extend(0, sh, &keep, c.kernel.sramecc == FeatureSetting::kOff);
   if (!sh.store) op = LoadOp(w.pc, Counter::kVm, mi.ops[0], regs, exec, keep);
   else {
     op.inst = w.pc;
@@ -157,7 +164,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
         } else {
           uint32_t raw = 0, kp;
           c.mem.Read(addr + k * sh.bytes, &raw, sh.bytes);
-          op.writes[k].vals[l] = Extend(raw, sh, &kp);
+          op.writes[k].vals[l] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
         }
       }
       continue;
@@ -183,7 +190,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
       } else {
         uint32_t raw = 0, kp;
         c.mem.Read(addr, &raw, sh.bytes);
-        op.writes[k].vals[l] = Extend(raw, sh, &kp);
+        op.writes[k].vals[l] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
       }
     }
   }
@@ -220,7 +227,7 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
   const bool strict = c.opts.strict;
   int race_op = strict ? c.wg.races.NewOp(w.index(), w.pc, w.barrier_gen, sh.store) : -1;
   uint32_t keep = 0;
-  Extend(0, sh, &keep);
+  Extend(0, sh, &keep, c.kernel.sramecc == FeatureSetting::kOff);
   PendingOp op = sh.store ? PendingOp{} : LoadOp(w.pc, Counter::kDs, mi.ops[0], regs, exec, keep);
   op.inst = w.pc;
   op.ctr = Counter::kDs;
@@ -252,7 +259,7 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
         } else {
           uint32_t raw = 0, kp;
           std::memcpy(&raw, p + 4 * r, nbytes);
-          op.writes[reg].vals[l] = Extend(raw, sh, &kp);
+          op.writes[reg].vals[l] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
         }
       }
     }

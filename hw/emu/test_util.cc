@@ -82,7 +82,7 @@ std::string HandKernel::Text() const {
                   "\n    .private_segment_fixed_size: 0\n    .wavefront_size: 64\n    .sgpr_count: ", sgprs + 6,
                   "\n    .vgpr_count: ", vgprs + agprs, "\n    .max_flat_workgroup_size: ", workgroup,
                   "\n    .reqd_workgroup_size: [ ", workgroup, ", 1, 1 ]\n    .args:\n", meta_args,
-                  "...\n  .end_amdgpu_metadata\n");
+                  "amdhsa.target: amdgcn-amd-amdhsa--", mcpu, "\n...\n  .end_amdgpu_metadata\n");
   return s;
 }
 
