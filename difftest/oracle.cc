@@ -180,7 +180,7 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
         bool ref_ok = true, devices_agree = true;
         for (const CheckPass& p : rep->passes) {
           for (const BufferDiff& d : p.diffs) ref_ok = ref_ok && d.ok;
-          devices_agree = devices_agree && p.cross_diffs.empty();
+          devices_agree = devices_agree && DevicesAgree(p.cross_diffs);
         }
         if (!ref_ok && Want(opts, "mismatch")) find("mismatch", id, rep->text);
         if (!devices_agree) find("cross-check", id, rep->text);

@@ -51,6 +51,15 @@ class Device {
     std::string mnemonic, note;
   };
   virtual void SetInstructionNotes(std::vector<InstructionNote> notes) { (void)notes; }
+  // When this device's element (bits `own`) differs from another device's
+  // (bits `other`) for the same code and inputs: the documented deviation of
+  // this device from the ISA that explains it (a cross-check then counts and
+  // reports it instead of failing), or "" (a real disagreement). `t` is the
+  // element type; bits are ElemBytes(t) wide.
+  virtual std::string KnownDeviation(ElemType t, uint64_t other, uint64_t own) const {
+    (void)t, (void)other, (void)own;
+    return "";
+  }
 };
 
 }  // namespace kir

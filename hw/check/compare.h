@@ -4,6 +4,7 @@
 #define KIRC_HW_CHECK_COMPARE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -114,10 +115,21 @@ struct DeviceDifference {
   std::string element;          // "C[3, 7]", or "element 12 (padding, outside the shape)"
   uint64_t bits_a = 0, bits_b = 0;  // that element's bits (ElemBytes wide)
   double value_a = 0, value_b = 0;
-  int64_t differing = 0;        // elements (ElemBytes-wide units) that differ
+  int64_t differing = 0;        // elements (ElemBytes-wide units) that differ, unexplained
   int64_t elements = 0;         // units compared
+  // Elements that differ only by device b's known deviation (`why`, from
+  // KnownDeviation): reported, not a failure.
+  int64_t explained = 0;
+  std::string why;
 };
-std::vector<DeviceDifference> CompareDevices(const Kernel& k, const KernelData& a, const KernelData& b);
+// `b_deviation(t, bits_a, bits_b)`: b's documented deviation explaining a
+// difference, or "" (Device::KnownDeviation); may be empty. One entry per
+// buffer with a difference; it fails the cross-check when differing > 0.
+std::vector<DeviceDifference> CompareDevices(
+    const Kernel& k, const KernelData& a, const KernelData& b,
+    const std::function<std::string(ElemType, uint64_t, uint64_t)>& b_deviation = nullptr);
+// No buffer with an unexplained difference (explained ones are reported only).
+bool DevicesAgree(const std::vector<DeviceDifference>& diffs);
 // "cross-check: every buffer bit-identical between A and B (N bytes)" or
 // one line per differing buffer: "cross-check: C differs between A and B in
 // 17 of 256 elements; first C[3, 7] (byte 0x34): A 0x3f800000 (1), B 0x0 (0)".

@@ -92,7 +92,10 @@ absl::Status Unary32(Vop& v, float (*op)(float), bool f16_in = false) {
 }
 
 // 16-bit results in the low half; the high half is zeroed (gfx9).
-absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*)) {
+// `propagate_nan`: a NaN source gives its own NaN (NaNToF16, the first in
+// operand order) rather than whatever the host's arithmetic picks; max/min
+// follow their own NaN rule.
+absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*), bool propagate_nan = true) {
   absl::Status st = Need(v.in, 1 + nsrc);
   if (!st.ok()) return st;
   std::vector<VSrc> s;
@@ -102,8 +105,9 @@ absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*))
   float x[3];
   for (int l = 0; l < kLanes; ++l) {
     if (!Active(v.exec, l)) continue;
-    for (int i = 0; i < nsrc; ++i) x[i] = v.F(s[i], i, l, f16_src);
-    uint16_t h = op(x);
+    double xd[3], nan;
+    for (int i = 0; i < nsrc; ++i) xd[i] = x[i] = v.F(s[i], i, l, f16_src);
+    uint16_t h = propagate_nan && FirstNaN(xd, nsrc, &nan) ? NaNToF16(nan) : op(x);
     if (v.in.mods.clamp) h = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(h))));
     v.Put(d, l, h);
   }
@@ -111,7 +115,7 @@ absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*))
 }
 
 // v_pk_*_f16: two f16 lanes; op_sel/op_sel_hi pick each source's half, neg_lo/neg_hi negate.
-absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*)) {
+absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*), bool propagate_nan = true) {
   absl::Status st = Need(v.in, 1 + nsrc);
   if (!st.ok()) return st;
   std::vector<VSrc> s;
@@ -135,7 +139,8 @@ absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*)) {
         if (((half == 0 ? m.neg_lo : m.neg_hi) >> i) & 1) h ^= 0x8000;
         x[i] = F16ToDouble(h);
       }
-      uint16_t y = op(x);
+      double nan;
+      uint16_t y = propagate_nan && FirstNaN(x, nsrc, &nan) ? NaNToF16(nan) : op(x);
       if (m.clamp) y = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(y))));
       r |= static_cast<uint32_t>(y) << (16 * half);
     }
@@ -203,10 +208,12 @@ absl::Status FmaMix(Vop& v) {
       if ((m.abs >> i) & 1) x[i] = std::fabs(x[i]);
       if ((m.neg >> i) & 1) x[i] = -x[i];
     }
+    double nan;
+    const bool has_nan = FirstNaN(x, 3, &nan);
     if (opc == Opc::kVFmaMixF32) {
-      d[l] = Bits(v.Out(FmaToF32(x[0], x[1], x[2])));
+      d[l] = Bits(v.Out(has_nan ? static_cast<float>(nan) : FmaToF32(x[0], x[1], x[2])));
     } else {
-      uint16_t h = FmaToF16(x[0], x[1], x[2]);
+      uint16_t h = has_nan ? NaNToF16(nan) : FmaToF16(x[0], x[1], x[2]);
       if (m.clamp) h = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(h))));
       d[l] = opc == Opc::kVFmaMixloF16 ? (d[l] & 0xffff0000u) | h : (d[l] & 0xffffu) | (static_cast<uint32_t>(h) << 16);
     }
@@ -339,7 +346,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVMulF16:
       return ToF16(v, 2, true, [](const float* x) { return RoundToF16(double{x[0]} * x[1]); });
     case Opc::kVMaxF16:
-      return ToF16(v, 2, true, [](const float* x) { return RoundToF16(std::fmax(x[0], x[1])); });
+      return ToF16(v, 2, true, [](const float* x) { return RoundToF16(std::fmax(x[0], x[1])); }, false);
     case Opc::kVFmaF16:
       return ToF16(v, 3, true, [](const float* x) { return FmaToF16(x[0], x[1], x[2]); });
     case Opc::kVPkAddF16:
@@ -349,7 +356,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVPkFmaF16:
       return PackedF16(v, 3, [](const double* x) { return FmaToF16(x[0], x[1], x[2]); });
     case Opc::kVPkMaxF16:
-      return PackedF16(v, 2, [](const double* x) { return RoundToF16(std::fmax(x[0], x[1])); });
+      return PackedF16(v, 2, [](const double* x) { return RoundToF16(std::fmax(x[0], x[1])); }, false);
     case Opc::kVPkAddF32:
       return PackedF32(v, 2, [](const float* x) { return x[0] + x[1]; });
     case Opc::kVPkMulF32:

@@ -72,9 +72,24 @@ uint16_t F16MagnitudeRtz(double a) {
 
 }  // namespace
 
+uint16_t NaNToF16(double nan) {
+  uint64_t b;
+  std::memcpy(&b, &nan, 8);
+  return static_cast<uint16_t>(((b >> 48) & 0x8000) | 0x7e00 | ((b >> 42) & 0x1ff));
+}
+
+bool FirstNaN(const double* x, int n, double* nan) {
+  for (int i = 0; i < n; ++i)
+    if (std::isnan(x[i])) {
+      *nan = x[i];
+      return true;
+    }
+  return false;
+}
+
 uint16_t RoundToF16(double hi, double lo) {
   uint16_t sign = std::signbit(hi) ? 0x8000 : 0;
-  if (std::isnan(hi)) return sign | 0x7e00;
+  if (std::isnan(hi)) return NaNToF16(hi);
   if (std::isinf(hi)) return sign | 0x7c00;
   double a = std::fabs(hi);
   uint16_t r = F16MagnitudeRne(a);
@@ -139,7 +154,7 @@ float FmaToF32(double a, double b, double c) {
 
 uint16_t F32ToF16Rtz(float f) {
   uint16_t sign = std::signbit(f) ? 0x8000 : 0;
-  if (std::isnan(f)) return sign | 0x7e00;
+  if (std::isnan(f)) return NaNToF16(f);
   if (std::isinf(f)) return sign | 0x7c00;
   return sign | F16MagnitudeRtz(std::fabs(static_cast<double>(f)));
 }

@@ -16,6 +16,15 @@ double Bf16ToDouble(uint16_t h);  // exact
 // f16 bits of hi + lo rounded once to nearest even (lo is the exact residual
 // of hi, |lo| <= ulp(hi)/2; pass 0 when hi is exact). NaN -> 0x7e00 with the sign.
 uint16_t RoundToF16(double hi, double lo = 0.0);
+// The f16 of a NaN: its sign, the quiet bit and the top 9 bits of its
+// payload (a double made from an f16 or f32 NaN keeps the payload). In IEEE
+// mode (kirc's and LLVM's compute default) the hardware quiets a signalling
+// NaN and propagates an input NaN's payload, the first NaN source in operand
+// order (hw/rocjitsu/SEMANTICS.md, "f16 NaN payloads": LLVM PR #214608,
+// measurements on gfx950); every f16 result and conversion goes through it.
+uint16_t NaNToF16(double nan);
+// The first NaN of x[0 .. n) in operand order into *nan; false if none.
+bool FirstNaN(const double* x, int n, double* nan);
 // f32 of hi + lo rounded once to nearest even (same contract).
 float RoundToF32(double hi, double lo = 0.0);
 // a * b + c for f16/f32-representable doubles, rounded once: the product is

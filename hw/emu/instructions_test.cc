@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -170,11 +171,21 @@ TEST(InstructionsTest, Float) {
           auto r = [](double v) { return static_cast<uint32_t>(F32ToF16Bits(static_cast<float>(v))); };
           // lo = x.hi + y.lo, hi = x.lo + y.hi; sums of f16 are exact in double, then one rounding
           // (through f32, exact for these sums unless they overflow the f32 range: they cannot).
-          uint32_t lo = r(h(x >> 16) + h(y)), hi = r(h(x) + h(y >> 16));
+          // A NaN source gives itself, quieted (src0 first): the ISA's IEEE-mode
+          // rule (hw/rocjitsu/SEMANTICS.md, "f16 NaN payloads").
+          auto add = [&](uint32_t a, uint32_t b) {
+            auto nan = [](uint32_t v) { return (v & 0x7c00) == 0x7c00 && (v & 0x3ff) != 0; };
+            if (nan(a & 0xffff)) return (a & 0xffff) | 0x0200;
+            if (nan(b & 0xffff)) return (b & 0xffff) | 0x0200;
+            return r(h(a) + h(b));
+          };
+          uint32_t lo = add(x >> 16, y), hi = add(x, y >> 16);
           return Out{lo | (hi << 16), Bits(F16BitsToF32(static_cast<uint16_t>(x >> 16)))};
         });
   Check("v_cvt_f16_f32_e32 v3, v1\n  v_pack_b32_f16 v4, v1, v2 op_sel:[1,0]", [](uint32_t x, uint32_t y, int) {
-    return Out{F32ToF16Bits(F32(x)), (x >> 16) | (y << 16)};
+    // An f32 NaN converts to the quiet f16 NaN with its top 9 payload bits.
+    uint32_t cvt = std::isnan(F32(x)) ? ((x >> 16) & 0x8000) | 0x7e00 | ((x >> 13) & 0x1ff) : F32ToF16Bits(F32(x));
+    return Out{cvt, (x >> 16) | (y << 16)};
   });
   Check("v_fma_mixlo_f16 v3, v1, v2, 0 op_sel_hi:[0,1,0]\n  v_cmp_u_f32_e64 s[12:13], v1, v2\n  s_nop 1\n"
         "  v_cndmask_b32_e64 v4, 0, 1, s[12:13]",
@@ -191,9 +202,32 @@ TEST(InstructionsTest, Float) {
               if (dist < bd || (dist == bd && !(h & 1))) bd = dist, best = h;
             }
           }
+          // NaN sources: src0 (f32 x) first, then src1 (f16 y.lo), quieted, the
+          // f32 one with its top 9 payload bits (hw/rocjitsu/SEMANTICS.md).
+          if (std::isnan(F32(x))) best = static_cast<uint16_t>(((x >> 16) & 0x8000) | 0x7e00 | ((x >> 13) & 0x1ff));
+          else if ((y & 0x7c00) == 0x7c00 && (y & 0x3ff) != 0) best = static_cast<uint16_t>((y & 0xffff) | 0x0200);
           bool un = std::isnan(F32(x)) || std::isnan(F32(y));
           return Out{best, un ? 1u : 0u};
         });
+}
+
+TEST(FloatMathTest, NaNsAreQuietedWithTheirPayload) {
+  // Bits worked out by hand: quiet bit 0x0200 set, the top 9 payload bits kept.
+  EXPECT_EQ(RoundToF16(F16ToDouble(0x7e77)), 0x7e77);  // a quiet NaN passes through
+  EXPECT_EQ(RoundToF16(F16ToDouble(0x7c01)), 0x7e01);  // a signalling NaN is quieted
+  EXPECT_EQ(RoundToF16(F16ToDouble(0xfd55)), 0xff55);
+  float f;
+  const uint32_t f32s[] = {0x7fcee000u, 0x7fc00000u, 0x7f800001u, 0xffbfffffu};
+  const uint16_t want[] = {0x7e77, 0x7e00, 0x7e00, 0xffff};
+  for (int i = 0; i < 4; ++i) {
+    std::memcpy(&f, &f32s[i], 4);
+    EXPECT_EQ(RoundToF16(f), want[i]) << std::hex << f32s[i];
+    EXPECT_EQ(F32ToF16Rtz(f), want[i]) << std::hex << f32s[i];
+  }
+  double x[3] = {1.0, F16ToDouble(0x7e12), F16ToDouble(0x7e34)}, nan = 0;
+  ASSERT_TRUE(FirstNaN(x, 3, &nan));
+  EXPECT_EQ(NaNToF16(nan), 0x7e12);
+  EXPECT_FALSE(FirstNaN(x, 1, &nan));
 }
 
 TEST(FloatMathTest, SingleRounding) {

@@ -99,6 +99,14 @@ absl::StatusOr<std::unique_ptr<RocjitsuDevice>> OpenRocjitsuDevice(RocjitsuOptio
       new RocjitsuDevice(std::move(opts), runner, std::move(commit), std::move(processors)));
 }
 
+std::string RocjitsuDevice::KnownDeviation(ElemType t, uint64_t other, uint64_t own) const {
+  auto nan16 = [](uint64_t v) { return (v & 0x7c00) == 0x7c00 && (v & 0x3ff) != 0; };
+  if (t == ElemType::kF16 && nan16(other) && nan16(own) && ((other ^ own) & ~uint64_t{0x201}) == 0 && (own & 1))
+    return absl::StrCat("rocjitsu ", commit_.substr(0, 8),
+                        " sets bit 0 of the f16 NaNs it makes and does not quiet them (hw/rocjitsu/SEMANTICS.md)");
+  return "";
+}
+
 std::string RocjitsuDevice::Name() const {
   return absl::StrCat("rocjitsu ", commit_.substr(0, 8), " (", opts_.dir, ")");
 }

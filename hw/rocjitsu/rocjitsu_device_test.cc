@@ -229,6 +229,49 @@ TEST(RocjitsuDeviceTest, RunnerOutcomesBecomeStatuses) {
   EXPECT_NE(run.status().message().find("runs only gfx942"), std::string::npos) << run.status();
 }
 
+TEST(RocjitsuDeviceTest, KnownDeviationIsRocjitsusF16NaNBitZeroOnly) {
+  RocjitsuOptions o;
+  o.dir = FakeBuild("deviation", kMarkFirstByte);
+  absl::StatusOr<std::unique_ptr<RocjitsuDevice>> d = OpenRocjitsuDevice(o);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const RocjitsuDevice& rj = **d;
+  // (kirc's bits, rocjitsu's bits): rocjitsu sets bit 0 and may leave a NaN unquieted.
+  EXPECT_NE(rj.KnownDeviation(ElemType::kF16, 0x7e76, 0x7e77), "");
+  EXPECT_NE(rj.KnownDeviation(ElemType::kF16, 0xfe00, 0xfe01), "");
+  EXPECT_NE(rj.KnownDeviation(ElemType::kF16, 0x7e00, 0x7c01), "");
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF16, 0x7e00, 0x7e02), "");  // another payload
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF16, 0x7e01, 0x7e00), "");  // bit 0 the other way
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF16, 0x7e00, 0xfe01), "");  // another sign
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF16, 0x3c00, 0x3c01), "");  // not NaNs
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF16, 0x7c00, 0x7c01), "");  // inf is not a NaN
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF32, 0x7fc00000, 0x7fc00001), "");
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kBF16, 0x7fc0, 0x7fc1), "");
+
+  // CompareDevices counts explained elements apart; they do not fail.
+  Kernel k;
+  Arg a;
+  a.name = "h";
+  a.elem = ElemType::kF16;
+  a.shape = {4};
+  a.strides = {1};
+  k.args = {a};
+  KernelData x, y;
+  x.buffers["h"] = {0x76, 0x7e, 0x00, 0x3c, 0x00, 0x7e, 0x00, 0x00};
+  y.buffers["h"] = {0x77, 0x7e, 0x00, 0x3c, 0x01, 0x7e, 0x00, 0x00};
+  auto why = [&](ElemType t, uint64_t p, uint64_t q) { return rj.KnownDeviation(t, p, q); };
+  std::vector<DeviceDifference> diffs = CompareDevices(k, x, y, why);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].explained, 2);
+  EXPECT_EQ(diffs[0].differing, 0);
+  EXPECT_TRUE(DevicesAgree(diffs));
+  y.buffers["h"][2] = 0x01;  // h[1] = 0x3c01: a real difference
+  diffs = CompareDevices(k, x, y, why);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_EQ(diffs[0].differing, 1);
+  EXPECT_EQ(diffs[0].element, "h[1]");
+  EXPECT_FALSE(DevicesAgree(diffs));
+}
+
 // The emulator, then one element of one buffer changed: a device that
 // disagrees in a known place.
 class OffByOneBit : public Device {

@@ -148,6 +148,12 @@ std::string InstallDir() {
   return slash == std::string::npos ? "." : (slash == 0 ? "/" : bin.substr(0, slash));
 }
 
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 bool FileExists(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
 
 std::string DefaultConfig(const std::string& processor) {
@@ -247,7 +253,7 @@ Request ParseRequest(const std::string& path) {
   std::string line;
   int lineno = 0;
   auto bad = [&](const std::string& why) -> void {
-    Fail(kExitBadRequest, path + ":" + std::to_string(lineno) + ": " + why + ": '" + line + "'");
+    Fail(kExitBadRequest, "line " + std::to_string(lineno) + ": " + why + ": '" + line + "'");
   };
   auto once = [&](Singleton s, const char* kw) {
     if (r.line_of[s] != 0)
@@ -342,7 +348,7 @@ Request ParseRequest(const std::string& path) {
     bad("empty request file");
   }
   auto need = [&](Singleton s, const char* kw) {
-    if (r.line_of[s] == 0) Fail(kExitBadRequest, path + ": no '" + kw + "' directive");
+    if (r.line_of[s] == 0) Fail(kExitBadRequest, std::string("the request has no '") + kw + "' directive");
   };
   need(kTarget, "target");
   need(kCodeObject, "code_object");
@@ -395,6 +401,15 @@ class Watcher : public rocjitsu::ExecutionPluginGroup {
     if (it != waves_.end()) waves_.erase(it);
   }
   void onAmdgpuWorkgroupCompleted(uint32_t, uint32_t) override { ++workgroups_done_; }
+  // The completion tracker calls this when the dispatch's last workgroup has
+  // retired, after flushing the caches and just before it decrements the
+  // completion signal (within the same event). rocjitsu's CP releases its
+  // hold on the engine only when a doorbell finds the queue idle, so the
+  // engine would otherwise wait for more work forever: end the run here.
+  void onAmdgpuDispatchExecutionEnd(uint32_t) override {
+    completed_ = true;
+    if (engine_ != nullptr) engine_->request_exit("dispatch completed", 0);
+  }
   void onAmdgpuDispatchPacketProcessed(const rocjitsu::KernelDispatchInfo& info) override {
     dispatched_ = true;
     workgroups_ = info.workgroup_count;
@@ -403,6 +418,8 @@ class Watcher : public rocjitsu::ExecutionPluginGroup {
     vgprs_ = info.vgprs_per_wf;
   }
 
+  void set_engine(simdojo::SimulationEngine* e) { engine_ = e; }
+  bool completed() const { return completed_; }
   uint64_t instructions() const { return instructions_.load(std::memory_order_relaxed); }
   uint64_t wavefronts() const { return wavefronts_; }
   uint64_t workgroups_done() const { return workgroups_done_; }
@@ -425,6 +442,8 @@ class Watcher : public rocjitsu::ExecutionPluginGroup {
   uint64_t wavefronts_ = 0, workgroups_done_ = 0, workgroups_ = 0;
   uint32_t wfs_per_wg_ = 0, sgprs_ = 0, vgprs_ = 0;
   bool dispatched_ = false;
+  bool completed_ = false;
+  simdojo::SimulationEngine* engine_ = nullptr;
 };
 
 // ---------------------------------------------------------------------------
@@ -493,6 +512,53 @@ int Run(const std::string& request_path) {
       const char* name = ProcessorForMach(mach);
       Fail(kExitBadRequest, where + "code object is for " + (name ? name : ("EF_AMDGPU_MACH " + Hex(mach)).c_str()) +
                                 ", the request's target is " + proc->name);
+    }
+  }
+  // Dynamic relocations: rocjitsu's loader copies the LOAD segments and
+  // applies none; R_AMDGPU_RELATIVE64 (address of something in the image) is
+  // applied below, any other kind is refused.
+  std::vector<std::pair<uint64_t, uint64_t>> relative64;  // (offset, addend)
+  {
+    const std::vector<uint8_t>& b = *image;
+    auto where = "line " + std::to_string(req.line_of[kCodeObject]) + ": " + req.code_object + ": ";
+    uint16_t type, shentsize, shnum;
+    uint64_t shoff;
+    std::memcpy(&type, b.data() + 16, 2);
+    std::memcpy(&shoff, b.data() + 40, 8);
+    std::memcpy(&shentsize, b.data() + 58, 2);
+    std::memcpy(&shnum, b.data() + 60, 2);
+    if (type != 3 /*ET_DYN*/)
+      Fail(kExitBadRequest, where + "not a linked code object (ELF type " + std::to_string(type) +
+                                ", expected ET_DYN from ld.lld)");
+    for (uint16_t i = 0; i < shnum && shentsize >= 64; ++i) {
+      uint64_t sh = shoff + static_cast<uint64_t>(i) * shentsize;
+      if (sh + 64 > b.size()) break;
+      uint32_t sh_type;
+      uint64_t off, size, entsize;
+      std::memcpy(&sh_type, b.data() + sh + 4, 4);
+      std::memcpy(&off, b.data() + sh + 24, 8);
+      std::memcpy(&size, b.data() + sh + 32, 8);
+      std::memcpy(&entsize, b.data() + sh + 56, 8);
+      if (sh_type == 9 /*SHT_REL*/ && size > 0)
+        Fail(kExitSimFailed, where + "has SHT_REL relocations, which the runner does not apply");
+      if (sh_type != 4 /*SHT_RELA*/ || size == 0) continue;
+      if (entsize != 24 || off + size > b.size()) Fail(kExitBadRequest, where + "malformed SHT_RELA section");
+      for (uint64_t r = off; r + 24 <= off + size; r += 24) {
+        uint64_t r_offset, r_info;
+        int64_t r_addend;
+        std::memcpy(&r_offset, b.data() + r, 8);
+        std::memcpy(&r_info, b.data() + r + 8, 8);
+        std::memcpy(&r_addend, b.data() + r + 16, 8);
+        uint32_t rtype = static_cast<uint32_t>(r_info);
+        if (rtype == 0) continue;                  // R_AMDGPU_NONE
+        if (rtype == 13 && (r_info >> 32) == 0) {  // R_AMDGPU_RELATIVE64
+          relative64.emplace_back(r_offset, static_cast<uint64_t>(r_addend));
+          continue;
+        }
+        Fail(kExitSimFailed, where + "has a dynamic relocation of type " + std::to_string(rtype) +
+                                 " (symbol " + std::to_string(r_info >> 32) +
+                                 "), which the runner does not apply (only R_AMDGPU_RELATIVE64)");
+      }
     }
   }
   rocjitsu::Executable exec(req.code_object);
@@ -619,12 +685,26 @@ int Run(const std::string& request_path) {
   {
     const auto& cu_cfg = cp->compute_units()[0]->config();
     if (lds_bytes > static_cast<uint64_t>(cu_cfg.lds_size_kb) * 1024)
-      Fail(kExitSimFailed, "the workgroup needs " + std::to_string(lds_bytes) + " bytes of LDS, a compute unit has " +
+      Fail(kExitBadRequest, "the workgroup needs " + std::to_string(lds_bytes) + " bytes of LDS, a compute unit has " +
                                std::to_string(cu_cfg.lds_size_kb * 1024));
     if (waves_per_wg > cu_cfg.num_wf_slots)
-      Fail(kExitSimFailed, "the workgroup has " + std::to_string(waves_per_wg) +
+      Fail(kExitBadRequest, "the workgroup has " + std::to_string(waves_per_wg) +
                                " wavefronts, a compute unit has " + std::to_string(cu_cfg.num_wf_slots) +
                                " wavefront slots");
+  }
+  // gfx90a (CDNA2) encodes the descriptor's VGPR count in granules of 8 and
+  // packs the work-item IDs into v0 (x | y << 10 | z << 20), as gfx942 does;
+  // rocjitsu's config loader gives CDNA2 granules of 4 and unpacked IDs (it
+  // packs only for CDNA3/CDNA4/gfx1250), which allocates half the VGPRs a
+  // kernel uses and leaves Y and Z out of v0. Set both through the CP's own
+  // setters.
+  if (proc->arch == ROCJITSU_CODE_ARCH_CDNA2) {
+    for (uint32_t x = 0; x < soc->num_xcds(); ++x) {
+      if (auto* c = soc->xcd(x)->command_processor()) {
+        c->set_vgpr_granularity(8);
+        c->set_packed_tid(true);
+      }
+    }
   }
   // No tick limit: the dispatch's completion decides, and max_seconds.
   loaded_cfg.engine_config.max_ticks = 0;
@@ -634,13 +714,18 @@ int Run(const std::string& request_path) {
   loaded_cfg.wire_links(engine->topology());
   engine->build();
   auto watcher = std::make_shared<Watcher>();
+  watcher->set_engine(engine.get());
   soc->set_plugin_group(watcher);
 
   // Device memory: code, kernarg, loads, queue, signal.
-  co->load_to_memory(memory, kCodeBase);
   auto put = [&](uint64_t addr, const void* p, size_t n) {
     memory->load_image(static_cast<const uint8_t*>(p), n, addr);
   };
+  co->load_to_memory(memory, kCodeBase);
+  for (const auto& [offset, addend] : relative64) {
+    uint64_t value = kCodeBase + addend;
+    put(kCodeBase + offset, &value, 8);
+  }
   if (req.kernarg && !req.kernarg->bytes.empty()) put(req.kernarg->addr, req.kernarg->bytes.data(), req.kernarg->bytes.size());
   for (const Load& l : req.loads)
     if (!l.bytes.empty()) put(l.addr, l.bytes.data(), l.bytes.size());
@@ -720,6 +805,12 @@ int Run(const std::string& request_path) {
         break;
       }
     }
+    // The engine honours request_exit between events; one that never
+    // returns (an endless loop inside rocjitsu) is ended here.
+    if (!finished && !cv.wait_for(lk, std::chrono::seconds(10), [&] { return finished; }))
+      Fail(kExitSimFailed, std::string(stop_reason == 1 ? "max_seconds exceeded" : "the dispatch is stuck") +
+                               " and rocjitsu did not stop within 10 s of being asked (" +
+                               std::to_string(watcher->instructions()) + " instructions)");
   });
   std::string sim_error;
   simdojo::ExitStatus status;
@@ -756,7 +847,7 @@ int Run(const std::string& request_path) {
     Fail(kExitSimFailed, msg + " (" + progress() + ")");
   }
   if (stop_reason == 1)
-    Fail(kExitSimFailed, "max_seconds " + std::to_string(req.max_seconds) + " exceeded (" + progress() + ")");
+    Fail(kExitSimFailed, "max_seconds " + Seconds(req.max_seconds) + " exceeded (" + progress() + ")");
   if (stop_reason == 2)
     Fail(kExitSimFailed, "no instruction executed for " + std::to_string(static_cast<int>(kStallSeconds)) +
                              " s: the dispatch is stuck (a barrier no wavefront reaches, or a workgroup that never "
@@ -764,7 +855,7 @@ int Run(const std::string& request_path) {
   int64_t signal_value = static_cast<int64_t>(memory->read64(kSignal + 8));
   if (!watcher->dispatched())
     Fail(kExitSimFailed, "rocjitsu never processed the dispatch packet (engine stopped: " + status.message + ")");
-  if (signal_value != 0 || watcher->workgroups_done() != total_wgs)
+  if (!watcher->completed() || signal_value != 0 || watcher->workgroups_done() != total_wgs)
     Fail(kExitSimFailed, "the dispatch did not complete: completion signal " + std::to_string(signal_value) +
                              ", " + progress() + " (engine stopped: " + status.message + ")");
 
@@ -812,7 +903,7 @@ int Run(const std::string& request_path) {
               seconds, run_seconds, static_cast<unsigned long long>(watcher->instructions()),
               static_cast<unsigned long long>(watcher->wavefronts()),
               static_cast<unsigned long long>(watcher->workgroups_done()),
-              static_cast<unsigned long long>(status.tick));
+              static_cast<unsigned long long>(engine->context(0).current_tick()));
   std::fflush(stdout);
   // Skip the engine's teardown of 256 compute units: nothing is left to do.
   std::_Exit(0);
