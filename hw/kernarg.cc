@@ -151,6 +151,18 @@ absl::Status CheckDispatchShape(const Kernel& k) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<CodeObjectKernel> LaunchMetadata(const std::string& llvm_bin, absl::string_view hsaco,
+                                                const Kernel& k) {
+  if (absl::Status st = CheckDispatchShape(k); !st.ok()) return st;
+  std::string bin = llvm_bin;
+  if (bin.empty()) {
+    absl::StatusOr<std::string> b = ResolveLlvmBin(std::nullopt);
+    if (!b.ok()) return b.status();
+    bin = *b;
+  }
+  return ReadCodeObjectKernel(bin, hsaco, k.name);
+}
+
 absl::StatusOr<std::vector<uint8_t>> PackKernelArgs(const Kernel& k, const KernelNotes& notes,
                                                     const std::map<std::string, uint64_t>& device_ptrs,
                                                     const KernelData& data) {

@@ -107,6 +107,13 @@ absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel,
 // Error: InvalidArgument naming the kernel and both shapes.
 absl::Status CheckDispatchShape(const Kernel& k);
 
+// What a device needs before launching KIR kernel `k` from code object
+// `hsaco`: CheckDispatchShape(k), then ReadCodeObjectKernel of k.name with
+// the LLVM tools in `llvm_bin` (empty: ResolveLlvmBin's default). Errors:
+// those of the three.
+absl::StatusOr<CodeObjectKernel> LaunchMetadata(const std::string& llvm_bin, absl::string_view hsaco,
+                                                const Kernel& k);
+
 // The kernarg segment of one launch of KIR kernel `k` on a device that
 // places buffers itself (HIP, rocjitsu): k's arguments in declaration order,
 // buffers as the device addresses in `device_ptrs` (by argument name) and

@@ -117,15 +117,8 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
                                          KernelData& data) {
   const std::string dev = absl::StrCat("HIP device ", ordinal_, " (", name_.empty() ? "AMD GPU" : name_, ")");
   if (absl::Status st = CheckHipArch(arch_, target.name, dev); !st.ok()) return st;
-  if (absl::Status st = CheckDispatchShape(k); !st.ok()) return st;
   // The kernarg layout from the code object's own metadata.
-  std::string llvm_bin = opts_.llvm_bin;
-  if (llvm_bin.empty()) {
-    absl::StatusOr<std::string> b = ResolveLlvmBin(std::nullopt);
-    if (!b.ok()) return b.status();
-    llvm_bin = *b;
-  }
-  absl::StatusOr<CodeObjectKernel> meta = ReadCodeObjectKernel(llvm_bin, hsaco, k.name);
+  absl::StatusOr<CodeObjectKernel> meta = LaunchMetadata(opts_.llvm_bin, hsaco, k);
   if (!meta.ok()) return meta.status();
   if (!meta->target.empty() && TargetProcessor(meta->target) != target.name)
     return absl::InvalidArgumentError(

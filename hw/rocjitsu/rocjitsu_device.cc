@@ -120,14 +120,7 @@ absl::StatusOr<DeviceRun> RocjitsuDevice::Run(const Kernel& k, const TargetInfo&
     return absl::FailedPreconditionError(absl::StrCat("the code object is for ", processor, " but the rocjitsu build ",
                                                       opts_.dir, " runs only ", absl::StrJoin(processors_, ", "),
                                                       ": run with --mcpu=", processors_.front(), " or another device"));
-  if (absl::Status st = CheckDispatchShape(k); !st.ok()) return st;
-  std::string llvm_bin = opts_.llvm_bin;
-  if (llvm_bin.empty()) {
-    absl::StatusOr<std::string> b = ResolveLlvmBin(std::nullopt);
-    if (!b.ok()) return b.status();
-    llvm_bin = *b;
-  }
-  absl::StatusOr<CodeObjectKernel> meta = ReadCodeObjectKernel(llvm_bin, hsaco, k.name);
+  absl::StatusOr<CodeObjectKernel> meta = LaunchMetadata(opts_.llvm_bin, hsaco, k);
   if (!meta.ok()) return meta.status();
   absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("kirc-rocjitsu.");
   if (!dir.ok()) return dir.status();

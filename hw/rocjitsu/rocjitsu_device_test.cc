@@ -26,18 +26,12 @@
 #include "hw/emu/emu_device.h"
 #include "hw/kernarg.h"
 #include "hw/run/run.h"
+#include "testdata/test_kernels.h"
 
 namespace kir {
 namespace {
 
-Kernel Load(const std::string& name) {
-  std::ifstream f("testdata/kernels/" + name + ".kir");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  absl::StatusOr<Kernel> k = ParseKernel(ss.str(), name + ".kir");
-  EXPECT_TRUE(k.ok()) << k.status();
-  return k.ok() ? *k : Kernel{};
-}
+Kernel Load(const std::string& name) { return testing::TestdataKernel(name); }
 
 std::string Hsaco(const Kernel& k, const std::string& mcpu) {
   absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
