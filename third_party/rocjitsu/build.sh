@@ -221,44 +221,116 @@ mkdir -p "$out/bin" "$out/share/configs"
 install -m 0755 "$build/kirc-rocjitsu-run" "$out/bin/kirc-rocjitsu-run.new"
 mv -f "$out/bin/kirc-rocjitsu-run.new" "$out/bin/kirc-rocjitsu-run"
 
-# Configs: gfx942 and gfx950 are rocjitsu's own (configs/). gfx90a and gfx908
-# are derived by this script from gfx942_cdna3.json (rocjitsu ships none for
-# them): the ISA family ("arch"), the KFD identity and the per-CU SGPR budget
-# change; the topology (8 XCDs x 32 CUs), LDS (64 KiB) and the 512-entry VGPR
-# file stay. In every config "max_ticks" (100000 ticks, which a long kernel
-# exceeds) is set to 0, no limit: the runner detects an unfinished dispatch
-# and enforces max_seconds itself.
+# Configs, generated from rocjitsu's configs/ (see README.md):
+#   share/configs/<gfxN>.json        what the runner loads for `target gfxN`
+#   share/configs/full/<gfxN>.json   the same with rocjitsu's whole topology
+# gfx942 and gfx950 come from rocjitsu's gfx942_cdna3.json and
+# gfx950_cdna4.json. gfx90a and gfx908 are derived by this script from
+# gfx942_cdna3.json (rocjitsu ships no config for them): the ISA family
+# ("arch"), gfx_target_version and name change; topology, LDS (64 KiB), SGPR
+# and VGPR budgets stay. In every config "max_ticks" (100000 ticks, which a
+# long kernel exceeds) becomes 0, no limit: the runner detects an unfinished
+# dispatch and enforces max_seconds itself. The configs the runner loads by
+# default keep one XCD and one IOD (the runner dispatches to XCD 0 only; the
+# other seven XCDs and three IODs cost ~1.5 GB and ~1 s per run).
 cfgdir="$out/share/configs"
-rm -f "$cfgdir"/*.json
-derive() { # derive SRC DEST sed-expressions...
-  local from="$1" to="$2"; shift 2
-  sed "$@" -e 's/"max_ticks": *[0-9][0-9]*/"max_ticks": 0/' "$from" >"$to.tmp"
-  grep -q '"max_ticks": 0' "$to.tmp" || die "could not clear max_ticks in $to"
-  mv -f "$to.tmp" "$to"
+mkdir -p "$cfgdir/full"
+rm -f "$cfgdir"/*.json "$cfgdir"/full/*.json
+derive() { # derive SRC NAME sed-expressions...: writes full/NAME.json and NAME.json
+  local from="$1" name="$2"; shift 2
+  local full="$cfgdir/full/$name.json" one="$cfgdir/$name.json"
+  sed "$@" -e 's/"max_ticks": *[0-9][0-9]*/"max_ticks": 0/' "$from" >"$full.tmp"
+  grep -q '"max_ticks": 0' "$full.tmp" || die "could not clear max_ticks for $name"
+  mv -f "$full.tmp" "$full"
+  # One XCD (xcd[0:8] and the link loops over i < 8) and one IOD (iod[0:N]
+  # and the IOD peer loops over i, j < N).
+  sed -e 's/"xcd\[0:[0-9]*\]"/"xcd[0:1]"/' \
+      -e 's/{ "var_name": "i", "start": 0, "end": 8 }/{ "var_name": "i", "start": 0, "end": 1 }/' \
+      -e 's/"iod\[0:[0-9]*\]"/"iod[0:1]"/' \
+      -e 's/{ "var_name": "i", "start": 0, "end": [0-9]* },$/{ "var_name": "i", "start": 0, "end": 1 },/' \
+      -e 's/{ "var_name": "j", "start": 0, "end": [0-9]* }$/{ "var_name": "j", "start": 0, "end": 1 }/' \
+      "$full" >"$one.tmp"
+  grep -q '"xcd\[0:1\]"' "$one.tmp" && grep -q '"iod\[0:1\]"' "$one.tmp" ||
+    die "could not reduce $name.json to one XCD and one IOD (rocjitsu's config format changed?)"
+  mv -f "$one.tmp" "$one"
 }
-derive "$rj/configs/gfx942_cdna3.json" "$cfgdir/gfx942.json"
+derive "$rj/configs/gfx942_cdna3.json" gfx942
 if [[ -f "$rj/configs/gfx950_cdna4.json" ]]; then
-  derive "$rj/configs/gfx950_cdna4.json" "$cfgdir/gfx950.json"
+  derive "$rj/configs/gfx950_cdna4.json" gfx950
 fi
-derive "$rj/configs/gfx942_cdna3.json" "$cfgdir/gfx90a.json" \
+derive "$rj/configs/gfx942_cdna3.json" gfx90a \
   -e 's/"arch": *"cdna3"/"arch": "cdna2"/' \
   -e 's/"gfx_target_version": *[0-9]*/"gfx_target_version": 90010/' \
-  -e 's/"marketing_name": *"[^"]*"/"marketing_name": "kirc-derived gfx90a (from gfx942_cdna3.json)"/' \
-  -e 's/"family_id": *[0-9]*/"family_id": 141/'
-derive "$rj/configs/gfx942_cdna3.json" "$cfgdir/gfx908.json" \
+  -e 's/"marketing_name": *"[^"]*"/"marketing_name": "gfx90a (kirc: derived from gfx942_cdna3.json)"/'
+derive "$rj/configs/gfx942_cdna3.json" gfx908 \
   -e 's/"arch": *"cdna3"/"arch": "cdna1"/' \
   -e 's/"gfx_target_version": *[0-9]*/"gfx_target_version": 90008/' \
-  -e 's/"marketing_name": *"[^"]*"/"marketing_name": "kirc-derived gfx908 (from gfx942_cdna3.json)"/' \
-  -e 's/"family_id": *[0-9]*/"family_id": 141/'
-for t in gfx90a gfx908; do
-  grep -q '"arch": "cdna' "$cfgdir/$t.json" || die "deriving $t.json failed"
-done
+  -e 's/"marketing_name": *"[^"]*"/"marketing_name": "gfx908 (kirc: derived from gfx942_cdna3.json)"/'
+grep -q '"arch": "cdna2"' "$cfgdir/gfx90a.json" || die "deriving gfx90a.json failed"
+grep -q '"arch": "cdna1"' "$cfgdir/gfx908.json" || die "deriving gfx908.json failed"
 
 echo "$commit" >"$out/ROCJITSU_COMMIT"
 
 # The runner lists the processors whose config exists and answers --version.
 "$out/bin/kirc-rocjitsu-run" --version
-echo "build.sh: processors: $("$out/bin/kirc-rocjitsu-run" --targets | tr '\n' ' ')"
+targets="$("$out/bin/kirc-rocjitsu-run" --targets | tr '\n' ' ')"
+[[ -n "$targets" ]] || die "the runner lists no processor"
+
+# Smoke test: one dispatch per processor of a kernel of ours (assembled with
+# clang-22) that stores 1000 + work-item id to a buffer above 4 GiB.
+smoke="$build/smoke"
+rm -rf "$smoke"
+mkdir -p "$smoke"
+printf '\0%.0s' {1..16} >"$smoke/kernarg.bin"
+printf '\x00\x00\x00\x00\x10\x00\x00\x00' | dd of="$smoke/kernarg.bin" conv=notrunc status=none
+head -c 256 /dev/zero >"$smoke/zeros.bin"
+want="$(seq 1000 1063 | tr '\n' ' ')"
+for t in $targets; do
+  accum=""
+  [[ "$t" == gfx908 ]] || accum=".amdhsa_accum_offset 4"
+  cat >"$smoke/smoke-$t.s" <<EOS
+.amdgcn_target "amdgcn-amd-amdhsa--$t"
+.text
+.globl smoke
+.p2align 8
+.type smoke,@function
+smoke:
+  s_load_dwordx2 s[2:3], s[0:1], 0
+  v_lshlrev_b32 v1, 2, v0
+  v_add_u32 v2, 1000, v0
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v1, v2, s[2:3]
+  s_waitcnt vmcnt(0)
+  s_endpgm
+.rodata
+.p2align 6
+.amdhsa_kernel smoke
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_next_free_vgpr 3
+  .amdhsa_next_free_sgpr 4
+  $accum
+.end_amdhsa_kernel
+EOS
+  "$CLANG_BIN/clang" -x assembler --target=amdgcn-amd-amdhsa -mcpu="$t" \
+    "$smoke/smoke-$t.s" -o "$smoke/smoke-$t.hsaco" || die "smoke test: cannot assemble for $t"
+  cat >"$smoke/request-$t.txt" <<EOR
+kirc-rocjitsu-request 1
+target $t
+code_object $smoke/smoke-$t.hsaco
+kernel smoke
+workgroup 64 1 1
+grid 1 1 1
+kernarg 0x7f0000000000 $smoke/kernarg.bin
+load 0x1000000000 $smoke/zeros.bin
+save 0x1000000000 256 $smoke/out-$t.bin
+max_seconds 60
+EOR
+  result="$("$out/bin/kirc-rocjitsu-run" "$smoke/request-$t.txt")" || die "smoke test on $t failed (request $smoke/request-$t.txt)"
+  got="$(od -An -tu4 -v "$smoke/out-$t.bin" | tr -s ' \n' '  ' | sed 's/^ //')"
+  [[ "$got" == "$want" ]] || die "smoke test on $t: wrong output: $got"
+  echo "build.sh: smoke test $t: $result"
+done
+echo "build.sh: processors: $targets"
 
 end_s=$(date +%s)
 secs=$((end_s - start_s))
