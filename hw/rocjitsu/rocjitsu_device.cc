@@ -101,9 +101,17 @@ absl::StatusOr<std::unique_ptr<RocjitsuDevice>> OpenRocjitsuDevice(RocjitsuOptio
 
 std::string RocjitsuDevice::KnownDeviation(ElemType t, uint64_t other, uint64_t own) const {
   auto nan16 = [](uint64_t v) { return (v & 0x7c00) == 0x7c00 && (v & 0x3ff) != 0; };
-  if (t == ElemType::kF16 && nan16(other) && nan16(own) && ((other ^ own) & ~uint64_t{0x201}) == 0 && (own & 1))
+  auto nan32 = [](uint64_t v) { return (v & 0x7f800000) == 0x7f800000 && (v & 0x7fffff) != 0; };
+  // An f16 NaN of rocjitsu's: bit 0 set, the quiet bit (9) perhaps clear.
+  const bool f16 = t == ElemType::kF16 && nan16(other) && nan16(own) && ((other ^ own) & ~uint64_t{0x201}) == 0 &&
+                   (own & 1);
+  // The same NaN widened to f32 (mantissa << 13, not quieted by rocjitsu).
+  const bool f32 = t == ElemType::kF32 && nan32(other) && nan32(own) &&
+                   ((other ^ own) & ~uint64_t{0x402000}) == 0 && (own & 0x2000);
+  if (f16 || f32)
     return absl::StrCat("rocjitsu ", commit_.substr(0, 8),
-                        " sets bit 0 of the f16 NaNs it makes and does not quiet them (hw/rocjitsu/SEMANTICS.md)");
+                        " sets bit 0 of the f16 NaNs it makes and does not quiet them",
+                        f32 ? " (here widened to f32)" : "", " (hw/rocjitsu/SEMANTICS.md)");
   return "";
 }
 

@@ -71,7 +71,8 @@ class RocjitsuDevice : public Device {
   // (util/data_types.h f32_to_f16: sign | 0x7c00 | mantissa >> 13 | 1), where
   // the hardware quiets and keeps the payload (hw/rocjitsu/SEMANTICS.md): an
   // f16 element where both are NaNs of one sign that differ only in bits 9
-  // and 0, rocjitsu's with bit 0 set, is that deviation.
+  // and 0, rocjitsu's with bit 0 set, is that deviation; so is an f32 element
+  // that is such an f16 NaN widened (bits 22 and 13, rocjitsu's with 13 set).
   std::string KnownDeviation(ElemType t, uint64_t other, uint64_t own) const override;
   // The input and output files of each buffer and the runner's own copy.
   int64_t HostBytesPerBufferByte() const override { return 3; }

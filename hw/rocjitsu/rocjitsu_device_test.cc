@@ -239,6 +239,12 @@ TEST(RocjitsuDeviceTest, KnownDeviationIsRocjitsusF16NaNBitZeroOnly) {
   EXPECT_EQ(rj.KnownDeviation(ElemType::kF16, 0x3c00, 0x3c01), "");  // not NaNs
   EXPECT_EQ(rj.KnownDeviation(ElemType::kF16, 0x7c00, 0x7c01), "");  // inf is not a NaN
   EXPECT_EQ(rj.KnownDeviation(ElemType::kF32, 0x7fc00000, 0x7fc00001), "");
+  // Widened to f32 (difftest seeds 200474, 200764: cvt f16 -> f32 of such NaNs).
+  EXPECT_NE(rj.KnownDeviation(ElemType::kF32, 0x7fc00000, 0x7fc02000), "");
+  EXPECT_NE(rj.KnownDeviation(ElemType::kF32, 0xffd10000, 0xffd12000), "");
+  EXPECT_NE(rj.KnownDeviation(ElemType::kF32, 0x7fc00000, 0x7f802000), "");  // not quieted
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF32, 0x7fc00000, 0x7fc04000), "");  // another bit
+  EXPECT_EQ(rj.KnownDeviation(ElemType::kF32, 0x7fc02000, 0x7fc00000), "");  // the other way
   EXPECT_EQ(rj.KnownDeviation(ElemType::kBF16, 0x7fc0, 0x7fc1), "");
 
   // CompareDevices counts explained elements apart; they do not fail.
