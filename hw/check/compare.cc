@@ -372,7 +372,7 @@ std::string FormatDeviceComparison(const Kernel& k, absl::string_view name_a, ab
   for (const DeviceDifference& d : diffs)
     if (d.explained > 0)
       absl::StrAppend(&t, "cross-check: ", d.buffer, ": ", d.explained, " of ", d.elements,
-                      " elements differ only by a known deviation of ", name_b, ": ", d.why, "\n");
+                      " elements differ, explained: ", d.why, "\n");
   if (!fails) {
     int64_t bytes = 0, buffers = 0;
     for (const Arg& arg : k.args)

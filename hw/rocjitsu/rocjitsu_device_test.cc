@@ -335,5 +335,41 @@ TEST(RocjitsuDeviceTest, CrossCheckAgreesAndNamesTheFirstDifference) {
   for (const BufferDiff& bd : r->passes[0].diffs) EXPECT_TRUE(bd.ok) << bd.name;
 }
 
+
+TEST(RocjitsuDeviceTest, RandomInputsToAnMfmaAllowAnotherRoundingWithinTheBound) {
+  // mma_16x16x16_f16: one MFMA per wave, C f32. On random inputs the order of
+  // an MFMA's sums is not specified: a last-bit difference of the second
+  // device is explained when it stays within the rounding bound; a change of
+  // an exponent bit is not.
+  Kernel k = Load("mma_16x16x16_f16");
+  const std::string out = k.args.back().name;
+  ASSERT_EQ(k.args.back().elem, ElemType::kF32);
+  EmuDevice a(*ResolveLlvmBin(std::nullopt));
+  RunOptions ro;
+  ro.mcpu = "gfx942";
+  ro.llvm_bin = *ResolveLlvmBin(std::nullopt);
+  ro.inputs = InputMode::kRandom;
+  OffByOneBit last_bit(out, 0);  // bit 0 of element 0
+  ro.cross_check = &last_bit;
+  absl::StatusOr<RunReport> r = RunAndCheck(k, a, ro);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  ASSERT_EQ(r->passes[0].cross_diffs.size(), 1u);
+  EXPECT_EQ(r->passes[0].cross_diffs[0].explained, 1);
+  EXPECT_NE(r->text.find("order of sums is not specified"), std::string::npos) << r->text;
+  OffByOneBit exponent(out, 3);  // bit 24: an exponent bit of element 0
+  ro.cross_check = &exponent;
+  r = RunAndCheck(k, a, ro);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+  EXPECT_EQ(r->passes[0].cross_diffs[0].differing, 1);
+  // Exact inputs: bit for bit, even the last bit fails.
+  ro.inputs = InputMode::kExact;
+  ro.cross_check = &last_bit;
+  r = RunAndCheck(k, a, ro);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+}
+
 }  // namespace
 }  // namespace kir

@@ -11,6 +11,7 @@
 //   cvt_rounding  v_cvt_f16_f32 rounds to nearest even (ties, overflow to
 //                 inf), v_cvt_pkrtz_f16_f32 toward zero
 //   d16           D16 loads zero the VGPR's other half unless sramecc-
+//   fma_f16       f16 fma (v_fma_f16, v_pk_fma_f16) rounds once
 // kirc's emulator must give the expected values (always); rocjitsu too when
 // a build is named ($KIRC_ROCJITSU, through `bazel test
 // --test_env=KIRC_ROCJITSU=DIR`; otherwise those cases skip, saying why).
@@ -327,8 +328,44 @@ Probe D16(const std::string& mcpu) {
   return p;
 }
 
+Probe FmaF16() {
+  // f16 fma rounds once. a * b + c with a = 0x3c41, b = 0x3d63, c = 0x822f
+  // (a negative subnormal) is 0x3dbb rounded once, but 0x3dba when the exact
+  // value is first rounded to f32 (it lands on an f16 tie); likewise
+  // 0x3ff1 * 0x3c88 + 0x8081 is 0x407f once, 0x4080 twice (worked out with
+  // exact rationals). Per lane 2 words: v_fma_f16 of the first triple (high
+  // half 0), v_pk_fma_f16 of both (low, high).
+  Probe p;
+  p.name = "fma_f16";
+  p.body = R"(
+  v_mov_b32 v1, 0x3ff13c41
+  v_mov_b32 v2, 0x3c883d63
+  v_mov_b32 v3, 0x8081822f
+  v_mov_b32 v10, 0
+  v_fma_f16 v10, v1, v2, v3
+  v_pk_fma_f16 v11, v1, v2, v3
+  v_lshlrev_b32 v8, 3, v0
+  global_store_dwordx2 v8, v[10:11], s[10:11]
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  p.in.assign(64, 0);
+  p.out_words = 128;
+  for (uint32_t l = 0; l < 64; ++l) {
+    p.want.push_back(0x3dbbu);
+    p.want.push_back(0x407f3dbbu);
+  }
+  // rocjitsu 96b8d0f2 computes f16 fma in f32 and rounds that to f16.
+  p.rocjitsu_bug = "f16 fma rounds twice (through f32)";
+  for (uint32_t l = 0; l < 64; ++l) {
+    p.rocjitsu_gives[2 * l] = 0x3dbau;
+    p.rocjitsu_gives[2 * l + 1] = 0x40803dbau;
+  }
+  return p;
+}
+
 std::vector<Probe> Probes() {
-  return {DsWrap(), BufferRange(), ExecOff(), Denormals(), CvtRounding(), D16("gfx942"), D16("gfx942:sramecc-")};
+  return {DsWrap(), BufferRange(), ExecOff(), Denormals(), CvtRounding(), D16("gfx942"), D16("gfx942:sramecc-"),
+          FmaF16()};
 }
 
 // The KIR side of a probe: its arguments, grid and workgroup.

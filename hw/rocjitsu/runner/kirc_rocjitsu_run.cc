@@ -29,7 +29,11 @@
 #include "rocjitsu/vm/soc.h"
 #include "simdojo/sim/simulation.h"
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -939,6 +943,13 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return kExitBadRequest;
   }
+  // Die with the process that started us (kirc killed by Ctrl-C or SIGTERM
+  // must not leave a simulation running for its whole time limit): the
+  // runner runs in its own process group, so the terminal's signal does not
+  // reach it.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) return kExitSimFailed;  // the parent died before prctl
   try {
     return Run(arg);
   } catch (const std::exception& e) {
