@@ -81,6 +81,39 @@ end
   }
 }
 
+TEST(Compare, UntouchedBytesAreReadonlyBuffersAndPadding) {
+  // X: f32[2, 2] readonly; Y: i32[2, 2] strides [3, 1] (a padding element
+  // after each row: bytes 8..11 and 20..23 of its 24).
+  Kernel k;
+  Arg x, y;
+  x.name = "X";
+  x.elem = ElemType::kF32;
+  x.shape = {2, 2};
+  x.strides = {2, 1};
+  x.access = Access::kReadOnly;
+  y.name = "Y";
+  y.elem = ElemType::kI32;
+  y.shape = {2, 2};
+  y.strides = {3, 1};
+  y.access = Access::kWriteOnly;
+  k.args = {x, y};
+  KernelData in;
+  in.buffers["X"].assign(16, 0x11);
+  in.buffers["Y"].assign(24, 0x22);
+  KernelData out = in;
+  for (int b : {0, 4, 12, 16}) out.buffers["Y"][b] = 0x77;  // every element's first byte: allowed
+  EXPECT_TRUE(UntouchedBytesChanged(k, in, out).empty());
+  out.buffers["Y"][21] = 0;  // the second row's padding
+  out.buffers["X"][5] = 0;
+  out.buffers["X"][6] = 0;
+  std::vector<std::string> lines = UntouchedBytesChanged(k, in, out);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "X (readonly): 2 bytes written that the kernel must leave alone (a readonly buffer), first byte "
+                      "0x5: 0x11 -> 0x00");
+  EXPECT_EQ(lines[1], "Y (outside its shape): 1 byte written that the kernel must leave alone (padding between or "
+                      "around its elements), first byte 0x15: 0x22 -> 0x00");
+}
+
 TEST(Compare, ToleranceRulesAndWorstElement) {
   Kernel k = Parse(kKernel);
   KernelData ref = MakeInputs(k, 1), out = ref;

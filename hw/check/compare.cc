@@ -359,6 +359,47 @@ std::vector<DeviceDifference> CompareDevices(
   return out;
 }
 
+std::vector<std::string> UntouchedBytesChanged(const Kernel& k, const KernelData& in, const KernelData& out) {
+  std::vector<std::string> lines;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer) continue;
+    auto ii = in.buffers.find(a.name), io = out.buffers.find(a.name);
+    if (ii == in.buffers.end() || io == out.buffers.end() || ii->second.size() != io->second.size()) continue;
+    const std::vector<uint8_t>& x = ii->second;
+    const std::vector<uint8_t>& y = io->second;
+    if (x == y) continue;
+    const bool ro = a.access == Access::kReadOnly;
+    // The element bytes a writable buffer's shape covers.
+    std::vector<bool> covered(ro ? 0 : x.size(), false);
+    const int64_t w = ElemBytes(a.elem);
+    if (!ro && !a.shape.empty()) {
+      std::vector<int64_t> idx(a.shape.size(), 0);
+      bool any = true;
+      for (int64_t e : a.shape) any = any && e > 0;
+      while (any) {
+        int64_t off = 0;
+        for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
+        for (int64_t b = 0; b < w; ++b)
+          if (off * w + b >= 0 && off * w + b < static_cast<int64_t>(covered.size())) covered[off * w + b] = true;
+        if (!NextIndex(idx, a.shape)) break;
+      }
+    }
+    int64_t changed = 0, first = -1;
+    for (size_t b = 0; b < x.size(); ++b)
+      if (x[b] != y[b] && (ro || !covered[b])) {
+        if (first < 0) first = static_cast<int64_t>(b);
+        ++changed;
+      }
+    if (changed == 0) continue;
+    lines.push_back(absl::StrFormat("%s (%s): %d byte%s written that the kernel must leave alone (%s), first byte 0x%x: "
+                                    "0x%02x -> 0x%02x",
+                                    a.name, ro ? "readonly" : "outside its shape", changed, changed == 1 ? "" : "s",
+                                    ro ? "a readonly buffer" : "padding between or around its elements", first,
+                                    x[first], y[first]));
+  }
+  return lines;
+}
+
 bool DevicesAgree(const std::vector<DeviceDifference>& diffs) {
   for (const DeviceDifference& d : diffs)
     if (d.differing > 0) return false;

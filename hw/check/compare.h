@@ -128,6 +128,14 @@ struct DeviceDifference {
 std::vector<DeviceDifference> CompareDevices(
     const Kernel& k, const KernelData& a, const KernelData& b,
     const std::function<std::string(ElemType, uint64_t, uint64_t)>& b_deviation = nullptr);
+// Bytes a kernel must leave as they were: every byte of a readonly buffer,
+// and the bytes of a writable buffer outside its shape's elements (padding
+// between strided rows, the gaps of a view into a larger matrix). One line
+// per buffer where the device's output `out` changed such a byte from
+// `in`, "src (readonly): 254 bytes written, first byte 0x4 (src[1]): 0x0 -> 0x80",
+// empty when none.
+std::vector<std::string> UntouchedBytesChanged(const Kernel& k, const KernelData& in, const KernelData& out);
+
 // No buffer with an unexplained difference (explained ones are reported only).
 bool DevicesAgree(const std::vector<DeviceDifference>& diffs);
 // "cross-check: every buffer bit-identical between A and B (N bytes)" or

@@ -83,6 +83,9 @@ struct CheckPass {
   // where it differs from the first device's (empty: bit-identical).
   std::optional<DeviceRun> cross_run;
   std::vector<DeviceDifference> cross_diffs;
+  // Bytes the device changed that the kernel must leave alone (readonly
+  // buffers, padding outside a shape): UntouchedBytesChanged; a failure.
+  std::vector<std::string> untouched_changed;
   bool ok = false;
 };
 
