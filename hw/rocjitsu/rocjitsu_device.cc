@@ -72,9 +72,20 @@ absl::StatusOr<std::unique_ptr<RocjitsuDevice>> OpenRocjitsuDevice(RocjitsuOptio
         absl::StrCat("no rocjitsu build named (neither --rocjitsu=DIR nor $KIRC_ROCJITSU is set); ", kBuildHint));
   while (opts.dir.size() > 1 && opts.dir.back() == '/') opts.dir.pop_back();
   const std::string runner = absl::StrCat(opts.dir, "/bin/kirc-rocjitsu-run");
-  if (!IsExecutable(runner))
-    return absl::NotFoundError(absl::StrCat("the rocjitsu build '", opts.dir, "' has no runner: looked for ", runner,
-                                            " (an executable file); ", kBuildHint));
+  if (!IsExecutable(runner)) {
+    struct stat st;
+    std::string what;
+    if (stat(opts.dir.c_str(), &st) != 0)
+      what = "does not exist";
+    else if (!S_ISDIR(st.st_mode))
+      what = "is a file, not a build directory (name the directory build.sh --out made)";
+    else if (stat(runner.c_str(), &st) == 0)
+      what = "has a runner that is not an executable file";
+    else
+      what = "has no runner (is it the directory build.sh --out made?)";
+    return absl::NotFoundError(absl::StrCat("the rocjitsu build '", opts.dir, "' ", what, ": looked for ", runner,
+                                            "; ", kBuildHint));
+  }
   absl::StatusOr<ProcessResult> v = RunProcess({runner, "--version"}, "", 60);
   if (!v.ok()) return v.status();
   // "kirc-rocjitsu-run 1 rocjitsu <commit>"

@@ -113,6 +113,15 @@ TEST(RocjitsuDeviceTest, OpenNamesWhatItLookedFor) {
   d = OpenRocjitsuDevice(o);
   EXPECT_EQ(d.status().code(), absl::StatusCode::kNotFound) << d.status();
   EXPECT_NE(d.status().message().find(o.dir + "/bin/kirc-rocjitsu-run"), std::string::npos) << d.status();
+  EXPECT_NE(d.status().message().find("does not exist"), std::string::npos) << d.status();
+  // A file, and a directory without a runner, are told apart.
+  const std::string file = TmpDir() + "/a-file";
+  std::ofstream(file) << "x";
+  RocjitsuOptions of;
+  of.dir = file;
+  EXPECT_NE(OpenRocjitsuDevice(of).status().message().find("is a file, not a build directory"), std::string::npos);
+  of.dir = TmpDir();
+  EXPECT_NE(OpenRocjitsuDevice(of).status().message().find("has no runner"), std::string::npos);
 
   // $KIRC_ROCJITSU is the default.
   setenv("KIRC_ROCJITSU", o.dir.c_str(), 1);
