@@ -443,7 +443,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.run = r.passes.front().run;
   r.diffs = r.passes.front().diffs;
   std::string& t = r.text;
-  absl::StrAppend(&t, "kernel ", k.name, " on ", target->name, ", ", r.run.device, ", seed ", opts.seed, "\n");
+  // The full target ID (features included: gfx942:sramecc-), as resolved.
+  absl::StatusOr<TargetId> tid = ResolveTargetId(k, co);
+  const std::string target_id = tid.ok() ? tid->ToString() : std::string(target->name);
+  absl::StrAppend(&t, "kernel ", k.name, " on ", target_id, ", ", r.run.device, ", seed ", opts.seed, "\n");
   if (!opts.code_object_path.empty())
     absl::StrAppend(&t, "code object ", opts.code_object_path, " (not recompiled)\n");
   t += passes_text;
