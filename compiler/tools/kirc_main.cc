@@ -108,7 +108,8 @@ Options for run (and --mcpu, --llvm-bin as above):
                          bit for bit (else exit status 1, naming the first
                          differing buffer and element)
   --rocjitsu=DIR    the rocjitsu build for --device=rocjitsu (default:
-                    $KIRC_ROCJITSU)
+                    $KIRC_ROCJITSU); rocjitsu is bounded by a wall-clock
+                    limit of 900 s per launch, not by --max-instructions
   --inputs=MODE     exact: inputs +-m*2^e (small m per buffer) for which a
                          static analysis proves every product, partial sum
                          and conversion exact; the output must equal the
