@@ -256,6 +256,13 @@ uint32_t CvtU32(float f) {
   if (f >= 4294967296.0f) return 0xffffffffu;
   return static_cast<uint32_t>(f);
 }
+// IEEE mode: a NaN source gives itself, quieted, the first NaN in operand
+// order, not whichever operand the host's arithmetic picks (measured for
+// packed f16 on gfx950: hw/rocjitsu/SEMANTICS.md, "f16 NaN payloads").
+float QuietNaN(float f) { return F32(Bits(f) | 0x00400000u); }
+float NaNFirst(float a, float b, float r) { return std::isnan(a) ? QuietNaN(a) : std::isnan(b) ? QuietNaN(b) : r; }
+float NaNFirst3(float a, float b, float c, float r) { return std::isnan(a) ? QuietNaN(a) : NaNFirst(b, c, r); }
+
 uint32_t CvtI32(float f) {
   if (std::isnan(f)) return 0;
   if (f >= 2147483648.0f) return 0x7fffffffu;
@@ -270,10 +277,10 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
   Vop v{w, in, c.kernel.fp32_denorm_mode, w.Exec()};
   const MInst& mi = in.mi;
   switch (mi.opc) {
-    case Opc::kVAddF32: return Binary32(v, [](float a, float b) { return a + b; });
-    case Opc::kVSubF32: return Binary32(v, [](float a, float b) { return a - b; });
-    case Opc::kVSubrevF32: return Binary32(v, [](float a, float b) { return b - a; });
-    case Opc::kVMulF32: return Binary32(v, [](float a, float b) { return a * b; });
+    case Opc::kVAddF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a + b); });
+    case Opc::kVSubF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a - b); });
+    case Opc::kVSubrevF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, b - a); });
+    case Opc::kVMulF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a * b); });
     case Opc::kVMaxF32: return Binary32(v, [](float a, float b) { return std::fmax(a, b); });
     case Opc::kVMinF32: return Binary32(v, [](float a, float b) { return std::fmin(a, b); });
     case Opc::kVFmaF32:
@@ -289,7 +296,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
         if (!Active(v.exec, l)) continue;
         float x = v.F(a, 0, l), y = v.F(b, 1, l), z = acc ? FlushIn(F32(cc[l]), v.mode) : v.F(cc, 2, l);
         // v_mac_f32 is not fused: the product is rounded first.
-        float r = mi.opc == Opc::kVMacF32 ? FlushIn(x * y, v.mode) + z : std::fma(x, y, z);
+        float r = NaNFirst3(x, y, z, mi.opc == Opc::kVMacF32 ? FlushIn(x * y, v.mode) + z : std::fma(x, y, z));
         d[l] = Bits(v.Out(r));
       }
       return absl::OkStatus();
@@ -358,11 +365,11 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVPkMaxF16:
       return PackedF16(v, 2, [](const double* x) { return RoundToF16(std::fmax(x[0], x[1])); }, false);
     case Opc::kVPkAddF32:
-      return PackedF32(v, 2, [](const float* x) { return x[0] + x[1]; });
+      return PackedF32(v, 2, [](const float* x) { return NaNFirst(x[0], x[1], x[0] + x[1]); });
     case Opc::kVPkMulF32:
-      return PackedF32(v, 2, [](const float* x) { return x[0] * x[1]; });
+      return PackedF32(v, 2, [](const float* x) { return NaNFirst(x[0], x[1], x[0] * x[1]); });
     case Opc::kVPkFmaF32:
-      return PackedF32(v, 3, [](const float* x) { return std::fma(x[0], x[1], x[2]); });
+      return PackedF32(v, 3, [](const float* x) { return NaNFirst3(x[0], x[1], x[2], std::fma(x[0], x[1], x[2])); });
     case Opc::kVFmaMixF32:
     case Opc::kVFmaMixloF16:
     case Opc::kVFmaMixhiF16:

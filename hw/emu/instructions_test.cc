@@ -164,6 +164,15 @@ TEST(InstructionsTest, Float) {
     if (std::isnan(f(x))) c = 0.0f;
     return Out{Bits(std::fma(f(x), f(y), -f(x))), Bits(c)};
   });
+  // f32 NaNs: a NaN source gives itself, quieted (NaN in src0 or in src1 on
+  // the edge lanes; two NaN sources are checked by the rocjitsu cross-check).
+  Check("v_add_f32 v3, v1, v2\n  v_mul_f32 v4, v2, v1", [&](uint32_t x, uint32_t y, int) {
+    auto nan = [](uint32_t b) { return (b & 0x7f800000u) == 0x7f800000u && (b & 0x7fffffu) != 0; };
+    auto first = [&](uint32_t a, uint32_t b, float r) {
+      return nan(a) ? a | 0x400000u : nan(b) ? b | 0x400000u : Bits(r);
+    };
+    return Out{first(x, y, f(x) + f(y)), first(y, x, f(y) * f(x))};
+  });
   Check("v_pk_add_f16 v3, v1, v2 op_sel:[1,0] op_sel_hi:[0,1]\n  v_cvt_f32_f16_sdwa v4, v1 dst_sel:DWORD "
         "dst_unused:UNUSED_PAD src0_sel:WORD_1",
         [](uint32_t x, uint32_t y, int) {
