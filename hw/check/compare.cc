@@ -309,7 +309,7 @@ std::string ElementIndex(const Arg& a, int64_t e) {
 
 std::vector<DeviceDifference> CompareDevices(
     const Kernel& k, const KernelData& a, const KernelData& b,
-    const std::function<std::string(ElemType, uint64_t, uint64_t)>& b_deviation) {
+    const std::function<std::string(const Arg&, uint64_t, uint64_t)>& explain) {
   std::vector<DeviceDifference> out;
   for (const Arg& arg : k.args) {
     if (arg.kind != Arg::Kind::kBuffer) continue;
@@ -331,11 +331,11 @@ std::vector<DeviceDifference> CompareDevices(
     for (int64_t e = 0; e < d.elements; ++e) {
       const int64_t off = e * w, n = std::min<int64_t>(w, static_cast<int64_t>(x.size()) - off);
       if (std::memcmp(x.data() + off, y.data() + off, n) == 0) continue;
-      if (b_deviation && n == w) {
+      if (explain && n == w) {
         uint64_t bx = 0, by = 0;
         std::memcpy(&bx, x.data() + off, n);
         std::memcpy(&by, y.data() + off, n);
-        std::string why = b_deviation(arg.elem, bx, by);
+        std::string why = explain(arg, bx, by);
         if (!why.empty()) {
           ++d.explained;
           d.why = why;

@@ -117,17 +117,19 @@ struct DeviceDifference {
   double value_a = 0, value_b = 0;
   int64_t differing = 0;        // elements (ElemBytes-wide units) that differ, unexplained
   int64_t elements = 0;         // units compared
-  // Elements that differ only by device b's known deviation (`why`, from
-  // KnownDeviation): reported, not a failure.
+  // Elements whose difference `explain` accounts for (`why`): reported, not
+  // a failure.
   int64_t explained = 0;
   std::string why;
 };
-// `b_deviation(t, bits_a, bits_b)`: b's documented deviation explaining a
-// difference, or "" (Device::KnownDeviation); may be empty. One entry per
-// buffer with a difference; it fails the cross-check when differing > 0.
+// `explain(buffer, bits_a, bits_b)`: why this difference in an element of
+// `buffer` is not a disagreement (a device's documented deviation,
+// Device::KnownDeviation; an unspecified order of sums), or ""; may be
+// empty. One entry per buffer with a difference; it fails the cross-check
+// when differing > 0.
 std::vector<DeviceDifference> CompareDevices(
     const Kernel& k, const KernelData& a, const KernelData& b,
-    const std::function<std::string(ElemType, uint64_t, uint64_t)>& b_deviation = nullptr);
+    const std::function<std::string(const Arg&, uint64_t, uint64_t)>& explain = nullptr);
 // Bytes a kernel must leave as they were: every byte of a readonly buffer,
 // and the bytes of a writable buffer outside its shape's elements (padding
 // between strided rows, the gaps of a view into a larger matrix). One line

@@ -341,12 +341,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (!st.ok())
         return absl::Status(st.code(), absl::StrCat("reference interpreter (magnitude shadow): ", st.message()));
       KernelData shadow_data{std::move(shadow.buffers), std::move(shadow.scalars)};
-      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, RoundingBounds(k));
+      const std::map<std::string, RoundingBound> bounds = RoundingBounds(k);
+      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, bounds);
       if (cross_run && unordered) {
         // The order of an MFMA's (or gemm's) sums is not specified, so on
         // random inputs two devices may round differently: the second device
         // must then meet the same rounding bound, and bits may differ.
-        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, RoundingBounds(k));
+        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds);
       }
     } else {
       p.diffs = CompareBitwise(k, out, ref_data,
@@ -372,23 +373,15 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       const std::string kUnordered =
           "random inputs and an MFMA/gemm, whose order of sums is not specified: both devices are within the "
           "rounding bound of the reference (use --inputs=exact for a bit-for-bit check)";
-      p.cross_diffs = CompareDevices(k, out, cross_out, [&](ElemType t, uint64_t a, uint64_t b) {
-        std::string why = opts.cross_check->KnownDeviation(t, a, b);
-        return why.empty() ? device.KnownDeviation(t, b, a) : why;
+      p.cross_diffs = CompareDevices(k, out, cross_out, [&](const Arg& arg, uint64_t a, uint64_t b) {
+        std::string why = opts.cross_check->KnownDeviation(arg.elem, a, b);
+        if (why.empty()) why = device.KnownDeviation(arg.elem, b, a);
+        if (why.empty() && bounded.count(arg.name)) why = kUnordered;
+        return why;
       });
-      for (DeviceDifference& d : p.cross_diffs)
-        if (d.differing > 0 && bounded.count(d.buffer)) {
-          d.explained += d.differing;
-          d.differing = 0;
-          d.why = kUnordered;
-        }
       if (cross_bound)
         for (const BufferDiff& d : *cross_bound)
-          if (!d.ok)
-            for (DeviceDifference& dd : p.cross_diffs)
-              if (dd.buffer == d.name)
-                dd.element += absl::StrCat(" (and ", d.name, " of ", opts.cross_check->Name(),
-                                           " is outside the rounding bound of the reference)");
+          if (!d.ok) p.cross_unbounded.push_back(d.name);
       p.ok = p.ok && DevicesAgree(p.cross_diffs);
     }
     r.ok = r.ok && p.ok;
@@ -437,6 +430,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         absl::StrAppend(&t, "cross-check device: ", p.cross_run->device,
                         absl::StrFormat(", %.3f ms", p.cross_run->milliseconds), "\n");
       t += FormatDeviceComparison(k, run->device, p.cross_run->device, p.cross_diffs);
+      for (const std::string& b : p.cross_unbounded)
+        absl::StrAppend(&t, "cross-check: ", b, " of ", p.cross_run->device,
+                        " is outside the rounding bound of the reference\n");
     }
     r.passes.push_back(std::move(p));
   }

@@ -83,6 +83,10 @@ struct CheckPass {
   // where it differs from the first device's (empty: bit-identical).
   std::optional<DeviceRun> cross_run;
   std::vector<DeviceDifference> cross_diffs;
+  // Random inputs to a kernel with unordered sums: the buffers where the
+  // second device is outside the rounding bound (their differences are not
+  // explained by the unspecified order).
+  std::vector<std::string> cross_unbounded;
   // Bytes the device changed that the kernel must leave alone (readonly
   // buffers, padding outside a shape): UntouchedBytesChanged; a failure.
   std::vector<std::string> untouched_changed;
