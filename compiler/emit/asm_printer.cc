@@ -2,162 +2,19 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "compiler/passes/waitcnt.h"
+#include "compiler/isa/encoding.h"
 
 namespace kir {
 namespace {
 
-std::string FloatInline(uint32_t bits) {
-  switch (bits) {
-    case 0x3f000000u: return "0.5";
-    case 0xbf000000u: return "-0.5";
-    case 0x3f800000u: return "1.0";
-    case 0xbf800000u: return "-1.0";
-    case 0x40000000u: return "2.0";
-    case 0xc0000000u: return "-2.0";
-    case 0x40800000u: return "4.0";
-    case 0xc0800000u: return "-4.0";
-    default: return absl::StrFormat("0x%x", bits);
-  }
-}
-
-std::string OperandText(const MOperand& o) {
-  switch (o.kind) {
-    case MOperand::Kind::kReg:
-      if (o.is_virtual) {
-        const char* c = o.cls == RegClass::kVgpr ? "v" : o.cls == RegClass::kSgpr ? "s" : "a";
-        std::string r = absl::StrCat("%", c, o.reg);
-        if (o.sub != 0 || o.count != 1)
-          absl::StrAppend(&r, "[", o.sub, o.count > 1 ? absl::StrCat(":", o.sub + o.count - 1) : "", "]");
-        return r;
-      }
-      return RegName(o.cls, o.reg, o.count);
-    case MOperand::Kind::kSpecial:
-      switch (o.special) {
-        case SpecialReg::kVcc: return "vcc";
-        case SpecialReg::kExec: return "exec";
-        case SpecialReg::kM0: return "m0";
-        case SpecialReg::kScc: return "scc";
-        default: return "?";
-      }
-    case MOperand::Kind::kImm: {
-      if (o.float_form) return FloatInline(static_cast<uint32_t>(o.imm));
-      int32_t s = static_cast<int32_t>(static_cast<uint32_t>(o.imm));
-      if (s >= -16 && s <= 64) return absl::StrCat(s);
-      return absl::StrFormat("0x%x", static_cast<uint32_t>(o.imm));
-    }
-  }
-  return "?";
-}
-
 int RoundUp(int v, int g) { return (v + g - 1) / g * g; }
 
 }  // namespace
-
-std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::string& label_prefix) {
-  const OpcInfo& info = Info(mi.opc);
-  if (mi.opc == Opc::kSWaitcnt) return WaitcntText(mi);
-  if (mi.opc == Opc::kLabel) return absl::StrCat(label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm, ":");
-  if (info.flags & kBranch)
-    return absl::StrCat(info.mnemonic, " ", label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm);
-  std::string mn = info.mnemonic;
-  if (mi.opc == Opc::kVMfma) {
-    absl::StatusOr<std::string> m = MfmaMnemonic(t, *mi.mfma);
-    mn = m.ok() ? *m : "v_mfma_unsupported";
-  }
-  if (mi.opc == Opc::kVCmpGtU32 || mi.opc == Opc::kVCmpUF32 || mi.opc == Opc::kVCmpLgF32 ||
-      mi.opc == Opc::kVCndmaskB32)
-    mn += "_e64";
-  std::vector<std::string> ops;
-  InstClass cls = info.cls;
-  bool mubuf = cls == InstClass::kVmemLoad || cls == InstClass::kVmemStore;
-  for (size_t i = 0; i < mi.ops.size(); ++i) {
-    if (mubuf && i == 1 && !mi.offen) {
-      ops.push_back("off");
-      continue;
-    }
-    if (cls == InstClass::kSmem && i == 2 && mi.ops[i].kind == MOperand::Kind::kImm) {
-      ops.push_back(absl::StrFormat("0x%x", static_cast<uint32_t>(mi.ops[i].imm)));
-      continue;
-    }
-    ops.push_back(OperandText(mi.ops[i]));
-  }
-  std::string s = mn;
-  if (!ops.empty()) s += " " + absl::StrJoin(ops, ", ");
-  if (mubuf) {
-    if (mi.offen) s += " offen";
-    if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
-  }
-  if (cls == InstClass::kDsRead || cls == InstClass::kDsWrite) {
-    if (MemoryShape(mi.opc).addrs == 2) {  // llvm-objdump's form: zero fields left out
-      if (mi.offset0 != 0) absl::StrAppend(&s, " offset0:", mi.offset0);
-      if (mi.offset1 != 0) absl::StrAppend(&s, " offset1:", mi.offset1);
-    } else if (mi.offset != 0) {
-      absl::StrAppend(&s, " offset:", mi.offset);
-    }
-  }
-  return s;
-}
-
-std::string PrintMir(const TargetInfo& t, const MFunction& f) {
-  std::string s;
-  for (const MInst& mi : f.insts) {
-    std::string line = absl::StrCat("  ", InstructionText(t, mi));
-    if (mi.id >= 0 || mi.kir_op >= 0) {
-      line.resize(std::max<size_t>(line.size(), 56), ' ');
-      absl::StrAppend(&line, " // id ", mi.id, mi.kir_op >= 0 ? absl::StrCat(" op ", mi.kir_op) : "");
-    }
-    absl::StrAppend(&s, line, "\n");
-  }
-  return s;
-}
-
-KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const KernelAbi& abi,
-                                 const RegUsage& usage) {
-  KernelResources r;
-  int workitem_vgprs = t.packed_workitem_ids ? 1 : abi.workitem_id_enable + 1;
-  r.arch_vgprs = std::max(usage.vgprs, workitem_vgprs);
-  r.agprs = usage.agprs;
-  int system_sgprs = abi.user_sgprs;
-  for (bool e : abi.wg_id_enabled) system_sgprs += e;
-  r.sgprs = std::max(usage.sgprs, system_sgprs);
-  // The descriptor says .amdhsa_reserve_vcc 0 and leaves flat scratch at
-  // llvm-mc's default (reserved on gfx908/90a, architected on gfx942): the
-  // special SGPRs llvm-mc adds are then 6 on every target.
-  r.sgpr_count = r.sgprs + ExtraSgprs(t, /*vcc=*/false, /*xnack_mask=*/true, /*flat_scratch=*/true);
-  if (t.unified_vgpr_file) {
-    r.accum_offset = std::max(4, RoundUp(r.arch_vgprs, 4));
-    r.next_free_vgpr = r.agprs > 0 ? r.accum_offset + r.agprs : r.arch_vgprs;
-    r.vgpr_count = r.next_free_vgpr;
-  } else {
-    // gfx908's VGPR and AGPR files are separate: both counts are max(), as llc reports.
-    r.next_free_vgpr = std::max(r.arch_vgprs, r.agprs);
-    r.vgpr_count = r.next_free_vgpr;
-  }
-  r.lds_bytes = abi.lds_bytes;
-  r.occupancy = Occupancy(t, r.next_free_vgpr, r.lds_bytes, k.WorkgroupThreads());
-  return r;
-}
-
-int Occupancy(const TargetInfo& t, int vgprs, int64_t lds_bytes, int64_t workgroup_threads) {
-  // VGPRs: 512 per lane per SIMD on 90a/942 (unified, granule 8), 256 arch +
-  // 256 acc on 908 (granule 4).
-  int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, vgprs), 8) : RoundUp(std::max(1, vgprs), 4);
-  int file = t.unified_vgpr_file ? 512 : 256;
-  int occ = std::min(t.max_waves_per_simd, file / alloc);
-  if (lds_bytes > 0) {
-    // LDS: 64 KiB per CU, shared by the workgroups resident on its 4 SIMDs;
-    // the busiest SIMD gets ceil(waves / 4) (as LLVM counts it).
-    int64_t waves_per_wg = (workgroup_threads + 63) / 64;
-    int64_t wgs = t.lds_bytes / lds_bytes;
-    occ = static_cast<int>(std::min<int64_t>(occ, std::max<int64_t>(1, (wgs * waves_per_wg + 3) / 4)));
-  }
-  return std::max(1, occ);
-}
 
 std::string PrintModuleAssembly(const std::string& target_id, const std::vector<KernelAsm>& kernels) {
   std::string s;

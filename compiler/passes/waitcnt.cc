@@ -82,47 +82,6 @@ void Saturate(int& lb, int ub, int cap, std::vector<int>& score, int* last_smem,
 
 }  // namespace
 
-MInst MakeWaitcnt(int vmcnt, int lgkmcnt) {
-  MInst w;
-  w.opc = Opc::kSWaitcnt;
-  w.ops = {MOperand::Imm(vmcnt), MOperand::Imm(lgkmcnt)};
-  w.id = -1;
-  return w;
-}
-
-std::string WaitcntText(const MInst& w) {
-  int64_t vm = w.ops.size() > 0 ? Field(w, kWaitcntVmcntOperand) : kWaitcntNoWait;
-  int64_t lgkm = w.ops.size() > 1 ? Field(w, kWaitcntLgkmcntOperand) : kWaitcntNoWait;
-  if (vm < 0 && lgkm < 0) return "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)";
-  std::string s = "s_waitcnt";
-  if (vm >= 0) absl::StrAppend(&s, " vmcnt(", vm, ")");
-  if (lgkm >= 0) absl::StrAppend(&s, " lgkmcnt(", lgkm, ")");
-  return s;
-}
-
-uint16_t WaitcntSimm16(const MInst& w) {
-  int64_t vm = w.ops.size() > 0 ? Field(w, kWaitcntVmcntOperand) : kWaitcntNoWait;
-  int64_t lgkm = w.ops.size() > 1 ? Field(w, kWaitcntLgkmcntOperand) : kWaitcntNoWait;
-  uint32_t v = vm < 0 ? 63u : static_cast<uint32_t>(vm) & 63u;
-  uint32_t l = lgkm < 0 ? 15u : static_cast<uint32_t>(lgkm) & 15u;
-  return static_cast<uint16_t>((v & 0xFu) | ((v >> 4) << 14) | (7u << 4) | (l << 8));
-}
-
-absl::Status ValidateWaitcnt(const TargetInfo& t, const MInst& w) {
-  if (w.opc != Opc::kSWaitcnt) return absl::InvalidArgumentError("not an s_waitcnt");
-  if (w.ops.size() != 2 || w.ops[0].kind != MOperand::Kind::kImm ||
-      w.ops[1].kind != MOperand::Kind::kImm)
-    return absl::InvalidArgumentError(
-        "s_waitcnt must have two immediate operands: vmcnt, lgkmcnt (-1 = not waited)");
-  int64_t vm = Field(w, kWaitcntVmcntOperand), lgkm = Field(w, kWaitcntLgkmcntOperand);
-  if (vm < -1 || vm > t.vmcnt_max)
-    return absl::InvalidArgumentError(
-        absl::StrCat("s_waitcnt vmcnt(", vm, ") is outside -1..", t.vmcnt_max));
-  if (lgkm < -1 || lgkm > t.lgkmcnt_max)
-    return absl::InvalidArgumentError(
-        absl::StrCat("s_waitcnt lgkmcnt(", lgkm, ") is outside -1..", t.lgkmcnt_max));
-  return absl::OkStatus();
-}
 
 WaitcntState::Need WaitcntState::NeedFor(const TargetInfo& t, const MInst& mi) const {
   Need n;

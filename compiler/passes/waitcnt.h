@@ -9,13 +9,7 @@
 //           SMEM is outstanding only lgkmcnt(0) is a safe wait).
 // expcnt is never needed by compute kernels and is not modelled.
 //
-// s_waitcnt operand encoding (MInst with opc == Opc::kSWaitcnt):
-//   ops[0] = MOperand::Imm(vmcnt)    0..t.vmcnt_max, or -1: vmcnt not waited
-//   ops[1] = MOperand::Imm(lgkmcnt)  0..t.lgkmcnt_max, or -1: lgkmcnt not waited
-// At least one of them is >= 0. WaitcntText() spells it the way llvm-mc reads
-// it ("s_waitcnt vmcnt(1) lgkmcnt(0)", naming only the waited counters);
-// WaitcntSimm16() gives the SOPP immediate (unnamed counters at their maximum,
-// expcnt at 7).
+// The s_waitcnt MIR form, encoding and text are in compiler/isa/encoding.h.
 #ifndef KIRC_COMPILER_PASSES_WAITCNT_H_
 #define KIRC_COMPILER_PASSES_WAITCNT_H_
 
@@ -24,26 +18,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/instr.h"
 #include "compiler/target/target.h"
 
 namespace kir {
-
-constexpr int kWaitcntVmcntOperand = 0;
-constexpr int kWaitcntLgkmcntOperand = 1;
-constexpr int kWaitcntNoWait = -1;
-
-// An s_waitcnt (id -1); pass kWaitcntNoWait for a counter that is not waited.
-MInst MakeWaitcnt(int vmcnt, int lgkmcnt);
-// "s_waitcnt vmcnt(0) lgkmcnt(0)", "s_waitcnt vmcnt(3)", "s_waitcnt lgkmcnt(0)".
-// An s_waitcnt that waits for nothing prints as
-// "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)".
-std::string WaitcntText(const MInst& waitcnt);
-// The 16-bit immediate of the gfx9 encoding: vmcnt in [3:0] and [15:14],
-// expcnt [6:4] (always 7), lgkmcnt [11:8]. vmcnt(0) -> 0x0F70.
-uint16_t WaitcntSimm16(const MInst& waitcnt);
-// OK if `waitcnt` follows the encoding above and fits the target's fields.
-absl::Status ValidateWaitcnt(const TargetInfo& t, const MInst& waitcnt);
 
 struct WaitcntStats {
   int waits = 0;          // s_waitcnt instructions inserted

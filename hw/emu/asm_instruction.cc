@@ -13,7 +13,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "compiler/passes/waitcnt.h"
+#include "compiler/isa/encoding.h"
 #include "hw/emu/asm_reader.h"
 
 namespace kir::emu {
@@ -183,8 +183,8 @@ absl::Status ParseWaitcnt(absl::string_view text, absl::string_view ops, const T
   if (toks.size() == 1 && !absl::StrContains(toks[0], "(")) {
     int64_t raw;
     if (!ParseInt(toks[0], &raw) || raw < 0 || raw > 0xffff) return Err(text, "bad s_waitcnt immediate");
-    int v = static_cast<int>((raw & 0xf) | ((raw >> 10) & 0x30));
-    int l = static_cast<int>((raw >> 8) & 0xf);
+    WaitcntCounts c = DecodeWaitcnt(static_cast<uint16_t>(raw));
+    int v = c.vmcnt, l = c.lgkmcnt;
     vm = v >= t.vmcnt_max ? kWaitcntNoWait : v;
     lgkm = l >= t.lgkmcnt_max ? kWaitcntNoWait : l;
   } else {

@@ -6,7 +6,7 @@
 
 #include "compiler/api/compile.h"
 #include "compiler/emit/toolchain.h"
-#include "compiler/passes/waitcnt.h"
+#include "compiler/isa/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hw/emu/test_util.h"

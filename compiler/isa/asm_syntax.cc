@@ -1,0 +1,103 @@
+#include "compiler/isa/asm_syntax.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/isa/encoding.h"
+
+namespace kir {
+namespace {
+
+std::string FloatInline(uint32_t bits) {
+  std::optional<absl::string_view> name = InlineF32Name(bits);
+  return name ? std::string(*name) : absl::StrFormat("0x%x", bits);
+}
+
+std::string OperandText(const MOperand& o) {
+  switch (o.kind) {
+    case MOperand::Kind::kReg:
+      if (o.is_virtual) {
+        const char* c = o.cls == RegClass::kVgpr ? "v" : o.cls == RegClass::kSgpr ? "s" : "a";
+        std::string r = absl::StrCat("%", c, o.reg);
+        if (o.sub != 0 || o.count != 1)
+          absl::StrAppend(&r, "[", o.sub, o.count > 1 ? absl::StrCat(":", o.sub + o.count - 1) : "", "]");
+        return r;
+      }
+      return RegName(o.cls, o.reg, o.count);
+    case MOperand::Kind::kSpecial:
+      return SpecialRegName(o.special);
+    case MOperand::Kind::kImm: {
+      if (o.float_form) return FloatInline(static_cast<uint32_t>(o.imm));
+      int32_t s = static_cast<int32_t>(static_cast<uint32_t>(o.imm));
+      if (IsInlineIntConstant(s)) return absl::StrCat(s);
+      return absl::StrFormat("0x%x", static_cast<uint32_t>(o.imm));
+    }
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::string& label_prefix) {
+  const OpcInfo& info = Info(mi.opc);
+  if (mi.opc == Opc::kSWaitcnt) return WaitcntText(mi);
+  if (mi.opc == Opc::kLabel) return absl::StrCat(label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm, ":");
+  if (info.flags & kBranch)
+    return absl::StrCat(info.mnemonic, " ", label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm);
+  std::string mn = info.mnemonic;
+  if (mi.opc == Opc::kVMfma) {
+    absl::StatusOr<std::string> m = MfmaMnemonic(t, *mi.mfma);
+    mn = m.ok() ? *m : "v_mfma_unsupported";
+  }
+  if (mi.opc == Opc::kVCmpGtU32 || mi.opc == Opc::kVCmpUF32 || mi.opc == Opc::kVCmpLgF32 ||
+      mi.opc == Opc::kVCndmaskB32)
+    mn += "_e64";
+  std::vector<std::string> ops;
+  InstClass cls = info.cls;
+  bool mubuf = cls == InstClass::kVmemLoad || cls == InstClass::kVmemStore;
+  for (size_t i = 0; i < mi.ops.size(); ++i) {
+    if (mubuf && i == 1 && !mi.offen) {
+      ops.push_back("off");
+      continue;
+    }
+    if (cls == InstClass::kSmem && i == 2 && mi.ops[i].kind == MOperand::Kind::kImm) {
+      ops.push_back(absl::StrFormat("0x%x", static_cast<uint32_t>(mi.ops[i].imm)));
+      continue;
+    }
+    ops.push_back(OperandText(mi.ops[i]));
+  }
+  std::string s = mn;
+  if (!ops.empty()) s += " " + absl::StrJoin(ops, ", ");
+  if (mubuf) {
+    if (mi.offen) s += " offen";
+    if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
+  }
+  if (cls == InstClass::kDsRead || cls == InstClass::kDsWrite) {
+    if (MemoryShape(mi.opc).addrs == 2) {  // llvm-objdump's form: zero fields left out
+      if (mi.offset0 != 0) absl::StrAppend(&s, " offset0:", mi.offset0);
+      if (mi.offset1 != 0) absl::StrAppend(&s, " offset1:", mi.offset1);
+    } else if (mi.offset != 0) {
+      absl::StrAppend(&s, " offset:", mi.offset);
+    }
+  }
+  return s;
+}
+
+std::string PrintMir(const TargetInfo& t, const MFunction& f) {
+  std::string s;
+  for (const MInst& mi : f.insts) {
+    std::string line = absl::StrCat("  ", InstructionText(t, mi));
+    if (mi.id >= 0 || mi.kir_op >= 0) {
+      line.resize(std::max<size_t>(line.size(), 56), ' ');
+      absl::StrAppend(&line, " // id ", mi.id, mi.kir_op >= 0 ? absl::StrCat(" op ", mi.kir_op) : "");
+    }
+    absl::StrAppend(&s, line, "\n");
+  }
+  return s;
+}
+
+}  // namespace kir

@@ -1,0 +1,55 @@
+#include "compiler/passes/resources.h"
+
+#include <algorithm>
+
+namespace kir {
+namespace {
+
+int RoundUp(int v, int g) { return (v + g - 1) / g * g; }
+
+}  // namespace
+
+KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const KernelAbi& abi,
+                                 const RegUsage& usage) {
+  KernelResources r;
+  int workitem_vgprs = t.packed_workitem_ids ? 1 : abi.workitem_id_enable + 1;
+  r.arch_vgprs = std::max(usage.vgprs, workitem_vgprs);
+  r.agprs = usage.agprs;
+  int system_sgprs = abi.user_sgprs;
+  for (bool e : abi.wg_id_enabled) system_sgprs += e;
+  r.sgprs = std::max(usage.sgprs, system_sgprs);
+  // The descriptor says .amdhsa_reserve_vcc 0 and leaves flat scratch at
+  // llvm-mc's default (reserved on gfx908/90a, architected on gfx942): the
+  // special SGPRs llvm-mc adds are then 6 on every target.
+  r.sgpr_count = r.sgprs + ExtraSgprs(t, /*vcc=*/false, /*xnack_mask=*/true, /*flat_scratch=*/true);
+  if (t.unified_vgpr_file) {
+    r.accum_offset = std::max(4, RoundUp(r.arch_vgprs, 4));
+    r.next_free_vgpr = r.agprs > 0 ? r.accum_offset + r.agprs : r.arch_vgprs;
+    r.vgpr_count = r.next_free_vgpr;
+  } else {
+    // gfx908's VGPR and AGPR files are separate: both counts are max(), as llc reports.
+    r.next_free_vgpr = std::max(r.arch_vgprs, r.agprs);
+    r.vgpr_count = r.next_free_vgpr;
+  }
+  r.lds_bytes = abi.lds_bytes;
+  r.occupancy = Occupancy(t, r.next_free_vgpr, r.lds_bytes, k.WorkgroupThreads());
+  return r;
+}
+
+int Occupancy(const TargetInfo& t, int vgprs, int64_t lds_bytes, int64_t workgroup_threads) {
+  // VGPRs: 512 per lane per SIMD on 90a/942 (unified, granule 8), 256 arch +
+  // 256 acc on 908 (granule 4).
+  int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, vgprs), 8) : RoundUp(std::max(1, vgprs), 4);
+  int file = t.unified_vgpr_file ? 512 : 256;
+  int occ = std::min(t.max_waves_per_simd, file / alloc);
+  if (lds_bytes > 0) {
+    // LDS: 64 KiB per CU, shared by the workgroups resident on its 4 SIMDs;
+    // the busiest SIMD gets ceil(waves / 4) (as LLVM counts it).
+    int64_t waves_per_wg = (workgroup_threads + 63) / 64;
+    int64_t wgs = t.lds_bytes / lds_bytes;
+    occ = static_cast<int>(std::min<int64_t>(occ, std::max<int64_t>(1, (wgs * waves_per_wg + 3) / 4)));
+  }
+  return std::max(1, occ);
+}
+
+}  // namespace kir
