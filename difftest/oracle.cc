@@ -59,6 +59,7 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
     CompileOptions co;
     co.mcpu = id;
     co.filename = std::string(filename);
+    co.verify_machineinstrs = true;  // the MIR verifier after every pass: malformed MIR is a finding
     auto tc = std::chrono::steady_clock::now();
     absl::StatusOr<CompileResult> r = Compile(*k, co);
     out.compile_seconds += Since(tc);

@@ -7,14 +7,8 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/lower/validate.h"
-#include "compiler/passes/ds_pairing.h"
-#include "compiler/passes/hazards.h"
-#include "compiler/passes/regalloc.h"
-#include "compiler/passes/schedule.h"
-#include "compiler/passes/waitcnt.h"
-#include "compiler/passes/xnack_clauses.h"
+#include "compiler/passes/pipeline.h"
 #include "compiler/promote/gemm_config.h"
-#include "compiler/promote/promote.h"
 
 namespace kir {
 namespace {
@@ -80,82 +74,54 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   if (!t.ok()) return t.status();
   const TargetId target_id = *t;
   const TargetInfo& target = *target_id.target;
-  if (HasGemm(k)) {
-    // A tile-level gemm becomes thread-level KIR first (compiler/promote), which
-    // compiles like any kernel; the promotion counts as compile time. The
-    // promoted kernel's `target` line has the processor only: keep the ID.
-    absl::StatusOr<Kernel> promoted = ValidateAndPromote(k, target, filename);
-    if (!promoted.ok()) return promoted.status();
-    CompileOptions po = opts;
-    po.mcpu = target_id.ToString();
-    absl::StatusOr<CompileResult> pr = CompileImpl(*promoted, po, filename);
-    if (pr.ok()) {
-      pr->compile_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    } else if (pr.status().code() == absl::StatusCode::kResourceExhausted) {
-      // Name the configuration the user can change.
-      std::string config;
-      for (const Op& op : k.body)
-        if (op.kind == OpKind::kGemm) {
-          absl::StatusOr<GemmConfig> c = ResolveGemm(k, op, target);
-          if (c.ok()) config = c->TilingText();
-        }
-      return absl::Status(pr.status().code(),
-                          absl::StrCat(pr.status().message(), "; the gemm's configuration is `",
-                                       config, "`: choose a smaller tile or more waves"));
+  PipelineOptions po;
+  po.schedule = opts.schedule;
+  po.pair_ds = opts.pair_ds;
+  po.print_before = opts.print_before;
+  po.print_after = opts.print_after;
+  po.print = opts.print;
+  po.stop_after = opts.stop_after;
+  po.verify_each = opts.verify_machineinstrs;
+  absl::StatusOr<PipelineResult> p = RunPipeline(k, target_id, po, filename);
+  if (!p.ok()) {
+    // Name the gemm configuration the user can change.
+    if (p.status().code() == absl::StatusCode::kResourceExhausted && HasGemm(k)) {
+      GemmConfig c;
+      if (ValidateKernel(k, target, filename, &c).ok())
+        return absl::Status(p.status().code(),
+                            absl::StrCat(p.status().message(), "; the gemm's configuration is `",
+                                         c.TilingText(), "`: choose a smaller tile or more waves"));
     }
-    return pr;
+    return p.status();
   }
-  absl::Status valid = ValidateKernel(k, target, filename);
-  if (!valid.ok()) return valid;
-  absl::StatusOr<LoweredKernel> lk = LowerKernel(k, target, filename);
-  if (!lk.ok()) return lk.status();
   CompileResult r;
   r.target = &target;
   r.target_id = target_id;
-  r.lowered = std::move(*lk);
-  if (opts.schedule) {
-    absl::Status sst = ScheduleBlocks(target, r.lowered.mir);
-    if (!sst.ok()) return sst;
+  r.passes = std::move(p->records);
+  r.mir_text = std::move(p->mir_text);
+  r.lowered = std::move(p->lowered);
+  r.stopped_after = std::move(p->stopped_after);
+  if (!r.stopped_after.empty()) {
+    r.stopped_text = std::move(p->stopped_text);
+    r.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
   }
-  // After scheduling, which may move a pair's halves apart or together (the
-  // pass pairs across other instructions), and before register allocation: a
-  // read pair's destinations become views of one new tuple.
-  if (opts.pair_ds) {
-    absl::Status pst = PairDsAccesses(r.lowered.mir, &r.lowered.access_map);
-    if (!pst.ok()) return pst;
-  }
-  r.mir_text = PrintMir(target, r.lowered.mir);
-  absl::StatusOr<RegUsage> usage =
-      AllocateRegisters(target, r.lowered.mir, &r.lowered.kir_op_text);
-  if (!usage.ok())
-    return absl::Status(usage.status().code(),
-                        absl::StrCat(filename.empty() ? "" : absl::StrCat(filename, ": "),
-                                     "error: kernel '", k.name, "' on ", target.name, ": ",
-                                     usage.status().message()));
-  absl::Status st = InsertWaitcnts(target, r.lowered.mir);
-  if (!st.ok()) return st;
-  st = InsertHazardNops(target, r.lowered.mir);
-  if (!st.ok()) return st;
-  // XNACK replay (xnack+ or unspecified) needs hazard-free soft clauses, as
-  // LLVM ensures; xnack- code may keep them (compiler/passes/xnack_clauses.h).
-  if (target_id.xnack != FeatureSetting::kOff) {
-    st = BreakXnackSoftClauses(r.lowered.mir);
-    if (!st.ok()) return st;
-  }
-  r.resources = ComputeResources(target, k, r.lowered.abi, *usage);
-  if (r.resources.lds_bytes > target.lds_bytes)
-    return absl::ResourceExhaustedError(absl::StrCat("kernel '", k.name, "' needs ", r.resources.lds_bytes,
-                                                     " bytes of LDS; ", target.name, " has ",
-                                                     target.lds_bytes));
+  r.resources = p->resources;
+  auto e0 = std::chrono::steady_clock::now();
   AsmOptions ao;
   ao.annotate = opts.annotate;
-  r.kernel_asm = PrintKernelAsm(target, k, r.lowered, r.resources, ao);
+  r.kernel_asm = PrintKernelAsm(target, p->kernel, r.lowered, r.resources, ao);
   r.assembly = PrintModuleAssembly(target_id.ToString(), {r.kernel_asm});
   for (const MInst& mi : r.lowered.mir.insts) {
     ++r.stats.by_class[ClassKey(mi)];
     ++r.stats.total;
   }
+  PassRecord emit;
+  emit.name = "asm-printer";
+  emit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
+  emit.insts_before = emit.insts_after = static_cast<int64_t>(r.lowered.mir.insts.size());
+  emit.counters.push_back({"bytes", static_cast<int64_t>(r.assembly.size())});
+  r.passes.push_back(std::move(emit));
   r.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

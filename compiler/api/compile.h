@@ -4,7 +4,9 @@
 #ifndef KIRC_COMPILER_API_COMPILE_H_
 #define KIRC_COMPILER_API_COMPILE_H_
 
+#include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "compiler/emit/asm_printer.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/lower/lower.h"
+#include "compiler/passes/pipeline.h"
 #include "compiler/target/target.h"
 
 namespace kir {
@@ -32,6 +35,15 @@ struct CompileOptions {
   bool schedule = true;
   // Merge DS reads/writes into ds_read2/ds_write2 (compiler/passes/ds_pairing.h).
   bool pair_ds = true;
+  // The pass pipeline's debugging options (compiler/passes/pipeline.h; pass
+  // names as PassTable() lists them, or "all"): dumps of the kernel before or
+  // after passes go to `print`; `stop_after` ends compilation after that pass
+  // (CompileResult::stopped_after/stopped_text, no assembly);
+  // `verify_machineinstrs` runs the MIR verifier after every MIR pass.
+  std::set<std::string> print_before, print_after;
+  std::function<void(absl::string_view)> print;
+  std::string stop_after;
+  bool verify_machineinstrs = false;
 };
 
 // Counts of the final instructions by class.
@@ -52,6 +64,13 @@ struct CompileResult {
   KernelResources resources; // registers, LDS bytes, occupancy as declared
   InstructionStats stats;
   double compile_seconds = 0;  // parse excluded; validate through assembly text
+  // Each pass that ran, in order, with its time and counters (the last is
+  // "asm-printer"); FormatPassTimes (compiler/passes/pipeline.h) prints them.
+  std::vector<PassRecord> passes;
+  // With CompileOptions::stop_after: the pass compilation stopped after and
+  // the kernel as it left it (KIR or MIR text); assembly is then empty.
+  std::string stopped_after;
+  std::string stopped_text;
 };
 
 // Validates and compiles `k`. Errors (InvalidArgument, ResourceExhausted,

@@ -105,6 +105,7 @@ TEST_P(CompileTest, AssemblesLinksAndDeclaresWhatItUses) {
   ASSERT_TRUE(k.ok()) << k.status();
   CompileOptions opts;
   opts.mcpu = c.target;
+  opts.verify_machineinstrs = true;
   absl::StatusOr<CompileResult> r = CompileText(text, path, opts);
   if (c.kernel == "mma_16x16x16_bf16" && c.target == "gfx908") {
     ASSERT_FALSE(r.ok());

@@ -166,8 +166,8 @@ std::string AliasProblem(const Arg& a) {
 
 class Validator {
  public:
-  Validator(const Kernel& k, const TargetInfo& t, absl::string_view filename)
-      : k_(k), t_(t), filename_(filename) {
+  Validator(const Kernel& k, const TargetInfo& t, absl::string_view filename, GemmConfig* gemm_out)
+      : k_(k), t_(t), filename_(filename), gemm_out_(gemm_out) {
     iscope_.kernel = &k_;
   }
 
@@ -251,6 +251,7 @@ class Validator {
   const Kernel& k_;
   const TargetInfo& t_;
   std::string filename_;
+  GemmConfig* gemm_out_ = nullptr;
   std::vector<Scope> scopes_;
   std::set<std::string> hidden_;  // defined in a loop body that has ended
   IndexScope iscope_;
@@ -624,6 +625,7 @@ absl::Status Validator::CheckGemm(const Op& op) {
                                   "tiles); remove `lds ", k_.lds[0].name, "`"));
   absl::StatusOr<GemmConfig> c = ResolveGemm(k_, op, t_);
   if (!c.ok()) return OpErr(op, std::string(c.status().message()));
+  if (gemm_out_ != nullptr) *gemm_out_ = *c;
   const std::array<int64_t, 3> wg{64, c->wm, c->wn};
   const std::array<int64_t, 3> grid{c->GridM(), c->GridN(), 1};
   const std::array<int64_t, 3> zero{0, 0, 0};
@@ -923,8 +925,9 @@ int64_t RequiredAccessAlignment(bool contiguous, int64_t elem_bytes, int width) 
   return contiguous ? std::min<int64_t>(width * elem_bytes, 16) : elem_bytes;
 }
 
-absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t, absl::string_view filename) {
-  return Validator(k, t, filename).Run();
+absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t, absl::string_view filename,
+                            GemmConfig* gemm) {
+  return Validator(k, t, filename, gemm).Run();
 }
 
 }  // namespace kir

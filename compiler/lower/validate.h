@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
+#include "compiler/promote/gemm_config.h"
 #include "compiler/target/target.h"
 
 namespace kir {
@@ -52,8 +53,10 @@ inline constexpr int kMaxLoopNesting = 64;
 // Total LDS is computed with LayoutAbi's rule (lower.h: declaration order, each
 // allocation 16-byte aligned), re-implemented here with saturating arithmetic
 // because LayoutAbi lives in :lower and assumes a well-formed kernel.
+// `gemm` (optional): for a valid gemm kernel, receives the configuration
+// ResolveGemm gave (so that promotion need not resolve it again).
 absl::Status ValidateKernel(const Kernel& k, const TargetInfo& t,
-                            absl::string_view filename = "");
+                            absl::string_view filename = "", GemmConfig* gemm = nullptr);
 
 // The byte alignment the validator requires of a load/store's offset: a
 // vector along a stride-1 dimension (`contiguous`) is one buffer/DS access of

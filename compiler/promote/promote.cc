@@ -907,6 +907,15 @@ absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t) {
   return p->Emit();
 }
 
+absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t, const GemmConfig& config) {
+  const Op* op = FindGemm(k);
+  if (op == nullptr) return absl::InvalidArgumentError("the kernel has no gemm op");
+  Promoter p(k, *op, t, config);
+  absl::StatusOr<GemmPlan> plan = p.Plan();
+  if (!plan.ok()) return plan.status();
+  return p.Emit();
+}
+
 absl::StatusOr<Kernel> ValidateAndPromote(const Kernel& k, const TargetInfo& t,
                                           absl::string_view filename) {
   absl::Status v = ValidateKernel(k, t, filename);

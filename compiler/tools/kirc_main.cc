@@ -31,6 +31,7 @@
 #include "compiler/emit/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
+#include "compiler/passes/pipeline.h"
 #include "hw/emu/emu_device.h"
 #include "hw/hip/hip_device.h"
 #include "hw/rocjitsu/rocjitsu_device.h"
@@ -91,6 +92,22 @@ Options for compile:
                     (and code object size with --emit=obj/bundle); to standard
                     error when the output is standard output, else to
                     standard output
+  Pass pipeline (as llc's options of the same names; passes in order:
+  validate, promote, lower, schedule, ds-pairing, regalloc, waitcnt, hazards,
+  xnack-clauses, resources; promote runs only for gemm kernels, xnack-clauses
+  not for xnack- code):
+  --print-before=P,Q / --print-after=P,Q
+                    print the kernel before/after each named pass (or all)
+                    to standard error: KIR text before lower, MIR after
+  --stop-after=P    stop after pass P and write the kernel as P left it (KIR
+                    or MIR text) instead of assembly; one kernel, --emit=asm
+  --time-passes     per pass: wall time, share, instructions in -> out and the
+                    pass's counters (waits, nops, pairs, registers), to
+                    standard error
+  --verify-machineinstrs
+                    run the MIR verifier (register classes, tuple alignment,
+                    operands, defined-before-used, control flow) after every
+                    MIR pass; a failure is a kirc bug (exit status 2)
 
 Options for run (and --mcpu, --llvm-bin as above):
   --device=KIND     emu: the CPU emulator (strict about waits, barriers, hazards);
@@ -274,12 +291,17 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--code-object", "a path"},
     {"--dump", "a directory"},
     {"--inputs", "auto, exact, random or adversarial"},
+    {"--print-before", "pass names separated by commas, or all (see kirc --help for the passes)"},
+    {"--print-after", "pass names separated by commas, or all (see kirc --help for the passes)"},
+    {"--stop-after", "a pass name (see kirc --help for the passes)"},
 };
 
 // The options of each command ("": kirc without a command, the main job).
 const std::map<std::string, std::set<std::string>>& OptionsOf() {
   static const auto* m = new std::map<std::string, std::set<std::string>>{
-      {"compile", {"--mcpu", "--emit", "--output", "-o", "--annotate", "--llvm-bin", "--verify", "--stats"}},
+      {"compile",
+       {"--mcpu", "--emit", "--output", "-o", "--annotate", "--llvm-bin", "--verify", "--stats", "--print-before",
+        "--print-after", "--stop-after", "--time-passes", "--verify-machineinstrs"}},
       {"run",
        {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
         "--inputs"}},
@@ -470,13 +492,21 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   return r->ok ? 0 : 1;
 }
 
+// The pass pipeline's debugging options of `kirc compile`.
+struct PipelineFlags {
+  std::set<std::string> print_before, print_after;
+  std::string stop_after;
+  bool time_passes = false;
+  bool verify_machineinstrs = false;
+};
+
 // `kirc compile` with --emit=asm, mir, obj or bundle: one kernel, or several
 // files in one code object holding every kernel, for one target ID or, with
 // --emit=bundle, several (--mcpu=ID,ID: one code object per ID in a clang
 // offload bundle).
 int CompileModuleCommand(const std::vector<std::string>& files, const std::string& mcpu_list,
                          const std::string& emit, std::string out, bool annotate, bool verify, bool stats,
-                         const std::optional<std::string>& llvm_flag) {
+                         const std::optional<std::string>& llvm_flag, const PipelineFlags& pf) {
   std::vector<std::string> ids = absl::StrSplit(mcpu_list, ',');  // "" -> {""}: the target lines
   if (ids.size() > 1 && emit != "bundle")
     return Fail(absl::StrCat("--mcpu lists ", ids.size(), " target IDs (", mcpu_list,
@@ -489,6 +519,14 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
   if (files.size() > 1 && (emit == "mir" || emit == "kir"))
     return Fail(absl::StrCat("--emit=", emit, " takes one .kir file; ", files.size(),
                              " were given (asm, obj and bundle take several)"));
+  if (!pf.stop_after.empty()) {
+    if (files.size() > 1 || ids.size() > 1)
+      return Fail("--stop-after writes one kernel as the pass left it: give one .kir file and one target ID");
+    if (emit != "asm" && emit != "mir")
+      return Fail(absl::StrCat("--stop-after writes the kernel as the pass left it (KIR or MIR text), not --emit=",
+                               emit, ": drop --emit or use --emit=asm"));
+    if (verify || stats) return Fail("--stop-after leaves no finished code: drop --verify and --stats");
+  }
   std::vector<kir::ModuleKernel> kernels;
   for (const std::string& f : files) {
     absl::StatusOr<std::string> text = ReadKirFile(f);
@@ -502,10 +540,20 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
     kir::CompileOptions opts;
     opts.mcpu = id;
     opts.annotate = annotate;
+    opts.print_before = pf.print_before;
+    opts.print_after = pf.print_after;
+    opts.print = [](absl::string_view dump) { std::cerr << dump; };
+    opts.stop_after = pf.stop_after;
+    opts.verify_machineinstrs = pf.verify_machineinstrs;
     absl::StatusOr<kir::ModuleResult> m = kir::CompileModule(kernels, opts);
     if (!m.ok()) return Fail(m.status());
+    if (pf.time_passes)
+      for (const kir::CompileResult& r : m->kernels)
+        std::cerr << "kernel " << r.kernel_asm.name << " on " << m->target_id.ToString() << ":\n"
+                  << kir::FormatPassTimes(r.passes);
     modules.push_back(*std::move(m));
   }
+  if (!pf.stop_after.empty()) return WriteAndExit(out, modules[0].kernels[0].stopped_text, 0);
   // --verify and --stats: to stderr when the output itself goes to stdout.
   bool to_stdout = (emit == "asm" || emit == "mir") && (out.empty() || out == "-");
   std::ostream& report = to_stdout ? std::cerr : std::cout;
@@ -556,6 +604,7 @@ int KircMain(int argc, char** argv) {
   std::vector<std::string> more_files;  // compile: FILE2.kir ...
   std::vector<std::string> given;       // the options given, as typed, checked against the command's
   bool annotate = false, verify = false, stats = false;
+  PipelineFlags pipeline;
   std::string device = "auto", rocjitsu_dir, dump_dir, code_object, inputs = "auto";
   uint64_t seed = 1;
   int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
@@ -631,7 +680,21 @@ int KircMain(int argc, char** argv) {
         dump_dir = UserPath(v);
       } else if (flag == "--inputs") {
         inputs = v;
+      } else if (flag == "--print-before" || flag == "--print-after") {
+        for (absl::string_view name : absl::StrSplit(v, ',')) {
+          if (name != "all")
+            if (absl::Status st = kir::CheckPassName(name, flag); !st.ok()) return Fail(st);
+          (flag == "--print-before" ? pipeline.print_before : pipeline.print_after).insert(std::string(name));
+        }
+      } else if (flag == "--stop-after") {
+        if (absl::Status st = kir::CheckPassName(v, flag); !st.ok()) return Fail(st);
+        pipeline.stop_after = v;
       }
+      continue;
+    }
+    if (a == "--time-passes" || a == "--verify-machineinstrs") {
+      given.push_back(a);
+      (a == "--time-passes" ? pipeline.time_passes : pipeline.verify_machineinstrs) = true;
       continue;
     }
     if (a == "--verify" || a == "--annotate" || a == "--stats") {
@@ -673,6 +736,10 @@ int KircMain(int argc, char** argv) {
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");
   if (emit != "asm" && emit != "obj" && emit != "mir" && emit != "kir" && emit != "bundle")
     return Fail(absl::StrCat("--emit must be asm, obj, bundle, mir or kir, not '", emit, "'"));
+  if (emit == "kir" && (!pipeline.stop_after.empty() || !pipeline.print_before.empty() ||
+                        !pipeline.print_after.empty() || pipeline.time_passes || pipeline.verify_machineinstrs))
+    return Fail("--emit=kir prints the validated (promoted) kernel without running the pass pipeline: use "
+                "--stop-after=promote for the same text, or drop --emit=kir");
   if (stats && emit == "kir")
     return Fail("--stats needs compiled code: use it with --emit=asm, obj, bundle or mir, not kir");
   std::vector<std::string> files = {file};
@@ -696,7 +763,7 @@ int KircMain(int argc, char** argv) {
   }
   // asm, mir, obj and bundle, of one kernel or several: a module (a single
   // kernel's module assembly is its own assembly).
-  return CompileModuleCommand(files, mcpu, emit, out, annotate, verify, stats, llvm_bin);
+  return CompileModuleCommand(files, mcpu, emit, out, annotate, verify, stats, llvm_bin, pipeline);
 }
 
 // Out of memory is an error with exit status 2, never an abort: `kirc run`

@@ -1,0 +1,213 @@
+#include "compiler/isa/mir_verifier.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/isa/asm_syntax.h"
+#include "compiler/isa/cfg.h"
+#include "compiler/isa/encoding.h"
+
+namespace kir {
+
+int TupleAlignment(const TargetInfo& t, RegClass c, int count) {
+  if (count < 2) return 1;
+  if (c == RegClass::kSgpr) return count >= 4 ? 4 : 2;
+  return t.even_aligned_tuples ? 2 : 1;
+}
+
+namespace {
+
+constexpr int kMaxProblems = 8;
+
+int FileSize(const TargetInfo& t, RegClass c) {
+  switch (c) {
+    case RegClass::kVgpr: return t.max_arch_vgprs;
+    case RegClass::kAgpr: return t.max_agprs;
+    case RegClass::kSgpr: return t.max_sgprs;
+  }
+  return 0;
+}
+
+const char* ClassName(RegClass c) {
+  return c == RegClass::kVgpr ? "VGPR" : c == RegClass::kSgpr ? "SGPR" : "AGPR";
+}
+
+class Verifier {
+ public:
+  // A virtual register as PrintMir names it: %v12, %s3, %a0.
+  std::string Virt(int reg) const {
+    if (reg < 0 || reg >= static_cast<int>(f_.vregs.size())) return absl::StrCat("%", reg);
+    RegClass c = f_.vregs[reg].cls;
+    return absl::StrCat("%", c == RegClass::kVgpr ? "v" : c == RegClass::kSgpr ? "s" : "a", reg);
+  }
+
+  Verifier(const TargetInfo& t, const MFunction& f, MirForm form) : t_(t), f_(f), form_(form) {}
+
+  absl::Status Run() {
+    CheckInstructions();
+    absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f_);
+    if (!cfg.ok()) {
+      Problem(-1, absl::StrCat("malformed control flow: ", cfg.status().message()));
+    } else if (form_ == MirForm::kVirtual && problems_.empty()) {
+      CheckDefinedBeforeUse(*cfg);
+    }
+    if (problems_.empty()) return absl::OkStatus();
+    std::string msg = absl::StrCat(problems_.size() >= kMaxProblems ? "at least " : "", problems_.size(),
+                                   " problem(s) in the MIR: ", absl::StrJoin(problems_, "; "));
+    return absl::InvalidArgumentError(msg);
+  }
+
+ private:
+  void Problem(int i, const std::string& what) {
+    if (static_cast<int>(problems_.size()) >= kMaxProblems) return;
+    if (i < 0) {
+      problems_.push_back(what);
+    } else {
+      problems_.push_back(absl::StrCat("instruction ", i, " `", InstructionText(t_, f_.insts[i]), "`: ", what));
+    }
+  }
+
+  void CheckInstructions() {
+    const int n = static_cast<int>(f_.insts.size());
+    if (n == 0) {
+      Problem(-1, "the function has no instructions (it must end with s_endpgm)");
+      return;
+    }
+    const Opc last = f_.insts.back().opc;
+    if (last != Opc::kSEndpgm && last != Opc::kSBranch)
+      Problem(n - 1, "the function's last instruction must be s_endpgm or s_branch (control falls off the end)");
+    for (int i = 0; i < n; ++i) {
+      const MInst& mi = f_.insts[i];
+      const OpcInfo& info = Info(mi.opc);
+      if (static_cast<int>(mi.opc) >= static_cast<int>(Opc::kNumOpcodes)) {
+        Problem(i, "unknown opcode");
+        continue;
+      }
+      if (static_cast<int>(mi.ops.size()) < mi.NumDefs()) {
+        Problem(i, absl::StrCat("has ", mi.ops.size(), " operands but ", mi.NumDefs(), " definitions"));
+        continue;
+      }
+      for (int d = 0; d < mi.NumDefs(); ++d)
+        if (mi.ops[d].kind == MOperand::Kind::kImm)
+          Problem(i, absl::StrCat("definition operand ", d, " is an immediate"));
+      if (mi.opc == Opc::kLabel || (info.flags & kBranch)) {
+        if (mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm)
+          Problem(i, "a label or branch needs an immediate label id as operand 0");
+      }
+      if (mi.opc == Opc::kSWaitcnt) {
+        absl::Status w = ValidateWaitcnt(t_, mi);
+        if (!w.ok()) Problem(i, std::string(w.message()));
+      }
+      if (mi.opc == Opc::kSNop &&
+          (mi.ops.size() != 1 || mi.ops[0].kind != MOperand::Kind::kImm || mi.ops[0].imm < 0 || mi.ops[0].imm > 15))
+        Problem(i, "s_nop needs one immediate in 0..15");
+      if (info.cls == InstClass::kMfma && mi.mfma == nullptr) Problem(i, "v_mfma without its MfmaDesc");
+      for (size_t o = 0; o < mi.ops.size(); ++o) CheckRegister(i, o, mi.ops[o]);
+    }
+  }
+
+  void CheckRegister(int i, size_t o, const MOperand& op) {
+    if (!op.IsReg()) return;
+    if (op.count < 1) {
+      Problem(i, absl::StrCat("operand ", o, " covers ", op.count, " registers"));
+      return;
+    }
+    if (op.is_virtual) {
+      if (form_ == MirForm::kPhysical) {
+        Problem(i, absl::StrCat("operand ", o, " is still the virtual register ", Virt(op.reg), " after register allocation"));
+        return;
+      }
+      if (op.reg < 0 || op.reg >= static_cast<int>(f_.vregs.size())) {
+        Problem(i, absl::StrCat("operand ", o, " names virtual register %", op.reg, ", which does not exist (",
+                                f_.vregs.size(), " virtual registers)"));
+        return;
+      }
+      const VReg& v = f_.vregs[op.reg];
+      if (v.cls != op.cls)
+        Problem(i, absl::StrCat("operand ", o, " uses ", Virt(op.reg), " as a ", ClassName(op.cls), " but it is a ",
+                                ClassName(v.cls)));
+      if (op.sub < 0 || op.sub + op.count > v.count)
+        Problem(i, absl::StrCat("operand ", o, " covers registers ", op.sub, "..", op.sub + op.count - 1, " of ",
+                                Virt(op.reg), ", which has ", v.count));
+      return;
+    }
+    const int size = FileSize(t_, op.cls);
+    if (op.reg < 0 || op.reg + op.count > size) {
+      Problem(i, absl::StrCat("operand ", o, " ", RegName(op.cls, op.reg, op.count), " lies outside the ", size,
+                              " ", ClassName(op.cls), "s of ", t_.name));
+      return;
+    }
+    const int align = TupleAlignment(t_, op.cls, op.count);
+    if (op.reg % align != 0)
+      Problem(i, absl::StrCat("operand ", o, " ", RegName(op.cls, op.reg, op.count), ": a tuple of ", op.count, " ",
+                              ClassName(op.cls), "s must start at a multiple of ", align, " on ", t_.name));
+  }
+
+  // Must-defined analysis over the CFG: a virtual register (its root tuple)
+  // is defined at a point when every path from the entry writes it.
+  void CheckDefinedBeforeUse(const std::vector<BasicBlock>& cfg) {
+    const int nv = static_cast<int>(f_.vregs.size());
+    std::vector<bool> entry(nv, false);
+    for (int v = 0; v < nv; ++v)
+      if (f_.vregs[v].fixed >= 0) entry[f_.Root(v).first] = true;
+    auto transfer = [&](int b, const std::vector<bool>& in) {
+      std::vector<bool> s = in;
+      for (int i = cfg[b].begin; i < cfg[b].end; ++i) Step(i, s, /*report=*/false);
+      return s;
+    };
+    auto join = [](std::vector<bool>& into, const std::vector<bool>& from) {
+      bool changed = false;
+      for (size_t v = 0; v < into.size(); ++v)
+        if (into[v] && !from[v]) {
+          into[v] = false;
+          changed = true;
+        }
+      return changed;
+    };
+    absl::StatusOr<std::vector<std::optional<std::vector<bool>>>> in =
+        ForwardDataflow(cfg, entry, static_cast<int64_t>(nv) + 1, "MIR verifier", transfer, join);
+    if (!in.ok()) {
+      Problem(-1, std::string(in.status().message()));
+      return;
+    }
+    for (size_t b = 0; b < cfg.size(); ++b) {
+      if (!(*in)[b]) continue;  // unreachable
+      std::vector<bool> s = *(*in)[b];
+      for (int i = cfg[b].begin; i < cfg[b].end; ++i) Step(i, s, /*report=*/true);
+    }
+  }
+
+  void Step(int i, std::vector<bool>& defined, bool report) {
+    const MInst& mi = f_.insts[i];
+    for (size_t o = 0; o < mi.ops.size(); ++o) {
+      const MOperand& op = mi.ops[o];
+      if (!op.IsReg() || !op.is_virtual) continue;
+      if (mi.IsDef(o)) continue;
+      int root = f_.Root(op.reg).first;
+      if (report && !defined[root])
+        Problem(i, absl::StrCat("reads ", Virt(op.reg), root != op.reg ? absl::StrCat(" (a view of ", Virt(root), ")") : "",
+                                ", which is not written on every path from the entry"));
+    }
+    for (int d = 0; d < mi.NumDefs() && d < static_cast<int>(mi.ops.size()); ++d) {
+      const MOperand& op = mi.ops[d];
+      // A d16 load (kDefMerges) writes half and keeps the rest: it defines too.
+      if (op.IsReg() && op.is_virtual) defined[f_.Root(op.reg).first] = true;
+    }
+  }
+
+  const TargetInfo& t_;
+  const MFunction& f_;
+  MirForm form_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
+absl::Status VerifyMir(const TargetInfo& t, const MFunction& f, MirForm form) {
+  return Verifier(t, f, form).Run();
+}
+
+}  // namespace kir

@@ -1,0 +1,272 @@
+#include "compiler/passes/pipeline.h"
+
+#include <chrono>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/printer.h"
+#include "compiler/isa/asm_syntax.h"
+#include "compiler/isa/mir_verifier.h"
+#include "compiler/lower/validate.h"
+#include "compiler/passes/ds_pairing.h"
+#include "compiler/passes/hazards.h"
+#include "compiler/passes/schedule.h"
+#include "compiler/passes/waitcnt.h"
+#include "compiler/passes/xnack_clauses.h"
+#include "compiler/promote/gemm_config.h"
+#include "compiler/promote/promote.h"
+
+namespace kir {
+namespace {
+
+// What the passes share while the pipeline runs.
+struct PassState {
+  const TargetId& id;
+  const TargetInfo& t;
+  const PipelineOptions& opts;
+  std::string filename;
+  const Kernel* source;            // the kernel as given
+  std::optional<GemmConfig> gemm;  // validate's configuration of a gemm kernel
+  PipelineResult r;
+  bool lowered = false;
+  bool allocated = false;
+};
+
+using Counters = std::vector<std::pair<std::string, int64_t>>;
+
+// A pass: returns OK or an error; `skip` tells that it does not apply.
+struct PassImpl {
+  PassInfo info;
+  bool (*applies)(const PassState&);
+  absl::Status (*run)(PassState&, Counters&);
+};
+
+bool Always(const PassState&) { return true; }
+
+absl::Status RunValidate(PassState& s, Counters&) {
+  GemmConfig c;
+  absl::Status st = ValidateKernel(*s.source, s.t, s.filename, &c);
+  if (!st.ok()) return st;
+  if (HasGemm(*s.source)) {
+    s.gemm = c;
+    s.r.gemm_tiling = c.TilingText();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunPromote(PassState& s, Counters& c) {
+  absl::StatusOr<Kernel> p = PromoteGemm(*s.source, s.t, *s.gemm);
+  if (!p.ok()) return p.status();
+  // The promoted kernel is thread-level KIR that must validate: if it does
+  // not, promotion has a bug.
+  absl::Status v = ValidateKernel(*p, s.t, s.filename);
+  if (!v.ok())
+    return absl::InternalError(absl::StrCat("internal error: the promoted gemm kernel '", s.source->name,
+                                            "' does not validate (a kirc bug; please report it): ",
+                                            v.message()));
+  s.r.kernel = *std::move(p);
+  s.r.promoted = true;
+  c.push_back({"ops", static_cast<int64_t>(s.r.kernel.body.size())});
+  return absl::OkStatus();
+}
+
+absl::Status RunLower(PassState& s, Counters&) {
+  absl::StatusOr<LoweredKernel> lk = LowerKernel(s.r.kernel, s.t, s.filename);
+  if (!lk.ok()) return lk.status();
+  s.r.lowered = *std::move(lk);
+  s.lowered = true;
+  return absl::OkStatus();
+}
+
+absl::Status RunSchedule(PassState& s, Counters& c) {
+  ScheduleStats st;
+  absl::Status r = ScheduleBlocks(s.t, s.r.lowered.mir, &st);
+  c.push_back({"moved", st.moved});
+  return r;
+}
+
+absl::Status RunDsPairing(PassState& s, Counters& c) {
+  DsPairingStats st;
+  absl::Status r = PairDsAccesses(s.r.lowered.mir, &s.r.lowered.access_map, &st);
+  c.push_back({"read_pairs", st.reads});
+  c.push_back({"write_pairs", st.writes});
+  return r;
+}
+
+absl::Status RunRegalloc(PassState& s, Counters& c) {
+  s.r.mir_text = PrintMir(s.t, s.r.lowered.mir);
+  absl::StatusOr<RegUsage> u = AllocateRegisters(s.t, s.r.lowered.mir, &s.r.lowered.kir_op_text);
+  if (!u.ok())
+    return absl::Status(u.status().code(),
+                        absl::StrCat(s.filename.empty() ? "" : absl::StrCat(s.filename, ": "),
+                                     "error: kernel '", s.r.kernel.name, "' on ", s.t.name, ": ",
+                                     u.status().message()));
+  s.r.usage = *u;
+  s.allocated = true;
+  c.push_back({"vgprs", u->vgprs});
+  c.push_back({"agprs", u->agprs});
+  c.push_back({"sgprs", u->sgprs});
+  return absl::OkStatus();
+}
+
+absl::Status RunWaitcnt(PassState& s, Counters& c) {
+  WaitcntStats st;
+  absl::Status r = InsertWaitcnts(s.t, s.r.lowered.mir, &st);
+  c.push_back({"waits", st.waits});
+  c.push_back({"vmcnt_waits", st.vmcnt_waits});
+  c.push_back({"lgkmcnt_waits", st.lgkmcnt_waits});
+  return r;
+}
+
+absl::Status RunHazards(PassState& s, Counters& c) {
+  HazardNopStats st;
+  absl::Status r = InsertHazardNops(s.t, s.r.lowered.mir, &st);
+  c.push_back({"nops", st.nops});
+  c.push_back({"wait_states", st.wait_states});
+  return r;
+}
+
+absl::Status RunXnackClauses(PassState& s, Counters& c) {
+  int nops = 0;
+  absl::Status r = BreakXnackSoftClauses(s.r.lowered.mir, &nops);
+  c.push_back({"nops", nops});
+  return r;
+}
+
+absl::Status RunResources(PassState& s, Counters& c) {
+  const Kernel& k = s.r.kernel;
+  s.r.resources = ComputeResources(s.t, k, s.r.lowered.abi, s.r.usage);
+  if (s.r.resources.lds_bytes > s.t.lds_bytes)
+    return absl::ResourceExhaustedError(absl::StrCat("kernel '", k.name, "' needs ", s.r.resources.lds_bytes,
+                                                     " bytes of LDS; ", s.t.name, " has ", s.t.lds_bytes));
+  c.push_back({"occupancy", s.r.resources.occupancy});
+  return absl::OkStatus();
+}
+
+const std::vector<PassImpl>& Impls() {
+  static const std::vector<PassImpl>* impls = new std::vector<PassImpl>{
+      {{"validate", "check the KIR kernel against the target (compiler/lower/validate.h)", false},
+       Always, RunValidate},
+      {{"promote", "tile-level gemm -> thread-level KIR through LDS (compiler/promote)", false},
+       [](const PassState& s) { return s.gemm.has_value(); }, RunPromote},
+      {{"lower", "KIR -> MIR on virtual registers (compiler/lower)", true}, Always, RunLower},
+      {{"schedule", "reorder instructions within basic blocks", true},
+       [](const PassState& s) { return s.opts.schedule; }, RunSchedule},
+      {{"ds-pairing", "merge DS accesses into ds_read2/ds_write2", true},
+       [](const PassState& s) { return s.opts.pair_ds; }, RunDsPairing},
+      {{"regalloc", "assign physical VGPRs, AGPRs and SGPRs", true}, Always, RunRegalloc},
+      {{"waitcnt", "insert s_waitcnt for vmcnt/lgkmcnt", true}, Always, RunWaitcnt},
+      {{"hazards", "insert s_nop for the target's hazards", true}, Always, RunHazards},
+      {{"xnack-clauses", "break soft clauses that XNACK replay would corrupt (xnack+/any)", true},
+       [](const PassState& s) { return s.id.xnack != FeatureSetting::kOff; }, RunXnackClauses},
+      {{"resources", "registers, LDS and occupancy for the kernel descriptor", true}, Always,
+       RunResources},
+  };
+  return *impls;
+}
+
+std::string StateText(const PassState& s) {
+  if (!s.lowered) return PrintKernel(s.r.kernel);
+  return PrintMir(s.t, s.r.lowered.mir);
+}
+
+bool Selected(const std::set<std::string>& names, const char* pass) {
+  return names.count("all") > 0 || names.count(pass) > 0;
+}
+
+}  // namespace
+
+const std::vector<PassInfo>& PassTable() {
+  static const std::vector<PassInfo>* table = [] {
+    auto* v = new std::vector<PassInfo>;
+    for (const PassImpl& p : Impls()) v->push_back(p.info);
+    return v;
+  }();
+  return *table;
+}
+
+absl::Status CheckPassName(absl::string_view name, absl::string_view what) {
+  std::vector<std::string> names;
+  for (const PassInfo& p : PassTable()) {
+    if (name == p.name) return absl::OkStatus();
+    names.push_back(p.name);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(what, ": there is no pass '", name,
+                                                 "'; the passes are ", absl::StrJoin(names, ", ")));
+}
+
+absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& target_id,
+                                           const PipelineOptions& opts, absl::string_view filename) {
+  for (const std::string& n : opts.print_before)
+    if (n != "all")
+      if (absl::Status st = CheckPassName(n, "--print-before"); !st.ok()) return st;
+  for (const std::string& n : opts.print_after)
+    if (n != "all")
+      if (absl::Status st = CheckPassName(n, "--print-after"); !st.ok()) return st;
+  if (!opts.stop_after.empty())
+    if (absl::Status st = CheckPassName(opts.stop_after, "--stop-after"); !st.ok()) return st;
+  PassState s{target_id, *target_id.target, opts, std::string(filename), &k};
+  s.r.kernel = k;
+  auto print = [&](const char* when, const char* pass) {
+    if (opts.print) opts.print(absl::StrCat("# *** IR Dump ", when, " ", pass, " ***\n", StateText(s)));
+  };
+  for (const PassImpl& p : Impls()) {
+    if (!p.applies(s)) {
+      // A pass that does not apply to this kernel (promote without gemm,
+      // xnack-clauses for xnack-) still marks where --stop-after stops.
+      if (opts.stop_after == p.info.name) {
+        s.r.stopped_after = p.info.name;
+        s.r.stopped_text = StateText(s);
+        break;
+      }
+      continue;
+    }
+    if (Selected(opts.print_before, p.info.name)) print("Before", p.info.name);
+    PassRecord rec;
+    rec.name = p.info.name;
+    rec.insts_before = s.lowered ? static_cast<int64_t>(s.r.lowered.mir.insts.size()) : 0;
+    auto t0 = std::chrono::steady_clock::now();
+    absl::Status st = p.run(s, rec.counters);
+    rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rec.insts_after = s.lowered ? static_cast<int64_t>(s.r.lowered.mir.insts.size()) : 0;
+    if (!st.ok()) return st;
+    s.r.records.push_back(std::move(rec));
+    if (opts.verify_each && p.info.mir) {
+      absl::Status v = VerifyMir(s.t, s.r.lowered.mir, s.allocated ? MirForm::kPhysical : MirForm::kVirtual);
+      if (!v.ok())
+        return absl::InternalError(absl::StrCat("MIR verifier after pass '", p.info.name,
+                                                "' (a kirc bug; please report it with the kernel): ",
+                                                v.message()));
+    }
+    if (Selected(opts.print_after, p.info.name)) print("After", p.info.name);
+    if (opts.stop_after == p.info.name) {
+      s.r.stopped_after = p.info.name;
+      s.r.stopped_text = StateText(s);
+      break;
+    }
+  }
+  return std::move(s.r);
+}
+
+std::string FormatPassTimes(const std::vector<PassRecord>& records) {
+  double total = 0;
+  for (const PassRecord& r : records) total += r.seconds;
+  std::string s = absl::StrFormat(
+      "===-------------------------------------------------------------------------===\n"
+      "                          kirc pass execution timing report\n"
+      "===-------------------------------------------------------------------------===\n"
+      "  Total: %.6f s\n\n   wall (s)    %%      insts in -> out  pass: counters\n",
+      total);
+  for (const PassRecord& r : records) {
+    std::vector<std::string> cs;
+    for (const auto& [name, v] : r.counters) cs.push_back(absl::StrCat(name, "=", v));
+    absl::StrAppendFormat(&s, "  %10.6f %5.1f%% %8d -> %-8d %s%s%s\n", r.seconds,
+                          total > 0 ? 100.0 * r.seconds / total : 0.0, r.insts_before, r.insts_after,
+                          r.name, cs.empty() ? "" : ": ", absl::StrJoin(cs, " "));
+  }
+  return s;
+}
+
+}  // namespace kir

@@ -1,0 +1,168 @@
+// The pass pipeline: its table, the print/stop/time options and the MIR
+// verifier between passes, checked against other ways to reach the same text
+// (ValidateAndPromote + PrintKernel, the full compile's final MIR).
+#include "compiler/passes/pipeline.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/isa/asm_syntax.h"
+#include "compiler/promote/promote.h"
+#include "testdata/test_kernels.h"
+
+namespace kir {
+namespace {
+
+constexpr const char* kLoadStore = R"(kernel ls
+workgroup 64 1 1
+grid 2 1 1
+arg X : f32[128] strides [1] readonly
+arg Y : f32[128] strides [1] writeonly
+  %a = load X[wg.x * 64 + tid.x] : f32
+  %b = add %a, %a
+  store Y[wg.x * 64 + tid.x], %b
+end
+)";
+
+TargetId Id(const char* text) { return *ParseTargetId(text); }
+
+PipelineResult RunOn(const Kernel& k, const char* target, const PipelineOptions& o) {
+  absl::StatusOr<PipelineResult> r = RunPipeline(k, Id(target), o, "k.kir");
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : PipelineResult{};
+}
+
+int CountLines(const std::string& text, absl::string_view needle) {
+  int n = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) n += absl::StrContains(line, needle);
+  return n;
+}
+
+TEST(Pipeline, TableOrder) {
+  std::vector<std::string> names;
+  for (const PassInfo& p : PassTable()) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"validate", "promote", "lower", "schedule", "ds-pairing", "regalloc",
+                                             "waitcnt", "hazards", "xnack-clauses", "resources"}));
+  EXPECT_TRUE(CheckPassName("hazards", "--stop-after").ok());
+  absl::Status s = CheckPassName("hazard", "--stop-after");
+  EXPECT_EQ(s.message(),
+            "--stop-after: there is no pass 'hazard'; the passes are validate, promote, lower, schedule, "
+            "ds-pairing, regalloc, waitcnt, hazards, xnack-clauses, resources");
+}
+
+TEST(Pipeline, UnknownPassNameIsAnError) {
+  Kernel k = *ParseKernel(kLoadStore, "k.kir");
+  PipelineOptions o;
+  o.print_after = {"frob"};
+  absl::StatusOr<PipelineResult> r = RunPipeline(k, Id("gfx942"), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "--print-after: there is no pass 'frob'")) << r.status();
+}
+
+// print-after=all: one dump per pass that ran, in order, KIR before lower and
+// MIR from lower on; the records list the same passes.
+TEST(Pipeline, PrintAfterAllDumpsEveryPassThatRan) {
+  Kernel k = *ParseKernel(kLoadStore, "k.kir");
+  PipelineOptions o;
+  o.print_after = {"all"};
+  std::vector<std::string> dumps;
+  o.print = [&](absl::string_view d) { dumps.emplace_back(d); };
+  PipelineResult r = RunOn(k, "gfx942:xnack-", o);
+  std::vector<std::string> ran;
+  for (const PassRecord& p : r.records) ran.push_back(p.name);
+  // No gemm: promote is skipped; xnack-: xnack-clauses is skipped.
+  EXPECT_EQ(ran, (std::vector<std::string>{"validate", "lower", "schedule", "ds-pairing", "regalloc", "waitcnt",
+                                           "hazards", "resources"}));
+  ASSERT_EQ(dumps.size(), ran.size());
+  for (size_t i = 0; i < ran.size(); ++i)
+    EXPECT_TRUE(absl::StartsWith(dumps[i], "# *** IR Dump After " + ran[i] + " ***\n")) << dumps[i];
+  // After validate: the kernel as KIR, which parses back to the same kernel.
+  std::string kir_text = dumps[0].substr(dumps[0].find('\n') + 1);
+  absl::StatusOr<Kernel> back = ParseKernel(kir_text, "dump.kir");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(PrintKernel(*back), PrintKernel(k));
+  // After lower: virtual registers; after regalloc: none.
+  EXPECT_TRUE(absl::StrContains(dumps[1], "%v")) << dumps[1];
+  EXPECT_FALSE(absl::StrContains(dumps[4], "%v")) << dumps[4];
+}
+
+// The waitcnt pass's dump differs from the regalloc dump by exactly the
+// s_waitcnt lines it reports inserting.
+TEST(Pipeline, StopAfterGivesThatPassesOutput) {
+  Kernel k = *ParseKernel(kLoadStore, "k.kir");
+  PipelineOptions o;
+  o.stop_after = "regalloc";
+  PipelineResult ra = RunOn(k, "gfx90a", o);
+  EXPECT_EQ(ra.stopped_after, "regalloc");
+  EXPECT_EQ(CountLines(ra.stopped_text, "s_waitcnt"), 0) << ra.stopped_text;
+  EXPECT_FALSE(absl::StrContains(ra.stopped_text, "%v"));
+  o.stop_after = "waitcnt";
+  PipelineResult wc = RunOn(k, "gfx90a", o);
+  ASSERT_FALSE(wc.records.empty());
+  EXPECT_EQ(wc.records.back().name, "waitcnt");
+  int64_t waits = -1;
+  for (const auto& [name, v] : wc.records.back().counters)
+    if (name == "waits") waits = v;
+  EXPECT_GT(waits, 0);
+  EXPECT_EQ(CountLines(wc.stopped_text, "s_waitcnt"), waits) << wc.stopped_text;
+  EXPECT_EQ(wc.records.back().insts_after - wc.records.back().insts_before, waits);
+  // The full pipeline's final MIR is what stop-after=resources gives.
+  PipelineResult all = RunOn(k, "gfx90a", PipelineOptions{});
+  o.stop_after = "resources";
+  PipelineResult res = RunOn(k, "gfx90a", o);
+  EXPECT_EQ(PrintMir(*Id("gfx90a").target, all.lowered.mir), res.stopped_text);
+}
+
+// A pass that does not apply still marks where --stop-after stops: for xnack-
+// code stopping after xnack-clauses is stopping after hazards.
+TEST(Pipeline, StopAfterASkippedPass) {
+  Kernel k = *ParseKernel(kLoadStore, "k.kir");
+  PipelineOptions o;
+  o.stop_after = "xnack-clauses";
+  PipelineResult x = RunOn(k, "gfx942:xnack-", o);
+  o.stop_after = "hazards";
+  PipelineResult h = RunOn(k, "gfx942:xnack-", o);
+  EXPECT_EQ(x.stopped_after, "xnack-clauses");
+  EXPECT_EQ(x.stopped_text, h.stopped_text);
+  // Without gemm, stopping after promote is stopping after validate: KIR.
+  o.stop_after = "promote";
+  PipelineResult p = RunOn(k, "gfx942", o);
+  EXPECT_EQ(p.stopped_text, PrintKernel(k));
+}
+
+// A gemm kernel stopped after promote is the promoted thread-level KIR that
+// ValidateAndPromote (the API kirc --emit=kir uses) gives.
+TEST(Pipeline, StopAfterPromoteIsThePromotedKernel) {
+  Kernel k = testing::TestdataKernel("gemm_f16_256");
+  PipelineOptions o;
+  o.stop_after = "promote";
+  PipelineResult r = RunOn(k, "gfx942", o);
+  absl::StatusOr<Kernel> want = ValidateAndPromote(k, **LookupTarget("gfx942"), "k.kir");
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(r.stopped_text, PrintKernel(*want));
+  EXPECT_TRUE(r.promoted);
+  EXPECT_FALSE(r.gemm_tiling.empty());
+}
+
+// The MIR verifier after every pass accepts what the passes make, for plain,
+// looping and gemm kernels on every target.
+TEST(Pipeline, VerifierAcceptsEveryPassesOutput) {
+  std::vector<Kernel> kernels = {*ParseKernel(kLoadStore, "k.kir"), testing::TestdataKernel("gemm_f16_256"),
+                                 testing::TestdataKernel("mma_loop_32x32x64_f16"),
+                                 testing::TestdataKernel("add_f16")};
+  for (const Kernel& k : kernels)
+    for (const char* t : {"gfx908", "gfx90a:xnack+", "gfx942"}) {
+      PipelineOptions o;
+      o.verify_each = true;
+      absl::StatusOr<PipelineResult> r = RunPipeline(k, Id(t), o, "k.kir");
+      EXPECT_TRUE(r.ok()) << k.name << " on " << t << ": " << r.status();
+    }
+}
+
+}  // namespace
+}  // namespace kir
