@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
+#include <set>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "compiler/isa/cfg.h"
 #include "compiler/target/target.h"
 
@@ -39,14 +42,6 @@ MemKind MemOf(const MInst& mi) {
   }
 }
 
-bool MemConflict(MemKind a, MemKind b) {
-  if (a == kNone || b == kNone) return false;
-  if (a == kBarrier || b == kBarrier) return true;
-  bool a_ds = a == kDsRd || a == kDsWr, b_ds = b == kDsRd || b == kDsWr;
-  if (a_ds != b_ds) return false;                  // LDS and global memory are disjoint
-  return a == kDsWr || b == kDsWr || a == kVmemWrite || b == kVmemWrite;  // not read-read
-}
-
 struct RegRef {
   int cls, reg, lo, hi;  // dwords [lo, hi)
   bool def;
@@ -73,10 +68,6 @@ std::vector<RegRef> Regs(const MFunction& f, const MInst& mi) {
   return r;
 }
 
-bool Overlap(const RegRef& a, const RegRef& b) {
-  return a.cls == b.cls && a.reg == b.reg && a.lo < b.hi && b.lo < a.hi;
-}
-
 bool TouchesScc(const MInst& mi) { return Info(mi.opc).flags & (kWritesScc | kReadsScc); }
 
 bool WritesExec(const MInst& mi) {
@@ -88,21 +79,89 @@ bool WritesExec(const MInst& mi) {
 
 bool ReadsExec(const MInst& mi) { return Info(mi.opc).flags & kReadsExec; }
 
-// True if `b` (later) must stay after `a` (earlier).
-bool Depends(const MInst& a, const std::vector<RegRef>& ra, const MInst& b,
-             const std::vector<RegRef>& rb) {
-  for (const RegRef& x : ra)
-    for (const RegRef& y : rb)
-      if ((x.def || y.def) && Overlap(x, y)) return true;
-  if (TouchesScc(a) && TouchesScc(b)) return true;
-  if ((WritesExec(a) && (ReadsExec(b) || WritesExec(b))) || (WritesExec(b) && ReadsExec(a)))
-    return true;
-  if (MemConflict(MemOf(a), MemOf(b))) return true;
-  if (a.opc == Opc::kSWaitcnt || b.opc == Opc::kSWaitcnt || a.opc == Opc::kSNop ||
-      b.opc == Opc::kSNop)
-    return true;
-  return false;
-}
+// The dependence graph of one region, built in time linear in its register
+// and memory references (as LLVM's ScheduleDAGInstrs: per register dword the
+// last writer and the readers since; per memory space the last writer and
+// the readers since): `b` (later) must stay after `a` (earlier) when they
+// overlap in a register dword with one of them writing it (RAW, WAR, WAW),
+// both touch SCC, one writes EXEC and the other reads or writes it, they
+// access one memory space (LDS, or global memory) and not both only read
+// it (s_barrier writes both), or either is s_waitcnt or s_nop (a fence).
+// The edges kept imply every such pair through a path, so the order
+// constraints and the latency-weighted heights are those of all pairs.
+class DependenceGraph {
+ public:
+  DependenceGraph(const MFunction& f, int lo, int hi) : succ(hi - lo), npred(hi - lo, 0), mark_(hi - lo, -1) {
+    for (int j = 0; j < hi - lo; ++j) Add(f.insts[lo + j], Regs(f, f.insts[lo + j]), j);
+  }
+  std::vector<std::vector<int>> succ;
+  std::vector<int> npred;
+
+ private:
+  // A resource: register dword, SCC, EXEC or a memory space.
+  struct Slot {
+    int last_def = -1;
+    std::vector<int> uses;  // readers since last_def
+  };
+  void Edge(int i, int j) {
+    if (i < 0 || i == j || mark_[i] == j) return;
+    mark_[i] = j;
+    succ[i].push_back(j);
+    ++npred[j];
+  }
+  void Use(Slot& s, int j) {
+    Edge(s.last_def, j);
+    if (s.uses.empty() || s.uses.back() != j) s.uses.push_back(j);
+  }
+  void Def(Slot& s, int j) {
+    Edge(s.last_def, j);
+    for (int u : s.uses) Edge(u, j);
+    s.uses.clear();
+    s.last_def = j;
+  }
+  static int64_t Key(const RegRef& r, int dword) {
+    return (static_cast<int64_t>(r.cls) << 48) | (static_cast<int64_t>(r.reg) << 20) | dword;
+  }
+  void Add(const MInst& mi, const std::vector<RegRef>& regs, int j) {
+    const bool fence = mi.opc == Opc::kSWaitcnt || mi.opc == Opc::kSNop;
+    if (fence) {
+      for (int i = fence_; i < j; ++i) Edge(i, j);  // everything since the last fence
+      fence_ = j;
+    } else if (last_fence_ >= 0) {
+      Edge(last_fence_, j);
+    }
+    if (fence) last_fence_ = j;
+    // Reads before writes: an instruction that reads and writes a dword
+    // depends on its last writer and readers once.
+    for (const RegRef& r : regs)
+      if (!r.def)
+        for (int d = r.lo; d < r.hi; ++d) Use(slots_[Key(r, d)], j);
+    for (const RegRef& r : regs)
+      if (r.def)
+        for (int d = r.lo; d < r.hi; ++d) Def(slots_[Key(r, d)], j);
+    if (TouchesScc(mi)) Def(scc_, j);
+    if (ReadsExec(mi) && !WritesExec(mi)) Use(exec_, j);
+    if (WritesExec(mi)) {
+      if (ReadsExec(mi)) Use(exec_, j);
+      Def(exec_, j);
+    }
+    switch (MemOf(mi)) {
+      case kVmemRead: Use(global_, j); break;
+      case kVmemWrite: Def(global_, j); break;
+      case kDsRd: Use(lds_, j); break;
+      case kDsWr: Def(lds_, j); break;
+      case kBarrier:
+        Def(global_, j);
+        Def(lds_, j);
+        break;
+      case kNone: break;
+    }
+  }
+  std::vector<int> mark_;  // mark_[i] == j: the edge i -> j exists
+  absl::flat_hash_map<int64_t, Slot> slots_;
+  Slot scc_, exec_, global_, lds_;
+  int fence_ = 0, last_fence_ = -1;
+};
 
 bool Pinned(const MInst& mi) {
   return IsLabel(mi) || (Info(mi.opc).flags & kBranch) || mi.opc == Opc::kSEndpgm;
@@ -128,14 +187,24 @@ constexpr int kSgprAlignmentSlack = 4;
 // have a reader; the scheduler picks an instruction that raises the count
 // past the budget only when no ready instruction keeps within it (so a
 // schedule that stays within the budget is the height order's, unchanged).
+// Per-function arrays of SgprPressure, indexed by virtual register root and
+// reset after each region through `touched` (so a region costs its size, not
+// the function's).
+struct SgprScratch {
+  explicit SgprScratch(int nv) : in_region(nv, 0), first_ref_is_def(nv, -1), readers(nv, 0), local(nv, 0), live(nv, 0) {}
+  std::vector<int> in_region, first_ref_is_def, readers;
+  std::vector<char> local, live;
+  std::vector<int> touched;
+};
+
 class SgprPressure {
  public:
-  SgprPressure(const MFunction& f, const TargetInfo& t, int lo, int hi,
-               const std::vector<int>& first, const std::vector<int>& last,
-               const std::vector<int>& refs)
-      : f_(f), defs_(hi - lo), uses_(hi - lo) {
-    int nv = static_cast<int>(f.vregs.size());
-    std::vector<int> in_region(nv, 0), first_ref_is_def(nv, -1);
+  // `outside_and_local`: the SGPR dwords of the values live in the region
+  // (first reference before hi, last at or after lo; kernel inputs from the
+  // start), local ones included.
+  SgprPressure(const MFunction& f, const TargetInfo& t, int lo, int hi, const std::vector<int>& first,
+               const std::vector<int>& refs, int64_t outside_and_local, SgprScratch& scratch)
+      : f_(f), defs_(hi - lo), uses_(hi - lo), x_(scratch) {
     auto add = [](std::vector<int>& v, int r) {
       if (std::find(v.begin(), v.end(), r) == v.end()) v.push_back(r);
     };
@@ -151,43 +220,50 @@ class SgprPressure {
         add(def ? defs : uses, r);
       }
       for (int r : defs)
-        if (first_ref_is_def[r] < 0) first_ref_is_def[r] = Reads(i - lo, r) ? 0 : 1;
+        if (x_.first_ref_is_def[r] < 0) x_.first_ref_is_def[r] = Reads(i - lo, r) ? 0 : 1;
       for (int r : uses)
-        if (first_ref_is_def[r] < 0) first_ref_is_def[r] = 0;
+        if (x_.first_ref_is_def[r] < 0) x_.first_ref_is_def[r] = 0;
       std::vector<int> all = defs;
       for (int r : uses) add(all, r);
-      for (int r : all) ++in_region[r];
+      for (int r : all)
+        if (x_.in_region[r]++ == 0) x_.touched.push_back(r);
     }
-    local_.assign(nv, false);
-    live_.assign(nv, false);
-    readers_.assign(nv, 0);
-    int outside = 0;  // SGPR dwords of values live in the region but not local to it
-    for (int r = 0; r < nv; ++r) {
+    int64_t local_dwords = 0;
+    for (int r : x_.touched) {
       if (f.vregs[r].cls != RegClass::kSgpr || f.vregs[r].alias_of >= 0 || first[r] == -2) continue;
-      bool local = in_region[r] > 0 && in_region[r] == refs[r] && first_ref_is_def[r] == 1 &&
-                   f.vregs[r].fixed < 0;
-      local_[r] = local;
-      int from = f.vregs[r].fixed >= 0 ? -1 : first[r];
-      if (!local && from < hi && last[r] >= lo) outside += f.vregs[r].count;
+      bool local = x_.in_region[r] == refs[r] && x_.first_ref_is_def[r] == 1 && f.vregs[r].fixed < 0;
+      x_.local[r] = local;
+      if (local) local_dwords += f.vregs[r].count;
     }
+    const int64_t outside = outside_and_local - local_dwords;
     for (int i = 0; i < hi - lo; ++i) {
       auto drop_nonlocal = [&](std::vector<int>& v) {
-        v.erase(std::remove_if(v.begin(), v.end(), [&](int r) { return !local_[r]; }), v.end());
+        v.erase(std::remove_if(v.begin(), v.end(), [&](int r) { return !x_.local[r]; }), v.end());
       };
       drop_nonlocal(defs_[i]);
       drop_nonlocal(uses_[i]);
-      for (int r : uses_[i]) ++readers_[r];
+      for (int r : uses_[i]) ++x_.readers[r];
     }
-    budget_ = std::min(kSgprSoftBudget, t.max_sgprs - outside - kSgprAlignmentSlack);
+    budget_ = static_cast<int>(std::min<int64_t>(kSgprSoftBudget, t.max_sgprs - outside - kSgprAlignmentSlack));
+  }
+  ~SgprPressure() {
+    for (int r : x_.touched) {
+      x_.in_region[r] = 0;
+      x_.first_ref_is_def[r] = -1;
+      x_.readers[r] = 0;
+      x_.local[r] = 0;
+      x_.live[r] = 0;
+    }
+    x_.touched.clear();
   }
 
   // Change of the pressure if region instruction `i` issues next.
   int Delta(int i) const {
     int d = 0;
     for (int r : uses_[i])
-      if (live_[r] && readers_[r] == 1) d -= f_.vregs[r].count;
+      if (x_.live[r] && x_.readers[r] == 1) d -= f_.vregs[r].count;
     for (int r : defs_[i])
-      if (!live_[r] && readers_[r] - Reads(i, r) > 0) d += f_.vregs[r].count;
+      if (!x_.live[r] && x_.readers[r] - Reads(i, r) > 0) d += f_.vregs[r].count;
     return d;
   }
   // True if issuing `i` keeps the pressure within the budget, or lowers it.
@@ -197,13 +273,13 @@ class SgprPressure {
   }
   void Issue(int i) {
     for (int r : uses_[i])
-      if (--readers_[r] == 0 && live_[r]) {
-        live_[r] = false;
+      if (--x_.readers[r] == 0 && x_.live[r]) {
+        x_.live[r] = 0;
         pressure_ -= f_.vregs[r].count;
       }
     for (int r : defs_[i])
-      if (!live_[r] && readers_[r] > 0) {
-        live_[r] = true;
+      if (!x_.live[r] && x_.readers[r] > 0) {
+        x_.live[r] = 1;
         pressure_ += f_.vregs[r].count;
       }
   }
@@ -219,8 +295,7 @@ class SgprPressure {
   }
   const MFunction& f_;
   std::vector<std::vector<int>> defs_, uses_;  // per region instruction: local SGPR roots
-  std::vector<bool> local_, live_;
-  std::vector<int> readers_;  // unscheduled readers in the region
+  SgprScratch& x_;  // local, live, readers (unscheduled readers in the region)
   int pressure_ = 0, budget_ = 0;
 };
 
@@ -248,6 +323,17 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       }
     }
   }
+  // SGPR roots by the start of their live range (kernel inputs: -1), swept
+  // with the regions (which come in order) to sum the dwords live in each.
+  std::vector<std::pair<int, int>> sgpr_roots;  // (from, root)
+  for (int r = 0; r < nv; ++r)
+    if (f.vregs[r].cls == RegClass::kSgpr && f.vregs[r].alias_of < 0 && first[r] != -2)
+      sgpr_roots.push_back({f.vregs[r].fixed >= 0 ? -1 : first[r], r});
+  std::sort(sgpr_roots.begin(), sgpr_roots.end());
+  size_t next_root = 0;
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> live_until;  // (last, root)
+  int64_t live_dwords = 0;
+  SgprScratch scratch(nv);
   for (const BasicBlock& bb : *cfg) {
     // The schedulable region: the block minus a leading label and a trailing
     // branch / s_endpgm (and the SCC-setting compare the branch reads, which
@@ -257,16 +343,9 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     std::vector<MInst> tail;
     while (hi > lo && Pinned(f.insts[hi - 1])) tail.insert(tail.begin(), f.insts[--hi]);
     int n = hi - lo;
-    std::vector<std::vector<RegRef>> regs(n);
-    for (int i = 0; i < n; ++i) regs[i] = Regs(f, f.insts[lo + i]);
-    std::vector<std::vector<int>> succ(n);
-    std::vector<int> npred(n, 0);
-    for (int i = 0; i < n; ++i)
-      for (int j = i + 1; j < n; ++j)
-        if (Depends(f.insts[lo + i], regs[i], f.insts[lo + j], regs[j])) {
-          succ[i].push_back(j);
-          ++npred[j];
-        }
+    DependenceGraph dag(f, lo, hi);
+    const std::vector<std::vector<int>>& succ = dag.succ;
+    std::vector<int>& npred = dag.npred;
     // Priority: the latency-weighted height (longest path to the block end).
     std::vector<int> height(n, 0);
     for (int i = n - 1; i >= 0; --i) {
@@ -274,31 +353,52 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       for (int s : succ[i]) h = std::max(h, height[s]);
       height[i] = h + Latency(t, f.insts[lo + i]);
     }
-    std::vector<int> ready;
+    // Ready instructions by priority: highest height first, ties in the
+    // original order (deterministic); and by original order.
+    auto higher = [&](int a, int b) { return height[a] != height[b] ? height[a] > height[b] : a < b; };
+    std::set<int, decltype(higher)> ready(higher);
+    std::set<int> ready_in_order;
     for (int i = 0; i < n; ++i)
-      if (npred[i] == 0) ready.push_back(i);
-    SgprPressure sgprs(f, t, lo, hi, first, last, refs);
+      if (npred[i] == 0) {
+        ready.insert(i);
+        ready_in_order.insert(i);
+      }
+    while (next_root < sgpr_roots.size() && sgpr_roots[next_root].first < hi) {
+      int r = sgpr_roots[next_root++].second;
+      live_until.push({last[r], r});
+      live_dwords += f.vregs[r].count;
+    }
+    while (!live_until.empty() && live_until.top().first < lo) {
+      live_dwords -= f.vregs[live_until.top().second].count;
+      live_until.pop();
+    }
+    SgprPressure sgprs(f, t, lo, hi, first, refs, live_dwords, scratch);
     int position = 0;
     while (!ready.empty()) {
-      // Highest first among those that keep the SGPR pressure within its
-      // budget; ties keep the original order (deterministic). When none
-      // does, the first in the original order: the lowering emits what an
-      // access needs right before it, so under pressure the schedule falls
-      // back towards that order (taking the smallest increase instead issued
-      // every cheap uniform value of the whole epilogue first).
-      auto below = [&](int a, int b) { return height[a] != height[b] ? height[a] < height[b] : a > b; };
-      auto best = ready.end();
-      for (auto it = ready.begin(); it != ready.end(); ++it)
-        if (sgprs.Fits(*it) && (best == ready.end() || below(*best, *it))) best = it;
-      if (best == ready.end()) best = std::min_element(ready.begin(), ready.end());
-      int i = *best;
-      ready.erase(best);
+      // The highest among those that keep the SGPR pressure within its
+      // budget. When none does, the first in the original order: the
+      // lowering emits what an access needs right before it, so under
+      // pressure the schedule falls back towards that order (taking the
+      // smallest increase instead issued every cheap uniform value of the
+      // whole epilogue first).
+      int i = -1;
+      for (int c : ready)
+        if (sgprs.Fits(c)) {
+          i = c;
+          break;
+        }
+      if (i < 0) i = *ready_in_order.begin();
+      ready.erase(i);
+      ready_in_order.erase(i);
       sgprs.Issue(i);
       if (i != position && stats != nullptr) ++stats->moved;
       ++position;
       out.push_back(f.insts[lo + i]);
       for (int s : succ[i])
-        if (--npred[s] == 0) ready.push_back(s);
+        if (--npred[s] == 0) {
+          ready.insert(s);
+          ready_in_order.insert(s);
+        }
     }
     for (MInst& m : tail) out.push_back(std::move(m));
   }
