@@ -119,8 +119,26 @@ class DependenceGraph {
     s.uses.clear();
     s.last_def = j;
   }
-  static int64_t Key(const RegRef& r, int dword) {
-    return (static_cast<int64_t>(r.cls) << 48) | (static_cast<int64_t>(r.reg) << 20) | dword;
+  // The first slot of a register (a virtual root's tuple or a physical
+  // register), allocated on first reference: slots are contiguous per
+  // register, so a tuple's dwords are base + 0 .. count - 1.
+  int Base(const RegRef& r) {
+    int64_t key = (static_cast<int64_t>(r.cls) << 32) | static_cast<uint32_t>(r.reg);
+    auto [it, fresh] = base_.try_emplace(key, 0);
+    if (fresh) {
+      it->second = static_cast<int>(slots_.size());
+      slots_.resize(slots_.size() + static_cast<size_t>(r.hi));  // covers dwords 0 .. hi - 1
+      extent_.try_emplace(key, r.hi);
+    } else if (extent_[key] < r.hi) {
+      // A wider reference than the first one (physical registers only: a
+      // virtual tuple's first reference need not cover it all): move it.
+      int old = it->second, n = extent_[key];
+      it->second = static_cast<int>(slots_.size());
+      slots_.resize(slots_.size() + static_cast<size_t>(r.hi));
+      for (int d = 0; d < n; ++d) slots_[it->second + d] = std::move(slots_[old + d]);
+      extent_[key] = r.hi;
+    }
+    return it->second;
   }
   void Add(const MInst& mi, const std::vector<RegRef>& regs, int j) {
     const bool fence = mi.opc == Opc::kSWaitcnt || mi.opc == Opc::kSNop;
@@ -135,10 +153,10 @@ class DependenceGraph {
     // depends on its last writer and readers once.
     for (const RegRef& r : regs)
       if (!r.def)
-        for (int d = r.lo; d < r.hi; ++d) Use(slots_[Key(r, d)], j);
+        for (int b = Base(r), d = r.lo; d < r.hi; ++d) Use(slots_[b + d], j);
     for (const RegRef& r : regs)
       if (r.def)
-        for (int d = r.lo; d < r.hi; ++d) Def(slots_[Key(r, d)], j);
+        for (int b = Base(r), d = r.lo; d < r.hi; ++d) Def(slots_[b + d], j);
     if (TouchesScc(mi)) Def(scc_, j);
     if (ReadsExec(mi) && !WritesExec(mi)) Use(exec_, j);
     if (WritesExec(mi)) {
@@ -158,7 +176,8 @@ class DependenceGraph {
     }
   }
   std::vector<int> mark_;  // mark_[i] == j: the edge i -> j exists
-  absl::flat_hash_map<int64_t, Slot> slots_;
+  std::vector<Slot> slots_;
+  absl::flat_hash_map<int64_t, int> base_, extent_;  // register -> first slot, dwords covered
   Slot scc_, exec_, global_, lds_;
   int fence_ = 0, last_fence_ = -1;
 };
