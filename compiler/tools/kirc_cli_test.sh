@@ -472,4 +472,20 @@ expect_error "no device here is rocjitsu" run work/copy_f32.kir --device=emu --r
 expect_error "/nonexistent/bin/kirc-rocjitsu-run" run work/copy_f32.kir --device=rocjitsu --rocjitsu=/nonexistent
 grep -q -- "--rocjitsu=DIR" help.txt || fail "--help lacks --rocjitsu"
 
+# The pass pipeline's options (README "The kirc command").
+"$kirc" compile work/copy_f32.kir --stop-after=regalloc > ra.mir || fail "--stop-after=regalloc"
+has "buffer_load_dwordx4 v\[" ra.mir && ! has "s_waitcnt" ra.mir || fail "--stop-after=regalloc: $(cat ra.mir)"
+"$kirc" compile work/copy_f32.kir --stop-after=waitcnt | has "s_waitcnt" || fail "--stop-after=waitcnt has no s_waitcnt"
+"$kirc" compile work/copy_f32.kir --print-after=lower,hazards -o pa.s 2> dumps.txt || fail "--print-after"
+[ "$(grep -c '^# \*\*\* IR Dump After' dumps.txt)" = 2 ] && has "IR Dump After lower" dumps.txt \
+  && has "IR Dump After hazards" dumps.txt || fail "--print-after dumps: $(grep 'IR Dump' dumps.txt)"
+"$kirc" compile work/copy_f32.kir --time-passes --verify-machineinstrs -o tp.s 2> times.txt || fail "--time-passes"
+for p in validate lower schedule ds-pairing regalloc waitcnt hazards resources asm-printer; do
+  grep -qE " $p(:|$)" times.txt || fail "--time-passes lacks $p: $(cat times.txt)"
+done
+expect_error "--stop-after: there is no pass 'regallocs'; the passes are validate, promote" compile work/copy_f32.kir --stop-after=regallocs
+expect_error "--print-after: there is no pass 'x'" compile work/copy_f32.kir --print-after=lower,x
+expect_error "--stop-after writes the kernel as the pass left it (KIR or MIR text), not --emit=obj" compile work/copy_f32.kir --stop-after=lower --emit=obj
+expect_error "--stop-after is an option of \`kirc compile\`, not of \`kirc verify\`" verify work/copy_f32.kir --stop-after=lower
+
 echo "all kirc CLI checks passed"
