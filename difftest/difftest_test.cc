@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/promote/promote.h"
 #include "compiler/target/target.h"

@@ -13,7 +13,7 @@
 #include "compiler/api/compile.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/gemm_config.h"
 #include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "hw/emu/emu_device.h"
@@ -136,15 +136,8 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
       }
     }
     if (opts.run && (Want(opts, "run") || Want(opts, "mismatch") || Want(opts, "cross-check"))) {
-      Kernel runk = *k;
-      if (HasGemm(*k)) {
-        absl::StatusOr<Kernel> p = ValidateAndPromote(*k, *r->target, filename);
-        if (!p.ok()) {
-          find("run", id, absl::StrCat("promotion: ", p.status().message()));
-          continue;
-        }
-        runk = *std::move(p);
-      }
+      // The thread-level kernel that was compiled (a gemm's promoted form).
+      Kernel runk = HasGemm(*k) ? r->lowered.kernel : *k;
       emu::EmuOptions eo;
       eo.max_instructions = opts.max_instructions;
       EmuDevice dev(opts.llvm_bin, eo);

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "difftest/gen.h"
 #include "difftest/oracle.h"
 #include "gtest/gtest.h"

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 
 namespace kir {
 

@@ -1,7 +1,7 @@
 // What every device needs from a code object before a launch: the kernel's
 // metadata (amdhsa.target and the `.args` kernarg layout of the
 // NT_AMDGPU_METADATA note, read through `llvm-readelf --notes` and
-// compiler/emit/code_object_notes.h) and the kernarg segment packed by that
+// compiler/object/code_object_notes.h) and the kernarg segment packed by that
 // layout. Shared by the emulator (hw/emu) and the HIP harness (hw/hip).
 // Layout facts: AMDGPUUsage "Code Object V3+ Metadata" (.args .offset/.size/
 // .value_kind) and "Kernel Argument Segment".
@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "compiler/emit/code_object_notes.h"
+#include "compiler/object/code_object_notes.h"
 #include "compiler/ir/kernel.h"
 #include "hw/check/inputs.h"
 

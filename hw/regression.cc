@@ -33,9 +33,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
-#include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "hw/emu/emu_device.h"
 #include "hw/check/json.h"
@@ -186,7 +185,10 @@ int Main(int argc, char** argv) {
           continue;
         }
       }
-      absl::StatusOr<Kernel> p = k.ok() ? ValidateAndPromote(*k, t, file) : absl::StatusOr<Kernel>(k.status());
+      CompileOptions po;
+      po.mcpu = target;
+      po.filename = file;
+      absl::StatusOr<Kernel> p = k.ok() ? ThreadLevelKernel(*k, po) : absl::StatusOr<Kernel>(k.status());
       absl::StatusOr<RunReport> rep = absl::UnknownError("not run");
       KernelWork work;  // of the unpromoted kernel: 2*M*N*K for a gemm
       if (!p.ok()) {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/emit/asm_printer.h"
+#include "compiler/isa/asm_syntax.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
 #include "verify/oracle.h"

@@ -10,7 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/emit/asm_printer.h"
+#include "compiler/isa/asm_syntax.h"
 #include "gtest/gtest.h"
 #include "verify/test_util.h"
 #include "verify/verify.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "compiler/ir/kernel.h"
-#include "compiler/lower/lower.h"
+#include "compiler/isa/lowered_kernel.h"
 #include "compiler/target/target.h"
 
 namespace kir::vfy::testing {

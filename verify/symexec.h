@@ -42,7 +42,7 @@
 #include "absl/status/status.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/isa/instr.h"
-#include "compiler/lower/lower.h"
+#include "compiler/isa/lowered_kernel.h"
 #include "compiler/target/target.h"
 #include "verify/term.h"
 

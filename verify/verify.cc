@@ -44,11 +44,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "compiler/emit/asm_printer.h"
+#include "compiler/isa/asm_syntax.h"
 #include "compiler/isa/semantics.h"
-#include "compiler/lower/magic_division.h"
-#include "compiler/promote/gemm_config.h"
-#include "compiler/promote/promote.h"
+#include "compiler/analysis/magic_division.h"
+#include "compiler/analysis/gemm_config.h"
 #include "verify/concrete.h"
 #include "verify/obligations.h"
 #include "verify/symexec.h"
@@ -2095,12 +2094,16 @@ absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& 
         return absl::InvalidArgumentError(
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
-  // A tile-level gemm kernel is compiled as its promoted thread-level kernel
-  // (compiler/promote, deterministic); the access map refers to that one.
+  // A tile-level gemm kernel is compiled as its promoted thread-level kernel,
+  // which the final code carries (LoweredKernel::kernel); the access map
+  // refers to that one.
   if (HasGemm(k)) {
-    absl::StatusOr<Kernel> promoted = PromoteGemm(k, t);
-    if (!promoted.ok()) return promoted.status();
-    Verifier v(*promoted, t, final_code, opts);
+    if (final_code.kernel.name != k.name || HasGemm(final_code.kernel))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "VerifyAddresses: kernel '", k.name, "' is a tile-level gemm, and the final code does not carry "
+          "its promoted thread-level kernel (LoweredKernel::kernel): pass CompileResult::lowered from "
+          "kir::Compile"));
+    Verifier v(final_code.kernel, t, final_code, opts);
     return v.Run();
   }
   Verifier v(k, t, final_code, opts);

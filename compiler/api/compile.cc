@@ -4,11 +4,11 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
-#include "compiler/lower/validate.h"
+#include "compiler/analysis/validate.h"
 #include "compiler/passes/pipeline.h"
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/gemm_config.h"
 
 namespace kir {
 namespace {
@@ -140,6 +140,17 @@ static absl::StatusOr<CompileResult> GuardedCompile(const Kernel& k, const Compi
     return absl::InternalError(absl::StrCat("internal error in kirc while compiling kernel '",
                                             k.name, "': ", e.what(), "; please report it"));
   }
+}
+
+absl::StatusOr<Kernel> ThreadLevelKernel(const Kernel& k, const CompileOptions& opts) {
+  absl::StatusOr<TargetId> t = ResolveTargetIdAt(k, opts, opts.filename);
+  if (!t.ok()) return t.status();
+  PipelineOptions po;
+  po.stop_after = "promote";
+  absl::StatusOr<PipelineResult> p = RunPipeline(k, *t, po, opts.filename);
+  if (!p.ok()) return p.status();
+  p->kernel.target = t->ToString();
+  return std::move(p->kernel);
 }
 
 absl::StatusOr<CompileResult> Compile(const Kernel& k, const CompileOptions& opts) {

@@ -83,6 +83,13 @@ absl::StatusOr<CompileResult> Compile(const Kernel& k, const CompileOptions& opt
 absl::StatusOr<CompileResult> CompileText(absl::string_view text, absl::string_view filename,
                                           const CompileOptions& opts);
 
+// The thread-level KIR kernel Compile lowers for `k` under `opts`: `k`
+// itself, or for a tile-level gemm kernel its promoted form (what `kirc
+// compile --emit=kir` prints), after the pipeline's validate and promote
+// passes; its `target` line is the full target ID. Errors: those of
+// ResolveTargetId and of those two passes (with opts.filename in positions).
+absl::StatusOr<Kernel> ThreadLevelKernel(const Kernel& k, const CompileOptions& opts);
+
 // The target Compile would use for `k` under `opts`.
 absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOptions& opts);
 // The target ID Compile would use for `k` under `opts` (opts.mcpu, else k.target).
@@ -90,7 +97,7 @@ absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOp
 absl::StatusOr<TargetId> ResolveTargetId(const Kernel& k, const CompileOptions& opts);
 
 // The code object (.hsaco bytes) of a compiled kernel, made with llvm-mc and
-// ld.lld from `llvm_bin` (see compiler/emit/toolchain.h ResolveLlvmBin). Its
+// ld.lld from `llvm_bin` (see compiler/object/toolchain.h ResolveLlvmBin). Its
 // ELF e_flags and metadata carry r.target_id (TargetId::ElfFlags).
 absl::StatusOr<std::string> CodeObjectFor(const CompileResult& r, const std::string& llvm_bin);
 
@@ -129,7 +136,7 @@ absl::StatusOr<std::string> CodeObjectFor(const ModuleResult& m, const std::stri
 // holds and hipModuleLoadData accepts) with the code object of every module,
 // each under the entry ID "hipv4-amdgcn-amd-amdhsa--<target ID>", plus clang's
 // empty host entry; made with clang-offload-bundler from `llvm_bin`
-// (compiler/emit/toolchain.h BundleCodeObjects). Errors: InvalidArgument for
+// (compiler/object/toolchain.h BundleCodeObjects). Errors: InvalidArgument for
 // no modules, a target ID given twice, or two IDs of one processor that do not
 // set the same features (clang-offload-bundler's rule: "gfx90a" with
 // "gfx90a:xnack-" is refused, "gfx90a:xnack-" with "gfx90a:xnack+" is fine);

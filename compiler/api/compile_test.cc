@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_replace.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/code_object_notes.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/code_object_notes.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 #include "testdata/test_kernels.h"
@@ -204,7 +204,7 @@ TEST(CompileTest, RegisterPressureIsAClearErrorBeforeAnyAssembly) {
 
 TEST(CompileTest, GemmRegisterPressureNamesTheConfiguration) {
   // One wave owning a 256x256 C block: 64 accumulators of 16 VGPRs. The
-  // validator's register bound (compiler/promote/gemm_config.h) refuses it
+  // validator's register bound (compiler/analysis/gemm_config.h) refuses it
   // before lowering.
   const char* text = R"(kernel rp
 target gfx90a

@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/bench/compare.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 
 namespace {
 

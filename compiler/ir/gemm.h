@@ -9,7 +9,7 @@
 // "alpha *" alpha is 1 (no multiply); without "+ beta * C" beta is 0 and C
 // is not read. The optional clauses fix the
 // tiling (block tile, waves per workgroup as a WM x WN grid, MFMA instruction,
-// LDS double buffering); left out, compiler/promote/gemm_config.h chooses
+// LDS double buffering); left out, compiler/analysis/gemm_config.h chooses
 // them per target and problem. compiler/promote turns the op into
 // thread-level KIR; nothing else lowers it.
 #ifndef KIRC_COMPILER_IR_GEMM_H_

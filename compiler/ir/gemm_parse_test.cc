@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/gemm.h"
-#include "compiler/ir/interpreter.h"
+#include "compiler/reference/interpreter.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"

@@ -1,5 +1,5 @@
 // The global-memory race rule of one dispatch, shared by the KIR reference
-// interpreter (per buffer element, compiler/ir/interpreter.cc) and the strict
+// interpreter (per buffer element, compiler/reference/interpreter.cc) and the strict
 // emulator (per argument-buffer byte, hw/emu/strict.h check 5): an access
 // races when a thread stores to a location another thread stored or loaded,
 // or loads a location another thread stored, in any order. kirc orders no

@@ -9,7 +9,7 @@
 
 #include "compiler/isa/semantics.h"
 #include "compiler/lower/lower.h"
-#include "compiler/lower/magic_division.h"
+#include "compiler/analysis/magic_division.h"
 #include "gtest/gtest.h"
 
 namespace kir {

@@ -251,6 +251,7 @@ absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& tar
   ctx.filename_ = std::string(filename);
   absl::Status st = ctx.Run();
   if (!st.ok()) return st;
+  out.kernel = k;
   return out;
 }
 

@@ -11,29 +11,10 @@
 #include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/isa/instr.h"
-#include "compiler/lower/access_map.h"
+#include "compiler/isa/lowered_kernel.h"
 #include "compiler/target/target.h"
 
 namespace kir {
-
-// Kernel ABI facts decided by the lowering, used by the descriptor, the
-// metadata and the emulator (LLVM AMDGPUUsage, "Initial Kernel Execution State").
-struct KernelAbi {
-  int user_sgprs = 2;                      // kernarg segment pointer in s[0:1]
-  std::array<bool, 3> wg_id_enabled{};     // workgroup id x/y/z SGPRs, after the user SGPRs
-  int workitem_id_enable = 0;              // 0: x, 1: x,y, 2: x,y,z (.amdhsa_system_vgpr_workitem_id)
-  struct KernargSlot {
-    std::string name;
-    int64_t offset = 0;  // bytes
-    int64_t size = 0;    // bytes: 8 for buffers, 4 for scalars
-    bool is_buffer = true;
-  };
-  std::vector<KernargSlot> kernargs;
-  int64_t kernarg_size = 0;                // bytes, a multiple of 8
-  std::vector<std::pair<std::string, int64_t>> lds_offsets;  // allocation -> byte offset
-  int64_t lds_bytes = 0;                   // group_segment_fixed_size
-  int FirstSystemSgpr() const { return user_sgprs; }
-};
 
 // Byte offsets of the kernel arguments and LDS allocations, as laid out by the
 // lowering: arguments in declaration order (buffers 8 bytes aligned 8, scalars 4
@@ -41,13 +22,6 @@ struct KernelAbi {
 // declaration order, each aligned to 16 bytes, without overlap.
 KernelAbi LayoutAbi(const Kernel& k);
 
-struct LoweredKernel {
-  MFunction mir;       // virtual registers; ends with s_endpgm
-  KernelAbi abi;
-  AccessMap access_map;
-  std::vector<std::string> kir_op_text;  // pre-order op index -> one-line KIR text
-  std::vector<SourceLoc> kir_op_loc;     // pre-order op index -> its line:col (0:0 if unknown)
-};
 
 // Lowers `k` (already validated for `target`) to MIR. Errors name the KIR op
 // (line:col when known) and say what to change, e.g. an index whose

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/lower/lower_internal.h"
-#include "compiler/lower/magic_division.h"
+#include "compiler/analysis/magic_division.h"
 
 namespace kir {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/ir/kernel.h"
-#include "compiler/lower/index_analysis.h"
+#include "compiler/analysis/index_analysis.h"
 #include "compiler/lower/lower.h"
 #include "compiler/lower/mir_builder.h"
 #include "compiler/target/target.h"

@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/isa/instr.h"
-#include "compiler/lower/access_map.h"
+#include "compiler/isa/access_map.h"
 
 namespace kir {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/target/hazard_table.h"
+#include "compiler/isa/hazard_table.h"
 
 namespace kir {
 

@@ -1,6 +1,6 @@
 // Hazard recognizer: inserts s_nop wait states so that every pair of
 // instructions is separated by at least RequiredWaitStates (the rules of
-// //compiler/target:hazard_table, amdgcn-isa-notes.md section 2).
+// //compiler/isa:hazard_table, amdgcn-isa-notes.md section 2).
 //
 // Runs after register allocation (every register operand physical) and after
 // InsertWaitcnts: an s_waitcnt is an issued instruction and counts as one wait

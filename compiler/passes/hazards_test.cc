@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "compiler/isa/instr.h"
-#include "compiler/target/hazard_table.h"
+#include "compiler/isa/hazard_table.h"
 #include "compiler/target/target.h"
 
 namespace kir {

@@ -9,13 +9,13 @@
 #include "compiler/ir/printer.h"
 #include "compiler/isa/asm_syntax.h"
 #include "compiler/isa/mir_verifier.h"
-#include "compiler/lower/validate.h"
+#include "compiler/analysis/validate.h"
 #include "compiler/passes/ds_pairing.h"
 #include "compiler/passes/hazards.h"
 #include "compiler/passes/schedule.h"
 #include "compiler/passes/waitcnt.h"
 #include "compiler/passes/xnack_clauses.h"
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/gemm_config.h"
 #include "compiler/promote/promote.h"
 
 namespace kir {
@@ -147,7 +147,7 @@ absl::Status RunResources(PassState& s, Counters& c) {
 
 const std::vector<PassImpl>& Impls() {
   static const std::vector<PassImpl>* impls = new std::vector<PassImpl>{
-      {{"validate", "check the KIR kernel against the target (compiler/lower/validate.h)", false},
+      {{"validate", "check the KIR kernel against the target (compiler/analysis/validate.h)", false},
        Always, RunValidate},
       {{"promote", "tile-level gemm -> thread-level KIR through LDS (compiler/promote)", false},
        [](const PassState& s) { return s.gemm.has_value(); }, RunPromote},

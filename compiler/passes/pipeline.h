@@ -6,7 +6,7 @@
 // (compiler/isa/mir_verifier.h) after each MIR pass.
 //
 // The passes, in order (PassTable()):
-//   validate       KIR: the validator (compiler/lower/validate.h); KIR in and out
+//   validate       KIR: the validator (compiler/analysis/validate.h); KIR in and out
 //   promote        KIR: a tile-level gemm becomes thread-level KIR
 //                  (compiler/promote/promote.h); skipped without gemm
 //   lower          KIR -> MIR on virtual registers (compiler/lower/lower.h)

@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/index_expr.h"
-#include "compiler/lower/index_analysis.h"
-#include "compiler/lower/validate.h"
+#include "compiler/analysis/index_analysis.h"
+#include "compiler/analysis/validate.h"
 
 namespace kir {
 namespace {

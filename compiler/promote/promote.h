@@ -65,7 +65,7 @@
 #include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/promote/bank_conflicts.h"
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/gemm_config.h"
 #include "compiler/target/target.h"
 
 namespace kir {

@@ -18,10 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/float_bits.h"
-#include "compiler/ir/interpreter.h"
+#include "compiler/reference/interpreter.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
-#include "compiler/lower/validate.h"
+#include "compiler/analysis/validate.h"
 #include "compiler/promote/bank_conflicts.h"
 #include "gtest/gtest.h"
 

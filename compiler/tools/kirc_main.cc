@@ -27,8 +27,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "compiler/analysis/gemm_config.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline.h"
@@ -36,9 +37,7 @@
 #include "hw/hip/hip_device.h"
 #include "hw/rocjitsu/rocjitsu_device.h"
 #include "hw/run/run.h"
-#include "compiler/lower/validate.h"
 #include "verify/verify.h"
-#include "compiler/promote/promote.h"
 
 namespace {
 
@@ -414,9 +413,8 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
     // The device runs, and the reference interpreter checks, the promoted kernel.
     kir::CompileOptions vo;
     vo.mcpu = mcpu;
-    absl::StatusOr<const kir::TargetInfo*> t = kir::ResolveTarget(*k, vo);
-    if (!t.ok()) return Fail(t.status());
-    absl::StatusOr<kir::Kernel> p = kir::ValidateAndPromote(*k, **t, file);
+    vo.filename = file;
+    absl::StatusOr<kir::Kernel> p = kir::ThreadLevelKernel(*k, vo);
     if (!p.ok()) return Fail(p.status());
     *k = *std::move(p);
   }
@@ -756,9 +754,9 @@ int KircMain(int argc, char** argv) {
     vo.filename = file;
     absl::StatusOr<kir::TargetId> t = kir::ResolveTargetId(*k, vo);
     if (!t.ok()) return Fail(t.status());
-    absl::StatusOr<kir::Kernel> p = kir::ValidateAndPromote(*k, *t->target, file);
+    vo.mcpu = t->ToString();  // the canonical target ID, feature suffixes kept
+    absl::StatusOr<kir::Kernel> p = kir::ThreadLevelKernel(*k, vo);
     if (!p.ok()) return Fail(p.status());
-    p->target = t->ToString();  // the canonical target ID, feature suffixes kept
     return WriteAndExit(out, kir::PrintKernel(*p), 0);
   }
   // asm, mir, obj and bundle, of one kernel or several: a module (a single

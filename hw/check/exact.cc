@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/ir/gemm.h"
 #include "compiler/ir/op_text.h"
-#include "compiler/lower/index_analysis.h"
+#include "compiler/analysis/index_analysis.h"
 #include "compiler/target/target.h"
 
 namespace kir {

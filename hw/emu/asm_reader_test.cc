@@ -5,7 +5,7 @@
 #include <string>
 
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/isa/encoding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/float_bits.h"
 #include "gtest/gtest.h"
 #include "hw/emu/emulator.h"

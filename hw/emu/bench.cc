@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "hw/emu/emulator.h"
 
 namespace {

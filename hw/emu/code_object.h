@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "compiler/emit/code_object_notes.h"
+#include "compiler/object/code_object_notes.h"
 #include "compiler/target/target.h"
 
 namespace kir::emu {

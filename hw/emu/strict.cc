@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/target/hazard_table.h"
+#include "compiler/isa/hazard_table.h"
 
 namespace kir::emu {
 namespace {

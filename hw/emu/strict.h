@@ -8,7 +8,7 @@
 //     access completed (an s_waitcnt covered it) before an s_barrier this wave
 //     has since passed (failure class 9).
 //  3. Hazards: fewer wait states between two instructions of a wave than
-//     compiler/target/hazard_table.h's RequiredWaitStates asks (class 11).
+//     compiler/isa/hazard_table.h's RequiredWaitStates asks (class 11).
 //  4. Reads of LDS bytes that no lane of the workgroup has written since the
 //     kernel started (LDS contents are undefined at launch): the DS
 //     instruction, the lane and the LDS address (LdsRaceTracker, which

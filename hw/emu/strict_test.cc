@@ -10,7 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "hw/emu/code_object.h"
 #include "hw/emu/emulator.h"
 #include "hw/emu/test_util.h"

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/float_bits.h"
 #include "gtest/gtest.h"
 

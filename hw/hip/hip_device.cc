@@ -10,7 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "hw/kernarg.h"
 
 // LeakSanitizer (bazel test --config=asan): the HIP runtime allocates its

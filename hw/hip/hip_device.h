@@ -21,7 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "compiler/emit/code_object_notes.h"
+#include "compiler/object/code_object_notes.h"
 #include "hw/device.h"
 
 namespace kir {

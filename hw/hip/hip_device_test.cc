@@ -18,7 +18,7 @@
 
 #include "absl/strings/match.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/promote/promote.h"
 #include "gtest/gtest.h"

@@ -32,9 +32,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
-#include "compiler/promote/promote.h"
 #include "compiler/target/target.h"
 #include "hw/check/json.h"
 #include "hw/emu/emu_device.h"
@@ -210,7 +209,10 @@ int Main(int argc, char** argv) {
           std::cout << "skip " << c.set << "/" << c.name << " on " << target << ": no " << lacks << " MFMA\n";
           continue;
         }
-        absl::StatusOr<Kernel> p = HasGemm(*k) ? ValidateAndPromote(*k, t, c.file) : absl::StatusOr<Kernel>(*k);
+        CompileOptions po;
+        po.mcpu = target;
+        po.filename = c.file;
+        absl::StatusOr<Kernel> p = ThreadLevelKernel(*k, po);
         absl::StatusOr<RunReport> rep = absl::UnknownError("not run");
         if (!p.ok()) {
           rep = p.status();

@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 #include "hw/emu/emu_device.h"

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
 #include "hw/emu/emu_device.h"

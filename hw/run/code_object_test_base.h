@@ -9,7 +9,7 @@
 #include <string>
 
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/kernel.h"
 #include "gtest/gtest.h"
 

@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
 #include "compiler/promote/promote.h"

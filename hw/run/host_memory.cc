@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "compiler/ir/interpreter.h"
+#include "compiler/reference/interpreter.h"
 
 namespace kir {
 namespace {

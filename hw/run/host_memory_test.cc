@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "compiler/ir/interpreter.h"
+#include "compiler/reference/interpreter.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
 #include "testdata/test_kernels.h"

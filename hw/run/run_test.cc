@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "compiler/api/compile.h"
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler/ir/float_bits.h"

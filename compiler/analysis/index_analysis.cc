@@ -1,4 +1,4 @@
-#include "compiler/lower/index_analysis.h"
+#include "compiler/analysis/index_analysis.h"
 
 #include <algorithm>
 #include <numeric>

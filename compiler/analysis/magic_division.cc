@@ -1,4 +1,4 @@
-#include "compiler/lower/magic_division.h"
+#include "compiler/analysis/magic_division.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -1,4 +1,4 @@
-#include "compiler/lower/validate.h"
+#include "compiler/analysis/validate.h"
 
 #include <cstdint>
 #include <limits>

@@ -104,13 +104,13 @@
 //   int64 when evaluated. Messages about an
 //   op read "LINE:COL: error: in 'OPTEXT': WHAT" when the op has a SourceLoc and
 //   "error: in 'OPTEXT': WHAT" otherwise.
-// - Kernels should be validated (compiler/lower/validate.h) first; the
+// - Kernels should be validated (compiler/analysis/validate.h) first; the
 //   interpreter nevertheless checks everything it relies on (types, names,
 //   arities, index trees, extents, sizes) and never crashes on a malformed
 //   Kernel. Buffers are updated in place as the kernel runs, so after an error
 //   they hold a partial result.
-#ifndef KIRC_COMPILER_IR_INTERPRETER_H_
-#define KIRC_COMPILER_IR_INTERPRETER_H_
+#ifndef KIRC_COMPILER_REFERENCE_INTERPRETER_H_
+#define KIRC_COMPILER_REFERENCE_INTERPRETER_H_
 
 #include <cstdint>
 #include <map>
@@ -169,4 +169,4 @@ uint16_t RoundToBf16Bits(double v);
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_IR_INTERPRETER_H_
+#endif  // KIRC_COMPILER_REFERENCE_INTERPRETER_H_

@@ -22,8 +22,8 @@
 //   throughput, so it is preferred whenever the wave tile allows it.
 // - double_buffer: on when the K loop has at least 2 tiles (ceil(K/BK) >= 2)
 //   and two unpadded stages fit in LDS, else off.
-#ifndef KIRC_COMPILER_PROMOTE_GEMM_CONFIG_H_
-#define KIRC_COMPILER_PROMOTE_GEMM_CONFIG_H_
+#ifndef KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
+#define KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 
 #include <cstdint>
 #include <string>
@@ -92,4 +92,4 @@ bool HasGemm(const Kernel& k);
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_PROMOTE_GEMM_CONFIG_H_
+#endif  // KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_

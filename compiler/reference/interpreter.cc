@@ -1,4 +1,4 @@
-#include "compiler/ir/interpreter.h"
+#include "compiler/reference/interpreter.h"
 
 #include "compiler/ir/op_text.h"
 

@@ -1,4 +1,4 @@
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/emit/code_object_notes.h"
+#include "compiler/object/code_object_notes.h"
 #include "gtest/gtest.h"
 
 namespace kir {

@@ -1,4 +1,4 @@
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/gemm_config.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "compiler/emit/code_object_notes.h"
+#include "compiler/object/code_object_notes.h"
 
 #include <cstddef>
 #include <cstdint>

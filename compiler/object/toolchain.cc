@@ -1,4 +1,4 @@
-#include "compiler/emit/toolchain.h"
+#include "compiler/object/toolchain.h"
 
 #include <fcntl.h>
 #include <poll.h>

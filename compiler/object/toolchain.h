@@ -4,8 +4,8 @@
 //
 // Every function here is safe to call concurrently from several threads: none
 // keeps global mutable state, and every file descriptor is opened close-on-exec.
-#ifndef KIRC_COMPILER_EMIT_TOOLCHAIN_H_
-#define KIRC_COMPILER_EMIT_TOOLCHAIN_H_
+#ifndef KIRC_COMPILER_OBJECT_TOOLCHAIN_H_
+#define KIRC_COMPILER_OBJECT_TOOLCHAIN_H_
 
 #include <optional>
 #include <string>
@@ -162,4 +162,4 @@ absl::StatusOr<std::string> UnbundleCodeObject(const std::string& llvm_bin,
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_EMIT_TOOLCHAIN_H_
+#endif  // KIRC_COMPILER_OBJECT_TOOLCHAIN_H_

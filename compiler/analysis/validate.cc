@@ -1,4 +1,4 @@
-#include "compiler/lower/validate.h"
+#include "compiler/analysis/validate.h"
 
 #include "compiler/ir/op_text.h"
 
@@ -23,8 +23,8 @@
 #include "compiler/ir/index_expr.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/types.h"
-#include "compiler/lower/index_analysis.h"
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/index_analysis.h"
+#include "compiler/analysis/gemm_config.h"
 
 namespace kir {
 namespace {
@@ -614,7 +614,7 @@ absl::Status Validator::CheckOp(const Op& op) {
 }
 
 // A tile-level gemm: the kernel's only op, no LDS of its own, a configuration
-// that promotion can realise (compiler/promote/gemm_config.h), and a header
+// that promotion can realise (compiler/analysis/gemm_config.h), and a header
 // that is `auto` or equal to what promotion chooses.
 absl::Status Validator::CheckGemm(const Op& op) {
   if (!IsGemmKernel() || &k_.body[0] != &op)

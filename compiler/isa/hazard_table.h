@@ -15,8 +15,8 @@
 // A "wait state" is one issued instruction; `s_nop N` provides N+1 (only the
 // low 4 bits of N are read by the hardware). RequiredWaitStates(p, c) = W means
 // that at least W wait states must be issued strictly between p and c.
-#ifndef KIRC_COMPILER_TARGET_HAZARD_TABLE_H_
-#define KIRC_COMPILER_TARGET_HAZARD_TABLE_H_
+#ifndef KIRC_COMPILER_ISA_HAZARD_TABLE_H_
+#define KIRC_COMPILER_ISA_HAZARD_TABLE_H_
 
 #include <string>
 
@@ -130,4 +130,4 @@ const HazardTable& HazardTableFor(Gfx gfx);
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_TARGET_HAZARD_TABLE_H_
+#endif  // KIRC_COMPILER_ISA_HAZARD_TABLE_H_

@@ -5,15 +5,15 @@
 // Kernel holds (null index expressions, malformed ops, huge values): it checks
 // the structure before it uses anything that assumes it. It uses the interval
 // and affine analysis of index_analysis.h, so its facts are the lowering's.
-#ifndef KIRC_COMPILER_LOWER_VALIDATE_H_
-#define KIRC_COMPILER_LOWER_VALIDATE_H_
+#ifndef KIRC_COMPILER_ANALYSIS_VALIDATE_H_
+#define KIRC_COMPILER_ANALYSIS_VALIDATE_H_
 
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/gemm_config.h"
 #include "compiler/target/target.h"
 
 namespace kir {
@@ -46,7 +46,7 @@ inline constexpr int kMaxLoopNesting = 64;
 //
 // A tile-level `gemm` op (compiler/ir/gemm.h) must be the kernel's only op;
 // its buffers, types, shapes and tiling are checked with ResolveGemm
-// (compiler/promote/gemm_config.h), and `workgroup auto` / `grid auto` are
+// (compiler/analysis/gemm_config.h), and `workgroup auto` / `grid auto` are
 // accepted only for such a kernel. Explicit extents in a gemm kernel must be
 // the ones promotion chooses. Lowering needs the promoted kernel.
 //
@@ -67,4 +67,4 @@ int64_t RequiredAccessAlignment(bool contiguous, int64_t elem_bytes, int width);
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_LOWER_VALIDATE_H_
+#endif  // KIRC_COMPILER_ANALYSIS_VALIDATE_H_

@@ -1,7 +1,7 @@
 // The access map: which emitted memory instruction implements which KIR
 // access. The verifier consumes it in-process; `kirc --annotate` prints it.
-#ifndef KIRC_COMPILER_LOWER_ACCESS_MAP_H_
-#define KIRC_COMPILER_LOWER_ACCESS_MAP_H_
+#ifndef KIRC_COMPILER_ISA_ACCESS_MAP_H_
+#define KIRC_COMPILER_ISA_ACCESS_MAP_H_
 
 #include <string>
 #include <vector>
@@ -28,4 +28,4 @@ using AccessMap = std::vector<AccessRecord>;
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_LOWER_ACCESS_MAP_H_
+#endif  // KIRC_COMPILER_ISA_ACCESS_MAP_H_

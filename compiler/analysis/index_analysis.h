@@ -1,7 +1,7 @@
 // Range and affine analysis of index expressions, shared by the validator and
 // the lowering: the same facts that justify an access also shape its code.
-#ifndef KIRC_COMPILER_LOWER_INDEX_ANALYSIS_H_
-#define KIRC_COMPILER_LOWER_INDEX_ANALYSIS_H_
+#ifndef KIRC_COMPILER_ANALYSIS_INDEX_ANALYSIS_H_
+#define KIRC_COMPILER_ANALYSIS_INDEX_ANALYSIS_H_
 
 #include <cstdint>
 #include <map>
@@ -92,4 +92,4 @@ AffineForm AffineConst(int64_t c);
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_LOWER_INDEX_ANALYSIS_H_
+#endif  // KIRC_COMPILER_ANALYSIS_INDEX_ANALYSIS_H_

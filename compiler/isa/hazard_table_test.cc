@@ -1,7 +1,7 @@
 // Expected values are hand-derived from shared/docs/amdgcn-isa-notes.md
 // section 2 (2.1, 2.2, 2.3). Test names carry the failure class they guard
 // (shared/docs/failure-classes.md).
-#include "compiler/target/hazard_table.h"
+#include "compiler/isa/hazard_table.h"
 
 #include <string>
 #include <vector>

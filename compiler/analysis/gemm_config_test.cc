@@ -1,13 +1,13 @@
-// The validator's checks of tile-level gemm ops (compiler/promote/gemm_config.h
-// through compiler/lower/validate.h): one message per mistake, with the file,
+// The validator's checks of tile-level gemm ops (compiler/analysis/gemm_config.h
+// through compiler/analysis/validate.h): one message per mistake, with the file,
 // line and column, the op, what is wrong and what to do.
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/ir/parser.h"
-#include "compiler/lower/validate.h"
-#include "compiler/promote/gemm_config.h"
+#include "compiler/analysis/validate.h"
+#include "compiler/analysis/gemm_config.h"
 #include "gtest/gtest.h"
 
 namespace kir {

@@ -1,4 +1,4 @@
-#include "compiler/target/hazard_table.h"
+#include "compiler/isa/hazard_table.h"
 
 #include <algorithm>
 #include <string>

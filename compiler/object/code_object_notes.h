@@ -1,8 +1,8 @@
 // Parser for the AMDGPU code-object metadata that `llvm-readelf --notes` prints
 // (the YAML inside the NT_AMDGPU_METADATA note; see AMDGPUUsage, "Code Object V3+
 // Metadata"). Only the fields the project checks are extracted.
-#ifndef KIRC_COMPILER_EMIT_CODE_OBJECT_NOTES_H_
-#define KIRC_COMPILER_EMIT_CODE_OBJECT_NOTES_H_
+#ifndef KIRC_COMPILER_OBJECT_CODE_OBJECT_NOTES_H_
+#define KIRC_COMPILER_OBJECT_CODE_OBJECT_NOTES_H_
 
 #include <cstdint>
 #include <string>
@@ -50,4 +50,4 @@ absl::StatusOr<std::vector<KernelNotes>> ParseKernelNotes(absl::string_view read
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_EMIT_CODE_OBJECT_NOTES_H_
+#endif  // KIRC_COMPILER_OBJECT_CODE_OBJECT_NOTES_H_

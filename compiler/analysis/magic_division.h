@@ -1,7 +1,7 @@
 // Exact unsigned division by a constant with a multiply-high (Granlund and
 // Montgomery, "Division by Invariant Integers using Multiplication", 1994).
-#ifndef KIRC_COMPILER_LOWER_MAGIC_DIVISION_H_
-#define KIRC_COMPILER_LOWER_MAGIC_DIVISION_H_
+#ifndef KIRC_COMPILER_ANALYSIS_MAGIC_DIVISION_H_
+#define KIRC_COMPILER_ANALYSIS_MAGIC_DIVISION_H_
 
 #include <cstdint>
 
@@ -28,4 +28,4 @@ bool MagicDivisorIsExact(int64_t d, int64_t max_x, MagicDivisor m);
 
 }  // namespace kir
 
-#endif  // KIRC_COMPILER_LOWER_MAGIC_DIVISION_H_
+#endif  // KIRC_COMPILER_ANALYSIS_MAGIC_DIVISION_H_

@@ -1,0 +1,52 @@
+// A kernel in machine code: its MIR, the ABI the lowering chose and the link
+// from machine instructions back to the KIR accesses they implement. What the
+// lowering produces, the passes transform, and the printer, the emulator
+// and the verifier read (LLVM AMDGPUUsage, "Initial Kernel Execution State").
+#ifndef KIRC_COMPILER_ISA_LOWERED_KERNEL_H_
+#define KIRC_COMPILER_ISA_LOWERED_KERNEL_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/kernel.h"
+#include "compiler/isa/access_map.h"
+#include "compiler/isa/instr.h"
+
+namespace kir {
+
+// Kernel ABI facts decided by the lowering, used by the descriptor, the
+// metadata and the emulator (LLVM AMDGPUUsage, "Initial Kernel Execution State").
+struct KernelAbi {
+  int user_sgprs = 2;                      // kernarg segment pointer in s[0:1]
+  std::array<bool, 3> wg_id_enabled{};     // workgroup id x/y/z SGPRs, after the user SGPRs
+  int workitem_id_enable = 0;              // 0: x, 1: x,y, 2: x,y,z (.amdhsa_system_vgpr_workitem_id)
+  struct KernargSlot {
+    std::string name;
+    int64_t offset = 0;  // bytes
+    int64_t size = 0;    // bytes: 8 for buffers, 4 for scalars
+    bool is_buffer = true;
+  };
+  std::vector<KernargSlot> kernargs;
+  int64_t kernarg_size = 0;                // bytes, a multiple of 8
+  std::vector<std::pair<std::string, int64_t>> lds_offsets;  // allocation -> byte offset
+  int64_t lds_bytes = 0;                   // group_segment_fixed_size
+  int FirstSystemSgpr() const { return user_sgprs; }
+};
+
+struct LoweredKernel {
+  MFunction mir;       // virtual registers; ends with s_endpgm
+  KernelAbi abi;
+  AccessMap access_map;
+  std::vector<std::string> kir_op_text;  // pre-order op index -> one-line KIR text
+  std::vector<SourceLoc> kir_op_loc;     // pre-order op index -> its line:col (0:0 if unknown)
+  // The thread-level kernel this code implements (for a gemm kernel: its
+  // promoted form), whose ops the access map and kir_op_* refer to.
+  Kernel kernel;
+};
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_ISA_LOWERED_KERNEL_H_
