@@ -38,7 +38,7 @@ std::string Runfile(const std::string& rel) {
 }
 
 std::string ReadTestdata(const std::string& name) {
-  absl::StatusOr<std::string> text = ReadFileBytes(Runfile("compiler/emit/testdata/" + name));
+  absl::StatusOr<std::string> text = ReadFileBytes(Runfile("compiler/object/testdata/" + name));
   EXPECT_TRUE(text.ok()) << text.status();
   return text.ok() ? *text : "";
 }
