@@ -6,9 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
-#include "compiler/analysis/validate.h"
 #include "compiler/passes/pipeline.h"
-#include "compiler/analysis/gemm_config.h"
 
 namespace kir {
 namespace {
@@ -83,17 +81,7 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   po.stop_after = opts.stop_after;
   po.verify_each = opts.verify_machineinstrs;
   absl::StatusOr<PipelineResult> p = RunPipeline(k, target_id, po, filename);
-  if (!p.ok()) {
-    // Name the gemm configuration the user can change.
-    if (p.status().code() == absl::StatusCode::kResourceExhausted && HasGemm(k)) {
-      GemmConfig c;
-      if (ValidateKernel(k, target, filename, &c).ok())
-        return absl::Status(p.status().code(),
-                            absl::StrCat(p.status().message(), "; the gemm's configuration is `",
-                                         c.TilingText(), "`: choose a smaller tile or more waves"));
-    }
-    return p.status();
-  }
+  if (!p.ok()) return p.status();
   CompileResult r;
   r.target = &target;
   r.target_id = target_id;

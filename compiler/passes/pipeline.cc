@@ -231,7 +231,14 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
     absl::Status st = p.run(s, rec.counters);
     rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rec.insts_after = s.lowered ? static_cast<int64_t>(s.r.lowered.mir.insts.size()) : 0;
-    if (!st.ok()) return st;
+    if (!st.ok()) {
+      // A promoted gemm that runs out of registers or LDS: name the
+      // configuration the user can change.
+      if (st.code() == absl::StatusCode::kResourceExhausted && s.gemm.has_value())
+        return absl::Status(st.code(), absl::StrCat(st.message(), "; the gemm's configuration is `",
+                                                    s.r.gemm_tiling, "`: choose a smaller tile or more waves"));
+      return st;
+    }
     s.r.records.push_back(std::move(rec));
     if (opts.verify_each && p.info.mir) {
       absl::Status v = VerifyMir(s.t, s.r.lowered.mir, s.allocated ? MirForm::kPhysical : MirForm::kVirtual);
