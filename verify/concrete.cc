@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/semantics.h"
 
 namespace kir::vfy {
@@ -34,8 +35,7 @@ struct Exec {
     switch (o.kind) {
       case MOperand::Kind::kImm:
         if (dword == 0) return static_cast<uint32_t>(o.imm);
-        if (o.imm >= -16 && o.imm <= 64) return o.imm < 0 ? 0xffffffffu : 0u;
-        return static_cast<uint32_t>(static_cast<uint64_t>(o.imm) >> 32);
+        return ImmediateHighDword64(o.imm);
       case MOperand::Kind::kSpecial:
         switch (o.special) {
           case SpecialReg::kVcc: return static_cast<uint32_t>(w.vcc >> (32 * (dword & 1)));

@@ -6,6 +6,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/semantics.h"
 
 namespace kir::vfy {
@@ -36,16 +37,10 @@ const char* DimName(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
 std::string OperandName(const MOperand& o) {
   switch (o.kind) {
     case MOperand::Kind::kImm:
-      if (o.imm >= -16 && o.imm <= 64) return absl::StrCat(o.imm);
+      if (IsInlineIntConstant(o.imm)) return absl::StrCat(o.imm);
       return absl::StrCat("0x", absl::Hex(static_cast<uint32_t>(o.imm)));
     case MOperand::Kind::kSpecial:
-      switch (o.special) {
-        case SpecialReg::kVcc: return "vcc";
-        case SpecialReg::kExec: return "exec";
-        case SpecialReg::kM0: return "m0";
-        case SpecialReg::kScc: return "scc";
-        default: return "?";
-      }
+      return SpecialRegName(o.special);
     case MOperand::Kind::kReg:
       return RegName(o.cls, o.reg, o.count);
   }
@@ -227,8 +222,7 @@ Slot SymExec::Read(int inst, const MOperand& o, int dword, bool wide) {
       uint32_t v = static_cast<uint32_t>(o.imm);
       if (dword > 0) {
         // 64-bit operands: inline constants sign-extend, literals zero-extend (as the emulator).
-        v = (o.imm >= -16 && o.imm <= 64) ? (o.imm < 0 ? 0xffffffffu : 0u)
-                                          : static_cast<uint32_t>(static_cast<uint64_t>(o.imm) >> 32);
+        v = ImmediateHighDword64(o.imm);
         if (!wide) v = 0;
       }
       r.t = p_.Const(v);

@@ -44,6 +44,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/asm_syntax.h"
 #include "compiler/isa/semantics.h"
 #include "compiler/analysis/magic_division.h"
@@ -1431,9 +1432,10 @@ class Verifier {
       if (e < 0 || (width > 0 && e >= width))
         return Fail(v, absl::StrCat("element ", e, " is outside the KIR op's vector"));
     // Offset fields: llvm-mc silently keeps the low bits of a too large one (failure class 17).
-    if (!ms.lds && (mi.offset < 0 || mi.offset > 4095))
-      return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 12-bit MUBUF offset field (0..4095); "
-                                  "llvm-mc would silently encode ", mi.offset & 4095, " (failure class 17)"));
+    if (!ms.lds && !IsLegalMubufOffset(mi.offset))
+      return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 12-bit MUBUF offset field (0..",
+                                  kMubufMaxOffset, "); llvm-mc would silently encode ", mi.offset & kMubufMaxOffset,
+                                  " (failure class 17)"));
     if (ms.lds && ms.addrs == 1 && !DsOffsetsFit(mi))
       return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 16-bit DS offset field (0..65535)"));
     if (ms.lds && ms.addrs == 2 && !DsOffsetsFit(mi))

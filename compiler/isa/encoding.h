@@ -55,6 +55,17 @@ absl::Status ValidateWaitcnt(const TargetInfo& t, const MInst& waitcnt);
 constexpr int64_t kInlineIntMin = -16;
 constexpr int64_t kInlineIntMax = 64;
 inline bool IsInlineIntConstant(int64_t v) { return v >= kInlineIntMin && v <= kInlineIntMax; }
+// The same for a 32-bit pattern held in an int64 (0xfffffff0 is -16).
+inline bool IsInlineIntPattern(int64_t v) {
+  return IsInlineIntConstant(static_cast<int32_t>(static_cast<uint32_t>(v)));
+}
+// The high dword of an immediate used as a 64-bit operand: an inline integer
+// is sign-extended, a 32-bit literal zero-extended (amdgcn-isa-notes.md; the
+// literal case is unverified on hardware, and kirc never emits it).
+inline uint32_t ImmediateHighDword64(int64_t imm) {
+  if (IsInlineIntConstant(imm)) return imm < 0 ? 0xffffffffu : 0u;
+  return static_cast<uint32_t>(static_cast<uint64_t>(imm) >> 32);
+}
 // The f32 inline constants (+-0.5, +-1.0, +-2.0, +-4.0; 1/(2*pi) is one too
 // on gfx9 but kirc never emits it): the name llvm-mc prints for `bits`, or
 // nullopt when `bits` is not one of them.

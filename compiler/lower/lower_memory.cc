@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/encoding.h"
 #include "compiler/lower/lower_internal.h"
 
 namespace kir {
@@ -301,9 +302,12 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       // groups of one access (one element each when they are guarded apart)
       // share element 0's voffset and differ in the instruction offset while
       // that fits its 12 bits.
-      if (span > 4095)
-        return c.Error(op, "a guarded vector access spanning more than 4095 bytes is not supported");
-      int64_t inst = g[0].byte_offset >= 0 && g[0].byte_offset + span <= 4095 ? g[0].byte_offset : 0;
+      if (span > kMubufMaxOffset)
+        return c.Error(op, absl::StrCat("a guarded vector access spanning more than ", kMubufMaxOffset,
+                                        " bytes is not supported"));
+      int64_t inst = IsLegalMubufOffset(g[0].byte_offset) && IsLegalMubufOffset(g[0].byte_offset + span)
+                         ? g[0].byte_offset
+                         : 0;
       // Sharing element 0's voffset needs element 0's address to be
       // non-negative whenever this group's element is in shape: voffset +
       // offset is not wrapped (RawBufferInRange, compiler/isa/semantics.h), so
@@ -338,9 +342,9 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
     for (const Chunk& ch : g) {
       int64_t off = cst + ch.byte_offset - g[0].byte_offset;
       IVal s = *u;
-      if (off > 4095) {  // MUBUF offsets are 12 bits: the rest goes to soffset
-        s = c.Add(s, IVal{IVal::Kind::kConst, off & ~int64_t{4095}, -1});
-        off &= 4095;
+      if (off > kMubufMaxOffset) {  // MUBUF offsets are 12 bits: the rest goes to soffset
+        s = c.Add(s, IVal{IVal::Kind::kConst, off & ~kMubufMaxOffset, -1});
+        off &= kMubufMaxOffset;
       }
       buf.voffset.reset();
       if (v->kind == IVal::Kind::kVgpr) buf.voffset = v->Op();

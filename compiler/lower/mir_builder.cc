@@ -1,3 +1,4 @@
+#include "compiler/isa/encoding.h"
 #include "compiler/lower/mir_builder.h"
 
 #include <set>
@@ -5,27 +6,9 @@
 
 namespace kir {
 
-bool IsInlineInt(int64_t v) {
-  int32_t s = static_cast<int32_t>(static_cast<uint32_t>(v));
-  return s >= -16 && s <= 64;
-}
+bool IsInlineInt(int64_t v) { return IsInlineIntPattern(v); }
 
-bool IsInlineF32(uint32_t b) {
-  switch (b) {
-    case 0x00000000u:
-    case 0x3f000000u:
-    case 0xbf000000u:
-    case 0x3f800000u:
-    case 0xbf800000u:
-    case 0x40000000u:
-    case 0xc0000000u:
-    case 0x40800000u:
-    case 0xc0800000u:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsInlineF32(uint32_t b) { return b == 0 || InlineF32Name(b).has_value(); }
 
 MInst& MirBuilder::Emit(Opc opc, std::vector<MOperand> ops) {
   MInst mi;

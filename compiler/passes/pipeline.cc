@@ -67,6 +67,7 @@ absl::Status RunPromote(PassState& s, Counters& c) {
                                             "' does not validate (a kirc bug; please report it): ",
                                             v.message()));
   s.r.kernel = *std::move(p);
+  s.r.kernel.target = s.id.ToString();
   s.r.promoted = true;
   c.push_back({"ops", static_cast<int64_t>(s.r.kernel.body.size())});
   return absl::OkStatus();
@@ -209,8 +210,11 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
     if (absl::Status st = CheckPassName(opts.stop_after, "--stop-after"); !st.ok()) return st;
   PassState s{target_id, *target_id.target, opts, std::string(filename), &k};
   s.r.kernel = k;
+  s.r.kernel.target = target_id.ToString();  // KIR dumps name the target ID compiled for
   auto print = [&](const char* when, const char* pass) {
-    if (opts.print) opts.print(absl::StrCat("# *** IR Dump ", when, " ", pass, " ***\n", StateText(s)));
+    if (opts.print)
+      opts.print(absl::StrCat("# *** IR Dump ", when, " ", pass, " *** kernel ", s.source->name, " on ",
+                              target_id.ToString(), "\n", StateText(s)));
   };
   for (const PassImpl& p : Impls()) {
     if (!p.applies(s)) {

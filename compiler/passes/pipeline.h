@@ -55,8 +55,9 @@ struct PipelineOptions {
   bool schedule = true;  // run `schedule`
   bool pair_ds = true;   // run `ds-pairing`
   // Pass names (or "all") to print the kernel before / after; `print` receives
-  // each dump ("# *** IR Dump After waitcnt ***\n" + text). Passes that are
-  // skipped (promote without gemm, xnack-clauses for xnack-) print nothing.
+  // each dump ("# *** IR Dump After waitcnt *** kernel K on gfx942\n" + text).
+  // Passes that are skipped (promote without gemm, xnack-clauses for xnack-)
+  // print nothing.
   std::set<std::string> print_before, print_after;
   std::function<void(absl::string_view)> print;
   // Stop after this pass (empty: run all). The result then holds the kernel

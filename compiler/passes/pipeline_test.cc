@@ -80,12 +80,15 @@ TEST(Pipeline, PrintAfterAllDumpsEveryPassThatRan) {
                                            "hazards", "resources"}));
   ASSERT_EQ(dumps.size(), ran.size());
   for (size_t i = 0; i < ran.size(); ++i)
-    EXPECT_TRUE(absl::StartsWith(dumps[i], "# *** IR Dump After " + ran[i] + " ***\n")) << dumps[i];
+    EXPECT_TRUE(absl::StartsWith(dumps[i], "# *** IR Dump After " + ran[i] + " *** kernel ls on gfx942:xnack-\n"))
+        << dumps[i];
   // After validate: the kernel as KIR, which parses back to the same kernel.
   std::string kir_text = dumps[0].substr(dumps[0].find('\n') + 1);
   absl::StatusOr<Kernel> back = ParseKernel(kir_text, "dump.kir");
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(PrintKernel(*back), PrintKernel(k));
+  Kernel with_id = k;
+  with_id.target = "gfx942:xnack-";  // dumps name the target ID compiled for
+  EXPECT_EQ(PrintKernel(*back), PrintKernel(with_id));
   // After lower: virtual registers; after regalloc: none.
   EXPECT_TRUE(absl::StrContains(dumps[1], "%v")) << dumps[1];
   EXPECT_FALSE(absl::StrContains(dumps[4], "%v")) << dumps[4];
@@ -129,10 +132,13 @@ TEST(Pipeline, StopAfterASkippedPass) {
   PipelineResult h = RunOn(k, "gfx942:xnack-", o);
   EXPECT_EQ(x.stopped_after, "xnack-clauses");
   EXPECT_EQ(x.stopped_text, h.stopped_text);
-  // Without gemm, stopping after promote is stopping after validate: KIR.
+  // Without gemm, stopping after promote is stopping after validate: KIR,
+  // whose target line is the target ID compiled for (not the file's).
   o.stop_after = "promote";
-  PipelineResult p = RunOn(k, "gfx942", o);
-  EXPECT_EQ(p.stopped_text, PrintKernel(k));
+  PipelineResult p = RunOn(k, "gfx90a:xnack+", o);
+  Kernel want = k;
+  want.target = "gfx90a:xnack+";
+  EXPECT_EQ(p.stopped_text, PrintKernel(want));
 }
 
 // A gemm kernel stopped after promote is the promoted thread-level KIR that
@@ -144,6 +150,10 @@ TEST(Pipeline, StopAfterPromoteIsThePromotedKernel) {
   PipelineResult r = RunOn(k, "gfx942", o);
   absl::StatusOr<Kernel> want = ValidateAndPromote(k, **LookupTarget("gfx942"), "k.kir");
   ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(r.stopped_text, PrintKernel(*want));
+  // With a target ID, the promoted kernel's target line keeps its features.
+  r = RunOn(k, "gfx942:xnack-", o);
+  want->target = "gfx942:xnack-";
   EXPECT_EQ(r.stopped_text, PrintKernel(*want));
   EXPECT_TRUE(r.promoted);
   EXPECT_FALSE(r.gemm_tiling.empty());

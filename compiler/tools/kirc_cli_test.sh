@@ -483,6 +483,16 @@ has "buffer_load_dwordx4 v\[" ra.mir && ! has "s_waitcnt" ra.mir || fail "--stop
 for p in validate lower schedule ds-pairing regalloc waitcnt hazards resources asm-printer; do
   grep -qE " $p(:|$)" times.txt || fail "--time-passes lacks $p: $(cat times.txt)"
 done
+# --stop-after=promote is --emit=kir's text, target ID included (found by review).
+"$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack+ --stop-after=promote > sp.kir || fail "--stop-after=promote"
+"$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack+ --emit=kir | cmp -s - sp.kir || fail "--stop-after=promote differs from --emit=kir"
+"$kirc" compile work/copy_f32.kir --stop-after=lower --time-passes 2>&1 >/dev/null | has "^kernel copy_f32 on gfx942" \
+  || fail "--time-passes with --stop-after lacks the kernel name"
+expect_error "--stop-after is given twice (lower and regalloc)" compile work/copy_f32.kir --stop-after=lower --stop-after=regalloc
+expect_error "--stop-after takes one pass, not a list" compile work/copy_f32.kir --stop-after=lower,regalloc
+expect_error "--time-passes takes no value (found '--time-passes=1')" compile work/copy_f32.kir --time-passes=1
+expect_error "--stop-after leaves no finished code for --stats: drop it" compile work/copy_f32.kir --stop-after=lower --stats
+expect_error "not --emit=mir: drop --emit" compile work/copy_f32.kir --stop-after=lower --emit=mir
 expect_error "--stop-after: there is no pass 'regallocs'; the passes are validate, promote" compile work/copy_f32.kir --stop-after=regallocs
 expect_error "--print-after: there is no pass 'x'" compile work/copy_f32.kir --print-after=lower,x
 expect_error "--stop-after writes the kernel as the pass left it (KIR or MIR text), not --emit=obj" compile work/copy_f32.kir --stop-after=lower --emit=obj

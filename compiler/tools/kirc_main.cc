@@ -72,7 +72,9 @@ Options for compile:
                     bundle: a HIP offload bundle (.hipfb) with one code object
                          per --mcpu target ID (clang-offload-bundler), for
                          hipModuleLoadData
-                    mir: machine IR after lowering, on virtual registers
+                    mir: machine IR on virtual registers as register
+                         allocation receives it (after schedule and
+                         ds-pairing: the text of --stop-after=ds-pairing)
                     kir: the kernel as canonical KIR text (a gemm kernel:
                          its promoted thread-level KIR)
   -o PATH, --output=PATH
@@ -99,7 +101,10 @@ Options for compile:
                     print the kernel before/after each named pass (or all)
                     to standard error: KIR text before lower, MIR after
   --stop-after=P    stop after pass P and write the kernel as P left it (KIR
-                    or MIR text) instead of assembly; one kernel, --emit=asm
+                    or MIR text) instead of assembly; one kernel and target
+                    ID, not with --emit, --verify, --stats or --annotate.
+                    A pass that does not apply prints nothing and stops
+                    where it would have run
   --time-passes     per pass: wall time, share, instructions in -> out and the
                     pass's counters (waits, nops, pairs, registers), to
                     standard error
@@ -290,9 +295,9 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--code-object", "a path"},
     {"--dump", "a directory"},
     {"--inputs", "auto, exact, random or adversarial"},
-    {"--print-before", "pass names separated by commas, or all (see kirc --help for the passes)"},
-    {"--print-after", "pass names separated by commas, or all (see kirc --help for the passes)"},
-    {"--stop-after", "a pass name (see kirc --help for the passes)"},
+    {"--print-before", "pass names separated by commas, or all"},
+    {"--print-after", "pass names separated by commas, or all"},
+    {"--stop-after", "one pass name"},
 };
 
 // The options of each command ("": kirc without a command, the main job).
@@ -520,10 +525,16 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
   if (!pf.stop_after.empty()) {
     if (files.size() > 1 || ids.size() > 1)
       return Fail("--stop-after writes one kernel as the pass left it: give one .kir file and one target ID");
-    if (emit != "asm" && emit != "mir")
+    if (emit != "asm")
       return Fail(absl::StrCat("--stop-after writes the kernel as the pass left it (KIR or MIR text), not --emit=",
-                               emit, ": drop --emit or use --emit=asm"));
-    if (verify || stats) return Fail("--stop-after leaves no finished code: drop --verify and --stats");
+                               emit, ": drop --emit"));
+    std::vector<std::string> finished;
+    if (verify) finished.push_back("--verify");
+    if (stats) finished.push_back("--stats");
+    if (annotate) finished.push_back("--annotate");
+    if (!finished.empty())
+      return Fail(absl::StrCat("--stop-after leaves no finished code for ", absl::StrJoin(finished, " and "),
+                               ": drop ", finished.size() > 1 ? "them" : "it"));
   }
   std::vector<kir::ModuleKernel> kernels;
   for (const std::string& f : files) {
@@ -540,15 +551,15 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
     opts.annotate = annotate;
     opts.print_before = pf.print_before;
     opts.print_after = pf.print_after;
-    opts.print = [](absl::string_view dump) { std::cerr << dump; };
+    opts.print = [](absl::string_view dump) { std::cerr << dump; };  // each dump names kernel and target
     opts.stop_after = pf.stop_after;
     opts.verify_machineinstrs = pf.verify_machineinstrs;
     absl::StatusOr<kir::ModuleResult> m = kir::CompileModule(kernels, opts);
     if (!m.ok()) return Fail(m.status());
     if (pf.time_passes)
-      for (const kir::CompileResult& r : m->kernels)
-        std::cerr << "kernel " << r.kernel_asm.name << " on " << m->target_id.ToString() << ":\n"
-                  << kir::FormatPassTimes(r.passes);
+      for (size_t i = 0; i < m->kernels.size(); ++i)
+        std::cerr << "kernel " << kernels[i].kernel.name << " on " << m->target_id.ToString() << ":\n"
+                  << kir::FormatPassTimes(m->kernels[i].passes);
     modules.push_back(*std::move(m));
   }
   if (!pf.stop_after.empty()) return WriteAndExit(out, modules[0].kernels[0].stopped_text, 0);
@@ -685,11 +696,19 @@ int KircMain(int argc, char** argv) {
           (flag == "--print-before" ? pipeline.print_before : pipeline.print_after).insert(std::string(name));
         }
       } else if (flag == "--stop-after") {
+        if (!pipeline.stop_after.empty())
+          return Fail(absl::StrCat("--stop-after is given twice (", pipeline.stop_after, " and ", v,
+                                   "): compilation stops after one pass"));
+        if (absl::StrContains(v, ','))
+          return Fail(absl::StrCat("--stop-after takes one pass, not a list ('", v, "'); --print-after takes a list"));
         if (absl::Status st = kir::CheckPassName(v, flag); !st.ok()) return Fail(st);
         pipeline.stop_after = v;
       }
       continue;
     }
+    for (const char* b : {"--time-passes", "--verify-machineinstrs", "--verify", "--annotate", "--stats"})
+      if (absl::StartsWith(a, absl::StrCat(b, "=")))
+        return Fail(absl::StrCat(b, " takes no value (found '", a, "'): write ", b));
     if (a == "--time-passes" || a == "--verify-machineinstrs") {
       given.push_back(a);
       (a == "--time-passes" ? pipeline.time_passes : pipeline.verify_machineinstrs) = true;

@@ -92,10 +92,10 @@ bool ParseInt(absl::string_view s, int64_t* v) {
 
 bool ParseRegister(absl::string_view s, MOperand* op) {
   static const std::unordered_map<std::string, MOperand> kNamed = {
-      {"vcc", MOperand::Special(SpecialReg::kVcc)},
-      {"exec", MOperand::Special(SpecialReg::kExec)},
-      {"m0", MOperand::Special(SpecialReg::kM0)},
-      {"scc", MOperand::Special(SpecialReg::kScc)},
+      {SpecialRegName(SpecialReg::kVcc), MOperand::Special(SpecialReg::kVcc)},
+      {SpecialRegName(SpecialReg::kExec), MOperand::Special(SpecialReg::kExec)},
+      {SpecialRegName(SpecialReg::kM0), MOperand::Special(SpecialReg::kM0)},
+      {SpecialRegName(SpecialReg::kScc), MOperand::Special(SpecialReg::kScc)},
       {"vcc_lo", MOperand::Phys(RegClass::kSgpr, 106)},
       {"vcc_hi", MOperand::Phys(RegClass::kSgpr, 107)},
       {"exec_lo", MOperand::Phys(RegClass::kSgpr, 126)},
@@ -144,7 +144,7 @@ bool ParseImmediate(absl::string_view s, MOperand* op, bool* literal) {
   int64_t v;
   if (ParseInt(s, &v)) {
     *op = MOperand::Imm(v);
-    *literal = !(v >= -16 && v <= 64);
+    *literal = !IsInlineIntConstant(v);
     return true;
   }
   if (s == "0.15915494") {  // 1/(2*pi), an inline constant on gfx8+
