@@ -70,6 +70,10 @@ inline uint32_t ImmediateHighDword64(int64_t imm) {
 // on gfx9 but kirc never emits it): the name llvm-mc prints for `bits`, or
 // nullopt when `bits` is not one of them.
 std::optional<absl::string_view> InlineF32Name(uint32_t bits);
+// 1/(2*pi), the ninth f32 inline constant of gfx8+: its bits and the text
+// llvm-objdump prints for it (kirc reads it, never emits it).
+constexpr uint32_t kInvTwoPiF32 = 0x3e22f983u;
+constexpr absl::string_view kInvTwoPiName = "0.15915494";
 // True if the 32-bit pattern `bits` is an inline constant for an operand that
 // reads floats (kFloatOperands: integers -16..64 and the f32 constants above).
 bool IsInlineF32Operand(uint32_t bits);

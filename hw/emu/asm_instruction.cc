@@ -147,8 +147,8 @@ bool ParseImmediate(absl::string_view s, MOperand* op, bool* literal) {
     *literal = !IsInlineIntConstant(v);
     return true;
   }
-  if (s == "0.15915494") {  // 1/(2*pi), an inline constant on gfx8+
-    *op = MOperand::FloatImm(0x3e22f983u);
+  if (s == kInvTwoPiName) {  // 1/(2*pi), an inline constant on gfx8+
+    *op = MOperand::FloatImm(kInvTwoPiF32);
     *literal = false;
     return true;
   }
@@ -159,11 +159,7 @@ bool ParseImmediate(absl::string_view s, MOperand* op, bool* literal) {
     return false;
   uint32_t bits = FloatBits(static_cast<float>(d));
   *op = MOperand::FloatImm(bits);
-  static const uint32_t kInline[] = {0x3f000000u, 0xbf000000u, 0x3f800000u, 0xbf800000u,
-                                     0x40000000u, 0xc0000000u, 0x40800000u, 0xc0800000u, 0};
-  *literal = true;
-  for (uint32_t k : kInline)
-    if (bits == k) *literal = false;
+  *literal = !(bits == 0 || InlineF32Name(bits).has_value());
   return true;
 }
 
