@@ -124,31 +124,27 @@ class DependenceGraph {
   // register, so a tuple's dwords are base + 0 .. count - 1.
   int Base(const RegRef& r) {
     int64_t key = (static_cast<int64_t>(r.cls) << 32) | static_cast<uint32_t>(r.reg);
-    auto [it, fresh] = base_.try_emplace(key, 0);
-    if (fresh) {
-      it->second = static_cast<int>(slots_.size());
-      slots_.resize(slots_.size() + static_cast<size_t>(r.hi));  // covers dwords 0 .. hi - 1
-      extent_.try_emplace(key, r.hi);
-    } else if (extent_[key] < r.hi) {
-      // A wider reference than the first one (physical registers only: a
-      // virtual tuple's first reference need not cover it all): move it.
-      int old = it->second, n = extent_[key];
-      it->second = static_cast<int>(slots_.size());
+    auto [it, fresh] = base_.try_emplace(key);
+    Range& range = it->second;
+    if (fresh || range.dwords < r.hi) {
+      // First reference, or one reaching past the dwords seen so far (the
+      // first reference of a tuple may be a view of part of it): give the
+      // register dwords 0 .. hi - 1 at the end, keeping what they hold.
+      const int old = range.first;
+      range.first = static_cast<int>(slots_.size());
       slots_.resize(slots_.size() + static_cast<size_t>(r.hi));
-      for (int d = 0; d < n; ++d) slots_[it->second + d] = std::move(slots_[old + d]);
-      extent_[key] = r.hi;
+      for (int d = 0; d < range.dwords; ++d) slots_[range.first + d] = std::move(slots_[old + d]);
+      range.dwords = r.hi;
     }
-    return it->second;
+    return range.first;
   }
   void Add(const MInst& mi, const std::vector<RegRef>& regs, int j) {
-    const bool fence = mi.opc == Opc::kSWaitcnt || mi.opc == Opc::kSNop;
-    if (fence) {
-      for (int i = fence_; i < j; ++i) Edge(i, j);  // everything since the last fence
-      fence_ = j;
-    } else if (last_fence_ >= 0) {
+    if (mi.opc == Opc::kSWaitcnt || mi.opc == Opc::kSNop) {
+      for (int i = std::max(last_fence_, 0); i < j; ++i) Edge(i, j);  // everything since the last fence
+      last_fence_ = j;
+    } else {
       Edge(last_fence_, j);
     }
-    if (fence) last_fence_ = j;
     // Reads before writes: an instruction that reads and writes a dword
     // depends on its last writer and readers once.
     for (const RegRef& r : regs)
@@ -158,11 +154,8 @@ class DependenceGraph {
       if (r.def)
         for (int b = Base(r), d = r.lo; d < r.hi; ++d) Def(slots_[b + d], j);
     if (TouchesScc(mi)) Def(scc_, j);
-    if (ReadsExec(mi) && !WritesExec(mi)) Use(exec_, j);
-    if (WritesExec(mi)) {
-      if (ReadsExec(mi)) Use(exec_, j);
-      Def(exec_, j);
-    }
+    if (ReadsExec(mi)) Use(exec_, j);
+    if (WritesExec(mi)) Def(exec_, j);
     switch (MemOf(mi)) {
       case kVmemRead: Use(global_, j); break;
       case kVmemWrite: Def(global_, j); break;
@@ -177,9 +170,12 @@ class DependenceGraph {
   }
   std::vector<int> mark_;  // mark_[i] == j: the edge i -> j exists
   std::vector<Slot> slots_;
-  absl::flat_hash_map<int64_t, int> base_, extent_;  // register -> first slot, dwords covered
+  struct Range {
+    int first = 0, dwords = 0;  // slots_[first .. first + dwords)
+  };
+  absl::flat_hash_map<int64_t, Range> base_;  // register -> its slots
   Slot scc_, exec_, global_, lds_;
-  int fence_ = 0, last_fence_ = -1;
+  int last_fence_ = -1;  // the last s_waitcnt / s_nop, or -1
 };
 
 bool Pinned(const MInst& mi) {
@@ -196,16 +192,6 @@ bool Pinned(const MInst& mi) {
 constexpr int kSgprSoftBudget = 40;
 constexpr int kSgprAlignmentSlack = 4;
 
-// SGPR pressure of one scheduling region. The height priority alone issues
-// much of what later stores of a serial store chain need long before the
-// stores (a store's latency is 1, a VALU's 4): in a gemm epilogue (issue 13)
-// the guard masks (SGPR pairs) and uniform address parts of some 20 stores
-// ahead were live at once, 99 SGPRs where the lowering's order needed 20.
-// The tracker counts the dwords of the SGPR values local to the region (all
-// their references in it, defined before read) that are defined and still
-// have a reader; the scheduler picks an instruction that raises the count
-// past the budget only when no ready instruction keeps within it (so a
-// schedule that stays within the budget is the height order's, unchanged).
 // Per-function arrays of SgprPressure, indexed by virtual register root and
 // reset after each region through `touched` (so a region costs its size, not
 // the function's).
@@ -216,6 +202,16 @@ struct SgprScratch {
   std::vector<int> touched;
 };
 
+// SGPR pressure of one scheduling region. The height priority alone issues
+// much of what later stores of a serial store chain need long before the
+// stores (a store's latency is 1, a VALU's 4): in a gemm epilogue (issue 13)
+// the guard masks (SGPR pairs) and uniform address parts of some 20 stores
+// ahead were live at once, 99 SGPRs where the lowering's order needed 20.
+// The tracker counts the dwords of the SGPR values local to the region (all
+// their references in it, defined before read) that are defined and still
+// have a reader; the scheduler picks an instruction that raises the count
+// past the budget only when no ready instruction keeps within it (so a
+// schedule that stays within the budget is the height order's, unchanged).
 class SgprPressure {
  public:
   // `outside_and_local`: the SGPR dwords of the values live in the region

@@ -907,28 +907,32 @@ absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t) {
   return p->Emit();
 }
 
-absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t, const GemmConfig& config) {
+absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t, const GemmConfig& config,
+                                   absl::string_view filename) {
   const Op* op = FindGemm(k);
   if (op == nullptr) return absl::InvalidArgumentError("the kernel has no gemm op");
-  Promoter p(k, *op, t, config);
-  absl::StatusOr<GemmPlan> plan = p.Plan();
+  Promoter promoter(k, *op, t, config);
+  absl::StatusOr<GemmPlan> plan = promoter.Plan();
   if (!plan.ok()) return plan.status();
-  return p.Emit();
-}
-
-absl::StatusOr<Kernel> ValidateAndPromote(const Kernel& k, const TargetInfo& t,
-                                          absl::string_view filename) {
-  absl::Status v = ValidateKernel(k, t, filename);
-  if (!v.ok()) return v;
-  if (!HasGemm(k)) return k;
-  absl::StatusOr<Kernel> p = PromoteGemm(k, t);
+  absl::StatusOr<Kernel> p = promoter.Emit();
   if (!p.ok()) return p.status();
-  v = ValidateKernel(*p, t, filename);
+  // The promoted kernel is thread-level KIR that must validate: if it does
+  // not, promotion has a bug.
+  absl::Status v = ValidateKernel(*p, t, filename);
   if (!v.ok())
     return absl::InternalError(absl::StrCat("internal error: the promoted gemm kernel '", k.name,
                                             "' does not validate (a kirc bug; please report it): ",
                                             v.message()));
   return p;
+}
+
+absl::StatusOr<Kernel> ValidateAndPromote(const Kernel& k, const TargetInfo& t,
+                                          absl::string_view filename) {
+  GemmConfig config;
+  absl::Status v = ValidateKernel(k, t, filename, &config);
+  if (!v.ok()) return v;
+  if (!HasGemm(k)) return k;
+  return PromoteGemm(k, t, config, filename);
 }
 
 }  // namespace kir

@@ -114,9 +114,12 @@ absl::StatusOr<GemmPlan> PlanGemm(const Kernel& k, const TargetInfo& t);
 // from the gemm checks otherwise). The result names `t` as its target, keeps
 // the name, consts and arguments, and gives every op the gemm's SourceLoc.
 absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t);
-// The same with the configuration ValidateKernel(k, t, ..., &config) gave:
-// nothing is validated or resolved again (the pass pipeline's `promote`).
-absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t, const GemmConfig& config);
+// The same with the configuration ValidateKernel(k, t, ..., &config) gave
+// (the pass pipeline's `promote`): `k` is not validated or resolved again,
+// but the promoted kernel is validated (`filename` in positions), and an
+// error there is an Internal error (a kirc bug).
+absl::StatusOr<Kernel> PromoteGemm(const Kernel& k, const TargetInfo& t, const GemmConfig& config,
+                                   absl::string_view filename = "");
 
 // What compile paths call: validates `k` on `t` (gemm checks included; errors
 // carry `filename` and positions), promotes a gemm kernel and validates the
