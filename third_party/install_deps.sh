@@ -13,6 +13,10 @@
 #   libz3-dev z3              Z3 4.8.12 for the verifier (@system//:z3)
 #   llvm-22                   llvm-mc, llvm-objdump, llvm-readelf (/usr/lib/llvm-22/bin)
 #   lld-22                    ld.lld: relocatable object -> code object (.hsaco)
+#   llvm-22-dev               LLVM 22's headers and libLLVM-22.so: kirc assembles,
+#                             disassembles and reads code objects in process
+#                             (compiler/object/llvm_in_process.h, @system//:llvm)
+#   liblld-22-dev             lld's static ELF driver: kirc links in process
 #   llvm-22-tools             FileCheck
 #   clang-22                  clang (HIP host code, sanitizer builds)
 #   clang-tools-22            clang-offload-bundler
@@ -30,6 +34,8 @@ PACKAGES=(
   z3
   llvm-22
   lld-22
+  llvm-22-dev
+  liblld-22-dev
   llvm-22-tools
   clang-22
   clang-tools-22

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/object/llvm_in_process.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -574,25 +576,22 @@ absl::StatusOr<std::string> ReadFileBytes(const std::string& path) {
 
 bool HasElfMagic(absl::string_view bytes) { return absl::StartsWith(bytes, "\x7f" "ELF"); }
 
-absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
-                                             absl::string_view asm_text,
-                                             absl::string_view mcpu) {
+bool UsesInProcessLlvm(const std::string& llvm_bin) {
+  if (llvm_bin == kDefaultLlvmBin) return true;
+  char a[PATH_MAX], b[PATH_MAX];
+  return realpath(llvm_bin.c_str(), a) != nullptr && realpath(kDefaultLlvmBin, b) != nullptr &&
+         std::string(a) == std::string(b);
+}
+
+absl::StatusOr<std::string> AssembleWithLlvmMc(const std::string& llvm_bin,
+                                               absl::string_view asm_text,
+                                               absl::string_view mcpu) {
   if (mcpu.empty()) return absl::InvalidArgumentError("AssembleToObject: empty -mcpu");
+  KIRC_TC_ASSIGN_OR_RETURN(McTarget target, SplitTargetId(mcpu));
   KIRC_TC_ASSIGN_OR_RETURN(std::string mc, FindTool(llvm_bin, "llvm-mc"));
-  // A target ID "proc:feat+:feat-" becomes -mcpu=proc -mattr=+feat,-feat.
-  std::vector<absl::string_view> parts = absl::StrSplit(mcpu, ':');
-  std::vector<std::string> attrs;
-  for (size_t i = 1; i < parts.size(); ++i) {
-    absl::string_view f = parts[i];
-    if (f.size() < 2 || (f.back() != '+' && f.back() != '-'))
-      return absl::InvalidArgumentError(absl::StrCat("AssembleToObject: target ID '", mcpu,
-                                                     "' has a feature '", f,
-                                                     "' without a trailing + or -"));
-    attrs.push_back(absl::StrCat(f.substr(f.size() - 1), f.substr(0, f.size() - 1)));
-  }
   std::vector<std::string> argv = {mc, "-triple=amdgcn-amd-amdhsa",
-                                   absl::StrCat("-mcpu=", parts[0])};
-  if (!attrs.empty()) argv.push_back(absl::StrCat("-mattr=", absl::StrJoin(attrs, ",")));
+                                   absl::StrCat("-mcpu=", target.processor)};
+  if (!target.features.empty()) argv.push_back(absl::StrCat("-mattr=", target.features));
   for (const char* a : {"-filetype=obj", "-o", "-"}) argv.push_back(a);
   KIRC_TC_ASSIGN_OR_RETURN(ProcessResult r, RunProcess(argv, asm_text));
   // llvm-mc only warns about an unknown processor and then assembles for a
@@ -613,8 +612,8 @@ absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
   return std::move(r.stdout_text);
 }
 
-absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
-                                           absl::string_view object_bytes) {
+absl::StatusOr<std::string> LinkWithLdLld(const std::string& llvm_bin,
+                                          absl::string_view object_bytes) {
   // ld.lld reads a non-ELF input as a linker script; refuse it up front.
   if (!HasElfMagic(object_bytes)) {
     return absl::InvalidArgumentError("LinkCodeObject: input is not an ELF object");
@@ -633,15 +632,8 @@ absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
   return hsaco;
 }
 
-absl::StatusOr<std::string> BuildCodeObject(const std::string& llvm_bin,
-                                            absl::string_view asm_text,
-                                            absl::string_view mcpu) {
-  KIRC_TC_ASSIGN_OR_RETURN(std::string object, AssembleToObject(llvm_bin, asm_text, mcpu));
-  return LinkCodeObject(llvm_bin, object);
-}
-
-absl::StatusOr<std::string> ReadElfNotes(const std::string& llvm_bin,
-                                         absl::string_view code_object_bytes) {
+absl::StatusOr<std::string> ReadNotesWithLlvmReadelf(const std::string& llvm_bin,
+                                                     absl::string_view code_object_bytes) {
   if (!HasElfMagic(code_object_bytes)) {
     return absl::InvalidArgumentError("ReadElfNotes: input is not an ELF file");
   }
@@ -651,6 +643,59 @@ absl::StatusOr<std::string> ReadElfNotes(const std::string& llvm_bin,
   if (absl::Status s = WriteFileBytes(path, code_object_bytes); !s.ok()) return s;
   KIRC_TC_ASSIGN_OR_RETURN(ProcessResult r, RunTool("llvm-readelf", {readelf, "--notes", path}));
   return std::move(r.stdout_text);
+}
+
+absl::StatusOr<std::string> DisassembleWithLlvmObjdump(const std::string& llvm_bin,
+                                                       absl::string_view code_object_bytes,
+                                                       absl::string_view symbol,
+                                                       absl::string_view processor) {
+  if (!HasElfMagic(code_object_bytes)) {
+    return absl::InvalidArgumentError("disassembling: input is not an ELF file");
+  }
+  KIRC_TC_ASSIGN_OR_RETURN(std::string objdump, FindTool(llvm_bin, "llvm-objdump"));
+  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-dis."));
+  const std::string path = dir.File("kernel.hsaco");
+  if (absl::Status s = WriteFileBytes(path, code_object_bytes); !s.ok()) return s;
+  KIRC_TC_ASSIGN_OR_RETURN(
+      ProcessResult r,
+      RunTool("llvm-objdump", {objdump, "-d", absl::StrCat("--mcpu=", processor),
+                               absl::StrCat("--disassemble-symbols=", symbol), path}));
+  return std::move(r.stdout_text);
+}
+
+absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
+                                             absl::string_view asm_text,
+                                             absl::string_view mcpu) {
+  if (mcpu.empty()) return absl::InvalidArgumentError("AssembleToObject: empty -mcpu");
+  if (UsesInProcessLlvm(llvm_bin)) return AssembleInProcess(asm_text, mcpu);
+  return AssembleWithLlvmMc(llvm_bin, asm_text, mcpu);
+}
+
+absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
+                                           absl::string_view object_bytes) {
+  if (UsesInProcessLlvm(llvm_bin)) return LinkInProcess(object_bytes);
+  return LinkWithLdLld(llvm_bin, object_bytes);
+}
+
+absl::StatusOr<std::string> BuildCodeObject(const std::string& llvm_bin,
+                                            absl::string_view asm_text,
+                                            absl::string_view mcpu) {
+  KIRC_TC_ASSIGN_OR_RETURN(std::string object, AssembleToObject(llvm_bin, asm_text, mcpu));
+  return LinkCodeObject(llvm_bin, object);
+}
+
+absl::StatusOr<std::string> ReadElfNotes(const std::string& llvm_bin,
+                                         absl::string_view code_object_bytes) {
+  if (UsesInProcessLlvm(llvm_bin)) return ReadNotesInProcess(code_object_bytes);
+  return ReadNotesWithLlvmReadelf(llvm_bin, code_object_bytes);
+}
+
+absl::StatusOr<std::string> DisassembleSymbol(const std::string& llvm_bin,
+                                              absl::string_view code_object_bytes,
+                                              absl::string_view symbol,
+                                              absl::string_view processor) {
+  if (UsesInProcessLlvm(llvm_bin)) return DisassembleSymbolInProcess(code_object_bytes, symbol, processor);
+  return DisassembleWithLlvmObjdump(llvm_bin, code_object_bytes, symbol, processor);
 }
 
 // ---------------------------------------------------------------------------

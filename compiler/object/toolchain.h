@@ -92,21 +92,31 @@ absl::Status WriteFileBytes(const std::string& path, absl::string_view contents)
 // The whole contents of `path`. Errors: NotFound / Internal naming the path.
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path);
 
-// Assembles `asm_text` with `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=MCPU
-// -filetype=obj` (source read from stdin, so diagnostics say "<stdin>:LINE:COL")
-// and returns the relocatable ELF object's bytes. `mcpu` may be a target ID
-// ("gfx90a:xnack-", "gfx942:sramecc+:xnack-"): llvm-mc then gets the processor
-// as -mcpu and the features as -mattr (+sramecc,-xnack), which sets the ELF
-// e_flags and must match the assembly's `.amdgcn_target`.
-// Errors: those of FindTool; InvalidArgument if `mcpu` is empty or unknown to
-// llvm-mc, or if llvm-mc fails; the message then contains llvm-mc's diagnostics.
+// ---- Assembling, linking, inspecting ------------------------------------------
+// Each of these runs inside the process (llvm_in_process.h: libLLVM-22 and lld,
+// the same bytes and text as the tools) when `llvm_bin` is LLVM 22's own
+// directory (kDefaultLlvmBin, or a path resolving to it), and runs the tool from
+// `llvm_bin` otherwise (--llvm-bin or KIRC_LLVM_BIN naming another LLVM).
+
+// True if the functions below work in process for `llvm_bin`.
+bool UsesInProcessLlvm(const std::string& llvm_bin);
+
+// As `llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=MCPU -filetype=obj` reading its
+// stdin (diagnostics say "<stdin>:LINE:COL"): the relocatable ELF object's bytes.
+// `mcpu` may be a target ID ("gfx90a:xnack-", "gfx942:sramecc+:xnack-"): the
+// processor goes to -mcpu and the features to -mattr (+sramecc,-xnack), which
+// sets the ELF e_flags and must match the assembly's `.amdgcn_target`.
+// Errors: those of FindTool (tools only); InvalidArgument if `mcpu` is empty,
+// malformed or unknown to LLVM, or if the assembly is refused (the message
+// holds the assembler's diagnostics).
 absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
                                              absl::string_view asm_text,
                                              absl::string_view mcpu);
 
-// Links one relocatable object with `ld.lld -shared` into a code object (.hsaco)
-// and returns its bytes. Errors: those of FindTool; InvalidArgument if
-// `object_bytes` is not an ELF file or ld.lld fails (with ld.lld's diagnostics).
+// As `ld.lld -shared`: links one relocatable object into a code object (.hsaco)
+// and returns its bytes. Errors: those of FindTool (tools only);
+// InvalidArgument if `object_bytes` is not an ELF file or the link fails (with
+// lld's diagnostics).
 absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
                                            absl::string_view object_bytes);
 
@@ -115,12 +125,41 @@ absl::StatusOr<std::string> BuildCodeObject(const std::string& llvm_bin,
                                             absl::string_view asm_text,
                                             absl::string_view mcpu);
 
-// The text that `llvm-readelf --notes` prints for an ELF file (code object or
-// relocatable object), including the NT_AMDGPU_METADATA YAML; see
-// code_object_notes.h for a parser. Errors: those of FindTool; InvalidArgument
-// if the bytes are not ELF or llvm-readelf fails (with its diagnostics).
+// The NT_AMDGPU_METADATA notes of an ELF file (code object or relocatable
+// object) as `llvm-readelf --notes` prints them, the metadata as YAML; see
+// code_object_notes.h for a parser. In process, notes of other kinds are left
+// out. Errors: those of FindTool (tools only); InvalidArgument if the bytes are
+// not ELF or cannot be read (with the reader's diagnostics).
 absl::StatusOr<std::string> ReadElfNotes(const std::string& llvm_bin,
                                          absl::string_view code_object_bytes);
+
+// The instructions of function `symbol` in a code object as `llvm-objdump -d
+// --mcpu=PROCESSOR --disassemble-symbols=SYMBOL` prints them (an "ADDRESS
+// <symbol>:" line, then per instruction its text and "// ADDRESS: DWORDS"), the
+// text hw/emu's reader takes. In process, bytes that do not decode are an
+// error (llvm-objdump prints them as `.long`). Errors: those of FindTool (tools
+// only); InvalidArgument for bytes that are not ELF or do not decode; NotFound
+// (in process) if there is no such function symbol.
+absl::StatusOr<std::string> DisassembleSymbol(const std::string& llvm_bin,
+                                              absl::string_view code_object_bytes,
+                                              absl::string_view symbol,
+                                              absl::string_view processor);
+
+// The same four steps always through the tools in `llvm_bin` (llvm-mc, ld.lld,
+// llvm-readelf --notes, llvm-objdump -d): what the functions above do for
+// another LLVM, and the independent oracle llvm_in_process_test compares the
+// in-process results with.
+absl::StatusOr<std::string> AssembleWithLlvmMc(const std::string& llvm_bin,
+                                               absl::string_view asm_text,
+                                               absl::string_view mcpu);
+absl::StatusOr<std::string> LinkWithLdLld(const std::string& llvm_bin,
+                                          absl::string_view object_bytes);
+absl::StatusOr<std::string> ReadNotesWithLlvmReadelf(const std::string& llvm_bin,
+                                                     absl::string_view code_object_bytes);
+absl::StatusOr<std::string> DisassembleWithLlvmObjdump(const std::string& llvm_bin,
+                                                       absl::string_view code_object_bytes,
+                                                       absl::string_view symbol,
+                                                       absl::string_view processor);
 
 // True if `bytes` starts with the ELF magic "\x7f" "ELF".
 bool HasElfMagic(absl::string_view bytes);

@@ -160,23 +160,13 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::st
   if (!info.ok()) return info.status();
   lk->info = *info;
   // Disassemble the kernel's symbol only.
-  absl::StatusOr<std::string> objdump = FindTool(llvm_bin, "llvm-objdump");
-  if (!objdump.ok()) return objdump.status();
-  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("kirc-emu.");
-  if (!dir.ok()) return dir.status();
-  const std::string path = dir->File("kernel.hsaco");
-  absl::Status ws = WriteFileBytes(path, hsaco);
-  if (!ws.ok()) return ws;
-  absl::StatusOr<ProcessResult> dis =
-      RunProcess({*objdump, "-d", "--mcpu=" + std::string((*t)->name), "--disassemble-symbols=" + name, path});
+  absl::StatusOr<std::string> dis = DisassembleSymbol(llvm_bin, hsaco, name, (*t)->name);
   if (!dis.ok()) return dis.status();
-  if (dis->exit_code != 0)
-    return absl::InvalidArgumentError(absl::StrCat("llvm-objdump failed: ", dis->stderr_text));
-  absl::StatusOr<AsmText> text = ReadAssembly(dis->stdout_text, **t);
+  absl::StatusOr<AsmText> text = ReadAssembly(*dis, **t);
   if (!text.ok()) return absl::Status(text.status().code(), absl::StrCat("kernel '", name, "': ", text.status().message()));
   auto it = text->functions.find(name);
   if (it == text->functions.end() || it->second.insts.empty())
-    return absl::NotFoundError(absl::StrCat("llvm-objdump printed no code for '", name, "'"));
+    return absl::NotFoundError(absl::StrCat("the disassembly has no code for '", name, "'"));
   lk->prog = std::move(it->second);
   const uint64_t entry = kd_addr + lk->info.entry_offset;
   if (lk->prog.insts[0].addr != entry)
