@@ -68,7 +68,13 @@ readelf -d "$lib" | has 'NEEDED.*libz3\.so' || fail "libkirc.so does not load li
 
 # ---- exported symbols
 step "exported symbols"
-dynsym=$(nm -D --defined-only "$lib" | awk '{print $3}')
+# Exported: defined .dynsym entries of GLOBAL, WEAK or UNIQUE binding. The
+# linker keeps a few LOCAL entries (std:: templates that libLLVM-22.so, which
+# libkirc.so links for its in-process assembler, also defines; the version
+# script makes ours local): the dynamic linker never binds to those.
+dynsym=$(readelf -W --dyn-syms "$lib" | awk '$7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK" || $5 == "UNIQUE") {sub(/@.*/, "", $8); print $8}')
+n_local=$(readelf -W --dyn-syms "$lib" | awk '$7 != "UND" && $5 == "LOCAL" && $8 != ""' | wc -l)
+(( n_local < 50 )) || fail "$n_local LOCAL entries in .dynsym: the version script no longer hides what it should"
 symtab=$(nm -C --defined-only "$lib" 2>/dev/null | cut -c20- || true)  # empty if stripped
 n_exported=$(wc -l <<<"$dynsym")
 # Everything exported is a kir:: symbol (mangled _ZN3kir / _ZNK3kir, or

@@ -37,6 +37,7 @@
 #include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -96,16 +97,19 @@ absl::StatusOr<McObjects> MakeMcObjects(const McTarget& t) {
   m.options.AsmVerbose = true;  // as llvm-mc sets it
   m.mri.reset(m.target->createMCRegInfo(m.triple));
   m.mai.reset(m.target->createMCAsmInfo(*m.mri, m.triple, m.options));
+  // llvm-mc only warns (on stderr) about an unknown processor and then
+  // assembles for a generic one; that is an error here, found before LLVM
+  // would print the warning. Any AMDGPU subtarget knows the processor table.
+  static const llvm::MCSubtargetInfo* const known =
+      m.target->createMCSubtargetInfo(m.triple, "gfx942", "");
+  if (known == nullptr || !known->isCPUStringValid(t.processor))
+    return absl::InvalidArgumentError(
+        absl::StrCat("LLVM 22's AMDGPU target does not know the processor '", t.processor,
+                     "' (-mcpu); kirc's targets are gfx908, gfx90a and gfx942"));
   m.sti.reset(m.target->createMCSubtargetInfo(m.triple, t.processor, t.features));
   m.mii.reset(m.target->createMCInstrInfo());
   if (!m.mri || !m.mai || !m.sti || !m.mii)
     return absl::InternalError("LLVM 22's AMDGPU target did not create its MC objects");
-  // llvm-mc only warns about an unknown processor and then assembles for a
-  // generic one; that is an error here.
-  if (!m.sti->isCPUStringValid(t.processor))
-    return absl::InvalidArgumentError(
-        absl::StrCat("LLVM 22's AMDGPU target does not know the processor '", t.processor,
-                     "' (from -mcpu); give one of gfx908, gfx90a, gfx942"));
   return m;
 }
 
@@ -184,7 +188,8 @@ absl::StatusOr<std::string> AssembleInProcess(absl::string_view asm_text,
     // Run writes the whole object to `os` when the input ends.
     const bool failed = parser->Run(/*NoInitialTextSection=*/false);
     if (failed || diags.error || ctx.hadError()) {
-      return absl::InvalidArgumentError(absl::StrCat("assembling for ", target_id, " failed:\n",
+      return absl::InvalidArgumentError(absl::StrCat("llvm-mc (LLVM 22's assembler, in process) failed assembling for ",
+                                                     target_id, ":\n",
                                                      diags.text.empty() ? "(no diagnostic)" : diags.text));
     }
   }
@@ -194,9 +199,31 @@ absl::StatusOr<std::string> AssembleInProcess(absl::string_view asm_text,
   return bytes;
 }
 
+namespace {
+
+absl::StatusOr<llvm::object::ELF64LEFile> OpenElf(absl::string_view bytes, absl::string_view what) {
+  if (!HasElfMagic(bytes)) return absl::InvalidArgumentError(absl::StrCat(what, ": input is not an ELF file"));
+  llvm::Expected<llvm::object::ELF64LEFile> elf =
+      llvm::object::ELF64LEFile::create(llvm::StringRef(bytes.data(), bytes.size()));
+  if (!elf)
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": not a 64-bit little-endian ELF file (LLVM 22's ELF reader, as llvm-readelf): ",
+                     ToString(elf.takeError())));
+  return std::move(*elf);
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes) {
-  // ld.lld reads a non-ELF input as a linker script; refuse it up front.
-  if (!HasElfMagic(object_bytes)) return absl::InvalidArgumentError("LinkCodeObject: input is not an ELF object");
+  // lld ends a link it cannot read with a fatal error, which in a library
+  // leaves it unable to link again: what it would refuse is refused here.
+  absl::StatusOr<llvm::object::ELF64LEFile> elf = OpenElf(object_bytes, "LinkCodeObject");
+  if (!elf.ok()) return elf.status();
+  if (elf->getHeader().e_type != llvm::ELF::ET_REL || elf->getHeader().e_machine != llvm::ELF::EM_AMDGPU)
+    return absl::InvalidArgumentError("LinkCodeObject: the input is not an AMDGPU relocatable object (ET_REL, EM_AMDGPU)");
+  if (auto sections = elf->sections(); !sections)
+    return absl::InvalidArgumentError(
+        absl::StrCat("LinkCodeObject: bad section table: ", ToString(sections.takeError())));
   absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("kirc-link.");
   if (!dir.ok()) return dir.status();
   const std::string in = dir->File("kernel.o");
@@ -208,35 +235,25 @@ absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes) {
   lld::Result r;
   {
     std::lock_guard<std::mutex> lock(link_mutex);
-    if (lld_unusable)
-      return absl::InternalError("lld crashed in an earlier link in this process and cannot link again");
+    if (lld_unusable) return absl::FailedPreconditionError(kLldCannotRunAgain);
     llvm::raw_string_ostream out_os(out_text), err_os(err_text);
     const char* args[] = {"ld.lld", "-shared", in.c_str(), "-o", out.c_str()};
+    // lld's fatal errors return to lldMain through a crash recovery context,
+    // which needs LLVM's recovery enabled (signal handlers, only while lld runs).
+    llvm::CrashRecoveryContext::Enable();
     r = lld::lldMain(args, out_os, err_os, {{lld::Gnu, &lld::elf::link}});
+    llvm::CrashRecoveryContext::Disable();
     if (!r.canRunAgain) lld_unusable = true;
   }
-  if (!r.canRunAgain) return absl::InternalError(absl::StrCat("lld crashed linking a code object:\n", err_text));
-  if (r.retCode != 0)
-    return absl::InvalidArgumentError(absl::StrCat("ld.lld failed (exit code ", r.retCode, "):\n", err_text));
+  if (r.retCode != 0 || !r.canRunAgain)
+    return absl::InvalidArgumentError(absl::StrCat("ld.lld (lld 22, in process) failed (exit code ", r.retCode, "):\n",
+                                                   err_text.empty() ? "(no diagnostic)" : err_text));
   absl::StatusOr<std::string> hsaco = ReadFileBytes(out);
   if (!hsaco.ok()) return hsaco.status();
   if (!HasElfMagic(*hsaco)) return absl::InternalError("ld.lld produced a file that is not ELF");
   return hsaco;
 }
 
-namespace {
-
-absl::StatusOr<llvm::object::ELF64LEFile> OpenElf(absl::string_view bytes, absl::string_view what) {
-  if (!HasElfMagic(bytes)) return absl::InvalidArgumentError(absl::StrCat(what, ": input is not an ELF file"));
-  llvm::Expected<llvm::object::ELF64LEFile> elf =
-      llvm::object::ELF64LEFile::create(llvm::StringRef(bytes.data(), bytes.size()));
-  if (!elf)
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": not a 64-bit little-endian ELF file: ", ToString(elf.takeError())));
-  return std::move(*elf);
-}
-
-}  // namespace
 
 absl::StatusOr<std::string> ReadNotesInProcess(absl::string_view elf_bytes) {
   absl::StatusOr<llvm::object::ELF64LEFile> elf = OpenElf(elf_bytes, "ReadElfNotes");

@@ -42,10 +42,15 @@ absl::StatusOr<std::string> AssembleInProcess(absl::string_view asm_text,
                                               absl::string_view target_id);
 
 // As `ld.lld -shared OBJ -o OUT`: the code object (bytes) linked from one
-// relocatable object. Errors: InvalidArgument if `object_bytes` is not ELF or
-// lld refuses it (with lld's diagnostics); Internal if lld crashed (the process
-// must not link again) or a temporary file could not be written.
+// AMDGPU relocatable object. Errors: InvalidArgument if `object_bytes` is not
+// a 64-bit AMDGPU ET_REL ELF file with a readable section table, or lld
+// refuses it (with lld's diagnostics); FailedPrecondition with
+// kLldCannotRunAgain once a fatal lld error has left lld unable to link in
+// this process (toolchain.h's LinkCodeObject then runs ld.lld as a process);
+// Internal if a temporary file could not be written.
 absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes);
+inline constexpr char kLldCannotRunAgain[] =
+    "lld stopped on a fatal error earlier in this process and cannot link in process again";
 
 // The AMDGPU notes of an ELF file as `llvm-readelf --notes` prints them:
 // for each NT_AMDGPU_METADATA note its header lines, "    AMDGPU Metadata:"

@@ -673,7 +673,11 @@ absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
 
 absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
                                            absl::string_view object_bytes) {
-  if (UsesInProcessLlvm(llvm_bin)) return LinkInProcess(object_bytes);
+  if (UsesInProcessLlvm(llvm_bin)) {
+    absl::StatusOr<std::string> hsaco = LinkInProcess(object_bytes);
+    if (hsaco.ok() || hsaco.status().message() != kLldCannotRunAgain) return hsaco;
+    // In-process lld is spent: the same lld as a process.
+  }
   return LinkWithLdLld(llvm_bin, object_bytes);
 }
 

@@ -301,6 +301,13 @@ TEST(BuildCodeObjectTest, BadAssemblyReportsLlvmMcDiagnostics) {
   absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, "v_bogus_op v0\n", "gfx942");
   ASSERT_FALSE(hsaco.ok());
   EXPECT_HAS_SUBSTR(std::string(hsaco.status().message()), "invalid instruction");
+
+  // The tool as a process gives the same diagnostics.
+  absl::StatusOr<std::string> tool = AssembleWithLlvmMc(bin, "  s_nop 0\n  v_bogus_op v0, v1\n", "gfx942");
+  ASSERT_FALSE(tool.ok());
+  EXPECT_EQ(tool.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(tool.status().message()), "llvm-mc failed");
+  EXPECT_HAS_SUBSTR(std::string(tool.status().message()), "<stdin>:2:3: error: invalid instruction");
 }
 
 TEST(BuildCodeObjectTest, WrongOrUnknownProcessor) {
@@ -322,10 +329,19 @@ TEST(BuildCodeObjectTest, NonElfInputsAreRejected) {
   const std::string bin = LlvmBin();
   EXPECT_EQ(LinkCodeObject(bin, "garbage").status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ReadElfNotes(bin, "garbage").status().code(), absl::StatusCode::kInvalidArgument);
-  // ELF magic but truncated: the tool's own diagnostics come back.
-  absl::StatusOr<std::string> notes = ReadElfNotes(bin, std::string("\x7f" "ELF\x02\x01", 6));
+  // ELF magic but truncated: the reader's own diagnostics come back, in
+  // process and from the tool.
+  const std::string truncated("\x7f" "ELF\x02\x01", 6);
+  absl::StatusOr<std::string> notes = ReadElfNotes(bin, truncated);
   ASSERT_FALSE(notes.ok());
-  EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "llvm-readelf");
+  EXPECT_EQ(notes.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "smaller than an ELF header");
+  absl::StatusOr<std::string> tool = ReadNotesWithLlvmReadelf(bin, truncated);
+  ASSERT_FALSE(tool.ok());
+  EXPECT_HAS_SUBSTR(std::string(tool.status().message()), "llvm-readelf");
+  EXPECT_EQ(DisassembleSymbol(bin, truncated, "k", "gfx942").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(LinkCodeObject(bin, truncated).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // e_flags of an ELF64 file: 4 little-endian bytes at offset 48.
@@ -407,6 +423,103 @@ TEST(BuildCodeObjectTest, MissingToolIsReported) {
   ASSERT_FALSE(obj.ok());
   EXPECT_EQ(obj.status().code(), absl::StatusCode::kNotFound);
   EXPECT_HAS_SUBSTR(std::string(obj.status().message()), "llvm-22");
+}
+
+// ---------------------------------------------------------------------------
+// In process (llvm_in_process.h)
+
+TEST(InProcessTest, DefaultDirectoryIsInProcessOthersRunTools) {
+  EXPECT_TRUE(UsesInProcessLlvm(kDefaultLlvmBin));
+  EXPECT_TRUE(UsesInProcessLlvm(std::string(kDefaultLlvmBin) + "/"));
+  EXPECT_FALSE(UsesInProcessLlvm("/nonexistent/bin"));
+  EXPECT_FALSE(UsesInProcessLlvm("/usr/bin"));
+}
+
+TEST(InProcessTest, DisassemblyNamesMissingSymbolsAndUndecodableBytes) {
+  const std::string bin = LlvmBin();
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, ReadTestdata("add_one_buffer_gfx942.s"), "gfx942");
+  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  absl::StatusOr<std::string> dis = DisassembleSymbol(bin, *hsaco, "add_one_buffer", "gfx942");
+  ASSERT_TRUE(dis.ok()) << dis.status();
+  EXPECT_HAS_SUBSTR(*dis, "<add_one_buffer>:");
+  EXPECT_HAS_SUBSTR(*dis, "s_endpgm");
+  EXPECT_EQ(DisassembleSymbol(bin, *hsaco, "no_such_kernel", "gfx942").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(DisassembleSymbol(bin, *hsaco, "add_one_buffer", "gfx999").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // A dword no instruction starts with (0xFFFFFFFF) inside the kernel's code.
+  absl::StatusOr<std::string> bad = BuildCodeObject(
+      bin,
+      "  .amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n  .text\n  .globl k\n  .type k,@function\n"
+      "k:\n  s_nop 0\n  .long 0xffffffff\n  s_endpgm\n.Lk_end:\n  .size k, .Lk_end-k\n",
+      "gfx942");
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  absl::StatusOr<std::string> bad_dis = DisassembleSymbol(bin, *bad, "k", "gfx942");
+  ASSERT_FALSE(bad_dis.ok());
+  EXPECT_EQ(bad_dis.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(bad_dis.status().message()), "0xFFFFFFFF");
+  EXPECT_HAS_SUBSTR(std::string(bad_dis.status().message()), "does not decode");
+}
+
+// `obj` (an ELF64 relocatable object) with its SHT_SYMTAB section's sh_offset
+// moved far past the end of the file; "" if it has no symbol table.
+std::string CorruptSymtabOffset(std::string obj) {
+  auto u64 = [&](size_t at) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(obj[at + i]);
+    return v;
+  };
+  auto u16 = [&](size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(obj[at])) |
+                                     static_cast<unsigned>(static_cast<unsigned char>(obj[at + 1])) << 8; };
+  const uint64_t shoff = u64(0x28);
+  const unsigned shentsize = u16(0x3a), shnum = u16(0x3c);
+  for (unsigned i = 0; i < shnum; ++i) {
+    const size_t sh = shoff + size_t{i} * shentsize;
+    if (sh + 64 > obj.size()) return "";
+    if (static_cast<unsigned char>(obj[sh + 4]) != 2) continue;  // sh_type SHT_SYMTAB
+    for (int b = 0; b < 8; ++b) obj[sh + 24 + b] = b == 3 ? '\x10' : '\0';  // sh_offset = 0x10000000
+    return obj;
+  }
+  return "";
+}
+
+// Several threads assemble and link at once, each getting the bytes a lone
+// call gives; bad inputs are errors, and linking goes on after lld's fatal
+// error (as a process from then on).
+TEST(InProcessTest, RepeatedAndConcurrentLinks) {
+  const std::string bin = LlvmBin();
+  const std::string src = ReadTestdata("mfma_16x16x16_f16_gfx942.s");
+  absl::StatusOr<std::string> want = BuildCodeObject(bin, src, "gfx942");
+  ASSERT_TRUE(want.ok()) << want.status();
+  std::vector<std::thread> threads;
+  std::vector<std::string> got(8);
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      absl::StatusOr<std::string> h = BuildCodeObject(bin, src, "gfx942");
+      got[i] = h.ok() ? *h : std::string(h.status().message());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(got[i] == *want) << "thread " << i << ": " << got[i].substr(0, 200);
+  // A truncated ELF file and a code object (not relocatable) are refused
+  // before lld sees them.
+  std::string broken = *want;
+  broken.resize(80);
+  EXPECT_EQ(LinkCodeObject(bin, broken).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(LinkCodeObject(bin, *want).status().code(), absl::StatusCode::kInvalidArgument);
+  // A relocatable object whose symbol table lies past the end of the file
+  // passes that check; lld stops on it with a fatal error, which comes back
+  // as an error (the process goes on; later links still work).
+  absl::StatusOr<std::string> obj = AssembleToObject(bin, src, "gfx942");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  std::string corrupt = CorruptSymtabOffset(*obj);
+  ASSERT_FALSE(corrupt.empty());
+  absl::StatusOr<std::string> bad = LinkCodeObject(bin, corrupt);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
+  absl::StatusOr<std::string> after = BuildCodeObject(bin, src, "gfx942");
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE(*after == *want);
 }
 
 // ---------------------------------------------------------------------------
