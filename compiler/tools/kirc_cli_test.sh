@@ -103,6 +103,13 @@ grep -q "code object $TEST_TMPDIR/work/copy_f32.hsaco (not recompiled)" run.txt 
 grep -q "^PASS" run.txt || fail "run --code-object did not pass"
 "$kirc" compile "$kernels"/add_f16.kir --emit=obj -o add.hsaco || fail "obj add_f16"
 expect_error "it has no kernel 'copy_f32' (it has: add_f16)" run work/copy_f32.kir --device=emu --code-object=add.hsaco
+# The HIP runtime is loaded only for a HIP device (hw/hip/hip_api.h): a missing
+# one is named for --device=hip, and --device=auto falls back to the emulator.
+KIRC_HIP_LIBRARY=/nonexistent/libamdhip64.so expect_error \
+  "cannot load the HIP runtime /nonexistent/libamdhip64.so" run work/copy_f32.kir --device=hip
+KIRC_HIP_LIBRARY=/nonexistent/libamdhip64.so "$kirc" run work/copy_f32.kir --device=auto > auto_run.txt 2>&1 ||
+  { cat auto_run.txt; fail "--device=auto without a HIP runtime exit $?"; }
+grep -q "^PASS" auto_run.txt || { cat auto_run.txt; fail "--device=auto without a HIP runtime did not pass"; }
 expect_error "it is for gfx942, not gfx908" run work/copy_f32.kir --device=emu --mcpu=gfx908 --code-object=work/copy_f32.hsaco
 expect_error "--code-object is an option of \`kirc run\`" compile work/copy_f32.kir --code-object=add.hsaco
 

@@ -68,7 +68,7 @@ Options for compile:
                     gfx942:sramecc+:xnack-); default: the kernel's `target`
                     line. --emit=bundle takes a comma-separated list
   --emit=KIND       asm (default): assembly text for llvm-mc
-                    obj: a code object (.hsaco) made with llvm-mc and ld.lld
+                    obj: a code object (.hsaco): llvm-mc's and ld.lld's bytes
                     bundle: a HIP offload bundle (.hipfb) with one code object
                          per --mcpu target ID (clang-offload-bundler), for
                          hipModuleLoadData
@@ -83,8 +83,10 @@ Options for compile:
                     .hipfb; several files need -o)
   --annotate        comment each instruction with its KIR op and, for memory
                     instructions, the IR access and vector elements it implements
-  --llvm-bin=DIR    directory of llvm-mc and ld.lld (default: $KIRC_LLVM_BIN,
-                    else /usr/lib/llvm-22/bin)
+  --llvm-bin=DIR    the LLVM that makes and reads code objects (default:
+                    $KIRC_LLVM_BIN, else /usr/lib/llvm-22/bin, which kirc runs
+                    in process; another directory's llvm-mc, ld.lld,
+                    llvm-readelf and llvm-objdump run as processes)
   --verify          also verify the addresses (as `kirc verify`); the report
                     goes to standard error when the output is standard output;
                     exit status 1 unless every access is proved
@@ -117,7 +119,9 @@ Options for run (and --mcpu, --llvm-bin as above):
   --device=KIND     emu: the CPU emulator (strict about waits, barriers, hazards);
                     hip: AMD GPU 0 through the HIP runtime, timed with HIP
                          events (median of 20 launches after 3 warm-up ones);
-                         exit status 2 when there is none
+                         exit status 2 when there is none; the runtime
+                         (libamdhip64) is loaded only then, from the HIP
+                         root kirc was built for or $KIRC_HIP_LIBRARY
                     rocjitsu: AMD's functional emulator rocjitsu, from the
                          build --rocjitsu=DIR or $KIRC_ROCJITSU names
                          (third_party/rocjitsu/build.sh); exit status 2

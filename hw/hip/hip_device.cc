@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/object/toolchain.h"
+#include "hw/hip/hip_api.h"
 #include "hw/kernarg.h"
 
 // LeakSanitizer (bazel test --config=asan): the HIP runtime allocates its
@@ -22,16 +23,20 @@ extern "C" const char* __lsan_default_suppressions() { return "leak:libamdhip64.
 namespace kir {
 namespace {
 
+// The HIP API; only called once LoadHipApi() has succeeded (HipDeviceCount,
+// which OpenHipDevice calls first, returns its error otherwise).
+const HipApi& Hip() { return **LoadHipApi(); }
+
 // Device memory, the module and the events of one Run, released on every path.
 struct Resources {
   std::vector<void*> buffers;
   hipModule_t module = nullptr;
   hipEvent_t start = nullptr, stop = nullptr;
   ~Resources() {
-    for (void* p : buffers) (void)hipFree(p);
-    if (start) (void)hipEventDestroy(start);
-    if (stop) (void)hipEventDestroy(stop);
-    if (module) (void)hipModuleUnload(module);
+    for (void* p : buffers) (void)Hip().hipFree(p);
+    if (start) (void)Hip().hipEventDestroy(start);
+    if (stop) (void)Hip().hipEventDestroy(stop);
+    if (module) (void)Hip().hipModuleUnload(module);
   }
 };
 
@@ -45,7 +50,9 @@ double Median(std::vector<double> v) {
 
 absl::Status HipError(absl::string_view call, int hip_error) {
   const hipError_t e = static_cast<hipError_t>(hip_error);
-  const std::string str = hipGetErrorString(e), name = hipGetErrorName(e);
+  absl::StatusOr<const HipApi*> api = LoadHipApi();
+  const std::string str = api.ok() ? (*api)->hipGetErrorString(e) : absl::StrCat("HIP error ", hip_error);
+  const std::string name = api.ok() ? (*api)->hipGetErrorName(e) : str;
   std::string msg = absl::StrCat(call, " failed: ", str);
   if (name != str) absl::StrAppend(&msg, " (", name, ")");
   switch (e) {
@@ -72,12 +79,14 @@ absl::Status HipError(absl::string_view call, int hip_error) {
 }
 
 absl::StatusOr<int> HipDeviceCount() {
+  absl::StatusOr<const HipApi*> api = LoadHipApi();
+  if (!api.ok()) return api.status();
   int n = 0;
-  hipError_t e = hipGetDeviceCount(&n);
+  hipError_t e = Hip().hipGetDeviceCount(&n);
   if (e == hipSuccess && n > 0) return n;
   // Debian's HIP 5.2.3 without /dev/kfd: hipErrorNoDevice, immediately, silently.
   if (e == hipSuccess) e = hipErrorNoDevice;
-  return absl::UnavailableError(absl::StrCat("no AMD GPU (", hipGetErrorName(e), ")"));
+  return absl::UnavailableError(absl::StrCat("no AMD GPU (", Hip().hipGetErrorName(e), ")"));
 }
 
 absl::StatusOr<std::unique_ptr<HipDevice>> OpenHipDevice(int ordinal, HipOptions opts) {
@@ -90,7 +99,7 @@ absl::StatusOr<std::unique_ptr<HipDevice>> OpenHipDevice(int ordinal, HipOptions
     return absl::InvalidArgumentError("HIP warm-up and timed launch counts must not be negative");
   hipDeviceProp_t prop;
   std::memset(&prop, 0, sizeof(prop));
-  if (hipError_t e = hipGetDeviceProperties(&prop, ordinal); e != hipSuccess)
+  if (hipError_t e = Hip().hipGetDeviceProperties(&prop, ordinal); e != hipSuccess)
     return HipError(absl::StrCat("hipGetDeviceProperties(device ", ordinal, ")"), e);
   std::string name(prop.name, strnlen(prop.name, sizeof(prop.name)));
   std::string arch(prop.gcnArchName, strnlen(prop.gcnArchName, sizeof(prop.gcnArchName)));
@@ -124,16 +133,16 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
     return absl::InvalidArgumentError(
         absl::StrCat("the code object's metadata is for ", meta->target, ", not ", target.name));
 
-  if (hipError_t e = hipSetDevice(ordinal_); e != hipSuccess) return HipError("hipSetDevice", e);
+  if (hipError_t e = Hip().hipSetDevice(ordinal_); e != hipSuccess) return HipError("hipSetDevice", e);
   Resources res;
   // hipModuleLoadData reads the ELF image from memory: give it an 8-byte
   // aligned copy that lives as long as the module.
   std::vector<uint64_t> image((hsaco.size() + 7) / 8, 0);
   std::memcpy(image.data(), hsaco.data(), hsaco.size());
-  if (hipError_t e = hipModuleLoadData(&res.module, image.data()); e != hipSuccess)
+  if (hipError_t e = Hip().hipModuleLoadData(&res.module, image.data()); e != hipSuccess)
     return HipError(absl::StrCat("hipModuleLoadData (", target.name, " code object on ", arch_, ")"), e);
   hipFunction_t fn = nullptr;
-  if (hipError_t e = hipModuleGetFunction(&fn, res.module, k.name.c_str()); e != hipSuccess)
+  if (hipError_t e = Hip().hipModuleGetFunction(&fn, res.module, k.name.c_str()); e != hipSuccess)
     return HipError(absl::StrCat("hipModuleGetFunction('", k.name, "')"), e);
 
   std::map<std::string, uint64_t> ptrs;
@@ -145,11 +154,11 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
       return absl::InvalidArgumentError(absl::StrCat("no data for buffer argument '", a.name, "'"));
     std::vector<uint8_t>& host = it->second;
     void* p = nullptr;
-    if (hipError_t e = hipMalloc(&p, std::max<size_t>(host.size(), 1)); e != hipSuccess)
+    if (hipError_t e = Hip().hipMalloc(&p, std::max<size_t>(host.size(), 1)); e != hipSuccess)
       return HipError(absl::StrCat("hipMalloc(", host.size(), " bytes for '", a.name, "')"), e);
     res.buffers.push_back(p);
     if (!host.empty())
-      if (hipError_t e = hipMemcpy(p, host.data(), host.size(), hipMemcpyHostToDevice); e != hipSuccess)
+      if (hipError_t e = Hip().hipMemcpy(p, host.data(), host.size(), hipMemcpyHostToDevice); e != hipSuccess)
         return HipError(absl::StrCat("hipMemcpy(host to device, '", a.name, "')"), e);
     ptrs[a.name] = reinterpret_cast<uint64_t>(p);
     copies.push_back({p, &host});
@@ -159,24 +168,24 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
   size_t kernarg_size = kernargs->size();
   void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, kernargs->data(), HIP_LAUNCH_PARAM_BUFFER_SIZE, &kernarg_size,
                    HIP_LAUNCH_PARAM_END};
-  if (hipError_t e = hipEventCreate(&res.start); e != hipSuccess) return HipError("hipEventCreate", e);
-  if (hipError_t e = hipEventCreate(&res.stop); e != hipSuccess) return HipError("hipEventCreate", e);
+  if (hipError_t e = Hip().hipEventCreate(&res.start); e != hipSuccess) return HipError("hipEventCreate", e);
+  if (hipError_t e = Hip().hipEventCreate(&res.stop); e != hipSuccess) return HipError("hipEventCreate", e);
 
   auto u32 = [](int64_t v) { return static_cast<uint32_t>(v); };
   auto launch = [&]() -> absl::Status {
     // gridDim in workgroups (blocks), blockDim in threads; LDS is static (the descriptor's).
-    hipError_t e = hipModuleLaunchKernel(fn, u32(k.grid[0]), u32(k.grid[1]), u32(k.grid[2]), u32(k.workgroup[0]),
+    hipError_t e = Hip().hipModuleLaunchKernel(fn, u32(k.grid[0]), u32(k.grid[1]), u32(k.grid[2]), u32(k.workgroup[0]),
                                          u32(k.workgroup[1]), u32(k.workgroup[2]), 0, nullptr, nullptr, extra);
     return e == hipSuccess ? absl::OkStatus() : HipError(absl::StrCat("hipModuleLaunchKernel('", k.name, "')"), e);
   };
   auto timed = [&]() -> absl::StatusOr<double> {
-    if (hipError_t e = hipEventRecord(res.start, nullptr); e != hipSuccess) return HipError("hipEventRecord", e);
+    if (hipError_t e = Hip().hipEventRecord(res.start, nullptr); e != hipSuccess) return HipError("hipEventRecord", e);
     if (absl::Status st = launch(); !st.ok()) return st;
-    if (hipError_t e = hipEventRecord(res.stop, nullptr); e != hipSuccess) return HipError("hipEventRecord", e);
-    if (hipError_t e = hipEventSynchronize(res.stop); e != hipSuccess)
+    if (hipError_t e = Hip().hipEventRecord(res.stop, nullptr); e != hipSuccess) return HipError("hipEventRecord", e);
+    if (hipError_t e = Hip().hipEventSynchronize(res.stop); e != hipSuccess)
       return HipError(absl::StrCat("hipEventSynchronize (after running '", k.name, "')"), e);
     float ms = 0;
-    if (hipError_t e = hipEventElapsedTime(&ms, res.start, res.stop); e != hipSuccess)
+    if (hipError_t e = Hip().hipEventElapsedTime(&ms, res.start, res.stop); e != hipSuccess)
       return HipError("hipEventElapsedTime", e);
     return static_cast<double>(ms);
   };
@@ -184,18 +193,18 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
   // The checked launch: its results go back into `data`.
   absl::StatusOr<double> first = timed();
   if (!first.ok()) return first.status();
-  if (hipError_t e = hipDeviceSynchronize(); e != hipSuccess)
+  if (hipError_t e = Hip().hipDeviceSynchronize(); e != hipSuccess)
     return HipError(absl::StrCat("hipDeviceSynchronize (after running '", k.name, "')"), e);
   for (auto& [p, host] : copies)
     if (!host->empty())
-      if (hipError_t e = hipMemcpy(host->data(), p, host->size(), hipMemcpyDeviceToHost); e != hipSuccess)
+      if (hipError_t e = Hip().hipMemcpy(host->data(), p, host->size(), hipMemcpyDeviceToHost); e != hipSuccess)
         return HipError("hipMemcpy(device to host)", e);
 
   // Timing: warm-up, then the median of `iterations` event-timed launches.
   for (int i = 0; i < opts_.warmup; ++i)
     if (absl::Status st = launch(); !st.ok()) return st;
   if (opts_.warmup > 0)
-    if (hipError_t e = hipDeviceSynchronize(); e != hipSuccess)
+    if (hipError_t e = Hip().hipDeviceSynchronize(); e != hipSuccess)
       return HipError("hipDeviceSynchronize (after the warm-up launches)", e);
   std::vector<double> times;
   for (int i = 0; i < opts_.iterations; ++i) {

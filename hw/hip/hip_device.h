@@ -32,9 +32,10 @@ struct HipOptions {
   std::string llvm_bin;  // llvm-readelf for the code object's metadata (compiler/emit ResolveLlvmBin)
 };
 
-// The AMD GPUs the HIP runtime sees. Errors: Unavailable, message "no AMD GPU
-// (hipErrorNoDevice)" (HIP's error name in the parentheses) when there is
-// none: without /dev/kfd Debian's HIP 5.2.3 returns hipErrorNoDevice at once
+// The AMD GPUs the HIP runtime sees. The runtime is loaded on the first call
+// (hip_api.h). Errors: Unavailable naming the library when it cannot be
+// loaded; Unavailable, message "no AMD GPU (hipErrorNoDevice)" (HIP's error
+// name in the parentheses) when there is none: without /dev/kfd Debian's HIP 5.2.3 returns hipErrorNoDevice at once
 // and prints nothing.
 absl::StatusOr<int> HipDeviceCount();
 
