@@ -11,13 +11,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -713,8 +715,8 @@ bool HasOffloadBundleMagic(absl::string_view bytes) {
   return absl::StartsWith(bytes, "__CLANG_OFFLOAD_BUNDLE__");
 }
 
-absl::StatusOr<std::string> BundleCodeObjects(const std::string& llvm_bin,
-                                              const std::vector<BundleEntry>& entries) {
+absl::StatusOr<std::string> BundleWithClangOffloadBundler(const std::string& llvm_bin,
+                                                          const std::vector<BundleEntry>& entries) {
   if (entries.empty()) return absl::InvalidArgumentError("BundleCodeObjects: no code objects");
   KIRC_TC_ASSIGN_OR_RETURN(std::string bundler, FindTool(llvm_bin, "clang-offload-bundler"));
   KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-bundle."));
@@ -744,8 +746,8 @@ absl::StatusOr<std::string> BundleCodeObjects(const std::string& llvm_bin,
   return bundle;
 }
 
-absl::StatusOr<std::vector<std::string>> ListBundleEntries(const std::string& llvm_bin,
-                                                           absl::string_view bundle) {
+absl::StatusOr<std::vector<std::string>> ListBundleEntriesWithClangOffloadBundler(const std::string& llvm_bin,
+                                                                                  absl::string_view bundle) {
   if (!HasOffloadBundleMagic(bundle))
     return absl::InvalidArgumentError(
         "ListBundleEntries: not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)");
@@ -762,26 +764,154 @@ absl::StatusOr<std::vector<std::string>> ListBundleEntries(const std::string& ll
   return ids;
 }
 
+
+// ---------------------------------------------------------------------------
+// HIP offload bundles (clang-offload-bundler's binary format, LLVM 22).
+
+namespace {
+
+constexpr char kBundleMagic[] = "__CLANG_OFFLOAD_BUNDLE__";
+constexpr size_t kBundleMagicSize = sizeof(kBundleMagic) - 1;
+// The host entry's ID as the bundler writes it (its triple normalised with an
+// empty environment component).
+constexpr char kHostEntryIdAsWritten[] = "host-x86_64-unknown-linux-gnu-";
+constexpr uint64_t kBundleAlign = 4096;
+
+void PutU64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t GetU64(absl::string_view s, size_t at) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(s[at + i]);
+  return v;
+}
+
+struct RawEntry {
+  std::string id;
+  uint64_t offset = 0, size = 0;
+};
+
+absl::StatusOr<std::vector<RawEntry>> ParseBundle(absl::string_view bundle, absl::string_view what) {
+  if (!HasOffloadBundleMagic(bundle))
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": not an offload bundle (no __CLANG_OFFLOAD_BUNDLE__ magic)"));
+  auto truncated = [&] {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": the offload bundle's header is truncated (",
+                                                   bundle.size(), " bytes)"));
+  };
+  size_t p = kBundleMagicSize;
+  if (bundle.size() < p + 8) return truncated();
+  const uint64_t n = GetU64(bundle, p);
+  p += 8;
+  // Each entry takes at least 24 header bytes: a count the file cannot hold is corrupt.
+  if (n > (bundle.size() - p) / 24) return truncated();
+  std::vector<RawEntry> entries;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (bundle.size() - p < 24) return truncated();
+    RawEntry e;
+    e.offset = GetU64(bundle, p);
+    e.size = GetU64(bundle, p + 8);
+    const uint64_t id_size = GetU64(bundle, p + 16);
+    p += 24;
+    if (id_size > bundle.size() - p) return truncated();
+    e.id = std::string(bundle.substr(p, id_size));
+    p += id_size;
+    if (e.offset > bundle.size() || e.size > bundle.size() - e.offset)
+      return absl::InvalidArgumentError(absl::StrCat(what, ": entry '", e.id, "' (", e.size, " bytes at ", e.offset,
+                                                     ") runs past the end of the ", bundle.size(), "-byte bundle"));
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+// The processor and feature names of a target ID ("gfx942:sramecc+:xnack-").
+std::pair<std::string, std::set<std::string>> TargetIdParts(absl::string_view id) {
+  std::vector<absl::string_view> parts = absl::StrSplit(id, ':');
+  std::set<std::string> features;
+  for (size_t i = 1; i < parts.size(); ++i)
+    features.insert(std::string(parts[i].substr(0, parts[i].empty() ? 0 : parts[i].size() - 1)));
+  return {std::string(parts[0]), features};
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> BundleCodeObjects(const std::string& llvm_bin,
+                                              const std::vector<BundleEntry>& entries) {
+  if (!UsesInProcessLlvm(llvm_bin)) return BundleWithClangOffloadBundler(llvm_bin, entries);
+  if (entries.empty()) return absl::InvalidArgumentError("BundleCodeObjects: no code objects");
+  for (const BundleEntry& e : entries)
+    if (!HasElfMagic(e.code_object))
+      return absl::InvalidArgumentError(
+          absl::StrCat("BundleCodeObjects: the code object for ", e.target_id, " is not ELF"));
+  // clang-offload-bundler's refusals: the same entry twice, and target IDs of
+  // one processor where a later one (in sorted order) sets a feature the
+  // first leaves unset ("gfx942" with "gfx942:xnack-": which would a GPU take?).
+  std::set<std::string> ids;
+  for (const BundleEntry& e : entries)
+    if (!ids.insert(e.target_id).second)
+      return absl::InvalidArgumentError(absl::StrCat("BundleCodeObjects: target ID ", e.target_id, " twice"));
+  std::map<std::string, std::pair<std::string, std::set<std::string>>> first_of_processor;
+  for (const std::string& id : ids) {
+    auto [proc, features] = TargetIdParts(id);
+    auto [it, inserted] = first_of_processor.try_emplace(proc, id, features);
+    if (inserted) continue;
+    for (const std::string& f : features)
+      if (!it->second.second.count(f))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "BundleCodeObjects: cannot bundle inputs with conflicting targets: '", HipBundleEntryId(it->second.first),
+            "' and '", HipBundleEntryId(id), "' (a HIP runtime could not choose between them)"));
+  }
+  // clang's HIP layout: the empty host entry first, then one entry per target
+  // ID in the given order; each code object at a 4096-byte aligned offset,
+  // zeros between, nothing after the last.
+  std::vector<std::string> entry_ids = {kHostEntryIdAsWritten};
+  for (const BundleEntry& e : entries) entry_ids.push_back(HipBundleEntryId(e.target_id));
+  size_t header = kBundleMagicSize + 8;
+  for (const std::string& id : entry_ids) header += 24 + id.size();
+  std::vector<uint64_t> offsets;
+  uint64_t at = (header + kBundleAlign - 1) / kBundleAlign * kBundleAlign;
+  offsets.push_back(at);  // the host entry: empty
+  for (const BundleEntry& e : entries) {
+    offsets.push_back(at);
+    at = (at + e.code_object.size() + kBundleAlign - 1) / kBundleAlign * kBundleAlign;
+  }
+  std::string out(kBundleMagic, kBundleMagicSize);
+  PutU64(&out, entry_ids.size());
+  for (size_t i = 0; i < entry_ids.size(); ++i) {
+    PutU64(&out, offsets[i]);
+    PutU64(&out, i == 0 ? 0 : entries[i - 1].code_object.size());
+    PutU64(&out, entry_ids[i].size());
+    out += entry_ids[i];
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    out.resize(offsets[i + 1], '\0');
+    out += entries[i].code_object;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> ListBundleEntries(const std::string& llvm_bin,
+                                                           absl::string_view bundle) {
+  if (!UsesInProcessLlvm(llvm_bin)) return ListBundleEntriesWithClangOffloadBundler(llvm_bin, bundle);
+  KIRC_TC_ASSIGN_OR_RETURN(std::vector<RawEntry> entries, ParseBundle(bundle, "ListBundleEntries"));
+  std::vector<std::string> ids;
+  for (const RawEntry& e : entries) ids.push_back(e.id);
+  return ids;
+}
+
 absl::StatusOr<std::string> UnbundleCodeObject(const std::string& llvm_bin,
                                                absl::string_view bundle,
                                                absl::string_view target_id) {
-  KIRC_TC_ASSIGN_OR_RETURN(std::vector<std::string> ids, ListBundleEntries(llvm_bin, bundle));
+  (void)llvm_bin;  // the format is read here for any LLVM
+  KIRC_TC_ASSIGN_OR_RETURN(std::vector<RawEntry> entries, ParseBundle(bundle, "UnbundleCodeObject"));
   const std::string want = HipBundleEntryId(target_id);
-  if (std::find(ids.begin(), ids.end(), want) == ids.end())
-    return absl::NotFoundError(absl::StrCat("the bundle has no entry ", want, "; it has: ",
-                                            absl::StrJoin(ids, ", ")));
-  KIRC_TC_ASSIGN_OR_RETURN(std::string bundler, FindTool(llvm_bin, "clang-offload-bundler"));
-  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-bundle."));
-  const std::string in = dir.File("bundle.hipfb");
-  const std::string out = dir.File("entry.hsaco");
-  if (absl::Status s = WriteFileBytes(in, bundle); !s.ok()) return s;
-  KIRC_TC_ASSIGN_OR_RETURN(
-      ProcessResult r,
-      RunTool("clang-offload-bundler", {bundler, "-unbundle", "-type=o",
-                                        absl::StrCat("-targets=", want),
-                                        absl::StrCat("-input=", in), absl::StrCat("-output=", out)}));
-  (void)r;
-  return ReadFileBytes(out);
+  std::vector<std::string> ids;
+  for (const RawEntry& e : entries) {
+    if (e.id == want) return std::string(bundle.substr(e.offset, e.size));
+    ids.push_back(e.id);
+  }
+  return absl::NotFoundError(absl::StrCat("the bundle has no entry ", want, "; it has: ", absl::StrJoin(ids, ", ")));
 }
 
 }  // namespace kir

@@ -181,23 +181,41 @@ struct BundleEntry {
 
 // Bundles code objects as clang does for HIP (`clang-offload-bundler -type=o
 // -bundle-align=4096 -targets=host-x86_64-unknown-linux-gnu,hipv4-...` with
-// /dev/null as the host input) and returns the bundle's bytes, which start with
-// "__CLANG_OFFLOAD_BUNDLE__" and which hipModuleLoadData accepts.
-// Errors: those of FindTool; InvalidArgument for no entries, an entry that is
-// not ELF, or a bundler failure (its message, e.g. conflicting target IDs).
+// /dev/null as the host input): the empty host entry, then one entry per
+// target ID in the given order, each code object at a 4096-byte aligned
+// offset. The bundle's bytes start with "__CLANG_OFFLOAD_BUNDLE__";
+// hipModuleLoadData accepts them. Written in process for LLVM 22's own
+// directory (byte-identical to the bundler's output, tested), by the bundler
+// of any other `llvm_bin`. Errors: InvalidArgument for no entries, an entry
+// that is not ELF, a target ID given twice, or target IDs the bundler refuses
+// as conflicting (one processor with a feature set in one ID and left "any"
+// in the first ID in sorted order, e.g. gfx942 with gfx942:xnack-); those of
+// FindTool (tools only).
 absl::StatusOr<std::string> BundleCodeObjects(const std::string& llvm_bin,
                                               const std::vector<BundleEntry>& entries);
 
-// The entry IDs of a bundle (`clang-offload-bundler -list`), in its order.
+// The entry IDs of a bundle (`clang-offload-bundler -list`; in process, in the
+// bundle's order), the host's as the bundler writes it
+// ("host-x86_64-unknown-linux-gnu-"). Errors: InvalidArgument for bytes that
+// are not a bundle or whose header is truncated or points past the end.
 absl::StatusOr<std::vector<std::string>> ListBundleEntries(const std::string& llvm_bin,
                                                            absl::string_view bundle);
 
-// The code object stored for `target_id` in a bundle (`-unbundle`).
-// Errors: NotFound if the bundle has no entry HipBundleEntryId(target_id)
-// (the message lists the entries it has); toolchain errors.
+// The code object stored for `target_id` in a bundle (`-unbundle`), read in
+// process for any `llvm_bin`. Errors: NotFound if the bundle has no entry
+// HipBundleEntryId(target_id) (the message lists the entries it has);
+// InvalidArgument for a malformed bundle.
 absl::StatusOr<std::string> UnbundleCodeObject(const std::string& llvm_bin,
                                                absl::string_view bundle,
                                                absl::string_view target_id);
+
+// BundleCodeObjects and ListBundleEntries through clang-offload-bundler in
+// `llvm_bin` as a process: for another LLVM, and the oracle toolchain_test
+// compares the in-process bundles with.
+absl::StatusOr<std::string> BundleWithClangOffloadBundler(const std::string& llvm_bin,
+                                                          const std::vector<BundleEntry>& entries);
+absl::StatusOr<std::vector<std::string>> ListBundleEntriesWithClangOffloadBundler(
+    const std::string& llvm_bin, absl::string_view bundle);
 
 }  // namespace kir
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/object/code_object_notes.h"
 #include "gtest/gtest.h"
 
@@ -416,6 +418,71 @@ TEST(BundleTest, BundleListUnbundle) {
   ASSERT_FALSE(conflict.ok());
   EXPECT_HAS_SUBSTR(std::string(conflict.status().message()), "conflicting targets");
   EXPECT_EQ(ListBundleEntries(bin, *a).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The in-process bundle writer and reader against clang-offload-bundler: the
+// same bytes, the same entries, and the same refusals of conflicting target
+// IDs.
+TEST(BundleTest, InProcessMatchesClangOffloadBundler) {
+  const std::string bin = LlvmBin();
+  std::map<std::string, std::string> objects;
+  for (const char* id : {"gfx942", "gfx942:xnack-", "gfx942:xnack+", "gfx942:sramecc+:xnack-", "gfx90a",
+                         "gfx90a:xnack-"}) {
+    absl::StatusOr<std::string> o = BuildCodeObject(bin, AddOneFor(id), id);
+    ASSERT_TRUE(o.ok()) << id << ": " << o.status();
+    objects[id] = *o;
+  }
+  const std::vector<std::vector<std::string>> sets = {
+      {"gfx942"},
+      {"gfx942:xnack-", "gfx942:xnack+"},
+      {"gfx90a:xnack-", "gfx942:sramecc+:xnack-", "gfx942:xnack+"},
+      {"gfx942", "gfx942:xnack-"},                  // refused: "any" next to "-"
+      {"gfx942:xnack-", "gfx942"},                  // the same set in another order
+      {"gfx942:sramecc+:xnack-", "gfx942:xnack-"},  // accepted by clang's rule
+      {"gfx942:xnack-", "gfx942:sramecc+:xnack-"},  // refused by it
+      {"gfx90a", "gfx90a:xnack-", "gfx942"},
+  };
+  for (const std::vector<std::string>& set : sets) {
+    SCOPED_TRACE(absl::StrJoin(set, ","));
+    std::vector<BundleEntry> entries;
+    for (const std::string& id : set) entries.push_back({id, objects[id]});
+    absl::StatusOr<std::string> mine = BundleCodeObjects(kDefaultLlvmBin, entries);
+    absl::StatusOr<std::string> tool = BundleWithClangOffloadBundler(bin, entries);
+    ASSERT_EQ(mine.ok(), tool.ok()) << (mine.ok() ? tool.status() : mine.status());
+    if (!mine.ok()) {
+      EXPECT_HAS_SUBSTR(std::string(mine.status().message()), "conflicting targets");
+      continue;
+    }
+    EXPECT_TRUE(*mine == *tool) << "bundles differ: " << mine->size() << " vs " << tool->size() << " bytes";
+    absl::StatusOr<std::vector<std::string>> ids = ListBundleEntries(kDefaultLlvmBin, *tool);
+    absl::StatusOr<std::vector<std::string>> tool_ids = ListBundleEntriesWithClangOffloadBundler(bin, *tool);
+    ASSERT_TRUE(ids.ok() && tool_ids.ok());
+    std::vector<std::string> a = *ids, b = *tool_ids;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+    for (const std::string& id : set) {
+      absl::StatusOr<std::string> back = UnbundleCodeObject(kDefaultLlvmBin, *tool, id);
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_TRUE(*back == objects[id]);
+    }
+  }
+}
+
+TEST(BundleTest, CorruptBundlesAreErrors) {
+  const std::string bin = LlvmBin();
+  absl::StatusOr<std::string> o = BuildCodeObject(bin, AddOneFor("gfx942"), "gfx942");
+  ASSERT_TRUE(o.ok());
+  absl::StatusOr<std::string> bundle = BundleCodeObjects(kDefaultLlvmBin, {{"gfx942", *o}});
+  ASSERT_TRUE(bundle.ok());
+  // Cut anywhere: the header or an entry is then short, never read past the end.
+  for (size_t cut : {size_t{24}, size_t{30}, size_t{40}, size_t{100}, bundle->size() - 1}) {
+    absl::StatusOr<std::string> back = UnbundleCodeObject(kDefaultLlvmBin, bundle->substr(0, cut), "gfx942");
+    EXPECT_EQ(back.status().code(), absl::StatusCode::kInvalidArgument) << cut << ": " << back.status();
+  }
+  std::string huge = *bundle;
+  huge[24] = '\xff';  // an entry count no file holds
+  EXPECT_EQ(ListBundleEntries(kDefaultLlvmBin, huge).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(BuildCodeObjectTest, MissingToolIsReported) {

@@ -70,7 +70,7 @@ Options for compile:
   --emit=KIND       asm (default): assembly text for llvm-mc
                     obj: a code object (.hsaco): llvm-mc's and ld.lld's bytes
                     bundle: a HIP offload bundle (.hipfb) with one code object
-                         per --mcpu target ID (clang-offload-bundler), for
+                         per --mcpu target ID (clang-offload-bundler's bytes), for
                          hipModuleLoadData
                     mir: machine IR on virtual registers as register
                          allocation receives it (after schedule and
