@@ -634,16 +634,30 @@ absl::StatusOr<std::string> LinkWithLdLld(const std::string& llvm_bin,
   return hsaco;
 }
 
+namespace {
+
+// Writes `elf` to a private temporary file and runs `tool` of `llvm_bin` with
+// `args` and the file's path last. Errors: InvalidArgument naming `what` if
+// the bytes are not ELF; those of FindTool and RunTool.
+absl::StatusOr<ProcessResult> RunToolOnElfFile(const std::string& llvm_bin, absl::string_view tool,
+                                               absl::string_view what, absl::string_view elf,
+                                               std::vector<std::string> args) {
+  if (!HasElfMagic(elf)) return absl::InvalidArgumentError(absl::StrCat(what, ": input is not an ELF file"));
+  KIRC_TC_ASSIGN_OR_RETURN(std::string path_to_tool, FindTool(llvm_bin, tool));
+  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-elf."));
+  const std::string path = dir.File("input.elf");
+  if (absl::Status s = WriteFileBytes(path, elf); !s.ok()) return s;
+  args.insert(args.begin(), path_to_tool);
+  args.push_back(path);
+  return RunTool(tool, args);
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> ReadNotesWithLlvmReadelf(const std::string& llvm_bin,
                                                      absl::string_view code_object_bytes) {
-  if (!HasElfMagic(code_object_bytes)) {
-    return absl::InvalidArgumentError("ReadElfNotes: input is not an ELF file");
-  }
-  KIRC_TC_ASSIGN_OR_RETURN(std::string readelf, FindTool(llvm_bin, "llvm-readelf"));
-  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-notes."));
-  const std::string path = dir.File("code_object.elf");
-  if (absl::Status s = WriteFileBytes(path, code_object_bytes); !s.ok()) return s;
-  KIRC_TC_ASSIGN_OR_RETURN(ProcessResult r, RunTool("llvm-readelf", {readelf, "--notes", path}));
+  KIRC_TC_ASSIGN_OR_RETURN(ProcessResult r, RunToolOnElfFile(llvm_bin, "llvm-readelf", "ReadElfNotes",
+                                                             code_object_bytes, {"--notes"}));
   return std::move(r.stdout_text);
 }
 
@@ -651,17 +665,10 @@ absl::StatusOr<std::string> DisassembleWithLlvmObjdump(const std::string& llvm_b
                                                        absl::string_view code_object_bytes,
                                                        absl::string_view symbol,
                                                        absl::string_view processor) {
-  if (!HasElfMagic(code_object_bytes)) {
-    return absl::InvalidArgumentError("disassembling: input is not an ELF file");
-  }
-  KIRC_TC_ASSIGN_OR_RETURN(std::string objdump, FindTool(llvm_bin, "llvm-objdump"));
-  KIRC_TC_ASSIGN_OR_RETURN(ScopedTempDir dir, ScopedTempDir::Create("kirc-dis."));
-  const std::string path = dir.File("kernel.hsaco");
-  if (absl::Status s = WriteFileBytes(path, code_object_bytes); !s.ok()) return s;
   KIRC_TC_ASSIGN_OR_RETURN(
       ProcessResult r,
-      RunTool("llvm-objdump", {objdump, "-d", absl::StrCat("--mcpu=", processor),
-                               absl::StrCat("--disassemble-symbols=", symbol), path}));
+      RunToolOnElfFile(llvm_bin, "llvm-objdump", "disassembling", code_object_bytes,
+                       {"-d", absl::StrCat("--mcpu=", processor), absl::StrCat("--disassemble-symbols=", symbol)}));
   return std::move(r.stdout_text);
 }
 
