@@ -73,6 +73,18 @@ absl::StatusOr<double> TimeCommands(const std::vector<std::vector<std::string>>&
 
 }  // namespace
 
+absl::StatusOr<ProcessFloor> MeasureProcessFloor(const CompareOptions& opts) {
+  ProcessFloor f;
+  const int runs = std::max(1, opts.process_runs * 3);
+  absl::StatusOr<double> k = TimeCommands({{opts.kirc_bin, "--version"}}, runs);
+  if (!k.ok()) return k.status();
+  absl::StatusOr<double> m = TimeCommands({{opts.llvm_bin + "/llvm-mc", "--version"}}, runs);
+  if (!m.ok()) return m.status();
+  f.kirc_version_ms = *k;
+  f.llvm_mc_version_ms = *m;
+  return f;
+}
+
 absl::StatusOr<StaticCode> DisassembleKernel(const std::string& llvm_bin, const std::string& hsaco_path,
                                              const std::string& mcpu, const std::string& name) {
   absl::StatusOr<ProcessResult> r =

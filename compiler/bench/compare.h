@@ -43,6 +43,16 @@ struct CompareOptions {
   uint64_t seed = 1;
 };
 
+// What a process pays before compiling: the median wall time (ms) of
+// `kirc --version` (kirc's start: libLLVM-22, lld, Z3, Abseil) and of
+// `llvm-mc --version` (an LLVM 22 tool's start: the same libLLVM-22), over
+// opts.process_runs * 3 runs each. Errors: a command that fails to run.
+struct ProcessFloor {
+  double kirc_version_ms = 0;
+  double llvm_mc_version_ms = 0;
+};
+absl::StatusOr<ProcessFloor> MeasureProcessFloor(const CompareOptions& opts);
+
 // One compiler's side of a comparison.
 struct SideResult {
   double process_ms = 0;  // median wall time, source file to code object

@@ -87,6 +87,15 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("%s", FormatTable(rows).c_str());
+  // The share of "kirc proc" no compiler work can remove: loading the process.
+  if (absl::StatusOr<ProcessFloor> floor = MeasureProcessFloor(opts); floor.ok()) {
+    std::printf("\nprocess start: kirc --version %.1f ms (loads libLLVM-22, lld, Z3, Abseil), "
+                "llvm-mc --version %.1f ms (libLLVM-22 alone), medians of %d\n",
+                floor->kirc_version_ms, floor->llvm_mc_version_ms, std::max(1, opts.process_runs * 3));
+  } else {
+    std::fprintf(stderr, "compare: process start: %s\n", std::string(floor.status().message()).c_str());
+    ++failures;
+  }
   std::printf(
       "\nin-proc: kirc CompileText (KIR text to assembly), median of %d; kirc proc: `kirc compile "
       "--emit=obj` (.kir to code object); clang: clang -c + ld.lld -shared (.cl to code object); "
