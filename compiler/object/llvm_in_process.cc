@@ -125,6 +125,34 @@ struct Diagnostics {
   }
 };
 
+// LLVM's crash recovery (its signal handlers, which return a crash inside
+// a CrashRecoveryContext to RunSafely and pass any other crash on to the
+// handlers installed before), enabled once for the process.
+void EnableLlvmCrashRecovery() {
+  static std::once_flag once;
+  std::call_once(once, [] { llvm::CrashRecoveryContext::Enable(); });
+}
+
+// fn() with a crash inside LLVM (a signal, or report_fatal_error) turned into
+// an InvalidArgument error naming `what`: LLVM 22's readers crash on some
+// malformed code objects (a corrupt metadata note, some undecodable MUBUF
+// encodings), as llvm-readelf and llvm-objdump do on the same bytes.
+template <typename Fn>
+absl::StatusOr<std::string> Recoverably(absl::string_view what, Fn&& fn) {
+  EnableLlvmCrashRecovery();
+  absl::StatusOr<std::string> result = absl::InternalError("not run");
+  llvm::CrashRecoveryContext crc;
+  if (!crc.RunSafely([&] { result = fn(); })) {
+    const int code = crc.RetCode;
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": LLVM 22 crashed on this input (",
+        code > 128 ? absl::StrCat("signal ", code - 128) : absl::StrCat("fatal error, code ", code),
+        "): the bytes are malformed (or LLVM has a bug there); llvm-readelf and llvm-objdump crash on such "
+        "bytes too"));
+  }
+  return result;
+}
+
 }  // namespace
 
 absl::StatusOr<McTarget> SplitTargetId(absl::string_view target_id) {
@@ -144,8 +172,9 @@ absl::StatusOr<McTarget> SplitTargetId(absl::string_view target_id) {
   return t;
 }
 
-absl::StatusOr<std::string> AssembleInProcess(absl::string_view asm_text,
-                                              absl::string_view target_id) {
+namespace {
+
+absl::StatusOr<std::string> AssembleUnguarded(absl::string_view asm_text, absl::string_view target_id) {
   absl::StatusOr<McTarget> t = SplitTargetId(target_id);
   if (!t.ok()) return t.status();
   absl::StatusOr<McObjects> m = MakeMcObjects(*t);
@@ -199,6 +228,8 @@ absl::StatusOr<std::string> AssembleInProcess(absl::string_view asm_text,
   return bytes;
 }
 
+}  // namespace
+
 namespace {
 
 absl::StatusOr<llvm::object::ELF64LEFile> OpenElf(absl::string_view bytes, absl::string_view what) {
@@ -213,6 +244,28 @@ absl::StatusOr<llvm::object::ELF64LEFile> OpenElf(absl::string_view bytes, absl:
 }
 
 }  // namespace
+
+absl::Status CheckCodeObject(absl::string_view bytes) {
+  if (!HasElfMagic(bytes)) return absl::InvalidArgumentError("not an ELF file");
+  if (bytes.size() < 20) return absl::InvalidArgumentError("a truncated ELF file");
+  if (bytes[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 || bytes[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB)
+    return absl::InvalidArgumentError("not a 64-bit little-endian ELF file (AMDGPU code objects are ELFCLASS64, ELFDATA2LSB)");
+  absl::StatusOr<llvm::object::ELF64LEFile> elf = OpenElf(bytes, "the code object");
+  if (!elf.ok()) return elf.status();
+  const auto& h = elf->getHeader();
+  if (h.e_machine != llvm::ELF::EM_AMDGPU)
+    return absl::InvalidArgumentError(
+        absl::StrCat("not an AMDGPU code object (e_machine ", static_cast<int>(h.e_machine), ", not EM_AMDGPU 224)"));
+  if (h.e_type == llvm::ELF::ET_REL)
+    return absl::InvalidArgumentError(
+        "a relocatable object (ET_REL), not a linked code object: link it with ld.lld -shared");
+  if (h.e_type != llvm::ELF::ET_DYN)
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a linked code object (e_type ", static_cast<int>(h.e_type), ", not ET_DYN 3)"));
+  if (auto sections = elf->sections(); !sections)
+    return absl::InvalidArgumentError(absl::StrCat("bad section table: ", ToString(sections.takeError())));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes) {
   // lld ends a link it cannot read with a fatal error, which in a library
@@ -239,10 +292,9 @@ absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes) {
     llvm::raw_string_ostream out_os(out_text), err_os(err_text);
     const char* args[] = {"ld.lld", "-shared", in.c_str(), "-o", out.c_str()};
     // lld's fatal errors return to lldMain through a crash recovery context,
-    // which needs LLVM's recovery enabled (signal handlers, only while lld runs).
-    llvm::CrashRecoveryContext::Enable();
+    // which needs LLVM's recovery enabled.
+    EnableLlvmCrashRecovery();
     r = lld::lldMain(args, out_os, err_os, {{lld::Gnu, &lld::elf::link}});
-    llvm::CrashRecoveryContext::Disable();
     if (!r.canRunAgain) lld_unusable = true;
   }
   if (r.retCode != 0 || !r.canRunAgain)
@@ -255,7 +307,9 @@ absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes) {
 }
 
 
-absl::StatusOr<std::string> ReadNotesInProcess(absl::string_view elf_bytes) {
+namespace {
+
+absl::StatusOr<std::string> ReadNotesUnguarded(absl::string_view elf_bytes) {
   absl::StatusOr<llvm::object::ELF64LEFile> elf = OpenElf(elf_bytes, "ReadElfNotes");
   if (!elf.ok()) return elf.status();
   auto sections = elf->sections();
@@ -290,8 +344,8 @@ absl::StatusOr<std::string> ReadNotesInProcess(absl::string_view elf_bytes) {
   return text;
 }
 
-absl::StatusOr<std::string> DisassembleSymbolInProcess(absl::string_view elf_bytes, absl::string_view symbol,
-                                                       absl::string_view processor) {
+absl::StatusOr<std::string> DisassembleUnguarded(absl::string_view elf_bytes, absl::string_view symbol,
+                                                 absl::string_view processor) {
   absl::StatusOr<llvm::object::ELF64LEFile> elf = OpenElf(elf_bytes, "disassembling");
   if (!elf.ok()) return elf.status();
   auto sections = elf->sections();
@@ -382,6 +436,23 @@ absl::StatusOr<std::string> DisassembleSymbolInProcess(absl::string_view elf_byt
     index += size;
   }
   return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> AssembleInProcess(absl::string_view asm_text, absl::string_view target_id) {
+  return Recoverably(absl::StrCat("assembling for ", target_id),
+                     [&] { return AssembleUnguarded(asm_text, target_id); });
+}
+
+absl::StatusOr<std::string> ReadNotesInProcess(absl::string_view elf_bytes) {
+  return Recoverably("reading the code object's notes", [&] { return ReadNotesUnguarded(elf_bytes); });
+}
+
+absl::StatusOr<std::string> DisassembleSymbolInProcess(absl::string_view elf_bytes, absl::string_view symbol,
+                                                       absl::string_view processor) {
+  return Recoverably(absl::StrCat("disassembling '", symbol, "'"),
+                     [&] { return DisassembleUnguarded(elf_bytes, symbol, processor); });
 }
 
 }  // namespace kir

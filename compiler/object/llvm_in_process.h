@@ -52,6 +52,13 @@ absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes);
 inline constexpr char kLldCannotRunAgain[] =
     "lld stopped on a fatal error earlier in this process and cannot link in process again";
 
+// Checks that `bytes` are a linked AMDGPU code object (what ld.lld -shared
+// makes and HIP loads): ELFCLASS64, ELFDATA2LSB, e_machine EM_AMDGPU,
+// e_type ET_DYN, with a readable section table. Errors: InvalidArgument
+// saying which check fails (e.g. "a relocatable object (ET_REL), not a linked
+// code object: link it with ld.lld -shared").
+absl::Status CheckCodeObject(absl::string_view bytes);
+
 // The AMDGPU notes of an ELF file as `llvm-readelf --notes` prints them:
 // for each NT_AMDGPU_METADATA note its header lines, "    AMDGPU Metadata:"
 // and the MessagePack document as YAML (what code_object_notes.h parses).

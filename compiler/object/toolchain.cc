@@ -496,10 +496,12 @@ absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& argv,
 
 absl::StatusOr<ScopedTempDir> ScopedTempDir::Create(absl::string_view prefix) {
   std::string base = "/tmp";
+  std::string from = "the default";
   for (const char* var : {"TEST_TMPDIR", "TMPDIR"}) {
     const char* v = std::getenv(var);
     if (v != nullptr && *v != '\0') {
       base = v;
+      from = absl::StrCat("$", var);
       break;
     }
   }
@@ -508,7 +510,9 @@ absl::StatusOr<ScopedTempDir> ScopedTempDir::Create(absl::string_view prefix) {
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) {
-    return ErrnoError(absl::StrCat("mkdtemp(", tmpl, ")"), errno);
+    return ErrnoError(absl::StrCat("cannot make a temporary directory in ", base, " (", from,
+                                   "; set TMPDIR to a writable directory): mkdtemp(", tmpl, ")"),
+                      errno);
   }
   return ScopedTempDir(std::string(buf.data()));
 }

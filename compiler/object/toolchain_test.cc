@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/object/code_object_notes.h"
+#include "compiler/object/llvm_in_process.h"
 #include "gtest/gtest.h"
 
 namespace kir {
@@ -526,6 +527,54 @@ TEST(InProcessTest, DisassemblyNamesMissingSymbolsAndUndecodableBytes) {
   EXPECT_EQ(bad_dis.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_HAS_SUBSTR(std::string(bad_dis.status().message()), "0xFFFFFFFF");
   EXPECT_HAS_SUBSTR(std::string(bad_dis.status().message()), "does not decode");
+}
+
+// LLVM 22's readers crash on some malformed bytes (llvm-readelf and
+// llvm-objdump do too); in process that is an error and the process goes on.
+TEST(InProcessTest, LlvmCrashesOnMalformedBytesAreErrors) {
+  const std::string bin = LlvmBin();
+  // A code object whose metadata note has one byte changed (0x90 at file
+  // offset 563), found by a review's fuzzing: the MessagePack reader crashes.
+  const std::string corrupt_note = ReadTestdata("corrupt_note_gfx90a.hsaco");
+  ASSERT_FALSE(corrupt_note.empty());
+  absl::StatusOr<std::string> notes = ReadElfNotes(bin, corrupt_note);
+  ASSERT_FALSE(notes.ok());
+  EXPECT_EQ(notes.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "LLVM 22 crashed on this input");
+  // A MUBUF encoding with soffset 0xff: LLVM 22's disassembler crashes.
+  absl::StatusOr<std::string> mubuf = BuildCodeObject(
+      bin,
+      "  .amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n  .text\n  .globl k\n  .type k,@function\n"
+      "k:\n  .long 0xe0541000\n  .long 0xff020801\n  s_endpgm\n.Lk_end:\n  .size k, .Lk_end-k\n",
+      "gfx942");
+  ASSERT_TRUE(mubuf.ok()) << mubuf.status();
+  absl::StatusOr<std::string> dis = DisassembleSymbol(bin, *mubuf, "k", "gfx942");
+  ASSERT_FALSE(dis.ok());
+  EXPECT_EQ(dis.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_HAS_SUBSTR(std::string(dis.status().message()), "disassembling 'k': LLVM 22 crashed");
+  // Everything still works afterwards.
+  absl::StatusOr<std::string> good = BuildCodeObject(bin, ReadTestdata("add_one_buffer_gfx942.s"), "gfx942");
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_TRUE(DisassembleSymbol(bin, *good, "add_one_buffer", "gfx942").ok());
+  EXPECT_TRUE(ReadElfNotes(bin, *good).ok());
+}
+
+TEST(InProcessTest, CheckCodeObjectSaysWhatIsWrong) {
+  const std::string bin = LlvmBin();
+  const std::string src = ReadTestdata("add_one_buffer_gfx942.s");
+  absl::StatusOr<std::string> obj = AssembleToObject(bin, src, "gfx942");
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, src, "gfx942");
+  ASSERT_TRUE(obj.ok() && hsaco.ok());
+  EXPECT_TRUE(CheckCodeObject(*hsaco).ok());
+  EXPECT_HAS_SUBSTR(std::string(CheckCodeObject(*obj).message()), "relocatable object (ET_REL)");
+  std::string elf32 = *hsaco;
+  elf32[4] = 1;  // ELFCLASS32
+  EXPECT_HAS_SUBSTR(std::string(CheckCodeObject(elf32).message()), "not a 64-bit little-endian ELF file");
+  std::string x86 = *hsaco;
+  x86[18] = 62;  // EM_X86_64
+  x86[19] = 0;
+  EXPECT_HAS_SUBSTR(std::string(CheckCodeObject(x86).message()), "not an AMDGPU code object (e_machine 62");
+  EXPECT_HAS_SUBSTR(std::string(CheckCodeObject("garbage").message()), "not an ELF file");
 }
 
 // `obj` (an ELF64 relocatable object) with its SHT_SYMTAB section's sh_offset

@@ -123,6 +123,12 @@ sed 's/^    \.amdhsa_next_free_sgpr .*/    .amdhsa_next_free_sgpr 1/' sgpr1.s > 
 has -x "    .amdhsa_next_free_sgpr 1" sgpr1_edit.s || fail "sgpr1: no next_free_sgpr to edit"
 "$llvm"/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj sgpr1_edit.s -o sgpr1.o || fail "sgpr1 llvm-mc"
 "$llvm"/ld.lld -shared sgpr1.o -o sgpr1.hsaco || fail "sgpr1 ld.lld"
+# Code objects that are not: a device, a relocatable object, another
+# machine's ELF (from a review: /dev/zero was read forever).
+expect_error "code object /dev/zero: not a regular file" run work/copy_f32.kir --device=emu --code-object=/dev/zero
+expect_error "a relocatable object (ET_REL), not a linked code object: link it with ld.lld -shared" \
+  run work/copy_f32.kir --device=emu --code-object=sgpr1.o
+expect_error "not an AMDGPU code object (e_machine 62" run work/copy_f32.kir --device=emu --code-object="$kirc"
 expect_error "is beyond the SGPRs the kernel descriptor allocates: compute_pgm_rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT 0 grants 16 SGPRs" \
   run work/copy_f32.kir --device=emu --code-object=sgpr1.hsaco
 grep -qF "raise .amdhsa_next_free_sgpr to at least" stderr.txt || fail "sgpr1: no advice: $(cat stderr.txt)"

@@ -1,7 +1,11 @@
 #include "hw/run/run.h"
 
+#include <sys/stat.h>
+
+
 #include "hw/run/host_memory.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -14,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/api/compile.h"
 #include "compiler/object/code_object_notes.h"
+#include "compiler/object/llvm_in_process.h"
 #include "compiler/object/toolchain.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/reference/interpreter.h"
@@ -46,20 +51,37 @@ absl::Status Dump(const Kernel& k, const std::string& dir, const char* what, con
   return absl::OkStatus();
 }
 
+// A code object larger than this is refused before it is read (1 GiB; kirc's
+// largest are tens of KiB).
+constexpr int64_t kMaxCodeObjectBytes = int64_t{1} << 30;
+
 // Reads the code object at `path` and checks that it is `k`'s for `target`:
 // metadata target, a kernel named k.name, and k's arguments (hidden ones aside).
 absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId& target,
                                                  const std::string& path, const std::string& llvm_bin) {
-  absl::StatusOr<std::string> bytes = ReadFileBytes(path);
-  if (!bytes.ok()) return bytes.status();
   auto bad = [&](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat("code object ", path, ": ", why));
   };
-  if (HasOffloadBundleMagic(*bytes))
+  // A device or a pipe (/dev/zero) would be read forever.
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return bad("not a regular file");
+  if (stat(path.c_str(), &st) == 0 && st.st_size > kMaxCodeObjectBytes)
+    return bad(absl::StrCat(st.st_size, " bytes, more than any code object (limit ", kMaxCodeObjectBytes, ")"));
+  absl::StatusOr<std::string> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) return bytes.status();
+  if (HasOffloadBundleMagic(*bytes)) {
+    const std::string entry = HipBundleEntryId(target.ToString());
+    absl::StatusOr<std::vector<std::string>> entries = ListBundleEntries(llvm_bin, *bytes);
+    if (!entries.ok()) return bad(std::string(entries.status().message()));
+    if (std::find(entries->begin(), entries->end(), entry) == entries->end())
+      return bad(absl::StrCat("a clang offload bundle without an entry for ", target.ToString(), "; it has ",
+                              absl::StrJoin(*entries, ", "), ": give --mcpu one of those target IDs and unbundle "
+                              "that entry, or compile for ", target.ToString()));
     return bad(absl::StrCat("a clang offload bundle, not a code object: give the code object for ", target.ToString(),
-                            " (e.g. clang-offload-bundler -unbundle -type=o -targets=",
-                            HipBundleEntryId(target.ToString()), " -input=", path, " -output=FILE.hsaco)"));
-  if (!HasElfMagic(*bytes)) return bad("not an ELF file");
+                            " (e.g. clang-offload-bundler -unbundle -type=o -targets=", entry, " -input=", path,
+                            " -output=FILE.hsaco)"));
+  }
+  if (absl::Status ok = CheckCodeObject(*bytes); !ok.ok()) return bad(std::string(ok.message()));
   absl::StatusOr<std::string> notes = ReadElfNotes(llvm_bin, *bytes);
   if (!notes.ok()) return bad(std::string(notes.status().message()));
   // The whole target ID must match: code for gfx90a:xnack- is not the code
@@ -89,6 +111,9 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId
   if (!same)
     return bad(absl::StrCat("kernel '", k.name, "' takes (", absl::StrJoin(have, ", "),
                             ") there but (", absl::StrJoin(want, ", "), ") in the .kir file"));
+  // The kernel's code must decode (the device reads it the same way).
+  if (absl::StatusOr<std::string> dis = DisassembleSymbol(llvm_bin, *bytes, k.name, target.target->name); !dis.ok())
+    return bad(std::string(dis.status().message()));
   return *std::move(bytes);
 }
 

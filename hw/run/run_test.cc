@@ -9,6 +9,7 @@
 
 #include "compiler/api/compile.h"
 #include "compiler/object/toolchain.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler/ir/float_bits.h"
@@ -241,15 +242,30 @@ TEST_F(CodeObjectPathTest, RefusesAnotherTargetIdOrABundle) {
   r = Run(k, "gfx90a:xnack-", path);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ok) << r->text;
-  // A bundle is named as one, with the command that extracts the entry.
+  // A bundle is named as one, with the command that extracts the entry when
+  // it has one, else with the entries it has; a truncated one is malformed.
+  absl::StatusOr<std::string> hsaco = ReadFileBytes(path);
+  ASSERT_TRUE(hsaco.ok());
+  absl::StatusOr<std::string> bundle_bytes = BundleCodeObjects(kDefaultLlvmBin, {{"gfx90a:xnack-", *hsaco}});
+  ASSERT_TRUE(bundle_bytes.ok()) << bundle_bytes.status();
   std::string bundle = dir_->File("copy.hipfb");
-  ASSERT_TRUE(WriteFileBytes(bundle, "__CLANG_OFFLOAD_BUNDLE__rest").ok());
+  ASSERT_TRUE(WriteFileBytes(bundle, *bundle_bytes).ok());
   r = Run(k, "gfx90a:xnack-", bundle);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             "code object " + bundle + ": a clang offload bundle, not a code object: give the code object for "
             "gfx90a:xnack- (e.g. clang-offload-bundler -unbundle -type=o "
             "-targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack- -input=" + bundle + " -output=FILE.hsaco)");
+  r = Run(k, "gfx90a:xnack+", bundle);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "code object " + bundle + ": a clang offload bundle without an entry for gfx90a:xnack+; it has "
+            "host-x86_64-unknown-linux-gnu-, hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-: give --mcpu one of those "
+            "target IDs and unbundle that entry, or compile for gfx90a:xnack+");
+  ASSERT_TRUE(WriteFileBytes(bundle, "__CLANG_OFFLOAD_BUNDLE__rest").ok());
+  r = Run(k, "gfx90a:xnack-", bundle);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "the offload bundle's header is truncated")) << r.status();
 }
 
 TEST_F(CodeObjectPathTest, RefusesAnotherKernel) {
