@@ -503,6 +503,13 @@ TEST(InProcessTest, DefaultDirectoryIsInProcessOthersRunTools) {
   EXPECT_FALSE(UsesInProcessLlvm("/usr/bin"));
 }
 
+// Assembly of a gfx942 function symbol `k` (no kernel descriptor): `body`,
+// then s_endpgm.
+std::string FunctionK(const std::string& body) {
+  return "  .amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n  .text\n  .globl k\n  .type k,@function\nk:\n" + body +
+         "  s_endpgm\n.Lk_end:\n  .size k, .Lk_end-k\n";
+}
+
 TEST(InProcessTest, DisassemblyNamesMissingSymbolsAndUndecodableBytes) {
   const std::string bin = LlvmBin();
   absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, ReadTestdata("add_one_buffer_gfx942.s"), "gfx942");
@@ -516,11 +523,7 @@ TEST(InProcessTest, DisassemblyNamesMissingSymbolsAndUndecodableBytes) {
   EXPECT_EQ(DisassembleSymbol(bin, *hsaco, "add_one_buffer", "gfx999").status().code(),
             absl::StatusCode::kInvalidArgument);
   // A dword no instruction starts with (0xFFFFFFFF) inside the kernel's code.
-  absl::StatusOr<std::string> bad = BuildCodeObject(
-      bin,
-      "  .amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n  .text\n  .globl k\n  .type k,@function\n"
-      "k:\n  s_nop 0\n  .long 0xffffffff\n  s_endpgm\n.Lk_end:\n  .size k, .Lk_end-k\n",
-      "gfx942");
+  absl::StatusOr<std::string> bad = BuildCodeObject(bin, FunctionK("  s_nop 0\n  .long 0xffffffff\n"), "gfx942");
   ASSERT_TRUE(bad.ok()) << bad.status();
   absl::StatusOr<std::string> bad_dis = DisassembleSymbol(bin, *bad, "k", "gfx942");
   ASSERT_FALSE(bad_dis.ok());
@@ -542,11 +545,8 @@ TEST(InProcessTest, LlvmCrashesOnMalformedBytesAreErrors) {
   EXPECT_EQ(notes.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "LLVM 22 crashed on this input");
   // A MUBUF encoding with soffset 0xff: LLVM 22's disassembler crashes.
-  absl::StatusOr<std::string> mubuf = BuildCodeObject(
-      bin,
-      "  .amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n  .text\n  .globl k\n  .type k,@function\n"
-      "k:\n  .long 0xe0541000\n  .long 0xff020801\n  s_endpgm\n.Lk_end:\n  .size k, .Lk_end-k\n",
-      "gfx942");
+  absl::StatusOr<std::string> mubuf =
+      BuildCodeObject(bin, FunctionK("  .long 0xe0541000\n  .long 0xff020801\n"), "gfx942");
   ASSERT_TRUE(mubuf.ok()) << mubuf.status();
   absl::StatusOr<std::string> dis = DisassembleSymbol(bin, *mubuf, "k", "gfx942");
   ASSERT_FALSE(dis.ok());
