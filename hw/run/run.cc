@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "compiler/api/compile.h"
@@ -90,7 +91,8 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId
   if (meta.empty()) return bad("its metadata has no amdhsa.target");
   const absl::string_view id = TargetIdOf(meta);
   absl::StatusOr<TargetId> meta_id = ParseTargetId(id);
-  const std::string have_text = meta_id.ok() ? meta_id->ToString() : std::string(id);
+  // A corrupt note's bytes are shown escaped (\xNN), never echoed raw.
+  const std::string have_text = meta_id.ok() ? meta_id->ToString() : absl::CHexEscape(id);
   if (!meta_id.ok() || *meta_id != target)
     return bad(absl::StrCat("it is for ", have_text, ", not ", target.ToString(), " (use --mcpu=", have_text,
                             " or a code object built for ", target.ToString(), ")"));

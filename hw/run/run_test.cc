@@ -268,6 +268,24 @@ TEST_F(CodeObjectPathTest, RefusesAnotherTargetIdOrABundle) {
   EXPECT_TRUE(absl::StrContains(r.status().message(), "the offload bundle's header is truncated")) << r.status();
 }
 
+// A target ID in a corrupt metadata note is shown escaped, not echoed raw.
+TEST_F(CodeObjectPathTest, CorruptTargetIdIsEscaped) {
+  const std::string path = Build(Parse("copy_f32"), "gfx90a:xnack-", "copy.hsaco");
+  absl::StatusOr<std::string> bytes = ReadFileBytes(path);
+  ASSERT_TRUE(bytes.ok());
+  const size_t at = bytes->find("amdhsa--gfx90a");
+  ASSERT_NE(at, std::string::npos);
+  (*bytes)[at + 11] = '\x90';  // gfx90a -> gfx\x900a, not UTF-8
+  const std::string bad = dir_->File("bad_target.hsaco");
+  ASSERT_TRUE(WriteFileBytes(bad, *bytes).ok());
+  absl::StatusOr<RunReport> r = Run(Parse("copy_f32"), "gfx90a:xnack-", bad);
+  ASSERT_FALSE(r.ok());
+  // (LLVM's YAML writer turns the byte into U+FFFD; its UTF-8 is escaped.)
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "it is for gfx\\x")) << r.status();
+  for (char c : r.status().message())
+    EXPECT_TRUE(c >= 0x20 && c <= 0x7e) << "a raw byte " << static_cast<int>(static_cast<unsigned char>(c));
+}
+
 TEST_F(CodeObjectPathTest, RefusesAnotherKernel) {
   std::string path = Build(Parse("add_f16"), "gfx908", "add.hsaco");
   absl::StatusOr<RunReport> r = Run(Parse("copy_f32"), "gfx908", path);
