@@ -25,10 +25,7 @@ bool IsSopk(Opc o) {
 bool IsSopkUnsigned(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeU32; }
 bool IsWideCompare(Opc o) { return o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64; }
 
-bool IsMemory(InstClass c) {
-  return c == InstClass::kVmemLoad || c == InstClass::kVmemStore || c == InstClass::kDsRead ||
-         c == InstClass::kDsWrite;
-}
+bool IsMemory(InstClass c) { return IsVmemOrDs(c); }
 
 const char* DimName(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
 

@@ -1132,9 +1132,7 @@ struct CW {
 
 
 bool IsMemoryInst(const MInst& mi) {
-  InstClass c = Info(mi.opc).cls;
-  return c == InstClass::kVmemLoad || c == InstClass::kVmemStore || c == InstClass::kDsRead ||
-         c == InstClass::kDsWrite;
+  return IsVmemOrDs(Info(mi.opc).cls);
 }
 
 // Pre-order ops (as the lowering numbers them), each with its enclosing `for` ops.

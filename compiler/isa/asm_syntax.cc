@@ -58,7 +58,7 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     mn += "_e64";
   std::vector<std::string> ops;
   InstClass cls = info.cls;
-  bool mubuf = cls == InstClass::kVmemLoad || cls == InstClass::kVmemStore;
+  bool mubuf = IsVmem(cls);
   for (size_t i = 0; i < mi.ops.size(); ++i) {
     if (mubuf && i == 1 && !mi.offen) {
       ops.push_back("off");
@@ -76,7 +76,7 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     if (mi.offen) s += " offen";
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
   }
-  if (cls == InstClass::kDsRead || cls == InstClass::kDsWrite) {
+  if (IsDs(cls)) {
     if (MemoryShape(mi.opc).addrs == 2) {  // llvm-objdump's form: zero fields left out
       if (mi.offset0 != 0) absl::StrAppend(&s, " offset0:", mi.offset0);
       if (mi.offset1 != 0) absl::StrAppend(&s, " offset1:", mi.offset1);

@@ -265,8 +265,6 @@ bool IsValu(InstClass c) {
 }
 // "Legacy" VALU: VALU that is not an MFMA.
 bool IsLegacyValu(InstClass c) { return IsValu(c) && c != InstClass::kMfma; }
-bool IsVmem(InstClass c) { return c == InstClass::kVmemLoad || c == InstClass::kVmemStore; }
-bool IsDs(InstClass c) { return c == InstClass::kDsRead || c == InstClass::kDsWrite; }
 
 const char* KindName(const MInst& m) {
   switch (Cls(m)) {

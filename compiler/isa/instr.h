@@ -36,6 +36,13 @@ enum class InstClass : uint8_t {
   kAccWrite,   // v_accvgpr_write_b32 (VGPR/inline constant -> AGPR)
 };
 
+// Vector memory (buffer/global loads and stores: vmcnt).
+constexpr bool IsVmem(InstClass c) { return c == InstClass::kVmemLoad || c == InstClass::kVmemStore; }
+// LDS (ds_read/ds_write: lgkmcnt, in order).
+constexpr bool IsDs(InstClass c) { return c == InstClass::kDsRead || c == InstClass::kDsWrite; }
+// Vector memory or LDS: the accesses the access map and the verifier cover.
+constexpr bool IsVmemOrDs(InstClass c) { return IsVmem(c) || IsDs(c); }
+
 // Opcodes kirc emits. MFMA is one opcode; MInst::mfma says which.
 enum class Opc : uint16_t {
 #define KIRC_OPC(name, mnemonic, cls, defs, flags) name,

@@ -60,10 +60,7 @@ bool Fence(const MInst& mi) {
          (Info(mi.opc).flags & kBranch) || WritesExec(mi);
 }
 
-bool IsDs(const MInst& mi) {
-  const InstClass c = Info(mi.opc).cls;
-  return c == InstClass::kDsRead || c == InstClass::kDsWrite;
-}
+bool IsDs(const MInst& mi) { return IsDs(Info(mi.opc).cls); }
 bool IsDsWrite(const MInst& mi) { return Info(mi.opc).cls == InstClass::kDsWrite; }
 int AddrOperand(const MInst& mi) { return IsDsWrite(mi) ? 0 : 1; }
 

@@ -36,8 +36,6 @@ void ForEachRegSlot(const MInst& mi, Fn&& fn) {
   }
 }
 
-bool IsVmem(InstClass c) { return c == InstClass::kVmemLoad || c == InstClass::kVmemStore; }
-bool IsDs(InstClass c) { return c == InstClass::kDsRead || c == InstClass::kDsWrite; }
 
 absl::Status CheckOperands(const MInst& mi, size_t index) {
   for (const MOperand& o : mi.ops) {

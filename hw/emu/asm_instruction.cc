@@ -283,7 +283,7 @@ absl::Status ParseModifier(absl::string_view text, absl::string_view m, Inst* in
 
 bool IsVmemBuffer(Opc o) {
   InstClass c = Info(o).cls;
-  return (c == InstClass::kVmemLoad || c == InstClass::kVmemStore) && !(Info(o).flags & kGlobalAddr);
+  return IsVmem(c) && !(Info(o).flags & kGlobalAddr);
 }
 
 }  // namespace

@@ -272,7 +272,7 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
 
 absl::Status ExecMemory(ExecContext& c, Wave& w, const Inst& in) {
   InstClass cls = Info(in.mi.opc).cls;
-  absl::Status st = cls == InstClass::kDsRead || cls == InstClass::kDsWrite ? ExecDs(c, w, in) : ExecVmem(c, w, in);
+  absl::Status st = IsDs(cls) ? ExecDs(c, w, in) : ExecVmem(c, w, in);
   if (st.ok()) ++w.pc;
   return st;
 }

@@ -169,7 +169,7 @@ absl::Status GlobalRaceTracker::Reset(const Program& p, const GlobalMemory& mem,
   inst_of_.clear();
   for (size_t i = 0; i < p.insts.size(); ++i) {
     const InstClass c = Info(p.insts[i].mi.opc).cls;
-    if (c == InstClass::kVmemLoad || c == InstClass::kVmemStore) {
+    if (IsVmem(c)) {
       ordinal_[i] = static_cast<int>(inst_of_.size());
       inst_of_.push_back(static_cast<int>(i));
     }
