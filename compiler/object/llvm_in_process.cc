@@ -38,6 +38,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/Endian.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -228,10 +229,6 @@ absl::StatusOr<std::string> AssembleUnguarded(absl::string_view asm_text, absl::
   return bytes;
 }
 
-}  // namespace
-
-namespace {
-
 absl::StatusOr<llvm::object::ELF64LEFile> OpenElf(absl::string_view bytes, absl::string_view what) {
   if (!HasElfMagic(bytes)) return absl::InvalidArgumentError(absl::StrCat(what, ": input is not an ELF file"));
   llvm::Expected<llvm::object::ELF64LEFile> elf =
@@ -243,9 +240,10 @@ absl::StatusOr<llvm::object::ELF64LEFile> OpenElf(absl::string_view bytes, absl:
   return std::move(*elf);
 }
 
-}  // namespace
-
-absl::Status CheckCodeObject(absl::string_view bytes) {
+// Checks that `bytes` are a 64-bit little-endian AMDGPU ELF file of type
+// `want_type` (ET_REL: what lld links; ET_DYN: a linked code object) with a
+// readable section table; the message says which check fails.
+absl::Status CheckAmdgpuElf(absl::string_view bytes, uint16_t want_type) {
   if (!HasElfMagic(bytes)) return absl::InvalidArgumentError("not an ELF file");
   if (bytes.size() < 20) return absl::InvalidArgumentError("a truncated ELF file");
   if (bytes[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 || bytes[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB)
@@ -256,27 +254,30 @@ absl::Status CheckCodeObject(absl::string_view bytes) {
   if (h.e_machine != llvm::ELF::EM_AMDGPU)
     return absl::InvalidArgumentError(
         absl::StrCat("not an AMDGPU code object (e_machine ", static_cast<int>(h.e_machine), ", not EM_AMDGPU 224)"));
-  if (h.e_type == llvm::ELF::ET_REL)
-    return absl::InvalidArgumentError(
-        "a relocatable object (ET_REL), not a linked code object: link it with ld.lld -shared");
-  if (h.e_type != llvm::ELF::ET_DYN)
+  if (h.e_type != want_type) {
+    if (h.e_type == llvm::ELF::ET_REL)
+      return absl::InvalidArgumentError(
+          "a relocatable object (ET_REL), not a linked code object: link it with ld.lld -shared");
+    if (want_type == llvm::ELF::ET_REL)
+      return absl::InvalidArgumentError(absl::StrCat("not a relocatable object (e_type ", static_cast<int>(h.e_type),
+                                                     ", not ET_REL 1): the input of a link is llvm-mc's output"));
     return absl::InvalidArgumentError(
         absl::StrCat("not a linked code object (e_type ", static_cast<int>(h.e_type), ", not ET_DYN 3)"));
+  }
   if (auto sections = elf->sections(); !sections)
     return absl::InvalidArgumentError(absl::StrCat("bad section table: ", ToString(sections.takeError())));
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status CheckCodeObject(absl::string_view bytes) { return CheckAmdgpuElf(bytes, llvm::ELF::ET_DYN); }
+
 absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes) {
   // lld ends a link it cannot read with a fatal error, which in a library
   // leaves it unable to link again: what it would refuse is refused here.
-  absl::StatusOr<llvm::object::ELF64LEFile> elf = OpenElf(object_bytes, "LinkCodeObject");
-  if (!elf.ok()) return elf.status();
-  if (elf->getHeader().e_type != llvm::ELF::ET_REL || elf->getHeader().e_machine != llvm::ELF::EM_AMDGPU)
-    return absl::InvalidArgumentError("LinkCodeObject: the input is not an AMDGPU relocatable object (ET_REL, EM_AMDGPU)");
-  if (auto sections = elf->sections(); !sections)
-    return absl::InvalidArgumentError(
-        absl::StrCat("LinkCodeObject: bad section table: ", ToString(sections.takeError())));
+  if (absl::Status ok = CheckAmdgpuElf(object_bytes, llvm::ELF::ET_REL); !ok.ok())
+    return absl::InvalidArgumentError(absl::StrCat("LinkCodeObject: ", ok.message()));
   absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("kirc-link.");
   if (!dir.ok()) return dir.status();
   const std::string in = dir->File("kernel.o");
@@ -428,9 +429,7 @@ absl::StatusOr<std::string> DisassembleUnguarded(absl::string_view elf_bytes, ab
     is.flush();
     absl::StrAppend(&text, absl::StrFormat("%-60s// %012X:", inst_text, address));
     for (uint64_t w = 0; w < size; w += 4) {
-      const uint32_t word = uint32_t{code[index + w]} | uint32_t{code[index + w + 1]} << 8 |
-                            uint32_t{code[index + w + 2]} << 16 | uint32_t{code[index + w + 3]} << 24;
-      absl::StrAppend(&text, absl::StrFormat(" %08X", word));
+      absl::StrAppend(&text, absl::StrFormat(" %08X", llvm::support::endian::read32le(code.data() + index + w)));
     }
     absl::StrAppend(&text, "\n");
     index += size;

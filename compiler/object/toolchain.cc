@@ -584,9 +584,13 @@ bool HasElfMagic(absl::string_view bytes) { return absl::StartsWith(bytes, "\x7f
 
 bool UsesInProcessLlvm(const std::string& llvm_bin) {
   if (llvm_bin == kDefaultLlvmBin) return true;
-  char a[PATH_MAX], b[PATH_MAX];
-  return realpath(llvm_bin.c_str(), a) != nullptr && realpath(kDefaultLlvmBin, b) != nullptr &&
-         std::string(a) == std::string(b);
+  // The default directory's real path, resolved once ("" if it is missing).
+  static const std::string default_real = [] {
+    char b[PATH_MAX];
+    return realpath(kDefaultLlvmBin, b) != nullptr ? std::string(b) : std::string();
+  }();
+  char a[PATH_MAX];
+  return !default_real.empty() && realpath(llvm_bin.c_str(), a) != nullptr && default_real == a;
 }
 
 absl::StatusOr<std::string> AssembleWithLlvmMc(const std::string& llvm_bin,

@@ -65,9 +65,11 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId
   };
   // A device or a pipe (/dev/zero) would be read forever.
   struct stat st;
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return bad("not a regular file");
-  if (stat(path.c_str(), &st) == 0 && st.st_size > kMaxCodeObjectBytes)
-    return bad(absl::StrCat(st.st_size, " bytes, more than any code object (limit ", kMaxCodeObjectBytes, ")"));
+  if (stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return bad("not a regular file");
+    if (st.st_size > kMaxCodeObjectBytes)
+      return bad(absl::StrCat(st.st_size, " bytes, more than any code object (limit ", kMaxCodeObjectBytes, ")"));
+  }
   absl::StatusOr<std::string> bytes = ReadFileBytes(path);
   if (!bytes.ok()) return bytes.status();
   if (HasOffloadBundleMagic(*bytes)) {
