@@ -336,7 +336,7 @@ TEST(BuildCodeObjectTest, NonElfInputsAreRejected) {
   // process and from the tool.
   const std::string truncated("\x7f" "ELF\x02\x01", 6);
   absl::StatusOr<std::string> notes = ReadElfNotes(bin, truncated);
-  ASSERT_FALSE(notes.ok());
+  ASSERT_FALSE(notes.ok()) << *notes;
   EXPECT_EQ(notes.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "smaller than an ELF header");
   absl::StatusOr<std::string> tool = ReadNotesWithLlvmReadelf(bin, truncated);
@@ -536,12 +536,20 @@ TEST(InProcessTest, DisassemblyNamesMissingSymbolsAndUndecodableBytes) {
 // llvm-objdump do too); in process that is an error and the process goes on.
 TEST(InProcessTest, LlvmCrashesOnMalformedBytesAreErrors) {
   const std::string bin = LlvmBin();
-  // A code object whose metadata note has one byte changed (0x90 at file
-  // offset 563), found by a review's fuzzing: the MessagePack reader crashes.
-  const std::string corrupt_note = ReadTestdata("corrupt_note_gfx90a.hsaco");
-  ASSERT_FALSE(corrupt_note.empty());
+  // A code object whose metadata note has one byte changed, as a review's
+  // fuzzing found: the header of the key ".args" (0xa5, a 5-byte fixstr)
+  // becomes 0x90, an empty array, so a map key is an array; LLVM 22's
+  // MessagePack printer crashes on it (llvm-readelf --notes does too).
+  absl::StatusOr<std::string> good_note = BuildCodeObject(bin, ReadTestdata("add_one_buffer_gfx942.s"), "gfx942");
+  ASSERT_TRUE(good_note.ok()) << good_note.status();
+  std::string corrupt_note = *good_note;
+  const std::string key = "\xa5.args";
+  const size_t at = corrupt_note.find(key);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(corrupt_note.find(key, at + 1), std::string::npos);
+  corrupt_note[at] = static_cast<char>(0x90);
   absl::StatusOr<std::string> notes = ReadElfNotes(bin, corrupt_note);
-  ASSERT_FALSE(notes.ok());
+  ASSERT_FALSE(notes.ok()) << *notes;
   EXPECT_EQ(notes.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_HAS_SUBSTR(std::string(notes.status().message()), "LLVM 22 crashed on this input");
   // A MUBUF encoding with soffset 0xff: LLVM 22's disassembler crashes.
