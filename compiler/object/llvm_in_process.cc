@@ -15,7 +15,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/object/toolchain.h"
-#include "lld/Common/Driver.h"
 #include "llvm/BinaryFormat/AMDGPUMetadataVerifier.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
@@ -45,7 +44,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 
-LLD_HAS_DRIVER(elf)
 
 // The AMDGPU target's registration functions (llvm/Config/Targets.def names
 // them; libLLVM-22.so exports them).
@@ -240,9 +238,8 @@ absl::StatusOr<llvm::object::ELF64LEFile> OpenElf(absl::string_view bytes, absl:
   return std::move(*elf);
 }
 
-// Checks that `bytes` are a 64-bit little-endian AMDGPU ELF file of type
-// `want_type` (ET_REL: what lld links; ET_DYN: a linked code object) with a
-// readable section table; the message says which check fails.
+}  // namespace
+
 absl::Status CheckAmdgpuElf(absl::string_view bytes, uint16_t want_type) {
   if (!HasElfMagic(bytes)) return absl::InvalidArgumentError("not an ELF file");
   if (bytes.size() < 20) return absl::InvalidArgumentError("a truncated ELF file");
@@ -269,43 +266,8 @@ absl::Status CheckAmdgpuElf(absl::string_view bytes, uint16_t want_type) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::Status CheckCodeObject(absl::string_view bytes) { return CheckAmdgpuElf(bytes, llvm::ELF::ET_DYN); }
 
-absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes) {
-  // lld ends a link it cannot read with a fatal error, which in a library
-  // leaves it unable to link again: what it would refuse is refused here.
-  if (absl::Status ok = CheckAmdgpuElf(object_bytes, llvm::ELF::ET_REL); !ok.ok())
-    return absl::InvalidArgumentError(absl::StrCat("LinkCodeObject: ", ok.message()));
-  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("kirc-link.");
-  if (!dir.ok()) return dir.status();
-  const std::string in = dir->File("kernel.o");
-  const std::string out = dir->File("kernel.hsaco");
-  if (absl::Status s = WriteFileBytes(in, object_bytes); !s.ok()) return s;
-  static std::mutex link_mutex;
-  static bool lld_unusable = false;
-  std::string out_text, err_text;
-  lld::Result r;
-  {
-    std::lock_guard<std::mutex> lock(link_mutex);
-    if (lld_unusable) return absl::FailedPreconditionError(kLldCannotRunAgain);
-    llvm::raw_string_ostream out_os(out_text), err_os(err_text);
-    const char* args[] = {"ld.lld", "-shared", in.c_str(), "-o", out.c_str()};
-    // lld's fatal errors return to lldMain through a crash recovery context,
-    // which needs LLVM's recovery enabled.
-    EnableLlvmCrashRecovery();
-    r = lld::lldMain(args, out_os, err_os, {{lld::Gnu, &lld::elf::link}});
-    if (!r.canRunAgain) lld_unusable = true;
-  }
-  if (r.retCode != 0 || !r.canRunAgain)
-    return absl::InvalidArgumentError(absl::StrCat("ld.lld (lld 22, in process) failed (exit code ", r.retCode, "):\n",
-                                                   err_text.empty() ? "(no diagnostic)" : err_text));
-  absl::StatusOr<std::string> hsaco = ReadFileBytes(out);
-  if (!hsaco.ok()) return hsaco.status();
-  if (!HasElfMagic(*hsaco)) return absl::InternalError("ld.lld produced a file that is not ELF");
-  return hsaco;
-}
 
 
 namespace {

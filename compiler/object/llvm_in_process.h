@@ -1,21 +1,21 @@
-// LLVM 22's assembler, linker, ELF note reader and disassembler run inside the
-// calling process (libLLVM-22.so and lld's ELF driver), instead of spawning
-// llvm-mc, ld.lld, llvm-readelf and llvm-objdump. Each function gives the same
+// LLVM 22's assembler, ELF note reader and disassembler run inside the
+// calling process (LLVM's MC layer), instead of spawning llvm-mc, llvm-readelf
+// and llvm-objdump (code_object_linker.h replaces ld.lld). Each function gives the same
 // bytes or text as the tool it replaces (toolchain.h lists the tool for each;
 // llvm_in_process_test compares them on kirc's kernels), in a fraction of the
 // time: a process start of an LLVM tool costs 5-20 ms of dynamic relocation.
 //
-// toolchain.h's AssembleToObject, LinkCodeObject, ReadElfNotes and
-// DisassembleSymbol call these when their `llvm_bin` is LLVM 22's own
+// toolchain.h's AssembleToObject, ReadElfNotes and DisassembleSymbol call
+// these when their `llvm_bin` is LLVM 22's own
 // directory (the library kirc links); another directory (--llvm-bin, e.g. a
 // ROCm LLVM) runs that directory's tools instead.
 //
-// Thread safety: every function may be called from several threads at once.
-// Assembling and disassembling share no state; linking holds one process-wide
-// lock (lld keeps per-link state in globals).
+// Thread safety: every function may be called from several threads at once;
+// they share no state.
 #ifndef KIRC_COMPILER_OBJECT_LLVM_IN_PROCESS_H_
 #define KIRC_COMPILER_OBJECT_LLVM_IN_PROCESS_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -41,16 +41,11 @@ absl::StatusOr<McTarget> SplitTargetId(absl::string_view target_id);
 absl::StatusOr<std::string> AssembleInProcess(absl::string_view asm_text,
                                               absl::string_view target_id);
 
-// As `ld.lld -shared OBJ -o OUT`: the code object (bytes) linked from one
-// AMDGPU relocatable object. Errors: InvalidArgument if `object_bytes` is not
-// a 64-bit AMDGPU ET_REL ELF file with a readable section table, or lld
-// refuses it (with lld's diagnostics); FailedPrecondition with
-// kLldCannotRunAgain once a fatal lld error has left lld unable to link in
-// this process (toolchain.h's LinkCodeObject then runs ld.lld as a process);
-// Internal if a temporary file could not be written.
-absl::StatusOr<std::string> LinkInProcess(absl::string_view object_bytes);
-inline constexpr char kLldCannotRunAgain[] =
-    "lld stopped on a fatal error earlier in this process and cannot link in process again";
+// Checks that `bytes` are a 64-bit little-endian AMDGPU ELF file of type
+// `want_type` (llvm::ELF::ET_REL: an assembler's output, what a link takes;
+// ET_DYN: a linked code object) with a section table LLVM 22's ELF reader
+// reads. Errors: InvalidArgument saying which check fails.
+absl::Status CheckAmdgpuElf(absl::string_view bytes, uint16_t want_type);
 
 // Checks that `bytes` are a linked AMDGPU code object (what ld.lld -shared
 // makes and HIP loads): ELFCLASS64, ELFDATA2LSB, e_machine EM_AMDGPU,

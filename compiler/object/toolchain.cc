@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "compiler/object/llvm_in_process.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -34,6 +33,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "compiler/object/code_object_linker.h"
+#include "compiler/object/llvm_in_process.h"
 
 extern char** environ;
 
@@ -691,9 +692,9 @@ absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
 absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
                                            absl::string_view object_bytes) {
   if (UsesInProcessLlvm(llvm_bin)) {
-    absl::StatusOr<std::string> hsaco = LinkInProcess(object_bytes);
-    if (hsaco.ok() || hsaco.status().message() != kLldCannotRunAgain) return hsaco;
-    // In-process lld is spent: the same lld as a process.
+    absl::StatusOr<std::string> hsaco = LinkOneObject(object_bytes);
+    // An object outside what kirc's linker handles: LLVM 22's ld.lld.
+    if (hsaco.ok() || hsaco.status().code() != absl::StatusCode::kUnimplemented) return hsaco;
   }
   return LinkWithLdLld(llvm_bin, object_bytes);
 }

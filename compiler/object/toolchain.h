@@ -93,8 +93,9 @@ absl::Status WriteFileBytes(const std::string& path, absl::string_view contents)
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path);
 
 // ---- Assembling, linking, inspecting ------------------------------------------
-// Each of these runs inside the process (llvm_in_process.h: libLLVM-22 and lld,
-// the same bytes and text as the tools) when `llvm_bin` is LLVM 22's own
+// Each of these runs inside the process (llvm_in_process.h: LLVM 22's MC layer,
+// the same bytes and text as the tools; code_object_linker.h: kirc's linker,
+// ld.lld's layout) when `llvm_bin` is LLVM 22's own
 // directory (kDefaultLlvmBin, or a path resolving to it), and runs the tool from
 // `llvm_bin` otherwise (--llvm-bin or KIRC_LLVM_BIN naming another LLVM).
 
@@ -114,9 +115,11 @@ absl::StatusOr<std::string> AssembleToObject(const std::string& llvm_bin,
                                              absl::string_view mcpu);
 
 // As `ld.lld -shared`: links one relocatable object into a code object (.hsaco)
-// and returns its bytes. Errors: those of FindTool (tools only);
-// InvalidArgument if `object_bytes` is not an ELF file or the link fails (with
-// lld's diagnostics).
+// and returns its bytes. In process, kirc's linker (code_object_linker.h)
+// links what it handles (kernels as llvm-mc assembles them) and LLVM 22's
+// ld.lld runs for anything else. Errors: those of FindTool (tools only);
+// InvalidArgument if `object_bytes` is not an AMDGPU relocatable ELF file or
+// the link fails (with lld's diagnostics).
 absl::StatusOr<std::string> LinkCodeObject(const std::string& llvm_bin,
                                            absl::string_view object_bytes);
 

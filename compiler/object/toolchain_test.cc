@@ -17,6 +17,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/object/code_object_layout.h"
+#include "compiler/object/code_object_linker.h"
 #include "compiler/object/code_object_notes.h"
 #include "compiler/object/llvm_in_process.h"
 #include "gtest/gtest.h"
@@ -608,8 +610,7 @@ std::string CorruptSymtabOffset(std::string obj) {
 }
 
 // Several threads assemble and link at once, each getting the bytes a lone
-// call gives; bad inputs are errors, and linking goes on after lld's fatal
-// error (as a process from then on).
+// call gives; bad inputs are errors, and linking goes on after them.
 TEST(InProcessTest, RepeatedAndConcurrentLinks) {
   const std::string bin = LlvmBin();
   const std::string src = ReadTestdata("mfma_16x16x16_f16_gfx942.s");
@@ -625,15 +626,14 @@ TEST(InProcessTest, RepeatedAndConcurrentLinks) {
   }
   for (std::thread& t : threads) t.join();
   for (int i = 0; i < 8; ++i) EXPECT_TRUE(got[i] == *want) << "thread " << i << ": " << got[i].substr(0, 200);
-  // A truncated ELF file and a code object (not relocatable) are refused
-  // before lld sees them.
+  // A truncated ELF file and a code object (not relocatable) are refused.
   std::string broken = *want;
   broken.resize(80);
   EXPECT_EQ(LinkCodeObject(bin, broken).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(LinkCodeObject(bin, *want).status().code(), absl::StatusCode::kInvalidArgument);
   // A relocatable object whose symbol table lies past the end of the file
-  // passes that check; lld stops on it with a fatal error, which comes back
-  // as an error (the process goes on; later links still work).
+  // is refused too (ld.lld 22 stops on it with a fatal error); later links
+  // still work.
   absl::StatusOr<std::string> obj = AssembleToObject(bin, src, "gfx942");
   ASSERT_TRUE(obj.ok()) << obj.status();
   std::string corrupt = CorruptSymtabOffset(*obj);
@@ -644,6 +644,150 @@ TEST(InProcessTest, RepeatedAndConcurrentLinks) {
   absl::StatusOr<std::string> after = BuildCodeObject(bin, src, "gfx942");
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_TRUE(*after == *want);
+}
+
+// ---------------------------------------------------------------------------
+// kirc's code object linker against ld.lld 22 (the process)
+
+// Links `asm_text` both ways and compares the layouts (every header, section
+// and byte but .comment's text; code_object_layout.h).
+void ExpectSameLinkAsLdLld(const std::string& asm_text, const std::string& target_id) {
+  SCOPED_TRACE(target_id);
+  const std::string bin = LlvmBin();
+  absl::StatusOr<std::string> obj = AssembleToObject(bin, asm_text, target_id);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  absl::StatusOr<std::string> ours = LinkOneObject(*obj);
+  absl::StatusOr<std::string> lld = LinkWithLdLld(bin, *obj);
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  ASSERT_TRUE(lld.ok()) << lld.status();
+  absl::StatusOr<std::string> a = DescribeCodeObjectLayout(*ours), b = DescribeCodeObjectLayout(*lld);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_TRUE(CheckCodeObject(*ours).ok());
+  // The .comment section is kirc's.
+  EXPECT_NE(ours->find(std::string(kCodeObjectLinkerComment) + '\0'), std::string::npos);
+}
+
+// `n` kernels in one object: global (protected) kernel symbols, descriptors,
+// local labels, so that the hash tables have several buckets.
+std::string ManyKernels(int n) {
+  std::string s = "  .amdgcn_target \"amdgcn-amd-amdhsa--gfx90a\"\n  .amdhsa_code_object_version 5\n";
+  std::string kernels_yaml;
+  for (int i = 0; i < n; ++i) {
+    const std::string k = absl::StrCat("kern_", i * 7919 % 1000, "_", i);
+    absl::StrAppend(&s, "  .text\n  .globl ", k, "\n  .p2align 8\n  .type ", k, ",@function\n", k, ":\n",
+                    "local_", i, ":\n  s_nop ", i % 8, "\n  s_endpgm\n.L", k, ".end:\n  .size ", k, ", .L", k,
+                    ".end-", k, "\n  .rodata\n  .p2align 6\n  .amdhsa_kernel ", k,
+                    "\n    .amdhsa_next_free_vgpr 1\n    .amdhsa_next_free_sgpr 1\n    .amdhsa_accum_offset 4\n",
+                    "  .end_amdhsa_kernel\n");
+    absl::StrAppend(&kernels_yaml, "  - .name: ", k, "\n    .symbol: ", k, ".kd\n    .kernarg_segment_size: 0\n",
+                    "    .group_segment_fixed_size: 0\n    .private_segment_fixed_size: 0\n",
+                    "    .kernarg_segment_align: 4\n    .wavefront_size: 64\n    .sgpr_count: 0\n",
+                    "    .vgpr_count: 1\n    .max_flat_workgroup_size: 64\n");
+  }
+  absl::StrAppend(&s, "  .amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.kernels:\n", kernels_yaml,
+                  "...\n  .end_amdgpu_metadata\n");
+  return s;
+}
+
+TEST(CodeObjectLinkerTest, SameLayoutAsLdLldOnTestdata) {
+  for (const char* id : {"gfx90a:xnack-", "gfx90a:xnack+", "gfx942", "gfx942:sramecc+:xnack-"})
+    ExpectSameLinkAsLdLld(AddOneFor(id), id);
+  ExpectSameLinkAsLdLld(ReadTestdata("mfma_16x16x16_f16_gfx942.s"), "gfx942");
+}
+
+TEST(CodeObjectLinkerTest, SameLayoutAsLdLldWithManyKernels) {
+  // 1 to 40 kernels: the .gnu.hash bucket count and Bloom filter size change
+  // at 8, 16 and 32 dynamic symbols (two per kernel).
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 11, 16, 20, 33, 40}) {
+    SCOPED_TRACE(n);
+    ExpectSameLinkAsLdLld(ManyKernels(n), "gfx90a");
+  }
+}
+
+TEST(CodeObjectLinkerTest, TextSizesAcrossPageBoundaries) {
+  // Code sizes that put the end of .text, and so the RELRO segment, at every
+  // position within a page (4-byte steps over 1 KiB, plus 4 KiB around).
+  const std::string src = ReadTestdata("add_one_buffer_gfx942.s");
+  for (int pad : {0, 4, 8, 100, 1000, 1020, 1024, 3000, 3984, 3988, 3992, 4000, 4096}) {
+    SCOPED_TRACE(pad);
+    std::string s = src;
+    const size_t at = s.find("  s_endpgm");
+    ASSERT_NE(at, std::string::npos);
+    s.insert(at, absl::StrCat("  .fill ", pad / 4, ", 4, 0xbf800000\n"));  // s_nop 0
+    absl::StatusOr<std::string> obj = AssembleToObject(LlvmBin(), s, "gfx942");
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    absl::StatusOr<std::string> ours = LinkOneObject(*obj);
+    if (!ours.ok()) {
+      // Only the page-boundary RELRO case is left to ld.lld.
+      EXPECT_EQ(ours.status().code(), absl::StatusCode::kUnimplemented) << ours.status();
+      EXPECT_TRUE(LinkCodeObject(LlvmBin(), *obj).ok());
+      continue;
+    }
+    ExpectSameLinkAsLdLld(s, "gfx942");
+  }
+}
+
+TEST(CodeObjectLinkerTest, OtherObjectsAreLeftToLdLld) {
+  const std::string bin = LlvmBin();
+  // A data section, code that refers to a table, a weak symbol: ld.lld
+  // links them.
+  const std::string base = AddOneFor("gfx942");
+  struct Case {
+    std::string extra;
+    std::string reason;
+  };
+  for (const Case& c : {Case{"  .data\nsome_data:\n  .long 1\n", "section '.data'"},
+                        Case{"  .rodata\n  .globl table\n  .protected table\ntable:\n  .long 1\n  .text\n"
+                             "  s_getpc_b64 s[0:1]\n  s_add_u32 s0, s0, table@rel32@lo+4\n"
+                             "  s_addc_u32 s1, s1, table@rel32@hi+12\n  s_endpgm\n", "section '.rela.text'"},
+                        Case{"  .weak weak_kernel\n  .text\nweak_kernel:\n  s_endpgm\n", "binding"}}) {
+    SCOPED_TRACE(c.extra);
+    absl::StatusOr<std::string> obj = AssembleToObject(bin, base + c.extra, "gfx942");
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    absl::StatusOr<std::string> ours = LinkOneObject(*obj);
+    ASSERT_FALSE(ours.ok());
+    EXPECT_EQ(ours.status().code(), absl::StatusCode::kUnimplemented);
+    EXPECT_HAS_SUBSTR(std::string(ours.status().message()), c.reason);
+    // LinkCodeObject hands it to ld.lld, which links it.
+    absl::StatusOr<std::string> linked = LinkCodeObject(bin, *obj);
+    EXPECT_TRUE(linked.ok()) << linked.status();
+    absl::StatusOr<std::string> lld = LinkWithLdLld(bin, *obj);
+    ASSERT_TRUE(lld.ok()) << lld.status();
+    EXPECT_TRUE(*linked == *lld);
+  }
+  // Not ELF, not relocatable, truncated: InvalidArgument.
+  EXPECT_EQ(LinkOneObject("garbage").status().code(), absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, base, "gfx942");
+  ASSERT_TRUE(hsaco.ok());
+  EXPECT_EQ(LinkOneObject(*hsaco).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Every one-byte change of an object is linked, refused as malformed, or left
+// to ld.lld; never a crash (the test runs under the sanitizer-free build, so
+// this checks bounds by the reads' own checks).
+TEST(CodeObjectLinkerTest, CorruptObjectsAreErrors) {
+  absl::StatusOr<std::string> obj = AssembleToObject(LlvmBin(), AddOneFor("gfx942"), "gfx942");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  int linked = 0, refused = 0;
+  for (size_t i = 0; i < obj->size(); ++i) {
+    for (unsigned char v : {0x00, 0xff, 0x41}) {
+      std::string m = *obj;
+      if (static_cast<unsigned char>(m[i]) == v) continue;
+      m[i] = static_cast<char>(v);
+      absl::StatusOr<std::string> r = LinkOneObject(m);
+      if (r.ok()) {
+        ++linked;
+      } else {
+        ++refused;
+        EXPECT_TRUE(r.status().code() == absl::StatusCode::kInvalidArgument ||
+                    r.status().code() == absl::StatusCode::kUnimplemented)
+            << i << ": " << r.status();
+      }
+    }
+  }
+  EXPECT_GT(linked, 0);
+  EXPECT_GT(refused, 0);
 }
 
 // ---------------------------------------------------------------------------
