@@ -32,7 +32,7 @@
 namespace kir::bench {
 
 struct CompareOptions {
-  std::string kirc_bin = "compiler/tools/kirc";  // the kirc executable
+  std::string kirc_bin = "./kirc";  // the kirc executable (//:kirc, what `bazel run //:kirc` runs)
   std::string kernels_dir = "testdata/kernels";  // NAME.kir
   std::string baselines_dir = "testdata/baselines";  // NAME.cl
   std::string llvm_bin = "/usr/lib/llvm-22/bin";  // clang, ld.lld, llvm-objdump, llvm-readelf
@@ -44,8 +44,9 @@ struct CompareOptions {
 };
 
 // What a process pays before compiling: the median wall time (ms) of
-// `kirc --version` (kirc's start: libLLVM-22, lld, Z3, Abseil) and of
-// `llvm-mc --version` (an LLVM 22 tool's start: the same libLLVM-22), over
+// `kirc --version` (kirc's start: its static LLVM MC layer and Abseil, Z3's
+// shared library) and of `llvm-mc --version` (an LLVM 22 tool's start:
+// libLLVM-22.so), over
 // opts.process_runs * 3 runs each. Errors: a command that fails to run.
 struct ProcessFloor {
   double kirc_version_ms = 0;

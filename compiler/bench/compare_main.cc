@@ -89,8 +89,8 @@ int main(int argc, char** argv) {
   std::printf("%s", FormatTable(rows).c_str());
   // The share of "kirc proc" no compiler work can remove: loading the process.
   if (absl::StatusOr<ProcessFloor> floor = MeasureProcessFloor(opts); floor.ok()) {
-    std::printf("\nprocess start: kirc --version %.1f ms (loads libLLVM-22, lld, Z3, Abseil), "
-                "llvm-mc --version %.1f ms (libLLVM-22 alone), medians of %d\n",
+    std::printf("\nprocess start: kirc --version %.1f ms (static LLVM MC and Abseil, loads Z3), "
+                "llvm-mc --version %.1f ms (loads libLLVM-22.so), medians of %d\n",
                 floor->kirc_version_ms, floor->llvm_mc_version_ms, std::max(1, opts.process_runs * 3));
   } else {
     std::fprintf(stderr, "compare: process start: %s\n", std::string(floor.status().message()).c_str());
