@@ -25,7 +25,6 @@
 // counterexample is always checked concretely). See README.md.
 #include "verify/verify.h"
 
-#include <z3++.h>
 
 #include <algorithm>
 #include <chrono>
@@ -53,6 +52,7 @@
 #include "verify/obligations.h"
 #include "verify/symexec.h"
 #include "verify/term.h"
+#include "verify/z3_lazy.h"
 
 namespace kir {
 
@@ -2088,6 +2088,8 @@ class Verifier {
 
 absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& t, const LoweredKernel& final_code,
                                              const VerifyOptions& opts) {
+  // Z3 is loaded on first use (z3_lazy.h): a missing library is an error here.
+  if (absl::Status z3 = z3lazy::LoadZ3(); !z3.ok()) return z3;
   for (const MInst& mi : final_code.mir.insts)
     for (const MOperand& o : mi.ops)
       if (o.IsReg() && o.is_virtual)

@@ -66,6 +66,105 @@ std::optional<int64_t> Eval(const IndexExpr* e, const LaneEnv& env) {
   }
 }
 
+bool UsesTid(const IndexExpr* e) {
+  if (e == nullptr) return false;
+  if (e->kind == IndexKind::kTid) return true;
+  return UsesTid(e->lhs.get()) || UsesTid(e->rhs.get());
+}
+
+// An index expression compiled for evaluation over many lanes: postfix steps
+// in which every subtree without tid (constants, names, loop variables, wg)
+// is one folded constant. Run gives what Eval gives for the same lane.
+class LaneProgram {
+ public:
+  // False when Eval would fail for every lane (a missing operand, an unknown
+  // name, a constant divisor that is not positive).
+  bool Compile(const IndexExpr* e, const LaneEnv& env) {
+    steps_.clear();
+    if (!Emit(e, env)) return false;
+    stack_.resize(steps_.size());
+    return true;
+  }
+
+  std::optional<int64_t> Run(const int64_t tid[3]) const {
+    size_t sp = 0;
+    for (const Step& st : steps_) {
+      switch (st.kind) {
+        case IndexKind::kConst:
+          stack_[sp++] = st.value;
+          continue;
+        case IndexKind::kTid:
+          stack_[sp++] = tid[st.dim];
+          continue;
+        default:
+          break;
+      }
+      const int64_t b = stack_[--sp];
+      int64_t& a = stack_[sp - 1];
+      switch (st.kind) {
+        case IndexKind::kAdd:
+          a += b;
+          break;
+        case IndexKind::kSub:
+          a -= b;
+          break;
+        case IndexKind::kMul:
+          a *= b;
+          break;
+        case IndexKind::kFloorDiv:
+          if (b <= 0) return std::nullopt;
+          a = FloorDiv(a, b);
+          break;
+        case IndexKind::kMod:
+          if (b <= 0) return std::nullopt;
+          a = FloorMod(a, b);
+          break;
+        default:
+          return std::nullopt;
+      }
+    }
+    return sp == 1 ? std::optional<int64_t>(stack_[0]) : std::nullopt;
+  }
+
+ private:
+  struct Step {
+    IndexKind kind;
+    int64_t value;
+    int dim;
+  };
+
+  bool Emit(const IndexExpr* e, const LaneEnv& env) {
+    if (e == nullptr) return false;
+    if (!UsesTid(e)) {
+      std::optional<int64_t> v = Eval(e, env);
+      if (!v) return false;
+      steps_.push_back({IndexKind::kConst, *v, 0});
+      return true;
+    }
+    if (e->kind == IndexKind::kTid) {
+      if (e->dim < 0 || e->dim >= 3) return false;
+      steps_.push_back({IndexKind::kTid, 0, e->dim});
+      return true;
+    }
+    switch (e->kind) {
+      case IndexKind::kAdd:
+      case IndexKind::kSub:
+      case IndexKind::kMul:
+      case IndexKind::kFloorDiv:
+      case IndexKind::kMod:
+        break;
+      default:
+        return false;
+    }
+    if (!Emit(e->lhs.get(), env) || !Emit(e->rhs.get(), env)) return false;
+    steps_.push_back({e->kind, 0, 0});
+    return true;
+  }
+
+  std::vector<Step> steps_;
+  mutable std::vector<int64_t> stack_;
+};
+
 // Cycles and groups of one instruction.
 struct GroupCost {
   int cycles = 0;
@@ -74,25 +173,31 @@ struct GroupCost {
 
 GroupCost Cost(absl::Span<const int64_t> addrs, int bytes) {
   const int g = LdsLanesPerCycle(bytes);
+  const int64_t span = (std::max(bytes, 1) + kLdsBankBytes - 1) / kLdsBankBytes + 1;  // dwords a lane may touch
+  // The dwords of one group of lanes; a bank's cost is its distinct dwords.
+  std::array<int64_t, 256> small;
+  std::vector<int64_t> large;
+  int64_t* dwords = small.data();
+  if (g * span > static_cast<int64_t>(small.size())) {
+    large.resize(static_cast<size_t>(g * span));
+    dwords = large.data();
+  }
   GroupCost c;
-  std::array<std::vector<int64_t>, kLdsBanks> dwords;
   for (size_t start = 0; start < addrs.size(); start += g) {
-    for (auto& d : dwords) d.clear();
-    bool active = false;
+    size_t n = 0;
     for (size_t l = start; l < std::min(addrs.size(), start + g); ++l) {
       if (addrs[l] < 0) continue;
-      active = true;
-      int64_t first = addrs[l] / kLdsBankBytes;
-      int64_t last = (addrs[l] + std::max(bytes, 1) - 1) / kLdsBankBytes;
-      for (int64_t d = first; d <= last; ++d) {
-        std::vector<int64_t>& bank = dwords[static_cast<size_t>(d % kLdsBanks)];
-        if (std::find(bank.begin(), bank.end(), d) == bank.end()) bank.push_back(d);
-      }
+      const int64_t first = addrs[l] / kLdsBankBytes;
+      const int64_t last = (addrs[l] + std::max(bytes, 1) - 1) / kLdsBankBytes;
+      for (int64_t d = first; d <= last; ++d) dwords[n++] = d;
     }
-    if (!active) continue;
-    size_t worst = 1;
-    for (const auto& d : dwords) worst = std::max(worst, d.size());
-    c.cycles += static_cast<int>(worst);
+    if (n == 0) continue;
+    std::sort(dwords, dwords + n);
+    const size_t distinct = static_cast<size_t>(std::unique(dwords, dwords + n) - dwords);
+    std::array<int, kLdsBanks> per_bank{};
+    int worst = 1;
+    for (size_t i = 0; i < distinct; ++i) worst = std::max(worst, ++per_bank[static_cast<size_t>(dwords[i] % kLdsBanks)]);
+    c.cycles += worst;
     ++c.groups;
   }
   return c;
@@ -233,6 +338,13 @@ absl::StatusOr<LdsTraffic> LdsOpTraffic(const Kernel& k, const Op& op, ValueType
   env.kernel = &k;
   env.loop_vars = &loop_vars;
 
+  std::vector<LaneProgram> programs(rank);
+  for (int d = 0; d < rank; ++d) {
+    if (op.index[d] == nullptr) return absl::InvalidArgumentError("missing index");
+    if (!programs[d].Compile(op.index[d].get(), env))
+      return absl::InvalidArgumentError(absl::StrCat("cannot evaluate index ", d, " of an access to ", op.mem));
+  }
+
   LdsTraffic t;
   std::vector<int64_t> idx(rank);
   std::vector<std::vector<int64_t>> addrs(chunks.size(), std::vector<int64_t>(64, -1));
@@ -243,8 +355,7 @@ absl::StatusOr<LdsTraffic> LdsOpTraffic(const Kernel& k, const Op& op, ValueType
       env.tid[1] = lin / k.workgroup[0] % k.workgroup[1];
       env.tid[2] = lin / (k.workgroup[0] * k.workgroup[1]);
       for (int d = 0; d < rank; ++d) {
-        if (op.index[d] == nullptr) return absl::InvalidArgumentError("missing index");
-        std::optional<int64_t> v = Eval(op.index[d].get(), env);
+        std::optional<int64_t> v = programs[d].Run(env.tid);
         if (!v) return absl::InvalidArgumentError(absl::StrCat(
                     "cannot evaluate index ", d, " of an access to ", op.mem));
         idx[d] = *v;
