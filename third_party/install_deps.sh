@@ -10,13 +10,13 @@
 #   bazel-bootstrap           Bazel 4.2.3 (works offline; see WORKSPACE)
 #   libabsl-dev               Abseil 20220623 (@system//:absl)
 #   libgtest-dev              GoogleTest 1.12.1 (@system//:gtest_main)
-#   libz3-dev z3              Z3 4.8.12 for the verifier (@system//:z3)
+#   libz3-dev z3              Z3 4.8.12 for the verifier (loaded on first use: verify/z3_lazy.h)
 #   llvm-22                   llvm-mc, llvm-objdump, llvm-readelf (/usr/lib/llvm-22/bin)
 #   lld-22                    ld.lld: relocatable object -> code object (.hsaco)
-#   llvm-22-dev               LLVM 22's headers and libLLVM-22.so: kirc assembles,
-#                             disassembles and reads code objects in process
-#                             (compiler/object/llvm_in_process.h, @system//:llvm)
-#   liblld-22-dev             lld's static ELF driver: kirc links in process
+#   llvm-22-dev               LLVM 22's headers and static MC libraries: kirc
+#                             assembles, disassembles and reads code objects in
+#                             process (compiler/object/llvm_in_process.h,
+#                             @system//:llvm, third_party/llvm_libs.bzl)
 #   llvm-22-tools             FileCheck
 #   clang-22                  clang (HIP host code, sanitizer builds)
 #   clang-tools-22            clang-offload-bundler
@@ -35,7 +35,6 @@ PACKAGES=(
   llvm-22
   lld-22
   llvm-22-dev
-  liblld-22-dev
   llvm-22-tools
   clang-22
   clang-tools-22

@@ -33,6 +33,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline.h"
+#include "compiler/tools/opt_passes.h"
 #include "hw/emu/emu_device.h"
 #include "hw/hip/hip_device.h"
 #include "hw/rocjitsu/rocjitsu_device.h"
@@ -58,6 +59,10 @@ Usage:
                                instruction's address equals its KIR index
                                expression and stays in bounds; prints a report,
                                exit status 0 only if every access is proved
+  kirc opt FILE.s --mcpu=TARGET --run-pass=PASS[,PASS...] [-o OUT]
+                               run passes (waitcnt, hazards, xnack-clauses) on
+                               one function of assembly (FILE "-": standard
+                               input) and print it, as llc -run-pass does
   kirc --help | --version
   Options belong to their command: one that does not apply (e.g. --seed with
   compile) is an error.
@@ -169,6 +174,14 @@ Options for run (and --mcpu, --llvm-bin as above):
   Exit status 0 when every output is within tolerance, 1 when one is not,
   2 for errors (a kernel without a writable buffer, reads of LDS no thread
   wrote, an exhausted instruction budget, ...).
+
+Options for opt:
+  --mcpu=TARGET     the target ID the passes run for (required)
+  --run-pass=LIST   passes in the order to run them: waitcnt (s_waitcnt),
+                    hazards (s_nop), xnack-clauses (s_nop between soft
+                    clauses); the input is read as kirc's assembly (one
+                    'NAME:' line, then instructions; directives are skipped)
+  -o, --output=PATH the output (default: standard output)
 
 Options take --flag=VALUE or --flag VALUE; --dump creates DIR if missing.
 Relative paths are taken from the directory where you ran `bazel run`.
@@ -302,6 +315,7 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--print-before", "pass names separated by commas, or all"},
     {"--print-after", "pass names separated by commas, or all"},
     {"--stop-after", "one pass name"},
+    {"--run-pass", "pass names separated by commas: waitcnt, hazards, xnack-clauses"},
 };
 
 // The options of each command ("": kirc without a command, the main job).
@@ -314,6 +328,7 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
        {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
         "--inputs"}},
       {"verify", {"--mcpu"}},
+      {"opt", {"--mcpu", "--run-pass", "--output", "-o"}},
       {"", {"--llvm-bin"}},
   };
   return *m;
@@ -608,6 +623,28 @@ int CompileModuleCommand(const std::vector<std::string>& files, const std::strin
   return WriteAndExit(out, *bytes, verified);
 }
 
+// kirc opt: passes on assembly (compiler/tools/opt_passes.h).
+int OptCommand(const std::string& file, const std::string& mcpu, const std::vector<std::string>& passes,
+               const std::string& out) {
+  if (file.empty()) return Fail("opt needs an assembly file, or - for standard input (see kirc --help)");
+  if (mcpu.empty()) return Fail("opt needs --mcpu=TARGET: the passes' rules depend on the target");
+  std::string text;
+  std::string name = file;
+  if (file == "-") {
+    std::stringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+    name = "<stdin>";
+  } else {
+    absl::StatusOr<std::string> t = ReadKirFile(file);
+    if (!t.ok()) return Fail(t.status());
+    text = *std::move(t);
+  }
+  absl::StatusOr<std::string> result = kir::RunPassesOnAssembly(text, mcpu, passes, name);
+  if (!result.ok()) return Fail(result.status());
+  return WriteAndExit(out, *result, 0);
+}
+
 }  // namespace
 
 int KircMain(int argc, char** argv) {
@@ -619,6 +656,7 @@ int KircMain(int argc, char** argv) {
   bool annotate = false, verify = false, stats = false;
   PipelineFlags pipeline;
   std::string device = "auto", rocjitsu_dir, dump_dir, code_object, inputs = "auto";
+  std::vector<std::string> run_passes;  // opt: --run-pass
   uint64_t seed = 1;
   int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -699,6 +737,8 @@ int KircMain(int argc, char** argv) {
             if (absl::Status st = kir::CheckPassName(name, flag); !st.ok()) return Fail(st);
           (flag == "--print-before" ? pipeline.print_before : pipeline.print_after).insert(std::string(name));
         }
+      } else if (flag == "--run-pass") {
+        for (absl::string_view name : absl::StrSplit(v, ',')) run_passes.push_back(std::string(name));
       } else if (flag == "--stop-after") {
         if (!pipeline.stop_after.empty())
           return Fail(absl::StrCat("--stop-after is given twice (", pipeline.stop_after, " and ", v,
@@ -725,8 +765,8 @@ int KircMain(int argc, char** argv) {
     }
     if (a.size() > 1 && a[0] == '-') return Fail(absl::StrCat("unknown option '", a, "' (see kirc --help)"));
     if (command.empty()) {
-      if (a != "compile" && a != "run" && a != "verify")
-        return Fail(absl::StrCat("unknown command '", a, "' (commands: compile, run, verify",
+      if (a != "compile" && a != "run" && a != "verify" && a != "opt")
+        return Fail(absl::StrCat("unknown command '", a, "' (commands: compile, run, verify, opt",
                                  absl::EndsWith(a, ".kir") ? absl::StrCat("; to compile it: kirc compile ", a) : "",
                                  "; see kirc --help)"));
       command = a;
@@ -735,15 +775,15 @@ int KircMain(int argc, char** argv) {
     } else if (command == "compile") {
       more_files.push_back(a);  // several kernels in one code object
     } else {
-      return Fail(absl::StrCat("unexpected argument '", a, "': kirc ", command,
-                               " takes one .kir file (see kirc --help)"));
+      return Fail(absl::StrCat("unexpected argument '", a, "': kirc ", command, " takes one ",
+                               command == "opt" ? "assembly" : ".kir", " file (see kirc --help)"));
     }
   }
   // Every option must be one of the command's.
   for (const std::string& f : given) {
     if (OptionsOf().at(command).count(f)) continue;
     std::vector<std::string> owners;
-    for (const char* c : {"compile", "run", "verify"})
+    for (const char* c : {"compile", "run", "verify", "opt"})
       if (OptionsOf().at(c).count(f)) owners.push_back(absl::StrCat("`kirc ", c, "`"));
     std::string of = absl::StrCat(f, " is an option of ", absl::StrJoin(owners, " and "));
     if (command.empty())
@@ -753,6 +793,7 @@ int KircMain(int argc, char** argv) {
   }
   if (command == "run") return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs);
   if (command == "verify") return VerifyCommand(file, mcpu);
+  if (command == "opt") return OptCommand(file, mcpu, run_passes, out);
   if (command.empty()) return MainJob(llvm_bin);
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");
   if (emit != "asm" && emit != "obj" && emit != "mir" && emit != "kir" && emit != "bundle")

@@ -1,0 +1,43 @@
+// `kirc opt`: runs named passes of the pipeline on assembly text, as LLVM's
+// `llc -run-pass=NAME` runs one pass on MIR, so a pass is tested on a few
+// lines of input written for the rule at hand (compiler/passes/tests/*.s,
+// checked with FileCheck) instead of on MIR built in C++.
+//
+// The input is one function in the assembly kirc prints (or llvm-objdump -d
+// output), read by the emulator's reader (hw/emu/asm_reader.h) into MIR on
+// physical registers: a label line ("NAME:") opens the function, ".L" labels
+// are branch targets, directives are skipped. The passes that work on
+// physical registers run on it: waitcnt, hazards and xnack-clauses. The
+// output is the function again, one instruction per line in kirc's syntax,
+// branch targets renamed .Lbb0, .Lbb1, ... in order of appearance.
+#ifndef KIRC_COMPILER_TOOLS_OPT_PASSES_H_
+#define KIRC_COMPILER_TOOLS_OPT_PASSES_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace kir {
+
+// The passes `kirc opt` runs, in pipeline order.
+const std::vector<std::string>& OptPassNames();
+
+// Runs `passes` (names from OptPassNames, in the order given; a pass may
+// repeat) on the single function of `asm_text` for target ID `target_id`,
+// checking the MIR (compiler/isa/mir_verifier.h) before the first pass and
+// after each. Returns the function's text afterwards. `filename` prefixes
+// error positions. Errors: InvalidArgument for an unknown target ID or pass
+// name (listing the valid ones; a pass of the pipeline that needs virtual
+// registers says so), text the reader refuses (with the line), no function or
+// several, an instruction with a modifier kirc's MIR does not carry (neg,
+// abs, op_sel, clamp, omod, SDWA, saddr, cbsz/abid/blgp; naming the line),
+// MIR the verifier refuses, or a pass's own error.
+absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl::string_view target_id,
+                                                const std::vector<std::string>& passes,
+                                                absl::string_view filename = "<stdin>");
+
+}  // namespace kir
+
+#endif  // KIRC_COMPILER_TOOLS_OPT_PASSES_H_
