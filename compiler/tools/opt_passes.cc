@@ -1,6 +1,8 @@
 #include "compiler/tools/opt_passes.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,7 +23,7 @@
 namespace kir {
 namespace {
 
-constexpr char kLabelPrefix[] = ".Lbb";
+constexpr char kLabelPrefix[] = ".Lkirc_opt_label_";
 
 // The modifiers of `m` that kirc's MIR does not carry ("" if none): the
 // passes would drop them from the output.
@@ -85,19 +87,28 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
   const std::string& name = text->functions.begin()->first;
   const emu::Program& prog = text->functions.begin()->second;
 
-  // Branch targets become label pseudo-instructions, numbered in order.
-  std::map<int, int> label_of;  // instruction index -> label id
-  for (const emu::Inst& in : prog.insts)
-    if (in.target >= 0) label_of.emplace(in.target, 0);
-  int next_label = 0;
-  for (auto& [index, id] : label_of) id = next_label++;
+  // The labels branches use become label pseudo-instructions (ids in source
+  // order), printed again with their own names.
+  std::map<std::string, int> label_of;  // name -> label id
+  std::vector<std::string> label_names;  // label id -> name
+  std::map<int, std::vector<int>> labels_at;  // instruction index -> label ids
+  for (const auto& [label, index] : prog.labels) {
+    bool used = false;
+    for (const emu::Inst& in : prog.insts) used = used || (in.target >= 0 && in.target_label == label);
+    if (!used || label_of.count(label)) continue;
+    label_of[label] = static_cast<int>(label_names.size());
+    labels_at[index].push_back(static_cast<int>(label_names.size()));
+    label_names.push_back(label);
+  }
   MFunction f;
   for (size_t i = 0; i <= prog.insts.size(); ++i) {
-    if (auto it = label_of.find(static_cast<int>(i)); it != label_of.end()) {
-      MInst label;
-      label.opc = Opc::kLabel;
-      label.ops = {MOperand::Imm(it->second)};
-      f.insts.push_back(label);
+    if (auto it = labels_at.find(static_cast<int>(i)); it != labels_at.end()) {
+      for (int id : it->second) {
+        MInst label;
+        label.opc = Opc::kLabel;
+        label.ops = {MOperand::Imm(id)};
+        f.insts.push_back(label);
+      }
     }
     if (i == prog.insts.size()) break;
     const emu::Inst& in = prog.insts[i];
@@ -107,11 +118,12 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
                                                      "instructions kirc emits"));
     MInst mi = in.mi;
     if (Info(mi.opc).flags & kBranch) {
-      if (in.target < 0)
+      auto it = label_of.find(in.target_label);
+      if (in.target < 0 || it == label_of.end())
         return absl::InvalidArgumentError(
             absl::StrCat(filename, ":", in.line, ": `", in.text, "`: a branch to an address, not a label"));
       if (mi.ops.empty()) mi.ops.push_back(MOperand::Imm(0));
-      mi.ops[0] = MOperand::Imm(label_of.at(in.target));
+      mi.ops[0] = MOperand::Imm(it->second);
     }
     mi.id = f.next_inst_id++;
     f.insts.push_back(std::move(mi));
@@ -133,9 +145,28 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
       return absl::InternalError(absl::StrCat(filename, ": ", v.message(), " (a kirc bug)"));
   }
 
+  // Labels print with their input names: InstructionText names label id N
+  // kLabelPrefix + N, replaced here.
+  auto label_name = [&](const MInst& mi) -> const std::string* {
+    if (mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm) return nullptr;
+    const int64_t id = mi.ops[0].imm;
+    return id >= 0 && id < static_cast<int64_t>(label_names.size()) ? &label_names[id] : nullptr;
+  };
   std::string out = absl::StrCat(name, ":\n");
-  for (const MInst& mi : f.insts)
-    absl::StrAppend(&out, mi.opc == Opc::kLabel ? "" : "  ", InstructionText(t, mi, kLabelPrefix), "\n");
+  for (const MInst& mi : f.insts) {
+    std::string line = InstructionText(t, mi, kLabelPrefix);
+    const bool is_label = mi.opc == Opc::kLabel, is_branch = (Info(mi.opc).flags & kBranch) != 0;
+    if (is_label || is_branch) {
+      const std::string* n = label_name(mi);
+      const size_t at = line.rfind(kLabelPrefix);
+      if (n == nullptr || at == std::string::npos)
+        return absl::InternalError(absl::StrCat("kirc opt: a label id without a name in `", line, "` (a kirc bug)"));
+      size_t end = at + std::strlen(kLabelPrefix);
+      while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
+      line.replace(at, end - at, *n);
+    }
+    absl::StrAppend(&out, is_label ? "" : "  ", line, "\n");
+  }
   return out;
 }
 

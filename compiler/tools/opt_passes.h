@@ -9,7 +9,7 @@
 // are branch targets, directives are skipped. The passes that work on
 // physical registers run on it: waitcnt, hazards and xnack-clauses. The
 // output is the function again, one instruction per line in kirc's syntax,
-// branch targets renamed .Lbb0, .Lbb1, ... in order of appearance.
+// with the labels branches use (under their own names; others are dropped).
 #ifndef KIRC_COMPILER_TOOLS_OPT_PASSES_H_
 #define KIRC_COMPILER_TOOLS_OPT_PASSES_H_
 

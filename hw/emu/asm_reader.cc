@@ -59,6 +59,7 @@ absl::Status Finish(FunctionBuilder& f) {
         return absl::InvalidArgumentError(absl::StrCat("line ", in.line, ": branch to unknown label '",
                                                        b.label, "' in ", p.Describe(b.inst)));
       in.target = it->second;
+      in.target_label = b.label;
     } else {
       // SOPP branch: target = address of the next instruction + 4 * simm16.
       uint64_t target = in.addr + 4 + 4 * in.mi.ops[0].imm;
@@ -170,7 +171,10 @@ absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t
     in->size = from_comment ? size : EstimateSize(*in);
     cur->next_addr = addr + in->size;
     int index = static_cast<int>(cur->prog.insts.size());
-    for (const std::string& l : pending_labels) cur->labels[l] = index;
+    for (const std::string& l : pending_labels) {
+      cur->labels[l] = index;
+      cur->prog.labels.push_back({l, index});
+    }
     pending_labels.clear();
     if (Info(in->mi.opc).flags & kBranch) cur->branches.push_back({index, label});
     cur->prog.insts.push_back(std::move(*in));

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/isa/instr.h"
@@ -50,6 +51,7 @@ struct Inst {
   std::string text;   // the instruction as read, without comments
   int line = 0;       // 1-based line in the input text
   int target = -1;    // branches: index of the target instruction
+  std::string target_label;  // branches written with a label: its name ("" for an offset)
   // What the instruction implements, when its compiler said so
   // (EmuOptions::instruction_notes), e.g. "KIR k.kir:9:3 'store T[tid.x], %v'".
   std::string note;
@@ -62,6 +64,9 @@ std::string Describe(const Inst& in);
 struct Program {
   std::string kernel;  // the kernel symbol the instructions belong to
   std::vector<Inst> insts;
+  // Local labels in source order, each with the index of the instruction it
+  // names (several labels may name one instruction).
+  std::vector<std::pair<std::string, int>> labels;
 
   // "0x1610 `s_load_dword s0, s[0:1], 0x0`" for error messages.
   std::string Describe(int index) const;

@@ -1,0 +1,19 @@
+// RUN: kirc opt %s --mcpu=gfx942 --run-pass=waitcnt | FileCheck %s --check-prefix=GFX942
+// Expected waits are hand-derived from shared/docs/amdgcn-isa-notes.md
+// section 3 (ported from compiler/passes/waitcnt_test.cc, Waitcnt.FailureClass7_NoRedundantSecondWait).
+// After vmcnt(0) for the first use of v1, later reads and a write of v1 need
+// no further wait.
+k:
+  buffer_load_dword v1, v90, s[0:3], 0 offen
+  v_add_u32 v80, v1, v81
+  v_add_u32 v80, v1, v81
+  v_add_u32 v1, v1, v1
+  s_endpgm
+
+// GFX942-LABEL: k:
+// GFX942-NEXT: buffer_load_dword v1, v90, s[0:3], 0 offen
+// GFX942-NEXT: s_waitcnt vmcnt(0)
+// GFX942-NEXT: v_add_u32 v80, v1, v81
+// GFX942-NEXT: v_add_u32 v80, v1, v81
+// GFX942-NEXT: v_add_u32 v1, v1, v1
+// GFX942-NEXT: s_endpgm
