@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -30,10 +31,26 @@ const Library& Load() {
     }
     std::vector<std::string> errors;
     for (const std::string& n : names) {
-      l->handle = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (l->handle != nullptr) return l;
-      const char* e = dlerror();
-      errors.push_back(e != nullptr ? e : n);
+      void* h = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (h == nullptr) {
+        const char* e = dlerror();
+        errors.push_back(e != nullptr ? e : n);
+        continue;
+      }
+      // Every function kirc may call must be there.
+      static const char* const kFunctions[] = {
+#include "verify/z3_function_names.inc"
+      };
+      std::vector<std::string> missing;
+      for (const char* f : kFunctions)
+        if (dlsym(h, f) == nullptr) missing.push_back(f);
+      if (missing.empty()) {
+        l->handle = h;
+        return l;
+      }
+      errors.push_back(absl::StrCat(n, " lacks ", missing.size(), " of Z3 4.8.12's ", std::size(kFunctions),
+                                    " API functions (first: ", missing.front(), "): not Z3, or an older Z3"));
+      dlclose(h);
     }
     l->status = absl::FailedPreconditionError(absl::StrCat(
         "the verifier needs Z3's shared library and could not load it (", absl::StrJoin(errors, "; "),

@@ -211,6 +211,10 @@ absl::StatusOr<std::string> LinkOneObject(absl::string_view object_bytes) {
     if (binding != elf::STB_LOCAL && binding != elf::STB_GLOBAL)
       return Outside(absl::StrCat("symbol '", s.name, "' with binding ", static_cast<int>(binding), " (weak or other)"));
     if (s.name.empty()) return Outside("a symbol without a name");
+    // Names lld defines itself: it hides an input _DYNAMIC and refuses an
+    // input _GLOBAL_OFFSET_TABLE_ ("cannot redefine linker defined symbol").
+    if (s.name == "_DYNAMIC" || s.name == "_GLOBAL_OFFSET_TABLE_")
+      return Outside(absl::StrCat("a symbol named '", s.name, "' (a name ld.lld defines)"));
     s.type = type;
     s.global = binding == elf::STB_GLOBAL;
     s.visibility = sym.getVisibility();

@@ -11,7 +11,7 @@
 // be preempted (local or protected: kernel_code_entry_byte_offset). That is
 // what kirc's assembly and hand-written kernels in the same form give.
 // Anything else (data sections, undefined, weak or hidden symbols, other
-// relocations) is Unimplemented, and toolchain.h's LinkCodeObject runs ld.lld
+// relocations, symbols named _DYNAMIC or _GLOBAL_OFFSET_TABLE_) is Unimplemented, and toolchain.h's LinkCodeObject runs ld.lld
 // for it.
 //
 // The output matches ld.lld 22's in every byte but the .comment section's text

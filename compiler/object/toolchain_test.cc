@@ -741,7 +741,9 @@ TEST(CodeObjectLinkerTest, OtherObjectsAreLeftToLdLld) {
                         Case{"  .rodata\n  .globl table\n  .protected table\ntable:\n  .long 1\n  .text\n"
                              "  s_getpc_b64 s[0:1]\n  s_add_u32 s0, s0, table@rel32@lo+4\n"
                              "  s_addc_u32 s1, s1, table@rel32@hi+12\n  s_endpgm\n", "section '.rela.text'"},
-                        Case{"  .weak weak_kernel\n  .text\nweak_kernel:\n  s_endpgm\n", "binding"}}) {
+                        Case{"  .weak weak_kernel\n  .text\nweak_kernel:\n  s_endpgm\n", "binding"},
+                        Case{"  .text\n  .globl _DYNAMIC\n  .protected _DYNAMIC\n_DYNAMIC:\n  s_endpgm\n",
+                             "'_DYNAMIC' (a name ld.lld defines)"}}) {
     SCOPED_TRACE(c.extra);
     absl::StatusOr<std::string> obj = AssembleToObject(bin, base + c.extra, "gfx942");
     ASSERT_TRUE(obj.ok()) << obj.status();
@@ -756,6 +758,15 @@ TEST(CodeObjectLinkerTest, OtherObjectsAreLeftToLdLld) {
     ASSERT_TRUE(lld.ok()) << lld.status();
     EXPECT_TRUE(*linked == *lld);
   }
+  // ld.lld refuses a _GLOBAL_OFFSET_TABLE_ of the input; so does LinkCodeObject.
+  absl::StatusOr<std::string> got_obj = AssembleToObject(
+      bin, base + "  .text\n  .globl _GLOBAL_OFFSET_TABLE_\n  .protected _GLOBAL_OFFSET_TABLE_\n"
+                  "_GLOBAL_OFFSET_TABLE_:\n  s_endpgm\n", "gfx942");
+  ASSERT_TRUE(got_obj.ok()) << got_obj.status();
+  EXPECT_EQ(LinkOneObject(*got_obj).status().code(), absl::StatusCode::kUnimplemented);
+  absl::StatusOr<std::string> got_linked = LinkCodeObject(bin, *got_obj);
+  ASSERT_FALSE(got_linked.ok());
+  EXPECT_HAS_SUBSTR(std::string(got_linked.status().message()), "cannot redefine linker defined symbol");
   // Not ELF, not relocatable, truncated: InvalidArgument.
   EXPECT_EQ(LinkOneObject("garbage").status().code(), absl::StatusCode::kInvalidArgument);
   absl::StatusOr<std::string> hsaco = BuildCodeObject(bin, base, "gfx942");

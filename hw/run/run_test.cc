@@ -228,6 +228,35 @@ TEST_F(CodeObjectPathTest, RefusesAnotherTarget) {
   EXPECT_TRUE(r->ok) << r->text;
 }
 
+// A code object whose metadata is right but whose ELF header is not: the
+// loader matches the device against e_flags and needs HSA's OS/ABI and the
+// program headers (found by a review: each ran and passed).
+TEST_F(CodeObjectPathTest, RefusesAnInconsistentElfHeader) {
+  Kernel k = Parse("copy_f32");
+  const std::string path = Build(k, "gfx942", "copy_header.hsaco");
+  absl::StatusOr<std::string> good = ReadFileBytes(path);
+  ASSERT_TRUE(good.ok());
+  struct Case {
+    size_t at;
+    std::string bytes;
+    std::string says;
+  };
+  // e_flags 0xf3f: gfx90a (0x3f) with sramecc+ and xnack+; gfx942 sramecc-any
+  // xnack-any is 0x54c (AMDGPUUsage, e_flags for code object v4 and v5).
+  for (const Case& c : {Case{48, std::string("\x3f\x0f", 2), "its ELF header's e_flags are 0xf3f, not 0x54c (gfx942)"},
+                        Case{7, std::string("\0", 1), "its ELF OS/ABI is 0, not ELFOSABI_AMDGPU_HSA (64)"},
+                        Case{56, std::string("\0\0", 2), "it has no program headers"}}) {
+    std::string bad = *good;
+    bad.replace(c.at, c.bytes.size(), c.bytes);
+    const std::string bad_path = path + ".bad";
+    ASSERT_TRUE(WriteFileBytes(bad_path, bad).ok());
+    absl::StatusOr<RunReport> r = Run(k, "gfx942", bad_path);
+    ASSERT_FALSE(r.ok()) << c.says;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(r.status().message()).find(c.says), std::string::npos) << r.status();
+  }
+}
+
 TEST_F(CodeObjectPathTest, RefusesAnotherTargetIdOrABundle) {
   // The features of the target ID count: xnack- code is not the xnack+ code.
   Kernel k = Parse("copy_f32");
