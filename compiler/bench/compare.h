@@ -44,8 +44,8 @@ struct CompareOptions {
 };
 
 // What a process pays before compiling: the median wall time (ms) of
-// `kirc --version` (kirc's start: its static LLVM MC layer and Abseil, Z3's
-// shared library) and of `llvm-mc --version` (an LLVM 22 tool's start:
+// `kirc --version` (kirc's start: its static LLVM MC layer and Abseil; Z3 and
+// HIP are loaded on first use) and of `llvm-mc --version` (an LLVM 22 tool's start:
 // libLLVM-22.so), over
 // opts.process_runs * 3 runs each. Errors: a command that fails to run.
 struct ProcessFloor {
