@@ -149,24 +149,15 @@ constexpr HazardTable kGfx942Hazards = {
 // ---------------------------------------------------------------------------
 // Register accesses of one instruction.
 
-enum class RegFile : uint8_t { kV, kS, kA };
+using hazard_detail::Access;
+using hazard_detail::Accesses;
+using hazard_detail::RegFile;
 
 // Hardware encodings of the special registers, used as SGPR-space indices.
 constexpr int kVccIndex = 106;   // vcc_lo, vcc_hi = 106, 107
 constexpr int kM0Index = 124;
 constexpr int kExecIndex = 126;  // exec_lo, exec_hi = 126, 127
 constexpr int kSccIndex = 253;
-
-struct Access {
-  RegFile file = RegFile::kV;
-  int lo = 0;
-  int count = 0;
-  bool def = false;
-  int op = -1;  // explicit operand index; -1 for an implicit (OpcFlags) access
-  bool explicit_op() const { return op >= 0; }
-};
-
-using Accesses = absl::InlinedVector<Access, 10>;
 
 bool Overlap(const Access& a, const Access& b) {
   return a.file == b.file && a.lo < b.lo + b.count && b.lo < a.lo + a.count;
@@ -636,14 +627,17 @@ int IssuedWaitStates(const MInst& inst) {
   return 1;
 }
 
-int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& consumer,
-                       std::string* why) {
+HazardOperands::HazardOperands(const MInst& mi) : mi_(&mi), accesses_(Collect(mi)) {}
+
+namespace {
+
+// Only VALU results (MFMA included) and wide stores start a hazard here.
+bool CanProduce(InstClass pc) { return IsValu(pc) || pc == InstClass::kVmemStore; }
+
+int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, const Accesses& pa,
+             const Accesses& ca, std::string* why) {
   const InstClass pc = Cls(producer);
-  // Only VALU results (MFMA included) and wide stores start a hazard here.
-  if (!IsValu(pc) && pc != InstClass::kVmemStore) return 0;
   const HazardTable& tab = HazardTableFor(t.gfx);
-  const Accesses pa = Collect(producer);
-  const Accesses ca = Collect(consumer);
   Need need(t, why);
   if (pc == InstClass::kVmemStore) {
     WideStoreProducer(tab, producer, consumer, ca, need);
@@ -653,6 +647,20 @@ int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& 
   if (tab.agpr_form && pc == InstClass::kAccWrite) AccWriteProducer(tab, producer, consumer, need);
   ValuProducer(tab, producer, consumer, pa, ca, need);
   return need.value();
+}
+
+}  // namespace
+
+int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& consumer,
+                       std::string* why) {
+  if (!CanProduce(Cls(producer))) return 0;
+  return Required(t, producer, consumer, Collect(producer), Collect(consumer), why);
+}
+
+int RequiredWaitStates(const TargetInfo& t, const HazardOperands& producer, const HazardOperands& consumer,
+                       std::string* why) {
+  if (!CanProduce(Cls(producer.inst()))) return 0;
+  return Required(t, producer.inst(), consumer.inst(), producer.accesses(), consumer.accesses(), why);
 }
 
 int MaxHazardWindow() {

@@ -18,8 +18,10 @@
 #ifndef KIRC_COMPILER_ISA_HAZARD_TABLE_H_
 #define KIRC_COMPILER_ISA_HAZARD_TABLE_H_
 
+#include <cstdint>
 #include <string>
 
+#include "absl/container/inlined_vector.h"
 #include "compiler/isa/instr.h"
 #include "compiler/target/target.h"
 
@@ -45,6 +47,39 @@ int IssuedWaitStates(const MInst& inst);
 // between the two (a newer write of the same register does not cancel an older
 // producer's requirement).
 int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& consumer,
+                       std::string* why);
+
+namespace hazard_detail {
+enum class RegFile : uint8_t { kV, kS, kA };
+// One register range an instruction reads or writes, as the rules see it:
+// VCC, EXEC, M0 and SCC at their SGPR-space encodings (see above).
+struct Access {
+  RegFile file = RegFile::kV;
+  int lo = 0;
+  int count = 0;
+  bool def = false;
+  int op = -1;  // explicit operand index; -1 for an implicit (OpcFlags) access
+  bool explicit_op() const { return op >= 0; }
+};
+using Accesses = absl::InlinedVector<Access, 10>;
+}  // namespace hazard_detail
+
+// An instruction with its register accesses collected once, for callers that
+// test one instruction against many (the hazard pass tests each against every
+// producer in its window). `mi` must outlive it.
+class HazardOperands {
+ public:
+  explicit HazardOperands(const MInst& mi);
+  const MInst& inst() const { return *mi_; }
+  const hazard_detail::Accesses& accesses() const { return accesses_; }
+
+ private:
+  const MInst* mi_;
+  hazard_detail::Accesses accesses_;
+};
+
+// RequiredWaitStates above, for instructions whose accesses are collected.
+int RequiredWaitStates(const TargetInfo& t, const HazardOperands& producer, const HazardOperands& consumer,
                        std::string* why);
 
 // The largest value RequiredWaitStates can return for any target and any MFMA

@@ -41,6 +41,27 @@ void HazardState::Issue(const MInst& inst) {
   if (Info(inst.opc).cls != InstClass::kSopp) recent.push_back(Entry{&inst, 0});
 }
 
+void HazardState::Issue(const HazardOperands& ops) {
+  const MInst& inst = ops.inst();
+  Pad(IssuedWaitStates(inst));
+  if (Info(inst.opc).cls != InstClass::kSopp) recent.push_back(Entry{&inst, 0, &ops});
+}
+
+int HazardState::Deficit(const TargetInfo& t, const HazardOperands& consumer, std::string* why) const {
+  int best = 0;
+  const Entry* binding = nullptr;
+  for (const Entry& e : recent) {
+    const int need = e.ops != nullptr ? RequiredWaitStates(t, *e.ops, consumer, nullptr)
+                                      : RequiredWaitStates(t, *e.inst, consumer.inst(), nullptr);
+    if (need - e.elapsed > best) {
+      best = need - e.elapsed;
+      binding = &e;
+    }
+  }
+  if (best > 0 && why != nullptr) RequiredWaitStates(t, *binding->inst, consumer.inst(), why);
+  return best;
+}
+
 void HazardState::Merge(const HazardState& other) {
   for (const Entry& o : other.recent) {
     auto it = std::find_if(recent.begin(), recent.end(),
@@ -111,6 +132,11 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
   const std::vector<BasicBlock>& blocks = *cfg;
   // The states point into the input list, which stays untouched until the end.
   std::vector<MInst> in = std::move(f.insts);
+  // Each instruction's register accesses, collected once (the states test
+  // every consumer against every producer in the window).
+  std::vector<HazardOperands> ops;
+  ops.reserve(in.size());
+  for (const MInst& mi : in) ops.emplace_back(mi);
   std::string why;
   auto run_block = [&](const BasicBlock& bb, HazardState st, std::vector<MInst>* out) {
     for (int i = bb.begin; i < bb.end; ++i) {
@@ -119,7 +145,7 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
         if (out != nullptr) out->push_back(mi);
         continue;
       }
-      int deficit = st.Deficit(t, mi, &why);
+      int deficit = st.Deficit(t, ops[i], &why);
       if (deficit > 0) {
         st.Pad(deficit);
         if (out != nullptr && stats != nullptr) stats->wait_states += deficit;
@@ -134,7 +160,7 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
         }
       }
       if (out != nullptr) out->push_back(mi);
-      st.Issue(mi);
+      st.Issue(ops[i]);
     }
     return st;
   };

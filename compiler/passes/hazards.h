@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/isa/hazard_table.h"
 #include "compiler/isa/instr.h"
 #include "compiler/target/target.h"
 
@@ -42,6 +43,7 @@ struct HazardState {
   struct Entry {
     const MInst* inst;  // the producer (owned by the function being processed)
     int elapsed;        // wait states issued after it, up to this point
+    const HazardOperands* ops = nullptr;  // its accesses, if collected (owned by the caller)
   };
   std::vector<Entry> recent;  // oldest first; every elapsed < window
   int window = 0;
@@ -50,10 +52,15 @@ struct HazardState {
   // The wait states still missing before `consumer` can issue here, and the
   // reason of the binding rule in *why (if non-null and the result is > 0).
   int Deficit(const TargetInfo& t, const MInst& consumer, std::string* why) const;
+  // The same with the consumer's accesses collected (faster with entries
+  // issued as HazardOperands).
+  int Deficit(const TargetInfo& t, const HazardOperands& consumer, std::string* why) const;
   // `wait_states` of padding (s_nop) issued at this point.
   void Pad(int wait_states);
   // `inst` issued at this point.
   void Issue(const MInst& inst);
+  // The same, keeping `ops` (which must outlive the state) for Deficit.
+  void Issue(const HazardOperands& ops);
   // Join with the state of another predecessor.
   void Merge(const HazardState& other);
 };
