@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/object/llvm_in_process.h"
@@ -104,6 +105,7 @@ struct InSymbol {
 struct OutSymbol {
   const InSymbol* sym = nullptr;  // nullptr: _DYNAMIC
   uint32_t name_offset = 0;
+  uint32_t gnu_hash = 0;  // .dynsym entries: HashGnu(name)
 };
 
 template <typename T>
@@ -243,14 +245,15 @@ absl::StatusOr<std::string> LinkOneObject(absl::string_view object_bytes) {
   // the names in that order; the output table has the locals first.
   StringTable strtab_out, dynstr;
   std::vector<OutSymbol> locals, globals, dynsyms;
+  absl::flat_hash_set<absl::string_view> global_names;
   for (size_t i = 1; i < in_symbols.size(); ++i)
     if (in_symbol_kept[i] && !in_symbols[i].global) locals.push_back({&in_symbols[i], strtab_out.Add(in_symbols[i].name)});
   for (size_t i = 1; i < in_symbols.size(); ++i)
     if (in_symbol_kept[i] && in_symbols[i].global) {
-      for (const OutSymbol& g : globals)
-        if (g.sym->name == in_symbols[i].name) return Outside(absl::StrCat("two global symbols named '", g.sym->name, "'"));
-      globals.push_back({&in_symbols[i], strtab_out.Add(in_symbols[i].name)});
-      dynsyms.push_back({&in_symbols[i], dynstr.Add(in_symbols[i].name)});
+      const std::string& name = in_symbols[i].name;
+      if (!global_names.insert(name).second) return Outside(absl::StrCat("two global symbols named '", name, "'"));
+      globals.push_back({&in_symbols[i], strtab_out.Add(name)});
+      dynsyms.push_back({&in_symbols[i], dynstr.Add(name), HashGnu(name)});
     }
   locals.push_back({nullptr, strtab_out.Add("_DYNAMIC")});
   if (globals.empty()) return Outside("an object without global symbols (no kernel)");
@@ -261,9 +264,9 @@ absl::StatusOr<std::string> LinkOneObject(absl::string_view object_bytes) {
   // lld's Bloom filter: NextPowerOf2(12 bits per symbol / 64) words.
   uint32_t mask_words = 1;
   while (mask_words <= n_dyn * 12 / 64) mask_words <<= 1;
+  auto bucket_of = [&](const OutSymbol& o) { return o.gnu_hash % n_buckets; };
   std::stable_sort(dynsyms.begin(), dynsyms.end(), [&](const OutSymbol& a, const OutSymbol& b) {
-    const uint32_t ba = HashGnu(a.sym->name) % n_buckets, bb = HashGnu(b.sym->name) % n_buckets;
-    return ba != bb ? ba < bb : a.name_offset < b.name_offset;
+    return bucket_of(a) != bucket_of(b) ? bucket_of(a) < bucket_of(b) : a.name_offset < b.name_offset;
   });
 
   // Synthetic sections' shapes.
@@ -379,17 +382,17 @@ absl::StatusOr<std::string> LinkOneObject(absl::string_view object_bytes) {
     Put<uint32_t>(g, 12, kGnuHashShift2);
     const uint64_t bloom = 16, buckets = bloom + 8 * mask_words, values = buckets + 4 * n_buckets;
     for (size_t i = 0; i < n_dyn; ++i) {
-      const uint32_t h = HashGnu(dynsyms[i].sym->name);
+      const uint32_t h = dynsyms[i].gnu_hash;
       const uint64_t word = bloom + 8 * ((h / 64) & (mask_words - 1));
       uint64_t w;
       std::memcpy(&w, &g[word], 8);
       w |= uint64_t{1} << (h % 64);
       w |= uint64_t{1} << ((h >> kGnuHashShift2) % 64);
       Put(g, word, w);
-      const uint32_t bucket = h % n_buckets;
-      const bool last = i + 1 == n_dyn || HashGnu(dynsyms[i + 1].sym->name) % n_buckets != bucket;
+      const uint32_t bucket = bucket_of(dynsyms[i]);
+      const bool last = i + 1 == n_dyn || bucket_of(dynsyms[i + 1]) != bucket;
       Put<uint32_t>(g, values + 4 * i, last ? (h | 1) : (h & ~1u));
-      if (i == 0 || HashGnu(dynsyms[i - 1].sym->name) % n_buckets != bucket)
+      if (i == 0 || bucket_of(dynsyms[i - 1]) != bucket)
         Put<uint32_t>(g, buckets + 4 * bucket, static_cast<uint32_t>(i + 1));
     }
   }

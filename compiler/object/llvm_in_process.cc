@@ -1,6 +1,7 @@
 #include "compiler/object/llvm_in_process.h"
 
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -46,7 +47,7 @@
 
 
 // The AMDGPU target's registration functions (llvm/Config/Targets.def names
-// them; libLLVM-22.so exports them).
+// them; LLVM's static AMDGPU libraries define them).
 extern "C" void LLVMInitializeAMDGPUTargetInfo();
 extern "C" void LLVMInitializeAMDGPUTargetMC();
 extern "C" void LLVMInitializeAMDGPUAsmParser();
@@ -266,7 +267,19 @@ absl::Status CheckAmdgpuElf(absl::string_view bytes, uint16_t want_type) {
   return absl::OkStatus();
 }
 
-absl::Status CheckCodeObject(absl::string_view bytes) { return CheckAmdgpuElf(bytes, llvm::ELF::ET_DYN); }
+absl::Status CheckCodeObject(absl::string_view bytes) {
+  if (absl::Status ok = CheckAmdgpuElf(bytes, llvm::ELF::ET_DYN); !ok.ok()) return ok;
+  // What the HSA loader needs besides: its OS/ABI and the program headers.
+  // CheckAmdgpuElf read the whole ELF header, so these bytes exist.
+  const auto osabi = static_cast<unsigned char>(bytes[llvm::ELF::EI_OSABI]);
+  if (osabi != llvm::ELF::ELFOSABI_AMDGPU_HSA)
+    return absl::InvalidArgumentError(absl::StrCat("its ELF OS/ABI is ", static_cast<int>(osabi),
+                                                   ", not ELFOSABI_AMDGPU_HSA (64): not a code object for the HSA "
+                                                   "runtime"));
+  if (llvm::support::endian::read16le(bytes.data() + offsetof(llvm::ELF::Elf64_Ehdr, e_phnum)) == 0)
+    return absl::InvalidArgumentError("it has no program headers (a linked code object has its PT_LOAD segments)");
+  return absl::OkStatus();
+}
 
 
 

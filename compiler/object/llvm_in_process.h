@@ -49,7 +49,8 @@ absl::Status CheckAmdgpuElf(absl::string_view bytes, uint16_t want_type);
 
 // Checks that `bytes` are a linked AMDGPU code object (what ld.lld -shared
 // makes and HIP loads): ELFCLASS64, ELFDATA2LSB, e_machine EM_AMDGPU,
-// e_type ET_DYN, with a readable section table. Errors: InvalidArgument
+// e_type ET_DYN, with a readable section table, OS/ABI ELFOSABI_AMDGPU_HSA
+// and program headers. Errors: InvalidArgument
 // saying which check fails (e.g. "a relocatable object (ET_REL), not a linked
 // code object: link it with ld.lld -shared").
 absl::Status CheckCodeObject(absl::string_view bytes);

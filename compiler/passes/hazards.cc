@@ -15,17 +15,7 @@
 namespace kir {
 
 int HazardState::Deficit(const TargetInfo& t, const MInst& consumer, std::string* why) const {
-  int best = 0;
-  const MInst* binding = nullptr;
-  for (const Entry& e : recent) {
-    int need = RequiredWaitStates(t, *e.inst, consumer, nullptr);
-    if (need - e.elapsed > best) {
-      best = need - e.elapsed;
-      binding = e.inst;
-    }
-  }
-  if (best > 0 && why != nullptr) RequiredWaitStates(t, *binding, consumer, why);
-  return best;
+  return Deficit(t, HazardOperands(consumer), why);
 }
 
 void HazardState::Pad(int wait_states) {
@@ -35,16 +25,14 @@ void HazardState::Pad(int wait_states) {
                recent.end());
 }
 
-void HazardState::Issue(const MInst& inst) {
+void HazardState::Issue(const MInst& inst) { Push(inst, nullptr); }
+
+void HazardState::Issue(const HazardOperands& ops) { Push(ops.inst(), &ops); }
+
+void HazardState::Push(const MInst& inst, const HazardOperands* ops) {
   Pad(IssuedWaitStates(inst));
   // s_nop, s_waitcnt and the like produce nothing a later instruction waits for.
-  if (Info(inst.opc).cls != InstClass::kSopp) recent.push_back(Entry{&inst, 0});
-}
-
-void HazardState::Issue(const HazardOperands& ops) {
-  const MInst& inst = ops.inst();
-  Pad(IssuedWaitStates(inst));
-  if (Info(inst.opc).cls != InstClass::kSopp) recent.push_back(Entry{&inst, 0, &ops});
+  if (Info(inst.opc).cls != InstClass::kSopp) recent.push_back(Entry{&inst, 0, ops});
 }
 
 int HazardState::Deficit(const TargetInfo& t, const HazardOperands& consumer, std::string* why) const {

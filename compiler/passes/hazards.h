@@ -63,6 +63,9 @@ struct HazardState {
   void Issue(const HazardOperands& ops);
   // Join with the state of another predecessor.
   void Merge(const HazardState& other);
+
+ private:
+  void Push(const MInst& inst, const HazardOperands* ops);
 };
 
 }  // namespace kir

@@ -73,7 +73,8 @@ Options for compile:
                     gfx942:sramecc+:xnack-); default: the kernel's `target`
                     line. --emit=bundle takes a comma-separated list
   --emit=KIND       asm (default): assembly text for llvm-mc
-                    obj: a code object (.hsaco): llvm-mc's and ld.lld's bytes
+                    obj: a code object (.hsaco): llvm-mc's object, laid out
+                         as ld.lld -shared lays it out
                     bundle: a HIP offload bundle (.hipfb) with one code object
                          per --mcpu target ID (clang-offload-bundler's bytes), for
                          hipModuleLoadData

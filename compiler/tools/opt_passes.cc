@@ -1,9 +1,8 @@
 #include "compiler/tools/opt_passes.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,8 +21,6 @@
 
 namespace kir {
 namespace {
-
-constexpr char kLabelPrefix[] = ".Lkirc_opt_label_";
 
 // The modifiers of `m` that kirc's MIR does not carry ("" if none): the
 // passes would drop them from the output.
@@ -92,10 +89,11 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
   std::map<std::string, int> label_of;  // name -> label id
   std::vector<std::string> label_names;  // label id -> name
   std::map<int, std::vector<int>> labels_at;  // instruction index -> label ids
+  std::set<std::string> used;  // the labels branches name
+  for (const emu::Inst& in : prog.insts)
+    if (in.target >= 0 && !in.target_label.empty()) used.insert(in.target_label);
   for (const auto& [label, index] : prog.labels) {
-    bool used = false;
-    for (const emu::Inst& in : prog.insts) used = used || (in.target >= 0 && in.target_label == label);
-    if (!used || label_of.count(label)) continue;
+    if (!used.count(label) || label_of.count(label)) continue;
     label_of[label] = static_cast<int>(label_names.size());
     labels_at[index].push_back(static_cast<int>(label_names.size()));
     label_names.push_back(label);
@@ -145,27 +143,21 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
       return absl::InternalError(absl::StrCat(filename, ": ", v.message(), " (a kirc bug)"));
   }
 
-  // Labels print with their input names: InstructionText names label id N
-  // kLabelPrefix + N, replaced here.
-  auto label_name = [&](const MInst& mi) -> const std::string* {
-    if (mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm) return nullptr;
-    const int64_t id = mi.ops[0].imm;
-    return id >= 0 && id < static_cast<int64_t>(label_names.size()) ? &label_names[id] : nullptr;
-  };
+  // Labels and branch targets print with their input names.
   std::string out = absl::StrCat(name, ":\n");
   for (const MInst& mi : f.insts) {
-    std::string line = InstructionText(t, mi, kLabelPrefix);
     const bool is_label = mi.opc == Opc::kLabel, is_branch = (Info(mi.opc).flags & kBranch) != 0;
-    if (is_label || is_branch) {
-      const std::string* n = label_name(mi);
-      const size_t at = line.rfind(kLabelPrefix);
-      if (n == nullptr || at == std::string::npos)
-        return absl::InternalError(absl::StrCat("kirc opt: a label id without a name in `", line, "` (a kirc bug)"));
-      size_t end = at + std::strlen(kLabelPrefix);
-      while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
-      line.replace(at, end - at, *n);
+    if (!is_label && !is_branch) {
+      absl::StrAppend(&out, "  ", InstructionText(t, mi), "\n");
+      continue;
     }
-    absl::StrAppend(&out, is_label ? "" : "  ", line, "\n");
+    const int64_t id = mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm ? -1 : mi.ops[0].imm;
+    if (id < 0 || id >= static_cast<int64_t>(label_names.size()))
+      return absl::InternalError(
+          absl::StrCat("kirc opt: label id ", id, " without a name in `", InstructionText(t, mi), "` (a kirc bug)"));
+    const std::string& label = label_names[static_cast<size_t>(id)];
+    absl::StrAppend(&out, is_label ? absl::StrCat(label, ":") : absl::StrCat("  ", Info(mi.opc).mnemonic, " ", label),
+                    "\n");
   }
   return out;
 }

@@ -28,7 +28,7 @@ absl::StatusOr<const HipApi*> LoadHipApi() {
         "(third_party/install_deps.sh), or ROCm and build with --repo_env=KIRC_HIP_PATH=/opt/rocm, "
         "or name the library with KIRC_HIP_LIBRARY";
     // RTLD_LOCAL: the runtime's own LLVM and other dependencies stay out of
-    // the global symbol scope kirc's libLLVM-22 lives in.
+    // the global symbol scope (kirc links LLVM's static libraries).
     void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) {
       const char* why = dlerror();

@@ -109,24 +109,14 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId
   if (!meta_id.ok() || *meta_id != target)
     return bad(absl::StrCat("it is for ", have_text, ", not ", target.ToString(), " (use --mcpu=", have_text,
                             " or a code object built for ", target.ToString(), ")"));
-  // The ELF header must agree: HSA's OS/ABI, program headers, and e_flags
-  // for this target ID (the loader matches the device against e_flags, not
-  // against the metadata note).
-  {
-    const unsigned char osabi = static_cast<unsigned char>((*bytes)[7]);
-    uint16_t phnum = 0;
-    uint32_t e_flags = 0;
-    std::memcpy(&phnum, bytes->data() + 56, sizeof(phnum));
-    std::memcpy(&e_flags, bytes->data() + 48, sizeof(e_flags));
-    if (osabi != 64)  // ELFOSABI_AMDGPU_HSA (AMDGPUUsage, "Header")
-      return bad(absl::StrCat("its ELF OS/ABI is ", static_cast<int>(osabi),
-                              ", not ELFOSABI_AMDGPU_HSA (64): not a code object for the HSA runtime"));
-    if (phnum == 0) return bad("it has no program headers (a linked code object has its PT_LOAD segments)");
-    if (e_flags != target.ElfFlags())
-      return bad(absl::StrCat("its ELF header's e_flags are 0x", absl::Hex(e_flags), ", not 0x",
-                              absl::Hex(target.ElfFlags()), " (", target.ToString(),
-                              "): the loader would not match it to this target"));
-  }
+  // The loader matches the device against e_flags, not the metadata note.
+  // (CheckCodeObject checked the ELF header is there.)
+  uint32_t e_flags = 0;
+  std::memcpy(&e_flags, bytes->data() + 48, sizeof(e_flags));  // Elf64_Ehdr::e_flags
+  if (e_flags != target.ElfFlags())
+    return bad(absl::StrCat("its ELF header's e_flags are 0x", absl::Hex(e_flags), ", not 0x",
+                            absl::Hex(target.ElfFlags()), " (", target.ToString(),
+                            "): the loader would not match it to this target"));
   absl::StatusOr<std::vector<KernelNotes>> ks = ParseKernelNotes(*notes);
   if (!ks.ok()) return bad(std::string(ks.status().message()));
   absl::StatusOr<const KernelNotes*> picked = PickKernel(*ks, k.name);
