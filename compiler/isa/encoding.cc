@@ -98,4 +98,33 @@ SpecialReg SpecialRegFromName(absl::string_view name) {
   return SpecialReg::kNone;
 }
 
+SpecialReg SpecialRegAt(int lo, int count) {
+  if (lo == kVccLoEncoding && count == 2) return SpecialReg::kVcc;
+  if (lo == kExecLoEncoding && count == 2) return SpecialReg::kExec;
+  if (lo == kM0Encoding && count == 1) return SpecialReg::kM0;
+  if (lo == kSccEncoding && count == 1) return SpecialReg::kScc;
+  return SpecialReg::kNone;
+}
+
+std::string SgprDwordName(int index) {
+  switch (index) {
+    case kVccLoEncoding: return "vcc_lo";
+    case kVccLoEncoding + 1: return "vcc_hi";
+    case kM0Encoding: return "m0";
+    case kExecLoEncoding: return "exec_lo";
+    case kExecLoEncoding + 1: return "exec_hi";
+    case kSccEncoding: return "scc";
+    default: return absl::StrCat("s", index);
+  }
+}
+
+int SgprDwordFromName(absl::string_view name) {
+  if (name == "vcc_lo") return kVccLoEncoding;
+  if (name == "vcc_hi") return kVccLoEncoding + 1;
+  if (name == "m0") return kM0Encoding;
+  if (name == "exec_lo") return kExecLoEncoding;
+  if (name == "exec_hi") return kExecLoEncoding + 1;
+  return -1;
+}
+
 }  // namespace kir

@@ -86,6 +86,24 @@ inline bool IsLegalMubufOffset(int64_t o) { return o >= 0 && o <= kMubufMaxOffse
 inline bool IsLegalDsOffset(int64_t o) { return o >= 0 && o <= kDsMaxOffset; }
 
 // ---- Special registers --------------------------------------------------------
+// Their scalar-operand encodings (CDNA3 ISA "Scalar Operands" table; LLVM
+// SIRegisterInfo.td HWEncoding): VCC_LO 106, VCC_HI 107, M0 124, EXEC_LO 126,
+// EXEC_HI 127, SCC 253 (as a source operand). The emulator's SGPR file and
+// the hazard rules keep VCC, M0 and EXEC at these indices, so an explicit
+// s[106:107] and vcc alias.
+constexpr int kVccLoEncoding = 106;
+constexpr int kM0Encoding = 124;
+constexpr int kExecLoEncoding = 126;
+constexpr int kSccEncoding = 253;
+// The special register occupying exactly SGPR-space range [lo, lo + count)
+// (vcc: 106 x2, exec: 126 x2, m0: 124 x1, scc: 253 x1), or kNone.
+SpecialReg SpecialRegAt(int lo, int count);
+// LLVM's name of one SGPR-space dword: "vcc_lo", "vcc_hi", "m0", "exec_lo",
+// "exec_hi", "scc", else "s<index>".
+std::string SgprDwordName(int index);
+// The SGPR-space dword named `name` ("vcc_lo", "vcc_hi", "m0", "exec_lo",
+// "exec_hi"), or -1.
+int SgprDwordFromName(absl::string_view name);
 // "vcc", "exec", "m0", "scc"; "?" for kNone.
 const char* SpecialRegName(SpecialReg r);
 // The special register named `name` (as above), or kNone.

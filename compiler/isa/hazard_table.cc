@@ -149,100 +149,26 @@ constexpr HazardTable kGfx942Hazards = {
 // ---------------------------------------------------------------------------
 // Register accesses of one instruction.
 
-using hazard_detail::Access;
-using hazard_detail::Accesses;
-using hazard_detail::RegFile;
+// The accesses the rules see: physical and special registers (virtual ones
+// overlap nothing), explicit, tied and implicit.
+constexpr uint32_t kHazardAccesses = kAllAccesses | kPhysicalOnly;
 
-// Hardware encodings of the special registers, used as SGPR-space indices.
-constexpr int kVccIndex = 106;   // vcc_lo, vcc_hi = 106, 107
-constexpr int kM0Index = 124;
-constexpr int kExecIndex = 126;  // exec_lo, exec_hi = 126, 127
-constexpr int kSccIndex = 253;
+RegAccesses Collect(const MInst& mi) { return CollectRegAccesses(mi, kHazardAccesses); }
 
-bool Overlap(const Access& a, const Access& b) {
-  return a.file == b.file && a.lo < b.lo + b.count && b.lo < a.lo + a.count;
-}
-bool SameRegs(const Access& a, const Access& b) {
-  return a.file == b.file && a.lo == b.lo && a.count == b.count;
+// The physical or special register of named operand `n`.
+bool OperandAccess(const MInst& mi, OpName n, RegAccess* a) {
+  return NamedRegAccess(mi, n, a) && !a->is_virtual;
 }
 
-RegFile FileOf(RegClass c) {
-  switch (c) {
-    case RegClass::kVgpr: return RegFile::kV;
-    case RegClass::kSgpr: return RegFile::kS;
-    case RegClass::kAgpr: return RegFile::kA;
-  }
-  return RegFile::kV;
+RegAccess SpecialAccess(SpecialReg s) {
+  RegAccess a;
+  a.cls = RegClass::kSgpr;
+  SpecialRegRange(s, &a.lo, &a.count);
+  a.special = s;
+  return a;
 }
-
-bool SpecialAccess(SpecialReg s, Access* a) {
-  a->file = RegFile::kS;
-  switch (s) {
-    case SpecialReg::kVcc: a->lo = kVccIndex; a->count = 2; return true;
-    case SpecialReg::kExec: a->lo = kExecIndex; a->count = 2; return true;
-    case SpecialReg::kM0: a->lo = kM0Index; a->count = 1; return true;
-    case SpecialReg::kScc: a->lo = kSccIndex; a->count = 1; return true;
-    case SpecialReg::kNone: return false;
-  }
-  return false;
-}
-
-// The register range of explicit operand `idx`, if it is a physical register
-// or a special register.
-bool OperandAccess(const MInst& mi, size_t idx, Access* a) {
-  if (idx >= mi.ops.size()) return false;
-  const MOperand& o = mi.ops[idx];
-  a->def = mi.IsDef(idx);
-  a->op = static_cast<int>(idx);
-  if (o.kind == MOperand::Kind::kReg) {
-    if (o.is_virtual) return false;
-    a->file = FileOf(o.cls);
-    a->lo = o.reg;
-    a->count = o.count;
-    return true;
-  }
-  if (o.kind == MOperand::Kind::kSpecial) return SpecialAccess(o.special, a);
-  return false;
-}
-
-Accesses Collect(const MInst& mi) {
-  Accesses out;
-  for (size_t i = 0; i < mi.ops.size(); ++i) {
-    Access a;
-    if (OperandAccess(mi, i, &a)) out.push_back(a);
-  }
-  uint32_t f = Info(mi.opc).flags;
-  auto implicit = [&](SpecialReg s, bool def) {
-    Access a;
-    SpecialAccess(s, &a);
-    a.def = def;
-    a.op = -1;
-    out.push_back(a);
-  };
-  if (f & kWritesScc) implicit(SpecialReg::kScc, true);
-  if (f & kReadsScc) implicit(SpecialReg::kScc, false);
-  if (f & kWritesVcc) implicit(SpecialReg::kVcc, true);
-  if (f & kReadsVcc) implicit(SpecialReg::kVcc, false);
-  if (f & kWritesExec) implicit(SpecialReg::kExec, true);
-  if (f & kReadsExec) implicit(SpecialReg::kExec, false);
-  return out;
-}
-
-std::string AccessName(const Access& a) {
-  if (a.file == RegFile::kS) {
-    if (a.lo == kVccIndex && a.count == 2) return "vcc";
-    if (a.lo == kExecIndex && a.count == 2) return "exec";
-    if (a.lo == kM0Index && a.count == 1) return "m0";
-    if (a.lo == kSccIndex && a.count == 1) return "scc";
-  }
-  RegClass c = a.file == RegFile::kV   ? RegClass::kVgpr
-               : a.file == RegFile::kS ? RegClass::kSgpr
-                                       : RegClass::kAgpr;
-  return RegName(c, a.lo, a.count);
-}
-
-const Access kExecAccess{RegFile::kS, kExecIndex, 2, false, -1};
-const Access kVccAccess{RegFile::kS, kVccIndex, 2, false, -1};
+const RegAccess kExecAccess = SpecialAccess(SpecialReg::kExec);
+const RegAccess kVccAccess = SpecialAccess(SpecialReg::kVcc);
 
 // ---------------------------------------------------------------------------
 // Instruction kinds (LLVM's SIInstrInfo predicates).
@@ -315,41 +241,41 @@ std::string MfmaName(const HazardTable& tab, const MfmaFacts& f) {
 
 // Producer: an MFMA.
 void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, const MInst& c,
-                  const Accesses& ca, Need& need) {
+                  const RegAccesses& ca, Need& need) {
   const MfmaFacts f = FactsOf(t, p);
   const InstClass cc = Cls(c);
-  Access dst, srcc;
-  const bool has_dst = OperandAccess(p, 0, &dst);
-  const bool has_srcc = OperandAccess(p, 3, &srcc);
+  RegAccess dst, srcc;
+  const bool has_dst = OperandAccess(p, OpName::kVdst, &dst);
+  const bool has_srcc = OperandAccess(p, OpName::kSrc2, &srcc);
   auto pname = [&] { return MfmaName(tab, f); };
 
   if (!tab.agpr_form) {
     // Section 2.1 (gfx90a, gfx942).
     if (IsMfma(cc)) {
       if (!has_dst) return;
-      for (size_t idx = 1; idx <= 3; ++idx) {
-        Access u;
-        if (!OperandAccess(c, idx, &u) || !Overlap(dst, u)) continue;
-        if (idx == 3) {
+      for (int k = 0; k < 3; ++k) {
+        RegAccess u;
+        if (!OperandAccess(c, SrcName(k), &u) || !Overlap(dst, u)) continue;
+        if (k == 2) {
           if (SameRegs(dst, u)) {
             int w = f.passes == 2 ? tab.mfma_write_to_srcc_same_2pass : 0;
             need.Add(w, [&] {
-              return absl::StrCat(pname(), " writes ", AccessName(dst),
+              return absl::StrCat(pname(), " writes ", RegAccessName(dst),
                                   " read as the next MFMA's srcC (same registers)");
             });
           } else {
             const PassRule& r =
                 f.xdl ? tab.mfma_write_to_srcc_overlap_xdl : tab.mfma_write_to_srcc_overlap_nonxdl;
             need.Add(r.Eval(f.passes), [&] {
-              return absl::StrCat(pname(), " writes ", AccessName(dst), " read as MFMA srcC ",
-                                  AccessName(u), " (partial overlap)");
+              return absl::StrCat(pname(), " writes ", RegAccessName(dst), " read as MFMA srcC ",
+                                  RegAccessName(u), " (partial overlap)");
             });
           }
         } else {
           const PassRule& r = f.xdl ? tab.mfma_write_to_srcab_xdl : tab.mfma_write_to_srcab_nonxdl;
           need.Add(r.Eval(f.passes), [&] {
-            return absl::StrCat(pname(), " writes ", AccessName(dst), " read as MFMA ",
-                                idx == 1 ? "srcA" : "srcB");
+            return absl::StrCat(pname(), " writes ", RegAccessName(dst), " read as MFMA ",
+                                k == 0 ? "srcA" : "srcB");
           });
         }
       }
@@ -360,17 +286,17 @@ void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, c
         f.xdl ? tab.mfma_write_to_valu_mem_xdl : tab.mfma_write_to_valu_mem_nonxdl;
     const PassRule& war =
         f.xdl ? tab.mfma_srcc_read_to_write_xdl : tab.mfma_srcc_read_to_write_nonxdl;
-    for (const Access& a : ca) {
+    for (const RegAccess& a : ca) {
       if (!a.explicit_op()) continue;
       if (has_dst && Overlap(dst, a)) {
         need.Add(raw.Eval(f.passes), [&] {
-          return absl::StrCat(pname(), " writes ", AccessName(dst),
+          return absl::StrCat(pname(), " writes ", RegAccessName(dst),
                               a.def ? " overwritten by " : " read by ", KindName(c));
         });
       }
       if (a.def && has_srcc && Overlap(srcc, a)) {
         need.Add(war.Eval(f.passes), [&] {
-          return absl::StrCat(pname(), " reads srcC ", AccessName(srcc), " overwritten by ",
+          return absl::StrCat(pname(), " reads srcC ", RegAccessName(srcc), " overwritten by ",
                               KindName(c), " (WAR)");
         });
       }
@@ -380,40 +306,40 @@ void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, c
 
   // Section 2.2 (gfx908, AGPR form).
   if (cc == InstClass::kAccRead) {
-    Access src;
-    if (has_dst && OperandAccess(c, 1, &src) && Overlap(dst, src))
+    RegAccess src;
+    if (has_dst && OperandAccess(c, OpName::kSrc0, &src) && Overlap(dst, src))
       need.Add(tab.mfma_write_to_accvgpr_read.Eval(f.passes), [&] {
-        return absl::StrCat(pname(), " writes ", AccessName(dst), " read by v_accvgpr_read");
+        return absl::StrCat(pname(), " writes ", RegAccessName(dst), " read by v_accvgpr_read");
       });
   } else if (cc == InstClass::kAccWrite) {
-    Access d;
-    if (!OperandAccess(c, 0, &d)) return;
+    RegAccess d;
+    if (!OperandAccess(c, OpName::kVdst, &d)) return;
     if (has_dst && Overlap(dst, d))
       need.Add(tab.mfma_write_to_accvgpr_write.Eval(f.passes), [&] {
-        return absl::StrCat(pname(), " writes ", AccessName(dst),
+        return absl::StrCat(pname(), " writes ", RegAccessName(dst),
                             " overwritten by v_accvgpr_write (WAW)");
       });
     if (has_srcc && Overlap(srcc, d))
       need.Add(tab.mfma_srcc_read_to_accvgpr_write.Eval(f.passes), [&] {
-        return absl::StrCat(pname(), " reads srcC ", AccessName(srcc),
+        return absl::StrCat(pname(), " reads srcC ", RegAccessName(srcc),
                             " overwritten by v_accvgpr_write (WAR)");
       });
   } else if (IsMfma(cc) && has_dst) {
-    for (size_t idx = 1; idx <= 3; ++idx) {
-      Access u;
-      if (!OperandAccess(c, idx, &u) || !Overlap(dst, u)) continue;
-      if (idx == 3) {
+    for (int k = 0; k < 3; ++k) {
+      RegAccess u;
+      if (!OperandAccess(c, SrcName(k), &u) || !Overlap(dst, u)) continue;
+      if (k == 2) {
         bool same = SameRegs(dst, u);
         need.Add(same ? tab.mfma_write_to_agpr_srcc_same : tab.mfma_write_to_agpr_srcc_overlap,
                  [&] {
-                   return absl::StrCat(pname(), " writes ", AccessName(dst),
-                                       " read as MFMA srcC ", AccessName(u),
+                   return absl::StrCat(pname(), " writes ", RegAccessName(dst),
+                                       " read as MFMA srcC ", RegAccessName(u),
                                        same ? " (same registers)" : " (overlap)");
                  });
       } else {
         need.Add(tab.mfma_write_to_agpr_srcab, [&] {
-          return absl::StrCat(pname(), " writes ", AccessName(dst), " read as MFMA ",
-                              idx == 1 ? "srcA" : "srcB");
+          return absl::StrCat(pname(), " writes ", RegAccessName(dst), " read as MFMA ",
+                              k == 0 ? "srcA" : "srcB");
         });
       }
     }
@@ -422,30 +348,30 @@ void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, c
 
 // Producer: v_accvgpr_write on gfx908 (section 2.2).
 void AccWriteProducer(const HazardTable& tab, const MInst& p, const MInst& c, Need& need) {
-  Access d;
-  if (!OperandAccess(p, 0, &d)) return;
+  RegAccess d;
+  if (!OperandAccess(p, OpName::kVdst, &d)) return;
   const InstClass cc = Cls(c);
-  auto add = [&](size_t idx, int w, const char* what) {
-    Access u;
-    if (!OperandAccess(c, idx, &u) || !Overlap(d, u)) return;
-    need.Add(w, [&] { return absl::StrCat("v_accvgpr_write writes ", AccessName(d), " ", what); });
+  auto add = [&](OpName n, int w, const char* what) {
+    RegAccess u;
+    if (!OperandAccess(c, n, &u) || !Overlap(d, u)) return;
+    need.Add(w, [&] { return absl::StrCat("v_accvgpr_write writes ", RegAccessName(d), " ", what); });
   };
   if (IsMfma(cc)) {
-    add(1, tab.accvgpr_write_to_srcab, "read as MFMA srcA");
-    add(2, tab.accvgpr_write_to_srcab, "read as MFMA srcB");
-    add(3, tab.accvgpr_write_to_srcc, "read as MFMA srcC");
+    add(OpName::kSrc0, tab.accvgpr_write_to_srcab, "read as MFMA srcA");
+    add(OpName::kSrc1, tab.accvgpr_write_to_srcab, "read as MFMA srcB");
+    add(OpName::kSrc2, tab.accvgpr_write_to_srcc, "read as MFMA srcC");
   } else if (cc == InstClass::kAccRead) {
-    add(1, tab.accvgpr_write_to_accvgpr_read, "read by v_accvgpr_read");
+    add(OpName::kSrc0, tab.accvgpr_write_to_accvgpr_read, "read by v_accvgpr_read");
   } else if (cc == InstClass::kAccWrite) {
-    add(0, tab.accvgpr_write_to_accvgpr_write, "overwritten by v_accvgpr_write (WAW)");
+    add(OpName::kVdst, tab.accvgpr_write_to_accvgpr_write, "overwritten by v_accvgpr_write (WAW)");
   }
 }
 
 // Producer: any VALU (MFMA included); sections 2.1/2.2 (VALU -> MFMA) and 2.3.
-void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const Accesses& pa,
-                  const Accesses& ca, Need& need) {
+void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const RegAccesses& pa,
+                  const RegAccesses& ca, Need& need) {
   const InstClass pc = Cls(p), cc = Cls(c);
-  const bool writes_exec = std::any_of(pa.begin(), pa.end(), [](const Access& a) {
+  const bool writes_exec = std::any_of(pa.begin(), pa.end(), [](const RegAccess& a) {
     return a.def && Overlap(a, kExecAccess);
   });
 
@@ -461,13 +387,13 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
                [&] { return absl::StrCat(KindName(p), " writes exec before ", KindName(c)); });
     const int w = cc == InstClass::kAccWrite ? tab.valu_vgpr_write_to_accvgpr_write
                                              : tab.valu_write_to_mfma_read;
-    for (const Access& d : pa) {
+    for (const RegAccess& d : pa) {
       if (!d.def) continue;
-      for (const Access& u : ca) {
-        if (u.def || !u.explicit_op() || (tab.agpr_form && u.file != RegFile::kV)) continue;
+      for (const RegAccess& u : ca) {
+        if (u.def || !u.explicit_op() || (tab.agpr_form && u.cls != RegClass::kVgpr)) continue;
         if (Overlap(d, u))
           need.Add(w, [&] {
-            return absl::StrCat(KindName(p), " writes ", AccessName(d), " read by ", KindName(c));
+            return absl::StrCat(KindName(p), " writes ", RegAccessName(d), " read by ", KindName(c));
           });
       }
     }
@@ -475,12 +401,12 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
 
   // gfx908: v_accvgpr_read writes a VGPR -> VMEM/DS reads it (checkMAILdStHazards).
   if (tab.accvgpr_read_to_mem_read > 0 && pc == InstClass::kAccRead && (IsVmem(cc) || IsDs(cc))) {
-    Access d;
-    if (OperandAccess(p, 0, &d))
-      for (const Access& u : ca)
-        if (!u.def && u.explicit_op() && u.file == RegFile::kV && Overlap(d, u))
+    RegAccess d;
+    if (OperandAccess(p, OpName::kVdst, &d))
+      for (const RegAccess& u : ca)
+        if (!u.def && u.explicit_op() && u.cls == RegClass::kVgpr && Overlap(d, u))
           need.Add(tab.accvgpr_read_to_mem_read, [&] {
-            return absl::StrCat("v_accvgpr_read writes ", AccessName(d), " read by ",
+            return absl::StrCat("v_accvgpr_read writes ", RegAccessName(d), " read by ",
                                 KindName(c));
           });
   }
@@ -488,12 +414,12 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
   // 2.3: VALU writes an SGPR (VCC and EXEC included) -> VMEM reads it, explicitly
   // or implicitly (checkVMEMHazards walks all uses).
   if (IsVmem(cc)) {
-    for (const Access& d : pa) {
-      if (!d.def || d.file != RegFile::kS) continue;
-      for (const Access& u : ca)
+    for (const RegAccess& d : pa) {
+      if (!d.def || d.cls != RegClass::kSgpr) continue;
+      for (const RegAccess& u : ca)
         if (!u.def && Overlap(d, u))
           need.Add(tab.valu_sgpr_write_to_vmem_read, [&] {
-            return absl::StrCat(KindName(p), " writes ", AccessName(d), " read by VMEM");
+            return absl::StrCat(KindName(p), " writes ", RegAccessName(d), " read by VMEM");
           });
     }
   }
@@ -502,14 +428,14 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
   // operand, or reads VCC (explicitly or implicitly). Implicit EXEC reads do
   // not count (checkVALUHazards, hasVDecCoExecHazard).
   if (tab.valu_sgpr_write_to_valu_read > 0 && IsValu(cc)) {
-    for (const Access& d : pa) {
-      if (!d.def || d.file != RegFile::kS) continue;
-      for (const Access& u : ca) {
-        if (u.def || u.file != RegFile::kS) continue;
+    for (const RegAccess& d : pa) {
+      if (!d.def || d.cls != RegClass::kSgpr) continue;
+      for (const RegAccess& u : ca) {
+        if (u.def || u.cls != RegClass::kSgpr) continue;
         if (!u.explicit_op() && !Overlap(u, kVccAccess)) continue;
         if (Overlap(d, u))
           need.Add(tab.valu_sgpr_write_to_valu_read, [&] {
-            return absl::StrCat(KindName(p), " writes ", AccessName(d), " read by ",
+            return absl::StrCat(KindName(p), " writes ", RegAccessName(d), " read by ",
                                 KindName(c));
           });
       }
@@ -519,12 +445,12 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
   // 2.3 (gfx942): transcendental result -> non-transcendental VALU reads it.
   if (tab.trans_write_to_valu_read > 0 && pc == InstClass::kValuTrans && IsValu(cc) &&
       cc != InstClass::kValuTrans) {
-    for (const Access& d : pa) {
+    for (const RegAccess& d : pa) {
       if (!d.def || !d.explicit_op()) continue;
-      for (const Access& u : ca)
+      for (const RegAccess& u : ca)
         if (!u.def && u.explicit_op() && Overlap(d, u))
           need.Add(tab.trans_write_to_valu_read, [&] {
-            return absl::StrCat("transcendental VALU writes ", AccessName(d), " read by ",
+            return absl::StrCat("transcendental VALU writes ", RegAccessName(d), " read by ",
                                 KindName(c));
           });
     }
@@ -532,12 +458,12 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
 
   // gfx942 v_readfirstlane: VALU writes its source VGPR (1) or EXEC (4).
   if (c.opc == Opc::kVReadfirstlaneB32) {
-    Access src;
-    if (OperandAccess(c, 1, &src))
-      for (const Access& d : pa)
+    RegAccess src;
+    if (OperandAccess(c, OpName::kSrc0, &src))
+      for (const RegAccess& d : pa)
         if (d.def && Overlap(d, src))
           need.Add(tab.valu_vgpr_write_to_readfirstlane, [&] {
-            return absl::StrCat(KindName(p), " writes ", AccessName(d),
+            return absl::StrCat(KindName(p), " writes ", RegAccessName(d),
                                 " read by v_readfirstlane");
           });
     if (writes_exec)
@@ -553,23 +479,24 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
 // different windows. The pass and the emulator see it across CFG edges (a VALU
 // at the top of a successor block, LLVM #202333 / #203770) because both walk
 // producers through the CFG dataflow, not within one block.
-void WideStoreProducer(const HazardTable& tab, const MInst& p, const MInst& c, const Accesses& ca,
+void WideStoreProducer(const HazardTable& tab, const MInst& p, const MInst& c, const RegAccesses& ca,
                        Need& need) {
   if (!IsValu(Cls(c))) return;
-  Access data;
-  if (!OperandAccess(p, 0, &data) || data.count <= 2) return;
-  // MUBUF operands: vdata, vaddr, srsrc, soffset. No soffset operand means the
-  // field is hard-wired to 0, a constant.
-  const bool constant_soffset = p.ops.size() < 4 || p.ops[3].kind == MOperand::Kind::kImm;
+  RegAccess data;
+  if (!OperandAccess(p, OpName::kVdata, &data) || data.count <= 2) return;
+  // No soffset operand (a global store) means the field is hard-wired to 0, a
+  // constant.
+  const MOperand* soffset = FindOperand(p, OpName::kSoffset);
+  const bool constant_soffset = soffset == nullptr || soffset->kind == MOperand::Kind::kImm;
   const int wait = constant_soffset ? tab.wide_store_to_valu_write
                                     : tab.wide_store_sgpr_soffset_to_valu_write;
   if (wait <= 0) return;
-  for (const Access& d : ca)
+  for (const RegAccess& d : ca)
     if (d.def && Overlap(d, data))
       need.Add(wait, [&] {
         return absl::StrCat(Info(p.opc).mnemonic,
                             constant_soffset ? " with a constant soffset" : " with an SGPR soffset",
-                            " reads ", AccessName(data), " overwritten by ", KindName(c));
+                            " reads ", RegAccessName(data), " overwritten by ", KindName(c));
       });
 }
 
@@ -621,7 +548,8 @@ int IssuedWaitStates(const MInst& inst) {
   if (Info(inst.opc).flags & kPseudo) return 0;  // a label issues nothing
   if (inst.opc == Opc::kSNop) {
     int64_t n = 0;
-    if (!inst.ops.empty() && inst.ops[0].kind == MOperand::Kind::kImm) n = inst.ops[0].imm;
+    const MOperand* simm16 = FindOperand(inst, OpName::kSimm16);
+    if (simm16 != nullptr && simm16->kind == MOperand::Kind::kImm) n = simm16->imm;
     return static_cast<int>(n & 15) + 1;
   }
   return 1;
@@ -634,8 +562,8 @@ namespace {
 // Only VALU results (MFMA included) and wide stores start a hazard here.
 bool CanProduce(InstClass pc) { return IsValu(pc) || pc == InstClass::kVmemStore; }
 
-int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, const Accesses& pa,
-             const Accesses& ca, std::string* why) {
+int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, const RegAccesses& pa,
+             const RegAccesses& ca, std::string* why) {
   const InstClass pc = Cls(producer);
   const HazardTable& tab = HazardTableFor(t.gfx);
   Need need(t, why);

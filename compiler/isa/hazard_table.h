@@ -21,8 +21,8 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/container/inlined_vector.h"
 #include "compiler/isa/instr.h"
+#include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
 
 namespace kir {
@@ -34,10 +34,10 @@ int IssuedWaitStates(const MInst& inst);
 
 // The number of wait states that must separate `producer` from a later
 // `consumer` (0 if there is no hazard between them). Register overlap is
-// computed from the operands: defs are the first Info(opc).num_defs operands,
-// uses the rest, plus the implicit VCC/EXEC/SCC effects of OpcFlags. VCC, EXEC,
-// M0 and SCC live in the SGPR index space at their hardware encodings (106,
-// 126, 124, 253), so an explicit s[106:107] and SpecialReg::kVcc alias.
+// computed by CollectRegAccesses (compiler/isa/operands.h): explicit operands,
+// tied reads and the implicit VCC/EXEC/SCC effects of OpcFlags, with VCC,
+// EXEC, M0 and SCC at their SGPR-space encodings (encoding.h), so an explicit
+// s[106:107] and SpecialReg::kVcc alias.
 // If `why` is non-null it receives a one-line reason naming the rule that
 // decides the result, e.g.
 //   "XDL MFMA (4 passes) writes v[12:15] read by VMEM: 7 wait states (gfx942)"
@@ -49,20 +49,6 @@ int IssuedWaitStates(const MInst& inst);
 int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& consumer,
                        std::string* why);
 
-namespace hazard_detail {
-enum class RegFile : uint8_t { kV, kS, kA };
-// One register range an instruction reads or writes, as the rules see it:
-// VCC, EXEC, M0 and SCC at their SGPR-space encodings (see above).
-struct Access {
-  RegFile file = RegFile::kV;
-  int lo = 0;
-  int count = 0;
-  bool def = false;
-  int op = -1;  // explicit operand index; -1 for an implicit (OpcFlags) access
-  bool explicit_op() const { return op >= 0; }
-};
-using Accesses = absl::InlinedVector<Access, 10>;
-}  // namespace hazard_detail
 
 // An instruction with its register accesses collected once, for callers that
 // test one instruction against many (the hazard pass tests each against every
@@ -71,11 +57,11 @@ class HazardOperands {
  public:
   explicit HazardOperands(const MInst& mi);
   const MInst& inst() const { return *mi_; }
-  const hazard_detail::Accesses& accesses() const { return accesses_; }
+  const RegAccesses& accesses() const { return accesses_; }
 
  private:
   const MInst* mi_;
-  hazard_detail::Accesses accesses_;
+  RegAccesses accesses_;
 };
 
 // RequiredWaitStates above, for instructions whose accesses are collected.

@@ -6,7 +6,8 @@ namespace kir {
 namespace {
 
 const OpcInfo kInfos[] = {
-#define KIRC_OPC(name, mnemonic, cls, defs, flags) {mnemonic, InstClass::cls, defs, flags},
+#define KIRC_OPC(name, mnemonic, cls, defs, flags, layout) \
+  {mnemonic, InstClass::cls, defs, flags, OperandLayout::layout},
 #include "compiler/isa/opcodes.def"
 #undef KIRC_OPC
 };

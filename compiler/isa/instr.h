@@ -43,9 +43,32 @@ constexpr bool IsDs(InstClass c) { return c == InstClass::kDsRead || c == InstCl
 // Vector memory or LDS: the accesses the access map and the verifier cover.
 constexpr bool IsVmemOrDs(InstClass c) { return IsVmem(c) || IsDs(c); }
 
+// The explicit operands of an opcode, in order, by name (opcodes.def's last
+// column; OpName and NamedOperandIdx in compiler/isa/operands.h give the
+// names, LLVM's operand names from its AMDGPU instruction definitions).
+enum class OperandLayout : uint8_t {
+  kNoOperands,         // s_barrier, s_endpgm
+  kSimm16Layout,       // simm16 (s_nop, s_setprio, s_sleep)
+  kWaitcntLayout,      // vmcnt, lgkmcnt (kirc's MIR form of s_waitcnt: encoding.h)
+  kTargetLayout,       // target: Imm(label id) (branches and the label pseudo)
+  kSmemLayout,         // sdst, sbase, offset (immediate or SGPR)
+  kSopLayout,          // sdst, src0 [, src1]
+  kSopcLayout,         // src0, src1 (result in SCC)
+  kSopkLayout,         // sdst, simm16 (s_addk/s_mulk also read sdst)
+  kSopkCmpLayout,      // src0, simm16 (result in SCC)
+  kVopLayout,          // vdst, src0 [, src1 [, src2]] (MFMA: vdst, A, B, C)
+  kVopCarryLayout,     // vdst, sdst (carry-out), src0, src1 [, src2 (carry-in)]
+  kVopcLayout,         // sdst, src0, src1
+  kMubufLayout,        // vdata, vaddr, srsrc, soffset
+  kGlobalLoadLayout,   // vdst, vaddr [, saddr]
+  kGlobalStoreLayout,  // vdata, vaddr [, saddr] (vdata first, as buffer stores)
+  kDsReadLayout,       // vdst, addr
+  kDsWriteLayout,      // addr, data0 [, data1]
+};
+
 // Opcodes kirc emits. MFMA is one opcode; MInst::mfma says which.
 enum class Opc : uint16_t {
-#define KIRC_OPC(name, mnemonic, cls, defs, flags) name,
+#define KIRC_OPC(name, mnemonic, cls, defs, flags, layout) name,
 #include "compiler/isa/opcodes.def"
 #undef KIRC_OPC
   kNumOpcodes
@@ -75,6 +98,7 @@ struct OpcInfo {
   InstClass cls;
   int num_defs;  // leading explicit operands that are written
   uint32_t flags;
+  OperandLayout layout;
 };
 const OpcInfo& Info(Opc opc);
 // The opcode for an LLVM mnemonic (without _e32/_e64); kNumOpcodes if unknown.
