@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/operands.h"
 
 namespace kir {
 namespace {
@@ -45,9 +46,9 @@ std::string OperandText(const MOperand& o) {
 std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::string& label_prefix) {
   const OpcInfo& info = Info(mi.opc);
   if (mi.opc == Opc::kSWaitcnt) return WaitcntText(mi);
-  if (mi.opc == Opc::kLabel) return absl::StrCat(label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm, ":");
+  if (mi.opc == Opc::kLabel) return absl::StrCat(label_prefix, LabelId(mi), ":");
   if (info.flags & kBranch)
-    return absl::StrCat(info.mnemonic, " ", label_prefix, mi.ops.empty() ? -1 : mi.ops[0].imm);
+    return absl::StrCat(info.mnemonic, " ", label_prefix, LabelId(mi));
   std::string mn = info.mnemonic;
   if (mi.opc == Opc::kVMfma) {
     absl::StatusOr<std::string> m = MfmaMnemonic(t, *mi.mfma);
@@ -59,12 +60,14 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
   std::vector<std::string> ops;
   InstClass cls = info.cls;
   bool mubuf = IsVmem(cls);
+  const int vaddr = NamedOperandIdx(mi.opc, OpName::kVaddr);
+  const int smem_offset = NamedOperandIdx(mi.opc, OpName::kOffset);
   for (size_t i = 0; i < mi.ops.size(); ++i) {
-    if (mubuf && i == 1 && !mi.offen) {
+    if (mubuf && static_cast<int>(i) == vaddr && !mi.offen) {
       ops.push_back("off");
       continue;
     }
-    if (cls == InstClass::kSmem && i == 2 && mi.ops[i].kind == MOperand::Kind::kImm) {
+    if (static_cast<int>(i) == smem_offset && mi.ops[i].kind == MOperand::Kind::kImm) {
       ops.push_back(absl::StrFormat("0x%x", static_cast<uint32_t>(mi.ops[i].imm)));
       continue;
     }

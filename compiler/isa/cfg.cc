@@ -3,6 +3,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/operands.h"
 
 namespace kir {
 
@@ -19,7 +20,7 @@ absl::StatusOr<std::vector<BasicBlock>> BuildCfg(const MFunction& f) {
     const MInst& mi = f.insts[i];
     if (IsLabel(mi)) {
       if (i > start) close(i);
-      int64_t id = mi.ops.empty() ? -1 : mi.ops[0].imm;
+      int64_t id = LabelId(mi);
       if (!label_block.emplace(id, static_cast<int>(blocks.size())).second)
         return absl::InvalidArgumentError(absl::StrCat("label ", id, " is defined twice"));
     }
@@ -33,7 +34,7 @@ absl::StatusOr<std::vector<BasicBlock>> BuildCfg(const MFunction& f) {
     const MInst& last = f.insts[bb.end - 1];
     uint32_t fl = Info(last.opc).flags;
     if (fl & kBranch) {
-      int64_t id = last.ops.empty() ? -1 : last.ops[0].imm;
+      int64_t id = LabelId(last);
       auto it = label_block.find(id);
       if (it == label_block.end())
         return absl::InvalidArgumentError(absl::StrCat("branch to unknown label ", id));

@@ -1,6 +1,7 @@
 #include "compiler/isa/encoding.h"
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/operands.h"
 
 namespace kir {
 
@@ -27,14 +28,13 @@ MInst MakeWaitcnt(int vmcnt, int lgkmcnt) {
   return w;
 }
 
-namespace {
-int64_t Counter(const MInst& w, int idx) {
-  return static_cast<int>(w.ops.size()) > idx ? w.ops[idx].imm : kWaitcntNoWait;
+int64_t WaitcntCounter(const MInst& w, OpName counter) {
+  const MOperand* o = FindOperand(w, counter);
+  return o != nullptr ? o->imm : kWaitcntNoWait;
 }
-}  // namespace
 
 std::string WaitcntText(const MInst& w) {
-  int64_t vm = Counter(w, kWaitcntVmcntOperand), lgkm = Counter(w, kWaitcntLgkmcntOperand);
+  int64_t vm = WaitcntCounter(w, OpName::kVmcnt), lgkm = WaitcntCounter(w, OpName::kLgkmcnt);
   if (vm < 0 && lgkm < 0) return "s_waitcnt vmcnt(63) expcnt(7) lgkmcnt(15)";
   std::string s = "s_waitcnt";
   if (vm >= 0) absl::StrAppend(&s, " vmcnt(", vm, ")");
@@ -43,17 +43,17 @@ std::string WaitcntText(const MInst& w) {
 }
 
 uint16_t WaitcntSimm16(const MInst& w) {
-  int64_t vm = Counter(w, kWaitcntVmcntOperand), lgkm = Counter(w, kWaitcntLgkmcntOperand);
+  int64_t vm = WaitcntCounter(w, OpName::kVmcnt), lgkm = WaitcntCounter(w, OpName::kLgkmcnt);
   return EncodeWaitcnt(vm < 0 ? 63 : static_cast<int>(vm), 7, lgkm < 0 ? 15 : static_cast<int>(lgkm));
 }
 
 absl::Status ValidateWaitcnt(const TargetInfo& t, const MInst& w) {
   if (w.opc != Opc::kSWaitcnt) return absl::InvalidArgumentError("not an s_waitcnt");
-  if (w.ops.size() != 2 || w.ops[0].kind != MOperand::Kind::kImm ||
-      w.ops[1].kind != MOperand::Kind::kImm)
+  if (w.ops.size() != 2 || OperandOr0(w, OpName::kVmcnt).kind != MOperand::Kind::kImm ||
+      OperandOr0(w, OpName::kLgkmcnt).kind != MOperand::Kind::kImm)
     return absl::InvalidArgumentError(
         "s_waitcnt must have two immediate operands: vmcnt, lgkmcnt (-1 = not waited)");
-  int64_t vm = w.ops[kWaitcntVmcntOperand].imm, lgkm = w.ops[kWaitcntLgkmcntOperand].imm;
+  int64_t vm = WaitcntCounter(w, OpName::kVmcnt), lgkm = WaitcntCounter(w, OpName::kLgkmcnt);
   if (vm < kWaitcntNoWait || vm > t.vmcnt_max)
     return absl::InvalidArgumentError(
         absl::StrCat("s_waitcnt vmcnt(", vm, ") is outside -1..", t.vmcnt_max));

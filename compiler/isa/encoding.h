@@ -15,18 +15,21 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "compiler/isa/instr.h"
+#include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
 
 namespace kir {
 
 // ---- s_waitcnt --------------------------------------------------------------
-// MIR form of an s_waitcnt (MInst::opc == Opc::kSWaitcnt):
-//   ops[kWaitcntVmcntOperand]   = Imm(vmcnt)    0..t.vmcnt_max, or kWaitcntNoWait
-//   ops[kWaitcntLgkmcntOperand] = Imm(lgkmcnt)  0..t.lgkmcnt_max, or kWaitcntNoWait
+// MIR form of an s_waitcnt (MInst::opc == Opc::kSWaitcnt), its operands named
+// (operands.h, kWaitcntLayout):
+//   vmcnt   = Imm(vmcnt)    0..t.vmcnt_max, or kWaitcntNoWait
+//   lgkmcnt = Imm(lgkmcnt)  0..t.lgkmcnt_max, or kWaitcntNoWait
 // expcnt is never waited by compute code and not represented.
+constexpr int kWaitcntNoWait = -1;
+// TODO(remove once hw/emu/asm_reader_test.cc names them): raw positions.
 constexpr int kWaitcntVmcntOperand = 0;
 constexpr int kWaitcntLgkmcntOperand = 1;
-constexpr int kWaitcntNoWait = -1;
 
 // The gfx9 SOPP immediate: vmcnt in bits [3:0] and [15:14] (6 bits), expcnt
 // [6:4], lgkmcnt [11:8]. Counts are masked to their fields.
@@ -36,6 +39,9 @@ struct WaitcntCounts {
 };
 WaitcntCounts DecodeWaitcnt(uint16_t simm16);
 
+// Counter `counter` (OpName::kVmcnt or kLgkmcnt) of an s_waitcnt in MIR form;
+// kWaitcntNoWait if absent.
+int64_t WaitcntCounter(const MInst& w, OpName counter);
 // An s_waitcnt (id -1); kWaitcntNoWait for a counter that is not waited.
 MInst MakeWaitcnt(int vmcnt, int lgkmcnt);
 // "s_waitcnt vmcnt(0) lgkmcnt(0)", "s_waitcnt vmcnt(3)", "s_waitcnt lgkmcnt(0)":

@@ -9,6 +9,7 @@
 #include "compiler/isa/asm_syntax.h"
 #include "compiler/isa/cfg.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/operands.h"
 
 namespace kir {
 
@@ -94,15 +95,17 @@ class Verifier {
         if (mi.ops[d].kind == MOperand::Kind::kImm)
           Problem(i, absl::StrCat("definition operand ", d, " is an immediate"));
       if (mi.opc == Opc::kLabel || (info.flags & kBranch)) {
-        if (mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm)
+        const MOperand* target = FindOperand(mi, OpName::kTarget);
+        if (target == nullptr || target->kind != MOperand::Kind::kImm)
           Problem(i, "a label or branch needs an immediate label id as operand 0");
       }
       if (mi.opc == Opc::kSWaitcnt) {
         absl::Status w = ValidateWaitcnt(t_, mi);
         if (!w.ok()) Problem(i, std::string(w.message()));
       }
+      const MOperand& simm16 = OperandOr0(mi, OpName::kSimm16);
       if (mi.opc == Opc::kSNop &&
-          (mi.ops.size() != 1 || mi.ops[0].kind != MOperand::Kind::kImm || mi.ops[0].imm < 0 || mi.ops[0].imm > 15))
+          (mi.ops.size() != 1 || simm16.kind != MOperand::Kind::kImm || simm16.imm < 0 || simm16.imm > 15))
         Problem(i, "s_nop needs one immediate in 0..15");
       if (info.cls == InstClass::kMfma && mi.mfma == nullptr) Problem(i, "v_mfma without its MfmaDesc");
       for (size_t o = 0; o < mi.ops.size(); ++o) CheckRegister(i, o, mi.ops[o]);
@@ -182,20 +185,18 @@ class Verifier {
 
   void Step(int i, std::vector<bool>& defined, bool report) {
     const MInst& mi = f_.insts[i];
-    for (size_t o = 0; o < mi.ops.size(); ++o) {
-      const MOperand& op = mi.ops[o];
-      if (!op.IsReg() || !op.is_virtual) continue;
-      if (mi.IsDef(o)) continue;
-      int root = f_.Root(op.reg).first;
-      if (report && !defined[root])
-        Problem(i, absl::StrCat("reads ", Virt(op.reg), root != op.reg ? absl::StrCat(" (a view of ", Virt(root), ")") : "",
+    // A tied def (a d16 load keeps half of its register) is not a read that
+    // must follow a write here: it defines the register too.
+    const RegAccesses accesses = CollectRegAccesses(mi, kExplicitAccesses, &f_);
+    for (const RegAccess& a : accesses) {
+      if (!a.is_virtual || a.def) continue;
+      const int own = mi.ops[a.op].reg;
+      if (report && !defined[a.root])
+        Problem(i, absl::StrCat("reads ", Virt(own), a.root != own ? absl::StrCat(" (a view of ", Virt(a.root), ")") : "",
                                 ", which is not written on every path from the entry"));
     }
-    for (int d = 0; d < mi.NumDefs() && d < static_cast<int>(mi.ops.size()); ++d) {
-      const MOperand& op = mi.ops[d];
-      // A d16 load (kDefMerges) writes half and keeps the rest: it defines too.
-      if (op.IsReg() && op.is_virtual) defined[f_.Root(op.reg).first] = true;
-    }
+    for (const RegAccess& a : accesses)
+      if (a.is_virtual && a.def) defined[a.root] = true;
   }
 
   const TargetInfo& t_;

@@ -108,6 +108,11 @@ const MOperand& OperandOr0(const MInst& mi, OpName n) {
   return o != nullptr ? *o : kZero;
 }
 
+int64_t LabelId(const MInst& mi) {
+  const MOperand* t = FindOperand(mi, OpName::kTarget);
+  return t != nullptr && t->kind == MOperand::Kind::kImm ? t->imm : -1;
+}
+
 bool Overlap(const RegAccess& a, const RegAccess& b) {
   return a.cls == b.cls && a.is_virtual == b.is_virtual && a.root == b.root && a.lo < b.lo + b.count &&
          b.lo < a.lo + a.count;

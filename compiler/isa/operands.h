@@ -58,6 +58,10 @@ inline bool HasOperand(const MInst& mi, OpName n) { return FindOperand(mi, n) !=
 // "off" or left-out field (callers that must tell use HasOperand).
 const MOperand& OperandOr0(const MInst& mi, OpName n);
 
+// The label id of a label pseudo or branch (its target operand's immediate),
+// or -1 if it has none.
+int64_t LabelId(const MInst& mi);
+
 // ---- Register accesses --------------------------------------------------------
 
 // One register range an instruction reads or writes.

@@ -9,48 +9,23 @@
 #include <vector>
 
 #include "compiler/isa/cfg.h"
+#include "compiler/isa/operands.h"
 #include "compiler/isa/semantics.h"
 
 namespace kir {
 namespace {
 
-// A register range: file (class, +3 for physical), root register, dwords [lo, hi).
-struct Slot {
-  int file = 0, reg = 0, lo = 0, hi = 0;
-};
-
-Slot SlotOf(const MFunction& f, const MOperand& o) {
-  Slot s{static_cast<int>(o.cls) + (o.is_virtual ? 0 : 3), o.reg, o.sub, o.sub + o.count};
-  if (o.is_virtual) {  // an alias is its root tuple at an offset
-    auto [root, off] = f.Root(o.reg);
-    s.reg = root;
-    s.lo += off;
-    s.hi += off;
-  }
-  return s;
-}
-
-bool Overlap(const Slot& a, const Slot& b) {
-  return a.file == b.file && a.reg == b.reg && a.lo < b.hi && b.lo < a.hi;
-}
-bool Same(const Slot& a, const Slot& b) {
-  return a.file == b.file && a.reg == b.reg && a.lo == b.lo && a.hi == b.hi;
+// The register range of named operand `n` (aliases resolved to their root).
+RegAccess Slot(const MFunction& f, const MInst& mi, OpName n) {
+  RegAccess a;
+  NamedRegAccess(mi, n, &a, &f);
+  return a;
 }
 
 // Whether `mi` writes (defs_only) or reads or writes any dword of `s`.
-bool Touches(const MFunction& f, const MInst& mi, const Slot& s, bool defs_only) {
-  for (size_t k = 0; k < mi.ops.size(); ++k) {
-    const MOperand& o = mi.ops[k];
-    if (!o.IsReg() || (defs_only && !mi.IsDef(k))) continue;
-    if (Overlap(SlotOf(f, o), s)) return true;
-  }
-  return false;
-}
-
-bool WritesExec(const MInst& mi) {
-  if (Info(mi.opc).flags & kWritesExec) return true;
-  for (int k = 0; k < mi.NumDefs() && k < static_cast<int>(mi.ops.size()); ++k)
-    if (mi.ops[k].kind == MOperand::Kind::kSpecial && mi.ops[k].special == SpecialReg::kExec) return true;
+bool Touches(const MFunction& f, const MInst& mi, const RegAccess& s, bool defs_only) {
+  for (const RegAccess& a : CollectRegAccesses(mi, kExplicitAccesses, &f))
+    if ((!defs_only || a.def) && Overlap(a, s)) return true;
   return false;
 }
 
@@ -62,7 +37,8 @@ bool Fence(const MInst& mi) {
 
 bool IsDs(const MInst& mi) { return IsDs(Info(mi.opc).cls); }
 bool IsDsWrite(const MInst& mi) { return Info(mi.opc).cls == InstClass::kDsWrite; }
-int AddrOperand(const MInst& mi) { return IsDsWrite(mi) ? 0 : 1; }
+// The data operand: a write's (first) data, a read's destination.
+OpName DataOperand(const MInst& mi) { return IsDsWrite(mi) ? OpName::kData0 : OpName::kVdst; }
 
 // The pair opcodes of a single DS opcode: {element units, 64-element units}.
 std::pair<Opc, Opc> PairOpcodes(Opc o) {
@@ -105,8 +81,8 @@ class Pairer {
         if (r.is_lds) allocs_[r.inst_id].insert(r.mem);
     defs_.assign(f.vregs.size(), 0);
     for (const MInst& mi : f.insts)
-      for (int k = 0; k < mi.NumDefs() && k < static_cast<int>(mi.ops.size()); ++k)
-        if (mi.ops[k].IsReg() && mi.ops[k].is_virtual) ++defs_[f.Root(mi.ops[k].reg).first];
+      for (const RegAccess& a : CollectRegAccesses(mi, kExplicitAccesses, &f))
+        if (a.def && a.is_virtual) ++defs_[a.root];
     dead_.assign(f.insts.size(), false);
   }
 
@@ -158,8 +134,8 @@ class Pairer {
   bool CanMove(int i, int j, bool down) const {
     const MInst& moved = f_.insts[down ? i : j];
     const bool write = IsDsWrite(moved);
-    const Slot addr = SlotOf(f_, moved.ops[AddrOperand(moved)]);
-    const Slot data = SlotOf(f_, moved.ops[write ? 1 : 0]);
+    const RegAccess addr = Slot(f_, moved, OpName::kAddr);
+    const RegAccess data = Slot(f_, moved, DataOperand(moved));
     for (int k = i + 1; k < j; ++k) {
       if (dead_[k]) continue;
       const MInst& m = f_.insts[k];
@@ -174,10 +150,11 @@ class Pairer {
     const MInst& a = f_.insts[i];
     const MInst& b = f_.insts[j];
     if (a.opc != b.opc) return false;
-    const int ai = AddrOperand(a);
-    if (a.ops.size() != 2 || b.ops.size() != 2 || !a.ops[ai].IsReg() || !b.ops[ai].IsReg()) return false;
-    const Slot addr = SlotOf(f_, a.ops[ai]);
-    if (!Same(addr, SlotOf(f_, b.ops[ai]))) return false;
+    const MOperand* a_addr = FindOperand(a, OpName::kAddr);
+    const MOperand* b_addr = FindOperand(b, OpName::kAddr);
+    if (a.ops.size() != 2 || b.ops.size() != 2 || !a_addr->IsReg() || !b_addr->IsReg()) return false;
+    const RegAccess addr = Slot(f_, a, OpName::kAddr);
+    if (!SameRegs(addr, Slot(f_, b, OpName::kAddr))) return false;
     if (am_ != nullptr && (a.id < 0 || b.id < 0)) return false;  // the access map could not follow
     const PairForm form = Form(a.opc, a.offset, b.offset);
     if (form.opc == Opc::kNumOpcodes) return false;
@@ -187,9 +164,10 @@ class Pairer {
     // meet another lane's (different allocations).
     if (write && MayAlias(a, b)) return false;
     if (!write) {
-      if (!OwnTuple(a.ops[0]) || !OwnTuple(b.ops[0]) || a.ops[0].cls != b.ops[0].cls || a.ops[0].reg == b.ops[0].reg)
-        return false;
-      if (Overlap(SlotOf(f_, a.ops[0]), addr)) return false;
+      const MOperand& ad = *FindOperand(a, OpName::kVdst);
+      const MOperand& bd = *FindOperand(b, OpName::kVdst);
+      if (!OwnTuple(ad) || !OwnTuple(bd) || ad.cls != bd.cls || ad.reg == bd.reg) return false;
+      if (Overlap(Slot(f_, a, OpName::kVdst), addr)) return false;
     }
     // Reads: B moves up to A. Writes: A moves down to B (no earlier wait for
     // B's data), else B moves up to A.
@@ -202,21 +180,23 @@ class Pairer {
     merged.offset1 = form.offset1;
     merged.id = a.id;
     merged.kir_op = a.kir_op;
-    if (write) {
-      merged.ops = {a.ops[0], a.ops[1], b.ops[1]};
+    if (write) {  // addr, data0, data1
+      merged.ops = {*FindOperand(a, OpName::kAddr), *FindOperand(a, OpName::kData0), *FindOperand(b, OpName::kData0)};
     } else {
-      const int d0 = a.ops[0].reg, d1 = b.ops[0].reg, n = a.ops[0].count;
+      const MOperand& ad = *FindOperand(a, OpName::kVdst);
+      const int d0 = ad.reg, d1 = FindOperand(b, OpName::kVdst)->reg, n = ad.count;
       // gfx90a/gfx942 need 64-bit and wider VGPR tuples to start at an even
       // register (llvm-mc: "invalid operand" for ds_read2_b32 v[1:2]; CDNA2
       // ISA guide, VGPR alignment); even is valid on gfx908 too.
       const int align = std::max({2, f_.vregs[d0].align, f_.vregs[d1].align});
-      const int t = f_.NewVReg(a.ops[0].cls, 2 * n, align);
+      const RegClass cls = ad.cls;
+      const int t = f_.NewVReg(cls, 2 * n, align);
       defs_.push_back(1);
       f_.vregs[d0].alias_of = t;
       f_.vregs[d0].alias_offset = 0;
       f_.vregs[d1].alias_of = t;
       f_.vregs[d1].alias_offset = n;
-      merged.ops[0] = MOperand::Virt(a.ops[0].cls, t, 0, 2 * n);
+      *FindOperand(merged, OpName::kVdst) = MOperand::Virt(cls, t, 0, 2 * n);
     }
     if (am_ != nullptr)
       for (AccessRecord& r : *am_) {

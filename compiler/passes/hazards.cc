@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/hazard_table.h"
+#include "compiler/isa/operands.h"
 
 namespace kir {
 
@@ -74,9 +75,9 @@ absl::Status CheckInput(const MInst& mi, size_t index) {
       return absl::InvalidArgumentError(
           absl::StrCat("hazard pass: instruction ", index, " (", Info(mi.opc).mnemonic,
                        ") has a virtual register operand; run it after register allocation"));
+  const MOperand* simm16 = FindOperand(mi, OpName::kSimm16);
   if (mi.opc == Opc::kSNop &&
-      (mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm || mi.ops[0].imm < 0 ||
-       mi.ops[0].imm > 15))
+      (simm16 == nullptr || simm16->kind != MOperand::Kind::kImm || simm16->imm < 0 || simm16->imm > 15))
     return absl::InvalidArgumentError(absl::StrCat(
         "hazard pass: instruction ", index,
         " is an s_nop without an immediate in 0..15 (the hardware reads only 4 bits)"));

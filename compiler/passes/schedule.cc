@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "compiler/isa/cfg.h"
+#include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
 
 namespace kir {
@@ -42,40 +43,13 @@ MemKind MemOf(const MInst& mi) {
   }
 }
 
-struct RegRef {
-  int cls, reg, lo, hi;  // dwords [lo, hi)
-  bool def;
-};
-
-std::vector<RegRef> Regs(const MFunction& f, const MInst& mi) {
-  std::vector<RegRef> r;
-  int defs = mi.NumDefs();
-  bool merges = Info(mi.opc).flags & kDefMerges;
-  for (size_t i = 0; i < mi.ops.size(); ++i) {
-    const MOperand& o = mi.ops[i];
-    if (!o.IsReg()) continue;
-    int cls = static_cast<int>(o.cls) + (o.is_virtual ? 0 : 3);
-    bool def = static_cast<int>(i) < defs;
-    int reg = o.reg, sub = o.sub;
-    if (o.is_virtual) {  // an alias is its root tuple at an offset
-      auto [root, off] = f.Root(o.reg);
-      reg = root;
-      sub += off;
-    }
-    r.push_back({cls, reg, sub, sub + o.count, def});
-    if (def && merges) r.push_back({cls, reg, sub, sub + o.count, false});
-  }
-  return r;
+// The register dwords an instruction reads and writes (explicit operands,
+// a tied def's read included; SCC and EXEC are handled as their own slots).
+RegAccesses Regs(const MFunction& f, const MInst& mi) {
+  return CollectRegAccesses(mi, kExplicitAccesses | kTiedReads, &f);
 }
 
 bool TouchesScc(const MInst& mi) { return Info(mi.opc).flags & (kWritesScc | kReadsScc); }
-
-bool WritesExec(const MInst& mi) {
-  if (Info(mi.opc).flags & kWritesExec) return true;
-  for (int i = 0; i < mi.NumDefs() && i < static_cast<int>(mi.ops.size()); ++i)
-    if (mi.ops[i].kind == MOperand::Kind::kSpecial && mi.ops[i].special == SpecialReg::kExec) return true;
-  return false;
-}
 
 bool ReadsExec(const MInst& mi) { return Info(mi.opc).flags & kReadsExec; }
 
@@ -122,23 +96,25 @@ class DependenceGraph {
   // The first slot of a register (a virtual root's tuple or a physical
   // register), allocated on first reference: slots are contiguous per
   // register, so a tuple's dwords are base + 0 .. count - 1.
-  int Base(const RegRef& r) {
-    int64_t key = (static_cast<int64_t>(r.cls) << 32) | static_cast<uint32_t>(r.reg);
+  int Base(const RegAccess& r) {
+    const int hi = r.lo + r.count;
+    int64_t key = (static_cast<int64_t>(static_cast<int>(r.cls) + (r.is_virtual ? 0 : 3)) << 32) |
+                  static_cast<uint32_t>(r.root);
     auto [it, fresh] = base_.try_emplace(key);
     Range& range = it->second;
-    if (fresh || range.dwords < r.hi) {
+    if (fresh || range.dwords < hi) {
       // First reference, or one reaching past the dwords seen so far (the
       // first reference of a tuple may be a view of part of it): give the
       // register dwords 0 .. hi - 1 at the end, keeping what they hold.
       const int old = range.first;
       range.first = static_cast<int>(slots_.size());
-      slots_.resize(slots_.size() + static_cast<size_t>(r.hi));
+      slots_.resize(slots_.size() + static_cast<size_t>(hi));
       for (int d = 0; d < range.dwords; ++d) slots_[range.first + d] = std::move(slots_[old + d]);
-      range.dwords = r.hi;
+      range.dwords = hi;
     }
     return range.first;
   }
-  void Add(const MInst& mi, const std::vector<RegRef>& regs, int j) {
+  void Add(const MInst& mi, const RegAccesses& regs, int j) {
     if (mi.opc == Opc::kSWaitcnt || mi.opc == Opc::kSNop) {
       for (int i = std::max(last_fence_, 0); i < j; ++i) Edge(i, j);  // everything since the last fence
       last_fence_ = j;
@@ -147,12 +123,12 @@ class DependenceGraph {
     }
     // Reads before writes: an instruction that reads and writes a dword
     // depends on its last writer and readers once.
-    for (const RegRef& r : regs)
+    for (const RegAccess& r : regs)
       if (!r.def)
-        for (int b = Base(r), d = r.lo; d < r.hi; ++d) Use(slots_[b + d], j);
-    for (const RegRef& r : regs)
+        for (int b = Base(r), d = r.lo; d < r.lo + r.count; ++d) Use(slots_[b + d], j);
+    for (const RegAccess& r : regs)
       if (r.def)
-        for (int b = Base(r), d = r.lo; d < r.hi; ++d) Def(slots_[b + d], j);
+        for (int b = Base(r), d = r.lo; d < r.lo + r.count; ++d) Def(slots_[b + d], j);
     if (TouchesScc(mi)) Def(scc_, j);
     if (ReadsExec(mi)) Use(exec_, j);
     if (WritesExec(mi)) Def(exec_, j);
@@ -227,12 +203,10 @@ class SgprPressure {
       const MInst& mi = f.insts[i];
       std::vector<int>& defs = defs_[i - lo];
       std::vector<int>& uses = uses_[i - lo];
-      for (size_t o = 0; o < mi.ops.size(); ++o) {
-        int r = SgprRoot(mi.ops[o]);
-        if (r < 0) continue;
-        // A merging def (d16-style) also reads the register.
-        bool def = static_cast<int>(o) < mi.NumDefs() && !(Info(mi.opc).flags & kDefMerges);
-        add(def ? defs : uses, r);
+      // A tied def (s_addk, d16-style merges) also reads the register.
+      for (const RegAccess& a : CollectRegAccesses(mi, kExplicitAccesses | kTiedReads, &f)) {
+        int r = SgprRoot(a);
+        if (r >= 0) add(a.def ? defs : uses, r);
       }
       for (int r : defs)
         if (x_.first_ref_is_def[r] < 0) x_.first_ref_is_def[r] = Reads(i - lo, r) ? 0 : 1;
@@ -300,9 +274,9 @@ class SgprPressure {
   }
 
  private:
-  int SgprRoot(const MOperand& o) const {
-    if (!o.IsReg() || !o.is_virtual || o.cls != RegClass::kSgpr) return -1;
-    int r = f_.Root(o.reg).first;
+  int SgprRoot(const RegAccess& a) const {
+    if (!a.is_virtual || a.cls != RegClass::kSgpr) return -1;
+    const int r = a.root;
     return r >= 0 && r < static_cast<int>(f_.vregs.size()) ? r : -1;  // unknown vregs: untracked
   }
   int Reads(int i, int r) const {

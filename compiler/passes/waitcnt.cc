@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "compiler/isa/cfg.h"
+#include "compiler/isa/operands.h"
 
 #include <algorithm>
 #include <string>
@@ -23,16 +24,15 @@ int FileIndex(RegClass c) {
   return 0;
 }
 
-// Calls fn(slot, operand) for every register slot a physical register operand
+// Calls fn(slot, access) for every register slot a physical register operand
 // covers. Special registers (VCC, EXEC, SCC, M0) are skipped: no memory
 // operation writes them.
 template <typename Fn>
 void ForEachRegSlot(const MInst& mi, Fn&& fn) {
-  for (size_t i = 0; i < mi.ops.size(); ++i) {
-    const MOperand& o = mi.ops[i];
-    if (o.kind != MOperand::Kind::kReg) continue;
-    const int base = FileIndex(o.cls) * WaitcntState::kRegsPerFile;
-    for (int r = o.reg; r < o.reg + o.count; ++r) fn(base + r, o, mi.IsDef(i));
+  for (const RegAccess& a : CollectRegAccesses(mi, kExplicitAccesses)) {
+    if (a.special != SpecialReg::kNone) continue;
+    const int base = FileIndex(a.cls) * WaitcntState::kRegsPerFile;
+    for (int r = a.lo; r < a.lo + a.count; ++r) fn(base + r, a);
   }
 }
 
@@ -53,7 +53,7 @@ absl::Status CheckOperands(const MInst& mi, size_t index) {
   return absl::OkStatus();
 }
 
-int64_t Field(const MInst& w, int idx) { return w.ops[idx].imm; }
+
 
 // The pending-load score `s` of a state with bounds (lb, ub], moved into a
 // frame whose newest score is `new_ub`; 0 if it is not outstanding.
@@ -86,7 +86,7 @@ WaitcntState::Need WaitcntState::NeedFor(const TargetInfo& t, const MInst& mi) c
   std::string vm_reg, lgkm_reg;
   // Register dependencies: a read (RAW) or a write (WAW) of a register that a
   // load in flight will write.
-  ForEachRegSlot(mi, [&](int slot, const MOperand& o, bool) {
+  ForEachRegSlot(mi, [&](int slot, const RegAccess& o) {
     int s = vm_score[slot];
     if (s > vm_lb && (n.vmcnt < 0 || vm_ub - s < n.vmcnt)) {
       n.vmcnt = vm_ub - s;
@@ -141,15 +141,15 @@ void WaitcntState::ApplyWait(int vmcnt, int lgkmcnt) {
 void WaitcntState::Issue(const MInst& mi) {
   const InstClass c = Info(mi.opc).cls;
   if (mi.opc == Opc::kSWaitcnt) {
-    ApplyWait(static_cast<int>(Field(mi, kWaitcntVmcntOperand)),
-              static_cast<int>(Field(mi, kWaitcntLgkmcntOperand)));
+    ApplyWait(static_cast<int>(WaitcntCounter(mi, OpName::kVmcnt)),
+              static_cast<int>(WaitcntCounter(mi, OpName::kLgkmcnt)));
     return;
   }
   if (IsVmem(c)) {
     ++vm_ub;
     Saturate(vm_lb, vm_ub, vm_cap, vm_score, nullptr, nullptr);
-    ForEachRegSlot(mi, [&](int slot, const MOperand&, bool def) {
-      if (def) {
+    ForEachRegSlot(mi, [&](int slot, const RegAccess& a) {
+      if (a.def) {
         vm_score[slot] = vm_ub;
         lgkm_score[slot] = 0;
       }
@@ -161,8 +161,8 @@ void WaitcntState::Issue(const MInst& mi) {
       last_smem = lgkm_ub;
     else
       last_ds = lgkm_ub;
-    ForEachRegSlot(mi, [&](int slot, const MOperand&, bool def) {
-      if (def) {
+    ForEachRegSlot(mi, [&](int slot, const RegAccess& a) {
+      if (a.def) {
         lgkm_score[slot] = lgkm_ub;
         vm_score[slot] = 0;
       }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/operands.h"
 
 namespace kir {
 namespace {
@@ -27,23 +28,11 @@ struct DefsUses {
   std::set<RegUnit> defs, uses;
 };
 
-void AddRegs(const MOperand& o, std::set<RegUnit>& to) {
-  for (int r = 0; r < o.count; ++r) to.insert({o.cls, o.reg + r});
-}
-
+// A d16 load keeps the other half of its destination: it reads it too.
 DefsUses Collect(const MInst& mi) {
   DefsUses du;
-  for (size_t i = 0; i < mi.ops.size(); ++i) {
-    const MOperand& o = mi.ops[i];
-    if (!o.IsReg()) continue;
-    if (mi.IsDef(i)) {
-      AddRegs(o, du.defs);
-      // A d16 load keeps the other half of its destination: it reads it too.
-      if (Info(mi.opc).flags & kDefMerges) AddRegs(o, du.uses);
-    } else {
-      AddRegs(o, du.uses);
-    }
-  }
+  for (const RegAccess& a : CollectRegAccesses(mi, kExplicitAccesses | kTiedReads))
+    for (int r = a.lo; r < a.lo + a.count; ++r) (a.def ? du.defs : du.uses).insert({a.cls, r});
   return du;
 }
 

@@ -12,6 +12,7 @@
 #include "compiler/isa/asm_syntax.h"
 #include "compiler/isa/instr.h"
 #include "compiler/isa/mir_verifier.h"
+#include "compiler/isa/operands.h"
 #include "compiler/passes/hazards.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/waitcnt.h"
@@ -121,7 +122,7 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
         return absl::InvalidArgumentError(
             absl::StrCat(filename, ":", in.line, ": `", in.text, "`: a branch to an address, not a label"));
       if (mi.ops.empty()) mi.ops.push_back(MOperand::Imm(0));
-      mi.ops[0] = MOperand::Imm(it->second);
+      *FindOperand(mi, OpName::kTarget) = MOperand::Imm(it->second);
     }
     mi.id = f.next_inst_id++;
     f.insts.push_back(std::move(mi));
@@ -151,7 +152,7 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
       absl::StrAppend(&out, "  ", InstructionText(t, mi), "\n");
       continue;
     }
-    const int64_t id = mi.ops.empty() || mi.ops[0].kind != MOperand::Kind::kImm ? -1 : mi.ops[0].imm;
+    const int64_t id = LabelId(mi);
     if (id < 0 || id >= static_cast<int64_t>(label_names.size()))
       return absl::InternalError(
           absl::StrCat("kirc opt: label id ", id, " without a name in `", InstructionText(t, mi), "` (a kirc bug)"));
