@@ -5,12 +5,16 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/operands.h"
 #include "compiler/isa/semantics.h"
+#include "verify/opcode_kinds.h"
 
 namespace kir::vfy {
 namespace {
 
 constexpr int kLanes = 64;
+
+using N = OpName;
 
 uint32_t Hash(uint64_t a, uint64_t b) {
   uint64_t h = (a + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
@@ -84,22 +88,19 @@ struct Exec {
     const Opc opc = mi.opc;
     const int defs = mi.NumDefs();
     U32Domain d;
-    if (opc == Opc::kSAndSaveexecB64 || opc == Opc::kSOrSaveexecB64 || opc == Opc::kSXorSaveexecB64 ||
-        opc == Opc::kSAndn2SaveexecB64) {
-      uint64_t src = Mask(w, mi.ops[1]), old = w.exec;
+    // The result (SOP/SOPK layouts; present when defs == 1, absent for s_cmp/s_cmpk).
+    const MOperand& sdst = OperandOr0(mi, N::kSdst);
+    if (IsSaveexec(opc)) {
+      uint64_t src = Mask(w, OperandOr0(mi, N::kSrc0)), old = w.exec;
       uint64_t r = opc == Opc::kSAndSaveexecB64 ? src & old
                    : opc == Opc::kSOrSaveexecB64 ? src | old
                    : opc == Opc::kSXorSaveexecB64 ? src ^ old : src & ~old;
-      SetMask(w, mi.ops[0], old);
+      SetMask(w, sdst, old);
       w.exec = r;
       w.scc = r != 0;
       return;
     }
-    bool wide = opc == Opc::kSMovB64 || opc == Opc::kSCselectB64 || opc == Opc::kSAndB64 || opc == Opc::kSOrB64 ||
-                opc == Opc::kSXorB64 || opc == Opc::kSAndn2B64 || opc == Opc::kSOrn2B64 || opc == Opc::kSNotB64 ||
-                opc == Opc::kSLshlB64 || opc == Opc::kSLshrB64 || opc == Opc::kSAshrI64 ||
-                opc == Opc::kSBcnt1I32B64 || opc == Opc::kSCmpEqU64 || opc == Opc::kSCmpLgU64;
-    if (wide) {
+    if (IsWideSalu(opc)) {
       std::vector<Pair64<uint32_t>> s;
       for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back({Src(w, mi.ops[i], 0, 0), Src(w, mi.ops[i], 0, 1)});
       if (opc == Opc::kSCselectB64) s.push_back({w.scc ? 1u : 0u, 0u});
@@ -107,31 +108,29 @@ struct Exec {
       std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
       if (!r) return;
       if (defs == 1) {
-        SetS(w, mi.ops[0], 0, r->lo);
-        if (opc != Opc::kSBcnt1I32B64) SetS(w, mi.ops[0], 1, r->hi);
+        SetS(w, sdst, 0, r->lo);
+        if (opc != Opc::kSBcnt1I32B64) SetS(w, sdst, 1, r->hi);
       }
       if (r->has_flag) w.scc = r->flag != 0;
       return;
     }
     std::vector<uint32_t> s;
-    if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(Src(w, mi.ops[0], 0));
+    if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(Src(w, sdst, 0));
     for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(Src(w, mi.ops[i], 0));
-    bool sopk = opc == Opc::kSMovkI32 || opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32 ||
-                (opc >= Opc::kSCmpkEqU32 && opc <= Opc::kSCmpkLeI32);
-    if (sopk && !s.empty()) {
+    if (IsSopk(opc) && !s.empty()) {
+      // SOPK immediates are 16 bits: zero-extended for the unsigned compares, else sign-extended.
       uint32_t imm16 = s.back() & 0xffff;
-      bool u = opc >= Opc::kSCmpkEqU32 && opc <= Opc::kSCmpkLeU32;
-      s.back() = u ? imm16 : static_cast<uint32_t>(static_cast<int16_t>(imm16));
+      s.back() = IsSopkUnsigned(opc) ? imm16 : static_cast<uint32_t>(static_cast<int16_t>(imm16));
     }
     if (Info(opc).flags & kReadsScc) s.push_back(w.scc ? 1u : 0u);
     while (s.size() < 4) s.push_back(0);
     std::optional<uint32_t> r = EvalIntOp(d, opc, s);
     if (!r) {
-      if (defs == 1) SetS(w, mi.ops[0], 0, Hash(static_cast<uint64_t>(opc), s[0]));
+      if (defs == 1) SetS(w, sdst, 0, Hash(static_cast<uint64_t>(opc), s[0]));
       return;
     }
     std::optional<uint32_t> f = EvalFlagOut(d, opc, s, *r);
-    if (defs == 1) SetS(w, mi.ops[0], 0, *r);
+    if (defs == 1) SetS(w, sdst, 0, *r);
     if (f) w.scc = *f != 0;
   }
 
@@ -140,66 +139,70 @@ struct Exec {
     const int defs = mi.NumDefs();
     const char* mn = Info(opc).mnemonic;
     const uint64_t exec = w.exec;
+    const MOperand& vdst = OperandOr0(mi, N::kVdst);
+    const MOperand& src0 = OperandOr0(mi, N::kSrc0);
+    const MOperand& src1 = OperandOr0(mi, N::kSrc1);
     if (absl::StartsWith(mn, "v_cmp")) {
       uint64_t m = 0;
-      bool wide = opc >= Opc::kVCmpEqU64 && opc <= Opc::kVCmpGtI64;
+      bool wide = IsWideCompare(opc);
       for (int l = 0; l < kLanes; ++l) {
         if (!(exec >> l & 1)) continue;
         bool bit;
         if (wide) {
-          std::vector<Pair64<uint32_t>> s = {{Src(w, mi.ops[1], l, 0), Src(w, mi.ops[1], l, 1)},
-                                             {Src(w, mi.ops[2], l, 0), Src(w, mi.ops[2], l, 1)}};
+          std::vector<Pair64<uint32_t>> s = {{Src(w, src0, l, 0), Src(w, src0, l, 1)},
+                                             {Src(w, src1, l, 0), Src(w, src1, l, 1)}};
           std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
           bit = r && r->flag;
         } else {
-          std::vector<uint32_t> s = {Src(w, mi.ops[1], l), Src(w, mi.ops[2], l), 0, 0};
+          std::vector<uint32_t> s = {Src(w, src0, l), Src(w, src1, l), 0, 0};
           std::optional<uint32_t> r = EvalIntOp(d, opc, s);
           bit = r ? *r != 0 : (Hash(s[0], s[1]) & 1);
         }
         if (bit) m |= uint64_t{1} << l;
       }
-      SetMask(w, mi.ops[0], m);
+      SetMask(w, OperandOr0(mi, N::kSdst), m);
       if (Info(opc).flags & kWritesExec) w.exec = m;
       return;
     }
     if (opc == Opc::kVReadfirstlaneB32 || opc == Opc::kVReadlaneB32) {
-      int lane = opc == Opc::kVReadlaneB32 ? static_cast<int>(Src(w, mi.ops[2], 0) & 63)
+      int lane = opc == Opc::kVReadlaneB32 ? static_cast<int>(Src(w, src1, 0) & 63)
                                            : (exec ? __builtin_ctzll(exec) : 0);
-      SetS(w, mi.ops[0], 0, Src(w, mi.ops[1], lane));
+      SetS(w, vdst, 0, Src(w, src0, lane));
       return;
     }
     if (opc == Opc::kVCndmaskB32) {
-      uint64_t m = mi.ops.size() > 3 ? Mask(w, mi.ops[3]) : w.vcc;
+      const MOperand* mask = FindOperand(mi, N::kSrc2);  // absent: VCC (the e32 form)
+      uint64_t m = mask != nullptr ? Mask(w, *mask) : w.vcc;
       for (int l = 0; l < kLanes; ++l)
-        if (exec >> l & 1) SetV(w, mi.ops[0], 0, l, (m >> l & 1) ? Src(w, mi.ops[2], l) : Src(w, mi.ops[1], l));
+        if (exec >> l & 1) SetV(w, vdst, 0, l, (m >> l & 1) ? Src(w, src1, l) : Src(w, src0, l));
       return;
     }
     if (opc == Opc::kVAccvgprRead || opc == Opc::kVAccvgprWrite || opc == Opc::kVAccvgprMov || opc == Opc::kVMovB32) {
       std::vector<uint32_t> vals(kLanes);
-      for (int l = 0; l < kLanes; ++l) vals[l] = Src(w, mi.ops[1], l);
+      for (int l = 0; l < kLanes; ++l) vals[l] = Src(w, src0, l);
       for (int l = 0; l < kLanes; ++l)
-        if (exec >> l & 1) SetV(w, mi.ops[0], 0, l, vals[l]);
+        if (exec >> l & 1) SetV(w, vdst, 0, l, vals[l]);
       return;
     }
-    bool wide = opc == Opc::kVMovB64 || opc == Opc::kVLshlrevB64 || opc == Opc::kVLshrrevB64 ||
-                opc == Opc::kVAshrrevI64 || opc == Opc::kVLshlAddU64 || opc == Opc::kVMadU64U32;
-    if (defs == 2 && !wide) {  // carry forms
-      uint64_t cin = mi.ops.size() > 4 ? Mask(w, mi.ops[4]) : 0, cout = 0;
+    const bool wide = IsWideValu(opc);
+    if (defs == 2 && !wide) {  // carry forms: vdst, sdst, src0, src1[, src2: carry-in mask]
+      const MOperand* carry_in = FindOperand(mi, N::kSrc2);
+      uint64_t cin = carry_in != nullptr ? Mask(w, *carry_in) : 0, cout = 0;
       for (int l = 0; l < kLanes; ++l) {
         if (!(exec >> l & 1)) continue;
-        std::vector<uint32_t> s = {Src(w, mi.ops[2], l), Src(w, mi.ops[3], l), static_cast<uint32_t>(cin >> l & 1), 0};
+        std::vector<uint32_t> s = {Src(w, src0, l), Src(w, src1, l), static_cast<uint32_t>(cin >> l & 1), 0};
         std::optional<uint32_t> r = EvalIntOp(d, opc, s);
         if (!r) continue;
         std::optional<uint32_t> f = EvalFlagOut(d, opc, s, *r);
-        SetV(w, mi.ops[0], 0, l, *r);
+        SetV(w, vdst, 0, l, *r);
         if (f && *f) cout |= uint64_t{1} << l;
       }
-      SetMask(w, mi.ops[1], cout);
+      SetMask(w, OperandOr0(mi, N::kSdst), cout);
       return;
     }
     // Everything else, lane by lane: integer ops through the shared semantics,
     // other results (float, MFMA, ...) as a deterministic function of the sources.
-    const MOperand& dst = mi.ops[0];
+    const MOperand& dst = vdst;
     int n = dst.kind == MOperand::Kind::kReg ? dst.count : 1;
     std::vector<std::vector<uint32_t>> out(n, std::vector<uint32_t>(kLanes));
     for (int l = 0; l < kLanes; ++l) {
@@ -265,10 +268,12 @@ ConcreteRunner::ConcreteRunner(const Kernel& k, const TargetInfo& t, const Lower
   }
   const std::vector<MInst>& insts = lk.mir.insts;
   for (size_t j = 0; j < insts.size(); ++j)
-    if (insts[j].opc == Opc::kLabel && !insts[j].ops.empty()) label_at_[insts[j].ops[0].imm] = static_cast<int>(j);
+    if (insts[j].opc == Opc::kLabel)
+      if (const MOperand* id = FindOperand(insts[j], N::kTarget)) label_at_[id->imm] = static_cast<int>(j);
   for (size_t j = 0; j < insts.size(); ++j) {
-    if (!(Info(insts[j].opc).flags & kBranch) || insts[j].ops.empty()) continue;
-    auto it = label_at_.find(insts[j].ops[0].imm);
+    const MOperand* target = FindOperand(insts[j], N::kTarget);
+    if (!(Info(insts[j].opc).flags & kBranch) || target == nullptr) continue;
+    auto it = label_at_.find(target->imm);
     if (it != label_at_.end() && it->second < static_cast<int>(j)) latch_of_[it->second] = static_cast<int>(j);
   }
 }
@@ -375,7 +380,8 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
         case Opc::kSCbranchExecnz: take = w.exec != 0; break;
         default: return absl::UnimplementedError("unknown branch");
       }
-      auto it = mi.ops.empty() ? label_at_.end() : label_at_.find(mi.ops[0].imm);
+      const MOperand* label = FindOperand(mi, N::kTarget);
+      auto it = label == nullptr ? label_at_.end() : label_at_.find(label->imm);
       if (it == label_at_.end()) return absl::InvalidArgumentError("branch to an unknown label");
       const int target = it->second;
       if (!loops.empty() && loops.back().first == target && latch_of_.at(target) == static_cast<int>(pc)) {
@@ -402,11 +408,13 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
       case InstClass::kSopp:
         break;
       case InstClass::kSmem: {
-        uint64_t base = ex.Mask(w, mi.ops[1]);
-        uint64_t off = mi.ops.size() > 2 ? (mi.ops[2].kind == MOperand::Kind::kImm ? static_cast<uint64_t>(mi.ops[2].imm)
-                                                                                    : ex.Src(w, mi.ops[2], 0))
+        const MOperand& sdst = OperandOr0(mi, N::kSdst);
+        uint64_t base = ex.Mask(w, OperandOr0(mi, N::kSbase));
+        const MOperand* offset = FindOperand(mi, N::kOffset);  // absent: the offset field
+        uint64_t off = offset != nullptr ? (offset->kind == MOperand::Kind::kImm ? static_cast<uint64_t>(offset->imm)
+                                                                                 : ex.Src(w, *offset, 0))
                                          : static_cast<uint64_t>(mi.offset);
-        for (int j = 0; j < mi.ops[0].count; ++j) ex.SetS(w, mi.ops[0], j, Load(base + off + 4 * j));
+        for (int j = 0; j < sdst.count; ++j) ex.SetS(w, sdst, j, Load(base + off + 4 * j));
         break;
       }
       case InstClass::kSalu:
@@ -427,23 +435,25 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
         r.iters = loops;
         r.exec = w.exec;
         r.vaddr.assign(kLanes, 0);
-        const MOperand& ao = sh.lds ? (sh.store ? mi.ops[0] : mi.ops[1]) : mi.ops[1];
+        const MOperand& ao = OperandOr0(mi, sh.lds ? N::kAddr : N::kVaddr);
         for (int l = 0; l < kLanes; ++l) r.vaddr[l] = ex.Src(w, ao, l);
         if (!sh.lds) {
-          for (int i = 0; i < 4; ++i) r.srd[i] = ex.Src(w, mi.ops[2], 0, i);
-          r.soffset = ex.Src(w, mi.ops[3], 0);
+          const MOperand& srsrc = OperandOr0(mi, N::kSrsrc);
+          for (int i = 0; i < 4; ++i) r.srd[i] = ex.Src(w, srsrc, 0, i);
+          r.soffset = ex.Src(w, OperandOr0(mi, N::kSoffset), 0);
         }
         on_mem(r);
         if (!sh.store) {
           // Loaded data: a function of the address (and setting), 0 when dropped.
-          const int per = mi.ops[0].count / sh.addrs;  // dwords per address (read2: two addresses)
-          for (int c = 0; c < mi.ops[0].count; ++c)
+          const MOperand& data = OperandOr0(mi, sh.lds ? N::kVdst : N::kVdata);
+          const int per = data.count / sh.addrs;  // dwords per address (read2: two addresses)
+          for (int c = 0; c < data.count; ++c)
             for (int l = 0; l < kLanes; ++l) {
               if (!(w.exec >> l & 1)) continue;
               uint64_t a = sh.lds ? uint64_t{DsAddress(U32Domain{}, r.vaddr[l], mi, c / per)} + 4 * (c % per)
                                   : (r.srd[0] | (static_cast<uint64_t>(r.srd[1] & 0xffff) << 32)) + r.soffset +
                                         (mi.offen ? r.vaddr[l] : 0) + mi.offset + 4 * c;
-              ex.SetV(w, mi.ops[0], c, l, Hash(a, 1000 + setting_));
+              ex.SetV(w, data, c, l, Hash(a, 1000 + setting_));
             }
         }
         break;

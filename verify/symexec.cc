@@ -7,23 +7,17 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/operands.h"
 #include "compiler/isa/semantics.h"
+#include "verify/opcode_kinds.h"
 
 namespace kir::vfy {
 namespace {
 
+using N = OpName;
 
-bool IsSaveexec(Opc o) {
-  return o == Opc::kSAndSaveexecB64 || o == Opc::kSOrSaveexecB64 || o == Opc::kSXorSaveexecB64 ||
-         o == Opc::kSAndn2SaveexecB64;
-}
-
-bool IsSopk(Opc o) {
-  return o == Opc::kSMovkI32 || o == Opc::kSAddkI32 || o == Opc::kSMulkI32 ||
-         (o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeI32);
-}
-bool IsSopkUnsigned(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeU32; }
-bool IsWideCompare(Opc o) { return o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64; }
+// The VCC half `dword` (0 lo, 1 hi) as LLVM names it: "vcc_lo", "vcc_hi".
+std::string VccHalfName(int dword) { return SgprDwordName(kVccLoEncoding + (dword ? 1 : 0)); }
 
 bool IsMemory(InstClass c) { return IsVmemOrDs(c); }
 
@@ -49,10 +43,10 @@ std::string KeyName(RegKey k) {
     case RegKey::kV: return RegName(RegClass::kVgpr, k.index, 1);
     case RegKey::kA: return RegName(RegClass::kAgpr, k.index, 1);
     case RegKey::kS: return RegName(RegClass::kSgpr, k.index, 1);
-    case RegKey::kVcc: return k.index ? "vcc_hi" : "vcc_lo";
-    case RegKey::kM0: return "m0";
-    case RegKey::kScc: return "scc";
-    case RegKey::kExec: return "exec";
+    case RegKey::kVcc: return VccHalfName(k.index);
+    case RegKey::kM0: return SpecialRegName(SpecialReg::kM0);
+    case RegKey::kScc: return SpecialRegName(SpecialReg::kScc);
+    case RegKey::kExec: return SpecialRegName(SpecialReg::kExec);
   }
   return "?";
 }
@@ -149,13 +143,13 @@ Slot& SymExec::At(RegKey k) {
     case RegKey::kS: return Reg(RegClass::kSgpr, k.index);
     case RegKey::kVcc:
       if (!st_.vcc[k.index & 1].t.valid())
-        st_.vcc[k.index & 1].t = Fresh(VarKind::kInput, k.index ? "vcc_hi@entry" : "vcc_lo@entry", 0, -1);
+        st_.vcc[k.index & 1].t = Fresh(VarKind::kInput, VccHalfName(k.index) + "@entry", 0, -1);
       return st_.vcc[k.index & 1];
     case RegKey::kM0:
-      if (!st_.m0.t.valid()) st_.m0.t = Fresh(VarKind::kInput, "m0@entry", 0, -1);
+      if (!st_.m0.t.valid()) st_.m0.t = Fresh(VarKind::kInput, KeyName(RegKey{RegKey::kM0, 0}) + "@entry", 0, -1);
       return st_.m0;
     case RegKey::kScc:
-      if (!st_.scc.t.valid()) st_.scc.t = Fresh(VarKind::kInput, "scc@entry", 0, -1);
+      if (!st_.scc.t.valid()) st_.scc.t = Fresh(VarKind::kInput, KeyName(RegKey{RegKey::kScc, 0}) + "@entry", 0, -1);
       return st_.scc;
     case RegKey::kExec:
       return st_.exec;
@@ -312,15 +306,15 @@ void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_e
     switch (o.special) {
       case SpecialReg::kVcc:
         Set(RegKey{RegKey::kVcc, dword & 1}, Slot{t, inst, Slot::kValue});
-        name = dword ? "vcc_hi" : "vcc_lo";
+        name = VccHalfName(dword);
         break;
       case SpecialReg::kM0:
         Set(RegKey{RegKey::kM0, 0}, Slot{t, inst, Slot::kValue});
-        name = "m0";
+        name = SpecialRegName(SpecialReg::kM0);
         break;
       case SpecialReg::kScc:
         SetScc(inst, t);
-        name = "scc";
+        name = SpecialRegName(SpecialReg::kScc);
         break;
       case SpecialReg::kExec: {
         // A 32-bit write to half of EXEC: only all-zero/all-one halves are tracked.
@@ -330,7 +324,7 @@ void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_e
                        : Fresh(VarKind::kAbstract, absl::StrCat("[", inst, "] exec bit"),
                                kDepLaneData | kDepUnmodelled, inst);
         Set(RegKey{RegKey::kExec, 0}, Slot{bit, inst, Slot::kMaskLo});
-        name = "exec";
+        name = SpecialRegName(SpecialReg::kExec);
         t = bit;
         break;
       }
@@ -346,13 +340,13 @@ void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_e
 void SymExec::WriteMask(int inst, const MOperand& o, TRef bit) {
   if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kExec) {
     Set(RegKey{RegKey::kExec, 0}, Slot{bit, inst, Slot::kMaskLo});
-    trace_[inst].writes.push_back({"exec (this lane)", bit});
+    trace_[inst].writes.push_back({absl::StrCat(SpecialRegName(SpecialReg::kExec), " (this lane)"), bit});
     return;
   }
   if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kVcc) {
     Set(RegKey{RegKey::kVcc, 0}, Slot{bit, inst, Slot::kMaskLo});
     Set(RegKey{RegKey::kVcc, 1}, Slot{bit, inst, Slot::kMaskHi});
-    trace_[inst].writes.push_back({"vcc (this lane)", bit});
+    trace_[inst].writes.push_back({absl::StrCat(SpecialRegName(SpecialReg::kVcc), " (this lane)"), bit});
     return;
   }
   if (o.kind != MOperand::Kind::kReg) return;
@@ -380,8 +374,10 @@ void SymExec::StepSalu(int i, const MInst& mi) {
   const Opc opc = mi.opc;
   const int defs = mi.NumDefs();
   if (static_cast<int>(mi.ops.size()) < defs + 1) return Opaque(i, mi, "result (malformed)", VarKind::kAbstract);
+  // The result (SOP/SOPK layouts; present when defs == 1, absent for s_cmp/s_cmpk).
+  const MOperand& sdst = OperandOr0(mi, N::kSdst);
   if (IsSaveexec(opc)) {
-    TRef src = MaskBit(i, mi.ops[1]);
+    TRef src = MaskBit(i, OperandOr0(mi, N::kSrc0));
     TRef old = ExecBit();
     if (st_.exec.def >= 0) trace_[i].src_defs.push_back(st_.exec.def);
     TRef one = d_.Const(1);
@@ -389,7 +385,7 @@ void SymExec::StepSalu(int i, const MInst& mi) {
               : opc == Opc::kSOrSaveexecB64 ? d_.Or(src, old)
               : opc == Opc::kSXorSaveexecB64 ? d_.Xor(src, old)
                                              : d_.And(src, d_.Xor(old, one));
-    WriteMask(i, mi.ops[0], old);
+    WriteMask(i, sdst, old);
     WriteMask(i, MOperand::Special(SpecialReg::kExec), nw);
     SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc (exec != 0)"), kDepUnmodelled, i));
     return;
@@ -404,7 +400,7 @@ void SymExec::StepSalu(int i, const MInst& mi) {
       if (o.kind == MOperand::Kind::kReg && o.cls == RegClass::kSgpr && Reg(o.cls, o.reg).kind != Slot::kValue)
         mask_mode = true;
     }
-    if (defs == 1 && mi.ops[0].kind == MOperand::Kind::kSpecial && mi.ops[0].special == SpecialReg::kExec)
+    if (defs == 1 && sdst.kind == MOperand::Kind::kSpecial && sdst.special == SpecialReg::kExec)
       mask_mode = true;
     bool bitwise = opc == Opc::kSMovB64 || opc == Opc::kSAndB64 || opc == Opc::kSOrB64 || opc == Opc::kSXorB64 ||
                    opc == Opc::kSAndn2B64 || opc == Opc::kSOrn2B64 || opc == Opc::kSNotB64 ||
@@ -427,7 +423,7 @@ void SymExec::StepSalu(int i, const MInst& mi) {
           break;
         }
       }
-      WriteMask(i, mi.ops[0], r);
+      WriteMask(i, sdst, r);
       if (opc != Opc::kSMovB64 && opc != Opc::kSCselectB64)
         SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc (mask != 0)"), kDepUnmodelled, i));
       return;
@@ -443,14 +439,14 @@ void SymExec::StepSalu(int i, const MInst& mi) {
     std::optional<Wide64<TRef>> r = EvalWideOp(d_, opc, s);
     if (!r) return Opaque(i, mi, "result (not modelled)", VarKind::kAbstract);
     if (defs == 1) {
-      Write(i, mi.ops[0], 0, r->lo, false);
-      if (opc != Opc::kSBcnt1I32B64) Write(i, mi.ops[0], 1, r->hi, false);
+      Write(i, sdst, 0, r->lo, false);
+      if (opc != Opc::kSBcnt1I32B64) Write(i, sdst, 1, r->hi, false);
     }
     if (r->has_flag) SetScc(i, r->flag);
     return;
   }
   std::vector<TRef> s;
-  if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(Value(i, Read(i, mi.ops[0], 0), mi.ops[0]));
+  if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(Value(i, Read(i, sdst, 0), sdst));
   for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(Value(i, Read(i, mi.ops[k], 0), mi.ops[k]));
   if (IsSopk(opc) && !s.empty()) {
     // SOPK immediates are 16 bits: zero-extended for the unsigned compares, else sign-extended.
@@ -462,7 +458,7 @@ void SymExec::StepSalu(int i, const MInst& mi) {
   std::optional<TRef> r = EvalIntOp(d_, opc, s);
   if (!r) return Opaque(i, mi, "result (not modelled)", VarKind::kAbstract);
   std::optional<TRef> f = EvalFlagOut(d_, opc, s, *r);
-  if (defs == 1) Write(i, mi.ops[0], 0, *r, false);
+  if (defs == 1) Write(i, sdst, 0, *r, false);
   if (f) SetScc(i, *f);
 }
 
@@ -471,12 +467,15 @@ void SymExec::StepValu(int i, const MInst& mi) {
   const int defs = mi.NumDefs();
   const char* mn = Info(opc).mnemonic;
   if (static_cast<int>(mi.ops.size()) < defs + 1) return Opaque(i, mi, "result (malformed)");
-  auto src32 = [&](size_t k) { return Value(i, Read(i, mi.ops[k], 0), mi.ops[k]); };
+  auto value32 = [&](const MOperand& o) { return Value(i, Read(i, o, 0), o); };
+  auto src32 = [&](OpName n) { return value32(OperandOr0(mi, n)); };
+  // The result (VOP layouts; v_cmp_* write the lane mask sdst instead).
+  const MOperand& vdst = OperandOr0(mi, N::kVdst);
   if (absl::StartsWith(mn, "v_cmp")) {
     std::optional<TRef> r;
     if (IsWideCompare(opc)) {
       std::vector<Pair64<TRef>> s;
-      for (size_t k = 1; k < mi.ops.size(); ++k) {
+      for (size_t k = defs; k < mi.ops.size(); ++k) {
         Slot lo = Read(i, mi.ops[k], 0, true), hi = Read(i, mi.ops[k], 1, true);
         s.push_back({Value(i, lo, mi.ops[k]), Value(i, hi, mi.ops[k])});
       }
@@ -484,7 +483,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
       if (w) r = w->flag;
     } else {
       std::vector<TRef> s;
-      for (size_t k = 1; k < mi.ops.size(); ++k) s.push_back(src32(k));
+      for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(value32(mi.ops[k]));
       while (s.size() < 4) s.push_back(d_.Const(0));
       r = EvalIntOp(d_, opc, s);
     }
@@ -495,12 +494,11 @@ void SymExec::StepValu(int i, const MInst& mi) {
     }
     if (st_.exec.def >= 0) trace_[i].src_defs.push_back(st_.exec.def);
     TRef bit = d_.Select(ExecBit(), *r, d_.Const(0));  // inactive lanes write 0
-    WriteMask(i, mi.ops[0], bit);
+    WriteMask(i, OperandOr0(mi, N::kSdst), bit);
     if (Info(opc).flags & kWritesExec) WriteMask(i, MOperand::Special(SpecialReg::kExec), bit);
     return;
   }
-  if (opc == Opc::kVMovB64 || opc == Opc::kVLshlrevB64 || opc == Opc::kVLshrrevB64 || opc == Opc::kVAshrrevI64 ||
-      opc == Opc::kVLshlAddU64 || opc == Opc::kVMadU64U32) {
+  if (IsWideValu(opc)) {
     std::vector<bool> wide;
     switch (opc) {
       case Opc::kVMovB64: wide = {true}; break;
@@ -511,36 +509,37 @@ void SymExec::StepValu(int i, const MInst& mi) {
     if (mi.ops.size() != defs + wide.size()) return Opaque(i, mi, "result (malformed)");
     std::vector<Pair64<TRef>> s;
     for (size_t k = 0; k < wide.size(); ++k) {
-      const MOperand& o = mi.ops[defs + k];
+      const MOperand& o = OperandOr0(mi, SrcName(static_cast<int>(k)));
       TRef lo = Value(i, Read(i, o, 0, wide[k]), o);
       TRef hi = wide[k] ? Value(i, Read(i, o, 1, true), o) : d_.Const(0);
       s.push_back({lo, hi});
     }
     std::optional<Wide64<TRef>> r = EvalWideOp(d_, opc, s);
     if (!r) return Opaque(i, mi, "result (not modelled)");
-    Write(i, mi.ops[0], 0, r->lo, true);
-    Write(i, mi.ops[0], 1, r->hi, true);
-    if (defs == 2) WriteMask(i, mi.ops[1], d_.Select(ExecBit(), r->flag, d_.Const(0)));
+    Write(i, vdst, 0, r->lo, true);
+    Write(i, vdst, 1, r->hi, true);
+    if (defs == 2) WriteMask(i, OperandOr0(mi, N::kSdst), d_.Select(ExecBit(), r->flag, d_.Const(0)));
     return;
   }
-  if (defs == 2) {  // carry forms: vdst, sdst, src0, src1[, carry-in mask]
-    if (mi.ops.size() < 4) return Opaque(i, mi, "result (malformed)");
-    std::vector<TRef> s = {src32(2), src32(3), mi.ops.size() > 4 ? MaskBit(i, mi.ops[4]) : d_.Const(0),
+  if (defs == 2) {  // carry forms: vdst, sdst, src0, src1[, src2: carry-in mask]
+    if (!HasOperand(mi, N::kSrc1)) return Opaque(i, mi, "result (malformed)");
+    const MOperand* carry_in = FindOperand(mi, N::kSrc2);
+    std::vector<TRef> s = {src32(N::kSrc0), src32(N::kSrc1), carry_in ? MaskBit(i, *carry_in) : d_.Const(0),
                            d_.Const(0)};
     std::optional<TRef> r = EvalIntOp(d_, opc, s);
     if (!r) return Opaque(i, mi, "result (not modelled)");
     std::optional<TRef> f = EvalFlagOut(d_, opc, s, *r);
-    Write(i, mi.ops[0], 0, *r, true);
-    WriteMask(i, mi.ops[1], d_.Select(ExecBit(), f ? *f : d_.Const(0), d_.Const(0)));
+    Write(i, vdst, 0, *r, true);
+    WriteMask(i, OperandOr0(mi, N::kSdst), d_.Select(ExecBit(), f ? *f : d_.Const(0), d_.Const(0)));
     return;
   }
   switch (opc) {
     case Opc::kVReadfirstlaneB32:
     case Opc::kVReadlaneB32: {
-      TRef v = src32(1);
+      TRef v = src32(N::kSrc0);
       if (p_.node(v).deps & kDepLaneVarying)
         v = Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);
-      Write(i, mi.ops[0], 0, v, false);
+      Write(i, vdst, 0, v, false);
       return;
     }
     case Opc::kVWritelaneB32:
@@ -548,25 +547,26 @@ void SymExec::StepValu(int i, const MInst& mi) {
     case Opc::kVMbcntHiU32B32:
       return Opaque(i, mi, "result (lane-position dependent, not modelled)", VarKind::kAbstract);
     case Opc::kVCndmaskB32: {
-      if (mi.ops.size() < 3) return Opaque(i, mi, "result (malformed)");
-      TRef f = src32(1), t = src32(2);
-      TRef m = MaskBit(i, mi.ops.size() > 3 ? mi.ops[3] : MOperand::Special(SpecialReg::kVcc));
-      Write(i, mi.ops[0], 0, d_.Select(m, t, f), true);
+      if (!HasOperand(mi, N::kSrc1)) return Opaque(i, mi, "result (malformed)");
+      TRef f = src32(N::kSrc0), t = src32(N::kSrc1);
+      const MOperand* mask = FindOperand(mi, N::kSrc2);  // absent: VCC (the e32 form)
+      TRef m = MaskBit(i, mask != nullptr ? *mask : MOperand::Special(SpecialReg::kVcc));
+      Write(i, vdst, 0, d_.Select(m, t, f), true);
       return;
     }
     case Opc::kVAccvgprMov:
-      Write(i, mi.ops[0], 0, src32(1), true);
+      Write(i, vdst, 0, src32(N::kSrc0), true);
       return;
     default:
       break;
   }
   if (defs != 1) return Opaque(i, mi, "result (not modelled)");
   std::vector<TRef> s;
-  for (size_t k = 1; k < mi.ops.size(); ++k) s.push_back(src32(k));
+  for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(value32(mi.ops[k]));
   while (s.size() < 4) s.push_back(d_.Const(0));
   std::optional<TRef> r = EvalIntOp(d_, opc, s);
   if (!r) return Opaque(i, mi, "result (not modelled)");
-  Write(i, mi.ops[0], 0, *r, true);
+  Write(i, vdst, 0, *r, true);
 }
 
 void SymExec::Step(int i, const MInst& mi) {
@@ -576,16 +576,17 @@ void SymExec::Step(int i, const MInst& mi) {
     case InstClass::kSopp:
       return;
     case InstClass::kSmem: {
-      if (mi.ops.size() < 2) return Opaque(i, mi, "data (malformed)");
-      const MOperand& dst = mi.ops[0];
+      const MOperand* sbase = FindOperand(mi, N::kSbase);
+      if (sbase == nullptr) return Opaque(i, mi, "data (malformed)");
+      const MOperand& dst = OperandOr0(mi, N::kSdst);
       int n = dst.kind == MOperand::Kind::kReg ? dst.count : 1;
-      Slot lo = Read(i, mi.ops[1], 0, true), hi = Read(i, mi.ops[1], 1, true);
+      Slot lo = Read(i, *sbase, 0, true), hi = Read(i, *sbase, 1, true);
       std::optional<int64_t> off;
-      if (mi.ops.size() > 2) {
-        if (mi.ops[2].kind == MOperand::Kind::kImm) {
-          off = mi.ops[2].imm;
+      if (const MOperand* offset = FindOperand(mi, N::kOffset)) {
+        if (offset->kind == MOperand::Kind::kImm) {
+          off = offset->imm;
         } else {
-          TRef o = Value(i, Read(i, mi.ops[2], 0), mi.ops[2]);
+          TRef o = Value(i, Read(i, *offset, 0), *offset);
           if (p_.IsConst(o)) off = p_.ConstValue(o);
         }
       } else {
@@ -621,8 +622,10 @@ void SymExec::Step(int i, const MInst& mi) {
       return Opaque(i, mi, "result (MFMA, not modelled)");
     case InstClass::kAccRead:
     case InstClass::kAccWrite:
-      if (mi.ops.size() < 2) return Opaque(i, mi, "result (malformed)");
-      Write(i, mi.ops[0], 0, Value(i, Read(i, mi.ops[1], 0), mi.ops[1]), true);
+      if (const MOperand* src = FindOperand(mi, N::kSrc0))
+        Write(i, OperandOr0(mi, N::kVdst), 0, Value(i, Read(i, *src, 0), *src), true);
+      else
+        Opaque(i, mi, "result (malformed)");
       return;
     default:
       break;
@@ -929,12 +932,14 @@ absl::Status SymExec::Run(const MFunction& f) {
   // Loops: a label and a later branch back to it; properly nested.
   std::map<int64_t, int> label_at;
   for (size_t i = 0; i < f.insts.size(); ++i)
-    if (f.insts[i].opc == Opc::kLabel && !f.insts[i].ops.empty()) label_at[f.insts[i].ops[0].imm] = static_cast<int>(i);
+    if (f.insts[i].opc == Opc::kLabel)
+      if (const MOperand* id = FindOperand(f.insts[i], N::kTarget)) label_at[id->imm] = static_cast<int>(i);
   std::vector<std::pair<int, int>> spans;
   for (size_t i = 0; i < f.insts.size(); ++i) {
     const MInst& mi = f.insts[i];
     if (!(Info(mi.opc).flags & kBranch)) continue;
-    auto it = mi.ops.empty() ? label_at.end() : label_at.find(mi.ops[0].imm);
+    const MOperand* target = FindOperand(mi, N::kTarget);
+    auto it = target == nullptr ? label_at.end() : label_at.find(target->imm);
     if (it == label_at.end() || it->second >= static_cast<int>(i))
       return absl::UnimplementedError(absl::StrCat("control flow other than loops is not supported yet ([", i,
                                                    "] ", Info(mi.opc).mnemonic, " is not a loop's back edge)"));

@@ -45,6 +45,7 @@
 #include "absl/strings/str_split.h"
 #include "compiler/isa/encoding.h"
 #include "compiler/isa/asm_syntax.h"
+#include "compiler/isa/operands.h"
 #include "compiler/isa/semantics.h"
 #include "compiler/analysis/magic_division.h"
 #include "compiler/analysis/gemm_config.h"
@@ -1445,22 +1446,27 @@ class Verifier {
     a.exec = me.exec;
     std::vector<int> starts;
     if (me.exec_def >= 0) starts.push_back(me.exec_def);
-    auto use = [&](int opnd, int dword, const std::string& what) -> TRef {
-      if (opnd >= static_cast<int>(me.ops.size()) || dword >= static_cast<int>(me.ops[opnd].size())) return TRef{};
+    // Operand `name`'s dword as the symbolic lane read it (MemExec::ops is by operand index).
+    auto use = [&](OpName name, int dword, const std::string& what) -> TRef {
+      const int opnd = NamedOperandIdx(mi.opc, name);
+      if (opnd < 0 || opnd >= static_cast<int>(me.ops.size()) || dword >= static_cast<int>(me.ops[opnd].size()))
+        return TRef{};
       const Slot& sl = me.ops[opnd][dword];
       if (sl.def >= 0) starts.push_back(sl.def);
       return ValueTerm(sl, what);
     };
     if (!ms.lds) {
-      if (mi.ops.size() != 4 || !mi.ops[2].IsReg() || mi.ops[2].cls != RegClass::kSgpr || mi.ops[2].count != 4)
+      // MUBUF: vdata, vaddr, srsrc, soffset, all four present.
+      const MOperand* srsrc = FindOperand(mi, OpName::kSrsrc);
+      if (mi.ops.size() != 4 || srsrc == nullptr || !srsrc->IsReg() || srsrc->cls != RegClass::kSgpr ||
+          srsrc->count != 4)
         return Fail(v, "the buffer instruction does not name an SRD in 4 SGPRs");
-      for (int w = 0; w < 4; ++w) a.w[w] = use(2, w, "an SRD dword");
-      a.soffset = use(3, 0, "soffset");
-      if (s.offen) a.voffset = use(1, 0, "voffset");
+      for (int w = 0; w < 4; ++w) a.w[w] = use(OpName::kSrsrc, w, "an SRD dword");
+      a.soffset = use(OpName::kSoffset, 0, "soffset");
+      if (s.offen) a.voffset = use(OpName::kVaddr, 0, "voffset");
       if (!a.soffset.valid() || (s.offen && !a.voffset.valid())) return Fail(v, "malformed buffer operands");
     } else {
-      int ai = ms.store ? 0 : 1;
-      a.vaddr = use(ai, 0, "an LDS address");
+      a.vaddr = use(OpName::kAddr, 0, "an LDS address");
       if (!a.vaddr.valid()) return Fail(v, "malformed DS operands");
       a.lds_addr = DsAddress(TermDomain{&pool_}, a.vaddr, mi, comp);
     }

@@ -48,4 +48,34 @@ absl::StatusOr<std::vector<BasicBlock>> BuildCfg(const MFunction& f) {
   return blocks;
 }
 
+absl::StatusOr<const std::vector<BasicBlock>*> EnsureCfg(MFunction& f) {
+  if (!f.cfg_valid) {
+    absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+    if (!cfg.ok()) return cfg.status();
+    f.blocks = *std::move(cfg);
+    f.cfg_valid = true;
+  }
+  return &f.blocks;
+}
+
+void RenumberBlocks(MFunction& f, const std::vector<int>& new_begin) {
+  if (!f.cfg_valid || new_begin.size() != f.blocks.size()) {
+    InvalidateCfg(f);
+    return;
+  }
+  const int n = static_cast<int>(f.insts.size());
+  for (size_t b = 0; b < f.blocks.size(); ++b) {
+    f.blocks[b].begin = new_begin[b];
+    f.blocks[b].end = b + 1 < f.blocks.size() ? new_begin[b + 1] : n;
+  }
+}
+
+bool SameCfg(const std::vector<BasicBlock>& a, const std::vector<BasicBlock>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].begin != b[i].begin || a[i].end != b[i].end || a[i].succs != b[i].succs || a[i].preds != b[i].preds)
+      return false;
+  return true;
+}
+
 }  // namespace kir

@@ -15,15 +15,29 @@
 
 namespace kir {
 
-struct BasicBlock {
-  int begin = 0, end = 0;   // instruction indices [begin, end)
-  std::vector<int> succs;   // block indices: branch target(s), then fall-through
-  std::vector<int> preds;
-};
-
-// The control-flow graph of `f`. Errors: a branch to an unknown label, or a
-// label defined twice.
+// The control-flow graph of `f`'s instructions, built afresh (BasicBlock is in
+// instr.h). Errors: a branch to an unknown label, or a label defined twice.
 absl::StatusOr<std::vector<BasicBlock>> BuildCfg(const MFunction& f);
+
+// `f`'s kept CFG (MFunction::blocks), built on first use: the one CFG every
+// pass reads. Errors as BuildCfg's.
+absl::StatusOr<const std::vector<BasicBlock>*> EnsureCfg(MFunction& f);
+
+// After a pass rewrote `f.insts` block by block, keeping every block's
+// instructions inside it and the edges unchanged: block b now starts at
+// `new_begin[b]` (one entry per block; blocks stay in order and end where
+// the next begins, the last at f.insts.size()).
+void RenumberBlocks(MFunction& f, const std::vector<int>& new_begin);
+
+// For code that edits `f.insts` in ways RenumberBlocks cannot describe: the
+// CFG is rebuilt on its next use.
+inline void InvalidateCfg(MFunction& f) {
+  f.blocks.clear();
+  f.cfg_valid = false;
+}
+
+// Whether `a` and `b` are the same CFG (blocks, ranges and edges).
+bool SameCfg(const std::vector<BasicBlock>& a, const std::vector<BasicBlock>& b);
 
 // True if `mi` is a label pseudo-instruction.
 inline bool IsLabel(const MInst& mi) { return mi.opc == Opc::kLabel; }

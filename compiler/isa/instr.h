@@ -163,11 +163,26 @@ struct VReg {
   int alias_offset = 0;
 };
 
+// A basic block of MFunction::insts: blocks start at index 0 and at each
+// label, and end after a branch or s_endpgm (or before a label).
+struct BasicBlock {
+  int begin = 0, end = 0;   // instruction indices [begin, end)
+  std::vector<int> succs;   // block indices: branch target(s), then fall-through
+  std::vector<int> preds;
+};
+
 // A function in MIR: a straight-line instruction list plus register info.
 struct MFunction {
   std::vector<MInst> insts;
   std::vector<VReg> vregs;
   int next_inst_id = 0;
+  // The control-flow graph, built once (EnsureCfg, compiler/isa/cfg.h) and
+  // kept up to date by every pass that inserts, removes or reorders
+  // instructions (RenumberBlocks); `cfg_valid` false until built, and after
+  // code that edits `insts` without keeping it (InvalidateCfg). The MIR
+  // verifier checks a kept CFG against one built afresh.
+  std::vector<BasicBlock> blocks;
+  bool cfg_valid = false;
 
   int NewVReg(RegClass cls, int count, int align = 1);
   // A view of `count` registers of `parent` starting `offset` registers in.

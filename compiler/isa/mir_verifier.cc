@@ -52,6 +52,9 @@ class Verifier {
     absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f_);
     if (!cfg.ok()) {
       Problem(-1, absl::StrCat("malformed control flow: ", cfg.status().message()));
+    } else if (f_.cfg_valid && !SameCfg(f_.blocks, *cfg)) {
+      Problem(-1, "the kept CFG (MFunction::blocks) differs from the instructions' control flow: the last pass "
+                  "changed the instructions without RenumberBlocks or InvalidateCfg");
     } else if (form_ == MirForm::kVirtual && problems_.empty()) {
       CheckDefinedBeforeUse(*cfg);
     }

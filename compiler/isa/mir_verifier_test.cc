@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "compiler/isa/cfg.h"
 #include "compiler/isa/instr.h"
 #include "compiler/target/target.h"
 
@@ -145,6 +146,41 @@ TEST(MirVerifier, TupleAlignmentRule) {
   EXPECT_EQ(TupleAlignment(T("gfx942"), RegClass::kVgpr, 1), 1);
   EXPECT_EQ(TupleAlignment(T("gfx942"), RegClass::kSgpr, 2), 2);
   EXPECT_EQ(TupleAlignment(T("gfx942"), RegClass::kSgpr, 8), 4);
+}
+
+// The kept CFG: a pass that inserts an instruction must renumber the blocks;
+// the verifier compares the kept CFG with the instructions' own.
+TEST(MirVerifier, StaleKeptCfg) {
+  MFunction f;
+  MInst label = I(Opc::kLabel, {MOperand::Imm(0)});
+  MInst branch = I(Opc::kSCbranchScc1, {MOperand::Imm(0)});
+  f.insts = {I(Opc::kSMovB32, {MOperand::Phys(RegClass::kSgpr, 0), MOperand::Imm(1)}), label,
+             I(Opc::kSCmpEqU32, {MOperand::Phys(RegClass::kSgpr, 0), MOperand::Imm(2)}), branch, End()};
+  absl::StatusOr<const std::vector<BasicBlock>*> cfg = EnsureCfg(f);
+  ASSERT_TRUE(cfg.ok());
+  // Blocks: [0,1) entry, [1,4) loop (label .. branch), [4,5) exit.
+  ASSERT_EQ((*cfg)->size(), 3u);
+  EXPECT_EQ((**cfg)[1].begin, 1);
+  EXPECT_EQ((**cfg)[1].end, 4);
+  EXPECT_EQ(Problems(T("gfx942"), f, MirForm::kPhysical), "");
+
+  // An s_nop inserted inside the loop without renumbering: stale.
+  f.insts.insert(f.insts.begin() + 2, I(Opc::kSNop, {MOperand::Imm(0)}));
+  std::string p = Problems(T("gfx942"), f, MirForm::kPhysical);
+  EXPECT_NE(p.find("the kept CFG (MFunction::blocks) differs"), std::string::npos) << p;
+
+  // Renumbered: the loop block now ends at 5 and the exit starts there.
+  RenumberBlocks(f, {0, 1, 5});
+  EXPECT_EQ(Problems(T("gfx942"), f, MirForm::kPhysical), "");
+  EXPECT_EQ(f.blocks[1].end, 5);
+  EXPECT_EQ(f.blocks[2].begin, 5);
+  EXPECT_EQ(f.blocks[2].end, 6);
+
+  // A wrong number of block starts drops the kept CFG; the next use rebuilds it.
+  RenumberBlocks(f, {0});
+  EXPECT_FALSE(f.cfg_valid);
+  ASSERT_TRUE(EnsureCfg(f).ok());
+  EXPECT_EQ(f.blocks.size(), 3u);
 }
 
 }  // namespace

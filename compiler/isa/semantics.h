@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/instr.h"
 
 namespace kir {
@@ -652,11 +653,11 @@ typename D::V DsAddress(const D& d, const typename D::V& vaddr, const MInst& mi,
 }
 
 // Whether a DS instruction's offset fields hold its offsets: offset:N is 16
-// bits (0..65535), offset0/offset1 are 8 bits each (0..255).
+// bits, offset0/offset1 are 8 bits each (the field widths of encoding.h).
 inline bool DsOffsetsFit(const MInst& mi) {
   if (MemoryShape(mi.opc).addrs == 2)
-    return mi.offset0 >= 0 && mi.offset0 <= 255 && mi.offset1 >= 0 && mi.offset1 <= 255;
-  return mi.offset >= 0 && mi.offset <= 65535;
+    return mi.offset0 >= 0 && mi.offset0 <= kDs2MaxOffset && mi.offset1 >= 0 && mi.offset1 <= kDs2MaxOffset;
+  return IsLegalDsOffset(mi.offset);
 }
 
 }  // namespace kir

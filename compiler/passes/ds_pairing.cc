@@ -102,6 +102,13 @@ class Pairer {
     for (size_t i = 0; i < f_.insts.size(); ++i)
       if (!dead_[i]) out.push_back(std::move(f_.insts[i]));
     f_.insts = std::move(out);
+    // Each block keeps at least one instruction (its label or the first of a
+    // pair), so a block now starts after the instructions kept before it.
+    std::vector<int> new_begin;
+    new_begin.reserve(f_.blocks.size());
+    for (const BasicBlock& bb : f_.blocks)
+      new_begin.push_back(static_cast<int>(std::count(dead_.begin(), dead_.begin() + bb.begin, false)));
+    RenumberBlocks(f_, new_begin);
   }
 
  private:
@@ -221,11 +228,11 @@ class Pairer {
 }  // namespace
 
 absl::Status PairDsAccesses(MFunction& f, AccessMap* access_map, DsPairingStats* stats) {
-  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+  absl::StatusOr<const std::vector<BasicBlock>*> cfg = EnsureCfg(f);
   if (!cfg.ok()) return cfg.status();
   Pairer p(f, access_map, stats);
-  for (const BasicBlock& bb : *cfg) p.Block(bb.begin, bb.end);
-  p.Finish();
+  for (const BasicBlock& bb : **cfg) p.Block(bb.begin, bb.end);
+  p.Finish();  // removes the merged-away instructions and renumbers the blocks
   return absl::OkStatus();
 }
 

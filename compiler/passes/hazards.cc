@@ -116,9 +116,9 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
     absl::Status s = CheckInput(f.insts[i], i);
     if (!s.ok()) return s;
   }
-  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+  absl::StatusOr<const std::vector<BasicBlock>*> cfg = EnsureCfg(f);
   if (!cfg.ok()) return cfg.status();
-  const std::vector<BasicBlock>& blocks = *cfg;
+  const std::vector<BasicBlock>& blocks = **cfg;
   // The states point into the input list, which stays untouched until the end.
   std::vector<MInst> in = std::move(f.insts);
   // Each instruction's register accesses, collected once (the states test
@@ -165,9 +165,13 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
   if (!entry.ok()) return entry.status();
   std::vector<MInst> out;
   out.reserve(in.size() + in.size() / 4);
-  for (size_t b = 0; b < blocks.size(); ++b)
+  std::vector<int> new_begin(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    new_begin[b] = static_cast<int>(out.size());
     run_block(blocks[b], (*entry)[b] ? *(*entry)[b] : HazardState(MaxHazardWindow()), &out);
+  }
   f.insts = std::move(out);
+  RenumberBlocks(f, new_begin);
   return absl::OkStatus();
 }
 

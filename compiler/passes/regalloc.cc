@@ -44,8 +44,9 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
   // Loops: a value live into a loop (defined before its header, used at or
   // after it) stays live over the whole loop, back edge included, so the
   // next iteration still finds it (loop-carried values and invariants).
-  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
-  if (!cfg.ok()) return cfg.status();
+  absl::StatusOr<const std::vector<BasicBlock>*> got = EnsureCfg(f);
+  if (!got.ok()) return got.status();
+  const std::vector<BasicBlock>* cfg = *got;
   std::vector<std::pair<int, int>> loops;  // [header begin, latch end - 1]
   for (size_t b = 0; b < cfg->size(); ++b)
     for (int s : (*cfg)[b].succs)

@@ -291,8 +291,10 @@ class SgprPressure {
 }  // namespace
 
 absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats) {
-  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
-  if (!cfg.ok()) return cfg.status();
+  // Instructions move only inside their block: the kept CFG stays valid.
+  absl::StatusOr<const std::vector<BasicBlock>*> got = EnsureCfg(f);
+  if (!got.ok()) return got.status();
+  const std::vector<BasicBlock>* cfg = *got;
   std::vector<MInst> out;
   out.reserve(f.insts.size());
   // Every virtual register root's first and last reference and the number of

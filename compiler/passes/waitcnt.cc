@@ -222,9 +222,9 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
     if (!s.ok())
       return absl::Status(s.code(), absl::StrCat("instruction ", i, ": ", s.message()));
   }
-  absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f);
+  absl::StatusOr<const std::vector<BasicBlock>*> cfg = EnsureCfg(f);
   if (!cfg.ok()) return cfg.status();
-  const std::vector<BasicBlock>& blocks = *cfg;
+  const std::vector<BasicBlock>& blocks = **cfg;
   // One block: the waits it needs, and its exit state. With `out`, emits the
   // block with the waits inserted.
   auto run_block = [&](const BasicBlock& bb, WaitcntState st, std::vector<MInst>* out) {
@@ -273,9 +273,13 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
   if (!in.ok()) return in.status();
   std::vector<MInst> out;
   out.reserve(f.insts.size() + f.insts.size() / 4);
-  for (size_t b = 0; b < blocks.size(); ++b)
+  std::vector<int> new_begin(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    new_begin[b] = static_cast<int>(out.size());
     run_block(blocks[b], (*in)[b] ? *(*in)[b] : entry, &out);
+  }
   f.insts = std::move(out);
+  RenumberBlocks(f, new_begin);
   return absl::OkStatus();
 }
 

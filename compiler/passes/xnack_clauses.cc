@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/cfg.h"
 #include "compiler/isa/operands.h"
 
 namespace kir {
@@ -50,7 +51,17 @@ absl::Status BreakXnackSoftClauses(MFunction& f, int* nops) {
   out.reserve(f.insts.size());
   MemKind run_kind = MemKind::kNone;
   DefsUses run;  // the current run's defs and uses
+  // The kept CFG's blocks, renumbered as nops go in. A nop goes right before
+  // a memory instruction that continues a clause, so never first in a block:
+  // a block starts with a label (the nop follows it) or after a branch (which
+  // ends the clause).
+  std::vector<int> new_begin;
+  size_t next_block = 0;
   for (size_t i = 0; i < f.insts.size(); ++i) {
+    if (f.cfg_valid && next_block < f.blocks.size() && f.blocks[next_block].begin == static_cast<int>(i)) {
+      new_begin.push_back(static_cast<int>(out.size()));
+      ++next_block;
+    }
     MInst& mi = f.insts[i];
     for (const MOperand& o : mi.ops)
       if (o.IsReg() && o.is_virtual)
@@ -97,6 +108,7 @@ absl::Status BreakXnackSoftClauses(MFunction& f, int* nops) {
     out.push_back(std::move(mi));
   }
   f.insts = std::move(out);
+  RenumberBlocks(f, new_begin);
   if (nops != nullptr) *nops = inserted;
   return absl::OkStatus();
 }
