@@ -27,9 +27,6 @@ namespace kir {
 //   lgkmcnt = Imm(lgkmcnt)  0..t.lgkmcnt_max, or kWaitcntNoWait
 // expcnt is never waited by compute code and not represented.
 constexpr int kWaitcntNoWait = -1;
-// TODO(remove once hw/emu/asm_reader_test.cc names them): raw positions.
-constexpr int kWaitcntVmcntOperand = 0;
-constexpr int kWaitcntLgkmcntOperand = 1;
 
 // The gfx9 SOPP immediate: vmcnt in bits [3:0] and [15:14] (6 bits), expcnt
 // [6:4], lgkmcnt [11:8]. Counts are masked to their fields.

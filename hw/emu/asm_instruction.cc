@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/operands.h"
 #include "hw/emu/asm_reader.h"
 
 namespace kir::emu {
@@ -91,19 +92,14 @@ bool ParseInt(absl::string_view s, int64_t* v) {
 }
 
 bool ParseRegister(absl::string_view s, MOperand* op) {
-  static const std::unordered_map<std::string, MOperand> kNamed = {
-      {SpecialRegName(SpecialReg::kVcc), MOperand::Special(SpecialReg::kVcc)},
-      {SpecialRegName(SpecialReg::kExec), MOperand::Special(SpecialReg::kExec)},
-      {SpecialRegName(SpecialReg::kM0), MOperand::Special(SpecialReg::kM0)},
-      {SpecialRegName(SpecialReg::kScc), MOperand::Special(SpecialReg::kScc)},
-      {"vcc_lo", MOperand::Phys(RegClass::kSgpr, 106)},
-      {"vcc_hi", MOperand::Phys(RegClass::kSgpr, 107)},
-      {"exec_lo", MOperand::Phys(RegClass::kSgpr, 126)},
-      {"exec_hi", MOperand::Phys(RegClass::kSgpr, 127)},
-  };
-  auto it = kNamed.find(std::string(s));
-  if (it != kNamed.end()) {
-    *op = it->second;
+  // vcc, exec, m0, scc; then one dword of vcc or exec (vcc_lo = s106, ...) by
+  // its SGPR-space encoding (compiler/isa/encoding.h).
+  if (SpecialReg r = SpecialRegFromName(s); r != SpecialReg::kNone) {
+    *op = MOperand::Special(r);
+    return true;
+  }
+  if (int dword = SgprDwordFromName(s); dword >= 0) {
+    *op = MOperand::Phys(RegClass::kSgpr, dword);
     return true;
   }
   if (s.size() < 2) return false;
@@ -127,7 +123,8 @@ bool ParseRegister(absl::string_view s, MOperand* op) {
     hi = lo;
   }
   if (hi < lo || lo < 0) return false;
-  int limit = c == RegClass::kSgpr ? 106 : c == RegClass::kVgpr ? 512 : 512;
+  // Numbered SGPRs end where VCC's encoding begins (s0..s105).
+  int limit = c == RegClass::kSgpr ? kVccLoEncoding : c == RegClass::kVgpr ? 512 : 512;
   if (hi >= limit) return false;
   *op = MOperand::Phys(c, lo, hi - lo + 1);
   return true;
@@ -398,11 +395,14 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     const bool store = info.cls == InstClass::kVmemStore;
     if (mi.ops.size() < 2 || mi.ops.size() > 3) return Err(text, "expected 2 operands and saddr or off");
     in.mods.saddr = mi.ops.size() == 3;
-    if (store) std::swap(mi.ops[0], mi.ops[1]);  // -> vdata, vaddr[, saddr]
-    const MOperand& vaddr = mi.ops[1];
+    // The text's first operand lands where the layout has vdata: swap it with
+    // vaddr -> vdata, vaddr[, saddr].
+    if (store) std::swap(*FindOperand(mi, OpName::kVdata), *FindOperand(mi, OpName::kVaddr));
+    const MOperand& vaddr = *FindOperand(mi, OpName::kVaddr);
     if (!vaddr.IsReg() || vaddr.cls != RegClass::kVgpr || vaddr.count != (in.mods.saddr ? 1 : 2))
       return Err(text, in.mods.saddr ? "with saddr, vaddr is one VGPR" : "vaddr must be a 64-bit VGPR pair");
-    if (in.mods.saddr && !(mi.ops[2].IsReg() && mi.ops[2].cls == RegClass::kSgpr && mi.ops[2].count == 2))
+    const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
+    if (in.mods.saddr && !(saddr->IsReg() && saddr->cls == RegClass::kSgpr && saddr->count == 2))
       return Err(text, "saddr must be an SGPR pair");
   }
   if (mi.opc == Opc::kVMfma && (in.mods.cbsz || in.mods.abid || in.mods.blgp))
@@ -439,19 +439,25 @@ int EstimateSize(const Inst& in) {
   auto is_vgpr = [](const MOperand& o) { return o.IsReg() && o.cls == RegClass::kVgpr; };
   const int defs = info.num_defs;
   const int nsrc = static_cast<int>(mi.ops.size()) - defs;
+  // An absent operand (OperandOr0's Imm(0)) is neither vcc nor a VGPR.
+  const MOperand& src1 = OperandOr0(mi, OpName::kSrc1);
+  // The one def of a VOP/VOPC: VOPC's sdst, else vdst.
+  const MOperand* dst = defs == 1 ? FindOperand(mi, info.layout == OperandLayout::kVopcLayout ? OpName::kSdst
+                                                                                              : OpName::kVdst)
+                                  : nullptr;
   // VOPC: e32 only with vcc as the destination and a VGPR src1.
-  if (defs == 1 && !mi.ops.empty() && (mi.ops[0].kind == MOperand::Kind::kSpecial ||
-                                       (mi.ops[0].IsReg() && mi.ops[0].cls == RegClass::kSgpr)) &&
+  if (dst != nullptr && (dst->kind == MOperand::Kind::kSpecial || (dst->IsReg() && dst->cls == RegClass::kSgpr)) &&
       mi.opc != Opc::kVReadfirstlaneB32) {
-    return is_vcc(mi.ops[0]) && nsrc == 2 && is_vgpr(mi.ops[2]) ? 4 + lit : 8;
+    return is_vcc(*dst) && nsrc == 2 && is_vgpr(src1) ? 4 + lit : 8;
   }
-  if (defs == 2) {  // carry forms
-    bool e32 = is_vcc(mi.ops[1]) && nsrc >= 2 && is_vgpr(mi.ops[3]) && (nsrc == 2 || is_vcc(mi.ops[4]));
+  if (defs == 2) {  // carry forms: vdst, sdst (carry-out), src0, src1 [, src2 (carry-in)]
+    bool e32 = is_vcc(OperandOr0(mi, OpName::kSdst)) && nsrc >= 2 && is_vgpr(src1) &&
+               (nsrc == 2 || is_vcc(OperandOr0(mi, OpName::kSrc2)));
     return e32 ? 4 + lit : 8;
   }
-  if (mi.opc == Opc::kVCndmaskB32)
-    return nsrc == 3 && is_vcc(mi.ops[3]) && is_vgpr(mi.ops[2]) ? 4 + lit : 8;
-  if ((info.flags & kVop2) || nsrc == 2) return nsrc == 2 && is_vgpr(mi.ops[2]) ? 4 + lit : 8;
+  if (mi.opc == Opc::kVCndmaskB32)  // vdst, src0, src1, src2 (the mask)
+    return nsrc == 3 && is_vcc(OperandOr0(mi, OpName::kSrc2)) && is_vgpr(src1) ? 4 + lit : 8;
+  if ((info.flags & kVop2) || nsrc == 2) return nsrc == 2 && is_vgpr(src1) ? 4 + lit : 8;
   if (nsrc >= 3) return 8;
   return 4 + lit;
 }

@@ -11,13 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "compiler/isa/operands.h"
 
 namespace kir::emu {
 namespace {
 
 struct PendingBranch {
   int inst;
-  std::string label;  // empty: immediate offset in ops[0]
+  std::string label;  // empty: immediate offset in the target operand
 };
 
 struct FunctionBuilder {
@@ -53,6 +54,8 @@ absl::Status Finish(FunctionBuilder& f) {
   for (size_t i = 0; i < p.insts.size(); ++i) by_addr[p.insts[i].addr] = static_cast<int>(i);
   for (const PendingBranch& b : f.branches) {
     Inst& in = p.insts[b.inst];
+    // ParseInstruction gives every branch its target operand.
+    MOperand& target_op = *FindOperand(in.mi, OpName::kTarget);
     if (!b.label.empty()) {
       auto it = f.labels.find(b.label);
       if (it == f.labels.end())
@@ -62,7 +65,7 @@ absl::Status Finish(FunctionBuilder& f) {
       in.target_label = b.label;
     } else {
       // SOPP branch: target = address of the next instruction + 4 * simm16.
-      uint64_t target = in.addr + 4 + 4 * in.mi.ops[0].imm;
+      uint64_t target = in.addr + 4 + 4 * target_op.imm;
       auto it = by_addr.find(target);
       if (it == by_addr.end())
         return absl::InvalidArgumentError(absl::StrCat("branch target 0x", absl::Hex(target),
@@ -70,7 +73,7 @@ absl::Status Finish(FunctionBuilder& f) {
                                                        " in ", p.Describe(b.inst)));
       in.target = it->second;
     }
-    in.mi.ops[0] = MOperand::Imm(in.target);
+    target_op = MOperand::Imm(in.target);
   }
   return absl::OkStatus();
 }

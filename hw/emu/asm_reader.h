@@ -36,7 +36,7 @@ absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t
 
 // Parses one instruction (no label, no comment), e.g.
 // "buffer_load_dwordx4 v[2:5], v1, s[4:7], s0 offen offset:16". Branch
-// targets are left unresolved (Inst::target = -1; MInst operand 0 holds an
+// targets are left unresolved (Inst::target = -1; the target operand holds an
 // immediate offset, or 0 for a label, which `label` receives).
 absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& t,
                                       std::string* label = nullptr);

@@ -7,6 +7,7 @@
 #include "compiler/api/compile.h"
 #include "compiler/object/toolchain.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/operands.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hw/emu/test_util.h"
@@ -28,8 +29,8 @@ void ExpectWait(const std::string& text, int vm, int lgkm) {
   Inst in = Parse(text);
   ASSERT_EQ(in.mi.opc, Opc::kSWaitcnt) << text;
   ASSERT_EQ(in.mi.ops.size(), 2u);
-  EXPECT_EQ(in.mi.ops[kWaitcntVmcntOperand].imm, vm) << text;
-  EXPECT_EQ(in.mi.ops[kWaitcntLgkmcntOperand].imm, lgkm) << text;
+  EXPECT_EQ(OperandOr0(in.mi, OpName::kVmcnt).imm, vm) << text;
+  EXPECT_EQ(OperandOr0(in.mi, OpName::kLgkmcnt).imm, lgkm) << text;
 }
 
 TEST(AsmReaderTest, WaitcntForms) {

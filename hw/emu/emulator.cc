@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "compiler/isa/encoding.h"
+#include "compiler/isa/operands.h"
 #include "compiler/object/code_object_notes.h"
 #include "compiler/object/toolchain.h"
 #include "hw/emu/asm_reader.h"
@@ -44,7 +46,7 @@ absl::Status ValidateSgprs(const Program& p, const KernelInfo& k) {
       if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kVcc) vcc = true;
       if (!o.IsReg() || o.cls != RegClass::kSgpr) continue;
       if (o.reg >= t.max_sgprs) {
-        vcc |= o.reg == 106 || o.reg == 107;  // vcc_lo / vcc_hi
+        vcc |= o.reg == kVccLoEncoding || o.reg == kVccLoEncoding + 1;  // vcc_lo / vcc_hi
         continue;
       }
       if (o.reg + o.count > top) {
@@ -109,7 +111,8 @@ absl::Status ValidateProgram(const Program& p, const KernelInfo& k) {
         return bad(absl::StrCat(name, ": register tuples must be 64-bit aligned on ", t.name));
     }
     if (in.mi.opc == Opc::kVMfma) {
-      const MOperand &d = in.mi.ops.size() > 0 ? in.mi.ops[0] : MOperand(), &c = in.mi.ops.size() > 3 ? in.mi.ops[3] : MOperand();
+      // An absent operand reads as Imm(0), which is no register.
+      const MOperand &d = OperandOr0(in.mi, OpName::kVdst), &c = OperandOr0(in.mi, OpName::kSrc2);
       if (t.mfma_acc_in_agprs && (!d.IsReg() || d.cls != RegClass::kAgpr || !c.IsReg() || c.cls != RegClass::kAgpr))
         return bad(absl::StrCat("on ", t.name, " MFMA vdst and srcC must be AGPRs"));
       if (c.IsReg() && d.IsReg() && c.cls != d.cls)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
 #include "hw/emu/code_object.h"
 #include "hw/emu/emulator.h"

@@ -28,7 +28,10 @@ struct Vop {
   uint64_t exec;
   const MInst& mi() const { return in.mi; }
 
-  uint32_t* Dst(int dword = 0) { return w.Row(in.mi.ops[0].cls, in.mi.ops[0].reg + dword); }
+  const MOperand& Vdst() const { return OperandOr0(in.mi, OpName::kVdst); }
+  uint32_t* Dst(int dword = 0) { return w.Row(Vdst().cls, Vdst().reg + dword); }
+  // Source operand i: src0..src2.
+  const MOperand& Src(int i) const { return OperandOr0(in.mi, SrcName(i)); }
   // Source i (0-based after the defs) of a 32-bit float operand.
   float F(const VSrc& s, int i, int lane, bool f16 = false) const {
     uint32_t raw = s[lane];
@@ -64,7 +67,7 @@ bool Active(uint64_t exec, int l) { return exec >> l & 1; }
 absl::Status Need(const Inst& in, size_t n) {
   absl::Status s = Arity(in, n);
   if (!s.ok()) return s;
-  const MOperand& d = in.mi.ops[0];
+  const MOperand& d = OperandOr0(in.mi, OpName::kVdst);
   if (!(d.IsReg() && d.cls != RegClass::kSgpr))
     return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": destination must be a VGPR"));
   return absl::OkStatus();
@@ -74,7 +77,7 @@ absl::Status Need(const Inst& in, size_t n) {
 absl::Status Binary32(Vop& v, float (*op)(float, float)) {
   absl::Status st = Need(v.in, 3);
   if (!st.ok()) return st;
-  VSrc a = ReadVSrc(v.w, v.mi().ops[1], OpType::kF32, 0), b = ReadVSrc(v.w, v.mi().ops[2], OpType::kF32, 0);
+  VSrc a = ReadVSrc(v.w, v.Src(0), OpType::kF32, 0), b = ReadVSrc(v.w, v.Src(1), OpType::kF32, 0);
   uint32_t* d = v.Dst();
   for (int l = 0; l < kLanes; ++l)
     if (Active(v.exec, l)) v.Put(d, l, Bits(v.Out(op(v.F(a, 0, l), v.F(b, 1, l)))));
@@ -84,7 +87,7 @@ absl::Status Binary32(Vop& v, float (*op)(float, float)) {
 absl::Status Unary32(Vop& v, float (*op)(float), bool f16_in = false) {
   absl::Status st = Need(v.in, 2);
   if (!st.ok()) return st;
-  VSrc a = ReadVSrc(v.w, v.mi().ops[1], f16_in ? OpType::kF16 : OpType::kF32, 0);
+  VSrc a = ReadVSrc(v.w, v.Src(0), f16_in ? OpType::kF16 : OpType::kF32, 0);
   uint32_t* d = v.Dst();
   for (int l = 0; l < kLanes; ++l)
     if (Active(v.exec, l)) v.Put(d, l, Bits(v.Out(op(v.F(a, 0, l, f16_in)))));
@@ -100,7 +103,7 @@ absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*),
   if (!st.ok()) return st;
   std::vector<VSrc> s;
   for (int i = 0; i < nsrc; ++i)
-    s.push_back(ReadVSrc(v.w, v.mi().ops[1 + i], f16_src ? OpType::kF16 : OpType::kF32, 0));
+    s.push_back(ReadVSrc(v.w, v.Src(i), f16_src ? OpType::kF16 : OpType::kF32, 0));
   uint32_t* d = v.Dst();
   float x[3];
   for (int l = 0; l < kLanes; ++l) {
@@ -120,7 +123,7 @@ absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*), bool pro
   if (!st.ok()) return st;
   std::vector<VSrc> s;
   for (int i = 0; i < nsrc; ++i) {
-    const MOperand& o = v.mi().ops[1 + i];
+    const MOperand& o = v.Src(i);
     VSrc src = ReadVSrc(v.w, o, OpType::kF16, 0);
     // A constant feeds both halves (UNVERIFIED for packed inline constants).
     if (src.row == nullptr && o.kind == MOperand::Kind::kImm) src.uni = (src.uni & 0xffff) * 0x10001u;
@@ -153,11 +156,11 @@ absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*), bool pro
 absl::Status PackedF32(Vop& v, int nsrc, float (*op)(const float*)) {
   absl::Status st = Need(v.in, 1 + nsrc);
   if (!st.ok()) return st;
-  if (v.mi().ops[0].count != 2) return absl::InvalidArgumentError(absl::StrCat(Describe(v.in), ": needs a VGPR pair"));
+  if (v.Vdst().count != 2) return absl::InvalidArgumentError(absl::StrCat(Describe(v.in), ": needs a VGPR pair"));
   const Mods& m = v.in.mods;
   VSrc s[3][2];
   for (int i = 0; i < nsrc; ++i) {
-    const MOperand& o = v.mi().ops[1 + i];
+    const MOperand& o = v.Src(i);
     for (int dw = 0; dw < 2; ++dw)
       s[i][dw] = o.kind == MOperand::Kind::kImm ? ReadVSrc(v.w, o, OpType::kF32, 0)  // both halves (UNVERIFIED)
                                                 : ReadVSrc(v.w, o, OpType::kF32, dw);
@@ -191,7 +194,7 @@ absl::Status FmaMix(Vop& v) {
   VSrc s[3];
   for (int i = 0; i < 3; ++i) {
     bool f16 = (m.op_sel_hi >> i) & 1;
-    s[i] = ReadVSrc(v.w, v.mi().ops[1 + i], f16 ? OpType::kF16 : OpType::kF32, 0);
+    s[i] = ReadVSrc(v.w, v.Src(i), f16 ? OpType::kF16 : OpType::kF32, 0);
   }
   uint32_t* d = v.Dst();
   const Opc opc = v.mi().opc;
@@ -223,7 +226,7 @@ absl::Status FmaMix(Vop& v) {
 
 absl::Status CompareF32(Vop& v) {
   if (v.mi().ops.size() != 3) return Arity(v.in, 3);
-  VSrc a = ReadVSrc(v.w, v.mi().ops[1], OpType::kF32, 0), b = ReadVSrc(v.w, v.mi().ops[2], OpType::kF32, 0);
+  VSrc a = ReadVSrc(v.w, v.Src(0), OpType::kF32, 0), b = ReadVSrc(v.w, v.Src(1), OpType::kF32, 0);
   uint64_t mask = 0;
   for (int l = 0; l < kLanes; ++l) {
     if (!Active(v.exec, l)) continue;
@@ -247,7 +250,7 @@ absl::Status CompareF32(Vop& v) {
     }
     if (r) mask |= uint64_t{1} << l;
   }
-  WriteMask(v.w, v.mi().ops[0], mask);
+  WriteMask(v.w, OperandOr0(v.mi(), OpName::kSdst), mask);
   return absl::OkStatus();
 }
 
@@ -289,8 +292,9 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
       const bool acc = mi.opc != Opc::kVFmaF32;
       absl::Status st = Need(in, acc ? 3 : 4);
       if (!st.ok()) return st;
-      VSrc a = ReadVSrc(w, mi.ops[1], OpType::kF32, 0), b = ReadVSrc(w, mi.ops[2], OpType::kF32, 0);
-      VSrc cc = acc ? ReadVSrc(w, mi.ops[0], OpType::kF32, 0) : ReadVSrc(w, mi.ops[3], OpType::kF32, 0);
+      VSrc a = ReadVSrc(w, v.Src(0), OpType::kF32, 0), b = ReadVSrc(w, v.Src(1), OpType::kF32, 0);
+      // v_fmac/v_mac accumulate into vdst (a tied read), v_fma reads src2.
+      VSrc cc = ReadVSrc(w, acc ? v.Vdst() : v.Src(2), OpType::kF32, 0);
       uint32_t* d = v.Dst();
       for (int l = 0; l < kLanes; ++l) {
         if (!Active(v.exec, l)) continue;
@@ -304,7 +308,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVLdexpF32: {
       absl::Status st = Need(in, 3);
       if (!st.ok()) return st;
-      VSrc a = ReadVSrc(w, mi.ops[1], OpType::kF32, 0), b = ReadVSrc(w, mi.ops[2], OpType::kB32, 0);
+      VSrc a = ReadVSrc(w, v.Src(0), OpType::kF32, 0), b = ReadVSrc(w, v.Src(1), OpType::kB32, 0);
       uint32_t* d = v.Dst();
       for (int l = 0; l < kLanes; ++l)
         if (Active(v.exec, l)) d[l] = Bits(v.Out(std::ldexp(v.F(a, 0, l), static_cast<int32_t>(b[l]))));
@@ -329,7 +333,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
       absl::Status st = Need(in, 2);
       if (!st.ok()) return st;
       const bool from_int = mi.opc == Opc::kVCvtF32U32 || mi.opc == Opc::kVCvtF32I32;
-      VSrc a = ReadVSrc(w, mi.ops[1], from_int ? OpType::kB32 : OpType::kF32, 0);
+      VSrc a = ReadVSrc(w, v.Src(0), from_int ? OpType::kB32 : OpType::kF32, 0);
       uint32_t* d = v.Dst();
       for (int l = 0; l < kLanes; ++l) {
         if (!Active(v.exec, l)) continue;
@@ -379,8 +383,8 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
       absl::Status st = Need(in, 3);
       if (!st.ok()) return st;
       const bool pack = mi.opc == Opc::kVPackB32F16;
-      VSrc a = ReadVSrc(w, mi.ops[1], pack ? OpType::kF16 : OpType::kF32, 0);
-      VSrc b = ReadVSrc(w, mi.ops[2], pack ? OpType::kF16 : OpType::kF32, 0);
+      VSrc a = ReadVSrc(w, v.Src(0), pack ? OpType::kF16 : OpType::kF32, 0);
+      VSrc b = ReadVSrc(w, v.Src(1), pack ? OpType::kF16 : OpType::kF32, 0);
       uint32_t* d = v.Dst();
       for (int l = 0; l < kLanes; ++l) {
         if (!Active(v.exec, l)) continue;

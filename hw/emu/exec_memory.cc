@@ -100,6 +100,10 @@ absl::Status CheckData(const Inst& in, const MOperand& o, int regs) {
 
 absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
+  // The data operand: vdata (buffer loads and stores, global stores) or vdst (global loads).
+  const MOperand& data_op =
+      OperandOr0(mi, NamedOperandIdx(mi.opc, OpName::kVdst) >= 0 ? OpName::kVdst : OpName::kVdata);
+  const MOperand& vaddr = OperandOr0(mi, OpName::kVaddr);
   const Shape sh = ShapeOf(mi.opc);
   if (sh.comps == 0) return Unsupported(in, "this memory instruction");
   const bool global = Info(mi.opc).flags & kGlobalAddr;
@@ -112,15 +116,17 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   VSrc a0, a1;
   uint64_t sbase = 0;
   if (global) {
-    if (!(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
-    a0 = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
-    if (in.mods.saddr)
-      sbase = ReadScalar(w, mi.ops[2], OpType::kB64, 0) | (uint64_t{ReadScalar(w, mi.ops[2], OpType::kB64, 1)} << 32);
-    else
-      a1 = ReadVSrc(w, mi.ops[1], OpType::kB32, 1);
+    if (!(st = CheckData(in, data_op, regs)).ok()) return st;
+    a0 = ReadVSrc(w, vaddr, OpType::kB32, 0);
+    if (in.mods.saddr) {
+      const MOperand& saddr = OperandOr0(mi, OpName::kSaddr);
+      sbase = ReadScalar(w, saddr, OpType::kB64, 0) | (uint64_t{ReadScalar(w, saddr, OpType::kB64, 1)} << 32);
+    } else {
+      a1 = ReadVSrc(w, vaddr, OpType::kB32, 1);
+    }
   } else {
-    if (!(st = Arity(in, 4)).ok() || !(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
-    const MOperand& rsrc = mi.ops[2];
+    if (!(st = Arity(in, 4)).ok() || !(st = CheckData(in, data_op, regs)).ok()) return st;
+    const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);
     if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
       return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
     uint32_t words[4];
@@ -128,20 +134,20 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
     srd = DecodeSrd(words);
     if (!(st = CheckSrd(srd)).ok())
       return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
-    soffset = ReadScalar(w, mi.ops[3], OpType::kB32, 0);
-    if (mi.offen) a0 = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
+    soffset = ReadScalar(w, OperandOr0(mi, OpName::kSoffset), OpType::kB32, 0);
+    if (mi.offen) a0 = ReadVSrc(w, vaddr, OpType::kB32, 0);
   }
   PendingOp op;
   uint32_t keep = 0;
   Extend(0, sh, &keep, c.kernel.sramecc == FeatureSetting::kOff);
-  if (!sh.store) op = LoadOp(w.pc, Counter::kVm, mi.ops[0], regs, exec, keep);
+  if (!sh.store) op = LoadOp(w.pc, Counter::kVm, data_op, regs, exec, keep);
   else {
     op.inst = w.pc;
     op.ctr = Counter::kVm;
   }
   std::vector<const uint32_t*> data;
   if (sh.store)
-    for (int r = 0; r < regs; ++r) data.push_back(w.Row(mi.ops[0].cls, mi.ops[0].reg + r));
+    for (int r = 0; r < regs; ++r) data.push_back(w.Row(data_op.cls, data_op.reg + r));
   for (int l = 0; l < kLanes; ++l) {
     if (!(exec >> l & 1)) continue;
     if (global) {
@@ -210,15 +216,17 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
   std::vector<const uint32_t*> data;
   if (sh.store) {
     if (!(st = Arity(in, two ? 3 : 2)).ok()) return st;
-    addr = ReadVSrc(w, mi.ops[0], OpType::kB32, 0);
-    for (size_t i = 1; i < mi.ops.size(); ++i) {
+    addr = ReadVSrc(w, OperandOr0(mi, OpName::kAddr), OpType::kB32, 0);
+    for (OpName n : {OpName::kData0, OpName::kData1}) {  // data1: write2 only
+      const MOperand* d = FindOperand(mi, n);
+      if (d == nullptr) continue;
       const int per = two ? regs / 2 : regs;
-      if (!(st = CheckData(in, mi.ops[i], per)).ok()) return st;
-      for (int r = 0; r < per; ++r) data.push_back(w.Row(mi.ops[i].cls, mi.ops[i].reg + r));
+      if (!(st = CheckData(in, *d, per)).ok()) return st;
+      for (int r = 0; r < per; ++r) data.push_back(w.Row(d->cls, d->reg + r));
     }
   } else {
-    if (!(st = Arity(in, 2)).ok() || !(st = CheckData(in, mi.ops[0], regs)).ok()) return st;
-    addr = ReadVSrc(w, mi.ops[1], OpType::kB32, 0);
+    if (!(st = Arity(in, 2)).ok() || !(st = CheckData(in, OperandOr0(mi, OpName::kVdst), regs)).ok()) return st;
+    addr = ReadVSrc(w, OperandOr0(mi, OpName::kAddr), OpType::kB32, 0);
   }
   const int naddrs = two ? 2 : 1;
   const uint32_t align = elem == 12 ? 16 : static_cast<uint32_t>(elem);
@@ -228,7 +236,7 @@ absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
   int race_op = strict ? c.wg.races.NewOp(w.index(), w.pc, w.barrier_gen, sh.store) : -1;
   uint32_t keep = 0;
   Extend(0, sh, &keep, c.kernel.sramecc == FeatureSetting::kOff);
-  PendingOp op = sh.store ? PendingOp{} : LoadOp(w.pc, Counter::kDs, mi.ops[0], regs, exec, keep);
+  PendingOp op = sh.store ? PendingOp{} : LoadOp(w.pc, Counter::kDs, OperandOr0(mi, OpName::kVdst), regs, exec, keep);
   op.inst = w.pc;
   op.ctr = Counter::kDs;
   op.lds_op = race_op;

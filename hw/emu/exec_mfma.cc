@@ -33,7 +33,8 @@ absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in) {
   if (w.Exec() != ~uint64_t{0})
     return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": MFMA with EXEC 0x", absl::Hex(w.Exec()),
                                                       " (not all lanes) is not emulated"));
-  const MOperand &vd = mi.ops[0], &va = mi.ops[1], &vb = mi.ops[2], &vc = mi.ops[3];
+  const MOperand &vd = OperandOr0(mi, OpName::kVdst), &va = OperandOr0(mi, OpName::kSrc0),
+                 &vb = OperandOr0(mi, OpName::kSrc1), &vc = OperandOr0(mi, OpName::kSrc2);
   auto reg_ok = [](const MOperand& o, int n) { return o.IsReg() && o.cls != RegClass::kSgpr && o.count == n; };
   if (!reg_ok(vd, d.cd_width) || !reg_ok(va, d.ab_regs()) || !reg_ok(vb, d.ab_regs()) ||
       !(reg_ok(vc, d.cd_width) || vc.kind == MOperand::Kind::kImm))

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "compiler/isa/semantics.h"
 #include "hw/emu/exec.h"
 
@@ -24,7 +25,9 @@ absl::Status ExecSopp(ExecContext& c, Wave& w, const Inst& in) {
       LdsRaceTracker& races = c.wg.races;
       const bool strict = c.opts.strict;
       const int gen = w.barrier_gen;
-      w.Wait(static_cast<int>(mi.ops[0].imm), static_cast<int>(mi.ops[1].imm), [&](int op) {
+      const int vmcnt = static_cast<int>(OperandOr0(mi, OpName::kVmcnt).imm);
+      const int lgkmcnt = static_cast<int>(OperandOr0(mi, OpName::kLgkmcnt).imm);
+      w.Wait(vmcnt, lgkmcnt, [&](int op) {
         if (strict) races.Completed(op, gen);
       });
       break;
@@ -63,12 +66,12 @@ absl::Status ExecSaveexec(Wave& w, const Inst& in) {
   Opc bitop = mi.opc == Opc::kSAndSaveexecB64 ? Opc::kSAndB64
               : mi.opc == Opc::kSOrSaveexecB64 ? Opc::kSOrB64
               : mi.opc == Opc::kSXorSaveexecB64 ? Opc::kSXorB64 : Opc::kSAndn2B64;
-  uint64_t src = ReadMask(w, mi.ops[1]), exec = w.Exec();
+  uint64_t src = ReadMask(w, OperandOr0(mi, OpName::kSrc0)), exec = w.Exec();
   std::vector<Pair64<uint32_t>> s = {{static_cast<uint32_t>(src), static_cast<uint32_t>(src >> 32)},
                                      {static_cast<uint32_t>(exec), static_cast<uint32_t>(exec >> 32)}};
   std::optional<Wide64<uint32_t>> r = EvalWideOp(U32Domain{}, bitop, s);
   if (!r) return Unsupported(in, "this saveexec form");
-  WriteMask(w, mi.ops[0], exec);
+  WriteMask(w, OperandOr0(mi, OpName::kSdst), exec);
   w.SetExec(r->lo | (static_cast<uint64_t>(r->hi) << 32));
   w.scc = r->flag != 0;
   return absl::OkStatus();
@@ -82,24 +85,30 @@ absl::Status ExecSalu(Wave& w, const Inst& in) {
   if (opc == Opc::kSAndSaveexecB64 || opc == Opc::kSOrSaveexecB64 || opc == Opc::kSAndn2SaveexecB64 ||
       opc == Opc::kSXorSaveexecB64)
     return ExecSaveexec(w, in);
+  // The sources: the operands after the defs, in order (src0 [, src1]; a
+  // SOPK's simm16 last). A loop over all of them, not by name, so that a text
+  // with more operands than the layout names still reads as it always has.
+  const absl::Span<const MOperand> srcs = absl::MakeConstSpan(mi.ops).subspan(defs);
+  const MOperand* sdst = FindOperand(mi, OpName::kSdst);  // defs == 1
   if (IsWideSalu(opc)) {
     std::vector<Pair64<uint32_t>> s;
-    for (size_t i = defs; i < mi.ops.size(); ++i)
-      s.push_back({ReadScalar(w, mi.ops[i], OpType::kB64, 0), ReadScalar(w, mi.ops[i], OpType::kB64, 1)});
+    for (const MOperand& o : srcs)
+      s.push_back({ReadScalar(w, o, OpType::kB64, 0), ReadScalar(w, o, OpType::kB64, 1)});
     if (opc == Opc::kSCselectB64) s.push_back({w.scc ? 1u : 0u, 0u});
     if (s.size() < 4) s.resize(4, {0u, 0u});
     std::optional<Wide64<uint32_t>> r = EvalWideOp(U32Domain{}, opc, s);
     if (!r) return Unsupported(in, "this 64-bit SALU instruction");
     if (defs == 1) {
-      WriteScalar(w, mi.ops[0], 0, r->lo);
-      if (opc != Opc::kSBcnt1I32B64) WriteScalar(w, mi.ops[0], 1, r->hi);
+      WriteScalar(w, *sdst, 0, r->lo);
+      if (opc != Opc::kSBcnt1I32B64) WriteScalar(w, *sdst, 1, r->hi);
     }
     if (r->has_flag) w.scc = r->flag != 0;
     return absl::OkStatus();
   }
   std::vector<uint32_t> s;
-  if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(ReadScalar(w, mi.ops[0], OpType::kB32, 0));
-  for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(ReadScalar(w, mi.ops[i], OpType::kB32, 0));
+  // s_addk/s_mulk: sdst is also the first source (a tied read).
+  if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(ReadScalar(w, *sdst, OpType::kB32, 0));
+  for (const MOperand& o : srcs) s.push_back(ReadScalar(w, o, OpType::kB32, 0));
   // SOPK immediates: 16 bits, zero-extended for the unsigned compares, else sign-extended.
   if (opc == Opc::kSMovkI32 || opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32 || IsSopkCompare(opc)) {
     uint32_t imm16 = s.back() & 0xffff;
@@ -111,7 +120,7 @@ absl::Status ExecSalu(Wave& w, const Inst& in) {
   std::optional<uint32_t> r = EvalIntOp(U32Domain{}, opc, s);
   if (!r) return Unsupported(in, "this SALU instruction");
   std::optional<uint32_t> f = EvalFlagOut(U32Domain{}, opc, s, *r);
-  if (defs == 1) WriteScalar(w, mi.ops[0], 0, *r);
+  if (defs == 1) WriteScalar(w, *sdst, 0, *r);
   if (f) w.scc = *f != 0;
   return absl::OkStatus();
 }
@@ -121,13 +130,14 @@ absl::Status ExecSmem(ExecContext& c, Wave& w, const Inst& in, int pc) {
   if (mi.ops.size() != 3) return Arity(in, 3);
   int n = mi.opc == Opc::kSLoadDword ? 1 : mi.opc == Opc::kSLoadDwordx2 ? 2
           : mi.opc == Opc::kSLoadDwordx4 ? 4 : mi.opc == Opc::kSLoadDwordx8 ? 8 : 16;
-  const MOperand& dst = mi.ops[0];
+  const MOperand &dst = OperandOr0(mi, OpName::kSdst), &sbase = OperandOr0(mi, OpName::kSbase),
+                 &offset = OperandOr0(mi, OpName::kOffset);
   if (!dst.IsReg() || dst.cls != RegClass::kSgpr || dst.count != n)
     return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": destination must be ", n, " SGPRs"));
-  uint64_t base = ReadScalar(w, mi.ops[1], OpType::kB64, 0) |
-                  (static_cast<uint64_t>(ReadScalar(w, mi.ops[1], OpType::kB64, 1)) << 32);
-  uint64_t off = mi.ops[2].kind == MOperand::Kind::kImm ? static_cast<uint64_t>(mi.ops[2].imm)
-                                                        : ReadScalar(w, mi.ops[2], OpType::kB32, 0);
+  uint64_t base = ReadScalar(w, sbase, OpType::kB64, 0) |
+                  (static_cast<uint64_t>(ReadScalar(w, sbase, OpType::kB64, 1)) << 32);
+  uint64_t off = offset.kind == MOperand::Kind::kImm ? static_cast<uint64_t>(offset.imm)
+                                                     : ReadScalar(w, offset, OpType::kB32, 0);
   uint64_t addr = base + off;
   if (addr % 4 != 0)
     return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": scalar load address 0x",

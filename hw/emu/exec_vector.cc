@@ -13,8 +13,8 @@ namespace {
 bool IsVgprLike(const MOperand& o) { return o.IsReg() && o.cls != RegClass::kSgpr; }
 
 absl::Status NeedVdst(const Inst& in, int count = 1) {
-  const MOperand& d = in.mi.ops[0];
-  if (!IsVgprLike(d) || d.count != count)
+  const MOperand* d = FindOperand(in.mi, OpName::kVdst);
+  if (d == nullptr || !IsVgprLike(*d) || d->count != count)
     return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": destination must be ",
                                                    count == 1 ? "a VGPR" : "a VGPR pair"));
   return absl::OkStatus();
@@ -27,11 +27,12 @@ bool IsWideCompare(Opc o) { return o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64;
 absl::Status ExecCompare(Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
   if (mi.ops.size() != 3) return Arity(in, 3);
+  const MOperand &src0 = OperandOr0(mi, OpName::kSrc0), &src1 = OperandOr0(mi, OpName::kSrc1);
   const uint64_t exec = w.Exec();
   uint64_t mask = 0;
   if (IsWideCompare(mi.opc)) {
-    VSrc a[2] = {ReadVSrc(w, mi.ops[1], OpType::kB64, 0), ReadVSrc(w, mi.ops[1], OpType::kB64, 1)};
-    VSrc b[2] = {ReadVSrc(w, mi.ops[2], OpType::kB64, 0), ReadVSrc(w, mi.ops[2], OpType::kB64, 1)};
+    VSrc a[2] = {ReadVSrc(w, src0, OpType::kB64, 0), ReadVSrc(w, src0, OpType::kB64, 1)};
+    VSrc b[2] = {ReadVSrc(w, src1, OpType::kB64, 0), ReadVSrc(w, src1, OpType::kB64, 1)};
     std::vector<Pair64<uint32_t>> s(2);
     for (int l = 0; l < kLanes; ++l) {
       if (!(exec >> l & 1)) continue;
@@ -42,7 +43,7 @@ absl::Status ExecCompare(Wave& w, const Inst& in) {
       if (r->flag) mask |= uint64_t{1} << l;
     }
   } else {
-    VSrc a = ReadVSrc(w, mi.ops[1], OpType::kB32, 0), b = ReadVSrc(w, mi.ops[2], OpType::kB32, 0);
+    VSrc a = ReadVSrc(w, src0, OpType::kB32, 0), b = ReadVSrc(w, src1, OpType::kB32, 0);
     std::vector<uint32_t> s(2);
     for (int l = 0; l < kLanes; ++l) {
       if (!(exec >> l & 1)) continue;
@@ -53,7 +54,7 @@ absl::Status ExecCompare(Wave& w, const Inst& in) {
       if (*r) mask |= uint64_t{1} << l;
     }
   }
-  WriteMask(w, mi.ops[0], mask);  // inactive lanes read as 0
+  WriteMask(w, OperandOr0(mi, OpName::kSdst), mask);  // inactive lanes read as 0
   if (Info(mi.opc).flags & kWritesExec) w.SetExec(mask);
   return absl::OkStatus();
 }
@@ -66,9 +67,11 @@ absl::Status ExecCarry(Wave& w, const Inst& in) {
   if (!st.ok()) return st;
   if (!(st = NeedVdst(in)).ok()) return st;
   if (in.mods.clamp) return Unsupported(in, "clamp on a carry instruction");
-  VSrc a = ReadVSrc(w, mi.ops[2], OpType::kB32, 0), b = ReadVSrc(w, mi.ops[3], OpType::kB32, 0);
-  uint64_t carry_in = cin ? ReadMask(w, mi.ops[4]) : 0;
-  uint32_t* d = w.Row(mi.ops[0].cls, mi.ops[0].reg);
+  VSrc a = ReadVSrc(w, OperandOr0(mi, OpName::kSrc0), OpType::kB32, 0),
+       b = ReadVSrc(w, OperandOr0(mi, OpName::kSrc1), OpType::kB32, 0);
+  uint64_t carry_in = cin ? ReadMask(w, OperandOr0(mi, OpName::kSrc2)) : 0;
+  const MOperand& vdst = OperandOr0(mi, OpName::kVdst);
+  uint32_t* d = w.Row(vdst.cls, vdst.reg);
   const uint64_t exec = w.Exec();
   uint64_t carry = 0;
   std::vector<uint32_t> s(3);
@@ -81,7 +84,7 @@ absl::Status ExecCarry(Wave& w, const Inst& in) {
     if (*EvalFlagOut(U32Domain{}, mi.opc, s, r)) carry |= uint64_t{1} << l;
     d[l] = r;
   }
-  WriteMask(w, mi.ops[1], carry);
+  WriteMask(w, OperandOr0(mi, OpName::kSdst), carry);
   return absl::OkStatus();
 }
 
@@ -103,12 +106,13 @@ absl::Status ExecWide(Wave& w, const Inst& in) {
   if (in.mods.clamp) return Unsupported(in, "clamp");
   std::vector<VSrc> lo, hi;
   for (size_t i = 0; i < wide.size(); ++i) {
-    const MOperand& o = mi.ops[defs + i];
+    const MOperand& o = OperandOr0(mi, SrcName(static_cast<int>(i)));
     lo.push_back(ReadVSrc(w, o, wide[i] ? OpType::kB64 : OpType::kB32, 0));
     hi.push_back(wide[i] ? ReadVSrc(w, o, OpType::kB64, 1) : VSrc{});
   }
-  uint32_t* d0 = w.Row(mi.ops[0].cls, mi.ops[0].reg);
-  uint32_t* d1 = w.Row(mi.ops[0].cls, mi.ops[0].reg + 1);
+  const MOperand& vdst = OperandOr0(mi, OpName::kVdst);
+  uint32_t* d0 = w.Row(vdst.cls, vdst.reg);
+  uint32_t* d1 = w.Row(vdst.cls, vdst.reg + 1);
   const uint64_t exec = w.Exec();
   uint64_t carry = 0;
   std::vector<Pair64<uint32_t>> s(wide.size());
@@ -120,31 +124,33 @@ absl::Status ExecWide(Wave& w, const Inst& in) {
     d1[l] = r->hi;
     if (r->has_flag && r->flag) carry |= uint64_t{1} << l;
   }
-  if (defs == 2) WriteMask(w, mi.ops[1], carry);
+  if (defs == 2) WriteMask(w, OperandOr0(mi, OpName::kSdst), carry);
   return absl::OkStatus();
 }
 
 absl::Status ExecLaneOps(Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
+  const MOperand &vdst = OperandOr0(mi, OpName::kVdst), &src0 = OperandOr0(mi, OpName::kSrc0),
+                 &src1 = OperandOr0(mi, OpName::kSrc1);
   absl::Status st;
   switch (mi.opc) {
     case Opc::kVReadfirstlaneB32: {
       if (!(st = Arity(in, 2)).ok()) return st;
       uint64_t exec = w.Exec();
       int lane = exec ? __builtin_ctzll(exec) : 0;
-      WriteScalar(w, mi.ops[0], 0, ReadVSrc(w, mi.ops[1], OpType::kB32, 0)[lane]);
+      WriteScalar(w, vdst, 0, ReadVSrc(w, src0, OpType::kB32, 0)[lane]);
       return absl::OkStatus();
     }
     case Opc::kVReadlaneB32: {
       if (!(st = Arity(in, 3)).ok()) return st;
-      int lane = static_cast<int>(ReadScalar(w, mi.ops[2], OpType::kB32, 0) & 63);
-      WriteScalar(w, mi.ops[0], 0, ReadVSrc(w, mi.ops[1], OpType::kB32, 0)[lane]);
+      int lane = static_cast<int>(ReadScalar(w, src1, OpType::kB32, 0) & 63);
+      WriteScalar(w, vdst, 0, ReadVSrc(w, src0, OpType::kB32, 0)[lane]);
       return absl::OkStatus();
     }
     case Opc::kVWritelaneB32: {  // ignores EXEC
       if (!(st = Arity(in, 3)).ok() || !(st = NeedVdst(in)).ok()) return st;
-      int lane = static_cast<int>(ReadScalar(w, mi.ops[2], OpType::kB32, 0) & 63);
-      w.Row(mi.ops[0].cls, mi.ops[0].reg)[lane] = ReadScalar(w, mi.ops[1], OpType::kB32, 0);
+      int lane = static_cast<int>(ReadScalar(w, src1, OpType::kB32, 0) & 63);
+      w.Row(vdst.cls, vdst.reg)[lane] = ReadScalar(w, src0, OpType::kB32, 0);
       return absl::OkStatus();
     }
     default:
@@ -157,9 +163,11 @@ absl::Status ExecCndmask(Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
   absl::Status st = Arity(in, 4);
   if (!st.ok() || !(st = NeedVdst(in)).ok()) return st;
-  VSrc a = ReadVSrc(w, mi.ops[1], OpType::kF32, 0), b = ReadVSrc(w, mi.ops[2], OpType::kF32, 0);
-  uint64_t m = ReadMask(w, mi.ops[3]);
-  uint32_t* d = w.Row(mi.ops[0].cls, mi.ops[0].reg);
+  VSrc a = ReadVSrc(w, OperandOr0(mi, OpName::kSrc0), OpType::kF32, 0),
+       b = ReadVSrc(w, OperandOr0(mi, OpName::kSrc1), OpType::kF32, 0);
+  uint64_t m = ReadMask(w, OperandOr0(mi, OpName::kSrc2));
+  const MOperand& vdst = OperandOr0(mi, OpName::kVdst);
+  uint32_t* d = w.Row(vdst.cls, vdst.reg);
   const uint64_t exec = w.Exec();
   auto mod = [&](uint32_t v, int i) {
     if (in.mods.abs >> i & 1) v &= 0x7fffffffu;
@@ -176,10 +184,11 @@ absl::Status ExecPkMov(Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
   absl::Status st = Arity(in, 3);
   if (!st.ok() || !(st = NeedVdst(in, 2)).ok()) return st;
-  VSrc a = ReadVSrc(w, mi.ops[1], OpType::kB64, in.mods.op_sel & 1);
-  VSrc b = ReadVSrc(w, mi.ops[2], OpType::kB64, (in.mods.op_sel >> 1) & 1);
-  uint32_t* d0 = w.Row(mi.ops[0].cls, mi.ops[0].reg);
-  uint32_t* d1 = w.Row(mi.ops[0].cls, mi.ops[0].reg + 1);
+  VSrc a = ReadVSrc(w, OperandOr0(mi, OpName::kSrc0), OpType::kB64, in.mods.op_sel & 1);
+  VSrc b = ReadVSrc(w, OperandOr0(mi, OpName::kSrc1), OpType::kB64, (in.mods.op_sel >> 1) & 1);
+  const MOperand& vdst = OperandOr0(mi, OpName::kVdst);
+  uint32_t* d0 = w.Row(vdst.cls, vdst.reg);
+  uint32_t* d1 = w.Row(vdst.cls, vdst.reg + 1);
   const uint64_t exec = w.Exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!(exec >> l & 1)) continue;
@@ -199,12 +208,16 @@ absl::Status ExecGeneric(Wave& w, const Inst& in) {
   if (!st.ok()) return st;
   if (in.mods.clamp || in.mods.omod || in.mods.neg || in.mods.abs || in.mods.op_sel)
     return Unsupported(in, "a VOP3 modifier on an integer instruction");
-  const size_t nsrc = mi.ops.size() - 1;
+  // The sources src0..src2 present. (An operand a malformed text gives past
+  // src2 has no name; semantics.h reads no fourth source, so it never mattered.)
   std::vector<VSrc> src;
-  for (size_t i = 0; i < nsrc; ++i) src.push_back(ReadVSrc(w, mi.ops[1 + i], OpType::kB32, 0));
+  for (int k = 0; k < 3; ++k)
+    if (const MOperand* o = FindOperand(mi, SrcName(k))) src.push_back(ReadVSrc(w, *o, OpType::kB32, 0));
+  const size_t nsrc = src.size();
   const bool mbcnt = mi.opc == Opc::kVMbcntLoU32B32 || mi.opc == Opc::kVMbcntHiU32B32;
   std::vector<uint32_t> s(std::max<size_t>(nsrc + (mbcnt ? 1 : 0), 4), 0);
-  uint32_t* d = w.Row(mi.ops[0].cls, mi.ops[0].reg);
+  const MOperand& vdst = OperandOr0(mi, OpName::kVdst);
+  uint32_t* d = w.Row(vdst.cls, vdst.reg);
   const uint64_t exec = w.Exec();
   for (int l = 0; l < kLanes; ++l) {
     if (!(exec >> l & 1)) continue;
@@ -241,8 +254,9 @@ absl::Status ExecVector(ExecContext& c, Wave& w, const Inst& in) {
       // Moves between the VGPR and AGPR files (v_accvgpr_write also takes a constant).
       if (!(st = Arity(in, 2)).ok()) return st;
       if (!(st = NeedVdst(in)).ok()) return st;
-      VSrc s = ReadVSrc(w, in.mi.ops[1], OpType::kB32, 0);
-      uint32_t* d = w.Row(in.mi.ops[0].cls, in.mi.ops[0].reg);
+      VSrc s = ReadVSrc(w, OperandOr0(in.mi, OpName::kSrc0), OpType::kB32, 0);
+      const MOperand& vdst = OperandOr0(in.mi, OpName::kVdst);
+      uint32_t* d = w.Row(vdst.cls, vdst.reg);
       const uint64_t exec = w.Exec();
       for (int l = 0; l < kLanes; ++l)
         if (exec >> l & 1) d[l] = s[l];

@@ -5,19 +5,12 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/hazard_table.h"
+#include "compiler/isa/operands.h"
 
 namespace kir::emu {
 namespace {
-
-std::string SgprName(int s) {
-  if (s == kVccLo) return "vcc_lo";
-  if (s == kVccLo + 1) return "vcc_hi";
-  if (s == kExecLo) return "exec_lo";
-  if (s == kExecLo + 1) return "exec_hi";
-  if (s == kM0) return "m0";
-  return absl::StrCat("s", s);
-}
 
 const char* CounterName(Counter c) {
   return c == Counter::kVm ? "vmcnt" : "lgkmcnt";
@@ -46,34 +39,26 @@ absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst) {
         " that writes it is in flight: no s_waitcnt covered it",
         op ? absl::StrCat(" (", CounterName(op->ctr), ": needs s_waitcnt ", fix, " before it)") : ""));
   };
-  auto check_sgprs = [&](int lo, int n, bool def) -> absl::Status {
-    for (int s = lo; s < lo + n; ++s)
-      if (int64_t seq = w.OwnerOfSgpr(s)) return report(seq, SgprName(s), def);
+  // The first register of `a` (lowest first) a load in flight will write.
+  auto check = [&](const RegAccess& a) -> absl::Status {
+    if (a.special == SpecialReg::kScc) return absl::OkStatus();  // no load writes SCC
+    for (int r = a.lo; r < a.lo + a.count; ++r)
+      if (int64_t seq = w.OwnerOf(a.cls, r))
+        return report(seq, a.cls == RegClass::kSgpr ? SgprDwordName(r) : RegName(a.cls, r, 1), a.def);
     return absl::OkStatus();
   };
-  for (size_t i = 0; i < mi.ops.size(); ++i) {
-    const MOperand& o = mi.ops[i];
-    const bool def = mi.IsDef(i);
-    if (o.kind == MOperand::Kind::kReg) {
-      for (int r = o.reg; r < o.reg + o.count; ++r) {
-        int64_t seq = w.OwnerOf(o.cls, r);
-        if (seq) return report(seq, o.cls == RegClass::kSgpr ? SgprName(r) : RegName(o.cls, r, 1), def);
-      }
-    } else if (o.kind == MOperand::Kind::kSpecial) {
-      int lo = o.special == SpecialReg::kVcc ? kVccLo : o.special == SpecialReg::kExec ? kExecLo
-               : o.special == SpecialReg::kM0 ? kM0 : -1;
-      if (lo >= 0) {
-        absl::Status s = check_sgprs(lo, o.special == SpecialReg::kM0 ? 1 : 2, def);
-        if (!s.ok()) return s;
-      }
-    }
-  }
-  uint32_t f = Info(mi.opc).flags;
-  if (f & (kReadsExec | kWritesExec)) {
-    absl::Status s = check_sgprs(kExecLo, 2, !(f & kReadsExec));
-    if (!s.ok()) return s;
-  }
-  if (f & kReadsVcc) return check_sgprs(kVccLo, 2, false);
+  // The registers the instruction names (vcc, exec and m0 among them), in
+  // operand order, then the EXEC and VCC it reads or writes implicitly, reads
+  // first: an instruction that reads and writes EXEC (v_cmpx) is reported as
+  // reading it. (Tied reads, kTiedReads, would only repeat a def's registers.)
+  const RegAccesses accesses = CollectRegAccesses(mi, kExplicitAccesses | kImplicitAccesses);
+  for (const RegAccess& a : accesses)
+    if (a.explicit_op())
+      if (absl::Status s = check(a); !s.ok()) return s;
+  for (bool def : {false, true})
+    for (const RegAccess& a : accesses)
+      if (!a.explicit_op() && a.def == def)
+        if (absl::Status s = check(a); !s.ok()) return s;
   return absl::OkStatus();
 }
 

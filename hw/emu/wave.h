@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/instr.h"
 #include "hw/emu/code_object.h"
 
@@ -20,7 +21,9 @@ namespace kir::emu {
 
 constexpr int kLanes = 64;
 constexpr int kSgprSlots = 128;
-constexpr int kVccLo = 106, kM0 = 124, kExecLo = 126;
+// The special registers' SGPR-space encodings (compiler/isa/encoding.h).
+constexpr int kVccLo = kVccLoEncoding, kM0 = kM0Encoding, kExecLo = kExecLoEncoding;
+static_assert(kExecLo + 2 == kSgprSlots, "the SGPR file ends with EXEC");
 
 enum class Counter : uint8_t { kVm, kDs, kSmem };
 
