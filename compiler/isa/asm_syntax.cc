@@ -90,8 +90,31 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
   return s;
 }
 
-std::string PrintMir(const TargetInfo& t, const MFunction& f) {
+std::string VRegDeclarations(const MFunction& f) {
+  const int nv = static_cast<int>(f.vregs.size());
+  std::vector<bool> named(nv, false);
+  for (const MInst& mi : f.insts)
+    for (const MOperand& o : mi.ops)
+      if (o.IsReg() && o.is_virtual)
+        for (int v = o.reg; v >= 0 && v < nv && !named[v]; v = f.vregs[v].alias_of) named[v] = true;
   std::string s;
+  for (int v = 0; v < nv; ++v) {
+    if (!named[v]) continue;
+    const VReg& r = f.vregs[v];
+    const char* c = r.cls == RegClass::kVgpr ? "v" : r.cls == RegClass::kSgpr ? "s" : "a";
+    absl::StrAppend(&s, "  .vreg %", c, v, ", ", r.count);
+    if (r.align > 1) absl::StrAppend(&s, ", align ", r.align);
+    if (r.fixed >= 0) absl::StrAppend(&s, ", fixed ", r.fixed);
+    if (r.alias_of >= 0) absl::StrAppend(&s, ", alias %", c, r.alias_of, "+", r.alias_offset);
+    absl::StrAppend(&s, "\n");
+  }
+  return s;
+}
+
+std::string PrintMir(const TargetInfo& t, const MFunction& f, absl::string_view name) {
+  std::string s;
+  if (!name.empty()) absl::StrAppend(&s, name, ":\n");
+  absl::StrAppend(&s, VRegDeclarations(f));
   for (const MInst& mi : f.insts) {
     std::string line = absl::StrCat("  ", InstructionText(t, mi));
     if (mi.id >= 0 || mi.kir_op >= 0) {

@@ -81,7 +81,7 @@ enum OpcFlags : uint32_t {
   kReadsScc = 1u << 1,
   kWritesVcc = 1u << 2,  // VOP2 carry-out / VOPC
   kReadsVcc = 1u << 3,   // VOP2 carry-in / v_cndmask_b32_e32
-  kReadsExec = 1u << 4,  // all VALU, VMEM, DS
+  kReadsExec = 1u << 4,  // all VALU, VMEM, DS; s_cbranch_exec*, s_*_saveexec_b64
   kWritesExec = 1u << 5,
   kVop3Only = 1u << 6,   // no literal operand allowed on gfx9
   kVop2 = 1u << 7,       // src1 must be a VGPR; a literal only in src0

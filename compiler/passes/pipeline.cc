@@ -90,7 +90,7 @@ absl::Status RunDsPairing(PassState& s, Counters& c) {
 }
 
 absl::Status RunRegalloc(PassState& s, Counters& c) {
-  s.r.mir_text = PrintMir(s.t, s.r.lowered.mir);
+  s.r.mir_text = PrintMir(s.t, s.r.lowered.mir, s.r.kernel.name);
   absl::StatusOr<RegUsage> u = AllocateRegisters(s.t, s.r.lowered.mir, &s.r.lowered.kir_op_text);
   if (!u.ok())
     return absl::Status(u.status().code(),
@@ -163,7 +163,7 @@ const std::vector<PassImpl>& Impls() {
 
 std::string StateText(const PassState& s) {
   if (!s.lowered) return PrintKernel(s.r.kernel);
-  return PrintMir(s.t, s.r.lowered.mir);
+  return PrintMir(s.t, s.r.lowered.mir, s.r.kernel.name);
 }
 
 bool Selected(const std::set<std::string>& names, const char* pass) {

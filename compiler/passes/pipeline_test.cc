@@ -118,7 +118,7 @@ TEST(Pipeline, StopAfterGivesThatPassesOutput) {
   PipelineResult all = RunOn(k, "gfx90a", PipelineOptions{});
   o.stop_after = "resources";
   PipelineResult res = RunOn(k, "gfx90a", o);
-  EXPECT_EQ(PrintMir(*Id("gfx90a").target, all.lowered.mir), res.stopped_text);
+  EXPECT_EQ(PrintMir(*Id("gfx90a").target, all.lowered.mir, all.kernel.name), res.stopped_text);
 }
 
 // A pass that does not apply still marks where --stop-after stops: for xnack-

@@ -218,9 +218,11 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
   for (size_t i = 0; i < f.insts.size(); ++i) {
     const MInst& mi = f.insts[i];
     if (IsLabel(mi)) continue;
-    absl::Status s = mi.opc == Opc::kSWaitcnt ? ValidateWaitcnt(t, mi) : CheckOperands(mi, i);
-    if (!s.ok())
+    if (mi.opc != Opc::kSWaitcnt) {
+      if (absl::Status s = CheckOperands(mi, i); !s.ok()) return s;  // names the instruction
+    } else if (absl::Status s = ValidateWaitcnt(t, mi); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat("instruction ", i, ": ", s.message()));
+    }
   }
   absl::StatusOr<const std::vector<BasicBlock>*> cfg = EnsureCfg(f);
   if (!cfg.ok()) return cfg.status();

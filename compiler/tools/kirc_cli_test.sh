@@ -489,6 +489,16 @@ grep -q -- "--rocjitsu=DIR" help.txt || fail "--help lacks --rocjitsu"
 "$kirc" compile work/copy_f32.kir --stop-after=regalloc > ra.mir || fail "--stop-after=regalloc"
 has "buffer_load_dwordx4 v\[" ra.mir && ! has "s_waitcnt" ra.mir || fail "--stop-after=regalloc: $(cat ra.mir)"
 "$kirc" compile work/copy_f32.kir --stop-after=waitcnt | has "s_waitcnt" || fail "--stop-after=waitcnt has no s_waitcnt"
+# Printed MIR reads back: replaying the MIR passes with kirc opt from
+# --stop-after=lower gives what the pipeline gives (copy_f32 has no LDS
+# writes, the one thing text replay cannot pair: no access map).
+for t in gfx908 gfx90a gfx942; do
+  "$kirc" compile work/copy_f32.kir --mcpu=$t --stop-after=lower > lowered.mir || fail "--stop-after=lower on $t"
+  "$kirc" opt lowered.mir --mcpu=$t --run-pass=schedule,ds-pairing,regalloc,waitcnt,hazards \
+    | sed 's| *//.*||' | grep -v '^ *$' > replayed.s || fail "kirc opt on lowered MIR ($t): $(cat lowered.mir)"
+  "$kirc" compile work/copy_f32.kir --mcpu=$t --stop-after=hazards | sed 's| *//.*||' | grep -v '^ *$' > piped.s
+  cmp -s replayed.s piped.s || fail "kirc opt replay differs from the pipeline on $t: $(diff replayed.s piped.s)"
+done
 "$kirc" compile work/copy_f32.kir --print-after=lower,hazards -o pa.s 2> dumps.txt || fail "--print-after"
 [ "$(grep -c '^# \*\*\* IR Dump After' dumps.txt)" = 2 ] && has "IR Dump After lower" dumps.txt \
   && has "IR Dump After hazards" dumps.txt || fail "--print-after dumps: $(grep 'IR Dump' dumps.txt)"

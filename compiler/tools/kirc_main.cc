@@ -59,10 +59,12 @@ Usage:
                                instruction's address equals its KIR index
                                expression and stays in bounds; prints a report,
                                exit status 0 only if every access is proved
-  kirc opt FILE.s --mcpu=TARGET --run-pass=PASS[,PASS...] [-o OUT]
-                               run passes (waitcnt, hazards, xnack-clauses) on
-                               one function of assembly (FILE "-": standard
-                               input) and print it, as llc -run-pass does
+  kirc opt FILE.s|FILE.mir --mcpu=TARGET --run-pass=PASS[,PASS...] [-o OUT]
+                               run passes (schedule, ds-pairing, regalloc,
+                               waitcnt, hazards, xnack-clauses) on one function
+                               of assembly or of MIR on virtual registers (as
+                               --emit=mir and --stop-after print it; FILE "-":
+                               standard input) and print it, as llc -run-pass
   kirc --help | --version
   Options belong to their command: one that does not apply (e.g. --seed with
   compile) is an error.

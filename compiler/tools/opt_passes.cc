@@ -9,12 +9,19 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "compiler/isa/asm_syntax.h"
 #include "compiler/isa/instr.h"
 #include "compiler/isa/mir_verifier.h"
 #include "compiler/isa/operands.h"
+#include "compiler/passes/ds_pairing.h"
 #include "compiler/passes/hazards.h"
 #include "compiler/passes/pipeline.h"
+#include "compiler/passes/regalloc.h"
+#include "compiler/passes/schedule.h"
 #include "compiler/passes/waitcnt.h"
 #include "compiler/passes/xnack_clauses.h"
 #include "compiler/target/target.h"
@@ -39,16 +46,115 @@ std::string UncarriedModifiers(const emu::Mods& m) {
   return absl::StrJoin(out, ", ");
 }
 
+bool HasVirtualOperands(const MFunction& f) {
+  for (const MInst& mi : f.insts)
+    for (const MOperand& o : mi.ops)
+      if (o.IsReg() && o.is_virtual) return true;
+  return false;
+}
+
 absl::Status Verify(const TargetInfo& t, const MFunction& f, absl::string_view when) {
-  absl::Status s = VerifyMir(t, f, MirForm::kPhysical);
+  absl::Status s = VerifyMir(t, f, HasVirtualOperands(f) ? MirForm::kVirtual : MirForm::kPhysical);
   if (s.ok()) return s;
   return absl::InvalidArgumentError(absl::StrCat("the MIR ", when, " is malformed: ", s.message()));
+}
+
+// A virtual register name "%v12" (class and id), false if `s` is not one.
+bool ParseVRegName(absl::string_view s, RegClass* cls, int* id) {
+  if (!absl::ConsumePrefix(&s, "%") || s.size() < 2) return false;
+  switch (s[0]) {
+    case 'v': *cls = RegClass::kVgpr; break;
+    case 's': *cls = RegClass::kSgpr; break;
+    case 'a': *cls = RegClass::kAgpr; break;
+    default: return false;
+  }
+  return absl::SimpleAtoi(s.substr(1), id) && *id >= 0;
+}
+
+// The `.vreg` declarations of printed MIR (VRegDeclarations in
+// compiler/isa/asm_syntax.h) into f.vregs; other lines are left to the
+// assembly reader, which skips directives.
+absl::Status ReadVRegDeclarations(absl::string_view text, absl::string_view filename, MFunction& f) {
+  constexpr int kMaxVRegs = 1 << 20;
+  std::vector<bool> declared;
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    line = absl::StripAsciiWhitespace(line.substr(0, std::min(line.find("//"), line.size())));
+    if (!absl::ConsumePrefix(&line, ".vreg")) continue;
+    auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          filename, ":", line_no, ": `.vreg", line, "`: ", why,
+          "; the form is `.vreg %v3, COUNT[, align N][, fixed INDEX][, alias %v1+OFFSET]`"));
+    };
+    std::vector<std::string> parts = absl::StrSplit(line, ',');
+    for (std::string& p : parts) p = std::string(absl::StripAsciiWhitespace(p));
+    RegClass cls;
+    int id = 0;
+    VReg v;
+    if (parts.size() < 2 || !ParseVRegName(parts[0], &cls, &id)) return bad("expected a register like %v3 and a count");
+    if (id >= kMaxVRegs) return bad(absl::StrCat("register ids go up to ", kMaxVRegs - 1));
+    if (!absl::SimpleAtoi(parts[1], &v.count) || v.count < 1 || v.count > 32)
+      return bad("the count is 1..32 registers");
+    v.cls = cls;
+    for (size_t k = 2; k < parts.size(); ++k) {
+      absl::string_view p = parts[k];
+      if (absl::ConsumePrefix(&p, "align ")) {
+        if (!absl::SimpleAtoi(p, &v.align) || v.align < 1 || v.align > 16 || (v.align & (v.align - 1)) != 0)
+          return bad("align is a power of two up to 16");
+      } else if (absl::ConsumePrefix(&p, "fixed ")) {
+        if (!absl::SimpleAtoi(p, &v.fixed) || v.fixed < 0 || v.fixed > 511) return bad("fixed is a register index");
+      } else if (absl::ConsumePrefix(&p, "alias ")) {
+        const size_t plus = p.find('+');
+        RegClass pc;
+        if (plus == absl::string_view::npos || !ParseVRegName(p.substr(0, plus), &pc, &v.alias_of) ||
+            !absl::SimpleAtoi(p.substr(plus + 1), &v.alias_offset) || v.alias_offset < 0)
+          return bad("alias names its parent and the offset into it, e.g. alias %v1+2");
+        if (pc != cls) return bad("an alias has its parent's register class");
+      } else {
+        return bad(absl::StrCat("unknown field '", p, "'"));
+      }
+    }
+    if (static_cast<size_t>(id) >= declared.size()) {
+      declared.resize(id + 1, false);
+      f.vregs.resize(id + 1);
+    }
+    if (declared[id])
+      return bad(absl::StrCat("id ", id, " is declared twice (one numbering for %v, %s and %a: %v3 and %s3 are "
+                              "the same register)"));
+    declared[id] = true;
+    f.vregs[id] = v;
+  }
+  for (size_t id = 0; id < f.vregs.size(); ++id) {
+    const VReg& v = f.vregs[id];
+    if (!declared[id] || v.alias_of < 0) continue;
+    if (static_cast<size_t>(v.alias_of) >= f.vregs.size() || !declared[v.alias_of])
+      return absl::InvalidArgumentError(absl::StrCat(filename, ": .vreg %", id, " is an alias of %", v.alias_of,
+                                                     ", which is not declared"));
+    if (v.alias_offset + v.count > f.vregs[v.alias_of].count)
+      return absl::InvalidArgumentError(absl::StrCat(filename, ": .vreg %", id, " reaches past the end of %",
+                                                     v.alias_of, " (", f.vregs[v.alias_of].count, " registers)"));
+  }
+  // Alias chains must end (a cycle would make MFunction::Root loop).
+  for (size_t id = 0; id < f.vregs.size(); ++id) {
+    int v = static_cast<int>(id);
+    for (size_t steps = 0; v >= 0 && f.vregs[v].alias_of >= 0; ++steps) {
+      if (steps > f.vregs.size())
+        return absl::InvalidArgumentError(absl::StrCat(filename, ": .vreg aliases form a cycle through id ", id));
+      v = f.vregs[v].alias_of;
+    }
+  }
+  // Undeclared ids between declared ones hold no register and must not be named.
+  for (size_t id = 0; id < f.vregs.size(); ++id)
+    if (!declared[id]) f.vregs[id].count = 0;
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 const std::vector<std::string>& OptPassNames() {
-  static const auto* names = new std::vector<std::string>{"waitcnt", "hazards", "xnack-clauses"};
+  static const auto* names = new std::vector<std::string>{"schedule", "ds-pairing", "regalloc",
+                                                          "waitcnt",  "hazards",    "xnack-clauses"};
   return *names;
 }
 
@@ -66,14 +172,18 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
     for (const PassInfo& info : PassTable()) in_pipeline = in_pipeline || p == info.name;
     if (in_pipeline)
       return absl::InvalidArgumentError(absl::StrCat(
-          "pass '", p, "' works on KIR or on virtual registers; kirc opt reads assembly "
-          "on physical registers and runs ", absl::StrJoin(OptPassNames(), ", "),
+          "pass '", p, "' works on KIR or on the whole kernel; kirc opt reads MIR or assembly "
+          "and runs ", absl::StrJoin(OptPassNames(), ", "),
           " (use kirc compile --print-after=", p, " to see it)"));
     return absl::InvalidArgumentError(
         absl::StrCat("unknown pass '", p, "': kirc opt runs ", absl::StrJoin(OptPassNames(), ", ")));
   }
 
-  absl::StatusOr<emu::AsmText> text = emu::ReadAssembly(asm_text, t);
+  MFunction f;
+  if (absl::Status s = ReadVRegDeclarations(asm_text, filename, f); !s.ok()) return s;
+  emu::ReadOptions read_options;
+  read_options.virtual_registers = true;
+  absl::StatusOr<emu::AsmText> text = emu::ReadAssembly(asm_text, t, read_options);
   if (!text.ok()) return absl::Status(text.status().code(), absl::StrCat(filename, ": ", text.status().message()));
   if (text->functions.size() != 1) {
     std::vector<std::string> names;
@@ -99,7 +209,6 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
     labels_at[index].push_back(static_cast<int>(label_names.size()));
     label_names.push_back(label);
   }
-  MFunction f;
   for (size_t i = 0; i <= prog.insts.size(); ++i) {
     if (auto it = labels_at.find(static_cast<int>(i)); it != labels_at.end()) {
       for (int id : it->second) {
@@ -116,6 +225,16 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
                                                      ", which kirc's MIR does not carry: kirc opt reads the "
                                                      "instructions kirc emits"));
     MInst mi = in.mi;
+    for (const MOperand& o : mi.ops)
+      if (o.IsReg() && o.is_virtual &&
+          (o.reg >= static_cast<int>(f.vregs.size()) || f.vregs[o.reg].count == 0 || f.vregs[o.reg].cls != o.cls ||
+           o.sub + o.count > f.vregs[o.reg].count))
+        return absl::InvalidArgumentError(absl::StrCat(
+            filename, ":", in.line, ": `", in.text, "`: ",
+            o.reg < static_cast<int>(f.vregs.size()) && f.vregs[o.reg].count > 0
+                ? absl::StrCat("the operand does not fit its .vreg declaration (", f.vregs[o.reg].count,
+                               " registers of its class)")
+                : absl::StrCat("a virtual register without a .vreg declaration")));
     if (Info(mi.opc).flags & kBranch) {
       auto it = label_of.find(in.target_label);
       if (in.target < 0 || it == label_of.end())
@@ -132,7 +251,13 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
 
   for (const std::string& p : passes) {
     absl::Status s;
-    if (p == "waitcnt") {
+    if (p == "schedule") {
+      s = ScheduleBlocks(t, f);
+    } else if (p == "ds-pairing") {
+      s = PairDsAccesses(f, /*access_map=*/nullptr);
+    } else if (p == "regalloc") {
+      s = AllocateRegisters(t, f).status();
+    } else if (p == "waitcnt") {
       s = InsertWaitcnts(t, f);
     } else if (p == "hazards") {
       s = InsertHazardNops(t, f);
@@ -145,7 +270,7 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
   }
 
   // Labels and branch targets print with their input names.
-  std::string out = absl::StrCat(name, ":\n");
+  std::string out = absl::StrCat(name, ":\n", VRegDeclarations(f));
   for (const MInst& mi : f.insts) {
     const bool is_label = mi.opc == Opc::kLabel, is_branch = (Info(mi.opc).flags & kBranch) != 0;
     if (!is_label && !is_branch) {

@@ -4,12 +4,16 @@
 // checked with FileCheck) instead of on MIR built in C++.
 //
 // The input is one function in the assembly kirc prints (or llvm-objdump -d
-// output), read by the emulator's reader (hw/emu/asm_reader.h) into MIR on
-// physical registers: a label line ("NAME:") opens the function, ".L" labels
-// are branch targets, directives are skipped. The passes that work on
-// physical registers run on it: waitcnt, hazards and xnack-clauses. The
-// output is the function again, one instruction per line in kirc's syntax,
-// with the labels branches use (under their own names; others are dropped).
+// output) or in printed MIR on virtual registers (PrintMir: `%v12` operands
+// and `.vreg` declarations, compiler/isa/asm_syntax.h), read by the
+// emulator's reader (hw/emu/asm_reader.h, ReadOptions::virtual_registers): a
+// label line ("NAME:") opens the function, ".L" labels are branch targets,
+// other directives are skipped. Every MIR pass of the pipeline but `lower`
+// and `resources` runs on it: schedule, ds-pairing (without an access map:
+// reads only), regalloc, waitcnt, hazards and xnack-clauses. The output is
+// the function again, one instruction per line in kirc's syntax, with the
+// labels branches use (under their own names; others are dropped) and, while
+// registers are virtual, the `.vreg` lines.
 #ifndef KIRC_COMPILER_TOOLS_OPT_PASSES_H_
 #define KIRC_COMPILER_TOOLS_OPT_PASSES_H_
 
@@ -29,9 +33,9 @@ const std::vector<std::string>& OptPassNames();
 // checking the MIR (compiler/isa/mir_verifier.h) before the first pass and
 // after each. Returns the function's text afterwards. `filename` prefixes
 // error positions. Errors: InvalidArgument for an unknown target ID or pass
-// name (listing the valid ones; a pass of the pipeline that needs virtual
-// registers says so), text the reader refuses (with the line), no function or
-// several, an instruction with a modifier kirc's MIR does not carry (neg,
+// name (listing the valid ones; a pass of the pipeline that works on KIR says
+// so), text the reader refuses (with the line), a malformed `.vreg` line or
+// an operand outside its declaration (with the line), no function or several, an instruction with a modifier kirc's MIR does not carry (neg,
 // abs, op_sel, clamp, omod, SDWA, saddr, cbsz/abid/blgp; naming the line),
 // MIR the verifier refuses, or a pass's own error.
 absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl::string_view target_id,

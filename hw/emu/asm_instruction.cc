@@ -91,6 +91,34 @@ bool ParseInt(absl::string_view s, int64_t* v) {
   return true;
 }
 
+// A virtual register of printed MIR: %v12 (one dword), %v12[2] or %v12[0:3]
+// (dwords of the vreg's tuple).
+bool ParseVirtualRegister(absl::string_view s, MOperand* op) {
+  if (!absl::ConsumePrefix(&s, "%") || s.size() < 2) return false;
+  RegClass c;
+  switch (s[0]) {
+    case 'v': c = RegClass::kVgpr; break;
+    case 's': c = RegClass::kSgpr; break;
+    case 'a': c = RegClass::kAgpr; break;
+    default: return false;
+  }
+  absl::string_view rest = s.substr(1);
+  const size_t bracket = rest.find('[');
+  int id = 0, lo = 0, hi = 0;
+  if (!absl::SimpleAtoi(rest.substr(0, bracket), &id) || id < 0) return false;
+  if (bracket != absl::string_view::npos) {
+    rest = rest.substr(bracket + 1);
+    if (!absl::ConsumeSuffix(&rest, "]")) return false;
+    std::vector<absl::string_view> parts = absl::StrSplit(rest, ':');
+    if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &lo)) return false;
+    hi = lo;
+    if (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &hi)) return false;
+  }
+  if (lo < 0 || hi < lo || hi - lo >= 32) return false;
+  *op = MOperand::Virt(c, id, lo, hi - lo + 1);
+  return true;
+}
+
 bool ParseRegister(absl::string_view s, MOperand* op) {
   // vcc, exec, m0, scc; then one dword of vcc or exec (vcc_lo = s106, ...) by
   // its SGPR-space encoding (compiler/isa/encoding.h).
@@ -286,7 +314,7 @@ bool IsVmemBuffer(Opc o) {
 }  // namespace
 
 absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& t,
-                                      std::string* label) {
+                                      std::string* label, const ReadOptions& options) {
   Inst in;
   text = absl::StripAsciiWhitespace(text);
   in.text = std::string(text);
@@ -375,7 +403,7 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     }
     MOperand op;
     bool literal = false;
-    if (!ParseRegister(q, &op)) {
+    if (!ParseRegister(q, &op) && !(options.virtual_registers && ParseVirtualRegister(q, &op))) {
       if (neg || abs) return Err(text, absl::StrCat("bad operand '", p, "'"));
       if (!ParseImmediate(q, &op, &literal))
         return Err(text, absl::StrCat("bad operand '", p, "'"));

@@ -80,7 +80,7 @@ absl::Status Finish(FunctionBuilder& f) {
 
 }  // namespace
 
-absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t) {
+absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t, const ReadOptions& options) {
   AsmText out;
   std::map<std::string, FunctionBuilder> funcs;
   FunctionBuilder* cur = nullptr;
@@ -159,7 +159,7 @@ absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t
     if (cur == nullptr)
       return absl::InvalidArgumentError(absl::StrCat("line ", line_no, ": instruction outside a function: `", line, "`"));
     std::string label;
-    absl::StatusOr<Inst> in = ParseInstruction(line, t, &label);
+    absl::StatusOr<Inst> in = ParseInstruction(line, t, &label, options);
     uint64_t addr = cur->next_addr;
     int size = 0;
     bool from_comment = ParseObjdumpComment(comment, &addr, &size);
