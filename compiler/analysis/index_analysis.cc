@@ -18,11 +18,11 @@ int64_t Sat(__int128 v) {
 
 bool Saturated(int64_t v) { return v >= kSat || v <= -kSat; }
 
-void AddTerm(AffineForm& f, const Atom& atom, int64_t coeff) {
+void AddTerm(AffineForm& f, const std::shared_ptr<const Atom>& atom, int64_t coeff) {
   if (coeff == 0) return;
-  auto it = std::lower_bound(f.terms.begin(), f.terms.end(), atom.key,
-                             [](const AffineTerm& t, const std::string& k) { return t.atom.key < k; });
-  if (it != f.terms.end() && it->atom.key == atom.key) {
+  auto it = std::lower_bound(f.terms.begin(), f.terms.end(), atom->key,
+                             [](const AffineTerm& t, const std::string& k) { return t.atom->key < k; });
+  if (it != f.terms.end() && (it->atom == atom || it->atom->key == atom->key)) {
     it->coeff = Sat(static_cast<__int128>(it->coeff) + coeff);
     if (it->coeff == 0) f.terms.erase(it);
     return;
@@ -44,7 +44,7 @@ Atom Leaf(Atom::Kind kind, int dim, std::string name, std::string key, Interval 
 AffineForm FromAtom(Atom a) {
   if (a.range.IsConst()) return AffineConst(a.range.lo);
   AffineForm f;
-  AddTerm(f, a, 1);
+  f.terms.push_back(AffineTerm{std::make_shared<const Atom>(std::move(a)), 1});
   return f;
 }
 
@@ -130,7 +130,7 @@ std::string AffineForm::Key() const {
   for (const AffineTerm& t : terms) {
     if (!s.empty()) s += " + ";
     if (t.coeff != 1) absl::StrAppend(&s, t.coeff, "*");
-    s += t.atom.key;
+    s += t.atom->key;
   }
   if (constant != 0 || s.empty()) {
     if (!s.empty()) s += " + ";
@@ -141,20 +141,20 @@ std::string AffineForm::Key() const {
 
 Interval AffineForm::Range() const {
   Interval r{constant, constant};
-  for (const AffineTerm& t : terms) r = IvAdd(r, IvScale(t.atom.range, t.coeff));
+  for (const AffineTerm& t : terms) r = IvAdd(r, IvScale(t.atom->range, t.coeff));
   return r;
 }
 
 bool AffineForm::Uniform() const {
   for (const AffineTerm& t : terms)
-    if (!t.atom.uniform) return false;
+    if (!t.atom->uniform) return false;
   return true;
 }
 
 int64_t AffineForm::KnownDivisor() const {
   int64_t g = constant < 0 ? -constant : constant;
   for (const AffineTerm& t : terms) {
-    __int128 c = static_cast<__int128>(t.coeff) * t.atom.multiple;
+    __int128 c = static_cast<__int128>(t.coeff) * t.atom->multiple;
     int64_t cm = Sat(c < 0 ? -c : c);
     g = std::gcd(g, cm);
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,11 @@ struct Atom {
   Interval source_range;
 };
 
+// The atom is shared and immutable: forms are added, scaled and split many
+// times while lowering, and copying a term copies a pointer, not the atom's
+// strings and operand forms.
 struct AffineTerm {
-  Atom atom;
+  std::shared_ptr<const Atom> atom;  // never null
   int64_t coeff = 0;
 };
 

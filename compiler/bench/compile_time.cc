@@ -13,6 +13,11 @@
 //          one s_waitcnt per pair)
 //   loops  sequential 4-trip loops of 6 ops each (many basic blocks)
 //   mfma   a chain of 32x32x8 MFMAs accumulating into one f32x16
+//
+// `--kir=FILE[,FILE...] [--mcpu=TARGET] [--reps=N]` instead times the given
+// kernels: CompileText (parse included, as compiler/bench:compare's
+// in-process column) to assembly, the median of N runs in one child process
+// (also a harness for `perf record`).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,8 +91,10 @@ struct Sample {
   std::string error;
 };
 
-// Parses and compiles `text` `reps` times in a child process.
-Sample Measure(const std::string& text, int reps) {
+// Parses and compiles `text` `reps` times in a child process; with
+// `parse_each_time`, each timed run is CompileText (parse included).
+Sample Measure(const std::string& text, int reps, const CompileOptions& opts = {},
+               bool parse_each_time = false) {
   int fds[2];
   if (pipe(fds) != 0) return {-1, 0, 0, "pipe failed"};
   pid_t pid = fork();
@@ -102,7 +109,8 @@ Sample Measure(const std::string& text, int reps) {
       int insts = 0;
       for (int r = 0; r < reps && msg.empty(); ++r) {
         auto t0 = std::chrono::steady_clock::now();
-        absl::StatusOr<CompileResult> c = Compile(*k, CompileOptions{});
+        absl::StatusOr<CompileResult> c =
+            parse_each_time ? CompileText(text, "bench.kir", opts) : Compile(*k, opts);
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         if (!c.ok()) msg = absl::StrCat("E ", c.status().message());
         else insts = c->stats.total;
@@ -156,12 +164,53 @@ double Exponent(const std::vector<double>& x, const std::vector<double>& y) {
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
+// The --kir mode: each file's in-process compile time.
+int TimeFiles(const std::vector<std::string>& files, const std::string& mcpu, int reps) {
+  std::printf("in-process CompileText (KIR text to assembly, parse included), median of %d\n\n", reps);
+  std::printf("%-40s %-10s %8s %12s %12s\n", "kernel", "target", "insts", "time (ms)", "peak RSS MB");
+  int failed = 0;
+  for (const std::string& f : files) {
+    std::string text;
+    if (FILE* fp = std::fopen(f.c_str(), "rb")) {
+      char buf[65536];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, fp)) > 0) text.append(buf, n);
+      std::fclose(fp);
+    } else {
+      std::printf("%-40s error: cannot read the file\n", f.c_str());
+      ++failed;
+      continue;
+    }
+    CompileOptions opts;
+    opts.mcpu = mcpu;
+    Sample s = Measure(text, reps, opts, /*parse_each_time=*/true);
+    if (s.seconds < 0) {
+      std::printf("%-40s error: %s\n", f.c_str(), s.error.c_str());
+      ++failed;
+      continue;
+    }
+    std::printf("%-40s %-10s %8d %12.3f %12.1f\n", f.c_str(), mcpu.empty() ? "(kernel)" : mcpu.c_str(), s.insts,
+                s.seconds * 1e3, s.max_rss_kb / 1024.0);
+  }
+  return failed ? 1 : 0;
+}
+
 int Main(int argc, char** argv) {
   int reps = 3;
   std::vector<int> sizes = {1000, 2000, 4000, 8000, 16000, 32000};
+  std::vector<std::string> files;
+  std::string mcpu;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--reps=", 0) == 0 && absl::SimpleAtoi(a.substr(7), &reps) && reps > 0) continue;
+    if (a.rfind("--kir=", 0) == 0) {
+      for (absl::string_view f : absl::StrSplit(a.substr(6), ',', absl::SkipEmpty())) files.emplace_back(f);
+      continue;
+    }
+    if (a.rfind("--mcpu=", 0) == 0) {
+      mcpu = a.substr(7);
+      continue;
+    }
     if (a.rfind("--print=", 0) == 0) {  // --print=SHAPE:OPS writes that kernel's KIR
       std::vector<std::string> p = absl::StrSplit(a.substr(8), ':');
       int ops = 0;
@@ -174,9 +223,12 @@ int Main(int argc, char** argv) {
       sizes = {1000, 2000, 4000};
       continue;
     }
-    std::fprintf(stderr, "usage: compile_time [--reps=N] [--quick] [--print=chain|ldst|loops|mfma:OPS]\n");
+    std::fprintf(stderr,
+                 "usage: compile_time [--reps=N] [--quick] [--print=chain|ldst|loops|mfma:OPS]\n"
+                 "       compile_time --kir=FILE[,FILE...] [--mcpu=TARGET] [--reps=N]\n");
     return 2;
   }
+  if (!files.empty()) return TimeFiles(files, mcpu, reps);
   std::printf("kirc compile time against kernel size (in-process Compile, gfx942, median of %d; peak RSS of a\n"
               "child process that parses and compiles the kernel %d times)\n\n",
               reps, reps);

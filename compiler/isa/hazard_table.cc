@@ -555,7 +555,13 @@ int IssuedWaitStates(const MInst& inst) {
   return 1;
 }
 
-HazardOperands::HazardOperands(const MInst& mi) : mi_(&mi), accesses_(Collect(mi)) {}
+HazardOperands::HazardOperands(const MInst& mi) : mi_(&mi), accesses_(Collect(mi)) {
+  for (const RegAccess& a : accesses_) {
+    for (int r = a.lo; r < a.lo + a.count; ++r)
+      summary_ |= uint64_t{1} << ((static_cast<unsigned>(a.cls) * 17u + static_cast<unsigned>(r)) & 63u);
+    if (a.def && Overlap(a, kExecAccess)) writes_exec_ = true;
+  }
+}
 
 namespace {
 
@@ -588,8 +594,12 @@ int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& 
 int RequiredWaitStates(const TargetInfo& t, const HazardOperands& producer, const HazardOperands& consumer,
                        std::string* why) {
   if (!CanProduce(Cls(producer.inst()))) return 0;
+  // Every rule but the EXEC-write ones needs a register both access.
+  if ((producer.register_summary() & consumer.register_summary()) == 0 && !producer.writes_exec()) return 0;
   return Required(t, producer.inst(), consumer.inst(), producer.accesses(), consumer.accesses(), why);
 }
+
+bool CanStartHazard(const MInst& inst) { return CanProduce(Cls(inst)); }
 
 int MaxHazardWindow() {
   static const int window = ComputeMaxWindow();

@@ -50,6 +50,11 @@ int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& 
                        std::string* why);
 
 
+// Whether `inst` can be the producer of any rule here (a VALU result, MFMA
+// included, or a VMEM store's data): RequiredWaitStates(t, inst, c) is 0 for
+// every consumer c when this is false, so a pass need not keep it in its window.
+bool CanStartHazard(const MInst& inst);
+
 // An instruction with its register accesses collected once, for callers that
 // test one instruction against many (the hazard pass tests each against every
 // producer in its window). `mi` must outlive it.
@@ -58,10 +63,18 @@ class HazardOperands {
   explicit HazardOperands(const MInst& mi);
   const MInst& inst() const { return *mi_; }
   const RegAccesses& accesses() const { return accesses_; }
+  // A 64-bit summary of the registers accessed (one bit per register, hashed):
+  // two instructions whose summaries share no bit access no common register.
+  uint64_t register_summary() const { return summary_; }
+  // Whether the instruction writes EXEC (the only rules that need no common
+  // register: a VALU writing EXEC before an MFMA or v_readfirstlane).
+  bool writes_exec() const { return writes_exec_; }
 
  private:
   const MInst* mi_;
   RegAccesses accesses_;
+  uint64_t summary_ = 0;
+  bool writes_exec_ = false;
 };
 
 // RequiredWaitStates above, for instructions whose accesses are collected.

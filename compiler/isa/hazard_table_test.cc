@@ -36,8 +36,13 @@ MInst Mfma(const char* name, MOperand d, MOperand a, MOperand b, MOperand c) {
 
 const TargetInfo& T(const char* name) { return **LookupTarget(name); }
 
+// Both entry points: the one the hazard pass uses (accesses collected once,
+// register-summary prefilter) must agree with the plain one on every case.
 int Req(const char* target, const MInst& p, const MInst& c, std::string* why = nullptr) {
-  return RequiredWaitStates(T(target), p, c, why);
+  const int collected = RequiredWaitStates(T(target), HazardOperands(p), HazardOperands(c), nullptr);
+  const int plain = RequiredWaitStates(T(target), p, c, why);
+  EXPECT_EQ(collected, plain) << Info(p.opc).mnemonic << " -> " << Info(c.opc).mnemonic;
+  return plain;
 }
 
 // A VGPR-form MFMA (gfx90a / gfx942) writing v[dst:dst+cd-1] from srcC = vdst.
@@ -308,6 +313,40 @@ TEST(HazardTable, NoHazardFromScalarOrMemoryProducers) {
     EXPECT_EQ(Req(t, load, I(Opc::kVAddU32, {V(7), V(2), V(2)})), 0);  // waitcnt's job
     EXPECT_EQ(Req(t, ds, I(Opc::kVAddU32, {V(7), V(5), V(5)})), 0);
   }
+}
+
+// The prefilter of the collected form (HazardOperands::register_summary)
+// skips pairs that share no register: on random pairs of instructions over a
+// few registers (so that most pairs overlap somewhere and the summaries'
+// hashed bits collide) it never changes a result.
+TEST(HazardTable, CollectedFormAgreesOnRandomPairs) {
+  uint64_t seed = 12345;
+  auto next = [&](int n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((seed >> 33) % static_cast<uint64_t>(n));
+  };
+  auto random_inst = [&]() -> MInst {
+    switch (next(10)) {
+      case 0: return VMfma(next(2) ? "f32_16x16x16_f16" : "f32_32x32x8_f16", 4 * next(12));
+      case 1: return I(Opc::kVAddF32, {V(next(70)), V(next(70)), V(next(70))});
+      case 2: return I(Opc::kVMovB32, {next(2) ? V(next(70)) : A(next(70)), Imm(0)});
+      case 3: return StoreX4(next(64), next(2) ? S(next(20)) : Imm(0));
+      case 4: return I(Opc::kBufferStoreDword, {V(next(70)), V(next(70)), S(0, 4), S(next(20))});
+      case 5: return I(Opc::kDsWriteB32, {V(next(70)), V(next(70))});
+      case 6: return I(Opc::kVReadfirstlaneB32, {S(next(20)), V(next(70))});
+      case 7: return I(Opc::kVCndmaskB32, {V(next(70)), V(next(70)), V(next(70)), Vcc()});
+      case 8: return I(Opc::kSMovB64, {Exec(), S(2 * next(10), 2)});
+      default: return I(Opc::kVAccvgprWrite, {A(next(70)), V(next(70))});
+    }
+  };
+  int hazards = 0;
+  for (const char* target : {"gfx908", "gfx90a", "gfx942"}) {
+    for (int i = 0; i < 20000; ++i) {
+      MInst p = random_inst(), c = random_inst();
+      if (Req(target, p, c) > 0) ++hazards;
+    }
+  }
+  EXPECT_GT(hazards, 1000);  // the pairs do reach the rules
 }
 
 }  // namespace

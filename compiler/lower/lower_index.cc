@@ -95,7 +95,7 @@ absl::StatusOr<IVal> LowerCtx::EmitAffine(const AffineForm& f) {
   if (!loops_.empty()) {
     AffineForm inv, dep;
     inv.constant = f.constant;
-    for (const AffineTerm& t : f.terms) (DependsOnLoop(t.atom) ? dep : inv).terms.push_back(t);
+    for (const AffineTerm& t : f.terms) (DependsOnLoop(*t.atom) ? dep : inv).terms.push_back(t);
     if (!inv.terms.empty() && !dep.terms.empty()) {
       absl::StatusOr<IVal> a = EmitAffine(inv);
       if (!a.ok()) return a.status();
@@ -120,21 +120,21 @@ absl::StatusOr<IVal> LowerCtx::EmitAffine(const AffineForm& f) {
   }
   IVal vacc = Const(0), uacc = Const(0);
   for (const AffineTerm& t : f.terms) {
-    absl::StatusOr<IVal> a = EmitAtom(t.atom);
+    absl::StatusOr<IVal> a = EmitAtom(*t.atom);
     if (!a.ok()) return a.status();
-    IVal& acc = t.atom.uniform ? uacc : vacc;
+    IVal& acc = t.atom->uniform ? uacc : vacc;
     int k = Log2IfPow2(t.coeff);
     if (a->kind == IVal::Kind::kVgpr && k > 0 && acc.kind != IVal::Kind::kConst) {
       // (atom << k) + acc in one VOP3 instruction.
       acc = Vgpr(b_.Valu(Opc::kVLshlAddU32, {a->Op(), MOperand::Imm(k), acc.Op()}));
       continue;
     }
-    if (a->kind == IVal::Kind::kVgpr && k < 0 && t.coeff > 0 && t.atom.range.lo >= 0 &&
-        t.atom.range.hi < (1 << 24) && t.coeff < (1 << 24) && acc.kind != IVal::Kind::kConst) {
+    if (a->kind == IVal::Kind::kVgpr && k < 0 && t.coeff > 0 && t.atom->range.lo >= 0 &&
+        t.atom->range.hi < (1 << 24) && t.coeff < (1 << 24) && acc.kind != IVal::Kind::kConst) {
       acc = Vgpr(b_.Valu(Opc::kVMadU32U24, {a->Op(), MOperand::Imm(t.coeff), acc.Op()}));
       continue;
     }
-    IVal term = Mul(*a, t.coeff, t.atom.range);
+    IVal term = Mul(*a, t.coeff, t.atom->range);
     acc = Add(acc, term);
   }
   IVal r = Add(vacc, uacc);

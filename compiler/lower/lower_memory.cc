@@ -74,7 +74,7 @@ Opc StoreOpc(bool lds, int bytes, int half) {
 AffineForm Part(const AffineForm& f, bool uniform) {
   AffineForm p;
   for (const AffineTerm& t : f.terms)
-    if (t.atom.uniform == uniform) p.terms.push_back(t);
+    if (t.atom->uniform == uniform) p.terms.push_back(t);
   return p;
 }
 
@@ -485,7 +485,7 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     AffineForm inv;
     inv.constant = f.constant;
     for (const AffineTerm& t : f.terms)
-      if (!DependsOnLoop(t.atom)) inv.terms.push_back(t);
+      if (!DependsOnLoop(*t.atom)) inv.terms.push_back(t);
     if (inv.terms.empty()) continue;
     absl::StatusOr<IVal> v = EmitAffine(inv);
     if (!v.ok()) return v.status();

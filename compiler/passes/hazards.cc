@@ -32,8 +32,9 @@ void HazardState::Issue(const HazardOperands& ops) { Push(ops.inst(), &ops); }
 
 void HazardState::Push(const MInst& inst, const HazardOperands* ops) {
   Pad(IssuedWaitStates(inst));
-  // s_nop, s_waitcnt and the like produce nothing a later instruction waits for.
-  if (Info(inst.opc).cls != InstClass::kSopp) recent.push_back(Entry{&inst, 0, ops});
+  // Only what can start a hazard enters the window (s_nop, s_waitcnt, SALU,
+  // loads and DS produce nothing a later instruction waits for).
+  if (CanStartHazard(inst)) recent.push_back(Entry{&inst, 0, ops});
 }
 
 int HazardState::Deficit(const TargetInfo& t, const HazardOperands& consumer, std::string* why) const {

@@ -86,12 +86,17 @@ class LaneProgram {
     return true;
   }
 
-  std::optional<int64_t> Run(const int64_t tid[3]) const {
+  // Runs the program for the kLanes lanes whose thread ids are tid[d][lane],
+  // writing each lane's value to out[lane]. False when Eval would fail for
+  // some lane (a divisor that is not positive).
+  static constexpr int kLanes = 64;
+  using Lanes = std::array<int64_t, kLanes>;
+  bool Run(const Lanes tid[3], Lanes& out) const {
     size_t sp = 0;
     for (const Step& st : steps_) {
       switch (st.kind) {
         case IndexKind::kConst:
-          stack_[sp++] = st.value;
+          stack_[sp++].fill(st.value);
           continue;
         case IndexKind::kTid:
           stack_[sp++] = tid[st.dim];
@@ -99,31 +104,47 @@ class LaneProgram {
         default:
           break;
       }
-      const int64_t b = stack_[--sp];
-      int64_t& a = stack_[sp - 1];
+      const Lanes& b = stack_[--sp];
+      Lanes& a = stack_[sp - 1];
       switch (st.kind) {
         case IndexKind::kAdd:
-          a += b;
+          for (int l = 0; l < kLanes; ++l) a[l] += b[l];
           break;
         case IndexKind::kSub:
-          a -= b;
+          for (int l = 0; l < kLanes; ++l) a[l] -= b[l];
           break;
         case IndexKind::kMul:
-          a *= b;
+          for (int l = 0; l < kLanes; ++l) a[l] *= b[l];
           break;
         case IndexKind::kFloorDiv:
-          if (b <= 0) return std::nullopt;
-          a = FloorDiv(a, b);
+        case IndexKind::kMod: {
+          const bool div = st.kind == IndexKind::kFloorDiv;
+          const int64_t d = b[0];
+          bool uniform = d > 0;
+          for (int l = 1; l < kLanes && uniform; ++l) uniform = b[l] == d;
+          if (uniform && (d & (d - 1)) == 0) {
+            // A power of two: the arithmetic shift and the mask are floor
+            // division and floor modulo for negative values too.
+            const int sh = __builtin_ctzll(static_cast<uint64_t>(d));
+            if (div)
+              for (int l = 0; l < kLanes; ++l) a[l] >>= sh;
+            else
+              for (int l = 0; l < kLanes; ++l) a[l] &= d - 1;
+            break;
+          }
+          for (int l = 0; l < kLanes; ++l) {
+            if (b[l] <= 0) return false;
+            a[l] = div ? FloorDiv(a[l], b[l]) : FloorMod(a[l], b[l]);
+          }
           break;
-        case IndexKind::kMod:
-          if (b <= 0) return std::nullopt;
-          a = FloorMod(a, b);
-          break;
+        }
         default:
-          return std::nullopt;
+          return false;
       }
     }
-    return sp == 1 ? std::optional<int64_t>(stack_[0]) : std::nullopt;
+    if (sp != 1) return false;
+    out = stack_[0];
+    return true;
   }
 
  private:
@@ -162,7 +183,7 @@ class LaneProgram {
   }
 
   std::vector<Step> steps_;
-  mutable std::vector<int64_t> stack_;
+  mutable std::vector<Lanes> stack_;
 };
 
 // Cycles and groups of one instruction.
@@ -346,25 +367,27 @@ absl::StatusOr<LdsTraffic> LdsOpTraffic(const Kernel& k, const Op& op, ValueType
   }
 
   LdsTraffic t;
-  std::vector<int64_t> idx(rank);
+  using Lanes = LaneProgram::Lanes;
+  std::vector<Lanes> idx(rank);
   std::vector<std::vector<int64_t>> addrs(chunks.size(), std::vector<int64_t>(64, -1));
+  Lanes tid[3];
   for (int w = first_wave; w < first_wave + waves && w < total_waves; ++w) {
     for (int lane = 0; lane < 64; ++lane) {
       int64_t lin = int64_t{w} * 64 + lane;
-      env.tid[0] = lin % k.workgroup[0];
-      env.tid[1] = lin / k.workgroup[0] % k.workgroup[1];
-      env.tid[2] = lin / (k.workgroup[0] * k.workgroup[1]);
-      for (int d = 0; d < rank; ++d) {
-        std::optional<int64_t> v = programs[d].Run(env.tid);
-        if (!v) return absl::InvalidArgumentError(absl::StrCat(
-                    "cannot evaluate index ", d, " of an access to ", op.mem));
-        idx[d] = *v;
-      }
+      tid[0][lane] = lin % k.workgroup[0];
+      tid[1][lane] = lin / k.workgroup[0] % k.workgroup[1];
+      tid[2][lane] = lin / (k.workgroup[0] * k.workgroup[1]);
+    }
+    for (int d = 0; d < rank; ++d)
+      if (!programs[d].Run(tid, idx[d]))
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot evaluate index ", d, " of an access to ", op.mem));
+    for (int lane = 0; lane < 64; ++lane) {
       for (size_t c = 0; c < chunks.size(); ++c) {
         bool in = true;
         int64_t off = 0;
         for (int d = 0; d < rank; ++d) {
-          int64_t i = idx[d] + (d == op.along ? chunks[c].first_elem : 0);
+          int64_t i = idx[d][lane] + (d == op.along ? chunks[c].first_elem : 0);
           if (i < 0 || i >= l->shape[d]) in = false;
           off += i * strides[d];
         }
