@@ -59,6 +59,18 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     mn += "_e64";
   std::vector<std::string> ops;
   InstClass cls = info.cls;
+  if (info.flags & kGlobalAddr) {
+    // llvm-mc's order: loads "vdst, vaddr, saddr|off", stores "vaddr, vdata,
+    // saddr|off" (the layout keeps vdata first for both).
+    const MOperand* data = FindOperand(mi, cls == InstClass::kVmemStore ? OpName::kVdata : OpName::kVdst);
+    const MOperand* addr = FindOperand(mi, OpName::kVaddr);
+    const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
+    std::string d = data != nullptr ? OperandText(*data) : "?", a = addr != nullptr ? OperandText(*addr) : "?";
+    std::string s = absl::StrCat(mn, " ", cls == InstClass::kVmemStore ? absl::StrCat(a, ", ", d) : absl::StrCat(d, ", ", a),
+                                 ", ", saddr != nullptr ? OperandText(*saddr) : "off");
+    if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
+    return s;
+  }
   bool mubuf = IsVmem(cls);
   const int vaddr = NamedOperandIdx(mi.opc, OpName::kVaddr);
   const int smem_offset = NamedOperandIdx(mi.opc, OpName::kOffset);

@@ -49,8 +49,9 @@ constexpr HazardTable kGfx908Hazards = {
     .trans_write_to_valu_read = 0,          // 2.3 "transcendental -> non-trans VALU | 0"
     .wide_store_to_valu_write = 1,          // 2.3 "buffer_store_dwordx3/x4 soffset=constant -> VALU overwrites | 1"
     .wide_store_sgpr_soffset_to_valu_write = 0,  // LLVM PR #197267: "pre-gfx940 sgpr SOFFSET: no hazard"
-    .valu_vgpr_write_to_readfirstlane = 0,
-    .valu_exec_write_to_readfirstlane = 0,
+    .valu_vgpr_write_to_readlane_src0 = 0,
+    .valu_exec_write_to_rwlane = 0,
+    .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
 };
 
 // gfx90a: section 2.1, column gfx90a (16x16 = 8 passes, 32x32 = 16, 4x4 = 2;
@@ -89,8 +90,9 @@ constexpr HazardTable kGfx90aHazards = {
     .trans_write_to_valu_read = 0,       // 2.3 "| 0"
     .wide_store_to_valu_write = 1,       // 2.3 "| 1"
     .wide_store_sgpr_soffset_to_valu_write = 0,  // LLVM PR #197267: "pre-gfx940 sgpr SOFFSET: no hazard"
-    .valu_vgpr_write_to_readfirstlane = 0,
-    .valu_exec_write_to_readfirstlane = 0,
+    .valu_vgpr_write_to_readlane_src0 = 0,
+    .valu_exec_write_to_rwlane = 0,
+    .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
 };
 
 // gfx942: section 2.1, column gfx942 (XDL: GFX940_XDL_N_Pass* formulas,
@@ -140,10 +142,12 @@ constexpr HazardTable kGfx942Hazards = {
     // gfx950 hardware there: one s_nop 0 clears the corruption of the store's
     // second dword). LLVM 22.1.8 predates it, so llc-22 is not the oracle here.
     .wide_store_sgpr_soffset_to_valu_write = 1,
-    // checkVALUHazards (hasVDecCoExecHazard): VALUWriteVGPRReadlaneRead = 1,
-    // VALUWriteEXECRWLane = 4 (v_readlane / v_readfirstlane / v_writelane).
-    .valu_vgpr_write_to_readfirstlane = 1,
-    .valu_exec_write_to_readfirstlane = 4,
+    // checkVALUHazards (hasVDecCoExecHazard): VALUWriteVGPRReadlaneRead = 1
+    // (v_readlane / v_readfirstlane src0), VALUWriteEXECRWLane = 4
+    // (v_readlane / v_readfirstlane / v_writelane).
+    .valu_vgpr_write_to_readlane_src0 = 1,
+    .valu_exec_write_to_rwlane = 4,
+    .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
 };
 
 // ---------------------------------------------------------------------------
@@ -456,20 +460,36 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
     }
   }
 
-  // gfx942 v_readfirstlane: VALU writes its source VGPR (1) or EXEC (4).
-  if (c.opc == Opc::kVReadfirstlaneB32) {
+  // gfx942 v_readlane / v_readfirstlane: VALU writes the source VGPR (1);
+  // those and v_writelane: VALU writes EXEC (4) (checkVALUHazards,
+  // hasVDecCoExecHazard).
+  const bool reads_lane = c.opc == Opc::kVReadlaneB32 || c.opc == Opc::kVReadfirstlaneB32;
+  const bool rw_lane = reads_lane || c.opc == Opc::kVWritelaneB32;
+  if (reads_lane) {
     RegAccess src;
     if (OperandAccess(c, OpName::kSrc0, &src))
       for (const RegAccess& d : pa)
         if (d.def && Overlap(d, src))
-          need.Add(tab.valu_vgpr_write_to_readfirstlane, [&] {
-            return absl::StrCat(KindName(p), " writes ", RegAccessName(d),
-                                " read by v_readfirstlane");
+          need.Add(tab.valu_vgpr_write_to_readlane_src0, [&] {
+            return absl::StrCat(KindName(p), " writes ", RegAccessName(d), " read by ",
+                                Info(c.opc).mnemonic);
           });
-    if (writes_exec)
-      need.Add(tab.valu_exec_write_to_readfirstlane, [&] {
-        return absl::StrCat(KindName(p), " writes exec before v_readfirstlane");
-      });
+  }
+  if (rw_lane && writes_exec)
+    need.Add(tab.valu_exec_write_to_rwlane, [&] {
+      return absl::StrCat(KindName(p), " writes exec before ", Info(c.opc).mnemonic);
+    });
+  // Every target: VALU writes the SGPR that v_readlane / v_writelane take as
+  // their lane select (src1) (checkRWLaneHazards, RWLaneWaitStates = 4).
+  if (c.opc == Opc::kVReadlaneB32 || c.opc == Opc::kVWritelaneB32) {
+    RegAccess sel;
+    if (OperandAccess(c, OpName::kSrc1, &sel) && sel.cls == RegClass::kSgpr)
+      for (const RegAccess& d : pa)
+        if (d.def && d.cls == RegClass::kSgpr && Overlap(d, sel))
+          need.Add(tab.valu_sgpr_write_to_lane_select, [&] {
+            return absl::StrCat(KindName(p), " writes ", RegAccessName(d), " read as the lane select of ",
+                                Info(c.opc).mnemonic);
+          });
   }
 }
 
@@ -514,7 +534,8 @@ int ComputeMaxWindow() {
                   tab.valu_sgpr_write_to_vmem_read, tab.valu_sgpr_write_to_valu_read,
                   tab.trans_write_to_valu_read, tab.wide_store_to_valu_write,
                   tab.wide_store_sgpr_soffset_to_valu_write,
-                  tab.valu_vgpr_write_to_readfirstlane, tab.valu_exec_write_to_readfirstlane})
+                  tab.valu_vgpr_write_to_readlane_src0, tab.valu_exec_write_to_rwlane,
+                  tab.valu_sgpr_write_to_lane_select})
       best = std::max(best, v);
     // 16 passes: the unknown-MFMA fallback of FactsOf.
     std::vector<int> passes = {16};

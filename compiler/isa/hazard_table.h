@@ -67,7 +67,7 @@ class HazardOperands {
   // two instructions whose summaries share no bit access no common register.
   uint64_t register_summary() const { return summary_; }
   // Whether the instruction writes EXEC (the only rules that need no common
-  // register: a VALU writing EXEC before an MFMA or v_readfirstlane).
+  // register: a VALU writing EXEC before an MFMA or a lane access).
   bool writes_exec() const { return writes_exec_; }
 
  private:
@@ -154,10 +154,13 @@ struct HazardTable {
                                          // overwrites the data: 1 / 1 / 2
   int wide_store_sgpr_soffset_to_valu_write;  // the same with an SGPR soffset: 0 / 0 / 1
                                               // (LLVM PR #197267, gfx940 family only)
-  // gfx942 (hasVDecCoExecHazard) v_readfirstlane rules from checkVALUHazards
+  // gfx942 (hasVDecCoExecHazard) lane-access rules from checkVALUHazards
   // (not in the notes' tables; LLVM source):
-  int valu_vgpr_write_to_readfirstlane;  // VALU writes src0 VGPR -> v_readfirstlane: 0/0/1
-  int valu_exec_write_to_readfirstlane;  // VALU writes EXEC -> v_readfirstlane: 0/0/4
+  int valu_vgpr_write_to_readlane_src0;  // VALU writes src0 VGPR -> v_readlane/v_readfirstlane: 0/0/1
+  int valu_exec_write_to_rwlane;         // VALU writes EXEC -> v_readlane/v_readfirstlane/v_writelane: 0/0/4
+  // 2.3 (all targets), checkRWLaneHazards: VALU writes the SGPR a
+  // v_readlane/v_writelane takes as its lane select (src1): 4/4/4.
+  int valu_sgpr_write_to_lane_select;
 };
 
 const HazardTable& HazardTableFor(Gfx gfx);

@@ -286,6 +286,40 @@ TEST(HazardTable, FailureClass11_ReadfirstlaneGfx942) {
   EXPECT_EQ(Req("gfx90a", I(Opc::kVAddU32, {V(3), V(1), V(2)}), rfl), 0);
 }
 
+// 2.3 and LLVM's checkVALUHazards (hasVDecCoExecHazard): v_readlane reads
+// its src0 VGPR like v_readfirstlane (1 on gfx942); v_readlane, v_readfirstlane
+// and v_writelane wait 4 after a VALU writes EXEC (gfx942).
+TEST(HazardTable, FailureClass11_ReadlaneAndWritelaneGfx942) {
+  MInst rl = I(Opc::kVReadlaneB32, {S(9), V(3), Imm(5)});
+  MInst wl = I(Opc::kVWritelaneB32, {V(7), S(2), Imm(5)});
+  EXPECT_EQ(Req("gfx942", I(Opc::kVAddU32, {V(3), V(1), V(2)}), rl), 1);
+  EXPECT_EQ(Req("gfx942", I(Opc::kVAddU32, {V(4), V(1), V(2)}), rl), 0);
+  EXPECT_EQ(Req("gfx942", I(Opc::kVCmpGtU32, {Exec(), V(1), V(2)}), rl), 4);
+  EXPECT_EQ(Req("gfx942", I(Opc::kVCmpGtU32, {Exec(), V(1), V(2)}), wl), 4);
+  EXPECT_EQ(Req("gfx90a", I(Opc::kVAddU32, {V(3), V(1), V(2)}), rl), 0);
+  EXPECT_EQ(Req("gfx90a", I(Opc::kVCmpGtU32, {Exec(), V(1), V(2)}), wl), 0);
+}
+
+// 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4" on every
+// target (checkRWLaneHazards, RWLaneWaitStates = 4); an SALU write or an
+// immediate lane select has no rule.
+TEST(HazardTable, FailureClass11_ValuSgprWriteToLaneSelect) {
+  MInst rfl = I(Opc::kVReadfirstlaneB32, {S(3), V(1)});
+  MInst rl = I(Opc::kVReadlaneB32, {S(2), V(4), S(3)});
+  MInst wl = I(Opc::kVWritelaneB32, {V(5), Imm(0), S(3)});
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(Req(t, rfl, rl), 4);
+    EXPECT_EQ(Req(t, rfl, wl), 4);
+    EXPECT_EQ(Req(t, I(Opc::kSMovB32, {S(3), Imm(1)}), rl), 0);
+    EXPECT_EQ(Req(t, rfl, I(Opc::kVReadlaneB32, {S(2), V(4), Imm(3)})), 0);
+    EXPECT_EQ(Req(t, I(Opc::kVReadfirstlaneB32, {S(6), V(1)}), rl), 0);
+  }
+  std::string why;
+  EXPECT_EQ(Req("gfx90a", rfl, rl, &why), 4);
+  EXPECT_EQ(why, "VALU writes s3 read as the lane select of v_readlane_b32: 4 wait states (gfx90a)");
+}
+
 TEST(HazardTable, FailureClass11_WindowAndWaitStates) {
   EXPECT_EQ(MaxHazardWindow(), 19);
   EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(0)})), 1);

@@ -1,5 +1,6 @@
 #include "compiler/isa/mir_verifier.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,26 @@ int TupleAlignment(const TargetInfo& t, RegClass c, int count) {
 namespace {
 
 constexpr int kMaxProblems = 8;
+
+int FileSize(const TargetInfo& t, RegClass c);
+const char* ClassName(RegClass c);
+
+}  // namespace
+
+absl::Status CheckFixedRegister(const TargetInfo& t, const VReg& v) {
+  const int size = FileSize(t, v.cls);
+  if (v.fixed < 0 || v.fixed + v.count > size)
+    return absl::InvalidArgumentError(absl::StrCat("fixed ", v.fixed, " with ", v.count, " registers lies outside the ",
+                                                   size, " ", ClassName(v.cls), "s of ", t.name));
+  const int align = std::max(v.align, TupleAlignment(t, v.cls, v.count));
+  if (v.fixed % align != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("fixed ", v.fixed, " is not a multiple of ", align, " (the alignment of ", v.count, " ",
+                     ClassName(v.cls), "s", v.align > 1 ? " and of its align" : "", " on ", t.name, ")"));
+  return absl::OkStatus();
+}
+
+namespace {
 
 int FileSize(const TargetInfo& t, RegClass c) {
   switch (c) {
@@ -49,6 +70,10 @@ class Verifier {
 
   absl::Status Run() {
     CheckInstructions();
+    for (size_t v = 0; v < f_.vregs.size(); ++v)
+      if (f_.vregs[v].fixed >= 0 && f_.vregs[v].count > 0)
+        if (absl::Status s = CheckFixedRegister(t_, f_.vregs[v]); !s.ok())
+          Problem(-1, absl::StrCat("virtual register ", Virt(static_cast<int>(v)), ": ", s.message()));
     absl::StatusOr<std::vector<BasicBlock>> cfg = BuildCfg(f_);
     if (!cfg.ok()) {
       Problem(-1, absl::StrCat("malformed control flow: ", cfg.status().message()));
@@ -111,7 +136,61 @@ class Verifier {
           (mi.ops.size() != 1 || simm16.kind != MOperand::Kind::kImm || simm16.imm < 0 || simm16.imm > 15))
         Problem(i, "s_nop needs one immediate in 0..15");
       if (info.cls == InstClass::kMfma && mi.mfma == nullptr) Problem(i, "v_mfma without its MfmaDesc");
+      if (info.cls == InstClass::kMfma && mi.mfma != nullptr) CheckMfma(i, mi);
+      CheckOffsets(i, mi);
       for (size_t o = 0; o < mi.ops.size(); ++o) CheckRegister(i, o, mi.ops[o]);
+    }
+  }
+
+  // MFMA operand widths from its descriptor (vdst and srcC: cd_width
+  // registers, srcA/srcB: ab_regs), and on gfx908 vdst and a register srcC in
+  // AGPRs (TargetInfo::mfma_acc_in_agprs).
+  void CheckMfma(int i, const MInst& mi) {
+    const MfmaDesc& d = *mi.mfma;
+    const struct {
+      OpName name;
+      const char* what;
+      int regs;
+    } want[] = {{OpName::kVdst, "vdst", d.cd_width},
+                {OpName::kSrc0, "srcA", d.ab_regs()},
+                {OpName::kSrc1, "srcB", d.ab_regs()},
+                {OpName::kSrc2, "srcC", d.cd_width}};
+    for (const auto& w : want) {
+      const MOperand* op = FindOperand(mi, w.name);
+      if (op == nullptr) {
+        Problem(i, absl::StrCat("the MFMA has no ", w.what, " operand"));
+        continue;
+      }
+      if (!op->IsReg()) {
+        if (w.name == OpName::kSrc2 && op->kind == MOperand::Kind::kImm) continue;  // inline constant srcC
+        if (w.name == OpName::kVdst || w.name == OpName::kSrc2 || op->kind != MOperand::Kind::kImm)
+          Problem(i, absl::StrCat("the MFMA's ", w.what, " must be a register"));
+        continue;
+      }
+      if (op->count != w.regs)
+        Problem(i, absl::StrCat("the MFMA's ", w.what, " covers ", op->count, " registers; ", d.kir_name, " takes ",
+                                w.regs));
+      if (t_.mfma_acc_in_agprs && (w.name == OpName::kVdst || w.name == OpName::kSrc2) &&
+          op->cls != RegClass::kAgpr)
+        Problem(i, absl::StrCat("the MFMA's ", w.what, " must be AGPRs on ", t_.name));
+    }
+  }
+
+  // Offset fields within their encodings' widths (encoding.h): llvm-mc 22
+  // silently encodes a MUBUF offset of 4096 as 0.
+  void CheckOffsets(int i, const MInst& mi) {
+    const InstClass cls = Info(mi.opc).cls;
+    if (Info(mi.opc).layout == OperandLayout::kMubufLayout && (mi.offset < 0 || mi.offset > kMubufMaxOffset))
+      Problem(i, absl::StrCat("MUBUF offset ", mi.offset, " is outside 0..", kMubufMaxOffset,
+                              " (12 bits): add the rest to soffset or vaddr"));
+    if (IsDs(cls)) {
+      if (MemoryShape(mi.opc).addrs == 2) {
+        for (int v : {mi.offset0, mi.offset1})
+          if (v < 0 || v > kDs2MaxOffset)
+            Problem(i, absl::StrCat("DS offset0/offset1 ", v, " is outside 0..", kDs2MaxOffset, " (8 bits, in units)"));
+      } else if (mi.offset < 0 || mi.offset > kDsMaxOffset) {
+        Problem(i, absl::StrCat("DS offset ", mi.offset, " is outside 0..", kDsMaxOffset, " (16 bits)"));
+      }
     }
   }
 

@@ -20,6 +20,12 @@ enum class MirForm { kVirtual, kPhysical };
 // VReg_64_Align2 / AReg_*_Align2), else 1.
 int TupleAlignment(const TargetInfo& t, RegClass c, int count);
 
+// Checks a precoloured virtual register (v.fixed >= 0): its registers
+// v.fixed .. v.fixed + v.count - 1 lie in the target's file of v.cls and
+// v.fixed is a multiple of v.align and of TupleAlignment. Errors:
+// InvalidArgument saying which.
+absl::Status CheckFixedRegister(const TargetInfo& t, const VReg& v);
+
 // Checks `f` on `t`:
 //  - control flow: labels defined once, branches to defined labels (BuildCfg),
 //    and the last instruction is s_endpgm or s_branch (no falling off the end);
@@ -30,6 +36,10 @@ int TupleAlignment(const TargetInfo& t, RegClass c, int count);
 //    its dwords (sub + count); physical registers lie in the target's files
 //    and tuples of 2+ are aligned (TupleAlignment); in kPhysical form no
 //    virtual register remains;
+//  - MFMA operand widths from the MfmaDesc (and AGPR accumulators on gfx908),
+//    MUBUF and DS offset fields within their widths (encoding.h);
+//  - precoloured virtual registers inside their file and aligned
+//    (CheckFixedRegister);
 //  - kVirtual form: every virtual register an instruction reads is written on
 //    every path from the entry (precoloured kernel inputs count as written).
 // Returns OK, or InvalidArgument listing up to 8 problems, each with the

@@ -192,6 +192,10 @@ absl::StatusOr<std::string> AssembleUnguarded(absl::string_view asm_text, absl::
       m->target->createMCObjectFileInfo(ctx, /*PIC=*/false, /*LargeCodeModel=*/false));
   ctx.setObjectFileInfo(mofi.get());
   ctx.setDwarfVersion(4);
+  // Errors the context reports itself (a symbol defined twice, a fixup out of
+  // range) go to the same list, not to stderr.
+  ctx.setDiagnosticHandler([&diags](const llvm::SMDiagnostic& d, bool, const llvm::SourceMgr&,
+                                    std::vector<const llvm::MDNode*>&) { Diagnostics::Handle(d, &diags); });
 
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);

@@ -180,10 +180,17 @@ Options for run (and --mcpu, --llvm-bin as above):
 
 Options for opt:
   --mcpu=TARGET     the target ID the passes run for (required)
-  --run-pass=LIST   passes in the order to run them: waitcnt (s_waitcnt),
-                    hazards (s_nop), xnack-clauses (s_nop between soft
-                    clauses); the input is read as kirc's assembly (one
-                    'NAME:' line, then instructions; directives are skipped)
+  --run-pass=LIST   passes in the order to run them: schedule, ds-pairing
+                    (ds_read2/ds_write2), regalloc (virtual to physical
+                    registers), waitcnt (s_waitcnt), hazards (s_nop),
+                    xnack-clauses (s_nop between soft clauses; nothing for
+                    an xnack- target ID, as in compile). The input is one
+                    function: a 'NAME:' line, then instructions, as kirc
+                    prints assembly or MIR (--emit=mir, --stop-after; MIR
+                    declares its virtual registers with .vreg lines).
+                    Assembly must be what LLVM 22's assembler accepts
+                    (checked in process, its diagnostics name line and
+                    column); directives are skipped
   -o, --output=PATH the output (default: standard output)
 
 Options take --flag=VALUE or --flag VALUE; --dump creates DIR if missing.

@@ -9,11 +9,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "compiler/isa/asm_syntax.h"
+#include "compiler/object/llvm_in_process.h"
 #include "compiler/isa/instr.h"
 #include "compiler/isa/mir_verifier.h"
 #include "compiler/isa/operands.h"
@@ -74,7 +77,8 @@ bool ParseVRegName(absl::string_view s, RegClass* cls, int* id) {
 // The `.vreg` declarations of printed MIR (VRegDeclarations in
 // compiler/isa/asm_syntax.h) into f.vregs; other lines are left to the
 // assembly reader, which skips directives.
-absl::Status ReadVRegDeclarations(absl::string_view text, absl::string_view filename, MFunction& f) {
+absl::Status ReadVRegDeclarations(const TargetInfo& t, absl::string_view text, absl::string_view filename,
+                                  MFunction& f) {
   constexpr int kMaxVRegs = 1 << 20;
   std::vector<bool> declared;
   int line_no = 0;
@@ -114,6 +118,9 @@ absl::Status ReadVRegDeclarations(absl::string_view text, absl::string_view file
       } else {
         return bad(absl::StrCat("unknown field '", p, "'"));
       }
+    }
+    if (v.fixed >= 0) {
+      if (absl::Status fs = CheckFixedRegister(t, v); !fs.ok()) return bad(fs.message());
     }
     if (static_cast<size_t>(id) >= declared.size()) {
       declared.resize(id + 1, false);
@@ -163,6 +170,9 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
   absl::StatusOr<const TargetInfo*> target = LookupTarget(target_id);
   if (!target.ok()) return absl::InvalidArgumentError(target.status().message());
   const TargetInfo& t = **target;
+  absl::StatusOr<TargetId> id = ParseTargetId(target_id);
+  if (!id.ok()) return absl::InvalidArgumentError(id.status().message());
+  const FeatureSetting xnack = id->xnack;
   if (passes.empty())
     return absl::InvalidArgumentError(
         absl::StrCat("no pass to run: give --run-pass=NAME[,NAME...] (", absl::StrJoin(OptPassNames(), ", "), ")"));
@@ -180,7 +190,17 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
   }
 
   MFunction f;
-  if (absl::Status s = ReadVRegDeclarations(asm_text, filename, f); !s.ok()) return s;
+  if (absl::Status s = ReadVRegDeclarations(t, asm_text, filename, f); !s.ok()) return s;
+  // Assembly (no virtual registers) must be what LLVM 22's assembler
+  // accepts: its diagnostics name the line and column of operands that are
+  // missing, extra, of the wrong class or not valid on the target, and labels
+  // defined twice; the reader below is the emulator's, which is lenient.
+  if (f.vregs.empty() && !absl::StrContains(asm_text, '%')) {
+    absl::StatusOr<std::string> obj = AssembleInProcess(asm_text, target_id);
+    if (!obj.ok())
+      return absl::InvalidArgumentError(absl::StripTrailingAsciiWhitespace(
+          absl::StrReplaceAll(obj.status().message(), {{"<stdin>:", absl::StrCat(filename, ":")}})));
+  }
   emu::ReadOptions read_options;
   read_options.virtual_registers = true;
   absl::StatusOr<emu::AsmText> text = emu::ReadAssembly(asm_text, t, read_options);
@@ -229,12 +249,18 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
       if (o.IsReg() && o.is_virtual &&
           (o.reg >= static_cast<int>(f.vregs.size()) || f.vregs[o.reg].count == 0 || f.vregs[o.reg].cls != o.cls ||
            o.sub + o.count > f.vregs[o.reg].count))
-        return absl::InvalidArgumentError(absl::StrCat(
-            filename, ":", in.line, ": `", in.text, "`: ",
-            o.reg < static_cast<int>(f.vregs.size()) && f.vregs[o.reg].count > 0
-                ? absl::StrCat("the operand does not fit its .vreg declaration (", f.vregs[o.reg].count,
-                               " registers of its class)")
-                : absl::StrCat("a virtual register without a .vreg declaration")));
+      {
+        const bool declared = o.reg < static_cast<int>(f.vregs.size()) && f.vregs[o.reg].count > 0;
+        auto letter = [](RegClass c) { return c == RegClass::kVgpr ? "v" : c == RegClass::kSgpr ? "s" : "a"; };
+        std::string why =
+            !declared ? "a virtual register without a .vreg declaration"
+            : f.vregs[o.reg].cls != o.cls
+                ? absl::StrCat("%", letter(o.cls), o.reg, " names id ", o.reg, ", which .vreg declares as %",
+                               letter(f.vregs[o.reg].cls), o.reg, " (one numbering for %v, %s and %a)")
+                : absl::StrCat("the operand does not fit its .vreg declaration (", f.vregs[o.reg].count,
+                               " registers)");
+        return absl::InvalidArgumentError(absl::StrCat(filename, ":", in.line, ": `", in.text, "`: ", why));
+      }
     if (Info(mi.opc).flags & kBranch) {
       auto it = label_of.find(in.target_label);
       if (in.target < 0 || it == label_of.end())
@@ -261,7 +287,7 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
       s = InsertWaitcnts(t, f);
     } else if (p == "hazards") {
       s = InsertHazardNops(t, f);
-    } else {
+    } else if (xnack != FeatureSetting::kOff) {  // as the compile pipeline: xnack- keeps its clauses
       s = BreakXnackSoftClauses(f);
     }
     if (!s.ok()) return absl::Status(s.code(), absl::StrCat(filename, ": ", p, ": ", s.message()));

@@ -10,7 +10,13 @@
 // label line ("NAME:") opens the function, ".L" labels are branch targets,
 // other directives are skipped. Every MIR pass of the pipeline but `lower`
 // and `resources` runs on it: schedule, ds-pairing (without an access map:
-// reads only), regalloc, waitcnt, hazards and xnack-clauses. The output is
+// reads only), regalloc, waitcnt, hazards and xnack-clauses (which, as in
+// the compile pipeline, changes nothing for an xnack- target ID). Input
+// without virtual registers is first assembled by LLVM 22's assembler in
+// process (compiler/object/llvm_in_process.h), so that an instruction it
+// refuses (an operand missing, extra, of the wrong class or not valid on the
+// target, a label defined twice) is an error with its line and column instead
+// of being read leniently by the emulator's reader. The output is
 // the function again, one instruction per line in kirc's syntax, with the
 // labels branches use (under their own names; others are dropped) and, while
 // registers are virtual, the `.vreg` lines.
@@ -34,7 +40,9 @@ const std::vector<std::string>& OptPassNames();
 // after each. Returns the function's text afterwards. `filename` prefixes
 // error positions. Errors: InvalidArgument for an unknown target ID or pass
 // name (listing the valid ones; a pass of the pipeline that works on KIR says
-// so), text the reader refuses (with the line), a malformed `.vreg` line or
+// so), assembly LLVM 22's assembler refuses ("FILE:LINE:COL: error: ..."),
+// text the reader refuses (with the line), a malformed `.vreg` line (a fixed
+// register outside its file or misaligned included) or
 // an operand outside its declaration (with the line), no function or several, an instruction with a modifier kirc's MIR does not carry (neg,
 // abs, op_sel, clamp, omod, SDWA, saddr, cbsz/abid/blgp; naming the line),
 // MIR the verifier refuses, or a pass's own error.

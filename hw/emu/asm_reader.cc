@@ -123,13 +123,16 @@ absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t
       cur->addresses_from_objdump = true;
       continue;
     }
+    // A local label ".LBB0_1:", maybe followed by an instruction on its line.
+    if (absl::string_view first = line.substr(0, line.find_first_of(" \t"));
+        line[0] == '.' && first.back() == ':') {
+      pending_labels.push_back(std::string(first.substr(0, first.size() - 1)));
+      line = absl::StripAsciiWhitespace(line.substr(first.size()));
+      if (line.empty()) continue;
+    }
     if (line[0] == '.') {
       std::vector<absl::string_view> w = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipWhitespace());
       absl::string_view d = w[0];
-      if (d.back() == ':') {  // local label ".LBB0_1:"
-        pending_labels.push_back(std::string(d.substr(0, d.size() - 1)));
-        continue;
-      }
       if (d == ".amdhsa_kernel" && w.size() > 1) {
         cur_kernel_desc = std::string(w[1]);
         out.descriptors[cur_kernel_desc];
@@ -175,7 +178,9 @@ absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t
     cur->next_addr = addr + in->size;
     int index = static_cast<int>(cur->prog.insts.size());
     for (const std::string& l : pending_labels) {
-      cur->labels[l] = index;
+      if (!cur->labels.emplace(l, index).second)
+        return absl::InvalidArgumentError(
+            absl::StrCat("line ", line_no, ": label '", l, "' is defined twice in ", cur->prog.kernel));
       cur->prog.labels.push_back({l, index});
     }
     pending_labels.clear();

@@ -44,5 +44,5 @@ vm64:
 // TEXT-NEXT: s_waitcnt vmcnt(17) lgkmcnt(0)
 // TEXT-NEXT: s_waitcnt vmcnt(63){{.*}} lgkmcnt(15)
 // TEXT-NEXT: s_endpgm
-// LGKM16: kirc: /dev/stdin: line 2, address 0x0: too large value for lgkmcnt (max 15) in `s_waitcnt vmcnt(0) lgkmcnt(16)`
-// VM64: kirc: /dev/stdin: line 2, address 0x0: too large value for vmcnt (max 63) in `s_waitcnt vmcnt(64) lgkmcnt(0)`
+// LGKM16: /dev/stdin:2:30: error: too large value for lgkmcnt
+// VM64: /dev/stdin:2:19: error: too large value for vmcnt
