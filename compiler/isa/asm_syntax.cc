@@ -57,7 +57,6 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
   if (mi.opc == Opc::kVCmpGtU32 || mi.opc == Opc::kVCmpUF32 || mi.opc == Opc::kVCmpLgF32 ||
       mi.opc == Opc::kVCndmaskB32)
     mn += "_e64";
-  std::vector<std::string> ops;
   InstClass cls = info.cls;
   if (info.flags & kGlobalAddr) {
     // llvm-mc's order: loads "vdst, vaddr, saddr|off", stores "vaddr, vdata,
@@ -74,19 +73,17 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
   bool mubuf = IsVmem(cls);
   const int vaddr = NamedOperandIdx(mi.opc, OpName::kVaddr);
   const int smem_offset = NamedOperandIdx(mi.opc, OpName::kOffset);
-  for (size_t i = 0; i < mi.ops.size(); ++i) {
-    if (mubuf && static_cast<int>(i) == vaddr && !mi.offen) {
-      ops.push_back("off");
-      continue;
-    }
-    if (static_cast<int>(i) == smem_offset && mi.ops[i].kind == MOperand::Kind::kImm) {
-      ops.push_back(absl::StrFormat("0x%x", static_cast<uint32_t>(mi.ops[i].imm)));
-      continue;
-    }
-    ops.push_back(OperandText(mi.ops[i]));
-  }
   std::string s = mn;
-  if (!ops.empty()) s += " " + absl::StrJoin(ops, ", ");
+  for (size_t i = 0; i < mi.ops.size(); ++i) {
+    s += i == 0 ? " " : ", ";
+    if (mubuf && static_cast<int>(i) == vaddr && !mi.offen) {
+      s += "off";
+    } else if (static_cast<int>(i) == smem_offset && mi.ops[i].kind == MOperand::Kind::kImm) {
+      absl::StrAppendFormat(&s, "0x%x", static_cast<uint32_t>(mi.ops[i].imm));
+    } else {
+      s += OperandText(mi.ops[i]);
+    }
+  }
   if (mubuf) {
     if (mi.offen) s += " offen";
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);

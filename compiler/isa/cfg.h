@@ -56,7 +56,10 @@ inline bool IsLabel(const MInst& mi) { return mi.opc == Opc::kLabel; }
 // state lattice (its counters must saturate); exceeding it means the state is
 // not the finite lattice it claims, a kirc bug, reported as an internal error
 // naming `pass`. Result: the entry state of each block, nullopt for a block no
-// path from block 0 reaches.
+// path from block 0 reaches. Rounds evaluate every reachable block in order
+// and the last round changes nothing, so the last call of `transfer` for each
+// reachable block had that block's final entry state: a pass may keep what
+// its transfer decided there (the hazard pass keeps its s_nop positions).
 template <typename State, typename Transfer, typename Join>
 absl::StatusOr<std::vector<std::optional<State>>> ForwardDataflow(
     const std::vector<BasicBlock>& blocks, State entry, int64_t height, const std::string& pass,

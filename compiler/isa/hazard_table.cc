@@ -245,7 +245,7 @@ std::string MfmaName(const HazardTable& tab, const MfmaFacts& f) {
 
 // Producer: an MFMA.
 void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, const MInst& c,
-                  const RegAccesses& ca, Need& need) {
+                  absl::Span<const RegAccess> ca, Need& need) {
   const MfmaFacts f = FactsOf(t, p);
   const InstClass cc = Cls(c);
   RegAccess dst, srcc;
@@ -372,8 +372,8 @@ void AccWriteProducer(const HazardTable& tab, const MInst& p, const MInst& c, Ne
 }
 
 // Producer: any VALU (MFMA included); sections 2.1/2.2 (VALU -> MFMA) and 2.3.
-void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const RegAccesses& pa,
-                  const RegAccesses& ca, Need& need) {
+void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, absl::Span<const RegAccess> pa,
+                  absl::Span<const RegAccess> ca, Need& need) {
   const InstClass pc = Cls(p), cc = Cls(c);
   const bool writes_exec = std::any_of(pa.begin(), pa.end(), [](const RegAccess& a) {
     return a.def && Overlap(a, kExecAccess);
@@ -499,7 +499,7 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, const 
 // different windows. The pass and the emulator see it across CFG edges (a VALU
 // at the top of a successor block, LLVM #202333 / #203770) because both walk
 // producers through the CFG dataflow, not within one block.
-void WideStoreProducer(const HazardTable& tab, const MInst& p, const MInst& c, const RegAccesses& ca,
+void WideStoreProducer(const HazardTable& tab, const MInst& p, const MInst& c, absl::Span<const RegAccess> ca,
                        Need& need) {
   if (!IsValu(Cls(c))) return;
   RegAccess data;
@@ -576,7 +576,9 @@ int IssuedWaitStates(const MInst& inst) {
   return 1;
 }
 
-HazardOperands::HazardOperands(const MInst& mi) : mi_(&mi), accesses_(Collect(mi)) {
+HazardOperands::HazardOperands(const MInst& mi) : mi_(&mi) {
+  const RegAccesses collected = Collect(mi);
+  accesses_.assign(collected.begin(), collected.end());
   for (const RegAccess& a : accesses_) {
     for (int r = a.lo; r < a.lo + a.count; ++r)
       summary_ |= uint64_t{1} << ((static_cast<unsigned>(a.cls) * 17u + static_cast<unsigned>(r)) & 63u);
@@ -589,8 +591,8 @@ namespace {
 // Only VALU results (MFMA included) and wide stores start a hazard here.
 bool CanProduce(InstClass pc) { return IsValu(pc) || pc == InstClass::kVmemStore; }
 
-int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, const RegAccesses& pa,
-             const RegAccesses& ca, std::string* why) {
+int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, absl::Span<const RegAccess> pa,
+             absl::Span<const RegAccess> ca, std::string* why) {
   const InstClass pc = Cls(producer);
   const HazardTable& tab = HazardTableFor(t.gfx);
   Need need(t, why);

@@ -20,7 +20,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "absl/types/span.h"
 #include "compiler/isa/instr.h"
 #include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
@@ -62,7 +64,7 @@ class HazardOperands {
  public:
   explicit HazardOperands(const MInst& mi);
   const MInst& inst() const { return *mi_; }
-  const RegAccesses& accesses() const { return accesses_; }
+  absl::Span<const RegAccess> accesses() const { return accesses_; }
   // A 64-bit summary of the registers accessed (one bit per register, hashed):
   // two instructions whose summaries share no bit access no common register.
   uint64_t register_summary() const { return summary_; }
@@ -72,7 +74,7 @@ class HazardOperands {
 
  private:
   const MInst* mi_;
-  RegAccesses accesses_;
+  std::vector<RegAccess> accesses_;  // exact size: a pass keeps one per instruction
   uint64_t summary_ = 0;
   bool writes_exec_ = false;
 };

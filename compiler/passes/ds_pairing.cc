@@ -98,16 +98,21 @@ class Pairer {
   }
 
   void Finish() {
-    std::vector<MInst> out;
-    for (size_t i = 0; i < f_.insts.size(); ++i)
-      if (!dead_[i]) out.push_back(std::move(f_.insts[i]));
-    f_.insts = std::move(out);
     // Each block keeps at least one instruction (its label or the first of a
     // pair), so a block now starts after the instructions kept before it.
+    std::vector<int> kept_before(f_.insts.size() + 1, 0);
+    for (size_t i = 0; i < f_.insts.size(); ++i) kept_before[i + 1] = kept_before[i] + (dead_[i] ? 0 : 1);
     std::vector<int> new_begin;
     new_begin.reserve(f_.blocks.size());
-    for (const BasicBlock& bb : f_.blocks)
-      new_begin.push_back(static_cast<int>(std::count(dead_.begin(), dead_.begin() + bb.begin, false)));
+    for (const BasicBlock& bb : f_.blocks) new_begin.push_back(kept_before[bb.begin]);
+    // Compact in place (no second instruction list).
+    size_t kept = 0;
+    for (size_t i = 0; i < f_.insts.size(); ++i)
+      if (!dead_[i]) {
+        if (kept != i) f_.insts[kept] = std::move(f_.insts[i]);
+        ++kept;
+      }
+    f_.insts.resize(kept);
     RenumberBlocks(f_, new_begin);
   }
 

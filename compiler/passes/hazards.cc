@@ -127,29 +127,28 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
   std::vector<HazardOperands> ops;
   ops.reserve(in.size());
   for (const MInst& mi : in) ops.emplace_back(mi);
+  // The padding each block needs before its instructions, from the block's
+  // last evaluation. ForwardDataflow's last round evaluates every reachable
+  // block from its final entry state without a change, so these are the
+  // final answers and no separate output run is needed.
+  struct NopsBefore {
+    int inst;         // index into `in`
+    int wait_states;  // the deficit there
+    std::string why;  // the binding rule
+  };
+  std::vector<std::vector<NopsBefore>> block_nops(blocks.size());
   std::string why;
-  auto run_block = [&](const BasicBlock& bb, HazardState st, std::vector<MInst>* out) {
+  auto run_block = [&](int b, HazardState st) {
+    const BasicBlock& bb = blocks[b];
+    std::vector<NopsBefore>& nops = block_nops[b];
+    nops.clear();
     for (int i = bb.begin; i < bb.end; ++i) {
-      const MInst& mi = in[i];
-      if (IsLabel(mi)) {
-        if (out != nullptr) out->push_back(mi);
-        continue;
-      }
-      int deficit = st.Deficit(t, ops[i], &why);
+      if (IsLabel(in[i])) continue;
+      const int deficit = st.Deficit(t, ops[i], &why);
       if (deficit > 0) {
         st.Pad(deficit);
-        if (out != nullptr && stats != nullptr) stats->wait_states += deficit;
-        // One s_nop per at most 8 wait states (LLVM's insertNoops: s_nop 7 at most).
-        while (deficit > 0) {
-          int n = std::min(deficit, 8);
-          if (out != nullptr) {
-            out->push_back(MakeNop(n, why));
-            if (stats != nullptr) ++stats->nops;
-          }
-          deficit -= n;
-        }
+        nops.push_back({i, deficit, why});
       }
-      if (out != nullptr) out->push_back(mi);
       st.Issue(ops[i]);
     }
     return st;
@@ -161,15 +160,36 @@ absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats*
   const int64_t height = static_cast<int64_t>(in.size()) * (MaxHazardWindow() + 1) + 1;
   absl::StatusOr<std::vector<std::optional<HazardState>>> entry = ForwardDataflow(
       blocks, HazardState(MaxHazardWindow()), height, "hazard",
-      [&](int b, const HazardState& st) { return run_block(blocks[b], st, nullptr); },
+      [&](int b, const HazardState& st) { return run_block(b, st); },
       [](HazardState& into, const HazardState& from) { return MergeInto(into, from, SameState); });
   if (!entry.ok()) return entry.status();
+  // Unreachable blocks: padded as if entered with nothing in flight.
+  for (size_t b = 0; b < blocks.size(); ++b)
+    if (!(*entry)[b]) run_block(static_cast<int>(b), HazardState(MaxHazardWindow()));
+  bool any = false;
+  for (const std::vector<NopsBefore>& nops : block_nops) any = any || !nops.empty();
+  if (!any) {  // nothing to insert: the instructions and the kept CFG stay as they were
+    f.insts = std::move(in);
+    return absl::OkStatus();
+  }
   std::vector<MInst> out;
   out.reserve(in.size() + in.size() / 4);
   std::vector<int> new_begin(blocks.size());
   for (size_t b = 0; b < blocks.size(); ++b) {
     new_begin[b] = static_cast<int>(out.size());
-    run_block(blocks[b], (*entry)[b] ? *(*entry)[b] : HazardState(MaxHazardWindow()), &out);
+    auto pad = block_nops[b].begin();
+    for (int i = blocks[b].begin; i < blocks[b].end; ++i) {
+      if (pad != block_nops[b].end() && pad->inst == i) {
+        if (stats != nullptr) stats->wait_states += pad->wait_states;
+        // One s_nop per at most 8 wait states (LLVM's insertNoops: s_nop 7 at most).
+        for (int left = pad->wait_states; left > 0; left -= 8) {
+          out.push_back(MakeNop(std::min(left, 8), pad->why));
+          if (stats != nullptr) ++stats->nops;
+        }
+        ++pad;
+      }
+      out.push_back(std::move(in[i]));
+    }
   }
   f.insts = std::move(out);
   RenumberBlocks(f, new_begin);

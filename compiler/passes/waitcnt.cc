@@ -227,33 +227,33 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
   absl::StatusOr<const std::vector<BasicBlock>*> cfg = EnsureCfg(f);
   if (!cfg.ok()) return cfg.status();
   const std::vector<BasicBlock>& blocks = **cfg;
-  // One block: the waits it needs, and its exit state. With `out`, emits the
-  // block with the waits inserted.
-  auto run_block = [&](const BasicBlock& bb, WaitcntState st, std::vector<MInst>* out) {
+  // One block: the waits it needs (kept in block_waits, from the block's
+  // last evaluation: ForwardDataflow's last round evaluates every reachable
+  // block from its final entry state, so these are the final answers), and
+  // its exit state.
+  struct WaitBefore {
+    int inst;  // index into f.insts
+    MInst wait;
+    WaitcntState::Need need;
+  };
+  std::vector<std::vector<WaitBefore>> block_waits(blocks.size());
+  auto run_block = [&](int b, WaitcntState st) {
+    const BasicBlock& bb = blocks[b];
+    std::vector<WaitBefore>& waits = block_waits[b];
+    waits.clear();
     for (int i = bb.begin; i < bb.end; ++i) {
       const MInst& mi = f.insts[i];
-      if (IsLabel(mi)) {
-        if (out != nullptr) out->push_back(mi);
-        continue;
-      }
+      if (IsLabel(mi)) continue;
       if (mi.opc != Opc::kSEndpgm && mi.opc != Opc::kSWaitcnt) {
         WaitcntState::Need need = st.NeedFor(t, mi);
         if (need.any()) {
           MInst w = MakeWaitcnt(need.vmcnt, need.lgkmcnt);
           w.comment = absl::StrCat("wait for ", need.reason);
           st.Issue(w);
-          if (out != nullptr) {
-            out->push_back(std::move(w));
-            if (stats != nullptr) {
-              ++stats->waits;
-              if (need.vmcnt >= 0) ++stats->vmcnt_waits;
-              if (need.lgkmcnt >= 0) ++stats->lgkmcnt_waits;
-            }
-          }
+          waits.push_back({i, std::move(w), need});
         }
       }
       st.Issue(mi);
-      if (out != nullptr) out->push_back(mi);
     }
     return st;
   };
@@ -269,18 +269,37 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
       (entry.vm_cap + 2) * (1 + static_cast<int64_t>(entry.vm_score.size())) +
       (entry.lgkm_cap + 2) * (3 + static_cast<int64_t>(entry.lgkm_score.size()));
   absl::StatusOr<std::vector<std::optional<WaitcntState>>> in = ForwardDataflow(
-      blocks, entry, height, "s_waitcnt",
-      [&](int b, const WaitcntState& st) { return run_block(blocks[b], st, nullptr); },
+      blocks, entry, height, "s_waitcnt", [&](int b, const WaitcntState& st) { return run_block(b, st); },
       [](WaitcntState& into, const WaitcntState& from) { return MergeInto(into, from, Equivalent); });
   if (!in.ok()) return in.status();
-  std::vector<MInst> out;
-  out.reserve(f.insts.size() + f.insts.size() / 4);
+  // Unreachable blocks: waits as if entered with nothing outstanding.
+  for (size_t b = 0; b < blocks.size(); ++b)
+    if (!(*in)[b]) run_block(static_cast<int>(b), entry);
+  // Insert the waits in place, from the back (no second instruction list).
   std::vector<int> new_begin(blocks.size());
+  size_t total = f.insts.size();
   for (size_t b = 0; b < blocks.size(); ++b) {
-    new_begin[b] = static_cast<int>(out.size());
-    run_block(blocks[b], (*in)[b] ? *(*in)[b] : entry, &out);
+    new_begin[b] = blocks[b].begin + static_cast<int>(total - f.insts.size());
+    total += block_waits[b].size();
   }
-  f.insts = std::move(out);
+  f.insts.resize(total);
+  size_t dst = total;
+  for (size_t b = blocks.size(); b-- > 0;) {
+    std::vector<WaitBefore>& waits = block_waits[b];
+    size_t w = waits.size();
+    for (int i = blocks[b].end; i-- > blocks[b].begin;) {
+      if (static_cast<size_t>(i) != --dst) f.insts[dst] = std::move(f.insts[i]);
+      if (w > 0 && waits[w - 1].inst == i) {
+        --w;
+        f.insts[--dst] = std::move(waits[w].wait);
+        if (stats != nullptr) {
+          ++stats->waits;
+          if (waits[w].need.vmcnt >= 0) ++stats->vmcnt_waits;
+          if (waits[w].need.lgkmcnt >= 0) ++stats->lgkmcnt_waits;
+        }
+      }
+    }
+  }
   RenumberBlocks(f, new_begin);
   return absl::OkStatus();
 }

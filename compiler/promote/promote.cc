@@ -638,10 +638,11 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
 
 // The copy's LDS stores of one K tile (in the loop), all waves, counted
 // exactly. When the lanes walk whole lines (CopyCoord's first form) and the
-// rows are not swizzled, every wave's and every round's stores are round 0 of
-// wave 0 moved by whole lines, the same move for all lanes; when that move
-// is a multiple of 4 bytes it keeps every bank's distinct dwords distinct
-// (as in ReadTraffic), so wave 0's round 0 counted exactly stands for all.
+// rows are not swizzled (or a wave's lines are whole rotation periods), every
+// wave's and every round's stores are round 0 of wave 0 moved by whole lines,
+// the same move for all lanes; when that move is a multiple of 4 bytes it
+// keeps every bank's distinct dwords distinct (as in ReadTraffic), so wave
+// 0's round 0 counted exactly stands for all.
 // promote_test checks the figures against the exact count of the promoted
 // kernel.
 absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOperandPlan& p) const {
@@ -652,8 +653,12 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
   const int64_t vc = (p.vec_along_k ? c_.bk : s.block) / p.vec;
   // Bytes between consecutive lines: a row of the LDS tile, or one element.
   const int64_t line_bytes = (p.vec_along_k ? c_.bk + p.pad : 1) * ElemBytes(c_.in_elem);
-  const bool uniform =
-      p.swizzle == 0 && p.lanes_along == vc && 64 % vc == 0 && (64 / vc) * line_bytes % 4 == 0;
+  // A swizzle rotates a row's chunks by (row floordiv swizzle) mod chunks:
+  // moving by whole periods of swizzle * chunks rows leaves every rotation
+  // as it was (rows are the lines when the vectors run along K).
+  const int64_t period = p.swizzle * (c_.bk / c_.mfma->ab_width);
+  const bool uniform = p.lanes_along == vc && 64 % vc == 0 && (64 / vc) * line_bytes % 4 == 0 &&
+                       (p.swizzle == 0 || (p.vec_along_k && (64 / vc) % period == 0));
   const int64_t rounds = uniform ? 1 : p.copies;
   for (int64_t i = 0; i < rounds; ++i) {
     Coord c = CopyCoord(s, p, i);
