@@ -1,6 +1,7 @@
 #include "compiler/passes/regalloc.h"
 
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -51,16 +52,43 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
   for (size_t b = 0; b < cfg->size(); ++b)
     for (int s : (*cfg)[b].succs)
       if (s <= static_cast<int>(b)) loops.push_back({(*cfg)[s].begin, (*cfg)[b].end - 1});
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto [lo, hi] : loops)
-      for (int v = 0; v < nv; ++v) {
-        bool fixed = f.vregs[v].fixed >= 0;
-        int s0 = fixed ? -1 : start[v];
-        if (start[v] == -2 || s0 >= lo || end[v] < lo || end[v] >= hi) continue;
-        end[v] = hi;
-        changed = true;
-      }
+  // A value live into loop [lo, hi] (start < lo <= end < hi) stays live to hi,
+  // which may put it into an enclosing loop: end goes to the largest hi of
+  // the loops it is live into, until none is left. Loops sorted by lo with a
+  // range-maximum table of hi answer that in O(log loops) a step (the
+  // fixed point is the same whichever applicable loop is taken first: no
+  // loop's hi lies past the fixed point).
+  std::sort(loops.begin(), loops.end());
+  const int nl = static_cast<int>(loops.size());
+  std::vector<std::vector<int>> max_hi;  // max_hi[k][i]: max hi of loops i .. i + 2^k - 1
+  if (nl > 0) {
+    max_hi.push_back(std::vector<int>(nl));
+    for (int i = 0; i < nl; ++i) max_hi[0][i] = loops[i].second;
+    for (int k = 1; (1 << k) <= nl; ++k) {
+      max_hi.push_back(std::vector<int>(nl - (1 << k) + 1));
+      for (int i = 0; i + (1 << k) <= nl; ++i)
+        max_hi[k][i] = std::max(max_hi[k - 1][i], max_hi[k - 1][i + (1 << (k - 1))]);
+    }
+  }
+  auto range_max = [&](int a, int b) {  // loops a .. b - 1, a < b
+    int k = 31 - __builtin_clz(static_cast<unsigned>(b - a));
+    return std::max(max_hi[k][a], max_hi[k][b - (1 << k)]);
+  };
+  for (int v = 0; v < nv && nl > 0; ++v) {
+    if (start[v] == -2) continue;
+    const int s0 = f.vregs[v].fixed >= 0 ? -1 : start[v];
+    // Loops with lo > s0.
+    const int a = static_cast<int>(
+        std::upper_bound(loops.begin(), loops.end(), std::make_pair(s0, INT_MAX)) - loops.begin());
+    for (;;) {
+      // ... and lo <= end.
+      const int b = static_cast<int>(
+          std::upper_bound(loops.begin(), loops.end(), std::make_pair(end[v], INT_MAX)) - loops.begin());
+      if (a >= b) break;
+      const int hi = range_max(a, b);
+      if (hi <= end[v]) break;
+      end[v] = hi;
+    }
   }
   std::vector<Interval> iv;
   for (int v = 0; v < nv; ++v) {

@@ -66,16 +66,30 @@ int Shift(int s, int lb, int ub, int new_ub) { return s > lb ? s + (new_ub - ub)
 // anyway: waiting for fewer outstanding operations is always safe. This bounds
 // the state lattice, so the dataflow converges on every CFG (a loop of stores
 // only grows the outstanding count by the stores of each trip).
-void Saturate(int& lb, int ub, int cap, std::vector<int>& score, int* last_smem, int* last_ds) {
+void Saturate(int& lb, int ub, int cap, std::vector<WaitcntState::Pending>& pending,
+              int WaitcntState::Pending::*score, int* last_smem, int* last_ds) {
   if (ub - lb <= cap) return;
   const int new_lb = ub - cap;
   auto lift = [&](int& s) {
     if (s > lb && s <= new_lb) s = new_lb + 1;
   };
-  for (int& s : score) lift(s);
+  for (WaitcntState::Pending& p : pending) lift(p.*score);
   if (last_smem != nullptr) lift(*last_smem);
   if (last_ds != nullptr) lift(*last_ds);
   lb = new_lb;
+}
+
+const WaitcntState::Pending* FindPending(const std::vector<WaitcntState::Pending>& pending, int slot) {
+  auto it = std::lower_bound(pending.begin(), pending.end(), slot,
+                             [](const WaitcntState::Pending& p, int s) { return p.slot < s; });
+  return it != pending.end() && it->slot == slot ? &*it : nullptr;
+}
+
+WaitcntState::Pending& PendingAt(std::vector<WaitcntState::Pending>& pending, int slot) {
+  auto it = std::lower_bound(pending.begin(), pending.end(), slot,
+                             [](const WaitcntState::Pending& p, int s) { return p.slot < s; });
+  if (it == pending.end() || it->slot != slot) it = pending.insert(it, WaitcntState::Pending{slot, 0, 0});
+  return *it;
 }
 
 }  // namespace
@@ -87,12 +101,14 @@ WaitcntState::Need WaitcntState::NeedFor(const TargetInfo& t, const MInst& mi) c
   // Register dependencies: a read (RAW) or a write (WAW) of a register that a
   // load in flight will write.
   ForEachRegSlot(mi, [&](int slot, const RegAccess& o) {
-    int s = vm_score[slot];
+    const Pending* p = pending.empty() ? nullptr : FindPending(pending, slot);
+    if (p == nullptr) return;
+    int s = p->vm;
     if (s > vm_lb && (n.vmcnt < 0 || vm_ub - s < n.vmcnt)) {
       n.vmcnt = vm_ub - s;
       vm_reg = RegName(o.cls, slot % kRegsPerFile, 1);
     }
-    s = lgkm_score[slot];
+    s = p->lgkm;
     if (s > lgkm_lb && (n.lgkmcnt < 0 || lgkm_ub - s < n.lgkmcnt)) {
       n.lgkmcnt = lgkm_ub - s;
       lgkm_reg = RegName(o.cls, slot % kRegsPerFile, 1);
@@ -136,6 +152,10 @@ void WaitcntState::ApplyWait(int vmcnt, int lgkmcnt) {
     // proves nothing about any particular operation.
     lgkm_lb = std::max(lgkm_lb, lgkm_ub - lgkmcnt);
   }
+  // Loads now complete need no entry.
+  pending.erase(std::remove_if(pending.begin(), pending.end(),
+                               [&](const Pending& p) { return p.vm <= vm_lb && p.lgkm <= lgkm_lb; }),
+                pending.end());
 }
 
 void WaitcntState::Issue(const MInst& mi) {
@@ -147,24 +167,26 @@ void WaitcntState::Issue(const MInst& mi) {
   }
   if (IsVmem(c)) {
     ++vm_ub;
-    Saturate(vm_lb, vm_ub, vm_cap, vm_score, nullptr, nullptr);
+    Saturate(vm_lb, vm_ub, vm_cap, pending, &Pending::vm, nullptr, nullptr);
     ForEachRegSlot(mi, [&](int slot, const RegAccess& a) {
       if (a.def) {
-        vm_score[slot] = vm_ub;
-        lgkm_score[slot] = 0;
+        Pending& p = PendingAt(pending, slot);
+        p.vm = vm_ub;
+        p.lgkm = 0;
       }
     });
   } else if (IsDs(c) || c == InstClass::kSmem) {
     ++lgkm_ub;
-    Saturate(lgkm_lb, lgkm_ub, lgkm_cap, lgkm_score, &last_smem, &last_ds);
+    Saturate(lgkm_lb, lgkm_ub, lgkm_cap, pending, &Pending::lgkm, &last_smem, &last_ds);
     if (c == InstClass::kSmem)
       last_smem = lgkm_ub;
     else
       last_ds = lgkm_ub;
     ForEachRegSlot(mi, [&](int slot, const RegAccess& a) {
       if (a.def) {
-        lgkm_score[slot] = lgkm_ub;
-        vm_score[slot] = 0;
+        Pending& p = PendingAt(pending, slot);
+        p.lgkm = lgkm_ub;
+        p.vm = 0;
       }
     });
   }
@@ -178,12 +200,23 @@ void WaitcntState::Merge(const WaitcntState& o) {
   const int new_vm_ub = vm_lb + vm_pending;
   const int lgkm_pending = std::max(lgkm_ub - lgkm_lb, o.lgkm_ub - o.lgkm_lb);
   const int new_lgkm_ub = lgkm_lb + lgkm_pending;
-  for (size_t i = 0; i < vm_score.size(); ++i) {
-    vm_score[i] = std::max(Shift(vm_score[i], vm_lb, vm_ub, new_vm_ub),
-                           Shift(o.vm_score[i], o.vm_lb, o.vm_ub, new_vm_ub));
-    lgkm_score[i] = std::max(Shift(lgkm_score[i], lgkm_lb, lgkm_ub, new_lgkm_ub),
-                             Shift(o.lgkm_score[i], o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
+  // Per register, over the union of both states' entries (a missing entry
+  // is score 0, not outstanding).
+  std::vector<Pending> merged;
+  merged.reserve(pending.size() + o.pending.size());
+  size_t i = 0, j = 0;
+  while (i < pending.size() || j < o.pending.size()) {
+    const bool take_a = j >= o.pending.size() || (i < pending.size() && pending[i].slot <= o.pending[j].slot);
+    const bool take_b = i >= pending.size() || (j < o.pending.size() && o.pending[j].slot <= pending[i].slot);
+    const Pending a = take_a ? pending[i++] : Pending{0, 0, 0};
+    const Pending b = take_b ? o.pending[j++] : Pending{0, 0, 0};
+    Pending m{take_a ? a.slot : b.slot,
+              std::max(Shift(a.vm, vm_lb, vm_ub, new_vm_ub), Shift(b.vm, o.vm_lb, o.vm_ub, new_vm_ub)),
+              std::max(Shift(a.lgkm, lgkm_lb, lgkm_ub, new_lgkm_ub),
+                       Shift(b.lgkm, o.lgkm_lb, o.lgkm_ub, new_lgkm_ub))};
+    if (m.vm > vm_lb || m.lgkm > lgkm_lb) merged.push_back(m);
   }
+  pending = std::move(merged);
   last_smem = std::max(Shift(last_smem, lgkm_lb, lgkm_ub, new_lgkm_ub),
                        Shift(o.last_smem, o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
   last_ds = std::max(Shift(last_ds, lgkm_lb, lgkm_ub, new_lgkm_ub),
@@ -204,10 +237,16 @@ bool Equivalent(const WaitcntState& a, const WaitcntState& b) {
   if (norm(a.last_smem, a.lgkm_lb, a.lgkm_ub) != norm(b.last_smem, b.lgkm_lb, b.lgkm_ub) ||
       norm(a.last_ds, a.lgkm_lb, a.lgkm_ub) != norm(b.last_ds, b.lgkm_lb, b.lgkm_ub))
     return false;
-  for (size_t i = 0; i < a.vm_score.size(); ++i) {
-    if (norm(a.vm_score[i], a.vm_lb, a.vm_ub) != norm(b.vm_score[i], b.vm_lb, b.vm_ub)) return false;
-    if (norm(a.lgkm_score[i], a.lgkm_lb, a.lgkm_ub) != norm(b.lgkm_score[i], b.lgkm_lb, b.lgkm_ub))
-      return false;
+  // Per register over the union of entries (a missing entry normalizes to
+  // -1, as a score at or below lb does).
+  size_t i = 0, j = 0;
+  while (i < a.pending.size() || j < b.pending.size()) {
+    const bool take_a = j >= b.pending.size() || (i < a.pending.size() && a.pending[i].slot <= b.pending[j].slot);
+    const bool take_b = i >= a.pending.size() || (j < b.pending.size() && b.pending[j].slot <= a.pending[i].slot);
+    const WaitcntState::Pending pa = take_a ? a.pending[i++] : WaitcntState::Pending{0, 0, 0};
+    const WaitcntState::Pending pb = take_b ? b.pending[j++] : WaitcntState::Pending{0, 0, 0};
+    if (norm(pa.vm, a.vm_lb, a.vm_ub) != norm(pb.vm, b.vm_lb, b.vm_ub)) return false;
+    if (norm(pa.lgkm, a.lgkm_lb, a.lgkm_ub) != norm(pb.lgkm, b.lgkm_lb, b.lgkm_ub)) return false;
   }
   return true;
 }
@@ -266,8 +305,8 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
   entry.vm_cap = t.vmcnt_max;
   entry.lgkm_cap = t.lgkmcnt_max;
   const int64_t height =
-      (entry.vm_cap + 2) * (1 + static_cast<int64_t>(entry.vm_score.size())) +
-      (entry.lgkm_cap + 2) * (3 + static_cast<int64_t>(entry.lgkm_score.size()));
+      (entry.vm_cap + 2) * (1 + static_cast<int64_t>(WaitcntState::kSlots)) +
+      (entry.lgkm_cap + 2) * (3 + static_cast<int64_t>(WaitcntState::kSlots));
   absl::StatusOr<std::vector<std::optional<WaitcntState>>> in = ForwardDataflow(
       blocks, entry, height, "s_waitcnt", [&](int b, const WaitcntState& st) { return run_block(b, st); },
       [](WaitcntState& into, const WaitcntState& from) { return MergeInto(into, from, Equivalent); });

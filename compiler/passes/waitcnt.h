@@ -51,7 +51,10 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
 // The scoreboard at a program point. Every VMEM instruction gets the next vm
 // score (1, 2, ...), every DS/SMEM instruction the next lgkm score; an
 // operation with score s is outstanding while lb < s <= ub. Per register, the
-// score of the pending load that will write it (0: none).
+// score of the pending load that will write it (0: none), kept sparsely: only
+// registers with a load outstanding have an entry (a score at or below lb
+// means the same as none), so a state costs what is in flight, not the three
+// 512-register files (the CFG dataflow keeps one state per block).
 // Merge() is the join for a future CFG version: it aligns the newest scores of
 // both states and keeps, per register, the younger pending load (the smaller
 // count, which is the safe one), and the larger number outstanding.
@@ -65,8 +68,13 @@ struct WaitcntState {
   // At most this many operations outstanding in the model (the counters'
   // field maxima, TargetInfo::vmcnt_max / lgkmcnt_max); see Issue().
   int vm_cap = 63, lgkm_cap = 15;
-  std::vector<int> vm_score = std::vector<int>(3 * kRegsPerFile, 0);
-  std::vector<int> lgkm_score = std::vector<int>(3 * kRegsPerFile, 0);
+  static constexpr int kSlots = 3 * kRegsPerFile;  // register slots: file * 512 + register
+  struct Pending {
+    int slot;  // FileIndex(class) * kRegsPerFile + register
+    int vm;    // vm score of the pending VMEM load into it, 0: none
+    int lgkm;  // lgkm score of the pending DS/SMEM load into it, 0: none
+  };
+  std::vector<Pending> pending;  // sorted by slot; entries with a score above lb (others pruned)
 
   // What an instruction must wait for; -1 = nothing.
   struct Need {
