@@ -22,8 +22,7 @@ std::string OperandText(const MOperand& o) {
   switch (o.kind) {
     case MOperand::Kind::kReg:
       if (o.is_virtual) {
-        const char* c = o.cls == RegClass::kVgpr ? "v" : o.cls == RegClass::kSgpr ? "s" : "a";
-        std::string r = absl::StrCat("%", c, o.reg);
+        std::string r = absl::StrCat("%", RegClassPrefix(o.cls), o.reg);
         if (o.sub != 0 || o.count != 1)
           absl::StrAppend(&r, "[", o.sub, o.count > 1 ? absl::StrCat(":", o.sub + o.count - 1) : "", "]");
         return r;
@@ -110,7 +109,7 @@ std::string VRegDeclarations(const MFunction& f) {
   for (int v = 0; v < nv; ++v) {
     if (!named[v]) continue;
     const VReg& r = f.vregs[v];
-    const char* c = r.cls == RegClass::kVgpr ? "v" : r.cls == RegClass::kSgpr ? "s" : "a";
+    const char* c = RegClassPrefix(r.cls);
     absl::StrAppend(&s, "  .vreg %", c, v, ", ", r.count);
     if (r.align > 1) absl::StrAppend(&s, ", align ", r.align);
     if (r.fixed >= 0) absl::StrAppend(&s, ", fixed ", r.fixed);

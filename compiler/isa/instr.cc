@@ -131,8 +131,21 @@ MemShape MemoryShape(Opc o) {
   }
 }
 
+const char* RegClassPrefix(RegClass cls) {
+  return cls == RegClass::kVgpr ? "v" : cls == RegClass::kSgpr ? "s" : "a";
+}
+
+bool RegClassFromPrefix(char c, RegClass* cls) {
+  switch (c) {
+    case 'v': *cls = RegClass::kVgpr; return true;
+    case 's': *cls = RegClass::kSgpr; return true;
+    case 'a': *cls = RegClass::kAgpr; return true;
+    default: return false;
+  }
+}
+
 std::string RegName(RegClass cls, int index, int count) {
-  const char* p = cls == RegClass::kVgpr ? "v" : cls == RegClass::kSgpr ? "s" : "a";
+  const char* p = RegClassPrefix(cls);
   if (count == 1) return p + std::to_string(index);
   return std::string(p) + "[" + std::to_string(index) + ":" + std::to_string(index + count - 1) +
          "]";

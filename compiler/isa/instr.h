@@ -206,6 +206,11 @@ MemShape MemoryShape(Opc o);
 
 // Register names as LLVM prints them: "v5", "s[4:7]", "a[0:3]", "vcc", "exec".
 std::string RegName(RegClass cls, int index, int count);
+// The assembly prefix of a register class: "v", "s" or "a" (v0, s[2:3], a7;
+// printed MIR's virtual registers add a '%': %v12).
+const char* RegClassPrefix(RegClass cls);
+// The class whose prefix is `c` ('v', 's' or 'a'); false for any other.
+bool RegClassFromPrefix(char c, RegClass* cls);
 
 }  // namespace kir
 

@@ -63,7 +63,7 @@ class Verifier {
   std::string Virt(int reg) const {
     if (reg < 0 || reg >= static_cast<int>(f_.vregs.size())) return absl::StrCat("%", reg);
     RegClass c = f_.vregs[reg].cls;
-    return absl::StrCat("%", c == RegClass::kVgpr ? "v" : c == RegClass::kSgpr ? "s" : "a", reg);
+    return absl::StrCat("%", RegClassPrefix(c), reg);
   }
 
   Verifier(const TargetInfo& t, const MFunction& f, MirForm form) : t_(t), f_(f), form_(form) {}

@@ -212,8 +212,7 @@ RegAccesses CollectRegAccesses(const MInst& mi, uint32_t kinds, const MFunction*
 
 std::string RegAccessName(const RegAccess& a) {
   if (a.is_virtual) {
-    const char* c = a.cls == RegClass::kVgpr ? "v" : a.cls == RegClass::kSgpr ? "s" : "a";
-    return absl::StrCat("%", c, a.root, "[", a.lo, a.count > 1 ? absl::StrCat(":", a.lo + a.count - 1) : "", "]");
+    return absl::StrCat("%", RegClassPrefix(a.cls), a.root, "[", a.lo, a.count > 1 ? absl::StrCat(":", a.lo + a.count - 1) : "", "]");
   }
   if (a.cls == RegClass::kSgpr) {
     SpecialReg s = SpecialRegAt(a.lo, a.count);

@@ -64,13 +64,7 @@ absl::Status Verify(const TargetInfo& t, const MFunction& f, absl::string_view w
 
 // A virtual register name "%v12" (class and id), false if `s` is not one.
 bool ParseVRegName(absl::string_view s, RegClass* cls, int* id) {
-  if (!absl::ConsumePrefix(&s, "%") || s.size() < 2) return false;
-  switch (s[0]) {
-    case 'v': *cls = RegClass::kVgpr; break;
-    case 's': *cls = RegClass::kSgpr; break;
-    case 'a': *cls = RegClass::kAgpr; break;
-    default: return false;
-  }
+  if (!absl::ConsumePrefix(&s, "%") || s.size() < 2 || !RegClassFromPrefix(s[0], cls)) return false;
   return absl::SimpleAtoi(s.substr(1), id) && *id >= 0;
 }
 
@@ -251,12 +245,11 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
            o.sub + o.count > f.vregs[o.reg].count))
       {
         const bool declared = o.reg < static_cast<int>(f.vregs.size()) && f.vregs[o.reg].count > 0;
-        auto letter = [](RegClass c) { return c == RegClass::kVgpr ? "v" : c == RegClass::kSgpr ? "s" : "a"; };
         std::string why =
             !declared ? "a virtual register without a .vreg declaration"
             : f.vregs[o.reg].cls != o.cls
-                ? absl::StrCat("%", letter(o.cls), o.reg, " names id ", o.reg, ", which .vreg declares as %",
-                               letter(f.vregs[o.reg].cls), o.reg, " (one numbering for %v, %s and %a)")
+                ? absl::StrCat("%", RegClassPrefix(o.cls), o.reg, " names id ", o.reg, ", which .vreg declares as %",
+                               RegClassPrefix(f.vregs[o.reg].cls), o.reg, " (one numbering for %v, %s and %a)")
                 : absl::StrCat("the operand does not fit its .vreg declaration (", f.vregs[o.reg].count,
                                " registers)");
         return absl::InvalidArgumentError(absl::StrCat(filename, ":", in.line, ": `", in.text, "`: ", why));

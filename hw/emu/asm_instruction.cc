@@ -94,14 +94,8 @@ bool ParseInt(absl::string_view s, int64_t* v) {
 // A virtual register of printed MIR: %v12 (one dword), %v12[2] or %v12[0:3]
 // (dwords of the vreg's tuple).
 bool ParseVirtualRegister(absl::string_view s, MOperand* op) {
-  if (!absl::ConsumePrefix(&s, "%") || s.size() < 2) return false;
   RegClass c;
-  switch (s[0]) {
-    case 'v': c = RegClass::kVgpr; break;
-    case 's': c = RegClass::kSgpr; break;
-    case 'a': c = RegClass::kAgpr; break;
-    default: return false;
-  }
+  if (!absl::ConsumePrefix(&s, "%") || s.size() < 2 || !RegClassFromPrefix(s[0], &c)) return false;
   absl::string_view rest = s.substr(1);
   const size_t bracket = rest.find('[');
   int id = 0, lo = 0, hi = 0;
@@ -130,14 +124,8 @@ bool ParseRegister(absl::string_view s, MOperand* op) {
     *op = MOperand::Phys(RegClass::kSgpr, dword);
     return true;
   }
-  if (s.size() < 2) return false;
   RegClass c;
-  switch (s[0]) {
-    case 'v': c = RegClass::kVgpr; break;
-    case 's': c = RegClass::kSgpr; break;
-    case 'a': c = RegClass::kAgpr; break;
-    default: return false;
-  }
+  if (s.size() < 2 || !RegClassFromPrefix(s[0], &c)) return false;
   absl::string_view rest = s.substr(1);
   int lo = 0, hi = 0;
   if (absl::ConsumePrefix(&rest, "[")) {
