@@ -1,5 +1,7 @@
 #include "compiler/lower/lower.h"
 
+#include "compiler/lower/dead_code.h"
+
 #include "compiler/ir/op_text.h"
 
 #include <set>
@@ -251,6 +253,7 @@ absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& tar
   ctx.filename_ = std::string(filename);
   absl::Status st = ctx.Run();
   if (!st.ok()) return st;
+  RemoveDeadInstructions(out.mir);
   out.kernel = k;
   return out;
 }
