@@ -104,6 +104,7 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
   };
   // busy_until[class][reg]: last instruction index the register is live at (-2 = free).
   std::vector<std::vector<int>> busy(3, std::vector<int>(512, -2));
+  std::vector<std::vector<int>> owner(3, std::vector<int>(512, -1));  // the vreg last given each register
   std::vector<int> phys(nv, -1);
   RegUsage usage;
   for (const Interval& in : iv) {
@@ -115,8 +116,16 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
     if (vr.fixed >= 0) {
       base = vr.fixed;
       for (int r = base; r < base + vr.count; ++r)
-        if (!free_at(r))
-          return absl::InternalError(absl::StrCat("precoloured register ", RegName(vr.cls, r, 1), " taken"));
+        if (!free_at(r)) {
+          const int other = owner[c][r];
+          const char* p = RegClassPrefix(vr.cls);
+          return absl::InvalidArgumentError(absl::StrCat(
+              "%", p, in.vreg, " is fixed to ", RegName(vr.cls, vr.fixed, vr.count), " but ", RegName(vr.cls, r, 1),
+              " still holds ", other >= 0 ? absl::StrCat("%", RegClassPrefix(f.vregs[other].cls), other) : "a value",
+              " (live to instruction ", b[r],
+              ") when %", p, in.vreg, " becomes live at instruction ", std::max(in.start, 0),
+              ": two precoloured values share a register while both are live"));
+        }
     } else {
       int align = std::max(1, vr.align);
       for (int cand = 0; cand + vr.count <= limit(vr.cls); cand += align) {
@@ -144,7 +153,10 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
             "vector sizes or the number of buffer arguments"));
       }
     }
-    for (int r = base; r < base + vr.count; ++r) b[r] = in.end;
+    for (int r = base; r < base + vr.count; ++r) {
+      b[r] = in.end;
+      owner[c][r] = in.vreg;
+    }
     phys[in.vreg] = base;
     int top = base + vr.count;
     if (vr.cls == RegClass::kVgpr) usage.vgprs = std::max(usage.vgprs, top);
