@@ -1,6 +1,6 @@
 // Wait-state (hazard) rules for gfx908, gfx90a and gfx942: the single source
-// of truth shared by the hazard-nop pass (compiler/passes/hazards) and, later,
-// the CPU emulator's hazard checker.
+// of truth shared by the hazard-nop pass (compiler/passes/hazards) and the
+// strict CPU emulator's hazard checker (hw/emu/strict.cc).
 //
 // Sources: shared/docs/amdgcn-isa-notes.md section 2 (2.1 MFMA hazards on
 // gfx90a/gfx942, 2.2 gfx908 AGPR table, 2.3 other hazards), which were measured

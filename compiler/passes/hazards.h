@@ -35,17 +35,18 @@ struct HazardNopStats {
 // `s_nop N` with N outside 0..15.
 absl::Status InsertHazardNops(const TargetInfo& t, MFunction& f, HazardNopStats* stats = nullptr);
 
-// The dataflow state at a program point: the recent producers and the wait
-// states issued after each of them. Straight-line code only needs Issue/Pad;
-// Merge is the join for a future CFG version (the minimum distance per
-// producer over all predecessors: the worst case).
+// The dataflow state at a program point: the recent producers (instructions
+// that can start a hazard, CanStartHazard) and the wait states issued after
+// each of them. Straight-line code only needs Issue/Pad; Merge is the join at
+// CFG merges (loop headers): the minimum distance per producer over all
+// predecessors, the worst case.
 struct HazardState {
   struct Entry {
     const MInst* inst;  // the producer (owned by the function being processed)
     int elapsed;        // wait states issued after it, up to this point
     const HazardOperands* ops = nullptr;  // its accesses, if collected (owned by the caller)
   };
-  std::vector<Entry> recent;  // oldest first; every elapsed < window
+  std::vector<Entry> recent;  // producers only; oldest first; every elapsed < window
   int window = 0;
 
   explicit HazardState(int window_wait_states) : window(window_wait_states) {}

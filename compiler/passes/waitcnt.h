@@ -55,7 +55,7 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
 // registers with a load outstanding have an entry (a score at or below lb
 // means the same as none), so a state costs what is in flight, not the three
 // 512-register files (the CFG dataflow keeps one state per block).
-// Merge() is the join for a future CFG version: it aligns the newest scores of
+// Merge() is the join at CFG merges (loop headers): it aligns the newest scores of
 // both states and keeps, per register, the younger pending load (the smaller
 // count, which is the safe one), and the larger number outstanding.
 struct WaitcntState {
