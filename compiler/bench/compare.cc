@@ -1,5 +1,7 @@
 #include "compiler/bench/compare.h"
 
+#include "compiler/bench/loop_analysis.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -92,62 +94,19 @@ absl::StatusOr<StaticCode> DisassembleKernel(const std::string& llvm_bin, const 
                   "--disassemble-symbols=" + name, hsaco_path});
   if (!r.ok()) return r.status();
   if (r->exit_code != 0) return absl::InternalError(absl::StrCat("llvm-objdump: ", r->stderr_text));
-  struct Line {
-    uint64_t addr;
-    std::string mnemonic, cls;
-    std::string operands;
-  };
-  std::vector<Line> lines;
-  for (absl::string_view l : absl::StrSplit(r->stdout_text, '\n')) {
-    if (l.empty() || l[0] != '\t') continue;
-    size_t c = l.find("//");
-    if (c == absl::string_view::npos) continue;
-    absl::string_view ins = absl::StripAsciiWhitespace(l.substr(0, c));
-    absl::string_view com = absl::StripAsciiWhitespace(l.substr(c + 2));
-    size_t colon = com.find(':');
-    uint64_t addr = 0;
-    if (colon == absl::string_view::npos ||
-        !absl::SimpleHexAtoi(com.substr(0, colon), &addr))
-      continue;
-    size_t sp = ins.find(' ');
-    Line ln;
-    ln.addr = addr;
-    ln.mnemonic = std::string(ins.substr(0, sp));
-    ln.operands = sp == absl::string_view::npos ? "" : std::string(absl::StripAsciiWhitespace(ins.substr(sp)));
-    ln.cls = MnemonicClass(ln.mnemonic);
-    lines.push_back(std::move(ln));
-  }
+  const std::vector<DisassembledInstruction> lines = ParseObjdumpInstructions(r->stdout_text);
   if (lines.empty())
     return absl::NotFoundError(absl::StrCat("no instructions of symbol ", name, " in ", hsaco_path));
   StaticCode d;
-  for (const Line& l : lines) {
+  for (const DisassembledInstruction& l : lines) {
     ++d.by_class[l.cls];
     ++d.total;
   }
-  // The loop: the last backward branch whose body (branch target .. branch)
-  // has an MFMA (the K loop of a GEMM, whether kirc or clang wrote it), else
-  // the last backward branch. SOPP branch: simm16 in dwords relative to the
-  // next instruction.
-  bool have_loop = false;
-  for (int i = static_cast<int>(lines.size()) - 1; i >= 0; --i) {
-    if (lines[i].cls != "branch") continue;
-    std::string op = lines[i].operands.substr(0, lines[i].operands.find(' '));
-    int v = 0;
-    if (!absl::SimpleAtoi(op, &v)) continue;
-    int64_t target = static_cast<int64_t>(lines[i].addr) + 4 + 4 * static_cast<int16_t>(v);
-    if (target > static_cast<int64_t>(lines[i].addr)) continue;
-    int total = 0, mfma = 0;
-    for (int j = 0; j <= i; ++j) {
-      if (static_cast<int64_t>(lines[j].addr) < target) continue;
-      ++total;
-      if (lines[j].cls == "mfma") ++mfma;
-    }
-    if (!have_loop) d.loop_total = total, d.loop_mfma = mfma, have_loop = true;
-    if (mfma > 0) {
-      d.loop_total = total;
-      d.loop_mfma = mfma;
-      break;
-    }
+  // The K loop (loop_analysis.h FindMainLoop).
+  const auto [first, last] = FindMainLoop(lines);
+  for (int j = first; first >= 0 && j <= last; ++j) {
+    ++d.loop_total;
+    if (lines[j].cls == "mfma") ++d.loop_mfma;
   }
   return d;
 }
@@ -263,29 +222,6 @@ absl::StatusOr<std::vector<std::string>> ReadClangFlags(const std::string& path)
     flags.emplace_back(absl::StripAsciiWhitespace(l));
   if (flags.empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": no clang flags"));
   return flags;
-}
-
-std::string MnemonicClass(const std::string& m) {
-  if (absl::StartsWith(m, "s_waitcnt")) return "waitcnt";
-  if (m == "s_nop") return "nop";
-  if (m == "s_barrier") return "barrier";
-  if (m == "s_branch" || absl::StartsWith(m, "s_cbranch") || absl::StartsWith(m, "s_setpc") ||
-      absl::StartsWith(m, "s_swappc"))
-    return "branch";
-  if (m == "s_endpgm") return "other";
-  if (absl::StartsWith(m, "s_load") || absl::StartsWith(m, "s_buffer_load") ||
-      absl::StartsWith(m, "s_store") || absl::StartsWith(m, "s_buffer_store") ||
-      absl::StartsWith(m, "s_dcache") || absl::StartsWith(m, "s_memtime") ||
-      absl::StartsWith(m, "s_memrealtime"))
-    return "smem";
-  if (absl::StartsWith(m, "s_")) return "salu";
-  if (absl::StartsWith(m, "v_mfma") || absl::StartsWith(m, "v_smfmac")) return "mfma";
-  if (absl::StartsWith(m, "v_")) return "valu";
-  if (absl::StartsWith(m, "buffer_") || absl::StartsWith(m, "global_") ||
-      absl::StartsWith(m, "flat_") || absl::StartsWith(m, "scratch_"))
-    return "vmem";
-  if (absl::StartsWith(m, "ds_")) return "ds";
-  return "other";
 }
 
 absl::StatusOr<CompareResult> CompareKernel(const CompareOptions& opts, const std::string& kernel,

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/bench/loop_analysis.h"
 #include "absl/status/statusor.h"
 
 namespace kir::bench {
@@ -101,10 +102,8 @@ struct StaticCode {
 absl::StatusOr<StaticCode> DisassembleKernel(const std::string& llvm_bin, const std::string& hsaco_path,
                                              const std::string& mcpu, const std::string& name);
 
-// Instruction class of an llvm-objdump mnemonic, with the emulator's names
-// ("salu", "smem", "valu", "vmem", "ds", "mfma", "waitcnt", "nop", "branch",
-// "barrier", "other"); v_accvgpr_* count as valu (as in the emulator).
-std::string MnemonicClass(const std::string& mnemonic);
+// MnemonicClass, ParseObjdumpInstructions and FindMainLoop are in
+// compiler/bench/loop_analysis.h.
 
 // The report: a text table, JSON and an SVG bar chart of the kirc/clang ratios.
 std::string FormatTable(const std::vector<CompareResult>& rows);

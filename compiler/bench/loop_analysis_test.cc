@@ -1,0 +1,77 @@
+// The loop analyser against figures counted by hand: a small loop written as
+// llvm-objdump prints it, and the default 1024^3 f16 GEMM of clang-22
+// (testdata/baselines, issue 16's table and the README: 73 / 71 instructions
+// per trip on gfx90a / gfx942 with 16 32x32x8 MFMAs, so 57 / 16 = 3.5625 and
+// 55 / 16 = 3.4375 other instructions per 16 KFLOP; 8 ds_read2st64_b64 per
+// trip, 8 x 16 bytes x 64 lanes = 8192 bytes for 16 x 16384 FLOP = 32 FLOP
+// per LDS byte; a vmcnt(0) every trip) and of kirc.
+#include "compiler/bench/loop_analysis.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/object/toolchain.h"
+#include "gtest/gtest.h"
+
+namespace kir {
+namespace {
+
+// A loop of two 16x16x16 MFMAs (2 x 8192 FLOP), one ds_read_b128 (16 bytes x
+// 64 lanes), a VALU, two waits (vmcnt 3 and lgkmcnt only) and the branch back
+// (simm16 -8 dwords: from 0x11c + 4 back to 0x100).
+TEST(LoopAnalysis, HandCountedLoop) {
+  const std::string text =
+      "\ts_mov_b32 s0, 0                                           // 0000000000F8: BE800080\n"
+      "\ts_nop 0                                                    // 0000000000FC: BF800000\n"
+      "\tds_read_b128 v[0:3], v8                                    // 000000000100: D9FE0000 00000008\n"
+      "\ts_waitcnt vmcnt(3)                                         // 000000000108: BF8C0F73\n"
+      "\tv_mfma_f32_16x16x16_f16 v[4:7], v[0:1], v[2:3], v[4:7]     // 00000000010C: D3CD0004 04120500\n"
+      "\tv_add_u32_e32 v8, 16, v8                                   // 000000000114: 68101090\n"
+      "\ts_waitcnt lgkmcnt(0)                                       // 000000000118: BF8CC07F\n"
+      "\ts_cbranch_scc1 65528                                       // 00000000011C: BF85FFF8\n"
+      "\tv_mfma_f32_16x16x16_f16 v[4:7], v[0:1], v[2:3], v[4:7]     // 000000000120: D3CD0004 04120500\n"
+      "\ts_endpgm                                                   // 000000000128: BF810000\n";
+  LoopAnalysis a = AnalyzeDisassembly(text, "k");
+  EXPECT_EQ(a.total_instructions, 10);
+  ASSERT_TRUE(a.has_loop);
+  EXPECT_EQ(a.loop_first_addr, 0x100u);
+  EXPECT_EQ(a.loop_last_addr, 0x11cu);
+  EXPECT_EQ(a.loop_instructions, 6);
+  EXPECT_EQ(a.loop_mfma, 1);
+  EXPECT_DOUBLE_EQ(a.loop_flop, 8192);
+  EXPECT_DOUBLE_EQ(a.other_per_16kflop, 5 / 0.5);
+  EXPECT_EQ(a.loop_lds_read_bytes, 1024);
+  EXPECT_DOUBLE_EQ(a.flop_per_lds_byte, 8);
+  EXPECT_EQ(a.smallest_vmcnt, 3);
+  EXPECT_EQ(a.loop_by_class.at("waitcnt"), 2);
+}
+
+TEST(LoopAnalysis, DefaultGemmOfClangAndKirc) {
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    SCOPED_TRACE(t);
+    for (const std::string& path : {absl::StrCat("testdata/baselines/gemm_f16_1024.", t, ".hsaco"),
+                                    absl::StrCat("testdata/gemm_f16_1024_", t, ".hsaco")}) {
+      SCOPED_TRACE(path);
+      absl::StatusOr<std::string> bytes = ReadFileBytes(path);
+      ASSERT_TRUE(bytes.ok()) << bytes.status();
+      absl::StatusOr<LoopAnalysis> a = AnalyzeKernelObject(*bytes, t, "gemm_f16_1024");
+      ASSERT_TRUE(a.ok()) << a.status();
+      ASSERT_TRUE(a->has_loop);
+      EXPECT_EQ(a->loop_mfma, 16);
+      EXPECT_DOUBLE_EQ(a->loop_flop, 16 * 2.0 * 32 * 32 * 8);
+      EXPECT_EQ(a->loop_lds_read_bytes, 8192);
+      EXPECT_DOUBLE_EQ(a->flop_per_lds_byte, 32);
+      EXPECT_EQ(a->smallest_vmcnt, 0);
+      EXPECT_EQ(a->lds_bytes, 32768);
+      EXPECT_TRUE(a->unknown_mfmas.empty());
+      if (absl::StrContains(path, "baselines")) {
+        EXPECT_DOUBLE_EQ(a->other_per_16kflop, std::string(t) == "gfx90a" ? 57.0 / 16 : 55.0 / 16);
+        EXPECT_EQ(a->vgprs, 192);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kir
