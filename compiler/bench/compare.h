@@ -9,9 +9,9 @@
 //   process (`clang -c` + `ld.lld -shared`, the genrule's commands, .cl to
 //   code object), each the median of `process_runs`;
 // - code: instructions of the kernel symbol by class (llvm-objdump -d of both
-//   code objects, classified the same way), in the K loop (the body of the
-//   last backward branch with an MFMA in it, else of the last backward
-//   branch; none when clang unrolls the loop fully) non-MFMA instructions per
+//   code objects, classified the same way), in the K loop (loop_analysis.h
+//   FindMainLoop: the body of the backward branch with the most MFMAs; none
+//   when clang unrolls the loop fully) non-MFMA instructions per
 //   MFMA, VGPRs/AGPRs/SGPRs/LDS from
 //   the code object notes and the occupancy they allow (kir::Occupancy);
 // - execution: both code objects run in the strict emulator on the same

@@ -106,7 +106,8 @@ std::vector<DisassembledInstruction> ParseObjdumpInstructions(absl::string_view 
 
 std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& code) {
   // SOPP branch: simm16 in dwords relative to the next instruction.
-  std::pair<int, int> any = {-1, -1};
+  std::pair<int, int> any = {-1, -1}, best = {-1, -1};
+  int best_mfma = 0;
   for (int i = static_cast<int>(code.size()) - 1; i >= 0; --i) {
     if (code[i].cls != "branch") continue;
     std::string op = code[i].operands.substr(0, code[i].operands.find(' '));
@@ -116,12 +117,17 @@ std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& cod
     if (target > static_cast<int64_t>(code[i].addr)) continue;
     int first = i;
     while (first > 0 && static_cast<int64_t>(code[first - 1].addr) >= target) --first;
-    bool mfma = false;
-    for (int j = first; j <= i; ++j) mfma = mfma || code[j].cls == "mfma";
+    int mfma = 0;
+    for (int j = first; j <= i; ++j) mfma += code[j].cls == "mfma";
     if (any.first < 0) any = {first, i};
-    if (mfma) return {first, i};
+    // Ties: the shorter body (an inner loop holds the same MFMAs as the loop
+    // around it), then the later loop (searched from the end).
+    if (mfma > best_mfma || (mfma > 0 && mfma == best_mfma && i - first < best.second - best.first)) {
+      best_mfma = mfma;
+      best = {first, i};
+    }
   }
-  return any;
+  return best_mfma > 0 ? best : any;
 }
 
 LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_view kernel) {
@@ -184,7 +190,8 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
 std::string FormatLoopAnalysis(const LoopAnalysis& a) {
   std::string s = absl::StrCat("kernel ", a.kernel, ": ", a.total_instructions, " instructions\n");
   if (a.vgprs >= 0)
-    absl::StrAppend(&s, "registers: ", a.vgprs, " VGPRs (.vgpr_count), ", a.agprs, " AGPRs, ", a.sgprs,
+    absl::StrAppend(&s, "registers: ", a.vgprs, " VGPRs (.vgpr_count), ",
+                    a.agprs >= 0 ? absl::StrCat(a.agprs, " AGPRs") : std::string("no .agpr_count"), ", ", a.sgprs,
                     " SGPRs; LDS ", a.lds_bytes, " bytes\n");
   if (!a.has_loop) return s + "no loop (no backward branch)\n";
   absl::StrAppend(&s, absl::StrFormat("main loop 0x%x..0x%x: %d instructions per trip (", a.loop_first_addr,

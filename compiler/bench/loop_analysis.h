@@ -3,8 +3,11 @@
 //
 // From the kernel symbol's disassembly (llvm-objdump's format, made in process
 // by LLVM 22, compiler/object/llvm_in_process.h) it finds the main loop, the
-// body of the last backward branch that contains an MFMA (else of the last
-// backward branch), and counts per trip and per wave:
+// body of the backward branch with the most MFMAs in it (on a tie the shorter
+// body, an inner loop rather than the loop around it, then the later one;
+// Tensile's kernels follow their main loop with a tail loop of fewer MFMAs
+// and may wrap it in a loop over tiles), else of the last backward branch, and
+// counts per trip and per wave:
 //  - instructions by class (MnemonicClass's classes);
 //  - MFMA work: FLOP = 2 * M * N * K per MFMA (a wave's whole MxNxK product;
 //    shapes from kirc's MFMA table, compiler/target, else parsed from the
@@ -48,7 +51,8 @@ std::vector<DisassembledInstruction> ParseObjdumpInstructions(absl::string_view 
 // "barrier", "other"); v_accvgpr_* count as valu (as in the emulator).
 std::string MnemonicClass(const std::string& mnemonic);
 
-// [first, last] indices into `code` of the main loop's body (see above), or
+// [first, last] indices into `code` of the main loop's body (see above; the
+// body is the instructions from the branch target to the branch), or
 // {-1, -1} when the code has no backward branch.
 std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& code);
 
