@@ -79,15 +79,20 @@ void Saturate(int& lb, int ub, int cap, std::vector<WaitcntState::Pending>& pend
   lb = new_lb;
 }
 
+// The first entry of `pending` (sorted by slot) whose slot is not below `slot`.
+template <typename Vector>
+auto LowerBound(Vector& pending, int slot) {
+  return std::lower_bound(pending.begin(), pending.end(), slot,
+                          [](const WaitcntState::Pending& p, int s) { return p.slot < s; });
+}
+
 const WaitcntState::Pending* FindPending(const std::vector<WaitcntState::Pending>& pending, int slot) {
-  auto it = std::lower_bound(pending.begin(), pending.end(), slot,
-                             [](const WaitcntState::Pending& p, int s) { return p.slot < s; });
+  auto it = LowerBound(pending, slot);
   return it != pending.end() && it->slot == slot ? &*it : nullptr;
 }
 
 WaitcntState::Pending& PendingAt(std::vector<WaitcntState::Pending>& pending, int slot) {
-  auto it = std::lower_bound(pending.begin(), pending.end(), slot,
-                             [](const WaitcntState::Pending& p, int s) { return p.slot < s; });
+  auto it = LowerBound(pending, slot);
   if (it == pending.end() || it->slot != slot) it = pending.insert(it, WaitcntState::Pending{slot, 0, 0});
   return *it;
 }

@@ -209,6 +209,9 @@ class Promoter {
  private:
   // ---- indices
   int64_t Threads() const { return c_.Threads(); }
+  // Rows after which a swizzled layout's rotation repeats (LdsCol: a row's
+  // chunks of ab_width elements rotate by (row floordiv swizzle) mod chunks).
+  int64_t SwizzlePeriod(const GemmOperandPlan& p) const { return p.swizzle * (c_.bk / c_.mfma->ab_width); }
   IndexRef ThreadId() const {
     IndexRef t = ITid(0);
     if (c_.wm > 1) t = Add(t, Mul(ITid(1), 64));
@@ -608,8 +611,7 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
   if (p.swizzle > 0) {
     // Waves whose row offsets are whole rotation periods (swizzle * chunks
     // rows) only move all addresses together: count wave 0 for all of them.
-    const int64_t period = p.swizzle * (c_.bk / c_.mfma->ab_width);
-    const bool uniform_waves = (s.block / s.waves) % period == 0;
+    const bool uniform_waves = (s.block / s.waves) % SwizzlePeriod(p) == 0;
     const int count_waves = uniform_waves ? 1 : -1;
     for (int64_t i = 0; i < s.tiles; ++i)
       for (int64_t step = 0; step < c_.KSteps(); ++step) {
@@ -653,12 +655,10 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
   const int64_t vc = (p.vec_along_k ? c_.bk : s.block) / p.vec;
   // Bytes between consecutive lines: a row of the LDS tile, or one element.
   const int64_t line_bytes = (p.vec_along_k ? c_.bk + p.pad : 1) * ElemBytes(c_.in_elem);
-  // A swizzle rotates a row's chunks by (row floordiv swizzle) mod chunks:
-  // moving by whole periods of swizzle * chunks rows leaves every rotation
-  // as it was (rows are the lines when the vectors run along K).
-  const int64_t period = p.swizzle * (c_.bk / c_.mfma->ab_width);
+  // Moving by whole swizzle periods of rows leaves every rotation as it was
+  // (rows are the lines when the vectors run along K).
   const bool uniform = p.lanes_along == vc && 64 % vc == 0 && (64 / vc) * line_bytes % 4 == 0 &&
-                       (p.swizzle == 0 || (p.vec_along_k && (64 / vc) % period == 0));
+                       (p.swizzle == 0 || (p.vec_along_k && (64 / vc) % SwizzlePeriod(p) == 0));
   const int64_t rounds = uniform ? 1 : p.copies;
   for (int64_t i = 0; i < rounds; ++i) {
     Coord c = CopyCoord(s, p, i);

@@ -101,7 +101,8 @@ absl::Status ReadVRegDeclarations(const TargetInfo& t, absl::string_view text, a
         if (!absl::SimpleAtoi(p, &v.align) || v.align < 1 || v.align > 16 || (v.align & (v.align - 1)) != 0)
           return bad("align is a power of two up to 16");
       } else if (absl::ConsumePrefix(&p, "fixed ")) {
-        if (!absl::SimpleAtoi(p, &v.fixed) || v.fixed < 0 || v.fixed > 511) return bad("fixed is a register index");
+        // Its range and alignment on the target: CheckFixedRegister below.
+        if (!absl::SimpleAtoi(p, &v.fixed) || v.fixed < 0) return bad("fixed is a register index");
       } else if (absl::ConsumePrefix(&p, "alias ")) {
         const size_t plus = p.find('+');
         RegClass pc;
@@ -161,11 +162,9 @@ const std::vector<std::string>& OptPassNames() {
 
 absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl::string_view target_id,
                                                 const std::vector<std::string>& passes, absl::string_view filename) {
-  absl::StatusOr<const TargetInfo*> target = LookupTarget(target_id);
-  if (!target.ok()) return absl::InvalidArgumentError(target.status().message());
-  const TargetInfo& t = **target;
   absl::StatusOr<TargetId> id = ParseTargetId(target_id);
   if (!id.ok()) return absl::InvalidArgumentError(id.status().message());
+  const TargetInfo& t = *id->target;
   const FeatureSetting xnack = id->xnack;
   if (passes.empty())
     return absl::InvalidArgumentError(
