@@ -282,18 +282,15 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   // ---- Registers: a lower bound of the promoted kernel's need, so it refuses
   // only what register allocation would refuse too (kirc does not spill).
   // Every accumulator is loop-carried, so all are live at each MFMA of the K
-  // loop, with that MFMA's A and B operands. On gfx908 the accumulators are
-  // AGPRs and the operands VGPRs; on gfx90a/942 all are arch VGPRs.
-  const int64_t acc = c.AccumulatorRegs(), operands = 2 * mf.ab_regs();
-  const bool agprs = t.mfma_acc_in_agprs;
-  const int64_t need = agprs ? acc : acc + operands;
-  const int64_t limit = agprs ? t.max_agprs : t.max_arch_vgprs;
-  if (need > limit)
+  // loop. They fit in AGPRs on every target: gfx908's MFMA encoding requires
+  // them there, and gfx90a/942's unified file gives a wave 256 arch VGPRs plus
+  // 256 AGPRs (the pipeline moves the accumulators to AGPRs when VGPRs run out).
+  const int64_t acc = c.AccumulatorRegs();
+  if (acc > t.max_agprs)
     return Bad(absl::StrCat(
         c.TilingText(), " gives each wave a ", c.WaveTileM(), " x ", c.WaveTileN(),
-        " block of C, whose f32 accumulators take ", acc, agprs ? " AGPRs" : " VGPRs", " per lane",
-        agprs ? "" : absl::StrCat(" (", need, " with the MFMA's A and B operands)"),
-        ", more than the ", limit, agprs ? " AGPRs " : " VGPRs ", t.name,
+        " block of C, whose f32 accumulators take ", acc, " AGPRs per lane, more than the ",
+        t.max_agprs, " AGPRs ", t.name,
         " has (kirc does not spill registers); use more waves or a smaller tile (the default "
         "gives each wave at most 64 x 64)"));
   return c;

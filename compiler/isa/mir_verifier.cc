@@ -143,8 +143,8 @@ class Verifier {
   }
 
   // MFMA operand widths from its descriptor (vdst and srcC: cd_width
-  // registers, srcA/srcB: ab_regs), and on gfx908 vdst and a register srcC in
-  // AGPRs (TargetInfo::mfma_acc_in_agprs).
+  // registers, srcA/srcB: ab_regs), on gfx908 vdst and a register srcC in
+  // AGPRs (TargetInfo::mfma_acc_in_agprs), elsewhere both of one class.
   void CheckMfma(int i, const MInst& mi) {
     const MfmaDesc& d = *mi.mfma;
     const struct {
@@ -174,6 +174,11 @@ class Verifier {
           op->cls != RegClass::kAgpr)
         Problem(i, absl::StrCat("the MFMA's ", w.what, " must be AGPRs on ", t_.name));
     }
+    // One acc_cd bit selects the class of vdst and srcC together (gfx90a/942).
+    const MOperand* vdst = FindOperand(mi, OpName::kVdst);
+    const MOperand* srcc = FindOperand(mi, OpName::kSrc2);
+    if (vdst != nullptr && srcc != nullptr && vdst->IsReg() && srcc->IsReg() && vdst->cls != srcc->cls)
+      Problem(i, "the MFMA's vdst and srcC must be the same register class (both VGPRs or both AGPRs)");
   }
 
   // Offset fields within their encodings' widths (encoding.h): llvm-mc 22

@@ -111,6 +111,30 @@ TEST(MirVerifier, PhysicalRegistersInsideTheFiles) {
   EXPECT_NE(p.find("s102 lies outside the 102 SGPRs of gfx942"), std::string::npos) << p;
 }
 
+TEST(MirVerifier, MfmaAccumulatorClasses) {
+  const MfmaDesc* m = LookupMfma("f32_16x16x16_f16");
+  ASSERT_NE(m, nullptr);
+  auto mfma = [&](RegClass dst, RegClass srcc) {
+    MFunction f;
+    f.insts = {I(Opc::kVMfma, {MOperand::Phys(dst, 0, 4), MOperand::Phys(RegClass::kVgpr, 8, 2),
+                               MOperand::Phys(RegClass::kVgpr, 10, 2), MOperand::Phys(srcc, 0, 4)}),
+               End()};
+    f.insts[0].mfma = m;
+    return f;
+  };
+  // gfx90a/942: either class, but vdst and srcC share one (the acc_cd bit).
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    EXPECT_EQ(Problems(T(t), mfma(RegClass::kAgpr, RegClass::kAgpr), MirForm::kPhysical), "") << t;
+    EXPECT_EQ(Problems(T(t), mfma(RegClass::kVgpr, RegClass::kVgpr), MirForm::kPhysical), "") << t;
+    std::string p = Problems(T(t), mfma(RegClass::kAgpr, RegClass::kVgpr), MirForm::kPhysical);
+    EXPECT_NE(p.find("vdst and srcC must be the same register class"), std::string::npos) << t << ": " << p;
+  }
+  // gfx908: AGPRs only.
+  EXPECT_EQ(Problems(T("gfx908"), mfma(RegClass::kAgpr, RegClass::kAgpr), MirForm::kPhysical), "");
+  std::string p = Problems(T("gfx908"), mfma(RegClass::kVgpr, RegClass::kVgpr), MirForm::kPhysical);
+  EXPECT_NE(p.find("the MFMA's vdst must be AGPRs on gfx908"), std::string::npos) << p;
+}
+
 TEST(MirVerifier, VirtualRegisterAfterAllocation) {
   MFunction f;
   int a = f.NewVReg(RegClass::kVgpr, 1);

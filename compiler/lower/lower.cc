@@ -100,7 +100,7 @@ int LowerCtx::Srd(const std::string& arg) {
 int LowerCtx::VgprsOf(const std::string& name) {
   Value& v = values_.at(name);
   if (v.is_zero && v.vreg < 0) {
-    v.vreg = b_.NewV(v.type.Dwords(), t_.even_aligned_tuples && v.type.Dwords() > 1 ? 2 : 1);
+    v.vreg = b_.NewV(v.type.Dwords(), TupleAlign(t_, v.type.Dwords()));
     v.cls = RegClass::kVgpr;
     for (int i = 0; i < v.type.Dwords(); ++i)
       b_.Emit(Opc::kVMovB32, {MirBuilder::V(v.vreg, i), MOperand::Imm(0)});
@@ -108,7 +108,7 @@ int LowerCtx::VgprsOf(const std::string& name) {
   if (v.cls == RegClass::kVgpr) return v.vreg;
   if (v.vgpr_copy >= 0) return v.vgpr_copy;
   int n = v.type.Dwords();
-  int c = b_.NewV(n, t_.even_aligned_tuples && n > 1 ? 2 : 1);
+  int c = b_.NewV(n, TupleAlign(t_, n));
   for (int i = 0; i < n; ++i)
     b_.Emit(Opc::kVAccvgprRead, {MirBuilder::V(c, i), MirBuilder::A(v.vreg, i)});
   v.vgpr_copy = c;
@@ -247,9 +247,10 @@ absl::StatusOr<LoweredIndex> LowerIndexExpr(const Kernel& k, const TargetInfo& t
 }
 
 absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target,
-                                          absl::string_view filename) {
+                                          absl::string_view filename, const LowerOptions& options) {
   LoweredKernel out;
   LowerCtx ctx(k, target, out);
+  ctx.acc_in_agprs_ = target.mfma_acc_in_agprs || options.mfma_acc_in_agprs;
   ctx.filename_ = std::string(filename);
   absl::Status st = ctx.Run();
   if (!st.ok()) return st;

@@ -23,12 +23,24 @@ namespace kir {
 KernelAbi LayoutAbi(const Kernel& k);
 
 
+// Choices the pipeline makes for the lowering.
+struct LowerOptions {
+  // MFMA accumulators (srcC/vdst and the loop-carried values MFMAs accumulate
+  // into) in AGPRs. Always so on gfx908, where the MFMA encoding requires it
+  // (TargetInfo::mfma_acc_in_agprs); on gfx90a/942 either class is allowed
+  // (AMDGPUUsage, "unified VGPR file"): AGPRs let a wave hold up to 256 arch
+  // VGPRs plus 256 AGPRs (512 registers), at the cost of v_accvgpr_read_b32
+  // copies where the accumulators leave the MFMAs.
+  bool mfma_acc_in_agprs = false;
+};
+
 // Lowers `k` (already validated for `target`) to MIR. Errors name the KIR op
 // (line:col when known) and say what to change, e.g. an index whose
 // intermediate value leaves the 32-bit range.
 // `filename` (may be empty) prefixes error positions.
 absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& target,
-                                          absl::string_view filename = "");
+                                          absl::string_view filename = "",
+                                          const LowerOptions& options = {});
 
 // The code for one index expression on its own, for tests and the verifier:
 // the kernel inputs are precoloured virtual registers (workitem_vreg: v0 packed

@@ -8,8 +8,6 @@
 namespace kir {
 namespace {
 
-int TupleAlign(const TargetInfo& t, int n) { return t.even_aligned_tuples && n > 1 ? 2 : 1; }
-
 // The 32-bit pattern of a splat constant for one register.
 uint32_t SplatBits(ElemType e, uint32_t bits) {
   if (ElemBytes(e) == 2) return (bits & 0xffffu) | (bits << 16);
@@ -48,22 +46,25 @@ absl::Status LowerCtx::LowerMfma(const Op& op) {
   Value d;
   d.type = ValueType{ElemType::kF32, n};
   MOperand src_c;
-  if (t_.mfma_acc_in_agprs) {
-    // gfx908: srcC and vdst are AGPRs; no inline constant for srcC
-    // (amdgcn-isa-notes.md 1.3).
+  if (acc_in_agprs_) {
+    // srcC and vdst are AGPRs (one acc_cd bit selects the class of both on
+    // gfx90a/942); gfx908 has no inline constant for srcC (amdgcn-isa-notes.md 1.3).
+    int fresh = -1;  // AGPRs written here for srcC alone: the MFMA accumulates in place
     if (c.cls == RegClass::kAgpr && !c.is_zero) {
       src_c = MirBuilder::A(c.vreg, 0, n);
+    } else if (c.is_zero && c.vreg < 0 && t_.mfma_srcc_inline_const) {
+      src_c = MOperand::Imm(0);
     } else {
-      int acc = b_.NewA(n);
+      fresh = b_.NewA(n, TupleAlign(t_, n));
       int cv = c.is_zero ? -1 : VgprsOf(op.operands[2].name);
       for (int i = 0; i < n; ++i)
         b_.Emit(Opc::kVAccvgprWrite,
-                {MirBuilder::A(acc, i), cv < 0 ? MOperand::Imm(0) : MirBuilder::V(cv, i)});
-      src_c = MirBuilder::A(acc, 0, n);
+                {MirBuilder::A(fresh, i), cv < 0 ? MOperand::Imm(0) : MirBuilder::V(cv, i)});
+      src_c = MirBuilder::A(fresh, 0, n);
     }
     d.cls = RegClass::kAgpr;
     auto inplace = inplace_.find(op.results[0]);
-    d.vreg = inplace != inplace_.end() ? inplace->second : b_.NewA(n);
+    d.vreg = inplace != inplace_.end() ? inplace->second : fresh >= 0 ? fresh : b_.NewA(n, TupleAlign(t_, n));
   } else {
     if (c.is_zero && c.vreg < 0)
       src_c = MOperand::Imm(0);

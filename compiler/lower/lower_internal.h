@@ -16,6 +16,10 @@
 
 namespace kir {
 
+// The alignment of an n-register VGPR or AGPR tuple: 64-bit and wider tuples
+// start on even registers on gfx90a/942 (TargetInfo::even_aligned_tuples).
+inline int TupleAlign(const TargetInfo& t, int n) { return t.even_aligned_tuples && n > 1 ? 2 : 1; }
+
 // An integer index value: a constant, a uniform SGPR or a per-lane VGPR.
 struct IVal {
   enum class Kind { kConst, kSgpr, kVgpr };
@@ -38,7 +42,7 @@ struct Value {
 class LowerCtx {
  public:
   LowerCtx(const Kernel& k, const TargetInfo& t, LoweredKernel& out)
-      : k_(k), t_(t), out_(out), b_(out.mir) {}
+      : k_(k), t_(t), out_(out), acc_in_agprs_(t.mfma_acc_in_agprs), b_(out.mir) {}
 
   absl::Status Run();
   absl::Status LowerOps(const std::vector<Op>& ops);
@@ -94,6 +98,8 @@ class LowerCtx {
   const Kernel& k_;
   const TargetInfo& t_;
   LoweredKernel& out_;
+  // MFMA accumulators live in AGPRs (LowerOptions::mfma_acc_in_agprs; always on gfx908).
+  bool acc_in_agprs_ = false;
   MirBuilder b_;
   IndexScope scope_;
   int cur_op_ = -1;

@@ -9,8 +9,6 @@
 namespace kir {
 namespace {
 
-int TupleAlign(const TargetInfo& t, int n) { return t.even_aligned_tuples && n > 1 ? 2 : 1; }
-
 // True if `name` is used by any op of `ops` from index `from` on (nested bodies included).
 bool UsedFrom(const std::vector<Op>& ops, size_t from, const std::string& name) {
   for (size_t i = from; i < ops.size(); ++i) {
@@ -104,11 +102,11 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
   for (size_t i = 0; i < op.iter_args.size(); ++i) {
     const Value& init = values_.at(op.operands[i].name);
     int n = init.type.Dwords();
-    bool acc = t_.mfma_acc_in_agprs && UsedAsMfmaAcc(op.body, op.iter_args[i]);
+    bool acc = acc_in_agprs_ && UsedAsMfmaAcc(op.body, op.iter_args[i]);
     Value v;
     v.type = init.type;
     v.cls = acc ? RegClass::kAgpr : RegClass::kVgpr;
-    v.vreg = acc ? b_.NewA(n) : b_.NewV(n, TupleAlign(t_, n));
+    v.vreg = acc ? b_.NewA(n, TupleAlign(t_, n)) : b_.NewV(n, TupleAlign(t_, n));
     // Initial value.
     int src = init.is_zero ? -1 : (acc && init.cls == RegClass::kVgpr ? init.vreg : VgprsOf(op.operands[i].name));
     for (int r = 0; r < n; ++r) {

@@ -411,7 +411,7 @@ absl::Status LowerCtx::LowerLoad(const Op& op) {
   Value v;
   v.type = op.type;
   v.cls = RegClass::kVgpr;
-  v.vreg = b_.NewV(n, t_.even_aligned_tuples && n > 1 ? 2 : 1);
+  v.vreg = b_.NewV(n, TupleAlign(t_, n));
   if (op.guarded) {
     // Elements no instruction writes must read as zero: lanes off in EXEC
     // (LDS), or elements statically out of shape. (Buffer loads of

@@ -1,5 +1,6 @@
 #include "compiler/passes/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -32,6 +33,14 @@ struct PassState {
   PipelineResult r;
   bool lowered = false;
   bool allocated = false;
+  // MFMA accumulators in AGPRs (LowerOptions::mfma_acc_in_agprs): always on
+  // gfx908; on gfx90a/942 set when a first allocation with them in VGPRs ran
+  // out of VGPRs (RunPipeline relowers then), as LLVM moves MFMA chains to
+  // AGPRs only under register pressure (AMDGPURewriteAGPRCopyMFMA).
+  bool acc_in_agprs = false;
+  // Regalloc ran out of VGPRs with VGPR accumulators while the kernel has MFMAs
+  // on a unified-register-file target: the pipeline relowers.
+  bool retry_with_agprs = false;
 };
 
 using Counters = std::vector<std::pair<std::string, int64_t>>;
@@ -52,6 +61,10 @@ absl::Status RunValidate(PassState& s, Counters&) {
   if (HasGemm(*s.source)) {
     s.gemm = c;
     s.r.gemm_tiling = c.TilingText();
+    // Accumulators that cannot fit in arch VGPRs beside the MFMA operands go
+    // to AGPRs from the start (no first allocation that must fail).
+    if (s.t.unified_vgpr_file && c.AccumulatorRegs() + 2 * c.mfma->ab_regs() > s.t.max_arch_vgprs)
+      s.acc_in_agprs = true;
   }
   return absl::OkStatus();
 }
@@ -67,7 +80,9 @@ absl::Status RunPromote(PassState& s, Counters& c) {
 }
 
 absl::Status RunLower(PassState& s, Counters&) {
-  absl::StatusOr<LoweredKernel> lk = LowerKernel(s.r.kernel, s.t, s.filename);
+  LowerOptions lo;
+  lo.mfma_acc_in_agprs = s.acc_in_agprs;
+  absl::StatusOr<LoweredKernel> lk = LowerKernel(s.r.kernel, s.t, s.filename, lo);
   if (!lk.ok()) return lk.status();
   s.r.lowered = *std::move(lk);
   s.lowered = true;
@@ -91,7 +106,15 @@ absl::Status RunDsPairing(PassState& s, Counters& c) {
 
 absl::Status RunRegalloc(PassState& s, Counters& c) {
   s.r.mir_text = PrintMir(s.t, s.r.lowered.mir, s.r.kernel.name);
-  absl::StatusOr<RegUsage> u = AllocateRegisters(s.t, s.r.lowered.mir, &s.r.lowered.kir_op_text);
+  RegClass exhausted = RegClass::kVgpr;
+  absl::StatusOr<RegUsage> u = AllocateRegisters(s.t, s.r.lowered.mir, &s.r.lowered.kir_op_text, &exhausted);
+  if (!u.ok() && u.status().code() == absl::StatusCode::kResourceExhausted && exhausted == RegClass::kVgpr &&
+      s.t.unified_vgpr_file && !s.acc_in_agprs &&
+      std::any_of(s.r.lowered.mir.insts.begin(), s.r.lowered.mir.insts.end(),
+                  [](const MInst& mi) { return mi.opc == Opc::kVMfma; })) {
+    s.retry_with_agprs = true;
+    return absl::OkStatus();
+  }
   if (!u.ok())
     return absl::Status(u.status().code(),
                         absl::StrCat(s.filename.empty() ? "" : absl::StrCat(s.filename, ": "),
@@ -202,6 +225,7 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
   if (!opts.stop_after.empty())
     if (absl::Status st = CheckPassName(opts.stop_after, "--stop-after"); !st.ok()) return st;
   PassState s{target_id, *target_id.target, opts, std::string(filename), &k};
+  s.acc_in_agprs = s.t.mfma_acc_in_agprs;
   s.r.kernel = k;
   s.r.kernel.target = target_id.ToString();  // KIR dumps name the target ID compiled for
   auto print = [&](const char* when, const char* pass) {
@@ -209,7 +233,9 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
       opts.print(absl::StrCat("# *** IR Dump ", when, " ", pass, " *** kernel ", s.source->name, " on ",
                               target_id.ToString(), "\n", StateText(s)));
   };
-  for (const PassImpl& p : Impls()) {
+  const std::vector<PassImpl>& impls = Impls();
+  for (size_t pi = 0; pi < impls.size(); ++pi) {
+    const PassImpl& p = impls[pi];
     if (!p.applies(s)) {
       // A pass that does not apply to this kernel (promote without gemm,
       // xnack-clauses for xnack-) still marks where --stop-after stops.
@@ -237,6 +263,23 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
       return st;
     }
     s.r.records.push_back(std::move(rec));
+    if (s.retry_with_agprs) {
+      // Out of VGPRs with the MFMA accumulators among them: lower again with
+      // the accumulators in AGPRs (gfx90a/942's unified file gives a wave 256
+      // arch VGPRs plus 256 AGPRs) and rerun the passes from `lower` on.
+      s.retry_with_agprs = false;
+      s.acc_in_agprs = true;
+      s.lowered = s.allocated = false;
+      s.r.acc_in_agprs_retry = true;
+      if (opts.print && (!opts.print_before.empty() || !opts.print_after.empty()))
+        opts.print(absl::StrCat("# *** regalloc ran out of VGPRs with the MFMA accumulators in VGPRs: "
+                                "lowering again with them in AGPRs *** kernel ", s.source->name, " on ",
+                                target_id.ToString(), "\n"));
+      size_t lower = 0;
+      while (std::string(impls[lower].info.name) != "lower") ++lower;
+      pi = lower - 1;
+      continue;
+    }
     if (opts.verify_each && p.info.mir) {
       absl::Status v = VerifyMir(s.t, s.r.lowered.mir, s.allocated ? MirForm::kPhysical : MirForm::kVirtual);
       if (!v.ok())

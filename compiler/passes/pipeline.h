@@ -88,6 +88,9 @@ struct PipelineResult {
   std::string stopped_after;  // the pass stop_after ended at, or empty
   std::string stopped_text;   // the kernel then (KIR or MIR text)
   std::vector<PassRecord> records;  // the passes that ran, in order
+  // gfx90a/942: the first allocation ran out of VGPRs and the kernel was
+  // lowered again with its MFMA accumulators in AGPRs (records holds both runs).
+  bool acc_in_agprs_retry = false;
 };
 
 // Runs the pipeline on `k` for `target_id`. Errors: those of each pass (with

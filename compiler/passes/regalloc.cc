@@ -22,7 +22,8 @@ const char* ClassName(RegClass c) {
 }  // namespace
 
 absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
-                                           const std::vector<std::string>* op_text) {
+                                           const std::vector<std::string>* op_text,
+                                           RegClass* exhausted) {
   int nv = static_cast<int>(f.vregs.size());
   // Aliases (sub-tuple views) are their root tuple at an offset.
   for (MInst& mi : f.insts)
@@ -146,6 +147,7 @@ absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
                                                 ? (*op_text)[kop].substr(0, 97) + "..."
                                                 : (*op_text)[kop],
                                "'");
+        if (exhausted != nullptr) *exhausted = vr.cls;
         return absl::ResourceExhaustedError(absl::StrCat(
             "out of ", ClassName(vr.cls), ": the kernel needs more than the ", limit(vr.cls),
             " ", ClassName(vr.cls), " ", t.name, " has (", live, " live at instruction ", in.start,

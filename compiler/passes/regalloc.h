@@ -26,8 +26,12 @@ struct RegUsage {
 // are disjoint unless the same vreg). Errors: ResourceExhausted naming the
 // register class, the limit and the instruction where it ran out.
 // `op_text` (optional): KIR op texts by MInst::kir_op, named in the error.
+// `exhausted` (optional): set to the class that ran out when the error is
+// ResourceExhausted (the pipeline relowers with AGPR accumulators when VGPRs
+// run out on gfx90a/942).
 absl::StatusOr<RegUsage> AllocateRegisters(const TargetInfo& t, MFunction& f,
-                                           const std::vector<std::string>* op_text = nullptr);
+                                           const std::vector<std::string>* op_text = nullptr,
+                                           RegClass* exhausted = nullptr);
 
 }  // namespace kir
 

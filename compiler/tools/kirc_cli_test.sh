@@ -227,7 +227,7 @@ grep -q "v_mfma_f32_16x16x16f16" stats.s || fail "--stats: no assembly on stdout
 grep -q "^// ---- summary: kernel mma_16x16x16_f16 " stats.txt || fail "--stats header: $(cat stats.txt)"
 grep -q "^// kernel 3 kernarg slot(s), target gfx908$" stats.txt || fail "--stats target: $(cat stats.txt)"
 grep -qE "^// instructions: [0-9]+ \\(.*mfma 1" stats.txt || fail "--stats instructions: $(cat stats.txt)"
-grep -qE "^// registers: [0-9]+ VGPRs, 8 AGPRs, [0-9]+ SGPRs \\(\\+6 reserved\\) ; LDS 1280 bytes ; occupancy [0-9]+ waves/SIMD$" stats.txt \
+grep -qE "^// registers: [0-9]+ VGPRs, 4 AGPRs, [0-9]+ SGPRs \\(\\+6 reserved\\) ; LDS 1280 bytes ; occupancy [0-9]+ waves/SIMD$" stats.txt \
   || fail "--stats registers: $(cat stats.txt)"
 grep -qE "^// compile time [0-9.]+ ms$" stats.txt || fail "--stats compile time: $(cat stats.txt)"
 "$kirc" compile work/copy_f32.kir --emit=obj --stats -o stats.hsaco > stats_obj.txt 2> stats_err.txt || fail "--stats obj exit $?"

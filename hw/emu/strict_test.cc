@@ -245,8 +245,8 @@ TEST(StrictTest, MfmaResultReadTooEarlyGfx90a) {
 TEST(StrictTest, AccvgprReadTooEarlyGfx908) {
   std::string s = DeleteLine(Compile(MmaKir(), "gfx908"), "  s_nop 1");
   EXPECT_THAT(Msg(RunText(s, "gfx908", MmaArgs())),
-              AllOf(HasSubstr("`v_accvgpr_read_b32 v4, a4` issues 8 wait states after"),
-                    HasSubstr("MFMA (8 passes) writes a[4:7] read by v_accvgpr_read: 10 wait states (gfx908)")));
+              AllOf(HasSubstr("`v_accvgpr_read_b32 v4, a0` issues 8 wait states after"),
+                    HasSubstr("MFMA (8 passes) writes a[0:3] read by v_accvgpr_read: 10 wait states (gfx908)")));
 }
 
 TEST(StrictTest, ValuSgprWriteThenVmemRead) {
