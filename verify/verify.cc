@@ -317,6 +317,17 @@ struct SolverBudget {
     }
     return fired ? z3::unknown : r;
   }
+  // Why `s` answered unknown. Z3 reports an exhausted rlimit as "max.
+  // resource limit exceeded" or, when it stops inside a tactic, as
+  // "canceled"; the wall-clock backstop's cancellation never reaches a
+  // verdict (Check records it), so with a resource limit set "canceled"
+  // means the limit.
+  std::string ReasonUnknown(z3::solver& s) const {
+    std::string why = s.reason_unknown();
+    if (resource_limit > 0 && why == "canceled")
+      return absl::StrCat("resource limit: the query's budget of ", resource_limit, " units ran out");
+    return why;
+  }
 };
 
 class Translator {
@@ -395,7 +406,7 @@ class Translator {
         r.why = "the solver's model has no value for the iteration";
       }
     } else {
-      r.why = absl::StrCat("the solver could not decide (", s.reason_unknown(), ")");
+      r.why = absl::StrCat("the solver could not decide (", budget.ReasonUnknown(s), ")");
     }
     return r;
   }
@@ -1920,7 +1931,7 @@ class Verifier {
     for (int sid : acc.sides) goal.push_back(tr.sides()[sid].cond);
     solver.add(!z3::mk_and(goal));
     q.res = budget.Check(solver, &backstop_, what, &q.resources);
-    if (q.res == z3::unknown) q.reason_unknown = solver.reason_unknown();
+    if (q.res == z3::unknown) q.reason_unknown = budget.ReasonUnknown(solver);
     if (q.res == z3::sat) {
       z3::model m = solver.get_model();
       q.env.assign(pool_.num_vars(), 0);

@@ -23,6 +23,9 @@ std::string Who(const std::string& name, const char* role) {
   return name == role ? name : absl::StrCat(name, " (", role, ")");
 }
 
+// M and N from which the default tile is 256x256 (GemmConfig's header).
+constexpr int64_t kLargeGemmExtent = 4096;
+
 // clamp(next power of two >= x, 16, 128).
 int64_t DefaultBlock(int64_t x) {
   if (x >= 128) return 128;
@@ -204,7 +207,14 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     c.default_tile = true;
     c.bm = DefaultBlock(c.m);
     c.bn = DefaultBlock(c.n);
-    if (g.has_waves()) {
+    if (!g.has_waves() && c.m >= kLargeGemmExtent && c.n >= kLargeGemmExtent && !c.a_km && !c.b_kn) {
+      // Large problems: 256x256 blocks of 2 x 2 waves of 128 x 128 (the
+      // accumulators fill the 256 AGPRs), 64 FLOP per LDS byte read. Only
+      // with both operands contiguous along K: a K-strided operand's
+      // conflict-free layout is padded, and two padded 256 x 32 stages of
+      // both operands exceed 64 KiB of LDS.
+      c.bm = c.bn = 256;
+    } else if (g.has_waves()) {
       // At most 64 rows and columns of C per wave (register pressure), at
       // least one MFMA tile.
       c.bm = RoundUp(std::max(std::min(c.bm, 64 * c.wm), c.wm * rows_hint), c.wm * rows_hint);

@@ -7,6 +7,16 @@
 // shape the defaults of the others):
 // - tile: BM = clamp(next power of two >= M, 16, 128), likewise BN from N
 //   (so 128x128 for big problems, 64 for 33..64, 32 for 17..32, 16 below);
+//   256x256 when M and N are both at least 4096, A is M x K and B N x K
+//   (both contiguous along K: a K-strided operand needs a padded layout for
+//   conflict-free reads, and two padded stages would not fit in LDS) and
+//   `waves` is not given
+//   (2 x 2 waves of 128 x 128: 64 FLOP per LDS byte read instead of 32, half
+//   the global traffic per FLOP; the 256 f32 accumulators per lane fill the
+//   AGPRs, beside the arch VGPRs on gfx90a/942). From 4096 x 4096 there are
+//   at least 256 such blocks, one round for 84% of MI300X's 304 CUs, the
+//   same wave quantization as 128x128 blocks there (1024 blocks, two per CU
+//   by LDS: 1.7 rounds);
 //   with `waves` given, BM is capped at 64 * WM (at most 64 rows of C per
 //   wave) and raised to a multiple of WM * 16 (WM * m with `mfma` given).
 //   BK = 32, or 16 when K <= 16; a multiple of the MFMA's k.

@@ -77,6 +77,8 @@ int MFunction::NewAlias(int parent, int offset, int count) {
   v.fixed = -1;
   v.alias_of = parent;
   v.alias_offset = offset;
+  v.has_views = false;
+  vregs[Root(parent).first].has_views = true;
   vregs.push_back(v);
   return static_cast<int>(vregs.size()) - 1;
 }

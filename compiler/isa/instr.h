@@ -161,6 +161,9 @@ struct VReg {
   // alias_of (a sub-tuple view, e.g. a slice of a vector: no copy).
   int alias_of = -1;
   int alias_offset = 0;
+  // Some alias views this register (or part of it): writing it in place would
+  // change the view's value too.
+  bool has_views = false;
 };
 
 // A basic block of MFunction::insts: blocks start at index 0 and at each

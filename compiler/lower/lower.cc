@@ -170,9 +170,36 @@ absl::Status LowerCtx::Run() {
   return absl::OkStatus();
 }
 
+bool LowerCtx::DiesHere(const std::string& name) const {
+  if (use_scopes_.empty()) return false;
+  const UseScope& u = use_scopes_.back();
+  auto it = u.last_read.find(name);
+  return u.defined.count(name) > 0 && it != u.last_read.end() && it->second == u.at;
+}
+
 absl::Status LowerCtx::LowerOps(const std::vector<Op>& ops) {
+  UseScope uses;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (const std::string& r : ops[i].results) uses.defined.insert(r);
+    std::vector<const Op*> todo = {&ops[i]};
+    while (!todo.empty()) {
+      const Op* o = todo.back();
+      todo.pop_back();
+      for (const Operand& x : o->operands)
+        if (!x.is_arg) uses.last_read[x.name] = i;
+      for (const Op& in : o->body) todo.push_back(&in);
+    }
+  }
+  use_scopes_.push_back(std::move(uses));
+  absl::Status result = LowerOpList(ops);
+  use_scopes_.pop_back();
+  return result;
+}
+
+absl::Status LowerCtx::LowerOpList(const std::vector<Op>& ops) {
   // Pre-order numbering of ops (a loop before its body).
   for (const Op& op : ops) {
+    use_scopes_.back().at = static_cast<size_t>(&op - ops.data());
     if (op.kind == OpKind::kYield) continue;  // handled by LowerFor
     cur_op_ = static_cast<int>(out_.kir_op_text.size());
     out_.kir_op_text.push_back(OpSummary(op));

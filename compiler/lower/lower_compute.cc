@@ -34,6 +34,19 @@ absl::Status LowerCtx::LowerConst(const Op& op) {
   return absl::OkStatus();
 }
 
+// An MFMA may write its result over srcC `c` when c is a register tuple of
+// its own (not a view, not viewed) defined in the op list being lowered that
+// no later op reads: srcC == vdst, no second tuple and no copy (the
+// same-register case of the MFMA -> srcC hazard rows, amdgcn-isa-notes.md
+// 2.1/2.2). A loop's iter_args are not defined in its body, so a carried
+// register is only overwritten after its loop (a loop result that dies).
+bool LowerCtx::SrcCDiesHere(const Op& op, const Value& c) const {
+  if (c.is_zero || c.is_scalar_arg || c.vreg < 0) return false;
+  const VReg& v = out_.mir.vregs[c.vreg];
+  if (v.alias_of >= 0 || v.has_views || v.count != c.type.Dwords()) return false;
+  return DiesHere(op.operands[2].name);
+}
+
 absl::Status LowerCtx::LowerMfma(const Op& op) {
   const MfmaDesc* m = LookupMfma(op.mfma);
   if (m == nullptr) return Error(op, absl::StrCat("unknown MFMA '", op.mfma, "'"));
@@ -64,7 +77,14 @@ absl::Status LowerCtx::LowerMfma(const Op& op) {
     }
     d.cls = RegClass::kAgpr;
     auto inplace = inplace_.find(op.results[0]);
-    d.vreg = inplace != inplace_.end() ? inplace->second : fresh >= 0 ? fresh : b_.NewA(n, TupleAlign(t_, n));
+    if (inplace != inplace_.end())
+      d.vreg = inplace->second;
+    else if (fresh >= 0)
+      d.vreg = fresh;
+    else if (src_c.IsReg() && SrcCDiesHere(op, c))
+      d.vreg = c.vreg;  // srcC dies here: accumulate in place
+    else
+      d.vreg = b_.NewA(n, TupleAlign(t_, n));
   } else {
     if (c.is_zero && c.vreg < 0)
       src_c = MOperand::Imm(0);
@@ -72,7 +92,12 @@ absl::Status LowerCtx::LowerMfma(const Op& op) {
       src_c = MirBuilder::V(VgprsOf(op.operands[2].name), 0, n);
     d.cls = RegClass::kVgpr;
     auto inplace = inplace_.find(op.results[0]);
-    d.vreg = inplace != inplace_.end() ? inplace->second : b_.NewV(n, 2);
+    if (inplace != inplace_.end())
+      d.vreg = inplace->second;
+    else if (src_c.IsReg() && c.cls == RegClass::kVgpr && SrcCDiesHere(op, c))
+      d.vreg = c.vreg;  // srcC dies here: accumulate in place
+    else
+      d.vreg = b_.NewV(n, 2);
   }
   int ab = m->ab_regs();
   MOperand dst = d.cls == RegClass::kAgpr ? MirBuilder::A(d.vreg, 0, n) : MirBuilder::V(d.vreg, 0, n);

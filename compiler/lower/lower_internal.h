@@ -46,6 +46,7 @@ class LowerCtx {
 
   absl::Status Run();
   absl::Status LowerOps(const std::vector<Op>& ops);
+  absl::Status LowerOpList(const std::vector<Op>& ops);  // LowerOps within its UseScope
   // lower_loop.cc
   absl::Status LowerFor(const Op& op);
   // Precoloured kernel inputs (kernarg pointer, workgroup ids, work-item ids) and the ABI.
@@ -147,6 +148,21 @@ class LowerCtx {
   std::map<std::string, int> inplace_;
   // Registers of loop-carried values: updated in place, so never aliased.
   std::set<int> carried_vregs_;
+  // The op list being lowered (innermost last): the position of the current
+  // op, the values its ops define and, per value, the last op that reads it
+  // (reads in nested bodies count at the op holding them). A value defined in
+  // the current list whose last read is the current op dies there.
+  struct UseScope {
+    size_t at = 0;
+    std::set<std::string> defined;
+    std::map<std::string, size_t> last_read;
+  };
+  std::vector<UseScope> use_scopes_;
+  // True if value `name` is defined in the current op list and the current op
+  // is its last reader, so the op may overwrite its registers.
+  bool DiesHere(const std::string& name) const;
+  // lower_compute.cc: MFMA srcC value `c` may become the result's registers.
+  bool SrcCDiesHere(const Op& op, const Value& c) const;
   // The loop (index into loops_) whose counter atom `a` is, or -1.
   int LoopOfAtom(const Atom& a) const;
   // True if `a` depends on the counter of an active loop.

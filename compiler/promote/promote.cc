@@ -257,8 +257,11 @@ class Promoter {
                                          bool guard, const std::string& prefix) const;
   void EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& stage,
                       const std::vector<std::string>& vals) const;
+  // The MFMAs of one K tile read from LDS stage `stage` (nullptr: single
+  // buffered); value names end in `suffix` (one per copy of the body).
   std::vector<std::string> EmitKTile(KernelBuilder& b, const IndexRef& stage,
-                                     const std::vector<std::string>& acc) const;
+                                     const std::vector<std::string>& acc,
+                                     const std::string& suffix = "") const;
   void EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& sums) const;
   // The byte alignment the validator can prove for buffer `arg` at `index`
   // in the promoted kernel (its workgroup and grid).
@@ -403,7 +406,8 @@ void Promoter::EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& s
 }
 
 std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& stage,
-                                             const std::vector<std::string>& acc) const {
+                                             const std::vector<std::string>& acc,
+                                             const std::string& suffix) const {
   const MfmaDesc& m = *c_.mfma;
   std::vector<std::string> cur = acc;
   const ValueType frag{c_.in_elem, m.ab_width};
@@ -411,15 +415,15 @@ std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& s
     std::vector<std::string> fa, fb;
     for (int64_t i = 0; i < a_.tiles; ++i)
       fa.push_back(b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag, {},
-                          absl::StrCat("a", i, "_k", step)));
+                          absl::StrCat("a", i, "_k", step, suffix)));
     for (int64_t j = 0; j < b_.tiles; ++j)
       fb.push_back(b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag, {},
-                          absl::StrCat("b", j, "_k", step)));
+                          absl::StrCat("b", j, "_k", step, suffix)));
     for (int64_t i = 0; i < a_.tiles; ++i)
       for (int64_t j = 0; j < b_.tiles; ++j) {
         size_t t = static_cast<size_t>(i * b_.tiles + j);
         cur[t] = b.Mfma(m.kir_name, fa[i], fb[j], cur[t],
-                        absl::StrCat("acc_", i, "_", j, "_k", step));
+                        absl::StrCat("acc_", i, "_", j, "_k", step, suffix));
       }
   }
   return cur;
@@ -544,20 +548,45 @@ Kernel Promoter::Emit() const {
     EmitCopyStores(b, a_, IConst(0), va);
     EmitCopyStores(b, b_, IConst(0), vb);
     b.Barrier();
-    sums = b.For(0, k_end, c_.bk, init,
-                 [&](const std::string&, const std::vector<std::string>& acc) {
-                   // Tile k+1 is loaded before the MFMAs of tile k (it reads 0 past K)
-                   // and stored into the other stage after them.
-                   IndexRef next_k = Add(K(), c_.bk);
-                   std::vector<std::string> na = EmitCopyLoads(b, a_, next_k, true, "next");
-                   std::vector<std::string> nb = EmitCopyLoads(b, b_, next_k, true, "next");
-                   std::vector<std::string> out = EmitKTile(b, Stage(0), acc);
-                   EmitCopyStores(b, a_, Stage(1), na);
-                   EmitCopyStores(b, b_, Stage(1), nb);
-                   b.Barrier();
-                   return std::vector<BuilderValue>(out.begin(), out.end());
-                 },
-                 names);
+    // K tile t (t = 0 .. T-2) loads tile t+1 before its MFMAs and stores it
+    // into the other stage after them; the last tile loads nothing. The loop
+    // is unrolled by two so that each tile's stage is a constant (its LDS
+    // offsets are immediates: no parity arithmetic), an odd tile left over is
+    // peeled after it, and the last tile follows. The successor loads leave
+    // the shape only at rows past M / N or a partial last K tile, so the loop
+    // has no guard otherwise.
+    const int64_t tiles = c_.KTiles();
+    const bool next_guard_a = GuardRows(a_) || k_partial, next_guard_b = GuardRows(b_) || k_partial;
+    auto tile_with_next = [&](const IndexRef& k, int64_t stage, const std::vector<std::string>& acc,
+                              const std::string& suffix) {
+      IndexRef next_k = Add(k, c_.bk);
+      std::vector<std::string> na = EmitCopyLoads(b, a_, next_k, next_guard_a, "next" + suffix);
+      std::vector<std::string> nb = EmitCopyLoads(b, b_, next_k, next_guard_b, "next" + suffix);
+      std::vector<std::string> out = EmitKTile(b, IConst(stage), acc, suffix);
+      EmitCopyStores(b, a_, IConst(1 - stage), na);
+      EmitCopyStores(b, b_, IConst(1 - stage), nb);
+      b.Barrier();  // the stores are visible, and the reads of this stage done
+      return out;
+    };
+    const int64_t pairs = (tiles - 1) / 2;
+    std::vector<std::string> cur;
+    if (pairs > 0) {
+      cur = b.For(0, pairs * 2 * c_.bk, 2 * c_.bk, init,
+                  [&](const std::string&, const std::vector<std::string>& acc) {
+                    std::vector<std::string> mid = tile_with_next(K(), 0, acc, "");
+                    std::vector<std::string> out = tile_with_next(Add(K(), c_.bk), 1, mid, "_odd");
+                    return std::vector<BuilderValue>(out.begin(), out.end());
+                  },
+                  names);
+    } else {
+      cur.assign(init.size(), zero);
+    }
+    int64_t done = 2 * pairs;
+    if (done < tiles - 1) {
+      cur = tile_with_next(IConst(done * c_.bk), done % 2, cur, "_peel");
+      ++done;
+    }
+    sums = EmitKTile(b, IConst(done % 2), cur, "_last");
   }
   EmitEpilogue(b, sums);
   Kernel out = b.Build();

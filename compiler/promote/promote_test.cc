@@ -389,9 +389,16 @@ TEST(PromoteGemm, EdgeSizesUseGuardsOnlyWhereNeeded) {
   absl::StatusOr<Kernel> p = PromoteGemm(ParseCase(aligned), Target("gfx942"));
   ASSERT_TRUE(p.ok()) << p.status();
   std::string text = PrintKernel(*p);
-  // Double-buffered: only the prefetch of tile k+1 (which runs past K in the
-  // last iteration) is guarded.
-  EXPECT_NE(text.find("load guarded A["), std::string::npos);
+  // Double-buffered with K a multiple of BK: the last tile is peeled (it
+  // loads no successor), so no access is guarded.
+  EXPECT_EQ(text.find("guarded"), std::string::npos) << text;
+  // A partial last K tile guards the successor loads.
+  Case partial_k = aligned;
+  partial_k.k = 80;
+  p = PromoteGemm(ParseCase(partial_k), Target("gfx942"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  text = PrintKernel(*p);
+  EXPECT_NE(text.find("load guarded A["), std::string::npos) << text;
   EXPECT_EQ(text.find("store guarded"), std::string::npos);
   EXPECT_EQ(text.find("guarded C"), std::string::npos);
   Case edge = aligned;
@@ -513,22 +520,35 @@ TEST(PromoteGemm, DefaultConfigurations) {
           const Op* loop = nullptr;
           for (const Op& op : p->body)
             if (op.kind == OpKind::kFor) loop = &op;
-          ASSERT_NE(loop, nullptr);
           // The loop alone (no prologue): its LDS stores store values loaded or
-          // sliced in the loop, %k takes its first value.
+          // sliced in the loop, %k takes its first value. A trip holds
+          // loop.step / BK K tiles (two when double-buffered: the loop is
+          // unrolled by two), each the plan's traffic. Double-buffered with
+          // at most two K tiles there is no loop: the whole kernel reads
+          // every tile once and writes every tile once (tile 0 in the
+          // prologue, each other before the tile that reads it).
           Kernel body = *p;
-          body.body = {*loop};
+          int64_t tiles = plan->config.KTiles();
+          if (loop != nullptr) {
+            body.body = {*loop};
+            ASSERT_EQ(loop->step % plan->config.bk, 0);
+            tiles = loop->step / plan->config.bk;
+            EXPECT_EQ(tiles, plan->config.double_buffer ? 2 : 1);
+          } else {
+            EXPECT_TRUE(plan->config.double_buffer);
+            EXPECT_LE(tiles, 2);
+          }
           absl::StatusOr<KernelLdsTraffic> exact = CountLdsTraffic(body);
           ASSERT_TRUE(exact.ok()) << exact.status();
           const GemmOperandPlan* ops[2] = {&plan->a, &plan->b};
           for (const GemmOperandPlan* o : ops) {
             const LdsTraffic& r = exact->reads_by_alloc[o->lds];
             const LdsTraffic& w = exact->writes_by_alloc[o->lds];
-            EXPECT_EQ(r.instructions, o->fragment_reads.instructions) << o->lds;
-            EXPECT_EQ(r.cycles, o->fragment_reads.cycles) << o->lds;
-            EXPECT_EQ(r.conflicts, o->fragment_reads.conflicts) << o->lds;
-            EXPECT_EQ(w.instructions, o->tile_writes.instructions) << o->lds;
-            EXPECT_EQ(w.conflicts, o->tile_writes.conflicts) << o->lds;
+            EXPECT_EQ(r.instructions, tiles * o->fragment_reads.instructions) << o->lds;
+            EXPECT_EQ(r.cycles, tiles * o->fragment_reads.cycles) << o->lds;
+            EXPECT_EQ(r.conflicts, tiles * o->fragment_reads.conflicts) << o->lds;
+            EXPECT_EQ(w.instructions, tiles * o->tile_writes.instructions) << o->lds;
+            EXPECT_EQ(w.conflicts, tiles * o->tile_writes.conflicts) << o->lds;
           }
           if (layout == 0 || s.m == 1024) {
             std::printf("%-7s %-5s %s%s %-16s %-52s %6lld %4lld/%-5lld %4lld/%-5lld\n", t->name,
