@@ -210,7 +210,9 @@ TEST(GemmValidate, AccumulatorsBeyondTheRegisterFileAreRefused) {
     EXPECT_EQ(Check(e), "OK") << target;
     e = Body("gemm C = alpha * A.mk * B.nk tile 128x128x32 waves 1x1 mfma f32_16x16x16_f16");
     e.target = target;
-    if (std::string(target) != "gfx908") EXPECT_EQ(Check(e), "OK") << target;
+    if (std::string(target) != "gfx908") {
+      EXPECT_EQ(Check(e), "OK") << target;
+    }
   }
   // 256 x 128 (512) does not.
   for (const char* target : {"gfx908", "gfx942"}) {

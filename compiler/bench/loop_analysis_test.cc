@@ -67,7 +67,10 @@ TEST(LoopAnalysis, DefaultGemmOfClangAndKirc) {
       EXPECT_DOUBLE_EQ(a->loop_flop, tiles * 16 * 2.0 * 32 * 32 * 8);
       EXPECT_EQ(a->loop_lds_read_bytes, tiles * 8192);
       EXPECT_DOUBLE_EQ(a->flop_per_lds_byte, 32);
-      EXPECT_EQ(a->smallest_vmcnt, 0);
+      // clang drains the loads every trip; kirc's loop waits only for the
+      // older tile's: the newer tile's 2 + 2 dwordx4 copies per lane (128 x
+      // 32 f16 of A and of B over 256 lanes) stay in flight.
+      EXPECT_EQ(a->smallest_vmcnt, tiles == 1 ? 0 : 4);
       EXPECT_EQ(a->lds_bytes, 32768);
       EXPECT_TRUE(a->unknown_mfmas.empty());
       if (absl::StrContains(path, "baselines")) {

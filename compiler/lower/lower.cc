@@ -179,6 +179,7 @@ bool LowerCtx::DiesHere(const std::string& name) const {
 
 absl::Status LowerCtx::LowerOps(const std::vector<Op>& ops) {
   UseScope uses;
+  uses.ops = &ops;
   for (size_t i = 0; i < ops.size(); ++i) {
     for (const std::string& r : ops[i].results) uses.defined.insert(r);
     std::vector<const Op*> todo = {&ops[i]};

@@ -47,6 +47,23 @@ bool LowerCtx::SrcCDiesHere(const Op& op, const Value& c) const {
   return DiesHere(op.operands[2].name);
 }
 
+bool LowerCtx::ViewOfCarriedIsSafe(const Op& slice, int src) const {
+  if (use_scopes_.empty() || use_scopes_.back().ops == nullptr) return false;
+  const UseScope& u = use_scopes_.back();
+  const std::vector<Op>& ops = *u.ops;
+  auto last = u.last_read.find(slice.results[0]);
+  if (last == u.last_read.end()) return true;  // never read
+  for (size_t w = u.at + 1; w < ops.size(); ++w) {
+    bool writes = ops[w].kind == OpKind::kYield || ops[w].kind == OpKind::kFor;
+    for (const std::string& r : ops[w].results) {
+      auto in = inplace_.find(r);
+      writes = writes || (in != inplace_.end() && in->second == src);
+    }
+    if (writes) return last->second < w;
+  }
+  return true;  // the list ends without writing it
+}
+
 absl::Status LowerCtx::LowerMfma(const Op& op) {
   const MfmaDesc* m = LookupMfma(op.mfma);
   if (m == nullptr) return Error(op, absl::StrCat("unknown MFMA '", op.mfma, "'"));
@@ -348,7 +365,9 @@ absl::Status LowerCtx::LowerSlice(const Op& op) {
     // A view of the source's registers when the alignment rules allow it
     // (64-bit and wider tuples start on even registers on gfx90a/942: the
     // source tuple is even-aligned, so an even offset keeps that).
-    bool carried = carried_vregs_.count(src) > 0;  // changes in place: copy it
+    // A carried register changes in place: copy it, unless the slice is read
+    // only before that happens.
+    bool carried = carried_vregs_.count(src) > 0 && !ViewOfCarriedIsSafe(op, src);
     if (!carried && (!t_.even_aligned_tuples || n == 1 || first % 2 == 0)) {
       out.vreg = b_.func().NewAlias(src, first, n);
     } else {

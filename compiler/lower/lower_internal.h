@@ -153,6 +153,7 @@ class LowerCtx {
   // (reads in nested bodies count at the op holding them). A value defined in
   // the current list whose last read is the current op dies there.
   struct UseScope {
+    const std::vector<Op>* ops = nullptr;
     size_t at = 0;
     std::set<std::string> defined;
     std::map<std::string, size_t> last_read;
@@ -163,6 +164,10 @@ class LowerCtx {
   bool DiesHere(const std::string& name) const;
   // lower_compute.cc: MFMA srcC value `c` may become the result's registers.
   bool SrcCDiesHere(const Op& op, const Value& c) const;
+  // lower_compute.cc: a slice of loop-carried register `src` may be a view
+  // (no copy): every read of the slice comes before the current op list
+  // next writes `src` (an op written in place into it, or the yield).
+  bool ViewOfCarriedIsSafe(const Op& slice, int src) const;
   // The loop (index into loops_) whose counter atom `a` is, or -1.
   int LoopOfAtom(const Atom& a) const;
   // True if `a` depends on the counter of an active loop.

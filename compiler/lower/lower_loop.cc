@@ -153,7 +153,18 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
     std::vector<std::string> chain;
     std::string cur = y;
     bool ok = false;
-    for (int guard = 0; guard < 4096; ++guard) {
+    bool walk = true;  // walk the accumulating chain (not for a yielded load)
+    // A load yielded into a VGPR carried value of its type that nothing reads
+    // after the load is loaded straight into the carried registers (the
+    // software-pipelined gemm carries its next tile's loads this way).
+    if (auto d = def_at.find(y); d != def_at.end() && op.body[d->second].kind == OpKind::kLoad &&
+                                 carried.cls == RegClass::kVgpr &&
+                                 op.body[d->second].type.Dwords() == carried.type.Dwords()) {
+      chain.push_back(y);
+      ok = !UsedFrom(op.body, d->second + 1, carried_name);
+      walk = false;
+    }
+    for (int guard = 0; guard < 4096 && walk; ++guard) {
       auto d = def_at.find(cur);
       if (d == def_at.end()) break;
       const Op& def = op.body[d->second];

@@ -411,7 +411,8 @@ absl::Status LowerCtx::LowerLoad(const Op& op) {
   Value v;
   v.type = op.type;
   v.cls = RegClass::kVgpr;
-  v.vreg = b_.NewV(n, TupleAlign(t_, n));
+  auto inplace = inplace_.find(op.results[0]);
+  v.vreg = inplace != inplace_.end() ? inplace->second : b_.NewV(n, TupleAlign(t_, n));
   if (op.guarded) {
     // Elements no instruction writes must read as zero: lanes off in EXEC
     // (LDS), or elements statically out of shape. (Buffer loads of

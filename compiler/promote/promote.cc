@@ -541,52 +541,84 @@ Kernel Promoter::Emit() const {
                  },
                  names);
   } else {
-    // Prologue: stage K tile 0.
+    // Software pipeline over the K tiles t = 0 .. T-1 (T >= 2): LDS holds
+    // tile t in stage t % 2 while the registers hold tile t+1, loaded one
+    // step ahead. Step t loads tile t+2 into registers (while t+2 < T),
+    // computes tile t, stores tile t+1 from its registers into stage
+    // (t+1) % 2 (while t+1 < T) and ends with a barrier. So a tile's loads
+    // have a whole step of MFMAs to land, the loop waits only for the older
+    // tile's loads (never vmcnt(0)), and the loaded registers are carried
+    // across the back edge. The loop runs the steps in pairs, so each
+    // step's stage is a constant (its LDS offsets are immediates: no parity
+    // arithmetic); the last two or three steps (fewer loads and stores)
+    // follow it. Loads leave the shape only at rows past M / N or in a
+    // partial last K tile, so the loop has no guard otherwise.
+    const int64_t tiles = c_.KTiles();
     const bool first_partial = c_.k < c_.bk;
+    const bool next_guard_a = GuardRows(a_) || k_partial, next_guard_b = GuardRows(b_) || k_partial;
     std::vector<std::string> va = EmitCopyLoads(b, a_, IConst(0), GuardRows(a_) || first_partial, "copy");
     std::vector<std::string> vb = EmitCopyLoads(b, b_, IConst(0), GuardRows(b_) || first_partial, "copy");
     EmitCopyStores(b, a_, IConst(0), va);
     EmitCopyStores(b, b_, IConst(0), vb);
-    b.Barrier();
-    // K tile t (t = 0 .. T-2) loads tile t+1 before its MFMAs and stores it
-    // into the other stage after them; the last tile loads nothing. The loop
-    // is unrolled by two so that each tile's stage is a constant (its LDS
-    // offsets are immediates: no parity arithmetic), an odd tile left over is
-    // peeled after it, and the last tile follows. The successor loads leave
-    // the shape only at rows past M / N or a partial last K tile, so the loop
-    // has no guard otherwise.
-    const int64_t tiles = c_.KTiles();
-    const bool next_guard_a = GuardRows(a_) || k_partial, next_guard_b = GuardRows(b_) || k_partial;
-    auto tile_with_next = [&](const IndexRef& k, int64_t stage, const std::vector<std::string>& acc,
-                              const std::string& suffix) {
-      IndexRef next_k = Add(k, c_.bk);
-      std::vector<std::string> na = EmitCopyLoads(b, a_, next_k, next_guard_a, "next" + suffix);
-      std::vector<std::string> nb = EmitCopyLoads(b, b_, next_k, next_guard_b, "next" + suffix);
-      std::vector<std::string> out = EmitKTile(b, IConst(stage), acc, suffix);
-      EmitCopyStores(b, a_, IConst(1 - stage), na);
-      EmitCopyStores(b, b_, IConst(1 - stage), nb);
-      b.Barrier();  // the stores are visible, and the reads of this stage done
-      return out;
+    // Tile loads of A then B, as one list (what the loop carries).
+    auto load_tile = [&](const IndexRef& k, const std::string& prefix) {
+      std::vector<std::string> v = EmitCopyLoads(b, a_, k, next_guard_a, prefix);
+      std::vector<std::string> w = EmitCopyLoads(b, b_, k, next_guard_b, prefix);
+      v.insert(v.end(), w.begin(), w.end());
+      return v;
     };
-    const int64_t pairs = (tiles - 1) / 2;
-    std::vector<std::string> cur;
+    auto store_tile = [&](int64_t stage, const std::vector<std::string>& v) {
+      const size_t na = static_cast<size_t>(a_.plan.copies);
+      EmitCopyStores(b, a_, IConst(stage), std::vector<std::string>(v.begin(), v.begin() + na));
+      EmitCopyStores(b, b_, IConst(stage), std::vector<std::string>(v.begin() + na, v.end()));
+    };
+    std::vector<std::string> pending;
+    if (tiles >= 2) pending = load_tile(IConst(c_.bk), "pre");
+    b.Barrier();
+    // Step t; in_loop: tile t's k is %k + (t % 2) * BK, else t * BK. Returns
+    // the accumulators and the new pending tile.
+    auto step = [&](bool in_loop, int64_t t, const std::vector<std::string>& acc,
+                    const std::vector<std::string>& pend, bool load, bool store, const std::string& suffix) {
+      std::vector<std::string> next;
+      if (load)
+        next = load_tile(in_loop ? Add(K(), (t % 2 + 2) * c_.bk) : IConst((t + 2) * c_.bk), "next" + suffix);
+      std::vector<std::string> out = EmitKTile(b, IConst(t % 2), acc, suffix);
+      if (store) {
+        store_tile((t + 1) % 2, pend);
+        b.Barrier();  // the stores are visible, and this stage's reads done
+      }
+      return std::make_pair(out, next);
+    };
+    // Pairs of full steps (t + 2 < T for both): t = 2i, 2i + 1 for i < pairs.
+    const int64_t pairs = tiles >= 4 ? (tiles - 2) / 2 : 0;
+    std::vector<std::string> cur(init.size(), zero);
     if (pairs > 0) {
-      cur = b.For(0, pairs * 2 * c_.bk, 2 * c_.bk, init,
-                  [&](const std::string&, const std::vector<std::string>& acc) {
-                    std::vector<std::string> mid = tile_with_next(K(), 0, acc, "");
-                    std::vector<std::string> out = tile_with_next(Add(K(), c_.bk), 1, mid, "_odd");
-                    return std::vector<BuilderValue>(out.begin(), out.end());
-                  },
-                  names);
-    } else {
-      cur.assign(init.size(), zero);
+      std::vector<BuilderValue> carried = init;
+      for (size_t i = 0; i < pending.size(); ++i) {
+        carried.emplace_back(pending[i]);
+        names.iter_args.push_back(absl::StrCat("pend", i));
+        names.results.push_back(absl::StrCat("pend_out", i));
+      }
+      const size_t nacc = init.size();
+      std::vector<std::string> res = b.For(
+          0, pairs * 2 * c_.bk, 2 * c_.bk, carried,
+          [&](const std::string&, const std::vector<std::string>& in) {
+            std::vector<std::string> acc(in.begin(), in.begin() + nacc), pend(in.begin() + nacc, in.end());
+            auto [mid, q] = step(true, 0, acc, pend, true, true, "");
+            auto [out, p2] = step(true, 1, mid, q, true, true, "_odd");
+            out.insert(out.end(), p2.begin(), p2.end());
+            return std::vector<BuilderValue>(out.begin(), out.end());
+          },
+          names);
+      cur.assign(res.begin(), res.begin() + nacc);
+      pending.assign(res.begin() + nacc, res.end());
     }
-    int64_t done = 2 * pairs;
-    if (done < tiles - 1) {
-      cur = tile_with_next(IConst(done * c_.bk), done % 2, cur, "_peel");
-      ++done;
+    for (int64_t t = 2 * pairs; t < tiles; ++t) {
+      auto [out, next] = step(false, t, cur, pending, t + 2 < tiles, t + 1 < tiles, absl::StrCat("_t", t));
+      cur = out;
+      pending = next;
     }
-    sums = EmitKTile(b, IConst(done % 2), cur, "_last");
+    sums = cur;
   }
   EmitEpilogue(b, sums);
   Kernel out = b.Build();

@@ -34,8 +34,9 @@ grep -qx "target gfx942:sramecc+:xnack-" canon_id.kir || fail "--emit=kir target
 "$kirc" compile work/copy_f32.kir --annotate | has "access op 0 load src elements 0,1,2,3" \
   || fail "--annotate lacks the access map"
 # A tile-level gemm prints as its promoted thread-level KIR, which reads back as itself.
-"$kirc" compile "$kernels"/gemm_f16_256.kir --emit=kir > gemm.kir || fail "gemm kir"
-grep -q "^workgroup 64 2 2$" gemm.kir && grep -q "for %k = 0 to 64 step 32" gemm.kir \
+# (K = 1024: 32 K tiles of 32, the loop unrolled by two over the first 30.)
+"$kirc" compile "$kernels"/gemm_f16_1024.kir --emit=kir > gemm.kir || fail "gemm kir"
+grep -q "^workgroup 64 2 2$" gemm.kir && grep -q "for %k = 0 to 960 step 64" gemm.kir \
   && ! grep -q "gemm C" gemm.kir || fail "--emit=kir did not print the promoted gemm"
 "$kirc" compile gemm.kir --emit=kir | cmp -s - gemm.kir || fail "promoted KIR is not a fixed point"
 
@@ -430,7 +431,11 @@ grep -q "^  \"a\": {\"type\": \"f32\", \"value\": $a, \"bits\": \"0x[0-9a-f]\{8\
 # for bit; random inputs get the per-element worst-case rounding bound;
 # adversarial inputs are refused for MFMA kernels.
 printf 'kernel g100\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[32, 100] strides [100, 1] readonly\narg B : f16[32, 100] strides [100, 1] readonly\narg C : f32[32, 32] strides [32, 1] writeonly\narg alpha : f32\n  gemm C = alpha * A.mk * B.nk\nend\n' > g100.kir
-"$kirc" compile g100.kir --emit=kir | has "for %k = 0 to 128 step 32" || fail "g100: the K loop is not padded to 128"
+# K = 100 is 4 K tiles of 32 (the last partial): the loop runs tiles 0 and 1
+# and loads tile 3 (k = 96 .. 127, guarded) two tiles ahead.
+"$kirc" compile g100.kir --emit=kir > g100p.kir || fail "g100 --emit=kir"
+has "for %k = 0 to 64 step 64" < g100p.kir && has "load guarded A\[wg.x \* 32 + tid.x floordiv 8, %k + 96 + tid.x mod 8 \* 4\]" < g100p.kir \
+  || fail "g100: the K loop does not cover the 4 K tiles of 32 (K padded to 128)"
 "$kirc" run g100.kir --device=emu > g100.txt || { cat g100.txt; fail "g100 exit $?"; }
 has -F "inputs: exact (seed 1): A +-m*2^e, m in [1, " g100.txt || fail "g100 inputs: $(cat g100.txt)"
 has -F "tolerance bit-identical (exact inputs): OK" g100.txt || fail "g100 tolerance: $(cat g100.txt)"

@@ -680,6 +680,19 @@ class Analysis {
       nonfinite[i] = init[i].nonfinite;
     }
     const Op* yield = !op.body.empty() && op.body.back().kind == OpKind::kYield ? &op.body.back() : nullptr;
+    // Carried values the body only refills with a load (a software pipeline's
+    // next tile in registers) carry data, not sums: they are bounded by what
+    // they start from joined with what the load gives, found by iterating
+    // the passes (the load does not depend on them), not by a variable.
+    std::vector<bool> refill(n, false);
+    std::vector<AbsVal> refill_val(n);
+    if (yield != nullptr)
+      for (size_t i = 0; i < n && i < yield->operands.size(); ++i)
+        for (const Op& b : op.body)
+          if (b.kind == OpKind::kLoad && !b.results.empty() && b.results[0] == yield->operands[i].name) {
+            refill[i] = true;
+            refill_val[i] = init[i];
+          }
     Mem pass_mem = mem;
     Env body_env;
     std::vector<Obligation> body_obl;
@@ -687,6 +700,10 @@ class Analysis {
     for (int pass = 0;; ++pass) {
       body_env = env;
       for (size_t i = 0; i < n; ++i) {
+        if (refill[i]) {
+          body_env[op.iter_args[i]] = refill_val[i];
+          continue;
+        }
         AbsVal x;
         x.t = init[i].t;
         x.width = init[i].width;
@@ -706,6 +723,11 @@ class Analysis {
       for (size_t i = 0; i < n; ++i) {
         y[i] = yield != nullptr && i < yield->operands.size() ? Get(*yield, yield->operands[i], body_env)
                                                                : ZeroOf(init[i].t);
+        if (refill[i]) {
+          AbsVal j = Join(refill_val[i], y[i]);
+          changed |= !(j == refill_val[i]);
+          refill_val[i] = std::move(j);
+        }
         const size_t before = deps[i].size();
         deps[i].insert(y[i].deps.begin(), y[i].deps.end());
         changed |= deps[i].size() != before || (y[i].nonfinite && !nonfinite[i]);
@@ -723,36 +745,60 @@ class Analysis {
         break;
       }
     }
-    std::vector<Lin> mag0(n), magy(n), rd0(n), rdy(n), rr0(n), rry(n);
-    std::vector<MaxPlus> frac0(n), fracy(n);
-    for (size_t i = 0; i < n; ++i) {
-      mag0[i] = init[i].mag, magy[i] = y[i].mag;
-      rd0[i] = init[i].rho_dev, rdy[i] = y[i].rho_dev;
-      rr0[i] = init[i].rho_ref, rry[i] = y[i].rho_ref;
-      frac0[i] = init[i].frac, fracy[i] = y[i].frac;
+    // The closures run over the accumulating carried values; a refilled one
+    // is refill_val on every trip.
+    std::vector<size_t> acc_idx;
+    for (size_t i = 0; i < n; ++i)
+      if (!refill[i]) acc_idx.push_back(i);
+    const size_t na = acc_idx.size();
+    std::vector<Lin> mag0(na), magy(na), rd0(na), rdy(na), rr0(na), rry(na);
+    std::vector<MaxPlus> frac0(na), fracy(na);
+    std::vector<VarId> acc_vars(na);
+    for (size_t a = 0; a < na; ++a) {
+      const size_t i = acc_idx[a];
+      acc_vars[a] = vars[i];
+      mag0[a] = init[i].mag, magy[a] = y[i].mag;
+      rd0[a] = init[i].rho_dev, rdy[a] = y[i].rho_dev;
+      rr0[a] = init[i].rho_ref, rry[a] = y[i].rho_ref;
+      frac0[a] = init[i].frac, fracy[a] = y[i].frac;
     }
     double growth = 0;
-    std::optional<Closure<Lin>> mag = LinClosure(mag0, magy, vars, trips, &growth);
+    std::optional<Closure<Lin>> mag = LinClosure(mag0, magy, acc_vars, trips, &growth);
     if (!mag) {
       Fail(&op, absl::StrFormat("each of its %d iterations may multiply a loop-carried value by up to %.4g; "
                                 "the analysis bounds only growth by addition",
                                 trips, growth));
-      mag = Closure<Lin>{std::vector<Lin>(n, LinConst(kInf)), std::vector<Lin>(n, LinConst(kInf))};
+      mag = Closure<Lin>{std::vector<Lin>(na, LinConst(kInf)), std::vector<Lin>(na, LinConst(kInf))};
     }
-    std::optional<Closure<MaxPlus>> frac = MaxClosure(frac0, fracy, vars, trips, &growth);
+    std::optional<Closure<MaxPlus>> frac = MaxClosure(frac0, fracy, acc_vars, trips, &growth);
     if (!frac) {
       Fail(&op, absl::StrFormat("each of its %d iterations multiplies a loop-carried value by a non-integer "
                                 "(%g more fraction bits per iteration): its significand grows without bound",
                                 trips, growth));
-      frac = Closure<MaxPlus>{std::vector<MaxPlus>(n, MaxConst(kInf)), std::vector<MaxPlus>(n, MaxConst(kInf))};
+      frac = Closure<MaxPlus>{std::vector<MaxPlus>(na, MaxConst(kInf)), std::vector<MaxPlus>(na, MaxConst(kInf))};
     }
-    std::optional<Closure<Lin>> rd = LinClosure(rd0, rdy, vars, trips, &growth);
-    std::optional<Closure<Lin>> rr = LinClosure(rr0, rry, vars, trips, &growth);
+    std::optional<Closure<Lin>> rd = LinClosure(rd0, rdy, acc_vars, trips, &growth);
+    std::optional<Closure<Lin>> rr = LinClosure(rr0, rry, acc_vars, trips, &growth);
     if (!rd || !rr) {
       if (rho_unbounded_.empty())
         rho_unbounded_ = absl::StrCat(OpWhere(&op), " uses a carried value more than once per iteration");
-      rd = rr = Closure<Lin>{std::vector<Lin>(n, LinConst(kInf)), std::vector<Lin>(n, LinConst(kInf))};
+      rd = rr = Closure<Lin>{std::vector<Lin>(na, LinConst(kInf)), std::vector<Lin>(na, LinConst(kInf))};
     }
+    // Back to one entry per carried value.
+    auto widen = [&](auto& c, auto field) {
+      std::remove_reference_t<decltype(*c)> full{decltype(c->enter)(n), decltype(c->result)(n)};
+      for (size_t a = 0; a < na; ++a) {
+        full.enter[acc_idx[a]] = c->enter[a];
+        full.result[acc_idx[a]] = c->result[a];
+      }
+      for (size_t i = 0; i < n; ++i)
+        if (refill[i]) full.enter[i] = full.result[i] = refill_val[i].*field;
+      c = std::move(full);
+    };
+    widen(mag, &AbsVal::mag);
+    widen(frac, &AbsVal::frac);
+    widen(rd, &AbsVal::rho_dev);
+    widen(rr, &AbsVal::rho_ref);
     // Values of the body (obligations, stores) are bounded at the entering
     // values; the loop's results are the values after the last trip.
     std::map<VarId, Lin> smag, srd, srr;
