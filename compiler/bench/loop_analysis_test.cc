@@ -81,5 +81,39 @@ TEST(LoopAnalysis, DefaultGemmOfClangAndKirc) {
   }
 }
 
+
+// Issue 16's measured goal for the default large GEMMs (tile 256x256x32 waves
+// 2x2: each wave 128 x 128, 32x32x8 MFMAs), f16 and bf16 at 4096^3 and 8192^3
+// on gfx90a and gfx942. Counted by hand: a trip is two K tiles of 32, each 4
+// x 4 MFMA tiles x 4 k-steps = 64 MFMAs (2 x 32 x 32 x 8 = 16 KFLOP each);
+// a wave reads 4 A and 4 B fragments of 64 lanes x 8 bytes per k-step, so
+// 16 KFLOP x 16 per 4 x 8 x 512 bytes = 64 FLOP per LDS byte (Wm Wn / (Wm +
+// Wn) = 128 x 128 / 256); each lane copies 256 x 32 / 256 = 32 elements of A
+// and of B per tile, 4 + 4 dwordx4 loads, and the loop waits only for the
+// older tile's: vmcnt(8). The goal: at most 1.0 other instructions per 16
+// KFLOP, no vmcnt(0).
+TEST(LoopAnalysis, LargeDefaultGemmsMeetIssue16Goals) {
+  for (const char* e : {"f16", "bf16"})
+    for (int n : {4096, 8192})
+      for (const char* t : {"gfx90a", "gfx942"}) {
+        const std::string name = absl::StrCat("gemm_", e, "_", n);
+        const std::string path = absl::StrCat("compiler/bench/", name, "_", t, ".hsaco");
+        SCOPED_TRACE(path);
+        absl::StatusOr<std::string> bytes = ReadFileBytes(path);
+        ASSERT_TRUE(bytes.ok()) << bytes.status();
+        absl::StatusOr<LoopAnalysis> a = AnalyzeKernelObject(*bytes, t, name);
+        ASSERT_TRUE(a.ok()) << a.status();
+        ASSERT_TRUE(a->has_loop);
+        EXPECT_EQ(a->loop_mfma, 128);
+        EXPECT_DOUBLE_EQ(a->loop_flop, 128 * 2.0 * 32 * 32 * 8);
+        EXPECT_EQ(a->loop_lds_read_bytes, 2 * 4 * 8 * 64 * 8);
+        EXPECT_DOUBLE_EQ(a->flop_per_lds_byte, 64);
+        EXPECT_EQ(a->smallest_vmcnt, 8);
+        EXPECT_LE(a->other_per_16kflop, 1.0);
+        EXPECT_EQ(a->lds_bytes, 65536);
+        EXPECT_EQ(a->agprs, 256);
+      }
+}
+
 }  // namespace
 }  // namespace kir
