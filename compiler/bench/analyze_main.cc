@@ -61,7 +61,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "analyze: %s\n", std::string(a.status().message()).c_str());
     return 1;
   }
-  std::fputs(FormatLoopAnalysis(*a).c_str(), stdout);
+  std::fputs(FormatLoopAnalysis(*a, processor).c_str(), stdout);
   return 0;
 }
 

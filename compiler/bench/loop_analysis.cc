@@ -12,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "compiler/object/code_object_notes.h"
 #include "compiler/object/llvm_in_process.h"
+#include "compiler/passes/resources.h"
 #include "compiler/target/target.h"
 
 namespace kir {
@@ -56,6 +57,56 @@ int LdsReadBytesPerLane(const std::string& m) {
   else if (absl::StrContains(m, "u8") || absl::StrContains(m, "i8")) bytes = 1;
   return two ? 2 * bytes : bytes;
 }
+
+// Bytes one lane writes to LDS with `mnemonic` (0: not an LDS write).
+int LdsWriteBytesPerLane(const std::string& m) {
+  if (!absl::StartsWith(m, "ds_write")) return 0;
+  return LdsReadBytesPerLane(absl::StrCat("ds_read", m.substr(8)));
+}
+
+// Bytes one lane moves with a global load or store (buffer_, global_, flat_;
+// atomics and formatted accesses 0). `load` selects loads or stores.
+int GlobalBytesPerLane(const std::string& m, bool load) {
+  if (!(absl::StartsWith(m, "buffer_") || absl::StartsWith(m, "global_") || absl::StartsWith(m, "flat_")))
+    return 0;
+  if (!absl::StrContains(m, load ? "_load_" : "_store_") || absl::StrContains(m, "format")) return 0;
+  if (absl::StrContains(m, "dwordx4")) return 16;
+  if (absl::StrContains(m, "dwordx3")) return 12;
+  if (absl::StrContains(m, "dwordx2")) return 8;
+  if (absl::StrContains(m, "dword")) return 4;
+  if (absl::StrContains(m, "short")) return 2;
+  if (absl::StrContains(m, "byte")) return 1;
+  return 0;
+}
+
+// 4 x passes of `mnemonic` on `processor`: the entry of kirc's MFMA table
+// spelled so on the processor, else on another target (gfx942 renamed
+// v_mfma_f32_16x16x16f16 to v_mfma_f32_16x16x16_f16) when the processor has
+// that instruction; 0 if neither.
+int MfmaCycles(const std::string& mnemonic, absl::string_view processor) {
+  absl::StatusOr<const TargetInfo*> t = LookupTarget(processor);
+  if (!t.ok()) return 0;
+  const int own = static_cast<int>((*t)->gfx);
+  for (int pass = 0; pass < 2; ++pass)
+    for (const MfmaDesc& d : AllMfmas())
+      for (int g = 0; g < 3; ++g)
+        if ((pass == 0) == (g == own) && d.mnemonic[g] != nullptr && mnemonic == d.mnemonic[g] &&
+            MfmaPasses(**t, d) > 0)
+          return 4 * MfmaPasses(**t, d);
+  return 0;
+}
+
+// HBM bytes per clock per CU of the processor's largest part (header comment).
+struct HbmFigure {
+  const char* processor;
+  double bytes_per_second, cus, clock_hz;
+  const char* source;
+};
+constexpr HbmFigure kHbm[] = {
+    {"gfx908", 1.2288e12, 120, 1.502e9, "MI100: 1.2288 TB/s, 120 CUs, 1502 MHz"},
+    {"gfx90a", 3.2768e12, 220, 1.700e9, "MI250X: 3.2768 TB/s, 220 CUs, 1700 MHz"},
+    {"gfx942", 5.3e12, 304, 2.100e9, "MI300X: 5.3 TB/s, 304 CUs, 2100 MHz"},
+};
 
 }  // namespace
 
@@ -130,7 +181,8 @@ std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& cod
   return best_mfma > 0 ? best : any;
 }
 
-LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_view kernel) {
+LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_view kernel,
+                                absl::string_view processor) {
   LoopAnalysis a;
   a.kernel = std::string(kernel);
   const std::vector<DisassembledInstruction> code = ParseObjdumpInstructions(objdump_text);
@@ -151,8 +203,19 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
         a.loop_flop += 2.0 * m * n * k;
       else if (std::find(a.unknown_mfmas.begin(), a.unknown_mfmas.end(), d.mnemonic) == a.unknown_mfmas.end())
         a.unknown_mfmas.push_back(d.mnemonic);
+      if (!processor.empty()) {
+        const int cycles = MfmaCycles(d.mnemonic, processor);
+        a.loop_mfma_cycles += cycles;
+        if (cycles == 0 && std::find(a.unknown_mfma_cycles.begin(), a.unknown_mfma_cycles.end(), d.mnemonic) ==
+                               a.unknown_mfma_cycles.end())
+          a.unknown_mfma_cycles.push_back(d.mnemonic);
+      }
     }
+    a.loop_valu += d.cls == "valu";
     a.loop_lds_read_bytes += 64 * LdsReadBytesPerLane(d.mnemonic);
+    a.loop_lds_write_bytes += 64 * LdsWriteBytesPerLane(d.mnemonic);
+    a.loop_global_load_bytes += 64 * GlobalBytesPerLane(d.mnemonic, /*load=*/true);
+    a.loop_global_store_bytes += 64 * GlobalBytesPerLane(d.mnemonic, /*load=*/false);
     if (d.cls == "waitcnt") {
       size_t p = d.operands.find("vmcnt(");
       int v = 0;
@@ -164,14 +227,52 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
   }
   if (a.loop_flop > 0) a.other_per_16kflop = (a.loop_instructions - a.loop_mfma) / (a.loop_flop / 16384.0);
   if (a.loop_lds_read_bytes > 0) a.flop_per_lds_byte = a.loop_flop / static_cast<double>(a.loop_lds_read_bytes);
+  if (a.loop_flop > 0) a.global_bytes_per_flop = static_cast<double>(a.loop_global_load_bytes) / a.loop_flop;
   return a;
+}
+
+absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, absl::string_view processor) {
+  absl::StatusOr<const TargetInfo*> t = LookupTarget(processor);
+  if (!t.ok()) return t.status();
+  if (!a.has_loop || a.loop_mfma == 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel ", a.kernel, ": its main loop has no MFMA; the throughput bound is for MFMA loops"));
+  ThroughputBound b;
+  b.waves_per_simd = a.waves_per_simd > 0 ? a.waves_per_simd : 1;
+  const double w = b.waves_per_simd;
+  b.mfma_cycles = w * static_cast<double>(a.loop_mfma_cycles);
+  b.valu_cycles = w * 4.0 * a.loop_valu;
+  b.issue_cycles = std::max(4.0 * a.loop_instructions, w * 4.0 * a.loop_instructions / 5.0);
+  const double lds_bytes_per_clock = 4.0 * (*t)->lds_banks;
+  b.lds_cycles = 4.0 * w * static_cast<double>(a.loop_lds_read_bytes + a.loop_lds_write_bytes) / lds_bytes_per_clock;
+  b.bound_cycles = b.mfma_cycles;
+  b.limit = "MFMA";
+  for (const auto& [c, name] : {std::pair<double, const char*>{b.valu_cycles, "VALU"},
+                                {b.issue_cycles, "issue"}, {b.lds_cycles, "LDS"}})
+    if (c > b.bound_cycles) {
+      b.bound_cycles = c;
+      b.limit = name;
+    }
+  b.complete = a.unknown_mfma_cycles.empty();
+  if (b.bound_cycles > 0) {
+    b.mfma_utilisation = b.mfma_cycles / b.bound_cycles;
+    b.flop_per_clock_per_cu = 4.0 * w * a.loop_flop / b.bound_cycles;
+    b.global_bytes_per_clock_per_cu =
+        4.0 * w * static_cast<double>(a.loop_global_load_bytes + a.loop_global_store_bytes) / b.bound_cycles;
+  }
+  for (const HbmFigure& h : kHbm)
+    if (processor == h.processor) {
+      b.hbm_bytes_per_clock_per_cu = h.bytes_per_second / (h.cus * h.clock_hz);
+      b.hbm_source = h.source;
+    }
+  return b;
 }
 
 absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, absl::string_view processor,
                                                  absl::string_view kernel) {
   absl::StatusOr<std::string> text = DisassembleSymbolInProcess(elf_bytes, kernel, processor);
   if (!text.ok()) return text.status();
-  LoopAnalysis a = AnalyzeDisassembly(*text, kernel);
+  LoopAnalysis a = AnalyzeDisassembly(*text, kernel, processor);
   absl::StatusOr<std::string> notes_text = ReadNotesInProcess(elf_bytes);
   if (notes_text.ok()) {
     absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(*notes_text);
@@ -182,17 +283,22 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
           a.agprs = n.agpr_count;
           a.sgprs = n.sgpr_count;
           a.lds_bytes = n.group_segment_fixed_size;
+          a.workgroup_threads = n.max_flat_workgroup_size;
+          if (absl::StatusOr<const TargetInfo*> t = LookupTarget(processor); t.ok())
+            a.waves_per_simd = Occupancy(**t, static_cast<int>(n.vgpr_count), n.group_segment_fixed_size,
+                                         n.max_flat_workgroup_size);
         }
   }
   return a;
 }
 
-std::string FormatLoopAnalysis(const LoopAnalysis& a) {
+std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processor) {
   std::string s = absl::StrCat("kernel ", a.kernel, ": ", a.total_instructions, " instructions\n");
   if (a.vgprs >= 0)
     absl::StrAppend(&s, "registers: ", a.vgprs, " VGPRs (.vgpr_count), ",
                     a.agprs >= 0 ? absl::StrCat(a.agprs, " AGPRs") : std::string("no .agpr_count"), ", ", a.sgprs,
-                    " SGPRs; LDS ", a.lds_bytes, " bytes\n");
+                    " SGPRs; LDS ", a.lds_bytes, " bytes; workgroup ", a.workgroup_threads,
+                    " work-items (.max_flat_workgroup_size); occupancy ", a.waves_per_simd, " waves per SIMD\n");
   if (!a.has_loop) return s + "no loop (no backward branch)\n";
   absl::StrAppend(&s, absl::StrFormat("main loop 0x%x..0x%x: %d instructions per trip (", a.loop_first_addr,
                                       a.loop_last_addr, a.loop_instructions));
@@ -206,10 +312,38 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a) {
   absl::StrAppend(&s, absl::StrFormat("other instructions per 16 KFLOP: %.2f\n", a.other_per_16kflop));
   absl::StrAppend(&s, absl::StrFormat("LDS bytes read per trip per wave: %d; FLOP per LDS byte read: %.1f\n",
                                       a.loop_lds_read_bytes, a.flop_per_lds_byte));
+  absl::StrAppend(&s, absl::StrFormat("LDS bytes written per trip per wave: %d\n", a.loop_lds_write_bytes));
+  absl::StrAppend(&s, absl::StrFormat("global bytes loaded / stored per trip per wave: %d / %d; loaded per FLOP: %.4f\n",
+                                      a.loop_global_load_bytes, a.loop_global_store_bytes, a.global_bytes_per_flop));
   absl::StrAppend(&s, "smallest vmcnt waited for in the loop: ",
                   a.smallest_vmcnt < 0 ? std::string("none") : absl::StrCat(a.smallest_vmcnt), "\n");
   if (!a.unknown_mfmas.empty())
     absl::StrAppend(&s, "MFMAs of unknown shape (not counted in FLOP): ", absl::StrJoin(a.unknown_mfmas, ", "), "\n");
+  if (processor.empty() || a.loop_mfma == 0) return s;
+  absl::StatusOr<ThroughputBound> b = ComputeThroughputBound(a, processor);
+  if (!b.ok()) return absl::StrCat(s, "throughput bound: ", b.status().message(), "\n");
+  absl::StrAppend(
+      &s, absl::StrFormat("throughput bound per CU, one trip of each of %d wave(s) per SIMD x 4 SIMDs%s:\n",
+                          b->waves_per_simd, a.waves_per_simd > 0 ? "" : " (no notes: 1 assumed)"));
+  absl::StrAppend(&s, absl::StrFormat("  MFMA %.0f cycles (%d cycles per wave: 4 x passes, SISchedule.td)\n",
+                                      b->mfma_cycles, a.loop_mfma_cycles));
+  absl::StrAppend(&s, absl::StrFormat("  VALU %.0f cycles (4 per wave64 VALU instruction, %d per wave)\n",
+                                      b->valu_cycles, a.loop_valu));
+  absl::StrAppend(&s, absl::StrFormat("  issue %.0f cycles (one instruction per wave per 4 cycles, 5 per SIMD)\n",
+                                      b->issue_cycles));
+  absl::StrAppend(&s, absl::StrFormat("  LDS %.0f cycles (128 bytes per clock per CU, reads and writes)\n",
+                                      b->lds_cycles));
+  absl::StrAppend(&s, absl::StrFormat("  bound %.0f cycles: %s limit; MFMA busy %.0f%%, %.0f FLOP per clock per CU\n",
+                                      b->bound_cycles, b->limit, 100 * b->mfma_utilisation,
+                                      b->flop_per_clock_per_cu));
+  if (!b->complete)
+    absl::StrAppend(&s, "  incomplete: cycles unknown for ", absl::StrJoin(a.unknown_mfma_cycles, ", "), "\n");
+  absl::StrAppend(&s, absl::StrFormat("  global memory at the bound: %.2f bytes per clock per CU; HBM gives %.2f (%s)%s\n",
+                                      b->global_bytes_per_clock_per_cu, b->hbm_bytes_per_clock_per_cu,
+                                      b->hbm_source,
+                                      b->global_bytes_per_clock_per_cu > b->hbm_bytes_per_clock_per_cu
+                                          ? ": the rest must come from L2 or the MALL"
+                                          : ""));
   return s;
 }
 

@@ -17,10 +17,43 @@
 //  - LDS bytes read: a ds_read's bytes per lane (b32 4, b64 8, b96 12, b128 16,
 //    read2_b32 8, read2_b64 16, u8/i8 1, u16/i16 2) times 64 lanes, and FLOP per
 //    LDS byte read;
+//  - LDS bytes written (ds_write* alike) and global bytes loaded and stored
+//    (buffer_/global_/flat_ loads and stores: dword 4, dwordx2 8, x3 12, x4
+//    16, short/ushort 2, byte/ubyte 1 bytes per lane, times 64 lanes; a
+//    buffer_load_dword ... lds counts as a load), and global bytes loaded per
+//    FLOP;
 //  - the smallest vmcnt an s_waitcnt in the loop waits for (-1: none).
-// Registers and LDS come from the AMDGPU metadata notes when present.
-// Not built yet (issue 16 item 5): the throughput bound and bytes loaded per
-// FLOP.
+// Registers, LDS and the workgroup size come from the AMDGPU metadata notes
+// when present; with them, the occupancy (waves per SIMD,
+// compiler/passes/resources.h's Occupancy) and the throughput bound below.
+//
+// The throughput bound (ThroughputBound): cycles for one trip of every wave
+// resident on a CU (W waves per SIMD, 4 SIMDs), the largest of these lower
+// bounds, each counted from the loop body alone:
+//  - MFMA: a SIMD's matrix core runs one MFMA at a time, 4 x passes cycles
+//    each (passes from LLVM's SISchedule.td, compiler/target's MFMA table;
+//    AMD's matrix instruction calculator gives the same cycles, e.g. 32 for
+//    v_mfma_f32_32x32x8_f16 and 16 for 16x16x16 on CDNA3, 64 and 32 on
+//    CDNA1/2): W x sum of MFMA cycles;
+//  - VALU: a 16-lane SIMD takes 4 cycles per wave64 VALU instruction (MFMAs
+//    not counted): W x 4 x VALU instructions;
+//  - issue: a SIMD is offered instructions once every 4 cycles, at most one
+//    per wave and five in all (AMD GCN architecture whitepaper, "Compute
+//    Unit"; CDNA keeps the issue model): max(4 x instructions, W x 4 x
+//    instructions / 5);
+//  - LDS: 32 banks of 4 bytes serve 128 bytes per clock per CU (the conflict
+//    free peak; amdgcn-isa-notes.md's bank model): 4W x (LDS bytes read and
+//    written) / 128.
+// A throughput bound only: latency (a vmcnt(0) drain, a barrier's wait,
+// dependent MFMAs) is not modelled; the smallest vmcnt is the loop's figure
+// for how much load latency it can hide.
+// Global memory is stated beside the bound, not in it (L2 and the MALL serve
+// most of a GEMM's reloads, which a code object does not show): the bytes per
+// clock per CU the loop needs at the bound, against HBM's bytes per clock per
+// CU of the target's largest part (peak bandwidth / (CUs x peak engine
+// clock), AMD's product specifications: MI100 1.2288 TB/s, 120 CUs, 1502
+// MHz: 6.82; MI250X 3.2768 TB/s, 220 CUs, 1700 MHz: 8.76; MI300X 5.3 TB/s,
+// 304 CUs, 2100 MHz: 8.30).
 #ifndef KIRC_COMPILER_BENCH_LOOP_ANALYSIS_H_
 #define KIRC_COMPILER_BENCH_LOOP_ANALYSIS_H_
 
@@ -68,11 +101,40 @@ struct LoopAnalysis {
   double other_per_16kflop = 0;      // non-MFMA instructions per 16,384 FLOP (0 without MFMAs)
   int64_t loop_lds_read_bytes = 0;   // per wave per trip
   double flop_per_lds_byte = 0;      // 0 without LDS reads
+  int64_t loop_lds_write_bytes = 0;  // per wave per trip
+  int64_t loop_global_load_bytes = 0;   // per wave per trip (all 64 lanes)
+  int64_t loop_global_store_bytes = 0;  // per wave per trip
+  double global_bytes_per_flop = 0;     // loaded; 0 without MFMAs
   int smallest_vmcnt = -1;           // -1: no vmcnt wait in the loop
+  int loop_valu = 0;                 // VALU instructions per trip (MFMAs excluded)
+  int64_t loop_mfma_cycles = 0;      // sum of 4 x passes per trip (known MFMAs only)
   std::vector<std::string> unknown_mfmas;  // MFMA mnemonics whose shape was not found
+  std::vector<std::string> unknown_mfma_cycles;  // MFMAs without passes for the processor
   // From the metadata notes (-1 when the object has none).
   int64_t vgprs = -1, agprs = -1, sgprs = -1, lds_bytes = -1;
+  int64_t workgroup_threads = -1;    // .max_flat_workgroup_size
+  int waves_per_simd = -1;           // occupancy; -1 without notes
 };
+
+// The per-loop throughput bound of the header comment, per CU and trip of
+// every resident wave. Cycles are engine clocks.
+struct ThroughputBound {
+  int waves_per_simd = 1;
+  double mfma_cycles = 0, valu_cycles = 0, issue_cycles = 0, lds_cycles = 0;
+  double bound_cycles = 0;      // the largest term
+  std::string limit;            // "MFMA", "VALU", "issue" or "LDS"
+  double mfma_utilisation = 0;  // mfma_cycles / bound_cycles
+  double flop_per_clock_per_cu = 0;           // at the bound
+  double global_bytes_per_clock_per_cu = 0;   // loaded and stored, at the bound
+  double hbm_bytes_per_clock_per_cu = 0;      // the target's largest part
+  std::string hbm_source;                     // "MI300X: 5.3 TB/s, 304 CUs, 2100 MHz"
+  bool complete = true;  // false when an MFMA's cycles are unknown (not counted)
+};
+
+// The bound for `a` on `processor` (gfx908, gfx90a, gfx942), with `a`'s
+// occupancy (1 wave per SIMD when `a` has no notes). Errors:
+// InvalidArgument for an unknown processor or a loop without MFMAs.
+absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, absl::string_view processor);
 
 // Analyses kernel `kernel` (its function symbol) of an ELF object (a linked
 // code object or an assembler's relocatable object) for `processor` (gfx908,
@@ -81,11 +143,14 @@ struct LoopAnalysis {
 absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, absl::string_view processor,
                                                  absl::string_view kernel);
 
-// The same from llvm-objdump -d text of the kernel (no notes).
-LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_view kernel);
+// The same from llvm-objdump -d text of the kernel (no notes). MFMA cycles are
+// counted for `processor` when it is given ("" : none).
+LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_view kernel,
+                                absl::string_view processor = "");
 
-// A report of `a` (one line per figure).
-std::string FormatLoopAnalysis(const LoopAnalysis& a);
+// A report of `a` (one line per figure) and, when `processor` is given and
+// the loop has MFMAs, of its throughput bound.
+std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processor = "");
 
 }  // namespace kir
 

@@ -8,6 +8,7 @@
 #include "compiler/bench/loop_analysis.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -45,6 +46,60 @@ TEST(LoopAnalysis, HandCountedLoop) {
   EXPECT_DOUBLE_EQ(a.flop_per_lds_byte, 8);
   EXPECT_EQ(a.smallest_vmcnt, 3);
   EXPECT_EQ(a.loop_by_class.at("waitcnt"), 2);
+
+  // The bound on gfx942 (no notes: 1 wave per SIMD assumed): the MFMA's 4
+  // passes are 16 cycles; 1 VALU is 4; issue 6 x 4 = 24; LDS 4 waves x 1024
+  // bytes / 128 = 32 cycles, the limit, so the MFMA pipe is busy half the time.
+  LoopAnalysis g = AnalyzeDisassembly(text, "k", "gfx942");
+  EXPECT_EQ(g.loop_mfma_cycles, 16);
+  EXPECT_EQ(g.loop_valu, 1);
+  absl::StatusOr<ThroughputBound> b = ComputeThroughputBound(g, "gfx942");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->waves_per_simd, 1);
+  EXPECT_DOUBLE_EQ(b->mfma_cycles, 16);
+  EXPECT_DOUBLE_EQ(b->valu_cycles, 4);
+  EXPECT_DOUBLE_EQ(b->issue_cycles, 24);
+  EXPECT_DOUBLE_EQ(b->lds_cycles, 32);
+  EXPECT_DOUBLE_EQ(b->bound_cycles, 32);
+  EXPECT_EQ(b->limit, "LDS");
+  EXPECT_DOUBLE_EQ(b->mfma_utilisation, 0.5);
+  EXPECT_DOUBLE_EQ(b->flop_per_clock_per_cu, 4 * 8192 / 32.0);
+  EXPECT_TRUE(b->complete);
+  // gfx90a: the same MFMA takes 8 passes, 32 cycles, and is the limit.
+  absl::StatusOr<ThroughputBound> b90 = ComputeThroughputBound(AnalyzeDisassembly(text, "k", "gfx90a"), "gfx90a");
+  ASSERT_TRUE(b90.ok()) << b90.status();
+  EXPECT_DOUBLE_EQ(b90->bound_cycles, 32);
+  EXPECT_EQ(b90->limit, "MFMA");
+}
+
+// Memory bytes per lane of each form, times 64 lanes: buffer_load_dwordx4 16,
+// a dword DMA to LDS 4, global_load_ushort 2, global_store_dwordx2 8
+// (stored), ds_write_b64 8 and ds_write2_b32 8 (LDS writes); an MFMA of a
+// shape kirc's table lacks is counted in FLOP but its cycles are unknown.
+TEST(LoopAnalysis, MemoryBytesAndUnknownMfmaCycles) {
+  const std::string text =
+      "	buffer_load_dwordx4 v[0:3], v8, s[4:7], 0 offen           // 000000000100: E05C1000 80010008\n"
+      "	buffer_load_dword v8, s[4:7], 0 offen lds                  // 000000000108: E0511000 80010008\n"
+      "	global_load_ushort v9, v[2:3], off                         // 000000000110: DC288000 097F0002\n"
+      "	global_store_dwordx2 v[2:3], v[4:5], off                   // 000000000118: DC748000 007F0402\n"
+      "	ds_write_b64 v8, v[4:5]                                    // 000000000120: D89A0000 00000408\n"
+      "	ds_write2_b32 v8, v4, v5 offset1:1                         // 000000000128: D81C0100 00050408\n"
+      "	v_mfma_f32_32x32x16_f16 v[0:15], v[0:3], v[0:3], v[0:15]   // 000000000130: D3D40000 04020100\n"
+      "	s_cbranch_scc1 65521                                       // 000000000138: BF85FFF1\n";
+  LoopAnalysis a = AnalyzeDisassembly(text, "k", "gfx942");
+  ASSERT_TRUE(a.has_loop);
+  EXPECT_EQ(a.loop_instructions, 8);
+  EXPECT_EQ(a.loop_global_load_bytes, 64 * (16 + 4 + 2));
+  EXPECT_EQ(a.loop_global_store_bytes, 64 * 8);
+  EXPECT_EQ(a.loop_lds_write_bytes, 64 * (8 + 8));
+  EXPECT_DOUBLE_EQ(a.loop_flop, 2.0 * 32 * 32 * 16);
+  EXPECT_DOUBLE_EQ(a.global_bytes_per_flop, 64.0 * 22 / (2.0 * 32 * 32 * 16));
+  EXPECT_EQ(a.unknown_mfma_cycles, std::vector<std::string>{"v_mfma_f32_32x32x16_f16"});
+  absl::StatusOr<ThroughputBound> b = ComputeThroughputBound(a, "gfx942");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_FALSE(b->complete);
+  EXPECT_FALSE(ComputeThroughputBound(a, "gfx1100").ok());
+  EXPECT_FALSE(ComputeThroughputBound(AnalyzeDisassembly("", "k"), "gfx942").ok());
 }
 
 TEST(LoopAnalysis, DefaultGemmOfClangAndKirc) {
@@ -73,6 +128,24 @@ TEST(LoopAnalysis, DefaultGemmOfClangAndKirc) {
       EXPECT_EQ(a->smallest_vmcnt, tiles == 1 ? 0 : 4);
       EXPECT_EQ(a->lds_bytes, 32768);
       EXPECT_TRUE(a->unknown_mfmas.empty());
+      // Per trip and wave: a 128 x 32 f16 tile of A and of B (16 KiB) is
+      // copied by 4 waves, 4 KiB each per K tile, and written to LDS.
+      EXPECT_EQ(a->loop_global_load_bytes, tiles * 4096);
+      EXPECT_EQ(a->loop_lds_write_bytes, tiles * 4096);
+      EXPECT_EQ(a->workgroup_threads, 256);
+      // Two workgroups of 32 KiB LDS per CU: 8 waves, 2 per SIMD.
+      EXPECT_EQ(a->waves_per_simd, 2);
+      absl::StatusOr<ThroughputBound> b = ComputeThroughputBound(*a, t);
+      ASSERT_TRUE(b.ok()) << b.status();
+      // 2 waves x 16 x tiles MFMAs of 16 (gfx90a) or 8 (gfx942) passes.
+      const int mfma_cycles = std::string(t) == "gfx90a" ? 64 : 32;
+      EXPECT_DOUBLE_EQ(b->mfma_cycles, 2.0 * 16 * tiles * mfma_cycles);
+      EXPECT_DOUBLE_EQ(b->lds_cycles, 8.0 * tiles * (8192 + 4096) / 128);
+      EXPECT_EQ(b->limit, "MFMA");
+      // At the MFMA limit a CU does the part's published dense f16 peak per
+      // CU and clock: MI250X 383 TF / (220 CUs x 1.7 GHz) = 1024, MI300X
+      // 1307.4 TF / (304 x 2.1 GHz) = 2048.
+      EXPECT_DOUBLE_EQ(b->flop_per_clock_per_cu, std::string(t) == "gfx90a" ? 1024 : 2048);
       if (absl::StrContains(path, "baselines")) {
         EXPECT_DOUBLE_EQ(a->other_per_16kflop, std::string(t) == "gfx90a" ? 57.0 / 16 : 55.0 / 16);
         EXPECT_EQ(a->vgprs, 192);
@@ -112,6 +185,22 @@ TEST(LoopAnalysis, LargeDefaultGemmsMeetIssue16Goals) {
         EXPECT_LE(a->other_per_16kflop, 1.0);
         EXPECT_EQ(a->lds_bytes, 65536);
         EXPECT_EQ(a->agprs, 256);
+        // The throughput bound: one wave per SIMD (64 KiB of LDS per
+        // workgroup); 128 MFMAs of 16 (gfx90a) or 8 (gfx942) passes; LDS 4
+        // waves x (32 KiB read + 16 KiB written: each wave copies a quarter
+        // of 2 K tiles of 256 x 32 f16 of A and of B) / 128 bytes = 1536
+        // cycles; MFMA is the limit; the loads are a quarter of 2 tiles, 16
+        // KiB per wave, so 4 x 16 KiB / 4096 cycles = 16 bytes per clock per
+        // CU on gfx942 (issue 16: "about 16 B/clk/CU unless L2 serves it").
+        EXPECT_EQ(a->waves_per_simd, 1);
+        absl::StatusOr<ThroughputBound> b = ComputeThroughputBound(*a, t);
+        ASSERT_TRUE(b.ok()) << b.status();
+        const bool cdna2 = std::string(t) == "gfx90a";
+        EXPECT_DOUBLE_EQ(b->mfma_cycles, 128 * (cdna2 ? 64 : 32));
+        EXPECT_DOUBLE_EQ(b->lds_cycles, 4.0 * (32768 + 16384) / 128);
+        EXPECT_EQ(b->limit, "MFMA");
+        EXPECT_DOUBLE_EQ(b->mfma_utilisation, 1.0);
+        EXPECT_DOUBLE_EQ(b->global_bytes_per_clock_per_cu, cdna2 ? 8 : 16);
       }
 }
 
