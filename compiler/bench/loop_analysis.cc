@@ -14,6 +14,7 @@
 #include "compiler/object/llvm_in_process.h"
 #include "compiler/passes/resources.h"
 #include "compiler/target/target.h"
+#include "hw/emu/code_object.h"
 
 namespace kir {
 namespace {
@@ -284,10 +285,24 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
           a.sgprs = n.sgpr_count;
           a.lds_bytes = n.group_segment_fixed_size;
           a.workgroup_threads = n.max_flat_workgroup_size;
-          if (absl::StatusOr<const TargetInfo*> t = LookupTarget(processor); t.ok())
-            a.waves_per_simd = Occupancy(**t, static_cast<int>(n.vgpr_count), n.group_segment_fixed_size,
-                                         n.max_flat_workgroup_size);
         }
+  }
+  absl::StatusOr<const TargetInfo*> t = LookupTarget(processor);
+  uint64_t vaddr = 0;
+  absl::StatusOr<std::string> kd = emu::ElfSymbolBytes(elf_bytes, absl::StrCat(kernel, ".kd"), 64, &vaddr);
+  if (t.ok() && kd.ok() && kd->size() == 64) {
+    auto word = [&](int at) {
+      uint32_t v = 0;
+      for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<uint8_t>((*kd)[at + i]);
+      return v;
+    };
+    const uint32_t rsrc3 = word(44), rsrc1 = word(48);
+    a.descriptor_vgprs = ((rsrc1 & 0x3f) + 1) * (*t)->vgpr_granule;
+    if ((*t)->has_accum_offset) a.descriptor_accum_offset = ((rsrc3 & 0x3f) + 1) * 4;
+  }
+  if (t.ok() && a.vgprs >= 0) {
+    const int64_t regs = std::max(a.vgprs, a.descriptor_vgprs);
+    a.waves_per_simd = Occupancy(**t, static_cast<int>(regs), a.lds_bytes, a.workgroup_threads);
   }
   return a;
 }
@@ -299,6 +314,12 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processo
                     a.agprs >= 0 ? absl::StrCat(a.agprs, " AGPRs") : std::string("no .agpr_count"), ", ", a.sgprs,
                     " SGPRs; LDS ", a.lds_bytes, " bytes; workgroup ", a.workgroup_threads,
                     " work-items (.max_flat_workgroup_size); occupancy ", a.waves_per_simd, " waves per SIMD\n");
+  if (a.descriptor_vgprs >= 0)
+    absl::StrAppend(&s, "descriptor: ", a.descriptor_vgprs, " VGPRs allocated",
+                    a.descriptor_accum_offset >= 0
+                        ? absl::StrCat(" (arch + acc), accum_offset ", a.descriptor_accum_offset)
+                        : std::string(),
+                    "\n");
   if (!a.has_loop) return s + "no loop (no backward branch)\n";
   absl::StrAppend(&s, absl::StrFormat("main loop 0x%x..0x%x: %d instructions per trip (", a.loop_first_addr,
                                       a.loop_last_addr, a.loop_instructions));

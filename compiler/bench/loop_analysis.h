@@ -113,6 +113,13 @@ struct LoopAnalysis {
   // From the metadata notes (-1 when the object has none).
   int64_t vgprs = -1, agprs = -1, sgprs = -1, lds_bytes = -1;
   int64_t workgroup_threads = -1;    // .max_flat_workgroup_size
+  // From the kernel descriptor (-1 without one): the VGPRs it allocates
+  // (compute_pgm_rsrc1 GRANULATED_WORKITEM_VGPR_COUNT: gfx90a/942 the unified
+  // arch + acc total, granule 8; gfx908 the larger file, granule 4) and
+  // gfx90a/942's ACCUM_OFFSET (compute_pgm_rsrc3; AMDGPUUsage "Kernel
+  // Descriptor"). Some generators' notes count arch VGPRs only (Tensile's
+  // .vgpr_count omits the AGPRs); occupancy uses the larger figure.
+  int64_t descriptor_vgprs = -1, descriptor_accum_offset = -1;
   int waves_per_simd = -1;           // occupancy; -1 without notes
 };
 

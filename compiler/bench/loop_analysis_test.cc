@@ -193,6 +193,10 @@ TEST(LoopAnalysis, LargeDefaultGemmsMeetIssue16Goals) {
         // KiB per wave, so 4 x 16 KiB / 4096 cycles = 16 bytes per clock per
         // CU on gfx942 (issue 16: "about 16 B/clk/CU unless L2 serves it").
         EXPECT_EQ(a->waves_per_simd, 1);
+        // The descriptor allocates the unified file: 168 arch VGPRs (a
+        // multiple of 4, the AGPRs' start) then the 256 AGPRs.
+        EXPECT_EQ(a->descriptor_accum_offset, 168);
+        EXPECT_EQ(a->descriptor_vgprs, 168 + 256);
         absl::StatusOr<ThroughputBound> b = ComputeThroughputBound(*a, t);
         ASSERT_TRUE(b.ok()) << b.status();
         const bool cdna2 = std::string(t) == "gfx90a";
