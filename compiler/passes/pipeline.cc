@@ -91,8 +91,13 @@ absl::Status RunLower(PassState& s, Counters&) {
 
 absl::Status RunSchedule(PassState& s, Counters& c) {
   ScheduleStats st;
-  absl::Status r = ScheduleBlocks(s.t, s.r.lowered.mir, &st);
+  ScheduleOptions o;
+  o.accesses = &s.r.lowered.access_map;
+  absl::Status r = ScheduleBlocks(s.t, s.r.lowered.mir, &st, o);
   c.push_back({"moved", st.moved});
+  c.push_back({"vgpr_budget", st.vgpr_budget});
+  c.push_back({"vgpr_peak", st.vgpr_peak});
+  c.push_back({"vgpr_original_peak", st.vgpr_original_peak});
   return r;
 }
 

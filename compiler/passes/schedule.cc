@@ -1,12 +1,14 @@
 #include "compiler/passes/schedule.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <queue>
 #include <set>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "compiler/isa/access_map.h"
 #include "compiler/isa/cfg.h"
 #include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
@@ -59,14 +61,20 @@ bool ReadsExec(const MInst& mi) { return Info(mi.opc).flags & kReadsExec; }
 // the readers since): `b` (later) must stay after `a` (earlier) when they
 // overlap in a register dword with one of them writing it (RAW, WAR, WAW),
 // both touch SCC, one writes EXEC and the other reads or writes it, they
-// access one memory space (LDS, or global memory) and not both only read
-// it (s_barrier writes both), or either is s_waitcnt or s_nop (a fence).
+// access one memory object (a KIR buffer argument or LDS allocation; KIR
+// buffer arguments never overlap, README "Memory model") and not both only
+// read it, one is s_barrier and the other a memory access, or either is
+// s_waitcnt or s_nop (a fence).
 // The edges kept imply every such pair through a path, so the order
 // constraints and the latency-weighted heights are those of all pairs.
 class DependenceGraph {
  public:
-  DependenceGraph(const MFunction& f, int lo, int hi) : succ(hi - lo), npred(hi - lo, 0), mark_(hi - lo, -1) {
-    for (int j = 0; j < hi - lo; ++j) Add(f.insts[lo + j], Regs(f, f.insts[lo + j]), j);
+  // `mem_object[j]`: the memory object (KIR buffer or LDS allocation, a
+  // small index) region instruction j accesses, or -1 when it accesses none;
+  // all of a space's accesses share one object when any of them is unknown.
+  DependenceGraph(const MFunction& f, int lo, int hi, const std::vector<int>& mem_object)
+      : succ(hi - lo), npred(hi - lo, 0), mark_(hi - lo, -1) {
+    for (int j = 0; j < hi - lo; ++j) Add(f.insts[lo + j], Regs(f, f.insts[lo + j]), j, mem_object[j]);
   }
   std::vector<std::vector<int>> succ;
   std::vector<int> npred;
@@ -114,7 +122,7 @@ class DependenceGraph {
     }
     return range.first;
   }
-  void Add(const MInst& mi, const RegAccesses& regs, int j) {
+  void Add(const MInst& mi, const RegAccesses& regs, int j, int object) {
     if (mi.opc == Opc::kSWaitcnt || mi.opc == Opc::kSNop) {
       for (int i = std::max(last_fence_, 0); i < j; ++i) Edge(i, j);  // everything since the last fence
       last_fence_ = j;
@@ -132,16 +140,18 @@ class DependenceGraph {
     if (TouchesScc(mi)) Def(scc_, j);
     if (ReadsExec(mi)) Use(exec_, j);
     if (WritesExec(mi)) Def(exec_, j);
-    switch (MemOf(mi)) {
-      case kVmemRead: Use(global_, j); break;
-      case kVmemWrite: Def(global_, j); break;
-      case kDsRd: Use(lds_, j); break;
-      case kDsWr: Def(lds_, j); break;
-      case kBarrier:
-        Def(global_, j);
-        Def(lds_, j);
-        break;
-      case kNone: break;
+    // Memory: per object, reads after the last write and writes after the
+    // reads and the write before them; s_barrier after every access before
+    // it and before every access after it (through barrier_).
+    const MemKind kind = MemOf(mi);
+    if (kind == kBarrier) {
+      Def(barrier_, j);
+    } else if (kind != kNone) {
+      if (object >= static_cast<int>(objects_.size())) objects_.resize(object + 1);
+      Slot& o = objects_[object];
+      if (kind == kVmemRead || kind == kDsRd) Use(o, j);
+      else Def(o, j);
+      Use(barrier_, j);
     }
   }
   std::vector<int> mark_;  // mark_[i] == j: the edge i -> j exists
@@ -150,7 +160,8 @@ class DependenceGraph {
     int first = 0, dwords = 0;  // slots_[first .. first + dwords)
   };
   absl::flat_hash_map<int64_t, Range> base_;  // register -> its slots
-  Slot scc_, exec_, global_, lds_;
+  Slot scc_, exec_, barrier_;
+  std::vector<Slot> objects_;  // by memory object
   int last_fence_ = -1;  // the last s_waitcnt / s_nop, or -1
 };
 
@@ -158,7 +169,7 @@ bool Pinned(const MInst& mi) {
   return IsLabel(mi) || (Info(mi.opc).flags & kBranch) || mi.opc == Opc::kSEndpgm;
 }
 
-// The SGPR budget of a region's local values (SgprPressure): at most
+// The SGPR budget of a region's local values (RegPressure of kSgpr): at most
 // kSgprSoftBudget dwords, and never more than the target's SGPRs minus those
 // the region's other values hold, minus kSgprAlignmentSlack for what first-fit
 // allocation loses to alignment (a pair or quad needs an aligned free run).
@@ -167,35 +178,44 @@ bool Pinned(const MInst& mi) {
 // of testdata or of the gemm shape sweep reaches it.
 constexpr int kSgprSoftBudget = 40;
 constexpr int kSgprAlignmentSlack = 4;
+// VGPRs: what first-fit allocation may lose to tuple alignment.
+constexpr int kVgprAlignmentSlack = 4;
 
-// Per-function arrays of SgprPressure, indexed by virtual register root and
+// Per-function arrays of RegPressure, indexed by virtual register root and
 // reset after each region through `touched` (so a region costs its size, not
 // the function's).
-struct SgprScratch {
-  explicit SgprScratch(int nv) : in_region(nv, 0), first_ref_is_def(nv, -1), readers(nv, 0), local(nv, 0), live(nv, 0) {}
+struct PressureScratch {
+  explicit PressureScratch(int nv)
+      : in_region(nv, 0), first_ref_is_def(nv, -1), readers(nv, 0), local(nv, 0), live(nv, 0) {}
   std::vector<int> in_region, first_ref_is_def, readers;
   std::vector<char> local, live;
   std::vector<int> touched;
 };
 
-// SGPR pressure of one scheduling region. The height priority alone issues
-// much of what later stores of a serial store chain need long before the
-// stores (a store's latency is 1, a VALU's 4): in a gemm epilogue (issue 13)
-// the guard masks (SGPR pairs) and uniform address parts of some 20 stores
-// ahead were live at once, 99 SGPRs where the lowering's order needed 20.
-// The tracker counts the dwords of the SGPR values local to the region (all
-// their references in it, defined before read) that are defined and still
-// have a reader; the scheduler picks an instruction that raises the count
-// past the budget only when no ready instruction keeps within it (so a
+// Register pressure of one class in one scheduling region. The height
+// priority alone issues much of what later stores of a serial store chain
+// need long before the stores (a store's latency is 1, a VALU's 4): in a gemm
+// epilogue (issue 13) the guard masks (SGPR pairs) and uniform address parts
+// of some 20 stores ahead were live at once, 99 SGPRs where the lowering's
+// order needed 20; hoisting the loads of independent load/store pairs above
+// the stores (issue 16) keeps every loaded value live until its store. The
+// tracker counts the dwords of the values of its class local to the region
+// (all their references in it, defined before read) that are defined and
+// still have a reader; the scheduler picks an instruction that raises the
+// count past the budget only when no ready instruction keeps within it (so a
 // schedule that stays within the budget is the height order's, unchanged).
-class SgprPressure {
+class RegPressure {
  public:
-  // `outside_and_local`: the SGPR dwords of the values live in the region
+  // `outside_and_local`: the dwords of the class's values live in the region
   // (first reference before hi, last at or after lo; kernel inputs from the
-  // start), local ones included.
-  SgprPressure(const MFunction& f, const TargetInfo& t, int lo, int hi, const std::vector<int>& first,
-               const std::vector<int>& refs, int64_t outside_and_local, SgprScratch& scratch)
-      : f_(f), defs_(hi - lo), uses_(hi - lo), x_(scratch) {
+  // start), local ones included. The budget of the local values:
+  // min(soft_local, hard_total - the other values' dwords), and at least
+  // the original order's peak when `at_least_original` (the fallback order
+  // reaches that peak anyway).
+  RegPressure(const MFunction& f, RegClass cls, int lo, int hi, const std::vector<int>& first,
+              const std::vector<int>& refs, int64_t outside_and_local, int64_t soft_local, int64_t hard_total,
+              bool at_least_original, PressureScratch& scratch)
+      : f_(f), cls_(cls), defs_(hi - lo), uses_(hi - lo), x_(scratch) {
     auto add = [](std::vector<int>& v, int r) {
       if (std::find(v.begin(), v.end(), r) == v.end()) v.push_back(r);
     };
@@ -205,7 +225,7 @@ class SgprPressure {
       std::vector<int>& uses = uses_[i - lo];
       // A tied def (s_addk, d16-style merges) also reads the register.
       for (const RegAccess& a : CollectRegAccesses(mi, kExplicitAccesses | kTiedReads, &f)) {
-        int r = SgprRoot(a);
+        int r = Root(a);
         if (r >= 0) add(a.def ? defs : uses, r);
       }
       for (int r : defs)
@@ -219,12 +239,12 @@ class SgprPressure {
     }
     int64_t local_dwords = 0;
     for (int r : x_.touched) {
-      if (f.vregs[r].cls != RegClass::kSgpr || f.vregs[r].alias_of >= 0 || first[r] == -2) continue;
+      if (f.vregs[r].cls != cls_ || f.vregs[r].alias_of >= 0 || first[r] == -2) continue;
       bool local = x_.in_region[r] == refs[r] && x_.first_ref_is_def[r] == 1 && f.vregs[r].fixed < 0;
       x_.local[r] = local;
       if (local) local_dwords += f.vregs[r].count;
     }
-    const int64_t outside = outside_and_local - local_dwords;
+    outside_ = outside_and_local - local_dwords;
     for (int i = 0; i < hi - lo; ++i) {
       auto drop_nonlocal = [&](std::vector<int>& v) {
         v.erase(std::remove_if(v.begin(), v.end(), [&](int r) { return !x_.local[r]; }), v.end());
@@ -233,9 +253,11 @@ class SgprPressure {
       drop_nonlocal(uses_[i]);
       for (int r : uses_[i]) ++x_.readers[r];
     }
-    budget_ = static_cast<int>(std::min<int64_t>(kSgprSoftBudget, t.max_sgprs - outside - kSgprAlignmentSlack));
+    budget_ = static_cast<int>(std::min<int64_t>(soft_local, hard_total - outside_));
+    original_peak_ = OriginalPeak();
+    if (at_least_original) budget_ = std::max(budget_, original_peak_);
   }
-  ~SgprPressure() {
+  ~RegPressure() {
     for (int r : x_.touched) {
       x_.in_region[r] = 0;
       x_.first_ref_is_def[r] = -1;
@@ -271,26 +293,120 @@ class SgprPressure {
         x_.live[r] = 1;
         pressure_ += f_.vregs[r].count;
       }
+    peak_ = std::max(peak_, pressure_);
   }
+  // The other values' dwords plus the local peak so far, and in the
+  // original order.
+  int64_t Peak() const { return outside_ + peak_; }
+  int64_t OriginalTotalPeak() const { return outside_ + original_peak_; }
 
  private:
-  int SgprRoot(const RegAccess& a) const {
-    if (!a.is_virtual || a.cls != RegClass::kSgpr) return -1;
+  int Root(const RegAccess& a) const {
+    if (!a.is_virtual || a.cls != cls_) return -1;
     const int r = a.root;
     return r >= 0 && r < static_cast<int>(f_.vregs.size()) ? r : -1;  // unknown vregs: untracked
   }
   int Reads(int i, int r) const {
     return std::find(uses_[i].begin(), uses_[i].end(), r) != uses_[i].end() ? 1 : 0;
   }
+  // The local peak of issuing the region in its original order (the state
+  // is restored afterwards).
+  int OriginalPeak() {
+    std::vector<std::pair<int, int>> saved;
+    for (int r : x_.touched) saved.push_back({r, x_.readers[r]});
+    for (int i = 0; i < static_cast<int>(defs_.size()); ++i) Issue(i);
+    const int peak = peak_;
+    for (const auto& [r, n] : saved) {
+      x_.readers[r] = n;
+      x_.live[r] = 0;
+    }
+    pressure_ = peak_ = 0;
+    return peak;
+  }
   const MFunction& f_;
-  std::vector<std::vector<int>> defs_, uses_;  // per region instruction: local SGPR roots
-  SgprScratch& x_;  // local, live, readers (unscheduled readers in the region)
-  int pressure_ = 0, budget_ = 0;
+  RegClass cls_;
+  std::vector<std::vector<int>> defs_, uses_;  // per region instruction: local roots
+  PressureScratch& x_;  // local, live, readers (unscheduled readers in the region)
+  int64_t outside_ = 0;
+  int pressure_ = 0, peak_ = 0, budget_ = 0, original_peak_ = 0;
 };
+
+// The dwords of a class's values live in each region, swept with the regions
+// in order: a value is live from its first to its last reference (kernel
+// inputs, precoloured, from the start).
+class LiveSweep {
+ public:
+  LiveSweep(const MFunction& f, RegClass cls, const std::vector<int>& first, const std::vector<int>& last)
+      : f_(f), last_(last) {
+    for (int r = 0; r < static_cast<int>(f.vregs.size()); ++r)
+      if (f.vregs[r].cls == cls && f.vregs[r].alias_of < 0 && first[r] != -2)
+        roots_.push_back({f.vregs[r].fixed >= 0 ? -1 : first[r], r});
+    std::sort(roots_.begin(), roots_.end());
+  }
+  // Regions must come in order of lo.
+  int64_t LiveIn(int lo, int hi) {
+    while (next_ < roots_.size() && roots_[next_].first < hi) {
+      int r = roots_[next_++].second;
+      live_until_.push({last_[r], r});
+      dwords_ += f_.vregs[r].count;
+    }
+    while (!live_until_.empty() && live_until_.top().first < lo) {
+      dwords_ -= f_.vregs[live_until_.top().second].count;
+      live_until_.pop();
+    }
+    return dwords_;
+  }
+
+ private:
+  const MFunction& f_;
+  const std::vector<int>& last_;
+  std::vector<std::pair<int, int>> roots_;  // (from, root)
+  size_t next_ = 0;
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> live_until_;
+  int64_t dwords_ = 0;
+};
+
+// The most arch VGPRs that keep the occupancy `vgprs` arch VGPRs and `agprs`
+// AGPRs give (compiler/passes/resources.h's Occupancy rule: gfx90a/942 one
+// file of 512 with granule 8 for both, gfx908 256 each with granule 4).
+int64_t OccupancyCeiling(const TargetInfo& t, int64_t vgprs, int64_t agprs) {
+  const int64_t granule = t.unified_vgpr_file ? 8 : 4;
+  const int64_t file = t.unified_vgpr_file ? 512 : 256;
+  auto round_up = [&](int64_t v) { return (std::max<int64_t>(1, v) + granule - 1) / granule * granule; };
+  const int64_t alloc = t.unified_vgpr_file ? round_up(round_up(vgprs) + agprs) : round_up(std::max(vgprs, agprs));
+  const int64_t waves = std::max<int64_t>(1, std::min<int64_t>(t.max_waves_per_simd, file / alloc));
+  const int64_t per_wave = file / waves / granule * granule;
+  return std::min<int64_t>(t.max_arch_vgprs, t.unified_vgpr_file && agprs > 0 ? per_wave - round_up(agprs) : per_wave);
+}
+
+// The memory object of each memory instruction of f.insts[lo, hi): a small
+// index per (space, KIR name) of the access map, or for a space in which
+// some access is not in the map, one index for all of that space's accesses
+// in the region; -1 for other instructions.
+std::vector<int> MemoryObjects(const MFunction& f, int lo, int hi,
+                               const absl::flat_hash_map<int, int>& object_of_id) {
+  enum { kVmemAll = 0, kDsAll = 1 };  // the per-space fallbacks; named objects from 2
+  std::vector<int> out(hi - lo, -1);
+  bool vmem_known = true, ds_known = true;
+  for (int i = lo; i < hi; ++i) {
+    const InstClass c = Info(f.insts[i].opc).cls;
+    if (!IsVmemOrDs(c)) continue;
+    auto it = object_of_id.find(f.insts[i].id);
+    if (it == object_of_id.end()) (IsVmem(c) ? vmem_known : ds_known) = false;
+    else out[i - lo] = it->second;
+  }
+  for (int i = lo; i < hi; ++i) {
+    const InstClass c = Info(f.insts[i].opc).cls;
+    if (IsVmem(c) && !vmem_known) out[i - lo] = kVmemAll;
+    if (IsDs(c) && !ds_known) out[i - lo] = kDsAll;
+  }
+  return out;
+}
 
 }  // namespace
 
-absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats) {
+absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats,
+                            const ScheduleOptions& options) {
   // Instructions move only inside their block: the kept CFG stays valid.
   absl::StatusOr<const std::vector<BasicBlock>*> got = EnsureCfg(f);
   if (!got.ok()) return got.status();
@@ -298,7 +414,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
   std::vector<MInst> out;
   out.reserve(f.insts.size());
   // Every virtual register root's first and last reference and the number of
-  // instructions referencing it, in the original order (SgprPressure).
+  // instructions referencing it, in the original order (RegPressure).
   const int nv = static_cast<int>(f.vregs.size());
   std::vector<int> first(nv, -2), last(nv, -2), refs(nv, 0);
   for (int i = 0; i < static_cast<int>(f.insts.size()); ++i) {
@@ -314,27 +430,53 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       }
     }
   }
-  // SGPR roots by the start of their live range (kernel inputs: -1), swept
-  // with the regions (which come in order) to sum the dwords live in each.
-  std::vector<std::pair<int, int>> sgpr_roots;  // (from, root)
-  for (int r = 0; r < nv; ++r)
-    if (f.vregs[r].cls == RegClass::kSgpr && f.vregs[r].alias_of < 0 && first[r] != -2)
-      sgpr_roots.push_back({f.vregs[r].fixed >= 0 ? -1 : first[r], r});
-  std::sort(sgpr_roots.begin(), sgpr_roots.end());
-  size_t next_root = 0;
-  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> live_until;  // (last, root)
-  int64_t live_dwords = 0;
-  SgprScratch scratch(nv);
+  // Memory objects: the access map's (space, name) pairs, numbered from 2.
+  absl::flat_hash_map<int, int> object_of_id;
+  if (options.accesses != nullptr) {
+    std::map<std::pair<bool, std::string>, int> numbers;
+    for (const AccessRecord& rec : *options.accesses) {
+      auto [it, fresh] = numbers.try_emplace({rec.is_lds, rec.mem}, static_cast<int>(numbers.size()) + 2);
+      object_of_id[rec.inst_id] = it->second;
+    }
+  }
+  // The schedulable regions: each block minus a leading label and a trailing
+  // branch / s_endpgm (and the SCC-setting compare the branch reads, which
+  // the SCC chain keeps in order anyway).
+  struct Region {
+    int begin, lo, hi, end;
+  };
+  std::vector<Region> regions;
   for (const BasicBlock& bb : *cfg) {
-    // The schedulable region: the block minus a leading label and a trailing
-    // branch / s_endpgm (and the SCC-setting compare the branch reads, which
-    // the SCC chain keeps in order anyway).
     int lo = bb.begin, hi = bb.end;
-    while (lo < hi && Pinned(f.insts[lo])) out.push_back(f.insts[lo++]);
-    std::vector<MInst> tail;
-    while (hi > lo && Pinned(f.insts[hi - 1])) tail.insert(tail.begin(), f.insts[--hi]);
+    while (lo < hi && Pinned(f.insts[lo])) ++lo;
+    while (hi > lo && Pinned(f.insts[hi - 1])) --hi;
+    regions.push_back({bb.begin, lo, hi, bb.end});
+  }
+  PressureScratch scratch(nv);
+  // The VGPR budget: as given, else the most arch VGPRs that keep the
+  // occupancy of the original order (its peak arch VGPR and AGPR pressure
+  // over all regions).
+  int64_t vgpr_budget = options.vgpr_budget;
+  if (vgpr_budget < 0) {
+    int64_t vpeak = 0, apeak = 0;
+    LiveSweep vsweep(f, RegClass::kVgpr, first, last), asweep(f, RegClass::kAgpr, first, last);
+    for (const Region& r : regions) {
+      RegPressure v(f, RegClass::kVgpr, r.lo, r.hi, first, refs, vsweep.LiveIn(r.lo, r.hi), 0, 0, true, scratch);
+      vpeak = std::max(vpeak, v.OriginalTotalPeak());
+    }
+    for (const Region& r : regions) {
+      RegPressure a(f, RegClass::kAgpr, r.lo, r.hi, first, refs, asweep.LiveIn(r.lo, r.hi), 0, 0, true, scratch);
+      apeak = std::max(apeak, a.OriginalTotalPeak());
+    }
+    vgpr_budget = std::max(vpeak, OccupancyCeiling(t, vpeak, apeak) - kVgprAlignmentSlack);
+  }
+  LiveSweep sgpr_sweep(f, RegClass::kSgpr, first, last), vgpr_sweep(f, RegClass::kVgpr, first, last);
+  PressureScratch vscratch(nv);
+  for (const Region& region : regions) {
+    const int lo = region.lo, hi = region.hi;
+    for (int i = region.begin; i < lo; ++i) out.push_back(f.insts[i]);
     int n = hi - lo;
-    DependenceGraph dag(f, lo, hi);
+    DependenceGraph dag(f, lo, hi, MemoryObjects(f, lo, hi, object_of_id));
     const std::vector<std::vector<int>>& succ = dag.succ;
     std::vector<int>& npred = dag.npred;
     // Priority: the latency-weighted height (longest path to the block end).
@@ -354,27 +496,21 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
         ready.insert(i);
         ready_in_order.insert(i);
       }
-    while (next_root < sgpr_roots.size() && sgpr_roots[next_root].first < hi) {
-      int r = sgpr_roots[next_root++].second;
-      live_until.push({last[r], r});
-      live_dwords += f.vregs[r].count;
-    }
-    while (!live_until.empty() && live_until.top().first < lo) {
-      live_dwords -= f.vregs[live_until.top().second].count;
-      live_until.pop();
-    }
-    SgprPressure sgprs(f, t, lo, hi, first, refs, live_dwords, scratch);
+    RegPressure sgprs(f, RegClass::kSgpr, lo, hi, first, refs, sgpr_sweep.LiveIn(lo, hi), kSgprSoftBudget,
+                      t.max_sgprs - kSgprAlignmentSlack, false, scratch);
+    RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_sweep.LiveIn(lo, hi),
+                      std::numeric_limits<int64_t>::max(), vgpr_budget, true, vscratch);
     int position = 0;
     while (!ready.empty()) {
-      // The highest among those that keep the SGPR pressure within its
-      // budget. When none does, the first in the original order: the
+      // The highest among those that keep the SGPR and VGPR pressure within
+      // their budgets. When none does, the first in the original order: the
       // lowering emits what an access needs right before it, so under
       // pressure the schedule falls back towards that order (taking the
       // smallest increase instead issued every cheap uniform value of the
       // whole epilogue first).
       int i = -1;
       for (int c : ready)
-        if (sgprs.Fits(c)) {
+        if (sgprs.Fits(c) && vgprs.Fits(c)) {
           i = c;
           break;
         }
@@ -382,6 +518,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       ready.erase(i);
       ready_in_order.erase(i);
       sgprs.Issue(i);
+      vgprs.Issue(i);
       if (i != position && stats != nullptr) ++stats->moved;
       ++position;
       out.push_back(f.insts[lo + i]);
@@ -391,7 +528,12 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
           ready_in_order.insert(s);
         }
     }
-    for (MInst& m : tail) out.push_back(std::move(m));
+    if (stats != nullptr) {
+      stats->vgpr_budget = vgpr_budget;
+      stats->vgpr_peak = std::max<int64_t>(stats->vgpr_peak, vgprs.Peak());
+      stats->vgpr_original_peak = std::max<int64_t>(stats->vgpr_original_peak, vgprs.OriginalTotalPeak());
+    }
+    for (int i = hi; i < region.end; ++i) out.push_back(f.insts[i]);
   }
   if (out.size() != f.insts.size())
     return absl::InternalError("scheduler lost instructions (a dependence cycle)");

@@ -7,6 +7,7 @@
 #define KIRC_COMPILER_PASSES_SCHEDULE_H_
 
 #include "absl/status/status.h"
+#include "compiler/isa/access_map.h"
 #include "compiler/isa/instr.h"
 #include "compiler/target/target.h"
 
@@ -14,19 +15,44 @@ namespace kir {
 
 struct ScheduleStats {
   int moved = 0;  // instructions whose position changed
+  // VGPR dwords: the budget used, and the largest estimated pressure (values
+  // live across a region plus the region's live local values) of the new
+  // order and of the original one. The estimate counts each value from its
+  // first to its last reference; allocation may need a few more for tuple
+  // alignment.
+  int64_t vgpr_budget = 0, vgpr_peak = 0, vgpr_original_peak = 0;
+};
+
+struct ScheduleOptions {
+  // Which KIR buffer or LDS allocation each memory instruction accesses
+  // (LowerKernel's access map, keyed by MInst::id). With it, an access passes
+  // accesses of other buffers (KIR buffer arguments never overlap, README
+  // "Memory model"); without it, or for a block with a memory instruction
+  // the map lacks, all of that block's global (or LDS) accesses are ordered
+  // as if they were one buffer.
+  const AccessMap* accesses = nullptr;
+  // The most VGPR dwords the new order may keep live (estimated as
+  // ScheduleStats says); never below the original order's peak. -1: the
+  // most that keep the occupancy the original order's peak VGPR and AGPR
+  // pressure gives (compiler/passes/resources.h's rule), less 4 for
+  // alignment.
+  int64_t vgpr_budget = -1;
 };
 
 // Reorders the instructions of each basic block of `f` (virtual registers)
 // without changing what the program computes: an instruction never passes
 // one it depends on through a register (RAW, WAR, WAW, per dword), SCC,
-// EXEC, or memory (LDS writes against LDS accesses, VMEM stores against VMEM
-// accesses, s_barrier against every memory access). Labels, branches and
-// s_endpgm stay at the block ends. Within a block, the SGPR values local to it
-// (lane masks, uniform address parts) are kept to a budget of 40 dwords (less
-// when the block's other SGPR values leave fewer of the target's max_sgprs)
-// whenever some ready instruction allows it, so hoisting cannot run register
-// allocation out of SGPRs. Errors: malformed control flow.
-absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats = nullptr);
+// EXEC, or memory (a store against any access of the same buffer or LDS
+// allocation, options.accesses saying which; s_barrier against every memory
+// access). Labels, branches and s_endpgm stay at the block ends. Within a
+// block, the SGPR values local to it (lane masks, uniform address parts) are
+// kept to a budget of 40 dwords (less when the block's other SGPR values
+// leave fewer of the target's max_sgprs), and the VGPRs to
+// options.vgpr_budget, whenever some ready instruction allows it, so
+// hoisting cannot run register allocation out of registers or lower the
+// occupancy. Errors: malformed control flow.
+absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats = nullptr,
+                            const ScheduleOptions& options = {});
 
 }  // namespace kir
 
