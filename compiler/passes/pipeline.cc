@@ -93,6 +93,9 @@ absl::Status RunSchedule(PassState& s, Counters& c) {
   ScheduleStats st;
   ScheduleOptions o;
   o.accesses = &s.r.lowered.access_map;
+  // Waves per SIMD the LDS and the workgroup size allow (registers aside):
+  // VGPRs below what that many waves leave each cost no occupancy.
+  o.max_waves_per_simd = Occupancy(s.t, 1, s.r.lowered.abi.lds_bytes, s.r.kernel.WorkgroupThreads());
   absl::Status r = ScheduleBlocks(s.t, s.r.lowered.mir, &st, o);
   c.push_back({"moved", st.moved});
   c.push_back({"vgpr_budget", st.vgpr_budget});

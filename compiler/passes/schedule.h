@@ -34,9 +34,13 @@ struct ScheduleOptions {
   // The most VGPR dwords the new order may keep live (estimated as
   // ScheduleStats says); never below the original order's peak. -1: the
   // most that keep the occupancy the original order's peak VGPR and AGPR
-  // pressure gives (compiler/passes/resources.h's rule), less 4 for
-  // alignment.
+  // pressure gives (compiler/passes/resources.h's rule, capped by
+  // max_waves_per_simd), less 4 for alignment.
   int64_t vgpr_budget = -1;
+  // The waves per SIMD the kernel can have whatever its registers (its LDS
+  // and workgroup size; compiler/passes/resources.h's Occupancy with one
+  // VGPR), for the default VGPR budget. 0: the target's maximum.
+  int max_waves_per_simd = 0;
 };
 
 // Reorders the instructions of each basic block of `f` (virtual registers)
