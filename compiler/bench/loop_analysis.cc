@@ -109,6 +109,73 @@ constexpr HbmFigure kHbm[] = {
     {"gfx942", 5.3e12, 304, 2.100e9, "MI300X: 5.3 TB/s, 304 CUs, 2100 MHz"},
 };
 
+// The in-order issue model of one wave alone on its SIMD (loop_analysis.h):
+// cycles per trip in the steady state, and the cycles its MFMAs occupy.
+struct TripModel {
+  double cycles = 0, mfma_cycles = 0;
+};
+
+int CounterOf(const std::string& operands, const char* name) {
+  size_t p = operands.find(name);
+  int v = -1;
+  if (p == std::string::npos) return -1;
+  p += std::string(name).size();
+  size_t e = operands.find(')', p);
+  if (e == std::string::npos || !absl::SimpleAtoi(operands.substr(p, e - p), &v)) return -1;
+  return v;
+}
+
+TripModel ModelTrips(const std::vector<DisassembledInstruction>& code, int first, int last,
+                     absl::string_view processor) {
+  constexpr int kTrips = 6;
+  constexpr double kIssue = 4, kVmemLatency = 500, kDsLatency = 64, kSmemLatency = 200;
+  std::vector<double> vmem, lgkm;  // completion times of outstanding operations, in issue order
+  double t = 0, mfma_free = 0, ds_free = 0, trip_start = 0;
+  TripModel m;
+  auto drain = [&](std::vector<double>& q, int keep) {
+    // Wait until at most `keep` remain: the oldest complete first.
+    while (static_cast<int>(q.size()) > keep) {
+      t = std::max(t, q.front());
+      q.erase(q.begin());
+    }
+  };
+  for (int trip = 0; trip < kTrips; ++trip) {
+    if (trip == kTrips - 1) trip_start = t;
+    double mfma = 0;
+    for (int i = first; i <= last; ++i) {
+      const DisassembledInstruction& d = code[i];
+      if (d.cls == "waitcnt") {
+        const int vm = CounterOf(d.operands, "vmcnt("), lg = CounterOf(d.operands, "lgkmcnt(");
+        if (vm >= 0) drain(vmem, vm);
+        if (lg >= 0) drain(lgkm, lg);
+        continue;
+      }
+      // Completed operations leave the counters (they stay in order).
+      while (!vmem.empty() && vmem.front() <= t) vmem.erase(vmem.begin());
+      while (!lgkm.empty() && lgkm.front() <= t) lgkm.erase(lgkm.begin());
+      if (d.cls == "mfma") {
+        const int c = MfmaCycles(d.mnemonic, processor);
+        t = std::max(t, mfma_free);
+        mfma_free = t + c;
+        mfma += c;
+      } else if (d.cls == "vmem") {
+        vmem.push_back(std::max(t + kVmemLatency, vmem.empty() ? 0 : vmem.back()));
+      } else if (d.cls == "ds") {
+        // LDS in order; 128 bytes per clock per CU shared by 4 waves.
+        const int bytes = 64 * (LdsReadBytesPerLane(d.mnemonic) + LdsWriteBytesPerLane(d.mnemonic));
+        ds_free = std::max(ds_free, t) + 4.0 * bytes / 128;
+        lgkm.push_back(std::max({t + kDsLatency, ds_free, lgkm.empty() ? 0 : lgkm.back()}));
+      } else if (d.cls == "smem") {
+        lgkm.push_back(std::max(t + kSmemLatency, lgkm.empty() ? 0 : lgkm.back()));
+      }
+      t += kIssue;
+    }
+    if (trip == kTrips - 1) m.mfma_cycles = mfma;
+  }
+  m.cycles = t - trip_start;
+  return m;
+}
+
 }  // namespace
 
 std::string MnemonicClass(const std::string& m) {
@@ -229,6 +296,11 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
   if (a.loop_flop > 0) a.other_per_16kflop = (a.loop_instructions - a.loop_mfma) / (a.loop_flop / 16384.0);
   if (a.loop_lds_read_bytes > 0) a.flop_per_lds_byte = a.loop_flop / static_cast<double>(a.loop_lds_read_bytes);
   if (a.loop_flop > 0) a.global_bytes_per_flop = static_cast<double>(a.loop_global_load_bytes) / a.loop_flop;
+  if (!processor.empty() && a.loop_mfma > 0) {
+    const TripModel m = ModelTrips(code, first, last, processor);
+    a.model_trip_cycles = m.cycles;
+    a.model_mfma_busy = m.cycles > 0 ? m.mfma_cycles / m.cycles : 0;
+  }
   return a;
 }
 
@@ -336,6 +408,9 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processo
   absl::StrAppend(&s, absl::StrFormat("LDS bytes written per trip per wave: %d\n", a.loop_lds_write_bytes));
   absl::StrAppend(&s, absl::StrFormat("global bytes loaded / stored per trip per wave: %d / %d; loaded per FLOP: %.4f\n",
                                       a.loop_global_load_bytes, a.loop_global_store_bytes, a.global_bytes_per_flop));
+  if (a.model_trip_cycles > 0)
+    absl::StrAppend(&s, absl::StrFormat("in-order issue model, one wave alone: %.0f cycles per trip, MFMA busy %.0f%%\n",
+                                        a.model_trip_cycles, 100 * a.model_mfma_busy));
   absl::StrAppend(&s, "smallest vmcnt waited for in the loop: ",
                   a.smallest_vmcnt < 0 ? std::string("none") : absl::StrCat(a.smallest_vmcnt), "\n");
   if (!a.unknown_mfmas.empty())

@@ -47,6 +47,16 @@
 // A throughput bound only: latency (a vmcnt(0) drain, a barrier's wait,
 // dependent MFMAs) is not modelled; the smallest vmcnt is the loop's figure
 // for how much load latency it can hide.
+// The in-order issue model adds the latency the bound leaves out, for one
+// wave alone on its SIMD (the large default's case: no other wave fills its
+// stalls): instructions issue in order one per 4 cycles; an MFMA waits for
+// the previous one to leave the matrix pipe; a global load or store
+// completes 500 cycles after issue (a rough L2-hit figure, the scheduler's),
+// an LDS access 64 cycles after issue and in order behind the LDS traffic
+// before it (its bytes over a quarter of 128 bytes per clock), a scalar
+// load 200; s_waitcnt waits until its counters' oldest operations complete.
+// Register dependences are not modelled (the waits stand for them). The
+// loop runs six trips and the last one is measured.
 // Global memory is stated beside the bound, not in it (L2 and the MALL serve
 // most of a GEMM's reloads, which a code object does not show): the bytes per
 // clock per CU the loop needs at the bound, against HBM's bytes per clock per
@@ -120,6 +130,10 @@ struct LoopAnalysis {
   // Descriptor"). Some generators' notes count arch VGPRs only (Tensile's
   // .vgpr_count omits the AGPRs); occupancy uses the larger figure.
   int64_t descriptor_vgprs = -1, descriptor_accum_offset = -1;
+  // The in-order issue model (header comment): cycles per trip of one wave
+  // alone on its SIMD in the steady state, and the share its MFMAs keep the
+  // matrix pipe busy (0 without a processor or MFMAs).
+  double model_trip_cycles = 0, model_mfma_busy = 0;
   int waves_per_simd = -1;           // occupancy; -1 without notes
 };
 

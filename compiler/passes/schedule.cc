@@ -178,7 +178,10 @@ bool Pinned(const MInst& mi) {
 // of testdata or of the gemm shape sweep reaches it.
 constexpr int kSgprSoftBudget = 40;
 constexpr int kSgprAlignmentSlack = 4;
-// VGPRs: what first-fit allocation may lose to tuple alignment.
+// VGPRs: what allocation may need beyond the estimate (tuple alignment, a
+// result never reusing its instruction's last-use registers): the larger of
+// 4 and an eighth of the budget (measured: a gemm epilogue of 16-register
+// tuples estimated at 251 needed more than 256).
 constexpr int kVgprAlignmentSlack = 4;
 
 // Per-function arrays of RegPressure, indexed by virtual register root and
@@ -475,7 +478,8 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       RegPressure a(f, RegClass::kAgpr, r.lo, r.hi, first, refs, asweep.LiveIn(r.lo, r.hi), 0, 0, true, scratch);
       apeak = std::max(apeak, a.OriginalTotalPeak());
     }
-    vgpr_budget = std::max(vpeak, OccupancyCeiling(t, vpeak, apeak, options.max_waves_per_simd) - kVgprAlignmentSlack);
+    const int64_t ceiling = OccupancyCeiling(t, vpeak, apeak, options.max_waves_per_simd);
+    vgpr_budget = std::max(vpeak, ceiling - std::max<int64_t>(kVgprAlignmentSlack, ceiling / 8));
   }
   LiveSweep sgpr_sweep(f, RegClass::kSgpr, first, last), vgpr_sweep(f, RegClass::kVgpr, first, last);
   PressureScratch vscratch(nv);
@@ -507,20 +511,47 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
                       t.max_sgprs - kSgprAlignmentSlack, false, scratch);
     RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_sweep.LiveIn(lo, hi),
                       std::numeric_limits<int64_t>::max(), vgpr_budget, true, vscratch);
+    // A wave's issue timeline, in cycles: one instruction per 4 cycles; an
+    // instruction can start once every predecessor's latency has passed
+    // (avail), an MFMA also once the previous MFMA has left the matrix pipe
+    // (4 x passes cycles). Among the ready instructions that can start now
+    // the scheduler takes the highest; when none can, the one that can start
+    // soonest. So memory instructions fill the cycles an MFMA chain leaves
+    // and MFMAs fill the latency of loads and barriers (issue 16: with one
+    // wave per SIMD no other wave hides either).
+    // Regions without MFMAs keep the height order (every instruction can
+    // start at once): there is no matrix pipe to keep busy, and taking what
+    // can start now over the higher instruction would issue, say, every
+    // alpha * acc of a gemm epilogue while its C loads are in flight.
+    bool timed = false;
+    for (int c = 0; c < n && !timed; ++c) timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
+    std::vector<int64_t> avail(n, 0);
+    int64_t cycle = 0, mfma_free = 0;
+    auto start = [&](int c) -> int64_t {
+      if (!timed) return 0;
+      const MInst& mi = f.insts[lo + c];
+      return Info(mi.opc).cls == InstClass::kMfma ? std::max(avail[c], mfma_free) : avail[c];
+    };
     int position = 0;
     while (!ready.empty()) {
-      // The highest among those that keep the SGPR and VGPR pressure within
-      // their budgets. When none does, the first in the original order: the
-      // lowering emits what an access needs right before it, so under
-      // pressure the schedule falls back towards that order (taking the
-      // smallest increase instead issued every cheap uniform value of the
-      // whole epilogue first).
-      int i = -1;
-      for (int c : ready)
-        if (sgprs.Fits(c) && vgprs.Fits(c)) {
+      // The highest that can start now among those that keep the SGPR and
+      // VGPR pressure within their budgets, else the one of those that can
+      // start soonest (then the highest). When none keeps within the
+      // budgets, the first in the original order: the lowering emits what an
+      // access needs right before it, so under pressure the schedule falls
+      // back towards that order (taking the smallest increase instead issued
+      // every cheap uniform value of the whole epilogue first).
+      int i = -1, soonest = -1;
+      for (int c : ready) {
+        if (!sgprs.Fits(c) || !vgprs.Fits(c)) continue;
+        const int64_t at = start(c);
+        if (at <= cycle) {
           i = c;
           break;
         }
+        if (soonest < 0 || at < start(soonest)) soonest = c;
+      }
+      if (i < 0) i = soonest;
       if (i < 0) i = *ready_in_order.begin();
       ready.erase(i);
       ready_in_order.erase(i);
@@ -528,7 +559,12 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       vgprs.Issue(i);
       if (i != position && stats != nullptr) ++stats->moved;
       ++position;
-      out.push_back(f.insts[lo + i]);
+      const MInst& mi = f.insts[lo + i];
+      cycle = std::max(cycle, start(i));
+      if (Info(mi.opc).cls == InstClass::kMfma) mfma_free = cycle + Latency(t, mi);
+      for (int s : succ[i]) avail[s] = std::max(avail[s], cycle + Latency(t, mi));
+      cycle += 4;
+      out.push_back(mi);
       for (int s : succ[i])
         if (--npred[s] == 0) {
           ready.insert(s);

@@ -155,6 +155,38 @@ TEST(Schedule, LaneMasksStayWithinTheSgprBudget) {
   EXPECT_LE(usage->sgprs, 4 + 40 + 4);
 }
 
+// In a block with MFMAs the scheduler follows the wave's timeline: a
+// 32x32x8 f16 MFMA keeps gfx942's matrix pipe 32 cycles (8 passes), so of
+// two independent MFMAs and eight independent VALU instructions (one issue
+// per 4 cycles) seven VALUs fill the gap before the second MFMA; by height
+// alone (MFMA 32, VALU 4) both MFMAs would come first and the second would
+// stall.
+TEST(Schedule, InstructionsFillTheMatrixPipesCycles) {
+  Builder b;
+  for (int m = 0; m < 2; ++m) {
+    b.Add(Opc::kVMfma, {V(16 * m, 16), V(40, 2), V(42, 2), V(16 * m, 16)});  // 0, 1
+    b.f.insts.back().mfma = LookupMfma("f32_32x32x8_f16");
+  }
+  for (int v = 0; v < 8; ++v) b.Add(Opc::kVAddU32, {V(100 + v), V(200), V(201)});  // 2..9
+  b.Add(Opc::kSEndpgm, {});                                                       // 10
+  ASSERT_TRUE(ScheduleBlocks(T(), b.f).ok());
+  EXPECT_EQ(b.Order(), "0 2 3 4 5 6 7 8 1 9 10");
+}
+
+// A block without MFMAs keeps the height order (no timeline): the load's
+// user (height 4) ties with 3 and keeps its place, where a timeline would
+// put 3 before it (the load's 500 cycles).
+TEST(Schedule, BlocksWithoutMfmasKeepTheHeightOrder) {
+  Builder b;
+  b.Add(Opc::kVAddU32, {V(1), V(2), V(3)});                     // 0: height 4 + 4
+  b.Add(Opc::kBufferLoadDword, {V(5), V(6), S(7, 4), Imm(0)});  // 1: height 500 + 4
+  b.Add(Opc::kVAddU32, {V(8), V(5), V(4)});                     // 2: needs the load
+  b.Add(Opc::kVAddU32, {V(9), V(1), V(3)});                     // 3
+  b.Add(Opc::kSEndpgm, {});
+  ASSERT_TRUE(ScheduleBlocks(T(), b.f).ok());
+  EXPECT_EQ(b.Order(), "1 0 2 3 4");
+}
+
 // Issue 16 item 4: `pairs` independent copies dst_i[x] = src_i[x], in the
 // lowering's order (load, store, load, store, ...). The loads' results are
 // VGPRs of their own; every access is named in an access map when `map`.
@@ -206,8 +238,9 @@ TEST(Schedule, LoadsPassStoresToOtherBuffers) {
   // The address and four loaded values: 5 VGPRs at the peak, 2 before.
   EXPECT_EQ(st.vgpr_original_peak, 2);
   EXPECT_EQ(st.vgpr_peak, 5);
-  // gfx942 keeps 8 waves per SIMD up to 64 VGPRs: the budget is 64 - 4.
-  EXPECT_EQ(st.vgpr_budget, 60);
+  // gfx942 keeps 8 waves per SIMD up to 64 VGPRs: the budget is 64 less an
+  // eighth for what allocation needs beyond the estimate.
+  EXPECT_EQ(st.vgpr_budget, 56);
 }
 
 TEST(Schedule, WithoutTheAccessMapGlobalAccessesKeepTheirOrder) {
@@ -255,7 +288,7 @@ TEST(Schedule, HoistingStaysWithinTheVgprBudget) {
 }
 
 // 200 independent pairs: the default budget keeps the occupancy of the
-// original order (8 waves on gfx942: 64 VGPRs, less 4), never the 201 VGPRs
+// original order (8 waves on gfx942: 64 VGPRs, less 8), never the 201 VGPRs
 // of all loads first, and allocation agrees.
 TEST(Schedule, DefaultVgprBudgetKeepsTheOccupancy) {
   Pairs p(200);
@@ -263,8 +296,8 @@ TEST(Schedule, DefaultVgprBudgetKeepsTheOccupancy) {
   o.accesses = &p.map;
   ScheduleStats st;
   ASSERT_TRUE(ScheduleBlocks(T(), p.f, &st, o).ok());
-  EXPECT_EQ(st.vgpr_budget, 60);
-  EXPECT_EQ(st.vgpr_peak, 60);
+  EXPECT_EQ(st.vgpr_budget, 56);
+  EXPECT_EQ(st.vgpr_peak, 56);
   absl::StatusOr<RegUsage> usage = AllocateRegisters(T(), p.f);
   ASSERT_TRUE(usage.ok()) << usage.status();
   EXPECT_LE(usage->vgprs, 64);
