@@ -178,10 +178,9 @@ bool Pinned(const MInst& mi) {
 // of testdata or of the gemm shape sweep reaches it.
 constexpr int kSgprSoftBudget = 40;
 constexpr int kSgprAlignmentSlack = 4;
-// VGPRs: what allocation may need beyond the estimate (tuple alignment, a
-// result never reusing its instruction's last-use registers): the larger of
-// 4 and an eighth of the budget (measured: a gemm epilogue of 16-register
-// tuples estimated at 251 needed more than 256).
+// VGPRs: what first-fit allocation may lose to tuple alignment. (A larger
+// slack made the budget bind in gemm prologues, where the fallback hoisted
+// uniform address parts instead: 52 SGPRs where 22 did.)
 constexpr int kVgprAlignmentSlack = 4;
 
 // Per-function arrays of RegPressure, indexed by virtual register root and
@@ -454,13 +453,17 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
   // the SCC chain keeps in order anyway).
   struct Region {
     int begin, lo, hi, end;
+    bool latch;  // the block branches back to itself or an earlier block
   };
   std::vector<Region> regions;
-  for (const BasicBlock& bb : *cfg) {
+  for (int b = 0; b < static_cast<int>(cfg->size()); ++b) {
+    const BasicBlock& bb = (*cfg)[b];
     int lo = bb.begin, hi = bb.end;
     while (lo < hi && Pinned(f.insts[lo])) ++lo;
     while (hi > lo && Pinned(f.insts[hi - 1])) --hi;
-    regions.push_back({bb.begin, lo, hi, bb.end});
+    bool latch = false;
+    for (int s : bb.succs) latch = latch || s <= b;
+    regions.push_back({bb.begin, lo, hi, bb.end, latch});
   }
   PressureScratch scratch(nv);
   // The VGPR budget: as given, else the most arch VGPRs that keep the
@@ -479,7 +482,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       apeak = std::max(apeak, a.OriginalTotalPeak());
     }
     const int64_t ceiling = OccupancyCeiling(t, vpeak, apeak, options.max_waves_per_simd);
-    vgpr_budget = std::max(vpeak, ceiling - std::max<int64_t>(kVgprAlignmentSlack, ceiling / 8));
+    vgpr_budget = std::max(vpeak, ceiling - kVgprAlignmentSlack);
   }
   LiveSweep sgpr_sweep(f, RegClass::kSgpr, first, last), vgpr_sweep(f, RegClass::kVgpr, first, last);
   PressureScratch vscratch(nv);
@@ -519,12 +522,15 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     // soonest. So memory instructions fill the cycles an MFMA chain leaves
     // and MFMAs fill the latency of loads and barriers (issue 16: with one
     // wave per SIMD no other wave hides either).
-    // Regions without MFMAs keep the height order (every instruction can
-    // start at once): there is no matrix pipe to keep busy, and taking what
-    // can start now over the higher instruction would issue, say, every
-    // alpha * acc of a gemm epilogue while its C loads are in flight.
+    // Only a loop's body with MFMAs follows the timeline, where its stalls
+    // would repeat every trip; other blocks keep the height order (every
+    // instruction can start at once): straight-line code runs once, and
+    // taking what can start now over the higher instruction there issued,
+    // say, every alpha * acc of a gemm epilogue while its C loads were in
+    // flight, and hoisted uniform address parts of a prologue (more SGPRs).
     bool timed = false;
-    for (int c = 0; c < n && !timed; ++c) timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
+    for (int c = 0; c < n && region.latch && !timed; ++c)
+      timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
     std::vector<int64_t> avail(n, 0);
     int64_t cycle = 0, mfma_free = 0;
     auto start = [&](int c) -> int64_t {

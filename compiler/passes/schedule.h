@@ -1,7 +1,7 @@
 // Instruction scheduling within basic blocks, before register allocation:
 // a list scheduler over the dependence graph (registers, SCC, EXEC, memory
-// order, barriers) that issues long-latency loads first and, in blocks with
-// MFMAs, follows a wave's issue timeline (latencies, the matrix pipe's
+// order, barriers) that issues long-latency loads first and, in loop bodies
+// with MFMAs, follows a wave's issue timeline (latencies, the matrix pipe's
 // occupancy) so that memory instructions fill the cycles between MFMAs and
 // MFMAs fill the latency of loads and barriers. s_waitcnt insertion runs after
 // it, so waits land as late as the new order allows.
@@ -37,8 +37,7 @@ struct ScheduleOptions {
   // ScheduleStats says); never below the original order's peak. -1: the
   // most that keep the occupancy the original order's peak VGPR and AGPR
   // pressure gives (compiler/passes/resources.h's rule, capped by
-  // max_waves_per_simd), less an eighth (at least 4) for what allocation
-  // needs beyond the estimate.
+  // max_waves_per_simd), less 4 for alignment.
   int64_t vgpr_budget = -1;
   // The waves per SIMD the kernel can have whatever its registers (its LDS
   // and workgroup size; compiler/passes/resources.h's Occupancy with one
