@@ -65,6 +65,14 @@ TEST(LoopAnalysis, HandCountedLoop) {
   EXPECT_DOUBLE_EQ(b->mfma_utilisation, 0.5);
   EXPECT_DOUBLE_EQ(b->flop_per_clock_per_cu, 4 * 8192 / 32.0);
   EXPECT_TRUE(b->complete);
+  // The in-order model of one trip (steady state): the ds_read issues at
+  // t0 (its 1024 bytes take 4 x 1024 / 128 = 32 cycles of the wave's LDS
+  // share, done at t0 + 64 by latency), vmcnt(3) has nothing to wait for, the
+  // MFMA (its pipe free since the last trip) and the VALU issue at t0 + 4 and
+  // t0 + 8, lgkmcnt(0) waits until t0 + 64, the branch issues then: 68
+  // cycles per trip, the MFMA 16 of them.
+  EXPECT_DOUBLE_EQ(g.model_trip_cycles, 68);
+  EXPECT_DOUBLE_EQ(g.model_mfma_busy, 16.0 / 68);
   // gfx90a: the same MFMA takes 8 passes, 32 cycles, and is the limit.
   absl::StatusOr<ThroughputBound> b90 = ComputeThroughputBound(AnalyzeDisassembly(text, "k", "gfx90a"), "gfx90a");
   ASSERT_TRUE(b90.ok()) << b90.status();
