@@ -199,39 +199,37 @@ TEST(Schedule, BlocksWithoutMfmasKeepTheHeightOrder) {
 
 // Issue 16 item 4: `pairs` independent copies dst_i[x] = src_i[x], in the
 // lowering's order (load, store, load, store, ...). The loads' results are
-// VGPRs of their own; every access is named in an access map when `map`.
-struct Pairs {
-  MFunction f;
+// VGPRs of their own; every access is named in an access map.
+struct Pairs : Builder {
   AccessMap map;
-  Pairs(int pairs, bool same_buffer = false) {
+  explicit Pairs(int pairs, bool same_buffer = false) {
     const int vaddr = f.NewVReg(RegClass::kVgpr, 1);
-    Add(Opc::kVMovB32, {V(vaddr), Imm(0)}, "");
+    Add(Opc::kVMovB32, {V(vaddr), Imm(0)});
     for (int i = 0; i < pairs; ++i) {
       const int v = f.NewVReg(RegClass::kVgpr, 1);
       const int src = f.NewVReg(RegClass::kSgpr, 4, 4), dst = f.NewVReg(RegClass::kSgpr, 4, 4);
-      Add(Opc::kBufferLoadDword, {V(v), V(vaddr), S(src, 4), Imm(0)}, same_buffer ? "a" : "src" + std::to_string(i));
-      Add(Opc::kBufferStoreDword, {V(v), V(vaddr), S(dst, 4), Imm(0)}, same_buffer ? "a" : "dst" + std::to_string(i));
+      Record(Add(Opc::kBufferLoadDword, {V(v), V(vaddr), S(src, 4), Imm(0)}),
+             same_buffer ? "a" : "src" + std::to_string(i));
+      Record(Add(Opc::kBufferStoreDword, {V(v), V(vaddr), S(dst, 4), Imm(0)}),
+             same_buffer ? "a" : "dst" + std::to_string(i));
     }
-    Add(Opc::kSEndpgm, {}, "");
+    Add(Opc::kSEndpgm, {});
   }
-  void Add(Opc opc, std::vector<MOperand> ops, const std::string& mem) {
-    MInst m;
-    m.opc = opc;
-    m.ops = std::move(ops);
-    m.id = f.next_inst_id++;
-    if (!mem.empty()) {
-      AccessRecord r;
-      r.inst_id = m.id;
-      r.mem = mem;
-      r.is_store = Info(opc).cls == InstClass::kVmemStore;
-      map.push_back(r);
-    }
-    f.insts.push_back(std::move(m));
+  void Record(int id, const std::string& mem) {
+    AccessRecord r;
+    r.inst_id = id;
+    r.mem = mem;
+    map.push_back(r);
   }
-  std::string Order() const {
-    std::string s;
-    for (const MInst& m : f.insts) s += (s.empty() ? "" : " ") + std::to_string(m.id);
-    return s;
+  // Schedules with the access map (unless `with_map` is false) and the
+  // given VGPR budget (-1: the default).
+  ScheduleStats Schedule(int64_t vgpr_budget = -1, bool with_map = true) {
+    ScheduleOptions o;
+    o.accesses = with_map ? &map : nullptr;
+    o.vgpr_budget = vgpr_budget;
+    ScheduleStats st;
+    EXPECT_TRUE(ScheduleBlocks(T(), f, &st, o).ok());
+    return st;
   }
 };
 
@@ -240,10 +238,7 @@ TEST(Schedule, LoadsPassStoresToOtherBuffers) {
   // the access map the four loads issue first (all in flight at once), the
   // stores after them in their order.
   Pairs p(4);
-  ScheduleOptions o;
-  o.accesses = &p.map;
-  ScheduleStats st;
-  ASSERT_TRUE(ScheduleBlocks(T(), p.f, &st, o).ok());
+  ScheduleStats st = p.Schedule();
   EXPECT_EQ(p.Order(), "0 1 3 5 7 2 4 6 8 9");
   // The address and four loaded values: 5 VGPRs at the peak, 2 before.
   EXPECT_EQ(st.vgpr_original_peak, 2);
@@ -254,22 +249,18 @@ TEST(Schedule, LoadsPassStoresToOtherBuffers) {
 
 TEST(Schedule, WithoutTheAccessMapGlobalAccessesKeepTheirOrder) {
   Pairs p(4);
-  ASSERT_TRUE(ScheduleBlocks(T(), p.f).ok());
+  p.Schedule(-1, /*with_map=*/false);
   EXPECT_EQ(p.Order(), "0 1 2 3 4 5 6 7 8 9");
   // A map that lacks one of the block's accesses: the same.
   Pairs q(4);
   q.map.pop_back();
-  ScheduleOptions o;
-  o.accesses = &q.map;
-  ASSERT_TRUE(ScheduleBlocks(T(), q.f, nullptr, o).ok());
+  q.Schedule();
   EXPECT_EQ(q.Order(), "0 1 2 3 4 5 6 7 8 9");
 }
 
 TEST(Schedule, LoadsStayBehindStoresToTheirBuffer) {
   Pairs p(4, /*same_buffer=*/true);
-  ScheduleOptions o;
-  o.accesses = &p.map;
-  ASSERT_TRUE(ScheduleBlocks(T(), p.f, nullptr, o).ok());
+  p.Schedule();
   EXPECT_EQ(p.Order(), "0 1 2 3 4 5 6 7 8 9");
 }
 
@@ -278,22 +269,12 @@ TEST(Schedule, HoistingStaysWithinTheVgprBudget) {
   // a load waits for a store to free a register: by height the loads lead,
   // and each store frees one when the next load does not fit.
   Pairs p(4);
-  ScheduleOptions o;
-  o.accesses = &p.map;
-  o.vgpr_budget = 3;
-  ScheduleStats st;
-  ASSERT_TRUE(ScheduleBlocks(T(), p.f, &st, o).ok());
+  EXPECT_EQ(p.Schedule(3).vgpr_peak, 3);
   EXPECT_EQ(p.Order(), "0 1 3 2 5 4 7 6 8 9");
-  EXPECT_EQ(st.vgpr_peak, 3);
   // A budget below the original order's peak (2) is raised to that peak.
   Pairs q(4);
-  ScheduleOptions oq;
-  oq.accesses = &q.map;
-  oq.vgpr_budget = 1;
-  ScheduleStats sq;
-  ASSERT_TRUE(ScheduleBlocks(T(), q.f, &sq, oq).ok());
+  EXPECT_EQ(q.Schedule(1).vgpr_peak, 2);
   EXPECT_EQ(q.Order(), "0 1 2 3 4 5 6 7 8 9");
-  EXPECT_EQ(sq.vgpr_peak, 2);
 }
 
 // 200 independent pairs: the default budget keeps the occupancy of the
@@ -301,10 +282,7 @@ TEST(Schedule, HoistingStaysWithinTheVgprBudget) {
 // of all loads first, and allocation agrees.
 TEST(Schedule, DefaultVgprBudgetKeepsTheOccupancy) {
   Pairs p(200);
-  ScheduleOptions o;
-  o.accesses = &p.map;
-  ScheduleStats st;
-  ASSERT_TRUE(ScheduleBlocks(T(), p.f, &st, o).ok());
+  ScheduleStats st = p.Schedule();
   EXPECT_EQ(st.vgpr_budget, 60);
   EXPECT_EQ(st.vgpr_peak, 60);
   absl::StatusOr<RegUsage> usage = AllocateRegisters(T(), p.f);
