@@ -10,6 +10,8 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -24,6 +26,10 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/types.h"
 #include "compiler/target/target.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace kir {
 
@@ -173,10 +179,235 @@ std::string Where(const SourceLoc& loc) {
   return loc.line > 0 ? absl::StrCat(loc.line, ":", loc.col, ": ") : "";
 }
 
+
+// ---------------------------------------------------------------------------
+// MFMA: the catalogue's slots tabulated once per MFMA, and the sums.
+
+// The exact double of every f16 bit pattern (ToDouble), for all 65536.
+const double* F16Doubles() {
+  static const std::vector<double>* table = [] {
+    auto* t = new std::vector<double>(65536);
+    for (uint32_t h = 0; h < 65536; ++h) (*t)[h] = ToDouble(ElemType::kF16, h);
+    return t;
+  }();
+  return table->data();
+}
+
+struct MfmaPlan {
+  int m = 0, n = 0, k = 0, cd = 0;
+  // A[i][k] (i * K + k), B[k][j] (k * N + j): the lane and the element of
+  // its vector.
+  std::vector<uint8_t> a_lane, a_elem, b_lane, b_elem;
+  // Per D element of a lane's result (element * 64 + lane): its i and j.
+  std::vector<uint8_t> c_i, c_j;
+  // Every 8 consecutive lanes (from a multiple of 8) of one result element
+  // hold one row i and 8 consecutive columns j.
+  bool rows8 = false;
+  std::string error;  // the catalogue's layout does not fit (the op's error)
+};
+
+std::unique_ptr<MfmaPlan> MakePlan(const MfmaDesc& d) {
+  auto p = std::make_unique<MfmaPlan>();
+  p->m = d.m;
+  p->n = d.n;
+  p->k = d.k;
+  p->cd = d.cd_width;
+  const int per_reg = 4 / ElemBytes(d.ab_elem);
+  // Element index within a lane's vector for a fragment slot, or -1 if the
+  // catalogue's slot does not fit the operand (never for a correct catalogue).
+  auto ab_index = [&](const FragmentSlot& f) {
+    int e = f.reg * per_reg + f.elem;
+    return f.lane < 0 || f.lane >= 64 || f.elem < 0 || f.elem >= per_reg || e < 0 ||
+                   e >= d.ab_width
+               ? -1
+               : e;
+  };
+  for (int i = 0; i < d.m; ++i)
+    for (int kk = 0; kk < d.k; ++kk) {
+      FragmentSlot f = d.ASlot(i, kk);
+      int e = ab_index(f);
+      if (e < 0) {
+        p->error = "internal error: bad A slot in the MFMA catalogue";
+        return p;
+      }
+      p->a_lane.push_back(static_cast<uint8_t>(f.lane));
+      p->a_elem.push_back(static_cast<uint8_t>(e));
+    }
+  for (int kk = 0; kk < d.k; ++kk)
+    for (int j = 0; j < d.n; ++j) {
+      FragmentSlot f = d.BSlot(kk, j);
+      int e = ab_index(f);
+      if (e < 0) {
+        p->error = "internal error: bad B slot in the MFMA catalogue";
+        return p;
+      }
+      p->b_lane.push_back(static_cast<uint8_t>(f.lane));
+      p->b_elem.push_back(static_cast<uint8_t>(e));
+    }
+  std::vector<int> covered(64 * static_cast<size_t>(d.cd_width), 0);
+  p->c_i.assign(covered.size(), 0);
+  p->c_j.assign(covered.size(), 0);
+  for (int i = 0; i < d.m; ++i)
+    for (int j = 0; j < d.n; ++j) {
+      FragmentSlot f = d.CSlot(i, j);
+      if (f.lane < 0 || f.lane >= 64 || f.reg < 0 || f.reg >= d.cd_width) {
+        p->error = "internal error: bad C slot in the MFMA catalogue";
+        return p;
+      }
+      const size_t at = static_cast<size_t>(f.reg) * 64 + f.lane;
+      ++covered[at];
+      p->c_i[at] = static_cast<uint8_t>(i);
+      p->c_j[at] = static_cast<uint8_t>(j);
+    }
+  for (int c : covered)
+    if (c != 1) {
+      p->error = "internal error: the MFMA catalogue's C layout is not 1:1";
+      return p;
+    }
+  bool rows8 = d.n % 8 == 0;
+  for (size_t g = 0; rows8 && g < covered.size(); g += 8)
+    for (size_t l = 1; l < 8; ++l)
+      rows8 = rows8 && p->c_i[g + l] == p->c_i[g] && p->c_j[g + l] == p->c_j[g] + l;
+  p->rows8 = rows8;
+  return p;
+}
+
+const MfmaPlan& PlanFor(const MfmaDesc& d) {
+  static std::mutex mu;
+  static std::map<const MfmaDesc*, std::unique_ptr<MfmaPlan>>* plans =
+      new std::map<const MfmaDesc*, std::unique_ptr<MfmaPlan>>();
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<MfmaPlan>& p = (*plans)[&d];
+  if (!p) p = MakePlan(d);
+  return *p;
+}
+
+// acc[e * 64 + l] = acc[e * 64 + l] + sum over k, in k order, of
+// A[i][k] * B[k][j] for the D element (i, j) at element e of lane l.
+void MfmaSumsScalar(const MfmaPlan& p, const double* A, const double* B, double* acc) {
+  for (int x = 0; x < p.cd * 64; ++x) {
+    const int i = p.c_i[x], j = p.c_j[x];
+    double s = acc[x];
+    for (int kk = 0; kk < p.k; ++kk) s = s + A[i * p.k + kk] * B[kk * p.n + j];  // exact product
+    acc[x] = s;
+  }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void MfmaSumsAvx512(const MfmaPlan& p, const double* A,
+                                                       const double* B, double* acc) {
+  for (int x = 0; x < p.cd * 64; x += 8) {
+    const double* a = A + p.c_i[x] * p.k;
+    const double* b = B + p.c_j[x];
+    __m512d s = _mm512_loadu_pd(acc + x);
+    for (int kk = 0; kk < p.k; ++kk)
+      s = _mm512_fmadd_pd(_mm512_set1_pd(a[kk]), _mm512_loadu_pd(b + kk * p.n), s);
+    _mm512_storeu_pd(acc + x, s);
+  }
+}
+#endif
+
+void MfmaSums(const MfmaPlan& p, const double* A, const double* B, double* acc) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (p.rows8 && avx512) return MfmaSumsAvx512(p, A, B, acc);
+#endif
+  MfmaSumsScalar(p, A, B, acc);
+}
+
 // ---------------------------------------------------------------------------
 // The interpreter.
 
 using Lane = std::array<uint32_t, 16>;  // one thread's value; elements [0, width)
+
+// An index expression in postfix form for per-thread evaluation: the leaves
+// are tid.{x,y,z} (kTid, v = the dimension) and values (kValue: a subtree
+// without tid, evaluated once; kFail: such a subtree Evaluate cannot
+// evaluate, so no thread can).
+struct FlatNode {
+  enum Kind : uint8_t { kValue, kTid, kFail, kAdd, kSub, kMul, kFloorDiv, kMod } kind;
+  int64_t v;
+};
+struct FlatIndex {
+  std::vector<FlatNode> code;
+  int depth = 0;  // stack slots the evaluation needs
+};
+
+bool ReadsTid(const IndexExpr& e) {
+  switch (e.kind) {
+    case IndexKind::kTid:
+      return true;
+    case IndexKind::kAdd:
+    case IndexKind::kSub:
+    case IndexKind::kMul:
+    case IndexKind::kFloorDiv:
+    case IndexKind::kMod:
+      return ReadsTid(*e.lhs) || ReadsTid(*e.rhs);
+    default:
+      return false;
+  }
+}
+
+// Returns the stack depth the code for `e` needs.
+int Flatten(const IndexExpr& e, const IndexEnv& env, std::vector<FlatNode>* code) {
+  if (!ReadsTid(e)) {
+    std::optional<int64_t> v = Evaluate(e, env);
+    code->push_back(v ? FlatNode{FlatNode::kValue, *v} : FlatNode{FlatNode::kFail, 0});
+    return 1;
+  }
+  if (e.kind == IndexKind::kTid) {
+    code->push_back(FlatNode{FlatNode::kTid, e.dim});
+    return 1;
+  }
+  const int l = Flatten(*e.lhs, env, code);
+  const int r = Flatten(*e.rhs, env, code);
+  FlatNode::Kind k = FlatNode::kAdd;
+  switch (e.kind) {
+    case IndexKind::kSub: k = FlatNode::kSub; break;
+    case IndexKind::kMul: k = FlatNode::kMul; break;
+    case IndexKind::kFloorDiv: k = FlatNode::kFloorDiv; break;
+    case IndexKind::kMod: k = FlatNode::kMod; break;
+    default: break;
+  }
+  code->push_back(FlatNode{k, 0});
+  return std::max(l, r + 1);
+}
+
+// What Evaluate gives for the flattened expression at tid.
+std::optional<int64_t> EvalFlat(const FlatIndex& f, const int64_t tid[3], int64_t* stack) {
+  int sp = 0;
+  for (const FlatNode& n : f.code) {
+    switch (n.kind) {
+      case FlatNode::kValue: stack[sp++] = n.v; continue;
+      case FlatNode::kTid: stack[sp++] = tid[n.v]; continue;
+      case FlatNode::kFail: return std::nullopt;
+      default: break;
+    }
+    const int64_t a = stack[sp - 2], b = stack[sp - 1];
+    int64_t r = 0;
+    switch (n.kind) {
+      case FlatNode::kAdd:
+        if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+        break;
+      case FlatNode::kSub:
+        if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+        break;
+      case FlatNode::kMul:
+        if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+        break;
+      case FlatNode::kFloorDiv:
+        if (b <= 0) return std::nullopt;
+        r = FloorDiv(a, b);
+        break;
+      default:  // kMod
+        if (b <= 0) return std::nullopt;
+        r = FloorMod(a, b);
+        break;
+    }
+    stack[--sp - 1] = r;
+  }
+  return stack[0];
+}
 
 struct Slot {
   ValueType type;
@@ -282,8 +513,20 @@ class Interp {
   }
 
   absl::StatusOr<Mem> ResolveMem(const Op& op, ValueType vt);
-  // Evaluates the op's index expressions for thread t into idx.
-  absl::Status EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* idx);
+  // The op's index expressions for thread t, in two steps: the expressions
+  // with every subtree that does not read tid evaluated once (Evaluate, for
+  // the workgroup and loop variables of now), then per thread (EvalFlatIndex
+  // gives what Evaluate gives for the whole tree, and an error when it
+  // cannot be evaluated).
+  std::vector<FlatIndex> FlattenIndex(const Op& op) const;
+  absl::Status EvalFlatIndex(const Op& op, const std::vector<FlatIndex>& flat, int64_t t,
+                             std::vector<int64_t>* idx);
+  // Element e of the access at `idx` is at byte offset base + e * step for
+  // every e < width, all in shape and in the memory (nullopt: some are not;
+  // ElementOffset then says which and how, element by element).
+  std::optional<std::pair<int64_t, int64_t>> WholeAccess(const Op& op, const Mem& m,
+                                                         const std::vector<int64_t>& idx,
+                                                         int width) const;
   void SetThread(int64_t t) {
     env_.tid[0] = tid_[t][0];
     env_.tid[1] = tid_[t][1];
@@ -651,10 +894,20 @@ absl::StatusOr<Mem> Interp::ResolveMem(const Op& op, ValueType vt) {
   return m;
 }
 
-absl::Status Interp::EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* idx) {
-  idx->resize(op.index.size());
-  for (size_t d = 0; d < op.index.size(); ++d) {
-    std::optional<int64_t> v = Evaluate(*op.index[d], env_);
+std::vector<FlatIndex> Interp::FlattenIndex(const Op& op) const {
+  std::vector<FlatIndex> flat(op.index.size());
+  for (size_t d = 0; d < op.index.size(); ++d)
+    flat[d].depth = Flatten(*op.index[d], env_, &flat[d].code);
+  return flat;
+}
+
+absl::Status Interp::EvalFlatIndex(const Op& op, const std::vector<FlatIndex>& flat, int64_t t,
+                                   std::vector<int64_t>* idx) {
+  idx->resize(flat.size());
+  int64_t stack[kMaxIndexDepth + 2];
+  for (size_t d = 0; d < flat.size(); ++d) {
+    std::optional<int64_t> v = flat[d].depth <= kMaxIndexDepth + 2 ? EvalFlat(flat[d], tid_[t].data(), stack)
+                                                                    : Evaluate(*op.index[d], env_);
     if (!v)
       return OpErr(op,
                    absl::StrCat("index ", d, " cannot be evaluated for ", ThreadText(t),
@@ -663,6 +916,23 @@ absl::Status Interp::EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* id
     (*idx)[d] = *v;
   }
   return absl::OkStatus();
+}
+
+std::optional<std::pair<int64_t, int64_t>> Interp::WholeAccess(const Op& op, const Mem& m,
+                                                               const std::vector<int64_t>& idx,
+                                                               int width) const {
+  const int64_t eb = ElemBytes(m.elem);
+  __int128 off = 0;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    const __int128 lo = idx[d];
+    const __int128 hi = static_cast<int>(d) == op.along ? lo + (width - 1) : lo;
+    if (lo < 0 || hi >= m.shape[d]) return std::nullopt;
+    off += lo * m.strides[d] * eb;
+  }
+  const __int128 step = static_cast<__int128>(m.strides[op.along]) * eb;
+  // Strides are not negative: the first and last elements bound the rest.
+  if (off < 0 || off + step * (width - 1) + eb > m.size) return std::nullopt;
+  return std::make_pair(static_cast<int64_t>(off), static_cast<int64_t>(step));
 }
 
 absl::StatusOr<std::optional<int64_t>> Interp::ElementOffset(const Op& op, const Mem& m,
@@ -773,16 +1043,26 @@ absl::Status Interp::RunLoad(const Op& op) {
   Slot out = NewSlot(op.type);
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
+  const std::vector<FlatIndex> flat = FlattenIndex(op);
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
-    s = EvalIndex(op, t, &idx);
+    s = EvalFlatIndex(op, flat, t, &idx);
     if (!s.ok()) return s;
+    // Every element in shape and in the memory (the common case): the
+    // offsets without ElementOffset's per-element checks.
+    const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, op.type.width);
     for (int e = 0; e < op.type.width; ++e) {
-      absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
-      if (!off.ok()) return off.status();
-      if (off->has_value() && m->written != nullptr &&
-          !std::all_of(m->written + **off, m->written + **off + eb, [](uint8_t w) { return w != 0; })) {
+      std::optional<int64_t> at_off;
+      if (whole) {
+        at_off = whole->first + e * whole->second;
+      } else {
+        absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
+        if (!off.ok()) return off.status();
+        at_off = *off;
+      }
+      if (at_off.has_value() && m->written != nullptr &&
+          !std::all_of(m->written + *at_off, m->written + *at_off + eb, [](uint8_t w) { return w != 0; })) {
         std::vector<int64_t> at = idx;
         at[op.along] += e;
         return OpErr(op,
@@ -793,11 +1073,11 @@ absl::Status Interp::RunLoad(const Op& op) {
                                   "store every LDS element before loading it"),
                      absl::StatusCode::kFailedPrecondition);
       }
-      if (off->has_value() && m->races != nullptr) {
-        s = TrackAccess(op, ordinal, *m, **off, t, idx, e);
+      if (at_off.has_value() && m->races != nullptr) {
+        s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
         if (!s.ok()) return s;
       }
-      out.v[t][e] = off->has_value() ? ReadElem(m->data + **off, eb) : 0;
+      out.v[t][e] = at_off.has_value() ? ReadElem(m->data + *at_off, eb) : 0;
     }
   }
   return Define(op, op.results[0], std::move(out));
@@ -813,21 +1093,29 @@ absl::Status Interp::RunStore(const Op& op) {
   if (!m.ok()) return m.status();
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
+  const std::vector<FlatIndex> flat = FlattenIndex(op);
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
-    s = EvalIndex(op, t, &idx);
+    s = EvalFlatIndex(op, flat, t, &idx);
     if (!s.ok()) return s;
+    const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, val.type.width);
     for (int e = 0; e < val.type.width; ++e) {
-      absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
-      if (!off.ok()) return off.status();
-      if (off->has_value()) {
+      std::optional<int64_t> at_off;
+      if (whole) {
+        at_off = whole->first + e * whole->second;
+      } else {
+        absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
+        if (!off.ok()) return off.status();
+        at_off = *off;
+      }
+      if (at_off.has_value()) {
         if (m->races != nullptr) {
-          s = TrackAccess(op, ordinal, *m, **off, t, idx, e);
+          s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
           if (!s.ok()) return s;
         }
-        WriteElem(m->data + **off, eb, val.v[t][e]);
-        if (m->written != nullptr) std::fill(m->written + **off, m->written + **off + eb, 1);
+        WriteElem(m->data + *at_off, eb, val.v[t][e]);
+        if (m->written != nullptr) std::fill(m->written + *at_off, m->written + *at_off + eb, 1);
       }
     }
   }
@@ -993,52 +1281,31 @@ absl::Status Interp::RunMfma(const Op& op) {
                                   " produces ", TypeText(cd)));
   s = CanDefine(op, op.results[0]);
   if (!s.ok()) return s;
-  const int per_reg = 4 / ElemBytes(d->ab_elem);
-  const int M = d->m, N = d->n, K = d->k;
-  // Element index within a lane's vector for a fragment slot, or -1 if the
-  // catalogue's slot does not fit the operand (never for a correct catalogue).
-  auto ab_index = [&](const FragmentSlot& f) {
-    int e = f.reg * per_reg + f.elem;
-    return f.lane < 0 || f.lane >= 64 || f.elem < 0 || f.elem >= per_reg || e < 0 ||
-                   e >= d->ab_width
-               ? -1
-               : e;
-  };
-  auto cd_index = [&](const FragmentSlot& f) {
-    return f.lane < 0 || f.lane >= 64 || f.reg < 0 || f.reg >= d->cd_width ? -1 : f.reg;
-  };
+  const MfmaPlan& plan = PlanFor(*d);
+  if (!plan.error.empty()) return OpErr(op, plan.error);
+  const int M = d->m, N = d->n, K = d->k, cdw = d->cd_width;
   Slot out = NewSlot(cd);
+  // Products of two inputs are exact in double, so a fused multiply-add
+  // rounds exactly as the product's separate add (and is NaN exactly when
+  // it is; CanonF32 makes every NaN the same).
   std::vector<double> A(static_cast<size_t>(M) * K), B(static_cast<size_t>(K) * N);
-  std::vector<double> C(static_cast<size_t>(M) * N);
+  std::vector<double> acc(static_cast<size_t>(cdw) * 64);
+  const double* table = d->ab_elem == ElemType::kF16 ? F16Doubles() : nullptr;
+  auto to_double = [&](uint32_t bits) {
+    return table != nullptr ? table[bits & 0xffff] : ToDouble(d->ab_elem, bits);
+  };
   for (int64_t w = 0; w < nthreads_ / 64; ++w) {
-    const int64_t base = w * 64;
-    for (int i = 0; i < M; ++i)
-      for (int kk = 0; kk < K; ++kk) {
-        FragmentSlot f = d->ASlot(i, kk);
-        int e = ab_index(f);
-        if (e < 0) return OpErr(op, "internal error: bad A slot in the MFMA catalogue");
-        A[i * K + kk] = ToDouble(d->ab_elem, in[0]->v[base + f.lane][e]);
-      }
-    for (int kk = 0; kk < K; ++kk)
-      for (int j = 0; j < N; ++j) {
-        FragmentSlot f = d->BSlot(kk, j);
-        int e = ab_index(f);
-        if (e < 0) return OpErr(op, "internal error: bad B slot in the MFMA catalogue");
-        B[kk * N + j] = ToDouble(d->ab_elem, in[1]->v[base + f.lane][e]);
-      }
-    std::vector<int> covered(64 * static_cast<size_t>(d->cd_width), 0);
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        FragmentSlot f = d->CSlot(i, j);
-        int e = cd_index(f);
-        if (e < 0) return OpErr(op, "internal error: bad C slot in the MFMA catalogue");
-        ++covered[f.lane * d->cd_width + e];
-        double acc = ToDouble(ElemType::kF32, in[2]->v[base + f.lane][e]);
-        for (int kk = 0; kk < K; ++kk) acc += A[i * K + kk] * B[kk * N + j];
-        out.v[base + f.lane][e] = CanonF32(static_cast<float>(acc));
-      }
-    for (int c : covered)
-      if (c != 1) return OpErr(op, "internal error: the MFMA catalogue's C layout is not 1:1");
+    const Lane* a_in = &in[0]->v[w * 64];
+    const Lane* b_in = &in[1]->v[w * 64];
+    const Lane* c_in = &in[2]->v[w * 64];
+    for (size_t x = 0; x < A.size(); ++x) A[x] = to_double(a_in[plan.a_lane[x]][plan.a_elem[x]]);
+    for (size_t x = 0; x < B.size(); ++x) B[x] = to_double(b_in[plan.b_lane[x]][plan.b_elem[x]]);
+    for (int e = 0; e < cdw; ++e)
+      for (int l = 0; l < 64; ++l) acc[e * 64 + l] = ToDouble(ElemType::kF32, c_in[l][e]);
+    MfmaSums(plan, A.data(), B.data(), acc.data());
+    Lane* o = &out.v[w * 64];
+    for (int e = 0; e < cdw; ++e)
+      for (int l = 0; l < 64; ++l) o[l][e] = CanonF32(static_cast<float>(acc[e * 64 + l]));
   }
   return Define(op, op.results[0], std::move(out));
 }

@@ -159,8 +159,12 @@ TEST(MfmaBitsTest, SameBitsAsElementByElement) {
             ADD_FAILURE() << d.kir_name << " on " << mcpu << " seed " << seed << ": lane " << x / cd << " reg "
                           << x % cd << ": got 0x" << std::hex << got[x] << ", want 0x" << want[x];
         }
-        if (seed == 1) EXPECT_GT(nans, 0) << d.kir_name << ": the inputs must exercise NaN";
-        if (seed == 4) EXPECT_LT(nans, static_cast<int>(want.size())) << d.kir_name;
+        if (seed == 1) {
+          EXPECT_GT(nans, 0) << d.kir_name << ": the inputs must exercise NaN";
+        }
+        if (seed == 4) {
+          EXPECT_LT(nans, static_cast<int>(want.size())) << d.kir_name;
+        }
       }
     }
   }
