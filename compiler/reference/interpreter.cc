@@ -767,6 +767,8 @@ absl::Status Interp::Arity(const Op& op, size_t results, size_t operands) {
 }
 
 absl::Status Interp::Charge(const Op& op) {
+  if (opts_.cancel != nullptr && opts_.cancel->load(std::memory_order_relaxed))
+    return absl::CancelledError("the reference interpreter was cancelled");
   wave_ops_ += nthreads_ / 64;
   if (opts_.max_wave_ops > 0 && wave_ops_ > opts_.max_wave_ops)
     return OpErr(op,
