@@ -51,6 +51,17 @@ struct MfmaTables {
   std::string error;  // the catalogue's slots do not fit (never for a correct one)
 };
 
+inline float AsF32(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+inline uint32_t AsBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
 constexpr int kMaxAb = 32 * 16;  // elements of A (M x K) and of B (K x N)
 
 // f16 bits -> the exact double F16ToDouble gives, for all 65536 values.
@@ -225,7 +236,7 @@ absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in) {
         for (size_t x = 0; x < n; ++x) out[x] = Bf16ToDouble(static_cast<uint16_t>(words[at[x]] >> shift[x]));
         break;
       default:
-        for (size_t x = 0; x < n; ++x) out[x] = F32(words[at[x]]);
+        for (size_t x = 0; x < n; ++x) out[x] = AsF32(words[at[x]]);
         break;
     }
   };
@@ -238,7 +249,7 @@ absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in) {
       const uint32_t* row = w.Row(vc.cls, vc.reg + r);
       double* a = &acc[r * kLanes];
       if ((mode & 1) != 0)
-        for (int l = 0; l < kLanes; ++l) a[l] = F32(row[l]);
+        for (int l = 0; l < kLanes; ++l) a[l] = AsF32(row[l]);
       else
         for (int l = 0; l < kLanes; ++l) a[l] = FlushIn(F32(row[l]), mode);
     }
@@ -246,23 +257,27 @@ absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in) {
     const double c_const = FlushIn(F32(ConstValue(vc, OpType::kF32, 0)), mode);
     std::fill(acc.begin(), acc.begin() + cd * kLanes, c_const);
   }
-  std::array<double, 16 * kLanes> c_in;
-  std::copy(acc.begin(), acc.begin() + cd * kLanes, c_in.begin());
   Sum(t, A.data(), B.data(), acc.data());
-  // Round once to f32 and write D (vdst may overlap the sources: all sources
-  // were read above).
-  for (int r = 0; r < cd; ++r) {
-    uint32_t* row = w.Row(vd.cls, vd.reg + r);
-    const double* a = &acc[r * kLanes];
-    for (int l = 0; l < kLanes; ++l) {
-      double s = a[l];
-      if (std::isnan(s)) {
-        const int x = r * kLanes + l;
-        s = MfmaElementIeee(A.data(), B.data(), c_in[x], t.c_i[x], t.c_j[x], N, K);
-      }
-      row[l] = Bits(FlushOut(RoundToF32(s), mode));
-    }
+  // Round once to f32 (RoundToF32 of an exact double is the conversion); a
+  // NaN sum is recomputed with the NaN rule spelled out, from C (vdst may
+  // overlap the sources: D is written only after).
+  std::array<uint32_t, 16 * kLanes> D;
+  bool nan = false;
+  for (int x = 0; x < cd * kLanes; ++x) {
+    const float f = static_cast<float>(acc[x]);
+    nan |= f != f;
+    D[x] = AsBits(f);
   }
+  if (nan)
+    for (int x = 0; x < cd * kLanes; ++x) {
+      if (!std::isnan(F32(D[x]))) continue;
+      const double c_in = vc.IsReg() ? FlushIn(F32(w.Row(vc.cls, vc.reg + x / kLanes)[x % kLanes]), mode)
+                                     : FlushIn(F32(ConstValue(vc, OpType::kF32, 0)), mode);
+      D[x] = Bits(RoundToF32(MfmaElementIeee(A.data(), B.data(), c_in, t.c_i[x], t.c_j[x], N, K)));
+    }
+  if ((mode & 2) == 0)
+    for (int x = 0; x < cd * kLanes; ++x) D[x] = Bits(FlushOut(F32(D[x]), mode));
+  for (int r = 0; r < cd; ++r) std::memcpy(w.Row(vd.cls, vd.reg + r), &D[r * kLanes], sizeof(uint32_t) * kLanes);
   c.stats.mfma_macs += static_cast<int64_t>(d.m) * d.n * d.k;
   ++w.pc;
   return absl::OkStatus();
