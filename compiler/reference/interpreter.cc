@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -327,11 +328,34 @@ using Lane = std::array<uint32_t, 16>;  // one thread's value; elements [0, widt
 struct FlatNode {
   enum Kind : uint8_t { kValue, kTid, kFail, kAdd, kSub, kMul, kFloorDiv, kMod } kind;
   int64_t v;
+  bool operator==(const FlatNode& o) const { return kind == o.kind && v == o.v; }
 };
-struct FlatIndex {
+// A postfix expression's value for every thread of the workgroup (ok[t] = 0:
+// it cannot be evaluated for thread t), for the code it was computed from.
+struct ThreadIndex {
   std::vector<FlatNode> code;
-  int depth = 0;  // stack slots the evaluation needs
+  std::vector<int64_t> val;
+  std::vector<uint8_t> ok;
 };
+// One index expression, ready for per-thread evaluation: T, or when the
+// root is +, - or * with one operand that reads no tid (V, evaluated once),
+// V op T or T op V. T's values per thread are kept between executions of
+// the op while T's code stays the same (an index whose loop-variable part
+// is added at its root: T is the same every iteration).
+struct FlatIndex {
+  FlatNode::Kind peel = FlatNode::kValue;  // kAdd, kSub, kMul; kValue: none
+  bool t_left = false;                     // T is the left operand
+  std::optional<int64_t> v;                // V
+  std::vector<FlatNode> code;              // T
+  int depth = 0;                           // stack slots T's evaluation needs
+  const ThreadIndex* per_thread = nullptr; // T per thread; null: too deep, use Evaluate
+};
+
+inline int64_t FloorDivPos(int64_t a, int64_t d) {  // FloorDiv for d > 0
+  int64_t q = a / d;
+  if (a % d != 0 && a < 0) --q;
+  return q;
+}
 
 bool ReadsTid(const IndexExpr& e) {
   switch (e.kind) {
@@ -397,11 +421,11 @@ std::optional<int64_t> EvalFlat(const FlatIndex& f, const int64_t tid[3], int64_
         break;
       case FlatNode::kFloorDiv:
         if (b <= 0) return std::nullopt;
-        r = FloorDiv(a, b);
+        r = FloorDivPos(a, b);
         break;
       default:  // kMod
         if (b <= 0) return std::nullopt;
-        r = FloorMod(a, b);
+        r = a - FloorDivPos(a, b) * b;  // FloorMod
         break;
     }
     stack[--sp - 1] = r;
@@ -518,7 +542,7 @@ class Interp {
   // the workgroup and loop variables of now), then per thread (EvalFlatIndex
   // gives what Evaluate gives for the whole tree, and an error when it
   // cannot be evaluated).
-  std::vector<FlatIndex> FlattenIndex(const Op& op) const;
+  std::vector<FlatIndex> FlattenIndex(const Op& op);
   absl::Status EvalFlatIndex(const Op& op, const std::vector<FlatIndex>& flat, int64_t t,
                              std::vector<int64_t>* idx);
   // Element e of the access at `idx` is at byte offset base + e * step for
@@ -575,6 +599,8 @@ class Interp {
   int64_t wg_base_ = 0;  // linear workgroup index * threads per workgroup
   std::vector<Scope> scopes_;
   std::map<std::string, int64_t> loop_vars_;
+  // FlattenIndex's per-thread values of each load's and store's indexes.
+  std::unordered_map<const Op*, std::vector<ThreadIndex>> index_cache_;
   IndexEnv env_;
 };
 
@@ -896,20 +922,61 @@ absl::StatusOr<Mem> Interp::ResolveMem(const Op& op, ValueType vt) {
   return m;
 }
 
-std::vector<FlatIndex> Interp::FlattenIndex(const Op& op) const {
+std::vector<FlatIndex> Interp::FlattenIndex(const Op& op) {
   std::vector<FlatIndex> flat(op.index.size());
-  for (size_t d = 0; d < op.index.size(); ++d)
-    flat[d].depth = Flatten(*op.index[d], env_, &flat[d].code);
+  std::vector<ThreadIndex>& cache = index_cache_[&op];
+  cache.resize(op.index.size());
+  for (size_t d = 0; d < op.index.size(); ++d) {
+    FlatIndex& f = flat[d];
+    const IndexExpr* t = op.index[d].get();
+    const IndexKind k = t->kind;
+    if ((k == IndexKind::kAdd || k == IndexKind::kSub || k == IndexKind::kMul) &&
+        ReadsTid(*t->lhs) != ReadsTid(*t->rhs)) {
+      f.peel = k == IndexKind::kAdd ? FlatNode::kAdd : k == IndexKind::kSub ? FlatNode::kSub : FlatNode::kMul;
+      f.t_left = ReadsTid(*t->lhs);
+      f.v = Evaluate(f.t_left ? *t->rhs : *t->lhs, env_);
+      t = f.t_left ? t->lhs.get() : t->rhs.get();
+    }
+    f.depth = Flatten(*t, env_, &f.code);
+    if (f.depth > kMaxIndexDepth + 2) continue;  // per thread with Evaluate
+    ThreadIndex& c = cache[d];
+    if (c.code != f.code || c.val.size() != static_cast<size_t>(nthreads_)) {
+      c.code = f.code;
+      c.val.assign(static_cast<size_t>(nthreads_), 0);
+      c.ok.assign(static_cast<size_t>(nthreads_), 0);
+      int64_t stack[kMaxIndexDepth + 2];
+      for (int64_t th = 0; th < nthreads_; ++th) {
+        std::optional<int64_t> v = EvalFlat(f, tid_[th].data(), stack);
+        c.ok[th] = v.has_value();
+        c.val[th] = v.value_or(0);
+      }
+    }
+    f.per_thread = &c;
+  }
   return flat;
 }
 
 absl::Status Interp::EvalFlatIndex(const Op& op, const std::vector<FlatIndex>& flat, int64_t t,
                                    std::vector<int64_t>* idx) {
   idx->resize(flat.size());
-  int64_t stack[kMaxIndexDepth + 2];
   for (size_t d = 0; d < flat.size(); ++d) {
-    std::optional<int64_t> v = flat[d].depth <= kMaxIndexDepth + 2 ? EvalFlat(flat[d], tid_[t].data(), stack)
-                                                                    : Evaluate(*op.index[d], env_);
+    const FlatIndex& f = flat[d];
+    std::optional<int64_t> v;
+    if (f.per_thread == nullptr) {
+      v = Evaluate(*op.index[d], env_);  // SetThread(t) was called
+    } else if (f.per_thread->ok[t]) {
+      const int64_t tv = f.per_thread->val[t];
+      if (f.peel == FlatNode::kValue) {
+        v = tv;
+      } else if (f.v) {
+        const int64_t a = f.t_left ? tv : *f.v, b = f.t_left ? *f.v : tv;
+        int64_t r = 0;
+        const bool over = f.peel == FlatNode::kAdd   ? __builtin_add_overflow(a, b, &r)
+                          : f.peel == FlatNode::kSub ? __builtin_sub_overflow(a, b, &r)
+                                                     : __builtin_mul_overflow(a, b, &r);
+        if (!over) v = r;
+      }
+    }
     if (!v)
       return OpErr(op,
                    absl::StrCat("index ", d, " cannot be evaluated for ", ThreadText(t),
@@ -1303,11 +1370,20 @@ absl::Status Interp::RunMfma(const Op& op) {
     for (size_t x = 0; x < A.size(); ++x) A[x] = to_double(a_in[plan.a_lane[x]][plan.a_elem[x]]);
     for (size_t x = 0; x < B.size(); ++x) B[x] = to_double(b_in[plan.b_lane[x]][plan.b_elem[x]]);
     for (int e = 0; e < cdw; ++e)
-      for (int l = 0; l < 64; ++l) acc[e * 64 + l] = ToDouble(ElemType::kF32, c_in[l][e]);
+      for (int l = 0; l < 64; ++l) {
+        float c;  // ToDouble(kF32, bits)
+        std::memcpy(&c, &c_in[l][e], 4);
+        acc[e * 64 + l] = c;
+      }
     MfmaSums(plan, A.data(), B.data(), acc.data());
     Lane* o = &out.v[w * 64];
     for (int e = 0; e < cdw; ++e)
-      for (int l = 0; l < 64; ++l) o[l][e] = CanonF32(static_cast<float>(acc[e * 64 + l]));
+      for (int l = 0; l < 64; ++l) {
+        const float f = static_cast<float>(acc[e * 64 + l]);
+        uint32_t bits;  // CanonF32
+        std::memcpy(&bits, &f, 4);
+        o[l][e] = f != f ? kF32QNaN : bits;
+      }
   }
   return Define(op, op.results[0], std::move(out));
 }
