@@ -204,6 +204,12 @@ struct MfmaPlan {
   // Every 8 consecutive lanes (from a multiple of 8) of one result element
   // hold one row i and 8 consecutive columns j.
   bool rows8 = false;
+  // Lane-major form: every element of lane l has column j = col[l], and its
+  // rows are those of the lane's group: rows[group[l] * cd + e]. Then
+  // D(lane l) = C(lane l) + sum over k of Apack[group][k][e] * B[k][col[l]].
+  bool lanes = false;
+  int groups = 0;
+  std::vector<uint8_t> group, col, rows;
   std::string error;  // the catalogue's layout does not fit (the op's error)
 };
 
@@ -270,6 +276,26 @@ std::unique_ptr<MfmaPlan> MakePlan(const MfmaDesc& d) {
     for (size_t l = 1; l < 8; ++l)
       rows8 = rows8 && p->c_i[g + l] == p->c_i[g] && p->c_j[g + l] == p->c_j[g] + l;
   p->rows8 = rows8;
+  // The lane-major form, when the layout has it (16x16 and 32x32 do).
+  bool lanes = p->cd == 4 || p->cd == 16;
+  p->group.assign(64, 0);
+  p->col.assign(64, 0);
+  for (int l = 0; lanes && l < 64; ++l) {
+    p->col[l] = p->c_j[l];
+    std::vector<uint8_t> r(p->cd);
+    for (int e = 0; e < p->cd; ++e) {
+      lanes = lanes && p->c_j[e * 64 + l] == p->col[l];
+      r[e] = p->c_i[e * 64 + l];
+    }
+    int g = 0;
+    while (g < p->groups && !std::equal(r.begin(), r.end(), p->rows.begin() + g * p->cd)) ++g;
+    if (g == p->groups) {
+      p->rows.insert(p->rows.end(), r.begin(), r.end());
+      ++p->groups;
+    }
+    p->group[l] = static_cast<uint8_t>(g);
+  }
+  p->lanes = lanes && p->groups <= 4 && p->k <= 16;
   return p;
 }
 
@@ -304,6 +330,48 @@ __attribute__((target("avx512f"))) void MfmaSumsAvx512(const MfmaPlan& p, const 
     for (int kk = 0; kk < p.k; ++kk)
       s = _mm512_fmadd_pd(_mm512_set1_pd(a[kk]), _mm512_loadu_pd(b + kk * p.n), s);
     _mm512_storeu_pd(acc + x, s);
+  }
+}
+#endif
+
+#if defined(__x86_64__)
+// The lane-major form for one wave: `c` and `d` are the lanes' 16-element
+// vectors (C in, D out); the same sums as MfmaSumsScalar, in k order.
+__attribute__((target("avx512f,avx512dq,avx2,fma"))) void MfmaLanesAvx512(const MfmaPlan& p, const double* A,
+                                                        const double* B, const uint32_t* c,
+                                                        uint32_t* d, size_t stride) {
+  const int K = p.k, N = p.n, cd = p.cd;
+  alignas(64) double pack[4 * 16 * 16];  // [group][k][e], groups <= 4, K <= 16, cd <= 16
+  for (int g = 0; g < p.groups; ++g)
+    for (int kk = 0; kk < K; ++kk)
+      for (int e = 0; e < cd; ++e) pack[(g * K + kk) * cd + e] = A[p.rows[g * cd + e] * K + kk];
+  const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(kF32QNaN)));
+  for (int l = 0; l < 64; ++l) {
+    const uint32_t* cl = c + l * stride;
+    uint32_t* dl = d + l * stride;
+    const double* a = pack + p.group[l] * K * cd;
+    const double* b = B + p.col[l];
+    if (cd == 16) {
+      const __m512 cv = _mm512_loadu_ps(cl);
+      __m512d s0 = _mm512_cvtps_pd(_mm512_castps512_ps256(cv));
+      __m512d s1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(cv), 1)));
+      for (int kk = 0; kk < K; ++kk) {
+        const __m512d bk = _mm512_set1_pd(b[kk * N]);
+        s0 = _mm512_fmadd_pd(_mm512_loadu_pd(a + kk * 16), bk, s0);
+        s1 = _mm512_fmadd_pd(_mm512_loadu_pd(a + kk * 16 + 8), bk, s1);
+      }
+      const __m256 f0 = _mm512_cvtpd_ps(s0), f1 = _mm512_cvtpd_ps(s1);
+      __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(f0), f1, 1);
+      f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), qnan);  // CanonF32
+      _mm512_storeu_ps(reinterpret_cast<float*>(dl), f);
+    } else {  // cd == 4
+      __m256d s = _mm256_cvtps_pd(_mm_loadu_ps(reinterpret_cast<const float*>(cl)));
+      for (int kk = 0; kk < K; ++kk)
+        s = _mm256_fmadd_pd(_mm256_loadu_pd(a + kk * 4), _mm256_set1_pd(b[kk * N]), s);
+      __m128 f = _mm256_cvtpd_ps(s);
+      f = _mm_blendv_ps(f, _mm_castsi128_ps(_mm_set1_epi32(static_cast<int>(kF32QNaN))), _mm_cmpunord_ps(f, f));
+      _mm_storeu_ps(reinterpret_cast<float*>(dl), f);
+    }
   }
 }
 #endif
@@ -990,18 +1058,20 @@ absl::Status Interp::EvalFlatIndex(const Op& op, const std::vector<FlatIndex>& f
 std::optional<std::pair<int64_t, int64_t>> Interp::WholeAccess(const Op& op, const Mem& m,
                                                                const std::vector<int64_t>& idx,
                                                                int width) const {
+  // In shape, every term is at most (shape_d - 1) * stride_d * ElemBytes and
+  // their sum less than 2^62 (CheckArgs / CheckLds): no overflow.
   const int64_t eb = ElemBytes(m.elem);
-  __int128 off = 0;
+  int64_t off = 0;
   for (size_t d = 0; d < idx.size(); ++d) {
-    const __int128 lo = idx[d];
-    const __int128 hi = static_cast<int>(d) == op.along ? lo + (width - 1) : lo;
-    if (lo < 0 || hi >= m.shape[d]) return std::nullopt;
+    const int64_t lo = idx[d];
+    if (lo < 0 || lo >= m.shape[d]) return std::nullopt;
+    if (static_cast<int>(d) == op.along && width - 1 > m.shape[d] - 1 - lo) return std::nullopt;
     off += lo * m.strides[d] * eb;
   }
-  const __int128 step = static_cast<__int128>(m.strides[op.along]) * eb;
+  const int64_t step = m.strides[op.along] * eb;
   // Strides are not negative: the first and last elements bound the rest.
-  if (off < 0 || off + step * (width - 1) + eb > m.size) return std::nullopt;
-  return std::make_pair(static_cast<int64_t>(off), static_cast<int64_t>(step));
+  if (off + step * (width - 1) + eb > m.size) return std::nullopt;
+  return std::make_pair(off, step);
 }
 
 absl::StatusOr<std::optional<int64_t>> Interp::ElementOffset(const Op& op, const Mem& m,
@@ -1113,11 +1183,15 @@ absl::Status Interp::RunLoad(const Op& op) {
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
   const std::vector<FlatIndex> flat = FlattenIndex(op);
+  const uint64_t per_thread = access_ops_.size();
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
     s = EvalFlatIndex(op, flat, t, &idx);
     if (!s.ok()) return s;
+    // This thread's first access id (TrackAccess's).
+    const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
+    auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
     // Every element in shape and in the memory (the common case): the
     // offsets without ElementOffset's per-element checks.
     const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, op.type.width);
@@ -1142,7 +1216,9 @@ absl::Status Interp::RunLoad(const Op& op) {
                                   "store every LDS element before loading it"),
                      absl::StatusCode::kFailedPrecondition);
       }
-      if (at_off.has_value() && m->races != nullptr) {
+      if (at_off.has_value() && m->races != nullptr &&
+          RecordAccess(m->races[*at_off / eb], lo + ordinal, false, mine)) {
+        // A race (RecordAccess recorded nothing): TrackAccess finds and names it.
         s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
         if (!s.ok()) return s;
       }
@@ -1163,11 +1239,14 @@ absl::Status Interp::RunStore(const Op& op) {
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
   const std::vector<FlatIndex> flat = FlattenIndex(op);
+  const uint64_t per_thread = access_ops_.size();
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
     s = EvalFlatIndex(op, flat, t, &idx);
     if (!s.ok()) return s;
+    const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
+    auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
     const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, val.type.width);
     for (int e = 0; e < val.type.width; ++e) {
       std::optional<int64_t> at_off;
@@ -1179,7 +1258,8 @@ absl::Status Interp::RunStore(const Op& op) {
         at_off = *off;
       }
       if (at_off.has_value()) {
-        if (m->races != nullptr) {
+        if (m->races != nullptr && RecordAccess(m->races[*at_off / eb], lo + ordinal, true, mine)) {
+          // A race (RecordAccess recorded nothing): TrackAccess finds and names it.
           s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
           if (!s.ok()) return s;
         }
@@ -1369,6 +1449,14 @@ absl::Status Interp::RunMfma(const Op& op) {
     const Lane* c_in = &in[2]->v[w * 64];
     for (size_t x = 0; x < A.size(); ++x) A[x] = to_double(a_in[plan.a_lane[x]][plan.a_elem[x]]);
     for (size_t x = 0; x < B.size(); ++x) B[x] = to_double(b_in[plan.b_lane[x]][plan.b_elem[x]]);
+#if defined(__x86_64__)
+    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (plan.lanes && avx512) {
+      MfmaLanesAvx512(plan, A.data(), B.data(), c_in[0].data(), out.v[w * 64].data(), 16);
+      continue;
+    }
+#endif
     for (int e = 0; e < cdw; ++e)
       for (int l = 0; l < 64; ++l) {
         float c;  // ToDouble(kF32, bits)

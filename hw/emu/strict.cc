@@ -192,9 +192,12 @@ absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t
   // same op are checked once.
   const int32_t* writes = &last_write_[addr];
   int32_t seen = -1;
+  uint32_t unwritten = n;  // check 4: the first byte no op has written
   for (uint32_t b = 0; b < n; ++b) {
     const int32_t wop = writes[b];
-    if (wop != seen && wop >= 0) {
+    if (wop < 0) {
+      unwritten = std::min(unwritten, b);
+    } else if (wop != seen) {
       if (!ordered(ops_[wop])) return Race(p, now, ops_[wop], addr + b, gen);
       seen = wop;
     }
@@ -210,13 +213,14 @@ absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t
   }
   int32_t* reads = &last_read_[static_cast<size_t>(now.wave) * bytes_ + addr];
   std::fill(reads, reads + n, id);
-  for (uint32_t b = addr; b < addr + n; ++b)
-    if (last_write_[b] < 0)
-      return absl::FailedPreconditionError(absl::StrCat(
-          p.Describe(now.inst), ": lane ", lane, " reads LDS bytes [0x", absl::Hex(addr), ", 0x",
-          absl::Hex(addr + n), "), but no lane of the workgroup has written LDS byte 0x", absl::Hex(b),
-          " since the kernel started: LDS contents are undefined at launch (here 0xcd bytes); "
-          "the kernel reads LDS it never stored"));
+  if (unwritten < n) {
+    const uint32_t b = addr + unwritten;
+    return absl::FailedPreconditionError(absl::StrCat(
+        p.Describe(now.inst), ": lane ", lane, " reads LDS bytes [0x", absl::Hex(addr), ", 0x",
+        absl::Hex(addr + n), "), but no lane of the workgroup has written LDS byte 0x", absl::Hex(b),
+        " since the kernel started: LDS contents are undefined at launch (here 0xcd bytes); "
+        "the kernel reads LDS it never stored"));
+  }
   return absl::OkStatus();
 }
 
