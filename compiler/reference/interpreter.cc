@@ -1533,7 +1533,16 @@ absl::Status Interp::RunFor(const Op& op, int depth) {
                                       TypeText((*y)->type), " but iter_arg %", op.iter_args[i],
                                       " is ", TypeText(types[i])));
       } else {
-        next.push_back(**y);
+        // A value of this iteration's scope (dropped below) yielded once is
+        // moved; one from an enclosing scope, or yielded twice, is copied.
+        const std::string& name = yield.operands[i].name;
+        bool once = true;
+        for (size_t j = 0; j < n; ++j) once = once && (j == i || yield.operands[j].name != name);
+        auto it = scopes_.back().find(name);
+        if (once && it != scopes_.back().end() && &it->second == *y)
+          next.push_back(std::move(it->second));
+        else
+          next.push_back(**y);
       }
     }
     scopes_.pop_back();

@@ -192,6 +192,8 @@ absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t
   // same op are checked once.
   const int32_t* writes = &last_write_[addr];
   int32_t seen = -1;
+  int32_t seen_read[64];  // a write: per wave, the last read op found ordered
+  if (now.write) std::fill(seen_read, seen_read + std::min(waves_, 64), -1);
   uint32_t unwritten = n;  // check 4: the first byte no op has written
   for (uint32_t b = 0; b < n; ++b) {
     const int32_t wop = writes[b];
@@ -204,7 +206,9 @@ absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t
     if (now.write)
       for (int w = 0; w < waves_; ++w) {
         const int32_t r = last_read_[static_cast<size_t>(w) * bytes_ + addr + b];
-        if (r >= 0 && !ordered(ops_[r])) return Race(p, now, ops_[r], addr + b, gen);
+        if (r < 0 || (w < 64 && r == seen_read[w])) continue;
+        if (!ordered(ops_[r])) return Race(p, now, ops_[r], addr + b, gen);
+        if (w < 64) seen_read[w] = r;
       }
   }
   if (now.write) {
