@@ -10,9 +10,12 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,6 +27,10 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/types.h"
 #include "compiler/target/target.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace kir {
 
@@ -173,10 +180,326 @@ std::string Where(const SourceLoc& loc) {
   return loc.line > 0 ? absl::StrCat(loc.line, ":", loc.col, ": ") : "";
 }
 
+
+// ---------------------------------------------------------------------------
+// MFMA: the catalogue's slots tabulated once per MFMA, and the sums.
+
+// The exact double of every f16 bit pattern (ToDouble), for all 65536.
+const double* F16Doubles() {
+  static const std::vector<double>* table = [] {
+    auto* t = new std::vector<double>(65536);
+    for (uint32_t h = 0; h < 65536; ++h) (*t)[h] = ToDouble(ElemType::kF16, h);
+    return t;
+  }();
+  return table->data();
+}
+
+struct MfmaPlan {
+  int m = 0, n = 0, k = 0, cd = 0;
+  // A[i][k] (i * K + k), B[k][j] (k * N + j): the lane and the element of
+  // its vector.
+  std::vector<uint8_t> a_lane, a_elem, b_lane, b_elem;
+  // Per D element of a lane's result (element * 64 + lane): its i and j.
+  std::vector<uint8_t> c_i, c_j;
+  // Every 8 consecutive lanes (from a multiple of 8) of one result element
+  // hold one row i and 8 consecutive columns j.
+  bool rows8 = false;
+  // Lane-major form: every element of lane l has column j = col[l], and its
+  // rows are those of the lane's group: rows[group[l] * cd + e]. Then
+  // D(lane l) = C(lane l) + sum over k of Apack[group][k][e] * B[k][col[l]].
+  bool lanes = false;
+  int groups = 0;
+  std::vector<uint8_t> group, col, rows;
+  std::string error;  // the catalogue's layout does not fit (the op's error)
+};
+
+std::unique_ptr<MfmaPlan> MakePlan(const MfmaDesc& d) {
+  auto p = std::make_unique<MfmaPlan>();
+  p->m = d.m;
+  p->n = d.n;
+  p->k = d.k;
+  p->cd = d.cd_width;
+  const int per_reg = 4 / ElemBytes(d.ab_elem);
+  // Element index within a lane's vector for a fragment slot, or -1 if the
+  // catalogue's slot does not fit the operand (never for a correct catalogue).
+  auto ab_index = [&](const FragmentSlot& f) {
+    int e = f.reg * per_reg + f.elem;
+    return f.lane < 0 || f.lane >= 64 || f.elem < 0 || f.elem >= per_reg || e < 0 ||
+                   e >= d.ab_width
+               ? -1
+               : e;
+  };
+  for (int i = 0; i < d.m; ++i)
+    for (int kk = 0; kk < d.k; ++kk) {
+      FragmentSlot f = d.ASlot(i, kk);
+      int e = ab_index(f);
+      if (e < 0) {
+        p->error = "internal error: bad A slot in the MFMA catalogue";
+        return p;
+      }
+      p->a_lane.push_back(static_cast<uint8_t>(f.lane));
+      p->a_elem.push_back(static_cast<uint8_t>(e));
+    }
+  for (int kk = 0; kk < d.k; ++kk)
+    for (int j = 0; j < d.n; ++j) {
+      FragmentSlot f = d.BSlot(kk, j);
+      int e = ab_index(f);
+      if (e < 0) {
+        p->error = "internal error: bad B slot in the MFMA catalogue";
+        return p;
+      }
+      p->b_lane.push_back(static_cast<uint8_t>(f.lane));
+      p->b_elem.push_back(static_cast<uint8_t>(e));
+    }
+  std::vector<int> covered(64 * static_cast<size_t>(d.cd_width), 0);
+  p->c_i.assign(covered.size(), 0);
+  p->c_j.assign(covered.size(), 0);
+  for (int i = 0; i < d.m; ++i)
+    for (int j = 0; j < d.n; ++j) {
+      FragmentSlot f = d.CSlot(i, j);
+      if (f.lane < 0 || f.lane >= 64 || f.reg < 0 || f.reg >= d.cd_width) {
+        p->error = "internal error: bad C slot in the MFMA catalogue";
+        return p;
+      }
+      const size_t at = static_cast<size_t>(f.reg) * 64 + f.lane;
+      ++covered[at];
+      p->c_i[at] = static_cast<uint8_t>(i);
+      p->c_j[at] = static_cast<uint8_t>(j);
+    }
+  for (int c : covered)
+    if (c != 1) {
+      p->error = "internal error: the MFMA catalogue's C layout is not 1:1";
+      return p;
+    }
+  bool rows8 = d.n % 8 == 0;
+  for (size_t g = 0; rows8 && g < covered.size(); g += 8)
+    for (size_t l = 1; l < 8; ++l)
+      rows8 = rows8 && p->c_i[g + l] == p->c_i[g] && p->c_j[g + l] == p->c_j[g] + l;
+  p->rows8 = rows8;
+  // The lane-major form, when the layout has it (16x16 and 32x32 do).
+  bool lanes = p->cd == 4 || p->cd == 16;
+  p->group.assign(64, 0);
+  p->col.assign(64, 0);
+  for (int l = 0; lanes && l < 64; ++l) {
+    p->col[l] = p->c_j[l];
+    std::vector<uint8_t> r(p->cd);
+    for (int e = 0; e < p->cd; ++e) {
+      lanes = lanes && p->c_j[e * 64 + l] == p->col[l];
+      r[e] = p->c_i[e * 64 + l];
+    }
+    int g = 0;
+    while (g < p->groups && !std::equal(r.begin(), r.end(), p->rows.begin() + g * p->cd)) ++g;
+    if (g == p->groups) {
+      p->rows.insert(p->rows.end(), r.begin(), r.end());
+      ++p->groups;
+    }
+    p->group[l] = static_cast<uint8_t>(g);
+  }
+  p->lanes = lanes && p->groups <= 4 && p->k <= 16;
+  return p;
+}
+
+const MfmaPlan& PlanFor(const MfmaDesc& d) {
+  static std::mutex mu;
+  static std::map<const MfmaDesc*, std::unique_ptr<MfmaPlan>>* plans =
+      new std::map<const MfmaDesc*, std::unique_ptr<MfmaPlan>>();
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<MfmaPlan>& p = (*plans)[&d];
+  if (!p) p = MakePlan(d);
+  return *p;
+}
+
+// acc[e * 64 + l] = acc[e * 64 + l] + sum over k, in k order, of
+// A[i][k] * B[k][j] for the D element (i, j) at element e of lane l.
+void MfmaSumsScalar(const MfmaPlan& p, const double* A, const double* B, double* acc) {
+  for (int x = 0; x < p.cd * 64; ++x) {
+    const int i = p.c_i[x], j = p.c_j[x];
+    double s = acc[x];
+    for (int kk = 0; kk < p.k; ++kk) s = s + A[i * p.k + kk] * B[kk * p.n + j];  // exact product
+    acc[x] = s;
+  }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void MfmaSumsAvx512(const MfmaPlan& p, const double* A,
+                                                       const double* B, double* acc) {
+  for (int x = 0; x < p.cd * 64; x += 8) {
+    const double* a = A + p.c_i[x] * p.k;
+    const double* b = B + p.c_j[x];
+    __m512d s = _mm512_loadu_pd(acc + x);
+    for (int kk = 0; kk < p.k; ++kk)
+      s = _mm512_fmadd_pd(_mm512_set1_pd(a[kk]), _mm512_loadu_pd(b + kk * p.n), s);
+    _mm512_storeu_pd(acc + x, s);
+  }
+}
+#endif
+
+#if defined(__x86_64__)
+// The lane-major form for one wave: `c` and `d` are the lanes' 16-element
+// vectors (C in, D out); the same sums as MfmaSumsScalar, in k order.
+__attribute__((target("avx512f,avx512dq,avx2,fma"))) void MfmaLanesAvx512(const MfmaPlan& p, const double* A,
+                                                        const double* B, const uint32_t* c,
+                                                        uint32_t* d, size_t stride) {
+  const int K = p.k, N = p.n, cd = p.cd;
+  alignas(64) double pack[4 * 16 * 16];  // [group][k][e], groups <= 4, K <= 16, cd <= 16
+  for (int g = 0; g < p.groups; ++g)
+    for (int kk = 0; kk < K; ++kk)
+      for (int e = 0; e < cd; ++e) pack[(g * K + kk) * cd + e] = A[p.rows[g * cd + e] * K + kk];
+  const __m512 qnan = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(kF32QNaN)));
+  for (int l = 0; l < 64; ++l) {
+    const uint32_t* cl = c + l * stride;
+    uint32_t* dl = d + l * stride;
+    const double* a = pack + p.group[l] * K * cd;
+    const double* b = B + p.col[l];
+    if (cd == 16) {
+      const __m512 cv = _mm512_loadu_ps(cl);
+      __m512d s0 = _mm512_cvtps_pd(_mm512_castps512_ps256(cv));
+      __m512d s1 = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(cv), 1)));
+      for (int kk = 0; kk < K; ++kk) {
+        const __m512d bk = _mm512_set1_pd(b[kk * N]);
+        s0 = _mm512_fmadd_pd(_mm512_loadu_pd(a + kk * 16), bk, s0);
+        s1 = _mm512_fmadd_pd(_mm512_loadu_pd(a + kk * 16 + 8), bk, s1);
+      }
+      const __m256 f0 = _mm512_cvtpd_ps(s0), f1 = _mm512_cvtpd_ps(s1);
+      __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(f0), f1, 1);
+      f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q), qnan);  // CanonF32
+      _mm512_storeu_ps(reinterpret_cast<float*>(dl), f);
+    } else {  // cd == 4
+      __m256d s = _mm256_cvtps_pd(_mm_loadu_ps(reinterpret_cast<const float*>(cl)));
+      for (int kk = 0; kk < K; ++kk)
+        s = _mm256_fmadd_pd(_mm256_loadu_pd(a + kk * 4), _mm256_set1_pd(b[kk * N]), s);
+      __m128 f = _mm256_cvtpd_ps(s);
+      f = _mm_blendv_ps(f, _mm_castsi128_ps(_mm_set1_epi32(static_cast<int>(kF32QNaN))), _mm_cmpunord_ps(f, f));
+      _mm_storeu_ps(reinterpret_cast<float*>(dl), f);
+    }
+  }
+}
+#endif
+
+void MfmaSums(const MfmaPlan& p, const double* A, const double* B, double* acc) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (p.rows8 && avx512) return MfmaSumsAvx512(p, A, B, acc);
+#endif
+  MfmaSumsScalar(p, A, B, acc);
+}
+
 // ---------------------------------------------------------------------------
 // The interpreter.
 
 using Lane = std::array<uint32_t, 16>;  // one thread's value; elements [0, width)
+
+// An index expression in postfix form for per-thread evaluation: the leaves
+// are tid.{x,y,z} (kTid, v = the dimension) and values (kValue: a subtree
+// without tid, evaluated once; kFail: such a subtree Evaluate cannot
+// evaluate, so no thread can).
+struct FlatNode {
+  enum Kind : uint8_t { kValue, kTid, kFail, kAdd, kSub, kMul, kFloorDiv, kMod } kind;
+  int64_t v;
+  bool operator==(const FlatNode& o) const { return kind == o.kind && v == o.v; }
+};
+// A postfix expression's value for every thread of the workgroup (ok[t] = 0:
+// it cannot be evaluated for thread t), for the code it was computed from.
+struct ThreadIndex {
+  std::vector<FlatNode> code;
+  std::vector<int64_t> val;
+  std::vector<uint8_t> ok;
+};
+// One index expression, ready for per-thread evaluation: T, or when the
+// root is +, - or * with one operand that reads no tid (V, evaluated once),
+// V op T or T op V. T's values per thread are kept between executions of
+// the op while T's code stays the same (an index whose loop-variable part
+// is added at its root: T is the same every iteration).
+struct FlatIndex {
+  FlatNode::Kind peel = FlatNode::kValue;  // kAdd, kSub, kMul; kValue: none
+  bool t_left = false;                     // T is the left operand
+  std::optional<int64_t> v;                // V
+  std::vector<FlatNode> code;              // T
+  int depth = 0;                           // stack slots T's evaluation needs
+  const ThreadIndex* per_thread = nullptr; // T per thread; null: too deep, use Evaluate
+};
+
+inline int64_t FloorDivPos(int64_t a, int64_t d) {  // FloorDiv for d > 0
+  int64_t q = a / d;
+  if (a % d != 0 && a < 0) --q;
+  return q;
+}
+
+bool ReadsTid(const IndexExpr& e) {
+  switch (e.kind) {
+    case IndexKind::kTid:
+      return true;
+    case IndexKind::kAdd:
+    case IndexKind::kSub:
+    case IndexKind::kMul:
+    case IndexKind::kFloorDiv:
+    case IndexKind::kMod:
+      return ReadsTid(*e.lhs) || ReadsTid(*e.rhs);
+    default:
+      return false;
+  }
+}
+
+// Returns the stack depth the code for `e` needs.
+int Flatten(const IndexExpr& e, const IndexEnv& env, std::vector<FlatNode>* code) {
+  if (!ReadsTid(e)) {
+    std::optional<int64_t> v = Evaluate(e, env);
+    code->push_back(v ? FlatNode{FlatNode::kValue, *v} : FlatNode{FlatNode::kFail, 0});
+    return 1;
+  }
+  if (e.kind == IndexKind::kTid) {
+    code->push_back(FlatNode{FlatNode::kTid, e.dim});
+    return 1;
+  }
+  const int l = Flatten(*e.lhs, env, code);
+  const int r = Flatten(*e.rhs, env, code);
+  FlatNode::Kind k = FlatNode::kAdd;
+  switch (e.kind) {
+    case IndexKind::kSub: k = FlatNode::kSub; break;
+    case IndexKind::kMul: k = FlatNode::kMul; break;
+    case IndexKind::kFloorDiv: k = FlatNode::kFloorDiv; break;
+    case IndexKind::kMod: k = FlatNode::kMod; break;
+    default: break;
+  }
+  code->push_back(FlatNode{k, 0});
+  return std::max(l, r + 1);
+}
+
+// What Evaluate gives for the flattened expression at tid.
+std::optional<int64_t> EvalFlat(const FlatIndex& f, const int64_t tid[3], int64_t* stack) {
+  int sp = 0;
+  for (const FlatNode& n : f.code) {
+    switch (n.kind) {
+      case FlatNode::kValue: stack[sp++] = n.v; continue;
+      case FlatNode::kTid: stack[sp++] = tid[n.v]; continue;
+      case FlatNode::kFail: return std::nullopt;
+      default: break;
+    }
+    const int64_t a = stack[sp - 2], b = stack[sp - 1];
+    int64_t r = 0;
+    switch (n.kind) {
+      case FlatNode::kAdd:
+        if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+        break;
+      case FlatNode::kSub:
+        if (__builtin_sub_overflow(a, b, &r)) return std::nullopt;
+        break;
+      case FlatNode::kMul:
+        if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+        break;
+      case FlatNode::kFloorDiv:
+        if (b <= 0) return std::nullopt;
+        r = FloorDivPos(a, b);
+        break;
+      default:  // kMod
+        if (b <= 0) return std::nullopt;
+        r = a - FloorDivPos(a, b) * b;  // FloorMod
+        break;
+    }
+    stack[--sp - 1] = r;
+  }
+  return stack[0];
+}
 
 struct Slot {
   ValueType type;
@@ -282,8 +605,20 @@ class Interp {
   }
 
   absl::StatusOr<Mem> ResolveMem(const Op& op, ValueType vt);
-  // Evaluates the op's index expressions for thread t into idx.
-  absl::Status EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* idx);
+  // The op's index expressions for thread t, in two steps: the expressions
+  // with every subtree that does not read tid evaluated once (Evaluate, for
+  // the workgroup and loop variables of now), then per thread (EvalFlatIndex
+  // gives what Evaluate gives for the whole tree, and an error when it
+  // cannot be evaluated).
+  std::vector<FlatIndex> FlattenIndex(const Op& op);
+  absl::Status EvalFlatIndex(const Op& op, const std::vector<FlatIndex>& flat, int64_t t,
+                             std::vector<int64_t>* idx);
+  // Element e of the access at `idx` is at byte offset base + e * step for
+  // every e < width, all in shape and in the memory (nullopt: some are not;
+  // ElementOffset then says which and how, element by element).
+  std::optional<std::pair<int64_t, int64_t>> WholeAccess(const Op& op, const Mem& m,
+                                                         const std::vector<int64_t>& idx,
+                                                         int width) const;
   void SetThread(int64_t t) {
     env_.tid[0] = tid_[t][0];
     env_.tid[1] = tid_[t][1];
@@ -332,6 +667,8 @@ class Interp {
   int64_t wg_base_ = 0;  // linear workgroup index * threads per workgroup
   std::vector<Scope> scopes_;
   std::map<std::string, int64_t> loop_vars_;
+  // FlattenIndex's per-thread values of each load's and store's indexes.
+  std::unordered_map<const Op*, std::vector<ThreadIndex>> index_cache_;
   IndexEnv env_;
 };
 
@@ -524,6 +861,8 @@ absl::Status Interp::Arity(const Op& op, size_t results, size_t operands) {
 }
 
 absl::Status Interp::Charge(const Op& op) {
+  if (opts_.cancel != nullptr && opts_.cancel->load(std::memory_order_relaxed))
+    return absl::CancelledError("the reference interpreter was cancelled");
   wave_ops_ += nthreads_ / 64;
   if (opts_.max_wave_ops > 0 && wave_ops_ > opts_.max_wave_ops)
     return OpErr(op,
@@ -651,10 +990,61 @@ absl::StatusOr<Mem> Interp::ResolveMem(const Op& op, ValueType vt) {
   return m;
 }
 
-absl::Status Interp::EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* idx) {
-  idx->resize(op.index.size());
+std::vector<FlatIndex> Interp::FlattenIndex(const Op& op) {
+  std::vector<FlatIndex> flat(op.index.size());
+  std::vector<ThreadIndex>& cache = index_cache_[&op];
+  cache.resize(op.index.size());
   for (size_t d = 0; d < op.index.size(); ++d) {
-    std::optional<int64_t> v = Evaluate(*op.index[d], env_);
+    FlatIndex& f = flat[d];
+    const IndexExpr* t = op.index[d].get();
+    const IndexKind k = t->kind;
+    if ((k == IndexKind::kAdd || k == IndexKind::kSub || k == IndexKind::kMul) &&
+        ReadsTid(*t->lhs) != ReadsTid(*t->rhs)) {
+      f.peel = k == IndexKind::kAdd ? FlatNode::kAdd : k == IndexKind::kSub ? FlatNode::kSub : FlatNode::kMul;
+      f.t_left = ReadsTid(*t->lhs);
+      f.v = Evaluate(f.t_left ? *t->rhs : *t->lhs, env_);
+      t = f.t_left ? t->lhs.get() : t->rhs.get();
+    }
+    f.depth = Flatten(*t, env_, &f.code);
+    if (f.depth > kMaxIndexDepth + 2) continue;  // per thread with Evaluate
+    ThreadIndex& c = cache[d];
+    if (c.code != f.code || c.val.size() != static_cast<size_t>(nthreads_)) {
+      c.code = f.code;
+      c.val.assign(static_cast<size_t>(nthreads_), 0);
+      c.ok.assign(static_cast<size_t>(nthreads_), 0);
+      int64_t stack[kMaxIndexDepth + 2];
+      for (int64_t th = 0; th < nthreads_; ++th) {
+        std::optional<int64_t> v = EvalFlat(f, tid_[th].data(), stack);
+        c.ok[th] = v.has_value();
+        c.val[th] = v.value_or(0);
+      }
+    }
+    f.per_thread = &c;
+  }
+  return flat;
+}
+
+absl::Status Interp::EvalFlatIndex(const Op& op, const std::vector<FlatIndex>& flat, int64_t t,
+                                   std::vector<int64_t>* idx) {
+  idx->resize(flat.size());
+  for (size_t d = 0; d < flat.size(); ++d) {
+    const FlatIndex& f = flat[d];
+    std::optional<int64_t> v;
+    if (f.per_thread == nullptr) {
+      v = Evaluate(*op.index[d], env_);  // SetThread(t) was called
+    } else if (f.per_thread->ok[t]) {
+      const int64_t tv = f.per_thread->val[t];
+      if (f.peel == FlatNode::kValue) {
+        v = tv;
+      } else if (f.v) {
+        const int64_t a = f.t_left ? tv : *f.v, b = f.t_left ? *f.v : tv;
+        int64_t r = 0;
+        const bool over = f.peel == FlatNode::kAdd   ? __builtin_add_overflow(a, b, &r)
+                          : f.peel == FlatNode::kSub ? __builtin_sub_overflow(a, b, &r)
+                                                     : __builtin_mul_overflow(a, b, &r);
+        if (!over) v = r;
+      }
+    }
     if (!v)
       return OpErr(op,
                    absl::StrCat("index ", d, " cannot be evaluated for ", ThreadText(t),
@@ -663,6 +1053,25 @@ absl::Status Interp::EvalIndex(const Op& op, int64_t t, std::vector<int64_t>* id
     (*idx)[d] = *v;
   }
   return absl::OkStatus();
+}
+
+std::optional<std::pair<int64_t, int64_t>> Interp::WholeAccess(const Op& op, const Mem& m,
+                                                               const std::vector<int64_t>& idx,
+                                                               int width) const {
+  // In shape, every term is at most (shape_d - 1) * stride_d * ElemBytes and
+  // their sum less than 2^62 (CheckArgs / CheckLds): no overflow.
+  const int64_t eb = ElemBytes(m.elem);
+  int64_t off = 0;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    const int64_t lo = idx[d];
+    if (lo < 0 || lo >= m.shape[d]) return std::nullopt;
+    if (static_cast<int>(d) == op.along && width - 1 > m.shape[d] - 1 - lo) return std::nullopt;
+    off += lo * m.strides[d] * eb;
+  }
+  const int64_t step = m.strides[op.along] * eb;
+  // Strides are not negative: the first and last elements bound the rest.
+  if (off + step * (width - 1) + eb > m.size) return std::nullopt;
+  return std::make_pair(off, step);
 }
 
 absl::StatusOr<std::optional<int64_t>> Interp::ElementOffset(const Op& op, const Mem& m,
@@ -773,16 +1182,30 @@ absl::Status Interp::RunLoad(const Op& op) {
   Slot out = NewSlot(op.type);
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
+  const std::vector<FlatIndex> flat = FlattenIndex(op);
+  const uint64_t per_thread = access_ops_.size();
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
-    s = EvalIndex(op, t, &idx);
+    s = EvalFlatIndex(op, flat, t, &idx);
     if (!s.ok()) return s;
+    // This thread's first access id (TrackAccess's).
+    const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
+    auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
+    // Every element in shape and in the memory (the common case): the
+    // offsets without ElementOffset's per-element checks.
+    const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, op.type.width);
     for (int e = 0; e < op.type.width; ++e) {
-      absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
-      if (!off.ok()) return off.status();
-      if (off->has_value() && m->written != nullptr &&
-          !std::all_of(m->written + **off, m->written + **off + eb, [](uint8_t w) { return w != 0; })) {
+      std::optional<int64_t> at_off;
+      if (whole) {
+        at_off = whole->first + e * whole->second;
+      } else {
+        absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
+        if (!off.ok()) return off.status();
+        at_off = *off;
+      }
+      if (at_off.has_value() && m->written != nullptr &&
+          !std::all_of(m->written + *at_off, m->written + *at_off + eb, [](uint8_t w) { return w != 0; })) {
         std::vector<int64_t> at = idx;
         at[op.along] += e;
         return OpErr(op,
@@ -793,11 +1216,13 @@ absl::Status Interp::RunLoad(const Op& op) {
                                   "store every LDS element before loading it"),
                      absl::StatusCode::kFailedPrecondition);
       }
-      if (off->has_value() && m->races != nullptr) {
-        s = TrackAccess(op, ordinal, *m, **off, t, idx, e);
+      if (at_off.has_value() && m->races != nullptr &&
+          RecordAccess(m->races[*at_off / eb], lo + ordinal, false, mine)) {
+        // A race (RecordAccess recorded nothing): TrackAccess finds and names it.
+        s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
         if (!s.ok()) return s;
       }
-      out.v[t][e] = off->has_value() ? ReadElem(m->data + **off, eb) : 0;
+      out.v[t][e] = at_off.has_value() ? ReadElem(m->data + *at_off, eb) : 0;
     }
   }
   return Define(op, op.results[0], std::move(out));
@@ -813,21 +1238,33 @@ absl::Status Interp::RunStore(const Op& op) {
   if (!m.ok()) return m.status();
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
+  const std::vector<FlatIndex> flat = FlattenIndex(op);
+  const uint64_t per_thread = access_ops_.size();
   std::vector<int64_t> idx;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
-    s = EvalIndex(op, t, &idx);
+    s = EvalFlatIndex(op, flat, t, &idx);
     if (!s.ok()) return s;
+    const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
+    auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
+    const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, val.type.width);
     for (int e = 0; e < val.type.width; ++e) {
-      absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
-      if (!off.ok()) return off.status();
-      if (off->has_value()) {
-        if (m->races != nullptr) {
-          s = TrackAccess(op, ordinal, *m, **off, t, idx, e);
+      std::optional<int64_t> at_off;
+      if (whole) {
+        at_off = whole->first + e * whole->second;
+      } else {
+        absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
+        if (!off.ok()) return off.status();
+        at_off = *off;
+      }
+      if (at_off.has_value()) {
+        if (m->races != nullptr && RecordAccess(m->races[*at_off / eb], lo + ordinal, true, mine)) {
+          // A race (RecordAccess recorded nothing): TrackAccess finds and names it.
+          s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
           if (!s.ok()) return s;
         }
-        WriteElem(m->data + **off, eb, val.v[t][e]);
-        if (m->written != nullptr) std::fill(m->written + **off, m->written + **off + eb, 1);
+        WriteElem(m->data + *at_off, eb, val.v[t][e]);
+        if (m->written != nullptr) std::fill(m->written + *at_off, m->written + *at_off + eb, 1);
       }
     }
   }
@@ -993,52 +1430,48 @@ absl::Status Interp::RunMfma(const Op& op) {
                                   " produces ", TypeText(cd)));
   s = CanDefine(op, op.results[0]);
   if (!s.ok()) return s;
-  const int per_reg = 4 / ElemBytes(d->ab_elem);
-  const int M = d->m, N = d->n, K = d->k;
-  // Element index within a lane's vector for a fragment slot, or -1 if the
-  // catalogue's slot does not fit the operand (never for a correct catalogue).
-  auto ab_index = [&](const FragmentSlot& f) {
-    int e = f.reg * per_reg + f.elem;
-    return f.lane < 0 || f.lane >= 64 || f.elem < 0 || f.elem >= per_reg || e < 0 ||
-                   e >= d->ab_width
-               ? -1
-               : e;
-  };
-  auto cd_index = [&](const FragmentSlot& f) {
-    return f.lane < 0 || f.lane >= 64 || f.reg < 0 || f.reg >= d->cd_width ? -1 : f.reg;
-  };
+  const MfmaPlan& plan = PlanFor(*d);
+  if (!plan.error.empty()) return OpErr(op, plan.error);
+  const int M = d->m, N = d->n, K = d->k, cdw = d->cd_width;
   Slot out = NewSlot(cd);
+  // Products of two inputs are exact in double, so a fused multiply-add
+  // rounds exactly as the product's separate add (and is NaN exactly when
+  // it is; CanonF32 makes every NaN the same).
   std::vector<double> A(static_cast<size_t>(M) * K), B(static_cast<size_t>(K) * N);
-  std::vector<double> C(static_cast<size_t>(M) * N);
+  std::vector<double> acc(static_cast<size_t>(cdw) * 64);
+  const double* table = d->ab_elem == ElemType::kF16 ? F16Doubles() : nullptr;
+  auto to_double = [&](uint32_t bits) {
+    return table != nullptr ? table[bits & 0xffff] : ToDouble(d->ab_elem, bits);
+  };
   for (int64_t w = 0; w < nthreads_ / 64; ++w) {
-    const int64_t base = w * 64;
-    for (int i = 0; i < M; ++i)
-      for (int kk = 0; kk < K; ++kk) {
-        FragmentSlot f = d->ASlot(i, kk);
-        int e = ab_index(f);
-        if (e < 0) return OpErr(op, "internal error: bad A slot in the MFMA catalogue");
-        A[i * K + kk] = ToDouble(d->ab_elem, in[0]->v[base + f.lane][e]);
+    const Lane* a_in = &in[0]->v[w * 64];
+    const Lane* b_in = &in[1]->v[w * 64];
+    const Lane* c_in = &in[2]->v[w * 64];
+    for (size_t x = 0; x < A.size(); ++x) A[x] = to_double(a_in[plan.a_lane[x]][plan.a_elem[x]]);
+    for (size_t x = 0; x < B.size(); ++x) B[x] = to_double(b_in[plan.b_lane[x]][plan.b_elem[x]]);
+#if defined(__x86_64__)
+    static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (plan.lanes && avx512) {
+      MfmaLanesAvx512(plan, A.data(), B.data(), c_in[0].data(), out.v[w * 64].data(), 16);
+      continue;
+    }
+#endif
+    for (int e = 0; e < cdw; ++e)
+      for (int l = 0; l < 64; ++l) {
+        float c;  // ToDouble(kF32, bits)
+        std::memcpy(&c, &c_in[l][e], 4);
+        acc[e * 64 + l] = c;
       }
-    for (int kk = 0; kk < K; ++kk)
-      for (int j = 0; j < N; ++j) {
-        FragmentSlot f = d->BSlot(kk, j);
-        int e = ab_index(f);
-        if (e < 0) return OpErr(op, "internal error: bad B slot in the MFMA catalogue");
-        B[kk * N + j] = ToDouble(d->ab_elem, in[1]->v[base + f.lane][e]);
+    MfmaSums(plan, A.data(), B.data(), acc.data());
+    Lane* o = &out.v[w * 64];
+    for (int e = 0; e < cdw; ++e)
+      for (int l = 0; l < 64; ++l) {
+        const float f = static_cast<float>(acc[e * 64 + l]);
+        uint32_t bits;  // CanonF32
+        std::memcpy(&bits, &f, 4);
+        o[l][e] = f != f ? kF32QNaN : bits;
       }
-    std::vector<int> covered(64 * static_cast<size_t>(d->cd_width), 0);
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        FragmentSlot f = d->CSlot(i, j);
-        int e = cd_index(f);
-        if (e < 0) return OpErr(op, "internal error: bad C slot in the MFMA catalogue");
-        ++covered[f.lane * d->cd_width + e];
-        double acc = ToDouble(ElemType::kF32, in[2]->v[base + f.lane][e]);
-        for (int kk = 0; kk < K; ++kk) acc += A[i * K + kk] * B[kk * N + j];
-        out.v[base + f.lane][e] = CanonF32(static_cast<float>(acc));
-      }
-    for (int c : covered)
-      if (c != 1) return OpErr(op, "internal error: the MFMA catalogue's C layout is not 1:1");
   }
   return Define(op, op.results[0], std::move(out));
 }
@@ -1100,7 +1533,16 @@ absl::Status Interp::RunFor(const Op& op, int depth) {
                                       TypeText((*y)->type), " but iter_arg %", op.iter_args[i],
                                       " is ", TypeText(types[i])));
       } else {
-        next.push_back(**y);
+        // A value of this iteration's scope (dropped below) yielded once is
+        // moved; one from an enclosing scope, or yielded twice, is copied.
+        const std::string& name = yield.operands[i].name;
+        bool once = true;
+        for (size_t j = 0; j < n; ++j) once = once && (j == i || yield.operands[j].name != name);
+        auto it = scopes_.back().find(name);
+        if (once && it != scopes_.back().end() && &it->second == *y)
+          next.push_back(std::move(it->second));
+        else
+          next.push_back(**y);
       }
     }
     scopes_.pop_back();

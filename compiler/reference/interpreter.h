@@ -112,6 +112,7 @@
 #ifndef KIRC_COMPILER_REFERENCE_INTERPRETER_H_
 #define KIRC_COMPILER_REFERENCE_INTERPRETER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -149,6 +150,10 @@ struct InterpOptions {
   int64_t max_wave_ops = 0;
   // Appended to the budget error, e.g. "raise it with --max-instructions=N".
   std::string budget_hint;
+  // Non-null: when it becomes true (another thread sets it), Interpret stops
+  // at its next op with a Cancelled error (a caller that runs the
+  // interpreter beside a device and no longer needs its result).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Host bytes of bookkeeping Interpret keeps per buffer element, beside the

@@ -166,6 +166,11 @@ Options for run (and --mcpu, --llvm-bin as above):
                     waves (default 20000000; 0: no limit); the reference
                     interpreter gets N wave-ops. Beyond it the run stops with
                     an error (deterministic: a count, not a time)
+  --threads=N       threads the run uses (default: the machine's cores): with
+                    2 or more the reference interpreter runs beside the
+                    device (when the host memory allows both at once). The
+                    report, the outputs, the first error and the
+                    --max-instructions verdict are the same for every N
   --code-object=PATH
                     run this code object (e.g. a kir_kernel build output)
                     instead of compiling FILE.kir; its metadata must name
@@ -319,6 +324,7 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--rocjitsu", "a directory (a rocjitsu build: third_party/rocjitsu/build.sh --out)"},
     {"--seed", "an integer from 0 to 18446744073709551615"},
     {"--max-instructions", "an integer from 0 (no limit) to 9223372036854775807"},
+    {"--threads", "an integer from 1 to 1024"},
     {"--code-object", "a path"},
     {"--dump", "a directory"},
     {"--inputs", "auto, exact, random or adversarial"},
@@ -336,7 +342,7 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
         "--print-after", "--stop-after", "--time-passes", "--verify-machineinstrs"}},
       {"run",
        {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
-        "--inputs"}},
+        "--inputs", "--threads"}},
       {"verify", {"--mcpu"}},
       {"opt", {"--mcpu", "--run-pass", "--output", "-o"}},
       {"", {"--llvm-bin"}},
@@ -409,7 +415,8 @@ int VerifyCommand(const std::string& file, const std::string& mcpu) {
 
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
                const std::string& rocjitsu_dir, uint64_t seed, const std::string& dump_dir, const std::string& code_object,
-               const std::optional<std::string>& llvm_flag, int64_t max_instructions, const std::string& inputs) {
+               const std::optional<std::string>& llvm_flag, int64_t max_instructions, const std::string& inputs,
+               int threads) {
   if (file.empty()) return Fail("run needs a .kir file (see kirc --help)");
   const std::vector<std::string> devices = absl::StrSplit(device, ',');
   for (const std::string& d : devices)
@@ -517,6 +524,7 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ro.inputs = *mode;
   ro.max_reference_wave_ops = max_instructions;
   ro.budget_hint = budget_hint;
+  ro.threads = threads;
   if (devs.size() == 2) ro.cross_check = devs[1].get();
   absl::StatusOr<kir::RunReport> r = kir::RunAndCheck(*k, *dev, ro);
   if (!r.ok()) return Fail(r.status());
@@ -669,6 +677,7 @@ int KircMain(int argc, char** argv) {
   std::vector<std::string> run_passes;  // opt: --run-pass
   uint64_t seed = 1;
   int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
+  int threads = 0;  // run: the machine's cores
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -735,6 +744,11 @@ int KircMain(int argc, char** argv) {
           return Fail(absl::StrCat("--max-instructions needs an integer from 0 (no limit) to 9223372036854775807 "
                                    "(2^63 - 1), not '", v, "'"));
         max_instructions = static_cast<int64_t>(*n);
+      } else if (flag == "--threads") {
+        std::optional<uint64_t> n = ParseCount(v);
+        if (!n || *n < 1 || *n > 1024)
+          return Fail(absl::StrCat("--threads needs an integer from 1 to 1024, not '", v, "'"));
+        threads = static_cast<int>(*n);
       } else if (flag == "--code-object") {
         code_object = UserPath(v);
       } else if (flag == "--dump") {
@@ -801,7 +815,8 @@ int KircMain(int argc, char** argv) {
                                "--llvm-bin (see kirc --help)"));
     return Fail(absl::StrCat(of, ", not of `kirc ", command, "` (see kirc --help)"));
   }
-  if (command == "run") return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs);
+  if (command == "run") return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs,
+                                           threads);
   if (command == "verify") return VerifyCommand(file, mcpu);
   if (command == "opt") return OptCommand(file, mcpu, run_passes, out);
   if (command.empty()) return MainJob(llvm_bin);

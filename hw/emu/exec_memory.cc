@@ -79,14 +79,13 @@ PendingOp LoadOp(int pc, Counter ctr, const MOperand& dst, int regs, uint64_t ex
   PendingOp op;
   op.inst = pc;
   op.ctr = ctr;
+  op.writes.resize(regs);
   for (int r = 0; r < regs; ++r) {
-    PendingWrite pw;
+    PendingWrite& pw = op.writes[r];
     pw.cls = dst.cls;
     pw.reg = dst.reg + r;
     pw.lanes = exec;
     pw.keep = keep;
-    pw.vals.assign(kLanes, 0);
-    op.writes.push_back(std::move(pw));
   }
   return op;
 }

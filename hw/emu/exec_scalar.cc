@@ -153,7 +153,7 @@ absl::Status ExecSmem(ExecContext& c, Wave& w, const Inst& in, int pc) {
     PendingWrite pw;
     pw.cls = RegClass::kSgpr;
     pw.reg = dst.reg + i;
-    pw.vals = {vals[i]};
+    pw.vals[0] = vals[i];
     op.writes.push_back(std::move(pw));
   }
   w.Issue(std::move(op));

@@ -99,6 +99,9 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
   std::vector<int64_t*> counter(prog.insts.size());
   for (size_t i = 0; i < prog.insts.size(); ++i) counter[i] = &stats.by_class[ClassKey(prog.insts[i].mi)];
   WorkgroupState wg;
+  // Checks 1 and 3 (strict.h): what they need of each instruction, once.
+  std::unique_ptr<StrictTables> tables;
+  if (opts.strict) tables = std::make_unique<StrictTables>(t, prog);
   // Check 5 (strict.h): per dispatch, 8 bytes per argument-buffer byte.
   std::unique_ptr<GlobalRaceTracker> global_races;
   if (opts.strict) {
@@ -145,8 +148,8 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
             const Inst& in = prog.insts[pc];
             absl::Status st;
             if (opts.strict) {
-              st = CheckPendingLoads(w, prog, pc);
-              if (st.ok()) st = hazards[i].Check(t, prog, pc);
+              st = CheckPendingLoads(w, *tables, pc);
+              if (st.ok()) st = hazards[i].Check(*tables, pc);
             }
             if (st.ok()) {
               switch (Info(in.mi.opc).cls) {
@@ -162,7 +165,7 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
               }
             }
             if (!st.ok()) return absl::Status(st.code(), absl::StrCat(where, "wave ", i, ": ", st.message()));
-            if (opts.strict) hazards[i].Issued(prog, pc);
+            if (opts.strict) hazards[i].Issued(*tables, pc);
             ++*counter[pc];
             ++stats.total;
           }

@@ -62,6 +62,68 @@ absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst) {
   return absl::OkStatus();
 }
 
+StrictTables::StrictTables(const TargetInfo& t, const Program& p) : t_(t), p_(p) {
+  const size_t n = p.insts.size();
+  order_.resize(n);
+  producer_.assign(n, -1);
+  issued_.assign(n, 0);
+  int producers = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const MInst& mi = p.insts[i].mi;
+    const RegAccesses accesses = CollectRegAccesses(mi, kExplicitAccesses | kImplicitAccesses);
+    std::vector<RegAccess>& o = order_[i];
+    for (const RegAccess& a : accesses)
+      if (a.explicit_op()) o.push_back(a);
+    for (bool def : {false, true})
+      for (const RegAccess& a : accesses)
+        if (!a.explicit_op() && a.def == def) o.push_back(a);
+    if (kir::CanStartHazard(mi)) producer_[i] = producers++;
+    issued_[i] = kir::IssuedWaitStates(mi);
+  }
+  // At most 64 MiB of memo (a program of some 8000 instructions).
+  const uint64_t cells = static_cast<uint64_t>(producers) * n;
+  memo_ = cells <= (uint64_t{64} << 20);
+  if (memo_) pair_.assign(cells, -1);
+}
+
+int StrictTables::Required(int prod, int cons) const {
+  const int row = producer_[prod];
+  if (row < 0) return 0;  // CanStartHazard: 0 for every consumer
+  if (!memo_) return RequiredWaitStates(t_, p_.insts[prod].mi, p_.insts[cons].mi, nullptr);
+  int8_t& cell = pair_[static_cast<size_t>(row) * p_.insts.size() + cons];
+  if (cell < 0) cell = static_cast<int8_t>(RequiredWaitStates(t_, p_.insts[prod].mi, p_.insts[cons].mi, nullptr));
+  return cell;
+}
+
+absl::Status CheckPendingLoads(const Wave& w, const StrictTables& tables, int inst) {
+  // A register has an owner only while its load is in flight.
+  if (w.OutstandingVm() == 0 && w.OutstandingDs() == 0 && w.OutstandingSmem() == 0) return absl::OkStatus();
+  for (const RegAccess& a : tables.CheckOrder(inst)) {
+    if (a.special == SpecialReg::kScc) continue;  // no load writes SCC
+    for (int r = a.lo; r < a.lo + a.count; ++r)
+      if (w.OwnerOf(a.cls, r) != 0) return CheckPendingLoads(w, tables.program(), inst);  // the report
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HazardWindow::Check(const StrictTables& tables, int inst) const {
+  const int window = MaxHazardWindow();
+  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
+    const int64_t between = ws_ - it->ws_after;
+    if (between >= window) break;
+    if (tables.Required(it->inst, inst) > between)
+      return Check(tables.target(), tables.program(), inst);  // the report
+  }
+  return absl::OkStatus();
+}
+
+void HazardWindow::Issued(const StrictTables& tables, int inst) {
+  ws_ += tables.IssuedWaitStates(inst);
+  if (tables.CanStartHazard(inst)) recent_.push_back({inst, ws_});
+  const int window = MaxHazardWindow();
+  while (!recent_.empty() && ws_ - recent_.front().ws_after >= window) recent_.pop_front();
+}
+
 absl::Status HazardWindow::Check(const TargetInfo& t, const Program& p, int inst) const {
   const MInst& c = p.insts[inst].mi;
   const int window = MaxHazardWindow();
@@ -90,6 +152,7 @@ void HazardWindow::Issued(const Program& p, int inst) {
 
 void LdsRaceTracker::Reset(size_t lds_bytes, int waves) {
   waves_ = waves;
+  bytes_ = lds_bytes;
   ops_.clear();
   last_write_.assign(lds_bytes, -1);
   last_read_.assign(lds_bytes * static_cast<size_t>(waves), -1);
@@ -122,26 +185,46 @@ absl::Status LdsRaceTracker::Race(const Program& p, const Op& now, const Op& bef
 absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t addr, uint32_t n, int gen) {
   const Op& now = ops_[id];
   auto ordered = [&](const Op& before) { return before.wave == now.wave || before.done_gen < gen; };
-  for (uint32_t b = addr; b < addr + n; ++b) {
-    int32_t wop = last_write_[b];
-    if (wop >= 0 && !ordered(ops_[wop])) return Race(p, now, ops_[wop], b, gen);
-    int32_t* reads = &last_read_[static_cast<size_t>(b) * waves_];
-    if (now.write) {
-      for (int w = 0; w < waves_; ++w)
-        if (reads[w] >= 0 && !ordered(ops_[reads[w]])) return Race(p, now, ops_[reads[w]], b, gen);
-      last_write_[b] = id;
-    } else {
-      reads[now.wave] = id;
+  // Byte by byte, in address order: a race with the byte's last write, then
+  // (a write) with each wave's last read of it. The checks of a byte do not
+  // depend on what this access records for the bytes before it, so all
+  // bytes are checked first and recorded after; consecutive bytes with the
+  // same op are checked once.
+  const int32_t* writes = &last_write_[addr];
+  int32_t seen = -1;
+  int32_t seen_read[64];  // a write: per wave, the last read op found ordered
+  if (now.write) std::fill(seen_read, seen_read + std::min(waves_, 64), -1);
+  uint32_t unwritten = n;  // check 4: the first byte no op has written
+  for (uint32_t b = 0; b < n; ++b) {
+    const int32_t wop = writes[b];
+    if (wop < 0) {
+      unwritten = std::min(unwritten, b);
+    } else if (wop != seen) {
+      if (!ordered(ops_[wop])) return Race(p, now, ops_[wop], addr + b, gen);
+      seen = wop;
     }
+    if (now.write)
+      for (int w = 0; w < waves_; ++w) {
+        const int32_t r = last_read_[static_cast<size_t>(w) * bytes_ + addr + b];
+        if (r < 0 || (w < 64 && r == seen_read[w])) continue;
+        if (!ordered(ops_[r])) return Race(p, now, ops_[r], addr + b, gen);
+        if (w < 64) seen_read[w] = r;
+      }
   }
-  if (!now.write)
-    for (uint32_t b = addr; b < addr + n; ++b)
-      if (last_write_[b] < 0)
-        return absl::FailedPreconditionError(absl::StrCat(
-            p.Describe(now.inst), ": lane ", lane, " reads LDS bytes [0x", absl::Hex(addr), ", 0x",
-            absl::Hex(addr + n), "), but no lane of the workgroup has written LDS byte 0x", absl::Hex(b),
-            " since the kernel started: LDS contents are undefined at launch (here 0xcd bytes); "
-            "the kernel reads LDS it never stored"));
+  if (now.write) {
+    std::fill(last_write_.begin() + addr, last_write_.begin() + addr + n, id);
+    return absl::OkStatus();
+  }
+  int32_t* reads = &last_read_[static_cast<size_t>(now.wave) * bytes_ + addr];
+  std::fill(reads, reads + n, id);
+  if (unwritten < n) {
+    const uint32_t b = addr + unwritten;
+    return absl::FailedPreconditionError(absl::StrCat(
+        p.Describe(now.inst), ": lane ", lane, " reads LDS bytes [0x", absl::Hex(addr), ", 0x",
+        absl::Hex(addr + n), "), but no lane of the workgroup has written LDS byte 0x", absl::Hex(b),
+        " since the kernel started: LDS contents are undefined at launch (here 0xcd bytes); "
+        "the kernel reads LDS it never stored"));
+  }
   return absl::OkStatus();
 }
 
@@ -220,9 +303,20 @@ absl::Status GlobalRaceTracker::Access(const Program& p, const GlobalMemory& mem
   // Whether `id` is this work-item's (ids below lo wrap above 2^31).
   auto mine = [&](uint32_t id) { return static_cast<uint32_t>(id - lo) < per_item_; };
   Byte* b = bytes + (addr - r.base);
-  for (uint32_t i = 0; i < n; ++i, ++b)
+  // RecordAccess is a function of the byte's record (and of now, write and
+  // mine): a byte whose record equals the previous byte's before it gets
+  // the same outcome (no race: the previous byte had none) and record.
+  Byte before{}, after{};
+  for (uint32_t i = 0; i < n; ++i, ++b) {
+    if (i > 0 && b->store == before.store && b->load == before.load) {
+      *b = after;
+      continue;
+    }
+    before = *b;
     if (std::optional<PriorAccess<uint32_t>> prior = RecordAccess(*b, now, write, mine))
       return Race(p, mem, addr + i, inst, now, write, prior->id, prior->stored);
+    after = *b;
+  }
   return absl::OkStatus();
 }
 

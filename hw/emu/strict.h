@@ -35,6 +35,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/ir/global_races.h"
+#include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
 #include "hw/emu/memory.h"
 #include "hw/emu/program.h"
@@ -42,8 +43,38 @@
 
 namespace kir::emu {
 
+// What checks 1 and 3 need of each instruction of a program, worked out once
+// per dispatch (they are functions of the instruction and the target alone):
+// the registers it accesses in the order check 1 reports them, whether it
+// can start a hazard (CanStartHazard), and RequiredWaitStates of the pairs
+// met so far. One dispatch's, on its thread.
+class StrictTables {
+ public:
+  StrictTables(const TargetInfo& t, const Program& p);
+  // The register accesses of `inst` in the order CheckPendingLoads checks
+  // them: explicit operands in operand order, then implicit reads, then
+  // implicit writes.
+  const std::vector<RegAccess>& CheckOrder(int inst) const { return order_[inst]; }
+  bool CanStartHazard(int inst) const { return producer_[inst] >= 0; }
+  int IssuedWaitStates(int inst) const { return issued_[inst]; }
+  // RequiredWaitStates(t, prod, cons) (memoised).
+  int Required(int prod, int cons) const;
+  const TargetInfo& target() const { return t_; }
+  const Program& program() const { return p_; }
+
+ private:
+  const TargetInfo& t_;
+  const Program& p_;
+  std::vector<std::vector<RegAccess>> order_;
+  std::vector<int> producer_;  // per instruction: its row of pair_, or -1
+  std::vector<int> issued_;    // per instruction: IssuedWaitStates
+  mutable std::vector<int8_t> pair_;  // producer row * insts + consumer: wait states, -1 unknown
+  bool memo_ = false;                 // pair_ is allocated (not for huge programs)
+};
+
 // Check 1, before `inst` issues on `w`.
 absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst);
+absl::Status CheckPendingLoads(const Wave& w, const StrictTables& tables, int inst);
 
 // Check 3: the wave's recent instructions and the wait states issued since.
 class HazardWindow {
@@ -51,8 +82,12 @@ class HazardWindow {
   // Before `inst` issues: every earlier instruction within MaxHazardWindow()
   // wait states must be far enough back for RequiredWaitStates.
   absl::Status Check(const TargetInfo& t, const Program& p, int inst) const;
+  absl::Status Check(const StrictTables& tables, int inst) const;
   // After `inst` issued (s_nop N counts N+1 wait states, all else 1).
   void Issued(const Program& p, int inst);
+  // The same; an instruction that cannot start a hazard (RequiredWaitStates
+  // is 0 for it before any consumer) only counts its wait states.
+  void Issued(const StrictTables& tables, int inst);
 
  private:
   struct Entry {
@@ -85,8 +120,9 @@ class LdsRaceTracker {
   absl::Status Race(const Program& p, const Op& now, const Op& before, uint32_t byte, int gen) const;
   std::vector<Op> ops_;
   std::vector<int32_t> last_write_;  // per byte: op id or -1
-  std::vector<int32_t> last_read_;   // per byte and wave: op id or -1
+  std::vector<int32_t> last_read_;   // per wave and byte (wave * bytes + byte): op id or -1
   int waves_ = 0;
+  size_t bytes_ = 0;
 };
 
 // Check 5, for one dispatch. Per byte of every argument buffer two 32-bit

@@ -7,6 +7,7 @@
 #ifndef KIRC_HW_EMU_WAVE_H_
 #define KIRC_HW_EMU_WAVE_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -33,7 +34,7 @@ struct PendingWrite {
   int reg = 0;
   uint64_t lanes = 0;      // vector registers: lanes written
   uint32_t keep = 0;       // bits of the old value kept (d16 loads), 0 = whole register
-  std::vector<uint32_t> vals;  // 64 lane values, or 1 for an SGPR
+  std::array<uint32_t, 64> vals{};  // 64 lane values, or vals[0] for an SGPR
 };
 
 struct PendingOp {

@@ -22,7 +22,9 @@ namespace kir {
 // allowance for everything else (code, the compiled kernel, small tables).
 // Every buffer counts at Arg::SizeBytes(); the emulator's bookkeeping is
 // calloc'ed, so it counts fully against an address-space limit.
-int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte);
+// With `concurrent` (RunOptions::threads >= 2), the two phases overlap: the
+// sum of both, the inputs and outputs counted once.
+int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent = false);
 
 // The host bytes this process may still allocate, and what limits it
 // (`source`, e.g. "the address-space limit (ulimit -v)"): the smallest of

@@ -6,11 +6,14 @@
 #include "hw/run/host_memory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <set>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -269,6 +272,8 @@ std::string WithFile(const std::string& blocker, const std::string& filename) {
 
 }  // namespace
 
+int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const RunOptions& opts) {
   bool writable = false;
   for (const Arg& a : k.args) writable |= a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly;
@@ -336,6 +341,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   if (opts.cross_check != nullptr) per_byte += 1 + opts.cross_check->HostBytesPerBufferByte();
   absl::Status mem = CheckHostMemory(k, RunHostBytes(k, per_byte), available, limit_source);
   if (!mem.ok()) return mem;
+  // The reference beside the device when threads and memory allow it.
+  const int threads = opts.threads > 0 ? opts.threads : DefaultThreads();
+  const bool concurrent =
+      threads >= 2 && CheckHostMemory(k, RunHostBytes(k, per_byte, /*concurrent=*/true), available, limit_source).ok();
   InterpOptions io;
   io.max_wave_ops = opts.max_reference_wave_ops;
   io.budget_hint = opts.budget_hint;
@@ -349,17 +358,58 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     KernelData out = inputs;
+    // The reference's run on these inputs (and in random mode the magnitude
+    // shadow's): on a thread of its own beside the device when `concurrent`,
+    // else after the device; either way its results are used as a sequential
+    // run uses them, the device's first.
+    InterpArgs ref{inputs.buffers, inputs.scalars};
+    InterpArgs shadow;
+    absl::Status ref_st, shadow_st;
+    auto reference = [&, mode](const InterpOptions& o) {
+      ref_st = Interpret(k, ref, o);
+      if (ref_st.ok() && mode == InputMode::kRandom) {
+        // The magnitude shadow: the same kernel on |inputs| with |constants|
+        // gives every output element's sum of |terms| (CompareWithinBounds).
+        KernelData mag_in = MagnitudeInputs(k, inputs);
+        shadow = InterpArgs{std::move(mag_in.buffers), std::move(mag_in.scalars)};
+        shadow_st = Interpret(MagnitudeKernel(k), shadow, o);
+      }
+    };
+    std::atomic<bool> cancel{false};
+    InterpOptions concurrent_io = io;
+    concurrent_io.cancel = &cancel;
+    std::thread reference_thread;
+    if (concurrent) reference_thread = std::thread(reference, concurrent_io);
+    // Joins the reference thread; `needed`: its result is used (else it is
+    // told to stop).
+    auto join = [&](bool needed) {
+      if (!reference_thread.joinable()) return;
+      if (!needed) cancel = true;
+      reference_thread.join();
+    };
+    // Every way out of this pass joins it (an early return stops it first).
+    struct Joiner {
+      std::function<void()> f;
+      ~Joiner() { f(); }
+    } joiner{[&] { join(false); }};
     absl::StatusOr<DeviceRun> run = device.Run(k, *target, *hsaco, out);
     if (!run.ok()) {
       // A strict-emulator error (e.g. a read of LDS no lane wrote): when the
       // reference interpreter refuses the kernel too, its message names the KIR op.
       if (run.status().code() == absl::StatusCode::kFailedPrecondition) {
-        InterpArgs probe{inputs.buffers, inputs.scalars};
-        absl::Status is = Interpret(k, probe, io);
+        absl::Status is;
+        if (concurrent) {
+          join(true);
+          is = ref_st;
+        } else {
+          InterpArgs probe{inputs.buffers, inputs.scalars};
+          is = Interpret(k, probe, io);
+        }
         if (is.code() == absl::StatusCode::kFailedPrecondition)
           return absl::FailedPreconditionError(absl::StrCat(
               run.status().message(), "\nthe KIR reference interpreter refuses the kernel too: ", is.message()));
       }
+      join(false);
       return run.status();
     }
     KernelData cross_out;
@@ -368,24 +418,24 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     if (opts.cross_check != nullptr) {
       cross_out = inputs;
       absl::StatusOr<DeviceRun> r2 = opts.cross_check->Run(k, *target, *hsaco, cross_out);
+      if (!r2.ok()) join(false);
       if (!r2.ok())
         return absl::Status(r2.status().code(),
                             absl::StrCat(opts.cross_check->Name(), " (cross-check): ", r2.status().message()));
       cross_run = *r2;
     }
-    InterpArgs ref{inputs.buffers, inputs.scalars};
-    absl::Status st = Interpret(k, ref, io);
+    if (concurrent)
+      join(true);
+    else
+      reference(io);
+    absl::Status st = ref_st;
     if (!st.ok()) return absl::Status(st.code(), absl::StrCat("reference interpreter: ", st.message()));
     KernelData ref_data{std::move(ref.buffers), std::move(ref.scalars)};
     CheckPass p;
     p.mode = mode;
     p.run = *run;
     if (mode == InputMode::kRandom) {
-      // The magnitude shadow: the same kernel on |inputs| with |constants|
-      // gives every output element's sum of |terms| (CompareWithinBounds).
-      KernelData mag_in = MagnitudeInputs(k, inputs);
-      InterpArgs shadow{std::move(mag_in.buffers), std::move(mag_in.scalars)};
-      st = Interpret(MagnitudeKernel(k), shadow, io);
+      st = shadow_st;
       if (!st.ok())
         return absl::Status(st.code(), absl::StrCat("reference interpreter (magnitude shadow): ", st.message()));
       KernelData shadow_data{std::move(shadow.buffers), std::move(shadow.scalars)};

@@ -72,7 +72,18 @@ struct RunOptions {
   // leaves must equal the first device's bit for bit (CompareDevices); a
   // difference fails the run as a mismatch with the reference does.
   Device* cross_check = nullptr;
+  // Threads the run may use (`kirc run --threads`); 0: the machine's cores
+  // (std::thread::hardware_concurrency). With 2 or more, the reference
+  // interpreter (and in random mode its magnitude shadow) runs on a thread of
+  // its own beside the device, when the host memory allows both at once
+  // (else one after the other). The report and any error are the same for
+  // every thread count: each pass takes the device's result first, as a
+  // sequential run does.
+  int threads = 0;
 };
+
+// The threads RunOptions::threads = 0 means: the machine's cores (at least 1).
+int DefaultThreads();
 
 // One run of the kernel on one set of inputs, compared with the reference.
 struct CheckPass {

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
 #include "compiler/promote/promote.h"
@@ -682,6 +683,144 @@ end
                                          factor)),
             std::string::npos)
       << r->text;
+}
+
+}  // namespace
+}  // namespace kir
+
+namespace kir {
+namespace {
+
+// Issue 16 item 6: RunOptions::threads changes how fast a run is, never what
+// it reports. With 1 and 2 threads: the same report (but the emulator's
+// wall time), the same output bytes, and for planted errors the same first
+// error, word for word.
+class ThreadCountTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+    ASSERT_TRUE(bin.ok()) << bin.status();
+    bin_ = *bin;
+  }
+  static Kernel MustParse(const std::string& text) {
+    absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return k.ok() ? *k : Kernel{};
+  }
+  absl::StatusOr<RunReport> Run(const Kernel& k, int threads, RunOptions o = {}, emu::EmuOptions eo = {}) {
+    EmuDevice emu(bin_, eo);
+    o.llvm_bin = bin_;
+    o.threads = threads;
+    return RunAndCheck(k, emu, o);
+  }
+  // The report without the line that states the emulator's wall time.
+  static std::string WithoutTime(const std::string& text) {
+    std::string out;
+    for (absl::string_view line : absl::StrSplit(text, '\n'))
+      if (!absl::StrContains(line, " ms")) absl::StrAppend(&out, line, "\n");
+    return out;
+  }
+  static std::string ReadAll(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+  // Runs `k` with 1 and 2 threads; both must fail with the same status.
+  void SameError(const Kernel& k, RunOptions o = {}, emu::EmuOptions eo = {}) {
+    absl::StatusOr<RunReport> one = Run(k, 1, o, eo), two = Run(k, 2, o, eo);
+    ASSERT_FALSE(one.ok());
+    ASSERT_FALSE(two.ok());
+    EXPECT_EQ(one.status(), two.status());
+  }
+  std::string bin_;
+};
+
+TEST_F(ThreadCountTest, SameReportAndOutputs) {
+  const Kernel gemm = ::kir::testing::TestdataKernel("mma_loop_32x32x64_f16");
+  for (InputMode mode : {InputMode::kExact, InputMode::kRandom}) {
+    std::string text[2], out[2];
+    for (int threads : {1, 2}) {
+      absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("threads.");
+      ASSERT_TRUE(dir.ok()) << dir.status();
+      RunOptions o;
+      o.seed = 3;
+      o.inputs = mode;
+      o.dump_dir = dir->path();
+      absl::StatusOr<RunReport> r = Run(gemm, threads, o);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_TRUE(r->ok) << r->text;
+      text[threads - 1] = WithoutTime(r->text);
+      for (const Arg& a : gemm.args)
+        if (a.kind == Arg::Kind::kBuffer)
+          for (const char* what : {"out", "ref"})
+            absl::StrAppend(&out[threads - 1], ReadAll(absl::StrCat(dir->path(), "/", a.name, ".", what, ".npy")));
+    }
+    EXPECT_EQ(text[0], text[1]);
+    EXPECT_FALSE(out[0].empty());
+    EXPECT_TRUE(out[0] == out[1]) << "the outputs differ between 1 and 2 threads (" << InputModeName(mode) << ")";
+  }
+}
+
+// A strict-emulator error the reference does not see (an LDS race: its
+// threads run in lockstep), one both see (a read of LDS never written: the
+// message quotes the reference's), a race on global memory, and the two
+// budgets (--max-instructions: the emulator's, counted over all waves, and
+// the reference's).
+TEST_F(ThreadCountTest, SameFirstError) {
+  SameError(MustParse(R"(kernel lds_race
+target gfx942
+workgroup 128 1 1
+grid 1 1 1
+arg x : f32[128] strides [1] readonly
+arg y : f32[128] strides [1] writeonly
+lds T : f32[64]
+  %v = load x[tid.x] : f32
+  store T[tid.x mod 64], %v
+  barrier
+  %w = load T[tid.x mod 64] : f32
+  store y[tid.x], %w
+end
+)"));
+  SameError(MustParse(R"(kernel lds_uninit
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+lds T : f32[64]
+  %v = load x[tid.x] : f32
+  store guarded T[tid.x + 32], %v
+  %t = load T[tid.x] : f32
+  %r = add %t, %v
+  store y[tid.x], %r
+end
+)"));
+  SameError(MustParse(R"(kernel race
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg x : f32[128] strides [1] readonly
+arg C : f32[64] strides [1] writeonly
+  %v = load x[wg.x * 64 + tid.x] : f32
+  store C[tid.x], %v
+end
+)"));
+  const Kernel gemm = ::kir::testing::TestdataKernel("mma_loop_32x32x64_f16");
+  emu::EmuOptions eo;
+  eo.max_instructions = 100;
+  eo.budget_hint = "raise it with --max-instructions=N";
+  SameError(gemm, {}, eo);
+  RunOptions o;
+  o.max_reference_wave_ops = 20;
+  o.budget_hint = "raise it with --max-instructions=N";
+  SameError(gemm, o);
+  absl::StatusOr<RunReport> r = Run(gemm, 2, {}, eo);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find("instruction budget exhausted"), std::string::npos) << r.status();
+  r = Run(gemm, 2, o);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find("reference interpreter: "), std::string::npos) << r.status();
 }
 
 }  // namespace
