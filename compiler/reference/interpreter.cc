@@ -3,6 +3,7 @@
 #include "compiler/ir/op_text.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -378,7 +379,7 @@ __attribute__((target("avx512f,avx512dq,avx2,fma"))) void MfmaLanesAvx512(const 
 
 void MfmaSums(const MfmaPlan& p, const double* A, const double* B, double* acc) {
 #if defined(__x86_64__)
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && std::getenv("KIRC_NO_AVX512") == nullptr;
   if (p.rows8 && avx512) return MfmaSumsAvx512(p, A, B, acc);
 #endif
   MfmaSumsScalar(p, A, B, acc);
@@ -1451,7 +1452,8 @@ absl::Status Interp::RunMfma(const Op& op) {
     for (size_t x = 0; x < B.size(); ++x) B[x] = to_double(b_in[plan.b_lane[x]][plan.b_elem[x]]);
 #if defined(__x86_64__)
     static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+                               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                               std::getenv("KIRC_NO_AVX512") == nullptr;
     if (plan.lanes && avx512) {
       MfmaLanesAvx512(plan, A.data(), B.data(), c_in[0].data(), out.v[w * 64].data(), 16);
       continue;
