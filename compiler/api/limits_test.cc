@@ -81,6 +81,34 @@ TEST(LimitsTest, ThirtyIndependentBuffersFitByInterleaving) {
   EXPECT_TRUE(Compile(text).ok()) << Compile(text);
 }
 
+// Kernels the scheduler's full freedom ran out of registers on (a fresh
+// user's review, 2026-12-03): 13 independent copies, each buffer its own
+// argument (99 SGPRs: every descriptor built before the uniform offset the
+// loads shared), and a 128x128 tile on one wave (its loop's timeline kept
+// more fragments live than the estimate said). They compile, the pipeline
+// scheduling them again in the source's memory order without the timeline.
+TEST(LimitsTest, KernelsTheFullScheduleCannotFitStillCompile) {
+  std::string pairs = "kernel t\ntarget gfx908\nworkgroup 64 1 1\ngrid 2 1 1\n";
+  for (int i = 0; i < 13; ++i) absl::StrAppend(&pairs, "arg S", i, " : f32[128] strides [1] readonly\n");
+  for (int i = 0; i < 13; ++i) absl::StrAppend(&pairs, "arg D", i, " : f32[128] strides [1] writeonly\n");
+  for (int i = 0; i < 13; ++i)
+    absl::StrAppend(&pairs, "  %v", i, " = load S", i, "[wg.x * 64 + tid.x] : f32\n  store D", i,
+                    "[wg.x * 64 + tid.x], %v", i, "\n");
+  pairs += "end\n";
+  const std::string gemm =
+      "kernel g\ntarget gfx942\nworkgroup auto\ngrid auto\n"
+      "arg A : f16[1024, 1024] strides [1024, 1] readonly\n"
+      "arg B : f16[1024, 1024] strides [1024, 1] readonly\n"
+      "arg C : f32[1024, 1024] strides [1024, 1] readwrite\n"
+      "arg alpha : f32\narg beta : f32\n"
+      "  gemm C = alpha * A.mk * B.nk + beta * C tile 128x128x32 waves 1x1\nend\n";
+  for (const std::string& mcpu : {"gfx908", "gfx90a", "gfx942"}) {
+    SCOPED_TRACE(mcpu);
+    EXPECT_TRUE(Compile(pairs, mcpu).ok()) << Compile(pairs, mcpu);
+    EXPECT_TRUE(Compile(gemm, mcpu).ok()) << Compile(gemm, mcpu);
+  }
+}
+
 TEST(LimitsTest, AgprBudgetExceeded) {
   // gfx908 keeps MFMA accumulators in AGPRs: seventeen live f32x16 results
   // need 272 of its 256.

@@ -41,6 +41,11 @@ struct PassState {
   // Regalloc ran out of VGPRs with VGPR accumulators while the kernel has MFMAs
   // on a unified-register-file target: the pipeline relowers.
   bool retry_with_agprs = false;
+  // The schedule keeps the source's global memory order and no timeline
+  // (PipelineResult::conservative_schedule_retry); set when allocation after
+  // the full schedule ran out of registers.
+  bool conservative_schedule = false;
+  bool retry_conservative = false;
 };
 
 using Counters = std::vector<std::pair<std::string, int64_t>>;
@@ -92,7 +97,8 @@ absl::Status RunLower(PassState& s, Counters&) {
 absl::Status RunSchedule(PassState& s, Counters& c) {
   ScheduleStats st;
   ScheduleOptions o;
-  o.accesses = &s.r.lowered.access_map;
+  o.accesses = s.conservative_schedule ? nullptr : &s.r.lowered.access_map;
+  o.timeline = !s.conservative_schedule;
   // Waves per SIMD the LDS and the workgroup size allow (registers aside):
   // VGPRs below what that many waves leave each cost no occupancy.
   o.max_waves_per_simd = Occupancy(s.t, 1, s.r.lowered.abi.lds_bytes, s.r.kernel.WorkgroupThreads());
@@ -121,6 +127,10 @@ absl::Status RunRegalloc(PassState& s, Counters& c) {
       std::any_of(s.r.lowered.mir.insts.begin(), s.r.lowered.mir.insts.end(),
                   [](const MInst& mi) { return mi.opc == Opc::kVMfma; })) {
     s.retry_with_agprs = true;
+    return absl::OkStatus();
+  }
+  if (!u.ok() && u.status().code() == absl::StatusCode::kResourceExhausted && !s.conservative_schedule) {
+    s.retry_conservative = true;
     return absl::OkStatus();
   }
   if (!u.ok())
@@ -271,6 +281,22 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
       return st;
     }
     s.r.records.push_back(std::move(rec));
+    if (s.retry_conservative) {
+      // Out of registers after the full schedule: lower again and schedule
+      // in the source's global memory order without the timeline.
+      s.retry_conservative = false;
+      s.conservative_schedule = true;
+      s.lowered = s.allocated = false;
+      s.r.conservative_schedule_retry = true;
+      if (opts.print && (!opts.print_before.empty() || !opts.print_after.empty()))
+        opts.print(absl::StrCat("# *** regalloc ran out of registers after the full schedule: lowering "
+                                "again and scheduling in the source's memory order *** kernel ",
+                                s.source->name, " on ", target_id.ToString(), "\n"));
+      size_t lower = 0;
+      while (std::string(impls[lower].info.name) != "lower") ++lower;
+      pi = lower - 1;
+      continue;
+    }
     if (s.retry_with_agprs) {
       // Out of VGPRs with the MFMA accumulators among them: lower again with
       // the accumulators in AGPRs (gfx90a/942's unified file gives a wave 256

@@ -91,6 +91,12 @@ struct PipelineResult {
   // gfx90a/942: the first allocation ran out of VGPRs and the kernel was
   // lowered again with its MFMA accumulators in AGPRs (records holds both runs).
   bool acc_in_agprs_retry = false;
+  // Allocation ran out of registers after the scheduler's full freedom (loads
+  // above other buffers' stores, the MFMA timeline in loops) and the kernel
+  // was lowered and scheduled again in the source's memory order without the
+  // timeline (records holds both runs): the scheduler's register estimate is
+  // approximate, and no kernel may be refused for the freedom it takes.
+  bool conservative_schedule_retry = false;
 };
 
 // Runs the pipeline on `k` for `target_id`. Errors: those of each pass (with

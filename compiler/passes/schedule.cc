@@ -529,7 +529,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     // say, every alpha * acc of a gemm epilogue while its C loads were in
     // flight, and hoisted uniform address parts of a prologue (more SGPRs).
     bool timed = false;
-    for (int c = 0; c < n && region.latch && !timed; ++c)
+    for (int c = 0; c < n && options.timeline && region.latch && !timed; ++c)
       timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
     std::vector<int64_t> avail(n, 0);
     int64_t cycle = 0, mfma_free = 0;

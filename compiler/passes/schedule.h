@@ -43,6 +43,9 @@ struct ScheduleOptions {
   // and workgroup size; compiler/passes/resources.h's Occupancy with one
   // VGPR), for the default VGPR budget. 0: the target's maximum.
   int max_waves_per_simd = 0;
+  // Loop bodies with MFMAs follow the wave's issue timeline (above); false:
+  // the height order everywhere.
+  bool timeline = true;
 };
 
 // Reorders the instructions of each basic block of `f` (virtual registers)
