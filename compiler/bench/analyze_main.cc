@@ -37,6 +37,11 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "analyze: %s\n", std::string(bytes.status().message()).c_str());
     return 2;
   }
+  if (!absl::StartsWith(*bytes, "\x7f" "ELF") &&
+      (absl::EndsWith(path, ".hsaco") || absl::EndsWith(path, ".o") || absl::EndsWith(path, ".co"))) {
+    std::fprintf(stderr, "analyze: %s is not an ELF object (a .s file is assembled first)\n", path.c_str());
+    return 2;
+  }
   if (!absl::StartsWith(*bytes, "\x7f" "ELF")) {
     absl::StatusOr<std::string> obj = AssembleInProcess(*bytes, mcpu);
     if (!obj.ok()) {

@@ -45,6 +45,26 @@ bool MfmaShape(const std::string& mnemonic, int* m, int* n, int* k) {
   return false;
 }
 
+// Independent blocks of an MFMA whose shape is M x N (the "_2b", "_4b",
+// "_16b" forms, and gfx908's unsuffixed spellings of them such as
+// v_mfma_f32_32x32x4f16): the wave's results, vdst's registers (two per f64
+// element) times 64 lanes, over M x N. 1 when vdst cannot be read.
+int MfmaBlocks(const DisassembledInstruction& d, int m, int n) {
+  // vdst: "v[0:15]", "a[16:31]" or a single "v4" / "a4".
+  absl::string_view ops = d.operands;
+  ops = ops.substr(0, ops.find(','));
+  int regs = 1;
+  size_t open = ops.find('['), colon = ops.find(':'), close = ops.find(']');
+  int lo = 0, hi = 0;
+  if (open != absl::string_view::npos && colon != absl::string_view::npos && close != absl::string_view::npos &&
+      absl::SimpleAtoi(ops.substr(open + 1, colon - open - 1), &lo) &&
+      absl::SimpleAtoi(ops.substr(colon + 1, close - colon - 1), &hi) && hi >= lo)
+    regs = hi - lo + 1;
+  const int per_element = absl::StartsWith(d.mnemonic, "v_mfma_f64") ? 2 : 1;
+  const int results = regs / per_element * 64;
+  return m * n > 0 && results > m * n && results % (m * n) == 0 ? results / (m * n) : 1;
+}
+
 // Bytes one lane reads from LDS with `mnemonic` (0: not an LDS read).
 int LdsReadBytesPerLane(const std::string& m) {
   if (!absl::StartsWith(m, "ds_read")) return 0;
@@ -268,7 +288,7 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
       ++a.loop_mfma;
       int m = 0, n = 0, k = 0;
       if (MfmaShape(d.mnemonic, &m, &n, &k))
-        a.loop_flop += 2.0 * m * n * k;
+        a.loop_flop += 2.0 * m * n * k * MfmaBlocks(d, m, n);
       else if (std::find(a.unknown_mfmas.begin(), a.unknown_mfmas.end(), d.mnemonic) == a.unknown_mfmas.end())
         a.unknown_mfmas.push_back(d.mnemonic);
       if (!processor.empty()) {
@@ -326,7 +346,7 @@ absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, ab
       b.bound_cycles = c;
       b.limit = name;
     }
-  b.complete = a.unknown_mfma_cycles.empty();
+  b.complete = a.unknown_mfma_cycles.empty() && a.unknown_mfmas.empty();
   if (b.bound_cycles > 0) {
     b.mfma_utilisation = b.mfma_cycles / b.bound_cycles;
     b.flop_per_clock_per_cu = 4.0 * w * a.loop_flop / b.bound_cycles;
@@ -343,6 +363,22 @@ absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, ab
 
 absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, absl::string_view processor,
                                                  absl::string_view kernel) {
+  absl::StatusOr<const TargetInfo*> target = LookupTarget(processor);
+  if (!target.ok())
+    return absl::InvalidArgumentError(absl::StrCat("unknown processor '", processor, "': give gfx908, gfx90a or gfx942"));
+  // ELF64 header: e_machine (offset 18) EM_AMDGPU = 224, e_flags (offset 48)
+  // low byte EF_AMDGPU_MACH (LLVM AMDGPUUsage "ELF Header").
+  auto u16 = [&](size_t at) { return static_cast<uint8_t>(elf_bytes[at]) | static_cast<uint8_t>(elf_bytes[at + 1]) << 8; };
+  if (elf_bytes.size() < 64 || !absl::StartsWith(elf_bytes, "\x7f" "ELF") || elf_bytes[4] != 2 || u16(18) != 224)
+    return absl::InvalidArgumentError("not an AMDGPU ELF64 object (EM_AMDGPU)");
+  const uint32_t mach = static_cast<uint8_t>(elf_bytes[48]);
+  if (mach != (*target)->elf_mach) {
+    std::string made_for = absl::StrFormat("EF_AMDGPU_MACH 0x%03x", mach);
+    for (const char* p : {"gfx908", "gfx90a", "gfx942"})
+      if (absl::StatusOr<const TargetInfo*> o = LookupTarget(p); o.ok() && (*o)->elf_mach == mach) made_for = p;
+    return absl::InvalidArgumentError(absl::StrCat("the object is for ", made_for, ", not ", processor,
+                                                   ": give --mcpu=", made_for));
+  }
   absl::StatusOr<std::string> text = DisassembleSymbolInProcess(elf_bytes, kernel, processor);
   if (!text.ok()) return text.status();
   LoopAnalysis a = AnalyzeDisassembly(*text, kernel, processor);
@@ -409,8 +445,9 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processo
   absl::StrAppend(&s, absl::StrFormat("global bytes loaded / stored per trip per wave: %d / %d; loaded per FLOP: %.4f\n",
                                       a.loop_global_load_bytes, a.loop_global_store_bytes, a.global_bytes_per_flop));
   if (a.model_trip_cycles > 0)
-    absl::StrAppend(&s, absl::StrFormat("in-order issue model, one wave alone: %.0f cycles per trip, MFMA busy %.0f%%\n",
-                                        a.model_trip_cycles, 100 * a.model_mfma_busy));
+    absl::StrAppend(&s, absl::StrFormat("in-order issue model, one wave alone: %.0f cycles per trip, MFMA busy %.0f%%%s\n",
+                                        a.model_trip_cycles, 100 * a.model_mfma_busy,
+                                        a.unknown_mfma_cycles.empty() ? "" : " (MFMAs of unknown cycles counted as 0)"));
   absl::StrAppend(&s, "smallest vmcnt waited for in the loop: ",
                   a.smallest_vmcnt < 0 ? std::string("none") : absl::StrCat(a.smallest_vmcnt), "\n");
   if (!a.unknown_mfmas.empty())
@@ -429,11 +466,14 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processo
                                       b->issue_cycles));
   absl::StrAppend(&s, absl::StrFormat("  LDS %.0f cycles (128 bytes per clock per CU, reads and writes)\n",
                                       b->lds_cycles));
-  absl::StrAppend(&s, absl::StrFormat("  bound %.0f cycles: %s limit; MFMA busy %.0f%%, %.0f FLOP per clock per CU\n",
-                                      b->bound_cycles, b->limit, 100 * b->mfma_utilisation,
-                                      b->flop_per_clock_per_cu));
-  if (!b->complete)
-    absl::StrAppend(&s, "  incomplete: cycles unknown for ", absl::StrJoin(a.unknown_mfma_cycles, ", "), "\n");
+  if (b->complete)
+    absl::StrAppend(&s, absl::StrFormat("  bound %.0f cycles: %s limit; MFMA busy %.0f%%, %.0f FLOP per clock per CU\n",
+                                        b->bound_cycles, b->limit, 100 * b->mfma_utilisation,
+                                        b->flop_per_clock_per_cu));
+  else
+    absl::StrAppend(&s, "  incomplete (no bound): cycles or shape unknown for ",
+                    absl::StrJoin(a.unknown_mfma_cycles.empty() ? a.unknown_mfmas : a.unknown_mfma_cycles, ", "),
+                    "\n");
   absl::StrAppend(&s, absl::StrFormat("  global memory at the bound: %.2f bytes per clock per CU; HBM gives %.2f (%s)%s\n",
                                       b->global_bytes_per_clock_per_cu, b->hbm_bytes_per_clock_per_cu,
                                       b->hbm_source,
