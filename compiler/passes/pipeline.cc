@@ -281,37 +281,36 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
       return st;
     }
     s.r.records.push_back(std::move(rec));
-    if (s.retry_conservative) {
-      // Out of registers after the full schedule: lower again and schedule
-      // in the source's global memory order without the timeline.
-      s.retry_conservative = false;
-      s.conservative_schedule = true;
+    // A retry: lower again and rerun the passes from `lower` on, saying why
+    // when passes are printed.
+    auto restart_from_lower = [&](const char* why) {
       s.lowered = s.allocated = false;
-      s.r.conservative_schedule_retry = true;
       if (opts.print && (!opts.print_before.empty() || !opts.print_after.empty()))
-        opts.print(absl::StrCat("# *** regalloc ran out of registers after the full schedule: lowering "
-                                "again and scheduling in the source's memory order *** kernel ",
-                                s.source->name, " on ", target_id.ToString(), "\n"));
+        opts.print(absl::StrCat("# *** ", why, " *** kernel ", s.source->name, " on ", target_id.ToString(), "\n"));
       size_t lower = 0;
       while (std::string(impls[lower].info.name) != "lower") ++lower;
       pi = lower - 1;
+    };
+    if (s.retry_conservative) {
+      // Out of registers after the full schedule: schedule in the source's
+      // global memory order without the timeline.
+      s.retry_conservative = false;
+      s.conservative_schedule = true;
+      s.r.conservative_schedule_retry = true;
+      restart_from_lower(
+          "regalloc ran out of registers after the full schedule: lowering again and scheduling in the "
+          "source's memory order");
       continue;
     }
     if (s.retry_with_agprs) {
-      // Out of VGPRs with the MFMA accumulators among them: lower again with
-      // the accumulators in AGPRs (gfx90a/942's unified file gives a wave 256
-      // arch VGPRs plus 256 AGPRs) and rerun the passes from `lower` on.
+      // Out of VGPRs with the MFMA accumulators among them: the accumulators
+      // in AGPRs (gfx90a/942's unified file gives a wave 256 arch VGPRs plus
+      // 256 AGPRs).
       s.retry_with_agprs = false;
       s.acc_in_agprs = true;
-      s.lowered = s.allocated = false;
       s.r.acc_in_agprs_retry = true;
-      if (opts.print && (!opts.print_before.empty() || !opts.print_after.empty()))
-        opts.print(absl::StrCat("# *** regalloc ran out of VGPRs with the MFMA accumulators in VGPRs: "
-                                "lowering again with them in AGPRs *** kernel ", s.source->name, " on ",
-                                target_id.ToString(), "\n"));
-      size_t lower = 0;
-      while (std::string(impls[lower].info.name) != "lower") ++lower;
-      pi = lower - 1;
+      restart_from_lower(
+          "regalloc ran out of VGPRs with the MFMA accumulators in VGPRs: lowering again with them in AGPRs");
       continue;
     }
     if (opts.verify_each && p.info.mir) {
