@@ -74,8 +74,8 @@ int LdsReadBytesPerLane(const std::string& m) {
   else if (absl::StrContains(m, "b96")) bytes = 12;
   else if (absl::StrContains(m, "b64")) bytes = 8;
   else if (absl::StrContains(m, "b32")) bytes = 4;
-  else if (absl::StrContains(m, "u16") || absl::StrContains(m, "i16")) bytes = 2;
-  else if (absl::StrContains(m, "u8") || absl::StrContains(m, "i8")) bytes = 1;
+  else if (absl::StrContains(m, "u16") || absl::StrContains(m, "i16") || absl::StrContains(m, "b16")) bytes = 2;
+  else if (absl::StrContains(m, "u8") || absl::StrContains(m, "i8") || absl::StrContains(m, "b8")) bytes = 1;
   return two ? 2 * bytes : bytes;
 }
 

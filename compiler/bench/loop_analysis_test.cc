@@ -108,6 +108,12 @@ TEST(LoopAnalysis, MemoryBytesAndUnknownMfmaCycles) {
   EXPECT_FALSE(b->complete);
   EXPECT_FALSE(ComputeThroughputBound(a, "gfx1100").ok());
   EXPECT_FALSE(ComputeThroughputBound(AnalyzeDisassembly("", "k"), "gfx942").ok());
+  // 16- and 8-bit LDS writes (ds_write_b16, ds_write_b8): 2 and 1 bytes per lane.
+  const std::string narrow =
+      "\tds_write_b16 v8, v4                                        // 000000000100: D83C0000 00000408\n"
+      "\tds_write_b8 v8, v4                                         // 000000000108: D83C0000 00000408\n"
+      "\ts_cbranch_scc1 65531                                       // 000000000110: BF85FFFB\n";
+  EXPECT_EQ(AnalyzeDisassembly(narrow, "k").loop_lds_write_bytes, 64 * (2 + 1));
 }
 
 // Multi-block MFMAs: FLOP = 2 x M x N x K x blocks, the blocks from vdst's
