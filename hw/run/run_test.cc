@@ -355,6 +355,50 @@ TEST_F(CodeObjectPathTest, RefusesMissingAndNonElfFiles) {
 
 // What `kirc run` reports beyond the comparison: the scalar arguments (in the
 // report and in the dump), no writable buffer, never-written LDS, the budget.
+// Planted errors, shared by the report tests and the thread-count tests
+// (the reports quote their lines and columns).
+// An LDS race: the reference, running threads in lockstep, does not see it.
+constexpr char kLdsRaceKernel[] = R"(kernel lds_race
+target gfx942
+workgroup 128 1 1
+grid 1 1 1
+arg x : f32[128] strides [1] readonly
+arg y : f32[128] strides [1] writeonly
+lds T : f32[64]
+  %v = load x[tid.x] : f32
+  store T[tid.x mod 64], %v
+  barrier
+  %w = load T[tid.x mod 64] : f32
+  store y[tid.x], %w
+end
+)";
+// A read of LDS no lane wrote: both refuse it.
+constexpr char kLdsUninitKernel[] = R"(kernel lds_uninit
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+lds T : f32[64]
+  %v = load x[tid.x] : f32
+  store guarded T[tid.x + 32], %v
+  %t = load T[tid.x] : f32
+  %r = add %t, %v
+  store y[tid.x], %r
+end
+)";
+// Both workgroups store C[tid.x]: a race on global memory.
+constexpr char kGlobalRaceKernel[] = R"(kernel race
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg x : f32[128] strides [1] readonly
+arg C : f32[64] strides [1] writeonly
+  %v = load x[wg.x * 64 + tid.x] : f32
+  store C[tid.x], %v
+end
+)";
+
 class RunReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -449,20 +493,7 @@ end
 }
 
 TEST_F(RunReportTest, ReadOfUnwrittenLdsIsAnErrorInBoth) {
-  Kernel k = MustParse(R"(kernel lds_uninit
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg x : f32[64] strides [1] readonly
-arg y : f32[64] strides [1] writeonly
-lds T : f32[64]
-  %v = load x[tid.x] : f32
-  store guarded T[tid.x + 32], %v
-  %t = load T[tid.x] : f32
-  %r = add %t, %v
-  store y[tid.x], %r
-end
-)");
+  Kernel k = MustParse(kLdsUninitKernel);
   absl::StatusOr<RunReport> r = Run(k);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -479,20 +510,7 @@ end
 // instruction it names (here an LDS race, which the reference interpreter,
 // running threads in lockstep, does not see), not only a code address.
 TEST_F(RunReportTest, StrictEmulatorErrorsNameTheKirOps) {
-  Kernel k = MustParse(R"(kernel lds_race
-target gfx942
-workgroup 128 1 1
-grid 1 1 1
-arg x : f32[128] strides [1] readonly
-arg y : f32[128] strides [1] writeonly
-lds T : f32[64]
-  %v = load x[tid.x] : f32
-  store T[tid.x mod 64], %v
-  barrier
-  %w = load T[tid.x mod 64] : f32
-  store y[tid.x], %w
-end
-)");
+  Kernel k = MustParse(kLdsRaceKernel);
   RunOptions o;
   o.filename = "race.kir";
   absl::StatusOr<RunReport> r = Run(k, o);
@@ -509,16 +527,7 @@ end
 TEST_F(RunReportTest, GlobalRaceIsAnErrorInBoth) {
   // Both workgroups store C[tid.x]: the emulator and the reference keep one
   // writer's value each (the same here), so this passed before races were checked.
-  Kernel k = MustParse(R"(kernel race
-target gfx942
-workgroup 64 1 1
-grid 2 1 1
-arg x : f32[128] strides [1] readonly
-arg C : f32[64] strides [1] writeonly
-  %v = load x[wg.x * 64 + tid.x] : f32
-  store C[tid.x], %v
-end
-)");
+  Kernel k = MustParse(kGlobalRaceKernel);
   absl::StatusOr<RunReport> r = Run(k);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -768,44 +777,9 @@ TEST_F(ThreadCountTest, SameReportAndOutputs) {
 // budgets (--max-instructions: the emulator's, counted over all waves, and
 // the reference's).
 TEST_F(ThreadCountTest, SameFirstError) {
-  SameError(MustParse(R"(kernel lds_race
-target gfx942
-workgroup 128 1 1
-grid 1 1 1
-arg x : f32[128] strides [1] readonly
-arg y : f32[128] strides [1] writeonly
-lds T : f32[64]
-  %v = load x[tid.x] : f32
-  store T[tid.x mod 64], %v
-  barrier
-  %w = load T[tid.x mod 64] : f32
-  store y[tid.x], %w
-end
-)"));
-  SameError(MustParse(R"(kernel lds_uninit
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg x : f32[64] strides [1] readonly
-arg y : f32[64] strides [1] writeonly
-lds T : f32[64]
-  %v = load x[tid.x] : f32
-  store guarded T[tid.x + 32], %v
-  %t = load T[tid.x] : f32
-  %r = add %t, %v
-  store y[tid.x], %r
-end
-)"));
-  SameError(MustParse(R"(kernel race
-target gfx942
-workgroup 64 1 1
-grid 2 1 1
-arg x : f32[128] strides [1] readonly
-arg C : f32[64] strides [1] writeonly
-  %v = load x[wg.x * 64 + tid.x] : f32
-  store C[tid.x], %v
-end
-)"));
+  SameError(MustParse(kLdsRaceKernel));
+  SameError(MustParse(kLdsUninitKernel));
+  SameError(MustParse(kGlobalRaceKernel));
   const Kernel gemm = ::kir::testing::TestdataKernel("mma_loop_32x32x64_f16");
   emu::EmuOptions eo;
   eo.max_instructions = 100;
