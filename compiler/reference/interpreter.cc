@@ -230,28 +230,27 @@ std::unique_ptr<MfmaPlan> MakePlan(const MfmaDesc& d) {
                ? -1
                : e;
   };
-  for (int i = 0; i < d.m; ++i)
-    for (int kk = 0; kk < d.k; ++kk) {
-      FragmentSlot f = d.ASlot(i, kk);
-      int e = ab_index(f);
-      if (e < 0) {
-        p->error = "internal error: bad A slot in the MFMA catalogue";
-        return p;
+  // The lane and element of each of an operand's rows x cols values, row
+  // by row (A: M x K, B: K x N); false for a slot that does not fit.
+  auto tabulate = [&](auto slot, int rows, int cols, std::vector<uint8_t>& lane, std::vector<uint8_t>& elem) {
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        FragmentSlot f = slot(r, c);
+        int e = ab_index(f);
+        if (e < 0) return false;
+        lane.push_back(static_cast<uint8_t>(f.lane));
+        elem.push_back(static_cast<uint8_t>(e));
       }
-      p->a_lane.push_back(static_cast<uint8_t>(f.lane));
-      p->a_elem.push_back(static_cast<uint8_t>(e));
-    }
-  for (int kk = 0; kk < d.k; ++kk)
-    for (int j = 0; j < d.n; ++j) {
-      FragmentSlot f = d.BSlot(kk, j);
-      int e = ab_index(f);
-      if (e < 0) {
-        p->error = "internal error: bad B slot in the MFMA catalogue";
-        return p;
-      }
-      p->b_lane.push_back(static_cast<uint8_t>(f.lane));
-      p->b_elem.push_back(static_cast<uint8_t>(e));
-    }
+    return true;
+  };
+  if (!tabulate([&](int i, int kk) { return d.ASlot(i, kk); }, d.m, d.k, p->a_lane, p->a_elem)) {
+    p->error = "internal error: bad A slot in the MFMA catalogue";
+    return p;
+  }
+  if (!tabulate([&](int kk, int j) { return d.BSlot(kk, j); }, d.k, d.n, p->b_lane, p->b_elem)) {
+    p->error = "internal error: bad B slot in the MFMA catalogue";
+    return p;
+  }
   std::vector<int> covered(64 * static_cast<size_t>(d.cd_width), 0);
   p->c_i.assign(covered.size(), 0);
   p->c_j.assign(covered.size(), 0);
