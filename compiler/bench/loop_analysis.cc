@@ -305,12 +305,8 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
     a.loop_global_load_bytes += 64 * GlobalBytesPerLane(d.mnemonic, /*load=*/true);
     a.loop_global_store_bytes += 64 * GlobalBytesPerLane(d.mnemonic, /*load=*/false);
     if (d.cls == "waitcnt") {
-      size_t p = d.operands.find("vmcnt(");
-      int v = 0;
-      if (p != std::string::npos &&
-          absl::SimpleAtoi(d.operands.substr(p + 6, d.operands.find(')', p) - p - 6), &v) &&
-          (a.smallest_vmcnt < 0 || v < a.smallest_vmcnt))
-        a.smallest_vmcnt = v;
+      const int v = CounterOf(d.operands, "vmcnt(");
+      if (v >= 0 && (a.smallest_vmcnt < 0 || v < a.smallest_vmcnt)) a.smallest_vmcnt = v;
     }
   }
   if (a.loop_flop > 0) a.other_per_16kflop = (a.loop_instructions - a.loop_mfma) / (a.loop_flop / 16384.0);
@@ -395,22 +391,22 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
           a.workgroup_threads = n.max_flat_workgroup_size;
         }
   }
-  absl::StatusOr<const TargetInfo*> t = LookupTarget(processor);
+  const TargetInfo* t = *target;
   uint64_t vaddr = 0;
   absl::StatusOr<std::string> kd = emu::ElfSymbolBytes(elf_bytes, absl::StrCat(kernel, ".kd"), 64, &vaddr);
-  if (t.ok() && kd.ok() && kd->size() == 64) {
+  if (kd.ok() && kd->size() == 64) {
     auto word = [&](int at) {
       uint32_t v = 0;
       for (int i = 3; i >= 0; --i) v = v << 8 | static_cast<uint8_t>((*kd)[at + i]);
       return v;
     };
     const uint32_t rsrc3 = word(44), rsrc1 = word(48);
-    a.descriptor_vgprs = ((rsrc1 & 0x3f) + 1) * (*t)->vgpr_granule;
-    if ((*t)->has_accum_offset) a.descriptor_accum_offset = ((rsrc3 & 0x3f) + 1) * 4;
+    a.descriptor_vgprs = ((rsrc1 & 0x3f) + 1) * t->vgpr_granule;
+    if (t->has_accum_offset) a.descriptor_accum_offset = ((rsrc3 & 0x3f) + 1) * 4;
   }
-  if (t.ok() && a.vgprs >= 0) {
+  if (a.vgprs >= 0) {
     const int64_t regs = std::max(a.vgprs, a.descriptor_vgprs);
-    a.waves_per_simd = Occupancy(**t, static_cast<int>(regs), a.lds_bytes, a.workgroup_threads);
+    a.waves_per_simd = Occupancy(*t, static_cast<int>(regs), a.lds_bytes, a.workgroup_threads);
   }
   return a;
 }

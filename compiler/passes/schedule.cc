@@ -393,22 +393,22 @@ int64_t OccupancyCeiling(const TargetInfo& t, int64_t vgprs, int64_t agprs, int 
 // instructions.
 std::vector<int> MemoryObjects(const MFunction& f, int lo, int hi,
                                const absl::flat_hash_map<int, int>& object_of_id) {
-  enum { kVmemAll = 0, kDsAll = 1 };  // the per-space fallbacks; named objects from 2
+  enum { kVmemAll = 0, kDsAll = 1 };  // the fallback and LDS; buffers from 2
   std::vector<int> out(hi - lo, -1);
-  bool vmem_known = true, ds_known = true;
+  bool vmem_known = true;
   for (int i = lo; i < hi; ++i) {
     const InstClass c = Info(f.insts[i].opc).cls;
-    if (!IsVmemOrDs(c)) continue;
-    auto it = object_of_id.find(f.insts[i].id);
-    if (IsDs(c)) ds_known = false;  // LDS accesses keep their order (see below)
-    else if (it == object_of_id.end()) vmem_known = false;
-    else out[i - lo] = it->second;
+    if (IsDs(c)) {
+      out[i - lo] = kDsAll;
+    } else if (IsVmem(c)) {
+      auto it = object_of_id.find(f.insts[i].id);
+      if (it == object_of_id.end()) vmem_known = false;
+      else out[i - lo] = it->second;
+    }
   }
-  for (int i = lo; i < hi; ++i) {
-    const InstClass c = Info(f.insts[i].opc).cls;
-    if (IsVmem(c) && !vmem_known) out[i - lo] = kVmemAll;
-    if (IsDs(c) && !ds_known) out[i - lo] = kDsAll;
-  }
+  if (!vmem_known)
+    for (int i = lo; i < hi; ++i)
+      if (IsVmem(Info(f.insts[i].opc).cls)) out[i - lo] = kVmemAll;
   return out;
 }
 
@@ -439,14 +439,14 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       }
     }
   }
-  // Memory objects: the access map's (space, name) pairs, numbered from 2.
+  // Memory objects: the access map's buffer names, numbered from 2.
   absl::flat_hash_map<int, int> object_of_id;
   if (options.accesses != nullptr) {
-    std::map<std::pair<bool, std::string>, int> numbers;
-    for (const AccessRecord& rec : *options.accesses) {
-      auto [it, fresh] = numbers.try_emplace({rec.is_lds, rec.mem}, static_cast<int>(numbers.size()) + 2);
-      object_of_id[rec.inst_id] = it->second;
-    }
+    std::map<std::string, int> numbers;
+    for (const AccessRecord& rec : *options.accesses)
+      if (!rec.is_lds)
+        object_of_id[rec.inst_id] =
+            numbers.try_emplace(rec.mem, static_cast<int>(numbers.size()) + 2).first->second;
   }
   // The schedulable regions: each block minus a leading label and a trailing
   // branch / s_endpgm (and the SCC-setting compare the branch reads, which
