@@ -8,7 +8,10 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/api/compile.h"
 #include "compiler/object/code_object_notes.h"
@@ -320,8 +323,44 @@ TEST(CompileTest, OccupancyMatchesLlvm) {
       std::smatch v;
       ASSERT_TRUE(std::regex_search(pr->stdout_text, v, std::regex("; TotalNumVgprs: ([0-9]+)")));
       int64_t lds = c.lds > 0 ? n * 4 : 0;
-      EXPECT_EQ(Occupancy(*t, std::stoi(v[1]), lds, c.wg), std::stoi(m[1]))
+      EXPECT_EQ(Occupancy(*t, std::stoi(v[1]), 0, lds, c.wg), std::stoi(m[1]))
           << t->name << " lds " << lds << " workgroup " << c.wg;
+    }
+  }
+}
+
+// The register limits against llvm-mc 22's own `occupancy()` expression
+// (arguments: max waves, VGPR granule, VGPR file, generation 8 = GFX9, the
+// occupancy other limits allow, SGPRs, VGPRs) over SGPR and VGPR counts
+// around every step.
+TEST(CompileTest, RegisterOccupancyMatchesLlvmMc) {
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok());
+  std::string dir = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
+  const std::vector<int> sgprs = {1, 24, 80, 81, 88, 89, 96, 100, 101, 106, 108};
+  const std::vector<int> vgprs = {1, 24, 48, 49, 64, 65, 84, 85, 128, 129, 168, 256, 257, 400, 512};
+  for (const TargetInfo* t : AllTargets()) {
+    const int granule = t->unified_vgpr_file ? 8 : 4, file = t->unified_vgpr_file ? 512 : 256;
+    std::string src;
+    std::vector<std::pair<int, int>> cases;
+    for (int s : sgprs)
+      for (int v : vgprs) {
+        if (v > file) continue;
+        src += absl::StrCat(".set occ_", cases.size(), ", occupancy(", t->max_waves_per_simd, ", ",
+                            granule, ", ", file, ", 8, ", t->max_waves_per_simd, ", ", s, ", ", v, ")\n");
+        cases.push_back({s, v});
+      }
+    std::string path = dir + "/occ_" + t->name + ".s";
+    ASSERT_TRUE(WriteFileBytes(path, src).ok());
+    absl::StatusOr<ProcessResult> pr = RunProcess(
+        {*bin + "/llvm-mc", "-triple=amdgcn-amd-amdhsa", std::string("-mcpu=") + t->name, path});
+    ASSERT_TRUE(pr.ok() && pr->exit_code == 0) << (pr.ok() ? pr->stderr_text : "");
+    for (size_t i = 0; i < cases.size(); ++i) {
+      std::smatch m;
+      std::string want = absl::StrCat("\\.set occ_", i, ", ([0-9]+)");
+      ASSERT_TRUE(std::regex_search(pr->stdout_text, m, std::regex(want))) << want;
+      EXPECT_EQ(Occupancy(*t, cases[i].second, cases[i].first, 0, 64), std::stoi(m[1]))
+          << t->name << " sgprs " << cases[i].first << " vgprs " << cases[i].second;
     }
   }
 }

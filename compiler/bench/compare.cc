@@ -136,7 +136,8 @@ absl::Status FillFromCodeObject(const CompareOptions& opts, const TargetInfo& t,
   s.sgprs = static_cast<int>(kn->sgpr_count);
   s.lds_bytes = kn->group_segment_fixed_size;
   // gfx90a/942: .vgpr_count is the unified total; gfx908: max(arch, acc).
-  s.occupancy = Occupancy(t, static_cast<int>(kn->vgpr_count), kn->group_segment_fixed_size,
+  s.occupancy = Occupancy(t, static_cast<int>(kn->vgpr_count), static_cast<int>(kn->sgpr_count),
+                          kn->group_segment_fixed_size,
                           run_k.WorkgroupThreads());
 
   // Execution: same seeded inputs on both sides, the reference interpreter.

@@ -406,7 +406,8 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
   }
   if (a.vgprs >= 0) {
     const int64_t regs = std::max(a.vgprs, a.descriptor_vgprs);
-    a.waves_per_simd = Occupancy(*t, static_cast<int>(regs), a.lds_bytes, a.workgroup_threads);
+    a.waves_per_simd = Occupancy(*t, static_cast<int>(regs), static_cast<int>(std::max<int64_t>(a.sgprs, 0)),
+                                 a.lds_bytes, a.workgroup_threads);
   }
   return a;
 }

@@ -101,7 +101,7 @@ absl::Status RunSchedule(PassState& s, Counters& c) {
   o.timeline = !s.conservative_schedule;
   // Waves per SIMD the LDS and the workgroup size allow (registers aside):
   // VGPRs below what that many waves leave each cost no occupancy.
-  o.max_waves_per_simd = Occupancy(s.t, 1, s.r.lowered.abi.lds_bytes, s.r.kernel.WorkgroupThreads());
+  o.max_waves_per_simd = Occupancy(s.t, 1, 0, s.r.lowered.abi.lds_bytes, s.r.kernel.WorkgroupThreads());
   absl::Status r = ScheduleBlocks(s.t, s.r.lowered.mir, &st, o);
   c.push_back({"moved", st.moved});
   c.push_back({"vgpr_budget", st.vgpr_budget});

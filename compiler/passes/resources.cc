@@ -32,16 +32,19 @@ KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const Ker
     r.vgpr_count = r.next_free_vgpr;
   }
   r.lds_bytes = abi.lds_bytes;
-  r.occupancy = Occupancy(t, r.next_free_vgpr, r.lds_bytes, k.WorkgroupThreads());
+  r.occupancy = Occupancy(t, r.next_free_vgpr, r.sgpr_count, r.lds_bytes, k.WorkgroupThreads());
   return r;
 }
 
-int Occupancy(const TargetInfo& t, int vgprs, int64_t lds_bytes, int64_t workgroup_threads) {
+int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
+              int64_t workgroup_threads) {
   // VGPRs: 512 per lane per SIMD on 90a/942 (unified, granule 8), 256 arch +
   // 256 acc on 908 (granule 4).
   int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, vgprs), 8) : RoundUp(std::max(1, vgprs), 4);
   int file = t.unified_vgpr_file ? 512 : 256;
   int occ = std::min(t.max_waves_per_simd, file / alloc);
+  // SGPRs (every GFX9 target): LLVM 22's table, not a granule division.
+  if (sgprs > 0) occ = std::min(occ, sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7);
   if (lds_bytes > 0) {
     // LDS: 64 KiB per CU, shared by the workgroups resident on its 4 SIMDs;
     // the busiest SIMD gets ceil(waves / 4) (as LLVM counts it).

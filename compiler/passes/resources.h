@@ -28,10 +28,15 @@ struct KernelResources {
 };
 
 // Waves per SIMD a kernel can have resident: limited by the target's
-// maximum, by `vgprs` (90a/942: the unified total; 908: max(arch, acc)) and by
-// `lds_bytes` per workgroup of `workgroup_threads` (64 KiB per CU over 4 SIMDs).
-// LLVM's `; Occupancy:` comment is the oracle (compile_test checks it).
-int Occupancy(const TargetInfo& t, int vgprs, int64_t lds_bytes, int64_t workgroup_threads);
+// maximum, by `vgprs` (90a/942: the unified total; 908: max(arch, acc)), by
+// `sgprs` (the metadata's .sgpr_count, VCC/flat scratch/XNACK mask included;
+// GFX9 keeps 10 waves up to 80, 9 up to 88, 8 up to 100, else 7, as LLVM 22's
+// GCNSubtarget::getOccupancyWithNumSGPRs and llvm-mc's `occupancy()` say; 0
+// means unknown, no limit) and by `lds_bytes` per workgroup of
+// `workgroup_threads` (64 KiB per CU over 4 SIMDs). LLVM's `; Occupancy:`
+// comment and llvm-mc's `occupancy()` expression are the oracles (compile_test).
+int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
+              int64_t workgroup_threads);
 
 KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const KernelAbi& abi,
                                  const RegUsage& usage);
