@@ -30,6 +30,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,6 +91,7 @@ std::string VerifyResult::Report() const {
     }
   }
   std::string loop_lines;
+  for (const std::string& l : lds_layout) absl::StrAppend(&loop_lines, "  ", l, "\n");
   for (const std::string& l : loops) absl::StrAppend(&loop_lines, "  ", l, "\n");
   // A DS read2/write2 is one instruction with two accesses.
   std::set<int> ids;
@@ -1207,7 +1209,9 @@ int64_t KirTrips(const Op& f) {
 class Verifier {
  public:
   Verifier(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, const VerifyOptions& o)
-      : k_(k), t_(t), lk_(lk), opts_(o), ex_(pool_, k, t, lk.abi) {}
+      : k_(k), t_(t), lk_(lk), opts_(o), ex_(pool_, k, t, lk.abi) {
+    for (const auto& [name, off] : lk.abi.lds_offsets) lds_base_[name] = off;
+  }
 
   absl::StatusOr<VerifyResult> Run() {
     VerifyResult res;
@@ -1252,6 +1256,10 @@ class Verifier {
                           " (any value in each iteration)");
         res.loops.push_back(l);
       }
+    if (opts_.match_accesses) {
+      MatchAndVerify(st, res);
+      if (backstop_.fired()) return BackstopError();
+    } else {
     for (const AccessRecord& rec : lk_.access_map) {
       auto a0 = std::chrono::steady_clock::now();
       AccessVerdict v = st.ok() ? VerifyOne(rec) : Skeleton(rec);
@@ -1295,6 +1303,7 @@ class Verifier {
       v.status = AccessVerdict::Status::kFailed;
       v.reason = "a memory instruction the access map does not name: no KIR access says where it may go";
       res.accesses.push_back(std::move(v));
+    }
     }
     res.all_proved = std::all_of(res.accesses.begin(), res.accesses.end(), [](const AccessVerdict& a) {
       return a.status == AccessVerdict::Status::kProved;
@@ -1409,10 +1418,9 @@ class Verifier {
       s.shape = l->shape;
       s.strides = l->Strides();
       s.mem_bytes = l->SizeBytes();
-      bool found = false;
-      for (const auto& [name, off] : lk_.abi.lds_offsets)
-        if (name == rec.mem) s.lds_offset = off, found = true;
-      if (!found) return Fail(v, absl::StrCat("the ABI places no LDS allocation '", rec.mem, "'"));
+      auto base = lds_base_.find(rec.mem);
+      if (base == lds_base_.end()) return Fail(v, absl::StrCat("the ABI places no LDS allocation '", rec.mem, "'"));
+      s.lds_offset = base->second;
     } else {
       const Arg* arg = k_.FindArg(rec.mem);
       if (arg == nullptr || arg->kind != Arg::Kind::kBuffer)
@@ -1782,6 +1790,25 @@ class Verifier {
     return wgs;
   }
 
+  // The value of input variable `var` (other than tid/wg) in concrete search
+  // setting 0, 1 or 2: pointers low, high (lo near 2^32) and middling; data
+  // 0, all ones and a pattern (clamped to the variable's range).
+  uint32_t InputValue(int var, int setting) const {
+    const VarInfo& vi = pool_.var(var);
+    uint32_t val = 0;
+    if (vi.kind == VarKind::kArgDword || vi.kind == VarKind::kKernargPtr) {
+      bool hi = vi.hi == 0xffff;
+      uint32_t salt = static_cast<uint32_t>(vi.dim < 0 ? var : vi.dim) * 0x1000u;
+      if (setting == 0) val = hi ? 0x0001u + salt / 0x1000u : 0x10000000u + salt * 0x100u;
+      if (setting == 1) val = hi ? 0xfffeu - salt / 0x1000u : 0xfff00000u - salt * 0x10u;
+      if (setting == 2) val = hi ? 0x7fffu : 0x80000000u + salt;
+    } else {
+      val = setting == 0 ? 0u : setting == 1 ? 0xffffffffu : 0x12345678u;
+      if (vi.lo > val || vi.hi < val) val = static_cast<uint32_t>(vi.lo);
+    }
+    return val;
+  }
+
   // Concrete search for a counterexample (only ever turns unknown into failed).
   std::optional<std::vector<uint32_t>> Search(const AccessCtx& a) {
     Concrete c;
@@ -1797,21 +1824,7 @@ class Verifier {
     std::vector<uint32_t> env(pool_.num_vars(), 0);
     for (int setting = 0; setting < kSettings; ++setting) {
       // Inputs other than tid/wg: pointers low, high (lo near 2^32), and middling; data patterns.
-      for (int var : vars) {
-        const VarInfo& vi = pool_.var(var);
-        uint32_t val = 0;
-        if (vi.kind == VarKind::kArgDword || vi.kind == VarKind::kKernargPtr) {
-          bool hi = vi.hi == 0xffff;
-          uint32_t salt = static_cast<uint32_t>(vi.dim < 0 ? var : vi.dim) * 0x1000u;
-          if (setting == 0) val = hi ? 0x0001u + salt / 0x1000u : 0x10000000u + salt * 0x100u;
-          if (setting == 1) val = hi ? 0xfffeu - salt / 0x1000u : 0xfff00000u - salt * 0x10u;
-          if (setting == 2) val = hi ? 0x7fffu : 0x80000000u + salt;
-        } else {
-          val = setting == 0 ? 0u : setting == 1 ? 0xffffffffu : 0x12345678u;
-          if (vi.lo > val || vi.hi < val) val = static_cast<uint32_t>(vi.lo);
-        }
-        env[var] = val;
-      }
+      for (int var : vars) env[var] = InputValue(var, setting);
       // Loop iterations: all when few, else the first two, a middle one and the last.
       std::vector<std::vector<uint32_t>> iters;
       for (const LoopBinding& b : a.loops) {
@@ -1959,6 +1972,409 @@ class Verifier {
     return bad.ok() ? *bad : std::vector<int>{};
   }
 
+  // ---- Matching without an access map (VerifyOptions::match_accesses) ----
+
+  // SSA value types, for store widths: loads, consts, zeros, cvts, slices and
+  // mfmas carry their type; add/mul/fma that of their first SSA operand (the
+  // validator requires the SSA operands to agree); a `for`'s iter_args and
+  // results those of its initial operands.
+  void CollectValueTypes(const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      if (op.kind == OpKind::kFor) {
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          auto it = value_types_.find(op.operands[i].name);
+          if (op.operands[i].is_arg || it == value_types_.end()) continue;
+          if (i < op.iter_args.size()) value_types_[op.iter_args[i]] = it->second;
+          if (i < op.results.size()) value_types_[op.results[i]] = it->second;
+        }
+        CollectValueTypes(op.body);
+        continue;
+      }
+      ValueType t = op.type;
+      if (op.kind == OpKind::kAdd || op.kind == OpKind::kMul || op.kind == OpKind::kFma)
+        for (const Operand& o : op.operands) {
+          auto it = value_types_.find(o.name);
+          if (!o.is_arg && it != value_types_.end()) {
+            t = it->second;
+            break;
+          }
+        }
+      for (const std::string& r : op.results) value_types_[r] = t;
+    }
+  }
+
+  // The candidate records for address `comp` of instruction `index`: every
+  // KIR load or store of the same kind whose element size divides the bytes
+  // moved at that address, once per run of consecutive vector elements.
+  std::vector<AccessRecord> Candidates(int index, int comp) {
+    const MInst& mi = lk_.mir.insts[index];
+    const MemShape ms = MemoryShape(mi.opc);
+    std::vector<AccessRecord> out;
+    if (ms.comps == 0) return out;
+    const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
+    for (size_t k = 0; k < ops_.size(); ++k) {
+      const Op& op = *ops_[k];
+      if (op.kind != (ms.store ? OpKind::kStore : OpKind::kLoad)) continue;
+      const LdsAlloc* l = k_.FindLds(op.mem);
+      const Arg* arg = k_.FindArg(op.mem);
+      if ((l != nullptr) != ms.lds || (l == nullptr && (arg == nullptr || arg->kind != Arg::Kind::kBuffer))) continue;
+      const int64_t eb = ElemBytes(l != nullptr ? l->elem : arg->elem);
+      if (eb <= 0 || bytes % eb != 0) continue;
+      const int64_t n = bytes / eb;
+      int64_t width = op.type.width;
+      if (op.kind == OpKind::kStore) {
+        auto it = op.operands.empty() ? value_types_.end() : value_types_.find(op.operands[0].name);
+        width = it == value_types_.end() ? 0 : it->second.width;
+      }
+      for (int64_t e0 = 0; e0 + n <= width; ++e0) {
+        AccessRecord r;
+        r.inst_id = mi.id;
+        r.component = ms.addrs == 2 ? comp : -1;
+        r.kir_op = static_cast<int>(k);
+        r.mem = op.mem;
+        r.is_lds = ms.lds;
+        r.is_store = ms.store;
+        r.guarded = op.guarded;
+        r.element_bytes = eb;
+        for (int64_t e = e0; e < e0 + n; ++e) r.elements.push_back(static_cast<int>(e));
+        out.push_back(std::move(r));
+      }
+    }
+    return out;
+  }
+
+  // Calls f(env) at a few concrete points of `a` until it returns true:
+  // settings 0 and 1 of the inputs (InputValue), the first and the last
+  // workgroup, the first, second, a middle and the last thread, the first
+  // and the last iteration of each enclosing loop. True if f did.
+  template <class F>
+  bool ForQuickPoints(const AccessCtx& a, const Concrete& c, F f) {
+    const KernelVars& kv = ex_.vars();
+    std::vector<int> vars;
+    for (int id : c.order)
+      if (pool_.node(TRef{id}).op == TOp::kVar) vars.push_back(static_cast<int>(pool_.node(TRef{id}).c));
+    std::vector<uint32_t> env(pool_.num_vars(), 0);
+    const int64_t w0 = k_.workgroup[0], w1 = k_.workgroup[1], threads = w0 * w1 * k_.workgroup[2];
+    std::vector<int64_t> tids = {0, 1, threads / 2, threads - 1};
+    std::sort(tids.begin(), tids.end());
+    tids.erase(std::unique(tids.begin(), tids.end()), tids.end());
+    std::vector<std::array<int64_t, 3>> wgs = {{0, 0, 0}, {k_.grid[0] - 1, k_.grid[1] - 1, k_.grid[2] - 1}};
+    if (wgs[1] == wgs[0]) wgs.pop_back();
+    const size_t nloops = a.loops.size();
+    for (int setting = 0; setting < 2; ++setting) {
+      for (int var : vars) env[var] = InputValue(var, setting);
+      for (uint64_t mask = 0; mask < (uint64_t{1} << std::min<size_t>(nloops, 6)); ++mask) {
+        for (size_t l = 0; l < nloops; ++l)
+          if (a.loops[l].it_var >= 0)
+            env[a.loops[l].it_var] = (mask >> l) & 1 ? static_cast<uint32_t>(pool_.var(a.loops[l].it_var).hi) : 0u;
+        for (const auto& g : wgs)
+          for (int64_t t : tids) {
+            for (int d = 0; d < 3; ++d) env[kv.wg[d]] = static_cast<uint32_t>(g[d]);
+            env[kv.tid[0]] = static_cast<uint32_t>(t % w0);
+            env[kv.tid[1]] = static_cast<uint32_t>((t / w0) % w1);
+            env[kv.tid[2]] = static_cast<uint32_t>(t / (w0 * w1));
+            if (f(env)) return true;
+          }
+      }
+    }
+    return false;
+  }
+
+  // A concrete point at which candidate `a` breaks an obligation, as a
+  // counterexample text (with the number of obligations broken), or nothing.
+  std::optional<std::pair<int, std::string>> Refute(const AccessCtx& a) {
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    std::optional<std::pair<int, std::string>> found;
+    ForQuickPoints(a, c, [&](const std::vector<uint32_t>& env) {
+      AccessValues<CW> vals;
+      absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c, &vals);
+      if (!bad.ok()) {
+        found = {1000, std::string(bad.status().message())};
+        return true;
+      }
+      if (bad->empty()) return false;
+      std::vector<std::string> names;
+      for (const Ob<CW>& o : Obligations(CW{}, a.shape, vals)) names.push_back(o.what);
+      found = {static_cast<int>(bad->size()), Counterexample(a, env, *bad, names, "at a concrete point")};
+      return true;
+    });
+    return found;
+  }
+
+  // The LDS base that makes candidate `a` (placed at 0) agree at its first
+  // concrete point with EXEC on: the emitted address less the KIR byte offset.
+  std::optional<int64_t> ProposeLdsBase(const AccessCtx& a) {
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    std::optional<int64_t> base;
+    ForQuickPoints(a, c, [&](const std::vector<uint32_t>& env) {
+      AccessValues<CW> vals;
+      absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c, &vals);
+      if (!bad.ok() || !vals.exec || vals.idx.empty()) return false;
+      int64_t ir = 0;
+      for (size_t d = 0; d < vals.idx[0].size(); ++d) ir += vals.idx[0][d] * a.shape.strides[d];
+      base = static_cast<int64_t>(vals.lds_addr) - ir * a.shape.elem_bytes;
+      return true;
+    });
+    return base;
+  }
+
+  // Places the LDS allocations the ABI does not (VerifyOptions::match_accesses).
+  void SolveLdsBases(VerifyResult& res) {
+    std::set<std::string> unknown;
+    for (const LdsAlloc& l : k_.lds)
+      if (lds_base_.count(l.name)) {
+        res.lds_layout.push_back(absl::StrCat("LDS '", l.name, "' at byte ", lds_base_[l.name], " (given)"));
+      } else {
+        unknown.insert(l.name);
+      }
+    if (unknown.empty()) return;
+    // Each DS address proposes (allocation, base) pairs: the bases at which one
+    // of its candidates agrees at every quick point.
+    std::vector<std::set<std::pair<std::string, int64_t>>> props;
+    for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
+      const MInst& mi = lk_.mir.insts[i];
+      const MemShape ms = MemoryShape(mi.opc);
+      if (!IsMemoryInst(mi) || !ms.lds) continue;
+      for (int comp = 0; comp < ms.addrs; ++comp) {
+        std::set<std::pair<std::string, int64_t>> p;
+        for (const AccessRecord& cand : Candidates(static_cast<int>(i), comp)) {
+          if (!unknown.count(cand.mem)) continue;
+          lds_base_[cand.mem] = 0;
+          AccessCtx a;
+          a.rec = &cand;
+          AccessVerdict v = Skeleton(cand);
+          std::optional<int64_t> b;
+          if (!Prepare(cand, a, v)) b = ProposeLdsBase(a);
+          if (b && *b >= 0) {
+            a.shape.lds_offset = *b;
+            if (!Refute(a)) p.insert({cand.mem, *b});
+          }
+          lds_base_.erase(cand.mem);
+        }
+        if (!p.empty()) props.push_back(std::move(p));
+      }
+    }
+    // The layout: one proposed base per allocation (in declaration order),
+    // the allocations disjoint (given ones included) and inside the group
+    // segment, explaining the most DS addresses; among equals, bases rising in
+    // declaration order (how compilers place them), then the lowest.
+    std::vector<const LdsAlloc*> free_allocs;
+    std::vector<std::vector<int64_t>> choices;
+    for (const LdsAlloc& l : k_.lds) {
+      if (!unknown.count(l.name)) continue;
+      std::set<int64_t> bs;
+      for (const auto& p : props)
+        for (const auto& [m, b] : p)
+          if (m == l.name) bs.insert(b);
+      if (bs.empty()) {
+        res.lds_layout.push_back(absl::StrCat("LDS '", l.name, "': no DS instruction matches an access of it (not placed)"));
+        continue;
+      }
+      free_allocs.push_back(&l);
+      choices.emplace_back(bs.begin(), bs.end());
+    }
+    if (free_allocs.empty()) return;
+    double combos = 1;
+    for (const auto& c : choices) combos *= static_cast<double>(c.size());
+    auto explained = [&](const std::map<std::string, int64_t>& layout) {
+      int n = 0;
+      for (const auto& p : props) {
+        bool hit = false;
+        for (const auto& [m, b] : p)
+          if (auto it = layout.find(m); it != layout.end() && it->second == b) hit = true;
+        n += hit;
+      }
+      return n;
+    };
+    auto valid = [&](const std::map<std::string, int64_t>& layout) {
+      std::vector<std::pair<int64_t, int64_t>> spans;
+      for (const LdsAlloc& l : k_.lds)
+        if (auto it = layout.find(l.name); it != layout.end()) {
+          if (it->second < 0 || it->second + l.SizeBytes() > lk_.abi.lds_bytes) return false;
+          spans.push_back({it->second, it->second + l.SizeBytes()});
+        }
+      std::sort(spans.begin(), spans.end());
+      for (size_t i = 1; i < spans.size(); ++i)
+        if (spans[i].first < spans[i - 1].second) return false;
+      return true;
+    };
+    std::map<std::string, int64_t> best;
+    int best_score = -1, ties = 0;
+    bool best_rising = false;
+    std::vector<int64_t> best_bases;
+    std::vector<std::pair<int, bool>> seen;  // (score, rising) of every valid layout
+    if (combos <= 4096) {
+      std::vector<size_t> odo(choices.size(), 0);
+      for (bool more = true; more;) {
+        std::map<std::string, int64_t> layout = lds_base_;
+        std::vector<int64_t> bases;
+        for (size_t j = 0; j < choices.size(); ++j) {
+          layout[free_allocs[j]->name] = choices[j][odo[j]];
+          bases.push_back(choices[j][odo[j]]);
+        }
+        if (valid(layout)) {
+          const int score = explained(layout);
+          const bool rising = std::is_sorted(bases.begin(), bases.end());
+          const bool better = score > best_score || (score == best_score && rising && !best_rising) ||
+                              (score == best_score && rising == best_rising && bases < best_bases);
+          seen.push_back({score, rising});
+          if (better) best = layout, best_score = score, best_rising = rising, best_bases = bases;
+        }
+        more = false;
+        for (size_t j = 0; j < odo.size(); ++j) {
+          if (++odo[j] < choices[j].size()) {
+            more = true;
+            break;
+          }
+          odo[j] = 0;
+        }
+      }
+    }
+    ties = static_cast<int>(std::count(seen.begin(), seen.end(), std::make_pair(best_score, best_rising))) - 1;
+    if (best_score < 0) {
+      ties = 0;
+      // Too many combinations, or none disjoint: each allocation at its most
+      // proposed base (the layout check then reports what overlaps).
+      best = lds_base_;
+      for (size_t j = 0; j < free_allocs.size(); ++j) {
+        std::map<int64_t, int> votes;
+        for (const auto& p : props)
+          for (const auto& [m, b] : p)
+            if (m == free_allocs[j]->name) ++votes[b];
+        int64_t pick = votes.begin()->first;
+        for (const auto& [b, n] : votes)
+          if (n > votes[pick]) pick = b;
+        best[free_allocs[j]->name] = pick;
+      }
+      best_score = explained(best);
+    }
+    for (const LdsAlloc* l : free_allocs) {
+      lds_base_[l->name] = best[l->name];
+      res.lds_layout.push_back(absl::StrCat("LDS '", l->name, "' at byte ", best[l->name], " (solved: the layout explains ",
+                                            best_score, " of ", props.size(), " DS addresses",
+                                            ties > 0 ? absl::StrCat("; ", ties, " other layout(s) explain as many") : "",
+                                            ")"));
+    }
+  }
+
+  // LDS allocations placed: disjoint and inside the group segment.
+  void CheckLdsLayout(VerifyResult& res) {
+    std::vector<std::pair<int64_t, const LdsAlloc*>> placed;
+    for (const LdsAlloc& l : k_.lds)
+      if (auto it = lds_base_.find(l.name); it != lds_base_.end()) placed.push_back({it->second, &l});
+    std::sort(placed.begin(), placed.end());
+    auto fail = [&](std::string why) {
+      AccessVerdict v;
+      v.inst_text = "(LDS layout)";
+      v.op_text = "";
+      v.status = AccessVerdict::Status::kFailed;
+      v.reason = std::move(why);
+      res.accesses.push_back(std::move(v));
+    };
+    for (size_t i = 0; i < placed.size(); ++i) {
+      const auto& [b, l] = placed[i];
+      const int64_t end = b + l->SizeBytes();
+      if (b < 0 || end > lk_.abi.lds_bytes)
+        fail(absl::StrCat("LDS '", l->name, "' at [", b, ", ", end, ") is outside the kernel's ", lk_.abi.lds_bytes,
+                          " bytes of LDS (group_segment_fixed_size)"));
+      if (i + 1 < placed.size() && placed[i + 1].first < end)
+        fail(absl::StrCat("LDS '", l->name, "' at [", b, ", ", end, ") overlaps '", placed[i + 1].second->name,
+                          "' at byte ", placed[i + 1].first));
+    }
+  }
+
+  // Finds and verifies the KIR access of address `comp` of instruction `index`.
+  AccessVerdict MatchOne(int index, int comp) {
+    const MInst& mi = lk_.mir.insts[index];
+    const MemShape ms = MemoryShape(mi.opc);
+    AccessVerdict none;
+    none.inst_id = mi.id;
+    none.component = ms.addrs == 2 ? comp : -1;
+    none.inst_text = InstructionText(t_, mi);
+    none.op_text = "(matches no KIR access)";
+    if (ms.comps == 0) return Unknown(none, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"));
+    const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
+    std::vector<AccessRecord> cands = Candidates(index, comp);
+    if (cands.empty())
+      return Fail(none, absl::StrCat("matches no KIR access: the kernel has no ", ms.store ? "store to " : "load from ",
+                                     ms.lds ? "LDS" : "a buffer", " whose element size divides the ", bytes, " bytes ",
+                                     Info(mi.opc).mnemonic, " moves", ms.addrs == 2 ? " at each address" : "",
+                                     " within its vector"));
+    std::optional<AccessVerdict> unknown, failed;
+    std::optional<std::pair<int, std::string>> closest;  // the refutation breaking the fewest obligations
+    std::string closest_op;
+    int refuted = 0;
+    for (const AccessRecord& cand : cands) {
+      AccessCtx a;
+      a.rec = &cand;
+      AccessVerdict v = Skeleton(cand);
+      if (Prepare(cand, a, v)) {
+        ++refuted;
+        continue;
+      }
+      if (std::optional<std::pair<int, std::string>> r = Refute(a)) {
+        ++refuted;
+        if (!closest || r->first < closest->first) {
+          closest = r;
+          closest_op = absl::StrCat("op ", cand.kir_op, " (", v.op_text, ") elements ", cand.elements.front(), "..",
+                                    cand.elements.back());
+        }
+        continue;
+      }
+      match_records_.push_back(cand);
+      AccessVerdict r = VerifyOne(match_records_.back());
+      if (r.status == AccessVerdict::Status::kProved || backstop_.fired()) return r;
+      if (r.status == AccessVerdict::Status::kUnknown && !unknown) unknown = r;
+      if (r.status == AccessVerdict::Status::kFailed && !failed) failed = r;
+    }
+    // An undecided candidate might be the match: no verdict then.
+    if (unknown) {
+      unknown->reason = absl::StrCat("no KIR access is proved; this candidate is undecided: ", unknown->reason);
+      return *unknown;
+    }
+    if (failed) {
+      failed->reason = absl::StrCat("matches no KIR access (", cands.size(), " candidate(s), ", refuted,
+                                    " refuted at concrete points); the closest, verified:\n", failed->reason);
+      return *failed;
+    }
+    AccessVerdict f = Fail(none, absl::StrCat("matches no KIR access: each of the ", cands.size(),
+                                              " candidate(s) is refuted at a concrete point",
+                                              closest ? absl::StrCat("; the closest, ", closest_op, ":") : ""));
+    if (closest) f.counterexample = closest->second;
+    return f;
+  }
+
+  // Every memory instruction (each address of a DS read2/write2) against the
+  // KIR access it matches.
+  void MatchAndVerify(const absl::Status& st, VerifyResult& res) {
+    CollectValueTypes(k_.body);
+    if (st.ok()) SolveLdsBases(res);
+    CheckLdsLayout(res);
+    for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
+      const MInst& mi = lk_.mir.insts[i];
+      if (!IsMemoryInst(mi)) continue;
+      const MemShape ms = MemoryShape(mi.opc);
+      for (int comp = 0; comp < std::max(1, ms.addrs); ++comp) {
+        auto a0 = std::chrono::steady_clock::now();
+        AccessVerdict v;
+        if (st.ok()) {
+          v = MatchOne(static_cast<int>(i), comp);
+        } else {
+          v.inst_id = mi.id;
+          v.component = ms.addrs == 2 ? comp : -1;
+          v.inst_text = InstructionText(t_, mi);
+          v.status = AccessVerdict::Status::kUnknown;
+          v.reason = std::string(st.message());
+        }
+        if (backstop_.fired()) return;
+        v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+        res.accesses.push_back(std::move(v));
+      }
+    }
+  }
+
   uint64_t FirstLookLimit() const { return opts_.resource_limit / 16; }
 
   bool DependsOnAbstractValues(const AccessCtx& a) {
@@ -2099,6 +2515,9 @@ class Verifier {
   std::vector<const Op*> ops_;
   std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops
   std::unordered_map<int, int> index_of_id_;
+  std::map<std::string, int64_t> lds_base_;  // LDS allocation -> byte offset (the ABI's, or solved)
+  std::deque<AccessRecord> match_records_;   // VerifyOptions::match_accesses: records verified (stable addresses)
+  std::map<std::string, ValueType> value_types_;  // SSA value -> type (store widths), filled by MatchAndVerify
 };
 
 }  // namespace

@@ -59,6 +59,24 @@ struct VerifyOptions {
   bool search_counterexamples = true;
   int64_t max_search_points = int64_t{1} << 16;
   int64_t max_search_instructions = 4'000'000;
+  // Code without an access map (another compiler's code object, edited
+  // assembly: verify/object/): LoweredKernel::access_map is ignored and, for
+  // each memory instruction (each address of a DS read2/write2), the KIR
+  // access it implements is found: every KIR load or store of the same kind
+  // (load/store, LDS/buffer) whose element size divides the bytes the
+  // instruction moves at that address is a candidate, once for each run of
+  // consecutive vector elements of that many bytes; candidates refuted at a
+  // few concrete points (all settings of Search's inputs, first and last
+  // threads, workgroups and iterations) are dropped, the others are verified
+  // in that order and the first proved is the match. An instruction no
+  // candidate proves is `failed` ("matches no KIR access", with the closest
+  // candidate's counterexample) or `unknown`. LDS allocations the ABI does not
+  // place (KernelAbi::lds_offsets) have their base solved: each DS
+  // instruction's candidates propose the base that makes their first concrete
+  // point agree, and the base most instructions' candidates survive with
+  // wins (ties: the lower). Allocations must then be disjoint and inside
+  // KernelAbi::lds_bytes (group_segment_fixed_size), else a failed verdict.
+  bool match_accesses = false;
 };
 
 // The verdict for one memory instruction of the access map (or one the access
@@ -83,6 +101,9 @@ struct VerifyResult {
   // One line per machine loop: trip count, the invariants established by
   // induction, and the live-in registers for which none was.
   std::vector<std::string> loops;
+  // VerifyOptions::match_accesses: one line per LDS allocation: its base and
+  // where it came from (the ABI, or solved from how many instructions).
+  std::vector<std::string> lds_layout;
   bool all_proved = false;
   double seconds = 0;
   // One line per access (status, instruction, KIR op, time), failures and

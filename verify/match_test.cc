@@ -1,0 +1,187 @@
+// Matching without an access map (VerifyOptions::match_accesses): the final
+// code of every testdata kernel on every target, with its access map and its
+// LDS placement thrown away, must prove with each memory instruction matched
+// to the access the lowering's access map names (the oracle: the lowering
+// wrote it, the matcher never sees it) and each LDS allocation placed where
+// the lowering put it. Edited code matches nothing and fails with a
+// counterexample; a wrong given LDS base fails; overlapping bases fail.
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/op_text.h"
+#include "compiler/isa/asm_syntax.h"
+#include "gtest/gtest.h"
+#include "verify/test_util.h"
+#include "verify/verify.h"
+
+namespace kir::vfy::testing {
+namespace {
+
+using Status = AccessVerdict::Status;
+
+VerifyOptions Matching() {
+  VerifyOptions o;
+  o.match_accesses = true;
+  return o;
+}
+
+// The code without what the lowering said about it.
+LoweredKernel Stripped(const Compiled& c) {
+  LoweredKernel code = c.result.lowered;
+  code.access_map.clear();
+  code.abi.lds_offsets.clear();
+  return code;
+}
+
+// The access an op performs: buffer, index expressions (two ops with the
+// same are the same access).
+std::string AccessKey(const LoweredKernel& lk, int kir_op) {
+  std::vector<const Op*> ops;
+  std::vector<const std::vector<Op>*> stack = {&lk.kernel.body};
+  // Pre-order, as kir_op numbers them.
+  std::function<void(const std::vector<Op>&)> walk = [&](const std::vector<Op>& body) {
+    for (const Op& op : body) {
+      ops.push_back(&op);
+      if (op.kind == OpKind::kFor) walk(op.body);
+    }
+  };
+  walk(lk.kernel.body);
+  if (kir_op < 0 || kir_op >= static_cast<int>(ops.size())) return "?";
+  const Op& op = *ops[kir_op];
+  std::string key = absl::StrCat(op.kind == OpKind::kStore ? "store " : "load ", op.mem, "[");
+  for (const IndexRef& x : op.index) absl::StrAppend(&key, IndexToString(*x), ",");
+  return absl::StrCat(key, "] along ", op.along);
+}
+
+TEST(Match, EveryTestdataKernelMatchesItsAccessMapAndLdsLayout) {
+  int kernels = 0, accesses = 0;
+  for (const std::string& n : TestdataKernels()) {
+    const std::string text = ReadTestFile("testdata/kernels/" + n + ".kir");
+    for (const TargetInfo* t : AllTargets()) {
+      absl::StatusOr<Compiled> c = CompileKir(text, t->name);
+      if (!c.ok()) continue;  // refused kernels: compile_test covers them
+      const LoweredKernel code = Stripped(*c);
+      VerifyResult v = Verify(*c, &code, Matching());
+      EXPECT_TRUE(v.all_proved) << n << " on " << t->name << ":\n" << v.Report();
+      std::printf("%-28s %s %4zu accesses %.3f s\n", n.c_str(), t->name, v.accesses.size(), v.seconds);
+      std::fflush(stdout);
+      ++kernels;
+      const LoweredKernel& lk = c->result.lowered;
+      for (const AccessVerdict& a : v.accesses) {
+        if (a.status != Status::kProved) continue;
+        ++accesses;
+        const AccessRecord* want = nullptr;
+        for (const AccessRecord& r : lk.access_map)
+          if (r.inst_id == a.inst_id && r.component == a.component) want = &r;
+        ASSERT_NE(want, nullptr) << n << " on " << t->name << ": [" << a.inst_id << "] has no record";
+        EXPECT_EQ(AccessKey(lk, a.kir_op), AccessKey(lk, want->kir_op))
+            << n << " on " << t->name << ": [" << a.inst_id << "] " << a.inst_text;
+      }
+      // Every LDS allocation an instruction touches is placed where the lowering put it.
+      for (const auto& [name, off] : lk.abi.lds_offsets) {
+        bool touched = false;
+        for (const AccessRecord& r : lk.access_map) touched |= r.is_lds && r.mem == name;
+        if (!touched) continue;
+        bool found = false;
+        for (const std::string& l : v.lds_layout)
+          found |= absl::StartsWith(l, absl::StrCat("LDS '", name, "' at byte ", off, " (solved"));
+        EXPECT_TRUE(found) << n << " on " << t->name << ": " << name << " at " << off << "; layout:\n"
+                           << absl::StrJoin(v.lds_layout, "\n");
+      }
+    }
+  }
+  EXPECT_GE(kernels, 20);
+  std::printf("%d kernels, %d accesses matched\n", kernels, accesses);
+}
+
+const char kCopy[] =
+    "kernel copy\nworkgroup 64 1 1\ngrid 4 1 1\n"
+    "arg src : f32[256] strides [1] readonly\narg dst : f32[256] strides [1] writeonly\n"
+    "  %v = load src[wg.x * 64 + tid.x] : f32\n  store dst[wg.x * 64 + tid.x], %v\nend\n";
+
+// An instruction whose address no access has: failed, with a counterexample.
+TEST(Match, AnEditedOffsetMatchesNothingAndFails) {
+  absl::StatusOr<Compiled> c = CompileKir(kCopy, "gfx942");
+  ASSERT_TRUE(c.ok()) << c.status();
+  LoweredKernel code = Stripped(*c);
+  int edited = 0;
+  for (MInst& mi : code.mir.insts)
+    if (absl::StartsWith(Info(mi.opc).mnemonic, "buffer_store")) mi.offset += 4, ++edited;
+  ASSERT_EQ(edited, 1);
+  VerifyResult v = Verify(*c, &code, Matching());
+  EXPECT_FALSE(v.all_proved);
+  ASSERT_EQ(CountStatus(v, Status::kFailed), 1) << v.Report();
+  for (const AccessVerdict& a : v.accesses)
+    if (a.status == Status::kFailed) {
+      EXPECT_TRUE(absl::StrContains(a.reason, "matches no KIR access")) << a.reason;
+      EXPECT_TRUE(absl::StrContains(a.counterexample, "tid")) << a.counterexample;
+    }
+}
+
+// A load in the code where the KIR has only a store (and vice versa) has no candidate.
+TEST(Match, AKernelWithoutSuchAnAccessHasNoCandidate) {
+  absl::StatusOr<Compiled> c = CompileKir(kCopy, "gfx90a");
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<Compiled> other = CompileKir(
+      "kernel copy\nworkgroup 64 1 1\ngrid 4 1 1\n"
+      "arg src : f32[256] strides [1] readonly\narg dst : f32[256] strides [1] writeonly\n"
+      "  %v = load src[wg.x * 64 + tid.x] : f32\n  %w = add %v, %v\nend\n",
+      "gfx90a");
+  ASSERT_TRUE(other.ok()) << other.status();
+  // The copy's code against a twin that never stores.
+  LoweredKernel code = Stripped(*c);
+  absl::StatusOr<VerifyResult> v = VerifyAddresses(other->kernel, *c->result.target, code, Matching());
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(CountStatus(*v, Status::kProved), 1) << v->Report();
+  ASSERT_EQ(CountStatus(*v, Status::kFailed), 1) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "the kernel has no store to a buffer")) << v->Report();
+}
+
+const char kLds[] =
+    "kernel stage\nworkgroup 64 1 1\ngrid 2 1 1\n"
+    "arg src : f32[128] strides [1] readonly\narg dst : f32[128] strides [1] writeonly\n"
+    "lds a : f32[64]\nlds b : f32[64]\n"
+    "  %v = load src[wg.x * 64 + tid.x] : f32\n  store a[tid.x], %v\n  store b[63 - tid.x], %v\n  barrier\n"
+    "  %x = load a[63 - tid.x] : f32\n  %y = load b[tid.x] : f32\n  %s = add %x, %y\n"
+    "  store dst[wg.x * 64 + tid.x], %s\nend\n";
+
+// Two LDS allocations: solved where the lowering put them; a wrong given base
+// fails the accesses of that allocation; bases that overlap fail the layout.
+TEST(Match, LdsBasesAreSolvedAndGivenOnesChecked) {
+  for (const char* mcpu : {"gfx908", "gfx942"}) {
+    absl::StatusOr<Compiled> c = CompileKir(kLds, mcpu);
+    ASSERT_TRUE(c.ok()) << c.status();
+    std::map<std::string, int64_t> want(c->result.lowered.abi.lds_offsets.begin(),
+                                        c->result.lowered.abi.lds_offsets.end());
+    ASSERT_EQ(want.size(), 2u);
+    const LoweredKernel stripped = Stripped(*c);
+    VerifyResult v = Verify(*c, &stripped, Matching());
+    EXPECT_TRUE(v.all_proved) << v.Report();
+    for (const auto& [name, off] : want) {
+      bool found = false;
+      for (const std::string& l : v.lds_layout) found |= absl::StartsWith(l, absl::StrCat("LDS '", name, "' at byte ", off, " (solved"));
+      EXPECT_TRUE(found) << name << "\n" << absl::StrJoin(v.lds_layout, "\n");
+    }
+    // b given 4 bytes off: b's two accesses match nothing.
+    LoweredKernel wrong = Stripped(*c);
+    wrong.abi.lds_offsets = {{"b", want["b"] + 4}};
+    VerifyResult w = Verify(*c, &wrong, Matching());
+    EXPECT_EQ(CountStatus(w, Status::kFailed), 2) << w.Report();
+    // a given on top of b: the layout fails (and every access still proves).
+    LoweredKernel overlap = Stripped(*c);
+    overlap.abi.lds_offsets = {{"a", want["b"]}, {"b", want["b"]}};
+    VerifyResult o = Verify(*c, &overlap, Matching());
+    EXPECT_EQ(CountStatus(o, Status::kFailed), 1) << o.Report();
+    EXPECT_TRUE(absl::StrContains(o.Report(), "overlaps")) << o.Report();
+  }
+}
+
+}  // namespace
+}  // namespace kir::vfy::testing
