@@ -1584,21 +1584,33 @@ class Verifier {
   struct Concrete {
     std::vector<uint32_t> node;  // term values
     std::vector<int> order;
+    // Matching: term values by point, reused by every candidate of one address.
+    bool memoize = false;
+    std::map<std::vector<uint32_t>, std::vector<uint32_t>> memo;
   };
   absl::StatusOr<std::vector<int>> CheckAt(const AccessCtx& a, const std::vector<uint32_t>& env, Concrete& c,
                                            AccessValues<CW>* vals_out = nullptr) {
-    pool_.EvalNodes(c.order, env, &c.node);
+    const std::vector<uint32_t>* nodes = &c.node;
+    if (!c.memoize) {
+      pool_.EvalNodes(c.order, env, &c.node);
+    } else if (auto it = c.memo.find(env); it != c.memo.end()) {
+      nodes = &it->second;
+    } else {
+      std::vector<uint32_t>& fresh = c.memo[env];
+      pool_.EvalNodes(c.order, env, &fresh);
+      nodes = &fresh;
+    }
     CW w;
     AccessValues<CW> vals;
-    vals.exec = c.node[a.exec.id] != 0;
+    vals.exec = (*nodes)[a.exec.id] != 0;
     if (!a.shape.lds) {
-      for (int i = 0; i < 4; ++i) vals.w[i] = c.node[a.w[i].id];
-      vals.soffset = c.node[a.soffset.id];
-      vals.voffset = a.shape.offen ? c.node[a.voffset.id] : 0;
+      for (int i = 0; i < 4; ++i) vals.w[i] = (*nodes)[a.w[i].id];
+      vals.soffset = (*nodes)[a.soffset.id];
+      vals.voffset = a.shape.offen ? (*nodes)[a.voffset.id] : 0;
       vals.arg_ptr = (static_cast<int64_t>(env[a.arg_hi]) << 32) + env[a.arg_lo];
     } else {
-      vals.vaddr = c.node[a.vaddr.id];
-      vals.lds_addr = c.node[a.lds_addr.id];
+      vals.vaddr = (*nodes)[a.vaddr.id];
+      vals.lds_addr = (*nodes)[a.lds_addr.id];
     }
     std::vector<int64_t> tid(3), wg(3);
     for (int d = 0; d < 3; ++d) {
@@ -2080,26 +2092,38 @@ class Verifier {
     return false;
   }
 
-  // A concrete point at which candidate `a` breaks an obligation, as a
-  // counterexample text (with the number of obligations broken), or nothing.
-  std::optional<std::pair<int, std::string>> Refute(const AccessCtx& a) {
-    Concrete c;
-    c.order = pool_.Closure(a.Roots());
-    std::optional<std::pair<int, std::string>> found;
+  // A concrete point at which candidate `a` breaks an obligation: the point
+  // and the obligations broken (by position), or nothing. `c` is the closure
+  // of a's roots (the same for every candidate of one address; empty: made here).
+  struct Refutation {
+    std::vector<uint32_t> env;
+    std::vector<int> bad;
+    std::string error;  // the indices could not be evaluated
+  };
+  std::optional<Refutation> Refute(const AccessCtx& a, Concrete* shared = nullptr) {
+    Concrete own;
+    Concrete& c = shared != nullptr ? *shared : own;
+    if (c.order.empty()) c.order = pool_.Closure(a.Roots());
+    std::optional<Refutation> found;
     ForQuickPoints(a, c, [&](const std::vector<uint32_t>& env) {
-      AccessValues<CW> vals;
-      absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c, &vals);
-      if (!bad.ok()) {
-        found = {1000, std::string(bad.status().message())};
-        return true;
-      }
-      if (bad->empty()) return false;
-      std::vector<std::string> names;
-      for (const Ob<CW>& o : Obligations(CW{}, a.shape, vals)) names.push_back(o.what);
-      found = {static_cast<int>(bad->size()), Counterexample(a, env, *bad, names, "at a concrete point")};
+      absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c);
+      if (bad.ok() && bad->empty()) return false;
+      found = Refutation{env, bad.ok() ? *bad : std::vector<int>{}, bad.ok() ? "" : std::string(bad.status().message())};
       return true;
     });
     return found;
+  }
+
+  // A refutation as a counterexample text.
+  std::string RefutationText(const AccessCtx& a, const Refutation& r) {
+    if (!r.error.empty()) return r.error;
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    AccessValues<CW> vals;
+    (void)CheckAt(a, r.env, c, &vals);
+    std::vector<std::string> names;
+    for (const Ob<CW>& o : Obligations(CW{}, a.shape, vals)) names.push_back(o.what);
+    return Counterexample(a, r.env, r.bad, names, "at a concrete point");
   }
 
   // The LDS base that makes candidate `a` (placed at 0) agree at its first
@@ -2303,9 +2327,12 @@ class Verifier {
                                      Info(mi.opc).mnemonic, " moves", ms.addrs == 2 ? " at each address" : "",
                                      " within its vector"));
     std::optional<AccessVerdict> unknown, failed;
-    std::optional<std::pair<int, std::string>> closest;  // the refutation breaking the fewest obligations
+    // The refutation breaking the fewest obligations, and its candidate.
+    std::optional<Refutation> closest;
+    AccessCtx closest_ctx;
     std::string closest_op;
     int refuted = 0;
+    Concrete shared;  // every candidate's roots are the instruction's
     for (const AccessRecord& cand : cands) {
       AccessCtx a;
       a.rec = &cand;
@@ -2314,10 +2341,12 @@ class Verifier {
         ++refuted;
         continue;
       }
-      if (std::optional<std::pair<int, std::string>> r = Refute(a)) {
+      if (std::optional<Refutation> r = Refute(a, &shared)) {
         ++refuted;
-        if (!closest || r->first < closest->first) {
-          closest = r;
+        const size_t nbad = r->error.empty() ? r->bad.size() : 1000;
+        if (!closest || nbad < (closest->error.empty() ? closest->bad.size() : 1000)) {
+          closest = std::move(r);
+          closest_ctx = a;
           closest_op = absl::StrCat("op ", cand.kir_op, " (", v.op_text, ") elements ", cand.elements.front(), "..",
                                     cand.elements.back());
         }
@@ -2342,7 +2371,7 @@ class Verifier {
     AccessVerdict f = Fail(none, absl::StrCat("matches no KIR access: each of the ", cands.size(),
                                               " candidate(s) is refuted at a concrete point",
                                               closest ? absl::StrCat("; the closest, ", closest_op, ":") : ""));
-    if (closest) f.counterexample = closest->second;
+    if (closest) f.counterexample = RefutationText(closest_ctx, *closest);
     return f;
   }
 
