@@ -34,7 +34,10 @@ struct MemRecord {
   uint64_t exec = 0;
   uint32_t srd[4] = {0, 0, 0, 0};          // buffers: the SRD
   uint32_t soffset = 0;                    // buffers
-  std::vector<uint32_t> vaddr;             // per lane: voffset (buffers) or address (LDS)
+  std::vector<uint32_t> vaddr;             // per lane: voffset (buffers), address (LDS); global: vaddr
+                                           // (the low dword of the pair, or the 32-bit offset with saddr)
+  std::vector<uint32_t> vaddr_hi;          // global without saddr, per lane: the pair's high dword
+  uint64_t saddr = 0;                      // global with saddr: the SGPR base
 };
 
 class ConcreteRunner {

@@ -921,6 +921,21 @@ class Translator {
         return r;
       }
       case TOp::kUlt: {
+        // The carry out of an unsigned add (v_add_co_u32, s_add_u32, the
+        // 64-bit adds of semantics.h): ((x + y) mod 2^32) < x exactly when
+        // x + y >= 2^32, on the exact values. A sum of two exact forms needs
+        // no window split.
+        const TNode sum = p_.node(TRef{n.a});
+        if (sum.op == TOp::kAdd && (sum.a == n.b || sum.b == n.b)) {
+          const TL& x = child(n.b);
+          const TL& y = child(sum.a == n.b ? sum.b : sum.a);
+          Lin total = LAdd(ExactL(x.l), ExactL(y.l));
+          Iv iv = IvOf(total);
+          if (iv.hi < kTwo32) r.l = LConst(0);
+          else if (iv.lo >= kTwo32) r.l = LConst(1);
+          else r.l = LAtom(AddAtom(z3::ite(ToZ3(total) >= Num(kTwo32), Num(1), Num(0)), Iv{0, 1}));
+          return r;
+        }
         const TL& a = child(n.a);
         const TL& b = child(n.b);
         Lin xa = ExactL(a.l), xb = ExactL(b.l);
@@ -1170,6 +1185,15 @@ struct LoopBinding {
 
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
+// A global_* base address (two unsigned dwords) in int64_t for the concrete
+// obligations (CW): exact below 2^62, else capped at 2^62, which no buffer
+// address (pointer < 2^48 plus an in-buffer byte offset) reaches, so an
+// address obligation still fails exactly when it does for the exact value.
+constexpr int64_t kGlobalBaseCap = int64_t{1} << 62;
+int64_t GlobalBase64(uint32_t lo, uint32_t hi) {
+  return hi >= (uint32_t{1} << 30) ? kGlobalBaseCap : (static_cast<int64_t>(hi) << 32) + lo;
+}
+
 // Everything about one access the checks need, symbolic or concrete.
 struct AccessCtx {
   const AccessRecord* rec = nullptr;
@@ -1180,12 +1204,20 @@ struct AccessCtx {
   // Root terms.
   TRef exec, w[4], soffset, voffset, vaddr;
   TRef lds_addr;  // LDS: DsAddress(vaddr, mi, component), (vaddr + offset) mod 2^32
-  int arg_lo = -1, arg_hi = -1;  // buffers: the argument's pointer variables
+  // global_*: the 64-bit base's halves (saddr, or the vaddr pair) and, with
+  // saddr, the 32-bit vaddr (zero-extended).
+  TRef glo, ghi, gvoffset;
+  bool saddr = false;
+  int arg_lo = -1, arg_hi = -1;  // buffers and global: the argument's pointer variables
   std::vector<int> chain;        // instruction indices computing the address, ascending
   std::vector<LoopBinding> loops;  // enclosing loops, outermost first
   std::vector<TRef> Roots() const {
     std::vector<TRef> r = {exec};
-    if (!shape.lds) {
+    if (shape.global) {
+      r.push_back(glo);
+      r.push_back(ghi);
+      if (saddr) r.push_back(gvoffset);
+    } else if (!shape.lds) {
       for (TRef t : w) r.push_back(t);
       r.push_back(soffset);
       if (shape.offen) r.push_back(voffset);
@@ -1376,9 +1408,10 @@ class Verifier {
       return Fail(v, absl::StrCat("the access-map record names component ", rec.component, " of ",
                                   Info(mi.opc).mnemonic, ", which accesses one address"));
     const int comp = std::max(rec.component, 0);
+    const bool global = Info(mi.opc).flags & kGlobalAddr;
     if (ms.lds != rec.is_lds)
       return Fail(v, absl::StrCat("the access is to ", rec.is_lds ? "LDS" : "a global buffer", " but the instruction is a ",
-                                  ms.lds ? "DS" : "buffer", " instruction"));
+                                  ms.lds ? "DS" : global ? "global" : "buffer", " instruction"));
     if (ms.store != rec.is_store)
       return Fail(v, absl::StrCat("the KIR op is a ", rec.is_store ? "store" : "load", " but the instruction ",
                                   ms.store ? "stores" : "loads"));
@@ -1390,6 +1423,7 @@ class Verifier {
       return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store of '", rec.mem, "'"));
     AccessShape& s = a.shape;
     s.lds = ms.lds;
+    s.global = global;
     s.guarded = op.guarded;
     s.comps = ms.comps / ms.addrs;  // at this record's address
     s.comp_bytes = ms.bytes;
@@ -1442,7 +1476,10 @@ class Verifier {
       if (e < 0 || (width > 0 && e >= width))
         return Fail(v, absl::StrCat("element ", e, " is outside the KIR op's vector"));
     // Offset fields: llvm-mc silently keeps the low bits of a too large one (failure class 17).
-    if (!ms.lds && !IsLegalMubufOffset(mi.offset))
+    if (global && !IsLegalGlobalOffset(mi.offset))
+      return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 13-bit signed global_* offset field (",
+                                  kGlobalMinOffset, "..", kGlobalMaxOffset, "; failure class 17)"));
+    if (!ms.lds && !global && !IsLegalMubufOffset(mi.offset))
       return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 12-bit MUBUF offset field (0..",
                                   kMubufMaxOffset, "); llvm-mc would silently encode ", mi.offset & kMubufMaxOffset,
                                   " (failure class 17)"));
@@ -1466,7 +1503,23 @@ class Verifier {
       if (sl.def >= 0) starts.push_back(sl.def);
       return ValueTerm(sl, what);
     };
-    if (!ms.lds) {
+    if (global) {
+      // vdst/vdata, vaddr, [saddr]: with saddr, vaddr is a 32-bit offset; else a 64-bit pair.
+      const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
+      const MOperand* vaddr = FindOperand(mi, OpName::kVaddr);
+      a.saddr = saddr != nullptr;
+      if (vaddr == nullptr || !vaddr->IsReg() || vaddr->cls != RegClass::kVgpr || vaddr->count != (a.saddr ? 1 : 2))
+        return Fail(v, a.saddr ? "global_* with saddr: vaddr must be one VGPR (a 32-bit offset)"
+                               : "global_* with off: vaddr must be a 64-bit VGPR pair");
+      if (a.saddr && !(saddr->IsReg() && saddr->cls == RegClass::kSgpr && saddr->count == 2))
+        return Fail(v, "global_* saddr must be an SGPR pair");
+      const OpName base = a.saddr ? OpName::kSaddr : OpName::kVaddr;
+      a.glo = use(base, 0, "a global base address");
+      a.ghi = use(base, 1, "a global base address");
+      if (a.saddr) a.gvoffset = use(OpName::kVaddr, 0, "a global address offset");
+      if (!a.glo.valid() || !a.ghi.valid() || (a.saddr && !a.gvoffset.valid()))
+        return Fail(v, "malformed global_* operands");
+    } else if (!ms.lds) {
       // MUBUF: vdata, vaddr, srsrc, soffset, all four present.
       const MOperand* srsrc = FindOperand(mi, OpName::kSrsrc);
       if (mi.ops.size() != 4 || srsrc == nullptr || !srsrc->IsReg() || srsrc->cls != RegClass::kSgpr ||
@@ -1583,7 +1636,11 @@ class Verifier {
     CW w;
     AccessValues<CW> vals;
     vals.exec = c.node[a.exec.id] != 0;
-    if (!a.shape.lds) {
+    if (a.shape.global) {
+      vals.gbase = GlobalBase64(c.node[a.glo.id], c.node[a.ghi.id]);
+      vals.gvoffset = a.saddr ? c.node[a.gvoffset.id] : 0;
+      vals.arg_ptr = (static_cast<int64_t>(env[a.arg_hi]) << 32) + env[a.arg_lo];
+    } else if (!a.shape.lds) {
       for (int i = 0; i < 4; ++i) vals.w[i] = c.node[a.w[i].id];
       vals.soffset = c.node[a.soffset.id];
       vals.voffset = a.shape.offen ? c.node[a.voffset.id] : 0;
@@ -1619,7 +1676,17 @@ class Verifier {
       for (size_t d = 0; d < vals.idx[j].size(); ++d) ir += vals.idx[j][d] * sh.strides[d];
       ir *= sh.elem_bytes;
       int64_t bj = static_cast<int64_t>(j) * sh.elem_bytes;
-      if (!sh.lds) {
+      if (sh.global) {
+        const int64_t emitted = GlobalAddress<int64_t>(vals.gbase, vals.gvoffset, sh.inst_offset + bj);
+        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ",
+                        vals.gbase >= kGlobalBaseCap ? std::string(">= 2^62") : Hex(static_cast<uint64_t>(emitted)),
+                        " = ", a.saddr ? "saddr " : "vaddr ",
+                        vals.gbase >= kGlobalBaseCap ? std::string(">= 2^62") : Hex(static_cast<uint64_t>(vals.gbase)),
+                        a.saddr ? absl::StrCat(" + vaddr ", Hex(static_cast<uint64_t>(vals.gvoffset))) : "", " + ",
+                        sh.inst_offset + bj, vals.exec ? "" : " (lane off)", "; expected ",
+                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", sh.elem_text[j],
+                        ")\n");
+      } else if (!sh.lds) {
         int64_t base = vals.w[0] + (FloorMod(vals.w[1], 1 << 16) << 32);
         int64_t vo = sh.offen ? vals.voffset : 0;
         int comp = static_cast<int>(bj / sh.comp_bytes);
@@ -1715,6 +1782,11 @@ class Verifier {
               vals.exec = (r.exec >> lane) & 1;
               for (int i = 0; i < 4; ++i) vals.w[i] = r.srd[i];
               vals.soffset = r.soffset;
+              if (a.shape.global) {
+                vals.gbase = a.saddr ? GlobalBase64(static_cast<uint32_t>(r.saddr), static_cast<uint32_t>(r.saddr >> 32))
+                                     : GlobalBase64(r.vaddr[lane], r.vaddr_hi[lane]);
+                vals.gvoffset = a.saddr ? r.vaddr[lane] : 0;
+              }
               vals.voffset = a.shape.offen ? r.vaddr[lane] : 0;
               vals.vaddr = r.vaddr[lane];
               if (a.shape.lds)
@@ -1876,9 +1948,15 @@ class Verifier {
     const KernelVars& kv = ex_.vars();
     Z3W w{&ctx_};
     Translator::TL& acc = q.acc;
-    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), w.C(0), {}};
+    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), w.C(0),
+                           w.C(0), w.C(0), {}};
     vals.exec = tr.NonZero(a.exec, &acc);
-    if (!a.shape.lds) {
+    if (a.shape.global) {
+      // The 64-bit base and offset as exact unsigned integers: no wrap at 2^32 or 2^64.
+      vals.gbase = tr.Exact(a.ghi, &acc) * w.C(int64_t{1} << 32) + tr.Exact(a.glo, &acc);
+      if (a.saddr) vals.gvoffset = tr.Exact(a.gvoffset, &acc);
+      vals.arg_ptr = tr.VarExpr(a.arg_hi) * w.C(int64_t{1} << 32) + tr.VarExpr(a.arg_lo);
+    } else if (!a.shape.lds) {
       for (int i = 0; i < 4; ++i) vals.w[i] = tr.Exact(a.w[i], &acc);
       vals.soffset = tr.Exact(a.soffset, &acc);
       if (a.shape.offen) vals.voffset = tr.Exact(a.voffset, &acc);
@@ -2113,6 +2191,13 @@ absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& 
         return absl::InvalidArgumentError(
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
+  // The kernarg segment pointer is a user SGPR pair (even, below the system SGPRs).
+  const KernelAbi& abi = final_code.abi;
+  if (abi.kernarg_ptr_sgpr < 0 || abi.kernarg_ptr_sgpr % 2 != 0 || abi.kernarg_ptr_sgpr + 2 > abi.user_sgprs ||
+      abi.user_sgprs > 32)
+    return absl::InvalidArgumentError(absl::StrCat("KernelAbi: the kernarg segment pointer s[",
+                                                   abi.kernarg_ptr_sgpr, ":", abi.kernarg_ptr_sgpr + 1,
+                                                   "] is not an even pair of the ", abi.user_sgprs, " user SGPRs"));
   // A tile-level gemm kernel is compiled as its promoted thread-level kernel,
   // which the final code carries (LoweredKernel::kernel); the access map
   // refers to that one.
