@@ -252,10 +252,13 @@ ConcreteRunner::ConcreteRunner(const Kernel& k, const TargetInfo& t, const Lower
   for (const KernelAbi::KernargSlot& slot : lk.abi.kernargs) {
     uint64_t v;
     if (slot.is_buffer) {
-      uint32_t lo = setting == 0 ? 0x10000000u + i * 0x01000000u
-                    : setting == 1 ? 0xffff0000u - i * 0x00100000u
-                                   : 0x80000000u + i * 0x00010000u;
-      uint32_t hi = setting == 0 ? 0x0001u + i : setting == 1 ? 0xfffeu - i : 0x7fffu - i;
+      const Arg* arg = k.FindArg(slot.name);
+      uint32_t lo = setting == 0                  ? 0x10000000u + i * 0x01000000u
+                    : setting == 1                ? 0xffff0000u - i * 0x00100000u
+                    : setting == kStraddleSetting ? StraddlePointerLo(arg != nullptr ? arg->SizeBytes() : 0)
+                                                  : 0x80000000u + i * 0x00010000u;
+      uint32_t hi = setting == 0 ? 0x0001u + i : setting == 1 ? 0xfffeu - i
+                    : setting == kStraddleSetting ? 0x0010u + i : 0x7fffu - i;
       v = lo | (static_cast<uint64_t>(hi) << 32);
     } else {
       v = Hash(setting, i);

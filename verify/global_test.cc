@@ -22,6 +22,7 @@
 #include "compiler/isa/lowered_kernel.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
+#include "verify/concrete.h"
 #include "verify/verify.h"
 
 namespace kir::vfy::testing {
@@ -197,6 +198,7 @@ void ExpectFailed(const Built& b, size_t nth, const std::string& needle) {
   EXPECT_TRUE(absl::StartsWith(a.counterexample, "counterexample (")) << v.Report();
   EXPECT_TRUE(absl::StrContains(a.reason + "\n" + a.counterexample, needle))
       << "missing '" << needle << "' in:\n" << v.Report();
+  EXPECT_FALSE(absl::StrContains(a.reason, "LDS")) << v.Report();  // no obligation of another kind of access
   EXPECT_FALSE(v.all_proved);
 }
 
@@ -328,6 +330,77 @@ TEST(Global, CarryFromTheWrongMaskFails) {
   std::string a = Edit(kCopy908, "v_addc_co_u32_e32 v1, vcc, v1, v5, vcc", "v_addc_co_u32_e64 v1, s[8:9], v1, v5, s[8:9]");
   a = Edit(a, "s_load_dwordx4 s[0:3], s[4:5], 0x0", "s_load_dwordx4 s[0:3], s[4:5], 0x0\ns_mov_b64 s[8:9], 0");
   ExpectFailed(Build(kCopy, "gfx908", a, kAbi908, kCopyRecs), 0, "64-bit address == src");
+}
+
+TEST(Global, DroppedCarryCounterexampleIsOffByExactly2To32) {
+  VerifyResult v = Check(Build(kCopy, "gfx908",
+                               Edit(kCopy908, "v_addc_co_u32_e32 v1, vcc, v1, v5, vcc", "v_add_u32_e32 v1, v1, v5"),
+                               kAbi908, kCopyRecs));
+  ASSERT_EQ(v.accesses.size(), 2u);
+  ASSERT_EQ(v.accesses[0].status, Status::kFailed) << v.Report();
+  // "element 0: emitted 0x... = vaddr 0x... + 0; expected 0x... = src + ...": the
+  // dropped carry makes the emitted address exactly 2^32 below the expected one.
+  const std::string& cex = v.accesses[0].counterexample;
+  size_t e = cex.find("element 0: emitted 0x"), x = cex.find("; expected 0x", e);
+  ASSERT_NE(e, std::string::npos) << cex;
+  ASSERT_NE(x, std::string::npos) << cex;
+  uint64_t emitted = 0, expected = 0;
+  ASSERT_TRUE(absl::SimpleHexAtoi(cex.substr(e + 21, cex.find(' ', e + 21) - (e + 21)), &emitted)) << cex;
+  ASSERT_TRUE(absl::SimpleHexAtoi(cex.substr(x + 13, cex.find(' ', x + 13) - (x + 13)), &expected)) << cex;
+  EXPECT_EQ(expected - emitted, uint64_t{1} << 32) << cex;
+  EXPECT_EQ(v.accesses[1].status, Status::kProved) << v.Report();
+}
+
+TEST(Global, StarvedSolverStillFindsTheDroppedCarryConcretely) {
+  // One resource unit: the solver decides nothing; the concrete search (its
+  // pointer settings put the low dword near 2^32) finds the wrong address.
+  Built b = Build(kCopy, "gfx908", Edit(kCopy908, "v_addc_co_u32_e32 v1, vcc, v1, v5, vcc", "v_add_u32_e32 v1, v1, v5"),
+                  kAbi908, kCopyRecs);
+  VerifyOptions o;
+  o.resource_limit = 1;
+  absl::StatusOr<VerifyResult> v = VerifyAddresses(b.kernel, *b.target, b.code, o);
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(v->accesses.size(), 2u);
+  EXPECT_EQ(v->accesses[0].status, Status::kFailed) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->accesses[0].counterexample, "concrete")) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->accesses[0].reason, "64-bit address == src")) << v->Report();
+  EXPECT_FALSE(absl::StrContains(v->accesses[0].reason, "LDS")) << v->Report();
+  EXPECT_EQ(v->accesses[1].status, Status::kUnknown) << v->Report();  // correct, and not provable on this budget
+}
+
+TEST(Global, ConcreteWaveRunComputesGlobalAddresses) {
+  // The wave runner the verifier's search uses, against addresses computed by
+  // hand: lane l of wave 1 of workgroup 3 reads src + (3 * 256 + 64 + l) * 16
+  // and writes dst + the same, for each pointer setting (setting 1 puts the
+  // low dwords near 2^32, so the carry matters).
+  for (const char* mcpu : {"gfx908", "gfx942"}) {
+    const bool g908 = std::string(mcpu) == "gfx908";
+    Built b = Build(kCopy, mcpu, g908 ? kCopy908 : kCopy942, g908 ? kAbi908 : AbiSpec{}, kCopyRecs);
+    for (int setting = 0; setting < kConcreteSettings; ++setting) {
+      ConcreteRunner run(b.kernel, *b.target, b.code, setting);
+      int seen = 0;
+      absl::Status st = run.RunWave({3, 0, 0}, 1, [&](const MemRecord& r) {
+        const bool store = seen++ == 1;
+        const uint64_t base = run.Pointer(store ? "dst" : "src");
+        EXPECT_EQ(r.exec, ~uint64_t{0});
+        ASSERT_EQ(r.vaddr_hi.size(), 64u);
+        for (int l = 0; l < 64; ++l)
+          EXPECT_EQ(r.vaddr[l] | (uint64_t{r.vaddr_hi[l]} << 32), base + (3 * 256 + 64 + l) * 16)
+              << mcpu << " setting " << setting << " lane " << l;
+      });
+      EXPECT_TRUE(st.ok()) << st;
+      EXPECT_EQ(seen, 2);
+    }
+  }
+}
+
+TEST(Global, KernargPointerPairOutsideTheUserSgprsIsAnError) {
+  AbiSpec abi = kAbi908;
+  abi.kernarg_ptr_sgpr = 6;  // s[6:7] is not among the 6 user SGPRs
+  Built b = Build(kCopy, "gfx908", kCopy908, abi, kCopyRecs);
+  absl::StatusOr<VerifyResult> v = VerifyAddresses(b.kernel, *b.target, b.code);
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument) << v.status();
 }
 
 // ---------------------------------------------------------------------------
@@ -575,6 +648,40 @@ TEST(Global, GuardedAccessProvesOnGfx942) { ExpectProved(Build(kGuard, "gfx942",
 TEST(Global, GuardOneTooWideFails) {
   ExpectFailed(Build(kGuard, "gfx942", Edit(kGuard942, "vcc, 100, v0", "vcc, 101, v0"), {}, kGuardRecs), 0,
                "out of shape: lane off in EXEC");
+}
+
+// Several pointers from one s_load_dwordx8 (past the 24-byte kernarg segment:
+// the last dwords are undefined, and unused).
+TEST(Global, KernargPointersFromOneDwordx8LoadProve) {
+  std::string a = R"(
+s_load_dwordx8 s[8:15], s[4:5], 0x0
+v_and_b32_e32 v1, 0x3ff, v0
+v_lshrrev_b32_e32 v0, 1, v0
+v_lshlrev_b32_e32 v1, 2, v1
+s_lshl_b32 s7, s7, 11
+v_and_b32_e32 v0, 0x7fe00, v0
+v_or3_b32 v0, s7, v0, v1
+v_lshl_add_u32 v0, s6, 8, v0
+v_mov_b32_e32 v1, 0
+v_lshlrev_b64 v[0:1], 1, v[0:1]
+v_mov_b32_e32 v3, s9
+v_add_co_u32_e32 v2, vcc, s8, v0
+v_addc_co_u32_e32 v3, vcc, v3, v1, vcc
+v_mov_b32_e32 v5, s11
+v_add_co_u32_e32 v4, vcc, s10, v0
+v_addc_co_u32_e32 v5, vcc, v5, v1, vcc
+global_load_dwordx2 v[2:3], v[2:3], off
+global_load_dwordx2 v[4:5], v[4:5], off
+v_add_co_u32_e32 v0, vcc, s12, v0
+v_mov_b32_e32 v6, s13
+v_addc_co_u32_e32 v1, vcc, v6, v1, vcc
+global_store_dwordx2 v[0:1], v[2:3], off
+s_endpgm
+)";
+  ExpectProved(Build(kAdd2d, "gfx90a", a, kAbi2d, kAdd2dRecs));
+  // y's pointer for the store: failed.
+  ExpectFailed(Build(kAdd2d, "gfx90a", Edit(Edit(a, "s12, v0", "s10, v0"), "v6, s13", "v6, s11"), kAbi2d, kAdd2dRecs),
+               2, "64-bit address == out");
 }
 
 }  // namespace

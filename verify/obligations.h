@@ -152,7 +152,7 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
     add("SRD data_format (dword3 bits 18:15) is not 0 (hardware drops stores with 0)",
         w.Mod(w.Div(v.w[3], 1 << 15), 16) != w.C(0), -1);
     add("SRD add_tid_enable (dword3 bit 23) is 0", w.Mod(w.Div(v.w[3], 1 << 23), 2) == w.C(0), -1);
-  } else {
+  } else if (a.lds) {
     // Natural alignment, as the emulator checks it (ds_*_b96: 16 bytes).
     const int64_t bytes = int64_t{a.comps} * a.comp_bytes;
     const int64_t align = bytes == 12 ? 16 : std::min<int64_t>(16, bytes);

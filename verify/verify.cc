@@ -1634,7 +1634,7 @@ class Verifier {
                                            AccessValues<CW>* vals_out = nullptr) {
     pool_.EvalNodes(c.order, env, &c.node);
     CW w;
-    AccessValues<CW> vals;
+    AccessValues<CW> vals{};
     vals.exec = c.node[a.exec.id] != 0;
     if (a.shape.global) {
       vals.gbase = GlobalBase64(c.node[a.glo.id], c.node[a.ghi.id]);
@@ -1721,7 +1721,7 @@ class Verifier {
       }
     std::sort(c.order.begin(), c.order.end());
     c.order.erase(std::unique(c.order.begin(), c.order.end()), c.order.end());
-    AccessValues<CW> vals;
+    AccessValues<CW> vals{};
     absl::StatusOr<std::vector<int>> chk = CheckAt(a, env, c, &vals);
     const KernelVars& kv = ex_.vars();
     std::string s = absl::StrCat("counterexample (", how, "): tid = (", env[kv.tid[0]], ", ", env[kv.tid[1]], ", ",
@@ -1770,7 +1770,8 @@ class Verifier {
     CW w;
     std::optional<std::string> found;
     int64_t steps_left = opts_.max_search_instructions;  // a count, so the outcome does not depend on load
-    for (int setting = 0; setting < kConcreteSettings && !found && steps_left > 0; ++setting) {
+    const int settings = kConcreteSettings + (a.shape.global ? 1 : 0);  // + kStraddleSetting
+    for (int setting = 0; setting < settings && !found && steps_left > 0; ++setting) {
       ConcreteRunner run(k_, t_, lk_, setting);
       for (const auto& g : wgs) {
         if (found) break;
@@ -1778,7 +1779,7 @@ class Verifier {
           auto on_mem = [&](const MemRecord& r) {
             if (found || r.index != a.index) return;
             for (int lane = 0; lane < 64 && !found; ++lane) {
-              AccessValues<CW> vals;
+              AccessValues<CW> vals{};
               vals.exec = (r.exec >> lane) & 1;
               for (int i = 0; i < 4; ++i) vals.w[i] = r.srd[i];
               vals.soffset = r.soffset;
@@ -1867,7 +1868,13 @@ class Verifier {
     int64_t budget = std::max<int64_t>(opts_.max_search_points / kSettings, threads);
     std::vector<std::array<int64_t, 3>> wgs = SampleWorkgroups(std::max<int64_t>(1, budget / threads));
     std::vector<uint32_t> env(pool_.num_vars(), 0);
-    for (int setting = 0; setting < kSettings; ++setting) {
+    // global_*: a fourth setting in which each buffer straddles 2^32 (kStraddleSetting).
+    std::map<int64_t, int64_t> buffer_bytes_at;  // kernarg offset of a pointer's low dword -> buffer size
+    for (const KernelAbi::KernargSlot& slot : lk_.abi.kernargs)
+      if (const Arg* arg = k_.FindArg(slot.name); slot.is_buffer && arg != nullptr)
+        buffer_bytes_at[slot.offset] = arg->SizeBytes();
+    const int settings = kSettings + (a.shape.global ? 1 : 0);
+    for (int setting = 0; setting < settings; ++setting) {
       // Inputs other than tid/wg: pointers low, high (lo near 2^32), and middling; data patterns.
       for (int var : vars) {
         const VarInfo& vi = pool_.var(var);
@@ -1878,6 +1885,11 @@ class Verifier {
           if (setting == 0) val = hi ? 0x0001u + salt / 0x1000u : 0x10000000u + salt * 0x100u;
           if (setting == 1) val = hi ? 0xfffeu - salt / 0x1000u : 0xfff00000u - salt * 0x10u;
           if (setting == 2) val = hi ? 0x7fffu : 0x80000000u + salt;
+          if (setting == kStraddleSetting) {
+            auto bb = buffer_bytes_at.find(vi.dim);
+            val = hi ? 0x0010u + salt / 0x1000u
+                     : StraddlePointerLo(bb != buffer_bytes_at.end() && vi.kind == VarKind::kArgDword ? bb->second : 0);
+          }
         } else {
           val = setting == 0 ? 0u : setting == 1 ? 0xffffffffu : 0x12345678u;
           if (vi.lo > val || vi.hi < val) val = static_cast<uint32_t>(vi.lo);
