@@ -310,6 +310,15 @@ TEST(Global, CopyWithSgprPairCarryChainProvesOnGfx90a) {
   ExpectProved(Build(kCopy, "gfx90a", a, kAbi908, kCopyRecs));
 }
 
+TEST(Global, CopyWithMadU64U32ProvesOnGfx90a) {
+  // pointer + index * 16 in one v_mad_u64_u32 (64-bit addend, carry out to s[8:9]).
+  const std::string a = Edit(kCopy908, "v_mov_b32_e32 v1, s1\nv_add_co_u32_e32 v0, vcc, s0, v4\nv_addc_co_u32_e32 v1, vcc, v1, v5, vcc",
+                             "v_mad_u64_u32 v[0:1], s[8:9], v0, 16, s[0:1]");
+  ExpectProved(Build(kCopy, "gfx90a", a, kAbi908, kCopyRecs));
+  ExpectFailed(Build(kCopy, "gfx90a", Edit(a, "v0, 16, s[0:1]", "v0, 8, s[0:1]"), kAbi908, kCopyRecs), 0,
+               "64-bit address == src");
+}
+
 TEST(Global, DroppedCarryFails) {
   // The high half without the carry: wrong whenever src.lo + offset passes 2^32.
   ExpectFailed(Build(kCopy, "gfx908",
