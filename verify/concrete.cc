@@ -252,10 +252,13 @@ ConcreteRunner::ConcreteRunner(const Kernel& k, const TargetInfo& t, const Lower
   for (const KernelAbi::KernargSlot& slot : lk.abi.kernargs) {
     uint64_t v;
     if (slot.is_buffer) {
-      uint32_t lo = setting == 0 ? 0x10000000u + i * 0x01000000u
-                    : setting == 1 ? 0xffff0000u - i * 0x00100000u
-                                   : 0x80000000u + i * 0x00010000u;
-      uint32_t hi = setting == 0 ? 0x0001u + i : setting == 1 ? 0xfffeu - i : 0x7fffu - i;
+      const Arg* arg = k.FindArg(slot.name);
+      uint32_t lo = setting == 0                  ? 0x10000000u + i * 0x01000000u
+                    : setting == 1                ? 0xffff0000u - i * 0x00100000u
+                    : setting == kStraddleSetting ? StraddlePointerLo(arg != nullptr ? arg->SizeBytes() : 0)
+                                                  : 0x80000000u + i * 0x00010000u;
+      uint32_t hi = setting == 0 ? 0x0001u + i : setting == 1 ? 0xfffeu - i
+                    : setting == kStraddleSetting ? 0x0010u + i : 0x7fffu - i;
       v = lo | (static_cast<uint64_t>(hi) << 32);
     } else {
       v = Hash(setting, i);
@@ -321,8 +324,8 @@ void ConcreteRunner::Init(Wave& w, std::array<int64_t, 3> wg, int wave) const {
   w.m0 = Undefined(3002, 0);
   w.scc = Undefined(3003, 0) & 1;
   w.exec = ~uint64_t{0};
-  w.s[0] = static_cast<uint32_t>(kernarg_ptr_);
-  w.s[1] = static_cast<uint32_t>(kernarg_ptr_ >> 32);
+  w.s[lk_.abi.kernarg_ptr_sgpr] = static_cast<uint32_t>(kernarg_ptr_);
+  w.s[lk_.abi.kernarg_ptr_sgpr + 1] = static_cast<uint32_t>(kernarg_ptr_ >> 32);
   int sys = lk_.abi.FirstSystemSgpr();
   for (int d = 0; d < 3; ++d)
     if (lk_.abi.wg_id_enabled[d]) w.s[sys++] = static_cast<uint32_t>(wg[d]);
@@ -437,7 +440,14 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
         r.vaddr.assign(kLanes, 0);
         const MOperand& ao = OperandOr0(mi, sh.lds ? N::kAddr : N::kVaddr);
         for (int l = 0; l < kLanes; ++l) r.vaddr[l] = ex.Src(w, ao, l);
-        if (!sh.lds) {
+        const bool global = info.flags & kGlobalAddr;
+        const MOperand* saddr = global ? FindOperand(mi, N::kSaddr) : nullptr;
+        if (global && saddr != nullptr) {
+          r.saddr = ex.Mask(w, *saddr);
+        } else if (global) {
+          r.vaddr_hi.assign(kLanes, 0);
+          for (int l = 0; l < kLanes; ++l) r.vaddr_hi[l] = ex.Src(w, ao, l, 1);
+        } else if (!sh.lds) {
           const MOperand& srsrc = OperandOr0(mi, N::kSrsrc);
           for (int i = 0; i < 4; ++i) r.srd[i] = ex.Src(w, srsrc, 0, i);
           r.soffset = ex.Src(w, OperandOr0(mi, N::kSoffset), 0);
@@ -445,14 +455,20 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
         on_mem(r);
         if (!sh.store) {
           // Loaded data: a function of the address (and setting), 0 when dropped.
-          const MOperand& data = OperandOr0(mi, sh.lds ? N::kVdst : N::kVdata);
+          const MOperand& data = OperandOr0(mi, sh.lds || global ? N::kVdst : N::kVdata);
           const int per = data.count / sh.addrs;  // dwords per address (read2: two addresses)
           for (int c = 0; c < data.count; ++c)
             for (int l = 0; l < kLanes; ++l) {
               if (!(w.exec >> l & 1)) continue;
-              uint64_t a = sh.lds ? uint64_t{DsAddress(U32Domain{}, r.vaddr[l], mi, c / per)} + 4 * (c % per)
-                                  : (r.srd[0] | (static_cast<uint64_t>(r.srd[1] & 0xffff) << 32)) + r.soffset +
-                                        (mi.offen ? r.vaddr[l] : 0) + mi.offset + 4 * c;
+              uint64_t a =
+                  sh.lds ? uint64_t{DsAddress(U32Domain{}, r.vaddr[l], mi, c / per)} + 4 * (c % per)
+                  : global
+                      ? (saddr != nullptr
+                             ? GlobalAddress<uint64_t>(r.saddr, r.vaddr[l], static_cast<uint64_t>(mi.offset + 4 * c))
+                             : GlobalAddress<uint64_t>(r.vaddr[l] | (uint64_t{r.vaddr_hi[l]} << 32), 0,
+                                                       static_cast<uint64_t>(mi.offset + 4 * c)))
+                      : (r.srd[0] | (static_cast<uint64_t>(r.srd[1] & 0xffff) << 32)) + r.soffset +
+                            (mi.offen ? r.vaddr[l] : 0) + mi.offset + 4 * c;
               ex.SetV(w, data, c, l, Hash(a, 1000 + setting_));
             }
         }

@@ -11,6 +11,7 @@
 #ifndef KIRC_VERIFY_CONCRETE_H_
 #define KIRC_VERIFY_CONCRETE_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -26,6 +27,16 @@
 namespace kir::vfy {
 
 constexpr int kConcreteSettings = 3;
+// An extra setting for global_* accesses (64-bit address arithmetic): each
+// buffer pointer's low dword is 2^32 minus half the buffer (rounded down to
+// 256 bytes), so every buffer straddles a 4 GiB boundary and a dropped carry
+// shows. Not among the kConcreteSettings the mutation oracle compares.
+constexpr int kStraddleSetting = 3;
+// The low dword of a buffer pointer in kStraddleSetting.
+inline uint32_t StraddlePointerLo(int64_t buffer_bytes) {
+  const int64_t half = (buffer_bytes / 2) / 256 * 256;
+  return static_cast<uint32_t>((int64_t{1} << 32) - std::min<int64_t>(std::max<int64_t>(half, 256), int64_t{1} << 31));
+}
 
 // One execution of a memory instruction by a wave.
 struct MemRecord {
@@ -34,7 +45,10 @@ struct MemRecord {
   uint64_t exec = 0;
   uint32_t srd[4] = {0, 0, 0, 0};          // buffers: the SRD
   uint32_t soffset = 0;                    // buffers
-  std::vector<uint32_t> vaddr;             // per lane: voffset (buffers) or address (LDS)
+  std::vector<uint32_t> vaddr;             // per lane: voffset (buffers), address (LDS); global: vaddr
+                                           // (the low dword of the pair, or the 32-bit offset with saddr)
+  std::vector<uint32_t> vaddr_hi;          // global without saddr, per lane: the pair's high dword
+  uint64_t saddr = 0;                      // global with saddr: the SGPR base
 };
 
 class ConcreteRunner {

@@ -10,7 +10,10 @@
 //
 // The buffer range check and address are the shared predicate of
 // compiler/isa/semantics.h (RawBufferInRange, RawBufferAddress), which the
-// emulator also uses.
+// emulator also uses; so is a global_* instruction's address (GlobalAddress).
+// global_* has no range check: each element's full 64-bit address must equal
+// pointer + byte offset exactly, as unbounded integers (no 2^64 wrap), and a
+// guarded access's out-of-shape lanes must be off in EXEC.
 #ifndef KIRC_VERIFY_OBLIGATIONS_H_
 #define KIRC_VERIFY_OBLIGATIONS_H_
 
@@ -30,13 +33,15 @@ namespace kir::vfy {
 // Static facts of one memory instruction and its access-map record.
 struct AccessShape {
   bool lds = false;
+  bool global = false;        // global_* (64-bit address, no SRD and no range check)
   bool guarded = false;
   int comps = 1;              // components the range check sees (dwords, or one short/byte)
   int comp_bytes = 4;
   int64_t elem_bytes = 4;
   std::vector<int> elements;  // vector elements, in instruction byte order
   bool offen = false;
-  int64_t inst_offset = 0;    // buffers: offset:N; LDS: DsAddressOffset (for messages: lds_addr has it)
+  int64_t inst_offset = 0;    // buffers and global: offset:N (global: signed); LDS: DsAddressOffset
+                              // (for messages: lds_addr has it)
   std::string mem;            // argument or LDS allocation name
   int64_t mem_bytes = 0;      // Arg::SizeBytes() / LdsAlloc::SizeBytes()
   int64_t lds_offset = 0;     // LDS: the allocation's byte offset
@@ -50,7 +55,9 @@ struct AccessValues {
   typename W::B exec;                   // the lane's EXEC bit when the instruction issues
   typename W::I w[4];                   // buffers: SRD dwords (unsigned 32-bit values)
   typename W::I soffset, voffset;       // buffers: soffset, voffset (unsigned 32-bit)
-  typename W::I arg_ptr;                // buffers: the argument's 64-bit pointer
+  typename W::I arg_ptr;                // buffers and global: the argument's 64-bit pointer
+  typename W::I gbase, gvoffset;        // global: the 64-bit base (saddr, or the vaddr pair) and the
+                                        // zero-extended 32-bit vaddr of the saddr form (else 0), unsigned
   typename W::I vaddr;                  // LDS: the address VGPR (unsigned 32-bit; for messages)
   typename W::I lds_addr;               // LDS: the record's address, DsAddress of compiler/isa/semantics.h:
                                         // (vaddr + offset) mod 2^32
@@ -132,7 +139,7 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
   auto txt = [&](const auto&... parts) { return names ? absl::StrCat(parts...) : std::string(); };
   const int64_t two16 = int64_t{1} << 16, two32 = int64_t{1} << 32;
   I base = w.C(0);
-  if (!a.lds) {
+  if (!a.lds && !a.global) {
     // SRD (amdgcn-isa-notes.md section 4): base = dword0 + dword1[15:0] << 32,
     // stride dword1[29:16], swizzle dword1[31:30], num_records dword2,
     // data_format dword3[18:15], add_tid_enable dword3[23].
@@ -145,7 +152,7 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
     add("SRD data_format (dword3 bits 18:15) is not 0 (hardware drops stores with 0)",
         w.Mod(w.Div(v.w[3], 1 << 15), 16) != w.C(0), -1);
     add("SRD add_tid_enable (dword3 bit 23) is 0", w.Mod(w.Div(v.w[3], 1 << 23), 2) == w.C(0), -1);
-  } else {
+  } else if (a.lds) {
     // Natural alignment, as the emulator checks it (ds_*_b96: 16 bytes).
     const int64_t bytes = int64_t{a.comps} * a.comp_bytes;
     const int64_t align = bytes == 12 ? 16 : std::min<int64_t>(16, bytes);
@@ -168,7 +175,11 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
     const int64_t byte_in_inst = static_cast<int64_t>(j) * a.elem_bytes;
     B active = v.exec, in_range = w.T(true), addr_ok = w.T(true);
     std::string addr_what;
-    if (!a.lds) {
+    if (a.global) {
+      I emitted = GlobalAddress(v.gbase, v.gvoffset, w.C(a.inst_offset + byte_in_inst));
+      addr_ok = emitted == v.arg_ptr + ir;
+      addr_what = txt("64-bit address == ", a.mem, " + byte offset of ", et, " (no wrap)");
+    } else if (!a.lds) {
       const int comp = static_cast<int>(byte_in_inst / a.comp_bytes);
       I vo = a.offen ? v.voffset : w.C(0);
       I comp_off = vo + w.C(a.inst_offset + int64_t{comp} * a.comp_bytes);
@@ -183,17 +194,17 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
     }
     if (!a.guarded) {
       add(txt(el, ": lane active (EXEC)"), active, e);
-      if (!a.lds) add(txt(el, ": passes the SRD range check (not dropped)"), in_range, e);
+      if (!a.lds && !a.global) add(txt(el, ": passes the SRD range check (not dropped)"), in_range, e);
       add(txt(el, ": ", addr_what), addr_ok, e);
       add(txt(el, ": IR index inside the shape and the ", a.lds ? "allocation" : "buffer"), inside, e);
     } else {
       add(txt(el, ", in shape: lane active (EXEC)"), w.Implies(in_shape, active), e);
-      if (!a.lds)
+      if (!a.lds && !a.global)
         add(txt(el, ", in shape: passes the SRD range check"), w.Implies(in_shape, in_range), e);
       add(txt(el, ", in shape: ", addr_what), w.Implies(in_shape, addr_ok), e);
       add(txt(el, ", in shape: inside the ", a.lds ? "allocation" : "buffer"), w.Implies(in_shape, inside),
           e);
-      if (!a.lds)
+      if (!a.lds && !a.global)
         add(txt(el, ", out of shape: lane off or dropped by the SRD range check"),
             w.Implies(!in_shape, !active || !in_range), e);
       else

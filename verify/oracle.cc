@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "compiler/isa/operands.h"
 #include "compiler/isa/semantics.h"
 #include "verify/concrete.h"
 
@@ -27,7 +28,20 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
     const MemShape sh = MemoryShape(mi.opc);
     std::vector<uint64_t>* log = &e.log;
     log->push_back((uint64_t{1} << 62) | (static_cast<uint64_t>(mi.id & 0xffffff) << 8));
-    if (!sh.lds) {
+    if (Info(mi.opc).flags & kGlobalAddr) {
+      // global_*: the 64-bit address of each component (no SRD, no range check).
+      const bool saddr = FindOperand(mi, OpName::kSaddr) != nullptr;
+      for (int l = 0; l < kLanes; ++l) {
+        if (!(r.exec >> l & 1)) {
+          log->push_back(kOff);
+          continue;
+        }
+        const uint64_t base = saddr ? r.saddr : r.vaddr[l] | (uint64_t{r.vaddr_hi[l]} << 32);
+        for (int c = 0; c < sh.comps; ++c)
+          log->push_back(GlobalAddress<uint64_t>(base, saddr ? r.vaddr[l] : 0,
+                                                 static_cast<uint64_t>(mi.offset + int64_t{c} * sh.bytes)));
+      }
+    } else if (!sh.lds) {
       const uint32_t* wd = r.srd;
       uint64_t base = wd[0] | (static_cast<uint64_t>(wd[1] & 0xffff) << 32);
       // Does the SRD grant only the argument's buffer (raw, data format set)?

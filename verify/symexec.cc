@@ -118,8 +118,8 @@ SymExec::SymExec(TermPool& pool, const Kernel& k, const TargetInfo& t, const Ker
   st_.v.resize(512);
   st_.a.resize(512);
   st_.s.resize(128);
-  st_.s[0] = Slot{p_.Var(vars_.kptr[0]), -1, Slot::kValue};
-  st_.s[1] = Slot{p_.Var(vars_.kptr[1]), -1, Slot::kValue};
+  st_.s[abi.kernarg_ptr_sgpr] = Slot{p_.Var(vars_.kptr[0]), -1, Slot::kValue};
+  st_.s[abi.kernarg_ptr_sgpr + 1] = Slot{p_.Var(vars_.kptr[1]), -1, Slot::kValue};
   int sys = abi.FirstSystemSgpr();
   for (int d = 0; d < 3; ++d)
     if (abi.wg_id_enabled[d]) st_.s[sys++] = Slot{p_.Var(vars_.wg[d]), -1, Slot::kValue};

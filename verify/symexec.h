@@ -1,7 +1,8 @@
 // Symbolic execution of final machine code (physical registers, after
 // register allocation, waitcnt and hazard passes) for ONE symbolic lane of
 // one wave: tid.x/y/z and wg.x/y/z are variables, the initial registers are
-// those of the kernel ABI (kernarg pointer in s[0:1], workgroup ids after the
+// those of the kernel ABI (kernarg pointer in s[KernelAbi::kernarg_ptr_sgpr
+// and the next], workgroup ids after the
 // user SGPRs, work-item ids in v0 packed (gfx90a/942) or v0/v1/v2 (gfx908)),
 // kernarg loads read symbolic argument dwords. Register values are terms
 // (term.h) built with the shared semantics of compiler/isa/semantics.h; lane

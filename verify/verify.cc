@@ -923,6 +923,21 @@ class Translator {
         return r;
       }
       case TOp::kUlt: {
+        // The carry out of an unsigned add (v_add_co_u32, s_add_u32, the
+        // 64-bit adds of semantics.h): ((x + y) mod 2^32) < x exactly when
+        // x + y >= 2^32, on the exact values. A sum of two exact forms needs
+        // no window split.
+        const TNode sum = p_.node(TRef{n.a});
+        if (sum.op == TOp::kAdd && (sum.a == n.b || sum.b == n.b)) {
+          const TL& x = child(n.b);
+          const TL& y = child(sum.a == n.b ? sum.b : sum.a);
+          Lin total = LAdd(ExactL(x.l), ExactL(y.l));
+          Iv iv = IvOf(total);
+          if (iv.hi < kTwo32) r.l = LConst(0);
+          else if (iv.lo >= kTwo32) r.l = LConst(1);
+          else r.l = LAtom(AddAtom(z3::ite(ToZ3(total) >= Num(kTwo32), Num(1), Num(0)), Iv{0, 1}));
+          return r;
+        }
         const TL& a = child(n.a);
         const TL& b = child(n.b);
         Lin xa = ExactL(a.l), xb = ExactL(b.l);
@@ -1172,6 +1187,15 @@ struct LoopBinding {
 
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
+// A global_* base address (two unsigned dwords) in int64_t for the concrete
+// obligations (CW): exact below 2^62, else capped at 2^62, which no buffer
+// address (pointer < 2^48 plus an in-buffer byte offset) reaches, so an
+// address obligation still fails exactly when it does for the exact value.
+constexpr int64_t kGlobalBaseCap = int64_t{1} << 62;
+int64_t GlobalBase64(uint32_t lo, uint32_t hi) {
+  return hi >= (uint32_t{1} << 30) ? kGlobalBaseCap : (static_cast<int64_t>(hi) << 32) + lo;
+}
+
 // Everything about one access the checks need, symbolic or concrete.
 struct AccessCtx {
   const AccessRecord* rec = nullptr;
@@ -1182,12 +1206,20 @@ struct AccessCtx {
   // Root terms.
   TRef exec, w[4], soffset, voffset, vaddr;
   TRef lds_addr;  // LDS: DsAddress(vaddr, mi, component), (vaddr + offset) mod 2^32
-  int arg_lo = -1, arg_hi = -1;  // buffers: the argument's pointer variables
+  // global_*: the 64-bit base's halves (saddr, or the vaddr pair) and, with
+  // saddr, the 32-bit vaddr (zero-extended).
+  TRef glo, ghi, gvoffset;
+  bool saddr = false;
+  int arg_lo = -1, arg_hi = -1;  // buffers and global: the argument's pointer variables
   std::vector<int> chain;        // instruction indices computing the address, ascending
   std::vector<LoopBinding> loops;  // enclosing loops, outermost first
   std::vector<TRef> Roots() const {
     std::vector<TRef> r = {exec};
-    if (!shape.lds) {
+    if (shape.global) {
+      r.push_back(glo);
+      r.push_back(ghi);
+      if (saddr) r.push_back(gvoffset);
+    } else if (!shape.lds) {
       for (TRef t : w) r.push_back(t);
       r.push_back(soffset);
       if (shape.offen) r.push_back(voffset);
@@ -1385,9 +1417,10 @@ class Verifier {
       return Fail(v, absl::StrCat("the access-map record names component ", rec.component, " of ",
                                   Info(mi.opc).mnemonic, ", which accesses one address"));
     const int comp = std::max(rec.component, 0);
+    const bool global = Info(mi.opc).flags & kGlobalAddr;
     if (ms.lds != rec.is_lds)
       return Fail(v, absl::StrCat("the access is to ", rec.is_lds ? "LDS" : "a global buffer", " but the instruction is a ",
-                                  ms.lds ? "DS" : "buffer", " instruction"));
+                                  ms.lds ? "DS" : global ? "global" : "buffer", " instruction"));
     if (ms.store != rec.is_store)
       return Fail(v, absl::StrCat("the KIR op is a ", rec.is_store ? "store" : "load", " but the instruction ",
                                   ms.store ? "stores" : "loads"));
@@ -1399,6 +1432,7 @@ class Verifier {
       return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store of '", rec.mem, "'"));
     AccessShape& s = a.shape;
     s.lds = ms.lds;
+    s.global = global;
     s.guarded = op.guarded;
     s.comps = ms.comps / ms.addrs;  // at this record's address
     s.comp_bytes = ms.bytes;
@@ -1450,7 +1484,10 @@ class Verifier {
       if (e < 0 || (width > 0 && e >= width))
         return Fail(v, absl::StrCat("element ", e, " is outside the KIR op's vector"));
     // Offset fields: llvm-mc silently keeps the low bits of a too large one (failure class 17).
-    if (!ms.lds && !IsLegalMubufOffset(mi.offset))
+    if (global && !IsLegalGlobalOffset(mi.offset))
+      return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 13-bit signed global_* offset field (",
+                                  kGlobalMinOffset, "..", kGlobalMaxOffset, "; failure class 17)"));
+    if (!ms.lds && !global && !IsLegalMubufOffset(mi.offset))
       return Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 12-bit MUBUF offset field (0..",
                                   kMubufMaxOffset, "); llvm-mc would silently encode ", mi.offset & kMubufMaxOffset,
                                   " (failure class 17)"));
@@ -1474,7 +1511,23 @@ class Verifier {
       if (sl.def >= 0) starts.push_back(sl.def);
       return ValueTerm(sl, what);
     };
-    if (!ms.lds) {
+    if (global) {
+      // vdst/vdata, vaddr, [saddr]: with saddr, vaddr is a 32-bit offset; else a 64-bit pair.
+      const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
+      const MOperand* vaddr = FindOperand(mi, OpName::kVaddr);
+      a.saddr = saddr != nullptr;
+      if (vaddr == nullptr || !vaddr->IsReg() || vaddr->cls != RegClass::kVgpr || vaddr->count != (a.saddr ? 1 : 2))
+        return Fail(v, a.saddr ? "global_* with saddr: vaddr must be one VGPR (a 32-bit offset)"
+                               : "global_* with off: vaddr must be a 64-bit VGPR pair");
+      if (a.saddr && !(saddr->IsReg() && saddr->cls == RegClass::kSgpr && saddr->count == 2))
+        return Fail(v, "global_* saddr must be an SGPR pair");
+      const OpName base = a.saddr ? OpName::kSaddr : OpName::kVaddr;
+      a.glo = use(base, 0, "a global base address");
+      a.ghi = use(base, 1, "a global base address");
+      if (a.saddr) a.gvoffset = use(OpName::kVaddr, 0, "a global address offset");
+      if (!a.glo.valid() || !a.ghi.valid() || (a.saddr && !a.gvoffset.valid()))
+        return Fail(v, "malformed global_* operands");
+    } else if (!ms.lds) {
       // MUBUF: vdata, vaddr, srsrc, soffset, all four present.
       const MOperand* srsrc = FindOperand(mi, OpName::kSrsrc);
       if (mi.ops.size() != 4 || srsrc == nullptr || !srsrc->IsReg() || srsrc->cls != RegClass::kSgpr ||
@@ -1584,33 +1637,25 @@ class Verifier {
   struct Concrete {
     std::vector<uint32_t> node;  // term values
     std::vector<int> order;
-    // Matching: term values by point, reused by every candidate of one address.
-    bool memoize = false;
-    std::map<std::vector<uint32_t>, std::vector<uint32_t>> memo;
   };
   absl::StatusOr<std::vector<int>> CheckAt(const AccessCtx& a, const std::vector<uint32_t>& env, Concrete& c,
                                            AccessValues<CW>* vals_out = nullptr) {
-    const std::vector<uint32_t>* nodes = &c.node;
-    if (!c.memoize) {
-      pool_.EvalNodes(c.order, env, &c.node);
-    } else if (auto it = c.memo.find(env); it != c.memo.end()) {
-      nodes = &it->second;
-    } else {
-      std::vector<uint32_t>& fresh = c.memo[env];
-      pool_.EvalNodes(c.order, env, &fresh);
-      nodes = &fresh;
-    }
+    pool_.EvalNodes(c.order, env, &c.node);
     CW w;
-    AccessValues<CW> vals;
-    vals.exec = (*nodes)[a.exec.id] != 0;
-    if (!a.shape.lds) {
-      for (int i = 0; i < 4; ++i) vals.w[i] = (*nodes)[a.w[i].id];
-      vals.soffset = (*nodes)[a.soffset.id];
-      vals.voffset = a.shape.offen ? (*nodes)[a.voffset.id] : 0;
+    AccessValues<CW> vals{};
+    vals.exec = c.node[a.exec.id] != 0;
+    if (a.shape.global) {
+      vals.gbase = GlobalBase64(c.node[a.glo.id], c.node[a.ghi.id]);
+      vals.gvoffset = a.saddr ? c.node[a.gvoffset.id] : 0;
+      vals.arg_ptr = (static_cast<int64_t>(env[a.arg_hi]) << 32) + env[a.arg_lo];
+    } else if (!a.shape.lds) {
+      for (int i = 0; i < 4; ++i) vals.w[i] = c.node[a.w[i].id];
+      vals.soffset = c.node[a.soffset.id];
+      vals.voffset = a.shape.offen ? c.node[a.voffset.id] : 0;
       vals.arg_ptr = (static_cast<int64_t>(env[a.arg_hi]) << 32) + env[a.arg_lo];
     } else {
-      vals.vaddr = (*nodes)[a.vaddr.id];
-      vals.lds_addr = (*nodes)[a.lds_addr.id];
+      vals.vaddr = c.node[a.vaddr.id];
+      vals.lds_addr = c.node[a.lds_addr.id];
     }
     std::vector<int64_t> tid(3), wg(3);
     for (int d = 0; d < 3; ++d) {
@@ -1639,7 +1684,17 @@ class Verifier {
       for (size_t d = 0; d < vals.idx[j].size(); ++d) ir += vals.idx[j][d] * sh.strides[d];
       ir *= sh.elem_bytes;
       int64_t bj = static_cast<int64_t>(j) * sh.elem_bytes;
-      if (!sh.lds) {
+      if (sh.global) {
+        const int64_t emitted = GlobalAddress<int64_t>(vals.gbase, vals.gvoffset, sh.inst_offset + bj);
+        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ",
+                        vals.gbase >= kGlobalBaseCap ? std::string(">= 2^62") : Hex(static_cast<uint64_t>(emitted)),
+                        " = ", a.saddr ? "saddr " : "vaddr ",
+                        vals.gbase >= kGlobalBaseCap ? std::string(">= 2^62") : Hex(static_cast<uint64_t>(vals.gbase)),
+                        a.saddr ? absl::StrCat(" + vaddr ", Hex(static_cast<uint64_t>(vals.gvoffset))) : "", " + ",
+                        sh.inst_offset + bj, vals.exec ? "" : " (lane off)", "; expected ",
+                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", sh.elem_text[j],
+                        ")\n");
+      } else if (!sh.lds) {
         int64_t base = vals.w[0] + (FloorMod(vals.w[1], 1 << 16) << 32);
         int64_t vo = sh.offen ? vals.voffset : 0;
         int comp = static_cast<int>(bj / sh.comp_bytes);
@@ -1674,7 +1729,7 @@ class Verifier {
       }
     std::sort(c.order.begin(), c.order.end());
     c.order.erase(std::unique(c.order.begin(), c.order.end()), c.order.end());
-    AccessValues<CW> vals;
+    AccessValues<CW> vals{};
     absl::StatusOr<std::vector<int>> chk = CheckAt(a, env, c, &vals);
     const KernelVars& kv = ex_.vars();
     std::string s = absl::StrCat("counterexample (", how, "): tid = (", env[kv.tid[0]], ", ", env[kv.tid[1]], ", ",
@@ -1723,7 +1778,8 @@ class Verifier {
     CW w;
     std::optional<std::string> found;
     int64_t steps_left = opts_.max_search_instructions;  // a count, so the outcome does not depend on load
-    for (int setting = 0; setting < kConcreteSettings && !found && steps_left > 0; ++setting) {
+    const int settings = kConcreteSettings + (a.shape.global ? 1 : 0);  // + kStraddleSetting
+    for (int setting = 0; setting < settings && !found && steps_left > 0; ++setting) {
       ConcreteRunner run(k_, t_, lk_, setting);
       for (const auto& g : wgs) {
         if (found) break;
@@ -1731,10 +1787,15 @@ class Verifier {
           auto on_mem = [&](const MemRecord& r) {
             if (found || r.index != a.index) return;
             for (int lane = 0; lane < 64 && !found; ++lane) {
-              AccessValues<CW> vals;
+              AccessValues<CW> vals{};
               vals.exec = (r.exec >> lane) & 1;
               for (int i = 0; i < 4; ++i) vals.w[i] = r.srd[i];
               vals.soffset = r.soffset;
+              if (a.shape.global) {
+                vals.gbase = a.saddr ? GlobalBase64(static_cast<uint32_t>(r.saddr), static_cast<uint32_t>(r.saddr >> 32))
+                                     : GlobalBase64(r.vaddr[lane], r.vaddr_hi[lane]);
+                vals.gvoffset = a.saddr ? r.vaddr[lane] : 0;
+              }
               vals.voffset = a.shape.offen ? r.vaddr[lane] : 0;
               vals.vaddr = r.vaddr[lane];
               if (a.shape.lds)
@@ -1803,8 +1864,9 @@ class Verifier {
   }
 
   // The value of input variable `var` (other than tid/wg) in concrete search
-  // setting 0, 1 or 2: pointers low, high (lo near 2^32) and middling; data
-  // 0, all ones and a pattern (clamped to the variable's range).
+  // setting 0, 1, 2 or kStraddleSetting: pointers low, high (lo near 2^32),
+  // middling, and straddling 2^32; data 0, all ones and a pattern (clamped
+  // to the variable's range).
   uint32_t InputValue(int var, int setting) const {
     const VarInfo& vi = pool_.var(var);
     uint32_t val = 0;
@@ -1814,6 +1876,15 @@ class Verifier {
       if (setting == 0) val = hi ? 0x0001u + salt / 0x1000u : 0x10000000u + salt * 0x100u;
       if (setting == 1) val = hi ? 0xfffeu - salt / 0x1000u : 0xfff00000u - salt * 0x10u;
       if (setting == 2) val = hi ? 0x7fffu : 0x80000000u + salt;
+      if (setting == kStraddleSetting) {
+        // Each buffer straddles 2^32 (global accesses: carries happen).
+        int64_t bytes = 0;
+        for (const KernelAbi::KernargSlot& slot : lk_.abi.kernargs)
+          if (const Arg* arg = k_.FindArg(slot.name);
+              slot.is_buffer && arg != nullptr && slot.offset == vi.dim && vi.kind == VarKind::kArgDword)
+            bytes = arg->SizeBytes();
+        val = hi ? 0x0010u + salt / 0x1000u : StraddlePointerLo(bytes);
+      }
     } else {
       val = setting == 0 ? 0u : setting == 1 ? 0xffffffffu : 0x12345678u;
       if (vi.lo > val || vi.hi < val) val = static_cast<uint32_t>(vi.lo);
@@ -1834,7 +1905,9 @@ class Verifier {
     int64_t budget = std::max<int64_t>(opts_.max_search_points / kSettings, threads);
     std::vector<std::array<int64_t, 3>> wgs = SampleWorkgroups(std::max<int64_t>(1, budget / threads));
     std::vector<uint32_t> env(pool_.num_vars(), 0);
-    for (int setting = 0; setting < kSettings; ++setting) {
+    // global_*: a fourth setting in which each buffer straddles 2^32 (kStraddleSetting).
+    const int settings = kSettings + (a.shape.global ? 1 : 0);
+    for (int setting = 0; setting < settings; ++setting) {
       // Inputs other than tid/wg: pointers low, high (lo near 2^32), and middling; data patterns.
       for (int var : vars) env[var] = InputValue(var, setting);
       // Loop iterations: all when few, else the first two, a middle one and the last.
@@ -1901,9 +1974,15 @@ class Verifier {
     const KernelVars& kv = ex_.vars();
     Z3W w{&ctx_};
     Translator::TL& acc = q.acc;
-    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), w.C(0), {}};
+    AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), w.C(0),
+                           w.C(0), w.C(0), {}};
     vals.exec = tr.NonZero(a.exec, &acc);
-    if (!a.shape.lds) {
+    if (a.shape.global) {
+      // The 64-bit base and offset as exact unsigned integers: no wrap at 2^32 or 2^64.
+      vals.gbase = tr.Exact(a.ghi, &acc) * w.C(int64_t{1} << 32) + tr.Exact(a.glo, &acc);
+      if (a.saddr) vals.gvoffset = tr.Exact(a.gvoffset, &acc);
+      vals.arg_ptr = tr.VarExpr(a.arg_hi) * w.C(int64_t{1} << 32) + tr.VarExpr(a.arg_lo);
+    } else if (!a.shape.lds) {
       for (int i = 0; i < 4; ++i) vals.w[i] = tr.Exact(a.w[i], &acc);
       vals.soffset = tr.Exact(a.soffset, &acc);
       if (a.shape.offen) vals.voffset = tr.Exact(a.voffset, &acc);
@@ -2561,6 +2640,13 @@ absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& 
         return absl::InvalidArgumentError(
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
+  // The kernarg segment pointer is a user SGPR pair (even, below the system SGPRs).
+  const KernelAbi& abi = final_code.abi;
+  if (abi.kernarg_ptr_sgpr < 0 || abi.kernarg_ptr_sgpr % 2 != 0 || abi.kernarg_ptr_sgpr + 2 > abi.user_sgprs ||
+      abi.user_sgprs > 32)
+    return absl::InvalidArgumentError(absl::StrCat("KernelAbi: the kernarg segment pointer s[",
+                                                   abi.kernarg_ptr_sgpr, ":", abi.kernarg_ptr_sgpr + 1,
+                                                   "] is not an even pair of the ", abi.user_sgprs, " user SGPRs"));
   // A tile-level gemm kernel is compiled as its promoted thread-level kernel,
   // which the final code carries (LoweredKernel::kernel); the access map
   // refers to that one.

@@ -87,6 +87,12 @@ constexpr int64_t kDsMaxOffset = 65535;     // DS offset: 16 bits, unsigned byte
 constexpr int64_t kDs2MaxOffset = 255;      // DS read2/write2 offset0/offset1: 8 bits, in units
 inline bool IsLegalMubufOffset(int64_t o) { return o >= 0 && o <= kMubufMaxOffset; }
 inline bool IsLegalDsOffset(int64_t o) { return o >= 0 && o <= kDsMaxOffset; }
+// FLAT-global (global_*) offset: 13 bits, signed bytes, on gfx908/90a/942;
+// llvm-mc 22 rejects others ("expected a 13-bit signed offset"). flat_*
+// (the FLAT segment) has 12 bits unsigned on gfx9 ("expected a 12-bit
+// unsigned offset"). amdgcn-isa-notes.md section 4.
+constexpr int64_t kGlobalMinOffset = -4096, kGlobalMaxOffset = 4095;
+inline bool IsLegalGlobalOffset(int64_t o) { return o >= kGlobalMinOffset && o <= kGlobalMaxOffset; }
 
 // ---- Special registers --------------------------------------------------------
 // Their scalar-operand encodings (CDNA3 ISA "Scalar Operands" table; LLVM

@@ -107,6 +107,20 @@ MemShape MemoryShape(Opc o) {
     case Opc::kBufferStoreDwordx4: return {4, 4, false, true};
     case Opc::kBufferStoreShort: case Opc::kBufferStoreShortD16Hi: return {1, 2, false, true};
     case Opc::kBufferStoreByte: return {1, 1, false, true};
+    // global_* (kGlobalAddr): no range check; the address is 64 bits.
+    case Opc::kGlobalLoadDword: return {1, 4, false, false};
+    case Opc::kGlobalLoadDwordx2: return {2, 4, false, false};
+    case Opc::kGlobalLoadDwordx3: return {3, 4, false, false};
+    case Opc::kGlobalLoadDwordx4: return {4, 4, false, false};
+    case Opc::kGlobalLoadShortD16: case Opc::kGlobalLoadShortD16Hi: case Opc::kGlobalLoadUshort:
+    case Opc::kGlobalLoadSshort: return {1, 2, false, false};
+    case Opc::kGlobalLoadUbyte: case Opc::kGlobalLoadSbyte: return {1, 1, false, false};
+    case Opc::kGlobalStoreDword: return {1, 4, false, true};
+    case Opc::kGlobalStoreDwordx2: return {2, 4, false, true};
+    case Opc::kGlobalStoreDwordx3: return {3, 4, false, true};
+    case Opc::kGlobalStoreDwordx4: return {4, 4, false, true};
+    case Opc::kGlobalStoreShort: case Opc::kGlobalStoreShortD16Hi: return {1, 2, false, true};
+    case Opc::kGlobalStoreByte: return {1, 1, false, true};
     case Opc::kDsReadB32: return {1, 4, true, false};
     case Opc::kDsReadB64: return {2, 4, true, false};
     case Opc::kDsReadB96: return {3, 4, true, false};

@@ -194,8 +194,9 @@ struct MFunction {
   std::pair<int, int> Root(int vreg) const;
 };
 
-// What a buffer_* or ds_* instruction moves: `comps` components of `bytes`
-// bytes each, to or from LDS or a buffer; all zero for other opcodes.
+// What a buffer_*, global_* or ds_* instruction moves: `comps` components of
+// `bytes` bytes each, to or from LDS or global memory (Info(o).flags &
+// kGlobalAddr tells global_* from buffer_*); all zero for other opcodes.
 // `addrs` is 1, or 2 for DS read2/write2: comps / 2 components at each of two
 // addresses, vaddr + offset0 * unit and vaddr + offset1 * unit, mod 2^32 (the
 // rule is DsAddress in compiler/isa/semantics.h).

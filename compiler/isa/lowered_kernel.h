@@ -21,6 +21,11 @@ namespace kir {
 // metadata and the emulator (LLVM AMDGPUUsage, "Initial Kernel Execution State").
 struct KernelAbi {
   int user_sgprs = 2;                      // kernarg segment pointer in s[0:1]
+  // First SGPR of the kernarg segment pointer pair. kirc always puts it in
+  // s[0:1]; clang's code may enable the private segment buffer (s[0:3]) or the
+  // dispatch pointer first, moving it to s[4:5] or s[2:3] (AMDGPUUsage,
+  // "Initial Kernel Execution State"; amdgcn-isa-notes.md 6.1).
+  int kernarg_ptr_sgpr = 0;
   std::array<bool, 3> wg_id_enabled{};     // workgroup id x/y/z SGPRs, after the user SGPRs
   int workitem_id_enable = 0;              // 0: x, 1: x,y, 2: x,y,z (.amdhsa_system_vgpr_workitem_id)
   struct KernargSlot {

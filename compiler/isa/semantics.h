@@ -608,6 +608,25 @@ W RawBufferAddress(const W& base, const W& soffset, const W& offset) {
 }
 
 // ---------------------------------------------------------------------------
+// global_* (FLAT global segment) addresses, shared by the emulator
+// (hw/emu/exec_memory.cc, with uint64_t: modulo 2^64 as on hardware) and the
+// verifier (verify/, with Z3 integer terms and int64_t: unbounded, and a sum
+// past 2^64 or below 0 never equals a buffer address, so no wrap is accepted).
+// The byte address of a component `comp_offset` bytes into the access is
+//   base + voffset + (instruction offset + comp_offset)
+// where, with an SGPR base (`global_load_dword v1, v0, s[2:3] offset:16`),
+// base = saddr (64 bits) and voffset = the 32-bit vaddr zero-extended, and
+// with `off` (`global_load_dword v1, v[2:3], off`) base = the 64-bit VGPR pair
+// vaddr and voffset = 0. The offset field is 13 bits signed on gfx9
+// (IsLegalGlobalOffset, compiler/isa/encoding.h). Sources: CDNA3 ISA guide,
+// "Global instructions" (ADDR = SGPR base + VGPR offset + inst offset, or
+// VGPR address + inst offset); LLVM AMDGPU FLATInstructions.td (GlobalSaddrTable).
+template <class W>
+W GlobalAddress(const W& base, const W& voffset, const W& offset) {
+  return base + voffset + offset;
+}
+
+// ---------------------------------------------------------------------------
 // DS (LDS) addresses, shared by the emulator (hw/emu/exec_memory.cc), the
 // verifier (verify/) and the DS pairing pass. A DS instruction accesses
 // MemoryShape(opc).addrs addresses; address `component` (0, or 0/1 for

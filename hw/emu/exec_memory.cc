@@ -150,8 +150,10 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   for (int l = 0; l < kLanes; ++l) {
     if (!(exec >> l & 1)) continue;
     if (global) {
-      uint64_t addr = in.mods.saddr ? sbase + a0[l] : (a0[l] | (uint64_t{a1[l]} << 32));
-      addr += static_cast<uint64_t>(mi.offset);
+      const uint64_t addr = in.mods.saddr
+                                ? GlobalAddress<uint64_t>(sbase, a0[l], static_cast<uint64_t>(mi.offset))
+                                : GlobalAddress<uint64_t>(a0[l] | (uint64_t{a1[l]} << 32), 0,
+                                                          static_cast<uint64_t>(mi.offset));
       const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
       const Region* r = c.mem.Find(addr, n);
       if (r == nullptr)
