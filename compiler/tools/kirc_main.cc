@@ -38,6 +38,7 @@
 #include "hw/hip/hip_device.h"
 #include "hw/rocjitsu/rocjitsu_device.h"
 #include "hw/run/run.h"
+#include "verify/object/load.h"
 #include "verify/verify.h"
 
 namespace {
@@ -54,11 +55,15 @@ Usage:
                                kernel (one target ID, distinct kernel names)
   kirc run FILE.kir [options]  compile, run on a device with seeded inputs, and compare
                                every output with the KIR reference interpreter
-  kirc verify FILE.kir [--mcpu=TARGET]
+  kirc verify FILE.kir [--mcpu=TARGET] [--code-object=F.hsaco | --asm=F.s]
                                compile and prove with Z3 that every memory
                                instruction's address equals its KIR index
                                expression and stays in bounds; prints a report,
-                               exit status 0 only if every access is proved
+                               exit status 0 only if every access is proved.
+                               With --code-object or --asm: prove that code
+                               (any compiler's, or edited assembly) instead,
+                               each memory instruction matched to the KIR
+                               access it implements
   kirc opt FILE.s|FILE.mir --mcpu=TARGET --run-pass=PASS[,PASS...] [-o OUT]
                                run passes (schedule, ds-pairing, regalloc,
                                waitcnt, hazards, xnack-clauses) on one function
@@ -122,6 +127,23 @@ Options for compile:
                     run the MIR verifier (register classes, tuple alignment,
                     operands, defined-before-used, control flow) after every
                     MIR pass; a failure is a kirc bug (exit status 2)
+
+Options for verify (and --mcpu, --llvm-bin as above):
+  --code-object=PATH
+                    prove this code object's kernel (the one named as the
+                    .kir kernel, or its only one) against FILE.kir, its twin:
+                    the same arguments (by name, else in order) and
+                    workgroup; a gemm's twin is its thread-level KIR
+                    (`kirc compile --emit=kir`, for the configuration the
+                    code implements). Read with llvm-objdump as the emulator
+                    reads it
+  --asm=PATH        the same for an assembly file (kirc's .s, edited or not,
+                    or clang -S output: .amdhsa_kernel and .amdgpu_metadata)
+  --lds-base=NAME=BYTES[,NAME=BYTES...]
+                    where the code places the twin's LDS allocation NAME
+                    (bytes from the start of LDS); the others are solved
+                    from the code. Allocations must be disjoint and inside
+                    the kernel's group segment
 
 Options for run (and --mcpu, --llvm-bin as above):
   --device=KIND     emu: the CPU emulator (strict about waits, barriers, hazards);
@@ -326,6 +348,8 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--max-instructions", "an integer from 0 (no limit) to 9223372036854775807"},
     {"--threads", "an integer from 1 to 1024"},
     {"--code-object", "a path"},
+    {"--asm", "a path"},
+    {"--lds-base", "NAME=BYTES pairs separated by commas"},
     {"--dump", "a directory"},
     {"--inputs", "auto, exact, random or adversarial"},
     {"--print-before", "pass names separated by commas, or all"},
@@ -343,7 +367,7 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
       {"run",
        {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
         "--inputs", "--threads"}},
-      {"verify", {"--mcpu"}},
+      {"verify", {"--mcpu", "--code-object", "--asm", "--lds-base", "--llvm-bin"}},
       {"opt", {"--mcpu", "--run-pass", "--output", "-o"}},
       {"", {"--llvm-bin"}},
   };
@@ -383,34 +407,84 @@ int MainJob(const std::optional<std::string>& llvm_flag) {
 // tests and slow machines) with the environment variable
 // KIRC_VERIFY_BACKSTOP_SECONDS; it never decides a verdict (a query it stops
 // is an error, exit 2).
-int VerifyAndReport(const kir::Kernel& k, const kir::CompileResult& r, std::ostream& os) {
+// The verifier's options; KIRC_VERIFY_BACKSTOP_SECONDS sets the backstop.
+absl::StatusOr<kir::VerifyOptions> VerifyOptionsFromEnv() {
   kir::VerifyOptions vo;
   if (const char* env = std::getenv("KIRC_VERIFY_BACKSTOP_SECONDS"); env != nullptr && *env != '\0') {
     double secs = 0;
     if (!absl::SimpleAtod(env, &secs) || !(secs > 0) || secs > 1e6)
-      return Fail(absl::StrCat("KIRC_VERIFY_BACKSTOP_SECONDS='", env,
+      return absl::InvalidArgumentError(absl::StrCat("KIRC_VERIFY_BACKSTOP_SECONDS='", env,
                                "' is not a number of seconds in (0, 1000000] (the verifier's wall-clock backstop "
                                "per query; unset it for the default ", vo.timeout_seconds, " s)"));
     vo.timeout_seconds = secs;
   }
-  absl::StatusOr<kir::VerifyResult> v = kir::VerifyAddresses(k, *r.target, r.lowered, vo);
+  return vo;
+}
+
+int VerifyAndReport(const kir::Kernel& k, const kir::CompileResult& r, std::ostream& os) {
+  absl::StatusOr<kir::VerifyOptions> vo = VerifyOptionsFromEnv();
+  if (!vo.ok()) return Fail(vo.status());
+  absl::StatusOr<kir::VerifyResult> v = kir::VerifyAddresses(k, *r.target, r.lowered, *vo);
   if (!v.ok()) return Fail(absl::StrCat("verify: ", v.status().message()));
   os << v->Report();
   return v->all_proved ? 0 : kExitCheckFailed;
 }
 
-int VerifyCommand(const std::string& file, const std::string& mcpu) {
+int VerifyCommand(const std::string& file, const std::string& mcpu, const std::string& code_object,
+                  const std::string& asm_path, const std::map<std::string, int64_t>& lds_base,
+                  const std::optional<std::string>& llvm_flag) {
   if (file.empty()) return Fail("verify needs a .kir file (see kirc --help)");
   absl::StatusOr<std::string> text = ReadKirFile(file);
   if (!text.ok()) return Fail(text.status());
   absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, file);
   if (!k.ok()) return Fail(k.status());
-  kir::CompileOptions opts;
-  opts.mcpu = mcpu;
-  opts.filename = file;
-  absl::StatusOr<kir::CompileResult> r = kir::Compile(*k, opts);
-  if (!r.ok()) return Fail(r.status());
-  return VerifyAndReport(*k, *r, std::cout);
+  if (code_object.empty() && asm_path.empty()) {
+    if (!lds_base.empty())
+      return Fail("--lds-base places the LDS of code given with --code-object or --asm; kirc's own code "
+                  "places it itself");
+    kir::CompileOptions opts;
+    opts.mcpu = mcpu;
+    opts.filename = file;
+    absl::StatusOr<kir::CompileResult> r = kir::Compile(*k, opts);
+    if (!r.ok()) return Fail(r.status());
+    return VerifyAndReport(*k, *r, std::cout);
+  }
+  // Code kirc did not just compile: matched against the twin's accesses.
+  if (!code_object.empty() && !asm_path.empty()) return Fail("give --code-object or --asm, not both");
+  const std::string target_text = !mcpu.empty() ? mcpu : k->target;
+  if (target_text.empty())
+    return Fail(absl::StrCat(file, ": kernel '", k->name, "' names no target: give --mcpu (the code's target)"));
+  absl::StatusOr<kir::TargetId> id = kir::ParseTargetId(target_text);
+  if (!id.ok()) return Fail(id.status());
+  kir::CodeInput in;
+  in.mcpu = target_text;
+  in.lds_base = lds_base;
+  const std::string& path = code_object.empty() ? asm_path : code_object;
+  absl::StatusOr<std::string> bytes = kir::ReadFileBytes(path);
+  if (!bytes.ok()) return Fail(bytes.status());
+  if (!code_object.empty()) {
+    if (kir::HasOffloadBundleMagic(*bytes))
+      return Fail(absl::StrCat("code object ", path, ": a clang offload bundle, not a code object: unbundle the entry "
+                               "for ", id->ToString(), " (clang-offload-bundler -unbundle -type=o -targets=hipv4-"
+                               "amdgcn-amd-amdhsa--", id->ToString(), " -input=", path, " -output=FILE.hsaco)"));
+    if (bytes->size() < 4 || bytes->compare(0, 4, "\x7f" "ELF") != 0)
+      return Fail(absl::StrCat("code object ", path, ": not an ELF file"));
+    absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
+    if (!bin.ok()) return Fail(bin.status());
+    in.llvm_bin = *bin;
+    in.code_object = std::move(*bytes);
+  } else {
+    in.assembly = std::move(*bytes);
+  }
+  absl::StatusOr<kir::LoweredKernel> code = kir::LoadCodeForVerify(*k, *id->target, in);
+  if (!code.ok()) return Fail(absl::StrCat(path, ": ", code.status().message()));
+  absl::StatusOr<kir::VerifyOptions> vo = VerifyOptionsFromEnv();
+  if (!vo.ok()) return Fail(vo.status());
+  vo->match_accesses = true;
+  absl::StatusOr<kir::VerifyResult> v = kir::VerifyAddresses(code->kernel, *id->target, *code, *vo);
+  if (!v.ok()) return Fail(absl::StrCat("verify: ", v.status().message()));
+  std::cout << v->Report();
+  return v->all_proved ? 0 : kExitCheckFailed;
 }
 
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
@@ -673,7 +747,8 @@ int KircMain(int argc, char** argv) {
   std::vector<std::string> given;       // the options given, as typed, checked against the command's
   bool annotate = false, verify = false, stats = false;
   PipelineFlags pipeline;
-  std::string device = "auto", rocjitsu_dir, dump_dir, code_object, inputs = "auto";
+  std::string device = "auto", rocjitsu_dir, dump_dir, code_object, inputs = "auto", asm_path;
+  std::map<std::string, int64_t> lds_base;  // verify: --lds-base
   std::vector<std::string> run_passes;  // opt: --run-pass
   uint64_t seed = 1;
   int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
@@ -751,6 +826,18 @@ int KircMain(int argc, char** argv) {
         threads = static_cast<int>(*n);
       } else if (flag == "--code-object") {
         code_object = UserPath(v);
+      } else if (flag == "--asm") {
+        asm_path = UserPath(v);
+      } else if (flag == "--lds-base") {
+        for (absl::string_view pair : absl::StrSplit(v, ',')) {
+          std::vector<std::string> nv = absl::StrSplit(pair, absl::MaxSplits('=', 1));
+          std::optional<uint64_t> n = nv.size() == 2 ? ParseCount(nv[1]) : std::nullopt;
+          if (nv.size() != 2 || nv[0].empty() || !n || *n > (uint64_t{1} << 31))
+            return Fail(absl::StrCat("--lds-base needs NAME=BYTES pairs (an LDS allocation of the .kir kernel and "
+                                     "its byte offset, 0 to 2147483648) separated by commas, not '", pair, "'"));
+          if (lds_base.count(nv[0])) return Fail(absl::StrCat("--lds-base gives '", nv[0], "' twice"));
+          lds_base[nv[0]] = static_cast<int64_t>(*n);
+        }
       } else if (flag == "--dump") {
         dump_dir = UserPath(v);
       } else if (flag == "--inputs") {
@@ -817,7 +904,7 @@ int KircMain(int argc, char** argv) {
   }
   if (command == "run") return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs,
                                            threads);
-  if (command == "verify") return VerifyCommand(file, mcpu);
+  if (command == "verify") return VerifyCommand(file, mcpu, code_object, asm_path, lds_base, llvm_bin);
   if (command == "opt") return OptCommand(file, mcpu, run_passes, out);
   if (command.empty()) return MainJob(llvm_bin);
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");

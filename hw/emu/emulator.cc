@@ -211,6 +211,9 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadAssembly(absl::string_vi
   return std::shared_ptr<const LoadedKernel>(lk);
 }
 
+const Program& ProgramOf(const LoadedKernel& kernel) { return kernel.prog; }
+const KernelInfo& InfoOf(const LoadedKernel& kernel) { return kernel.info; }
+
 absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, const EmuOptions& opts) {
   const KernelInfo& k = lk.info;
   const std::string who = absl::StrCat("kernel '", k.name, "': ");

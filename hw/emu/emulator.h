@@ -24,6 +24,9 @@
 
 namespace kir::emu {
 
+struct Program;     // program.h
+struct KernelInfo;  // code_object.h
+
 struct LaunchArgs {
   // One entry per kernel argument in metadata .args order: global_buffer args
   // get `bytes` (the emulator places each at its own 64-bit address, 256-byte
@@ -104,6 +107,10 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(
     const std::string& mcpu);
 absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadAssembly(absl::string_view asm_text,
                                                                  const std::string& mcpu);
+// The instructions and the decoded descriptor and metadata of a loaded kernel
+// (what the verifier's front end, verify/object/, proves).
+const Program& ProgramOf(const LoadedKernel& kernel);
+const KernelInfo& InfoOf(const LoadedKernel& kernel);
 absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& kernel, LaunchArgs& args,
                                    const EmuOptions& opts = {});
 

@@ -1,0 +1,158 @@
+#include "verify/object/load.h"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/op_text.h"
+#include "compiler/isa/operands.h"
+#include "compiler/promote/promote.h"
+#include "hw/emu/code_object.h"
+#include "hw/emu/emulator.h"
+#include "hw/emu/program.h"
+
+namespace kir {
+namespace {
+
+bool Hidden(const ArgNote& a) { return absl::StartsWith(a.value_kind, "hidden_"); }
+
+std::string ArgKinds(const std::vector<ArgNote>& args) {
+  std::vector<std::string> v;
+  for (const ArgNote& a : args)
+    v.push_back(absl::StrCat(a.name.empty() ? "(unnamed)" : a.name, " (", a.value_kind, ", ", a.size, " bytes at ",
+                             a.offset, ")"));
+  return absl::StrJoin(v, ", ");
+}
+
+// Each twin argument's kernarg slot: by name when the metadata names all of
+// them, else by position among the explicit (non-hidden) arguments.
+absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, const emu::KernelInfo& info) {
+  std::vector<const ArgNote*> explicit_args;
+  for (const ArgNote& a : info.args)
+    if (!Hidden(a)) explicit_args.push_back(&a);
+  bool by_name = true;
+  for (const Arg& a : twin.args) {
+    bool found = false;
+    for (const ArgNote* n : explicit_args) found |= n->name == a.name;
+    by_name &= found;
+  }
+  if (!by_name && explicit_args.size() != twin.args.size())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the code's kernel '", info.name, "' has ", explicit_args.size(), " explicit argument(s) (",
+        ArgKinds(info.args), ") and the KIR kernel '", twin.name, "' ", twin.args.size(),
+        ", not all of them named alike: give the KIR kernel the code's arguments, with the same names or in the same "
+        "order"));
+  std::vector<KernelAbi::KernargSlot> slots;
+  for (size_t i = 0; i < twin.args.size(); ++i) {
+    const Arg& a = twin.args[i];
+    const ArgNote* n = nullptr;
+    if (by_name) {
+      for (const ArgNote* e : explicit_args)
+        if (e->name == a.name) n = e;
+    } else {
+      n = explicit_args[i];
+    }
+    const bool buffer = a.kind == Arg::Kind::kBuffer;
+    const std::string want = buffer ? "global_buffer" : "by_value";
+    const int64_t size = buffer ? 8 : 4;
+    if (n->value_kind != want || n->size != size)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "KIR argument '", a.name, "' is a ", buffer ? "buffer" : "scalar", " (", want, ", ", size,
+          " bytes) but the code's argument ", by_name ? absl::StrCat("'", n->name, "'") : absl::StrCat(i + 1),
+          " is ", n->value_kind, " of ", n->size, " bytes"));
+    slots.push_back({a.name, n->offset, size, buffer});
+  }
+  return slots;
+}
+
+}  // namespace
+
+absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const TargetInfo& t, const CodeInput& input) {
+  if (input.code_object.empty() == input.assembly.empty())
+    return absl::InvalidArgumentError("give exactly one of a code object and an assembly text");
+  absl::StatusOr<Kernel> twin = ValidateAndPromote(twin_in, t);
+  if (!twin.ok()) return twin.status();
+  const std::string mcpu = input.mcpu.empty() ? std::string(t.name) : input.mcpu;
+  absl::StatusOr<std::shared_ptr<const emu::LoadedKernel>> loaded =
+      input.code_object.empty() ? emu::LoadAssembly(input.assembly, mcpu)
+                                : emu::LoadCodeObject(input.llvm_bin, input.code_object, twin_in.name, mcpu);
+  if (!loaded.ok()) return loaded.status();
+  const emu::Program& prog = emu::ProgramOf(**loaded);
+  const emu::KernelInfo& info = emu::InfoOf(**loaded);
+  if (info.reqd_workgroup_size[0] != 0) {
+    for (int d = 0; d < 3; ++d)
+      if (info.reqd_workgroup_size[d] != twin->workgroup[d])
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the code's kernel '", info.name, "' requires workgroup ", info.reqd_workgroup_size[0], " x ",
+            info.reqd_workgroup_size[1], " x ", info.reqd_workgroup_size[2], " (.reqd_workgroup_size) but the KIR "
+            "kernel declares ", twin->workgroup[0], " x ", twin->workgroup[1], " x ", twin->workgroup[2]));
+  }
+
+  LoweredKernel lk;
+  lk.kernel = *twin;
+  // The ABI from the descriptor and the metadata.
+  KernelAbi& abi = lk.abi;
+  abi.user_sgprs = info.user_sgpr_count;
+  for (int d = 0; d < 3; ++d) abi.wg_id_enabled[d] = info.workgroup_id_sgpr[d] >= 0;
+  abi.workitem_id_enable = info.workitem_id_enable;
+  if (info.kernarg_ptr_sgpr < 0 && !twin->args.empty())
+    return absl::InvalidArgumentError(absl::StrCat("the code's kernel '", info.name,
+                                                   "' does not enable the kernarg segment pointer "
+                                                   "(.amdhsa_user_sgpr_kernarg_segment_ptr) but the KIR kernel has ",
+                                                   twin->args.size(), " argument(s)"));
+  abi.kernarg_ptr_sgpr = std::max(info.kernarg_ptr_sgpr, 0);
+  absl::StatusOr<std::vector<KernelAbi::KernargSlot>> slots = Slots(*twin, info);
+  if (!slots.ok()) return slots.status();
+  abi.kernargs = *slots;
+  abi.kernarg_size = std::max<int64_t>(info.kernarg_segment_size, info.kernarg_size);
+  abi.lds_bytes = info.group_segment_size;
+  for (const auto& [name, off] : input.lds_base) {
+    if (twin->FindLds(name) == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("an LDS base is given for '", name, "', which the KIR kernel '",
+                                                     twin->name, "' does not declare"));
+    abi.lds_offsets.push_back({name, off});
+  }
+
+  // Instructions, with a label before each branch target.
+  std::map<int, int64_t> label_of;  // instruction index -> label id
+  for (const emu::Inst& in : prog.insts)
+    if (in.target >= 0 && !label_of.count(in.target)) {
+      const int64_t id = static_cast<int64_t>(label_of.size());
+      label_of[in.target] = id;
+    }
+  MFunction& f = lk.mir;
+  for (size_t i = 0; i < prog.insts.size(); ++i) {
+    if (auto it = label_of.find(static_cast<int>(i)); it != label_of.end()) {
+      MInst label;
+      label.opc = Opc::kLabel;
+      label.ops = {MOperand::Imm(it->second)};
+      f.insts.push_back(std::move(label));
+    }
+    MInst mi = prog.insts[i].mi;
+    mi.id = static_cast<int>(i);
+    if (prog.insts[i].target >= 0)
+      if (MOperand* target = FindOperand(mi, OpName::kTarget))
+        *target = MOperand::Imm(label_of[prog.insts[i].target]);
+    f.insts.push_back(std::move(mi));
+  }
+  f.next_inst_id = static_cast<int>(prog.insts.size());
+
+  // The twin's ops in pre-order (AccessRecord::kir_op numbers them so).
+  std::function<void(const std::vector<Op>&)> walk = [&](const std::vector<Op>& body) {
+    for (const Op& op : body) {
+      lk.kir_op_text.push_back(OpText(op));
+      lk.kir_op_loc.push_back(op.loc);
+      if (op.kind == OpKind::kFor) walk(op.body);
+    }
+  };
+  walk(lk.kernel.body);
+  return lk;
+}
+
+}  // namespace kir
