@@ -1564,10 +1564,37 @@ class Verifier {
       if (ml.label_index < a.index && a.index < ml.latch_index) mloops.push_back(&ml);
     std::sort(mloops.begin(), mloops.end(),
               [](const MachineLoop* x, const MachineLoop* y) { return x->depth < y->depth; });
+    const std::vector<int>& kfors_all = fors_[rec.kir_op];
+    if (loop_choice_ != nullptr) {
+      // Matching: the binding MatchOne chose (LoopChoices): per enclosing KIR
+      // `for`, the next machine loop with its iterations shifted by c
+      // (peeled first iterations), or one constant iteration (peeled ones).
+      if (loop_choice_->size() != kfors_all.size()) return Fail(v, "a loop binding for another access");
+      size_t next = 0;
+      for (size_t i = 0; i < kfors_all.size(); ++i) {
+        const Op& fo = *ops_[kfors_all[i]];
+        const int64_t ktrips = KirTrips(fo), c = (*loop_choice_)[i];
+        if (c >= 0) {
+          if (next >= mloops.size()) return Fail(v, "fewer machine loops than bound KIR loops");
+          const MachineLoop* ml = mloops[next++];
+          if (ml->trips < 0 || ktrips < 0 || ml->trips + c > ktrips)
+            return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ", ml->trips,
+                                        " time(s): iterations ", c, " on of the KIR loop %", fo.ivar, " (", ktrips,
+                                        ") do not fit"));
+          a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * c, fo.step, ml->it_var, ml->label_index});
+        } else {
+          const int64_t j = -1 - c;
+          if (ktrips < 0 || j >= ktrips) return Fail(v, "a peeled iteration outside the KIR loop");
+          a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * j, fo.step, -1, -1});
+        }
+      }
+      if (next != mloops.size())
+        return Fail(v, absl::StrCat("the instruction runs inside ", mloops.size(), " machine loop(s), ", next,
+                                    " of them bound to KIR loops: it would repeat an access the KIR makes once"));
+    } else {
     // A KIR loop of one iteration needs no machine loop; with more, one
     // instruction outside a machine loop cannot perform every iteration's access
     // (an access-map record is one instruction for all iterations).
-    const std::vector<int>& kfors_all = fors_[rec.kir_op];
     std::vector<int> kfors;
     for (int f : kfors_all) {
       const Op& fo = *ops_[f];
@@ -1601,6 +1628,7 @@ class Verifier {
                                     " but the KIR loop %", f.ivar, " = ", f.lo, " to ", f.hi, " step ", f.step,
                                     " runs ", ktrips));
       a.loops.push_back(LoopBinding{f.ivar, f.lo, f.step, ml->it_var, ml->label_index});
+    }
     }
     // Per element: its IR indices as text.
     for (int e : rec.elements) {
@@ -2244,17 +2272,21 @@ class Verifier {
         std::set<std::pair<std::string, int64_t>> p;
         for (const AccessRecord& cand : Candidates(static_cast<int>(i), comp)) {
           if (!unknown.count(cand.mem)) continue;
-          lds_base_[cand.mem] = 0;
-          AccessCtx a;
-          a.rec = &cand;
-          AccessVerdict v = Skeleton(cand);
-          std::optional<int64_t> b;
-          if (!Prepare(cand, a, v)) b = ProposeLdsBase(a);
-          if (b && *b >= 0) {
-            a.shape.lds_offset = *b;
-            if (!Refute(a)) p.insert({cand.mem, *b});
+          for (const std::vector<int64_t>& choice : LoopChoices(static_cast<int>(i), cand)) {
+            loop_choice_ = &choice;
+            lds_base_[cand.mem] = 0;
+            AccessCtx a;
+            a.rec = &cand;
+            AccessVerdict v = Skeleton(cand);
+            std::optional<int64_t> b;
+            if (!Prepare(cand, a, v)) b = ProposeLdsBase(a);
+            if (b && *b >= 0) {
+              a.shape.lds_offset = *b;
+              if (!Refute(a)) p.insert({cand.mem, *b});
+            }
+            lds_base_.erase(cand.mem);
           }
-          lds_base_.erase(cand.mem);
+          loop_choice_ = nullptr;
         }
         if (!p.empty()) props.push_back(std::move(p));
       }
@@ -2388,6 +2420,50 @@ class Verifier {
     }
   }
 
+  // The ways instruction `index` may perform the iterations of `rec`'s KIR
+  // loops (outermost first), for Prepare: each machine loop around the
+  // instruction is bound, in order, to one KIR loop, its iteration it being
+  // KIR iteration it + c for c = 0 .. (KIR trips - machine trips) (first
+  // iterations peeled; at most 3 shifts: 0, 1 and the largest); each KIR
+  // loop left over is one constant iteration (a peeled one: the first two and
+  // the last two). The exact binding (c = 0, every loop bound) comes first.
+  // At most 64 choices.
+  std::vector<std::vector<int64_t>> LoopChoices(int index, const AccessRecord& rec) {
+    const std::vector<int>& kf = fors_[rec.kir_op];
+    std::vector<const MachineLoop*> ml;
+    for (const auto& [label, m] : ex_.loops())
+      if (m.label_index < index && index < m.latch_index) ml.push_back(&m);
+    std::sort(ml.begin(), ml.end(), [](const MachineLoop* x, const MachineLoop* y) { return x->depth < y->depth; });
+    std::vector<std::vector<int64_t>> out;
+    std::vector<int64_t> cur;
+    std::function<void(size_t, size_t)> rec_fn = [&](size_t i, size_t next) {
+      if (out.size() >= 64) return;
+      if (i == kf.size()) {
+        if (next == ml.size()) out.push_back(cur);
+        return;
+      }
+      const int64_t kt = KirTrips(*ops_[kf[i]]);
+      if (next < ml.size() && ml[next]->trips > 0 && kt >= ml[next]->trips) {
+        std::set<int64_t> shifts = {0, std::min<int64_t>(1, kt - ml[next]->trips), kt - ml[next]->trips};
+        for (int64_t c : shifts) {
+          cur.push_back(c);
+          rec_fn(i + 1, next + 1);
+          cur.pop_back();
+        }
+      }
+      if (kf.size() - i > ml.size() - next && kt > 0) {
+        std::set<int64_t> js = {0, std::min<int64_t>(1, kt - 1), std::max<int64_t>(0, kt - 2), kt - 1};
+        for (int64_t j : js) {
+          cur.push_back(-1 - j);
+          rec_fn(i + 1, next);
+          cur.pop_back();
+        }
+      }
+    };
+    rec_fn(0, 0);
+    return out;
+  }
+
   // Finds and verifies the KIR access of address `comp` of instruction `index`.
   AccessVerdict MatchOne(int index, int comp) {
     const MInst& mi = lk_.mir.insts[index];
@@ -2410,9 +2486,12 @@ class Verifier {
     std::optional<Refutation> closest;
     AccessCtx closest_ctx;
     std::string closest_op;
-    int refuted = 0;
+    int refuted = 0, variants = 0;  // candidates with their loop bindings
     Concrete shared;  // every candidate's roots are the instruction's
-    for (const AccessRecord& cand : cands) {
+    for (const AccessRecord& cand : cands)
+    for (const std::vector<int64_t>& choice : LoopChoices(index, cand)) {
+      loop_choice_ = &choice;
+      ++variants;
       AccessCtx a;
       a.rec = &cand;
       AccessVerdict v = Skeleton(cand);
@@ -2433,21 +2512,23 @@ class Verifier {
       }
       match_records_.push_back(cand);
       AccessVerdict r = VerifyOne(match_records_.back());
+      loop_choice_ = nullptr;
       if (r.status == AccessVerdict::Status::kProved || backstop_.fired()) return r;
       if (r.status == AccessVerdict::Status::kUnknown && !unknown) unknown = r;
       if (r.status == AccessVerdict::Status::kFailed && !failed) failed = r;
     }
+    loop_choice_ = nullptr;
     // An undecided candidate might be the match: no verdict then.
     if (unknown) {
       unknown->reason = absl::StrCat("no KIR access is proved; this candidate is undecided: ", unknown->reason);
       return *unknown;
     }
     if (failed) {
-      failed->reason = absl::StrCat("matches no KIR access (", cands.size(), " candidate(s), ", refuted,
+      failed->reason = absl::StrCat("matches no KIR access (", variants, " candidate(s), ", refuted,
                                     " refuted at concrete points); the closest, verified:\n", failed->reason);
       return *failed;
     }
-    AccessVerdict f = Fail(none, absl::StrCat("matches no KIR access: each of the ", cands.size(),
+    AccessVerdict f = Fail(none, absl::StrCat("matches no KIR access: each of the ", variants,
                                               " candidate(s) is refuted at a concrete point",
                                               closest ? absl::StrCat("; the closest, ", closest_op, ":") : ""));
     if (closest) f.counterexample = RefutationText(closest_ctx, *closest);
@@ -2624,6 +2705,7 @@ class Verifier {
   std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops
   std::unordered_map<int, int> index_of_id_;
   std::map<std::string, int64_t> lds_base_;  // LDS allocation -> byte offset (the ABI's, or solved)
+  const std::vector<int64_t>* loop_choice_ = nullptr;  // matching: Prepare's loop binding (LoopChoices)
   std::deque<AccessRecord> match_records_;   // VerifyOptions::match_accesses: records verified (stable addresses)
   std::map<std::string, ValueType> value_types_;  // SSA value -> type (store widths), filled by MatchAndVerify
 };
