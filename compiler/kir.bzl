@@ -143,7 +143,14 @@ cmp "$built_asm" "$tmp/verified.s" || fail "$built_asm differs from the verified
 "$kirc" compile "$src" --mcpu="$mcpu" --emit=obj --llvm-bin="$llvm_bin" -o "$tmp/verified.hsaco" \\
   || fail "kirc compile --emit=obj exited $?"
 cmp "$built_hsaco" "$tmp/verified.hsaco" || fail "$built_hsaco differs from the verified code object"
-echo "PASS: {label}: every address proved; $built_asm and $built_hsaco are the verified code"
+# And the built code object's own bytes, read as the emulator reads them,
+# each memory instruction matched to its KIR access without the access map.
+"$kirc" verify "$src" --mcpu="$mcpu" --llvm-bin="$llvm_bin" --code-object="$built_hsaco" > "$tmp/object.txt"
+status=$?
+cat "$tmp/object.txt"
+[ "$status" -eq 0 ] || fail "kirc verify --code-object=$built_hsaco exited $status: not every address of the built code object is proved"
+grep -q "^verify: every address proved$" "$tmp/object.txt" || fail "the code object's report does not say every address is proved"
+echo "PASS: {label}: every address proved, in the compile and in the bytes of $built_hsaco; $built_asm and $built_hsaco are the verified code"
 """
 
 _EMU_SCRIPT = """
@@ -191,12 +198,14 @@ kir_verify_test = rule(
     test = True,
     doc = """Proves every memory access of a kir_kernel's code with the address verifier.
 
-Runs `kirc compile SRC --mcpu=MCPU --verify` (the Z3 verifier of `kirc verify`)
-and passes only if every access is proved. kirc cannot verify an existing .s
-(the verifier needs the compile's access map), so the test recompiles and then
-requires the recompiled assembly and code object to be byte-identical to the
-kernel's NAME.s and NAME.hsaco: the verified code is the built code. The
-recompile runs the same kirc binary (exec configuration) as the build.
+Runs `kirc compile SRC --mcpu=MCPU --verify` (the Z3 verifier of `kirc verify`,
+with the compile's access map) and requires the recompiled assembly and code
+object to be byte-identical to the kernel's NAME.s and NAME.hsaco; then runs
+`kirc verify SRC --code-object=NAME.hsaco`, which proves the built code
+object's bytes (read with llvm-objdump as the emulator reads them), each memory
+instruction matched to its KIR access without the access map. Passes only if
+both prove every access. The recompile runs the same kirc binary (exec
+configuration) as the build.
 Output: the verifier's report (one line per memory instruction) in the test log.
 """,
     attrs = {
