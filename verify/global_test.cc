@@ -9,6 +9,7 @@
 // (operands in the other order, a shift swap where the value is never
 // negative) must still prove.
 #include <array>
+#include <optional>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "compiler/isa/lowered_kernel.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
+#include "hw/emu/asm_reader.h"
 #include "verify/concrete.h"
 #include "verify/verify.h"
 
@@ -30,75 +32,8 @@ namespace {
 
 using Status = AccessVerdict::Status;
 
-// ---------------------------------------------------------------------------
-// A small reader of the assembly these tests are written in (LLVM syntax, one
-// instruction per line, no labels): registers v5, s[4:7], vcc, exec; integers;
-// `off`; a trailing `offset:N`. global_* operands are reordered into the MIR
-// layout (vdata first for stores, saddr absent for `off`).
-absl::StatusOr<MOperand> ParseOperand(absl::string_view p) {
-  if (p == "vcc") return MOperand::Special(SpecialReg::kVcc);
-  if (p == "exec") return MOperand::Special(SpecialReg::kExec);
-  if (p == "scc") return MOperand::Special(SpecialReg::kScc);
-  if (!p.empty() && (p[0] == 'v' || p[0] == 's')) {
-    const RegClass cls = p[0] == 'v' ? RegClass::kVgpr : RegClass::kSgpr;
-    absl::string_view r = p.substr(1);
-    int lo = 0, hi = 0;
-    if (absl::ConsumePrefix(&r, "[") && absl::ConsumeSuffix(&r, "]")) {
-      std::vector<std::string> ab = absl::StrSplit(r, ':');
-      if (ab.size() != 2 || !absl::SimpleAtoi(ab[0], &lo) || !absl::SimpleAtoi(ab[1], &hi) || hi < lo)
-        return absl::InvalidArgumentError(absl::StrCat("bad register '", p, "'"));
-      return MOperand::Phys(cls, lo, hi - lo + 1);
-    }
-    if (absl::SimpleAtoi(r, &lo)) return MOperand::Phys(cls, lo, 1);
-  }
-  int64_t v = 0;
-  if (absl::StartsWith(p, "0x") || absl::StartsWith(p, "-0x")) {
-    bool neg = absl::ConsumePrefix(&p, "-");
-    uint64_t u = 0;
-    if (!absl::SimpleHexAtoi(p.substr(2), &u)) return absl::InvalidArgumentError(absl::StrCat("bad '", p, "'"));
-    v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
-    return MOperand::Imm(v);
-  }
-  if (absl::SimpleAtoi(p, &v)) return MOperand::Imm(v);
-  return absl::InvalidArgumentError(absl::StrCat("bad operand '", p, "'"));
-}
-
-absl::StatusOr<MInst> ParseLine(absl::string_view line) {
-  line = absl::StripAsciiWhitespace(line);
-  MInst mi;
-  size_t sp = line.find(' ');
-  std::string mn(line.substr(0, sp));
-  absl::string_view rest = sp == absl::string_view::npos ? "" : line.substr(sp + 1);
-  if (absl::EndsWith(mn, "_e32") || absl::EndsWith(mn, "_e64")) mn.resize(mn.size() - 4);
-  mi.opc = OpcFromMnemonic(mn);
-  if (mi.opc == Opc::kNumOpcodes) return absl::InvalidArgumentError(absl::StrCat("unknown '", mn, "'"));
-  std::vector<std::string> parts;
-  for (absl::string_view p : absl::StrSplit(rest, ',', absl::SkipWhitespace()))
-    parts.push_back(std::string(absl::StripAsciiWhitespace(p)));
-  if (!parts.empty()) {  // trailing modifiers: "v[2:3], off offset:16"
-    std::vector<std::string> last = absl::StrSplit(parts.back(), ' ', absl::SkipWhitespace());
-    parts.back() = last[0];
-    for (size_t i = 1; i < last.size(); ++i) {
-      absl::string_view m = last[i];
-      if (!absl::ConsumePrefix(&m, "offset:") || !absl::SimpleAtoi(m, &mi.offset))
-        return absl::InvalidArgumentError(absl::StrCat("bad modifier '", last[i], "'"));
-    }
-  }
-  const bool global = Info(mi.opc).flags & kGlobalAddr;
-  for (const std::string& p : parts) {
-    if (global && p == "off") continue;
-    absl::StatusOr<MOperand> o = ParseOperand(p);
-    if (!o.ok()) return o.status();
-    mi.ops.push_back(*o);
-  }
-  if (global && Info(mi.opc).cls == InstClass::kVmemStore && mi.ops.size() >= 2)
-    std::swap(mi.ops[0], mi.ops[1]);  // llvm: vaddr, vdata; MIR: vdata, vaddr
-  if (Info(mi.opc).cls == InstClass::kSmem && mi.ops.size() == 3 && mi.ops[2].kind == MOperand::Kind::kImm) {
-    mi.offset = mi.ops[2].imm;
-    mi.ops.pop_back();
-  }
-  return mi;
-}
+// The assembly is read with the emulator's reader (hw/emu/asm_reader.h), as
+// `kirc verify --asm` reads it.
 
 // One access-map record: the `nth` memory instruction implements KIR op `kir_op`.
 struct Rec {
@@ -137,9 +72,11 @@ Built Build(const std::string& kir, const std::string& mcpu, const std::string& 
   std::vector<int> mem_ids;
   for (absl::string_view line : absl::StrSplit(assembly, '\n', absl::SkipWhitespace())) {
     if (absl::StripAsciiWhitespace(line).empty()) continue;
-    absl::StatusOr<MInst> mi = ParseLine(line);
-    EXPECT_TRUE(mi.ok()) << mi.status() << " in: " << line;
-    if (!mi.ok()) continue;
+    if (b.target == nullptr) break;
+    absl::StatusOr<emu::Inst> in = emu::ParseInstruction(absl::StripAsciiWhitespace(line), *b.target);
+    EXPECT_TRUE(in.ok()) << in.status() << " in: " << line;
+    if (!in.ok()) continue;
+    std::optional<MInst> mi = in->mi;
     mi->id = id++;
     if (IsVmemOrDs(Info(mi->opc).cls)) mem_ids.push_back(mi->id);
     b.code.mir.insts.push_back(*mi);
@@ -662,31 +599,13 @@ TEST(Global, GuardOneTooWideFails) {
 // Several pointers from one s_load_dwordx8 (past the 24-byte kernarg segment:
 // the last dwords are undefined, and unused).
 TEST(Global, KernargPointersFromOneDwordx8LoadProve) {
-  std::string a = R"(
-s_load_dwordx8 s[8:15], s[4:5], 0x0
-v_and_b32_e32 v1, 0x3ff, v0
-v_lshrrev_b32_e32 v0, 1, v0
-v_lshlrev_b32_e32 v1, 2, v1
-s_lshl_b32 s7, s7, 11
-v_and_b32_e32 v0, 0x7fe00, v0
-v_or3_b32 v0, s7, v0, v1
-v_lshl_add_u32 v0, s6, 8, v0
-v_mov_b32_e32 v1, 0
-v_lshlrev_b64 v[0:1], 1, v[0:1]
-v_mov_b32_e32 v3, s9
-v_add_co_u32_e32 v2, vcc, s8, v0
-v_addc_co_u32_e32 v3, vcc, v3, v1, vcc
-v_mov_b32_e32 v5, s11
-v_add_co_u32_e32 v4, vcc, s10, v0
-v_addc_co_u32_e32 v5, vcc, v5, v1, vcc
-global_load_dwordx2 v[2:3], v[2:3], off
-global_load_dwordx2 v[4:5], v[4:5], off
-v_add_co_u32_e32 v0, vcc, s12, v0
-v_mov_b32_e32 v6, s13
-v_addc_co_u32_e32 v1, vcc, v6, v1, vcc
-global_store_dwordx2 v[0:1], v[2:3], off
-s_endpgm
-)";
+  // kAdd2d90a with x, y in s[8:11] and out in s[12:13] from one load.
+  std::string a = Edit(Edit(kAdd2d90a, "s_load_dwordx4 s[0:3], s[4:5], 0x0\ns_load_dwordx2 s[8:9], s[4:5], 0x10\n",
+                            "s_load_dwordx8 s[8:15], s[4:5], 0x0\n"),
+                       "v_mov_b32_e32 v3, s1\n", "v_mov_b32_e32 v3, s9\n");
+  a = Edit(Edit(a, "vcc, s0, v0", "vcc, s8, v0"), "v_mov_b32_e32 v5, s3\n", "v_mov_b32_e32 v5, s11\n");
+  a = Edit(Edit(a, "vcc, s2, v0", "vcc, s10, v0"), "v_add_co_u32_e32 v0, vcc, s8, v0\nv_mov_b32_e32 v6, s9",
+           "v_add_co_u32_e32 v0, vcc, s12, v0\nv_mov_b32_e32 v6, s13");
   ExpectProved(Build(kAdd2d, "gfx90a", a, kAbi2d, kAdd2dRecs));
   // y's pointer for the store: failed.
   ExpectFailed(Build(kAdd2d, "gfx90a", Edit(Edit(a, "s12, v0", "s10, v0"), "v6, s13", "v6, s11"), kAbi2d, kAdd2dRecs),
