@@ -1187,6 +1187,17 @@ struct LoopBinding {
 
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
+// The next combination of one choice per position (odo[i] indexes
+// choices[i]), the first position fastest; false after the last.
+template <class V>
+bool Advance(std::vector<size_t>& odo, const std::vector<V>& choices) {
+  for (size_t i = 0; i < odo.size(); ++i) {
+    if (++odo[i] < choices[i].size()) return true;
+    odo[i] = 0;
+  }
+  return false;
+}
+
 // A global_* base address (two unsigned dwords) in int64_t for the concrete
 // obligations (CW): exact below 2^62, else capped at 2^62, which no buffer
 // address (pointer < 2^48 plus an in-buffer byte offset) reaches, so an
@@ -1958,14 +1969,7 @@ class Verifier {
       for (bool more = true; more;) {
         for (size_t l = 0; l < iters.size(); ++l)
           if (a.loops[l].it_var >= 0) env[a.loops[l].it_var] = iters[l][odo[l]];
-        more = false;
-        for (size_t l = 0; l < odo.size(); ++l) {
-          if (++odo[l] < iters[l].size()) {
-            more = true;
-            break;
-          }
-          odo[l] = 0;
-        }
+        more = Advance(odo, iters);
       for (const auto& g : wgs) {
         for (int d = 0; d < 3; ++d) env[kv.wg[d]] = static_cast<uint32_t>(g[d]);
         for (int64_t z = 0; z < k_.workgroup[2]; ++z)
@@ -2357,14 +2361,7 @@ class Verifier {
           seen.push_back({score, rising});
           if (better) best = layout, best_score = score, best_rising = rising, best_bases = bases;
         }
-        more = false;
-        for (size_t j = 0; j < odo.size(); ++j) {
-          if (++odo[j] < choices[j].size()) {
-            more = true;
-            break;
-          }
-          odo[j] = 0;
-        }
+        more = Advance(odo, choices);
       }
     }
     ties = static_cast<int>(std::count(seen.begin(), seen.end(), std::make_pair(best_score, best_rising))) - 1;
