@@ -96,10 +96,18 @@ std::string VerifyResult::Report() const {
   // A DS read2/write2 is one instruction with two accesses.
   std::set<int> ids;
   size_t instructions = 0;
-  for (const AccessVerdict& a : accesses) instructions += a.inst_id < 0 || ids.insert(a.inst_id).second;
-  const std::string count = instructions == accesses.size()
-                                ? absl::StrCat(accesses.size(), " memory instructions")
-                                : absl::StrCat(instructions, " memory instructions (", accesses.size(), " accesses)");
+  size_t checks = 0;  // matching: LDS layout and coverage entries
+  for (const AccessVerdict& a : accesses) {
+    if (a.inst_id < 0) {
+      ++checks;
+      continue;
+    }
+    instructions += ids.insert(a.inst_id).second;
+  }
+  const size_t acc = accesses.size() - checks;
+  std::string count = instructions == acc ? absl::StrCat(acc, " memory instructions")
+                                          : absl::StrCat(instructions, " memory instructions (", acc, " accesses)");
+  if (checks > 0) absl::StrAppend(&count, " and ", checks, " layout/coverage finding(s)");
   return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", count, ", ",
                       proved, " proved, ", failed, " failed, ", unknown, " unknown (",
                       absl::StrFormat("%.3f", seconds), " s)\n", loop_lines, body,
@@ -1581,6 +1589,7 @@ class Verifier {
       // `for`, the next machine loop with its iterations shifted by c
       // (peeled first iterations), or one constant iteration (peeled ones).
       if (loop_choice_->size() != kfors_all.size()) return Fail(v, "a loop binding for another access");
+      box_.clear();
       size_t next = 0;
       for (size_t i = 0; i < kfors_all.size(); ++i) {
         const Op& fo = *ops_[kfors_all[i]];
@@ -1593,10 +1602,12 @@ class Verifier {
                                         " time(s): iterations ", c, " on of the KIR loop %", fo.ivar, " (", ktrips,
                                         ") do not fit"));
           a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * c, fo.step, ml->it_var, ml->label_index});
+          box_.push_back({c, c + ml->trips});
         } else {
           const int64_t j = -1 - c;
           if (ktrips < 0 || j >= ktrips) return Fail(v, "a peeled iteration outside the KIR loop");
           a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * j, fo.step, -1, -1});
+          box_.push_back({j, j + 1});
         }
       }
       if (next != mloops.size())
@@ -2485,8 +2496,17 @@ class Verifier {
     std::string closest_op;
     int refuted = 0, variants = 0;  // candidates with their loop bindings
     Concrete shared;  // every candidate's roots are the instruction's
+    // Every candidate with its loop bindings; the exact ones (each KIR loop a
+    // machine loop, no shift) first, so a peeled binding of one op never
+    // takes an instruction another op performs exactly.
+    std::vector<std::pair<const AccessRecord*, std::vector<int64_t>>> tries;
     for (const AccessRecord& cand : cands)
-    for (const std::vector<int64_t>& choice : LoopChoices(index, cand)) {
+      for (std::vector<int64_t>& choice : LoopChoices(index, cand)) tries.push_back({&cand, std::move(choice)});
+    std::stable_partition(tries.begin(), tries.end(), [](const auto& t) {
+      return std::all_of(t.second.begin(), t.second.end(), [](int64_t c) { return c == 0; });
+    });
+    for (const auto& [cand_ptr, choice] : tries) {
+      const AccessRecord& cand = *cand_ptr;
       loop_choice_ = &choice;
       ++variants;
       AccessCtx a;
@@ -2510,6 +2530,7 @@ class Verifier {
       match_records_.push_back(cand);
       AccessVerdict r = VerifyOne(match_records_.back());
       loop_choice_ = nullptr;
+      if (r.status == AccessVerdict::Status::kProved) covered_.push_back({cand.kir_op, cand.elements, box_});
       if (r.status == AccessVerdict::Status::kProved || backstop_.fired()) return r;
       if (r.status == AccessVerdict::Status::kUnknown && !unknown) unknown = r;
       if (r.status == AccessVerdict::Status::kFailed && !failed) failed = r;
@@ -2530,6 +2551,87 @@ class Verifier {
                                               closest ? absl::StrCat("; the closest, ", closest_op, ":") : ""));
     if (closest) f.counterexample = RefutationText(closest_ctx, *closest);
     return f;
+  }
+
+  // Matching: every element of every KIR load and store, in every iteration
+  // of its loops, must be performed by a proved instruction (a load may be
+  // performed by another load of the same buffer, indices and element: a
+  // compiler loads a repeated address once). The first gap of each op is a
+  // failed "(coverage)" entry; an op whose iterations are too many to
+  // enumerate (over 2^22) is `unknown`.
+  void CheckCoverage(VerifyResult& res) {
+    auto key = [&](int k) {
+      const Op& op = *ops_[k];
+      std::string s = absl::StrCat(op.kind == OpKind::kStore ? "store " : "load ", op.mem, "[");
+      for (const IndexRef& x : op.index) absl::StrAppend(&s, IndexToString(*x), ",");
+      absl::StrAppend(&s, "] ", op.along);
+      for (int f : fors_[k]) absl::StrAppend(&s, " ", f);
+      return s;
+    };
+    for (size_t k = 0; k < ops_.size(); ++k) {
+      const Op& op = *ops_[k];
+      if (op.kind != OpKind::kLoad && op.kind != OpKind::kStore) continue;
+      int64_t width = op.type.width;
+      if (op.kind == OpKind::kStore) {
+        auto it = op.operands.empty() ? value_types_.end() : value_types_.find(op.operands[0].name);
+        width = it == value_types_.end() ? 0 : it->second.width;
+      }
+      std::vector<int64_t> trips;
+      int64_t total = 1;
+      for (int f : fors_[k]) {
+        trips.push_back(KirTrips(*ops_[f]));
+        total = trips.back() < 0 || total > (int64_t{1} << 22) ? -1 : total * trips.back();
+        if (total < 0 || total > (int64_t{1} << 22)) total = -1;
+      }
+      AccessVerdict v;
+      v.kir_op = static_cast<int>(k);
+      v.op_text = k < lk_.kir_op_text.size() ? lk_.kir_op_text[k] : "";
+      v.inst_text = "(coverage)";
+      if (total < 0) {
+        res.accesses.push_back(Unknown(v, "coverage not checked: the op's loops have more than 2^22 iterations"));
+        continue;
+      }
+      const std::string mine = op.kind == OpKind::kLoad ? key(static_cast<int>(k)) : "";
+      std::optional<std::string> gap;
+      for (int64_t e = 0; e < width && !gap; ++e) {
+        std::vector<bool> seen(static_cast<size_t>(total), false);
+        for (const Covered& c : covered_) {
+          if (c.kir_op != static_cast<int>(k) && (mine.empty() || key(c.kir_op) != mine)) continue;
+          if (std::find(c.elements.begin(), c.elements.end(), e) == c.elements.end()) continue;
+          if (c.box.size() != trips.size()) continue;  // bound by the exact rule (one machine loop per KIR loop)
+          std::vector<int64_t> it(trips.size());
+          for (size_t d = 0; d < trips.size(); ++d) it[d] = c.box[d].first;
+          for (bool more = true; more;) {
+            int64_t flat = 0;
+            for (size_t d = 0; d < trips.size(); ++d) flat = flat * trips[d] + it[d];
+            if (flat >= 0 && flat < total) seen[static_cast<size_t>(flat)] = true;
+            more = false;
+            for (size_t d = trips.size(); d-- > 0;) {
+              if (++it[d] < c.box[d].second) {
+                more = true;
+                break;
+              }
+              it[d] = c.box[d].first;
+            }
+          }
+        }
+        for (int64_t flat = 0; flat < total && !gap; ++flat)
+          if (!seen[static_cast<size_t>(flat)]) {
+            std::string where;
+            int64_t rest = flat;
+            std::vector<std::string> parts;
+            for (size_t d = trips.size(); d-- > 0;) {
+              const Op& f = *ops_[fors_[k][d]];
+              parts.insert(parts.begin(), absl::StrCat("%", f.ivar, " = ", f.lo + f.step * (rest % trips[d])));
+              rest /= trips[d];
+            }
+            gap = absl::StrCat("element ", e, parts.empty() ? "" : absl::StrCat(" at ", absl::StrJoin(parts, ", ")),
+                               " is ", op.kind == OpKind::kStore ? "stored" : "loaded",
+                               " by no instruction of the code: the code does not perform this KIR access");
+          }
+      }
+      if (gap) res.accesses.push_back(Fail(v, *gap));
+    }
   }
 
   // Every memory instruction (each address of a DS read2/write2) against the
@@ -2559,6 +2661,7 @@ class Verifier {
         res.accesses.push_back(std::move(v));
       }
     }
+    if (st.ok()) CheckCoverage(res);
   }
 
   uint64_t FirstLookLimit() const { return opts_.resource_limit / 16; }
@@ -2703,6 +2806,13 @@ class Verifier {
   std::unordered_map<int, int> index_of_id_;
   std::map<std::string, int64_t> lds_base_;  // LDS allocation -> byte offset (the ABI's, or solved)
   const std::vector<int64_t>* loop_choice_ = nullptr;  // matching: Prepare's loop binding (LoopChoices)
+  std::vector<std::pair<int64_t, int64_t>> box_;  // matching: KIR iterations [from, to) per loop of the last Prepare
+  struct Covered {
+    int kir_op;
+    std::vector<int> elements;
+    std::vector<std::pair<int64_t, int64_t>> box;
+  };
+  std::vector<Covered> covered_;  // matching: what each proved instruction performs
   std::deque<AccessRecord> match_records_;   // VerifyOptions::match_accesses: records verified (stable addresses)
   std::map<std::string, ValueType> value_types_;  // SSA value -> type (store widths), filled by MatchAndVerify
 };

@@ -474,10 +474,14 @@ int VerifyCommand(const std::string& file, const std::string& mcpu, const std::s
     in.llvm_bin = *bin;
     in.code_object = std::move(*bytes);
   } else {
+    if (bytes->compare(0, 4, "\x7f" "ELF") == 0)
+      return Fail(absl::StrCat(path, ": an ELF file, not assembly: give it with --code-object"));
     in.assembly = std::move(*bytes);
   }
+  in.twin_filename = file;
+  in.code_filename = path;
   absl::StatusOr<kir::LoweredKernel> code = kir::LoadCodeForVerify(*k, *id->target, in);
-  if (!code.ok()) return Fail(absl::StrCat(path, ": ", code.status().message()));
+  if (!code.ok()) return Fail(code.status());
   absl::StatusOr<kir::VerifyOptions> vo = VerifyOptionsFromEnv();
   if (!vo.ok()) return Fail(vo.status());
   vo->match_accesses = true;

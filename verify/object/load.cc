@@ -76,13 +76,18 @@ absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, co
 absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const TargetInfo& t, const CodeInput& input) {
   if (input.code_object.empty() == input.assembly.empty())
     return absl::InvalidArgumentError("give exactly one of a code object and an assembly text");
-  absl::StatusOr<Kernel> twin = ValidateAndPromote(twin_in, t);
+  absl::StatusOr<Kernel> twin = ValidateAndPromote(twin_in, t, input.twin_filename);
   if (!twin.ok()) return twin.status();
+  auto in_code = [&](const absl::Status& st) {
+    return input.code_filename.empty()
+               ? st
+               : absl::Status(st.code(), absl::StrCat(input.code_filename, ": ", st.message()));
+  };
   const std::string mcpu = input.mcpu.empty() ? std::string(t.name) : input.mcpu;
   absl::StatusOr<std::shared_ptr<const emu::LoadedKernel>> loaded =
       input.code_object.empty() ? emu::LoadAssembly(input.assembly, mcpu)
                                 : emu::LoadCodeObject(input.llvm_bin, input.code_object, twin_in.name, mcpu);
-  if (!loaded.ok()) return loaded.status();
+  if (!loaded.ok()) return in_code(loaded.status());
   const emu::Program& prog = emu::ProgramOf(**loaded);
   const emu::KernelInfo& info = emu::InfoOf(**loaded);
   if (info.reqd_workgroup_size[0] != 0) {
@@ -108,7 +113,7 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
                                                    twin->args.size(), " argument(s)"));
   abi.kernarg_ptr_sgpr = std::max(info.kernarg_ptr_sgpr, 0);
   absl::StatusOr<std::vector<KernelAbi::KernargSlot>> slots = Slots(*twin, info);
-  if (!slots.ok()) return slots.status();
+  if (!slots.ok()) return in_code(slots.status());
   abi.kernargs = *slots;
   abi.kernarg_size = std::max<int64_t>(info.kernarg_segment_size, info.kernarg_size);
   abi.lds_bytes = info.group_segment_size;

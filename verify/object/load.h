@@ -35,6 +35,9 @@ struct CodeInput {
   // LDS allocations placed by the user (`--lds-base NAME=BYTES`): byte
   // offsets from the start of the group segment. The others are solved.
   std::map<std::string, int64_t> lds_base;
+  // For messages: the twin's file (validation errors name its lines) and the
+  // code's (errors reading the code name it).
+  std::string twin_filename, code_filename;
 };
 
 // The code's kernel (the one whose metadata .name is `twin.name`, or the only

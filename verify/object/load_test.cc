@@ -115,7 +115,9 @@ TEST(LoadCode, KircAssemblyReadBackProvesAndAnEditFails) {
     bad.assembly = r->assembly.substr(0, at) + edited_line + r->assembly.substr(eol);
     absl::StatusOr<VerifyResult> w = VerifyCode(*k, t, bad);
     ASSERT_TRUE(w.ok()) << w.status();
-    EXPECT_EQ(Count(*w, Status::kFailed), 1) << edited_line << "\n" << w->Report();
+    // The edited store, and the KIR store element nothing performs now.
+    EXPECT_EQ(Count(*w, Status::kFailed), 2) << edited_line << "\n" << w->Report();
+    EXPECT_TRUE(absl::StrContains(w->Report(), "is stored by no instruction")) << w->Report();
     EXPECT_TRUE(absl::StrContains(w->Report(), "matches no KIR access")) << w->Report();
   }
 }
@@ -135,7 +137,41 @@ TEST(LoadCode, AWrongTwinFails) {
   absl::StatusOr<VerifyResult> v = VerifyCode(*shifted, "gfx942", in);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(Count(*v, Status::kProved), 1) << v->Report();
+  // The store matches nothing, and the twin's store is performed by nothing.
+  EXPECT_EQ(Count(*v, Status::kFailed), 2) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "is stored by no instruction")) << v->Report();
+}
+
+// Code that does not perform every KIR access fails coverage even though
+// every address it computes is right: kirc's assembly of a 32-trip loop with
+// the loop bound edited to 31, and a twin with a second load the code lacks.
+TEST(LoadCode, AccessesTheCodeDoesNotPerformFailCoverage) {
+  const std::string text =
+      "kernel loop\nworkgroup 64 1 1\ngrid 2 1 1\n"
+      "arg x : f32[32, 512] strides [512, 1] readonly\narg y : f32[512] strides [1] writeonly\n"
+      "  %z = zero f32x4\n"
+      "  %s = for %k = 0 to 32 iter(%acc = %z) {\n"
+      "    %v = load x[%k, (wg.x * 64 + tid.x) * 4] : f32x4\n"
+      "    %n = add %acc, %v\n"
+      "    yield %n\n  }\n"
+      "  store y[(wg.x * 64 + tid.x) * 4], %s\nend\n";
+  absl::StatusOr<Kernel> k = ParseKernel(text, "loop.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  CompileOptions opts;
+  opts.mcpu = "gfx90a";
+  absl::StatusOr<CompileResult> r = Compile(*k, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  CodeInput in;
+  in.assembly = r->assembly;
+  absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx90a", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->all_proved) << v->Report();
+  ASSERT_TRUE(absl::StrContains(r->assembly, "s_cmp_lt_u32 s1, 32")) << r->assembly;
+  in.assembly = absl::StrReplaceAll(r->assembly, {{"s_cmp_lt_u32 s1, 32", "s_cmp_lt_u32 s1, 31"}});
+  v = VerifyCode(*k, "gfx90a", in);
+  ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(Count(*v, Status::kFailed), 1) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "element 0 at %k = 31 is loaded by no instruction")) << v->Report();
 }
 
 TEST(LoadCode, MismatchedArgumentsAreErrors) {
