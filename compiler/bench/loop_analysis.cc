@@ -275,21 +275,20 @@ MainLoop LocateMainLoop(const std::vector<DisassembledInstruction>& code) {
       if (inside(b, a)) return false;
     return true;
   };
-  const Loop* best = nullptr;
-  // 1. The innermost loop with the most MFMAs; ties: the longer body, then
-  // the later loop.
-  for (const Loop& l : loops)
-    if (l.mfma > 0 && innermost(l) &&
-        (best == nullptr || l.mfma > best->mfma ||
-         (l.mfma == best->mfma && l.last - l.first >= best->last - best->first)))
-      best = &l;
-  // 2. Else the loop with the most MFMAs; ties: the shorter body, then the
-  // later loop.
-  if (best == nullptr)
+  // The loop with the most MFMAs among those `eligible`; ties: the shorter
+  // body, then the later loop.
+  auto most_mfmas = [&](auto eligible) {
+    const Loop* m = nullptr;
     for (const Loop& l : loops)
-      if (l.mfma > 0 && (best == nullptr || l.mfma > best->mfma ||
-                         (l.mfma == best->mfma && l.last - l.first <= best->last - best->first)))
-        best = &l;
+      if (l.mfma > 0 && eligible(l) &&
+          (m == nullptr || l.mfma > m->mfma || (l.mfma == m->mfma && l.last - l.first <= m->last - m->first)))
+        m = &l;
+    return m;
+  };
+  // 1. The innermost loop with the most MFMAs.
+  const Loop* best = most_mfmas(innermost);
+  // 2. Else any loop with the most MFMAs.
+  if (best == nullptr) best = most_mfmas([](const Loop&) { return true; });
   // 3. Else the innermost loop whose branch comes last.
   if (best == nullptr)
     for (const Loop& l : loops)

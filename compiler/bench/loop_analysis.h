@@ -6,10 +6,11 @@
 // counts per trip and per wave. Each backward branch closes a loop, its body
 // the instructions from the branch target to the branch; a loop is innermost
 // when no other backward branch's body lies inside its body. The main loop is
-//  1. the innermost loop with the most MFMAs (ties: the longest body, the
-//     one carrying more of the next trip's loads, then the later loop;
-//     Tensile's kernels follow their main loop with a tail loop of fewer
-//     MFMAs and may wrap it in a loop over tiles, and kirc's K loop may sit
+//  1. the innermost loop with the most MFMAs (ties: the shorter body, then
+//     the later loop; Tensile's kernels follow their main loop with a tail
+//     loop of fewer MFMAs, may wrap it in a loop over tiles, and jump back
+//     from their unrolled last iteration, as many MFMAs as the main loop's,
+//     with a backward s_branch whose span is longer; kirc's K loop may sit
 //     in an outer loop);
 //  2. if no innermost loop has an MFMA, the loop with the most MFMAs (ties:
 //     the shorter body, then the later loop), with a warning (inner_loops,

@@ -300,21 +300,39 @@ TEST(LoopAnalysis, NestedLoopsTheInnermostWithMfmas) {
   EXPECT_DOUBLE_EQ(a->model_mfma_busy, 1);
   EXPECT_EQ(a->model_note, "");
 
-  // Ties between innermost loops with as many MFMAs: the longer body, even
-  // when it comes first (0x0..0xc: MFMA, s_nop, branch; then 0x10..0x18).
+  // Ties between innermost loops with as many MFMAs: the shorter body, then
+  // the later loop. .La 0x0..0x8 (MFMA, branch), .Lb 0xc..0x18 (MFMA, s_nop,
+  // branch), .Lc 0x1c..0x24 (MFMA, branch): .Lc; without .Lc, .La (the
+  // shorter body wins over the later loop).
   absl::StatusOr<LoopAnalysis> tie = AnalyzeAsm(
       ".La:\n"
       "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
-      "  s_nop 0\n"
       "  s_cbranch_scc1 .La\n"
       ".Lb:\n"
       "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_nop 0\n"
       "  s_cbranch_scc1 .Lb\n"
+      ".Lc:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_cbranch_scc1 .Lc\n"
       "  s_endpgm\n",
       "gfx942");
   ASSERT_TRUE(tie.ok()) << tie.status();
-  EXPECT_EQ(tie->loop_first_addr, 0x0u);
-  EXPECT_EQ(tie->loop_last_addr, 0xcu);
+  EXPECT_EQ(tie->loop_first_addr, 0x1cu);
+  EXPECT_EQ(tie->loop_last_addr, 0x24u);
+  absl::StatusOr<LoopAnalysis> tie2 = AnalyzeAsm(
+      ".La:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_cbranch_scc1 .La\n"
+      ".Lb:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_nop 0\n"
+      "  s_cbranch_scc1 .Lb\n"
+      "  s_endpgm\n",
+      "gfx942");
+  ASSERT_TRUE(tie2.ok()) << tie2.status();
+  EXPECT_EQ(tie2->loop_first_addr, 0x0u);
+  EXPECT_EQ(tie2->loop_last_addr, 0x8u);
 
   // Without MFMAs: the innermost loop whose branch comes last (0x4..0xc, not
   // the loop around it, 0x0..0x10).
