@@ -8,10 +8,11 @@
 // when no other backward branch's body lies inside its body. The main loop is
 //  1. the innermost loop with the most MFMAs (ties: the shorter body, then
 //     the later loop; Tensile's kernels follow their main loop with a tail
-//     loop of fewer MFMAs, may wrap it in a loop over tiles, and jump back
-//     from their unrolled last iteration, as many MFMAs as the main loop's,
-//     with a backward s_branch whose span is longer; kirc's K loop may sit
-//     in an outer loop);
+//     loop of fewer MFMAs and may wrap it in a loop over tiles, and
+//     hipBLASLt's BBS kernel ends with a backward s_branch whose span holds
+//     its unrolled last iteration, as many MFMAs as the main loop and
+//     thousands of other instructions; kirc's K loop may sit in an outer
+//     loop);
 //  2. if no innermost loop has an MFMA, the loop with the most MFMAs (ties:
 //     the shorter body, then the later loop), with a warning (inner_loops,
 //     the report's "warning:" line): its body contains the loops at the
@@ -210,7 +211,8 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
                                 absl::string_view processor = "");
 
 // A report of `a` (one line per figure; a figure per FLOP is "n/a (no MFMA)"
-// for a loop without MFMAs) and, when `processor` is given and the loop has
+// for a loop without MFMAs, FLOP per LDS byte "n/a (no LDS read)" for one
+// without LDS reads) and, when `processor` is given and the loop has
 // MFMAs, of its throughput bound.
 std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processor = "");
 

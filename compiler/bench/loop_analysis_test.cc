@@ -299,6 +299,9 @@ TEST(LoopAnalysis, NestedLoopsTheInnermostWithMfmas) {
   EXPECT_DOUBLE_EQ(a->model_trip_cycles, 16);
   EXPECT_DOUBLE_EQ(a->model_mfma_busy, 1);
   EXPECT_EQ(a->model_note, "");
+  // MFMAs but no LDS read: no FLOP per LDS byte.
+  EXPECT_TRUE(absl::StrContains(FormatLoopAnalysis(*a, "gfx942"),
+                                "LDS bytes read per trip per wave: 0; FLOP per LDS byte read: n/a (no LDS read)\n"));
 
   // Ties between innermost loops with as many MFMAs: the shorter body, then
   // the later loop. .La 0x0..0x8 (MFMA, branch), .Lb 0xc..0x18 (MFMA, s_nop,
