@@ -10,8 +10,8 @@
 //   code object), each the median of `process_runs`;
 // - code: instructions of the kernel symbol by class (llvm-objdump -d of both
 //   code objects, classified the same way), in the K loop (loop_analysis.h
-//   FindMainLoop: the body of the backward branch with the most MFMAs; none
-//   when clang unrolls the loop fully) non-MFMA instructions per
+//   FindMainLoop: the innermost loop with the most MFMAs, the rules of
+//   loop_analysis.h; none when clang unrolls the loop fully) non-MFMA instructions per
 //   MFMA, VGPRs/AGPRs/SGPRs/LDS from
 //   the code object notes and the occupancy they allow (kir::Occupancy);
 // - execution: both code objects run in the strict emulator on the same

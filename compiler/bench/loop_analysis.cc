@@ -12,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "compiler/object/code_object_notes.h"
 #include "compiler/object/llvm_in_process.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/passes/resources.h"
 #include "compiler/target/target.h"
 #include "hw/emu/code_object.h"
@@ -147,7 +148,9 @@ int CounterOf(const std::string& operands, const char* name) {
 
 TripModel ModelTrips(const std::vector<DisassembledInstruction>& code, int first, int last,
                      absl::string_view processor) {
-  constexpr int kTrips = 6;
+  // 12 trips from an idle state; the mean of the last 4 (an even number, so
+  // trips alternating between two timings are measured at their mean).
+  constexpr int kTrips = 12, kMeasured = 4;
   constexpr double kIssue = 4, kVmemLatency = 500, kDsLatency = 64, kSmemLatency = 200;
   std::vector<double> vmem, lgkm;  // completion times of outstanding operations, in issue order
   double t = 0, mfma_free = 0, ds_free = 0, trip_start = 0;
@@ -160,7 +163,7 @@ TripModel ModelTrips(const std::vector<DisassembledInstruction>& code, int first
     }
   };
   for (int trip = 0; trip < kTrips; ++trip) {
-    if (trip == kTrips - 1) trip_start = t;
+    if (trip == kTrips - kMeasured) trip_start = t;
     double mfma = 0;
     for (int i = first; i <= last; ++i) {
       const DisassembledInstruction& d = code[i];
@@ -190,9 +193,9 @@ TripModel ModelTrips(const std::vector<DisassembledInstruction>& code, int first
       }
       t += kIssue;
     }
-    if (trip == kTrips - 1) m.mfma_cycles = mfma;
+    if (trip >= kTrips - kMeasured) m.mfma_cycles += mfma / kMeasured;
   }
-  m.cycles = t - trip_start;
+  m.cycles = (t - trip_start) / kMeasured;
   return m;
 }
 
@@ -243,11 +246,14 @@ std::vector<DisassembledInstruction> ParseObjdumpInstructions(absl::string_view 
   return out;
 }
 
-std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& code) {
-  // SOPP branch: simm16 in dwords relative to the next instruction.
-  std::pair<int, int> any = {-1, -1}, best = {-1, -1};
-  int best_mfma = 0;
-  for (int i = static_cast<int>(code.size()) - 1; i >= 0; --i) {
+MainLoop LocateMainLoop(const std::vector<DisassembledInstruction>& code) {
+  // Every backward branch's loop. SOPP branch: simm16 in dwords relative to
+  // the next instruction.
+  struct Loop {
+    int first, last, mfma;
+  };
+  std::vector<Loop> loops;  // in branch order
+  for (int i = 0; i < static_cast<int>(code.size()); ++i) {
     if (code[i].cls != "branch") continue;
     std::string op = code[i].operands.substr(0, code[i].operands.find(' '));
     int v = 0;
@@ -258,15 +264,46 @@ std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& cod
     while (first > 0 && static_cast<int64_t>(code[first - 1].addr) >= target) --first;
     int mfma = 0;
     for (int j = first; j <= i; ++j) mfma += code[j].cls == "mfma";
-    if (any.first < 0) any = {first, i};
-    // Ties: the shorter body (an inner loop holds the same MFMAs as the loop
-    // around it), then the later loop (searched from the end).
-    if (mfma > best_mfma || (mfma > 0 && mfma == best_mfma && i - first < best.second - best.first)) {
-      best_mfma = mfma;
-      best = {first, i};
-    }
+    loops.push_back({first, i, mfma});
   }
-  return best_mfma > 0 ? best : any;
+  MainLoop out;
+  if (loops.empty()) return out;
+  // b lies inside a (distinct branches: distinct last indices).
+  auto inside = [](const Loop& b, const Loop& a) { return a.first <= b.first && b.last < a.last; };
+  auto innermost = [&](const Loop& a) {
+    for (const Loop& b : loops)
+      if (inside(b, a)) return false;
+    return true;
+  };
+  // The loop with the most MFMAs among those `eligible`; ties: the shorter
+  // body, then the later loop.
+  auto most_mfmas = [&](auto eligible) {
+    const Loop* m = nullptr;
+    for (const Loop& l : loops)
+      if (l.mfma > 0 && eligible(l) &&
+          (m == nullptr || l.mfma > m->mfma || (l.mfma == m->mfma && l.last - l.first <= m->last - m->first)))
+        m = &l;
+    return m;
+  };
+  // 1. The innermost loop with the most MFMAs.
+  const Loop* best = most_mfmas(innermost);
+  // 2. Else any loop with the most MFMAs.
+  if (best == nullptr) best = most_mfmas([](const Loop&) { return true; });
+  // 3. Else the innermost loop whose branch comes last.
+  if (best == nullptr)
+    for (const Loop& l : loops)
+      if (innermost(l)) best = &l;
+  out.first = best->first;
+  out.last = best->last;
+  for (const Loop& b : loops)
+    if (inside(b, *best)) out.inner.push_back({b.first, b.last});
+  std::sort(out.inner.begin(), out.inner.end());
+  return out;
+}
+
+std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& code) {
+  const MainLoop m = LocateMainLoop(code);
+  return {m.first, m.last};
 }
 
 LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_view kernel,
@@ -275,11 +312,13 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
   a.kernel = std::string(kernel);
   const std::vector<DisassembledInstruction> code = ParseObjdumpInstructions(objdump_text);
   a.total_instructions = static_cast<int>(code.size());
-  const auto [first, last] = FindMainLoop(code);
+  const MainLoop loop = LocateMainLoop(code);
+  const int first = loop.first, last = loop.last;
   if (first < 0) return a;
   a.has_loop = true;
   a.loop_first_addr = code[first].addr;
   a.loop_last_addr = code[last].addr;
+  for (const auto& [f, l] : loop.inner) a.inner_loops.push_back({code[f].addr, code[l].addr});
   for (int i = first; i <= last; ++i) {
     const DisassembledInstruction& d = code[i];
     ++a.loop_by_class[d.cls];
@@ -312,7 +351,13 @@ LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_vie
   if (a.loop_flop > 0) a.other_per_16kflop = (a.loop_instructions - a.loop_mfma) / (a.loop_flop / 16384.0);
   if (a.loop_lds_read_bytes > 0) a.flop_per_lds_byte = a.loop_flop / static_cast<double>(a.loop_lds_read_bytes);
   if (a.loop_flop > 0) a.global_bytes_per_flop = static_cast<double>(a.loop_global_load_bytes) / a.loop_flop;
-  if (!processor.empty() && a.loop_mfma > 0) {
+  if (!processor.empty() && a.loop_mfma > 0 && !a.inner_loops.empty()) {
+    // The model runs the body straight through: an inner loop's back edge
+    // would be taken as never taken.
+    a.model_note = absl::StrFormat(
+        "not run: the body contains the loop at 0x%x..0x%x, whose trips the model cannot know",
+        a.inner_loops[0].first, a.inner_loops[0].second);
+  } else if (!processor.empty() && a.loop_mfma > 0) {
     const TripModel m = ModelTrips(code, first, last, processor);
     a.model_trip_cycles = m.cycles;
     a.model_mfma_busy = m.cycles > 0 ? m.mfma_cycles / m.cycles : 0;
@@ -357,16 +402,20 @@ absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, ab
   return b;
 }
 
-absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, absl::string_view processor,
-                                                 absl::string_view kernel) {
+absl::Status CheckAmdgpuObject(absl::string_view elf_bytes, absl::string_view processor) {
   absl::StatusOr<const TargetInfo*> target = LookupTarget(processor);
   if (!target.ok())
     return absl::InvalidArgumentError(absl::StrCat("unknown processor '", processor, "': give gfx908, gfx90a or gfx942"));
   // ELF64 header: e_machine (offset 18) EM_AMDGPU = 224, e_flags (offset 48)
   // low byte EF_AMDGPU_MACH (LLVM AMDGPUUsage "ELF Header").
   auto u16 = [&](size_t at) { return static_cast<uint8_t>(elf_bytes[at]) | static_cast<uint8_t>(elf_bytes[at + 1]) << 8; };
-  if (elf_bytes.size() < 64 || !absl::StartsWith(elf_bytes, "\x7f" "ELF") || elf_bytes[4] != 2 || u16(18) != 224)
-    return absl::InvalidArgumentError("not an AMDGPU ELF64 object (EM_AMDGPU)");
+  if (!absl::StartsWith(elf_bytes, "\x7f" "ELF"))
+    return absl::InvalidArgumentError("not an AMDGPU ELF64 object: no ELF magic");
+  if (elf_bytes.size() < 64 || elf_bytes[4] != 2)
+    return absl::InvalidArgumentError("not an AMDGPU ELF64 object: not ELF64 (or truncated header)");
+  if (u16(18) != 224)
+    return absl::InvalidArgumentError(
+        absl::StrCat("not an AMDGPU ELF64 object: e_machine ", u16(18), ", not EM_AMDGPU (224)"));
   const uint32_t mach = static_cast<uint8_t>(elf_bytes[48]);
   if (mach != (*target)->elf_mach) {
     std::string made_for = absl::StrFormat("EF_AMDGPU_MACH 0x%03x", mach);
@@ -375,6 +424,15 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
     return absl::InvalidArgumentError(absl::StrCat("the object is for ", made_for, ", not ", processor,
                                                    ": give --mcpu=", made_for));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, absl::string_view processor,
+                                                 absl::string_view kernel) {
+  absl::StatusOr<const TargetInfo*> target = LookupTarget(processor);
+  if (!target.ok())
+    return absl::InvalidArgumentError(absl::StrCat("unknown processor '", processor, "': give gfx908, gfx90a or gfx942"));
+  if (absl::Status ok = CheckAmdgpuObject(elf_bytes, processor); !ok.ok()) return ok;
   absl::StatusOr<std::string> text = DisassembleSymbolInProcess(elf_bytes, kernel, processor);
   if (!text.ok()) return text.status();
   LoopAnalysis a = AnalyzeDisassembly(*text, kernel, processor);
@@ -434,17 +492,36 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processo
     firstc = false;
   }
   absl::StrAppend(&s, ")\n");
+  if (!a.inner_loops.empty()) {
+    std::vector<std::string> inner;
+    for (const auto& [f, l] : a.inner_loops) inner.push_back(absl::StrFormat("0x%x..0x%x", f, l));
+    absl::StrAppend(&s, "warning: no innermost loop has an MFMA; this loop's body contains the loop",
+                    inner.size() > 1 ? "s" : "", " at ", absl::StrJoin(inner, ", "),
+                    ": the per-trip figures count one static pass of ", inner.size() > 1 ? "each" : "it",
+                    ", not its trips\n");
+  }
   absl::StrAppend(&s, absl::StrFormat("MFMAs per trip: %d (%.0f FLOP per wave)\n", a.loop_mfma, a.loop_flop));
-  absl::StrAppend(&s, absl::StrFormat("other instructions per 16 KFLOP: %.2f\n", a.other_per_16kflop));
-  absl::StrAppend(&s, absl::StrFormat("LDS bytes read per trip per wave: %d; FLOP per LDS byte read: %.1f\n",
-                                      a.loop_lds_read_bytes, a.flop_per_lds_byte));
+  // Figures per FLOP: none without MFMA FLOP.
+  const std::string no_flop = a.loop_mfma == 0 ? "n/a (no MFMA)" : "n/a (MFMA shapes unknown)";
+  absl::StrAppend(&s, "other instructions per 16 KFLOP: ",
+                  a.loop_flop > 0 ? absl::StrFormat("%.2f", a.other_per_16kflop) : no_flop, "\n");
+  absl::StrAppend(&s, absl::StrFormat("LDS bytes read per trip per wave: %d; FLOP per LDS byte read: ",
+                                      a.loop_lds_read_bytes),
+                  a.loop_flop <= 0                 ? no_flop
+                  : a.loop_lds_read_bytes == 0 ? std::string("n/a (no LDS read)")
+                                                 : absl::StrFormat("%.1f", a.flop_per_lds_byte),
+                  "\n");
   absl::StrAppend(&s, absl::StrFormat("LDS bytes written per trip per wave: %d\n", a.loop_lds_write_bytes));
-  absl::StrAppend(&s, absl::StrFormat("global bytes loaded / stored per trip per wave: %d / %d; loaded per FLOP: %.4f\n",
-                                      a.loop_global_load_bytes, a.loop_global_store_bytes, a.global_bytes_per_flop));
+  absl::StrAppend(&s, absl::StrFormat("global bytes loaded / stored per trip per wave: %d / %d; loaded per FLOP: ",
+                                      a.loop_global_load_bytes, a.loop_global_store_bytes),
+                  a.loop_flop > 0 ? absl::StrFormat("%.4f", a.global_bytes_per_flop) : no_flop, "\n");
   if (a.model_trip_cycles > 0)
-    absl::StrAppend(&s, absl::StrFormat("in-order issue model, one wave alone: %.0f cycles per trip, MFMA busy %.0f%%%s\n",
+    absl::StrAppend(&s, absl::StrFormat("in-order issue model, one wave alone: %.0f cycles per trip (mean of trips "
+                                        "9-12 of 12), MFMA busy %.0f%%%s\n",
                                         a.model_trip_cycles, 100 * a.model_mfma_busy,
                                         a.unknown_mfma_cycles.empty() ? "" : " (MFMAs of unknown cycles counted as 0)"));
+  else if (!a.model_note.empty())
+    absl::StrAppend(&s, "in-order issue model: ", a.model_note, "\n");
   absl::StrAppend(&s, "smallest vmcnt waited for in the loop: ",
                   a.smallest_vmcnt < 0 ? std::string("none") : absl::StrCat(a.smallest_vmcnt), "\n");
   if (!a.unknown_mfmas.empty())
@@ -478,6 +555,53 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processo
                                           ? ": the rest must come from L2 or the MALL"
                                           : ""));
   return s;
+}
+
+absl::StatusOr<std::string> AnalyzeFile(absl::string_view path, absl::string_view bytes, absl::string_view mcpu,
+                                        absl::string_view kernel) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", why));
+  };
+  const std::string processor(mcpu.substr(0, mcpu.find(':')));
+  if (HasOffloadBundleMagic(bytes)) {
+    // Name the entry to extract: one for the processor if the bundle has it.
+    absl::StatusOr<std::vector<std::string>> ids = ListBundleEntries(kDefaultLlvmBin, bytes);
+    std::string entry = HipBundleEntryId(mcpu);
+    if (ids.ok() && std::find(ids->begin(), ids->end(), entry) == ids->end())
+      for (const std::string& id : *ids)
+        if (id == HipBundleEntryId(processor) || absl::StartsWith(id, HipBundleEntryId(absl::StrCat(processor, ":")))) {
+          entry = id;
+          break;
+        }
+    return bad(absl::StrCat(
+        "a clang offload bundle (__CLANG_OFFLOAD_BUNDLE__), not a code object",
+        ids.ok() ? absl::StrCat(" (entries: ", absl::StrJoin(*ids, ", "), ")") : std::string(),
+        ": extract the code object and analyse that: clang-offload-bundler -unbundle -type=o -targets=", entry,
+        " -input=", path, " -output=FILE.hsaco"));
+  }
+  const bool elf = absl::StartsWith(bytes, "\x7f" "ELF");
+  if (!elf && (absl::EndsWith(path, ".hsaco") || absl::EndsWith(path, ".o") || absl::EndsWith(path, ".co")))
+    return bad("not an ELF object (a .s file is assembled first)");
+  std::string object;
+  if (elf) {
+    object = std::string(bytes);
+  } else {
+    absl::StatusOr<std::string> obj = AssembleInProcess(bytes, mcpu);
+    if (!obj.ok()) return bad(obj.status().message());
+    object = std::move(*obj);
+  }
+  if (absl::Status ok = CheckAmdgpuObject(object, processor); !ok.ok()) return bad(ok.message());
+  std::string name(kernel);
+  if (name.empty()) {
+    absl::StatusOr<std::string> notes_text = ReadNotesInProcess(object);
+    absl::StatusOr<std::vector<KernelNotes>> notes =
+        notes_text.ok() ? ParseKernelNotes(*notes_text) : absl::StatusOr<std::vector<KernelNotes>>(notes_text.status());
+    if (!notes.ok() || notes->empty()) return bad("no kernel in the metadata notes: give --kernel=NAME");
+    name = (*notes)[0].name;
+  }
+  absl::StatusOr<LoopAnalysis> a = AnalyzeKernelObject(object, processor, name);
+  if (!a.ok()) return absl::Status(a.status().code(), absl::StrCat(path, ": ", a.status().message()));
+  return FormatLoopAnalysis(*a, processor);
 }
 
 }  // namespace kir

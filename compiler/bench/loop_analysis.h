@@ -2,12 +2,26 @@
 // or another generator's assembly): issue 16's loop analyser, first part.
 //
 // From the kernel symbol's disassembly (llvm-objdump's format, made in process
-// by LLVM 22, compiler/object/llvm_in_process.h) it finds the main loop, the
-// body of the backward branch with the most MFMAs in it (on a tie the shorter
-// body, an inner loop rather than the loop around it, then the later one;
-// Tensile's kernels follow their main loop with a tail loop of fewer MFMAs
-// and may wrap it in a loop over tiles), else of the last backward branch, and
-// counts per trip and per wave:
+// by LLVM 22, compiler/object/llvm_in_process.h) it finds the main loop and
+// counts per trip and per wave. Each backward branch closes a loop, its body
+// the instructions from the branch target to the branch; a loop is innermost
+// when no other backward branch's body lies inside its body. The main loop is
+//  1. the innermost loop with the most MFMAs (ties: the shorter body, then
+//     the later loop; Tensile's kernels follow their main loop with a tail
+//     loop of fewer MFMAs and may wrap it in a loop over tiles, and
+//     hipBLASLt's BBS kernel ends with a backward s_branch whose span holds
+//     its unrolled last iteration, as many MFMAs as the main loop and
+//     thousands of other instructions; kirc's K loop may sit in an outer
+//     loop);
+//  2. if no innermost loop has an MFMA, the loop with the most MFMAs (ties:
+//     the shorter body, then the later loop), with a warning (inner_loops,
+//     the report's "warning:" line): its body contains the loops at the
+//     addresses given and the per-trip figures count one static pass of
+//     each, not their trips, which the code does not show;
+//  3. without MFMAs, the innermost loop whose branch comes last.
+// Two backward branches to one target are two loops, the earlier inside the
+// later (an inner loop sharing its header, or a second latch: the code does
+// not tell them apart). The figures:
 //  - instructions by class (MnemonicClass's classes);
 //  - MFMA work: FLOP = 2 * M * N * K per MFMA (a wave's whole MxNxK product;
 //    shapes from kirc's MFMA table, compiler/target, else parsed from the
@@ -56,7 +70,11 @@
 // before it (its bytes over a quarter of 128 bytes per clock), a scalar
 // load 200; s_waitcnt waits until its counters' oldest operations complete.
 // Register dependences are not modelled (the waits stand for them). The
-// loop runs six trips and the last one is measured.
+// loop runs 12 trips from an idle state and the figure is the mean of the
+// last 4 (an even number: a loop whose trips alternate between two timings,
+// e.g. one waiting for a load the trip before issued, is measured at its
+// mean). A body that contains another loop (rule 2 above) is not modelled:
+// its inner trips are unknown (model_note says so).
 // Global memory is stated beside the bound, not in it (L2 and the MALL serve
 // most of a GEMM's reloads, which a code object does not show): the bytes per
 // clock per CU the loop needs at the bound, against HBM's bytes per clock per
@@ -70,8 +88,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -94,9 +114,17 @@ std::vector<DisassembledInstruction> ParseObjdumpInstructions(absl::string_view 
 // "barrier", "other"); v_accvgpr_* count as valu (as in the emulator).
 std::string MnemonicClass(const std::string& mnemonic);
 
-// [first, last] indices into `code` of the main loop's body (see above; the
-// body is the instructions from the branch target to the branch), or
-// {-1, -1} when the code has no backward branch.
+// The main loop of `code` (the rules above): [first, last] indices into
+// `code` of its body (last is the backward branch), and the [first, last] of
+// every other loop inside that body (rule 2 only; address order). first is
+// -1 when the code has no backward branch.
+struct MainLoop {
+  int first = -1, last = -1;
+  std::vector<std::pair<int, int>> inner;
+};
+MainLoop LocateMainLoop(const std::vector<DisassembledInstruction>& code);
+
+// LocateMainLoop's [first, last], or {-1, -1} without a backward branch.
 std::pair<int, int> FindMainLoop(const std::vector<DisassembledInstruction>& code);
 
 struct LoopAnalysis {
@@ -104,11 +132,15 @@ struct LoopAnalysis {
   int total_instructions = 0;
   bool has_loop = false;
   uint64_t loop_first_addr = 0, loop_last_addr = 0;
+  // Loops inside the main loop's body, first and last address each (rule 2
+  // of the header comment; empty when the main loop is innermost): the
+  // per-trip figures count one static pass of each.
+  std::vector<std::pair<uint64_t, uint64_t>> inner_loops;
   std::map<std::string, int> loop_by_class;
   int loop_instructions = 0;
   int loop_mfma = 0;
   double loop_flop = 0;              // MFMA FLOP per wave per trip
-  double other_per_16kflop = 0;      // non-MFMA instructions per 16,384 FLOP (0 without MFMAs)
+  double other_per_16kflop = 0;      // non-MFMA instructions per 16,384 FLOP (0 without MFMA FLOP)
   int64_t loop_lds_read_bytes = 0;   // per wave per trip
   double flop_per_lds_byte = 0;      // 0 without LDS reads
   int64_t loop_lds_write_bytes = 0;  // per wave per trip
@@ -130,10 +162,12 @@ struct LoopAnalysis {
   // Descriptor"). Some generators' notes count arch VGPRs only (Tensile's
   // .vgpr_count omits the AGPRs); occupancy uses the larger figure.
   int64_t descriptor_vgprs = -1, descriptor_accum_offset = -1;
-  // The in-order issue model (header comment): cycles per trip of one wave
-  // alone on its SIMD in the steady state, and the share its MFMAs keep the
-  // matrix pipe busy (0 without a processor or MFMAs).
+  // The in-order issue model (header comment): mean cycles per trip of one
+  // wave alone on its SIMD over trips 9 to 12, and the share its MFMAs keep
+  // the matrix pipe busy (0 without a processor or MFMAs, or when the model
+  // was refused). model_note: why it was refused ("" otherwise).
   double model_trip_cycles = 0, model_mfma_busy = 0;
+  std::string model_note;
   int waves_per_simd = -1;           // occupancy; -1 without notes
 };
 
@@ -157,10 +191,17 @@ struct ThroughputBound {
 // InvalidArgument for an unknown processor or a loop without MFMAs.
 absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, absl::string_view processor);
 
+// OK if `elf_bytes` are an AMDGPU ELF64 object for `processor` (gfx908,
+// gfx90a, gfx942): e_machine EM_AMDGPU and the processor's EF_AMDGPU_MACH.
+// Errors: InvalidArgument naming what is wrong (an unknown processor, "not an
+// AMDGPU ELF64 object" with the e_machine found, the processor the object is
+// for).
+absl::Status CheckAmdgpuObject(absl::string_view elf_bytes, absl::string_view processor);
+
 // Analyses kernel `kernel` (its function symbol) of an ELF object (a linked
 // code object or an assembler's relocatable object) for `processor` (gfx908,
-// gfx90a, gfx942). Errors: InvalidArgument for bytes that are not AMDGPU ELF
-// or do not decode, NotFound for a missing symbol.
+// gfx90a, gfx942). Errors: those of CheckAmdgpuObject, InvalidArgument for
+// bytes that do not decode, NotFound for a missing symbol.
 absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, absl::string_view processor,
                                                  absl::string_view kernel);
 
@@ -169,9 +210,27 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
 LoopAnalysis AnalyzeDisassembly(absl::string_view objdump_text, absl::string_view kernel,
                                 absl::string_view processor = "");
 
-// A report of `a` (one line per figure) and, when `processor` is given and
-// the loop has MFMAs, of its throughput bound.
+// A report of `a` (one line per figure; a figure per FLOP is "n/a (no MFMA)"
+// for a loop without MFMAs, FLOP per LDS byte "n/a (no LDS read)" for one
+// without LDS reads) and, when `processor` is given and the loop has
+// MFMAs, of its throughput bound.
 std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processor = "");
+
+// The analyze tool's run on one file (analyze_main.cc): `bytes` are the
+// file's contents, `path` its name for messages, `mcpu` a target ID (gfx942,
+// gfx90a:xnack-; its processor is analysed), `kernel` the kernel symbol (""
+// : the first kernel of the metadata notes). ELF bytes are analysed as they
+// are; other bytes, unless they are a clang offload bundle, are assembly,
+// assembled in process by LLVM 22's MC layer. Returns FormatLoopAnalysis's
+// report. Errors (each message starts with `path`): InvalidArgument for a
+// clang offload bundle (the message lists its entries and gives the
+// clang-offload-bundler -unbundle command that extracts the code object), a
+// .hsaco/.o/.co file that is not ELF, assembly that does not assemble, an
+// ELF that CheckAmdgpuObject refuses (checked before the kernel is looked
+// up), no kernel in the notes without `kernel`; those of
+// AnalyzeKernelObject.
+absl::StatusOr<std::string> AnalyzeFile(absl::string_view path, absl::string_view bytes, absl::string_view mcpu,
+                                        absl::string_view kernel);
 
 }  // namespace kir
 

@@ -12,11 +12,25 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/object/llvm_in_process.h"
 #include "compiler/object/toolchain.h"
 #include "gtest/gtest.h"
 
 namespace kir {
 namespace {
+
+// Assembly of a function symbol k (no kernel descriptor or notes) around `body`.
+std::string KernelAsm(const std::string& body) {
+  return absl::StrCat("  .text\n  .globl k\n  .p2align 8\n  .type k,@function\nk:\n", body,
+                      ".Lend:\n  .size k, .Lend-k\n");
+}
+
+// The analysis of k in `body` assembled in process for `mcpu`.
+absl::StatusOr<LoopAnalysis> AnalyzeAsm(const std::string& body, const char* mcpu) {
+  absl::StatusOr<std::string> obj = AssembleInProcess(KernelAsm(body), mcpu);
+  if (!obj.ok()) return obj.status();
+  return AnalyzeKernelObject(*obj, mcpu, "k");
+}
 
 // A loop of two 16x16x16 MFMAs (2 x 8192 FLOP), one ds_read_b128 (16 bytes x
 // 64 lanes), a VALU, two waits (vmcnt 3 and lgkmcnt only) and the branch back
@@ -247,6 +261,249 @@ TEST(LoopAnalysis, LargeDefaultGemmsMeetIssue16Goals) {
         EXPECT_DOUBLE_EQ(b->mfma_utilisation, 1.0);
         EXPECT_DOUBLE_EQ(b->global_bytes_per_clock_per_cu, cdna2 ? 8 : 16);
       }
+}
+
+// Nested loops: the main loop is the innermost loop with the most MFMAs.
+// The reviewer's nest.s: an inner loop of one 16x16x16 MFMA (0x8..0x18: the
+// MFMA's 8 bytes, s_sub, s_cmp, the branch) inside a loop that adds two
+// 32x32x8 MFMAs; the outer loop's 3 MFMAs are not one trip's work (8 inner
+// trips run per outer trip), so the inner loop is analysed. In the in-order
+// model each trip's MFMA (16 cycles on gfx942) issues as the previous one
+// leaves the pipe, 4 instructions x 4 cycles later: 16 cycles per trip, the
+// pipe always busy.
+TEST(LoopAnalysis, NestedLoopsTheInnermostWithMfmas) {
+  absl::StatusOr<LoopAnalysis> a = AnalyzeAsm(
+      "  s_mov_b32 s2, 4\n"
+      ".Louter:\n"
+      "  s_mov_b32 s3, 8\n"
+      ".Linner:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_sub_u32 s3, s3, 1\n"
+      "  s_cmp_lg_u32 s3, 0\n"
+      "  s_cbranch_scc1 .Linner\n"
+      "  v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n"
+      "  v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n"
+      "  s_sub_u32 s2, s2, 1\n"
+      "  s_cmp_lg_u32 s2, 0\n"
+      "  s_cbranch_scc1 .Louter\n"
+      "  s_endpgm\n",
+      "gfx942");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(a->has_loop);
+  EXPECT_EQ(a->loop_first_addr, 0x8u);
+  EXPECT_EQ(a->loop_last_addr, 0x18u);
+  EXPECT_EQ(a->loop_instructions, 4);
+  EXPECT_EQ(a->loop_mfma, 1);
+  EXPECT_DOUBLE_EQ(a->loop_flop, 2.0 * 16 * 16 * 16);
+  EXPECT_TRUE(a->inner_loops.empty());
+  EXPECT_DOUBLE_EQ(a->model_trip_cycles, 16);
+  EXPECT_DOUBLE_EQ(a->model_mfma_busy, 1);
+  EXPECT_EQ(a->model_note, "");
+  // MFMAs but no LDS read: no FLOP per LDS byte.
+  EXPECT_TRUE(absl::StrContains(FormatLoopAnalysis(*a, "gfx942"),
+                                "LDS bytes read per trip per wave: 0; FLOP per LDS byte read: n/a (no LDS read)\n"));
+
+  // Ties between innermost loops with as many MFMAs: the shorter body, then
+  // the later loop. .La 0x0..0x8 (MFMA, branch), .Lb 0xc..0x18 (MFMA, s_nop,
+  // branch), .Lc 0x1c..0x24 (MFMA, branch): .Lc; without .Lc, .La (the
+  // shorter body wins over the later loop).
+  absl::StatusOr<LoopAnalysis> tie = AnalyzeAsm(
+      ".La:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_cbranch_scc1 .La\n"
+      ".Lb:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_nop 0\n"
+      "  s_cbranch_scc1 .Lb\n"
+      ".Lc:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_cbranch_scc1 .Lc\n"
+      "  s_endpgm\n",
+      "gfx942");
+  ASSERT_TRUE(tie.ok()) << tie.status();
+  EXPECT_EQ(tie->loop_first_addr, 0x1cu);
+  EXPECT_EQ(tie->loop_last_addr, 0x24u);
+  absl::StatusOr<LoopAnalysis> tie2 = AnalyzeAsm(
+      ".La:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_cbranch_scc1 .La\n"
+      ".Lb:\n"
+      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+      "  s_nop 0\n"
+      "  s_cbranch_scc1 .Lb\n"
+      "  s_endpgm\n",
+      "gfx942");
+  ASSERT_TRUE(tie2.ok()) << tie2.status();
+  EXPECT_EQ(tie2->loop_first_addr, 0x0u);
+  EXPECT_EQ(tie2->loop_last_addr, 0x8u);
+
+  // Without MFMAs: the innermost loop whose branch comes last (0x4..0xc, not
+  // the loop around it, 0x0..0x10).
+  absl::StatusOr<LoopAnalysis> plain = AnalyzeAsm(
+      ".Lo:\n"
+      "  s_mov_b32 s3, 8\n"
+      ".Li:\n"
+      "  s_sub_u32 s3, s3, 1\n"
+      "  s_cmp_lg_u32 s3, 0\n"
+      "  s_cbranch_scc1 .Li\n"
+      "  s_cbranch_scc0 .Lo\n"
+      "  s_endpgm\n",
+      "gfx942");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->loop_first_addr, 0x4u);
+  EXPECT_EQ(plain->loop_last_addr, 0xcu);
+  EXPECT_TRUE(plain->inner_loops.empty());
+}
+
+// No innermost loop has an MFMA: the outer loop (0x4..0x2c: MFMA 8 bytes,
+// s_mov, the inner loop 0x10..0x18 of three instructions, MFMA,
+// s_sub, s_cmp, branch = 9 instructions, 2 MFMAs) is analysed with a warning
+// naming the inner loop, and the in-order model refuses it.
+TEST(LoopAnalysis, OuterLoopAroundAnInnerLoopWithoutMfmaWarns) {
+  absl::StatusOr<LoopAnalysis> a = AnalyzeAsm(
+      "  s_mov_b32 s2, 4\n"
+      ".Louter:\n"
+      "  v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n"
+      "  s_mov_b32 s3, 8\n"
+      ".Lwait:\n"
+      "  s_sub_u32 s3, s3, 1\n"
+      "  s_cmp_lg_u32 s3, 0\n"
+      "  s_cbranch_scc1 .Lwait\n"
+      "  v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n"
+      "  s_sub_u32 s2, s2, 1\n"
+      "  s_cmp_lg_u32 s2, 0\n"
+      "  s_cbranch_scc1 .Louter\n"
+      "  s_endpgm\n",
+      "gfx942");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(a->has_loop);
+  EXPECT_EQ(a->loop_first_addr, 0x4u);
+  EXPECT_EQ(a->loop_last_addr, 0x2cu);
+  EXPECT_EQ(a->loop_instructions, 9);
+  EXPECT_EQ(a->loop_mfma, 2);
+  ASSERT_EQ(a->inner_loops.size(), 1u);
+  EXPECT_EQ(a->inner_loops[0].first, 0x10u);
+  EXPECT_EQ(a->inner_loops[0].second, 0x18u);
+  EXPECT_DOUBLE_EQ(a->model_trip_cycles, 0);
+  EXPECT_EQ(a->model_note, "not run: the body contains the loop at 0x10..0x18, whose trips the model cannot know");
+  const std::string report = FormatLoopAnalysis(*a, "gfx942");
+  EXPECT_TRUE(absl::StrContains(report,
+                                "warning: no innermost loop has an MFMA; this loop's body contains the loop at "
+                                "0x10..0x18: the per-trip figures count one static pass of it, not its trips\n"))
+      << report;
+  EXPECT_TRUE(absl::StrContains(report, "in-order issue model: not run: the body contains the loop at 0x10..0x18"))
+      << report;
+}
+
+// kirc's code for the reviewer's nest.kir (nested_loops.kir: an inner loop of
+// 8 trips, one 16x16x16 MFMA and one f16x4 load per lane each, inside an
+// outer loop of 8 trips adding a load and two MFMAs): the inner loop, 1 MFMA
+// and 64 lanes x 8 bytes loaded per trip.
+TEST(LoopAnalysis, KircNestedLoopsInnerLoop) {
+  absl::StatusOr<std::string> bytes = ReadFileBytes("compiler/bench/nested_loops_gfx942.hsaco");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<LoopAnalysis> a = AnalyzeKernelObject(*bytes, "gfx942", "nest");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(a->has_loop);
+  EXPECT_EQ(a->loop_mfma, 1);
+  EXPECT_EQ(a->loop_global_load_bytes, 64 * 8);
+  EXPECT_TRUE(a->inner_loops.empty());
+  EXPECT_GT(a->model_trip_cycles, 0);
+}
+
+// The in-order model's trips alternate (the reviewer's fn.s, gfx942: 32x32x8
+// MFMAs of 32 cycles, LDS 128 bytes per clock over 4 waves so 512 bytes take
+// 16 cycles and 1024 bytes 32; issue every 4 cycles, s_waitcnt takes no
+// slot). From an idle start, by the header's rules:
+//   trip 0 (0..88): mfma 0 (pipe to 32), ds_read_b64 4 (done 68),
+//     ds_read_b128 8 (72), load 12 (512), wait lgkmcnt(0) to 72, mfma 72
+//     (pipe to 104), ds_write 76 (LDS free at 108, done 140), s_sub, branch.
+//   trip 1 (88..528): mfma waits for the pipe, 104; reads at 108 and 112
+//     (done 172, 176); load at 116 (616); vmcnt(1) waits for trip 0's load:
+//     512; mfma 512, ds_write 516 (done 580), ends 528: 440 cycles.
+//   trip 2 (528..632): mfma 544 (pipe); reads 548, 552 (612, 616); load 556
+//     (1056); vmcnt(1) waits for trip 1's load: 616; mfma 616; ends 632: 104.
+//   trip 3 starts 632 with the state of trip 1 shifted by 544 (pipe +16, LDS
+//     +20, the load +424, the write +52): 440, then 104, and so on.
+// Six trips measuring the last gave 440; the mean of trips 9-12 (104, 440,
+// 104, 440) is 272, two 32-cycle MFMAs busy 64 of them. Unrolled twice
+// (fn2.s) a trip is both: 544, 128 MFMA cycles.
+TEST(LoopAnalysis, InOrderModelMeansAlternatingTrips) {
+  const std::string half =
+      "  v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n"
+      "  ds_read_b64 v[4:5], v6\n"
+      "  ds_read_b128 v[8:11], v6 offset:64\n"
+      "  global_load_dwordx4 v[12:15], v[16:17], off\n"
+      "  s_waitcnt vmcnt(1) lgkmcnt(0)\n"
+      "  v_mfma_f32_32x32x8f16 a[0:15], v[4:5], v[8:9], a[0:15]\n"
+      "  ds_write_b128 v6, v[12:15]\n"
+      "  s_sub_u32 s0, s0, 1\n";
+  const std::string tail = "  s_cbranch_scc1 .L1\n  s_endpgm\n";
+  absl::StatusOr<LoopAnalysis> fn = AnalyzeAsm("  v_add_f32 v0, v1, v2\n.L1:\n" + half + tail, "gfx942");
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  EXPECT_EQ(fn->loop_instructions, 9);
+  EXPECT_DOUBLE_EQ(fn->model_trip_cycles, 272);
+  EXPECT_DOUBLE_EQ(fn->model_mfma_busy, 64.0 / 272);
+  absl::StatusOr<LoopAnalysis> fn2 = AnalyzeAsm("  v_add_f32 v0, v1, v2\n.L1:\n" + half + half + tail, "gfx942");
+  ASSERT_TRUE(fn2.ok()) << fn2.status();
+  EXPECT_DOUBLE_EQ(fn2->model_trip_cycles, 544);
+  EXPECT_DOUBLE_EQ(fn2->model_mfma_busy, 128.0 / 544);
+  // The report says what the figure is.
+  absl::StatusOr<std::string> report =
+      AnalyzeFile("fn.s", KernelAsm("  v_add_f32 v0, v1, v2\n.L1:\n" + half + tail), "gfx942", "k");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(absl::StrContains(*report, "in-order issue model, one wave alone: 272 cycles per trip (mean of "
+                                         "trips 9-12 of 12), MFMA busy 24%\n"))
+      << *report;
+}
+
+// A loop without MFMAs has no figure per FLOP: "n/a (no MFMA)", not 0.
+TEST(LoopAnalysis, NoMfmaFiguresAreNotApplicable) {
+  const std::string text =
+      "\tds_read_b32 v1, v8                                         // 000000000100: D86C0000 01000008\n"
+      "\tglobal_load_dword v2, v[4:5], off                          // 000000000108: DC508000 027F0004\n"
+      "\ts_cbranch_scc1 65531                                       // 000000000110: BF85FFFB\n";
+  const LoopAnalysis a = AnalyzeDisassembly(text, "k", "gfx942");
+  ASSERT_TRUE(a.has_loop);
+  EXPECT_EQ(a.loop_mfma, 0);
+  const std::string report = FormatLoopAnalysis(a, "gfx942");
+  EXPECT_TRUE(absl::StrContains(report, "other instructions per 16 KFLOP: n/a (no MFMA)\n")) << report;
+  EXPECT_TRUE(absl::StrContains(report, "LDS bytes read per trip per wave: 256; FLOP per LDS byte read: n/a (no MFMA)\n"))
+      << report;
+  EXPECT_TRUE(absl::StrContains(report, "global bytes loaded / stored per trip per wave: 256 / 0; loaded per FLOP: "
+                                        "n/a (no MFMA)\n"))
+      << report;
+}
+
+// The analyze tool's inputs: a clang offload bundle is named as one, with
+// its entries and the command that extracts the code object; an ELF of
+// another machine is "not an AMDGPU ELF64 object" before any kernel lookup.
+TEST(LoopAnalysis, AnalyzeFileRefusesBundlesAndOtherElf) {
+  absl::StatusOr<std::string> obj = AssembleInProcess(KernelAsm("  s_endpgm\n"), "gfx90a");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  absl::StatusOr<std::string> bundle = BundleCodeObjects(kDefaultLlvmBin, {{"gfx90a:xnack-", *obj}});
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  absl::StatusOr<std::string> r = AnalyzeFile("g.hipfb", *bundle, "gfx90a", "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "g.hipfb: a clang offload bundle (__CLANG_OFFLOAD_BUNDLE__), not a code object (entries: "
+            "host-x86_64-unknown-linux-gnu-, hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-): extract the code object and "
+            "analyse that: clang-offload-bundler -unbundle -type=o -targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack- "
+            "-input=g.hipfb -output=FILE.hsaco");
+  // An x86-64 ELF64 header (e_machine 62), the rest zero.
+  std::string x86(64, '\0');
+  x86.replace(0, 5, "\x7f" "ELF" "\x02");
+  x86[5] = 1;
+  x86[18] = 62;
+  for (const char* kernel : {"", "k"}) {
+    r = AnalyzeFile("ls", x86, "gfx942", kernel);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(), "ls: not an AMDGPU ELF64 object: e_machine 62, not EM_AMDGPU (224)");
+  }
+  r = AnalyzeFile("x.hsaco", "junk", "gfx942", "");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "x.hsaco: not an ELF object (a .s file is assembled first)");
 }
 
 }  // namespace
