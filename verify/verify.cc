@@ -2137,6 +2137,13 @@ class Verifier {
     }
   }
 
+  // Elements a load moves (its type) or a store writes (its value's type).
+  int64_t AccessWidth(const Op& op) const {
+    if (op.kind != OpKind::kStore) return op.type.width;
+    auto it = op.operands.empty() ? value_types_.end() : value_types_.find(op.operands[0].name);
+    return it == value_types_.end() ? 0 : it->second.width;
+  }
+
   // The candidate records for address `comp` of instruction `index`: every
   // KIR load or store of the same kind whose element size divides the bytes
   // moved at that address, once per run of consecutive vector elements.
@@ -2155,11 +2162,7 @@ class Verifier {
       const int64_t eb = ElemBytes(l != nullptr ? l->elem : arg->elem);
       if (eb <= 0 || bytes % eb != 0) continue;
       const int64_t n = bytes / eb;
-      int64_t width = op.type.width;
-      if (op.kind == OpKind::kStore) {
-        auto it = op.operands.empty() ? value_types_.end() : value_types_.find(op.operands[0].name);
-        width = it == value_types_.end() ? 0 : it->second.width;
-      }
+      const int64_t width = AccessWidth(op);
       for (int64_t e0 = 0; e0 + n <= width; ++e0) {
         AccessRecord r;
         r.inst_id = mi.id;
@@ -2215,16 +2218,16 @@ class Verifier {
   }
 
   // A concrete point at which candidate `a` breaks an obligation: the point
-  // and the obligations broken (by position), or nothing. `c` is the closure
-  // of a's roots (the same for every candidate of one address; empty: made here).
+  // and the obligations broken (by position), or nothing. `shared` holds the
+  // closure of a's roots, the same for every candidate of one address (made
+  // here on first use).
   struct Refutation {
     std::vector<uint32_t> env;
     std::vector<int> bad;
     std::string error;  // the indices could not be evaluated
   };
-  std::optional<Refutation> Refute(const AccessCtx& a, Concrete* shared = nullptr) {
-    Concrete own;
-    Concrete& c = shared != nullptr ? *shared : own;
+  std::optional<Refutation> Refute(const AccessCtx& a, Concrete* shared) {
+    Concrete& c = *shared;
     if (c.order.empty()) c.order = pool_.Closure(a.Roots());
     std::optional<Refutation> found;
     ForQuickPoints(a, c, [&](const std::vector<uint32_t>& env) {
@@ -2250,9 +2253,9 @@ class Verifier {
 
   // The LDS base that makes candidate `a` (placed at 0) agree at its first
   // concrete point with EXEC on: the emitted address less the KIR byte offset.
-  std::optional<int64_t> ProposeLdsBase(const AccessCtx& a) {
-    Concrete c;
-    c.order = pool_.Closure(a.Roots());
+  std::optional<int64_t> ProposeLdsBase(const AccessCtx& a, Concrete* shared) {
+    Concrete& c = *shared;
+    if (c.order.empty()) c.order = pool_.Closure(a.Roots());
     std::optional<int64_t> base;
     ForQuickPoints(a, c, [&](const std::vector<uint32_t>& env) {
       AccessValues<CW> vals;
@@ -2285,6 +2288,7 @@ class Verifier {
       if (!IsMemoryInst(mi) || !ms.lds) continue;
       for (int comp = 0; comp < ms.addrs; ++comp) {
         std::set<std::pair<std::string, int64_t>> p;
+        Concrete shared;  // every candidate's roots are the instruction's
         for (const AccessRecord& cand : Candidates(static_cast<int>(i), comp)) {
           if (!unknown.count(cand.mem)) continue;
           for (const std::vector<int64_t>& choice : LoopChoices(static_cast<int>(i), cand)) {
@@ -2294,10 +2298,10 @@ class Verifier {
             a.rec = &cand;
             AccessVerdict v = Skeleton(cand);
             std::optional<int64_t> b;
-            if (!Prepare(cand, a, v)) b = ProposeLdsBase(a);
+            if (!Prepare(cand, a, v)) b = ProposeLdsBase(a, &shared);
             if (b && *b >= 0) {
               a.shape.lds_offset = *b;
-              if (!Refute(a)) p.insert({cand.mem, *b});
+              if (!Refute(a, &shared)) p.insert({cand.mem, *b});
             }
             lds_base_.erase(cand.mem);
           }
@@ -2571,17 +2575,17 @@ class Verifier {
     for (size_t k = 0; k < ops_.size(); ++k) {
       const Op& op = *ops_[k];
       if (op.kind != OpKind::kLoad && op.kind != OpKind::kStore) continue;
-      int64_t width = op.type.width;
-      if (op.kind == OpKind::kStore) {
-        auto it = op.operands.empty() ? value_types_.end() : value_types_.find(op.operands[0].name);
-        width = it == value_types_.end() ? 0 : it->second.width;
-      }
+      const int64_t width = AccessWidth(op);
+      // Iterations of the op's loops, at most 2^22 (else -1: not enumerated).
       std::vector<int64_t> trips;
       int64_t total = 1;
       for (int f : fors_[k]) {
         trips.push_back(KirTrips(*ops_[f]));
-        total = trips.back() < 0 || total > (int64_t{1} << 22) ? -1 : total * trips.back();
-        if (total < 0 || total > (int64_t{1} << 22)) total = -1;
+        if (trips.back() < 0 || total > (int64_t{1} << 22) / trips.back()) {
+          total = -1;
+          break;
+        }
+        total *= trips.back();
       }
       AccessVerdict v;
       v.kir_op = static_cast<int>(k);

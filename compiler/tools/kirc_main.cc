@@ -462,20 +462,19 @@ int VerifyCommand(const std::string& file, const std::string& mcpu, const std::s
   const std::string& path = code_object.empty() ? asm_path : code_object;
   absl::StatusOr<std::string> bytes = kir::ReadFileBytes(path);
   if (!bytes.ok()) return Fail(bytes.status());
+  const bool is_elf = absl::StartsWith(*bytes, "\x7f" "ELF");
   if (!code_object.empty()) {
     if (kir::HasOffloadBundleMagic(*bytes))
       return Fail(absl::StrCat("code object ", path, ": a clang offload bundle, not a code object: unbundle the entry "
                                "for ", id->ToString(), " (clang-offload-bundler -unbundle -type=o -targets=hipv4-"
                                "amdgcn-amd-amdhsa--", id->ToString(), " -input=", path, " -output=FILE.hsaco)"));
-    if (bytes->size() < 4 || bytes->compare(0, 4, "\x7f" "ELF") != 0)
-      return Fail(absl::StrCat("code object ", path, ": not an ELF file"));
+    if (!is_elf) return Fail(absl::StrCat("code object ", path, ": not an ELF file"));
     absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
     if (!bin.ok()) return Fail(bin.status());
     in.llvm_bin = *bin;
     in.code_object = std::move(*bytes);
   } else {
-    if (bytes->compare(0, 4, "\x7f" "ELF") == 0)
-      return Fail(absl::StrCat(path, ": an ELF file, not assembly: give it with --code-object"));
+    if (is_elf) return Fail(absl::StrCat(path, ": an ELF file, not assembly: give it with --code-object"));
     in.assembly = std::move(*bytes);
   }
   in.twin_filename = file;
