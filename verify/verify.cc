@@ -1042,13 +1042,9 @@ class Translator {
     }
     const bool cb = p_.IsConst(TRef{n.b});  // constants are canonicalised to the right
     const uint32_t c = cb ? p_.ConstValue(TRef{n.b}) : 0;
-    if (n.op == TOp::kAnd && cb) {
-      if ((c & (c + 1)) == 0) {  // 2^k - 1: a low mask needs only the value mod 2^32
-        int k = BitLen(c);
-        r.l = ModConst(a.l, Pow2(k));
-        return r;
-      }
-      // Each run of ones [p, q): ((X div 2^p) mod 2^(q-p)) * 2^p.
+    // X & c for a constant c: each run of ones [p, q) of c is
+    // ((X div 2^p) mod 2^(q-p)) * 2^p of the exact value X.
+    auto and_const = [&]() {
       Lin sum;
       for (int p = 0; p < 32;) {
         if (!((c >> p) & 1)) {
@@ -1060,7 +1056,15 @@ class Translator {
         sum = LAdd(sum, LScale(ModConst(DivConst(xa, Pow2(p)), Pow2(q - p)), Pow2(p)));
         p = q;
       }
-      r.l = sum;
+      return sum;
+    };
+    if (n.op == TOp::kAnd && cb) {
+      if ((c & (c + 1)) == 0) {  // 2^k - 1: a low mask needs only the value mod 2^32
+        int k = BitLen(c);
+        r.l = ModConst(a.l, Pow2(k));
+        return r;
+      }
+      r.l = and_const();
       return r;
     }
     if (n.op == TOp::kXor && cb && c == 0xffffffffu) {  // ~a == -1 - a (mod 2^32)
@@ -1092,6 +1096,15 @@ class Translator {
         r.l = LAdd(xa, xb);
         return r;
       }
+    }
+    if (cb && ia.lo >= 0 && ia.hi < Pow2(32)) {
+      // A constant operand, exactly and without a side condition (clang's
+      // `x ^ 16` flips a bit the operand may have): as integers,
+      // X | c == X + c - (X & c) and X ^ c == X + c - 2 (X & c), with X & c
+      // as above. The result is one atom below 2^max(bits of X, bits of c).
+      Lin l = LAdd(LAdd(xa, LConst(c)), and_const(), n.op == TOp::kOr ? -1 : -2);
+      r.l = LAtom(AddAtom(ToZ3(l), Iv{0, Pow2(std::max(BitLen(ia.hi), BitLen(c))) - 1}));
+      return r;
     }
     const bool small_b = ib.hi <= ia.hi;
     const Lin& p = small_b ? xa : xb;
