@@ -770,6 +770,40 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
       else if (livein.count(k)) stable.insert(k);
     }
   }
+  // The high dword of a 64-bit induction (s_add_u32 lo, lo, K;
+  // s_addc_u32 hi, hi, C): the pair is entry + (C * 2^32 + K) * it (mod
+  // 2^64) when the low dword steps by the constant K and the high dword's
+  // end value is hi + C + carry(lo + K) (proved, for every header value).
+  // Then hi(it) = hi0 + C * it + mul_hi(K, it) + carry(lo0 + K * it mod 2^32)
+  // exactly: the 64-bit K * it is mul_hi(K, it) * 2^32 + (K * it mod 2^32).
+  struct Carry64 {
+    RegKey lo;
+    uint32_t k = 0, c = 0;
+  };
+  std::map<RegKey, Carry64> carries;
+  for (const RegKey& k : h) {
+    if (invariant.count(k) || steps.count(k) || k.index == 0) continue;
+    const RegKey lo{k.file, k.index - 1};
+    auto sl = steps.find(lo);
+    if (sl == steps.end() || !p_.IsConst(sl->second) || !prove_equal_) continue;
+    const Slot hs = havoc[k], es = end_slots[k];
+    if (hs.kind != Slot::kValue || es.kind != Slot::kValue || havoc[lo].kind != Slot::kValue) continue;
+    const TRef hlo = havoc[lo].t;
+    const TRef carry = d_.Ult(d_.Add(hlo, sl->second), hlo);
+    // C from one concrete point (every variable 0), then the form proved.
+    const TRef diff = d_.Sub(d_.Sub(es.t, hs.t), carry);
+    std::vector<int> order = p_.Closure({diff});
+    std::vector<uint32_t> env(p_.num_vars(), 0), val;
+    p_.EvalNodes(order, env, &val);
+    const uint32_t c = val[diff.id];
+    const TRef want = d_.Add(d_.Add(hs.t, d_.Const(c)), carry);
+    if (want == es.t || prove_equal_(es.t, want)) carries[k] = Carry64{lo, p_.ConstValue(sl->second), c};
+  }
+  std::map<RegKey, TRef> entry_values;
+  for (const auto& [k, cr] : carries) {
+    st_ = entry;
+    entry_values[cr.lo] = At(cr.lo).t;
+  }
   // 2. The body for a symbolic iteration, from the header state; candidate
   // "stable" invariants are assumed at the header and checked at the back edge.
   for (;;) {
@@ -785,7 +819,17 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
       if (dst.def >= 0) lt.src_defs.push_back(dst.def);
       if (es.def >= 0) lt.src_defs.push_back(es.def);
       auto sit = steps.find(k);
-      if (sit != steps.end()) {
+      auto cit = carries.find(k);
+      if (cit != carries.end() && dst.kind == Slot::kValue) {
+        const Carry64& cr = cit->second;
+        const TRef lo0 = entry_values[cr.lo], kk = d_.Const(cr.k);
+        TRef v = d_.Add(d_.Add(dst.t, d_.Mul(d_.Const(cr.c), it)),
+                        d_.Add(d_.MulHiU(kk, it), d_.Ult(d_.Add(lo0, d_.Mul(kk, it)), lo0)));
+        lp.induction.push_back(absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " + ", cr.c, " * it + the carries of ",
+                                            KeyName(cr.lo), " (64-bit induction)"));
+        dst = Slot{v, label, Slot::kValue};
+        lt.writes.push_back({KeyName(k), v});
+      } else if (sit != steps.end()) {
         TRef v = d_.Add(dst.t, d_.Mul(sit->second, it));
         lp.induction.push_back(
             absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " + ", p_.ToString(sit->second), " * it"));

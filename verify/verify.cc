@@ -81,7 +81,9 @@ std::string VerifyResult::Report() const {
                      : a.component >= 0 ? absl::StrCat("[", a.inst_id, ".", a.component, "]")
                                         : absl::StrCat("[", a.inst_id, "]");
     absl::StrAppend(&body, absl::StrFormat("  %s %-6s %-52s %s (%.3f s)\n", tag, id, a.inst_text,
-                                           a.kir_op >= 0 ? absl::StrCat("op ", a.kir_op, ": ", a.op_text) : a.op_text,
+                                           absl::StrCat(a.kir_op >= 0 ? absl::StrCat("op ", a.kir_op, ": ", a.op_text)
+                                                                      : a.op_text,
+                                                        a.iterations.empty() ? "" : absl::StrCat(" [", a.iterations, "]")),
                                            a.seconds));
     if (a.status != AccessVerdict::Status::kProved) {
       for (absl::string_view line : absl::StrSplit(a.reason, '\n')) absl::StrAppend(&body, "      ", line, "\n");
@@ -1199,12 +1201,50 @@ void Flatten(const std::vector<Op>& ops, std::vector<const Op*>& out, std::vecto
   }
 }
 
+// How one instruction may perform the iterations of a KIR access's loops
+// (matching): per enclosing KIR `for`, outermost first, c >= 0 binds it to
+// the next machine loop around the instruction, KIR iteration c + n at that
+// loop's iteration n (c: first iterations peeled); c < 0 is the constant KIR
+// iteration -1 - c (a peeled iteration). A piece (count >= 0) covers only
+// machine iterations first + unroll * n, n in [0, count), of the innermost
+// machine loop: bound to the innermost KIR loop (a loop unrolled relative to
+// the KIR), or, with count 1, bound to none (a peeled KIR iteration the
+// machine loop runs).
+struct LoopChoice {
+  std::vector<int64_t> kir;
+  int64_t first = 0, unroll = 1, count = -1;
+  bool Piece() const { return count >= 0; }
+  bool Exact() const {
+    return !Piece() && std::all_of(kir.begin(), kir.end(), [](int64_t c) { return c == 0; });
+  }
+};
+
 struct LoopBinding {
-  std::string name;  // the KIR induction variable
+  std::string name;  // the KIR induction variable ("": a machine loop no KIR loop is bound to)
   int64_t lo = 0, step = 1;
   int it_var = -1;   // the machine loop's iteration variable
   int label_index = -1;
+  // The machine iterations the binding covers: it = first + unroll * n for n
+  // in [0, count) (count < 0: up to the loop's last), where the KIR variable
+  // is lo + step * n. Piecewise matching binds a loop unrolled relative to
+  // the KIR (unroll > 1: iterations first, first + unroll, ...) or one
+  // iteration (count 1); otherwise first 0, unroll 1, every iteration.
+  int64_t first = 0, unroll = 1, count = -1;
+  bool Whole() const { return first == 0 && unroll == 1 && count < 0; }
 };
+
+// The number of iterations n of `b` (b.it_var >= 0); `hi` is the machine
+// loop's last iteration.
+int64_t BindingCount(const LoopBinding& b, int64_t hi) {
+  const int64_t all = hi < b.first ? 0 : (hi - b.first) / b.unroll + 1;
+  return b.count < 0 ? all : std::min(b.count, all);
+}
+// The n of machine iteration `it`, or -1 when `b` does not cover it.
+int64_t BindingN(const LoopBinding& b, int64_t it, int64_t hi) {
+  if (it < b.first || (it - b.first) % b.unroll != 0) return -1;
+  const int64_t n = (it - b.first) / b.unroll;
+  return n < BindingCount(b, hi) ? n : -1;
+}
 
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
@@ -1598,30 +1638,52 @@ class Verifier {
               [](const MachineLoop* x, const MachineLoop* y) { return x->depth < y->depth; });
     const std::vector<int>& kfors_all = fors_[rec.kir_op];
     if (loop_choice_ != nullptr) {
-      // Matching: the binding MatchOne chose (LoopChoices): per enclosing KIR
-      // `for`, the next machine loop with its iterations shifted by c
-      // (peeled first iterations), or one constant iteration (peeled ones).
-      if (loop_choice_->size() != kfors_all.size()) return Fail(v, "a loop binding for another access");
+      // Matching: the binding MatchOne chose (LoopChoices, PieceChoices): per
+      // enclosing KIR `for`, the next machine loop with its iterations shifted
+      // by c (peeled first iterations), or one constant iteration (peeled
+      // ones); a piece covers some iterations of the innermost machine loop:
+      // bound with an unroll (KIR iteration c + n at machine iteration
+      // first + unroll * n), or one machine iteration bound to no KIR loop.
+      const LoopChoice& lc = *loop_choice_;
+      if (lc.kir.size() != kfors_all.size()) return Fail(v, "a loop binding for another access");
       box_.clear();
       size_t next = 0;
       for (size_t i = 0; i < kfors_all.size(); ++i) {
         const Op& fo = *ops_[kfors_all[i]];
-        const int64_t ktrips = KirTrips(fo), c = (*loop_choice_)[i];
+        const int64_t ktrips = KirTrips(fo), c = lc.kir[i];
         if (c >= 0) {
           if (next >= mloops.size()) return Fail(v, "fewer machine loops than bound KIR loops");
           const MachineLoop* ml = mloops[next++];
-          if (ml->trips < 0 || ktrips < 0 || ml->trips + c > ktrips)
+          LoopBinding b{fo.ivar, fo.lo + fo.step * c, fo.step, ml->it_var, ml->label_index};
+          const bool piece = lc.Piece() && next == mloops.size();
+          if (piece) {
+            b.first = lc.first;
+            b.unroll = lc.unroll;
+            b.count = lc.count;
+          }
+          const int64_t n = ml->trips < 0 ? -1 : BindingCount(b, ml->trips - 1);
+          if (n < 0 || ktrips < 0 || n + c > ktrips || (!piece && n != ml->trips))
             return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ", ml->trips,
                                         " time(s): iterations ", c, " on of the KIR loop %", fo.ivar, " (", ktrips,
                                         ") do not fit"));
-          a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * c, fo.step, ml->it_var, ml->label_index});
-          box_.push_back({c, c + ml->trips});
+          a.loops.push_back(b);
+          box_.push_back({c, c + n});
         } else {
           const int64_t j = -1 - c;
           if (ktrips < 0 || j >= ktrips) return Fail(v, "a peeled iteration outside the KIR loop");
           a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * j, fo.step, -1, -1});
           box_.push_back({j, j + 1});
         }
+      }
+      if (next + 1 == mloops.size() && lc.Piece() && lc.count == 1) {
+        // One iteration of the innermost machine loop performs a KIR access
+        // outside it (a peeled iteration the machine loop runs).
+        const MachineLoop* ml = mloops[next++];
+        if (ml->trips < 0 || lc.first >= ml->trips) return Fail(v, "a machine iteration outside the loop");
+        LoopBinding b{"", 0, 0, ml->it_var, ml->label_index};
+        b.first = lc.first;
+        b.count = 1;
+        a.loops.push_back(b);
       }
       if (next != mloops.size())
         return Fail(v, absl::StrCat("the instruction runs inside ", mloops.size(), " machine loop(s), ", next,
@@ -1726,8 +1788,14 @@ class Verifier {
       wg[d] = env[ex_.vars().wg[d]];
     }
     std::map<std::string, int64_t> lv;
-    for (const LoopBinding& b : a.loops)
-      lv[b.name] = b.lo + (b.it_var < 0 ? 0 : b.step * static_cast<int64_t>(env[b.it_var]));
+    for (const LoopBinding& b : a.loops) {
+      int64_t n = 0;
+      if (b.it_var >= 0) {
+        n = BindingN(b, env[b.it_var], pool_.var(b.it_var).hi);
+        if (n < 0) return std::vector<int>{};  // an iteration the binding does not cover
+      }
+      lv[b.name] = b.lo + b.step * n;
+    }
     absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
     if (!st.ok()) return st;
     std::vector<Ob<CW>> obs = Obligations(w, a.shape, vals, /*names=*/false);
@@ -1800,9 +1868,14 @@ class Verifier {
                                  ")");
     if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
     for (const LoopBinding& b : a.loops)
-      if (b.it_var >= 0)
-        absl::StrAppend(&s, ", %", b.name, " = ", b.lo + b.step * static_cast<int64_t>(env[b.it_var]),
-                        " (iteration ", env[b.it_var], " of the loop at ", InstName(b.label_index), ")");
+      if (b.it_var >= 0) {
+        const int64_t n = std::max<int64_t>(0, BindingN(b, env[b.it_var], pool_.var(b.it_var).hi));
+        if (b.name.empty())
+          absl::StrAppend(&s, ", iteration ", env[b.it_var], " of the loop at ", InstName(b.label_index));
+        else
+          absl::StrAppend(&s, ", %", b.name, " = ", b.lo + b.step * n, " (iteration ", env[b.it_var],
+                          " of the loop at ", InstName(b.label_index), ")");
+      }
     s += "\n";
     // Other inputs the address depends on.
     std::set<int> used;
@@ -1868,15 +1941,21 @@ class Verifier {
               std::vector<int64_t> tid(tid3.begin(), tid3.end()), wgv(g.begin(), g.end());
               std::map<std::string, int64_t> lv;
               std::vector<std::string> iters;
+              bool covered = true;  // by the binding (piecewise matching covers some iterations)
               for (const LoopBinding& b : a.loops) {
                 int64_t itn = 0;
                 for (const auto& [label, n] : r.iters)
                   if (label == b.label_index) itn = n;
-                lv[b.name] = b.lo + b.step * itn;
+                const int64_t n = b.it_var >= 0 ? BindingN(b, itn, pool_.var(b.it_var).hi) : 0;
+                covered &= n >= 0;
+                lv[b.name] = b.lo + b.step * n;
                 if (b.it_var >= 0)
-                  iters.push_back(absl::StrCat(", %", b.name, " = ", lv[b.name], " (iteration ", itn, " of the loop at ",
-                                               InstName(b.label_index), ")"));
+                  iters.push_back(b.name.empty() ? absl::StrCat(", iteration ", itn, " of the loop at ",
+                                                                InstName(b.label_index))
+                                                 : absl::StrCat(", %", b.name, " = ", lv[b.name], " (iteration ", itn,
+                                                                " of the loop at ", InstName(b.label_index), ")"));
               }
+              if (!covered) return;
               if (!IrIndices(w, a, tid, wgv, lv, &vals.idx).ok()) return;
               std::vector<Ob<CW>> obs = Obligations(w, a.shape, vals, /*names=*/false);
               std::vector<int> bad;
@@ -1980,13 +2059,15 @@ class Verifier {
           iters.push_back({0u});
           continue;
         }
-        int64_t n = pool_.var(b.it_var).hi + 1;
-        std::vector<uint32_t> vals;
+        const int64_t n = BindingCount(b, pool_.var(b.it_var).hi);
+        std::vector<int64_t> ns;
         if (n <= 8) {
-          for (int64_t t = 0; t < n; ++t) vals.push_back(static_cast<uint32_t>(t));
+          for (int64_t t = 0; t < n; ++t) ns.push_back(t);
         } else {
-          vals = {0u, 1u, static_cast<uint32_t>(n / 2), static_cast<uint32_t>(n - 1)};
+          ns = {0, 1, n / 2, n - 1};
         }
+        std::vector<uint32_t> vals;
+        for (int64_t t : ns) vals.push_back(static_cast<uint32_t>(b.first + b.unroll * t));
         iters.push_back(vals);
       }
       std::vector<size_t> odo(iters.size(), 0);
@@ -2053,8 +2134,23 @@ class Verifier {
       wg.push_back(tr.VarExpr(kv.wg[d]));
     }
     std::map<std::string, z3::expr> lv;
-    for (const LoopBinding& b : a.loops)
-      lv.emplace(b.name, b.it_var < 0 ? w.C(b.lo) : w.C(b.lo) + w.C(b.step) * tr.VarExpr(b.it_var));
+    z3::expr_vector domain(ctx_);  // the machine iterations each binding covers
+    for (const LoopBinding& b : a.loops) {
+      if (b.it_var < 0) {
+        lv.emplace(b.name, w.C(b.lo));
+        continue;
+      }
+      const z3::expr it = tr.VarExpr(b.it_var);
+      if (b.Whole()) {
+        lv.emplace(b.name, w.C(b.lo) + w.C(b.step) * it);
+        continue;
+      }
+      const int64_t count = BindingCount(b, pool_.var(b.it_var).hi);
+      domain.push_back(it >= w.C(b.first));
+      domain.push_back(it <= w.C(b.first + b.unroll * (count - 1)));
+      if (b.unroll > 1) domain.push_back(w.Mod(it - w.C(b.first), b.unroll) == 0);
+      lv.emplace(b.name, w.C(b.lo) + w.C(b.step) * w.Div(it - w.C(b.first), b.unroll));
+    }
     absl::Status st = IrIndices(w, a, tid, wg, lv, &vals.idx);
     if (!st.ok()) return st;
     {
@@ -2068,8 +2164,15 @@ class Verifier {
         iwg.push_back(IdxVal{&tr, tr.IdxVar(kv.wg[d])});
       }
       std::map<std::string, IdxVal> ilv;
-      for (const LoopBinding& b : a.loops)
-        ilv.emplace(b.name, b.it_var < 0 ? iw.C(b.lo) : iw.C(b.lo) + iw.C(b.step) * IdxVal{&tr, tr.IdxVar(b.it_var)});
+      for (const LoopBinding& b : a.loops) {
+        if (b.it_var < 0) {
+          ilv.emplace(b.name, iw.C(b.lo));
+          continue;
+        }
+        IdxVal n{&tr, tr.IdxVar(b.it_var)};
+        if (!b.Whole()) n = IdxVal{&tr, tr.IdxDiv((n - iw.C(b.first)).v, b.unroll)};
+        ilv.emplace(b.name, iw.C(b.lo) + iw.C(b.step) * n);
+      }
       std::vector<std::vector<IdxVal>> iidx;
       bool ok = IrIndices(iw, a, itid, iwg, ilv, &iidx).ok();
       for (const auto& e : iidx)
@@ -2086,6 +2189,7 @@ class Verifier {
     budget.Apply(ctx_, solver);
     z3::expr_vector as = tr.Assumptions(acc);
     for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
+    for (unsigned i = 0; i < domain.size(); ++i) solver.add(domain[i]);
     z3::expr_vector goal(ctx_);
     for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
     for (int sid : acc.sides) goal.push_back(tr.sides()[sid].cond);
@@ -2117,6 +2221,17 @@ class Verifier {
     c.order = pool_.Closure(a.Roots());
     absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c);
     return bad.ok() ? *bad : std::vector<int>{};
+  }
+
+  // The over-approximated values (VarKind::kAbstract) the access's address depends on.
+  std::vector<std::string> AbstractInputs(const AccessCtx& a) {
+    std::vector<std::string> abstract;
+    std::set<int> seen;
+    for (TRef r : a.Roots())
+      for (int var : pool_.VarsOf(r))
+        if (pool_.var(var).kind == VarKind::kAbstract && seen.insert(var).second)
+          abstract.push_back(pool_.var(var).name);
+    return abstract;
   }
 
   // ---- Matching without an access map (VerifyOptions::match_accesses) ----
@@ -2215,8 +2330,11 @@ class Verifier {
       for (int var : vars) env[var] = InputValue(var, setting);
       for (uint64_t mask = 0; mask < (uint64_t{1} << std::min<size_t>(nloops, 6)); ++mask) {
         for (size_t l = 0; l < nloops; ++l)
-          if (a.loops[l].it_var >= 0)
-            env[a.loops[l].it_var] = (mask >> l) & 1 ? static_cast<uint32_t>(pool_.var(a.loops[l].it_var).hi) : 0u;
+          if (a.loops[l].it_var >= 0) {
+            const LoopBinding& b = a.loops[l];
+            const int64_t last = std::max<int64_t>(0, BindingCount(b, pool_.var(b.it_var).hi) - 1);
+            env[b.it_var] = static_cast<uint32_t>(b.first + b.unroll * ((mask >> l) & 1 ? last : 0));
+          }
         for (const auto& g : wgs)
           for (int64_t t : tids) {
             for (int d = 0; d < 3; ++d) env[kv.wg[d]] = static_cast<uint32_t>(g[d]);
@@ -2304,7 +2422,10 @@ class Verifier {
         Concrete shared;  // every candidate's roots are the instruction's
         for (const AccessRecord& cand : Candidates(static_cast<int>(i), comp)) {
           if (!unknown.count(cand.mem)) continue;
-          for (const std::vector<int64_t>& choice : LoopChoices(static_cast<int>(i), cand)) {
+          std::vector<LoopChoice> choices = LoopChoices(static_cast<int>(i), cand);
+          for (LoopChoice& pc : PieceChoices(static_cast<int>(i), cand))
+            if (pc.count != 1 && pc.first == 0) choices.push_back(std::move(pc));  // unrolled: one residue suffices
+          for (const LoopChoice& choice : choices) {
             loop_choice_ = &choice;
             lds_base_[cand.mem] = 0;
             AccessCtx a;
@@ -2453,18 +2574,15 @@ class Verifier {
   // loop left over is one constant iteration (a peeled one: the first two and
   // the last two). The exact binding (c = 0, every loop bound) comes first.
   // At most 64 choices.
-  std::vector<std::vector<int64_t>> LoopChoices(int index, const AccessRecord& rec) {
+  std::vector<LoopChoice> LoopChoices(int index, const AccessRecord& rec) {
     const std::vector<int>& kf = fors_[rec.kir_op];
-    std::vector<const MachineLoop*> ml;
-    for (const auto& [label, m] : ex_.loops())
-      if (m.label_index < index && index < m.latch_index) ml.push_back(&m);
-    std::sort(ml.begin(), ml.end(), [](const MachineLoop* x, const MachineLoop* y) { return x->depth < y->depth; });
-    std::vector<std::vector<int64_t>> out;
+    std::vector<const MachineLoop*> ml = MachineLoopsAround(index);
+    std::vector<LoopChoice> out;
     std::vector<int64_t> cur;
     std::function<void(size_t, size_t)> rec_fn = [&](size_t i, size_t next) {
       if (out.size() >= 64) return;
       if (i == kf.size()) {
-        if (next == ml.size()) out.push_back(cur);
+        if (next == ml.size()) out.push_back(LoopChoice{cur});
         return;
       }
       const int64_t kt = KirTrips(*ops_[kf[i]]);
@@ -2489,8 +2607,83 @@ class Verifier {
     return out;
   }
 
-  // Finds and verifies the KIR access of address `comp` of instruction `index`.
-  AccessVerdict MatchOne(int index, int comp) {
+  // The machine loops around instruction `index`, outermost first.
+  std::vector<const MachineLoop*> MachineLoopsAround(int index) const {
+    std::vector<const MachineLoop*> ml;
+    for (const auto& [label, m] : ex_.loops())
+      if (m.label_index < index && index < m.latch_index) ml.push_back(&m);
+    std::sort(ml.begin(), ml.end(), [](const MachineLoop* x, const MachineLoop* y) { return x->depth < y->depth; });
+    return ml;
+  }
+
+  // Pieces (LoopChoice::Piece) for an instruction inside machine loops whose
+  // innermost loop no single binding explains (MatchOne's second round):
+  // the outer machine loops bound exactly to the outer KIR loops; the
+  // innermost KIR loop (trips kt) bound to the innermost machine loop (trips
+  // T) unrolled by u = 2 .. 4 (and T / kt), machine iteration r + u * n
+  // performing KIR iteration n (r < 2u, first iterations of the KIR loop
+  // kept: c = 0); then, for each machine iteration in `left` (at most 8),
+  // that one iteration performing the access of a KIR op outside the
+  // innermost KIR loop, or of a constant (peeled) KIR iteration 0, 1, kt-2
+  // or kt-1. Unrolled pieces come first.
+  std::vector<LoopChoice> PieceChoices(int index, const AccessRecord& rec, const std::vector<int64_t>& left = {}) {
+    const std::vector<int>& kf = fors_[rec.kir_op];
+    std::vector<const MachineLoop*> ml = MachineLoopsAround(index);
+    std::vector<LoopChoice> out;
+    if (ml.empty() || ml.back()->trips < 2) return out;
+    const int64_t T = ml.back()->trips;
+    const size_t outer = ml.size() - 1;
+    if (kf.size() < outer) return out;
+    // The outer machine loops bind the outermost KIR loops exactly.
+    LoopChoice base;
+    for (size_t i = 0; i < outer; ++i) {
+      if (KirTrips(*ops_[kf[i]]) != ml[i]->trips) return out;
+      base.kir.push_back(0);
+    }
+    if (kf.size() == outer + 1) {
+      const int64_t kt = KirTrips(*ops_[kf.back()]);
+      if (kt > 0 && kt < T) {
+        std::set<int64_t> us = {2, 3, 4, T / kt};
+        for (int64_t u : us) {
+          if (u < 2 || u > T) continue;
+          // first in [0, 2u): the first machine iterations may perform
+          // accesses outside the KIR loop (its prologue's).
+          for (int64_t r = 0; r < 2 * u && r < T; ++r) {
+            LoopChoice c = base;
+            c.kir.push_back(0);
+            c.first = r;
+            c.unroll = u;
+            c.count = std::min(kt, (T - 1 - r) / u + 1);
+            out.push_back(std::move(c));
+          }
+        }
+      }
+    }
+    for (size_t l = 0; l < left.size() && l < 8; ++l) {
+      if (kf.size() == outer) {
+        LoopChoice c = base;
+        c.first = left[l];
+        c.count = 1;
+        out.push_back(std::move(c));
+      } else if (kf.size() == outer + 1) {
+        const int64_t kt = KirTrips(*ops_[kf.back()]);
+        if (kt <= 0) continue;
+        for (int64_t j : std::set<int64_t>{0, std::min<int64_t>(1, kt - 1), std::max<int64_t>(0, kt - 2), kt - 1}) {
+          LoopChoice c = base;
+          c.kir.push_back(-1 - j);
+          c.first = left[l];
+          c.count = 1;
+          out.push_back(std::move(c));
+        }
+      }
+    }
+    return out;
+  }
+
+  // Finds and verifies the KIR access of address `comp` of instruction
+  // `index`: one verdict, or, when pieces of its innermost machine loop's
+  // iterations match different accesses (PieceChoices), one per piece.
+  std::vector<AccessVerdict> MatchOne(int index, int comp) {
     const MInst& mi = lk_.mir.insts[index];
     const MemShape ms = MemoryShape(mi.opc);
     AccessVerdict none;
@@ -2498,14 +2691,14 @@ class Verifier {
     none.component = ms.addrs == 2 ? comp : -1;
     none.inst_text = InstructionText(t_, mi);
     none.op_text = "(matches no KIR access)";
-    if (ms.comps == 0) return Unknown(none, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"));
+    if (ms.comps == 0) return {Unknown(none, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"))};
     const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
     std::vector<AccessRecord> cands = Candidates(index, comp);
     if (cands.empty())
-      return Fail(none, absl::StrCat("matches no KIR access: the kernel has no ", ms.store ? "store to " : "load from ",
+      return {Fail(none, absl::StrCat("matches no KIR access: the kernel has no ", ms.store ? "store to " : "load from ",
                                      ms.lds ? "LDS" : "a buffer", " whose element size divides the ", bytes, " bytes ",
                                      Info(mi.opc).mnemonic, " moves", ms.addrs == 2 ? " at each address" : "",
-                                     " within its vector"));
+                                     " within its vector"))};
     std::optional<AccessVerdict> unknown, failed;
     // The refutation breaking the fewest obligations, and its candidate.
     std::optional<Refutation> closest;
@@ -2513,17 +2706,15 @@ class Verifier {
     std::string closest_op;
     int refuted = 0, variants = 0;  // candidates with their loop bindings
     Concrete shared;  // every candidate's roots are the instruction's
-    // Every candidate with its loop bindings; the exact ones (each KIR loop a
-    // machine loop, no shift) first, so a peeled binding of one op never
-    // takes an instruction another op performs exactly.
-    std::vector<std::pair<const AccessRecord*, std::vector<int64_t>>> tries;
-    for (const AccessRecord& cand : cands)
-      for (std::vector<int64_t>& choice : LoopChoices(index, cand)) tries.push_back({&cand, std::move(choice)});
-    std::stable_partition(tries.begin(), tries.end(), [](const auto& t) {
-      return std::all_of(t.second.begin(), t.second.end(), [](int64_t c) { return c == 0; });
-    });
-    for (const auto& [cand_ptr, choice] : tries) {
-      const AccessRecord& cand = *cand_ptr;
+    // One candidate with one loop binding: its verdict, or none when refuted
+    // at a concrete point, or (with `defer`) when an earlier instruction
+    // already performs the same elements in these iterations: then it is
+    // kept for after the others (a compiler's straight-line copies of one
+    // address, e.g. the same LDS slot stored every K tile, each perform
+    // another iteration).
+    std::vector<std::pair<const AccessRecord*, LoopChoice>> deferred;
+    auto attempt = [&](const AccessRecord& cand, const LoopChoice& choice,
+                       bool defer = false) -> std::optional<AccessVerdict> {
       loop_choice_ = &choice;
       ++variants;
       AccessCtx a;
@@ -2531,7 +2722,19 @@ class Verifier {
       AccessVerdict v = Skeleton(cand);
       if (Prepare(cand, a, v)) {
         ++refuted;
-        continue;
+        loop_choice_ = nullptr;
+        return std::nullopt;
+      }
+      if (defer && std::any_of(covered_.begin(), covered_.end(), [&](const Covered& c) {
+            if (c.kir_op != cand.kir_op || c.elements != cand.elements || c.box.size() != box_.size()) return false;
+            for (size_t d = 0; d < box_.size(); ++d)
+              if (box_[d].first < c.box[d].first || box_[d].second > c.box[d].second) return false;
+            return true;
+          })) {
+        --variants;
+        deferred.push_back({&cand, choice});
+        loop_choice_ = nullptr;
+        return std::nullopt;
       }
       if (std::optional<Refutation> r = Refute(a, &shared)) {
         ++refuted;
@@ -2542,46 +2745,135 @@ class Verifier {
           closest_op = absl::StrCat("op ", cand.kir_op, " (", v.op_text, ") elements ", cand.elements.front(), "..",
                                     cand.elements.back());
         }
-        continue;
+        loop_choice_ = nullptr;
+        return std::nullopt;
       }
       match_records_.push_back(cand);
       AccessVerdict r = VerifyOne(match_records_.back());
       loop_choice_ = nullptr;
       if (r.status == AccessVerdict::Status::kProved) covered_.push_back({cand.kir_op, cand.elements, box_});
-      if (r.status == AccessVerdict::Status::kProved || backstop_.fired()) return r;
       if (r.status == AccessVerdict::Status::kUnknown && !unknown) unknown = r;
       if (r.status == AccessVerdict::Status::kFailed && !failed) failed = r;
+      return r;
+    };
+    // Every candidate with its loop bindings; the exact ones (each KIR loop a
+    // machine loop, no shift) first, so a peeled binding of one op never
+    // takes an instruction another op performs exactly.
+    std::vector<std::pair<const AccessRecord*, LoopChoice>> tries;
+    for (const AccessRecord& cand : cands)
+      for (LoopChoice& choice : LoopChoices(index, cand)) tries.push_back({&cand, std::move(choice)});
+    std::stable_partition(tries.begin(), tries.end(), [](const auto& t) { return t.second.Exact(); });
+    for (const auto& [cand_ptr, choice] : tries) {
+      std::optional<AccessVerdict> r = attempt(*cand_ptr, choice, /*defer=*/true);
+      if (r && (r->status == AccessVerdict::Status::kProved || backstop_.fired())) return {*r};
+    }
+    for (const auto& [cand_ptr, choice] : std::vector<std::pair<const AccessRecord*, LoopChoice>>(std::move(deferred))) {
+      std::optional<AccessVerdict> r = attempt(*cand_ptr, choice);
+      if (r && (r->status == AccessVerdict::Status::kProved || backstop_.fired())) return {*r};
+    }
+    // Second round: pieces of the innermost machine loop's iterations, each
+    // proved for its own access (a loop unrolled relative to the KIR, with
+    // peeled KIR iterations in its last or first iterations).
+    std::string pieces_note;
+    const std::vector<const MachineLoop*> ml = MachineLoopsAround(index);
+    if (!ml.empty() && ml.back()->trips >= 2 && ml.back()->trips <= 4096) {
+      const MachineLoop& inner = *ml.back();
+      std::vector<bool> open(static_cast<size_t>(inner.trips), true);
+      int64_t left_count = inner.trips;
+      std::vector<AccessVerdict> pieces;
+      for (int round = 0; round < 2 && left_count > 0; ++round) {
+        std::vector<int64_t> left;
+        if (round == 1)
+          for (int64_t it = 0; it < inner.trips; ++it)
+            if (open[static_cast<size_t>(it)]) left.push_back(it);
+        // Pieces repeating what an earlier instruction performs go last (pass 1).
+        for (int pass = 0; pass < 2 && left_count > 0; ++pass) {
+          for (const AccessRecord& cand : cands) {
+            for (const LoopChoice& pc : PieceChoices(index, cand, left)) {
+              if ((pc.count == 1) != (round == 1) || left_count == 0) continue;
+              // Pieces partition the iterations: each performs one access.
+              bool fits = true;
+              for (int64_t n = 0; n < pc.count && fits; ++n) fits = open[static_cast<size_t>(pc.first + pc.unroll * n)];
+              if (!fits) continue;
+              std::optional<AccessVerdict> r = attempt(cand, pc, /*defer=*/pass == 0);
+              if (backstop_.fired()) return {r ? *r : none};
+              if (!r || r->status != AccessVerdict::Status::kProved) continue;
+              for (int64_t n = 0; n < pc.count; ++n) {
+                const size_t it = static_cast<size_t>(pc.first + pc.unroll * n);
+                left_count -= open[it];
+                open[it] = false;
+              }
+              const int64_t last = pc.first + pc.unroll * (pc.count - 1);
+              r->iterations = pc.count == 1 ? absl::StrCat("iteration ", pc.first)
+                                            : absl::StrCat("iterations ", pc.first, ", ", pc.first + pc.unroll, ", .., ",
+                                                           last);
+              absl::StrAppend(&r->iterations, " of the loop at ", InstName(inner.label_index));
+              pieces.push_back(std::move(*r));
+            }
+          }
+        }
+      }
+      if (left_count == 0) return pieces;
+      if (!pieces.empty()) {
+        int64_t first_open = 0;
+        while (!open[static_cast<size_t>(first_open)]) ++first_open;
+        pieces_note = absl::StrCat("; split by iterations of the loop at ", InstName(inner.label_index), ", ",
+                                   inner.trips - left_count, " of its ", inner.trips,
+                                   " iterations match KIR accesses, iteration ", first_open, " none");
+      }
     }
     loop_choice_ = nullptr;
     // An undecided candidate might be the match: no verdict then.
     if (unknown) {
-      unknown->reason = absl::StrCat("no KIR access is proved; this candidate is undecided: ", unknown->reason);
-      return *unknown;
+      unknown->reason = absl::StrCat("no KIR access is proved", pieces_note, "; this candidate is undecided: ",
+                                     unknown->reason);
+      unknown->iterations.clear();
+      return {*unknown};
     }
     if (failed) {
       failed->reason = absl::StrCat("matches no KIR access (", variants, " candidate(s), ", refuted,
-                                    " refuted at concrete points); the closest, verified:\n", failed->reason);
-      return *failed;
+                                    " refuted at concrete points)", pieces_note, "; the closest, verified:\n",
+                                    failed->reason);
+      failed->iterations.clear();
+      return {*failed};
+    }
+    if (closest) {
+      // A refutation that rests on an over-approximated value proves nothing.
+      const std::vector<std::string> abstract = AbstractInputs(closest_ctx);
+      if (!abstract.empty())
+        return {Unknown(none, absl::StrCat("no KIR access is proved", pieces_note,
+                                           ": the address depends on values the verifier over-approximates (",
+                                           absl::StrJoin(abstract, "; "),
+                                           "), so the concrete refutations of the candidates are not conclusive"))};
     }
     AccessVerdict f = Fail(none, absl::StrCat("matches no KIR access: each of the ", variants,
-                                              " candidate(s) is refuted at a concrete point",
+                                              " candidate(s) is refuted at a concrete point", pieces_note,
                                               closest ? absl::StrCat("; the closest, ", closest_op, ":") : ""));
     if (closest) f.counterexample = RefutationText(closest_ctx, *closest);
-    return f;
+    return {f};
   }
 
   // Matching: every element of every KIR load and store, in every iteration
   // of its loops, must be performed by a proved instruction (a load may be
   // performed by another load of the same buffer, indices and element: a
-  // compiler loads a repeated address once). The first gap of each op is a
-  // failed "(coverage)" entry; an op whose iterations are too many to
-  // enumerate (over 2^22) is `unknown`.
+  // compiler loads a repeated address once; in the same loops, or in any
+  // loops when the indices use no loop variable, e.g. an LDS fragment read
+  // every iteration and in the peeled ones). Coverage is about addresses:
+  // whether a value loaded once is still current is the emulator's data
+  // check. The first gap of each op is a failed "(coverage)" entry; an op
+  // whose iterations are too many to enumerate (over 2^22) is `unknown`.
   void CheckCoverage(VerifyResult& res) {
+    auto invariant = [&](int k) {
+      for (const IndexRef& x : ops_[k]->index)
+        if (absl::StrContains(IndexToString(*x), "%")) return false;
+      return true;
+    };
     auto key = [&](int k) {
       const Op& op = *ops_[k];
       std::string s = absl::StrCat(op.kind == OpKind::kStore ? "store " : "load ", op.mem, "[");
       for (const IndexRef& x : op.index) absl::StrAppend(&s, IndexToString(*x), ",");
       absl::StrAppend(&s, "] ", op.along);
+      if (op.kind == OpKind::kLoad && invariant(k)) return s;
       for (int f : fors_[k]) absl::StrAppend(&s, " ", f);
       return s;
     };
@@ -2609,8 +2901,15 @@ class Verifier {
         continue;
       }
       const std::string mine = op.kind == OpKind::kLoad ? key(static_cast<int>(k)) : "";
+      const bool any_iteration = op.kind == OpKind::kLoad && invariant(static_cast<int>(k));
       std::optional<std::string> gap;
       for (int64_t e = 0; e < width && !gap; ++e) {
+        if (any_iteration &&
+            std::any_of(covered_.begin(), covered_.end(), [&](const Covered& c) {
+              return (c.kir_op == static_cast<int>(k) || key(c.kir_op) == mine) &&
+                     std::find(c.elements.begin(), c.elements.end(), e) != c.elements.end();
+            }))
+          continue;
         std::vector<bool> seen(static_cast<size_t>(total), false);
         for (const Covered& c : covered_) {
           if (c.kir_op != static_cast<int>(k) && (mine.empty() || key(c.kir_op) != mine)) continue;
@@ -2663,10 +2962,11 @@ class Verifier {
       const MemShape ms = MemoryShape(mi.opc);
       for (int comp = 0; comp < std::max(1, ms.addrs); ++comp) {
         auto a0 = std::chrono::steady_clock::now();
-        AccessVerdict v;
+        std::vector<AccessVerdict> vs(1);
         if (st.ok()) {
-          v = MatchOne(static_cast<int>(i), comp);
+          vs = MatchOne(static_cast<int>(i), comp);
         } else {
+          AccessVerdict& v = vs[0];
           v.inst_id = mi.id;
           v.component = ms.addrs == 2 ? comp : -1;
           v.inst_text = InstructionText(t_, mi);
@@ -2674,8 +2974,11 @@ class Verifier {
           v.reason = std::string(st.message());
         }
         if (backstop_.fired()) return;
-        v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
-        res.accesses.push_back(std::move(v));
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+        for (AccessVerdict& v : vs) {
+          v.seconds = secs / static_cast<double>(vs.size());
+          res.accesses.push_back(std::move(v));
+        }
       }
     }
     if (st.ok()) CheckCoverage(res);
@@ -2739,14 +3042,7 @@ class Verifier {
       return v;
     }
     // A counterexample must not rest on an over-approximation (kAbstract).
-    std::vector<std::string> abstract;
-    {
-      std::set<int> seen;
-      for (TRef r : a.Roots())
-        for (int var : pool_.VarsOf(r))
-          if (pool_.var(var).kind == VarKind::kAbstract && seen.insert(var).second)
-            abstract.push_back(pool_.var(var).name);
-    }
+    const std::vector<std::string> abstract = AbstractInputs(a);
     std::string why;
     if (res == z3::sat && abstract.empty()) {
       std::vector<int> bad = Confirm(a, q.env);
@@ -2822,7 +3118,7 @@ class Verifier {
   std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops
   std::unordered_map<int, int> index_of_id_;
   std::map<std::string, int64_t> lds_base_;  // LDS allocation -> byte offset (the ABI's, or solved)
-  const std::vector<int64_t>* loop_choice_ = nullptr;  // matching: Prepare's loop binding (LoopChoices)
+  const LoopChoice* loop_choice_ = nullptr;  // matching: Prepare's loop binding (LoopChoices)
   std::vector<std::pair<int64_t, int64_t>> box_;  // matching: KIR iterations [from, to) per loop of the last Prepare
   struct Covered {
     int kir_op;

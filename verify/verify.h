@@ -91,6 +91,10 @@ struct AccessVerdict {
   std::string reason;          // failed: the obligations violated; unknown: why undecided
   std::string counterexample;  // failed: tid, wg, pointers, emitted and expected
                                // addresses, and the chain of instructions computing them
+  // Matching, when pieces of a machine loop's iterations match different KIR
+  // accesses: the iterations this verdict covers ("iterations 1, 3, .., 29 of
+  // the loop at [140]", "iteration 30 of ..."); empty: every iteration.
+  std::string iterations;
   double seconds = 0;
   uint64_t solver_resources = 0;  // Z3 resource units the access's query used
 };

@@ -81,6 +81,83 @@ TEST(LoadCode, Clang22BaselinesProveAgainstTheirTwins) {
     }
 }
 
+// clang-22's GEMM baselines (their twins: the .kir's promoted thread-level
+// form) prove: fully unrolled K loops (the 256-sized ones: copies of one LDS
+// address performing successive K tiles), and the 1024^3 one's rolled loop
+// of 31 single-tile iterations against the twin's loop of 15 double-tile
+// ones plus its prologue and peeled tiles (pieces of the machine loop's
+// iterations), its LDS buffer toggled by `s_xor_b32 s10, s10, 1` and its
+// 64-bit offset stepped by s_add_u32/s_addc_u32. The instruction counts are
+// llvm-objdump's (global_*, ds_* of the kernel symbol).
+TEST(LoadCode, Clang22GemmBaselinesProve) {
+  struct Case {
+    const char* kernel;
+    int instructions;
+  };
+  const Case cases[] = {{"gemm_f16_256", 58}, {"gemm_f16_256x256x256", 272}, {"gemm_f16_1024", 164}};
+  for (const Case& c : cases)
+    for (const char* t : {"gfx90a", "gfx942"}) {
+      absl::StatusOr<std::string> obj =
+          ReadFileBytes(absl::StrCat("testdata/baselines/", c.kernel, ".", t, ".hsaco"));
+      ASSERT_TRUE(obj.ok()) << obj.status();
+      CodeInput in;
+      in.code_object = *obj;
+      in.llvm_bin = kLlvmBin;
+      absl::StatusOr<VerifyResult> v = VerifyCode(Twin(c.kernel), t, in);
+      ASSERT_TRUE(v.ok()) << c.kernel << " " << t << ": " << v.status();
+      EXPECT_TRUE(v->all_proved) << c.kernel << " " << t << "\n" << v->Report();
+      std::set<int> insts;
+      int pieces = 0;
+      for (const AccessVerdict& a : v->accesses) {
+        insts.insert(a.inst_id);
+        pieces += !a.iterations.empty();
+      }
+      insts.erase(-1);
+      EXPECT_EQ(static_cast<int>(insts.size()), c.instructions) << c.kernel << " " << t;
+      if (std::string(c.kernel) == "gemm_f16_1024") {
+        // Pieces: odd and even iterations, and the last (the peeled tile).
+        EXPECT_GT(pieces, 0) << v->Report();
+        EXPECT_TRUE(absl::StrContains(v->Report(), "iterations 1, 3, .., 29 of the loop at")) << v->Report();
+        EXPECT_TRUE(absl::StrContains(v->Report(), "iteration 30 of the loop at")) << v->Report();
+        EXPECT_TRUE(absl::StrContains(v->Report(), "(64-bit induction)")) << v->Report();
+      } else {
+        EXPECT_EQ(pieces, 0) << v->Report();
+      }
+    }
+}
+
+// Edits of the 1024^3 GEMM's loop (bytes of the code object, as llvm-objdump
+// encodes them): one trip fewer (`s_cmpk_lg_i32 s6, 0x7c0` -> 0x780) leaves
+// a K tile unperformed; the buffer toggle `s_xor_b32 s10, s10, 1` -> `, 0`
+// stores tiles into the wrong LDS buffer. Both fail coverage.
+TEST(LoadCode, EditedGemmLoopFails) {
+  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/baselines/gemm_f16_1024.gfx942.hsaco");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  struct Edit {
+    std::string from, to, expect;
+  };
+  const Edit edits[] = {
+      {std::string("\xc0\x07\x86\xb1", 4), std::string("\x80\x07\x86\xb1", 4), "by no instruction"},
+      // Every store still hits a slot some KIR store writes (the slots do not
+      // depend on the tile), but the iterations that write buffer 1 write 0:
+      // buffer 1's stores of those iterations are performed by nothing.
+      {std::string("\x0a\x81\x0a\x88", 4), std::string("\x0a\x80\x0a\x88", 4), "by no instruction"},
+  };
+  for (const Edit& e : edits) {
+    const size_t at = obj->find(e.from);
+    ASSERT_NE(at, std::string::npos);
+    ASSERT_EQ(obj->find(e.from, at + 1), std::string::npos) << "the edited bytes must be unique";
+    CodeInput in;
+    in.code_object = obj->substr(0, at) + e.to + obj->substr(at + e.from.size());
+    in.llvm_bin = kLlvmBin;
+    absl::StatusOr<VerifyResult> v = VerifyCode(Twin("gemm_f16_1024"), "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    EXPECT_GT(Count(*v, Status::kFailed), 0) << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), e.expect)) << v->Report();
+  }
+}
+
 // kirc's assembly of a kernel with LDS, read back as text: proved with the
 // LDS placed where kirc put it; one edited offset fails.
 TEST(LoadCode, KircAssemblyReadBackProvesAndAnEditFails) {
