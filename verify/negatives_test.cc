@@ -172,6 +172,28 @@ TEST(Negatives, FailureClass1_OrOfOverlappingBitsIsCaughtAndDisjointOrProved) {
   EXPECT_TRUE(v.all_proved) << v.Report();
 }
 
+// or/xor with a constant are exact (X | c = X + c - (X & c), X ^ c = X + c -
+// 2 (X & c)), with no side condition: a constant sharing bits with the value
+// is caught with a counterexample, and xor-ing twice proves.
+TEST(Negatives, FailureClass1_OrAndXorWithAConstantAreExact) {
+  // copy_f32: voffset = v1 << 4 (v1: the thread's index); v1 | 1 is wrong for even threads.
+  Subject bad = Load(Kernel("copy_f32"), "gfx942");
+  size_t shl = bad.Find("v_lshlrev_b32 v0, 4, v1");
+  bad.Insert(shl, Inst(Opc::kVOrB32, {V(1), I(1), V(1)}));
+  ExpectFailed(bad.Check(), {"v_or_b32 v1, 1, v1", "confirmed concretely"});
+  // v1 ^ 1 is wrong for every thread.
+  Subject flip = Load(Kernel("copy_f32"), "gfx942");
+  flip.Insert(flip.Find("v_lshlrev_b32 v0, 4, v1"), Inst(Opc::kVXorB32, {V(1), I(1), V(1)}));
+  ExpectFailed(flip.Check(), {"confirmed concretely"});
+  // (v1 ^ 3) ^ 3 == v1: proved.
+  Subject twice = Load(Kernel("copy_f32"), "gfx942");
+  shl = twice.Find("v_lshlrev_b32 v0, 4, v1");
+  twice.Insert(shl, Inst(Opc::kVXorB32, {V(1), I(3), V(1)}));
+  twice.Insert(shl, Inst(Opc::kVXorB32, {V(1), I(3), V(1)}));
+  VerifyResult v = twice.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report();
+}
+
 TEST(Negatives, FailureClass2_InexactMagicNumberWrongShiftAndA24BitMultiply) {
   {  // the magic number of floordiv 3 off by one
     Subject s = Load(kGuardDiv, "gfx942");
