@@ -799,6 +799,25 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     const TRef want = d_.Add(d_.Add(hs.t, d_.Const(c)), carry);
     if (want == es.t || prove_equal_(es.t, want)) carries[k] = Carry64{lo, p_.ConstValue(sl->second), c};
   }
+  // Period 2 (a double buffer's toggle carried across the back edge): the end
+  // value is hi ^ C or C - hi for a C fixed before the loop, so the value at
+  // iteration it is the entry value when it is even and that of one step
+  // when it is odd.
+  std::map<RegKey, std::pair<TOp, TRef>> toggles;
+  auto fixed = [&](TRef x) {
+    for (int v : p_.VarsOf(x))
+      if (v >= var_limit) return false;
+    return true;
+  };
+  for (const RegKey& k : h) {
+    if (invariant.count(k) || steps.count(k) || carries.count(k)) continue;
+    const Slot hs = havoc[k], es = end_slots[k];
+    if (hs.kind != Slot::kValue || es.kind != Slot::kValue) continue;
+    const TNode n = p_.node(es.t);
+    if (n.op == TOp::kXor && TRef{n.a} == hs.t && fixed(TRef{n.b})) toggles[k] = {TOp::kXor, TRef{n.b}};
+    else if (n.op == TOp::kXor && TRef{n.b} == hs.t && fixed(TRef{n.a})) toggles[k] = {TOp::kXor, TRef{n.a}};
+    else if (n.op == TOp::kSub && TRef{n.b} == hs.t && fixed(TRef{n.a})) toggles[k] = {TOp::kSub, TRef{n.a}};
+  }
   std::map<RegKey, TRef> entry_values;
   for (const auto& [k, cr] : carries) {
     st_ = entry;
@@ -820,7 +839,16 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
       if (es.def >= 0) lt.src_defs.push_back(es.def);
       auto sit = steps.find(k);
       auto cit = carries.find(k);
-      if (cit != carries.end() && dst.kind == Slot::kValue) {
+      auto tit = toggles.find(k);
+      if (tit != toggles.end() && dst.kind == Slot::kValue) {
+        const auto& [op, c] = tit->second;
+        const TRef odd = op == TOp::kXor ? d_.Xor(dst.t, c) : d_.Sub(c, dst.t);
+        TRef v = d_.Select(d_.And(it, d_.Const(1)), odd, dst.t);
+        lp.induction.push_back(absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " when it is even, ",
+                                            p_.ToString(odd), " when odd (period 2)"));
+        dst = Slot{v, label, Slot::kValue};
+        lt.writes.push_back({KeyName(k), v});
+      } else if (cit != carries.end() && dst.kind == Slot::kValue) {
         const Carry64& cr = cit->second;
         const TRef lo0 = entry_values[cr.lo], kk = d_.Const(cr.k);
         TRef v = d_.Add(d_.Add(dst.t, d_.Mul(d_.Const(cr.c), it)),

@@ -251,6 +251,48 @@ TEST(LoadCode, AccessesTheCodeDoesNotPerformFailCoverage) {
   EXPECT_TRUE(absl::StrContains(v->Report(), "element 0 at %k = 31 is loaded by no instruction")) << v->Report();
 }
 
+// A double buffer's toggle carried across the back edge (s3 ^= 0x100, or
+// s3 = 0x100 - s3) has period 2: proved; toggling by 0x80 fails.
+TEST(LoadCode, ACarriedToggleHasPeriodTwo) {
+  const std::string text =
+      "kernel tog\nworkgroup 64 1 1\ngrid 1 1 1\narg y : f32[8, 128] strides [128, 1] writeonly\n"
+      "  %z = zero f32\n"
+      "  %r = for %k = 0 to 8 iter(%a = %z) {\n"
+      "    store y[%k, %k mod 2 * 64 + tid.x], %a\n"
+      "    yield %a\n  }\nend\n";
+  absl::StatusOr<Kernel> k = ParseKernel(text, "tog.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  CompileOptions opts;
+  opts.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> r = Compile(*k, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // kirc computes the row's half from the counter: s3 = (s0 & 1) << 8.
+  const std::string from = "  s_and_b32 s2, s0, 1\n  s_lshl_b32 s3, s2, 8\n";
+  ASSERT_TRUE(absl::StrContains(r->assembly, from)) << r->assembly;
+  ASSERT_TRUE(absl::StrContains(r->assembly, "  s_mov_b32 s1, 0\n.Ltog.bb0:\n")) << r->assembly;
+  struct Edit {
+    std::string step;
+    bool proves;
+  };
+  for (const Edit& e : {Edit{"s_xor_b32 s3, s3, 0x100", true}, Edit{"s_sub_u32 s3, 0x100, s3", true},
+                        Edit{"s_xor_b32 s3, s3, 0x80", false}}) {
+    std::string a = absl::StrReplaceAll(r->assembly, {{from, ""},
+                                                      {"  s_mov_b32 s1, 0\n.Ltog.bb0:\n",
+                                                       "  s_mov_b32 s1, 0\n  s_mov_b32 s3, 0\n.Ltog.bb0:\n"},
+                                                      {"  s_cmp_lt_u32 s0, 8\n", "  " + e.step + "\n  s_cmp_lt_u32 s0, 8\n"}});
+    CodeInput in;
+    in.assembly = a;
+    absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(v->all_proved, e.proves) << e.step << "\n" << v->Report();
+    if (e.proves) {
+      EXPECT_TRUE(absl::StrContains(v->Report(), "(period 2)")) << v->Report();
+    } else {
+      EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+    }
+  }
+}
+
 TEST(LoadCode, MismatchedArgumentsAreErrors) {
   absl::StatusOr<std::string> obj = ReadFileBytes("testdata/baselines/copy_f32.gfx942.hsaco");
   ASSERT_TRUE(obj.ok());
