@@ -394,6 +394,21 @@ end
 // Machine loops of more than 2^24 iterations: the trip count is exact up to
 // 2^32 and a different one is a failure; an exit the verifier cannot find
 // in 2^32 iterations is "forever". The loads in the loop are the witnesses.
+TEST(Negatives, AScalarWrittenInABlockExecMaySkipIsUnknownAfterIt) {
+  // s_cbranch_execz over `s_lshl_b32 s0, s2, 12` (soffset = wg.x * 4096): a
+  // wave with EXEC zero would skip it, so after the label s0 is unknown and
+  // the accesses using it are not proved (VGPR writes in such a block are
+  // masked per lane; scalar ones are not).
+  Subject s = Load(Kernel("copy_f32"), "gfx942");
+  size_t at = s.Find("s_lshl_b32 s0, s2, 12");
+  s.Insert(at + 1, Inst(Opc::kLabel, {I(78)}));
+  s.Insert(at, Inst(Opc::kSCbranchExecz, {I(78)}));
+  VerifyResult v = s.Check();
+  EXPECT_FALSE(v.all_proved);
+  EXPECT_EQ(CountStatus(v, Status::kProved), 0) << v.Report();
+  EXPECT_TRUE(absl::StrContains(v.Report(), "s0 after the block that")) << v.Report();
+}
+
 TEST(Negatives, MachineLoopTripCountsPast2To24) {
   auto loads = [](const VerifyResult& v, Status want, const std::string& needle) {
     int n = 0;

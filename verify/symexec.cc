@@ -979,14 +979,40 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
 }
 
 absl::Status SymExec::RunRange(int begin, int end, int depth) {
+  // Forward s_cbranch_execz: label index -> the registers to havoc there.
+  std::map<int, std::set<RegKey>> joins;
   for (int i = begin; i < end; ++i) {
     const MInst& mi = f_->insts[i];
     if (mi.opc == Opc::kLabel) {
+      auto j = joins.find(i);
+      if (j != joins.end()) {
+        // The join after a block a wave skips when EXEC is zero. The block ran
+        // here with this lane's EXEC bit: its VGPR writes and memory accesses
+        // are masked, exactly as if skipped for inactive lanes; its scalar
+        // writes (SGPRs, VCC, M0, SCC, EXEC: wave-wide, unmasked) are the
+        // block's only when some lane was active, so they are unknown here.
+        for (const RegKey& k : j->second) {
+          if (k.file == RegKey::kV || k.file == RegKey::kA) continue;
+          const bool mask = k.file == RegKey::kExec;
+          Set(k, Slot{Fresh(VarKind::kAbstract,
+                            absl::StrCat(KeyName(k), " after the block that [", forward_of_label_.at(i),
+                                         "] s_cbranch_execz may skip"),
+                            kDepUnmodelled, i),
+                      i, mask ? Slot::kMaskLo : Slot::kValue});
+        }
+        joins.erase(j);
+      }
       auto it = loop_of_label_.find(i);
       if (it == loop_of_label_.end()) continue;  // a label no branch goes back to
       absl::Status st = RunLoop(i, it->second, depth);
       if (!st.ok()) return st;
       i = it->second;
+      continue;
+    }
+    if (auto fw = forward_.find(i); fw != forward_.end()) {
+      // Fall through: see the join above.
+      std::set<RegKey> w = StaticWrites(i + 1, fw->second);
+      joins[fw->second].insert(w.begin(), w.end());
       continue;
     }
     if (Info(mi.opc).flags & kBranch)
@@ -1007,11 +1033,16 @@ absl::Status SymExec::Run(const MFunction& f) {
     if (f.insts[i].opc == Opc::kLabel)
       if (const MOperand* id = FindOperand(f.insts[i], N::kTarget)) label_at[id->imm] = static_cast<int>(i);
   std::vector<std::pair<int, int>> spans;
+  std::vector<std::pair<int, int>> forward;  // s_cbranch_execz to a later label
   for (size_t i = 0; i < f.insts.size(); ++i) {
     const MInst& mi = f.insts[i];
     if (!(Info(mi.opc).flags & kBranch)) continue;
     const MOperand* target = FindOperand(mi, N::kTarget);
     auto it = target == nullptr ? label_at.end() : label_at.find(target->imm);
+    if (mi.opc == Opc::kSCbranchExecz && it != label_at.end() && it->second > static_cast<int>(i)) {
+      forward.push_back({static_cast<int>(i), it->second});
+      continue;
+    }
     if (it == label_at.end() || it->second >= static_cast<int>(i))
       return absl::UnimplementedError(absl::StrCat("control flow other than loops is not supported yet ([", i,
                                                    "] ", Info(mi.opc).mnemonic, " is not a loop's back edge)"));
@@ -1024,6 +1055,21 @@ absl::Status SymExec::Run(const MFunction& f) {
     for (const auto& b : spans)
       if (a.first < b.first && b.first < a.second && a.second < b.second)
         return absl::UnimplementedError("loops that are not properly nested are not supported");
+  // A forward s_cbranch_execz skips a block without loops, inside the same
+  // loops as the branch, whose other branches are forward execz ones inside it.
+  for (const auto& [br, target] : forward) {
+    for (const auto& [label, latch] : spans) {
+      if ((label < br && br < latch) != (label < target && target < latch) || (br < label && label <= target))
+        return absl::UnimplementedError(absl::StrCat("[", br, "] s_cbranch_execz skips a block that contains or ",
+                                                     "leaves a loop: not supported yet"));
+    }
+    for (const auto& [br2, target2] : forward)
+      if (br < br2 && br2 < target && target2 > target)
+        return absl::UnimplementedError(absl::StrCat("[", br2, "] s_cbranch_execz leaves the block [", br,
+                                                     "] skips: not supported yet"));
+    forward_[br] = target;
+    forward_of_label_[target] = br;
+  }
   return RunRange(0, static_cast<int>(f.insts.size()), 0);
 }
 

@@ -174,6 +174,8 @@ class SymExec {
   std::map<int, MemExec> mem_;
   std::map<int, MachineLoop> loops_;
   std::map<int, int> loop_of_label_;  // label index -> latch index
+  // Forward s_cbranch_execz: branch index -> its label's index, and back.
+  std::map<int, int> forward_, forward_of_label_;
   bool logging_ = false;
   std::set<RegKey> log_;     // registers written while logging_
   std::set<RegKey> livein_;  // registers read before written while logging_

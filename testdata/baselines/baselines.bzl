@@ -33,23 +33,23 @@ BASELINE_CLANG_FLAGS = [
     "-cl-kernel-arg-info",
 ]
 
-def baseline_outputs(kernels):
+def baseline_outputs(kernels, dir = "baselines"):
     """Output paths (relative to the package) for a {kernel: [targets]} dict."""
     return [
-        "baselines/%s.%s.hsaco" % (kernel, target)
+        "%s/%s.%s.hsaco" % (dir, kernel, target)
         for kernel, targets in kernels.items()
         for target in targets
     ]
 
-def llvm_baseline(kernel, target, includes = [], visibility = None):
-    """One genrule: baselines/KERNEL.cl (+ includes) -> baselines/KERNEL.TARGET.hsaco."""
+def llvm_baseline(kernel, target, includes = [], visibility = None, dir = "baselines"):
+    """One genrule: DIR/KERNEL.cl (+ includes) -> DIR/KERNEL.TARGET.hsaco."""
     clang = LLVM_BIN + "/clang"
     lld = LLVM_BIN + "/ld.lld"
-    cl = "baselines/%s.cl" % kernel
+    cl = "%s/%s.cl" % (dir, kernel)
     native.genrule(
         name = "baseline_%s_%s" % (kernel, target),
         srcs = [cl] + includes,
-        outs = ["baselines/%s.%s.hsaco" % (kernel, target)],
+        outs = ["%s/%s.%s.hsaco" % (dir, kernel, target)],
         cmd = " && ".join([
             "for t in %s %s; do [ -x $$t ] || { echo \"$$t not found: run third_party/install_deps.sh\" >&2; exit 1; }; done" % (clang, lld),
             "%s %s -mcpu=%s -c $(location %s) -o $@.o" % (clang, " ".join(BASELINE_CLANG_FLAGS), target, cl),
@@ -60,7 +60,7 @@ def llvm_baseline(kernel, target, includes = [], visibility = None):
         visibility = visibility,
     )
 
-def llvm_baselines(name, kernels, includes = {}, visibility = None):
+def llvm_baselines(name, kernels, includes = {}, visibility = None, dir = "baselines"):
     """A genrule per (kernel, target) and a filegroup `name` of all outputs.
 
     Args:
@@ -69,13 +69,14 @@ def llvm_baselines(name, kernels, includes = {}, visibility = None):
       includes: {kernel name: [files]}, the files KERNEL.cl includes
         (in baselines/, e.g. "baselines/gemm_f16_tile128.cl.inc").
       visibility: of the generated targets.
+      dir: the directory of the .cl files and of the outputs.
     """
     for kernel, targets in kernels.items():
         for target in targets:
-            llvm_baseline(kernel, target, includes = includes.get(kernel, []), visibility = visibility)
+            llvm_baseline(kernel, target, includes = includes.get(kernel, []), visibility = visibility, dir = dir)
     native.filegroup(
         name = name,
-        srcs = baseline_outputs(kernels),
+        srcs = baseline_outputs(kernels, dir),
         visibility = visibility,
     )
 

@@ -293,6 +293,46 @@ TEST(LoadCode, ACarriedToggleHasPeriodTwo) {
   }
 }
 
+// clang's `if (i < 1000)`: v_cmp, s_and_saveexec_b64 and a forward
+// s_cbranch_execz over the accesses. The block runs with each lane's EXEC
+// bit (its VGPR writes and accesses masked); proved against guarded twins.
+// The bound edited to 1001 (bytes of s_movk_i32 s2, 0x3e8) lets thread
+// 1000 access past both buffers: failed, naming that thread.
+TEST(LoadCode, AForwardExecBranchIsAGuard) {
+  const char* text =
+      "kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+      "arg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+      "  %v = load guarded src[wg.x * 256 + tid.x] : f32\n"
+      "  %t = const f32 2.0\n  %w = mul %v, %t\n"
+      "  store guarded dst[wg.x * 256 + tid.x], %w\nend\n";
+  absl::StatusOr<Kernel> k = ParseKernel(text, "guard_f32.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/guard_f32.", t, ".hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    CodeInput in;
+    in.code_object = *obj;
+    in.llvm_bin = kLlvmBin;
+    absl::StatusOr<VerifyResult> v = VerifyCode(*k, t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_TRUE(v->all_proved) << t << "\n" << v->Report();
+    EXPECT_EQ(Count(*v, Status::kProved), 2) << v->Report();
+    // `s_movk_i32 sN, 0x3e8` is 0xb0NN03e8 (SOPK, little-endian): one in
+    // the kernel, one in clang's callable copy after it; edit the first.
+    std::vector<size_t> hits;
+    for (size_t p = obj->find("\xe8\x03"); p != std::string::npos; p = obj->find("\xe8\x03", p + 1))
+      if (p + 3 < obj->size() && static_cast<unsigned char>((*obj)[p + 3]) == 0xb0) hits.push_back(p);
+    ASSERT_EQ(hits.size(), 2u);
+    const size_t at = hits[0];
+    in.code_object = obj->substr(0, at) + std::string("\xe9\x03", 2) + obj->substr(at + 2);
+    v = VerifyCode(*k, t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    EXPECT_GE(Count(*v, Status::kFailed), 2) << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), "tid = (232, 0, 0), wg = (3, 0, 0)")) << v->Report();
+  }
+}
+
 TEST(LoadCode, MismatchedArgumentsAreErrors) {
   absl::StatusOr<std::string> obj = ReadFileBytes("testdata/baselines/copy_f32.gfx942.hsaco");
   ASSERT_TRUE(obj.ok());
