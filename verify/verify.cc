@@ -1863,9 +1863,10 @@ class Verifier {
     AccessValues<CW> vals{};
     absl::StatusOr<std::vector<int>> chk = CheckAt(a, env, c, &vals);
     const KernelVars& kv = ex_.vars();
+    const int64_t flat = env[kv.tid[0]] + k_.workgroup[0] * (env[kv.tid[1]] + k_.workgroup[1] * int64_t{env[kv.tid[2]]});
     std::string s = absl::StrCat("counterexample (", how, "): tid = (", env[kv.tid[0]], ", ", env[kv.tid[1]], ", ",
                                  env[kv.tid[2]], "), wg = (", env[kv.wg[0]], ", ", env[kv.wg[1]], ", ", env[kv.wg[2]],
-                                 ")");
+                                 ") (wave ", flat / 64, ", lane ", flat % 64, ")");
     if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
     for (const LoopBinding& b : a.loops)
       if (b.it_var >= 0) {
@@ -1964,7 +1965,7 @@ class Verifier {
               if (bad.empty()) continue;
               std::string s = absl::StrCat("counterexample (found by running the code concretely; ", why,
                                            "): tid = (", tid[0], ", ", tid[1], ", ", tid[2], "), wg = (", g[0], ", ",
-                                           g[1], ", ", g[2], ")");
+                                           g[1], ", ", g[2], ") (wave ", wave, ", lane ", lane, ")");
               if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
               for (const std::string& it : iters) s += it;
               s += "\n";
