@@ -69,6 +69,11 @@ std::optional<uint64_t> HiddenArgValue(absl::string_view kind, const std::array<
     if (kind == "hidden_group_size_" + axis) return static_cast<uint64_t>(wg[d]);
   }
   if (kind == "hidden_grid_dims") return grid[2] > 1 || wg[2] > 1 ? 3 : grid[1] > 1 || wg[1] > 1 ? 2 : 1;
+  // Whole workgroups and no global offset: what HIP's launches give.
+  for (int d = 0; d < 3; ++d) {
+    const std::string axis(1, "xyz"[d]);
+    if (kind == "hidden_remainder_" + axis || kind == "hidden_global_offset_" + axis) return 0;
+  }
   return std::nullopt;
 }
 

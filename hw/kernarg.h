@@ -56,8 +56,11 @@ absl::StatusOr<CodeObjectKernel> ReadCodeObjectKernel(const std::string& llvm_bi
 
 // The value of a hidden argument the dispatch determines (value_kind
 // hidden_block_count_{x,y,z}: workgroups, hidden_group_size_{x,y,z}: threads,
-// hidden_grid_dims: 1..3), nullopt for any other kind (the packer leaves those
-// zero; the HIP runtime fills the hidden arguments it knows itself).
+// hidden_grid_dims: 1..3, hidden_remainder_{x,y,z}: 0 (grids are whole
+// workgroups), hidden_global_offset_{x,y,z}: 0 (as HIP launches);
+// AMDGPUUsage "Code Object V5 Metadata"), nullopt for any other kind (the
+// packer leaves those zero; the HIP runtime fills the hidden arguments it
+// knows itself). The verifier takes the same values (verify/object).
 // `grid` is in workgroups, `workgroup` in threads.
 std::optional<uint64_t> HiddenArgValue(absl::string_view value_kind,
                                        const std::array<int64_t, 3>& grid,

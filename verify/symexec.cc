@@ -599,7 +599,9 @@ void SymExec::Step(int i, const MInst& mi) {
         if (kernarg) {
           int64_t byte = *off + 4 * w;
           auto it = vars_.kernarg_dword.find(byte);
-          t = it != vars_.kernarg_dword.end()
+          auto known = abi_.kernarg_known.find(byte);  // a hidden argument the dispatch fixes
+          t = known != abi_.kernarg_known.end() ? p_.Const(known->second)
+              : it != vars_.kernarg_dword.end()
                   ? p_.Var(it->second)
                   : Fresh(VarKind::kInput, absl::StrCat("kernarg[", byte, "] (past the kernarg segment)"), 0, i);
         } else {

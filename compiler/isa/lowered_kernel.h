@@ -6,6 +6,7 @@
 #define KIRC_COMPILER_ISA_LOWERED_KERNEL_H_
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -36,6 +37,10 @@ struct KernelAbi {
   };
   std::vector<KernargSlot> kernargs;
   int64_t kernarg_size = 0;                // bytes, a multiple of 8
+  // Kernarg dwords the dispatch fixes (code-object v5 hidden arguments of
+  // another compiler's code: block counts, group sizes, remainders, global
+  // offsets; AMDGPUUsage "Code Object V5 Metadata"): byte offset -> value.
+  std::map<int64_t, uint32_t> kernarg_known;
   std::vector<std::pair<std::string, int64_t>> lds_offsets;  // allocation -> byte offset
   int64_t lds_bytes = 0;                   // group_segment_fixed_size
   int FirstSystemSgpr() const { return user_sgprs; }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "hw/emu/code_object.h"
 #include "hw/emu/emulator.h"
 #include "hw/emu/program.h"
+#include "hw/kernarg.h"
 
 namespace kir {
 namespace {
@@ -116,6 +119,28 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
   if (!slots.ok()) return in_code(slots.status());
   abi.kernargs = *slots;
   abi.kernarg_size = std::max<int64_t>(info.kernarg_segment_size, info.kernarg_size);
+  // Hidden arguments the dispatch fixes, as the emulator's packer writes them
+  // (HiddenArgValue): whole dwords of known bytes become constants.
+  {
+    std::map<int64_t, uint8_t> known;
+    for (const ArgNote& a : info.args) {
+      if (!Hidden(a) || a.offset < 0 || a.size <= 0 || a.size > 8) continue;
+      std::optional<uint64_t> v = HiddenArgValue(a.value_kind, twin->grid, twin->workgroup);
+      if (!v) continue;
+      for (int64_t b = 0; b < a.size; ++b) known[a.offset + b] = static_cast<uint8_t>(*v >> (8 * b));
+    }
+    for (const auto& [byte, value] : known) {
+      if (byte % 4 != 0) continue;
+      uint32_t w = 0;
+      bool whole = true;
+      for (int b = 0; b < 4 && whole; ++b) {
+        auto it = known.find(byte + b);
+        whole = it != known.end();
+        if (whole) w |= uint32_t{it->second} << (8 * b);
+      }
+      if (whole) abi.kernarg_known[byte] = w;
+    }
+  }
   abi.lds_bytes = info.group_segment_size;
   for (const auto& [name, off] : input.lds_base) {
     if (twin->FindLds(name) == nullptr)

@@ -333,6 +333,44 @@ TEST(LoadCode, AForwardExecBranchIsAGuard) {
   }
 }
 
+// HIP's blockDim.x: clang loads the code-object v5 hidden argument
+// hidden_group_size_x (s_load_dword at the kernarg offset the metadata
+// gives, then & 0xffff). The dispatch fixes it (the twin's workgroup, as the
+// emulator's packer writes it), so wg.x * 128 + tid.x proves; the same code
+// under a twin of 64-thread workgroups also proves (the hidden argument is
+// then 64), and a twin indexing with a fixed 128 under 64-thread workgroups
+// fails.
+TEST(LoadCode, HiddenArgumentsTheDispatchFixesAreKnown) {
+  auto twin = [](int wg, int grid, int stride) {
+    absl::StatusOr<Kernel> k = ParseKernel(
+        absl::StrCat("kernel blockdim_f32\nworkgroup ", wg, " 1 1\ngrid ", grid, " 1 1\n",
+                     "arg src : f32[1024] strides [1] readonly\narg dst : f32[1024] strides [1] writeonly\n",
+                     "  %v = load src[wg.x * ", stride, " + tid.x] : f32\n  %t = const f32 1.0\n",
+                     "  %w = add %v, %t\n  store dst[wg.x * ", stride, " + tid.x], %w\nend\n"),
+        "blockdim_f32.kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/blockdim_f32.", t, ".hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    CodeInput in;
+    in.code_object = *obj;
+    in.llvm_bin = kLlvmBin;
+    for (int wg : {128, 64}) {
+      absl::StatusOr<VerifyResult> v = VerifyCode(twin(wg, 1024 / wg, wg), t, in);
+      ASSERT_TRUE(v.ok()) << v.status();
+      EXPECT_TRUE(v->all_proved) << t << " workgroup " << wg << "\n" << v->Report();
+      EXPECT_EQ(Count(*v, Status::kProved), 2) << v->Report();
+    }
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin(64, 8, 128), t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), "matches no KIR access")) << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+  }
+}
+
 TEST(LoadCode, MismatchedArgumentsAreErrors) {
   absl::StatusOr<std::string> obj = ReadFileBytes("testdata/baselines/copy_f32.gfx942.hsaco");
   ASSERT_TRUE(obj.ok());
