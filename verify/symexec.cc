@@ -995,12 +995,15 @@ absl::Status SymExec::RunRange(int begin, int end, int depth) {
         // block's only when some lane was active, so they are unknown here.
         for (const RegKey& k : j->second) {
           if (k.file == RegKey::kV || k.file == RegKey::kA) continue;
-          const bool mask = k.file == RegKey::kExec;
-          Set(k, Slot{Fresh(VarKind::kAbstract,
-                            absl::StrCat(KeyName(k), " after the block that [", forward_of_label_.at(i),
-                                         "] s_cbranch_execz may skip"),
-                            kDepUnmodelled, i),
-                      i, mask ? Slot::kMaskLo : Slot::kValue});
+          // A mask (EXEC, or VCC/an SGPR pair a compare wrote) stays a mask:
+          // this lane's bit, 0 or 1.
+          const Slot::Kind kind = k.file == RegKey::kExec ? Slot::kMaskLo : At(k).kind;
+          const bool mask = kind != Slot::kValue;
+          const int var = p_.NewVar(VarInfo{absl::StrCat(KeyName(k), " after the block that [",
+                                                         forward_of_label_.at(i), "] s_cbranch_execz may skip"),
+                                            VarKind::kAbstract, 0, mask ? 1 : 0xffffffffll,
+                                            static_cast<uint8_t>(kDepUnmodelled | (mask ? kDepLaneData : 0)), -1, i});
+          Set(k, Slot{p_.Var(var), i, kind});
         }
         joins.erase(j);
       }
