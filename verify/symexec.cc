@@ -572,6 +572,10 @@ void SymExec::StepValu(int i, const MInst& mi) {
 void SymExec::Step(int i, const MInst& mi) {
   trace_[i] = InstTrace{};
   const InstClass cls = Info(mi.opc).cls;
+  if (auto u = unmodelled_.find(mi.id); u != unmodelled_.end() && cls != InstClass::kSopp) {
+    if (Info(mi.opc).flags & kWritesScc) SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc"), kDepUnmodelled, i));
+    return Opaque(i, mi, u->second, VarKind::kAbstract);
+  }
   switch (cls) {
     case InstClass::kSopp:
       return;

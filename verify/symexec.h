@@ -123,6 +123,9 @@ class SymExec {
   // (e.g. s5 = s5 & 0xffff in a loop when s5 < 2^16). Without one, only
   // structurally equal terms count as equal.
   void SetEqualityProver(std::function<bool(TRef, TRef)> f) { prove_equal_ = std::move(f); }
+  // Instructions (MInst::id) whose results are unknown values, with why
+  // (LoweredKernel::unmodelled: modifiers MInst does not hold).
+  void SetUnmodelled(std::map<int, std::string> u) { unmodelled_ = std::move(u); }
   // A solver for "is there a value of variable `var` in [a, b] at which the
   // term `t` (in `var` alone) is 0?", used to find trip counts above 65536.
   // kNone must be a proof; a kFound value is checked concretely before use.
@@ -180,6 +183,7 @@ class SymExec {
   std::set<RegKey> log_;     // registers written while logging_
   std::set<RegKey> livein_;  // registers read before written while logging_
   std::function<bool(TRef, TRef)> prove_equal_;
+  std::map<int, std::string> unmodelled_;
   std::function<ZeroSearch(TRef, int, int64_t, int64_t)> find_zero_;
 };
 

@@ -1212,12 +1212,43 @@ void Flatten(const std::vector<Op>& ops, std::vector<const Op*>& out, std::vecto
 // machine loop runs).
 struct LoopChoice {
   std::vector<int64_t> kir;
+  // Per KIR loop (empty: all 1): a bound loop's stride s, KIR iteration
+  // c + s * n at machine iteration n (a machine loop unrolled by s relative
+  // to the KIR: its copy c of the body).
+  std::vector<int64_t> stride;
   int64_t first = 0, unroll = 1, count = -1;
   bool Piece() const { return count >= 0; }
+  int64_t Stride(size_t i) const { return i < stride.size() ? stride[i] : 1; }
   bool Exact() const {
-    return !Piece() && std::all_of(kir.begin(), kir.end(), [](int64_t c) { return c == 0; });
+    return !Piece() && std::all_of(kir.begin(), kir.end(), [](int64_t c) { return c == 0; }) &&
+           std::all_of(stride.begin(), stride.end(), [](int64_t x) { return x == 1; });
   }
 };
+
+// KIR iterations from, from + stride, ... below `to` (one loop of a Covered box).
+struct IterRange {
+  int64_t from = 0, to = 0, stride = 1;
+  int64_t Count() const { return to <= from ? 0 : (to - from - 1) / stride + 1; }
+  bool Has(int64_t j) const { return j >= from && j < to && (j - from) % stride == 0; }
+};
+bool operator==(const IterRange& a, const IterRange& b) {
+  return a.from == b.from && a.to == b.to && a.stride == b.stride;
+}
+// Every iteration of `in` is one of `out`'s.
+bool RangeWithin(const IterRange& in, const IterRange& out) {
+  if (in.Count() == 0) return true;
+  const int64_t last = in.from + in.stride * (in.Count() - 1);
+  return out.Has(in.from) && out.Has(last) && (in.Count() == 1 || in.stride % out.stride == 0);
+}
+// Some iteration is in both.
+bool RangesMeet(const IterRange& a, const IterRange& b) {
+  const IterRange& small = a.Count() <= b.Count() ? a : b;
+  const IterRange& other = a.Count() <= b.Count() ? b : a;
+  if (small.Count() > (int64_t{1} << 16)) return small.from < other.to && other.from < small.to;  // conservative
+  for (int64_t j = small.from; j < small.to; j += small.stride)
+    if (other.Has(j)) return true;
+  return false;
+}
 
 struct LoopBinding {
   std::string name;  // the KIR induction variable ("": a machine loop no KIR loop is bound to)
@@ -1328,6 +1359,7 @@ class Verifier {
       if (lk_.mir.insts[i].id >= 0) index_of_id_[lk_.mir.insts[i].id] = static_cast<int>(i);
     tr_ = std::make_unique<Translator>(ctx_, pool_);
     tr_->SetBackstop(&backstop_);
+    ex_.SetUnmodelled(lk_.unmodelled);
     ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds, watchdog_.get()}); });
     // Trip counts: a translator of its own per query, made while `it` spans
     // [0, 2^32) (the main one must see it narrowed to the trip count).
@@ -1654,7 +1686,8 @@ class Verifier {
         if (c >= 0) {
           if (next >= mloops.size()) return Fail(v, "fewer machine loops than bound KIR loops");
           const MachineLoop* ml = mloops[next++];
-          LoopBinding b{fo.ivar, fo.lo + fo.step * c, fo.step, ml->it_var, ml->label_index};
+          const int64_t stride = lc.Stride(i);
+          LoopBinding b{fo.ivar, fo.lo + fo.step * c, fo.step * stride, ml->it_var, ml->label_index};
           const bool piece = lc.Piece() && next == mloops.size();
           if (piece) {
             b.first = lc.first;
@@ -1662,17 +1695,17 @@ class Verifier {
             b.count = lc.count;
           }
           const int64_t n = ml->trips < 0 ? -1 : BindingCount(b, ml->trips - 1);
-          if (n < 0 || ktrips < 0 || n + c > ktrips || (!piece && n != ml->trips))
+          if (n < 0 || ktrips < 0 || (n > 0 && c + stride * (n - 1) >= ktrips) || (!piece && n != ml->trips))
             return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ", ml->trips,
-                                        " time(s): iterations ", c, " on of the KIR loop %", fo.ivar, " (", ktrips,
-                                        ") do not fit"));
+                                        " time(s): iterations ", c, " on", stride > 1 ? absl::StrCat(" by ", stride) : "",
+                                        " of the KIR loop %", fo.ivar, " (", ktrips, ") do not fit"));
           a.loops.push_back(b);
-          box_.push_back({c, c + n});
+          box_.push_back(IterRange{c, n > 0 ? c + stride * (n - 1) + 1 : c, stride});
         } else {
           const int64_t j = -1 - c;
           if (ktrips < 0 || j >= ktrips) return Fail(v, "a peeled iteration outside the KIR loop");
           a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * j, fo.step, -1, -1});
-          box_.push_back({j, j + 1});
+          box_.push_back(IterRange{j, j + 1, 1});
         }
       }
       if (next + 1 == mloops.size() && lc.Piece() && lc.count == 1) {
@@ -2579,11 +2612,11 @@ class Verifier {
     const std::vector<int>& kf = fors_[rec.kir_op];
     std::vector<const MachineLoop*> ml = MachineLoopsAround(index);
     std::vector<LoopChoice> out;
-    std::vector<int64_t> cur;
+    std::vector<int64_t> cur, curs;
     std::function<void(size_t, size_t)> rec_fn = [&](size_t i, size_t next) {
       if (out.size() >= 64) return;
       if (i == kf.size()) {
-        if (next == ml.size()) out.push_back(LoopChoice{cur});
+        if (next == ml.size()) out.push_back(LoopChoice{cur, curs});
         return;
       }
       const int64_t kt = KirTrips(*ops_[kf[i]]);
@@ -2591,16 +2624,31 @@ class Verifier {
         std::set<int64_t> shifts = {0, std::min<int64_t>(1, kt - ml[next]->trips), kt - ml[next]->trips};
         for (int64_t c : shifts) {
           cur.push_back(c);
+          curs.push_back(1);
           rec_fn(i + 1, next + 1);
           cur.pop_back();
+          curs.pop_back();
         }
+        // The machine loop unrolled by u = kt / T relative to the KIR loop:
+        // copy c of its body performs KIR iterations c, c + u, ... (u <= 16).
+        const int64_t u = kt / ml[next]->trips;
+        if (u > 1 && u <= 16 && kt % ml[next]->trips == 0)
+          for (int64_t c = 0; c < u; ++c) {
+            cur.push_back(c);
+            curs.push_back(u);
+            rec_fn(i + 1, next + 1);
+            cur.pop_back();
+            curs.pop_back();
+          }
       }
       if (kf.size() - i > ml.size() - next && kt > 0) {
         std::set<int64_t> js = {0, std::min<int64_t>(1, kt - 1), std::max<int64_t>(0, kt - 2), kt - 1};
         for (int64_t j : js) {
           cur.push_back(-1 - j);
+          curs.push_back(1);
           rec_fn(i + 1, next);
           cur.pop_back();
+          curs.pop_back();
         }
       }
     };
@@ -2726,10 +2774,26 @@ class Verifier {
         loop_choice_ = nullptr;
         return std::nullopt;
       }
+      // A store the KIR makes once must not be performed twice: a candidate
+      // store some of whose elements and iterations an earlier instruction
+      // already performs is no match (a second store of one address is
+      // another program's).
+      if (ops_[cand.kir_op]->kind == OpKind::kStore &&
+          std::any_of(covered_.begin(), covered_.end(), [&](const Covered& c) {
+            if (c.kir_op != cand.kir_op || c.box.size() != box_.size()) return false;
+            bool meet = false;
+            for (int e : cand.elements) meet |= std::find(c.elements.begin(), c.elements.end(), e) != c.elements.end();
+            for (size_t d = 0; d < box_.size() && meet; ++d) meet = RangesMeet(box_[d], c.box[d]);
+            return meet;
+          })) {
+        ++refuted;
+        loop_choice_ = nullptr;
+        return std::nullopt;
+      }
       if (defer && std::any_of(covered_.begin(), covered_.end(), [&](const Covered& c) {
             if (c.kir_op != cand.kir_op || c.elements != cand.elements || c.box.size() != box_.size()) return false;
             for (size_t d = 0; d < box_.size(); ++d)
-              if (box_[d].first < c.box[d].first || box_[d].second > c.box[d].second) return false;
+              if (!RangeWithin(box_[d], c.box[d])) return false;
             return true;
           })) {
         --variants;
@@ -2917,18 +2981,23 @@ class Verifier {
           if (std::find(c.elements.begin(), c.elements.end(), e) == c.elements.end()) continue;
           if (c.box.size() != trips.size()) continue;  // bound by the exact rule (one machine loop per KIR loop)
           std::vector<int64_t> it(trips.size());
-          for (size_t d = 0; d < trips.size(); ++d) it[d] = c.box[d].first;
+          bool empty = false;
+          for (size_t d = 0; d < trips.size(); ++d) {
+            it[d] = c.box[d].from;
+            empty |= c.box[d].Count() == 0;
+          }
+          if (empty) continue;
           for (bool more = true; more;) {
             int64_t flat = 0;
             for (size_t d = 0; d < trips.size(); ++d) flat = flat * trips[d] + it[d];
             if (flat >= 0 && flat < total) seen[static_cast<size_t>(flat)] = true;
             more = false;
             for (size_t d = trips.size(); d-- > 0;) {
-              if (++it[d] < c.box[d].second) {
+              if ((it[d] += c.box[d].stride) < c.box[d].to) {
                 more = true;
                 break;
               }
-              it[d] = c.box[d].first;
+              it[d] = c.box[d].from;
             }
           }
         }
@@ -3120,11 +3189,11 @@ class Verifier {
   std::unordered_map<int, int> index_of_id_;
   std::map<std::string, int64_t> lds_base_;  // LDS allocation -> byte offset (the ABI's, or solved)
   const LoopChoice* loop_choice_ = nullptr;  // matching: Prepare's loop binding (LoopChoices)
-  std::vector<std::pair<int64_t, int64_t>> box_;  // matching: KIR iterations [from, to) per loop of the last Prepare
+  std::vector<IterRange> box_;  // matching: KIR iterations per loop of the last Prepare
   struct Covered {
     int kir_op;
     std::vector<int> elements;
-    std::vector<std::pair<int64_t, int64_t>> box;
+    std::vector<IterRange> box;
   };
   std::vector<Covered> covered_;  // matching: what each proved instruction performs
   std::deque<AccessRecord> match_records_;   // VerifyOptions::match_accesses: records verified (stable addresses)

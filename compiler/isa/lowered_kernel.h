@@ -55,6 +55,11 @@ struct LoweredKernel {
   // The thread-level kernel this code implements (for a gemm kernel: its
   // promoted form), whose ops the access map and kir_op_* refer to.
   Kernel kernel;
+  // Code read back from another compiler (verify/object): instructions
+  // (MInst::id) with modifiers MInst cannot hold (SDWA selects, clamp,
+  // op_sel, omod), each with a description; the verifier takes their
+  // results as unknown values instead of misreading them.
+  std::map<int, std::string> unmodelled;
 };
 
 }  // namespace kir

@@ -166,6 +166,17 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
     }
     MInst mi = prog.insts[i].mi;
     mi.id = static_cast<int>(i);
+    // Modifiers the verifier's semantics (MInst) do not carry.
+    const emu::Mods& m = prog.insts[i].mods;
+    std::vector<std::string> mods;
+    if (m.sdwa && (m.src_sel[0] != emu::SdwaSel::kDword || m.src_sel[1] != emu::SdwaSel::kDword || m.src_sext[0] ||
+                   m.src_sext[1] || m.dst_sel != emu::SdwaSel::kDword))
+      mods.push_back("SDWA selects");
+    if (m.clamp) mods.push_back("clamp");
+    if (m.omod != 0) mods.push_back("an output modifier");
+    if (m.op_sel != 0 || m.op_sel_hi != 0x7 || m.neg_lo != 0 || m.neg_hi != 0) mods.push_back("op_sel/neg_lo/neg_hi");
+    if (!mods.empty())
+      lk.unmodelled[mi.id] = absl::StrCat("with ", absl::StrJoin(mods, " and "), " (not modelled by the verifier)");
     if (prog.insts[i].target >= 0)
       if (MOperand* target = FindOperand(mi, OpName::kTarget))
         *target = MOperand::Imm(label_of[prog.insts[i].target]);

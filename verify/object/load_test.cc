@@ -371,6 +371,60 @@ TEST(LoadCode, HiddenArgumentsTheDispatchFixesAreKnown) {
   }
 }
 
+// A loop clang unrolled by 16 against the twin's rolled one: load copy c of
+// the machine loop's body performs KIR iterations c, c + 16, ... (the 16
+// loads count as llvm-objdump's global_load_dword lines; with the store, 17
+// proved). The twin's row count off by 16 (112 rows) fails.
+TEST(LoadCode, ALoopTheCompilerUnrolledProves) {
+  auto twin = [](int rows) {
+    absl::StatusOr<Kernel> k = ParseKernel(
+        absl::StrCat("kernel colsum_f32\nworkgroup 64 1 1\ngrid 4 1 1\n",
+                     "arg A : f32[128, 256] strides [260, 1] readonly\narg out : f32[256] strides [1] writeonly\n",
+                     "  %z = zero f32\n  %s = for %r = 0 to ", rows, " iter(%a = %z) {\n",
+                     "    %v = load A[%r, wg.x * 64 + tid.x] : f32\n    %a2 = add %a, %v\n    yield %a2\n  }\n",
+                     "  store out[wg.x * 64 + tid.x], %s\nend\n"),
+        "colsum_f32.kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/colsum_f32.", t, ".hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    CodeInput in;
+    in.code_object = *obj;
+    in.llvm_bin = kLlvmBin;
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin(128), t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_TRUE(v->all_proved) << t << "\n" << v->Report();
+    EXPECT_EQ(Count(*v, Status::kProved), 17) << v->Report();
+    v = VerifyCode(twin(112), t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+  }
+}
+
+// A store performed twice (kirc's assembly with its store duplicated): the
+// KIR stores each element once, so the second store matches nothing.
+TEST(LoadCode, AStorePerformedTwiceFails) {
+  const std::string text = ReadTestFile("testdata/kernels/copy_f32.kir");
+  absl::StatusOr<Kernel> k = ParseKernel(text, "copy_f32.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  CompileOptions opts;
+  opts.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> r = Compile(*k, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const size_t at = r->assembly.find("  buffer_store_dwordx4");
+  ASSERT_NE(at, std::string::npos);
+  const size_t eol = r->assembly.find('\n', at);
+  CodeInput in;
+  in.assembly = r->assembly.substr(0, eol + 1) + r->assembly.substr(at, eol + 1 - at) + r->assembly.substr(eol + 1);
+  absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx942", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_FALSE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kFailed), 1) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "matches no KIR access")) << v->Report();
+}
+
 TEST(LoadCode, MismatchedArgumentsAreErrors) {
   absl::StatusOr<std::string> obj = ReadFileBytes("testdata/baselines/copy_f32.gfx942.hsaco");
   ASSERT_TRUE(obj.ok());
