@@ -578,6 +578,17 @@ absl::StatusOr<std::string> ReadFileBytes(const std::string& path) {
   return out;
 }
 
+absl::StatusOr<std::string> ReadRegularFileBytes(const std::string& path, int64_t max_bytes) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
+    if (st.st_size > max_bytes)
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", st.st_size, " bytes, more than the limit of ", max_bytes));
+  }
+  return ReadFileBytes(path);
+}
+
 // ---------------------------------------------------------------------------
 // Assembling, linking, inspecting.
 

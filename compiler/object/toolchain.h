@@ -91,6 +91,11 @@ class ScopedTempDir {
 absl::Status WriteFileBytes(const std::string& path, absl::string_view contents);
 // The whole contents of `path`. Errors: NotFound / Internal naming the path.
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path);
+// The same for a file that must be a regular file of at most `max_bytes`
+// (code objects, assembly: a device such as /dev/zero would be read
+// forever). Errors: InvalidArgument "PATH: not a regular file" / "PATH: N
+// bytes, more than the limit of M", else as ReadFileBytes.
+absl::StatusOr<std::string> ReadRegularFileBytes(const std::string& path, int64_t max_bytes);
 
 // ---- Assembling, linking, inspecting ------------------------------------------
 // Each of these runs inside the process (llvm_in_process.h: LLVM 22's MC layer,

@@ -127,6 +127,8 @@ has -x "    .amdhsa_next_free_sgpr 1" sgpr1_edit.s || fail "sgpr1: no next_free_
 # Code objects that are not: a device, a relocatable object, another
 # machine's ELF (from a review: /dev/zero was read forever).
 expect_error "code object /dev/zero: not a regular file" run work/copy_f32.kir --device=emu --code-object=/dev/zero
+expect_error "/dev/zero: not a regular file" verify work/copy_f32.kir --mcpu=gfx942 --code-object=/dev/zero
+expect_error "/dev/zero: not a regular file" verify work/copy_f32.kir --mcpu=gfx942 --asm=/dev/zero
 expect_error "a relocatable object (ET_REL), not a linked code object: link it with ld.lld -shared" \
   run work/copy_f32.kir --device=emu --code-object=sgpr1.o
 expect_error "not an AMDGPU code object (e_machine 62" run work/copy_f32.kir --device=emu --code-object="$kirc"

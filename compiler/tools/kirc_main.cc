@@ -460,7 +460,7 @@ int VerifyCommand(const std::string& file, const std::string& mcpu, const std::s
   in.mcpu = target_text;
   in.lds_base = lds_base;
   const std::string& path = code_object.empty() ? asm_path : code_object;
-  absl::StatusOr<std::string> bytes = kir::ReadFileBytes(path);
+  absl::StatusOr<std::string> bytes = kir::ReadRegularFileBytes(path, int64_t{1} << 30);  // no code object is 1 GiB
   if (!bytes.ok()) return Fail(bytes.status());
   const bool is_elf = absl::StartsWith(*bytes, "\x7f" "ELF");
   if (!code_object.empty()) {

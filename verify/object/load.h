@@ -40,14 +40,17 @@ struct CodeInput {
   std::string twin_filename, code_filename;
 };
 
-// The code's kernel (the one whose metadata .name is `twin.name`, or the only
-// one) as a LoweredKernel for VerifyAddresses with match_accesses:
+// The code's kernel (in a code object, the one whose metadata .name is
+// `twin.name`: the error names the kernels it has; in assembly, its only
+// kernel) as a LoweredKernel for VerifyAddresses with match_accesses:
 // instructions on physical registers with MInst::id = their index in the
 // kernel (the report's [N]), branch targets as labels; the ABI from the
 // descriptor (user SGPRs, the kernarg pointer's SGPRs, workgroup-id SGPRs,
 // work-item id VGPRs) and the metadata (the kernarg offset of each of the
 // twin's arguments, by name when every name is present, else by position
-// among the explicit arguments; the group segment size); `kernel` the twin
+// among the explicit arguments; the group segment size; the hidden arguments
+// the dispatch fixes as KernelAbi::kernarg_known; instructions with modifiers
+// MInst lacks in LoweredKernel::unmodelled); `kernel` the twin
 // promoted if it is a tile-level gemm (kirc's default configuration: give the
 // thread-level `kirc compile --emit=kir` form for another). Errors
 // (InvalidArgument, naming the argument or field): the twin's arguments do
