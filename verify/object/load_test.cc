@@ -49,6 +49,33 @@ int Count(const VerifyResult& r, Status s) {
   return n;
 }
 
+// A code object of the runfiles as CodeInput (empty when it cannot be read:
+// the caller's ASSERT on code_object names the path).
+CodeInput ObjectInput(const std::string& path) {
+  CodeInput in;
+  absl::StatusOr<std::string> obj = ReadFileBytes(path);
+  EXPECT_TRUE(obj.ok()) << obj.status();
+  if (obj.ok()) in.code_object = *obj;
+  in.llvm_bin = kLlvmBin;
+  return in;
+}
+
+// KIR text parsed and compiled by kirc for `mcpu`.
+struct Compiled {
+  Kernel kernel;
+  std::string assembly;
+};
+Compiled ParseAndCompile(const std::string& text, const std::string& file, const std::string& mcpu) {
+  absl::StatusOr<Kernel> k = ParseKernel(text, file);
+  EXPECT_TRUE(k.ok()) << k.status();
+  if (!k.ok()) return {};
+  CompileOptions opts;
+  opts.mcpu = mcpu;
+  absl::StatusOr<CompileResult> r = Compile(*k, opts);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return {*k, r.ok() ? r->assembly : std::string()};
+}
+
 // Every clang-22 baseline without a K loop proves; the instruction counts are
 // those of llvm-objdump (global and DS instructions of the kernel symbol).
 TEST(LoadCode, Clang22BaselinesProveAgainstTheirTwins) {
@@ -97,12 +124,8 @@ TEST(LoadCode, Clang22GemmBaselinesProve) {
   const Case cases[] = {{"gemm_f16_256", 58}, {"gemm_f16_256x256x256", 272}, {"gemm_f16_1024", 164}};
   for (const Case& c : cases)
     for (const char* t : {"gfx90a", "gfx942"}) {
-      absl::StatusOr<std::string> obj =
-          ReadFileBytes(absl::StrCat("testdata/baselines/", c.kernel, ".", t, ".hsaco"));
-      ASSERT_TRUE(obj.ok()) << obj.status();
-      CodeInput in;
-      in.code_object = *obj;
-      in.llvm_bin = kLlvmBin;
+      CodeInput in = ObjectInput(absl::StrCat("testdata/baselines/", c.kernel, ".", t, ".hsaco"));
+      ASSERT_FALSE(in.code_object.empty());
       absl::StatusOr<VerifyResult> v = VerifyCode(Twin(c.kernel), t, in);
       ASSERT_TRUE(v.ok()) << c.kernel << " " << t << ": " << v.status();
       EXPECT_TRUE(v->all_proved) << c.kernel << " " << t << "\n" << v->Report();
@@ -232,20 +255,16 @@ TEST(LoadCode, AccessesTheCodeDoesNotPerformFailCoverage) {
       "    %n = add %acc, %v\n"
       "    yield %n\n  }\n"
       "  store y[(wg.x * 64 + tid.x) * 4], %s\nend\n";
-  absl::StatusOr<Kernel> k = ParseKernel(text, "loop.kir");
-  ASSERT_TRUE(k.ok()) << k.status();
-  CompileOptions opts;
-  opts.mcpu = "gfx90a";
-  absl::StatusOr<CompileResult> r = Compile(*k, opts);
-  ASSERT_TRUE(r.ok()) << r.status();
+  const Compiled c = ParseAndCompile(text, "loop.kir", "gfx90a");
+  ASSERT_FALSE(c.assembly.empty());
   CodeInput in;
-  in.assembly = r->assembly;
-  absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx90a", in);
+  in.assembly = c.assembly;
+  absl::StatusOr<VerifyResult> v = VerifyCode(c.kernel, "gfx90a", in);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_TRUE(v->all_proved) << v->Report();
-  ASSERT_TRUE(absl::StrContains(r->assembly, "s_cmp_lt_u32 s1, 32")) << r->assembly;
-  in.assembly = absl::StrReplaceAll(r->assembly, {{"s_cmp_lt_u32 s1, 32", "s_cmp_lt_u32 s1, 31"}});
-  v = VerifyCode(*k, "gfx90a", in);
+  ASSERT_TRUE(absl::StrContains(c.assembly, "s_cmp_lt_u32 s1, 32")) << c.assembly;
+  in.assembly = absl::StrReplaceAll(c.assembly, {{"s_cmp_lt_u32 s1, 32", "s_cmp_lt_u32 s1, 31"}});
+  v = VerifyCode(c.kernel, "gfx90a", in);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(Count(*v, Status::kFailed), 1) << v->Report();
   EXPECT_TRUE(absl::StrContains(v->Report(), "element 0 at %k = 31 is loaded by no instruction")) << v->Report();
@@ -260,29 +279,24 @@ TEST(LoadCode, ACarriedToggleHasPeriodTwo) {
       "  %r = for %k = 0 to 8 iter(%a = %z) {\n"
       "    store y[%k, %k mod 2 * 64 + tid.x], %a\n"
       "    yield %a\n  }\nend\n";
-  absl::StatusOr<Kernel> k = ParseKernel(text, "tog.kir");
-  ASSERT_TRUE(k.ok()) << k.status();
-  CompileOptions opts;
-  opts.mcpu = "gfx942";
-  absl::StatusOr<CompileResult> r = Compile(*k, opts);
-  ASSERT_TRUE(r.ok()) << r.status();
+  const Compiled c = ParseAndCompile(text, "tog.kir", "gfx942");
   // kirc computes the row's half from the counter: s3 = (s0 & 1) << 8.
   const std::string from = "  s_and_b32 s2, s0, 1\n  s_lshl_b32 s3, s2, 8\n";
-  ASSERT_TRUE(absl::StrContains(r->assembly, from)) << r->assembly;
-  ASSERT_TRUE(absl::StrContains(r->assembly, "  s_mov_b32 s1, 0\n.Ltog.bb0:\n")) << r->assembly;
+  ASSERT_TRUE(absl::StrContains(c.assembly, from)) << c.assembly;
+  ASSERT_TRUE(absl::StrContains(c.assembly, "  s_mov_b32 s1, 0\n.Ltog.bb0:\n")) << c.assembly;
   struct Edit {
     std::string step;
     bool proves;
   };
   for (const Edit& e : {Edit{"s_xor_b32 s3, s3, 0x100", true}, Edit{"s_sub_u32 s3, 0x100, s3", true},
                         Edit{"s_xor_b32 s3, s3, 0x80", false}}) {
-    std::string a = absl::StrReplaceAll(r->assembly, {{from, ""},
+    std::string a = absl::StrReplaceAll(c.assembly, {{from, ""},
                                                       {"  s_mov_b32 s1, 0\n.Ltog.bb0:\n",
                                                        "  s_mov_b32 s1, 0\n  s_mov_b32 s3, 0\n.Ltog.bb0:\n"},
                                                       {"  s_cmp_lt_u32 s0, 8\n", "  " + e.step + "\n  s_cmp_lt_u32 s0, 8\n"}});
     CodeInput in;
     in.assembly = a;
-    absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx942", in);
+    absl::StatusOr<VerifyResult> v = VerifyCode(c.kernel, "gfx942", in);
     ASSERT_TRUE(v.ok()) << v.status();
     EXPECT_EQ(v->all_proved, e.proves) << e.step << "\n" << v->Report();
     if (e.proves) {
@@ -308,11 +322,8 @@ TEST(LoadCode, AForwardExecBranchIsAGuard) {
   absl::StatusOr<Kernel> k = ParseKernel(text, "guard_f32.kir");
   ASSERT_TRUE(k.ok()) << k.status();
   for (const char* t : {"gfx90a", "gfx942"}) {
-    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/guard_f32.", t, ".hsaco"));
-    ASSERT_TRUE(obj.ok()) << obj.status();
-    CodeInput in;
-    in.code_object = *obj;
-    in.llvm_bin = kLlvmBin;
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/guard_f32.", t, ".hsaco"));
+    ASSERT_FALSE(in.code_object.empty());
     absl::StatusOr<VerifyResult> v = VerifyCode(*k, t, in);
     ASSERT_TRUE(v.ok()) << v.status();
     EXPECT_TRUE(v->all_proved) << t << "\n" << v->Report();
@@ -320,11 +331,12 @@ TEST(LoadCode, AForwardExecBranchIsAGuard) {
     // `s_movk_i32 sN, 0x3e8` is 0xb0NN03e8 (SOPK, little-endian): one in
     // the kernel, one in clang's callable copy after it; edit the first.
     std::vector<size_t> hits;
-    for (size_t p = obj->find("\xe8\x03"); p != std::string::npos; p = obj->find("\xe8\x03", p + 1))
-      if (p + 3 < obj->size() && static_cast<unsigned char>((*obj)[p + 3]) == 0xb0) hits.push_back(p);
+    const std::string obj = in.code_object;
+    for (size_t p = obj.find("\xe8\x03"); p != std::string::npos; p = obj.find("\xe8\x03", p + 1))
+      if (p + 3 < obj.size() && static_cast<unsigned char>(obj[p + 3]) == 0xb0) hits.push_back(p);
     ASSERT_EQ(hits.size(), 2u);
     const size_t at = hits[0];
-    in.code_object = obj->substr(0, at) + std::string("\xe9\x03", 2) + obj->substr(at + 2);
+    in.code_object = obj.substr(0, at) + std::string("\xe9\x03", 2) + obj.substr(at + 2);
     v = VerifyCode(*k, t, in);
     ASSERT_TRUE(v.ok()) << v.status();
     EXPECT_FALSE(v->all_proved) << v->Report();
@@ -352,11 +364,8 @@ TEST(LoadCode, HiddenArgumentsTheDispatchFixesAreKnown) {
     return *k;
   };
   for (const char* t : {"gfx90a", "gfx942"}) {
-    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/blockdim_f32.", t, ".hsaco"));
-    ASSERT_TRUE(obj.ok()) << obj.status();
-    CodeInput in;
-    in.code_object = *obj;
-    in.llvm_bin = kLlvmBin;
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/blockdim_f32.", t, ".hsaco"));
+    ASSERT_FALSE(in.code_object.empty());
     for (int wg : {128, 64}) {
       absl::StatusOr<VerifyResult> v = VerifyCode(twin(wg, 1024 / wg, wg), t, in);
       ASSERT_TRUE(v.ok()) << v.status();
@@ -388,11 +397,8 @@ TEST(LoadCode, ALoopTheCompilerUnrolledProves) {
     return *k;
   };
   for (const char* t : {"gfx90a", "gfx942"}) {
-    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/colsum_f32.", t, ".hsaco"));
-    ASSERT_TRUE(obj.ok()) << obj.status();
-    CodeInput in;
-    in.code_object = *obj;
-    in.llvm_bin = kLlvmBin;
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/colsum_f32.", t, ".hsaco"));
+    ASSERT_FALSE(in.code_object.empty());
     absl::StatusOr<VerifyResult> v = VerifyCode(twin(128), t, in);
     ASSERT_TRUE(v.ok()) << v.status();
     EXPECT_TRUE(v->all_proved) << t << "\n" << v->Report();
@@ -406,19 +412,14 @@ TEST(LoadCode, ALoopTheCompilerUnrolledProves) {
 // A store performed twice (kirc's assembly with its store duplicated): the
 // KIR stores each element once, so the second store matches nothing.
 TEST(LoadCode, AStorePerformedTwiceFails) {
-  const std::string text = ReadTestFile("testdata/kernels/copy_f32.kir");
-  absl::StatusOr<Kernel> k = ParseKernel(text, "copy_f32.kir");
-  ASSERT_TRUE(k.ok()) << k.status();
-  CompileOptions opts;
-  opts.mcpu = "gfx942";
-  absl::StatusOr<CompileResult> r = Compile(*k, opts);
-  ASSERT_TRUE(r.ok()) << r.status();
-  const size_t at = r->assembly.find("  buffer_store_dwordx4");
+  const Compiled c = ParseAndCompile(ReadTestFile("testdata/kernels/copy_f32.kir"), "copy_f32.kir", "gfx942");
+  const std::string& a = c.assembly;
+  const size_t at = a.find("  buffer_store_dwordx4");
   ASSERT_NE(at, std::string::npos);
-  const size_t eol = r->assembly.find('\n', at);
+  const size_t eol = a.find('\n', at);
   CodeInput in;
-  in.assembly = r->assembly.substr(0, eol + 1) + r->assembly.substr(at, eol + 1 - at) + r->assembly.substr(eol + 1);
-  absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx942", in);
+  in.assembly = a.substr(0, eol + 1) + a.substr(at, eol + 1 - at) + a.substr(eol + 1);
+  absl::StatusOr<VerifyResult> v = VerifyCode(c.kernel, "gfx942", in);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_FALSE(v->all_proved) << v->Report();
   EXPECT_EQ(Count(*v, Status::kFailed), 1) << v->Report();
