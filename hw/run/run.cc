@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/api/compile.h"
 #include "compiler/object/code_object_notes.h"
+#include "compiler/object/code_object_target.h"
 #include "compiler/object/llvm_in_process.h"
 #include "compiler/object/toolchain.h"
 #include "compiler/ir/float_bits.h"
@@ -102,24 +103,13 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId
   absl::StatusOr<std::string> notes = ReadElfNotes(llvm_bin, *bytes);
   if (!notes.ok()) return bad(std::string(notes.status().message()));
   // The whole target ID must match: code for gfx90a:xnack- is not the code
-  // for gfx90a:xnack+ (nor what HIP would load on such a device).
-  const std::string meta = MetadataTarget(*notes);
-  if (meta.empty()) return bad("its metadata has no amdhsa.target");
-  const absl::string_view id = TargetIdOf(meta);
-  absl::StatusOr<TargetId> meta_id = ParseTargetId(id);
-  // A corrupt note's bytes are shown escaped (\xNN), never echoed raw.
-  const std::string have_text = meta_id.ok() ? meta_id->ToString() : absl::CHexEscape(id);
-  if (!meta_id.ok() || *meta_id != target)
-    return bad(absl::StrCat("it is for ", have_text, ", not ", target.ToString(), " (use --mcpu=", have_text,
-                            " or a code object built for ", target.ToString(), ")"));
-  // The loader matches the device against e_flags, not the metadata note.
-  // (CheckCodeObject checked the ELF header is there.)
-  uint32_t e_flags = 0;
-  std::memcpy(&e_flags, bytes->data() + 48, sizeof(e_flags));  // Elf64_Ehdr::e_flags
-  if (e_flags != target.ElfFlags())
-    return bad(absl::StrCat("its ELF header's e_flags are 0x", absl::Hex(e_flags), ", not 0x",
-                            absl::Hex(target.ElfFlags()), " (", target.ToString(),
-                            "): the loader would not match it to this target"));
+  // for gfx90a:xnack+ (nor what HIP would load on such a device); without
+  // amdhsa.target (hipBLASLt's and aiter's code objects) the ELF header's
+  // e_flags say it, as the loader reads them.
+  if (absl::StatusOr<TargetId> have =
+          CodeObjectTargetId(*bytes, TargetIdOf(MetadataTarget(*notes)), target, TargetMatch::kExact);
+      !have.ok())
+    return bad(std::string(have.status().message()));
   absl::StatusOr<std::vector<KernelNotes>> ks = ParseKernelNotes(*notes);
   if (!ks.ok()) return bad(std::string(ks.status().message()));
   absl::StatusOr<const KernelNotes*> picked = PickKernel(*ks, k.name);
