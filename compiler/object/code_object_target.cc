@@ -16,7 +16,7 @@ constexpr uint16_t kEmAmdgpu = 224;   // EM_AMDGPU
 constexpr int kAbiV3 = 1, kAbiV6 = 4;  // ELFABIVERSION_AMDGPU_HSA_V3 .. _V6
 
 const char* FeatureText(FeatureSetting s) {
-  return s == FeatureSetting::kAny ? "any" : s == FeatureSetting::kOff ? "-" : "+";
+  return s == FeatureSetting::kAny ? " any" : s == FeatureSetting::kOff ? "-" : "+";
 }
 
 std::string Features(const TargetId& id) {

@@ -59,6 +59,8 @@ TEST(ReadElfTarget, DecodesV4V5Features) {
   }
   EXPECT_EQ(ReadElfTarget(Header(0xe4c))->Describe(),
             "e_flags 0xe4c (code object v5: EF_AMDGPU_MACH 0x04c = gfx942, xnack-, sramecc+)");
+  EXPECT_EQ(ReadElfTarget(Header(0x54c))->Describe(),
+            "e_flags 0x54c (code object v5: EF_AMDGPU_MACH 0x04c = gfx942, xnack any, sramecc any)");
 }
 
 TEST(ReadElfTarget, DecodesV3Features) {

@@ -338,8 +338,10 @@ TEST_F(CodeObjectPathTest, RefusesOtherArguments) {
   absl::StatusOr<RunReport> r = Run(k, "gfx942", path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "code object " + path +
-                                      ": kernel 'copy_f32' takes (src, out) there but (src, dst) "
-                                      "in the .kir file");
+                                      ": the code object's kernel 'copy_f32' has no argument named 'dst' of the .kir "
+                                      "kernel (it takes 'src' (global_buffer, 8 bytes at offset 0), 'out' "
+                                      "(global_buffer, 8 bytes at offset 8)): give the .kir kernel the code's "
+                                      "argument names");
 }
 
 TEST_F(CodeObjectPathTest, RefusesMissingAndNonElfFiles) {
