@@ -71,8 +71,9 @@ struct KernargValue {
   std::vector<uint8_t> bytes;  // by_value bytes (exactly .size of them) otherwise
 };
 
-// The device address of the n-th buffer argument (0-based) of a launch on
-// a simulated device (kirc's emulator, rocjitsu): each buffer 64 GiB apart
+// The device address of the n-th buffer argument (0-based, in the code
+// object's argument order) of a launch on a simulated device (kirc's
+// emulator, rocjitsu): each buffer 64 GiB apart
 // with the low word just below 2^32 (256-byte aligned), so an address carry
 // into the high word happens within a buffer's first 256 bytes and a wrong
 // carry shows. Both devices use it, so a kernel sees the same addresses on both.

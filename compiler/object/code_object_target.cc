@@ -72,16 +72,21 @@ absl::StatusOr<ElfTarget> ReadElfTarget(absl::string_view elf) {
     t.id.sramecc = (t.e_flags & 0x200) ? FeatureSetting::kOn : FeatureSetting::kOff;
     return t;
   }
-  const FeatureSetting kCode[4] = {FeatureSetting::kAny, FeatureSetting::kAny, FeatureSetting::kOff,
-                                   FeatureSetting::kOn};
-  const uint32_t x = (t.e_flags >> 8) & 3, s = (t.e_flags >> 10) & 3;
-  if ((x == 0 && t.id.target->has_xnack) || (s == 0 && t.id.target->has_sramecc))
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "its ELF header's e_flags 0x%x say %s is unsupported on %s, which supports it: the header is malformed",
-        t.e_flags, x == 0 ? "xnack" : "sramecc", t.id.target->name));
-  t.id.xnack = kCode[x];
-  t.id.sramecc = kCode[s];
-  return t;
+  // v4 and later: the settings whose TargetId::ElfFlags (the one encoding
+  // of the bits) are the header's.
+  const uint32_t low = t.e_flags & 0xfff;
+  for (FeatureSetting x : {FeatureSetting::kAny, FeatureSetting::kOff, FeatureSetting::kOn})
+    for (FeatureSetting s : {FeatureSetting::kAny, FeatureSetting::kOff, FeatureSetting::kOn}) {
+      const TargetId id{t.id.target, s, x};
+      if (id.ElfFlags() == low) {
+        t.id = id;
+        return t;
+      }
+    }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "its ELF header's e_flags 0x%x do not encode %s's xnack and sramecc settings (bits 8-9 and 10-11: 1 any, 2 "
+      "off, 3 on; 0 means unsupported, and %s supports both): the header is malformed",
+      t.e_flags, t.id.target->name, t.id.target->name));
 }
 
 absl::StatusOr<TargetId> CodeObjectTargetId(absl::string_view elf, absl::string_view metadata_target_id,

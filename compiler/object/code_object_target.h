@@ -12,7 +12,8 @@
 //    gfx908 0x030, gfx90a 0x03f, gfx942 0x04c).
 //  - v4 and later: bits 8-9 EF_AMDGPU_FEATURE_XNACK_V4 and bits 10-11
 //    EF_AMDGPU_FEATURE_SRAMECC_V4, each 0 unsupported, 1 any, 2 off, 3 on
-//    (TargetId::ElfFlags writes them); v6 puts EF_AMDGPU_GENERIC_VERSION in
+//    (TargetId::ElfFlags is the one encoding; ReadElfTarget finds the
+//    settings it encodes as the header's); v6 puts EF_AMDGPU_GENERIC_VERSION in
 //    bits 24-31 (generic processors, which kirc does not target).
 //  - v3: bit 8 EF_AMDGPU_FEATURE_XNACK_V3 and bit 9
 //    EF_AMDGPU_FEATURE_SRAMECC_V3, set = on, clear = off (v3 has no "any").

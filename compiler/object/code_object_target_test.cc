@@ -82,7 +82,7 @@ TEST(ReadElfTarget, RefusesWhatItCannotRead) {
   EXPECT_HAS_SUBSTR(std::string(ReadElfTarget(Header(0x0100055f, 4)).status().message()),
                     "generic processor");
   EXPECT_HAS_SUBSTR(std::string(ReadElfTarget(Header(0x44c)).status().message()),
-                    "say xnack is unsupported on gfx942");
+                    "e_flags 0x44c do not encode gfx942's xnack and sramecc settings");
 }
 
 TEST(CodeObjectTargetId, WithoutMetadataTargetTheHeaderDecides) {
