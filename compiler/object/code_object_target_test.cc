@@ -103,7 +103,8 @@ TEST(CodeObjectTargetId, WithoutMetadataTargetTheHeaderDecides) {
   EXPECT_EQ(t->ToString(), "gfx942:sramecc+:xnack-");
   EXPECT_FALSE(CodeObjectTargetId(h, "", Id("gfx942:xnack+"), TargetMatch::kFeaturesRequested).ok());
   st = CodeObjectTargetId(h, "", Id("gfx90a"), TargetMatch::kFeaturesRequested).status();
-  EXPECT_HAS_SUBSTR(std::string(st.message()), "is gfx942:sramecc+:xnack-, not gfx90a (use --mcpu=gfx942:sramecc+:xnack-");
+  EXPECT_HAS_SUBSTR(std::string(st.message()),
+                    "is gfx942:sramecc+:xnack-, not gfx90a (use --mcpu=gfx942:sramecc+:xnack-");
 }
 
 TEST(CodeObjectTargetId, MetadataTargetMustAgreeWithTheHeader) {

@@ -377,7 +377,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // the ones k lacks (the devices bind them again, the same way).
   if (code_notes)
     if (absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(k, *code_notes, uv->extra); !b.ok())
-      return absl::InvalidArgumentError(absl::StrCat("code object ", opts.code_object_path, ": ", b.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("code object ", opts.code_object_path, ": ", b.status().message()));
   std::set<std::string> given;
   for (const auto& [name, bits] : uv->kir_scalars) given.insert(name);
   // Out of memory is an error before anything large is allocated.
@@ -506,10 +507,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds);
       }
     } else {
-      p.diffs = CompareBitwise(k, out, ref_data,
-                               user                        ? "bit-identical (no mfma or gemm; any NaN matches any NaN)"
-                               : mode == InputMode::kExact ? "bit-identical (exact inputs)"
-                                                           : "bit-identical (adversarial inputs; any NaN matches any NaN)");
+      const char* why = user ? "bit-identical (no mfma or gemm; any NaN matches any NaN)"
+                        : mode == InputMode::kExact ? "bit-identical (exact inputs)"
+                                                    : "bit-identical (adversarial inputs; any NaN matches any NaN)";
+      p.diffs = CompareBitwise(k, out, ref_data, why);
     }
     p.ok = true;
     for (const BufferDiff& d : p.diffs) p.ok = p.ok && d.ok;
