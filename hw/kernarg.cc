@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -144,6 +146,155 @@ absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel, con
   return seg;
 }
 
+namespace {
+
+// `n` as written, or C-escaped when it has bytes outside printable ASCII.
+std::string Printable(const std::string& n) {
+  for (char c : n)
+    if (c < 0x20 || c > 0x7e) return absl::CHexEscape(n);
+  return n;
+}
+
+std::string Quoted(const std::string& n) { return absl::StrCat("'", Printable(n), "'"); }
+
+bool IsHidden(const ArgNote& a) { return absl::StartsWith(a.value_kind, "hidden_"); }
+
+}  // namespace
+
+std::string DescribeArgNote(const ArgNote& a) {
+  const std::string& type = !a.type_name.empty() ? a.type_name : a.value_type;
+  return absl::StrCat(a.name.empty() ? std::string("(unnamed)") : Quoted(a.name), " (", a.value_kind, ", ", a.size,
+                      " bytes at offset ", a.offset, type.empty() ? "" : ", ", Printable(type), ")");
+}
+
+absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const KernelNotes& notes,
+                                                       const std::map<std::string, std::vector<uint8_t>>& extra) {
+  const std::string who = absl::StrCat("the code object's kernel '", notes.name, "'");
+  std::vector<size_t> explicit_idx;
+  bool all_named = true;
+  for (size_t i = 0; i < notes.args.size(); ++i) {
+    if (IsHidden(notes.args[i])) continue;
+    explicit_idx.push_back(i);
+    all_named = all_named && !notes.args[i].name.empty();
+  }
+  std::vector<std::string> takes;
+  for (size_t i : explicit_idx) takes.push_back(DescribeArgNote(notes.args[i]));
+  const std::string takes_text = takes.empty() ? "no explicit arguments" : absl::StrJoin(takes, ", ");
+  // A KIR argument against the metadata entry it is bound to.
+  auto kind_error = [&](const Arg& a, const ArgNote& n) -> std::string {
+    const bool buffer = a.kind == Arg::Kind::kBuffer;
+    const char* want = buffer ? "global_buffer" : "by_value";
+    if (n.value_kind == want && n.size == (buffer ? 8 : 4)) return "";
+    return absl::StrCat("the .kir's argument '", a.name, "' is a ", buffer ? "buffer (global_buffer, 8 bytes)"
+                                                                           : "scalar (by_value, 4 bytes)",
+                        " but the code's is ", DescribeArgNote(n));
+  };
+  std::vector<ArgBinding> out;
+  if (!all_named) {
+    if (!extra.empty()) {
+      std::vector<std::string> names;
+      for (const auto& [n, v] : extra) names.push_back(Quoted(n));
+      return absl::InvalidArgumentError(absl::StrCat(
+          who, " does not name all its arguments in its metadata (", takes_text, "), so the values given for ",
+          absl::StrJoin(names, ", "), " cannot be matched to arguments; its arguments are matched to the .kir's by "
+          "position"));
+    }
+    if (explicit_idx.size() != k.args.size()) {
+      std::vector<std::string> want;
+      for (const Arg& a : k.args) want.push_back(a.name);
+      return absl::InvalidArgumentError(absl::StrCat(who, " takes ", explicit_idx.size(), " explicit argument(s) (",
+                                                     takes_text, ") but the .kir kernel ", k.args.size(), " (",
+                                                     absl::StrJoin(want, ", "),
+                                                     "); with unnamed arguments they are matched by position"));
+    }
+    for (size_t j = 0; j < explicit_idx.size(); ++j) {
+      const Arg& a = k.args[j];
+      const ArgNote& n = notes.args[explicit_idx[j]];
+      if (!n.name.empty() && n.name != a.name)
+        return absl::InvalidArgumentError(absl::StrCat(who, " names its argument ", j + 1, " ", Quoted(n.name),
+                                                       " but the .kir's is '", a.name, "'"));
+      if (std::string e = kind_error(a, n); !e.empty()) return absl::InvalidArgumentError(absl::StrCat(who, ": ", e));
+      out.push_back({a.kind == Arg::Kind::kBuffer ? ArgBinding::Kind::kBuffer : ArgBinding::Kind::kScalar,
+                     explicit_idx[j], a.name});
+    }
+    return out;
+  }
+  // By name.
+  std::vector<std::string> missing, twice, kinds;
+  std::map<std::string, const Arg*> kir;
+  for (const Arg& a : k.args) {
+    kir[a.name] = &a;
+    int found = 0;
+    for (size_t i : explicit_idx) {
+      if (notes.args[i].name != a.name) continue;
+      if (++found == 1)
+        if (std::string e = kind_error(a, notes.args[i]); !e.empty()) kinds.push_back(e);
+    }
+    if (found == 0) missing.push_back(absl::StrCat("'", a.name, "'"));
+    if (found > 1) twice.push_back(absl::StrCat("'", a.name, "'"));
+  }
+  if (!missing.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, " has no argument", missing.size() > 1 ? "s" : "", " named ", absl::StrJoin(missing, ", "),
+        " of the .kir kernel (it takes ", takes_text, "): give the .kir kernel the code's argument names"));
+  if (!twice.empty())
+    return absl::InvalidArgumentError(absl::StrCat(who, " names more than one argument ", absl::StrJoin(twice, ", "),
+                                                   " (it takes ", takes_text, "), so the .kir's cannot be bound"));
+  if (!kinds.empty()) return absl::InvalidArgumentError(absl::StrCat(who, ": ", absl::StrJoin(kinds, "; ")));
+  std::vector<std::string> pointers, unvalued, sized, other;
+  std::set<std::string> foreign_by_value;
+  for (size_t i : explicit_idx) {
+    const ArgNote& n = notes.args[i];
+    if (kir.count(n.name)) continue;
+    if (n.value_kind == "global_buffer") {
+      pointers.push_back(DescribeArgNote(n));
+    } else if (n.value_kind == "by_value") {
+      foreign_by_value.insert(n.name);
+      auto it = extra.find(n.name);
+      if (it == extra.end())
+        unvalued.push_back(DescribeArgNote(n));
+      else if (static_cast<int64_t>(it->second.size()) != n.size)
+        sized.push_back(absl::StrCat(DescribeArgNote(n), " is given ", it->second.size(), " bytes"));
+    } else {
+      other.push_back(DescribeArgNote(n));
+    }
+  }
+  if (!pointers.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, " takes ", pointers.size() > 1 ? "pointer arguments" : "a pointer argument", " the .kir kernel lacks: ",
+        absl::StrJoin(pointers, ", "), "; kirc passes only the .kir's buffers: declare each as a buffer argument "
+        "of the .kir kernel, with the same name"));
+  if (!other.empty())
+    return absl::InvalidArgumentError(absl::StrCat(who, " takes ", other.size() > 1 ? "arguments" : "an argument",
+                                                   " kirc cannot give a value: ", absl::StrJoin(other, ", "),
+                                                   " (it passes buffers, and by-value integers and floats)"));
+  if (!unvalued.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, " takes ", unvalued.size() > 1 ? "by-value arguments" : "a by-value argument", " the .kir kernel lacks: ",
+        absl::StrJoin(unvalued, ", "), "; give each a value with --scalar NAME=VALUE (the values that make it "
+        "compute the .kir's shapes)"));
+  if (!sized.empty()) return absl::InvalidArgumentError(absl::StrCat(who, ": ", absl::StrJoin(sized, "; ")));
+  for (const auto& [n, v] : extra)
+    if (!foreign_by_value.count(n)) {
+      std::vector<std::string> names;
+      for (const std::string& f : foreign_by_value) names.push_back(Quoted(f));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a value is given for ", Quoted(n), ", which is not a by-value argument of ", who,
+          " that the .kir kernel lacks (", names.empty() ? std::string("it has none") : absl::StrJoin(names, ", "),
+          ")"));
+    }
+  for (size_t i : explicit_idx) {
+    const ArgNote& n = notes.args[i];
+    auto it = kir.find(n.name);
+    if (it == kir.end())
+      out.push_back({ArgBinding::Kind::kExtra, i, n.name});
+    else
+      out.push_back({it->second->kind == Arg::Kind::kBuffer ? ArgBinding::Kind::kBuffer : ArgBinding::Kind::kScalar,
+                     i, n.name});
+  }
+  return out;
+}
+
 absl::Status CheckDispatchShape(const Kernel& k) {
   for (int d = 0; d < 3; ++d)
     if (k.grid[d] < 1 || k.grid[d] > 0xffffffffll || k.workgroup[d] < 1 || k.workgroup[d] > 1024 ||
@@ -171,22 +322,34 @@ absl::StatusOr<CodeObjectKernel> LaunchMetadata(const std::string& llvm_bin, abs
 absl::StatusOr<std::vector<uint8_t>> PackKernelArgs(const Kernel& k, const KernelNotes& notes,
                                                     const std::map<std::string, uint64_t>& device_ptrs,
                                                     const KernelData& data) {
+  absl::StatusOr<std::vector<ArgBinding>> bound = BindKernelArgs(k, notes, data.extra_args);
+  if (!bound.ok()) return bound.status();
+  // The values in the metadata's explicit order, named as the metadata names
+  // them (PackKernargs matches by name when all are named, else by position).
   std::vector<KernargValue> values;
-  for (const Arg& a : k.args) {
+  for (const ArgBinding& b : *bound) {
     KernargValue v;
-    v.name = a.name;
-    if (a.kind == Arg::Kind::kBuffer) {
-      auto it = device_ptrs.find(a.name);
-      if (it == device_ptrs.end())
-        return absl::InvalidArgumentError(absl::StrCat("no device buffer for argument '", a.name, "'"));
-      v.is_pointer = true;
-      v.pointer = it->second;
-    } else {
-      auto it = data.scalars.find(a.name);
-      if (it == data.scalars.end())
-        return absl::InvalidArgumentError(absl::StrCat("no value for scalar argument '", a.name, "'"));
-      v.bytes.resize(4);
-      std::memcpy(v.bytes.data(), &it->second, 4);
+    v.name = notes.args[b.note].name;
+    switch (b.kind) {
+      case ArgBinding::Kind::kBuffer: {
+        auto it = device_ptrs.find(b.name);
+        if (it == device_ptrs.end())
+          return absl::InvalidArgumentError(absl::StrCat("no device buffer for argument '", b.name, "'"));
+        v.is_pointer = true;
+        v.pointer = it->second;
+        break;
+      }
+      case ArgBinding::Kind::kScalar: {
+        auto it = data.scalars.find(b.name);
+        if (it == data.scalars.end())
+          return absl::InvalidArgumentError(absl::StrCat("no value for scalar argument '", b.name, "'"));
+        v.bytes.resize(4);
+        std::memcpy(v.bytes.data(), &it->second, 4);
+        break;
+      }
+      case ArgBinding::Kind::kExtra:
+        v.bytes = data.extra_args.at(b.name);
+        break;
     }
     values.push_back(std::move(v));
   }

@@ -74,8 +74,9 @@ struct KernargValue {
   std::vector<uint8_t> bytes;  // by_value bytes (exactly .size of them) otherwise
 };
 
-// The device address of the n-th buffer argument (0-based) of a launch on
-// a simulated device (kirc's emulator, rocjitsu): each buffer 64 GiB apart
+// The device address of the n-th buffer argument (0-based, in the code
+// object's argument order) of a launch on a simulated device (kirc's
+// emulator, rocjitsu): each buffer 64 GiB apart
 // with the low word just below 2^32 (256-byte aligned), so an address carry
 // into the high word happens within a buffer's first 256 bytes and a wrong
 // carry shows. Both devices use it, so a kernel sees the same addresses on both.
@@ -110,6 +111,38 @@ absl::StatusOr<std::vector<uint8_t>> PackKernargs(const KernelNotes& kernel,
 // Error: InvalidArgument naming the kernel and both shapes.
 absl::Status CheckDispatchShape(const Kernel& k);
 
+// Which value each explicit (non-hidden) argument of a code object's kernel
+// gets in a launch of KIR kernel `k`: one of k's buffers, one of k's
+// scalars, or a by-value argument k lacks (KernelData::extra_args, `kirc run
+// --scalar`).
+struct ArgBinding {
+  enum class Kind { kBuffer, kScalar, kExtra };
+  Kind kind = Kind::kBuffer;
+  size_t note = 0;   // index in KernelNotes::args
+  std::string name;  // k's argument (kBuffer, kScalar) or the metadata's name (kExtra)
+};
+
+// Binds the explicit arguments of `notes`, in order, for a launch of `k`
+// with `extra` (by-value bytes by metadata name). When the metadata names
+// every explicit argument they are matched by name, in any order (names are
+// compared byte for byte: spaces and other characters are fine; a name may
+// repeat among the arguments k lacks, e.g. padding, and one value serves
+// them all); otherwise by position, the counts equal and `extra` empty.
+// Errors (InvalidArgument, naming every argument concerned and what to
+// do), in this order: an argument of k the code lacks (or one it names
+// twice); a kind or size that differs (buffers are global_buffer of 8
+// bytes, scalars by_value of 4); pointer (global_buffer) arguments k lacks;
+// by-value arguments k lacks that `extra` gives no value (or a value of
+// another size); a value in `extra` for no such argument; another
+// value_kind (images, samplers, dynamic LDS pointers, ...).
+absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const KernelNotes& notes,
+                                                       const std::map<std::string, std::vector<uint8_t>>& extra);
+
+// "'lda' (by_value, 4 bytes at offset 40, u32)" for error messages: the
+// argument's name (escaped when it has bytes outside printable ASCII),
+// value_kind, size, offset and type.
+std::string DescribeArgNote(const ArgNote& a);
+
 // What a device needs before launching KIR kernel `k` from code object
 // `hsaco`: CheckDispatchShape(k), then ReadCodeObjectKernel of k.name with
 // the LLVM tools in `llvm_bin` (empty: ResolveLlvmBin's default). Errors:
@@ -118,13 +151,14 @@ absl::StatusOr<CodeObjectKernel> LaunchMetadata(const std::string& llvm_bin, abs
                                                 const Kernel& k);
 
 // The kernarg segment of one launch of KIR kernel `k` on a device that
-// places buffers itself (HIP, rocjitsu): k's arguments in declaration order,
-// buffers as the device addresses in `device_ptrs` (by argument name) and
-// scalars as data.scalars' 4-byte bits, placed at the offsets of the code
-// object's metadata `notes` by PackKernargs (hidden arguments it knows
-// written; a runtime fills the others itself). Errors (InvalidArgument): a
-// buffer without a device address, a scalar without a value, and
-// PackKernargs' (layout mismatches).
+// places buffers itself (HIP, rocjitsu): the code object's explicit
+// arguments bound to k's (BindKernelArgs), buffers as the device addresses
+// in `device_ptrs` (by argument name), scalars as data.scalars' 4-byte bits
+// and the arguments k lacks as data.extra_args' bytes, placed at the
+// offsets of the code object's metadata `notes` by PackKernargs (hidden
+// arguments it knows written; a runtime fills the others itself). Errors
+// (InvalidArgument): BindKernelArgs', a buffer without a device address, a
+// scalar without a value, and PackKernargs' (layout mismatches).
 absl::StatusOr<std::vector<uint8_t>> PackKernelArgs(const Kernel& k, const KernelNotes& notes,
                                                     const std::map<std::string, uint64_t>& device_ptrs,
                                                     const KernelData& data);

@@ -3,6 +3,7 @@
 #include "hw/kernarg.h"
 
 #include <cstring>
+#include <map>
 
 #include "gtest/gtest.h"
 
@@ -103,6 +104,129 @@ TEST(KernargTest, Errors) {
   st = PackKernargs(img, {Ptr("a", 1), I32("n", 2), Ptr("t", 3)}, {1, 1, 1}, {64, 1, 1}).status();
   EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(st.message(), "kernel 'k': argument 6 't' (image): value_kind image is not supported");
+}
+
+// A KIR kernel with buffers A (readonly) and C and an f32 scalar alpha.
+Kernel Twin() {
+  Kernel k;
+  k.name = "k";
+  for (const char* n : {"A", "C"}) {
+    Arg a;
+    a.name = n;
+    a.kind = Arg::Kind::kBuffer;
+    a.elem = ElemType::kF32;
+    a.shape = {64};
+    a.strides = {1};
+    a.access = n[0] == 'A' ? Access::kReadOnly : Access::kWriteOnly;
+    k.args.push_back(a);
+  }
+  Arg alpha;
+  alpha.name = "alpha";
+  alpha.kind = Arg::Kind::kScalar;
+  alpha.elem = ElemType::kF32;
+  k.args.push_back(alpha);
+  return k;
+}
+
+// A foreign kernel's metadata: the twin's arguments in another order, plus
+// sizes the twin lacks (one name with a space), and hidden arguments.
+KernelNotes Foreign() {
+  KernelNotes n;
+  n.name = "k";
+  n.kernarg_segment_size = 48;
+  n.args = {Note("C", "global_buffer", 0, 8), Note("size M", "by_value", 8, 4), Note("A", "global_buffer", 16, 8),
+            Note("alpha", "by_value", 24, 4), Note("ld", "by_value", 28, 8),
+            Note("", "hidden_block_count_x", 40, 4)};
+  n.args[1].type_name = "unsigned int";
+  return n;
+}
+
+std::vector<uint8_t> B(std::initializer_list<uint8_t> v) { return std::vector<uint8_t>(v); }
+
+TEST(BindKernelArgsTest, ByNameInAnyOrderWithTheArgumentsTheTwinLacks) {
+  std::map<std::string, std::vector<uint8_t>> extra = {{"size M", B({64, 0, 0, 0})},
+                                                       {"ld", B({1, 2, 3, 4, 5, 6, 7, 8})}};
+  absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(Twin(), Foreign(), extra);
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(b->size(), 5u);  // the explicit ones, in the metadata's order
+  const ArgBinding::Kind kB = ArgBinding::Kind::kBuffer, kS = ArgBinding::Kind::kScalar,
+                         kE = ArgBinding::Kind::kExtra;
+  const std::vector<std::pair<ArgBinding::Kind, std::string>> want = {
+      {kB, "C"}, {kE, "size M"}, {kB, "A"}, {kS, "alpha"}, {kE, "ld"}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ((*b)[i].kind, want[i].first) << i;
+    EXPECT_EQ((*b)[i].name, want[i].second) << i;
+    EXPECT_EQ((*b)[i].note, i) << i;
+  }
+  // Packed through PackKernelArgs (HIP and rocjitsu), each at its offset.
+  KernelData data;
+  data.scalars["alpha"] = 0x3fc00000u;
+  data.extra_args = extra;
+  absl::StatusOr<std::vector<uint8_t>> seg =
+      PackKernelArgs(Twin(), Foreign(), {{"A", 0xa000}, {"C", 0xc000}}, data);
+  ASSERT_TRUE(seg.ok()) << seg.status();
+  EXPECT_EQ(At<uint64_t>(*seg, 0), 0xc000u);
+  EXPECT_EQ(At<uint32_t>(*seg, 8), 64u);
+  EXPECT_EQ(At<uint64_t>(*seg, 16), 0xa000u);
+  EXPECT_EQ(At<uint32_t>(*seg, 24), 0x3fc00000u);
+  EXPECT_EQ(At<uint64_t>(*seg, 28), 0x0807060504030201ull);
+}
+
+TEST(BindKernelArgsTest, NamesEachArgumentThatHasNoValue) {
+  absl::Status st = BindKernelArgs(Twin(), Foreign(), {}).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message(),
+            "the code object's kernel 'k' takes by-value arguments the .kir kernel lacks: 'size M' (by_value, 4 "
+            "bytes at offset 8, unsigned int), 'ld' (by_value, 8 bytes at offset 28); give each a value with --scalar "
+            "NAME=VALUE (the values that make it compute the .kir's shapes)");
+  // A value of the wrong size, and one for no such argument.
+  st = BindKernelArgs(Twin(), Foreign(), {{"size M", B({1, 0, 0, 0})}, {"ld", B({1, 0, 0, 0})}}).status();
+  EXPECT_EQ(st.message(), "the code object's kernel 'k': 'ld' (by_value, 8 bytes at offset 28) is given 4 bytes");
+  st = BindKernelArgs(Twin(), Foreign(),
+                      {{"size M", B({1, 0, 0, 0})}, {"ld", B({1, 0, 0, 0, 0, 0, 0, 0})}, {"N", B({1, 0, 0, 0})}})
+           .status();
+  EXPECT_EQ(st.message(),
+            "a value is given for 'N', which is not a by-value argument of the code object's kernel 'k' that the "
+            ".kir kernel lacks ('ld', 'size M')");
+}
+
+TEST(BindKernelArgsTest, PointersTheTwinLacksAndMismatchedKinds) {
+  KernelNotes n = Foreign();
+  n.args.push_back(Note("work space", "global_buffer", 48, 8));
+  n.args.push_back(Note("flags", "global_buffer", 56, 8));
+  std::map<std::string, std::vector<uint8_t>> extra = {{"size M", B({64, 0, 0, 0})},
+                                                       {"ld", B({1, 2, 3, 4, 5, 6, 7, 8})}};
+  EXPECT_EQ(BindKernelArgs(Twin(), n, extra).status().message(),
+            "the code object's kernel 'k' takes pointer arguments the .kir kernel lacks: 'work space' "
+            "(global_buffer, 8 bytes at offset 48), 'flags' (global_buffer, 8 bytes at offset 56); kirc passes only "
+            "the .kir's buffers: declare each as a buffer argument of the .kir kernel, with the same name");
+  n = Foreign();
+  n.args[3] = Note("alpha", "global_buffer", 24, 8);
+  EXPECT_EQ(BindKernelArgs(Twin(), n, extra).status().message(),
+            "the code object's kernel 'k': the .kir's argument 'alpha' is a scalar (by_value, 4 bytes) but the "
+            "code's is 'alpha' (global_buffer, 8 bytes at offset 24)");
+  n = Foreign();
+  n.args[2].name = "a";
+  EXPECT_EQ(BindKernelArgs(Twin(), n, extra).status().message(),
+            "the code object's kernel 'k' has no argument named 'A' of the .kir kernel (it takes 'C' (global_buffer, "
+            "8 bytes at offset 0), 'size M' (by_value, 4 bytes at offset 8, unsigned int), 'a' (global_buffer, 8 "
+            "bytes at offset 16), 'alpha' (by_value, 4 bytes at offset 24), 'ld' (by_value, 8 bytes at offset 28)): "
+            "give the .kir kernel the code's argument names");
+}
+
+TEST(BindKernelArgsTest, UnnamedMetadataBindsByPosition) {
+  KernelNotes n;
+  n.name = "k";
+  n.args = {Note("", "global_buffer", 0, 8), Note("", "global_buffer", 8, 8), Note("", "by_value", 16, 4)};
+  absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(Twin(), n, {});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)[1].name, "C");
+  EXPECT_EQ((*b)[2].kind, ArgBinding::Kind::kScalar);
+  EXPECT_EQ(BindKernelArgs(Twin(), n, {{"ld", B({1, 0, 0, 0})}}).status().message(),
+            "the code object's kernel 'k' does not name all its arguments in its metadata ((unnamed) "
+            "(global_buffer, 8 bytes at offset 0), (unnamed) (global_buffer, 8 bytes at offset 8), (unnamed) "
+            "(by_value, 4 bytes at offset 16)), so the values given for 'ld' cannot be matched to arguments; its "
+            "arguments are matched to the .kir's by position");
 }
 
 TEST(KernargTest, MetadataTargetAndPickKernel) {

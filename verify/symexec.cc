@@ -1036,6 +1036,16 @@ absl::Status SymExec::RunRange(int begin, int end, int depth) {
 absl::Status SymExec::Run(const MFunction& f) {
   f_ = &f;
   trace_.assign(f.insts.size(), InstTrace{});
+  // Calls, indirect branches and PC-relative addresses: where the code goes
+  // (or what address it computes) depends on the code's own location, which
+  // the verifier does not model.
+  for (size_t i = 0; i < f.insts.size(); ++i)
+    if (Info(f.insts[i].opc).flags & kPcAccess)
+      return absl::UnimplementedError(absl::StrCat(
+          "calls and indirect branches are not supported: [", i, "] ", Info(f.insts[i].opc).mnemonic,
+          f.insts[i].opc == Opc::kSGetpcB64 ? " reads the program counter (PC-relative addresses or a call)"
+          : f.insts[i].opc == Opc::kSSetpcB64 ? " jumps to a computed address (an indirect branch or a return)"
+                                              : " calls a function"));
   // Loops: a label and a later branch back to it; properly nested.
   std::map<int64_t, int> label_at;
   for (size_t i = 0; i < f.insts.size(); ++i)

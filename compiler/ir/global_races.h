@@ -3,9 +3,15 @@
 // emulator (per argument-buffer byte, hw/emu/strict.h check 5): an access
 // races when a thread stores to a location another thread stored or loaded,
 // or loads a location another thread stored, in any order. kirc orders no
-// threads through global memory within a dispatch (no global fences or
-// atomics; hardware runs workgroups in any order), so no barrier or fence
-// is honoured. A thread's own accesses never race.
+// threads through global memory within a dispatch (no global fences;
+// hardware runs workgroups in any order), so no barrier or fence is
+// honoured. A thread's own accesses never race. Atomics (read-modify-writes
+// of other generators' code, RecordAtomicAccess) never race with each
+// other, whatever the threads; an atomic and a plain store of one location
+// by two threads race. A plain load of a location atomics update is no race:
+// compare-and-swap loops (LLVM's expansion of atomicrmw, Tensile's atomic
+// adds) start from such a load, and the swap checks the value it saw; a
+// kernel that uses such a value otherwise is not caught.
 #ifndef KIRC_COMPILER_IR_GLOBAL_RACES_H_
 #define KIRC_COMPILER_IR_GLOBAL_RACES_H_
 
@@ -20,6 +26,11 @@ namespace kir {
 // by two threads or more (and so never stored without a race) has kSeveral in
 // `load` beside one loader's id, and another loader's id in `store`: a later
 // store by either of them still finds a thread that is not itself.
+// A location atomics have accessed has kSeveral in `store` beside the last
+// atomic's id A, and in `load`: 0 when every atomic so far is by A's
+// thread, the id of an atomic by another thread when there is one (no plain
+// store then, or it would have raced), or kSeveral alone when A's thread
+// made plain stores too (then only that thread may store or update it).
 template <typename Id>
 struct RaceSlots {
   static_assert(std::is_unsigned_v<Id>);
@@ -32,7 +43,8 @@ struct RaceSlots {
 template <typename Id>
 struct PriorAccess {
   Id id;
-  bool stored;  // the earlier access was a store (else a load)
+  bool stored;          // the earlier access was a store (else a load)
+  bool atomic = false;  // it was an atomic (read-modify-write)
 };
 
 // Records access `now` (a store if `write`) of the location `s` by a thread
@@ -41,6 +53,14 @@ struct PriorAccess {
 template <typename Id, typename Mine>
 std::optional<PriorAccess<Id>> RecordAccess(RaceSlots<Id>& s, Id now, bool write, Mine mine) {
   constexpr Id kSeveral = RaceSlots<Id>::kSeveral;
+  if (s.store & kSeveral) {  // atomics accessed it
+    if (!write) return std::nullopt;  // a load sees some value (a compare-and-swap loop's guess)
+    const Id a = s.store & ~kSeveral;
+    if (!mine(a)) return PriorAccess<Id>{a, true, true};
+    if (s.load != 0 && s.load != kSeveral) return PriorAccess<Id>{s.load, true, true};
+    s.load = kSeveral;  // A's thread, alone, mixes plain stores in
+    return std::nullopt;
+  }
   if (s.load & kSeveral) {
     const Id last = s.load & ~kSeveral;
     // One of the two recorded loaders is another thread.
@@ -60,6 +80,28 @@ std::optional<PriorAccess<Id>> RecordAccess(RaceSlots<Id>& s, Id now, bool write
     s.store = s.load;
     s.load = now | kSeveral;
   }
+  return std::nullopt;
+}
+
+// Records atomic access `now` of the location `s` (as RecordAccess): it
+// races only with a plain access by another thread, before or after it.
+template <typename Id, typename Mine>
+std::optional<PriorAccess<Id>> RecordAtomicAccess(RaceSlots<Id>& s, Id now, Mine mine) {
+  constexpr Id kSeveral = RaceSlots<Id>::kSeveral;
+  if (s.store & kSeveral) {
+    const Id a = s.store & ~kSeveral;
+    // a's thread stored to it plainly too: the race is with those stores.
+    if (s.load == kSeveral && !mine(a)) return PriorAccess<Id>{a, true, true};
+    if (!mine(a)) s.load = a;  // an atomic by another thread than now's
+    s.store = now | kSeveral;
+    return std::nullopt;
+  }
+  // Plain accesses so far: a race with another thread's store (loads only:
+  // several loaders, whose `store` holds a loader, or one).
+  const bool stored = !(s.load & kSeveral) && s.store != 0;
+  if (stored && !mine(s.store)) return PriorAccess<Id>{s.store, true};
+  s.store = now | kSeveral;
+  s.load = stored ? kSeveral : 0;
   return std::nullopt;
 }
 

@@ -57,9 +57,24 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
       mi.opc == Opc::kVCndmaskB32)
     mn += "_e64";
   InstClass cls = info.cls;
+  if (info.layout == OperandLayout::kGlobalAtomicRtnLayout) {
+    // A returning global atomic: "vdst, vaddr, vdata, saddr|off" and the
+    // return bit (glc; sc0 where the cache bits are spelled so).
+    std::string s = mn;
+    for (OpName n : {OpName::kVdst, OpName::kVaddr, OpName::kVdata}) {
+      const MOperand* o = FindOperand(mi, n);
+      absl::StrAppend(&s, n == OpName::kVdst ? " " : ", ", o != nullptr ? OperandText(*o) : "?");
+    }
+    const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
+    absl::StrAppend(&s, ", ", saddr != nullptr ? OperandText(*saddr) : "off");
+    if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
+    absl::StrAppend(&s, t.cache_bits_sc ? " sc0" : " glc");
+    return s;
+  }
   if (info.flags & kGlobalAddr) {
-    // llvm-mc's order: loads "vdst, vaddr, saddr|off", stores "vaddr, vdata,
-    // saddr|off" (the layout keeps vdata first for both).
+    // llvm-mc's order: loads "vdst, vaddr, saddr|off", stores (and atomics
+    // without a return) "vaddr, vdata, saddr|off" (the layout keeps vdata
+    // first for both).
     const MOperand* data = FindOperand(mi, cls == InstClass::kVmemStore ? OpName::kVdata : OpName::kVdst);
     const MOperand* addr = FindOperand(mi, OpName::kVaddr);
     const MOperand* saddr = FindOperand(mi, OpName::kSaddr);

@@ -64,6 +64,7 @@ enum class OperandLayout : uint8_t {
   kGlobalStoreLayout,  // vdata, vaddr [, saddr] (vdata first, as buffer stores)
   kDsReadLayout,       // vdst, addr
   kDsWriteLayout,      // addr, data0 [, data1]
+  kGlobalAtomicRtnLayout,  // vdst, vaddr, vdata [, saddr] (a returning global atomic)
 };
 
 // Opcodes kirc emits. MFMA is one opcode; MInst::mfma says which.
@@ -91,6 +92,8 @@ enum OpcFlags : uint32_t {
   kBranch = 1u << 11,     // SOPP branch: operand 0 is the target
   kGlobalAddr = 1u << 12, // FLAT global_*: 64-bit VGPR address, or SGPR base + 32-bit VGPR offset
   kPseudo = 1u << 13,     // not an instruction: a label (ops[0] = Imm(label id)); no wait state
+  kPcAccess = 1u << 14,   // reads or writes the program counter: s_getpc/s_setpc/s_swappc_b64 (calls,
+                          // indirect branches, PC-relative addresses)
 };
 
 struct OpcInfo {
@@ -194,7 +197,8 @@ struct MFunction {
   std::pair<int, int> Root(int vreg) const;
 };
 
-// What a buffer_*, global_* or ds_* instruction moves: `comps` components of
+// What a buffer_*, global_* or ds_* load or store moves (global atomics move
+// nothing here: GlobalAtomicOf in semantics.h): `comps` components of
 // `bytes` bytes each, to or from LDS or global memory (Info(o).flags &
 // kGlobalAddr tells global_* from buffer_*); all zero for other opcodes.
 // `addrs` is 1, or 2 for DS read2/write2: comps / 2 components at each of two

@@ -29,6 +29,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
   static constexpr OpName kGlobalStore[] = {N::kVdata, N::kVaddr, N::kSaddr};
   static constexpr OpName kDsRead[] = {N::kVdst, N::kAddr};
   static constexpr OpName kDsWrite[] = {N::kAddr, N::kData0, N::kData1};
+  static constexpr OpName kGlobalAtomicRtn[] = {N::kVdst, N::kVaddr, N::kVdata, N::kSaddr};
   switch (l) {
     case OperandLayout::kNoOperands: return {};
     case OperandLayout::kSimm16Layout: return kSimm16;
@@ -47,6 +48,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
     case OperandLayout::kGlobalStoreLayout: return kGlobalStore;
     case OperandLayout::kDsReadLayout: return kDsRead;
     case OperandLayout::kDsWriteLayout: return kDsWrite;
+    case OperandLayout::kGlobalAtomicRtnLayout: return kGlobalAtomicRtn;
   }
   return {};
 }
@@ -54,7 +56,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
 // A def the instruction also reads (RegAccessKinds::kTiedReads).
 bool TiedDef(Opc opc) {
   return (Info(opc).flags & kDefMerges) || opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32 ||
-         opc == Opc::kVMacF32 || opc == Opc::kVFmacF32;
+         opc == Opc::kVMacF32 || opc == Opc::kVFmacF32 || opc == Opc::kSCmovB32;
 }
 
 }  // namespace

@@ -89,7 +89,8 @@ enum RegAccessKinds : uint32_t {
   kExplicitAccesses = 1u << 0,  // register and special-register operands
   kImplicitAccesses = 1u << 1,  // VCC/EXEC/SCC effects of OpcFlags
   kTiedReads = 1u << 2,  // a def the instruction also reads: d16 loads (kDefMerges) keep
-                         // half of it, s_addk/s_mulk and v_mac/v_fmac accumulate into it
+                         // half of it, s_addk/s_mulk and v_mac/v_fmac accumulate into it,
+                         // s_cmov_b32 keeps it when SCC is 0
   kPhysicalOnly = 1u << 3,      // leave out virtual registers
   kAllAccesses = kExplicitAccesses | kImplicitAccesses | kTiedReads,
 };

@@ -144,6 +144,7 @@ std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector
     case Opc::kSAddI32:
     case Opc::kSAddkI32:
     case Opc::kVAddCoU32:
+    case Opc::kVAddI32:  // without clamp (EvalIntOpClamped: with it)
       return d.Add(s[0], s[1]);
     case Opc::kSSubI32:
     case Opc::kVSubCoU32:
@@ -260,6 +261,97 @@ std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector
     default:
       return std::nullopt;
   }
+}
+
+// The result of integer opcode `opc` with the VOP3 `clamp` bit set, which
+// makes an integer add saturate instead of wrap: v_add_i32 to [-2^31,
+// 2^31 - 1], v_add_u32 to [0, 2^32 - 1] (LLVM 22 selects llvm.sadd.sat.i32
+// as `v_add_i32 ... clamp` and llvm.uadd.sat.i32 as `v_add_u32_e64 ...
+// clamp` for gfx90a; amdgcn-isa-notes.md section 7: "wraps mod 2^32 unless
+// clamp is given"). nullopt for other opcodes (their clamp is not modelled:
+// refuse them).
+template <class D>
+std::optional<typename D::V> EvalIntOpClamped(const D& d, Opc opc, const std::vector<typename D::V>& s) {
+  using V = typename D::V;
+  using namespace sem_detail;
+  switch (opc) {
+    case Opc::kVAddI32: {
+      const V r = d.Add(s[0], s[1]);
+      // Signed overflow: both sources of one sign, the sum of the other; it
+      // saturates towards the sources' sign.
+      const V overflow = IsNeg(d, d.And(d.Xor(s[0], r), d.Xor(s[1], r)));
+      return d.Select(overflow, d.Select(IsNeg(d, s[0]), d.Const(0x80000000u), d.Const(0x7fffffffu)), r);
+    }
+    case Opc::kVAddU32: {
+      const V r = d.Add(s[0], s[1]);
+      return d.Select(d.Ult(r, s[0]), d.Const(0xffffffffu), r);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// s_cmov_b32 sdst, src0: the new sdst from src0, sdst's old value and SCC
+// (0 or 1): src0 when SCC is 1, else the old value (CDNA3 ISA guide,
+// S_CMOV_B32: "if SCC then D.u32 = S0.u32"). Not in EvalIntOp, whose
+// sources lack the old value: an interpreter calls this with it (the
+// verifier, which does not, takes the result as unknown).
+template <class D>
+typename D::V EvalCmovB32(const D& d, const typename D::V& src0, const typename D::V& old,
+                          const typename D::V& scc) {
+  return d.Select(scc, src0, old);
+}
+
+// The address s_getpc_b64 and s_swappc_b64 write: the next instruction's,
+// `size` bytes after the one at `addr` (CDNA3 ISA guide, S_GETPC_B64: "D.u64
+// = PC + 4", PC the instruction's own address, 4 its SOP1 size);
+// s_setpc_b64 and s_swappc_b64 jump to the address in src0 (S_SETPC_B64:
+// "PC = S0.u64"; S_SWAPPC_B64: "jump_addr = S0.u64; D.u64 = PC + 4; PC =
+// jump_addr"). The verifier refuses these (calls, indirect branches).
+inline uint64_t PcAfter(uint64_t addr, int size) { return addr + static_cast<uint64_t>(size); }
+
+// ---------------------------------------------------------------------------
+// Global atomics (global_atomic_*: the FLAT global segment, addresses as
+// GlobalAddress below). Each active lane, indivisibly, on the naturally
+// aligned dword at its address: tmp = MEM; MEM = op(tmp, DATA); and in the
+// returning form (the glc bit, spelled sc0 on gfx942: llvm-mc 22 accepts
+// `global_atomic_add v0, v[0:1], v2, off glc` for gfx908/90a and `... sc0`
+// for gfx942, encoding bit 16 of the instruction in both) vdst = tmp. The
+// lanes of one instruction act one after another in an order the hardware
+// does not specify (the emulator takes lane order). CDNA3 ISA guide,
+// "Global Instructions" (GLOBAL_ATOMIC_ADD: MEM[ADDR] += DATA;
+// GLOBAL_ATOMIC_CMPSWAP: src = DATA[0], cmp = DATA[1], MEM[ADDR] = tmp ==
+// cmp ? src : tmp; RETURN_DATA = tmp; GLOBAL_ATOMIC_ADD_F32).
+//   kAddU32:     MEM = tmp + DATA, mod 2^32
+//   kCmpswapB32: DATA is the pair {src, cmp}: MEM = tmp == cmp ? src : tmp
+//   kAddF32:     MEM = tmp + DATA in f32, rounded to nearest even; f32
+//                denormals flushed on gfx908/90a (TargetInfo::
+//                atomic_add_f32_denormals); gfx908 has no returning form
+enum class AtomicOp : uint8_t { kNone, kAddU32, kCmpswapB32, kAddF32 };
+struct GlobalAtomic {
+  AtomicOp op = AtomicOp::kNone;
+  bool returns = false;  // vdst receives tmp
+  int data_dwords = 0;   // vdata: 1, cmpswap 2
+  Opc returning = Opc::kNumOpcodes;  // the returning form of a non-returning opcode
+};
+inline GlobalAtomic GlobalAtomicOf(Opc o) {
+  switch (o) {
+    case Opc::kGlobalAtomicAdd: return {AtomicOp::kAddU32, false, 1, Opc::kGlobalAtomicAddRtn};
+    case Opc::kGlobalAtomicAddRtn: return {AtomicOp::kAddU32, true, 1, Opc::kGlobalAtomicAddRtn};
+    case Opc::kGlobalAtomicCmpswap: return {AtomicOp::kCmpswapB32, false, 2, Opc::kGlobalAtomicCmpswapRtn};
+    case Opc::kGlobalAtomicCmpswapRtn: return {AtomicOp::kCmpswapB32, true, 2, Opc::kGlobalAtomicCmpswapRtn};
+    case Opc::kGlobalAtomicAddF32: return {AtomicOp::kAddF32, false, 1, Opc::kGlobalAtomicAddF32Rtn};
+    case Opc::kGlobalAtomicAddF32Rtn: return {AtomicOp::kAddF32, true, 1, Opc::kGlobalAtomicAddF32Rtn};
+    default: return {};
+  }
+}
+
+// The new memory dword of an integer atomic (kAddU32, kCmpswapB32) from the
+// old one and the lane's data dwords.
+template <class D>
+typename D::V AtomicIntResult(const D& d, AtomicOp op, const typename D::V& mem, const typename D::V& data0,
+                              const typename D::V& data1) {
+  return op == AtomicOp::kCmpswapB32 ? d.Select(d.Eq(mem, data1), data0, mem) : d.Add(mem, data0);
 }
 
 // True for the SALU opcodes that read or write 64-bit operands (s_mov_b64,

@@ -82,6 +82,68 @@ size_t FindKeyColon(absl::string_view text) {
   return absl::string_view::npos;
 }
 
+// Appends the character of the escape sequence at text[*i] == '\\' of a
+// double-quoted YAML scalar (YAML 1.2, "Escaped Characters": LLVM's YAML
+// writer uses \\, \", \xHH, \uHHHH, \UHHHHHHHH and the one-letter forms for
+// what it cannot print) and leaves *i on its last character. Code points are
+// written as UTF-8. Error (naming the line) for an unknown escape.
+absl::Status AppendEscape(absl::string_view text, size_t* i, int lineno, std::string* out) {
+  const char e = text[++*i];
+  auto utf8 = [&](uint32_t cp) {
+    if (cp < 0x80) {
+      out->push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out->push_back(static_cast<char>(0xc0 | cp >> 6));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+      out->push_back(static_cast<char>(0xe0 | cp >> 12));
+      out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else {
+      out->push_back(static_cast<char>(0xf0 | cp >> 18));
+      out->push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    }
+  };
+  switch (e) {
+    case '0': out->push_back('\0'); return absl::OkStatus();
+    case 'a': out->push_back('\a'); return absl::OkStatus();
+    case 'b': out->push_back('\b'); return absl::OkStatus();
+    case 't': case '\t': out->push_back('\t'); return absl::OkStatus();
+    case 'n': out->push_back('\n'); return absl::OkStatus();
+    case 'v': out->push_back('\v'); return absl::OkStatus();
+    case 'f': out->push_back('\f'); return absl::OkStatus();
+    case 'r': out->push_back('\r'); return absl::OkStatus();
+    case 'e': out->push_back('\x1b'); return absl::OkStatus();
+    case ' ': case '"': case '/': case '\\': out->push_back(e); return absl::OkStatus();
+    case 'N': utf8(0x85); return absl::OkStatus();
+    case '_': utf8(0xa0); return absl::OkStatus();
+    case 'L': utf8(0x2028); return absl::OkStatus();
+    case 'P': utf8(0x2029); return absl::OkStatus();
+    case 'x': case 'u': case 'U': {
+      const size_t n = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+      uint32_t cp = 0;
+      if (*i + n >= text.size())  // the digits, and the closing quote after them
+        return ErrorAt(lineno, absl::StrCat("escape \\", std::string(1, e), " needs ", n, " hex digits"));
+      for (size_t k = 1; k <= n; ++k) {
+        const char h = text[*i + k];
+        const char lower = static_cast<char>(h | 0x20);
+        const int v = absl::ascii_isdigit(h) ? h - '0' : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
+        if (v < 0) return ErrorAt(lineno, absl::StrCat("escape \\", std::string(1, e), " needs ", n, " hex digits"));
+        cp = cp << 4 | static_cast<uint32_t>(v);
+      }
+      *i += n;
+      if (e == 'x') out->push_back(static_cast<char>(cp));  // a byte, as LLVM writes one
+      else if (cp > 0x10ffff) return ErrorAt(lineno, "escape \\U beyond U+10FFFF");
+      else utf8(cp);
+      return absl::OkStatus();
+    }
+    default:
+      return ErrorAt(lineno, absl::StrCat("unknown escape '\\", std::string(1, e), "' in a double-quoted string"));
+  }
+}
+
 class YamlParser {
  public:
   explicit YamlParser(std::vector<Line> lines) : lines_(std::move(lines)) {}
@@ -230,13 +292,8 @@ class YamlParser {
           break;
         }
         if (c == '"' && d == '\\' && i + 1 < text.size()) {
-          char e = text[++i];
-          switch (e) {
-            case 'n': out.push_back('\n'); break;
-            case 't': out.push_back('\t'); break;
-            case '0': out.push_back('\0'); break;
-            default: out.push_back(e); break;
-          }
+          absl::Status e = AppendEscape(text, &i, lineno, &out);
+          if (!e.ok()) return e;
           continue;
         }
         out.push_back(d);
@@ -395,6 +452,8 @@ absl::StatusOr<ArgNote> ParseArg(const YamlNode& node, const std::string& kernel
   KIRC_ASSIGN_OR_RETURN(a.value_kind, GetString(node, ".value_kind", what, true));
   KIRC_ASSIGN_OR_RETURN(a.name, GetString(node, ".name", what, false));
   KIRC_ASSIGN_OR_RETURN(a.actual_access, GetString(node, ".actual_access", what, false));
+  KIRC_ASSIGN_OR_RETURN(a.type_name, GetString(node, ".type_name", what, false));
+  KIRC_ASSIGN_OR_RETURN(a.value_type, GetString(node, ".value_type", what, false));
   return a;
 }
 

@@ -21,6 +21,12 @@ struct ArgNote {
   std::string value_kind;     // .value_kind (required), e.g. "global_buffer", "by_value"
   std::string name;           // .name, "" if absent
   std::string actual_access;  // .actual_access ("read_only", ...), "" if absent
+  // The source type when the compiler recorded it: .type_name ("float",
+  // "unsigned int", "size_t", "float*"; OpenCL with -cl-kernel-arg-info,
+  // HIP) or the v3-era .value_type ("f32", "i32", "u32", "struct"; Tensile
+  // still writes it). "" if absent. `kirc run --scalar` types by them.
+  std::string type_name;
+  std::string value_type;
 };
 
 // The metadata of one kernel (one entry of `amdhsa.kernels`). Sizes are in bytes;

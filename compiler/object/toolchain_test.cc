@@ -997,6 +997,65 @@ TEST(ParseKernelNotesTest, TwoKernelsQuotedNamesNoAgprs) {
   EXPECT_TRUE((*k)[1].args.empty());
 }
 
+// Argument names other compilers write (spaces, colons, '#', quotes,
+// non-ASCII, control characters): LLVM 22 assembles them from YAML source
+// into the note and prints them back quoted as it likes (plain, '...' or
+// "..." with escapes); ParseKernelNotes must give back the exact bytes, and
+// the types it records.
+TEST(ParseKernelNotesTest, UnusualArgumentNamesAsLlvmPrintsThem) {
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  const std::vector<std::string> names = {"my src", "dst: out #1", "it's \"q\"", "caf\xc3\xa9 \xe2\x82\xac",
+                                          "tab\there", " lead", "-dash", "x\\y", "on", "{b}", "bell\x07"};
+  std::string yaml = "amdhsa.kernels:\n  - .args:\n";
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string quoted;
+    for (char c : names[i]) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      if (c == '\t') quoted += "\\t";
+      else if (c == '\x07') quoted += "\\a";
+      else quoted += c;
+    }
+    absl::StrAppend(&yaml, "      - .name: \"", quoted, "\"\n        .offset: ", 4 * i, "\n        .size: 4\n",
+                    "        .value_kind: by_value\n        .type_name: ", i == 0 ? "'unsigned int'" : "float", "\n");
+  }
+  absl::StrAppend(&yaml,
+                  "    .group_segment_fixed_size: 0\n    .kernarg_segment_align: 8\n    .kernarg_segment_size: ",
+                  4 * names.size(), "\n    .max_flat_workgroup_size: 64\n    .name: k\n    .symbol: k.kd\n",
+                  "    .private_segment_fixed_size: 0\n    .sgpr_count: 8\n    .vgpr_count: 4\n",
+                  "    .wavefront_size: 64\namdhsa.version:\n  - 1\n  - 2\n");
+  const std::string src = absl::StrCat(".amdgpu_metadata\n---\n", yaml, "...\n.end_amdgpu_metadata\n");
+  absl::StatusOr<std::string> obj = AssembleToObject(*bin, src, "gfx90a");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  absl::StatusOr<std::string> notes = ReadElfNotes(*bin, *obj);
+  ASSERT_TRUE(notes.ok()) << notes.status();
+  absl::StatusOr<std::vector<KernelNotes>> k = ParseKernelNotes(*notes);
+  ASSERT_TRUE(k.ok()) << k.status() << "\n" << *notes;
+  ASSERT_EQ(k->size(), 1u);
+  ASSERT_EQ((*k)[0].args.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ((*k)[0].args[i].name, names[i]) << *notes;
+  EXPECT_EQ((*k)[0].args[0].type_name, "unsigned int");
+  EXPECT_EQ((*k)[0].args[1].type_name, "float");
+  // LLVM quotes at least the names with ':', '#', quotes or a leading blank.
+  EXPECT_HAS_SUBSTR(*notes, "'dst: out #1'");
+}
+
+// Double-quoted escapes of YAML 1.2 (what LLVM's writer uses for bytes it
+// cannot print), decoded to UTF-8; an unknown escape is an error.
+TEST(ParseKernelNotesTest, DoubleQuotedEscapes) {
+  std::string text = kTwoKernels;
+  text.replace(text.find("\"out ptr\""), 9, R"("a\x41\u00e9\U0001F600\"\\\/\ \tz")");
+  absl::StatusOr<std::vector<KernelNotes>> k = ParseKernelNotes(text);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ((*k)[0].args[1].name, "aA\xc3\xa9\xf0\x9f\x98\x80\"\\/ \tz");
+  text = kTwoKernels;
+  text.replace(text.find("\"out ptr\""), 9, R"("a\qb")");
+  EXPECT_HAS_SUBSTR(std::string(ParseKernelNotes(text).status().message()), "unknown escape '\\q'");
+  text = kTwoKernels;
+  text.replace(text.find("\"out ptr\""), 9, R"("a\u12")");
+  EXPECT_HAS_SUBSTR(std::string(ParseKernelNotes(text).status().message()), "needs 4 hex digits");
+}
+
 TEST(ParseKernelNotesTest, ErrorsInsteadOfCrashes) {
   EXPECT_EQ(ParseKernelNotes("").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(ParseKernelNotes("Displaying notes found in: .note\n").status().code(),

@@ -16,7 +16,7 @@ constexpr TargetInfo kGfx90a{Gfx::kGfx90a, "gfx90a", 256, 256, true, 8, 102, tru
                              32,    8,     63,    15,    7,    0x03f};
 constexpr TargetInfo kGfx942{Gfx::kGfx942, "gfx942", 256, 256, true, 8, 102, true,
                              false, true,  true,  true,  true,  false, true,  65536,
-                             32,    8,     63,    15,    7,    0x04c, true, true, true};
+                             32,    8,     63,    15,    7,    0x04c, true, true, true,  true};
 
 }  // namespace
 

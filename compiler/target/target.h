@@ -47,6 +47,16 @@ struct TargetInfo {
   // AMDGPUUsage processor table: gfx942 has "Architected flat scratch"
   // (gfx908/90a: "Absolute flat scratch").
   bool architected_flat_scratch = false;
+  // global_atomic_add_f32 keeps f32 denormals (gfx942); on gfx908/90a it
+  // flushes them, inputs and result, to zero of the same sign. LLVM 22
+  // selects it for `atomicrmw fadd` on gfx908/90a only when the function's
+  // f32 denormal mode is preserve-sign (SIISelLowering.cpp: the instruction
+  // is used only when the FP mode matches the global FP atomic mode) and
+  // on gfx942 in IEEE mode too: `llc -mcpu=gfx90a` of an atomicrmw fadd
+  // emits global_atomic_add_f32 with "denormal-fp-math-f32"="preserve-sign"
+  // and a global_atomic_cmpswap loop without it; `-mcpu=gfx942` emits
+  // global_atomic_add_f32 for both (checked with LLVM 22.1.8).
+  bool atomic_add_f32_denormals = false;
 };
 
 // SGPR allocation of a GFX9 wavefront (gfx908/90a/942). AMDGPUUsage,

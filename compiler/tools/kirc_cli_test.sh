@@ -429,6 +429,55 @@ a=$(sed -n 's/^scalars: a = \([0-9.e+-]*\) (f32)$/\1/p' scal.txt)
 [ -n "$a" ] || fail "no scalars line: $(cat scal.txt)"
 grep -q "^  \"a\": {\"type\": \"f32\", \"value\": $a, \"bits\": \"0x[0-9a-f]\{8\}\"}$" scal_dump/scal.scalars.json \
   || fail "scalars.json: $(cat scal_dump/scal.scalars.json) (report: a = $a)"
+# --scalar and --input (issue 17): the dump's input read back, a scalar set;
+# one pass, bit for bit (no mfma), the report saying where the values came from.
+"$kirc" run scal.kir --device=emu --scalar a=1.5 --input x=scal_dump/x.in.npy --dump=scal_dump2 > scal_in.txt \
+  || { cat scal_in.txt; fail "run --scalar --input exit $?"; }
+has -xF "inputs: from files: x from scal_dump/x.in.npy; scalars from --scalar: a = 1.5 (f32, 0x3fc00000); the rest random (seed 1); the kernel has no mfma or gemm, so both sides evaluate IEEE ops in program order whatever the values: the output must equal the reference bit for bit (any NaN for a NaN)" scal_in.txt \
+  || fail "--input report: $(cat scal_in.txt)"
+has -xF "scalars: a = 1.5 (f32, --scalar)" scal_in.txt || fail "--scalar report: $(cat scal_in.txt)"
+has -x "PASS: the output matches the KIR reference" scal_in.txt || fail "--input run: $(cat scal_in.txt)"
+cmp -s scal_dump/x.in.npy scal_dump2/x.in.npy || fail "--dump of an --input file differs from the file"
+grep -q -- "--scalar NAME=VALUE" help.txt && grep -q -- "--input NAME=FILE.npy" help.txt || fail "--help lacks --scalar/--input"
+expect_error "--scalar needs NAME=VALUE (a scalar argument and its value, e.g. --scalar alpha=1.5 or --scalar lda=0x40), not 'a'" run scal.kir --scalar a
+expect_error "--scalar b=1: kernel 'scal' has no scalar argument 'b' (its scalars: a)" run scal.kir --device=emu --scalar b=1
+expect_error "--scalar a=zz: 'zz' is not a valid f32 value" run scal.kir --device=emu --scalar a=zz
+expect_error "--scalar x=1: 'x' is a buffer argument of kernel 'scal': give its contents with --input x=FILE.npy" run scal.kir --device=emu --scalar x=1
+expect_error "--scalar a is given twice" run scal.kir --device=emu --scalar a=1 --scalar a=2
+expect_error "--input x=canon.kir: not a .npy file" run scal.kir --device=emu --input x=canon.kir
+expect_error "--input x=none.npy: " run scal.kir --device=emu --input x=none.npy
+expect_error "--input a=scal_dump/x.in.npy: 'a' is a scalar argument of kernel 'scal'" run scal.kir --device=emu --input a=scal_dump/x.in.npy
+expect_error "--inputs=exact: exact inputs are values kirc chooses" run scal.kir --device=emu --inputs=exact --scalar a=2
+expect_error "--scalar is an option of \`kirc run\`, not of \`kirc verify\`" verify scal.kir --scalar a=1
+# A foreign-looking code object: kirc's copy_f32 with num_records read from a
+# by-value argument "n bytes" the .kir lacks, and no amdhsa.target.
+"$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack- -o foreign.s || fail "foreign asm"
+sed -e 's/^  s_load_dwordx2 s\[8:9\], s\[0:1\], 0x8$/&\n  s_load_dword s6, s[0:1], 0x10/' -e '/^  s_mov_b32 s6, 0x8000$/d' \
+    -e 's/^  s_mov_b32 s10, 0x8000$/  s_mov_b32 s10, s6/' -e 's/\.amdhsa_kernarg_size 16/.amdhsa_kernarg_size 24/' \
+    -e 's/\.kernarg_segment_size: 16/.kernarg_segment_size: 24/' -e '/^amdhsa.target:/d' \
+    -e 's/^    \.args:$/&\n      - .name: "n bytes"\n        .offset: 16\n        .size: 4\n        .value_kind: by_value\n        .type_name: '"'unsigned int'"'/' \
+    foreign.s > foreign_edit.s
+has -F '.name: "n bytes"' foreign_edit.s && has -F "s_mov_b32 s10, s6" foreign_edit.s || fail "foreign: the edit did not apply"
+"$llvm"/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx90a -mattr=-xnack -filetype=obj foreign_edit.s -o foreign.o \
+  || fail "foreign llvm-mc"
+"$llvm"/ld.lld -shared foreign.o -o foreign.hsaco || fail "foreign ld.lld"
+"$llvm"/llvm-readelf --notes foreign.hsaco | has "amdhsa.target" && fail "foreign.hsaco still has amdhsa.target"
+"$kirc" run work/copy_f32.kir --device=emu --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=32768" \
+  > foreign.txt || { cat foreign.txt; fail "foreign run exit $?"; }
+has -xF "arguments of the code object the .kir lacks (--scalar): n bytes = 32768 (u32, 0x00008000)" foreign.txt \
+  || fail "foreign report: $(cat foreign.txt)"
+has -x "PASS: the output matches the KIR reference" foreign.txt || fail "foreign run: $(cat foreign.txt)"
+# Half the bytes: half of dst is dropped, an output check failure (exit 1).
+"$kirc" run work/copy_f32.kir --device=emu --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=0x4000" \
+  > foreign_half.txt; st=$?
+[ $st -eq 1 ] || fail "foreign run with half the bytes: exit $st (want 1)"
+has -F "FAIL (4096 elements out of tolerance)" foreign_half.txt || fail "foreign half: $(cat foreign_half.txt)"
+expect_error "takes a by-value argument the .kir kernel lacks: 'n bytes' (by_value, 4 bytes at offset 16, unsigned int); give each a value with --scalar NAME=VALUE" \
+  run work/copy_f32.kir --device=emu --mcpu=gfx90a:xnack- --code-object=foreign.hsaco
+expect_error "its metadata has no amdhsa.target, so its target comes from its ELF header: e_flags 0x63f (code object v5: EF_AMDGPU_MACH 0x03f = gfx90a, xnack-, sramecc any) is gfx90a:xnack-, not gfx90a (use --mcpu=gfx90a:xnack-" \
+  run work/copy_f32.kir --device=emu --mcpu=gfx90a --code-object=foreign.hsaco --scalar "n bytes=32768"
+expect_error "--scalar n bytes=-1: '-1' is not a valid u32 value: it is out of range for u32 [0, 4294967295]" \
+  run work/copy_f32.kir --device=emu --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=-1"
 # --inputs (issue 13): a gemm runs exact inputs by default and must match bit
 # for bit; random inputs get the per-element worst-case rounding bound;
 # adversarial inputs are refused for MFMA kernels.

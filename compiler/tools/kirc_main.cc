@@ -194,13 +194,37 @@ Options for run (and --mcpu, --llvm-bin as above):
                     report, the outputs, the first error and the
                     --max-instructions verdict are the same for every N
   --code-object=PATH
-                    run this code object (e.g. a kir_kernel build output)
-                    instead of compiling FILE.kir; its metadata must name
-                    FILE.kir's kernel, arguments and target
+                    run this code object (a kir_kernel build output, or
+                    another compiler's: hipBLASLt, aiter, clang) instead of
+                    compiling FILE.kir, its twin: its kernel is FILE.kir's,
+                    its arguments are bound to FILE.kir's by name (in any
+                    order; by position when its metadata leaves names out)
+                    and its target ID must be --mcpu's (from its metadata's
+                    amdhsa.target, or else from its ELF header's e_flags)
+  --scalar NAME=VALUE
+                    (repeatable) a scalar argument's value, typed as the
+                    argument is: integers in decimal or 0x hexadecimal
+                    (the bits), floats in decimal, inf, nan or C
+                    hexadecimal (0x1.8p-3). A scalar of FILE.kir: the value
+                    the device and the reference interpreter both use. With
+                    --code-object, a by-value argument FILE.kir lacks (sizes,
+                    strides, ld), by its metadata name (quote names with
+                    spaces): each must be given; pointer arguments FILE.kir
+                    lacks are an error
+  --input NAME=FILE.npy
+                    (repeatable) buffer NAME's input from a .npy file:
+                    dtype as --dump writes it (<f4 f32, <f2 f16, <i4 i32,
+                    <u2 bf16's raw bits), NAME's shape or flat, C order.
+                    With --input, or --scalar for a scalar of FILE.kir, the
+                    run is one pass on those values (the rest generated as
+                    --inputs says; not exact), compared bit for bit when
+                    the kernel has no mfma/gemm, else within the rounding
+                    bound; the report says which inputs came from files
   --dump=DIR        write each buffer's input, output and reference as
                     DIR/NAME.{in,out,ref}.npy (and NAME.cross.npy, the
                     second device's output, with --device=A,B), and the
-                    scalar arguments as DIR/KERNEL.scalars.json
+                    scalar arguments as DIR/KERNEL.scalars.json (--input
+                    reads NAME.in.npy back)
   Exit status 0 when every output is within tolerance, 1 when one is not,
   2 for errors (a kernel without a writable buffer, reads of LDS no thread
   wrote, an exhausted instruction budget, ...).
@@ -348,6 +372,8 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--max-instructions", "an integer from 0 (no limit) to 9223372036854775807"},
     {"--threads", "an integer from 1 to 1024"},
     {"--code-object", "a path"},
+    {"--scalar", "NAME=VALUE, a scalar argument's value (e.g. --scalar alpha=1.5, --scalar lda=0x40)"},
+    {"--input", "NAME=FILE.npy, a buffer's input (e.g. --input A=a.npy)"},
     {"--asm", "a path"},
     {"--lds-base", "NAME=BYTES pairs separated by commas"},
     {"--dump", "a directory"},
@@ -366,7 +392,7 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
         "--print-after", "--stop-after", "--time-passes", "--verify-machineinstrs"}},
       {"run",
        {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
-        "--inputs", "--threads"}},
+        "--inputs", "--threads", "--scalar", "--input"}},
       {"verify", {"--mcpu", "--code-object", "--asm", "--lds-base", "--llvm-bin"}},
       {"opt", {"--mcpu", "--run-pass", "--output", "-o"}},
       {"", {"--llvm-bin"}},
@@ -490,10 +516,16 @@ int VerifyCommand(const std::string& file, const std::string& mcpu, const std::s
   return v->all_proved ? 0 : kExitCheckFailed;
 }
 
+// The values `kirc run` takes from the command line for the run itself.
+struct RunValues {
+  std::vector<std::pair<std::string, std::string>> scalars;      // --scalar NAME=VALUE
+  std::vector<std::pair<std::string, std::string>> input_files;  // --input NAME=FILE.npy
+};
+
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
                const std::string& rocjitsu_dir, uint64_t seed, const std::string& dump_dir, const std::string& code_object,
                const std::optional<std::string>& llvm_flag, int64_t max_instructions, const std::string& inputs,
-               int threads) {
+               int threads, const RunValues& values) {
   if (file.empty()) return Fail("run needs a .kir file (see kirc --help)");
   const std::vector<std::string> devices = absl::StrSplit(device, ',');
   for (const std::string& d : devices)
@@ -602,6 +634,8 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ro.max_reference_wave_ops = max_instructions;
   ro.budget_hint = budget_hint;
   ro.threads = threads;
+  ro.scalars = values.scalars;
+  ro.input_files = values.input_files;
   if (devs.size() == 2) ro.cross_check = devs[1].get();
   absl::StatusOr<kir::RunReport> r = kir::RunAndCheck(*k, *dev, ro);
   if (!r.ok()) return Fail(r.status());
@@ -752,6 +786,7 @@ int KircMain(int argc, char** argv) {
   PipelineFlags pipeline;
   std::string device = "auto", rocjitsu_dir, dump_dir, code_object, inputs = "auto", asm_path;
   std::map<std::string, int64_t> lds_base;  // verify: --lds-base
+  RunValues run_values;                     // run: --scalar, --input
   std::vector<std::string> run_passes;  // opt: --run-pass
   uint64_t seed = 1;
   int64_t max_instructions = kir::emu::kDefaultMaxInstructions;
@@ -841,6 +876,20 @@ int KircMain(int argc, char** argv) {
           if (lds_base.count(nv[0])) return Fail(absl::StrCat("--lds-base gives '", nv[0], "' twice"));
           lds_base[nv[0]] = static_cast<int64_t>(*n);
         }
+      } else if (flag == "--scalar") {
+        // NAME=VALUE: a name may hold '=' (another compiler's metadata), a value never does.
+        const size_t eq = v.rfind('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+          return Fail(absl::StrCat("--scalar needs NAME=VALUE (a scalar argument and its value, e.g. --scalar "
+                                   "alpha=1.5 or --scalar lda=0x40), not '", v, "'"));
+        run_values.scalars.push_back({v.substr(0, eq), v.substr(eq + 1)});
+      } else if (flag == "--input") {
+        // NAME=FILE: names are KIR identifiers; a path may hold '='.
+        const size_t eq = v.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+          return Fail(absl::StrCat("--input needs NAME=FILE.npy (a buffer argument and a .npy file of its "
+                                   "elements, e.g. --input A=a.npy), not '", v, "'"));
+        run_values.input_files.push_back({v.substr(0, eq), UserPath(v.substr(eq + 1))});
       } else if (flag == "--dump") {
         dump_dir = UserPath(v);
       } else if (flag == "--inputs") {
@@ -905,8 +954,9 @@ int KircMain(int argc, char** argv) {
                                "--llvm-bin (see kirc --help)"));
     return Fail(absl::StrCat(of, ", not of `kirc ", command, "` (see kirc --help)"));
   }
-  if (command == "run") return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions, inputs,
-                                           threads);
+  if (command == "run")
+    return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions,
+                      inputs, threads, run_values);
   if (command == "verify") return VerifyCommand(file, mcpu, code_object, asm_path, lds_base, llvm_bin);
   if (command == "opt") return OptCommand(file, mcpu, run_passes, out);
   if (command.empty()) return MainJob(llvm_bin);

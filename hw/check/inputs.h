@@ -18,6 +18,12 @@ namespace kir {
 struct KernelData {
   std::map<std::string, std::vector<uint8_t>> buffers;
   std::map<std::string, uint32_t> scalars;
+  // By-value arguments of a code object's kernel that the KIR kernel lacks
+  // (a foreign kernel's sizes, strides, leading dimensions: `kirc run
+  // --scalar`), by their metadata name: exactly the argument's .size bytes,
+  // little-endian. The devices pass them (hw/kernarg.h BindKernelArgs); the
+  // reference interpreter never sees them.
+  std::map<std::string, std::vector<uint8_t>> extra_args;
 };
 
 // Inputs for `k` from `seed`: every buffer is filled (also write-only ones, so

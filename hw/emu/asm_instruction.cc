@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "compiler/isa/encoding.h"
 #include "compiler/isa/operands.h"
+#include "compiler/isa/semantics.h"
 #include "hw/emu/asm_reader.h"
 
 namespace kir::emu {
@@ -25,7 +26,8 @@ const std::unordered_map<std::string, Opc>& MnemonicTable() {
     auto* m = new std::unordered_map<std::string, Opc>();
     for (int i = 0; i < static_cast<int>(Opc::kNumOpcodes); ++i) {
       Opc o = static_cast<Opc>(i);
-      if (o == Opc::kVMfma) continue;
+      // A returning atomic shares its mnemonic: the reader picks it by the glc bit.
+      if (o == Opc::kVMfma || GlobalAtomicOf(o).returns) continue;
       (*m)[Info(o).mnemonic] = o;
     }
     return m;
@@ -261,8 +263,11 @@ absl::Status ParseModifier(absl::string_view text, absl::string_view m, Inst* in
   if (key == "offset") { absl::Status s = num(); in->mi.offset = n; return s; }
   if (key == "offset0") { absl::Status s = num(); in->mi.offset0 = static_cast<int>(n); return s; }
   if (key == "offset1") { absl::Status s = num(); in->mi.offset1 = static_cast<int>(n); return s; }
-  if (key == "glc" || key == "slc" || key == "dlc" || key == "scc" || key == "sc0" ||
-      key == "sc1" || key == "nt")
+  if (key == "glc" || key == "sc0") {  // one bit: a cache policy, or an atomic's return
+    md.glc = true;
+    return absl::OkStatus();
+  }
+  if (key == "slc" || key == "dlc" || key == "scc" || key == "sc1" || key == "nt")
     return absl::OkStatus();  // cache policy: no effect on results
   if (key == "clamp") { md.clamp = true; return absl::OkStatus(); }
   if (key == "mul") { absl::Status s = num(); md.omod = n == 2 ? 1 : n == 4 ? 2 : -1; return s; }
@@ -327,10 +332,11 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   } else {
     auto it = MnemonicTable().find(base);
     if (it == MnemonicTable().end())
-      return absl::UnimplementedError(absl::StrCat("unknown instruction '", base, "'"));
+      return absl::UnimplementedError(absl::StrCat(
+          "unknown instruction '", base, "': kirc's emulator and verifier do not implement it, so they refuse "
+          "the code rather than guess what it does"));
     mi.opc = it->second;
   }
-  const OpcInfo& info = Info(mi.opc);
 
   if (mi.opc == Opc::kSWaitcnt) {
     absl::Status s = ParseWaitcnt(text, rest, t, &mi);
@@ -351,6 +357,10 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     if (!s.ok()) return s;
   }
   if (in.mods.omod < 0) return Err(text, "bad output modifier");
+  // An atomic with the glc (sc0) bit returns the old value: its own opcode.
+  if (const GlobalAtomic ga = GlobalAtomicOf(mi.opc); ga.op != AtomicOp::kNone && in.mods.glc)
+    mi.opc = ga.returning;
+  const OpcInfo& info = Info(mi.opc);
 
   if (info.flags & kBranch) {
     if (parts.size() != 1) return Err(text, "a branch takes one target");
@@ -407,10 +417,14 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     mi.ops.push_back(op);
   }
   if (global) {
-    // llvm: loads "vdst, vaddr, saddr|off"; stores "vaddr, vdata, saddr|off".
+    // llvm: loads "vdst, vaddr, saddr|off"; stores and atomics without a
+    // return "vaddr, vdata, saddr|off"; returning atomics "vdst, vaddr,
+    // vdata, saddr|off" (their layout's order).
     const bool store = info.cls == InstClass::kVmemStore;
-    if (mi.ops.size() < 2 || mi.ops.size() > 3) return Err(text, "expected 2 operands and saddr or off");
-    in.mods.saddr = mi.ops.size() == 3;
+    const size_t n = info.layout == OperandLayout::kGlobalAtomicRtnLayout ? 3 : 2;
+    if (mi.ops.size() < n || mi.ops.size() > n + 1)
+      return Err(text, absl::StrCat("expected ", n, " operands and saddr or off"));
+    in.mods.saddr = mi.ops.size() == n + 1;
     // The text's first operand lands where the layout has vdata: swap it with
     // vaddr -> vdata, vaddr[, saddr].
     if (store) std::swap(*FindOperand(mi, OpName::kVdata), *FindOperand(mi, OpName::kVaddr));

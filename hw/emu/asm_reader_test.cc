@@ -6,6 +6,7 @@
 
 #include "compiler/api/compile.h"
 #include "compiler/object/toolchain.h"
+#include "compiler/isa/asm_syntax.h"
 #include "compiler/isa/encoding.h"
 #include "compiler/isa/operands.h"
 #include "gmock/gmock.h"
@@ -139,6 +140,47 @@ TEST(AsmReaderTest, UnknownInstructionNamesMnemonicAndAddress) {
   EXPECT_THAT(std::string(t.status().message()), HasSubstr("unknown instruction 'v_frobnicate_b32'"));
   t = ReadAssembly("k:\n  s_branch .Lnowhere\n", T("gfx942"));
   EXPECT_THAT(std::string(t.status().message()), HasSubstr("unknown label '.Lnowhere'"));
+}
+
+// Issue 17: atomics pick their returning opcode from the glc bit (sc0 on
+// gfx942), and print back as llvm-mc writes them (InstructionText).
+TEST(AsmReaderTest, GlobalAtomicsAndProgramCounter) {
+  struct Case {
+    const char* text;
+    const char* target;
+    Opc opc;
+  } cases[] = {
+      {"global_atomic_add v[0:1], v2, off", "gfx90a", Opc::kGlobalAtomicAdd},
+      {"global_atomic_add v0, v[0:1], v2, off glc", "gfx90a", Opc::kGlobalAtomicAddRtn},
+      {"global_atomic_add v0, v1, v2, s[0:1] offset:16 sc0", "gfx942", Opc::kGlobalAtomicAddRtn},
+      {"global_atomic_add_f32 v1, v2, s[2:3]", "gfx908", Opc::kGlobalAtomicAddF32},
+      {"global_atomic_add_f32 v0, v[0:1], v2, off sc0", "gfx942", Opc::kGlobalAtomicAddF32Rtn},
+      {"global_atomic_cmpswap v[0:1], v[2:3], off", "gfx90a", Opc::kGlobalAtomicCmpswap},
+      {"global_atomic_cmpswap v0, v[0:1], v[2:3], off glc", "gfx90a", Opc::kGlobalAtomicCmpswapRtn},
+      {"s_getpc_b64 s[0:1]", "gfx942", Opc::kSGetpcB64},
+      {"s_setpc_b64 s[0:1]", "gfx942", Opc::kSSetpcB64},
+      {"s_swappc_b64 s[30:31], s[0:1]", "gfx942", Opc::kSSwappcB64},
+      {"s_cmov_b32 s0, s1", "gfx942", Opc::kSCmovB32},
+      {"v_add_i32 v0, v1, v2", "gfx942", Opc::kVAddI32},
+  };
+  for (const Case& c : cases) {
+    Inst in = Parse(c.text, c.target);
+    EXPECT_EQ(in.mi.opc, c.opc) << c.text;
+    EXPECT_EQ(InstructionText(T(c.target), in.mi), c.text);
+  }
+  // vdata is the data, vdst the old value.
+  Inst in = Parse("global_atomic_cmpswap v7, v[0:1], v[2:3], off glc", "gfx90a");
+  EXPECT_EQ(OperandOr0(in.mi, OpName::kVdst).reg, 7);
+  EXPECT_EQ(OperandOr0(in.mi, OpName::kVdata).reg, 2);
+  EXPECT_EQ(OperandOr0(in.mi, OpName::kVdata).count, 2);
+  EXPECT_EQ(OperandOr0(in.mi, OpName::kVaddr).count, 2);
+  in = Parse("global_atomic_add v[0:1], v5, off", "gfx90a");
+  EXPECT_EQ(OperandOr0(in.mi, OpName::kVdata).reg, 5);
+  absl::StatusOr<Inst> bad = ParseInstruction("s_ff1_i32_b64 s0, s[2:3]", T("gfx942"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "unknown instruction 's_ff1_i32_b64': kirc's emulator and verifier do not implement it, so they refuse "
+            "the code rather than guess what it does");
 }
 
 TEST(AsmReaderTest, ObjdumpSyntax) {

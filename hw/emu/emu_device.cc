@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "hw/emu/code_object.h"
+#include "hw/kernarg.h"
 
 namespace kir {
 
@@ -20,33 +22,44 @@ void EmuDevice::SetInstructionNotes(std::vector<InstructionNote> notes) {
 
 absl::StatusOr<DeviceRun> EmuDevice::Run(const Kernel& k, const TargetInfo& target, absl::string_view hsaco,
                                          KernelData& data) {
-  // The code object's metadata lists the arguments in kernarg order; KIR's
-  // argument list is the same order (kirc lays kernargs out in declaration order).
+  // The code object's explicit arguments, in its metadata's order, bound to
+  // k's buffers and scalars and to the arguments k lacks (data.extra_args)
+  // by name (by position when the metadata does not name them all).
+  absl::StatusOr<std::shared_ptr<const emu::LoadedKernel>> lk =
+      emu::LoadCodeObject(llvm_bin_, hsaco, k.name, target.name);
+  if (!lk.ok()) return lk.status();
+  KernelNotes notes;
+  notes.name = emu::InfoOf(**lk).name;
+  notes.args = emu::InfoOf(**lk).args;
+  absl::StatusOr<std::vector<ArgBinding>> bound = BindKernelArgs(k, notes, data.extra_args);
+  if (!bound.ok()) return bound.status();
   emu::LaunchArgs a;
   a.grid = k.grid;
   a.workgroup = k.workgroup;
-  for (const Arg& arg : k.args) {
-    if (arg.kind == Arg::Kind::kBuffer) {
-      auto it = data.buffers.find(arg.name);
+  for (const ArgBinding& b : *bound) {
+    if (b.kind == ArgBinding::Kind::kBuffer) {
+      auto it = data.buffers.find(b.name);
       if (it == data.buffers.end())
-        return absl::InvalidArgumentError(absl::StrCat("no data for buffer argument '", arg.name, "'"));
+        return absl::InvalidArgumentError(absl::StrCat("no data for buffer argument '", b.name, "'"));
       a.args.push_back(it->second);
-    } else {
-      auto it = data.scalars.find(arg.name);
+    } else if (b.kind == ArgBinding::Kind::kScalar) {
+      auto it = data.scalars.find(b.name);
       if (it == data.scalars.end())
-        return absl::InvalidArgumentError(absl::StrCat("no value for scalar argument '", arg.name, "'"));
-      std::vector<uint8_t> b(4);
-      std::memcpy(b.data(), &it->second, 4);
-      a.args.push_back(std::move(b));
+        return absl::InvalidArgumentError(absl::StrCat("no value for scalar argument '", b.name, "'"));
+      std::vector<uint8_t> v(4);
+      std::memcpy(v.data(), &it->second, 4);
+      a.args.push_back(std::move(v));
+    } else {
+      a.args.push_back(data.extra_args.at(b.name));
     }
   }
   auto t0 = std::chrono::steady_clock::now();
-  absl::StatusOr<emu::EmuStats> s = emu::RunCodeObject(llvm_bin_, hsaco, k.name, target.name, a, opts_);
+  absl::StatusOr<emu::EmuStats> s = emu::RunKernel(**lk, a, opts_);
   if (!s.ok()) return s.status();
   DeviceRun run;
   run.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  for (size_t i = 0; i < k.args.size(); ++i)
-    if (k.args[i].kind == Arg::Kind::kBuffer) data.buffers[k.args[i].name] = std::move(a.args[i]);
+  for (size_t i = 0; i < bound->size(); ++i)
+    if ((*bound)[i].kind == ArgBinding::Kind::kBuffer) data.buffers[(*bound)[i].name] = std::move(a.args[i]);
   run.device = absl::StrCat("emulator (", target.name, opts_.strict ? ", strict)" : ")");
   run.instructions_by_class = s->by_class;
   run.instructions = s->total;

@@ -14,6 +14,7 @@
 #include "compiler/isa/encoding.h"
 #include "compiler/isa/operands.h"
 #include "compiler/object/code_object_notes.h"
+#include "compiler/object/code_object_target.h"
 #include "compiler/object/toolchain.h"
 #include "hw/emu/asm_reader.h"
 #include "hw/emu/code_object.h"
@@ -140,11 +141,14 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::st
   if (!t.ok()) return t.status();
   absl::StatusOr<std::string> notes_text = ReadElfNotes(llvm_bin, hsaco);
   if (!notes_text.ok()) return notes_text.status();
-  const std::string meta_target = MetadataTarget(*notes_text);  // hw/kernarg.h
-  // `mcpu` may be a target ID ("gfx90a:xnack-"): compare its canonical form.
-  const std::string want = ParseTargetId(mcpu)->ToString();
-  if (!meta_target.empty() && !absl::StrContains(meta_target, want))
-    return absl::InvalidArgumentError(absl::StrCat("the code object is for ", meta_target, ", not ", want));
+  // The code object's own target ID (its xnack setting decides whether the
+  // XNACK mask takes SGPRs): its metadata's amdhsa.target, else its ELF
+  // header's (hipBLASLt and aiter objects have no amdhsa.target); `mcpu` a
+  // processor accepts any features, a target ID only its own
+  // (compiler/object/code_object_target.h, shared with kirc run).
+  absl::StatusOr<TargetId> id = CodeObjectTargetId(hsaco, TargetIdOf(MetadataTarget(*notes_text)),
+                                                   *ParseTargetId(mcpu), TargetMatch::kFeaturesRequested);
+  if (!id.ok()) return absl::Status(id.status().code(), absl::StrCat("the code object: ", id.status().message()));
   absl::StatusOr<std::vector<KernelNotes>> notes = ParseKernelNotes(*notes_text);
   if (!notes.ok()) return notes.status();
   absl::StatusOr<const KernelNotes*> kn = PickKernel(*notes, kernel_name);
@@ -155,10 +159,6 @@ absl::StatusOr<std::shared_ptr<const LoadedKernel>> LoadCodeObject(const std::st
   absl::StatusOr<std::string> kd = ElfSymbolBytes(hsaco, kd_sym, 64, &kd_addr);
   if (!kd.ok()) return kd.status();
   auto lk = std::make_shared<LoadedKernel>();
-  // The code object's own target ID (its xnack setting decides whether the
-  // XNACK mask takes SGPRs); --mcpu's when the metadata has none.
-  absl::StatusOr<TargetId> id = ParseTargetId(meta_target.empty() ? mcpu : std::string(TargetIdOf(meta_target)));
-  if (!id.ok()) return absl::Status(id.status().code(), absl::StrCat("the code object: ", id.status().message()));
   absl::StatusOr<KernelInfo> info = DecodeKernel(*id, *kd, **kn, *notes_text);
   if (!info.ok()) return info.status();
   lk->info = *info;

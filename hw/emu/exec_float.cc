@@ -320,7 +320,13 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVRndneF32: return Unary32(v, [](float a) { return std::nearbyint(a); });
     case Opc::kVFractF32:
       return Unary32(v, [](float a) { return std::fmin(a - std::floor(a), 0x1.fffffep-1f); });
-    case Opc::kVRcpF32: return Unary32(v, [](float a) { return 1.0f / a; });
+    // v_rcp_iflag_f32 is v_rcp_f32 that also raises the integer divide-by-zero
+    // exception flag (CDNA3 ISA guide: "reciprocal with IEEE rules", 1 ULP);
+    // no flag is modelled. LLVM's 32-bit integer division expands to it and
+    // corrects the quotient for any reciprocal within 1 ULP, so its integer
+    // results are exact here as on hardware (instructions_test).
+    case Opc::kVRcpF32:
+    case Opc::kVRcpIflagF32: return Unary32(v, [](float a) { return 1.0f / a; });
     case Opc::kVRsqF32: return Unary32(v, [](float a) { return 1.0f / std::sqrt(a); });
     case Opc::kVSqrtF32: return Unary32(v, [](float a) { return std::sqrt(a); });
     case Opc::kVExpF32: return Unary32(v, [](float a) { return std::exp2(a); });

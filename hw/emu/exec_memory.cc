@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/semantics.h"
 #include "hw/emu/exec.h"
+#include "hw/emu/float_math.h"
 
 namespace kir::emu {
 namespace {
@@ -97,8 +98,69 @@ absl::Status CheckData(const Inst& in, const MOperand& o, int regs) {
   return absl::OkStatus();
 }
 
+// global_atomic_* (semantics.h GlobalAtomicOf): each active lane in lane
+// order reads, combines and writes its dword; the returning form gives the
+// old value to vdst when an s_waitcnt vmcnt covers it, as a load.
+absl::Status ExecGlobalAtomic(ExecContext& c, Wave& w, const Inst& in, const GlobalAtomic& ga) {
+  const MInst& mi = in.mi;
+  absl::Status st;
+  const MOperand& vdata = OperandOr0(mi, OpName::kVdata);
+  if (!(st = CheckData(in, vdata, ga.data_dwords)).ok()) return st;
+  if (ga.returns && !(st = CheckData(in, OperandOr0(mi, OpName::kVdst), 1)).ok()) return st;
+  if (ga.op == AtomicOp::kAddF32 && ga.returns && c.target.gfx == Gfx::kGfx908)
+    return Unsupported(in, "a returning global_atomic_add_f32 on gfx908 (which has only the non-returning one)");
+  const MOperand& vaddr = OperandOr0(mi, OpName::kVaddr);
+  VSrc a0 = ReadVSrc(w, vaddr, OpType::kB32, 0), a1;
+  uint64_t sbase = 0;
+  if (in.mods.saddr) {
+    const MOperand& saddr = OperandOr0(mi, OpName::kSaddr);
+    sbase = ReadScalar(w, saddr, OpType::kB64, 0) | (uint64_t{ReadScalar(w, saddr, OpType::kB64, 1)} << 32);
+  } else {
+    a1 = ReadVSrc(w, vaddr, OpType::kB32, 1);
+  }
+  const uint32_t* d0 = w.Row(vdata.cls, vdata.reg);
+  const uint32_t* d1 = ga.data_dwords > 1 ? w.Row(vdata.cls, vdata.reg + 1) : nullptr;
+  const uint64_t exec = w.Exec();
+  PendingOp op;
+  if (ga.returns) op = LoadOp(w.pc, Counter::kVm, OperandOr0(mi, OpName::kVdst), 1, exec, 0);
+  op.inst = w.pc;
+  op.ctr = Counter::kVm;
+  // f32 add: gfx908/90a flush f32 denormals in and out (TargetInfo::atomic_add_f32_denormals).
+  const int denorm_mode = c.target.atomic_add_f32_denormals ? 3 : 0;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!(exec >> l & 1)) continue;
+    const uint64_t addr = in.mods.saddr ? GlobalAddress<uint64_t>(sbase, a0[l], static_cast<uint64_t>(mi.offset))
+                                        : GlobalAddress<uint64_t>(a0[l] | (uint64_t{a1[l]} << 32), 0,
+                                                                  static_cast<uint64_t>(mi.offset));
+    if (addr % 4 != 0)
+      return absl::FailedPreconditionError(absl::StrCat(
+          Describe(in), ": lane ", l, " atomic address 0x", absl::Hex(addr),
+          " is not 4-byte aligned: atomics act on naturally aligned dwords, and the emulator refuses a misaligned "
+          "one"));
+    const Region* r = c.mem.Find(addr, 4);
+    if (r == nullptr)
+      return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " accesses ",
+                                                        c.mem.Describe(addr, 4), ", outside every buffer"));
+    if (c.global_races != nullptr &&
+        !(st = c.global_races->Access(c.prog, c.mem, *r, addr, 4, w.pc, w.index(), l, true, /*atomic=*/true)).ok())
+      return st;
+    uint32_t tmp = 0, v = 0;
+    c.mem.Read(addr, &tmp, 4);
+    if (ga.op == AtomicOp::kAddF32) {
+      v = Bits(FlushOut(FlushIn(F32(tmp), denorm_mode) + FlushIn(F32(d0[l]), denorm_mode), denorm_mode));
+    } else {
+      v = AtomicIntResult(U32Domain{}, ga.op, tmp, d0[l], d1 != nullptr ? d1[l] : 0u);
+    }
+    c.mem.Write(addr, &v, 4);
+    if (ga.returns) op.writes[0].vals[l] = tmp;
+  }
+  w.Issue(std::move(op));
+  return absl::OkStatus();
+}
+
 absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
+  if (const GlobalAtomic ga = GlobalAtomicOf(mi.opc); ga.op != AtomicOp::kNone) return ExecGlobalAtomic(c, w, in, ga);
   // The data operand: vdata (buffer loads and stores, global stores) or vdst (global loads).
   const MOperand& data_op =
       OperandOr0(mi, NamedOperandIdx(mi.opc, OpName::kVdst) >= 0 ? OpName::kVdst : OpName::kVdata);

@@ -1,4 +1,5 @@
 // SOPP (control, s_waitcnt, s_barrier), SALU and SMEM instructions.
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -60,6 +61,44 @@ absl::Status ExecSopp(ExecContext& c, Wave& w, const Inst& in) {
   return absl::OkStatus();
 }
 
+// s_getpc_b64, s_setpc_b64, s_swappc_b64 (semantics.h PcAfter): the program
+// counter is the instruction's byte address (llvm-objdump's, or estimated for
+// assembly text), so a jump must land on an instruction of this kernel.
+absl::Status ExecPc(ExecContext& c, Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  const bool sets = mi.opc != Opc::kSGetpcB64, gets = mi.opc != Opc::kSSetpcB64;
+  absl::Status st = Arity(in, gets && sets ? 2 : 1);
+  if (!st.ok()) return st;
+  uint64_t target = 0;
+  if (sets) {  // read before sdst is written (s_swappc_b64 may name one pair twice)
+    const MOperand& src = OperandOr0(mi, OpName::kSrc0);
+    target = ReadScalar(w, src, OpType::kB64, 0) | (uint64_t{ReadScalar(w, src, OpType::kB64, 1)} << 32);
+  }
+  if (gets) {
+    const MOperand& sdst = OperandOr0(mi, OpName::kSdst);
+    if (!sdst.IsReg() || sdst.cls != RegClass::kSgpr || sdst.count != 2)
+      return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the destination must be an SGPR pair"));
+    const uint64_t next = PcAfter(in.addr, in.size);
+    WriteScalar(w, sdst, 0, static_cast<uint32_t>(next));
+    WriteScalar(w, sdst, 1, static_cast<uint32_t>(next >> 32));
+  }
+  if (!sets) {
+    ++w.pc;
+    return absl::OkStatus();
+  }
+  const std::vector<Inst>& insts = c.prog.insts;
+  auto it = std::lower_bound(insts.begin(), insts.end(), target,
+                             [](const Inst& i, uint64_t a) { return i.addr < a; });
+  if (it == insts.end() || it->addr != target)
+    return absl::FailedPreconditionError(absl::StrCat(
+        Describe(in), ": ", mi.opc == Opc::kSSwappcB64 ? "calls" : "jumps to", " address 0x", absl::Hex(target),
+        ", which is not an instruction of kernel '", c.kernel.name, "' (its code is 0x", absl::Hex(insts.front().addr),
+        " to 0x", absl::Hex(insts.back().addr + insts.back().size),
+        "): the emulator runs the kernel's own code only, not other functions"));
+  w.pc = static_cast<int>(it - insts.begin());
+  return absl::OkStatus();
+}
+
 absl::Status ExecSaveexec(Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
   if (mi.ops.size() != 2) return Arity(in, 2);
@@ -85,6 +124,15 @@ absl::Status ExecSalu(Wave& w, const Inst& in) {
   if (opc == Opc::kSAndSaveexecB64 || opc == Opc::kSOrSaveexecB64 || opc == Opc::kSAndn2SaveexecB64 ||
       opc == Opc::kSXorSaveexecB64)
     return ExecSaveexec(w, in);
+  if (opc == Opc::kSCmovB32) {  // a tied read of sdst (semantics.h EvalCmovB32)
+    absl::Status st = Arity(in, 2);
+    if (!st.ok()) return st;
+    const MOperand& sdst = OperandOr0(mi, OpName::kSdst);
+    WriteScalar(w, sdst, 0,
+                EvalCmovB32(U32Domain{}, ReadScalar(w, OperandOr0(mi, OpName::kSrc0), OpType::kB32, 0),
+                            ReadScalar(w, sdst, OpType::kB32, 0), w.scc ? 1u : 0u));
+    return absl::OkStatus();
+  }
   // The sources: the operands after the defs, in order (src0 [, src1]; a
   // SOPK's simm16 last). A loop over all of them, not by name, so that a text
   // with more operands than the layout names still reads as it always has.
@@ -167,6 +215,7 @@ absl::Status ExecScalar(ExecContext& c, Wave& w, const Inst& in) {
     case InstClass::kSopp:
       return ExecSopp(c, w, in);
     case InstClass::kSalu: {
+      if (Info(in.mi.opc).flags & kPcAccess) return ExecPc(c, w, in);
       absl::Status s = ExecSalu(w, in);
       if (s.ok()) ++w.pc;
       return s;

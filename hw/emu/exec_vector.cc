@@ -206,7 +206,12 @@ absl::Status ExecGeneric(Wave& w, const Inst& in) {
   if (defs != 1 || mi.ops.size() < 2) return Unsupported(in, "this instruction");
   absl::Status st = NeedVdst(in);
   if (!st.ok()) return st;
-  if (in.mods.clamp || in.mods.omod || in.mods.neg || in.mods.abs || in.mods.op_sel)
+  // clamp: the saturating adds of semantics.h EvalIntOpClamped; on any other
+  // integer instruction, as omod, neg, abs and op_sel, not emulated.
+  const bool clamp = in.mods.clamp;
+  if (clamp && !EvalIntOpClamped(U32Domain{}, mi.opc, std::vector<uint32_t>(4, 0)))
+    return Unsupported(in, "clamp on this integer instruction (only v_add_i32 and v_add_u32 saturate)");
+  if (in.mods.omod || in.mods.neg || in.mods.abs || in.mods.op_sel)
     return Unsupported(in, "a VOP3 modifier on an integer instruction");
   // The sources src0..src2 present. (An operand a malformed text gives past
   // src2 has no name; semantics.h reads no fourth source, so it never mattered.)
@@ -227,7 +232,7 @@ absl::Status ExecGeneric(Wave& w, const Inst& in) {
       int k = mi.opc == Opc::kVMbcntLoU32B32 ? l : l - 32;
       s[2] = k <= 0 ? 0u : k >= 32 ? 0xffffffffu : (1u << k) - 1;
     }
-    std::optional<uint32_t> r = EvalIntOp(U32Domain{}, mi.opc, s);
+    std::optional<uint32_t> r = clamp ? EvalIntOpClamped(U32Domain{}, mi.opc, s) : EvalIntOp(U32Domain{}, mi.opc, s);
     if (!r) return Unsupported(in, "this instruction");
     d[l] = in.mods.sdwa ? SdwaDest(d[l], *r, in.mods.dst_sel, in.mods.dst_unused) : *r;
   }

@@ -7,6 +7,9 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/float_bits.h"
 #include "gtest/gtest.h"
+#include "compiler/object/toolchain.h"
 #include "hw/emu/emulator.h"
 #include "hw/emu/float_math.h"
 #include "hw/emu/test_util.h"
@@ -49,7 +53,9 @@ std::string Renumber(const std::string& s) {
   return out;
 }
 
-void Check(const std::string& snippet, const Ref& ref, const char* mcpu = "gfx942") {
+// `object`: run the code object llvm-mc and ld.lld make of the kernel
+// (llvm-objdump's addresses) instead of the assembly text (estimated ones).
+void Check(const std::string& snippet, const Ref& ref, const char* mcpu = "gfx942", bool object = false) {
   testing::HandKernel k;
   k.mcpu = mcpu;
   k.args = {"in:global_buffer", "out:global_buffer"};
@@ -76,7 +82,14 @@ void Check(const std::string& snippet, const Ref& ref, const char* mcpu = "gfx94
   for (int i = 0; i < 128; ++i) in[i] = i < 20 ? edges[i % 10] ^ (i >= 10 ? 0x1u : 0u) : r.Next() * 2654435761u;
   LaunchArgs a;
   a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(128))};
-  absl::StatusOr<EmuStats> s = RunAssembly(k.Text(), mcpu, a);
+  absl::StatusOr<EmuStats> s;
+  if (object) {
+    absl::StatusOr<std::string> obj = BuildCodeObject(testing::kLlvmBin, k.Text(), mcpu);
+    ASSERT_TRUE(obj.ok()) << snippet << "\n" << obj.status();
+    s = RunCodeObject(testing::kLlvmBin, *obj, "", mcpu, a);
+  } else {
+    s = RunAssembly(k.Text(), mcpu, a);
+  }
   ASSERT_TRUE(s.ok()) << snippet << "\n" << s.status();
   std::vector<uint32_t> out = FromBytes<uint32_t>(a.args[1]);
   for (int l = 0; l < 64; ++l) {
@@ -218,6 +231,335 @@ TEST(InstructionsTest, Float) {
           bool un = std::isnan(F32(x)) || std::isnan(F32(y));
           return Out{best, un ? 1u : 0u};
         });
+}
+
+// Issue 17: instructions other generators use outside their main loops.
+// Program-counter instructions, on the assembly text and on the code object
+// (addresses from llvm-objdump): s_getpc_b64 gives the next instruction's
+// address, s_setpc_b64 jumps to one, s_swappc_b64 does both. Each
+// instruction below is 4 bytes (SOP1/SOP2 with inline constants, VOP1), so
+// with B the address s_getpc_b64 returns: s_add B, s_addc B+4, s_setpc B+8,
+// the two skipped v_movs B+12 and B+16, the target B+20.
+TEST(InstructionsTest, ProgramCounter) {
+  for (bool object : {false, true})
+    for (const char* mcpu : {"gfx908", "gfx942"}) {
+      Check("s_getpc_b64 s[12:13]\n  s_add_u32 s12, s12, 20\n  s_addc_u32 s13, s13, 0\n  s_setpc_b64 s[12:13]\n"
+            "  v_mov_b32 v3, 1\n  v_mov_b32 v4, 1\n  v_mov_b32 v3, 2",
+            [](uint32_t, uint32_t, int) { return Out{2, 0}; }, mcpu, object);
+      // s_swappc_b64 at B+8 saves B+12 and jumps to B+16: s[14:15] - s[12:13] = -4.
+      Check("s_getpc_b64 s[12:13]\n  s_add_u32 s12, s12, 16\n  s_addc_u32 s13, s13, 0\n"
+            "  s_swappc_b64 s[14:15], s[12:13]\n  v_mov_b32 v3, 1\n  s_sub_u32 s16, s14, s12\n"
+            "  s_subb_u32 s17, s15, s13\n  v_mov_b32 v3, s16\n  v_mov_b32 v4, s17",
+            [](uint32_t, uint32_t, int) { return Out{0xfffffffcu, 0xffffffffu}; }, mcpu, object);
+    }
+}
+
+TEST(InstructionsTest, ProgramCounterOutsideTheKernelIsRefused) {
+  testing::HandKernel k;
+  k.args = {"out:global_buffer"};
+  k.body = "  s_getpc_b64 s[12:13]\n  s_add_u32 s12, s12, 0x1000\n  s_addc_u32 s13, s13, 0\n"
+           "  s_swappc_b64 s[20:21], s[12:13]\n  s_endpgm";
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<uint32_t>(64))};
+  absl::StatusOr<EmuStats> s = RunAssembly(k.Text(), "gfx942", a);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+  // s_getpc_b64 at 0 returns 4; + 0x1000.
+  EXPECT_NE(std::string(s.status().message())
+                .find("`s_swappc_b64 s[20:21], s[12:13]`: calls address 0x1004, which is not an instruction of "
+                      "kernel 'k' (its code is 0x0 to 0x18): the emulator runs the kernel's own code only, not "
+                      "other functions"),
+            std::string::npos)
+      << s.status();
+}
+
+TEST(InstructionsTest, CmovAndSaturatingAdds) {
+  // SCC = (5 < 0x12345678) = 1: the first s_cmov moves, s_cselect sees SCC
+  // unchanged; SCC = (5 > 0x12345678) = 0: the second keeps s13 = 11.
+  Check("s_cmp_lt_u32 s6, s7\n  s_mov_b32 s12, 11\n  s_cmov_b32 s12, 22\n  s_cselect_b32 s14, 1, 0\n"
+        "  s_cmp_gt_u32 s6, s7\n  s_mov_b32 s13, 11\n  s_cmov_b32 s13, s7\n  v_mov_b32 v3, s12\n"
+        "  s_add_u32 s13, s13, s14\n  v_mov_b32 v4, s13",
+        [](uint32_t, uint32_t, int) { return Out{22, 12}; });
+  // v_add_i32: wraps; with clamp saturates to the i32 range (int64 sum clamped).
+  Check("v_add_i32 v3, v1, v2\n  v_add_i32 v4, v1, v2 clamp", [](uint32_t x, uint32_t y, int) {
+    const int64_t sum = int64_t{static_cast<int32_t>(x)} + static_cast<int32_t>(y);
+    const int64_t sat = std::min<int64_t>(std::max<int64_t>(sum, INT32_MIN), INT32_MAX);
+    return Out{x + y, static_cast<uint32_t>(static_cast<int32_t>(sat))};
+  });
+  Check("v_add_i32 v3, s7, v2 clamp\n  v_add_u32_e64 v4, v1, v2 clamp", [](uint32_t x, uint32_t y, int) {
+    const int64_t sum = int64_t{0x12345678} + static_cast<int32_t>(y);
+    const uint64_t usum = uint64_t{x} + y;
+    return Out{static_cast<uint32_t>(static_cast<int32_t>(std::min<int64_t>(sum, INT32_MAX))),
+               static_cast<uint32_t>(std::min<uint64_t>(usum, 0xffffffffu))};
+  });
+  // Hand-picked: INT32_MAX + 1 -> INT32_MAX, INT32_MIN + -1 -> INT32_MIN.
+  Check("v_mov_b32 v12, 0x7fffffff\n  v_add_i32 v3, v12, 1 clamp\n  v_mov_b32 v12, 0x80000000\n"
+        "  v_add_i32 v4, v12, -1 clamp",
+        [](uint32_t, uint32_t, int) { return Out{0x7fffffffu, 0x80000000u}; });
+}
+
+TEST(InstructionsTest, RcpIflag) {
+  // 1/3 rounds to 0x3eaaaaab (0.333333343); 1/-0 = -inf; 1/4 = 0.25; 1/inf = 0.
+  Check("v_mov_b32 v12, 0x40400000\n  v_rcp_iflag_f32 v3, v12\n  v_rcp_iflag_f32 v4, 0x80000000",
+        [](uint32_t, uint32_t, int) { return Out{0x3eaaaaabu, 0xff800000u}; });
+  Check("v_rcp_iflag_f32_e64 v3, 4.0\n  v_rcp_iflag_f32 v4, 0x7f800000",
+        [](uint32_t, uint32_t, int) { return Out{0x3e800000u, 0}; });
+}
+
+// LLVM's 32-bit integer division (v_cvt_f32_u32, v_rcp_iflag_f32, then an
+// integer correction) against the host's division and remainder.
+TEST(InstructionsTest, LlvmIntegerDivisionUsesRcpIflag) {
+  const char* kSrc = R"(
+kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+void divide(global const uint* a, global const uint* b, global uint* q, global int* r) {
+  const uint i = __builtin_amdgcn_workgroup_id_x() * 64u + __builtin_amdgcn_workitem_id_x();
+  q[i] = a[i] / b[i];
+  r[i] = (int)a[i] % (int)b[i];
+})";
+  for (const char* mcpu : {"gfx90a", "gfx942"}) {
+    absl::StatusOr<std::string> hsaco = testing::CompileOpenCl(kSrc, mcpu);
+    ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+    absl::StatusOr<std::string> dis = DisassembleSymbol(testing::kLlvmBin, *hsaco, "divide", mcpu);
+    ASSERT_TRUE(dis.ok());
+    ASSERT_NE(dis->find("v_rcp_iflag_f32"), std::string::npos) << *dis;
+    std::vector<uint32_t> a(256), b(256);
+    testing::Lcg r(41);
+    const uint32_t edge[] = {0, 1, 7, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffffe, 12345};
+    for (int i = 0; i < 256; ++i) {
+      a[i] = i < 64 ? edge[i % 8] : r.Next();
+      b[i] = i < 64 ? edge[(i / 8) % 8] | 1 : (r.Next() >> (r.Next() % 31)) | 1;  // never 0
+    }
+    LaunchArgs la;
+    la.args = {ToBytes(a), ToBytes(b), ToBytes(std::vector<uint32_t>(256)), ToBytes(std::vector<int32_t>(256))};
+    la.grid = {4, 1, 1};
+    la.workgroup = {64, 1, 1};
+    absl::StatusOr<EmuStats> s = RunCodeObject(testing::kLlvmBin, *hsaco, "divide", mcpu, la);
+    ASSERT_TRUE(s.ok()) << s.status();
+    const std::vector<uint32_t> q = FromBytes<uint32_t>(la.args[2]);
+    const std::vector<int32_t> rem = FromBytes<int32_t>(la.args[3]);
+    for (int i = 0; i < 256; ++i) {
+      EXPECT_EQ(q[i], a[i] / b[i]) << mcpu << " " << a[i] << " / " << b[i];
+      const int32_t sa = static_cast<int32_t>(a[i]), sb = static_cast<int32_t>(b[i]);
+      if (sb != -1) EXPECT_EQ(rem[i], sa % sb) << mcpu << " " << sa << " % " << sb;  // INT_MIN % -1 is UB
+    }
+  }
+}
+
+// Global atomics, written by hand: one work-group of `waves` waves over
+// `grid` work-groups, all adding to or swapping dword 0 (or 1) of `out`.
+absl::StatusOr<std::vector<uint32_t>> RunAtomics(const std::string& body, const char* mcpu, int groups,
+                                                 std::vector<uint32_t> out, bool object = false) {
+  testing::HandKernel k;
+  k.mcpu = mcpu;
+  k.args = {"out:global_buffer", "ret:global_buffer"};
+  k.body = absl::StrCat(R"(
+  s_load_dwordx4 s[8:11], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  s_lshl_b32 s3, s2, 6
+  v_add_u32 v1, s3, v0
+  v_lshlrev_b32 v10, 2, v1
+  v_mov_b32 v11, 0
+  v_mov_b32 v12, 0
+  v_add_u32 v2, 1, v0
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32 v20, s8
+  v_mov_b32 v21, s9
+)", body, R"(
+  s_waitcnt vmcnt(0)
+  global_store_dword v10, v11, s[10:11]
+  s_waitcnt vmcnt(0)
+  s_endpgm)");
+  LaunchArgs a;
+  a.args = {ToBytes(out), ToBytes(std::vector<uint32_t>(64 * groups, 0xdddddddd))};
+  a.grid = {groups, 1, 1};
+  absl::StatusOr<EmuStats> s;
+  if (object) {
+    absl::StatusOr<std::string> obj = BuildCodeObject(testing::kLlvmBin, k.Text(), mcpu);
+    if (!obj.ok()) return obj.status();
+    s = RunCodeObject(testing::kLlvmBin, *obj, "", mcpu, a);
+  } else {
+    s = RunAssembly(k.Text(), mcpu, a);
+  }
+  if (!s.ok()) return s.status();
+  std::vector<uint32_t> r = FromBytes<uint32_t>(a.args[0]);
+  std::vector<uint32_t> ret = FromBytes<uint32_t>(a.args[1]);
+  r.insert(r.end(), ret.begin(), ret.end());  // out, then each work-item's returned value
+  return r;
+}
+
+TEST(InstructionsTest, GlobalAtomicAddIsAtomicAcrossWorkgroups) {
+  for (const char* mcpu : {"gfx908", "gfx90a", "gfx942"}) {
+    SCOPED_TRACE(mcpu);
+    const bool sc = std::string(mcpu) == "gfx942";
+    // Without a return, v[20:21] = out: 4 work-groups x 64 lanes add lane + 1
+    // to out[0] (strict mode: no race between atomics): 1000 + 4 * 2080.
+    absl::StatusOr<std::vector<uint32_t>> r =
+        RunAtomics("  global_atomic_add v[20:21], v2, off", mcpu, 4, {1000, 0});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ((*r)[0], 1000u + 4 * 2080u);
+    // With the return (glc, sc0 on gfx942), saddr form, offset 4: every
+    // work-item adds 1 to out[1]; the values returned are 0..255 in some
+    // order, each once, and out[1] ends at 256.
+    for (bool object : {false, true}) {
+      r = RunAtomics(absl::StrCat("  v_mov_b32 v3, 1\n  global_atomic_add v11, v12, v3, s[8:9] offset:4 ",
+                                  sc ? "sc0" : "glc"),
+                     mcpu, 4, {0, 0}, object);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_EQ((*r)[1], 256u);
+      std::vector<uint32_t> got(r->begin() + 2, r->end());
+      std::sort(got.begin(), got.end());
+      for (uint32_t i = 0; i < 256; ++i) EXPECT_EQ(got[i], i);
+    }
+  }
+}
+
+TEST(InstructionsTest, GlobalAtomicCmpswap) {
+  for (const char* mcpu : {"gfx90a", "gfx942"}) {
+    SCOPED_TRACE(mcpu);
+    // out[0] = 5; every lane swaps in 100 + lane if it still holds 5: exactly
+    // one lane wins, its returned value is 5, every other lane's is the
+    // winner's value, which out[0] holds at the end.
+    absl::StatusOr<std::vector<uint32_t>> r = RunAtomics(
+        absl::StrCat("  v_add_u32 v4, 100, v0\n  v_mov_b32 v5, 5\n  global_atomic_cmpswap v11, v[20:21], v[4:5], off ",
+                     std::string(mcpu) == "gfx942" ? "sc0" : "glc"),
+        mcpu, 1, {5, 0});
+    ASSERT_TRUE(r.ok()) << r.status();
+    const uint32_t final_value = (*r)[0];
+    ASSERT_GE(final_value, 100u);
+    ASSERT_LT(final_value, 164u);
+    int winners = 0;
+    for (int l = 0; l < 64; ++l) {
+      const uint32_t got = (*r)[2 + l];
+      if (got == 5) {
+        ++winners;
+        EXPECT_EQ(final_value, 100u + l);
+      } else {
+        EXPECT_EQ(got, final_value) << l;
+      }
+    }
+    EXPECT_EQ(winners, 1);
+    // Without a return, a compare that fails leaves memory alone.
+    r = RunAtomics("  v_mov_b32 v4, 9\n  v_mov_b32 v5, 6\n  global_atomic_cmpswap v[20:21], v[4:5], off", mcpu, 2,
+                   {5, 0});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ((*r)[0], 5u);
+  }
+}
+
+TEST(InstructionsTest, GlobalAtomicAddF32) {
+  // 64 lanes of 2 work-groups add 1.0: 128.0 in any order (exact). And a
+  // denormal, 2^-140 (bits 0x200): gfx908/90a flush it (the sum stays +0),
+  // gfx942 keeps it (TargetInfo::atomic_add_f32_denormals).
+  for (const char* mcpu : {"gfx908", "gfx90a", "gfx942"}) {
+    SCOPED_TRACE(mcpu);
+    absl::StatusOr<std::vector<uint32_t>> r =
+        RunAtomics("  v_mov_b32 v3, 1.0\n  global_atomic_add_f32 v[20:21], v3, off", mcpu, 2, {0, 0});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ((*r)[0], 0x43000000u);  // 128.0
+    r = RunAtomics("  v_mov_b32 v3, 0x200\n  s_cmp_eq_u32 s2, 0\n  s_cbranch_scc0 .Lskip\n"
+                   "  v_cmp_eq_u32_e32 vcc, 0, v0\n  s_and_saveexec_b64 s[12:13], vcc\n"
+                   "  global_atomic_add_f32 v[20:21], v3, off\n  s_or_b64 exec, exec, s[12:13]\n.Lskip:",
+                   mcpu, 1, {0, 0});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ((*r)[0], std::string(mcpu) == "gfx942" ? 0x200u : 0u);
+  }
+  // The returning form (gfx90a glc; gfx942 sc0): the old values 0.0 .. 63.0.
+  for (const char* mcpu : {"gfx90a", "gfx942"}) {
+    absl::StatusOr<std::vector<uint32_t>> r = RunAtomics(
+        absl::StrCat("  v_mov_b32 v3, 1.0\n  global_atomic_add_f32 v11, v[20:21], v3, off ",
+                     std::string(mcpu) == "gfx942" ? "sc0" : "glc"),
+        mcpu, 1, {0, 0});
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::vector<float> got;
+    for (int l = 0; l < 64; ++l) got.push_back(F32((*r)[2 + l]));
+    std::sort(got.begin(), got.end());
+    for (int l = 0; l < 64; ++l) EXPECT_EQ(got[l], static_cast<float>(l));
+  }
+}
+
+TEST(InstructionsTest, GlobalAtomicRacesWithPlainStoresOnly) {
+  // Work-group 0 stores out[0] plainly, every work-item adds atomically:
+  // a race (strict mode), naming both and the atomic.
+  absl::StatusOr<std::vector<uint32_t>> r = RunAtomics(
+      "  s_cmp_eq_u32 s2, 1\n  s_cbranch_scc0 .Ladd\n  global_store_dword v[20:21], v2, off\n.Ladd:\n"
+      "  global_atomic_add v[20:21], v2, off",
+      "gfx942", 2, {0, 0});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("global memory race: "), std::string::npos) << r.status();
+  EXPECT_NE(std::string(r.status().message()).find("an atomic and a plain store to one byte by two work-items"),
+            std::string::npos)
+      << r.status();
+  // A plain load of a byte atomics update is a compare-and-swap loop's first
+  // guess: no race.
+  r = RunAtomics("  global_load_dword v6, v[20:21], off\n  s_waitcnt vmcnt(0)\n  global_atomic_add v[20:21], v2, off",
+                 "gfx942", 2, {0, 0});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)[0], 2 * 2080u);
+  // Misaligned: refused, naming the lane and the address.
+  r = RunAtomics("  v_add_co_u32 v20, vcc, 2, v20\n  global_atomic_add v[20:21], v2, off", "gfx942", 1, {0, 0});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("atomic address 0x"), std::string::npos) << r.status();
+  EXPECT_NE(std::string(r.status().message()).find("is not 4-byte aligned"), std::string::npos) << r.status();
+}
+
+// clang-22's atomics (its atomic optimizer off: it would reduce over the
+// wave with s_ff1_i32_b64, which is not emulated): a histogram
+// (global_atomic_add without a return, many work-groups to one bin), a
+// ticket counter (with the return), and an f32 sum (gfx90a in IEEE mode: a
+// global_atomic_cmpswap loop starting from a scalar load; gfx942:
+// global_atomic_add_f32), against host results.
+TEST(InstructionsTest, ClangAtomics) {
+  const char* kSrc = R"(
+#define GID (__builtin_amdgcn_workgroup_id_x() * 64u + __builtin_amdgcn_workitem_id_x())
+kernel __attribute__((reqd_work_group_size(64, 1, 1))) void hist(global const uint* in, global uint* bins) {
+  __atomic_fetch_add(&bins[in[GID] % 16], 1u, __ATOMIC_RELAXED);
+}
+kernel __attribute__((reqd_work_group_size(64, 1, 1))) void ticket(global uint* counter, global uint* out) {
+  out[GID] = __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
+}
+kernel __attribute__((reqd_work_group_size(64, 1, 1))) void fsum(global const float* in, global float* sum) {
+  __atomic_fetch_add(sum, in[GID], __ATOMIC_RELAXED);
+})";
+  for (const char* mcpu : {"gfx90a", "gfx942"}) {
+    SCOPED_TRACE(mcpu);
+    absl::StatusOr<std::string> hsaco =
+        testing::CompileOpenCl(kSrc, mcpu, {"-mllvm", "-amdgpu-atomic-optimizer-strategy=None"});
+    ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+    absl::StatusOr<std::string> dis = DisassembleSymbol(testing::kLlvmBin, *hsaco, "fsum", mcpu);
+    ASSERT_TRUE(dis.ok());
+    EXPECT_NE(dis->find(std::string(mcpu) == "gfx942" ? "global_atomic_add_f32" : "global_atomic_cmpswap"),
+              std::string::npos)
+        << *dis;
+    const int n = 512;
+    std::vector<uint32_t> in(n);
+    testing::Lcg r(5);
+    std::vector<uint32_t> want(16, 0);
+    for (auto& x : in) {
+      x = r.Next();
+      ++want[x % 16];
+    }
+    LaunchArgs la;
+    la.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(16, 0))};
+    la.grid = {n / 64, 1, 1};
+    absl::StatusOr<EmuStats> s = RunCodeObject(testing::kLlvmBin, *hsaco, "hist", mcpu, la);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(FromBytes<uint32_t>(la.args[1]), want);
+    la.args = {ToBytes(std::vector<uint32_t>(1, 0)), ToBytes(std::vector<uint32_t>(n, 0))};
+    s = RunCodeObject(testing::kLlvmBin, *hsaco, "ticket", mcpu, la);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(FromBytes<uint32_t>(la.args[0])[0], static_cast<uint32_t>(n));
+    std::vector<uint32_t> tickets = FromBytes<uint32_t>(la.args[1]);
+    std::sort(tickets.begin(), tickets.end());
+    for (int i = 0; i < n; ++i) EXPECT_EQ(tickets[i], static_cast<uint32_t>(i));
+    std::vector<float> f(n);
+    for (int i = 0; i < n; ++i) f[i] = static_cast<float>(i % 97);  // integers: every order sums exactly
+    double total = 0;
+    for (float x : f) total += x;
+    la.args = {ToBytes(f), ToBytes(std::vector<float>(1, 0.0f))};
+    s = RunCodeObject(testing::kLlvmBin, *hsaco, "fsum", mcpu, la);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(FromBytes<float>(la.args[1])[0], static_cast<float>(total));
+  }
 }
 
 TEST(FloatMathTest, NaNsAreQuietedWithTheirPayload) {

@@ -38,6 +38,9 @@ struct Mods {
   SdwaUnused dst_unused = SdwaUnused::kPreserve;
   // global_*: an SGPR base (saddr) is present; else the address is a 64-bit VGPR pair.
   bool saddr = false;
+  // The GLC bit (spelled sc0 on gfx942): a cache policy for loads and stores,
+  // the returning form of an atomic (semantics.h GlobalAtomic).
+  bool glc = false;
   // MFMA broadcast controls; the emulator requires 0.
   int cbsz = 0, abid = 0, blgp = 0;
   bool has_literal = false;  // a 32-bit literal operand (encoding size only)

@@ -281,20 +281,30 @@ std::string GlobalRaceTracker::AccessText(const Program& p, uint32_t id, int ins
 }
 
 absl::Status GlobalRaceTracker::Race(const Program& p, const GlobalMemory& mem, uint64_t addr, int inst,
-                                     uint32_t now, bool now_write, uint32_t before, bool before_write) const {
-  const char* why = !now_write       ? "a load of another work-item's store: nothing orders them within a "
-                                       "dispatch (no global fence or atomic), so the value loaded depends on timing"
-                    : before_write ? "two work-items store to the same byte; the result depends on timing"
-                                   : "a store to a byte another work-item loads: nothing orders them within a "
-                                     "dispatch, so the value that load sees depends on timing";
+                                     uint32_t now, bool now_write, bool now_atomic,
+                                     const PriorAccess<uint32_t>& before) const {
+  const bool before_write = before.stored;
+  const char* why =
+      now_atomic || before.atomic
+          ? "an atomic and a plain store to one byte by two work-items: nothing orders them within a dispatch, "
+            "so the result depends on timing (atomics are atomic with each other only)"
+      : !now_write   ? "a load of another work-item's store: nothing orders them within a dispatch (no global fence "
+                       "or atomic), so the value loaded depends on timing"
+      : before_write ? "two work-items store to the same byte; the result depends on timing"
+                     : "a store to a byte another work-item loads: nothing orders them within a dispatch, so the "
+                       "value that load sees depends on timing";
+  const char* now_verb = now_atomic ? " atomically accesses " : now_write ? " stores to " : " loads ";
+  const char* before_verb = before.atomic ? (now_atomic ? " accessed atomically (its work-item also stored to it)"
+                                                        : " accessed atomically")
+                            : before_write ? " stored"
+                                           : " loaded";
   return absl::FailedPreconditionError(absl::StrCat(
-      "global memory race: ", AccessText(p, now, inst), now_write ? " stores to " : " loads ", "byte ",
-      mem.Describe(addr, 1), ", which ", AccessText(p, before, -1), before_write ? " stored" : " loaded",
-      " earlier in this dispatch: ", why));
+      "global memory race: ", AccessText(p, now, inst), now_verb, "byte ", mem.Describe(addr, 1), ", which ",
+      AccessText(p, before.id, -1), before_verb, " earlier in this dispatch: ", why));
 }
 
 absl::Status GlobalRaceTracker::Access(const Program& p, const GlobalMemory& mem, const Region& r, uint64_t addr,
-                                       uint32_t n, int inst, int wave, int lane, bool write) {
+                                       uint32_t n, int inst, int wave, int lane, bool write, bool atomic) {
   Byte* const bytes = bytes_[static_cast<size_t>(&r - mem.regions().data())].get();
   if (bytes == nullptr) return absl::OkStatus();
   const uint64_t item = (static_cast<uint64_t>(wg_) * waves_ + wave) * 64 + lane;
@@ -313,8 +323,9 @@ absl::Status GlobalRaceTracker::Access(const Program& p, const GlobalMemory& mem
       continue;
     }
     before = *b;
-    if (std::optional<PriorAccess<uint32_t>> prior = RecordAccess(*b, now, write, mine))
-      return Race(p, mem, addr + i, inst, now, write, prior->id, prior->stored);
+    if (std::optional<PriorAccess<uint32_t>> prior =
+            atomic ? RecordAtomicAccess(*b, now, mine) : RecordAccess(*b, now, write, mine))
+      return Race(p, mem, addr + i, inst, now, write, atomic, *prior);
     after = *b;
   }
   return absl::OkStatus();

@@ -20,7 +20,11 @@
 //     wave * 64 + lane); its own accesses never race. Stricter than the memory
 //     model (no release/acquire is honoured) because kirc never communicates
 //     through global memory within a dispatch: it emits no global fences or
-//     atomics, and hardware runs workgroups in any order. Out-of-range buffer
+//     atomics, and hardware runs workgroups in any order. Atomics (another
+//     generator's global_atomic_*) are atomic: two never race, whatever the
+//     work-items; an atomic and a plain store of one byte by two work-items
+//     do, a plain load of a byte atomics update does not (a compare-and-swap
+//     loop's first guess; compiler/ir/global_races.h). Out-of-range buffer
 //     accesses (loads of 0, dropped stores) are not accesses.
 #ifndef KIRC_HW_EMU_STRICT_H_
 #define KIRC_HW_EMU_STRICT_H_
@@ -152,9 +156,10 @@ class GlobalRaceTracker {
   void StartWorkgroup(int64_t linear) { wg_ = linear; }
   // Lane `lane` of wave `wave` of the current workgroup, by instruction
   // `inst`, loads (write = false) or stores bytes [addr, addr + n) of region
-  // `r` of `mem`: error on a race with another work-item's access.
+  // `r` of `mem`, or with `atomic` reads and writes them atomically: error
+  // on a race with another work-item's access.
   absl::Status Access(const Program& p, const GlobalMemory& mem, const Region& r, uint64_t addr, uint32_t n,
-                      int inst, int wave, int lane, bool write);
+                      int inst, int wave, int lane, bool write, bool atomic = false);
 
  private:
   using Byte = RaceSlots<uint32_t>;  // all zero (calloc): never accessed
@@ -163,7 +168,7 @@ class GlobalRaceTracker {
   // >= 0: the instruction, when the id may not hold it.
   std::string AccessText(const Program& p, uint32_t id, int inst) const;
   absl::Status Race(const Program& p, const GlobalMemory& mem, uint64_t addr, int inst, uint32_t now,
-                    bool now_write, uint32_t before, bool before_write) const;
+                    bool now_write, bool now_atomic, const PriorAccess<uint32_t>& before) const;
   struct Free {
     void operator()(Byte* p) const { std::free(p); }
   };

@@ -113,16 +113,19 @@ std::vector<double> Bf16ToDoubles(const std::vector<uint16_t>& v) {
   return d;
 }
 
-absl::StatusOr<std::string> CompileOpenCl(const std::string& source, const std::string& mcpu) {
+absl::StatusOr<std::string> CompileOpenCl(const std::string& source, const std::string& mcpu,
+                                          const std::vector<std::string>& extra_flags) {
   absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("emu-cl.");
   if (!dir.ok()) return dir.status();
   const std::string cl = dir->File("k.cl"), obj = dir->File("k.o"), so = dir->File("k.hsaco");
   absl::Status w = WriteFileBytes(cl, source);
   if (!w.ok()) return w;
   const std::string bin = kLlvmBin;
-  absl::StatusOr<ProcessResult> r =
-      RunProcess({bin + "/clang", "-x", "cl", "-cl-std=CL2.0", "-Xclang", "-finclude-default-header", "-target",
-                  "amdgcn-amd-amdhsa", "-mcpu=" + mcpu, "-nogpulib", "-O3", "-w", "-c", cl, "-o", obj});
+  std::vector<std::string> argv = {bin + "/clang", "-x", "cl", "-cl-std=CL2.0", "-Xclang", "-finclude-default-header",
+                                   "-target", "amdgcn-amd-amdhsa", "-mcpu=" + mcpu, "-nogpulib", "-O3", "-w"};
+  argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+  argv.insert(argv.end(), {"-c", cl, "-o", obj});
+  absl::StatusOr<ProcessResult> r = RunProcess(argv);
   if (!r.ok()) return r.status();
   if (r->exit_code != 0) return absl::InternalError("clang failed: " + r->stderr_text);
   r = RunProcess({bin + "/ld.lld", "-shared", obj, "-o", so});

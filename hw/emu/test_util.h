@@ -77,9 +77,10 @@ void CheckGemm(const std::vector<double>& A, const std::vector<double>& B, const
 std::vector<double> F16ToDoubles(const std::vector<uint16_t>& v);
 std::vector<double> Bf16ToDoubles(const std::vector<uint16_t>& v);
 
-// OpenCL C compiled by clang-22 for `mcpu` and linked with ld.lld
-// (shared/docs/llvm-baselines.md): the code object's bytes.
-absl::StatusOr<std::string> CompileOpenCl(const std::string& source, const std::string& mcpu);
+// OpenCL C compiled by clang-22 for `mcpu` (and `extra_flags`) and linked
+// with ld.lld (shared/docs/llvm-baselines.md): the code object's bytes.
+absl::StatusOr<std::string> CompileOpenCl(const std::string& source, const std::string& mcpu,
+                                          const std::vector<std::string>& extra_flags = {});
 
 }  // namespace kir::emu::testing
 

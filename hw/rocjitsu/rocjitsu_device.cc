@@ -149,8 +149,14 @@ absl::StatusOr<DeviceRun> RocjitsuDevice::Run(const Kernel& k, const TargetInfo&
   std::vector<RocjitsuBufferFiles> files;
   std::vector<std::string> names;
   int n = 0;
-  for (const Arg& a : k.args) {
-    if (a.kind != Arg::Kind::kBuffer) continue;
+  // Buffers numbered in the code object's argument order, as the emulator
+  // numbers them (EmulatedBufferAddress), so both see the same addresses
+  // when a foreign code object orders its arguments otherwise than k.
+  absl::StatusOr<std::vector<ArgBinding>> bound = BindKernelArgs(k, meta->notes, data.extra_args);
+  if (!bound.ok()) return bound.status();
+  for (const ArgBinding& b : *bound) {
+    if (b.kind != ArgBinding::Kind::kBuffer) continue;
+    const Arg& a = *k.FindArg(b.name);
     auto it = data.buffers.find(a.name);
     if (it == data.buffers.end())
       return absl::InvalidArgumentError(absl::StrCat("no data for buffer argument '", a.name, "'"));

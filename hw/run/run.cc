@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/api/compile.h"
 #include "compiler/object/code_object_notes.h"
+#include "compiler/object/code_object_target.h"
 #include "compiler/object/llvm_in_process.h"
 #include "compiler/object/toolchain.h"
 #include "compiler/ir/float_bits.h"
@@ -30,6 +31,7 @@
 #include "hw/check/json.h"
 #include "hw/check/npy.h"
 #include "hw/kernarg.h"
+#include "hw/run/user_values.h"
 
 namespace kir {
 namespace {
@@ -59,10 +61,18 @@ absl::Status Dump(const Kernel& k, const std::string& dir, const char* what, con
 // largest are tens of KiB).
 constexpr int64_t kMaxCodeObjectBytes = int64_t{1} << 30;
 
-// Reads the code object at `path` and checks that it is `k`'s for `target`:
-// metadata target, a kernel named k.name, and k's arguments (hidden ones aside).
-absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId& target,
-                                                 const std::string& path, const std::string& llvm_bin) {
+// A code object read for a run: its bytes and its kernel's metadata.
+struct LoadedCode {
+  std::string bytes;
+  KernelNotes notes;
+};
+
+// Reads the code object at `path` and checks that it is for `target` (its
+// metadata's amdhsa.target, else its ELF header) and holds a kernel named
+// k.name whose code decodes. (Its arguments are bound to k's by the caller,
+// BindKernelArgs, with the values of arguments k lacks.)
+absl::StatusOr<LoadedCode> ReadKernelCodeObject(const Kernel& k, const TargetId& target, const std::string& path,
+                                                const std::string& llvm_bin) {
   auto bad = [&](const std::string& why) {
     return absl::InvalidArgumentError(absl::StrCat("code object ", path, ": ", why));
   };
@@ -102,45 +112,21 @@ absl::StatusOr<std::string> ReadKernelCodeObject(const Kernel& k, const TargetId
   absl::StatusOr<std::string> notes = ReadElfNotes(llvm_bin, *bytes);
   if (!notes.ok()) return bad(std::string(notes.status().message()));
   // The whole target ID must match: code for gfx90a:xnack- is not the code
-  // for gfx90a:xnack+ (nor what HIP would load on such a device).
-  const std::string meta = MetadataTarget(*notes);
-  if (meta.empty()) return bad("its metadata has no amdhsa.target");
-  const absl::string_view id = TargetIdOf(meta);
-  absl::StatusOr<TargetId> meta_id = ParseTargetId(id);
-  // A corrupt note's bytes are shown escaped (\xNN), never echoed raw.
-  const std::string have_text = meta_id.ok() ? meta_id->ToString() : absl::CHexEscape(id);
-  if (!meta_id.ok() || *meta_id != target)
-    return bad(absl::StrCat("it is for ", have_text, ", not ", target.ToString(), " (use --mcpu=", have_text,
-                            " or a code object built for ", target.ToString(), ")"));
-  // The loader matches the device against e_flags, not the metadata note.
-  // (CheckCodeObject checked the ELF header is there.)
-  uint32_t e_flags = 0;
-  std::memcpy(&e_flags, bytes->data() + 48, sizeof(e_flags));  // Elf64_Ehdr::e_flags
-  if (e_flags != target.ElfFlags())
-    return bad(absl::StrCat("its ELF header's e_flags are 0x", absl::Hex(e_flags), ", not 0x",
-                            absl::Hex(target.ElfFlags()), " (", target.ToString(),
-                            "): the loader would not match it to this target"));
+  // for gfx90a:xnack+ (nor what HIP would load on such a device); without
+  // amdhsa.target (hipBLASLt's and aiter's code objects) the ELF header's
+  // e_flags say it, as the loader reads them.
+  if (absl::StatusOr<TargetId> have =
+          CodeObjectTargetId(*bytes, TargetIdOf(MetadataTarget(*notes)), target, TargetMatch::kExact);
+      !have.ok())
+    return bad(std::string(have.status().message()));
   absl::StatusOr<std::vector<KernelNotes>> ks = ParseKernelNotes(*notes);
   if (!ks.ok()) return bad(std::string(ks.status().message()));
   absl::StatusOr<const KernelNotes*> picked = PickKernel(*ks, k.name);
   if (!picked.ok()) return bad(absl::StrCat(picked.status().message(), "; build it from this .kir file"));
-  const KernelNotes* kn = *picked;
-  std::vector<const ArgNote*> explicit_args;
-  for (const ArgNote& a : kn->args)
-    if (!absl::StartsWith(a.value_kind, "hidden_")) explicit_args.push_back(&a);
-  std::vector<std::string> want, have;
-  for (const Arg& a : k.args) want.push_back(a.name);
-  for (const ArgNote* a : explicit_args) have.push_back(a->name.empty() ? "?" : a->name);
-  bool same = explicit_args.size() == k.args.size();
-  for (size_t i = 0; same && i < k.args.size(); ++i)
-    same = explicit_args[i]->name.empty() || explicit_args[i]->name == k.args[i].name;
-  if (!same)
-    return bad(absl::StrCat("kernel '", k.name, "' takes (", absl::StrJoin(have, ", "),
-                            ") there but (", absl::StrJoin(want, ", "), ") in the .kir file"));
   // The kernel's code must decode (the device reads it the same way).
   if (absl::StatusOr<std::string> dis = DisassembleSymbol(llvm_bin, *bytes, k.name, target.target->name); !dis.ok())
     return bad(std::string(dis.status().message()));
-  return *std::move(bytes);
+  return LoadedCode{*std::move(bytes), **picked};
 }
 
 // For each instruction of the compiled kernel's code, in order (the assembly
@@ -192,20 +178,39 @@ std::vector<ScalarValue> ScalarValues(const Kernel& k, const KernelData& d) {
 
 }  // namespace
 
-std::string FormatScalars(const Kernel& k, const KernelData& d) {
+std::string FormatScalars(const Kernel& k, const KernelData& d, const std::set<std::string>& given) {
   std::vector<std::string> parts;
   for (const ScalarValue& s : ScalarValues(k, d))
-    parts.push_back(absl::StrCat(s.arg->name, " = ", s.text, " (", s.type, ")"));
+    parts.push_back(
+        absl::StrCat(s.arg->name, " = ", s.text, " (", s.type, given.count(s.arg->name) ? ", --scalar" : "", ")"));
   return absl::StrJoin(parts, ", ");
 }
 
-std::string ScalarsJson(const Kernel& k, const KernelData& d) {
+namespace {
+
+// KERNEL.scalars.json: k's scalars, then the code object's arguments k lacks
+// (`"code_only": true`) with their types and values as --scalar gave them.
+std::string ScalarsJsonWith(const Kernel& k, const KernelData& d, const std::vector<UserValues::Extra>& extra) {
   std::vector<std::string> parts;
   for (const ScalarValue& s : ScalarValues(k, d))
     parts.push_back(absl::StrFormat("  %s: {\"type\": \"%s\", \"value\": %s, \"bits\": \"0x%08x\"}",
                                     JsonString(s.arg->name), s.type, s.text, s.bits));
+  for (const UserValues::Extra& e : extra) {
+    // FormatScalarValue: "VALUE (TYPE, 0xBITS)" or, for an integer of
+    // unknown sign, "VALUE or UNSIGNED (TYPE, 0xBITS)".
+    const std::string f = FormatScalarValue(e.bytes, e.type);
+    const std::string value = f.substr(0, f.find(' '));
+    const std::string bits = f.substr(f.rfind(", ") + 2, f.size() - f.rfind(", ") - 3);
+    const bool finite = value != "nan" && value != "-nan" && value != "inf" && value != "-inf";
+    parts.push_back(absl::StrFormat("  %s: {\"type\": \"%s\", \"value\": %s, \"bits\": \"%s\", \"code_only\": true}",
+                                    JsonString(e.name), e.type.Name(), finite ? value : JsonString(value), bits));
+  }
   return parts.empty() ? "{}\n" : absl::StrCat("{\n", absl::StrJoin(parts, ",\n"), "\n}\n");
 }
+
+}  // namespace
+
+std::string ScalarsJson(const Kernel& k, const KernelData& d) { return ScalarsJsonWith(k, d, {}); }
 
 namespace {
 
@@ -264,6 +269,21 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
   }
 }
 
+// The "inputs: ..." line of a pass on values the user chose.
+std::string UserInputsLine(const UserValues& uv, InputMode mode, uint64_t seed, bool unordered) {
+  std::string from = uv.input_text.empty() ? std::string("no input files")
+                                           : absl::StrCat("from files: ", absl::StrJoin(uv.input_text, ", "));
+  return absl::StrCat(
+      "inputs: ", from, uv.kir_scalar_text.empty() ? "" : absl::StrCat("; scalars from --scalar: ",
+                                                                        absl::StrJoin(uv.kir_scalar_text, ", ")),
+      "; the rest ", InputModeName(mode), " (seed ", seed, "); ",
+      unordered ? "the kernel's mfma/gemm sums in an order the hardware does not specify, so each element is "
+                  "compared within the rounding bound (as random inputs are)"
+                : "the kernel has no mfma or gemm, so both sides evaluate IEEE ops in program order whatever the "
+                  "values: the output must equal the reference bit for bit (any NaN for a NaN)",
+      "\n");
+}
+
 // `blocker` ("12:5: 'OP': why") with the kernel's file name in front of its position.
 std::string WithFile(const std::string& blocker, const std::string& filename) {
   if (filename.empty() || blocker.empty() || !std::isdigit(static_cast<unsigned char>(blocker[0]))) return blocker;
@@ -281,12 +301,22 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     return absl::FailedPreconditionError(absl::StrCat(
         "kernel '", k.name, "' has no writable buffer (writeonly or readwrite): there is nothing to "
         "check against the reference; declare its outputs writeonly or readwrite"));
+  // Values the user chose that the reference interpreter sees too (input
+  // files, k's own scalars): then one pass on them (RunOptions::input_files).
+  bool user = !opts.input_files.empty();
+  for (const auto& [name, value] : opts.scalars)
+    if (const Arg* a = k.FindArg(name); a != nullptr && a->kind == Arg::Kind::kScalar) user = true;
   // The passes: exact inputs when the analysis proves them (else random), and
   // adversarial inputs when no sum has an unspecified order.
   const bool unordered = HasUnorderedSum(k);
+  if (user && opts.inputs == InputMode::kExact)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--inputs=exact: exact inputs are values kirc chooses and proves exact for kernel '", k.name,
+        "'; the values of --input and --scalar are yours, and nothing proves them exact: use --inputs=auto (bit for "
+        "bit when the kernel has no mfma or gemm, else within the rounding bound) or --inputs=random"));
   ExactPlan plan;
   std::string blocker;
-  if (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact) {
+  if (!user && (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact)) {
     plan = PlanExactInputs(k);
     if (!plan.exact) {
       blocker = WithFile(plan.blocker, opts.filename);
@@ -302,19 +332,25 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         "' sums products in an order the hardware does not specify, so its output cannot be required to equal "
         "the reference bit for bit on arbitrary inputs; use --inputs=exact or --inputs=random"));
   std::vector<InputMode> modes;
-  switch (opts.inputs) {
-    case InputMode::kAuto:
-      modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
-      if (!unordered) modes.push_back(InputMode::kAdversarial);
-      break;
-    default:
-      modes.push_back(opts.inputs);
+  if (user) {
+    // The values not given are generated as the mode says (auto: random).
+    modes.push_back(opts.inputs == InputMode::kAdversarial ? InputMode::kAdversarial : InputMode::kRandom);
+  } else {
+    switch (opts.inputs) {
+      case InputMode::kAuto:
+        modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
+        if (!unordered) modes.push_back(InputMode::kAdversarial);
+        break;
+      default:
+        modes.push_back(opts.inputs);
+    }
   }
   CompileOptions co;
   co.mcpu = opts.mcpu;
   co.filename = opts.filename;
   const TargetInfo* target = nullptr;
   absl::StatusOr<std::string> hsaco;
+  std::optional<KernelNotes> code_notes;  // the code object's kernel (--code-object)
   if (opts.code_object_path.empty()) {
     absl::StatusOr<CompileResult> cr = Compile(k, co);
     if (!cr.ok()) return cr.status();
@@ -328,9 +364,23 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     absl::StatusOr<TargetId> t = ResolveTargetId(k, co);
     if (!t.ok()) return t.status();
     target = t->target;
-    hsaco = ReadKernelCodeObject(k, *t, opts.code_object_path, opts.llvm_bin);
+    absl::StatusOr<LoadedCode> code = ReadKernelCodeObject(k, *t, opts.code_object_path, opts.llvm_bin);
+    if (!code.ok()) return code.status();
+    hsaco = std::move(code->bytes);
+    code_notes = std::move(code->notes);
   }
   if (!hsaco.ok()) return hsaco.status();
+  absl::StatusOr<UserValues> uv =
+      ParseUserValues(k, opts.scalars, opts.input_files, code_notes ? &*code_notes : nullptr);
+  if (!uv.ok()) return uv.status();
+  // The code's explicit arguments bind to k's and to the values given for
+  // the ones k lacks (the devices bind them again, the same way).
+  if (code_notes)
+    if (absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(k, *code_notes, uv->extra); !b.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("code object ", opts.code_object_path, ": ", b.status().message()));
+  std::set<std::string> given;
+  for (const auto& [name, bits] : uv->kir_scalars) given.insert(name);
   // Out of memory is an error before anything large is allocated.
   std::string limit_source;
   const int64_t available = opts.host_memory_limit >= 0 ? opts.host_memory_limit
@@ -357,6 +407,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
+    uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
+    // Bit for bit: exact and adversarial inputs; the user's values when k has
+    // no mfma or gemm (IEEE ops in program order on both sides, whatever the
+    // values). Else within the rounding bound of a magnitude shadow run.
+    const bool bitwise = user ? !unordered : mode != InputMode::kRandom;
     KernelData out = inputs;
     // The reference's run on these inputs (and in random mode the magnitude
     // shadow's): on a thread of its own beside the device when `concurrent`,
@@ -368,9 +423,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // Set when only the reference's verdict is still needed (the device
     // failed): the magnitude shadow is not run.
     std::atomic<bool> skip_shadow{false};
-    auto reference = [&, mode](const InterpOptions& o) {
+    auto reference = [&, bitwise](const InterpOptions& o) {
       ref_st = Interpret(k, ref, o);
-      if (ref_st.ok() && mode == InputMode::kRandom && !skip_shadow) {
+      if (ref_st.ok() && !bitwise && !skip_shadow) {
         // The magnitude shadow: the same kernel on |inputs| with |constants|
         // gives every output element's sum of |terms| (CompareWithinBounds).
         KernelData mag_in = MagnitudeInputs(k, inputs);
@@ -438,7 +493,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     CheckPass p;
     p.mode = mode;
     p.run = *run;
-    if (mode == InputMode::kRandom) {
+    if (!bitwise) {
       st = shadow_st;
       if (!st.ok())
         return absl::Status(st.code(), absl::StrCat("reference interpreter (magnitude shadow): ", st.message()));
@@ -452,9 +507,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds);
       }
     } else {
-      p.diffs = CompareBitwise(k, out, ref_data,
-                               mode == InputMode::kExact ? "bit-identical (exact inputs)"
-                                                         : "bit-identical (adversarial inputs; any NaN matches any NaN)");
+      const char* why = user ? "bit-identical (no mfma or gemm; any NaN matches any NaN)"
+                        : mode == InputMode::kExact ? "bit-identical (exact inputs)"
+                                                    : "bit-identical (adversarial inputs; any NaN matches any NaN)";
+      p.diffs = CompareBitwise(k, out, ref_data, why);
     }
     p.ok = true;
     for (const BufferDiff& d : p.diffs) p.ok = p.ok && d.ok;
@@ -496,12 +552,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         if (!ds.ok()) return ds;
       }
       absl::Status ds = WriteFile(absl::StrCat(opts.dump_dir, "/", k.name, ".", tag, "scalars.json"),
-                                  ScalarsJson(k, inputs));
+                                  ScalarsJsonWith(k, inputs, uv->extra_list));
       if (!ds.ok()) return ds;
     }
     std::string& t = passes_text;
-    t += InputsLine(k, mode, plan, blocker, opts.seed);
-    if (std::string sc = FormatScalars(k, inputs); !sc.empty())
+    t += user ? UserInputsLine(*uv, mode, opts.seed, unordered) : InputsLine(k, mode, plan, blocker, opts.seed);
+    if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
       if (run->timed_launches > 0) {
@@ -547,6 +603,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   absl::StrAppend(&t, "kernel ", k.name, " on ", target_id, ", ", r.run.device, ", seed ", opts.seed, "\n");
   if (!opts.code_object_path.empty())
     absl::StrAppend(&t, "code object ", opts.code_object_path, " (not recompiled)\n");
+  if (!uv->extra_text.empty())
+    absl::StrAppend(&t, "arguments of the code object the .kir lacks (--scalar): ",
+                    absl::StrJoin(uv->extra_text, ", "), "\n");
   t += passes_text;
   bool ref_ok = true, cross_ok = true;
   int64_t explained = 0;

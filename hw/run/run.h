@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -46,12 +48,29 @@ struct RunOptions {
   // KERNEL.adversarial.scalars.json).
   std::string dump_dir;
   std::string llvm_bin;  // LLVM tools for the code object
-  // Non-empty: run this existing code object (e.g. a kir_kernel build output)
-  // instead of compiling `k`. It must belong to the kernel: its metadata must
-  // be for the resolved target and hold a kernel named k.name whose explicit
-  // arguments are k's (same count, names where the metadata gives them, in
-  // order); otherwise RunAndCheck returns InvalidArgument naming the path.
+  // Non-empty: run this existing code object (e.g. a kir_kernel build
+  // output, or another compiler's) instead of compiling `k`. It must belong
+  // to the kernel: its target (metadata amdhsa.target, else its ELF
+  // header's e_flags: compiler/object/code_object_target.h) must be the
+  // resolved target ID, and it must hold a kernel named k.name whose
+  // explicit arguments bind to k's (hw/kernarg.h BindKernelArgs: by name
+  // when the metadata names them all, in any order, else by position;
+  // by-value arguments k lacks take `scalars`); otherwise RunAndCheck
+  // returns InvalidArgument naming the path and what is wrong.
   std::string code_object_path;
+  // `kirc run --scalar NAME=VALUE`, in the order given: NAME is one of k's
+  // scalars (its value, for the device and the reference interpreter alike)
+  // or, with code_object_path, a by-value argument of the code's kernel that
+  // k lacks (its sizes, strides, leading dimensions), typed by the metadata.
+  // Parsing and errors: ParseUserValues (hw/run/user_values.h).
+  std::vector<std::pair<std::string, std::string>> scalars;
+  // `kirc run --input NAME=FILE.npy`: buffer NAME's input from a .npy file
+  // (dtype and element count exactly the buffer's; what `dump_dir` writes
+  // reads back). With an input file, or a value for one of k's scalars, the
+  // run is one pass on those values (the rest generated as `inputs` says),
+  // compared bit for bit when k has no mfma or gemm and within the random
+  // mode's rounding bound otherwise; `inputs` = kExact is then refused.
+  std::vector<std::pair<std::string, std::string>> input_files;
   // The work behind the throughput figures of a timed (HIP) run; default
   // WorkOf(k). Pass WorkOf of the unpromoted kernel when `k` is a promoted
   // gemm, so TFLOP/s counts 2*M*N*K rather than the padded tiles' MFMAs.
@@ -135,9 +154,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
 std::string MfmaTargetLacks(const Kernel& k, const TargetInfo& t);
 
 // The scalar arguments' values, "alpha = 1.52937353 (f32), n = 42 (i32)", or
-// "" when `k` has none; and the same as a JSON object
+// "" when `k` has none (a scalar named in `given` says so: "(f32, --scalar)");
+// and the same as a JSON object
 // {"alpha": {"type": "f32", "value": 1.52937353, "bits": "0x3fc3c1a0"}, ...}.
-std::string FormatScalars(const Kernel& k, const KernelData& d);
+std::string FormatScalars(const Kernel& k, const KernelData& d, const std::set<std::string>& given = {});
 std::string ScalarsJson(const Kernel& k, const KernelData& d);
 
 }  // namespace kir

@@ -244,7 +244,9 @@ TEST_F(CodeObjectPathTest, RefusesAnInconsistentElfHeader) {
   };
   // e_flags 0xf3f: gfx90a (0x3f) with sramecc+ and xnack+; gfx942 sramecc-any
   // xnack-any is 0x54c (AMDGPUUsage, e_flags for code object v4 and v5).
-  for (const Case& c : {Case{48, std::string("\x3f\x0f", 2), "its ELF header's e_flags are 0xf3f, not 0x54c (gfx942)"},
+  for (const Case& c : {Case{48, std::string("\x3f\x0f", 2),
+                             "its metadata's amdhsa.target says gfx942 but its ELF header's e_flags 0xf3f (code "
+                             "object v5: EF_AMDGPU_MACH 0x03f = gfx90a, xnack+, sramecc+) says gfx90a:sramecc+:xnack+"},
                         Case{7, std::string("\0", 1), "its ELF OS/ABI is 0, not ELFOSABI_AMDGPU_HSA (64)"},
                         Case{56, std::string("\0\0", 2), "it has no program headers"}}) {
     std::string bad = *good;
@@ -311,7 +313,7 @@ TEST_F(CodeObjectPathTest, CorruptTargetIdIsEscaped) {
   absl::StatusOr<RunReport> r = Run(Parse("copy_f32"), "gfx90a:xnack-", bad);
   ASSERT_FALSE(r.ok());
   // (LLVM's YAML writer turns the byte into U+FFFD; its UTF-8 is escaped.)
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "it is for gfx\\x")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "its metadata's amdhsa.target names 'gfx\\x")) << r.status();
   for (char c : r.status().message())
     EXPECT_TRUE(c >= 0x20 && c <= 0x7e) << "a raw byte " << static_cast<int>(static_cast<unsigned char>(c));
 }
@@ -336,8 +338,10 @@ TEST_F(CodeObjectPathTest, RefusesOtherArguments) {
   absl::StatusOr<RunReport> r = Run(k, "gfx942", path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "code object " + path +
-                                      ": kernel 'copy_f32' takes (src, out) there but (src, dst) "
-                                      "in the .kir file");
+                                      ": the code object's kernel 'copy_f32' has no argument named 'dst' of the .kir "
+                                      "kernel (it takes 'src' (global_buffer, 8 bytes at offset 0), 'out' "
+                                      "(global_buffer, 8 bytes at offset 8)): give the .kir kernel the code's "
+                                      "argument names");
 }
 
 TEST_F(CodeObjectPathTest, RefusesMissingAndNonElfFiles) {
