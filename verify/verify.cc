@@ -1231,9 +1231,6 @@ struct IterRange {
   int64_t Count() const { return to <= from ? 0 : (to - from - 1) / stride + 1; }
   bool Has(int64_t j) const { return j >= from && j < to && (j - from) % stride == 0; }
 };
-bool operator==(const IterRange& a, const IterRange& b) {
-  return a.from == b.from && a.to == b.to && a.stride == b.stride;
-}
 // Every iteration of `in` is one of `out`'s.
 bool RangeWithin(const IterRange& in, const IterRange& out) {
   if (in.Count() == 0) return true;
