@@ -158,16 +158,6 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
     }
   MFunction& f = lk.mir;
   for (size_t i = 0; i < prog.insts.size(); ++i) {
-    // MInst has no clamp bit: an integer instruction with one (a saturating
-    // add, semantics.h EvalIntOpClamped) would be proved as wrapping.
-    const uint32_t fl = Info(prog.insts[i].mi.opc).flags;
-    const InstClass cls = Info(prog.insts[i].mi.opc).cls;
-    if (prog.insts[i].mods.clamp && (cls == InstClass::kValu || cls == InstClass::kValuTrans) &&
-        !(fl & (kFloatOperands | kF16Operands)))
-      return in_code(absl::UnimplementedError(absl::StrCat(
-          "instruction [", i, "] ", prog.Describe(static_cast<int>(i)),
-          ": clamp on an integer instruction (saturating arithmetic) is not modelled by the verifier, which would "
-          "prove it as wrapping arithmetic; it refuses the code instead")));
     if (auto it = label_of.find(static_cast<int>(i)); it != label_of.end()) {
       MInst label;
       label.opc = Opc::kLabel;
