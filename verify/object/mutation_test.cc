@@ -797,10 +797,9 @@ std::map<std::pair<int, int>, int> Matches(const VerifyResult& v) {
 // a repeated load of the same buffer, indices and element), so every
 // instruction proves, and the verdict is the failed "(coverage)" entry of the
 // op no instruction performs any more ("element 0 is loaded by no instruction
-// of the code"): failed, but with no instruction, thread or address named
-// (the report's gap: see the README of verify/object's test, and the
-// report). Asserted here exactly so: every instruction proved, one of them
-// against another op than in the unmutated code, and a coverage failure.
+// of the code"): failed, but with no instruction, thread or address named.
+// Asserted here exactly so: every instruction proved, one of them against
+// another op than in the unmutated code, and a coverage failure.
 bool KilledByCoverageOnly(const VerifyResult& orig, const VerifyResult& v, std::string* why) {
   bool coverage = false;
   for (const AccessVerdict& a : v.accesses) {
