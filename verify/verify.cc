@@ -3009,11 +3009,29 @@ class Verifier {
               rest /= trips[d];
             }
             gap = absl::StrCat("element ", e, parts.empty() ? "" : absl::StrCat(" at ", absl::StrJoin(parts, ", ")),
-                               " is ", op.kind == OpKind::kStore ? "stored" : "loaded",
-                               " by no instruction of the code: the code does not perform this KIR access");
+                               " is ", op.kind == OpKind::kStore ? "stored" : "loaded");
           }
       }
-      if (gap) res.accesses.push_back(Fail(v, *gap));
+      if (!gap) continue;
+      // An undecided (unknown) instruction of the same kind may be the one
+      // that performs the access: then the gap is undecided too, since a
+      // failed verdict needs a confirmed counterexample.
+      const bool lds = k_.FindLds(op.mem) != nullptr;
+      std::vector<std::string> undecided;
+      for (const AccessVerdict& a : res.accesses) {
+        if (a.status != AccessVerdict::Status::kUnknown || a.inst_id < 0) continue;
+        for (const MInst& mi : lk_.mir.insts)
+          if (mi.id == a.inst_id && IsMemoryInst(mi) && MemoryShape(mi.opc).lds == lds &&
+              MemoryShape(mi.opc).store == (op.kind == OpKind::kStore))
+            undecided.push_back(a.component >= 0 ? absl::StrCat("[", a.inst_id, ".", a.component, "]")
+                                                 : absl::StrCat("[", a.inst_id, "]"));
+      }
+      if (undecided.empty())
+        res.accesses.push_back(
+            Fail(v, *gap + " by no instruction of the code: the code does not perform this KIR access"));
+      else
+        res.accesses.push_back(Unknown(v, absl::StrCat(*gap, " by no proved instruction; undecided, since ",
+                                                       absl::StrJoin(undecided, ", "), " (unknown) may perform it")));
     }
   }
 

@@ -260,7 +260,17 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
       // Each buffer at its own address, 64 GiB apart, with the low word
       // close to 2^32 so that 64-bit address carries matter.
       v.is_pointer = true;
-      v.pointer = EmulatedBufferAddress(buffer_no++);
+      v.pointer = static_cast<size_t>(buffer_no) < args.buffer_addresses.size() ? args.buffer_addresses[buffer_no]
+                                                                                : EmulatedBufferAddress(buffer_no);
+      ++buffer_no;
+      const uint64_t size = by_arg[i]->size();
+      if (v.pointer >= kQueueAddr || size > kQueueAddr - v.pointer)
+        return absl::InvalidArgumentError(absl::StrCat(who, "argument ", i, " at 0x", absl::Hex(v.pointer),
+                                                       ": buffers must lie below 0x", absl::Hex(kQueueAddr)));
+      for (const Region& r : mem.regions())
+        if (v.pointer < r.base + r.size && r.base < v.pointer + size)
+          return absl::InvalidArgumentError(absl::StrCat(who, "argument ", i, " at 0x", absl::Hex(v.pointer),
+                                                         " overlaps ", r.name));
       mem.AddRegion(absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'")), v.pointer,
                     by_arg[i]->data(), by_arg[i]->size(), /*argument=*/true);
     } else {

@@ -37,6 +37,16 @@ struct LaunchArgs {
   // only the explicit ones) or passed empty: the emulator fills the ones it
   // knows (block counts, group sizes, remainders, grid dims) and zeroes the rest.
   std::vector<std::vector<uint8_t>> args;
+  // Where the n-th global_buffer argument (counting buffers only, in .args
+  // order) is placed: buffer_addresses[n] when the vector has an entry for
+  // it, else EmulatedBufferAddress(n) (hw/kernarg.h: 64 GiB apart, the low
+  // dword 0xffffff00 so that 64-bit address carries matter). Callers choose
+  // other placements to expose code that is right only for some pointers (a
+  // carry that fires only when the low dword is closer to 2^32, a mask that
+  // clears a pointer bit the default addresses lack). A buffer must end below
+  // 0x7d00'0000'0000 (the queue, dispatch packet and kernarg segment lie
+  // above) and not overlap another: else InvalidArgument.
+  std::vector<uint64_t> buffer_addresses;
   std::array<int64_t, 3> grid{1, 1, 1};       // workgroups (HIP gridDim)
   std::array<int64_t, 3> workgroup{0, 0, 0};  // threads; 0 = .reqd_workgroup_size (error if absent)
 };

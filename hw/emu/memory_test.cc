@@ -207,6 +207,49 @@ TEST(MemoryTest, GlobalAccessOutsideEveryBufferIsAnError) {
   EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a).status()), HasSubstr("bytes past the end of argument 0 'A'"));
 }
 
+// LaunchArgs::buffer_addresses places the buffers: a copy that adds its
+// offset to the low dword only (no carry) works where the default placement
+// leaves room below 2^32 and faults where the low dword is closer to it;
+// overlapping buffers are refused.
+TEST(MemoryTest, BufferAddressesPlaceTheBuffers) {
+  HandKernel k;
+  k.args = {"A:global_buffer", "B:global_buffer"};
+  k.body = R"(
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  v_add_u32 v2, s4, v1
+  v_mov_b32 v3, s5
+  global_load_dword v4, v[2:3], off
+  v_mov_b32 v3, 0
+  v_mov_b32 v2, v1
+  v_lshl_add_u64 v[2:3], s[6:7], 0, v[2:3]
+  s_waitcnt vmcnt(0)
+  global_store_dword v[2:3], v4, off
+  s_endpgm)";
+  std::vector<float> src(64);
+  for (int i = 0; i < 64; ++i) src[i] = static_cast<float>(i + 1);
+  LaunchArgs a;
+  a.args = {ToBytes(src), ToBytes(std::vector<float>(64))};
+  absl::StatusOr<EmuStats> s = RunAssembly(k.Text(), "gfx942", a);
+  ASSERT_TRUE(s.ok()) << s.status();  // 0xffffff00 + 252 does not wrap
+  EXPECT_EQ(FromBytes<float>(a.args[1]), src);
+  a.args = {ToBytes(src), ToBytes(std::vector<float>(64))};
+  a.buffer_addresses = {0x10fffffff0ull, 0x20fffffff0ull};
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a).status()),
+              AllOf(HasSubstr("lane 4 accesses 0x1000000000"), HasSubstr("outside every buffer")));
+  a.buffer_addresses = {0x2000000000ull};  // B keeps its default place
+  a.args = {ToBytes(src), ToBytes(std::vector<float>(64))};
+  s = RunAssembly(k.Text(), "gfx942", a);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(FromBytes<float>(a.args[1]), src);
+  a.buffer_addresses = {0x20ffffff40ull};  // B (default 0x20ffffff00) overlaps it
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a).status()), HasSubstr("overlaps argument 0 'A'"));
+  a.buffer_addresses = {0x7cfffffffff0ull};
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", a).status()), HasSubstr("buffers must lie below"));
+}
+
 std::string LdsKernel(const std::string& access) {
   HandKernel k;
   k.lds_bytes = 256;
