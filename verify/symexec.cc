@@ -572,7 +572,12 @@ void SymExec::StepValu(int i, const MInst& mi) {
 void SymExec::Step(int i, const MInst& mi) {
   trace_[i] = InstTrace{};
   const InstClass cls = Info(mi.opc).cls;
-  if (auto u = unmodelled_.find(mi.id); u != unmodelled_.end() && cls != InstClass::kSopp) {
+  // Modifiers MInst lacks matter only for an instruction the verifier models
+  // (integer semantics): its result is then unknown. A float or MFMA one is
+  // unmodelled data anyway (below).
+  if (auto u = unmodelled_.find(mi.id);
+      u != unmodelled_.end() && cls != InstClass::kSopp &&
+      EvalIntOp(d_, mi.opc, std::vector<TRef>(4, d_.Const(0))).has_value()) {
     if (Info(mi.opc).flags & kWritesScc) SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc"), kDepUnmodelled, i));
     return Opaque(i, mi, u->second, VarKind::kAbstract);
   }
