@@ -34,8 +34,9 @@
 // closer to 2^32, a pointer bit the default addresses lack).
 //
 // Assertions: every harmful mutant is FAILED by the verifier with a
-// concrete counterexample that names the instruction, the thread and
-// workgroup, and the emitted and expected addresses (FullCounterexample), or
+// concrete counterexample that names the instruction, the thread (tid, wave,
+// lane), the workgroup, and the emitted and expected addresses
+// (FullCounterexample), or
 // is one of the mutants that load the other input exactly, which the
 // verifier fails by coverage only (KilledByCoverageOnly, asserted so), or
 // is one of the two listed in kUndecided (a verifier gap: unknown, asserted
@@ -630,9 +631,9 @@ absl::StatusOr<VerifyResult> VerifyCode(const Subject& s, const std::string& cod
   return VerifyAddresses(lk->kernel, *id->target, *lk, o);
 }
 
-// A failed instruction whose confirmed counterexample names the thread, the
-// workgroup and the emitted and expected addresses (the instruction is the
-// verdict's).
+// A failed instruction whose confirmed counterexample names the thread (tid,
+// wave and lane), the workgroup and the emitted and expected addresses (the
+// instruction is the verdict's: its index in the kernel and its text).
 // Every counterexample the verifier prints was evaluated concretely with the
 // shared semantics: a solver model confirmed so ("from the solver's model,
 // confirmed concretely"), a candidate refuted at a concrete point ("at a
@@ -643,8 +644,8 @@ const AccessVerdict* FullCounterexample(const VerifyResult& v) {
     const bool concrete = absl::StrContains(c, "confirmed concretely") || absl::StrContains(c, "(at a concrete point)") ||
                           absl::StrContains(c, "found by running the code concretely");
     if (a.status == Status::kFailed && a.inst_id >= 0 && !a.inst_text.empty() && concrete &&
-        absl::StrContains(c, "tid = (") && absl::StrContains(c, "wg = (") && absl::StrContains(c, ": emitted ") &&
-        absl::StrContains(c, "; expected "))
+        absl::StrContains(c, "tid = (") && absl::StrContains(c, "wg = (") && absl::StrContains(c, ", lane ") &&
+        absl::StrContains(c, ": emitted ") && absl::StrContains(c, "; expected "))
       return &a;
   }
   return nullptr;
