@@ -10,7 +10,27 @@
 #include "verify/opcode_kinds.h"
 
 namespace kir::vfy {
+
 namespace {
+
+// The byte address of the component `byte_offset` bytes into address
+// `address` of lane `lane` of execution `r` of memory instruction `mi`: LDS
+// (DsAddress), global_* (GlobalAddress, modulo 2^64 as the hardware) or a raw
+// buffer (RawBufferAddress; whether the SRD range check drops it is
+// RawBufferInRange's, not this function's).
+uint64_t ComponentAddress(const MInst& mi, const MemRecord& r, int lane, int address, int64_t byte_offset) {
+  const MemShape sh = MemoryShape(mi.opc);
+  if (sh.lds) return uint64_t{DsAddress(U32Domain{}, r.vaddr[lane], mi, address)} + byte_offset;
+  if (Info(mi.opc).flags & kGlobalAddr)
+    return r.vaddr_hi.empty()
+               ? GlobalAddress<uint64_t>(r.saddr, r.vaddr[lane], static_cast<uint64_t>(mi.offset + byte_offset))
+               : GlobalAddress<uint64_t>(r.vaddr[lane] | (uint64_t{r.vaddr_hi[lane]} << 32), 0,
+                                         static_cast<uint64_t>(mi.offset + byte_offset));
+  const uint64_t base = r.srd[0] | (static_cast<uint64_t>(r.srd[1] & 0xffff) << 32);
+  return RawBufferAddress<uint64_t>(base, r.soffset,
+                                    (mi.offen ? uint64_t{r.vaddr[lane]} : 0) + static_cast<uint64_t>(mi.offset + byte_offset));
+}
+
 
 constexpr int kLanes = 64;
 
@@ -304,11 +324,13 @@ int ConcreteRunner::Waves() const {
   return static_cast<int>((threads + kLanes - 1) / kLanes);
 }
 
-std::array<int64_t, 3> ConcreteRunner::TidOf(int wave, int lane) const {
-  const int64_t X = k_.workgroup[0], Y = k_.workgroup[1];
-  int64_t lin = int64_t{wave} * kLanes + lane;
+std::array<int64_t, 3> WorkItemId(const Kernel& k, int wave, int lane) {
+  const int64_t X = k.workgroup[0], Y = k.workgroup[1];
+  const int64_t lin = int64_t{wave} * kLanes + lane;
   return {lin % X, (lin / X) % Y, lin / (X * Y)};
 }
+
+std::array<int64_t, 3> ConcreteRunner::TidOf(int wave, int lane) const { return WorkItemId(k_, wave, lane); }
 
 void ConcreteRunner::Init(Wave& w, std::array<int64_t, 3> wg, int wave) const {
   w.v.assign(512, std::vector<uint32_t>(kLanes));
@@ -460,15 +482,7 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
           for (int c = 0; c < data.count; ++c)
             for (int l = 0; l < kLanes; ++l) {
               if (!(w.exec >> l & 1)) continue;
-              uint64_t a =
-                  sh.lds ? uint64_t{DsAddress(U32Domain{}, r.vaddr[l], mi, c / per)} + 4 * (c % per)
-                  : global
-                      ? (saddr != nullptr
-                             ? GlobalAddress<uint64_t>(r.saddr, r.vaddr[l], static_cast<uint64_t>(mi.offset + 4 * c))
-                             : GlobalAddress<uint64_t>(r.vaddr[l] | (uint64_t{r.vaddr_hi[l]} << 32), 0,
-                                                       static_cast<uint64_t>(mi.offset + 4 * c)))
-                      : (r.srd[0] | (static_cast<uint64_t>(r.srd[1] & 0xffff) << 32)) + r.soffset +
-                            (mi.offen ? r.vaddr[l] : 0) + mi.offset + 4 * c;
+              const uint64_t a = ComponentAddress(mi, r, l, c / per, 4 * (c % per));
               ex.SetV(w, data, c, l, Hash(a, 1000 + setting_));
             }
         }
@@ -478,6 +492,30 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
     ++pc;
   }
   return absl::OkStatus();
+}
+
+
+std::optional<std::vector<Touch>> TouchedBytes(const MInst& mi, const MemRecord& r, int lane) {
+  std::vector<Touch> out;
+  if (!(r.exec >> lane & 1)) return out;
+  const MemShape sh = MemoryShape(mi.opc);
+  const bool global = Info(mi.opc).flags & kGlobalAddr;
+  if (!sh.lds && !global) {
+    // Raw buffers only (the verifier's obligations require it too).
+    if (((r.srd[1] >> 16) & 0x3fff) != 0 || (r.srd[1] >> 30) != 0 || ((r.srd[3] >> 23) & 1) != 0)
+      return std::nullopt;
+  }
+  const int per = sh.comps / std::max(1, sh.addrs);  // components per address
+  for (int a = 0; a < std::max(1, sh.addrs); ++a)
+    for (int c = 0; c < per; ++c) {
+      const int64_t off = int64_t{c} * sh.bytes;
+      if (!sh.lds && !global &&
+          !RawBufferInRange<int64_t>(r.srd[2], r.soffset, (mi.offen ? int64_t{r.vaddr[lane]} : 0) + mi.offset + off,
+                                     sh.bytes))
+        continue;
+      out.push_back(Touch{a, ComponentAddress(mi, r, lane, a, off), sh.bytes});
+    }
+  return out;
 }
 
 }  // namespace kir::vfy

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,25 @@ struct MemRecord {
   std::vector<uint32_t> vaddr_hi;          // global without saddr, per lane: the pair's high dword
   uint64_t saddr = 0;                      // global with saddr: the SGPR base
 };
+
+// The bytes one lane (its EXEC bit set) of one execution `r` of memory
+// instruction `mi` accesses: per address (DS read2/write2: two) and
+// component, the absolute address (buffers and global_*; a buffer's
+// components the SRD range check drops are left out, RawBufferInRange of
+// compiler/isa/semantics.h) or the LDS byte address, with the bytes of that
+// component. Nothing for a lane whose EXEC bit is clear. Returns nullopt for a
+// buffer whose SRD is not a raw buffer (stride, swizzle or add_tid_enable
+// set), whose addresses this rule does not give.
+struct Touch {
+  int address = 0;     // which address of the instruction (0, or 0/1 for read2/write2)
+  uint64_t addr = 0;   // absolute byte address, or LDS byte address
+  int64_t bytes = 0;
+};
+std::optional<std::vector<Touch>> TouchedBytes(const MInst& mi, const MemRecord& r, int lane);
+
+// The work-item id (x, y, z) of `lane` of wave `wave` of a workgroup of
+// kernel `k` (wave64: work-item x + X * (y + Y * z) is lane % 64 of wave / 64).
+std::array<int64_t, 3> WorkItemId(const Kernel& k, int wave, int lane);
 
 class ConcreteRunner {
  public:

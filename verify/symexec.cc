@@ -829,6 +829,29 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
     else if (n.op == TOp::kXor && TRef{n.b} == hs.t && fixed(TRef{n.a})) toggles[k] = {TOp::kXor, TRef{n.a}};
     else if (n.op == TOp::kSub && TRef{n.b} == hs.t && fixed(TRef{n.a})) toggles[k] = {TOp::kSub, TRef{n.a}};
   }
+  // Derived registers (recomputed every iteration from induction registers,
+  // e.g. `s_add_u32 s0, s0, 1; s_lshl_b32 s1, s0, 5`, or from values fixed
+  // before the loop alone): the end value E is a function of the header
+  // values of plain induction registers and of values fixed before the loop
+  // only, so the value at the header of iteration
+  // it >= 1 is E at iteration it - 1 (each induction register's header value
+  // entry + step * (it - 1)), and the entry value at it = 0.
+  std::map<RegKey, TRef> derived;  // register -> E
+  {
+    std::map<int, RegKey> induction_of;  // havoc variable -> its plain induction register
+    for (const auto& [k, step] : steps)
+      if (havoc[k].kind == Slot::kValue && p_.node(havoc[k].t).op == TOp::kVar && At(k).kind == Slot::kValue)
+        induction_of[static_cast<int>(p_.node(havoc[k].t).c)] = k;  // st_ is the entry state here
+    for (const RegKey& k : h) {
+      if (invariant.count(k) || steps.count(k) || carries.count(k) || toggles.count(k)) continue;
+      const Slot hs = havoc[k], es = end_slots[k];
+      if (hs.kind != Slot::kValue || es.kind != Slot::kValue) continue;
+      bool ok = true;
+      for (int v : p_.VarsOf(es.t))
+        if (!induction_of.count(v) && v >= var_limit) ok = false;
+      if (ok) derived[k] = es.t;
+    }
+  }
   std::map<RegKey, TRef> entry_values;
   for (const auto& [k, cr] : carries) {
     st_ = entry;
@@ -838,6 +861,12 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
   // "stable" invariants are assumed at the header and checked at the back edge.
   for (;;) {
     st_ = entry;
+    // Derived registers: each induction register's header value at it - 1.
+    std::unordered_map<int, TRef> prev;
+    for (const auto& [ik, step] : steps)
+      if (derived.size() > 0 && havoc[ik].kind == Slot::kValue && p_.node(havoc[ik].t).op == TOp::kVar &&
+          At(ik).kind == Slot::kValue)
+        prev[static_cast<int>(p_.node(havoc[ik].t).c)] = d_.Add(At(ik).t, d_.Mul(step, d_.Sub(it, d_.Const(1))));
     InstTrace& lt = trace_[label];
     lt = InstTrace{};
     lp.induction.clear();
@@ -851,7 +880,17 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
       auto sit = steps.find(k);
       auto cit = carries.find(k);
       auto tit = toggles.find(k);
-      if (tit != toggles.end() && dst.kind == Slot::kValue) {
+      auto dit = derived.find(k);
+      if (dit != derived.end() && dst.kind == Slot::kValue) {
+        // E with each induction register's header value at iteration it - 1.
+        std::unordered_map<int, int> memo;
+        const TRef later = p_.SubstTerms(dit->second, prev, &memo);
+        TRef v = d_.Select(d_.Eq(it, d_.Const(0)), dst.t, later);
+        lp.induction.push_back(absl::StrCat(KeyName(k), " = ", p_.ToString(dst.t), " at it = 0, then ",
+                                            p_.ToString(later), " (derived from induction registers)"));
+        dst = Slot{v, label, Slot::kValue};
+        lt.writes.push_back({KeyName(k), v});
+      } else if (tit != toggles.end() && dst.kind == Slot::kValue) {
         const auto& [op, c] = tit->second;
         const TRef odd = op == TOp::kXor ? d_.Xor(dst.t, c) : d_.Sub(c, dst.t);
         TRef v = d_.Select(d_.And(it, d_.Const(1)), odd, dst.t);

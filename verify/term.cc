@@ -168,6 +168,24 @@ TRef TermPool::Subst(TRef t, int var, uint32_t value, std::unordered_map<int, in
   return r;
 }
 
+TRef TermPool::SubstTerms(TRef t, const std::unordered_map<int, TRef>& values, std::unordered_map<int, int>* memo) {
+  auto it = memo->find(t.id);
+  if (it != memo->end()) return TRef{it->second};
+  const TNode n = nodes_[t.id];
+  TRef r = t;
+  if (n.op == TOp::kVar) {
+    auto v = values.find(static_cast<int>(n.c));
+    if (v != values.end()) r = v->second;
+  } else if (n.op != TOp::kConst) {
+    TRef a = SubstTerms(TRef{n.a}, values, memo);
+    TRef b = n.b >= 0 ? SubstTerms(TRef{n.b}, values, memo) : TRef{};
+    TRef s = n.s >= 0 ? SubstTerms(TRef{n.s}, values, memo) : TRef{};
+    if (a.id != n.a || b.id != n.b || s.id != n.s) r = Make(n.op, a, b, s);
+  }
+  (*memo)[t.id] = r.id;
+  return r;
+}
+
 std::vector<int> TermPool::Closure(const std::vector<TRef>& roots) const {
   std::vector<int> stack, out;
   std::vector<char> seen;

@@ -86,6 +86,8 @@ class TermPool {
   }
   // t with variable `var` replaced by the constant `value` (re-folded).
   TRef Subst(TRef t, int var, uint32_t value, std::unordered_map<int, int>* memo);
+  // t with each variable of `values` replaced by its term (re-folded).
+  TRef SubstTerms(TRef t, const std::unordered_map<int, TRef>& values, std::unordered_map<int, int>* memo);
   int num_vars() const { return static_cast<int>(vars_.size()); }
   int size() const { return static_cast<int>(nodes_.size()); }
   bool IsConst(TRef t) const { return nodes_[t.id].op == TOp::kConst; }

@@ -30,6 +30,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <memory>
@@ -1331,6 +1332,13 @@ struct AccessCtx {
   }
 };
 
+// The largest AccessRecord::iter_offsets entry (0 without).
+int64_t MaxIterOffset(const AccessRecord& rec) {
+  int64_t m = 0;
+  for (int o : rec.iter_offsets) m = std::max<int64_t>(m, o);
+  return m;
+}
+
 // A KIR loop's trip count (kir::ForTripCount), -1 for a loop that does not
 // run or whose count does not fit in 63 bits.
 int64_t KirTrips(const Op& f) {
@@ -1474,6 +1482,9 @@ class Verifier {
     v.component = rec.component;
     v.kir_op = rec.kir_op;
     if (rec.kir_op >= 0 && rec.kir_op < static_cast<int>(lk_.kir_op_text.size())) v.op_text = lk_.kir_op_text[rec.kir_op];
+    if (MaxIterOffset(rec) > 0 && rec.kir_op >= 0 && !fors_[rec.kir_op].empty())
+      absl::StrAppend(&v.op_text, " (", MaxIterOffset(rec) + 1, " consecutive iterations of %",
+                      ops_[fors_[rec.kir_op].back()]->ivar, " in one instruction)");
     auto it = index_of_id_.find(rec.inst_id);
     if (it != index_of_id_.end()) v.inst_text = InstructionText(t_, lk_.mir.insts[it->second]);
     return v;
@@ -1692,7 +1703,8 @@ class Verifier {
             b.count = lc.count;
           }
           const int64_t n = ml->trips < 0 ? -1 : BindingCount(b, ml->trips - 1);
-          if (n < 0 || ktrips < 0 || (n > 0 && c + stride * (n - 1) >= ktrips) || (!piece && n != ml->trips))
+          const int64_t reach = i + 1 == kfors_all.size() ? MaxIterOffset(rec) : 0;  // slots of later iterations
+          if (n < 0 || ktrips < 0 || (n > 0 && c + stride * (n - 1) + reach >= ktrips) || (!piece && n != ml->trips))
             return Fail(v, absl::StrCat("the machine loop at ", InstName(ml->label_index), " runs ", ml->trips,
                                         " time(s): iterations ", c, " on", stride > 1 ? absl::StrCat(" by ", stride) : "",
                                         " of the KIR loop %", fo.ivar, " (", ktrips, ") do not fit"));
@@ -1700,7 +1712,8 @@ class Verifier {
           box_.push_back(IterRange{c, n > 0 ? c + stride * (n - 1) + 1 : c, stride});
         } else {
           const int64_t j = -1 - c;
-          if (ktrips < 0 || j >= ktrips) return Fail(v, "a peeled iteration outside the KIR loop");
+          const int64_t reach = i + 1 == kfors_all.size() ? MaxIterOffset(rec) : 0;
+          if (ktrips < 0 || j + reach >= ktrips) return Fail(v, "a peeled iteration outside the KIR loop");
           a.loops.push_back(LoopBinding{fo.ivar, fo.lo + fo.step * j, fo.step, -1, -1});
           box_.push_back(IterRange{j, j + 1, 1});
         }
@@ -1719,6 +1732,7 @@ class Verifier {
         return Fail(v, absl::StrCat("the instruction runs inside ", mloops.size(), " machine loop(s), ", next,
                                     " of them bound to KIR loops: it would repeat an access the KIR makes once"));
     } else {
+    if (MaxIterOffset(rec) > 0) return Fail(v, "slots of several KIR iterations need a loop binding (matching)");
     // A KIR loop of one iteration needs no machine loop; with more, one
     // instruction outside a machine loop cannot perform every iteration's access
     // (an access-map record is one instruction for all iterations).
@@ -1758,7 +1772,8 @@ class Verifier {
     }
     }
     // Per element: its IR indices as text.
-    for (int e : rec.elements) {
+    for (size_t j = 0; j < rec.elements.size(); ++j) {
+      const int e = rec.elements[j];
       std::vector<std::string> parts;
       for (size_t d = 0; d < op.index.size(); ++d) {
         std::string x = IndexToString(*op.index[d]);
@@ -1766,6 +1781,9 @@ class Verifier {
         parts.push_back(x);
       }
       s.elem_text.push_back(absl::StrCat(rec.mem, "[", absl::StrJoin(parts, ", "), "]"));
+      if (j < rec.iter_offsets.size() && rec.iter_offsets[j] != 0)
+        absl::StrAppend(&s.elem_text.back(), " in iteration +", rec.iter_offsets[j], " of %",
+                        ops_[kfors_all.back()]->ivar);
     }
     return std::nullopt;
   }
@@ -1776,10 +1794,23 @@ class Verifier {
                          const std::vector<typename W::I>& wg, const std::map<std::string, typename W::I>& lv,
                          std::vector<std::vector<typename W::I>>* out) {
     out->clear();
-    for (int e : a.shape.elements) {
+    const std::vector<int>& offs = a.rec->iter_offsets;
+    for (size_t j = 0; j < a.shape.elements.size(); ++j) {
+      const int e = a.shape.elements[j];
+      // A slot of a later iteration of the innermost loop (iter_offsets).
+      std::map<std::string, typename W::I> shifted;
+      const bool shift = j < offs.size() && offs[j] != 0;
+      if (shift) {
+        const Op& f = *ops_[fors_[a.rec->kir_op].back()];
+        shifted = lv;
+        auto it = shifted.find(f.ivar);
+        if (it == shifted.end())
+          return absl::InvalidArgumentError(absl::StrCat("loop variable %", f.ivar, " has no machine loop"));
+        it->second = it->second + w.C(f.step * offs[j]);
+      }
       std::vector<typename W::I> idx;
       for (size_t d = 0; d < a.op->index.size(); ++d) {
-        absl::StatusOr<typename W::I> x = IrValue(w, *a.op->index[d], k_, tid, wg, lv);
+        absl::StatusOr<typename W::I> x = IrValue(w, *a.op->index[d], k_, tid, wg, shift ? shifted : lv);
         if (!x.ok()) return x.status();
         idx.push_back(static_cast<int>(d) == a.shape.along ? *x + w.C(e) : *x);
       }
@@ -2034,6 +2065,256 @@ class Verifier {
                      static_cast<int64_t>((h >> 37) % k_.grid[2])});
     }
     return wgs;
+  }
+
+  // ---- Refutation by running the code (buffers and global_* only) ----
+  // When the symbolic lane over-approximates an address (a loop register
+  // that is no induction variable, a solver that gives up), running whole
+  // waves still shows what the code does: an instruction that touches a
+  // byte its thread's KIR never accesses in that direction, in any
+  // iteration, implements no KIR access (StrayTouch); an element no
+  // instruction of the code ever touches for its thread is not performed
+  // (UntouchedElement). Both are confirmed counterexamples: the addresses
+  // are the ones the code computes, for the pointers of the setting named.
+
+  // One wave of the code, run concretely: per lane, every byte range a
+  // buffer or global_* instruction touched.
+  struct LaneTouch {
+    int index;      // instruction index
+    int execution;  // WaveRun::iters index
+    Touch t;
+  };
+  struct WaveRun {
+    int setting = 0;
+    std::array<int64_t, 3> wg{};
+    int wave = 0;
+    bool finished = false;  // ended within the step budget: every touch is here
+    std::vector<std::vector<LaneTouch>> lanes;
+    std::vector<std::vector<std::pair<int, int64_t>>> iters;  // per execution: MemRecord::iters
+  };
+  // The runs (computed once): SearchWaves' workgroups and settings, the
+  // straddling one included when the code has global_* instructions.
+  const std::vector<WaveRun>& WaveRuns() {
+    if (wave_runs_done_) return wave_runs_;
+    wave_runs_done_ = true;
+    bool global = false;
+    for (const MInst& mi : lk_.mir.insts) global |= IsMemoryInst(mi) && (Info(mi.opc).flags & kGlobalAddr);
+    const std::vector<std::array<int64_t, 3>> wgs = SampleWorkgroups(
+        std::max<int64_t>(1, opts_.max_search_points / kConcreteSettings /
+                                 std::max<int64_t>(1, k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2])));
+    int64_t steps_left = opts_.max_search_instructions;
+    int64_t touches = 0;
+    constexpr int64_t kMaxTouches = int64_t{1} << 22;  // bounds memory (about 100 MB)
+    const int settings = kConcreteSettings + (global ? 1 : 0);
+    for (int setting = 0; setting < settings && steps_left > 0 && touches < kMaxTouches; ++setting) {
+      ConcreteRunner run(k_, t_, lk_, setting);
+      std::map<std::string, int64_t>& ptr = run_pointers_[setting];
+      for (const Arg& arg : k_.args)
+        if (arg.kind == Arg::Kind::kBuffer) ptr[arg.name] = static_cast<int64_t>(run.Pointer(arg.name));
+      for (const auto& g : wgs) {
+        for (int wave = 0; wave < run.Waves() && steps_left > 0 && touches < kMaxTouches; ++wave) {
+          WaveRun wr;
+          wr.setting = setting;
+          wr.wg = g;
+          wr.wave = wave;
+          wr.lanes.resize(64);
+          bool raw = true;
+          auto on_mem = [&](const MemRecord& r) {
+            const MInst& mi = lk_.mir.insts[static_cast<size_t>(r.index)];
+            if (MemoryShape(mi.opc).lds) return;
+            const int execution = static_cast<int>(wr.iters.size());
+            wr.iters.push_back(r.iters);
+            for (int lane = 0; lane < 64; ++lane) {
+              std::optional<std::vector<Touch>> ts = TouchedBytes(mi, r, lane);
+              if (!ts) {
+                raw = false;
+                continue;
+              }
+              for (const Touch& t : *ts) wr.lanes[static_cast<size_t>(lane)].push_back({r.index, execution, t});
+              touches += static_cast<int64_t>(ts->size());
+            }
+          };
+          int64_t steps = 0;
+          const absl::Status st = run.RunWave(g, wave, on_mem, steps_left, &steps);
+          steps_left -= steps;
+          wr.finished = st.ok() && raw && touches < kMaxTouches;
+          wave_runs_.push_back(std::move(wr));
+        }
+      }
+    }
+    return wave_runs_;
+  }
+
+  // One element of a KIR access of one thread: its bytes and where it is.
+  struct KirByte {
+    int64_t lo = 0, hi = 0;  // absolute byte addresses [lo, hi)
+    int kir_op = -1, element = 0;
+    std::string iteration;   // "%k = 16, %j = 0", or empty
+  };
+  // Every element every KIR load (store = false) or store of buffers makes
+  // thread `tid` of workgroup `wg` access, in every iteration of its loops,
+  // with the pointers of `setting`, sorted by address. Ops `only` (when
+  // not negative) alone. Nothing when there are more than 2^16 elements.
+  std::optional<std::vector<KirByte>> KirBytes(std::array<int64_t, 3> tid3, std::array<int64_t, 3> wg3, bool store,
+                                               int setting, int only = -1) {
+    std::vector<KirByte> out;
+    CW w;
+    const std::vector<int64_t> tid(tid3.begin(), tid3.end()), wg(wg3.begin(), wg3.end());
+    for (size_t k = 0; k < ops_.size(); ++k) {
+      const Op& op = *ops_[k];
+      if (only >= 0 && static_cast<int>(k) != only) continue;
+      if (op.kind != (store ? OpKind::kStore : OpKind::kLoad)) continue;
+      const Arg* arg = k_.FindArg(op.mem);
+      if (arg == nullptr || arg->kind != Arg::Kind::kBuffer) continue;
+      const int64_t eb = ElemBytes(arg->elem), ptr = run_pointers_[setting][op.mem];
+      const int along = op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
+      std::vector<int64_t> trips;
+      for (int f : fors_[k]) {
+        trips.push_back(KirTrips(*ops_[f]));
+        if (trips.back() <= 0) return std::nullopt;
+      }
+      std::vector<int64_t> it(trips.size(), 0);
+      for (bool more = true; more;) {
+        std::map<std::string, int64_t> lv;
+        std::vector<std::string> where;
+        for (size_t d = 0; d < trips.size(); ++d) {
+          const Op& f = *ops_[fors_[k][d]];
+          lv[f.ivar] = f.lo + f.step * it[d];
+          where.push_back(absl::StrCat("%", f.ivar, " = ", lv[f.ivar]));
+        }
+        for (int64_t e = 0; e < AccessWidth(op); ++e) {
+          int64_t off = 0;
+          bool in_shape = true;
+          for (size_t d = 0; d < op.index.size(); ++d) {
+            absl::StatusOr<int64_t> x = IrValue(w, *op.index[d], k_, tid, wg, lv);
+            if (!x.ok()) return std::nullopt;
+            const int64_t v = *x + (static_cast<int>(d) == along ? e : 0);
+            in_shape &= v >= 0 && v < arg->shape[d];
+            off += v * arg->strides[d];
+          }
+          if (!in_shape) continue;  // guarded: not accessed (unguarded: the validator's)
+          if (out.size() >= (size_t{1} << 16)) return std::nullopt;
+          out.push_back({ptr + off * eb, ptr + (off + 1) * eb, static_cast<int>(k), static_cast<int>(e),
+                         absl::StrJoin(where, ", ")});
+        }
+        more = false;
+        for (size_t d = trips.size(); d-- > 0;) {
+          if (++it[d] < trips[d]) {
+            more = true;
+            break;
+          }
+          it[d] = 0;
+        }
+      }
+    }
+    std::sort(out.begin(), out.end(), [](const KirByte& a, const KirByte& b) { return a.lo < b.lo; });
+    return out;
+  }
+
+  // "A + 0x40" for an address inside buffer A with the pointers of `setting`.
+  std::string BufferOffsetText(int64_t addr, int setting) {
+    for (const Arg& arg : k_.args) {
+      if (arg.kind != Arg::Kind::kBuffer) continue;
+      const int64_t p = run_pointers_[setting][arg.name];
+      if (addr >= p && addr < p + arg.SizeBytes()) return absl::StrCat(arg.name, " + ", addr - p);
+    }
+    return "outside every buffer";
+  }
+
+  std::string RunHeader(const WaveRun& r, int lane, const std::string& why) {
+    const std::array<int64_t, 3> tid = WorkItemId(k_, r.wave, lane);
+    std::string s = absl::StrCat("counterexample (found by running the code concretely; ", why, "): tid = (", tid[0],
+                                 ", ", tid[1], ", ", tid[2], "), wg = (", r.wg[0], ", ", r.wg[1], ", ", r.wg[2],
+                                 ") (wave ", r.wave, ", lane ", lane, ")");
+    for (const Arg& arg : k_.args)
+      if (arg.kind == Arg::Kind::kBuffer)
+        absl::StrAppend(&s, ", ", arg.name, " = ", Hex(static_cast<uint64_t>(run_pointers_[r.setting][arg.name])));
+    return s + "\n";
+  }
+
+  bool IsThread(int wave, int lane) const {
+    return int64_t{wave} * 64 + lane < k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2];
+  }
+
+  // A byte buffer instruction `index` touches, when it runs, that no KIR
+  // access of its thread in the instruction's direction touches in any
+  // iteration: the counterexample text, or nothing.
+  std::optional<std::string> StrayTouch(int index, const std::string& why) {
+    const MInst& mi = lk_.mir.insts[static_cast<size_t>(index)];
+    const MemShape ms = MemoryShape(mi.opc);
+    if (ms.lds || ms.comps == 0) return std::nullopt;
+    for (const WaveRun& r : WaveRuns()) {
+      for (int lane = 0; lane < 64; ++lane) {
+        if (!IsThread(r.wave, lane)) continue;
+        std::optional<std::vector<KirByte>> kir;
+        for (const LaneTouch& lt : r.lanes[static_cast<size_t>(lane)]) {
+          if (lt.index != index) continue;
+          if (!kir) {
+            const std::array<int64_t, 3> tid = WorkItemId(k_, r.wave, lane);
+            kir = KirBytes(tid, r.wg, ms.store, r.setting);
+            if (!kir) return std::nullopt;  // too many elements to enumerate
+          }
+          // Every byte of the touch must lie in an element of `kir`.
+          const int64_t lo = static_cast<int64_t>(lt.t.addr), hi = lo + lt.t.bytes;
+          int64_t at = lo;
+          const KirByte* nearest = nullptr;
+          for (const KirByte& kb : *kir) {
+            if (nearest == nullptr || std::llabs(kb.lo - lo) < std::llabs(nearest->lo - lo)) nearest = &kb;
+            if (kb.lo <= at && at < kb.hi) at = kb.hi;
+          }
+          if (at >= hi) continue;
+          std::string s = RunHeader(r, lane, why);
+          for (const auto& [label, n] : r.iters[static_cast<size_t>(lt.execution)])
+            absl::StrAppend(&s, "  in iteration ", n, " of the loop at ", InstName(label), "\n");
+          absl::StrAppend(&s, "  ", ms.addrs == 2 ? absl::StrCat("address ", lt.t.address, ", ") : "",
+                          "component at ", Hex(static_cast<uint64_t>(lo)), ": emitted ", Hex(static_cast<uint64_t>(lo)),
+                          " = ", BufferOffsetText(lo, r.setting), " (", lt.t.bytes, " bytes; byte ",
+                          Hex(static_cast<uint64_t>(at)), " = ", BufferOffsetText(at, r.setting), " is ",
+                          ms.store ? "stored" : "loaded", " by no KIR ", ms.store ? "store" : "load",
+                          " of the thread); expected an address the thread's KIR ", ms.store ? "stores" : "loads",
+                          " in some iteration");
+          if (nearest != nullptr)
+            absl::StrAppend(&s, ", the nearest ", Hex(static_cast<uint64_t>(nearest->lo)), " = ",
+                            BufferOffsetText(nearest->lo, r.setting), " (element ", nearest->element, " of op ",
+                            nearest->kir_op, nearest->iteration.empty() ? "" : " at ", nearest->iteration, ")");
+          return s + "\n";
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  // An element of KIR op `k` (a buffer access) that no instruction of the
+  // code touches in the op's direction for its thread, in runs that finished:
+  // the counterexample text, or nothing.
+  std::optional<std::string> UntouchedElement(int k, const std::string& why) {
+    const Op& op = *ops_[static_cast<size_t>(k)];
+    const bool store = op.kind == OpKind::kStore;
+    for (const WaveRun& r : WaveRuns()) {
+      if (!r.finished) continue;
+      for (int lane = 0; lane < 64; ++lane) {
+        if (!IsThread(r.wave, lane)) continue;
+        std::vector<std::pair<int64_t, int64_t>> touched;
+        for (const LaneTouch& lt : r.lanes[static_cast<size_t>(lane)])
+          if (MemoryShape(lk_.mir.insts[static_cast<size_t>(lt.index)].opc).store == store)
+            touched.push_back({static_cast<int64_t>(lt.t.addr), static_cast<int64_t>(lt.t.addr) + lt.t.bytes});
+        std::sort(touched.begin(), touched.end());
+        const std::array<int64_t, 3> tid = WorkItemId(k_, r.wave, lane);
+        std::optional<std::vector<KirByte>> kir = KirBytes(tid, r.wg, store, r.setting, k);
+        if (!kir) return std::nullopt;
+        for (const KirByte& kb : *kir) {
+          int64_t at = kb.lo;
+          for (const auto& [lo, hi] : touched)
+            if (lo <= at && at < hi) at = hi;
+          if (at >= kb.hi) continue;
+          return absl::StrCat(RunHeader(r, lane, why), "  element ", kb.element,
+                              kb.iteration.empty() ? "" : absl::StrCat(" at ", kb.iteration), " (byte address ",
+                              Hex(static_cast<uint64_t>(kb.lo)), " = ", BufferOffsetText(kb.lo, r.setting), ") is ",
+                              store ? "stored" : "loaded", " by no instruction of the code\n");
+        }
+      }
+    }
+    return std::nullopt;
   }
 
   // The value of input variable `var` (other than tid/wg) in concrete search
@@ -2306,6 +2587,33 @@ class Verifier {
   // The candidate records for address `comp` of instruction `index`: every
   // KIR load or store of the same kind whose element size divides the bytes
   // moved at that address, once per run of consecutive vector elements.
+  // What one proved instruction performs: elements of a KIR op in a box of
+  // iterations of its loops.
+  struct Covered {
+    int kir_op;
+    std::vector<int> elements;
+    std::vector<IterRange> box;
+  };
+
+  // What candidate `rec` performs when proved with KIR iterations `box` (per
+  // enclosing loop): one entry per iteration offset of its slots
+  // (AccessRecord::iter_offsets), the innermost range shifted by it.
+  std::vector<Covered> CoveredBy(const AccessRecord& rec, const std::vector<IterRange>& box) const {
+    std::map<int, std::vector<int>> by_offset;
+    for (size_t j = 0; j < rec.elements.size(); ++j)
+      by_offset[j < rec.iter_offsets.size() ? rec.iter_offsets[j] : 0].push_back(rec.elements[j]);
+    std::vector<Covered> out;
+    for (auto& [off, elems] : by_offset) {
+      Covered c{rec.kir_op, elems, box};
+      if (off != 0 && !c.box.empty()) {
+        c.box.back().from += off;
+        c.box.back().to += off;
+      }
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
   std::vector<AccessRecord> Candidates(int index, int comp) {
     const MInst& mi = lk_.mir.insts[index];
     const MemShape ms = MemoryShape(mi.opc);
@@ -2333,6 +2641,26 @@ class Verifier {
         r.guarded = op.guarded;
         r.element_bytes = eb;
         for (int64_t e = e0; e < e0 + n; ++e) r.elements.push_back(static_cast<int>(e));
+        out.push_back(std::move(r));
+      }
+      // A vector of m = n / width whole accesses of consecutive iterations of
+      // the op's innermost loop (2 <= m <= 16): slot j performs element
+      // j mod width in iteration i + j / width.
+      const int64_t m = width > 0 && n % width == 0 ? n / width : 0;
+      if (m >= 2 && m <= 16 && !fors_[k].empty() && KirTrips(*ops_[fors_[k].back()]) >= m) {
+        AccessRecord r;
+        r.inst_id = mi.id;
+        r.component = ms.addrs == 2 ? comp : -1;
+        r.kir_op = static_cast<int>(k);
+        r.mem = op.mem;
+        r.is_lds = ms.lds;
+        r.is_store = ms.store;
+        r.guarded = op.guarded;
+        r.element_bytes = eb;
+        for (int64_t j = 0; j < n; ++j) {
+          r.elements.push_back(static_cast<int>(j % width));
+          r.iter_offsets.push_back(static_cast<int>(j / width));
+        }
         out.push_back(std::move(r));
       }
     }
@@ -2775,23 +3103,28 @@ class Verifier {
       // store some of whose elements and iterations an earlier instruction
       // already performs is no match (a second store of one address is
       // another program's).
+      const std::vector<Covered> mine = CoveredBy(cand, box_);
       if (ops_[cand.kir_op]->kind == OpKind::kStore &&
           std::any_of(covered_.begin(), covered_.end(), [&](const Covered& c) {
-            if (c.kir_op != cand.kir_op || c.box.size() != box_.size()) return false;
-            bool meet = false;
-            for (int e : cand.elements) meet |= std::find(c.elements.begin(), c.elements.end(), e) != c.elements.end();
-            for (size_t d = 0; d < box_.size() && meet; ++d) meet = RangesMeet(box_[d], c.box[d]);
-            return meet;
+            return std::any_of(mine.begin(), mine.end(), [&](const Covered& p) {
+              if (c.kir_op != p.kir_op || c.box.size() != p.box.size()) return false;
+              bool meet = false;
+              for (int e : p.elements) meet |= std::find(c.elements.begin(), c.elements.end(), e) != c.elements.end();
+              for (size_t d = 0; d < p.box.size() && meet; ++d) meet = RangesMeet(p.box[d], c.box[d]);
+              return meet;
+            });
           })) {
         ++refuted;
         loop_choice_ = nullptr;
         return std::nullopt;
       }
-      if (defer && std::any_of(covered_.begin(), covered_.end(), [&](const Covered& c) {
-            if (c.kir_op != cand.kir_op || c.elements != cand.elements || c.box.size() != box_.size()) return false;
-            for (size_t d = 0; d < box_.size(); ++d)
-              if (!RangeWithin(box_[d], c.box[d])) return false;
-            return true;
+      if (defer && std::all_of(mine.begin(), mine.end(), [&](const Covered& p) {
+            return std::any_of(covered_.begin(), covered_.end(), [&](const Covered& c) {
+              if (c.kir_op != p.kir_op || c.elements != p.elements || c.box.size() != p.box.size()) return false;
+              for (size_t d = 0; d < p.box.size(); ++d)
+                if (!RangeWithin(p.box[d], c.box[d])) return false;
+              return true;
+            });
           })) {
         --variants;
         deferred.push_back({&cand, choice});
@@ -2813,7 +3146,7 @@ class Verifier {
       match_records_.push_back(cand);
       AccessVerdict r = VerifyOne(match_records_.back());
       loop_choice_ = nullptr;
-      if (r.status == AccessVerdict::Status::kProved) covered_.push_back({cand.kir_op, cand.elements, box_});
+      if (r.status == AccessVerdict::Status::kProved) covered_.insert(covered_.end(), mine.begin(), mine.end());
       if (r.status == AccessVerdict::Status::kUnknown && !unknown) unknown = r;
       if (r.status == AccessVerdict::Status::kFailed && !failed) failed = r;
       return r;
@@ -2886,7 +3219,20 @@ class Verifier {
     }
     loop_choice_ = nullptr;
     // An undecided candidate might be the match: no verdict then.
+    // Undecided: running the code may still show a byte no KIR access of the
+    // thread touches (a confirmed counterexample).
+    auto stray = [&](const std::string& why) -> std::optional<AccessVerdict> {
+      std::optional<std::string> ce = StrayTouch(index, why);
+      if (!ce) return std::nullopt;
+      AccessVerdict f = Fail(none, absl::StrCat("matches no KIR access: running the code, it ",
+                                                ms.store ? "stores" : "loads", " bytes no KIR ",
+                                                ms.store ? "store" : "load", " of its thread accesses in any iteration",
+                                                pieces_note));
+      f.counterexample = *ce;
+      return f;
+    };
     if (unknown) {
+      if (std::optional<AccessVerdict> f = stray("no candidate is proved or refuted symbolically")) return {*f};
       unknown->reason = absl::StrCat("no KIR access is proved", pieces_note, "; this candidate is undecided: ",
                                      unknown->reason);
       unknown->iterations.clear();
@@ -2902,11 +3248,15 @@ class Verifier {
     if (closest) {
       // A refutation that rests on an over-approximated value proves nothing.
       const std::vector<std::string> abstract = AbstractInputs(closest_ctx);
-      if (!abstract.empty())
+      if (!abstract.empty()) {
+        if (std::optional<AccessVerdict> f = stray(absl::StrCat("the verifier over-approximates ",
+                                                                absl::StrJoin(abstract, "; "))))
+          return {*f};
         return {Unknown(none, absl::StrCat("no KIR access is proved", pieces_note,
                                            ": the address depends on values the verifier over-approximates (",
                                            absl::StrJoin(abstract, "; "),
                                            "), so the concrete refutations of the candidates are not conclusive"))};
+      }
     }
     AccessVerdict f = Fail(none, absl::StrCat("matches no KIR access: each of the ", variants,
                                               " candidate(s) is refuted at a concrete point", pieces_note,
@@ -3026,10 +3376,19 @@ class Verifier {
             undecided.push_back(a.component >= 0 ? absl::StrCat("[", a.inst_id, ".", a.component, "]")
                                                  : absl::StrCat("[", a.inst_id, "]"));
       }
-      if (undecided.empty())
+      std::optional<std::string> untouched;
+      if (!undecided.empty() && !lds)
+        untouched = UntouchedElement(static_cast<int>(k), absl::StrCat(absl::StrJoin(undecided, ", "),
+                                                                       " (unknown) might have performed it"));
+      if (undecided.empty()) {
         res.accesses.push_back(
             Fail(v, *gap + " by no instruction of the code: the code does not perform this KIR access"));
-      else
+      } else if (untouched) {
+        AccessVerdict f = Fail(v, absl::StrCat(*gap, " by no proved instruction, and running the code, by no "
+                                                     "instruction of the code: the code does not perform this KIR access"));
+        f.counterexample = *untouched;
+        res.accesses.push_back(std::move(f));
+      } else
         res.accesses.push_back(Unknown(v, absl::StrCat(*gap, " by no proved instruction; undecided, since ",
                                                        absl::StrJoin(undecided, ", "), " (unknown) may perform it")));
     }
@@ -3205,12 +3564,11 @@ class Verifier {
   std::map<std::string, int64_t> lds_base_;  // LDS allocation -> byte offset (the ABI's, or solved)
   const LoopChoice* loop_choice_ = nullptr;  // matching: Prepare's loop binding (LoopChoices)
   std::vector<IterRange> box_;  // matching: KIR iterations per loop of the last Prepare
-  struct Covered {
-    int kir_op;
-    std::vector<int> elements;
-    std::vector<IterRange> box;
-  };
   std::vector<Covered> covered_;  // matching: what each proved instruction performs
+  // Refutation by running the code: the wave runs (WaveRuns) and each setting's pointers.
+  bool wave_runs_done_ = false;
+  std::vector<WaveRun> wave_runs_;
+  std::map<int, std::map<std::string, int64_t>> run_pointers_;
   std::deque<AccessRecord> match_records_;   // VerifyOptions::match_accesses: records verified (stable addresses)
   std::map<std::string, ValueType> value_types_;  // SSA value -> type (store widths), filled by MatchAndVerify
 };

@@ -21,6 +21,12 @@ struct AccessRecord {
   bool is_store = false;
   bool guarded = false;
   std::vector<int> elements;  // vector elements of the op's value it moves, in order
+  // Matching other compilers' code (verify/): element slot j of the
+  // instruction performs the op in KIR iteration i + iter_offsets[j] of the
+  // op's innermost loop, where i is the iteration the loop binding gives (a
+  // vector load or store combining the accesses of consecutive iterations, as
+  // LLVM's load-store vectorizer makes of an unrolled loop). Empty: all 0.
+  std::vector<int> iter_offsets;
   int64_t element_bytes = 0;  // bytes per element
 };
 

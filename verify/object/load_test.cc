@@ -409,6 +409,43 @@ TEST(LoadCode, ALoopTheCompilerUnrolledProves) {
   }
 }
 
+// clang's load-store vectorizer on a loop it unrolled by 16: each
+// global_load_dwordx4 of the machine loop (4 iterations) performs 4
+// consecutive KIR iterations (slot j: %k = 16 n + 4 c + j for copy c), so 4
+// loads and the store prove. A twin summing the row backwards (A[r, 63 - %k])
+// asks for the same bytes in another order: the slots' iterations do not
+// match, so it fails; so does a twin whose rows are 65 floats apart.
+TEST(LoadCode, OneVectorLoadOfSeveralIterationsProves) {
+  auto twin = [](const std::string& stride, const std::string& col) {
+    absl::StatusOr<Kernel> k = ParseKernel(
+        absl::StrCat("kernel rowsum_f32\nworkgroup 64 1 1\ngrid 4 1 1\n",
+                     "arg A : f32[256, 64] strides [", stride, ", 1] readonly\n",
+                     "arg out : f32[256] strides [1] writeonly\n",
+                     "  %z = zero f32\n  %s = for %k = 0 to 64 iter(%a = %z) {\n",
+                     "    %v = load A[wg.x * 64 + tid.x, ", col, "] : f32\n    %a2 = add %a, %v\n    yield %a2\n  }\n",
+                     "  store out[wg.x * 64 + tid.x], %s\nend\n"),
+        "rowsum_f32.kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/rowsum_f32.", t, ".hsaco"));
+    ASSERT_FALSE(in.code_object.empty());
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin("64", "%k"), t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_TRUE(v->all_proved) << t << "\n" << v->Report();
+    EXPECT_EQ(Count(*v, Status::kProved), 5) << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), "4 consecutive iterations of %k in one instruction")) << v->Report();
+    for (const auto& [stride, col] : {std::pair<std::string, std::string>{"64", "63 - %k"}, {"65", "%k"}}) {
+      v = VerifyCode(twin(stride, col), t, in);
+      ASSERT_TRUE(v.ok()) << v.status();
+      EXPECT_FALSE(v->all_proved) << stride << " " << col << "\n" << v->Report();
+      EXPECT_GT(Count(*v, Status::kFailed), 0) << v->Report();
+      EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+    }
+  }
+}
+
 // A store performed twice (kirc's assembly with its store duplicated): the
 // KIR stores each element once, so the second store matches nothing.
 TEST(LoadCode, AStorePerformedTwiceFails) {

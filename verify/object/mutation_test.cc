@@ -39,8 +39,11 @@
 // (FullCounterexample), or
 // is one of the mutants that load the other input exactly, which the
 // verifier fails by coverage only (KilledByCoverageOnly, asserted so), or
-// is one of the two listed in kUndecided (a verifier gap: unknown, asserted
-// so); every harmless mutant is proved, or raises an SRD's num_records past
+// fails coverage with a counterexample found by running the code: an
+// element of a KIR access no instruction touches for a named thread, while
+// the instructions that might have performed it are unknown
+// (RunCoverageCounterexample; a loop register that is no induction
+// variable); every harmless mutant is proved, or raises an SRD's num_records past
 // its buffer and fails that obligation only (NumRecordsPastTheBuffer,
 // asserted so); at least 50 harmful mutants in all. The summary table (one row per subject)
 // is printed at the end; README of verify/ ("Tests and numbers") has it.
@@ -867,46 +870,20 @@ bool NumRecordsPastTheBuffer(const Subject& s, const Mutant& m, const std::strin
   return instructions > 0;
 }
 
-// Harmful mutants the verifier leaves UNKNOWN (a verifier gap, not a kill):
-// kirc's loop soffset update `s_add_u32 s1, s1, 32` reading another SGPR.
-// s1 is then no induction variable, so the verifier havocks it in the loop
-// ("any value in each iteration") and the two buffer loads that use it are
-// unknown ("the address depends on values the verifier over-approximates
-// ..., so the concrete refutations of the candidates are not conclusive");
-// the coverage of their KIR loads is undecided with them. Running the waves
-// concretely (concrete.h, which the matcher does not use for such
-// instructions) would refute every candidate with exact values; until it
-// does, these are listed here, and the test fails when one of them is killed
-// (then delete it) or another harmful mutant is left undecided.
-struct Undecided {
-  const char* subject;
-  const char* before;  // Mutant::before
-  const char* after;   // the mutated instruction
-};
-constexpr Undecided kUndecided[] = {
-    {"kirc mma_loop_32x32x64_f16 gfx942", "line 54 s_add_u32 s1, s1, 32", "s_add_u32 s1, s0, 32"},
-    {"kirc mma_loop_32x32x64_f16 gfx942", "line 54 s_add_u32 s1, s1, 32", "s_add_u32 s1, s2, 32"},
-};
-
-bool ListedUndecided(const Subject& s, const Mutant& m, const std::string& after) {
-  for (const Undecided& u : kUndecided)
-    if (s.label == u.subject && m.before == u.before && after == u.after) return true;
-  return false;
-}
-
-// The verdict of a listed undecided mutant is exactly that: nothing failed,
-// and every instruction not proved is unknown for a havocked loop register.
-bool UndecidedForALoopRegister(const Subject& s, const Mutant& m, const std::string& after, const VerifyResult& v) {
-  if (!ListedUndecided(s, m, after)) return false;
-  int unknown_instructions = 0;
+// A coverage failure confirmed by running the code (the instructions that
+// might have performed the access are unknown to the symbolic lane, e.g.
+// for a loop register that is no induction variable): an element of a KIR
+// access that no instruction of the code touches for a named thread, with
+// its byte address.
+const AccessVerdict* RunCoverageCounterexample(const VerifyResult& v) {
   for (const AccessVerdict& a : v.accesses) {
-    if (a.status == Status::kFailed) return false;
-    if (a.status != Status::kUnknown || a.inst_id < 0) continue;
-    if (!absl::StrContains(a.reason, "over-approximates") || !absl::StrContains(a.reason, "not an induction variable"))
-      return false;
-    ++unknown_instructions;
+    const std::string& c = a.counterexample;
+    if (a.status == Status::kFailed && a.inst_id < 0 && absl::StrContains(c, "found by running the code concretely") &&
+        absl::StrContains(c, "tid = (") && absl::StrContains(c, "wg = (") && absl::StrContains(c, ", lane ") &&
+        absl::StrContains(c, "(byte address ") && absl::StrContains(c, "by no instruction of the code"))
+      return &a;
   }
-  return unknown_instructions > 0;
+  return nullptr;
 }
 
 // ============================================================================
@@ -917,13 +894,13 @@ struct Tally {
   int mutants = 0, invalid = 0, harmful = 0, killed = 0, harmless = 0, proved = 0;
   int killed_by_coverage = 0;  // harmful, failed by coverage only (KilledByCoverageOnly)
   int num_records = 0;         // harmless, failed (NumRecordsPastTheBuffer)
-  int undecided = 0;           // harmful, unknown (kUndecided: a verifier gap)
+  int killed_by_run_coverage = 0;  // harmful, killed by a coverage failure found by running the code
   int other_placement = 0;     // harmful only with buffers placed elsewhere
   double emu_seconds = 0, verify_seconds = 0;
   void Add(const Tally& t) {
     mutants += t.mutants, invalid += t.invalid, harmful += t.harmful, killed += t.killed;
     harmless += t.harmless, proved += t.proved, killed_by_coverage += t.killed_by_coverage;
-    num_records += t.num_records, other_placement += t.other_placement, undecided += t.undecided;
+    num_records += t.num_records, other_placement += t.other_placement, killed_by_run_coverage += t.killed_by_run_coverage;
     emu_seconds += t.emu_seconds, verify_seconds += t.verify_seconds;
   }
 };
@@ -1058,9 +1035,6 @@ void RunSubject(const Subject& s, int part, int parts) {
     if (harmful) {
       ++tally.harmful;
       std::string why;
-      if (ListedUndecided(s, m, after) && failed > 0)
-        ADD_FAILURE() << what << " is listed in kUndecided but the verifier now fails it: delete it from the list\n"
-                      << v->Report();
       if (const AccessVerdict* ce = FullCounterexample(*v); ce != nullptr) {
         ++tally.killed;
         note = absl::StrCat("  [", ce->inst_id, "]");
@@ -1068,9 +1042,10 @@ void RunSubject(const Subject& s, int part, int parts) {
         ++tally.killed;
         ++tally.killed_by_coverage;
         note = absl::StrCat("  (coverage only: ", why, ")");
-      } else if (UndecidedForALoopRegister(s, m, after, *v)) {
-        ++tally.undecided;
-        note = "  (UNDECIDED: a verifier gap, listed in kUndecided)";
+      } else if (const AccessVerdict* rc = RunCoverageCounterexample(*v); rc != nullptr) {
+        ++tally.killed;
+        ++tally.killed_by_run_coverage;
+        note = absl::StrCat("  (coverage, found by running the code: op ", rc->kir_op, ")");
       } else {
         ADD_FAILURE() << what << " is harmful (" << evidence << ") but the verifier says " << verdict
                       << (failed ? " without a confirmed counterexample naming the instruction, thread, workgroup and "
@@ -1102,7 +1077,7 @@ void RunSubject(const Subject& s, int part, int parts) {
               tally.killed_by_coverage, tally.other_placement, tally.harmless, tally.proved, tally.num_records,
               tally.emu_seconds, tally.verify_seconds);
   Tallies()[s.label].Add(tally);
-  EXPECT_EQ(tally.killed + tally.undecided, tally.harmful) << s.label;
+  EXPECT_EQ(tally.killed, tally.harmful) << s.label;
   EXPECT_EQ(tally.proved + tally.num_records, tally.harmless) << s.label;
   EXPECT_GT(tally.harmful, 0) << s.label;
 }
@@ -1212,19 +1187,44 @@ TEST_P(ObjectMutation, HarmfulFailHarmlessProve) {
 }
 INSTANTIATE_TEST_SUITE_P(Subjects, ObjectMutation, ::testing::ValuesIn(Params()), ParamName);
 
-// The verifier's coverage check with undecided instructions (found by this
-// test's kUndecided mutants): kirc's mma_loop soffset update rewritten to an
-// equivalent form the induction does not recognise (s1 = s0 << 5 after the
-// counter's increment, instead of s1 += 32) runs bit for bit as the
-// reference, and the verifier leaves the two loads that use s1 unknown; the
-// coverage of their KIR loads is then unknown too, never failed (it was
-// "failed: the code does not perform this KIR access", a false alarm).
-TEST(Coverage, UndecidedWhenAnUnknownInstructionMayPerformTheAccess) {
+// kirc's mma_loop soffset update rewritten to s1 = s0 << 5 after the
+// counter's increment (instead of s1 += 32): s1 is no induction register but
+// is derived from one (s0 = it + 1 at the end of iteration it), so at the
+// header of iteration it >= 1 it is it << 5, and 0 (its entry value) at
+// it = 0: every access proves.
+TEST(Loops, ARegisterDerivedFromTheCounterProves) {
   Subject s = Kirc("mma_loop_32x32x64_f16", "gfx942");
   const std::string from = "  s_add_u32 s1, s1, 32\n  s_add_u32 s0, s0, 1\n";
   const size_t at = s.code.find(from);
   ASSERT_NE(at, std::string::npos) << s.code;
   s.code.replace(at, from.size(), "  s_add_u32 s0, s0, 1\n  s_lshl_b32 s1, s0, 5\n");
+  absl::StatusOr<VerifyResult> v = VerifyCode(s, s.code);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->all_proved) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "derived from induction registers")) << v->Report();
+  // Shifted by 4 instead (s1 = 16 * it): the loads of iterations >= 1 read
+  // the wrong columns.
+  s.code.replace(s.code.find("s_lshl_b32 s1, s0, 5"), 20, "s_lshl_b32 s1, s0, 4");
+  v = VerifyCode(s, s.code);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_GT(CountStatus(*v, Status::kFailed), 0) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+}
+
+// The verifier's coverage check with undecided instructions: kirc's
+// mma_loop soffset update rewritten to an equivalent form the loop analysis
+// does not recognise (s1 = (s1 + 32) & 0xffff: s1 stays below 128, so the
+// mask changes nothing, but the end value is no entry + step and depends on
+// s1 itself) runs bit for bit as the reference, and the verifier leaves the
+// two loads that use s1 unknown (running the code finds no stray byte); the
+// coverage of their KIR loads is then unknown too, never failed (it was
+// "failed: the code does not perform this KIR access", a false alarm).
+TEST(Coverage, UndecidedWhenAnUnknownInstructionMayPerformTheAccess) {
+  Subject s = Kirc("mma_loop_32x32x64_f16", "gfx942");
+  const std::string from = "  s_add_u32 s1, s1, 32\n";
+  const size_t at = s.code.find(from);
+  ASSERT_NE(at, std::string::npos) << s.code;
+  s.code.replace(at, from.size(), "  s_add_u32 s1, s1, 32\n  s_and_b32 s1, s1, 0xffff\n");
   const Inputs inputs = MakeInputs(s.twin);
   InterpArgs ia;
   ia.buffers = inputs.buffers;
@@ -1250,17 +1250,51 @@ TEST(Coverage, UndecidedWhenAnUnknownInstructionMayPerformTheAccess) {
   EXPECT_EQ(coverage, 2) << v->Report();
 }
 
+// The loop register made wrong in a form the loop analysis cannot follow:
+// `s_add_u32 s1, s1, 32; s_or_b32 s1, s1, 1` gives s1 = 0, 33, 65, 97 in
+// iterations 0..3 (its end value depends on itself and is no entry + step),
+// so in iteration 1 thread 0 (voffset 0) loads the dword at A + 33. Its KIR
+// loads of A are the f16x2 elements A[0, %k] at bytes 2 * %k .. 2 * %k + 3
+// for %k = 0, 16, 32, 48: bytes 0..3, 32..35, 64..67, 96..99. Byte 36 is
+// none of them: the verifier, which havocks s1, fails the load by running
+// the code, naming that iteration, the thread and both bytes.
+TEST(RunRefutation, ALoopRegisterThatIsNoInductionVariable) {
+  Subject s = Kirc("mma_loop_32x32x64_f16", "gfx942");
+  const std::string from = "  s_add_u32 s1, s1, 32\n";
+  const size_t at = s.code.find(from);
+  ASSERT_NE(at, std::string::npos) << s.code;
+  s.code.replace(at, from.size(), "  s_add_u32 s1, s1, 32\n  s_or_b32 s1, s1, 1\n");
+  absl::StatusOr<VerifyResult> v = VerifyCode(s, s.code);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "no invariant for v10, v11, v12, v13, s1")) << v->Report();
+  int stray = 0;
+  for (const AccessVerdict& a : v->accesses) {
+    if (a.inst_id < 0 || a.status != Status::kFailed) continue;
+    ++stray;
+    EXPECT_TRUE(absl::StrContains(a.reason, "running the code")) << v->Report();
+    EXPECT_TRUE(absl::StrContains(a.counterexample, "in iteration 1 of the loop")) << v->Report();
+    EXPECT_TRUE(absl::StrContains(a.counterexample, "tid = (0, 0, 0), wg = (0, 0, 0) (wave 0, lane 0)")) << v->Report();
+    const bool a_load = absl::StrContains(a.counterexample, "= A + 33 (4 bytes; byte ") &&
+                        absl::StrContains(a.counterexample, " = A + 36 is loaded by no KIR load");
+    const bool b_load = absl::StrContains(a.counterexample, "= B + 33 (4 bytes; byte ") &&
+                        absl::StrContains(a.counterexample, " = B + 36 is loaded by no KIR load");
+    EXPECT_TRUE(a_load || b_load) << v->Report();
+  }
+  EXPECT_EQ(stray, 2) << v->Report();  // the loads of A and of B
+  EXPECT_EQ(CountStatus(*v, Status::kUnknown), 0) << v->Report();
+}
+
 // The summary table, and the total when every part ran (a filtered or
 // sharded run prints its share).
 class Summary : public ::testing::Environment {
  public:
   void TearDown() override {
     std::printf("\n%-34s %7s %15s %9s %9s %9s %15s %8s %7s %8s\n", "subject", "mutants", "harmful killed",
-                "coverage", "undecided", "elsewhere", "harmless proved", "records", "invalid", "seconds");
+                "coverage", "run cover", "elsewhere", "harmless proved", "records", "invalid", "seconds");
     Tally total;
     auto row = [](const std::string& label, const Tally& t) {
       std::printf("%-34s %7d %7d/%-7d %9d %9d %9d %7d/%-7d %8d %7d %8.1f\n", label.c_str(), t.mutants, t.killed,
-                  t.harmful, t.killed_by_coverage, t.undecided, t.other_placement, t.proved, t.harmless, t.num_records,
+                  t.harmful, t.killed_by_coverage, t.killed_by_run_coverage, t.other_placement, t.proved, t.harmless, t.num_records,
                   t.invalid, t.emu_seconds + t.verify_seconds);
     };
     for (const auto& [label, t] : Tallies()) {
@@ -1269,7 +1303,8 @@ class Summary : public ::testing::Environment {
     }
     row("total", total);
     std::printf(
-        "(coverage: harmful, killed by a coverage failure only; undecided: harmful, left unknown (kUndecided);\n"
+        "(coverage: harmful, killed by a coverage failure only; run cover: harmful, killed by a coverage failure\n"
+        " found by running the code (the instructions that might perform the access unknown);\n"
         " elsewhere: harmful only with the buffers placed away\n"
         " from the emulator's default addresses; records: harmless, failed for an SRD num_records past the buffer;\n"
         " seconds: emulator + verifier; emulator %.1f s, verifier %.1f s)\n",
