@@ -1357,6 +1357,7 @@ class Verifier {
     tr_ = std::make_unique<Translator>(ctx_, pool_);
     tr_->SetBackstop(&backstop_);
     ex_.SetUnmodelled(lk_.unmodelled);
+    ex_.SetModifiers(lk_.modifiers);
     ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds, watchdog_.get()}); });
     // Trip counts: a translator of its own per query, made while `it` spans
     // [0, 2^32) (the main one must see it narrowed to the trip count).
@@ -1927,8 +1928,10 @@ class Verifier {
     for (int i : a.chain) {
       std::vector<std::string> ws;
       for (const auto& [n, t] : ex_.trace()[i].writes) ws.push_back(absl::StrCat(n, " = ", Hex(c.node[t.id])));
-      absl::StrAppend(&s, absl::StrFormat("    %-7s %-48s %s\n", InstName(i), InstructionText(t_, lk_.mir.insts[i]),
-                                          absl::StrJoin(ws, ", ")));
+      const MInst& mi = lk_.mir.insts[i];
+      auto mods = lk_.modifiers.find(mi.id);
+      const std::string text = InstructionText(t_, mi) + (mods != lk_.modifiers.end() ? VopModifiersText(mods->second) : "");
+      absl::StrAppend(&s, absl::StrFormat("    %-7s %-48s %s\n", InstName(i), text, absl::StrJoin(ws, ", ")));
     }
     return s;
   }
