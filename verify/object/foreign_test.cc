@@ -5,7 +5,11 @@
 // instruction; an integer instruction with clamp saturates; an SDWA byte
 // select in an address (clang-22's `(t + 1) & 255`) proves, and fails
 // against a wrong twin.
+#include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -174,6 +178,206 @@ TEST(ForeignCode, SdwaByteSelectInAnAddress) {
     EXPECT_GE(failed, 1) << v->Report();
     EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
   }
+}
+
+Kernel Parse(const std::string& text, const std::string& file) {
+  absl::StatusOr<Kernel> k = ParseKernel(text, file);
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+// The twin of testdata/foreign/stride_f32.cl for n = 1000, stride = 3.
+Kernel StrideTwin() {
+  return Parse(
+      "kernel stride_f32\nworkgroup 64 1 1\ngrid 16 1 1\n"
+      "arg src : f32[3000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+      "  %v = load guarded src[(wg.x * 64 + tid.x) * 3] : f32\n"
+      "  store guarded dst[wg.x * 64 + tid.x], %v\nend\n",
+      "stride_f32.kir");
+}
+
+std::vector<uint8_t> U32Bytes(uint32_t v) {
+  return {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16),
+          static_cast<uint8_t>(v >> 24)};
+}
+
+int CountStatus(const VerifyResult& r, AccessVerdict::Status s) {
+  int n = 0;
+  for (const AccessVerdict& a : r.accesses) n += a.status == s;
+  return n;
+}
+
+// `kirc verify --scalar` (CodeInput::by_value): stride_f32's `uint n` and
+// `uint stride`, which the twin lacks, fixed as known kernarg bytes. n =
+// 1000, stride = 3 (the twin's sizes) prove both accesses; without values
+// they are free inputs and the code is not proved for every n and stride; a
+// wrong stride (4) or n (999, 1001) fails with a counterexample.
+TEST(ForeignCode, ByValueArgumentsTheTwinLacksAreFixed) {
+  const Kernel twin = StrideTwin();
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    CodeInput base;
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/stride_f32.", t, ".hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    base.code_object = *obj;
+    base.llvm_bin = kLlvmBin;
+    struct Case {
+      uint32_t n, stride;
+      bool proves;
+    } cases[] = {{1000, 3, true}, {1000, 4, false}, {999, 3, false}, {1001, 3, false}};
+    for (const Case& c : cases) {
+      CodeInput in = base;
+      in.by_value = {{"n", U32Bytes(c.n)}, {"stride", U32Bytes(c.stride)}};
+      absl::StatusOr<VerifyResult> v = VerifyCode(twin, t, in);
+      ASSERT_TRUE(v.ok()) << v.status();
+      EXPECT_EQ(v->all_proved, c.proves) << t << " n=" << c.n << " stride=" << c.stride << "\n" << v->Report();
+      if (c.proves) {
+        EXPECT_EQ(CountStatus(*v, AccessVerdict::Status::kProved), 2) << v->Report();
+      } else {
+        EXPECT_GE(CountStatus(*v, AccessVerdict::Status::kFailed), 1) << v->Report();
+        EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+      }
+    }
+    // Not given: free inputs, so not proved.
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, t, base);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    // Only one of them: the other is still free.
+    CodeInput one = base;
+    one.by_value = {{"stride", U32Bytes(3)}};
+    v = VerifyCode(twin, t, one);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    // Errors name the argument.
+    CodeInput bad = base;
+    bad.by_value = {{"m", U32Bytes(3)}};
+    v = VerifyCode(twin, t, bad);
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.status().message(),
+              "--scalar m: the code's kernel 'stride_f32' has no by-value argument 'm' that the KIR kernel lacks "
+              "(those it has: 'n', 'stride')");
+    bad.by_value = {{"n", {1, 0}}};
+    v = VerifyCode(twin, t, bad);
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.status().message(), "--scalar n: the value has 2 bytes but the argument is 4 bytes at offset 16");
+  }
+}
+
+// clang-22 -S text (testdata's *.s, the same compile as the .hsaco stopped
+// at assembly) verified with CodeInput::assemble: assembled and linked by
+// LLVM's MC in process, then read as a code object. Each proves exactly as
+// its code object: the same verdict for every instruction. The text has
+// what clang emits: `name:  ; @name` labels, .p2align/.type/.size/.section,
+// .amdhsa_kernel blocks, the metadata, local .LBB labels, and OpenCL's
+// __clang_ocl_kern_imp_* helper after the kernel (not part of it).
+TEST(ForeignCode, ClangAssemblyTextProvesAsItsCodeObject) {
+  struct Subject {
+    std::string path;  // without .TARGET.{hsaco,s}
+    Kernel twin;
+    std::vector<const char*> targets;
+    std::map<std::string, std::vector<uint8_t>> by_value;
+  };
+  std::vector<Subject> subjects;
+  for (const auto& [name, targets] : std::vector<std::pair<const char*, std::vector<const char*>>>{
+           {"copy_f32", {"gfx908", "gfx90a", "gfx942"}},
+           {"add_f16", {"gfx908", "gfx90a", "gfx942"}},
+           {"mma_16x16x16_f16", {"gfx908", "gfx90a", "gfx942"}},
+           {"mma_16x16x16_bf16", {"gfx90a", "gfx942"}},
+           {"mma_32x32x8_f16", {"gfx908", "gfx90a", "gfx942"}}})
+    subjects.push_back({absl::StrCat("testdata/baselines/", name), ::kir::testing::TestdataKernel(name), targets, {}});
+  const std::vector<const char*> two = {"gfx90a", "gfx942"};
+  subjects.push_back({"testdata/foreign/guard_f32",
+                      Parse("kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+                            "arg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+                            "  %v = load guarded src[wg.x * 256 + tid.x] : f32\n"
+                            "  %t = const f32 2.0\n  %w = mul %v, %t\n"
+                            "  store guarded dst[wg.x * 256 + tid.x], %w\nend\n",
+                            "guard_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/blockdim_f32",
+                      Parse("kernel blockdim_f32\nworkgroup 128 1 1\ngrid 8 1 1\n"
+                            "arg src : f32[1024] strides [1] readonly\narg dst : f32[1024] strides [1] writeonly\n"
+                            "  %v = load src[wg.x * 128 + tid.x] : f32\n  %t = const f32 1.0\n"
+                            "  %w = add %v, %t\n  store dst[wg.x * 128 + tid.x], %w\nend\n",
+                            "blockdim_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/colsum_f32",
+                      Parse("kernel colsum_f32\nworkgroup 64 1 1\ngrid 4 1 1\n"
+                            "arg A : f32[128, 256] strides [260, 1] readonly\narg out : f32[256] strides [1] writeonly\n"
+                            "  %z = zero f32\n  %s = for %r = 0 to 128 iter(%a = %z) {\n"
+                            "    %v = load A[%r, wg.x * 64 + tid.x] : f32\n    %a2 = add %a, %v\n    yield %a2\n  }\n"
+                            "  store out[wg.x * 64 + tid.x], %s\nend\n",
+                            "colsum_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/byte_index_f32",
+                      Parse("kernel byte_index_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+                            "arg src : f32[1024] strides [1] readonly\narg dst : f32[1024] strides [1] writeonly\n"
+                            "  %v = load src[wg.x * 256 + (tid.x + 1) mod 256] : f32\n"
+                            "  store dst[wg.x * 256 + tid.x], %v\nend\n",
+                            "byte_index_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/stride_f32", StrideTwin(), two,
+                      {{"n", U32Bytes(1000)}, {"stride", U32Bytes(3)}}});
+  int checked = 0;
+  for (const Subject& sub : subjects)
+    for (const char* t : sub.targets) {
+      const std::string what = absl::StrCat(sub.path, ".", t);
+      absl::StatusOr<std::string> obj = ReadFileBytes(what + ".hsaco");
+      ASSERT_TRUE(obj.ok()) << obj.status();
+      absl::StatusOr<std::string> text = ReadFileBytes(what + ".s");
+      ASSERT_TRUE(text.ok()) << text.status();
+      ASSERT_TRUE(absl::StrContains(*text, "__clang_ocl_kern_imp_")) << what;  // the helper is there
+      CodeInput from_object;
+      from_object.code_object = *obj;
+      from_object.llvm_bin = kLlvmBin;
+      from_object.by_value = sub.by_value;
+      CodeInput from_text;
+      from_text.assembly = *text;
+      from_text.assemble = true;
+      from_text.llvm_bin = kLlvmBin;
+      from_text.by_value = sub.by_value;
+      absl::StatusOr<VerifyResult> a = VerifyCode(sub.twin, t, from_object);
+      ASSERT_TRUE(a.ok()) << what << ": " << a.status();
+      absl::StatusOr<VerifyResult> b = VerifyCode(sub.twin, t, from_text);
+      ASSERT_TRUE(b.ok()) << what << ".s: " << b.status();
+      EXPECT_TRUE(a->all_proved) << what << "\n" << a->Report();
+      EXPECT_TRUE(b->all_proved) << what << ".s\n" << b->Report();
+      ASSERT_EQ(a->accesses.size(), b->accesses.size()) << what;
+      for (size_t i = 0; i < a->accesses.size(); ++i) {
+        EXPECT_EQ(a->accesses[i].inst_id, b->accesses[i].inst_id) << what;
+        EXPECT_EQ(a->accesses[i].status, b->accesses[i].status) << what;
+      }
+      ++checked;
+    }
+  EXPECT_EQ(checked, 24);
+}
+
+// Text llvm-mc refuses: the error names the file and line of the text.
+TEST(ForeignCode, AssemblerErrorsNameTheLine) {
+  absl::StatusOr<std::string> text = ReadFileBytes("testdata/foreign/guard_f32.gfx942.s");
+  ASSERT_TRUE(text.ok()) << text.status();
+  const std::string edited = Edit(*text, "\ts_endpgm\n", "\ts_endpgm_frob\n");
+  CodeInput in;
+  in.assembly = edited;
+  in.assemble = true;
+  in.llvm_bin = kLlvmBin;
+  in.code_filename = "guard.s";
+  const Kernel twin = Parse("kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+                            "arg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+                            "  %v = load guarded src[wg.x * 256 + tid.x] : f32\n"
+                            "  store guarded dst[wg.x * 256 + tid.x], %v\nend\n",
+                            "guard_f32.kir");
+  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+  ASSERT_FALSE(v.ok());
+  // The line of the first s_endpgm_frob, counted here.
+  const size_t at = edited.find("s_endpgm_frob");
+  const int line = 1 + static_cast<int>(std::count(edited.begin(), edited.begin() + static_cast<long>(at), '\n'));
+  EXPECT_TRUE(absl::StrContains(v.status().message(), absl::StrCat("guard.s:", line, ":"))) << v.status();
+  EXPECT_TRUE(absl::StrContains(v.status().message(), "assembling guard.s with LLVM")) << v.status();
+  EXPECT_FALSE(absl::StrContains(v.status().message(), "<stdin>")) << v.status();
 }
 
 }  // namespace
