@@ -1846,6 +1846,16 @@ class Verifier {
       for (size_t d = 0; d < vals.idx[j].size(); ++d) ir += vals.idx[j][d] * sh.strides[d];
       ir *= sh.elem_bytes;
       int64_t bj = static_cast<int64_t>(j) * sh.elem_bytes;
+      // The KIR element at this point: "src[(wg.x * 64 + tid.x) * 3] = src[3]".
+      std::vector<std::string> at;
+      for (const auto& x : vals.idx[j]) at.push_back(absl::StrCat(x));
+      const std::string kir_elem = absl::StrCat(sh.elem_text[j], " = ", sh.mem, "[", absl::StrJoin(at, ", "), "]");
+      // An address as a byte offset from the argument's pointer (or the LDS
+      // allocation's base): "src + 16", "src - 4".
+      auto from_base = [&](int64_t addr, int64_t base) {
+        const int64_t d = addr - base;
+        return absl::StrCat(" (", sh.mem, d < 0 ? " - " : " + ", d < 0 ? -d : d, ")");
+      };
       if (sh.global) {
         const int64_t emitted = GlobalAddress<int64_t>(vals.gbase, vals.gvoffset, sh.inst_offset + bj);
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ",
@@ -1853,8 +1863,10 @@ class Verifier {
                         " = ", a.saddr ? "saddr " : "vaddr ",
                         vals.gbase >= kGlobalBaseCap ? std::string(">= 2^62") : Hex(static_cast<uint64_t>(vals.gbase)),
                         a.saddr ? absl::StrCat(" + vaddr ", Hex(static_cast<uint64_t>(vals.gvoffset))) : "", " + ",
-                        sh.inst_offset + bj, vals.exec ? "" : " (lane off)", "; expected ",
-                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", sh.elem_text[j],
+                        sh.inst_offset + bj,
+                        vals.gbase >= kGlobalBaseCap ? std::string() : from_base(emitted, vals.arg_ptr),
+                        vals.exec ? "" : " (lane off)", "; expected ",
+                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", kir_elem,
                         ")\n");
       } else if (!sh.lds) {
         int64_t base = vals.w[0] + (FloorMod(vals.w[1], 1 << 16) << 32);
@@ -1865,16 +1877,16 @@ class Verifier {
         int64_t emitted = RawBufferAddress<int64_t>(base, vals.soffset, vo + sh.inst_offset + bj);
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ", Hex(emitted), " = base ", Hex(base),
                         " + soffset ", Hex(vals.soffset), sh.offen ? absl::StrCat(" + voffset ", Hex(vo)) : "",
-                        " + ", sh.inst_offset + bj, ", ", vals.exec ? "" : "lane off, ",
-                        in ? "in range" : "out of range (dropped)", "; expected ",
-                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (",
-                        sh.elem_text[j], ")\n");
+                        " + ", sh.inst_offset + bj, from_base(emitted, vals.arg_ptr), ", ",
+                        vals.exec ? "" : "lane off, ", in ? "in range" : "out of range (dropped)", "; expected ",
+                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", kir_elem,
+                        ")\n");
       } else {
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.lds_addr + bj,
                         " = (vaddr ", vals.vaddr, " + ", sh.inst_offset, ") mod 2^32",
-                        bj ? absl::StrCat(" + ", bj) : "", vals.exec ? "" : " (lane off)",
-                        "; expected ", sh.lds_offset + ir, " = ", sh.lds_offset, " + ", ir, " (", sh.elem_text[j],
-                        ")\n");
+                        bj ? absl::StrCat(" + ", bj) : "", from_base(vals.lds_addr + bj, sh.lds_offset),
+                        vals.exec ? "" : " (lane off)", "; expected ", sh.lds_offset + ir, " = ", sh.lds_offset,
+                        " + ", ir, " (", kir_elem, ")\n");
       }
     }
     return s;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/api/compile.h"
@@ -260,6 +261,47 @@ TEST(ForeignCode, ByValueArgumentsTheTwinLacksAreFixed) {
     ASSERT_FALSE(v.ok());
     EXPECT_EQ(v.status().message(), "--scalar n: the value has 2 bytes but the argument is 4 bytes at offset 16");
   }
+}
+
+// A counterexample names the KIR element at its point (`src[3]`), its byte
+// offset from the argument pointer and its absolute address, and the emitted
+// address as an offset from the pointer too. stride_f32 with stride 4 against
+// the twin's 3: at thread i = 64 wg + tid the load emits src + 16 i and the
+// twin expects src[3 i] = src + 12 i; every figure is computed here from the
+// counterexample's tid, wg and pointer.
+TEST(ForeignCode, CounterexamplesNameTheElementAndItsAddresses) {
+  CodeInput in;
+  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/foreign/stride_f32.gfx942.hsaco");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  in.code_object = *obj;
+  in.llvm_bin = kLlvmBin;
+  in.by_value = {{"n", U32Bytes(1000)}, {"stride", U32Bytes(4)}};
+  absl::StatusOr<VerifyResult> v = VerifyCode(StrideTwin(), "gfx942", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  const AccessVerdict* load = nullptr;
+  for (const AccessVerdict& a : v->accesses)
+    if (a.status == AccessVerdict::Status::kFailed && absl::StrContains(a.inst_text, "global_load")) load = &a;
+  ASSERT_NE(load, nullptr) << v->Report();
+  const std::string& c = load->counterexample;
+  int tid = -1, wg = -1;
+  uint64_t src = 0;
+  {
+    const size_t t = c.find("tid = ("), w = c.find("wg = ("), p = c.find("src = 0x");
+    ASSERT_NE(t, std::string::npos) << c;
+    ASSERT_NE(w, std::string::npos) << c;
+    ASSERT_NE(p, std::string::npos) << c;
+    ASSERT_TRUE(absl::SimpleAtoi(c.substr(t + 7, c.find(',', t) - t - 7), &tid)) << c;
+    ASSERT_TRUE(absl::SimpleAtoi(c.substr(w + 6, c.find(',', w) - w - 6), &wg)) << c;
+    const size_t end = c.find_first_of(",\n", p + 8);
+    ASSERT_TRUE(absl::SimpleHexAtoi(c.substr(p + 8, end - p - 8), &src)) << c;
+  }
+  const int64_t i = int64_t{wg} * 64 + tid;
+  ASSERT_GE(i, 1) << c;  // thread 0 computes the right address
+  ASSERT_LT(i, 1000) << c;
+  auto hex = [](uint64_t x) { return absl::StrCat("0x", absl::Hex(x)); };
+  EXPECT_TRUE(absl::StrContains(c, absl::StrCat("(src + ", 16 * i, "); expected ", hex(src + 12 * i), " = src + ",
+                                                12 * i, " (src[(wg.x * 64 + tid.x) * 3] = src[", 3 * i, "])")))
+      << c;
 }
 
 // clang-22 -S text (testdata's *.s, the same compile as the .hsaco stopped
