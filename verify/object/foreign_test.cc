@@ -143,6 +143,29 @@ TEST(ForeignCode, IntegerClampSaturates) {
   }
 }
 
+// clamp on an integer instruction semantics.h gives no saturating meaning
+// (v_mad_u32_u24, a carry form) stays unmodelled: the result is unknown, so
+// the accesses depending on it are unknown, never proved nor failed.
+TEST(ForeignCode, OtherIntegerClampIsUnknown) {
+  const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
+  const std::string at = "  v_lshlrev_b32 v0, 4, v1\n";
+  for (const char* insert : {"  v_mad_u32_u24 v0, v0, 1, 0 clamp\n", "  v_add_co_u32_e64 v0, s[20:21], v0, 0 clamp\n"}) {
+    CodeInput in;
+    in.assembly = Edit(CopyAssembly("gfx942"), at, at + insert);
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << insert << v->Report();
+    int unknown = 0;
+    for (const AccessVerdict& a : v->accesses) {
+      if (a.inst_id < 0) continue;
+      EXPECT_NE(a.status, AccessVerdict::Status::kProved) << insert << v->Report();
+      unknown += a.status == AccessVerdict::Status::kUnknown;
+    }
+    EXPECT_GE(unknown, 1) << insert << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), "with clamp (not modelled by the verifier)")) << insert << v->Report();
+  }
+}
+
 // clang-22's `(t + 1) & 255` (testdata/foreign/byte_index_f32.cl) is an SDWA
 // byte select in the load's address (`v_or_b32_sdwa v2, v1, s4 ...
 // src0_sel:BYTE_0`), executed with semantics.h SdwaSource: proved against the
