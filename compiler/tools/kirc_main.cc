@@ -65,7 +65,8 @@ Usage:
                                With --code-object or --asm: prove that code
                                (any compiler's, or edited assembly) instead,
                                each memory instruction matched to the KIR
-                               access it implements
+                               access it implements; --scalar NAME=VALUE fixes
+                               the code's by-value arguments the .kir lacks
   kirc opt FILE.s|FILE.mir --mcpu=TARGET --run-pass=PASS[,PASS...] [-o OUT]
                                run passes (schedule, ds-pairing, regalloc,
                                waitcnt, hazards, xnack-clauses) on one function
