@@ -154,7 +154,9 @@ struct Exec {
     if (f) w.scc = *f != 0;
   }
 
-  void ExecValu(Wave& w, const MInst& mi, const U32Domain& d) {
+  // `vm`: the instruction's SDWA selects and integer clamp (null: none),
+  // applied with the shared semantics as the symbolic execution does.
+  void ExecValu(Wave& w, const MInst& mi, const U32Domain& d, const VopModifiers* vm) {
     const Opc opc = mi.opc;
     const int defs = mi.NumDefs();
     const char* mn = Info(opc).mnemonic;
@@ -162,6 +164,11 @@ struct Exec {
     const MOperand& vdst = OperandOr0(mi, N::kVdst);
     const MOperand& src0 = OperandOr0(mi, N::kSrc0);
     const MOperand& src1 = OperandOr0(mi, N::kSrc1);
+    const bool sdwa = vm != nullptr && vm->sdwa, clamp = vm != nullptr && vm->clamp;
+    auto sel = [&](int k, uint32_t v) { return sdwa && k < 2 ? SdwaSource(d, v, vm->src_sel[k], vm->src_sext[k]) : v; };
+    auto sdwa_dst = [&](int lane, uint32_t r) {
+      return sdwa ? SdwaDest(d, Src(w, vdst, lane), r, vm->dst_sel, vm->dst_unused) : r;
+    };
     if (absl::StartsWith(mn, "v_cmp")) {
       uint64_t m = 0;
       bool wide = IsWideCompare(opc);
@@ -174,7 +181,7 @@ struct Exec {
           std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
           bit = r && r->flag;
         } else {
-          std::vector<uint32_t> s = {Src(w, src0, l), Src(w, src1, l), 0, 0};
+          std::vector<uint32_t> s = {sel(0, Src(w, src0, l)), sel(1, Src(w, src1, l)), 0, 0};
           std::optional<uint32_t> r = EvalIntOp(d, opc, s);
           bit = r ? *r != 0 : (Hash(s[0], s[1]) & 1);
         }
@@ -194,12 +201,12 @@ struct Exec {
       const MOperand* mask = FindOperand(mi, N::kSrc2);  // absent: VCC (the e32 form)
       uint64_t m = mask != nullptr ? Mask(w, *mask) : w.vcc;
       for (int l = 0; l < kLanes; ++l)
-        if (exec >> l & 1) SetV(w, vdst, 0, l, (m >> l & 1) ? Src(w, src1, l) : Src(w, src0, l));
+        if (exec >> l & 1) SetV(w, vdst, 0, l, sdwa_dst(l, (m >> l & 1) ? sel(1, Src(w, src1, l)) : sel(0, Src(w, src0, l))));
       return;
     }
     if (opc == Opc::kVAccvgprRead || opc == Opc::kVAccvgprWrite || opc == Opc::kVAccvgprMov || opc == Opc::kVMovB32) {
       std::vector<uint32_t> vals(kLanes);
-      for (int l = 0; l < kLanes; ++l) vals[l] = Src(w, src0, l);
+      for (int l = 0; l < kLanes; ++l) vals[l] = sdwa_dst(l, sel(0, Src(w, src0, l)));
       for (int l = 0; l < kLanes; ++l)
         if (exec >> l & 1) SetV(w, vdst, 0, l, vals[l]);
       return;
@@ -210,11 +217,12 @@ struct Exec {
       uint64_t cin = carry_in != nullptr ? Mask(w, *carry_in) : 0, cout = 0;
       for (int l = 0; l < kLanes; ++l) {
         if (!(exec >> l & 1)) continue;
-        std::vector<uint32_t> s = {Src(w, src0, l), Src(w, src1, l), static_cast<uint32_t>(cin >> l & 1), 0};
+        std::vector<uint32_t> s = {sel(0, Src(w, src0, l)), sel(1, Src(w, src1, l)), static_cast<uint32_t>(cin >> l & 1),
+                                   0};
         std::optional<uint32_t> r = EvalIntOp(d, opc, s);
         if (!r) continue;
         std::optional<uint32_t> f = EvalFlagOut(d, opc, s, *r);
-        SetV(w, vdst, 0, l, *r);
+        SetV(w, vdst, 0, l, sdwa_dst(l, *r));
         if (f && *f) cout |= uint64_t{1} << l;
       }
       SetMask(w, OperandOr0(mi, N::kSdst), cout);
@@ -238,12 +246,13 @@ struct Exec {
         }
       }
       std::vector<uint32_t> s;
-      for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(Src(w, mi.ops[i], l));
+      for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(sel(static_cast<int>(i) - defs, Src(w, mi.ops[i], l)));
       while (s.size() < 4) s.push_back(0);
       std::optional<uint32_t> r;
       if (n == 1 && Info(opc).cls == InstClass::kValu && opc != Opc::kVMbcntLoU32B32 &&
           opc != Opc::kVMbcntHiU32B32)
-        r = EvalIntOp(d, opc, s);
+        r = clamp ? EvalIntOpClamped(d, opc, s) : EvalIntOp(d, opc, s);
+      if (r) r = sdwa_dst(l, *r);
       for (int j = 0; j < n; ++j) {
         uint64_t h = static_cast<uint64_t>(opc) * 131 + j;
         for (size_t i = defs; i < mi.ops.size(); ++i) {
@@ -449,9 +458,11 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
       case InstClass::kValuTrans:
       case InstClass::kMfma:
       case InstClass::kAccRead:
-      case InstClass::kAccWrite:
-        ex.ExecValu(w, mi, d);
+      case InstClass::kAccWrite: {
+        auto vm = lk_.modifiers.find(mi.id);
+        ex.ExecValu(w, mi, d, vm != lk_.modifiers.end() ? &vm->second : nullptr);
         break;
+      }
       default: {
         MemShape sh = MemoryShape(opc);
         if (sh.comps == 0) return absl::UnimplementedError(absl::StrCat(info.mnemonic, " is not executed"));

@@ -468,9 +468,24 @@ void SymExec::StepValu(int i, const MInst& mi) {
   const char* mn = Info(opc).mnemonic;
   if (static_cast<int>(mi.ops.size()) < defs + 1) return Opaque(i, mi, "result (malformed)");
   auto value32 = [&](const MOperand& o) { return Value(i, Read(i, o, 0), o); };
-  auto src32 = [&](OpName n) { return value32(OperandOr0(mi, n)); };
   // The result (VOP layouts; v_cmp_* write the lane mask sdst instead).
   const MOperand& vdst = OperandOr0(mi, N::kVdst);
+  // SDWA selects and integer clamp (LoweredKernel::modifiers), with the
+  // shared semantics: source k's selected part, and the destination's new
+  // value around the result.
+  const VopModifiers* vm = nullptr;
+  if (auto it = modifiers_.find(mi.id); it != modifiers_.end()) vm = &it->second;
+  const bool sdwa = vm != nullptr && vm->sdwa, clamp = vm != nullptr && vm->clamp;
+  auto sel = [&](int k, TRef v) { return sdwa && k < 2 ? SdwaSource(d_, v, vm->src_sel[k], vm->src_sext[k]) : v; };
+  auto src32 = [&](OpName n) {
+    const int k = n == N::kSrc0 ? 0 : n == N::kSrc1 ? 1 : 2;
+    return sel(k, value32(OperandOr0(mi, n)));
+  };
+  auto dst = [&](TRef r) {
+    if (!sdwa || vm->dst_sel == SdwaSel::kDword) return r;
+    TRef old = vm->dst_unused == SdwaUnused::kPreserve ? value32(vdst) : d_.Const(0);
+    return SdwaDest(d_, old, r, vm->dst_sel, vm->dst_unused);
+  };
   if (absl::StartsWith(mn, "v_cmp")) {
     std::optional<TRef> r;
     if (IsWideCompare(opc)) {
@@ -483,7 +498,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
       if (w) r = w->flag;
     } else {
       std::vector<TRef> s;
-      for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(value32(mi.ops[k]));
+      for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(sel(static_cast<int>(k) - defs, value32(mi.ops[k])));
       while (s.size() < 4) s.push_back(d_.Const(0));
       r = EvalIntOp(d_, opc, s);
     }
@@ -529,7 +544,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
     std::optional<TRef> r = EvalIntOp(d_, opc, s);
     if (!r) return Opaque(i, mi, "result (not modelled)");
     std::optional<TRef> f = EvalFlagOut(d_, opc, s, *r);
-    Write(i, vdst, 0, *r, true);
+    Write(i, vdst, 0, dst(*r), true);
     WriteMask(i, OperandOr0(mi, N::kSdst), d_.Select(ExecBit(), f ? *f : d_.Const(0), d_.Const(0)));
     return;
   }
@@ -551,7 +566,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
       TRef f = src32(N::kSrc0), t = src32(N::kSrc1);
       const MOperand* mask = FindOperand(mi, N::kSrc2);  // absent: VCC (the e32 form)
       TRef m = MaskBit(i, mask != nullptr ? *mask : MOperand::Special(SpecialReg::kVcc));
-      Write(i, vdst, 0, d_.Select(m, t, f), true);
+      Write(i, vdst, 0, dst(d_.Select(m, t, f)), true);
       return;
     }
     case Opc::kVAccvgprMov:
@@ -562,11 +577,11 @@ void SymExec::StepValu(int i, const MInst& mi) {
   }
   if (defs != 1) return Opaque(i, mi, "result (not modelled)");
   std::vector<TRef> s;
-  for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(value32(mi.ops[k]));
+  for (size_t k = defs; k < mi.ops.size(); ++k) s.push_back(sel(static_cast<int>(k) - defs, value32(mi.ops[k])));
   while (s.size() < 4) s.push_back(d_.Const(0));
-  std::optional<TRef> r = EvalIntOp(d_, opc, s);
-  if (!r) return Opaque(i, mi, "result (not modelled)");
-  Write(i, vdst, 0, *r, true);
+  std::optional<TRef> r = clamp ? EvalIntOpClamped(d_, opc, s) : EvalIntOp(d_, opc, s);
+  if (!r) return Opaque(i, mi, clamp ? "result (with clamp, not modelled)" : "result (not modelled)");
+  Write(i, vdst, 0, dst(*r), true);
 }
 
 void SymExec::Step(int i, const MInst& mi) {

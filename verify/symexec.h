@@ -126,6 +126,10 @@ class SymExec {
   // Instructions (MInst::id) whose results are unknown values, with why
   // (LoweredKernel::unmodelled: modifiers MInst does not hold).
   void SetUnmodelled(std::map<int, std::string> u) { unmodelled_ = std::move(u); }
+  // Instructions (MInst::id) with SDWA selects or integer clamp, executed
+  // with semantics.h's SdwaSource/SdwaDest/EvalIntOpClamped
+  // (LoweredKernel::modifiers).
+  void SetModifiers(std::map<int, VopModifiers> m) { modifiers_ = std::move(m); }
   // A solver for "is there a value of variable `var` in [a, b] at which the
   // term `t` (in `var` alone) is 0?", used to find trip counts above 65536.
   // kNone must be a proof; a kFound value is checked concretely before use.
@@ -184,6 +188,7 @@ class SymExec {
   std::set<RegKey> livein_;  // registers read before written while logging_
   std::function<bool(TRef, TRef)> prove_equal_;
   std::map<int, std::string> unmodelled_;
+  std::map<int, VopModifiers> modifiers_;
   std::function<ZeroSearch(TRef, int, int64_t, int64_t)> find_zero_;
 };
 

@@ -1365,6 +1365,7 @@ class Verifier {
     tr_ = std::make_unique<Translator>(ctx_, pool_);
     tr_->SetBackstop(&backstop_);
     ex_.SetUnmodelled(lk_.unmodelled);
+    ex_.SetModifiers(lk_.modifiers);
     ex_.SetEqualityProver([this](TRef a, TRef b) { return tr_->ProveEqual(a, b, SolverBudget{opts_.resource_limit > 0 ? std::max<uint64_t>(1, opts_.resource_limit / 4) : 0, opts_.timeout_seconds, watchdog_.get()}); });
     // Trip counts: a translator of its own per query, made while `it` spans
     // [0, 2^32) (the main one must see it narrowed to the trip count).
@@ -1876,6 +1877,16 @@ class Verifier {
       for (size_t d = 0; d < vals.idx[j].size(); ++d) ir += vals.idx[j][d] * sh.strides[d];
       ir *= sh.elem_bytes;
       int64_t bj = static_cast<int64_t>(j) * sh.elem_bytes;
+      // The KIR element at this point: "src[(wg.x * 64 + tid.x) * 3] = src[3]".
+      std::vector<std::string> at;
+      for (const auto& x : vals.idx[j]) at.push_back(absl::StrCat(x));
+      const std::string kir_elem = absl::StrCat(sh.elem_text[j], " = ", sh.mem, "[", absl::StrJoin(at, ", "), "]");
+      // An address as a byte offset from the argument's pointer (or the LDS
+      // allocation's base): "src + 16", "src - 4".
+      auto from_base = [&](int64_t addr, int64_t base) {
+        const int64_t d = addr - base;
+        return absl::StrCat(" (", sh.mem, d < 0 ? " - " : " + ", d < 0 ? -d : d, ")");
+      };
       if (sh.global) {
         const int64_t emitted = GlobalAddress<int64_t>(vals.gbase, vals.gvoffset, sh.inst_offset + bj);
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ",
@@ -1883,8 +1894,10 @@ class Verifier {
                         " = ", a.saddr ? "saddr " : "vaddr ",
                         vals.gbase >= kGlobalBaseCap ? std::string(">= 2^62") : Hex(static_cast<uint64_t>(vals.gbase)),
                         a.saddr ? absl::StrCat(" + vaddr ", Hex(static_cast<uint64_t>(vals.gvoffset))) : "", " + ",
-                        sh.inst_offset + bj, vals.exec ? "" : " (lane off)", "; expected ",
-                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", sh.elem_text[j],
+                        sh.inst_offset + bj,
+                        vals.gbase >= kGlobalBaseCap ? std::string() : from_base(emitted, vals.arg_ptr),
+                        vals.exec ? "" : " (lane off)", "; expected ",
+                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", kir_elem,
                         ")\n");
       } else if (!sh.lds) {
         int64_t base = vals.w[0] + (FloorMod(vals.w[1], 1 << 16) << 32);
@@ -1895,16 +1908,16 @@ class Verifier {
         int64_t emitted = RawBufferAddress<int64_t>(base, vals.soffset, vo + sh.inst_offset + bj);
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted ", Hex(emitted), " = base ", Hex(base),
                         " + soffset ", Hex(vals.soffset), sh.offen ? absl::StrCat(" + voffset ", Hex(vo)) : "",
-                        " + ", sh.inst_offset + bj, ", ", vals.exec ? "" : "lane off, ",
-                        in ? "in range" : "out of range (dropped)", "; expected ",
-                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (",
-                        sh.elem_text[j], ")\n");
+                        " + ", sh.inst_offset + bj, from_base(emitted, vals.arg_ptr), ", ",
+                        vals.exec ? "" : "lane off, ", in ? "in range" : "out of range (dropped)", "; expected ",
+                        Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", kir_elem,
+                        ")\n");
       } else {
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.lds_addr + bj,
                         " = (vaddr ", vals.vaddr, " + ", sh.inst_offset, ") mod 2^32",
-                        bj ? absl::StrCat(" + ", bj) : "", vals.exec ? "" : " (lane off)",
-                        "; expected ", sh.lds_offset + ir, " = ", sh.lds_offset, " + ", ir, " (", sh.elem_text[j],
-                        ")\n");
+                        bj ? absl::StrCat(" + ", bj) : "", from_base(vals.lds_addr + bj, sh.lds_offset),
+                        vals.exec ? "" : " (lane off)", "; expected ", sh.lds_offset + ir, " = ", sh.lds_offset,
+                        " + ", ir, " (", kir_elem, ")\n");
       }
     }
     return s;
@@ -1958,8 +1971,10 @@ class Verifier {
     for (int i : a.chain) {
       std::vector<std::string> ws;
       for (const auto& [n, t] : ex_.trace()[i].writes) ws.push_back(absl::StrCat(n, " = ", Hex(c.node[t.id])));
-      absl::StrAppend(&s, absl::StrFormat("    %-7s %-48s %s\n", InstName(i), InstructionText(t_, lk_.mir.insts[i]),
-                                          absl::StrJoin(ws, ", ")));
+      const MInst& mi = lk_.mir.insts[i];
+      auto mods = lk_.modifiers.find(mi.id);
+      const std::string text = InstructionText(t_, mi) + (mods != lk_.modifiers.end() ? VopModifiersText(mods->second) : "");
+      absl::StrAppend(&s, absl::StrFormat("    %-7s %-48s %s\n", InstName(i), text, absl::StrJoin(ws, ", ")));
     }
     return s;
   }

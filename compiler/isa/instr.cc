@@ -167,4 +167,20 @@ std::string RegName(RegClass cls, int index, int count) {
          "]";
 }
 
+std::string VopModifiersText(const VopModifiers& m) {
+  static const char* const kSel[] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"};
+  static const char* const kUnused[] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"};
+  std::string s;
+  if (m.sdwa) {
+    s += std::string(" dst_sel:") + kSel[static_cast<int>(m.dst_sel)] + " dst_unused:" +
+         kUnused[static_cast<int>(m.dst_unused)];
+    for (int k = 0; k < 2; ++k) {
+      s += std::string(" src") + static_cast<char>('0' + k) + "_sel:" + kSel[static_cast<int>(m.src_sel[k])];
+      if (m.src_sext[k]) s += std::string(" src") + static_cast<char>('0' + k) + "_sext";
+    }
+  }
+  if (m.clamp) s += " clamp";
+  return s;
+}
+
 }  // namespace kir

@@ -133,6 +133,31 @@ struct MOperand {
   bool IsReg() const { return kind == Kind::kReg; }
 };
 
+// SDWA (sub-dword addressing, the VOP1/VOP2/VOPC `_sdwa` encoding) operand
+// selects, numbered as LLVM's SIDefines.h SDWA::SdwaSel (BYTE_0 = 0 ..
+// WORD_1 = 5, DWORD = 6) and SDWA::DstUnused (UNUSED_PAD = 0, UNUSED_SEXT =
+// 1, UNUSED_PRESERVE = 2). Semantics: SdwaSource/SdwaDest of
+// compiler/isa/semantics.h.
+enum class SdwaSel : uint8_t { kByte0, kByte1, kByte2, kByte3, kWord0, kWord1, kDword };
+enum class SdwaUnused : uint8_t { kPad, kSext, kPreserve };
+
+// Encoding modifiers of a vector instruction that MInst does not hold and
+// that change an integer result: the SDWA fields and the VOP3 `clamp` bit.
+// Read from another compiler's code (verify/object) and given to the
+// verifier by instruction (LoweredKernel::modifiers); kirc emits none.
+struct VopModifiers {
+  bool sdwa = false;  // the SDWA encoding: the fields below apply
+  SdwaSel src_sel[2] = {SdwaSel::kDword, SdwaSel::kDword};
+  bool src_sext[2] = {false, false};  // sext(src): sign- instead of zero-extend the selected part
+  SdwaSel dst_sel = SdwaSel::kDword;
+  SdwaUnused dst_unused = SdwaUnused::kPreserve;
+  bool clamp = false;  // integer saturation (EvalIntOpClamped of semantics.h)
+};
+// The modifiers as LLVM prints them after the operands (" dst_sel:BYTE_0
+// dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD", sext as
+// " src0_sext", " clamp"), "" for none: for reports of MInst text.
+std::string VopModifiersText(const VopModifiers& m);
+
 // One machine instruction.
 struct MInst {
   Opc opc = Opc::kSNop;

@@ -56,10 +56,16 @@ struct LoweredKernel {
   // promoted form), whose ops the access map and kir_op_* refer to.
   Kernel kernel;
   // Code read back from another compiler (verify/object): instructions
-  // (MInst::id) with modifiers MInst cannot hold (SDWA selects, clamp,
-  // op_sel, omod), each with a description; the verifier takes their
-  // results as unknown values instead of misreading them.
+  // (MInst::id) with modifiers MInst cannot hold and the verifier does not
+  // model (op_sel, omod, clamp on an instruction other than the saturating
+  // adds/subs, SDWA on one without integer semantics), each with a
+  // description; the verifier takes their results as unknown values instead
+  // of misreading them.
   std::map<int, std::string> unmodelled;
+  // Code read back from another compiler: instructions (MInst::id) with SDWA
+  // selects or integer clamp, which the verifier models (VopModifiers;
+  // semantics.h SdwaSource/SdwaDest/EvalIntOpClamped).
+  std::map<int, VopModifiers> modifiers;
 };
 
 }  // namespace kir

@@ -268,7 +268,8 @@ std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector
 // 2^31 - 1], v_add_u32 to [0, 2^32 - 1] (LLVM 22 selects llvm.sadd.sat.i32
 // as `v_add_i32 ... clamp` and llvm.uadd.sat.i32 as `v_add_u32_e64 ...
 // clamp` for gfx90a; amdgcn-isa-notes.md section 7: "wraps mod 2^32 unless
-// clamp is given"). nullopt for other opcodes (their clamp is not modelled:
+// clamp is given"); v_sub_u32/v_subrev_u32 to [0, 2^32 - 1]. nullopt for
+// other opcodes (their clamp is not modelled:
 // refuse them).
 template <class D>
 std::optional<typename D::V> EvalIntOpClamped(const D& d, Opc opc, const std::vector<typename D::V>& s) {
@@ -286,9 +287,79 @@ std::optional<typename D::V> EvalIntOpClamped(const D& d, Opc opc, const std::ve
       const V r = d.Add(s[0], s[1]);
       return d.Select(d.Ult(r, s[0]), d.Const(0xffffffffu), r);
     }
+    // Unsigned subtraction saturates at 0 (LLVM 22 selects llvm.usub.sat.i32
+    // as `v_sub_u32_e64 ... clamp` on gfx9: VOP2Instructions.td, the
+    // usubsat pattern of V_SUB_U32_e64 with clamp 1); subrev is s1 - s0.
+    case Opc::kVSubU32:
+    case Opc::kVSubrevU32: {
+      const V a = opc == Opc::kVSubU32 ? s[0] : s[1], b = opc == Opc::kVSubU32 ? s[1] : s[0];
+      return d.Select(d.Ult(a, b), d.Const(0), d.Sub(a, b));
+    }
     default:
       return std::nullopt;
   }
+}
+
+// ---------------------------------------------------------------------------
+// SDWA (the `_sdwa` encoding of VOP1/VOP2/VOPC: sub-dword addressing). Each
+// of src0/src1 is first reduced to the part its select names, zero-extended
+// or, with sext, sign-extended to 32 bits; the instruction computes as usual
+// on those values; the result's low bits go to the part dst_sel names and
+// the other bits of the destination are zero (UNUSED_PAD), zero below and
+// the field's sign above (UNUSED_SEXT), or the destination's old bits
+// (UNUSED_PRESERVE). Sources: AMD "AMD Instinct MI300 ISA" reference guide,
+// "SDWA" (VOP_SDWA fields SRC0_SEL/SRC1_SEL and DST_SEL: 0 = BYTE_0 [7:0],
+// 1 = BYTE_1 [15:8], 2 = BYTE_2 [23:16], 3 = BYTE_3 [31:24], 4 = WORD_0
+// [15:0], 5 = WORD_1 [31:16], 6 = DWORD; SRC0_SEXT/SRC1_SEXT; DST_U: 0 pad
+// with zeros, 1 sign-extend the upper bits and zero the lower ones, 2
+// preserve); LLVM SIDefines.h (SDWA::SdwaSel, SDWA::DstUnused) and
+// SIPeepholeSDWA.cpp, which folds `and x, 0xff` / `lshr x, 8` / `bfe` into
+// these selects (clang-22's `(t + 1) & 255` index is `v_or_b32_sdwa ...
+// src0_sel:BYTE_0`).
+namespace sem_detail {
+// The bit position and width of the part `sel` names (DWORD: 0, 32).
+inline int SdwaShift(SdwaSel sel) {
+  return sel == SdwaSel::kWord1 ? 16 : sel <= SdwaSel::kByte3 ? 8 * static_cast<int>(sel) : 0;
+}
+inline int SdwaWidth(SdwaSel sel) { return sel <= SdwaSel::kByte3 ? 8 : sel == SdwaSel::kDword ? 32 : 16; }
+}  // namespace sem_detail
+
+// The value an SDWA source operand gives the instruction: the part of `v`
+// that `sel` names, zero-extended, or sign-extended when `sext`.
+template <class D>
+typename D::V SdwaSource(const D& d, const typename D::V& v, SdwaSel sel, bool sext) {
+  const int shift = sem_detail::SdwaShift(sel), width = sem_detail::SdwaWidth(sel);
+  if (width == 32) return v;
+  // Move the field to the top, then back down: logical (zero) or arithmetic (sign).
+  const typename D::V top = d.Shl(v, d.Const(static_cast<uint32_t>(32 - shift - width)));
+  return sext ? d.AShr(top, d.Const(static_cast<uint32_t>(32 - width)))
+              : d.LShr(top, d.Const(static_cast<uint32_t>(32 - width)));
+}
+
+// The destination register's new value after an SDWA instruction computes
+// `r`: r's low bits in the part `sel` names, the other bits as `unused`
+// says (`old` is the register's previous value, read for UNUSED_PRESERVE).
+template <class D>
+typename D::V SdwaDest(const D& d, const typename D::V& old, const typename D::V& r, SdwaSel sel,
+                       SdwaUnused unused) {
+  using V = typename D::V;
+  const int shift = sem_detail::SdwaShift(sel), width = sem_detail::SdwaWidth(sel);
+  if (width == 32) return r;
+  const uint32_t mask = ((1u << width) - 1) << shift;
+  const V field = d.And(d.Shl(r, d.Const(static_cast<uint32_t>(shift))), d.Const(mask));
+  switch (unused) {
+    case SdwaUnused::kPad:
+      return field;
+    case SdwaUnused::kPreserve:
+      return d.Or(d.And(old, d.Const(~mask)), field);
+    case SdwaUnused::kSext: {
+      // Sign-extend r's low `width` bits to 32, then shift: zeros below.
+      const V ext = d.AShr(d.Shl(r, d.Const(static_cast<uint32_t>(32 - width))),
+                           d.Const(static_cast<uint32_t>(32 - width)));
+      return d.Shl(ext, d.Const(static_cast<uint32_t>(shift)));
+    }
+  }
+  return field;
 }
 
 // s_cmov_b32 sdst, src0: the new sdst from src0, sdst's old value and SCC

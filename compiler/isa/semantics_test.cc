@@ -285,3 +285,69 @@ TEST(SemanticsTest, NotAnIntegerOp) {
 
 }  // namespace
 }  // namespace kir
+
+namespace kir {
+namespace {
+
+// SDWA selects on 0x8091a2b3 (bytes 3..0: 80 91 a2 b3), every select, both
+// extensions, and every dst_unused; values written out by hand.
+TEST(SemanticsTest, SdwaSourceSelects) {
+  const U32Domain d;
+  const uint32_t v = 0x8091a2b3u;
+  const struct {
+    SdwaSel sel;
+    uint32_t zext, sext;
+  } cases[] = {
+      {SdwaSel::kByte0, 0xb3u, 0xffffffb3u}, {SdwaSel::kByte1, 0xa2u, 0xffffffa2u},
+      {SdwaSel::kByte2, 0x91u, 0xffffff91u}, {SdwaSel::kByte3, 0x80u, 0xffffff80u},
+      {SdwaSel::kWord0, 0xa2b3u, 0xffffa2b3u}, {SdwaSel::kWord1, 0x8091u, 0xffff8091u},
+      {SdwaSel::kDword, 0x8091a2b3u, 0x8091a2b3u},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(SdwaSource(d, v, c.sel, false), c.zext) << static_cast<int>(c.sel);
+    EXPECT_EQ(SdwaSource(d, v, c.sel, true), c.sext) << static_cast<int>(c.sel);
+  }
+  // A positive byte/word sign-extends to itself.
+  EXPECT_EQ(SdwaSource(d, 0x7f00u, SdwaSel::kByte1, true), 0x7fu);
+  EXPECT_EQ(SdwaSource(d, 0x7fff0000u, SdwaSel::kWord1, true), 0x7fffu);
+}
+
+TEST(SemanticsTest, SdwaDestination) {
+  const U32Domain d;
+  const uint32_t old = 0x11223344u;
+  // r = 0x...b3 (byte with bit 7 set) / 0x...a2b3 (word with bit 15 set).
+  const uint32_t r = 0x5566a2b3u;
+  const struct {
+    SdwaSel sel;
+    uint32_t pad, sext, preserve;
+  } cases[] = {
+      {SdwaSel::kByte0, 0x000000b3u, 0xffffffb3u, 0x112233b3u},
+      {SdwaSel::kByte1, 0x0000b300u, 0xffffb300u, 0x1122b344u},
+      {SdwaSel::kByte2, 0x00b30000u, 0xffb30000u, 0x11b33344u},
+      {SdwaSel::kByte3, 0xb3000000u, 0xb3000000u, 0xb3223344u},
+      {SdwaSel::kWord0, 0x0000a2b3u, 0xffffa2b3u, 0x1122a2b3u},
+      {SdwaSel::kWord1, 0xa2b30000u, 0xa2b30000u, 0xa2b33344u},
+      {SdwaSel::kDword, r, r, r},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(SdwaDest(d, old, r, c.sel, SdwaUnused::kPad), c.pad) << static_cast<int>(c.sel);
+    EXPECT_EQ(SdwaDest(d, old, r, c.sel, SdwaUnused::kSext), c.sext) << static_cast<int>(c.sel);
+    EXPECT_EQ(SdwaDest(d, old, r, c.sel, SdwaUnused::kPreserve), c.preserve) << static_cast<int>(c.sel);
+  }
+  // A field whose top bit is clear: UNUSED_SEXT pads with zeros above too.
+  EXPECT_EQ(SdwaDest(d, old, 0x7fu, SdwaSel::kByte1, SdwaUnused::kSext), 0x7f00u);
+}
+
+TEST(SemanticsTest, SaturatingSubs) {
+  const U32Domain d;
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges) {
+      const uint32_t want = a < b ? 0u : a - b;
+      EXPECT_EQ(EvalIntOpClamped(d, Opc::kVSubU32, {a, b, 0, 0}).value_or(1), want) << a << " " << b;
+      EXPECT_EQ(EvalIntOpClamped(d, Opc::kVSubrevU32, {b, a, 0, 0}).value_or(1), want) << a << " " << b;
+    }
+  EXPECT_FALSE(EvalIntOpClamped(d, Opc::kVSubCoU32, {1, 2, 0, 0}).has_value());
+}
+
+}  // namespace
+}  // namespace kir

@@ -3,7 +3,7 @@
 # --emit kind, relative paths under `bazel run`, and errors (message on
 # stderr, non-zero exit, never a crash).
 set -uo pipefail
-kirc=$(realpath "$1"); kernels=$(realpath "$2")
+kirc=$(realpath "$1"); kernels=$(realpath "$2"); foreign=$(realpath "$3")
 cd "$TEST_TMPDIR"
 fail() { echo "FAIL: $*"; exit 1; }
 # grep that reads all of its input: `grep -q` exits at the first match, and
@@ -448,7 +448,7 @@ expect_error "--input x=canon.kir: not a .npy file" run scal.kir --device=emu --
 expect_error "--input x=none.npy: " run scal.kir --device=emu --input x=none.npy
 expect_error "--input a=scal_dump/x.in.npy: 'a' is a scalar argument of kernel 'scal'" run scal.kir --device=emu --input a=scal_dump/x.in.npy
 expect_error "--inputs=exact: exact inputs are values kirc chooses" run scal.kir --device=emu --inputs=exact --scalar a=2
-expect_error "--scalar is an option of \`kirc run\`, not of \`kirc verify\`" verify scal.kir --scalar a=1
+expect_error "--scalar fixes by-value arguments of code given with --code-object or --asm that the .kir lacks" verify scal.kir --scalar a=1
 # A foreign-looking code object: kirc's copy_f32 with num_records read from a
 # by-value argument "n bytes" the .kir lacks, and no amdhsa.target.
 "$kirc" compile work/copy_f32.kir --mcpu=gfx90a:xnack- -o foreign.s || fail "foreign asm"
@@ -478,6 +478,51 @@ expect_error "its metadata has no amdhsa.target, so its target comes from its EL
   run work/copy_f32.kir --device=emu --mcpu=gfx90a --code-object=foreign.hsaco --scalar "n bytes=32768"
 expect_error "--scalar n bytes=-1: '-1' is not a valid u32 value: it is out of range for u32 [0, 4294967295]" \
   run work/copy_f32.kir --device=emu --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=-1"
+# kirc verify --scalar: the same argument fixed for the verifier (a known
+# kernarg value). The buffer's 32768 bytes: proved; without it num_records is
+# a free input (not proved, exit 1); 0x10000 lets the SRD reach past dst and
+# 0x4000 drops half of it: failed with a counterexample (exit 1).
+"$kirc" verify work/copy_f32.kir --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=32768" \
+  > vforeign.txt || { cat vforeign.txt; fail "verify --scalar exit $?"; }
+has -x "verify: every address proved" vforeign.txt || fail "verify --scalar: $(cat vforeign.txt)"
+"$kirc" verify work/copy_f32.kir --mcpu=gfx90a:xnack- --code-object=foreign.hsaco > vforeign_free.txt; st=$?
+[ $st -eq 1 ] || { cat vforeign_free.txt; fail "verify without --scalar: exit $st (want 1)"; }
+for bytes in 0x10000 0x4000; do
+  "$kirc" verify work/copy_f32.kir --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=$bytes" \
+    > vforeign_bad.txt; st=$?
+  [ $st -eq 1 ] || { cat vforeign_bad.txt; fail "verify --scalar 'n bytes=$bytes': exit $st (want 1)"; }
+  has "FAILED" vforeign_bad.txt && has "counterexample" vforeign_bad.txt \
+    || fail "verify --scalar 'n bytes=$bytes': $(cat vforeign_bad.txt)"
+done
+expect_error "--scalar n bytes=-1: '-1' is not a valid u32 value" \
+  verify work/copy_f32.kir --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=-1"
+expect_error "--scalar m=1: neither kernel 'copy_f32' of the .kir (scalars: none) nor the code object's kernel (by-value arguments the .kir lacks: 'n bytes') has an argument 'm'" \
+  verify work/copy_f32.kir --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar m=1
+expect_error "--scalar n bytes is given twice" \
+  verify work/copy_f32.kir --mcpu=gfx90a:xnack- --code-object=foreign.hsaco --scalar "n bytes=1" --scalar "n bytes=2"
+# clang-22's stride_f32 (testdata/foreign): `uint n` and `uint stride` the
+# twin lacks; its code object and its `clang -S` text (--asm, assembled by
+# LLVM in process) prove with the twin's n = 1000, stride = 3 and fail with
+# stride 4 (a counterexample).
+printf 'kernel stride_f32\nworkgroup 64 1 1\ngrid 16 1 1\narg src : f32[3000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n  %%v = load guarded src[(wg.x * 64 + tid.x) * 3] : f32\n  store guarded dst[wg.x * 64 + tid.x], %%v\nend\n' > stride_f32.kir
+for code in --code-object="$foreign"/stride_f32.gfx942.hsaco --asm="$foreign"/stride_f32.gfx942.s; do
+  "$kirc" verify stride_f32.kir --mcpu=gfx942 "$code" --scalar n=1000 --scalar stride=3 > vstride.txt \
+    || { cat vstride.txt; fail "verify stride_f32 $code exit $?"; }
+  has "2 memory instructions, 2 proved" vstride.txt && has -x "verify: every address proved" vstride.txt \
+    || fail "verify stride_f32 $code: $(cat vstride.txt)"
+  "$kirc" verify stride_f32.kir --mcpu=gfx942 "$code" --scalar n=1000 --scalar stride=4 > vstride4.txt; st=$?
+  [ $st -eq 1 ] && has "counterexample" vstride4.txt || { cat vstride4.txt; fail "verify stride_f32 $code stride 4: exit $st"; }
+done
+# clang -S text of every foreign kernel is accepted (labels with comments,
+# .p2align, .section, .amdhsa_kernel, metadata, __clang_ocl_kern_imp_*).
+printf 'kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\narg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n  %%v = load guarded src[wg.x * 256 + tid.x] : f32\n  store guarded dst[wg.x * 256 + tid.x], %%v\nend\n' > guard_f32.kir
+has "__clang_ocl_kern_imp_guard_f32:" < "$foreign"/guard_f32.gfx90a.s || fail "guard_f32.gfx90a.s has no helper function"
+"$kirc" verify guard_f32.kir --mcpu=gfx90a --asm="$foreign"/guard_f32.gfx90a.s > vguard.txt \
+  || { cat vguard.txt; fail "verify --asm of clang -S output: exit $?"; }
+has -x "verify: every address proved" vguard.txt || fail "verify --asm guard_f32: $(cat vguard.txt)"
+sed 's/^\ts_endpgm$/\ts_endpgm_frob/' "$foreign"/guard_f32.gfx90a.s > guard_bad.s
+line=$(grep -n 's_endpgm_frob' guard_bad.s | head -1 | cut -d: -f1)
+expect_error "guard_bad.s:$line:" verify guard_f32.kir --mcpu=gfx90a --asm=guard_bad.s
 # --inputs (issue 13): a gemm runs exact inputs by default and must match bit
 # for bit; random inputs get the per-element worst-case rounding bound;
 # adversarial inputs are refused for MFMA kernels.

@@ -29,6 +29,7 @@
 #include "absl/strings/str_split.h"
 #include "compiler/analysis/gemm_config.h"
 #include "compiler/api/compile.h"
+#include "compiler/object/code_object_notes.h"
 #include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
@@ -38,6 +39,7 @@
 #include "hw/hip/hip_device.h"
 #include "hw/rocjitsu/rocjitsu_device.h"
 #include "hw/run/run.h"
+#include "hw/run/user_values.h"
 #include "verify/object/load.h"
 #include "verify/verify.h"
 
@@ -63,7 +65,8 @@ Usage:
                                With --code-object or --asm: prove that code
                                (any compiler's, or edited assembly) instead,
                                each memory instruction matched to the KIR
-                               access it implements
+                               access it implements; --scalar NAME=VALUE fixes
+                               the code's by-value arguments the .kir lacks
   kirc opt FILE.s|FILE.mir --mcpu=TARGET --run-pass=PASS[,PASS...] [-o OUT]
                                run passes (schedule, ds-pairing, regalloc,
                                waitcnt, hazards, xnack-clauses) on one function
@@ -138,7 +141,15 @@ Options for verify (and --mcpu, --llvm-bin as above):
                     code implements). Read with llvm-objdump as the emulator
                     reads it
   --asm=PATH        the same for an assembly file (kirc's .s, edited or not,
-                    or clang -S output: .amdhsa_kernel and .amdgpu_metadata)
+                    or clang -S output with its .amdhsa_kernel and
+                    .amdgpu_metadata), assembled and linked with LLVM first
+                    (in process): the bytes llvm-mc makes are what is proved
+  --scalar NAME=VALUE
+                    (repeatable) fix a by-value argument of the code that
+                    FILE.kir lacks (a size, a stride), by its metadata name,
+                    parsed as `kirc run --scalar` parses it; its kernarg
+                    bytes are then that value. Not given: a free input (the
+                    addresses must be right for every value)
   --lds-base=NAME=BYTES[,NAME=BYTES...]
                     where the code places the twin's LDS allocation NAME
                     (bytes from the start of LDS); the others are solved
@@ -393,7 +404,7 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
       {"run",
        {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
         "--inputs", "--threads", "--scalar", "--input"}},
-      {"verify", {"--mcpu", "--code-object", "--asm", "--lds-base", "--llvm-bin"}},
+      {"verify", {"--mcpu", "--code-object", "--asm", "--lds-base", "--llvm-bin", "--scalar"}},
       {"opt", {"--mcpu", "--run-pass", "--output", "-o"}},
       {"", {"--llvm-bin"}},
   };
@@ -458,13 +469,17 @@ int VerifyAndReport(const kir::Kernel& k, const kir::CompileResult& r, std::ostr
 
 int VerifyCommand(const std::string& file, const std::string& mcpu, const std::string& code_object,
                   const std::string& asm_path, const std::map<std::string, int64_t>& lds_base,
-                  const std::optional<std::string>& llvm_flag) {
+                  const std::optional<std::string>& llvm_flag,
+                  const std::vector<std::pair<std::string, std::string>>& scalars) {
   if (file.empty()) return Fail("verify needs a .kir file (see kirc --help)");
   absl::StatusOr<std::string> text = ReadKirFile(file);
   if (!text.ok()) return Fail(text.status());
   absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, file);
   if (!k.ok()) return Fail(k.status());
   if (code_object.empty() && asm_path.empty()) {
+    if (!scalars.empty())
+      return Fail("--scalar fixes by-value arguments of code given with --code-object or --asm that the .kir "
+                  "lacks; kirc's own code has only the .kir's arguments, proved for every value");
     if (!lds_base.empty())
       return Fail("--lds-base places the LDS of code given with --code-object or --asm; kirc's own code "
                   "places it itself");
@@ -489,22 +504,50 @@ int VerifyCommand(const std::string& file, const std::string& mcpu, const std::s
   absl::StatusOr<std::string> bytes = kir::ReadRegularFileBytes(path, int64_t{1} << 30);  // no code object is 1 GiB
   if (!bytes.ok()) return Fail(bytes.status());
   const bool is_elf = absl::StartsWith(*bytes, "\x7f" "ELF");
+  absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
+  if (!bin.ok()) return Fail(bin.status());
+  in.llvm_bin = *bin;
   if (!code_object.empty()) {
     if (kir::HasOffloadBundleMagic(*bytes))
       return Fail(absl::StrCat("code object ", path, ": a clang offload bundle, not a code object: unbundle the entry "
                                "for ", id->ToString(), " (clang-offload-bundler -unbundle -type=o -targets=hipv4-"
                                "amdgcn-amd-amdhsa--", id->ToString(), " -input=", path, " -output=FILE.hsaco)"));
     if (!is_elf) return Fail(absl::StrCat("code object ", path, ": not an ELF file"));
-    absl::StatusOr<std::string> bin = kir::ResolveLlvmBin(llvm_flag);
-    if (!bin.ok()) return Fail(bin.status());
-    in.llvm_bin = *bin;
     in.code_object = std::move(*bytes);
   } else {
     if (is_elf) return Fail(absl::StrCat(path, ": an ELF file, not assembly: give it with --code-object"));
     in.assembly = std::move(*bytes);
+    in.assemble = true;  // the verifier reads llvm-mc's bytes
   }
   in.twin_filename = file;
   in.code_filename = path;
+  if (!scalars.empty()) {
+    // Typed and parsed as `kirc run --scalar` does, against the code's
+    // metadata (the kernel named as the twin; if there is none,
+    // LoadCodeForVerify says which there are).
+    std::optional<kir::KernelNotes> notes;
+    absl::StatusOr<std::string> obj =
+        in.assemble ? kir::BuildCodeObject(in.llvm_bin, in.assembly, target_text) : in.code_object;
+    absl::StatusOr<std::string> text = obj.ok() ? kir::ReadElfNotes(in.llvm_bin, *obj) : obj.status();
+    absl::StatusOr<std::vector<kir::KernelNotes>> all =
+        text.ok() ? kir::ParseKernelNotes(*text) : absl::StatusOr<std::vector<kir::KernelNotes>>(text.status());
+    if (all.ok())
+      for (const kir::KernelNotes& n : *all)
+        if (n.name == k->name) notes = n;
+    if (notes) {
+      absl::StatusOr<kir::UserValues> uv = kir::ParseUserValues(*k, scalars, {}, &*notes);
+      if (!uv.ok()) return Fail(uv.status());
+      if (!uv->kir_scalars.empty())
+        return Fail(absl::StrCat("--scalar ", uv->kir_scalars.begin()->first, ": a scalar argument of ", file,
+                                 "; the verifier proves the addresses for every value of it. --scalar with verify "
+                                 "fixes by-value arguments of the code that the .kir lacks"));
+      in.by_value = uv->extra;
+    } else {
+      // No metadata for the twin's kernel: LoadCodeForVerify's error names
+      // what is wrong; should it load, each value is still refused.
+      for (const auto& [name, value] : scalars) in.by_value[name] = {};
+    }
+  }
   absl::StatusOr<kir::LoweredKernel> code = kir::LoadCodeForVerify(*k, *id->target, in);
   if (!code.ok()) return Fail(code.status());
   absl::StatusOr<kir::VerifyOptions> vo = VerifyOptionsFromEnv();
@@ -957,7 +1000,8 @@ int KircMain(int argc, char** argv) {
   if (command == "run")
     return RunCommand(file, mcpu, device, rocjitsu_dir, seed, dump_dir, code_object, llvm_bin, max_instructions,
                       inputs, threads, run_values);
-  if (command == "verify") return VerifyCommand(file, mcpu, code_object, asm_path, lds_base, llvm_bin);
+  if (command == "verify")
+    return VerifyCommand(file, mcpu, code_object, asm_path, lds_base, llvm_bin, run_values.scalars);
   if (command == "opt") return OptCommand(file, mcpu, run_passes, out);
   if (command.empty()) return MainJob(llvm_bin);
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");

@@ -386,10 +386,16 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
       if (buffer) mi.ops.push_back(MOperand::Imm(0));  // vaddr unused
       continue;  // global: no saddr
     }
-    bool neg = false, abs = false;
+    bool neg = false, abs = false, sext = false;
     absl::string_view q = p;
-    if (absl::ConsumePrefix(&q, "neg(") && absl::ConsumeSuffix(&q, ")")) neg = true;
+    // sext(x): an SDWA integer source's selected part is sign-extended
+    // (VOP_SDWA SRC0_SEXT/SRC1_SEXT; LLVM prints it so).
+    if (absl::ConsumePrefix(&q, "sext(") && absl::ConsumeSuffix(&q, ")")) sext = true;
     else q = p;
+    if (sext && !in.mods.sdwa) return Err(text, "sext() outside an SDWA instruction");
+    absl::string_view unsext = q;
+    if (absl::ConsumePrefix(&q, "neg(") && absl::ConsumeSuffix(&q, ")")) neg = true;
+    else q = unsext;
     if (absl::StartsWith(q, "-") && q.size() > 1 && !absl::ascii_isdigit(q[1])) {
       neg = true;
       q.remove_prefix(1);
@@ -409,8 +415,12 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     if (static_cast<int>(mi.ops.size()) >= info.num_defs) {
       if (neg) in.mods.neg |= 1 << src_index;
       if (abs) in.mods.abs |= 1 << src_index;
+      if (sext) {
+        if (src_index >= 2) return Err(text, "sext() on a source past src1");
+        in.mods.src_sext[src_index] = true;
+      }
       ++src_index;
-    } else if (neg || abs) {
+    } else if (neg || abs || sext) {
       return Err(text, "modifier on a destination");
     }
     if (literal) in.mods.has_literal = true;

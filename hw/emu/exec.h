@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/isa/operands.h"
+#include "compiler/isa/semantics.h"
 #include "compiler/target/target.h"
 #include "hw/emu/code_object.h"
 #include "hw/emu/emulator.h"
@@ -76,37 +77,12 @@ absl::Status Unsupported(const Inst& in, const std::string& what);
 
 namespace kir::emu {
 
-// SDWA: the selected part of a source (zero- or sign-extended).
-inline uint32_t SdwaSource(uint32_t v, SdwaSel sel, bool sext) {
-  switch (sel) {
-    case SdwaSel::kByte0: case SdwaSel::kByte1: case SdwaSel::kByte2: case SdwaSel::kByte3: {
-      uint32_t b = (v >> (8 * static_cast<int>(sel))) & 0xff;
-      return sext ? static_cast<uint32_t>(static_cast<int8_t>(b)) : b;
-    }
-    case SdwaSel::kWord0: case SdwaSel::kWord1: {
-      uint32_t h = (v >> (sel == SdwaSel::kWord1 ? 16 : 0)) & 0xffff;
-      return sext ? static_cast<uint32_t>(static_cast<int16_t>(h)) : h;
-    }
-    case SdwaSel::kDword: return v;
-  }
-  return v;
-}
-// SDWA: the result `r` placed in the selected part of the destination.
+// SDWA: the selected part of a source (zero- or sign-extended), and the result
+// `r` placed in the selected part of the destination: the shared definitions
+// of compiler/isa/semantics.h on one lane.
+inline uint32_t SdwaSource(uint32_t v, SdwaSel sel, bool sext) { return ::kir::SdwaSource(U32Domain{}, v, sel, sext); }
 inline uint32_t SdwaDest(uint32_t old, uint32_t r, SdwaSel sel, SdwaUnused unused) {
-  if (sel == SdwaSel::kDword) return r;
-  int shift = sel == SdwaSel::kWord1 ? 16 : sel <= SdwaSel::kByte3 ? 8 * static_cast<int>(sel) : 0;
-  int width = sel <= SdwaSel::kByte3 ? 8 : 16;
-  uint32_t mask = ((1u << width) - 1) << shift;
-  uint32_t field = (r << shift) & mask;
-  switch (unused) {
-    case SdwaUnused::kPad: return field;
-    case SdwaUnused::kPreserve: return (old & ~mask) | field;
-    case SdwaUnused::kSext: {
-      uint32_t top = shift + width >= 32 ? 0 : ~0u << (shift + width);
-      return field | ((field >> (shift + width - 1) & 1) ? top : 0);
-    }
-  }
-  return field;
+  return ::kir::SdwaDest(U32Domain{}, old, r, sel, unused);
 }
 
 }  // namespace kir::emu

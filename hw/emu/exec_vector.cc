@@ -210,7 +210,7 @@ absl::Status ExecGeneric(Wave& w, const Inst& in) {
   // integer instruction, as omod, neg, abs and op_sel, not emulated.
   const bool clamp = in.mods.clamp;
   if (clamp && !EvalIntOpClamped(U32Domain{}, mi.opc, std::vector<uint32_t>(4, 0)))
-    return Unsupported(in, "clamp on this integer instruction (only v_add_i32 and v_add_u32 saturate)");
+    return Unsupported(in, "clamp on this integer instruction (only v_add_i32, v_add_u32, v_sub_u32 and v_subrev_u32 saturate)");
   if (in.mods.omod || in.mods.neg || in.mods.abs || in.mods.op_sel)
     return Unsupported(in, "a VOP3 modifier on an integer instruction");
   // The sources src0..src2 present. (An operand a malformed text gives past

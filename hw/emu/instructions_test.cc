@@ -298,6 +298,50 @@ TEST(InstructionsTest, CmovAndSaturatingAdds) {
         [](uint32_t, uint32_t, int) { return Out{0x7fffffffu, 0x80000000u}; });
 }
 
+// SDWA selects (semantics.h SdwaSource/SdwaDest), values worked out by hand
+// from v12 = 0x8091a2b3 (bytes b3..b0 = 80 91 a2 b3) and v13 = 0x00020003.
+TEST(InstructionsTest, SdwaSelects) {
+  const std::string init = "v_mov_b32 v12, 0x8091a2b3\n  v_mov_b32 v13, 0x00020003\n  ";
+  // Source selects: BYTE_1 zero-extended = 0xa2; BYTE_2 sign-extended = 0x91 -> 0xffffff91.
+  Check(init + "v_mov_b32_sdwa v3, v12 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_1\n"
+               "  v_mov_b32_sdwa v4, sext(v12) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_2",
+        [](uint32_t, uint32_t, int) { return Out{0xa2u, 0xffffff91u}; });
+  // WORD_1 = 0x8091; sext(WORD_1) + sext(BYTE_0 of v13 = 3) = 0xffff8091 + 3.
+  Check(init + "v_mov_b32_sdwa v3, v12 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1\n"
+               "  v_add_u32_sdwa v4, sext(v12), sext(v13) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 "
+               "src1_sel:BYTE_0",
+        [](uint32_t, uint32_t, int) { return Out{0x8091u, 0xffff8094u}; });
+  // Destination: BYTE_3 of v12 (0x80) + WORD_0 of v13 (3) = 0x83 into byte 1
+  // of v3 = 0x11223344, preserving the rest: 0x11228344; padded: 0x8300.
+  Check(init + "v_mov_b32 v3, 0x11223344\n  v_mov_b32 v4, 0x11223344\n"
+               "  v_add_u32_sdwa v3, v12, v13 dst_sel:BYTE_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_3 "
+               "src1_sel:WORD_0\n"
+               "  v_add_u32_sdwa v4, v12, v13 dst_sel:BYTE_1 dst_unused:UNUSED_PAD src0_sel:BYTE_3 src1_sel:WORD_0",
+        [](uint32_t, uint32_t, int) { return Out{0x11228344u, 0x8300u}; });
+  // UNUSED_SEXT: WORD_0 <- 0xa2b3 (bit 15 set) = 0xffffa2b3; BYTE_2 <- 0xb3
+  // (bit 7 set): 0xffb30000 (zeros below the field, ones above).
+  Check(init + "v_mov_b32_sdwa v3, v12 dst_sel:WORD_0 dst_unused:UNUSED_SEXT src0_sel:DWORD\n"
+               "  v_mov_b32_sdwa v4, v12 dst_sel:BYTE_2 dst_unused:UNUSED_SEXT src0_sel:DWORD",
+        [](uint32_t, uint32_t, int) { return Out{0xffffa2b3u, 0xffb30000u}; });
+  // clang-22's `(t + 1) & 255 | s`: the byte select on per-lane data.
+  Check("v_add_u32_e32 v12, 1, v1\n  v_or_b32_sdwa v3, v12, s7 dst_sel:DWORD dst_unused:UNUSED_PAD "
+        "src0_sel:BYTE_0 src1_sel:DWORD\n  v_mov_b32_sdwa v4, sext(v2) dst_sel:DWORD dst_unused:UNUSED_PAD "
+        "src0_sel:WORD_0",
+        [](uint32_t x, uint32_t y, int) {
+          return Out{((x + 1) & 255) | 0x12345678u, static_cast<uint32_t>(static_cast<int32_t>(static_cast<int16_t>(y)))};
+        });
+}
+
+// Unsigned subtraction with clamp saturates at 0 (v_sub_u32: s0 - s1,
+// v_subrev_u32: s1 - s0).
+TEST(InstructionsTest, SaturatingSubs) {
+  Check("v_sub_u32_e64 v3, v1, v2 clamp\n  v_subrev_u32_e64 v4, v1, v2 clamp", [](uint32_t x, uint32_t y, int) {
+    return Out{x < y ? 0u : x - y, y < x ? 0u : y - x};
+  });
+  Check("v_mov_b32 v12, 5\n  v_sub_u32_e64 v3, v12, 7 clamp\n  v_sub_u32_e64 v4, v12, 2 clamp",
+        [](uint32_t, uint32_t, int) { return Out{0u, 3u}; });
+}
+
 TEST(InstructionsTest, RcpIflag) {
   // 1/3 rounds to 0x3eaaaaab (0.333333343); 1/-0 = -inf; 1/4 = 0.25; 1/inf = 0.
   Check("v_mov_b32 v12, 0x40400000\n  v_rcp_iflag_f32 v3, v12\n  v_rcp_iflag_f32 v4, 0x80000000",

@@ -14,9 +14,10 @@
 
 namespace kir::emu {
 
-// SDWA operand selects (LLVM spelling BYTE_0..3, WORD_0/1, DWORD).
-enum class SdwaSel : uint8_t { kByte0, kByte1, kByte2, kByte3, kWord0, kWord1, kDword };
-enum class SdwaUnused : uint8_t { kPad, kSext, kPreserve };
+// SDWA operand selects (LLVM spelling BYTE_0..3, WORD_0/1, DWORD): the ISA's
+// types of compiler/isa/instr.h.
+using SdwaSel = ::kir::SdwaSel;
+using SdwaUnused = ::kir::SdwaUnused;
 
 // Modifiers of one instruction beyond kir::MInst (which holds offen, offset and
 // the DS read2/write2 offset0/offset1).

@@ -41,8 +41,11 @@ def baseline_outputs(kernels, dir = "baselines"):
         for target in targets
     ]
 
-def llvm_baseline(kernel, target, includes = [], visibility = None, dir = "baselines"):
-    """One genrule: DIR/KERNEL.cl (+ includes) -> DIR/KERNEL.TARGET.hsaco."""
+def llvm_baseline(kernel, target, includes = [], visibility = None, dir = "baselines", assembly = False):
+    """One genrule: DIR/KERNEL.cl (+ includes) -> DIR/KERNEL.TARGET.hsaco.
+
+    With `assembly`, a second one: -> DIR/KERNEL.TARGET.s (clang -S).
+    """
     clang = LLVM_BIN + "/clang"
     lld = LLVM_BIN + "/ld.lld"
     cl = "%s/%s.cl" % (dir, kernel)
@@ -59,9 +62,26 @@ def llvm_baseline(kernel, target, includes = [], visibility = None, dir = "basel
         message = "clang-22 baseline %s for %s" % (kernel, target),
         visibility = visibility,
     )
+    if assembly:
+        # The same compile stopped at assembly text (`clang -S`): what
+        # `kirc verify --asm` reads (verify/object).
+        native.genrule(
+            name = "baseline_%s_%s_asm" % (kernel, target),
+            srcs = [cl] + includes,
+            outs = ["%s/%s.%s.s" % (dir, kernel, target)],
+            cmd = " && ".join([
+                "[ -x %s ] || { echo \"%s not found: run third_party/install_deps.sh\" >&2; exit 1; }" % (clang, clang),
+                "%s %s -mcpu=%s -S $(location %s) -o $@" % (clang, " ".join(BASELINE_CLANG_FLAGS), target, cl),
+            ]),
+            message = "clang-22 -S baseline %s for %s" % (kernel, target),
+            visibility = visibility,
+        )
 
-def llvm_baselines(name, kernels, includes = {}, visibility = None, dir = "baselines"):
+def llvm_baselines(name, kernels, includes = {}, visibility = None, dir = "baselines", assembly = False):
     """A genrule per (kernel, target) and a filegroup `name` of all outputs.
+
+    With `assembly`, also each one's `clang -S` text, DIR/KERNEL.TARGET.s,
+    in a filegroup `name + "_asm"`.
 
     Args:
       name: name of the filegroup.
@@ -70,15 +90,22 @@ def llvm_baselines(name, kernels, includes = {}, visibility = None, dir = "basel
         (in baselines/, e.g. "baselines/gemm_f16_tile128.cl.inc").
       visibility: of the generated targets.
       dir: the directory of the .cl files and of the outputs.
+      assembly: also the .s text of each.
     """
     for kernel, targets in kernels.items():
         for target in targets:
-            llvm_baseline(kernel, target, includes = includes.get(kernel, []), visibility = visibility, dir = dir)
+            llvm_baseline(kernel, target, includes = includes.get(kernel, []), visibility = visibility, dir = dir, assembly = assembly)
     native.filegroup(
         name = name,
         srcs = baseline_outputs(kernels, dir),
         visibility = visibility,
     )
+    if assembly:
+        native.filegroup(
+            name = name + "_asm",
+            srcs = [p[:-len(".hsaco")] + ".s" for p in baseline_outputs(kernels, dir)],
+            visibility = visibility,
+        )
 
 def llvm_baselines_test(name, kernels, kirc = None, **kwargs):
     """sh_test running baselines/check_baselines.sh on every baseline.

@@ -2,14 +2,21 @@
 // without amdhsa.target proves, its target taken from the ELF header and
 // checked against --mcpu; code that reads or sets the program counter
 // (s_getpc_b64, s_setpc_b64, s_swappc_b64) is unknown, naming the
-// instruction; an integer instruction with clamp (saturating) is not proved
-// as wrapping.
+// instruction; an integer instruction with clamp saturates; an SDWA byte
+// select in an address (clang-22's `(t + 1) & 255`) proves, and fails
+// against a wrong twin.
+#include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/api/compile.h"
+#include "compiler/ir/parser.h"
 #include "compiler/object/toolchain.h"
 #include "gtest/gtest.h"
 #include "testdata/test_kernels.h"
@@ -99,20 +106,343 @@ TEST(ForeignCode, ProgramCounterInstructionsAreUnknown) {
   }
 }
 
-// An integer instruction with clamp (saturating: semantics.h
-// EvalIntOpClamped) has no clamp bit in MInst: its result is an unknown
-// value (LoweredKernel::unmodelled), never proved as a wrapping add.
-TEST(ForeignCode, IntegerClampIsNotProvedAsWrapping) {
+// An integer instruction with clamp saturates (semantics.h
+// EvalIntOpClamped, LoweredKernel::modifiers): copy_f32's byte offset v0 =
+// 16 * tid.x put through a signed add of 0x7ffffff0 with clamp and back
+// saturates for every tid.x >= 1 (it is then 15), so the access fails with a
+// counterexample; read as a wrapping add it would prove. `+ 0 clamp` never
+// saturates: proved. An unsigned subtraction of 16 with clamp is 0 for
+// tid.x 0 (16 after adding 16 back): failed there.
+TEST(ForeignCode, IntegerClampSaturates) {
   const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
+  const std::string at = "  v_lshlrev_b32 v0, 4, v1\n";
+  struct Case {
+    std::string insert;
+    bool proves;
+    std::string says;
+  } cases[] = {
+      {"  v_add_i32 v0, v0, 0x7ffffff0 clamp\n  v_subrev_u32 v0, 0x7ffffff0, v0\n", false, "counterexample"},
+      {"  v_add_i32 v0, v0, 0 clamp\n", true, ""},
+      {"  v_sub_u32_e64 v0, v0, 16 clamp\n  v_add_u32 v0, 16, v0\n", false, "tid = (0, 0, 0)"},
+      {"  v_add_u32_e64 v0, v0, 16 clamp\n  v_subrev_u32 v0, 16, v0\n", true, ""},
+  };
+  for (const Case& c : cases) {
+    CodeInput in;
+    in.assembly = Edit(CopyAssembly("gfx942"), at, at + c.insert);
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(v->all_proved, c.proves) << c.insert << v->Report();
+    if (!c.proves) {
+      int failed = 0;
+      for (const AccessVerdict& a : v->accesses)
+        if (a.inst_id >= 0) failed += a.status == AccessVerdict::Status::kFailed;
+      EXPECT_GE(failed, 1) << c.insert << v->Report();
+      EXPECT_TRUE(absl::StrContains(v->Report(), c.says)) << c.insert << v->Report();
+      EXPECT_TRUE(absl::StrContains(v->Report(), "clamp")) << c.insert << v->Report();
+    }
+  }
+}
+
+// clamp on an integer instruction semantics.h gives no saturating meaning
+// (v_mad_u32_u24, a carry form) stays unmodelled: the result is unknown, so
+// the accesses depending on it are unknown, never proved nor failed.
+TEST(ForeignCode, OtherIntegerClampIsUnknown) {
+  const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
+  const std::string at = "  v_lshlrev_b32 v0, 4, v1\n";
+  for (const char* insert : {"  v_mad_u32_u24 v0, v0, 1, 0 clamp\n", "  v_add_co_u32_e64 v0, s[20:21], v0, 0 clamp\n"}) {
+    CodeInput in;
+    in.assembly = Edit(CopyAssembly("gfx942"), at, at + insert);
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << insert << v->Report();
+    int unknown = 0;
+    for (const AccessVerdict& a : v->accesses) {
+      if (a.inst_id < 0) continue;
+      EXPECT_NE(a.status, AccessVerdict::Status::kProved) << insert << v->Report();
+      unknown += a.status == AccessVerdict::Status::kUnknown;
+    }
+    EXPECT_GE(unknown, 1) << insert << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), "with clamp (not modelled by the verifier)")) << insert << v->Report();
+  }
+}
+
+// clang-22's `(t + 1) & 255` (testdata/foreign/byte_index_f32.cl) is an SDWA
+// byte select in the load's address (`v_or_b32_sdwa v2, v1, s4 ...
+// src0_sel:BYTE_0`), executed with semantics.h SdwaSource: proved against the
+// twin with `(tid.x + 1) mod 256`; a twin with `(tid.x + 2) mod 256` fails
+// with a counterexample. (Before SDWA was modelled the load was unknown.)
+TEST(ForeignCode, SdwaByteSelectInAnAddress) {
+  auto twin = [](int add) {
+    absl::StatusOr<Kernel> k = ParseKernel(
+        absl::StrCat("kernel byte_index_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+                     "arg src : f32[1024] strides [1] readonly\narg dst : f32[1024] strides [1] writeonly\n"
+                     "  %v = load src[wg.x * 256 + (tid.x + ", add, ") mod 256] : f32\n"
+                     "  store dst[wg.x * 256 + tid.x], %v\nend\n"),
+        "byte_index_f32.kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    CodeInput in;
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/byte_index_f32.", t, ".hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    in.code_object = *obj;
+    in.llvm_bin = kLlvmBin;
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin(1), t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_TRUE(v->all_proved) << t << "\n" << v->Report();
+    int proved = 0;
+    for (const AccessVerdict& a : v->accesses) proved += a.status == AccessVerdict::Status::kProved;
+    EXPECT_EQ(proved, 2) << v->Report();
+    v = VerifyCode(twin(2), t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    int failed = 0;
+    for (const AccessVerdict& a : v->accesses) failed += a.status == AccessVerdict::Status::kFailed;
+    EXPECT_GE(failed, 1) << v->Report();
+    EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+  }
+}
+
+Kernel Parse(const std::string& text, const std::string& file) {
+  absl::StatusOr<Kernel> k = ParseKernel(text, file);
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+// The twin of testdata/foreign/stride_f32.cl for n = 1000, stride = 3.
+Kernel StrideTwin() {
+  return Parse(
+      "kernel stride_f32\nworkgroup 64 1 1\ngrid 16 1 1\n"
+      "arg src : f32[3000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+      "  %v = load guarded src[(wg.x * 64 + tid.x) * 3] : f32\n"
+      "  store guarded dst[wg.x * 64 + tid.x], %v\nend\n",
+      "stride_f32.kir");
+}
+
+std::vector<uint8_t> U32Bytes(uint32_t v) {
+  return {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16),
+          static_cast<uint8_t>(v >> 24)};
+}
+
+int CountStatus(const VerifyResult& r, AccessVerdict::Status s) {
+  int n = 0;
+  for (const AccessVerdict& a : r.accesses) n += a.status == s;
+  return n;
+}
+
+// `kirc verify --scalar` (CodeInput::by_value): stride_f32's `uint n` and
+// `uint stride`, which the twin lacks, fixed as known kernarg bytes. n =
+// 1000, stride = 3 (the twin's sizes) prove both accesses; without values
+// they are free inputs and the code is not proved for every n and stride; a
+// wrong stride (4) or n (999, 1001) fails with a counterexample.
+TEST(ForeignCode, ByValueArgumentsTheTwinLacksAreFixed) {
+  const Kernel twin = StrideTwin();
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    CodeInput base;
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/stride_f32.", t, ".hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    base.code_object = *obj;
+    base.llvm_bin = kLlvmBin;
+    struct Case {
+      uint32_t n, stride;
+      bool proves;
+    } cases[] = {{1000, 3, true}, {1000, 4, false}, {999, 3, false}, {1001, 3, false}};
+    for (const Case& c : cases) {
+      CodeInput in = base;
+      in.by_value = {{"n", U32Bytes(c.n)}, {"stride", U32Bytes(c.stride)}};
+      absl::StatusOr<VerifyResult> v = VerifyCode(twin, t, in);
+      ASSERT_TRUE(v.ok()) << v.status();
+      EXPECT_EQ(v->all_proved, c.proves) << t << " n=" << c.n << " stride=" << c.stride << "\n" << v->Report();
+      if (c.proves) {
+        EXPECT_EQ(CountStatus(*v, AccessVerdict::Status::kProved), 2) << v->Report();
+      } else {
+        EXPECT_GE(CountStatus(*v, AccessVerdict::Status::kFailed), 1) << v->Report();
+        EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+      }
+    }
+    // Not given: free inputs, so not proved.
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, t, base);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    // Only one of them: the other is still free.
+    CodeInput one = base;
+    one.by_value = {{"stride", U32Bytes(3)}};
+    v = VerifyCode(twin, t, one);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    // Errors name the argument.
+    CodeInput bad = base;
+    bad.by_value = {{"m", U32Bytes(3)}};
+    v = VerifyCode(twin, t, bad);
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.status().message(),
+              "--scalar m: the code's kernel 'stride_f32' has no by-value argument 'm' that the KIR kernel lacks "
+              "(those it has: 'n', 'stride')");
+    bad.by_value = {{"n", {1, 0}}};
+    v = VerifyCode(twin, t, bad);
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.status().message(), "--scalar n: the value has 2 bytes but the argument is 4 bytes at offset 16");
+  }
+}
+
+// A counterexample names the KIR element at its point (`src[3]`), its byte
+// offset from the argument pointer and its absolute address, and the emitted
+// address as an offset from the pointer too. stride_f32 with stride 4 against
+// the twin's 3: at thread i = 64 wg + tid the load emits src + 16 i and the
+// twin expects src[3 i] = src + 12 i; every figure is computed here from the
+// counterexample's tid, wg and pointer.
+TEST(ForeignCode, CounterexamplesNameTheElementAndItsAddresses) {
   CodeInput in;
-  in.assembly = Edit(CopyAssembly("gfx942"), "  v_lshlrev_b32 v0, 4, v1\n",
-                     "  v_lshlrev_b32 v0, 4, v1\n  v_add_i32 v0, v0, 0 clamp\n");
-  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/foreign/stride_f32.gfx942.hsaco");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  in.code_object = *obj;
+  in.llvm_bin = kLlvmBin;
+  in.by_value = {{"n", U32Bytes(1000)}, {"stride", U32Bytes(4)}};
+  absl::StatusOr<VerifyResult> v = VerifyCode(StrideTwin(), "gfx942", in);
   ASSERT_TRUE(v.ok()) << v.status();
-  EXPECT_FALSE(v->all_proved) << v->Report();
+  const AccessVerdict* load = nullptr;
   for (const AccessVerdict& a : v->accesses)
-    if (a.inst_id >= 0) EXPECT_NE(a.status, AccessVerdict::Status::kProved) << v->Report();
-  EXPECT_TRUE(absl::StrContains(v->Report(), "clamp")) << v->Report();
+    if (a.status == AccessVerdict::Status::kFailed && absl::StrContains(a.inst_text, "global_load")) load = &a;
+  ASSERT_NE(load, nullptr) << v->Report();
+  const std::string& c = load->counterexample;
+  int tid = -1, wg = -1;
+  uint64_t src = 0;
+  {
+    const size_t t = c.find("tid = ("), w = c.find("wg = ("), p = c.find("src = 0x");
+    ASSERT_NE(t, std::string::npos) << c;
+    ASSERT_NE(w, std::string::npos) << c;
+    ASSERT_NE(p, std::string::npos) << c;
+    ASSERT_TRUE(absl::SimpleAtoi(c.substr(t + 7, c.find(',', t) - t - 7), &tid)) << c;
+    ASSERT_TRUE(absl::SimpleAtoi(c.substr(w + 6, c.find(',', w) - w - 6), &wg)) << c;
+    const size_t end = c.find_first_of(",\n", p + 8);
+    ASSERT_TRUE(absl::SimpleHexAtoi(c.substr(p + 8, end - p - 8), &src)) << c;
+  }
+  const int64_t i = int64_t{wg} * 64 + tid;
+  ASSERT_GE(i, 1) << c;  // thread 0 computes the right address
+  ASSERT_LT(i, 1000) << c;
+  auto hex = [](uint64_t x) { return absl::StrCat("0x", absl::Hex(x)); };
+  EXPECT_TRUE(absl::StrContains(c, absl::StrCat("(src + ", 16 * i, "); expected ", hex(src + 12 * i), " = src + ",
+                                                12 * i, " (src[(wg.x * 64 + tid.x) * 3] = src[", 3 * i, "])")))
+      << c;
+}
+
+// clang-22 -S text (testdata's *.s, the same compile as the .hsaco stopped
+// at assembly) verified with CodeInput::assemble: assembled and linked by
+// LLVM's MC in process, then read as a code object. Each proves exactly as
+// its code object: the same verdict for every instruction. The text has
+// what clang emits: `name:  ; @name` labels, .p2align/.type/.size/.section,
+// .amdhsa_kernel blocks, the metadata, local .LBB labels, and OpenCL's
+// __clang_ocl_kern_imp_* helper after the kernel (not part of it).
+TEST(ForeignCode, ClangAssemblyTextProvesAsItsCodeObject) {
+  struct Subject {
+    std::string path;  // without .TARGET.{hsaco,s}
+    Kernel twin;
+    std::vector<const char*> targets;
+    std::map<std::string, std::vector<uint8_t>> by_value;
+  };
+  std::vector<Subject> subjects;
+  for (const auto& [name, targets] : std::vector<std::pair<const char*, std::vector<const char*>>>{
+           {"copy_f32", {"gfx908", "gfx90a", "gfx942"}},
+           {"add_f16", {"gfx908", "gfx90a", "gfx942"}},
+           {"mma_16x16x16_f16", {"gfx908", "gfx90a", "gfx942"}},
+           {"mma_16x16x16_bf16", {"gfx90a", "gfx942"}},
+           {"mma_32x32x8_f16", {"gfx908", "gfx90a", "gfx942"}}})
+    subjects.push_back({absl::StrCat("testdata/baselines/", name), ::kir::testing::TestdataKernel(name), targets, {}});
+  const std::vector<const char*> two = {"gfx90a", "gfx942"};
+  subjects.push_back({"testdata/foreign/guard_f32",
+                      Parse("kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+                            "arg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+                            "  %v = load guarded src[wg.x * 256 + tid.x] : f32\n"
+                            "  %t = const f32 2.0\n  %w = mul %v, %t\n"
+                            "  store guarded dst[wg.x * 256 + tid.x], %w\nend\n",
+                            "guard_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/blockdim_f32",
+                      Parse("kernel blockdim_f32\nworkgroup 128 1 1\ngrid 8 1 1\n"
+                            "arg src : f32[1024] strides [1] readonly\narg dst : f32[1024] strides [1] writeonly\n"
+                            "  %v = load src[wg.x * 128 + tid.x] : f32\n  %t = const f32 1.0\n"
+                            "  %w = add %v, %t\n  store dst[wg.x * 128 + tid.x], %w\nend\n",
+                            "blockdim_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/colsum_f32",
+                      Parse("kernel colsum_f32\nworkgroup 64 1 1\ngrid 4 1 1\n"
+                            "arg A : f32[128, 256] strides [260, 1] readonly\narg out : f32[256] strides [1] writeonly\n"
+                            "  %z = zero f32\n  %s = for %r = 0 to 128 iter(%a = %z) {\n"
+                            "    %v = load A[%r, wg.x * 64 + tid.x] : f32\n    %a2 = add %a, %v\n    yield %a2\n  }\n"
+                            "  store out[wg.x * 64 + tid.x], %s\nend\n",
+                            "colsum_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/byte_index_f32",
+                      Parse("kernel byte_index_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+                            "arg src : f32[1024] strides [1] readonly\narg dst : f32[1024] strides [1] writeonly\n"
+                            "  %v = load src[wg.x * 256 + (tid.x + 1) mod 256] : f32\n"
+                            "  store dst[wg.x * 256 + tid.x], %v\nend\n",
+                            "byte_index_f32.kir"),
+                      two,
+                      {}});
+  subjects.push_back({"testdata/foreign/stride_f32", StrideTwin(), two,
+                      {{"n", U32Bytes(1000)}, {"stride", U32Bytes(3)}}});
+  int checked = 0;
+  for (const Subject& sub : subjects)
+    for (const char* t : sub.targets) {
+      const std::string what = absl::StrCat(sub.path, ".", t);
+      absl::StatusOr<std::string> obj = ReadFileBytes(what + ".hsaco");
+      ASSERT_TRUE(obj.ok()) << obj.status();
+      absl::StatusOr<std::string> text = ReadFileBytes(what + ".s");
+      ASSERT_TRUE(text.ok()) << text.status();
+      ASSERT_TRUE(absl::StrContains(*text, "__clang_ocl_kern_imp_")) << what;  // the helper is there
+      CodeInput from_object;
+      from_object.code_object = *obj;
+      from_object.llvm_bin = kLlvmBin;
+      from_object.by_value = sub.by_value;
+      CodeInput from_text;
+      from_text.assembly = *text;
+      from_text.assemble = true;
+      from_text.llvm_bin = kLlvmBin;
+      from_text.by_value = sub.by_value;
+      absl::StatusOr<VerifyResult> a = VerifyCode(sub.twin, t, from_object);
+      ASSERT_TRUE(a.ok()) << what << ": " << a.status();
+      absl::StatusOr<VerifyResult> b = VerifyCode(sub.twin, t, from_text);
+      ASSERT_TRUE(b.ok()) << what << ".s: " << b.status();
+      EXPECT_TRUE(a->all_proved) << what << "\n" << a->Report();
+      EXPECT_TRUE(b->all_proved) << what << ".s\n" << b->Report();
+      ASSERT_EQ(a->accesses.size(), b->accesses.size()) << what;
+      for (size_t i = 0; i < a->accesses.size(); ++i) {
+        EXPECT_EQ(a->accesses[i].inst_id, b->accesses[i].inst_id) << what;
+        EXPECT_EQ(a->accesses[i].status, b->accesses[i].status) << what;
+      }
+      ++checked;
+    }
+  EXPECT_EQ(checked, 24);
+}
+
+// Text llvm-mc refuses: the error names the file and line of the text.
+TEST(ForeignCode, AssemblerErrorsNameTheLine) {
+  absl::StatusOr<std::string> text = ReadFileBytes("testdata/foreign/guard_f32.gfx942.s");
+  ASSERT_TRUE(text.ok()) << text.status();
+  const std::string edited = Edit(*text, "\ts_endpgm\n", "\ts_endpgm_frob\n");
+  CodeInput in;
+  in.assembly = edited;
+  in.assemble = true;
+  in.llvm_bin = kLlvmBin;
+  in.code_filename = "guard.s";
+  const Kernel twin = Parse("kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+                            "arg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+                            "  %v = load guarded src[wg.x * 256 + tid.x] : f32\n"
+                            "  store guarded dst[wg.x * 256 + tid.x], %v\nend\n",
+                            "guard_f32.kir");
+  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+  ASSERT_FALSE(v.ok());
+  // The line of the first s_endpgm_frob, counted here.
+  const size_t at = edited.find("s_endpgm_frob");
+  const int line = 1 + static_cast<int>(std::count(edited.begin(), edited.begin() + static_cast<long>(at), '\n'));
+  EXPECT_TRUE(absl::StrContains(v.status().message(), absl::StrCat("guard.s:", line, ":"))) << v.status();
+  EXPECT_TRUE(absl::StrContains(v.status().message(), "assembling guard.s with LLVM")) << v.status();
+  EXPECT_FALSE(absl::StrContains(v.status().message(), "<stdin>")) << v.status();
 }
 
 }  // namespace

@@ -12,8 +12,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/ir/op_text.h"
 #include "compiler/isa/operands.h"
+#include "compiler/isa/semantics.h"
+#include "compiler/object/toolchain.h"
 #include "compiler/promote/promote.h"
 #include "hw/emu/code_object.h"
 #include "hw/emu/emulator.h"
@@ -87,9 +90,23 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
                : absl::Status(st.code(), absl::StrCat(input.code_filename, ": ", st.message()));
   };
   const std::string mcpu = input.mcpu.empty() ? std::string(t.name) : input.mcpu;
+  const std::string llvm_bin = input.llvm_bin.empty() ? std::string(kDefaultLlvmBin) : input.llvm_bin;
+  std::string assembled;  // `assemble`: the code object of the text
+  if (!input.assembly.empty() && input.assemble) {
+    absl::StatusOr<std::string> obj = BuildCodeObject(llvm_bin, input.assembly, mcpu);
+    if (!obj.ok()) {
+      // llvm-mc's diagnostics name "<stdin>:LINE:COL": name the file instead.
+      const std::string where = input.code_filename.empty() ? "the assembly" : input.code_filename;
+      return absl::Status(obj.status().code(),
+                          absl::StrCat("assembling ", where, " with LLVM (the verifier reads the assembled bytes): ",
+                                       absl::StrReplaceAll(obj.status().message(), {{"<stdin>", where}})));
+    }
+    assembled = *std::move(obj);
+  }
+  const std::string& code_object = input.assemble ? assembled : input.code_object;
   absl::StatusOr<std::shared_ptr<const emu::LoadedKernel>> loaded =
-      input.code_object.empty() ? emu::LoadAssembly(input.assembly, mcpu)
-                                : emu::LoadCodeObject(input.llvm_bin, input.code_object, twin_in.name, mcpu);
+      code_object.empty() ? emu::LoadAssembly(input.assembly, mcpu)
+                          : emu::LoadCodeObject(llvm_bin, code_object, twin_in.name, mcpu);
   if (!loaded.ok()) return in_code(loaded.status());
   const emu::Program& prog = emu::ProgramOf(**loaded);
   const emu::KernelInfo& info = emu::InfoOf(**loaded);
@@ -129,6 +146,39 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
       if (!v) continue;
       for (int64_t b = 0; b < a.size; ++b) known[a.offset + b] = static_cast<uint8_t>(*v >> (8 * b));
     }
+    // By-value arguments the twin lacks, fixed by the user (--scalar).
+    std::vector<std::pair<std::string, const ArgNote*>> given;
+    for (const auto& [name, bytes] : input.by_value) {
+      const ArgNote* note = nullptr;
+      std::vector<std::string> lacked;
+      for (const ArgNote& a : info.args) {
+        if (Hidden(a) || a.value_kind != "by_value" || twin->FindArg(a.name) != nullptr) continue;
+        lacked.push_back(absl::StrCat("'", a.name, "'"));
+        if (a.name == name) note = &a;
+      }
+      if (note == nullptr)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--scalar ", name, ": the code's kernel '", info.name, "' has no by-value argument '", name,
+            "' that the KIR kernel lacks (those it has: ", lacked.empty() ? "none" : absl::StrJoin(lacked, ", "), ")"));
+      if (static_cast<int64_t>(bytes.size()) != note->size || note->offset < 0)
+        return absl::InvalidArgumentError(absl::StrCat("--scalar ", name, ": the value has ", bytes.size(),
+                                                       " bytes but the argument is ", note->size, " bytes at offset ",
+                                                       note->offset));
+      for (size_t b = 0; b < bytes.size(); ++b) known[note->offset + static_cast<int64_t>(b)] = bytes[b];
+      given.push_back({name, note});
+    }
+    auto whole = [&](int64_t dword) {
+      for (int b = 0; b < 4; ++b)
+        if (!known.count(dword + b)) return false;
+      return true;
+    };
+    for (const auto& [name, note] : given)
+      for (int64_t d = note->offset / 4 * 4; d < note->offset + note->size; d += 4)
+        if (!whole(d))
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--scalar ", name, ": the argument (", note->size, " bytes at kernarg offset ", note->offset,
+              ") shares the kernarg dword at ", d, " with bytes no value fixes; the verifier fixes whole dwords: "
+              "give the other arguments in it too"));
     for (const auto& [byte, value] : known) {
       if (byte % 4 != 0) continue;
       uint32_t w = 0;
@@ -166,17 +216,35 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
     }
     MInst mi = prog.insts[i].mi;
     mi.id = static_cast<int>(i);
-    // Modifiers the verifier's semantics (MInst) do not carry.
+    // Modifiers MInst does not carry: SDWA fields and integer clamp go to
+    // the verifier (LoweredKernel::modifiers, the shared semantics of
+    // compiler/isa/semantics.h); an integer clamp semantics.h does not define
+    // and the VOP3/VOP3P modifiers make the result unknown.
     const emu::Mods& m = prog.insts[i].mods;
     std::vector<std::string> mods;
-    if (m.sdwa && (m.src_sel[0] != emu::SdwaSel::kDword || m.src_sel[1] != emu::SdwaSel::kDword || m.src_sext[0] ||
-                   m.src_sext[1] || m.dst_sel != emu::SdwaSel::kDword))
-      mods.push_back("SDWA selects");
-    if (m.clamp) mods.push_back("clamp");
+    VopModifiers vm;
+    if (m.sdwa) {
+      vm.sdwa = true;
+      for (int k = 0; k < 2; ++k) {
+        vm.src_sel[k] = m.src_sel[k];
+        vm.src_sext[k] = m.src_sext[k];
+      }
+      vm.dst_sel = m.dst_sel;
+      vm.dst_unused = m.dst_unused;
+    }
+    if (m.clamp) {
+      vm.clamp = true;
+      // Only the saturating adds/subs are defined; a float op's clamp is
+      // unmodelled data anyway (the verifier gives float results no value).
+      if (EvalIntOp(U32Domain{}, mi.opc, std::vector<uint32_t>(4, 0)) &&
+          !EvalIntOpClamped(U32Domain{}, mi.opc, std::vector<uint32_t>(4, 0)))
+        mods.push_back("clamp");
+    }
     if (m.omod != 0) mods.push_back("an output modifier");
     if (m.op_sel != 0 || m.op_sel_hi != 0x7 || m.neg_lo != 0 || m.neg_hi != 0) mods.push_back("op_sel/neg_lo/neg_hi");
     if (!mods.empty())
       lk.unmodelled[mi.id] = absl::StrCat("with ", absl::StrJoin(mods, " and "), " (not modelled by the verifier)");
+    if (vm.sdwa || vm.clamp) lk.modifiers[mi.id] = vm;
     if (prog.insts[i].target >= 0)
       if (MOperand* target = FindOperand(mi, OpName::kTarget))
         *target = MOperand::Imm(label_of[prog.insts[i].target]);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/ir/kernel.h"
@@ -38,6 +39,22 @@ struct CodeInput {
   // For messages: the twin's file (validation errors name its lines) and the
   // code's (errors reading the code name it).
   std::string twin_filename, code_filename;
+  // With `assembly`: assemble and link it with LLVM (compiler/object
+  // BuildCodeObject: LLVM 22's MC in process for its own `llvm_bin`, else
+  // that directory's llvm-mc and ld.lld) and read the code object as for
+  // `code_object`, so the instructions verified are the assembled bytes and
+  // any text llvm-mc takes is accepted (`clang -S` output: labels with
+  // comments, sections, `.amdhsa_kernel`, helper functions such as OpenCL's
+  // `__clang_ocl_kern_imp_*`; the kernel is the metadata's `.name` ==
+  // twin.name, its code the `.symbol` it names). Without it, the text is read
+  // as kirc prints assembly (hw/emu's reader; errors name its lines).
+  bool assemble = false;
+  // Values of the code's by-value arguments the twin lacks (sizes, strides):
+  // metadata .name -> little-endian bytes (`kirc verify --scalar`, parsed as
+  // `kirc run` does). Each becomes known kernarg bytes
+  // (KernelAbi::kernarg_known), whole dwords; an argument not given stays a
+  // free input.
+  std::map<std::string, std::vector<uint8_t>> by_value;
 };
 
 // The code's kernel (in a code object, the one whose metadata .name is
@@ -49,11 +66,16 @@ struct CodeInput {
 // work-item id VGPRs) and the metadata (the kernarg offset of each of the
 // twin's arguments, by name when every name is present, else by position
 // among the explicit arguments; the group segment size; the hidden arguments
-// the dispatch fixes as KernelAbi::kernarg_known; instructions with modifiers
-// MInst lacks in LoweredKernel::unmodelled); `kernel` the twin
+// the dispatch fixes as KernelAbi::kernarg_known; SDWA selects and integer
+// clamp in LoweredKernel::modifiers, other modifiers MInst lacks in
+// LoweredKernel::unmodelled); `kernel` the twin
 // promoted if it is a tile-level gemm (kirc's default configuration: give the
 // thread-level `kirc compile --emit=kir` form for another). Errors
-// (InvalidArgument, naming the argument or field): the twin's arguments do
+// (InvalidArgument, naming the argument or field): a `by_value` name that is
+// no by-value argument of the code's kernel (or one the twin has), a value
+// of the wrong size, or one that fills only part of a kernarg dword whose
+// other bytes nothing fixes; the assembler's diagnostics (`assemble`, with
+// code_filename for "<stdin>"); the twin's arguments do
 // not match the metadata's in number, kind (global_buffer for buffers,
 // by_value of 4 bytes for scalars) or size; the workgroup size differs from
 // .reqd_workgroup_size; no kernarg segment pointer while arguments exist; an

@@ -4,7 +4,8 @@
 //
 // Subjects:
 // - clang-22's code objects of testdata/baselines (//testdata:baselines)
-//   that prove today, and of testdata/foreign (a guard, a hidden argument),
+//   that prove today, and of testdata/foreign (a guard, a hidden argument,
+//   an SDWA byte select),
 //   mutated in their BYTES (no assembly source exists):
 //   the instructions are decoded by the emulator's reader (llvm-objdump's
 //   decoding, in process), the address-feeding ones found by a backward
@@ -15,7 +16,8 @@
 //   add constants, v_lshl_add_u64's shift), literal constants, source
 //   register numbers (SGPR, VGPR, the SMEM base pair, the global address
 //   pair), carries dropped (v_addc_co_u32 -> v_add_u32, s_addc_u32 ->
-//   s_add_u32, a VOP3 carry-in replaced by 0);
+//   s_add_u32, a VOP3 carry-in replaced by 0), SDWA selects, sext and
+//   dst_unused changed (byte_index_f32's `(t + 1) & 255`);
 // - kirc's own assembly of four testdata kernels (compiled here), edited as
 //   TEXT in the same kinds (TextMutants; there the SRD words too:
 //   num_records, the base mask, dword3), read back with CodeInput::assembly.
@@ -320,7 +322,22 @@ std::vector<WordEdit> EncodingEdits(const emu::Inst& in, const std::vector<uint3
     case Fmt::kVop2:
     case Fmt::kVopc: {
       const uint32_t src0 = Get(w, {0, 0, 9});
-      if (src0 == 0xf9 || src0 == 0xfa) break;  // SDWA / DPP: not address arithmetic here
+      if (src0 == 0xf9 && w.size() >= 2) {
+        // SDWA: the selects of the second dword (VOP_SDWA, MI300 ISA "SDWA";
+        // LLVM SIDefines.h SDWA: DST_SEL [10:8], DST_UNUSED [12:11],
+        // SRC0_SEL [18:16], SRC0_SEXT [19], SRC1_SEL [26:24], SRC1_SEXT [27]):
+        // each select set to every other value, each sext flipped, each
+        // dst_unused changed (clang's `(t + 1) & 255` is a src0 BYTE_0 select).
+        std::vector<std::pair<Field, int>> sels = {{{1, 16, 3}, 7}, {{1, 8, 3}, 7}, {{1, 11, 2}, 3}};
+        if (fmt != Fmt::kVop1) sels.push_back({{1, 24, 3}, 7});
+        for (const auto& [f, n] : sels)
+          for (int v = 0; v < n; ++v)
+            if (static_cast<uint32_t>(v) != Get(w, f)) out.push_back({"sdwa select", Set(w, f, static_cast<uint32_t>(v))});
+        out.push_back({"sdwa sext", Set(w, {1, 19, 1}, Get(w, {1, 19, 1}) ^ 1u)});
+        if (fmt != Fmt::kVop1) out.push_back({"sdwa sext", Set(w, {1, 27, 1}, Get(w, {1, 27, 1}) ^ 1u)});
+        break;
+      }
+      if (src0 == 0xf9 || src0 == 0xfa) break;  // DPP: not address arithmetic here
       if (fmt == Fmt::kVop2) {
         const uint32_t op = Get(w, {0, 25, 6});
         // v_addc_co_u32 / v_subb_co_u32 / v_subbrev_co_u32 (28..30) -> v_add_u32 / v_sub_u32 / v_subrev_u32 (52..54)
@@ -1085,11 +1102,17 @@ void RunSubject(const Subject& s, int part, int parts) {
 Kernel Twin(const std::string& name) { return ::kir::testing::TestdataKernel(name); }
 
 // The twins of testdata/foreign's kernels (as in load_test): clang's
-// `if (i < 1000)` guard, and HIP's blockDim.x read from the hidden argument
-// hidden_group_size_x (launched with 128-thread workgroups).
+// `if (i < 1000)` guard, HIP's blockDim.x read from the hidden argument
+// hidden_group_size_x (launched with 128-thread workgroups), and the SDWA
+// byte select of `(t + 1) & 255` (as in foreign_test).
 Kernel ForeignTwin(const std::string& name) {
   const char* text =
-      name == "guard_f32"
+      name == "byte_index_f32"
+          ? "kernel byte_index_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
+            "arg src : f32[1024] strides [1] readonly\narg dst : f32[1024] strides [1] writeonly\n"
+            "  %v = load src[wg.x * 256 + (tid.x + 1) mod 256] : f32\n"
+            "  store dst[wg.x * 256 + tid.x], %v\nend\n"
+      : name == "guard_f32"
           ? "kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\n"
             "arg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
             "  %v = load guarded src[wg.x * 256 + tid.x] : f32\n"
@@ -1152,6 +1175,7 @@ constexpr Case kCases[] = {
     {"mma_32x32x8_f16", "gfx90a", kB},   {"mma_32x32x8_f16", "gfx942", kB},
     {"guard_f32", "gfx90a", kF},         {"guard_f32", "gfx942", kF},
     {"blockdim_f32", "gfx90a", kF},      {"blockdim_f32", "gfx942", kF},
+    {"byte_index_f32", "gfx90a", kF},    {"byte_index_f32", "gfx942", kF},
     {"copy_f32", "gfx942", kK},          {"add_f16", "gfx90a", kK},
     {"mma_16x16x16_f16", "gfx908", kK},  {"mma_loop_32x32x64_f16", "gfx942", kK},
 };
