@@ -71,6 +71,20 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     absl::StrAppend(&s, t.cache_bits_sc ? " sc0" : " glc");
     return s;
   }
+  if (info.flags & (kFlatAddr | kScratchAddr)) {
+    // llvm-mc's order: flat loads "vdst, vaddr", stores "vaddr, vdata";
+    // scratch loads "vdst, vaddr|off, saddr|off", stores "vaddr|off, vdata,
+    // saddr|off" (an Imm(0) vaddr or saddr is "off").
+    const bool store = cls == InstClass::kVmemStore;
+    const MOperand* data = FindOperand(mi, store ? OpName::kVdata : OpName::kVdst);
+    const MOperand* addr = FindOperand(mi, OpName::kVaddr);
+    auto text = [](const MOperand* o) { return o == nullptr || !o->IsReg() ? std::string("off") : OperandText(*o); };
+    std::string d = data != nullptr ? OperandText(*data) : "?", a = text(addr);
+    std::string s = absl::StrCat(mn, " ", store ? absl::StrCat(a, ", ", d) : absl::StrCat(d, ", ", a));
+    if (info.flags & kScratchAddr) absl::StrAppend(&s, ", ", text(FindOperand(mi, OpName::kSaddr)));
+    if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
+    return s;
+  }
   if (info.flags & kGlobalAddr) {
     // llvm-mc's order: loads "vdst, vaddr, saddr|off", stores (and atomics
     // without a return) "vaddr, vdata, saddr|off" (the layout keeps vdata
