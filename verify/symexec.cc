@@ -123,6 +123,23 @@ SymExec::SymExec(TermPool& pool, const Kernel& k, const TargetInfo& t, const Ker
   int sys = abi.FirstSystemSgpr();
   for (int d = 0; d < 3; ++d)
     if (abi.wg_id_enabled[d]) st_.s[sys++] = Slot{p_.Var(vars_.wg[d]), -1, Slot::kValue};
+  // The private segment buffer (4 user SGPRs) and the scratch wave offset
+  // (a system SGPR): uniform values the dispatch chooses.
+  if (abi.private_segment_buffer_sgpr >= 0 && abi.private_segment_buffer_sgpr + 4 <= 128)
+    for (int w = 0; w < 4; ++w) {
+      VarInfo v;
+      v.name = absl::StrCat("private segment buffer dword ", w);
+      v.kind = VarKind::kInput;
+      vars_.psb[w] = p_.NewVar(v);
+      st_.s[abi.private_segment_buffer_sgpr + w] = Slot{p_.Var(vars_.psb[w]), -1, Slot::kValue};
+    }
+  if (abi.scratch_wave_offset_sgpr >= 0 && abi.scratch_wave_offset_sgpr < 128) {
+    VarInfo v;
+    v.name = "scratch wave offset";
+    v.kind = VarKind::kInput;
+    vars_.scratch_wave_offset = p_.NewVar(v);
+    st_.s[abi.scratch_wave_offset_sgpr] = Slot{p_.Var(vars_.scratch_wave_offset), -1, Slot::kValue};
+  }
   if (t.packed_workitem_ids) {
     // v0 = x | y << 10 | z << 20, y and z only when enabled.
     TRef v0 = p_.Var(vars_.tid[0]);
@@ -652,12 +669,26 @@ void SymExec::Step(int i, const MInst& mi) {
       int n = o.kind == MOperand::Kind::kReg ? o.count : 1;
       for (int w = 0; w < n; ++w) m.ops[k].push_back(Read(i, o, w));
     }
+    // A private access: scratch_*, or a buffer access through the private
+    // segment buffer (its SRD's dword3 is the dispatch's, which no code
+    // changes: LLVM adds the scratch wave offset to dword0/1 only).
+    bool priv = Info(mi.opc).flags & kScratchAddr;
+    if (!priv && IsVmem(cls) && vars_.psb[3] >= 0) {
+      const int rs = NamedOperandIdx(mi.opc, OpName::kSrsrc);
+      if (rs >= 0 && rs < static_cast<int>(m.ops.size()) && m.ops[rs].size() == 4 &&
+          m.ops[rs][3].kind == Slot::kValue && m.ops[rs][3].t == p_.Var(vars_.psb[3]))
+        priv = true;
+    }
+    if (priv) private_.insert(i);
     mem_[i] = std::move(m);
     for (int dd = 0; dd < mi.NumDefs() && dd < static_cast<int>(mi.ops.size()); ++dd) {
       const MOperand& o = mi.ops[dd];
       for (int w = 0; w < (o.kind == MOperand::Kind::kReg ? o.count : 1); ++w)
         Write(i, o, w,
-              Fresh(VarKind::kInput, absl::StrCat("[", i, "] loaded data dword ", w), kDepLaneData, i), true);
+              priv ? Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] value loaded from the private segment, dword ", w),
+                           kDepLaneData, i)
+                   : Fresh(VarKind::kInput, absl::StrCat("[", i, "] loaded data dword ", w), kDepLaneData, i),
+              true);
     }
   }
 }
