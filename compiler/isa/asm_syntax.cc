@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/semantics.h"
 #include "compiler/isa/operands.h"
 
 namespace kir {
@@ -32,6 +33,10 @@ std::string OperandText(const MOperand& o) {
       return SpecialRegName(o.special);
     case MOperand::Kind::kImm: {
       if (o.float_form) return FloatInline(static_cast<uint32_t>(o.imm));
+      // The aperture registers the reader turns into their 64-bit values
+      // (semantics.h): printed by name, as llvm-mc reads them back.
+      if (static_cast<uint64_t>(o.imm) == kSharedApertureBase) return "src_shared_base";
+      if (static_cast<uint64_t>(o.imm) == kPrivateApertureBase) return "src_private_base";
       int32_t s = static_cast<int32_t>(static_cast<uint32_t>(o.imm));
       if (IsInlineIntConstant(s)) return absl::StrCat(s);
       return absl::StrFormat("0x%x", static_cast<uint32_t>(o.imm));
