@@ -35,6 +35,7 @@
 #define KIRC_VERIFY_SYMEXEC_H_
 
 #include <functional>
+#include <array>
 #include <map>
 #include <set>
 #include <string>
@@ -195,6 +196,13 @@ class SymExec {
   std::function<bool(TRef, TRef)> prove_equal_;
   std::map<int, std::string> unmodelled_;
   std::set<int> private_;
+  // Private stores forwarded to loads in straight-line code (symexec.cc,
+  // ForwardPrivate): this lane's dword at each constant byte offset, all
+  // through one base (scratch_*: -1; buffer_*: the SRD's dword0/1 and
+  // soffset terms). Forgotten at labels, branches and each run of a loop body.
+  std::array<int, 3> fwd_base_{-2, -2, -2};
+  std::map<uint32_t, TRef> fwd_;
+  std::vector<TRef> ForwardPrivate(int i, const MInst& mi, const MemExec& m);
   std::function<ZeroSearch(TRef, int, int64_t, int64_t)> find_zero_;
 };
 

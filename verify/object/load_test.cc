@@ -533,6 +533,49 @@ TEST(LoadCode, ScratchAccessesStayInsideThePrivateSegment) {
   }
 }
 
+// Private stores forwarded to loads (symexec.cc ForwardPrivate): kirc's
+// copy_f32 (gfx942) edited as text to spill its address VGPR v0 to scratch,
+// clobber it and reload it before the buffer store. Reloaded from the offset
+// it was stored at, the store's address is the spilled value: everything
+// proves (the two KIR accesses and the two private ones). Reloaded from
+// another offset, the value is an abstract one: the store is unknown, never
+// proved or failed. Reloaded past the 16-byte segment: that load fails with a
+// counterexample.
+TEST(LoadCode, AnAddressSpilledToScratchAndReloadedProves) {
+  const Compiled c = ParseAndCompile(ReadTestFile("testdata/kernels/copy_f32.kir"), "copy_f32.kir", "gfx942");
+  ASSERT_TRUE(absl::StrContains(c.assembly, "    .amdhsa_next_free_sgpr ")) << c.assembly;
+  const std::string store = "  s_waitcnt vmcnt(0)\n  buffer_store_dwordx4";
+  ASSERT_TRUE(absl::StrContains(c.assembly, store)) << c.assembly;
+  auto spill = [&](int store_off, int load_off) {
+    CodeInput in;
+    in.assembly = absl::StrReplaceAll(
+        c.assembly, {{"    .amdhsa_next_free_sgpr ",
+                      "    .amdhsa_private_segment_fixed_size 16\n    .amdhsa_enable_private_segment 1\n"
+                      "    .amdhsa_next_free_sgpr "},
+                     {store, absl::StrCat("  scratch_store_dword off, v0, off offset:", store_off,
+                                          "\n  v_mov_b32 v0, 0\n  scratch_load_dword v0, off, off offset:", load_off,
+                                          "\n", store)}});
+    return in;
+  };
+  absl::StatusOr<VerifyResult> v = VerifyCode(c.kernel, "gfx942", spill(8, 8));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kProved), 4) << v->Report();
+  v = VerifyCode(c.kernel, "gfx942", spill(8, 4));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_FALSE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kFailed), 0) << v->Report();
+  const AccessVerdict* a = FindVerdict(*v, "buffer_store_dwordx4");
+  ASSERT_NE(a, nullptr) << v->Report();
+  EXPECT_EQ(a->status, Status::kUnknown) << v->Report();
+  v = VerifyCode(c.kernel, "gfx942", spill(8, 16));
+  ASSERT_TRUE(v.ok()) << v.status();
+  a = FindVerdict(*v, "scratch_load_dword v0, off, off offset:16");
+  ASSERT_NE(a, nullptr) << v->Report();
+  EXPECT_EQ(a->status, Status::kFailed) << v->Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, "private offset 16: bytes [16, 20)")) << a->counterexample;
+}
+
 // A store performed twice (kirc's assembly with its store duplicated): the
 // KIR stores each element once, so the second store matches nothing.
 TEST(LoadCode, AStorePerformedTwiceFails) {
