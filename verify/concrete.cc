@@ -486,6 +486,14 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
           r.soffset = ex.Src(w, OperandOr0(mi, N::kSoffset), 0);
         }
         on_mem(r);
+        // A value loaded from the private segment (scratch_*, or a buffer
+        // load through an ADD_TID_ENABLE SRD such as the private segment
+        // buffer) would be what the lane stored there, which this run does
+        // not keep: stop rather than make one up (the verifier's symbolic
+        // side holds such values abstract).
+        if (!sh.store && ((info.flags & kScratchAddr) || (!sh.lds && !global && ((r.srd[3] >> 23) & 1))))
+          return absl::UnimplementedError(
+              absl::StrCat(info.mnemonic, ": values loaded from the private segment are not executed concretely"));
         if (!sh.store) {
           // Loaded data: a function of the address (and setting), 0 when dropped.
           const MOperand& data = OperandOr0(mi, sh.lds || global ? N::kVdst : N::kVdata);

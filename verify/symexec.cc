@@ -123,6 +123,23 @@ SymExec::SymExec(TermPool& pool, const Kernel& k, const TargetInfo& t, const Ker
   int sys = abi.FirstSystemSgpr();
   for (int d = 0; d < 3; ++d)
     if (abi.wg_id_enabled[d]) st_.s[sys++] = Slot{p_.Var(vars_.wg[d]), -1, Slot::kValue};
+  // The private segment buffer (4 user SGPRs) and the scratch wave offset
+  // (a system SGPR): uniform values the dispatch chooses.
+  if (abi.private_segment_buffer_sgpr >= 0 && abi.private_segment_buffer_sgpr + 4 <= 128)
+    for (int w = 0; w < 4; ++w) {
+      VarInfo v;
+      v.name = absl::StrCat("private segment buffer dword ", w);
+      v.kind = VarKind::kInput;
+      vars_.psb[w] = p_.NewVar(v);
+      st_.s[abi.private_segment_buffer_sgpr + w] = Slot{p_.Var(vars_.psb[w]), -1, Slot::kValue};
+    }
+  if (abi.scratch_wave_offset_sgpr >= 0 && abi.scratch_wave_offset_sgpr < 128) {
+    VarInfo v;
+    v.name = "scratch wave offset";
+    v.kind = VarKind::kInput;
+    vars_.scratch_wave_offset = p_.NewVar(v);
+    st_.s[abi.scratch_wave_offset_sgpr] = Slot{p_.Var(vars_.scratch_wave_offset), -1, Slot::kValue};
+  }
   if (t.packed_workitem_ids) {
     // v0 = x | y << 10 | z << 20, y and z only when enabled.
     TRef v0 = p_.Var(vars_.tid[0]);
@@ -667,14 +684,101 @@ void SymExec::Step(int i, const MInst& mi) {
       int n = o.kind == MOperand::Kind::kReg ? o.count : 1;
       for (int w = 0; w < n; ++w) m.ops[k].push_back(Read(i, o, w));
     }
+    // A private access: scratch_*, or a buffer access through the private
+    // segment buffer (its SRD's dword3 is the dispatch's, which no code
+    // changes: LLVM adds the scratch wave offset to dword0/1 only).
+    bool priv = Info(mi.opc).flags & kScratchAddr;
+    if (!priv && IsVmem(cls) && vars_.psb[3] >= 0) {
+      const int rs = NamedOperandIdx(mi.opc, OpName::kSrsrc);
+      if (rs >= 0 && rs < static_cast<int>(m.ops.size()) && m.ops[rs].size() == 4 &&
+          m.ops[rs][3].kind == Slot::kValue && m.ops[rs][3].t == p_.Var(vars_.psb[3]))
+        priv = true;
+    }
+    std::vector<TRef> fwd;
+    if (priv) {
+      private_.insert(i);
+      fwd = ForwardPrivate(i, mi, m);
+    }
     mem_[i] = std::move(m);
     for (int dd = 0; dd < mi.NumDefs() && dd < static_cast<int>(mi.ops.size()); ++dd) {
       const MOperand& o = mi.ops[dd];
       for (int w = 0; w < (o.kind == MOperand::Kind::kReg ? o.count : 1); ++w)
         Write(i, o, w,
-              Fresh(VarKind::kInput, absl::StrCat("[", i, "] loaded data dword ", w), kDepLaneData, i), true);
+              priv ? (w < static_cast<int>(fwd.size())
+                          ? fwd[w]
+                          : Fresh(VarKind::kAbstract,
+                                  absl::StrCat("[", i, "] value loaded from the private segment, dword ", w),
+                                  kDepLaneData, i))
+                   : Fresh(VarKind::kInput, absl::StrCat("[", i, "] loaded data dword ", w), kDepLaneData, i),
+              true);
     }
   }
+}
+
+// A private store at a constant offset (scratch_*: ScratchOffset; buffer_*:
+// voffset (offen) + offset, through the SRD and soffset as base) records the
+// dwords it writes, each this lane's ite(EXEC bit, data, old); a load of
+// whole dwords through the same base, all recorded, reads them (the values
+// clang spills and reloads, or stores into a small private array and reads
+// back at constant indices). A store at a non-constant offset, through
+// another base or of a sub-dword forgets what it may overlap (everything, or
+// the dwords it touches); so does anything RunRange sees as control flow.
+// Returns the load's dwords, or none (then they are fresh abstract values).
+std::vector<TRef> SymExec::ForwardPrivate(int i, const MInst& mi, const MemExec& m) {
+  const MemShape ms = MemoryShape(mi.opc);
+  auto slot = [&](OpName n, int w) -> const Slot* {
+    const int k = NamedOperandIdx(mi.opc, n);
+    if (k < 0 || k >= static_cast<int>(m.ops.size()) || w >= static_cast<int>(m.ops[k].size())) return nullptr;
+    return &m.ops[k][w];
+  };
+  auto value = [&](const Slot* s) -> TRef { return s != nullptr && s->kind == Slot::kValue ? s->t : TRef{}; };
+  std::array<int, 3> base{-1, -1, -1};
+  TRef off;
+  if (Info(mi.opc).flags & kScratchAddr) {
+    const MOperand& va = OperandOr0(mi, N::kVaddr);
+    const MOperand& sa = OperandOr0(mi, N::kSaddr);
+    TRef v = va.IsReg() ? value(slot(N::kVaddr, 0)) : d_.Const(0);
+    TRef sv = sa.IsReg() ? value(slot(N::kSaddr, 0)) : d_.Const(0);
+    if (v.valid() && sv.valid()) off = ScratchOffset(d_, v, sv, mi.offset);
+  } else {
+    TRef w0 = value(slot(N::kSrsrc, 0)), w1 = value(slot(N::kSrsrc, 1)), so = value(slot(N::kSoffset, 0));
+    TRef vo = mi.offen ? value(slot(N::kVaddr, 0)) : d_.Const(0);
+    if (w0.valid() && w1.valid() && so.valid() && vo.valid()) {
+      base = {static_cast<int>(w0.id), static_cast<int>(w1.id), static_cast<int>(so.id)};
+      off = d_.Add(vo, d_.Const(static_cast<uint32_t>(mi.offset)));
+    }
+  }
+  const bool known = off.valid() && p_.IsConst(off);
+  if (!known || base != fwd_base_) {
+    fwd_.clear();
+    fwd_base_ = known ? base : std::array<int, 3>{-2, -2, -2};
+    if (!known) return {};
+  }
+  const uint32_t o = p_.ConstValue(off);
+  const uint32_t n = static_cast<uint32_t>(ms.comps * ms.bytes);
+  if (ms.store) {
+    // Forget the dwords it overlaps, then record whole aligned dwords.
+    for (auto it = fwd_.begin(); it != fwd_.end();)
+      it = it->first + 4 > o && it->first < o + n ? fwd_.erase(it) : std::next(it);
+    if (ms.bytes != 4 || o % 4 != 0) return {};
+    for (int w = 0; w < ms.comps; ++w) {
+      const Slot* ds = slot(N::kVdata, w);
+      TRef data = value(ds);
+      if (!data.valid()) continue;  // a lane mask stored: not forwarded
+      TRef old = Fresh(VarKind::kAbstract,
+                       absl::StrCat("private dword at offset ", o + 4 * w, " before [", i, "]"), kDepLaneData, i);
+      fwd_[o + 4 * w] = d_.Select(ExecBit(), data, old);
+    }
+    return {};
+  }
+  if (ms.bytes != 4 || o % 4 != 0) return {};
+  std::vector<TRef> r;
+  for (int w = 0; w < ms.comps; ++w) {
+    auto it = fwd_.find(o + 4 * w);
+    if (it == fwd_.end()) return {};
+    r.push_back(it->second);
+  }
+  return r;
 }
 
 std::set<RegKey> SymExec::StaticWrites(int begin, int end) const {
@@ -1046,8 +1150,10 @@ absl::Status SymExec::RunLoop(int label, int latch, int depth) {
 absl::Status SymExec::RunRange(int begin, int end, int depth) {
   // Forward s_cbranch_execz: label index -> the registers to havoc there.
   std::map<int, std::set<RegKey>> joins;
+  fwd_.clear();  // private stores are forwarded in straight-line code only
   for (int i = begin; i < end; ++i) {
     const MInst& mi = f_->insts[i];
+    if (mi.opc == Opc::kLabel || (Info(mi.opc).flags & kBranch)) fwd_.clear();
     if (mi.opc == Opc::kLabel) {
       auto j = joins.find(i);
       if (j != joins.end()) {
@@ -1073,6 +1179,7 @@ absl::Status SymExec::RunRange(int begin, int end, int depth) {
       auto it = loop_of_label_.find(i);
       if (it == loop_of_label_.end()) continue;  // a label no branch goes back to
       absl::Status st = RunLoop(i, it->second, depth);
+      fwd_.clear();
       if (!st.ok()) return st;
       i = it->second;
       continue;

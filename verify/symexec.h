@@ -35,6 +35,7 @@
 #define KIRC_VERIFY_SYMEXEC_H_
 
 #include <functional>
+#include <array>
 #include <map>
 #include <set>
 #include <string>
@@ -103,6 +104,10 @@ struct KernelVars {
   int tid[3] = {-1, -1, -1};
   int wg[3] = {-1, -1, -1};
   int kptr[2] = {-1, -1};
+  // The private segment buffer's dwords and the scratch wave offset as the
+  // dispatch gives them (-1 when the ABI enables none).
+  int psb[4] = {-1, -1, -1, -1};
+  int scratch_wave_offset = -1;
   std::map<int64_t, int> kernarg_dword;  // kernarg byte offset -> variable
   struct ArgVars {
     int lo = -1, hi = -1;  // buffers: pointer halves
@@ -145,6 +150,12 @@ class SymExec {
   const KernelVars& vars() const { return vars_; }
   const std::vector<InstTrace>& trace() const { return trace_; }
   const std::map<int, MemExec>& mem() const { return mem_; }  // by instruction index
+  // Private (scratch) accesses, by instruction index: scratch_*, and buffer_*
+  // whose SRD's dword3 is the private segment buffer's (PrivateAccess of
+  // symexec.cc). Their addresses are offsets in each lane's private segment,
+  // not KIR accesses; values they load are abstract (no counterexample rests
+  // on them).
+  const std::set<int>& private_accesses() const { return private_; }
   const std::map<int, MachineLoop>& loops() const { return loops_; }  // by label index
   const SymState& state() const { return st_; }
 
@@ -189,6 +200,14 @@ class SymExec {
   std::function<bool(TRef, TRef)> prove_equal_;
   std::map<int, std::string> unmodelled_;
   std::map<int, VopModifiers> modifiers_;
+  std::set<int> private_;
+  // Private stores forwarded to loads in straight-line code (symexec.cc,
+  // ForwardPrivate): this lane's dword at each constant byte offset, all
+  // through one base (scratch_*: -1; buffer_*: the SRD's dword0/1 and
+  // soffset terms). Forgotten at labels, branches and each run of a loop body.
+  std::array<int, 3> fwd_base_{-2, -2, -2};
+  std::map<uint32_t, TRef> fwd_;
+  std::vector<TRef> ForwardPrivate(int i, const MInst& mi, const MemExec& m);
   std::function<ZeroSearch(TRef, int, int64_t, int64_t)> find_zero_;
 };
 

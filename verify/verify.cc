@@ -383,6 +383,43 @@ class Translator {
            z3::unsat;
   }
 
+  // Whether, for all values of the variables in their ranges, `exec` (a 0/1
+  // lane bit) implies lo <= t <= hi, t's exact unsigned 32-bit value. unsat:
+  // proved; sat: `model` gets the values of `vars` in the solver's model (a
+  // candidate the caller confirms concretely), `why` what the model may rest
+  // on (side conditions it breaks, abstractions); unknown: `why` says why.
+  z3::check_result ProveRange(TRef t, TRef exec, int64_t lo, int64_t hi, const SolverBudget& budget,
+                              const std::vector<int>& vars, std::vector<std::pair<int, int64_t>>* model,
+                              std::string* why, uint64_t* used) {
+    TL acc;
+    z3::expr e = Exact(t, &acc);
+    z3::expr on = NonZero(exec, &acc);
+    z3::solver s(ctx_);
+    budget.Apply(ctx_, s);
+    z3::expr_vector as = Assumptions(acc);
+    for (unsigned i = 0; i < as.size(); ++i) s.add(as[i]);
+    z3::expr_vector goal(ctx_);
+    goal.push_back(z3::implies(on, e >= ctx_.int_val(lo) && e <= ctx_.int_val(hi)));
+    for (int sid : acc.sides) goal.push_back(sides_[sid].cond);
+    s.add(!z3::mk_and(goal));
+    z3::check_result c = budget.Check(s, backstop_, "a private-segment bounds query", used);
+    if (c == z3::sat) {
+      z3::model m = s.get_model();
+      for (int v : vars) {
+        int64_t x = 0;
+        if (m.eval(VarExpr(v), true).is_numeral_i64(x)) model->push_back({v, x});
+      }
+      std::vector<std::string> broken;
+      for (int sid : acc.sides)
+        if (!m.eval(sides_[sid].cond, true).is_true()) broken.push_back(sides_[sid].what);
+      for (int nid : acc.notes) broken.push_back(notes_[nid]);
+      *why = absl::StrJoin(broken, "; ");
+    } else if (c == z3::unknown) {
+      *why = absl::StrCat("the solver could not decide (", budget.ReasonUnknown(s), ")");
+    }
+    return c;
+  }
+
   // Some value of variable `var` in [a, b] at which t is 0 (a model: the
   // caller confirms it concretely), or a proof that there is none. The query
   // also admits a model that breaks a side condition, so kNone is sound.
@@ -1447,6 +1484,18 @@ class Verifier {
       res.accesses.push_back(std::move(v));
     }
     }
+    if (st.ok()) {
+      VerifyPrivate(res);
+      if (backstop_.fired()) return BackstopError();
+    } else {
+      for (int i : ex_.private_accesses()) {
+        AccessVerdict v;
+        v.inst_id = lk_.mir.insts[i].id;
+        v.inst_text = InstructionText(t_, lk_.mir.insts[i]);
+        v.op_text = "(private segment)";
+        res.accesses.push_back(Unknown(v, std::string(st.message())));
+      }
+    }
     res.all_proved = std::all_of(res.accesses.begin(), res.accesses.end(), [](const AccessVerdict& a) {
       return a.status == AccessVerdict::Status::kProved;
     });
@@ -1468,6 +1517,179 @@ class Verifier {
         " s) before its resource budget ran out (", backstop_.used, " of ", backstop_.limit,
         " Z3 resource units used), so there is no verdict; rerun on a less loaded machine "
         "(or raise the backstop: VerifyOptions::timeout_seconds, KIRC_VERIFY_BACKSTOP_SECONDS for kirc)"));
+  }
+
+  // A memory instruction that implements KIR accesses: not a private
+  // (scratch) access, which VerifyPrivate checks against the private segment.
+  bool IsMemoryInst(const MInst& mi) const {
+    if (!::kir::IsMemoryInst(mi)) return false;
+    const int index = static_cast<int>(&mi - lk_.mir.insts.data());
+    return index < 0 || index >= static_cast<int>(lk_.mir.insts.size()) || !ex_.private_accesses().count(index);
+  }
+
+  // Each private access (scratch_*, buffer_* through the private segment
+  // buffer, a flat_* address in the private aperture) proved inside the
+  // lane's private segment: 0 <= offset and offset + bytes <=
+  // private_segment_fixed_size, for every lane whose EXEC bit is on (offset:
+  // ScratchOffset of semantics.h, or voffset + offset for buffer_*, the
+  // emulator's rules). A buffer_* must also address this wave's scratch: its
+  // SRD base + soffset == the private segment buffer's base + the scratch
+  // wave offset. One verdict per instruction, "(private segment)"; failed only
+  // with a counterexample confirmed by evaluating the terms, and unknown when
+  // the model rests on an abstraction (e.g. an offset computed from a value
+  // loaded from scratch).
+  void VerifyPrivate(VerifyResult& res) {
+    const int64_t size = lk_.abi.private_bytes;
+    for (int i : ex_.private_accesses()) {
+      const MInst& mi = lk_.mir.insts[i];
+      const MemShape ms = MemoryShape(mi.opc);
+      AccessVerdict v;
+      v.inst_id = mi.id;
+      v.inst_text = InstructionText(t_, mi);
+      v.op_text = absl::StrCat("(private segment: ", size, " bytes per work-item)");
+      auto a0 = std::chrono::steady_clock::now();
+      auto finish = [&](AccessVerdict x) {
+        x.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+        res.accesses.push_back(std::move(x));
+      };
+      auto mit = ex_.mem().find(i);
+      if (mit == ex_.mem().end()) {
+        finish(Fail(v, "the instruction is never executed (it follows s_endpgm)"));
+        continue;
+      }
+      const MemExec& me = mit->second;
+      std::vector<int> starts;
+      if (me.exec_def >= 0) starts.push_back(me.exec_def);
+      auto use = [&](OpName name, int dword) -> TRef {
+        const int opnd = NamedOperandIdx(mi.opc, name);
+        if (opnd < 0 || opnd >= static_cast<int>(me.ops.size()) || dword >= static_cast<int>(me.ops[opnd].size()))
+          return TRef{};
+        const Slot& sl = me.ops[opnd][dword];
+        if (sl.def >= 0) starts.push_back(sl.def);
+        return ValueTerm(sl, "a private-segment offset");
+      };
+      TermDomain d{&pool_};
+      TRef off;
+      std::string base_problem;
+      if (Info(mi.opc).flags & kScratchAddr) {
+        const MOperand& va = OperandOr0(mi, OpName::kVaddr);
+        const MOperand& sa = OperandOr0(mi, OpName::kSaddr);
+        TRef vt = va.IsReg() ? use(OpName::kVaddr, 0) : d.Const(0);
+        TRef st = sa.IsReg() ? use(OpName::kSaddr, 0) : d.Const(0);
+        if (!vt.valid() || !st.valid()) {
+          finish(Fail(v, "malformed scratch_* operands"));
+          continue;
+        }
+        if (!IsLegalGlobalOffset(mi.offset)) {
+          finish(Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 13-bit signed scratch_* offset field")));
+          continue;
+        }
+        off = ScratchOffset(d, vt, st, mi.offset);
+      } else {
+        // buffer_* through the private segment buffer: voffset (offen) + offset.
+        TRef w0 = use(OpName::kSrsrc, 0), w1 = use(OpName::kSrsrc, 1), so = use(OpName::kSoffset, 0);
+        TRef vo = mi.offen ? use(OpName::kVaddr, 0) : d.Const(0);
+        if (!w0.valid() || !w1.valid() || !so.valid() || !vo.valid()) {
+          finish(Fail(v, "malformed buffer operands"));
+          continue;
+        }
+        if (!IsLegalMubufOffset(mi.offset)) {
+          finish(Fail(v, absl::StrCat("offset:", mi.offset, " does not fit the 12-bit MUBUF offset field")));
+          continue;
+        }
+        off = d.Add(vo, d.Const(static_cast<uint32_t>(mi.offset)));
+        // SRD base + soffset == private segment buffer base + scratch wave
+        // offset, as 48-bit sums: low dwords equal and high halves (16 bits)
+        // plus carries equal.
+        const KernelVars& sv = ex_.vars();
+        if (sv.scratch_wave_offset < 0) {
+          base_problem = "the kernel enables no scratch wave offset SGPR, so the SRD cannot address this wave's scratch";
+        } else {
+          TRef p0 = pool_.Var(sv.psb[0]), p1 = pool_.Var(sv.psb[1]), swo = pool_.Var(sv.scratch_wave_offset);
+          TRef lo_code = d.Add(w0, so), lo_want = d.Add(p0, swo);
+          // (48-bit virtual addresses: the high halves compared modulo 2^16.)
+          TRef hi_code = d.And(d.Add(d.And(w1, d.Const(0xffff)), d.Ult(lo_code, w0)), d.Const(0xffff));
+          TRef hi_want = d.And(d.Add(d.And(p1, d.Const(0xffff)), d.Ult(lo_want, p0)), d.Const(0xffff));
+          const SolverBudget b{opts_.resource_limit, opts_.timeout_seconds, watchdog_.get()};
+          if (!tr_->ProveEqual(lo_code, lo_want, b) || !tr_->ProveEqual(hi_code, hi_want, b))
+            base_problem = "its SRD base + soffset is not proved to be the private segment buffer's base + the scratch "
+                           "wave offset (this wave's scratch)";
+        }
+      }
+      if (backstop_.fired()) return;
+      // The chain of instructions computing the offset (for counterexamples).
+      std::set<int> seen;
+      std::vector<int> stack = starts;
+      while (!stack.empty()) {
+        int j = stack.back();
+        stack.pop_back();
+        if (j < 0 || !seen.insert(j).second) continue;
+        for (int dd : ex_.trace()[j].src_defs) stack.push_back(dd);
+      }
+      const int64_t n = int64_t{ms.comps} * ms.bytes;
+      std::vector<int> vars = pool_.VarsOf(off);
+      for (int x : pool_.VarsOf(me.exec)) vars.push_back(x);
+      std::vector<std::pair<int, int64_t>> model;
+      std::string why;
+      uint64_t used = 0;
+      const SolverBudget b{opts_.resource_limit, opts_.timeout_seconds, watchdog_.get()};
+      z3::check_result c = size - n < 0 ? z3::sat : tr_->ProveRange(off, me.exec, 0, size - n, b, vars, &model, &why, &used);
+      if (backstop_.fired()) return;
+      v.solver_resources = used;
+      if (c == z3::unsat && base_problem.empty()) {
+        v.status = AccessVerdict::Status::kProved;
+        finish(v);
+        continue;
+      }
+      if (c == z3::unsat) {
+        finish(Unknown(v, base_problem));
+        continue;
+      }
+      if (c == z3::unknown) {
+        finish(Unknown(v, why));
+        continue;
+      }
+      // A candidate: confirm it by evaluating the terms, unless it rests on an abstraction.
+      std::vector<uint32_t> vals(pool_.num_vars(), 0);
+      bool abstract = false;
+      std::vector<std::string> rests;
+      for (const auto& [var, x] : model) {
+        vals[var] = static_cast<uint32_t>(x);
+        const VarInfo& vi = pool_.var(var);
+        if (vi.kind == VarKind::kAbstract || vi.kind == VarKind::kUnmodelled) {
+          abstract = true;
+          rests.push_back(vi.name);
+        }
+      }
+      const uint32_t on = pool_.Eval(me.exec, vals), o = pool_.Eval(off, vals);
+      const bool bad = on != 0 && (int64_t{o} + n > size);
+      if (!bad || abstract) {
+        finish(Unknown(v, absl::StrCat("not proved inside the ", size, "-byte private segment; the solver's model ",
+                                       abstract ? absl::StrCat("rests on ", absl::StrJoin(rests, ", "))
+                                                : "is not confirmed by evaluation",
+                                       why.empty() ? "" : absl::StrCat(" (", why, ")"))));
+        continue;
+      }
+      std::string tid = "(", wg = "(";
+      for (int dd = 0; dd < 3; ++dd) {
+        absl::StrAppend(&tid, dd ? ", " : "", vals[ex_.vars().tid[dd]]);
+        absl::StrAppend(&wg, dd ? ", " : "", vals[ex_.vars().wg[dd]]);
+      }
+      std::string cex = absl::StrCat("  tid = ", tid, "), wg = ", wg, ")\n  private offset ", o, ": bytes [", o, ", ",
+                                     int64_t{o} + n, ") of the lane's ", size, "-byte private segment\n");
+      for (int j : seen)
+        absl::StrAppend(&cex, "    ", InstName(j), " ", InstructionText(t_, lk_.mir.insts[j]), "\n");
+      v.counterexample = cex;
+      finish(Fail(v, absl::StrCat("offset ", o, " + ", n, " bytes <= private_segment_fixed_size (", size,
+                                  ") fails: the access leaves the lane's private segment")));
+    }
+  }
+
+  // Why a flat_* instruction is still flat here: PlaceFlatAccesses (before
+  // the verifier runs) rewrote every flat access it could place.
+  static std::string UnplacedFlat(const MInst& mi) {
+    return absl::StrCat("a flat_* access the verifier cannot place in the global, LDS or private segment: ",
+                        mi.comment.empty() ? std::string("no reason recorded") : mi.comment);
   }
 
   // "[N] buffer_load_dword ... (op K: ...)": an access as reports name it.
@@ -1522,6 +1744,7 @@ class Verifier {
     MemShape ms = MemoryShape(mi.opc);
     if (!IsMemoryInst(mi)) return Fail(v, "the access map names an instruction that is not a memory access");
     if (ms.comps == 0) return Unknown(v, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"));
+    if (Info(mi.opc).flags & kFlatAddr) return Unknown(v, UnplacedFlat(mi));
     // A DS read2/write2 implements one access per address (component).
     if (ms.addrs == 2 && (rec.component < 0 || rec.component > 1))
       return Fail(v, absl::StrCat(Info(mi.opc).mnemonic, " accesses two addresses; the access-map record must name "
@@ -3081,6 +3304,7 @@ class Verifier {
     none.inst_text = InstructionText(t_, mi);
     none.op_text = "(matches no KIR access)";
     if (ms.comps == 0) return {Unknown(none, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"))};
+    if (Info(mi.opc).flags & kFlatAddr) return {Unknown(none, UnplacedFlat(mi))};
     const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
     std::vector<AccessRecord> cands = Candidates(index, comp);
     if (cands.empty())
@@ -3590,8 +3814,138 @@ class Verifier {
 
 }  // namespace
 
-absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& t, const LoweredKernel& final_code,
+namespace {
+
+// The global_*, DS and scratch_* opcodes moving a flat_* opcode's data.
+struct FlatTwins {
+  Opc global, ds, scratch;
+};
+FlatTwins FlatTwinsOf(Opc o) {
+  switch (o) {
+    case Opc::kFlatLoadDword: return {Opc::kGlobalLoadDword, Opc::kDsReadB32, Opc::kScratchLoadDword};
+    case Opc::kFlatLoadDwordx2: return {Opc::kGlobalLoadDwordx2, Opc::kDsReadB64, Opc::kScratchLoadDwordx2};
+    case Opc::kFlatLoadDwordx3: return {Opc::kGlobalLoadDwordx3, Opc::kDsReadB96, Opc::kScratchLoadDwordx3};
+    case Opc::kFlatLoadDwordx4: return {Opc::kGlobalLoadDwordx4, Opc::kDsReadB128, Opc::kScratchLoadDwordx4};
+    case Opc::kFlatLoadUbyte: return {Opc::kGlobalLoadUbyte, Opc::kDsReadU8, Opc::kScratchLoadUbyte};
+    case Opc::kFlatLoadSbyte: return {Opc::kGlobalLoadSbyte, Opc::kDsReadI8, Opc::kScratchLoadSbyte};
+    case Opc::kFlatLoadUshort: return {Opc::kGlobalLoadUshort, Opc::kDsReadU16, Opc::kScratchLoadUshort};
+    case Opc::kFlatLoadSshort: return {Opc::kGlobalLoadSshort, Opc::kDsReadI16, Opc::kScratchLoadSshort};
+    case Opc::kFlatLoadShortD16: return {Opc::kGlobalLoadShortD16, Opc::kDsReadU16D16, Opc::kScratchLoadShortD16};
+    case Opc::kFlatLoadShortD16Hi:
+      return {Opc::kGlobalLoadShortD16Hi, Opc::kDsReadU16D16Hi, Opc::kScratchLoadShortD16Hi};
+    case Opc::kFlatStoreDword: return {Opc::kGlobalStoreDword, Opc::kDsWriteB32, Opc::kScratchStoreDword};
+    case Opc::kFlatStoreDwordx2: return {Opc::kGlobalStoreDwordx2, Opc::kDsWriteB64, Opc::kScratchStoreDwordx2};
+    case Opc::kFlatStoreDwordx3: return {Opc::kGlobalStoreDwordx3, Opc::kDsWriteB96, Opc::kScratchStoreDwordx3};
+    case Opc::kFlatStoreDwordx4: return {Opc::kGlobalStoreDwordx4, Opc::kDsWriteB128, Opc::kScratchStoreDwordx4};
+    case Opc::kFlatStoreByte: return {Opc::kGlobalStoreByte, Opc::kDsWriteB8, Opc::kScratchStoreByte};
+    case Opc::kFlatStoreShort: return {Opc::kGlobalStoreShort, Opc::kDsWriteB16, Opc::kScratchStoreShort};
+    case Opc::kFlatStoreShortD16Hi:
+      return {Opc::kGlobalStoreShortD16Hi, Opc::kDsWriteB16D16Hi, Opc::kScratchStoreShortD16Hi};
+    default: return {Opc::kNumOpcodes, Opc::kNumOpcodes, Opc::kNumOpcodes};
+  }
+}
+
+// flat_* accesses placed in their segment (FlatSegmentOf, semantics.h) by
+// the high dword of their address as symbolic execution computes it: the
+// shared aperture's constant high dword -> the DS access of the low dword
+// (as the emulator: LDS address = the low dword), the private aperture's ->
+// the scratch_* access of the low dword, anything else -> the global_*
+// access of the same VGPR pair (proved like any global_* access: equal to a
+// kernarg pointer plus an in-buffer offset, so not in an aperture). An
+// aperture address with an instruction offset (whose carry could leave the
+// aperture) or code symbolic execution cannot run stays flat: unknown, the
+// reason in MInst::comment. `texts` gets, per rewritten instruction id, the
+// original instruction and its segment, for the report.
+std::optional<LoweredKernel> PlaceFlatAccesses(const Kernel& k, const TargetInfo& t, const LoweredKernel& in,
+                                              std::map<int, std::string>* texts) {
+  bool any = false;
+  for (const MInst& mi : in.mir.insts) any |= (Info(mi.opc).flags & kFlatAddr) != 0;
+  if (!any) return std::nullopt;
+  // The ABI VerifyAddresses checks (symbolic execution relies on it).
+  const KernelAbi& abi = in.abi;
+  if (abi.kernarg_ptr_sgpr < 0 || abi.kernarg_ptr_sgpr % 2 != 0 || abi.kernarg_ptr_sgpr + 2 > abi.user_sgprs ||
+      abi.user_sgprs > 32)
+    return std::nullopt;
+  for (const MInst& mi : in.mir.insts)
+    for (const MOperand& o : mi.ops)
+      if (o.IsReg() && o.is_virtual) return std::nullopt;
+  LoweredKernel out = in;
+  vfy::TermPool pool;
+  vfy::SymExec ex(pool, k, t, in.abi);
+  ex.SetUnmodelled(in.unmodelled);
+  const absl::Status st = ex.Run(in.mir);
+  for (size_t i = 0; i < out.mir.insts.size(); ++i) {
+    MInst& mi = out.mir.insts[i];
+    if (!(Info(mi.opc).flags & kFlatAddr)) continue;
+    const std::string orig = InstructionText(t, mi);
+    if (!st.ok()) {
+      mi.comment = absl::StrCat("symbolic execution stopped: ", st.message());
+      continue;
+    }
+    auto it = ex.mem().find(static_cast<int>(i));
+    const int vi = NamedOperandIdx(mi.opc, OpName::kVaddr);
+    const MOperand* vaddr = FindOperand(mi, OpName::kVaddr);
+    if (it == ex.mem().end() || vaddr == nullptr || !vaddr->IsReg() || vaddr->count != 2 || vi < 0 ||
+        vi >= static_cast<int>(it->second.ops.size()) || it->second.ops[vi].size() != 2) {
+      mi.comment = "its address was not executed as a 64-bit VGPR pair";
+      continue;
+    }
+    const FlatTwins tw = FlatTwinsOf(mi.opc);
+    const vfy::Slot& hi = it->second.ops[vi][1];
+    const bool known = hi.kind == vfy::Slot::kValue && pool.IsConst(hi.t);
+    const uint32_t h = known ? pool.ConstValue(hi.t) : 0;
+    const bool store = Info(mi.opc).cls == InstClass::kVmemStore;
+    const MOperand data = *FindOperand(mi, store ? OpName::kVdata : OpName::kVdst);
+    const MOperand lo = MOperand::Phys(RegClass::kVgpr, vaddr->reg);
+    if (known && (h == kSharedApertureHi || h == kPrivateApertureHi)) {
+      const bool lds = h == kSharedApertureHi;
+      if (mi.offset != 0) {
+        mi.comment = absl::StrCat("an address in the ", lds ? "shared (LDS)" : "private",
+                                  " aperture with an instruction offset (", mi.offset,
+                                  ": a carry out of the low dword would leave the aperture) is not modelled");
+        continue;
+      }
+      if (lds) {
+        mi.opc = tw.ds;
+        mi.ops = store ? std::vector<MOperand>{lo, data} : std::vector<MOperand>{data, lo};
+      } else {
+        mi.opc = tw.scratch;
+        mi.ops = {data, lo, MOperand::Imm(0)};
+      }
+      (*texts)[mi.id] = absl::StrCat(orig, lds ? "  (shared aperture: LDS)" : "  (private aperture: scratch)");
+    } else {
+      mi.opc = tw.global;
+      (*texts)[mi.id] = absl::StrCat(orig, "  (global segment)");
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<VerifyResult> VerifyAddressesPlaced(const Kernel& k, const TargetInfo& t, const LoweredKernel& final_code,
+                                                   const VerifyOptions& opts);
+
+}  // namespace
+
+absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& t, const LoweredKernel& final_code_in,
                                              const VerifyOptions& opts) {
+  // flat_* accesses are verified as the global, DS or scratch access their
+  // address places them in (PlaceFlatAccesses); reports name the original.
+  std::map<int, std::string> flat_texts;
+  const Kernel& placed_kernel = HasGemm(k) ? final_code_in.kernel : k;
+  std::optional<LoweredKernel> placed = PlaceFlatAccesses(placed_kernel, t, final_code_in, &flat_texts);
+  const LoweredKernel& final_code = placed ? *placed : final_code_in;
+  absl::StatusOr<VerifyResult> r = VerifyAddressesPlaced(k, t, final_code, opts);
+  if (r.ok())
+    for (AccessVerdict& a : r->accesses) {
+      auto it = flat_texts.find(a.inst_id);
+      if (it != flat_texts.end()) a.inst_text = it->second;
+    }
+  return r;
+}
+
+namespace {
+absl::StatusOr<VerifyResult> VerifyAddressesPlaced(const Kernel& k, const TargetInfo& t, const LoweredKernel& final_code,
+                                                   const VerifyOptions& opts) {
   // Z3 is loaded on first use (z3_lazy.h): a missing library is an error here.
   if (absl::Status z3 = z3lazy::LoadZ3(); !z3.ok()) return z3;
   for (const MInst& mi : final_code.mir.insts)
@@ -3622,5 +3976,7 @@ absl::StatusOr<VerifyResult> VerifyAddresses(const Kernel& k, const TargetInfo& 
   Verifier v(k, t, final_code, opts);
   return v.Run();
 }
+
+}  // namespace
 
 }  // namespace kir

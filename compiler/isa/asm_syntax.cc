@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/semantics.h"
 #include "compiler/isa/operands.h"
 
 namespace kir {
@@ -32,6 +33,10 @@ std::string OperandText(const MOperand& o) {
       return SpecialRegName(o.special);
     case MOperand::Kind::kImm: {
       if (o.float_form) return FloatInline(static_cast<uint32_t>(o.imm));
+      // The aperture registers the reader turns into their 64-bit values
+      // (semantics.h): printed by name, as llvm-mc reads them back.
+      if (static_cast<uint64_t>(o.imm) == kSharedApertureBase) return "src_shared_base";
+      if (static_cast<uint64_t>(o.imm) == kPrivateApertureBase) return "src_private_base";
       int32_t s = static_cast<int32_t>(static_cast<uint32_t>(o.imm));
       if (IsInlineIntConstant(s)) return absl::StrCat(s);
       return absl::StrFormat("0x%x", static_cast<uint32_t>(o.imm));
@@ -69,6 +74,20 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     absl::StrAppend(&s, ", ", saddr != nullptr ? OperandText(*saddr) : "off");
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
     absl::StrAppend(&s, t.cache_bits_sc ? " sc0" : " glc");
+    return s;
+  }
+  if (info.flags & (kFlatAddr | kScratchAddr)) {
+    // llvm-mc's order: flat loads "vdst, vaddr", stores "vaddr, vdata";
+    // scratch loads "vdst, vaddr|off, saddr|off", stores "vaddr|off, vdata,
+    // saddr|off" (an Imm(0) vaddr or saddr is "off").
+    const bool store = cls == InstClass::kVmemStore;
+    const MOperand* data = FindOperand(mi, store ? OpName::kVdata : OpName::kVdst);
+    const MOperand* addr = FindOperand(mi, OpName::kVaddr);
+    auto text = [](const MOperand* o) { return o == nullptr || !o->IsReg() ? std::string("off") : OperandText(*o); };
+    std::string d = data != nullptr ? OperandText(*data) : "?", a = text(addr);
+    std::string s = absl::StrCat(mn, " ", store ? absl::StrCat(a, ", ", d) : absl::StrCat(d, ", ", a));
+    if (info.flags & kScratchAddr) absl::StrAppend(&s, ", ", text(FindOperand(mi, OpName::kSaddr)));
+    if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
     return s;
   }
   if (info.flags & kGlobalAddr) {

@@ -93,6 +93,8 @@ inline bool IsLegalDsOffset(int64_t o) { return o >= 0 && o <= kDsMaxOffset; }
 // unsigned offset"). amdgcn-isa-notes.md section 4.
 constexpr int64_t kGlobalMinOffset = -4096, kGlobalMaxOffset = 4095;
 inline bool IsLegalGlobalOffset(int64_t o) { return o >= kGlobalMinOffset && o <= kGlobalMaxOffset; }
+constexpr int64_t kFlatMaxOffset = 4095;  // flat_*: 12 bits unsigned (llvm-mc 22, gfx908/90a/942)
+inline bool IsLegalFlatOffset(int64_t o) { return o >= 0 && o <= kFlatMaxOffset; }
 
 // ---- Special registers --------------------------------------------------------
 // Their scalar-operand encodings (CDNA3 ISA "Scalar Operands" table; LLVM

@@ -121,6 +121,23 @@ MemShape MemoryShape(Opc o) {
     case Opc::kGlobalStoreDwordx4: return {4, 4, false, true};
     case Opc::kGlobalStoreShort: case Opc::kGlobalStoreShortD16Hi: return {1, 2, false, true};
     case Opc::kGlobalStoreByte: return {1, 1, false, true};
+    // flat_* (kFlatAddr) and scratch_* (kScratchAddr): the same shapes.
+    case Opc::kFlatLoadDword: case Opc::kScratchLoadDword: return {1, 4, false, false};
+    case Opc::kFlatLoadDwordx2: case Opc::kScratchLoadDwordx2: return {2, 4, false, false};
+    case Opc::kFlatLoadDwordx3: case Opc::kScratchLoadDwordx3: return {3, 4, false, false};
+    case Opc::kFlatLoadDwordx4: case Opc::kScratchLoadDwordx4: return {4, 4, false, false};
+    case Opc::kFlatLoadShortD16: case Opc::kFlatLoadShortD16Hi: case Opc::kFlatLoadUshort:
+    case Opc::kFlatLoadSshort: case Opc::kScratchLoadShortD16: case Opc::kScratchLoadShortD16Hi:
+    case Opc::kScratchLoadUshort: case Opc::kScratchLoadSshort: return {1, 2, false, false};
+    case Opc::kFlatLoadUbyte: case Opc::kFlatLoadSbyte: case Opc::kScratchLoadUbyte:
+    case Opc::kScratchLoadSbyte: return {1, 1, false, false};
+    case Opc::kFlatStoreDword: case Opc::kScratchStoreDword: return {1, 4, false, true};
+    case Opc::kFlatStoreDwordx2: case Opc::kScratchStoreDwordx2: return {2, 4, false, true};
+    case Opc::kFlatStoreDwordx3: case Opc::kScratchStoreDwordx3: return {3, 4, false, true};
+    case Opc::kFlatStoreDwordx4: case Opc::kScratchStoreDwordx4: return {4, 4, false, true};
+    case Opc::kFlatStoreShort: case Opc::kFlatStoreShortD16Hi: case Opc::kScratchStoreShort:
+    case Opc::kScratchStoreShortD16Hi: return {1, 2, false, true};
+    case Opc::kFlatStoreByte: case Opc::kScratchStoreByte: return {1, 1, false, true};
     case Opc::kDsReadB32: return {1, 4, true, false};
     case Opc::kDsReadB64: return {2, 4, true, false};
     case Opc::kDsReadB96: return {3, 4, true, false};

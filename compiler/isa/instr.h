@@ -65,6 +65,8 @@ enum class OperandLayout : uint8_t {
   kDsReadLayout,       // vdst, addr
   kDsWriteLayout,      // addr, data0 [, data1]
   kGlobalAtomicRtnLayout,  // vdst, vaddr, vdata [, saddr] (a returning global atomic)
+  kScratchLoadLayout,   // vdst, vaddr, saddr (each of vaddr/saddr Imm(0) for "off")
+  kScratchStoreLayout,  // vdata, vaddr, saddr (vdata first, as buffer stores)
 };
 
 // Opcodes kirc emits. MFMA is one opcode; MInst::mfma says which.
@@ -94,6 +96,9 @@ enum OpcFlags : uint32_t {
   kPseudo = 1u << 13,     // not an instruction: a label (ops[0] = Imm(label id)); no wait state
   kPcAccess = 1u << 14,   // reads or writes the program counter: s_getpc/s_setpc/s_swappc_b64 (calls,
                           // indirect branches, PC-relative addresses)
+  kFlatAddr = 1u << 15,   // FLAT flat_*: 64-bit VGPR address into the global, LDS or private aperture
+                          // (FlatSegmentOf, semantics.h); counts in vmcnt and lgkmcnt
+  kScratchAddr = 1u << 16,  // FLAT scratch_*: 32-bit private-segment offset from vaddr|off + saddr|off
 };
 
 struct OpcInfo {

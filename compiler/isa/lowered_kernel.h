@@ -43,6 +43,13 @@ struct KernelAbi {
   std::map<int64_t, uint32_t> kernarg_known;
   std::vector<std::pair<std::string, int64_t>> lds_offsets;  // allocation -> byte offset
   int64_t lds_bytes = 0;                   // group_segment_fixed_size
+  // The private (scratch) segment: bytes per work-item
+  // (private_segment_fixed_size), the private segment buffer's 4 user SGPRs
+  // (gfx908/90a; -1 if not enabled) and the scratch wave offset system SGPR
+  // (-1 if not enabled). kirc's own code uses none of them.
+  int64_t private_bytes = 0;
+  int private_segment_buffer_sgpr = -1;
+  int scratch_wave_offset_sgpr = -1;
   int FirstSystemSgpr() const { return user_sgprs; }
 };
 

@@ -30,6 +30,8 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
   static constexpr OpName kDsRead[] = {N::kVdst, N::kAddr};
   static constexpr OpName kDsWrite[] = {N::kAddr, N::kData0, N::kData1};
   static constexpr OpName kGlobalAtomicRtn[] = {N::kVdst, N::kVaddr, N::kVdata, N::kSaddr};
+  static constexpr OpName kScratchLoad[] = {N::kVdst, N::kVaddr, N::kSaddr};
+  static constexpr OpName kScratchStore[] = {N::kVdata, N::kVaddr, N::kSaddr};
   switch (l) {
     case OperandLayout::kNoOperands: return {};
     case OperandLayout::kSimm16Layout: return kSimm16;
@@ -49,6 +51,8 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
     case OperandLayout::kDsReadLayout: return kDsRead;
     case OperandLayout::kDsWriteLayout: return kDsWrite;
     case OperandLayout::kGlobalAtomicRtnLayout: return kGlobalAtomicRtn;
+    case OperandLayout::kScratchLoadLayout: return kScratchLoad;
+    case OperandLayout::kScratchStoreLayout: return kScratchStore;
   }
   return {};
 }

@@ -790,6 +790,60 @@ W GlobalAddress(const W& base, const W& voffset, const W& offset) {
 }
 
 // ---------------------------------------------------------------------------
+// flat_* (the FLAT segment: a 64-bit VGPR-pair address, no saddr) and
+// scratch_* (the private segment), shared by the emulator and the verifier.
+//
+// A flat address is vaddr (64 bits) + the instruction offset (12 bits
+// unsigned on gfx9, IsLegalFlatOffset of encoding.h), as GlobalAddress with
+// voffset 0. Where it goes is decided by its high dword: inside the shared
+// (LDS) aperture [kSharedApertureBase, + 2^32) the low dword is the LDS
+// address; inside the private aperture the low dword is the lane's offset in
+// its private (scratch) segment; any other address is global memory. The
+// apertures are what a gfx9 kernel reads from src_shared_base /
+// src_private_base (64-bit operands: low dword 0, high dword the aperture)
+// or s_getreg of SH_MEM_BASES (shared [31:16], private [15:0], each the
+// aperture's bits [63:48]; LLVM SIISelLowering.cpp getSegmentAperture
+// shifts the field left by 16 for the high dword). The values are the ones
+// the Linux amdkfd driver programs on gfx9 and later
+// (drivers/gpu/drm/amd/amdkfd/kfd_flat_memory.c, kfd_init_apertures_v9:
+// MAKE_LDS_APP_BASE_V9() = 1 << 48, MAKE_SCRATCH_APP_BASE_V9() = 2 << 48;
+// each aperture's limit is base | 0xffffffff, MAKE_LDS_APP_LIMIT). Code must
+// not depend on them (clang's does not: it reads the registers); the emulator
+// and the verifier use these same two constants.
+// Sources for the FLAT encoding (seg field [15:14]: 0 flat, 1 scratch,
+// 2 global): LLVM AMDGPU FLATInstructions.td (FLAT_Real, `seg`), MI300
+// (CDNA3) ISA guide section 10 "Flat Memory Instructions"; every encoding
+// kirc reads is compared with llvm-mc 22's bytes in hw/emu:flat_encoding_test.
+constexpr uint64_t kSharedApertureBase = uint64_t{1} << 48;
+constexpr uint64_t kPrivateApertureBase = uint64_t{2} << 48;
+constexpr uint32_t kSharedApertureHi = static_cast<uint32_t>(kSharedApertureBase >> 32);
+constexpr uint32_t kPrivateApertureHi = static_cast<uint32_t>(kPrivateApertureBase >> 32);
+enum class FlatSegment : uint8_t { kGlobal, kLds, kPrivate };
+// The segment a flat address falls in (its high dword against the apertures).
+inline FlatSegment FlatSegmentOf(uint64_t addr) {
+  const uint32_t hi = static_cast<uint32_t>(addr >> 32);
+  return hi == kSharedApertureHi ? FlatSegment::kLds
+         : hi == kPrivateApertureHi ? FlatSegment::kPrivate
+                                    : FlatSegment::kGlobal;
+}
+
+// scratch_* (FLAT scratch segment; gfx90a with flat scratch, gfx942 with
+// architected flat scratch): the lane's offset in its private segment is
+//   (vaddr, or 0 for off) + (saddr, or 0 for off) + instruction offset
+// modulo 2^32, the offset 13 bits signed (IsLegalGlobalOffset); each lane has
+// its own private segment (the hardware swizzles lanes apart). A private
+// access is valid only inside the segment: 0 <= offset and offset + bytes <=
+// private_segment_fixed_size (the descriptor's bytes per work-item). Sources:
+// CDNA3 ISA guide section 10.2 "Scratch (Private) instructions" (ADDR =
+// SGPR + VGPR + inst offset; either may be off), LLVM FLATInstructions.td
+// (FLAT_Scratch_Load_Pseudo: "vaddr"/"saddr"/"off" forms, ST mode with both
+// off on gfx940).
+template <class D>
+typename D::V ScratchOffset(const D& d, const typename D::V& vaddr, const typename D::V& saddr, int64_t offset) {
+  return d.Add(d.Add(vaddr, saddr), d.Const(static_cast<uint32_t>(offset)));
+}
+
+// ---------------------------------------------------------------------------
 // DS (LDS) addresses, shared by the emulator (hw/emu/exec_memory.cc), the
 // verifier (verify/) and the DS pairing pass. A DS instruction accesses
 // MemoryShape(opc).addrs addresses; address `component` (0, or 0/1 for

@@ -378,13 +378,25 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   }
 
   const bool global = info.flags & kGlobalAddr;
-  const bool buffer = IsVmemBuffer(mi.opc);
+  const bool flat = info.flags & kFlatAddr;
+  const bool scratch = info.flags & kScratchAddr;
+  const bool buffer = IsVmemBuffer(mi.opc) && !flat && !scratch;
   int src_index = 0;  // position among the sources (for neg/abs bits)
   for (size_t i = 0; i < parts.size(); ++i) {
     absl::string_view p = parts[i];
-    if (p == "off" && (global || buffer)) {
-      if (buffer) mi.ops.push_back(MOperand::Imm(0));  // vaddr unused
+    if (p == "off" && (global || buffer || scratch)) {
+      if (buffer || scratch) mi.ops.push_back(MOperand::Imm(0));  // vaddr (saddr) unused
       continue;  // global: no saddr
+    }
+    // The aperture registers (64-bit constants: semantics.h kSharedApertureBase):
+    // clang-22 reads them only as s_mov_b64's source.
+    if (p == "src_shared_base" || p == "src_private_base") {
+      if (mi.opc != Opc::kSMovB64)
+        return Err(text, absl::StrCat(p, " is emulated only as the source of s_mov_b64 (the form clang-22 emits); "
+                                         "copy it with s_mov_b64 first"));
+      mi.ops.push_back(MOperand::Imm(static_cast<int64_t>(p == "src_shared_base" ? kSharedApertureBase
+                                                                                 : kPrivateApertureBase)));
+      continue;
     }
     bool neg = false, abs = false, sext = false;
     absl::string_view q = p;
@@ -444,6 +456,31 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
     if (in.mods.saddr && !(saddr->IsReg() && saddr->cls == RegClass::kSgpr && saddr->count == 2))
       return Err(text, "saddr must be an SGPR pair");
+  }
+  if (flat) {
+    // llvm: loads "vdst, vaddr", stores and atomics "vaddr, vdata": no saddr.
+    const bool store = info.cls == InstClass::kVmemStore;
+    if (mi.ops.size() != 2) return Err(text, "expected 2 operands (flat_* has no saddr)");
+    if (store) std::swap(*FindOperand(mi, OpName::kVdata), *FindOperand(mi, OpName::kVaddr));
+    const MOperand& vaddr = *FindOperand(mi, OpName::kVaddr);
+    if (!vaddr.IsReg() || vaddr.cls != RegClass::kVgpr || vaddr.count != 2)
+      return Err(text, "vaddr must be a 64-bit VGPR pair");
+    if (!IsLegalFlatOffset(mi.offset)) return Err(text, "the flat_* offset must be 0..4095 (12 bits unsigned)");
+  }
+  if (scratch) {
+    // llvm: loads "vdst, vaddr|off, saddr|off", stores "vaddr|off, vdata, saddr|off".
+    const bool store = info.cls == InstClass::kVmemStore;
+    if (mi.ops.size() != 3) return Err(text, "expected 3 operands: data, vaddr or off, saddr or off");
+    if (store) std::swap(mi.ops[0], mi.ops[1]);
+    const MOperand& vaddr = *FindOperand(mi, OpName::kVaddr);
+    const MOperand& saddr = *FindOperand(mi, OpName::kSaddr);
+    if (!(vaddr.kind == MOperand::Kind::kImm && vaddr.imm == 0) &&
+        !(vaddr.IsReg() && vaddr.cls == RegClass::kVgpr && vaddr.count == 1))
+      return Err(text, "scratch_* vaddr must be one VGPR or off");
+    if (!(saddr.kind == MOperand::Kind::kImm && saddr.imm == 0) &&
+        !(saddr.IsReg() && saddr.cls == RegClass::kSgpr && saddr.count == 1))
+      return Err(text, "scratch_* saddr must be one SGPR or off");
+    if (!IsLegalGlobalOffset(mi.offset)) return Err(text, "the scratch_* offset must be -4096..4095 (13 bits signed)");
   }
   if (mi.opc == Opc::kVMfma && (in.mods.cbsz || in.mods.abid || in.mods.blgp))
     return Err(text, "MFMA cbsz/abid/blgp other than 0 are not emulated");

@@ -64,9 +64,11 @@ absl::StatusOr<KernelInfo> DecodeKernel(const TargetId& id, absl::string_view kd
   const std::string who = absl::StrCat("kernel '", k.name, "': ");
   if (k.properties & kEnableWavefrontSize32)
     return absl::InvalidArgumentError(who + "wave32 kernels are not emulated (CDNA is wave64)");
-  if (k.private_segment_size > 0)
+  // The emulator keeps 64 lanes' private segments per wave in host memory.
+  if (k.private_segment_size > (1u << 17))
     return absl::UnimplementedError(absl::StrCat(who, "uses ", k.private_segment_size,
-                                                 " bytes of scratch per work-item; scratch is not emulated"));
+                                                 " bytes of scratch per work-item; the emulator keeps at most "
+                                                 "131072 (128 KiB) per work-item"));
   if (k.group_segment_size > static_cast<uint32_t>(t.lds_bytes))
     return absl::InvalidArgumentError(absl::StrCat(who, "group segment of ", k.group_segment_size,
                                                    " bytes exceeds the ", t.lds_bytes, " bytes of LDS"));

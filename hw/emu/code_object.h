@@ -75,7 +75,8 @@ struct KernelInfo {
 // Decodes 64 descriptor bytes plus the kernel's metadata for the code
 // object's target ID `id`. `yaml` is the text the metadata came from (for
 // `.reqd_workgroup_size`, which KernelNotes lacks).
-// Errors: wave32, scratch (private segment), inconsistent user SGPR count.
+// Errors: wave32, a private segment above 128 KiB per work-item, inconsistent
+// user SGPR count.
 absl::StatusOr<KernelInfo> DecodeKernel(const TargetId& id, absl::string_view kd_bytes,
                                         const KernelNotes& notes, absl::string_view yaml);
 

@@ -22,7 +22,32 @@ struct Shape {
   bool store = false;
 };
 
+// The global_* opcode moving the same data as a flat_* or scratch_* one.
+Opc SameDataGlobal(Opc o) {
+  switch (o) {
+    case Opc::kFlatLoadDword: case Opc::kScratchLoadDword: return Opc::kGlobalLoadDword;
+    case Opc::kFlatLoadDwordx2: case Opc::kScratchLoadDwordx2: return Opc::kGlobalLoadDwordx2;
+    case Opc::kFlatLoadDwordx3: case Opc::kScratchLoadDwordx3: return Opc::kGlobalLoadDwordx3;
+    case Opc::kFlatLoadDwordx4: case Opc::kScratchLoadDwordx4: return Opc::kGlobalLoadDwordx4;
+    case Opc::kFlatLoadUbyte: case Opc::kScratchLoadUbyte: return Opc::kGlobalLoadUbyte;
+    case Opc::kFlatLoadSbyte: case Opc::kScratchLoadSbyte: return Opc::kGlobalLoadSbyte;
+    case Opc::kFlatLoadUshort: case Opc::kScratchLoadUshort: return Opc::kGlobalLoadUshort;
+    case Opc::kFlatLoadSshort: case Opc::kScratchLoadSshort: return Opc::kGlobalLoadSshort;
+    case Opc::kFlatLoadShortD16: case Opc::kScratchLoadShortD16: return Opc::kGlobalLoadShortD16;
+    case Opc::kFlatLoadShortD16Hi: case Opc::kScratchLoadShortD16Hi: return Opc::kGlobalLoadShortD16Hi;
+    case Opc::kFlatStoreDword: case Opc::kScratchStoreDword: return Opc::kGlobalStoreDword;
+    case Opc::kFlatStoreDwordx2: case Opc::kScratchStoreDwordx2: return Opc::kGlobalStoreDwordx2;
+    case Opc::kFlatStoreDwordx3: case Opc::kScratchStoreDwordx3: return Opc::kGlobalStoreDwordx3;
+    case Opc::kFlatStoreDwordx4: case Opc::kScratchStoreDwordx4: return Opc::kGlobalStoreDwordx4;
+    case Opc::kFlatStoreByte: case Opc::kScratchStoreByte: return Opc::kGlobalStoreByte;
+    case Opc::kFlatStoreShort: case Opc::kScratchStoreShort: return Opc::kGlobalStoreShort;
+    case Opc::kFlatStoreShortD16Hi: case Opc::kScratchStoreShortD16Hi: return Opc::kGlobalStoreShortD16Hi;
+    default: return o;
+  }
+}
+
 Shape ShapeOf(Opc o) {
+  o = SameDataGlobal(o);
   switch (o) {
     case Opc::kBufferLoadDword: case Opc::kGlobalLoadDword: case Opc::kDsReadB32: return {1, 4, Ext::kNone, false};
     case Opc::kBufferLoadDwordx2: case Opc::kGlobalLoadDwordx2: case Opc::kDsReadB64: return {2, 4, Ext::kNone, false};
@@ -158,9 +183,147 @@ absl::Status ExecGlobalAtomic(ExecContext& c, Wave& w, const Inst& in, const Glo
   return absl::OkStatus();
 }
 
+// One lane's access of `n` = comps * bytes bytes at byte `off` of its private
+// (scratch) segment: bounds checked (0 <= off, off + n <= the descriptor's
+// private_segment_fixed_size: semantics.h ScratchOffset), then moved.
+absl::Status PrivateAccess(ExecContext& c, Wave& w, const Inst& in, int lane, uint64_t off, const Shape& sh,
+                           const std::vector<const uint32_t*>& data, PendingOp& op) {
+  const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
+  const uint64_t size = c.kernel.private_segment_size;
+  if (off + n > size)
+    return absl::FailedPreconditionError(absl::StrCat(
+        Describe(in), ": lane ", lane, " accesses private (scratch) bytes [", off, ", ", off + n,
+        ") outside the work-item's ", size, "-byte private segment (.private_segment_fixed_size",
+        size == 0 ? "; the kernel declares none: raise .amdhsa_private_segment_fixed_size" : "", ")"));
+  uint8_t* p = w.Scratch(lane) + off;
+  for (int k = 0; k < sh.comps; ++k) {
+    if (sh.store) {
+      uint32_t v = StoreBits(data[k][lane], sh);
+      std::memcpy(p + k * sh.bytes, &v, sh.bytes);
+    } else {
+      uint32_t raw = 0, kp;
+      std::memcpy(&raw, p + k * sh.bytes, sh.bytes);
+      op.writes[k].vals[lane] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A flat_* lane whose address is in the shared aperture: LDS bytes [a, a + n),
+// checked as a DS access (bounds, natural alignment of each component, races
+// and never-written bytes in strict mode).
+absl::Status FlatLdsAccess(ExecContext& c, Wave& w, const Inst& in, int lane, uint32_t a, const Shape& sh,
+                           const std::vector<const uint32_t*>& data, PendingOp& op) {
+  const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
+  if (a + n > c.wg.lds.size())
+    return absl::FailedPreconditionError(absl::StrCat(
+        Describe(in), ": lane ", lane, " flat address in the shared aperture accesses LDS bytes [0x", absl::Hex(a),
+        ", 0x", absl::Hex(a + n), ") outside the workgroup's ", c.wg.lds.size(), "-byte LDS allocation"));
+  if (a % static_cast<uint32_t>(sh.bytes) != 0)
+    return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", lane, " flat LDS address 0x",
+                                                      absl::Hex(a), " is not ", sh.bytes, "-byte aligned"));
+  if (c.opts.strict) {
+    if (op.lds_op < 0) op.lds_op = c.wg.races.NewOp(w.index(), w.pc, w.barrier_gen, sh.store);
+    absl::Status st = c.wg.races.Access(c.prog, op.lds_op, lane, a, static_cast<uint32_t>(n), w.barrier_gen);
+    if (!st.ok()) return st;
+  }
+  uint8_t* p = c.wg.lds.data() + a;
+  for (int k = 0; k < sh.comps; ++k) {
+    if (sh.store) {
+      uint32_t v = StoreBits(data[k][lane], sh);
+      std::memcpy(p + k * sh.bytes, &v, sh.bytes);
+    } else {
+      uint32_t raw = 0, kp;
+      std::memcpy(&raw, p + k * sh.bytes, sh.bytes);
+      op.writes[k].vals[lane] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// flat_* (FlatSegmentOf of semantics.h per lane: global memory, LDS or the
+// lane's private segment) and scratch_* (ScratchOffset: the private segment).
+absl::Status ExecFlatOrScratch(ExecContext& c, Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  const bool scratch = Info(mi.opc).flags & kScratchAddr;
+  const Shape sh = ShapeOf(mi.opc);
+  if (sh.comps == 0) return Unsupported(in, "this memory instruction");
+  const MOperand& data_op =
+      OperandOr0(mi, NamedOperandIdx(mi.opc, OpName::kVdst) >= 0 ? OpName::kVdst : OpName::kVdata);
+  const int regs = sh.comps;
+  absl::Status st;
+  if (!(st = CheckData(in, data_op, regs)).ok()) return st;
+  const MOperand& vaddr = OperandOr0(mi, OpName::kVaddr);
+  VSrc a0 = ReadVSrc(w, vaddr, OpType::kB32, 0), a1;
+  uint32_t sbase = 0;
+  if (scratch) {
+    const MOperand& saddr = OperandOr0(mi, OpName::kSaddr);
+    sbase = ReadScalar(w, saddr, OpType::kB32, 0);
+  } else {
+    a1 = ReadVSrc(w, vaddr, OpType::kB32, 1);
+  }
+  const uint64_t exec = w.Exec();
+  uint32_t keep = 0;
+  Extend(0, sh, &keep, c.kernel.sramecc == FeatureSetting::kOff);
+  PendingOp op;
+  if (!sh.store) op = LoadOp(w.pc, Counter::kVm, data_op, regs, exec, keep);
+  op.inst = w.pc;
+  op.ctr = Counter::kVm;
+  op.flat = !scratch;
+  std::vector<const uint32_t*> data;
+  if (sh.store)
+    for (int r = 0; r < regs; ++r) data.push_back(w.Row(data_op.cls, data_op.reg + r));
+  const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!(exec >> l & 1)) continue;
+    if (scratch) {
+      const uint32_t off = ScratchOffset(U32Domain{}, a0[l], sbase, mi.offset);
+      if (!(st = PrivateAccess(c, w, in, l, off, sh, data, op)).ok()) return st;
+      continue;
+    }
+    const uint64_t addr =
+        GlobalAddress<uint64_t>(a0[l] | (uint64_t{a1[l]} << 32), 0, static_cast<uint64_t>(mi.offset));
+    switch (FlatSegmentOf(addr)) {
+      case FlatSegment::kLds:
+        st = FlatLdsAccess(c, w, in, l, static_cast<uint32_t>(addr), sh, data, op);
+        break;
+      case FlatSegment::kPrivate:
+        st = PrivateAccess(c, w, in, l, static_cast<uint32_t>(addr), sh, data, op);
+        break;
+      case FlatSegment::kGlobal: {
+        const Region* r = c.mem.Find(addr, n);
+        if (r == nullptr)
+          return absl::FailedPreconditionError(
+              absl::StrCat(Describe(in), ": lane ", l, " accesses ", c.mem.Describe(addr, n),
+                           ", outside every buffer (and outside the shared and private apertures)"));
+        if (c.global_races != nullptr &&
+            !(st = c.global_races->Access(c.prog, c.mem, *r, addr, static_cast<uint32_t>(n), w.pc, w.index(), l,
+                                          sh.store))
+                 .ok())
+          return st;
+        for (int k = 0; k < sh.comps; ++k) {
+          if (sh.store) {
+            uint32_t v = StoreBits(data[k][l], sh);
+            c.mem.Write(addr + k * sh.bytes, &v, sh.bytes);
+          } else {
+            uint32_t raw = 0, kp;
+            c.mem.Read(addr + k * sh.bytes, &raw, sh.bytes);
+            op.writes[k].vals[l] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
+          }
+        }
+        break;
+      }
+    }
+    if (!st.ok()) return st;
+  }
+  w.Issue(std::move(op));
+  return absl::OkStatus();
+}
+
 absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
   if (const GlobalAtomic ga = GlobalAtomicOf(mi.opc); ga.op != AtomicOp::kNone) return ExecGlobalAtomic(c, w, in, ga);
+  if (Info(mi.opc).flags & (kFlatAddr | kScratchAddr)) return ExecFlatOrScratch(c, w, in);
   // The data operand: vdata (buffer loads and stores, global stores) or vdst (global loads).
   const MOperand& data_op =
       OperandOr0(mi, NamedOperandIdx(mi.opc, OpName::kVdst) >= 0 ? OpName::kVdst : OpName::kVdata);
@@ -173,6 +336,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   absl::Status st;
   // Addresses per lane and component: for buffers also the range check.
   Srd srd;
+  bool private_srd = false;  // ADD_TID_ENABLE: the private segment buffer (memory.h kPrivateSrdBase)
   uint32_t soffset = 0;
   VSrc a0, a1;
   uint64_t sbase = 0;
@@ -193,10 +357,18 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
     uint32_t words[4];
     for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
     srd = DecodeSrd(words);
-    if (!(st = CheckSrd(srd)).ok())
+    if (srd.add_tid()) private_srd = true;
+    else if (!(st = CheckSrd(srd)).ok())
       return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
     soffset = ReadScalar(w, OperandOr0(mi, OpName::kSoffset), OpType::kB32, 0);
     if (mi.offen) a0 = ReadVSrc(w, vaddr, OpType::kB32, 0);
+    if (private_srd && srd.base - kPrivateSrdBase + soffset != w.scratch_wave_offset)
+      return absl::FailedPreconditionError(absl::StrCat(
+          Describe(in), ": an ADD_TID_ENABLE (private segment) buffer resource must address this wave's "
+          "scratch: its base 0x", absl::Hex(srd.base), " + soffset 0x", absl::Hex(soffset), " should be 0x",
+          absl::Hex(kPrivateSrdBase + w.scratch_wave_offset),
+          " (the private segment buffer's base plus the scratch wave offset SGPR); other swizzled buffers are "
+          "not emulated"));
   }
   PendingOp op;
   uint32_t keep = 0;
@@ -239,6 +411,10 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
       continue;
     }
     const uint64_t off = (mi.offen ? uint64_t{a0[l]} : 0) + static_cast<uint64_t>(mi.offset);
+    if (private_srd) {
+      if (!(st = PrivateAccess(c, w, in, l, off, sh, data, op)).ok()) return st;
+      continue;
+    }
     for (int k = 0; k < sh.comps; ++k) {
       const uint64_t o = off + static_cast<uint64_t>(k) * sh.bytes;
       if (!RawBufferComponentInRange(srd, soffset, o, sh.bytes)) continue;  // load 0 / store dropped

@@ -52,6 +52,24 @@ struct Srd {
   bool add_tid() const { return (dword3 >> 23) & 1; }
 };
 Srd DecodeSrd(const uint32_t words[4]);
+
+// The private segment buffer SRD the emulator gives a kernel that enables
+// it (4 user SGPRs, gfx908/90a; clang's buffer_* spills and private arrays
+// use it after adding the scratch wave offset to its base): base
+// kPrivateSrdBase (above every buffer the emulator places, below 2^48),
+// num_records 0xffffffff, and in dword3 ADD_TID_ENABLE (bit 23),
+// INDEX_STRIDE 64 and ELEMENT_SIZE 4 as LLVM's scratch resource
+// (SIRegisterInfo/SIInstrInfo getScratchRsrcWords23): the hardware
+// swizzles lanes apart, and the emulator keeps each lane's private segment
+// separately (Wave::Scratch). A buffer access through an SRD with
+// ADD_TID_ENABLE is a private access: (base - kPrivateSrdBase) + soffset
+// must be the wave's scratch wave offset, and the lane's offset in its
+// segment is voffset (offen) + the instruction offset.
+constexpr uint64_t kPrivateSrdBase = uint64_t{0xf000} << 32;
+constexpr uint32_t kPrivateSrdDword3 = (1u << 23) | (3u << 21) | (1u << 19) | (4u << 15);
+// The scratch wave offset (system SGPR) the emulator gives wave `wave` of a
+// workgroup: distinct and non-zero, so code that forgets to add it fails.
+inline uint32_t ScratchWaveOffset(int wave) { return 0x10000u * static_cast<uint32_t>(wave + 1); }
 // OK if the emulator can use the SRD: data_format != 0 (real hardware drops
 // stores with data_format 0), stride 0 (raw buffer), no swizzle, no add_tid.
 absl::Status CheckSrd(const Srd& srd);

@@ -41,8 +41,13 @@ void InitWave(Wave& w, const KernelInfo& k, const Dispatch& d, const std::array<
     w.S(s) = static_cast<uint32_t>(v);
     w.S(s + 1) = static_cast<uint32_t>(v >> 32);
   };
-  if (k.private_segment_buffer_sgpr >= 0)
-    for (int i = 0; i < 4; ++i) w.S(k.private_segment_buffer_sgpr + i) = 0;
+  w.scratch_wave_offset = ScratchWaveOffset(w.index());
+  if (k.private_segment_buffer_sgpr >= 0) {
+    w.S(k.private_segment_buffer_sgpr) = static_cast<uint32_t>(kPrivateSrdBase);
+    w.S(k.private_segment_buffer_sgpr + 1) = static_cast<uint32_t>(kPrivateSrdBase >> 32);
+    w.S(k.private_segment_buffer_sgpr + 2) = 0xffffffffu;
+    w.S(k.private_segment_buffer_sgpr + 3) = kPrivateSrdDword3;
+  }
   put64(k.dispatch_ptr_sgpr, d.dispatch_packet_addr);
   put64(k.queue_ptr_sgpr, d.queue_addr);
   put64(k.kernarg_ptr_sgpr, d.kernarg_addr);
@@ -55,11 +60,11 @@ void InitWave(Wave& w, const KernelInfo& k, const Dispatch& d, const std::array<
       if (off + 4 <= d.kernarg->size()) std::memcpy(&v, d.kernarg->data() + off, 4);
       w.S(k.preload_sgpr + i) = v;
     }
-  if (k.private_segment_size_sgpr >= 0) w.S(k.private_segment_size_sgpr) = 0;
+  if (k.private_segment_size_sgpr >= 0) w.S(k.private_segment_size_sgpr) = k.private_segment_size;
   for (int i = 0; i < 3; ++i)
     if (k.workgroup_id_sgpr[i] >= 0) w.S(k.workgroup_id_sgpr[i]) = wg_id[i];
   if (k.workgroup_info_sgpr >= 0) w.S(k.workgroup_info_sgpr) = 0;
-  if (k.scratch_wave_offset_sgpr >= 0) w.S(k.scratch_wave_offset_sgpr) = 0;
+  if (k.scratch_wave_offset_sgpr >= 0) w.S(k.scratch_wave_offset_sgpr) = w.scratch_wave_offset;
   w.S(kVccLo) = w.S(kVccLo + 1) = 0;
   w.S(kM0) = 0;
   w.scc = false;

@@ -27,7 +27,8 @@ absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst) {
     if (op != nullptr) {
       // The count that would have covered it.
       if (op->ctr == Counter::kVm) {
-        fix = absl::StrCat("vmcnt(", w.YoungerThan(seq), ")");
+        fix = absl::StrCat("vmcnt(", w.YoungerThan(seq), ")",
+                           op->flat ? " lgkmcnt(0) (a flat_* access counts in both)" : "");
       } else if (op->ctr == Counter::kSmem || w.OutstandingSmem() > 0) {
         fix = "lgkmcnt(0), since a scalar load is outstanding";
       } else {

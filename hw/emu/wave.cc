@@ -18,6 +18,7 @@ Wave::Wave(const KernelInfo& k, int index) : k_(k), index_(index) {
     owner_a_.assign(k.agpr_limit, 0);
   }
   std::fill(std::begin(s_), std::end(s_), kUninitialized);
+  scratch_.assign(static_cast<size_t>(k.private_segment_size) * kLanes, 0xcd);
 }
 
 int Wave::Phys(RegClass c, int reg) const {
@@ -68,14 +69,29 @@ void Wave::Complete(PendingOp& op) {
 }
 
 void Wave::Wait(int vmcnt, int lgkmcnt, const std::function<void(int)>& on_lds_done) {
-  if (vmcnt >= 0)
-    while (vm_.size() > static_cast<size_t>(vmcnt)) {
-      Complete(vm_.front());
-      vm_.pop_front();
+  if (vmcnt >= 0 && vm_.size() > static_cast<size_t>(vmcnt)) {
+    const size_t covered = vm_.size() - static_cast<size_t>(vmcnt);
+    for (size_t i = 0; i < covered; ++i) vm_[i].vm_covered = true;
+  }
+  if (lgkmcnt == 0)
+    for (PendingOp& op : vm_)
+      if (op.flat) op.lgkm_covered = true;
+  // VMEM ops complete in order; a flat op still waiting for lgkmcnt(0) is
+  // skipped (its data is not known to be back), the others complete.
+  for (auto it = vm_.begin(); it != vm_.end();) {
+    if (it->vm_covered && (!it->flat || it->lgkm_covered)) {
+      Complete(*it);
+      if (it->lds_op >= 0 && on_lds_done) on_lds_done(it->lds_op);
+      it = vm_.erase(it);
+    } else {
+      ++it;
     }
+  }
   if (lgkmcnt >= 0) {
     // DS returns in order: all but the `lgkmcnt` newest are done. SMEM returns
-    // out of order: with N > 0 nothing tells which SMEM loads are done.
+    // out of order: with N > 0 nothing tells which SMEM loads are done. (Flat
+    // ops outstanding in lgkmcnt may be done already, so they never let more
+    // DS ops count as done than this.)
     while (ds_.size() > static_cast<size_t>(lgkmcnt)) {
       Complete(ds_.front());
       if (ds_.front().lds_op >= 0 && on_lds_done) on_lds_done(ds_.front().lds_op);

@@ -43,6 +43,12 @@ struct PendingOp {
   Counter ctr = Counter::kVm;
   std::vector<PendingWrite> writes;  // empty for stores
   int lds_op = -1;                   // DS: id in the workgroup's LDS race tracker
+  // flat_*: counts in vmcnt AND lgkmcnt (LLVM SIInsertWaitcnts: a FLAT access
+  // that may reach LDS needs both): in the VMEM queue, it completes only when
+  // a vmcnt covers it and an lgkmcnt(0) has been waited (out of order in
+  // lgkmcnt, as SMEM), and it counts as one outstanding lgkm operation.
+  bool flat = false;
+  bool vm_covered = false, lgkm_covered = false;
 };
 
 class Wave {
@@ -63,6 +69,13 @@ class Wave {
 
   int pc = 0;
   State state = State::kRunning;
+  // The lane's private (scratch) segment: KernelInfo::private_segment_size
+  // bytes per lane, filled with 0xcd (as LDS) at wave start.
+  uint8_t* Scratch(int lane) { return scratch_.data() + static_cast<size_t>(lane) * k_.private_segment_size; }
+  // The scratch wave offset the dispatch gave this wave (its system SGPR), 0
+  // without a private segment: a private-segment SRD's base minus
+  // kPrivateSrdBase, plus soffset, must equal it (memory.h).
+  uint32_t scratch_wave_offset = 0;
   int64_t executed = 0;
   int barrier_gen = 0;  // barriers this wave has passed
 
@@ -91,6 +104,7 @@ class Wave {
   int index_;
   uint32_t s_[kSgprSlots] = {};
   std::vector<uint32_t> v_, a_;
+  std::vector<uint8_t> scratch_;
   std::deque<PendingOp> vm_, ds_;
   std::vector<PendingOp> smem_;
   int64_t next_seq_ = 1;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/api/compile.h"
+#include "compiler/ir/parser.h"
 #include "compiler/object/code_object_notes.h"
 #include "compiler/object/toolchain.h"
 #include "gtest/gtest.h"
@@ -366,6 +367,76 @@ TEST_F(ForeignCodeObjectTest, UserValuesChooseTheComparison) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "--input A=" + f32 + ": dtype '<f4', but buffer 'A' is f16: give dtype '<f2' (what "
                                                        "--dump writes)");
+}
+
+}  // namespace
+}  // namespace kir
+
+namespace kir {
+namespace {
+
+// A clang-22 code object of testdata/foreign as bytes, and its KIR twin.
+Kernel ForeignTwin(const std::string& name) {
+  absl::StatusOr<Kernel> k =
+      ParseKernel(::kir::testing::ReadTestFile("testdata/foreign/" + name + ".kir"), name + ".kir");
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+// `bytes` with the first occurrence of `from` (an instruction's encoding,
+// llvm-mc 22's bytes) replaced by `to`: the kernel's own instruction (clang's
+// callable copy of the kernel follows it in .text); "" if it does not occur.
+std::string EditBytes(const std::string& bytes, const std::string& from, const std::string& to) {
+  const size_t at = bytes.find(from);
+  EXPECT_NE(at, std::string::npos);
+  if (at == std::string::npos) return "";
+  return bytes.substr(0, at) + to + bytes.substr(at + from.size());
+}
+
+// clang-22's generic pointers (flat_* to global memory and, through
+// src_shared_base, to LDS) and its private array in scratch (buffer_*
+// through the private segment buffer on gfx908/90a, scratch_* on gfx942):
+// the strict emulator against the KIR reference interpreter, bit for bit, in
+// both passes. Edited bytes fail: scratch_f32's second scratch load without
+// its offset:128 reads the src half of the private array (dst2 = src: every
+// element differs), flat_f32's last flat store at offset:4 writes past dst.
+TEST_F(ForeignCodeObjectTest, ClangFlatAndScratchCodeMatchesTheReference) {
+  const Kernel flat = ForeignTwin("flat_f32"), scratch = ForeignTwin("scratch_f32");
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    SCOPED_TRACE(t);
+    absl::StatusOr<RunReport> r = Run(flat, t, absl::StrCat("testdata/foreign/flat_f32.", t, ".hsaco"), {});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->ok) << r->text;
+    EXPECT_EQ(r->passes.size(), 2u) << r->text;
+  }
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+    SCOPED_TRACE(t);
+    absl::StatusOr<RunReport> r =
+        Run(scratch, t, absl::StrCat("testdata/foreign/scratch_f32.", t, ".hsaco"), {{"salt", "0"}});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->ok) << r->text;
+  }
+  // gfx942: `scratch_load_dword v5, v0, off offset:128` -> offset 0.
+  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/foreign/scratch_f32.gfx942.hsaco");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string edited = EditBytes(*obj, std::string("\x80\x60\x50\xdc\x00\x00\x7f\x05", 8),
+                                       std::string("\x00\x60\x50\xdc\x00\x00\x7f\x05", 8));
+  ASSERT_FALSE(edited.empty());
+  absl::StatusOr<RunReport> r = Run(scratch, "gfx942", Write("scratch_edited.hsaco", edited), {{"salt", "0"}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+  ASSERT_EQ(r->passes[0].diffs.size(), 2u);
+  EXPECT_EQ(r->passes[0].diffs[0].mismatches, 0) << r->text;    // dst
+  EXPECT_EQ(r->passes[0].diffs[1].mismatches, 256) << r->text;  // dst2
+  // gfx942: the global `flat_store_dword v[0:1], v4` -> offset:4.
+  obj = ReadFileBytes("testdata/foreign/flat_f32.gfx942.hsaco");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string moved = EditBytes(*obj, std::string("\x00\x00\x70\xdc\x00\x04\x00\x00", 8),
+                                      std::string("\x04\x00\x70\xdc\x00\x04\x00\x00", 8));
+  ASSERT_FALSE(moved.empty());
+  r = Run(flat, "gfx942", Write("flat_edited.hsaco", moved), {});
+  ASSERT_FALSE(r.ok() && r->ok) << r->text;
+  if (!r.ok()) EXPECT_HAS_SUBSTR(std::string(r.status().message()), "flat_store_dword v[0:1], v4 offset:4");
 }
 
 }  // namespace

@@ -132,6 +132,9 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
                                                    "(.amdhsa_user_sgpr_kernarg_segment_ptr) but the KIR kernel has ",
                                                    twin->args.size(), " argument(s)"));
   abi.kernarg_ptr_sgpr = std::max(info.kernarg_ptr_sgpr, 0);
+  abi.private_bytes = info.private_segment_size;
+  abi.private_segment_buffer_sgpr = info.private_segment_buffer_sgpr;
+  abi.scratch_wave_offset_sgpr = info.scratch_wave_offset_sgpr;
   absl::StatusOr<std::vector<KernelAbi::KernargSlot>> slots = Slots(*twin, info);
   if (!slots.ok()) return in_code(slots.status());
   abi.kernargs = *slots;
@@ -241,7 +244,19 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
         mods.push_back("clamp");
     }
     if (m.omod != 0) mods.push_back("an output modifier");
-    if (m.op_sel != 0 || m.op_sel_hi != 0x7 || m.neg_lo != 0 || m.neg_hi != 0) mods.push_back("op_sel/neg_lo/neg_hi");
+    // v_pk_mov_b32 v[d:d+1], v[s:s+1], v[s:s+1] op_sel:[0,1] (clang's 64-bit
+    // VGPR copy on gfx90a: lo = src0 dword 0, hi = src1 dword 1, the
+    // emulator's ExecPkMov) is exactly a 64-bit move of the pair.
+    const MOperand* s0 = FindOperand(mi, OpName::kSrc0);
+    const MOperand* s1 = FindOperand(mi, OpName::kSrc1);
+    if (mi.opc == Opc::kVPkMovB32 && m.op_sel == 2 && m.neg_lo == 0 && m.neg_hi == 0 && s0 != nullptr &&
+        s1 != nullptr && s0->kind == s1->kind && s0->IsReg() && s0->cls == s1->cls && s0->reg == s1->reg &&
+        s0->count == 2 && s1->count == 2) {
+      mi.opc = Opc::kVMovB64;
+      mi.ops = {mi.ops[0], *s0};
+    } else if (m.op_sel != 0 || m.op_sel_hi != 0x7 || m.neg_lo != 0 || m.neg_hi != 0) {
+      mods.push_back("op_sel/neg_lo/neg_hi");
+    }
     if (!mods.empty())
       lk.unmodelled[mi.id] = absl::StrCat("with ", absl::StrJoin(mods, " and "), " (not modelled by the verifier)");
     if (vm.sdwa || vm.clamp) lk.modifiers[mi.id] = vm;

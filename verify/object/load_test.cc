@@ -3,6 +3,7 @@
 // memory instruction matched to the access kirc's own lowering gives the
 // same op; kirc's own assembly read back from text (no access map) proved;
 // edited assembly and a wrong twin fail; mismatched arguments are errors.
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -444,6 +445,172 @@ TEST(LoadCode, OneVectorLoadOfSeveralIterationsProves) {
       EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
     }
   }
+}
+
+// Twins of testdata/foreign/NAME.kir.
+Kernel ForeignTwin(const std::string& name) {
+  absl::StatusOr<Kernel> k = ParseKernel(ReadTestFile("testdata/foreign/" + name + ".kir"), name + ".kir");
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+// `obj` with the first occurrence of the 8 bytes `from` at or after `start`
+// (the kernel's instruction: clang's callable copy follows it) replaced by `to`.
+std::string EditInstruction(const std::string& obj, const std::string& from, const std::string& to,
+                            size_t start = 0) {
+  const size_t at = obj.find(from, start);
+  EXPECT_NE(at, std::string::npos);
+  if (at == std::string::npos) return obj;
+  return obj.substr(0, at) + to + obj.substr(at + from.size());
+}
+
+const AccessVerdict* FindVerdict(const VerifyResult& r, const std::string& text_part) {
+  for (const AccessVerdict& a : r.accesses)
+    if (absl::StrContains(a.inst_text, text_part)) return &a;
+  return nullptr;
+}
+
+// clang-22's generic pointers (testdata/foreign/flat_f32.cl): the flat
+// accesses whose address is a kernarg pointer plus an offset prove as global
+// accesses, those built from src_shared_base as LDS accesses (the layout
+// solved from them), against the twin's four accesses. The global load
+// edited to offset:4 (flat address off by 4) fails with a counterexample;
+// the LDS load edited to offset:4 is unknown (an aperture address with an
+// instruction offset is not placed), never proved.
+TEST(LoadCode, FlatAccessesArePlacedByTheirAperture) {
+  const Kernel twin = ForeignTwin("flat_f32");
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    SCOPED_TRACE(t);
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/flat_f32.", t, ".hsaco"));
+    ASSERT_FALSE(in.code_object.empty());
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_TRUE(v->all_proved) << v->Report();
+    EXPECT_EQ(Count(*v, Status::kProved), 4) << v->Report();
+    int lds = 0, global = 0;
+    for (const AccessVerdict& a : v->accesses) {
+      EXPECT_TRUE(absl::StartsWith(a.inst_text, "flat_")) << a.inst_text;
+      lds += absl::StrContains(a.inst_text, "(shared aperture: LDS)") && absl::StrContains(a.op_text, "tile");
+      global += absl::StrContains(a.inst_text, "(global segment)") && !absl::StrContains(a.op_text, "tile");
+    }
+    EXPECT_EQ(lds, 2) << v->Report();
+    EXPECT_EQ(global, 2) << v->Report();
+  }
+  CodeInput in = ObjectInput("testdata/foreign/flat_f32.gfx942.hsaco");
+  const std::string obj = in.code_object;
+  const std::string global_load("\x00\x00\x50\xdc\x04\x00\x00\x0a", 8);  // flat_load_dword v10, v[4:5]
+  const size_t first = obj.find(global_load);
+  ASSERT_NE(first, std::string::npos);
+  in.code_object = EditInstruction(obj, global_load, std::string("\x04\x00\x50\xdc\x04\x00\x00\x0a", 8));
+  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_FALSE(v->all_proved) << v->Report();
+  const AccessVerdict* a = FindVerdict(*v, "flat_load_dword v10, v[4:5] offset:4");
+  ASSERT_NE(a, nullptr) << v->Report();
+  EXPECT_EQ(a->status, Status::kFailed) << v->Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, "tid = (")) << a->counterexample;
+  // The LDS load `flat_load_dword v0, v[0:1]` (after the global load) with offset:4.
+  in.code_object = EditInstruction(obj, std::string("\x00\x00\x50\xdc\x00\x00\x00\x00", 8),
+                                   std::string("\x04\x00\x50\xdc\x00\x00\x00\x00", 8), first);
+  v = VerifyCode(twin, "gfx942", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_FALSE(v->all_proved) << v->Report();
+  a = FindVerdict(*v, "flat_load_dword v0, v[0:1] offset:4");
+  ASSERT_NE(a, nullptr) << v->Report();
+  EXPECT_EQ(a->status, Status::kUnknown) << v->Report();
+  EXPECT_TRUE(absl::StrContains(a->reason, "shared (LDS) aperture with an instruction offset")) << a->reason;
+}
+
+// clang-22's private array (testdata/foreign/scratch_f32.cl): every scratch
+// access (buffer_* through the private segment buffer plus the scratch wave
+// offset on gfx908/90a, scratch_* on gfx942) proved inside the 260-byte
+// private segment for every lane, each its own "(private segment)" verdict,
+// and the global accesses against the twin. A load's offset moved past the
+// segment (128 -> 256 on gfx942, 128 -> 200 on gfx90a: 200 + 31 * 4 + 4 >
+// 260) fails with a counterexample naming the lane's offset.
+TEST(LoadCode, ScratchAccessesStayInsideThePrivateSegment) {
+  const Kernel twin = ForeignTwin("scratch_f32");
+  const std::map<std::string, int> private_accesses = {{"gfx908", 66}, {"gfx90a", 66}, {"gfx942", 18}};
+  for (const auto& [t, n] : private_accesses) {
+    SCOPED_TRACE(t);
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/scratch_f32.", t, ".hsaco"));
+    ASSERT_FALSE(in.code_object.empty());
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_TRUE(v->all_proved) << v->Report();
+    int priv = 0;
+    for (const AccessVerdict& a : v->accesses)
+      priv += a.op_text == "(private segment: 260 bytes per work-item)" && a.status == Status::kProved;
+    EXPECT_EQ(priv, n) << v->Report();
+    EXPECT_EQ(Count(*v, Status::kProved), n + 4) << v->Report();
+  }
+  struct Mutant {
+    const char* target;
+    std::string from, to, text;
+  } mutants[] = {
+      {"gfx942", std::string("\x80\x60\x50\xdc\x00\x00\x7f\x05", 8), std::string("\x00\x61\x50\xdc\x00\x00\x7f\x05", 8),
+       "scratch_load_dword v5, v0, off offset:256"},
+      {"gfx90a", std::string("\x80\x10\x50\xe0\x00\x06\x00\x80", 8), std::string("\xc8\x10\x50\xe0\x00\x06\x00\x80", 8),
+       "buffer_load_dword v6, v0, s[0:3], 0 offen offset:200"},
+  };
+  for (const Mutant& m : mutants) {
+    SCOPED_TRACE(m.text);
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/scratch_f32.", m.target, ".hsaco"));
+    in.code_object = EditInstruction(in.code_object, m.from, m.to);
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, m.target, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_FALSE(v->all_proved) << v->Report();
+    const AccessVerdict* a = FindVerdict(*v, m.text);
+    ASSERT_NE(a, nullptr) << v->Report();
+    EXPECT_EQ(a->status, Status::kFailed) << v->Report();
+    EXPECT_TRUE(absl::StrContains(a->reason, "<= private_segment_fixed_size (260) fails")) << a->reason;
+    EXPECT_TRUE(absl::StrContains(a->counterexample, "tid = (")) << a->counterexample;
+    EXPECT_TRUE(absl::StrContains(a->counterexample, "of the lane's 260-byte private segment")) << a->counterexample;
+    EXPECT_EQ(Count(*v, Status::kFailed), 1) << v->Report();
+  }
+}
+
+// Private stores forwarded to loads (symexec.cc ForwardPrivate): kirc's
+// copy_f32 (gfx942) edited as text to spill its address VGPR v0 to scratch,
+// clobber it and reload it before the buffer store. Reloaded from the offset
+// it was stored at, the store's address is the spilled value: everything
+// proves (the two KIR accesses and the two private ones). Reloaded from
+// another offset, the value is an abstract one: the store is unknown, never
+// proved or failed. Reloaded past the 16-byte segment: that load fails with a
+// counterexample.
+TEST(LoadCode, AnAddressSpilledToScratchAndReloadedProves) {
+  const Compiled c = ParseAndCompile(ReadTestFile("testdata/kernels/copy_f32.kir"), "copy_f32.kir", "gfx942");
+  ASSERT_TRUE(absl::StrContains(c.assembly, "    .amdhsa_next_free_sgpr ")) << c.assembly;
+  const std::string store = "  s_waitcnt vmcnt(0)\n  buffer_store_dwordx4";
+  ASSERT_TRUE(absl::StrContains(c.assembly, store)) << c.assembly;
+  auto spill = [&](int store_off, int load_off) {
+    CodeInput in;
+    in.assembly = absl::StrReplaceAll(
+        c.assembly, {{"    .amdhsa_next_free_sgpr ",
+                      "    .amdhsa_private_segment_fixed_size 16\n    .amdhsa_enable_private_segment 1\n"
+                      "    .amdhsa_next_free_sgpr "},
+                     {store, absl::StrCat("  scratch_store_dword off, v0, off offset:", store_off,
+                                          "\n  v_mov_b32 v0, 0\n  scratch_load_dword v0, off, off offset:", load_off,
+                                          "\n", store)}});
+    return in;
+  };
+  absl::StatusOr<VerifyResult> v = VerifyCode(c.kernel, "gfx942", spill(8, 8));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kProved), 4) << v->Report();
+  v = VerifyCode(c.kernel, "gfx942", spill(8, 4));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_FALSE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kFailed), 0) << v->Report();
+  const AccessVerdict* a = FindVerdict(*v, "buffer_store_dwordx4");
+  ASSERT_NE(a, nullptr) << v->Report();
+  EXPECT_EQ(a->status, Status::kUnknown) << v->Report();
+  v = VerifyCode(c.kernel, "gfx942", spill(8, 16));
+  ASSERT_TRUE(v.ok()) << v.status();
+  a = FindVerdict(*v, "scratch_load_dword v0, off, off offset:16");
+  ASSERT_NE(a, nullptr) << v->Report();
+  EXPECT_EQ(a->status, Status::kFailed) << v->Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, "private offset 16: bytes [16, 20)")) << a->counterexample;
 }
 
 // A store performed twice (kirc's assembly with its store duplicated): the
