@@ -519,6 +519,8 @@ std::optional<std::vector<Touch>> TouchedBytes(const MInst& mi, const MemRecord&
   if (!(r.exec >> lane & 1)) return out;
   const MemShape sh = MemoryShape(mi.opc);
   const bool global = Info(mi.opc).flags & kGlobalAddr;
+  // flat_* (placed by aperture) and scratch_* (private) are not given here.
+  if (Info(mi.opc).flags & (kFlatAddr | kScratchAddr)) return std::nullopt;
   if (!sh.lds && !global) {
     // Raw buffers only (the verifier's obligations require it too).
     if (((r.srd[1] >> 16) & 0x3fff) != 0 || (r.srd[1] >> 30) != 0 || ((r.srd[3] >> 23) & 1) != 0)

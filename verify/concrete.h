@@ -59,7 +59,8 @@ struct MemRecord {
 // compiler/isa/semantics.h) or the LDS byte address, with the bytes of that
 // component. Nothing for a lane whose EXEC bit is clear. Returns nullopt for a
 // buffer whose SRD is not a raw buffer (stride, swizzle or add_tid_enable
-// set), whose addresses this rule does not give.
+// set: the private segment buffer among them) and for flat_* and scratch_*,
+// whose addresses this rule does not give.
 struct Touch {
   int address = 0;     // which address of the instruction (0, or 0/1 for read2/write2)
   uint64_t addr = 0;   // absolute byte address, or LDS byte address

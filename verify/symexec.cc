@@ -635,6 +635,7 @@ void SymExec::Step(int i, const MInst& mi) {
       }
       bool kernarg = lo.kind == Slot::kValue && hi.kind == Slot::kValue && lo.t == p_.Var(vars_.kptr[0]) &&
                      hi.t == p_.Var(vars_.kptr[1]) && off && *off >= 0 && *off % 4 == 0;
+      if (!kernarg) smem_data_.insert(i);
       for (int w = 0; w < n; ++w) {
         TRef t;
         if (kernarg) {

@@ -150,6 +150,11 @@ class SymExec {
   const KernelVars& vars() const { return vars_; }
   const std::vector<InstTrace>& trace() const { return trace_; }
   const std::map<int, MemExec>& mem() const { return mem_; }  // by instruction index
+  // Scalar loads (s_load_*) from an address other than the kernarg segment
+  // pointer plus a constant (uniform loads of buffer data), by instruction
+  // index: the verifier neither matches nor bounds-checks them, so each is an
+  // `unknown` verdict (never proved).
+  const std::set<int>& smem_data() const { return smem_data_; }
   // Private (scratch) accesses, by instruction index: scratch_*, and buffer_*
   // whose SRD's dword3 is the private segment buffer's (PrivateAccess of
   // symexec.cc). Their addresses are offsets in each lane's private segment,
@@ -199,6 +204,7 @@ class SymExec {
   std::set<RegKey> livein_;  // registers read before written while logging_
   std::function<bool(TRef, TRef)> prove_equal_;
   std::map<int, std::string> unmodelled_;
+  std::set<int> smem_data_;
   std::map<int, VopModifiers> modifiers_;
   std::set<int> private_;
   // Private stores forwarded to loads in straight-line code (symexec.cc,

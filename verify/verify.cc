@@ -1483,6 +1483,7 @@ class Verifier {
       v.reason = "a memory instruction the access map does not name: no KIR access says where it may go";
       res.accesses.push_back(std::move(v));
     }
+    AddScalarDataLoads(res);
     }
     if (st.ok()) {
       VerifyPrivate(res);
@@ -2868,7 +2869,7 @@ class Verifier {
       if (eb <= 0 || bytes % eb != 0) continue;
       const int64_t n = bytes / eb;
       const int64_t width = AccessWidth(op);
-      for (int64_t e0 = 0; e0 + n <= width; ++e0) {
+      auto record = [&]() {
         AccessRecord r;
         r.inst_id = mi.id;
         r.component = ms.addrs == 2 ? comp : -1;
@@ -2878,6 +2879,10 @@ class Verifier {
         r.is_store = ms.store;
         r.guarded = op.guarded;
         r.element_bytes = eb;
+        return r;
+      };
+      for (int64_t e0 = 0; e0 + n <= width; ++e0) {
+        AccessRecord r = record();
         for (int64_t e = e0; e < e0 + n; ++e) r.elements.push_back(static_cast<int>(e));
         out.push_back(std::move(r));
       }
@@ -2886,15 +2891,7 @@ class Verifier {
       // j mod width in iteration i + j / width.
       const int64_t m = width > 0 && n % width == 0 ? n / width : 0;
       if (m >= 2 && m <= 16 && !fors_[k].empty() && KirTrips(*ops_[fors_[k].back()]) >= m) {
-        AccessRecord r;
-        r.inst_id = mi.id;
-        r.component = ms.addrs == 2 ? comp : -1;
-        r.kir_op = static_cast<int>(k);
-        r.mem = op.mem;
-        r.is_lds = ms.lds;
-        r.is_store = ms.store;
-        r.guarded = op.guarded;
-        r.element_bytes = eb;
+        AccessRecord r = record();
         for (int64_t j = 0; j < n; ++j) {
           r.elements.push_back(static_cast<int>(j % width));
           r.iter_offsets.push_back(static_cast<int>(j / width));
@@ -3607,16 +3604,21 @@ class Verifier {
       // failed verdict needs a confirmed counterexample.
       const bool lds = k_.FindLds(op.mem) != nullptr;
       std::vector<std::string> undecided;
+      bool undecided_smem = false;  // a scalar load: running the code does not record its bytes
       for (const AccessVerdict& a : res.accesses) {
         if (a.status != AccessVerdict::Status::kUnknown || a.inst_id < 0) continue;
         for (const MInst& mi : lk_.mir.insts)
-          if (mi.id == a.inst_id && IsMemoryInst(mi) && MemoryShape(mi.opc).lds == lds &&
-              MemoryShape(mi.opc).store == (op.kind == OpKind::kStore))
+          if (mi.id == a.inst_id &&
+              ((IsMemoryInst(mi) && MemoryShape(mi.opc).lds == lds &&
+                MemoryShape(mi.opc).store == (op.kind == OpKind::kStore)) ||
+               (Info(mi.opc).cls == InstClass::kSmem && !lds && op.kind == OpKind::kLoad))) {
+            undecided_smem |= Info(mi.opc).cls == InstClass::kSmem;
             undecided.push_back(a.component >= 0 ? absl::StrCat("[", a.inst_id, ".", a.component, "]")
                                                  : absl::StrCat("[", a.inst_id, "]"));
+          }
       }
       std::optional<std::string> untouched;
-      if (!undecided.empty() && !lds)
+      if (!undecided.empty() && !lds && !undecided_smem)
         untouched = UntouchedElement(static_cast<int>(k), absl::StrCat(absl::StrJoin(undecided, ", "),
                                                                        " (unknown) might have performed it"));
       if (undecided.empty()) {
@@ -3664,7 +3666,25 @@ class Verifier {
         }
       }
     }
+    AddScalarDataLoads(res);
     if (st.ok()) CheckCoverage(res);
+  }
+
+  // Scalar loads of memory other than the kernarg segment (SymExec::smem_data:
+  // s_load_* through a buffer pointer, a uniform load of buffer data): not
+  // matched to KIR accesses nor bounds-checked, so each is `unknown`, never
+  // proved (a user review found an s_load 1 MB past a buffer "proved").
+  void AddScalarDataLoads(VerifyResult& res) {
+    for (int i : ex_.smem_data()) {
+      const MInst& mi = lk_.mir.insts[static_cast<size_t>(i)];
+      AccessVerdict v;
+      v.inst_id = mi.id;
+      v.inst_text = InstructionText(t_, mi);
+      v.op_text = "(scalar load of memory)";
+      res.accesses.push_back(Unknown(v, absl::StrCat(Info(mi.opc).mnemonic, " reads memory other than the kernarg "
+                                                     "segment (a uniform load of buffer data): the verifier does "
+                                                     "not check scalar loads' addresses or bounds yet")));
+    }
   }
 
   uint64_t FirstLookLimit() const { return opts_.resource_limit / 16; }

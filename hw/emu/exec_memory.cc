@@ -212,6 +212,34 @@ absl::Status PrivateAccess(ExecContext& c, Wave& w, const Inst& in, int lane, ui
 // A flat_* lane whose address is in the shared aperture: LDS bytes [a, a + n),
 // checked as a DS access (bounds, natural alignment of each component, races
 // and never-written bytes in strict mode).
+// One lane's access of global memory at `addr` (global_*, and flat_* in the
+// global segment): outside every buffer is an error (`outside` adds to its
+// message), then the race check, then each component read or written.
+absl::Status GlobalLaneAccess(ExecContext& c, Wave& w, const Inst& in, int l, uint64_t addr, const Shape& sh,
+                              const std::vector<const uint32_t*>& data, PendingOp& op, absl::string_view outside) {
+  const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
+  const Region* r = c.mem.Find(addr, n);
+  if (r == nullptr)
+    return absl::FailedPreconditionError(
+        absl::StrCat(Describe(in), ": lane ", l, " accesses ", c.mem.Describe(addr, n), ", outside every buffer", outside));
+  if (c.global_races != nullptr) {
+    absl::Status st =
+        c.global_races->Access(c.prog, c.mem, *r, addr, static_cast<uint32_t>(n), w.pc, w.index(), l, sh.store);
+    if (!st.ok()) return st;
+  }
+  for (int k = 0; k < sh.comps; ++k) {
+    if (sh.store) {
+      uint32_t v = StoreBits(data[k][l], sh);
+      c.mem.Write(addr + k * sh.bytes, &v, sh.bytes);
+    } else {
+      uint32_t raw = 0, kp;
+      c.mem.Read(addr + k * sh.bytes, &raw, sh.bytes);
+      op.writes[k].vals[l] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status FlatLdsAccess(ExecContext& c, Wave& w, const Inst& in, int lane, uint32_t a, const Shape& sh,
                            const std::vector<const uint32_t*>& data, PendingOp& op) {
   const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
@@ -273,7 +301,6 @@ absl::Status ExecFlatOrScratch(ExecContext& c, Wave& w, const Inst& in) {
   std::vector<const uint32_t*> data;
   if (sh.store)
     for (int r = 0; r < regs; ++r) data.push_back(w.Row(data_op.cls, data_op.reg + r));
-  const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
   for (int l = 0; l < kLanes; ++l) {
     if (!(exec >> l & 1)) continue;
     if (scratch) {
@@ -290,29 +317,10 @@ absl::Status ExecFlatOrScratch(ExecContext& c, Wave& w, const Inst& in) {
       case FlatSegment::kPrivate:
         st = PrivateAccess(c, w, in, l, static_cast<uint32_t>(addr), sh, data, op);
         break;
-      case FlatSegment::kGlobal: {
-        const Region* r = c.mem.Find(addr, n);
-        if (r == nullptr)
-          return absl::FailedPreconditionError(
-              absl::StrCat(Describe(in), ": lane ", l, " accesses ", c.mem.Describe(addr, n),
-                           ", outside every buffer (and outside the shared and private apertures)"));
-        if (c.global_races != nullptr &&
-            !(st = c.global_races->Access(c.prog, c.mem, *r, addr, static_cast<uint32_t>(n), w.pc, w.index(), l,
-                                          sh.store))
-                 .ok())
-          return st;
-        for (int k = 0; k < sh.comps; ++k) {
-          if (sh.store) {
-            uint32_t v = StoreBits(data[k][l], sh);
-            c.mem.Write(addr + k * sh.bytes, &v, sh.bytes);
-          } else {
-            uint32_t raw = 0, kp;
-            c.mem.Read(addr + k * sh.bytes, &raw, sh.bytes);
-            op.writes[k].vals[l] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
-          }
-        }
+      case FlatSegment::kGlobal:
+        st = GlobalLaneAccess(c, w, in, l, addr, sh, data, op,
+                              " (and outside the shared and private apertures)");
         break;
-      }
     }
     if (!st.ok()) return st;
   }
@@ -388,26 +396,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
                                 ? GlobalAddress<uint64_t>(sbase, a0[l], static_cast<uint64_t>(mi.offset))
                                 : GlobalAddress<uint64_t>(a0[l] | (uint64_t{a1[l]} << 32), 0,
                                                           static_cast<uint64_t>(mi.offset));
-      const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
-      const Region* r = c.mem.Find(addr, n);
-      if (r == nullptr)
-        return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " accesses ",
-                                                          c.mem.Describe(addr, n), ", outside every buffer"));
-      if (c.global_races != nullptr &&
-          !(st = c.global_races->Access(c.prog, c.mem, *r, addr, static_cast<uint32_t>(n), w.pc, w.index(), l,
-                                        sh.store))
-               .ok())
-        return st;
-      for (int k = 0; k < sh.comps; ++k) {
-        if (sh.store) {
-          uint32_t v = StoreBits(data[k][l], sh);
-          c.mem.Write(addr + k * sh.bytes, &v, sh.bytes);
-        } else {
-          uint32_t raw = 0, kp;
-          c.mem.Read(addr + k * sh.bytes, &raw, sh.bytes);
-          op.writes[k].vals[l] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
-        }
-      }
+      if (!(st = GlobalLaneAccess(c, w, in, l, addr, sh, data, op, "")).ok()) return st;
       continue;
     }
     const uint64_t off = (mi.offen ? uint64_t{a0[l]} : 0) + static_cast<uint64_t>(mi.offset);

@@ -630,6 +630,27 @@ TEST(LoadCode, AStorePerformedTwiceFails) {
   EXPECT_TRUE(absl::StrContains(v->Report(), "matches no KIR access")) << v->Report();
 }
 
+// A scalar load of buffer data (s_load_dword through the pointer of `src`,
+// 1 MB past it; found by a user review, where it "proved"): such loads are
+// neither matched nor bounds-checked yet, so the load is unknown and the
+// kernel is not proved.
+TEST(LoadCode, AScalarLoadOfBufferDataIsNeverProved) {
+  const Compiled c = ParseAndCompile(ReadTestFile("testdata/kernels/copy_f32.kir"), "copy_f32.kir", "gfx942");
+  const std::string wait = "  s_waitcnt lgkmcnt(0)\n";
+  const size_t at = c.assembly.find(wait);
+  ASSERT_NE(at, std::string::npos) << c.assembly;
+  ASSERT_TRUE(absl::StrContains(c.assembly, "s_load_dwordx2 s[4:5], s[0:1], 0x0")) << c.assembly;
+  CodeInput in;
+  in.assembly = c.assembly.substr(0, at + wait.size()) + "  s_load_dword s3, s[4:5], 0xff000\n" + wait +
+                c.assembly.substr(at + wait.size());
+  absl::StatusOr<VerifyResult> v = VerifyCode(c.kernel, "gfx942", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_FALSE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kUnknown), 1) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "s_load_dword s3, s[4:5], 0xff000")) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "(scalar load of memory)")) << v->Report();
+}
+
 TEST(LoadCode, MismatchedArgumentsAreErrors) {
   absl::StatusOr<std::string> obj = ReadFileBytes("testdata/baselines/copy_f32.gfx942.hsaco");
   ASSERT_TRUE(obj.ok());

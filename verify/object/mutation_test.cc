@@ -1211,6 +1211,15 @@ TEST_P(ObjectMutation, HarmfulFailHarmlessProve) {
 }
 INSTANTIATE_TEST_SUITE_P(Subjects, ObjectMutation, ::testing::ValuesIn(Params()), ParamName);
 
+// kirc's mma_loop (s) with the loop update text `from` replaced by `to`;
+// false if the code lacks `from`.
+bool EditLoopUpdate(Subject& s, const std::string& from, const std::string& to) {
+  const size_t at = s.code.find(from);
+  if (at == std::string::npos) return false;
+  s.code.replace(at, from.size(), to);
+  return true;
+}
+
 // kirc's mma_loop soffset update rewritten to s1 = s0 << 5 after the
 // counter's increment (instead of s1 += 32): s1 is no induction register but
 // is derived from one (s0 = it + 1 at the end of iteration it), so at the
@@ -1218,10 +1227,9 @@ INSTANTIATE_TEST_SUITE_P(Subjects, ObjectMutation, ::testing::ValuesIn(Params())
 // it = 0: every access proves.
 TEST(Loops, ARegisterDerivedFromTheCounterProves) {
   Subject s = Kirc("mma_loop_32x32x64_f16", "gfx942");
-  const std::string from = "  s_add_u32 s1, s1, 32\n  s_add_u32 s0, s0, 1\n";
-  const size_t at = s.code.find(from);
-  ASSERT_NE(at, std::string::npos) << s.code;
-  s.code.replace(at, from.size(), "  s_add_u32 s0, s0, 1\n  s_lshl_b32 s1, s0, 5\n");
+  ASSERT_TRUE(EditLoopUpdate(s, "  s_add_u32 s1, s1, 32\n  s_add_u32 s0, s0, 1\n",
+                             "  s_add_u32 s0, s0, 1\n  s_lshl_b32 s1, s0, 5\n"))
+      << s.code;
   absl::StatusOr<VerifyResult> v = VerifyCode(s, s.code);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_TRUE(v->all_proved) << v->Report();
@@ -1245,10 +1253,8 @@ TEST(Loops, ARegisterDerivedFromTheCounterProves) {
 // "failed: the code does not perform this KIR access", a false alarm).
 TEST(Coverage, UndecidedWhenAnUnknownInstructionMayPerformTheAccess) {
   Subject s = Kirc("mma_loop_32x32x64_f16", "gfx942");
-  const std::string from = "  s_add_u32 s1, s1, 32\n";
-  const size_t at = s.code.find(from);
-  ASSERT_NE(at, std::string::npos) << s.code;
-  s.code.replace(at, from.size(), "  s_add_u32 s1, s1, 32\n  s_and_b32 s1, s1, 0xffff\n");
+  ASSERT_TRUE(EditLoopUpdate(s, "  s_add_u32 s1, s1, 32\n", "  s_add_u32 s1, s1, 32\n  s_and_b32 s1, s1, 0xffff\n"))
+      << s.code;
   const Inputs inputs = MakeInputs(s.twin);
   InterpArgs ia;
   ia.buffers = inputs.buffers;
@@ -1284,10 +1290,8 @@ TEST(Coverage, UndecidedWhenAnUnknownInstructionMayPerformTheAccess) {
 // the code, naming that iteration, the thread and both bytes.
 TEST(RunRefutation, ALoopRegisterThatIsNoInductionVariable) {
   Subject s = Kirc("mma_loop_32x32x64_f16", "gfx942");
-  const std::string from = "  s_add_u32 s1, s1, 32\n";
-  const size_t at = s.code.find(from);
-  ASSERT_NE(at, std::string::npos) << s.code;
-  s.code.replace(at, from.size(), "  s_add_u32 s1, s1, 32\n  s_or_b32 s1, s1, 1\n");
+  ASSERT_TRUE(EditLoopUpdate(s, "  s_add_u32 s1, s1, 32\n", "  s_add_u32 s1, s1, 32\n  s_or_b32 s1, s1, 1\n"))
+      << s.code;
   absl::StatusOr<VerifyResult> v = VerifyCode(s, s.code);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_TRUE(absl::StrContains(v->Report(), "no invariant for v10, v11, v12, v13, s1")) << v->Report();
