@@ -3174,7 +3174,7 @@ class Verifier {
     std::vector<LoopChoice> out;
     std::vector<int64_t> cur, curs;
     std::function<void(size_t, size_t)> rec_fn = [&](size_t i, size_t next) {
-      if (out.size() >= 64) return;
+      if (out.size() >= 96) return;
       if (i == kf.size()) {
         if (next == ml.size()) out.push_back(LoopChoice{cur, curs});
         return;
@@ -3202,7 +3202,12 @@ class Verifier {
           }
       }
       if (kf.size() - i > ml.size() - next && kt > 0) {
+        // One constant iteration: a peeled one (the first two, the last two),
+        // or any, when the loop is short enough for a compiler to unroll it
+        // fully into straight-line copies (kt <= 32).
         std::set<int64_t> js = {0, std::min<int64_t>(1, kt - 1), std::max<int64_t>(0, kt - 2), kt - 1};
+        if (kt <= 32)
+          for (int64_t j = 0; j < kt; ++j) js.insert(j);
         for (int64_t j : js) {
           cur.push_back(-1 - j);
           curs.push_back(1);

@@ -630,6 +630,39 @@ TEST(LoadCode, AStorePerformedTwiceFails) {
   EXPECT_TRUE(absl::StrContains(v->Report(), "matches no KIR access")) << v->Report();
 }
 
+// A loop clang unrolled fully (6 straight-line loads): each load performs
+// one constant iteration of the twin's rolled loop (any of a loop of at most
+// 32 trips; found by a user review, where only iterations 0, 1, 4 and 5 were
+// tried). A twin of 5 rows, or rows 130 ints apart, fails.
+TEST(LoadCode, ALoopUnrolledFullyProves) {
+  auto twin = [](int rows, int stride) {
+    absl::StatusOr<Kernel> k = ParseKernel(
+        absl::StrCat("kernel colsum6_i32\nworkgroup 64 1 1\ngrid 2 1 1\n",
+                     "arg out : i32[128] strides [1] writeonly\n",
+                     "arg A : i32[6, 128] strides [", stride, ", 1] readonly\n",
+                     "  %z = zero i32\n  %s = for %r = 0 to ", rows, " iter(%a = %z) {\n",
+                     "    %v = load A[%r, wg.x * 64 + tid.x] : i32\n    %a2 = add %a, %v\n    yield %a2\n  }\n",
+                     "  store out[wg.x * 64 + tid.x], %s\nend\n"),
+        "colsum6_i32.kir");
+    EXPECT_TRUE(k.ok()) << k.status();
+    return *k;
+  };
+  for (const char* t : {"gfx90a", "gfx942"}) {
+    CodeInput in = ObjectInput(absl::StrCat("testdata/foreign/colsum6_i32.", t, ".hsaco"));
+    ASSERT_FALSE(in.code_object.empty());
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin(6, 128), t, in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_TRUE(v->all_proved) << t << "\n" << v->Report();
+    EXPECT_EQ(Count(*v, Status::kProved), 7) << v->Report();
+    for (const auto& [rows, stride] : {std::pair<int, int>{5, 128}, {6, 130}}) {
+      v = VerifyCode(twin(rows, stride), t, in);
+      ASSERT_TRUE(v.ok()) << v.status();
+      EXPECT_FALSE(v->all_proved) << rows << " " << stride << "\n" << v->Report();
+      EXPECT_GT(Count(*v, Status::kFailed), 0) << v->Report();
+    }
+  }
+}
+
 // A scalar load of buffer data (s_load_dword through the pointer of `src`,
 // 1 MB past it; found by a user review, where it "proved"): such loads are
 // neither matched nor bounds-checked yet, so the load is unknown and the
