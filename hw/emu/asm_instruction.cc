@@ -156,6 +156,14 @@ uint32_t FloatBits(float f) {
 
 // An immediate: integer (decimal or hex) or float ("1.0", "-0.5", "0.15915494").
 bool ParseImmediate(absl::string_view s, MOperand* op, bool* literal) {
+  // lit(X): X encoded as a 32-bit literal even where an inline constant
+  // exists (LLVM 22 prints it so, e.g. `s_addc_u32 s1, s1, lit(0xffffffff)`
+  // in clang's call sequences); the value is X.
+  if (absl::ConsumePrefix(&s, "lit(")) {
+    if (!absl::ConsumeSuffix(&s, ")") || !ParseImmediate(s, op, literal)) return false;
+    *literal = true;
+    return true;
+  }
   int64_t v;
   if (ParseInt(s, &v)) {
     *op = MOperand::Imm(v);

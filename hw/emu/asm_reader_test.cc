@@ -130,6 +130,13 @@ TEST(AsmReaderTest, Constants) {
   EXPECT_TRUE(in.mods.has_literal);
   in = Parse("s_cbranch_scc0 65525");
   EXPECT_EQ(in.mi.ops[0].imm, -11);
+  // lit(X): X as a literal although -1 is an inline constant (clang's call
+  // sequences print `s_addc_u32 s1, s1, lit(0xffffffff)`); malformed ones fail.
+  in = Parse("s_addc_u32 s1, s1, lit(0xffffffff)");
+  EXPECT_EQ(static_cast<uint32_t>(in.mi.ops[2].imm), 0xffffffffu);
+  EXPECT_TRUE(in.mods.has_literal);
+  EXPECT_FALSE(ParseInstruction("s_addc_u32 s1, s1, lit(0xffffffff", T("gfx942")).ok());
+  EXPECT_FALSE(ParseInstruction("s_addc_u32 s1, s1, lit(v0)", T("gfx942")).ok());
 }
 
 TEST(AsmReaderTest, UnknownInstructionNamesMnemonicAndAddress) {
