@@ -183,6 +183,23 @@ absl::Status ExecGlobalAtomic(ExecContext& c, Wave& w, const Inst& in, const Glo
   return absl::OkStatus();
 }
 
+// One lane's components at host bytes `p` (the lane's private segment, or
+// LDS): a store writes each data register's bits, a load extends them into
+// the pending write.
+void LaneBytes(const ExecContext& c, uint8_t* p, int lane, const Shape& sh, const std::vector<const uint32_t*>& data,
+               PendingOp& op) {
+  for (int k = 0; k < sh.comps; ++k) {
+    if (sh.store) {
+      uint32_t v = StoreBits(data[k][lane], sh);
+      std::memcpy(p + k * sh.bytes, &v, sh.bytes);
+    } else {
+      uint32_t raw = 0, kp;
+      std::memcpy(&raw, p + k * sh.bytes, sh.bytes);
+      op.writes[k].vals[lane] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
+    }
+  }
+}
+
 // One lane's access of `n` = comps * bytes bytes at byte `off` of its private
 // (scratch) segment: bounds checked (0 <= off, off + n <= the descriptor's
 // private_segment_fixed_size: semantics.h ScratchOffset), then moved.
@@ -195,23 +212,10 @@ absl::Status PrivateAccess(ExecContext& c, Wave& w, const Inst& in, int lane, ui
         Describe(in), ": lane ", lane, " accesses private (scratch) bytes [", off, ", ", off + n,
         ") outside the work-item's ", size, "-byte private segment (.private_segment_fixed_size",
         size == 0 ? "; the kernel declares none: raise .amdhsa_private_segment_fixed_size" : "", ")"));
-  uint8_t* p = w.Scratch(lane) + off;
-  for (int k = 0; k < sh.comps; ++k) {
-    if (sh.store) {
-      uint32_t v = StoreBits(data[k][lane], sh);
-      std::memcpy(p + k * sh.bytes, &v, sh.bytes);
-    } else {
-      uint32_t raw = 0, kp;
-      std::memcpy(&raw, p + k * sh.bytes, sh.bytes);
-      op.writes[k].vals[lane] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
-    }
-  }
+  LaneBytes(c, w.Scratch(lane) + off, lane, sh, data, op);
   return absl::OkStatus();
 }
 
-// A flat_* lane whose address is in the shared aperture: LDS bytes [a, a + n),
-// checked as a DS access (bounds, natural alignment of each component, races
-// and never-written bytes in strict mode).
 // One lane's access of global memory at `addr` (global_*, and flat_* in the
 // global segment): outside every buffer is an error (`outside` adds to its
 // message), then the race check, then each component read or written.
@@ -240,6 +244,9 @@ absl::Status GlobalLaneAccess(ExecContext& c, Wave& w, const Inst& in, int l, ui
   return absl::OkStatus();
 }
 
+// A flat_* lane whose address is in the shared aperture: LDS bytes [a, a + n),
+// checked as a DS access (bounds, natural alignment of each component, races
+// and never-written bytes in strict mode).
 absl::Status FlatLdsAccess(ExecContext& c, Wave& w, const Inst& in, int lane, uint32_t a, const Shape& sh,
                            const std::vector<const uint32_t*>& data, PendingOp& op) {
   const uint64_t n = static_cast<uint64_t>(sh.comps) * sh.bytes;
@@ -255,17 +262,7 @@ absl::Status FlatLdsAccess(ExecContext& c, Wave& w, const Inst& in, int lane, ui
     absl::Status st = c.wg.races.Access(c.prog, op.lds_op, lane, a, static_cast<uint32_t>(n), w.barrier_gen);
     if (!st.ok()) return st;
   }
-  uint8_t* p = c.wg.lds.data() + a;
-  for (int k = 0; k < sh.comps; ++k) {
-    if (sh.store) {
-      uint32_t v = StoreBits(data[k][lane], sh);
-      std::memcpy(p + k * sh.bytes, &v, sh.bytes);
-    } else {
-      uint32_t raw = 0, kp;
-      std::memcpy(&raw, p + k * sh.bytes, sh.bytes);
-      op.writes[k].vals[lane] = Extend(raw, sh, &kp, c.kernel.sramecc == FeatureSetting::kOff);
-    }
-  }
+  LaneBytes(c, c.wg.lds.data() + a, lane, sh, data, op);
   return absl::OkStatus();
 }
 

@@ -46,14 +46,7 @@ absl::StatusOr<std::vector<uint32_t>> RunK(const std::string& mcpu, const std::s
   for (uint32_t i = 0; i < in.size(); ++i) in[i] = 7 * i + 3;
   LaunchArgs a;
   a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(256))};
-  absl::StatusOr<EmuStats> s;
-  if (object) {
-    absl::StatusOr<std::string> obj = BuildCodeObject(testing::kLlvmBin, k.Text(), mcpu);
-    if (!obj.ok()) return obj.status();
-    s = RunCodeObject(testing::kLlvmBin, *obj, "", mcpu, a);
-  } else {
-    s = RunAssembly(k.Text(), mcpu, a);
-  }
+  absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), mcpu, a, object);
   if (!s.ok()) return s.status();
   return FromBytes<uint32_t>(a.args[1]);
 }

@@ -82,14 +82,7 @@ void Check(const std::string& snippet, const Ref& ref, const char* mcpu = "gfx94
   for (int i = 0; i < 128; ++i) in[i] = i < 20 ? edges[i % 10] ^ (i >= 10 ? 0x1u : 0u) : r.Next() * 2654435761u;
   LaunchArgs a;
   a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(128))};
-  absl::StatusOr<EmuStats> s;
-  if (object) {
-    absl::StatusOr<std::string> obj = BuildCodeObject(testing::kLlvmBin, k.Text(), mcpu);
-    ASSERT_TRUE(obj.ok()) << snippet << "\n" << obj.status();
-    s = RunCodeObject(testing::kLlvmBin, *obj, "", mcpu, a);
-  } else {
-    s = RunAssembly(k.Text(), mcpu, a);
-  }
+  absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), mcpu, a, object);
   ASSERT_TRUE(s.ok()) << snippet << "\n" << s.status();
   std::vector<uint32_t> out = FromBytes<uint32_t>(a.args[1]);
   for (int l = 0; l < 64; ++l) {
@@ -416,14 +409,7 @@ absl::StatusOr<std::vector<uint32_t>> RunAtomics(const std::string& body, const 
   LaunchArgs a;
   a.args = {ToBytes(out), ToBytes(std::vector<uint32_t>(64 * groups, 0xdddddddd))};
   a.grid = {groups, 1, 1};
-  absl::StatusOr<EmuStats> s;
-  if (object) {
-    absl::StatusOr<std::string> obj = BuildCodeObject(testing::kLlvmBin, k.Text(), mcpu);
-    if (!obj.ok()) return obj.status();
-    s = RunCodeObject(testing::kLlvmBin, *obj, "", mcpu, a);
-  } else {
-    s = RunAssembly(k.Text(), mcpu, a);
-  }
+  absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), mcpu, a, object);
   if (!s.ok()) return s.status();
   std::vector<uint32_t> r = FromBytes<uint32_t>(a.args[0]);
   std::vector<uint32_t> ret = FromBytes<uint32_t>(a.args[1]);

@@ -18,6 +18,14 @@ absl::StatusOr<CompileResult> CompileKir(const std::string& kir_text, const std:
   return CompileText(kir_text, "test.kir", o);
 }
 
+absl::StatusOr<EmuStats> RunTextOrObject(const std::string& text, const std::string& mcpu, LaunchArgs& a,
+                                         bool object) {
+  if (!object) return RunAssembly(text, mcpu, a);
+  absl::StatusOr<std::string> obj = BuildCodeObject(kLlvmBin, text, mcpu);
+  if (!obj.ok()) return obj.status();
+  return RunCodeObject(kLlvmBin, *obj, "", mcpu, a);
+}
+
 uint32_t Lcg::Next() {
   s_ = s_ * 6364136223846793005ull + 1442695040888963407ull;
   return static_cast<uint32_t>(s_ >> 33);

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/api/compile.h"
+#include "hw/emu/emulator.h"
 #include "testdata/test_kernels.h"
 
 namespace kir::emu::testing {
@@ -17,6 +18,13 @@ namespace kir::emu::testing {
 inline constexpr char kLlvmBin[] = "/usr/lib/llvm-22/bin";
 
 using ::kir::testing::ReadTestFile;  // testdata/test_kernels.h
+// Runs the assembly `text` for `mcpu` with the arguments of `a` (which
+// receives the buffers' final bytes): read in process (RunAssembly), or,
+// with `object`, as the code object llvm-mc 22 and ld.lld make of it
+// (BuildCodeObject, RunCodeObject). Errors: the build's or the run's.
+absl::StatusOr<EmuStats> RunTextOrObject(const std::string& text, const std::string& mcpu, LaunchArgs& a,
+                                         bool object);
+
 // CompileText for `mcpu`.
 absl::StatusOr<CompileResult> CompileKir(const std::string& kir_text, const std::string& mcpu);
 
