@@ -289,6 +289,10 @@ ConcreteRunner::ConcreteRunner(const Kernel& k, const TargetInfo& t, const Lower
       uint32_t hi = setting == 0 ? 0x0001u + i : setting == 1 ? 0xfffeu - i
                     : setting == kStraddleSetting ? 0x0010u + i : 0x7fffu - i;
       v = lo | (static_cast<uint64_t>(hi) << 32);
+      // The buffer ends at or below 2^48 (the verifier assumes it; so does
+      // hardware's 48-bit address space): large buffers start lower.
+      const uint64_t size = arg != nullptr ? static_cast<uint64_t>(arg->SizeBytes()) : 0;
+      if (v + size > (uint64_t{1} << 48)) v -= ((v + size - (uint64_t{1} << 48)) + 0xffffffffull) & ~0xffffffffull;
     } else {
       v = Hash(setting, i);
     }
@@ -316,6 +320,10 @@ uint64_t ConcreteRunner::Pointer(const std::string& arg) const {
 }
 
 uint32_t ConcreteRunner::Undefined(uint64_t reg, int lane) const {
+  // Setting 0: every never-written register reads 0 (a 0x80000000 guard
+  // value or an SRD's dword 3 left out then shows in every lane, where
+  // hashed values can happen to be harmless); the others: hashed values.
+  if (setting_ == 0) return 0;
   return Hash(0xdead0000ull + reg, setting_ * 64 + lane);
 }
 

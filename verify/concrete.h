@@ -7,7 +7,8 @@
 //
 // Inputs are chosen by a `setting`: argument pointers (0: low, 1: high with
 // the low dword near 2^32, 2: middle), scalar arguments, the contents of
-// undefined registers and of memory (a deterministic function of the address).
+// undefined registers (0 in setting 0, hashed in the others) and of memory
+// (a deterministic function of the address).
 #ifndef KIRC_VERIFY_CONCRETE_H_
 #define KIRC_VERIFY_CONCRETE_H_
 

@@ -72,6 +72,10 @@ std::vector<Opc> Replacements(Opc o) {
   switch (o) {
     case Opc::kVAddU32: return {Opc::kVOrB32, Opc::kVXorB32, Opc::kVSubU32};
     case Opc::kSAddU32: return {Opc::kSOrB32, Opc::kSXorB32, Opc::kSSubU32};
+    case Opc::kSAddcU32: return {Opc::kSAddU32};  // the carry dropped
+    case Opc::kSMulHiU32: return {Opc::kSMulHiI32};  // the high product's signedness
+    case Opc::kSMulHiI32: return {Opc::kSMulHiU32};
+    case Opc::kSMinU32: return {Opc::kSMaxU32};
     case Opc::kVLshlAddU32: return {Opc::kVLshlOrB32};
     case Opc::kVAdd3U32: return {Opc::kVOr3B32};
     case Opc::kVLshrrevB32: return {Opc::kVAshrrevI32};
@@ -188,13 +192,17 @@ void RunMutations(const std::string& name, const std::string& text, const std::s
     base.push_back(RunConcrete(c->kernel, t, orig, s));
     ASSERT_TRUE(base.back().error.empty()) << base.back().error;
   }
+  int64_t base_wave_steps = 0;  // all waves' steps: a bound on any one wave's
+  for (const Effects& e : base) base_wave_steps = std::max(base_wave_steps, e.steps);
   std::vector<Mutant> ms = Pick(AllMutants(t, orig.mir.insts), cap);
   Tally tally;
   for (const Mutant& m : ms) {
     LoweredKernel lk = orig;
     lk.mir.insts = m.insts;
     bool harmful = false;
-    for (int s = 0; s < kOracleSettings && !harmful; ++s) harmful = !(RunConcrete(c->kernel, t, lk, s) == base[s]);
+    // A wave running far longer than the unmutated code's longest is a hang.
+    for (int s = 0; s < kOracleSettings && !harmful; ++s)
+      harmful = !(RunConcrete(c->kernel, t, lk, s, 4 * base_wave_steps + 10000) == base[s]);
     VerifyResult v = Verify(*c, &lk);
     int failed = CountStatus(v, AccessVerdict::Status::kFailed);
     int unknown = CountStatus(v, AccessVerdict::Status::kUnknown);
@@ -269,6 +277,39 @@ lds L : f32[8, 33] pad 3
 end
 )";
 
+// 64-bit addressing (issue 18): buffers of 2 GiB and more, grids small
+// enough for the oracle. A window's SRD base is pointer + a 64-bit start
+// (s_mul_i32 + s_mul_hi_u32/_i32, s_add_u32 + s_addc_u32), num_records the
+// window, clamped at the buffer's end (s_sub/s_subb, s_min_u32, s_cselect),
+// a start before the buffer clamped to it (the lanes' voffsets carry it).
+constexpr char kWideHalo[] = R"(kernel wide_halo
+workgroup 64 1 1
+grid 4 1 1
+arg src : f32[1610612736] strides [1] readonly
+arg dst : f32[1610612736] strides [1] writeonly
+  %a = load guarded src[wg.x * 402653184 + tid.x * 6291456 - 1] : f32
+  %b = load guarded src[wg.x * 402653184 + tid.x * 6291456 + 6291456] : f32
+  %c = add %a, %b
+  store guarded dst[wg.x * 402653184 + tid.x * 6291456], %c
+  store dst[wg.x * 402653184 + 402653120 + tid.x], %b
+end
+)";
+constexpr char kWideRowsLoop[] = R"(kernel wide_rows_loop
+workgroup 64 1 1
+grid 2 1 1
+arg A : f16[131072, 32768] strides [32768, 1] readonly
+arg S : f32[8, 32768] strides [32768, 1] writeonly
+  %z = zero f32x4
+  %s = for %r = 0 to 131072 step 16384 iter(%c = %z) {
+    %a = load A[%r + tid.x floordiv 8 * 2048, wg.x * 256 + tid.x mod 8 * 4] : f16x4
+    %f = cvt %a : f32x4
+    %d = add %c, %f
+    yield %d
+  }
+  store S[tid.x floordiv 8, wg.x * 256 + tid.x mod 8 * 4], %s
+end
+)";
+
 void Mutate(const std::string& name, const std::string& text, const std::string& mcpu, size_t cap) {
   Tally t;
   RunMutations(name, text, mcpu, cap, &t);
@@ -283,6 +324,13 @@ TEST(Mutation, MmaLoop) {
   Mutate("mma_loop_32x32x64_f16", ReadTestFile("testdata/kernels/mma_loop_32x32x64_f16.kir"), "gfx942", 50);
 }
 TEST(Mutation, GuardedAndMagicDivision) { Mutate("guard_div", kGuardDiv, "gfx942", 80); }
+// Every mutant of the 64-bit address code (no cap): dropped carries,
+// s_mul_hi_u32 <-> s_mul_hi_i32, num_records and clamp constants off.
+TEST(Mutation, WideHalo) { Mutate("wide_halo", kWideHalo, "gfx942", 100000); }
+TEST(Mutation, WideRowsLoop) { Mutate("wide_rows_loop", kWideRowsLoop, "gfx90a", 100000); }
+TEST(Mutation, WideSignedRows) {
+  Mutate("signed_rows_f16", ReadTestFile("testdata/wide/signed_rows_f16.kir"), "gfx908", 100000);
+}
 
 }  // namespace
 }  // namespace kir::vfy::testing

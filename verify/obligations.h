@@ -143,12 +143,17 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
     // SRD (amdgcn-isa-notes.md section 4): base = dword0 + dword1[15:0] << 32,
     // stride dword1[29:16], swizzle dword1[31:30], num_records dword2,
     // data_format dword3[18:15], add_tid_enable dword3[23].
+    // The window [base, base + num_records) lies inside the buffer, or is
+    // empty: kirc's SRDs of buffers below 2 GiB have base == the pointer; those
+    // of larger ones (and other compilers' uniform offsets) start inside.
     base = v.w[0] + w.Mod(v.w[1], two16) * w.C(two32);
-    add(txt("SRD base == the pointer argument '", a.mem, "'"), base == v.arg_ptr, -1);
+    const B empty = v.w[2] == w.C(0);
+    add(txt("SRD base >= the pointer argument '", a.mem, "' (the window starts inside it)"),
+        empty || v.arg_ptr <= base, -1);
     add("SRD stride (dword1 bits 29:16) is 0 (raw buffer)", w.Mod(w.Div(v.w[1], two16), 1 << 14) == w.C(0), -1);
     add("SRD swizzle bits (dword1 bits 31:30) are 0", w.Div(v.w[1], int64_t{1} << 30) == w.C(0), -1);
-    add(txt("SRD num_records <= the size of '", a.mem, "' (", a.mem_bytes, " bytes)"),
-        v.w[2] <= w.C(a.mem_bytes), -1);
+    add(txt("SRD num_records <= the size of '", a.mem, "' (", a.mem_bytes, " bytes) less the window's start in it"),
+        empty || base + v.w[2] <= v.arg_ptr + w.C(a.mem_bytes), -1);
     add("SRD data_format (dword3 bits 18:15) is not 0 (hardware drops stores with 0)",
         w.Mod(w.Div(v.w[3], 1 << 15), 16) != w.C(0), -1);
     add("SRD add_tid_enable (dword3 bit 23) is 0", w.Mod(w.Div(v.w[3], 1 << 23), 2) == w.C(0), -1);

@@ -17,7 +17,8 @@ constexpr uint64_t kBadSrd = ~uint64_t{0} - 13;   // SRD grants more than the ar
 
 }  // namespace
 
-Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting) {
+Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting,
+                    int64_t max_steps_per_wave) {
   Effects e;
   ConcreteRunner runner(k, t, lk, setting);
   std::map<int, const AccessRecord*> record;
@@ -50,8 +51,10 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
       auto rec = record.find(mi.id);
       if (rec != record.end()) {
         const Arg* a = k.FindArg(rec->second->mem);
-        ok = ok && a != nullptr && base == runner.Pointer(rec->second->mem) &&
-             static_cast<int64_t>(wd[2]) <= a->SizeBytes();
+        // Its window [base, base + num_records) inside the buffer, or empty.
+        const uint64_t ptr = runner.Pointer(rec->second->mem);
+        ok = ok && a != nullptr &&
+             (wd[2] == 0 || (base >= ptr && base + wd[2] <= ptr + static_cast<uint64_t>(a->SizeBytes())));
       } else {
         ok = false;
       }
@@ -82,7 +85,9 @@ Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& l
     for (int64_t y = 0; y < k.grid[1]; ++y)
       for (int64_t x = 0; x < k.grid[0]; ++x)
         for (int w = 0; w < runner.Waves(); ++w) {
-          absl::Status st = runner.RunWave({x, y, z}, w, on_mem);
+          int64_t steps = 0;
+          absl::Status st = runner.RunWave({x, y, z}, w, on_mem, max_steps_per_wave, &steps);
+          e.steps += steps;
           if (!st.ok()) {
             e.error = std::string(st.message());
             return e;

@@ -21,6 +21,7 @@ namespace kir::vfy::testing {
 struct Effects {
   std::vector<uint64_t> log;  // memory effects in execution order
   std::string error;          // the run could not finish (unsupported instruction, hang)
+  int64_t steps = 0;          // instructions executed (all waves); not compared
   bool operator==(const Effects& o) const { return log == o.log && error == o.error; }
 };
 
@@ -28,7 +29,11 @@ struct Effects {
 // 2^32, 2: middle), scalar values, and the contents of undefined registers.
 constexpr int kOracleSettings = 3;  // = kConcreteSettings
 
-Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting);
+// `max_steps_per_wave`: a wave that executes more instructions is a hang
+// (Effects::error); a mutant's run may be bounded by a few times the
+// unmutated code's steps.
+Effects RunConcrete(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting,
+                    int64_t max_steps_per_wave = 2000000);
 
 }  // namespace kir::vfy::testing
 

@@ -1446,6 +1446,18 @@ class Verifier {
       if (!st.ok()) {
         v.status = AccessVerdict::Status::kUnknown;
         v.reason = std::string(st.message());
+        // Symbolic execution stopped (e.g. a loop whose exit it cannot
+        // decide): running the code may still show the instruction repeating
+        // an access.
+        auto idx = index_of_id_.find(rec.inst_id);
+        if (opts_.search_counterexamples && idx != index_of_id_.end() && rec.kir_op >= 0 &&
+            rec.kir_op < static_cast<int>(fors_.size()))
+          if (std::optional<std::string> ce = ExtraExecutions(idx->second, rec.kir_op, std::string(st.message()))) {
+            v.status = AccessVerdict::Status::kFailed;
+            v.reason = absl::StrCat("runs more often than its KIR op (it repeats an access the KIR makes once); ",
+                                    "symbolically: ", st.message());
+            v.counterexample = *ce;
+          }
       }
       v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
       auto it = index_of_id_.find(rec.inst_id);
@@ -2523,6 +2535,47 @@ class Verifier {
     return std::nullopt;
   }
 
+  // Memory instruction `index`, implementing KIR op `k`, running in one wave
+  // (with a lane on) more often than a thread makes op k (the product of its
+  // loops' trip counts): it repeats an access the KIR makes once, e.g. a
+  // machine loop that runs past its KIR loop or never ends. The
+  // counterexample text, or nothing.
+  std::optional<std::string> ExtraExecutions(int index, int k, const std::string& why) {
+    int64_t total = 1;
+    std::vector<std::string> loops;
+    for (int f : fors_[static_cast<size_t>(k)]) {
+      const int64_t trips = KirTrips(*ops_[static_cast<size_t>(f)]);
+      if (trips <= 0) return std::nullopt;
+      total = total > (int64_t{1} << 40) / trips ? (int64_t{1} << 40) : total * trips;
+      loops.push_back(absl::StrCat("%", ops_[static_cast<size_t>(f)]->ivar, ": ", trips));
+    }
+    // Wave 0 of workgroup (0, 0, 0) in each setting, for a few times the
+    // steps `total` passes through straight-line code would take (a repeat
+    // shows within them; nested loops may need more: then no verdict).
+    const int64_t per = std::max<int64_t>(64, static_cast<int64_t>(lk_.mir.insts.size()));
+    const int64_t budget = std::min<int64_t>(opts_.max_search_instructions,
+                                             total >= (int64_t{1} << 30) / per ? (int64_t{1} << 30) : 8 * per * (total + 1));
+    for (int setting = 0; setting < kConcreteSettings; ++setting) {
+      ConcreteRunner run(k_, t_, lk_, setting);
+      WaveRun r;
+      r.setting = setting;
+      int64_t n = 0, steps = 0;
+      const absl::Status st = run.RunWave(r.wg, 0, [&](const MemRecord& m) { n += m.index == index && m.exec != 0; },
+                                          budget, &steps);
+      if (n <= total) continue;
+      std::map<std::string, int64_t>& ptr = run_pointers_[setting];
+      for (const Arg& arg : k_.args)
+        if (arg.kind == Arg::Kind::kBuffer) ptr[arg.name] = static_cast<int64_t>(run.Pointer(arg.name));
+      std::string s = RunHeader(r, 0, why);
+      absl::StrAppend(&s, "  ", InstName(index), " ran ", n, " times with lanes on in this wave",
+                      st.ok() ? "" : absl::StrCat(" in its first ", steps, " instructions"), "; each thread makes op ",
+                      k, " ", total, " time(s)",
+                      loops.empty() ? "" : absl::StrCat(" (", absl::StrJoin(loops, ", "), ")"), "\n");
+      return s;
+    }
+    return std::nullopt;
+  }
+
   // An element of KIR op `k` (a buffer access) that no instruction of the
   // code touches in the op's direction for its thread, in runs that finished:
   // the counterexample text, or nothing.
@@ -2741,6 +2794,9 @@ class Verifier {
     z3::expr_vector as = tr.Assumptions(acc);
     for (unsigned i = 0; i < as.size(); ++i) solver.add(as[i]);
     for (unsigned i = 0; i < domain.size(); ++i) solver.add(domain[i]);
+    // A buffer lies in the 48-bit virtual address space (amdgcn-isa-notes.md
+    // section 4: SRD and flat bases are 48 bits): pointer + size <= 2^48.
+    if (a.arg_lo >= 0 && !a.shape.lds) solver.add(vals.arg_ptr + w.C(a.shape.mem_bytes) <= w.C(int64_t{1} << 48));
     z3::expr_vector goal(ctx_);
     for (const Ob<Z3W>& o : obs) goal.push_back(o.holds);
     for (int sid : acc.sides) goal.push_back(tr.sides()[sid].cond);

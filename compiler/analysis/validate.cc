@@ -411,11 +411,10 @@ absl::Status Validator::CheckArg(const Arg& a) {
                  absl::StrCat("stride ", d, " is ", a.strides[d], "; strides must not be negative"));
   }
   int64_t bytes = a.SizeBytes();
-  if (bytes >= k2G)
+  if (bytes > kMaxBufferBytes)
     return Err(a.loc, text,
-               absl::StrCat("the buffer spans ", bytes,
-                            " bytes; buffers of 2 GiB or more need 64-bit addressing, which "
-                            "kirc does not support yet"));
+               absl::StrCat("the buffer spans ", bytes, " bytes, more than the ", kMaxBufferBytes,
+                            " (2^47, 128 TiB) kirc supports; split it into several buffers"));
   if (a.access != Access::kReadOnly) {
     std::string alias = AliasProblem(a);
     if (!alias.empty()) return Err(a.loc, text, alias);
@@ -784,8 +783,6 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   int64_t end = SatAdd(SatAdd(r.hi, last_off), eb);  // exclusive
   if (r.lo < 0)
     return OpErr(op, absl::StrCat("the byte offset can be negative (as low as ", r.lo, "); ", fix));
-  if (end > k2G)
-    return OpErr(op, absl::StrCat("the byte offset reaches 2^31 (bytes up to ", end - 1, "); ", fix));
   // Every element's index inside the shape, dimension by dimension (an index
   // past one extent can still land inside the buffer, in another row).
   for (int d = 0; d < rank; ++d) {

@@ -275,17 +275,22 @@ TEST(ValidateTest, BufferArgs) {
             "k.kir:4:1: error: in 'arg A': extent 1 is 0; extents must be at least 1");
   EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[4] strides [-1] readonly\nbarrier\nend\n")),
             "k.kir:4:1: error: in 'arg A': stride 0 is -1; strides must not be negative");
+  // Buffers up to 2^47 bytes (kMaxBufferBytes): 2 GiB and 128 TiB pass, one element more fails.
   EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[536870912] strides [1] readonly\nbarrier\nend\n")),
-            "k.kir:4:1: error: in 'arg A': the buffer spans 2147483648 bytes; buffers of 2 GiB or "
-            "more need 64-bit addressing, which kirc does not support yet");
+            "OK");
+  EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[35184372088832] strides [1] readonly\nbarrier\nend\n")),
+            "OK");
+  EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[35184372088833] strides [1] readonly\nbarrier\nend\n")),
+            "k.kir:4:1: error: in 'arg A': the buffer spans 140737488355332 bytes, more than the "
+            "140737488355328 (2^47, 128 TiB) kirc supports; split it into several buffers");
   EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[536870911] strides [1] readonly\nbarrier\nend\n")),
             "OK");
   // Saturating size arithmetic.
   EXPECT_EQ(Check(Parse(decl_prefix +
                         "arg A : f32[9223372036854775807, 9223372036854775807] strides "
                         "[9223372036854775807, 9223372036854775807] readonly\nbarrier\nend\n")),
-            "k.kir:4:1: error: in 'arg A': the buffer spans 4611686018427387904 bytes; buffers of "
-            "2 GiB or more need 64-bit addressing, which kirc does not support yet");
+            "k.kir:4:1: error: in 'arg A': the buffer spans 4611686018427387904 bytes, more than "
+            "the 140737488355328 (2^47, 128 TiB) kirc supports; split it into several buffers");
 }
 
 // A buffer the kernel may store to must not alias (two indices, one
@@ -586,8 +591,8 @@ TEST(ValidateTest, UnguardedRanges) {
             "k.kir:9:1: error: in '%x = load A[tid.x - 1] : f32': the byte offset can be negative "
             "(as low as -4); use `load guarded` or fix the index");
   EXPECT_EQ(CheckBody("%x = load A[tid.x * 1073741824] : f32\n"),
-            "k.kir:9:1: error: in '%x = load A[tid.x * 1073741824] : f32': the byte offset reaches "
-            "2^31 (bytes up to 270582939651); use `load guarded` or fix the index");
+            "k.kir:9:1: error: in '%x = load A[tid.x * 1073741824] : f32': index 0 takes values "
+            "0..67645734912, outside 0..63 of A; use `load guarded` or fix the index");
   EXPECT_EQ(CheckBody("%x = load A[tid.x + 1] : f32\n"),
             "k.kir:9:1: error: in '%x = load A[tid.x + 1] : f32': index 0 takes values 1..64, "
             "outside 0..63 of A; use `load guarded` or fix the index");
@@ -908,8 +913,8 @@ TEST(ValidateTest, HugeValuesDoNotCrash) {
             "OK");
   EXPECT_EQ(Check(Parse(prefix + "arg A : f32[1, 64] strides [9223372036854775807, 1] readwrite\n"
                                  "%x = load A[tid.x, 0] : f32\nend\n")),
-            "k.kir:5:1: error: in '%x = load A[tid.x, 0] : f32': the byte offset reaches 2^31 "
-            "(bytes up to 4611686018427387903); use `load guarded` or fix the index");
+            "k.kir:5:1: error: in '%x = load A[tid.x, 0] : f32': index 0 takes values 0..63, outside "
+            "0..0 of A; use `load guarded` or fix the index");
   Kernel k = Body(kCopyBody);
   k.body[0].index[0] = IMul(IConst(kMax), ITid(0));
   EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[9223372036854775807 * tid.x] : f32': "

@@ -25,6 +25,14 @@ enum class Access { kReadOnly, kWriteOnly, kReadWrite };
 // "readonly", "writeonly", "readwrite".
 const char* AccessName(Access a);
 
+// The largest buffer kirc accepts, in bytes (2^47, 128 TiB): SizeBytes() of a
+// buffer argument must not exceed it (the validator's error). Buffers of
+// 2^31 bytes or more are addressed with a 64-bit uniform part added to the
+// SRD base (compiler/lower/lower_memory.cc); 2^47 leaves every such sum,
+// and a buffer's end, below the 48-bit virtual addresses of gfx9
+// (amdgcn-isa-notes.md section 4: the SRD base is 48 bits).
+inline constexpr int64_t kMaxBufferBytes = int64_t{1} << 47;
+
 // A kernel argument: a global buffer (passed as a 64-bit pointer, 8 bytes in the
 // kernarg segment) or a scalar (i32 or f32, 4 bytes, passed by value).
 struct Arg {

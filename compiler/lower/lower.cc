@@ -88,6 +88,12 @@ int LowerCtx::Srd(const std::string& arg) {
   if (done != srd_.end()) return done->second;
   int q = srd_pending_.at(arg);
   const Arg* a = k_.FindArg(arg);
+  if (a->SizeBytes() >= kWideBufferBytes) {
+    // Only the pointer, in an SGPR pair: each window's SRD is built from it (WideSrd).
+    b_.Emit(Opc::kSAndB32, {MirBuilder::S(q, 1), MirBuilder::S(q, 1), MOperand::Imm(0xffff)});
+    srd_[arg] = q;
+    return q;
+  }
   // SRD words 1-3 (amdgcn-isa-notes.md section 4): base_hi with stride 0,
   // num_records = buffer bytes, dword3 with data_format 4 (32-bit).
   b_.Emit(Opc::kSAndB32, {MirBuilder::S(q, 1), MirBuilder::S(q, 1), MOperand::Imm(0xffff)});
@@ -152,7 +158,8 @@ absl::Status LowerCtx::Run() {
   for (const KernelAbi::KernargSlot& slot : abi.kernargs) {
     if (!used.count(slot.name)) continue;
     if (slot.is_buffer) {
-      int q = f.NewVReg(RegClass::kSgpr, 4, 4);
+      const bool wide = k_.FindArg(slot.name)->SizeBytes() >= kWideBufferBytes;
+      int q = wide ? f.NewVReg(RegClass::kSgpr, 2, 2) : f.NewVReg(RegClass::kSgpr, 4, 4);
       b_.Emit(Opc::kSLoadDwordx2, {MirBuilder::S(q, 0, 2), MirBuilder::S(kernarg_, 0, 2),
                                    MOperand::Imm(slot.offset)});
       srd_pending_[slot.name] = q;

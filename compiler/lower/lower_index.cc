@@ -2,6 +2,7 @@
 // the SALU, per-lane parts on the VALU), atoms computed once per kernel, and
 // exact floordiv/mod by any positive constant.
 #include <cstdint>
+#include <optional>
 
 #include <string>
 
@@ -140,6 +141,129 @@ absl::StatusOr<IVal> LowerCtx::EmitAffine(const AffineForm& f) {
   IVal r = Add(vacc, uacc);
   affine_cache_[key] = r;
   return r;
+}
+
+namespace {
+
+// The k with r inside [k * 2^32, (k + 1) * 2^32), if there is one.
+std::optional<int64_t> OneWindow(Interval r) {
+  int64_t k = r.lo >> 32;
+  if ((r.hi >> 32) != k) return std::nullopt;
+  return k;
+}
+
+IVal64 Const64(int64_t c) {
+  return IVal64{Const(static_cast<uint32_t>(c)), Const(static_cast<int32_t>(static_cast<uint64_t>(c) >> 32)),
+                Interval{c, c}};
+}
+
+}  // namespace
+
+IVal64 LowerCtx::Widen(IVal v, Interval r) {
+  if (v.kind == IVal::Kind::kConst) return Const64(v.c);
+  if (std::optional<int64_t> k = OneWindow(r)) return IVal64{v, Const(*k), r};
+  // In the signed 32-bit range (the callers ensure it): the sign extension.
+  return IVal64{v, Sgpr(b_.Salu(Opc::kSAshrI32, {v.Op(), MOperand::Imm(31)})), r};
+}
+
+IVal64 LowerCtx::Add64(const IVal64& a, const IVal64& b) {
+  Interval r = IvAdd(a.range, b.range);
+  if (a.lo.kind == IVal::Kind::kConst && a.hi.kind == IVal::Kind::kConst && a.range.IsConst() &&
+      b.range.IsConst())
+    return Const64(r.lo);
+  if (a.range.IsConst() && a.range.lo == 0) return b;
+  if (b.range.IsConst() && b.range.lo == 0) return a;
+  // The sum's high dword is known when its range lies in one 2^32 window:
+  // the low dwords' 32-bit sum is then the whole story.
+  if (std::optional<int64_t> k = OneWindow(r)) return IVal64{Add(a.lo, b.lo), Const(*k), r};
+  auto in_sgpr = [&](IVal v) {
+    return v.kind == IVal::Kind::kConst && !IsInlineInt(static_cast<int32_t>(v.c))
+               ? Sgpr(b_.SConst(static_cast<uint32_t>(v.c)))
+               : v;
+  };
+  IVal alo = a.lo, blo = b.lo, ahi = a.hi, bhi = b.hi;
+  if (alo.kind == IVal::Kind::kConst && blo.kind == IVal::Kind::kConst) alo = in_sgpr(alo);
+  if (ahi.kind == IVal::Kind::kConst && bhi.kind == IVal::Kind::kConst) ahi = in_sgpr(ahi);
+  // s_add_u32 sets SCC to the carry out of bit 31, s_addc_u32 adds it
+  // (amdgcn-isa-notes.md; the scheduler keeps SCC's producer and reader in order).
+  int lo = b_.Salu(Opc::kSAddU32, {alo.Op(), blo.Op()});
+  int hi = b_.Salu(Opc::kSAddcU32, {ahi.Op(), bhi.Op()});
+  return IVal64{Sgpr(lo), Sgpr(hi), r};
+}
+
+absl::StatusOr<IVal64> LowerCtx::EmitAffine64(const AffineForm& f) {
+  const Interval fr = f.Range();
+  if (f.terms.empty()) return Const64(f.constant);
+  // A form whose value stays in one 2^32 window or in the signed 32-bit range
+  // is the 32-bit form's value widened (and shares its cache).
+  if (OneWindow(fr) || InI32(fr)) {
+    absl::StatusOr<IVal> v = EmitAffine(f);
+    if (!v.ok()) return v.status();
+    return Widen(*v, fr);
+  }
+  std::string key = f.Key();
+  auto it = affine64_cache_.find(key);
+  if (it != affine64_cache_.end()) return it->second;
+  auto keep = [&](IVal64 r) {
+    affine64_cache_[key] = r;
+    return r;
+  };
+  if (!loops_.empty()) {  // the loop-invariant part separately (hoisted), as EmitAffine
+    AffineForm inv, dep;
+    inv.constant = f.constant;
+    for (const AffineTerm& t : f.terms) (DependsOnLoop(*t.atom) ? dep : inv).terms.push_back(t);
+    if (!inv.terms.empty() && !dep.terms.empty()) {
+      absl::StatusOr<IVal64> a = EmitAffine64(inv);
+      if (!a.ok()) return a.status();
+      absl::StatusOr<IVal64> b = EmitAffine64(dep);
+      if (!b.ok()) return b.status();
+      return keep(Add64(*a, *b));
+    }
+  }
+  if (f.constant != 0) {
+    AffineForm terms_only = f;
+    terms_only.constant = 0;
+    absl::StatusOr<IVal64> t = EmitAffine64(terms_only);
+    if (!t.ok()) return t.status();
+    return keep(Add64(*t, Const64(f.constant)));
+  }
+  IVal64 acc = Const64(0);
+  for (const AffineTerm& t : f.terms) {
+    const Atom& atom = *t.atom;
+    if (!atom.uniform)
+      return absl::InternalError(absl::StrCat("EmitAffine64 of a per-lane form ", key));
+    absl::StatusOr<IVal> a = EmitAtom(atom);
+    if (!a.ok()) return a.status();
+    const Interval ar = atom.range, pr = IvScale(ar, t.coeff);
+    IVal64 term;
+    if (a->kind == IVal::Kind::kConst) {
+      term = Const64(a->c * t.coeff);
+    } else if (OneWindow(pr) || InI32(pr)) {
+      term = Widen(Mul(*a, t.coeff, ar), pr);
+    } else if (ar.lo >= 0 && ar.hi <= 0xffffffffll) {
+      // A non-negative factor: the unsigned 32x64-bit product mod 2^64,
+      // a * c_lo (s_mul_i32 low, s_mul_hi_u32 high) + 2^32 * a * c_hi.
+      const uint64_t cu = static_cast<uint64_t>(t.coeff);
+      const uint32_t clo = static_cast<uint32_t>(cu), chi = static_cast<uint32_t>(cu >> 32);
+      int lo = b_.Salu(Opc::kSMulI32, {a->Op(), MOperand::Imm(clo)});
+      int hi = b_.Salu(Opc::kSMulHiU32, {a->Op(), MOperand::Imm(clo)});
+      if (chi != 0)
+        hi = b_.Salu(Opc::kSAddU32, {MirBuilder::S(hi), MirBuilder::S(b_.Salu(Opc::kSMulI32, {a->Op(), MOperand::Imm(chi)}))});
+      term = IVal64{Sgpr(lo), Sgpr(hi), pr};
+    } else if (InI32(ar) && t.coeff >= kI32Min && t.coeff <= kI32Max) {
+      // A factor that may be negative: the signed 32x32-bit product.
+      int lo = b_.Salu(Opc::kSMulI32, {a->Op(), MOperand::Imm(static_cast<uint32_t>(t.coeff))});
+      int hi = b_.Salu(Opc::kSMulHiI32, {a->Op(), MOperand::Imm(static_cast<uint32_t>(t.coeff))});
+      term = IVal64{Sgpr(lo), Sgpr(hi), pr};
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the term ", t.coeff, " * '", atom.source.empty() ? atom.key : atom.source, "' (the atom ranges over [",
+          ar.lo, ", ", ar.hi, "]) needs a 64-bit product of a possibly negative value and a coefficient "
+          "outside the signed 32-bit range, which kirc does not form; keep the index non-negative"));
+    }
+    acc = Add64(acc, term);
+  }
+  return keep(acc);
 }
 
 absl::StatusOr<IVal> LowerCtx::EmitAtom(const Atom& a) {

@@ -3,6 +3,7 @@
 #define KIRC_COMPILER_LOWER_LOWER_INTERNAL_H_
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +28,24 @@ struct IVal {
   int64_t c = 0;
   int vreg = -1;
   MOperand Op() const;
+};
+
+// Buffers of this many bytes or more are addressed through per-window SRDs
+// (LowerCtx::WideSrd): a guarded access sends out-of-shape lanes to voffset
+// 0x80000000, out of range only while num_records <= 2^31.
+inline constexpr int64_t kWideBufferBytes = int64_t{1} << 31;
+
+// A uniform 64-bit integer: its low and high dwords (constants or SGPRs) and
+// the range of the signed value lo + 2^32 * hi it stands for.
+struct IVal64 {
+  IVal lo, hi;
+  Interval range;
+};
+
+// The SRD of one window of a buffer of kWideBufferBytes or more (LowerCtx::WideSrd).
+struct WideSrdVal {
+  int quad = -1;              // 4 SGPRs: base = pointer + max(start, 0), num_records
+  std::optional<IVal> delta;  // start - max(start, 0) (<= 0), when start may be negative
 };
 
 // A KIR SSA value in registers: a tuple of type.Dwords() registers.
@@ -60,6 +79,16 @@ class LowerCtx {
   // biased by a multiple of d into [0, 2^32) (x is computed modulo 2^32);
   // else InvalidArgument naming the expression as the user wrote it.
   absl::StatusOr<IVal> EmitFloorDivMod(const Atom& a);
+  // A uniform form (no tid term) as a 64-bit value: halves from 32-bit
+  // arithmetic where the form's range lies in one 2^32 window, else
+  // s_add_u32/s_addc_u32 carry chains and s_mul_i32 with s_mul_hi_u32 (a
+  // non-negative factor) or s_mul_hi_i32 (a signed one). InvalidArgument for
+  // a product kirc cannot form (a possibly negative factor times a
+  // coefficient outside the signed 32-bit range).
+  absl::StatusOr<IVal64> EmitAffine64(const AffineForm& f);
+  IVal64 Add64(const IVal64& a, const IVal64& b);
+  // A 32-bit value (an IVal) whose exact value lies in `r`, as 64 bits.
+  IVal64 Widen(IVal v, Interval r);
   IVal Add(IVal a, IVal b);
   IVal Mul(IVal a, int64_t c, Interval a_range);
   IVal MulVals(IVal a, IVal b);
@@ -129,6 +158,14 @@ class LowerCtx {
   int workitem_[3] = {-1, -1, -1};          // v0 (packed) or v0/v1/v2 (gfx908)
 
   int Srd(const std::string& arg);  // finishes the SRD at first use
+  // Buffers of kWideBufferBytes or more: an SRD whose window starts at byte
+  // max(start, 0) of `arg` (start a uniform form, evaluated in 64 bits) and
+  // holds num_records = min(window, size - max(start, 0)) bytes (0 when the
+  // start is past the end); shared by the accesses with the same start and
+  // window (cached like affine values, forgotten with their loop).
+  absl::StatusOr<WideSrdVal> WideSrd(const std::string& arg, const AffineForm& start, int64_t window);
+  std::map<std::string, WideSrdVal> wide_srd_cache_;
+  std::map<std::string, IVal64> affine64_cache_;
 
   // An active loop: its iteration counter (0, 1, ..., trips-1) and the
   // strength-reduced multiples of it (coeff -> SGPR holding coeff * counter),

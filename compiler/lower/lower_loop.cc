@@ -75,6 +75,10 @@ void LowerCtx::ForgetLoopValues(const std::string& ivar) {
   // entries no longer hand out.
   for (auto it = guard_cache_.begin(); it != guard_cache_.end();)
     it = absl::StrContains(it->first, key) ? guard_cache_.erase(it) : std::next(it);
+  for (auto it = affine64_cache_.begin(); it != affine64_cache_.end();)
+    it = absl::StrContains(it->first, key) ? affine64_cache_.erase(it) : std::next(it);
+  for (auto it = wide_srd_cache_.begin(); it != wide_srd_cache_.end();)
+    it = absl::StrContains(it->first, key) ? wide_srd_cache_.erase(it) : std::next(it);
 }
 
 absl::Status LowerCtx::LowerFor(const Op& op) {

@@ -226,6 +226,156 @@ static void MergeHighHalves(LowerCtx& c, int data, std::vector<HalfMerge>& merge
   merges.clear();
 }
 
+namespace {
+
+// A buffer access of kWideBufferBytes or more, element 0's byte offset
+// split: start (uniform, 64-bit: the SRD's window begins there) + voffset
+// (per lane, in [0, vhi]); `window` bytes from the start hold every chunk of
+// every lane.
+struct WidePlan {
+  AffineForm start, voffset;
+  int64_t vhi = 0;
+  int64_t window = 0;
+};
+
+absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a) {
+  WidePlan p;
+  p.voffset = Part(a.base, false);
+  int64_t vmin = 0;
+  if (!p.voffset.terms.empty()) {
+    Interval vr = p.voffset.Range();
+    vmin = vr.lo;
+    p.vhi = vr.hi - vr.lo;
+  }
+  p.voffset.constant = -vmin;
+  p.start = Part(a.base, true);
+  p.start.constant = a.base.constant + vmin;
+  int64_t reach = 0;
+  for (const Chunk& ch : a.chunks) reach = std::max(reach, ch.byte_offset + ch.bytes);
+  if (a.width > 1 && a.strides[a.along] != 1)  // guarded element by element: each element's chunk
+    reach = std::max(reach, int64_t{a.width - 1} * a.strides[a.along] * a.eb + a.eb);
+  p.window = p.vhi + reach;
+  // Out-of-shape lanes get voffset 0x80000000, out of range only while
+  // num_records <= 2^31; unguarded ones keep voffset + offset below 2^31.
+  if (p.window > kWideBufferBytes)
+    return c.Error(op, absl::StrCat("the lanes of one access reach ", p.window, " bytes apart in ", op.mem,
+                                    " (a wave's addresses must lie within 2^31 bytes of each other); index "
+                                    "nearby elements from neighbouring lanes"));
+  return p;
+}
+
+}  // namespace
+
+absl::StatusOr<WideSrdVal> LowerCtx::WideSrd(const std::string& arg, const AffineForm& start, int64_t window) {
+  const std::string key = absl::StrCat("srd ", arg, " (", start.Key(), ") ", window);
+  auto it = wide_srd_cache_.find(key);
+  if (it != wide_srd_cache_.end()) return it->second;
+  const int64_t size = k_.FindArg(arg)->SizeBytes();
+  const int ptr = Srd(arg);  // the pointer, dword 1 masked to its 16 address bits
+  absl::StatusOr<IVal64> s = EmitAffine64(start);
+  if (!s.ok()) return s.status();
+  WideSrdVal w;
+  IVal64 cs = *s;  // max(start, 0)
+  if (s->range.hi < 0) {
+    w.delta = s->lo;
+    cs = IVal64{IVal{IVal::Kind::kConst, 0, -1}, IVal{IVal::Kind::kConst, 0, -1}, Interval{0, 0}};
+  } else if (s->range.lo < 0) {
+    // A guarded access whose first element may lie before the buffer (a
+    // halo, index - 1): the window starts at the buffer and each lane's
+    // voffset adds start (< 0), so in-shape lanes keep their addresses.
+    b_.Emit(Opc::kSCmpLtI32, {s->hi.Op(), MOperand::Imm(0)});
+    IVal zero{IVal::Kind::kConst, 0, -1};
+    cs.lo = IVal{IVal::Kind::kSgpr, 0, b_.Salu(Opc::kSCselectB32, {zero.Op(), s->lo.Op()})};
+    cs.hi = IVal{IVal::Kind::kSgpr, 0, b_.Salu(Opc::kSCselectB32, {zero.Op(), s->hi.Op()})};
+    w.delta = IVal{IVal::Kind::kSgpr, 0, b_.Salu(Opc::kSCselectB32, {s->lo.Op(), zero.Op()})};
+    cs.range = Interval{0, s->range.hi};
+  }
+  w.quad = b_.NewS(4, 4);
+  const int q = w.quad;
+  // Dwords 0-1: pointer + max(start, 0), 64-bit with the carry
+  // (amdgcn-isa-notes.md section 4: the base is 48 bits; kMaxBufferBytes
+  // keeps it there, so dword 1's stride and swizzle bits stay 0).
+  if (cs.range.IsConst() && cs.range.lo == 0) {
+    b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 0), MirBuilder::S(ptr, 0)});
+    b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 1), MirBuilder::S(ptr, 1)});
+  } else {
+    b_.Emit(Opc::kSAddU32, {MirBuilder::S(q, 0), MirBuilder::S(ptr, 0), cs.lo.Op()});
+    b_.Emit(Opc::kSAddcU32, {MirBuilder::S(q, 1), MirBuilder::S(ptr, 1), cs.hi.Op()});
+  }
+  // Dword 2: num_records = min(window, size - max(start, 0)), 0 past the end.
+  const uint32_t win = static_cast<uint32_t>(window);
+  if (cs.range.hi + window <= size) {
+    b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 2), MOperand::Imm(win)});
+  } else {
+    auto in_sgpr = [&](int64_t v) {
+      uint32_t u = static_cast<uint32_t>(v);
+      return IsInlineInt(static_cast<int32_t>(u)) ? MOperand::Imm(u) : MirBuilder::S(b_.SConst(u));
+    };
+    const MOperand size_lo = MOperand::Imm(static_cast<uint32_t>(size));
+    const MOperand size_hi = MOperand::Imm(static_cast<uint32_t>(size >> 32));
+    int rlo = b_.Salu(Opc::kSSubU32, {size_lo, cs.lo.kind == IVal::Kind::kConst ? in_sgpr(cs.lo.c) : cs.lo.Op()});
+    int rhi = b_.Salu(Opc::kSSubbU32, {size_hi, cs.hi.kind == IVal::Kind::kConst ? in_sgpr(cs.hi.c) : cs.hi.Op()});
+    int t = b_.Salu(Opc::kSMinU32, {MirBuilder::S(rlo), MOperand::Imm(win)});
+    // size - max(start, 0) >= 2^32 (high dword non-zero and positive): the whole window.
+    b_.Emit(Opc::kSCmpEqU32, {MirBuilder::S(rhi), MOperand::Imm(0)});
+    t = b_.Salu(Opc::kSCselectB32, {MirBuilder::S(t), MOperand::Imm(win)});
+    if (cs.range.hi > size) {  // the start may lie past the end: nothing
+      b_.Emit(Opc::kSCmpLtI32, {MirBuilder::S(rhi), MOperand::Imm(0)});
+      b_.Emit(Opc::kSCselectB32, {MirBuilder::S(q, 2), MOperand::Imm(0), MirBuilder::S(t)});
+    } else {
+      b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 2), MirBuilder::S(t)});
+    }
+  }
+  // Dword 3: data_format 4 (32-bit), as Srd().
+  b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 3), MOperand::Imm(0x00020000)});
+  wide_srd_cache_[key] = w;
+  return w;
+}
+
+// A buffer access of kWideBufferBytes or more: one SRD per window (WideSrd)
+// shared by the access's instructions, voffset the per-lane part (plus the
+// window's negative start, if any), the chunk's byte offset in the
+// instruction offset and soffset.
+static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a, bool store, int data,
+                                   const std::vector<std::vector<Chunk>>& groups, bool whole) {
+  absl::StatusOr<WidePlan> p = PlanWide(c, op, a);
+  if (!p.ok()) return p.status();
+  absl::StatusOr<WideSrdVal> w = c.WideSrd(op.mem, p->start, p->window);
+  if (!w.ok()) return w.status();
+  absl::StatusOr<IVal> v = c.EmitAffine(p->voffset);
+  if (!v.ok()) return v.status();
+  IVal vo = *v;
+  if (w->delta) vo = c.Add(c.ToVgpr(vo), *w->delta);
+  std::vector<HalfMerge> merges;
+  for (const std::vector<Chunk>& g : groups) {
+    std::optional<int> mask;
+    if (op.guarded) {
+      absl::StatusOr<std::optional<int>> m = GuardMask(c, op, a, whole ? 0 : g[0].first_elem);
+      if (!m.ok()) return m.status();
+      mask = *m;
+      if (mask && *mask == -1) continue;  // statically out of shape: no access
+    }
+    BufAddr buf;
+    if (mask)
+      buf.voffset = MirBuilder::V(c.GuardSelect(c.ToVgpr(vo).vreg, *mask, kOutOfRange));
+    else if (vo.kind != IVal::Kind::kConst || vo.c != 0)
+      buf.voffset = c.ToVgpr(vo).Op();
+    for (const Chunk& ch : g) {
+      int64_t off = ch.byte_offset;
+      buf.soffset = MOperand::Imm(0);
+      if (off > kMubufMaxOffset) {  // 12-bit offsets: the rest in soffset (counted by the range check)
+        uint32_t rest = static_cast<uint32_t>(off & ~kMubufMaxOffset);
+        buf.soffset = IsInlineInt(rest) ? MOperand::Imm(rest) : MirBuilder::S(c.b_.SConst(rest));
+        off &= kMubufMaxOffset;
+      }
+      buf.offset = off;
+      EmitChunk(c, op, a, ch, store, data, w->quad, &buf, nullptr, 0, &merges);
+    }
+    MergeHighHalves(c, data, merges);
+  }
+  return absl::OkStatus();
+}
+
 static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bool store, int data) {
   // Chunks under one guard mask: all of them when the vector is wholly in or
   // wholly out of shape, else one per element.
@@ -246,8 +396,10 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       groups.push_back({ch});
     }
   }
-  int srd = a.is_lds ? -1 : c.Srd(op.mem);
   if (op.guarded) ++c.guarded_accesses_;
+  if (!a.is_lds && c.k_.FindArg(op.mem)->SizeBytes() >= kWideBufferBytes)
+    return EmitWideAccess(c, op, a, store, data, groups, whole);
+  int srd = a.is_lds ? -1 : c.Srd(op.mem);
   std::vector<HalfMerge> merges;
   for (const std::vector<Chunk>& g : groups) {
     std::optional<int> mask;
@@ -466,6 +618,46 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
   }
   absl::StatusOr<MemAccess> a = PlanAccess(*this, op, vt);
   if (!a.ok()) return a.status();
+  if (!a->is_lds && k_.FindArg(op.mem)->SizeBytes() >= kWideBufferBytes) {
+    // The window's SRD when its start does not depend on the loop, else the
+    // start's loop-invariant part; the voffset's invariant part.
+    absl::StatusOr<WidePlan> p = PlanWide(*this, op, *a);
+    if (!p.ok()) return p.status();
+    bool dep = false;
+    AffineForm inv, vinv;
+    inv.constant = p->start.constant;
+    for (const AffineTerm& t : p->start.terms) {
+      if (DependsOnLoop(*t.atom)) dep = true;
+      else inv.terms.push_back(t);
+    }
+    if (!dep) {
+      absl::StatusOr<WideSrdVal> w = WideSrd(op.mem, p->start, p->window);
+      if (!w.ok()) return w.status();
+    } else if (!inv.terms.empty()) {
+      absl::StatusOr<IVal64> v = EmitAffine64(inv);
+      if (!v.ok()) return v.status();
+    }
+    vinv.constant = p->voffset.constant;
+    for (const AffineTerm& t : p->voffset.terms)
+      if (!DependsOnLoop(*t.atom)) vinv.terms.push_back(t);
+    if (!vinv.terms.empty()) {
+      absl::StatusOr<IVal> v = EmitAffine(vinv);
+      if (!v.ok()) return v.status();
+    }
+    if (op.guarded) {
+      b_.VConst(kOutOfRange);
+      for (const AffineForm& f : a->idx) {
+        AffineForm finv;
+        finv.constant = f.constant;
+        for (const AffineTerm& t : f.terms)
+          if (!DependsOnLoop(*t.atom)) finv.terms.push_back(t);
+        if (finv.terms.empty()) continue;
+        absl::StatusOr<IVal> v = EmitAffine(finv);
+        if (!v.ok()) return v.status();
+      }
+    }
+    return absl::OkStatus();
+  }
   if (!a->is_lds) Srd(op.mem);
   if (op.guarded && !a->is_lds) b_.VConst(kOutOfRange);  // the guard's select value
   // The forms EmitAccess will ask for, reduced to their loop-invariant parts.
