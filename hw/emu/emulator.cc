@@ -256,7 +256,7 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
   // determines and zeroes the rest.
   std::vector<KernargValue> values;
   int buffer_no = 0;
-  uint64_t placed_end = 0;  // the end of the buffers placed so far
+  uint64_t placed_end = 0;  // the end of the buffers placed by default so far
   for (int i : explicit_idx) {
     const ArgNote& a = k.args[i];
     KernargValue v;
@@ -265,11 +265,15 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
       // close to 2^32 so that 64-bit address carries matter.
       v.is_pointer = true;
       const uint64_t size = paged_arg[i] != nullptr ? paged_arg[i]->size() : by_arg[i]->size();
-      v.pointer = static_cast<size_t>(buffer_no) < args.buffer_addresses.size()
-                      ? args.buffer_addresses[buffer_no]
-                      : EmulatedBufferAddressAfter(buffer_no, placed_end);
+      // The default placement moves a buffer past a larger default-placed one
+      // before it; an address the caller gives is taken as it is.
+      if (static_cast<size_t>(buffer_no) < args.buffer_addresses.size()) {
+        v.pointer = args.buffer_addresses[buffer_no];
+      } else {
+        v.pointer = EmulatedBufferAddressAfter(buffer_no, placed_end);
+        placed_end = std::max(placed_end, v.pointer + size);
+      }
       ++buffer_no;
-      placed_end = std::max(placed_end, v.pointer + size);
       if (v.pointer >= kQueueAddr || size > kQueueAddr - v.pointer)
         return absl::InvalidArgumentError(absl::StrCat(who, "argument ", i, " at 0x", absl::Hex(v.pointer),
                                                        ": buffers must lie below 0x", absl::Hex(kQueueAddr)));
