@@ -1,5 +1,6 @@
 #include "hw/check/npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -60,7 +61,10 @@ void GatherElements(const Arg& a, const PagedBytes& bytes, Sink sink) {
     int64_t off = 0;
     for (size_t i = 0; i < rank; ++i) off += idx[i] * a.strides[i];
     off *= eb;
-    const int64_t run = rank > 0 && a.strides[rank - 1] == 1 ? a.shape[rank - 1] - idx[rank - 1] : 1;
+    // (at most a chunk: a 1-D buffer is one run of its whole length).
+    const int64_t run = rank > 0 && a.strides[rank - 1] == 1
+                            ? std::min<int64_t>(a.shape[rank - 1] - idx[rank - 1], static_cast<int64_t>(kChunk) / eb)
+                            : 1;
     const size_t len = static_cast<size_t>(run * eb);
     const size_t at = chunk.size();
     chunk.resize(at + len, '\0');

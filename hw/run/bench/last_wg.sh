@@ -3,10 +3,12 @@
 # (issue 18's measured goal): prints the max RSS (KiB, /usr/bin/time -v) and
 # the wall time of each case. Not a test: a benchmark to run by hand.
 #
-# Usage: hw/run/bench/last_wg.sh [KIRC]     (default: bazel-bin/compiler/tools/kirc,
-#                                           built with bazel build -c opt //:kirc)
+# Usage: hw/run/bench/last_wg.sh [KIRC]   (default: bazel-out/k8-opt/bin/kirc,
+#                                         built by bazel build -c opt //:kirc)
+# The 6 GiB case needs the validator to accept buffers of 2 GiB and more
+# (issue 18, items 1-3); until then it is reported as refused.
 set -euo pipefail
-kirc="${1:-bazel-bin/compiler/tools/kirc}"
+kirc="${1:-bazel-out/k8-opt/bin/kirc}"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 # Elements N of an f32 buffer; the last workgroup of 256 threads writes its
@@ -26,7 +28,10 @@ grid_kernel() {  # NAME N
 }
 measure() {  # LABEL ARGS...
   local label="$1"; shift
-  /usr/bin/time -v "$kirc" run "$@" > "$dir/out.txt" 2> "$dir/time.txt" || { cat "$dir/out.txt" "$dir/time.txt"; return 1; }
+  if ! /usr/bin/time -v "$kirc" run "$@" > "$dir/out.txt" 2> "$dir/time.txt"; then
+    printf '%-58s refused: %s\n' "$label" "$(head -1 "$dir/time.txt")"
+    return 0
+  fi
   local rss wall
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$dir/time.txt")
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dir/time.txt")
