@@ -2,6 +2,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -503,6 +504,33 @@ TEST(JsonTest, StringLiteralEscapes) {
   EXPECT_EQ(JsonString("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
   EXPECT_EQ(JsonString(std::string("\x01\t", 2)), "\"\\u0001\\u0009\"");
   EXPECT_EQ(JsonString("\xc3\xa9"), "\"\xc3\xa9\"");  // UTF-8 passes through
+}
+
+// Issue 18: a dump streams a sparse buffer in chunks of about 1 MiB: the
+// bytes equal the .npy of the dense buffer, for a 1-D buffer of several
+// chunks and a strided 2-D one, and nothing is materialised.
+TEST(Npy, StreamedDumpEqualsTheDenseOne) {
+  Kernel k = Parse(R"(kernel n
+workgroup 64 1 1
+grid 1 1 1
+arg a : f32[700000] strides [1] readonly
+arg b : f16[300, 5] strides [7, 1] readonly
+  %v = load a[tid.x] : f32
+end
+)");
+  KernelData d = MakeInputs(k, 4);
+  for (const Arg& a : k.args) {
+    const PagedBytes& lazy = d.buffers.at(a.name);
+    const std::vector<uint8_t> dense = lazy.ToVector();
+    std::ostringstream out;
+    ASSERT_TRUE(WriteNpyOfBuffer(a, lazy, out));
+    EXPECT_EQ(out.str(), NpyOfBuffer(a, dense)) << a.name;
+    EXPECT_EQ(lazy.materialised_bytes(), 0u) << a.name;
+    // And it reads back as the shape's elements.
+    absl::StatusOr<std::vector<uint8_t>> e = ReadNpyElements(a, out.str());
+    ASSERT_TRUE(e.ok()) << e.status();
+    EXPECT_EQ(e->size(), static_cast<size_t>(a.shape[0] * (a.shape.size() > 1 ? a.shape[1] : 1)) * ElemBytes(a.elem));
+  }
 }
 
 }  // namespace
