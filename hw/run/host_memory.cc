@@ -90,10 +90,12 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
 }
 
 int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent, const WorkgroupRange& box,
-                     int64_t device_bytes_per_untouched_byte) {
+                     int64_t device_bytes_per_untouched_byte, const std::set<std::string>& dense) {
   int64_t touched = 0, untouched_device = 0, per_element = 0, tables = 0;
   for (const auto& [a, size] : Buffers(k)) {
-    const int64_t t = TouchedBytesBound(k, *a, box);
+    const bool whole = dense.count(a->name) > 0;
+    const int64_t t = whole ? size : TouchedBytesBound(k, *a, box);
+    if (whole) tables = AddMul(tables, size, 2);  // the inputs and the shadow's inputs, whole
     touched = AddMul(touched, t, 1);
     untouched_device = AddMul(untouched_device, size, device_bytes_per_untouched_byte);
     per_element = AddMul(per_element, t / ElemBytes(a->elem), InterpBookkeepingBytesPerElement());

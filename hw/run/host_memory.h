@@ -6,6 +6,7 @@
 #define KIRC_HW_RUN_HOST_MEMORY_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "absl/status/status.h"
@@ -35,8 +36,11 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
 // fixed allowance (code, the compiled kernel, small tables). With
 // `concurrent` (RunOptions::threads >= 2) the two phases overlap: their sum,
 // the output counted once.
+// Buffers named in `dense` (given by --input files: held whole) count at
+// full size, twice more (the inputs and the shadow's inputs).
 int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent = false,
-                     const WorkgroupRange& box = {}, int64_t device_bytes_per_untouched_byte = 0);
+                     const WorkgroupRange& box = {}, int64_t device_bytes_per_untouched_byte = 0,
+                     const std::set<std::string>& dense = {});
 
 // The address space a run maps (every sparse buffer and race record at full
 // size, MAP_NORESERVE), for a check against an address-space limit (ulimit

@@ -430,8 +430,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     per_byte += 1 + opts.cross_check->HostBytesPerBufferByte();
     per_untouched += opts.cross_check->HostBytesPerUntouchedBufferByte();
   }
+  std::set<std::string> dense;  // buffers from --input files, held whole
+  for (const auto& [name, file] : opts.input_files) dense.insert(name);
   absl::Status mem = CheckHostMemory(
-      k, RunHostBytes(k, per_byte, /*concurrent=*/false, opts.workgroups, per_untouched), available, limit_source);
+      k, RunHostBytes(k, per_byte, /*concurrent=*/false, opts.workgroups, per_untouched, dense), available,
+      limit_source);
   if (!mem.ok()) return mem;
   if (opts.host_memory_limit < 0) {
     std::string as_source;
@@ -447,8 +450,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   const int threads = opts.threads > 0 ? opts.threads : DefaultThreads();
   const bool concurrent =
       threads >= 2 &&
-      CheckHostMemory(k, RunHostBytes(k, per_byte, /*concurrent=*/true, opts.workgroups, per_untouched), available,
-                      limit_source)
+      CheckHostMemory(k, RunHostBytes(k, per_byte, /*concurrent=*/true, opts.workgroups, per_untouched, dense),
+                      available, limit_source)
           .ok();
   InterpOptions io;
   io.max_wave_ops = opts.max_reference_wave_ops;
