@@ -182,10 +182,10 @@ absl::Status CheckHostMemory(const Kernel& k, int64_t need, int64_t available,
   return absl::ResourceExhaustedError(absl::StrCat(
       "kernel '", k.name, "': this run needs about ", Gib(need), " of host memory (largest buffers: ",
       absl::StrJoin(names, ", "),
-      "; each buffer is held as input, output and reference, beside the emulator's and the "
-      "reference's bookkeeping), but only ", Gib(available), " is available (", source,
-      "); raise the limit, run on a machine with more memory, or run a smaller instance of the "
-      "kernel"));
+      "; every page the run may touch is held as output, reference and shadow, beside the emulator's and the "
+      "reference's race records), but only ", Gib(available), " is available (", source,
+      "); raise the limit, run on a machine with more memory, run fewer workgroups (kirc run "
+      "--workgroups=X0:X1,Y0:Y1,Z0:Z1), or run a smaller instance of the kernel"));
 }
 
 }  // namespace kir

@@ -756,6 +756,17 @@ end
   rusage ru;
   ASSERT_EQ(getrusage(RUSAGE_SELF, &ru), 0);
   EXPECT_LT(ru.ru_maxrss, 1024 * 1024) << "KiB of peak RSS";  // under 1 GiB (it was 14.7 GB)
+  // Under a 4 GiB limit the last workgroup fits; the whole grid, which may
+  // touch every byte (output, reference, shadow, race records: about 30 GiB),
+  // is refused before it starts.
+  o.host_memory_limit = int64_t{4} << 30;
+  r = Run(k, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  o.workgroups = WorkgroupRange();
+  r = Run(k, o);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find("kernel 'last': this run needs about"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("largest buffers: X 2.00 GiB"), std::string::npos) << r.status();
 }
 
 TEST_F(RunReportTest, InputModesAndTheirPasses) {
