@@ -438,7 +438,10 @@ std::vector<std::string> UntouchedBytesChanged(const Kernel& k, const KernelData
     auto is_covered = [&](uint64_t b) {
       if (ro) return false;
       if (mapped) return !covered.empty() && static_cast<bool>(covered[b]);
-      return !ElementIndex(a, static_cast<int64_t>(b) / w).empty();
+      const int64_t e = static_cast<int64_t>(b) / w;
+      if (a.shape.size() == 1)  // element e is in the shape iff it is a multiple of the stride below the extent
+        return a.strides[0] > 0 ? e % a.strides[0] == 0 && e / a.strides[0] < a.shape[0] : e == 0;
+      return !ElementIndex(a, e).empty();
     };
     int64_t changed = 0, first = -1;
     uint8_t first_x = 0, first_y = 0;

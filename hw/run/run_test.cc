@@ -691,6 +691,39 @@ TEST_F(RunReportTest, WorkgroupsStillCatchStrayWrites) {
   }
 }
 
+// The same for a buffer past 256 MiB (whose shape's bytes are not mapped
+// whole): a stray write into the padding between strided elements is caught.
+TEST_F(RunReportTest, StrayWriteIntoTheGapsOfAHugeStridedBuffer) {
+  const Kernel k = MustParse(R"(kernel gaps
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[67108864] strides [2] readwrite
+  %v = load X[tid.x] : f32
+  %w = add %v, %v
+  store X[tid.x], %w
+end
+)");
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.inputs = InputMode::kExact;
+  EmuDevice emu(bin_);
+  StrayWrite dev(emu, "X", 4 * 99 + 1);  // element 99: odd, a gap
+  absl::StatusOr<RunReport> r = RunAndCheck(k, dev, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("X (outside its shape): 1 byte written that the kernel must leave alone (padding between "
+                         "or around its elements), first byte 0x18d"),
+            std::string::npos)
+      << r->text;
+  StrayWrite fine(emu, "X", 4 * 200 * 2 + 1);  // element 400 = X[200]: in the shape, a mismatch instead
+  r = RunAndCheck(k, fine, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+  EXPECT_EQ(r->text.find("outside its shape"), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("X: 67108864 elements"), std::string::npos) << r->text;
+}
+
 TEST_F(RunReportTest, WorkgroupsAndDumpBuffersErrors) {
   const Kernel k = MustParse(kBandKernel);
   RunOptions o;
