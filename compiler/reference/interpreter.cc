@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -747,7 +748,15 @@ absl::Status Interp::CheckArgs() {
           a.loc, what,
           absl::StrCat("InterpArgs::buffers[\"", a.name, "\"] has ", it->second.size(),
                        " bytes but the buffer spans ", bytes, " bytes (Arg::SizeBytes)"));
-    accesses_[a.name] = ZeroedArray<ElementRaces>(static_cast<uint64_t>(bytes / ElemBytes(a.elem)));
+    try {
+      accesses_[a.name] = ZeroedArray<ElementRaces>(static_cast<uint64_t>(bytes / ElemBytes(a.elem)));
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "error: the reference interpreter cannot map ", bytes / ElemBytes(a.elem) * sizeof(ElementRaces),
+          " bytes of race records for buffer '", a.name, "' (", sizeof(ElementRaces),
+          " per element, only touched pages resident): raise the address-space limit (ulimit -v) or interpret a "
+          "smaller buffer"));
+    }
   }
   for (const auto& [name, bytes] : args_.buffers) {
     const Arg* a = k_.FindArg(name);

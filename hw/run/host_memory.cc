@@ -146,6 +146,15 @@ int64_t AvailableAddressSpace(std::string* source) {
       *source = absl::StrCat(name, ", ", Gib(limit), "; sparse buffers and race records count at full size there");
     }
   }
+  // Without a limit, the x86-64 user address space (128 TiB) still bounds
+  // the mappings.
+  constexpr int64_t kUserSpace = int64_t{1} << 47;
+  const int64_t left = std::max<int64_t>(0, kUserSpace - std::max<int64_t>(vm_kib, 0) * 1024);
+  if (best < 0 || left < best) {
+    best = left;
+    *source = "the process's address space (128 TiB on x86-64), where sparse buffers and race records count at "
+              "full size";
+  }
   return best;
 }
 

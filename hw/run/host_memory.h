@@ -47,9 +47,9 @@ int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool
 // -v), which counts mappings whether resident or not.
 int64_t RunAddressSpaceBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte);
 
-// The address space left to this process under RLIMIT_AS (less VmSize) and
-// RLIMIT_DATA (less VmData), the smaller, or -1 when neither is set;
-// `source` says which.
+// The address space left to this process: the smallest of RLIMIT_AS (less
+// VmSize), RLIMIT_DATA (less VmData) and the 128 TiB of x86-64 user space
+// (less VmSize); `source` says which.
 int64_t AvailableAddressSpace(std::string* source);
 
 // The resident host bytes this process may still use, and what limits it

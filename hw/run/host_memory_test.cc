@@ -5,6 +5,7 @@
 // the page tables and the fixed 256 MiB allowance.
 #include "hw/run/host_memory.h"
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/reference/interpreter.h"
@@ -106,6 +107,37 @@ TEST(HostMemory, AvailableBytesHaveASource) {
   // This test runs on Linux, where /proc/meminfo has MemAvailable.
   EXPECT_GT(avail, 0);
   EXPECT_FALSE(source.empty());
+}
+
+// Mappings count at full size in the address space: a 16 TiB f32 buffer
+// (13 bytes per byte, 16 per element: 272 TiB) cannot be mapped in the 128
+// TiB of x86-64 user space, and says so before anything is allocated.
+TEST(HostMemory, AddressSpaceBoundsSparseMappings) {
+  Kernel k = Parse(R"(kernel vast
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[4398046511104] strides [1] readwrite
+  %v = load X[tid.x] : f32
+  store X[tid.x], %v
+end
+)");
+  std::string source;
+  const int64_t avail = AvailableAddressSpace(&source);
+  EXPECT_GT(avail, 0);
+  EXPECT_LE(avail, int64_t{1} << 47);
+  EXPECT_FALSE(source.empty());
+  const int64_t need = RunAddressSpaceBytes(k, 8);
+  EXPECT_EQ(need, (int64_t{1} << 44) * 13 + (int64_t{1} << 42) * 16 + (int64_t{256} << 20));
+  absl::Status st = CheckHostMemory(k, need, avail, source);
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
+  EXPECT_NE(st.message().find("X 16384.00 GiB"), std::string::npos) << st;
+  // While resident, it needs what one workgroup may touch (64 threads, a
+  // load and a store each: 128 pages) and the page tables (a byte per 64 KiB
+  // page of each of 5 copies: 5 x 256 MiB).
+  const int64_t t = int64_t{128} * 65536;
+  EXPECT_EQ(RunHostBytes(k, 8),
+            std::max<int64_t>(t * 9, t * 3 + t / 4 * 16) + 5 * ((int64_t{1} << 28) + 1) + (int64_t{256} << 20));
 }
 
 }  // namespace
