@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
+#include "compiler/ir/workgroups.h"
 #include "compiler/target/target.h"
 #include "hw/check/inputs.h"
 
@@ -36,13 +38,26 @@ class Device {
   // A short description, e.g. "emulator" or "HIP: AMD Instinct MI210 (gfx90a)".
   virtual std::string Name() const = 0;
   // Runs the kernel of code object `hsaco`, compiled from `k` for `target`,
-  // over k's grid and workgroup. `data` holds every buffer (Arg::SizeBytes()
-  // bytes) and scalar by argument name; buffers are updated in place.
+  // over k's grid and workgroup (the workgroups of SetWorkgroups). `data`
+  // holds every buffer (Arg::SizeBytes() bytes, sparse) and scalar by
+  // argument name; buffers are updated in place.
   virtual absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& target,
                                         absl::string_view hsaco, KernelData& data) = 0;
-  // Host bytes Run allocates per byte of the buffers in `data`, beside `data`
-  // itself (copies, bookkeeping), for RunAndCheck's memory check before a run.
+  // Host bytes Run allocates per byte of the buffers in `data` that the run
+  // touches, beside `data` itself (copies, bookkeeping), for RunAndCheck's
+  // memory check before a run.
   virtual int64_t HostBytesPerBufferByte() const { return 0; }
+  // Host bytes Run allocates per byte of the buffers in `data` whether the
+  // kernel touches it or not (a device that copies whole buffers: 1 and
+  // more), for the same check.
+  virtual int64_t HostBytesPerUntouchedBufferByte() const { return 0; }
+  // Makes the next Runs execute only workgroups `r` of the grid (`kirc run
+  // --workgroups`; r.whole(): all). A device that cannot returns
+  // Unimplemented saying so (the default).
+  virtual absl::Status SetWorkgroups(const WorkgroupRange& r) {
+    if (r.whole()) return absl::OkStatus();
+    return absl::UnimplementedError(absl::StrCat(Name(), " runs whole grids only: --workgroups needs --device=emu"));
+  }
   // What each instruction of the code object of the next Run implements, in
   // order: its mnemonic and a note such as "KIR k.kir:9:3 'store T[tid.x], %v'"
   // (empty: not known). A device whose errors name instructions (the

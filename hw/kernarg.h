@@ -83,6 +83,16 @@ struct KernargValue {
 inline uint64_t EmulatedBufferAddress(int n) {
   return (static_cast<uint64_t>(n + 1) << 36) | 0xffffff00ull;
 }
+// The device address of the n-th buffer argument when the buffers placed
+// before it end at `placed_end` (0: none): EmulatedBufferAddress(n) when
+// that lies at or above placed_end (buffers of up to about 64 GiB), else the
+// same low word at the first 64 GiB boundary above placed_end, so buffers of
+// many GiB each still sit apart below 2^47 (and below the kernarg segment).
+inline uint64_t EmulatedBufferAddressAfter(int n, uint64_t placed_end) {
+  const uint64_t a = EmulatedBufferAddress(n);
+  if (a >= placed_end) return a;
+  return (((placed_end >> 36) + 1) << 36) | 0xffffff00ull;
+}
 // The kernarg segment's address on a simulated device.
 inline constexpr uint64_t kEmulatedKernargAddress = 0x00007f0000000000ull;
 

@@ -252,5 +252,26 @@ TEST(KernargTest, MetadataTargetAndPickKernel) {
   EXPECT_EQ((*PickKernel({a}, ""))->name, "a");
 }
 
+// Issue 18: buffers of many GiB each stay apart below the kernarg segment.
+TEST(Kernarg, EmulatedBufferAddressesAfterLargeBuffers) {
+  // Up to 64 GiB each, the fixed addresses: 64 GiB apart, low word 0xffffff00.
+  EXPECT_EQ(EmulatedBufferAddressAfter(0, 0), 0x00000010ffffff00ull);
+  EXPECT_EQ(EmulatedBufferAddressAfter(1, 0x00000010ffffff00ull + (uint64_t{6} << 30)), 0x00000020ffffff00ull);
+  // After a 100 GiB buffer at 0x10ffffff00 (ending at 0x29ffffff00): the
+  // first 64 GiB boundary above its end (0x3000000000), the same low word.
+  const uint64_t end = 0x00000010ffffff00ull + (uint64_t{100} << 30);
+  EXPECT_EQ(end, 0x00000029ffffff00ull);
+  EXPECT_EQ(EmulatedBufferAddressAfter(1, end), 0x00000030ffffff00ull);
+  EXPECT_GE(EmulatedBufferAddressAfter(1, end), end);
+  // Four 16 TiB buffers end below the kernarg segment (0x7f00'0000'0000).
+  uint64_t placed = 0;
+  for (int n = 0; n < 4; ++n) {
+    const uint64_t at = EmulatedBufferAddressAfter(n, placed);
+    EXPECT_GE(at, placed);
+    placed = at + (uint64_t{16} << 40);
+  }
+  EXPECT_LT(placed, kEmulatedKernargAddress);
+}
+
 }  // namespace
 }  // namespace kir

@@ -29,6 +29,7 @@ set -euo pipefail
 PACKAGES=(
   bazel-bootstrap
   libabsl-dev
+  libzstd-dev
   libgtest-dev
   libz3-dev
   z3

@@ -286,7 +286,7 @@ absl::StatusOr<CompareResult> CompareKernel(const CompareOptions& opts, const st
 
   // Correctness: each side against the KIR reference, and against each other.
   KernelData inputs = MakeInputs(*run_k, opts.seed);
-  InterpArgs ia{inputs.buffers, inputs.scalars};
+  PagedInterpArgs ia{inputs.buffers, inputs.scalars};
   absl::Status st = Interpret(*run_k, ia);
   if (!st.ok()) return absl::Status(st.code(), absl::StrCat("reference interpreter: ", st.message()));
   KernelData ref{ia.buffers, ia.scalars};

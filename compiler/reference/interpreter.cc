@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -25,6 +26,7 @@
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/global_races.h"
 #include "compiler/ir/index_expr.h"
+#include "compiler/ir/paged_bytes.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/types.h"
 #include "compiler/target/target.h"
@@ -523,7 +525,10 @@ struct Mem {
   ElemType elem;
   std::vector<int64_t> shape, strides;
   uint8_t* data = nullptr;
+  PagedBytes* paged = nullptr;  // buffers: data's pages, materialised by At
   int64_t size = 0;
+  // The address of byte `off` (of `n` bytes), its page materialised.
+  uint8_t* At(int64_t off, int n) const { return paged != nullptr ? paged->Touch(off, n) : data + off; }
   uint8_t* written = nullptr;  // LDS: 1 per byte some thread of the workgroup stored
   // Buffers: per element (byte offset / ElemBytes), the access ids (see
   // Interp::accesses_) of its last store and load (compiler/ir/global_races.h).
@@ -532,7 +537,7 @@ struct Mem {
 
 class Interp {
  public:
-  Interp(const Kernel& k, InterpArgs& args, const InterpOptions& opts)
+  Interp(const Kernel& k, PagedInterpArgs& args, const InterpOptions& opts)
       : k_(k), args_(args), opts_(opts) {
     env_.named = [this](const std::string& n) -> std::optional<int64_t> {
       const NamedConst* c = k_.FindConst(n);
@@ -649,7 +654,7 @@ class Interp {
   std::string AccessText(uint64_t id, const char* did) const;
 
   const Kernel& k_;
-  InterpArgs& args_;
+  PagedInterpArgs& args_;
   InterpOptions opts_;
   int64_t wave_ops_ = 0;
   int64_t nthreads_ = 0;
@@ -661,7 +666,7 @@ class Interp {
   // id is 1 + (wg_base_ + t) * access_ops_.size() + the op's position in
   // access_ops_ (the kernel's loads and stores), so ids of one thread are
   // consecutive and a race names both ops.
-  std::map<std::string, std::vector<ElementRaces>> accesses_;
+  std::map<std::string, ZeroedArray<ElementRaces>> accesses_;
   std::vector<const Op*> access_ops_;
   std::map<const Op*, uint64_t> access_index_;
   int64_t wg_base_ = 0;  // linear workgroup index * threads per workgroup
@@ -743,7 +748,15 @@ absl::Status Interp::CheckArgs() {
           a.loc, what,
           absl::StrCat("InterpArgs::buffers[\"", a.name, "\"] has ", it->second.size(),
                        " bytes but the buffer spans ", bytes, " bytes (Arg::SizeBytes)"));
-    accesses_[a.name].assign(static_cast<size_t>(bytes / ElemBytes(a.elem)), ElementRaces{});
+    try {
+      accesses_[a.name] = ZeroedArray<ElementRaces>(static_cast<uint64_t>(bytes / ElemBytes(a.elem)));
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "error: the reference interpreter cannot map ", bytes / ElemBytes(a.elem) * sizeof(ElementRaces),
+          " bytes of race records for buffer '", a.name, "' (", sizeof(ElementRaces),
+          " per element, only touched pages resident): raise the address-space limit (ulimit -v) or interpret a "
+          "smaller buffer"));
+    }
   }
   for (const auto& [name, bytes] : args_.buffers) {
     const Arg* a = k_.FindArg(name);
@@ -813,9 +826,15 @@ absl::Status Interp::Run() {
   };
   collect(k_.body);
   const int64_t per_thread = std::max<int64_t>(1, static_cast<int64_t>(access_ops_.size()));
-  for (int64_t z = 0; z < k_.grid[2]; ++z)
-    for (int64_t y = 0; y < k_.grid[1]; ++y)
-      for (int64_t x = 0; x < k_.grid[0]; ++x) {
+  const WorkgroupRange box = opts_.workgroups.Over(k_.grid);
+  for (int d = 0; d < 3; ++d)
+    if (box.begin[d] < 0 || box.begin[d] >= box.end[d] || box.end[d] > k_.grid[d])
+      return absl::InvalidArgumentError(absl::StrCat(
+          "error: InterpOptions::workgroups [", box.begin[d], ", ", box.end[d], ") in ", std::string(1, "xyz"[d]),
+          " is not a non-empty range inside the grid [0, ", k_.grid[d], ")"));
+  for (int64_t z = box.begin[2]; z < box.end[2]; ++z)
+    for (int64_t y = box.begin[1]; y < box.end[1]; ++y)
+      for (int64_t x = box.begin[0]; x < box.end[0]; ++x) {
         env_.wg[0] = x;
         env_.wg[1] = y;
         env_.wg[2] = z;
@@ -949,11 +968,11 @@ absl::StatusOr<Mem> Interp::ResolveMem(const Op& op, ValueType vt) {
   if (arg != nullptr) {
     if (arg->kind != Arg::Kind::kBuffer)
       return OpErr(op, absl::StrCat("'", op.mem, "' is a scalar argument, not a buffer"));
-    std::vector<uint8_t>& bytes = args_.buffers.at(op.mem);  // present: CheckArgs
+    PagedBytes& bytes = args_.buffers.at(op.mem);  // present: CheckArgs
     m.elem = arg->elem;
     m.shape = arg->shape;
     m.strides = arg->strides;
-    m.data = bytes.data();
+    m.paged = &bytes;
     m.size = static_cast<int64_t>(bytes.size());
     m.races = accesses_.at(op.mem).data();  // sized by CheckArgs
   } else if (k_.FindLds(op.mem) != nullptr && lds_.count(op.mem)) {
@@ -1222,7 +1241,7 @@ absl::Status Interp::RunLoad(const Op& op) {
         s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
         if (!s.ok()) return s;
       }
-      out.v[t][e] = at_off.has_value() ? ReadElem(m->data + *at_off, eb) : 0;
+      out.v[t][e] = at_off.has_value() ? ReadElem(m->At(*at_off, eb), eb) : 0;
     }
   }
   return Define(op, op.results[0], std::move(out));
@@ -1263,7 +1282,7 @@ absl::Status Interp::RunStore(const Op& op) {
           s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
           if (!s.ok()) return s;
         }
-        WriteElem(m->data + *at_off, eb, val.v[t][e]);
+        WriteElem(m->At(*at_off, eb), eb, val.v[t][e]);
         if (m->written != nullptr) std::fill(m->written + *at_off, m->written + *at_off + eb, 1);
       }
     }
@@ -1561,7 +1580,7 @@ absl::Status Interp::RunFor(const Op& op, int depth) {
 
 }  // namespace
 
-absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts) {
+absl::Status Interpret(const Kernel& k, PagedInterpArgs& args, const InterpOptions& opts) {
   for (const Op& op : k.body)
     if (op.kind == OpKind::kGemm)
       return absl::InvalidArgumentError(absl::StrCat(
@@ -1569,6 +1588,19 @@ absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& o
           "': gemm is a tile-level op; promote the kernel first (kir::PromoteGemm in "
           "compiler/promote) and interpret the thread-level kernel"));
   return Interp(k, args, opts).Run();
+}
+
+absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts) {
+  PagedInterpArgs paged;
+  for (const auto& [name, bytes] : args.buffers) paged.buffers.emplace(name, PagedBytes(bytes));
+  paged.scalars = args.scalars;
+  absl::Status s = Interpret(k, paged, opts);
+  // Buffers are updated in place, also when the run stopped (as before).
+  for (auto& [name, bytes] : args.buffers) {
+    auto it = paged.buffers.find(name);
+    if (it != paged.buffers.end()) bytes = it->second.ToVector();
+  }
+  return s;
 }
 
 uint16_t RoundToF16Bits(double v) { return static_cast<uint16_t>(RoundPair(v, 0.0, 5, 10)); }

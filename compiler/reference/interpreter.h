@@ -120,6 +120,8 @@
 
 #include "absl/status/status.h"
 #include "compiler/ir/kernel.h"
+#include "compiler/ir/paged_bytes.h"
+#include "compiler/ir/workgroups.h"
 
 namespace kir {
 
@@ -140,6 +142,14 @@ struct InterpArgs {
   std::map<std::string, uint32_t> scalars;
 };
 
+// The same over sparse buffers (compiler/ir/paged_bytes.h): a page the run
+// never loads from nor stores to is never materialised, so a kernel that
+// touches a slice of a multi-GiB buffer needs host memory for that slice only.
+struct PagedInterpArgs {
+  std::map<std::string, PagedBytes> buffers;
+  std::map<std::string, uint32_t> scalars;
+};
+
 struct InterpOptions {
   // Budget: at most this many wave-ops, where executing one op (or starting
   // one loop iteration) for the threads of a workgroup costs its number of
@@ -154,16 +164,24 @@ struct InterpOptions {
   // at its next op with a Cancelled error (a caller that runs the
   // interpreter beside a device and no longer needs its result).
   const std::atomic<bool>* cancel = nullptr;
+  // The workgroups to run (`kirc run --workgroups`); default the whole grid.
+  // A box not inside the grid is InvalidArgument.
+  WorkgroupRange workgroups;
 };
 
-// Host bytes of bookkeeping Interpret keeps per buffer element, beside the
-// buffers themselves (the global-race record of each element, allocated for
-// every element of every buffer): for a caller's memory estimate.
+// Host bytes of bookkeeping Interpret keeps per buffer element it touches,
+// beside the buffers themselves (the global-race record of each element, in a
+// ZeroMapping: only the pages of elements loaded or stored cost memory, the
+// whole size counting against an address-space limit): for a caller's memory
+// estimate.
 int64_t InterpBookkeepingBytesPerElement();
 
-// Executes kernel `k` for every thread of every workgroup with the semantics
-// above; buffers are updated in place.
+// Executes kernel `k` for every thread of every workgroup (of
+// opts.workgroups) with the semantics above; buffers are updated in place.
 absl::Status Interpret(const Kernel& k, InterpArgs& args, const InterpOptions& opts = {});
+// Interpret over sparse buffers (updated in place; pages touched are
+// materialised from each buffer's filler). The same semantics and errors.
+absl::Status Interpret(const Kernel& k, PagedInterpArgs& args, const InterpOptions& opts = {});
 
 // The rounding the interpreter uses for f16 / bf16 results, exposed for tests
 // and other checkers: `v` rounded to nearest even in IEEE binary16 / bfloat16

@@ -576,6 +576,20 @@ has -F "X 2.00 GiB" stderr.txt && has -F "the address-space limit (ulimit -v)" s
   || fail "huge buffer message: $(cat stderr.txt)"
 [ ! -s stdout.txt ] || fail "huge buffer: stdout not empty"
 
+# --workgroups and --dump-buffers (issue 18): the band runs and passes, only
+# the named buffers are dumped, and bad values are usage errors.
+"$kirc" run work/copy_f32.kir --device=emu --workgroups=6:8 --dump=wg_dump --dump-buffers=dst > wg.txt \
+  || { cat wg.txt; fail "--workgroups=6:8 exit $?"; }
+has -F "workgroups: 6:8,0:1,0:1 (2 of 8;" wg.txt || fail "--workgroups report: $(cat wg.txt)"
+[ -f wg_dump/dst.out.npy ] && [ ! -e wg_dump/src.in.npy ] || fail "--dump-buffers=dst wrote: $(ls wg_dump)"
+expect_error "--workgroups needs X0:X1[,Y0:Y1[,Z0:Z1]]" run work/copy_f32.kir --device=emu --workgroups=a:b
+expect_error "the range 3:3 is empty" run work/copy_f32.kir --device=emu --workgroups=3:3
+expect_error "--workgroups: X range 7:9 is not a non-empty half-open range inside kernel 'copy_f32''s grid 8 x 1 x 1" \
+  run work/copy_f32.kir --device=emu --workgroups=7:9
+expect_error "--dump-buffers limits what --dump writes" run work/copy_f32.kir --device=emu --dump-buffers=dst
+expect_error "has no buffer 'C' (its buffers: src, dst)" run work/copy_f32.kir --device=emu --dump=wg_dump --dump-buffers=C
+expect_error "is an option of \`kirc run\`" compile work/copy_f32.kir --workgroups=0:1
+
 # --device lists and rocjitsu (issue 14): usage errors, and no build named.
 expect_error "a cross-check names two different devices" run work/copy_f32.kir --device=emu,emu
 expect_error "a cross-check names two different devices" run work/copy_f32.kir --device=auto,emu

@@ -236,6 +236,16 @@ Options for run (and --mcpu, --llvm-bin as above):
                     second device's output, with --device=A,B), and the
                     scalar arguments as DIR/KERNEL.scalars.json (--input
                     reads NAME.in.npy back)
+  --dump-buffers=A,B  with --dump: write the .npy files of these buffers
+                    only (each holds the whole array, streamed from the
+                    sparse buffer; an unknown name is an error listing the
+                    kernel's buffers)
+  --workgroups=X0:X1[,Y0:Y1[,Z0:Z1]]
+                    run only these workgroups (half-open ranges of ids; A
+                    alone is A:A+1; an omitted dimension is whole), on the
+                    device and in the reference; every output element is
+                    compared, so the ones no selected workgroup writes must
+                    keep their input values (emulator only)
   Exit status 0 when every output is within tolerance, 1 when one is not,
   2 for errors (a kernel without a writable buffer, reads of LDS no thread
   wrote, an exhausted instruction budget, ...).
@@ -388,6 +398,8 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--asm", "a path"},
     {"--lds-base", "NAME=BYTES pairs separated by commas"},
     {"--dump", "a directory"},
+    {"--dump-buffers", "buffer names separated by commas (e.g. --dump-buffers=C,D)"},
+    {"--workgroups", "X0:X1[,Y0:Y1[,Z0:Z1]], half-open ranges of workgroup ids (e.g. --workgroups=2047:2048)"},
     {"--inputs", "auto, exact, random or adversarial"},
     {"--print-before", "pass names separated by commas, or all"},
     {"--print-after", "pass names separated by commas, or all"},
@@ -403,7 +415,7 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
         "--print-after", "--stop-after", "--time-passes", "--verify-machineinstrs"}},
       {"run",
        {"--mcpu", "--llvm-bin", "--device", "--rocjitsu", "--seed", "--max-instructions", "--code-object", "--dump",
-        "--inputs", "--threads", "--scalar", "--input"}},
+        "--inputs", "--threads", "--scalar", "--input", "--workgroups", "--dump-buffers"}},
       {"verify", {"--mcpu", "--code-object", "--asm", "--lds-base", "--llvm-bin", "--scalar"}},
       {"opt", {"--mcpu", "--run-pass", "--output", "-o"}},
       {"", {"--llvm-bin"}},
@@ -563,7 +575,37 @@ int VerifyCommand(const std::string& file, const std::string& mcpu, const std::s
 struct RunValues {
   std::vector<std::pair<std::string, std::string>> scalars;      // --scalar NAME=VALUE
   std::vector<std::pair<std::string, std::string>> input_files;  // --input NAME=FILE.npy
+  kir::WorkgroupRange workgroups;                                 // --workgroups
+  std::vector<std::string> dump_buffers;                          // --dump-buffers
 };
+
+// --workgroups=X[,Y[,Z]], each A:B (workgroups A to B-1) or A (workgroup A
+// alone); an omitted dimension is whole.
+absl::StatusOr<kir::WorkgroupRange> ParseWorkgroups(const std::string& v) {
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--workgroups needs X0:X1[,Y0:Y1[,Z0:Z1]] (half-open ranges of workgroup ids; A alone is A:A+1, an omitted "
+        "dimension is whole; e.g. --workgroups=2047:2048 or --workgroups=0:4,10:12), not '", v, "': ", why));
+  };
+  const std::vector<std::string> dims = absl::StrSplit(v, ',');
+  if (dims.size() > 3) return bad("more than 3 dimensions");
+  kir::WorkgroupRange r;
+  r.end = {-1, -1, -1};
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const std::vector<std::string> ends = absl::StrSplit(dims[d], ':');
+    int64_t lo = 0, hi = 0;
+    if (ends.size() > 2 || !absl::SimpleAtoi(ends[0], &lo) || lo < 0 ||
+        (ends.size() == 2 && (!absl::SimpleAtoi(ends[1], &hi) || hi < 0)))
+      return bad(absl::StrCat("'", dims[d], "' is not A:B or A with non-negative integers A and B"));
+    if (ends.size() == 1) {
+      if (lo == INT64_MAX) return bad(absl::StrCat("'", dims[d], "' is too large"));
+      hi = lo + 1;
+    }
+    if (hi <= lo) return bad(absl::StrCat("the range ", dims[d], " is empty (B must exceed A)"));
+    r.begin[d] = lo, r.end[d] = hi;
+  }
+  return r;
+}
 
 int RunCommand(const std::string& file, const std::string& mcpu, const std::string& device,
                const std::string& rocjitsu_dir, uint64_t seed, const std::string& dump_dir, const std::string& code_object,
@@ -587,6 +629,8 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
                            kir::InputMode::kAdversarial})
     if (inputs == kir::InputModeName(m)) mode = m;
   if (!mode) return Fail(absl::StrCat("--inputs must be auto, exact, random or adversarial, not '", inputs, "'"));
+  if (dump_dir.empty() && !values.dump_buffers.empty())
+    return Fail("--dump-buffers limits what --dump writes: give --dump=DIR too");
   if (!dump_dir.empty()) {
     // --dump=DIR: made if missing (as mkdir -p), before anything runs.
     std::error_code ec;
@@ -678,6 +722,8 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ro.budget_hint = budget_hint;
   ro.threads = threads;
   ro.scalars = values.scalars;
+  ro.workgroups = values.workgroups;
+  ro.dump_buffers = values.dump_buffers;
   ro.input_files = values.input_files;
   if (devs.size() == 2) ro.cross_check = devs[1].get();
   absl::StatusOr<kir::RunReport> r = kir::RunAndCheck(*k, *dev, ro);
@@ -935,6 +981,17 @@ int KircMain(int argc, char** argv) {
         run_values.input_files.push_back({v.substr(0, eq), UserPath(v.substr(eq + 1))});
       } else if (flag == "--dump") {
         dump_dir = UserPath(v);
+      } else if (flag == "--workgroups") {
+        absl::StatusOr<kir::WorkgroupRange> w = ParseWorkgroups(v);
+        if (!w.ok()) return Fail(w.status());
+        run_values.workgroups = *w;
+      } else if (flag == "--dump-buffers") {
+        for (absl::string_view name : absl::StrSplit(v, ','))
+          if (name.empty())
+            return Fail(absl::StrCat("--dump-buffers needs buffer names separated by commas (e.g. "
+                                     "--dump-buffers=C,D), not '", v, "'"));
+          else
+            run_values.dump_buffers.push_back(std::string(name));
       } else if (flag == "--inputs") {
         inputs = v;
       } else if (flag == "--print-before" || flag == "--print-after") {

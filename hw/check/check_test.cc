@@ -2,6 +2,9 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
@@ -51,6 +54,128 @@ TEST(Inputs, DeterministicPerSeedAndInRange) {
   float s = F32FromBits(a.scalars["s"]);
   EXPECT_GE(s, 0.5f);
   EXPECT_LT(s, 2.0f);
+}
+
+// Issue 18: inputs are lazy, element i a pure function of (seed, buffer, i),
+// and the values are those of the eager generator of earlier versions: a few
+// computed by hand (a Python port of that generator: splitmix64 from
+// FNV-1a-like Hash(name, seed); f32 elements 2 * (Next >> 40) / 2^24 - 1; i32
+// elements Next % 2001 - 1000 after an unused Next), then every element
+// against a copy of the eager code.
+uint32_t ElementBits(const PagedBytes& b, uint64_t i, int eb) {
+  uint32_t v = 0;
+  b.Read(i * eb, &v, static_cast<uint64_t>(eb));
+  return v;
+}
+
+namespace eager {  // the generator as it was before issue 18 (hw/check/inputs.cc)
+uint64_t Next(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+float Unit(uint64_t& s) { return static_cast<float>(Next(s) >> 40) * (1.0f / 16777216.0f); }
+uint64_t Hash(const std::string& name, uint64_t seed) {
+  uint64_t h = seed ^ 0x243f6a8885a308d3ull;
+  for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h;
+}
+int64_t Uniform(uint64_t& s, int64_t lo, int64_t hi) {
+  return lo + static_cast<int64_t>(Next(s) % static_cast<uint64_t>(hi - lo + 1));
+}
+std::vector<uint32_t> Random(const Arg& a, uint64_t seed) {
+  uint64_t s = Hash(a.name, seed);
+  std::vector<uint32_t> out;
+  for (int64_t i = 0; i < a.SizeBytes() / ElemBytes(a.elem); ++i) {
+    float v = 2.0f * Unit(s) - 1.0f;
+    switch (a.elem) {
+      case ElemType::kF32: out.push_back(F32Bits(v)); break;
+      case ElemType::kF16: out.push_back(F32ToF16Bits(v)); break;
+      case ElemType::kBF16: out.push_back(F32ToBf16Bits(v)); break;
+      default: out.push_back(static_cast<uint32_t>(static_cast<int32_t>(Next(s) % 2001) - 1000)); break;
+    }
+  }
+  return out;
+}
+std::vector<uint32_t> Exact(const Arg& a, const ExactFormat& f, uint64_t seed) {
+  uint64_t s = Hash(a.name, seed) ^ 0x6578616374ull;
+  std::vector<uint32_t> out;
+  for (int64_t i = 0; i < a.SizeBytes() / ElemBytes(a.elem); ++i) {
+    if (a.elem == ElemType::kI32) {
+      out.push_back(static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi))));
+      continue;
+    }
+    const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
+    const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
+    out.push_back(*ExactBits(a.elem, ((Next(s) & 1) ? -m : m) * std::ldexp(1.0, e)));
+  }
+  return out;
+}
+}  // namespace eager
+
+TEST(Inputs, LazyValuesAreTheEagerGeneratorsByHand) {
+  Kernel k = Parse(R"(kernel h
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[1001] strides [1] readonly
+arg I : i32[1001] strides [1] writeonly
+  %v = load x[tid.x] : f32
+end
+)");
+  KernelData d = MakeInputs(k, 1);
+  EXPECT_EQ(d.buffers["x"].materialised_bytes(), 0u);  // nothing generated up front
+  EXPECT_EQ(ElementBits(d.buffers["x"], 0, 4), 0xbe8c887cu);
+  EXPECT_EQ(ElementBits(d.buffers["x"], 1, 4), 0x3ef95cb4u);
+  EXPECT_EQ(ElementBits(d.buffers["x"], 1000, 4), 0x3ed5bda4u);
+  EXPECT_EQ(ElementBits(d.buffers["I"], 0, 4), 408u);
+  EXPECT_EQ(ElementBits(d.buffers["I"], 1, 4), 344u);
+  EXPECT_EQ(static_cast<int32_t>(ElementBits(d.buffers["I"], 1000, 4)), -505);
+  KernelData e = MakeInputs(k, 7);
+  EXPECT_EQ(ElementBits(e.buffers["x"], 0, 4), 0x3e719528u);
+  EXPECT_EQ(ElementBits(e.buffers["x"], 2, 4), 0x3f716028u);
+  EXPECT_EQ(d.buffers["x"].materialised_bytes(), 0u);  // reads generate, never store
+}
+
+TEST(Inputs, LazyValuesEqualTheEagerGenerators) {
+  Kernel k = Parse(R"(kernel e
+workgroup 64 1 1
+grid 1 1 1
+arg a : f16[70000] strides [1] readonly
+arg b : bf16[300] strides [1] readonly
+arg c : f32[40000] strides [1] readonly
+arg n : i32[20000] strides [1] writeonly
+  %v = load a[tid.x] : f16
+end
+)");
+  for (uint64_t seed : {1, 2, 99}) {
+    KernelData d = MakeInputs(k, seed);
+    for (const Arg& a : k.args) {
+      const std::vector<uint32_t> want = eager::Random(a, seed);
+      const PagedBytes& got = d.buffers.at(a.name);
+      ASSERT_EQ(got.size(), want.size() * ElemBytes(a.elem)) << a.name;
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(ElementBits(got, i, ElemBytes(a.elem)), want[i]) << a.name << "[" << i << "] seed " << seed;
+    }
+  }
+  ExactPlan plan;
+  plan.exact = true;
+  plan.formats["a"] = ExactFormat{5, 2, -7, 0, 0, {}};
+  plan.formats["b"] = ExactFormat{3, 1, -4, 0, 0, {}};
+  plan.formats["c"] = ExactFormat{11, 3, -14, 0, 0, {}};
+  plan.formats["n"] = ExactFormat{0, 0, 0, -50, 50, {}};
+  KernelData d = MakeExactInputs(k, plan, 3);
+  for (const Arg& a : k.args) {
+    const std::vector<uint32_t> want = eager::Exact(a, plan.formats.at(a.name), 3);
+    const PagedBytes& got = d.buffers.at(a.name);
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(ElementBits(got, i, ElemBytes(a.elem)), want[i]) << a.name << "[" << i << "]";
+  }
+  // The magnitude shadow's inputs: the same elements without their signs.
+  KernelData m = MagnitudeInputs(k, d);
+  for (uint64_t i : {0, 1, 4097, 39999})
+    EXPECT_EQ(ElementBits(m.buffers.at("c"), i, 4), ElementBits(d.buffers.at("c"), i, 4) & 0x7fffffffu) << i;
+  EXPECT_EQ(ElementBits(m.buffers.at("n"), 7, 4), ElementBits(d.buffers.at("n"), 7, 4));  // i32 unchanged
 }
 
 // The distributions README.md states for `kirc run`: i32 buffers hold
@@ -379,6 +504,33 @@ TEST(JsonTest, StringLiteralEscapes) {
   EXPECT_EQ(JsonString("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
   EXPECT_EQ(JsonString(std::string("\x01\t", 2)), "\"\\u0001\\u0009\"");
   EXPECT_EQ(JsonString("\xc3\xa9"), "\"\xc3\xa9\"");  // UTF-8 passes through
+}
+
+// Issue 18: a dump streams a sparse buffer in chunks of about 1 MiB: the
+// bytes equal the .npy of the dense buffer, for a 1-D buffer of several
+// chunks and a strided 2-D one, and nothing is materialised.
+TEST(Npy, StreamedDumpEqualsTheDenseOne) {
+  Kernel k = Parse(R"(kernel n
+workgroup 64 1 1
+grid 1 1 1
+arg a : f32[700000] strides [1] readonly
+arg b : f16[300, 5] strides [7, 1] readonly
+  %v = load a[tid.x] : f32
+end
+)");
+  KernelData d = MakeInputs(k, 4);
+  for (const Arg& a : k.args) {
+    const PagedBytes& lazy = d.buffers.at(a.name);
+    const std::vector<uint8_t> dense = lazy.ToVector();
+    std::ostringstream out;
+    ASSERT_TRUE(WriteNpyOfBuffer(a, lazy, out));
+    EXPECT_EQ(out.str(), NpyOfBuffer(a, dense)) << a.name;
+    EXPECT_EQ(lazy.materialised_bytes(), 0u) << a.name;
+    // And it reads back as the shape's elements.
+    absl::StatusOr<std::vector<uint8_t>> e = ReadNpyElements(a, out.str());
+    ASSERT_TRUE(e.ok()) << e.status();
+    EXPECT_EQ(e->size(), static_cast<size_t>(a.shape[0] * (a.shape.size() > 1 ? a.shape[1] : 1)) * ElemBytes(a.elem));
+  }
 }
 
 }  // namespace

@@ -115,14 +115,33 @@ namespace {
 
 // Compares one written-to buffer under `tol` (`shadow`: the magnitude shadow's
 // bytes of this buffer when tol.shadow_factor > 0).
-BufferDiff CompareBuffer(const Arg& a, const std::vector<uint8_t>& o, const std::vector<uint8_t>& r,
-                         const std::vector<uint8_t>* shadow, Tolerance tol) {
+// Pages neither `o` nor `r` materialised hold the same bytes in both (one
+// filler: copies of one input) and are skipped: their elements count as
+// compared with error 0 and are left out of max|ref|.
+BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r, const PagedBytes* shadow,
+                         Tolerance tol) {
   BufferDiff d;
   d.name = a.name;
   d.tol = std::move(tol);
   int eb = ElemBytes(a.elem);
   size_t rank = a.shape.size();
   std::vector<int64_t> idx(rank, 0);
+  const bool same = o.SameFiller(r);
+  constexpr uint64_t P = PagedBytes::kPageBytes;
+  // Elements of the last dimension from idx on that lie in untouched page(s)
+  // starting with the one of byte `off` (0: that page was touched).
+  auto untouched_run = [&](int64_t off) -> int64_t {
+    if (!same || off < 0 || static_cast<uint64_t>(off) >= o.size()) return 0;
+    const uint64_t p = static_cast<uint64_t>(off) / P;
+    if (o.materialised(p) || r.materialised(p)) return 0;
+    if (rank == 0) return 1;
+    const int64_t st = a.strides[rank - 1] * eb;
+    const int64_t left = a.shape[rank - 1] - idx[rank - 1];
+    if (st <= 0) return left;
+    const int64_t in_page = static_cast<int64_t>(((p + 1) * P - static_cast<uint64_t>(off) + st - 1) / st);
+    return std::max<int64_t>(1, std::min(left, in_page));
+  };
+  uint8_t ob[8] = {}, rb[8] = {}, sb[8] = {};
   // Pass 1: max |ref| over the finite elements; pass 2: errors.
   for (int pass = 0; pass < 2; ++pass) {
     std::fill(idx.begin(), idx.end(), 0);
@@ -133,12 +152,20 @@ BufferDiff CompareBuffer(const Arg& a, const std::vector<uint8_t>& o, const std:
       int64_t off = 0;
       for (size_t i = 0; i < rank; ++i) off += idx[i] * a.strides[i];
       off *= eb;
-      double rv = ElementValue(a.elem, r.data() + off);
+      if (const int64_t skip = untouched_run(off); skip > 0) {
+        if (pass == 1) d.elements += skip;
+        if (rank > 0) idx[rank - 1] += skip - 1;
+        done = !NextIndex(idx, a.shape);
+        continue;
+      }
+      r.Read(static_cast<uint64_t>(off), rb, static_cast<uint64_t>(eb));
+      double rv = ElementValue(a.elem, rb);
       if (pass == 0) {
         if (std::isfinite(rv)) d.max_abs_ref = std::max(d.max_abs_ref, std::fabs(rv));
         else ++d.nonfinite_ref;
       } else {
-        double ov = ElementValue(a.elem, o.data() + off);
+        o.Read(static_cast<uint64_t>(off), ob, static_cast<uint64_t>(eb));
+        double ov = ElementValue(a.elem, ob);
         double err;
         bool bad;
         const bool finite = std::isfinite(rv) && std::isfinite(ov);
@@ -151,11 +178,15 @@ BufferDiff CompareBuffer(const Arg& a, const std::vector<uint8_t>& o, const std:
           err = same ? 0 : INFINITY;
         }
         if (d.tol.bits) {
-          bad = std::memcmp(o.data() + off, r.data() + off, eb) != 0 && !(std::isnan(rv) && std::isnan(ov));
+          bad = std::memcmp(ob, rb, eb) != 0 && !(std::isnan(rv) && std::isnan(ov));
         } else if (!finite) {
           bad = err != 0;
         } else if (d.tol.shadow_factor > 0) {
-          double sv = shadow != nullptr ? ElementValue(a.elem, shadow->data() + off) : INFINITY;
+          double sv = INFINITY;
+          if (shadow != nullptr) {
+            shadow->Read(static_cast<uint64_t>(off), sb, static_cast<uint64_t>(eb));
+            sv = ElementValue(a.elem, sb);
+          }
           double bound = std::isfinite(sv) ? d.tol.atol + d.tol.shadow_factor * std::fabs(sv) : INFINITY;
           bad = err > bound;
         } else {
@@ -192,7 +223,7 @@ std::vector<BufferDiff> CompareEach(const Kernel& k, const KernelData& out, cons
   std::vector<BufferDiff> diffs;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly) continue;
-    const std::vector<uint8_t>* sh = shadow != nullptr ? &shadow->buffers.at(a.name) : nullptr;
+    const PagedBytes* sh = shadow != nullptr ? &shadow->buffers.at(a.name) : nullptr;
     diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, tol_of(a)));
   }
   return diffs;
@@ -315,26 +346,41 @@ std::vector<DeviceDifference> CompareDevices(
     if (arg.kind != Arg::Kind::kBuffer) continue;
     auto ia = a.buffers.find(arg.name), ib = b.buffers.find(arg.name);
     if (ia == a.buffers.end() || ib == b.buffers.end()) continue;
-    const std::vector<uint8_t>& x = ia->second;
-    const std::vector<uint8_t>& y = ib->second;
+    const PagedBytes& px = ia->second;
+    const PagedBytes& py = ib->second;
     const int64_t w = ElemBytes(arg.elem);
     DeviceDifference d;
     d.buffer = arg.name;
-    d.elements = static_cast<int64_t>(std::max(x.size(), y.size()) + w - 1) / w;
-    if (x.size() != y.size()) {
+    d.elements = static_cast<int64_t>(std::max(px.size(), py.size()) + w - 1) / w;
+    if (px.size() != py.size()) {
       d.differing = d.elements;
-      d.byte_offset = static_cast<int64_t>(std::min(x.size(), y.size()));
-      d.element = absl::StrCat("the sizes (", x.size(), " and ", y.size(), " bytes)");
+      d.byte_offset = static_cast<int64_t>(std::min(px.size(), py.size()));
+      d.element = absl::StrCat("the sizes (", px.size(), " and ", py.size(), " bytes)");
       out.push_back(d);
       continue;
     }
-    for (int64_t e = 0; e < d.elements; ++e) {
-      const int64_t off = e * w, n = std::min<int64_t>(w, static_cast<int64_t>(x.size()) - off);
-      if (std::memcmp(x.data() + off, y.data() + off, n) == 0) continue;
+    // Page by page; a page neither materialised is equal by construction
+    // (copies of one input). Elements never straddle pages (w divides them).
+    constexpr uint64_t P = PagedBytes::kPageBytes;
+    const bool same = px.SameFiller(py);
+    std::vector<uint8_t> xv, yv;
+    for (uint64_t page = 0; page < px.num_pages(); ++page) {
+      if (same && !px.materialised(page) && !py.materialised(page)) continue;
+      const uint64_t base = page * P, len = std::min(P, px.size() - base);
+      xv.resize(len), yv.resize(len);
+      px.Read(base, xv.data(), len);
+      py.Read(base, yv.data(), len);
+      if (xv == yv) continue;
+      for (int64_t e = static_cast<int64_t>(base) / w; e * w < static_cast<int64_t>(base + len); ++e) {
+      const int64_t off = e * w, n = std::min<int64_t>(w, static_cast<int64_t>(px.size()) - off);
+      // This element's bytes in the page copies.
+      const uint8_t* xe = xv.data() + (off - static_cast<int64_t>(base));
+      const uint8_t* ye = yv.data() + (off - static_cast<int64_t>(base));
+      if (std::memcmp(xe, ye, n) == 0) continue;
       if (explain && n == w) {
         uint64_t bx = 0, by = 0;
-        std::memcpy(&bx, x.data() + off, n);
-        std::memcpy(&by, y.data() + off, n);
+        std::memcpy(&bx, xe, n);
+        std::memcpy(&by, ye, n);
         std::string why = explain(arg, bx, by);
         if (!why.empty()) {
           ++d.explained;
@@ -346,12 +392,13 @@ std::vector<DeviceDifference> CompareDevices(
         d.byte_offset = off;
         std::string idx = ElementIndex(arg, e);
         d.element = idx.empty() ? absl::StrCat("element ", e, " (padding, outside the shape)") : idx;
-        std::memcpy(&d.bits_a, x.data() + off, n);
-        std::memcpy(&d.bits_b, y.data() + off, n);
+        std::memcpy(&d.bits_a, xe, n);
+        std::memcpy(&d.bits_b, ye, n);
         if (n == w) {
-          d.value_a = ElementValue(arg.elem, x.data() + off);
-          d.value_b = ElementValue(arg.elem, y.data() + off);
+          d.value_a = ElementValue(arg.elem, xe);
+          d.value_b = ElementValue(arg.elem, ye);
         }
+      }
       }
     }
     if (d.differing > 0 || d.explained > 0) out.push_back(std::move(d));
@@ -365,14 +412,18 @@ std::vector<std::string> UntouchedBytesChanged(const Kernel& k, const KernelData
     if (a.kind != Arg::Kind::kBuffer) continue;
     auto ii = in.buffers.find(a.name), io = out.buffers.find(a.name);
     if (ii == in.buffers.end() || io == out.buffers.end() || ii->second.size() != io->second.size()) continue;
-    const std::vector<uint8_t>& x = ii->second;
-    const std::vector<uint8_t>& y = io->second;
-    if (x == y) continue;
+    const PagedBytes& x = ii->second;
+    const PagedBytes& y = io->second;
+    if (x == y) continue;  // page by page: pages neither materialised are equal by construction
     const bool ro = a.access == Access::kReadOnly;
-    // The element bytes a writable buffer's shape covers.
-    std::vector<bool> covered(ro ? 0 : x.size(), false);
     const int64_t w = ElemBytes(a.elem);
-    if (!ro && !a.shape.empty()) {
+    // Whether byte b lies in an element a writable buffer's shape covers: for
+    // buffers up to 256 MiB a map of the shape's bytes (any strides), beyond
+    // that the element's index found from the strides (ElementIndex).
+    std::vector<bool> covered;
+    const bool mapped = !ro && x.size() <= (uint64_t{1} << 28);
+    if (mapped && !a.shape.empty()) {
+      covered.assign(x.size(), false);
       std::vector<int64_t> idx(a.shape.size(), 0);
       bool any = true;
       for (int64_t e : a.shape) any = any && e > 0;
@@ -384,18 +435,38 @@ std::vector<std::string> UntouchedBytesChanged(const Kernel& k, const KernelData
         if (!NextIndex(idx, a.shape)) break;
       }
     }
+    auto is_covered = [&](uint64_t b) {
+      if (ro) return false;
+      if (mapped) return !covered.empty() && static_cast<bool>(covered[b]);
+      const int64_t e = static_cast<int64_t>(b) / w;
+      if (a.shape.size() == 1)  // element e is in the shape iff it is a multiple of the stride below the extent
+        return a.strides[0] > 0 ? e % a.strides[0] == 0 && e / a.strides[0] < a.shape[0] : e == 0;
+      return !ElementIndex(a, e).empty();
+    };
     int64_t changed = 0, first = -1;
-    for (size_t b = 0; b < x.size(); ++b)
-      if (x[b] != y[b] && (ro || !covered[b])) {
-        if (first < 0) first = static_cast<int64_t>(b);
-        ++changed;
-      }
+    uint8_t first_x = 0, first_y = 0;
+    constexpr uint64_t P = PagedBytes::kPageBytes;
+    const bool same = x.SameFiller(y);
+    std::vector<uint8_t> xv, yv;
+    for (uint64_t page = 0; page < x.num_pages(); ++page) {
+      if (same && !x.materialised(page) && !y.materialised(page)) continue;
+      const uint64_t base = page * P, len = std::min(P, x.size() - base);
+      xv.resize(len), yv.resize(len);
+      x.Read(base, xv.data(), len);
+      y.Read(base, yv.data(), len);
+      if (xv == yv) continue;
+      for (uint64_t b = 0; b < len; ++b)
+        if (xv[b] != yv[b] && !is_covered(base + b)) {
+          if (first < 0) first = static_cast<int64_t>(base + b), first_x = xv[b], first_y = yv[b];
+          ++changed;
+        }
+    }
     if (changed == 0) continue;
     lines.push_back(absl::StrFormat("%s (%s): %d byte%s written that the kernel must leave alone (%s), first byte 0x%x: "
                                     "0x%02x -> 0x%02x",
                                     a.name, ro ? "readonly" : "outside its shape", changed, changed == 1 ? "" : "s",
                                     ro ? "a readonly buffer" : "padding between or around its elements", first,
-                                    x[first], y[first]));
+                                    first_x, first_y));
   }
   return lines;
 }

@@ -57,7 +57,10 @@ struct BufferDiff {
   int64_t nonfinite_mismatches = 0;  // mismatches where out or ref is not finite
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
   // element differ; 0 for matching non-finite ones). max_abs_ref: max|ref|
-  // over the finite reference elements. max_rel_err: max_abs_err / max_abs_ref,
+  // over the finite reference elements on the pages out or ref materialised
+  // (sparse buffers, compiler/ir/paged_bytes.h: the pages neither touched
+  // hold the same input in both, so they are counted in `elements` as equal
+  // and not read; a dense buffer has every page materialised). max_rel_err: max_abs_err / max_abs_ref,
   // the figure rtol bounds; NaN, printed "n/a", when max_abs_ref is 0 (every
   // finite reference element is zero, so nothing is relative to anything),
   // whether or not the output matches.

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <memory>
 
 #include "compiler/ir/float_bits.h"
 
@@ -15,6 +17,10 @@ uint64_t Next(uint64_t& s) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
+
+// The state after `calls` calls of Next from `s0`: Next of it gives the
+// stream's value number `calls` (0-based), as `calls` earlier calls would.
+uint64_t StateAt(uint64_t s0, uint64_t calls) { return s0 + calls * 0x9e3779b97f4a7c15ull; }
 
 // Uniform in [0, 1) with 24 random bits.
 float Unit(uint64_t& s) { return static_cast<float>(Next(s) >> 40) * (1.0f / 16777216.0f); }
@@ -106,9 +112,18 @@ uint32_t AdversarialI32(uint64_t& s) {
   return static_cast<uint32_t>(Uniform(s, -1000, 1000));
 }
 
-// Fills every buffer element and scalar of `k` with elem(arg, rng).
-template <typename BufferFn, typename ScalarFn>
-KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_elem, ScalarFn scalar) {
+// A lazy buffer of `a`'s size whose element i is elem(i).
+PagedBytes LazyBuffer(const Arg& a, std::function<uint64_t(uint64_t)> elem) {
+  const int64_t bytes = a.SizeBytes();
+  return PagedBytes(static_cast<uint64_t>(bytes > 0 ? bytes : 0), ElementFiller(ElemBytes(a.elem), std::move(elem)));
+}
+
+// Fills every scalar of `k` with scalar(arg, rng) and every buffer lazily:
+// element i is buffer_elem(arg, rng) with rng at StateAt(s0, i * calls(arg)),
+// s0 the buffer's stream (calls(arg): the values each element draws).
+template <typename BufferFn, typename CallsFn, typename ScalarFn>
+KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_elem, CallsFn calls,
+                ScalarFn scalar) {
   KernelData d;
   for (const Arg& a : k.args) {
     uint64_t s = Hash(a.name, seed) ^ salt;
@@ -116,14 +131,11 @@ KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_e
       d.scalars[a.name] = scalar(a, s);
       continue;
     }
-    int64_t bytes = a.SizeBytes();
-    std::vector<uint8_t> buf(static_cast<size_t>(bytes > 0 ? bytes : 0));
-    int eb = ElemBytes(a.elem);
-    for (size_t off = 0; off + eb <= buf.size(); off += eb) {
-      uint32_t bits = buffer_elem(a, s);
-      std::memcpy(buf.data() + off, &bits, eb);
-    }
-    d.buffers[a.name] = std::move(buf);
+    const uint64_t per = calls(a);
+    d.buffers[a.name] = LazyBuffer(a, [a, s, per, buffer_elem](uint64_t i) -> uint64_t {
+      uint64_t st = StateAt(s, i * per);
+      return buffer_elem(a, st);
+    });
   }
   return d;
 }
@@ -131,17 +143,20 @@ KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_e
 }  // namespace
 
 KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
+  // The formats are copied into the fillers, which outlive `plan`.
   KernelData d = Fill(
       k, seed, 0x6578616374ull,
-      [&](const Arg& a, uint64_t& s) -> uint32_t {
-        auto it = plan.formats.find(a.name);
-        if (it == plan.formats.end()) return 0;
+      [formats = plan.formats](const Arg& a, uint64_t& s) -> uint32_t {
+        auto it = formats.find(a.name);
+        if (it == formats.end()) return 0;
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
         const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
         return FloatBits(a.elem, ((Next(s) & 1) ? -m : m) * std::ldexp(1.0, e));
       },
+      // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).
+      [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },
       [&](const Arg& a, uint64_t& s) -> uint32_t {
         auto it = plan.formats.find(a.name);
         if (it == plan.formats.end()) return 0;
@@ -161,12 +176,21 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 KernelData MakeAdversarialInputs(const Kernel& k, uint64_t seed) {
   return Fill(
       k, seed, 0x616476657273ull,
-      [](const Arg& a, uint64_t& s) { return a.elem == ElemType::kI32 ? AdversarialI32(s) : AdversarialFloat(a.elem, s, false); },
+      // Element i draws a variable number of values: from a stream of its own,
+      // seeded by value i of the buffer's stream.
+      [](const Arg& a, uint64_t& s) {
+        uint64_t own = Next(s);
+        return a.elem == ElemType::kI32 ? AdversarialI32(own) : AdversarialFloat(a.elem, own, false);
+      },
+      [](const Arg&) -> uint64_t { return 1; },
       [](const Arg& a, uint64_t& s) { return a.elem == ElemType::kI32 ? AdversarialI32(s) : AdversarialFloat(a.elem, s, true); });
 }
 
 KernelData MagnitudeInputs(const Kernel& k, const KernelData& in) {
-  KernelData d = in;
+  KernelData d;
+  d.scalars = in.scalars;
+  d.extra_args = in.extra_args;
+  for (const auto& [name, bytes] : in.buffers) d.buffers.emplace(name, bytes);
   for (const Arg& a : k.args) {
     if (a.elem == ElemType::kI32) continue;
     if (a.kind == Arg::Kind::kScalar) {
@@ -174,10 +198,29 @@ KernelData MagnitudeInputs(const Kernel& k, const KernelData& in) {
       if (it != d.scalars.end()) it->second &= 0x7fffffffu;
       continue;
     }
-    auto it = d.buffers.find(a.name);
-    if (it == d.buffers.end()) continue;
-    const int eb = ElemBytes(a.elem);
-    for (size_t off = eb - 1; off < it->second.size(); off += eb) it->second[off] &= 0x7f;  // little-endian sign bit
+    auto it = in.buffers.find(a.name);
+    if (it == in.buffers.end()) continue;
+    const PagedBytes& from = it->second;
+    const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+    // Clears the (little-endian) sign bit of every element of [off, off + n).
+    auto clear_signs = [eb](uint64_t off, uint8_t* p, uint64_t n) {
+      for (uint64_t b = (eb - 1 + eb - off % eb) % eb; b < n; b += eb) p[b] &= 0x7f;
+    };
+    std::shared_ptr<const PageFiller> filler;
+    if (from.filler() != nullptr)
+      filler = std::make_shared<const PageFiller>([inner = from.filler(), clear_signs](uint64_t off, uint8_t* p,
+                                                                                      uint64_t n) {
+        (*inner)(off, p, n);
+        clear_signs(off, p, n);
+      });
+    PagedBytes mag(from.size(), std::move(filler));
+    for (uint64_t page : from.MaterialisedPages()) {
+      const uint64_t off = page * PagedBytes::kPageBytes, n = std::min(PagedBytes::kPageBytes, from.size() - off);
+      uint8_t* p = mag.Touch(off, n);
+      from.Read(off, p, n);
+      clear_signs(off, p, n);
+    }
+    d.buffers[a.name] = std::move(mag);
   }
   return d;
 }
@@ -191,21 +234,22 @@ KernelData MakeInputs(const Kernel& k, uint64_t seed) {
                                                    : static_cast<uint32_t>(1 + Next(s) % 100);
       continue;
     }
-    int64_t bytes = a.SizeBytes();
-    std::vector<uint8_t> buf(static_cast<size_t>(bytes > 0 ? bytes : 0));
-    int eb = ElemBytes(a.elem);
-    for (size_t off = 0; off + eb <= buf.size(); off += eb) {
-      float v = 2.0f * Unit(s) - 1.0f;
-      uint32_t bits;
-      switch (a.elem) {
-        case ElemType::kF32: bits = F32Bits(v); break;
-        case ElemType::kF16: bits = F32ToF16Bits(v); break;
-        case ElemType::kBF16: bits = F32ToBf16Bits(v); break;
-        default: bits = static_cast<uint32_t>(static_cast<int32_t>(Next(s) % 2001) - 1000); break;
+    // Element i of a float buffer is value i of the buffer's stream; of an
+    // i32 buffer value 2i + 1 (each element draws two values, the first unused).
+    const ElemType t = a.elem;
+    d.buffers[a.name] = LazyBuffer(a, [s, t](uint64_t i) -> uint64_t {
+      if (t == ElemType::kI32) {
+        uint64_t st = StateAt(s, 2 * i + 1);
+        return static_cast<uint32_t>(static_cast<int32_t>(Next(st) % 2001) - 1000);
       }
-      std::memcpy(buf.data() + off, &bits, eb);
-    }
-    d.buffers[a.name] = std::move(buf);
+      uint64_t st = StateAt(s, i);
+      const float v = 2.0f * Unit(st) - 1.0f;
+      switch (t) {
+        case ElemType::kF32: return F32Bits(v);
+        case ElemType::kF16: return F32ToF16Bits(v);
+        default: return F32ToBf16Bits(v);
+      }
+    });
   }
   return d;
 }

@@ -9,14 +9,17 @@
 #include <vector>
 
 #include "compiler/ir/kernel.h"
+#include "compiler/ir/paged_bytes.h"
 #include "hw/check/exact.h"
 
 namespace kir {
 
-// Buffer contents by argument name (Arg::SizeBytes() bytes, little-endian) and
-// scalar argument bits by name.
+// Buffer contents by argument name (Arg::SizeBytes() bytes, little-endian,
+// sparse: generated inputs are a PagedBytes filler, materialised page by page
+// where a device or the interpreter touches them) and scalar argument bits by
+// name.
 struct KernelData {
-  std::map<std::string, std::vector<uint8_t>> buffers;
+  std::map<std::string, PagedBytes> buffers;
   std::map<std::string, uint32_t> scalars;
   // By-value arguments of a code object's kernel that the KIR kernel lacks
   // (a foreign kernel's sizes, strides, leading dimensions: `kirc run
@@ -27,20 +30,25 @@ struct KernelData {
 };
 
 // Inputs for `k` from `seed`: every buffer is filled (also write-only ones, so
-// elements a kernel forgets to write show up as differences); float elements
+// elements a kernel forgets to write show up as differences), lazily: element
+// i of buffer B is a pure function of (seed, B's name, i) (the i-th value of
+// B's splitmix64 stream; the values the eager generator of earlier versions
+// gave), computed when a page is first touched; float elements
 // are uniform in [-1, 1) rounded to the element type (so no two neighbours are
 // equal by construction and operand swaps show), i32 elements in [-1000, 1000];
 // f32 scalars in [0.5, 2), i32 scalars in [1, 100].
 KernelData MakeInputs(const Kernel& k, uint64_t seed);
 
 // Exact-mode inputs from `seed` in the forms plan.formats gives per argument
+// (lazy as MakeInputs', each element from the 3 values of its stream)
 // (ExactFormat: float elements +-m * 2^e, i32 integers, f32 scalars from a
 // subset of {0.5, 1, 1.5, 2}); write-only buffers are filled the same way.
 // An argument without a format gets MakeInputs' values.
 KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 
 // Adversarial inputs from `seed`, for kernels whose result must match the
-// reference bit for bit on any input (no HasUnorderedSum). Float elements:
+// reference bit for bit on any input (no HasUnorderedSum), lazy: element i
+// draws from its own splitmix64 stream seeded by (seed, name, i). Float elements:
 // 35% "tie makers" +-m * 2^e with m odd of p/2 + 1 bits (p = 11 f16, 8 bf16,
 // 24 f32), so a product of two has about p + 1 bits and often lies halfway
 // between two neighbours; 15% powers of two, one ulp above them and half an
@@ -57,6 +65,7 @@ KernelData MakeAdversarialInputs(const Kernel& k, uint64_t seed);
 
 // The inputs of the magnitude shadow run: `d` with every float element and f32
 // scalar replaced by its absolute value (the sign bit cleared); i32 unchanged.
+// Lazy too: only pages `d` materialised are copied.
 // With MagnitudeKernel (compare.h) the reference computes, for every output
 // element, the sum of the absolute values of the terms it adds.
 KernelData MagnitudeInputs(const Kernel& k, const KernelData& d);

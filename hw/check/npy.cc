@@ -1,5 +1,6 @@
 #include "hw/check/npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -23,7 +24,10 @@ const char* NpyDescr(ElemType t) {
   return "?";
 }
 
-std::string NpyOfBuffer(const Arg& a, const std::vector<uint8_t>& bytes) {
+namespace {
+
+// The .npy header of buffer `a` (magic, version, header length, header).
+std::string NpyHeader(const Arg& a) {
   const char* descr = NpyDescr(a.elem);
   std::string shape = absl::StrJoin(a.shape, ", ");
   if (a.shape.size() == 1) shape += ",";
@@ -38,22 +42,61 @@ std::string NpyOfBuffer(const Arg& a, const std::vector<uint8_t>& bytes) {
   out.push_back(static_cast<char>(header.size() & 0xff));
   out.push_back(static_cast<char>(header.size() >> 8));
   out += header;
-  int eb = ElemBytes(a.elem);
-  size_t rank = a.shape.size();
+  return out;
+}
+
+// Calls sink(chunk) with the element bytes of `a` over its shape in C order
+// (chunks of about 1 MiB), reading `bytes` without materialising pages.
+template <typename Sink>
+void GatherElements(const Arg& a, const PagedBytes& bytes, Sink sink) {
+  const int eb = ElemBytes(a.elem);
+  const size_t rank = a.shape.size();
   std::vector<int64_t> idx(rank, 0);
   bool done = rank == 0;
   for (int64_t e : a.shape) done = done || e <= 0;
+  std::string chunk;
+  constexpr size_t kChunk = size_t{1} << 20;
   while (!done) {
+    // A contiguous run of the last dimension at once.
     int64_t off = 0;
     for (size_t i = 0; i < rank; ++i) off += idx[i] * a.strides[i];
     off *= eb;
-    if (off >= 0 && static_cast<size_t>(off + eb) <= bytes.size())
-      out.append(reinterpret_cast<const char*>(bytes.data() + off), eb);
+    // (at most a chunk: a 1-D buffer is one run of its whole length).
+    const int64_t run = rank > 0 && a.strides[rank - 1] == 1
+                            ? std::min<int64_t>(a.shape[rank - 1] - idx[rank - 1], static_cast<int64_t>(kChunk) / eb)
+                            : 1;
+    const size_t len = static_cast<size_t>(run * eb);
+    const size_t at = chunk.size();
+    chunk.resize(at + len, '\0');
+    if (off >= 0 && static_cast<uint64_t>(off) + len <= bytes.size())
+      bytes.Read(static_cast<uint64_t>(off), chunk.data() + at, len);
     else
-      out.append(static_cast<size_t>(eb), '\0');
+      for (int64_t e = 0; e < run; ++e)
+        if (off + e * eb >= 0 && static_cast<uint64_t>(off + (e + 1) * eb) <= bytes.size())
+          bytes.Read(static_cast<uint64_t>(off + e * eb), chunk.data() + at + e * eb, eb);
+    if (rank > 0) idx[rank - 1] += run - 1;
     done = !NextIndex(idx, a.shape);
+    if (chunk.size() >= kChunk || done) {
+      sink(chunk);
+      chunk.clear();
+    }
   }
+}
+
+}  // namespace
+
+std::string NpyOfBuffer(const Arg& a, const PagedBytes& bytes) {
+  std::string out = NpyHeader(a);
+  GatherElements(a, bytes, [&](const std::string& c) { out += c; });
   return out;
+}
+
+std::string NpyOfBuffer(const Arg& a, const std::vector<uint8_t>& bytes) { return NpyOfBuffer(a, PagedBytes(bytes)); }
+
+bool WriteNpyOfBuffer(const Arg& a, const PagedBytes& bytes, std::ostream& out) {
+  out << NpyHeader(a);
+  GatherElements(a, bytes, [&](const std::string& c) { out.write(c.data(), static_cast<std::streamsize>(c.size())); });
+  return static_cast<bool>(out);
 }
 
 namespace {
@@ -186,6 +229,13 @@ absl::Status ScatterElements(const Arg& a, const std::vector<uint8_t>& elements,
     done = !NextIndex(idx, a.shape);
   }
   return absl::OkStatus();
+}
+
+absl::Status ScatterElements(const Arg& a, const std::vector<uint8_t>& elements, PagedBytes* buffer) {
+  std::vector<uint8_t> dense = buffer->ToVector();
+  absl::Status st = ScatterElements(a, elements, &dense);
+  if (st.ok()) *buffer = PagedBytes(dense);
+  return st;
 }
 
 bool NextIndex(std::vector<int64_t>& idx, const std::vector<int64_t>& shape) {

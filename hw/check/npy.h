@@ -3,12 +3,14 @@
 #define KIRC_HW_CHECK_NPY_H_
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
+#include "compiler/ir/paged_bytes.h"
 
 namespace kir {
 
@@ -20,6 +22,11 @@ const char* NpyDescr(ElemType t);
 // The .npy bytes of buffer `a` (contents `bytes`) gathered over its shape and
 // strides into a C-ordered array of dtype NpyDescr(a.elem).
 std::string NpyOfBuffer(const Arg& a, const std::vector<uint8_t>& bytes);
+std::string NpyOfBuffer(const Arg& a, const PagedBytes& bytes);
+// The same bytes written to `out` as they are made (about 1 MiB at a time,
+// no page of `bytes` materialised: a multi-GiB buffer needs no copy); false
+// when the stream failed.
+bool WriteNpyOfBuffer(const Arg& a, const PagedBytes& bytes, std::ostream& out);
 
 // The elements of buffer `a` in the .npy file bytes `npy` (format 1.0, 2.0
 // or 3.0; what NpyOfBuffer writes reads back): dtype NpyDescr(a.elem)
@@ -36,6 +43,8 @@ absl::StatusOr<std::vector<uint8_t>> ReadNpyElements(const Arg& a, absl::string_
 // when two indices that address one element (a readonly buffer with a
 // stride of 0) are given different bits, naming both.
 absl::Status ScatterElements(const Arg& a, const std::vector<uint8_t>& elements, std::vector<uint8_t>* buffer);
+// The same into a sparse buffer (every page materialised).
+absl::Status ScatterElements(const Arg& a, const std::vector<uint8_t>& elements, PagedBytes* buffer);
 
 // Advances `idx` to the next multi-index of `shape` in C order (the last
 // dimension fastest); false after the last one. For walking a buffer's

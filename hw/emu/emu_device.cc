@@ -10,7 +10,7 @@
 namespace kir {
 
 int64_t EmuDevice::HostBytesPerBufferByte() const {
-  return 1 + emu::HostBookkeepingBytesPerBufferByte(opts_);
+  return emu::HostBookkeepingBytesPerBufferByte(opts_);
 }
 
 std::string EmuDevice::Name() const { return opts_.strict ? "emulator (strict)" : "emulator"; }
@@ -36,12 +36,15 @@ absl::StatusOr<DeviceRun> EmuDevice::Run(const Kernel& k, const TargetInfo& targ
   emu::LaunchArgs a;
   a.grid = k.grid;
   a.workgroup = k.workgroup;
+  a.workgroups = workgroups_;
   for (const ArgBinding& b : *bound) {
     if (b.kind == ArgBinding::Kind::kBuffer) {
       auto it = data.buffers.find(b.name);
       if (it == data.buffers.end())
         return absl::InvalidArgumentError(absl::StrCat("no data for buffer argument '", b.name, "'"));
-      a.args.push_back(it->second);
+      a.args.emplace_back();  // the sparse buffer itself, updated in place
+      a.paged.resize(a.args.size(), nullptr);
+      a.paged.back() = &it->second;
     } else if (b.kind == ArgBinding::Kind::kScalar) {
       auto it = data.scalars.find(b.name);
       if (it == data.scalars.end())
@@ -58,8 +61,6 @@ absl::StatusOr<DeviceRun> EmuDevice::Run(const Kernel& k, const TargetInfo& targ
   if (!s.ok()) return s.status();
   DeviceRun run;
   run.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  for (size_t i = 0; i < bound->size(); ++i)
-    if ((*bound)[i].kind == ArgBinding::Kind::kBuffer) data.buffers[(*bound)[i].name] = std::move(a.args[i]);
   run.device = absl::StrCat("emulator (", target.name, opts_.strict ? ", strict)" : ")");
   run.instructions_by_class = s->by_class;
   run.instructions = s->total;

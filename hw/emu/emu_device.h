@@ -22,9 +22,15 @@ class EmuDevice : public Device {
   // workgroup are k's.
   absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& target, absl::string_view hsaco,
                                 KernelData& data) override;
-  // The copy of every buffer Run hands the emulator, and the strict mode's
-  // bookkeeping (HostBookkeepingBytesPerBufferByte).
+  // The strict mode's bookkeeping (HostBookkeepingBytesPerBufferByte) per
+  // byte touched: Run hands the emulator the sparse buffers of `data`
+  // themselves, no copy.
   int64_t HostBytesPerBufferByte() const override;
+  // Only these workgroups run (the kernel still sees the whole grid).
+  absl::Status SetWorkgroups(const WorkgroupRange& r) override {
+    workgroups_ = r;
+    return absl::OkStatus();
+  }
   // Strict-mode and other errors that name an instruction add its note
   // (EmuOptions::instruction_notes); kept for every later Run until replaced.
   void SetInstructionNotes(std::vector<InstructionNote> notes) override;
@@ -32,6 +38,7 @@ class EmuDevice : public Device {
  private:
   std::string llvm_bin_;
   emu::EmuOptions opts_;
+  WorkgroupRange workgroups_;
 };
 
 }  // namespace kir

@@ -236,10 +236,13 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
   for (size_t i = 0; i < k.args.size(); ++i)
     if (!absl::StartsWith(k.args[i].value_kind, "hidden_")) explicit_idx.push_back(static_cast<int>(i));
   std::vector<std::vector<uint8_t>*> by_arg(k.args.size(), nullptr);
+  std::vector<PagedBytes*> paged_arg(k.args.size(), nullptr);
+  auto paged_of = [&](size_t i) { return i < args.paged.size() ? args.paged[i] : nullptr; };
   if (args.args.size() == k.args.size()) {
-    for (size_t i = 0; i < k.args.size(); ++i) by_arg[i] = &args.args[i];
+    for (size_t i = 0; i < k.args.size(); ++i) by_arg[i] = &args.args[i], paged_arg[i] = paged_of(i);
   } else if (args.args.size() == explicit_idx.size()) {
-    for (size_t i = 0; i < explicit_idx.size(); ++i) by_arg[explicit_idx[i]] = &args.args[i];
+    for (size_t i = 0; i < explicit_idx.size(); ++i)
+      by_arg[explicit_idx[i]] = &args.args[i], paged_arg[explicit_idx[i]] = paged_of(i);
   } else {
     return absl::InvalidArgumentError(absl::StrCat(who, "got ", args.args.size(), " arguments; the metadata lists ",
                                                    k.args.size(), ": ", ArgList(k.args)));
@@ -253,6 +256,7 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
   // determines and zeroes the rest.
   std::vector<KernargValue> values;
   int buffer_no = 0;
+  uint64_t placed_end = 0;  // the end of the buffers placed by default so far
   for (int i : explicit_idx) {
     const ArgNote& a = k.args[i];
     KernargValue v;
@@ -260,10 +264,16 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
       // Each buffer at its own address, 64 GiB apart, with the low word
       // close to 2^32 so that 64-bit address carries matter.
       v.is_pointer = true;
-      v.pointer = static_cast<size_t>(buffer_no) < args.buffer_addresses.size() ? args.buffer_addresses[buffer_no]
-                                                                                : EmulatedBufferAddress(buffer_no);
+      const uint64_t size = paged_arg[i] != nullptr ? paged_arg[i]->size() : by_arg[i]->size();
+      // The default placement moves a buffer past a larger default-placed one
+      // before it; an address the caller gives is taken as it is.
+      if (static_cast<size_t>(buffer_no) < args.buffer_addresses.size()) {
+        v.pointer = args.buffer_addresses[buffer_no];
+      } else {
+        v.pointer = EmulatedBufferAddressAfter(buffer_no, placed_end);
+        placed_end = std::max(placed_end, v.pointer + size);
+      }
       ++buffer_no;
-      const uint64_t size = by_arg[i]->size();
       if (v.pointer >= kQueueAddr || size > kQueueAddr - v.pointer)
         return absl::InvalidArgumentError(absl::StrCat(who, "argument ", i, " at 0x", absl::Hex(v.pointer),
                                                        ": buffers must lie below 0x", absl::Hex(kQueueAddr)));
@@ -271,8 +281,11 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
         if (v.pointer < r.base + r.size && r.base < v.pointer + size)
           return absl::InvalidArgumentError(absl::StrCat(who, "argument ", i, " at 0x", absl::Hex(v.pointer),
                                                          " overlaps ", r.name));
-      mem.AddRegion(absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'")), v.pointer,
-                    by_arg[i]->data(), by_arg[i]->size(), /*argument=*/true);
+      std::string name = absl::StrCat("argument ", i, a.name.empty() ? "" : absl::StrCat(" '", a.name, "'"));
+      if (paged_arg[i] != nullptr)
+        mem.AddPagedRegion(std::move(name), v.pointer, paged_arg[i]);
+      else
+        mem.AddRegion(std::move(name), v.pointer, by_arg[i]->data(), by_arg[i]->size(), /*argument=*/true);
     } else {
       v.bytes = *by_arg[i];
     }
@@ -306,6 +319,14 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
   mem.AddRegion("the queue", kQueueAddr, queue.data(), queue.size());
   Dispatch d;
   d.grid = args.grid;
+  d.workgroups = args.workgroups.Over(args.grid);
+  for (int i = 0; i < 3; ++i)
+    if (d.workgroups.begin[i] < 0 || d.workgroups.begin[i] >= d.workgroups.end[i] ||
+        d.workgroups.end[i] > args.grid[i])
+      return absl::InvalidArgumentError(absl::StrCat(who, "workgroups [", d.workgroups.begin[i], ", ",
+                                                     d.workgroups.end[i], ") in ", std::string(1, "xyz"[i]),
+                                                     " are not a non-empty range inside the grid [0, ",
+                                                     args.grid[i], ")"));
   d.workgroup = wg;
   d.kernarg_addr = kKernargAddr;
   d.dispatch_packet_addr = kPacketAddr;

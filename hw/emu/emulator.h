@@ -21,6 +21,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "compiler/ir/paged_bytes.h"
+#include "compiler/ir/workgroups.h"
 
 namespace kir::emu {
 
@@ -37,6 +39,10 @@ struct LaunchArgs {
   // only the explicit ones) or passed empty: the emulator fills the ones it
   // knows (block counts, group sizes, remainders, grid dims) and zeroes the rest.
   std::vector<std::vector<uint8_t>> args;
+  // Optional, indexed as `args`: a non-null entry makes that global_buffer
+  // argument the sparse buffer it points to (updated in place; its `args`
+  // entry is ignored): only the pages the kernel touches are materialised.
+  std::vector<PagedBytes*> paged;
   // Where the n-th global_buffer argument (counting buffers only, in .args
   // order) is placed: buffer_addresses[n] when the vector has an entry for
   // it, else EmulatedBufferAddress(n) (hw/kernarg.h: 64 GiB apart, the low
@@ -49,6 +55,10 @@ struct LaunchArgs {
   std::vector<uint64_t> buffer_addresses;
   std::array<int64_t, 3> grid{1, 1, 1};       // workgroups (HIP gridDim)
   std::array<int64_t, 3> workgroup{0, 0, 0};  // threads; 0 = .reqd_workgroup_size (error if absent)
+  // The workgroups to run (`kirc run --workgroups`); default the whole grid.
+  // The kernel still sees the whole grid (its sizes, ids); a box not inside
+  // it is InvalidArgument.
+  WorkgroupRange workgroups;
 };
 
 // The default instruction budget of a run (EmuOptions::max_instructions and
@@ -89,9 +99,10 @@ struct EmuStats {
   int64_t mfma_macs = 0;  // M*N*K per MFMA wave-instruction
 };
 
-// Host bytes a run with `opts` allocates per byte of its argument buffers,
-// beside the buffers themselves: the global-race bookkeeping in strict mode
-// (GlobalRaceTracker), calloc'ed for every byte.
+// Host bytes a run with `opts` allocates per byte of its argument buffers it
+// touches, beside the buffers themselves: the global-race bookkeeping in
+// strict mode (GlobalRaceTracker), a zero mapping of which only the pages
+// of touched bytes become resident.
 int64_t HostBookkeepingBytesPerBufferByte(const EmuOptions& opts);
 
 // Runs kernel `kernel_name` (or the only kernel if empty) of a code object:

@@ -11,6 +11,12 @@ void GlobalMemory::AddRegion(std::string name, uint64_t base, uint8_t* data, uin
   regions_.push_back(Region{std::move(name), base, data, size, argument});
 }
 
+void GlobalMemory::AddPagedRegion(std::string name, uint64_t base, PagedBytes* bytes) {
+  Region r{std::move(name), base, nullptr, bytes->size(), /*argument=*/true};
+  r.paged = bytes;
+  regions_.push_back(std::move(r));
+}
+
 const Region* GlobalMemory::Find(uint64_t addr, uint64_t n) const {
   auto inside = [&](const Region& r) {
     return addr >= r.base && addr - r.base <= r.size && n <= r.size - (addr - r.base);
@@ -27,14 +33,22 @@ const Region* GlobalMemory::Find(uint64_t addr, uint64_t n) const {
 bool GlobalMemory::Read(uint64_t addr, void* out, uint64_t n) const {
   const Region* r = Find(addr, n);
   if (r == nullptr) return false;
-  if (n) std::memcpy(out, r->data + (addr - r->base), n);
+  if (n == 0) return true;
+  if (r->paged != nullptr)
+    r->paged->Read(addr - r->base, out, n);
+  else
+    std::memcpy(out, r->data + (addr - r->base), n);
   return true;
 }
 
 bool GlobalMemory::Write(uint64_t addr, const void* in, uint64_t n) {
   const Region* r = Find(addr, n);
   if (r == nullptr) return false;
-  if (n) std::memcpy(r->data + (addr - r->base), in, n);
+  if (n == 0) return true;
+  if (r->paged != nullptr)
+    r->paged->Write(addr - r->base, in, n);
+  else
+    std::memcpy(r->data + (addr - r->base), in, n);
   return true;
 }
 

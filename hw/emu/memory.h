@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/ir/paged_bytes.h"
 
 namespace kir::emu {
 
@@ -19,12 +20,18 @@ struct Region {
   // A kernel argument buffer (not the kernarg segment, packet or queue):
   // strict mode checks the work-items' accesses to it for races (strict.h).
   bool argument = false;
+  // Non-null: the region's bytes are this sparse buffer (`data` unused):
+  // reads of pages never touched give its filler's bytes, writes materialise
+  // their pages (compiler/ir/paged_bytes.h).
+  PagedBytes* paged = nullptr;
 };
 
 class GlobalMemory {
  public:
   // Regions must not overlap; `data` must stay valid while the memory is used.
   void AddRegion(std::string name, uint64_t base, uint8_t* data, uint64_t size, bool argument = false);
+  // A sparse argument buffer of bytes->size() bytes (`bytes` must outlive the memory's use).
+  void AddPagedRegion(std::string name, uint64_t base, PagedBytes* bytes);
   // The region holding all of [addr, addr + n), or nullptr.
   const Region* Find(uint64_t addr, uint64_t n) const;
   // Copies; false if [addr, addr + n) is not inside one region.

@@ -114,9 +114,10 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
     absl::Status st = global_races->Reset(prog, mem, d.grid, nwaves);
     if (!st.ok()) return st;
   }
-  for (int64_t gz = 0; gz < d.grid[2]; ++gz)
-    for (int64_t gy = 0; gy < d.grid[1]; ++gy)
-      for (int64_t gx = 0; gx < d.grid[0]; ++gx) {
+  const WorkgroupRange box = d.workgroups.Over(d.grid);
+  for (int64_t gz = box.begin[2]; gz < box.end[2]; ++gz)
+    for (int64_t gy = box.begin[1]; gy < box.end[1]; ++gy)
+      for (int64_t gx = box.begin[0]; gx < box.end[0]; ++gx) {
         wg.id = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)};
         if (global_races) global_races->StartWorkgroup((gz * d.grid[1] + gy) * d.grid[0] + gx);
         // LDS starts with a pattern: its contents are undefined at launch.

@@ -21,6 +21,7 @@ namespace kir::emu {
 struct Dispatch {
   std::array<int64_t, 3> grid{1, 1, 1};       // workgroups
   std::array<int64_t, 3> workgroup{64, 1, 1};  // threads
+  WorkgroupRange workgroups;                   // the ones to run (whole(): all)
   uint64_t kernarg_addr = 0, dispatch_packet_addr = 0, queue_addr = 0;
   const std::vector<uint8_t>* kernarg = nullptr;  // contents (kernarg preloading)
 };

@@ -258,11 +258,14 @@ absl::Status GlobalRaceTracker::Reset(const Program& p, const GlobalMemory& mem,
   for (size_t i = 0; i < mem.regions().size(); ++i) {
     const Region& r = mem.regions()[i];
     if (!r.argument || r.size == 0) continue;
-    bytes_[i].reset(static_cast<Byte*>(std::calloc(r.size, sizeof(Byte))));
-    if (bytes_[i] == nullptr)
+    try {
+      bytes_[i] = ZeroedArray<Byte>(r.size);
+    } catch (const std::bad_alloc&) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "strict mode's global-memory race check cannot allocate ", r.size * sizeof(Byte), " bytes for ", r.name,
-          " (8 per buffer byte); run it with EmuOptions::strict = false"));
+          "strict mode's global-memory race check cannot map ", r.size * sizeof(Byte), " bytes for ", r.name,
+          " (8 per buffer byte, only touched pages resident); raise the address-space limit (ulimit -v) or run it "
+          "with EmuOptions::strict = false"));
+    }
   }
   return absl::OkStatus();
 }
@@ -306,7 +309,7 @@ absl::Status GlobalRaceTracker::Race(const Program& p, const GlobalMemory& mem, 
 
 absl::Status GlobalRaceTracker::Access(const Program& p, const GlobalMemory& mem, const Region& r, uint64_t addr,
                                        uint32_t n, int inst, int wave, int lane, bool write, bool atomic) {
-  Byte* const bytes = bytes_[static_cast<size_t>(&r - mem.regions().data())].get();
+  Byte* const bytes = bytes_[static_cast<size_t>(&r - mem.regions().data())].data();
   if (bytes == nullptr) return absl::OkStatus();
   const uint64_t item = (static_cast<uint64_t>(wg_) * waves_ + wave) * 64 + lane;
   const uint32_t lo = static_cast<uint32_t>(item * per_item_ + 1);  // this work-item's first id

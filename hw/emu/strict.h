@@ -39,6 +39,7 @@
 
 #include "absl/status/status.h"
 #include "compiler/ir/global_races.h"
+#include "compiler/ir/paged_bytes.h"
 #include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
 #include "hw/emu/memory.h"
@@ -143,8 +144,9 @@ class LdsRaceTracker {
 // the reference interpreter applies per element).
 class GlobalRaceTracker {
  public:
-  // Host bytes of bookkeeping per argument-buffer byte (calloc'ed for every
-  // byte: all of it counts against an address-space limit).
+  // Host bytes of bookkeeping per argument-buffer byte the dispatch touches
+  // (a MAP_NORESERVE zero mapping per buffer: untouched pages are never
+  // resident, but the whole size counts against an address-space limit).
   static int64_t BytesPerBufferByte();
   // For a dispatch of `grid` workgroups of `waves` waves running `p` over the
   // argument buffers (Region::argument) of `mem`. Error if the work-items do
@@ -162,19 +164,16 @@ class GlobalRaceTracker {
                       int inst, int wave, int lane, bool write, bool atomic = false);
 
  private:
-  using Byte = RaceSlots<uint32_t>;  // all zero (calloc): never accessed
+  using Byte = RaceSlots<uint32_t>;  // all zero (a fresh mapping): never accessed
   static constexpr uint32_t kSeveral = Byte::kSeveral;
   // "0x... `inst` (lane L of wave W of workgroup (x,y,z))" for an id; `inst`
   // >= 0: the instruction, when the id may not hold it.
   std::string AccessText(const Program& p, uint32_t id, int inst) const;
   absl::Status Race(const Program& p, const GlobalMemory& mem, uint64_t addr, int inst, uint32_t now,
                     bool now_write, bool now_atomic, const PriorAccess<uint32_t>& before) const;
-  struct Free {
-    void operator()(Byte* p) const { std::free(p); }
-  };
-  // Per region of the memory, calloc'ed (the pages a dispatch never touches
-  // stay unallocated); null: not checked.
-  std::vector<std::unique_ptr<Byte[], Free>> bytes_;
+  // Per region of the memory, a zero mapping (the pages a dispatch never
+  // touches cost nothing); empty: not checked.
+  std::vector<ZeroedArray<Byte>> bytes_;
   std::vector<int> ordinal_;  // per instruction: among the memory instructions, or -1
   std::vector<int> inst_of_;  // per ordinal
   uint64_t per_item_ = 1;     // V, or 1 when instructions are left out

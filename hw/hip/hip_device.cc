@@ -146,19 +146,20 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
     return HipError(absl::StrCat("hipModuleGetFunction('", k.name, "')"), e);
 
   std::map<std::string, uint64_t> ptrs;
-  std::vector<std::pair<void*, std::vector<uint8_t>*>> copies;
+  std::vector<std::pair<void*, PagedBytes*>> copies;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer) continue;
     auto it = data.buffers.find(a.name);
     if (it == data.buffers.end())
       return absl::InvalidArgumentError(absl::StrCat("no data for buffer argument '", a.name, "'"));
-    std::vector<uint8_t>& host = it->second;
+    // The GPU gets every byte: the sparse buffer is materialised whole.
+    PagedBytes& host = it->second;
     void* p = nullptr;
     if (hipError_t e = Hip().hipMalloc(&p, std::max<size_t>(host.size(), 1)); e != hipSuccess)
       return HipError(absl::StrCat("hipMalloc(", host.size(), " bytes for '", a.name, "')"), e);
     res.buffers.push_back(p);
     if (!host.empty())
-      if (hipError_t e = Hip().hipMemcpy(p, host.data(), host.size(), hipMemcpyHostToDevice); e != hipSuccess)
+      if (hipError_t e = Hip().hipMemcpy(p, host.TouchAll(), host.size(), hipMemcpyHostToDevice); e != hipSuccess)
         return HipError(absl::StrCat("hipMemcpy(host to device, '", a.name, "')"), e);
     ptrs[a.name] = reinterpret_cast<uint64_t>(p);
     copies.push_back({p, &host});
@@ -197,7 +198,7 @@ absl::StatusOr<DeviceRun> HipDevice::Run(const Kernel& k, const TargetInfo& targ
     return HipError(absl::StrCat("hipDeviceSynchronize (after running '", k.name, "')"), e);
   for (auto& [p, host] : copies)
     if (!host->empty())
-      if (hipError_t e = Hip().hipMemcpy(host->data(), p, host->size(), hipMemcpyDeviceToHost); e != hipSuccess)
+      if (hipError_t e = Hip().hipMemcpy(host->TouchAll(), p, host->size(), hipMemcpyDeviceToHost); e != hipSuccess)
         return HipError("hipMemcpy(device to host)", e);
 
   // Timing: warm-up, then the median of `iterations` event-timed launches.

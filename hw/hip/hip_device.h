@@ -59,6 +59,8 @@ class HipDevice : public Device {
   // `target`'s (CheckHipArch); each failing HIP call as HipError.
   absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& target, absl::string_view hsaco,
                                 KernelData& data) override;
+  // The GPU gets every byte: each buffer is materialised whole on the host.
+  int64_t HostBytesPerUntouchedBufferByte() const override { return 1; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<HipDevice>> OpenHipDevice(int ordinal, HipOptions opts);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <utility>
@@ -149,6 +150,7 @@ absl::StatusOr<DeviceRun> RocjitsuDevice::Run(const Kernel& k, const TargetInfo&
   std::vector<RocjitsuBufferFiles> files;
   std::vector<std::string> names;
   int n = 0;
+  uint64_t placed_end = 0;
   // Buffers numbered in the code object's argument order, as the emulator
   // numbers them (EmulatedBufferAddress), so both see the same addresses
   // when a foreign code object orders its arguments otherwise than k.
@@ -161,11 +163,13 @@ absl::StatusOr<DeviceRun> RocjitsuDevice::Run(const Kernel& k, const TargetInfo&
     if (it == data.buffers.end())
       return absl::InvalidArgumentError(absl::StrCat("no data for buffer argument '", a.name, "'"));
     RocjitsuBufferFiles f;
-    f.address = EmulatedBufferAddress(n);
+    f.address = EmulatedBufferAddressAfter(n, placed_end);
+    placed_end = std::max(placed_end, f.address + it->second.size());
     f.bytes = static_cast<int64_t>(it->second.size());
     f.in_path = dir->File(absl::StrCat("buffer", n, ".in"));
     f.out_path = dir->File(absl::StrCat("buffer", n, ".out"));
-    absl::string_view bytes(reinterpret_cast<const char*>(it->second.data()), it->second.size());
+    // The runner reads every byte: the sparse buffer is materialised whole.
+    absl::string_view bytes(reinterpret_cast<const char*>(it->second.TouchAll()), it->second.size());
     if (absl::Status st = WriteFileBytes(f.in_path, bytes); !st.ok()) return st;
     ptrs[a.name] = f.address;
     files.push_back(std::move(f));
@@ -212,11 +216,11 @@ absl::StatusOr<DeviceRun> RocjitsuDevice::Run(const Kernel& k, const TargetInfo&
     if (!out.ok())
       return absl::InternalError(absl::StrCat("the rocjitsu runner reported success but wrote no output for buffer '",
                                               names[i], "': ", out.status().message()));
-    std::vector<uint8_t>& buf = data.buffers[names[i]];
+    PagedBytes& buf = data.buffers[names[i]];
     if (out->size() != buf.size())
       return absl::InternalError(absl::StrCat("the rocjitsu runner wrote ", out->size(), " bytes for buffer '",
                                               names[i], "' of ", buf.size()));
-    std::copy(out->begin(), out->end(), buf.begin());
+    if (!out->empty()) std::memcpy(buf.TouchAll(), out->data(), out->size());
   }
   DeviceRun run;
   run.device = absl::StrCat("rocjitsu ", commit_.substr(0, 8), " (", processor, ")");

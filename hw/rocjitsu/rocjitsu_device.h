@@ -74,8 +74,10 @@ class RocjitsuDevice : public Device {
   // and 0, rocjitsu's with bit 0 set, is that deviation; so is an f32 element
   // that is such an f16 NaN widened (bits 22 and 13, rocjitsu's with 13 set).
   std::string KnownDeviation(ElemType t, uint64_t other, uint64_t own) const override;
-  // The input and output files of each buffer and the runner's own copy.
-  int64_t HostBytesPerBufferByte() const override { return 3; }
+  // The input and output files of each buffer and the runner's own copy, of
+  // every byte: the buffers are materialised whole for the runner (1 more).
+  int64_t HostBytesPerBufferByte() const override { return 0; }
+  int64_t HostBytesPerUntouchedBufferByte() const override { return 4; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<RocjitsuDevice>> OpenRocjitsuDevice(RocjitsuOptions opts);

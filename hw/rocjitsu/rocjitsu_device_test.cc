@@ -265,8 +265,8 @@ TEST(RocjitsuDeviceTest, KnownDeviationIsRocjitsusF16NaNBitZeroOnly) {
   a.strides = {1};
   k.args = {a};
   KernelData x, y;
-  x.buffers["h"] = {0x76, 0x7e, 0x00, 0x3c, 0x00, 0x7e, 0x00, 0x00};
-  y.buffers["h"] = {0x77, 0x7e, 0x00, 0x3c, 0x01, 0x7e, 0x00, 0x00};
+  x.buffers["h"] = std::vector<uint8_t>{0x76, 0x7e, 0x00, 0x3c, 0x00, 0x7e, 0x00, 0x00};
+  y.buffers["h"] = std::vector<uint8_t>{0x77, 0x7e, 0x00, 0x3c, 0x01, 0x7e, 0x00, 0x00};
   auto why = [&](const Arg& a, uint64_t p, uint64_t q) { return rj.KnownDeviation(a.elem, p, q); };
   std::vector<DeviceDifference> diffs = CompareDevices(k, x, y, why);
   ASSERT_EQ(diffs.size(), 1u);

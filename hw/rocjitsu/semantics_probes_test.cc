@@ -400,7 +400,7 @@ absl::StatusOr<std::vector<uint32_t>> RunProbe(const Probe& p, Device& device) {
   absl::StatusOr<std::string> hsaco = BuildCodeObject(*bin, hk.Text(), p.mcpu);
   if (!hsaco.ok()) return hsaco.status();
   KernelData data;
-  data.buffers["in"].resize(p.in.size() * 4);
+  data.buffers["in"] = std::vector<uint8_t>(p.in.size() * 4);
   std::memcpy(data.buffers["in"].data(), p.in.data(), p.in.size() * 4);
   data.buffers["out"].assign(p.out_words * 4, 0xcc);
   absl::StatusOr<DeviceRun> run = device.Run(Twin(p), **LookupTarget(TargetProcessor(p.mcpu)), *hsaco, data);

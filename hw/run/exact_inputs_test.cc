@@ -101,8 +101,9 @@ class ExactInputsTest : public ::kir::testing::CodeObjectTestBase {
 // for the exact inputs: products of +-m * 2^-4, m <= 15, summed below 2^16).
 std::vector<double> CpuKLoop(const KernelData& d, int64_t kk, int64_t first) {
   std::vector<double> a(32 * kk), b(32 * kk), c(32 * 32, 0.0);
-  const uint8_t* pa = d.buffers.at("A").data();
-  const uint8_t* pb = d.buffers.at("B").data();
+  const std::vector<uint8_t> va = d.buffers.at("A").ToVector(), vb = d.buffers.at("B").ToVector();
+  const uint8_t* pa = va.data();
+  const uint8_t* pb = vb.data();
   for (int64_t e = 0; e < 32 * kk; ++e) {
     uint16_t h;
     std::memcpy(&h, pa + 2 * e, 2);

@@ -65,11 +65,13 @@ std::string KernelText(const GemmCase& c) {
       c.beta ? " + beta * C" : "", tiling, " double_buffer ", c.double_buffer ? "on" : "off", "\nend\n");
 }
 
-double Elem(ElemType t, const std::vector<uint8_t>& buf, int64_t index) {
-  return ElementValue(t, buf.data() + index * ElemBytes(t));
+double Elem(ElemType t, const PagedBytes& buf, int64_t index) {
+  uint8_t b[4] = {};
+  buf.Read(static_cast<uint64_t>(index * ElemBytes(t)), b, static_cast<uint64_t>(ElemBytes(t)));
+  return ElementValue(t, b);
 }
 
-void SetElem(ElemType t, std::vector<uint8_t>& buf, int64_t index, double v) {
+void SetElem(ElemType t, PagedBytes& buf, int64_t index, double v) {
   uint32_t bits = t == ElemType::kF32   ? F32Bits(static_cast<float>(v))
                   : t == ElemType::kF16 ? F32ToF16Bits(static_cast<float>(v))
                                         : F32ToBf16Bits(static_cast<float>(v));

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "compiler/ir/paged_bytes.h"
 #include "compiler/reference/interpreter.h"
 
 namespace kir {
@@ -49,24 +50,112 @@ int64_t ReadNumber(const std::string& path, const std::string& key) {
 
 }  // namespace
 
-int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent) {
-  int64_t buffers = 0, per_element = 0;
-  for (const Arg& a : k.args) {
-    if (a.kind != Arg::Kind::kBuffer) continue;
-    const int64_t b = std::max<int64_t>(a.SizeBytes(), 0);
-    buffers = AddMul(buffers, b, 1);
-    per_element = AddMul(per_element, b / ElemBytes(a.elem), InterpBookkeepingBytesPerElement());
+namespace {
+
+// Loads and stores of buffer `name` per thread among `ops` (vector elements,
+// times the trip counts of the loops around them), saturating; `gemm`: a gemm
+// op names the buffer.
+int64_t AccessesPerThread(const std::vector<Op>& ops, const std::string& name, bool* gemm) {
+  int64_t n = 0;
+  for (const Op& op : ops) {
+    if ((op.kind == OpKind::kLoad || op.kind == OpKind::kStore) && op.mem == name)
+      n = AddMul(n, std::max(1, op.type.width), 1);
+    if (op.kind == OpKind::kGemm && (op.gemm.a == name || op.gemm.b == name || op.gemm.c == name))
+      *gemm = true;
+    if (op.kind == OpKind::kFor) n = AddMul(n, AccessesPerThread(op.body, name, gemm), std::max<int64_t>(ForTripCount(op), 1));
   }
-  // RunAndCheck keeps the inputs and the device's outputs throughout.
-  const int64_t device = AddMul(AddMul(0, buffers, 2), buffers, device_bytes_per_buffer_byte);
-  // The reference phase: the reference's result, and in random mode the
-  // magnitude shadow's inputs while the shadow runs (RunAndCheck).
-  const int64_t reference = AddMul(AddMul(0, buffers, 4), per_element, 1);
-  if (concurrent) {  // both at once; the inputs and outputs (2 * buffers) are shared
+  return n;
+}
+
+// Every buffer of `k` with its bytes.
+std::vector<std::pair<const Arg*, int64_t>> Buffers(const Kernel& k) {
+  std::vector<std::pair<const Arg*, int64_t>> v;
+  for (const Arg& a : k.args)
+    if (a.kind == Arg::Kind::kBuffer) v.push_back({&a, std::max<int64_t>(a.SizeBytes(), 0)});
+  return v;
+}
+
+}  // namespace
+
+int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& box) {
+  const int64_t size = std::max<int64_t>(a.SizeBytes(), 0);
+  bool gemm = false;
+  const int64_t per_thread = AccessesPerThread(k.body, a.name, &gemm);
+  if (gemm) return size;
+  const WorkgroupRange r = box.Over(k.grid);
+  const int64_t threads = k.workgroup[0] * k.workgroup[1] * k.workgroup[2];
+  int64_t pages = AddMul(0, AddMul(0, per_thread, threads), std::max<int64_t>(r.count(), 0));
+  const int64_t page = static_cast<int64_t>(PagedBytes::kPageBytes);
+  return std::min(size, AddMul(0, pages, page));
+}
+
+int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent, const WorkgroupRange& box,
+                     int64_t device_bytes_per_untouched_byte, const std::set<std::string>& dense) {
+  int64_t touched = 0, untouched_device = 0, per_element = 0, tables = 0;
+  for (const auto& [a, size] : Buffers(k)) {
+    const bool whole = dense.count(a->name) > 0;
+    const int64_t t = whole ? size : TouchedBytesBound(k, *a, box);
+    if (whole) tables = AddMul(tables, size, 2);  // the inputs and the shadow's inputs, whole
+    touched = AddMul(touched, t, 1);
+    untouched_device = AddMul(untouched_device, size, device_bytes_per_untouched_byte);
+    per_element = AddMul(per_element, t / ElemBytes(a->elem), InterpBookkeepingBytesPerElement());
+    // Page tables of the inputs, output, reference, shadow and its inputs.
+    tables = AddMul(tables, size / static_cast<int64_t>(PagedBytes::kPageBytes) + 1, 5);
+  }
+  // The device's output (touched pages) and its own bytes.
+  const int64_t device = AddMul(AddMul(touched, touched, device_bytes_per_buffer_byte), untouched_device, 1);
+  // The reference phase: the output kept, the reference's result and the
+  // magnitude shadow's (random mode), the interpreter's race records.
+  const int64_t reference = AddMul(AddMul(0, touched, 3), per_element, 1);
+  int64_t need;
+  if (concurrent) {  // both at once; the output is counted once
     if (device == INT64_MAX || reference == INT64_MAX) return INT64_MAX;
-    return AddMul(AddMul(device, reference - 2 * buffers, 1), kFixedAllowance, 1);
+    need = AddMul(device, reference - touched, 1);
+  } else {
+    need = std::max(device, reference);
   }
-  return AddMul(std::max(device, reference), kFixedAllowance, 1);
+  return AddMul(AddMul(need, tables, 1), kFixedAllowance, 1);
+}
+
+int64_t RunAddressSpaceBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte) {
+  int64_t need = kFixedAllowance;
+  for (const auto& [a, size] : Buffers(k)) {
+    // Inputs, output, reference, shadow inputs and shadow; the device's and
+    // the interpreter's race records.
+    need = AddMul(need, size, 5 + std::max<int64_t>(device_bytes_per_buffer_byte, 0));
+    need = AddMul(need, size / ElemBytes(a->elem), InterpBookkeepingBytesPerElement());
+  }
+  return need;
+}
+
+int64_t AvailableAddressSpace(std::string* source) {
+  // Everything mapped counts against RLIMIT_AS; private writable mappings
+  // (the sparse buffers) against RLIMIT_DATA.
+  const int64_t vm_kib = ReadNumber("/proc/self/status", "VmSize:");
+  const int64_t data_kib = ReadNumber("/proc/self/status", "VmData:");
+  int64_t best = -1;
+  for (auto [resource, name, used_kib] :
+       {std::tuple{RLIMIT_AS, "the address-space limit (ulimit -v)", vm_kib},
+        std::tuple{RLIMIT_DATA, "the data-segment limit (ulimit -d)", data_kib}}) {
+    rlimit rl;
+    if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) continue;
+    const int64_t limit = static_cast<int64_t>(std::min<rlim_t>(rl.rlim_cur, INT64_MAX));
+    const int64_t left = std::max<int64_t>(0, limit - std::max<int64_t>(used_kib, 0) * 1024);
+    if (best < 0 || left < best) {
+      best = left;
+      *source = absl::StrCat(name, ", ", Gib(limit), "; sparse buffers and race records count at full size there");
+    }
+  }
+  // Without a limit, the x86-64 user address space (128 TiB) still bounds
+  // the mappings.
+  constexpr int64_t kUserSpace = int64_t{1} << 47;
+  const int64_t left = std::max<int64_t>(0, kUserSpace - std::max<int64_t>(vm_kib, 0) * 1024);
+  if (best < 0 || left < best) {
+    best = left;
+    *source = "the process's address space (128 TiB on x86-64), where sparse buffers and race records count at "
+              "full size";
+  }
+  return best;
 }
 
 int64_t AvailableHostBytes(std::string* source) {
@@ -78,18 +167,6 @@ int64_t AvailableHostBytes(std::string* source) {
       *source = std::move(why);
     }
   };
-  // Address space: everything mapped counts, calloc'ed bookkeeping included.
-  const int64_t vm_kib = ReadNumber("/proc/self/status", "VmSize:");
-  const int64_t data_kib = ReadNumber("/proc/self/status", "VmData:");
-  for (auto [resource, name, used_kib] :
-       {std::tuple{RLIMIT_AS, "the address-space limit (ulimit -v)", vm_kib},
-        std::tuple{RLIMIT_DATA, "the data-segment limit (ulimit -d)", data_kib}}) {
-    rlimit rl;
-    if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) continue;
-    const int64_t limit = static_cast<int64_t>(std::min<rlim_t>(rl.rlim_cur, INT64_MAX));
-    consider(std::max<int64_t>(0, limit - std::max<int64_t>(used_kib, 0) * 1024),
-             absl::StrCat(name, ", ", Gib(limit)));
-  }
   // cgroup v2 (containers, systemd-run -p MemoryMax=...).
   const int64_t cg_max = ReadNumber("/sys/fs/cgroup/memory.max", "");
   if (cg_max > 0) {
@@ -114,10 +191,10 @@ absl::Status CheckHostMemory(const Kernel& k, int64_t need, int64_t available,
   return absl::ResourceExhaustedError(absl::StrCat(
       "kernel '", k.name, "': this run needs about ", Gib(need), " of host memory (largest buffers: ",
       absl::StrJoin(names, ", "),
-      "; each buffer is held as input, output and reference, beside the emulator's and the "
-      "reference's bookkeeping), but only ", Gib(available), " is available (", source,
-      "); raise the limit, run on a machine with more memory, or run a smaller instance of the "
-      "kernel"));
+      "; every page the run may touch is held as output, reference and shadow, beside the emulator's and the "
+      "reference's race records), but only ", Gib(available), " is available (", source,
+      "); raise the limit, run on a machine with more memory, run fewer workgroups (kirc run "
+      "--workgroups=X0:X1,Y0:Y1,Z0:Z1), or run a smaller instance of the kernel"));
 }
 
 }  // namespace kir

@@ -6,31 +6,57 @@
 #define KIRC_HW_RUN_HOST_MEMORY_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "absl/status/status.h"
 #include "compiler/ir/kernel.h"
+#include "compiler/ir/workgroups.h"
 
 namespace kir {
 
-// Host bytes RunAndCheck needs for kernel `k` at its peak, in bytes, for a
-// device that allocates `device_bytes_per_buffer_byte` beside the buffers
-// (Device::HostBytesPerBufferByte): the larger of the device phase (inputs,
-// outputs, the device's own bytes) and the reference phase (inputs, outputs,
-// the reference's result, the magnitude shadow's copy of the inputs in
-// random mode, and the interpreter's per-element bookkeeping), plus a fixed
-// allowance for everything else (code, the compiled kernel, small tables).
-// Every buffer counts at Arg::SizeBytes(); the emulator's bookkeeping is
-// calloc'ed, so it counts fully against an address-space limit.
-// With `concurrent` (RunOptions::threads >= 2), the two phases overlap: the
-// sum of both, the inputs and outputs counted once.
-int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent = false);
+// An upper bound of the bytes of buffer `a` of `k` a run of workgroups `box`
+// (whole(): the grid) materialises, in bytes: each load or store of it by a
+// thread (times its vector width and the trip counts of the loops around it)
+// touches at most one page (PagedBytes::kPageBytes) of it, and a gemm op all
+// of its buffers; at most Arg::SizeBytes().
+int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& box = {});
 
-// The host bytes this process may still allocate, and what limits it
-// (`source`, e.g. "the address-space limit (ulimit -v)"): the smallest of
-// RLIMIT_AS and RLIMIT_DATA (less what the process already uses), the cgroup
-// v2 memory.max (less memory.current), and MemAvailable of /proc/meminfo.
-// -1 when nothing could be read.
+// Host bytes RunAndCheck needs for kernel `k` at its peak, in bytes, with
+// sparse buffers (compiler/ir/paged_bytes.h: generated inputs are never
+// materialised; the output, the reference and the magnitude shadow hold the
+// pages the run touches), for a device that allocates
+// `device_bytes_per_buffer_byte` per byte it touches and
+// `device_bytes_per_untouched_byte` per buffer byte whatever it touches
+// (Device::HostBytesPerBufferByte, HostBytesPerUntouchedBufferByte). With T
+// the bytes TouchedBytesBound allows for `box`: the larger of the device
+// phase (T of output, T * device bytes, the untouched bytes) and the
+// reference phase (T of output, reference and shadow, and the interpreter's
+// race record per touched element), plus a page table per buffer copy and a
+// fixed allowance (code, the compiled kernel, small tables). With
+// `concurrent` (RunOptions::threads >= 2) the two phases overlap: their sum,
+// the output counted once.
+// Buffers named in `dense` (given by --input files: held whole) count at
+// full size, twice more (the inputs and the shadow's inputs).
+int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent = false,
+                     const WorkgroupRange& box = {}, int64_t device_bytes_per_untouched_byte = 0,
+                     const std::set<std::string>& dense = {});
+
+// The address space a run maps (every sparse buffer and race record at full
+// size, MAP_NORESERVE), for a check against an address-space limit (ulimit
+// -v), which counts mappings whether resident or not.
+int64_t RunAddressSpaceBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte);
+
+// The address space left to this process: the smallest of RLIMIT_AS (less
+// VmSize), RLIMIT_DATA (less VmData) and the 128 TiB of x86-64 user space
+// (less VmSize); `source` says which.
+int64_t AvailableAddressSpace(std::string* source);
+
+// The resident host bytes this process may still use, and what limits it
+// (`source`, e.g. "the machine's available memory (MemAvailable)"): the
+// smaller of the cgroup v2 memory.max (less memory.current) and MemAvailable
+// of /proc/meminfo (address-space limits: AvailableAddressSpace). -1 when
+// nothing could be read.
 int64_t AvailableHostBytes(std::string* source);
 
 // OK when `need` bytes fit in `available` (-1: unknown, taken as fitting);

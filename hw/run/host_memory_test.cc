@@ -1,9 +1,11 @@
-// Host-memory estimate and check of RunAndCheck (issue 13, defect 7). The
-// expected byte counts are computed here from the declarations: per buffer
-// byte, input + output (+ the device's bytes) or input + output + reference,
-// plus the interpreter's record per element and the fixed 256 MiB allowance.
+// Host-memory estimate and check of RunAndCheck (issue 13, defect 7; issue
+// 18: sparse buffers). The expected byte counts are computed here from the
+// declarations: per byte the run may touch, output (+ the device's bytes) or
+// output + reference + shadow, plus the interpreter's record per element,
+// the page tables and the fixed 256 MiB allowance.
 #include "hw/run/host_memory.h"
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/reference/interpreter.h"
@@ -33,17 +35,58 @@ end
 
 TEST(HostMemory, EstimateFromTheDeclarations) {
   Kernel k = Parse(kTwoBuffers);
-  const int64_t bytes = 1024 * 1024 * 2 + 1000 * 4;
+  // 64 threads, one access each: at most 64 pages of 64 KiB = 4 MiB, more
+  // than X's 2 MiB and Y's 4000 bytes: both count whole.
+  const int64_t x = 1024 * 1024 * 2, y = 1000 * 4, touched = x + y;
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("X")), x);
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("Y")), y);
   const int64_t elements = 1024 * 1024 + 1000;
   const int64_t fixed = int64_t{256} << 20;
-  // A device with 12 bytes per buffer byte dominates the reference phase
-  // (4 copies and 16 bytes per element, 8 per f16 byte: 12 per byte).
-  EXPECT_EQ(RunHostBytes(k, 12), bytes * (2 + 12) + fixed);
-  // The strict emulator (a copy and 8 bytes of race records: 9) does not.
-  EXPECT_EQ(RunHostBytes(k, 9), bytes * 4 + elements * InterpBookkeepingBytesPerElement() + fixed);
-  // A device with nothing of its own: the reference phase.
-  EXPECT_EQ(RunHostBytes(k, 0),
-            bytes * 4 + elements * InterpBookkeepingBytesPerElement() + fixed);
+  const int64_t tables = 5 * (x / 65536 + 1) + 5 * (y / 65536 + 1);
+  // A device with 12 bytes per touched byte dominates the reference phase
+  // (output, reference, shadow: 3 per byte, and 16 bytes per element).
+  EXPECT_EQ(RunHostBytes(k, 12), touched * 13 + tables + fixed);
+  // The strict emulator (8 bytes of race records per byte) does not.
+  EXPECT_EQ(RunHostBytes(k, 8), touched * 3 + elements * InterpBookkeepingBytesPerElement() + tables + fixed);
+  // A device that copies every byte whatever it touches (HIP: 1).
+  EXPECT_EQ(RunHostBytes(k, 12, false, {}, 1), touched * 13 + (x + y) + tables + fixed);
+  // Concurrent: both phases, the output once.
+  EXPECT_EQ(RunHostBytes(k, 8, true),
+            touched * 9 + touched * 2 + elements * InterpBookkeepingBytesPerElement() + tables + fixed);
+}
+
+// A 2 GiB - 64 byte buffer of which one workgroup of 256 threads loads and
+// stores one element per thread: at most 256 pages (16 MiB) count, not 2 GiB;
+// the whole grid (or a box of 2 workgroups) counts what it may touch.
+TEST(HostMemory, SparseBuffersCountTheirTouchedPages) {
+  Kernel k = Parse(R"(kernel last
+target gfx942
+workgroup 256 1 1
+grid 2097151 1 1
+arg X : f32[536870896] strides [1] readwrite
+  %v = load X[wg.x * 256 + tid.x] : f32
+  store X[wg.x * 256 + tid.x], %v
+end
+)");
+  const Arg& x = *k.FindArg("X");
+  WorkgroupRange last;
+  last.begin = {2097150, 0, 0};
+  last.end = {2097151, 1, 1};
+  EXPECT_EQ(TouchedBytesBound(k, x, last), int64_t{2} * 256 * 65536);
+  WorkgroupRange two = last;
+  two.begin[0] = 2097149;
+  EXPECT_EQ(TouchedBytesBound(k, x, two), int64_t{4} * 256 * 65536);
+  EXPECT_EQ(TouchedBytesBound(k, x), int64_t{536870896} * 4);
+  const int64_t t = int64_t{2} * 256 * 65536, elements = t / 4;
+  const int64_t tables = 5 * (int64_t{536870896} * 4 / 65536 + 1);
+  EXPECT_EQ(RunHostBytes(k, 8, false, last),
+            std::max(t * 9, t * 3 + elements * InterpBookkeepingBytesPerElement()) + tables + (int64_t{256} << 20));
+  EXPECT_LT(RunHostBytes(k, 8, true, last), int64_t{1} << 30);
+  // Every mapping at full size against an address-space limit: 2 GiB times
+  // 5 copies and 8 bytes of race records, and 16 bytes per element.
+  EXPECT_EQ(RunAddressSpaceBytes(k, 8),
+            int64_t{536870896} * 4 * 13 + int64_t{536870896} * InterpBookkeepingBytesPerElement() +
+                (int64_t{256} << 20));
 }
 
 TEST(HostMemory, RefusalNamesTheNeedTheBuffersAndTheLimit) {
@@ -64,6 +107,37 @@ TEST(HostMemory, AvailableBytesHaveASource) {
   // This test runs on Linux, where /proc/meminfo has MemAvailable.
   EXPECT_GT(avail, 0);
   EXPECT_FALSE(source.empty());
+}
+
+// Mappings count at full size in the address space: a 16 TiB f32 buffer
+// (13 bytes per byte, 16 per element: 272 TiB) cannot be mapped in the 128
+// TiB of x86-64 user space, and says so before anything is allocated.
+TEST(HostMemory, AddressSpaceBoundsSparseMappings) {
+  Kernel k = Parse(R"(kernel vast
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[4398046511104] strides [1] readwrite
+  %v = load X[tid.x] : f32
+  store X[tid.x], %v
+end
+)");
+  std::string source;
+  const int64_t avail = AvailableAddressSpace(&source);
+  EXPECT_GT(avail, 0);
+  EXPECT_LE(avail, int64_t{1} << 47);
+  EXPECT_FALSE(source.empty());
+  const int64_t need = RunAddressSpaceBytes(k, 8);
+  EXPECT_EQ(need, (int64_t{1} << 44) * 13 + (int64_t{1} << 42) * 16 + (int64_t{256} << 20));
+  absl::Status st = CheckHostMemory(k, need, avail, source);
+  EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
+  EXPECT_NE(st.message().find("X 16384.00 GiB"), std::string::npos) << st;
+  // While resident, it needs what one workgroup may touch (64 threads, a
+  // load and a store each: 128 pages) and the page tables (a byte per 64 KiB
+  // page of each of 5 copies: 5 x 256 MiB).
+  const int64_t t = int64_t{128} * 65536;
+  EXPECT_EQ(RunHostBytes(k, 8),
+            std::max<int64_t>(t * 9, t * 3 + t / 4 * 16) + 5 * ((int64_t{1} << 28) + 1) + (int64_t{256} << 20));
 }
 
 }  // namespace

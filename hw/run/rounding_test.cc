@@ -434,9 +434,9 @@ struct Outputs {
 void Put(std::vector<uint8_t>& buf, size_t i, uint32_t bits, int bytes) {
   std::memcpy(buf.data() + i * bytes, &bits, bytes);
 }
-uint32_t Get(const std::vector<uint8_t>& buf, size_t i, int bytes) {
+uint32_t Get(const PagedBytes& buf, size_t i, int bytes) {
   uint32_t v = 0;
-  std::memcpy(&v, buf.data() + i * bytes, bytes);
+  buf.Read(i * bytes, &v, static_cast<uint64_t>(bytes));
   return v;
 }
 
@@ -470,7 +470,7 @@ Outputs RunOp(const std::string& target, Format in, Format out, int nsrc, const 
   }
   data.buffers["D"] = std::vector<uint8_t>(n * Bytes(out), 0xa5);
   // The reference interpreter.
-  InterpArgs ia{data.buffers, data.scalars};
+  PagedInterpArgs ia{data.buffers, data.scalars};
   absl::Status is = Interpret(*k, ia);
   EXPECT_TRUE(is.ok()) << is;
   // The compiled code in the strict emulator.

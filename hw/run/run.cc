@@ -47,13 +47,48 @@ absl::Status WriteFile(const std::string& path, const std::string& bytes) {
   return absl::OkStatus();
 }
 
-absl::Status Dump(const Kernel& k, const std::string& dir, const char* what, const KernelData& d) {
+// Writes DIR/NAME.WHAT.npy for each buffer of `k` in `names` (empty: all),
+// streamed from the sparse buffer.
+absl::Status Dump(const Kernel& k, const std::string& dir, const char* what, const KernelData& d,
+                  const std::vector<std::string>& names) {
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer) continue;
-    absl::Status st = WriteFile(absl::StrCat(dir, "/", a.name, ".", what, ".npy"),
-                                NpyOfBuffer(a, d.buffers.at(a.name)));
-    if (!st.ok()) return st;
+    if (!names.empty() && std::find(names.begin(), names.end(), a.name) == names.end()) continue;
+    const std::string path = absl::StrCat(dir, "/", a.name, ".", what, ".npy");
+    errno = 0;
+    std::ofstream f(path, std::ios::binary);
+    const bool ok = f && WriteNpyOfBuffer(a, d.buffers.at(a.name), f);
+    f.close();
+    if (!ok || !f)
+      return absl::PermissionDeniedError(absl::StrCat("cannot write ", path, ": ",
+                                                      std::strerror(errno != 0 ? errno : EIO),
+                                                      " (the directory must exist and be writable)"));
   }
+  return absl::OkStatus();
+}
+
+// OK when `names` (--dump-buffers) are all buffers of k.
+absl::Status CheckDumpBuffers(const Kernel& k, const std::vector<std::string>& names) {
+  std::vector<std::string> have;
+  for (const Arg& a : k.args)
+    if (a.kind == Arg::Kind::kBuffer) have.push_back(a.name);
+  for (const std::string& n : names)
+    if (std::find(have.begin(), have.end(), n) == have.end())
+      return absl::InvalidArgumentError(absl::StrCat("--dump-buffers: kernel '", k.name, "' has no buffer '", n,
+                                                     "' (its buffers: ", absl::StrJoin(have, ", "), ")"));
+  return absl::OkStatus();
+}
+
+// OK when `r` (--workgroups) lies inside k's grid.
+absl::Status CheckWorkgroups(const Kernel& k, const WorkgroupRange& given) {
+  if (given.whole()) return absl::OkStatus();
+  const WorkgroupRange r = given.Over(k.grid);
+  for (int d = 0; d < 3; ++d)
+    if (r.begin[d] < 0 || r.begin[d] >= r.end[d] || r.end[d] > k.grid[d])
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--workgroups: ", std::string(1, "XYZ"[d]), " range ", r.begin[d], ":", r.end[d],
+          " is not a non-empty half-open range inside kernel '", k.name, "''s grid ", k.grid[0], " x ", k.grid[1],
+          " x ", k.grid[2], " (", std::string(1, "XYZ"[d]), " from 0 to ", k.grid[d], ")"));
   return absl::OkStatus();
 }
 
@@ -301,6 +336,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     return absl::FailedPreconditionError(absl::StrCat(
         "kernel '", k.name, "' has no writable buffer (writeonly or readwrite): there is nothing to "
         "check against the reference; declare its outputs writeonly or readwrite"));
+  if (absl::Status st = CheckDumpBuffers(k, opts.dump_buffers); !st.ok()) return st;
+  if (absl::Status st = CheckWorkgroups(k, opts.workgroups); !st.ok()) return st;
   // Values the user chose that the reference interpreter sees too (input
   // files, k's own scalars): then one pass on them (RunOptions::input_files).
   bool user = !opts.input_files.empty();
@@ -387,17 +424,39 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                                                          : AvailableHostBytes(&limit_source);
   if (opts.host_memory_limit >= 0) limit_source = "RunOptions::host_memory_limit";
   int64_t per_byte = device.HostBytesPerBufferByte();
+  int64_t per_untouched = device.HostBytesPerUntouchedBufferByte();
   // The second device's copy of the data and its own bookkeeping.
-  if (opts.cross_check != nullptr) per_byte += 1 + opts.cross_check->HostBytesPerBufferByte();
-  absl::Status mem = CheckHostMemory(k, RunHostBytes(k, per_byte), available, limit_source);
+  if (opts.cross_check != nullptr) {
+    per_byte += 1 + opts.cross_check->HostBytesPerBufferByte();
+    per_untouched += opts.cross_check->HostBytesPerUntouchedBufferByte();
+  }
+  std::set<std::string> dense;  // buffers from --input files, held whole
+  for (const auto& [name, file] : opts.input_files) dense.insert(name);
+  absl::Status mem = CheckHostMemory(
+      k, RunHostBytes(k, per_byte, /*concurrent=*/false, opts.workgroups, per_untouched, dense), available,
+      limit_source);
   if (!mem.ok()) return mem;
+  if (opts.host_memory_limit < 0) {
+    std::string as_source;
+    const int64_t as_available = AvailableAddressSpace(&as_source);
+    mem = CheckHostMemory(k, RunAddressSpaceBytes(k, per_byte), as_available, as_source);
+    if (!mem.ok()) return mem;
+  }
+  // Only the workgroups asked for (the device may refuse).
+  if (absl::Status st = device.SetWorkgroups(opts.workgroups); !st.ok()) return st;
+  if (opts.cross_check != nullptr)
+    if (absl::Status st = opts.cross_check->SetWorkgroups(opts.workgroups); !st.ok()) return st;
   // The reference beside the device when threads and memory allow it.
   const int threads = opts.threads > 0 ? opts.threads : DefaultThreads();
   const bool concurrent =
-      threads >= 2 && CheckHostMemory(k, RunHostBytes(k, per_byte, /*concurrent=*/true), available, limit_source).ok();
+      threads >= 2 &&
+      CheckHostMemory(k, RunHostBytes(k, per_byte, /*concurrent=*/true, opts.workgroups, per_untouched, dense),
+                      available, limit_source)
+          .ok();
   InterpOptions io;
   io.max_wave_ops = opts.max_reference_wave_ops;
   io.budget_hint = opts.budget_hint;
+  io.workgroups = opts.workgroups;
   RunReport r;
   r.exact_blocker = blocker;
   r.ok = true;
@@ -417,8 +476,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // shadow's): on a thread of its own beside the device when `concurrent`,
     // else after the device; either way its results are used as a sequential
     // run uses them, the device's first.
-    InterpArgs ref{inputs.buffers, inputs.scalars};
-    InterpArgs shadow;
+    PagedInterpArgs ref{inputs.buffers, inputs.scalars};
+    PagedInterpArgs shadow;
     absl::Status ref_st, shadow_st;
     // Set when only the reference's verdict is still needed (the device
     // failed): the magnitude shadow is not run.
@@ -429,7 +488,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         // The magnitude shadow: the same kernel on |inputs| with |constants|
         // gives every output element's sum of |terms| (CompareWithinBounds).
         KernelData mag_in = MagnitudeInputs(k, inputs);
-        shadow = InterpArgs{std::move(mag_in.buffers), std::move(mag_in.scalars)};
+        shadow = PagedInterpArgs{std::move(mag_in.buffers), std::move(mag_in.scalars)};
         shadow_st = Interpret(MagnitudeKernel(k), shadow, o);
       }
     };
@@ -461,7 +520,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           join(true);
           is = ref_st;
         } else {
-          InterpArgs probe{inputs.buffers, inputs.scalars};
+          PagedInterpArgs probe{inputs.buffers, inputs.scalars};
           is = Interpret(k, probe, io);
         }
         if (is.code() == absl::StatusCode::kFailedPrecondition)
@@ -548,7 +607,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       std::vector<std::pair<const char*, const KernelData*>> dumps = {{"in", &inputs}, {"out", &out}, {"ref", &ref_data}};
       if (cross_run) dumps.push_back({"cross", &cross_out});
       for (auto [what, data] : dumps) {
-        absl::Status ds = Dump(k, opts.dump_dir, absl::StrCat(tag, what).c_str(), *data);
+        absl::Status ds = Dump(k, opts.dump_dir, absl::StrCat(tag, what).c_str(), *data, opts.dump_buffers);
         if (!ds.ok()) return ds;
       }
       absl::Status ds = WriteFile(absl::StrCat(opts.dump_dir, "/", k.name, ".", tag, "scalars.json"),
@@ -603,6 +662,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   absl::StrAppend(&t, "kernel ", k.name, " on ", target_id, ", ", r.run.device, ", seed ", opts.seed, "\n");
   if (!opts.code_object_path.empty())
     absl::StrAppend(&t, "code object ", opts.code_object_path, " (not recompiled)\n");
+  if (!opts.workgroups.whole()) {
+    const WorkgroupRange w = opts.workgroups.Over(k.grid);
+    absl::StrAppend(&t, "workgroups: ", w.begin[0], ":", w.end[0], ",", w.begin[1], ":", w.end[1], ",", w.begin[2],
+                    ":", w.end[2], " (", w.count(), " of ", k.grid[0] * k.grid[1] * k.grid[2],
+                    "; on the device and in the reference; elements no selected workgroup writes must keep their "
+                    "input values)\n");
+  }
   if (!uv->extra_text.empty())
     absl::StrAppend(&t, "arguments of the code object the .kir lacks (--scalar): ",
                     absl::StrJoin(uv->extra_text, ", "), "\n");

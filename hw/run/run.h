@@ -47,6 +47,20 @@ struct RunOptions {
   // pass; an adversarial second pass as NAME.adversarial.{in,out,ref}.npy and
   // KERNEL.adversarial.scalars.json).
   std::string dump_dir;
+  // `kirc run --dump-buffers=A,B`: with dump_dir, only these buffers' .npy
+  // files are written (the scalars' JSON always); empty: every buffer. A
+  // name that is not one of k's buffers is InvalidArgument naming them.
+  // Each file holds the whole array (the .npy format), streamed from the
+  // sparse buffer without a dense copy.
+  std::vector<std::string> dump_buffers;
+  // `kirc run --workgroups`: only these workgroups run, on the device (and
+  // cross_check) and in the reference interpreter (the kernel still sees the
+  // whole grid); every output element is compared, so elements no selected
+  // workgroup writes must equal the input on both sides. Default: the whole
+  // grid. A box outside k's grid is InvalidArgument naming the flag and the
+  // grid; a device that runs whole grids only (HIP, rocjitsu) refuses it
+  // (Unimplemented).
+  WorkgroupRange workgroups;
   std::string llvm_bin;  // LLVM tools for the code object
   // Non-empty: run this existing code object (e.g. a kir_kernel build
   // output, or another compiler's) instead of compiling `k`. It must belong
@@ -84,7 +98,9 @@ struct RunOptions {
   std::string budget_hint;
   // Host bytes the run may use; -1: what the process may still allocate
   // (AvailableHostBytes, hw/run/host_memory.h). A run that needs more
-  // (RunHostBytes) is refused with ResourceExhausted before inputs are made.
+  // (RunHostBytes: the pages it may touch) is refused with ResourceExhausted
+  // before inputs are made, as is one whose mappings exceed an address-space
+  // limit (RunAddressSpaceBytes, AvailableAddressSpace).
   int64_t host_memory_limit = -1;
   // Non-null: a second device (`kirc run --device=emu,rocjitsu`) runs the
   // same code object on the same inputs in every pass, and every buffer it

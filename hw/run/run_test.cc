@@ -1,6 +1,8 @@
 // Every testdata kernel on every target that has its instructions: the code
 // object, run in the strict emulator on seeded asymmetric inputs, equals the
 // KIR reference interpreter within the stated tolerance.
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
 #include "hw/check/exact.h"
+#include "hw/check/npy.h"
 #include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
 
@@ -578,6 +581,227 @@ end
 
 // The input modes (RunOptions::inputs): which passes run, what they say,
 // and the two refusals.
+// --workgroups (issue 18): a copy kernel over a 8 x 2 grid, where workgroup
+// (x, y) copies src to dst at elements (y * 8 + x) * 64 + [0, 64).
+constexpr const char* kBandKernel = R"(kernel band
+target gfx942
+workgroup 64 1 1
+grid 8 2 1
+arg src : f32[1024] strides [1] readonly
+arg dst : f32[1024] strides [1] writeonly
+  %v = load src[(wg.y * 8 + wg.x) * 64 + tid.x] : f32
+  store dst[(wg.y * 8 + wg.x) * 64 + tid.x], %v
+end
+)";
+
+// The f32 elements of a dumped .npy file.
+std::vector<uint32_t> NpyWords(const Arg& a, const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadFileBytes(path);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  if (!bytes.ok()) return {};
+  absl::StatusOr<std::vector<uint8_t>> e = ReadNpyElements(a, *bytes);
+  EXPECT_TRUE(e.ok()) << e.status();
+  if (!e.ok()) return {};
+  std::vector<uint32_t> w(e->size() / 4);
+  std::memcpy(w.data(), e->data(), w.size() * 4);
+  return w;
+}
+
+TEST_F(RunReportTest, WorkgroupsRunABandAndTheRestKeepsItsInput) {
+  const Kernel k = MustParse(kBandKernel);
+  absl::StatusOr<ScopedTempDir> dir = ScopedTempDir::Create("run_test.");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  RunOptions o;
+  o.inputs = InputMode::kRandom;
+  o.seed = 3;
+  o.workgroups.begin = {2, 1, 0};
+  o.workgroups.end = {4, 2, 1};
+  o.dump_dir = dir->path();
+  o.dump_buffers = {"dst"};
+  absl::StatusOr<RunReport> r = Run(k, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("workgroups: 2:4,1:2,0:1 (2 of 16;"), std::string::npos) << r->text;
+  EXPECT_EQ(r->run.waves, 2);  // two workgroups of one wave ran
+  // Only dst's files: src was not asked for.
+  for (const char* f : {"src.in.npy", "src.out.npy", "src.ref.npy"})
+    EXPECT_FALSE(std::ifstream(dir->File(f)).good()) << f;
+  const Arg& dst = *k.FindArg("dst");
+  const std::vector<uint32_t> in = NpyWords(dst, dir->File("dst.in.npy"));
+  const std::vector<uint32_t> out = NpyWords(dst, dir->File("dst.out.npy"));
+  const std::vector<uint32_t> ref = NpyWords(dst, dir->File("dst.ref.npy"));
+  ASSERT_EQ(out.size(), 1024u);
+  const KernelData given = MakeInputs(k, 3);
+  for (uint32_t e = 0; e < 1024; ++e) {
+    // Workgroups (2, 1) and (3, 1): elements 640 to 767.
+    uint32_t src = 0;
+    given.buffers.at("src").Read(e * 4, &src, 4);
+    const uint32_t want = e >= 640 && e < 768 ? src : in[e];
+    ASSERT_EQ(out[e], want) << e;
+    ASSERT_EQ(ref[e], want) << e;
+  }
+  EXPECT_NE(in[700], out[700]);  // the band did change
+}
+
+// A device that does what the emulator does and then writes `bytes` at byte
+// `offset` of buffer `name` (a stray write the kernel must not make).
+class StrayWrite : public Device {
+ public:
+  StrayWrite(Device& d, std::string name, uint64_t offset) : d_(d), name_(std::move(name)), offset_(offset) {}
+  std::string Name() const override { return "stray"; }
+  absl::Status SetWorkgroups(const WorkgroupRange& r) override { return d_.SetWorkgroups(r); }
+  absl::StatusOr<DeviceRun> Run(const Kernel& k, const TargetInfo& t, absl::string_view hsaco,
+                                KernelData& data) override {
+    absl::StatusOr<DeviceRun> r = d_.Run(k, t, hsaco, data);
+    if (r.ok()) data.buffers.at(name_)[offset_] ^= 0x40;
+    return r;
+  }
+
+ private:
+  Device& d_;
+  std::string name_;
+  uint64_t offset_;
+};
+
+TEST_F(RunReportTest, WorkgroupsStillCatchStrayWrites) {
+  const Kernel k = MustParse(kBandKernel);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.inputs = InputMode::kRandom;
+  o.workgroups.begin = {2, 1, 0};
+  o.workgroups.end = {4, 2, 1};
+  EmuDevice emu(bin_);
+  {  // dst[5], outside the band: a mismatch with the reference
+    StrayWrite dev(emu, "dst", 5 * 4 + 3);
+    absl::StatusOr<RunReport> r = RunAndCheck(k, dev, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->ok) << r->text;
+    EXPECT_NE(r->text.find("dst: 1024 elements"), std::string::npos) << r->text;
+    EXPECT_NE(r->text.find("FAIL (1 element out of tolerance)"), std::string::npos) << r->text;
+  }
+  {  // the readonly src: untouched bytes changed
+    StrayWrite dev(emu, "src", 4000);
+    absl::StatusOr<RunReport> r = RunAndCheck(k, dev, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->ok) << r->text;
+    EXPECT_NE(r->text.find("src (readonly): 1 byte written that the kernel must leave alone (a readonly buffer), "
+                           "first byte 0xfa0"),
+              std::string::npos)
+        << r->text;
+  }
+}
+
+// The same for a buffer past 256 MiB (whose shape's bytes are not mapped
+// whole): a stray write into the padding between strided elements is caught.
+TEST_F(RunReportTest, StrayWriteIntoTheGapsOfAHugeStridedBuffer) {
+  const Kernel k = MustParse(R"(kernel gaps
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[67108864] strides [2] readwrite
+  %v = load X[tid.x] : f32
+  %w = add %v, %v
+  store X[tid.x], %w
+end
+)");
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.inputs = InputMode::kExact;
+  EmuDevice emu(bin_);
+  StrayWrite dev(emu, "X", 4 * 99 + 1);  // element 99: odd, a gap
+  absl::StatusOr<RunReport> r = RunAndCheck(k, dev, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("X (outside its shape): 1 byte written that the kernel must leave alone (padding between "
+                         "or around its elements), first byte 0x18d"),
+            std::string::npos)
+      << r->text;
+  StrayWrite fine(emu, "X", 4 * 200 * 2 + 1);  // element 400 = X[200]: in the shape, a mismatch instead
+  r = RunAndCheck(k, fine, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+  EXPECT_EQ(r->text.find("outside its shape"), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("X: 67108864 elements"), std::string::npos) << r->text;
+}
+
+TEST_F(RunReportTest, WorkgroupsAndDumpBuffersErrors) {
+  const Kernel k = MustParse(kBandKernel);
+  RunOptions o;
+  o.workgroups.begin = {6, 0, 0};
+  o.workgroups.end = {9, -1, -1};  // y and z whole
+  absl::StatusOr<RunReport> r = Run(k, o);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_NE(r.status().message().find("--workgroups: X range 6:9 is not a non-empty half-open range inside kernel "
+                                      "'band''s grid 8 x 2 x 1 (X from 0 to 8)"),
+            std::string::npos)
+      << r.status();
+  o.workgroups.end = {8, -1, -1};
+  o.workgroups.begin = {7, 2, 0};
+  r = Run(k, o);
+  EXPECT_NE(r.status().message().find("Y range 2:2"), std::string::npos) << r.status();
+  o = RunOptions();
+  o.dump_dir = "/nonexistent";
+  o.dump_buffers = {"dst", "C"};
+  r = Run(k, o);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_NE(r.status().message().find("--dump-buffers: kernel 'band' has no buffer 'C' (its buffers: src, dst)"),
+            std::string::npos)
+      << r.status();
+  // A device that runs whole grids only refuses a box.
+  class WholeOnly : public Device {
+   public:
+    std::string Name() const override { return "whole-grid device"; }
+    absl::StatusOr<DeviceRun> Run(const Kernel&, const TargetInfo&, absl::string_view, KernelData&) override {
+      return DeviceRun{};
+    }
+  } whole;
+  o = RunOptions();
+  o.llvm_bin = bin_;
+  o.workgroups.begin = {0, 0, 0};
+  o.workgroups.end = {1, 1, 1};
+  r = RunAndCheck(k, whole, o);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
+  EXPECT_NE(r.status().message().find("whole-grid device runs whole grids only"), std::string::npos) << r.status();
+}
+
+// Issue 18's measured goal in small: an f32 buffer of 2 GiB - 64 bytes whose
+// last workgroup writes its last elements runs with a few hundred MB of host
+// memory (the process's peak RSS, which covers everything before too).
+TEST_F(RunReportTest, HugeBufferTouchedByItsLastWorkgroupStaysSmall) {
+  const Kernel k = MustParse(R"(kernel last
+target gfx942
+workgroup 256 1 1
+grid 2097151 1 1
+arg X : f32[536870896] strides [1] readwrite
+  %v = load X[wg.x * 256 + tid.x] : f32
+  %w = add %v, %v
+  store X[wg.x * 256 + tid.x], %w
+end
+)");
+  RunOptions o;
+  o.inputs = InputMode::kExact;
+  o.workgroups.begin = {2097150, 0, 0};
+  o.workgroups.end = {2097151, 1, 1};
+  absl::StatusOr<RunReport> r = Run(k, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("X: 536870896 elements"), std::string::npos) << r->text;
+  rusage ru;
+  ASSERT_EQ(getrusage(RUSAGE_SELF, &ru), 0);
+  EXPECT_LT(ru.ru_maxrss, 1024 * 1024) << "KiB of peak RSS";  // under 1 GiB (it was 14.7 GB)
+  // Under a 4 GiB limit the last workgroup fits; the whole grid, which may
+  // touch every byte (output, reference, shadow, race records: about 30 GiB),
+  // is refused before it starts.
+  o.host_memory_limit = int64_t{4} << 30;
+  r = Run(k, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  o.workgroups = WorkgroupRange();
+  r = Run(k, o);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find("kernel 'last': this run needs about"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("largest buffers: X 2.00 GiB"), std::string::npos) << r.status();
+}
+
 TEST_F(RunReportTest, InputModesAndTheirPasses) {
   const Kernel add = ::kir::testing::TestdataKernel("add_f16");
   absl::StatusOr<RunReport> r = Run(add);
