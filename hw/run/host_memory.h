@@ -16,10 +16,12 @@
 namespace kir {
 
 // An upper bound of the bytes of buffer `a` of `k` a run of workgroups `box`
-// (whole(): the grid) materialises, in bytes: each load or store of it by a
-// thread (times its vector width and the trip counts of the loops around it)
-// touches at most one page (PagedBytes::kPageBytes) of it, and a gemm op all
-// of its buffers; at most Arg::SizeBytes().
+// (whole(): the grid) materialises, in bytes: per workgroup and load or
+// store of it, the fewer of one page (PagedBytes::kPageBytes) per element a
+// thread moves (its vector width times the trip counts of the loops around
+// it, times the threads) and the pages of the byte range the access spans
+// within a workgroup (the index terms other than wg.x/y/z, at their whole
+// ranges); a gemm op all of its buffers; at most Arg::SizeBytes().
 int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& box = {});
 
 // Host bytes RunAndCheck needs for kernel `k` at its peak, in bytes, with
@@ -36,6 +38,8 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
 // fixed allowance (code, the compiled kernel, small tables). With
 // `concurrent` (RunOptions::threads >= 2) the two phases overlap: their sum,
 // the output counted once.
+// Readonly buffers (never written: read as generated inputs, never
+// materialised) count their touched bytes once.
 // Buffers named in `dense` (given by --input files: held whole) count at
 // full size, twice more (the inputs and the shadow's inputs).
 int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent = false,
