@@ -275,7 +275,9 @@ struct ConcreteRunner::Wave : WaveRegs {};
 
 ConcreteRunner::ConcreteRunner(const Kernel& k, const TargetInfo& t, const LoweredKernel& lk, int setting)
     : k_(k), t_(t), lk_(lk), setting_(setting) {
-  kernarg_ptr_ = 0x00007f0000000000ull + static_cast<uint64_t>(setting) * 0x100000000ull;
+  // Setting 0: below 4 GiB (high dword 0, as undefined registers there), so
+  // code reading the pointer's high half where it means something else shows.
+  kernarg_ptr_ = setting == 0 ? 0x08000000ull : 0x00007f0000000000ull + static_cast<uint64_t>(setting) * 0x100000000ull;
   kernarg_.assign(static_cast<size_t>(std::max<int64_t>(lk.abi.kernarg_size, 8)), 0);
   int i = 0;
   for (const KernelAbi::KernargSlot& slot : lk.abi.kernargs) {

@@ -229,16 +229,30 @@ TEST(LimitsTest, UnguardedOffsetCanBeNegative) {
                "negative (as low as -4); use `load guarded` or fix the index"});
 }
 
-TEST(LimitsTest, UnguardedOffsetCanReach2To31) {
+TEST(LimitsTest, UnguardedIndexOutsideTheShape) {
+  // (Offsets past 2^31 are fine in buffers of 2 GiB and more, issue 18; past
+  // the shape they are not.)
   ExpectError(Compile(OneLoad("tid.x * 1073741824")), kInvalid,
-              {"k.kir:7:3: error: in '%x = load A[tid.x * 1073741824] : f32': the byte offset "
-               "reaches 2^31", "use `load guarded` or fix the index"});
+              {"k.kir:7:3: error: in '%x = load A[tid.x * 1073741824] : f32': index 0 takes values "
+               "0..", "use `load guarded` or fix the index"});
   // Guarded, the index itself must still fit 32 bits.
   ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64] strides [1] readonly\n",
                                    "arg B : f32[64] strides [1] writeonly\n",
                                    "  %x = load guarded A[tid.x * 1073741824] : f32\n",
                                    "  store B[tid.x], %x\nend\n")),
               kInvalid, {"outside the 32-bit range; even guarded accesses need |index| < 2^31"});
+}
+
+// Buffers up to 2^47 bytes; a wave's lanes within 2^31 bytes of each other.
+TEST(LimitsTest, WideBuffers) {
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[35184372088833] strides [1] readonly\n",
+                                   "arg B : f32[64] strides [1] writeonly\n",
+                                   "  %x = load A[tid.x] : f32\n  store B[tid.x], %x\nend\n")),
+              kInvalid, {"more than the 140737488355328 (2^47, 128 TiB) kirc supports"});
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64, 536870912] strides [536870912, 1] readonly\n",
+                                   "arg B : f32[64] strides [1] writeonly\n",
+                                   "  %x = load A[tid.x, 0] : f32\n  store B[tid.x], %x\nend\n")),
+              kInvalid, {"the lanes of one access reach", "within 2^31 bytes of each other"});
 }
 
 // ------------------------------------------------------------------ extents

@@ -229,11 +229,13 @@ static void MergeHighHalves(LowerCtx& c, int data, std::vector<HalfMerge>& merge
 namespace {
 
 // A buffer access of kWideBufferBytes or more, element 0's byte offset
-// split: start (uniform, 64-bit: the SRD's window begins there) + voffset
-// (per lane, in [0, vhi]); `window` bytes from the start hold every chunk of
-// every lane.
+// split: start (uniform, 64-bit: the SRD's window begins there) + soffset
+// (uniform, 32-bit, >= 0: the loop-dependent terms and the constant, when
+// they fit, so accesses of one loop nest and neighbouring constants share a
+// window built once) + voffset (per lane, in [0, vhi]); `window` bytes from
+// the start hold every chunk of every lane for every soffset.
 struct WidePlan {
-  AffineForm start, voffset;
+  AffineForm start, soffset, voffset;
   int64_t vhi = 0;
   int64_t window = 0;
 };
@@ -255,6 +257,18 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
   if (a.width > 1 && a.strides[a.along] != 1)  // guarded element by element: each element's chunk
     reach = std::max(reach, int64_t{a.width - 1} * a.strides[a.along] * a.eb + a.eb);
   p.window = p.vhi + reach;
+  // The loop-dependent terms and the constant to soffset when they are never
+  // negative and the window stays within 2^31 bytes.
+  AffineForm inv, dep;
+  inv.constant = 0;
+  dep.constant = p.start.constant;
+  for (const AffineTerm& t : p.start.terms) (c.DependsOnLoop(*t.atom) ? dep : inv).terms.push_back(t);
+  const Interval dr = dep.Range();
+  if (dr.lo >= 0 && p.window + dr.hi <= kWideBufferBytes && (!dep.terms.empty() || dep.constant != 0)) {
+    p.start = inv;
+    p.soffset = dep;
+    p.window += dr.hi;
+  }
   // Out-of-shape lanes get voffset 0x80000000, out of range only while
   // num_records <= 2^31; unguarded ones keep voffset + offset below 2^31.
   if (p.window > kWideBufferBytes)
@@ -346,6 +360,8 @@ static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a
   if (!v.ok()) return v.status();
   IVal vo = *v;
   if (w->delta) vo = c.Add(c.ToVgpr(vo), *w->delta);
+  absl::StatusOr<IVal> so = c.EmitAffine(p->soffset);
+  if (!so.ok()) return so.status();
   std::vector<HalfMerge> merges;
   for (const std::vector<Chunk>& g : groups) {
     std::optional<int> mask;
@@ -361,12 +377,14 @@ static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a
     else if (vo.kind != IVal::Kind::kConst || vo.c != 0)
       buf.voffset = c.ToVgpr(vo).Op();
     for (const Chunk& ch : g) {
-      int64_t off = ch.byte_offset;
-      buf.soffset = MOperand::Imm(0);
-      if (off > kMubufMaxOffset) {  // 12-bit offsets: the rest in soffset (counted by the range check)
-        uint32_t rest = static_cast<uint32_t>(off & ~kMubufMaxOffset);
-        buf.soffset = IsInlineInt(rest) ? MOperand::Imm(rest) : MirBuilder::S(c.b_.SConst(rest));
-        off &= kMubufMaxOffset;
+      // 12-bit instruction offsets: the rest in soffset (counted by the range check).
+      const int64_t off = ch.byte_offset & kMubufMaxOffset;
+      IVal s = c.Add(*so, IVal{IVal::Kind::kConst, ch.byte_offset - off, -1});
+      if (s.kind == IVal::Kind::kConst) {
+        const uint32_t u = static_cast<uint32_t>(s.c);
+        buf.soffset = IsInlineInt(u) ? MOperand::Imm(u) : MirBuilder::S(c.b_.SConst(u));
+      } else {
+        buf.soffset = s.Op();
       }
       buf.offset = off;
       EmitChunk(c, op, a, ch, store, data, w->quad, &buf, nullptr, 0, &merges);
@@ -624,7 +642,7 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     absl::StatusOr<WidePlan> p = PlanWide(*this, op, *a);
     if (!p.ok()) return p.status();
     bool dep = false;
-    AffineForm inv, vinv;
+    AffineForm inv;
     inv.constant = p->start.constant;
     for (const AffineTerm& t : p->start.terms) {
       if (DependsOnLoop(*t.atom)) dep = true;
@@ -637,11 +655,13 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
       absl::StatusOr<IVal64> v = EmitAffine64(inv);
       if (!v.ok()) return v.status();
     }
-    vinv.constant = p->voffset.constant;
-    for (const AffineTerm& t : p->voffset.terms)
-      if (!DependsOnLoop(*t.atom)) vinv.terms.push_back(t);
-    if (!vinv.terms.empty()) {
-      absl::StatusOr<IVal> v = EmitAffine(vinv);
+    for (const AffineForm* f : {&p->voffset, &p->soffset}) {
+      AffineForm finv;
+      finv.constant = f->constant;
+      for (const AffineTerm& t : f->terms)
+        if (!DependsOnLoop(*t.atom)) finv.terms.push_back(t);
+      if (finv.terms.empty()) continue;
+      absl::StatusOr<IVal> v = EmitAffine(finv);
       if (!v.ok()) return v.status();
     }
     if (op.guarded) {
