@@ -328,6 +328,9 @@ TEST(Mutation, GuardedAndMagicDivision) { Mutate("guard_div", kGuardDiv, "gfx942
 // s_mul_hi_u32 <-> s_mul_hi_i32, num_records and clamp constants off.
 TEST(Mutation, WideHalo) { Mutate("wide_halo", kWideHalo, "gfx942", 100000); }
 TEST(Mutation, WideRowsLoop) { Mutate("wide_rows_loop", kWideRowsLoop, "gfx90a", 100000); }
+TEST(Mutation, WideNegativeWindow) {
+  Mutate("negwin_f32", ReadTestFile("testdata/wide/negwin_f32.kir"), "gfx942", 100000);
+}
 TEST(Mutation, WideSignedRows) {
   Mutate("signed_rows_f16", ReadTestFile("testdata/wide/signed_rows_f16.kir"), "gfx908", 100000);
 }

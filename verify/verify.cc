@@ -935,8 +935,16 @@ class Translator {
           uint32_t m = cval(is_const(n.b) ? n.b : n.a);
           const TL& x = child(other);
           Lin xe = ExactL(x.l);
-          std::optional<Lin> q = MagicLemma(xe, m, 0, r, t);
-          r.l = q ? *q : DivConst(LScale(xe, m), kTwo32);
+          // A magic division with no shift only when exact for X's range;
+          // else the exact product's high dword (a 64-bit product's, e.g.
+          // kirc's SRD starts of buffers past 4 GiB), with no side condition.
+          TL probe;
+          std::optional<Lin> q = MagicLemma(xe, m, 0, probe, t);
+          if (q && probe.sides.empty()) {
+            r.l = *q;
+            return r;
+          }
+          r.l = DivConst(LScale(xe, m), kTwo32);
           return r;
         }
         const TL& a = child(n.a);
@@ -2630,6 +2638,14 @@ class Verifier {
               slot.is_buffer && arg != nullptr && slot.offset == vi.dim && vi.kind == VarKind::kArgDword)
             bytes = arg->SizeBytes();
         val = hi ? 0x0010u + salt / 0x1000u : StraddlePointerLo(bytes);
+      }
+      if (hi) {
+        // The buffer ends at or below 2^48 (the solver assumes it too).
+        for (const KernelAbi::KernargSlot& slot : lk_.abi.kernargs)
+          if (const Arg* arg = k_.FindArg(slot.name); slot.is_buffer && arg != nullptr && slot.offset + 4 == vi.dim) {
+            const int64_t top = (((int64_t{1} << 48) - std::max<int64_t>(arg->SizeBytes(), 0)) >> 32) - 1;
+            if (top >= 0 && static_cast<int64_t>(val) > top) val = static_cast<uint32_t>(top);
+          }
       }
     } else {
       val = setting == 0 ? 0u : setting == 1 ? 0xffffffffu : 0x12345678u;

@@ -773,7 +773,8 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
       if (r.lo <= -k2G || hi >= k2G)
         return OpErr(op, absl::StrCat("index ", d, " takes values ", r.lo, "..", hi,
                                       ", outside the 32-bit range; even guarded accesses need "
-                                      "|index| < 2^31"));
+                                      "|index| < 2^31 (reshape a long buffer into more dimensions, "
+                                      "e.g. f16[N] as f16[N / 65536, 65536])"));
     }
     return absl::OkStatus();
   }

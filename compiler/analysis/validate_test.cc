@@ -642,7 +642,8 @@ TEST(ValidateTest, GuardedRanges) {
   EXPECT_EQ(CheckBody("%x = zero f32x4\nstore guarded L[2147483644 + tid.x floordiv 16 * 4], %x\n"),
             "k.kir:10:1: error: in 'store guarded L[2147483644 + tid.x floordiv 16 * 4], %x': "
             "index 0 takes values 2147483644..2147483659, outside the 32-bit range; even guarded "
-            "accesses need |index| < 2^31");
+            "accesses need |index| < 2^31 (reshape a long buffer into more dimensions, e.g. f16[N] as "
+            "f16[N / 65536, 65536])");
 }
 
 // ------------------------------------------------------------------- mfma
@@ -926,7 +927,8 @@ TEST(ValidateTest, HugeValuesDoNotCrash) {
   k.body[0].guarded = true;
   EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load guarded A[-9223372036854775808] : f32': "
                       "index 0 takes values -9223372036854775808..-9223372036854775808, outside "
-                      "the 32-bit range; even guarded accesses need |index| < 2^31");
+                      "the 32-bit range; even guarded accesses need |index| < 2^31 (reshape a long buffer into "
+                      "more dimensions, e.g. f16[N] as f16[N / 65536, 65536])");
   Kernel c = Body("%c = const f32 1\n");
   c.body[0].constant = 1e300;
   EXPECT_EQ(Check(c), "k.kir:9:1: error: in '%c = const f32 1e+300': 1e+300 is not exactly "

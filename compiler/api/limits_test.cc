@@ -243,7 +243,7 @@ TEST(LimitsTest, UnguardedIndexOutsideTheShape) {
               kInvalid, {"outside the 32-bit range; even guarded accesses need |index| < 2^31"});
 }
 
-// Buffers up to 2^47 bytes; a wave's lanes within 2^31 bytes of each other.
+// Buffers up to 2^47 bytes; a workgroup's threads within 2^31 bytes of each other per access.
 TEST(LimitsTest, WideBuffers) {
   ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[35184372088833] strides [1] readonly\n",
                                    "arg B : f32[64] strides [1] writeonly\n",
@@ -252,7 +252,7 @@ TEST(LimitsTest, WideBuffers) {
   ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64, 536870912] strides [536870912, 1] readonly\n",
                                    "arg B : f32[64] strides [1] writeonly\n",
                                    "  %x = load A[tid.x, 0] : f32\n  store B[tid.x], %x\nend\n")),
-              kInvalid, {"the lanes of one access reach", "within 2^31 bytes of each other"});
+              kInvalid, {"the threads of a workgroup reach", "at most 2^31 bytes per workgroup"});
 }
 
 // ------------------------------------------------------------------ extents

@@ -263,8 +263,12 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
   inv.constant = 0;
   dep.constant = p.start.constant;
   for (const AffineTerm& t : p.start.terms) (c.DependsOnLoop(*t.atom) ? dep : inv).terms.push_back(t);
+  // The rest must then never be negative: a window clamped to the buffer's
+  // start carries its (negative) start in the lanes' voffsets, which soffset
+  // would not offset (found by review: A[tid.x + 256 - wg.x * 64]).
   const Interval dr = dep.Range();
-  if (dr.lo >= 0 && p.window + dr.hi <= kWideBufferBytes && (!dep.terms.empty() || dep.constant != 0)) {
+  if (dr.lo >= 0 && (inv.terms.empty() || inv.Range().lo >= 0) && p.window + dr.hi <= kWideBufferBytes &&
+      (!dep.terms.empty() || dep.constant != 0)) {
     p.start = inv;
     p.soffset = dep;
     p.window += dr.hi;
@@ -272,9 +276,11 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
   // Out-of-shape lanes get voffset 0x80000000, out of range only while
   // num_records <= 2^31; unguarded ones keep voffset + offset below 2^31.
   if (p.window > kWideBufferBytes)
-    return c.Error(op, absl::StrCat("the lanes of one access reach ", p.window, " bytes apart in ", op.mem,
-                                    " (a wave's addresses must lie within 2^31 bytes of each other); index "
-                                    "nearby elements from neighbouring lanes"));
+    return c.Error(op, absl::StrCat("the threads of a workgroup reach ", p.window, " bytes apart in ", op.mem,
+                                    " in this access; kirc's buffer windows hold at most 2^31 bytes per "
+                                    "workgroup (the per-thread part of the address, tid.x/y/z terms, must span "
+                                    "less): index nearby elements from neighbouring threads, or split the "
+                                    "workgroup's rows across workgroups"));
   return p;
 }
 

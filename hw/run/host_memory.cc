@@ -231,7 +231,7 @@ int64_t AvailableHostBytes(std::string* source) {
 }
 
 absl::Status CheckHostMemory(const Kernel& k, int64_t need, int64_t available,
-                             const std::string& source) {
+                             const std::string& source, bool address_space) {
   if (available < 0 || need <= available) return absl::OkStatus();
   std::vector<std::pair<int64_t, std::string>> bufs;
   for (const Arg& a : k.args)
@@ -240,6 +240,13 @@ absl::Status CheckHostMemory(const Kernel& k, int64_t need, int64_t available,
   if (bufs.size() > 3) bufs.resize(3);
   std::vector<std::string> names;
   for (const auto& [b, n] : bufs) names.push_back(absl::StrCat(n, " ", Gib(b)));
+  if (address_space)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "kernel '", k.name, "': this run maps about ", Gib(need), " of address space (largest buffers: ",
+        absl::StrJoin(names, ", "),
+        "; the sparse copies of every buffer and the race records are mapped at full size, whatever the run "
+        "touches, so --workgroups does not help), but only ", Gib(available), " is available (", source,
+        "); raise that limit or run a smaller instance of the kernel (smaller buffers)"));
   return absl::ResourceExhaustedError(absl::StrCat(
       "kernel '", k.name, "': this run needs about ", Gib(need), " of host memory (largest buffers: ",
       absl::StrJoin(names, ", "),

@@ -65,9 +65,11 @@ int64_t AvailableHostBytes(std::string* source);
 
 // OK when `need` bytes fit in `available` (-1: unknown, taken as fitting);
 // else ResourceExhausted naming the kernel, the bytes needed, its largest
-// buffers, the limit and its source, and what to do.
+// buffers, the limit and its source, and what to do. `address_space`: the
+// need is RunAddressSpaceBytes (mappings at full size, which --workgroups
+// does not shrink), said so and not suggesting fewer workgroups.
 absl::Status CheckHostMemory(const Kernel& k, int64_t need, int64_t available,
-                             const std::string& source);
+                             const std::string& source, bool address_space = false);
 
 }  // namespace kir
 

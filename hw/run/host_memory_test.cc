@@ -35,29 +35,32 @@ end
 
 TEST(HostMemory, EstimateFromTheDeclarations) {
   Kernel k = Parse(kTwoBuffers);
-  // 64 threads, one access each: at most 64 pages of 64 KiB = 4 MiB, more
-  // than X's 2 MiB and Y's 4000 bytes: both count whole.
-  const int64_t x = 1024 * 1024 * 2, y = 1000 * 4, touched = x + y;
+  // Per access, the pages of the bytes its 64 threads span (X[0, tid.x]:
+  // 126 + 2 bytes, at most 2 pages of 64 KiB if they straddle one; Y[tid.x]:
+  // 256 bytes, 2 pages, more than Y's 4000 bytes: Y counts whole). X is
+  // readonly: read as generated inputs, counted once.
+  const int64_t x = int64_t{2} * 65536, y = 1000 * 4, touched = y;
   EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("X")), x);
   EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("Y")), y);
-  const int64_t elements = 1024 * 1024 + 1000;
+  const int64_t elements = 1000;
   const int64_t fixed = int64_t{256} << 20;
-  const int64_t tables = 5 * (x / 65536 + 1) + 5 * (y / 65536 + 1);
+  const int64_t tables = 5 * (1024 * 1024 * 2 / 65536 + 1) + 5 * (y / 65536 + 1);
   // A device with 12 bytes per touched byte dominates the reference phase
   // (output, reference, shadow: 3 per byte, and 16 bytes per element).
-  EXPECT_EQ(RunHostBytes(k, 12), touched * 13 + tables + fixed);
+  EXPECT_EQ(RunHostBytes(k, 12), touched * 13 + tables + x + fixed);
   // The strict emulator (8 bytes of race records per byte) does not.
-  EXPECT_EQ(RunHostBytes(k, 8), touched * 3 + elements * InterpBookkeepingBytesPerElement() + tables + fixed);
-  // A device that copies every byte whatever it touches (HIP: 1).
-  EXPECT_EQ(RunHostBytes(k, 12, false, {}, 1), touched * 13 + (x + y) + tables + fixed);
+  EXPECT_EQ(RunHostBytes(k, 8), touched * 3 + elements * InterpBookkeepingBytesPerElement() + tables + x + fixed);
+  // A device that copies every byte whatever it touches (HIP: 1; Y only).
+  EXPECT_EQ(RunHostBytes(k, 12, false, {}, 1), touched * 13 + y + tables + x + fixed);
   // Concurrent: both phases, the output once.
   EXPECT_EQ(RunHostBytes(k, 8, true),
-            touched * 9 + touched * 2 + elements * InterpBookkeepingBytesPerElement() + tables + fixed);
+            touched * 9 + touched * 2 + elements * InterpBookkeepingBytesPerElement() + tables + x + fixed);
 }
 
 // A 2 GiB - 64 byte buffer of which one workgroup of 256 threads loads and
-// stores one element per thread: at most 256 pages (16 MiB) count, not 2 GiB;
-// the whole grid (or a box of 2 workgroups) counts what it may touch.
+// stores one element per thread, 1 KiB together: 2 pages per access (the
+// kilobyte may straddle a page boundary), not 2 GiB; the whole grid (or a
+// box of 2 workgroups) counts what it may touch.
 TEST(HostMemory, SparseBuffersCountTheirTouchedPages) {
   Kernel k = Parse(R"(kernel last
 target gfx942
@@ -72,12 +75,12 @@ end
   WorkgroupRange last;
   last.begin = {2097150, 0, 0};
   last.end = {2097151, 1, 1};
-  EXPECT_EQ(TouchedBytesBound(k, x, last), int64_t{2} * 256 * 65536);
+  EXPECT_EQ(TouchedBytesBound(k, x, last), int64_t{4} * 65536);
   WorkgroupRange two = last;
   two.begin[0] = 2097149;
-  EXPECT_EQ(TouchedBytesBound(k, x, two), int64_t{4} * 256 * 65536);
+  EXPECT_EQ(TouchedBytesBound(k, x, two), int64_t{8} * 65536);
   EXPECT_EQ(TouchedBytesBound(k, x), int64_t{536870896} * 4);
-  const int64_t t = int64_t{2} * 256 * 65536, elements = t / 4;
+  const int64_t t = int64_t{4} * 65536, elements = t / 4;
   const int64_t tables = 5 * (int64_t{536870896} * 4 / 65536 + 1);
   EXPECT_EQ(RunHostBytes(k, 8, false, last),
             std::max(t * 9, t * 3 + elements * InterpBookkeepingBytesPerElement()) + tables + (int64_t{256} << 20));
@@ -129,13 +132,15 @@ end
   EXPECT_FALSE(source.empty());
   const int64_t need = RunAddressSpaceBytes(k, 8);
   EXPECT_EQ(need, (int64_t{1} << 44) * 13 + (int64_t{1} << 42) * 16 + (int64_t{256} << 20));
-  absl::Status st = CheckHostMemory(k, need, avail, source);
+  absl::Status st = CheckHostMemory(k, need, avail, source, /*address_space=*/true);
   EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
   EXPECT_NE(st.message().find("X 16384.00 GiB"), std::string::npos) << st;
+  EXPECT_NE(st.message().find("maps about"), std::string::npos) << st;
+  EXPECT_NE(st.message().find("--workgroups does not help"), std::string::npos) << st;
   // While resident, it needs what one workgroup may touch (64 threads, a
-  // load and a store each: 128 pages) and the page tables (a byte per 64 KiB
-  // page of each of 5 copies: 5 x 256 MiB).
-  const int64_t t = int64_t{128} * 65536;
+  // load and a store of 256 contiguous bytes each: 2 pages per access) and
+  // the page tables (a byte per 64 KiB page of each of 5 copies: 5 x 256 MiB).
+  const int64_t t = int64_t{4} * 65536;
   EXPECT_EQ(RunHostBytes(k, 8),
             std::max<int64_t>(t * 9, t * 3 + t / 4 * 16) + 5 * ((int64_t{1} << 28) + 1) + (int64_t{256} << 20));
 }

@@ -439,7 +439,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   if (opts.host_memory_limit < 0) {
     std::string as_source;
     const int64_t as_available = AvailableAddressSpace(&as_source);
-    mem = CheckHostMemory(k, RunAddressSpaceBytes(k, per_byte), as_available, as_source);
+    mem = CheckHostMemory(k, RunAddressSpaceBytes(k, per_byte), as_available, as_source, /*address_space=*/true);
     if (!mem.ok()) return mem;
   }
   // Only the workgroups asked for (the device may refuse).
