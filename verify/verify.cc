@@ -1465,6 +1465,18 @@ class Verifier {
             v.reason = absl::StrCat("runs more often than its KIR op (it repeats an access the KIR makes once); ",
                                     "symbolically: ", st.message());
             v.counterexample = *ce;
+          } else if (std::optional<std::string> bad = NonRawSrd(idx->second, std::string(st.message()))) {
+            v.status = AccessVerdict::Status::kFailed;
+            v.reason = absl::StrCat("running the code, its SRD is no raw buffer (stride, swizzle or add_tid bits "
+                                    "set); symbolically: ", st.message());
+            v.counterexample = *bad;
+          } else if (std::optional<std::string> gap = UntouchedElement(rec.kir_op, std::string(st.message()))) {
+            // Or fewer: an element of its KIR op that no instruction touches
+            // in waves that ran to the end (e.g. a loop that stops early).
+            v.status = AccessVerdict::Status::kFailed;
+            v.reason = absl::StrCat("its KIR op makes an access no instruction of the code makes, running the code; ",
+                                    "symbolically: ", st.message());
+            v.counterexample = *gap;
           }
       }
       v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
@@ -2350,6 +2362,10 @@ class Verifier {
     bool finished = false;  // ended within the step budget: every touch is here
     std::vector<std::vector<LaneTouch>> lanes;
     std::vector<std::vector<std::pair<int, int64_t>>> iters;  // per execution: MemRecord::iters
+    // Buffer instructions that ran with an SRD that is no raw buffer (stride,
+    // swizzle or add_tid bits set: e.g. a 64-bit base carried into dword 1's
+    // high half), with that dword 1.
+    std::map<int, uint32_t> non_raw;
   };
   // The runs (computed once): SearchWaves' workgroups and settings, the
   // straddling one included when the code has global_* instructions.
@@ -2381,6 +2397,9 @@ class Verifier {
           auto on_mem = [&](const MemRecord& r) {
             const MInst& mi = lk_.mir.insts[static_cast<size_t>(r.index)];
             if (MemoryShape(mi.opc).lds) return;
+            if (!(Info(mi.opc).flags & (kGlobalAddr | kFlatAddr | kScratchAddr)) && r.exec != 0 &&
+                (((r.srd[1] >> 16) & 0x3fff) != 0 || (r.srd[1] >> 30) != 0 || ((r.srd[3] >> 23) & 1) != 0))
+              wr.non_raw.emplace(r.index, r.srd[1]);
             const int execution = static_cast<int>(wr.iters.size());
             wr.iters.push_back(r.iters);
             for (int lane = 0; lane < 64; ++lane) {
@@ -2580,6 +2599,18 @@ class Verifier {
                       k, " ", total, " time(s)",
                       loops.empty() ? "" : absl::StrCat(" (", absl::StrJoin(loops, ", "), ")"), "\n");
       return s;
+    }
+    return std::nullopt;
+  }
+
+  // A run in which buffer instruction `index` used an SRD that is no raw
+  // buffer (WaveRun::non_raw): the counterexample text, or nothing.
+  std::optional<std::string> NonRawSrd(int index, const std::string& why) {
+    for (const WaveRun& r : WaveRuns()) {
+      auto it = r.non_raw.find(index);
+      if (it == r.non_raw.end()) continue;
+      return absl::StrCat(RunHeader(r, 0, why), "  ", InstName(index), " ran with SRD dword 1 = ",
+                          Hex(it->second), " (stride bits 29:16, swizzle bits 31:30) or add_tid set in dword 3\n");
     }
     return std::nullopt;
   }

@@ -638,7 +638,7 @@ TEST(ValidateTest, GuardedRanges) {
   EXPECT_EQ(CheckBody("%x = load guarded A[tid.x * 1073741824] : f32\n"),
             "k.kir:9:1: error: in '%x = load guarded A[tid.x * 1073741824] : f32': index 0 takes "
             "values 0..67645734912, outside the 32-bit range; even guarded accesses need |index| "
-            "< 2^31");
+            "< 2^31 (reshape a long buffer into more dimensions, e.g. f16[N] as f16[N / 65536, 65536])");
   EXPECT_EQ(CheckBody("%x = zero f32x4\nstore guarded L[2147483644 + tid.x floordiv 16 * 4], %x\n"),
             "k.kir:10:1: error: in 'store guarded L[2147483644 + tid.x floordiv 16 * 4], %x': "
             "index 0 takes values 2147483644..2147483659, outside the 32-bit range; even guarded "

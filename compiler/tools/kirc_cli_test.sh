@@ -571,7 +571,7 @@ head -1 auto.txt | has "^device: " || fail "--device=auto: no device line first:
 printf 'kernel huge\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\narg X : f32[536870911] strides [1] readonly\narg Y : f32[64] strides [1] writeonly\n  %%v = load X[tid.x] : f32\n  store Y[tid.x], %%v\nend\n' > huge.kir
 ( ulimit -v 6000000; "$kirc" run huge.kir --device=emu > stdout.txt 2> stderr.txt; echo $? > huge_status.txt )
 [ "$(cat huge_status.txt)" = 2 ] || { cat stderr.txt; fail "huge buffer: exit $(cat huge_status.txt) (want 2)"; }
-has -F "kernel 'huge': this run needs about" stderr.txt || fail "huge buffer: $(cat stderr.txt)"
+has -F "kernel 'huge': this run maps about" stderr.txt || fail "huge buffer: $(cat stderr.txt)"
 has -F "X 2.00 GiB" stderr.txt && has -F "the address-space limit (ulimit -v)" stderr.txt \
   || fail "huge buffer message: $(cat stderr.txt)"
 [ ! -s stdout.txt ] || fail "huge buffer: stdout not empty"
