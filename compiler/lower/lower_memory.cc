@@ -642,6 +642,19 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
   }
   absl::StatusOr<MemAccess> a = PlanAccess(*this, op, vt);
   if (!a.ok()) return a.status();
+  // Each form's loop-invariant terms (and constant), emitted here.
+  auto emit_invariant_parts = [&](const std::vector<AffineForm>& forms) -> absl::Status {
+    for (const AffineForm& f : forms) {
+      AffineForm inv;
+      inv.constant = f.constant;
+      for (const AffineTerm& t : f.terms)
+        if (!DependsOnLoop(*t.atom)) inv.terms.push_back(t);
+      if (inv.terms.empty()) continue;
+      absl::StatusOr<IVal> v = EmitAffine(inv);
+      if (!v.ok()) return v.status();
+    }
+    return absl::OkStatus();
+  };
   if (!a->is_lds && k_.FindArg(op.mem)->SizeBytes() >= kWideBufferBytes) {
     // The window's SRD when its start does not depend on the loop, else the
     // start's loop-invariant part; the voffset's invariant part.
@@ -661,28 +674,12 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
       absl::StatusOr<IVal64> v = EmitAffine64(inv);
       if (!v.ok()) return v.status();
     }
-    for (const AffineForm* f : {&p->voffset, &p->soffset}) {
-      AffineForm finv;
-      finv.constant = f->constant;
-      for (const AffineTerm& t : f->terms)
-        if (!DependsOnLoop(*t.atom)) finv.terms.push_back(t);
-      if (finv.terms.empty()) continue;
-      absl::StatusOr<IVal> v = EmitAffine(finv);
-      if (!v.ok()) return v.status();
-    }
+    std::vector<AffineForm> forms = {p->voffset, p->soffset};
     if (op.guarded) {
       b_.VConst(kOutOfRange);
-      for (const AffineForm& f : a->idx) {
-        AffineForm finv;
-        finv.constant = f.constant;
-        for (const AffineTerm& t : f.terms)
-          if (!DependsOnLoop(*t.atom)) finv.terms.push_back(t);
-        if (finv.terms.empty()) continue;
-        absl::StatusOr<IVal> v = EmitAffine(finv);
-        if (!v.ok()) return v.status();
-      }
+      forms.insert(forms.end(), a->idx.begin(), a->idx.end());
     }
-    return absl::OkStatus();
+    return emit_invariant_parts(forms);
   }
   if (!a->is_lds) Srd(op.mem);
   if (op.guarded && !a->is_lds) b_.VConst(kOutOfRange);  // the guard's select value
@@ -700,16 +697,7 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     forms.push_back(upart);
     forms.push_back(AffineAdd(vpart, upart));
   }
-  for (const AffineForm& f : forms) {
-    AffineForm inv;
-    inv.constant = f.constant;
-    for (const AffineTerm& t : f.terms)
-      if (!DependsOnLoop(*t.atom)) inv.terms.push_back(t);
-    if (inv.terms.empty()) continue;
-    absl::StatusOr<IVal> v = EmitAffine(inv);
-    if (!v.ok()) return v.status();
-  }
-  return absl::OkStatus();
+  return emit_invariant_parts(forms);
 }
 
 }  // namespace kir
