@@ -159,6 +159,11 @@ IVal64 Const64(int64_t c) {
 
 }  // namespace
 
+MOperand LowerCtx::ScalarOperand(IVal v) {
+  if (v.kind != IVal::Kind::kConst || IsInlineInt(v.c)) return v.Op();
+  return MirBuilder::S(b_.SConst(static_cast<uint32_t>(v.c)));
+}
+
 IVal64 LowerCtx::Widen(IVal v, Interval r) {
   if (v.kind == IVal::Kind::kConst) return Const64(v.c);
   if (std::optional<int64_t> k = OneWindow(r)) return IVal64{v, Const(*k), r};
@@ -176,18 +181,14 @@ IVal64 LowerCtx::Add64(const IVal64& a, const IVal64& b) {
   // The sum's high dword is known when its range lies in one 2^32 window:
   // the low dwords' 32-bit sum is then the whole story.
   if (std::optional<int64_t> k = OneWindow(r)) return IVal64{Add(a.lo, b.lo), Const(*k), r};
-  auto in_sgpr = [&](IVal v) {
-    return v.kind == IVal::Kind::kConst && !IsInlineInt(static_cast<int32_t>(v.c))
-               ? Sgpr(b_.SConst(static_cast<uint32_t>(v.c)))
-               : v;
-  };
-  IVal alo = a.lo, blo = b.lo, ahi = a.hi, bhi = b.hi;
-  if (alo.kind == IVal::Kind::kConst && blo.kind == IVal::Kind::kConst) alo = in_sgpr(alo);
-  if (ahi.kind == IVal::Kind::kConst && bhi.kind == IVal::Kind::kConst) ahi = in_sgpr(ahi);
+  // Two constants in one SOP2: the first goes to an SGPR unless inline.
+  auto both_const = [](IVal x, IVal y) { return x.kind == IVal::Kind::kConst && y.kind == IVal::Kind::kConst; };
+  const MOperand alo = both_const(a.lo, b.lo) ? ScalarOperand(a.lo) : a.lo.Op();
+  const MOperand ahi = both_const(a.hi, b.hi) ? ScalarOperand(a.hi) : a.hi.Op();
   // s_add_u32 sets SCC to the carry out of bit 31, s_addc_u32 adds it
   // (amdgcn-isa-notes.md; the scheduler keeps SCC's producer and reader in order).
-  int lo = b_.Salu(Opc::kSAddU32, {alo.Op(), blo.Op()});
-  int hi = b_.Salu(Opc::kSAddcU32, {ahi.Op(), bhi.Op()});
+  int lo = b_.Salu(Opc::kSAddU32, {alo, b.lo.Op()});
+  int hi = b_.Salu(Opc::kSAddcU32, {ahi, b.hi.Op()});
   return IVal64{Sgpr(lo), Sgpr(hi), r};
 }
 

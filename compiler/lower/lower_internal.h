@@ -90,6 +90,11 @@ class LowerCtx {
   // A 32-bit value (an IVal) whose exact value lies in `r`, as 64 bits.
   IVal64 Widen(IVal v, Interval r);
   IVal Add(IVal a, IVal b);
+  // A uniform value (constant or SGPR) as an operand of a SALU instruction
+  // that has room for no literal there (or uses it already) or of soffset:
+  // an SGPR as it is, an inline constant (-16..64) as an immediate, any other
+  // constant in an SGPR (MirBuilder::SConst).
+  MOperand ScalarOperand(IVal v);
   IVal Mul(IVal a, int64_t c, Interval a_range);
   IVal MulVals(IVal a, IVal b);
   IVal ToVgpr(IVal a);

@@ -136,12 +136,13 @@ static absl::StatusOr<MemAccess> PlanAccess(LowerCtx& c, const Op& op, ValueType
 }
 
 // The lane mask "all dimensions in shape" for `elem_shift` added to the index
-// along `along`; nullopt = statically true, -1 = statically false. The
-// per-dimension compares and their conjunctions come from LowerCtx::GuardCompare
-// and GuardAnd, so the elements of one access, and neighbouring accesses,
-// share them.
+// along `along`; nullopt = statically true (and for an unguarded access),
+// -1 = statically false. The per-dimension compares and their conjunctions
+// come from LowerCtx::GuardCompare and GuardAnd, so the elements of one
+// access, and neighbouring accesses, share them.
 static absl::StatusOr<std::optional<int>> GuardMask(LowerCtx& c, const Op& op, const MemAccess& a,
                                                     int elem_shift) {
+  if (!op.guarded) return std::optional<int>();
   int mask = -2;
   for (size_t d = 0; d < a.idx.size(); ++d) {
     AffineForm f = a.idx[d];
@@ -327,14 +328,10 @@ absl::StatusOr<WideSrdVal> LowerCtx::WideSrd(const std::string& arg, const Affin
   if (cs.range.hi + window <= size) {
     b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 2), MOperand::Imm(win)});
   } else {
-    auto in_sgpr = [&](int64_t v) {
-      uint32_t u = static_cast<uint32_t>(v);
-      return IsInlineInt(static_cast<int32_t>(u)) ? MOperand::Imm(u) : MirBuilder::S(b_.SConst(u));
-    };
     const MOperand size_lo = MOperand::Imm(static_cast<uint32_t>(size));
     const MOperand size_hi = MOperand::Imm(static_cast<uint32_t>(size >> 32));
-    int rlo = b_.Salu(Opc::kSSubU32, {size_lo, cs.lo.kind == IVal::Kind::kConst ? in_sgpr(cs.lo.c) : cs.lo.Op()});
-    int rhi = b_.Salu(Opc::kSSubbU32, {size_hi, cs.hi.kind == IVal::Kind::kConst ? in_sgpr(cs.hi.c) : cs.hi.Op()});
+    int rlo = b_.Salu(Opc::kSSubU32, {size_lo, ScalarOperand(cs.lo)});
+    int rhi = b_.Salu(Opc::kSSubbU32, {size_hi, ScalarOperand(cs.hi)});
     int t = b_.Salu(Opc::kSMinU32, {MirBuilder::S(rlo), MOperand::Imm(win)});
     // size - max(start, 0) >= 2^32 (high dword non-zero and positive): the whole window.
     b_.Emit(Opc::kSCmpEqU32, {MirBuilder::S(rhi), MOperand::Imm(0)});
@@ -370,13 +367,10 @@ static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a
   if (!so.ok()) return so.status();
   std::vector<HalfMerge> merges;
   for (const std::vector<Chunk>& g : groups) {
-    std::optional<int> mask;
-    if (op.guarded) {
-      absl::StatusOr<std::optional<int>> m = GuardMask(c, op, a, whole ? 0 : g[0].first_elem);
-      if (!m.ok()) return m.status();
-      mask = *m;
-      if (mask && *mask == -1) continue;  // statically out of shape: no access
-    }
+    absl::StatusOr<std::optional<int>> m = GuardMask(c, op, a, whole ? 0 : g[0].first_elem);
+    if (!m.ok()) return m.status();
+    const std::optional<int> mask = *m;
+    if (mask && *mask == -1) continue;  // statically out of shape: no access
     BufAddr buf;
     if (mask)
       buf.voffset = MirBuilder::V(c.GuardSelect(c.ToVgpr(vo).vreg, *mask, kOutOfRange));
@@ -385,13 +379,7 @@ static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a
     for (const Chunk& ch : g) {
       // 12-bit instruction offsets: the rest in soffset (counted by the range check).
       const int64_t off = ch.byte_offset & kMubufMaxOffset;
-      IVal s = c.Add(*so, IVal{IVal::Kind::kConst, ch.byte_offset - off, -1});
-      if (s.kind == IVal::Kind::kConst) {
-        const uint32_t u = static_cast<uint32_t>(s.c);
-        buf.soffset = IsInlineInt(u) ? MOperand::Imm(u) : MirBuilder::S(c.b_.SConst(u));
-      } else {
-        buf.soffset = s.Op();
-      }
+      buf.soffset = c.ScalarOperand(c.Add(*so, IVal{IVal::Kind::kConst, ch.byte_offset - off, -1}));
       buf.offset = off;
       EmitChunk(c, op, a, ch, store, data, w->quad, &buf, nullptr, 0, &merges);
     }
@@ -426,13 +414,10 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
   int srd = a.is_lds ? -1 : c.Srd(op.mem);
   std::vector<HalfMerge> merges;
   for (const std::vector<Chunk>& g : groups) {
-    std::optional<int> mask;
-    if (op.guarded) {
-      absl::StatusOr<std::optional<int>> m = GuardMask(c, op, a, whole ? 0 : g[0].first_elem);
-      if (!m.ok()) return m.status();
-      mask = *m;
-      if (mask && *mask == -1) continue;  // statically out of shape: no access
-    }
+    absl::StatusOr<std::optional<int>> m = GuardMask(c, op, a, whole ? 0 : g[0].first_elem);
+    if (!m.ok()) return m.status();
+    const std::optional<int> mask = *m;
+    if (mask && *mask == -1) continue;  // statically out of shape: no access
     AffineForm base = AffineAdd(a.base, AffineConst(g[0].byte_offset));
     if (a.is_lds) {
       AffineForm vpart = Part(base, false), upart = Part(base, true);
@@ -524,10 +509,7 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       }
       buf.voffset.reset();
       if (v->kind == IVal::Kind::kVgpr) buf.voffset = v->Op();
-      if (s.kind == IVal::Kind::kConst)
-        buf.soffset = IsInlineInt(s.c) ? MOperand::Imm(s.c) : MirBuilder::S(c.b_.SConst(static_cast<uint32_t>(s.c)));
-      else
-        buf.soffset = s.Op();
+      buf.soffset = c.ScalarOperand(s);
       buf.offset = off;
       EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0, &merges);
     }
