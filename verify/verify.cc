@@ -2367,6 +2367,14 @@ class Verifier {
     // high half), with that dword 1.
     std::map<int, uint32_t> non_raw;
   };
+  // Setting `setting`'s buffer pointers as `run` places them (run_pointers_,
+  // for counterexample texts).
+  void KeepPointers(const ConcreteRunner& run, int setting) {
+    std::map<std::string, int64_t>& ptr = run_pointers_[setting];
+    for (const Arg& arg : k_.args)
+      if (arg.kind == Arg::Kind::kBuffer) ptr[arg.name] = static_cast<int64_t>(run.Pointer(arg.name));
+  }
+
   // The runs (computed once): SearchWaves' workgroups and settings, the
   // straddling one included when the code has global_* instructions.
   const std::vector<WaveRun>& WaveRuns() {
@@ -2383,9 +2391,7 @@ class Verifier {
     const int settings = kConcreteSettings + (global ? 1 : 0);
     for (int setting = 0; setting < settings && steps_left > 0 && touches < kMaxTouches; ++setting) {
       ConcreteRunner run(k_, t_, lk_, setting);
-      std::map<std::string, int64_t>& ptr = run_pointers_[setting];
-      for (const Arg& arg : k_.args)
-        if (arg.kind == Arg::Kind::kBuffer) ptr[arg.name] = static_cast<int64_t>(run.Pointer(arg.name));
+      KeepPointers(run, setting);
       for (const auto& g : wgs) {
         for (int wave = 0; wave < run.Waves() && steps_left > 0 && touches < kMaxTouches; ++wave) {
           WaveRun wr;
@@ -2590,9 +2596,7 @@ class Verifier {
       const absl::Status st = run.RunWave(r.wg, 0, [&](const MemRecord& m) { n += m.index == index && m.exec != 0; },
                                           budget, &steps);
       if (n <= total) continue;
-      std::map<std::string, int64_t>& ptr = run_pointers_[setting];
-      for (const Arg& arg : k_.args)
-        if (arg.kind == Arg::Kind::kBuffer) ptr[arg.name] = static_cast<int64_t>(run.Pointer(arg.name));
+      KeepPointers(run, setting);
       std::string s = RunHeader(r, 0, why);
       absl::StrAppend(&s, "  ", InstName(index), " ran ", n, " times with lanes on in this wave",
                       st.ok() ? "" : absl::StrCat(" in its first ", steps, " instructions"), "; each thread makes op ",
