@@ -39,8 +39,8 @@ TEST(Generator, KernelsAreValid) {
     GeneratedKernel g = Generate(s);
     absl::StatusOr<Kernel> k = ParseKernel(g.text, g.name + ".kir");
     ASSERT_TRUE(k.ok()) << k.status() << "\n" << g.text;
-    ASSERT_EQ(g.target_ids.size(), 3u);
-    for (int p = 0; p < 3; ++p) {
+    ASSERT_EQ(g.target_ids.size(), 4u);
+    for (int p = 0; p < kNumProcessors; ++p) {
       ASSERT_TRUE(absl::StartsWith(g.target_ids[p], kProcessors[p]));
       absl::StatusOr<TargetId> t = ParseTargetId(g.target_ids[p]);
       ASSERT_TRUE(t.ok()) << t.status();

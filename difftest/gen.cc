@@ -87,17 +87,17 @@ struct Mfma {
   const char* name;
   E ab;
   int ab_w, cd_w;
-  bool on[3];  // gfx908, gfx90a, gfx942
+  bool on[4];  // gfx908, gfx90a, gfx942, gfx950
 };
 const std::vector<Mfma>& Mfmas() {
   static const std::vector<Mfma> m = {
-      {"f32_16x16x16_f16", E::kF16, 4, 4, {true, true, true}},
-      {"f32_32x32x8_f16", E::kF16, 4, 16, {true, true, true}},
-      {"f32_16x16x16_bf16", E::kBF16, 4, 4, {false, true, true}},
-      {"f32_32x32x8_bf16", E::kBF16, 4, 16, {false, true, true}},
-      {"f32_16x16x8_bf16", E::kBF16, 2, 4, {true, true, false}},
-      {"f32_32x32x4_bf16", E::kBF16, 2, 16, {true, true, false}},
-      {"f32_16x16x4_f32", E::kF32, 1, 4, {true, true, true}},
+      {"f32_16x16x16_f16", E::kF16, 4, 4, {true, true, true, true}},
+      {"f32_32x32x8_f16", E::kF16, 4, 16, {true, true, true, true}},
+      {"f32_16x16x16_bf16", E::kBF16, 4, 4, {false, true, true, true}},
+      {"f32_32x32x8_bf16", E::kBF16, 4, 16, {false, true, true, true}},
+      {"f32_16x16x8_bf16", E::kBF16, 2, 4, {true, true, false, false}},
+      {"f32_32x32x4_bf16", E::kBF16, 2, 16, {true, true, false, false}},
+      {"f32_16x16x4_f32", E::kF32, 1, 4, {true, true, true, true}},
   };
   return m;
 }
@@ -124,8 +124,10 @@ class Gen {
  private:
   void Tag(const std::string& f) { out_.features.insert(f); }
 
-  // The `target` line: gfx942's target ID, or the newest processor that has
-  // every MFMA of the kernel, so `kirc run` on a printed kernel works as is.
+  // The `target` line: gfx942's target ID, or the newest processor up to
+  // gfx942 that has every MFMA of the kernel, so `kirc run` on a printed
+  // kernel works as is (gfx950 is compiled for but never the home target, so
+  // the printed kernels of existing seeds are unchanged).
   std::string HomeTarget() const {
     for (int p = 2; p >= 0; --p)
       if (!out_.lacks_mfma.count(kProcessors[p])) return out_.target_ids[p];
@@ -400,7 +402,7 @@ class Gen {
 
   void MfmaOp(int depth) {
     const Mfma& m = rng_.Pick(Mfmas());
-    for (int p = 0; p < 3; ++p)
+    for (int p = 0; p < kNumProcessors; ++p)
       if (!m.on[p]) out_.lacks_mfma[kProcessors[p]].insert(m.name);
     Val a = GetValue({m.ab, m.ab_w}, depth);
     Val b = GetValue({m.ab, m.ab_w}, depth);
@@ -991,7 +993,7 @@ class Gen {
       clauses.push_back(absl::StrCat("waves ", wm, "x", wn));
       clauses.push_back(absl::StrCat("mfma ", mf->name));
       clauses.push_back(absl::StrCat("double_buffer ", rng_.Chance(50) ? "on" : "off"));
-      for (int p = 0; p < 3; ++p)
+      for (int p = 0; p < kNumProcessors; ++p)
         if (!mf->on[p]) out_.lacks_mfma[kProcessors[p]].insert(mf->name);
       Tag(absl::StrCat("mfma:", mf->name));
     } else if (which == 2) {  // tile only
@@ -1003,7 +1005,7 @@ class Gen {
       clauses.push_back(absl::StrCat("tile ", bm, "x", bn, "x", rng_.Chance(50) ? 16 : 32));
     } else if (which == 3) {  // mfma only
       clauses.push_back(absl::StrCat("mfma ", mf->name));
-      for (int p = 0; p < 3; ++p)
+      for (int p = 0; p < kNumProcessors; ++p)
         if (!mf->on[p]) out_.lacks_mfma[kProcessors[p]].insert(mf->name);
       Tag(absl::StrCat("mfma:", mf->name));
     } else if (which == 4) {

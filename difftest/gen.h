@@ -22,15 +22,16 @@
 
 namespace kir::difftest {
 
-// The three processors every kernel is compiled for, in order.
-inline constexpr const char* kProcessors[] = {"gfx908", "gfx90a", "gfx942"};
+// The processors every kernel is compiled for, in order (kir::AllTargets()).
+inline constexpr const char* kProcessors[] = {"gfx908", "gfx90a", "gfx942", "gfx950"};
+inline constexpr int kNumProcessors = static_cast<int>(sizeof(kProcessors) / sizeof(kProcessors[0]));
 
 struct GeneratedKernel {
   uint64_t seed = 0;
   std::string name;  // the kernel's name, "rk_<seed>" (thread-level) or "rg_<seed>" (gemm)
   std::string text;  // KIR
   // One target ID per processor of kProcessors, with sramecc and xnack drawn
-  // per kernel from {any, +, -} (the same settings for all three).
+  // per kernel from {any, +, -} (the same settings for all of them).
   std::vector<std::string> target_ids;
   // Processors on which kirc must refuse the kernel because it uses MFMAs the
   // processor lacks (README "KIR reference"): processor -> those MFMAs.

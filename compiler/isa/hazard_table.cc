@@ -150,6 +150,86 @@ constexpr HazardTable kGfx942Hazards = {
     .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
 };
 
+// gfx950 (CDNA4). Source: llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp as
+// read in ROCm/llvm-project at 03a23131063bd11714da369efa3754025aafa1f0 (the
+// newest revision with gfx950 hazard code that could be read here:
+// `fetch github:llvm/llvm-project` is refused, the snapshot is 8 GB, and the
+// stored llvm/llvm-project revisions of the file predate gfx950, e.g.
+// d18555214fea and 00b3068edba9, which have no hasGFX950Insts). gfx950 has
+// GFX940Insts, so every gfx940 branch applies, plus the IsGFX950 terms listed
+// per row. Rows without a comment are as gfx942 (the same functions, no
+// gfx950 term). Pass counts: SISchedule.td SIDPGFX950FullSpeedModel
+// (target.cc), XDL class: isXDL / is_gfx940_xdl as on gfx942.
+constexpr HazardTable kGfx950Hazards = {
+    .gfx = Gfx::kGfx950,
+    .xdl_matters = true,
+    // checkMAIVALUHazards: GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates
+    // (RAW: VALU/VMEM/DS/EXP reads) and GFX940_XDL_N_PassWriteVgprVALUWawWaitStates
+    // (WAW: VALU/VMEM/DS writes), both NumPasses + 3 + (NumPasses != 2 &&
+    // IsGFX950): 4-pass 8, 8-pass 12, 16-pass 20; 2-pass 5 as on gfx942.
+    .mfma_write_to_valu_mem_xdl = Passes(3, 1),
+    .mfma_write_to_valu_mem_nonxdl = Passes(2),  // GFX940_SMFMA_N_Pass*: NumPasses + 2, no gfx950 term
+    .mfma_write_to_srcc_same_2pass = 2,          // GFX940_SMFMA4x4WritesVGPRFullSrcCWaitStates
+    // checkMAIHazards90A, srcC partially overlapped, XDL producer: XDL consumer
+    // GFX940_XDL_N_PassWritesVGPROverlappedXDLOrSMFMASrcCWaitStates = NumPasses
+    // + 1 + IsGFX950 (2p 4, 4p 6, 8p 10); non-XDL consumer
+    // GFX940_XDL_N_PassWritesVGPROverlappedSGEMMDGEMMSrcCWaitStates = NumPasses
+    // + 1 + (NumPasses != 2 && IsGFX950) (2p 3). The table keys on the
+    // producer only, so it keeps the larger (they differ for 2-pass producers
+    // only, which kirc does not emit).
+    .mfma_write_to_srcc_overlap_xdl = Passes(2),
+    // GFX940_SMFMA_N_PassWritesVGPROverlappedSMFMASrcCWaitStates = NumPasses
+    // (LLVM: 0 for a non-XDL producer feeding an XDL consumer; kept, as on
+    // gfx942).
+    .mfma_write_to_srcc_overlap_nonxdl = Passes(0),
+    // checkMAIHazards90A: GFX940_XDL_N_PassWritesVGPROverlappedSrcABWaitStates =
+    // NumPasses + 3 + (NumPasses != 2 && IsGFX950): 4-pass 8, 8-pass 12.
+    .mfma_write_to_srcab_xdl = Passes(3, 1),
+    .mfma_write_to_srcab_nonxdl = Passes(2),  // GFX940_SMFMA_N_PassWritesVGPROverlappedSrcABWaitStates
+    // checkMAIVALUHazards WAR (IsSMFMAReadAsCFn, XDL readers only on
+    // GFX940Insts): 2p SMFMA4x4ReadVgprVALUWarWaitStates 1, 4p
+    // GFX940_XDL4PassReadVgprVALUWarWaitStates 3, 8p 7, 16p 15: no gfx950 term.
+    .mfma_srcc_read_to_write_xdl = Passes(-1),
+    .mfma_srcc_read_to_write_nonxdl = kNoRule,
+    .valu_write_to_mfma_read = 2,   // checkMAIHazards90A LegacyVALUNotDotWritesVGPRWaitStates
+    .valu_exec_write_to_mfma = 4,   // checkMAIHazards90A VALUWritesExecWaitStates
+    .agpr_form = false,
+    .mfma_write_to_accvgpr_read = kNoRule,
+    .mfma_write_to_accvgpr_write = kNoRule,
+    .mfma_write_to_agpr_srcc_same = 0,
+    .mfma_write_to_agpr_srcc_overlap = 0,
+    .mfma_write_to_agpr_srcab = 0,
+    .mfma_srcc_read_to_accvgpr_write = kNoRule,
+    .accvgpr_write_to_srcc = 0,
+    .accvgpr_write_to_srcab = 0,
+    .accvgpr_write_to_accvgpr_read = 0,
+    .accvgpr_write_to_accvgpr_write = 0,
+    .valu_vgpr_write_to_accvgpr_write = 0,
+    .accvgpr_read_to_mem_read = 0,
+    .valu_sgpr_write_to_vmem_read = 5,   // checkVMEMHazards VmemSgprWaitStates
+    .valu_sgpr_write_to_valu_read = 2,   // checkVALUHazards (hasVDecCoExecHazard) VALUWriteSGPRVALUReadWaitstates
+    .trans_write_to_valu_read = 1,       // checkVALUHazards (hasTransForwardingHazard) TransDefWaitstates
+    .wide_store_to_valu_write = 2,       // checkVALUHazardsHelper: hasGFX940Insts() ? 2 : 1
+    // LLVM PR #197267 (SGPR soffset, gfx940 family: 1 wait state) is not in
+    // the revision read (its createsVALUHazard still returns no hazard for a
+    // register soffset), nor are #203770 (the same across a CFG edge) or the
+    // shared-accumulator rule of #218363. The row follows the notes' erratum
+    // for the gfx940 family (gfx942 and gfx950), as kGfx942Hazards does; the
+    // pass and the emulator see producers across CFG edges already
+    // (WideStoreProducer). #218363 is not implemented: its text could not be
+    // read.
+    .wide_store_sgpr_soffset_to_valu_write = 1,
+    .valu_vgpr_write_to_readlane_src0 = 1,  // checkVALUHazards VALUWriteVGPRReadlaneRead
+    .valu_exec_write_to_rwlane = 4,         // checkVALUHazards VALUWriteEXECRWLane
+    .valu_sgpr_write_to_lane_select = 4,    // checkRWLaneHazards RWLaneWaitStates
+    // gfx950-only rules in the revision read, none of which kirc can hit
+    // (compiler/isa/opcodes.def has none of their instructions):
+    // checkPermlaneHazards (ST.hasGFX950Insts() && isPermlane: v_permlane*),
+    // the cvt_scale forwarding hazard (hasCvtScaleForwardingHazard:
+    // v_cvt_scalef32_* with op_sel / fp4 sr), the DGEMM (f64 MFMA) rows
+    // GFX950_DMFMA16x16* (kirc has no f64 MFMA).
+};
+
 // ---------------------------------------------------------------------------
 // Register accesses of one instruction.
 
@@ -254,7 +334,7 @@ void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, c
   auto pname = [&] { return MfmaName(tab, f); };
 
   if (!tab.agpr_form) {
-    // Section 2.1 (gfx90a, gfx942).
+    // Section 2.1 (gfx90a, gfx942, gfx950).
     if (IsMfma(cc)) {
       if (!has_dst) return;
       for (int k = 0; k < 3; ++k) {
@@ -561,6 +641,7 @@ const HazardTable& HazardTableFor(Gfx gfx) {
     case Gfx::kGfx908: return kGfx908Hazards;
     case Gfx::kGfx90a: return kGfx90aHazards;
     case Gfx::kGfx942: return kGfx942Hazards;
+    case Gfx::kGfx950: return kGfx950Hazards;
   }
   return kGfx942Hazards;
 }

@@ -1,4 +1,4 @@
-// Wait-state (hazard) rules for gfx908, gfx90a and gfx942: the single source
+// Wait-state (hazard) rules for gfx908, gfx90a, gfx942 and gfx950: the single source
 // of truth shared by the hazard-nop pass (compiler/passes/hazards) and the
 // strict CPU emulator's hazard checker (hw/emu/strict.cc).
 //
@@ -6,7 +6,9 @@
 // gfx90a/gfx942, 2.2 gfx908 AGPR table, 2.3 other hazards), which were measured
 // with LLVM's post-RA hazard recognizer and match GCNHazardRecognizer.cpp
 // (checkMAIHazards908, checkMAIHazards90A, checkMAIVALUHazards,
-// checkMAILdStHazards, checkVALUHazards, checkVMEMHazards).
+// checkMAILdStHazards, checkVALUHazards, checkVMEMHazards). The gfx950 rows
+// come from GCNHazardRecognizer.cpp itself (see kGfx950Hazards in
+// hazard_table.cc for the functions and the revision read).
 //
 // Everything here depends only on MInst fields (opcode, operands, mfma), never
 // on pass state. All register operands must be physical: virtual operands are
@@ -84,8 +86,12 @@ int RequiredWaitStates(const TargetInfo& t, const HazardOperands& producer, cons
                        std::string* why);
 
 // The largest value RequiredWaitStates can return for any target and any MFMA
-// in AllMfmas() (19: gfx90a 32x32 MFMA result -> VALU/VMEM/srcA,B). A producer
-// that is this many wait states or more before the consumer never matters.
+// in AllMfmas(), or an MFMA without a descriptor (taken as a 16-pass XDL
+// MFMA): 20, a 16-pass XDL MFMA result -> VALU/VMEM/srcA,B on gfx950
+// (16 + 3 + 1, GCNHazardRecognizer.cpp
+// GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates with IsGFX950); the
+// largest for an MFMA kirc emits is 19 (gfx90a 32x32). A producer that is
+// this many wait states or more before the consumer never matters.
 int MaxHazardWindow();
 
 // ---------------------------------------------------------------------------
@@ -93,14 +99,24 @@ int MaxHazardWindow();
 // RequiredWaitStates is the API to use.
 
 // A wait-state count that depends on the producing MFMA's pass count:
-// max(0, passes + add) when `on`, else "no hazard". LLVM's gfx90a constants
-// (switch on 2/8/16 passes) and its gfx940 formulas are both of this form.
+// max(0, passes + add + (passes != 2 ? add_unless_2pass : 0)) when `on`, else
+// "no hazard". LLVM's gfx90a constants (switch on 2/8/16 passes), its gfx940
+// formulas and their gfx950 variants (one more wait state except for 2-pass
+// XDL producers, e.g. "NumPasses + 3 + (NumPasses != 2 && IsGFX950)") are all
+// of this form.
 struct PassRule {
   bool on = false;
   int add = 0;
-  int Eval(int passes) const { return !on ? 0 : (passes + add > 0 ? passes + add : 0); }
+  int add_unless_2pass = 0;
+  int Eval(int passes) const {
+    if (!on) return 0;
+    const int w = passes + add + (passes != 2 ? add_unless_2pass : 0);
+    return w > 0 ? w : 0;
+  }
 };
-constexpr PassRule Passes(int add) { return PassRule{true, add}; }
+constexpr PassRule Passes(int add, int add_unless_2pass = 0) {
+  return PassRule{true, add, add_unless_2pass};
+}
 constexpr PassRule kNoRule{false, 0};
 
 // DS rules apply by instruction class to every explicit operand, so a
@@ -109,11 +125,11 @@ constexpr PassRule kNoRule{false, 0};
 // rule specific to the paired forms on gfx908/90a/942.
 struct HazardTable {
   Gfx gfx;
-  // gfx94x distinguishes XDL from non-XDL (SMFMA) MFMAs; gfx908/90a treat every
+  // gfx94x/950 distinguish XDL from non-XDL (SMFMA) MFMAs; gfx908/90a treat every
   // MFMA alike (LLVM isXDL() is true for all non-DGEMM MFMAs there).
   bool xdl_matters;
 
-  // --- 2.1 (gfx90a / gfx942, VGPR-form MFMA); all off on gfx908 ---------------
+  // --- 2.1 (gfx90a / gfx942 / gfx950, VGPR-form MFMA); all off on gfx908 -------
   // MFMA writes R -> legacy VALU / VMEM / DS reads R (any explicit operand) or
   // writes R (WAW).
   PassRule mfma_write_to_valu_mem_xdl;
@@ -150,18 +166,19 @@ struct HazardTable {
 
   // --- 2.3 (all targets) ---------------------------------------------------------
   int valu_sgpr_write_to_vmem_read;      // 5 (VALU writes SGPR/VCC/EXEC -> VMEM reads it)
-  int valu_sgpr_write_to_valu_read;      // VALU writes SGPR/VCC -> VALU reads it: 0 / 0 / 2
-  int trans_write_to_valu_read;          // transcendental -> non-trans VALU reads: 0 / 0 / 1
+  // Columns below: gfx908 / gfx90a / gfx942 / gfx950.
+  int valu_sgpr_write_to_valu_read;      // VALU writes SGPR/VCC -> VALU reads it: 0 / 0 / 2 / 2
+  int trans_write_to_valu_read;          // transcendental -> non-trans VALU reads: 0 / 0 / 1 / 1
   int wide_store_to_valu_write;          // buffer_store_dwordx3/x4, constant soffset -> VALU
-                                         // overwrites the data: 1 / 1 / 2
-  int wide_store_sgpr_soffset_to_valu_write;  // the same with an SGPR soffset: 0 / 0 / 1
+                                         // overwrites the data: 1 / 1 / 2 / 2
+  int wide_store_sgpr_soffset_to_valu_write;  // the same with an SGPR soffset: 0 / 0 / 1 / 1
                                               // (LLVM PR #197267, gfx940 family only)
-  // gfx942 (hasVDecCoExecHazard) lane-access rules from checkVALUHazards
+  // gfx942/950 (hasVDecCoExecHazard) lane-access rules from checkVALUHazards
   // (not in the notes' tables; LLVM source):
-  int valu_vgpr_write_to_readlane_src0;  // VALU writes src0 VGPR -> v_readlane/v_readfirstlane: 0/0/1
-  int valu_exec_write_to_rwlane;         // VALU writes EXEC -> v_readlane/v_readfirstlane/v_writelane: 0/0/4
+  int valu_vgpr_write_to_readlane_src0;  // VALU writes src0 VGPR -> v_readlane/v_readfirstlane: 0/0/1/1
+  int valu_exec_write_to_rwlane;         // VALU writes EXEC -> v_readlane/v_readfirstlane/v_writelane: 0/0/4/4
   // 2.3 (all targets), checkRWLaneHazards: VALU writes the SGPR a
-  // v_readlane/v_writelane takes as its lane select (src1): 4/4/4.
+  // v_readlane/v_writelane takes as its lane select (src1): 4/4/4/4.
   int valu_sgpr_write_to_lane_select;
 };
 

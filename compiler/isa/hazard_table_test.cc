@@ -154,7 +154,7 @@ TEST(HazardTable, FailureClass11_SrcCReadThenOverwritten) {
 TEST(HazardTable, FailureClass11_ValuToMfma) {
   MInst valu = I(Opc::kVMovB32, {V(2), Imm(0)});
   MInst exec_write = I(Opc::kVCmpGtU32, {Exec(), V(8), V(9)});
-  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
     SCOPED_TRACE(t);
     bool g908 = std::string(t) == "gfx908";
     MInst mfma = g908 ? Mfma("f32_16x16x16_f16", A(0, 4), V(0, 2), V(2, 2), A(0, 4))
@@ -212,7 +212,7 @@ TEST(HazardTable, FailureClass11_ValuSgprToVmem) {
   MInst load_soff = I(Opc::kBufferLoadDword, {V(2), V(3), S(0, 4), S(5)});
   MInst load_srd = I(Opc::kBufferLoadDword, {V(2), V(3), S(4, 4), Imm(0)});
   MInst salu = I(Opc::kSMovB32, {S(5), Imm(0)});
-  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
     EXPECT_EQ(Req(t, rfl, load_soff), 5) << t;
     EXPECT_EQ(Req(t, rfl, load_srd), 5) << t;
     EXPECT_EQ(Req(t, salu, load_soff), 0) << t;  // SALU -> VMEM: no rule
@@ -307,7 +307,7 @@ TEST(HazardTable, FailureClass11_ValuSgprWriteToLaneSelect) {
   MInst rfl = I(Opc::kVReadfirstlaneB32, {S(3), V(1)});
   MInst rl = I(Opc::kVReadlaneB32, {S(2), V(4), S(3)});
   MInst wl = I(Opc::kVWritelaneB32, {V(5), Imm(0), S(3)});
-  for (const char* t : {"gfx908", "gfx90a", "gfx942"}) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
     SCOPED_TRACE(t);
     EXPECT_EQ(Req(t, rfl, rl), 4);
     EXPECT_EQ(Req(t, rfl, wl), 4);
@@ -321,7 +321,11 @@ TEST(HazardTable, FailureClass11_ValuSgprWriteToLaneSelect) {
 }
 
 TEST(HazardTable, FailureClass11_WindowAndWaitStates) {
-  EXPECT_EQ(MaxHazardWindow(), 19);
+  // 20: an MFMA without a descriptor counts as a 16-pass XDL MFMA, whose
+  // result a gfx950 VALU may read 16 + 3 + 1 wait states later
+  // (GCNHazardRecognizer.cpp GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates,
+  // its table: "16 pass | 19 20"); it was 19 (gfx90a 32x32) before gfx950.
+  EXPECT_EQ(MaxHazardWindow(), 20);
   EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(0)})), 1);
   EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(7)})), 8);
   EXPECT_EQ(IssuedWaitStates(I(Opc::kSNop, {Imm(15)})), 16);
@@ -381,6 +385,106 @@ TEST(HazardTable, CollectedFormAgreesOnRandomPairs) {
     }
   }
   EXPECT_GT(hazards, 1000);  // the pairs do reach the rules
+}
+
+// gfx950 (CDNA4). Expected values come from the text of
+// llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp (ROCm/llvm-project
+// 03a23131063b), worked out by hand from the pass counts of SISchedule.td's
+// SIDPGFX950FullSpeedModel (16x16x16 f16/bf16: 4, 32x32x8 f16/bf16: 8,
+// 16x16x4 f32: 8; the f32 one is not XDL):
+//   XDL result -> VALU read/write, VMEM, DS (checkMAIVALUHazards,
+//     GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates / ...WawWaitStates):
+//     NumPasses + 3 + (NumPasses != 2 && IsGFX950): 4 + 3 + 1 = 8, 8 + 3 + 1 = 12
+//   non-XDL result -> same (GFX940_SMFMA_N_Pass*): NumPasses + 2 = 10
+//   XDL result -> XDL srcC partially overlapped (checkMAIHazards90A,
+//     GFX940_XDL_N_PassWritesVGPROverlappedXDLOrSMFMASrcCWaitStates):
+//     NumPasses + 1 + IsGFX950: 6, 10; non-XDL -> non-XDL: NumPasses = 8
+//   XDL result -> srcA/srcB (GFX940_XDL_N_PassWritesVGPROverlappedSrcABWaitStates):
+//     NumPasses + 3 + 1: 8, 12; non-XDL (GFX940_SMFMA_N_Pass...SrcAB): 10
+//   XDL srcC read -> VALU overwrite (WAR): 4-pass
+//     GFX940_XDL4PassReadVgprVALUWarWaitStates 3, 8-pass
+//     SMFMA16x16ReadVgprVALUWarWaitStates 7; non-XDL: none.
+TEST(HazardTable, FailureClass11_Gfx950XdlResultOneMoreWaitState) {
+  struct Case {
+    const char* mfma;
+    int valu_mem, srcc_overlap, srcab, war;
+  };
+  const Case cases[] = {
+      {"f32_16x16x16_f16", 8, 6, 8, 3},
+      {"f32_16x16x16_bf16", 8, 6, 8, 3},
+      {"f32_32x32x8_f16", 12, 10, 12, 7},
+      {"f32_32x32x8_bf16", 12, 10, 12, 7},
+      {"f32_16x16x4_f32", 10, 8, 10, 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.mfma);
+    const MfmaDesc* d = LookupMfma(c.mfma);
+    MInst mfma = VMfma(c.mfma, 16);
+    EXPECT_EQ(Req("gfx950", mfma, I(Opc::kVAddF32, {V(40), V(17), V(41)})), c.valu_mem);
+    EXPECT_EQ(Req("gfx950", mfma, I(Opc::kVMovB32, {V(18), Imm(0)})), c.valu_mem);
+    EXPECT_EQ(Req("gfx950", mfma, StoreX4(16, S(8))), c.valu_mem);
+    EXPECT_EQ(Req("gfx950", mfma, I(Opc::kDsWriteB32, {V(40), V(16)})), c.valu_mem);
+    EXPECT_EQ(Req("gfx950", mfma, I(Opc::kDsReadB32, {V(40), V(16)})), c.valu_mem);
+    EXPECT_EQ(Req("gfx950", mfma, I(Opc::kBufferLoadDword, {V(17), V(40), S(0, 4), Imm(0)})),
+              c.valu_mem);
+    // Same-type consumer reading an overlapping, not identical, srcC.
+    MInst partial = Mfma(c.mfma, V(64, d->cd_width), V(0, d->ab_regs()), V(2, d->ab_regs()),
+                         V(18, d->cd_width));
+    EXPECT_EQ(Req("gfx950", mfma, partial), c.srcc_overlap);
+    // Chained accumulation (identical srcC): none.
+    EXPECT_EQ(Req("gfx950", mfma, VMfma(c.mfma, 16)), 0);
+    // srcA / srcB of a 16x16x16 f16 consumer.
+    EXPECT_EQ(Req("gfx950", mfma, Mfma("f32_16x16x16_f16", V(64, 4), V(16, 2), V(2, 2), V(64, 4))),
+              c.srcab);
+    EXPECT_EQ(Req("gfx950", mfma, Mfma("f32_16x16x16_f16", V(64, 4), V(0, 2), V(18, 2), V(64, 4))),
+              c.srcab);
+    // WAR: srcC v[16..] read, vdst elsewhere, then a VALU overwrites v17.
+    MInst reads_c = Mfma(c.mfma, V(64, d->cd_width), V(0, d->ab_regs()), V(2, d->ab_regs()),
+                         V(16, d->cd_width));
+    EXPECT_EQ(Req("gfx950", reads_c, I(Opc::kVMovB32, {V(17), Imm(0)})), c.war);
+  }
+  std::string why;
+  EXPECT_EQ(Req("gfx950", VMfma("f32_32x32x8_f16", 16), StoreX4(16, Imm(0)), &why), 12);
+  EXPECT_EQ(why, "XDL MFMA (8 passes) writes v[16:31] read by VMEM: 12 wait states (gfx950)");
+}
+
+// The gfx950 formula's 2-pass exception and its 16-pass value, from the
+// table in the comment of GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates:
+// "2 pass | 5 5", "4 pass | 7 8", "8 pass | 11 12", "16 pass | 19 20"
+// (gfx942 | gfx950).
+TEST(HazardTable, Gfx950PassRuleTwoPassException) {
+  const HazardTable& t950 = HazardTableFor(Gfx::kGfx950);
+  const HazardTable& t942 = HazardTableFor(Gfx::kGfx942);
+  const int passes[] = {2, 4, 8, 16};
+  const int want942[] = {5, 7, 11, 19};
+  const int want950[] = {5, 8, 12, 20};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(t942.mfma_write_to_valu_mem_xdl.Eval(passes[i]), want942[i]) << passes[i];
+    EXPECT_EQ(t950.mfma_write_to_valu_mem_xdl.Eval(passes[i]), want950[i]) << passes[i];
+    EXPECT_EQ(t950.mfma_write_to_srcab_xdl.Eval(passes[i]), want950[i]) << passes[i];
+  }
+  // Overlapped srcC, XDL producer: "2 pass | 3 4", "4 pass | 5 6", "8 pass | 9 10".
+  EXPECT_EQ(t950.mfma_write_to_srcc_overlap_xdl.Eval(2), 4);
+  EXPECT_EQ(t950.mfma_write_to_srcc_overlap_xdl.Eval(4), 6);
+  EXPECT_EQ(t950.mfma_write_to_srcc_overlap_xdl.Eval(8), 10);
+}
+
+// The non-MFMA rows of gfx950 are gfx942's (GFX940Insts predicates:
+// hasVDecCoExecHazard, hasTransForwardingHazard, checkVALUHazardsHelper's
+// "hasGFX940Insts() ? 2 : 1"), plus the SGPR-soffset row of PR #197267.
+TEST(HazardTable, FailureClass11_Gfx950ValuRowsAsGfx942) {
+  MInst overwrite = I(Opc::kVMovB32, {V(14), Imm(0)});
+  EXPECT_EQ(Req("gfx950", StoreX4(12, Imm(0)), overwrite), 2);
+  EXPECT_EQ(Req("gfx950", StoreX4(12, S(8)), overwrite), 1);
+  EXPECT_EQ(Req("gfx950", I(Opc::kVCmpGtU32, {Vcc(), V(0), V(1)}),
+                I(Opc::kVCndmaskB32, {V(2), V(3), V(4), Vcc()})),
+            2);
+  EXPECT_EQ(Req("gfx950", I(Opc::kVReadfirstlaneB32, {S(9), V(1)}), I(Opc::kVAddU32, {V(2), S(9), V(3)})), 2);
+  EXPECT_EQ(Req("gfx950", I(Opc::kVRcpF32, {V(3), V(1)}), I(Opc::kVMulF32, {V(4), V(3), V(2)})), 1);
+  EXPECT_EQ(Req("gfx950", I(Opc::kVAddU32, {V(3), V(1), V(2)}), I(Opc::kVReadfirstlaneB32, {S(9), V(3)})), 1);
+  EXPECT_EQ(Req("gfx950", I(Opc::kVCmpGtU32, {Exec(), V(1), V(2)}),
+                I(Opc::kVWritelaneB32, {V(7), S(2), Imm(5)})),
+            4);
 }
 
 }  // namespace

@@ -17,6 +17,12 @@ constexpr TargetInfo kGfx90a{Gfx::kGfx90a, "gfx90a", 256, 256, true, 8, 102, tru
 constexpr TargetInfo kGfx942{Gfx::kGfx942, "gfx942", 256, 256, true, 8, 102, true,
                              false, true,  true,  true,  true,  false, true,  65536,
                              32,    8,     63,    15,    7,    0x04c, true, true, true,  true};
+// gfx950 (CDNA4, MI350X/MI355X): as gfx942 but for the group segment limit
+// (163840 bytes), the LDS bank count (64) and EF_AMDGPU_MACH 0x04f; the
+// sources of each value are at its field in target.h.
+constexpr TargetInfo kGfx950{Gfx::kGfx950, "gfx950", 256, 256, true, 8, 102, true,
+                             false, true,  true,  true,  true,  false, true,  163840,
+                             64,    8,     63,    15,    7,    0x04f, true, true, true,  true};
 
 }  // namespace
 
@@ -31,7 +37,7 @@ int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch
 }
 
 const std::vector<const TargetInfo*>& AllTargets() {
-  static const std::vector<const TargetInfo*> all = {&kGfx908, &kGfx90a, &kGfx942};
+  static const std::vector<const TargetInfo*> all = {&kGfx908, &kGfx90a, &kGfx942, &kGfx950};
   return all;
 }
 
@@ -39,7 +45,7 @@ namespace {
 
 // What a target ID may look like, for error messages.
 constexpr char kTargetIdForms[] =
-    "supported targets are gfx908, gfx90a, gfx942, each optionally with :sramecc+ or :sramecc- "
+    "supported targets are gfx908, gfx90a, gfx942, gfx950, each optionally with :sramecc+ or :sramecc- "
     "and :xnack+ or :xnack- (e.g. gfx90a, gfx90a:xnack-, gfx942:sramecc+:xnack-)";
 
 const char* FeatureSuffix(FeatureSetting s) { return s == FeatureSetting::kOn ? "+" : "-"; }
@@ -119,30 +125,41 @@ absl::StatusOr<const TargetInfo*> LookupTarget(absl::string_view mcpu) {
 
 const std::vector<MfmaDesc>& AllMfmas() {
   // Mnemonics: amdgcn-isa-notes.md 1.1 and 1.3 (checked with llvm-mc 22).
+  // gfx950 takes the gfx942 spellings (llvm-mc 22 -mcpu=gfx950 accepts each
+  // and prints it back so) and, like gfx942, rejects the old 2-bf16-per-VGPR
+  // v_mfma_f32_16x16x8bf16 ("instruction not supported on this GPU") and
+  // v_mfma_f32_32x32x4bf16 ("operands are not valid for this GPU").
   // Passes: SISchedule.td via the notes (908/90a: 16x16 = 8, 32x32 = 16;
-  // 942: 16x16x16 = 4, 32x32x8 = 8, 16x16x4 f32 = 8).
+  // 942: 16x16x16 = 4, 32x32x8 = 8, 16x16x4 f32 = 8). gfx950: SISchedule.td,
+  // SchedModel SIDPGFX950FullSpeedModel (read in ROCm/llvm-project 37d9a345):
+  // "^V_MFMA_.32_16X16X16" Write4PassMAI, "^V_MFMA_.32_32X32X8"
+  // Write8PassMAI, "^V_MFMA_.32_16X16X[14][FBI]" (16X16X4F32) Write8PassMAI:
+  // the same as gfx942.
   static const std::vector<MfmaDesc> all = {
       {"f32_16x16x16_f16", 16, 16, 16, ElemType::kF16, 4, 4, 4,
-       {"v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16"},
-       {8, 8, 4}, true},
+       {"v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16",
+        "v_mfma_f32_16x16x16_f16"},
+       {8, 8, 4, 4}, true},
       {"f32_16x16x16_bf16", 16, 16, 16, ElemType::kBF16, 4, 4, 4,
-       {nullptr, "v_mfma_f32_16x16x16bf16_1k", "v_mfma_f32_16x16x16_bf16"},
-       {0, 8, 4}, true},
+       {nullptr, "v_mfma_f32_16x16x16bf16_1k", "v_mfma_f32_16x16x16_bf16", "v_mfma_f32_16x16x16_bf16"},
+       {0, 8, 4, 4}, true},
       {"f32_32x32x8_f16", 32, 32, 8, ElemType::kF16, 4, 16, 4,
-       {"v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8_f16"},
-       {16, 16, 8}, true},
+       {"v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8_f16",
+        "v_mfma_f32_32x32x8_f16"},
+       {16, 16, 8, 8}, true},
       {"f32_32x32x8_bf16", 32, 32, 8, ElemType::kBF16, 4, 16, 4,
-       {nullptr, "v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_32x32x8_bf16"},
-       {0, 16, 8}, true},
+       {nullptr, "v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x8_bf16"},
+       {0, 16, 8, 8}, true},
       {"f32_16x16x8_bf16", 16, 16, 8, ElemType::kBF16, 2, 4, 2,
-       {"v_mfma_f32_16x16x8bf16", "v_mfma_f32_16x16x8bf16", nullptr},
-       {8, 8, 0}, true},
+       {"v_mfma_f32_16x16x8bf16", "v_mfma_f32_16x16x8bf16", nullptr, nullptr},
+       {8, 8, 0, 0}, true},
       {"f32_32x32x4_bf16", 32, 32, 4, ElemType::kBF16, 2, 16, 2,
-       {"v_mfma_f32_32x32x4bf16", "v_mfma_f32_32x32x4bf16", nullptr},
-       {16, 16, 0}, true},
+       {"v_mfma_f32_32x32x4bf16", "v_mfma_f32_32x32x4bf16", nullptr, nullptr},
+       {16, 16, 0, 0}, true},
       {"f32_16x16x4_f32", 16, 16, 4, ElemType::kF32, 1, 4, 1,
-       {"v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32"},
-       {8, 8, 8}, false},
+       {"v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32",
+        "v_mfma_f32_16x16x4_f32"},
+       {8, 8, 8, 8}, false},
   };
   return all;
 }

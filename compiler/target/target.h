@@ -1,4 +1,5 @@
-// Per-target facts for the CDNA GPUs kirc emits code for: register files,
+// Per-target facts for the CDNA GPUs kirc emits code for (gfx908 MI100,
+// gfx90a MI200, gfx942 MI300, gfx950 MI350X/MI355X): register files,
 // LDS, kernel ABI details and the MFMA catalogue. One table per target; the
 // emulator and the passes read the same tables.
 // Sources: ../shared/docs/amdgcn-isa-notes.md (sections 1, 5, 6), which cites
@@ -16,38 +17,71 @@
 
 namespace kir {
 
-enum class Gfx { kGfx908, kGfx90a, kGfx942 };
+enum class Gfx { kGfx908, kGfx90a, kGfx942, kGfx950 };
+// Number of targets: the size of every per-target array indexed by Gfx.
+inline constexpr int kNumGfx = 4;
 
 struct TargetInfo {
   Gfx gfx;
   const char* name;          // "gfx942"
-  int max_arch_vgprs;        // 256 on all three
-  int max_agprs;             // 256 (gfx908: separate file; 90a/942: share the 512-entry file)
-  bool unified_vgpr_file;    // gfx90a/942: arch VGPRs + AGPRs <= 512, granule 8
-  int vgpr_granule;          // descriptor VGPR granule in registers: 4 (gfx908), 8 (90a/942)
+  int max_arch_vgprs;        // 256 on all four
+  int max_agprs;             // 256 (gfx908: separate file; 90a/942/950: share the 512-entry file)
+  bool unified_vgpr_file;    // gfx90a/942/950: arch VGPRs + AGPRs <= 512, granule 8
+  int vgpr_granule;          // descriptor VGPR granule in registers: 4 (gfx908), 8 (90a/942/950)
   int max_sgprs;             // addressable SGPRs s0..s101 = 102 (AMDGPUUsage)
-  bool packed_workitem_ids;  // v0 = x | y<<10 | z<<20 (90a/942) vs v0,v1,v2 (908)
+  bool packed_workitem_ids;  // v0 = x | y<<10 | z<<20 (90a/942/950) vs v0,v1,v2 (908)
   bool mfma_acc_in_agprs;    // gfx908: MFMA srcC/vdst must be AGPRs
   bool mfma_srcc_inline_const;  // srcC may be the inline constant 0 (not on gfx908)
-  bool even_aligned_tuples;  // 64-bit+ VGPR/AGPR tuples start on even registers (90a/942)
-  bool has_accum_offset;     // .amdhsa_accum_offset directive required (90a/942)
-  bool agpr_memory_operands; // AGPRs allowed as VMEM/DS data (90a/942)
+  bool even_aligned_tuples;  // 64-bit+ VGPR/AGPR tuples start on even registers (90a/942/950)
+  bool has_accum_offset;     // .amdhsa_accum_offset directive required (90a/942/950)
+  bool agpr_memory_operands; // AGPRs allowed as VMEM/DS data (90a/942/950)
   bool barrier_waits_all_memory;  // gfx908: LLVM waits for all memory before s_barrier
-  bool cache_bits_sc;        // gfx942 spells cache bits sc0/sc1/nt instead of glc/slc
-  int64_t lds_bytes;         // group segment limit per workgroup: 65536
-  int lds_banks;             // 32 banks of 4 bytes
-  int max_waves_per_simd;    // occupancy ceiling: 10 (908), 8 (90a/942)
+  bool cache_bits_sc;        // gfx942/950 spell cache bits sc0/sc1/nt instead of glc/slc
+                             // (llvm-mc 22 -mcpu=gfx950 rejects `glc`, accepts `sc0 sc1 nt`)
+  // Group segment (LDS) limit per workgroup, bytes: 65536 on gfx908/90a/942;
+  // 163840 (160 KiB) on gfx950: LLVM AMDGPU.td, FeatureISAVersion9_5_Common
+  // adds FeatureAddressableLocalMemorySize163840 (read in ROCm/llvm-project
+  // 00421b28; llvm-mc 22 accepts .amdhsa_group_segment_fixed_size 163840).
+  int64_t lds_bytes;
+  // LDS banks of 4 bytes, the bank count of kirc's conflict model
+  // (compiler/promote/bank_conflicts.h) and of the LDS throughput bound
+  // (compiler/bench/loop_analysis.cc). 32 on gfx908/90a/942 (LLVM
+  // FeatureLDSBankCount32; ROCm LDS bank-conflict blog).
+  // gfx950: 64. Decision and sources: AMD's Composable Kernel, the library
+  // AMD tunes LDS layouts with, gives get_n_lds_banks(gfx950_t) = 64 and 32
+  // for every other gfx9 (ROCm/composable_kernel
+  // include/ck_tile/core/arch/arch.hpp), and its bank-conflict example says
+  // "64 on MI355, 32 on MI300 ... hardcoding 32 would undersize the scramble
+  // on MI355"; CK's ck_tile LDS docs say "32 or 64 banks depending on the
+  // hardware". LLVM's AMDGPU.td keeps FeatureLDSBankCount32 in
+  // FeatureISAVersion9_4_Common, which gfx950 inherits (64 only for gfx1250),
+  // but LLVM uses that count for LDS parameter interpolation, not as a
+  // performance model, and no LLVM pass models LDS bank conflicts. No AMD
+  // ISA guide text for CDNA4 was found in the corpora; UNVERIFIED on
+  // hardware. The wider bank count changes only layout choice and reported
+  // costs, never results.
+  int lds_banks;
+  int max_waves_per_simd;    // occupancy ceiling: 10 (908), 8 (90a/942/950; llc-22 `; Occupancy: 8`)
   int vmcnt_max;             // 63
   int lgkmcnt_max;           // 15
   int expcnt_max;            // 7
   // Code object facts (LLVM AMDGPUUsage, "ELF Header" and processor table):
-  uint32_t elf_mach = 0;         // EF_AMDGPU_MACH: gfx908 0x030, gfx90a 0x03f, gfx942 0x04c
-  bool has_sramecc = true;       // target-ID feature `sramecc` supported (all three)
-  bool has_xnack = true;         // target-ID feature `xnack` supported (all three)
-  // AMDGPUUsage processor table: gfx942 has "Architected flat scratch"
-  // (gfx908/90a: "Absolute flat scratch").
+  // EF_AMDGPU_MACH: gfx908 0x030, gfx90a 0x03f, gfx942 0x04c, gfx950 0x04f
+  // (AMDGPUUsage EF_AMDGPU_MACH_AMDGCN_GFX950; llvm-readelf of an llvm-mc 22
+  // gfx950 object: "Flags: 0x54f, gfx950, xnack, sramecc").
+  uint32_t elf_mach = 0;
+  // Target-ID features `sramecc` and `xnack`: supported on all four
+  // (AMDGPUUsage processor table; gfx950: FeatureSupportsSRAMECC in
+  // FeatureISAVersion9_4_Common, xnack as every GFX9; llvm-mc 22 accepts
+  // .amdgcn_target "amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-").
+  bool has_sramecc = true;
+  bool has_xnack = true;
+  // AMDGPUUsage processor table: gfx942 and gfx950 have "Architected flat
+  // scratch" (FeatureArchitectedFlatScratch in FeatureISAVersion9_4_Common;
+  // llvm-mc 22 takes .amdhsa_enable_private_segment for gfx950);
+  // gfx908/90a: "Absolute flat scratch".
   bool architected_flat_scratch = false;
-  // global_atomic_add_f32 keeps f32 denormals (gfx942); on gfx908/90a it
+  // global_atomic_add_f32 keeps f32 denormals (gfx942, gfx950); on gfx908/90a it
   // flushes them, inputs and result, to zero of the same sign. LLVM 22
   // selects it for `atomicrmw fadd` on gfx908/90a only when the function's
   // f32 denormal mode is preserve-sign (SIISelLowering.cpp: the instruction
@@ -55,11 +89,13 @@ struct TargetInfo {
   // on gfx942 in IEEE mode too: `llc -mcpu=gfx90a` of an atomicrmw fadd
   // emits global_atomic_add_f32 with "denormal-fp-math-f32"="preserve-sign"
   // and a global_atomic_cmpswap loop without it; `-mcpu=gfx942` emits
-  // global_atomic_add_f32 for both (checked with LLVM 22.1.8).
+  // global_atomic_add_f32 for both (checked with LLVM 22.1.8), and so does
+  // `-mcpu=gfx950` in IEEE mode (FeatureMemoryAtomicFAddF32DenormalSupport
+  // in FeatureISAVersion9_4_Common, which gfx950 inherits).
   bool atomic_add_f32_denormals = false;
 };
 
-// SGPR allocation of a GFX9 wavefront (gfx908/90a/942). AMDGPUUsage,
+// SGPR allocation of a GFX9 wavefront (gfx908/90a/942/950). AMDGPUUsage,
 // "compute_pgm_rsrc1 for GFX6-GFX12", GRANULATED_WAVEFRONT_SGPR_COUNT (bits
 // 9:6): GFX9 "sgprs_used 0..112", the field is
 // 2 * max(0, ceil(sgprs_used / 16) - 1), where sgprs_used is the highest SGPR
@@ -91,7 +127,7 @@ enum class FeatureSetting { kAny, kOff, kOn };
 // A target ID (LLVM AMDGPUUsage, "Target ID"): a processor plus optional
 // `sramecc` and `xnack` settings, e.g. "gfx90a", "gfx90a:xnack-",
 // "gfx942:sramecc+:xnack-". These are the only target-ID features of
-// gfx908/90a/942 (tgsplit is a -m option, not part of the ID).
+// gfx908/90a/942/950 (tgsplit is a -m option, not part of the ID).
 struct TargetId {
   const TargetInfo* target = nullptr;
   FeatureSetting sramecc = FeatureSetting::kAny;
@@ -124,7 +160,7 @@ absl::StatusOr<TargetId> ParseTargetId(absl::string_view id);
 // "gfx942:sramecc+:xnack-"); the ID is validated as by ParseTargetId, whose
 // errors it returns.
 absl::StatusOr<const TargetInfo*> LookupTarget(absl::string_view mcpu);
-// Every supported target, in the order gfx908, gfx90a, gfx942.
+// Every supported target, in the order gfx908, gfx90a, gfx942, gfx950.
 const std::vector<const TargetInfo*>& AllTargets();
 
 // Where element (row, col) of an MFMA operand lives: lane 0..63, the
@@ -145,10 +181,10 @@ struct MfmaDesc {
   int cd_width;          // f32 elements of C/D per lane: 4 or 16
   int k_per_lane_group;  // consecutive k values held by one lane (= ab_width)
   // Mnemonic per target (index by Gfx), nullptr where the target lacks it.
-  const char* mnemonic[3];
+  const char* mnemonic[kNumGfx];
   // Passes (issue cycles / 4) per target, from SISchedule.td; 0 where absent.
-  int passes[3];
-  bool xdl;  // gfx94x XDL class (f16/bf16); f32 MFMAs are non-XDL
+  int passes[kNumGfx];
+  bool xdl;  // gfx94x/950 XDL class (f16/bf16); f32 MFMAs are non-XDL
 
   int ab_regs() const { return (ab_width * ElemBytes(ab_elem) + 3) / 4; }
   // Lane layouts, amdgcn-isa-notes.md section 1.2 (verified against AMD's

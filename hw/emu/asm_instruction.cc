@@ -39,12 +39,12 @@ const std::unordered_map<std::string, Opc>& MnemonicTable() {
 const MfmaDesc* FindMfma(absl::string_view mn, const TargetInfo& t, bool* exists_elsewhere) {
   *exists_elsewhere = false;
   for (const MfmaDesc& m : AllMfmas()) {
-    for (int g = 0; g < 3; ++g) {
+    for (int g = 0; g < kNumGfx; ++g) {
       const char* s = m.mnemonic[g];
       if (s == nullptr) continue;
       std::string spelled = s;
       bool match = mn == spelled;
-      // gfx942 also accepts the old spellings and `_1k` aliases.
+      // gfx942 and gfx950 also accept the old spellings and `_1k` aliases.
       if (!match && absl::EndsWith(mn, "_1k")) match = mn.substr(0, mn.size() - 3) == spelled;
       if (!match && absl::EndsWith(spelled, "_1k"))
         match = mn == spelled.substr(0, spelled.size() - 3);
