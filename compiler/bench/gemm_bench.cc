@@ -98,7 +98,7 @@ int Run() {
     absl::StatusOr<Kernel> promoted = PromoteGemm(*k, *t);
     int64_t conflicts = -1;
     if (promoted.ok()) {
-      absl::StatusOr<KernelLdsTraffic> traffic = CountLdsTraffic(*promoted);
+      absl::StatusOr<KernelLdsTraffic> traffic = CountLdsTraffic(*promoted, *t);
       if (traffic.ok()) conflicts = traffic->reads.conflicts;
     }
     const KernelResources& res = r->resources;

@@ -192,8 +192,11 @@ struct GroupCost {
   int groups = 0;
 };
 
-GroupCost Cost(absl::Span<const int64_t> addrs, int bytes) {
-  const int g = LdsLanesPerCycle(bytes);
+int ClampBanks(int banks) { return std::clamp(banks, 1, kMaxLdsBanks); }
+
+GroupCost Cost(absl::Span<const int64_t> addrs, int bytes, int banks) {
+  banks = ClampBanks(banks);
+  const int g = LdsLanesPerCycle(bytes, banks);
   const int64_t span = (std::max(bytes, 1) + kLdsBankBytes - 1) / kLdsBankBytes + 1;  // dwords a lane may touch
   // The dwords of one group of lanes; a bank's cost is its distinct dwords.
   std::array<int64_t, 256> small;
@@ -215,9 +218,9 @@ GroupCost Cost(absl::Span<const int64_t> addrs, int bytes) {
     if (n == 0) continue;
     std::sort(dwords, dwords + n);
     const size_t distinct = static_cast<size_t>(std::unique(dwords, dwords + n) - dwords);
-    std::array<int, kLdsBanks> per_bank{};
+    std::array<int, kMaxLdsBanks> per_bank{};
     int worst = 1;
-    for (size_t i = 0; i < distinct; ++i) worst = std::max(worst, ++per_bank[static_cast<size_t>(dwords[i] % kLdsBanks)]);
+    for (size_t i = 0; i < distinct; ++i) worst = std::max(worst, ++per_bank[static_cast<size_t>(dwords[i] % banks)]);
     c.cycles += worst;
     ++c.groups;
   }
@@ -274,11 +277,11 @@ class Types {
 };
 
 absl::Status Walk(const Kernel& k, const std::vector<Op>& body, const Types& types,
-                  std::map<std::string, int64_t>& loop_vars, KernelLdsTraffic& out) {
+                  std::map<std::string, int64_t>& loop_vars, int banks, KernelLdsTraffic& out) {
   for (const Op& op : body) {
     if (op.kind == OpKind::kFor) {
       loop_vars[op.ivar] = op.lo;
-      absl::Status s = Walk(k, op.body, types, loop_vars, out);
+      absl::Status s = Walk(k, op.body, types, loop_vars, banks, out);
       loop_vars.erase(op.ivar);
       if (!s.ok()) return s;
       continue;
@@ -292,7 +295,7 @@ absl::Status Walk(const Kernel& k, const std::vector<Op>& body, const Types& typ
       if (!t) return absl::InvalidArgumentError("store of a value of unknown type");
       vt = *t;
     }
-    absl::StatusOr<LdsTraffic> t = LdsOpTraffic(k, op, vt, loop_vars);
+    absl::StatusOr<LdsTraffic> t = LdsOpTraffic(k, op, vt, loop_vars, banks);
     if (!t.ok()) return t.status();
     if (op.kind == OpKind::kLoad) {
       out.reads += *t;
@@ -307,24 +310,27 @@ absl::Status Walk(const Kernel& k, const std::vector<Op>& body, const Types& typ
 
 }  // namespace
 
-int LdsLanesPerCycle(int bytes_per_lane) {
-  if (bytes_per_lane >= 16) return 8;
-  if (bytes_per_lane >= 8) return 16;
-  return 32;
+int LdsLanesPerCycle(int bytes_per_lane, int banks) {
+  const int dwords = std::max(1, bytes_per_lane / kLdsBankBytes);
+  return std::clamp(ClampBanks(banks) / dwords, 1, 64);
 }
 
-int BankConflicts(absl::Span<const int64_t> lane_byte_addrs, int bytes_per_lane) {
-  GroupCost c = Cost(lane_byte_addrs, bytes_per_lane);
+int BankConflicts(absl::Span<const int64_t> lane_byte_addrs, int bytes_per_lane, int banks) {
+  GroupCost c = Cost(lane_byte_addrs, bytes_per_lane, banks);
   return c.cycles - c.groups;
 }
 
-int LdsCycles(absl::Span<const int64_t> lane_byte_addrs, int bytes_per_lane) {
-  return Cost(lane_byte_addrs, bytes_per_lane).cycles;
+int LdsCycles(absl::Span<const int64_t> lane_byte_addrs, int bytes_per_lane, int banks) {
+  return Cost(lane_byte_addrs, bytes_per_lane, banks).cycles;
 }
 
 absl::StatusOr<LdsTraffic> LdsOpTraffic(const Kernel& k, const Op& op, ValueType vt,
-                                        const std::map<std::string, int64_t>& loop_vars,
+                                        const std::map<std::string, int64_t>& loop_vars, int banks,
                                         int first_wave, int waves) {
+  if (banks < 1 || banks > kMaxLdsBanks)
+    return absl::InvalidArgumentError(absl::StrCat("LDS bank count ", banks, " of ", op.mem,
+                                                   "'s target is outside the model's 1..",
+                                                   kMaxLdsBanks));
   const LdsAlloc* l = k.FindLds(op.mem);
   if (l == nullptr) return absl::InvalidArgumentError(absl::StrCat(op.mem, " is not LDS"));
   LdsLayout layout = LayoutLds(k);
@@ -398,7 +404,7 @@ absl::StatusOr<LdsTraffic> LdsOpTraffic(const Kernel& k, const Op& op, ValueType
       }
     }
     for (size_t c = 0; c < chunks.size(); ++c) {
-      GroupCost g = Cost(addrs[c], chunks[c].bytes);
+      GroupCost g = Cost(addrs[c], chunks[c].bytes, banks);
       ++t.instructions;
       t.cycles += g.cycles;
       t.conflicts += g.cycles - g.groups;
@@ -407,12 +413,12 @@ absl::StatusOr<LdsTraffic> LdsOpTraffic(const Kernel& k, const Op& op, ValueType
   return t;
 }
 
-absl::StatusOr<KernelLdsTraffic> CountLdsTraffic(const Kernel& k) {
+absl::StatusOr<KernelLdsTraffic> CountLdsTraffic(const Kernel& k, const TargetInfo& t) {
   Types types;
   types.Walk(k.body);
   KernelLdsTraffic out;
   std::map<std::string, int64_t> loop_vars;
-  absl::Status s = Walk(k, k.body, types, loop_vars, out);
+  absl::Status s = Walk(k, k.body, types, loop_vars, t.lds_banks, out);
   if (!s.ok()) return s;
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "compiler/ir/parser.h"
+#include "compiler/target/target.h"
 #include "gtest/gtest.h"
 
 namespace kir {
@@ -19,46 +20,46 @@ std::vector<int64_t> Strided(int64_t stride, int64_t base = 0) {
 }
 
 TEST(BankConflicts, LanesPerCycle) {
-  EXPECT_EQ(LdsLanesPerCycle(2), 32);
-  EXPECT_EQ(LdsLanesPerCycle(4), 32);
-  EXPECT_EQ(LdsLanesPerCycle(8), 16);
-  EXPECT_EQ(LdsLanesPerCycle(16), 8);
+  EXPECT_EQ(LdsLanesPerCycle(2, 32), 32);
+  EXPECT_EQ(LdsLanesPerCycle(4, 32), 32);
+  EXPECT_EQ(LdsLanesPerCycle(8, 32), 16);
+  EXPECT_EQ(LdsLanesPerCycle(16, 32), 8);
 }
 
 // Counts worked out by hand; the comment under each says how.
 TEST(BankConflicts, HandComputed) {
   // b32, consecutive dwords: each 32-lane group hits banks 0..31 once.
-  EXPECT_EQ(BankConflicts(Strided(4), 4), 0);
+  EXPECT_EQ(BankConflicts(Strided(4), 4, 32), 0);
   // b32, every other dword: group 0 touches dwords 0, 2, .., 62, so each even
   // bank holds two distinct dwords (d and d + 32): 2 cycles, 1 extra; same
   // for group 1: 2.
-  EXPECT_EQ(BankConflicts(Strided(8), 4), 2);
-  EXPECT_EQ(LdsCycles(Strided(8), 4), 4);
+  EXPECT_EQ(BankConflicts(Strided(8), 4, 32), 2);
+  EXPECT_EQ(LdsCycles(Strided(8), 4, 32), 4);
   // b32, one address for all lanes: a broadcast, no conflict.
-  EXPECT_EQ(BankConflicts(std::vector<int64_t>(64, 40), 4), 0);
+  EXPECT_EQ(BankConflicts(std::vector<int64_t>(64, 40), 4, 32), 0);
   // b32, a stride of 32 dwords: all 32 lanes of a group in bank 0 with 32
   // different dwords: 31 extra cycles per group, 62.
-  EXPECT_EQ(BankConflicts(Strided(128), 4), 62);
+  EXPECT_EQ(BankConflicts(Strided(128), 4, 32), 62);
   // b64, consecutive: a 16-lane group covers dwords 0..31 exactly.
-  EXPECT_EQ(BankConflicts(Strided(8), 8), 0);
+  EXPECT_EQ(BankConflicts(Strided(8), 8, 32), 0);
   // b64 with a 16-byte stride: a group touches dwords {4l, 4l+1}, l < 16, i.e.
   // banks {0,1,4,5,..,28,29} twice each: 1 extra per group, 4 groups: 4.
-  EXPECT_EQ(BankConflicts(Strided(16), 8), 4);
+  EXPECT_EQ(BankConflicts(Strided(16), 8, 32), 4);
   // b128, consecutive: an 8-lane group covers dwords 0..31.
-  EXPECT_EQ(BankConflicts(Strided(16), 16), 0);
+  EXPECT_EQ(BankConflicts(Strided(16), 16, 32), 0);
   // b128 with a 32-byte stride: lanes cover dwords 8l..8l+3, l < 8, so banks
   // 0-3, 8-11, 16-19, 24-27 twice: 1 extra per group, 8 groups: 8.
-  EXPECT_EQ(BankConflicts(Strided(32), 16), 8);
+  EXPECT_EQ(BankConflicts(Strided(32), 16, 32), 8);
   // b16, consecutive halves: two lanes share each dword, 16 dwords per group.
-  EXPECT_EQ(BankConflicts(Strided(2), 2), 0);
+  EXPECT_EQ(BankConflicts(Strided(2), 2, 32), 0);
   // b16 down a column of a 36-element f16 row pitch (72 bytes = 18 dwords):
   // lane l touches dword 18l; 18l mod 32 repeats every 16 lanes, so each bank
   // of a 32-lane group holds 2 dwords: 1 extra per group, 2.
-  EXPECT_EQ(BankConflicts(Strided(72), 2), 2);
+  EXPECT_EQ(BankConflicts(Strided(72), 2, 32), 2);
   // A misaligned b64 (4 bytes into a dword pair) still touches 2 dwords: lanes
   // at 8l + 4 cover dwords 1..32, where dword 32 shares bank 0 with nothing
   // else in the group: 0.
-  EXPECT_EQ(BankConflicts(Strided(8, 4), 8), 0);
+  EXPECT_EQ(BankConflicts(Strided(8, 4), 8, 32), 0);
 }
 
 TEST(BankConflicts, InactiveLanes) {
@@ -67,9 +68,9 @@ TEST(BankConflicts, InactiveLanes) {
   std::vector<int64_t> a(64, -1);
   a[0] = 0;
   a[1] = 128;
-  EXPECT_EQ(BankConflicts(a, 4), 1);
-  EXPECT_EQ(LdsCycles(a, 4), 2);
-  EXPECT_EQ(LdsCycles(std::vector<int64_t>(64, -1), 4), 0);
+  EXPECT_EQ(BankConflicts(a, 4, 32), 1);
+  EXPECT_EQ(LdsCycles(a, 4, 32), 2);
+  EXPECT_EQ(LdsCycles(std::vector<int64_t>(64, -1), 4, 32), 0);
 }
 
 constexpr char kMma[] = R"(kernel mma
@@ -96,7 +97,7 @@ end
 KernelLdsTraffic Traffic(const std::string& pad) {
   absl::StatusOr<Kernel> k = ParseKernel(absl::StrReplaceAll(kMma, {{"PAD", pad}}));
   EXPECT_TRUE(k.ok()) << k.status();
-  absl::StatusOr<KernelLdsTraffic> t = CountLdsTraffic(*k);
+  absl::StatusOr<KernelLdsTraffic> t = CountLdsTraffic(*k, **LookupTarget("gfx942"));
   EXPECT_TRUE(t.ok()) << t.status();
   return *t;
 }
@@ -133,13 +134,87 @@ lds L : f16[64, 36]
 end
 )");
   ASSERT_TRUE(k.ok()) << k.status();
-  absl::StatusOr<KernelLdsTraffic> t = CountLdsTraffic(*k);
+  absl::StatusOr<KernelLdsTraffic> t = CountLdsTraffic(*k, **LookupTarget("gfx942"));
   ASSERT_TRUE(t.ok()) << t.status();
   // 4 ds_write_b16, each: 32 lanes of a group in one row, consecutive halves
   // (16 dwords): conflict-free.
   EXPECT_EQ(t->writes.instructions, 4);
   EXPECT_EQ(t->writes.conflicts, 0);
   EXPECT_EQ(t->writes.cycles, 8);
+}
+
+// The bank count is the target's (TargetInfo::lds_banks): 32 on gfx942, 64
+// on gfx950, and a layout's conflicts depend on it. Group sizes: 32 banks
+// serve 32 b32 lanes per cycle (two groups per wave), 64 banks serve all 64.
+TEST(BankConflicts, BankCountIsTheTargets) {
+  EXPECT_EQ((*LookupTarget("gfx942"))->lds_banks, 32);
+  EXPECT_EQ((*LookupTarget("gfx950"))->lds_banks, 64);
+  EXPECT_EQ(LdsLanesPerCycle(2, 64), 64);
+  EXPECT_EQ(LdsLanesPerCycle(4, 64), 64);
+  EXPECT_EQ(LdsLanesPerCycle(8, 64), 32);
+  EXPECT_EQ(LdsLanesPerCycle(16, 64), 16);
+
+  // Layout 1, ds_read_b32 of two 32-float rows with a 256-byte row pitch:
+  // lane l reads dword (l % 32) + 64 * (l / 32).
+  //   32 banks: group lanes 0..31 reads dwords 0..31 (banks 0..31, one each),
+  //     group 32..63 reads dwords 64..95 (banks 0..31, one each): 1 cycle per
+  //     group, 0 extra cycles.
+  //   64 banks: one group of 64 lanes; dwords 0..31 use banks 0..31 and
+  //     dwords 64..95 use banks 0..31 again, two distinct dwords per bank:
+  //     2 cycles, 1 extra.
+  std::vector<int64_t> rows(64);
+  for (int l = 0; l < 64; ++l) rows[l] = 4 * ((l % 32) + 64 * (l / 32));
+  EXPECT_EQ(BankConflicts(rows, 4, 32), 0);
+  EXPECT_EQ(BankConflicts(rows, 4, 64), 1);
+  EXPECT_EQ(LdsCycles(rows, 4, 64), 2);
+
+  // Layout 2: lane l reads dword (l % 16) + 32 * ((l / 16) % 2) + 16 * (l / 32),
+  // i.e. lanes 0..15 -> dwords 0..15, 16..31 -> 32..47, 32..47 -> 16..31,
+  // 48..63 -> 48..63.
+  //   32 banks: group 0..31 touches banks 0..15 twice (dwords d and d + 32):
+  //     2 cycles; group 32..63 banks 16..31 twice (16..31 and 48..63): 2
+  //     cycles; 4 cycles for 2 groups, 2 extra.
+  //   64 banks: the 64 lanes touch dwords 0..63 once each, one per bank: 1
+  //     cycle, 0 extra.
+  std::vector<int64_t> halves(64);
+  for (int l = 0; l < 64; ++l) halves[l] = 4 * ((l % 16) + 32 * ((l / 16) % 2) + 16 * (l / 32));
+  EXPECT_EQ(BankConflicts(halves, 4, 32), 2);
+  EXPECT_EQ(LdsCycles(halves, 4, 32), 4);
+  EXPECT_EQ(BankConflicts(halves, 4, 64), 0);
+  EXPECT_EQ(LdsCycles(halves, 4, 64), 1);
+}
+
+// The same through a kernel (LdsOpTraffic from index expressions): a
+// workgroup of one wave reads L[tid.x floordiv 32, tid.x mod 32] from
+// f32[2, 64] (row pitch 64 floats = 256 bytes): layout 1 above, conflict-free
+// on gfx942 (0) and 1 extra cycle on gfx950.
+TEST(LdsTraffic, BankCountFromTheTarget) {
+  absl::StatusOr<Kernel> k = ParseKernel(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg Y : f32[64] strides [1] writeonly
+lds L : f32[2, 64]
+  %v = load L[tid.x floordiv 32, tid.x mod 32] : f32
+  store Y[tid.x], %v
+end
+)");
+  ASSERT_TRUE(k.ok()) << k.status();
+  absl::StatusOr<KernelLdsTraffic> g942 = CountLdsTraffic(*k, **LookupTarget("gfx942"));
+  absl::StatusOr<KernelLdsTraffic> g950 = CountLdsTraffic(*k, **LookupTarget("gfx950"));
+  ASSERT_TRUE(g942.ok()) << g942.status();
+  ASSERT_TRUE(g950.ok()) << g950.status();
+  EXPECT_EQ(g942->reads.instructions, 1);
+  EXPECT_EQ(g942->reads.conflicts, 0);
+  EXPECT_EQ(g942->reads.cycles, 2);
+  EXPECT_EQ(g950->reads.instructions, 1);
+  EXPECT_EQ(g950->reads.conflicts, 1);
+  EXPECT_EQ(g950->reads.cycles, 2);
+  // A bank count the model does not cover is an error, not a crash.
+  Op rd;
+  for (const Op& op : k->body)
+    if (op.kind == OpKind::kLoad) rd = op;
+  EXPECT_FALSE(LdsOpTraffic(*k, rd, {ElemType::kF32, 1}, {}, 0).ok());
+  EXPECT_FALSE(LdsOpTraffic(*k, rd, {ElemType::kF32, 1}, {}, 128).ok());
 }
 
 }  // namespace

@@ -677,7 +677,7 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
     for (int64_t i = 0; i < s.tiles; ++i)
       for (int64_t step = 0; step < c_.KSteps(); ++step) {
         rd.index = FragmentIndex(s, p, Stage(0), i, step);
-        absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, frag, {{"k", 0}}, 0, count_waves);
+        absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, frag, {{"k", 0}}, t_.lds_banks, 0, count_waves);
         if (!one.ok()) return one.status();
         t += *one;
       }
@@ -690,7 +690,7 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
     return t;
   }
   rd.index = FragmentIndex(s, p, Stage(0), 0, 0);
-  absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, frag, {{"k", 0}}, 0, 1);
+  absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, frag, {{"k", 0}}, t_.lds_banks, 0, 1);
   if (!one.ok()) return one.status();
   const int64_t n = s.tiles * c_.KSteps() * c_.wm * c_.wn;
   t.instructions = one->instructions * n;
@@ -734,7 +734,7 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
       st.index = LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned, p.vec_along_k ? p.lds_vec : 1));
       st.along = along;
       absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, st, {c_.in_elem, split ? p.lds_vec : p.vec},
-                                                    {{"k", 0}}, 0, uniform ? 1 : -1);
+                                                    {{"k", 0}}, t_.lds_banks, 0, uniform ? 1 : -1);
       if (!one.ok()) return one.status();
       t += *one;
     }
@@ -871,7 +871,7 @@ absl::Status Promoter::ChooseLayout(Side& s) {
         64 % vc != 0)
       continue;
     const int store_bytes = static_cast<int>((q.vec_along_k ? q.lds_vec : 1) * eb);
-    const int64_t group_lines = LdsLanesPerCycle(store_bytes) / q.lanes_along;
+    const int64_t group_lines = LdsLanesPerCycle(store_bytes, t_.lds_banks) / q.lanes_along;
     const int64_t wave_lines = std::min<int64_t>(eo, 64 / q.lanes_along);
     for (int x = 0; (int64_t{1} << x) < group_lines; ++x) {
       for (int y = x + 1; (int64_t{1} << y) < wave_lines; ++y) {

@@ -522,7 +522,7 @@ TEST(PromoteGemm, DefaultConfigurations) {
           // the loop's two steps when T >= 4 (P = (T - 2) / 2 pairs), then
           // T - 2P steps after it, each reading a tile and all but the last
           // storing one.
-          absl::StatusOr<KernelLdsTraffic> exact = CountLdsTraffic(*p);
+          absl::StatusOr<KernelLdsTraffic> exact = CountLdsTraffic(*p, *t);
           ASSERT_TRUE(exact.ok()) << exact.status();
           int64_t read_tiles = 1, write_tiles = 1;
           if (plan->config.double_buffer) {
