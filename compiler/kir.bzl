@@ -28,7 +28,7 @@ checkout, output base or machine and can be served from a disk or remote
 cache.
 """
 
-KIR_MCPUS = ["gfx908", "gfx90a", "gfx942"]
+KIR_MCPUS = ["gfx908", "gfx90a", "gfx942", "gfx950"]
 
 _DEFAULT_LLVM_BIN = "/usr/lib/llvm-22/bin"
 
@@ -36,7 +36,7 @@ KirKernelInfo = provider(
     doc = "A KIR kernel compiled by kir_kernel for one target.",
     fields = {
         "src": "File: the .kir source",
-        "mcpu": "string: the target processor (gfx908, gfx90a or gfx942)",
+        "mcpu": "string: the target processor (gfx908, gfx90a, gfx942 or gfx950)",
         "asm": "File: NAME.s, the AMDGCN assembly kirc emitted",
         "hsaco": "File: NAME.hsaco, the code object (kirc --emit=obj: llvm-mc + ld.lld of the same assembly)",
         "llvm_bin": "string: the LLVM tool directory the code object was made with",
@@ -103,7 +103,7 @@ on gfx908) fails the build with kirc's message.
         ),
         "mcpu": attr.string(
             mandatory = True,
-            doc = "Target processor: gfx908, gfx90a or gfx942 (overrides the kernel's `target` line).",
+            doc = "Target processor: gfx908, gfx90a, gfx942 or gfx950 (overrides the kernel's `target` line).",
         ),
         "_kirc": _KIRC_ATTR,
     },
@@ -322,7 +322,7 @@ def kir_kernel_tests(
     Args:
       name: name of the test_suite.
       srcs: .kir files (package-relative paths, e.g. glob(["kernels/*.kir"])).
-      mcpus: targets (default KIR_MCPUS: gfx908, gfx90a, gfx942).
+      mcpus: targets (default KIR_MCPUS: gfx908, gfx90a, gfx942, gfx950).
       unsupported: {KERNEL: [MCPU, ...]}, pairs kirc refuses (e.g. an MFMA the
         target lacks).
       emu_tags: {KERNEL: [tag, ...]}, extra tags of KERNEL's emulator tests

@@ -103,7 +103,7 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename,
 
 // The verifier is 95% of the oracle's time, so by default it checks each
 // generated kernel on one of its target IDs, rotating through the processors
-// with the seed (seed mod 3: gfx908, gfx90a, gfx942), and falling to the next
+// with the seed (seed mod 4: gfx908, gfx90a, gfx942, gfx950), and falling to the next
 // one when the kernel's MFMA does not exist there. `all`: every target ID.
 std::vector<std::string> VerifyTargetsFor(uint64_t seed, const std::vector<std::string>& target_ids,
                                           const std::map<std::string, std::set<std::string>>& lacks_mfma,

@@ -1,5 +1,5 @@
 // Every kernel difftest found kirc getting wrong (testdata/difftest/*.kir,
-// reduced) passes the whole oracle on gfx908, gfx90a and gfx942: compile,
+// reduced) passes the whole oracle on gfx908, gfx90a, gfx942 and gfx950: compile,
 // round trip, every address proved, the strict emulator equal to the
 // reference bit for bit.
 #include <filesystem>
@@ -26,7 +26,7 @@ TEST(Regressions, EveryReducedKernelPassesTheOracle) {
     OracleOptions o;
     o.llvm_bin = *bin;
     o.accept_mfma_refusals = true;
-    Outcome r = CheckKernel(ss.str(), e.path().filename().string(), {"gfx908", "gfx90a", "gfx942"}, {}, o);
+    Outcome r = CheckKernel(ss.str(), e.path().filename().string(), {"gfx908", "gfx90a", "gfx942", "gfx950"}, {}, o);
     for (const Finding& f : r.findings)
       ADD_FAILURE() << e.path() << ": " << f.stage << " on " << f.target << ": " << f.message;
     EXPECT_EQ(r.accesses, r.proved) << e.path();

@@ -149,7 +149,7 @@ int Main(int argc, char** argv) {
   }
   if (by_target.empty()) {
     std::cerr << "regression: none of the " << *count
-              << " HIP devices is a gfx908, gfx90a or gfx942: nothing to run kirc's kernels on\n";
+              << " HIP devices is a gfx908, gfx90a, gfx942 or gfx950: nothing to run kirc's kernels on\n";
     return 1;
   }
   // The kernels, in name order.

@@ -111,7 +111,7 @@ int MfmaCycles(const std::string& mnemonic, absl::string_view processor) {
   const int own = static_cast<int>((*t)->gfx);
   for (int pass = 0; pass < 2; ++pass)
     for (const MfmaDesc& d : AllMfmas())
-      for (int g = 0; g < 3; ++g)
+      for (int g = 0; g < kNumGfx; ++g)
         if ((pass == 0) == (g == own) && d.mnemonic[g] != nullptr && mnemonic == d.mnemonic[g] &&
             MfmaPasses(**t, d) > 0)
           return 4 * MfmaPasses(**t, d);
@@ -154,6 +154,9 @@ TripModel ModelTrips(const std::vector<DisassembledInstruction>& code, int first
   constexpr double kIssue = 4, kVmemLatency = 500, kDsLatency = 64, kSmemLatency = 200;
   std::vector<double> vmem, lgkm;  // completion times of outstanding operations, in issue order
   double t = 0, mfma_free = 0, ds_free = 0, trip_start = 0;
+  // LDS bytes per clock per CU: 4 x the target's bank count (128 with 32 banks).
+  absl::StatusOr<const TargetInfo*> target = LookupTarget(processor);
+  const double lds_bytes_per_clock = 4.0 * (target.ok() ? (*target)->lds_banks : 32);
   TripModel m;
   auto drain = [&](std::vector<double>& q, int keep) {
     // Wait until at most `keep` remain: the oldest complete first.
@@ -184,9 +187,9 @@ TripModel ModelTrips(const std::vector<DisassembledInstruction>& code, int first
       } else if (d.cls == "vmem") {
         vmem.push_back(std::max(t + kVmemLatency, vmem.empty() ? 0 : vmem.back()));
       } else if (d.cls == "ds") {
-        // LDS in order; 128 bytes per clock per CU shared by 4 waves.
+        // LDS in order; lds_bytes_per_clock per CU shared by 4 waves.
         const int bytes = 64 * (LdsReadBytesPerLane(d.mnemonic) + LdsWriteBytesPerLane(d.mnemonic));
-        ds_free = std::max(ds_free, t) + 4.0 * bytes / 128;
+        ds_free = std::max(ds_free, t) + 4.0 * bytes / lds_bytes_per_clock;
         lgkm.push_back(std::max({t + kDsLatency, ds_free, lgkm.empty() ? 0 : lgkm.back()}));
       } else if (d.cls == "smem") {
         lgkm.push_back(std::max(t + kSmemLatency, lgkm.empty() ? 0 : lgkm.back()));
@@ -377,8 +380,9 @@ absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, ab
   b.mfma_cycles = w * static_cast<double>(a.loop_mfma_cycles);
   b.valu_cycles = w * 4.0 * a.loop_valu;
   b.issue_cycles = std::max(4.0 * a.loop_instructions, w * 4.0 * a.loop_instructions / 5.0);
-  const double lds_bytes_per_clock = 4.0 * (*t)->lds_banks;
-  b.lds_cycles = 4.0 * w * static_cast<double>(a.loop_lds_read_bytes + a.loop_lds_write_bytes) / lds_bytes_per_clock;
+  b.lds_bytes_per_clock_per_cu = 4.0 * (*t)->lds_banks;
+  b.lds_cycles = 4.0 * w * static_cast<double>(a.loop_lds_read_bytes + a.loop_lds_write_bytes) /
+                 b.lds_bytes_per_clock_per_cu;
   b.bound_cycles = b.mfma_cycles;
   b.limit = "MFMA";
   for (const auto& [c, name] : {std::pair<double, const char*>{b.valu_cycles, "VALU"},
@@ -405,7 +409,7 @@ absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, ab
 absl::Status CheckAmdgpuObject(absl::string_view elf_bytes, absl::string_view processor) {
   absl::StatusOr<const TargetInfo*> target = LookupTarget(processor);
   if (!target.ok())
-    return absl::InvalidArgumentError(absl::StrCat("unknown processor '", processor, "': give gfx908, gfx90a or gfx942"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown processor '", processor, "': give gfx908, gfx90a, gfx942 or gfx950"));
   // ELF64 header: e_machine (offset 18) EM_AMDGPU = 224, e_flags (offset 48)
   // low byte EF_AMDGPU_MACH (LLVM AMDGPUUsage "ELF Header").
   auto u16 = [&](size_t at) { return static_cast<uint8_t>(elf_bytes[at]) | static_cast<uint8_t>(elf_bytes[at + 1]) << 8; };
@@ -419,8 +423,8 @@ absl::Status CheckAmdgpuObject(absl::string_view elf_bytes, absl::string_view pr
   const uint32_t mach = static_cast<uint8_t>(elf_bytes[48]);
   if (mach != (*target)->elf_mach) {
     std::string made_for = absl::StrFormat("EF_AMDGPU_MACH 0x%03x", mach);
-    for (const char* p : {"gfx908", "gfx90a", "gfx942"})
-      if (absl::StatusOr<const TargetInfo*> o = LookupTarget(p); o.ok() && (*o)->elf_mach == mach) made_for = p;
+    for (const TargetInfo* o : AllTargets())
+      if (o->elf_mach == mach) made_for = o->name;
     return absl::InvalidArgumentError(absl::StrCat("the object is for ", made_for, ", not ", processor,
                                                    ": give --mcpu=", made_for));
   }
@@ -431,7 +435,7 @@ absl::StatusOr<LoopAnalysis> AnalyzeKernelObject(absl::string_view elf_bytes, ab
                                                  absl::string_view kernel) {
   absl::StatusOr<const TargetInfo*> target = LookupTarget(processor);
   if (!target.ok())
-    return absl::InvalidArgumentError(absl::StrCat("unknown processor '", processor, "': give gfx908, gfx90a or gfx942"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown processor '", processor, "': give gfx908, gfx90a, gfx942 or gfx950"));
   if (absl::Status ok = CheckAmdgpuObject(elf_bytes, processor); !ok.ok()) return ok;
   absl::StatusOr<std::string> text = DisassembleSymbolInProcess(elf_bytes, kernel, processor);
   if (!text.ok()) return text.status();
@@ -538,8 +542,8 @@ std::string FormatLoopAnalysis(const LoopAnalysis& a, absl::string_view processo
                                       b->valu_cycles, a.loop_valu));
   absl::StrAppend(&s, absl::StrFormat("  issue %.0f cycles (one instruction per wave per 4 cycles, 5 per SIMD)\n",
                                       b->issue_cycles));
-  absl::StrAppend(&s, absl::StrFormat("  LDS %.0f cycles (128 bytes per clock per CU, reads and writes)\n",
-                                      b->lds_cycles));
+  absl::StrAppend(&s, absl::StrFormat("  LDS %.0f cycles (%.0f bytes per clock per CU, reads and writes)\n",
+                                      b->lds_cycles, b->lds_bytes_per_clock_per_cu));
   if (b->complete)
     absl::StrAppend(&s, absl::StrFormat("  bound %.0f cycles: %s limit; MFMA busy %.0f%%, %.0f FLOP per clock per CU\n",
                                         b->bound_cycles, b->limit, 100 * b->mfma_utilisation,

@@ -176,6 +176,9 @@ struct LoopAnalysis {
 struct ThroughputBound {
   int waves_per_simd = 1;
   double mfma_cycles = 0, valu_cycles = 0, issue_cycles = 0, lds_cycles = 0;
+  // LDS bytes per clock per CU: 4 bytes x TargetInfo::lds_banks (128 with 32
+  // banks, 256 on gfx950's 64).
+  double lds_bytes_per_clock_per_cu = 0;
   double bound_cycles = 0;      // the largest term
   std::string limit;            // "MFMA", "VALU", "issue" or "LDS"
   double mfma_utilisation = 0;  // mfma_cycles / bound_cycles
@@ -186,13 +189,13 @@ struct ThroughputBound {
   bool complete = true;  // false when an MFMA's cycles are unknown (not counted)
 };
 
-// The bound for `a` on `processor` (gfx908, gfx90a, gfx942), with `a`'s
+// The bound for `a` on `processor` (gfx908, gfx90a, gfx942, gfx950), with `a`'s
 // occupancy (1 wave per SIMD when `a` has no notes). Errors:
 // InvalidArgument for an unknown processor or a loop without MFMAs.
 absl::StatusOr<ThroughputBound> ComputeThroughputBound(const LoopAnalysis& a, absl::string_view processor);
 
 // OK if `elf_bytes` are an AMDGPU ELF64 object for `processor` (gfx908,
-// gfx90a, gfx942): e_machine EM_AMDGPU and the processor's EF_AMDGPU_MACH.
+// gfx90a, gfx942, gfx950): e_machine EM_AMDGPU and the processor's EF_AMDGPU_MACH.
 // Errors: InvalidArgument naming what is wrong (an unknown processor, "not an
 // AMDGPU ELF64 object" with the e_machine found, the processor the object is
 // for).

@@ -92,6 +92,21 @@ TEST(LoopAnalysis, HandCountedLoop) {
   ASSERT_TRUE(b90.ok()) << b90.status();
   EXPECT_DOUBLE_EQ(b90->bound_cycles, 32);
   EXPECT_EQ(b90->limit, "MFMA");
+  // gfx950: the same 4-pass MFMA (16 cycles), but 64 LDS banks move 256
+  // bytes per clock (TargetInfo::lds_banks): LDS 4 waves x 1024 / 256 = 16
+  // cycles, so issue (24) is the limit. The in-order model: the ds_read's
+  // share is 4 x 1024 / 256 = 16 cycles, under its 64-cycle latency, so the
+  // trip is still 68 cycles.
+  LoopAnalysis g950 = AnalyzeDisassembly(text, "k", "gfx950");
+  EXPECT_EQ(g950.loop_mfma_cycles, 16);
+  absl::StatusOr<ThroughputBound> b950 = ComputeThroughputBound(g950, "gfx950");
+  ASSERT_TRUE(b950.ok()) << b950.status();
+  EXPECT_DOUBLE_EQ(b950->lds_bytes_per_clock_per_cu, 256);
+  EXPECT_DOUBLE_EQ(b950->lds_cycles, 16);
+  EXPECT_DOUBLE_EQ(b950->bound_cycles, 24);
+  EXPECT_EQ(b950->limit, "issue");
+  EXPECT_DOUBLE_EQ(b->lds_bytes_per_clock_per_cu, 128);
+  EXPECT_DOUBLE_EQ(g950.model_trip_cycles, 68);
 }
 
 // Memory bytes per lane of each form, times 64 lanes: buffer_load_dwordx4 16,

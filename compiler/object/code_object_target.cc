@@ -56,15 +56,15 @@ absl::StatusOr<ElfTarget> ReadElfTarget(absl::string_view elf) {
   if (t.abi_version == kAbiV6 && (t.e_flags >> 24) != 0)
     return absl::InvalidArgumentError(absl::StrFormat(
         "its ELF header names a generic processor (e_flags 0x%x: EF_AMDGPU_MACH 0x%03x, "
-        "EF_AMDGPU_GENERIC_VERSION %d); kirc runs and verifies code for gfx908, gfx90a and gfx942: build it for "
+        "EF_AMDGPU_GENERIC_VERSION %d); kirc runs and verifies code for gfx908, gfx90a, gfx942 and gfx950: build it for "
         "one of those",
         t.e_flags, mach, t.e_flags >> 24));
   for (const TargetInfo* ti : AllTargets())
     if (ti->elf_mach == mach) t.id.target = ti;
   if (t.id.target == nullptr)
     return absl::InvalidArgumentError(absl::StrFormat(
-        "its ELF header is for EF_AMDGPU_MACH 0x%03x (e_flags 0x%x), not gfx908 (0x030), gfx90a (0x03f) or gfx942 "
-        "(0x04c), the processors kirc supports (AMDGPUUsage's EF_AMDGPU_MACH table names it)",
+        "its ELF header is for EF_AMDGPU_MACH 0x%03x (e_flags 0x%x), not gfx908 (0x030), gfx90a (0x03f), gfx942 "
+        "(0x04c) or gfx950 (0x04f), the processors kirc supports (AMDGPUUsage's EF_AMDGPU_MACH table names it)",
         mach, t.e_flags));
   if (t.abi_version == kAbiV3) {
     // v3: a set bit means on, a clear one off.
@@ -101,7 +101,7 @@ absl::StatusOr<TargetId> CodeObjectTargetId(absl::string_view elf, absl::string_
       // A corrupt note's bytes are shown escaped (\xNN), never echoed raw.
       return absl::InvalidArgumentError(absl::StrCat("its metadata's amdhsa.target names '",
                                                      absl::CHexEscape(metadata_target_id), "', not a target ID kirc "
-                                                     "supports (gfx908, gfx90a or gfx942 with :sramecc+/- and "
+                                                     "supports (gfx908, gfx90a, gfx942 or gfx950 with :sramecc+/- and "
                                                      ":xnack+/-)"));
     // The loader matches the device against e_flags, not the metadata: the
     // two must say the same (a v3 header has no "any").

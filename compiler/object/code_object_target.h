@@ -43,7 +43,7 @@ struct ElfTarget {
 
 // Decodes the header of `elf`. Errors (InvalidArgument, saying what to do):
 // not an ELF64 little-endian AMDGPU (EM_AMDGPU) file; an ABI version before
-// v3 or after v6; an EF_AMDGPU_MACH that is not gfx908, gfx90a or gfx942
+// v3 or after v6; an EF_AMDGPU_MACH that is not gfx908, gfx90a, gfx942 or gfx950
 // (named by its value; a generic v6 processor as such); feature bits that
 // say "unsupported" for a feature the processor has.
 absl::StatusOr<ElfTarget> ReadElfTarget(absl::string_view elf);

@@ -77,7 +77,7 @@ TEST(ReadElfTarget, RefusesWhatItCannotRead) {
   EXPECT_HAS_SUBSTR(std::string(ReadElfTarget(Header(0x54c, 0)).status().message()), "ELF ABI version is 0");
   // gfx1100 is EF_AMDGPU_MACH 0x041.
   EXPECT_HAS_SUBSTR(std::string(ReadElfTarget(Header(0x541)).status().message()),
-                    "EF_AMDGPU_MACH 0x041 (e_flags 0x541), not gfx908 (0x030), gfx90a (0x03f) or gfx942 (0x04c)");
+                    "EF_AMDGPU_MACH 0x041 (e_flags 0x541), not gfx908 (0x030), gfx90a (0x03f), gfx942 (0x04c) or gfx950 (0x04f)");
   // v6 generic: gfx9-4-generic is EF_AMDGPU_MACH 0x05f with a generic version in bits 24-31.
   EXPECT_HAS_SUBSTR(std::string(ReadElfTarget(Header(0x0100055f, 4)).status().message()),
                     "generic processor");

@@ -105,7 +105,7 @@ absl::StatusOr<McObjects> MakeMcObjects(const McTarget& t) {
   if (known == nullptr || !known->isCPUStringValid(t.processor))
     return absl::InvalidArgumentError(
         absl::StrCat("LLVM 22's AMDGPU target does not know the processor '", t.processor,
-                     "' (-mcpu); kirc's targets are gfx908, gfx90a and gfx942"));
+                     "' (-mcpu); kirc's targets are gfx908, gfx90a, gfx942 and gfx950"));
   m.sti.reset(m.target->createMCSubtargetInfo(m.triple, t.processor, t.features));
   m.mii.reset(m.target->createMCInstrInfo());
   if (!m.mri || !m.mai || !m.sti || !m.mii)

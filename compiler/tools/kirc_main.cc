@@ -45,7 +45,7 @@
 
 namespace {
 
-constexpr const char* kVersion = "kirc 0.1.0 (KIR -> AMDGCN for gfx908, gfx90a, gfx942; LLVM 22 toolchain)";
+constexpr const char* kVersion = "kirc 0.1.0 (KIR -> AMDGCN for gfx908, gfx90a, gfx942, gfx950; LLVM 22 toolchain)";
 
 constexpr const char* kHelp = R"(kirc: compile KIR kernels to AMDGCN for AMD CDNA GPUs (MFMA, LDS).
 
@@ -78,7 +78,7 @@ Usage:
   compile) is an error.
 
 Options for compile:
-  --mcpu=TARGET     a target ID: gfx908, gfx90a or gfx942, optionally with
+  --mcpu=TARGET     a target ID: gfx908, gfx90a, gfx942 or gfx950, optionally with
                     :sramecc+/- and :xnack+/- (e.g. gfx90a:xnack-,
                     gfx942:sramecc+:xnack-); default: the kernel's `target`
                     line. --emit=bundle takes a comma-separated list

@@ -3,7 +3,7 @@
 // with the verifier (verify/verify.h), and prints the first lines of the
 // assembly and the resources the kernel descriptor declares.
 //
-//   consumer [--mcpu=gfx908|gfx90a|gfx942] [--lines=N] [FILE.kir]
+//   consumer [--mcpu=gfx908|gfx90a|gfx942|gfx950] [--lines=N] [FILE.kir]
 //
 // Without FILE it compiles its own kernel: C = A * B^T for one 16x16x16 f16
 // tile on one wave, staged through padded LDS (one v_mfma). Build it with the
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     } else if (!a.empty() && a[0] != '-' && file.empty()) {
       file = a;
     } else {
-      std::cerr << "usage: consumer [--mcpu=gfx908|gfx90a|gfx942] [--lines=N] [FILE.kir]\n";
+      std::cerr << "usage: consumer [--mcpu=gfx908|gfx90a|gfx942|gfx950] [--lines=N] [FILE.kir]\n";
       return 2;
     }
   }

@@ -67,8 +67,8 @@ absl::Status HipError(absl::string_view call, int hip_error) {
       return absl::FailedPreconditionError(
           absl::StrCat(msg, "; HIP ", KIRC_HIP_VERSION_STRING, " under ", KIRC_HIP_ROOT,
                        " cannot load this code object on this GPU (its target ID, features such as xnack included, "
-                       "must match the GPU's; Debian's HIP 5.2.3 knows targets up to gfx90a: for gfx942 build with "
-                       "--repo_env=KIRC_HIP_PATH=/opt/rocm, ROCm 6)"));
+                       "must match the GPU's; Debian's HIP 5.2.3 knows targets up to gfx90a: for gfx942 or gfx950 build with "
+                       "--repo_env=KIRC_HIP_PATH=/opt/rocm, a ROCm whose HIP lists the GPU's target)"));
     case hipErrorNotFound:
       return absl::NotFoundError(msg);
     case hipErrorInvalidValue:

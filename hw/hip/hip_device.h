@@ -1,5 +1,5 @@
 // kir::Device over the HIP runtime: runs kirc's code objects on an AMD
-// MI-series GPU (gfx908 / gfx90a / gfx942) and times them with HIP events.
+// MI-series GPU (gfx908 / gfx90a / gfx942 / gfx950) and times them with HIP events.
 // Which HIP: third_party/hip.bzl (Debian's 5.2.3 under /usr by default; its
 // device list stops at gfx90a, so MI300 needs --repo_env=KIRC_HIP_PATH=/opt/rocm).
 //
