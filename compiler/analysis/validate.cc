@@ -477,7 +477,7 @@ absl::Status Validator::CheckType(const Op& op, ValueType vt) {
     return OpErr(op, absl::StrCat("unknown element type ", static_cast<int>(vt.elem)));
   if (!IsLegalWidthFor(vt.elem, vt.width))
     return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be ",
-                                  LegalWidthsText(vt.elem)));
+                                  std::string(LegalWidthsText(vt.elem))));
   if (!TargetHasElemType(t_, vt.elem)) return OpErr(op, Fp8TargetProblem(vt.elem));
   return absl::OkStatus();
 }
@@ -772,7 +772,7 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   }
   if (!IsLegalWidthFor(vt.elem, vt.width))  // a stored value's type is checked where it is defined
     return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be ",
-                                  LegalWidthsText(vt.elem)));
+                                  std::string(LegalWidthsText(vt.elem))));
   int64_t eb = ElemBytes(elem);
   std::vector<AffineForm> idx;
   for (int d = 0; d < rank; ++d) {

@@ -1356,6 +1356,8 @@ absl::Status Interp::RunElementwise(const Op& op) {
           r = RoundPairTo(rt.elem, x.first, x.second);
           break;
         }
+        default:  // fp8: refused above
+          break;
       }
       out.v[t][e] = r;
     }

@@ -58,7 +58,7 @@ bool TargetHasElemType(const TargetInfo& t, ElemType e) {
 std::string Fp8ElemTypesText(const TargetInfo& t) {
   std::vector<ElemType> v = Fp8ElemTypes(t);
   if (v.empty()) return "no fp8 types";
-  return absl::StrCat(ElemTypeName(v[0]), " and ", ElemTypeName(v[1]));
+  return absl::StrCat(std::string(ElemTypeName(v[0])), " and ", std::string(ElemTypeName(v[1])));
 }
 
 const std::vector<const TargetInfo*>& AllTargets() {
