@@ -394,7 +394,7 @@ void MfmaSums(const MfmaPlan& p, const double* A, const double* B, double* acc) 
 // ---------------------------------------------------------------------------
 // The interpreter.
 
-using Lane = std::array<uint32_t, 16>;  // one thread's value; elements [0, width)
+using Lane = std::array<uint32_t, 32>;  // one thread's value; elements [0, width) (fp8: up to 32)
 
 // An index expression in postfix form for per-thread evaluation: the leaves
 // are tid.{x,y,z} (kTid, v = the dimension) and values (kValue: a subtree

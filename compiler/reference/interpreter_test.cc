@@ -534,6 +534,37 @@ end
   EXPECT_EQ(y[63], -208.0f);
 }
 
+// 32-element fp8 values: a thread's value once had room for 16 elements
+// (the heap was overwritten past them; found by testdata/kernels/move_fp8.kir).
+TEST(Interpreter, Fp8X32ValuesKeepAllElements) {
+  Kernel k = MustParse(R"(kernel f8
+workgroup 64 1 1
+grid 1 1 1
+arg p : f8e5m2fnuz[64, 32] strides [32, 1] readonly
+arg q : f8e5m2fnuz[64, 32] strides [32, 1] writeonly
+arg y : f32[64, 16] strides [16, 1] writeonly
+  %v = load p[tid.x, 0] : f8e5m2fnuzx32
+  store q[tid.x, 0], %v
+  %h = slice %v, 16 : f8e5m2fnuzx16
+  %f = cvt %h : f32x16
+  store y[tid.x, 0], %f
+end
+)");
+  std::vector<uint8_t> p(64 * 32);
+  for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<uint8_t>(i * 7 + 3);
+  InterpArgs a;
+  a.buffers["p"] = p;
+  a.buffers["q"] = std::vector<uint8_t>(64 * 32, 0);
+  a.buffers["y"] = std::vector<uint8_t>(64 * 16 * 4, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(a.buffers["q"], p);
+  std::vector<float> y = From<float>(a.buffers["y"]);
+  // Row 0, element 16 + 1: code (17 * 7 + 3) & 0xff = 0x7a = 0 11110 10:
+  // 2^(30 - 16) * 1.5 = 24576.
+  EXPECT_EQ(y[1], 24576.0f);
+}
+
 TEST(InterpreterErrors, Fp8ArithmeticIsRefused) {
   Kernel k = MustParse(R"(kernel f8
 workgroup 64 1 1
