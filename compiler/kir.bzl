@@ -301,6 +301,7 @@ def kir_kernel_tests(
         srcs,
         mcpus = KIR_MCPUS,
         unsupported = {},
+        refusals = {},
         emu_tags = {},
         emu_sizes = {},
         seeds = [1],
@@ -325,6 +326,8 @@ def kir_kernel_tests(
       mcpus: targets (default KIR_MCPUS: gfx908, gfx90a, gfx942, gfx950).
       unsupported: {KERNEL: [MCPU, ...]}, pairs kirc refuses (e.g. an MFMA the
         target lacks).
+      refusals: {KERNEL: text}, a substring of the error for KERNEL's
+        unsupported pairs (default "does not exist on", the missing-MFMA one).
       emu_tags: {KERNEL: [tag, ...]}, extra tags of KERNEL's emulator tests
         (e.g. ["manual"] for a kernel too slow for the ordinary suite).
       emu_sizes: {KERNEL: size}, the size of KERNEL's emulator tests where it
@@ -342,7 +345,13 @@ def kir_kernel_tests(
         for mcpu in mcpus:
             base = "%s_%s" % (kernel, mcpu.replace(":", "_"))  # target IDs: gfx90a:xnack- -> gfx90a_xnack-
             if mcpu in unsupported.get(kernel, []):
-                kir_refused_test(name = base + "_refused_test", src = src, mcpu = mcpu, size = "small")
+                kir_refused_test(
+                    name = base + "_refused_test",
+                    src = src,
+                    mcpu = mcpu,
+                    expect = refusals.get(kernel, "does not exist on"),
+                    size = "small",
+                )
                 tests.append(base + "_refused_test")
                 continue
             kir_kernel(name = base, src = src, mcpu = mcpu, visibility = visibility)

@@ -132,8 +132,9 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
                             " holds ", Elem((*b)->elem),
                             "; A and B must have the same element type"));
   c.out_elem = (*cb)->elem;
-  if (c.out_elem == ElemType::kI32)
-    return Bad(absl::StrCat(Who(g.c, "C"), " holds i32; the output is f32, f16 or bf16"));
+  if (c.out_elem == ElemType::kI32 || IsFp8(c.out_elem))
+    return Bad(absl::StrCat(Who(g.c, "C"), " holds ", Elem(c.out_elem), "; the output is f32, f16 or bf16",
+                            IsFp8(c.out_elem) ? " (quantize to fp8 with cvt in a kernel of its own)" : ""));
   for (const Arg* in : {*a, *b})
     if (in->access == Access::kWriteOnly)
       return Bad(absl::StrCat(in->name, " is writeonly but gemm reads it; declare it readonly"));

@@ -223,6 +223,11 @@ class Validator {
     return k_.body.size() == 1 && k_.body[0].kind == OpKind::kGemm;
   }
   absl::Status CheckType(const Op& op, ValueType vt);
+  // "f8e5m2 is not available on gfx942, which has ..." for an fp8 type `e`
+  // the target lacks.
+  std::string Fp8TargetProblem(ElemType e) const;
+  // Refuses `op` (arithmetic, zero/const, loop-carried) if any of `types` is fp8.
+  absl::Status CheckNotFp8Arith(const Op& op, const std::vector<ValueType>& types) const;
 
   const Value* Lookup(const std::string& name) const {
     for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
@@ -387,6 +392,7 @@ absl::Status Validator::CheckArg(const Arg& a) {
   std::string text = "arg " + a.name;
   if (!IsValidElemType(a.elem))
     return Err(a.loc, text, absl::StrCat("unknown element type ", static_cast<int>(a.elem)));
+  if (!TargetHasElemType(t_, a.elem)) return Err(a.loc, text, Fp8TargetProblem(a.elem));
   if (a.kind == Arg::Kind::kScalar) {
     if (a.elem != ElemType::kI32 && a.elem != ElemType::kF32)
       return Err(a.loc, text,
@@ -426,6 +432,7 @@ absl::Status Validator::CheckLds(const LdsAlloc& l) {
   std::string text = "lds " + l.name;
   if (!IsValidElemType(l.elem))
     return Err(l.loc, text, absl::StrCat("unknown element type ", static_cast<int>(l.elem)));
+  if (!TargetHasElemType(t_, l.elem)) return Err(l.loc, text, Fp8TargetProblem(l.elem));
   if (l.shape.empty())
     return Err(l.loc, text, "an LDS allocation needs at least one dimension, e.g. f16[16, 16]");
   for (size_t d = 0; d < l.shape.size(); ++d)
@@ -468,9 +475,30 @@ absl::StatusOr<ValueType> Validator::Use(const Op& op, const Operand& o, bool al
 absl::Status Validator::CheckType(const Op& op, ValueType vt) {
   if (!IsValidElemType(vt.elem))
     return OpErr(op, absl::StrCat("unknown element type ", static_cast<int>(vt.elem)));
-  if (!IsLegalWidth(vt.width))
-    return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be 1, 2, 4, "
-                                  "8 or 16"));
+  if (!IsLegalWidthFor(vt.elem, vt.width))
+    return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be ",
+                                  std::string(LegalWidthsText(vt.elem))));
+  if (!TargetHasElemType(t_, vt.elem)) return OpErr(op, Fp8TargetProblem(vt.elem));
+  return absl::OkStatus();
+}
+
+std::string Validator::Fp8TargetProblem(ElemType e) const {
+  return absl::StrCat(ElemName(e), " is not available on ", t_.name, ", which has ",
+                      Fp8ElemTypesText(t_),
+                      " (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: "
+                      "f8e4m3fn and f8e5m2, the OCP formats); use a type the target has or "
+                      "another --mcpu");
+}
+
+// fp8 values are storage only: loads, stores, cvt to and from f32, slices.
+absl::Status Validator::CheckNotFp8Arith(const Op& op, const std::vector<ValueType>& types) const {
+  for (size_t i = 0; i < types.size(); ++i)
+    if (IsFp8(types[i].elem))
+      return OpErr(op, absl::StrCat("'", OpName(op.kind), "' does not take fp8 values (",
+                                    i < op.operands.size() ? OperandText(op.operands[i]) : "result",
+                                    " is ", TypeName(types[i]),
+                                    "); fp8 values can only be loaded, stored, sliced and "
+                                    "converted: cvt them to f32, compute in f32 and cvt back"));
   return absl::OkStatus();
 }
 
@@ -592,6 +620,7 @@ absl::Status Validator::CheckOp(const Op& op) {
       return CheckConst(op);
     case OpKind::kZero:
       s = CheckType(op, op.type);
+      if (s.ok()) s = CheckNotFp8Arith(op, {op.type});
       if (s.ok()) s = Define(op, op.results[0], op.type);
       return s;
     case OpKind::kAdd:
@@ -659,6 +688,10 @@ absl::Status Validator::CheckFor(const Op& op) {
   for (const Operand& o : op.operands) {
     absl::StatusOr<ValueType> t = Use(op, o, false);
     if (!t.ok()) return t.status();
+    if (IsFp8(t->elem))
+      return OpErr(op, absl::StrCat("loop-carried fp8 values are not supported (%", o.name, " is ",
+                                    TypeName(*t), "); carry the f32 values and cvt after the "
+                                    "loop, or load the fp8 values inside the body"));
     iter_types.push_back(*t);
   }
   // Names on the `for` line: results (defined after the loop), ivar, iter_args.
@@ -737,9 +770,9 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
                                       ? ""
                                       : " and convert it with cvt"));
   }
-  if (!IsLegalWidth(vt.width))  // a stored value's type is checked where it is defined
-    return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be 1, 2, 4, "
-                                  "8 or 16"));
+  if (!IsLegalWidthFor(vt.elem, vt.width))  // a stored value's type is checked where it is defined
+    return OpErr(op, absl::StrCat(TypeName(vt), " is not a KIR type: the width must be ",
+                                  std::string(LegalWidthsText(vt.elem))));
   int64_t eb = ElemBytes(elem);
   std::vector<AffineForm> idx;
   for (int d = 0; d < rank; ++d) {
@@ -834,6 +867,8 @@ absl::Status Validator::CheckElementwise(const Op& op) {
     if (!t.ok()) return t.status();
     types.push_back(*t);
   }
+  absl::Status fp8 = CheckNotFp8Arith(op, types);
+  if (!fp8.ok()) return fp8;
   for (size_t i = 1; i < types.size(); ++i)
     if (types[i].elem != types[0].elem)
       return OpErr(op, absl::StrCat("operands have different element types: ",
@@ -870,6 +905,11 @@ absl::Status Validator::CheckCvt(const Op& op) {
   if (in->elem == ElemType::kI32 || op.type.elem == ElemType::kI32)
     return OpErr(op, absl::StrCat("conversions to or from i32 are not supported yet (",
                                   TypeName(*in), " to ", TypeName(op.type), ")"));
+  if ((IsFp8(in->elem) || IsFp8(op.type.elem)) &&
+      !(IsFp8(in->elem) && op.type.elem == ElemType::kF32) &&
+      !(in->elem == ElemType::kF32 && IsFp8(op.type.elem)))
+    return OpErr(op, absl::StrCat("cvt converts fp8 only to and from f32 (", TypeName(*in), " to ",
+                                  TypeName(op.type), "); convert through f32 with two cvt ops"));
   if (in->width != op.type.width)
     return OpErr(op, absl::StrCat("cvt keeps the width: %", op.operands[0].name, " is ",
                                   TypeName(*in), " but the result type is ", TypeName(op.type),
@@ -894,11 +934,16 @@ absl::Status Validator::CheckSlice(const Op& op) {
   if (ElemBytes(in->elem) == 2 && op.first % 2 != 0)
     return OpErr(op, absl::StrCat("a slice of a 16-bit vector must start at an even element "
                                   "(a register boundary), found ", op.first));
+  if (ElemBytes(in->elem) == 1 && op.first % 4 != 0)
+    return OpErr(op, absl::StrCat("a slice of an fp8 vector must start at a multiple of 4 "
+                                  "(a register boundary), found ", op.first));
   return Define(op, op.results[0], op.type);
 }
 
 absl::Status Validator::CheckConst(const Op& op) {
   absl::Status s = CheckType(op, op.type);
+  if (!s.ok()) return s;
+  s = CheckNotFp8Arith(op, {op.type});
   if (!s.ok()) return s;
   if (!ExactBits(op.type.elem, op.constant).has_value()) {
     std::string v = FormatDouble(op.constant);

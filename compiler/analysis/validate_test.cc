@@ -859,17 +859,17 @@ store B[tid.x], %r
 
 TEST(ValidateTest, InvalidEnumValues) {
   Kernel k = Body(kCopyBody);
-  k.args[0].elem = static_cast<ElemType>(7);
-  EXPECT_EQ(Check(k), "k.kir:4:1: error: in 'arg A': unknown element type 7");
+  k.args[0].elem = static_cast<ElemType>(99);
+  EXPECT_EQ(Check(k), "k.kir:4:1: error: in 'arg A': unknown element type 99");
   k = Body(kCopyBody);
   k.args[0].kind = static_cast<Arg::Kind>(5);
   EXPECT_EQ(Check(k), "k.kir:4:1: error: in 'arg A': unknown argument kind 5");
   k = Body(kCopyBody);
-  k.lds[0].elem = static_cast<ElemType>(7);
-  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': unknown element type 7");
+  k.lds[0].elem = static_cast<ElemType>(99);
+  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': unknown element type 99");
   k = Body(kCopyBody);
-  k.body[0].type.elem = static_cast<ElemType>(7);
-  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[tid.x] : ?': unknown element type 7");
+  k.body[0].type.elem = static_cast<ElemType>(99);
+  EXPECT_EQ(Check(k), "k.kir:9:1: error: in '%x = load A[tid.x] : ?': unknown element type 99");
 }
 
 Op NestedLoops(int depth) {
@@ -933,6 +933,141 @@ TEST(ValidateTest, HugeValuesDoNotCrash) {
   c.body[0].constant = 1e300;
   EXPECT_EQ(Check(c), "k.kir:9:1: error: in '%c = const f32 1e+300': 1e+300 is not exactly "
                       "representable in f32; write a value that is (the nearest f32 is inf)");
+}
+
+}  // namespace
+}  // namespace kir
+
+namespace kir {
+namespace {
+
+// ------------------------------------------------------------- fp8 (issue 19)
+
+constexpr char kFp8Prelude[] = R"(kernel q
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[256] strides [1] readonly
+arg Q : f8e4m3fnuz[256] strides [1] writeonly
+arg R : f8e5m2fnuz[256] strides [1] readwrite
+arg s : f32
+lds L : f8e4m3fnuz[256]
+)";
+
+std::string CheckFp8(const std::string& body, const std::string& target = "gfx942") {
+  return Check(Parse(absl::StrCat(kFp8Prelude, body, "end\n")), target);
+}
+
+TEST(ValidateTest, Fp8QuantizeValidOnGfx942) {
+  EXPECT_EQ(CheckFp8(R"(%x = load X[tid.x * 4] : f32x4
+%y = mul %x, s
+%q = cvt %y : f8e4m3fnuzx4
+store Q[tid.x * 4], %q
+store L[tid.x * 4], %q
+barrier
+%l = load L[tid.x * 4] : f8e4m3fnuzx4
+%p = slice %l, 0 : f8e4m3fnuzx2
+%f = cvt %p : f32x2
+%r = load R[tid.x * 4] : f8e5m2fnuzx4
+%g = cvt %r : f32x4
+)"),
+            "OK");
+  // x32 is an fp8 width.
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x floordiv 8 * 32] : f8e5m2fnuzx32\n%h = slice %r, 16 : f8e5m2fnuzx16\n"),
+            "OK");
+}
+
+TEST(ValidateTest, Fp8RefusedOnTargetsWithoutIt) {
+  Kernel k = Parse(absl::StrCat(kFp8Prelude, "%x = load X[tid.x] : f32\nend\n"));
+  for (const char* t : {"gfx908", "gfx90a"})
+    EXPECT_EQ(Check(k, t),
+              absl::StrCat("k.kir:5:1: error: in 'arg Q': f8e4m3fnuz is not available on ", t,
+                           ", which has no fp8 types (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD "
+                           "FNUZ formats; gfx950: f8e4m3fn and f8e5m2, the OCP formats); use a "
+                           "type the target has or another --mcpu"));
+  // OCP types on gfx942: a buffer, an LDS allocation, a value.
+  EXPECT_EQ(Check(Parse(R"(kernel q
+workgroup 64 1 1
+grid 1 1 1
+arg Q : f8e4m3fn[64] strides [1] readonly
+end
+)")),
+            "k.kir:4:1: error: in 'arg Q': f8e4m3fn is not available on gfx942, which has "
+            "f8e4m3fnuz and f8e5m2fnuz (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; "
+            "gfx950: f8e4m3fn and f8e5m2, the OCP formats); use a type the target has or another "
+            "--mcpu");
+  EXPECT_EQ(Check(Parse(R"(kernel q
+workgroup 64 1 1
+grid 1 1 1
+lds L : f8e5m2[64]
+end
+)")),
+            "k.kir:4:1: error: in 'lds L': f8e5m2 is not available on gfx942, which has "
+            "f8e4m3fnuz and f8e5m2fnuz (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; "
+            "gfx950: f8e4m3fn and f8e5m2, the OCP formats); use a type the target has or another "
+            "--mcpu");
+  EXPECT_EQ(CheckFp8("%x = load X[tid.x] : f32\n%q = cvt %x : f8e5m2\n"),
+            "k.kir:10:1: error: in '%q = cvt %x : f8e5m2': f8e5m2 is not available on gfx942, "
+            "which has f8e4m3fnuz and f8e5m2fnuz (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ "
+            "formats; gfx950: f8e4m3fn and f8e5m2, the OCP formats); use a type the target has or "
+            "another --mcpu");
+  // A scalar fp8 argument (built through the API: the parser refuses it):
+  // scalars are i32 or f32; on gfx90a the missing type comes first.
+  Kernel sk = Parse(R"(kernel q
+workgroup 64 1 1
+grid 1 1 1
+arg a : f32
+end
+)");
+  sk.args[0].elem = ElemType::kF8E4M3FNUZ;
+  EXPECT_EQ(Check(sk),
+            "k.kir:4:1: error: in 'arg a': scalar arguments must be i32 or f32, found f8e4m3fnuz; "
+            "pass an f32 and convert it with cvt");
+  EXPECT_EQ(Check(sk, "gfx90a"),
+            "k.kir:4:1: error: in 'arg a': f8e4m3fnuz is not available on gfx90a, which has no "
+            "fp8 types (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: f8e4m3fn "
+            "and f8e5m2, the OCP formats); use a type the target has or another --mcpu");
+}
+
+TEST(ValidateTest, Fp8ArithmeticRefused) {
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x * 4] : f8e5m2fnuzx4\n%a = add %r, %r\n"),
+            "k.kir:10:1: error: in '%a = add %r, %r': 'add' does not take fp8 values (%r is "
+            "f8e5m2fnuzx4); fp8 values can only be loaded, stored, sliced and converted: cvt "
+            "them to f32, compute in f32 and cvt back");
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%a = mul %r, s\n"),
+            "k.kir:10:1: error: in '%a = mul %r, s': 'mul' does not take fp8 values (%r is "
+            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced and converted: cvt them "
+            "to f32, compute in f32 and cvt back");
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%a = fma %r, %r, %r\n"),
+            "k.kir:10:1: error: in '%a = fma %r, %r, %r': 'fma' does not take fp8 values (%r is "
+            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced and converted: cvt them "
+            "to f32, compute in f32 and cvt back");
+  EXPECT_EQ(CheckFp8("%z = zero f8e4m3fnuzx4\n"),
+            "k.kir:9:1: error: in '%z = zero f8e4m3fnuzx4': 'zero' does not take fp8 values "
+            "(result is f8e4m3fnuzx4); fp8 values can only be loaded, stored, sliced and "
+            "converted: cvt them to f32, compute in f32 and cvt back");
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f16\n"),
+            "k.kir:10:1: error: in '%h = cvt %r : f16': cvt converts fp8 only to and from f32 "
+            "(f8e5m2fnuz to f16); convert through f32 with two cvt ops");
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f8e4m3fnuz\n"),
+            "k.kir:10:1: error: in '%h = cvt %r : f8e4m3fnuz': cvt converts fp8 only to and from "
+            "f32 (f8e5m2fnuz to f8e4m3fnuz); convert through f32 with two cvt ops");
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x * 4] : f8e5m2fnuzx4\n%h = slice %r, 2 : f8e5m2fnuzx2\n"),
+            "k.kir:10:1: error: in '%h = slice %r, 2 : f8e5m2fnuzx2': a slice of an fp8 vector "
+            "must start at a multiple of 4 (a register boundary), found 2");
+  // Built through the API (the parser refuses f32x32 itself).
+  Kernel wk = Parse(absl::StrCat(kFp8Prelude, "%x = load X[tid.x] : f32x16\nend\n"));
+  wk.body[0].type.width = 32;
+  EXPECT_EQ(Check(wk),
+            "k.kir:9:1: error: in '%x = load X[tid.x] : f32x32': f32x32 is not a KIR type: the "
+            "width must be 1, 2, 4, 8 or 16");
+  EXPECT_EQ(CheckFp8(R"(%r = load R[tid.x] : f8e5m2fnuz
+%o = for %i = 0 to 2 iter(%c = %r) {
+  yield %c
+}
+)"),
+            "k.kir:10:1: error: in '%o = for %i = 0 to 2 iter(%c = %r)': loop-carried fp8 values "
+            "are not supported (%r is f8e5m2fnuz); carry the f32 values and cvt after the loop, "
+            "or load the fp8 values inside the body");
 }
 
 }  // namespace

@@ -456,9 +456,12 @@ bool Parser::ParseFloat(double* out) {
 bool Parser::TypeError(const char* at, const std::string& word) {
   size_t x = word.find('x');
   std::string w = Snippet(word.data(), word.data() + word.size());
-  if (x != std::string::npos && ParseElemType(std::string_view(word).substr(0, x)))
+  std::optional<ElemType> e =
+      x != std::string::npos ? ParseElemType(std::string_view(word).substr(0, x)) : std::nullopt;
+  if (e)
     return Fail(at, absl::StrCat("invalid vector width in type '", w,
-                                 "' (widths are 2, 4, 8 and 16)"));
+                                 IsFp8(*e) ? "' (widths are 2, 4, 8, 16 and 32)"
+                                           : "' (widths are 2, 4, 8 and 16)"));
   return Fail(at, absl::StrCat("unknown type '", w, "'"));
 }
 
@@ -821,8 +824,8 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
     SkipWs();
     const char* fp = p_;
     if (!ParseIntOrConst(&first, "the first element (an integer)")) return false;
-    if (first < 0 || first > 15)
-      return Fail(fp, absl::StrCat("the first element must be in 0..15, found ", first));
+    if (first < 0 || first > 31)  // 32-element vectors are fp8 (the validator checks the type)
+      return Fail(fp, absl::StrCat("the first element must be in 0..31, found ", first));
     op.first = static_cast<int>(first);
     if (!ExpectChar(':', "before the result type") || !ParseType(&op.type)) return false;
   } else {  // yield

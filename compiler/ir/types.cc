@@ -12,8 +12,18 @@ int ElemBytes(ElemType t) {
     case ElemType::kF32:
     case ElemType::kI32:
       return 4;
+    case ElemType::kF8E4M3FNUZ:
+    case ElemType::kF8E5M2FNUZ:
+    case ElemType::kF8E4M3FN:
+    case ElemType::kF8E5M2:
+      return 1;
   }
   return 4;
+}
+
+bool IsFp8(ElemType t) {
+  return t == ElemType::kF8E4M3FNUZ || t == ElemType::kF8E5M2FNUZ || t == ElemType::kF8E4M3FN ||
+         t == ElemType::kF8E5M2;
 }
 
 std::string_view ElemTypeName(ElemType t) {
@@ -26,6 +36,14 @@ std::string_view ElemTypeName(ElemType t) {
       return "f32";
     case ElemType::kI32:
       return "i32";
+    case ElemType::kF8E4M3FNUZ:
+      return "f8e4m3fnuz";
+    case ElemType::kF8E5M2FNUZ:
+      return "f8e5m2fnuz";
+    case ElemType::kF8E4M3FN:
+      return "f8e4m3fn";
+    case ElemType::kF8E5M2:
+      return "f8e5m2";
   }
   return "?";
 }
@@ -35,6 +53,10 @@ std::optional<ElemType> ParseElemType(std::string_view s) {
   if (s == "bf16") return ElemType::kBF16;
   if (s == "f32") return ElemType::kF32;
   if (s == "i32") return ElemType::kI32;
+  if (s == "f8e4m3fnuz") return ElemType::kF8E4M3FNUZ;
+  if (s == "f8e5m2fnuz") return ElemType::kF8E5M2FNUZ;
+  if (s == "f8e4m3fn") return ElemType::kF8E4M3FN;
+  if (s == "f8e5m2") return ElemType::kF8E5M2;
   return std::nullopt;
 }
 
@@ -44,12 +66,22 @@ bool IsValidElemType(ElemType e) {
     case ElemType::kBF16:
     case ElemType::kF32:
     case ElemType::kI32:
+    case ElemType::kF8E4M3FNUZ:
+    case ElemType::kF8E5M2FNUZ:
+    case ElemType::kF8E4M3FN:
+    case ElemType::kF8E5M2:
       return true;
   }
   return false;
 }
 
 bool IsLegalWidth(int64_t w) { return w == 1 || w == 2 || w == 4 || w == 8 || w == 16; }
+
+bool IsLegalWidthFor(ElemType e, int64_t w) { return IsLegalWidth(w) || (IsFp8(e) && w == 32); }
+
+std::string_view LegalWidthsText(ElemType e) {
+  return IsFp8(e) ? "1, 2, 4, 8, 16 or 32" : "1, 2, 4, 8 or 16";
+}
 
 std::string ValueTypeName(ValueType t) {
   std::string s(ElemTypeName(t.elem));
@@ -65,7 +97,7 @@ std::optional<ValueType> ParseValueType(std::string_view s) {
   std::string_view w = s.substr(x + 1);
   int width = 0;
   auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), width);
-  if (ec != std::errc() || p != w.data() + w.size() || !IsLegalWidth(width) ||
+  if (ec != std::errc() || p != w.data() + w.size() || !IsLegalWidthFor(*e, width) ||
       w[0] == '0' || width == 1)
     return std::nullopt;
   return ValueType{*e, width};

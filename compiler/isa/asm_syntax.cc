@@ -121,6 +121,8 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     if (mi.offen) s += " offen";
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
   }
+  // The word-1 forms of the fp8 conversions (opcodes.def): VOP3 op_sel[2].
+  if (mi.opc == Opc::kVCvtPkFp8F32Hi || mi.opc == Opc::kVCvtPkBf8F32Hi) s += " op_sel:[0,0,1]";
   if (IsDs(cls)) {
     if (MemoryShape(mi.opc).addrs == 2) {  // llvm-objdump's form: zero fields left out
       if (mi.offset0 != 0) absl::StrAppend(&s, " offset0:", mi.offset0);

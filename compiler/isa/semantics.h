@@ -8,12 +8,15 @@
 #ifndef KIRC_COMPILER_ISA_SEMANTICS_H_
 #define KIRC_COMPILER_ISA_SEMANTICS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "compiler/ir/float_bits.h"
 #include "compiler/isa/encoding.h"
 #include "compiler/isa/instr.h"
+#include "compiler/target/target.h"
 
 namespace kir {
 
@@ -894,6 +897,69 @@ inline bool DsOffsetsFit(const MInst& mi) {
   if (MemoryShape(mi.opc).addrs == 2)
     return mi.offset0 >= 0 && mi.offset0 <= kDs2MaxOffset && mi.offset1 >= 0 && mi.offset1 <= kDs2MaxOffset;
   return IsLegalDsOffset(mi.offset);
+}
+
+// ---------------------------------------------------------------------------
+// fp8 conversion instructions (opcodes.def: v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32,
+// their word-1 *Hi forms, v_cvt_f32_fp8/bf8, v_cvt_pk_f32_fp8/bf8). The
+// same opcodes convert the target's flavour (TargetInfo::fp8): "fp8" is
+// f8e4m3fnuz on gfx942 and f8e4m3fn on gfx950, "bf8" f8e5m2fnuz / f8e5m2.
+//
+// What is known of the hardware, and what is modelled:
+//  - fp8/bf8 -> f32 is exact (every fp8 value is an f32): Fp8BitsToF32 of
+//    float_bits.h; a NaN code gives a NaN (the payload is not modelled),
+//    f8e5m2's infinities give infinities.
+//  - f32 -> fp8/bf8 (v_cvt_pk_*_f32) rounds to nearest even ("RNE CVT" in
+//    AMD's HIP header amd_hip_fp8.h, which calls these instructions for its
+//    round-to-nearest path; v_cvt_sr_* is the stochastic one). Out-of-range
+//    values: gfx942's instruction has no clamp bit (llvm-mc 22 rejects
+//    `v_cvt_pk_fp8_f32 v1, v2, v3 clamp` for gfx942 and for gfx950), and
+//    AMD's own saturating conversion clamps in software first
+//    (amd_hip_fp8.h cast_to_f8_from_f32: `__builtin_amdgcn_fmed3f(v, 240,
+//    -240)` for finite v, "propagate NAN/INF, no clipping"), so what the
+//    instruction gives for a finite |v| beyond the format's max or an
+//    infinity is not documented here: Fp8CvtFromF32 answers nullopt for
+//    those and the emulator refuses them (kirc's lowering clamps first).
+//    NaN in gives the format's NaN (FNUZ: 0x80, its only NaN; OCP: 0x7f,
+//    UNVERIFIED which OCP NaN code the hardware writes). A zero result in an
+//    FNUZ format is 0x00 (the formats have no -0; 0x80 would be NaN).
+//    Denormal inputs and results are kept. f32 source modifiers (neg, abs)
+//    apply before the conversion.
+
+// The element type the fp8 opcode `o` converts on target `t`; nullopt if the
+// target has no fp8 instructions or `o` is not one of them.
+inline std::optional<ElemType> Fp8CvtFormat(const TargetInfo& t, Opc o) {
+  switch (o) {
+    case Opc::kVCvtPkFp8F32:
+    case Opc::kVCvtPkFp8F32Hi:
+    case Opc::kVCvtF32Fp8:
+    case Opc::kVCvtPkF32Fp8:
+      return Fp8Elem(t, /*bf8=*/false);
+    case Opc::kVCvtPkBf8F32:
+    case Opc::kVCvtPkBf8F32Hi:
+    case Opc::kVCvtF32Bf8:
+    case Opc::kVCvtPkF32Bf8:
+      return Fp8Elem(t, /*bf8=*/true);
+    default:
+      return std::nullopt;
+  }
+}
+
+// The byte v_cvt_pk_*_f32 writes for f32 `v` in fp8 type `e`, or nullopt
+// where the hardware result is not known (|v| beyond the format's max, or
+// an infinity: see above).
+inline std::optional<uint8_t> Fp8CvtFromF32(ElemType e, float v) {
+  const Fp8Format* f = Fp8FormatOf(e);
+  if (f == nullptr) return std::nullopt;
+  if (!std::isnan(v) && !(std::fabs(static_cast<double>(v)) <= f->max)) return std::nullopt;
+  return F32ToFp8Bits(e, v);  // in range: nearest even; NaN: Fp8Format::nan
+}
+
+// The new vdst of v_cvt_pk_*_f32 (word_hi: the *Hi form) from its old value
+// and the two converted bytes (src0's in the word's low byte).
+inline uint32_t Fp8CvtPkMerge(uint32_t old, uint8_t b0, uint8_t b1, bool word_hi) {
+  const uint32_t word = static_cast<uint32_t>(b0) | static_cast<uint32_t>(b1) << 8;
+  return word_hi ? (old & 0xffffu) | word << 16 : (old & 0xffff0000u) | word;
 }
 
 }  // namespace kir

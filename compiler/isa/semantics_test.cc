@@ -351,3 +351,44 @@ TEST(SemanticsTest, SaturatingSubs) {
 
 }  // namespace
 }  // namespace kir
+
+namespace kir {
+namespace {
+
+// fp8 conversions: the opcodes' format follows the target's flavour
+// (TargetInfo::fp8); the values are worked out by hand from the formats.
+TEST(SemanticsTest, Fp8ConversionFormatFollowsTheTarget) {
+  TargetInfo fnuz = **LookupTarget("gfx942");
+  EXPECT_EQ(Fp8CvtFormat(fnuz, Opc::kVCvtPkFp8F32), ElemType::kF8E4M3FNUZ);
+  EXPECT_EQ(Fp8CvtFormat(fnuz, Opc::kVCvtPkBf8F32Hi), ElemType::kF8E5M2FNUZ);
+  EXPECT_EQ(Fp8CvtFormat(fnuz, Opc::kVCvtPkF32Bf8), ElemType::kF8E5M2FNUZ);
+  EXPECT_EQ(Fp8CvtFormat(**LookupTarget("gfx90a"), Opc::kVCvtF32Fp8), std::nullopt);
+  EXPECT_EQ(Fp8CvtFormat(fnuz, Opc::kVAddF32), std::nullopt);
+  // A gfx950-like table entry: only the flavour differs.
+  TargetInfo ocp = fnuz;
+  ocp.fp8 = Fp8Flavor::kOcp;
+  EXPECT_EQ(Fp8CvtFormat(ocp, Opc::kVCvtPkFp8F32), ElemType::kF8E4M3FN);
+  EXPECT_EQ(Fp8CvtFormat(ocp, Opc::kVCvtF32Bf8), ElemType::kF8E5M2);
+}
+
+TEST(SemanticsTest, Fp8CvtFromF32BothFlavours) {
+  // 448 = 1.75 * 2^8 is OCP E4M3's max (0x7e) but beyond FNUZ E4M3's 240.
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E4M3FN, 448.0f), 0x7e);
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E4M3FNUZ, 448.0f), std::nullopt);
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E4M3FNUZ, 240.0f), 0x7f);
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E4M3FNUZ, -240.0f), 0xff);
+  // Infinities: unknown hardware result, even for E5M2, which has them.
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E5M2, INFINITY), std::nullopt);
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E5M2, 57344.0f), 0x7b);
+  // 1.5 in E5M2 (bias 15): 0 01111 10 = 0x3e; in E5M2FNUZ (bias 16): 0x42.
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E5M2, 1.5f), 0x3e);
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E5M2FNUZ, 1.5f), 0x42);
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E4M3FNUZ, NAN), 0x80);
+  EXPECT_EQ(Fp8CvtFromF32(ElemType::kF8E4M3FN, NAN), 0x7f);
+  // Word merge: word 0 or word 1 replaced, the other kept.
+  EXPECT_EQ(Fp8CvtPkMerge(0xaabbccddu, 0x12, 0x34, false), 0xaabb3412u);
+  EXPECT_EQ(Fp8CvtPkMerge(0xaabbccddu, 0x12, 0x34, true), 0x3412ccddu);
+}
+
+}  // namespace
+}  // namespace kir

@@ -292,6 +292,8 @@ absl::Status LowerCtx::LowerElementwise(const Op& op) {
     return MirBuilder::V(regs[i], bcast[i] ? 0 : reg);
   };
   Opc f32 = op.kind == OpKind::kAdd ? Opc::kVAddF32 : op.kind == OpKind::kMul ? Opc::kVMulF32 : Opc::kVFmaF32;
+  if (IsFp8(rt.elem))  // the validator refuses it first
+    return Error(op, "fp8 values take no arithmetic: cvt them to f32 first");
   switch (rt.elem) {
     case ElemType::kF32:
       for (int r = 0; r < n; ++r) {
@@ -341,6 +343,8 @@ absl::Status LowerCtx::LowerElementwise(const Op& op) {
                                          : std::nullopt);
       break;
     }
+    default:
+      break;
   }
   values_[op.results[0]] = out;
   return absl::OkStatus();
@@ -379,6 +383,77 @@ absl::Status LowerCtx::LowerSlice(const Op& op) {
   return absl::OkStatus();
 }
 
+// fp8 <-> f32 (KIR cvt semantics: float_bits.h F32ToFp8Bits; the hardware
+// conversions: compiler/isa/semantics.h).
+//  - fp8 -> f32 is exact in hardware: v_cvt_pk_f32_{fp8,bf8} converts bytes 0
+//    and 1 of a dword into a VGPR pair (bytes 2 and 3 after a shift by 16),
+//    v_cvt_f32_{fp8,bf8} byte 0 for a single element.
+//  - f32 -> fp8: v_cvt_pk_{fp8,bf8}_f32 rounds to nearest even (two values
+//    into word 0, or word 1 with op_sel:[0,0,1], the other word kept), but
+//    gfx942 gives it no clamp bit and its result beyond the format's range is
+//    not documented (AMD's HIP amd_hip_fp8.h saturates in software with
+//    v_med3_f32 before it, and leaves NaN/inf to the instruction). So each
+//    value is first clamped to [-max, max] (v_min_f32, v_max_f32: also maps
+//    +-inf to +-max, KIR's rule for the formats without infinities) and a
+//    NaN, which v_min/v_max would turn into a number, is put back with
+//    v_cmp_u_f32 + v_cndmask_b32: the instruction only sees values it
+//    converts exactly as KIR says (NaN -> NaN: 0x80 in FNUZ, its only NaN).
+//    f8e5m2 keeps infinities (+-inf -> +-inf), which this clamp would lose:
+//    refused until its target (gfx950) needs it.
+absl::Status LowerCtx::LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int src, int dst) {
+  const ElemType fp8 = IsFp8(to) ? to : from;
+  const bool bf8 = fp8 == ElemType::kF8E5M2FNUZ || fp8 == ElemType::kF8E5M2;
+  std::optional<ElemType> native = Fp8Elem(t_, bf8);
+  if (!native || *native != fp8)
+    return Error(op, absl::StrCat(t_.name, " has no conversion instruction for ",
+                                  std::string(ElemTypeName(fp8)), " (it has ", Fp8ElemTypesText(t_), ")"));
+  if (from != ElemType::kF32 && to != ElemType::kF32)
+    return Error(op, "fp8 converts only to and from f32: convert through f32");
+  const int w = op.type.width;
+  if (to == ElemType::kF32) {
+    const Opc one = bf8 ? Opc::kVCvtF32Bf8 : Opc::kVCvtF32Fp8;
+    const Opc pk = bf8 ? Opc::kVCvtPkF32Bf8 : Opc::kVCvtPkF32Fp8;
+    if (w == 1) {
+      b_.ValuTo(one, MirBuilder::V(dst), {MirBuilder::V(src)});
+      return absl::OkStatus();
+    }
+    for (int p = 0; 2 * p < w; ++p) {  // elements 2p, 2p + 1: dword p / 2, word p % 2
+      MOperand s = MirBuilder::V(src, p / 2);
+      if (p % 2) s = MirBuilder::V(b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(16), s}));
+      b_.ValuTo(pk, MirBuilder::V(dst, 2 * p, 2), {s});
+    }
+    return absl::OkStatus();
+  }
+  if (from != ElemType::kF32) return Error(op, "fp8 converts only to and from f32: convert through f32");
+  const Fp8Format* f = Fp8FormatOf(to);
+  if (f->has_inf)
+    return Error(op, absl::StrCat("cvt to ", std::string(ElemTypeName(to)),
+                                  " is not implemented: its infinities need a different saturation "
+                                  "sequence (compiler/lower/lower_compute.cc LowerFp8Cvt)"));
+  const uint32_t max_bits = F32Bits(static_cast<float>(f->max));
+  std::vector<MOperand> y(w);
+  for (int e = 0; e < w; ++e) {
+    MOperand x = MirBuilder::V(src, e);
+    int lo = b_.Valu(Opc::kVMinF32, {MOperand::Imm(max_bits), x});
+    int c = b_.Valu(Opc::kVMaxF32, {MOperand::Imm(max_bits | 0x80000000u), MirBuilder::V(lo)});
+    int nan = b_.NewS(2, 2);
+    b_.ValuTo(Opc::kVCmpUF32, MirBuilder::S(nan, 0, 2), {x, x});
+    int r = b_.NewV();
+    b_.ValuTo(Opc::kVCndmaskB32, MirBuilder::V(r), {MirBuilder::V(c), x, MirBuilder::S(nan, 0, 2)});
+    y[e] = MirBuilder::V(r);
+  }
+  const Opc pk = bf8 ? Opc::kVCvtPkBf8F32 : Opc::kVCvtPkFp8F32;
+  const Opc pk_hi = bf8 ? Opc::kVCvtPkBf8F32Hi : Opc::kVCvtPkFp8F32Hi;
+  for (int r = 0; 4 * r < w; ++r) {
+    // Word 0 (elements 4r, 4r + 1; a lone element twice), then word 1. The
+    // bytes past the value's width are not part of it (never stored).
+    const int e = 4 * r;
+    b_.ValuTo(pk, MirBuilder::V(dst, r), {y[e], y[e + 1 < w ? e + 1 : e]});
+    if (e + 2 < w) b_.ValuTo(pk_hi, MirBuilder::V(dst, r), {y[e + 2], y[e + 3]});
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LowerCtx::LowerCvt(const Op& op) {
   const Value& in = values_.at(op.operands[0].name);
   ElemType from = in.type.elem, to = op.type.elem;
@@ -395,6 +470,12 @@ absl::Status LowerCtx::LowerCvt(const Op& op) {
   }
   if (from == ElemType::kI32 || to == ElemType::kI32)
     return Error(op, "conversions to or from i32 are not supported yet");
+  if (IsFp8(from) || IsFp8(to)) {
+    absl::Status st = LowerFp8Cvt(op, from, to, src, out.vreg);
+    if (!st.ok()) return st;
+    values_[op.results[0]] = out;
+    return absl::OkStatus();
+  }
   // Through f32: element e of the source as an f32 operand.
   auto f32_elem = [&](int e) -> MOperand {
     if (from == ElemType::kF32) return MirBuilder::V(src, e);

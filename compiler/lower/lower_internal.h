@@ -121,6 +121,8 @@ class LowerCtx {
   absl::Status LowerElementwise(const Op& op);
   absl::Status LowerConst(const Op& op);
   absl::Status LowerCvt(const Op& op);
+  // cvt between an fp8 type and f32 (lower_compute.cc).
+  absl::Status LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int src, int dst);
   absl::Status LowerSlice(const Op& op);
 
   // Registers of a value usable by VALU/VMEM/DS (AGPR values copied to VGPRs).

@@ -21,6 +21,7 @@ struct Chunk {
   int bytes = 4;            // 2, 4, 8 or 16
   int dword = 0;            // first register of the value tuple
   int half = 0;             // 16-bit chunks: 0 low half, 1 high half
+  int pos = 0;              // 8-bit chunks (fp8): the byte within the dword, 0..3
 };
 
 struct MemAccess {
@@ -35,6 +36,12 @@ struct MemAccess {
   std::vector<Chunk> chunks;
 };
 
+// 8-bit (fp8) accesses work like 16-bit ones: buffer_load_ubyte /
+// ds_read_u8 zero-extend into a whole VGPR, so byte 0 of a dword is loaded
+// in place and bytes 1..3 into temporaries merged with v_lshl_or_b32 (a
+// shift of 8 * byte); a store of byte 1..3 shifts it down into a temporary
+// first (buffer_store_byte / ds_write_b8 store bits 7:0). The byte forms
+// with d16_hi would cover byte 2 only.
 // 16-bit loads zero-extend into a whole VGPR (buffer_load_ushort,
 // ds_read_u16); an element in the high half of a dword is loaded into a
 // temporary and merged with v_lshl_or_b32 (MergeHighHalves). The D16 forms
@@ -52,8 +59,10 @@ Opc LoadOpc(bool lds, int bytes) {
       return lds ? Opc::kDsReadB64 : Opc::kBufferLoadDwordx2;
     case 4:
       return lds ? Opc::kDsReadB32 : Opc::kBufferLoadDword;
-    default:
+    case 2:
       return lds ? Opc::kDsReadU16 : Opc::kBufferLoadUshort;
+    default:
+      return lds ? Opc::kDsReadU8 : Opc::kBufferLoadUbyte;
   }
 }
 
@@ -65,9 +74,11 @@ Opc StoreOpc(bool lds, int bytes, int half) {
       return lds ? Opc::kDsWriteB64 : Opc::kBufferStoreDwordx2;
     case 4:
       return lds ? Opc::kDsWriteB32 : Opc::kBufferStoreDword;
-    default:
+    case 2:
       if (lds) return half ? Opc::kDsWriteB16D16Hi : Opc::kDsWriteB16;
       return half ? Opc::kBufferStoreShortD16Hi : Opc::kBufferStoreShort;
+    default:  // 1 byte: the caller shifts bytes 1..3 down first
+      return lds ? Opc::kDsWriteB8 : Opc::kBufferStoreByte;
   }
 }
 
@@ -119,6 +130,8 @@ static absl::StatusOr<MemAccess> PlanAccess(LowerCtx& c, const Op& op, ValueType
       ch.byte_offset = off;
       ch.bytes = static_cast<int>(chunk);
       ch.dword = static_cast<int>(off / 4);
+      ch.pos = static_cast<int>(off % 4);
+      ch.half = ch.bytes == 2 ? ch.pos / 2 : 0;
       a.chunks.push_back(ch);
     }
   } else {
@@ -129,6 +142,7 @@ static absl::StatusOr<MemAccess> PlanAccess(LowerCtx& c, const Op& op, ValueType
       ch.bytes = a.eb;
       ch.dword = e * a.eb / 4;
       ch.half = a.eb == 2 ? e % 2 : 0;
+      ch.pos = e * a.eb % 4;
       a.chunks.push_back(ch);
     }
   }
@@ -177,6 +191,7 @@ struct BufAddr {
 // `dword` of the value tuple (LoadOpc).
 struct HalfMerge {
   int dword, tmp;
+  int shift = 16;  // bits: 16 for a high half, 8 * byte for an fp8 byte
 };
 
 // Emits one memory instruction for `ch`; `data` is the value tuple's vreg.
@@ -186,9 +201,13 @@ static void EmitChunk(LowerCtx& c, const Op& op, const MemAccess& a, const Chunk
                       int64_t lds_offset, std::vector<HalfMerge>* merges) {
   int dwords = std::max(1, ch.bytes / 4);
   MOperand reg = MirBuilder::V(data, ch.dword, dwords);
-  if (!store && ch.bytes == 2 && ch.half) {
+  if (!store && ((ch.bytes == 2 && ch.half) || (ch.bytes == 1 && ch.pos))) {
     int tmp = c.b_.NewV();
-    merges->push_back({ch.dword, tmp});
+    merges->push_back({ch.dword, tmp, 8 * ch.pos});
+    reg = MirBuilder::V(tmp);
+  }
+  if (store && ch.bytes == 1 && ch.pos) {  // byte 1..3: shift it down to bits 7:0
+    int tmp = c.b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(8 * ch.pos), MirBuilder::V(data, ch.dword)});
     reg = MirBuilder::V(tmp);
   }
   Opc opc = store ? StoreOpc(a.is_lds, ch.bytes, ch.half) : LoadOpc(a.is_lds, ch.bytes);
@@ -223,7 +242,7 @@ static void EmitChunk(LowerCtx& c, const Op& op, const MemAccess& a, const Chunk
 static void MergeHighHalves(LowerCtx& c, int data, std::vector<HalfMerge>& merges) {
   for (const HalfMerge& m : merges)
     c.b_.ValuTo(Opc::kVLshlOrB32, MirBuilder::V(data, m.dword),
-                {MirBuilder::V(m.tmp), MOperand::Imm(16), MirBuilder::V(data, m.dword)});
+                {MirBuilder::V(m.tmp), MOperand::Imm(m.shift), MirBuilder::V(data, m.dword)});
   merges.clear();
 }
 
@@ -405,6 +424,7 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       ch.bytes = a.eb;
       ch.dword = e * a.eb / 4;
       ch.half = a.eb == 2 ? e % 2 : 0;
+      ch.pos = e * a.eb % 4;
       groups.push_back({ch});
     }
   }

@@ -115,7 +115,7 @@ uint32_t RoundPairTo(ElemType t, double s, double err) {
 }
 
 
-bool ValidType(ValueType t) { return IsValidElemType(t.elem) && IsLegalWidth(t.width); }
+bool ValidType(ValueType t) { return IsValidElemType(t.elem) && IsLegalWidthFor(t.elem, t.width); }
 
 // The value of a float element as a double (exact).
 double ToDouble(ElemType t, uint32_t bits) {
@@ -128,6 +128,11 @@ double ToDouble(ElemType t, uint32_t bits) {
       return F32FromBits(bits);
     case ElemType::kI32:
       return static_cast<int32_t>(bits);
+    case ElemType::kF8E4M3FNUZ:
+    case ElemType::kF8E5M2FNUZ:
+    case ElemType::kF8E4M3FN:
+    case ElemType::kF8E5M2:
+      return Fp8BitsToF32(t, static_cast<uint8_t>(bits));
   }
   return 0;
 }
@@ -389,7 +394,7 @@ void MfmaSums(const MfmaPlan& p, const double* A, const double* B, double* acc) 
 // ---------------------------------------------------------------------------
 // The interpreter.
 
-using Lane = std::array<uint32_t, 16>;  // one thread's value; elements [0, width)
+using Lane = std::array<uint32_t, 32>;  // one thread's value; elements [0, width) (fp8: up to 32)
 
 // An index expression in postfix form for per-thread evaluation: the leaves
 // are tid.{x,y,z} (kTid, v = the dimension) and values (kValue: a subtree
@@ -1315,6 +1320,9 @@ absl::Status Interp::RunElementwise(const Op& op) {
                            " but the result is ", TypeText(rt), "; widths must match or be 1"));
   if (op.kind == OpKind::kFma && rt.elem == ElemType::kI32)
     return OpErr(op, "fma is defined for float types only");
+  if (IsFp8(rt.elem))
+    return OpErr(op, absl::StrCat("fp8 values (", TypeText(rt),
+                                  ") take no arithmetic: cvt them to f32 first"));
   s = CanDefine(op, op.results[0]);
   if (!s.ok()) return s;
   Slot out = NewSlot(rt);
@@ -1348,6 +1356,8 @@ absl::Status Interp::RunElementwise(const Op& op) {
           r = RoundPairTo(rt.elem, x.first, x.second);
           break;
         }
+        default:  // fp8: refused above
+          break;
       }
       out.v[t][e] = r;
     }
@@ -1378,11 +1388,13 @@ absl::Status Interp::RunCvt(const Op& op) {
         out.v[t][e] = x;
         continue;
       }
-      float f = static_cast<float>(ToDouble(from, x));  // exact (f16/bf16 -> f32)
+      float f = static_cast<float>(ToDouble(from, x));  // exact (f16/bf16/fp8 -> f32)
       if (from == ElemType::kF32) f = F32FromBits(x);   // keeps NaN payloads
       uint32_t r = F32Bits(f);
       if (to == ElemType::kF16) r = F32ToF16Bits(f);
       if (to == ElemType::kBF16) r = F32ToBf16Bits(f);
+      // KIR's fp8 cvt: nearest even, saturating (float_bits.h F32ToFp8Bits).
+      if (IsFp8(to)) r = F32ToFp8Bits(to, f);
       out.v[t][e] = r;
     }
   return Define(op, op.results[0], std::move(out));

@@ -452,6 +452,137 @@ TEST(Interpreter, ConversionsRoundToNearestEven) {
 }
 
 // ---------------------------------------------------------------------------
+// fp8 (issue 19): loads and stores of bytes, cvt f32 -> fp8 (nearest even,
+// saturating) and fp8 -> f32 (exact); values worked out by hand from the
+// formats' definitions (compiler/ir/types.h).
+
+TEST(Interpreter, Fp8LoadsStoresAndConversions) {
+  Kernel k2 = MustParse(R"(kernel f8
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[256] strides [1] readonly
+arg q : f8e4m3fnuz[256] strides [1] writeonly
+arg b : f8e5m2fnuz[256] strides [1] writeonly
+arg c : f8e4m3fn[256] strides [1] writeonly
+arg e : f8e5m2[256] strides [1] writeonly
+arg p : f8e4m3fnuz[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+  %v = load x[tid.x * 4] : f32x4
+  %qv = cvt %v : f8e4m3fnuzx4
+  store q[tid.x * 4], %qv
+  %bv = cvt %v : f8e5m2fnuzx4
+  store b[tid.x * 4], %bv
+  %cv = cvt %v : f8e4m3fnx4
+  store c[tid.x * 4], %cv
+  %ev = cvt %v : f8e5m2x4
+  store e[tid.x * 4], %ev
+  %pv = load p[tid.x] : f8e4m3fnuz
+  %pf = cvt %pv : f32
+  store y[tid.x], %pf
+end
+)");
+  // {f32 input, e4m3fnuz, e5m2fnuz, e4m3fn, e5m2}
+  struct C {
+    float x;
+    uint8_t q, b, c, e;
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<C> cases = {
+      {1.0f, 0x40, 0x40, 0x38, 0x3c},
+      {-1.0f, 0xc0, 0xc0, 0xb8, 0xbc},
+      {1.0625f, 0x40, 0x40, 0x38, 0x3c},    // e4m3: tie 1 | 1.125, even; e5m2: nearer 1
+      {1.1875f, 0x42, 0x41, 0x3a, 0x3d},    // e4m3: tie 1.125 | 1.25, even 1.25; e5m2: nearer 1.25
+      {240.0f, 0x7f, 0x60, 0x77, 0x5c},     // e4m3fnuz max; e5m2: tie 224 | 256, even 256
+      {1000.0f, 0x7f, 0x68, 0x7e, 0x64},    // e4m3 saturates (240, 448); e5m2: nearer 1024
+      {1e6f, 0x7f, 0x7f, 0x7e, 0x7b},       // saturates everywhere
+      {inf, 0x7f, 0x7f, 0x7e, 0x7c},        // +inf: max, but inf in e5m2
+      {-inf, 0xff, 0xff, 0xfe, 0xfc},
+      {-0.0f, 0x00, 0x00, 0x80, 0x80},      // FNUZ has no -0
+      {0x1p-10f, 0x01, 0x18, 0x00, 0x14},   // e4m3fnuz min subnormal; e4m3fn: half its 2^-9, tie to 0
+      {0x1p-11f, 0x00, 0x14, 0x00, 0x10},   // e4m3fnuz: half the min subnormal, tie to 0
+      {-0x1p-12f, 0x00, 0x90, 0x80, 0x8c},  // e4m3fnuz: rounds to 0, and FNUZ's zero is +0
+      {0x1p-17f, 0x00, 0x01, 0x00, 0x00},   // e5m2fnuz min subnormal; e5m2: tie to 0
+  };
+  std::vector<float> x(256, 0.0f);
+  for (size_t i = 0; i < cases.size(); ++i) x[i] = cases[i].x;
+  x[200] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<uint8_t> p(64);
+  for (int i = 0; i < 64; ++i) p[i] = static_cast<uint8_t>(i * 4 + 1);  // odd codes, 0x81 included
+  InterpArgs a;
+  a.buffers["x"] = Bytes(x);
+  a.buffers["p"] = p;
+  for (const char* o : {"q", "b", "c", "e"}) a.buffers[o] = std::vector<uint8_t>(256, 0);
+  a.buffers["y"] = std::vector<uint8_t>(256, 0);
+  absl::Status st = Interpret(k2, a);
+  ASSERT_TRUE(st.ok()) << st;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.buffers["q"][i], cases[i].q) << i << " e4m3fnuz of " << cases[i].x;
+    EXPECT_EQ(a.buffers["b"][i], cases[i].b) << i << " e5m2fnuz of " << cases[i].x;
+    EXPECT_EQ(a.buffers["c"][i], cases[i].c) << i << " e4m3fn of " << cases[i].x;
+    EXPECT_EQ(a.buffers["e"][i], cases[i].e) << i << " e5m2 of " << cases[i].x;
+  }
+  EXPECT_EQ(a.buffers["q"][200], 0x80);  // NaN
+  EXPECT_EQ(a.buffers["b"][200], 0x80);
+  EXPECT_EQ(a.buffers["c"][200], 0x7f);
+  EXPECT_EQ(a.buffers["e"][200], 0x7f);
+  // fp8 -> f32, by hand: code 0x01 = 2^-10, 0x41 = 1.125, 0x81 = -2^-10,
+  // 0xfd = -(1 + 5/8) * 2^7 = -208.
+  std::vector<float> y = From<float>(a.buffers["y"]);
+  EXPECT_EQ(y[0], 0x1p-10f);
+  EXPECT_EQ(y[16], 1.125f);
+  EXPECT_EQ(y[32], -0x1p-10f);
+  EXPECT_EQ(y[63], -208.0f);
+}
+
+// 32-element fp8 values: a thread's value once had room for 16 elements
+// (the heap was overwritten past them; found by testdata/kernels/move_fp8.kir).
+TEST(Interpreter, Fp8X32ValuesKeepAllElements) {
+  Kernel k = MustParse(R"(kernel f8
+workgroup 64 1 1
+grid 1 1 1
+arg p : f8e5m2fnuz[64, 32] strides [32, 1] readonly
+arg q : f8e5m2fnuz[64, 32] strides [32, 1] writeonly
+arg y : f32[64, 16] strides [16, 1] writeonly
+  %v = load p[tid.x, 0] : f8e5m2fnuzx32
+  store q[tid.x, 0], %v
+  %h = slice %v, 16 : f8e5m2fnuzx16
+  %f = cvt %h : f32x16
+  store y[tid.x, 0], %f
+end
+)");
+  std::vector<uint8_t> p(64 * 32);
+  for (size_t i = 0; i < p.size(); ++i) p[i] = static_cast<uint8_t>(i * 7 + 3);
+  InterpArgs a;
+  a.buffers["p"] = p;
+  a.buffers["q"] = std::vector<uint8_t>(64 * 32, 0);
+  a.buffers["y"] = std::vector<uint8_t>(64 * 16 * 4, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(a.buffers["q"], p);
+  std::vector<float> y = From<float>(a.buffers["y"]);
+  // Row 0, element 16 + 1: code (17 * 7 + 3) & 0xff = 0x7a = 0 11110 10:
+  // 2^(30 - 16) * 1.5 = 24576.
+  EXPECT_EQ(y[1], 24576.0f);
+}
+
+TEST(InterpreterErrors, Fp8ArithmeticIsRefused) {
+  Kernel k = MustParse(R"(kernel f8
+workgroup 64 1 1
+grid 1 1 1
+arg p : f8e4m3fnuz[64] strides [1] readwrite
+  %v = load p[tid.x] : f8e4m3fnuz
+  %w = add %v, %v
+  store p[tid.x], %w
+end
+)");
+  InterpArgs a;
+  a.buffers["p"] = std::vector<uint8_t>(64, 0x40);
+  absl::Status st = Interpret(k, a);
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(std::string(st.message()), HasSubstr("fp8 values (f8e4m3fnuz) take no arithmetic"));
+}
+
+// ---------------------------------------------------------------------------
 // i32 arithmetic and broadcasts.
 
 TEST(Interpreter, I32WrapsAndScalarsBroadcast) {

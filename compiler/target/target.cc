@@ -16,13 +16,15 @@ constexpr TargetInfo kGfx90a{Gfx::kGfx90a, "gfx90a", 256, 256, true, 8, 102, tru
                              32,    8,     63,    15,    7,    0x03f};
 constexpr TargetInfo kGfx942{Gfx::kGfx942, "gfx942", 256, 256, true, 8, 102, true,
                              false, true,  true,  true,  true,  false, true,  65536,
-                             32,    8,     63,    15,    7,    0x04c, true, true, true,  true};
+                             32,    8,     63,    15,    7,    0x04c, true, true, true,  true,
+                             Fp8Flavor::kFnuz};
 // gfx950 (CDNA4, MI350X/MI355X): as gfx942 but for the group segment limit
 // (163840 bytes), the LDS bank count (64) and EF_AMDGPU_MACH 0x04f; the
 // sources of each value are at its field in target.h.
 constexpr TargetInfo kGfx950{Gfx::kGfx950, "gfx950", 256, 256, true, 8, 102, true,
                              false, true,  true,  true,  true,  false, true,  163840,
-                             64,    8,     63,    15,    7,    0x04f, true, true, true,  true};
+                             64,    8,     63,    15,    7,    0x04f, true, true, true,  true,
+                             Fp8Flavor::kOcp};
 
 }  // namespace
 
@@ -34,6 +36,36 @@ int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch
   if (flat_scratch || t.architected_flat_scratch) return 6;
   if (xnack_mask && t.has_xnack) return 4;
   return vcc ? 2 : 0;
+}
+
+std::vector<ElemType> Fp8ElemTypes(const TargetInfo& t) {
+  switch (t.fp8) {
+    case Fp8Flavor::kFnuz:
+      return {ElemType::kF8E4M3FNUZ, ElemType::kF8E5M2FNUZ};
+    case Fp8Flavor::kOcp:
+      return {ElemType::kF8E4M3FN, ElemType::kF8E5M2};
+    case Fp8Flavor::kNone:
+      break;
+  }
+  return {};
+}
+
+std::optional<ElemType> Fp8Elem(const TargetInfo& t, bool bf8) {
+  std::vector<ElemType> v = Fp8ElemTypes(t);
+  if (v.empty()) return std::nullopt;
+  return v[bf8 ? 1 : 0];
+}
+
+bool TargetHasElemType(const TargetInfo& t, ElemType e) {
+  if (!IsFp8(e)) return true;
+  std::vector<ElemType> v = Fp8ElemTypes(t);
+  return std::find(v.begin(), v.end(), e) != v.end();
+}
+
+std::string Fp8ElemTypesText(const TargetInfo& t) {
+  std::vector<ElemType> v = Fp8ElemTypes(t);
+  if (v.empty()) return "no fp8 types";
+  return absl::StrCat(std::string(ElemTypeName(v[0])), " and ", std::string(ElemTypeName(v[1])));
 }
 
 const std::vector<const TargetInfo*>& AllTargets() {

@@ -8,6 +8,7 @@
 #define KIRC_COMPILER_TARGET_TARGET_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,21 @@ namespace kir {
 enum class Gfx { kGfx908, kGfx90a, kGfx942, kGfx950 };
 // Number of targets: the size of every per-target array indexed by Gfx.
 inline constexpr int kNumGfx = 4;
+
+// Which 8-bit float formats a target's fp8 instructions (v_cvt_*_fp8/bf8_*,
+// v_mfma_*_fp8_*/bf8_*) read and write: the "fp8" (E4M3) and "bf8" (E5M2)
+// of one flavour. The same opcodes mean different formats per target.
+//  - kFnuz: gfx942 (CDNA3): f8e4m3fnuz and f8e5m2fnuz (AMD "AMD Instinct
+//    MI300 ISA" guide, "FP8/BF8 conversions" use the NANOO formats, bias 8 /
+//    16; LLVM AMDGPU names them FP8/BF8 and MLIR's AMDGPU dialect maps
+//    f8E4M3FNUZ / f8E5M2FNUZ onto them for gfx942: mlir/lib/Conversion/
+//    AMDGPUToROCDL, "isNativeFp8"/"isNativeBf8"; amd_matrix_instruction_calculator
+//    "AMD 4-bit exponent, 3-bit mantissa").
+//  - kOcp: gfx950 (CDNA4): f8e4m3fn and f8e5m2 (OCP OFP8; MLIR AMDGPU maps
+//    f8E4M3FN / f8E5M2 for gfx950; HIP amd_hip_ocp_fp_cxx.hpp calls the same
+//    v_cvt_pk_fp8_f32 builtin for OCP E4M3 there).
+//  - kNone: gfx908, gfx90a (no fp8 instructions).
+enum class Fp8Flavor { kNone, kFnuz, kOcp };
 
 struct TargetInfo {
   Gfx gfx;
@@ -93,7 +109,21 @@ struct TargetInfo {
   // `-mcpu=gfx950` in IEEE mode (FeatureMemoryAtomicFAddF32DenormalSupport
   // in FeatureISAVersion9_4_Common, which gfx950 inherits).
   bool atomic_add_f32_denormals = false;
+  // The fp8 formats of the target's fp8 instructions (Fp8Flavor). A new
+  // target only sets this: Fp8ElemTypes/Fp8Elem derive the rest.
+  Fp8Flavor fp8 = Fp8Flavor::kNone;
 };
+
+// The fp8 element types target `t` has, E4M3 first (gfx942: f8e4m3fnuz,
+// f8e5m2fnuz); empty for kNone.
+std::vector<ElemType> Fp8ElemTypes(const TargetInfo& t);
+// The element type of the target's "fp8" (bf8 = false: E4M3) or "bf8" (E5M2)
+// instructions; nullopt for kNone.
+std::optional<ElemType> Fp8Elem(const TargetInfo& t, bool bf8);
+// True unless `e` is an fp8 type the target lacks.
+bool TargetHasElemType(const TargetInfo& t, ElemType e);
+// "f8e4m3fnuz and f8e5m2fnuz", or "no fp8 types", for error messages.
+std::string Fp8ElemTypesText(const TargetInfo& t);
 
 // SGPR allocation of a GFX9 wavefront (gfx908/90a/942/950). AMDGPUUsage,
 // "compute_pgm_rsrc1 for GFX6-GFX12", GRANULATED_WAVEFRONT_SGPR_COUNT (bits

@@ -79,6 +79,10 @@ double ElementValue(ElemType t, const uint8_t* p) {
     case ElemType::kF16: return F16BitsToF32(static_cast<uint16_t>(bits));
     case ElemType::kBF16: return Bf16BitsToF32(static_cast<uint16_t>(bits));
     case ElemType::kI32: return static_cast<int32_t>(bits);
+    case ElemType::kF8E4M3FNUZ:
+    case ElemType::kF8E5M2FNUZ:
+    case ElemType::kF8E4M3FN:
+    case ElemType::kF8E5M2: return Fp8BitsToF32(t, static_cast<uint8_t>(bits));
   }
   return 0;
 }
@@ -107,6 +111,25 @@ Tolerance ToleranceFor(const Kernel& k, const Arg& out, int64_t reduction_length
     case ElemType::kI32:
       t.why = "exact for i32";
       break;
+    case ElemType::kF8E4M3FNUZ:
+    case ElemType::kF8E5M2FNUZ:
+    case ElemType::kF8E4M3FN:
+    case ElemType::kF8E5M2: {
+      // KIR's cvt to fp8 is deterministic (round to nearest even, saturating:
+      // float_bits.h), so the device must match the reference code for code
+      // unless an unordered sum (mfma, gemm) precedes it: then 1 ulp of the
+      // format, relative to the largest reference element.
+      int64_t kk = reduction_length > 0 ? reduction_length : ReductionLength(k);
+      if (kk <= 1) {
+        t.bits = true;
+        t.why = absl::StrCat("exact for ", std::string(ElemTypeName(out.elem)), " (a deterministic conversion)");
+      } else {
+        t.rtol = std::ldexp(1.0, -Fp8FormatOf(out.elem)->man_bits);
+        t.why = absl::StrFormat("1 ulp of %s after a reduction of length %d (rtol 2^-%d)",
+                                std::string(ElemTypeName(out.elem)), kk, Fp8FormatOf(out.elem)->man_bits);
+      }
+      break;
+    }
   }
   return t;
 }
@@ -260,7 +283,11 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
     auto it = bounds.find(a.name);
     const RoundingBound b = it != bounds.end() ? it->second : RoundingBound{INFINITY, INFINITY, "no bound"};
     const double gref = std::expm1(b.ref);
-    const int emin_sub = a.elem == ElemType::kF16 ? -24 : a.elem == ElemType::kBF16 ? -133 : -149;
+    const Fp8Format* f8 = Fp8FormatOf(a.elem);
+    const int emin_sub = a.elem == ElemType::kF16    ? -24
+                         : a.elem == ElemType::kBF16 ? -133
+                         : f8 != nullptr             ? 1 - f8->bias - f8->man_bits
+                                                     : -149;
     t.atol = std::ldexp(2.0, emin_sub);
     t.shadow_factor = gref < 1 ? (std::expm1(b.dev) + gref) / (1 - gref) : INFINITY;
     if (!b.unbounded.empty() || !std::isfinite(t.shadow_factor)) {

@@ -1,5 +1,7 @@
 #include "hw/check/exact.h"
 
+#include "compiler/ir/float_bits.h"
+
 #include <algorithm>
 #include <functional>
 #include <cmath>
@@ -170,6 +172,13 @@ FloatType FloatInfo(ElemType t) {
   switch (t) {
     case ElemType::kF16: return {11, -24, 65504.0, std::ldexp(1.0, -11)};
     case ElemType::kBF16: return {8, -133, std::ldexp(255.0, 120), std::ldexp(1.0, -8)};
+    case ElemType::kF8E4M3FNUZ:
+    case ElemType::kF8E5M2FNUZ:
+    case ElemType::kF8E4M3FN:
+    case ElemType::kF8E5M2: {  // float_bits.h Fp8Format
+      const Fp8Format* f = Fp8FormatOf(t);
+      return {f->man_bits + 1, 1 - f->bias - f->man_bits, f->max, std::ldexp(1.0, -(f->man_bits + 1))};
+    }
     default: return {24, -149, static_cast<double>(std::numeric_limits<float>::max()), std::ldexp(1.0, -24)};
   }
 }

@@ -54,9 +54,30 @@ Fields FieldsOf(ElemType t) {
   }
 }
 
+// One adversarial fp8 element of type t (its code): mostly finite codes of
+// every binade, the extremes (+-max, the smallest subnormal), signed zeros,
+// and as for the other float types about 1% NaN (the format's NaN codes)
+// and 1% infinities (f8e5m2 only; the others have none).
+uint32_t AdversarialFp8(ElemType t, uint64_t& s) {
+  const Fp8Format& f = *Fp8FormatOf(t);
+  const uint32_t sign = static_cast<uint32_t>(Next(s) & 1) << 7;
+  const int c = static_cast<int>(Next(s) % 100);
+  if (c < 10) return sign | F32ToFp8Bits(t, static_cast<float>(f.max));  // +-max
+  if (c < 18) return sign | static_cast<uint32_t>(1 + Next(s) % ((1u << f.man_bits) - 1));  // subnormals
+  if (c < 22) return f.fnuz ? 0 : sign;  // zero (FNUZ: 0x80 is NaN, not -0)
+  if (c < 23) return f.fnuz ? 0x80 : sign | 0x7f;  // NaN
+  if (c < 24 && f.has_inf) return sign | 0x7c;  // infinity
+  for (;;) {  // any finite code
+    const uint32_t code = static_cast<uint32_t>(Next(s) & 0xff);
+    if (!IsFp8NaN(t, static_cast<uint8_t>(code)) && !std::isinf(Fp8BitsToF32(t, static_cast<uint8_t>(code))))
+      return code;
+  }
+}
+
 // One adversarial float element of type t (bits); `finite_only` leaves out
 // infinities and NaNs (for scalars).
 uint32_t AdversarialFloat(ElemType t, uint64_t& s, bool finite_only) {
+  if (IsFp8(t)) return AdversarialFp8(t, s);
   const Fields f = FieldsOf(t);
   const int p = f.man_bits + 1;
   const uint32_t sign = static_cast<uint32_t>(Next(s) & 1) << (f.exp_bits + f.man_bits);
@@ -247,7 +268,8 @@ KernelData MakeInputs(const Kernel& k, uint64_t seed) {
       switch (t) {
         case ElemType::kF32: return F32Bits(v);
         case ElemType::kF16: return F32ToF16Bits(v);
-        default: return F32ToBf16Bits(v);
+        case ElemType::kBF16: return F32ToBf16Bits(v);
+        default: return F32ToFp8Bits(t, v);  // fp8: v in [-1, 1) is in range, never NaN
       }
     });
   }

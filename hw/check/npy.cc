@@ -20,6 +20,11 @@ const char* NpyDescr(ElemType t) {
     case ElemType::kF16: return "<f2";
     case ElemType::kBF16: return "<u2";
     case ElemType::kI32: return "<i4";
+    // NumPy has no fp8 type: the raw codes (ml_dtypes' float8_e4m3fnuz etc. read them).
+    case ElemType::kF8E4M3FNUZ:
+    case ElemType::kF8E5M2FNUZ:
+    case ElemType::kF8E4M3FN:
+    case ElemType::kF8E5M2: return "|u1";
   }
   return "?";
 }

@@ -28,6 +28,8 @@ const std::unordered_map<std::string, Opc>& MnemonicTable() {
       Opc o = static_cast<Opc>(i);
       // A returning atomic shares its mnemonic: the reader picks it by the glc bit.
       if (o == Opc::kVMfma || GlobalAtomicOf(o).returns) continue;
+      // The word-1 fp8 conversions share their mnemonic: op_sel:[0,0,1] picks them.
+      if (o == Opc::kVCvtPkFp8F32Hi || o == Opc::kVCvtPkBf8F32Hi) continue;
       (*m)[Info(o).mnemonic] = o;
     }
     return m;
@@ -365,6 +367,14 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     if (!s.ok()) return s;
   }
   if (in.mods.omod < 0) return Err(text, "bad output modifier");
+  // v_cvt_pk_{fp8,bf8}_f32: op_sel[2] selects the word written (opcodes.def's
+  // *Hi forms); op_sel[0..1] would pick halves of f32 sources: not emulated.
+  if (mi.opc == Opc::kVCvtPkFp8F32 || mi.opc == Opc::kVCvtPkBf8F32) {
+    if (in.mods.op_sel & 3) return Err(text, "op_sel on an f32 source of an fp8 conversion is not emulated");
+    if (in.mods.op_sel & 4)
+      mi.opc = mi.opc == Opc::kVCvtPkFp8F32 ? Opc::kVCvtPkFp8F32Hi : Opc::kVCvtPkBf8F32Hi;
+    in.mods.op_sel = 0;
+  }
   // An atomic with the glc (sc0) bit returns the old value: its own opcode.
   if (const GlobalAtomic ga = GlobalAtomicOf(mi.opc); ga.op != AtomicOp::kNone && in.mods.glc)
     mi.opc = ga.returning;

@@ -9,7 +9,10 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compiler/ir/float_bits.h"
 #include "hw/emu/exec.h"
 #include "hw/emu/float_math.h"
 
@@ -273,6 +276,75 @@ uint32_t CvtI32(float f) {
   return static_cast<uint32_t>(static_cast<int32_t>(f));
 }
 
+// The fp8 format of fp8 conversion `in` on the target (semantics.h
+// Fp8CvtFormat), or an error naming the target.
+absl::StatusOr<ElemType> Fp8Format(const ExecContext& c, const Inst& in) {
+  std::optional<ElemType> e = Fp8CvtFormat(c.target, in.mi.opc);
+  if (!e)
+    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": ", c.target.name,
+                                                   " has no fp8 conversion instructions (",
+                                                   Fp8ElemTypesText(c.target), ")"));
+  return *e;
+}
+
+// v_cvt_pk_{fp8,bf8}_f32 (and the word-1 *Hi forms): two f32 -> two fp8
+// bytes in one word of vdst, the other word kept (semantics.h).
+absl::Status CvtPkToFp8(const ExecContext& c, Vop& v) {
+  absl::Status st = Need(v.in, 3);
+  if (!st.ok()) return st;
+  absl::StatusOr<ElemType> fmt = Fp8Format(c, v.in);
+  if (!fmt.ok()) return fmt.status();
+  if (v.in.mods.clamp || v.in.mods.omod || v.in.mods.sdwa)
+    return absl::InvalidArgumentError(
+        absl::StrCat(Describe(v.in), ": clamp, output modifiers and SDWA on an fp8 conversion are not emulated"));
+  const bool hi = v.mi().opc == Opc::kVCvtPkFp8F32Hi || v.mi().opc == Opc::kVCvtPkBf8F32Hi;
+  VSrc a = ReadVSrc(v.w, v.Src(0), OpType::kF32, 0), b = ReadVSrc(v.w, v.Src(1), OpType::kF32, 0);
+  uint32_t* d = v.Dst();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint8_t bytes[2];
+    for (int i = 0; i < 2; ++i) {
+      float x = v.F(i == 0 ? a : b, i, l);
+      std::optional<uint8_t> r = Fp8CvtFromF32(*fmt, x);
+      if (!r)
+        return absl::InvalidArgumentError(absl::StrCat(
+            Describe(v.in), ": lane ", l, " converts ", absl::StrFormat("%.9g", x), " to ",
+            std::string(ElemTypeName(*fmt)), ", outside the format's range (|x| > ",
+            Fp8FormatOf(*fmt)->max,
+            "): the hardware's result there is not known (no clamp bit on gfx942; "
+            "compiler/isa/semantics.h), so the emulator refuses it; clamp the value first"));
+      bytes[i] = *r;
+    }
+    d[l] = Fp8CvtPkMerge(d[l], bytes[0], bytes[1], hi);
+  }
+  return absl::OkStatus();
+}
+
+// v_cvt_f32_{fp8,bf8} (byte 0, or the SDWA source select) and
+// v_cvt_pk_f32_{fp8,bf8} (bytes 0 and 1 into a VGPR pair): exact.
+absl::Status CvtFromFp8(const ExecContext& c, Vop& v, bool pk) {
+  absl::Status st = Need(v.in, 2);
+  if (!st.ok()) return st;
+  absl::StatusOr<ElemType> fmt = Fp8Format(c, v.in);
+  if (!fmt.ok()) return fmt.status();
+  if (v.in.mods.neg || v.in.mods.abs || (v.in.mods.sdwa && (v.in.mods.dst_sel != SdwaSel::kDword || pk)))
+    return absl::InvalidArgumentError(absl::StrCat(
+        Describe(v.in), ": source modifiers, SDWA destination selects and SDWA on the packed form are not emulated"));
+  if (pk && v.Vdst().count != 2)
+    return absl::InvalidArgumentError(absl::StrCat(Describe(v.in), ": the destination must be a VGPR pair"));
+  VSrc a = ReadVSrc(v.w, v.Src(0), OpType::kB32, 0);
+  uint32_t* d0 = v.Dst(0);
+  uint32_t* d1 = pk ? v.Dst(1) : nullptr;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t raw = a[l];
+    if (v.in.mods.sdwa) raw = SdwaSource(raw, v.in.mods.src_sel[0], false);
+    d0[l] = Bits(v.Out(Fp8BitsToF32(*fmt, static_cast<uint8_t>(raw))));
+    if (pk) d1[l] = Bits(v.Out(Fp8BitsToF32(*fmt, static_cast<uint8_t>(raw >> 8))));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
@@ -354,6 +426,17 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
       }
       return absl::OkStatus();
     }
+    case Opc::kVCvtPkFp8F32:
+    case Opc::kVCvtPkBf8F32:
+    case Opc::kVCvtPkFp8F32Hi:
+    case Opc::kVCvtPkBf8F32Hi:
+      return CvtPkToFp8(c, v);
+    case Opc::kVCvtF32Fp8:
+    case Opc::kVCvtF32Bf8:
+      return CvtFromFp8(c, v, false);
+    case Opc::kVCvtPkF32Fp8:
+    case Opc::kVCvtPkF32Bf8:
+      return CvtFromFp8(c, v, true);
     case Opc::kVCvtF16F32:
       return ToF16(v, 1, false, [](const float* x) { return RoundToF16(x[0]); });
     case Opc::kVAddF16:

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/float_bits.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "compiler/object/toolchain.h"
 #include "hw/emu/emulator.h"
@@ -645,6 +646,60 @@ TEST(FloatMathTest, SingleRounding) {
   EXPECT_EQ(RoundToF16(-65520.0, std::ldexp(1.0, -40)), 0xfbff);
   EXPECT_EQ(RoundToF16(65520.0, std::ldexp(1.0, -40)), 0x7c00);
   EXPECT_EQ(FmaToF16(65520.0, 1.0, -0x1p-149), 0x7bff);
+}
+
+// fp8 conversions on gfx942 (FNUZ formats; compiler/isa/semantics.h), with
+// values worked out by hand from the formats (compiler/ir/types.h):
+// f8e4m3fnuz 0x40 = 2^(8-8) = 1.0, 0x7f = 1.875 * 2^7 = 240, 0xff = -240,
+// 0x80 = NaN; f8e5m2fnuz 0x40 = 2^(16-16) = 1.0, 0x7f = 1.75 * 2^15 = 57344,
+// 0x01 = 0.25 * 2^-15 = 2^-17.
+TEST(InstructionsTest, Fp8ToF32) {
+  // Bytes 0x40, 0x7f, 0xff, 0x80 (byte 0 first).
+  Check("v_mov_b32 v1, 0x80ff7f40\n  v_cvt_f32_fp8 v3, v1\n  v_cvt_f32_fp8_sdwa v4, v1 src0_sel:BYTE_1",
+        [](uint32_t, uint32_t, int) { return Out{0x3f800000u /*1.0*/, 0x43700000u /*240*/}; });
+  Check("v_mov_b32 v1, 0x80ff7f40\n  v_cvt_f32_fp8_sdwa v3, v1 src0_sel:BYTE_2\n"
+        "  v_cvt_f32_fp8_sdwa v4, v1 src0_sel:BYTE_3",
+        [](uint32_t, uint32_t, int) { return Out{0xc3700000u /*-240*/, 0x7fc00000u /*NaN*/}; });
+  Check("v_mov_b32 v1, 0x80ff7f40\n  v_cvt_pk_f32_bf8 v[3:4], v1",
+        [](uint32_t, uint32_t, int) { return Out{0x3f800000u /*1.0*/, 0x47600000u /*57344*/}; });
+  // Bytes 2 and 3 through a shift (kirc's lowering): 0xff = -57344, 0x80 = NaN.
+  Check("v_mov_b32 v1, 0x80ff7f40\n  v_lshrrev_b32 v2, 16, v1\n  v_cvt_pk_f32_bf8 v[3:4], v2",
+        [](uint32_t, uint32_t, int) { return Out{0xc7600000u, 0x7fc00000u}; });
+  Check("v_mov_b32 v1, 0x01\n  v_cvt_f32_bf8 v3, v1\n  v_cvt_f32_fp8 v4, v1",
+        [](uint32_t, uint32_t, int) { return Out{0x37000000u /*2^-17*/, 0x3a800000u /*2^-10*/}; });
+}
+
+TEST(InstructionsTest, F32ToFp8) {
+  // v1 = 1.0 -> 0x40, v2 = 240.0 -> 0x7f: word 0 = 0x7f40, word 1 kept (0).
+  // Then the word-1 form: -1.1875 lies halfway between -1.125 (0xc1) and
+  // -1.25 (0xc2): even -> 0xc2; 1.0625 halfway between 1.0 (0x40) and 1.125
+  // (0x41) -> 0x40: word 1 = 0x40c2, word 0 kept.
+  Check("v_mov_b32 v1, 1.0\n  v_mov_b32 v2, 0x43700000\n  v_cvt_pk_fp8_f32 v3, v1, v2\n"
+        "  v_mov_b32 v1, 0xbf980000\n  v_mov_b32 v2, 0x3f880000\n  v_cvt_pk_fp8_f32 v3, v1, v2 op_sel:[0,0,1]\n"
+        "  v_mov_b32 v4, -1\n  v_cvt_pk_fp8_f32 v4, v2, v1",
+        [](uint32_t, uint32_t, int) { return Out{0x40c27f40u, 0xffffc240u}; });
+  // bf8: 57344 -> 0x7f, 2^-17 -> 0x01; -0.0 -> 0x00 (FNUZ has no -0), NaN -> 0x80;
+  // neg modifier: -(57344) -> 0xff, 2^-18 (half the min subnormal: tie to even 0) -> 0x00.
+  Check("v_mov_b32 v1, 0x47600000\n  v_mov_b32 v2, 0x37000000\n  v_cvt_pk_bf8_f32 v3, v1, v2\n"
+        "  v_mov_b32 v1, 0x80000000\n  v_mov_b32 v2, 0x7fc00000\n  v_cvt_pk_bf8_f32 v3, v1, v2 op_sel:[0,0,1]\n"
+        "  v_mov_b32 v1, 0x47600000\n  v_mov_b32 v2, 0x36800000\n  v_cvt_pk_bf8_f32 v4, -v1, v2",
+        [](uint32_t, uint32_t, int) { return Out{0x8000017fu, 0x000000ffu}; });
+}
+
+// Outside the format's range the hardware's result is not known (no clamp
+// bit on gfx942): the emulator refuses, naming the lane and the value.
+TEST(InstructionsTest, F32ToFp8OutOfRangeRefused) {
+  for (const char* v : {"0x43710000" /*241*/, "0x7f800000" /*inf*/}) {
+    testing::HandKernel k;
+    k.args = {"out:global_buffer"};
+    k.body = absl::StrCat("  v_mov_b32 v1, ", v, "\n  v_cvt_pk_fp8_f32 v2, v1, v1\n  s_endpgm");
+    LaunchArgs a;
+    a.args = {ToBytes(std::vector<uint32_t>(64))};
+    absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), "gfx942", a, false);
+    ASSERT_FALSE(s.ok()) << v;
+    EXPECT_THAT(std::string(s.status().message()),
+                ::testing::HasSubstr("to f8e4m3fnuz, outside the format's range (|x| > 240)")) << s.status();
+  }
 }
 
 }  // namespace
