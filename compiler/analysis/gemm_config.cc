@@ -33,6 +33,9 @@ int64_t DefaultBlock(int64_t x) {
   return std::clamp<int64_t>(b, 16, 128);
 }
 
+// True if MFMA `d` takes A and B of element type `e`.
+bool TakesElem(const MfmaDesc& d, ElemType e) { return d.a_in == d.b_in && MfmaInAccepts(d.a_in, e); }
+
 // The default MFMA of `rows` (16 or 32) for the input type on `t`.
 const MfmaDesc* DefaultMfma(ElemType in, const TargetInfo& t, int rows) {
   const char* name = nullptr;
@@ -172,13 +175,13 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     if (given == nullptr) {
       std::vector<std::string> names;
       for (const MfmaDesc& d : AllMfmas())
-        if (d.ab_elem == c.in_elem && d.mnemonic[static_cast<int>(t.gfx)] != nullptr)
+        if (TakesElem(d, c.in_elem) && d.mnemonic[static_cast<int>(t.gfx)] != nullptr)
           names.push_back(d.kir_name);
       return Bad(absl::StrCat("unknown MFMA '", g.mfma, "'; for ", Elem(c.in_elem), " inputs on ",
                               t.name, " use ", absl::StrJoin(names, " or ")));
     }
-    if (given->ab_elem != c.in_elem)
-      return Bad(absl::StrCat("MFMA ", given->kir_name, " takes ", Elem(given->ab_elem),
+    if (!TakesElem(*given, c.in_elem))
+      return Bad(absl::StrCat("MFMA ", given->kir_name, " takes ", MfmaInName(given->a_in),
                               " inputs but A and B hold ", Elem(c.in_elem), "; use ",
                               DefaultMfma(c.in_elem, t, given->m)->kir_name));
     absl::StatusOr<std::string> mn = MfmaMnemonic(t, *given);

@@ -837,18 +837,24 @@ absl::Status Validator::CheckMfma(const Op& op) {
   const MfmaDesc* m = LookupMfma(op.mfma);
   if (m == nullptr) {
     std::vector<std::string> names;
-    for (const MfmaDesc& d : AllMfmas()) names.push_back(d.kir_name);
-    return OpErr(op, absl::StrCat("unknown MFMA '", op.mfma, "'; kirc knows ",
+    for (const MfmaDesc& d : AllMfmas())
+      if (d.mnemonic[static_cast<int>(t_.gfx)] != nullptr) names.push_back(d.kir_name);
+    return OpErr(op, absl::StrCat("unknown MFMA '", op.mfma, "'; on ", t_.name, " kirc knows ",
                                   absl::StrJoin(names, ", ")));
   }
   absl::StatusOr<std::string> mn = MfmaMnemonic(t_, *m);
   if (!mn.ok()) return OpErr(op, std::string(mn.status().message()));
-  ValueType ab{m->ab_elem, m->ab_width}, cd{ElemType::kF32, m->cd_width};
+  // A and B: the target's element types for the MFMA's kinds (fp8/bf8 by
+  // the target's flavour; the mnemonic check above refused a target without).
+  const std::optional<ElemType> a_elem = MfmaInElem(m->a_in, t_), b_elem = MfmaInElem(m->b_in, t_);
+  if (!a_elem || !b_elem)
+    return OpErr(op, absl::StrCat(m->kir_name, " takes fp8 operands and ", t_.name, " has no fp8 types"));
+  ValueType a{*a_elem, m->ab_width}, b{*b_elem, m->ab_width}, cd{ElemType::kF32, m->cd_width};
   static const char* const kRole[] = {"A", "B", "C"};
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<ValueType> t = Use(op, op.operands[i], false);
     if (!t.ok()) return t.status();
-    ValueType want = i < 2 ? ab : cd;
+    ValueType want = i == 0 ? a : i == 1 ? b : cd;
     if (!(*t == want))
       return OpErr(op, absl::StrCat("operand ", kRole[i], " (%", op.operands[i].name, ") is ",
                                     TypeName(*t), " but ", m->kir_name, " needs ",

@@ -656,8 +656,10 @@ TEST(ValidateTest, MfmaChecks) {
   EXPECT_EQ(CheckBody(body("%d = mfma f32_16x16x16_f16 %a, %a, %c")), "OK");
   EXPECT_EQ(CheckBody(body("%d = mfma f32_8x8x8_f16 %a, %a, %c")),
             "k.kir:12:1: error: in '%d = mfma f32_8x8x8_f16 %a, %a, %c': unknown MFMA "
-            "'f32_8x8x8_f16'; kirc knows f32_16x16x16_f16, f32_16x16x16_bf16, f32_32x32x8_f16, "
-            "f32_32x32x8_bf16, f32_16x16x8_bf16, f32_32x32x4_bf16, f32_16x16x4_f32");
+            "'f32_8x8x8_f16'; on gfx942 kirc knows f32_16x16x16_f16, f32_16x16x16_bf16, f32_32x32x8_f16, "
+            "f32_32x32x8_bf16, f32_16x16x4_f32, f32_16x16x32_fp8_fp8, f32_16x16x32_fp8_bf8, "
+            "f32_16x16x32_bf8_fp8, f32_16x16x32_bf8_bf8, f32_32x32x16_fp8_fp8, f32_32x32x16_fp8_bf8, "
+            "f32_32x32x16_bf8_fp8, f32_32x32x16_bf8_bf8");
   EXPECT_EQ(CheckBody(body("%d = mfma f32_16x16x16_f16 %a2, %a, %c")),
             "k.kir:12:1: error: in '%d = mfma f32_16x16x16_f16 %a2, %a, %c': operand A (%a2) is "
             "f16x2 but f32_16x16x16_f16 needs f16x4");

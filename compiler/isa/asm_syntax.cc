@@ -121,6 +121,11 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     if (mi.offen) s += " offen";
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
   }
+  // gfx950's f8f6f4 MFMAs: the operand formats (MfmaDesc::cbsz/blgp).
+  if (mi.opc == Opc::kVMfma && mi.mfma != nullptr) {
+    if (mi.mfma->cbsz != 0) absl::StrAppend(&s, " cbsz:", mi.mfma->cbsz);
+    if (mi.mfma->blgp != 0) absl::StrAppend(&s, " blgp:", mi.mfma->blgp);
+  }
   // The word-1 forms of the fp8 conversions (opcodes.def): VOP3 op_sel[2].
   if (mi.opc == Opc::kVCvtPkFp8F32Hi || mi.opc == Opc::kVCvtPkBf8F32Hi) s += " op_sel:[0,0,1]";
   if (IsDs(cls)) {

@@ -173,7 +173,7 @@ void RunCase(const Case& c, RunStats* stats = nullptr) {
     GemmOp& g = ko.body[0].gemm;
     if (const MfmaDesc* m = LookupMfma(g.mfma); m != nullptr && !MfmaMnemonic(*other, *m).ok())
       for (const MfmaDesc& d : AllMfmas())
-        if (d.m == m->m && d.ab_elem == m->ab_elem && MfmaMnemonic(*other, d).ok())
+        if (d.m == m->m && d.a_in == m->a_in && d.b_in == m->b_in && MfmaMnemonic(*other, d).ok())
           g.mfma = d.kir_name;
     absl::StatusOr<Kernel> p = ValidateAndPromote(ko, *other);
     ASSERT_TRUE(p.ok()) << other->name << ": " << p.status();

@@ -227,7 +227,7 @@ std::unique_ptr<MfmaPlan> MakePlan(const MfmaDesc& d) {
   p->n = d.n;
   p->k = d.k;
   p->cd = d.cd_width;
-  const int per_reg = 4 / ElemBytes(d.ab_elem);
+  const int per_reg = 4 / MfmaInBytes(d.a_in);
   // Element index within a lane's vector for a fragment slot, or -1 if the
   // catalogue's slot does not fit the operand (never for a correct catalogue).
   auto ab_index = [&](const FragmentSlot& f) {
@@ -1443,17 +1443,21 @@ absl::Status Interp::RunMfma(const Op& op) {
   if (!s.ok()) return s;
   const MfmaDesc* d = LookupMfma(op.mfma);
   if (d == nullptr) return OpErr(op, absl::StrCat("unknown MFMA '", op.mfma, "'"));
-  const ValueType ab{d->ab_elem, d->ab_width}, cd{ElemType::kF32, d->cd_width};
+  const ValueType cd{ElemType::kF32, d->cd_width};
   const Slot* in[3];
   static const char* const kRole[] = {"A", "B", "C"};
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<const Slot*> v = Value(op, op.operands[i]);
     if (!v.ok()) return v.status();
-    ValueType want = i < 2 ? ab : cd;
-    if (!((*v)->type == want))
-      return OpErr(
-          op, absl::StrCat("operand ", kRole[i], " (%", op.operands[i].name, ") is ",
-                           TypeText((*v)->type), " but ", d->kir_name, " needs ", TypeText(want)));
+    // A and B: the width and an element type of the operand's kind (fp8 and
+    // bf8 of either flavour: the validator matches the flavour to the target).
+    const ValueType t = (*v)->type;
+    const bool ok = i < 2 ? t.width == d->ab_width && MfmaInAccepts(i == 0 ? d->a_in : d->b_in, t.elem) : t == cd;
+    if (!ok)
+      return OpErr(op, absl::StrCat("operand ", kRole[i], " (%", op.operands[i].name, ") is ", TypeText(t),
+                                    " but ", d->kir_name, " needs ",
+                                    i < 2 ? absl::StrCat(MfmaInName(i == 0 ? d->a_in : d->b_in), "x", d->ab_width)
+                                          : TypeText(cd)));
     in[i] = *v;
   }
   if (!(op.type == cd))
@@ -1470,22 +1474,27 @@ absl::Status Interp::RunMfma(const Op& op) {
   // it is; CanonF32 makes every NaN the same).
   std::vector<double> A(static_cast<size_t>(M) * K), B(static_cast<size_t>(K) * N);
   std::vector<double> acc(static_cast<size_t>(cdw) * 64);
-  const double* table = d->ab_elem == ElemType::kF16 ? F16Doubles() : nullptr;
-  auto to_double = [&](uint32_t bits) {
-    return table != nullptr ? table[bits & 0xffff] : ToDouble(d->ab_elem, bits);
+  const ElemType a_elem = in[0]->type.elem, b_elem = in[1]->type.elem;
+  const double* a_table = a_elem == ElemType::kF16 ? F16Doubles() : nullptr;
+  const double* b_table = b_elem == ElemType::kF16 ? F16Doubles() : nullptr;
+  auto a_double = [&](uint32_t bits) {
+    return a_table != nullptr ? a_table[bits & 0xffff] : ToDouble(a_elem, bits);
+  };
+  auto b_double = [&](uint32_t bits) {
+    return b_table != nullptr ? b_table[bits & 0xffff] : ToDouble(b_elem, bits);
   };
   for (int64_t w = 0; w < nthreads_ / 64; ++w) {
     const Lane* a_in = &in[0]->v[w * 64];
     const Lane* b_in = &in[1]->v[w * 64];
     const Lane* c_in = &in[2]->v[w * 64];
-    for (size_t x = 0; x < A.size(); ++x) A[x] = to_double(a_in[plan.a_lane[x]][plan.a_elem[x]]);
-    for (size_t x = 0; x < B.size(); ++x) B[x] = to_double(b_in[plan.b_lane[x]][plan.b_elem[x]]);
+    for (size_t x = 0; x < A.size(); ++x) A[x] = a_double(a_in[plan.a_lane[x]][plan.a_elem[x]]);
+    for (size_t x = 0; x < B.size(); ++x) B[x] = b_double(b_in[plan.b_lane[x]][plan.b_elem[x]]);
 #if defined(__x86_64__)
     static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                                __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                std::getenv("KIRC_NO_AVX512") == nullptr;
     if (plan.lanes && avx512) {
-      MfmaLanesAvx512(plan, A.data(), B.data(), c_in[0].data(), out.v[w * 64].data(), 16);
+      MfmaLanesAvx512(plan, A.data(), B.data(), c_in[0].data(), out.v[w * 64].data(), std::tuple_size<Lane>::value);
       continue;
     }
 #endif

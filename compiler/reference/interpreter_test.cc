@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -1459,23 +1460,33 @@ namespace {
 // infinities, subnormals and signed zeros in A, B and C, for two waves.
 TEST(InterpreterMfma, SameBitsAsElementByElement) {
   int shapes = 0;
-  for (const MfmaDesc& d : AllMfmas()) {
+  // fp8 MFMAs in both flavours (the interpreter takes either; the validator
+  // matches the flavour to a target).
+  std::vector<std::tuple<const MfmaDesc*, ElemType, ElemType>> cases;
+  for (const MfmaDesc& d : AllMfmas())
+    for (const TargetInfo* t : AllTargets()) {
+      if (d.mnemonic[static_cast<int>(t->gfx)] == nullptr) continue;
+      std::tuple<const MfmaDesc*, ElemType, ElemType> c{&d, *MfmaInElem(d.a_in, *t), *MfmaInElem(d.b_in, *t)};
+      if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
+    }
+  for (const auto& [dp, ae, be] : cases) {
+    const MfmaDesc& d = *dp;
     ++shapes;
-    const std::string ab = ValueTypeName(ValueType{d.ab_elem, d.ab_width});
+    const std::string a_ty = ValueTypeName(ValueType{ae, d.ab_width}), b_ty = ValueTypeName(ValueType{be, d.ab_width});
     const std::string cd = ValueTypeName(ValueType{ElemType::kF32, d.cd_width});
-    const std::string e = std::string(ElemTypeName(d.ab_elem));
+    const std::string e = std::string(ElemTypeName(ae)), eb_name = std::string(ElemTypeName(be));
     const int W = d.ab_width, CD = d.cd_width;
     Kernel k = MustParse(absl::StrCat("kernel bits\nworkgroup 64 2 1\ngrid 1 1 1\n",
                                       "arg A : ", e, "[128, ", W, "] strides [", W, ", 1] readonly\n",
-                                      "arg B : ", e, "[128, ", W, "] strides [", W, ", 1] readonly\n",
+                                      "arg B : ", eb_name, "[128, ", W, "] strides [", W, ", 1] readonly\n",
                                       "arg C : f32[128, ", CD, "] strides [", CD, ", 1] readonly\n",
                                       "arg D : f32[128, ", CD, "] strides [", CD, ", 1] writeonly\n",
-                                      "  %a = load A[tid.y * 64 + tid.x, 0] along 1 : ", ab, "\n",
-                                      "  %b = load B[tid.y * 64 + tid.x, 0] along 1 : ", ab, "\n",
+                                      "  %a = load A[tid.y * 64 + tid.x, 0] along 1 : ", a_ty, "\n",
+                                      "  %b = load B[tid.y * 64 + tid.x, 0] along 1 : ", b_ty, "\n",
                                       "  %c = load C[tid.y * 64 + tid.x, 0] along 1 : ", cd, "\n",
                                       "  %d = mfma ", d.kir_name, " %a, %b, %c\n",
                                       "  store D[tid.y * 64 + tid.x, 0] along 1, %d\nend\n"));
-    const int eb = ElemBytes(d.ab_elem);
+    const int eb = ElemBytes(ae);
     for (uint32_t seed = 1; seed <= 4; ++seed) {
       std::mt19937 rng(seed * 131 + d.m + d.k);
       auto special = [&](bool f32) -> uint32_t {
@@ -1489,7 +1500,8 @@ TEST(InterpreterMfma, SameBitsAsElementByElement) {
             default: return (x & 0x80000000u) | ((110 + r % 40) << 23) | (x & 0x7fffffu);
           }
         }
-        const bool f16 = d.ab_elem == ElemType::kF16;
+        if (eb == 1) return x & 0xffu;  // any fp8 code (NaN, inf, max, subnormal among them)
+        const bool f16 = ae == ElemType::kF16;
         switch (r % 12) {
           case 0: return f16 ? 0x7c01u | (x & 0x83ffu) : 0x7f81u | (x & 0x807fu);  // NaN
           case 1: return f16 ? (x & 0x8000u) | 0x7c00u : (x & 0x8000u) | 0x7f80u;  // inf
@@ -1514,8 +1526,9 @@ TEST(InterpreterMfma, SameBitsAsElementByElement) {
       absl::Status st = Interpret(k, a);
       ASSERT_TRUE(st.ok()) << d.kir_name << ": " << st;
       const std::vector<uint32_t> D = From<uint32_t>(a.buffers["D"]);
-      auto value = [&](uint32_t bits) -> double {
-        switch (d.ab_elem) {
+      auto value = [&](uint32_t bits, ElemType et) -> double {
+        if (IsFp8(et)) return Fp8BitsToF32(et, static_cast<uint8_t>(bits));
+        switch (et) {
           case ElemType::kF16: return F16BitsToF32(static_cast<uint16_t>(bits));
           case ElemType::kBF16: return Bf16BitsToF32(static_cast<uint16_t>(bits));
           default: return F32FromBits(bits);
@@ -1531,8 +1544,8 @@ TEST(InterpreterMfma, SameBitsAsElementByElement) {
             for (int kk = 0; kk < d.k; ++kk) {
               FragmentSlot fa = d.ASlot(i, kk), fb = d.BSlot(kk, j);
               const int per = 4 / eb;
-              acc += value(A[(w * 64 + fa.lane) * W + fa.reg * per + fa.elem]) *
-                     value(B[(w * 64 + fb.lane) * W + fb.reg * per + fb.elem]);
+              acc += value(A[(w * 64 + fa.lane) * W + fa.reg * per + fa.elem], ae) *
+                     value(B[(w * 64 + fb.lane) * W + fb.reg * per + fb.elem], be);
             }
             const float f = static_cast<float>(acc);
             const uint32_t want = std::isnan(f) ? 0x7fc00000u : FBits(f);

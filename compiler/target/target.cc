@@ -1,6 +1,7 @@
 #include "compiler/target/target.h"
 
 #include <algorithm>
+#include <array>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -155,6 +156,89 @@ absl::StatusOr<const TargetInfo*> LookupTarget(absl::string_view mcpu) {
   return id->target;
 }
 
+int MfmaInBytes(MfmaIn in) {
+  switch (in) {
+    case MfmaIn::kF16:
+    case MfmaIn::kBF16: return 2;
+    case MfmaIn::kF32: return 4;
+    case MfmaIn::kFp8:
+    case MfmaIn::kBf8: return 1;
+  }
+  return 4;
+}
+
+std::optional<ElemType> MfmaInElem(MfmaIn in, const TargetInfo& t) {
+  switch (in) {
+    case MfmaIn::kF16: return ElemType::kF16;
+    case MfmaIn::kBF16: return ElemType::kBF16;
+    case MfmaIn::kF32: return ElemType::kF32;
+    case MfmaIn::kFp8: return Fp8Elem(t, false);
+    case MfmaIn::kBf8: return Fp8Elem(t, true);
+  }
+  return std::nullopt;
+}
+
+bool MfmaInAccepts(MfmaIn in, ElemType e) {
+  switch (in) {
+    case MfmaIn::kF16: return e == ElemType::kF16;
+    case MfmaIn::kBF16: return e == ElemType::kBF16;
+    case MfmaIn::kF32: return e == ElemType::kF32;
+    case MfmaIn::kFp8: return e == ElemType::kF8E4M3FNUZ || e == ElemType::kF8E4M3FN;
+    case MfmaIn::kBf8: return e == ElemType::kF8E5M2FNUZ || e == ElemType::kF8E5M2;
+  }
+  return false;
+}
+
+const char* MfmaInName(MfmaIn in) {
+  switch (in) {
+    case MfmaIn::kF16: return "f16";
+    case MfmaIn::kBF16: return "bf16";
+    case MfmaIn::kF32: return "f32";
+    case MfmaIn::kFp8: return "fp8";
+    case MfmaIn::kBf8: return "bf8";
+  }
+  return "?";
+}
+
+namespace {
+
+// The MFMAs of one fp8 shape: the four (A, B) pairs of fp8 and bf8, named
+// like the ISA's v_mfma_f32_MxNxK_{fp8,bf8}_{fp8,bf8} (gfx942 and gfx950).
+void AddFp8Family(std::vector<MfmaDesc>& v, const char* shape, int m, int k, int width, int cd,
+                  std::array<int, kNumGfx> passes) {
+  static std::vector<std::string>* names = new std::vector<std::string>();  // owns the c_str()s
+  for (MfmaIn a : {MfmaIn::kFp8, MfmaIn::kBf8})
+    for (MfmaIn b : {MfmaIn::kFp8, MfmaIn::kBf8}) {
+      std::string pair = absl::StrCat(MfmaInName(a), "_", MfmaInName(b));
+      names->push_back(absl::StrCat("f32_", shape, "_", pair));
+      const char* kir = names->back().c_str();
+      names->push_back(absl::StrCat("v_mfma_f32_", shape, "_", pair));
+      const char* mn = names->back().c_str();
+      MfmaDesc d{kir, m, m, k, a, b, width, cd, width, {nullptr, nullptr, mn, mn},
+                 {passes[0], passes[1], passes[2], passes[3]}, true};
+      v.push_back(d);
+    }
+}
+
+// gfx950's v_mfma_f32_{16x16x128,32x32x64}_f8f6f4 with fp8/bf8 operands: one
+// descriptor per (A, B) format pair, the formats in cbsz/blgp.
+void AddF8f6f4Family(std::vector<MfmaDesc>& v, const char* shape, int m, int k, int cd, int passes) {
+  static std::vector<std::string>* names = new std::vector<std::string>();
+  for (MfmaIn a : {MfmaIn::kFp8, MfmaIn::kBf8})
+    for (MfmaIn b : {MfmaIn::kFp8, MfmaIn::kBf8}) {
+      names->push_back(absl::StrCat("f32_", shape, "_", MfmaInName(a), "_", MfmaInName(b)));
+      const char* kir = names->back().c_str();
+      names->push_back(absl::StrCat("v_mfma_f32_", shape, "_f8f6f4"));
+      const char* mn = names->back().c_str();
+      MfmaDesc d{kir, m, m, k, a, b, 32, cd, 32, {nullptr, nullptr, nullptr, mn}, {0, 0, 0, passes}, true};
+      d.cbsz = a == MfmaIn::kBf8 ? 1 : 0;
+      d.blgp = b == MfmaIn::kBf8 ? 1 : 0;
+      v.push_back(d);
+    }
+}
+
+}  // namespace
+
 const std::vector<MfmaDesc>& AllMfmas() {
   // Mnemonics: amdgcn-isa-notes.md 1.1 and 1.3 (checked with llvm-mc 22).
   // gfx950 takes the gfx942 spellings (llvm-mc 22 -mcpu=gfx950 accepts each
@@ -166,34 +250,76 @@ const std::vector<MfmaDesc>& AllMfmas() {
   // SchedModel SIDPGFX950FullSpeedModel (read in ROCm/llvm-project 37d9a345):
   // "^V_MFMA_.32_16X16X16" Write4PassMAI, "^V_MFMA_.32_32X32X8"
   // Write8PassMAI, "^V_MFMA_.32_16X16X[14][FBI]" (16X16X4F32) Write8PassMAI:
-  // the same as gfx942.
-  static const std::vector<MfmaDesc> all = {
-      {"f32_16x16x16_f16", 16, 16, 16, ElemType::kF16, 4, 4, 4,
-       {"v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16",
-        "v_mfma_f32_16x16x16_f16"},
-       {8, 8, 4, 4}, true},
-      {"f32_16x16x16_bf16", 16, 16, 16, ElemType::kBF16, 4, 4, 4,
-       {nullptr, "v_mfma_f32_16x16x16bf16_1k", "v_mfma_f32_16x16x16_bf16", "v_mfma_f32_16x16x16_bf16"},
-       {0, 8, 4, 4}, true},
-      {"f32_32x32x8_f16", 32, 32, 8, ElemType::kF16, 4, 16, 4,
-       {"v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8_f16",
-        "v_mfma_f32_32x32x8_f16"},
-       {16, 16, 8, 8}, true},
-      {"f32_32x32x8_bf16", 32, 32, 8, ElemType::kBF16, 4, 16, 4,
-       {nullptr, "v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x8_bf16"},
-       {0, 16, 8, 8}, true},
-      {"f32_16x16x8_bf16", 16, 16, 8, ElemType::kBF16, 2, 4, 2,
-       {"v_mfma_f32_16x16x8bf16", "v_mfma_f32_16x16x8bf16", nullptr, nullptr},
-       {8, 8, 0, 0}, true},
-      {"f32_32x32x4_bf16", 32, 32, 4, ElemType::kBF16, 2, 16, 2,
-       {"v_mfma_f32_32x32x4bf16", "v_mfma_f32_32x32x4bf16", nullptr, nullptr},
-       {16, 16, 0, 0}, true},
-      {"f32_16x16x4_f32", 16, 16, 4, ElemType::kF32, 1, 4, 1,
-       {"v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32",
-        "v_mfma_f32_16x16x4_f32"},
-       {8, 8, 8, 8}, false},
-  };
-  return all;
+  // the same as gfx942; "^V_MFMA_.32_16X16X32" (f16, bf16, fp8) 4 passes,
+  // "^V_MFMA_.32_32X32X16" 8; the f8f6f4 shapes with an f8 format
+  // (PredIsF8_MFMA_SCALE, which covers the unscaled forms too: regex
+  // "^V_MFMA(_SCALE)?_.32_16X16X128_F8F6F4") 8 (16x16x128) and 16 (32x32x64).
+  // gfx942's fp8 shapes: SIDPGFX942FullSpeedModel "^V_MFMA_.32_16X16X32" 4,
+  // "^V_MFMA_.32_32X32X16" 8.
+  //
+  // Lane layouts of the shapes new on gfx950 and of the fp8 ones (AbSlot:
+  // lane = rows * (k / width) + row, consecutive k in a lane, little-endian
+  // in its registers):
+  //  - 16x16x32 / 32x32x16 f16, bf16: 8 elements per lane (4 VGPRs).
+  //    Composable Kernel ck_tile warp_gemm_attribute_mfma_impl.hpp,
+  //    WarpGemmAttributeMfmaImplF16F16F32M16N16K32 (kAMLane 16, kABKLane 4,
+  //    kABKPerLane 8) and ...M32N32K16 (kAMLane 32, kABKLane 2, kABKPerLane
+  //    8); AMD's matrix instruction calculator (HEAD 2ef9189) has no CDNA4.
+  //  - 16x16x32 / 32x32x16 fp8/bf8 (gfx942, gfx950): 8 per lane (2 VGPRs):
+  //    the calculator for CDNA3 ("A[i][k] GPR: (floor(k / 4) % 2).[8*(k %
+  //    4)+7 : 8*(k % 4)], Lane: 16 * floor(k / 8) + i" for 16x16x32; "32 *
+  //    floor(k / 8) + i" for 32x32x16).
+  //  - 16x16x128 / 32x32x64 f8f6f4 with fp8 operands (gfx950): 32 per lane
+  //    (8 VGPRs): ck_tile WarpGemmAttributeMfmaImpl_f32_16x16x128_f8f6f4
+  //    (kAMLane 16, kABKLane 4, kABKPerLane 32) and the CDNA4 ISA guide's
+  //    16x16x128 example (section 6.7: "K=0..31 for M=0 in lane0 ... then
+  //    K=32..63 in lanes 16..31"). Which k a lane holds only matters up to
+  //    one permutation shared by A and B; the rows (lane % rows) and C do.
+  //  - C/D of every 16x16 and 32x32 shape: as in notes 1.2 (the calculator
+  //    for CDNA3; ck_tile kCMLane 4 / kCM1PerLane 4 for the gfx950 shapes).
+  static const std::vector<MfmaDesc>* all = [] {
+    auto* v = new std::vector<MfmaDesc>{
+        {"f32_16x16x16_f16", 16, 16, 16, MfmaIn::kF16, MfmaIn::kF16, 4, 4, 4,
+         {"v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16f16", "v_mfma_f32_16x16x16_f16",
+          "v_mfma_f32_16x16x16_f16"},
+         {8, 8, 4, 4}, true},
+        {"f32_16x16x16_bf16", 16, 16, 16, MfmaIn::kBF16, MfmaIn::kBF16, 4, 4, 4,
+         {nullptr, "v_mfma_f32_16x16x16bf16_1k", "v_mfma_f32_16x16x16_bf16", "v_mfma_f32_16x16x16_bf16"},
+         {0, 8, 4, 4}, true},
+        {"f32_32x32x8_f16", 32, 32, 8, MfmaIn::kF16, MfmaIn::kF16, 4, 16, 4,
+         {"v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8f16", "v_mfma_f32_32x32x8_f16",
+          "v_mfma_f32_32x32x8_f16"},
+         {16, 16, 8, 8}, true},
+        {"f32_32x32x8_bf16", 32, 32, 8, MfmaIn::kBF16, MfmaIn::kBF16, 4, 16, 4,
+         {nullptr, "v_mfma_f32_32x32x8bf16_1k", "v_mfma_f32_32x32x8_bf16", "v_mfma_f32_32x32x8_bf16"},
+         {0, 16, 8, 8}, true},
+        {"f32_16x16x8_bf16", 16, 16, 8, MfmaIn::kBF16, MfmaIn::kBF16, 2, 4, 2,
+         {"v_mfma_f32_16x16x8bf16", "v_mfma_f32_16x16x8bf16", nullptr, nullptr},
+         {8, 8, 0, 0}, true},
+        {"f32_32x32x4_bf16", 32, 32, 4, MfmaIn::kBF16, MfmaIn::kBF16, 2, 16, 2,
+         {"v_mfma_f32_32x32x4bf16", "v_mfma_f32_32x32x4bf16", nullptr, nullptr},
+         {16, 16, 0, 0}, true},
+        {"f32_16x16x4_f32", 16, 16, 4, MfmaIn::kF32, MfmaIn::kF32, 1, 4, 1,
+         {"v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4f32", "v_mfma_f32_16x16x4_f32",
+          "v_mfma_f32_16x16x4_f32"},
+         {8, 8, 8, 8}, false},
+        // gfx950 only (llvm-mc 22 rejects them for gfx942).
+        {"f32_16x16x32_f16", 16, 16, 32, MfmaIn::kF16, MfmaIn::kF16, 8, 4, 8,
+         {nullptr, nullptr, nullptr, "v_mfma_f32_16x16x32_f16"}, {0, 0, 0, 4}, true},
+        {"f32_16x16x32_bf16", 16, 16, 32, MfmaIn::kBF16, MfmaIn::kBF16, 8, 4, 8,
+         {nullptr, nullptr, nullptr, "v_mfma_f32_16x16x32_bf16"}, {0, 0, 0, 4}, true},
+        {"f32_32x32x16_f16", 32, 32, 16, MfmaIn::kF16, MfmaIn::kF16, 8, 16, 8,
+         {nullptr, nullptr, nullptr, "v_mfma_f32_32x32x16_f16"}, {0, 0, 0, 8}, true},
+        {"f32_32x32x16_bf16", 32, 32, 16, MfmaIn::kBF16, MfmaIn::kBF16, 8, 16, 8,
+         {nullptr, nullptr, nullptr, "v_mfma_f32_32x32x16_bf16"}, {0, 0, 0, 8}, true},
+    };
+    AddFp8Family(*v, "16x16x32", 16, 32, 8, 4, {0, 0, 4, 4});
+    AddFp8Family(*v, "32x32x16", 32, 16, 8, 16, {0, 0, 8, 8});
+    AddF8f6f4Family(*v, "16x16x128", 16, 128, 4, 8);
+    AddF8f6f4Family(*v, "32x32x64", 32, 64, 16, 16);
+    return v;
+  }();
+  return *all;
 }
 
 const MfmaDesc* LookupMfma(absl::string_view kir_name) {
@@ -210,7 +336,7 @@ FragmentSlot AbSlot(const MfmaDesc& d, int row_lanes, int row, int kk) {
   FragmentSlot s;
   s.lane = row_lanes * (kk / per_lane) + row;
   int slot = kk % per_lane;  // element index within the lane's fragment
-  int elems_per_reg = 4 / ElemBytes(d.ab_elem);
+  int elems_per_reg = 4 / MfmaInBytes(d.a_in);
   s.reg = slot / elems_per_reg;
   s.elem = slot % elems_per_reg;
   return s;
@@ -237,7 +363,7 @@ absl::StatusOr<std::string> MfmaMnemonic(const TargetInfo& t, const MfmaDesc& m)
   if (mn != nullptr) return std::string(mn);
   std::string alt;
   for (const MfmaDesc& o : AllMfmas())
-    if (o.m == m.m && o.ab_elem == m.ab_elem && o.mnemonic[static_cast<int>(t.gfx)] != nullptr)
+    if (o.m == m.m && o.a_in == m.a_in && o.b_in == m.b_in && o.mnemonic[static_cast<int>(t.gfx)] != nullptr)
       alt = o.kir_name;
   return absl::InvalidArgumentError(
       absl::StrCat("MFMA ", m.kir_name, " does not exist on ", t.name,

@@ -198,27 +198,51 @@ const std::vector<const TargetInfo*>& AllTargets();
 struct FragmentSlot {
   int lane = 0;
   int reg = 0;   // 32-bit register within the operand tuple
-  int elem = 0;  // element within the register (16-bit halves: 0 low, 1 high)
+  int elem = 0;  // element within the register (16-bit halves: 0 low, 1 high; bytes 0..3)
 };
+
+// The element kind of an MFMA's A or B operand. kFp8 and kBf8 are the ISA's
+// "fp8" (E4M3) and "bf8" (E5M2): the target's fp8 flavour (TargetInfo::fp8)
+// says which formats they are (gfx942 f8e4m3fnuz/f8e5m2fnuz, gfx950
+// f8e4m3fn/f8e5m2).
+enum class MfmaIn { kF16, kBF16, kF32, kFp8, kBf8 };
+// Bytes of one element: 2, 2, 4, 1, 1.
+int MfmaInBytes(MfmaIn in);
+// The KIR element type of `in` on target t; nullopt for kFp8/kBf8 on a
+// target without fp8.
+std::optional<ElemType> MfmaInElem(MfmaIn in, const TargetInfo& t);
+// True if a value of element type e may be the operand: the type itself for
+// f16/bf16/f32; an E4M3 (kFp8) or E5M2 (kBf8) type of either flavour (the
+// validator checks the flavour against the target).
+bool MfmaInAccepts(MfmaIn in, ElemType e);
+// "f16", "bf16", "f32", "fp8" or "bf8".
+const char* MfmaInName(MfmaIn in);
 
 // One MFMA instruction (CDNA ISA guides; amdgcn-isa-notes.md section 1).
 // Operand A is M x K, B is K x N, C/D are M x N in f32.
 struct MfmaDesc {
   const char* kir_name;  // KIR spelling, e.g. "f32_16x16x16_f16"
   int m, n, k;
-  ElemType ab_elem;      // f16, bf16 or f32
-  int ab_width;          // elements of A (and of B) per lane: 4, 2 or 1
+  MfmaIn a_in, b_in;     // element kinds of A and B
+  int ab_width;          // elements of A (and of B) per lane: 32, 8, 4, 2 or 1
   int cd_width;          // f32 elements of C/D per lane: 4 or 16
   int k_per_lane_group;  // consecutive k values held by one lane (= ab_width)
   // Mnemonic per target (index by Gfx), nullptr where the target lacks it.
   const char* mnemonic[kNumGfx];
   // Passes (issue cycles / 4) per target, from SISchedule.td; 0 where absent.
   int passes[kNumGfx];
-  bool xdl;  // gfx94x/950 XDL class (f16/bf16); f32 MFMAs are non-XDL
+  bool xdl;  // gfx94x/950 XDL class (f16/bf16/fp8); f32 MFMAs are non-XDL
+  // gfx950's v_mfma_*_f8f6f4 take the formats of A and B in the cbsz and blgp
+  // fields (0 fp8 E4M3, 1 bf8 E5M2; 2-4 the fp6/fp4 formats kirc does not
+  // use), printed as " cbsz:N blgp:N" when not 0 (llvm-mc 22; LLVM
+  // SIDefines.h AMDGPU::MFMAScaleFormats). 0 for every other MFMA.
+  int cbsz = 0, blgp = 0;
 
-  int ab_regs() const { return (ab_width * ElemBytes(ab_elem) + 3) / 4; }
+  // 32-bit registers of A (and of B) per lane.
+  int ab_regs() const { return (ab_width * MfmaInBytes(a_in) + 3) / 4; }
   // Lane layouts, amdgcn-isa-notes.md section 1.2 (verified against AMD's
-  // matrix instruction calculator for 908/90a/942).
+  // matrix instruction calculator for 908/90a/942); the gfx950-only shapes
+  // follow Composable Kernel's ck_tile warp-gemm attributes (see AllMfmas).
   FragmentSlot ASlot(int i, int kk) const;  // A[i][kk]
   FragmentSlot BSlot(int kk, int j) const;  // B[kk][j]
   FragmentSlot CSlot(int i, int j) const;   // C[i][j] and D[i][j] (reg = f32 index)

@@ -508,7 +508,7 @@ class Analysis {
           // exact in f32), then each product passes at most k faithful
           // additions (2u each). Reference: products exact in double, k double
           // additions, one rounding to f32.
-          Round(r, (d->ab_elem == ElemType::kF32 ? u : 0) + 2.0 * u * d->k,
+          Round(r, (d->a_in == MfmaIn::kF32 ? u : 0) + 2.0 * u * d->k,
                 u + std::ldexp(1.0, -53) * d->k);
           Oblige(r, ElemType::kF32, op, absl::StrCat("the sum of ", d->k, " products and C (in any order)"), obl);
           env[op.results[0]] = r;

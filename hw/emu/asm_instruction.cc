@@ -500,8 +500,20 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
       return Err(text, "scratch_* saddr must be one SGPR or off");
     if (!IsLegalGlobalOffset(mi.offset)) return Err(text, "the scratch_* offset must be -4096..4095 (13 bits signed)");
   }
-  if (mi.opc == Opc::kVMfma && (in.mods.cbsz || in.mods.abid || in.mods.blgp))
+  if (mi.opc == Opc::kVMfma && absl::EndsWith(base, "_f8f6f4")) {
+    // cbsz/blgp are the formats of A and B (MfmaDesc::cbsz/blgp): the
+    // descriptor of the same mnemonic with these formats.
+    const MfmaDesc* pick = nullptr;
+    for (const MfmaDesc& m : AllMfmas())
+      if (m.mnemonic[static_cast<int>(t.gfx)] != nullptr && base == m.mnemonic[static_cast<int>(t.gfx)] &&
+          m.cbsz == in.mods.cbsz && m.blgp == in.mods.blgp)
+        pick = &m;
+    if (pick == nullptr || in.mods.abid != 0)
+      return Err(text, "f8f6f4 MFMA formats other than fp8 (cbsz/blgp 0) and bf8 (1) are not emulated");
+    mi.mfma = pick;
+  } else if (mi.opc == Opc::kVMfma && (in.mods.cbsz || in.mods.abid || in.mods.blgp)) {
     return Err(text, "MFMA cbsz/abid/blgp other than 0 are not emulated");
+  }
   return in;
 }
 

@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -32,6 +33,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hw/emu/exec.h"
+#include "compiler/ir/float_bits.h"
 #include "hw/emu/float_math.h"
 
 namespace kir::emu {
@@ -63,7 +65,8 @@ inline uint32_t AsBits(float f) {
   return b;
 }
 
-constexpr int kMaxAb = 32 * 16;  // elements of A (M x K) and of B (K x N)
+constexpr int kMaxAb = 16 * 128;  // elements of A (M x K) and of B (K x N): 16x16x128, 32x32x64
+constexpr int kMaxAbRegs = 8;     // registers of A (and B) per lane: 8 (32 fp8)
 
 // f16 bits -> the exact double F16ToDouble gives, for all 65536 values.
 const double* F16Table() {
@@ -81,12 +84,12 @@ std::unique_ptr<MfmaTables> BuildTables(const MfmaDesc& d) {
   t->n = d.n;
   t->k = d.k;
   t->cd = d.cd_width;
-  const int per_reg = d.ab_elem == ElemType::kF32 ? 1 : 2;
+  const int bytes = MfmaInBytes(d.a_in), per_reg = 4 / bytes;
   auto ab = [&](const FragmentSlot& s, std::vector<uint16_t>& at, std::vector<uint8_t>& shift) {
     if (s.lane < 0 || s.lane >= kLanes || s.reg < 0 || s.reg >= d.ab_regs() || s.elem < 0 || s.elem >= per_reg)
       t->error = "the MFMA catalogue's A/B slot does not fit the operand";
     at.push_back(static_cast<uint16_t>(s.reg * kLanes + s.lane));
-    shift.push_back(static_cast<uint8_t>(16 * s.elem));
+    shift.push_back(static_cast<uint8_t>(8 * bytes * s.elem));
   };
   for (int i = 0; i < d.m; ++i)
     for (int kk = 0; kk < d.k; ++kk) ab(d.ASlot(i, kk), t->a_at, t->a_shift);
@@ -109,7 +112,8 @@ std::unique_ptr<MfmaTables> BuildTables(const MfmaDesc& d) {
     }
   for (int c : covered)
     if (c != 1) t->error = "the MFMA catalogue's C layout is not 1:1";
-  if (d.m * d.k > kMaxAb || d.k * d.n > kMaxAb || d.ab_regs() > 4 || d.cd_width > 16)
+  if (d.m * d.k > kMaxAb || d.k * d.n > kMaxAb || d.ab_regs() > kMaxAbRegs || d.cd_width > 16 ||
+      MfmaInBytes(d.b_in) != bytes)
     t->error = "the MFMA is larger than the emulator's buffers";
   bool rows8 = d.n % 8 == 0;
   for (size_t g = 0; rows8 && g < covered.size(); g += 8)
@@ -126,7 +130,7 @@ const MfmaTables& TablesFor(const MfmaDesc& d) {
   thread_local const MfmaDesc* last_desc = nullptr;
   thread_local const MfmaTables* last = nullptr;
   if (last_desc == &d) return *last;
-  const Key key{d.m, d.n, d.k, static_cast<int>(d.ab_elem), d.ab_width, d.cd_width, d.k_per_lane_group};
+  const Key key{d.m, d.n, d.k, MfmaInBytes(d.a_in), d.ab_width, d.cd_width, d.k_per_lane_group};
   std::lock_guard<std::mutex> lock(mu);
   std::unique_ptr<MfmaTables>& t = (*cache)[key];
   if (!t) t = BuildTables(d);
@@ -217,17 +221,25 @@ absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in) {
   const int mode = c.kernel.fp32_denorm_mode;
   const int N = d.n, K = d.k, cd = d.cd_width, ab_regs = d.ab_regs();
   // The sources' registers, lane-major per register (an index of the tables).
-  std::array<uint32_t, 4 * kLanes> a_words, b_words;  // ab_regs <= 4
+  std::array<uint32_t, kMaxAbRegs * kLanes> a_words, b_words;
   for (int r = 0; r < ab_regs; ++r) {
     std::memcpy(&a_words[r * kLanes], w.Row(va.cls, va.reg + r), sizeof(uint32_t) * kLanes);
     std::memcpy(&b_words[r * kLanes], w.Row(vb.cls, vb.reg + r), sizeof(uint32_t) * kLanes);
   }
   // Gather A (M x K) and B (K x N) as exact doubles.
   std::array<double, kMaxAb> A, B;
-  auto gather = [&](const std::array<uint32_t, 4 * kLanes>& words, const std::vector<uint16_t>& at,
-                    const std::vector<uint8_t>& shift, double* out) {
+  // The element types of A and B on this target (fp8/bf8 by its flavour).
+  const std::optional<ElemType> a_elem = MfmaInElem(d.a_in, c.target), b_elem = MfmaInElem(d.b_in, c.target);
+  if (!a_elem || !b_elem)
+    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": ", c.target.name, " has no fp8 formats"));
+  auto gather = [&](const std::array<uint32_t, kMaxAbRegs * kLanes>& words, const std::vector<uint16_t>& at,
+                    const std::vector<uint8_t>& shift, ElemType elem, double* out) {
     const size_t n = at.size();
-    switch (d.ab_elem) {
+    if (IsFp8(elem)) {
+      for (size_t x = 0; x < n; ++x) out[x] = Fp8BitsToF32(elem, static_cast<uint8_t>(words[at[x]] >> shift[x]));
+      return;
+    }
+    switch (elem) {
       case ElemType::kF16: {
         const double* f16 = F16Table();
         for (size_t x = 0; x < n; ++x) out[x] = f16[static_cast<uint16_t>(words[at[x]] >> shift[x])];
@@ -241,8 +253,8 @@ absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in) {
         break;
     }
   };
-  gather(a_words, t.a_at, t.a_shift, A.data());
-  gather(b_words, t.b_at, t.b_shift, B.data());
+  gather(a_words, t.a_at, t.a_shift, *a_elem, A.data());
+  gather(b_words, t.b_at, t.b_shift, *b_elem, B.data());
   // acc = C (flushed on input as the mode says), then the sums.
   std::array<double, 16 * kLanes> acc;  // cd <= 16
   if (vc.IsReg()) {

@@ -1,8 +1,8 @@
 // The emulator's MFMA (tabulated slots, 8 sums at a time, fused multiply-add)
 // gives the bits of the element-by-element evaluation it replaced, written
 // out here as it was (acc = C, then acc += A[i][k] * B[k][j] in k order in
-// double, rounded once to f32), for every MFMA of the catalogue on gfx90a and
-// gfx942, on random bit patterns: NaNs with payloads (quiet and signalling),
+// double, rounded once to f32), for every MFMA of the catalogue on gfx90a,
+// gfx942 and gfx950 (fp8 operands in the target's flavour), on random bit patterns: NaNs with payloads (quiet and signalling),
 // infinities, subnormals, signed zeros and ordinary values in A, B and C.
 // Which NaN a NaN result carries is what x86's mulsd/addsd give with the
 // operands in the order the optimised build of that code used (its
@@ -10,6 +10,7 @@
 // quieted; the default NaN for 0 * inf and inf - inf. C++ leaves the operand
 // order of a commutative operation to the compiler (this test's unoptimised
 // build orders them otherwise), so the oracle spells it out.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/float_bits.h"
 #include "compiler/target/target.h"
 #include "gtest/gtest.h"
 #include "hw/emu/emulator.h"
@@ -51,14 +53,20 @@ std::string Kernel(const std::string& mcpu, const MfmaDesc& d) {
 )");
   const char* load[] = {"", "global_load_dword", "global_load_dwordx2", "global_load_dwordx3", "global_load_dwordx4"};
   auto regs = [](int lo, int n) { return n == 1 ? absl::StrCat("v", lo) : absl::StrCat("v[", lo, ":", lo + n - 1, "]"); };
-  absl::StrAppend(&body, "  ", load[ab], " ", regs(8, ab), ", v1, s[4:5]\n");
-  absl::StrAppend(&body, "  ", load[ab], " ", regs(12, ab), ", v1, s[6:7]\n");
+  // A in v[8 : 8+ab), B in v[b0 : b0+ab) (up to 8 registers each: 32 fp8).
+  const int b0 = 8 + std::max(ab, 4);
+  for (int r = 0; r < ab; r += 4) {
+    const int n = std::min(4, ab - r);
+    absl::StrAppend(&body, "  ", load[n], " ", regs(8 + r, n), ", v1, s[4:5] offset:", 4 * r, "\n");
+    absl::StrAppend(&body, "  ", load[n], " ", regs(b0 + r, n), ", v1, s[6:7] offset:", 4 * r, "\n");
+  }
   for (int r = 0; r < cd; r += 4)
     absl::StrAppend(&body, "  global_load_dwordx4 ", regs(32 + r, 4), ", v6, s[8:9] offset:", 4 * r, "\n");
   absl::StrAppend(&body, "  s_waitcnt vmcnt(0)\n  s_nop 4\n");
-  const std::string mn = d.mnemonic[mcpu == "gfx942" ? 2 : 1];
-  absl::StrAppend(&body, "  ", mn, " ", regs(32 + cd, cd), ", ", regs(8, ab), ", ", regs(12, ab), ", ",
-                  regs(32, cd), "\n");
+  const std::string mn = d.mnemonic[static_cast<int>((*LookupTarget(mcpu))->gfx)];
+  absl::StrAppend(&body, "  ", mn, " ", regs(32 + cd, cd), ", ", regs(8, ab), ", ", regs(b0, ab), ", ",
+                  regs(32, cd), d.cbsz != 0 ? absl::StrCat(" cbsz:", d.cbsz) : "",
+                  d.blgp != 0 ? absl::StrCat(" blgp:", d.blgp) : "", "\n");
   for (int n = 0; n < 4; ++n) absl::StrAppend(&body, "  s_nop 7\n");
   for (int r = 0; r < cd; r += 4)
     absl::StrAppend(&body, "  global_store_dwordx4 v6, ", regs(32 + cd + r, 4), ", s[8:9] offset:", 4 * r, "\n");
@@ -67,8 +75,11 @@ std::string Kernel(const std::string& mcpu, const MfmaDesc& d) {
   return k.Text();
 }
 
-// Bit patterns: a mix of specials and random values.
-uint32_t Word(Lcg& g, bool f32) {
+// Bit patterns: a mix of specials and random values; `bytes` 1: four fp8
+// codes, each any of the 256 (NaN, inf, max, subnormal and zero codes of
+// every format among them).
+uint32_t Word(Lcg& g, bool f32, int bytes = 2) {
+  if (bytes == 1) return g.Next();
   const uint32_t r = g.Next();
   if (f32) {
     switch (r % 16) {
@@ -107,6 +118,7 @@ double Add(double a, double b) { return std::isnan(a) ? Quiet(a) : std::isnan(b)
 
 double Elem(const std::vector<uint32_t>& words, int ab, const FragmentSlot& s, ElemType t) {
   const uint32_t w = words[static_cast<size_t>(s.lane) * ab + s.reg];
+  if (IsFp8(t)) return Fp8BitsToF32(t, static_cast<uint8_t>(w >> (8 * s.elem)));
   switch (t) {
     case ElemType::kF16: return F16ToDouble(static_cast<uint16_t>(w >> (16 * s.elem)));
     case ElemType::kBF16: return Bf16ToDouble(static_cast<uint16_t>(w >> (16 * s.elem)));
@@ -116,10 +128,13 @@ double Elem(const std::vector<uint32_t>& words, int ab, const FragmentSlot& s, E
 
 TEST(MfmaBitsTest, SameBitsAsElementByElement) {
   int shapes = 0;
-  for (const std::string mcpu : {"gfx90a", "gfx942"}) {
-    const int gfx = mcpu == "gfx942" ? 2 : 1;
+  for (const std::string mcpu : {"gfx90a", "gfx942", "gfx950"}) {
+    const TargetInfo& t = **LookupTarget(mcpu);
+    const int gfx = static_cast<int>(t.gfx);
     for (const MfmaDesc& d : AllMfmas()) {
       if (d.mnemonic[gfx] == nullptr) continue;
+      const ElemType ae = *MfmaInElem(d.a_in, t), be = *MfmaInElem(d.b_in, t);
+      const int eb = MfmaInBytes(d.a_in);
       ++shapes;
       const int ab = d.ab_regs(), cd = d.cd_width;
       absl::StatusOr<std::shared_ptr<const LoadedKernel>> k = LoadAssembly(Kernel(mcpu, d), mcpu);
@@ -128,15 +143,19 @@ TEST(MfmaBitsTest, SameBitsAsElementByElement) {
         Lcg g(seed * 977 + d.m * 31 + d.k);
         // Seeds 1-3: specials everywhere; 4-6: specials in C only (A, B ordinary
         // f16/bf16/f32 with an occasional special), so most sums are finite.
-        const bool f32 = d.ab_elem == ElemType::kF32;
+        const bool f32 = eb == 4;
         std::vector<uint32_t> a(64 * ab), b(64 * ab), c(64 * cd);
-        for (uint32_t& x : a) x = Word(g, f32);
-        for (uint32_t& x : b) x = Word(g, f32);
+        for (uint32_t& x : a) x = Word(g, f32, eb);
+        for (uint32_t& x : b) x = Word(g, f32, eb);
         for (uint32_t& x : c) x = Word(g, true);
+        // Ordinary values: exponent field set near the middle (fp8: 0b0110
+        // of E4M3's or 0b0110x of E5M2's, never a NaN or inf code).
         if (seed > 3)
           for (auto* v : {&a, &b})
             for (uint32_t& x : *v)
-              if (g.Next() % 64 != 0) x = f32 ? (x & 0x807fffffu) | 0x3f000000u : (x & 0x83ff83ffu) | 0x38003800u;
+              if (g.Next() % 64 != 0)
+                x = f32 ? (x & 0x807fffffu) | 0x3f000000u
+                        : eb == 1 ? (x & 0x87878787u) | 0x30303030u : (x & 0x83ff83ffu) | 0x38003800u;
         // The element-by-element evaluation (the emulator's before issue 16 item 6).
         std::vector<uint32_t> want(64 * cd);
         for (int i = 0; i < d.m; ++i)
@@ -144,7 +163,7 @@ TEST(MfmaBitsTest, SameBitsAsElementByElement) {
             FragmentSlot s = d.CSlot(i, j);
             double acc = FlushIn(F32(c[static_cast<size_t>(s.lane) * cd + s.reg]), 3);
             for (int kk = 0; kk < d.k; ++kk)
-              acc = Add(acc, Mul(Elem(a, ab, d.ASlot(i, kk), d.ab_elem), Elem(b, ab, d.BSlot(kk, j), d.ab_elem)));
+              acc = Add(acc, Mul(Elem(a, ab, d.ASlot(i, kk), ae), Elem(b, ab, d.BSlot(kk, j), be)));
             want[static_cast<size_t>(s.lane) * cd + s.reg] = Bits(FlushOut(RoundToF32(acc), 3));
           }
         LaunchArgs args;
