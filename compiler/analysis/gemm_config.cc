@@ -36,9 +36,18 @@ int64_t DefaultBlock(int64_t x) {
 // True if MFMA `d` takes A and B of element type `e`.
 bool TakesElem(const MfmaDesc& d, ElemType e) { return d.a_in == d.b_in && MfmaInAccepts(d.a_in, e); }
 
-// The default MFMA of `rows` (16 or 32) for the input type on `t`.
-const MfmaDesc* DefaultMfma(ElemType in, const TargetInfo& t, int rows) {
+// The default MFMA of `rows` (16 or 32) for the input type on `t`, for K
+// tiles of `bk`. gfx950 doubles the f16/bf16 rate with its K-doubled shapes
+// (16x16x32 in 4 passes, 32x32x16 in 8: SISchedule.td
+// SIDPGFX950FullSpeedModel, against 4 and 8 for 16x16x16 and 32x32x8): they
+// are its default whenever BK is a multiple of their k.
+const MfmaDesc* DefaultMfma(ElemType in, const TargetInfo& t, int rows, int64_t bk = 32) {
   const char* name = nullptr;
+  if (t.gfx == Gfx::kGfx950 && bk % (rows == 32 ? 16 : 32) == 0) {
+    if (in == ElemType::kF16) name = rows == 32 ? "f32_32x32x16_f16" : "f32_16x16x32_f16";
+    if (in == ElemType::kBF16) name = rows == 32 ? "f32_32x32x16_bf16" : "f32_16x16x32_bf16";
+    if (name != nullptr) return LookupMfma(name);
+  }
   if (in == ElemType::kF16) {
     name = rows == 32 ? "f32_32x32x8_f16" : "f32_16x16x16_f16";
   } else if (t.gfx == Gfx::kGfx908) {
@@ -241,8 +250,8 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     c.mfma = given;
   } else {
     c.default_mfma = true;
-    const MfmaDesc* m32 = DefaultMfma(c.in_elem, t, 32);
-    const MfmaDesc* m16 = DefaultMfma(c.in_elem, t, 16);
+    const MfmaDesc* m32 = DefaultMfma(c.in_elem, t, 32, c.bk);
+    const MfmaDesc* m16 = DefaultMfma(c.in_elem, t, 16, c.bk);
     bool fits32 = c.bm % c.wm == 0 && c.bn % c.wn == 0 && (c.bm / c.wm) % 32 == 0 &&
                   (c.bn / c.wn) % 32 == 0 && c.bk % m32->k == 0;
     c.mfma = fits32 ? m32 : m16;
