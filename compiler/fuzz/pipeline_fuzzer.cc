@@ -24,7 +24,7 @@ constexpr size_t kMaxInputBytes = 4096;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > kMaxInputBytes) return -1;  // not added to the corpus
   absl::string_view text(reinterpret_cast<const char*>(data), size);
-  for (const char* mcpu : {"gfx908", "gfx90a", "gfx942"}) {
+  for (const char* mcpu : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
     kir::CompileOptions opts;
     opts.mcpu = mcpu;
     absl::StatusOr<kir::CompileResult> r = kir::CompileText(text, "fuzz.kir", opts);

@@ -38,7 +38,7 @@ KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const Ker
 
 int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
               int64_t workgroup_threads) {
-  // VGPRs: 512 per lane per SIMD on 90a/942 (unified, granule 8), 256 arch +
+  // VGPRs: 512 per lane per SIMD on 90a/942/950 (unified, granule 8), 256 arch +
   // 256 acc on 908 (granule 4).
   int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, vgprs), 8) : RoundUp(std::max(1, vgprs), 4);
   int file = t.unified_vgpr_file ? 512 : 256;
@@ -46,7 +46,8 @@ int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
   // SGPRs (every GFX9 target): LLVM 22's table, not a granule division.
   if (sgprs > 0) occ = std::min(occ, sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7);
   if (lds_bytes > 0) {
-    // LDS: 64 KiB per CU, shared by the workgroups resident on its 4 SIMDs;
+    // LDS: t.lds_bytes per CU (64 KiB; 160 KiB on gfx950), shared by the
+    // workgroups resident on its 4 SIMDs;
     // the busiest SIMD gets ceil(waves / 4) (as LLVM counts it).
     int64_t waves_per_wg = (workgroup_threads + 63) / 64;
     int64_t wgs = t.lds_bytes / lds_bytes;

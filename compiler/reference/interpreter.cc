@@ -37,6 +37,16 @@
 
 namespace kir {
 
+int64_t InterpMaxLdsBytes() {
+  static const int64_t most = [] {
+    int64_t m = 0;
+    for (const TargetInfo* t : AllTargets()) m = std::max(m, t->lds_bytes);
+    return m;
+  }();
+  return most;
+}
+
+
 // One buffer element's global-race record (compiler/ir/global_races.h).
 using ElementRaces = RaceSlots<uint64_t>;
 
@@ -804,10 +814,10 @@ absl::Status Interp::CheckLds() {
     int64_t row = n == 1 ? SatAdd(l.shape[0], l.pad) : SatMul(l.shape[0], strides[0]);
     int64_t bytes = SatMul(row, ElemBytes(l.elem));
     total = SatAdd(total, bytes);
-    if (total > kInterpMaxLdsBytes)
+    if (total > InterpMaxLdsBytes())
       return DeclErr(
           l.loc, what,
-          absl::StrCat("the LDS allocations need more than ", kInterpMaxLdsBytes, " bytes"));
+          absl::StrCat("the LDS allocations need more than ", InterpMaxLdsBytes(), " bytes"));
     lds_[l.name].assign(static_cast<size_t>(bytes), 0);
     lds_written_[l.name].assign(static_cast<size_t>(bytes), 0);
     lds_strides_[l.name] = std::move(strides);

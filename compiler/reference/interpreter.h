@@ -33,7 +33,7 @@
 //   element whose bytes no thread of the workgroup has stored yet (in this
 //   op order) is an error (FailedPrecondition, naming the op, the thread and
 //   the element), not a read of 0. The allocations together may use at most
-//   kInterpMaxLdsBytes.
+//   InterpMaxLdsBytes() (the target's own limit is the validator's).
 // - `for` loops have constant bounds: the induction variable takes lo, lo+step,
 //   ... < hi (a loop with lo >= hi runs zero times and yields its initial
 //   values; the validator rejects such loops). Each iteration runs the body in
@@ -126,8 +126,9 @@
 namespace kir {
 
 // Most LDS bytes a kernel may allocate (the sum over its allocations): the
-// per-workgroup limit of every supported target.
-inline constexpr int64_t kInterpMaxLdsBytes = 65536;
+// largest per-workgroup limit of the supported targets, TargetInfo::lds_bytes
+// over AllTargets() (163840, gfx950).
+int64_t InterpMaxLdsBytes();
 // Deepest `for` nesting the interpreter runs.
 inline constexpr int kInterpMaxLoopNesting = 64;
 

@@ -1610,5 +1610,13 @@ end
   EXPECT_NE(st.message().find("InterpOptions::workgroups [6291454, 6291457) in x"), std::string::npos) << st;
 }
 
+// The interpreter takes as much LDS as the largest target allows: gfx950's
+// 160 KiB per workgroup (TargetInfo::lds_bytes); the target's own limit is
+// the validator's.
+TEST(Interpreter, LdsLimitIsTheLargestTargets) {
+  EXPECT_EQ(InterpMaxLdsBytes(), 163840);
+  for (const TargetInfo* t : AllTargets()) EXPECT_LE(t->lds_bytes, InterpMaxLdsBytes()) << t->name;
+}
+
 }  // namespace
 }  // namespace kir

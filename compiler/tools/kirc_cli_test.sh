@@ -140,6 +140,16 @@ grep -qF "raise .amdhsa_next_free_sgpr to at least" stderr.txt || fail "sgpr1: n
 "$kirc" compile work/copy_f32.kir --mcpu=gfx942:xnack-:sramecc+ | has '^  .amdgcn_target "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"$' \
   || fail "target ID not canonical in .amdgcn_target"
 expect_error "invalid target ID 'gfx90a:xnack'" compile work/copy_f32.kir --mcpu=gfx90a:xnack
+# gfx950: EF_AMDGPU_MACH 0x04f | xnack off 0x200 | sramecc on 0xc00 (AMDGPUUsage).
+"$kirc" compile work/copy_f32.kir --mcpu=gfx950:sramecc+:xnack- --emit=obj -o tid950.hsaco || fail "gfx950 obj"
+"$llvm"/llvm-readelf -h tid950.hsaco | has "Flags: *0xe4f, gfx950, xnack-, sramecc[+]$" || fail "gfx950 e_flags"
+# 160 KiB of LDS per workgroup on gfx950 (163840 bytes), 64 KiB elsewhere.
+printf 'kernel big\ntarget gfx950\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\nlds T : f32[%s]\n  %%v = load x[tid.x] : f32\n  store T[tid.x * 640], %%v\n  barrier\n  %%t = load T[tid.x * 640] : f32\n  store y[tid.x], %%t\nend\n' 40960 > lds160k.kir
+printf 'kernel big\ntarget gfx950\nworkgroup 64 1 1\ngrid 1 1 1\narg x : f32[64] strides [1] readonly\narg y : f32[64] strides [1] writeonly\nlds T : f32[%s]\n  %%v = load x[tid.x] : f32\n  store T[tid.x * 640], %%v\n  barrier\n  %%t = load T[tid.x * 640] : f32\n  store y[tid.x], %%t\nend\n' 40964 > lds160k_over.kir
+"$kirc" run lds160k.kir --device=emu > run_lds160k.txt 2>&1 || fail "160 KiB LDS on gfx950: exit $?: $(cat run_lds160k.txt)"
+has -x "PASS: the output matches the KIR reference" run_lds160k.txt || fail "160 KiB LDS on gfx950: $(cat run_lds160k.txt)"
+expect_error "more than the 65536 bytes a workgroup has on gfx942" compile lds160k.kir --mcpu=gfx942
+expect_error "more than the 163840 bytes a workgroup has on gfx950" compile lds160k_over.kir --mcpu=gfx950
 expect_error "feature 'xnack' appears more than once" compile work/copy_f32.kir --mcpu=gfx90a:xnack+:xnack-
 "$kirc" compile work/copy_f32.kir "$kernels"/add_f16.kir --emit=obj -o mod.hsaco || fail "two-kernel obj"
 [ "$("$llvm"/llvm-readelf --notes mod.hsaco | grep -cE '^    \.name: +(copy_f32|add_f16)$')" = 2 ] || fail "mod.hsaco lists both kernels"
@@ -342,7 +352,7 @@ emu_pass() {
   has -x "PASS: the output matches the KIR reference" run_$1.txt || fail "$1 on $2: $(cat run_$1.txt)"
 }
 for k in xlane_rw xlane_ww read2_b32; do
-  for mcpu in gfx908 gfx90a gfx942; do emu_pass $k $mcpu; done
+  for mcpu in gfx908 gfx90a gfx942 gfx950; do emu_pass $k $mcpu; done
 done
 # read2_b32 still pairs, into an even register pair.
 "$kirc" compile read2_b32.kir --mcpu=gfx90a > read2_b32.s || fail "read2_b32 compile: exit $?"
@@ -401,7 +411,7 @@ lds U : f32[3, 64, 2] pad 2
 end
 KIR
 for k in lds_neg_load lds_neg_store lds_neg_3d; do
-  for mcpu in gfx908 gfx90a gfx942; do
+  for mcpu in gfx908 gfx90a gfx942 gfx950; do
     "$kirc" verify $k.kir --mcpu=$mcpu > verify_$k.txt 2>&1 || fail "verify $k on $mcpu: exit $?: $(cat verify_$k.txt)"
     has -x "verify: every address proved" verify_$k.txt || fail "verify $k on $mcpu: $(cat verify_$k.txt)"
     emu_pass $k $mcpu

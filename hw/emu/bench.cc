@@ -34,7 +34,7 @@ int Main(int argc, char** argv) {
   };
   std::printf("%-18s %-7s %-7s %10s %14s %14s\n", "kernel", "target", "strict", "runs", "wave-inst/s", "MAC/s");
   for (const Case& c : cases)
-    for (const char* mcpu : {"gfx908", "gfx90a", "gfx942"}) {
+    for (const char* mcpu : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
       absl::StatusOr<std::string> text = kir::ReadFileBytes(root + c.kernel + ".kir");
       if (!text.ok()) {
         std::fprintf(stderr, "%s (run from the workspace, or pass the kernels directory)\n",

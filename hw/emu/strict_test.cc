@@ -235,6 +235,49 @@ TEST(StrictTest, MfmaResultReadTooEarlyGfx942) {
                     HasSubstr("XDL MFMA (4 passes) writes v[8:11] read by VMEM: 7 wait states (gfx942)")));
 }
 
+// gfx950: an XDL MFMA's result needs one wait state more than on gfx942
+// before a VALU/VMEM/DS reads it (GCNHazardRecognizer.cpp
+// GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates: NumPasses + 3 +
+// (NumPasses != 2 && IsGFX950); 16x16x16 f16 has 4 passes on gfx950,
+// SISchedule.td SIDPGFX950FullSpeedModel): 4 + 3 + 1 = 8.
+TEST(StrictTest, MfmaResultReadTooEarlyGfx950) {
+  std::string s = DeleteLine(Compile(MmaKir(), "gfx950"), "  s_nop 2");
+  EXPECT_THAT(Msg(RunText(s, "gfx950", MmaArgs())),
+              AllOf(HasSubstr("`buffer_store_dword v8, v0, s[12:15], 0 offen` issues 5 wait states after"),
+                    HasSubstr("`v_mfma_f32_16x16x16_f16 v[8:11], v[4:5], v[6:7], 0`, which needs 8"),
+                    HasSubstr("XDL MFMA (4 passes) writes v[8:11] read by VMEM: 8 wait states (gfx950)")));
+  // kirc's gfx950 code as it is passes.
+  absl::Status intact = RunText(Compile(MmaKir(), "gfx950"), "gfx950", MmaArgs());
+  EXPECT_TRUE(intact.ok()) << intact;
+  // gfx942's code (7 wait states there, enough for gfx942) is one short on
+  // gfx950: the same instructions, retargeted.
+  std::string g942 = Compile(MmaKir(), "gfx942");
+  absl::Status on942 = RunText(g942, "gfx942", MmaArgs());
+  EXPECT_TRUE(on942.ok()) << on942;
+  EXPECT_THAT(Msg(RunText(absl::StrReplaceAll(g942, {{"gfx942", "gfx950"}}), "gfx950", MmaArgs())),
+              AllOf(HasSubstr("issues 7 wait states after"), HasSubstr("which needs 8"),
+                    HasSubstr("(gfx950)")));
+}
+
+// The group segment a workgroup may have: TargetInfo::lds_bytes, 163840 on
+// gfx950 (LLVM FeatureAddressableLocalMemorySize163840), 65536 on gfx942.
+TEST(StrictTest, LdsLimitPerTarget) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  k.body = "\n  s_endpgm";
+  k.mcpu = "gfx950";
+  k.lds_bytes = 163840;
+  absl::Status at_limit = RunText(k.Text(), "gfx950", {ToBytes(std::vector<float>(1, 0.0f))});
+  EXPECT_TRUE(at_limit.ok()) << at_limit;
+  k.lds_bytes = 163844;
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx950", {ToBytes(std::vector<float>(1, 0.0f))})),
+              HasSubstr("163840 bytes of LDS"));
+  k.mcpu = "gfx942";
+  k.lds_bytes = 65540;
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(1, 0.0f))})),
+              HasSubstr("65536 bytes of LDS"));
+}
+
 TEST(StrictTest, MfmaResultReadTooEarlyGfx90a) {
   std::string s = DeleteLine(Compile(MmaKir(), "gfx90a"), "  s_nop 5");
   EXPECT_THAT(Msg(RunText(s, "gfx90a", MmaArgs())),
@@ -318,6 +361,14 @@ TEST(StrictTest, WideStoreSgprSoffsetThenValuOverwrite) {
                     HasSubstr("with an SGPR soffset reads v[6:9] overwritten by VALU")));
   absl::Status on90a = RunText(k.Text(), "gfx90a", {ToBytes(std::vector<float>(256, 0.0f))});
   EXPECT_TRUE(on90a.ok()) << on90a;
+  // gfx950 is of the gfx940 family: the same 1 wait state (PR #197267).
+  k.mcpu = "gfx950";
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx950", {ToBytes(std::vector<float>(256, 0.0f))})),
+              AllOf(HasSubstr("`v_add_f32 v7, v7, v7` issues 0 wait states after"),
+                    HasSubstr("with an SGPR soffset reads v[6:9] overwritten by VALU: 1 wait state (gfx950)")));
+  k.body = absl::StrReplaceAll(body, {{"NOPS", "s_nop 0"}});
+  absl::Status good950 = RunText(k.Text(), "gfx950", {ToBytes(std::vector<float>(256, 0.0f))});
+  EXPECT_TRUE(good950.ok()) << good950;
 }
 
 TEST(StrictTest, NonStrictRunsBrokenKernel) {

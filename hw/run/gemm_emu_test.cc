@@ -165,6 +165,15 @@ std::vector<GemmCase> Covering() {
   v.push_back({"f16", "f32", false, false, "gfx942", false, 0, 200, 200, 32, false, false});
   v.push_back({"f16", "f16", false, true, "gfx90a", true, 0, 129, 257, 64, false, false});
   v.push_back({"bf16", "f32", true, false, "gfx908", true, 0, 257, 100, 64, true, false});
+  // gfx950 (the 40 cases above cycle through the first three targets; these
+  // are added so that their assignment stays as it was): the default tiling
+  // (gfx942's, 64 LDS banks for the layout choice), explicit waves, both
+  // input types and all four layouts, odd shapes, C column-major and no beta.
+  v.push_back({"f16", "f32", false, false, "gfx950", true, 0, 128, 128, 128});
+  v.push_back({"bf16", "bf16", true, true, "gfx950", false, 4, 256, 256, 64});
+  v.push_back({"f16", "f16", true, false, "gfx950", true, 8, 100, 72, 40});
+  v.push_back({"bf16", "f32", false, true, "gfx950", false, 1, 33, 65, 17, true});
+  v.push_back({"f16", "f32", false, false, "gfx950", false, 0, 200, 200, 32, false, false});
   return v;
 }
 
@@ -175,7 +184,7 @@ std::vector<GemmCase> FullCross() {
   for (const char* in : {"f16", "bf16"})
     for (int layout = 0; layout < 4; ++layout)
       for (const char* out : {"f32", "f16", "bf16"})
-        for (const char* t : {"gfx908", "gfx90a", "gfx942"})
+        for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"})
           for (bool db : {true, false})
             for (int w : {0, 1, 4, 8})
               for (const auto& s : sizes)

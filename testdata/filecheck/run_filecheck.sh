@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compiles a KIR kernel with kirc for each listed target and checks the
 # assembly with LLVM's FileCheck against a check file whose prefixes are the
-# upper-cased targets (GFX908, GFX90A, GFX942) plus CHECK for all of them.
+# upper-cased targets (GFX908, GFX90A, GFX942, GFX950) plus CHECK for all of them.
 # Usage: run_filecheck.sh KIRC KERNEL.kir CHECKFILE TARGET...
 set -euo pipefail
 kirc=$1; kernel=$2; checks=$3; shift 3
