@@ -484,10 +484,8 @@ absl::Status Validator::CheckType(const Op& op, ValueType vt) {
 
 std::string Validator::Fp8TargetProblem(ElemType e) const {
   return absl::StrCat(ElemName(e), " is not available on ", t_.name, ", which has ",
-                      Fp8ElemTypesText(t_),
-                      " (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: "
-                      "f8e4m3fn and f8e5m2, the OCP formats); use a type the target has or "
-                      "another --mcpu");
+                      Fp8ElemTypesText(t_), " (", Fp8FlavoursText(),
+                      "); use a type the target has or another --mcpu");
 }
 
 // fp8 values are storage only: loads, stores, cvt to and from f32, slices.
