@@ -484,10 +484,8 @@ absl::Status Validator::CheckType(const Op& op, ValueType vt) {
 
 std::string Validator::Fp8TargetProblem(ElemType e) const {
   return absl::StrCat(ElemName(e), " is not available on ", t_.name, ", which has ",
-                      Fp8ElemTypesText(t_),
-                      " (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: "
-                      "f8e4m3fn and f8e5m2, the OCP formats); use a type the target has or "
-                      "another --mcpu");
+                      Fp8ElemTypesText(t_), " (", Fp8FlavoursText(),
+                      "); use a type the target has or another --mcpu");
 }
 
 // fp8 values are storage only: loads, stores, cvt to and from f32, slices.
@@ -911,10 +909,8 @@ absl::Status Validator::CheckCvt(const Op& op) {
   if (in->elem == ElemType::kI32 || op.type.elem == ElemType::kI32)
     return OpErr(op, absl::StrCat("conversions to or from i32 are not supported yet (",
                                   TypeName(*in), " to ", TypeName(op.type), ")"));
-  if ((IsFp8(in->elem) || IsFp8(op.type.elem)) &&
-      !(IsFp8(in->elem) && op.type.elem == ElemType::kF32) &&
-      !(in->elem == ElemType::kF32 && IsFp8(op.type.elem)))
-    return OpErr(op, absl::StrCat("cvt converts fp8 only to and from f32 (", TypeName(*in), " to ",
+  if (IsFp8(in->elem) && IsFp8(op.type.elem) && in->elem != op.type.elem)
+    return OpErr(op, absl::StrCat("cvt does not convert between two fp8 types (", TypeName(*in), " to ",
                                   TypeName(op.type), "); convert through f32 with two cvt ops"));
   if (in->width != op.type.width)
     return OpErr(op, absl::StrCat("cvt keeps the width: %", op.operands[0].name, " is ",

@@ -1047,12 +1047,11 @@ TEST(ValidateTest, Fp8ArithmeticRefused) {
             "k.kir:9:1: error: in '%z = zero f8e4m3fnuzx4': 'zero' does not take fp8 values "
             "(result is f8e4m3fnuzx4); fp8 values can only be loaded, stored, sliced and "
             "converted: cvt them to f32, compute in f32 and cvt back");
-  EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f16\n"),
-            "k.kir:10:1: error: in '%h = cvt %r : f16': cvt converts fp8 only to and from f32 "
-            "(f8e5m2fnuz to f16); convert through f32 with two cvt ops");
+  EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f16\n%g = cvt %h : f8e4m3fnuz\n"),
+            "OK");  // f16/bf16 through f32
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f8e4m3fnuz\n"),
-            "k.kir:10:1: error: in '%h = cvt %r : f8e4m3fnuz': cvt converts fp8 only to and from "
-            "f32 (f8e5m2fnuz to f8e4m3fnuz); convert through f32 with two cvt ops");
+            "k.kir:10:1: error: in '%h = cvt %r : f8e4m3fnuz': cvt does not convert between two fp8 "
+            "types (f8e5m2fnuz to f8e4m3fnuz); convert through f32 with two cvt ops");
   EXPECT_EQ(CheckFp8("%r = load R[tid.x * 4] : f8e5m2fnuzx4\n%h = slice %r, 2 : f8e5m2fnuzx2\n"),
             "k.kir:10:1: error: in '%h = slice %r, 2 : f8e5m2fnuzx2': a slice of an fp8 vector "
             "must start at a multiple of 4 (a register boundary), found 2");

@@ -383,7 +383,7 @@ absl::Status LowerCtx::LowerSlice(const Op& op) {
   return absl::OkStatus();
 }
 
-// fp8 <-> f32 (KIR cvt semantics: float_bits.h F32ToFp8Bits; the hardware
+// fp8 <-> f32, and f16/bf16 through f32 (KIR cvt semantics: float_bits.h F32ToFp8Bits; the hardware
 // conversions: compiler/isa/semantics.h).
 //  - fp8 -> f32 is exact in hardware: v_cvt_pk_f32_{fp8,bf8} converts bytes 0
 //    and 1 of a dword into a VGPR pair (bytes 2 and 3 after a shift by 16),
@@ -407,24 +407,29 @@ absl::Status LowerCtx::LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int
   if (!native || *native != fp8)
     return Error(op, absl::StrCat(t_.name, " has no conversion instruction for ",
                                   std::string(ElemTypeName(fp8)), " (it has ", Fp8ElemTypesText(t_), ")"));
-  if (from != ElemType::kF32 && to != ElemType::kF32)
-    return Error(op, "fp8 converts only to and from f32: convert through f32");
+  if (IsFp8(from) && IsFp8(to)) return Error(op, "cvt between two fp8 types: convert through f32");
   const int w = op.type.width;
-  if (to == ElemType::kF32) {
+  if (IsFp8(from)) {
+    // Into f32 (dst itself, or a temporary that f16/bf16 are packed from:
+    // every fp8 value is an f16 and a bf16 value, so that rounding is exact).
+    const int f = to == ElemType::kF32 ? dst : b_.NewV(w, TupleAlign(t_, w));
     const Opc one = bf8 ? Opc::kVCvtF32Bf8 : Opc::kVCvtF32Fp8;
     const Opc pk = bf8 ? Opc::kVCvtPkF32Bf8 : Opc::kVCvtPkF32Fp8;
     if (w == 1) {
-      b_.ValuTo(one, MirBuilder::V(dst), {MirBuilder::V(src)});
-      return absl::OkStatus();
+      b_.ValuTo(one, MirBuilder::V(f), {MirBuilder::V(src)});
+    } else {
+      for (int p = 0; 2 * p < w; ++p) {  // elements 2p, 2p + 1: dword p / 2, word p % 2
+        MOperand s = MirBuilder::V(src, p / 2);
+        if (p % 2) s = MirBuilder::V(b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(16), s}));
+        b_.ValuTo(pk, MirBuilder::V(f, 2 * p, 2), {s});
+      }
     }
-    for (int p = 0; 2 * p < w; ++p) {  // elements 2p, 2p + 1: dword p / 2, word p % 2
-      MOperand s = MirBuilder::V(src, p / 2);
-      if (p % 2) s = MirBuilder::V(b_.Valu(Opc::kVLshrrevB32, {MOperand::Imm(16), s}));
-      b_.ValuTo(pk, MirBuilder::V(dst, 2 * p, 2), {s});
-    }
+    if (to != ElemType::kF32)
+      for (int r = 0; 2 * r < w; ++r)
+        PackFromF32(*this, MirBuilder::V(dst, r), to, MirBuilder::V(f, 2 * r),
+                    2 * r + 1 < w ? std::optional<MOperand>(MirBuilder::V(f, 2 * r + 1)) : std::nullopt);
     return absl::OkStatus();
   }
-  if (from != ElemType::kF32) return Error(op, "fp8 converts only to and from f32: convert through f32");
   const Fp8Format* f = Fp8FormatOf(to);
   if (f->has_inf)
     return Error(op, absl::StrCat("cvt to ", std::string(ElemTypeName(to)),
@@ -433,7 +438,8 @@ absl::Status LowerCtx::LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int
   const uint32_t max_bits = F32Bits(static_cast<float>(f->max));
   std::vector<MOperand> y(w);
   for (int e = 0; e < w; ++e) {
-    MOperand x = MirBuilder::V(src, e);
+    // f16/bf16 widen to f32 exactly first: one rounding, to fp8.
+    MOperand x = from == ElemType::kF32 ? MirBuilder::V(src, e) : MirBuilder::V(UnpackToF32(*this, src, from, e));
     int lo = b_.Valu(Opc::kVMinF32, {MOperand::Imm(max_bits), x});
     int c = b_.Valu(Opc::kVMaxF32, {MOperand::Imm(max_bits | 0x80000000u), MirBuilder::V(lo)});
     int nan = b_.NewS(2, 2);

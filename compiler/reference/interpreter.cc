@@ -1504,7 +1504,8 @@ absl::Status Interp::RunMfma(const Op& op) {
                                __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                                std::getenv("KIRC_NO_AVX512") == nullptr;
     if (plan.lanes && avx512) {
-      MfmaLanesAvx512(plan, A.data(), B.data(), c_in[0].data(), out.v[w * 64].data(), std::tuple_size<Lane>::value);
+      MfmaLanesAvx512(plan, A.data(), B.data(), c_in[0].data(), out.v[w * 64].data(),
+                      std::tuple_size<Lane>::value);  // uint32s from one lane's value to the next
       continue;
     }
 #endif

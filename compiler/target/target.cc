@@ -69,6 +69,11 @@ std::string Fp8ElemTypesText(const TargetInfo& t) {
   return absl::StrCat(std::string(ElemTypeName(v[0])), " and ", std::string(ElemTypeName(v[1])));
 }
 
+std::string Fp8FlavoursText() {
+  return "gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: f8e4m3fn and f8e5m2, "
+         "the OCP formats";
+}
+
 const std::vector<const TargetInfo*>& AllTargets() {
   static const std::vector<const TargetInfo*> all = {&kGfx908, &kGfx90a, &kGfx942, &kGfx950};
   return all;

@@ -124,6 +124,11 @@ std::optional<ElemType> Fp8Elem(const TargetInfo& t, bool bf8);
 bool TargetHasElemType(const TargetInfo& t, ElemType e);
 // "f8e4m3fnuz and f8e5m2fnuz", or "no fp8 types", for error messages.
 std::string Fp8ElemTypesText(const TargetInfo& t);
+// Which processors use which fp8 flavour (Fp8Flavor), for error messages:
+// "gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950:
+// f8e4m3fn and f8e5m2, the OCP formats" (gfx950's table entry is not here
+// yet; its flavour is known: CDNA4 ISA guide, MLIR AMDGPU's gfx950 fp8).
+std::string Fp8FlavoursText();
 
 // SGPR allocation of a GFX9 wavefront (gfx908/90a/942/950). AMDGPUUsage,
 // "compute_pgm_rsrc1 for GFX6-GFX12", GRANULATED_WAVEFRONT_SGPR_COUNT (bits

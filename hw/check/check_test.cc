@@ -535,3 +535,49 @@ end
 
 }  // namespace
 }  // namespace kir
+
+namespace kir {
+namespace {
+
+// fp8 buffers (issue 19): random inputs are valid finite codes (x in [-1, 1)
+// converted, never NaN); adversarial ones reach +-max, subnormals, zero and,
+// like the other float types, a few NaNs (and f8e5m2's infinities); fp8
+// outputs are compared code for code.
+TEST(Inputs, Fp8CodesAreValid) {
+  Kernel k = Parse(R"(kernel t
+workgroup 64 1 1
+grid 1 1 1
+arg a : f8e4m3fnuz[4096] strides [1] readonly
+arg b : f8e5m2fnuz[4096] strides [1] readonly
+arg o : f8e4m3fnuz[64] strides [1] writeonly
+end
+)");
+  KernelData r = MakeInputs(k, 3);
+  for (const char* name : {"a", "b"}) {
+    const ElemType t = k.FindArg(name)->elem;
+    std::vector<uint8_t> v = r.buffers.at(name).ToVector();
+    ASSERT_EQ(v.size(), 4096u);
+    for (uint8_t c : v) {
+      EXPECT_FALSE(IsFp8NaN(t, c)) << name;
+      EXPECT_LT(std::fabs(Fp8BitsToF32(t, c)), 1.0f + 1e-6f) << name;
+    }
+  }
+  KernelData adv = MakeAdversarialInputs(k, 3);
+  std::vector<uint8_t> v = adv.buffers.at("a").ToVector();
+  int nans = 0, maxes = 0, subnormals = 0;
+  for (uint8_t c : v) {
+    nans += c == 0x80;
+    maxes += (c & 0x7f) == 0x7f;
+    subnormals += c != 0 && c != 0x80 && (c & 0x78) == 0;
+  }
+  EXPECT_GT(nans, 0);
+  EXPECT_LT(nans, 4096 / 20);
+  EXPECT_GT(maxes, 4096 / 20);
+  EXPECT_GT(subnormals, 4096 / 20);
+  Tolerance t = ToleranceFor(k, *k.FindArg("o"));
+  EXPECT_TRUE(t.bits) << t.why;
+  EXPECT_EQ(t.why, "exact for f8e4m3fnuz (a deterministic conversion)");
+}
+
+}  // namespace
+}  // namespace kir

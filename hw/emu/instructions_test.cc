@@ -702,5 +702,20 @@ TEST(InstructionsTest, F32ToFp8OutOfRangeRefused) {
   }
 }
 
+// gfx90a has no fp8 instructions: the emulator names the target (the reader
+// takes the mnemonic; the target table says what it converts).
+TEST(InstructionsTest, Fp8ConversionsRefusedWithoutFp8) {
+  testing::HandKernel k;
+  k.mcpu = "gfx90a";
+  k.args = {"out:global_buffer"};
+  k.body = "  v_mov_b32 v1, 1.0\n  v_cvt_pk_fp8_f32 v2, v1, v1\n  s_endpgm";
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<uint32_t>(64))};
+  absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), "gfx90a", a, false);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.status().message()),
+              ::testing::HasSubstr("gfx90a has no fp8 conversion instructions (no fp8 types)"));
+}
+
 }  // namespace
 }  // namespace kir::emu
