@@ -170,6 +170,13 @@ constexpr HazardTable kGfx950Hazards = {
     .mfma_write_to_valu_mem_xdl = Passes(3, 1),
     .mfma_write_to_valu_mem_nonxdl = Passes(2),  // GFX940_SMFMA_N_Pass*: NumPasses + 2, no gfx950 term
     .mfma_write_to_srcc_same_2pass = 2,          // GFX940_SMFMA4x4WritesVGPRFullSrcCWaitStates
+    // LLVM PR #218363 ("Add wait states between different MFMAs sharing an
+    // accumulator", open at 2026-08-24, read in its review thread, not in the
+    // revision above): a full srcC read of another MFMA's result takes the
+    // partial-overlap wait states ("on gfx950, v_mfma_f32_16x16x32_f16 then
+    // v_mfma_f32_16x16x16_f16 on the same tuple needs 5 and got none"). kirc
+    // applies its partial-overlap row (4-pass XDL: 6 >= the PR's 5).
+    .srcc_same_regs_other_mfma_as_overlap = true,
     // checkMAIHazards90A, srcC partially overlapped, XDL producer: XDL consumer
     // GFX940_XDL_N_PassWritesVGPROverlappedXDLOrSMFMASrcCWaitStates = NumPasses
     // + 1 + IsGFX950 (2p 4, 4p 6, 8p 10); non-XDL consumer
@@ -341,7 +348,8 @@ void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, c
         RegAccess u;
         if (!OperandAccess(c, SrcName(k), &u) || !Overlap(dst, u)) continue;
         if (k == 2) {
-          if (SameRegs(dst, u)) {
+          const bool same_mfma = p.mfma != nullptr && p.mfma == c.mfma;
+          if (SameRegs(dst, u) && (same_mfma || !tab.srcc_same_regs_other_mfma_as_overlap)) {
             int w = f.passes == 2 ? tab.mfma_write_to_srcc_same_2pass : 0;
             need.Add(w, [&] {
               return absl::StrCat(pname(), " writes ", RegAccessName(dst),
@@ -350,9 +358,11 @@ void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, c
           } else {
             const PassRule& r =
                 f.xdl ? tab.mfma_write_to_srcc_overlap_xdl : tab.mfma_write_to_srcc_overlap_nonxdl;
+            const bool shared = SameRegs(dst, u);
             need.Add(r.Eval(f.passes), [&] {
               return absl::StrCat(pname(), " writes ", RegAccessName(dst), " read as MFMA srcC ",
-                                  RegAccessName(u), " (partial overlap)");
+                                  RegAccessName(u),
+                                  shared ? " (the same registers, another MFMA)" : " (partial overlap)");
             });
           }
         } else {

@@ -431,7 +431,7 @@ TEST(HazardTable, FailureClass11_Gfx950XdlResultOneMoreWaitState) {
     MInst partial = Mfma(c.mfma, V(64, d->cd_width), V(0, d->ab_regs()), V(2, d->ab_regs()),
                          V(18, d->cd_width));
     EXPECT_EQ(Req("gfx950", mfma, partial), c.srcc_overlap);
-    // Chained accumulation (identical srcC): none.
+    // Chained accumulation (identical srcC, the same MFMA): none.
     EXPECT_EQ(Req("gfx950", mfma, VMfma(c.mfma, 16)), 0);
     // srcA / srcB of a 16x16x16 f16 consumer.
     EXPECT_EQ(Req("gfx950", mfma, Mfma("f32_16x16x16_f16", V(64, 4), V(16, 2), V(2, 2), V(64, 4))),
@@ -446,6 +446,29 @@ TEST(HazardTable, FailureClass11_Gfx950XdlResultOneMoreWaitState) {
   std::string why;
   EXPECT_EQ(Req("gfx950", VMfma("f32_32x32x8_f16", 16), StoreX4(16, Imm(0)), &why), 12);
   EXPECT_EQ(why, "XDL MFMA (8 passes) writes v[16:31] read by VMEM: 12 wait states (gfx950)");
+}
+
+// LLVM PR #218363 (open; its description): two different MFMAs sharing an
+// accumulator tuple need the partial-overlap wait states on gfx950. Here a
+// 16x16x16 f16 (XDL, 4 passes) result is read whole as srcC by a 16x16x16
+// bf16 and by a 16x16x4 f32: the partial-overlap rows give 4 + 1 + 1 = 6
+// (GFX940_XDL_N_PassWritesVGPROverlappedXDLOrSMFMASrcCWaitStates, XDL
+// consumer) and 4 + 1 + 1 = 6 (...SGEMMDGEMMSrcCWaitStates, 4 != 2); the
+// f32 producer (non-XDL, 8 passes) read by the f16 one: NumPasses = 8.
+// gfx942 keeps 0 (the PR is not merged; kirc applies it to gfx950 only).
+TEST(HazardTable, FailureClass11_Gfx950SharedAccumulatorOfTwoMfmas) {
+  MInst f16 = VMfma("f32_16x16x16_f16", 16);
+  MInst bf16 = VMfma("f32_16x16x16_bf16", 16);
+  MInst f32 = VMfma("f32_16x16x4_f32", 16);
+  std::string why;
+  EXPECT_EQ(Req("gfx950", f16, bf16, &why), 6);
+  EXPECT_EQ(why,
+            "XDL MFMA (4 passes) writes v[16:19] read as MFMA srcC v[16:19] (the same registers, another MFMA): "
+            "6 wait states (gfx950)");
+  EXPECT_EQ(Req("gfx950", f16, f32), 6);
+  EXPECT_EQ(Req("gfx950", f32, f16), 8);
+  EXPECT_EQ(Req("gfx950", f16, f16), 0);
+  EXPECT_EQ(Req("gfx942", f16, bf16), 0);
 }
 
 // The gfx950 formula's 2-pass exception and its 16-pass value, from the
