@@ -1,6 +1,6 @@
-// The verifier proves every access of correct code: every testdata kernel on
-// every target that has its instructions, and kernels written here for the
-// lowering's harder paths: floordiv/mod by constants (magic numbers) with
+// The verifier proves every access of correct code (every testdata kernel on
+// every target: //testdata:kernel_tests' K_T_verify_test) and of kernels
+// written here for the lowering's harder paths: floordiv/mod by constants (magic numbers) with
 // dividends up to 2^31 - 1 and negative ones, guarded accesses at shape edges,
 // 2-D/3-D workgroups and grids, LDS with padding, nested loops.
 #include <algorithm>
@@ -45,20 +45,8 @@ Timing ExpectAllProved(const std::string& name, const std::string& text) {
   return tm;
 }
 
-// One test per testdata kernel (every target each), so that the shards share
-// them out: with four targets the kernels together take over medium's 300 s
-// on a loaded 2-core machine.
-class EveryTestdataKernel : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(EveryTestdataKernel, OnEveryTargetProves) {
-  const std::string n = GetParam();
-  ExpectAllProved(n, ReadTestFile("testdata/kernels/" + n + ".kir"));
-}
-
-INSTANTIATE_TEST_SUITE_P(Testdata, EveryTestdataKernel, ::testing::ValuesIn(TestdataKernels()),
-                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
-
-TEST(Verify, TestdataHasKernels) { EXPECT_GE(TestdataKernels().size(), 5u); }
+// Every testdata kernel on every target is proved by //testdata:kernel_tests
+// (K_T_verify_test, on the code object Bazel built): not repeated here.
 
 // store q_d[x floordiv d - floor(min/d)] and r_d[x mod d] for every divisor,
 // x = `expr` ranging over [lo, hi].
