@@ -24,7 +24,8 @@ struct Compiled {
 };
 // Parses and compiles `text` for `mcpu`.
 absl::StatusOr<Compiled> CompileKir(const std::string& text, const std::string& mcpu);
-// True if `st` says the kernel uses an instruction `mcpu` lacks (e.g. a bf16 MFMA on gfx908).
+// True if `st` says the kernel uses an instruction or element type `mcpu`
+// lacks (a bf16 MFMA on gfx908, fp8 on gfx908/90a).
 bool LacksInstruction(const absl::Status& st);
 
 // Verifies `c` (its final code, or `code` instead when given).

@@ -13,9 +13,12 @@ namespace kir {
 //
 // The four 8-bit float types (1 sign, E exponent, M mantissa bits; value
 // (-1)^s * 2^(e - bias) * 1.m, or 2^(1 - bias) * 0.m for e = 0, subnormals
-// kept), as LLVM APFloat (llvm/lib/Support/APFloat.cpp, semFloat8E4M3FNUZ,
-// semFloat8E5M2FNUZ, semFloat8E4M3FN, semFloat8E5M2) and MLIR's builtin
-// types f8E4M3FNUZ etc. define them:
+// kept), as LLVM APFloat (llvm/lib/Support/APFloat.cpp, fltSemantics
+// {maxExponent, minExponent, precision, bits}: semFloat8E4M3FNUZ {7, -7, 4,
+// 8} and semFloat8E5M2FNUZ {15, -15, 3, 8} with NanOnly/NegativeZero (the
+// NaN is the negative-zero code 0x80), semFloat8E4M3FN {8, -6, 4, 8} with
+// NanOnly/AllOnes, semFloat8E5M2 {15, -14, 3, 8} IEEE-like; bias = 1 -
+// minExponent) and MLIR's builtin types f8E4M3FNUZ etc. define them:
 //  - f8e4m3fnuz: E4 M3, bias 8, no infinities, no negative zero, the one NaN
 //    is 0x80; max 0x7f = 240, min subnormal 2^-10. AMD "FNUZ" fp8 of gfx942
 //    (v_cvt_*_fp8_*, v_mfma_*_fp8_*); Graphcore/AMD/Qualcomm, "8-bit

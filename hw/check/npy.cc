@@ -165,13 +165,14 @@ absl::StatusOr<std::vector<uint8_t>> ReadNpyElements(const Arg& a, absl::string_
     return bad(absl::StrCat("the .npy header '", absl::CHexEscape(absl::StripAsciiWhitespace(h)),
                             "' lacks descr, fortran_order or shape"));
   const std::string want = NpyDescr(a.elem);
-  const char* type = a.elem == ElemType::kF32 ? "f32" : a.elem == ElemType::kF16 ? "f16"
-                     : a.elem == ElemType::kBF16 ? "bf16" : "i32";
+  const std::string type(ElemTypeName(a.elem));
   if (descr != want)
     return bad(absl::StrCat("dtype '", absl::CHexEscape(descr), "', but buffer '", a.name, "' is ", type,
                             ": give dtype '", want, "'",
                             a.elem == ElemType::kBF16 ? " (bf16's raw bits: NumPy has no bfloat16; what --dump writes)"
-                                                      : " (what --dump writes)"));
+                            : IsFp8(a.elem)           ? absl::StrCat(" (", type, "'s raw codes, e.g. ml_dtypes' ",
+                                                                     "float8 arrays viewed as uint8; what --dump writes)")
+                                                      : std::string(" (what --dump writes)")));
   if (fortran != "False")
     return bad("fortran_order is True: save the array in C order (numpy.ascontiguousarray), as --dump writes it");
   std::vector<int64_t> shape;
