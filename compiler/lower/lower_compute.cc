@@ -398,8 +398,9 @@ absl::Status LowerCtx::LowerSlice(const Op& op) {
 //    NaN, which v_min/v_max would turn into a number, is put back with
 //    v_cmp_u_f32 + v_cndmask_b32: the instruction only sees values it
 //    converts exactly as KIR says (NaN -> NaN: 0x80 in FNUZ, its only NaN).
-//    f8e5m2 keeps infinities (+-inf -> +-inf), which this clamp would lose:
-//    refused until its target (gfx950) needs it.
+//    f8e5m2 keeps infinities (+-inf -> +-inf): the clamp makes them +-max,
+//    and 1 is added to their bytes after the conversion (max's code + 1 is
+//    inf's), so the instruction still sees only values it converts exactly.
 absl::Status LowerCtx::LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int src, int dst) {
   const ElemType fp8 = IsFp8(to) ? to : from;
   const bool bf8 = fp8 == ElemType::kF8E5M2FNUZ || fp8 == ElemType::kF8E5M2;
@@ -431,15 +432,12 @@ absl::Status LowerCtx::LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int
     return absl::OkStatus();
   }
   const Fp8Format* f = Fp8FormatOf(to);
-  if (f->has_inf)
-    return Error(op, absl::StrCat("cvt to ", std::string(ElemTypeName(to)),
-                                  " is not implemented: its infinities need a different saturation "
-                                  "sequence (compiler/lower/lower_compute.cc LowerFp8Cvt)"));
   const uint32_t max_bits = F32Bits(static_cast<float>(f->max));
-  std::vector<MOperand> y(w);
+  std::vector<MOperand> y(w), xs(w);
   for (int e = 0; e < w; ++e) {
     // f16/bf16 widen to f32 exactly first: one rounding, to fp8.
     MOperand x = from == ElemType::kF32 ? MirBuilder::V(src, e) : MirBuilder::V(UnpackToF32(*this, src, from, e));
+    xs[e] = x;
     int lo = b_.Valu(Opc::kVMinF32, {MOperand::Imm(max_bits), x});
     int c = b_.Valu(Opc::kVMaxF32, {MOperand::Imm(max_bits | 0x80000000u), MirBuilder::V(lo)});
     int nan = b_.NewS(2, 2);
@@ -456,6 +454,21 @@ absl::Status LowerCtx::LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int
     const int e = 4 * r;
     b_.ValuTo(pk, MirBuilder::V(dst, r), {y[e], y[e + 1 < w ? e + 1 : e]});
     if (e + 2 < w) b_.ValuTo(pk_hi, MirBuilder::V(dst, r), {y[e + 2], y[e + 3]});
+  }
+  if (f->has_inf) {
+    // f8e5m2 keeps infinities: the clamp made +-inf +-max, whose codes
+    // (S.11110.11: 0x7b, 0xfb) are one below the infinities' (S.11111.00:
+    // 0x7c, 0xfc), so 1 is added to the byte of each element whose input
+    // was infinite (no carry leaves the byte). inf = (|x| ^ 0x7f800000) == 0,
+    // as 1 - min(|x| ^ 0x7f800000, 1): VALU arithmetic, no masks.
+    for (int e = 0; e < w; ++e) {
+      int mag = b_.Valu(Opc::kVAndB32, {MOperand::Imm(0x7fffffffu), xs[e]});
+      int d = b_.Valu(Opc::kVXorB32, {MOperand::Imm(0x7f800000u), MirBuilder::V(mag)});
+      int m = b_.Valu(Opc::kVMinU32, {MOperand::Imm(1), MirBuilder::V(d)});
+      int one = b_.Valu(Opc::kVSubU32, {MOperand::Imm(1), MirBuilder::V(m)});
+      b_.ValuTo(Opc::kVLshlAddU32, MirBuilder::V(dst, e / 4),
+                {MirBuilder::V(one), MOperand::Imm(8 * (e % 4)), MirBuilder::V(dst, e / 4)});
+    }
   }
   return absl::OkStatus();
 }
