@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -211,7 +212,7 @@ namespace {
 // like the ISA's v_mfma_f32_MxNxK_{fp8,bf8}_{fp8,bf8} (gfx942 and gfx950).
 void AddFp8Family(std::vector<MfmaDesc>& v, const char* shape, int m, int k, int width, int cd,
                   std::array<int, kNumGfx> passes) {
-  static std::vector<std::string>* names = new std::vector<std::string>();  // owns the c_str()s
+  static std::deque<std::string>* names = new std::deque<std::string>();  // owns the c_str()s: a deque never moves its elements
   for (MfmaIn a : {MfmaIn::kFp8, MfmaIn::kBf8})
     for (MfmaIn b : {MfmaIn::kFp8, MfmaIn::kBf8}) {
       std::string pair = absl::StrCat(MfmaInName(a), "_", MfmaInName(b));
@@ -228,7 +229,7 @@ void AddFp8Family(std::vector<MfmaDesc>& v, const char* shape, int m, int k, int
 // gfx950's v_mfma_f32_{16x16x128,32x32x64}_f8f6f4 with fp8/bf8 operands: one
 // descriptor per (A, B) format pair, the formats in cbsz/blgp.
 void AddF8f6f4Family(std::vector<MfmaDesc>& v, const char* shape, int m, int k, int cd, int passes) {
-  static std::vector<std::string>* names = new std::vector<std::string>();
+  static std::deque<std::string>* names = new std::deque<std::string>();
   for (MfmaIn a : {MfmaIn::kFp8, MfmaIn::kBf8})
     for (MfmaIn b : {MfmaIn::kFp8, MfmaIn::kBf8}) {
       names->push_back(absl::StrCat("f32_", shape, "_", MfmaInName(a), "_", MfmaInName(b)));
