@@ -208,37 +208,27 @@ const char* MfmaInName(MfmaIn in) {
 
 namespace {
 
-// The MFMAs of one fp8 shape: the four (A, B) pairs of fp8 and bf8, named
-// like the ISA's v_mfma_f32_MxNxK_{fp8,bf8}_{fp8,bf8} (gfx942 and gfx950).
+// The MFMAs of one fp8 shape: one descriptor per (A, B) pair of fp8 and bf8,
+// named f32_MxNxK_{fp8,bf8}_{fp8,bf8}. Without `f8f6f4` the ISA names the pair
+// too (v_mfma_f32_MxNxK_{fp8,bf8}_{fp8,bf8}, gfx942 and gfx950); with it the
+// instruction is gfx950's v_mfma_f32_MxNxK_f8f6f4 and the formats go in
+// cbsz (A) / blgp (B), 1 for bf8.
 void AddFp8Family(std::vector<MfmaDesc>& v, const char* shape, int m, int k, int width, int cd,
-                  std::array<int, kNumGfx> passes) {
+                  std::array<int, kNumGfx> passes, bool f8f6f4 = false) {
   static std::deque<std::string>* names = new std::deque<std::string>();  // owns the c_str()s: a deque never moves its elements
   for (MfmaIn a : {MfmaIn::kFp8, MfmaIn::kBf8})
     for (MfmaIn b : {MfmaIn::kFp8, MfmaIn::kBf8}) {
       std::string pair = absl::StrCat(MfmaInName(a), "_", MfmaInName(b));
       names->push_back(absl::StrCat("f32_", shape, "_", pair));
       const char* kir = names->back().c_str();
-      names->push_back(absl::StrCat("v_mfma_f32_", shape, "_", pair));
+      names->push_back(absl::StrCat("v_mfma_f32_", shape, "_", f8f6f4 ? "f8f6f4" : pair));
       const char* mn = names->back().c_str();
-      MfmaDesc d{kir, m, m, k, a, b, width, cd, width, {nullptr, nullptr, mn, mn},
+      MfmaDesc d{kir, m, m, k, a, b, width, cd, width, {nullptr, nullptr, f8f6f4 ? nullptr : mn, mn},
                  {passes[0], passes[1], passes[2], passes[3]}, true};
-      v.push_back(d);
-    }
-}
-
-// gfx950's v_mfma_f32_{16x16x128,32x32x64}_f8f6f4 with fp8/bf8 operands: one
-// descriptor per (A, B) format pair, the formats in cbsz/blgp.
-void AddF8f6f4Family(std::vector<MfmaDesc>& v, const char* shape, int m, int k, int cd, int passes) {
-  static std::deque<std::string>* names = new std::deque<std::string>();
-  for (MfmaIn a : {MfmaIn::kFp8, MfmaIn::kBf8})
-    for (MfmaIn b : {MfmaIn::kFp8, MfmaIn::kBf8}) {
-      names->push_back(absl::StrCat("f32_", shape, "_", MfmaInName(a), "_", MfmaInName(b)));
-      const char* kir = names->back().c_str();
-      names->push_back(absl::StrCat("v_mfma_f32_", shape, "_f8f6f4"));
-      const char* mn = names->back().c_str();
-      MfmaDesc d{kir, m, m, k, a, b, 32, cd, 32, {nullptr, nullptr, nullptr, mn}, {0, 0, 0, passes}, true};
-      d.cbsz = a == MfmaIn::kBf8 ? 1 : 0;
-      d.blgp = b == MfmaIn::kBf8 ? 1 : 0;
+      if (f8f6f4) {
+        d.cbsz = a == MfmaIn::kBf8 ? 1 : 0;
+        d.blgp = b == MfmaIn::kBf8 ? 1 : 0;
+      }
       v.push_back(d);
     }
 }
@@ -321,8 +311,8 @@ const std::vector<MfmaDesc>& AllMfmas() {
     };
     AddFp8Family(*v, "16x16x32", 16, 32, 8, 4, {0, 0, 4, 4});
     AddFp8Family(*v, "32x32x16", 32, 16, 8, 16, {0, 0, 8, 8});
-    AddF8f6f4Family(*v, "16x16x128", 16, 128, 4, 8);
-    AddF8f6f4Family(*v, "32x32x64", 32, 64, 16, 16);
+    AddFp8Family(*v, "16x16x128", 16, 128, 32, 4, {0, 0, 0, 8}, /*f8f6f4=*/true);
+    AddFp8Family(*v, "32x32x64", 32, 64, 32, 16, {0, 0, 0, 16}, /*f8f6f4=*/true);
     return v;
   }();
   return *all;

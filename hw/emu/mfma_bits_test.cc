@@ -29,50 +29,18 @@ namespace kir::emu {
 namespace {
 
 using testing::FromBytes;
-using testing::HandKernel;
 using testing::Lcg;
+using testing::OneMfmaKernel;
 using testing::ToBytes;
 
-// Lane l loads its A and B registers from byte 4*ab*l of A and B, its C
-// registers from byte 4*cd*l of C, runs the MFMA into v[32:32+cd) and stores
-// D over C.
+// Lane l loads its A, B and C registers, runs the MFMA and stores D over C
+// (OneMfmaKernel).
 std::string Kernel(const std::string& mcpu, const MfmaDesc& d) {
-  const int ab = d.ab_regs(), cd = d.cd_width;
-  HandKernel k;
-  k.mcpu = mcpu;
-  k.args = {"A:global_buffer", "B:global_buffer", "C:global_buffer"};
-  k.vgprs = 32 + 2 * cd;
-  std::string body = absl::StrCat(R"(
-  s_load_dwordx2 s[4:5], s[0:1], 0x0
-  s_load_dwordx2 s[6:7], s[0:1], 0x8
-  s_load_dwordx2 s[8:9], s[0:1], 0x10
-  v_and_b32 v0, 0x3ff, v0
-  v_mul_u32_u24 v1, )", 4 * ab, R"(, v0
-  v_mul_u32_u24 v6, )", 4 * cd, R"(, v0
-  s_waitcnt lgkmcnt(0)
-)");
-  const char* load[] = {"", "global_load_dword", "global_load_dwordx2", "global_load_dwordx3", "global_load_dwordx4"};
-  auto regs = [](int lo, int n) { return n == 1 ? absl::StrCat("v", lo) : absl::StrCat("v[", lo, ":", lo + n - 1, "]"); };
-  // A in v[8 : 8+ab), B in v[b0 : b0+ab) (up to 8 registers each: 32 fp8).
-  const int b0 = 8 + std::max(ab, 4);
-  for (int r = 0; r < ab; r += 4) {
-    const int n = std::min(4, ab - r);
-    absl::StrAppend(&body, "  ", load[n], " ", regs(8 + r, n), ", v1, s[4:5] offset:", 4 * r, "\n");
-    absl::StrAppend(&body, "  ", load[n], " ", regs(b0 + r, n), ", v1, s[6:7] offset:", 4 * r, "\n");
-  }
-  for (int r = 0; r < cd; r += 4)
-    absl::StrAppend(&body, "  global_load_dwordx4 ", regs(32 + r, 4), ", v6, s[8:9] offset:", 4 * r, "\n");
-  absl::StrAppend(&body, "  s_waitcnt vmcnt(0)\n  s_nop 4\n");
   const std::string mn = d.mnemonic[static_cast<int>((*LookupTarget(mcpu))->gfx)];
-  absl::StrAppend(&body, "  ", mn, " ", regs(32 + cd, cd), ", ", regs(8, ab), ", ", regs(b0, ab), ", ",
-                  regs(32, cd), d.cbsz != 0 ? absl::StrCat(" cbsz:", d.cbsz) : "",
-                  d.blgp != 0 ? absl::StrCat(" blgp:", d.blgp) : "", "\n");
-  for (int n = 0; n < 4; ++n) absl::StrAppend(&body, "  s_nop 7\n");
-  for (int r = 0; r < cd; r += 4)
-    absl::StrAppend(&body, "  global_store_dwordx4 v6, ", regs(32 + cd + r, 4), ", s[8:9] offset:", 4 * r, "\n");
-  absl::StrAppend(&body, "  s_waitcnt vmcnt(0)\n  s_endpgm\n");
-  k.body = body;
-  return k.Text();
+  return OneMfmaKernel(mcpu,
+                       absl::StrCat(mn, d.cbsz != 0 ? absl::StrCat(" cbsz:", d.cbsz) : "",
+                                    d.blgp != 0 ? absl::StrCat(" blgp:", d.blgp) : ""),
+                       d.ab_regs(), d.cd_width, /*c_from_memory=*/true);
 }
 
 // Bit patterns: a mix of specials and random values; `bytes` 1: four fp8

@@ -17,6 +17,7 @@ namespace {
 
 using testing::FromBytes;
 using testing::HandKernel;
+using testing::OneMfmaKernel;
 using testing::ToBytes;
 
 // Lane l of the fragment buffers holds its two A (or B) VGPRs at byte 8*l;
@@ -154,36 +155,7 @@ struct HandLayout {
 // (d_lane, d_reg) and 0 elsewhere.
 void CheckOneHotHand(const std::string& mcpu, const std::string& instr, const HandLayout& L, int ab_regs, int d_regs,
                      uint16_t one, const std::vector<std::array<int, 3>>& cases) {
-  HandKernel k;
-  k.mcpu = mcpu;
-  k.args = {"A:global_buffer", "B:global_buffer", "D:global_buffer"};
-  k.vgprs = 24 + 2 * d_regs;
-  auto regs = [](int lo, int n) { return absl::StrCat("v[", lo, ":", lo + n - 1, "]"); };
-  std::string body = absl::StrCat(R"(
-  s_load_dwordx2 s[4:5], s[0:1], 0x0
-  s_load_dwordx2 s[6:7], s[0:1], 0x8
-  s_load_dwordx2 s[8:9], s[0:1], 0x10
-  v_and_b32 v0, 0x3ff, v0
-  v_mul_u32_u24 v1, )", 4 * ab_regs, R"(, v0
-  v_mul_u32_u24 v6, )", 4 * d_regs, R"(, v0
-  s_waitcnt lgkmcnt(0)
-)");
-  const char* load[] = {"", "global_load_dword", "global_load_dwordx2", "", "global_load_dwordx4"};
-  for (int r = 0; r < ab_regs; r += 4) {
-    const int n = std::min(4, ab_regs - r);
-    absl::StrAppend(&body, "  ", load[n], " ", regs(8 + r, n), ", v1, s[4:5] offset:", 4 * r, "\n");
-    absl::StrAppend(&body, "  ", load[n], " ", regs(16 + r, n), ", v1, s[6:7] offset:", 4 * r, "\n");
-  }
-  const std::string d = regs(24, d_regs);
-  absl::StrAppend(&body, "  s_waitcnt vmcnt(0)\n  s_nop 2\n");
-  const size_t sp = instr.find(' ');
-  absl::StrAppend(&body, "  ", instr.substr(0, sp), " ", d, ", ", regs(8, ab_regs), ", ", regs(16, ab_regs), ", 0",
-                  sp == std::string::npos ? "" : instr.substr(sp), "\n  s_nop 7\n  s_nop 7\n  s_nop 7\n");
-  for (int r = 0; r < d_regs; r += 4)
-    absl::StrAppend(&body, "  global_store_dwordx4 v6, ", regs(24 + r, 4), ", s[8:9] offset:", 4 * r, "\n");
-  absl::StrAppend(&body, "  s_waitcnt vmcnt(0)\n  s_endpgm\n");
-  k.body = body;
-  absl::StatusOr<std::shared_ptr<const LoadedKernel>> kernel = LoadAssembly(k.Text(), mcpu);
+  absl::StatusOr<std::shared_ptr<const LoadedKernel>> kernel = LoadAssembly(OneMfmaKernel(mcpu, instr, ab_regs, d_regs, /*c_from_memory=*/false), mcpu);
   ASSERT_TRUE(kernel.ok()) << instr << ": " << kernel.status();
   for (const auto& [i, j, kk] : cases) {
     std::vector<uint8_t> a(64 * 4 * ab_regs, 0), b(64 * 4 * ab_regs, 0);
@@ -247,33 +219,8 @@ TEST(MfmaLayoutTest, Fp8ShapesOnGfx942AndGfx950) {
 // The formats of a mixed pair: A fp8 1.0 and B bf8 1.0 give 1.0; the codes
 // swapped (A 0x3c read as E4M3 = 1.5, B 0x38 read as E5M2 = 0.5) give 0.75.
 TEST(MfmaLayoutTest, MixedFormatsReadEachOperandInItsOwn) {
-  HandKernel k;
-  k.mcpu = "gfx950";
-  k.args = {"A:global_buffer", "B:global_buffer", "D:global_buffer"};
-  k.vgprs = 32;
-  k.body = R"(
-  s_load_dwordx2 s[4:5], s[0:1], 0x0
-  s_load_dwordx2 s[6:7], s[0:1], 0x8
-  s_load_dwordx2 s[8:9], s[0:1], 0x10
-  v_and_b32 v0, 0x3ff, v0
-  v_lshlrev_b32 v1, 5, v0
-  v_lshlrev_b32 v6, 4, v0
-  s_waitcnt lgkmcnt(0)
-  global_load_dwordx4 v[8:11], v1, s[4:5]
-  global_load_dwordx4 v[12:15], v1, s[4:5] offset:16
-  global_load_dwordx4 v[16:19], v1, s[6:7]
-  global_load_dwordx4 v[20:23], v1, s[6:7] offset:16
-  s_waitcnt vmcnt(0)
-  s_nop 2
-  v_mfma_f32_16x16x128_f8f6f4 v[24:27], v[8:15], v[16:23], 0 blgp:1
-  s_nop 7
-  s_nop 7
-  s_nop 7
-  global_store_dwordx4 v6, v[24:27], s[8:9]
-  s_waitcnt vmcnt(0)
-  s_endpgm
-)";
-  absl::StatusOr<std::shared_ptr<const LoadedKernel>> kernel = LoadAssembly(k.Text(), "gfx950");
+  absl::StatusOr<std::shared_ptr<const LoadedKernel>> kernel = LoadAssembly(
+      OneMfmaKernel("gfx950", "v_mfma_f32_16x16x128_f8f6f4 blgp:1", 8, 4, /*c_from_memory=*/false), "gfx950");
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   for (const auto& [a_code, b_code, want] : {std::tuple<int, int, float>{0x38, 0x3c, 1.0f}, {0x3c, 0x38, 0.75f}}) {
     std::vector<uint8_t> a(64 * 32, 0), b(64 * 32, 0);

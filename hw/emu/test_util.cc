@@ -94,6 +94,44 @@ std::string HandKernel::Text() const {
   return s;
 }
 
+std::string OneMfmaKernel(const std::string& mcpu, const std::string& instr, int ab_regs, int cd_regs,
+                          bool c_from_memory) {
+  HandKernel k;
+  k.mcpu = mcpu;
+  k.args = {"A:global_buffer", "B:global_buffer", "C:global_buffer"};
+  k.vgprs = 24 + 2 * cd_regs;
+  auto regs = [](int lo, int n) { return n == 1 ? absl::StrCat("v", lo) : absl::StrCat("v[", lo, ":", lo + n - 1, "]"); };
+  std::string body = absl::StrCat(R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  s_load_dwordx2 s[6:7], s[0:1], 0x8
+  s_load_dwordx2 s[8:9], s[0:1], 0x10
+  v_and_b32 v0, 0x3ff, v0
+  v_mul_u32_u24 v1, )", 4 * ab_regs, R"(, v0
+  v_mul_u32_u24 v6, )", 4 * cd_regs, R"(, v0
+  s_waitcnt lgkmcnt(0)
+)");
+  const char* load[] = {"", "global_load_dword", "global_load_dwordx2", "global_load_dwordx3", "global_load_dwordx4"};
+  for (int r = 0; r < ab_regs; r += 4) {
+    const int n = std::min(4, ab_regs - r);
+    absl::StrAppend(&body, "  ", load[n], " ", regs(8 + r, n), ", v1, s[4:5] offset:", 4 * r, "\n");
+    absl::StrAppend(&body, "  ", load[n], " ", regs(16 + r, n), ", v1, s[6:7] offset:", 4 * r, "\n");
+  }
+  if (c_from_memory)
+    for (int r = 0; r < cd_regs; r += 4)
+      absl::StrAppend(&body, "  global_load_dwordx4 ", regs(24 + r, 4), ", v6, s[8:9] offset:", 4 * r, "\n");
+  absl::StrAppend(&body, "  s_waitcnt vmcnt(0)\n  s_nop 4\n");
+  const size_t sp = instr.find(' ');
+  absl::StrAppend(&body, "  ", instr.substr(0, sp), " ", regs(24 + cd_regs, cd_regs), ", ", regs(8, ab_regs), ", ",
+                  regs(16, ab_regs), ", ", c_from_memory ? regs(24, cd_regs) : "0",
+                  sp == std::string::npos ? "" : instr.substr(sp), "\n");
+  for (int n = 0; n < 4; ++n) absl::StrAppend(&body, "  s_nop 7\n");
+  for (int r = 0; r < cd_regs; r += 4)
+    absl::StrAppend(&body, "  global_store_dwordx4 v6, ", regs(24 + cd_regs + r, 4), ", s[8:9] offset:", 4 * r, "\n");
+  absl::StrAppend(&body, "  s_waitcnt vmcnt(0)\n  s_endpgm\n");
+  k.body = body;
+  return k.Text();
+}
+
 void CheckGemm(const std::vector<double>& A, const std::vector<double>& B, const std::vector<float>& C, int M,
                int N, int K) {
   ASSERT_EQ(C.size(), static_cast<size_t>(M * N));

@@ -78,6 +78,17 @@ struct HandKernel {
   std::string Text() const;
 };
 
+// A wave64 kernel of one MFMA, for probing MFMA semantics: lane l loads its
+// A and B operands (`ab_regs` VGPRs each, at most 8) from byte 4 * ab_regs * l
+// of the first and second buffer arguments and, when `c_from_memory`, its C
+// operand (`cd_regs` VGPRs, at most 16) from byte 4 * cd_regs * l of the
+// third (else srcC is the constant 0), runs `instr` (the mnemonic, then any
+// modifiers: "v_mfma_f32_16x16x128_f8f6f4 cbsz:1") and stores D at byte
+// 4 * cd_regs * l of the third. Registers: A v[8:], B v[16:], C v[24:], D
+// after C. 32 wait states follow the MFMA, more than any result latency.
+std::string OneMfmaKernel(const std::string& mcpu, const std::string& instr, int ab_regs, int cd_regs,
+                          bool c_from_memory);
+
 // C = A * B^T (A M x K, B N x K, both row-major) in double, compared with
 // the f32 result C (M x N) to 1e-5 relative (absolute below 1).
 void CheckGemm(const std::vector<double>& A, const std::vector<double>& B, const std::vector<float>& C, int M,
