@@ -10,11 +10,6 @@
 #include "compiler/isa/encoding.h"
 
 namespace kir {
-namespace {
-
-int RoundUp(int v, int g) { return (v + g - 1) / g * g; }
-
-}  // namespace
 
 std::string PrintModuleAssembly(const std::string& target_id, const std::vector<KernelAsm>& kernels) {
   std::string s;

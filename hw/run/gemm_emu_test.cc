@@ -177,6 +177,7 @@ std::vector<GemmCase> Covering() {
   return v;
 }
 
+#ifdef KIRC_GEMM_FULL_CROSS
 // The full cross product (manual: //hw/run:gemm_emu_full_test).
 std::vector<GemmCase> FullCross() {
   std::vector<GemmCase> v;
@@ -192,7 +193,6 @@ std::vector<GemmCase> FullCross() {
   return v;
 }
 
-#ifdef KIRC_GEMM_FULL_CROSS
 INSTANTIATE_TEST_SUITE_P(Full, GemmEmuTest, ::testing::ValuesIn(FullCross()),
                          [](const ::testing::TestParamInfo<GemmCase>& i) { return Name(i.param); });
 #else
