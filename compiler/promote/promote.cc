@@ -800,7 +800,11 @@ absl::Status Promoter::ChooseLayout(Side& s) {
   };
   std::vector<PadReads> pads;
   std::vector<std::pair<int64_t, int64_t>> layouts;  // (pad, swizzle)
-  for (int64_t pad = 0; pad <= 16; pad += rd) layouts.push_back({pad, 0});
+  // Pads step by the read's width, at most 16 bytes (a 32-byte fp8 f8f6f4
+  // fragment is read as two 16-byte ds_read_b128, which a 16-byte pad keeps
+  // aligned), always whole dwords.
+  const int64_t pad_step = std::min<int64_t>(rd, std::max<int64_t>(4 / eb, 16 / eb));
+  for (int64_t pad = 0; pad <= 16; pad += pad_step) layouts.push_back({pad, 0});
   // Swizzles (unpadded rows): every element of a stored vector must share the
   // rotation, so a vector down the rows (transposed staging) needs d % vec == 0.
   if (c_.bk / rd >= 2)
