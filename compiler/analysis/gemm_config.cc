@@ -126,6 +126,25 @@ absl::Status Scalar(const Kernel& k, const std::string& name, const char* role) 
   return absl::OkStatus();
 }
 
+// True if promotion copies `arg` (the gemm's A or B of `c`) with global
+// vectors of at least 4 elements: as compiler/promote's ChooseLayout, which
+// runs the vectors along the stride-1 dimension (K preferred) and takes
+// width v when the tile and shape extents along it and the other stride are
+// multiples of v and the workgroup's threads share the tile's vectors evenly.
+// An fp8 operand copied with narrower vectors is loaded a byte per register:
+// the double-buffered pipeline cannot carry such values (the validator's
+// loop-carried fp8 rule), and wide K tiles of them take too many registers.
+bool CopiesWholeRegisters(const Arg& arg, bool k_major, bool is_b, const GemmConfig& c) {
+  const int kdim = k_major ? 0 : 1;
+  const int64_t stride_k = arg.strides[kdim], stride_r = arg.strides[1 - kdim];
+  const bool along_k = stride_k == 1 || stride_r != 1;
+  if (!(along_k ? stride_k == 1 : stride_r == 1)) return false;
+  const int64_t block = is_b ? c.bn : c.bm, rows = is_b ? c.n : c.m;
+  const int64_t ec = along_k ? c.bk : block, sc = along_k ? c.k : rows;
+  const int64_t other = along_k ? stride_r : stride_k;
+  return ec % 4 == 0 && sc % 4 == 0 && other % 4 == 0 && (block * c.bk / 4) % c.Threads() == 0;
+}
+
 }  // namespace
 
 int64_t GemmConfig::LdsBytes(int64_t pad_a, int64_t pad_b) const {
@@ -322,6 +341,15 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     c.wn = c.bn >= 64 && (c.bn / 2) % rows_hint == 0 ? 2 : 1;
   }
 
+  // fp8 operands copied a byte per register (an odd stride-1 extent): the
+  // default K tile shrinks to 32 (as many loads per thread as f16's BK 32).
+  const auto narrow_fp8 = [&] {
+    return IsFp8(c.a_elem) && (!CopiesWholeRegisters(**a, c.a_km, false, c) ||
+                               !CopiesWholeRegisters(**b, c.b_kn, true, c));
+  };
+  if (c.default_tile && narrow_fp8() && c.bk > 32)
+    c.bk = given != nullptr ? RoundUp(32, given->k) : 32;
+
   // ---- MFMA default.
   if (given != nullptr) {
     c.mfma = given;
@@ -370,7 +398,16 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   } else {
     c.default_double_buffer = true;
     c.double_buffer = true;
-    c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes;
+    c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes && !narrow_fp8();
+  }
+  if (c.double_buffer && narrow_fp8()) {
+    return Bad(absl::StrCat(
+        "double_buffer on carries each thread's next fp8 tile in registers, which needs A and B "
+        "copied as vectors of 4 or more elements (whole 32-bit registers), but ",
+        !CopiesWholeRegisters(**a, c.a_km, false, c) ? Who(g.a, "A") : Who(g.b, "B"),
+        " is copied element by element (",
+        c.TilingText(), "; the stride-1 extent, the other stride and the tile along the stride-1 "
+        "dimension must be multiples of 4); use double_buffer off"));
   }
   int64_t lds = c.LdsBytes(0, 0);
   if (lds > t.lds_bytes)

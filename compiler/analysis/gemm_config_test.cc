@@ -344,6 +344,24 @@ TEST(GemmFp8, Refusals) {
             "BK = 128");
 }
 
+// An fp8 operand whose stride-1 extent is not a multiple of 4 is copied a
+// byte per register: the default BK is 32 and double buffering off (the
+// pipeline carries only whole registers); asked for, it is refused.
+TEST(GemmFp8, OperandsCopiedByteWise) {
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e4m3fn", "f32", 256, 256, 101),
+            "tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer off");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 256, 256, 101,
+                    "gemm C = A.mk * B.nk double_buffer on"),
+            "double_buffer on carries each thread's next fp8 tile in registers, which needs A and "
+            "B copied as vectors of 4 or more elements (whole 32-bit registers), but A is copied "
+            "element by element (tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 "
+            "double_buffer on; the stride-1 extent, the other stride and the tile along the "
+            "stride-1 dimension must be multiples of 4); use double_buffer off");
+  // K a multiple of 4: the usual defaults.
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e4m3fn", "f32", 256, 256, 100),
+            "tile 128x128x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer off");
+}
+
 // Scale factors: each an f32 scalar argument, named with its position.
 TEST(GemmFp8, ScaleFactors) {
   EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 64,
