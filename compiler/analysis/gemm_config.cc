@@ -347,6 +347,9 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     return IsFp8(c.a_elem) && (!CopiesWholeRegisters(**a, c.a_km, false, c) ||
                                !CopiesWholeRegisters(**b, c.b_kn, true, c));
   };
+  // The double-buffered pipeline carries the next tile's registers around
+  // its loop, which exists from 4 K tiles (compiler/promote/promote.cc).
+  const auto carries_narrow = [&] { return narrow_fp8() && c.KTiles() >= 4; };
   if (c.default_tile && narrow_fp8() && c.bk > 32)
     c.bk = given != nullptr ? RoundUp(32, given->k) : 32;
 
@@ -398,9 +401,9 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   } else {
     c.default_double_buffer = true;
     c.double_buffer = true;
-    c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes && !narrow_fp8();
+    c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes && !carries_narrow();
   }
-  if (c.double_buffer && narrow_fp8()) {
+  if (c.double_buffer && carries_narrow()) {
     return Bad(absl::StrCat(
         "double_buffer on carries each thread's next fp8 tile in registers, which needs A and B "
         "copied as vectors of 4 or more elements (whole 32-bit registers), but ",

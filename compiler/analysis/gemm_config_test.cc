@@ -345,8 +345,9 @@ TEST(GemmFp8, Refusals) {
 }
 
 // An fp8 operand whose stride-1 extent is not a multiple of 4 is copied a
-// byte per register: the default BK is 32 and double buffering off (the
-// pipeline carries only whole registers); asked for, it is refused.
+// byte per register: the default BK is 32 and, from 4 K tiles (where the
+// pipeline has a loop that carries the next tile), double buffering off;
+// asked for there, it is refused.
 TEST(GemmFp8, OperandsCopiedByteWise) {
   EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e4m3fn", "f32", 256, 256, 101),
             "tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer off");
@@ -357,6 +358,9 @@ TEST(GemmFp8, OperandsCopiedByteWise) {
             "element by element (tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 "
             "double_buffer on; the stride-1 extent, the other stride and the tile along the "
             "stride-1 dimension must be multiples of 4); use double_buffer off");
+  // 3 K tiles: the pipeline is unrolled, nothing is carried.
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 256, 256, 95),
+            "tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer on");
   // K a multiple of 4: the usual defaults.
   EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e4m3fn", "f32", 256, 256, 100),
             "tile 128x128x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer off");
