@@ -39,6 +39,12 @@
 //   throughput, so it is preferred whenever the wave tile allows it.
 // - double_buffer: on when the K loop has at least 2 tiles (ceil(K/BK) >= 2)
 //   and two unpadded stages fit in LDS, else off.
+// - fp8 operands that promotion copies a byte per register (the stride-1
+//   extent, the other stride or the tile along it not a multiple of 4, see
+//   compiler/promote): BK 32 by default (as many loads per thread as f16's
+//   BK 32), and from 4 K tiles no double buffering: the pipeline's loop
+//   carries the next tile's registers, which must be whole registers for
+//   fp8; `double_buffer on` is refused there.
 #ifndef KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 #define KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 
