@@ -54,6 +54,9 @@
 //   can leave the shape are `guarded` (they read 0, so partial K tiles add
 //   nothing), and so are C's loads and stores; a global vector never
 //   straddles the shape's edge (its width divides the stride-1 extent).
+// - alpha: the gemm's one factor, or the product of its factors formed once
+//   before the tiles (`mul` of the scalar arguments, left to right:
+//   compiler/ir/gemm.h's rounding).
 // - Epilogue per MFMA tile and 4-row group: out = fma(C, beta, alpha * acc)
 //   (or alpha * acc without beta), cvt to C's type, store down the column
 //   (`along 0`); 32x32 results are sliced into their four 4-row groups. A
