@@ -33,22 +33,41 @@ int64_t DefaultBlock(int64_t x) {
   return std::clamp<int64_t>(b, 16, 128);
 }
 
-// True if MFMA `d` takes A and B of element type `e`.
-bool TakesElem(const MfmaDesc& d, ElemType e) { return d.a_in == d.b_in && MfmaInAccepts(d.a_in, e); }
+// True if MFMA `d` takes A of element type `a` and B of `b`.
+bool TakesElems(const MfmaDesc& d, ElemType a, ElemType b) {
+  return MfmaInAccepts(d.a_in, a) && MfmaInAccepts(d.b_in, b);
+}
 
-// The default MFMA of `rows` (16 or 32) for the input type on `t`, for K
+bool IsE5m2(ElemType e) { return e == ElemType::kF8E5M2FNUZ || e == ElemType::kF8E5M2; }
+
+// "fp8_bf8" etc.: the format pair of an fp8 MFMA name (A first; fp8 = E4M3,
+// bf8 = E5M2, as the ISA's v_mfma_f32_*_{fp8,bf8}_{fp8,bf8}).
+std::string Fp8Pair(ElemType a, ElemType b) {
+  return absl::StrCat(IsE5m2(a) ? "bf8" : "fp8", "_", IsE5m2(b) ? "bf8" : "fp8");
+}
+
+// The default MFMA of `rows` (16 or 32) for inputs `a` x `b` on `t`, for K
 // tiles of `bk`. gfx950 doubles the f16/bf16 rate with its K-doubled shapes
 // (16x16x32 in 4 passes, 32x32x16 in 8: SISchedule.td
 // SIDPGFX950FullSpeedModel, against 4 and 8 for 16x16x16 and 32x32x8): they
-// are its default whenever BK is a multiple of their k.
-const MfmaDesc* DefaultMfma(ElemType in, const TargetInfo& t, int rows, int64_t bk = 32) {
+// are its default whenever BK is a multiple of their k. Likewise its fp8
+// f8f6f4 shapes (16x16x128 in 8 passes, 32x32x64 in 16, against 4 and 8 for
+// 16x16x32 and 32x32x16: twice the k per pass; the passes are cited in
+// compiler/target/target.cc AllMfmas).
+const MfmaDesc* DefaultMfma(ElemType a, ElemType b, const TargetInfo& t, int rows, int64_t bk = 32) {
   const char* name = nullptr;
+  if (IsFp8(a)) {
+    const std::string pair = Fp8Pair(a, b);
+    if (t.gfx == Gfx::kGfx950 && bk % (rows == 32 ? 64 : 128) == 0)
+      return LookupMfma(absl::StrCat(rows == 32 ? "f32_32x32x64_" : "f32_16x16x128_", pair));
+    return LookupMfma(absl::StrCat(rows == 32 ? "f32_32x32x16_" : "f32_16x16x32_", pair));
+  }
   if (t.gfx == Gfx::kGfx950 && bk % (rows == 32 ? 16 : 32) == 0) {
-    if (in == ElemType::kF16) name = rows == 32 ? "f32_32x32x16_f16" : "f32_16x16x32_f16";
-    if (in == ElemType::kBF16) name = rows == 32 ? "f32_32x32x16_bf16" : "f32_16x16x32_bf16";
+    if (a == ElemType::kF16) name = rows == 32 ? "f32_32x32x16_f16" : "f32_16x16x32_f16";
+    if (a == ElemType::kBF16) name = rows == 32 ? "f32_32x32x16_bf16" : "f32_16x16x32_bf16";
     if (name != nullptr) return LookupMfma(name);
   }
-  if (in == ElemType::kF16) {
+  if (a == ElemType::kF16) {
     name = rows == 32 ? "f32_32x32x8_f16" : "f32_16x16x16_f16";
   } else if (t.gfx == Gfx::kGfx908) {
     name = rows == 32 ? "f32_32x32x4_bf16" : "f32_16x16x8_bf16";
@@ -56,6 +75,18 @@ const MfmaDesc* DefaultMfma(ElemType in, const TargetInfo& t, int rows, int64_t 
     name = rows == 32 ? "f32_32x32x8_bf16" : "f32_16x16x16_bf16";
   }
   return LookupMfma(name);
+}
+
+// The default BK (GemmConfig's header): 16-bit inputs 32 (64 bytes per row
+// of a K tile), 16 when K <= 16; fp8 inputs 64 (64 bytes), and on gfx950 128
+// (the k of 16x16x128 f8f6f4; 64 is that of 32x32x64), smaller K tiles for
+// small K: 32 when K <= 32, 64 when K <= 64. Never below 32 for fp8: the
+// k of 16x16x32.
+int64_t DefaultBk(const GemmConfig& c, const TargetInfo& t) {
+  if (!IsFp8(c.a_elem)) return c.k <= 16 ? 16 : 32;
+  if (c.k <= 32) return 32;
+  if (c.k <= 64 || t.gfx != Gfx::kGfx950) return 64;
+  return 128;
 }
 
 // The buffer called `name`, or an error for the gemm operand `role`.
@@ -73,6 +104,17 @@ absl::StatusOr<const Arg*> Buffer(const Kernel& k, const std::string& name, cons
   return a;
 }
 
+// "f16", or "f8e4m3fnuz x f8e5m2fnuz" when A's and B's types differ.
+std::string InputsText(const GemmConfig& c) {
+  return c.a_elem == c.b_elem ? Elem(c.a_elem) : absl::StrCat(Elem(c.a_elem), " x ", Elem(c.b_elem));
+}
+
+// "A and B hold f16", or "A holds f8e4m3fnuz and B f8e5m2fnuz".
+std::string InputsHeld(const GemmConfig& c) {
+  return c.a_elem == c.b_elem ? absl::StrCat("A and B hold ", Elem(c.a_elem))
+                              : absl::StrCat("A holds ", Elem(c.a_elem), " and B ", Elem(c.b_elem));
+}
+
 absl::Status Scalar(const Kernel& k, const std::string& name, const char* role) {
   const Arg* a = k.FindArg(name);
   if (a == nullptr)
@@ -84,12 +126,30 @@ absl::Status Scalar(const Kernel& k, const std::string& name, const char* role) 
   return absl::OkStatus();
 }
 
+// True if promotion copies `arg` (the gemm's A or B of `c`) with global
+// vectors of at least 4 elements: as compiler/promote's ChooseLayout, which
+// runs the vectors along the stride-1 dimension (K preferred) and takes
+// width v when the tile and shape extents along it and the other stride are
+// multiples of v and the workgroup's threads share the tile's vectors evenly.
+// An fp8 operand copied with narrower vectors is loaded a byte per register:
+// the double-buffered pipeline cannot carry such values (the validator's
+// loop-carried fp8 rule), and wide K tiles of them take too many registers.
+bool CopiesWholeRegisters(const Arg& arg, bool k_major, bool is_b, const GemmConfig& c) {
+  const int kdim = k_major ? 0 : 1;
+  const int64_t stride_k = arg.strides[kdim], stride_r = arg.strides[1 - kdim];
+  const bool along_k = stride_k == 1 || stride_r != 1;
+  if (!(along_k ? stride_k == 1 : stride_r == 1)) return false;
+  const int64_t block = is_b ? c.bn : c.bm, rows = is_b ? c.n : c.m;
+  const int64_t ec = along_k ? c.bk : block, sc = along_k ? c.k : rows;
+  const int64_t other = along_k ? stride_r : stride_k;
+  return ec % 4 == 0 && sc % 4 == 0 && other % 4 == 0 && (block * c.bk / 4) % c.Threads() == 0;
+}
+
 }  // namespace
 
 int64_t GemmConfig::LdsBytes(int64_t pad_a, int64_t pad_b) const {
-  int64_t eb = ElemBytes(in_elem);
-  int64_t a = Stages() * bm * (bk + pad_a) * eb;
-  int64_t b = Stages() * bn * (bk + pad_b) * eb;
+  int64_t a = Stages() * bm * (bk + pad_a) * ElemBytes(a_elem);
+  int64_t b = Stages() * bn * (bk + pad_b) * ElemBytes(b_elem);
   return RoundUp(a, 16) + b;
 }
 
@@ -119,8 +179,14 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   if (!b.ok()) return b.status();
   absl::StatusOr<const Arg*> cb = Buffer(k, g.c, "C");
   if (!cb.ok()) return cb.status();
-  absl::Status s = g.has_alpha() ? Scalar(k, g.alpha, "alpha") : absl::OkStatus();
-  if (!s.ok()) return s;
+  absl::Status s;
+  for (size_t i = 0; i < g.factors.size(); ++i) {
+    const std::string role =
+        g.factors.size() == 1 ? std::string("alpha")
+                              : absl::StrCat("scale factor ", i + 1, " of ", g.factors.size());
+    s = Scalar(k, g.factors[i], role.c_str());
+    if (!s.ok()) return s;
+  }
   if (g.has_beta() != !g.c_in.empty())
     return Bad("the beta term must read `+ beta * C` with both names");
   if (g.has_beta()) {
@@ -135,14 +201,34 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     return Bad(absl::StrCat(g.c, " is both an input and the output; A and B must be other buffers"));
 
   // ---- Types and access.
-  c.in_elem = (*a)->elem;
-  if (c.in_elem != ElemType::kF16 && c.in_elem != ElemType::kBF16)
-    return Bad(absl::StrCat(Who(g.a, "A"), " holds ", Elem(c.in_elem),
-                            "; gemm inputs are f16 or bf16"));
-  if ((*b)->elem != c.in_elem)
-    return Bad(absl::StrCat(Who(g.a, "A"), " holds ", Elem(c.in_elem), " but ", Who(g.b, "B"),
-                            " holds ", Elem((*b)->elem),
-                            "; A and B must have the same element type"));
+  c.a_elem = (*a)->elem;
+  c.b_elem = (*b)->elem;
+  const bool fp8_a = IsFp8(c.a_elem), fp8_b = IsFp8(c.b_elem);
+  if (fp8_a != fp8_b)
+    return Bad(absl::StrCat(Who(g.a, "A"), " holds ", Elem(c.a_elem), " but ", Who(g.b, "B"),
+                            " holds ", Elem(c.b_elem),
+                            "; an fp8 operand needs an fp8 partner (the MFMAs take fp8 x fp8 or "
+                            "16-bit x 16-bit): convert the other with cvt in a kernel of its own"));
+  if (fp8_a) {
+    for (const auto& [arg, role] : {std::pair{*a, "A"}, std::pair{*b, "B"}}) {
+      if (t.fp8 == Fp8Flavor::kNone)
+        return Bad(absl::StrCat(Who(arg->name, role), " holds ", Elem(arg->elem), ", but ", t.name,
+                                " has no fp8 MFMA; fp8 gemm needs gfx942 or gfx950 (",
+                                Fp8FlavoursText(), ")"));
+      if (!TargetHasElemType(t, arg->elem))
+        return Bad(absl::StrCat(Who(arg->name, role), " holds ", Elem(arg->elem),
+                                ", an fp8 type of the other flavour; ", t.name, "'s fp8 MFMAs read ",
+                                Fp8ElemTypesText(t), " (", Fp8FlavoursText(), ")"));
+    }
+  } else {
+    if (c.a_elem != ElemType::kF16 && c.a_elem != ElemType::kBF16)
+      return Bad(absl::StrCat(Who(g.a, "A"), " holds ", Elem(c.a_elem),
+                              "; gemm inputs are f16, bf16 or fp8 (", Fp8FlavoursText(), ")"));
+    if (c.b_elem != c.a_elem)
+      return Bad(absl::StrCat(Who(g.a, "A"), " holds ", Elem(c.a_elem), " but ", Who(g.b, "B"),
+                              " holds ", Elem(c.b_elem),
+                              "; 16-bit A and B must have the same element type"));
+  }
   c.out_elem = (*cb)->elem;
   if (c.out_elem == ElemType::kI32 || IsFp8(c.out_elem))
     return Bad(absl::StrCat(Who(g.c, "C"), " holds ", Elem(c.out_elem), "; the output is f32, f16 or bf16",
@@ -184,15 +270,25 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     if (given == nullptr) {
       std::vector<std::string> names;
       for (const MfmaDesc& d : AllMfmas())
-        if (TakesElem(d, c.in_elem) && d.mnemonic[static_cast<int>(t.gfx)] != nullptr)
+        if (TakesElems(d, c.a_elem, c.b_elem) && d.mnemonic[static_cast<int>(t.gfx)] != nullptr)
           names.push_back(d.kir_name);
-      return Bad(absl::StrCat("unknown MFMA '", g.mfma, "'; for ", Elem(c.in_elem), " inputs on ",
+      return Bad(absl::StrCat("unknown MFMA '", g.mfma, "'; for ", InputsText(c), " inputs on ",
                               t.name, " use ", absl::StrJoin(names, " or ")));
     }
-    if (!TakesElem(*given, c.in_elem))
-      return Bad(absl::StrCat("MFMA ", given->kir_name, " takes ", MfmaInName(given->a_in),
-                              " inputs but A and B hold ", Elem(c.in_elem), "; use ",
-                              DefaultMfma(c.in_elem, t, given->m)->kir_name));
+    if (!TakesElems(*given, c.a_elem, c.b_elem)) {
+      // The same shape for these inputs, else the default of its rows.
+      const MfmaDesc* alt = nullptr;
+      for (const MfmaDesc& d : AllMfmas())
+        if (alt == nullptr && d.m == given->m && d.k * MfmaInBytes(d.a_in) == given->k * MfmaInBytes(given->a_in) &&
+            TakesElems(d, c.a_elem, c.b_elem) && d.mnemonic[static_cast<int>(t.gfx)] != nullptr)
+          alt = &d;
+      if (alt == nullptr) alt = DefaultMfma(c.a_elem, c.b_elem, t, given->m);
+      return Bad(absl::StrCat("MFMA ", given->kir_name, " takes ",
+                              given->a_in == given->b_in
+                                  ? std::string(MfmaInName(given->a_in))
+                                  : absl::StrCat(MfmaInName(given->a_in), " x ", MfmaInName(given->b_in)),
+                              " inputs but ", InputsHeld(c), "; use ", alt->kir_name));
+    }
     absl::StatusOr<std::string> mn = MfmaMnemonic(t, *given);
     if (!mn.ok()) return Bad(std::string(mn.status().message()));
   }
@@ -236,7 +332,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
       c.bm = std::max<int64_t>(c.bm, given->m);
       c.bn = std::max<int64_t>(c.bn, given->n);
     }
-    c.bk = c.k <= 16 ? 16 : 32;
+    c.bk = DefaultBk(c, t);
     if (given != nullptr) c.bk = RoundUp(c.bk, given->k);
   }
   if (!g.has_waves()) {
@@ -245,13 +341,25 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     c.wn = c.bn >= 64 && (c.bn / 2) % rows_hint == 0 ? 2 : 1;
   }
 
+  // fp8 operands copied a byte per register (an odd stride-1 extent): the
+  // default K tile shrinks to 32 (as many loads per thread as f16's BK 32).
+  const auto narrow_fp8 = [&] {
+    return IsFp8(c.a_elem) && (!CopiesWholeRegisters(**a, c.a_km, false, c) ||
+                               !CopiesWholeRegisters(**b, c.b_kn, true, c));
+  };
+  // The double-buffered pipeline carries the next tile's registers around
+  // its loop, which exists from 4 K tiles (compiler/promote/promote.cc).
+  const auto carries_narrow = [&] { return narrow_fp8() && c.KTiles() >= 4; };
+  if (c.default_tile && narrow_fp8() && c.bk > 32)
+    c.bk = given != nullptr ? RoundUp(32, given->k) : 32;
+
   // ---- MFMA default.
   if (given != nullptr) {
     c.mfma = given;
   } else {
     c.default_mfma = true;
-    const MfmaDesc* m32 = DefaultMfma(c.in_elem, t, 32, c.bk);
-    const MfmaDesc* m16 = DefaultMfma(c.in_elem, t, 16, c.bk);
+    const MfmaDesc* m32 = DefaultMfma(c.a_elem, c.b_elem, t, 32, c.bk);
+    const MfmaDesc* m16 = DefaultMfma(c.a_elem, c.b_elem, t, 16, c.bk);
     bool fits32 = c.bm % c.wm == 0 && c.bn % c.wn == 0 && (c.bm / c.wm) % 32 == 0 &&
                   (c.bn / c.wn) % 32 == 0 && c.bk % m32->k == 0;
     c.mfma = fits32 ? m32 : m16;
@@ -293,7 +401,16 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   } else {
     c.default_double_buffer = true;
     c.double_buffer = true;
-    c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes;
+    c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes && !carries_narrow();
+  }
+  if (c.double_buffer && carries_narrow()) {
+    return Bad(absl::StrCat(
+        "double_buffer on carries each thread's next fp8 tile in registers, which needs A and B "
+        "copied as vectors of 4 or more elements (whole 32-bit registers), but ",
+        !CopiesWholeRegisters(**a, c.a_km, false, c) ? Who(g.a, "A") : Who(g.b, "B"),
+        " is copied element by element (",
+        c.TilingText(), "; the stride-1 extent, the other stride and the tile along the stride-1 "
+        "dimension must be multiples of 4); use double_buffer off"));
   }
   int64_t lds = c.LdsBytes(0, 0);
   if (lds > t.lds_bytes)

@@ -19,7 +19,14 @@
 //   by LDS: 1.7 rounds);
 //   with `waves` given, BM is capped at 64 * WM (at most 64 rows of C per
 //   wave) and raised to a multiple of WM * 16 (WM * m with `mfma` given).
-//   BK = 32, or 16 when K <= 16; a multiple of the MFMA's k.
+//   BK = 32, or 16 when K <= 16 (f16/bf16: 64-byte K-tile rows). fp8
+//   inputs: 64 (the same 64 bytes per row), and on gfx950 128, so that the
+//   f8f6f4 shapes' k (128 for 16x16x128, 64 for 32x32x64) fits and a K tile
+//   feeds 2 of their MFMAs per 32x32 tile instead of 1; 32 when K <= 32 and
+//   64 when K <= 64 (the K tile not wider than needed). Double-buffered
+//   256x256 tiles: 2 x (256 + 256) x 64 = 64 KiB (gfx942's LDS) and
+//   2 x (256 + 256) x 128 = 128 KiB (of gfx950's 160 KiB). A multiple of a
+//   given MFMA's k.
 // - waves: WM = 2 when BM >= 64 and BM / 2 is a multiple of the MFMA rows
 //   (16, or m of a given mfma), else 1; WN likewise from BN. 128x128 gives
 //   2x2 waves of 64x64 each, 4 waves = 256 threads.
@@ -32,6 +39,12 @@
 //   throughput, so it is preferred whenever the wave tile allows it.
 // - double_buffer: on when the K loop has at least 2 tiles (ceil(K/BK) >= 2)
 //   and two unpadded stages fit in LDS, else off.
+// - fp8 operands that promotion copies a byte per register (the stride-1
+//   extent, the other stride or the tile along it not a multiple of 4, see
+//   compiler/promote): BK 32 by default (as many loads per thread as f16's
+//   BK 32), and from 4 K tiles no double buffering: the pipeline's loop
+//   carries the next tile's registers, which must be whole registers for
+//   fp8; `double_buffer on` is refused there.
 #ifndef KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 #define KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 
@@ -48,7 +61,8 @@ namespace kir {
 struct GemmConfig {
   // The problem.
   int64_t m = 0, n = 0, k = 0;
-  ElemType in_elem = ElemType::kF16;   // A and B: f16 or bf16
+  // A and B: both f16, both bf16, or each an fp8 type of the target's flavour.
+  ElemType a_elem = ElemType::kF16, b_elem = ElemType::kF16;
   ElemType out_elem = ElemType::kF32;  // C: f32, f16 or bf16
   bool a_km = false, b_kn = false, has_beta = false;
   // The tiling.
@@ -86,9 +100,11 @@ struct GemmConfig {
 // and what to do (no position: the validator adds it) when the buffers,
 // scalars, types, shapes, MFMA or tiling do not fit: A, B, C must be 2-D
 // buffers with consistent M, N, K for their layouts; A, B f16 or bf16 of one
-// type; C f32, f16 or bf16; alpha (and beta) f32 scalar arguments; C the
+// type, or each an fp8 type of `t`'s flavour (refused on gfx908/gfx90a, for
+// the other flavour's types, and mixed with a 16-bit operand); C f32, f16
+// or bf16 (not fp8); the factors (alpha) and beta f32 scalar arguments; C the
 // buffer named by "+ beta * C"; the MFMA known, present on `t` and of the
-// input type; BM a multiple of WM * m, BN of WN * n, BK of the MFMA's k;
+// input types; BM a multiple of WM * m, BN of WN * n, BK of the MFMA's k;
 // 64 * WM * WN <= 1024 threads; A's BM x BK and B's BN x BK tiles multiples of
 // the thread count (every thread copies the same share); unpadded stages
 // within the target's LDS; each wave's accumulators (with, on gfx90a/942, one

@@ -94,12 +94,13 @@ TEST(GemmValidate, Messages) {
               "layout tags");
   e = Edit{};
   e.at = "f32";
-  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': A holds f32; gemm inputs are f16 or "
-              "bf16");
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': A holds f32; gemm inputs are f16, "
+              "bf16 or fp8 (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: "
+              "f8e4m3fn and f8e5m2, the OCP formats)");
   e = Edit{};
   e.at = "bf16";
-  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': A holds bf16 but B holds f16; A and B "
-              "must have the same element type");
+  add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': A holds bf16 but B holds f16; 16-bit A "
+              "and B must have the same element type");
   e = Edit{};
   e.ct = "i32";
   add(e, at + "gemm C = alpha * A.mk * B.nk + beta * C': C holds i32; the output is f32, f16 or "
@@ -225,6 +226,160 @@ TEST(GemmValidate, AccumulatorsBeyondTheRegisterFileAreRefused) {
                              " has (kirc does not spill registers); use more waves or a smaller "
                              "tile (the default gives each wave at most 64 x 64)");
   }
+}
+
+// fp8 gemm (issue 19 part 3): a kernel with A (M x K or K x M), B (N x K or
+// K x N) and C of the given types, `arg alpha/sa/sb/beta : f32`.
+Kernel Fp8Kernel(const std::string& target, const std::string& at, const std::string& bt,
+                 const std::string& ct, int64_t m, int64_t n, int64_t k, const std::string& body) {
+  std::string text = absl::StrCat(
+      "kernel g\ntarget ", target, "\nworkgroup auto\ngrid auto\narg A : ", at, "[", m, ", ", k,
+      "] strides [", k, ", 1] readonly\narg B : ", bt, "[", n, ", ", k, "] strides [", k,
+      ", 1] readonly\narg C : ", ct, "[", m, ", ", n, "] strides [", n,
+      ", 1] readwrite\narg alpha : f32\narg sa : f32\narg sb : i32\narg beta : f32\n  ", body,
+      "\nend\n");
+  absl::StatusOr<Kernel> kk = ParseKernel(text, "k.kir");
+  EXPECT_TRUE(kk.ok()) << kk.status();
+  return kk.ok() ? *kk : Kernel{};
+}
+
+// ResolveGemm directly (the validator refuses the other flavour's types at
+// their `arg` line first): the tiling text or the message.
+std::string Resolve(const std::string& target, const std::string& at, const std::string& bt,
+                    const std::string& ct, int64_t m, int64_t n, int64_t k,
+                    const std::string& body = "gemm C = alpha * A.mk * B.nk") {
+  Kernel kk = Fp8Kernel(target, at, bt, ct, m, n, k, body);
+  if (kk.body.empty()) return "parse error";
+  absl::StatusOr<GemmConfig> c = ResolveGemm(kk, kk.body[0], **LookupTarget(target));
+  return c.ok() ? c->TilingText() : std::string(c.status().message());
+}
+
+// Defaults (gemm_config.h): BK 64 bytes of fp8 (gfx942) or 128 (gfx950, the
+// f8f6f4 k), the MFMA named by A's and B's formats, 256x256 blocks from
+// 4096 x 4096 with double buffering within LDS (gfx942: 2 * (256 + 256) * 64
+// = 65536 bytes = all of its LDS; gfx950: 131072 of 163840).
+TEST(GemmFp8, Defaults) {
+  const std::string fnuz4 = "f8e4m3fnuz", fnuz5 = "f8e5m2fnuz", ocp4 = "f8e4m3fn", ocp5 = "f8e5m2";
+  EXPECT_EQ(Resolve("gfx942", fnuz4, fnuz5, "f32", 256, 256, 64),
+            "tile 128x128x64 waves 2x2 mfma f32_32x32x16_fp8_bf8 double_buffer off");
+  EXPECT_EQ(Resolve("gfx942", fnuz5, fnuz4, "f16", 256, 256, 256),
+            "tile 128x128x64 waves 2x2 mfma f32_32x32x16_bf8_fp8 double_buffer on");
+  EXPECT_EQ(Resolve("gfx942", fnuz4, fnuz4, "f32", 4096, 4096, 4096),
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer on");
+  EXPECT_EQ(Resolve("gfx942", fnuz4, fnuz4, "f32", 8192, 8192, 8192),
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer on");
+  // K <= 32: BK 32 (the k of 16x16x32).
+  EXPECT_EQ(Resolve("gfx942", fnuz5, fnuz5, "f32", 16, 16, 20),
+            "tile 16x16x32 waves 1x1 mfma f32_16x16x32_bf8_bf8 double_buffer off");
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 4096, 4096, 4096),
+            "tile 256x256x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp5, "bf16", 8192, 8192, 8192),
+            "tile 256x256x128 waves 2x2 mfma f32_32x32x64_fp8_bf8 double_buffer on");
+  EXPECT_EQ(Resolve("gfx950", ocp5, ocp4, "f32", 16, 16, 256),
+            "tile 16x16x128 waves 1x1 mfma f32_16x16x128_bf8_fp8 double_buffer on");
+  // K <= 64: BK 64 (32x32x64 fits, 16x16x128 does not).
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 256, 256, 48),
+            "tile 128x128x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer off");
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 16, 16, 64),
+            "tile 16x16x64 waves 1x1 mfma f32_16x16x32_fp8_fp8 double_buffer off");
+  // K <= 32: BK 32, the K-16 / K-32 shapes.
+  EXPECT_EQ(Resolve("gfx950", ocp5, ocp5, "f32", 256, 256, 32),
+            "tile 128x128x32 waves 2x2 mfma f32_32x32x16_bf8_bf8 double_buffer off");
+  // A given MFMA rounds the default BK up to its k; given clauses are kept.
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 256, 256, 256,
+                    "gemm C = A.mk * B.nk mfma f32_16x16x32_fp8_fp8"),
+            "tile 128x128x128 waves 2x2 mfma f32_16x16x32_fp8_fp8 double_buffer on");
+  EXPECT_EQ(Resolve("gfx942", fnuz4, fnuz4, "f32", 256, 256, 256,
+                    "gemm C = A.mk * B.nk tile 64x64x32 waves 1x1 double_buffer off"),
+            "tile 64x64x32 waves 1x1 mfma f32_32x32x16_fp8_fp8 double_buffer off");
+}
+
+TEST(GemmFp8, Refusals) {
+  EXPECT_EQ(Resolve("gfx90a", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 64),
+            "A holds f8e4m3fnuz, but gfx90a has no fp8 MFMA; fp8 gemm needs gfx942 or gfx950 "
+            "(gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: f8e4m3fn and "
+            "f8e5m2, the OCP formats)");
+  EXPECT_EQ(Resolve("gfx908", "f8e4m3fn", "f8e4m3fn", "f32", 64, 64, 64),
+            "A holds f8e4m3fn, but gfx908 has no fp8 MFMA; fp8 gemm needs gfx942 or gfx950 "
+            "(gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; gfx950: f8e4m3fn and "
+            "f8e5m2, the OCP formats)");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e5m2", "f32", 64, 64, 64),
+            "B holds f8e5m2, an fp8 type of the other flavour; gfx942's fp8 MFMAs read "
+            "f8e4m3fnuz and f8e5m2fnuz (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; "
+            "gfx950: f8e4m3fn and f8e5m2, the OCP formats)");
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fnuz", "f8e4m3fn", "f32", 64, 64, 64),
+            "A holds f8e4m3fnuz, an fp8 type of the other flavour; gfx950's fp8 MFMAs read "
+            "f8e4m3fn and f8e5m2 (gfx942: f8e4m3fnuz and f8e5m2fnuz, the AMD FNUZ formats; "
+            "gfx950: f8e4m3fn and f8e5m2, the OCP formats)");
+  EXPECT_EQ(Resolve("gfx942", "f16", "f8e4m3fnuz", "f32", 64, 64, 64),
+            "A holds f16 but B holds f8e4m3fnuz; an fp8 operand needs an fp8 partner (the MFMAs "
+            "take fp8 x fp8 or 16-bit x 16-bit): convert the other with cvt in a kernel of its "
+            "own");
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "bf16", "f32", 64, 64, 64),
+            "A holds f8e4m3fn but B holds bf16; an fp8 operand needs an fp8 partner (the MFMAs "
+            "take fp8 x fp8 or 16-bit x 16-bit): convert the other with cvt in a kernel of its "
+            "own");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f8e4m3fnuz", 64, 64, 64),
+            "C holds f8e4m3fnuz; the output is f32, f16 or bf16 (quantize to fp8 with cvt in a "
+            "kernel of its own)");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", "f32", 64, 64, 64,
+                    "gemm C = A.mk * B.nk mfma f32_32x32x16_fp8_fp8"),
+            "MFMA f32_32x32x16_fp8_fp8 takes fp8 inputs but A holds f8e4m3fnuz and B f8e5m2fnuz; "
+            "use f32_32x32x16_fp8_bf8");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 64,
+                    "gemm C = A.mk * B.nk mfma f32_32x32x8_f16"),
+            "MFMA f32_32x32x8_f16 takes f16 inputs but A and B hold f8e4m3fnuz; use "
+            "f32_32x32x16_fp8_fp8");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 128,
+                    "gemm C = A.mk * B.nk mfma f32_16x16x128_fp8_fp8"),
+            "MFMA f32_16x16x128_fp8_fp8 does not exist on gfx942: use f32_16x16x32_fp8_fp8 (a "
+            "different lane layout)");
+  EXPECT_EQ(Resolve("gfx942", "f16", "f16", "f32", 64, 64, 64,
+                    "gemm C = A.mk * B.nk mfma f32_32x32x16_fp8_fp8"),
+            "MFMA f32_32x32x16_fp8_fp8 takes fp8 inputs but A and B hold f16; use "
+            "f32_32x32x8_f16");
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e4m3fn", "f32", 64, 64, 64,
+                    "gemm C = A.mk * B.nk tile 64x64x64 mfma f32_16x16x128_fp8_fp8"),
+            "tile 64x64x64: BK = 64 is not a multiple of f32_16x16x128_fp8_fp8's k = 128; use "
+            "BK = 128");
+}
+
+// An fp8 operand whose stride-1 extent is not a multiple of 4 is copied a
+// byte per register: the default BK is 32 and, from 4 K tiles (where the
+// pipeline has a loop that carries the next tile), double buffering off;
+// asked for there, it is refused.
+TEST(GemmFp8, OperandsCopiedByteWise) {
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e4m3fn", "f32", 256, 256, 101),
+            "tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer off");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 256, 256, 101,
+                    "gemm C = A.mk * B.nk double_buffer on"),
+            "double_buffer on carries each thread's next fp8 tile in registers, which needs A and "
+            "B copied as vectors of 4 or more elements (whole 32-bit registers), but A is copied "
+            "element by element (tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 "
+            "double_buffer on; the stride-1 extent, the other stride and the tile along the "
+            "stride-1 dimension must be multiples of 4); use double_buffer off");
+  // 3 K tiles: the pipeline is unrolled, nothing is carried.
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 256, 256, 95),
+            "tile 128x128x32 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer on");
+  // K a multiple of 4: the usual defaults.
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e4m3fn", "f32", 256, 256, 100),
+            "tile 128x128x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer off");
+}
+
+// Scale factors: each an f32 scalar argument, named with its position.
+TEST(GemmFp8, ScaleFactors) {
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 64,
+                    "gemm C = alpha * sa * A.mk * B.nk + beta * C tile 64x64x64 waves 2x2"),
+            "tile 64x64x64 waves 2x2 mfma f32_32x32x16_fp8_fp8 double_buffer off");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 64,
+                    "gemm C = alpha * sa * sx * A.mk * B.nk"),
+            "unknown scalar argument 'sx' (scale factor 3 of 3); declare it with `arg sx : f32`");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 64,
+                    "gemm C = alpha * sb * A.mk * B.nk"),
+            "sb (scale factor 2 of 2) must be an f32 scalar argument (`arg sb : f32`)");
+  EXPECT_EQ(Resolve("gfx942", "f8e4m3fnuz", "f8e4m3fnuz", "f32", 64, 64, 64,
+                    "gemm C = alpha * A * A.mk * B.nk"),
+            "A (scale factor 2 of 2) must be an f32 scalar argument (`arg A : f32`)");
 }
 
 TEST(GemmValidate, HasGemm) {

@@ -686,8 +686,12 @@ absl::Status Validator::CheckFor(const Op& op) {
   for (const Operand& o : op.operands) {
     absl::StatusOr<ValueType> t = Use(op, o, false);
     if (!t.ok()) return t.status();
-    if (IsFp8(t->elem))
-      return OpErr(op, absl::StrCat("loop-carried fp8 values are not supported (%", o.name, " is ",
+    // fp8 vectors of whole registers (4, 8, 16 or 32 elements) are carried
+    // like any 32-bit registers (the gemm pipeline's pending tile loads);
+    // narrower ones would share a register with other bytes.
+    if (IsFp8(t->elem) && t->width % 4 != 0)
+      return OpErr(op, absl::StrCat("loop-carried fp8 values must fill whole 32-bit registers "
+                                    "(a width that is a multiple of 4; %", o.name, " is ",
                                     TypeName(*t), "); carry the f32 values and cvt after the "
                                     "loop, or load the fp8 values inside the body"));
     iter_types.push_back(*t);

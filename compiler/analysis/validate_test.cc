@@ -1067,8 +1067,9 @@ TEST(ValidateTest, Fp8ArithmeticRefused) {
 }
 )"),
             "k.kir:10:1: error: in '%o = for %i = 0 to 2 iter(%c = %r)': loop-carried fp8 values "
-            "are not supported (%r is f8e5m2fnuz); carry the f32 values and cvt after the loop, "
-            "or load the fp8 values inside the body");
+            "must fill whole 32-bit registers (a width that is a multiple of 4; %r is "
+            "f8e5m2fnuz); carry the f32 values and cvt after the loop, or load the fp8 values "
+            "inside the body");
 }
 
 }  // namespace

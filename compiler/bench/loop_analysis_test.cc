@@ -7,6 +7,7 @@
 // per LDS byte; a vmcnt(0) every trip) and of kirc.
 #include "compiler/bench/loop_analysis.h"
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -276,6 +277,64 @@ TEST(LoopAnalysis, LargeDefaultGemmsMeetIssue16Goals) {
         EXPECT_DOUBLE_EQ(b->mfma_utilisation, 1.0);
         EXPECT_DOUBLE_EQ(b->global_bytes_per_clock_per_cu, cdna2 ? 8 : 16);
       }
+}
+
+// Issue 19 part 3: the default large fp8 GEMMs (A.mk f8 E4M3 x B.nk E5M2,
+// C f32) against the f16 gfx942 default, 4096^3 and 8192^3. Counted by hand:
+// gfx942 (tile 256x256x64, 32x32x16 fp8 MFMAs of 8 passes): a trip is two K
+// tiles, each 4 x 4 MFMA tiles x 4 k-steps = 128 MFMAs of 2 x 32 x 32 x 16
+// FLOP, 128 x 32 = 4096 MFMA cycles; fragments of 8 fp8 = 8 bytes per lane,
+// 2 x 4 x (4 + 4) x 64 x 8 = 32768 LDS bytes read: 128 FLOP per byte; each
+// lane copies 256 x 64 / 256 = 64 bytes of A and of B per tile, 4 + 4
+// dwordx4 loads: vmcnt(8). gfx950 (tile 256x256x128, 32x32x64 f8f6f4 of 16
+// passes): 2 x 4 x 4 x 2 = 64 MFMAs of 2 x 32 x 32 x 64 FLOP, 64 x 64 = 4096
+// cycles; 32-byte fragments, 2 x 2 x 8 x 64 x 32 = 65536 bytes: 128 FLOP per
+// byte; 128 bytes per lane per operand per tile: vmcnt(16). The goal: at
+// least the f16 default's FLOP per LDS byte (64), and no more non-MFMA
+// instructions per MFMA cycle in the loop than it issues (printed; gfx942
+// meets it; gfx950 runs 4x f16 gfx942's FLOP per cycle on half the bytes per
+// FLOP, so its copy and fragment instructions per MFMA cycle double at
+// least, and it is not asserted there).
+TEST(LoopAnalysis, LargeDefaultFp8Gemms) {
+  auto analyze = [](const std::string& name, const char* t) -> absl::StatusOr<LoopAnalysis> {
+    absl::StatusOr<std::string> bytes =
+        ReadFileBytes(absl::StrCat("compiler/bench/", name, "_", t, ".hsaco"));
+    if (!bytes.ok()) return bytes.status();
+    return AnalyzeKernelObject(*bytes, t, name);
+  };
+  auto other_per_mfma_cycle = [](const LoopAnalysis& a) {
+    return static_cast<double>(a.loop_instructions - a.loop_mfma) / static_cast<double>(a.loop_mfma_cycles);
+  };
+  for (int n : {4096, 8192}) {
+    absl::StatusOr<LoopAnalysis> f16 = analyze(absl::StrCat("gemm_f16_", n), "gfx942");
+    ASSERT_TRUE(f16.ok()) << f16.status();
+    const double f16_ratio = other_per_mfma_cycle(*f16);
+    std::printf("%d^3 f16 gfx942: %d other instructions / %lld MFMA cycles per trip = %.4f; %.1f FLOP per LDS byte\n",
+                n, f16->loop_instructions - f16->loop_mfma, static_cast<long long>(f16->loop_mfma_cycles),
+                f16_ratio, f16->flop_per_lds_byte);
+    for (const char* t : {"gfx942", "gfx950"}) {
+      const bool g950 = std::string(t) == "gfx950";
+      const std::string name = absl::StrCat(g950 ? "gemm_fp8_ocp_" : "gemm_fp8_fnuz_", n);
+      SCOPED_TRACE(name);
+      absl::StatusOr<LoopAnalysis> a = analyze(name, t);
+      ASSERT_TRUE(a.ok()) << a.status();
+      ASSERT_TRUE(a->has_loop);
+      EXPECT_EQ(a->loop_mfma, g950 ? 64 : 128);
+      EXPECT_DOUBLE_EQ(a->loop_flop, g950 ? 64 * 2.0 * 32 * 32 * 64 : 128 * 2.0 * 32 * 32 * 16);
+      EXPECT_EQ(a->loop_mfma_cycles, 4096);
+      EXPECT_EQ(a->loop_lds_read_bytes, g950 ? 2 * 2 * 8 * 64 * 32 : 2 * 4 * 8 * 64 * 8);
+      EXPECT_DOUBLE_EQ(a->flop_per_lds_byte, 128);
+      EXPECT_GE(a->flop_per_lds_byte, f16->flop_per_lds_byte);
+      EXPECT_EQ(a->smallest_vmcnt, g950 ? 16 : 8);
+      EXPECT_EQ(a->agprs, 256);
+      const double ratio = other_per_mfma_cycle(*a);
+      std::printf("%d^3 fp8 %s: %d other instructions / %lld MFMA cycles per trip = %.4f (f16 gfx942 %.4f); "
+                  "%.1f FLOP per LDS byte; %.2f other per 16 KFLOP\n",
+                  n, t, a->loop_instructions - a->loop_mfma, static_cast<long long>(a->loop_mfma_cycles), ratio,
+                  f16_ratio, a->flop_per_lds_byte, a->other_per_16kflop);
+      if (!g950) EXPECT_LE(ratio, f16_ratio);
+    }
+  }
 }
 
 // Nested loops: the main loop is the innermost loop with the most MFMAs.

@@ -109,7 +109,7 @@ class KernelBuilder {
   // Elements [first, first + type.width) of `a` as a new value of `type`.
   std::string Slice(BuilderValue a, int first, ValueType type, std::string name = "");
   // The tile-level `gemm` op (compiler/ir/gemm.h), e.g.
-  //   GemmOp g; g.c = "C"; g.alpha = "alpha"; g.a = "A"; g.b = "B"; b.Gemm(g);
+  //   GemmOp g; g.c = "C"; g.factors = {"alpha"}; g.a = "A"; g.b = "B"; b.Gemm(g);
   void Gemm(GemmOp g);
   // `%results = for %ivar = lo to hi step step iter(%iter_args = init...) { body }`.
   // Fresh names are taken in the order ivar, iter_args, the body's, results.

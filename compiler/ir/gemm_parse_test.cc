@@ -42,7 +42,7 @@ TEST(GemmParse, FullLine) {
   EXPECT_EQ(op.loc.col, 3);
   const GemmOp& g = op.gemm;
   EXPECT_EQ(g.c, "C");
-  EXPECT_EQ(g.alpha, "alpha");
+  EXPECT_EQ(g.factors, std::vector<std::string>{"alpha"});
   EXPECT_EQ(g.a, "A");
   EXPECT_FALSE(g.a_km);
   EXPECT_EQ(g.b, "B");
@@ -83,6 +83,8 @@ TEST(GemmParse, RoundTrip) {
       "gemm C = alpha * A.mk * B.nk tile 128x128x32",
       "gemm C = A.mk * B.nk",  // alpha is optional (1)
       "gemm C = A.km * B.kn + beta * C waves 2x2",
+      "gemm C = alpha * sa * sb * A.mk * B.nk + beta * C",  // per-tensor scales
+      "gemm C = sa * sb * A.km * B.kn tile 64x64x64",
   };
   for (const std::string& line : lines) {
     SCOPED_TRACE(line);
@@ -122,6 +124,21 @@ TEST(GemmParse, AlphaIsOptional) {
   EXPECT_FALSE(*with == *k);
 }
 
+// Per-tensor scales: every f32 factor before A, in source order.
+TEST(GemmParse, ScaleFactors) {
+  absl::StatusOr<Kernel> k =
+      ParseKernel(WithBody("gemm C = alpha * sa * sb * A.mk * B.kn + beta * C\n"));
+  ASSERT_TRUE(k.ok()) << k.status();
+  const GemmOp& g = k->body[0].gemm;
+  EXPECT_EQ(g.factors, (std::vector<std::string>{"alpha", "sa", "sb"}));
+  EXPECT_EQ(g.a, "A");
+  EXPECT_EQ(g.b, "B");
+  EXPECT_TRUE(g.b_kn);
+  absl::StatusOr<Kernel> two = ParseKernel(WithBody("gemm C = alpha * sa * A.mk * B.kn + beta * C\n"));
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_FALSE(*two == *k);
+}
+
 TEST(GemmParse, ClausesChangeEquality) {
   absl::StatusOr<Kernel> a = ParseKernel(WithBody("gemm C = alpha * A.mk * B.nk\n"));
   absl::StatusOr<Kernel> b = ParseKernel(WithBody("gemm C = alpha * A.mk * B.nk waves 1x1\n"));
@@ -137,8 +154,9 @@ TEST(GemmParse, Errors) {
     const char* error;  // expected message (after "<input>:10:")
   };
   const Bad bad[] = {
-      {"gemm C = alpha * A * B.nk",
-       "20: error: expected '.mk' or '.km' after A (its layout), found '*'"},
+      // A without a layout reads as a scale factor, and then B stands where A should.
+      {"gemm C = alpha * A * B.nk", "24: error: expected layout 'mk' or 'km' after 'B.', found 'nk'"},
+      {"gemm C = alpha * sa A.mk * B.nk", "21: error: expected '*' after scale factor 'sa', found 'A'"},
       {"gemm C = alpha * A.nk * B.nk", "20: error: expected layout 'mk' or 'km' after 'A.', found 'nk'"},
       {"gemm C = alpha * A.mk * B.mk", "27: error: expected layout 'nk' or 'kn' after 'B.', found 'mk'"},
       {"gemm C = alpha * A .mk * B.nk",
@@ -188,7 +206,7 @@ TEST(GemmBuilder, BuildsWhatTheParserReads) {
   b.AddScalarArg("beta", ElemType::kF32);
   GemmOp g;
   g.c = "C";
-  g.alpha = "alpha";
+  g.factors = {"alpha"};
   g.a = "A";
   g.b = "B";
   g.beta = "beta";

@@ -898,19 +898,26 @@ bool Parser::ParseFor(Op op, const char* wp) {
   return true;
 }
 
-// gemm C = [alpha *] A.mk * B.nk [+ beta * C] [tile BMxBNxBK] [waves WMxWN]
-//      [mfma NAME] [double_buffer on|off]      (clauses in any order, each once)
+// gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C] [tile BMxBNxBK]
+//      [waves WMxWN] [mfma NAME] [double_buffer on|off]  (clauses in any order, each once)
 bool Parser::ParseGemm(Op* op) {
   GemmOp& g = op->gemm;
   if (!ParseIdent(&g.c, "the output buffer name (gemm C = alpha * A.mk * B.nk ...)") ||
       !ExpectChar('=', "after the gemm output buffer") ||
       !ParseIdent(&g.a, "alpha or buffer A (gemm C = alpha * A.mk * B.nk or C = A.mk * B.nk)"))
     return false;
-  // `alpha * A.mk`, or `A.mk` directly (alpha = 1): a layout suffix says which.
-  if (p_ == le_ || *p_ != '.') {
-    g.alpha = std::move(g.a);
+  // Factors `alpha * sa * ... * A.mk`, or `A.mk` directly (alpha = 1): a
+  // layout suffix marks A.
+  while (p_ == le_ || *p_ != '.') {
+    // `A .mk`: a layout after a space is A's, misplaced.
+    if (PeekChar('.')) return Expected(absl::StrCat("'.mk' or '.km' after ", g.a, " (its layout)"));
+    g.factors.push_back(std::move(g.a));
     g.a.clear();
-    if (!ExpectChar('*', "after alpha") || !ParseIdent(&g.a, "buffer A (e.g. A.mk)")) return false;
+    const std::string after =
+        g.factors.size() == 1 ? std::string("alpha") : absl::StrCat("scale factor '", g.factors.back(), "'");
+    if (!ExpectChar('*', absl::StrCat("after ", after)) ||
+        !ParseIdent(&g.a, "a scale factor or buffer A (e.g. A.mk)"))
+      return false;
   }
   if (!ParseGemmLayout(g.a, "mk", "km", &g.a_km) ||
       !ExpectChar('*', "between A and B") ||

@@ -5,6 +5,7 @@
 // Compile only; promote_test and //hw/run:gemm_emu_test check the numbers.
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ std::string Decl(const char* name, ElemType e, const Shape& s, const char* acces
 struct SweepCase {
   std::string target;
   ElemType in = ElemType::kF16, out = ElemType::kF32;
+  std::optional<ElemType> in_b;  // B's type when it differs from A's (fp8)
   int64_t m = 1, n = 1, k = 1;
   bool a_km = false, b_kn = false, c_col = false, beta = true;
   int64_t pad = 0;  // extra elements per row (leading-dimension padding) of A, B and C
@@ -44,7 +46,7 @@ struct SweepCase {
     Shape c = c_col ? Shape{{m, n}, {1, m + pad}} : Shape{{m, n}, {n + pad, 1}};
     std::string s = absl::StrCat("kernel sweep\ntarget ", target, "\nworkgroup auto\ngrid auto\n");
     s += Decl("A", in, a, "readonly");
-    s += Decl("B", in, b, "readonly");
+    s += Decl("B", in_b.value_or(in), b, "readonly");
     s += Decl("C", out, c, beta ? "readwrite" : "writeonly");
     s += beta ? "arg alpha : f32\narg beta : f32\n" : "arg alpha : f32\n";
     absl::StrAppend(&s, "  gemm C = alpha * A.", a_km ? "km" : "mk", " * B.", b_kn ? "kn" : "nk",
@@ -117,6 +119,36 @@ TEST(GemmShapeSweep, SmallShapesCompileOnEveryTarget) {
   EXPECT_EQ(failures, 0) << "of " << cases << " cases";
   EXPECT_EQ(cases, full ? 6000 : 1000);
   EXPECT_EQ(seen.size(), 3u * 2 * 3 * 8);
+}
+
+// fp8 inputs (issue 19 part 3) on gfx942 and gfx950: small and odd shapes
+// (byte-wise copies where an extent is not a multiple of 4; K < BK), all 8
+// layouts, equal and mixed formats, every output type; every 4th case is
+// compiled to assembly, the rest promoted and validated.
+TEST(GemmShapeSweep, Fp8SmallShapesCompile) {
+  const int64_t sizes[] = {1, 3, 4, 17, 33};
+  int cases = 0, failures = 0, q = 0;
+  for (int64_t m : sizes)
+    for (int64_t n : sizes)
+      for (int64_t k : sizes)
+        for (int layout = 0; layout < 8; ++layout, ++q) {
+          SweepCase c;
+          c.m = m, c.n = n, c.k = k;
+          c.a_km = layout & 1;
+          c.b_kn = layout & 2;
+          c.c_col = layout & 4;
+          c.out = kOut[q % 3];
+          c.beta = q % 2 == 0;
+          const TargetInfo& t = **LookupTarget(q % 2 ? "gfx950" : "gfx942");
+          c.target = t.name;
+          c.in = *Fp8Elem(t, (q / 2) % 2 != 0);
+          if ((q / 4) % 2) c.in_b = *Fp8Elem(t, (q / 2) % 2 == 0);
+          ++cases;
+          std::string err = CheckCase(c, q % 4 == 0);
+          if (!err.empty() && ++failures <= 5) ADD_FAILURE() << err;
+        }
+  EXPECT_EQ(failures, 0) << "of " << cases << " cases";
+  EXPECT_EQ(cases, 1000);
 }
 
 // Issue 13: ordinary mid-size shapes with the default configuration, with and

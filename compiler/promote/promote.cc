@@ -335,7 +335,7 @@ std::vector<IndexRef> Promoter::GlobalIndex(const Side& s, const Coord& c,
 LdsAlloc Promoter::Alloc(const Side& s, const GemmOperandPlan& p) const {
   LdsAlloc l;
   l.name = p.lds;
-  l.elem = c_.in_elem;
+  l.elem = s.arg->elem;
   if (c_.double_buffer)
     l.shape = {2, s.block, c_.bk};
   else
@@ -377,7 +377,7 @@ std::vector<std::string> Promoter::EmitCopyLoads(KernelBuilder& b, const Side& s
   o.guarded = guard;
   for (int64_t i = 0; i < p.copies; ++i) {
     Coord c = CopyCoord(s, p, i);
-    names.push_back(b.Load(s.arg->name, GlobalIndex(s, c, kbase), {c_.in_elem, p.vec}, o,
+    names.push_back(b.Load(s.arg->name, GlobalIndex(s, c, kbase), {s.arg->elem, p.vec}, o,
                            absl::StrCat(s.tag(), "_", prefix, i)));
   }
   return names;
@@ -397,7 +397,7 @@ void Promoter::EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& s
       continue;
     }
     for (int piece = 0; piece < p.vec / p.lds_vec; ++piece) {
-      std::string part = b.Slice(vals[i], piece * p.lds_vec, {c_.in_elem, p.lds_vec},
+      std::string part = b.Slice(vals[i], piece * p.lds_vec, {s.arg->elem, p.lds_vec},
                                  absl::StrCat(vals[i], "_p", piece));
       IndexRef k = Add(c.kk, piece * p.lds_vec);
       b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned, unit)), part, o);
@@ -410,14 +410,14 @@ std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& s
                                              const std::string& suffix) const {
   const MfmaDesc& m = *c_.mfma;
   std::vector<std::string> cur = acc;
-  const ValueType frag{c_.in_elem, m.ab_width};
+  const ValueType frag_a{a_.arg->elem, m.ab_width}, frag_b{b_.arg->elem, m.ab_width};
   for (int64_t step = 0; step < c_.KSteps(); ++step) {
     std::vector<std::string> fa, fb;
     for (int64_t i = 0; i < a_.tiles; ++i)
-      fa.push_back(b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag, {},
+      fa.push_back(b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag_a, {},
                           absl::StrCat("a", i, "_k", step, suffix)));
     for (int64_t j = 0; j < b_.tiles; ++j)
-      fb.push_back(b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag, {},
+      fb.push_back(b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag_b, {},
                           absl::StrCat("b", j, "_k", step, suffix)));
     for (int64_t i = 0; i < a_.tiles; ++i)
       for (int64_t j = 0; j < b_.tiles; ++j) {
@@ -468,12 +468,18 @@ void Promoter::EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& su
   MemOpOptions o;
   o.along = 0;
   o.guarded = guard;
+  // alpha: the factors' product, formed once in f32 left to right
+  // (compiler/ir/gemm.h); one factor is used as it is.
+  BuilderValue alpha = g.has_alpha() ? KernelBuilder::ScalarArg(g.factors[0]) : BuilderValue("");
+  for (size_t f = 1; f < g.factors.size(); ++f)
+    alpha = b.Mul(alpha, KernelBuilder::ScalarArg(g.factors[f]),
+                  absl::StrCat("scale", f + 1));
   for (int64_t i = 0; i < a_.tiles; ++i) {
     for (int64_t j = 0; j < b_.tiles; ++j) {
       const std::string ij = absl::StrCat(i, "_", j);
       // alpha * acc in f32, or acc itself when there is no alpha (alpha = 1).
       const std::string& acc = sums[static_cast<size_t>(i * b_.tiles + j)];
-      std::string scaled = g.has_alpha() ? b.Mul(acc, KernelBuilder::ScalarArg(g.alpha), "ab_" + ij) : acc;
+      std::string scaled = g.has_alpha() ? b.Mul(acc, alpha, "ab_" + ij) : acc;
       IndexRef row0 = Add(Add(BlockBase(a_), Mul(WaveIdx(a_), c_.WaveTileM())), i * m.m);
       IndexRef col = Add(Add(Add(BlockBase(b_), Mul(WaveIdx(b_), c_.WaveTileN())), j * m.n),
                          Mod(ITid(0), m.n));
@@ -667,7 +673,7 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
   rd.kind = OpKind::kLoad;
   rd.mem = p.lds;
   rd.along = LdsRank() - 1;
-  const ValueType frag{c_.in_elem, c_.mfma->ab_width};
+  const ValueType frag{s.arg->elem, c_.mfma->ab_width};
   LdsTraffic t;
   if (p.swizzle > 0) {
     // Waves whose row offsets are whole rotation periods (swizzle * chunks
@@ -715,7 +721,7 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
   const int along = p.vec_along_k ? LdsRank() - 1 : LdsRank() - 2;
   const int64_t vc = (p.vec_along_k ? c_.bk : s.block) / p.vec;
   // Bytes between consecutive lines: a row of the LDS tile, or one element.
-  const int64_t line_bytes = (p.vec_along_k ? c_.bk + p.pad : 1) * ElemBytes(c_.in_elem);
+  const int64_t line_bytes = (p.vec_along_k ? c_.bk + p.pad : 1) * ElemBytes(s.arg->elem);
   // Moving by whole swizzle periods of rows leaves every rotation as it was
   // (rows are the lines when the vectors run along K).
   const bool uniform = p.lanes_along == vc && 64 % vc == 0 && (64 / vc) * line_bytes % 4 == 0 &&
@@ -733,7 +739,7 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
       const bool aligned = p.vec_along_k && p.lds_vec >= c_.mfma->ab_width;
       st.index = LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned, p.vec_along_k ? p.lds_vec : 1));
       st.along = along;
-      absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, st, {c_.in_elem, split ? p.lds_vec : p.vec},
+      absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, st, {s.arg->elem, split ? p.lds_vec : p.vec},
                                                     {{"k", 0}}, t_.lds_banks, 0, uniform ? 1 : -1);
       if (!one.ok()) return one.status();
       t += *one;
@@ -749,7 +755,7 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
 }
 
 absl::Status Promoter::ChooseLayout(Side& s) {
-  const int64_t eb = ElemBytes(c_.in_elem);
+  const int64_t eb = ElemBytes(s.arg->elem);
   const int kdim = s.k_major ? 0 : 1, rdim = 1 - kdim;
   const int64_t stride_k = s.arg->strides[kdim], stride_r = s.arg->strides[rdim];
   GemmOperandPlan base;
@@ -794,7 +800,11 @@ absl::Status Promoter::ChooseLayout(Side& s) {
   };
   std::vector<PadReads> pads;
   std::vector<std::pair<int64_t, int64_t>> layouts;  // (pad, swizzle)
-  for (int64_t pad = 0; pad <= 16; pad += rd) layouts.push_back({pad, 0});
+  // Pads step by the read's width, at most 16 bytes (a 32-byte fp8 f8f6f4
+  // fragment is read as two 16-byte ds_read_b128, which a 16-byte pad keeps
+  // aligned), always whole dwords.
+  const int64_t pad_step = std::min<int64_t>(rd, std::max<int64_t>(4 / eb, 16 / eb));
+  for (int64_t pad = 0; pad <= 16; pad += pad_step) layouts.push_back({pad, 0});
   // Swizzles (unpadded rows): every element of a stored vector must share the
   // rotation, so a vector down the rows (transposed staging) needs d % vec == 0.
   if (c_.bk / rd >= 2)
@@ -932,19 +942,19 @@ absl::StatusOr<GemmPlan> Promoter::Plan() {
   return plan;
 }
 
-std::string OperandSummary(const char* name, const GemmConfig& c, const GemmOperandPlan& p,
-                           int64_t rows) {
+std::string OperandSummary(const char* name, ElemType elem, const GemmConfig& c,
+                           const GemmOperandPlan& p, int64_t rows) {
   std::string shape = c.double_buffer ? absl::StrCat("[2, ", rows, ", ", c.bk, "]")
                                       : absl::StrCat("[", rows, ", ", c.bk, "]");
   return absl::StrCat(
-      name, ": ", Elem(c.in_elem), p.vec > 1 ? absl::StrCat("x", p.vec) : "", " loads along ",
+      name, ": ", Elem(elem), p.vec > 1 ? absl::StrCat("x", p.vec) : "", " loads along ",
       p.vec_along_k ? "K" : (name[0] == 'A' ? "M" : "N"), ", ", p.copies, " per thread, ",
       p.lanes_along, " lane(s) along a line",
       p.swap_lo >= 0 ? absl::StrCat(", line order swaps bits ", p.swap_lo, " and ", p.swap_hi)
                      : "",
       "; LDS ", p.lds, " ", shape, " pad ", p.pad,
       p.swizzle > 0 ? absl::StrCat(" swizzled by row floordiv ", p.swizzle) : "",
-      p.vec_along_k ? absl::StrCat(", stores ", Elem(c.in_elem),
+      p.vec_along_k ? absl::StrCat(", stores ", Elem(elem),
                                    p.lds_vec > 1 ? absl::StrCat("x", p.lds_vec) : "")
                     : ", stores transposed (one element per ds_write)",
       "; per K tile: fragment reads ", p.fragment_reads.instructions, " instr ",
@@ -973,8 +983,8 @@ absl::StatusOr<Promoter> MakePromoter(const Kernel& k, const TargetInfo& t) {
 
 std::string GemmPlan::Summary() const {
   return absl::StrCat(config.TilingText(), "; LDS ", lds_bytes, " bytes\n",
-                      OperandSummary("A", config, a, config.bm), "\n",
-                      OperandSummary("B", config, b, config.bn), "\n");
+                      OperandSummary("A", config.a_elem, config, a, config.bm), "\n",
+                      OperandSummary("B", config.b_elem, config, b, config.bn), "\n");
 }
 
 absl::StatusOr<GemmPlan> PlanGemm(const Kernel& k, const TargetInfo& t) {

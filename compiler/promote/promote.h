@@ -16,7 +16,10 @@
 //   pad P) and B's as rows of N with K contiguous, whatever the global
 //   layout, so that every MFMA fragment read is one contiguous vector: lane l
 //   reads row l % m of its tile and k = s*k_mfma + (l / m) * w .. + w-1
-//   (w = 4 elements, 2 for gfx908's bf16 MFMAs). A transposed operand
+//   (w = the MFMA's elements per lane: 4, 2 for gfx908's bf16 MFMAs, 8 for
+//   gfx950's K-doubled 16-bit and both targets' fp8 shapes, 32 fp8 = 32
+//   bytes for gfx950's f8f6f4 shapes). A and B each keep their own element
+//   type (fp8 formats may differ); the staging is the same, in bytes. A transposed operand
 //   (A.km, B.kn, or any layout whose stride-1 dimension is the row
 //   dimension) is transposed on the way in: global loads stay vectors along
 //   the stride-1 dimension (coalesced) and the LDS store scatters the vector
@@ -32,7 +35,9 @@
 //   tile 0; each iteration issues the global loads of tile k+1, then the
 //   fragment reads and MFMAs of stage k, then stores tile k+1 into the other
 //   stage and meets one barrier.
-// - The LDS layout (row padding P, or no padding and a rotation swizzle of
+// - The LDS layout (row padding P: multiples of w elements up to 16
+//   elements, in steps of at most 16 bytes so that 32-byte fp8 fragments
+//   stay 16-byte aligned for ds_read_b128; or no padding and a rotation swizzle of
 //   the row's w-element chunks by (row floordiv d)), the split of the copy's
 //   stores (16-byte global vectors may be stored as 8- or 4-byte pieces via
 //   slice) and the order in which lanes walk the tile are CHOSEN BY
@@ -49,6 +54,9 @@
 //   can leave the shape are `guarded` (they read 0, so partial K tiles add
 //   nothing), and so are C's loads and stores; a global vector never
 //   straddles the shape's edge (its width divides the stride-1 extent).
+// - alpha: the gemm's one factor, or the product of its factors formed once
+//   before the tiles (`mul` of the scalar arguments, left to right:
+//   compiler/ir/gemm.h's rounding).
 // - Epilogue per MFMA tile and 4-row group: out = fma(C, beta, alpha * acc)
 //   (or alpha * acc without beta), cvt to C's type, store down the column
 //   (`along 0`); 32x32 results are sliced into their four 4-row groups. A

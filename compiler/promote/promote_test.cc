@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -37,6 +38,9 @@ std::string Name(ElemType e) { return std::string(ElemTypeName(e)); }
 struct Case {
   std::string target;
   ElemType in = ElemType::kF16, out = ElemType::kF32;
+  std::optional<ElemType> in_b;  // B's type when it differs from A's (fp8 formats)
+  bool scales = false;           // `alpha * sa * sb * A...` (alpha = 1.5 * 0.5 * 2 in f32)
+  ElemType InB() const { return in_b.value_or(in); }
   bool a_km = false, b_kn = false;
   int64_t m = 64, n = 64, k = 64;
   std::string clauses;  // after the gemm's operands, e.g. " waves 2x2 double_buffer on"
@@ -45,7 +49,8 @@ struct Case {
   int64_t ld_pad = 0;  // extra elements per row of A, B and C (filled with NaN)
 
   std::string Label() const {
-    return absl::StrCat(target, " ", Name(in), "->", Name(out), " A.", a_km ? "km" : "mk", " B.",
+    return absl::StrCat(target, " ", Name(in), in_b ? "x" + Name(*in_b) : "", "->", Name(out),
+                        scales ? " scales" : "", " A.", a_km ? "km" : "mk", " B.",
                         b_kn ? "kn" : "nk", " ", m, "x", n, "x", k, clauses,
                         ld_pad ? absl::StrCat(" ld_pad ", ld_pad) : "", beta ? "" : " no-beta",
                         alpha ? "" : " no-alpha");
@@ -76,12 +81,13 @@ std::string KernelText(const Case& c) {
                                "\nworkgroup auto\ngrid auto\n");
   absl::StrAppend(&s, "arg A : ", Name(c.in), Dims(a.shape), " strides ", Dims(a.strides),
                   " readonly\n");
-  absl::StrAppend(&s, "arg B : ", Name(c.in), Dims(b.shape), " strides ", Dims(b.strides),
+  absl::StrAppend(&s, "arg B : ", Name(c.InB()), Dims(b.shape), " strides ", Dims(b.strides),
                   " readonly\n");
   absl::StrAppend(&s, "arg C : ", Name(c.out), Dims(cl.shape), " strides ", Dims(cl.strides),
                   c.beta ? " readwrite\n" : " writeonly\n");
-  absl::StrAppend(&s, c.alpha ? "arg alpha : f32\n" : "", c.beta ? "arg beta : f32\n" : "");
-  absl::StrAppend(&s, "  gemm C = ", c.alpha ? "alpha * " : "", "A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
+  absl::StrAppend(&s, c.alpha ? "arg alpha : f32\n" : "", c.beta ? "arg beta : f32\n" : "",
+                  c.scales ? "arg sa : f32\narg sb : f32\n" : "");
+  absl::StrAppend(&s, "  gemm C = ", c.alpha ? "alpha * " : "", c.scales ? "sa * sb * " : "", "A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
                   c.beta ? " + beta * C" : "", c.clauses, "\nend\n");
   return s;
 }
@@ -95,6 +101,7 @@ Kernel ParseCase(const Case& c) {
 // ---------------------------------------------------------------- buffers
 
 uint32_t ToBits(ElemType t, double v) {
+  if (IsFp8(t)) return F32ToFp8Bits(t, static_cast<float>(v));
   switch (t) {
     case ElemType::kF16:
       return RoundToF16Bits(v);
@@ -105,6 +112,7 @@ uint32_t ToBits(ElemType t, double v) {
   }
 }
 double FromBits(ElemType t, uint32_t b) {
+  if (IsFp8(t)) return Fp8BitsToF32(t, static_cast<uint8_t>(b));
   switch (t) {
     case ElemType::kF16:
       return F16BitsToF32(static_cast<uint16_t>(b));
@@ -115,6 +123,7 @@ double FromBits(ElemType t, uint32_t b) {
   }
 }
 uint32_t NanBits(ElemType t) {
+  if (IsFp8(t)) return Fp8FormatOf(t)->nan;
   return t == ElemType::kF16 ? 0x7e00 : t == ElemType::kBF16 ? 0x7fc0 : 0x7fc00000u;
 }
 
@@ -156,7 +165,7 @@ struct RunStats {
   GemmPlan plan;
 };
 
-constexpr double kAlpha = 1.5, kBeta = 0.5;
+constexpr double kAlpha = 1.5, kBeta = 0.5, kSa = 0.5, kSb = 2.0;
 
 // Promotes for the case's target, validates the result on that target and
 // (promoted for each) on every target, runs it in the interpreter and compares
@@ -171,6 +180,8 @@ void RunCase(const Case& c, RunStats* stats = nullptr) {
     // (gfx908's 2-element bf16 MFMAs, or the 4-element ones elsewhere).
     Kernel ko = k;
     GemmOp& g = ko.body[0].gemm;
+    // fp8 exists only on targets of its flavour.
+    if (!TargetHasElemType(*other, c.in) || !TargetHasElemType(*other, c.InB())) continue;
     if (const MfmaDesc* m = LookupMfma(g.mfma); m != nullptr && !MfmaMnemonic(*other, *m).ok())
       for (const MfmaDesc& d : AllMfmas())
         if (d.m == m->m && d.a_in == m->a_in && d.b_in == m->b_in && MfmaMnemonic(*other, d).ok())
@@ -196,6 +207,10 @@ void RunCase(const Case& c, RunStats* stats = nullptr) {
   args.buffers["C"] = c0.bytes;
   if (c.alpha) args.scalars["alpha"] = F32Bits(static_cast<float>(kAlpha));
   if (c.beta) args.scalars["beta"] = F32Bits(static_cast<float>(kBeta));
+  if (c.scales) {
+    args.scalars["sa"] = F32Bits(static_cast<float>(kSa));
+    args.scalars["sb"] = F32Bits(static_cast<float>(kSb));
+  }
   auto t0 = std::chrono::steady_clock::now();
   absl::Status st = Interpret(*p, args);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -218,7 +233,7 @@ void RunCase(const Case& c, RunStats* stats = nullptr) {
         mag += std::fabs(av(i, kk) * bv(kk, j));
       }
       double cin = c0.Get(i, j);
-      const double alpha = c.alpha ? kAlpha : 1.0;
+      const double alpha = (c.alpha ? kAlpha : 1.0) * (c.scales ? kSa * kSb : 1.0);
       double ref = alpha * acc + (c.beta ? kBeta * cin : 0.0);
       // f32 accumulation: one rounding per MFMA step, alpha, fma; then the
       // output type's rounding.
@@ -335,6 +350,55 @@ TEST(PromoteGemm, CoveringSetMatchesCpuGemm) {
                 st.plan.config.TilingText().c_str());
   }
   std::printf("interpreter total %.2f s for %zu kernels\n", total, cases.size());
+}
+
+// fp8 inputs (issue 19 part 3) on gfx942 (FNUZ) and gfx950 (OCP): every
+// layout, mixed and equal formats, per-tensor scales, edges (M, N, K not
+// multiples of the tile; K < BK), double buffering on and off, given and
+// default tiles, waves and MFMAs (the f8f6f4 shapes on gfx950 included).
+TEST(PromoteGemm, Fp8MatchesCpuGemm) {
+  std::vector<Case> cases;
+  int i = 0;
+  for (const char* target : {"gfx942", "gfx950"}) {
+    const TargetInfo& t = Target(target);
+    const ElemType e4 = *Fp8Elem(t, false), e5 = *Fp8Elem(t, true);
+    for (int layout = 0; layout < 4; ++layout) {
+      for (const Size& s : {Size{64, 64, 64}, Size{128, 128, 256}, Size{100, 72, 40}, Size{33, 65, 17}}) {
+        Case c;
+        c.target = target;
+        c.in = (i % 3 == 1) ? e5 : e4;
+        if (i % 2 == 1) c.in_b = c.in == e4 ? e5 : e4;
+        c.out = kOuts[i % 3];
+        c.a_km = layout & 1;
+        c.b_kn = layout & 2;
+        c.m = s.m;
+        c.n = s.n;
+        c.k = s.k;
+        c.scales = i % 4 != 3;
+        c.alpha = i % 5 != 4;
+        c.beta = i % 7 != 6;
+        if (s.m == 100 && layout % 2 == 0) c.ld_pad = 8;
+        switch (i % 4) {
+          case 0: break;  // every clause by default
+          case 1: c.clauses = " waves 1x1 double_buffer off"; break;
+          case 2: c.clauses = " waves 2x2 double_buffer on"; break;
+          case 3:
+            c.clauses = std::string(target) == "gfx950" && s.k >= 128
+                            ? " tile 64x64x128 mfma f32_16x16x128_" : " tile 64x64x64 mfma f32_16x16x32_";
+            c.clauses += absl::StrCat(c.in == e5 ? "bf8" : "fp8", "_", c.InB() == e5 ? "bf8" : "fp8");
+            break;
+        }
+        cases.push_back(c);
+        ++i;
+      }
+    }
+  }
+  for (const Case& c : cases) {
+    RunStats st;
+    RunCase(c, &st);
+    std::printf("%6.3f s  %s  [%s]\n", st.seconds, c.Label().c_str(),
+                st.plan.config.TilingText().c_str());
+  }
 }
 
 // Column-major storage of an "mk" operand (stride-1 dimension M) takes the
@@ -497,12 +561,17 @@ TEST(PromoteGemm, DefaultConfigurations) {
   std::printf("%-7s %-5s %-5s %-16s %-52s %6s %10s %10s\n", "target", "in", "ops", "problem",
               "default tiling", "LDS", "rd_confl", "wr_confl");
   for (const TargetInfo* t : AllTargets()) {
-    for (ElemType in : {ElemType::kF16, ElemType::kBF16}) {
+    // f16, bf16, and on gfx942/gfx950 fp8 (E4M3 x E5M2 of the target's flavour).
+    std::vector<std::pair<ElemType, ElemType>> types = {{ElemType::kF16, ElemType::kF16},
+                                                        {ElemType::kBF16, ElemType::kBF16}};
+    if (Fp8Elem(*t, false).has_value()) types.push_back({*Fp8Elem(*t, false), *Fp8Elem(*t, true)});
+    for (const auto& [in, in_b] : types) {
       for (int layout = 0; layout < 4; ++layout) {
         for (const Size& s : kDefaultProblems) {
           Case c;
           c.target = t->name;
           c.in = in;
+          if (in_b != in) c.in_b = in_b;
           c.a_km = layout & 1;
           c.b_kn = layout & 2;
           c.m = s.m;

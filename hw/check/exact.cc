@@ -552,9 +552,10 @@ class Analysis {
     const Arg* a = k_.FindArg(g.a);
     const Arg* b = k_.FindArg(g.b);
     const Arg* c = k_.FindArg(g.c);
-    const Arg* alpha = g.alpha.empty() ? nullptr : k_.FindArg(g.alpha);  // none: alpha = 1
-    if (a == nullptr || b == nullptr || c == nullptr || (alpha == nullptr && !g.alpha.empty()) ||
-        a->shape.size() != 2) {
+    std::vector<const Arg*> factors;  // none: alpha = 1
+    for (const std::string& f : g.factors) factors.push_back(k_.FindArg(f));
+    if (a == nullptr || b == nullptr || c == nullptr ||
+        std::count(factors.begin(), factors.end(), nullptr) > 0 || a->shape.size() != 2) {
       Fail(&op, "a gemm whose arguments the analysis cannot find");
       return;
     }
@@ -567,8 +568,16 @@ class Analysis {
     Round(acc, 2.0 * u * kk, u * kk);
     Oblige(acc, ElemType::kF32, op, absl::StrCat("the sum of ", kk, " products (in any order)"), obl);
     AbsVal r = acc;
-    if (alpha != nullptr) {
-      r = Product(acc, InputValue(*alpha, FormatOf(alpha->name)), op);
+    if (!factors.empty()) {
+      // alpha = the factors' product, rounded in f32 after each multiply.
+      AbsVal alpha = InputValue(*factors[0], FormatOf(factors[0]->name));
+      for (size_t i = 1; i < factors.size(); ++i) {
+        alpha = Product(alpha, InputValue(*factors[i], FormatOf(factors[i]->name)), op);
+        alpha.t = ElemType::kF32;
+        Round(alpha, u, u);
+        Oblige(alpha, ElemType::kF32, op, "the product of the scale factors", obl);
+      }
+      r = Product(acc, alpha, op);
       r.t = ElemType::kF32;
       Round(r, u, u);
       Oblige(r, ElemType::kF32, op, "alpha times the sum", obl);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/api/compile.h"
 #include "compiler/object/toolchain.h"
 #include "compiler/ir/float_bits.h"
@@ -37,10 +38,12 @@ struct GemmCase {
   int64_t m, n, k;
   bool c_col = false;  // C column-major (strides [1, M])
   bool beta = true;    // C = alpha * A * B + beta * C, else C = alpha * A * B
+  std::string in_b;    // B's element type when it differs from A's (fp8 formats)
+  bool scales = false; // C = alpha * sa * sb * A * B ...: per-tensor scales sa = 0.5, sb = 2
 };
 
 std::string Name(const GemmCase& c) {
-  return absl::StrCat(c.in, "_", c.a_km ? "km" : "mk", c.b_kn ? "kn" : "nk", "_", c.out, "_",
+  return absl::StrCat(c.in, c.in_b.empty() ? "" : "x" + c.in_b, c.scales ? "_scaled" : "", "_", c.a_km ? "km" : "mk", c.b_kn ? "kn" : "nk", "_", c.out, "_",
                       c.target, "_", c.double_buffer ? "db" : "sb", "_w", c.waves, "_", c.m, "x",
                       c.n, "x", c.k, c.c_col ? "_ccol" : "", c.beta ? "" : "_nobeta");
 }
@@ -54,14 +57,18 @@ std::string KernelText(const GemmCase& c) {
   if (c.waves == 1) tiling = " tile 32x32x32 waves 1x1";
   if (c.waves == 4) tiling = " tile 64x64x32 waves 2x2";
   if (c.waves == 8) tiling = " tile 128x64x32 waves 4x2";
+  // fp8: the K tile of the default's bytes or more (64; gfx950 128, the f8f6f4 k).
+  if (c.in.rfind("f8", 0) == 0 && !tiling.empty())
+    tiling = absl::StrReplaceAll(
+        tiling, {{"x32 waves", c.target == "gfx950" && c.waves > 1 ? "x128 waves" : "x64 waves"}});
   return absl::StrCat(
       "kernel ", "g", "\ntarget ", c.target, "\nworkgroup auto\ngrid auto\n",
       "arg A : ", c.in, dims(c.a_km, c.m, c.k), " readonly\n",
-      "arg B : ", c.in, dims(c.b_kn, c.n, c.k), " readonly\n",
+      "arg B : ", c.in_b.empty() ? c.in : c.in_b, dims(c.b_kn, c.n, c.k), " readonly\n",
       "arg C : ", c.out, "[", c.m, ", ", c.n, "] strides ",
       c.c_col ? absl::StrCat("[1, ", c.m, "]") : absl::StrCat("[", c.n, ", 1]"),
       c.beta ? " readwrite\n" : " writeonly\n", "arg alpha : f32\n", c.beta ? "arg beta : f32\n" : "",
-      "  gemm C = alpha * A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
+      c.scales ? "arg sa : f32\narg sb : f32\n" : "", "  gemm C = alpha * ", c.scales ? "sa * sb * " : "", "A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
       c.beta ? " + beta * C" : "", tiling, " double_buffer ", c.double_buffer ? "on" : "off", "\nend\n");
 }
 
@@ -99,24 +106,30 @@ TEST_P(GemmEmuTest, EmulatorEqualsCpuGemm) {
   KernelData data = MakeInputs(*k, 11);
   data.scalars["alpha"] = F32Bits(1.5f);
   if (c.beta) data.scalars["beta"] = F32Bits(0.5f);
+  if (c.scales) {
+    data.scalars["sa"] = F32Bits(0.5f);
+    data.scalars["sb"] = F32Bits(2.0f);
+  }
+  // alpha as the gemm forms it (compiler/ir/gemm.h): (1.5 * 0.5) * 2 in f32.
+  const double alpha = c.scales ? static_cast<double>((1.5f * 0.5f) * 2.0f) : 1.5;
   KernelData in = data;
   EmuDevice emu(*bin);
   absl::StatusOr<DeviceRun> run = emu.Run(*promoted, *r->target, *hsaco, data);
   ASSERT_TRUE(run.ok()) << run.status();
   // CPU GEMM in double from the exact input values.
-  ElemType ti = k->args[0].elem, to = k->args[2].elem;
+  ElemType ti = k->args[0].elem, tb = k->args[1].elem, to = k->args[2].elem;
   KernelData ref = in;
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t j = 0; j < c.n; ++j) {
       double acc = 0;
       for (int64_t kk = 0; kk < c.k; ++kk) {
         double a = Elem(ti, in.buffers["A"], c.a_km ? kk * c.m + i : i * c.k + kk);
-        double b = Elem(ti, in.buffers["B"], c.b_kn ? kk * c.n + j : j * c.k + kk);
+        double b = Elem(tb, in.buffers["B"], c.b_kn ? kk * c.n + j : j * c.k + kk);
         acc += a * b;
       }
       const int64_t ci = c.c_col ? j * c.m + i : i * c.n + j;
       double cin = Elem(to, in.buffers["C"], ci);
-      SetElem(to, ref.buffers["C"], ci, c.beta ? 1.5 * acc + 0.5 * cin : 1.5 * acc);
+      SetElem(to, ref.buffers["C"], ci, c.beta ? alpha * acc + 0.5 * cin : alpha * acc);
     }
   std::vector<BufferDiff> diffs = CompareOutputs(*k, data, ref);
   ASSERT_EQ(diffs.size(), 1u);
@@ -174,6 +187,30 @@ std::vector<GemmCase> Covering() {
   v.push_back({"f16", "f16", true, false, "gfx950", true, 8, 100, 72, 40});
   v.push_back({"bf16", "f32", false, true, "gfx950", false, 1, 33, 65, 17, true});
   v.push_back({"f16", "f32", false, false, "gfx950", false, 0, 200, 200, 32, false, false});
+  // fp8 (issue 19 part 3): gfx942 FNUZ and gfx950 OCP, equal and mixed
+  // formats, every layout, per-tensor scales, edges (K < BK), double
+  // buffering on and off, default and explicit waves; C f32, f16, bf16.
+  const std::string fnuz[] = {"f8e4m3fnuz", "f8e5m2fnuz"}, ocp[] = {"f8e4m3fn", "f8e5m2"};
+  const int64_t fp8_sizes[][3] = {{128, 128, 256}, {100, 72, 40}, {64, 64, 64}, {33, 65, 17}};
+  for (int i = 0; i < 16; ++i) {
+    const bool g950 = i >= 8;
+    const std::string* f = g950 ? ocp : fnuz;
+    GemmCase c;
+    c.in = f[i % 2];
+    c.in_b = f[(i / 2) % 2];
+    if (c.in_b == c.in) c.in_b.clear();
+    c.out = outs[i % 3];
+    c.a_km = (i / 2) % 2 != 0;
+    c.b_kn = i % 4 == 1 || i % 4 == 2;
+    c.target = g950 ? "gfx950" : "gfx942";
+    c.double_buffer = i % 3 != 2;
+    c.waves = waves[(i / 2) % 4] == 8 ? 0 : waves[(i / 2) % 4];
+    const int64_t* s = fp8_sizes[i % 4];
+    c.m = s[0], c.n = s[1], c.k = s[2];
+    c.beta = i % 5 != 4;
+    c.scales = i % 4 != 3;
+    v.push_back(c);
+  }
   return v;
 }
 
