@@ -70,6 +70,11 @@ struct SideResult {
   bool matches_reference = false;
   double max_abs_err = 0;  // against the reference, largest over output buffers
   std::string reference_report;  // hw/check FormatDiffs text
+  // Non-empty when the emulator refused the code object as UNIMPLEMENTED (an
+  // instruction it does not model, e.g. clang-22's gfx950 v_bitop3_b32): its
+  // message. The static figures stand; the dynamic ones and the output
+  // checks are absent, and the "ok" column says "not run".
+  std::string not_run;
 };
 
 struct CompareResult {
@@ -79,7 +84,13 @@ struct CompareResult {
   bool outputs_agree = false;  // kirc's output within tolerance of clang's
   double max_abs_diff = 0;     // between the two outputs
   double ProcessRatio() const { return clang.process_ms > 0 ? kirc.process_ms / clang.process_ms : 0; }
+  // Every side that ran matches the reference and, when both ran, the two agree.
+  bool OutputsOk() const;
 };
+
+// The table's "ok": "yes" (OutputsOk with both sides run), "NO", or "clang
+// not run" / "kirc not run" (the other side's outputs checked and right).
+std::string Verdict(const CompareResult& r);
 
 // The (kernel, targets) pairs that have a baseline, in table order.
 std::vector<std::pair<std::string, std::vector<std::string>>> BaselineCases();

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -78,7 +79,11 @@ int main(int argc, char** argv) {
         ++failures;
         continue;
       }
-      if (!r->kirc.matches_reference || !r->clang.matches_reference || !r->outputs_agree) {
+      for (const auto& [side, sr] : {std::pair<const char*, const SideResult*>{"kirc", &r->kirc}, {"clang", &r->clang}})
+        if (!sr->not_run.empty())
+          std::fprintf(stderr, "%s on %s: %s's code not run (static figures only): %s\n", kernel.c_str(), t.c_str(),
+                       side, sr->not_run.c_str());
+      if (!r->OutputsOk()) {
         std::fprintf(stderr, "%s on %s: outputs do not match\nkirc: %sclang: %s", kernel.c_str(), t.c_str(),
                      r->kirc.reference_report.c_str(), r->clang.reference_report.c_str());
         ++failures;

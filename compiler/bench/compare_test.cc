@@ -68,6 +68,39 @@ TEST(CompareTest, ClangKLoopOfTheDefaultGemm) {
   }
 }
 
+// On gfx950 clang-22 unrolls all 32 K tiles of gemm_f16_1024 (8 32x32x16
+// MFMAs each): 256 MFMAs in straight-line code, no loop.
+TEST(CompareTest, ClangUnrollsTheGfx950DefaultGemm) {
+  absl::StatusOr<StaticCode> d = DisassembleKernel("/usr/lib/llvm-22/bin", "testdata/baselines/gemm_f16_1024.gfx950.hsaco",
+                                                   "gfx950", "gemm_f16_1024");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->loop_total, 0);
+  EXPECT_EQ(d->by_class.at("mfma"), 32 * 8);
+}
+
+// A side the emulator refuses (UNIMPLEMENTED) keeps its static figures and
+// is reported "not run": clang-22's gfx950 add_f16 converts with
+// v_cvt_pk_f16_f32, which kirc's emulator does not model; kirc's side runs
+// and matches the reference.
+TEST(CompareTest, RefusedSideIsNotRun) {
+  absl::StatusOr<std::vector<std::string>> flags = ReadClangFlags("compiler/bench/clang_flags.txt");
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  CompareOptions o;
+  o.clang_flags = *flags;
+  o.inproc_runs = 1;
+  o.process_runs = 1;
+  absl::StatusOr<CompareResult> r = CompareKernel(o, "add_f16", "gfx950");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->kirc.not_run.empty());
+  EXPECT_TRUE(r->kirc.matches_reference) << r->kirc.reference_report;
+  EXPECT_NE(r->clang.not_run.find("v_cvt_pk_f16_f32"), std::string::npos) << r->clang.not_run;
+  EXPECT_GT(r->clang.static_total, 0);
+  EXPECT_EQ(r->clang.waves, 0);
+  EXPECT_FALSE(r->clang.matches_reference);
+  EXPECT_TRUE(r->OutputsOk());
+  EXPECT_EQ(Verdict(*r), "clang not run");
+}
+
 TEST(CompareTest, MnemonicClasses) {
   EXPECT_EQ(MnemonicClass("s_load_dwordx4"), "smem");
   EXPECT_EQ(MnemonicClass("s_waitcnt"), "waitcnt");

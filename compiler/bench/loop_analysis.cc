@@ -128,6 +128,7 @@ constexpr HbmFigure kHbm[] = {
     {"gfx908", 1.2288e12, 120, 1.502e9, "MI100: 1.2288 TB/s, 120 CUs, 1502 MHz"},
     {"gfx90a", 3.2768e12, 220, 1.700e9, "MI250X: 3.2768 TB/s, 220 CUs, 1700 MHz"},
     {"gfx942", 5.3e12, 304, 2.100e9, "MI300X: 5.3 TB/s, 304 CUs, 2100 MHz"},
+    {"gfx950", 8.0e12, 256, 2.400e9, "MI355X: 8 TB/s, 256 CUs, 2400 MHz"},
 };
 
 // The in-order issue model of one wave alone on its SIMD (loop_analysis.h):

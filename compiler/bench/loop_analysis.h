@@ -81,7 +81,8 @@
 // CU of the target's largest part (peak bandwidth / (CUs x peak engine
 // clock), AMD's product specifications: MI100 1.2288 TB/s, 120 CUs, 1502
 // MHz: 6.82; MI250X 3.2768 TB/s, 220 CUs, 1700 MHz: 8.76; MI300X 5.3 TB/s,
-// 304 CUs, 2100 MHz: 8.30).
+// 304 CUs, 2100 MHz: 8.30; MI355X 8 TB/s, 256 CUs (8 XCDs of 32), 2400 MHz:
+// 13.02).
 #ifndef KIRC_COMPILER_BENCH_LOOP_ANALYSIS_H_
 #define KIRC_COMPILER_BENCH_LOOP_ANALYSIS_H_
 

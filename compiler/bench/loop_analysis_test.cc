@@ -337,6 +337,104 @@ TEST(LoopAnalysis, LargeDefaultFp8Gemms) {
   }
 }
 
+// Issue 19's goal for gfx950's default large GEMMs (the same tile 256x256x32
+// waves 2x2, but 32x32x16 MFMAs: compiler/analysis/gemm_config.cc
+// DefaultMfma), against the f16 gfx942 default: (1) no more other (non-MFMA)
+// instructions per MFMA cycle in the K loop, (2) at least its FLOP per LDS
+// byte. MFMA cycles are 4 x passes (compiler/target's table, SISchedule.td):
+// 32x32x8 f16 on gfx942 and 32x32x16 f16/bf16 on gfx950 are both 8 passes,
+// 32 cycles, so a gfx950 MFMA does twice the work in the same cycles.
+// Counted by hand per trip (two K tiles of 32) and wave: 2 x 2 k-steps x 4 x
+// 4 MFMA tiles = 64 MFMAs of 2 x 32 x 32 x 16 FLOP; 2 x 2 x (4 + 4)
+// fragments of 64 lanes x 8 halves = 32 ds_read_b128, 32768 bytes: 64 FLOP
+// per LDS byte, as on gfx942 (goal 2 holds); the tile copy is 2 x (4 + 4)
+// 16-byte loads per lane (256 x 32 f16 of A and of B per tile over 256
+// lanes), each written to LDS by one ds_write_b128: 16 vmem, 16 ds writes.
+// Goal 1 fails, and no loop with this tile can meet it: the data movement
+// alone is 32 + 16 + 16 = 64 other instructions per 64 x 32 = 2048 MFMA
+// cycles, 1/32, while gfx942's whole loop (128 MFMAs, 4096 cycles, its data
+// movement and control) stays below that. The accumulators (128 x 128 f32 per wave, all
+// 256 AGPRs) rule out a larger wave tile, and 16 bytes per lane is the
+// widest LDS read, so the ratio follows from the MFMA's doubled rate; the
+// figures are in the issue 19 report.
+TEST(LoopAnalysis, Gfx950LargeDefaultGemmsAgainstGfx942) {
+  for (const char* e : {"f16", "bf16"})
+    for (int n : {4096, 8192}) {
+      const std::string name = absl::StrCat("gemm_", e, "_", n);
+      SCOPED_TRACE(name);
+      absl::StatusOr<std::string> b942 = ReadFileBytes(absl::StrCat("compiler/bench/gemm_f16_", n, "_gfx942.hsaco"));
+      absl::StatusOr<std::string> b950 = ReadFileBytes(absl::StrCat("compiler/bench/", name, "_gfx950.hsaco"));
+      ASSERT_TRUE(b942.ok()) << b942.status();
+      ASSERT_TRUE(b950.ok()) << b950.status();
+      absl::StatusOr<LoopAnalysis> g942 = AnalyzeKernelObject(*b942, "gfx942", absl::StrCat("gemm_f16_", n));
+      absl::StatusOr<LoopAnalysis> g950 = AnalyzeKernelObject(*b950, "gfx950", name);
+      ASSERT_TRUE(g942.ok()) << g942.status();
+      ASSERT_TRUE(g950.ok()) << g950.status();
+      ASSERT_TRUE(g942->has_loop);
+      ASSERT_TRUE(g950->has_loop);
+      EXPECT_EQ(g950->loop_mfma, 64);
+      EXPECT_DOUBLE_EQ(g950->loop_flop, 64 * 2.0 * 32 * 32 * 16);
+      EXPECT_EQ(g950->loop_mfma_cycles, 64 * 32);
+      EXPECT_EQ(g942->loop_mfma_cycles, 128 * 32);
+      EXPECT_EQ(g950->loop_lds_read_bytes, 2 * 2 * 8 * 64 * 16);
+      EXPECT_EQ(g950->loop_lds_write_bytes, 16 * 64 * 16);
+      EXPECT_EQ(g950->loop_global_load_bytes, 16 * 64 * 16);
+      EXPECT_EQ(g950->loop_by_class.at("ds"), 32 + 16);
+      EXPECT_EQ(g950->loop_by_class.at("vmem"), 16);
+      EXPECT_EQ(g950->smallest_vmcnt, 8);
+      EXPECT_EQ(g950->lds_bytes, 65536);
+      // Goal 2: FLOP per LDS byte read at least gfx942's (both 64).
+      EXPECT_DOUBLE_EQ(g950->flop_per_lds_byte, 64);
+      EXPECT_GE(g950->flop_per_lds_byte, g942->flop_per_lds_byte);
+      // Goal 1: other instructions per MFMA cycle. gfx942's loop is under
+      // the 1/32 floor of this tile's data movement on gfx950, so gfx950's
+      // cannot reach it.
+      const double other942 = static_cast<double>(g942->loop_instructions - g942->loop_mfma) / g942->loop_mfma_cycles;
+      const double other950 = static_cast<double>(g950->loop_instructions - g950->loop_mfma) / g950->loop_mfma_cycles;
+      EXPECT_GE(g950->loop_instructions - g950->loop_mfma, 64);
+      EXPECT_LT(other942, 64.0 / 2048);
+      EXPECT_GT(other950, other942) << "goal 1 now holds: update this test and the issue 19 figures";
+      // The throughput bound stays the MFMA's: one wave per SIMD, LDS at 256
+      // bytes per clock (64 banks) 4 x (32768 + 16384) / 256 = 768 cycles,
+      // MFMA 2048; 4096 FLOP per clock per CU (MI355X: 2.5 PF dense f16 /
+      // (256 CUs x 2.4 GHz) = 4069, the part's published peak).
+      absl::StatusOr<ThroughputBound> b = ComputeThroughputBound(*g950, "gfx950");
+      ASSERT_TRUE(b.ok()) << b.status();
+      EXPECT_EQ(g950->waves_per_simd, 1);
+      EXPECT_DOUBLE_EQ(b->mfma_cycles, 2048);
+      EXPECT_DOUBLE_EQ(b->lds_cycles, 4.0 * (32768 + 16384) / 256);
+      EXPECT_EQ(b->limit, "MFMA");
+      EXPECT_DOUBLE_EQ(b->flop_per_clock_per_cu, 4096);
+    }
+}
+
+// kirc's and clang-22's default 1024^3 f16 GEMM on gfx950 (tile 128x128x32,
+// 32x32x16 MFMAs). kirc's loop holds two K tiles: 2 x 2 k-steps x 2 x 2 MFMA
+// tiles = 16 MFMAs and 2 x 2 x (2 + 2) fragments of 64 x 16 bytes = 16384
+// LDS bytes read, 32 FLOP per LDS byte as on gfx942. clang-22 unrolls all 32
+// K tiles on gfx950 (8 MFMAs each; on gfx942, 16 each, it keeps the loop):
+// its kernel has no loop to analyse.
+TEST(LoopAnalysis, Gfx950DefaultGemm1024OfClangAndKirc) {
+  absl::StatusOr<std::string> kirc = ReadFileBytes("testdata/gemm_f16_1024_gfx950.hsaco");
+  ASSERT_TRUE(kirc.ok()) << kirc.status();
+  absl::StatusOr<LoopAnalysis> a = AnalyzeKernelObject(*kirc, "gfx950", "gemm_f16_1024");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(a->has_loop);
+  EXPECT_EQ(a->loop_mfma, 16);
+  EXPECT_EQ(a->loop_mfma_cycles, 16 * 32);
+  EXPECT_EQ(a->loop_lds_read_bytes, 16384);
+  EXPECT_DOUBLE_EQ(a->flop_per_lds_byte, 32);
+  EXPECT_EQ(a->loop_global_load_bytes, 2 * 4096);
+  EXPECT_EQ(a->smallest_vmcnt, 4);
+  EXPECT_EQ(a->lds_bytes, 32768);
+  absl::StatusOr<std::string> clang = ReadFileBytes("testdata/baselines/gemm_f16_1024.gfx950.hsaco");
+  ASSERT_TRUE(clang.ok()) << clang.status();
+  absl::StatusOr<LoopAnalysis> c = AnalyzeKernelObject(*clang, "gfx950", "gemm_f16_1024");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->has_loop);
+  EXPECT_EQ(c->lds_bytes, 32768);
+}
+
 // Nested loops: the main loop is the innermost loop with the most MFMAs.
 // The reviewer's nest.s: an inner loop of one 16x16x16 MFMA (0x8..0x18: the
 // MFMA's 8 bytes, s_sub, s_cmp, the branch) inside a loop that adds two

@@ -59,9 +59,10 @@ say() { if [ $markdown -eq 0 ]; then echo "$@"; fi; }
 #   arg INDEX NAME KIND SIZE TYPE_NAME ACCESS
 kir_facts() {
   awk '
-    function esize(t) { return t == "f32" || t == "i32" ? 4 : 2 }
+    function esize(t) { return t == "f32" || t == "i32" ? 4 : t ~ /^f8/ ? 1 : 2 }
+    # fp8 (f8e4m3fnuz, f8e5m2fnuz, f8e4m3fn, f8e5m2) travels as its byte: uchar.
     function ocltype(t) {
-      return t == "f32" ? "float" : t == "f16" ? "half" : t == "bf16" ? "ushort" : t == "i32" ? "int" : "?"
+      return t == "f32" ? "float" : t == "f16" ? "half" : t == "bf16" ? "ushort" : t == "i32" ? "int" : t ~ /^f8/ ? "uchar" : "?"
     }
     { sub(/#.*/, "") }
     $1 == "kernel" { print "name", $2 }
@@ -227,6 +228,13 @@ while [ $# -gt 0 ]; do
   while read -r _ op; do   # f32_16x16x16_f16 -> v_mfma_f32_16x16x16f16, _f16, _bf16_1k, ...
     shape=${op#f32_}; shape=${shape%_*}; ty=${op##*_}
     re="^v_mfma_f32_${shape}_?${ty}(_1k)?\$"
+    case "$op" in
+      # fp8 MFMAs keep both formats in the name (f32_16x16x32_fp8_bf8 ->
+      # v_mfma_f32_16x16x32_fp8_bf8); gfx950's K=128/64 shapes are the
+      # f8f6f4 MFMA with the formats in cbsz/blgp (f32_16x16x128_fp8_bf8 ->
+      # v_mfma_f32_16x16x128_f8f6f4).
+      *_fp8_* | *_bf8_*) re="^v_mfma_(${op}|f32_${shape%%_*}_f8f6f4)\$" ;;
+    esac
     grep -Eq "$re" "$tmp/mn.txt" || fail "$hsaco: kir uses mfma $op, no instruction matches $re"
   done < <(awk '$1 == "mfma"' "$tmp/kir.txt" | sort -u)
   cat "$tmp/mn.txt" >>"$union_file"

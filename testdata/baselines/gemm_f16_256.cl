@@ -19,8 +19,14 @@
 #define KT 32
 #define LDC 256
 
-// Logical 4-element chunk c of row r of a [64][32] tile, rotated.
+// Logical 4-element chunk c of row r of a [64][32] tile, rotated. On gfx950
+// (64 LDS banks) the promoter rotates by (row / 4) mod 8 instead (`kirc
+// compile --emit=kir --mcpu=gfx950`); the rest of the kernel is the same.
+#if defined(__gfx950__)
+#define CHUNK(r, c) ((((c) + (r) / 4) % 8) * 4)
+#else
 #define CHUNK(r, c) ((((c) + (r) / 2) % 8) * 4)
+#endif
 
 static inline void barrier_lds(void) {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
