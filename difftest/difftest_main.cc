@@ -270,10 +270,10 @@ int main(int argc, char** argv) {
     it.filename = absl::StrCat(g.name, ".kir");
     it.text = g.text;
     it.targets = g.target_ids;
-    it.lacks = g.lacks_mfma;
+    it.lacks = g.refusals;
     it.features = g.features;
     it.gemm = g.is_gemm;
-    it.verify_targets = kir::difftest::VerifyTargetsFor(g.seed, g.target_ids, g.lacks_mfma, verify_all);
+    it.verify_targets = kir::difftest::VerifyTargetsFor(g.seed, g.target_ids, g.refusals, verify_all);
     return it;
   };
   const uint64_t count = check_files.empty() ? end - first : check_files.size();
@@ -291,9 +291,9 @@ int main(int argc, char** argv) {
       Item it = make_item(idx);
       OracleOptions o = oo;
       std::map<std::string, std::set<std::string>> lacks = it.lacks;
-      // Files: any processor may lack the kernel's MFMA; the oracle accepts
-      // kirc's refusal for it.
-      o.accept_mfma_refusals = it.accept_missing_mfma;
+      // Files: any processor may lack the kernel's MFMA or fp8 types; the
+      // oracle accepts kirc's refusal for them.
+      o.accept_target_refusals = it.accept_missing_mfma;
       o.verify_targets = it.verify_targets;
       // verify/README.md documents unknowns for products of two variable
       // index terms; every other unknown is a finding.
@@ -399,9 +399,9 @@ int main(int argc, char** argv) {
     sum << "difftest: seeds " << first << ":" << covered_end << ", ";
   else
     sum << "difftest: " << check_files.size() << " files, ";
-  sum << tot.kernels << " kernels (" << tot.gemm_kernels << " gemm) x 3 targets in " << absl::StrFormat("%.1f", secs) << " s with "
+  sum << tot.kernels << " kernels (" << tot.gemm_kernels << " gemm) x " << kir::difftest::kNumProcessors << " targets in " << absl::StrFormat("%.1f", secs) << " s with "
       << jobs << " jobs (" << absl::StrFormat("%.0f", tot.kernels / secs * 3600) << " kernels/hour); compiled "
-      << tot.compiled << ", limits " << tot.limits << ", MFMA refusals as predicted " << tot.expected_refusals
+      << tot.compiled << ", limits " << tot.limits << ", target refusals as predicted " << tot.expected_refusals
       << "; runs matched: " << runs << " (" << tot.runs_exact << " exact, " << tot.runs_random << " random) + "
       << tot.runs_adversarial << " adversarial"
       << (rocjitsu ? absl::StrCat(" (", tot.runs_cross_checked, " of them also on ", rocjitsu->Name().substr(0, 17),

@@ -33,22 +33,31 @@ TEST(Generator, SameSeedSameKernelOtherSeedsOtherKernels) {
 }
 
 // Every kernel parses and passes kirc's validator on each processor that has
-// its MFMAs, and is refused on the others for one of them.
+// its MFMAs and fp8 types, and is refused on the others with one of the
+// messages the generator predicted (for an MFMA or an fp8 type, naming the
+// processor); at least one processor accepts it.
 TEST(Generator, KernelsAreValid) {
   for (uint64_t s = 1; s <= 300; ++s) {
     GeneratedKernel g = Generate(s);
     absl::StatusOr<Kernel> k = ParseKernel(g.text, g.name + ".kir");
     ASSERT_TRUE(k.ok()) << k.status() << "\n" << g.text;
     ASSERT_EQ(g.target_ids.size(), 4u);
+    EXPECT_LT(g.refusals.size(), 4u) << "seed " << s << ": no processor accepts it";
     for (int p = 0; p < kNumProcessors; ++p) {
       ASSERT_TRUE(absl::StartsWith(g.target_ids[p], kProcessors[p]));
       absl::StatusOr<TargetId> t = ParseTargetId(g.target_ids[p]);
       ASSERT_TRUE(t.ok()) << t.status();
       absl::StatusOr<Kernel> v = ValidateAndPromote(*k, *t->target, g.name + ".kir");
-      if (g.lacks_mfma.count(kProcessors[p])) {
+      auto want = g.refusals.find(kProcessors[p]);
+      if (want != g.refusals.end()) {
         EXPECT_FALSE(v.ok()) << "seed " << s << " on " << kProcessors[p];
         if (!v.ok()) {
-          EXPECT_TRUE(absl::StrContains(v.status().message(), "does not exist on")) << v.status();
+          bool named = false;
+          for (const std::string& m : want->second) {
+            EXPECT_TRUE(absl::StrContains(m, kProcessors[p])) << m;
+            named |= absl::StrContains(v.status().message(), m);
+          }
+          EXPECT_TRUE(named) << "seed " << s << ": " << v.status();
         }
       } else {
         EXPECT_TRUE(v.ok()) << "seed " << s << " on " << g.target_ids[p] << ": " << v.status() << "\n" << g.text;
@@ -225,13 +234,37 @@ arg C : f32[64, 4] strides [4, 1] writeonly
   store C[tid.x, 0], %d
 end
 )";
-  Outcome m = CheckKernel(mfma, "m.kir", {"gfx90a", "gfx942"}, {{"gfx942", {"f32_16x16x8_bf16"}}}, o);
+  Outcome m = CheckKernel(mfma, "m.kir", {"gfx90a", "gfx942"}, {{"gfx942", {"MFMA f32_16x16x8_bf16 does not exist on gfx942"}}}, o);
   EXPECT_TRUE(m.findings.empty()) << m.findings[0].message;
   EXPECT_EQ(m.expected_refusals, 1);
   EXPECT_EQ(m.compiled, 1);
-  Outcome wrong = CheckKernel(mfma, "m.kir", {"gfx90a"}, {{"gfx90a", {"f32_16x16x8_bf16"}}}, o);
+  Outcome wrong = CheckKernel(mfma, "m.kir", {"gfx90a"}, {{"gfx90a", {"MFMA f32_16x16x8_bf16 does not exist on gfx90a"}}}, o);
   ASSERT_EQ(wrong.findings.size(), 1u);
   EXPECT_EQ(wrong.findings[0].stage, "unexpected-compile");
+  // An fp8 type: gfx942's FNUZ types are refused on gfx950 (and on gfx90a,
+  // which has none) as predicted; a refusal with another message than the
+  // predicted one is a finding.
+  const std::string fp8 = R"(kernel f
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[64, 4] strides [4, 1] readonly
+arg C : f32[64, 4] strides [4, 1] writeonly
+  %a = load A[tid.x, 0] : f8e4m3fnuzx4
+  %f = cvt %a : f32x4
+  store C[tid.x, 0], %f
+end
+)";
+  Outcome f = CheckKernel(fp8, "f.kir", {"gfx90a", "gfx942", "gfx950"},
+                          {{"gfx90a", {"f8e4m3fnuz is not available on gfx90a"}},
+                           {"gfx950", {"f8e4m3fnuz is not available on gfx950"}}}, o);
+  EXPECT_TRUE(f.findings.empty()) << f.findings[0].message;
+  EXPECT_EQ(f.expected_refusals, 2);
+  EXPECT_EQ(f.compiled, 1);
+  Outcome other = CheckKernel(fp8, "f.kir", {"gfx950"}, {{"gfx950", {"MFMA f32_16x16x32_fp8_fp8 does not exist on gfx950"}}}, o);
+  ASSERT_EQ(other.findings.size(), 1u);
+  EXPECT_EQ(other.findings[0].stage, "compile");
+  EXPECT_TRUE(absl::StrContains(other.findings[0].message, "f8e4m3fnuz is not available on gfx950")) << other.findings[0].message;
 }
 
 // The reducer keeps "the same failure": positions, op text and numbers do
@@ -260,7 +293,7 @@ TEST(Oracle, VerifyTargetsRotateWithTheSeedAndSkipMissingMfmas) {
   EXPECT_EQ(VerifyTargetsFor(3, ids, {}, false), std::vector<std::string>{"gfx908:xnack-"});
   EXPECT_EQ(VerifyTargetsFor(4, ids, {}, false), std::vector<std::string>{"gfx90a:xnack-"});
   EXPECT_EQ(VerifyTargetsFor(5, ids, {}, false), std::vector<std::string>{"gfx942:xnack-"});
-  EXPECT_EQ(VerifyTargetsFor(5, ids, {{"gfx942", {"f32_16x16x8_bf16"}}}, false),
+  EXPECT_EQ(VerifyTargetsFor(5, ids, {{"gfx942", {"MFMA f32_16x16x8_bf16 does not exist on gfx942"}}}, false),
             std::vector<std::string>{"gfx908:xnack-"});
   EXPECT_EQ(VerifyTargetsFor(5, ids, {}, true), ids);
 }

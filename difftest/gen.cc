@@ -55,18 +55,31 @@ Ix Div(const Ix& a, int64_t d) { return {absl::StrCat("(", a.t, " floordiv ", d,
 Ix Mod(const Ix& a, int64_t d) { return {absl::StrCat("(", a.t, " mod ", d, ")"), 0, d - 1}; }
 Ix Shift0(const Ix& a) { return a.lo == 0 ? a : Sub(a, C(a.lo)); }  // range [0, hi - lo]
 
-enum class E { kF32, kF16, kBF16, kI32 };
+// The fp8 types are storage only (README "KIR reference"): loads, stores,
+// slices and cvt; gfx942 has the FNUZ pair, gfx950 the OCP pair. kFp8K and
+// kBf8K appear only in the MFMA table: the kernel's flavour's e4m3 / e5m2.
+enum class E { kF32, kF16, kBF16, kI32, kF8E4M3FNUZ, kF8E5M2FNUZ, kF8E4M3FN, kF8E5M2, kFp8K, kBf8K };
 const char* EName(E e) {
   switch (e) {
     case E::kF32: return "f32";
     case E::kF16: return "f16";
     case E::kBF16: return "bf16";
     case E::kI32: return "i32";
+    case E::kF8E4M3FNUZ: return "f8e4m3fnuz";
+    case E::kF8E5M2FNUZ: return "f8e5m2fnuz";
+    case E::kF8E4M3FN: return "f8e4m3fn";
+    case E::kF8E5M2: return "f8e5m2";
+    case E::kFp8K: return "fp8";
+    case E::kBf8K: return "bf8";
   }
   return "?";
 }
-int EBytes(E e) { return e == E::kF16 || e == E::kBF16 ? 2 : 4; }
+bool IsF8(E e) { return e >= E::kF8E4M3FNUZ; }
+int EBytes(E e) { return IsF8(e) ? 1 : e == E::kF16 || e == E::kBF16 ? 2 : 4; }
 bool IsFloat(E e) { return e != E::kI32; }
+// The processor (index into kProcessors) that has fp8 type e: FNUZ gfx942,
+// OCP gfx950 (compiler/target/target.cc Fp8ElemTypes).
+int Fp8Home(E e) { return e == E::kF8E4M3FNUZ || e == E::kF8E5M2FNUZ ? 2 : 3; }
 
 struct Ty {
   E e = E::kF32;
@@ -82,23 +95,45 @@ struct Val {
 
 // MFMAs of the README's list, with the processors that have them (CDNA ISA
 // guides: gfx942 dropped the 2-element bf16 forms; gfx908 has no 4-element
-// bf16 ones).
+// bf16 ones; the 8-element f16/bf16 shapes and the f8f6f4 ones, 32 fp8 per
+// lane, are gfx950's (CDNA4 ISA guide); the 8-element fp8/bf8 ones gfx942's
+// and gfx950's, each on its own fp8 flavour). `gemm`: the tile-level gemm
+// may name it in its mfma clause (f16/bf16/f32 ones of 4 or fewer elements).
 struct Mfma {
   const char* name;
-  E ab;
+  E a, b;
   int ab_w, cd_w;
   bool on[4];  // gfx908, gfx90a, gfx942, gfx950
+  bool gemm;
 };
 const std::vector<Mfma>& Mfmas() {
-  static const std::vector<Mfma> m = {
-      {"f32_16x16x16_f16", E::kF16, 4, 4, {true, true, true, true}},
-      {"f32_32x32x8_f16", E::kF16, 4, 16, {true, true, true, true}},
-      {"f32_16x16x16_bf16", E::kBF16, 4, 4, {false, true, true, true}},
-      {"f32_32x32x8_bf16", E::kBF16, 4, 16, {false, true, true, true}},
-      {"f32_16x16x8_bf16", E::kBF16, 2, 4, {true, true, false, false}},
-      {"f32_32x32x4_bf16", E::kBF16, 2, 16, {true, true, false, false}},
-      {"f32_16x16x4_f32", E::kF32, 1, 4, {true, true, true, true}},
-  };
+  static const std::vector<Mfma> m = [] {
+    std::vector<Mfma> v = {
+        {"f32_16x16x16_f16", E::kF16, E::kF16, 4, 4, {true, true, true, true}, true},
+        {"f32_32x32x8_f16", E::kF16, E::kF16, 4, 16, {true, true, true, true}, true},
+        {"f32_16x16x16_bf16", E::kBF16, E::kBF16, 4, 4, {false, true, true, true}, true},
+        {"f32_32x32x8_bf16", E::kBF16, E::kBF16, 4, 16, {false, true, true, true}, true},
+        {"f32_16x16x8_bf16", E::kBF16, E::kBF16, 2, 4, {true, true, false, false}, true},
+        {"f32_32x32x4_bf16", E::kBF16, E::kBF16, 2, 16, {true, true, false, false}, true},
+        {"f32_16x16x4_f32", E::kF32, E::kF32, 1, 4, {true, true, true, true}, true},
+        {"f32_16x16x32_f16", E::kF16, E::kF16, 8, 4, {false, false, false, true}, false},
+        {"f32_16x16x32_bf16", E::kBF16, E::kBF16, 8, 4, {false, false, false, true}, false},
+        {"f32_32x32x16_f16", E::kF16, E::kF16, 8, 16, {false, false, false, true}, false},
+        {"f32_32x32x16_bf16", E::kBF16, E::kBF16, 8, 16, {false, false, false, true}, false},
+    };
+    static const char* const kFp8Names[] = {
+        "f32_16x16x32_fp8_fp8",   "f32_16x16x32_fp8_bf8",   "f32_16x16x32_bf8_fp8",   "f32_16x16x32_bf8_bf8",
+        "f32_32x32x16_fp8_fp8",   "f32_32x32x16_fp8_bf8",   "f32_32x32x16_bf8_fp8",   "f32_32x32x16_bf8_bf8",
+        "f32_16x16x128_fp8_fp8",  "f32_16x16x128_fp8_bf8",  "f32_16x16x128_bf8_fp8",  "f32_16x16x128_bf8_bf8",
+        "f32_32x32x64_fp8_fp8",   "f32_32x32x64_fp8_bf8",   "f32_32x32x64_bf8_fp8",   "f32_32x32x64_bf8_bf8"};
+    for (int i = 0; i < 16; ++i) {
+      const int shape = i / 4;
+      const E a = (i / 2) % 2 ? E::kBf8K : E::kFp8K, b = i % 2 ? E::kBf8K : E::kFp8K;
+      const bool f8f6f4 = shape >= 2;
+      v.push_back({kFp8Names[i], a, b, f8f6f4 ? 32 : 8, shape % 2 ? 16 : 4, {false, false, !f8f6f4, true}, false});
+    }
+    return v;
+  }();
   return m;
 }
 
@@ -124,14 +159,78 @@ class Gen {
  private:
   void Tag(const std::string& f) { out_.features.insert(f); }
 
+  // The processors (bit p: kProcessors[p]) that accept everything the
+  // kernel uses so far: its MFMAs and fp8 types.
+  unsigned Accepting() const {
+    unsigned m = (1u << kNumProcessors) - 1;
+    for (const Mfma* x : used_mfmas_) m &= MfmaMask(*x);
+    for (E e : used_fp8_) m &= 1u << Fp8Home(e);
+    return m;
+  }
+
+  // Fills out_.refusals from what the kernel uses: on each processor that
+  // lacks one of its MFMAs or fp8 types, kirc's messages for them.
+  void ComputeRefusals() {
+    out_.refusals.clear();
+    for (int p = 0; p < kNumProcessors; ++p) {
+      for (const Mfma* x : used_mfmas_)
+        if (!x->on[p]) out_.refusals[kProcessors[p]].insert(absl::StrCat("MFMA ", x->name, " does not exist on ", kProcessors[p]));
+      for (E e : used_fp8_)
+        if (Fp8Home(e) != p) out_.refusals[kProcessors[p]].insert(absl::StrCat(EName(e), " is not available on ", kProcessors[p]));
+    }
+  }
+
   // The `target` line: gfx942's target ID, or the newest processor up to
-  // gfx942 that has every MFMA of the kernel, so `kirc run` on a printed
-  // kernel works as is (gfx950 is compiled for but never the home target, so
-  // the printed kernels of existing seeds are unchanged).
-  std::string HomeTarget() const {
+  // gfx942 that accepts the kernel (gfx950 when only it does), so `kirc run`
+  // on a printed kernel works as is.
+  std::string HomeTarget() {
+    ComputeRefusals();
     for (int p = 2; p >= 0; --p)
-      if (!out_.lacks_mfma.count(kProcessors[p])) return out_.target_ids[p];
-    return out_.target_ids[2];
+      if (!out_.refusals.count(kProcessors[p])) return out_.target_ids[p];
+    return out_.target_ids[3];
+  }
+
+  static unsigned MfmaMask(const Mfma& m) {
+    unsigned r = 0;
+    for (int p = 0; p < kNumProcessors; ++p)
+      if (m.on[p]) r |= 1u << p;
+    return r;
+  }
+  static bool MfmaTakesFp8(const Mfma& m) { return IsF8(m.a) || IsF8(m.b); }
+
+  // The kernel's fp8 element type: its flavour's e4m3 (bf8 false) or e5m2.
+  E Fp8Elem(bool bf8) const {
+    if (fp8_ == 1) return bf8 ? E::kF8E5M2FNUZ : E::kF8E4M3FNUZ;
+    return bf8 ? E::kF8E5M2 : E::kF8E4M3FN;
+  }
+  E Resolve(E e) const { return e == E::kFp8K ? Fp8Elem(false) : e == E::kBf8K ? Fp8Elem(true) : e; }
+
+  // An MFMA the kernel may still use: one some processor that accepts the
+  // kernel so far has (fp8 ones only in fp8 kernels, which prefer them), or
+  // nullptr. Records it.
+  const Mfma* PickMfma() {
+    std::vector<const Mfma*> any, fp8;
+    const unsigned acc = Accepting() & allowed_;
+    for (const Mfma& m : Mfmas()) {
+      if ((MfmaMask(m) & acc) == 0) continue;
+      if (MfmaTakesFp8(m)) {
+        if (fp8_ == 0) continue;
+        // 32 fp8 per lane: a buffer each (no constant fills them), so only
+        // while arguments remain.
+        if (m.ab_w == 32 && buffers_ >= 12) continue;
+        fp8.push_back(&m);
+      }
+      any.push_back(&m);
+    }
+    if (any.empty()) return nullptr;
+    std::vector<const Mfma*> wide;  // gfx950's f8f6f4 shapes
+    for (const Mfma* x : fp8)
+      if (x->ab_w == 32) wide.push_back(x);
+    const Mfma* m = !wide.empty() && rng_.Chance(40)  ? rng_.Pick(wide)
+                    : !fp8.empty() && rng_.Chance(80) ? rng_.Pick(fp8)
+                                                      : rng_.Pick(any);
+    used_mfmas_.insert(m);
+    return m;
   }
 
   void DrawTargets() {
@@ -166,6 +265,11 @@ class Gen {
 
   void GenThreadLevel() {
     out_.name = absl::StrCat("rk_", out_.seed);
+    if (rng_.Chance(30)) {  // an fp8 kernel: gfx942's FNUZ or gfx950's OCP types
+      fp8_ = rng_.Chance(50) ? 1 : 2;
+      allowed_ = 1u << (fp8_ == 1 ? 2 : 3);
+      Tag(fp8_ == 1 ? "fp8:flavour-fnuz" : "fp8:flavour-ocp");
+    }
     static const std::vector<int64_t> kThreads = {64, 64, 64, 128, 128, 192, 256, 256, 512, 1024};
     threads_ = rng_.Pick(kThreads);
     int wdims = static_cast<int>(rng_.Int(1, 3));
@@ -202,6 +306,8 @@ class Gen {
     scopes_.emplace_back();
     int n = static_cast<int>(rng_.Int(3, 12));
     for (int i = 0; i < n; ++i) Step(0);
+    // fp8 kernels: often an MFMA K loop too (it picks an fp8 MFMA mostly).
+    if (fp8_ != 0 && loops_ < 4 && rng_.Chance(50)) MfmaKLoop(0);
     // Every value defined at the top level that nothing stored yet: store a
     // few, so the work shows in the outputs.
     int stores = 0;
@@ -210,7 +316,7 @@ class Gen {
       StoreValue(v);
       ++stores;
     }
-    if (outputs_ == 0) StoreValue(GetValue(RandomTy(), 0), 0, true);
+    if (outputs_ == 0) StoreValue(GetValue(RandomTy(true), 0), 0, true);
     std::string text = absl::StrCat("# random kernel, seed ", out_.seed, " (difftest)\nkernel ", out_.name,
                                     "\ntarget ", HomeTarget(), "\nworkgroup ", wg_[0], " ", wg_[1], " ",
                                     wg_[2], "\ngrid ", grid_[0], " ", grid_[1], " ", grid_[2], "\n");
@@ -224,15 +330,35 @@ class Gen {
   void Emit(int depth, const std::string& line) { body_.push_back(Indent(depth) + line); }
   std::string NewName(const char* prefix) { return absl::StrCat(prefix, ++names_); }
 
-  Ty RandomTy() {
+  // A random value type; an fp8 one (widths up to 32) in fp8 kernels when
+  // `fp8` (the caller only loads, stores, slices or converts it).
+  Ty RandomTy(bool fp8 = false) {
     static const std::vector<E> kE = {E::kF32, E::kF32, E::kF16, E::kF16, E::kBF16, E::kI32};
     static const std::vector<int> kW = {1, 1, 2, 4, 4, 8, 16};
+    if (fp8 && fp8_ != 0 && rng_.Chance(35)) {
+      // (32 fp8 only while arguments remain: Load has no constant for them.)
+      static const std::vector<int> kW8 = {1, 2, 4, 4, 8, 16, 32};
+      Ty t{Fp8Elem(rng_.Chance(50)), rng_.Pick(kW8)};
+      if (buffers_ >= 12) t.w = std::min(t.w, 16);
+      return t;
+    }
     return Ty{rng_.Pick(kE), rng_.Pick(kW)};
+  }
+
+  void UseType(E e) {
+    if (!IsF8(e)) return;
+    used_fp8_.insert(e);
+    Tag(absl::StrCat("fp8:type-", EName(e)));
   }
 
   void Define(const Val& v) {
     scopes_.back().push_back(v);
-    Tag(absl::StrCat("type:", TyName(v.ty)));
+    UseType(v.ty.e);
+    if (IsF8(v.ty.e)) {
+      Tag(absl::StrCat("fp8:width-", v.ty.w));
+    } else {
+      Tag(absl::StrCat("type:", TyName(v.ty)));
+    }
   }
 
   std::vector<Val> Visible(Ty t) const {
@@ -247,7 +373,7 @@ class Gen {
   void Step(int depth) {
     int what = static_cast<int>(rng_.Int(0, 99));
     if (what < 18) {
-      Define(Load(RandomTy(), depth));
+      Define(Load(RandomTy(true), depth));
     } else if (what < 40) {
       Elementwise(depth);
     } else if (what < 47) {
@@ -257,7 +383,11 @@ class Gen {
     } else if (what < 58) {
       Define(Constant(RandomTy(), depth));
     } else if (what < 68) {
-      MfmaOp(depth);
+      if (depth < 3 && loops_ < 4 && rng_.Chance(35)) {
+        MfmaKLoop(depth);
+      } else {
+        MfmaOp(depth);
+      }
     } else if (what < 78) {
       std::vector<Val> all;
       for (const auto& s : scopes_) all.insert(all.end(), s.begin(), s.end());
@@ -280,18 +410,28 @@ class Gen {
     if (!have.empty() && rng_.Chance(60)) return rng_.Pick(have);
     int how = static_cast<int>(rng_.Int(0, 9));
     Val v;
-    if (how < 6) {
+    if (IsF8(t.e)) {
+      // fp8 values come from loads and conversions only (no fp8 constants;
+      // f32 and the others stop at 16 elements).
+      if (how < 6 || t.w > 16) {
+        v = Load(t, depth);
+      } else {
+        v = CvtToFp8(t, depth);
+      }
+    } else if (how < 6) {
       v = Load(t, depth);
     } else if (how < 8 && IsFloat(t.e)) {
-      // cvt from another float type of the same width
+      // cvt from another float type of the same width (an fp8 one too in fp8
+      // kernels)
       static const std::vector<E> kF = {E::kF32, E::kF16, E::kBF16};
       E from = rng_.Pick(kF);
       if (from == t.e) from = t.e == E::kF32 ? E::kF16 : E::kF32;
+      if (fp8_ != 0 && rng_.Chance(25)) from = Fp8Elem(rng_.Chance(50));
       Val src = GetValue({from, t.w}, depth);
       v = {NewName("v"), t};
       Emit(depth, absl::StrCat("%", v.name, " = cvt %", src.name, " : ", TyName(t)));
       Tag("op:cvt");
-      Tag(absl::StrCat("cvt:", EName(from), "->", EName(t.e)));
+      Tag(absl::StrCat("cvt:", CvtName(from), "->", CvtName(t.e)));
     } else {
       v = Constant(t, depth);
     }
@@ -372,6 +512,21 @@ class Gen {
   void Cvt(int depth) {
     static const std::vector<E> kF = {E::kF32, E::kF16, E::kBF16};
     static const std::vector<int> kW = {1, 2, 4, 8, 16};
+    if (fp8_ != 0 && rng_.Chance(60)) {
+      const Ty t{Fp8Elem(rng_.Chance(50)), rng_.Pick(kW)};
+      if (rng_.Chance(50)) {
+        Define(CvtToFp8(t, depth));
+      } else {
+        static const std::vector<E> kTo = {E::kF32, E::kF32, E::kF16, E::kBF16};
+        Val src = GetValue(t, depth);
+        Val r{NewName("v"), {rng_.Pick(kTo), t.w}};
+        Emit(depth, absl::StrCat("%", r.name, " = cvt %", src.name, " : ", TyName(r.ty)));
+        Tag("op:cvt");
+        Tag(absl::StrCat("cvt:fp8->", EName(r.ty.e)));
+        Define(r);
+      }
+      return;
+    }
     E from = rng_.Pick(kF), to = rng_.Pick(kF);
     if (from == to) to = from == E::kF32 ? E::kBF16 : E::kF32;
     int w = rng_.Pick(kW);
@@ -383,16 +538,74 @@ class Gen {
     Define(r);
   }
 
+  static std::string CvtName(E e) { return IsF8(e) ? "fp8" : EName(e); }
+
+  // %r = cvt SRC : t for fp8 type t (width up to 16), SRC f32 mostly, else
+  // f16 or bf16. The source is sometimes a constant that tests the rounding
+  // (ties to even), saturation (beyond the format's max, ties beyond it,
+  // infinities), NaN and subnormals, or a value scaled by one, so that the
+  // random inputs reach those cases too (adversarial ones reach them anyway).
+  Val CvtToFp8(Ty t, int depth) {
+    static const std::vector<E> kFrom = {E::kF32, E::kF32, E::kF32, E::kF16, E::kBF16};
+    const E from = rng_.Pick(kFrom);
+    Val src;
+    const int how = static_cast<int>(rng_.Int(0, 9));
+    if (how < 3) {
+      // Exact in f32, f16 and bf16 (f32 only: the last row). e4m3 ties:
+      // 1.0625, 1.1875; e5m2 ties: 1.125, 1.375; max: 240 (e4m3fnuz), 448
+      // (e4m3fn), 57344 (e5m2); ties beyond max: 248, 464, 61440; smallest
+      // subnormals 2^-10 (e4m3fnuz), 2^-9 (e4m3fn), 2^-17 / 2^-16 (e5m2),
+      // half of them and one and a half.
+      static const std::vector<std::string> kC = {"1.0625", "-1.1875", "1.125", "1.375", "240", "241", "248",
+                                                  "-448", "464", "480", "57344", "61440", "-inf", "inf", "nan",
+                                                  "0x1p-10", "0x1p-11", "0x1.8p-10", "0x1p-18", "0x1.8p-17",
+                                                  "-0", "0x1p-9", "0x1.8p-16", "2.5", "-3"};
+      static const std::vector<std::string> kC32 = {"1e10", "0x1.fffffep127", "65535", "0x1.0000020p0",
+                                                    "0x1.08p0"};
+      std::string c = from == E::kF32 && rng_.Chance(20) ? rng_.Pick(kC32) : rng_.Pick(kC);
+      src = {NewName("c"), {from, t.w}};
+      Emit(depth, absl::StrCat("%", src.name, " = const ", TyName(src.ty), " ", c));
+      Tag("op:const");
+      Tag("fp8:cvt-special-input");
+      Define(src);
+    } else if (how < 6 && from == E::kF32) {
+      static const std::vector<std::string> kS = {"16", "300", "0x1p10", "0x1p20", "0x1p-12", "1e10", "-4096",
+                                                  "inf", "0x1.1p0"};
+      Val x = GetValue({E::kF32, t.w}, depth);
+      Val sc{NewName("c"), {E::kF32, 1}};
+      Emit(depth, absl::StrCat("%", sc.name, " = const f32 ", rng_.Pick(kS)));
+      Define(sc);
+      src = {NewName("v"), {E::kF32, t.w}};
+      Emit(depth, absl::StrCat("%", src.name, " = mul %", x.name, ", %", sc.name));
+      Tag("op:mul");
+      Tag("fp8:cvt-scaled-input");
+      Define(src);
+    } else {
+      src = GetValue({from, t.w}, depth);
+    }
+    Val r{NewName("v"), t};
+    Emit(depth, absl::StrCat("%", r.name, " = cvt %", src.name, " : ", TyName(t)));
+    Tag("op:cvt");
+    Tag(absl::StrCat("cvt:", EName(from), "->fp8"));
+    return r;
+  }
+
   void Slice(int depth) {
     static const std::vector<int> kW = {2, 4, 8, 16};
-    Ty from = RandomTy();
-    from.w = rng_.Pick(kW);
+    static const std::vector<int> kW8 = {4, 8, 16, 32};
+    Ty from = RandomTy(true);
+    from.w = rng_.Pick(IsF8(from.e) ? kW8 : kW);
+    if (IsF8(from.e) && buffers_ >= 12) from.w = std::min(from.w, 16);
     std::vector<int> widths;
-    for (int w : {1, 2, 4, 8})
-      if (w < from.w) widths.push_back(w);
+    for (int w : {1, 2, 4, 8, 16})
+      if (w < from.w && (w < 16 || IsF8(from.e))) widths.push_back(w);
     int w = rng_.Pick(widths);
     int first = static_cast<int>(rng_.Int(0, from.w - w));
     if (EBytes(from.e) == 2) first &= ~1;
+    if (EBytes(from.e) == 1) {  // fp8: a register boundary
+      first &= ~3;
+      Tag("fp8:slice");
+    }
     Val src = GetValue(from, depth);
     Val r{NewName("v"), {from.e, w}};
     Emit(depth, absl::StrCat("%", r.name, " = slice %", src.name, ", ", first, " : ", TyName(r.ty)));
@@ -401,17 +614,63 @@ class Gen {
   }
 
   void MfmaOp(int depth) {
-    const Mfma& m = rng_.Pick(Mfmas());
-    for (int p = 0; p < kNumProcessors; ++p)
-      if (!m.on[p]) out_.lacks_mfma[kProcessors[p]].insert(m.name);
-    Val a = GetValue({m.ab, m.ab_w}, depth);
-    Val b = GetValue({m.ab, m.ab_w}, depth);
+    const Mfma* mp = PickMfma();
+    if (mp == nullptr) return;
+    const Mfma& m = *mp;
+    Val a = GetValue({Resolve(m.a), m.ab_w}, depth);
+    Val b = GetValue({Resolve(m.b), m.ab_w}, depth);
     Val c = GetValue({E::kF32, m.cd_w}, depth);
     Val d{NewName("d"), {E::kF32, m.cd_w}};
     Emit(depth, absl::StrCat("%", d.name, " = mfma ", m.name, " %", a.name, ", %", b.name, ", %", c.name));
     Tag("op:mfma");
     Tag(absl::StrCat("mfma:", m.name));
     Define(d);
+  }
+
+  // A K loop around one MFMA: the accumulator an iter_arg, A and B loaded in
+  // the body (indices that may use the loop variable), the result used
+  // after it.
+  void MfmaKLoop(int depth) {
+    const Mfma* mp = PickMfma();
+    if (mp == nullptr) return;
+    const Mfma& m = *mp;
+    ++loops_;
+    static const std::vector<int64_t> kStep = {1, 1, 4, 8, 16, 32};
+    LoopVar l;
+    l.name = NewName("k");
+    l.lo = rng_.Int(-4, 8);
+    l.step = rng_.Pick(kStep);
+    l.trips = rng_.Int(1, depth > 0 ? 3 : 5);
+    const int64_t hi = l.lo + (l.trips - 1) * l.step + 1 + rng_.Int(0, l.step - 1);
+    Val c0 = GetValue({E::kF32, m.cd_w}, depth);
+    Val it{NewName("a"), {E::kF32, m.cd_w}};
+    Val res{NewName("r"), {E::kF32, m.cd_w}};
+    Emit(depth, absl::StrCat("%", res.name, " = for %", l.name, " = ", l.lo, " to ", hi, " step ", l.step, " iter(%",
+                             it.name, " = %", c0.name, ") {"));
+    Tag("op:for");
+    Tag("loop:mfma-k");
+    if (depth > 0) Tag("loop:nested");
+    scopes_.emplace_back(std::vector<Val>{it});
+    loops_in_scope_.push_back(l);
+    auto operand = [&](E e) {
+      Ty t{Resolve(e), m.ab_w};
+      if (!rng_.Chance(75)) return GetValue(t, depth + 1);
+      Val v = Load(t, depth + 1);
+      Define(v);
+      return v;
+    };
+    Val a = operand(m.a);
+    Val b = operand(m.b);
+    Val d{NewName("d"), {E::kF32, m.cd_w}};
+    Emit(depth + 1, absl::StrCat("%", d.name, " = mfma ", m.name, " %", a.name, ", %", b.name, ", %", it.name));
+    Define(d);
+    Emit(depth + 1, absl::StrCat("yield %", d.name));
+    Emit(depth, "}");
+    loops_in_scope_.pop_back();
+    scopes_.pop_back();
+    Tag("op:mfma");
+    Tag(absl::StrCat("mfma:", m.name));
+    Define(res);
   }
 
   // ---- index expressions ---------------------------------------------------
@@ -556,6 +815,7 @@ class Gen {
       st.push_back(absl::StrCat(strides[d]));
       ix.push_back(dims[d].idx.t);
     }
+    UseType(e);
     decls_.push_back(absl::StrCat("arg ", name, " : ", EName(e), "[", absl::StrJoin(ex, ", "), "] strides [",
                                   absl::StrJoin(st, ", "), "] ", access));
     return absl::StrCat(name, "[", absl::StrJoin(ix, ", "), "]", along != rank - 1 ? absl::StrCat(" along ", along) : "");
@@ -563,7 +823,17 @@ class Gen {
 
   // A load from a new readonly buffer.
   Val Load(Ty t, int depth) {
-    if (buffers_ >= 14) return Constant(t, depth);  // bounded kernel arguments
+    // Bounded kernel arguments: a constant instead (fp8: a converted one; 32
+    // fp8 per lane have no such form, PickMfma keeps two arguments for them).
+    if (buffers_ >= 14 && !(IsF8(t.e) && t.w > 16)) {
+      if (!IsF8(t.e)) return Constant(t, depth);
+      Val c = Constant({E::kF32, t.w}, depth);
+      Define(c);
+      Val v{NewName("v"), t};
+      Emit(depth, absl::StrCat("%", v.name, " = cvt %", c.name, " : ", TyName(t)));
+      Tag("op:cvt");
+      return v;
+    }
     int rank = static_cast<int>(rng_.Int(1, 3));
     bool guarded = rng_.Chance(30);
     int along = rng_.Chance(80) ? rank - 1 : static_cast<int>(rng_.Int(0, rank - 1));
@@ -589,7 +859,7 @@ class Gen {
           // may straddle the end of the shape.
           e = Mul(e, t.w);
           extent = std::max<int64_t>(1, extent * t.w - rng_.Int(0, t.w - 1));
-          if (extent % t.w) Tag("access:partial-vector");
+          if (extent % t.w) Tag(IsF8(t.e) ? "fp8:partial-vector" : "access:partial-vector");
         }
       } else {
         e = Shift0(e);
@@ -712,7 +982,7 @@ class Gen {
 
   // A read-modify-write of the thread's own elements of a readwrite buffer.
   void ReadWrite() {
-    Ty t = RandomTy();
+    Ty t = RandomTy(false);
     std::vector<Dim> dims = ThreadKey();
     int along = static_cast<int>(dims.size()) - 1;
     if (t.w > 1) {
@@ -744,7 +1014,12 @@ class Gen {
   void LdsStaging(int depth) {
     static const std::vector<E> kE = {E::kF32, E::kF16, E::kBF16, E::kI32};
     static const std::vector<int> kW = {1, 2, 4, 4, 8};
+    static const std::vector<int> kW8 = {1, 2, 4, 4, 8, 16};
     Ty t{rng_.Pick(kE), rng_.Pick(kW)};
+    if (fp8_ != 0 && rng_.Chance(40)) {
+      t = {Fp8Elem(rng_.Chance(50)), rng_.Pick(kW8)};
+      Tag("fp8:lds");
+    }
     const int eb = EBytes(t.e);
     // Row padding keeps rows aligned for loads up to twice the stored width.
     const int64_t need = std::max<int64_t>(1, std::min<int64_t>(2 * t.w * eb, 16) / eb);  // elements
@@ -792,6 +1067,7 @@ class Gen {
     lds_bytes_ += elems * eb;
     std::vector<std::string> sh;
     for (int64_t s : shape) sh.push_back(absl::StrCat(s));
+    UseType(t.e);
     decls_.push_back(absl::StrCat("lds ", name, " : ", EName(t.e), "[", absl::StrJoin(sh, ", "), "]",
                                   pad ? absl::StrCat(" pad ", pad) : ""));
     if (pad) Tag("lds:padded");
@@ -810,8 +1086,8 @@ class Gen {
     for (int i = 0; i < loads; ++i) {
       // A width dividing the row, elements from one row.
       std::vector<int> ws;
-      for (int w : {1, 2, 4, 8, 16})
-        if (shape.back() % w == 0 && w <= t.w * 2) ws.push_back(w);
+      for (int w : {1, 2, 4, 8, 16, 32})
+        if (shape.back() % w == 0 && w <= t.w * 2 && (w < 32 || IsF8(t.e))) ws.push_back(w);
       int w2 = rng_.Pick(ws);
       int64_t cols2 = shape.back() / w2;
       int64_t rows = elems / row;
@@ -877,8 +1153,10 @@ class Gen {
     if (depth > 0) l.trips = std::min<int64_t>(l.trips, 4);
     int64_t hi = l.lo + (l.trips - 1) * l.step + 1 + rng_.Int(0, l.step - 1);
     // iter_args from visible values
-    std::vector<Val> all;
-    for (const auto& s : scopes_) all.insert(all.end(), s.begin(), s.end());
+    std::vector<Val> all;  // (KIR carries no fp8 values around loops)
+    for (const auto& s : scopes_)
+      for (const Val& v : s)
+        if (!IsF8(v.ty.e)) all.push_back(v);
     int n_iter = all.empty() ? 0 : static_cast<int>(rng_.Int(0, std::min<int64_t>(3, all.size())));
     std::vector<Val> inits, iters;
     for (int i = 0; i < n_iter; ++i) {
@@ -973,7 +1251,7 @@ class Gen {
     // Clauses: a consistent configuration, or a subset the defaults complete.
     std::vector<const Mfma*> ms;
     for (const Mfma& x : Mfmas())
-      if (x.ab == ab) ms.push_back(&x);
+      if (x.a == ab && x.gemm) ms.push_back(&x);
     const Mfma* mf = ms[rng_.Int(0, static_cast<int64_t>(ms.size()) - 1)];
     int mdim = absl::string_view(mf->name).substr(4, 2) == "32" ? 32 : 16;
     int kstep = mf->cd_w == 16 ? (mf->ab_w == 4 ? 8 : 4) : (mf->ab_w == 4 ? 16 : 8);
@@ -993,8 +1271,7 @@ class Gen {
       clauses.push_back(absl::StrCat("waves ", wm, "x", wn));
       clauses.push_back(absl::StrCat("mfma ", mf->name));
       clauses.push_back(absl::StrCat("double_buffer ", rng_.Chance(50) ? "on" : "off"));
-      for (int p = 0; p < kNumProcessors; ++p)
-        if (!mf->on[p]) out_.lacks_mfma[kProcessors[p]].insert(mf->name);
+      used_mfmas_.insert(mf);
       Tag(absl::StrCat("mfma:", mf->name));
     } else if (which == 2) {  // tile only
       static const std::vector<int64_t> kT = {16, 32, 64, 128};
@@ -1005,8 +1282,7 @@ class Gen {
       clauses.push_back(absl::StrCat("tile ", bm, "x", bn, "x", rng_.Chance(50) ? 16 : 32));
     } else if (which == 3) {  // mfma only
       clauses.push_back(absl::StrCat("mfma ", mf->name));
-      for (int p = 0; p < kNumProcessors; ++p)
-        if (!mf->on[p]) out_.lacks_mfma[kProcessors[p]].insert(mf->name);
+      used_mfmas_.insert(mf);
       Tag(absl::StrCat("mfma:", mf->name));
     } else if (which == 4) {
       clauses.push_back(absl::StrCat("double_buffer ", rng_.Chance(50) ? "on" : "off"));
@@ -1036,6 +1312,10 @@ class Gen {
   int names_ = 0, loops_ = 0, buffers_ = 0, outputs_ = 0;
   int64_t lds_bytes_ = 0;
   bool second_phase_ = false;
+  int fp8_ = 0;  // the kernel's fp8 types: 0 none, 1 gfx942's FNUZ, 2 gfx950's OCP
+  unsigned allowed_ = (1u << kNumProcessors) - 1;  // processors the kernel must keep accepting
+  std::set<const Mfma*> used_mfmas_;
+  std::set<E> used_fp8_;
 };
 
 }  // namespace
@@ -1068,7 +1348,12 @@ const std::vector<std::string>& AllFeatures() {
         "target:xnack-",
         "gemm:ab-f16", "gemm:ab-bf16", "gemm:c-f32", "gemm:c-f16", "gemm:c-bf16", "gemm:A.mk", "gemm:A.km",
         "gemm:B.nk", "gemm:B.kn", "gemm:alpha", "gemm:beta", "gemm:clause-tile", "gemm:clause-waves",
-        "gemm:clause-mfma", "gemm:clause-double_buffer", "gemm:defaults"};
+        "gemm:clause-mfma", "gemm:clause-double_buffer", "gemm:defaults",
+        "loop:mfma-k", "fp8:flavour-fnuz", "fp8:flavour-ocp", "fp8:type-f8e4m3fnuz", "fp8:type-f8e5m2fnuz",
+        "fp8:type-f8e4m3fn", "fp8:type-f8e5m2", "fp8:width-1", "fp8:width-2", "fp8:width-4", "fp8:width-8",
+        "fp8:width-16", "fp8:width-32", "fp8:slice", "fp8:lds", "fp8:partial-vector", "fp8:cvt-special-input",
+        "fp8:cvt-scaled-input", "cvt:f32->fp8", "cvt:f16->fp8", "cvt:bf16->fp8", "cvt:fp8->f32", "cvt:fp8->f16",
+        "cvt:fp8->bf16"};
     for (const Mfma& m : Mfmas()) f.push_back(absl::StrCat("mfma:", m.name));
     for (E e : {E::kF32, E::kF16, E::kBF16, E::kI32})
       for (int w : {1, 2, 4, 8, 16}) f.push_back(absl::StrCat("type:", TyName({e, w})));

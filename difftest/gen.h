@@ -33,9 +33,13 @@ struct GeneratedKernel {
   // One target ID per processor of kProcessors, with sramecc and xnack drawn
   // per kernel from {any, +, -} (the same settings for all of them).
   std::vector<std::string> target_ids;
-  // Processors on which kirc must refuse the kernel because it uses MFMAs the
-  // processor lacks (README "KIR reference"): processor -> those MFMAs.
-  std::map<std::string, std::set<std::string>> lacks_mfma;
+  // Processors on which kirc must refuse the kernel because it uses MFMAs or
+  // fp8 types the processor lacks (README "KIR reference"): processor ->
+  // kirc's messages for them ("MFMA f32_16x16x8_bf16 does not exist on
+  // gfx942", "f8e4m3fnuz is not available on gfx950"); the refusal must
+  // contain one of them. The kernel compiles on every other processor (at
+  // least one).
+  std::map<std::string, std::set<std::string>> refusals;
   // Coverage tags: "op:add", "type:f16x4", "mfma:f32_16x16x16_f16",
   // "access:lds-guarded", "loop:nested", "gemm:A.km", ... (Tags()).
   std::set<std::string> features;
@@ -43,8 +47,11 @@ struct GeneratedKernel {
 };
 
 // One random valid kernel. Thread-level kernels (loads, stores, elementwise
-// ops, cvt, slice, const, zero, mfma, barriers with LDS staging, nested loops
-// with iter_args) most of the time, tile-level gemm kernels otherwise.
+// ops, cvt, slice, const, zero, mfma and MFMA K loops, barriers with LDS
+// staging, nested loops with iter_args; in about 30% of them fp8 values of
+// gfx942's or gfx950's types, loaded, stored, staged through LDS, sliced,
+// converted and fed to fp8 MFMAs) most of the time, tile-level gemm kernels
+// otherwise.
 GeneratedKernel Generate(uint64_t seed);
 
 // Every coverage tag the generator can emit, for the coverage table (so a

@@ -40,7 +40,7 @@ bool Want(const OracleOptions& o, const char* stage) { return o.only_stage.empty
 }  // namespace
 
 Outcome CheckKernel(absl::string_view text, absl::string_view filename, const std::vector<std::string>& target_ids,
-                    const std::map<std::string, std::set<std::string>>& lacks_mfma, const OracleOptions& opts) {
+                    const std::map<std::string, std::set<std::string>>& refusals, const OracleOptions& opts) {
   Outcome out;
   auto find = [&](const char* stage, const std::string& target, std::string msg) {
     out.findings.push_back({stage, target, std::move(msg)});
@@ -55,7 +55,7 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
         std::find(opts.only_targets.begin(), opts.only_targets.end(), id) == opts.only_targets.end())
       continue;
     const std::string proc = Processor(id);
-    auto lacks = lacks_mfma.find(proc);
+    auto lacks = refusals.find(proc);
     CompileOptions co;
     co.mcpu = id;
     co.filename = std::string(filename);
@@ -66,12 +66,12 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
     if (!r.ok()) {
       const std::string msg(r.status().message());
       bool predicted = false;
-      if (lacks != lacks_mfma.end() && r.status().code() == absl::StatusCode::kInvalidArgument) {
-        for (const std::string& m : lacks->second)
-          predicted |= absl::StrContains(msg, absl::StrCat("MFMA ", m, " does not exist on ", proc));
+      if (lacks != refusals.end() && r.status().code() == absl::StatusCode::kInvalidArgument) {
+        for (const std::string& m : lacks->second) predicted |= absl::StrContains(msg, m);
       }
-      if (opts.accept_mfma_refusals && r.status().code() == absl::StatusCode::kInvalidArgument)
-        predicted |= absl::StrContains(msg, absl::StrCat(" does not exist on ", proc));
+      if (opts.accept_target_refusals && r.status().code() == absl::StatusCode::kInvalidArgument)
+        predicted |= absl::StrContains(msg, absl::StrCat(" does not exist on ", proc)) ||
+                     absl::StrContains(msg, absl::StrCat(" is not available on ", proc));
       if (predicted) {
         ++out.expected_refusals;
       } else if (r.status().code() == absl::StatusCode::kResourceExhausted) {
@@ -82,10 +82,10 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
       }
       continue;
     }
-    if (lacks != lacks_mfma.end()) {
+    if (lacks != refusals.end()) {
       if (Want(opts, "unexpected-compile"))
         find("unexpected-compile", id,
-             absl::StrCat("compiled MFMA ", absl::StrJoin(lacks->second, ", "), ", which ", proc, " lacks"));
+             absl::StrCat("compiled a kernel it must refuse (expected: ", absl::StrJoin(lacks->second, "; "), ")"));
       continue;
     }
     ++out.compiled;
@@ -234,13 +234,13 @@ std::string FindingClass(const Finding& f) {
 }
 
 std::vector<std::string> VerifyTargetsFor(uint64_t seed, const std::vector<std::string>& target_ids,
-                                          const std::map<std::string, std::set<std::string>>& lacks_mfma,
+                                          const std::map<std::string, std::set<std::string>>& refusals,
                                           bool all) {
   if (all || target_ids.empty()) return target_ids;
   const size_t n = target_ids.size();
   for (size_t i = 0; i < n; ++i) {
     const std::string& id = target_ids[(seed + i) % n];
-    if (lacks_mfma.count(Processor(id)) == 0) return {id};
+    if (refusals.count(Processor(id)) == 0) return {id};
   }
   return {};
 }

@@ -2,7 +2,8 @@
 // one kernel, every target, every check, in process.
 //
 // Per target ID: compile (success, or a documented limit: ResourceExhausted,
-// or the refusal of an MFMA the processor lacks, which the generator predicts);
+// or the refusal of an MFMA or fp8 type the processor lacks, which the
+// generator predicts, message and all);
 // the `--emit=kir` round trip (print, parse, compile) must give identical
 // assembly; the address verifier must prove every access (failed is a bug; an
 // unknown is counted with its reason, see verify/README.md); the strict
@@ -48,9 +49,10 @@ struct OracleOptions {
   std::vector<std::string> only_targets;
   // Only this check (empty: all); the reducer re-runs just the failing one.
   std::string only_stage;
-  // Kernels not from the generator: a refusal of an MFMA the processor lacks
-  // is accepted wherever it occurs.
-  bool accept_mfma_refusals = false;
+  // Kernels not from the generator: a refusal of an MFMA ("... does not exist
+  // on gfx908") or fp8 type ("... is not available on gfx908") the processor
+  // lacks is accepted wherever it occurs.
+  bool accept_target_refusals = false;
   // An unknown verdict is a finding ("verify-unknown") unless the kernel is in
   // a class verify/README.md documents as possibly unknown (products of two
   // variable index terms: nonlinear for the solver); the caller says which.
@@ -70,7 +72,7 @@ struct Outcome {
   std::vector<Finding> findings;
   int compiled = 0;            // targets that compiled
   int limits = 0;              // documented limit errors (ResourceExhausted)
-  int expected_refusals = 0;   // MFMAs the processor lacks, refused as predicted
+  int expected_refusals = 0;   // MFMAs or fp8 types the processor lacks, refused as predicted
   int runs_exact = 0, runs_random = 0, runs_adversarial = 0;  // passes that ran and matched
   int runs_cross_checked = 0;  // of those, passes the cross-check device agreed with bit for bit
   int accesses = 0, proved = 0, unknown = 0;  // verifier verdicts (failed ones are findings)
@@ -95,18 +97,19 @@ struct Outcome {
 std::string FindingClass(const Finding& f);
 
 // Checks one kernel. `target_ids` as GeneratedKernel::target_ids;
-// `lacks_mfma` maps a processor ("gfx942") to the MFMAs of the kernel it
-// lacks: kirc must refuse the kernel there, naming one of them.
+// `refusals` as GeneratedKernel::refusals: on a processor it lists, kirc
+// must refuse the kernel (InvalidArgument) with a message containing one of
+// its strings, and compiling there is a finding ("unexpected-compile").
 Outcome CheckKernel(absl::string_view text, absl::string_view filename,
                     const std::vector<std::string>& target_ids,
-                    const std::map<std::string, std::set<std::string>>& lacks_mfma, const OracleOptions& opts);
+                    const std::map<std::string, std::set<std::string>>& refusals, const OracleOptions& opts);
 
 // The verifier is 95% of the oracle's time, so by default it checks each
 // generated kernel on one of its target IDs, rotating through the processors
 // with the seed (seed mod 4: gfx908, gfx90a, gfx942, gfx950), and falling to the next
-// one when the kernel's MFMA does not exist there. `all`: every target ID.
+// one when `refusals` lists its processor. `all`: every target ID.
 std::vector<std::string> VerifyTargetsFor(uint64_t seed, const std::vector<std::string>& target_ids,
-                                          const std::map<std::string, std::set<std::string>>& lacks_mfma,
+                                          const std::map<std::string, std::set<std::string>>& refusals,
                                           bool all);
 
 }  // namespace kir::difftest

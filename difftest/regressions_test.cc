@@ -25,7 +25,7 @@ TEST(Regressions, EveryReducedKernelPassesTheOracle) {
     ss << in.rdbuf();
     OracleOptions o;
     o.llvm_bin = *bin;
-    o.accept_mfma_refusals = true;
+    o.accept_target_refusals = true;
     Outcome r = CheckKernel(ss.str(), e.path().filename().string(), {"gfx908", "gfx90a", "gfx942", "gfx950"}, {}, o);
     for (const Finding& f : r.findings)
       ADD_FAILURE() << e.path() << ": " << f.stage << " on " << f.target << ": " << f.message;
