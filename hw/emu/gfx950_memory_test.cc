@@ -222,6 +222,16 @@ TEST(Gfx950MemoryTest, StrictFlagsADsReadBeforeVmcntCoversTheDma) {
   EXPECT_TRUE(RunAssembly(DmaKernel(64, 16, "s_nop 0"), "gfx950", a, o).ok());
 }
 
+TEST(Gfx950MemoryTest, StrictFlagsM0WrittenByTheInstructionBefore) {
+  // s_mov_b32 m0 right before the DMA: 1 wait state missing (hazard_table.cc,
+  // LLVM checkReadM0Hazards).
+  const std::string text = absl::StrReplaceAll(DmaKernel(64, 16), {{"  s_nop 0\n  buffer_load", "  buffer_load"}});
+  ASSERT_NE(text, DmaKernel(64, 16));
+  LaunchArgs a;
+  a.args = DmaArgs();
+  EXPECT_THAT(Msg(RunAssembly(text, "gfx950", a).status()), HasSubstr("SALU writes m0 read by an LDS DMA"));
+}
+
 TEST(Gfx950MemoryTest, LdsDmaRefusals) {
   LaunchArgs a;
   a.args = DmaArgs();
