@@ -4086,6 +4086,22 @@ absl::StatusOr<VerifyResult> VerifyAddressesPlaced(const Kernel& k, const Target
         return absl::InvalidArgumentError(
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
+  // gfx950's LDS DMA writes LDS at M0 + offset + 16 * lane (semantics.h
+  // LdsDmaAddress) besides its global read, and ds_read_b64_tr_b16 hands
+  // each lane data other lanes addressed (DsReadTrB16Source): matching
+  // either as a plain per-lane buffer or DS load would leave the LDS write
+  // unproved or pair lanes with the wrong IR accesses, so until the
+  // verifier models them it refuses the code rather than pass it.
+  for (size_t i = 0; i < final_code.mir.insts.size(); ++i) {
+    const MInst& mi = final_code.mir.insts[i];
+    if (mi.opc == Opc::kBufferLoadDwordx4Lds || mi.opc == Opc::kDsReadB64TrB16)
+      return absl::UnimplementedError(absl::StrCat(
+          "instruction [", i, "] ",
+          mi.opc == Opc::kDsReadB64TrB16 ? "ds_read_b64_tr_b16 (a transposing LDS read)"
+                                         : "buffer_load_dwordx4 ... lds (an LDS DMA)",
+          ": the verifier does not model gfx950's ", mi.opc == Opc::kDsReadB64TrB16 ? "cross-lane LDS reads" : "LDS DMA",
+          " yet, so it cannot prove this kernel's addresses; run it in the strict emulator instead"));
+  }
   // The kernarg segment pointer is a user SGPR pair (even, below the system SGPRs).
   const KernelAbi& abi = final_code.abi;
   if (abi.kernarg_ptr_sgpr < 0 || abi.kernarg_ptr_sgpr % 2 != 0 || abi.kernarg_ptr_sgpr + 2 > abi.user_sgprs ||

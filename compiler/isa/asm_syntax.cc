@@ -120,6 +120,7 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
   if (mubuf) {
     if (mi.offen) s += " offen";
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
+    if (info.flags & kLdsDma) s += " lds";  // LLVM 22: "buffer_load_dwordx4 v1, s[4:7], 0 offen lds"
   }
   // gfx950's f8f6f4 MFMAs: the operand formats (MfmaDesc::cbsz/blgp).
   if (mi.opc == Opc::kVMfma && mi.mfma != nullptr) {

@@ -679,14 +679,42 @@ HazardOperands::HazardOperands(const MInst& mi) : mi_(&mi) {
 
 namespace {
 
-// Only VALU results (MFMA included) and wide stores start a hazard here.
+// Only VALU results (MFMA included), wide stores and SALU writes of M0 start
+// a hazard here.
 bool CanProduce(InstClass pc) { return IsValu(pc) || pc == InstClass::kVmemStore; }
+
+const RegAccess kM0Access = SpecialAccess(SpecialReg::kM0);
+
+// 2.3 (GFX9: all four targets): an SALU writes M0 -> an LDS DMA (kReadsM0:
+// buffer_load_dwordx4 ... lds reads its LDS base from M0) needs 1 wait
+// state. LLVM GCNHazardRecognizer.cpp: PreEmitNoopsCommon calls
+// checkReadM0Hazards for isLdsDma when ST.hasReadM0LdsDmaHazard()
+// (GCNSubtarget.h: getGeneration() == GFX9), and checkReadM0Hazards asks
+// SMovRelWaitStates = 1 after an SALU def of M0.
+constexpr int kSaluM0WriteToLdsDma = 1;
+
+bool SaluWritesM0(const MInst& mi, absl::Span<const RegAccess> pa) {
+  if (Cls(mi) != InstClass::kSalu) return false;
+  for (const RegAccess& d : pa)
+    if (d.def && Overlap(d, kM0Access)) return true;
+  return false;
+}
+
+bool CanProduceInst(const MInst& mi) {
+  if (CanProduce(Cls(mi))) return true;
+  return Cls(mi) == InstClass::kSalu && SaluWritesM0(mi, Collect(mi));
+}
 
 int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, absl::Span<const RegAccess> pa,
              absl::Span<const RegAccess> ca, std::string* why) {
   const InstClass pc = Cls(producer);
   const HazardTable& tab = HazardTableFor(t.gfx);
   Need need(t, why);
+  if (pc == InstClass::kSalu) {
+    if ((Info(consumer.opc).flags & kReadsM0) && SaluWritesM0(producer, pa))
+      need.Add(kSaluM0WriteToLdsDma, [] { return std::string("SALU writes m0 read by an LDS DMA"); });
+    return need.value();
+  }
   if (pc == InstClass::kVmemStore) {
     WideStoreProducer(tab, producer, consumer, ca, need);
     return need.value();
@@ -701,19 +729,19 @@ int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, 
 
 int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& consumer,
                        std::string* why) {
-  if (!CanProduce(Cls(producer))) return 0;
+  if (!CanProduceInst(producer)) return 0;
   return Required(t, producer, consumer, Collect(producer), Collect(consumer), why);
 }
 
 int RequiredWaitStates(const TargetInfo& t, const HazardOperands& producer, const HazardOperands& consumer,
                        std::string* why) {
-  if (!CanProduce(Cls(producer.inst()))) return 0;
+  if (!CanProduceInst(producer.inst())) return 0;
   // Every rule but the EXEC-write ones needs a register both access.
   if ((producer.register_summary() & consumer.register_summary()) == 0 && !producer.writes_exec()) return 0;
   return Required(t, producer.inst(), consumer.inst(), producer.accesses(), consumer.accesses(), why);
 }
 
-bool CanStartHazard(const MInst& inst) { return CanProduce(Cls(inst)); }
+bool CanStartHazard(const MInst& inst) { return CanProduceInst(inst); }
 
 int MaxHazardWindow() {
   static const int window = ComputeMaxWindow();

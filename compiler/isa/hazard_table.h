@@ -55,7 +55,7 @@ int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& 
 
 
 // Whether `inst` can be the producer of any rule here (a VALU result, MFMA
-// included, or a VMEM store's data): RequiredWaitStates(t, inst, c) is 0 for
+// included, a VMEM store's data, or an SALU write of M0 before an LDS DMA): RequiredWaitStates(t, inst, c) is 0 for
 // every consumer c when this is false, so a pass need not keep it in its window.
 bool CanStartHazard(const MInst& inst);
 

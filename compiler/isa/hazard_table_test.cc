@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "compiler/isa/instr.h"
 #include "compiler/target/target.h"
@@ -54,6 +55,25 @@ MInst VMfma(const char* name, int dst) {
 
 MInst StoreX4(int data, MOperand soffset) {
   return I(Opc::kBufferStoreDwordx4, {V(data, 4), V(1), S(0, 4), soffset});
+}
+
+// SALU writes M0 -> LDS DMA (buffer_load_dwordx4 ... lds): 1 wait state on
+// GFX9 (LLVM checkReadM0Hazards / hasReadM0LdsDmaHazard); a VALU or a DMA
+// without an M0 writer before it: none.
+TEST(HazardTable, FailureClass11_SaluM0WriteBeforeLdsDma) {
+  const MInst mov_m0 = I(Opc::kSMovB32, {MOperand::Special(SpecialReg::kM0), S(3)});
+  const MInst mov_s4 = I(Opc::kSMovB32, {S(4), S(3)});
+  const MInst dma = I(Opc::kBufferLoadDwordx4Lds, {V(1), S(8, 4), Imm(0)});
+  const MInst load = I(Opc::kBufferLoadDwordx4, {V(4, 4), V(1), S(8, 4), Imm(0)});
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
+    std::string why;
+    EXPECT_EQ(Req(t, mov_m0, dma, &why), 1) << t;
+    EXPECT_EQ(why, absl::StrCat("SALU writes m0 read by an LDS DMA: 1 wait state (", t, ")"));
+    EXPECT_EQ(Req(t, mov_s4, dma), 0) << t;
+    EXPECT_EQ(Req(t, mov_m0, load), 0) << t;
+  }
+  EXPECT_TRUE(CanStartHazard(mov_m0));
+  EXPECT_FALSE(CanStartHazard(mov_s4));
 }
 
 TEST(HazardTable, FailureClass11_WhyNamesTheRule) {

@@ -67,6 +67,7 @@ enum class OperandLayout : uint8_t {
   kGlobalAtomicRtnLayout,  // vdst, vaddr, vdata [, saddr] (a returning global atomic)
   kScratchLoadLayout,   // vdst, vaddr, saddr (each of vaddr/saddr Imm(0) for "off")
   kScratchStoreLayout,  // vdata, vaddr, saddr (vdata first, as buffer stores)
+  kMubufLdsLayout,      // vaddr, srsrc, soffset (LDS DMA: no data register; the LDS side from M0)
 };
 
 // Opcodes kirc emits. MFMA is one opcode; MInst::mfma says which.
@@ -99,6 +100,8 @@ enum OpcFlags : uint32_t {
   kFlatAddr = 1u << 15,   // FLAT flat_*: 64-bit VGPR address into the global, LDS or private aperture
                           // (FlatSegmentOf, semantics.h); counts in vmcnt and lgkmcnt
   kScratchAddr = 1u << 16,  // FLAT scratch_*: 32-bit private-segment offset from vaddr|off + saddr|off
+  kReadsM0 = 1u << 17,      // reads M0 implicitly (the LDS DMA's LDS base: LdsDmaAddress, semantics.h)
+  kLdsDma = 1u << 18,       // MUBUF load with `lds`: writes LDS (not registers), counts in vmcnt
 };
 
 struct OpcInfo {
@@ -234,11 +237,15 @@ struct MFunction {
 // `addrs` is 1, or 2 for DS read2/write2: comps / 2 components at each of two
 // addresses, vaddr + offset0 * unit and vaddr + offset1 * unit, mod 2^32 (the
 // rule is DsAddress in compiler/isa/semantics.h).
+// LDS DMA (kLdsDma: buffer_load_dwordx4 ... lds) is a buffer load (lds
+// false) whose `comps` x `bytes` per lane land in LDS at LdsDmaAddress
+// (semantics.h) instead of registers: `lds_dma` says so.
 struct MemShape {
   int comps = 0, bytes = 0;
   bool lds = false, store = false;
   int addrs = 1;
   int unit = 0;  // read2/write2: bytes per offset0/offset1 unit
+  bool lds_dma = false;
 };
 MemShape MemoryShape(Opc o);
 

@@ -32,6 +32,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
   static constexpr OpName kGlobalAtomicRtn[] = {N::kVdst, N::kVaddr, N::kVdata, N::kSaddr};
   static constexpr OpName kScratchLoad[] = {N::kVdst, N::kVaddr, N::kSaddr};
   static constexpr OpName kScratchStore[] = {N::kVdata, N::kVaddr, N::kSaddr};
+  static constexpr OpName kMubufLds[] = {N::kVaddr, N::kSrsrc, N::kSoffset};
   switch (l) {
     case OperandLayout::kNoOperands: return {};
     case OperandLayout::kSimm16Layout: return kSimm16;
@@ -53,6 +54,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
     case OperandLayout::kGlobalAtomicRtnLayout: return kGlobalAtomicRtn;
     case OperandLayout::kScratchLoadLayout: return kScratchLoad;
     case OperandLayout::kScratchStoreLayout: return kScratchStore;
+    case OperandLayout::kMubufLdsLayout: return kMubufLds;
   }
   return {};
 }
@@ -212,6 +214,7 @@ RegAccesses CollectRegAccesses(const MInst& mi, uint32_t kinds, const MFunction*
     if (fl & kReadsVcc) implicit(SpecialReg::kVcc, false);
     if (fl & kWritesExec) implicit(SpecialReg::kExec, true);
     if (fl & kReadsExec) implicit(SpecialReg::kExec, false);
+    if (fl & kReadsM0) implicit(SpecialReg::kM0, false);
   }
   return out;
 }

@@ -900,6 +900,70 @@ inline bool DsOffsetsFit(const MInst& mi) {
 }
 
 // ---------------------------------------------------------------------------
+// gfx950's transposing LDS read and 16-byte LDS DMA (opcodes.def
+// kDsReadB64TrB16, kBufferLoadDwordx4Lds; TargetInfo::has_ds_read_tr_b16 /
+// has_lds_dma_dwordx4). The emulator executes these rules and the verifier
+// proves addresses with them.
+//
+// ds_read_b64_tr_b16 vdst[2], addr offset:N. Each lane's address
+// DsAddress(vaddr, mi, 0) names an 8-byte block (four 16-bit elements,
+// 8-byte aligned). The lanes form groups of 16 (lanes 16g..16g+15); within a
+// group lane i = 4r + c supplies row r (0..3), columns 4c..4c+3 of a 4 x 16
+// matrix of 16-bit elements, and lane j receives column j: result element e
+// (0..3; the low half of vdst[0] is e = 0, its high half e = 1, vdst[1]
+// holds e = 2, 3) is element j % 4 of the block of lane 16g + 4e + j / 4.
+// Sources: the CDNA4 ISA guide, section 11.4 "MFMA Transpose Load from LDS"
+// (as quoted in public kernel notes; the PDF is not in the corpora): "Read N
+// bits of data per lane ... interpret the data as a matrix with 16 bit
+// elements and transpose the matrix", used for "column major matrix A or row
+// major matrix B"; "Prior to executing these instructions the EXEC mask must
+// be set to all 1's". The exact lane map is the one Modular's production
+// gfx950 kernels address it with (modular/modular, max/kernels amd
+// structured tile_io `ds_read_tr16_b64_row`: "Each 16-lane row loads a 4x16
+// tile ... each lane gets a column of the tile", the 16 lanes spread
+// row-major over a 4 x 4 grid of 4-element cells), and Mojo's stdlib
+// documents ds_read_tr16_b64 as "Reads a 64-bit LDS transpose block using
+// TR16 layout". UNVERIFIED on hardware by kirc. Counts in lgkmcnt as every
+// DS read (LLVM DSInstructions.td defines it as a DS_1A_RET load).
+constexpr int kTrB16GroupLanes = 16;
+constexpr int kTrB16Elems = 4;  // 16-bit elements per lane (8 bytes)
+struct TrB16Source {
+  int lane;  // the lane (0..63) whose 8-byte block holds the element
+  int elem;  // which 16-bit element of that block (0..3)
+};
+constexpr TrB16Source DsReadTrB16Source(int lane, int e) {
+  return {(lane & ~(kTrB16GroupLanes - 1)) + kTrB16Elems * e + (lane % kTrB16GroupLanes) / kTrB16Elems,
+          lane % kTrB16Elems};
+}
+
+// buffer_load_dwordx4 vaddr|off, srsrc, soffset [offen] [offset:N] lds
+// (gfx950). The global side is buffer_load_dwordx4's (RawBufferAddress and
+// the range check per dword); lane l's 16 bytes are written to LDS bytes
+// [A, A + 16) with A = (M0 + offset:N + 16 * l) mod 2^32, not to registers.
+// Sources: LLVM's AMDGPU DMA operations document (llvm/docs, "GFX9 LDS DMA
+// Instructions"): the data size is 1, 2 or 4 bytes, "gfx950 also allows 12
+// or 16 bytes"; "The LDS address is implicitly offset by 4 * lane_id bytes
+// for sizes up to 4 bytes, and by 16 * lane_id bytes for larger sizes"; the
+// immediate offset is "applied to both global and LDS address"; the LDS
+// base is wave-uniform (LLVM puts it in M0: SIISelLowering, the lds_base
+// operand is readfirstlane'd into M0; CLRX's GCN notes give M0 + lane * 4
+// for the dword form). The LDS write completes with vmcnt, not lgkmcnt
+// (LLVM SIInsertWaitcnts tracks LDS DMA stores in the VM_CNT slot), so a
+// DS access of those bytes must wait for vmcnt. Inactive lanes move
+// nothing. M0 is read as a whole 32-bit byte address (gfx950's 160 KiB LDS
+// needs more than the 16 bits CLRX describes for older parts); the emulator
+// refuses a lane whose bytes fall outside the allocation. Hazard: an SALU
+// write of M0 needs 1 wait state before an LDS DMA on GFX9
+// (GCNHazardRecognizer checkReadM0Hazards, GCNSubtarget
+// hasReadM0LdsDmaHazard() = generation GFX9): hazard_table.cc.
+constexpr int kLdsDmaDwordx4LaneBytes = 16;
+template <class D>
+typename D::V LdsDmaAddress(const D& d, const typename D::V& m0, const MInst& mi, int lane) {
+  return d.Add(m0, d.Const(static_cast<uint32_t>(mi.offset) +
+                           static_cast<uint32_t>(lane) * static_cast<uint32_t>(kLdsDmaDwordx4LaneBytes)));
+}
+
+// ---------------------------------------------------------------------------
 // fp8 conversion instructions (opcodes.def: v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32,
 // their word-1 *Hi forms, v_cvt_f32_fp8/bf8, v_cvt_pk_f32_fp8/bf8). The
 // same opcodes convert the target's flavour (TargetInfo::fp8): "fp8" is

@@ -112,6 +112,17 @@ struct TargetInfo {
   // The fp8 formats of the target's fp8 instructions (Fp8Flavor). A new
   // target only sets this: Fp8ElemTypes/Fp8Elem derive the rest.
   Fp8Flavor fp8 = Fp8Flavor::kNone;
+  // gfx950 (CDNA4) memory instructions (semantics: compiler/isa/semantics.h
+  // DsReadTrB16Source / LdsDmaAddress, where the sources are cited):
+  //  - ds_read_b64_tr_b16, the transposing 64-bit LDS read of 16-bit
+  //    elements (llvm-mc 22 assembles it for -mcpu=gfx950 only: "instruction
+  //    not supported on this GPU" for gfx942; LLVM FeatureGFX950Insts);
+  //  - buffer_load_dwordx4 ... lds, the 16-byte-per-lane global-to-LDS DMA
+  //    (gfx950's "12/16 for gfx950" LDS DMA sizes, LLVM AMDGPU DMA
+  //    operations doc; llvm-mc 22 -mcpu=gfx942 rejects the `lds` operand on
+  //    buffer_load_dwordx4, gfx942 has only the 1/2/4-byte forms).
+  bool has_ds_read_tr_b16 = false;
+  bool has_lds_dma_dwordx4 = false;
 };
 
 // The fp8 element types target `t` has, E4M3 first (gfx942: f8e4m3fnuz,

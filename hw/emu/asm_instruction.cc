@@ -30,6 +30,8 @@ const std::unordered_map<std::string, Opc>& MnemonicTable() {
       if (o == Opc::kVMfma || GlobalAtomicOf(o).returns) continue;
       // The word-1 fp8 conversions share their mnemonic: op_sel:[0,0,1] picks them.
       if (o == Opc::kVCvtPkFp8F32Hi || o == Opc::kVCvtPkBf8F32Hi) continue;
+      // The LDS DMA shares buffer_load_dwordx4's mnemonic: the `lds` operand picks it.
+      if (Info(o).flags & kLdsDma) continue;
       (*m)[Info(o).mnemonic] = o;
     }
     return m;
@@ -277,6 +279,7 @@ absl::Status ParseModifier(absl::string_view text, absl::string_view m, Inst* in
     md.glc = true;
     return absl::OkStatus();
   }
+  if (key == "lds") { md.lds = true; return absl::OkStatus(); }
   if (key == "slc" || key == "dlc" || key == "scc" || key == "sc1" || key == "nt")
     return absl::OkStatus();  // cache policy: no effect on results
   if (key == "clamp") { md.clamp = true; return absl::OkStatus(); }
@@ -305,7 +308,7 @@ absl::Status ParseModifier(absl::string_view text, absl::string_view m, Inst* in
     else return Err(text, absl::StrCat("bad '", m, "'"));
     return absl::OkStatus();
   }
-  return Err(text, absl::StrCat("unsupported modifier '", m, "' (idxen, lds, tfe, gds, DPP and",
+  return Err(text, absl::StrCat("unsupported modifier '", m, "' (idxen, tfe, gds, DPP and",
                                 " other modifiers are not emulated)"));
 }
 
@@ -378,6 +381,16 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   // An atomic with the glc (sc0) bit returns the old value: its own opcode.
   if (const GlobalAtomic ga = GlobalAtomicOf(mi.opc); ga.op != AtomicOp::kNone && in.mods.glc)
     mi.opc = ga.returning;
+  // buffer_load_dwordx4 ... lds: the LDS DMA (its own opcode; gfx950 only).
+  if (in.mods.lds) {
+    if (mi.opc != Opc::kBufferLoadDwordx4)
+      return Err(text, "`lds` is emulated only on buffer_load_dwordx4 (gfx950's 16-byte LDS DMA)");
+    mi.opc = Opc::kBufferLoadDwordx4Lds;
+  }
+  if (mi.opc == Opc::kBufferLoadDwordx4Lds && !t.has_lds_dma_dwordx4)
+    return Err(text, absl::StrCat("buffer_load_dwordx4 ... lds does not exist on ", t.name, " (gfx950 only)"));
+  if (mi.opc == Opc::kDsReadB64TrB16 && !t.has_ds_read_tr_b16)
+    return Err(text, absl::StrCat("ds_read_b64_tr_b16 does not exist on ", t.name, " (gfx950 only)"));
   const OpcInfo& info = Info(mi.opc);
 
   if (info.flags & kBranch) {

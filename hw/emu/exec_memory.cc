@@ -325,8 +325,76 @@ absl::Status ExecFlatOrScratch(ExecContext& c, Wave& w, const Inst& in) {
   return absl::OkStatus();
 }
 
+// buffer_load_dwordx4 ... lds (gfx950's LDS DMA; semantics.h LdsDmaAddress):
+// each active lane's 16 bytes are read as buffer_load_dwordx4 reads them
+// (out-of-range dwords are 0) and written to LDS at M0 + offset + 16 * lane.
+// The bytes are moved at issue, but the operation counts in vmcnt and, in
+// strict mode, any DS access of those bytes (by any wave) before an
+// s_waitcnt vmcnt covers it is an error (LdsRaceTracker's async ops).
+absl::Status ExecLdsDma(ExecContext& c, Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  absl::Status st;
+  if (!(st = Arity(in, 3)).ok()) return st;
+  const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);
+  if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
+    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
+  uint32_t words[4];
+  for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
+  const Srd srd = DecodeSrd(words);
+  if (srd.add_tid())
+    return Unsupported(in, "an LDS DMA through an ADD_TID_ENABLE (private segment) buffer resource");
+  if (!(st = CheckSrd(srd)).ok()) return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
+  const uint32_t soffset = ReadScalar(w, OperandOr0(mi, OpName::kSoffset), OpType::kB32, 0);
+  VSrc a0;
+  if (mi.offen) a0 = ReadVSrc(w, OperandOr0(mi, OpName::kVaddr), OpType::kB32, 0);
+  const uint32_t m0 = w.S(kM0);
+  const uint64_t exec = w.Exec();
+  const size_t size = c.wg.lds.size();
+  PendingOp op;
+  op.inst = w.pc;
+  op.ctr = Counter::kVm;
+  if (c.opts.strict) op.lds_op = c.wg.races.NewOp(w.index(), w.pc, w.barrier_gen, /*write=*/true, /*async=*/true);
+  constexpr int kBytes = kLdsDmaDwordx4LaneBytes;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!(exec >> l & 1)) continue;
+    const uint64_t a = LdsDmaAddress(U32Domain{}, m0, mi, l);
+    if (a + kBytes > size)
+      return absl::FailedPreconditionError(absl::StrCat(
+          Describe(in), ": lane ", l, " LDS DMA writes LDS bytes [0x", absl::Hex(a), ", 0x", absl::Hex(a + kBytes),
+          ") (M0 0x", absl::Hex(m0), " + offset ", mi.offset, " + 16 * lane) outside the workgroup's ", size,
+          "-byte LDS allocation"));
+    if (a % 4 != 0)
+      return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " LDS DMA address 0x",
+                                                        absl::Hex(a), " is not 4-byte aligned (M0 0x",
+                                                        absl::Hex(m0), ")"));
+    uint32_t vals[4] = {0, 0, 0, 0};
+    const uint64_t off = (mi.offen ? uint64_t{a0[l]} : 0) + static_cast<uint64_t>(mi.offset);
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t o = off + static_cast<uint64_t>(k) * 4;
+      if (!RawBufferComponentInRange(srd, soffset, o, 4)) continue;  // reads 0
+      const uint64_t addr = RawBufferAddress<uint64_t>(srd.base, soffset, o);
+      const Region* r = c.mem.Find(addr, 4);
+      if (r == nullptr)
+        return absl::FailedPreconditionError(absl::StrCat(
+            Describe(in), ": lane ", l, " in-range buffer access (offset ", o, " + 4 <= num_records ",
+            srd.num_records, " - soffset ", soffset, ") at ", c.mem.Describe(addr, 4), " falls outside every buffer"));
+      if (c.global_races != nullptr &&
+          !(st = c.global_races->Access(c.prog, c.mem, *r, addr, 4, w.pc, w.index(), l, false)).ok())
+        return st;
+      c.mem.Read(addr, &vals[k], 4);
+    }
+    if (c.opts.strict && !(st = c.wg.races.Access(c.prog, op.lds_op, l, static_cast<uint32_t>(a), kBytes,
+                                                  w.barrier_gen)).ok())
+      return st;
+    std::memcpy(c.wg.lds.data() + a, vals, kBytes);
+  }
+  w.Issue(std::move(op));
+  return absl::OkStatus();
+}
+
 absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
+  if (Info(mi.opc).flags & kLdsDma) return ExecLdsDma(c, w, in);
   if (const GlobalAtomic ga = GlobalAtomicOf(mi.opc); ga.op != AtomicOp::kNone) return ExecGlobalAtomic(c, w, in, ga);
   if (Info(mi.opc).flags & (kFlatAddr | kScratchAddr)) return ExecFlatOrScratch(c, w, in);
   // The data operand: vdata (buffer loads and stores, global stores) or vdst (global loads).
@@ -429,8 +497,52 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   return absl::OkStatus();
 }
 
+// ds_read_b64_tr_b16 (gfx950; semantics.h DsReadTrB16Source): every lane
+// reads its 8-byte block at DsAddress, then lane j's four 16-bit results are
+// taken from the blocks of its 16-lane group. EXEC must be all ones (CDNA4
+// ISA section 11.4): the emulator refuses any other mask.
+absl::Status ExecDsReadTrB16(ExecContext& c, Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  absl::Status st;
+  if (!(st = Arity(in, 2)).ok() || !(st = CheckData(in, OperandOr0(mi, OpName::kVdst), 2)).ok()) return st;
+  const uint64_t exec = w.Exec();
+  if (exec != ~uint64_t{0})
+    return absl::FailedPreconditionError(absl::StrCat(
+        Describe(in), ": EXEC is 0x", absl::Hex(exec), ", but ds_read_b64_tr_b16 exchanges data between the lanes "
+        "of each 16-lane group and needs EXEC all ones (CDNA4 ISA 11.4): set EXEC to -1 around it"));
+  const VSrc addr = ReadVSrc(w, OperandOr0(mi, OpName::kAddr), OpType::kB32, 0);
+  const size_t size = c.wg.lds.size();
+  constexpr uint32_t kBlock = 2 * kTrB16Elems;  // 8 bytes per lane
+  const int race_op = c.opts.strict ? c.wg.races.NewOp(w.index(), w.pc, w.barrier_gen, false) : -1;
+  uint16_t block[kLanes][kTrB16Elems];
+  for (int l = 0; l < kLanes; ++l) {
+    const uint64_t a = DsAddress(U32Domain{}, addr[l], mi, 0);
+    if (a + kBlock > size)
+      return absl::FailedPreconditionError(absl::StrCat(
+          Describe(in), ": lane ", l, " accesses LDS bytes [0x", absl::Hex(a), ", 0x", absl::Hex(a + kBlock),
+          ") outside the workgroup's ", size, "-byte LDS allocation"));
+    if (a % kBlock != 0)
+      return absl::FailedPreconditionError(
+          absl::StrCat(Describe(in), ": lane ", l, " LDS address 0x", absl::Hex(a), " is not 8-byte aligned"));
+    if (race_op >= 0 &&
+        !(st = c.wg.races.Access(c.prog, race_op, l, static_cast<uint32_t>(a), kBlock, w.barrier_gen)).ok())
+      return st;
+    std::memcpy(block[l], c.wg.lds.data() + a, kBlock);
+  }
+  PendingOp op = LoadOp(w.pc, Counter::kDs, OperandOr0(mi, OpName::kVdst), 2, exec, 0);
+  op.lds_op = race_op;
+  for (int j = 0; j < kLanes; ++j)
+    for (int e = 0; e < kTrB16Elems; ++e) {
+      const TrB16Source src = DsReadTrB16Source(j, e);
+      op.writes[e / 2].vals[j] |= static_cast<uint32_t>(block[src.lane][src.elem]) << (16 * (e % 2));
+    }
+  w.Issue(std::move(op));
+  return absl::OkStatus();
+}
+
 absl::Status ExecDs(ExecContext& c, Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
+  if (mi.opc == Opc::kDsReadB64TrB16) return ExecDsReadTrB16(c, w, in);
   const Shape sh = ShapeOf(mi.opc);
   if (sh.comps == 0) return Unsupported(in, "this DS instruction");
   const bool two = MemoryShape(mi.opc).addrs == 2;  // read2/write2

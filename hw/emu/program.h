@@ -42,6 +42,8 @@ struct Mods {
   // The GLC bit (spelled sc0 on gfx942): a cache policy for loads and stores,
   // the returning form of an atomic (semantics.h GlobalAtomic).
   bool glc = false;
+  // MUBUF `lds`: the load writes LDS (the LDS DMA), not registers.
+  bool lds = false;
   // MFMA broadcast controls; the emulator requires 0.
   int cbsz = 0, abid = 0, blgp = 0;
   bool has_literal = false;  // a 32-bit literal operand (encoding size only)

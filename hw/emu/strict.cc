@@ -159,8 +159,8 @@ void LdsRaceTracker::Reset(size_t lds_bytes, int waves) {
   last_read_.assign(lds_bytes * static_cast<size_t>(waves), -1);
 }
 
-int LdsRaceTracker::NewOp(int wave, int inst, int gen, bool write) {
-  ops_.push_back(Op{wave, inst, gen, INT_MAX, write});
+int LdsRaceTracker::NewOp(int wave, int inst, int gen, bool write, bool async) {
+  ops_.push_back(Op{wave, inst, gen, INT_MAX, write, async});
   return static_cast<int>(ops_.size()) - 1;
 }
 
@@ -171,7 +171,9 @@ void LdsRaceTracker::Completed(int op, int gen) {
 absl::Status LdsRaceTracker::Race(const Program& p, const Op& now, const Op& before, uint32_t byte,
                                   int gen) const {
   std::string why;
-  if (before.issue_gen >= gen) {
+  if (before.async && before.done_gen == INT_MAX) {
+    why = "before an s_waitcnt vmcnt covered that LDS DMA (its LDS write completes with vmcnt, not lgkmcnt)";
+  } else if (before.issue_gen >= gen) {
     why = "with no s_barrier between them";
   } else {
     why = absl::StrCat("after an s_barrier, but wave ", before.wave, " reached the barrier before an s_waitcnt",
@@ -185,7 +187,11 @@ absl::Status LdsRaceTracker::Race(const Program& p, const Op& now, const Op& bef
 
 absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t addr, uint32_t n, int gen) {
   const Op& now = ops_[id];
-  auto ordered = [&](const Op& before) { return before.wave == now.wave || before.done_gen < gen; };
+  // The same wave's earlier op is ordered before this one, unless it is an
+  // LDS DMA no s_waitcnt vmcnt has covered yet (it writes LDS asynchronously).
+  auto ordered = [&](const Op& before) {
+    return (before.wave == now.wave && (!before.async || before.done_gen != INT_MAX)) || before.done_gen < gen;
+  };
   // Byte by byte, in address order: a race with the byte's last write, then
   // (a write) with each wave's last read of it. The checks of a byte do not
   // depend on what this access records for the bytes before it, so all

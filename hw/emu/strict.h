@@ -108,8 +108,11 @@ class LdsRaceTracker {
  public:
   void Reset(size_t lds_bytes, int waves);
   // A new DS operation of `wave` (issuing instruction `inst`, the wave's
-  // barrier generation `gen`); returns its id.
-  int NewOp(int wave, int inst, int gen, bool write);
+  // barrier generation `gen`); returns its id. `async`: an LDS DMA write
+  // (buffer_load_dwordx4 ... lds), which completes with vmcnt after later
+  // instructions of its own wave issue: until an s_waitcnt covers it
+  // (Completed) even that wave's DS accesses of its bytes race with it.
+  int NewOp(int wave, int inst, int gen, bool write, bool async = false);
   // An s_waitcnt of the op's wave covered it while that wave was at `gen`.
   void Completed(int op, int gen);
   // Records op's access by `lane` to LDS bytes [addr, addr + n) by a wave now
@@ -121,6 +124,7 @@ class LdsRaceTracker {
   struct Op {
     int wave, inst, issue_gen, done_gen;
     bool write;
+    bool async = false;
   };
   absl::Status Race(const Program& p, const Op& now, const Op& before, uint32_t byte, int gen) const;
   std::vector<Op> ops_;

@@ -223,6 +223,29 @@ TEST(LoadCode, KircAssemblyReadBackProvesAndAnEditFails) {
   }
 }
 
+// gfx950's LDS DMA and transposing LDS read are not modelled by the
+// verifier yet: code containing either is refused (Unimplemented, naming the
+// instruction), never proved.
+TEST(LoadCode, Gfx950LdsDmaAndTransposedReadAreRefused) {
+  const std::string text = ReadTestFile("testdata/kernels/copy_f32.kir");
+  absl::StatusOr<Kernel> k = ParseKernel(text, "copy_f32.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  CompileOptions opts;
+  opts.mcpu = "gfx950";
+  absl::StatusOr<CompileResult> r = Compile(*k, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const size_t at = r->assembly.find("  s_endpgm");
+  ASSERT_NE(at, std::string::npos) << r->assembly;
+  for (const char* line : {"  buffer_load_dwordx4 off, s[0:3], 0 lds\n", "  ds_read_b64_tr_b16 v[2:3], v0\n"}) {
+    CodeInput in;
+    in.assembly = r->assembly.substr(0, at) + line + r->assembly.substr(at);
+    absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx950", in);
+    ASSERT_FALSE(v.ok()) << line;
+    EXPECT_EQ(v.status().code(), absl::StatusCode::kUnimplemented) << v.status();
+    EXPECT_TRUE(absl::StrContains(v.status().message(), "the verifier does not model gfx950's")) << v.status();
+  }
+}
+
 // clang's copy against a twin that copies with another index: both fail.
 TEST(LoadCode, AWrongTwinFails) {
   Kernel twin = Twin("copy_f32");
