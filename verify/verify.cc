@@ -1459,7 +1459,7 @@ class Verifier {
         // an access.
         auto idx = index_of_id_.find(rec.inst_id);
         if (opts_.search_counterexamples && idx != index_of_id_.end() && rec.kir_op >= 0 &&
-            rec.kir_op < static_cast<int>(fors_.size()))
+            rec.kir_op < static_cast<int>(fors_.size())) {
           if (std::optional<std::string> ce = ExtraExecutions(idx->second, rec.kir_op, std::string(st.message()))) {
             v.status = AccessVerdict::Status::kFailed;
             v.reason = absl::StrCat("runs more often than its KIR op (it repeats an access the KIR makes once); ",
@@ -1478,6 +1478,7 @@ class Verifier {
                                     "symbolically: ", st.message());
             v.counterexample = *gap;
           }
+        }
       }
       v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
       auto it = index_of_id_.find(rec.inst_id);
@@ -3948,35 +3949,6 @@ class Verifier {
 
 namespace {
 
-// The global_*, DS and scratch_* opcodes moving a flat_* opcode's data.
-struct FlatTwins {
-  Opc global, ds, scratch;
-};
-FlatTwins FlatTwinsOf(Opc o) {
-  switch (o) {
-    case Opc::kFlatLoadDword: return {Opc::kGlobalLoadDword, Opc::kDsReadB32, Opc::kScratchLoadDword};
-    case Opc::kFlatLoadDwordx2: return {Opc::kGlobalLoadDwordx2, Opc::kDsReadB64, Opc::kScratchLoadDwordx2};
-    case Opc::kFlatLoadDwordx3: return {Opc::kGlobalLoadDwordx3, Opc::kDsReadB96, Opc::kScratchLoadDwordx3};
-    case Opc::kFlatLoadDwordx4: return {Opc::kGlobalLoadDwordx4, Opc::kDsReadB128, Opc::kScratchLoadDwordx4};
-    case Opc::kFlatLoadUbyte: return {Opc::kGlobalLoadUbyte, Opc::kDsReadU8, Opc::kScratchLoadUbyte};
-    case Opc::kFlatLoadSbyte: return {Opc::kGlobalLoadSbyte, Opc::kDsReadI8, Opc::kScratchLoadSbyte};
-    case Opc::kFlatLoadUshort: return {Opc::kGlobalLoadUshort, Opc::kDsReadU16, Opc::kScratchLoadUshort};
-    case Opc::kFlatLoadSshort: return {Opc::kGlobalLoadSshort, Opc::kDsReadI16, Opc::kScratchLoadSshort};
-    case Opc::kFlatLoadShortD16: return {Opc::kGlobalLoadShortD16, Opc::kDsReadU16D16, Opc::kScratchLoadShortD16};
-    case Opc::kFlatLoadShortD16Hi:
-      return {Opc::kGlobalLoadShortD16Hi, Opc::kDsReadU16D16Hi, Opc::kScratchLoadShortD16Hi};
-    case Opc::kFlatStoreDword: return {Opc::kGlobalStoreDword, Opc::kDsWriteB32, Opc::kScratchStoreDword};
-    case Opc::kFlatStoreDwordx2: return {Opc::kGlobalStoreDwordx2, Opc::kDsWriteB64, Opc::kScratchStoreDwordx2};
-    case Opc::kFlatStoreDwordx3: return {Opc::kGlobalStoreDwordx3, Opc::kDsWriteB96, Opc::kScratchStoreDwordx3};
-    case Opc::kFlatStoreDwordx4: return {Opc::kGlobalStoreDwordx4, Opc::kDsWriteB128, Opc::kScratchStoreDwordx4};
-    case Opc::kFlatStoreByte: return {Opc::kGlobalStoreByte, Opc::kDsWriteB8, Opc::kScratchStoreByte};
-    case Opc::kFlatStoreShort: return {Opc::kGlobalStoreShort, Opc::kDsWriteB16, Opc::kScratchStoreShort};
-    case Opc::kFlatStoreShortD16Hi:
-      return {Opc::kGlobalStoreShortD16Hi, Opc::kDsWriteB16D16Hi, Opc::kScratchStoreShortD16Hi};
-    default: return {Opc::kNumOpcodes, Opc::kNumOpcodes, Opc::kNumOpcodes};
-  }
-}
-
 // flat_* accesses placed in their segment (FlatSegmentOf, semantics.h) by
 // the high dword of their address as symbolic execution computes it: the
 // shared aperture's constant high dword -> the DS access of the low dword
@@ -4022,7 +3994,7 @@ std::optional<LoweredKernel> PlaceFlatAccesses(const Kernel& k, const TargetInfo
       mi.comment = "its address was not executed as a 64-bit VGPR pair";
       continue;
     }
-    const FlatTwins tw = FlatTwinsOf(mi.opc);
+    const SegmentTwins tw = SegmentTwinsOf(mi.opc);
     const vfy::Slot& hi = it->second.ops[vi][1];
     const bool known = hi.kind == vfy::Slot::kValue && pool.IsConst(hi.t);
     const uint32_t h = known ? pool.ConstValue(hi.t) : 0;

@@ -92,6 +92,32 @@ std::pair<int, int> MFunction::Root(int vreg) const {
   return {vreg, off};
 }
 
+SegmentTwins SegmentTwinsOf(Opc o) {
+  // One row per data movement: flat, global, ds, scratch.
+  static const SegmentTwins kRows[] = {
+      {Opc::kFlatLoadDword, Opc::kGlobalLoadDword, Opc::kDsReadB32, Opc::kScratchLoadDword},
+      {Opc::kFlatLoadDwordx2, Opc::kGlobalLoadDwordx2, Opc::kDsReadB64, Opc::kScratchLoadDwordx2},
+      {Opc::kFlatLoadDwordx3, Opc::kGlobalLoadDwordx3, Opc::kDsReadB96, Opc::kScratchLoadDwordx3},
+      {Opc::kFlatLoadDwordx4, Opc::kGlobalLoadDwordx4, Opc::kDsReadB128, Opc::kScratchLoadDwordx4},
+      {Opc::kFlatLoadUbyte, Opc::kGlobalLoadUbyte, Opc::kDsReadU8, Opc::kScratchLoadUbyte},
+      {Opc::kFlatLoadSbyte, Opc::kGlobalLoadSbyte, Opc::kDsReadI8, Opc::kScratchLoadSbyte},
+      {Opc::kFlatLoadUshort, Opc::kGlobalLoadUshort, Opc::kDsReadU16, Opc::kScratchLoadUshort},
+      {Opc::kFlatLoadSshort, Opc::kGlobalLoadSshort, Opc::kDsReadI16, Opc::kScratchLoadSshort},
+      {Opc::kFlatLoadShortD16, Opc::kGlobalLoadShortD16, Opc::kDsReadU16D16, Opc::kScratchLoadShortD16},
+      {Opc::kFlatLoadShortD16Hi, Opc::kGlobalLoadShortD16Hi, Opc::kDsReadU16D16Hi, Opc::kScratchLoadShortD16Hi},
+      {Opc::kFlatStoreDword, Opc::kGlobalStoreDword, Opc::kDsWriteB32, Opc::kScratchStoreDword},
+      {Opc::kFlatStoreDwordx2, Opc::kGlobalStoreDwordx2, Opc::kDsWriteB64, Opc::kScratchStoreDwordx2},
+      {Opc::kFlatStoreDwordx3, Opc::kGlobalStoreDwordx3, Opc::kDsWriteB96, Opc::kScratchStoreDwordx3},
+      {Opc::kFlatStoreDwordx4, Opc::kGlobalStoreDwordx4, Opc::kDsWriteB128, Opc::kScratchStoreDwordx4},
+      {Opc::kFlatStoreByte, Opc::kGlobalStoreByte, Opc::kDsWriteB8, Opc::kScratchStoreByte},
+      {Opc::kFlatStoreShort, Opc::kGlobalStoreShort, Opc::kDsWriteB16, Opc::kScratchStoreShort},
+      {Opc::kFlatStoreShortD16Hi, Opc::kGlobalStoreShortD16Hi, Opc::kDsWriteB16D16Hi, Opc::kScratchStoreShortD16Hi},
+  };
+  for (const SegmentTwins& r : kRows)
+    if (o == r.flat || o == r.global || o == r.ds || o == r.scratch) return r;
+  return {};
+}
+
 MemShape MemoryShape(Opc o) {
   switch (o) {
     case Opc::kBufferLoadDword: return {1, 4, false, false};

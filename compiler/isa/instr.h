@@ -249,6 +249,18 @@ struct MemShape {
 };
 MemShape MemoryShape(Opc o);
 
+// The same data movement in each segment: the flat_*, global_*, ds_* and
+// scratch_* opcodes moving what `o` (any one of them) moves per lane, e.g. flat_load_dword ->
+// {flat_load_dword, global_load_dword, ds_read_b32, scratch_load_dword}.
+// A flat access becomes one of the others once its address's segment is known
+// (FlatSegmentOf, semantics.h); the emulator and the verifier both place flat
+// accesses through this one table. Columns without a twin, and opcodes
+// outside the table, are Opc::kNumOpcodes.
+struct SegmentTwins {
+  Opc flat = Opc::kNumOpcodes, global = Opc::kNumOpcodes, ds = Opc::kNumOpcodes, scratch = Opc::kNumOpcodes;
+};
+SegmentTwins SegmentTwinsOf(Opc o);
+
 // Register names as LLVM prints them: "v5", "s[4:7]", "a[0:3]", "vcc", "exec".
 std::string RegName(RegClass cls, int index, int count);
 // The assembly prefix of a register class: "v", "s" or "a" (v0, s[2:3], a7;

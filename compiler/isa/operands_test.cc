@@ -193,5 +193,41 @@ TEST(RegAccesses, AccumulatingDefsAreReadToo) {
   EXPECT_FALSE(WritesExec(Make(Opc::kSMovB64, {S(8, 2), S(6, 2)})));
 }
 
+
+// SegmentTwinsOf: every flat_* opcode's twins, checked against the mnemonics
+// (global_/scratch_ + the same suffix, as LLVM names them) and the data each
+// moves (MemoryShape), not against the table itself.
+TEST(SegmentTwins, EveryFlatOpcodeHasMatchingTwins) {
+  int flats = 0;
+  for (int i = 0; i < static_cast<int>(Opc::kNumOpcodes); ++i) {
+    const Opc o = static_cast<Opc>(i);
+    if (!(Info(o).flags & kFlatAddr)) continue;
+    const std::string name = Info(o).mnemonic;
+    const MemShape shape = MemoryShape(o);
+    if (shape.comps == 0) continue;  // flat atomics: not placed through this table
+    ++flats;
+    const SegmentTwins tw = SegmentTwinsOf(o);
+    ASSERT_EQ(tw.flat, o) << name;
+    ASSERT_NE(tw.global, Opc::kNumOpcodes) << name;
+    ASSERT_NE(tw.scratch, Opc::kNumOpcodes) << name;
+    ASSERT_NE(tw.ds, Opc::kNumOpcodes) << name;
+    const std::string suffix = name.substr(std::string("flat").size());
+    EXPECT_EQ(std::string(Info(tw.global).mnemonic), "global" + suffix);
+    EXPECT_EQ(std::string(Info(tw.scratch).mnemonic), "scratch" + suffix);
+    for (Opc twin : {tw.global, tw.scratch}) {
+      EXPECT_EQ(MemoryShape(twin).comps, shape.comps) << name;
+      EXPECT_EQ(MemoryShape(twin).bytes, shape.bytes) << name;
+      EXPECT_EQ(MemoryShape(twin).store, shape.store) << name;
+      EXPECT_EQ(SegmentTwinsOf(twin).flat, o) << Info(twin).mnemonic;
+    }
+    EXPECT_TRUE(IsDs(Info(tw.ds).cls)) << name;
+    EXPECT_EQ(Info(tw.ds).cls == InstClass::kDsWrite, shape.store) << name;
+    EXPECT_EQ(MemoryShape(tw.ds).comps * MemoryShape(tw.ds).bytes, shape.comps * shape.bytes) << name;
+    EXPECT_EQ(SegmentTwinsOf(tw.ds).flat, o) << Info(tw.ds).mnemonic;
+  }
+  EXPECT_EQ(flats, 17);  // 10 loads and 7 stores (opcodes.def)
+  EXPECT_EQ(SegmentTwinsOf(Opc::kVAddU32).global, Opc::kNumOpcodes);
+}
+
 }  // namespace
 }  // namespace kir

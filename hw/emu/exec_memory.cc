@@ -24,26 +24,8 @@ struct Shape {
 
 // The global_* opcode moving the same data as a flat_* or scratch_* one.
 Opc SameDataGlobal(Opc o) {
-  switch (o) {
-    case Opc::kFlatLoadDword: case Opc::kScratchLoadDword: return Opc::kGlobalLoadDword;
-    case Opc::kFlatLoadDwordx2: case Opc::kScratchLoadDwordx2: return Opc::kGlobalLoadDwordx2;
-    case Opc::kFlatLoadDwordx3: case Opc::kScratchLoadDwordx3: return Opc::kGlobalLoadDwordx3;
-    case Opc::kFlatLoadDwordx4: case Opc::kScratchLoadDwordx4: return Opc::kGlobalLoadDwordx4;
-    case Opc::kFlatLoadUbyte: case Opc::kScratchLoadUbyte: return Opc::kGlobalLoadUbyte;
-    case Opc::kFlatLoadSbyte: case Opc::kScratchLoadSbyte: return Opc::kGlobalLoadSbyte;
-    case Opc::kFlatLoadUshort: case Opc::kScratchLoadUshort: return Opc::kGlobalLoadUshort;
-    case Opc::kFlatLoadSshort: case Opc::kScratchLoadSshort: return Opc::kGlobalLoadSshort;
-    case Opc::kFlatLoadShortD16: case Opc::kScratchLoadShortD16: return Opc::kGlobalLoadShortD16;
-    case Opc::kFlatLoadShortD16Hi: case Opc::kScratchLoadShortD16Hi: return Opc::kGlobalLoadShortD16Hi;
-    case Opc::kFlatStoreDword: case Opc::kScratchStoreDword: return Opc::kGlobalStoreDword;
-    case Opc::kFlatStoreDwordx2: case Opc::kScratchStoreDwordx2: return Opc::kGlobalStoreDwordx2;
-    case Opc::kFlatStoreDwordx3: case Opc::kScratchStoreDwordx3: return Opc::kGlobalStoreDwordx3;
-    case Opc::kFlatStoreDwordx4: case Opc::kScratchStoreDwordx4: return Opc::kGlobalStoreDwordx4;
-    case Opc::kFlatStoreByte: case Opc::kScratchStoreByte: return Opc::kGlobalStoreByte;
-    case Opc::kFlatStoreShort: case Opc::kScratchStoreShort: return Opc::kGlobalStoreShort;
-    case Opc::kFlatStoreShortD16Hi: case Opc::kScratchStoreShortD16Hi: return Opc::kGlobalStoreShortD16Hi;
-    default: return o;
-  }
+  const SegmentTwins tw = SegmentTwinsOf(o);
+  return (o == tw.flat || o == tw.scratch) ? tw.global : o;
 }
 
 Shape ShapeOf(Opc o) {
