@@ -304,6 +304,7 @@ def kir_kernel_tests(
         refusals = {},
         emu_tags = {},
         emu_sizes = {},
+        verify_sizes = {},
         seeds = [1],
         verify_size = "small",
         emu_size = "small",
@@ -332,6 +333,8 @@ def kir_kernel_tests(
         (e.g. ["manual"] for a kernel too slow for the ordinary suite).
       emu_sizes: {KERNEL: size}, the size of KERNEL's emulator tests where it
         is not emu_size (e.g. "medium" for a big GEMM).
+      verify_sizes: {KERNEL: size}, the size of KERNEL's verify tests where it
+        is not verify_size (e.g. "medium" for a GEMM whose proof takes 25 s).
       seeds: input seeds of every kir_emu_test.
       verify_size, emu_size: test sizes.
       visibility: of the kir_kernel targets.
@@ -355,7 +358,7 @@ def kir_kernel_tests(
                 tests.append(base + "_refused_test")
                 continue
             kir_kernel(name = base, src = src, mcpu = mcpu, visibility = visibility)
-            kir_verify_test(name = base + "_verify_test", kernel = ":" + base, size = verify_size)
+            kir_verify_test(name = base + "_verify_test", kernel = ":" + base, size = verify_sizes.get(kernel, verify_size))
             tests.append(base + "_verify_test")
             tags = emu_tags.get(kernel, [])
             kir_emu_test(
@@ -367,7 +370,7 @@ def kir_kernel_tests(
             )
             if "manual" not in tags:
                 tests.append(base + "_emu_test")
-    for what, d in [("unsupported", unsupported), ("emu_tags", emu_tags), ("emu_sizes", emu_sizes)]:
+    for what, d in [("unsupported", unsupported), ("emu_tags", emu_tags), ("emu_sizes", emu_sizes), ("verify_sizes", verify_sizes)]:
         for kernel in d:
             if not [s for s in srcs if s.split("/")[-1] == kernel + ".kir"]:
                 fail("kir_kernel_tests: %s names %s, which is not in srcs" % (what, kernel))
