@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace kir::difftest {
 namespace {
@@ -1214,6 +1216,15 @@ class Gen {
 
   // ---- tile-level gemm -------------------------------------------------------
 
+  // The K of an MFMA's name (f32_16x16x32_fp8_bf8 -> 32).
+  static int MfmaK(const Mfma& m) {
+    const std::vector<std::string> parts = absl::StrSplit(m.name, '_');
+    const std::vector<std::string> dims = absl::StrSplit(parts[1], 'x');
+    int k = 0;
+    (void)absl::SimpleAtoi(dims[2], &k);
+    return k;
+  }
+
   void GenGemm() {
     out_.is_gemm = true;
     out_.name = absl::StrCat("rg_", out_.seed);
@@ -1221,6 +1232,22 @@ class Gen {
     static const std::vector<E> kAb = {E::kF16, E::kBF16};
     static const std::vector<E> kC = {E::kF32, E::kF16, E::kBF16};
     E ab = rng_.Pick(kAb), ce = rng_.Pick(kC);
+    E a_e = ab, b_e = ab;
+    // fp8 inputs (gfx942's FNUZ or gfx950's OCP formats, A's and B's each
+    // its own): the other processors must refuse the types.
+    const bool f8 = rng_.Chance(35);
+    if (f8) {
+      fp8_ = rng_.Chance(50) ? 1 : 2;
+      allowed_ = 1u << (fp8_ == 1 ? 2 : 3);
+      a_e = Fp8Elem(rng_.Chance(40));
+      b_e = Fp8Elem(rng_.Chance(40));
+      used_fp8_.insert(a_e);
+      used_fp8_.insert(b_e);
+      Tag(fp8_ == 1 ? "gemm:ab-fp8-fnuz" : "gemm:ab-fp8-ocp");
+      if (a_e != b_e) Tag("gemm:ab-fp8-mixed");
+    } else {
+      Tag(absl::StrCat("gemm:ab-", EName(ab)));
+    }
     auto dim = [&]() -> int64_t {
       int r = static_cast<int>(rng_.Int(0, 9));
       if (r < 3) return rng_.Int(1, 40);
@@ -1230,38 +1257,62 @@ class Gen {
     int64_t m = dim(), n = dim(), k = dim();
     bool a_km = rng_.Chance(40), b_kn = rng_.Chance(40);
     bool alpha = rng_.Chance(60), beta = rng_.Chance(50);
-    Tag(absl::StrCat("gemm:ab-", EName(ab)));
+    // Per-tensor scale factors after alpha (or alone): their product is
+    // formed in f32 left to right (README, gemm).
+    const int scales = rng_.Chance(30) ? static_cast<int>(rng_.Int(1, 2)) : 0;
     Tag(absl::StrCat("gemm:c-", EName(ce)));
     Tag(a_km ? "gemm:A.km" : "gemm:A.mk");
     Tag(b_kn ? "gemm:B.kn" : "gemm:B.nk");
     if (alpha) Tag("gemm:alpha");
     if (beta) Tag("gemm:beta");
+    if (scales > 0) Tag("gemm:scale-factors");
     auto pad = [&]() -> int64_t { return rng_.Chance(25) ? rng_.Int(1, 8) : 0; };
     std::vector<std::string> decls;
     int64_t ar = a_km ? k : m, ac = a_km ? m : k;
     int64_t br = b_kn ? k : n, bc = b_kn ? n : k;
-    decls.push_back(absl::StrCat("arg A : ", EName(ab), "[", ar, ", ", ac, "] strides [", ac + pad(), ", 1] readonly"));
-    decls.push_back(absl::StrCat("arg B : ", EName(ab), "[", br, ", ", bc, "] strides [", bc + pad(), ", 1] readonly"));
+    const int64_t as = ac + pad(), bs = bc + pad();
+    decls.push_back(absl::StrCat("arg A : ", EName(a_e), "[", ar, ", ", ac, "] strides [", as, ", 1] readonly"));
+    decls.push_back(absl::StrCat("arg B : ", EName(b_e), "[", br, ", ", bc, "] strides [", bs, ", 1] readonly"));
     decls.push_back(absl::StrCat("arg C : ", EName(ce), "[", m, ", ", n, "] strides [", n + pad(), ", 1] ",
                                  beta ? "readwrite" : "writeonly"));
-    if (alpha) decls.push_back("arg alpha : f32");
+    std::string factors;
+    if (alpha) {
+      decls.push_back("arg alpha : f32");
+      factors += "alpha * ";
+    }
+    for (int i = 0; i < scales; ++i) {
+      decls.push_back(absl::StrCat("arg s", i, " : f32"));
+      absl::StrAppend(&factors, "s", i, " * ");
+    }
     if (beta) decls.push_back("arg beta : f32");
-    std::string op = absl::StrCat("gemm C = ", alpha ? "alpha * " : "", "A.", a_km ? "km" : "mk", " * B.",
-                                  b_kn ? "kn" : "nk", beta ? " + beta * C" : "");
+    std::string op = absl::StrCat("gemm C = ", factors, "A.", a_km ? "km" : "mk", " * B.", b_kn ? "kn" : "nk",
+                                  beta ? " + beta * C" : "");
     // Clauses: a consistent configuration, or a subset the defaults complete.
+    // MFMAs of A's and B's types on some processor that accepts the kernel.
     std::vector<const Mfma*> ms;
-    for (const Mfma& x : Mfmas())
-      if (x.a == ab && x.gemm) ms.push_back(&x);
+    for (const Mfma& x : Mfmas()) {
+      if (Resolve(x.a) != a_e || Resolve(x.b) != b_e) continue;
+      if (f8 && (MfmaMask(x) & allowed_) == 0) continue;
+      if (!f8 && !x.gemm && x.ab_w != 8) continue;
+      ms.push_back(&x);
+    }
     const Mfma* mf = ms[rng_.Int(0, static_cast<int64_t>(ms.size()) - 1)];
     int mdim = absl::string_view(mf->name).substr(4, 2) == "32" ? 32 : 16;
-    int kstep = mf->cd_w == 16 ? (mf->ab_w == 4 ? 8 : 4) : (mf->ab_w == 4 ? 16 : 8);
+    const int kstep = MfmaK(*mf);
+    const int eb = EBytes(a_e);
+    // fp8 operands copied a byte at a time (a K-strided one, or rows whose
+    // extent or stride is not a multiple of 4) take no explicit double
+    // buffering (README): keep to `off` for them.
+    const bool byte_copy = f8 && (a_km || b_kn || ac % 4 || bc % 4 || as % 4 || bs % 4);
+    auto db = [&]() { return byte_copy || rng_.Chance(50) ? "off" : "on"; };
     std::vector<std::string> clauses;
     int which = static_cast<int>(rng_.Int(0, 5));
     if (which == 1) {  // everything given
       int64_t wm = rng_.Int(1, 2), wn = rng_.Int(1, 2);
       int64_t bm = wm * mdim * rng_.Int(1, 2), bn = wn * mdim * rng_.Int(1, 2);
-      int64_t bk = std::max<int64_t>(kstep, rng_.Chance(50) ? 16 : 32);
-      if ((bm + bn) * bk * EBytes(ab) * 2 > 48 * 1024) bk = 16;
+      int64_t bk = f8 ? std::max<int64_t>(kstep, 32) * rng_.Int(1, 2)
+                      : std::max<int64_t>(kstep, rng_.Chance(50) ? 16 : 32);
+      if ((bm + bn) * bk * eb * 2 > 48 * 1024) bk = std::max<int64_t>(kstep, f8 ? 32 : 16);
       // at most 16 workgroups
       while (((m + bm - 1) / bm) * ((n + bn - 1) / bn) > 16 && bm < 128 && bn < 128) {
         if (bm <= bn) bm *= 2; else bn *= 2;
@@ -1270,7 +1321,7 @@ class Gen {
       clauses.push_back(absl::StrCat("tile ", bm, "x", bn, "x", bk));
       clauses.push_back(absl::StrCat("waves ", wm, "x", wn));
       clauses.push_back(absl::StrCat("mfma ", mf->name));
-      clauses.push_back(absl::StrCat("double_buffer ", rng_.Chance(50) ? "on" : "off"));
+      clauses.push_back(absl::StrCat("double_buffer ", db()));
       used_mfmas_.insert(mf);
       Tag(absl::StrCat("mfma:", mf->name));
     } else if (which == 2) {  // tile only
@@ -1279,13 +1330,14 @@ class Gen {
       while (((m + bm - 1) / bm) * ((n + bn - 1) / bn) > 16 && bm < 128 && bn < 128) {
         if (bm <= bn) bm *= 2; else bn *= 2;
       }
-      clauses.push_back(absl::StrCat("tile ", bm, "x", bn, "x", rng_.Chance(50) ? 16 : 32));
+      static const std::vector<int64_t> kBk8 = {32, 64, 128};
+      clauses.push_back(absl::StrCat("tile ", bm, "x", bn, "x", f8 ? rng_.Pick(kBk8) : rng_.Chance(50) ? 16 : 32));
     } else if (which == 3) {  // mfma only
       clauses.push_back(absl::StrCat("mfma ", mf->name));
       used_mfmas_.insert(mf);
       Tag(absl::StrCat("mfma:", mf->name));
     } else if (which == 4) {
-      clauses.push_back(absl::StrCat("double_buffer ", rng_.Chance(50) ? "on" : "off"));
+      clauses.push_back(absl::StrCat("double_buffer ", db()));
     } else if (which == 5) {
       clauses.push_back(absl::StrCat("waves ", rng_.Int(1, 2), "x", rng_.Int(1, 2)));
     }
@@ -1348,7 +1400,8 @@ const std::vector<std::string>& AllFeatures() {
         "target:xnack-",
         "gemm:ab-f16", "gemm:ab-bf16", "gemm:c-f32", "gemm:c-f16", "gemm:c-bf16", "gemm:A.mk", "gemm:A.km",
         "gemm:B.nk", "gemm:B.kn", "gemm:alpha", "gemm:beta", "gemm:clause-tile", "gemm:clause-waves",
-        "gemm:clause-mfma", "gemm:clause-double_buffer", "gemm:defaults",
+        "gemm:clause-mfma", "gemm:clause-double_buffer", "gemm:defaults", "gemm:ab-fp8-fnuz", "gemm:ab-fp8-ocp",
+        "gemm:ab-fp8-mixed", "gemm:scale-factors",
         "loop:mfma-k", "fp8:flavour-fnuz", "fp8:flavour-ocp", "fp8:type-f8e4m3fnuz", "fp8:type-f8e5m2fnuz",
         "fp8:type-f8e4m3fn", "fp8:type-f8e5m2", "fp8:width-1", "fp8:width-2", "fp8:width-4", "fp8:width-8",
         "fp8:width-16", "fp8:width-32", "fp8:slice", "fp8:lds", "fp8:partial-vector", "fp8:cvt-special-input",
