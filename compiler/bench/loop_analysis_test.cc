@@ -33,6 +33,21 @@ absl::StatusOr<LoopAnalysis> AnalyzeAsm(const std::string& body, const char* mcp
   return AnalyzeKernelObject(*obj, mcpu, "k");
 }
 
+// The s_waitcnt instructions of the main loop of `kernel` in a code object
+// for `mcpu` that wait on vmcnt (counted from the disassembly, apart from
+// LoopAnalysis's classes); -1 when it cannot be read.
+int VmcntWaitsInLoop(const std::string& elf, const char* mcpu, const std::string& kernel) {
+  absl::StatusOr<std::string> text = DisassembleSymbolInProcess(elf, kernel, mcpu);
+  if (!text.ok()) return -1;
+  const std::vector<DisassembledInstruction> code = ParseObjdumpInstructions(*text);
+  const std::pair<int, int> loop = FindMainLoop(code);
+  if (loop.first < 0) return -1;
+  int n = 0;
+  for (int i = loop.first; i <= loop.second; ++i)
+    if (code[i].mnemonic == "s_waitcnt" && absl::StrContains(code[i].operands, "vmcnt(")) ++n;
+  return n;
+}
+
 // A loop of two 16x16x16 MFMAs (2 x 8192 FLOP), one ds_read_b128 (16 bytes x
 // 64 lanes), a VALU, two waits (vmcnt 3 and lgkmcnt only) and the branch back
 // (simm16 -8 dwords: from 0x11c + 4 back to 0x100).
@@ -253,6 +268,15 @@ TEST(LoopAnalysis, LargeDefaultGemmsMeetIssue16Goals) {
         EXPECT_DOUBLE_EQ(a->flop_per_lds_byte, 64);
         EXPECT_EQ(a->smallest_vmcnt, 8);
         EXPECT_LE(a->other_per_16kflop, 1.0);
+        // The control and copy bookkeeping per trip: 5 SALU (A's and B's
+        // soffset, each the block's rows plus k's offset; k's step; the
+        // counter's step and compare: the copy rows' offsets past the 12-bit
+        // MUBUF field are in voffsets set before the loop), no VALU, and one
+        // vmcnt wait per K tile, before the first ds_write of its copy (the
+        // rest of the copy's ds_writes need no other).
+        EXPECT_EQ(a->loop_by_class.at("salu"), 5);
+        EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
+        EXPECT_EQ(VmcntWaitsInLoop(*bytes, t, name), 2);
         EXPECT_EQ(a->lds_bytes, 65536);
         EXPECT_EQ(a->agprs, 256);
         // The throughput bound: one wave per SIMD (64 KiB of LDS per
@@ -327,6 +351,23 @@ TEST(LoopAnalysis, LargeDefaultFp8Gemms) {
       EXPECT_GE(a->flop_per_lds_byte, f16->flop_per_lds_byte);
       EXPECT_EQ(a->smallest_vmcnt, g950 ? 16 : 8);
       EXPECT_EQ(a->agprs, 256);
+      // As for f16 (LargeDefaultGemmsMeetIssue16Goals): 5 SALU, one vmcnt
+      // wait per K tile's copy, no VALU, also on gfx950, whose 144 KiB of
+      // LDS (2 stages of 256 x 144 bytes, rows padded, for A and for B) put
+      // B past the 16-bit DS offset field: its accesses use base registers
+      // (+ 64 KiB, + 128 KiB) set before the loop, with immediate offsets.
+      // Data movement: gfx942 2 x 2 x (4 + 4) read2 pairs of 8-byte
+      // fragments = 32 ds_read2, 16 dwordx4 loads and 16 ds_write2 pairs;
+      // gfx950 64 ds_read_b128 (two per 32-byte fragment), 32 loads and 32
+      // ds_write_b128.
+      EXPECT_EQ(a->lds_bytes, g950 ? 147456 : 65536);
+      EXPECT_EQ(a->loop_by_class.at("salu"), 5);
+      EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
+      absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("compiler/bench/", name, "_", t, ".hsaco"));
+      ASSERT_TRUE(obj.ok()) << obj.status();
+      EXPECT_EQ(VmcntWaitsInLoop(*obj, t, name), 2);
+      EXPECT_EQ(a->loop_by_class.at("ds"), g950 ? 64 + 32 : 32 + 16);
+      EXPECT_EQ(a->loop_by_class.at("vmem"), g950 ? 32 : 16);
       const double ratio = other_per_mfma_cycle(*a);
       std::printf("%d^3 fp8 %s: %d other instructions / %lld MFMA cycles per trip = %.4f (f16 gfx942 %.4f); "
                   "%.1f FLOP per LDS byte; %.2f other per 16 KFLOP\n",
@@ -383,6 +424,15 @@ TEST(LoopAnalysis, Gfx950LargeDefaultGemmsAgainstGfx942) {
       EXPECT_EQ(g950->loop_by_class.at("vmem"), 16);
       EXPECT_EQ(g950->smallest_vmcnt, 8);
       EXPECT_EQ(g950->lds_bytes, 65536);
+      // The rest (LargeDefaultGemmsMeetIssue16Goals): 5 SALU, no VALU, 2
+      // barriers, the branch, one vmcnt wait per K tile's copy: 48 + 16 + 5
+      // + 2 + 1 + 2 = 74 other instructions besides the lgkmcnt waits for
+      // fragments, which follow the schedule.
+      EXPECT_EQ(g950->loop_by_class.at("salu"), 5);
+      EXPECT_EQ(g950->loop_by_class.count("valu"), 0u);
+      EXPECT_EQ(g950->loop_by_class.at("barrier"), 2);
+      EXPECT_EQ(g950->loop_by_class.at("branch"), 1);
+      EXPECT_EQ(VmcntWaitsInLoop(*b950, "gfx950", name), 2);
       // Goal 2: FLOP per LDS byte read at least gfx942's (both 64).
       EXPECT_DOUBLE_EQ(g950->flop_per_lds_byte, 64);
       EXPECT_GE(g950->flop_per_lds_byte, g942->flop_per_lds_byte);

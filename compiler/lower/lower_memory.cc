@@ -82,6 +82,21 @@ Opc StoreOpc(bool lds, int bytes, int half) {
   }
 }
 
+// The part of a non-negative MUBUF byte offset above the 12-bit instruction
+// offset field (kMubufMaxOffset), which goes to voffset or soffset.
+int64_t MubufHighOffset(int64_t off) { return off & ~kMubufMaxOffset; }
+
+// The part of a non-negative LDS byte offset that a DS instruction's 16-bit
+// offset field (kDsMaxOffset) cannot hold for every access of a group (`span` bytes past
+// the first): a multiple of 64 KiB when the rest fits beside it, so the
+// accesses of one allocation share one base register per 64 KiB; else all
+// of it; 0 when it fits as it is.
+int64_t DsHighOffset(int64_t off, int64_t span) {
+  if (off + span <= kDsMaxOffset) return 0;
+  const int64_t hi = off & ~kDsMaxOffset;
+  return off - hi + span <= kDsMaxOffset ? hi : off;
+}
+
 AffineForm Part(const AffineForm& f, bool uniform) {
   AffineForm p;
   for (const AffineTerm& t : f.terms)
@@ -456,10 +471,19 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       absl::StatusOr<IVal> full = c.EmitAffine(AffineAdd(vpart, upart));
       if (!full.ok()) return full.status();
       IVal addr = *full;
-      int64_t last = cst + (g.back().byte_offset - g[0].byte_offset);
-      if (cst < 0 || last > 65535) {
+      const int64_t span = g.back().byte_offset - g[0].byte_offset;
+      if (cst < 0) {
         addr = c.Add(addr, IVal{IVal::Kind::kConst, cst, -1});
         cst = 0;
+      } else if (const int64_t hi = DsHighOffset(cst, span); hi != 0) {
+        // Beyond the 16-bit offset field (an allocation past 64 KiB): the
+        // base plus the high part as a form of its own, cached and hoisted
+        // out of loops (HoistAccessInvariants), so a loop's accesses keep
+        // immediate offsets instead of one add each.
+        absl::StatusOr<IVal> based = c.EmitAffine(AffineAdd(AffineAdd(vpart, upart), AffineConst(hi)));
+        if (!based.ok()) return based.status();
+        addr = *based;
+        cst -= hi;
       }
       addr = c.ToVgpr(addr);
       MOperand vaddr = addr.Op();
@@ -522,13 +546,23 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
     if (!u.ok()) return u.status();
     for (const Chunk& ch : g) {
       int64_t off = cst + ch.byte_offset - g[0].byte_offset;
-      IVal s = *u;
-      if (off > kMubufMaxOffset) {  // MUBUF offsets are 12 bits: the rest goes to soffset
-        s = c.Add(s, IVal{IVal::Kind::kConst, off & ~kMubufMaxOffset, -1});
-        off &= kMubufMaxOffset;
+      IVal s = *u, vo = *v;
+      if (off > kMubufMaxOffset) {
+        // MUBUF offsets are 12 bits: the rest (MubufHighOffset) joins the
+        // per-lane part when there is one, else the uniform part, as a form
+        // of its own: cached, so accesses with the same rest share it, and
+        // hoisted out of loops with the part (HoistAccessInvariants). In a
+        // loop whose uniform part moves (a K loop's k) that leaves soffset
+        // the bare induction value instead of one add per row per trip.
+        const int64_t hi = MubufHighOffset(off);
+        off -= hi;
+        absl::StatusOr<IVal> r =
+            c.EmitAffine(AffineAdd(v->kind == IVal::Kind::kVgpr ? vpart : upart, AffineConst(hi)));
+        if (!r.ok()) return r.status();
+        (v->kind == IVal::Kind::kVgpr ? vo : s) = *r;
       }
       buf.voffset.reset();
-      if (v->kind == IVal::Kind::kVgpr) buf.voffset = v->Op();
+      if (vo.kind == IVal::Kind::kVgpr) buf.voffset = vo.Op();
       buf.soffset = c.ScalarOperand(s);
       buf.offset = off;
       EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0, &merges);
@@ -698,6 +732,24 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     forms.push_back(vpart);
     forms.push_back(upart);
     forms.push_back(AffineAdd(vpart, upart));
+  }
+  // The offsets beyond the instruction's offset field, as EmitAccess adds
+  // them (unguarded accesses: one chunk group, element 0 first).
+  if (!op.guarded && !a->chunks.empty()) {
+    const int64_t cst = a->base.constant + -vpart.constant - upart.constant;
+    const int64_t span = a->chunks.back().byte_offset - a->chunks.front().byte_offset;
+    if (a->is_lds) {
+      if (cst >= 0) {
+        if (const int64_t hi = DsHighOffset(cst, span); hi != 0)
+          forms.push_back(AffineAdd(AffineAdd(vpart, upart), AffineConst(hi)));
+      }
+    } else {
+      for (const Chunk& ch : a->chunks) {
+        const int64_t off = cst + ch.byte_offset - a->chunks.front().byte_offset;
+        if (off > kMubufMaxOffset)
+          forms.push_back(AffineAdd(vpart.terms.empty() ? upart : vpart, AffineConst(MubufHighOffset(off))));
+      }
+    }
   }
   return emit_invariant_parts(forms);
 }

@@ -256,6 +256,38 @@ bool Equivalent(const WaitcntState& a, const WaitcntState& b) {
   return true;
 }
 
+// A run of LDS instructions (SALU instructions and MFMAs that wait for no
+// load between them allowed) that wait for loads one by one, as a
+// global-to-LDS copy's ds_writes do: the first of them waits for all
+// (InsertWaitcnts' header). Instruction `i` of `f` (block end
+// `end`) needs `need` in state `st`; deepens need->vmcnt to the smallest
+// vmcnt the following instructions of the run need (no VMEM instruction
+// issues within it, so the counts compare as they are) and returns how many
+// of them waited (0: none, need unchanged).
+int CoalesceVmWaits(const TargetInfo& t, const MFunction& f, int i, int end, const WaitcntState& st,
+                    WaitcntState::Need* need) {
+  constexpr int kWindow = 64;  // instructions looked at: keeps the pass linear
+  if (!IsDs(Info(f.insts[i].opc).cls)) return 0;
+  WaitcntState look = st;
+  look.Issue(MakeWaitcnt(need->vmcnt, need->lgkmcnt));
+  look.Issue(f.insts[i]);
+  int covered = 0;
+  for (int j = i + 1; j < end && j <= i + kWindow; ++j) {
+    const MInst& mj = f.insts[j];
+    const InstClass c = Info(mj.opc).cls;
+    if (IsLabel(mj) || !(IsDs(c) || c == InstClass::kSalu || c == InstClass::kMfma)) break;
+    WaitcntState::Need n = look.NeedFor(t, mj);
+    if (c == InstClass::kMfma && n.vmcnt >= 0) break;  // work that waits for a load ends the run
+    if (n.vmcnt >= 0 && n.vmcnt < need->vmcnt) {
+      need->vmcnt = n.vmcnt;
+      ++covered;
+    }
+    if (n.any()) look.Issue(MakeWaitcnt(n.vmcnt, n.lgkmcnt));
+    look.Issue(mj);
+  }
+  return covered;
+}
+
 }  // namespace
 
 absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* stats) {
@@ -290,9 +322,11 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
       if (IsLabel(mi)) continue;
       if (mi.opc != Opc::kSEndpgm && mi.opc != Opc::kSWaitcnt) {
         WaitcntState::Need need = st.NeedFor(t, mi);
+        const int covered = need.vmcnt >= 0 ? CoalesceVmWaits(t, f, i, bb.end, st, &need) : 0;
         if (need.any()) {
           MInst w = MakeWaitcnt(need.vmcnt, need.lgkmcnt);
           w.comment = absl::StrCat("wait for ", need.reason);
+          if (covered > 0) absl::StrAppend(&w.comment, " and the loads of the next ", covered, " LDS instructions");
           st.Issue(w);
           waits.push_back({i, std::move(w), need});
         }

@@ -40,7 +40,14 @@ struct WaitcntStats {
 //    read: this wave must finish reading before others overwrite, failure
 //    class 9) is outstanding; on targets with barrier_waits_all_memory
 //    (gfx908) vmcnt(0) and lgkmcnt(0) for whatever is outstanding.
-// The needs of one instruction are combined into one s_waitcnt. Existing
+// The needs of one instruction are combined into one s_waitcnt. A run of LDS
+// instructions (SALU instructions and MFMAs that wait for no load between
+// them allowed, up to 64 looked at) whose registers wait for loads, as the
+// ds_writes of a global-to-LDS copy do, gets one wait before its first
+// instruction, for the smallest vmcnt any of them needs (no VMEM issues
+// within the run, so the counts compare as they are; the loads complete in
+// order and were issued together, so the later ones are nearly due when the
+// first is). Existing
 // s_waitcnt instructions are honoured (they update the scoreboard). Nothing is
 // inserted before s_endpgm. VCC/EXEC/SCC/M0 are never memory destinations.
 // Inserted instructions have id -1 and a comment naming the register waited for.
