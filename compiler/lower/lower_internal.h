@@ -102,6 +102,9 @@ class LowerCtx {
   // lower_memory.cc
   absl::Status LowerLoad(const Op& op);
   absl::Status LowerStore(const Op& op);
+  absl::Status LowerLdsDma(const Op& op);
+  // lds_dma's M0 value: the wave's LDS base byte address less `inst_offset`.
+  absl::StatusOr<IVal> LdsDmaBase(const Op& op, int64_t inst_offset);
   // Guards (lower_memory.cc): the lane mask (an SGPR pair, from
   // v_cmp_gt_u32_e64) "index <u extent", the conjunction of two masks, and
   // `voffset` with out-of-mask lanes replaced by `out_of_range`. Each is
