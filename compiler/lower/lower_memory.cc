@@ -619,7 +619,7 @@ absl::Status LowerCtx::LowerLoad(const Op& op) {
 // the validator refused tid.x) are summed in a VGPR and moved to an SGPR
 // with v_readfirstlane_b32, cached like index values (so a loop hoists it:
 // HoistAccessInvariants); the rest is uniform.
-absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset) {
+absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, bool wave_part_only) {
   const LdsAlloc* l = k_.FindLds(op.lds);
   if (l == nullptr) return Error(op, absl::StrCat("unknown LDS allocation '", op.lds, "'"));
   const std::vector<int64_t> strides = l->Strides();
@@ -646,6 +646,7 @@ absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset) {
       affine_cache_[key] = wave;
     }
   }
+  if (wave_part_only) return wave;
   absl::StatusOr<IVal> u = EmitAffine(uniform);
   if (!u.ok()) return u.status();
   return Add(wave, *u);
@@ -780,8 +781,9 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
   }
   if (!a->is_lds) Srd(op.mem);
   if (op.kind == OpKind::kLdsDma) {
-    // M0's wave part (readfirstlane of its tid terms) is loop-invariant.
-    absl::StatusOr<IVal> m0 = LdsDmaBase(op, 0);
+    // M0's wave part (readfirstlane of its tid terms) is loop-invariant;
+    // the rest may depend on the loop (emitted in the body).
+    absl::StatusOr<IVal> m0 = LdsDmaBase(op, 0, /*wave_part_only=*/true);
     if (!m0.ok()) return m0.status();
   }
   if (op.guarded && !a->is_lds) b_.VConst(kOutOfRange);  // the guard's select value
