@@ -58,6 +58,8 @@ const char* OpName(OpKind k) {
       return "load";
     case OpKind::kStore:
       return "store";
+    case OpKind::kLdsDma:
+      return "lds_dma";
     case OpKind::kBarrier:
       return "barrier";
     case OpKind::kMfma:
@@ -213,6 +215,7 @@ class Validator {
   absl::Status CheckYield(const Op& op, const Op& loop, const std::vector<ValueType>& iter_types);
   absl::Status CheckAccess(const Op& op, ValueType vt, bool is_store);
   absl::Status CheckMfma(const Op& op);
+  absl::Status CheckLdsDma(const Op& op);
   absl::Status CheckElementwise(const Op& op);
   absl::Status CheckCvt(const Op& op);
   absl::Status CheckSlice(const Op& op);
@@ -509,6 +512,9 @@ absl::Status Validator::CheckArity(const Op& op) {
     case OpKind::kStore:
       results = 0, operands = 1;
       break;
+    case OpKind::kLdsDma:
+      results = 0, operands = 0;
+      break;
     case OpKind::kBarrier:
       results = 0, operands = 0;
       break;
@@ -610,6 +616,8 @@ absl::Status Validator::CheckOp(const Op& op) {
       if (!v.ok()) return v.status();
       return CheckAccess(op, *v, true);
     }
+    case OpKind::kLdsDma:
+      return CheckLdsDma(op);
     case OpKind::kBarrier:
       return absl::OkStatus();
     case OpKind::kMfma:
@@ -832,6 +840,83 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   if (end > size)
     return OpErr(op, absl::StrCat("can access outside ", op.mem, " (bytes ", r.lo, "..", end - 1,
                                   " of ", size, "); ", fix));
+  return absl::OkStatus();
+}
+
+// Whether `e` reads tid.x anywhere.
+bool ReadsTidX(const IndexExpr& e) {
+  if (e.kind == IndexKind::kTid) return e.dim == 0;
+  return (e.lhs != nullptr && ReadsTidX(*e.lhs)) || (e.rhs != nullptr && ReadsTidX(*e.rhs));
+}
+
+// lds_dma (OpKind::kLdsDma; gfx950's buffer_load_dwordx4 ... lds): the
+// global side is a 16-byte unguarded load; the LDS side a wave-uniform base
+// (no tid.x, whole waves along x) whose 64 lanes x 16 bytes lie inside the
+// allocation, 16-byte aligned from the start of LDS.
+absl::Status Validator::CheckLdsDma(const Op& op) {
+  if (!t_.has_lds_dma_dwordx4)
+    return OpErr(op, absl::StrCat("lds_dma (buffer_load_dwordx4 ... lds, the 16-byte LDS DMA) does not "
+                                  "exist on ", t_.name, "; it is gfx950 only: load the vector and "
+                                  "store it to LDS instead, or use --mcpu=gfx950"));
+  absl::Status s = CheckType(op, op.type);
+  if (!s.ok()) return s;
+  if (ElemBytes(op.type.elem) * op.type.width != kLdsDmaLaneBytes)
+    return OpErr(op, absl::StrCat("lds_dma copies 16 bytes per lane but ", TypeName(op.type), " is ",
+                                  ElemBytes(op.type.elem) * op.type.width, " bytes; use a 16-byte type (",
+                                  TypeName(ValueType{op.type.elem, static_cast<int>(16 / ElemBytes(op.type.elem))}),
+                                  ")"));
+  if (op.guarded)
+    return OpErr(op, "lds_dma does not take `guarded` (a lane the guard turns off would leave its "
+                     "16 LDS bytes unwritten); make the copy stay in shape, or load guarded and store");
+  const Arg* arg = k_.FindArg(op.mem);
+  if (arg == nullptr || arg->kind != Arg::Kind::kBuffer)
+    return OpErr(op, absl::StrCat("lds_dma copies from a buffer argument, and '", op.mem, "' is not one"));
+  s = CheckAccess(op, op.type, false);
+  if (!s.ok()) return s;
+  const LdsAlloc* l = k_.FindLds(op.lds);
+  if (l == nullptr)
+    return OpErr(op, absl::StrCat("unknown LDS allocation '", op.lds, "' (lds_dma writes an `lds` allocation)"));
+  if (l->elem != op.type.elem)
+    return OpErr(op, absl::StrCat(op.lds, " holds ", ElemName(l->elem), " but the copy is ", TypeName(op.type),
+                                  "; copy into an allocation of the buffer's element type"));
+  if (k_.workgroup[0] % 64 != 0)
+    return OpErr(op, absl::StrCat("lds_dma needs whole waves along x (workgroup x a multiple of 64, found ",
+                                  k_.workgroup[0], "), so that tid.y and tid.z are the same in every lane"));
+  const int rank = static_cast<int>(l->shape.size());
+  if (static_cast<int>(op.lds_index.size()) != rank)
+    return OpErr(op, absl::StrCat(op.lds, " has ", rank, " dimension(s) but the lds_dma base has ",
+                                  op.lds_index.size(), " index(es); give one index per dimension"));
+  const std::vector<int64_t> strides = l->Strides();
+  const int64_t eb = ElemBytes(l->elem);
+  AffineForm b = AffineConst(0);
+  for (int d = 0; d < rank; ++d) {
+    if (op.lds_index[d] == nullptr)
+      return OpErr(op, absl::StrCat("LDS index ", d, " is missing (a null expression)"));
+    std::string p = IndexProblem(op.lds_index[d]);
+    if (!p.empty()) return OpErr(op, absl::StrCat("LDS index ", d, ": ", p));
+    if (ReadsTidX(*op.lds_index[d]))
+      return OpErr(op, absl::StrCat("the lds_dma base index ", d, " (", IndexToString(*op.lds_index[d]),
+                                    ") reads tid.x, but it must be the same in all lanes of a wave (lane l "
+                                    "writes at the base + 16 * l bytes); choose each lane's place through "
+                                    "the global index instead"));
+    absl::StatusOr<AffineForm> f = Affine(*op.lds_index[d], iscope_);
+    if (!f.ok()) return OpErr(op, std::string(f.status().message()));
+    Interval r = f->Range();
+    if (r.lo < 0 || r.hi >= l->shape[d])
+      return OpErr(op, absl::StrCat("LDS index ", d, " takes values ", r.lo, "..", r.hi, ", outside 0..",
+                                    l->shape[d] - 1, " of ", op.lds));
+    b = AffineAdd(b, AffineScale(*f, SatMul(strides[d], eb)));
+  }
+  const int64_t have = AffineAdd(b, AffineConst(lds_offset_[op.lds])).KnownAlignment();
+  if (have % kLdsDmaLaneBytes != 0)
+    return OpErr(op, absl::StrCat("the lds_dma base needs 16-byte alignment in LDS but is only provably ",
+                                  have, "-byte aligned; make its byte offset a multiple of 16"));
+  const Interval r = b.Range();
+  const int64_t wave_bytes = 64 * kLdsDmaLaneBytes;
+  if (SatAdd(r.hi, wave_bytes) > l->SizeBytes())
+    return OpErr(op, absl::StrCat("the wave's 64 x 16 bytes from the lds_dma base (byte offset up to ", r.hi,
+                                  ") run past the ", l->SizeBytes(), " bytes of ", op.lds,
+                                  "; lower the base or enlarge the allocation"));
   return absl::OkStatus();
 }
 

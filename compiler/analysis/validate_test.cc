@@ -1074,3 +1074,48 @@ TEST(ValidateTest, Fp8ArithmeticRefused) {
 
 }  // namespace
 }  // namespace kir
+
+namespace kir {
+namespace {
+
+// lds_dma (gfx950's LDS DMA): what the validator accepts and refuses.
+constexpr char kDma[] = R"(kernel dma
+workgroup 64 2 1
+grid 1 1 1
+arg A : f32[128, 4] strides [4, 1] readonly
+arg H : f16[128, 8] strides [8, 1] readonly
+lds L : f32[130, 4]
+  lds_dma L[tid.y * 64, 0], A[tid.y * 64 + 63 - tid.x, 0] : f32x4
+end
+)";
+
+std::string CheckDma(const std::string& from, const std::string& to, const std::string& target = "gfx950") {
+  return Check(Parse(absl::StrReplaceAll(kDma, {{from, to}})), target);
+}
+
+TEST(ValidateTest, LdsDma) {
+  EXPECT_EQ(CheckDma("", ""), "OK");
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"})
+    EXPECT_NE(CheckDma("", "", t).find(absl::StrCat("does not exist on ", t, "; it is gfx950 only")),
+              std::string::npos)
+        << t;
+  EXPECT_NE(CheckDma("A[tid.y * 64 + 63 - tid.x, 0] : f32x4", "A[tid.y * 64 + 63 - tid.x, 0] : f32x2")
+                .find("lds_dma copies 16 bytes per lane but f32x2 is 8 bytes"),
+            std::string::npos);
+  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 64 + tid.y * 64, 0]").find("reads tid.x"),
+            std::string::npos);
+  EXPECT_NE(CheckDma(", A[", ", guarded A[").find("does not take `guarded`"), std::string::npos);
+  // Rows 66..129 fit (130 rows); 67 would pass the end.
+  EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.y * 66, 0]"), "OK");
+  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[tid.y * 67, 0]").find("run past the 2080 bytes of L"),
+            std::string::npos);
+  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[tid.y * 64, 2]").find("needs 16-byte alignment"),
+            std::string::npos);
+  EXPECT_NE(CheckDma("A[tid.y * 64 + 63 - tid.x, 0] : f32x4", "H[tid.y * 64 + 63 - tid.x, 0] : f16x8")
+                .find("L holds f32 but the copy is f16x8"),
+            std::string::npos);
+  EXPECT_NE(CheckDma("workgroup 64 2 1", "workgroup 32 2 1").find("whole waves along x"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kir

@@ -186,6 +186,46 @@ TEST(CompileTest, DefaultKernelIsTheTestdataMfmaKernel) {
             ReadTestFile("testdata/kernels/mma_16x16x16_f16.kir"));
 }
 
+// lds_dma on gfx950 (README "gfx950's transposing LDS read and 16-byte LDS
+// DMA"): M0 set by an SALU one wait state before the DMA, the DMA itself,
+// and vmcnt(0) before the barrier after which other waves read its bytes
+// (the only VMEM op outstanding is the DMA). Refused on gfx942, naming it.
+TEST(CompileTest, LdsDmaLowersToM0SetupDmaAndVmcntBeforeBarrier) {
+  const std::string text = R"(kernel dma
+target gfx950
+workgroup 64 2 1
+grid 2 1 1
+arg A : f32[256, 4] strides [4, 1] readonly
+arg B : f32[256, 4] strides [4, 1] writeonly
+lds L : f32[128, 4]
+  lds_dma L[tid.y * 64, 0], A[wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
+  barrier
+  %v = load L[127 - tid.y * 64 - tid.x, 0] : f32x4
+  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %v
+end
+)";
+  absl::StatusOr<CompileResult> r = CompileText(text, "dma.kir", CompileOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::string& a = r->assembly;
+  const size_t m0 = a.find("s_mov_b32 m0, s"), nop = a.find("s_nop 0", m0),
+               dma = a.find("buffer_load_dwordx4 v", nop), wait = a.find("s_waitcnt vmcnt(0)\n", dma),
+               bar = a.find("s_barrier", wait), rd = a.find("ds_read_b128", bar);
+  EXPECT_NE(a.find("v_readfirstlane_b32 s"), std::string::npos) << a;
+  ASSERT_NE(m0, std::string::npos) << a;
+  ASSERT_NE(nop, std::string::npos) << a;
+  ASSERT_NE(dma, std::string::npos) << a;
+  EXPECT_NE(a.find(" offen lds\n", dma), std::string::npos) << a;
+  ASSERT_NE(wait, std::string::npos) << a;
+  EXPECT_NE(bar, std::string::npos) << a;
+  EXPECT_NE(rd, std::string::npos) << a;
+  CompileOptions o942;
+  o942.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> refused = CompileText(text, "dma.kir", o942);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("does not exist on gfx942; it is gfx950 only"), std::string::npos)
+      << refused.status();
+}
+
 TEST(CompileTest, RegisterPressureIsAClearErrorBeforeAnyAssembly) {
   // Twenty f32x16 values live at once need 320 VGPRs; the target has 256.
   std::string text = "kernel pressure\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"

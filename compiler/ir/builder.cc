@@ -117,6 +117,20 @@ void KernelBuilder::Store(std::string mem, std::vector<IndexRef> index, BuilderV
   Body().push_back(std::move(op));
 }
 
+void KernelBuilder::LdsDma(std::string lds, std::vector<IndexRef> lds_index, std::string mem,
+                           std::vector<IndexRef> index, ValueType type, MemOpOptions opts) {
+  Op op;
+  op.kind = OpKind::kLdsDma;
+  op.lds = std::move(lds);
+  op.lds_index = std::move(lds_index);
+  op.mem = std::move(mem);
+  op.index = std::move(index);
+  op.type = type;
+  op.along = opts.along >= 0 ? opts.along : static_cast<int>(op.index.size()) - 1;
+  op.guarded = opts.guarded;
+  Body().push_back(std::move(op));
+}
+
 void KernelBuilder::Barrier() {
   Op op;
   op.kind = OpKind::kBarrier;

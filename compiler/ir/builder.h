@@ -90,6 +90,11 @@ class KernelBuilder {
   // `store [guarded] mem[index...] [along D], value`.
   void Store(std::string mem, std::vector<IndexRef> index, BuilderValue value,
              MemOpOptions opts = {});
+  // lds_dma lds[lds_index], mem[index] : type (OpKind::kLdsDma: each thread's
+  // 16-byte vector of `mem` to LDS at lds[lds_index] + 16 * lane bytes;
+  // lds_index wave-uniform; gfx950 only, as the validator checks).
+  void LdsDma(std::string lds, std::vector<IndexRef> lds_index, std::string mem,
+              std::vector<IndexRef> index, ValueType type, MemOpOptions opts = {});
   // `barrier`.
   void Barrier();
   // `%r = mfma instr a, b, c`; the op's type is MfmaResultType(instr) (parser.h),

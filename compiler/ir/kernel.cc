@@ -75,9 +75,11 @@ bool operator==(const Op& a, const Op& b) {
       a.operands != b.operands || a.mem != b.mem || a.along != b.along ||
       a.guarded != b.guarded || a.first != b.first || a.mfma != b.mfma || a.ivar != b.ivar || a.lo != b.lo ||
       a.hi != b.hi || a.step != b.step || a.iter_args != b.iter_args || a.body != b.body ||
-      !(a.gemm == b.gemm) ||
+      !(a.gemm == b.gemm) || a.lds != b.lds || a.lds_index.size() != b.lds_index.size() ||
       a.index.size() != b.index.size())
     return false;
+  for (size_t i = 0; i < a.lds_index.size(); ++i)
+    if (!IndexEqual(a.lds_index[i], b.lds_index[i])) return false;
   // Compare constants bitwise so that NaN == NaN and 0.0 != -0.0.
   if (std::memcmp(&a.constant, &b.constant, sizeof(double)) != 0) return false;
   for (size_t i = 0; i < a.index.size(); ++i)

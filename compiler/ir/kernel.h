@@ -88,6 +88,12 @@ struct NamedConst {
   }
 };
 
+// Bytes each lane copies in a KIR `lds_dma` (OpKind::kLdsDma): the op is
+// defined by gfx950's 16-byte LDS DMA (compiler/isa/semantics.h,
+// kLdsDmaDwordx4LaneBytes, where the source is cited; the lowering checks
+// that the two agree).
+inline constexpr int kLdsDmaLaneBytes = 16;
+
 enum class OpKind {
   kLoad,     // results[0] = load mem[index...] (vector elements along `along`)
   kStore,    // store operands[0] to mem[index...]
@@ -103,6 +109,13 @@ enum class OpKind {
   kFor,      // results = for ivar in [lo, hi) step `step`, iter_args = operands
   kYield,    // ends a `for` body: operands are the next iteration's iter_args
   kGemm,     // tile-level `gemm` (gemm.h); compiler/promote turns it into the ops above
+  // gfx950's LDS DMA (TargetInfo::has_lds_dma_dwordx4): every thread loads the
+  // 16-byte vector `type` of buffer `mem` at `index` (along `along`, as a
+  // load) and its wave writes the 64 lanes' vectors to LDS allocation
+  // `lds` contiguously: lane l's 16 bytes at the byte of element
+  // lds[lds_index] plus 16 * l (l = linear thread id mod 64). lds_index is
+  // wave-uniform (no tid.x); no results. README "LDS DMA".
+  kLdsDma,
 };
 
 // An operand of an elementwise, store, mfma, for or yield op: an SSA value
@@ -123,6 +136,9 @@ struct Op {
   std::vector<IndexRef> index;  // one expression per dimension of `mem`
   int along = -1;               // dimension the vector elements run along
   bool guarded = false;         // out-of-shape elements read 0 / are not written
+  // lds_dma: the destination allocation and the wave's base element there
+  std::string lds;
+  std::vector<IndexRef> lds_index;
   // mfma
   std::string mfma;  // KIR instruction name, e.g. "f32_16x16x16_f16"
   // slice

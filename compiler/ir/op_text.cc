@@ -40,6 +40,12 @@ std::string OpText(const Op& op) {
       return absl::StrCat(r, "load ", memref(), " : ", ValueTypeName(op.type));
     case OpKind::kStore:
       return absl::StrCat(r, "store ", memref(), ", ", operands);
+    case OpKind::kLdsDma: {
+      std::vector<std::string> lx;
+      for (const IndexRef& i : op.lds_index) lx.push_back(IndexText(i));
+      return absl::StrCat(r, "lds_dma ", op.lds, "[", absl::StrJoin(lx, ", "), "], ", memref(), " : ",
+                          ValueTypeName(op.type));
+    }
     case OpKind::kBarrier:
       return r + "barrier";
     case OpKind::kMfma:

@@ -74,7 +74,7 @@ int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 // The ops that define values (`%r = OP ...`) and those that do not, as the
 // README's op table lists them; and the declarations.
 constexpr absl::string_view kValueOps[] = {"load", "const", "zero", "add", "mul", "fma", "cvt", "slice", "mfma", "for"};
-constexpr absl::string_view kOtherOps[] = {"store", "barrier", "yield", "gemm"};
+constexpr absl::string_view kOtherOps[] = {"store", "lds_dma", "barrier", "yield", "gemm"};
 constexpr absl::string_view kDeclWords[] = {"target", "workgroup", "grid", "const", "arg", "lds"};
 
 bool IsOpWord(absl::string_view w) {
@@ -771,7 +771,7 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
     op.results = std::move(results);
     return ParseFor(std::move(op), wp);
   }
-  bool has_result = !(word == "store" || word == "barrier" || word == "yield" || word == "gemm");
+  bool has_result = !(word == "store" || word == "lds_dma" || word == "barrier" || word == "yield" || word == "gemm");
   if (has_result && results.empty())
     return Fail(wp, absl::StrCat("'", word, "' defines a value: expected '%name = ", word,
                                  " ...'"));
@@ -789,6 +789,19 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
     if (!ParseMemRef(&op) || !ExpectChar(',', "before the stored value")) return false;
     op.operands.emplace_back();
     if (!ParseOperand(&op.operands.back())) return false;
+  } else if (word == "lds_dma") {
+    // lds_dma LDS[base...], [guarded] BUF[index...] [along D] : TYPE
+    op.kind = OpKind::kLdsDma;
+    if (!ParseIdent(&op.lds, "an LDS allocation name") || !ExpectChar('[', "after the LDS allocation name"))
+      return false;
+    do {
+      op.lds_index.emplace_back();
+      if (!ParseIndex(&op.lds_index.back())) return false;
+    } while (TryChar(','));
+    if (!TryChar(']')) return Expected("',' or ']' after index expression");
+    if (!ExpectChar(',', "before the global source") || !ParseMemRef(&op) ||
+        !ExpectChar(':', "before the copied type") || !ParseType(&op.type))
+      return false;
   } else if (word == "barrier") {
     op.kind = OpKind::kBarrier;
   } else if (word == "gemm") {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/ir/index_expr.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/ir/printer.h"
@@ -168,6 +169,32 @@ void CheckRoundTrip(const char* text) {
 
 TEST(ParserTest, RoundTrips) {
   for (const char* t : {kCopy, kAddF16, kMfma, kLoops, kLoopsCanonical}) CheckRoundTrip(t);
+}
+
+TEST(ParserTest, LdsDmaFieldsAndRoundTrip) {
+  constexpr char kDma[] = R"(kernel dma
+workgroup 64 2 1
+grid 1 1 1
+arg A : f32[128, 4] strides [4, 1] readonly
+lds L : f32[128, 4]
+  lds_dma L[tid.y * 64, 0], A[tid.y * 64 + 63 - tid.x, 0] along 1 : f32x4
+end
+)";
+  CheckRoundTrip(kDma);
+  Kernel k = MustParse(kDma);
+  ASSERT_EQ(k.body.size(), 1u);
+  const Op& op = k.body[0];
+  EXPECT_EQ(op.kind, OpKind::kLdsDma);
+  EXPECT_EQ(op.lds, "L");
+  ASSERT_EQ(op.lds_index.size(), 2u);
+  EXPECT_EQ(IndexToString(*op.lds_index[0]), "tid.y * 64");
+  EXPECT_EQ(op.mem, "A");
+  EXPECT_EQ(op.along, 1);
+  EXPECT_TRUE(op.results.empty());
+  EXPECT_EQ(op.type.width, 4);
+  absl::StatusOr<Kernel> bad = ParseKernel(absl::StrReplaceAll(kDma, {{"  lds_dma", "  %x = lds_dma"}}), "d.kir");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'lds_dma' does not define a result"), std::string::npos) << bad.status();
 }
 
 TEST(ParserTest, CopyKernelFields) {
@@ -588,7 +615,7 @@ TEST(ParserTest, Errors) {
       // The valid words are listed (issue 13: `unknown op 'sub'` listed none).
       {h + "frobnicate\nend\n",
        "e.kir:4:1: error: unknown keyword 'frobnicate'; a line holds a declaration (target, workgroup, grid, "
-       "const, arg, lds), an op without a result (store, barrier, yield, gemm), `%name = OP ...` (OP: load, "
+       "const, arg, lds), an op without a result (store, lds_dma, barrier, yield, gemm), `%name = OP ...` (OP: load, "
        "const, zero, add, mul, fma, cvt, slice, mfma, for), '}' or 'end'"},
       {h + "%a = frob %b\nend\n",
        "e.kir:4:6: error: unknown op 'frob'; the ops that define a value are load, const, zero, add, mul, fma, "

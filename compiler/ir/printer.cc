@@ -73,6 +73,16 @@ void AppendOp(const Op& op, int indent, std::string* out) {
       out->append(", ");
       AppendOperands(op.operands, out);
       break;
+    case OpKind::kLdsDma:
+      absl::StrAppend(out, "lds_dma ", op.lds, "[");
+      for (size_t i = 0; i < op.lds_index.size(); ++i) {
+        if (i > 0) out->append(", ");
+        out->append(op.lds_index[i] ? IndexToString(*op.lds_index[i]) : "?");
+      }
+      out->append("], ");
+      AppendMemRef(op, out);
+      absl::StrAppend(out, " : ", ValueTypeName(op.type));
+      break;
     case OpKind::kBarrier:
       out->append("barrier");
       break;

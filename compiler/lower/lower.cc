@@ -24,6 +24,7 @@ void ScanIndexLeaves(const IndexExpr& e, bool tid[3], bool wg[3]) {
 void ScanOps(const std::vector<Op>& ops, bool tid[3], bool wg[3]) {
   for (const Op& op : ops) {
     for (const IndexRef& i : op.index) ScanIndexLeaves(*i, tid, wg);
+    for (const IndexRef& i : op.lds_index) ScanIndexLeaves(*i, tid, wg);
     ScanOps(op.body, tid, wg);
   }
 }
@@ -220,6 +221,9 @@ absl::Status LowerCtx::LowerOpList(const std::vector<Op>& ops) {
         break;
       case OpKind::kStore:
         st = LowerStore(op);
+        break;
+      case OpKind::kLdsDma:
+        st = LowerLdsDma(op);
         break;
       case OpKind::kBarrier:
         // A single-wave workgroup needs no barrier (as LLVM drops it).

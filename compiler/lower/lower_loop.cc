@@ -225,13 +225,13 @@ absl::Status LowerCtx::LowerFor(const Op& op) {
   while (!nested.empty()) {
     const Op* n = nested.back();
     nested.pop_back();
-    if ((n->kind == OpKind::kLoad || n->kind == OpKind::kStore) && k_.FindArg(n->mem) != nullptr &&
-        srd_pending_.count(n->mem))
+    if ((n->kind == OpKind::kLoad || n->kind == OpKind::kStore || n->kind == OpKind::kLdsDma) &&
+        k_.FindArg(n->mem) != nullptr && srd_pending_.count(n->mem))
       Srd(n->mem);
     for (const Op& in : n->body) nested.push_back(&in);
   }
   for (const Op& b : op.body) {
-    if (b.kind != OpKind::kLoad && b.kind != OpKind::kStore) continue;
+    if (b.kind != OpKind::kLoad && b.kind != OpKind::kStore && b.kind != OpKind::kLdsDma) continue;
     absl::Status st = HoistAccessInvariants(b, op.body);
     if (!st.ok()) return AtOp(b, st);
   }

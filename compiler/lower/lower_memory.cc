@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/semantics.h"
 #include "compiler/lower/lower_internal.h"
 
 namespace kir {
@@ -645,6 +646,101 @@ absl::Status LowerCtx::LowerLoad(const Op& op) {
   return absl::OkStatus();
 }
 
+// lds_dma's M0 (OpKind::kLdsDma): the LDS byte address of the wave's base,
+// lds_offset + sum lds_index[d] * stride_d * elem_bytes, less the
+// instruction's offset field (which LdsDmaAddress adds to M0 as it adds it to
+// the global address). Its tid terms (tid.y, tid.z: the same in every lane,
+// the validator refused tid.x) are summed in a VGPR and moved to an SGPR
+// with v_readfirstlane_b32, cached like index values (so a loop hoists it:
+// HoistAccessInvariants); the rest is uniform.
+absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, bool wave_part_only) {
+  const LdsAlloc* l = k_.FindLds(op.lds);
+  if (l == nullptr) return Error(op, absl::StrCat("unknown LDS allocation '", op.lds, "'"));
+  const std::vector<int64_t> strides = l->Strides();
+  AffineForm f = AffineConst(lds_offset_.at(op.lds) - inst_offset);
+  for (size_t d = 0; d < op.lds_index.size(); ++d) {
+    absl::StatusOr<AffineForm> x = Affine(*op.lds_index[d], scope_);
+    if (!x.ok()) return Error(op, std::string(x.status().message()));
+    f = AffineAdd(f, AffineScale(*x, strides[d] * ElemBytes(l->elem)));
+  }
+  AffineForm lanes = Part(f, false), uniform = Part(f, true);
+  uniform.constant = f.constant;
+  IVal wave{IVal::Kind::kConst, 0, -1};
+  if (!lanes.terms.empty()) {
+    const std::string key = absl::StrCat("readfirstlane(", lanes.Key(), ")");
+    auto it = affine_cache_.find(key);
+    if (it != affine_cache_.end()) {
+      wave = it->second;
+    } else {
+      absl::StatusOr<IVal> v = EmitAffine(lanes);
+      if (!v.ok()) return v.status();
+      int sreg = b_.NewS();
+      b_.Emit(Opc::kVReadfirstlaneB32, {MirBuilder::S(sreg), ToVgpr(*v).Op()});
+      wave = IVal{IVal::Kind::kSgpr, 0, sreg};
+      affine_cache_[key] = wave;
+    }
+  }
+  if (wave_part_only) return wave;
+  absl::StatusOr<IVal> u = EmitAffine(uniform);
+  if (!u.ok()) return u.status();
+  return Add(wave, *u);
+}
+
+// lds_dma: buffer_load_dwordx4 ... lds with M0 = the wave's LDS base. The
+// global side is an unguarded 16-byte buffer load (EmitAccess's address
+// split: lane part in voffset, uniform part in soffset, constant in the
+// 12-bit offset field); M0 = LDS base - that offset. The SALU write of M0
+// and the DMA keep one wait state apart (the hazards pass; hazard_table.cc).
+absl::Status LowerCtx::LowerLdsDma(const Op& op) {
+  static_assert(kLdsDmaLaneBytes == kLdsDmaDwordx4LaneBytes,
+                "KIR's lds_dma copies what gfx950's buffer_load_dwordx4 ... lds does");
+  if (!t_.has_lds_dma_dwordx4)
+    return Error(op, absl::StrCat("lds_dma does not exist on ", t_.name, " (gfx950 only)"));
+  absl::StatusOr<MemAccess> a = PlanAccess(*this, op, op.type);
+  if (!a.ok()) return a.status();
+  if (a->is_lds || a->chunks.size() != 1 || a->chunks[0].bytes != kLdsDmaLaneBytes)
+    return Error(op, "lds_dma needs one contiguous, 16-byte aligned 16-byte vector of a buffer (along its "
+                     "stride-1 dimension)");
+  if (op.guarded) return Error(op, "lds_dma does not take `guarded`");
+  if (k_.FindArg(op.mem)->SizeBytes() >= kWideBufferBytes)
+    return Error(op, absl::StrCat("lds_dma from a buffer of 2^31 bytes or more (", op.mem,
+                                  ") is not supported yet; load and store instead"));
+  const int srd = Srd(op.mem);
+  AffineForm vpart = Part(a->base, false), upart = Part(a->base, true);
+  const int64_t vmin = vpart.terms.empty() ? 0 : vpart.Range().lo;
+  const int64_t umin = upart.terms.empty() ? 0 : upart.Range().lo;
+  vpart.constant = -vmin;
+  upart.constant = -umin;
+  int64_t cst = a->base.constant + vmin + umin;
+  if (cst < 0) return Error(op, absl::StrCat("the byte offset can be negative (down to ", cst, ")"));
+  absl::StatusOr<IVal> v = EmitAffine(vpart);
+  if (!v.ok()) return v.status();
+  absl::StatusOr<IVal> u = EmitAffine(upart);
+  if (!u.ok()) return u.status();
+  IVal so = *u;
+  if (cst > kMubufMaxOffset) {
+    so = Add(so, IVal{IVal::Kind::kConst, cst & ~kMubufMaxOffset, -1});
+    cst &= kMubufMaxOffset;
+  }
+  absl::StatusOr<IVal> m0 = LdsDmaBase(op, cst);
+  if (!m0.ok()) return m0.status();
+  b_.Emit(Opc::kSMovB32, {MOperand::Special(SpecialReg::kM0),
+                          m0->kind == IVal::Kind::kConst ? MOperand::Imm(static_cast<uint32_t>(m0->c)) : m0->Op()});
+  const bool offen = v->kind == IVal::Kind::kVgpr;
+  MInst& mi = b_.Emit(Opc::kBufferLoadDwordx4Lds,
+                      {offen ? v->Op() : MOperand::Imm(0), MirBuilder::S(srd, 0, 4), ScalarOperand(so)});
+  mi.offen = offen;
+  mi.offset = cst;
+  AccessRecord rec;
+  rec.inst_id = mi.id;
+  rec.kir_op = cur_op_;
+  rec.mem = op.mem;
+  rec.element_bytes = a->eb;
+  for (int e = 0; e < op.type.width; ++e) rec.elements.push_back(e);
+  out_.access_map.push_back(std::move(rec));
+  return absl::OkStatus();
+}
+
 absl::Status LowerCtx::LowerStore(const Op& op) {
   const Value& val = values_.at(op.operands[0].name);
   absl::StatusOr<MemAccess> a = PlanAccess(*this, op, val.type);
@@ -718,6 +814,12 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     return emit_invariant_parts(forms);
   }
   if (!a->is_lds) Srd(op.mem);
+  if (op.kind == OpKind::kLdsDma) {
+    // M0's wave part (readfirstlane of its tid terms) is loop-invariant;
+    // the rest may depend on the loop (emitted in the body).
+    absl::StatusOr<IVal> m0 = LdsDmaBase(op, 0, /*wave_part_only=*/true);
+    if (!m0.ok()) return m0.status();
+  }
   if (op.guarded && !a->is_lds) b_.VConst(kOutOfRange);  // the guard's select value
   // The forms EmitAccess will ask for, reduced to their loop-invariant parts.
   std::vector<AffineForm> forms;

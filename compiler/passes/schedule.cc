@@ -140,6 +140,10 @@ class DependenceGraph {
     if (TouchesScc(mi)) Def(scc_, j);
     if (ReadsExec(mi)) Use(exec_, j);
     if (WritesExec(mi)) Def(exec_, j);
+    // M0: the LDS DMA reads it implicitly (kReadsM0), s_mov_b32 m0 writes it.
+    if (Info(mi.opc).flags & kReadsM0) Use(m0_, j);
+    for (int i = 0; i < mi.NumDefs() && i < static_cast<int>(mi.ops.size()); ++i)
+      if (mi.ops[i].kind == MOperand::Kind::kSpecial && mi.ops[i].special == SpecialReg::kM0) Def(m0_, j);
     // Memory: per object, reads after the last write and writes after the
     // reads and the write before them; s_barrier after every access before
     // it and before every access after it (through barrier_).
@@ -152,6 +156,11 @@ class DependenceGraph {
       if (kind == kVmemRead || kind == kDsRd) Use(o, j);
       else Def(o, j);
       Use(barrier_, j);
+      // The LDS DMA also writes LDS (MemoryObjects' kDsAll, object 1).
+      if (Info(mi.opc).flags & kLdsDma) {
+        if (objects_.size() < 2) objects_.resize(2);
+        Def(objects_[1], j);
+      }
     }
   }
   std::vector<int> mark_;  // mark_[i] == j: the edge i -> j exists
@@ -160,7 +169,7 @@ class DependenceGraph {
     int first = 0, dwords = 0;  // slots_[first .. first + dwords)
   };
   absl::flat_hash_map<int64_t, Range> base_;  // register -> its slots
-  Slot scc_, exec_, barrier_;
+  Slot scc_, exec_, m0_, barrier_;
   std::vector<Slot> objects_;  // by memory object
   int last_fence_ = -1;  // the last s_waitcnt / s_nop, or -1
 };

@@ -125,6 +125,13 @@ WaitcntState::Need WaitcntState::NeedFor(const TargetInfo& t, const MInst& mi) c
                     SmemOutstanding() ? " (lgkmcnt, SMEM outstanding)" : " (lgkmcnt)");
   // SMEM returns out of order: with one outstanding, only lgkmcnt(0) is safe.
   if (n.lgkmcnt >= 0 && SmemOutstanding()) n.lgkmcnt = 0;
+  // An LDS access, or s_barrier, after an LDS DMA: wait (vmcnt) for the DMA's
+  // LDS write (waitcnt.h; LLVM SIInsertWaitcnts).
+  if (DmaOutstanding() && (IsDs(Info(mi.opc).cls) || mi.opc == Opc::kSBarrier)) {
+    const int need = vm_ub - last_dma;
+    if (n.vmcnt < 0 || need < n.vmcnt) n.vmcnt = need;
+    absl::StrAppend(&n.reason, n.reason.empty() ? "" : ", ", "LDS DMA (vmcnt)");
+  }
 
   if (mi.opc == Opc::kSBarrier) {
     std::string why;
@@ -172,7 +179,8 @@ void WaitcntState::Issue(const MInst& mi) {
   }
   if (IsVmem(c)) {
     ++vm_ub;
-    Saturate(vm_lb, vm_ub, vm_cap, pending, &Pending::vm, nullptr, nullptr);
+    Saturate(vm_lb, vm_ub, vm_cap, pending, &Pending::vm, &last_dma, nullptr);
+    if (Info(mi.opc).flags & kLdsDma) last_dma = vm_ub;
     ForEachRegSlot(mi, [&](int slot, const RegAccess& a) {
       if (a.def) {
         Pending& p = PendingAt(pending, slot);
@@ -226,6 +234,7 @@ void WaitcntState::Merge(const WaitcntState& o) {
                        Shift(o.last_smem, o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
   last_ds = std::max(Shift(last_ds, lgkm_lb, lgkm_ub, new_lgkm_ub),
                      Shift(o.last_ds, o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
+  last_dma = std::max(Shift(last_dma, vm_lb, vm_ub, new_vm_ub), Shift(o.last_dma, o.vm_lb, o.vm_ub, new_vm_ub));
   vm_ub = new_vm_ub;
   lgkm_ub = new_lgkm_ub;
 }
@@ -240,7 +249,8 @@ bool Equivalent(const WaitcntState& a, const WaitcntState& b) {
     return false;
   auto norm = [](int s, int lb, int ub) { return s > lb ? ub - s : -1; };
   if (norm(a.last_smem, a.lgkm_lb, a.lgkm_ub) != norm(b.last_smem, b.lgkm_lb, b.lgkm_ub) ||
-      norm(a.last_ds, a.lgkm_lb, a.lgkm_ub) != norm(b.last_ds, b.lgkm_lb, b.lgkm_ub))
+      norm(a.last_ds, a.lgkm_lb, a.lgkm_ub) != norm(b.last_ds, b.lgkm_lb, b.lgkm_ub) ||
+      norm(a.last_dma, a.vm_lb, a.vm_ub) != norm(b.last_dma, b.vm_lb, b.vm_ub))
     return false;
   // Per register over the union of entries (a missing entry normalizes to
   // -1, as a score at or below lb does).

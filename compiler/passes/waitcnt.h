@@ -36,7 +36,17 @@ struct WaitcntStats {
 //    not yet covered: vmcnt(N) with N = VMEM instructions issued after that
 //    load; lgkmcnt(N) with N = DS instructions issued after it, or lgkmcnt(0)
 //    while any SMEM is outstanding; counts capped at the field maximum;
-//  - before s_barrier: lgkmcnt(0) while any DS operation (write: publish it;
+//  - before a DS instruction (any LDS access) while a gfx950 LDS DMA
+//    (buffer_load_dwordx4 ... lds, kLdsDma) is outstanding: vmcnt(N), N =
+//    VMEM instructions issued after the newest such DMA (its LDS write
+//    completes with vmcnt, not lgkmcnt; any LDS byte may be one it writes).
+//    LLVM's SIInsertWaitcnts does the same: "MUBUF and FLAT LDS DMA
+//    operations need a wait on vmcnt before LDS written can be accessed"
+//    (the LDS DMA is a VMEM_ACCESS event, and generateWaitcntInstBefore
+//    makes an LDS access wait for the LDSDMA slot's vmcnt score);
+//  - before s_barrier: vmcnt(N) for the newest outstanding LDS DMA (its
+//    bytes must be in LDS before another wave passes the barrier and reads
+//    them), and lgkmcnt(0) while any DS operation (write: publish it;
 //    read: this wave must finish reading before others overwrite, failure
 //    class 9) is outstanding; on targets with barrier_waits_all_memory
 //    (gfx908) vmcnt(0) and lgkmcnt(0) for whatever is outstanding.
@@ -72,6 +82,7 @@ struct WaitcntState {
   int lgkm_lb = 0, lgkm_ub = 0;
   int last_smem = 0;  // lgkm score of the newest SMEM load (outstanding iff > lgkm_lb)
   int last_ds = 0;    // lgkm score of the newest DS operation
+  int last_dma = 0;   // vm score of the newest LDS DMA (kLdsDma; outstanding iff > vm_lb)
   // At most this many operations outstanding in the model (the counters'
   // field maxima, TargetInfo::vmcnt_max / lgkmcnt_max); see Issue().
   int vm_cap = 63, lgkm_cap = 15;
@@ -94,6 +105,7 @@ struct WaitcntState {
   bool SmemOutstanding() const { return last_smem > lgkm_lb; }
   bool DsOutstanding() const { return last_ds > lgkm_lb; }
   bool VmOutstanding() const { return vm_ub > vm_lb; }
+  bool DmaOutstanding() const { return last_dma > vm_lb; }
   bool LgkmOutstanding() const { return lgkm_ub > lgkm_lb; }
 
   // The wait `inst` needs before it issues (register dependencies and the

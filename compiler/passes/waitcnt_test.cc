@@ -35,6 +35,8 @@ class Builder {
   void DsRead(int dst) { Add(Opc::kDsReadB32, {V(dst), V(91)}); }
   void DsWrite(int data) { Add(Opc::kDsWriteB32, {V(91), V(data)}); }
   void SLoad(int dst) { Add(Opc::kSLoadDword, {S(dst), S(2, 2), Imm(0)}); }
+  void Dma() { Add(Opc::kBufferLoadDwordx4Lds, {V(90), S(0, 4), Imm(0)}).offen = true; }
+  void Barrier() { Add(Opc::kSBarrier, {}); }
   void Use(int v) { Add(Opc::kVAddU32, {V(80), V(v), V(81)}); }
   MFunction f;
 };
@@ -72,6 +74,38 @@ TEST(Waitcnt, FailureClass7_TwoLoadsUsedInIssueOrder) {
   EXPECT_EQ(stats.waits, 2);
   EXPECT_EQ(stats.vmcnt_waits, 2);
   EXPECT_EQ(stats.lgkmcnt_waits, 0);
+}
+
+// gfx950's LDS DMA writes LDS with vmcnt (waitcnt.h): a DS access after it
+// waits vmcnt for the newest DMA (not for later plain loads), and so does
+// s_barrier; register loads after the DMA are waited for as usual.
+TEST(Waitcnt, LdsDmaIsWaitedForOnVmcntBeforeLdsAccessAndBarrier) {
+  {
+    Builder b;
+    b.Dma();      // #0
+    b.Load(1);    // #1
+    b.DsRead(2);  // #2: the DMA (1 VMEM after it) must be done
+    b.Use(2);     // #3
+    EXPECT_EQ(RunPass("gfx950", b), "#0 | #1 | s_waitcnt vmcnt(1) | #2 | s_waitcnt lgkmcnt(0) | #3");
+  }
+  {
+    Builder b;
+    b.Dma();      // #0
+    b.Dma();      // #1
+    b.Load(1);    // #2
+    b.Barrier();  // #3: both DMAs, not the load
+    b.DsWrite(3); // #4: nothing more
+    b.Use(1);     // #5
+    EXPECT_EQ(RunPass("gfx950", b), "#0 | #1 | #2 | s_waitcnt vmcnt(1) | #3 | #4 | s_waitcnt vmcnt(0) | #5");
+  }
+  {
+    // Nothing DS after the DMA: no wait at all.
+    Builder b;
+    b.Dma();    // #0
+    b.Load(1);  // #1
+    b.Use(1);   // #2
+    EXPECT_EQ(RunPass("gfx950", b), "#0 | #1 | s_waitcnt vmcnt(0) | #2");
+  }
 }
 
 TEST(Waitcnt, FailureClass7_EncodingAndText) {

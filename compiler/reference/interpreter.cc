@@ -583,7 +583,8 @@ class Interp {
 
   absl::Status RunBody(const Op* begin, const Op* end, int depth);
   absl::Status RunOp(const Op& op, int depth);
-  absl::Status RunLoad(const Op& op);
+  absl::Status RunLoad(const Op& op);  // also lds_dma's global side
+  absl::Status WriteLdsDma(const Op& op, const Slot& vals);
   absl::Status RunStore(const Op& op);
   absl::Status RunElementwise(const Op& op);
   absl::Status RunCvt(const Op& op);
@@ -832,7 +833,7 @@ absl::Status Interp::Run() {
   if (!s.ok()) return s;
   std::function<void(const std::vector<Op>&)> collect = [&](const std::vector<Op>& ops) {
     for (const Op& op : ops) {
-      if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore) {
+      if (op.kind == OpKind::kLoad || op.kind == OpKind::kStore || op.kind == OpKind::kLdsDma) {
         access_index_[&op] = access_ops_.size();
         access_ops_.push_back(&op);
       }
@@ -919,6 +920,8 @@ absl::Status Interp::RunOp(const Op& op, int depth) {
       return RunLoad(op);
     case OpKind::kStore:
       return RunStore(op);
+    case OpKind::kLdsDma:
+      return RunLoad(op);
     case OpKind::kBarrier:
       // Lockstep execution: every earlier op has completed for every thread.
       return Arity(op, 0, 0);
@@ -1207,11 +1210,13 @@ absl::Status Interp::TrackAccess(const Op& op, uint64_t ordinal, const Mem& m, i
 }
 
 absl::Status Interp::RunLoad(const Op& op) {
-  absl::Status s = Arity(op, 1, 0);
+  const bool dma = op.kind == OpKind::kLdsDma;
+  absl::Status s = Arity(op, dma ? 0 : 1, 0);
   if (!s.ok()) return s;
   absl::StatusOr<Mem> m = ResolveMem(op, op.type);
   if (!m.ok()) return m.status();
-  s = CanDefine(op, op.results[0]);
+  if (dma && m->paged == nullptr) return OpErr(op, absl::StrCat("lds_dma copies from a buffer, not from ", op.mem));
+  if (!dma) s = CanDefine(op, op.results[0]);
   if (!s.ok()) return s;
   Slot out = NewSlot(op.type);
   int eb = ElemBytes(m->elem);
@@ -1259,7 +1264,61 @@ absl::Status Interp::RunLoad(const Op& op) {
       out.v[t][e] = at_off.has_value() ? ReadElem(m->At(*at_off, eb), eb) : 0;
     }
   }
+  if (dma) return WriteLdsDma(op, out);
   return Define(op, op.results[0], std::move(out));
+}
+
+// lds_dma's LDS side: thread t's loaded vector (16 bytes) goes to the byte
+// of element lds[lds_index] (evaluated for t; the validator made it the same
+// in the whole wave) plus 16 * (t mod 64). Lockstep: the bytes are written
+// when the op runs (the lowering waits for the DMA before a barrier or a
+// read of them).
+absl::Status Interp::WriteLdsDma(const Op& op, const Slot& vals) {
+  const LdsAlloc* l = k_.FindLds(op.lds);
+  if (l == nullptr || !lds_.count(op.lds))
+    return OpErr(op, absl::StrCat("unknown LDS allocation '", op.lds, "'"));
+  std::vector<uint8_t>& bytes = lds_[op.lds];
+  uint8_t* written = lds_written_[op.lds].data();
+  const std::vector<int64_t>& strides = lds_strides_[op.lds];
+  if (op.lds_index.size() != l->shape.size())
+    return OpErr(op, absl::StrCat(op.lds, " has ", l->shape.size(), " dimension(s) but the lds_dma base has ",
+                                  op.lds_index.size(), " index(es)"));
+  const int eb = ElemBytes(l->elem), veb = ElemBytes(vals.type.elem);
+  if (vals.type.width * veb != kLdsDmaLaneBytes || eb != veb)
+    return OpErr(op, absl::StrCat("lds_dma copies 16 bytes of ", op.lds, "'s element type, not ",
+                                  TypeText(vals.type)));
+  for (const IndexRef& e : op.lds_index) {
+    std::string p = IndexProblem(e);
+    if (p.empty())
+      p = UnknownName(*e, [&](const IndexExpr& x) {
+        return x.kind == IndexKind::kNamed ? k_.FindConst(x.name) != nullptr : loop_vars_.count(x.name) > 0;
+      });
+    if (!p.empty()) return OpErr(op, absl::StrCat("LDS index: ", p));
+  }
+  for (int64_t t = 0; t < nthreads_; ++t) {
+    SetThread(t);
+    __int128 base = 0;
+    for (size_t d = 0; d < op.lds_index.size(); ++d) {
+      std::optional<int64_t> v = Evaluate(*op.lds_index[d], env_);
+      if (!v || *v < 0 || *v >= l->shape[d])
+        return OpErr(op, absl::StrCat(ThreadText(t), ": LDS index ", d, " of the lds_dma base is ",
+                                      v ? absl::StrCat(*v) : std::string("not computable"), ", outside 0..",
+                                      l->shape[d] - 1, " of ", op.lds),
+                     absl::StatusCode::kOutOfRange);
+      base += static_cast<__int128>(*v) * strides[d] * eb;
+    }
+    const __int128 off = base + static_cast<__int128>(t % 64) * kLdsDmaLaneBytes;
+    if (off < 0 || off + kLdsDmaLaneBytes > static_cast<__int128>(bytes.size()))
+      return OpErr(op, absl::StrCat(ThreadText(t), ": lane ", t % 64, " writes LDS bytes from ",
+                                    static_cast<int64_t>(off), ", past the ", bytes.size(), " bytes of ", op.lds),
+                   absl::StatusCode::kOutOfRange);
+    for (int e = 0; e < vals.type.width; ++e) {
+      const int64_t at = static_cast<int64_t>(off) + e * eb;
+      WriteElem(bytes.data() + at, eb, vals.v[t][e]);
+      std::fill(written + at, written + at + eb, uint8_t{1});
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Interp::RunStore(const Op& op) {

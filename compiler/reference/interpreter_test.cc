@@ -199,6 +199,49 @@ TEST(Interpreter, CopyIsExact) {
   EXPECT_EQ(From<uint32_t>(a.buffers["src"]), src);
 }
 
+// lds_dma: lane l of each wave writes its 16 bytes at the wave's base + 16 * l;
+// the lanes load A's rows in reverse, so LDS row w*64 + l holds A's row
+// w*64 + 63 - l (derived by hand from the op's definition).
+constexpr char kLdsDmaKernel[] = R"(kernel dma
+target gfx950
+workgroup 64 2 1
+grid 1 1 1
+arg A : f32[128, 4] strides [4, 1] readonly
+arg B : f32[128, 4] strides [4, 1] writeonly
+lds L : f32[128, 4]
+  lds_dma L[tid.y * 64, 0], A[tid.y * 64 + 63 - tid.x, 0] : f32x4
+  barrier
+  %v = load L[tid.y * 64 + tid.x, 0] : f32x4
+  store B[tid.y * 64 + tid.x, 0], %v
+end
+)";
+
+TEST(Interpreter, LdsDmaPlacesLaneVectorsAtBasePlus16Lane) {
+  Kernel k = MustParse(kLdsDmaKernel);
+  std::vector<uint32_t> src(512);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = 0x1000u + static_cast<uint32_t>(i);
+  InterpArgs a;
+  a.buffers["A"] = Bytes(src);
+  a.buffers["B"] = std::vector<uint8_t>(512 * 4, 0);
+  ASSERT_TRUE(Interpret(k, a).ok());
+  std::vector<uint32_t> got = From<uint32_t>(a.buffers["B"]);
+  for (int w = 0; w < 2; ++w)
+    for (int l = 0; l < 64; ++l)
+      for (int e = 0; e < 4; ++e)
+        EXPECT_EQ(got[static_cast<size_t>((w * 64 + l) * 4 + e)], src[static_cast<size_t>((w * 64 + 63 - l) * 4 + e)])
+            << "wave " << w << " lane " << l << " element " << e;
+}
+
+TEST(Interpreter, LdsDmaBaseOutsideTheAllocationIsAnError) {
+  // Base row 96 for wave 1: 64 rows of 16 bytes from row 96 pass the end.
+  Kernel k = MustParse(absl::StrReplaceAll(kLdsDmaKernel, {{"lds_dma L[tid.y * 64, 0]", "lds_dma L[tid.y * 96, 0]"}}));
+  InterpArgs a;
+  a.buffers["A"] = std::vector<uint8_t>(512 * 4, 0);
+  a.buffers["B"] = std::vector<uint8_t>(512 * 4, 0);
+  absl::Status s = Interpret(k, a);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("past the 2048 bytes of L"));
+}
+
 // ---------------------------------------------------------------------------
 // add_f16.kir: (x + y) in f16, then scaled in f32 and converted back.
 

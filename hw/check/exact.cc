@@ -439,6 +439,9 @@ class Analysis {
         case OpKind::kStore:
           if (!op.operands.empty()) Store(op, op.mem, Get(op, op.operands[0], env), mem);
           break;
+        case OpKind::kLdsDma:  // the loaded vector goes to LDS allocation op.lds
+          Store(op, op.lds, Load(op, op.mem, op.type.elem, op.type.width, mem), mem);
+          break;
         case OpKind::kBarrier:
         case OpKind::kYield:
           break;

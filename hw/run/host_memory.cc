@@ -79,7 +79,8 @@ int64_t PagesPerWorkgroup(const Kernel& k, const std::vector<Op>& ops, const std
       if (saved) scope.loops[op.ivar] = *saved; else scope.loops.erase(op.ivar);
       continue;
     }
-    if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore) || op.mem != name) continue;
+    if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore && op.kind != OpKind::kLdsDma) || op.mem != name)
+      continue;
     const Arg* a = k.FindArg(name);
     const int64_t elements = AddMul(0, AddMul(0, std::max(1, op.type.width), trips_around), threads);
     int64_t pages = elements;  // one page per element moved
