@@ -127,14 +127,16 @@ absl::Status Scalar(const Kernel& k, const std::string& name, const char* role) 
 }
 
 // True if promotion copies `arg` (the gemm's A or B of `c`) with global
-// vectors of at least 4 elements: as compiler/promote's ChooseLayout, which
-// runs the vectors along the stride-1 dimension (K preferred) and takes
-// width v when the tile and shape extents along it and the other stride are
-// multiples of v and the workgroup's threads share the tile's vectors evenly.
-// An fp8 operand copied with narrower vectors is loaded a byte per register:
-// the double-buffered pipeline cannot carry such values (the validator's
-// loop-carried fp8 rule), and wide K tiles of them take too many registers.
+// vectors of whole 32-bit registers (at least 4 / bytes elements: 4 fp8, 2
+// f16/bf16): as compiler/promote's ChooseLayout, which runs the vectors along
+// the stride-1 dimension (K preferred) and takes width v when the tile and
+// shape extents along it and the other stride are multiples of v and the
+// workgroup's threads share the tile's vectors evenly. Narrower copies hold
+// one element per register: an fp8 operand copied so cannot be carried by
+// the double-buffered pipeline (the validator's loop-carried fp8 rule), and
+// wide K tiles of it take too many registers.
 bool CopiesWholeRegisters(const Arg& arg, bool k_major, bool is_b, const GemmConfig& c) {
+  const int64_t v = std::max<int64_t>(1, 4 / ElemBytes(arg.elem));
   const int kdim = k_major ? 0 : 1;
   const int64_t stride_k = arg.strides[kdim], stride_r = arg.strides[1 - kdim];
   const bool along_k = stride_k == 1 || stride_r != 1;
@@ -142,7 +144,41 @@ bool CopiesWholeRegisters(const Arg& arg, bool k_major, bool is_b, const GemmCon
   const int64_t block = is_b ? c.bn : c.bm, rows = is_b ? c.n : c.m;
   const int64_t ec = along_k ? c.bk : block, sc = along_k ? c.k : rows;
   const int64_t other = along_k ? stride_r : stride_k;
-  return ec % 4 == 0 && sc % 4 == 0 && other % 4 == 0 && (block * c.bk / 4) % c.Threads() == 0;
+  return ec % v == 0 && sc % v == 0 && other % v == 0 && (block * c.bk / v) % c.Threads() == 0;
+}
+
+// Registers per lane that hold one K tile of `arg` (the gemm's A or B of `c`)
+// between its global loads and its LDS stores: the tile's bytes per thread
+// in whole registers, or one register per element when the copy is narrower
+// (CopiesWholeRegisters).
+int64_t CopyRegs(const Arg& arg, bool k_major, bool is_b, const GemmConfig& c) {
+  const int64_t elems = ((is_b ? c.bn : c.bm) * c.bk + c.Threads() - 1) / c.Threads();
+  if (!CopiesWholeRegisters(arg, k_major, is_b, c)) return elems;
+  return (elems * ElemBytes(arg.elem) + 3) / 4;
+}
+
+// Arch VGPRs per lane beside the K loop's tile copies and MFMA operands in
+// ExpectedArchVgprs: lane ids, LDS and global addresses, the epilogue's
+// values (the largest default configurations compile with up to 62 more,
+// measured over gemm_default_sweep_test's shapes).
+constexpr int64_t kOtherArchVgprs = 64;
+
+// The arch VGPRs per lane the promoted kernel of `c` is expected to need in
+// its K loop (compiler/promote/promote.cc's pipeline), an upper estimate
+// that the defaults keep within the target's (GemmConfig's header):
+// - the MFMA operands of a whole K tile (FragmentRegs: the scheduler reads
+//   them ahead of the MFMAs), twice when double-buffered: its MFMAs touch no
+//   memory, so they move past the step's barrier and overlap the next K
+//   tile's fragment reads;
+// - double-buffered, the copy registers of the tile waiting to be stored to
+//   LDS and, from 3 K tiles, of the next tile loaded meanwhile (both live
+//   across the step's MFMAs); single-buffered, the copy registers die at
+//   their LDS stores, before the fragment reads;
+// - kOtherArchVgprs.
+int64_t ExpectedArchVgprs(const GemmConfig& c, int64_t copy_regs) {
+  const int64_t frag = c.FragmentRegs();
+  if (!c.double_buffer) return std::max(copy_regs, frag) + kOtherArchVgprs;
+  return 2 * frag + (c.KTiles() >= 3 ? 2 : 1) * copy_regs + kOtherArchVgprs;
 }
 
 }  // namespace
@@ -170,7 +206,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   GemmConfig c;
   c.a_km = g.a_km;
   c.b_kn = g.b_kn;
-  c.has_beta = g.has_beta();
+  c.has_beta = g.adds_c();
 
   // ---- Operands.
   absl::StatusOr<const Arg*> a = Buffer(k, g.a, "A");
@@ -187,16 +223,18 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     s = Scalar(k, g.factors[i], role.c_str());
     if (!s.ok()) return s;
   }
-  if (g.has_beta() != !g.c_in.empty())
+  if (g.has_beta() && !g.adds_c())
     return Bad("the beta term must read `+ beta * C` with both names");
+  const std::string c_term = g.has_beta() ? absl::StrCat(g.beta, " * ") : "";
   if (g.has_beta()) {
     s = Scalar(k, g.beta, "beta");
     if (!s.ok()) return s;
-    if (g.c_in != g.c)
-      return Bad(absl::StrCat("the beta term reads ", g.c_in, " but the result goes to ", g.c,
-                              "; gemm computes C = alpha * A * B + beta * C in place, so write `+ ",
-                              g.beta, " * ", g.c, "`"));
   }
+  if (g.adds_c() && g.c_in != g.c)
+    return Bad(absl::StrCat("the ", g.has_beta() ? "beta" : "`+ C`", " term reads ", g.c_in,
+                            " but the result goes to ", g.c,
+                            "; gemm computes C = alpha * A * B + beta * C in place, so write `+ ",
+                            c_term, g.c, "`"));
   if (g.a == g.c || g.b == g.c)
     return Bad(absl::StrCat(g.c, " is both an input and the output; A and B must be other buffers"));
 
@@ -238,9 +276,9 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
       return Bad(absl::StrCat(in->name, " is writeonly but gemm reads it; declare it readonly"));
   if ((*cb)->access == Access::kReadOnly)
     return Bad(absl::StrCat(g.c, " is readonly but gemm writes it; declare it ",
-                            g.has_beta() ? "readwrite" : "writeonly (or readwrite)"));
-  if (g.has_beta() && (*cb)->access == Access::kWriteOnly)
-    return Bad(absl::StrCat(g.c, " is writeonly but `+ ", g.beta, " * ", g.c,
+                            g.adds_c() ? "readwrite" : "writeonly (or readwrite)"));
+  if (g.adds_c() && (*cb)->access == Access::kWriteOnly)
+    return Bad(absl::StrCat(g.c, " is writeonly but `+ ", c_term, g.c,
                             "` reads it; declare it readwrite"));
 
   // ---- Shapes: A.mk [M, K] / A.km [K, M], B.nk [N, K] / B.kn [K, N], C [M, N].
@@ -356,13 +394,17 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   // ---- MFMA default.
   if (given != nullptr) {
     c.mfma = given;
-  } else {
-    c.default_mfma = true;
+  }
+  const auto default_mfma = [&] {
     const MfmaDesc* m32 = DefaultMfma(c.a_elem, c.b_elem, t, 32, c.bk);
     const MfmaDesc* m16 = DefaultMfma(c.a_elem, c.b_elem, t, 16, c.bk);
     bool fits32 = c.bm % c.wm == 0 && c.bn % c.wn == 0 && (c.bm / c.wm) % 32 == 0 &&
                   (c.bn / c.wn) % 32 == 0 && c.bk % m32->k == 0;
-    c.mfma = fits32 ? m32 : m16;
+    return fits32 ? m32 : m16;
+  };
+  if (given == nullptr) {
+    c.default_mfma = true;
+    c.mfma = default_mfma();
   }
 
   // ---- Tiling checks.
@@ -379,7 +421,10 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
                             " and BN a multiple of ", c.wn * mf.n));
   if (c.bk % mf.k != 0)
     return Bad(absl::StrCat(tile, ": BK = ", c.bk, " is not a multiple of ", mf.kir_name,
-                            "'s k = ", mf.k, "; use BK = ", RoundUp(c.bk, mf.k)));
+                            "'s k = ", mf.k, "; use BK = ",
+                            c.bk > mf.k ? absl::StrCat(c.bk / mf.k * mf.k, " or ", RoundUp(c.bk, mf.k),
+                                                       " (the nearest multiples of ", mf.k, ")")
+                                        : absl::StrCat(mf.k)));
   if (c.Threads() > 1024)
     return Bad(absl::StrCat(waves, " is ", c.Threads(), " threads; a workgroup has at most 1024"));
   for (int op_b = 0; op_b < 2; ++op_b) {
@@ -400,9 +445,39 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     c.double_buffer = *g.double_buffer;
   } else {
     c.default_double_buffer = true;
+  }
+  const auto default_double_buffer = [&] {
     c.double_buffer = true;
     c.double_buffer = c.KTiles() >= 2 && c.LdsBytes(0, 0) <= t.lds_bytes && !carries_narrow();
+  };
+  if (c.default_double_buffer) default_double_buffer();
+  // Defaults the K loop's registers would not fit (ExpectedArchVgprs above
+  // the target's arch VGPRs, e.g. gfx950's fp8 256x256x128 tiles from 3 K
+  // tiles: 2 x 128 operand and 2 x 64 copy registers): halve a default BK
+  // while it stays a multiple of the MFMA's k (a default MFMA is chosen
+  // again for it) and the threads share the tiles evenly, then turn a
+  // default double buffering off.
+  const auto copy_regs = [&] {
+    return CopyRegs(**a, c.a_km, false, c) + CopyRegs(**b, c.b_kn, true, c);
+  };
+  // (Not for accumulators beyond the AGPRs: refused below as they are.)
+  while (c.AccumulatorRegs() <= t.max_agprs && ExpectedArchVgprs(c, copy_regs()) > t.max_arch_vgprs) {
+    const int64_t half = c.bk / 2;
+    const int64_t min_bk = given != nullptr ? given->k : IsFp8(c.a_elem) ? 32 : 16;
+    if (c.default_tile && c.bk % 2 == 0 && half >= min_bk && half % (given != nullptr ? given->k : 1) == 0 &&
+        (c.bm * half) % c.Threads() == 0 && (c.bn * half) % c.Threads() == 0) {
+      c.bk = half;
+      if (c.default_mfma) c.mfma = default_mfma();
+      if (c.default_double_buffer) default_double_buffer();
+      continue;
+    }
+    if (c.default_double_buffer && c.double_buffer) {
+      c.double_buffer = false;
+      continue;
+    }
+    break;
   }
+  tile = absl::StrCat("tile ", c.bm, "x", c.bn, "x", c.bk);
   if (c.double_buffer && carries_narrow()) {
     return Bad(absl::StrCat(
         "double_buffer on carries each thread's next fp8 tile in registers, which needs A and B "
@@ -433,6 +508,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
         t.max_agprs, " AGPRs ", t.name,
         " has (kirc does not spill registers); use more waves or a smaller tile (the default "
         "gives each wave at most 64 x 64)"));
+  c.expected_arch_vgprs = ExpectedArchVgprs(c, copy_regs());
   return c;
 }
 

@@ -24,9 +24,8 @@
 //   f8f6f4 shapes' k (128 for 16x16x128, 64 for 32x32x64) fits and a K tile
 //   feeds 2 of their MFMAs per 32x32 tile instead of 1; 32 when K <= 32 and
 //   64 when K <= 64 (the K tile not wider than needed). Double-buffered
-//   256x256 tiles: 2 x (256 + 256) x 64 = 64 KiB (gfx942's LDS) and
-//   2 x (256 + 256) x 128 = 128 KiB (of gfx950's 160 KiB). A multiple of a
-//   given MFMA's k.
+//   256x256 tiles: 2 x (256 + 256) x 64 = 64 KiB (gfx942's LDS). A multiple
+//   of a given MFMA's k.
 // - waves: WM = 2 when BM >= 64 and BM / 2 is a multiple of the MFMA rows
 //   (16, or m of a given mfma), else 1; WN likewise from BN. 128x128 gives
 //   2x2 waves of 64x64 each, 4 waves = 256 threads.
@@ -45,6 +44,16 @@
 //   BK 32), and from 4 K tiles no double buffering: the pipeline's loop
 //   carries the next tile's registers, which must be whole registers for
 //   fp8; `double_buffer on` is refused there.
+// - registers: when the defaults' K loop is expected to need more than the
+//   target's 256 arch VGPRs beside the accumulators (expected_arch_vgprs:
+//   a K tile's MFMA operands twice, the tile copies the pipeline holds,
+//   and 64 for addresses), a default BK is halved (while it stays a
+//   multiple of the MFMA's k; a default MFMA is chosen again), then a
+//   default double buffering is turned off. So gfx950's fp8 256x256 tiles
+//   take BK 64 (128 would need 2 x 128 + 2 x 64 + 64), and a given
+//   `tile 256x256x128` there runs single-buffered unless `double_buffer on`
+//   is given. gemm_default_sweep_test compiles the defaults over a grid of
+//   shapes and checks the estimate against the registers used.
 #ifndef KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 #define KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 
@@ -64,6 +73,7 @@ struct GemmConfig {
   // A and B: both f16, both bf16, or each an fp8 type of the target's flavour.
   ElemType a_elem = ElemType::kF16, b_elem = ElemType::kF16;
   ElemType out_elem = ElemType::kF32;  // C: f32, f16 or bf16
+  // has_beta: the result adds C (`+ beta * C` or `+ C`), so C is read.
   bool a_km = false, b_kn = false, has_beta = false;
   // The tiling.
   int64_t bm = 0, bn = 0, bk = 0;  // block tile: one workgroup's C block and K step
@@ -73,6 +83,12 @@ struct GemmConfig {
   // Which of tile, waves, mfma and double_buffer the defaults chose.
   bool default_tile = false, default_waves = false, default_mfma = false,
        default_double_buffer = false;
+
+  // ExpectedArchVgprs of compiler/analysis/gemm_config.cc: the arch VGPRs
+  // per lane the promoted K loop is expected to need beside the
+  // accumulators (its MFMA operands and tile copies, plus an allowance for
+  // addresses), an upper estimate the defaults keep within the target's 256.
+  int64_t expected_arch_vgprs = 0;
 
   int64_t Threads() const { return 64 * wm * wn; }
   int64_t GridM() const { return (m + bm - 1) / bm; }
@@ -87,6 +103,11 @@ struct GemmConfig {
   // Registers per lane of one wave's f32 accumulators (its MFMA tiles' C/D
   // fragments): AGPRs on gfx908, VGPRs on gfx90a/942.
   int64_t AccumulatorRegs() const { return MfmaTilesM() * MfmaTilesN() * mfma->cd_width; }
+  // Registers per lane of one wave's MFMA A and B operands for one K tile
+  // (every MFMA tile's fragments of every k-step: KSteps x (MfmaTilesM +
+  // MfmaTilesN) x the MFMA's ab_regs, e.g. 2 x 8 x 8 = 128 for 128 x 128 per
+  // wave of f32_32x32x64_fp8_fp8 with BK 128).
+  int64_t FragmentRegs() const { return KSteps() * (MfmaTilesM() + MfmaTilesN()) * mfma->ab_regs(); }
   // LDS bytes of the staged A and B tiles with `pad_a` / `pad_b` elements after
   // each row (each allocation 16-byte aligned, as kir::LayoutLds).
   int64_t LdsBytes(int64_t pad_a, int64_t pad_b) const;
@@ -107,10 +128,12 @@ struct GemmConfig {
 // input types; BM a multiple of WM * m, BN of WN * n, BK of the MFMA's k;
 // 64 * WM * WN <= 1024 threads; A's BM x BK and B's BN x BK tiles multiples of
 // the thread count (every thread copies the same share); unpadded stages
-// within the target's LDS; each wave's accumulators (with, on gfx90a/942, one
-// MFMA's A and B operands) within the target's AGPRs (gfx908) or arch VGPRs,
-// a lower bound of what register allocation needs, so what it refuses never
-// compiles (the error names the configuration).
+// within the target's LDS (TargetInfo::lds_bytes); each wave's accumulators
+// within the target's AGPRs, a lower bound of what register allocation
+// needs, so what it refuses never compiles (the error names the
+// configuration). Other register needs (expected_arch_vgprs) only steer the
+// defaults: a configuration as given that needs more stops in register
+// allocation, whose error names it too.
 absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t);
 
 // True when the kernel's body holds a gemm op (at the top level).

@@ -151,7 +151,8 @@ TEST(GemmValidate, Messages) {
            "32x32 tiles of f32_32x32x8_f16; make BM a multiple of 64 and BN a multiple of 64");
   add(Body("gemm C = alpha * A.mk * B.nk tile 64x64x20 mfma f32_16x16x16_f16"),
       at + "gemm C = alpha * A.mk * B.nk tile 64x64x20 mfma f32_16x16x16_f16': tile 64x64x20: "
-           "BK = 20 is not a multiple of f32_16x16x16_f16's k = 16; use BK = 32");
+           "BK = 20 is not a multiple of f32_16x16x16_f16's k = 16; use BK = 16 or 32 (the nearest "
+           "multiples of 16)");
   add(Body("gemm C = alpha * A.mk * B.nk waves 8x4"),
       at + "gemm C = alpha * A.mk * B.nk waves 8x4': waves 8x4 is 2048 threads; a workgroup "
            "has at most 1024 (16 waves)");
@@ -271,10 +272,27 @@ TEST(GemmFp8, Defaults) {
   // K <= 32: BK 32 (the k of 16x16x32).
   EXPECT_EQ(Resolve("gfx942", fnuz5, fnuz5, "f32", 16, 16, 20),
             "tile 16x16x32 waves 1x1 mfma f32_16x16x32_bf8_bf8 double_buffer off");
+  // 256x256 on gfx950: BK 64, not 128 (review of issue 19): BK 128 is
+  // expected to need 2 x 128 fragment registers (2 K-steps of 4 + 4
+  // fragments of 8, twice: a K tile's MFMAs overlap the next one's reads)
+  // and, from 3 K tiles, 2 x 64 copy registers (256 x 128 bytes of A and of
+  // B over 256 threads) per lane beside the accumulators: more than 256.
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 4096, 4096, 4096),
-            "tile 256x256x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp5, "bf16", 8192, 8192, 8192),
-            "tile 256x256x128 waves 2x2 mfma f32_32x32x64_fp8_bf8 double_buffer on");
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_bf8 double_buffer on");
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 4096, 4096, 384),
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 4096, 4096, 256),
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
+  // 128x128 (2 x 2 waves of 64 x 64) keeps BK 128: 2 x 64 + 2 x 32 + 64 = 256.
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 1024, 1024, 1024),
+            "tile 128x128x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
+  // A given tile keeps its BK: a default double buffering is turned off
+  // instead (the review's f1_small.kir: 3 K tiles of 256x256x128).
+  EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 256, 256, 384,
+                    "gemm C = A.mk * B.nk tile 256x256x128 waves 2x2"),
+            "tile 256x256x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer off");
   EXPECT_EQ(Resolve("gfx950", ocp5, ocp4, "f32", 16, 16, 256),
             "tile 16x16x128 waves 1x1 mfma f32_16x16x128_bf8_fp8 double_buffer on");
   // K <= 64: BK 64 (32x32x64 fits, 16x16x128 does not).
@@ -292,6 +310,40 @@ TEST(GemmFp8, Defaults) {
   EXPECT_EQ(Resolve("gfx942", fnuz4, fnuz4, "f32", 256, 256, 256,
                     "gemm C = A.mk * B.nk tile 64x64x32 waves 1x1 double_buffer off"),
             "tile 64x64x32 waves 1x1 mfma f32_32x32x16_fp8_fp8 double_buffer off");
+}
+
+// The LDS limit is the target's (TargetInfo::lds_bytes): 65536 bytes on
+// gfx908/90a/942, 163840 on gfx950 (review of issue 19: the README said 64
+// KiB everywhere). Two stages of 256 x 64 f16 for A and B: 2 x 2 x 256 x 64
+// x 2 = 131072 bytes; of 256 x 128: 262144.
+TEST(GemmLds, LimitPerTarget) {
+  const std::string body = "gemm C = A.mk * B.nk tile 256x256x64 double_buffer on";
+  EXPECT_EQ(Resolve("gfx950", "f16", "f16", "f32", 256, 256, 256, body),
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x16_f16 double_buffer on");
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"})
+    EXPECT_EQ(Resolve(t, "f16", "f16", "f32", 256, 256, 256, body),
+              absl::StrCat("tile 256x256x64 with double buffering needs 131072 bytes of LDS for the A "
+                           "and B tiles (2 stages, before padding), more than the 65536 bytes a "
+                           "workgroup has on ", t, "; use a smaller tile or double_buffer off"));
+  EXPECT_EQ(Resolve("gfx950", "f16", "f16", "f32", 256, 256, 256,
+                    "gemm C = A.mk * B.nk tile 256x256x128 double_buffer on"),
+            "tile 256x256x128 with double buffering needs 262144 bytes of LDS for the A and B tiles "
+            "(2 stages, before padding), more than the 163840 bytes a workgroup has on gfx950; use a "
+            "smaller tile or double_buffer off");
+}
+
+// `+ C` (beta 1, review of issue 19): C must be the output and readable.
+TEST(GemmPlusC, Checks) {
+  EXPECT_EQ(Resolve("gfx942", "f16", "f16", "f32", 64, 64, 64, "gemm C = A.mk * B.nk + C"),
+            "tile 64x64x32 waves 2x2 mfma f32_32x32x8_f16 double_buffer on");
+  EXPECT_EQ(Resolve("gfx942", "f16", "f16", "f32", 64, 64, 64, "gemm C = A.mk * B.nk + A"),
+            "the `+ C` term reads A but the result goes to C; gemm computes C = alpha * A * B + "
+            "beta * C in place, so write `+ C`");
+  Kernel k = Fp8Kernel("gfx942", "f16", "f16", "f32", 64, 64, 64, "gemm C = A.mk * B.nk + C");
+  k.args[2].access = Access::kWriteOnly;
+  absl::StatusOr<GemmConfig> c = ResolveGemm(k, k.body[0], **LookupTarget("gfx942"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), "C is writeonly but `+ C` reads it; declare it readwrite");
 }
 
 TEST(GemmFp8, Refusals) {
@@ -342,6 +394,12 @@ TEST(GemmFp8, Refusals) {
                     "gemm C = A.mk * B.nk tile 64x64x64 mfma f32_16x16x128_fp8_fp8"),
             "tile 64x64x64: BK = 64 is not a multiple of f32_16x16x128_fp8_fp8's k = 128; use "
             "BK = 128");
+  // Review of issue 19: BK 100 with a k of 32 suggests 96 (nearer) beside
+  // 128, not only the multiple above.
+  EXPECT_EQ(Resolve("gfx950", "f16", "f16", "f32", 64, 64, 256,
+                    "gemm C = A.mk * B.nk tile 64x64x100 mfma f32_16x16x32_f16"),
+            "tile 64x64x100: BK = 100 is not a multiple of f32_16x16x32_f16's k = 32; use "
+            "BK = 96 or 128 (the nearest multiples of 32)");
 }
 
 // An fp8 operand whose stride-1 extent is not a multiple of 4 is copied a

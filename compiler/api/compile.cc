@@ -80,6 +80,7 @@ absl::StatusOr<CompileResult> CompileImpl(const Kernel& k, const CompileOptions&
   po.print = opts.print;
   po.stop_after = opts.stop_after;
   po.verify_each = opts.verify_machineinstrs;
+  po.gemm_tiling = opts.gemm_tiling;
   absl::StatusOr<PipelineResult> p = RunPipeline(k, target_id, po, filename);
   if (!p.ok()) return p.status();
   CompileResult r;
@@ -130,13 +131,15 @@ static absl::StatusOr<CompileResult> GuardedCompile(const Kernel& k, const Compi
   }
 }
 
-absl::StatusOr<Kernel> ThreadLevelKernel(const Kernel& k, const CompileOptions& opts) {
+absl::StatusOr<Kernel> ThreadLevelKernel(const Kernel& k, const CompileOptions& opts,
+                                         std::string* gemm_tiling) {
   absl::StatusOr<TargetId> t = ResolveTargetIdAt(k, opts, opts.filename);
   if (!t.ok()) return t.status();
   PipelineOptions po;
   po.stop_after = "promote";
   absl::StatusOr<PipelineResult> p = RunPipeline(k, *t, po, opts.filename);
   if (!p.ok()) return p.status();
+  if (gemm_tiling != nullptr) *gemm_tiling = p->gemm_tiling;
   p->kernel.target = t->ToString();
   return std::move(p->kernel);
 }

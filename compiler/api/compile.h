@@ -44,6 +44,11 @@ struct CompileOptions {
   std::function<void(absl::string_view)> print;
   std::string stop_after;
   bool verify_machineinstrs = false;
+  // When `k` is the promoted form of a tile-level gemm kernel
+  // (ThreadLevelKernel's result, as `kirc run` compiles it): that gemm's
+  // configuration (GemmConfig::TilingText). Out-of-registers and LDS errors
+  // then name it, as they do when the gemm kernel itself is compiled.
+  std::string gemm_tiling;
 };
 
 // Counts of the final instructions by class.
@@ -88,7 +93,10 @@ absl::StatusOr<CompileResult> CompileText(absl::string_view text, absl::string_v
 // compile --emit=kir` prints), after the pipeline's validate and promote
 // passes; its `target` line is the full target ID. Errors: those of
 // ResolveTargetId and of those two passes (with opts.filename in positions).
-absl::StatusOr<Kernel> ThreadLevelKernel(const Kernel& k, const CompileOptions& opts);
+// `gemm_tiling` (optional) receives the gemm's configuration
+// (GemmConfig::TilingText; "" without a gemm), for CompileOptions::gemm_tiling.
+absl::StatusOr<Kernel> ThreadLevelKernel(const Kernel& k, const CompileOptions& opts,
+                                         std::string* gemm_tiling = nullptr);
 
 // The target Compile would use for `k` under `opts`.
 absl::StatusOr<const TargetInfo*> ResolveTarget(const Kernel& k, const CompileOptions& opts);

@@ -6,7 +6,8 @@ std::string GemmOpText(const GemmOp& g) {
   std::string s = "gemm " + g.c + " = ";
   for (const std::string& f : g.factors) s += f + " * ";
   s += g.a + (g.a_km ? ".km" : ".mk") + " * " + g.b + (g.b_kn ? ".kn" : ".nk");
-  if (g.has_beta() || !g.c_in.empty()) s += " + " + g.beta + " * " + g.c_in;
+  if (g.has_beta()) s += " + " + g.beta + " * " + g.c_in;
+  else if (g.adds_c()) s += " + " + g.c_in;
   if (g.has_tile())
     s += " tile " + std::to_string(g.tile[0]) + "x" + std::to_string(g.tile[1]) + "x" +
          std::to_string(g.tile[2]);

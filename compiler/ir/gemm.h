@@ -1,6 +1,6 @@
 // The tile-level GEMM op of KIR (README.md, "Tile-level gemm"):
 //
-//   gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C] [tile BMxBNxBK]
+//   gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C | + C] [tile BMxBNxBK]
 //            [waves WMxWN] [mfma NAME] [double_buffer on|off]
 //
 // C (M x N) = alpha * op(A) * op(B) + beta * C, accumulated in f32. A is
@@ -14,8 +14,9 @@
 // rounded to nearest even ((f1 * f2) * f3 ...); each f32 accumulator is then
 // multiplied by alpha (one rounding) and, with "+ beta * C", the result is
 // fma(C, beta, alpha * acc) (one rounding), then converted to C's type.
-// Without factors alpha is 1 (no multiply); without "+ beta * C" beta is 0
-// and C is not read. The optional clauses fix the
+// "+ C" is beta = 1: the result is C + alpha * acc (one rounding, as the
+// fma). Without factors alpha is 1 (no multiply); without "+ beta * C" or
+// "+ C" beta is 0 and C is not read. The optional clauses fix the
 // tiling (block tile, waves per workgroup as a WM x WN grid, MFMA instruction,
 // LDS double buffering); left out, compiler/analysis/gemm_config.h chooses
 // them per target and problem. compiler/promote turns the op into
@@ -40,15 +41,16 @@ struct GemmOp {
   bool a_km = false;      // true: "A.km" (stored K x M); false: "A.mk" (M x K)
   std::string b;          // buffer B
   bool b_kn = false;      // true: "B.kn" (stored K x N); false: "B.nk" (N x K)
-  std::string beta;       // f32 scalar argument; empty: no "+ beta * C" term
-  std::string c_in;       // the buffer of "+ beta * C" (must be `c`); empty iff beta is
+  std::string beta;       // f32 scalar argument; empty: no "+ beta * C" term (beta 1 or 0)
+  std::string c_in;       // the buffer of "+ beta * C" or "+ C" (must be `c`); empty: no C term
   std::array<int64_t, 3> tile{0, 0, 0};  // BM, BN, BK; all 0: not given (default)
   std::array<int64_t, 2> waves{0, 0};    // WM, WN; all 0: not given (default)
   std::string mfma;                      // KIR MFMA name; empty: not given (default)
   std::optional<bool> double_buffer;     // nullopt: not given (default)
 
   bool has_alpha() const { return !factors.empty(); }
-  bool has_beta() const { return !beta.empty(); }
+  bool has_beta() const { return !beta.empty(); }  // "+ beta * C"
+  bool adds_c() const { return !c_in.empty(); }     // "+ beta * C" or "+ C": C is read
   bool has_tile() const { return tile[0] != 0 || tile[1] != 0 || tile[2] != 0; }
   bool has_waves() const { return waves[0] != 0 || waves[1] != 0; }
   friend bool operator==(const GemmOp&, const GemmOp&) = default;

@@ -85,6 +85,8 @@ TEST(GemmParse, RoundTrip) {
       "gemm C = A.km * B.kn + beta * C waves 2x2",
       "gemm C = alpha * sa * sb * A.mk * B.nk + beta * C",  // per-tensor scales
       "gemm C = sa * sb * A.km * B.kn tile 64x64x64",
+      "gemm C = A.mk * B.nk + C",  // beta = 1 (review of issue 19)
+      "gemm C = alpha * A.km * B.nk + C tile 64x64x32 double_buffer off",
   };
   for (const std::string& line : lines) {
     SCOPED_TRACE(line);
@@ -121,6 +123,20 @@ TEST(GemmParse, AlphaIsOptional) {
   absl::StatusOr<Kernel> with = ParseKernel(WithBody("gemm C = alpha * A.mk * B.kn + beta * C\n"));
   ASSERT_TRUE(with.ok()) << with.status();
   EXPECT_TRUE(with->body[0].gemm.has_alpha());
+  EXPECT_FALSE(*with == *k);
+}
+
+// Review of issue 19: `+ C` is beta = 1 (no beta argument); it was refused
+// with "expected '*' after beta".
+TEST(GemmParse, PlusCIsBetaOne) {
+  absl::StatusOr<Kernel> k = ParseKernel(WithBody("gemm C = A.mk * B.nk + C\n"));
+  ASSERT_TRUE(k.ok()) << k.status();
+  const GemmOp& g = k->body[0].gemm;
+  EXPECT_FALSE(g.has_beta());
+  EXPECT_TRUE(g.adds_c());
+  EXPECT_EQ(g.c_in, "C");
+  absl::StatusOr<Kernel> with = ParseKernel(WithBody("gemm C = A.mk * B.nk + beta * C\n"));
+  ASSERT_TRUE(with.ok()) << with.status();
   EXPECT_FALSE(*with == *k);
 }
 
@@ -161,7 +177,9 @@ TEST(GemmParse, Errors) {
       {"gemm C = alpha * A.mk * B.mk", "27: error: expected layout 'nk' or 'kn' after 'B.', found 'mk'"},
       {"gemm C = alpha * A .mk * B.nk",
        "20: error: expected '.mk' or '.km' after A (its layout), found '.'"},
-      {"gemm C = alpha * A.mk * B.nk + beta C", "37: error: expected '*' after beta, found 'C'"},
+      {"gemm C = alpha * A.mk * B.nk + beta C",
+       "37: error: expected '*' after beta (+ beta * C), or a clause or end of line after + beta, "
+       "found 'C'"},
       {"gemm C = alpha * A.mk * B.nk tile 64x64", "35: error: expected a block tile BMxBNxBK (e.g. 128x128x32), found '64x64'"},
       {"gemm C = alpha * A.mk * B.nk tile 64x0x32", "35: error: extents must be positive in a block tile BMxBNxBK (e.g. 128x128x32)"},
       {"gemm C = alpha * A.mk * B.nk waves 2 x 2", "36: error: expected waves per workgroup WMxWN (e.g. 2x2), found '2'"},

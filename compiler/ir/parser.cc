@@ -911,7 +911,7 @@ bool Parser::ParseFor(Op op, const char* wp) {
   return true;
 }
 
-// gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C] [tile BMxBNxBK]
+// gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C | + C] [tile BMxBNxBK]
 //      [waves WMxWN] [mfma NAME] [double_buffer on|off]  (clauses in any order, each once)
 bool Parser::ParseGemm(Op* op) {
   GemmOp& g = op->gemm;
@@ -937,9 +937,19 @@ bool Parser::ParseGemm(Op* op) {
       !ParseIdent(&g.b, "buffer B (e.g. B.nk)") || !ParseGemmLayout(g.b, "nk", "kn", &g.b_kn))
     return false;
   if (TryChar('+')) {
-    if (!ParseIdent(&g.beta, "the beta argument (+ beta * C)") || !ExpectChar('*', "after beta") ||
-        !ParseIdent(&g.c_in, "the C buffer (+ beta * C)"))
-      return false;
+    // `+ beta * C`, or `+ C` (beta = 1): a name not followed by '*' is C.
+    std::string first;
+    if (!ParseIdent(&first, "the beta argument or C (+ beta * C, or + C)")) return false;
+    if (TryChar('*')) {
+      g.beta = std::move(first);
+      if (!ParseIdent(&g.c_in, "the C buffer (+ beta * C)")) return false;
+    } else if (AtEol() || PeekWord("tile") || PeekWord("waves") || PeekWord("mfma") ||
+               PeekWord("double_buffer")) {
+      g.c_in = std::move(first);
+    } else {
+      return Expected(absl::StrCat("'*' after ", first, " (+ beta * C), or a clause or end of line "
+                                   "after + ", first));
+    }
   }
   bool seen_db = false;
   while (!AtEol()) {

@@ -244,6 +244,7 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
     if (absl::Status st = CheckPassName(opts.stop_after, "--stop-after"); !st.ok()) return st;
   PassState s{target_id, *target_id.target, opts, std::string(filename), &k};
   s.acc_in_agprs = s.t.mfma_acc_in_agprs;
+  s.r.gemm_tiling = opts.gemm_tiling;  // validate sets a gemm kernel's own
   s.r.kernel = k;
   s.r.kernel.target = target_id.ToString();  // KIR dumps name the target ID compiled for
   auto print = [&](const char* when, const char* pass) {
@@ -273,9 +274,10 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
     rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rec.insts_after = s.lowered ? static_cast<int64_t>(s.r.lowered.mir.insts.size()) : 0;
     if (!st.ok()) {
-      // A promoted gemm that runs out of registers or LDS: name the
-      // configuration the user can change.
-      if (st.code() == absl::StatusCode::kResourceExhausted && s.gemm.has_value())
+      // A promoted gemm (promoted here, or before: PipelineOptions::
+      // gemm_tiling) that runs out of registers or LDS: name the
+      // configuration the user can change. The one place of this message.
+      if (st.code() == absl::StatusCode::kResourceExhausted && !s.r.gemm_tiling.empty())
         return absl::Status(st.code(), absl::StrCat(st.message(), "; the gemm's configuration is `",
                                                     s.r.gemm_tiling, "`: choose a smaller tile or more waves"));
       return st;

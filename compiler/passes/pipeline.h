@@ -66,6 +66,9 @@ struct PipelineOptions {
   // Run the MIR verifier after every MIR pass (and on lower's output); its
   // first failure is an Internal error naming the pass.
   bool verify_each = false;
+  // The configuration of the gemm `k` was promoted from (CompileOptions::
+  // gemm_tiling); "" otherwise. A gemm kernel's own configuration wins.
+  std::string gemm_tiling;
 };
 
 // What one pass did: wall time, instructions before and after, and the pass's

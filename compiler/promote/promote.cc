@@ -500,7 +500,9 @@ void Promoter::EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& su
           if (c_.has_beta) {
             std::string cv = b.Load(g.c, at, outw, o, "c_" + sfx);
             if (c_.out_elem != ElemType::kF32) cv = b.Cvt(cv, fw, "cf_" + sfx);
-            v = b.Fma(cv, KernelBuilder::ScalarArg(g.beta), v, "out_" + sfx);
+            // `+ C` is beta 1: C + alpha * acc, rounded once as the fma.
+            v = g.has_beta() ? b.Fma(cv, KernelBuilder::ScalarArg(g.beta), v, "out_" + sfx)
+                             : b.Add(cv, v, "out_" + sfx);
           }
           if (c_.out_elem != ElemType::kF32)
             v = b.Cvt(v, outw, absl::StrCat("out", Elem(c_.out_elem), "_", sfx));

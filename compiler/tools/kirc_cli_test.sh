@@ -645,5 +645,18 @@ expect_error "--stop-after: there is no pass 'regallocs'; the passes are validat
 expect_error "--print-after: there is no pass 'x'" compile work/copy_f32.kir --print-after=lower,x
 expect_error "--stop-after writes the kernel as the pass left it (KIR or MIR text), not --emit=obj" compile work/copy_f32.kir --stop-after=lower --emit=obj
 expect_error "--stop-after is an option of \`kirc compile\`, not of \`kirc verify\`" verify work/copy_f32.kir --stop-after=lower
+# Review of issue 19: a gemm out of VGPRs names its configuration in `kirc
+# run` as in compile and verify (one message, compiler/passes/pipeline.cc),
+# and exact mode's impossibility names the gemm op, not a promoted value.
+printf 'kernel rp5\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[64, 256] strides [256, 1] readonly\narg B : f16[64, 256] strides [256, 1] readonly\narg C : f32[64, 64] strides [64, 1] readwrite\narg alpha : f32\narg beta : f32\n  gemm C = alpha * A.mk * B.nk + beta * C tile 64x64x256 waves 1x1\nend\n' > rp5.kir
+rp5_cfg="out of VGPRs"
+for cmd in compile verify run; do
+  args=(rp5.kir); [ $cmd = run ] && args+=(--device=emu)
+  expect_error "the gemm's configuration is \`tile 64x64x256 waves 1x1 mfma f32_32x32x8_f16 double_buffer off\`" $cmd "${args[@]}"
+  grep -qF "$rp5_cfg" stderr.txt || fail "$cmd rp5: $(cat stderr.txt)"
+done
+printf 'kernel ex6\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[64, 4096] strides [4096, 1] readonly\narg B : f16[64, 4096] strides [4096, 1] readonly\narg C : bf16[64, 64] strides [64, 1] writeonly\n  gemm C = A.mk * B.nk\nend\n' > ex6.kir
+expect_error "exact inputs are impossible for kernel 'ex6': ex6.kir:8:3: 'gemm C = A.mk * B.nk': " run ex6.kir --device=emu --inputs=exact
+grep -qF "%out" stderr.txt && fail "exact mode names a promoted value: $(cat stderr.txt)"
 
 echo "all kirc CLI checks passed"

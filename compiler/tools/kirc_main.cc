@@ -646,12 +646,15 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   absl::StatusOr<kir::Kernel> k = kir::ParseKernel(*text, file);
   if (!k.ok()) return Fail(k.status());
   const kir::KernelWork work = kir::WorkOf(*k);  // before promotion: a gemm's 2*M*N*K
+  std::string gemm_tiling;  // the gemm's configuration, which compile errors name
+  std::optional<kir::Kernel> gemm_source;  // the tile-level kernel, for exact mode's messages
   if (kir::HasGemm(*k)) {
+    gemm_source = *k;
     // The device runs, and the reference interpreter checks, the promoted kernel.
     kir::CompileOptions vo;
     vo.mcpu = mcpu;
     vo.filename = file;
-    absl::StatusOr<kir::Kernel> p = kir::ThreadLevelKernel(*k, vo);
+    absl::StatusOr<kir::Kernel> p = kir::ThreadLevelKernel(*k, vo, &gemm_tiling);
     if (!p.ok()) return Fail(p.status());
     *k = *std::move(p);
   }
@@ -713,6 +716,8 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
   ro.mcpu = mcpu;
   ro.seed = seed;
   ro.filename = file;
+  ro.gemm_tiling = gemm_tiling;
+  ro.gemm_source = gemm_source ? &*gemm_source : nullptr;
   ro.dump_dir = dump_dir;
   ro.code_object_path = code_object;
   ro.llvm_bin = *bin;

@@ -585,13 +585,15 @@ class Analysis {
       Round(r, u, u);
       Oblige(r, ElemType::kF32, op, "alpha times the sum", obl);
     }
-    if (g.has_beta()) {
-      const Arg* beta = k_.FindArg(g.beta);
-      if (beta == nullptr) {
+    if (g.adds_c()) {
+      // `+ beta * C`, or `+ C` (beta = 1: C itself).
+      const Arg* beta = g.has_beta() ? k_.FindArg(g.beta) : nullptr;
+      if (g.has_beta() && beta == nullptr) {
         Fail(&op, "a gemm whose beta the analysis cannot find");
         return;
       }
-      AbsVal bc = Product(Load(op, g.c, c->elem, 1, mem), InputValue(*beta, FormatOf(beta->name)), op);
+      AbsVal bc = Load(op, g.c, c->elem, 1, mem);
+      if (beta != nullptr) bc = Product(bc, InputValue(*beta, FormatOf(beta->name)), op);
       bc.t = ElemType::kF32;
       Oblige(bc, ElemType::kF32, op, "beta times C", obl);
       r = Sum(r, bc);

@@ -6,7 +6,8 @@
 // 8 waves; every (input type, layout) pair; sizes 64^3, 128^3, 256x256x64 and
 // the edges 100x72x40 and 33x65x17; plus N = 1, M = 1 and a column-major C
 // of 18 rows (narrow epilogue accesses), and three odd mid-size shapes
-// without beta (C = alpha * op(A) * op(B); issue 13). The full cross product is
+// without beta (C = alpha * op(A) * op(B); issue 13), and two with `+ C`
+// (beta 1). The full cross product is
 // //hw/run:gemm_emu_full_test (manual).
 #include <cmath>
 #include <cstring>
@@ -40,12 +41,14 @@ struct GemmCase {
   bool beta = true;    // C = alpha * A * B + beta * C, else C = alpha * A * B
   std::string in_b;    // B's element type when it differs from A's (fp8 formats)
   bool scales = false; // C = alpha * sa * sb * A * B ...: per-tensor scales sa = 0.5, sb = 2
+  bool plus_c = false; // with beta: `+ C` (beta = 1, no beta argument) instead of `+ beta * C`
 };
 
 std::string Name(const GemmCase& c) {
   return absl::StrCat(c.in, c.in_b.empty() ? "" : "x" + c.in_b, c.scales ? "_scaled" : "", "_", c.a_km ? "km" : "mk", c.b_kn ? "kn" : "nk", "_", c.out, "_",
                       c.target, "_", c.double_buffer ? "db" : "sb", "_w", c.waves, "_", c.m, "x",
-                      c.n, "x", c.k, c.c_col ? "_ccol" : "", c.beta ? "" : "_nobeta");
+                      c.n, "x", c.k, c.c_col ? "_ccol" : "", c.beta ? "" : "_nobeta",
+                      c.plus_c ? "_plusc" : "");
 }
 
 std::string KernelText(const GemmCase& c) {
@@ -67,9 +70,9 @@ std::string KernelText(const GemmCase& c) {
       "arg B : ", c.in_b.empty() ? c.in : c.in_b, dims(c.b_kn, c.n, c.k), " readonly\n",
       "arg C : ", c.out, "[", c.m, ", ", c.n, "] strides ",
       c.c_col ? absl::StrCat("[1, ", c.m, "]") : absl::StrCat("[", c.n, ", 1]"),
-      c.beta ? " readwrite\n" : " writeonly\n", "arg alpha : f32\n", c.beta ? "arg beta : f32\n" : "",
+      c.beta ? " readwrite\n" : " writeonly\n", "arg alpha : f32\n", c.beta && !c.plus_c ? "arg beta : f32\n" : "",
       c.scales ? "arg sa : f32\narg sb : f32\n" : "", "  gemm C = alpha * ", c.scales ? "sa * sb * " : "", "A.", c.a_km ? "km" : "mk", " * B.", c.b_kn ? "kn" : "nk",
-      c.beta ? " + beta * C" : "", tiling, " double_buffer ", c.double_buffer ? "on" : "off", "\nend\n");
+      c.beta ? (c.plus_c ? " + C" : " + beta * C") : "", tiling, " double_buffer ", c.double_buffer ? "on" : "off", "\nend\n");
 }
 
 double Elem(ElemType t, const PagedBytes& buf, int64_t index) {
@@ -105,7 +108,8 @@ TEST_P(GemmEmuTest, EmulatorEqualsCpuGemm) {
   ASSERT_TRUE(promoted.ok()) << promoted.status();
   KernelData data = MakeInputs(*k, 11);
   data.scalars["alpha"] = F32Bits(1.5f);
-  if (c.beta) data.scalars["beta"] = F32Bits(0.5f);
+  if (c.beta && !c.plus_c) data.scalars["beta"] = F32Bits(0.5f);
+  const double beta = c.plus_c ? 1.0 : 0.5;
   if (c.scales) {
     data.scalars["sa"] = F32Bits(0.5f);
     data.scalars["sb"] = F32Bits(2.0f);
@@ -129,7 +133,7 @@ TEST_P(GemmEmuTest, EmulatorEqualsCpuGemm) {
       }
       const int64_t ci = c.c_col ? j * c.m + i : i * c.n + j;
       double cin = Elem(to, in.buffers["C"], ci);
-      SetElem(to, ref.buffers["C"], ci, c.beta ? alpha * acc + 0.5 * cin : alpha * acc);
+      SetElem(to, ref.buffers["C"], ci, c.beta ? alpha * acc + beta * cin : alpha * acc);
     }
   std::vector<BufferDiff> diffs = CompareOutputs(*k, data, ref);
   ASSERT_EQ(diffs.size(), 1u);
@@ -211,6 +215,15 @@ std::vector<GemmCase> Covering() {
     c.scales = i % 4 != 3;
     v.push_back(c);
   }
+  // Review of issue 19: `gemm C = alpha * A.mk * B.nk + C` (beta 1, no
+  // beta argument), 16-bit and fp8, f32 and bf16 C.
+  GemmCase plus{"f16", "f32", false, true, "gfx942", true, 0, 100, 72, 40};
+  plus.plus_c = true;
+  v.push_back(plus);
+  plus = {"f8e4m3fn", "bf16", true, false, "gfx950", true, 0, 64, 64, 256};
+  plus.in_b = "f8e5m2";
+  plus.plus_c = true;
+  v.push_back(plus);
   return v;
 }
 

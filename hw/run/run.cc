@@ -356,7 +356,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   if (!user && (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact)) {
     plan = PlanExactInputs(k);
     if (!plan.exact) {
-      blocker = WithFile(plan.blocker, opts.filename);
+      // A promoted gemm's blocker, said of the gemm op (the same K-long sums
+      // and conversions; the promoted kernel's own when the two disagree).
+      std::string why = plan.blocker;
+      if (opts.gemm_source != nullptr)
+        if (ExactPlan src = PlanExactInputs(*opts.gemm_source); !src.exact) why = src.blocker;
+      blocker = WithFile(why, opts.filename);
       if (opts.inputs == InputMode::kExact)
         return absl::FailedPreconditionError(absl::StrCat(
             "exact inputs are impossible for kernel '", k.name, "': ", blocker,
@@ -385,6 +390,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   CompileOptions co;
   co.mcpu = opts.mcpu;
   co.filename = opts.filename;
+  co.gemm_tiling = opts.gemm_tiling;
   const TargetInfo* target = nullptr;
   absl::StatusOr<std::string> hsaco;
   std::optional<KernelNotes> code_notes;  // the code object's kernel (--code-object)

@@ -41,6 +41,15 @@ const char* InputModeName(InputMode m);
 struct RunOptions {
   std::string mcpu;      // empty: the kernel's target line
   std::string filename;  // the kernel's source file, for error positions
+  // When the kernel is a promoted tile-level gemm (kir::ThreadLevelKernel):
+  // the gemm's configuration, which compile errors name
+  // (CompileOptions::gemm_tiling).
+  std::string gemm_tiling;
+  // The tile-level gemm kernel the kernel was promoted from (or null): when
+  // exact inputs are impossible, its analysis (hw/check/exact.h) names the
+  // reason in the user's terms (the gemm op and C) instead of a value the
+  // promotion made up (`%outbf16_0_0_r0`).
+  const Kernel* gemm_source = nullptr;
   uint64_t seed = 1;     // input seed (hw/check/inputs.h), for every input mode
   // Non-empty: write each buffer's NAME.in.npy / NAME.out.npy / NAME.ref.npy
   // and the scalar arguments' values as KERNEL.scalars.json there (the first
