@@ -354,22 +354,24 @@ TEST(LoopAnalysis, LargeDefaultFp8Gemms) {
       EXPECT_EQ(a->smallest_vmcnt, 8);
       EXPECT_EQ(a->agprs, 256);
       // As for f16 (LargeDefaultGemmsMeetIssue16Goals): 5 SALU, one vmcnt
-      // wait per K tile's copy, no VALU, also on gfx950, whose 144 KiB of
-      // LDS (2 stages of 256 x 144 bytes, rows padded, for A and for B) put
-      // B past the 16-bit DS offset field: its accesses use base registers
-      // (+ 64 KiB, + 128 KiB) set before the loop, with immediate offsets.
-      // Data movement: gfx942 2 x 2 x (4 + 4) read2 pairs of 8-byte
-      // fragments = 32 ds_read2, 16 dwordx4 loads and 16 ds_write2 pairs;
-      // gfx950 64 ds_read_b128 (two per 32-byte fragment), 32 loads and 32
-      // ds_write_b128.
-      EXPECT_EQ(a->lds_bytes, g950 ? 147456 : 65536);
+      // wait per K tile's copy, no VALU, also on gfx950, whose 80 KiB of
+      // LDS (BK 64, the default since the VGPR estimate ruled out BK 128
+      // with the prefetch: 2 stages of 256 rows x (64 + 16 padding) bytes
+      // for A and for B) put B's second stage past the 16-bit DS offset
+      // field: its accesses use a base register (+ 64 KiB) set before the
+      // loop, with immediate offsets. Data movement per trip (two K tiles):
+      // gfx942 2 x 2 x (4 + 4) read2 pairs of 8-byte fragments = 32
+      // ds_read2, 16 dwordx4 loads and 16 ds_write2 pairs; gfx950 2 x (4 + 4)
+      // 32-byte fragments = 32 ds_read_b128, and per K tile 256 x 64 bytes of
+      // A and of B over 256 lanes = 4 + 4 dwordx4 loads and ds_write_b128.
+      EXPECT_EQ(a->lds_bytes, g950 ? 2 * 2 * 256 * (64 + 16) : 65536);
       EXPECT_EQ(a->loop_by_class.at("salu"), 5);
       EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
       absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("compiler/bench/", name, "_", t, ".hsaco"));
       ASSERT_TRUE(obj.ok()) << obj.status();
       EXPECT_EQ(VmcntWaitsInLoop(*obj, t, name), 2);
-      EXPECT_EQ(a->loop_by_class.at("ds"), g950 ? 64 + 32 : 32 + 16);
-      EXPECT_EQ(a->loop_by_class.at("vmem"), g950 ? 32 : 16);
+      EXPECT_EQ(a->loop_by_class.at("ds"), 32 + 16);
+      EXPECT_EQ(a->loop_by_class.at("vmem"), 16);
       const double ratio = other_per_mfma_cycle(*a);
       std::printf("%d^3 fp8 %s: %d other instructions / %lld MFMA cycles per trip = %.4f (f16 gfx942 %.4f); "
                   "%.1f FLOP per LDS byte; %.2f other per 16 KFLOP\n",
