@@ -267,6 +267,28 @@ TEST(Gfx950ValuTest, AssemblyTextRoundTrip) {
   EXPECT_THAT(std::string(old.status().message()), HasSubstr("instruction not supported on this GPU"));
 }
 
+// Hazards: those of any VALU op. llc 22 -mcpu=gfx950 writes
+//   v_cvt_pk_f16_f32 v1, v3, v1 / s_nop 0 / v_readfirstlane_b32 s2, v1
+// (the VALU-writes-VGPR -> v_readfirstlane rule, 1 wait state on gfx942 and
+// gfx950: compiler/isa/hazard_table.cc); the strict emulator refuses the
+// sequence without the s_nop and runs it with.
+TEST(Gfx950ValuTest, ReadfirstlaneOfTheResultNeedsAWaitState) {
+  for (const char* nop : {"", "  s_nop 0\n"}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(
+        absl::StrCat("  v_cvt_pk_f16_f32 v3, v1, v2\n", nop,
+                     "  v_readfirstlane_b32 s12, v3\n  v_bitop3_b32 v4, v1, v2, v3 bitop3:0x96\n", nop,
+                     "  v_readfirstlane_b32 s13, v4\n"),
+        Inputs(), false);
+    if (*nop == '\0') {
+      ASSERT_FALSE(out.ok());
+      EXPECT_THAT(std::string(out.status().message()), HasSubstr("v_readfirstlane_b32 s12, v3")) << out.status();
+      EXPECT_THAT(std::string(out.status().message()), HasSubstr("which needs 1")) << out.status();
+    } else {
+      EXPECT_TRUE(out.ok()) << out.status();
+    }
+  }
+}
+
 // The shared semantics directly: each minterm alone (table 1 << i is true
 // exactly where (x, y, z) spell i in binary, x the high bit).
 TEST(Gfx950ValuTest, Bitop3Minterms) {
