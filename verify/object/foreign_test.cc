@@ -431,13 +431,9 @@ TEST(ForeignCode, Bitop3InAnAddressProves) {
   const std::string kirc = CopyAssembly("gfx950");
   for (const auto& [table, proves] : std::vector<std::pair<const char*, bool>>{{"0xca", true}, {"0xac", false}}) {
     CodeInput in;
-    in.assembly = Edit(kirc, "v_and_b32 v1, 0x3ff, v0
-",
-                       absl::StrCat("v_mov_b32 v2, 0x3ff
-  v_mov_b32 v3, 0
-  v_bitop3_b32 v1, v2, v0, v3 bitop3:",
-                                    table, "
-"));
+    in.assembly = Edit(kirc, "v_and_b32 v1, 0x3ff, v0\n",
+                       absl::StrCat("v_mov_b32 v2, 0x3ff\n  v_mov_b32 v3, 0\n  v_bitop3_b32 v1, v2, v0, v3 bitop3:",
+                                    table, "\n"));
     in.assemble = true;
     in.llvm_bin = kLlvmBin;
     absl::StatusOr<VerifyResult> v = VerifyCode(::kir::testing::TestdataKernel("copy_f32"), "gfx950", in);
