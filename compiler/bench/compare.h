@@ -71,7 +71,7 @@ struct SideResult {
   double max_abs_err = 0;  // against the reference, largest over output buffers
   std::string reference_report;  // hw/check FormatDiffs text
   // Non-empty when the emulator refused the code object as UNIMPLEMENTED (an
-  // instruction it does not model, e.g. clang-22's gfx950 v_bitop3_b32): its
+  // instruction it does not model, e.g. gfx950 v_bitop3_b16): its
   // message. The static figures stand; the dynamic ones and the output
   // checks are absent, and the "ok" column says "not run".
   std::string not_run;

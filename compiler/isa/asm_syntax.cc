@@ -103,6 +103,19 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
     return s;
   }
+  if (info.layout == OperandLayout::kVopBitop3Layout) {
+    // v_bitop3_b32 vdst, src0, src1, src2 bitop3:0xNN (llvm-objdump's form:
+    // hex, left out when the table is 0).
+    std::string s = mn;
+    for (OpName n : {OpName::kVdst, OpName::kSrc0, OpName::kSrc1, OpName::kSrc2}) {
+      const MOperand* o = FindOperand(mi, n);
+      absl::StrAppend(&s, n == OpName::kVdst ? " " : ", ", o != nullptr ? OperandText(*o) : "?");
+    }
+    const MOperand* table = FindOperand(mi, OpName::kBitop3);
+    const int64_t t = table != nullptr && table->kind == MOperand::Kind::kImm ? table->imm : 0;
+    if (t != 0) absl::StrAppendFormat(&s, " bitop3:0x%x", static_cast<uint32_t>(t));
+    return s;
+  }
   bool mubuf = IsVmem(cls);
   const int vaddr = NamedOperandIdx(mi.opc, OpName::kVaddr);
   const int smem_offset = NamedOperandIdx(mi.opc, OpName::kOffset);

@@ -68,6 +68,7 @@ enum class OperandLayout : uint8_t {
   kScratchLoadLayout,   // vdst, vaddr, saddr (each of vaddr/saddr Imm(0) for "off")
   kScratchStoreLayout,  // vdata, vaddr, saddr (vdata first, as buffer stores)
   kMubufLdsLayout,      // vaddr, srsrc, soffset (LDS DMA: no data register; the LDS side from M0)
+  kVopBitop3Layout,     // vdst, src0, src1, src2, bitop3 (Imm: the 8-bit truth table of v_bitop3_b32)
 };
 
 // Opcodes kirc emits. MFMA is one opcode; MInst::mfma says which.

@@ -33,6 +33,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
   static constexpr OpName kScratchLoad[] = {N::kVdst, N::kVaddr, N::kSaddr};
   static constexpr OpName kScratchStore[] = {N::kVdata, N::kVaddr, N::kSaddr};
   static constexpr OpName kMubufLds[] = {N::kVaddr, N::kSrsrc, N::kSoffset};
+  static constexpr OpName kVopBitop3[] = {N::kVdst, N::kSrc0, N::kSrc1, N::kSrc2, N::kBitop3};
   switch (l) {
     case OperandLayout::kNoOperands: return {};
     case OperandLayout::kSimm16Layout: return kSimm16;
@@ -55,6 +56,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
     case OperandLayout::kScratchLoadLayout: return kScratchLoad;
     case OperandLayout::kScratchStoreLayout: return kScratchStore;
     case OperandLayout::kMubufLdsLayout: return kMubufLds;
+    case OperandLayout::kVopBitop3Layout: return kVopBitop3;
   }
   return {};
 }
@@ -88,6 +90,7 @@ const char* OpNameText(OpName n) {
     case N::kAddr: return "addr";
     case N::kData0: return "data0";
     case N::kData1: return "data1";
+    case N::kBitop3: return "bitop3";
   }
   return "?";
 }

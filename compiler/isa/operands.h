@@ -36,6 +36,7 @@ enum class OpName : uint8_t {
   kAddr,     // DS address VGPR
   kData0,    // DS write data (read2/write2: the first element)
   kData1,    // DS write2: the second element
+  kBitop3,   // v_bitop3_b32's truth table (an Imm 0..255; semantics.h Bitop3)
 };
 
 // "vdst", "src0", ... (for diagnostics).

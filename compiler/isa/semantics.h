@@ -123,6 +123,37 @@ typename D::V PermByte(const D& d, const typename D::V& s0, const typename D::V&
 }
 }  // namespace sem_detail
 
+// v_bitop3_b32 (gfx950): bit k of the result is bit
+//   (src0[k] << 2) | (src1[k] << 1) | src2[k]
+// of the 8-bit truth table `table` (only its low 8 bits count), for each of
+// the 32 bit positions k. So src0 alone is the table 0xf0, src1 0xcc, src2
+// 0xaa, and a table for any expression of the three is the expression on
+// those constants: (src0 & src2) ^ src1 is (0xf0 & 0xaa) ^ 0xcc = 0x6c.
+// Source: LLVM's instruction selection for V_BITOP3 (BitOp3_Op, in
+// llvm/lib/Target/AMDGPU/AMDGPUISelDAGToDAG.cpp, PR #117843, and
+// AMDGPUGlobalISelUtils.h in LLVM 22), which builds the table from
+// SrcBits = {0xf0, 0xcc, 0xaa} for src0, src1, src2 and the and/or/xor of
+// the matched expression (the table comment there: the index's bits are
+// src0, src1, src2 from high to low). Checked end to end: clang-22's
+// gfx950 GEMMs compute LDS offsets with `bitop3:0x6c` and give the CPU's
+// results in the emulator (hw/emu/baselines_test.cc).
+// `table` may be any domain value (a constant in practice): the result is
+// the OR over the 8 minterms i of (all ones if table bit i is set) & the
+// minterm's bits.
+template <class D>
+typename D::V Bitop3(const D& d, const typename D::V& s0, const typename D::V& s1, const typename D::V& s2,
+                     const typename D::V& table) {
+  using V = typename D::V;
+  using sem_detail::Not;
+  V r = d.Const(0);
+  for (int i = 0; i < 8; ++i) {
+    V m = d.And(d.And(i & 4 ? s0 : Not(d, s0), i & 2 ? s1 : Not(d, s1)), i & 1 ? s2 : Not(d, s2));
+    V on = d.Sub(d.Const(0), d.And(d.LShr(table, d.Const(i)), d.Const(1)));  // 0 or all ones
+    r = d.Or(r, d.And(on, m));
+  }
+  return r;
+}
+
 template <class D>
 std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector<typename D::V>& s) {
   using V = typename D::V;
@@ -198,6 +229,8 @@ std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector
       return d.Shl(d.Sub(d.Shl(d.Const(1), amt(s[0])), d.Const(1)), amt(s[1]));
     case Opc::kVBfiB32:  // (s0 & s1) | (~s0 & s2)
       return d.Or(d.And(s[0], s[1]), d.And(Not(d, s[0]), s[2]));
+    case Opc::kVBitop3B32:  // s3: the truth table (the layout's bitop3 operand)
+      return Bitop3(d, s[0], s[1], s[2], s[3]);
     case Opc::kVAlignbitB32:  // ({s0, s1} >> (s2 & 31))[31:0]
       return Funnel(d, s[0], s[1], amt(s[2]));
     case Opc::kVAlignbyteB32:  // ({s0, s1} >> (8 * (s2 & 3)))[31:0]
@@ -1024,6 +1057,31 @@ inline std::optional<uint8_t> Fp8CvtFromF32(ElemType e, float v) {
 inline uint32_t Fp8CvtPkMerge(uint32_t old, uint8_t b0, uint8_t b1, bool word_hi) {
   const uint32_t word = static_cast<uint32_t>(b0) | static_cast<uint32_t>(b1) << 8;
   return word_hi ? (old & 0xffffu) | word << 16 : (old & 0xffff0000u) | word;
+}
+
+// ---------------------------------------------------------------------------
+// v_cvt_pk_f16_f32 vdst, src0, src1 (gfx950): vdst[15:0] = f16(src0),
+// vdst[31:16] = f16(src1). Sources: LLVM selects it for a build_vector of two
+// fpround f32 -> f16 (clang-22's gfx950 add_f16: `half2` of two floats; the
+// VOP3 profile VOP_V2F16_F32_F32), so each half is v_cvt_f16_f32's
+// conversion: IEEE round to nearest, ties to even (the MODE register's
+// default round mode, which kirc and clang leave), overflow to +-inf
+// (|x| >= 65520), f16 subnormals kept (FP16 denormal mode 3, the default),
+// -0.0 kept. An f32 NaN gives the quiet f16 NaN with its sign and the top 9
+// bits of its payload (the IEEE-mode NaN rule of hw/emu/float_math.h
+// NaNToF16, measured for f16 arithmetic on gfx950; for this instruction
+// assumed the same, UNVERIFIED on hardware). f32 source modifiers (neg,
+// abs) and the FP32 input denormal mode apply to x before the conversion;
+// `clamp` clamps each f16 result to [0, 1] (NaN to 0) after it. The
+// verifier gives the result no value (float data, not an address).
+inline uint16_t CvtF16F32Rne(float x) {
+  const uint32_t b = F32Bits(x);
+  if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x7fffffu) != 0)
+    return static_cast<uint16_t>(((b >> 16) & 0x8000u) | 0x7e00u | ((b >> 13) & 0x1ffu));
+  return F32ToF16Bits(x);  // round to nearest even, overflow to inf, subnormals kept
+}
+inline uint32_t CvtPkF16F32(float src0, float src1) {
+  return static_cast<uint32_t>(CvtF16F32Rne(src0)) | static_cast<uint32_t>(CvtF16F32Rne(src1)) << 16;
 }
 
 }  // namespace kir

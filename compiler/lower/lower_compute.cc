@@ -163,6 +163,14 @@ static void PackFromF32(LowerCtx& c, MOperand dst, ElemType e, MOperand lo,
       c.b_.ValuTo(Opc::kVCvtF16F32, dst, {lo});
       return;
     }
+    // gfx950: both halves in one v_cvt_pk_f16_f32, each rounded as
+    // v_cvt_f16_f32 (nearest even; semantics.h CvtPkF16F32), so the bits are
+    // the two-instruction form's. VOP3 without a literal: VGPR sources only.
+    if (c.t_.has_cvt_pk_f16_f32 && lo.IsReg() && lo.cls == RegClass::kVgpr && hi->IsReg() &&
+        hi->cls == RegClass::kVgpr) {
+      c.b_.ValuTo(Opc::kVCvtPkF16F32, dst, {lo, *hi});
+      return;
+    }
     int l = c.b_.Valu(Opc::kVCvtF16F32, {lo});
     int h = c.b_.Valu(Opc::kVCvtF16F32, {*hi});
     c.b_.ValuTo(Opc::kVPackB32F16, dst, {MirBuilder::V(l), MirBuilder::V(h)});

@@ -123,6 +123,16 @@ struct TargetInfo {
   //    buffer_load_dwordx4, gfx942 has only the 1/2/4-byte forms).
   bool has_ds_read_tr_b16 = false;
   bool has_lds_dma_dwordx4 = false;
+  // gfx950 (CDNA4) VALU instructions (semantics: compiler/isa/semantics.h
+  // Bitop3 / CvtPkF16F32, where the sources are cited); llvm-mc 22 assembles
+  // each for -mcpu=gfx950 only ("instruction not supported on this GPU" for
+  // gfx942, gfx90a, gfx908, checked 2026-12; LLVM AMDGPU.td subtarget
+  // features FeatureBitOp3Insts / FeatureCvtPkF16F32Inst):
+  //  - v_bitop3_b32, any bitwise function of three sources given by an 8-bit
+  //    truth table (the `bitop3:N` operand);
+  //  - v_cvt_pk_f16_f32, two f32 to two f16 rounded to nearest even, packed.
+  bool has_bitop3 = false;
+  bool has_cvt_pk_f16_f32 = false;
 };
 
 // The fp8 element types target `t` has, E4M3 first (gfx942: f8e4m3fnuz,

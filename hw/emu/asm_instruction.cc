@@ -1,4 +1,5 @@
 // One instruction's text -> Inst (mnemonic, operands, modifiers).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -291,6 +292,12 @@ absl::Status ParseModifier(absl::string_view text, absl::string_view m, Inst* in
     (key == "op_sel" ? md.op_sel : key == "op_sel_hi" ? md.op_sel_hi : key == "neg_lo" ? md.neg_lo : md.neg_hi) = bits;
     return absl::OkStatus();
   }
+  if (key == "bitop3") {
+    absl::Status s = num();
+    if (s.ok() && (n < 0 || n > 255)) return Err(text, absl::StrCat("bitop3 must be 0..255 in '", m, "'"));
+    md.bitop3 = static_cast<int>(n);
+    return s;
+  }
   if (key == "cbsz") { absl::Status s = num(); md.cbsz = static_cast<int>(n); return s; }
   if (key == "abid") { absl::Status s = num(); md.abid = static_cast<int>(n); return s; }
   if (key == "blgp") { absl::Status s = num(); md.blgp = static_cast<int>(n); return s; }
@@ -391,6 +398,12 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     return Err(text, absl::StrCat("buffer_load_dwordx4 ... lds does not exist on ", t.name, " (gfx950 only)"));
   if (mi.opc == Opc::kDsReadB64TrB16 && !t.has_ds_read_tr_b16)
     return Err(text, absl::StrCat("ds_read_b64_tr_b16 does not exist on ", t.name, " (gfx950 only)"));
+  if (mi.opc == Opc::kVBitop3B32 && !t.has_bitop3)
+    return Err(text, absl::StrCat("v_bitop3_b32 does not exist on ", t.name, " (gfx950 only)"));
+  if (mi.opc == Opc::kVCvtPkF16F32 && !t.has_cvt_pk_f16_f32)
+    return Err(text, absl::StrCat("v_cvt_pk_f16_f32 does not exist on ", t.name,
+                                  " (gfx950 only; elsewhere convert each half with v_cvt_f16_f32)"));
+  if (in.mods.bitop3 >= 0 && mi.opc != Opc::kVBitop3B32) return Err(text, "bitop3: on an instruction other than v_bitop3_b32");
   const OpcInfo& info = Info(mi.opc);
 
   if (info.flags & kBranch) {
@@ -468,6 +481,12 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     }
     if (literal) in.mods.has_literal = true;
     mi.ops.push_back(op);
+  }
+  if (info.layout == OperandLayout::kVopBitop3Layout) {
+    // v_bitop3_b32 vdst, src0, src1, src2 [bitop3:N]: the table becomes the
+    // layout's last operand (0 when the text leaves it out, as llvm-objdump does).
+    if (mi.ops.size() != 4) return Err(text, "v_bitop3_b32 takes vdst, src0, src1, src2 and bitop3:N");
+    mi.ops.push_back(MOperand::Imm(std::max(in.mods.bitop3, 0)));
   }
   if (global) {
     // llvm: loads "vdst, vaddr, saddr|off"; stores and atomics without a

@@ -42,22 +42,6 @@ std::vector<std::vector<uint8_t>> RunHsaco(const std::string& hsaco, const std::
   return a.args;
 }
 
-// clang-22's gfx950 code for add_f16 converts with v_cvt_pk_f16_f32 and its
-// default GEMMs compute LDS chunk offsets with v_bitop3_b32, gfx950
-// instructions kirc's emulator and verifier do not implement yet: they
-// refuse the code object, naming the instruction (the runs these tests make
-// on the other targets wait for them).
-void ExpectRefused(const std::string& hsaco, const std::string& kernel, const std::string& mcpu,
-                   std::vector<std::vector<uint8_t>> in, std::array<int64_t, 3> grid, const std::string& mnemonic) {
-  LaunchArgs a;
-  a.args = std::move(in);
-  a.grid = grid;
-  absl::StatusOr<EmuStats> s = RunCodeObject(kLlvmBin, hsaco, kernel, mcpu, a);
-  ASSERT_FALSE(s.ok()) << kernel << " on " << mcpu << " ran: implement its test as the other targets'";
-  EXPECT_EQ(s.status().code(), absl::StatusCode::kUnimplemented) << s.status();
-  EXPECT_NE(s.status().message().find("unknown instruction '" + mnemonic + "'"), std::string::npos) << s.status();
-}
-
 // The f16 nearest (ties to even) to p, found among the neighbours of a
 // first guess (independent of the emulator's rounding code).
 uint16_t NearestF16(double p) {
@@ -90,12 +74,6 @@ TEST_P(BaselinesTest, AddF16) {
   const int n = 64 * 512;
   std::vector<uint16_t> x = testing::RandomF16(n, 22), y = testing::RandomF16(n, 23);
   const float scale = 1.3f;
-  if (GetParam() == "gfx950") {
-    ExpectRefused(Baseline("add_f16", GetParam()), "add_f16", GetParam(),
-                  {ToBytes(x), ToBytes(y), ToBytes(std::vector<uint16_t>(n)), Scalar(scale)}, {2, 16, 1},
-                  "v_cvt_pk_f16_f32");
-    return;
-  }
   auto out = RunHsaco(Baseline("add_f16", GetParam()), "add_f16", GetParam(),
                       {ToBytes(x), ToBytes(y), ToBytes(std::vector<uint16_t>(n)), Scalar(scale)}, {2, 16, 1});
   ASSERT_EQ(out.size(), 4u);
@@ -387,10 +365,6 @@ class DefaultGemmTest : public ::testing::TestWithParam<std::string> {
     for (const auto& [side, hsaco] : {std::pair<std::string, std::string>{"clang", Baseline(kernel, mcpu)},
                                       {"kirc", *kirc_hsaco}}) {
       SCOPED_TRACE(side + " " + kernel + " on " + mcpu);
-      if (side == "clang" && mcpu == "gfx950") {
-        ExpectRefused(hsaco, kernel, mcpu, in, {gm, gn, 1}, "v_bitop3_b32");
-        continue;
-      }
       EmuStats st;
       auto out = RunHsaco(hsaco, kernel, mcpu, in, {gm, gn, 1}, &st);
       ASSERT_EQ(out.size(), 5u);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler/ir/float_bits.h"
+#include "compiler/isa/semantics.h"
 #include "hw/emu/exec.h"
 #include "hw/emu/float_math.h"
 
@@ -467,6 +468,29 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVFmaMixloF16:
     case Opc::kVFmaMixhiF16:
       return FmaMix(v);
+    case Opc::kVCvtPkF16F32: {
+      // gfx950: two f32 -> two f16, nearest even (semantics.h CvtPkF16F32).
+      absl::Status st = Need(in, 3);
+      if (!st.ok()) return st;
+      if (!c.target.has_cvt_pk_f16_f32)
+        return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": v_cvt_pk_f16_f32 does not exist on ",
+                                                       c.target.name, " (gfx950 only)"));
+      if (in.mods.omod || in.mods.sdwa || in.mods.op_sel)
+        return Unsupported(in, "an output modifier (mul:/div:), SDWA or op_sel on v_cvt_pk_f16_f32");
+      VSrc a = ReadVSrc(w, v.Src(0), OpType::kF32, 0), b = ReadVSrc(w, v.Src(1), OpType::kF32, 0);
+      uint32_t* d = v.Dst();
+      for (int l = 0; l < kLanes; ++l) {
+        if (!Active(v.exec, l)) continue;
+        uint32_t r = CvtPkF16F32(v.F(a, 0, l), v.F(b, 1, l));
+        if (in.mods.clamp) {
+          uint16_t h[2] = {static_cast<uint16_t>(r), static_cast<uint16_t>(r >> 16)};
+          for (uint16_t& x : h) x = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(x))));
+          r = h[0] | static_cast<uint32_t>(h[1]) << 16;
+        }
+        d[l] = r;
+      }
+      return absl::OkStatus();
+    }
     case Opc::kVPackB32F16:
     case Opc::kVCvtPkrtzF16F32: {
       absl::Status st = Need(in, 3);

@@ -221,6 +221,11 @@ absl::Status ExecGeneric(Wave& w, const Inst& in) {
   const size_t nsrc = src.size();
   const bool mbcnt = mi.opc == Opc::kVMbcntLoU32B32 || mi.opc == Opc::kVMbcntHiU32B32;
   std::vector<uint32_t> s(std::max<size_t>(nsrc + (mbcnt ? 1 : 0), 4), 0);
+  // v_bitop3_b32: the truth table is the fourth value (semantics.h EvalIntOp).
+  if (const MOperand* table = FindOperand(mi, OpName::kBitop3)) {
+    if (nsrc != 3 || table->kind != MOperand::Kind::kImm) return Arity(in, 5);
+    s[3] = static_cast<uint32_t>(table->imm);
+  }
   const MOperand& vdst = OperandOr0(mi, OpName::kVdst);
   uint32_t* d = w.Row(vdst.cls, vdst.reg);
   const uint64_t exec = w.Exec();

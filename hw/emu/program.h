@@ -46,6 +46,9 @@ struct Mods {
   bool lds = false;
   // MFMA broadcast controls; the emulator requires 0.
   int cbsz = 0, abid = 0, blgp = 0;
+  // v_bitop3_b32's `bitop3:N` truth table, -1 when the text has none (the
+  // reader puts it into the instruction's bitop3 operand, 0 when absent).
+  int bitop3 = -1;
   bool has_literal = false;  // a 32-bit literal operand (encoding size only)
 };
 

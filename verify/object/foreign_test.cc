@@ -344,7 +344,7 @@ TEST(ForeignCode, ClangAssemblyTextProvesAsItsCodeObject) {
   std::vector<Subject> subjects;
   for (const auto& [name, targets] : std::vector<std::pair<const char*, std::vector<const char*>>>{
            {"copy_f32", {"gfx908", "gfx90a", "gfx942"}},
-           {"add_f16", {"gfx908", "gfx90a", "gfx942"}},
+           {"add_f16", {"gfx908", "gfx90a", "gfx942", "gfx950"}},  // gfx950: v_cvt_pk_f16_f32 (data)
            {"mma_16x16x16_f16", {"gfx908", "gfx90a", "gfx942"}},
            {"mma_16x16x16_bf16", {"gfx90a", "gfx942"}},
            {"mma_32x32x8_f16", {"gfx908", "gfx90a", "gfx942"}}})
@@ -417,7 +417,36 @@ TEST(ForeignCode, ClangAssemblyTextProvesAsItsCodeObject) {
       }
       ++checked;
     }
-  EXPECT_EQ(checked, 24);
+  EXPECT_EQ(checked, 25);
+}
+
+// gfx950's v_bitop3_b32 in an address (compiler/isa/semantics.h Bitop3, the
+// emulator's rule too): kirc's copy_f32 for gfx950 with its tid.x mask
+// `v_and_b32 v1, 0x3ff, v0` rewritten as the three-input select
+// v2 ? v0 : v3 (table 0xca = (0xf0 & 0xcc) | (~0xf0 & 0xaa)) of v2 = 0x3ff,
+// v3 = 0, assembled by llvm-mc: proved. The table with src1 and src2
+// swapped, 0xac = (0xf0 & 0xaa) | (~0xf0 & 0xcc), selects v0 & ~0x3ff (0:
+// every lane at element 0) and fails with a counterexample.
+TEST(ForeignCode, Bitop3InAnAddressProves) {
+  const std::string kirc = CopyAssembly("gfx950");
+  for (const auto& [table, proves] : std::vector<std::pair<const char*, bool>>{{"0xca", true}, {"0xac", false}}) {
+    CodeInput in;
+    in.assembly = Edit(kirc, "v_and_b32 v1, 0x3ff, v0\n",
+                       absl::StrCat("v_mov_b32 v2, 0x3ff\n  v_mov_b32 v3, 0\n  v_bitop3_b32 v1, v2, v0, v3 bitop3:",
+                                    table, "\n"));
+    in.assemble = true;
+    in.llvm_bin = kLlvmBin;
+    absl::StatusOr<VerifyResult> v = VerifyCode(::kir::testing::TestdataKernel("copy_f32"), "gfx950", in);
+    ASSERT_TRUE(v.ok()) << table << ": " << v.status();
+    EXPECT_EQ(v->all_proved, proves) << table << "\n" << v->Report();
+    if (proves) {
+      EXPECT_EQ(CountStatus(*v, AccessVerdict::Status::kProved), 2) << v->Report();
+    } else {
+      EXPECT_GE(CountStatus(*v, AccessVerdict::Status::kFailed), 1) << v->Report();
+      EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+      EXPECT_TRUE(absl::StrContains(v->Report(), "v_bitop3_b32")) << v->Report();
+    }
+  }
 }
 
 // Text llvm-mc refuses: the error names the file and line of the text.

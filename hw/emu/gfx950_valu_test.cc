@@ -1,0 +1,309 @@
+// gfx950's v_bitop3_b32 and v_cvt_pk_f16_f32 (compiler/isa/semantics.h
+// Bitop3 / CvtPkF16F32): hand-written kernels whose results are worked out
+// by hand (bitop3: the C expression each truth table stands for; cvt: the
+// IEEE binary16 definition), run from the assembly text and as the code
+// object llvm-mc 22 / ld.lld build and llvm-objdump prints (so llvm-mc
+// accepts the text and the reader takes llvm-objdump's form), the assembly
+// text kirc prints for them, and the refusals on other targets.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compiler/isa/asm_syntax.h"
+#include "compiler/isa/instr.h"
+#include "compiler/isa/operands.h"
+#include "compiler/isa/semantics.h"
+#include "compiler/object/toolchain.h"
+#include "compiler/target/target.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hw/emu/asm_reader.h"
+#include "hw/emu/emulator.h"
+#include "hw/emu/test_util.h"
+
+namespace kir::emu {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::FromBytes;
+using testing::HandKernel;
+using testing::ToBytes;
+
+const TargetInfo& T(const char* mcpu) { return **LookupTarget(mcpu); }
+
+// Runs BODY on gfx950 with per-lane inputs x (v1) and y (v2) loaded from
+// `in` (lane l: in[2l], in[2l + 1]); BODY writes v3 and v4, stored to
+// out[2l], out[2l + 1]. Returns out, or the emulator's error.
+absl::StatusOr<std::vector<uint32_t>> RunBody(const std::string& body, const std::vector<uint32_t>& in,
+                                          bool object, const std::string& mcpu = "gfx950") {
+  HandKernel k;
+  k.mcpu = mcpu;
+  k.args = {"in:global_buffer", "out:global_buffer"};
+  k.body = absl::StrCat(R"(
+  s_load_dwordx4 s[8:11], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v10, 3, v0
+  s_mov_b32 s7, 0x12345678
+  s_waitcnt lgkmcnt(0)
+  global_load_dwordx2 v[6:7], v10, s[8:9]
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, v6
+  v_mov_b32 v2, v7
+)", body, R"(
+  v_mov_b32 v6, v3
+  v_mov_b32 v7, v4
+  global_store_dwordx2 v10, v[6:7], s[10:11]
+  s_waitcnt vmcnt(0)
+  s_endpgm)");
+  LaunchArgs a;
+  a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(128))};
+  absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), mcpu, a, object);
+  if (!s.ok()) return s.status();
+  return FromBytes<uint32_t>(a.args[1]);
+}
+
+// 128 inputs: edge patterns, then pseudo-random words.
+std::vector<uint32_t> Inputs() {
+  std::vector<uint32_t> in(128);
+  testing::Lcg r(11);
+  const uint32_t edges[] = {0, 0xffffffffu, 0xaaaaaaaau, 0x55555555u, 0x0000ffffu, 0xffff0000u, 1, 0x80000000u};
+  for (int i = 0; i < 128; ++i) in[i] = i < 16 ? edges[i % 8] ^ (i >= 8 ? 0x0f0f0f0fu : 0u) : r.Next() * 2654435761u;
+  return in;
+}
+
+struct Table {
+  int table;
+  uint32_t (*f)(uint32_t x, uint32_t y, uint32_t z);  // the expression the table stands for
+};
+
+// Each table is the expression on src0 = 0xf0, src1 = 0xcc, src2 = 0xaa,
+// worked out by hand: e.g. 0x6c = (0xf0 & 0xaa) ^ 0xcc = 0xa0 ^ 0xcc.
+const Table kTables[] = {
+    {0x6c, [](uint32_t x, uint32_t y, uint32_t z) { return (x & z) ^ y; }},  // clang's LDS offsets
+    {0x96, [](uint32_t x, uint32_t y, uint32_t z) { return x ^ y ^ z; }},
+    {0xe8, [](uint32_t x, uint32_t y, uint32_t z) { return (x & y) | (x & z) | (y & z); }},  // majority
+    {0xca, [](uint32_t x, uint32_t y, uint32_t z) { return (x & y) | (~x & z); }},           // x ? y : z
+    {0x80, [](uint32_t x, uint32_t y, uint32_t z) { return x & y & z; }},
+    {0xfe, [](uint32_t x, uint32_t y, uint32_t z) { return x | y | z; }},
+    {0x01, [](uint32_t x, uint32_t y, uint32_t z) { return ~(x | y | z); }},
+    {0x1e, [](uint32_t x, uint32_t y, uint32_t z) { return x ^ (y | z); }},
+    {0xf0, [](uint32_t x, uint32_t, uint32_t) { return x; }},
+    {0xcc, [](uint32_t, uint32_t y, uint32_t) { return y; }},
+    {0xaa, [](uint32_t, uint32_t, uint32_t z) { return z; }},
+    {0x0f, [](uint32_t x, uint32_t, uint32_t) { return ~x; }},
+    {0x00, [](uint32_t, uint32_t, uint32_t) { return 0u; }},
+    {0xff, [](uint32_t, uint32_t, uint32_t) { return 0xffffffffu; }},
+};
+
+TEST(Gfx950ValuTest, Bitop3TruthTables) {
+  const std::vector<uint32_t> in = Inputs();
+  for (bool object : {false, true})
+    for (const Table& t : kTables) {
+      // v3: all three inputs per lane (x, y, and s7 = 0x12345678); v4: inline
+      // constants as src1 and src2, as clang-22 writes them (v14, v0, 16, 28).
+      const std::string body = absl::StrFormat(
+          "  v_bitop3_b32 v3, v1, v2, s7 bitop3:0x%x\n  v_bitop3_b32 v4, v2, 16, 28 bitop3:0x%x\n", t.table, t.table);
+      absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, in, object);
+      ASSERT_TRUE(out.ok()) << body << out.status();
+      for (int l = 0; l < 64; ++l) {
+        const uint32_t x = in[2 * l], y = in[2 * l + 1];
+        EXPECT_EQ((*out)[2 * l], t.f(x, y, 0x12345678u)) << body << " lane " << l;
+        EXPECT_EQ((*out)[2 * l + 1], t.f(y, 16, 28)) << body << " lane " << l;
+      }
+    }
+}
+
+// llvm-objdump leaves `bitop3:0x0` out; the reader takes the table as 0.
+TEST(Gfx950ValuTest, Bitop3WithoutTableIsZero) {
+  absl::StatusOr<Inst> i = ParseInstruction("v_bitop3_b32 v0, v1, v2, v3", T("gfx950"));
+  ASSERT_TRUE(i.ok()) << i.status();
+  ASSERT_NE(FindOperand(i->mi, OpName::kBitop3), nullptr);
+  EXPECT_EQ(FindOperand(i->mi, OpName::kBitop3)->imm, 0);
+  absl::StatusOr<std::vector<uint32_t>> out = RunBody("  v_bitop3_b32 v3, v1, v2, v1\n  v_mov_b32 v4, 7\n", Inputs(), true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int l = 0; l < 64; ++l) EXPECT_EQ((*out)[2 * l], 0u);
+}
+
+// f32 bit patterns (worked out from the binary32 layout) and the f16 each
+// converts to (binary16: 1 sign, 5 exponent bits with bias 15, 10 fraction
+// bits; subnormals f * 2^-24; largest finite 65504 = 0x7bff).
+struct Cvt {
+  uint32_t f32;
+  uint16_t f16;
+  const char* why;
+};
+const Cvt kCvts[] = {
+    {0x3f800000u, 0x3c00, "1.0"},
+    {0x3f801000u, 0x3c00, "1 + 2^-11: halfway between 1.0 and 1 + 2^-10, ties to even (0x3c00)"},
+    {0x3f803000u, 0x3c02, "1 + 3 * 2^-11: halfway between 0x3c01 and 0x3c02, ties to even"},
+    {0x3f802001u, 0x3c01, "just above 1 + 2^-11 (f32 lsb over the tie): up"},
+    {0x477fef00u, 0x7bff, "65519: below the overflow threshold 65520, 65504"},
+    {0x477ff000u, 0x7c00, "65520: halfway between 65504 and 2^16, overflows to +inf"},
+    {0xc77ff000u, 0xfc00, "-65520: -inf"},
+    {0x7f800000u, 0x7c00, "+inf"},
+    {0x7fc00000u, 0x7e00, "the quiet NaN"},
+    {0x7f812345u, 0x7e09, "signalling NaN payload 0x012345: quieted, payload bits 21..13 = 0x009"},
+    {0xffc00001u, 0xfe00, "negative quiet NaN, low payload bits dropped"},
+    {0x33800000u, 0x0001, "2^-24: the smallest f16 subnormal"},
+    {0x33000000u, 0x0000, "2^-25: halfway between 0 and 2^-24, ties to even (0)"},
+    {0x33400000u, 0x0001, "1.5 * 2^-25 = 0.75 * 2^-24: nearer 2^-24"},
+    {0x387fc000u, 0x03ff, "1023 * 2^-24: the largest subnormal"},
+    {0x38800000u, 0x0400, "2^-14: the smallest normal"},
+    {0x80000000u, 0x8000, "-0.0"},
+    {0xb2800000u, 0x8000, "-2^-26: rounds to -0.0"},
+    {0xc2f70000u, 0xd7b8, "-123.5 = -1.9296875 * 2^6: exponent 21, fraction 0x3b8"},
+};
+
+TEST(Gfx950ValuTest, CvtPkF16F32HandValues) {
+  // Lane l converts cases 2l % n and (2l + 1) % n: v3 = {f16(y), f16(x)},
+  // v4 = {f16(x), f16(y)} (the sources swapped).
+  const int n = sizeof(kCvts) / sizeof(kCvts[0]);
+  std::vector<uint32_t> in(128);
+  for (int i = 0; i < 128; ++i) in[i] = kCvts[i % n].f32;
+  for (bool object : {false, true}) {
+    absl::StatusOr<std::vector<uint32_t>> out =
+        RunBody("  v_cvt_pk_f16_f32 v3, v1, v2\n  v_cvt_pk_f16_f32 v4, v2, v1\n", in, object);
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int l = 0; l < 64; ++l) {
+      const Cvt& a = kCvts[(2 * l) % n];
+      const Cvt& b = kCvts[(2 * l + 1) % n];
+      EXPECT_EQ((*out)[2 * l], a.f16 | static_cast<uint32_t>(b.f16) << 16) << a.why << " / " << b.why;
+      EXPECT_EQ((*out)[2 * l + 1], b.f16 | static_cast<uint32_t>(a.f16) << 16) << b.why << " / " << a.why;
+    }
+  }
+}
+
+// Source modifiers apply before the conversion, clamp after it (NaN -> 0).
+TEST(Gfx950ValuTest, CvtPkF16F32Modifiers) {
+  std::vector<uint32_t> in(128);
+  for (int l = 0; l < 64; ++l) {
+    in[2 * l] = 0x3f800000u;      // 1.0
+    in[2 * l + 1] = 0xc0000000u;  // -2.0
+  }
+  in[0] = 0x7fc00000u;  // lane 0: x is NaN
+  in[3] = 0xbf000000u;  // lane 1: y = -0.5
+  for (bool object : {false, true}) {
+    absl::StatusOr<std::vector<uint32_t>> out =
+        RunBody("  v_cvt_pk_f16_f32 v3, -v1, |v2|\n  v_cvt_pk_f16_f32 v4, v2, v1 clamp\n", in, object);
+    ASSERT_TRUE(out.ok()) << out.status();
+    // v3 = {f16(|y|), f16(-x)}: -1.0 = 0xbc00, |-2.0| = 2.0 = 0x4000.
+    // v4 = {f16(x) clamped, f16(y) clamped}: -2.0 -> 0, 1.0 -> 1.0 = 0x3c00.
+    for (int l = 2; l < 64; ++l) {
+      EXPECT_EQ((*out)[2 * l], 0x4000bc00u) << l;
+      EXPECT_EQ((*out)[2 * l + 1], 0x3c000000u) << l;
+    }
+    EXPECT_EQ((*out)[0], 0x4000fe00u);  // lane 0: -NaN (neg flips the NaN's sign: 0xfe00), 2.0
+    EXPECT_EQ((*out)[1], 0x00000000u);  // clamp of -2.0 and of NaN: 0 and 0
+    EXPECT_EQ((*out)[2], 0x3800bc00u);  // lane 1: -1.0, |-0.5| = 0.5 = 0x3800
+    EXPECT_EQ((*out)[3], 0x3c000000u);  // clamp of -0.5: 0 (lo), of 1.0: 0x3c00 (hi)
+  }
+}
+
+TEST(Gfx950ValuTest, OutputModifierRefused) {
+  absl::StatusOr<std::vector<uint32_t>> out = RunBody("  v_cvt_pk_f16_f32 v3, v1, v2 mul:2\n  v_mov_b32 v4, 0\n",
+                                                  Inputs(), false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("v_cvt_pk_f16_f32"));
+}
+
+// Other targets: the reader names the target (llvm-mc 22 -mcpu=gfx942:
+// "instruction not supported on this GPU").
+TEST(Gfx950ValuTest, RefusedOnOtherTargets) {
+  for (const char* mcpu : {"gfx908", "gfx90a", "gfx942"}) {
+    const TargetInfo& t = T(mcpu);
+    absl::StatusOr<Inst> b = ParseInstruction("v_bitop3_b32 v0, v1, v2, v3 bitop3:0x6c", t);
+    ASSERT_FALSE(b.ok());
+    EXPECT_THAT(std::string(b.status().message()), HasSubstr(absl::StrCat("does not exist on ", t.name)));
+    absl::StatusOr<Inst> c = ParseInstruction("v_cvt_pk_f16_f32 v0, v1, v2", t);
+    ASSERT_FALSE(c.ok());
+    EXPECT_THAT(std::string(c.status().message()), HasSubstr(absl::StrCat("does not exist on ", t.name)));
+  }
+  absl::StatusOr<Inst> bad = ParseInstruction("v_bitop3_b32 v0, v1, v2, v3 bitop3:256", T("gfx950"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("bitop3 must be 0..255"));
+  absl::StatusOr<Inst> other = ParseInstruction("v_or3_b32 v0, v1, v2, v3 bitop3:1", T("gfx950"));
+  ASSERT_FALSE(other.ok());
+}
+
+// kirc's text for the two instructions: what llvm-objdump prints (so the
+// reader reads it back to the same instruction) and what llvm-mc 22 accepts
+// for gfx950 only.
+TEST(Gfx950ValuTest, AssemblyTextRoundTrip) {
+  const TargetInfo& t = T("gfx950");
+  MInst b;
+  b.opc = Opc::kVBitop3B32;
+  b.ops = {MOperand::Phys(RegClass::kVgpr, 14), MOperand::Phys(RegClass::kVgpr, 0), MOperand::Imm(16),
+           MOperand::Imm(28), MOperand::Imm(0x6c)};
+  MInst z = b;
+  z.ops[4] = MOperand::Imm(0);
+  MInst c;
+  c.opc = Opc::kVCvtPkF16F32;
+  c.ops = {MOperand::Phys(RegClass::kVgpr, 3), MOperand::Phys(RegClass::kVgpr, 2), MOperand::Phys(RegClass::kSgpr, 5)};
+  const std::string bt = InstructionText(t, b), zt = InstructionText(t, z), ct = InstructionText(t, c);
+  EXPECT_EQ(bt, "v_bitop3_b32 v14, v0, 16, 28 bitop3:0x6c");
+  EXPECT_EQ(zt, "v_bitop3_b32 v14, v0, 16, 28");
+  EXPECT_EQ(ct, "v_cvt_pk_f16_f32 v3, v2, s5");
+  for (const MInst* mi : {&b, &z, &c}) {
+    absl::StatusOr<Inst> back = ParseInstruction(InstructionText(t, *mi), t);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->mi.opc, mi->opc);
+    ASSERT_EQ(back->mi.ops.size(), mi->ops.size());
+    for (size_t i = 0; i < mi->ops.size(); ++i) {
+      EXPECT_EQ(back->mi.ops[i].kind, mi->ops[i].kind);
+      EXPECT_EQ(back->mi.ops[i].reg, mi->ops[i].reg);
+      EXPECT_EQ(back->mi.ops[i].imm, mi->ops[i].imm);
+    }
+  }
+  const std::string text = absl::StrCat("  ", bt, "\n  ", zt, "\n  ", ct, "\n");
+  absl::StatusOr<std::string> obj = AssembleWithLlvmMc(testing::kLlvmBin, text, "gfx950");
+  EXPECT_TRUE(obj.ok()) << obj.status();
+  absl::StatusOr<std::string> old = AssembleWithLlvmMc(testing::kLlvmBin, absl::StrCat("  ", bt, "\n"), "gfx942");
+  ASSERT_FALSE(old.ok());
+  EXPECT_THAT(std::string(old.status().message()), HasSubstr("instruction not supported on this GPU"));
+  old = AssembleWithLlvmMc(testing::kLlvmBin, absl::StrCat("  ", ct, "\n"), "gfx942");
+  ASSERT_FALSE(old.ok());
+  EXPECT_THAT(std::string(old.status().message()), HasSubstr("instruction not supported on this GPU"));
+}
+
+// Hazards: those of any VALU op. llc 22 -mcpu=gfx950 writes
+//   v_cvt_pk_f16_f32 v1, v3, v1 / s_nop 0 / v_readfirstlane_b32 s2, v1
+// (the VALU-writes-VGPR -> v_readfirstlane rule, 1 wait state on gfx942 and
+// gfx950: compiler/isa/hazard_table.cc); the strict emulator refuses the
+// sequence without the s_nop and runs it with.
+TEST(Gfx950ValuTest, ReadfirstlaneOfTheResultNeedsAWaitState) {
+  for (const char* nop : {"", "  s_nop 0\n"}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(
+        absl::StrCat("  v_cvt_pk_f16_f32 v3, v1, v2\n", nop,
+                     "  v_readfirstlane_b32 s12, v3\n  v_bitop3_b32 v4, v1, v2, v3 bitop3:0x96\n", nop,
+                     "  v_readfirstlane_b32 s13, v4\n"),
+        Inputs(), false);
+    if (*nop == '\0') {
+      ASSERT_FALSE(out.ok());
+      EXPECT_THAT(std::string(out.status().message()), HasSubstr("v_readfirstlane_b32 s12, v3")) << out.status();
+      EXPECT_THAT(std::string(out.status().message()), HasSubstr("which needs 1")) << out.status();
+    } else {
+      EXPECT_TRUE(out.ok()) << out.status();
+    }
+  }
+}
+
+// The shared semantics directly: each minterm alone (table 1 << i is true
+// exactly where (x, y, z) spell i in binary, x the high bit).
+TEST(Gfx950ValuTest, Bitop3Minterms) {
+  const uint32_t x = 0xf0f0f0f0u, y = 0xccccccccu, z = 0xaaaaaaaau;
+  for (int i = 0; i < 8; ++i) {
+    uint32_t want = 0;
+    for (int k = 0; k < 32; ++k) {
+      const int idx = ((x >> k & 1) << 2) | ((y >> k & 1) << 1) | (z >> k & 1);
+      if (idx == i) want |= 1u << k;
+    }
+    EXPECT_EQ(Bitop3(U32Domain{}, x, y, z, 1u << i), want) << i;
+  }
+  // Bits of the table above 7 do not count.
+  EXPECT_EQ(Bitop3(U32Domain{}, x, y, z, 0x16c), Bitop3(U32Domain{}, x, y, z, 0x6c));
+}
+
+}  // namespace
+}  // namespace kir::emu
