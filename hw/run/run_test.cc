@@ -36,6 +36,27 @@ struct Case {
   std::string kernel, target;
 };
 
+// Runs `k` on `target` in the strict emulator with inputs of seeds 1 and 2;
+// each run must match the reference interpreter, run every wave, and no
+// output may be all zero (a check that could not fail).
+void ExpectEmulatorMatchesReference(const Kernel& k, const std::string& target) {
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  EmuDevice emu(*bin);
+  for (uint64_t seed : {1u, 2u}) {
+    RunOptions o;
+    o.mcpu = target;
+    o.seed = seed;
+    o.llvm_bin = *bin;
+    absl::StatusOr<RunReport> r = RunAndCheck(k, emu, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->ok) << r->text;
+    EXPECT_GT(r->run.instructions, 0);
+    EXPECT_EQ(r->run.waves, k.WorkgroupThreads() / 64 * k.grid[0] * k.grid[1] * k.grid[2]);
+    for (const BufferDiff& d : r->diffs) EXPECT_GT(d.max_abs_ref, 0) << d.name << " is all zero";
+  }
+}
+
 class RunTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RunTest, EmulatorMatchesReference) {
@@ -48,21 +69,7 @@ TEST_P(RunTest, EmulatorMatchesReference) {
   ss << f.rdbuf();
   absl::StatusOr<Kernel> k = ParseKernel(ss.str(), c.kernel + ".kir");
   ASSERT_TRUE(k.ok()) << k.status();
-  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
-  ASSERT_TRUE(bin.ok()) << bin.status();
-  EmuDevice emu(*bin);
-  for (uint64_t seed : {1u, 2u}) {
-    RunOptions o;
-    o.mcpu = c.target;
-    o.seed = seed;
-    o.llvm_bin = *bin;
-    absl::StatusOr<RunReport> r = RunAndCheck(*k, emu, o);
-    ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_TRUE(r->ok) << r->text;
-    EXPECT_GT(r->run.instructions, 0);
-    EXPECT_EQ(r->run.waves, k->WorkgroupThreads() / 64 * k->grid[0] * k->grid[1] * k->grid[2]);
-    for (const BufferDiff& d : r->diffs) EXPECT_GT(d.max_abs_ref, 0) << d.name << " is all zero";
-  }
+  ExpectEmulatorMatchesReference(*k, c.target);
 }
 
 std::vector<Case> Cases() {
@@ -93,8 +100,6 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, RunTest, ::testing::ValuesIn(Cases()),
                            return k + "_" + i.param.target;
                          });
 
-// A wrong result must fail: swap A and B in the MFMA kernel (C = B * A^T is
-// C^T, different for asymmetric inputs) and expect a FAIL report.
 // lds_dma (gfx950's LDS DMA) in a loop over two LDS stages: the strict
 // emulator (LDS races, reads before the DMA's vmcnt wait, the M0 hazard)
 // runs the code and its output must equal the reference interpreter's bit
@@ -122,21 +127,11 @@ end
 )";
   absl::StatusOr<Kernel> k = ParseKernel(text, "dma_loop.kir");
   ASSERT_TRUE(k.ok()) << k.status();
-  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
-  ASSERT_TRUE(bin.ok()) << bin.status();
-  EmuDevice emu(*bin);
-  for (uint64_t seed : {1u, 2u}) {
-    RunOptions o;
-    o.mcpu = "gfx950";
-    o.seed = seed;
-    o.llvm_bin = *bin;
-    absl::StatusOr<RunReport> r = RunAndCheck(*k, emu, o);
-    ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_TRUE(r->ok) << r->text;
-    for (const BufferDiff& d : r->diffs) EXPECT_GT(d.max_abs_ref, 0) << d.name << " is all zero";
-  }
+  ExpectEmulatorMatchesReference(*k, "gfx950");
 }
 
+// A wrong result must fail: swap A and B in the MFMA kernel (C = B * A^T is
+// C^T, different for asymmetric inputs) and expect a FAIL report.
 TEST(RunTest, OperandSwapIsCaught) {
   std::ifstream f("testdata/kernels/mma_16x16x16_f16.kir");
   std::stringstream ss;
