@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "compiler/isa/encoding.h"
 #include "compiler/isa/semantics.h"
 #include "compiler/lower/lower_internal.h"
@@ -423,6 +424,60 @@ static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a
   return absl::OkStatus();
 }
 
+// An unguarded buffer access's address (EmitAccess, LowerLdsDma): the
+// base's per-lane part (for voffset) and uniform part (for soffset), each
+// shifted to start at 0, and the constant rest `cst`, which must not be
+// negative (the error ends with `negative_hint`).
+struct BufferSplit {
+  AffineForm vpart, upart;
+  IVal v, u;
+  int64_t cst = 0;
+};
+static absl::StatusOr<BufferSplit> SplitBufferAddress(LowerCtx& c, const Op& op, const AffineForm& base,
+                                                      absl::string_view negative_hint) {
+  BufferSplit sp;
+  sp.vpart = Part(base, false);
+  sp.upart = Part(base, true);
+  const int64_t vmin = sp.vpart.terms.empty() ? 0 : sp.vpart.Range().lo;
+  const int64_t umin = sp.upart.terms.empty() ? 0 : sp.upart.Range().lo;
+  sp.vpart.constant = -vmin;
+  sp.upart.constant = -umin;
+  sp.cst = base.constant + vmin + umin;
+  if (sp.cst < 0)
+    return c.Error(op, absl::StrCat("the byte offset can be negative (down to ", sp.cst, ")", negative_hint));
+  absl::StatusOr<IVal> v = c.EmitAffine(sp.vpart);
+  if (!v.ok()) return v.status();
+  absl::StatusOr<IVal> u = c.EmitAffine(sp.upart);
+  if (!u.ok()) return u.status();
+  sp.v = *v;
+  sp.u = *u;
+  return sp;
+}
+
+// The MUBUF operands of the split's bytes at constant offset `off` (>= 0).
+// MUBUF offsets are 12 bits: the rest (MubufHighOffset) joins the per-lane
+// part when there is one, else the uniform part, as a form of its own:
+// cached, so accesses with the same rest share it, and hoisted out of loops
+// with the part (HoistAccessInvariants). In a loop whose uniform part moves
+// (a K loop's k) that leaves soffset the bare induction value instead of one
+// add per row per trip.
+static absl::StatusOr<BufAddr> ChunkAddress(LowerCtx& c, const BufferSplit& sp, int64_t off) {
+  IVal s = sp.u, vo = sp.v;
+  const bool lanes = sp.v.kind == IVal::Kind::kVgpr;
+  if (off > kMubufMaxOffset) {
+    const int64_t hi = MubufHighOffset(off);
+    off -= hi;
+    absl::StatusOr<IVal> r = c.EmitAffine(AffineAdd(lanes ? sp.vpart : sp.upart, AffineConst(hi)));
+    if (!r.ok()) return r.status();
+    (lanes ? vo : s) = *r;
+  }
+  BufAddr buf;
+  if (vo.kind == IVal::Kind::kVgpr) buf.voffset = vo.Op();
+  buf.soffset = c.ScalarOperand(s);
+  buf.offset = off;
+  return buf;
+}
+
 static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bool store, int data) {
   // Chunks under one guard mask: all of them when the vector is wholly in or
   // wholly out of shape, else one per element.
@@ -532,40 +587,12 @@ static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bo
       MergeHighHalves(c, data, merges);
       continue;
     }
-    AffineForm vpart = Part(base, false), upart = Part(base, true);
-    int64_t vmin = vpart.terms.empty() ? 0 : vpart.Range().lo;
-    int64_t umin = upart.terms.empty() ? 0 : upart.Range().lo;
-    vpart.constant = -vmin;
-    upart.constant = -umin;
-    int64_t cst = base.constant + vmin + umin;
-    if (cst < 0)
-      return c.Error(op, absl::StrCat("the byte offset can be negative (down to ", cst,
-                                      "); use a guarded access"));
-    absl::StatusOr<IVal> v = c.EmitAffine(vpart);
-    if (!v.ok()) return v.status();
-    absl::StatusOr<IVal> u = c.EmitAffine(upart);
-    if (!u.ok()) return u.status();
+    absl::StatusOr<BufferSplit> sp = SplitBufferAddress(c, op, base, "; use a guarded access");
+    if (!sp.ok()) return sp.status();
     for (const Chunk& ch : g) {
-      int64_t off = cst + ch.byte_offset - g[0].byte_offset;
-      IVal s = *u, vo = *v;
-      if (off > kMubufMaxOffset) {
-        // MUBUF offsets are 12 bits: the rest (MubufHighOffset) joins the
-        // per-lane part when there is one, else the uniform part, as a form
-        // of its own: cached, so accesses with the same rest share it, and
-        // hoisted out of loops with the part (HoistAccessInvariants). In a
-        // loop whose uniform part moves (a K loop's k) that leaves soffset
-        // the bare induction value instead of one add per row per trip.
-        const int64_t hi = MubufHighOffset(off);
-        off -= hi;
-        absl::StatusOr<IVal> r =
-            c.EmitAffine(AffineAdd(v->kind == IVal::Kind::kVgpr ? vpart : upart, AffineConst(hi)));
-        if (!r.ok()) return r.status();
-        (v->kind == IVal::Kind::kVgpr ? vo : s) = *r;
-      }
-      buf.voffset.reset();
-      if (vo.kind == IVal::Kind::kVgpr) buf.voffset = vo.Op();
-      buf.soffset = c.ScalarOperand(s);
-      buf.offset = off;
+      absl::StatusOr<BufAddr> chunk = ChunkAddress(c, *sp, sp->cst + ch.byte_offset - g[0].byte_offset);
+      if (!chunk.ok()) return chunk.status();
+      buf = *chunk;
       EmitChunk(c, op, a, ch, store, data, srd, &buf, nullptr, 0, &merges);
     }
     MergeHighHalves(c, data, merges);
@@ -687,9 +714,9 @@ absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, boo
 }
 
 // lds_dma: buffer_load_dwordx4 ... lds with M0 = the wave's LDS base. The
-// global side is an unguarded 16-byte buffer load (EmitAccess's address
-// split: lane part in voffset, uniform part in soffset, constant in the
-// 12-bit offset field); M0 = LDS base - that offset. The SALU write of M0
+// global side is an unguarded 16-byte buffer load (SplitBufferAddress and
+// ChunkAddress, as EmitAccess: lane part in voffset, uniform part in soffset,
+// constant in the 12-bit offset field); M0 = LDS base - that offset. The SALU write of M0
 // and the DMA keep one wait state apart (the hazards pass; hazard_table.cc).
 absl::Status LowerCtx::LowerLdsDma(const Op& op) {
   static_assert(kLdsDmaLaneBytes == kLdsDmaDwordx4LaneBytes,
@@ -706,31 +733,19 @@ absl::Status LowerCtx::LowerLdsDma(const Op& op) {
     return Error(op, absl::StrCat("lds_dma from a buffer of 2^31 bytes or more (", op.mem,
                                   ") is not supported yet; load and store instead"));
   const int srd = Srd(op.mem);
-  AffineForm vpart = Part(a->base, false), upart = Part(a->base, true);
-  const int64_t vmin = vpart.terms.empty() ? 0 : vpart.Range().lo;
-  const int64_t umin = upart.terms.empty() ? 0 : upart.Range().lo;
-  vpart.constant = -vmin;
-  upart.constant = -umin;
-  int64_t cst = a->base.constant + vmin + umin;
-  if (cst < 0) return Error(op, absl::StrCat("the byte offset can be negative (down to ", cst, ")"));
-  absl::StatusOr<IVal> v = EmitAffine(vpart);
-  if (!v.ok()) return v.status();
-  absl::StatusOr<IVal> u = EmitAffine(upart);
-  if (!u.ok()) return u.status();
-  IVal so = *u;
-  if (cst > kMubufMaxOffset) {
-    so = Add(so, IVal{IVal::Kind::kConst, cst & ~kMubufMaxOffset, -1});
-    cst &= kMubufMaxOffset;
-  }
-  absl::StatusOr<IVal> m0 = LdsDmaBase(op, cst);
+  absl::StatusOr<BufferSplit> sp = SplitBufferAddress(*this, op, a->base, "");
+  if (!sp.ok()) return sp.status();
+  absl::StatusOr<BufAddr> buf = ChunkAddress(*this, *sp, sp->cst);
+  if (!buf.ok()) return buf.status();
+  absl::StatusOr<IVal> m0 = LdsDmaBase(op, buf->offset);
   if (!m0.ok()) return m0.status();
   b_.Emit(Opc::kSMovB32, {MOperand::Special(SpecialReg::kM0),
                           m0->kind == IVal::Kind::kConst ? MOperand::Imm(static_cast<uint32_t>(m0->c)) : m0->Op()});
-  const bool offen = v->kind == IVal::Kind::kVgpr;
+  const bool offen = buf->voffset.has_value();
   MInst& mi = b_.Emit(Opc::kBufferLoadDwordx4Lds,
-                      {offen ? v->Op() : MOperand::Imm(0), MirBuilder::S(srd, 0, 4), ScalarOperand(so)});
+                      {offen ? *buf->voffset : MOperand::Imm(0), MirBuilder::S(srd, 0, 4), buf->soffset});
   mi.offen = offen;
-  mi.offset = cst;
+  mi.offset = buf->offset;
   AccessRecord rec;
   rec.inst_id = mi.id;
   rec.kir_op = cur_op_;
