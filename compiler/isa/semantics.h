@@ -1059,31 +1059,6 @@ inline uint32_t Fp8CvtPkMerge(uint32_t old, uint8_t b0, uint8_t b1, bool word_hi
   return word_hi ? (old & 0xffffu) | word << 16 : (old & 0xffff0000u) | word;
 }
 
-// ---------------------------------------------------------------------------
-// v_cvt_pk_f16_f32 vdst, src0, src1 (gfx950): vdst[15:0] = f16(src0),
-// vdst[31:16] = f16(src1). Sources: LLVM selects it for a build_vector of two
-// fpround f32 -> f16 (clang-22's gfx950 add_f16: `half2` of two floats; the
-// VOP3 profile VOP_V2F16_F32_F32), so each half is v_cvt_f16_f32's
-// conversion: IEEE round to nearest, ties to even (the MODE register's
-// default round mode, which kirc and clang leave), overflow to +-inf
-// (|x| >= 65520), f16 subnormals kept (FP16 denormal mode 3, the default),
-// -0.0 kept. An f32 NaN gives the quiet f16 NaN with its sign and the top 9
-// bits of its payload (the IEEE-mode NaN rule of hw/emu/float_math.h
-// NaNToF16, measured for f16 arithmetic on gfx950; for this instruction
-// assumed the same, UNVERIFIED on hardware). f32 source modifiers (neg,
-// abs) and the FP32 input denormal mode apply to x before the conversion;
-// `clamp` clamps each f16 result to [0, 1] (NaN to 0) after it. The
-// verifier gives the result no value (float data, not an address).
-inline uint16_t CvtF16F32Rne(float x) {
-  const uint32_t b = F32Bits(x);
-  if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x7fffffu) != 0)
-    return static_cast<uint16_t>(((b >> 16) & 0x8000u) | 0x7e00u | ((b >> 13) & 0x1ffu));
-  return F32ToF16Bits(x);  // round to nearest even, overflow to inf, subnormals kept
-}
-inline uint32_t CvtPkF16F32(float src0, float src1) {
-  return static_cast<uint32_t>(CvtF16F32Rne(src0)) | static_cast<uint32_t>(CvtF16F32Rne(src1)) << 16;
-}
-
 }  // namespace kir
 
 #endif  // KIRC_COMPILER_ISA_SEMANTICS_H_

@@ -124,7 +124,8 @@ struct TargetInfo {
   bool has_ds_read_tr_b16 = false;
   bool has_lds_dma_dwordx4 = false;
   // gfx950 (CDNA4) VALU instructions (semantics: compiler/isa/semantics.h
-  // Bitop3 / CvtPkF16F32, where the sources are cited); llvm-mc 22 assembles
+  // Bitop3, hw/emu/exec_float.cc kVCvtPkF16F32, where the sources are
+  // cited); llvm-mc 22 assembles
   // each for -mcpu=gfx950 only ("instruction not supported on this GPU" for
   // gfx942, gfx90a, gfx908, checked 2026-12; LLVM AMDGPU.td subtarget
   // features FeatureBitOp3Insts / FeatureCvtPkF16F32Inst):

@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "compiler/ir/float_bits.h"
-#include "compiler/isa/semantics.h"
 #include "hw/emu/exec.h"
 #include "hw/emu/float_math.h"
 
@@ -469,7 +468,15 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVFmaMixhiF16:
       return FmaMix(v);
     case Opc::kVCvtPkF16F32: {
-      // gfx950: two f32 -> two f16, nearest even (semantics.h CvtPkF16F32).
+      // gfx950: vdst[15:0] = f16(src0), vdst[31:16] = f16(src1), each
+      // v_cvt_f16_f32's conversion (RoundToF16, as kVCvtF16F32 above).
+      // Sources: LLVM selects it for a build_vector of two fpround f32 -> f16
+      // (clang-22's gfx950 add_f16; VOP3 profile VOP_V2F16_F32_F32): round to
+      // nearest even (MODE's default), overflow to +-inf (|x| >= 65520), f16
+      // subnormals and -0.0 kept, a NaN quieted with its sign and the top 9
+      // bits of its payload (NaNToF16; for this instruction assumed as for
+      // f16 arithmetic, UNVERIFIED on hardware). neg/abs and the FP32 input
+      // denormal mode apply before the conversion (v.F), clamp to [0, 1] after.
       absl::Status st = Need(in, 3);
       if (!st.ok()) return st;
       if (!c.target.has_cvt_pk_f16_f32)
@@ -481,7 +488,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
       uint32_t* d = v.Dst();
       for (int l = 0; l < kLanes; ++l) {
         if (!Active(v.exec, l)) continue;
-        uint32_t r = CvtPkF16F32(v.F(a, 0, l), v.F(b, 1, l));
+        uint32_t r = RoundToF16(v.F(a, 0, l)) | static_cast<uint32_t>(RoundToF16(v.F(b, 1, l))) << 16;
         if (in.mods.clamp) {
           uint16_t h[2] = {static_cast<uint16_t>(r), static_cast<uint16_t>(r >> 16)};
           for (uint16_t& x : h) x = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(x))));

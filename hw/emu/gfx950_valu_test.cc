@@ -1,5 +1,5 @@
 // gfx950's v_bitop3_b32 and v_cvt_pk_f16_f32 (compiler/isa/semantics.h
-// Bitop3 / CvtPkF16F32): hand-written kernels whose results are worked out
+// Bitop3; hw/emu/exec_float.cc kVCvtPkF16F32): hand-written kernels whose results are worked out
 // by hand (bitop3: the C expression each truth table stands for; cvt: the
 // IEEE binary16 definition), run from the assembly text and as the code
 // object llvm-mc 22 / ld.lld build and llvm-objdump prints (so llvm-mc
