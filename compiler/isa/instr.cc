@@ -118,7 +118,8 @@ SegmentTwins SegmentTwinsOf(Opc o) {
   return {};
 }
 
-MemShape MemoryShape(Opc o) {
+namespace {
+MemShape WholeShape(Opc o) {
   switch (o) {
     case Opc::kBufferLoadDword: return {1, 4, false, false};
     case Opc::kBufferLoadDwordx2: return {2, 4, false, false};
@@ -189,6 +190,31 @@ MemShape MemoryShape(Opc o) {
     case Opc::kDsWrite2st64B64: return {4, 4, true, true, 2, 8 * 64};
     default: return {};
   }
+}
+
+MemExt SubDwordExt(Opc o) {
+  const SegmentTwins tw = SegmentTwinsOf(o);  // flat_*/scratch_*/ds_* as their global_* twin
+  if (tw.global != Opc::kNumOpcodes) o = tw.global;
+  switch (o) {
+    case Opc::kBufferLoadUbyte: case Opc::kGlobalLoadUbyte: case Opc::kDsReadU8:
+    case Opc::kBufferLoadUshort: case Opc::kGlobalLoadUshort: case Opc::kDsReadU16: return MemExt::kZero;
+    case Opc::kBufferLoadSbyte: case Opc::kGlobalLoadSbyte: case Opc::kDsReadI8:
+    case Opc::kBufferLoadSshort: case Opc::kGlobalLoadSshort: case Opc::kDsReadI16: return MemExt::kSign;
+    case Opc::kBufferLoadShortD16: case Opc::kGlobalLoadShortD16: case Opc::kDsReadU16D16:
+    case Opc::kBufferStoreByte: case Opc::kGlobalStoreByte: case Opc::kDsWriteB8:
+    case Opc::kBufferStoreShort: case Opc::kGlobalStoreShort: case Opc::kDsWriteB16: return MemExt::kD16Lo;
+    case Opc::kBufferLoadShortD16Hi: case Opc::kGlobalLoadShortD16Hi: case Opc::kDsReadU16D16Hi:
+    case Opc::kBufferStoreShortD16Hi: case Opc::kGlobalStoreShortD16Hi: case Opc::kDsWriteB16D16Hi:
+      return MemExt::kD16Hi;
+    default: return MemExt::kNone;
+  }
+}
+}  // namespace
+
+MemShape MemoryShape(Opc o) {
+  MemShape s = WholeShape(o);
+  s.ext = SubDwordExt(o);
+  return s;
 }
 
 const char* RegClassPrefix(RegClass cls) {

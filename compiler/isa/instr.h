@@ -241,12 +241,21 @@ struct MFunction {
 // LDS DMA (kLdsDma: buffer_load_dwordx4 ... lds) is a buffer load (lds
 // false) whose `comps` x `bytes` per lane land in LDS at LdsDmaAddress
 // (semantics.h) instead of registers: `lds_dma` says so.
+// A sub-dword access's register half: a load of 1 or 2 bytes zero- or
+// sign-extends into its VGPR (kZero: *_ubyte/_ushort/ds_read_u8/u16; kSign:
+// *_sbyte/_sshort/ds_read_i8/i16) or fills its low or high 16 bits (kD16Lo:
+// *_short_d16/ds_read_u16_d16; kD16Hi: the _hi forms; what the other half
+// keeps depends on SRAM ECC, the emulator's Extend); a 1- or 2-byte store
+// takes the data register's low bits (kD16Lo) or its high half (kD16Hi:
+// *_short_d16_hi/ds_write_b16_d16_hi). kNone for whole dwords.
+enum class MemExt : uint8_t { kNone, kZero, kSign, kD16Lo, kD16Hi };
 struct MemShape {
   int comps = 0, bytes = 0;
   bool lds = false, store = false;
   int addrs = 1;
   int unit = 0;  // read2/write2: bytes per offset0/offset1 unit
   bool lds_dma = false;
+  MemExt ext = MemExt::kNone;
 };
 MemShape MemoryShape(Opc o);
 

@@ -229,5 +229,33 @@ TEST(SegmentTwins, EveryFlatOpcodeHasMatchingTwins) {
   EXPECT_EQ(SegmentTwinsOf(Opc::kVAddU32).global, Opc::kNumOpcodes);
 }
 
+// MemoryShape's sub-dword half (MemExt) for every memory opcode, from its
+// mnemonic as LLVM spells it: _ubyte/_ushort/ds_read_u8/u16 zero-extend,
+// _sbyte/_sshort/ds_read_i8/i16 sign-extend, _d16 fills the low half and
+// _d16_hi the high half; 1- and 2-byte stores take the low bits unless
+// _d16_hi. Whole-dword accesses have none.
+TEST(MemoryShape, SubDwordHalfFollowsTheMnemonic) {
+  int sub = 0;
+  for (int i = 0; i < static_cast<int>(Opc::kNumOpcodes); ++i) {
+    const Opc o = static_cast<Opc>(i);
+    const MemShape shape = MemoryShape(o);
+    if (shape.comps == 0) {
+      EXPECT_EQ(shape.ext, MemExt::kNone) << Info(o).mnemonic;
+      continue;
+    }
+    const std::string n = Info(o).mnemonic;
+    auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
+    MemExt want = MemExt::kNone;
+    if (has("d16_hi")) want = MemExt::kD16Hi;
+    else if (has("d16") || (shape.store && shape.bytes < 4)) want = MemExt::kD16Lo;
+    else if (has("ubyte") || has("ushort") || has("_u8") || has("_u16")) want = MemExt::kZero;
+    else if (has("sbyte") || has("sshort") || has("_i8") || has("_i16")) want = MemExt::kSign;
+    EXPECT_EQ(static_cast<int>(shape.ext), static_cast<int>(want)) << n;
+    EXPECT_EQ(shape.ext != MemExt::kNone, shape.bytes < 4) << n;
+    sub += shape.ext != MemExt::kNone;
+  }
+  EXPECT_GE(sub, 40);  // buffer, global, flat, scratch and ds forms
+}
+
 }  // namespace
 }  // namespace kir

@@ -12,50 +12,24 @@
 namespace kir::emu {
 namespace {
 
-enum class Ext : uint8_t { kNone, kZero, kSign, kD16Lo, kD16Hi };
+using Ext = MemExt;
 
-// The data moved per lane: `comps` components of `bytes` each (one register each).
+// The data moved per lane: `comps` components of `bytes` each (one register
+// each; DS read2/write2: two elements of one or two dwords), from
+// MemoryShape (compiler/isa/instr.h), which flat_* and scratch_* share with
+// their global_* twins.
 struct Shape {
-  int comps = 1;
-  int bytes = 4;
+  int comps = 0;
+  int bytes = 0;
   Ext ext = Ext::kNone;  // how a sub-dword load fills its register / which half a store takes
   bool store = false;
 };
 
-// The global_* opcode moving the same data as a flat_* or scratch_* one.
-Opc SameDataGlobal(Opc o) {
-  const SegmentTwins tw = SegmentTwinsOf(o);
-  return (o == tw.flat || o == tw.scratch) ? tw.global : o;
-}
-
 Shape ShapeOf(Opc o) {
-  o = SameDataGlobal(o);
-  switch (o) {
-    case Opc::kBufferLoadDword: case Opc::kGlobalLoadDword: case Opc::kDsReadB32: return {1, 4, Ext::kNone, false};
-    case Opc::kBufferLoadDwordx2: case Opc::kGlobalLoadDwordx2: case Opc::kDsReadB64: return {2, 4, Ext::kNone, false};
-    case Opc::kBufferLoadDwordx3: case Opc::kGlobalLoadDwordx3: case Opc::kDsReadB96: return {3, 4, Ext::kNone, false};
-    case Opc::kBufferLoadDwordx4: case Opc::kGlobalLoadDwordx4: case Opc::kDsReadB128: return {4, 4, Ext::kNone, false};
-    case Opc::kBufferLoadUbyte: case Opc::kGlobalLoadUbyte: case Opc::kDsReadU8: return {1, 1, Ext::kZero, false};
-    case Opc::kBufferLoadSbyte: case Opc::kGlobalLoadSbyte: case Opc::kDsReadI8: return {1, 1, Ext::kSign, false};
-    case Opc::kBufferLoadUshort: case Opc::kGlobalLoadUshort: case Opc::kDsReadU16: return {1, 2, Ext::kZero, false};
-    case Opc::kBufferLoadSshort: case Opc::kGlobalLoadSshort: case Opc::kDsReadI16: return {1, 2, Ext::kSign, false};
-    case Opc::kBufferLoadShortD16: case Opc::kGlobalLoadShortD16: case Opc::kDsReadU16D16: return {1, 2, Ext::kD16Lo, false};
-    case Opc::kBufferLoadShortD16Hi: case Opc::kGlobalLoadShortD16Hi: case Opc::kDsReadU16D16Hi: return {1, 2, Ext::kD16Hi, false};
-    case Opc::kBufferStoreDword: case Opc::kGlobalStoreDword: case Opc::kDsWriteB32: return {1, 4, Ext::kNone, true};
-    case Opc::kBufferStoreDwordx2: case Opc::kGlobalStoreDwordx2: case Opc::kDsWriteB64: return {2, 4, Ext::kNone, true};
-    case Opc::kBufferStoreDwordx3: case Opc::kGlobalStoreDwordx3: case Opc::kDsWriteB96: return {3, 4, Ext::kNone, true};
-    case Opc::kBufferStoreDwordx4: case Opc::kGlobalStoreDwordx4: case Opc::kDsWriteB128: return {4, 4, Ext::kNone, true};
-    case Opc::kBufferStoreByte: case Opc::kGlobalStoreByte: case Opc::kDsWriteB8: return {1, 1, Ext::kD16Lo, true};
-    case Opc::kBufferStoreShort: case Opc::kGlobalStoreShort: case Opc::kDsWriteB16: return {1, 2, Ext::kD16Lo, true};
-    case Opc::kBufferStoreShortD16Hi: case Opc::kGlobalStoreShortD16Hi: case Opc::kDsWriteB16D16Hi:
-      return {1, 2, Ext::kD16Hi, true};
-    // DS read2/write2: two elements of one or two dwords.
-    case Opc::kDsRead2B32: case Opc::kDsRead2st64B32: return {2, 4, Ext::kNone, false};
-    case Opc::kDsRead2B64: case Opc::kDsRead2st64B64: return {2, 8, Ext::kNone, false};
-    case Opc::kDsWrite2B32: case Opc::kDsWrite2st64B32: return {2, 4, Ext::kNone, true};
-    case Opc::kDsWrite2B64: case Opc::kDsWrite2st64B64: return {2, 8, Ext::kNone, true};
-    default: return {0, 0, Ext::kNone, false};
-  }
+  const MemShape m = MemoryShape(o);
+  if (m.comps == 0 || m.lds_dma) return {};
+  if (m.addrs == 2) return {2, m.comps * m.bytes / 2, m.ext, m.store};
+  return {m.comps, m.bytes, m.ext, m.store};
 }
 
 // Register value of a loaded sub-dword component, and the bits of the old
