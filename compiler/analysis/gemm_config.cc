@@ -502,8 +502,11 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   // 256 AGPRs (the pipeline moves the accumulators to AGPRs when VGPRs run out).
   const int64_t acc = c.AccumulatorRegs();
   if (acc > t.max_agprs)
+    // Named without double_buffer: it does not change the accumulators, and a
+    // default one is not settled for a tile that fails here.
     return Bad(absl::StrCat(
-        c.TilingText(), " gives each wave a ", c.WaveTileM(), " x ", c.WaveTileN(),
+        "tile ", c.bm, "x", c.bn, "x", c.bk, " waves ", c.wm, "x", c.wn, " mfma ", c.mfma->kir_name,
+        " gives each wave a ", c.WaveTileM(), " x ", c.WaveTileN(),
         " block of C, whose f32 accumulators take ", acc, " AGPRs per lane, more than the ",
         t.max_agprs, " AGPRs ", t.name,
         " has (kirc does not spill registers); use more waves or a smaller tile (the default "

@@ -792,6 +792,16 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
   } else if (word == "lds_dma") {
     // lds_dma LDS[base...], [guarded] BUF[index...] [along D] : TYPE
     op.kind = OpKind::kLdsDma;
+    if (PeekWord("guarded")) {  // `guarded` before a name, not an allocation named guarded
+      const char* at = p_;
+      p_ += std::string_view("guarded").size();
+      const bool alloc_named_guarded = PeekChar('[');
+      p_ = at;
+      if (!alloc_named_guarded)
+        return Fail(at, "lds_dma is never 'guarded': every lane of the wave copies its 16 bytes (the LDS DMA has "
+                        "no per-lane guard); write `lds_dma L[base...], A[i, j] : T` with a source in bounds, or "
+                        "copy guarded edges with `load guarded` and `store`");
+    }
     if (!ParseIdent(&op.lds, "an LDS allocation name") || !ExpectChar('[', "after the LDS allocation name"))
       return false;
     do {

@@ -156,7 +156,7 @@ Kernel MustParse(const std::string& text, const std::string& file = "t.kir") {
 uint64_t Bits(double d) { return std::bit_cast<uint64_t>(d); }
 
 // parse -> print -> parse gives the same kernel, and printing is idempotent.
-void CheckRoundTrip(const char* text) {
+void CheckRoundTrip(const std::string& text) {
   SCOPED_TRACE(text);
   Kernel k = MustParse(text);
   std::string p1 = PrintKernel(k);
@@ -196,6 +196,13 @@ end
   absl::StatusOr<Kernel> bad = ParseKernel(absl::StrReplaceAll(kDma, {{"  lds_dma", "  %x = lds_dma"}}), "d.kir");
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("'lds_dma' does not define a result"), std::string::npos) << bad.status();
+  // `guarded` (which load and store take) is refused where a user writes it,
+  // at its column; an allocation that happens to be named guarded is fine.
+  absl::StatusOr<Kernel> guarded = ParseKernel(absl::StrReplaceAll(kDma, {{"lds_dma L", "lds_dma guarded L"}}), "d.kir");
+  ASSERT_FALSE(guarded.ok());
+  EXPECT_NE(guarded.status().message().find("d.kir:6:11: error: lds_dma is never 'guarded'"), std::string::npos)
+      << guarded.status();
+  CheckRoundTrip(absl::StrReplaceAll(kDma, {{"lds L ", "lds guarded "}, {"lds_dma L[", "lds_dma guarded["}}));
 }
 
 TEST(ParserTest, CopyKernelFields) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/printer.h"
@@ -102,6 +103,7 @@ absl::Status RunSchedule(PassState& s, Counters& c) {
   // Waves per SIMD the LDS and the workgroup size allow (registers aside):
   // VGPRs below what that many waves leave each cost no occupancy.
   o.max_waves_per_simd = Occupancy(s.t, 1, 0, s.r.lowered.abi.lds_bytes, s.r.kernel.WorkgroupThreads());
+  o.min_waves_per_simd = WavesPerSimdForWorkgroup(s.r.kernel.WorkgroupThreads());
   absl::Status r = ScheduleBlocks(s.t, s.r.lowered.mir, &st, o);
   c.push_back({"moved", st.moved});
   c.push_back({"vgpr_budget", st.vgpr_budget});
@@ -170,12 +172,45 @@ absl::Status RunXnackClauses(PassState& s, Counters& c) {
   return r;
 }
 
+// Said by RunResources's error for a workgroup whose waves' registers do not
+// fit one CU; the gemm note then advises fewer waves instead of more.
+constexpr char kUnlaunchable[] = "could not be launched";
+
 absl::Status RunResources(PassState& s, Counters& c) {
   const Kernel& k = s.r.kernel;
   s.r.resources = ComputeResources(s.t, k, s.r.lowered.abi, s.r.usage);
   if (s.r.resources.lds_bytes > s.t.lds_bytes)
     return absl::ResourceExhaustedError(absl::StrCat("kernel '", k.name, "' needs ", s.r.resources.lds_bytes,
                                                      " bytes of LDS; ", s.t.name, " has ", s.t.lds_bytes));
+  // All waves of a workgroup are resident on one CU at once: the registers
+  // one wave allocates times the waves sharing a SIMD must fit its file, or
+  // the dispatch cannot launch the kernel (target.h MaxVgprsPerWave).
+  const KernelResources& res = s.r.resources;
+  const int64_t threads = k.WorkgroupThreads();
+  const int budget = MaxVgprsPerWave(s.t, threads);
+  auto granule_up = [&](int v) { return (std::max(1, v) + s.t.vgpr_granule - 1) / s.t.vgpr_granule * s.t.vgpr_granule; };
+  const int allocated = granule_up(s.t.unified_vgpr_file ? res.next_free_vgpr : std::max(res.arch_vgprs, res.agprs));
+  if (allocated > budget && !s.conservative_schedule) {
+    // The full schedule may have raised the pressure: try the source's order.
+    s.retry_conservative = true;
+    return absl::OkStatus();
+  }
+  if (allocated > budget) {
+    const int per_simd = WavesPerSimdForWorkgroup(threads);
+    int64_t fits = 64;  // the largest workgroup (a multiple of 64 threads) whose waves fit
+    while (fits + 64 <= 1024 && MaxVgprsPerWave(s.t, fits + 64) >= allocated) fits += 64;
+    return absl::ResourceExhaustedError(absl::StrCat(
+        s.filename.empty() ? "" : absl::StrCat(s.filename, ": "), "error: kernel '", k.name, "' on ", s.t.name,
+        ": a workgroup of ", threads, " threads is ", (threads + 63) / 64, " waves, ", per_simd,
+        " on each of a CU's 4 SIMDs, so one wave may allocate at most ", budget, " of the SIMD's ",
+        VgprFilePerSimd(s.t), " VGPRs", s.t.unified_vgpr_file ? " (arch VGPRs and AGPRs together)" : "",
+        "; the kernel allocates ", allocated, " (", res.arch_vgprs, " arch VGPRs, ", res.agprs,
+        " AGPRs) and ", kUnlaunchable, ": ",
+        !s.r.gemm_tiling.empty() ? "keep fewer values live"  // the gemm note below advises
+        : MaxVgprsPerWave(s.t, 64) >= allocated
+            ? absl::StrCat("use a workgroup of at most ", fits, " threads, or keep fewer values live")
+            : "keep fewer values live"));
+  }
   c.push_back({"occupancy", s.r.resources.occupancy});
   return absl::OkStatus();
 }
@@ -279,7 +314,10 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
       // configuration the user can change. The one place of this message.
       if (st.code() == absl::StatusCode::kResourceExhausted && !s.r.gemm_tiling.empty())
         return absl::Status(st.code(), absl::StrCat(st.message(), "; the gemm's configuration is `",
-                                                    s.r.gemm_tiling, "`: choose a smaller tile or more waves"));
+                                                    s.r.gemm_tiling, "`: ",
+                                                    absl::StrContains(st.message(), kUnlaunchable)
+                                                        ? "choose fewer waves or a smaller tile"
+                                                        : "choose a smaller tile or more waves"));
       return st;
     }
     s.r.records.push_back(std::move(rec));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "compiler/ir/parser.h"
@@ -172,6 +173,60 @@ TEST(Pipeline, VerifierAcceptsEveryPassesOutput) {
       absl::StatusOr<PipelineResult> r = RunPipeline(k, Id(t), o, "k.kir");
       EXPECT_TRUE(r.ok()) << k.name << " on " << t << ": " << r.status();
     }
+}
+
+// A kernel keeping `n` f32x16 loads live at once (16 * n VGPRs of data),
+// on a workgroup of `threads`.
+std::string ManyLiveVectors(int threads, int n) {
+  std::string text = absl::StrCat("kernel many\nworkgroup ", threads, " 1 1\ngrid 1 1 1\n");
+  for (int i = 0; i < n; ++i) absl::StrAppend(&text, "arg X", i, " : f32[16384] strides [1] readonly\n");
+  text += "arg Y : f32[16384] strides [1] writeonly\n";
+  for (int i = 0; i < n; ++i) absl::StrAppend(&text, "  %x", i, " = load X", i, "[tid.x * 16] : f32x16\n");
+  absl::StrAppend(&text, "  %m0 = mul %x0, %x", n > 1 ? 1 : 0, "\n");
+  for (int i = 1; i < n; ++i) absl::StrAppend(&text, "  %m", i, " = fma %x", i, ", %x", (i + 1) % n, ", %m", i - 1, "\n");
+  absl::StrAppend(&text, "  store Y[tid.x * 16], %m", n - 1, "\nend\n");
+  return text;
+}
+
+// A workgroup's waves are resident on one CU together, ceil(waves / 4) per
+// SIMD, so one wave may allocate at most the SIMD's file over that many
+// (512 registers per lane on gfx90a/942/950, 256 arch + 256 AGPRs on gfx908;
+// by hand: 1024 threads -> 4 per SIMD -> 128 (gfx908: 64); 768 -> 3 -> 170,
+// granule 8 -> 168; 512 -> 2 -> 256; 256 or fewer -> 512 (the arch VGPR
+// limit 256 binds first)). Ten live f32x16 vectors need about 190 VGPRs:
+// launchable with 512 threads, refused with 1024, naming the numbers.
+TEST(Pipeline, AWorkgroupMustFitOneCu) {
+  for (const TargetInfo* t : AllTargets()) {
+    const bool unified = t->unified_vgpr_file;
+    EXPECT_EQ(MaxVgprsPerWave(*t, 1024), unified ? 128 : 64) << t->name;
+    EXPECT_EQ(MaxVgprsPerWave(*t, 768), unified ? 168 : 84) << t->name;
+    EXPECT_EQ(MaxVgprsPerWave(*t, 512), unified ? 256 : 128) << t->name;
+    EXPECT_EQ(MaxVgprsPerWave(*t, 256), unified ? 512 : 256) << t->name;
+    EXPECT_EQ(MaxVgprsPerWave(*t, 1), unified ? 512 : 256) << t->name;
+  }
+  const Kernel wide = *ParseKernel(ManyLiveVectors(512, 10), "k.kir");
+  PipelineResult r = RunOn(wide, "gfx942", PipelineOptions{});
+  EXPECT_GT(r.resources.arch_vgprs, 160);
+  EXPECT_LE(r.resources.next_free_vgpr, 256);
+  const Kernel big = *ParseKernel(ManyLiveVectors(1024, 10), "k.kir");
+  absl::StatusOr<PipelineResult> refused = RunPipeline(big, Id("gfx942"), PipelineOptions{}, "k.kir");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(),
+                                "k.kir: error: kernel 'many' on gfx942: a workgroup of 1024 threads is 16 waves, 4 on "
+                                "each of a CU's 4 SIMDs, so one wave may allocate at most 128 of the SIMD's 512 VGPRs"))
+      << refused.status();
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "use a workgroup of at most 512 threads"))
+      << refused.status();
+  // Four live vectors (about 70 VGPRs) fit 1024 threads on gfx90a/942/950,
+  // one (about 50) on gfx908.
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
+    const int n = std::string(t) == "gfx908" ? 1 : 4;
+    const Kernel fits = *ParseKernel(ManyLiveVectors(1024, n), "k.kir");
+    PipelineResult f = RunOn(fits, t, PipelineOptions{});
+    EXPECT_LE(std::max(f.resources.next_free_vgpr, f.resources.agprs), MaxVgprsPerWave(**LookupTarget(t), 1024)) << t;
+    EXPECT_GT(f.resources.arch_vgprs, 16 * n) << t;
+  }
 }
 
 }  // namespace

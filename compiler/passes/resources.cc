@@ -41,7 +41,7 @@ int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
   // VGPRs: 512 per lane per SIMD on 90a/942/950 (unified, granule 8), 256 arch +
   // 256 acc on 908 (granule 4).
   int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, vgprs), 8) : RoundUp(std::max(1, vgprs), 4);
-  int file = t.unified_vgpr_file ? 512 : 256;
+  int file = VgprFilePerSimd(t);
   int occ = std::min(t.max_waves_per_simd, file / alloc);
   // SGPRs (every GFX9 target): LLVM 22's table, not a granule division.
   if (sgprs > 0) occ = std::min(occ, sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7);

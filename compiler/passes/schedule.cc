@@ -380,14 +380,15 @@ class LiveSweep {
 // The most arch VGPRs that keep the occupancy `vgprs` arch VGPRs and `agprs`
 // AGPRs give (compiler/passes/resources.h's Occupancy rule: gfx90a/942 one
 // file of 512 with granule 8 for both, gfx908 256 each with granule 4), with
-// at most `max_waves` waves per SIMD (0: the target's maximum).
-int64_t OccupancyCeiling(const TargetInfo& t, int64_t vgprs, int64_t agprs, int max_waves) {
+// at most `max_waves` waves per SIMD (0: the target's maximum) and at least
+// `min_waves` (those the workgroup puts on one SIMD).
+int64_t OccupancyCeiling(const TargetInfo& t, int64_t vgprs, int64_t agprs, int max_waves, int min_waves) {
   const int64_t granule = t.unified_vgpr_file ? 8 : 4;
-  const int64_t file = t.unified_vgpr_file ? 512 : 256;
+  const int64_t file = VgprFilePerSimd(t);
   auto round_up = [&](int64_t v) { return (std::max<int64_t>(1, v) + granule - 1) / granule * granule; };
   const int64_t alloc = t.unified_vgpr_file ? round_up(round_up(vgprs) + agprs) : round_up(std::max(vgprs, agprs));
   const int64_t cap = max_waves > 0 ? std::min(max_waves, t.max_waves_per_simd) : t.max_waves_per_simd;
-  const int64_t waves = std::max<int64_t>(1, std::min<int64_t>(cap, file / alloc));
+  const int64_t waves = std::max<int64_t>({1, min_waves, std::min<int64_t>(cap, file / alloc)});
   const int64_t per_wave = file / waves / granule * granule;
   return std::min<int64_t>(t.max_arch_vgprs, t.unified_vgpr_file && agprs > 0 ? per_wave - round_up(agprs) : per_wave);
 }
@@ -490,7 +491,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       RegPressure a(f, RegClass::kAgpr, r.lo, r.hi, first, refs, asweep.LiveIn(r.lo, r.hi), 0, 0, true, scratch);
       apeak = std::max(apeak, a.OriginalTotalPeak());
     }
-    const int64_t ceiling = OccupancyCeiling(t, vpeak, apeak, options.max_waves_per_simd);
+    const int64_t ceiling = OccupancyCeiling(t, vpeak, apeak, options.max_waves_per_simd, options.min_waves_per_simd);
     vgpr_budget = std::max(vpeak, ceiling - kVgprAlignmentSlack);
   }
   LiveSweep sgpr_sweep(f, RegClass::kSgpr, first, last), vgpr_sweep(f, RegClass::kVgpr, first, last);

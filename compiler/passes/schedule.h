@@ -43,6 +43,10 @@ struct ScheduleOptions {
   // and workgroup size; compiler/passes/resources.h's Occupancy with one
   // VGPR), for the default VGPR budget. 0: the target's maximum.
   int max_waves_per_simd = 0;
+  // The waves per SIMD the workgroup itself puts there (target.h
+  // WavesPerSimdForWorkgroup): the default VGPR budget never exceeds a
+  // SIMD's file over this many, so the workgroup stays launchable. 1: any.
+  int min_waves_per_simd = 1;
   // Loop bodies with MFMAs follow the wave's issue timeline (above); false:
   // the height order everywhere.
   bool timeline = true;

@@ -41,6 +41,17 @@ int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch
   return vcc ? 2 : 0;
 }
 
+int VgprFilePerSimd(const TargetInfo& t) { return t.unified_vgpr_file ? 512 : 256; }
+
+int WavesPerSimdForWorkgroup(int64_t workgroup_threads) {
+  const int64_t waves = (std::max<int64_t>(1, workgroup_threads) + 63) / 64;
+  return static_cast<int>((waves + 3) / 4);
+}
+
+int MaxVgprsPerWave(const TargetInfo& t, int64_t workgroup_threads) {
+  return VgprFilePerSimd(t) / WavesPerSimdForWorkgroup(workgroup_threads) / t.vgpr_granule * t.vgpr_granule;
+}
+
 std::vector<ElemType> Fp8ElemTypes(const TargetInfo& t) {
   switch (t.fp8) {
     case Fp8Flavor::kFnuz:

@@ -177,6 +177,21 @@ int SgprsGranted(int granulated);
 // `flat_scratch`: the kernel sets up flat scratch.
 int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch);
 
+// A workgroup runs on one CU with all its waves resident, spread over the
+// CU's 4 SIMDs: ceil(waves / 4) waves share one SIMD's VGPR file (LLVM
+// AMDGPUBaseInfo.cpp getWavesPerEUForWorkGroup = divideCeil(waves per
+// workgroup, getEUsPerCU() = 4)). The file holds 512 registers per lane on
+// gfx90a/942/950 (arch VGPRs and AGPRs together, granule 8) and 256 arch
+// VGPRs plus 256 AGPRs on gfx908 (granule 4, each file alike).
+int VgprFilePerSimd(const TargetInfo& t);
+int WavesPerSimdForWorkgroup(int64_t workgroup_threads);
+// The most VGPRs (unified: arch + AGPRs as allocated, accum_offset
+// included; gfx908: each of arch and AGPRs) one wave of a workgroup of
+// `workgroup_threads` (1..1024) may allocate so the workgroup can launch:
+// the file over WavesPerSimdForWorkgroup, rounded down to the granule;
+// e.g. 128 for 1024 threads, 512 (unified) for 256 or fewer.
+int MaxVgprsPerWave(const TargetInfo& t, int64_t workgroup_threads);
+
 // The setting of a target-ID feature (LLVM AMDGPUUsage, "Target Features"):
 // absent from the ID means kAny (the code runs with either device setting).
 enum class FeatureSetting { kAny, kOff, kOn };

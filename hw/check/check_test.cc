@@ -499,6 +499,38 @@ TEST(Npy, HeaderAndGatheredData) {
   EXPECT_NE(y.find("'shape': (5,)"), std::string::npos);
 }
 
+// fp8 buffers are their raw codes as uint8; every spelling of that one-byte
+// dtype reads back (NumPy writes '|u1'; '<u1' is the same dtype), others
+// are refused naming the dtype wanted.
+TEST(Npy, Fp8CodesInAnyOneByteSpelling) {
+  const Kernel k = Parse(R"(kernel q
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fn[2, 3] strides [3, 1] readonly
+arg B : f32[6] strides [1] writeonly
+  %a = load A[tid.x floordiv 3 mod 2, tid.x mod 3] : f8e4m3fn
+  %b = cvt %a : f32
+  store B[tid.x mod 6], %b
+end
+)");
+  const std::vector<uint8_t> codes = {0x38, 0xb8, 0x00, 0x7e, 0x01, 0x40};  // 1, -1, 0, 448, 2^-9, 2
+  const std::string npy = NpyOfBuffer(k.args[0], codes);
+  EXPECT_NE(npy.find("'descr': '|u1'"), std::string::npos);
+  for (const char* spelling : {"|u1", "<u1", ">u1", "=u1"}) {
+    std::string other = npy;
+    other.replace(other.find("|u1"), 3, spelling);
+    absl::StatusOr<std::vector<uint8_t>> back = ReadNpyElements(k.args[0], other);
+    ASSERT_TRUE(back.ok()) << spelling << ": " << back.status();
+    EXPECT_EQ(*back, codes) << spelling;
+  }
+  std::string i1 = npy;
+  i1.replace(i1.find("|u1"), 3, "|i1");
+  absl::StatusOr<std::vector<uint8_t>> refused = ReadNpyElements(k.args[0], i1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("give dtype '|u1'"), std::string::npos) << refused.status();
+}
+
 TEST(JsonTest, StringLiteralEscapes) {
   EXPECT_EQ(JsonString("gemm_f16"), "\"gemm_f16\"");
   EXPECT_EQ(JsonString("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");

@@ -166,7 +166,11 @@ absl::StatusOr<std::vector<uint8_t>> ReadNpyElements(const Arg& a, absl::string_
                             "' lacks descr, fortran_order or shape"));
   const std::string want = NpyDescr(a.elem);
   const std::string type(ElemTypeName(a.elem));
-  if (descr != want)
+  // One-byte elements have no byte order: NumPy's '|u1', '<u1', '>u1' and
+  // '=u1' are the same dtype.
+  const bool same_bytes = want == "|u1" && descr.size() == 3 && absl::string_view(descr).substr(1) == "u1" &&
+                          absl::string_view("|<>=").find(descr[0]) != absl::string_view::npos;
+  if (descr != want && !same_bytes)
     return bad(absl::StrCat("dtype '", absl::CHexEscape(descr), "', but buffer '", a.name, "' is ", type,
                             ": give dtype '", want, "'",
                             a.elem == ElemType::kBF16 ? " (bf16's raw bits: NumPy has no bfloat16; what --dump writes)"

@@ -15,8 +15,10 @@
 namespace kir {
 
 // The .npy dtype of element type `t`, the one NpyOfBuffer writes and
-// ReadNpyElements requires: "<f4" f32, "<f2" f16, "<i4" i32 and "<u2" for
-// bf16 (NumPy has no bfloat16: its raw bits).
+// ReadNpyElements requires: "<f4" f32, "<f2" f16, "<i4" i32, "<u2" for
+// bf16 (NumPy has no bfloat16: its raw bits) and "|u1" for the fp8 types
+// (their raw codes; ReadNpyElements also takes "<u1", ">u1" and "=u1", the
+// same dtype: one byte has no byte order).
 const char* NpyDescr(ElemType t);
 
 // The .npy bytes of buffer `a` (contents `bytes`) gathered over its shape and

@@ -231,6 +231,21 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
     if (wg[i] < 1 || args.grid[i] < 1 || args.grid[i] > (int64_t{1} << 32))
       return absl::InvalidArgumentError(who + "workgroup and grid sizes must be positive");
   if (wg[0] * wg[1] * wg[2] > 1024) return absl::InvalidArgumentError(who + "more than 1024 threads per workgroup");
+  // A workgroup's waves are all resident on one CU, ceil(waves / 4) per SIMD
+  // (compiler/target MaxVgprsPerWave, where the source is cited): the VGPRs
+  // the descriptor grants one wave must fit that share of a SIMD's file.
+  {
+    const TargetInfo& t = *k.target;
+    const int64_t threads = wg[0] * wg[1] * wg[2];
+    const int granted = t.unified_vgpr_file ? k.unified_vgprs : k.vgpr_limit;
+    if (granted > MaxVgprsPerWave(t, threads))
+      return absl::InvalidArgumentError(absl::StrCat(
+          who, "a workgroup of ", threads, " threads puts ", WavesPerSimdForWorkgroup(threads),
+          " waves on each SIMD of a CU, and the kernel descriptor grants each wave ", granted,
+          " VGPRs (compute_pgm_rsrc1 GRANULATED_WORKITEM_VGPR_COUNT): more than the ",
+          MaxVgprsPerWave(t, threads), " of a SIMD's ", VgprFilePerSimd(t),
+          " each may have, so the workgroup cannot be resident and the launch fails"));
+  }
   // Arguments: all of .args, or the explicit (non-hidden) ones only.
   std::vector<int> explicit_idx;
   for (size_t i = 0; i < k.args.size(); ++i)

@@ -731,6 +731,44 @@ TEST(StrictTest, SgprsBeyondTheDescriptorAreAnError) {
                         "s0..s25; the code needs s0..s26"));
 }
 
+// A workgroup's waves are resident on one CU together, ceil(waves / 4) per
+// SIMD (LLVM getWavesPerEUForWorkGroup): the VGPRs the descriptor grants a
+// wave times that must fit a SIMD's file of 512 (gfx90a/942/950; 256 on
+// gfx908). By hand: 1024 threads -> 4 per SIMD -> 128 each (gfx908: 64);
+// 768 -> 3 -> 170, whole granules of 8 -> 168.
+TEST(StrictTest, AWorkgroupWhoseWavesDoNotFitOneCuDoesNotLaunch) {
+  struct Case {
+    const char* mcpu;
+    int workgroup, vgprs;
+    bool launches;
+    const char* why;
+  };
+  for (const Case& c : {Case{"gfx942", 1024, 128, true, ""},
+                        Case{"gfx942", 1024, 129, false, "a workgroup of 1024 threads puts 4 waves on each SIMD of a "
+                                                         "CU, and the kernel descriptor grants each wave 136 VGPRs"},
+                        Case{"gfx950", 768, 168, true, ""},
+                        Case{"gfx950", 768, 169, false, "grants each wave 176 VGPRs (compute_pgm_rsrc1 "
+                                                        "GRANULATED_WORKITEM_VGPR_COUNT): more than the 168 of a "
+                                                        "SIMD's 512 each may have"},
+                        Case{"gfx90a", 512, 256, true, ""},
+                        Case{"gfx908", 1024, 64, true, ""},
+                        Case{"gfx908", 1024, 65, false, "more than the 64 of a SIMD's 256"}}) {
+    HandKernel k;
+    k.mcpu = c.mcpu;
+    k.workgroup = c.workgroup;
+    k.vgprs = c.vgprs;
+    k.body = absl::StrCat("\n  v_mov_b32 v", c.vgprs - 1, ", 0\n  s_endpgm");
+    bool same = false;
+    absl::Status st = RunBoth(k, &same);
+    EXPECT_TRUE(same) << c.mcpu << " " << c.workgroup;
+    if (c.launches) {
+      EXPECT_TRUE(st.ok()) << c.mcpu << " " << c.workgroup << ": " << st;
+    } else {
+      EXPECT_THAT(Msg(st), HasSubstr(c.why)) << c.mcpu << " " << c.workgroup;
+    }
+  }
+}
+
 TEST(StrictTest, SgprsTheDispatchSetsUpCountToo) {
   // gfx90a: private segment buffer (4) + dispatch ptr (2) + queue ptr (2) +
   // kernarg ptr (2) + dispatch id (2) user SGPRs, then workgroup ids x, y, z:
