@@ -78,8 +78,10 @@ std::string VerifyResult::Report() const {
     (a.status == AccessVerdict::Status::kProved ? proved : a.status == AccessVerdict::Status::kFailed ? failed
                                                                                                         : unknown)++;
     // A DS read2/write2's two accesses: "[N.0]", "[N.1]".
+    // An LDS DMA's two accesses: "[N global]" (its buffer read), "[N LDS]".
     std::string id = a.inst_id < 0        ? "[?]"
                      : a.component >= 0 ? absl::StrCat("[", a.inst_id, ".", a.component, "]")
+                     : !a.side.empty()  ? absl::StrCat("[", a.inst_id, " ", a.side, "]")
                                         : absl::StrCat("[", a.inst_id, "]");
     absl::StrAppend(&body, absl::StrFormat("  %s %-6s %-52s %s (%.3f s)\n", tag, id, a.inst_text,
                                            absl::StrCat(a.kir_op >= 0 ? absl::StrCat("op ", a.kir_op, ": ", a.op_text)
@@ -1351,7 +1353,9 @@ struct AccessCtx {
   AccessShape shape;
   // Root terms.
   TRef exec, w[4], soffset, voffset, vaddr;
-  TRef lds_addr;  // LDS: DsAddress(vaddr, mi, component), (vaddr + offset) mod 2^32
+  TRef lds_addr;  // LDS: DsAddress(vaddr, mi, component), (vaddr + offset) mod 2^32; an LDS
+                  // DMA's LDS side: LdsDmaAddress(M0, mi, lane), with M0 in vaddr
+  TRef lane;      // an LDS DMA's LDS side: the lane, (linear work-item id) mod 64
   // global_*: the 64-bit base's halves (saddr, or the vaddr pair) and, with
   // saddr, the 32-bit vaddr (zero-extended).
   TRef glo, ghi, gvoffset;
@@ -1372,6 +1376,7 @@ struct AccessCtx {
     } else {
       r.push_back(vaddr);
       r.push_back(lds_addr);
+      if (lane.valid()) r.push_back(lane);
     }
     return r;
   }
@@ -1483,7 +1488,26 @@ class Verifier {
       v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
       auto it = index_of_id_.find(rec.inst_id);
       if (it != index_of_id_.end()) mapped.insert(it->second);
-      res.accesses.push_back(std::move(v));
+      res.accesses.push_back(NameSide(std::move(v)));
+    }
+    // An LDS DMA writes LDS besides its buffer read: both need a record.
+    for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
+      const MInst& mi = lk_.mir.insts[i];
+      if (!mapped.count(static_cast<int>(i)) || !(Info(mi.opc).flags & kLdsDma)) continue;
+      for (bool lds : {false, true}) {
+        bool has = false;
+        for (const AccessRecord& rec : lk_.access_map) has |= rec.inst_id == mi.id && rec.is_lds == lds;
+        if (has) continue;
+        AccessVerdict v;
+        v.inst_id = mi.id;
+        v.side = lds ? "LDS" : "global";
+        v.inst_text = InstructionText(t_, mi);
+        v.op_text = "(no access-map record)";
+        v.status = AccessVerdict::Status::kFailed;
+        v.reason = absl::StrCat("the LDS DMA's ", lds ? "LDS write" : "buffer read",
+                                " has no access-map record: no KIR access says where it may go");
+        res.accesses.push_back(std::move(v));
+      }
     }
     // Memory instructions the access map does not name are unverified
     // accesses, as is an address of a DS read2/write2 without its record.
@@ -1743,8 +1767,31 @@ class Verifier {
       absl::StrAppend(&v.op_text, " (", MaxIterOffset(rec) + 1, " consecutive iterations of %",
                       ops_[fors_[rec.kir_op].back()]->ivar, " in one instruction)");
     auto it = index_of_id_.find(rec.inst_id);
-    if (it != index_of_id_.end()) v.inst_text = InstructionText(t_, lk_.mir.insts[it->second]);
+    if (it != index_of_id_.end()) {
+      v.inst_text = InstructionText(t_, lk_.mir.insts[it->second]);
+      if (Info(lk_.mir.insts[it->second].opc).flags & kLdsDma) v.side = rec.is_lds ? "LDS" : "global";
+    }
     return v;
+  }
+
+  // An LDS DMA's verdict names its side in the reason too.
+  static AccessVerdict NameSide(AccessVerdict v) {
+    if (!v.side.empty() && v.status != AccessVerdict::Status::kProved)
+      v.reason = absl::StrCat("the LDS DMA's ", v.side, " side (", v.side == "LDS" ? "its LDS write at M0 + offset + 16 * lane"
+                                                                                   : "its buffer read", "): ", v.reason);
+    return v;
+  }
+
+  // This lane's position in its wave: (linear work-item id) mod 64, the
+  // linear id x + X * (y + Y * z) (waves are runs of 64 of them, kernel.h).
+  TRef LaneTerm() {
+    TermDomain d{&pool_};
+    const KernelVars& kv = ex_.vars();
+    const uint32_t x = static_cast<uint32_t>(std::max<int64_t>(k_.workgroup[0], 1));
+    const uint32_t xy = x * static_cast<uint32_t>(std::max<int64_t>(k_.workgroup[1], 1));
+    TRef lin = d.Add(d.Add(pool_.Var(kv.tid[0]), d.Mul(pool_.Var(kv.tid[1]), d.Const(x))),
+                     d.Mul(pool_.Var(kv.tid[2]), d.Const(xy)));
+    return d.And(lin, d.Const(63));
   }
 
   static AccessVerdict Fail(AccessVerdict v, std::string why) {
@@ -1788,34 +1835,50 @@ class Verifier {
                                   Info(mi.opc).mnemonic, ", which accesses one address"));
     const int comp = std::max(rec.component, 0);
     const bool global = Info(mi.opc).flags & kGlobalAddr;
-    if (ms.lds != rec.is_lds)
+    // An LDS DMA (buffer_load_dwordx4 ... lds) performs a KIR lds_dma: two
+    // records, its buffer read (a load) and its LDS write (is_lds, is_store).
+    const bool dma = Info(mi.opc).flags & kLdsDma;
+    const bool dma_lds = dma && rec.is_lds;
+    if (ms.lds != rec.is_lds && !dma_lds)
       return Fail(v, absl::StrCat("the access is to ", rec.is_lds ? "LDS" : "a global buffer", " but the instruction is a ",
                                   ms.lds ? "DS" : global ? "global" : "buffer", " instruction"));
-    if (ms.store != rec.is_store)
-      return Fail(v, absl::StrCat("the KIR op is a ", rec.is_store ? "store" : "load", " but the instruction ",
-                                  ms.store ? "stores" : "loads"));
+    if ((ms.store || dma_lds) != rec.is_store)
+      return Fail(v, dma_lds ? std::string("the LDS side of an LDS DMA writes LDS, but the record is a load")
+                             : absl::StrCat("the KIR op is a ", rec.is_store ? "store" : "load", " but the instruction ",
+                                            ms.store ? "stores" : "loads"));
     if (rec.kir_op < 0 || rec.kir_op >= static_cast<int>(ops_.size()))
       return Fail(v, absl::StrCat("the access map names KIR op ", rec.kir_op, ", which the kernel lacks"));
     a.op = ops_[rec.kir_op];
     const Op& op = *a.op;
-    if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore) || op.mem != rec.mem)
-      return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store of '", rec.mem, "'"));
+    const bool op_dma = op.kind == OpKind::kLdsDma;
+    if (op_dma != dma)
+      return Fail(v, op_dma ? absl::StrCat("KIR op ", rec.kir_op, " is an lds_dma, which only an LDS DMA "
+                                           "(buffer_load_dwordx4 ... lds) performs: this instruction does not write LDS")
+                            : absl::StrCat("an LDS DMA writes LDS, not registers: it performs a KIR lds_dma, and op ",
+                                           rec.kir_op, " is not one"));
+    if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore && !op_dma) || (dma_lds ? op.lds : op.mem) != rec.mem)
+      return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store ", dma_lds ? "(LDS side) " : "",
+                                  "of '", rec.mem, "'"));
     AccessShape& s = a.shape;
-    s.lds = ms.lds;
+    s.lds = ms.lds || dma_lds;
+    s.lds_dma = dma_lds;
+    s.lds_bytes = lk_.abi.lds_bytes;
     s.global = global;
     s.guarded = op.guarded;
     s.comps = ms.comps / ms.addrs;  // at this record's address
     s.comp_bytes = ms.bytes;
     s.elem_bytes = rec.element_bytes;
     s.elements = rec.elements;
-    s.offen = !ms.lds && mi.offen;
+    s.offen = !s.lds && mi.offen;
     // LDS: the component's byte offset from vaddr (for messages; the address
     // itself is DsAddress below, the rule the emulator uses).
     s.inst_offset = ms.lds ? DsAddressOffset(mi, comp) : mi.offset;
     s.mem = rec.mem;
-    s.along = op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
+    // The LDS side of an lds_dma is indexed by its base (lds_index).
+    const std::vector<IndexRef>& index = dma_lds ? op.lds_index : op.index;
+    s.along = dma_lds ? 0 : op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
     ElemType et;
-    if (ms.lds) {
+    if (s.lds) {
       const LdsAlloc* l = k_.FindLds(rec.mem);
       if (l == nullptr) return Fail(v, absl::StrCat("no LDS allocation '", rec.mem, "'"));
       et = l->elem;
@@ -1839,8 +1902,8 @@ class Verifier {
       a.arg_lo = av->second.lo;
       a.arg_hi = av->second.hi;
     }
-    if (op.index.size() != s.shape.size())
-      return Fail(v, absl::StrCat("the KIR access has ", op.index.size(), " indices for a ", s.shape.size(), "-D shape"));
+    if (index.size() != s.shape.size())
+      return Fail(v, absl::StrCat("the KIR access has ", index.size(), " indices for a ", s.shape.size(), "-D shape"));
     if (rec.element_bytes != ElemBytes(et))
       return Fail(v, absl::StrCat("the access map says ", rec.element_bytes, "-byte elements; '", rec.mem, "' has ",
                                   ElemBytes(et)));
@@ -1849,7 +1912,7 @@ class Verifier {
                                   ms.addrs == 2 ? " bytes per address" : " bytes", " but implements ",
                                   rec.elements.size(), " element(s) of ", rec.element_bytes,
                                   " bytes (failure class 10: a wider access clobbers neighbours)"));
-    const int width = op.kind == OpKind::kLoad ? op.type.width : -1;
+    const int width = op.kind == OpKind::kLoad || op_dma ? op.type.width : -1;
     for (int e : rec.elements)
       if (e < 0 || (width > 0 && e >= width))
         return Fail(v, absl::StrCat("element ", e, " is outside the KIR op's vector"));
@@ -1897,10 +1960,18 @@ class Verifier {
       if (a.saddr) a.gvoffset = use(OpName::kVaddr, 0, "a global address offset");
       if (!a.glo.valid() || !a.ghi.valid() || (a.saddr && !a.gvoffset.valid()))
         return Fail(v, "malformed global_* operands");
+    } else if (dma_lds) {
+      // M0 as the instruction read it (SALU-written, loop-carried like any
+      // register) and this lane's position in its wave.
+      if (me.m0.def >= 0) starts.push_back(me.m0.def);
+      a.vaddr = ValueTerm(me.m0, "M0");
+      if (!a.vaddr.valid()) return Fail(v, "the LDS DMA's M0 is not known");
+      a.lane = LaneTerm();
+      a.lds_addr = LdsDmaAddress(TermDomain{&pool_}, a.vaddr, mi, a.lane);
     } else if (!ms.lds) {
       // MUBUF: vdata, vaddr, srsrc, soffset, all four present.
       const MOperand* srsrc = FindOperand(mi, OpName::kSrsrc);
-      if (mi.ops.size() != 4 || srsrc == nullptr || !srsrc->IsReg() || srsrc->cls != RegClass::kSgpr ||
+      if (mi.ops.size() != (dma ? 3u : 4u) || srsrc == nullptr || !srsrc->IsReg() || srsrc->cls != RegClass::kSgpr ||
           srsrc->count != 4)
         return Fail(v, "the buffer instruction does not name an SRD in 4 SGPRs");
       for (int w = 0; w < 4; ++w) a.w[w] = use(OpName::kSrsrc, w, "an SRD dword");
@@ -2030,7 +2101,14 @@ class Verifier {
     }
     }
     // Per element: its IR indices as text.
-    for (size_t j = 0; j < rec.elements.size(); ++j) {
+    for (size_t j = 0; j < rec.elements.size() && dma_lds; ++j) {
+      std::vector<std::string> parts;
+      for (const IndexRef& x : op.lds_index) parts.push_back(IndexToString(*x));
+      const int64_t bj = static_cast<int64_t>(j) * rec.element_bytes;
+      s.elem_text.push_back(absl::StrCat(rec.mem, "[", absl::StrJoin(parts, ", "), "] + ", kLdsDmaLaneBytes,
+                                         " * lane", bj ? absl::StrCat(" + ", bj) : "", " bytes"));
+    }
+    for (size_t j = 0; j < rec.elements.size() && !dma_lds; ++j) {
       const int e = rec.elements[j];
       std::vector<std::string> parts;
       for (size_t d = 0; d < op.index.size(); ++d) {
@@ -2067,10 +2145,13 @@ class Verifier {
         it->second = it->second + w.C(f.step * offs[j]);
       }
       std::vector<typename W::I> idx;
-      for (size_t d = 0; d < a.op->index.size(); ++d) {
-        absl::StatusOr<typename W::I> x = IrValue(w, *a.op->index[d], k_, tid, wg, shift ? shifted : lv);
+      // An lds_dma's LDS side: the wave's base (its elements are the lane's
+      // bytes after it: Obligations).
+      const std::vector<IndexRef>& index = a.shape.lds_dma ? a.op->lds_index : a.op->index;
+      for (size_t d = 0; d < index.size(); ++d) {
+        absl::StatusOr<typename W::I> x = IrValue(w, *index[d], k_, tid, wg, shift ? shifted : lv);
         if (!x.ok()) return x.status();
-        idx.push_back(static_cast<int>(d) == a.shape.along ? *x + w.C(e) : *x);
+        idx.push_back(static_cast<int>(d) == a.shape.along && !a.shape.lds_dma ? *x + w.C(e) : *x);
       }
       out->push_back(std::move(idx));
     }
@@ -2100,6 +2181,7 @@ class Verifier {
     } else {
       vals.vaddr = c.node[a.vaddr.id];
       vals.lds_addr = c.node[a.lds_addr.id];
+      if (a.lane.valid()) vals.lane = c.node[a.lane.id];
     }
     std::vector<int64_t> tid(3), wg(3);
     for (int d = 0; d < 3; ++d) {
@@ -2169,6 +2251,13 @@ class Verifier {
                         vals.exec ? "" : "lane off, ", in ? "in range" : "out of range (dropped)", "; expected ",
                         Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", kir_elem,
                         ")\n");
+      } else if (sh.lds_dma) {
+        const int64_t at = ir + vals.lane * kLdsDmaLaneBytes + bj;
+        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.lds_addr + bj,
+                        " = (M0 ", vals.vaddr, " + offset ", sh.inst_offset, " + 16 * lane ", vals.lane, ") mod 2^32",
+                        bj ? absl::StrCat(" + ", bj) : "", from_base(vals.lds_addr + bj, sh.lds_offset),
+                        vals.exec ? "" : " (lane off)", "; expected ", sh.lds_offset + at, " = ", sh.lds_offset,
+                        " + ", at, " (", kir_elem, ")\n");
       } else {
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.lds_addr + bj,
                         " = (vaddr ", vals.vaddr, " + ", sh.inst_offset, ") mod 2^32",
@@ -2267,8 +2356,11 @@ class Verifier {
                 vals.gvoffset = a.saddr ? r.vaddr[lane] : 0;
               }
               vals.voffset = a.shape.offen ? r.vaddr[lane] : 0;
-              vals.vaddr = r.vaddr[lane];
-              if (a.shape.lds)
+              vals.vaddr = a.shape.lds_dma ? r.m0 : r.vaddr[lane];
+              vals.lane = lane;
+              if (a.shape.lds_dma)
+                vals.lds_addr = LdsDmaAddress(U32Domain{}, r.m0, *a.mi, lane);
+              else if (a.shape.lds)
                 vals.lds_addr = DsAddress(U32Domain{}, r.vaddr[lane], *a.mi, std::max(a.rec->component, 0));
               vals.arg_ptr = a.shape.lds ? 0 : static_cast<int64_t>(run.Pointer(a.shape.mem));
               std::array<int64_t, 3> tid3 = run.TidOf(wave, lane);
@@ -2768,7 +2860,7 @@ class Verifier {
     Z3W w{&ctx_};
     Translator::TL& acc = q.acc;
     AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), w.C(0),
-                           w.C(0), w.C(0), {}};
+                           w.C(0), w.C(0), w.C(0), {}};
     vals.exec = tr.NonZero(a.exec, &acc);
     if (a.shape.global) {
       // The 64-bit base and offset as exact unsigned integers: no wrap at 2^32 or 2^64.
@@ -2783,6 +2875,7 @@ class Verifier {
     } else {
       vals.vaddr = tr.Exact(a.vaddr, &acc);
       vals.lds_addr = tr.Exact(a.lds_addr, &acc);
+      if (a.lane.valid()) vals.lane = tr.Exact(a.lane, &acc);
     }
     std::vector<z3::expr> tid, wg;
     for (int d = 0; d < 3; ++d) {
@@ -4058,15 +4151,13 @@ absl::StatusOr<VerifyResult> VerifyAddressesPlaced(const Kernel& k, const Target
         return absl::InvalidArgumentError(
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
-  // gfx950's LDS DMA writes LDS at M0 + offset + 16 * lane (semantics.h
-  // LdsDmaAddress) besides its global read, and ds_read_b64_tr_b16 hands
-  // each lane data other lanes addressed (DsReadTrB16Source): matching
-  // either as a plain per-lane buffer or DS load would leave the LDS write
-  // unproved or pair lanes with the wrong IR accesses, so until the
-  // verifier models them it refuses the code rather than pass it.
+  // ds_read_b64_tr_b16 hands each lane data other lanes addressed
+  // (DsReadTrB16Source): matching it as a plain per-lane DS load would pair
+  // lanes with the wrong IR accesses, so until the verifier models it it
+  // refuses the code rather than pass it. (The LDS DMA is modelled: both sides.)
   for (size_t i = 0; i < final_code.mir.insts.size(); ++i) {
     const MInst& mi = final_code.mir.insts[i];
-    if (mi.opc == Opc::kBufferLoadDwordx4Lds || mi.opc == Opc::kDsReadB64TrB16)
+    if (mi.opc == Opc::kDsReadB64TrB16)
       return absl::UnimplementedError(absl::StrCat(
           "instruction [", i, "] ",
           mi.opc == Opc::kDsReadB64TrB16 ? "ds_read_b64_tr_b16 (a transposing LDS read)"
