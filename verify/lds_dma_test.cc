@@ -7,7 +7,6 @@
 // 16 bytes, the instruction offset, the voffset, M0 not updated per loop
 // iteration) each fail with a confirmed counterexample naming the side.
 #include <algorithm>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -201,7 +200,6 @@ TEST(LdsDma, M0NotUpdatedPerLoopIterationFailsTheLdsSide) {
   VerifyResult v = s.Check();
   ExpectFailed(v, "LDS", "%k = ");
   ExpectProved(v, "global");
-  std::cerr << v.Report();
   const std::string& ce = Side(v, "LDS")->counterexample;
   EXPECT_TRUE(absl::StrContains(ce, "%k = 1") || absl::StrContains(ce, "%k = 3")) << v.Report();
 }

@@ -2540,7 +2540,8 @@ class Verifier {
     for (size_t k = 0; k < ops_.size(); ++k) {
       const Op& op = *ops_[k];
       if (only >= 0 && static_cast<int>(k) != only) continue;
-      if (op.kind != (store ? OpKind::kStore : OpKind::kLoad)) continue;
+      // (An lds_dma's buffer read is a load.)
+      if (op.kind != (store ? OpKind::kStore : OpKind::kLoad) && (store || op.kind != OpKind::kLdsDma)) continue;
       const Arg* arg = k_.FindArg(op.mem);
       if (arg == nullptr || arg->kind != Arg::Kind::kBuffer) continue;
       const int64_t eb = ElemBytes(arg->elem), ptr = run_pointers_[setting][op.mem];
@@ -3060,6 +3061,29 @@ class Verifier {
     std::vector<AccessRecord> out;
     if (ms.comps == 0) return out;
     const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
+    if (Info(mi.opc).flags & kLdsDma) {
+      // An LDS DMA performs KIR lds_dma ops only: side 0 its buffer read,
+      // side 1 its LDS write (MatchAndVerify's `comp`), all 16 bytes.
+      for (size_t k = 0; k < ops_.size(); ++k) {
+        const Op& op = *ops_[k];
+        if (op.kind != OpKind::kLdsDma) continue;
+        const std::string& mem = comp == 1 ? op.lds : op.mem;
+        const LdsAlloc* l = comp == 1 ? k_.FindLds(mem) : nullptr;
+        const Arg* arg = comp == 1 ? nullptr : k_.FindArg(mem);
+        if (comp == 1 ? l == nullptr : arg == nullptr || arg->kind != Arg::Kind::kBuffer) continue;
+        const int64_t eb = ElemBytes(l != nullptr ? l->elem : arg->elem);
+        if (eb <= 0 || bytes % eb != 0 || bytes / eb != AccessWidth(op)) continue;
+        AccessRecord r;
+        r.inst_id = mi.id;
+        r.kir_op = static_cast<int>(k);
+        r.mem = mem;
+        r.is_lds = r.is_store = comp == 1;
+        r.element_bytes = eb;
+        for (int64_t e = 0; e < bytes / eb; ++e) r.elements.push_back(static_cast<int>(e));
+        out.push_back(std::move(r));
+      }
+      return out;
+    }
     for (size_t k = 0; k < ops_.size(); ++k) {
       const Op& op = *ops_[k];
       if (op.kind != (ms.store ? OpKind::kStore : OpKind::kLoad)) continue;
@@ -3189,7 +3213,8 @@ class Verifier {
       if (!bad.ok() || !vals.exec || vals.idx.empty()) return false;
       int64_t ir = 0;
       for (size_t d = 0; d < vals.idx[0].size(); ++d) ir += vals.idx[0][d] * a.shape.strides[d];
-      base = static_cast<int64_t>(vals.lds_addr) - ir * a.shape.elem_bytes;
+      base = static_cast<int64_t>(vals.lds_addr) - ir * a.shape.elem_bytes -
+             (a.shape.lds_dma ? vals.lane * kLdsDmaLaneBytes : 0);
       return true;
     });
     return base;
@@ -3211,8 +3236,9 @@ class Verifier {
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
       const MInst& mi = lk_.mir.insts[i];
       const MemShape ms = MemoryShape(mi.opc);
-      if (!IsMemoryInst(mi) || !ms.lds) continue;
-      for (int comp = 0; comp < ms.addrs; ++comp) {
+      const bool dma = Info(mi.opc).flags & kLdsDma;
+      if (!IsMemoryInst(mi) || (!ms.lds && !dma)) continue;
+      for (int comp = dma ? 1 : 0; comp < (dma ? 2 : ms.addrs); ++comp) {
         std::set<std::pair<std::string, int64_t>> p;
         Concrete shared;  // every candidate's roots are the instruction's
         for (const AccessRecord& cand : Candidates(static_cast<int>(i), comp)) {
@@ -3504,10 +3530,12 @@ class Verifier {
     AccessVerdict none;
     none.inst_id = mi.id;
     none.component = ms.addrs == 2 ? comp : -1;
+    if (Info(mi.opc).flags & kLdsDma) none.side = comp == 1 ? "LDS" : "global";
     none.inst_text = InstructionText(t_, mi);
     none.op_text = "(matches no KIR access)";
     if (ms.comps == 0) return {Unknown(none, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"))};
     if (Info(mi.opc).flags & kFlatAddr) return {Unknown(none, UnplacedFlat(mi))};
+    if ((Info(mi.opc).flags & kLdsDma) && comp == 1) return MatchDmaLds(index, none);
     const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
     std::vector<AccessRecord> cands = Candidates(index, comp);
     if (cands.empty())
@@ -3589,6 +3617,10 @@ class Verifier {
       AccessVerdict r = VerifyOne(match_records_.back());
       loop_choice_ = nullptr;
       if (r.status == AccessVerdict::Status::kProved) covered_.insert(covered_.end(), mine.begin(), mine.end());
+      // An LDS DMA's buffer read: its LDS write must match the same KIR op
+      // in the same iterations (MatchDmaLds).
+      if (r.status == AccessVerdict::Status::kProved && (Info(mi.opc).flags & kLdsDma) && !cand.is_lds)
+        dma_bound_[index].push_back({cand.kir_op, choice});
       if (r.status == AccessVerdict::Status::kUnknown && !unknown) unknown = r;
       if (r.status == AccessVerdict::Status::kFailed && !failed) failed = r;
       return r;
@@ -3707,6 +3739,46 @@ class Verifier {
     return {f};
   }
 
+  // An LDS DMA's LDS write (side 1), matched after its buffer read (side 0):
+  // the DMA copies each lane's vector of one KIR lds_dma iteration, so its
+  // write must be that op's LDS side in the same iterations, with the same
+  // loop binding (each piece's) as the read's proof; matched on its own, a
+  // write of another iteration's slot (M0 not updated per iteration) would
+  // prove for a peeled iteration. No proved read: no iteration to check.
+  std::vector<AccessVerdict> MatchDmaLds(int index, const AccessVerdict& none) {
+    auto g = dma_global_.find(index);
+    auto b = dma_bound_.find(index);
+    const bool read_proved =
+        g != dma_global_.end() && !g->second.empty() &&
+        std::all_of(g->second.begin(), g->second.end(),
+                    [](const AccessVerdict& x) { return x.status == AccessVerdict::Status::kProved; }) &&
+        b != dma_bound_.end() && b->second.size() == g->second.size();
+    if (!read_proved)
+      return {Unknown(none, "its buffer read (the global side) is not proved to perform a KIR lds_dma, so no KIR "
+                            "op and iteration says where its LDS write may go")};
+    const std::vector<AccessRecord> cands = Candidates(index, 1);
+    std::vector<AccessVerdict> out;
+    for (size_t i = 0; i < b->second.size(); ++i) {
+      const int kir_op = b->second[i].first;
+      const LoopChoice& choice = b->second[i].second;
+      const AccessRecord* cand = nullptr;
+      for (const AccessRecord& c : cands)
+        if (c.kir_op == kir_op) cand = &c;
+      if (cand == nullptr) {
+        out.push_back(Fail(none, absl::StrCat("KIR op ", kir_op, "'s LDS side is not 16 bytes of an LDS allocation")));
+        continue;
+      }
+      match_records_.push_back(*cand);
+      loop_choice_ = &choice;
+      AccessVerdict r = VerifyOne(match_records_.back());
+      loop_choice_ = nullptr;
+      r.iterations = g->second[i].iterations;
+      out.push_back(std::move(r));
+      if (backstop_.fired()) break;
+    }
+    return out;
+  }
+
   // Matching: every element of every KIR load and store, in every iteration
   // of its loops, must be performed by a proved instruction (a load may be
   // performed by another load of the same buffer, indices and element: a
@@ -3724,7 +3796,8 @@ class Verifier {
     };
     auto key = [&](int k) {
       const Op& op = *ops_[k];
-      std::string s = absl::StrCat(op.kind == OpKind::kStore ? "store " : "load ", op.mem, "[");
+      std::string s = absl::StrCat(op.kind == OpKind::kStore ? "store " : op.kind == OpKind::kLdsDma ? "lds_dma " : "load ",
+                                   op.mem, "[");
       for (const IndexRef& x : op.index) absl::StrAppend(&s, IndexToString(*x), ",");
       absl::StrAppend(&s, "] ", op.along);
       if (op.kind == OpKind::kLoad && invariant(k)) return s;
@@ -3733,7 +3806,7 @@ class Verifier {
     };
     for (size_t k = 0; k < ops_.size(); ++k) {
       const Op& op = *ops_[k];
-      if (op.kind != OpKind::kLoad && op.kind != OpKind::kStore) continue;
+      if (op.kind != OpKind::kLoad && op.kind != OpKind::kStore && op.kind != OpKind::kLdsDma) continue;
       const int64_t width = AccessWidth(op);
       // Iterations of the op's loops, at most 2^22 (else -1: not enumerated).
       std::vector<int64_t> trips;
@@ -3851,15 +3924,18 @@ class Verifier {
       const MInst& mi = lk_.mir.insts[i];
       if (!IsMemoryInst(mi)) continue;
       const MemShape ms = MemoryShape(mi.opc);
-      for (int comp = 0; comp < std::max(1, ms.addrs); ++comp) {
+      const bool dma = Info(mi.opc).flags & kLdsDma;  // side 0: its buffer read, 1: its LDS write
+      for (int comp = 0; comp < (dma ? 2 : std::max(1, ms.addrs)); ++comp) {
         auto a0 = std::chrono::steady_clock::now();
         std::vector<AccessVerdict> vs(1);
         if (st.ok()) {
           vs = MatchOne(static_cast<int>(i), comp);
+          if (dma && comp == 0) dma_global_[static_cast<int>(i)] = vs;
         } else {
           AccessVerdict& v = vs[0];
           v.inst_id = mi.id;
           v.component = ms.addrs == 2 ? comp : -1;
+          if (dma) v.side = comp == 1 ? "LDS" : "global";
           v.inst_text = InstructionText(t_, mi);
           v.status = AccessVerdict::Status::kUnknown;
           v.reason = std::string(st.message());
@@ -3868,7 +3944,7 @@ class Verifier {
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
         for (AccessVerdict& v : vs) {
           v.seconds = secs / static_cast<double>(vs.size());
-          res.accesses.push_back(std::move(v));
+          res.accesses.push_back(NameSide(std::move(v)));
         }
       }
     }
@@ -4035,6 +4111,10 @@ class Verifier {
   std::vector<WaveRun> wave_runs_;
   std::map<int, std::map<std::string, int64_t>> run_pointers_;
   std::deque<AccessRecord> match_records_;   // VerifyOptions::match_accesses: records verified (stable addresses)
+  // Matching, per LDS DMA instruction index: its buffer read's proved (KIR
+  // op, loop binding) pairs and verdicts, in order (MatchDmaLds).
+  std::map<int, std::vector<std::pair<int, LoopChoice>>> dma_bound_;
+  std::map<int, std::vector<AccessVerdict>> dma_global_;
   std::map<std::string, ValueType> value_types_;  // SSA value -> type (store widths), filled by MatchAndVerify
 };
 
