@@ -121,6 +121,7 @@ void ExpectFailed(const VerifyResult& v, const std::string& side, const std::str
   EXPECT_TRUE(absl::StrContains(a->reason, absl::StrCat("the LDS DMA's ", side, " side"))) << v.Report();
   EXPECT_TRUE(absl::StrContains(a->counterexample, "counterexample")) << v.Report();
   EXPECT_TRUE(absl::StrContains(a->counterexample, "tid = (")) << v.Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, absl::StrCat("the LDS DMA's ", side, " side"))) << v.Report();
   EXPECT_TRUE(absl::StrContains(a->counterexample, side == "LDS" ? "emitted LDS" : "emitted 0x")) << v.Report();
   if (!needle.empty()) {
     EXPECT_TRUE(absl::StrContains(a->counterexample, needle)) << v.Report();

@@ -2288,6 +2288,7 @@ class Verifier {
                                  env[kv.tid[2]], "), wg = (", env[kv.wg[0]], ", ", env[kv.wg[1]], ", ", env[kv.wg[2]],
                                  ") (wave ", flat / 64, ", lane ", flat % 64, ")");
     if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
+    s += DmaSide(a, vals);
     for (const LoopBinding& b : a.loops)
       if (b.it_var >= 0) {
         const int64_t n = std::max<int64_t>(0, BindingN(b, env[b.it_var], pool_.var(b.it_var).hi));
@@ -2323,6 +2324,13 @@ class Verifier {
       absl::StrAppend(&s, absl::StrFormat("    %-7s %-48s %s\n", InstName(i), text, absl::StrJoin(ws, ", ")));
     }
     return s;
+  }
+
+  // An LDS DMA's side in a counterexample's first line (and M0 for its LDS side).
+  static std::string DmaSide(const AccessCtx& a, const AccessValues<CW>& vals) {
+    if (!(Info(a.mi->opc).flags & kLdsDma)) return "";
+    if (!a.shape.lds_dma) return ", the LDS DMA's global side";
+    return absl::StrCat(", the LDS DMA's LDS side: M0 = ", Hex(static_cast<uint64_t>(static_cast<uint32_t>(vals.vaddr))));
   }
 
   // Concrete search by running whole waves of the machine code (branches
@@ -2392,6 +2400,7 @@ class Verifier {
                                            "): tid = (", tid[0], ", ", tid[1], ", ", tid[2], "), wg = (", g[0], ", ",
                                            g[1], ", ", g[2], ") (wave ", wave, ", lane ", lane, ")");
               if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
+              s += DmaSide(a, vals);
               for (const std::string& it : iters) s += it;
               s += "\n";
               for (int b : bad) absl::StrAppend(&s, "  violated: ", b < static_cast<int>(names.size()) ? names[b] : "?", "\n");
