@@ -480,6 +480,7 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
         r.index = static_cast<int>(pc);
         r.iters = loops;
         r.exec = w.exec;
+        r.m0 = w.m0;
         r.vaddr.assign(kLanes, 0);
         const MOperand& ao = OperandOr0(mi, sh.lds ? N::kAddr : N::kVaddr);
         for (int l = 0; l < kLanes; ++l) r.vaddr[l] = ex.Src(w, ao, l);
@@ -504,7 +505,7 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
         if (!sh.store && ((info.flags & kScratchAddr) || (!sh.lds && !global && ((r.srd[3] >> 23) & 1))))
           return absl::UnimplementedError(
               absl::StrCat(info.mnemonic, ": values loaded from the private segment are not executed concretely"));
-        if (!sh.store) {
+        if (!sh.store && !(info.flags & kLdsDma)) {  // an LDS DMA writes LDS, no register
           // Loaded data: a function of the address (and setting), 0 when dropped.
           const MOperand& data = OperandOr0(mi, sh.lds || global ? N::kVdst : N::kVdata);
           const int per = data.count / sh.addrs;  // dwords per address (read2: two addresses)

@@ -51,6 +51,7 @@ struct MemRecord {
                                            // (the low dword of the pair, or the 32-bit offset with saddr)
   std::vector<uint32_t> vaddr_hi;          // global without saddr, per lane: the pair's high dword
   uint64_t saddr = 0;                      // global with saddr: the SGPR base
+  uint32_t m0 = 0;                         // M0 (an LDS DMA's LDS base: LdsDmaAddress)
 };
 
 // The bytes one lane (its EXEC bit set) of one execution `r` of memory

@@ -45,6 +45,13 @@ struct AccessShape {
   std::string mem;            // argument or LDS allocation name
   int64_t mem_bytes = 0;      // Arg::SizeBytes() / LdsAlloc::SizeBytes()
   int64_t lds_offset = 0;     // LDS: the allocation's byte offset
+  // The LDS side of an LDS DMA (buffer_load_dwordx4 ... lds, KIR lds_dma):
+  // `lds`, the indices are the op's LDS base (lds_index), and element j of
+  // lane l is at that base's byte + kLdsDmaLaneBytes * l + j * elem_bytes
+  // (KIR's definition); the instruction's bytes [A, A + 16) must also lie in
+  // the workgroup's LDS, lds_bytes (group_segment_fixed_size).
+  bool lds_dma = false;
+  int64_t lds_bytes = 0;
   std::vector<int64_t> shape, strides;
   int along = 0;
   std::vector<std::string> elem_text;  // per element: "A[tid.x + 1, 3]" (for messages)
@@ -60,7 +67,8 @@ struct AccessValues {
                                         // zero-extended 32-bit vaddr of the saddr form (else 0), unsigned
   typename W::I vaddr;                  // LDS: the address VGPR (unsigned 32-bit; for messages)
   typename W::I lds_addr;               // LDS: the record's address, DsAddress of compiler/isa/semantics.h:
-                                        // (vaddr + offset) mod 2^32
+                                        // (vaddr + offset) mod 2^32; an LDS DMA's LdsDmaAddress (M0 in vaddr)
+  typename W::I lane;                   // LDS DMA: the lane (linear work-item id mod 64)
   std::vector<std::vector<typename W::I>> idx;  // per element, per dimension: the IR index
 };
 
@@ -163,6 +171,10 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
     const int64_t align = bytes == 12 ? 16 : std::min<int64_t>(16, bytes);
     add(txt("LDS address is ", align, "-byte aligned"),
         w.Implies(v.exec, w.Mod(v.lds_addr, align) == w.C(0)), -1);
+    if (a.lds_dma)
+      add(txt("LDS DMA: bytes [M0 + offset + 16 * lane, + ", bytes, ") inside the workgroup's ", a.lds_bytes,
+              " bytes of LDS"),
+          w.Implies(v.exec, v.lds_addr + w.C(bytes) <= w.C(a.lds_bytes)), -1);
   }
   for (size_t j = 0; j < a.elements.size(); ++j) {
     const int e = a.elements[j];
@@ -192,6 +204,12 @@ std::vector<Ob<W>> Obligations(const W& w, const AccessShape& a, const AccessVal
       I emitted = RawBufferAddress(base, v.soffset, vo + w.C(a.inst_offset + byte_in_inst));
       addr_ok = emitted == v.arg_ptr + ir;
       addr_what = txt("address == ", a.mem, " + byte offset of ", et);
+    } else if (a.lds_dma) {
+      // KIR lds_dma: lane l's bytes start at L[base] + kLdsDmaLaneBytes * l.
+      const I at = ir + v.lane * w.C(kLdsDmaLaneBytes) + w.C(byte_in_inst);
+      addr_ok = v.lds_addr + w.C(byte_in_inst) == w.C(a.lds_offset) + at;
+      inside = in_shape && w.C(0) <= at && at + w.C(a.elem_bytes) <= w.C(a.mem_bytes);
+      addr_what = txt("LDS address == ", a.lds_offset, " (offset of ", a.mem, ") + byte offset of ", et);
     } else {
       I emitted = v.lds_addr + w.C(byte_in_inst);
       addr_ok = emitted == w.C(a.lds_offset) + ir;

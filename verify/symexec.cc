@@ -53,6 +53,10 @@ std::string KeyName(RegKey k) {
 
 SymExec::SymExec(TermPool& pool, const Kernel& k, const TargetInfo& t, const KernelAbi& abi)
     : p_(pool), d_{&pool}, k_(k), t_(t), abi_(abi) {
+  const int64_t x = std::max<int64_t>(k.workgroup[0], 1), y = std::max<int64_t>(k.workgroup[1], 1);
+  for (int d = 0; d < 3; ++d)
+    if (k.workgroup[d] <= 1 || (d == 1 && x % 64 == 0) || (d == 2 && x * y % 64 == 0))
+      wave_uniform_ |= static_cast<uint8_t>(kDepTidX << d);
   for (int d = 0; d < 3; ++d) {
     VarInfo v;
     v.name = absl::StrCat("tid.", DimName(d));
@@ -313,8 +317,9 @@ void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_e
     RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
     Set(RegKey{f, o.reg + dword}, Slot{t, inst, Slot::kValue});
     name = RegName(o.cls, o.reg + dword, 1);
-    if (o.cls == RegClass::kSgpr && (p_.node(t).deps & kDepLaneVarying) && trace_[inst].nonuniform.empty()) {
-      uint8_t dp = p_.node(t).deps;
+    if (o.cls == RegClass::kSgpr && (p_.node(t).deps & kDepLaneVarying & ~wave_uniform_) &&
+        trace_[inst].nonuniform.empty()) {
+      uint8_t dp = p_.node(t).deps & ~wave_uniform_;
       std::string on = (dp & kDepTidX) ? "tid.x" : (dp & kDepTidY) ? "tid.y" : (dp & kDepTidZ) ? "tid.z"
                                                                           : "per-lane data";
       trace_[inst].nonuniform = absl::StrCat(name, " depends on ", on, ": not uniform");
@@ -569,7 +574,23 @@ void SymExec::StepValu(int i, const MInst& mi) {
     case Opc::kVReadfirstlaneB32:
     case Opc::kVReadlaneB32: {
       TRef v = src32(N::kSrc0);
-      if (p_.node(v).deps & kDepLaneVarying)
+      // A value the same in every lane of the wave is this lane's; anything
+      // else is another lane's: unknown here. Same in every lane: it depends
+      // on wave-uniform work-item ids only (wave_uniform), or it provably
+      // equals itself with the other ids set to 0 (e.g. lds_dma's
+      // v_bfe_u32(v0, 10, 10) << 10 of the packed ids: tid.y alone), which
+      // is then its value.
+      const uint8_t varying = p_.node(v).deps & kDepLaneVarying & ~wave_uniform_;
+      if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled) && prove_equal_) {
+        TRef v0 = v;
+        for (int d = 0; d < 3; ++d)
+          if (varying & (kDepTidX << d)) {
+            std::unordered_map<int, int> memo;
+            v0 = p_.Subst(v0, vars_.tid[d], 0, &memo);
+          }
+        if (!(p_.node(v0).deps & kDepLaneVarying & ~wave_uniform_) && prove_equal_(v, v0)) v = v0;
+      }
+      if (p_.node(v).deps & kDepLaneVarying & ~wave_uniform_)
         v = Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);
       Write(i, vdst, 0, v, false);
       return;
@@ -684,6 +705,9 @@ void SymExec::Step(int i, const MInst& mi) {
       const MOperand& o = mi.ops[k];
       int n = o.kind == MOperand::Kind::kReg ? o.count : 1;
       for (int w = 0; w < n; ++w) m.ops[k].push_back(Read(i, o, w));
+    }
+    if (Info(mi.opc).flags & kReadsM0) {
+      m.m0 = Read(i, MOperand::Special(SpecialReg::kM0), 0);
     }
     // A private access: scratch_*, or a buffer access through the private
     // segment buffer (its SRD's dword3 is the dispatch's, which no code

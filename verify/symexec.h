@@ -80,6 +80,7 @@ struct MemExec {
   TRef exec;                           // EXEC bit when it issued
   int exec_def = -1;
   std::vector<std::vector<Slot>> ops;  // explicit operands, per dword, as read
+  Slot m0;                             // an LDS DMA (kReadsM0): M0 as read (its LDS base)
 };
 
 struct InstTrace {
@@ -163,6 +164,13 @@ class SymExec {
   const std::set<int>& private_accesses() const { return private_; }
   const std::map<int, MachineLoop>& loops() const { return loops_; }  // by label index
   const SymState& state() const { return st_; }
+  // The dependency bits (kDepTidX/Y/Z) of the work-item ids that are the
+  // same in every lane of a wave: a dimension of extent 1, tid.y when the
+  // workgroup's x extent is a multiple of 64, tid.z when x * y is (waves are
+  // runs of 64 consecutive linear ids, x fastest: kernel.h's Kernel). An SGPR
+  // or a v_readfirstlane_b32 / v_readlane_b32 result that depends on them
+  // only is this lane's value (e.g. lds_dma's M0 from tid.y).
+  uint8_t wave_uniform() const { return wave_uniform_; }
 
  private:
   Slot& At(RegKey k);
@@ -215,6 +223,7 @@ class SymExec {
   std::map<uint32_t, TRef> fwd_;
   std::vector<TRef> ForwardPrivate(int i, const MInst& mi, const MemExec& m);
   std::function<ZeroSearch(TRef, int, int64_t, int64_t)> find_zero_;
+  uint8_t wave_uniform_ = 0;
 };
 
 // "s[4:7]", "v3", "exec", "0x80000000": an operand as assembly names it.

@@ -78,8 +78,10 @@ std::string VerifyResult::Report() const {
     (a.status == AccessVerdict::Status::kProved ? proved : a.status == AccessVerdict::Status::kFailed ? failed
                                                                                                         : unknown)++;
     // A DS read2/write2's two accesses: "[N.0]", "[N.1]".
+    // An LDS DMA's two accesses: "[N global]" (its buffer read), "[N LDS]".
     std::string id = a.inst_id < 0        ? "[?]"
                      : a.component >= 0 ? absl::StrCat("[", a.inst_id, ".", a.component, "]")
+                     : !a.side.empty()  ? absl::StrCat("[", a.inst_id, " ", a.side, "]")
                                         : absl::StrCat("[", a.inst_id, "]");
     absl::StrAppend(&body, absl::StrFormat("  %s %-6s %-52s %s (%.3f s)\n", tag, id, a.inst_text,
                                            absl::StrCat(a.kir_op >= 0 ? absl::StrCat("op ", a.kir_op, ": ", a.op_text)
@@ -1351,7 +1353,9 @@ struct AccessCtx {
   AccessShape shape;
   // Root terms.
   TRef exec, w[4], soffset, voffset, vaddr;
-  TRef lds_addr;  // LDS: DsAddress(vaddr, mi, component), (vaddr + offset) mod 2^32
+  TRef lds_addr;  // LDS: DsAddress(vaddr, mi, component), (vaddr + offset) mod 2^32; an LDS
+                  // DMA's LDS side: LdsDmaAddress(M0, mi, lane), with M0 in vaddr
+  TRef lane;      // an LDS DMA's LDS side: the lane, (linear work-item id) mod 64
   // global_*: the 64-bit base's halves (saddr, or the vaddr pair) and, with
   // saddr, the 32-bit vaddr (zero-extended).
   TRef glo, ghi, gvoffset;
@@ -1372,6 +1376,7 @@ struct AccessCtx {
     } else {
       r.push_back(vaddr);
       r.push_back(lds_addr);
+      if (lane.valid()) r.push_back(lane);
     }
     return r;
   }
@@ -1483,7 +1488,26 @@ class Verifier {
       v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
       auto it = index_of_id_.find(rec.inst_id);
       if (it != index_of_id_.end()) mapped.insert(it->second);
-      res.accesses.push_back(std::move(v));
+      res.accesses.push_back(NameSide(std::move(v)));
+    }
+    // An LDS DMA writes LDS besides its buffer read: both need a record.
+    for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
+      const MInst& mi = lk_.mir.insts[i];
+      if (!mapped.count(static_cast<int>(i)) || !(Info(mi.opc).flags & kLdsDma)) continue;
+      for (bool lds : {false, true}) {
+        bool has = false;
+        for (const AccessRecord& rec : lk_.access_map) has |= rec.inst_id == mi.id && rec.is_lds == lds;
+        if (has) continue;
+        AccessVerdict v;
+        v.inst_id = mi.id;
+        v.side = lds ? "LDS" : "global";
+        v.inst_text = InstructionText(t_, mi);
+        v.op_text = "(no access-map record)";
+        v.status = AccessVerdict::Status::kFailed;
+        v.reason = absl::StrCat("the LDS DMA's ", lds ? "LDS write" : "buffer read",
+                                " has no access-map record: no KIR access says where it may go");
+        res.accesses.push_back(std::move(v));
+      }
     }
     // Memory instructions the access map does not name are unverified
     // accesses, as is an address of a DS read2/write2 without its record.
@@ -1743,8 +1767,31 @@ class Verifier {
       absl::StrAppend(&v.op_text, " (", MaxIterOffset(rec) + 1, " consecutive iterations of %",
                       ops_[fors_[rec.kir_op].back()]->ivar, " in one instruction)");
     auto it = index_of_id_.find(rec.inst_id);
-    if (it != index_of_id_.end()) v.inst_text = InstructionText(t_, lk_.mir.insts[it->second]);
+    if (it != index_of_id_.end()) {
+      v.inst_text = InstructionText(t_, lk_.mir.insts[it->second]);
+      if (Info(lk_.mir.insts[it->second].opc).flags & kLdsDma) v.side = rec.is_lds ? "LDS" : "global";
+    }
     return v;
+  }
+
+  // An LDS DMA's verdict names its side in the reason too.
+  static AccessVerdict NameSide(AccessVerdict v) {
+    if (!v.side.empty() && v.status != AccessVerdict::Status::kProved)
+      v.reason = absl::StrCat("the LDS DMA's ", v.side, " side (", v.side == "LDS" ? "its LDS write at M0 + offset + 16 * lane"
+                                                                                   : "its buffer read", "): ", v.reason);
+    return v;
+  }
+
+  // This lane's position in its wave: (linear work-item id) mod 64, the
+  // linear id x + X * (y + Y * z) (waves are runs of 64 of them, kernel.h).
+  TRef LaneTerm() {
+    TermDomain d{&pool_};
+    const KernelVars& kv = ex_.vars();
+    const uint32_t x = static_cast<uint32_t>(std::max<int64_t>(k_.workgroup[0], 1));
+    const uint32_t xy = x * static_cast<uint32_t>(std::max<int64_t>(k_.workgroup[1], 1));
+    TRef lin = d.Add(d.Add(pool_.Var(kv.tid[0]), d.Mul(pool_.Var(kv.tid[1]), d.Const(x))),
+                     d.Mul(pool_.Var(kv.tid[2]), d.Const(xy)));
+    return d.And(lin, d.Const(63));
   }
 
   static AccessVerdict Fail(AccessVerdict v, std::string why) {
@@ -1788,34 +1835,50 @@ class Verifier {
                                   Info(mi.opc).mnemonic, ", which accesses one address"));
     const int comp = std::max(rec.component, 0);
     const bool global = Info(mi.opc).flags & kGlobalAddr;
-    if (ms.lds != rec.is_lds)
+    // An LDS DMA (buffer_load_dwordx4 ... lds) performs a KIR lds_dma: two
+    // records, its buffer read (a load) and its LDS write (is_lds, is_store).
+    const bool dma = Info(mi.opc).flags & kLdsDma;
+    const bool dma_lds = dma && rec.is_lds;
+    if (ms.lds != rec.is_lds && !dma_lds)
       return Fail(v, absl::StrCat("the access is to ", rec.is_lds ? "LDS" : "a global buffer", " but the instruction is a ",
                                   ms.lds ? "DS" : global ? "global" : "buffer", " instruction"));
-    if (ms.store != rec.is_store)
-      return Fail(v, absl::StrCat("the KIR op is a ", rec.is_store ? "store" : "load", " but the instruction ",
-                                  ms.store ? "stores" : "loads"));
+    if ((ms.store || dma_lds) != rec.is_store)
+      return Fail(v, dma_lds ? std::string("the LDS side of an LDS DMA writes LDS, but the record is a load")
+                             : absl::StrCat("the KIR op is a ", rec.is_store ? "store" : "load", " but the instruction ",
+                                            ms.store ? "stores" : "loads"));
     if (rec.kir_op < 0 || rec.kir_op >= static_cast<int>(ops_.size()))
       return Fail(v, absl::StrCat("the access map names KIR op ", rec.kir_op, ", which the kernel lacks"));
     a.op = ops_[rec.kir_op];
     const Op& op = *a.op;
-    if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore) || op.mem != rec.mem)
-      return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store of '", rec.mem, "'"));
+    const bool op_dma = op.kind == OpKind::kLdsDma;
+    if (op_dma != dma)
+      return Fail(v, op_dma ? absl::StrCat("KIR op ", rec.kir_op, " is an lds_dma, which only an LDS DMA "
+                                           "(buffer_load_dwordx4 ... lds) performs: this instruction does not write LDS")
+                            : absl::StrCat("an LDS DMA writes LDS, not registers: it performs a KIR lds_dma, and op ",
+                                           rec.kir_op, " is not one"));
+    if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore && !op_dma) || (dma_lds ? op.lds : op.mem) != rec.mem)
+      return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store ", dma_lds ? "(LDS side) " : "",
+                                  "of '", rec.mem, "'"));
     AccessShape& s = a.shape;
-    s.lds = ms.lds;
+    s.lds = ms.lds || dma_lds;
+    s.lds_dma = dma_lds;
+    s.lds_bytes = lk_.abi.lds_bytes;
     s.global = global;
     s.guarded = op.guarded;
     s.comps = ms.comps / ms.addrs;  // at this record's address
     s.comp_bytes = ms.bytes;
     s.elem_bytes = rec.element_bytes;
     s.elements = rec.elements;
-    s.offen = !ms.lds && mi.offen;
+    s.offen = !s.lds && mi.offen;
     // LDS: the component's byte offset from vaddr (for messages; the address
     // itself is DsAddress below, the rule the emulator uses).
     s.inst_offset = ms.lds ? DsAddressOffset(mi, comp) : mi.offset;
     s.mem = rec.mem;
-    s.along = op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
+    // The LDS side of an lds_dma is indexed by its base (lds_index).
+    const std::vector<IndexRef>& index = dma_lds ? op.lds_index : op.index;
+    s.along = dma_lds ? 0 : op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
     ElemType et;
-    if (ms.lds) {
+    if (s.lds) {
       const LdsAlloc* l = k_.FindLds(rec.mem);
       if (l == nullptr) return Fail(v, absl::StrCat("no LDS allocation '", rec.mem, "'"));
       et = l->elem;
@@ -1839,8 +1902,8 @@ class Verifier {
       a.arg_lo = av->second.lo;
       a.arg_hi = av->second.hi;
     }
-    if (op.index.size() != s.shape.size())
-      return Fail(v, absl::StrCat("the KIR access has ", op.index.size(), " indices for a ", s.shape.size(), "-D shape"));
+    if (index.size() != s.shape.size())
+      return Fail(v, absl::StrCat("the KIR access has ", index.size(), " indices for a ", s.shape.size(), "-D shape"));
     if (rec.element_bytes != ElemBytes(et))
       return Fail(v, absl::StrCat("the access map says ", rec.element_bytes, "-byte elements; '", rec.mem, "' has ",
                                   ElemBytes(et)));
@@ -1849,7 +1912,7 @@ class Verifier {
                                   ms.addrs == 2 ? " bytes per address" : " bytes", " but implements ",
                                   rec.elements.size(), " element(s) of ", rec.element_bytes,
                                   " bytes (failure class 10: a wider access clobbers neighbours)"));
-    const int width = op.kind == OpKind::kLoad ? op.type.width : -1;
+    const int width = op.kind == OpKind::kLoad || op_dma ? op.type.width : -1;
     for (int e : rec.elements)
       if (e < 0 || (width > 0 && e >= width))
         return Fail(v, absl::StrCat("element ", e, " is outside the KIR op's vector"));
@@ -1897,10 +1960,18 @@ class Verifier {
       if (a.saddr) a.gvoffset = use(OpName::kVaddr, 0, "a global address offset");
       if (!a.glo.valid() || !a.ghi.valid() || (a.saddr && !a.gvoffset.valid()))
         return Fail(v, "malformed global_* operands");
+    } else if (dma_lds) {
+      // M0 as the instruction read it (SALU-written, loop-carried like any
+      // register) and this lane's position in its wave.
+      if (me.m0.def >= 0) starts.push_back(me.m0.def);
+      a.vaddr = ValueTerm(me.m0, "M0");
+      if (!a.vaddr.valid()) return Fail(v, "the LDS DMA's M0 is not known");
+      a.lane = LaneTerm();
+      a.lds_addr = LdsDmaAddress(TermDomain{&pool_}, a.vaddr, mi, a.lane);
     } else if (!ms.lds) {
       // MUBUF: vdata, vaddr, srsrc, soffset, all four present.
       const MOperand* srsrc = FindOperand(mi, OpName::kSrsrc);
-      if (mi.ops.size() != 4 || srsrc == nullptr || !srsrc->IsReg() || srsrc->cls != RegClass::kSgpr ||
+      if (mi.ops.size() != (dma ? 3u : 4u) || srsrc == nullptr || !srsrc->IsReg() || srsrc->cls != RegClass::kSgpr ||
           srsrc->count != 4)
         return Fail(v, "the buffer instruction does not name an SRD in 4 SGPRs");
       for (int w = 0; w < 4; ++w) a.w[w] = use(OpName::kSrsrc, w, "an SRD dword");
@@ -2030,7 +2101,14 @@ class Verifier {
     }
     }
     // Per element: its IR indices as text.
-    for (size_t j = 0; j < rec.elements.size(); ++j) {
+    for (size_t j = 0; j < rec.elements.size() && dma_lds; ++j) {
+      std::vector<std::string> parts;
+      for (const IndexRef& x : op.lds_index) parts.push_back(IndexToString(*x));
+      const int64_t bj = static_cast<int64_t>(j) * rec.element_bytes;
+      s.elem_text.push_back(absl::StrCat(rec.mem, "[", absl::StrJoin(parts, ", "), "] + ", kLdsDmaLaneBytes,
+                                         " * lane", bj ? absl::StrCat(" + ", bj) : "", " bytes"));
+    }
+    for (size_t j = 0; j < rec.elements.size() && !dma_lds; ++j) {
       const int e = rec.elements[j];
       std::vector<std::string> parts;
       for (size_t d = 0; d < op.index.size(); ++d) {
@@ -2067,10 +2145,13 @@ class Verifier {
         it->second = it->second + w.C(f.step * offs[j]);
       }
       std::vector<typename W::I> idx;
-      for (size_t d = 0; d < a.op->index.size(); ++d) {
-        absl::StatusOr<typename W::I> x = IrValue(w, *a.op->index[d], k_, tid, wg, shift ? shifted : lv);
+      // An lds_dma's LDS side: the wave's base (its elements are the lane's
+      // bytes after it: Obligations).
+      const std::vector<IndexRef>& index = a.shape.lds_dma ? a.op->lds_index : a.op->index;
+      for (size_t d = 0; d < index.size(); ++d) {
+        absl::StatusOr<typename W::I> x = IrValue(w, *index[d], k_, tid, wg, shift ? shifted : lv);
         if (!x.ok()) return x.status();
-        idx.push_back(static_cast<int>(d) == a.shape.along ? *x + w.C(e) : *x);
+        idx.push_back(static_cast<int>(d) == a.shape.along && !a.shape.lds_dma ? *x + w.C(e) : *x);
       }
       out->push_back(std::move(idx));
     }
@@ -2100,6 +2181,7 @@ class Verifier {
     } else {
       vals.vaddr = c.node[a.vaddr.id];
       vals.lds_addr = c.node[a.lds_addr.id];
+      if (a.lane.valid()) vals.lane = c.node[a.lane.id];
     }
     std::vector<int64_t> tid(3), wg(3);
     for (int d = 0; d < 3; ++d) {
@@ -2169,6 +2251,13 @@ class Verifier {
                         vals.exec ? "" : "lane off, ", in ? "in range" : "out of range (dropped)", "; expected ",
                         Hex(static_cast<uint64_t>(vals.arg_ptr + ir)), " = ", sh.mem, " + ", ir, " (", kir_elem,
                         ")\n");
+      } else if (sh.lds_dma) {
+        const int64_t at = ir + vals.lane * kLdsDmaLaneBytes + bj;
+        absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.lds_addr + bj,
+                        " = (M0 ", vals.vaddr, " + offset ", sh.inst_offset, " + 16 * lane ", vals.lane, ") mod 2^32",
+                        bj ? absl::StrCat(" + ", bj) : "", from_base(vals.lds_addr + bj, sh.lds_offset),
+                        vals.exec ? "" : " (lane off)", "; expected ", sh.lds_offset + at, " = ", sh.lds_offset,
+                        " + ", at, " (", kir_elem, ")\n");
       } else {
         absl::StrAppend(&s, "  element ", sh.elements[j], ": emitted LDS ", vals.lds_addr + bj,
                         " = (vaddr ", vals.vaddr, " + ", sh.inst_offset, ") mod 2^32",
@@ -2199,6 +2288,7 @@ class Verifier {
                                  env[kv.tid[2]], "), wg = (", env[kv.wg[0]], ", ", env[kv.wg[1]], ", ", env[kv.wg[2]],
                                  ") (wave ", flat / 64, ", lane ", flat % 64, ")");
     if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
+    s += DmaSide(a, vals);
     for (const LoopBinding& b : a.loops)
       if (b.it_var >= 0) {
         const int64_t n = std::max<int64_t>(0, BindingN(b, env[b.it_var], pool_.var(b.it_var).hi));
@@ -2236,6 +2326,13 @@ class Verifier {
     return s;
   }
 
+  // An LDS DMA's side in a counterexample's first line (and M0 for its LDS side).
+  static std::string DmaSide(const AccessCtx& a, const AccessValues<CW>& vals) {
+    if (!(Info(a.mi->opc).flags & kLdsDma)) return "";
+    if (!a.shape.lds_dma) return ", the LDS DMA's global side";
+    return absl::StrCat(", the LDS DMA's LDS side: M0 = ", Hex(static_cast<uint64_t>(static_cast<uint32_t>(vals.vaddr))));
+  }
+
   // Concrete search by running whole waves of the machine code (branches
   // taken, loops iterated, lane masks as 64-bit values; verify/concrete.h):
   // needs no term, so it also decides what the symbolic lane over-approximates.
@@ -2267,8 +2364,11 @@ class Verifier {
                 vals.gvoffset = a.saddr ? r.vaddr[lane] : 0;
               }
               vals.voffset = a.shape.offen ? r.vaddr[lane] : 0;
-              vals.vaddr = r.vaddr[lane];
-              if (a.shape.lds)
+              vals.vaddr = a.shape.lds_dma ? r.m0 : r.vaddr[lane];
+              vals.lane = lane;
+              if (a.shape.lds_dma)
+                vals.lds_addr = LdsDmaAddress(U32Domain{}, r.m0, *a.mi, lane);
+              else if (a.shape.lds)
                 vals.lds_addr = DsAddress(U32Domain{}, r.vaddr[lane], *a.mi, std::max(a.rec->component, 0));
               vals.arg_ptr = a.shape.lds ? 0 : static_cast<int64_t>(run.Pointer(a.shape.mem));
               std::array<int64_t, 3> tid3 = run.TidOf(wave, lane);
@@ -2300,6 +2400,7 @@ class Verifier {
                                            "): tid = (", tid[0], ", ", tid[1], ", ", tid[2], "), wg = (", g[0], ", ",
                                            g[1], ", ", g[2], ") (wave ", wave, ", lane ", lane, ")");
               if (!a.shape.lds) absl::StrAppend(&s, ", ", a.shape.mem, " = ", Hex(static_cast<uint64_t>(vals.arg_ptr)));
+              s += DmaSide(a, vals);
               for (const std::string& it : iters) s += it;
               s += "\n";
               for (int b : bad) absl::StrAppend(&s, "  violated: ", b < static_cast<int>(names.size()) ? names[b] : "?", "\n");
@@ -2448,7 +2549,8 @@ class Verifier {
     for (size_t k = 0; k < ops_.size(); ++k) {
       const Op& op = *ops_[k];
       if (only >= 0 && static_cast<int>(k) != only) continue;
-      if (op.kind != (store ? OpKind::kStore : OpKind::kLoad)) continue;
+      // (An lds_dma's buffer read is a load.)
+      if (op.kind != (store ? OpKind::kStore : OpKind::kLoad) && (store || op.kind != OpKind::kLdsDma)) continue;
       const Arg* arg = k_.FindArg(op.mem);
       if (arg == nullptr || arg->kind != Arg::Kind::kBuffer) continue;
       const int64_t eb = ElemBytes(arg->elem), ptr = run_pointers_[setting][op.mem];
@@ -2768,7 +2870,7 @@ class Verifier {
     Z3W w{&ctx_};
     Translator::TL& acc = q.acc;
     AccessValues<Z3W> vals{w.T(true), {w.C(0), w.C(0), w.C(0), w.C(0)}, w.C(0), w.C(0), w.C(0), w.C(0), w.C(0),
-                           w.C(0), w.C(0), {}};
+                           w.C(0), w.C(0), w.C(0), {}};
     vals.exec = tr.NonZero(a.exec, &acc);
     if (a.shape.global) {
       // The 64-bit base and offset as exact unsigned integers: no wrap at 2^32 or 2^64.
@@ -2783,6 +2885,7 @@ class Verifier {
     } else {
       vals.vaddr = tr.Exact(a.vaddr, &acc);
       vals.lds_addr = tr.Exact(a.lds_addr, &acc);
+      if (a.lane.valid()) vals.lane = tr.Exact(a.lane, &acc);
     }
     std::vector<z3::expr> tid, wg;
     for (int d = 0; d < 3; ++d) {
@@ -2967,6 +3070,29 @@ class Verifier {
     std::vector<AccessRecord> out;
     if (ms.comps == 0) return out;
     const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
+    if (Info(mi.opc).flags & kLdsDma) {
+      // An LDS DMA performs KIR lds_dma ops only: side 0 its buffer read,
+      // side 1 its LDS write (MatchAndVerify's `comp`), all 16 bytes.
+      for (size_t k = 0; k < ops_.size(); ++k) {
+        const Op& op = *ops_[k];
+        if (op.kind != OpKind::kLdsDma) continue;
+        const std::string& mem = comp == 1 ? op.lds : op.mem;
+        const LdsAlloc* l = comp == 1 ? k_.FindLds(mem) : nullptr;
+        const Arg* arg = comp == 1 ? nullptr : k_.FindArg(mem);
+        if (comp == 1 ? l == nullptr : arg == nullptr || arg->kind != Arg::Kind::kBuffer) continue;
+        const int64_t eb = ElemBytes(l != nullptr ? l->elem : arg->elem);
+        if (eb <= 0 || bytes % eb != 0 || bytes / eb != AccessWidth(op)) continue;
+        AccessRecord r;
+        r.inst_id = mi.id;
+        r.kir_op = static_cast<int>(k);
+        r.mem = mem;
+        r.is_lds = r.is_store = comp == 1;
+        r.element_bytes = eb;
+        for (int64_t e = 0; e < bytes / eb; ++e) r.elements.push_back(static_cast<int>(e));
+        out.push_back(std::move(r));
+      }
+      return out;
+    }
     for (size_t k = 0; k < ops_.size(); ++k) {
       const Op& op = *ops_[k];
       if (op.kind != (ms.store ? OpKind::kStore : OpKind::kLoad)) continue;
@@ -3096,7 +3222,8 @@ class Verifier {
       if (!bad.ok() || !vals.exec || vals.idx.empty()) return false;
       int64_t ir = 0;
       for (size_t d = 0; d < vals.idx[0].size(); ++d) ir += vals.idx[0][d] * a.shape.strides[d];
-      base = static_cast<int64_t>(vals.lds_addr) - ir * a.shape.elem_bytes;
+      base = static_cast<int64_t>(vals.lds_addr) - ir * a.shape.elem_bytes -
+             (a.shape.lds_dma ? vals.lane * kLdsDmaLaneBytes : 0);
       return true;
     });
     return base;
@@ -3118,8 +3245,9 @@ class Verifier {
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
       const MInst& mi = lk_.mir.insts[i];
       const MemShape ms = MemoryShape(mi.opc);
-      if (!IsMemoryInst(mi) || !ms.lds) continue;
-      for (int comp = 0; comp < ms.addrs; ++comp) {
+      const bool dma = Info(mi.opc).flags & kLdsDma;
+      if (!IsMemoryInst(mi) || (!ms.lds && !dma)) continue;
+      for (int comp = dma ? 1 : 0; comp < (dma ? 2 : ms.addrs); ++comp) {
         std::set<std::pair<std::string, int64_t>> p;
         Concrete shared;  // every candidate's roots are the instruction's
         for (const AccessRecord& cand : Candidates(static_cast<int>(i), comp)) {
@@ -3411,10 +3539,12 @@ class Verifier {
     AccessVerdict none;
     none.inst_id = mi.id;
     none.component = ms.addrs == 2 ? comp : -1;
+    if (Info(mi.opc).flags & kLdsDma) none.side = comp == 1 ? "LDS" : "global";
     none.inst_text = InstructionText(t_, mi);
     none.op_text = "(matches no KIR access)";
     if (ms.comps == 0) return {Unknown(none, absl::StrCat(Info(mi.opc).mnemonic, " is not modelled by the verifier"))};
     if (Info(mi.opc).flags & kFlatAddr) return {Unknown(none, UnplacedFlat(mi))};
+    if ((Info(mi.opc).flags & kLdsDma) && comp == 1) return MatchDmaLds(index, none);
     const int64_t bytes = int64_t{ms.comps} / ms.addrs * ms.bytes;
     std::vector<AccessRecord> cands = Candidates(index, comp);
     if (cands.empty())
@@ -3496,6 +3626,10 @@ class Verifier {
       AccessVerdict r = VerifyOne(match_records_.back());
       loop_choice_ = nullptr;
       if (r.status == AccessVerdict::Status::kProved) covered_.insert(covered_.end(), mine.begin(), mine.end());
+      // An LDS DMA's buffer read: its LDS write must match the same KIR op
+      // in the same iterations (MatchDmaLds).
+      if (r.status == AccessVerdict::Status::kProved && (Info(mi.opc).flags & kLdsDma) && !cand.is_lds)
+        dma_bound_[index].push_back({cand.kir_op, choice});
       if (r.status == AccessVerdict::Status::kUnknown && !unknown) unknown = r;
       if (r.status == AccessVerdict::Status::kFailed && !failed) failed = r;
       return r;
@@ -3614,6 +3748,46 @@ class Verifier {
     return {f};
   }
 
+  // An LDS DMA's LDS write (side 1), matched after its buffer read (side 0):
+  // the DMA copies each lane's vector of one KIR lds_dma iteration, so its
+  // write must be that op's LDS side in the same iterations, with the same
+  // loop binding (each piece's) as the read's proof; matched on its own, a
+  // write of another iteration's slot (M0 not updated per iteration) would
+  // prove for a peeled iteration. No proved read: no iteration to check.
+  std::vector<AccessVerdict> MatchDmaLds(int index, const AccessVerdict& none) {
+    auto g = dma_global_.find(index);
+    auto b = dma_bound_.find(index);
+    const bool read_proved =
+        g != dma_global_.end() && !g->second.empty() &&
+        std::all_of(g->second.begin(), g->second.end(),
+                    [](const AccessVerdict& x) { return x.status == AccessVerdict::Status::kProved; }) &&
+        b != dma_bound_.end() && b->second.size() == g->second.size();
+    if (!read_proved)
+      return {Unknown(none, "its buffer read (the global side) is not proved to perform a KIR lds_dma, so no KIR "
+                            "op and iteration says where its LDS write may go")};
+    const std::vector<AccessRecord> cands = Candidates(index, 1);
+    std::vector<AccessVerdict> out;
+    for (size_t i = 0; i < b->second.size(); ++i) {
+      const int kir_op = b->second[i].first;
+      const LoopChoice& choice = b->second[i].second;
+      const AccessRecord* cand = nullptr;
+      for (const AccessRecord& c : cands)
+        if (c.kir_op == kir_op) cand = &c;
+      if (cand == nullptr) {
+        out.push_back(Fail(none, absl::StrCat("KIR op ", kir_op, "'s LDS side is not 16 bytes of an LDS allocation")));
+        continue;
+      }
+      match_records_.push_back(*cand);
+      loop_choice_ = &choice;
+      AccessVerdict r = VerifyOne(match_records_.back());
+      loop_choice_ = nullptr;
+      r.iterations = g->second[i].iterations;
+      out.push_back(std::move(r));
+      if (backstop_.fired()) break;
+    }
+    return out;
+  }
+
   // Matching: every element of every KIR load and store, in every iteration
   // of its loops, must be performed by a proved instruction (a load may be
   // performed by another load of the same buffer, indices and element: a
@@ -3631,7 +3805,8 @@ class Verifier {
     };
     auto key = [&](int k) {
       const Op& op = *ops_[k];
-      std::string s = absl::StrCat(op.kind == OpKind::kStore ? "store " : "load ", op.mem, "[");
+      std::string s = absl::StrCat(op.kind == OpKind::kStore ? "store " : op.kind == OpKind::kLdsDma ? "lds_dma " : "load ",
+                                   op.mem, "[");
       for (const IndexRef& x : op.index) absl::StrAppend(&s, IndexToString(*x), ",");
       absl::StrAppend(&s, "] ", op.along);
       if (op.kind == OpKind::kLoad && invariant(k)) return s;
@@ -3640,7 +3815,7 @@ class Verifier {
     };
     for (size_t k = 0; k < ops_.size(); ++k) {
       const Op& op = *ops_[k];
-      if (op.kind != OpKind::kLoad && op.kind != OpKind::kStore) continue;
+      if (op.kind != OpKind::kLoad && op.kind != OpKind::kStore && op.kind != OpKind::kLdsDma) continue;
       const int64_t width = AccessWidth(op);
       // Iterations of the op's loops, at most 2^22 (else -1: not enumerated).
       std::vector<int64_t> trips;
@@ -3758,15 +3933,18 @@ class Verifier {
       const MInst& mi = lk_.mir.insts[i];
       if (!IsMemoryInst(mi)) continue;
       const MemShape ms = MemoryShape(mi.opc);
-      for (int comp = 0; comp < std::max(1, ms.addrs); ++comp) {
+      const bool dma = Info(mi.opc).flags & kLdsDma;  // side 0: its buffer read, 1: its LDS write
+      for (int comp = 0; comp < (dma ? 2 : std::max(1, ms.addrs)); ++comp) {
         auto a0 = std::chrono::steady_clock::now();
         std::vector<AccessVerdict> vs(1);
         if (st.ok()) {
           vs = MatchOne(static_cast<int>(i), comp);
+          if (dma && comp == 0) dma_global_[static_cast<int>(i)] = vs;
         } else {
           AccessVerdict& v = vs[0];
           v.inst_id = mi.id;
           v.component = ms.addrs == 2 ? comp : -1;
+          if (dma) v.side = comp == 1 ? "LDS" : "global";
           v.inst_text = InstructionText(t_, mi);
           v.status = AccessVerdict::Status::kUnknown;
           v.reason = std::string(st.message());
@@ -3775,7 +3953,7 @@ class Verifier {
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
         for (AccessVerdict& v : vs) {
           v.seconds = secs / static_cast<double>(vs.size());
-          res.accesses.push_back(std::move(v));
+          res.accesses.push_back(NameSide(std::move(v)));
         }
       }
     }
@@ -3942,6 +4120,10 @@ class Verifier {
   std::vector<WaveRun> wave_runs_;
   std::map<int, std::map<std::string, int64_t>> run_pointers_;
   std::deque<AccessRecord> match_records_;   // VerifyOptions::match_accesses: records verified (stable addresses)
+  // Matching, per LDS DMA instruction index: its buffer read's proved (KIR
+  // op, loop binding) pairs and verdicts, in order (MatchDmaLds).
+  std::map<int, std::vector<std::pair<int, LoopChoice>>> dma_bound_;
+  std::map<int, std::vector<AccessVerdict>> dma_global_;
   std::map<std::string, ValueType> value_types_;  // SSA value -> type (store widths), filled by MatchAndVerify
 };
 
@@ -4058,15 +4240,13 @@ absl::StatusOr<VerifyResult> VerifyAddressesPlaced(const Kernel& k, const Target
         return absl::InvalidArgumentError(
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
-  // gfx950's LDS DMA writes LDS at M0 + offset + 16 * lane (semantics.h
-  // LdsDmaAddress) besides its global read, and ds_read_b64_tr_b16 hands
-  // each lane data other lanes addressed (DsReadTrB16Source): matching
-  // either as a plain per-lane buffer or DS load would leave the LDS write
-  // unproved or pair lanes with the wrong IR accesses, so until the
-  // verifier models them it refuses the code rather than pass it.
+  // ds_read_b64_tr_b16 hands each lane data other lanes addressed
+  // (DsReadTrB16Source): matching it as a plain per-lane DS load would pair
+  // lanes with the wrong IR accesses, so until the verifier models it it
+  // refuses the code rather than pass it. (The LDS DMA is modelled: both sides.)
   for (size_t i = 0; i < final_code.mir.insts.size(); ++i) {
     const MInst& mi = final_code.mir.insts[i];
-    if (mi.opc == Opc::kBufferLoadDwordx4Lds || mi.opc == Opc::kDsReadB64TrB16)
+    if (mi.opc == Opc::kDsReadB64TrB16)
       return absl::UnimplementedError(absl::StrCat(
           "instruction [", i, "] ",
           mi.opc == Opc::kDsReadB64TrB16 ? "ds_read_b64_tr_b16 (a transposing LDS read)"

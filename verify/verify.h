@@ -84,6 +84,9 @@ struct VerifyOptions {
 struct AccessVerdict {
   int inst_id = -1;        // MInst::id ("[N]" in --annotate output)
   int component = -1;      // DS read2/write2: which address (0, 1; "[N.0]", "[N.1]"); else -1
+  // An LDS DMA (buffer_load_dwordx4 ... lds) has two verdicts: "global" (its
+  // buffer read, "[N global]") and "LDS" (its LDS write, "[N LDS]"); else empty.
+  std::string side;
   int kir_op = -1;         // pre-order index of the KIR load/store
   std::string inst_text;   // the instruction in assembly syntax
   std::string op_text;     // the KIR op, one line

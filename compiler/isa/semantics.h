@@ -989,11 +989,18 @@ constexpr TrB16Source DsReadTrB16Source(int lane, int e) {
 // write of M0 needs 1 wait state before an LDS DMA on GFX9
 // (GCNHazardRecognizer checkReadM0Hazards, GCNSubtarget
 // hasReadM0LdsDmaHazard() = generation GFX9): hazard_table.cc.
+// `lane` is a value of D (the verifier's symbolic lane: linear work-item id
+// mod 64, the wave layout of kernel.h's Kernel); the int overload is the same
+// rule for a known lane (the emulator).
 constexpr int kLdsDmaDwordx4LaneBytes = 16;
 template <class D>
+typename D::V LdsDmaAddress(const D& d, const typename D::V& m0, const MInst& mi, const typename D::V& lane) {
+  return d.Add(d.Add(m0, d.Const(static_cast<uint32_t>(mi.offset))),
+               d.Mul(lane, d.Const(static_cast<uint32_t>(kLdsDmaDwordx4LaneBytes))));
+}
+template <class D>
 typename D::V LdsDmaAddress(const D& d, const typename D::V& m0, const MInst& mi, int lane) {
-  return d.Add(m0, d.Const(static_cast<uint32_t>(mi.offset) +
-                           static_cast<uint32_t>(lane) * static_cast<uint32_t>(kLdsDmaDwordx4LaneBytes)));
+  return LdsDmaAddress(d, m0, mi, d.Const(static_cast<uint32_t>(lane)));
 }
 
 // ---------------------------------------------------------------------------

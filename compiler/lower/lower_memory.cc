@@ -752,7 +752,16 @@ absl::Status LowerCtx::LowerLdsDma(const Op& op) {
   rec.mem = op.mem;
   rec.element_bytes = a->eb;
   for (int e = 0; e < op.type.width; ++e) rec.elements.push_back(e);
+  // Its LDS side: the same instruction writes the 16 bytes of lane l at the
+  // byte of L[lds_index] + 16 * l (KIR's definition; the verifier proves
+  // LdsDmaAddress of M0 against it). is_lds and is_store on a MUBUF opcode
+  // mark the record of an LDS DMA's write.
+  AccessRecord lds = rec;
+  lds.mem = op.lds;
+  lds.is_lds = true;
+  lds.is_store = true;
   out_.access_map.push_back(std::move(rec));
+  out_.access_map.push_back(std::move(lds));
   return absl::OkStatus();
 }
 

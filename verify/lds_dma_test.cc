@@ -1,0 +1,257 @@
+// gfx950's LDS DMA (buffer_load_dwordx4 ... lds, KIR lds_dma; issue 19): the
+// verifier proves both sides of each DMA, the buffer read (as a buffer load)
+// and the LDS write at LdsDmaAddress(M0, inst, lane) (compiler/isa/
+// semantics.h) against KIR's L[base] + 16 * lane, with M0 executed
+// symbolically (s_mov_b32 m0, SALU chains, v_readfirstlane_b32 of a
+// wave-uniform tid.y, loop-carried). Mutations of the final code (M0 off by
+// 16 bytes, the instruction offset, the voffset, M0 not updated per loop
+// iteration) each fail with a confirmed counterexample naming the side.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/isa/asm_syntax.h"
+#include "gtest/gtest.h"
+#include "verify/test_util.h"
+#include "verify/verify.h"
+
+namespace kir::vfy::testing {
+namespace {
+
+using Status = AccessVerdict::Status;
+
+// hw/run/run_test.cc's LdsDmaInALoopMatchesReferenceOnGfx950 kernel: M0
+// changes per iteration (stage %k mod 2) around a hoisted readfirstlane.
+constexpr char kLoop[] = R"(kernel dma_loop
+target gfx950
+workgroup 64 2 1
+grid 2 1 1
+arg A : f32[1024, 4] strides [4, 1] readonly
+arg B : f32[256, 4] strides [4, 1] writeonly
+lds L : f32[2, 128, 4]
+  %z = zero f32x4
+  %s = for %k = 0 to 4 iter(%acc = %z) {
+    lds_dma L[%k mod 2, tid.y * 64, 0], A[%k * 256 + wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
+    barrier
+    %v = load L[%k mod 2, 127 - tid.y * 64 - tid.x, 0] : f32x4
+    %acc2 = add %acc, %v
+    yield %acc2
+  }
+  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %s
+end
+)";
+
+// compiler/api/compile_test.cc's straight-line lds_dma (no loop).
+constexpr char kStraight[] = R"(kernel dma
+target gfx950
+workgroup 64 2 1
+grid 2 1 1
+arg A : f32[256, 4] strides [4, 1] readonly
+arg B : f32[256, 4] strides [4, 1] writeonly
+lds L : f32[128, 4]
+  lds_dma L[tid.y * 64, 0], A[wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
+  barrier
+  %v = load L[127 - tid.y * 64 - tid.x, 0] : f32x4
+  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %v
+end
+)";
+
+struct Subject {
+  Compiled c;
+  LoweredKernel code;
+  std::string Text(size_t i) const { return InstructionText(*c.result.target, code.mir.insts[i]); }
+  size_t Find(const std::string& needle) const {
+    std::vector<size_t> hits;
+    for (size_t i = 0; i < code.mir.insts.size(); ++i)
+      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
+    EXPECT_EQ(hits.size(), 1u) << "instructions containing '" << needle << "'";
+    return hits.empty() ? 0 : hits[0];
+  }
+  MInst& At(const std::string& needle) { return code.mir.insts[Find(needle)]; }
+  VerifyResult Check() const { return Verify(c, &code); }
+  std::string Asm() const {
+    std::string s;
+    for (size_t i = 0; i < code.mir.insts.size(); ++i) absl::StrAppend(&s, Text(i), "\n");
+    return s;
+  }
+};
+
+Subject Load(const char* text) {
+  absl::StatusOr<Compiled> c = CompileKir(text, "gfx950");
+  EXPECT_TRUE(c.ok()) << c.status();
+  Subject s{std::move(*c), {}};
+  s.code = s.c.result.lowered;
+  return s;
+}
+
+// The verdicts of the DMA instruction: one per side.
+const AccessVerdict* Side(const VerifyResult& r, const std::string& side) {
+  for (const AccessVerdict& a : r.accesses)
+    if (a.side == side) return &a;
+  return nullptr;
+}
+
+TEST(LdsDma, TheLoopKernelProvesBothSides) {
+  Subject s = Load(kLoop);
+  VerifyResult v = s.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+  const AccessVerdict* g = Side(v, "global");
+  const AccessVerdict* l = Side(v, "LDS");
+  ASSERT_NE(g, nullptr) << v.Report();
+  ASSERT_NE(l, nullptr) << v.Report();
+  EXPECT_EQ(g->inst_id, l->inst_id);
+  EXPECT_TRUE(absl::StrContains(v.Report(), absl::StrCat("[", l->inst_id, " LDS]"))) << v.Report();
+}
+
+TEST(LdsDma, TheStraightLineKernelProvesBothSides) {
+  Subject s = Load(kStraight);
+  VerifyResult v = s.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+  EXPECT_NE(Side(v, "LDS"), nullptr) << v.Report();
+}
+
+// The side's verdict must be failed with a confirmed counterexample (tid, wg
+// and both addresses) and a reason naming the side.
+void ExpectFailed(const VerifyResult& v, const std::string& side, const std::string& needle = "") {
+  const AccessVerdict* a = Side(v, side);
+  ASSERT_NE(a, nullptr) << v.Report();
+  EXPECT_EQ(a->status, Status::kFailed) << v.Report();
+  EXPECT_TRUE(absl::StrContains(a->reason, absl::StrCat("the LDS DMA's ", side, " side"))) << v.Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, "counterexample")) << v.Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, "tid = (")) << v.Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, absl::StrCat("the LDS DMA's ", side, " side"))) << v.Report();
+  EXPECT_TRUE(absl::StrContains(a->counterexample, side == "LDS" ? "emitted LDS" : "emitted 0x")) << v.Report();
+  if (!needle.empty()) {
+    EXPECT_TRUE(absl::StrContains(a->counterexample, needle)) << v.Report();
+  }
+}
+void ExpectProved(const VerifyResult& v, const std::string& side) {
+  const AccessVerdict* a = Side(v, side);
+  ASSERT_NE(a, nullptr) << v.Report();
+  EXPECT_EQ(a->status, Status::kProved) << v.Report();
+}
+
+MInst Inst(Opc opc, std::vector<MOperand> ops, int id) {
+  MInst mi;
+  mi.opc = opc;
+  mi.ops = std::move(ops);
+  mi.id = id;
+  return mi;
+}
+
+// M0 16 bytes too high: s_mov_b32 m0, s0 -> s_add_u32 m0, s0, 16. The LDS
+// side fails (lane 0 writes L's byte 16 instead of 0); the buffer read is
+// untouched and proves.
+TEST(LdsDma, M0OffBy16BytesFailsTheLdsSide) {
+  Subject s = Load(kStraight);
+  MInst& mov = s.At("s_mov_b32 m0");
+  mov = Inst(Opc::kSAddU32, {mov.ops[0], mov.ops[1], MOperand::Imm(16)}, mov.id);
+  VerifyResult v = s.Check();
+  ExpectFailed(v, "LDS", "expected");
+  ExpectProved(v, "global");
+  EXPECT_TRUE(absl::StrContains(Side(v, "LDS")->counterexample, "s_add_u32 m0")) << v.Report();
+}
+
+// The instruction offset applies to both sides (LdsDmaAddress and the
+// buffer address): offset:16 moves the read and the write.
+TEST(LdsDma, AWrongInstructionOffsetFailsBothSides) {
+  Subject s = Load(kStraight);
+  s.At("lds").offset += 16;
+  VerifyResult v = s.Check();
+  ExpectFailed(v, "LDS");
+  ExpectFailed(v, "global");
+}
+
+// offset:16 with M0 16 lower: the LDS write is where it was (proved), the
+// buffer read is not.
+TEST(LdsDma, AnOffsetM0CompensatesFailsOnlyTheGlobalSide) {
+  Subject s = Load(kStraight);
+  s.At("lds").offset += 16;
+  MInst& mov = s.At("s_mov_b32 m0");
+  mov = Inst(Opc::kSSubU32, {mov.ops[0], mov.ops[1], MOperand::Imm(16)}, mov.id);
+  VerifyResult v = s.Check();
+  ExpectProved(v, "LDS");
+  ExpectFailed(v, "global");
+}
+
+// The voffset of another value (v1 = tid.x instead of the row's byte
+// offset): the buffer read fails, the LDS write (M0 + 16 * lane) proves.
+TEST(LdsDma, AWrongVoffsetFailsTheGlobalSide) {
+  Subject s = Load(kStraight);
+  MInst& dma = s.At("lds");
+  ASSERT_TRUE(dma.ops[0].IsReg()) << s.Asm();
+  dma.ops[0].reg = dma.ops[0].reg == 1 ? 2 : 1;
+  VerifyResult v = s.Check();
+  ExpectFailed(v, "global");
+  ExpectProved(v, "LDS");
+}
+
+// The loop's M0 without its stage (s_mov_b32 m0, s13 -> m0 = the wave part
+// s0 of iteration 0 in every iteration): the LDS side fails in an odd
+// iteration (%k = 1 writes stage 0); the buffer read proves.
+TEST(LdsDma, M0NotUpdatedPerLoopIterationFailsTheLdsSide) {
+  Subject s = Load(kLoop);
+  const size_t rfl = s.Find("v_readfirstlane_b32");
+  const MOperand wave = s.code.mir.insts[rfl].ops[0];  // the SGPR holding the wave's part
+  MInst& mov = s.At("s_mov_b32 m0");
+  ASSERT_NE(mov.ops[1].reg, wave.reg) << s.Asm();
+  mov.ops[1] = wave;
+  VerifyResult v = s.Check();
+  ExpectFailed(v, "LDS", "%k = ");
+  ExpectProved(v, "global");
+  const std::string& ce = Side(v, "LDS")->counterexample;
+  EXPECT_TRUE(absl::StrContains(ce, "%k = 1") || absl::StrContains(ce, "%k = 3")) << v.Report();
+}
+
+// The same M0 written before the loop instead of in it (hoisted: the
+// in-loop s_mov_b32 m0 deleted): M0 is loop-invariant, the LDS side fails.
+TEST(LdsDma, M0HoistedOutOfTheLoopFailsTheLdsSide) {
+  Subject s = Load(kLoop);
+  const size_t rfl = s.Find("v_readfirstlane_b32");
+  const MOperand wave = s.code.mir.insts[rfl].ops[0];
+  const size_t mov = s.Find("s_mov_b32 m0");
+  MInst hoisted = s.code.mir.insts[mov];
+  hoisted.ops[1] = wave;
+  hoisted.id = 100000;
+  s.code.mir.insts.erase(s.code.mir.insts.begin() + static_cast<long>(mov));
+  s.code.mir.insts.insert(s.code.mir.insts.begin() + static_cast<long>(rfl) + 1, hoisted);
+  VerifyResult v = s.Check();
+  ExpectFailed(v, "LDS", "%k = ");
+  ExpectProved(v, "global");
+}
+
+// An access map with only the DMA's global record: the LDS write is
+// unverified, so the instruction fails for it (never proved).
+TEST(LdsDma, AMissingLdsRecordFails) {
+  Subject s = Load(kStraight);
+  AccessMap& am = s.code.access_map;
+  const size_t before = am.size();
+  am.erase(std::remove_if(am.begin(), am.end(), [](const AccessRecord& r) { return r.is_lds && r.is_store; }),
+           am.end());
+  ASSERT_EQ(am.size() + 1, before);
+  VerifyResult v = s.Check();
+  const AccessVerdict* l = Side(v, "LDS");
+  ASSERT_NE(l, nullptr) << v.Report();
+  EXPECT_EQ(l->status, Status::kFailed) << v.Report();
+  EXPECT_TRUE(absl::StrContains(l->reason, "LDS write has no access-map record")) << v.Report();
+  ExpectProved(v, "global");
+}
+
+// A KIR load performed by an LDS DMA (its record retargeted): the data goes
+// to LDS, not registers, so it fails; an lds_dma's record on a plain
+// buffer_load fails too.
+TEST(LdsDma, DmaAndPlainLoadAreNotInterchangeable) {
+  Subject s = Load(kStraight);
+  for (AccessRecord& r : s.code.access_map)
+    if (!r.is_lds && !r.is_store && r.kir_op == 0) r.kir_op = 2;  // op 2: %v = load L[...]: an LDS load
+  VerifyResult v = s.Check();
+  const AccessVerdict* g = Side(v, "global");
+  ASSERT_NE(g, nullptr) << v.Report();
+  EXPECT_EQ(g->status, Status::kFailed) << v.Report();
+  EXPECT_TRUE(absl::StrContains(g->reason, "writes LDS, not registers")) << v.Report();
+}
+
+}  // namespace
+}  // namespace kir::vfy::testing
