@@ -1800,6 +1800,15 @@ class Verifier {
     const Op& op = *a.op;
     if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore) || op.mem != rec.mem)
       return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store of '", rec.mem, "'"));
+    // ds_read_b64_tr_b16 exchanges the lanes' blocks (DsReadTrB16Source):
+    // it implements a KIR load_tr and nothing else, and a load_tr needs it
+    // (a plain ds_read_b64 would hand each lane its own block).
+    if ((mi.opc == Opc::kDsReadB64TrB16) != (op.kind == OpKind::kLoad && op.tr))
+      return Fail(v, mi.opc == Opc::kDsReadB64TrB16
+                         ? "ds_read_b64_tr_b16 exchanges data between lanes but implements a KIR op that is not a "
+                           "load_tr"
+                         : absl::StrCat("the KIR op is a load_tr (a transposing read) but ", Info(mi.opc).mnemonic,
+                                        " is not ds_read_b64_tr_b16"));
     AccessShape& s = a.shape;
     s.lds = ms.lds;
     s.global = global;
@@ -4059,19 +4068,19 @@ absl::StatusOr<VerifyResult> VerifyAddressesPlaced(const Kernel& k, const Target
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
   // gfx950's LDS DMA writes LDS at M0 + offset + 16 * lane (semantics.h
-  // LdsDmaAddress) besides its global read, and ds_read_b64_tr_b16 hands
-  // each lane data other lanes addressed (DsReadTrB16Source): matching
-  // either as a plain per-lane buffer or DS load would leave the LDS write
-  // unproved or pair lanes with the wrong IR accesses, so until the
-  // verifier models them it refuses the code rather than pass it.
+  // LdsDmaAddress) besides its global read: matching it as a plain per-lane
+  // buffer load would leave the LDS write unproved, so until the verifier
+  // models it it refuses the code rather than pass it. (ds_read_b64_tr_b16
+  // is proved as a DS read: each lane's ADDRESS is its own, DsAddress of its
+  // own vaddr, matched to its thread's IR access of a KIR load_tr; only the
+  // data crosses lanes (DsReadTrB16Source), and loaded data is opaque to
+  // the verifier whichever lane's block it is.)
   for (size_t i = 0; i < final_code.mir.insts.size(); ++i) {
     const MInst& mi = final_code.mir.insts[i];
-    if (mi.opc == Opc::kBufferLoadDwordx4Lds || mi.opc == Opc::kDsReadB64TrB16)
+    if (mi.opc == Opc::kBufferLoadDwordx4Lds)
       return absl::UnimplementedError(absl::StrCat(
-          "instruction [", i, "] ",
-          mi.opc == Opc::kDsReadB64TrB16 ? "ds_read_b64_tr_b16 (a transposing LDS read)"
-                                         : "buffer_load_dwordx4 ... lds (an LDS DMA)",
-          ": the verifier does not model gfx950's ", mi.opc == Opc::kDsReadB64TrB16 ? "cross-lane LDS reads" : "LDS DMA",
+          "instruction [", i, "] buffer_load_dwordx4 ... lds (an LDS DMA)",
+          ": the verifier does not model gfx950's LDS DMA"
           " yet, so it cannot prove this kernel's addresses; run it in the strict emulator instead"));
   }
   // The kernarg segment pointer is a user SGPR pair (even, below the system SGPRs).

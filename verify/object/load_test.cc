@@ -239,10 +239,10 @@ TEST(LoadCode, KircAssemblyReadBackProvesAndAnEditFails) {
   }
 }
 
-// gfx950's LDS DMA and transposing LDS read are not modelled by the
-// verifier yet: code containing either is refused (Unimplemented, naming the
-// instruction), never proved.
-TEST(LoadCode, Gfx950LdsDmaAndTransposedReadAreRefused) {
+// gfx950's LDS DMA is not modelled by the verifier yet: code containing it
+// is refused (Unimplemented, naming the instruction), never proved. The
+// transposing LDS read is: see Gfx950TransposedReadProves below.
+TEST(LoadCode, Gfx950LdsDmaIsRefused) {
   const std::string text = ReadTestFile("testdata/kernels/copy_f32.kir");
   absl::StatusOr<Kernel> k = ParseKernel(text, "copy_f32.kir");
   ASSERT_TRUE(k.ok()) << k.status();
@@ -252,7 +252,7 @@ TEST(LoadCode, Gfx950LdsDmaAndTransposedReadAreRefused) {
   ASSERT_TRUE(r.ok()) << r.status();
   const size_t at = r->assembly.find("  s_endpgm");
   ASSERT_NE(at, std::string::npos) << r->assembly;
-  for (const char* line : {"  buffer_load_dwordx4 off, s[0:3], 0 lds\n", "  ds_read_b64_tr_b16 v[2:3], v0\n"}) {
+  for (const char* line : {"  buffer_load_dwordx4 off, s[0:3], 0 lds\n"}) {
     CodeInput in;
     in.assembly = r->assembly.substr(0, at) + line + r->assembly.substr(at);
     absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx950", in);
@@ -260,6 +260,42 @@ TEST(LoadCode, Gfx950LdsDmaAndTransposedReadAreRefused) {
     EXPECT_EQ(v.status().code(), absl::StatusCode::kUnimplemented) << v.status();
     EXPECT_TRUE(absl::StrContains(v.status().message(), "the verifier does not model gfx950's")) << v.status();
   }
+}
+
+// ds_read_b64_tr_b16 in code read back from its assembly text: kirc's
+// gfx950 code for testdata/kernels/mma_tr_16x16x16_f16.kir (two load_tr
+// fragment reads) proves, every address; the same text with one transposed
+// read's offset moved by 8 bytes fails, with a counterexample.
+TEST(LoadCode, Gfx950TransposedReadProves) {
+  const std::string text = ReadTestFile("testdata/kernels/mma_tr_16x16x16_f16.kir");
+  absl::StatusOr<Kernel> k = ParseKernel(text, "mma_tr_16x16x16_f16.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  CompileOptions opts;
+  opts.mcpu = "gfx950";
+  absl::StatusOr<CompileResult> r = Compile(*k, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(absl::StrContains(r->assembly, "ds_read_b64_tr_b16")) << r->assembly;
+  CodeInput in;
+  in.assembly = r->assembly;
+  absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx950", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kFailed), 0) << v->Report();
+  const size_t at = r->assembly.find("ds_read_b64_tr_b16");
+  const size_t eol = r->assembly.find('\n', at);
+  const std::string line = r->assembly.substr(at, eol - at);
+  const std::string edited = absl::StrContains(line, "offset:") ? absl::StrReplaceAll(line, {{"offset:", "offset:8+"}})
+                                                                 : line + " offset:8";
+  CodeInput bad;
+  bad.assembly = r->assembly.substr(0, at) + edited + r->assembly.substr(eol);
+  absl::StatusOr<VerifyResult> w = VerifyCode(*k, "gfx950", bad);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_FALSE(w->all_proved) << w->Report();
+  EXPECT_GE(Count(*w, Status::kFailed), 1) << edited << "\n" << w->Report();
+  bool has_counterexample = false;
+  for (const AccessVerdict& a : w->accesses)
+    if (a.status == Status::kFailed && !a.counterexample.empty()) has_counterexample = true;
+  EXPECT_TRUE(has_counterexample) << w->Report();
 }
 
 // clang's copy against a twin that copies with another index: both fail.
