@@ -474,6 +474,32 @@ TEST(Negatives, MemoryInstructionMissingFromTheAccessMapFails) {
   ExpectFailed(s.Check(), {"access map does not name"});
 }
 
+// gfx950's ds_read_b64_tr_b16 (KIR load_tr): each lane's address is its own
+// and is proved like a DS read's (testdata/kernels/load_tr_bf16.kir proves);
+// an offset one block off fails with a counterexample, and a plain
+// ds_read_b64 in its place (no lane exchange) fails as the wrong instruction.
+TEST(Negatives, TransposedLdsReadWrongOffsetOrPlainReadFails) {
+  {
+    Subject s = Load(Kernel("load_tr_bf16"), "gfx950");
+    MInst& rd = s.At("ds_read_b64_tr_b16");
+    rd.offset += 8;  // the next 4 halves of the row
+    VerifyResult v = s.Check();
+    const AccessVerdict* f = ExpectFailed(v, {"LDS address", "T["});
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->inst_id, rd.id);
+    EXPECT_FALSE(f->counterexample.empty()) << v.Report();
+  }
+  {
+    Subject s = Load(Kernel("load_tr_bf16"), "gfx950");
+    MInst& rd = s.At("ds_read_b64_tr_b16");
+    rd.opc = Opc::kDsReadB64;
+    VerifyResult v = s.Check();
+    const AccessVerdict* f = ExpectFailed(v, {"the KIR op is a load_tr", "ds_read_b64 is not ds_read_b64_tr_b16"});
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->inst_id, rd.id);
+  }
+}
+
 // DS read2/write2 (compiler/passes/ds_pairing.h): each address is checked
 // against its own KIR access and reported per component ([N.0], [N.1]).
 TEST(Negatives, WrongOffsetInADsPairIsCaughtForThatComponent) {

@@ -1859,6 +1859,15 @@ class Verifier {
     if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore && !op_dma) || (dma_lds ? op.lds : op.mem) != rec.mem)
       return Fail(v, absl::StrCat("KIR op ", rec.kir_op, " is not a load or store ", dma_lds ? "(LDS side) " : "",
                                   "of '", rec.mem, "'"));
+    // ds_read_b64_tr_b16 exchanges the lanes' blocks (DsReadTrB16Source):
+    // it implements a KIR load_tr and nothing else, and a load_tr needs it
+    // (a plain ds_read_b64 would hand each lane its own block).
+    if ((mi.opc == Opc::kDsReadB64TrB16) != (op.kind == OpKind::kLoad && op.tr))
+      return Fail(v, mi.opc == Opc::kDsReadB64TrB16
+                         ? "ds_read_b64_tr_b16 exchanges data between lanes but implements a KIR op that is not a "
+                           "load_tr"
+                         : absl::StrCat("the KIR op is a load_tr (a transposing read) but ", Info(mi.opc).mnemonic,
+                                        " is not ds_read_b64_tr_b16"));
     AccessShape& s = a.shape;
     s.lds = ms.lds || dma_lds;
     s.lds_dma = dma_lds;
@@ -4240,20 +4249,11 @@ absl::StatusOr<VerifyResult> VerifyAddressesPlaced(const Kernel& k, const Target
         return absl::InvalidArgumentError(
             "VerifyAddresses needs the final code on physical registers (CompileResult::lowered), "
             "not the lowering's virtual-register MIR");
-  // ds_read_b64_tr_b16 hands each lane data other lanes addressed
-  // (DsReadTrB16Source): matching it as a plain per-lane DS load would pair
-  // lanes with the wrong IR accesses, so until the verifier models it it
-  // refuses the code rather than pass it. (The LDS DMA is modelled: both sides.)
-  for (size_t i = 0; i < final_code.mir.insts.size(); ++i) {
-    const MInst& mi = final_code.mir.insts[i];
-    if (mi.opc == Opc::kDsReadB64TrB16)
-      return absl::UnimplementedError(absl::StrCat(
-          "instruction [", i, "] ",
-          mi.opc == Opc::kDsReadB64TrB16 ? "ds_read_b64_tr_b16 (a transposing LDS read)"
-                                         : "buffer_load_dwordx4 ... lds (an LDS DMA)",
-          ": the verifier does not model gfx950's ", mi.opc == Opc::kDsReadB64TrB16 ? "cross-lane LDS reads" : "LDS DMA",
-          " yet, so it cannot prove this kernel's addresses; run it in the strict emulator instead"));
-  }
+  // gfx950's LDS DMA is proved on both sides (its LDS write at M0 + offset +
+  // 16 * lane, semantics.h LdsDmaAddress, against the KIR lds_dma's LDS
+  // record) and ds_read_b64_tr_b16 as a DS read whose ADDRESS is the lane's
+  // own (only its data crosses lanes, DsReadTrB16Source, and loaded data is
+  // opaque to the verifier): no instruction is refused here.
   // The kernarg segment pointer is a user SGPR pair (even, below the system SGPRs).
   const KernelAbi& abi = final_code.abi;
   if (abi.kernarg_ptr_sgpr < 0 || abi.kernarg_ptr_sgpr % 2 != 0 || abi.kernarg_ptr_sgpr + 2 > abi.user_sgprs ||

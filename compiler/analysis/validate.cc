@@ -216,6 +216,7 @@ class Validator {
   absl::Status CheckAccess(const Op& op, ValueType vt, bool is_store);
   absl::Status CheckMfma(const Op& op);
   absl::Status CheckLdsDma(const Op& op);
+  absl::Status CheckLoadTr(const Op& op);
   absl::Status CheckElementwise(const Op& op);
   absl::Status CheckCvt(const Op& op);
   absl::Status CheckSlice(const Op& op);
@@ -608,6 +609,7 @@ absl::Status Validator::CheckOp(const Op& op) {
   switch (op.kind) {
     case OpKind::kLoad:
       s = CheckType(op, op.type);
+      if (s.ok() && op.tr) s = CheckLoadTr(op);
       if (s.ok()) s = CheckAccess(op, op.type, false);
       if (s.ok()) s = Define(op, op.results[0], op.type);
       return s;
@@ -840,6 +842,36 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   if (end > size)
     return OpErr(op, absl::StrCat("can access outside ", op.mem, " (bytes ", r.lo, "..", end - 1,
                                   " of ", size, "); ", fix));
+  return absl::OkStatus();
+}
+
+// load_tr (Op::tr; gfx950's ds_read_b64_tr_b16): an unguarded read of a
+// 16-bit x4 vector, contiguous, from an LDS allocation, in workgroups of
+// whole waves: the lanes of each 16-lane group exchange their blocks, so all
+// 64 lanes must be active (the ISA's EXEC-all-ones rule, semantics.h
+// DsReadTrB16Source). CheckAccess then checks the 8-byte alignment and the
+// bounds of each thread's own block.
+absl::Status Validator::CheckLoadTr(const Op& op) {
+  if (!t_.has_ds_read_tr_b16)
+    return OpErr(op, absl::StrCat("load_tr (ds_read_b64_tr_b16, the transposing LDS read) does not exist on ",
+                                  t_.name, "; it is gfx950 only: load the elements with plain loads instead, "
+                                  "or use --mcpu=gfx950"));
+  if (ElemBytes(op.type.elem) != 2 || op.type.width != 4)
+    return OpErr(op, absl::StrCat("load_tr reads four 16-bit elements per thread (f16x4 or bf16x4), not ",
+                                  TypeName(op.type)));
+  if (op.guarded)
+    return OpErr(op, "load_tr does not take `guarded`: the lanes exchange their blocks, so every lane must "
+                     "read one (all 64 lanes active); keep the index in shape");
+  const LdsAlloc* l = k_.FindLds(op.mem);
+  if (l == nullptr)
+    return OpErr(op, absl::StrCat("load_tr reads an LDS allocation, and '", op.mem,
+                                  "' is not one; stage the data in LDS first"));
+  if (op.along >= 0 && op.along < static_cast<int>(l->shape.size()) && l->Strides()[op.along] != 1)
+    return OpErr(op, absl::StrCat("load_tr reads 4 contiguous elements, but dimension ", op.along, " of ", op.mem,
+                                  " is not the contiguous one; load along the last dimension"));
+  if (k_.WorkgroupThreads() % 64 != 0)
+    return OpErr(op, absl::StrCat("load_tr needs whole waves (workgroup threads a multiple of 64, found ",
+                                  k_.WorkgroupThreads(), "): all 64 lanes take part in the exchange"));
   return absl::OkStatus();
 }
 

@@ -1117,5 +1117,45 @@ TEST(ValidateTest, LdsDma) {
   EXPECT_NE(CheckDma("workgroup 64 2 1", "workgroup 32 2 1").find("whole waves along x"), std::string::npos);
 }
 
+// load_tr (gfx950's ds_read_b64_tr_b16): what the validator accepts and refuses.
+constexpr char kTr[] = R"(kernel tr
+workgroup 64 2 1
+grid 1 1 1
+arg A : f16[32, 16] strides [16, 1] readonly
+lds T : f16[2, 16, 16]
+lds U : f32[16, 16]
+  %t = load_tr T[tid.y, tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+end
+)";
+
+std::string CheckTr(const std::string& from, const std::string& to, const std::string& target = "gfx950") {
+  return Check(Parse(absl::StrReplaceAll(kTr, {{from, to}})), target);
+}
+
+TEST(ValidateTest, LoadTr) {
+  EXPECT_EQ(CheckTr("", ""), "OK");
+  for (const char* t : {"gfx908", "gfx90a", "gfx942"})
+    EXPECT_NE(CheckTr("", "", t).find(absl::StrCat("load_tr (ds_read_b64_tr_b16, the transposing LDS read) does not "
+                                                   "exist on ", t, "; it is gfx950 only")),
+              std::string::npos)
+        << t;
+  EXPECT_NE(CheckTr(": f16x4", ": f16x8").find("four 16-bit elements per thread (f16x4 or bf16x4), not f16x8"),
+            std::string::npos);
+  EXPECT_NE(CheckTr("load_tr T[", "load_tr guarded T[").find("does not take `guarded`"), std::string::npos);
+  EXPECT_NE(CheckTr("load_tr T[tid.y, tid.x floordiv 4, tid.x mod 4 * 4]", "load_tr A[tid.x floordiv 4, tid.x mod 4 * 4]")
+                .find("reads an LDS allocation, and 'A' is not one"),
+            std::string::npos);
+  EXPECT_NE(CheckTr("tid.x mod 4 * 4] : f16x4", "tid.x mod 4 * 4] along 1 : f16x4").find("not the contiguous one"),
+            std::string::npos);
+  // 8-byte alignment of each block and bounds: CheckAccess's messages.
+  EXPECT_NE(CheckTr("tid.x mod 4 * 4]", "tid.x mod 4 * 2]").find("needs 8-byte alignment"), std::string::npos);
+  EXPECT_NE(CheckTr("tid.x floordiv 4, tid.x mod 4", "tid.x floordiv 4 + 1, tid.x mod 4").find("outside 0..15"),
+            std::string::npos);
+  // bf16: an f16x4 read of a bf16 allocation is refused as any load; bf16x4 is fine.
+  EXPECT_NE(CheckTr("lds T : f16", "lds T : bf16").find("holds bf16 but the load produces f16x4"), std::string::npos);
+  std::string bf = absl::StrReplaceAll(kTr, {{"lds T : f16", "lds T : bf16"}, {": f16x4", ": bf16x4"}});
+  EXPECT_EQ(Check(Parse(bf), "gfx950"), "OK");
+}
+
 }  // namespace
 }  // namespace kir

@@ -226,6 +226,51 @@ end
       << refused.status();
 }
 
+// load_tr on gfx950: one ds_read_b64_tr_b16 per op, the constant part of
+// the address (4 rows of 16 halves = 128 bytes, plus L's place) in the
+// offset field, an lgkmcnt wait before its result is used; llvm-mc 22
+// assembles it (Compile makes the code object). Refused on gfx942.
+TEST(CompileTest, LoadTrLowersToDsReadB64TrB16WithOffset) {
+  const std::string text = R"(kernel tr
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[16, 16] strides [16, 1] readonly
+arg Y : f16[64, 4] strides [4, 1] writeonly
+lds L : f16[20, 16]
+  %x = load X[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+  store L[tid.x floordiv 4 + 4, tid.x mod 4 * 4], %x
+  barrier
+  %t = load_tr L[tid.x floordiv 4 + 4, tid.x mod 4 * 4] : f16x4
+  store Y[tid.x, 0], %t
+end
+)";
+  CompileOptions o;
+  o.verify_machineinstrs = true;
+  absl::StatusOr<CompileResult> r = CompileText(text, "tr.kir", o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
+  ASSERT_TRUE(bin.ok()) << bin.status();
+  absl::StatusOr<std::string> obj = CodeObjectFor(*r, *bin);  // llvm-mc 22 accepts the text
+  ASSERT_TRUE(obj.ok()) << obj.status() << "\n" << r->assembly;
+  const std::string& a = r->assembly;
+  const size_t rd = a.find("ds_read_b64_tr_b16 v[");
+  ASSERT_NE(rd, std::string::npos) << a;
+  EXPECT_EQ(a.find("ds_read_b64_tr_b16", rd + 1), std::string::npos) << a;
+  const std::string line = a.substr(rd, a.find('\n', rd) - rd);
+  EXPECT_NE(line.find(" offset:128"), std::string::npos) << line;
+  const size_t wait = a.find("s_waitcnt lgkmcnt(0)", rd), store = a.find("buffer_store_dwordx2", rd);
+  ASSERT_NE(wait, std::string::npos) << a;
+  EXPECT_LT(wait, store) << a;
+  EXPECT_EQ(a.find("ds_read_b64 v"), std::string::npos) << a;
+  CompileOptions o942;
+  o942.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> refused = CompileText(text, "tr.kir", o942);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("does not exist on gfx942; it is gfx950 only"), std::string::npos)
+      << refused.status();
+}
+
 TEST(CompileTest, RegisterPressureIsAClearErrorBeforeAnyAssembly) {
   // Twenty f32x16 values live at once need 320 VGPRs; the target has 256.
   std::string text = "kernel pressure\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"

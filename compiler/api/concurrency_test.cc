@@ -27,14 +27,16 @@ const char* const kTargets[] = {"gfx908", "gfx90a", "gfx942"};
 // The documented refusals (compile_test.cc): gfx908 has no 4-element bf16
 // MFMA; gfx908 and gfx90a have no fp8 (testdata/BUILD's refused tests).
 bool Refused(const std::string& kernel, const std::string& target) {
-  // FNUZ fp8 is gfx942's, OCP fp8, the K-doubled f16/bf16 MFMAs and the LDS
-  // DMA gfx950's (testdata/BUILD's `unsupported`).
+  // FNUZ fp8 is gfx942's, OCP fp8, the K-doubled f16/bf16 MFMAs, the LDS
+  // DMA and load_tr (ds_read_b64_tr_b16) gfx950's (testdata/BUILD's
+  // `unsupported`).
   const bool gfx942_only = kernel == "quant_fp8" || kernel == "dequant_fp8" || kernel == "move_fp8" ||
                            kernel == "mma_fp8_fnuz" || kernel == "gemm_fp8_fnuz_256" ||
                            kernel == "gemm_fp8_fnuz_edge";
   const bool gfx950_only = kernel == "quant_fp8_ocp" || kernel == "dequant_fp8_ocp" || kernel == "move_fp8_ocp" ||
                            kernel == "mma_fp8_ocp" || kernel == "mma_16x16x32_f16" || kernel == "mma_32x32x16_bf16" ||
-                           kernel == "gemm_fp8_ocp_256" || kernel == "gemm_fp8_ocp_edge" || kernel == "lds_dma_f32";
+                           kernel == "gemm_fp8_ocp_256" || kernel == "gemm_fp8_ocp_edge" || kernel == "lds_dma_f32" ||
+                           kernel == "mma_tr_16x16x16_f16" || kernel == "load_tr_bf16";  // load_tr
   return (kernel == "mma_16x16x16_bf16" && target == "gfx908") || (gfx942_only && target != "gfx942") ||
          (gfx950_only && target != "gfx950");
 }

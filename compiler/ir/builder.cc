@@ -105,6 +105,18 @@ std::string KernelBuilder::Load(std::string mem, std::vector<IndexRef> index, Va
   return Emit(std::move(op), std::move(name));
 }
 
+std::string KernelBuilder::LoadTr(std::string lds, std::vector<IndexRef> index, ValueType type, int along,
+                                  std::string name) {
+  Op op;
+  op.kind = OpKind::kLoad;
+  op.tr = true;
+  op.mem = std::move(lds);
+  op.index = std::move(index);
+  op.type = type;
+  op.along = along >= 0 ? along : static_cast<int>(op.index.size()) - 1;
+  return Emit(std::move(op), std::move(name));
+}
+
 void KernelBuilder::Store(std::string mem, std::vector<IndexRef> index, BuilderValue value,
                           MemOpOptions opts) {
   Op op;

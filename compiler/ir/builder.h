@@ -87,6 +87,11 @@ class KernelBuilder {
   // `%r = load [guarded] mem[index...] [along D] : type`.
   std::string Load(std::string mem, std::vector<IndexRef> index, ValueType type,
                    MemOpOptions opts = {}, std::string name = "");
+  // `%r = load_tr lds[index...] [along D] : type` (Op::tr: gfx950's
+  // transposing LDS read; the lane exchange is kernel.h's Op::tr comment;
+  // 16-bit x4 types, unguarded, whole waves, as the validator checks).
+  std::string LoadTr(std::string lds, std::vector<IndexRef> index, ValueType type, int along = -1,
+                     std::string name = "");
   // `store [guarded] mem[index...] [along D], value`.
   void Store(std::string mem, std::vector<IndexRef> index, BuilderValue value,
              MemOpOptions opts = {});

@@ -73,7 +73,7 @@ bool operator==(const LdsAlloc& a, const LdsAlloc& b) {
 bool operator==(const Op& a, const Op& b) {
   if (a.kind != b.kind || a.results != b.results || !(a.type == b.type) ||
       a.operands != b.operands || a.mem != b.mem || a.along != b.along ||
-      a.guarded != b.guarded || a.first != b.first || a.mfma != b.mfma || a.ivar != b.ivar || a.lo != b.lo ||
+      a.guarded != b.guarded || a.tr != b.tr || a.first != b.first || a.mfma != b.mfma || a.ivar != b.ivar || a.lo != b.lo ||
       a.hi != b.hi || a.step != b.step || a.iter_args != b.iter_args || a.body != b.body ||
       !(a.gemm == b.gemm) || a.lds != b.lds || a.lds_index.size() != b.lds_index.size() ||
       a.index.size() != b.index.size())

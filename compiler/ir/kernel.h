@@ -95,7 +95,8 @@ struct NamedConst {
 inline constexpr int kLdsDmaLaneBytes = 16;
 
 enum class OpKind {
-  kLoad,     // results[0] = load mem[index...] (vector elements along `along`)
+  kLoad,     // results[0] = load mem[index...] (vector elements along `along`);
+             // with `tr` the transposing LDS read `load_tr` (Op::tr)
   kStore,    // store operands[0] to mem[index...]
   kBarrier,  // workgroup barrier (s_barrier) with LDS visibility
   kMfma,     // results[0] = mfma `mfma` operands[0] (A), [1] (B), [2] (C)
@@ -136,6 +137,16 @@ struct Op {
   std::vector<IndexRef> index;  // one expression per dimension of `mem`
   int along = -1;               // dimension the vector elements run along
   bool guarded = false;         // out-of-shape elements read 0 / are not written
+  // kLoad only: `load_tr`, gfx950's transposing LDS read (ds_read_b64_tr_b16;
+  // TargetInfo::has_ds_read_tr_b16). Every thread addresses its own 4 x
+  // 16-bit block mem[index...] (contiguous along `along`, 8-byte aligned),
+  // and the result is cross-lane: lanes are linear thread id mod 64, in
+  // groups of 16 (16g..16g+15); the group's 16 blocks, lane 4r + c's block
+  // as row r, columns 4c..4c+3, form a 4 x 16 matrix M, and lane 16g + j
+  // receives column j: result element e = M[e][j], i.e. element j % 4 of the
+  // block of lane 16g + 4e + j / 4. No guard; whole waves (all 64 lanes
+  // active); f16x4/bf16x4 only. README "Values and ops", load_tr.
+  bool tr = false;
   // lds_dma: the destination allocation and the wave's base element there
   std::string lds;
   std::vector<IndexRef> lds_index;

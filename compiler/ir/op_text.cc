@@ -37,7 +37,7 @@ std::string OpText(const Op& op) {
   };
   switch (op.kind) {
     case OpKind::kLoad:
-      return absl::StrCat(r, "load ", memref(), " : ", ValueTypeName(op.type));
+      return absl::StrCat(r, op.tr ? "load_tr " : "load ", memref(), " : ", ValueTypeName(op.type));
     case OpKind::kStore:
       return absl::StrCat(r, "store ", memref(), ", ", operands);
     case OpKind::kLdsDma: {

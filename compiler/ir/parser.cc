@@ -73,7 +73,7 @@ int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 
 // The ops that define values (`%r = OP ...`) and those that do not, as the
 // README's op table lists them; and the declarations.
-constexpr absl::string_view kValueOps[] = {"load", "const", "zero", "add", "mul", "fma", "cvt", "slice", "mfma", "for"};
+constexpr absl::string_view kValueOps[] = {"load", "load_tr", "const", "zero", "add", "mul", "fma", "cvt", "slice", "mfma", "for"};
 constexpr absl::string_view kOtherOps[] = {"store", "lds_dma", "barrier", "yield", "gemm"};
 constexpr absl::string_view kDeclWords[] = {"target", "workgroup", "grid", "const", "arg", "lds"};
 
@@ -780,8 +780,10 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
   if (!has_result && !results.empty())
     return Fail(result_pos[0], absl::StrCat("'", word, "' does not define a result"));
   op.results = std::move(results);
-  if (word == "load") {
+  if (word == "load" || word == "load_tr") {
+    // load_tr: the transposing LDS read (Op::tr; the validator checks the rest)
     op.kind = OpKind::kLoad;
+    op.tr = word == "load_tr";
     if (!ParseMemRef(&op) || !ExpectChar(':', "before the loaded type") || !ParseType(&op.type))
       return false;
   } else if (word == "store") {

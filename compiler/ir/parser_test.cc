@@ -205,6 +205,35 @@ end
   CheckRoundTrip(absl::StrReplaceAll(kDma, {{"lds L ", "lds guarded "}, {"lds_dma L[", "lds_dma guarded["}}));
 }
 
+// load_tr (gfx950's transposing LDS read): a load with Op::tr, printed back
+// as load_tr; a plain load is not one.
+TEST(ParserTest, LoadTrRoundTripAndFields) {
+  constexpr char kTr[] = R"(kernel tr
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+lds T : f16[16, 16]
+  %t = load_tr T[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+  %u = load T[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+end
+)";
+  CheckRoundTrip(kTr);
+  Kernel k = MustParse(kTr);
+  ASSERT_EQ(k.body.size(), 2u);
+  EXPECT_EQ(k.body[0].kind, OpKind::kLoad);
+  EXPECT_TRUE(k.body[0].tr);
+  EXPECT_EQ(k.body[0].mem, "T");
+  EXPECT_EQ(k.body[0].results, std::vector<std::string>{"t"});
+  EXPECT_EQ(k.body[0].type, (ValueType{ElemType::kF16, 4}));
+  EXPECT_FALSE(k.body[1].tr);
+  EXPECT_FALSE(k.body[0] == k.body[1]);
+  EXPECT_NE(PrintKernel(k).find("  %t = load_tr T[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4\n"), std::string::npos)
+      << PrintKernel(k);
+  absl::StatusOr<Kernel> bad = ParseKernel(absl::StrReplaceAll(kTr, {{"%t = load_tr", "load_tr"}}), "t.kir");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'load_tr' defines a value"), std::string::npos) << bad.status();
+}
+
 TEST(ParserTest, CopyKernelFields) {
   Kernel k = MustParse(kCopy);
   EXPECT_EQ(k.name, "copy_f32");
@@ -624,12 +653,12 @@ TEST(ParserTest, Errors) {
       {h + "frobnicate\nend\n",
        "e.kir:4:1: error: unknown keyword 'frobnicate'; a line holds a declaration (target, workgroup, grid, "
        "const, arg, lds), an op without a result (store, lds_dma, barrier, yield, gemm), `%name = OP ...` (OP: load, "
-       "const, zero, add, mul, fma, cvt, slice, mfma, for), '}' or 'end'"},
+       "load_tr, const, zero, add, mul, fma, cvt, slice, mfma, for), '}' or 'end'"},
       {h + "%a = frob %b\nend\n",
-       "e.kir:4:6: error: unknown op 'frob'; the ops that define a value are load, const, zero, add, mul, fma, "
+       "e.kir:4:6: error: unknown op 'frob'; the ops that define a value are load, load_tr, const, zero, add, mul, fma, "
        "cvt, slice, mfma and for"},
       {h + "%a = sub %b, %c\nend\n",
-       "e.kir:4:6: error: unknown op 'sub'; the ops that define a value are load, const, zero, add, mul, fma, "
+       "e.kir:4:6: error: unknown op 'sub'; the ops that define a value are load, load_tr, const, zero, add, mul, fma, "
        "cvt, slice, mfma and for (a - b is `fma %b, %minus_one, %a` with `%minus_one = const f32 -1`)"},
       {h + "%a load A[0] : f32\nend\n",
        "e.kir:4:4: error: expected ',' or '=' after result name, found 'load'"},

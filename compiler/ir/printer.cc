@@ -63,7 +63,7 @@ void AppendOp(const Op& op, int indent, std::string* out) {
   AppendResults(op, out);
   switch (op.kind) {
     case OpKind::kLoad:
-      out->append("load ");
+      out->append(op.tr ? "load_tr " : "load ");
       AppendMemRef(op, out);
       absl::StrAppend(out, " : ", ValueTypeName(op.type));
       break;

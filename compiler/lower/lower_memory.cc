@@ -228,6 +228,7 @@ static void EmitChunk(LowerCtx& c, const Op& op, const MemAccess& a, const Chunk
     reg = MirBuilder::V(tmp);
   }
   Opc opc = store ? StoreOpc(a.is_lds, ch.bytes, ch.half) : LoadOpc(a.is_lds, ch.bytes);
+  if (op.tr) opc = Opc::kDsReadB64TrB16;  // LowerLoad checked: one 8-byte LDS chunk
   MInst* mi;
   if (a.is_lds) {
     if (store)
@@ -647,6 +648,16 @@ int LowerCtx::GuardSelect(int voffset, int mask, uint32_t out_of_range) {
 absl::Status LowerCtx::LowerLoad(const Op& op) {
   absl::StatusOr<MemAccess> a = PlanAccess(*this, op, op.type);
   if (!a.ok()) return a.status();
+  // load_tr (Op::tr): one ds_read_b64_tr_b16 at this thread's own 8-byte
+  // block (the lane exchange is the instruction's, semantics.h
+  // DsReadTrB16Source); the validator checked the rest, this is the backstop.
+  if (op.tr) {
+    if (!t_.has_ds_read_tr_b16)
+      return Error(op, absl::StrCat("load_tr (ds_read_b64_tr_b16) does not exist on ", t_.name, " (gfx950 only)"));
+    if (!a->is_lds || op.guarded || a->chunks.size() != 1 || a->chunks[0].bytes != 2 * kTrB16Elems)
+      return Error(op, "load_tr needs one unguarded, contiguous, 8-byte aligned 16-bit x4 vector of an LDS "
+                       "allocation");
+  }
   int n = op.type.Dwords();
   Value v;
   v.type = op.type;

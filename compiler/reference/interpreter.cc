@@ -585,6 +585,7 @@ class Interp {
   absl::Status RunOp(const Op& op, int depth);
   absl::Status RunLoad(const Op& op);  // also lds_dma's global side
   absl::Status WriteLdsDma(const Op& op, const Slot& vals);
+  absl::Status TransposeLoadTr(const Op& op, Slot* out);
   absl::Status RunStore(const Op& op);
   absl::Status RunElementwise(const Op& op);
   absl::Status RunCvt(const Op& op);
@@ -1265,7 +1266,35 @@ absl::Status Interp::RunLoad(const Op& op) {
     }
   }
   if (dma) return WriteLdsDma(op, out);
+  if (op.tr) {
+    s = TransposeLoadTr(op, &out);
+    if (!s.ok()) return s;
+  }
   return Define(op, op.results[0], std::move(out));
+}
+
+// load_tr (Op::tr, kernel.h): `out` holds each thread's own 4-element block;
+// the result is wave-level. Waves are 64 consecutive linear thread ids, split
+// in groups of 16 lanes; a group's blocks form a 4 x 16 matrix M whose row r
+// is the blocks of lanes 4r..4r+3 side by side (block of lane 4r + c =
+// columns 4c..4c+3), and lane j of the group receives column j of M:
+// result element e = M[e][j]. (This is the KIR definition; the emulator runs
+// the ISA's, compiler/isa/semantics.h DsReadTrB16Source.)
+absl::Status Interp::TransposeLoadTr(const Op& op, Slot* out) {
+  if (op.type.width != 4 || ElemBytes(op.type.elem) != 2 || op.guarded)
+    return OpErr(op, absl::StrCat("load_tr reads an unguarded 16-bit x4 vector, not ", TypeText(op.type)));
+  if (nthreads_ % 64 != 0)
+    return OpErr(op, absl::StrCat("load_tr needs whole waves, but the workgroup has ", nthreads_, " threads"));
+  const std::vector<Lane> own = out->v;
+  for (int64_t group = 0; group < nthreads_; group += 16) {
+    // m[r][col]: row r, column col of the group's 4 x 16 matrix.
+    uint32_t m[4][16];
+    for (int lane = 0; lane < 16; ++lane)
+      for (int e = 0; e < 4; ++e) m[lane / 4][4 * (lane % 4) + e] = own[group + lane][e];
+    for (int j = 0; j < 16; ++j)
+      for (int e = 0; e < 4; ++e) out->v[group + j][e] = m[e][j];
+  }
+  return absl::OkStatus();
 }
 
 // lds_dma's LDS side: thread t's loaded vector (16 bytes) goes to the byte

@@ -243,6 +243,78 @@ TEST(Interpreter, LdsDmaBaseOutsideTheAllocationIsAnError) {
 }
 
 // ---------------------------------------------------------------------------
+// load_tr (gfx950's ds_read_b64_tr_b16 at KIR level). The expected values
+// come from the ISA guide's description of the instruction (CDNA4 ISA
+// 11.4, as quoted in semantics.h): the 16 lanes of a group each read 64
+// bits, the data is "interpreted as a matrix with 16 bit elements" -- 4
+// rows of 16 elements, row r made of the reads of lanes 4r..4r+3 in order --
+// "and transposed", so lane j of the group holds column j. Here every lane
+// reads back the block it stored (row t/4 of a 16 x 16 tile, columns
+// 4*(t%4)..+3), so group g's matrix is tile rows 4g..4g+3 and lane 16g + j
+// must receive tile[4g + e][j] as element e: the tile transposed, in the
+// MFMA 16x16x16 A-operand order.
+
+constexpr char kLoadTrKernel[] = R"(kernel tr
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[16, 16] strides [16, 1] readonly
+arg Y : f16[64, 4] strides [4, 1] writeonly
+lds T : f16[16, 16]
+  %x = load X[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+  store T[tid.x floordiv 4, tid.x mod 4 * 4], %x
+  barrier
+  %t = load_tr T[tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+  store Y[tid.x, 0], %t
+end
+)";
+
+TEST(Interpreter, LoadTrGivesEachLaneAColumnOfItsGroupsBlocks) {
+  Kernel k = MustParse(kLoadTrKernel);
+  std::vector<uint16_t> x(256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint16_t>(0x3c00 + i);  // tile[r][c] = 0x3c00 + 16r + c
+  InterpArgs a;
+  a.buffers["X"] = Bytes(x);
+  a.buffers["Y"] = std::vector<uint8_t>(256 * 2, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  std::vector<uint16_t> y = From<uint16_t>(a.buffers["Y"]);
+  for (int g = 0; g < 4; ++g)
+    for (int j = 0; j < 16; ++j)
+      for (int e = 0; e < 4; ++e)
+        EXPECT_EQ(y[static_cast<size_t>((16 * g + j) * 4 + e)], 0x3c00 + 16 * (4 * g + e) + j)
+            << "lane " << 16 * g + j << " element " << e;
+  // Two lanes worked by hand: lane 0 gets column 0 of rows 0..3
+  // (0x3c00, 0x3c10, 0x3c20, 0x3c30); lane 37 (group 2, column 5) gets
+  // tile[8..11][5].
+  EXPECT_EQ(y[0 * 4 + 1], 0x3c10);
+  EXPECT_EQ(y[37 * 4 + 0], 0x3c85);
+  EXPECT_EQ(y[37 * 4 + 3], 0x3cb5);
+}
+
+// testdata/kernels/load_tr_bf16.kir: two waves, two workgroups, and each
+// lane names the block 4 rows further down (mod 16): the group's matrix is
+// tile rows 4g+4..4g+7 (mod 16), so lane 16g + j gets tile[(4g + e + 4) mod 16][j].
+TEST(Interpreter, LoadTrTestdataKernelPerWave) {
+  Kernel k = MustParse(ReadTestFile("testdata/kernels/load_tr_bf16.kir"));
+  std::vector<uint16_t> x(64 * 16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint16_t>(i * 7 + 1);
+  InterpArgs a;
+  a.buffers["X"] = Bytes(x);
+  a.buffers["Y"] = std::vector<uint8_t>(256 * 4 * 2, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  std::vector<uint16_t> y = From<uint16_t>(a.buffers["Y"]);
+  for (int w = 0; w < 4; ++w)  // wave w = wg.x * 2 + tid.y owns X rows 16w..16w+15
+    for (int g = 0; g < 4; ++g)
+      for (int j = 0; j < 16; ++j)
+        for (int e = 0; e < 4; ++e)
+          EXPECT_EQ(y[static_cast<size_t>((64 * w + 16 * g + j) * 4 + e)],
+                    x[static_cast<size_t>((16 * w + (4 * g + e + 4) % 16) * 16 + j)])
+              << "wave " << w << " lane " << 16 * g + j << " element " << e;
+}
+
+// ---------------------------------------------------------------------------
 // add_f16.kir: (x + y) in f16, then scaled in f32 and converted back.
 
 TEST(Interpreter, AddF16ThenScaleMatchesIndependentModel) {

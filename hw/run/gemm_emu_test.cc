@@ -191,6 +191,9 @@ std::vector<GemmCase> Covering() {
   v.push_back({"f16", "f16", true, false, "gfx950", true, 8, 100, 72, 40});
   v.push_back({"bf16", "f32", false, true, "gfx950", false, 1, 33, 65, 17, true});
   v.push_back({"f16", "f32", false, false, "gfx950", false, 0, 200, 200, 32, false, false});
+  // f16 with both operands K-major (A.km, B.kn) at the default tiling: the
+  // layouts a transposing fragment read (load_tr) serves (issue 19).
+  v.push_back({"f16", "f32", true, true, "gfx950", true, 0, 128, 128, 64});
   // fp8 (issue 19 part 3): gfx942 FNUZ and gfx950 OCP, equal and mixed
   // formats, every layout, per-tensor scales, edges (K < BK), double
   // buffering on and off, default and explicit waves; C f32, f16, bf16.

@@ -89,6 +89,10 @@ std::vector<Case> Cases() {
     for (const char* t : {"gfx908", "gfx90a", "gfx942"}) v.push_back({kname, t});
   v.push_back({"mma_16x16x16_bf16", "gfx90a"});
   v.push_back({"mma_16x16x16_bf16", "gfx942"});
+  // load_tr (gfx950's ds_read_b64_tr_b16): the emulator's lane exchange
+  // (semantics.h DsReadTrB16Source) against the reference's (kernel.h).
+  v.push_back({"mma_tr_16x16x16_f16", "gfx950"});
+  v.push_back({"load_tr_bf16", "gfx950"});
   return v;
 }
 
@@ -126,6 +130,37 @@ lds L : f32[2, 128, 4]
 end
 )";
   absl::StatusOr<Kernel> k = ParseKernel(text, "dma_loop.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  ExpectEmulatorMatchesReference(*k, "gfx950");
+}
+
+// load_tr in a loop over LDS stages, at a row offset the lowering puts in
+// the instruction's offset field (+4 rows of 16 halves: offset:128 plus the
+// stage's 512 bytes), its results summed in f32: the strict emulator (EXEC
+// all ones, lgkmcnt waits, LDS races between the stages) against the
+// reference interpreter, bit for bit.
+TEST(RunTest, LoadTrInALoopMatchesReferenceOnGfx950) {
+  const char* text = R"(kernel tr_loop
+target gfx950
+workgroup 64 2 1
+grid 2 1 1
+arg A : f16[256, 16] strides [16, 1] readonly
+arg B : f32[256, 4] strides [4, 1] writeonly
+lds L : f16[2, 2, 32, 16]
+  %z = zero f32x4
+  %s = for %k = 0 to 4 iter(%acc = %z) {
+    %g = load A[%k * 64 + wg.x * 32 + tid.y * 16 + tid.x floordiv 4, tid.x mod 4 * 4] : f16x4
+    store L[%k mod 2, tid.y, tid.x floordiv 4 + 4, tid.x mod 4 * 4], %g
+    barrier
+    %t = load_tr L[%k mod 2, tid.y, tid.x floordiv 4 + 4, tid.x mod 4 * 4] : f16x4
+    %f = cvt %t : f32x4
+    %acc2 = add %acc, %f
+    yield %acc2
+  }
+  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %s
+end
+)";
+  absl::StatusOr<Kernel> k = ParseKernel(text, "tr_loop.kir");
   ASSERT_TRUE(k.ok()) << k.status();
   ExpectEmulatorMatchesReference(*k, "gfx950");
 }

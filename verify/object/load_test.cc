@@ -243,10 +243,8 @@ TEST(LoadCode, KircAssemblyReadBackProvesAndAnEditFails) {
 // two-stage loop, M0 changing per iteration) read back from its assembly
 // text and from its code object (assembled and linked by LLVM) proves, both
 // sides of the DMA ("[N global]", "[N LDS]"), with no access map; M0
-// without its stage fails on the LDS side. The transposing LDS read is not
-// modelled yet: code containing it is refused (Unimplemented, naming the
-// instruction), never proved.
-TEST(LoadCode, Gfx950LdsDmaReadBackProvesAndTransposedReadIsRefused) {
+// without its stage fails on the LDS side.
+TEST(LoadCode, Gfx950LdsDmaReadBackProves) {
   const Compiled c = ParseAndCompile(R"(kernel dma_loop
 target gfx950
 workgroup 64 2 1
@@ -304,22 +302,42 @@ end
   for (const AccessVerdict& a : w->accesses)
     if (a.side == "LDS") lds_failed = a.status == Status::kFailed && absl::StrContains(a.reason, "LDS side");
   EXPECT_TRUE(lds_failed) << w->Report();
+}
 
-  const std::string text = ReadTestFile("testdata/kernels/copy_f32.kir");
-  absl::StatusOr<Kernel> k = ParseKernel(text, "copy_f32.kir");
+// ds_read_b64_tr_b16 in code read back from its assembly text: kirc's
+// gfx950 code for testdata/kernels/mma_tr_16x16x16_f16.kir (two load_tr
+// fragment reads) proves, every address; the same text with one transposed
+// read's offset moved by 8 bytes fails, with a counterexample.
+TEST(LoadCode, Gfx950TransposedReadProves) {
+  const std::string text = ReadTestFile("testdata/kernels/mma_tr_16x16x16_f16.kir");
+  absl::StatusOr<Kernel> k = ParseKernel(text, "mma_tr_16x16x16_f16.kir");
   ASSERT_TRUE(k.ok()) << k.status();
   CompileOptions opts;
   opts.mcpu = "gfx950";
   absl::StatusOr<CompileResult> r = Compile(*k, opts);
   ASSERT_TRUE(r.ok()) << r.status();
-  const size_t at = r->assembly.find("  s_endpgm");
-  ASSERT_NE(at, std::string::npos) << r->assembly;
+  ASSERT_TRUE(absl::StrContains(r->assembly, "ds_read_b64_tr_b16")) << r->assembly;
   CodeInput in;
-  in.assembly = r->assembly.substr(0, at) + "  ds_read_b64_tr_b16 v[2:3], v0\n" + r->assembly.substr(at);
+  in.assembly = r->assembly;
   absl::StatusOr<VerifyResult> v = VerifyCode(*k, "gfx950", in);
-  ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.status().code(), absl::StatusCode::kUnimplemented) << v.status();
-  EXPECT_TRUE(absl::StrContains(v.status().message(), "the verifier does not model gfx950's")) << v.status();
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->all_proved) << v->Report();
+  EXPECT_EQ(Count(*v, Status::kFailed), 0) << v->Report();
+  const size_t at = r->assembly.find("ds_read_b64_tr_b16");
+  const size_t eol = r->assembly.find('\n', at);
+  const std::string line = r->assembly.substr(at, eol - at);
+  const std::string edited = absl::StrContains(line, "offset:") ? absl::StrReplaceAll(line, {{"offset:", "offset:8+"}})
+                                                                 : line + " offset:8";
+  CodeInput bad;
+  bad.assembly = r->assembly.substr(0, at) + edited + r->assembly.substr(eol);
+  absl::StatusOr<VerifyResult> w = VerifyCode(*k, "gfx950", bad);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_FALSE(w->all_proved) << w->Report();
+  EXPECT_GE(Count(*w, Status::kFailed), 1) << edited << "\n" << w->Report();
+  bool has_counterexample = false;
+  for (const AccessVerdict& a : w->accesses)
+    if (a.status == Status::kFailed && !a.counterexample.empty()) has_counterexample = true;
+  EXPECT_TRUE(has_counterexample) << w->Report();
 }
 
 // clang's copy against a twin that copies with another index: both fail.
