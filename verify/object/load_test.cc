@@ -146,25 +146,41 @@ void ExpectGemmBaselineProves(const std::string& kernel, const char* t, int inst
 // ones plus its prologue and peeled tiles (pieces of the machine loop's
 // iterations), its LDS buffer toggled by `s_xor_b32 s10, s10, 1` and its
 // 64-bit offset stepped by s_add_u32/s_addc_u32.
-TEST(LoadCode, Clang22GemmBaselinesProve) {
-  for (const char* t : {"gfx90a", "gfx942"}) {
-    ExpectGemmBaselineProves("gemm_f16_256", t, 58, false);
-    ExpectGemmBaselineProves("gemm_f16_256x256x256", t, 272, false);
-    ExpectGemmBaselineProves("gemm_f16_1024", t, 164, true);
-  }
-}
-
 // gfx950: clang-22 computes the LDS chunk offsets with v_bitop3_b32
 // (`bitop3:0x6c`, compiler/isa/semantics.h Bitop3, one in each kernel) and
 // unrolls gemm_f16_1024's K loop completely (640 memory instructions, no
-// loop: no pieces). With these three in Clang22GemmBaselinesProve, that test
-// took 552 s on the loaded 2-core machine (2026-12): gemm_f16_1024 is a test
-// of its own, and the BUILD has one shard more, so the shards share the time.
-TEST(LoadCode, Clang22Gfx950GemmBaselinesProve) {
-  ExpectGemmBaselineProves("gemm_f16_256", "gfx950", 58, false);
-  ExpectGemmBaselineProves("gemm_f16_256x256x256", "gfx950", 256, false);
+// loop: no pieces).
+// One test per kernel and target, so that the BUILD's shards share them (the
+// six gfx90a/gfx942 proofs were one test of 123 s in CI's last full run, the
+// gfx950 ones two of 62 s and 23 s). gtest shards by test index (test i on
+// shard i % 3; these nine follow the 18 TESTs above), so the list puts the
+// three 1024^3 proofs (the longest) first, then the three 256x256x256 ones,
+// then the three 256^3 ones: each shard gets one of each.
+struct GemmBaseline {
+  const char* kernel;
+  const char* target;
+  int instructions;
+  bool pieces;
+};
+class GemmBaselineProves : public ::testing::TestWithParam<GemmBaseline> {};
+TEST_P(GemmBaselineProves, Clang22) {
+  const GemmBaseline& g = GetParam();
+  ExpectGemmBaselineProves(g.kernel, g.target, g.instructions, g.pieces);
 }
-TEST(LoadCode, Clang22Gfx950Gemm1024Proves) { ExpectGemmBaselineProves("gemm_f16_1024", "gfx950", 640, false); }
+INSTANTIATE_TEST_SUITE_P(
+    LoadCode, GemmBaselineProves,
+    ::testing::Values(GemmBaseline{"gemm_f16_1024", "gfx90a", 164, true},
+                      GemmBaseline{"gemm_f16_1024", "gfx942", 164, true},
+                      GemmBaseline{"gemm_f16_1024", "gfx950", 640, false},
+                      GemmBaseline{"gemm_f16_256x256x256", "gfx90a", 272, false},
+                      GemmBaseline{"gemm_f16_256x256x256", "gfx942", 272, false},
+                      GemmBaseline{"gemm_f16_256x256x256", "gfx950", 256, false},
+                      GemmBaseline{"gemm_f16_256", "gfx90a", 58, false},
+                      GemmBaseline{"gemm_f16_256", "gfx942", 58, false},
+                      GemmBaseline{"gemm_f16_256", "gfx950", 58, false}),
+    [](const ::testing::TestParamInfo<GemmBaseline>& info) {
+      return absl::StrCat(info.param.kernel, "_", info.param.target);
+    });
 
 // Edits of the 1024^3 GEMM's loop (bytes of the code object, as llvm-objdump
 // encodes them): one trip fewer (`s_cmpk_lg_i32 s6, 0x7c0` -> 0x780) leaves
