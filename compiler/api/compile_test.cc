@@ -257,9 +257,9 @@ end
   std::map<std::string, int> labels;
   for (int i = 0; i < static_cast<int>(lines.size()); ++i) {
     std::smatch m;
-    if (std::regex_match(lines[i], m, std::regex("^(\\.L[A-Za-z0-9_]+):.*")))
+    if (std::regex_match(lines[i], m, std::regex("^(\\.L[A-Za-z0-9_.]+):.*")))
       labels[m[1]] = i;
-    else if (std::regex_search(lines[i], m, std::regex("s_cbranch_[a-z0-9]+ (\\.L[A-Za-z0-9_]+)")) &&
+    else if (std::regex_search(lines[i], m, std::regex("s_cbranch_[a-z0-9]+ (\\.L[A-Za-z0-9_.]+)")) &&
              labels.count(m[1]))
       first = labels[m[1]], last = i;
   }
