@@ -181,7 +181,72 @@ int64_t ExpectedArchVgprs(const GemmConfig& c, int64_t copy_regs) {
   return 2 * frag + (c.KTiles() >= 3 ? 2 : 1) * copy_regs + kOtherArchVgprs;
 }
 
+// Why the operands, shape or tiling of `c` cannot be copied with LDS DMA
+// (KIR `lds_dma`, gfx950's buffer_load_dwordx4 ... lds; compiler/promote),
+// or "" when they can. The DMA writes each wave's 64 lanes x 16 bytes
+// contiguously into an unpadded tile and cannot be guarded, so: the target
+// has the DMA; A and B are stored K-contiguous (A.mk / B.nk with K stride
+// 1) with rows 16-byte aligned (the row stride a multiple of 16 bytes); M,
+// N and K are multiples of BM, BN and BK (no edge tiles); a tile row
+// (BK elements) is a multiple of 16 bytes and divides a wave's 1024 bytes;
+// each tile is whole workgroup rounds (Threads() x 16 bytes).
+std::string LdsDmaProblem(const GemmConfig& c, const Arg& a, const Arg& b, const GemmOp& g,
+                          const TargetInfo& t) {
+  if (!t.has_lds_dma_dwordx4)
+    return absl::StrCat("lds_dma on copies the A and B tiles with the LDS DMA (buffer_load_dwordx4 "
+                        "... lds), which ", t.name, " does not have (gfx950 only); use lds_dma off "
+                        "or --mcpu=gfx950");
+  for (int op_b = 0; op_b < 2; ++op_b) {
+    const Arg& arg = op_b ? b : a;
+    const char* role = op_b ? "B" : "A";
+    const bool k_major = op_b ? c.b_kn : c.a_km;
+    const int64_t eb = ElemBytes(arg.elem);
+    if (k_major)
+      return absl::StrCat("lds_dma on needs ", role, " contiguous along K (", role, op_b ? ".nk" : ".mk",
+                          "), but ", Who(arg.name, role), " is ", role, op_b ? ".kn" : ".km",
+                          ": the DMA cannot transpose; store ", role, " as ", op_b ? "N x K" : "M x K",
+                          " or use lds_dma off");
+    if (arg.strides[1] != 1 || (arg.strides[0] * eb) % 16 != 0)
+      return absl::StrCat("lds_dma on copies 16 contiguous bytes per lane, so ", Who(arg.name, role),
+                          " needs K stride 1 and a row stride that is a multiple of 16 bytes (",
+                          16 / eb, " elements), but its strides are [", arg.strides[0], ", ",
+                          arg.strides[1], "]; use lds_dma off");
+    const int64_t rows = op_b ? c.bn : c.bm;
+    if ((rows * c.bk * eb) % (c.Threads() * 16) != 0)
+      return absl::StrCat("lds_dma on: the ", role, " tile (", rows, " x ", c.bk, " = ",
+                          rows * c.bk * eb, " bytes) is not a multiple of the workgroup's ",
+                          c.Threads(), " threads x 16 bytes per DMA; use a larger tile or fewer waves");
+  }
+  const int64_t row_bytes = c.bk * ElemBytes(c.a_elem);
+  if (ElemBytes(c.a_elem) != ElemBytes(c.b_elem) || row_bytes % 16 != 0 || 1024 % row_bytes != 0)
+    return absl::StrCat("lds_dma on needs K-tile rows of 16 to 1024 bytes that divide a wave's 1024 "
+                        "bytes, but BK = ", c.bk, " is ", row_bytes, " bytes; use a power-of-two BK "
+                        "of 16 to 1024 bytes");
+  std::vector<std::string> edges;
+  if (c.m % c.bm != 0) edges.push_back(absl::StrCat("M = ", c.m, " is not a multiple of BM = ", c.bm));
+  if (c.n % c.bn != 0) edges.push_back(absl::StrCat("N = ", c.n, " is not a multiple of BN = ", c.bn));
+  if (c.k % c.bk != 0) edges.push_back(absl::StrCat("K = ", c.k, " is not a multiple of BK = ", c.bk));
+  if (!edges.empty())
+    return absl::StrCat("lds_dma on cannot guard its copies (a lane turned off would leave its 16 LDS "
+                        "bytes unwritten), but ", absl::StrJoin(edges, " and "),
+                        ", so edge tiles need guarded loads; pick a tile that divides the shape or "
+                        "use lds_dma off");
+  (void)g;
+  return "";
+}
+
 }  // namespace
+
+// The default of the lds_dma clause: off on every target until the address
+// verifier models buffer_load_dwordx4 ... lds (issue 19; `kirc verify`
+// refuses it today). Once it does, gfx950 GEMMs whose operands and shape
+// allow the DMA (an empty LdsDmaProblem) take it by making this
+// `return t.has_lds_dma_dwordx4 && problem.empty();`.
+bool DefaultLdsDma(const TargetInfo& t, absl::string_view problem) {
+  (void)t;
+  (void)problem;
+  return false;
+}
 
 int64_t GemmConfig::LdsBytes(int64_t pad_a, int64_t pad_b) const {
   int64_t a = Stages() * bm * (bk + pad_a) * ElemBytes(a_elem);
@@ -192,7 +257,7 @@ int64_t GemmConfig::LdsBytes(int64_t pad_a, int64_t pad_b) const {
 std::string GemmConfig::TilingText() const {
   return absl::StrCat("tile ", bm, "x", bn, "x", bk, " waves ", wm, "x", wn, " mfma ",
                       mfma != nullptr ? mfma->kir_name : "?", " double_buffer ",
-                      double_buffer ? "on" : "off");
+                      double_buffer ? "on" : "off", lds_dma ? " lds_dma on" : "");
 }
 
 bool HasGemm(const Kernel& k) {
@@ -440,6 +505,15 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   if (c.KTiles() * c.bk >= (int64_t{1} << 31) - c.bk)
     return Bad(absl::StrCat("K = ", c.k, " is too large for 32-bit indices"));
 
+  // ---- LDS DMA (its problems depend on BK, which the register check below
+  // may halve; checked again there).
+  if (g.lds_dma.has_value()) {
+    c.lds_dma = *g.lds_dma;
+  } else {
+    c.default_lds_dma = true;
+    c.lds_dma = DefaultLdsDma(t, LdsDmaProblem(c, **a, **b, g, t));
+  }
+
   // ---- Double buffering.
   if (g.double_buffer.has_value()) {
     c.double_buffer = *g.double_buffer;
@@ -457,7 +531,8 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   // while it stays a multiple of the MFMA's k (a default MFMA is chosen
   // again for it) and the threads share the tiles evenly, then turn a
   // default double buffering off.
-  const auto copy_regs = [&] {
+  const auto copy_regs = [&]() -> int64_t {
+    if (c.lds_dma) return 0;  // the DMA copies without registers
     return CopyRegs(**a, c.a_km, false, c) + CopyRegs(**b, c.b_kn, true, c);
   };
   // (Not for accumulators beyond the AGPRs: refused below as they are.)
@@ -478,7 +553,14 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     break;
   }
   tile = absl::StrCat("tile ", c.bm, "x", c.bn, "x", c.bk);
-  if (c.double_buffer && carries_narrow()) {
+  if (c.lds_dma) {
+    const std::string problem = LdsDmaProblem(c, **a, **b, g, t);
+    if (!problem.empty()) {
+      if (!c.default_lds_dma) return Bad(problem);
+      c.lds_dma = false;
+    }
+  }
+  if (c.double_buffer && carries_narrow() && !c.lds_dma) {
     return Bad(absl::StrCat(
         "double_buffer on carries each thread's next fp8 tile in registers, which needs A and B "
         "copied as vectors of 4 or more elements (whole 32-bit registers), but ",

@@ -54,6 +54,14 @@
 //   `tile 256x256x128` there runs single-buffered unless `double_buffer on`
 //   is given. gemm_default_sweep_test compiles the defaults over a grid of
 //   shapes and checks the estimate against the registers used.
+// - lds_dma: off (DefaultLdsDma: until the address verifier models the
+//   DMA). `lds_dma on` (copy A and B with gfx950's LDS DMA, no copy
+//   registers: ExpectedArchVgprs counts none) is refused with the reason on
+//   targets without TargetInfo::has_lds_dma_dwordx4, for K-strided operands
+//   (A.km, B.kn, a K stride other than 1, rows not 16-byte aligned), for
+//   shapes with edge tiles (M, N, K not multiples of BM, BN, BK: the DMA
+//   cannot be guarded) and for K-tile rows that do not divide a wave's
+//   1024 DMA bytes.
 #ifndef KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 #define KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_
 
@@ -61,6 +69,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "compiler/ir/kernel.h"
 #include "compiler/ir/types.h"
 #include "compiler/target/target.h"
@@ -80,9 +89,12 @@ struct GemmConfig {
   int64_t wm = 1, wn = 1;          // waves per workgroup: WM along M, WN along N
   const MfmaDesc* mfma = nullptr;
   bool double_buffer = false;
-  // Which of tile, waves, mfma and double_buffer the defaults chose.
+  // The A and B tiles go to LDS by gfx950's LDS DMA (KIR lds_dma), not
+  // through registers and LDS stores (compiler/promote).
+  bool lds_dma = false;
+  // Which of tile, waves, mfma, double_buffer and lds_dma the defaults chose.
   bool default_tile = false, default_waves = false, default_mfma = false,
-       default_double_buffer = false;
+       default_double_buffer = false, default_lds_dma = false;
 
   // ExpectedArchVgprs of compiler/analysis/gemm_config.cc: the arch VGPRs
   // per lane the promoted K loop is expected to need beside the
@@ -112,7 +124,7 @@ struct GemmConfig {
   // each row (each allocation 16-byte aligned, as kir::LayoutLds).
   int64_t LdsBytes(int64_t pad_a, int64_t pad_b) const;
   // The tiling as gemm clauses: "tile 128x128x32 waves 2x2 mfma
-  // f32_32x32x8_f16 double_buffer on".
+  // f32_32x32x8_f16 double_buffer on" (and " lds_dma on" when it is on).
   std::string TilingText() const;
 };
 
@@ -135,6 +147,12 @@ struct GemmConfig {
 // defaults: a configuration as given that needs more stops in register
 // allocation, whose error names it too.
 absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t);
+
+// The lds_dma default for a gemm on `t` whose LdsDmaProblem (gemm_config.cc)
+// is `problem` ("" when the operands and shape allow the DMA): false on
+// every target for now (see the header's defaults); the one place to turn
+// it on for gfx950 once the verifier proves lds_dma.
+bool DefaultLdsDma(const TargetInfo& t, absl::string_view problem);
 
 // True when the kernel's body holds a gemm op (at the top level).
 bool HasGemm(const Kernel& k);

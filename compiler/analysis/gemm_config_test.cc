@@ -450,6 +450,40 @@ TEST(GemmFp8, ScaleFactors) {
             "A (scale factor 2 of 2) must be an f32 scalar argument (`arg A : f32`)");
 }
 
+// The lds_dma clause (issue 19): off by default on every target
+// (DefaultLdsDma, until the verifier models the DMA); `lds_dma on` on
+// gfx950 keeps the default tiling, prints in TilingText and counts no copy
+// registers in the VGPR estimate (the register path's 256x256x32 f16
+// pipeline holds two tiles' copies, each 4 + 4 f16x8 loads per lane = 16 +
+// 16 registers: 64);
+// refused elsewhere, naming the target.
+TEST(GemmLdsDma, DefaultOffAndOnWhereGiven) {
+  for (const TargetInfo* t : AllTargets()) {
+    Kernel k = Fp8Kernel(t->name, "f16", "f16", "f32", 4096, 4096, 4096, "gemm C = alpha * A.mk * B.nk");
+    absl::StatusOr<GemmConfig> c = ResolveGemm(k, k.body[0], *t);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_FALSE(c->lds_dma) << t->name;
+    EXPECT_TRUE(c->default_lds_dma);
+    EXPECT_FALSE(DefaultLdsDma(*t, ""));
+  }
+  Kernel off = Fp8Kernel("gfx950", "f16", "f16", "f32", 4096, 4096, 4096, "gemm C = alpha * A.mk * B.nk");
+  Kernel on = Fp8Kernel("gfx950", "f16", "f16", "f32", 4096, 4096, 4096,
+                        "gemm C = alpha * A.mk * B.nk lds_dma on");
+  const TargetInfo& g950 = **LookupTarget("gfx950");
+  absl::StatusOr<GemmConfig> c_off = ResolveGemm(off, off.body[0], g950);
+  absl::StatusOr<GemmConfig> c_on = ResolveGemm(on, on.body[0], g950);
+  ASSERT_TRUE(c_off.ok() && c_on.ok());
+  EXPECT_TRUE(c_on->lds_dma);
+  EXPECT_FALSE(c_on->default_lds_dma);
+  EXPECT_EQ(c_on->TilingText(), c_off->TilingText() + " lds_dma on");
+  EXPECT_EQ(c_off->TilingText(), "tile 256x256x32 waves 2x2 mfma f32_32x32x16_f16 double_buffer on");
+  EXPECT_EQ(c_off->expected_arch_vgprs - c_on->expected_arch_vgprs, 2 * (16 + 16));
+  EXPECT_EQ(Resolve("gfx942", "f16", "f16", "f32", 4096, 4096, 4096,
+                    "gemm C = alpha * A.mk * B.nk lds_dma on"),
+            "lds_dma on copies the A and B tiles with the LDS DMA (buffer_load_dwordx4 ... lds), "
+            "which gfx942 does not have (gfx950 only); use lds_dma off or --mcpu=gfx950");
+}
+
 TEST(GemmValidate, HasGemm) {
   absl::StatusOr<Kernel> k = ParseKernel(
       absl::StrReplaceAll(kTemplate, {{"TARGET", "gfx942"}, {"WG", "auto"}, {"GRID", "auto"},

@@ -14,6 +14,7 @@ std::string GemmOpText(const GemmOp& g) {
   if (g.has_waves()) s += " waves " + std::to_string(g.waves[0]) + "x" + std::to_string(g.waves[1]);
   if (!g.mfma.empty()) s += " mfma " + g.mfma;
   if (g.double_buffer.has_value()) s += *g.double_buffer ? " double_buffer on" : " double_buffer off";
+  if (g.lds_dma.has_value()) s += *g.lds_dma ? " lds_dma on" : " lds_dma off";
   return s;
 }
 

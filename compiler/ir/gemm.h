@@ -1,7 +1,7 @@
 // The tile-level GEMM op of KIR (README.md, "Tile-level gemm"):
 //
 //   gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C | + C] [tile BMxBNxBK]
-//            [waves WMxWN] [mfma NAME] [double_buffer on|off]
+//            [waves WMxWN] [mfma NAME] [double_buffer on|off] [lds_dma on|off]
 //
 // C (M x N) = alpha * op(A) * op(B) + beta * C, accumulated in f32. A is
 // stored M x K ("A.mk") or K x M ("A.km"); B is stored N x K ("B.nk") or
@@ -18,7 +18,8 @@
 // fma). Without factors alpha is 1 (no multiply); without "+ beta * C" or
 // "+ C" beta is 0 and C is not read. The optional clauses fix the
 // tiling (block tile, waves per workgroup as a WM x WN grid, MFMA instruction,
-// LDS double buffering); left out, compiler/analysis/gemm_config.h chooses
+// LDS double buffering) and the copy (lds_dma: the A/B tiles go to LDS by
+// gfx950's LDS DMA, no registers or LDS stores); left out, compiler/analysis/gemm_config.h chooses
 // them per target and problem. compiler/promote turns the op into
 // thread-level KIR; nothing else lowers it.
 #ifndef KIRC_COMPILER_IR_GEMM_H_
@@ -47,6 +48,7 @@ struct GemmOp {
   std::array<int64_t, 2> waves{0, 0};    // WM, WN; all 0: not given (default)
   std::string mfma;                      // KIR MFMA name; empty: not given (default)
   std::optional<bool> double_buffer;     // nullopt: not given (default)
+  std::optional<bool> lds_dma;           // nullopt: not given (default)
 
   bool has_alpha() const { return !factors.empty(); }
   bool has_beta() const { return !beta.empty(); }  // "+ beta * C"
@@ -58,7 +60,7 @@ struct GemmOp {
 
 // Canonical text of the op without indentation or newline, e.g.
 // "gemm C = alpha * A.mk * B.nk + beta * C tile 64x64x32 waves 2x2
-// mfma f32_32x32x8_f16 double_buffer on" (one line; clauses that were not
+// mfma f32_32x32x8_f16 double_buffer on lds_dma off" (one line; clauses that were not
 // given are left out, in this order).
 std::string GemmOpText(const GemmOp& g);
 

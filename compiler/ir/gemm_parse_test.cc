@@ -68,9 +68,10 @@ TEST(GemmParse, MinimalLineAndTransposedLayouts) {
   EXPECT_FALSE(g.has_waves());
   EXPECT_TRUE(g.mfma.empty());
   EXPECT_FALSE(g.double_buffer.has_value());
+  EXPECT_FALSE(g.lds_dma.has_value());
 }
 
-// Canonical printing: clauses in the order tile, waves, mfma, double_buffer,
+// Canonical printing: clauses in the order tile, waves, mfma, double_buffer, lds_dma,
 // whatever order they were written in; parse(print(k)) == k.
 TEST(GemmParse, RoundTrip) {
   const std::string lines[] = {
@@ -87,6 +88,8 @@ TEST(GemmParse, RoundTrip) {
       "gemm C = sa * sb * A.km * B.kn tile 64x64x64",
       "gemm C = A.mk * B.nk + C",  // beta = 1 (review of issue 19)
       "gemm C = alpha * A.km * B.nk + C tile 64x64x32 double_buffer off",
+      "gemm C = alpha * A.mk * B.nk tile 64x64x32 double_buffer on lds_dma on",
+      "gemm C = A.mk * B.nk + C lds_dma off",
   };
   for (const std::string& line : lines) {
     SCOPED_TRACE(line);
@@ -100,12 +103,12 @@ TEST(GemmParse, RoundTrip) {
     EXPECT_TRUE(*again == *k);
   }
   absl::StatusOr<Kernel> k = ParseKernel(WithBody(
-      "  gemm C = alpha * A.mk * B.nk double_buffer off   mfma f32_16x16x16_f16 waves 1x2 "
-      "tile 32x32x16  # any order\n"));
+      "  gemm C = alpha * A.mk * B.nk lds_dma off double_buffer off   mfma f32_16x16x16_f16 "
+      "waves 1x2 tile 32x32x16  # any order\n"));
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(PrintKernel(*k),
             WithBody("  gemm C = alpha * A.mk * B.nk tile 32x32x16 waves 1x2 mfma "
-                     "f32_16x16x16_f16 double_buffer off\n"));
+                     "f32_16x16x16_f16 double_buffer off lds_dma off\n"));
 }
 
 // Issue 13: `gemm C = A.mk * B.nk` (alpha = 1) used to fail with "expected
@@ -187,8 +190,12 @@ TEST(GemmParse, Errors) {
       {"gemm C = alpha * A.mk * B.nk double_buffer yes",
        "44: error: expected 'on' or 'off' after 'double_buffer', found 'yes'"},
       {"gemm C = alpha * A.mk * B.nk tiles 64x64x32",
-       "30: error: expected 'tile', 'waves', 'mfma', 'double_buffer' or end of line, found "
-       "'tiles'"},
+       "30: error: expected 'tile', 'waves', 'mfma', 'double_buffer', 'lds_dma' or end of line, "
+       "found 'tiles'"},
+      {"gemm C = alpha * A.mk * B.nk lds_dma 1",
+       "38: error: expected 'on' or 'off' after 'lds_dma', found '1'"},
+      {"gemm C = alpha * A.mk * B.nk lds_dma on lds_dma off",
+       "41: error: duplicate 'lds_dma' clause in gemm"},
       {"%d = gemm C = alpha * A.mk * B.nk", "1: error: 'gemm' does not define a result"},
       {"gemm C alpha * A.mk * B.nk", "8: error: expected '=' after the gemm output buffer, found 'alpha'"},
       // A without a layout reads as alpha, and then B stands where A should.

@@ -924,7 +924,7 @@ bool Parser::ParseFor(Op op, const char* wp) {
 }
 
 // gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C | + C] [tile BMxBNxBK]
-//      [waves WMxWN] [mfma NAME] [double_buffer on|off]  (clauses in any order, each once)
+//      [waves WMxWN] [mfma NAME] [double_buffer on|off] [lds_dma on|off]  (clauses in any order, each once)
 bool Parser::ParseGemm(Op* op) {
   GemmOp& g = op->gemm;
   if (!ParseIdent(&g.c, "the output buffer name (gemm C = alpha * A.mk * B.nk ...)") ||
@@ -956,20 +956,20 @@ bool Parser::ParseGemm(Op* op) {
       g.beta = std::move(first);
       if (!ParseIdent(&g.c_in, "the C buffer (+ beta * C)")) return false;
     } else if (AtEol() || PeekWord("tile") || PeekWord("waves") || PeekWord("mfma") ||
-               PeekWord("double_buffer")) {
+               PeekWord("double_buffer") || PeekWord("lds_dma")) {
       g.c_in = std::move(first);
     } else {
       return Expected(absl::StrCat("'*' after ", first, " (+ beta * C), or a clause or end of line "
                                    "after + ", first));
     }
   }
-  bool seen_db = false;
+  bool seen_db = false, seen_dma = false;
   while (!AtEol()) {
     SkipWs();
     const char* at = p_;
     std::string word;
     if (!ScanWord(&word))
-      return Expected("'+ beta * C', 'tile', 'waves', 'mfma', 'double_buffer' or end of line");
+      return Expected("'+ beta * C', 'tile', 'waves', 'mfma', 'double_buffer', 'lds_dma' or end of line");
     auto dup = [&] { return Fail(at, absl::StrCat("duplicate '", word, "' clause in gemm")); };
     if (word == "tile") {
       if (g.has_tile()) return dup();
@@ -990,9 +990,19 @@ bool Parser::ParseGemm(Op* op) {
       } else {
         return Expected("'on' or 'off' after 'double_buffer'");
       }
+    } else if (word == "lds_dma") {
+      if (seen_dma) return dup();
+      seen_dma = true;
+      if (TryWord("on")) {
+        g.lds_dma = true;
+      } else if (TryWord("off")) {
+        g.lds_dma = false;
+      } else {
+        return Expected("'on' or 'off' after 'lds_dma'");
+      }
     } else {
       p_ = at;
-      return Expected("'tile', 'waves', 'mfma', 'double_buffer' or end of line");
+      return Expected("'tile', 'waves', 'mfma', 'double_buffer', 'lds_dma' or end of line");
     }
   }
   return true;

@@ -55,6 +55,13 @@ bool TouchesScc(const MInst& mi) { return Info(mi.opc).flags & (kWritesScc | kRe
 
 bool ReadsExec(const MInst& mi) { return Info(mi.opc).flags & kReadsExec; }
 
+// An explicit def of M0 (s_mov_b32 m0, ...).
+bool WritesM0(const MInst& mi) {
+  for (int i = 0; i < mi.NumDefs() && i < static_cast<int>(mi.ops.size()); ++i)
+    if (mi.ops[i].kind == MOperand::Kind::kSpecial && mi.ops[i].special == SpecialReg::kM0) return true;
+  return false;
+}
+
 // The dependence graph of one region, built in time linear in its register
 // and memory references (as LLVM's ScheduleDAGInstrs: per register dword the
 // last writer and the readers since; per memory space the last writer and
@@ -578,7 +585,19 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       const MInst& mi = f.insts[lo + i];
       cycle = std::max(cycle, start(i));
       if (Info(mi.opc).cls == InstClass::kMfma) mfma_free = cycle + Latency(t, mi);
-      for (int s : succ[i]) avail[s] = std::max(avail[s], cycle + Latency(t, mi));
+      // An LDS DMA reads M0 when it issues and the DMAs after it write LDS
+      // in order (the same vmcnt queue), so the next M0 write (an
+      // anti-dependence) and the next DMA may follow at once; its load
+      // latency is for the accesses of its LDS bytes (DS ops, s_barrier).
+      // (With the load latency there, the 16 DMAs of a 256x256 gemm K tile
+      // spread out over the MFMAs, one per 500 modelled cycles, and the
+      // step's barrier waited for the last.)
+      const bool dma = Info(mi.opc).flags & kLdsDma;
+      for (int s : succ[i]) {
+        const MInst& next = f.insts[lo + s];
+        const bool issue_only = dma && (WritesM0(next) || (Info(next.opc).flags & kLdsDma));
+        avail[s] = std::max(avail[s], cycle + (issue_only ? 1 : Latency(t, mi)));
+      }
       cycle += 4;
       out.push_back(mi);
       for (int s : succ[i])

@@ -1,6 +1,7 @@
 #include "compiler/promote/promote.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -209,9 +210,17 @@ class Promoter {
  private:
   // ---- indices
   int64_t Threads() const { return c_.Threads(); }
+  // Elements per rotated chunk of a swizzled row: the fragment read's width,
+  // and with the DMA at least its 16 bytes (GemmOperandPlan::dma).
+  int64_t SwizzleUnit(const Side& s, const GemmOperandPlan& p) const {
+    const int64_t w = c_.mfma->ab_width;
+    return p.dma ? std::max<int64_t>(w, kLdsDmaLaneBytes / ElemBytes(s.arg->elem)) : w;
+  }
   // Rows after which a swizzled layout's rotation repeats (LdsCol: a row's
-  // chunks of ab_width elements rotate by (row floordiv swizzle) mod chunks).
-  int64_t SwizzlePeriod(const GemmOperandPlan& p) const { return p.swizzle * (c_.bk / c_.mfma->ab_width); }
+  // chunks of SwizzleUnit elements rotate by (row floordiv swizzle) mod chunks).
+  int64_t SwizzlePeriod(const Side& s, const GemmOperandPlan& p) const {
+    return p.swizzle * (c_.bk / SwizzleUnit(s, p));
+  }
   IndexRef ThreadId() const {
     IndexRef t = ITid(0);
     if (c_.wm > 1) t = Add(t, Mul(ITid(1), 64));
@@ -244,7 +253,7 @@ class Promoter {
   // of the chunk width when `aligned`, else of `unit` (the store's width
   // along K), which the column then shows (so that interval analysis sees
   // the vector stay inside its chunk).
-  IndexRef LdsCol(const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
+  IndexRef LdsCol(const Side& s, const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
                   bool aligned, int64_t unit = 1) const;
   // Fragment read of MFMA tile `i` (along rows), k-step `step`.
   std::vector<IndexRef> FragmentIndex(const Side& s, const GemmOperandPlan& p,
@@ -257,12 +266,25 @@ class Promoter {
                                          bool guard, const std::string& prefix) const;
   void EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& stage,
                       const std::vector<std::string>& vals) const;
+  // The operand's K tile at k = kbase copied into LDS stage `stage` (nullptr:
+  // single buffered) by lds_dma (GemmOperandPlan::dma): `copies` ops, round i
+  // of wave w filling the tile's 16-byte chunks (i * threads + 64 * w) ..
+  // + 63, each lane loading the global chunk the swizzle puts there.
+  void EmitCopyDma(KernelBuilder& b, const Side& s, const IndexRef& kbase,
+                   const IndexRef& stage) const;
   // The MFMAs of one K tile read from LDS stage `stage` (nullptr: single
-  // buffered); value names end in `suffix` (one per copy of the body).
+  // buffered); value names end in `suffix` (one per copy of the body). With
+  // `after_reads`, all of the tile's fragment reads come first, then
+  // after_reads() (the DMA of the next tile: a DS read after a DMA waits for
+  // it, compiler/passes/waitcnt.h), then the MFMAs.
   std::vector<std::string> EmitKTile(KernelBuilder& b, const IndexRef& stage,
                                      const std::vector<std::string>& acc,
-                                     const std::string& suffix = "") const;
+                                     const std::string& suffix = "",
+                                     const std::function<void()>& after_reads = nullptr) const;
   void EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& sums) const;
+  // The K loop of GemmConfig::lds_dma; returns the accumulators' final names.
+  std::vector<std::string> EmitDmaLoop(KernelBuilder& b, const std::vector<BuilderValue>& init,
+                                       const ForNames& names, const std::string& zero) const;
   // The byte alignment the validator can prove for buffer `arg` at `index`
   // in the promoted kernel (its workgroup and grid).
   int64_t ProvenAlignment(const Arg& arg, const std::vector<IndexRef>& index) const;
@@ -274,6 +296,9 @@ class Promoter {
 
   // ---- planning
   absl::Status ChooseLayout(Side& s);
+  // ChooseLayout for GemmConfig::lds_dma: unpadded rows, the rotation (or
+  // none) whose fragment reads conflict least.
+  absl::Status ChooseDmaLayout(Side& s);
   absl::StatusOr<LdsTraffic> ReadTraffic(const Side& s, const GemmOperandPlan& p) const;
   absl::StatusOr<LdsTraffic> WriteTraffic(const Side& s, const GemmOperandPlan& p) const;
   Kernel ProbeKernel(const Side& s, const GemmOperandPlan& p) const;
@@ -345,10 +370,10 @@ LdsAlloc Promoter::Alloc(const Side& s, const GemmOperandPlan& p) const {
   return l;
 }
 
-IndexRef Promoter::LdsCol(const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
-                          bool aligned, int64_t unit) const {
+IndexRef Promoter::LdsCol(const Side& s, const GemmOperandPlan& p, const IndexRef& r,
+                          const IndexRef& k, bool aligned, int64_t unit) const {
   if (p.swizzle == 0) return k;
-  const int64_t w = c_.mfma->ab_width, chunks = c_.bk / w;
+  const int64_t w = SwizzleUnit(s, p), chunks = c_.bk / w;
   IndexRef col = Mul(Mod(Add(Div(k, w), Div(r, p.swizzle)), chunks), w);
   if (aligned) return col;
   // k mod w, spelled (k / unit mod (w / unit)) * unit when k is a multiple of unit.
@@ -363,7 +388,9 @@ std::vector<IndexRef> Promoter::FragmentIndex(const Side& s, const GemmOperandPl
   const int64_t rows = s.is_b ? m.n : m.m;
   IndexRef r = Add(Add(Mul(WaveIdx(s), s.block / s.waves), i * rows), Mod(ITid(0), rows));
   IndexRef kk = Add(IConst(step * m.k), Mul(Div(ITid(0), rows), m.ab_width));
-  IndexRef col = LdsCol(p, r, kk, true);
+  // A fragment narrower than a DMA layout's rotated unit sits inside one.
+  const bool aligned = m.ab_width % SwizzleUnit(s, p) == 0;
+  IndexRef col = LdsCol(s, p, r, kk, aligned, m.ab_width);
   return LdsIndex(stage, std::move(r), std::move(col));
 }
 
@@ -393,32 +420,71 @@ void Promoter::EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& s
     const bool aligned = p.vec_along_k && p.lds_vec >= c_.mfma->ab_width;
     const int64_t unit = p.vec_along_k ? p.lds_vec : 1;
     if (!p.vec_along_k || p.lds_vec == p.vec) {
-      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, c.kk, aligned, unit)), vals[i], o);
+      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(s, p, c.r, c.kk, aligned, unit)), vals[i], o);
       continue;
     }
     for (int piece = 0; piece < p.vec / p.lds_vec; ++piece) {
       std::string part = b.Slice(vals[i], piece * p.lds_vec, {s.arg->elem, p.lds_vec},
                                  absl::StrCat(vals[i], "_p", piece));
       IndexRef k = Add(c.kk, piece * p.lds_vec);
-      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned, unit)), part, o);
+      b.Store(p.lds, LdsIndex(stage, c.r, LdsCol(s, p, c.r, k, aligned, unit)), part, o);
     }
+  }
+}
+
+void Promoter::EmitCopyDma(KernelBuilder& b, const Side& s, const IndexRef& kbase,
+                           const IndexRef& stage) const {
+  const GemmOperandPlan& p = s.plan;
+  const int64_t chunks = c_.bk / p.vec;          // 16-byte chunks per LDS row
+  const int64_t unit = SwizzleUnit(s, p);        // elements per rotated unit
+  const int64_t per_unit = unit / p.vec, units = c_.bk / unit;
+  MemOpOptions o;
+  o.along = GlobalAlong(s, p);
+  for (int64_t i = 0; i < p.copies; ++i) {
+    // The wave's first row (64 lanes cover 64 / chunks whole rows) and the
+    // lane's row and LDS chunk.
+    IndexRef wave_row = Add(Add(Mul(ITid(1), c_.wm > 1 ? 64 / chunks : 0),
+                                Mul(ITid(2), c_.wn > 1 ? 64 * c_.wm / chunks : 0)),
+                            i * Threads() / chunks);
+    IndexRef r = Add(wave_row, Div(ITid(0), chunks));
+    IndexRef q = Mod(ITid(0), chunks);
+    // The global chunk whose rotated place (LdsCol) is q: unit
+    // (q / per_unit - r floordiv d) mod units, spelled with a non-negative sum.
+    IndexRef g = q;
+    if (p.swizzle > 0) {
+      IndexRef gu = Mod(Add(Div(q, per_unit), Mul(Div(r, p.swizzle), units - 1)), units);
+      g = Add(Mul(gu, per_unit), Mod(q, per_unit));
+    }
+    Coord c{r, Mul(g, p.vec)};
+    b.LdsDma(p.lds, LdsIndex(stage, wave_row, IConst(0)), s.arg->name, GlobalIndex(s, c, kbase),
+             {s.arg->elem, p.vec}, o);
   }
 }
 
 std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& stage,
                                              const std::vector<std::string>& acc,
-                                             const std::string& suffix) const {
+                                             const std::string& suffix,
+                                             const std::function<void()>& after_reads) const {
   const MfmaDesc& m = *c_.mfma;
   std::vector<std::string> cur = acc;
   const ValueType frag_a{a_.arg->elem, m.ab_width}, frag_b{b_.arg->elem, m.ab_width};
-  for (int64_t step = 0; step < c_.KSteps(); ++step) {
-    std::vector<std::string> fa, fb;
+  auto read = [&](int64_t step, std::vector<std::string>* fa, std::vector<std::string>* fb) {
     for (int64_t i = 0; i < a_.tiles; ++i)
-      fa.push_back(b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag_a, {},
-                          absl::StrCat("a", i, "_k", step, suffix)));
+      fa->push_back(b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag_a, {},
+                           absl::StrCat("a", i, "_k", step, suffix)));
     for (int64_t j = 0; j < b_.tiles; ++j)
-      fb.push_back(b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag_b, {},
-                          absl::StrCat("b", j, "_k", step, suffix)));
+      fb->push_back(b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag_b, {},
+                           absl::StrCat("b", j, "_k", step, suffix)));
+  };
+  std::vector<std::vector<std::string>> all_a(c_.KSteps()), all_b(c_.KSteps());
+  if (after_reads) {
+    for (int64_t step = 0; step < c_.KSteps(); ++step) read(step, &all_a[step], &all_b[step]);
+    after_reads();
+  }
+  for (int64_t step = 0; step < c_.KSteps(); ++step) {
+    std::vector<std::string>& fa = all_a[step];
+    std::vector<std::string>& fb = all_b[step];
+    if (!after_reads) read(step, &fa, &fb);
     for (int64_t i = 0; i < a_.tiles; ++i)
       for (int64_t j = 0; j < b_.tiles; ++j) {
         size_t t = static_cast<size_t>(i * b_.tiles + j);
@@ -513,6 +579,66 @@ void Promoter::EmitEpilogue(KernelBuilder& b, const std::vector<std::string>& su
   }
 }
 
+std::vector<std::string> Promoter::EmitDmaLoop(KernelBuilder& b,
+                                               const std::vector<BuilderValue>& init,
+                                               const ForNames& names,
+                                               const std::string& zero) const {
+  auto dma = [&](const IndexRef& k, const IndexRef& stage) {
+    EmitCopyDma(b, a_, k, stage);
+    EmitCopyDma(b, b_, k, stage);
+  };
+  if (!c_.double_buffer) {
+    // DMA the tile, barrier (its vmcnt wait publishes the bytes), MFMAs,
+    // barrier (the next DMA must not overwrite a tile other waves read).
+    return b.For(0, c_.KTiles() * c_.bk, c_.bk, init,
+                 [&](const std::string&, const std::vector<std::string>& acc) {
+                   dma(K(), nullptr);
+                   b.Barrier();
+                   std::vector<std::string> out = EmitKTile(b, nullptr, acc);
+                   b.Barrier();
+                   return std::vector<BuilderValue>(out.begin(), out.end());
+                 },
+                 names);
+  }
+  // Two stages, no registers in flight: the prologue DMAs tile 0 into stage
+  // 0 and meets a barrier. Step t reads tile t's fragments from stage t % 2,
+  // then DMAs tile t+1 into stage (t+1) % 2 (while t+1 < T; every wave
+  // finished reading that stage before the previous step's barrier), then
+  // issues tile t's MFMAs, which overlap the DMA; the step's barrier waits
+  // vmcnt for the DMA (compiler/passes/waitcnt.h) and publishes tile t+1.
+  // The fragment reads come before the DMA because a DS read after a DMA
+  // waits for it. The loop runs the steps in pairs (constant stages) while
+  // both have a next tile; the last one or two steps follow it.
+  const int64_t tiles = c_.KTiles();
+  dma(IConst(0), IConst(0));
+  b.Barrier();
+  auto step = [&](bool in_loop, int64_t t, const std::vector<std::string>& acc,
+                  const std::string& suffix) {
+    const bool next = in_loop || t + 1 < tiles;
+    std::function<void()> issue = nullptr;
+    if (next)
+      issue = [&, in_loop, t] {
+        dma(in_loop ? Add(K(), (t % 2 + 1) * c_.bk) : IConst((t + 1) * c_.bk), IConst((t + 1) % 2));
+      };
+    std::vector<std::string> out = EmitKTile(b, IConst(t % 2), acc, suffix, issue);
+    if (next) b.Barrier();
+    return out;
+  };
+  const int64_t pairs = (tiles - 1) / 2;
+  std::vector<std::string> cur(init.size(), zero);
+  if (pairs > 0) {
+    cur = b.For(0, pairs * 2 * c_.bk, 2 * c_.bk, init,
+                [&](const std::string&, const std::vector<std::string>& acc) {
+                  std::vector<std::string> mid = step(true, 0, acc, "");
+                  std::vector<std::string> out = step(true, 1, mid, "_odd");
+                  return std::vector<BuilderValue>(out.begin(), out.end());
+                },
+                names);
+  }
+  for (int64_t t = 2 * pairs; t < tiles; ++t) cur = step(false, t, cur, absl::StrCat("_t", t));
+  return cur;
+}
+
 Kernel Promoter::Emit() const {
   KernelBuilder b(k_.name);
   b.SetTarget(t_.name);
@@ -533,7 +659,9 @@ Kernel Promoter::Emit() const {
   // Which global loads can leave the shape: rows past M / N, k past K.
   const bool k_partial = c_.k % c_.bk != 0;
   std::vector<std::string> sums;
-  if (!c_.double_buffer) {
+  if (c_.lds_dma) {
+    sums = EmitDmaLoop(b, init, names, zero);
+  } else if (!c_.double_buffer) {
     sums = b.For(0, k_end, c_.bk, init,
                  [&](const std::string&, const std::vector<std::string>& acc) {
                    std::vector<std::string> va =
@@ -680,7 +808,7 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
   if (p.swizzle > 0) {
     // Waves whose row offsets are whole rotation periods (swizzle * chunks
     // rows) only move all addresses together: count wave 0 for all of them.
-    const bool uniform_waves = (s.block / s.waves) % SwizzlePeriod(p) == 0;
+    const bool uniform_waves = (s.block / s.waves) % SwizzlePeriod(s, p) == 0;
     const int count_waves = uniform_waves ? 1 : -1;
     for (int64_t i = 0; i < s.tiles; ++i)
       for (int64_t step = 0; step < c_.KSteps(); ++step) {
@@ -727,7 +855,7 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
   // Moving by whole swizzle periods of rows leaves every rotation as it was
   // (rows are the lines when the vectors run along K).
   const bool uniform = p.lanes_along == vc && 64 % vc == 0 && (64 / vc) * line_bytes % 4 == 0 &&
-                       (p.swizzle == 0 || (p.vec_along_k && (64 / vc) % SwizzlePeriod(p) == 0));
+                       (p.swizzle == 0 || (p.vec_along_k && (64 / vc) % SwizzlePeriod(s, p) == 0));
   const int64_t rounds = uniform ? 1 : p.copies;
   for (int64_t i = 0; i < rounds; ++i) {
     Coord c = CopyCoord(s, p, i);
@@ -739,7 +867,7 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
       st.mem = p.lds;
       IndexRef k = Add(c.kk, piece * (split ? p.lds_vec : 0));
       const bool aligned = p.vec_along_k && p.lds_vec >= c_.mfma->ab_width;
-      st.index = LdsIndex(stage, c.r, LdsCol(p, c.r, k, aligned, p.vec_along_k ? p.lds_vec : 1));
+      st.index = LdsIndex(stage, c.r, LdsCol(s, p, c.r, k, aligned, p.vec_along_k ? p.lds_vec : 1));
       st.along = along;
       absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, st, {s.arg->elem, split ? p.lds_vec : p.vec},
                                                     {{"k", 0}}, t_.lds_banks, 0, uniform ? 1 : -1);
@@ -756,7 +884,41 @@ absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOpera
   return t;
 }
 
+absl::Status Promoter::ChooseDmaLayout(Side& s) {
+  GemmOperandPlan base;
+  base.lds = FreshDeclName(k_, s.arg->name + "_lds");
+  if (s.is_b && base.lds == a_.plan.lds) base.lds = FreshDeclName(k_, s.arg->name + "_lds_b");
+  base.dma = true;
+  base.vec_along_k = true;
+  base.vec = static_cast<int>(kLdsDmaLaneBytes / ElemBytes(s.arg->elem));
+  base.lds_vec = base.vec;
+  base.lanes_along = c_.bk / base.vec;
+  base.copies = s.block * c_.bk / base.vec / Threads();
+  // Rotations of the rows' units (none, or by row floordiv d) ranked by the
+  // fragment reads' conflict cycles, then no swizzle, then the smaller d.
+  // The DMA's own LDS writes are contiguous per wave whatever the layout.
+  std::vector<Candidate> cands;
+  const int64_t units = c_.bk / SwizzleUnit(s, base);
+  for (int64_t d = 0; d <= 16; d = d == 0 ? 1 : 2 * d) {
+    if (d > 0 && units < 2) break;
+    GemmOperandPlan p = base;
+    p.swizzle = d;
+    absl::StatusOr<LdsTraffic> reads = ReadTraffic(s, p);
+    if (!reads.ok()) return reads.status();
+    p.fragment_reads = *reads;
+    Candidate cand;
+    cand.plan = p;
+    cands.push_back(std::move(cand));
+  }
+  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) {
+    return x.Key() < y.Key();
+  });
+  (s.is_b ? b_cands_ : a_cands_) = std::move(cands);
+  return absl::OkStatus();
+}
+
 absl::Status Promoter::ChooseLayout(Side& s) {
+  if (c_.lds_dma) return ChooseDmaLayout(s);
   const int64_t eb = ElemBytes(s.arg->elem);
   const int kdim = s.k_major ? 0 : 1, rdim = 1 - kdim;
   const int64_t stride_k = s.arg->strides[kdim], stride_r = s.arg->strides[rdim];
@@ -956,9 +1118,10 @@ std::string OperandSummary(const char* name, ElemType elem, const GemmConfig& c,
                      : "",
       "; LDS ", p.lds, " ", shape, " pad ", p.pad,
       p.swizzle > 0 ? absl::StrCat(" swizzled by row floordiv ", p.swizzle) : "",
-      p.vec_along_k ? absl::StrCat(", stores ", Elem(elem),
-                                   p.lds_vec > 1 ? absl::StrCat("x", p.lds_vec) : "")
-                    : ", stores transposed (one element per ds_write)",
+      p.dma ? ", copied by lds_dma (no stores)"
+      : p.vec_along_k ? absl::StrCat(", stores ", Elem(elem),
+                                     p.lds_vec > 1 ? absl::StrCat("x", p.lds_vec) : "")
+                      : ", stores transposed (one element per ds_write)",
       "; per K tile: fragment reads ", p.fragment_reads.instructions, " instr ",
       p.fragment_reads.cycles, " cycles ", p.fragment_reads.conflicts, " conflict cycles, writes ",
       p.tile_writes.instructions, " instr ", p.tile_writes.cycles, " cycles ",

@@ -86,7 +86,8 @@ struct GemmOperandPlan {
   int lds_vec = 1;            // elements per LDS store op (vec, or vec split with slice)
   int64_t pad = 0;            // elements after each LDS row
   // 0, or d > 0: the LDS row is swizzled in chunks of w elements (w = the
-  // fragment read's width): chunk c of row r lives at chunk
+  // fragment read's width; with `dma`, the larger of it and 16 bytes):
+  // chunk c of row r lives at chunk
   // (c + r floordiv d) mod (BK / w), a rotation that spreads the rows of a
   // read over the banks without padding (KIR has no XOR; a rotation by the
   // row does the same job).
@@ -98,6 +99,14 @@ struct GemmOperandPlan {
   // not which lines a wave reads from global memory.
   int swap_lo = -1, swap_hi = -1;
   int64_t copies = 1;         // global vectors each thread copies per K tile
+  // Copied by KIR lds_dma (gfx950's LDS DMA; GemmConfig::lds_dma): the wave's
+  // 64 lanes x 16 bytes land contiguously in the unpadded tile, 16-byte
+  // chunk q of the tile in round i, wave w, lane l being q = (i * threads +
+  // 64 * w + l); a swizzle is then made by which global chunk a lane loads
+  // (the inverse rotation), and its unit is max(16 bytes, the fragment read)
+  // so that a fragment never straddles two rotated units. No LDS stores
+  // (tile_writes stays 0: the DMA is no DS instruction).
+  bool dma = false;
   // Per K tile, summed over the workgroup's waves (bank_conflicts.h model).
   LdsTraffic fragment_reads;  // the MFMA fragment reads of the operand
   LdsTraffic tile_writes;     // the copy's LDS stores

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/reference/interpreter.h"
@@ -182,6 +184,8 @@ void RunCase(const Case& c, RunStats* stats = nullptr) {
     GemmOp& g = ko.body[0].gemm;
     // fp8 exists only on targets of its flavour.
     if (!TargetHasElemType(*other, c.in) || !TargetHasElemType(*other, c.InB())) continue;
+    // lds_dma on exists only where the DMA does (LdsDmaRefusals).
+    if (absl::StrContains(c.clauses, "lds_dma on") && !other->has_lds_dma_dwordx4) continue;
     if (const MfmaDesc* m = LookupMfma(g.mfma); m != nullptr && !MfmaMnemonic(*other, *m).ok())
       for (const MfmaDesc& d : AllMfmas())
         if (d.m == m->m && d.a_in == m->a_in && d.b_in == m->b_in && MfmaMnemonic(*other, d).ok())
@@ -557,6 +561,175 @@ constexpr Size kDefaultProblems[] = {{1024, 1024, 1024}, {4096, 4096, 256}, {256
 // above, all clauses left out): its fragment reads are conflict-free (the
 // issue's requirement), the plan's per-K-tile figures equal the exact count
 // of the promoted kernel's loop body, and it compiles to assembly.
+// `lds_dma on` (issue 19: gfx950's LDS DMA copies A.mk and B.nk into
+// unpadded LDS tiles, swizzled by which global chunk each lane loads): the
+// promoted kernels in the interpreter against the CPU GEMM, for f16, bf16,
+// OCP fp8 (equal and mixed), single and double buffering (1 to 5 K tiles:
+// the pipeline's pairs and its tails), 1, 4 and 8 waves, row strides padded
+// by 16 bytes (NaN in the padding, never read) and the default tiling.
+TEST(PromoteGemm, LdsDmaMatchesCpuGemm) {
+  std::vector<Case> cases;
+  auto add = [&](ElemType in, std::optional<ElemType> in_b, ElemType out, int64_t m, int64_t n,
+                 int64_t k, const std::string& clauses, int64_t ld_pad = 0) {
+    Case c;
+    c.target = "gfx950";
+    c.in = in;
+    c.in_b = in_b;
+    c.out = out;
+    c.m = m, c.n = n, c.k = k;
+    c.clauses = clauses;
+    c.ld_pad = ld_pad;
+    cases.push_back(c);
+  };
+  const ElemType e4 = ElemType::kF8E4M3FN, e5 = ElemType::kF8E5M2;
+  add(ElemType::kF16, std::nullopt, ElemType::kF32, 128, 128, 160, " tile 64x64x32 waves 2x2 double_buffer on lds_dma on");
+  add(ElemType::kF16, std::nullopt, ElemType::kF16, 64, 64, 64, " tile 32x32x32 waves 1x1 double_buffer off lds_dma on", 8);
+  add(ElemType::kBF16, std::nullopt, ElemType::kF32, 128, 128, 96, " lds_dma on");
+  add(ElemType::kBF16, std::nullopt, ElemType::kBF16, 128, 128, 64, " tile 128x64x64 waves 4x2 lds_dma on");
+  add(e4, e5, ElemType::kF32, 128, 128, 256, " lds_dma on");
+  add(e5, std::nullopt, ElemType::kF16, 64, 64, 256, " tile 64x64x128 waves 2x2 double_buffer off lds_dma on", 16);
+  add(e4, std::nullopt, ElemType::kF32, 64, 64, 192, " tile 32x32x64 waves 1x1 double_buffer on lds_dma on");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.Label());
+    RunStats st;
+    RunCase(c, &st);
+    EXPECT_TRUE(st.plan.config.lds_dma);
+    EXPECT_TRUE(st.plan.a.dma && st.plan.b.dma);
+    std::printf("%6.3f s  %s\n%s", st.seconds, c.Label().c_str(), st.plan.Summary().c_str());
+  }
+}
+
+// `lds_dma on` is refused with the reason, at the gemm's position: on
+// targets without the DMA (naming the target), for K-strided operands, rows
+// not 16-byte aligned, edge tiles (naming which extent) and K-tile rows that
+// do not divide a wave's 1024 bytes. `lds_dma off` and the default (off)
+// compile them all.
+TEST(PromoteGemm, LdsDmaRefusals) {
+  struct Bad {
+    std::string target;
+    bool a_km, b_kn;
+    int64_t m, n, k, ld_pad;
+    std::string clauses, want;
+  };
+  const Bad bad[] = {
+      {"gfx942", false, false, 128, 128, 128, 0, " lds_dma on",
+       "LDS DMA (buffer_load_dwordx4 ... lds), which gfx942 does not have (gfx950 only)"},
+      {"gfx90a", false, false, 128, 128, 128, 0, " lds_dma on", "which gfx90a does not have"},
+      {"gfx950", true, false, 128, 128, 128, 0, " lds_dma on",
+       "lds_dma on needs A contiguous along K (A.mk), but A is A.km"},
+      {"gfx950", false, true, 128, 128, 128, 0, " lds_dma on",
+       "lds_dma on needs B contiguous along K (B.nk), but B is B.kn"},
+      {"gfx950", false, false, 128, 128, 128, 4, " lds_dma on",
+       "needs K stride 1 and a row stride that is a multiple of 16 bytes (8 elements), but its "
+       "strides are [132, 1]"},
+      {"gfx950", false, false, 100, 128, 128, 0, " lds_dma on",
+       "M = 100 is not a multiple of BM = 128, so edge tiles need guarded loads"},
+      {"gfx950", false, false, 128, 128, 40, 0, " tile 64x64x32 lds_dma on",
+       "K = 40 is not a multiple of BK = 32"},
+      {"gfx950", false, false, 64, 64, 96, 0, " tile 32x32x48 waves 1x1 lds_dma on",
+       "BK = 48 is 96 bytes"},
+  };
+  for (const Bad& b : bad) {
+    Case c;
+    c.target = b.target;
+    c.a_km = b.a_km;
+    c.b_kn = b.b_kn;
+    c.m = b.m, c.n = b.n, c.k = b.k;
+    c.ld_pad = b.ld_pad;
+    c.clauses = b.clauses;
+    SCOPED_TRACE(c.Label());
+    Kernel k = ParseCase(c);
+    absl::Status v = ValidateKernel(k, Target(c.target), "gemm_test.kir");
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(v.message(), b.want)) << v.message();
+    EXPECT_TRUE(absl::StartsWith(v.message(), "gemm_test.kir:")) << v.message();
+    // Without the clause (default off) and with `lds_dma off` it promotes.
+    for (const char* off : {"", " lds_dma off"}) {
+      Case o = c;
+      o.clauses = std::string(absl::StripSuffix(c.clauses, " lds_dma on")) + off;
+      Kernel ko = ParseCase(o);
+      absl::StatusOr<Kernel> p = ValidateAndPromote(ko, Target(o.target));
+      EXPECT_TRUE(p.ok()) << o.Label() << ": " << p.status();
+    }
+  }
+}
+
+// The DMA layouts of gfx950's large GEMMs (the bench's 4096^3 tiles, 64 LDS
+// banks) in the bank-conflict model, and the promoted kernel's exact count
+// against the plan's figures (reads per K tile; no LDS stores at all: the
+// DMA writes LDS without DS instructions). Each wave reads its 128 rows'
+// fragments of 16 bytes (f16/bf16, 32x32x16: 4 tiles x 2 k-steps per
+// operand) or 32 bytes (fp8 f8f6f4 32x32x64: 4 tiles x 1 k-step, two
+// ds_read_b128 each), so per K tile and operand 4 waves x 8 = 32
+// instructions of 64 lanes x 16 bytes, each 4 groups of 16 lanes (64 banks
+// move 256 bytes a cycle): 128 cycles when conflict-free.
+// f16/bf16: the rotated unpadded layout (by row floordiv 4) is
+// conflict-free, as the register path's. fp8: NOT, and no unpadded layout
+// can be: a 32-byte fragment stays whole in LDS (one 32-element load, a
+// 32-byte rotation unit), so in each ds_read_b128 the 16 lanes of a group
+// (16 rows, the same 16-byte half h of their fragments) hit addresses
+// 64 r + 32 u + 16 h, i.e. only the 8 of the 16 sixteen-byte bank groups
+// whose parity is h: every group takes 2 cycles, 128 extra per K tile and
+// operand (256 cycles), where the register path's 16-byte row padding
+// shifts the parity per row and reads without conflicts. (Issue 19 report:
+// the fp8 DMA trades them for no ds_write.)
+TEST(PromoteGemm, LdsDmaLayoutsReadConflicts) {
+  struct Big {
+    ElemType in, in_b;
+  };
+  const ElemType e4 = ElemType::kF8E4M3FN, e5 = ElemType::kF8E5M2;
+  for (const Big& big : {Big{ElemType::kF16, ElemType::kF16}, Big{ElemType::kBF16, ElemType::kBF16},
+                         Big{e4, e5}}) {
+    Case c;
+    c.target = "gfx950";
+    c.in = big.in;
+    if (big.in_b != big.in) c.in_b = big.in_b;
+    c.m = c.n = c.k = 4096;
+    Case d = c;
+    d.clauses = " lds_dma on";
+    SCOPED_TRACE(d.Label());
+    const TargetInfo& t = Target("gfx950");
+    absl::StatusOr<GemmPlan> reg = PlanGemm(ParseCase(c), t);
+    absl::StatusOr<GemmPlan> dma = PlanGemm(ParseCase(d), t);
+    ASSERT_TRUE(reg.ok()) << reg.status();
+    ASSERT_TRUE(dma.ok()) << dma.status();
+    std::printf("register path:\n%slds_dma on:\n%s", reg->Summary().c_str(), dma->Summary().c_str());
+    EXPECT_EQ(dma->config.TilingText(), absl::StrCat(reg->config.TilingText(), " lds_dma on"));
+    for (int op = 0; op < 2; ++op) {
+      const GemmOperandPlan& r = op ? reg->b : reg->a;
+      const GemmOperandPlan& p = op ? dma->b : dma->a;
+      EXPECT_TRUE(p.dma);
+      EXPECT_EQ(p.pad, 0);
+      const bool fp8 = IsFp8(big.in);
+      EXPECT_EQ(p.fragment_reads.instructions, 32);
+      EXPECT_EQ(p.fragment_reads.cycles, fp8 ? 32 * 4 * 2 : 32 * 4);
+      EXPECT_EQ(p.fragment_reads.conflicts, fp8 ? 32 * 4 : 0);
+      EXPECT_EQ(r.fragment_reads.conflicts, 0);
+      if (!fp8) {
+        EXPECT_EQ(p.swizzle, 4);
+      }
+      EXPECT_EQ(p.tile_writes.instructions, 0);
+      // 256 x BK elements of 16 bytes per vector over 256 threads.
+      EXPECT_EQ(p.copies, 256 * dma->config.bk * ElemBytes(big.in) / 16 / 256);
+    }
+    EXPECT_EQ(dma->lds_bytes, 2 * 2 * 256 * dma->config.bk * ElemBytes(big.in));
+    absl::StatusOr<Kernel> p = ValidateAndPromote(ParseCase(d), t);
+    ASSERT_TRUE(p.ok()) << p.status();
+    absl::StatusOr<KernelLdsTraffic> exact = CountLdsTraffic(*p, t);
+    ASSERT_TRUE(exact.ok()) << exact.status();
+    // Double-buffered over T = 4096 / BK tiles: the loop's two steps and the
+    // one or two after it each read one tile.
+    const int64_t tiles = dma->config.KTiles(), pairs = (tiles - 1) / 2;
+    const int64_t read_tiles = 2 + (tiles - 2 * pairs);
+    for (const GemmOperandPlan* o : {&dma->a, &dma->b}) {
+      EXPECT_EQ(exact->reads_by_alloc[o->lds].instructions, read_tiles * o->fragment_reads.instructions);
+      EXPECT_EQ(exact->reads_by_alloc[o->lds].conflicts, read_tiles * o->fragment_reads.conflicts);
+      EXPECT_EQ(exact->writes_by_alloc[o->lds].instructions, 0);
+    }
+  }
+}
+
 TEST(PromoteGemm, DefaultConfigurations) {
   std::printf("%-7s %-5s %-5s %-16s %-52s %6s %10s %10s\n", "target", "in", "ops", "problem",
               "default tiling", "LDS", "rd_confl", "wr_confl");
