@@ -237,11 +237,13 @@ std::string LdsDmaProblem(const GemmConfig& c, const Arg& a, const Arg& b, const
 
 }  // namespace
 
-// The default of the lds_dma clause: off on every target until the address
-// verifier models buffer_load_dwordx4 ... lds (issue 19; `kirc verify`
-// refuses it today). Once it does, gfx950 GEMMs whose operands and shape
-// allow the DMA (an empty LdsDmaProblem) take it by making this
-// `return t.has_lds_dma_dwordx4 && problem.empty();`.
+// The default of the lds_dma clause: off on every target. On gfx950 the
+// DMA copy costs more K-loop instructions than the register copy (each DMA
+// sets its own M0: 106 other instructions per 2048 MFMA cycles against
+// 79/80 for the 4096^3 f16/fp8 defaults, loop_analysis_test) and its fp8
+// fragment reads conflict in the 64-bank model; once DMAs share M0 (the
+// 12-bit offset field), `return t.has_lds_dma_dwordx4 && problem.empty();`
+// turns it on where the operands and shape allow it.
 bool DefaultLdsDma(const TargetInfo& t, absl::string_view problem) {
   (void)t;
   (void)problem;

@@ -54,8 +54,8 @@
 //   `tile 256x256x128` there runs single-buffered unless `double_buffer on`
 //   is given. gemm_default_sweep_test compiles the defaults over a grid of
 //   shapes and checks the estimate against the registers used.
-// - lds_dma: off (DefaultLdsDma: until the address verifier models the
-//   DMA). `lds_dma on` (copy A and B with gfx950's LDS DMA, no copy
+// - lds_dma: off (DefaultLdsDma: on gfx950 the DMA copy issues more K-loop
+//   instructions than the register copy today). `lds_dma on` (copy A and B with gfx950's LDS DMA, no copy
 //   registers: ExpectedArchVgprs counts none) is refused with the reason on
 //   targets without TargetInfo::has_lds_dma_dwordx4, for K-strided operands
 //   (A.km, B.kn, a K stride other than 1, rows not 16-byte aligned), for

@@ -451,7 +451,7 @@ TEST(GemmFp8, ScaleFactors) {
 }
 
 // The lds_dma clause (issue 19): off by default on every target
-// (DefaultLdsDma, until the verifier models the DMA); `lds_dma on` on
+// (DefaultLdsDma: slower than the register copy today); `lds_dma on` on
 // gfx950 keeps the default tiling, prints in TilingText and counts no copy
 // registers in the VGPR estimate (the register path's 256x256x32 f16
 // pipeline holds two tiles' copies, each 4 + 4 f16x8 loads per lane = 16 +
