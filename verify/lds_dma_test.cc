@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/asm_syntax.h"
 #include "gtest/gtest.h"
+#include "testdata/test_kernels.h"
 #include "verify/test_util.h"
 #include "verify/verify.h"
 
@@ -22,26 +23,12 @@ namespace {
 
 using Status = AccessVerdict::Status;
 
-// hw/run/run_test.cc's LdsDmaInALoopMatchesReferenceOnGfx950 kernel: M0
-// changes per iteration (stage %k mod 2) around a hoisted readfirstlane.
-constexpr char kLoop[] = R"(kernel dma_loop
-target gfx950
-workgroup 64 2 1
-grid 2 1 1
-arg A : f32[1024, 4] strides [4, 1] readonly
-arg B : f32[256, 4] strides [4, 1] writeonly
-lds L : f32[2, 128, 4]
-  %z = zero f32x4
-  %s = for %k = 0 to 4 iter(%acc = %z) {
-    lds_dma L[%k mod 2, tid.y * 64, 0], A[%k * 256 + wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
-    barrier
-    %v = load L[%k mod 2, 127 - tid.y * 64 - tid.x, 0] : f32x4
-    %acc2 = add %acc, %v
-    yield %acc2
-  }
-  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %s
-end
-)";
+// testdata/kernels/lds_dma_f32.kir: M0 changes per iteration (stage %k mod
+// 2) around a hoisted readfirstlane.
+const std::string& LoopText() {
+  static const std::string* text = new std::string(::kir::testing::ReadTestFile("testdata/kernels/lds_dma_f32.kir"));
+  return *text;
+}
 
 // compiler/api/compile_test.cc's straight-line lds_dma (no loop).
 constexpr char kStraight[] = R"(kernel dma
@@ -78,7 +65,7 @@ struct Subject {
   }
 };
 
-Subject Load(const char* text) {
+Subject Load(const std::string& text) {
   absl::StatusOr<Compiled> c = CompileKir(text, "gfx950");
   EXPECT_TRUE(c.ok()) << c.status();
   Subject s{std::move(*c), {}};
@@ -94,7 +81,7 @@ const AccessVerdict* Side(const VerifyResult& r, const std::string& side) {
 }
 
 TEST(LdsDma, TheLoopKernelProvesBothSides) {
-  Subject s = Load(kLoop);
+  Subject s = Load(LoopText());
   VerifyResult v = s.Check();
   EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
   const AccessVerdict* g = Side(v, "global");
@@ -192,7 +179,7 @@ TEST(LdsDma, AWrongVoffsetFailsTheGlobalSide) {
 // s0 of iteration 0 in every iteration): the LDS side fails in an odd
 // iteration (%k = 1 writes stage 0); the buffer read proves.
 TEST(LdsDma, M0NotUpdatedPerLoopIterationFailsTheLdsSide) {
-  Subject s = Load(kLoop);
+  Subject s = Load(LoopText());
   const size_t rfl = s.Find("v_readfirstlane_b32");
   const MOperand wave = s.code.mir.insts[rfl].ops[0];  // the SGPR holding the wave's part
   MInst& mov = s.At("s_mov_b32 m0");
@@ -208,7 +195,7 @@ TEST(LdsDma, M0NotUpdatedPerLoopIterationFailsTheLdsSide) {
 // The same M0 written before the loop instead of in it (hoisted: the
 // in-loop s_mov_b32 m0 deleted): M0 is loop-invariant, the LDS side fails.
 TEST(LdsDma, M0HoistedOutOfTheLoopFailsTheLdsSide) {
-  Subject s = Load(kLoop);
+  Subject s = Load(LoopText());
   const size_t rfl = s.Find("v_readfirstlane_b32");
   const MOperand wave = s.code.mir.insts[rfl].ops[0];
   const size_t mov = s.Find("s_mov_b32 m0");

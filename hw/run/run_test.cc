@@ -104,36 +104,6 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, RunTest, ::testing::ValuesIn(Cases()),
                            return k + "_" + i.param.target;
                          });
 
-// lds_dma (gfx950's LDS DMA) in a loop over two LDS stages: the strict
-// emulator (LDS races, reads before the DMA's vmcnt wait, the M0 hazard)
-// runs the code and its output must equal the reference interpreter's bit
-// for bit. The loop makes M0 change per iteration (stage %k mod 2) around a
-// hoisted v_readfirstlane_b32 of the wave's part (a loop-invariant M0 here
-// once raced: the emulator caught it).
-TEST(RunTest, LdsDmaInALoopMatchesReferenceOnGfx950) {
-  const char* text = R"(kernel dma_loop
-target gfx950
-workgroup 64 2 1
-grid 2 1 1
-arg A : f32[1024, 4] strides [4, 1] readonly
-arg B : f32[256, 4] strides [4, 1] writeonly
-lds L : f32[2, 128, 4]
-  %z = zero f32x4
-  %s = for %k = 0 to 4 iter(%acc = %z) {
-    lds_dma L[%k mod 2, tid.y * 64, 0], A[%k * 256 + wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
-    barrier
-    %v = load L[%k mod 2, 127 - tid.y * 64 - tid.x, 0] : f32x4
-    %acc2 = add %acc, %v
-    yield %acc2
-  }
-  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %s
-end
-)";
-  absl::StatusOr<Kernel> k = ParseKernel(text, "dma_loop.kir");
-  ASSERT_TRUE(k.ok()) << k.status();
-  ExpectEmulatorMatchesReference(*k, "gfx950");
-}
-
 // load_tr in a loop over LDS stages, at a row offset the lowering puts in
 // the instruction's offset field (+4 rows of 16 halves: offset:128 plus the
 // stage's 512 bytes), its results summed in f32: the strict emulator (EXEC

@@ -255,31 +255,14 @@ TEST(LoadCode, KircAssemblyReadBackProvesAndAnEditFails) {
   }
 }
 
-// gfx950's LDS DMA (issue 19): kirc's lds_dma kernel (hw/run/run_test's
-// two-stage loop, M0 changing per iteration) read back from its assembly
+// gfx950's LDS DMA (issue 19): kirc's lds_dma kernel (testdata's
+// lds_dma_f32: a two-stage loop, M0 changing per iteration) read back from its assembly
 // text and from its code object (assembled and linked by LLVM) proves, both
 // sides of the DMA ("[N global]", "[N LDS]"), with no access map; M0
 // without its stage fails on the LDS side.
 TEST(LoadCode, Gfx950LdsDmaReadBackProves) {
-  const Compiled c = ParseAndCompile(R"(kernel dma_loop
-target gfx950
-workgroup 64 2 1
-grid 2 1 1
-arg A : f32[1024, 4] strides [4, 1] readonly
-arg B : f32[256, 4] strides [4, 1] writeonly
-lds L : f32[2, 128, 4]
-  %z = zero f32x4
-  %s = for %k = 0 to 4 iter(%acc = %z) {
-    lds_dma L[%k mod 2, tid.y * 64, 0], A[%k * 256 + wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
-    barrier
-    %v = load L[%k mod 2, 127 - tid.y * 64 - tid.x, 0] : f32x4
-    %acc2 = add %acc, %v
-    yield %acc2
-  }
-  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %s
-end
-)",
-                                     "dma_loop.kir", "gfx950");
+  const Compiled c =
+      ParseAndCompile(ReadTestFile("testdata/kernels/lds_dma_f32.kir"), "lds_dma_f32.kir", "gfx950");
   ASSERT_FALSE(c.assembly.empty());
   for (bool assemble : {false, true}) {
     SCOPED_TRACE(assemble ? "code object" : "assembly text");
