@@ -371,7 +371,7 @@ end
   std::string m(r.status().message());
   EXPECT_NE(m.find("rp.kir:9:3: error: in 'gemm C = alpha * A.mk * B.nk tile 256x256x32 waves 1x1 "
                    "mfma f32_32x32x8_f16': tile 256x256x32 waves 1x1 mfma f32_32x32x8_f16 "
-                   "double_buffer on gives each wave a 256 x 256 block of C, whose f32 "
+                   "gives each wave a 256 x 256 block of C, whose f32 "
                    "accumulators take 1024 AGPRs per lane"),
             std::string::npos) << m;
   // What the bound cannot foresee (registers beyond the accumulators: here
