@@ -211,11 +211,16 @@ std::string LdsDmaProblem(const GemmConfig& c, const Arg& a, const Arg& b, const
                           " needs K stride 1 and a row stride that is a multiple of 16 bytes (",
                           16 / eb, " elements), but its strides are [", arg.strides[0], ", ",
                           arg.strides[1], "]; use lds_dma off");
+    // The DMA's one form takes a 32-bit voffset (compiler/lower LowerLdsDma).
+    if (arg.SizeBytes() >= (int64_t{1} << 31))
+      return absl::StrCat("lds_dma on copies through 32-bit buffer offsets, but ", Who(arg.name, role),
+                          " spans ", arg.SizeBytes(), " bytes (2 GiB or more); use lds_dma off");
     const int64_t rows = op_b ? c.bn : c.bm;
     if ((rows * c.bk * eb) % (c.Threads() * 16) != 0)
       return absl::StrCat("lds_dma on: the ", role, " tile (", rows, " x ", c.bk, " = ",
                           rows * c.bk * eb, " bytes) is not a multiple of the workgroup's ",
-                          c.Threads(), " threads x 16 bytes per DMA; use a larger tile or fewer waves");
+                          c.Threads(), " threads x 16 bytes per DMA; use a larger tile",
+                          c.wm * c.wn > 1 ? " or fewer waves" : "", ", or lds_dma off");
   }
   const int64_t row_bytes = c.bk * ElemBytes(c.a_elem);
   if (ElemBytes(c.a_elem) != ElemBytes(c.b_elem) || row_bytes % 16 != 0 || 1024 % row_bytes != 0)

@@ -484,6 +484,20 @@ TEST(GemmLdsDma, DefaultOffAndOnWhereGiven) {
             "which gfx942 does not have (gfx950 only); use lds_dma off or --mcpu=gfx950");
 }
 
+// A fresh user's cases: an operand of 2 GiB or more (the DMA's voffset is 32
+// bits: 65536 x 16384 f16 = 2^31 bytes) is refused at the gemm, naming it;
+// the tile-multiple refusal at waves 1x1 does not advise fewer waves.
+TEST(GemmLdsDma, WideOperandsAndSmallTilesAreRefusedAtTheGemm) {
+  const std::string wide = Resolve("gfx950", "f16", "f16", "f32", 65536, 256, 16384,
+                                   "gemm C = alpha * A.mk * B.nk tile 256x256x32 waves 2x2 lds_dma on");
+  EXPECT_NE(wide.find("lds_dma on copies through 32-bit buffer offsets, but A"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("spans 2147483648 bytes (2 GiB or more); use lds_dma off"), std::string::npos) << wide;
+  const std::string small = Resolve("gfx950", "f16", "f16", "f32", 64, 64, 64,
+                                    "gemm C = alpha * A.mk * B.nk tile 16x16x16 waves 1x1 lds_dma on");
+  EXPECT_NE(small.find("is not a multiple of the workgroup's 64 threads x 16 bytes per DMA; use a larger tile, "
+                       "or lds_dma off"), std::string::npos) << small;
+}
+
 TEST(GemmValidate, HasGemm) {
   absl::StatusOr<Kernel> k = ParseKernel(
       absl::StrReplaceAll(kTemplate, {{"TARGET", "gfx942"}, {"WG", "auto"}, {"GRID", "auto"},
