@@ -149,8 +149,7 @@ class DependenceGraph {
     if (WritesExec(mi)) Def(exec_, j);
     // M0: the LDS DMA reads it implicitly (kReadsM0), s_mov_b32 m0 writes it.
     if (Info(mi.opc).flags & kReadsM0) Use(m0_, j);
-    for (int i = 0; i < mi.NumDefs() && i < static_cast<int>(mi.ops.size()); ++i)
-      if (mi.ops[i].kind == MOperand::Kind::kSpecial && mi.ops[i].special == SpecialReg::kM0) Def(m0_, j);
+    if (WritesM0(mi)) Def(m0_, j);
     // Memory: per object, reads after the last write and writes after the
     // reads and the write before them; s_barrier after every access before
     // it and before every access after it (through barrier_).
