@@ -189,7 +189,8 @@ absl::Status RunResources(PassState& s, Counters& c) {
   const int64_t threads = k.WorkgroupThreads();
   const int budget = MaxVgprsPerWave(s.t, threads);
   auto granule_up = [&](int v) { return (std::max(1, v) + s.t.vgpr_granule - 1) / s.t.vgpr_granule * s.t.vgpr_granule; };
-  const int allocated = granule_up(s.t.unified_vgpr_file ? res.next_free_vgpr : std::max(res.arch_vgprs, res.agprs));
+  // next_free_vgpr: the unified total (gfx90a/942/950) or max(arch, AGPRs) (gfx908).
+  const int allocated = granule_up(res.next_free_vgpr);
   if (allocated > budget && !s.conservative_schedule) {
     // The full schedule may have raised the pressure: try the source's order.
     s.retry_conservative = true;
