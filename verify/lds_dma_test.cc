@@ -151,16 +151,44 @@ TEST(LdsDma, AWrongInstructionOffsetFailsBothSides) {
   ExpectFailed(v, "global");
 }
 
-// offset:16 with M0 16 lower: the LDS write is where it was (proved), the
-// buffer read is not.
-TEST(LdsDma, AnOffsetM0CompensatesFailsOnlyTheGlobalSide) {
+// offset:16 with M0 16 lower: the buffer read moved (fails); the LDS write
+// stays where it was only while M0 stays >= 0: the first wave's base is 0,
+// so its M0 is -16, whose low 18 bits (all the DMA reads, semantics.h
+// LdsDmaAddress) put lane 0 at 0x40000, past the LDS (fresh-user review of
+// issue 19, F4: kirc itself emitted such M0s; a wrapping model proved them).
+TEST(LdsDma, AnOffsetM0CompensatesFailsTheGlobalSideAndANegativeM0TheLdsSide) {
   Subject s = Load(kStraight);
   s.At("lds").offset += 16;
   MInst& mov = s.At("s_mov_b32 m0");
   mov = Inst(Opc::kSSubU32, {mov.ops[0], mov.ops[1], MOperand::Imm(16)}, mov.id);
   VerifyResult v = s.Check();
-  ExpectProved(v, "LDS");
   ExpectFailed(v, "global");
+  ExpectFailed(v, "LDS");
+  EXPECT_TRUE(absl::StrContains(Side(v, "LDS")->counterexample, "tid = (")) << v.Report();
+}
+
+// kirc never emits a negative M0: a global constant larger than the LDS
+// base goes to voffset/soffset, the offset field takes at most the base
+// (here 0 for the first wave: A's row 200 at byte 3200 and L[0]).
+TEST(LdsDma, AGlobalOffsetBeyondTheLdsBaseKeepsM0NonNegative) {
+  Subject s = Load(R"(kernel dma
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[300, 8] strides [8, 1] readonly
+arg B : f16[64, 8] strides [8, 1] writeonly
+lds L : f16[64, 8]
+  lds_dma L[0, 0], A[tid.x + 200, 0] : f16x8
+  barrier
+  %v = load L[tid.x, 0] : f16x8
+  store B[tid.x, 0], %v
+end
+)");
+  const MInst& dma = s.At("lds");
+  EXPECT_EQ(dma.offset, 0) << s.Asm();
+  EXPECT_TRUE(absl::StrContains(s.Asm(), "s_mov_b32 m0, 0\n")) << s.Asm();  // not 0xfffff380 (0 - 3200)
+  VerifyResult v = s.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
 }
 
 // The voffset of another value (v1 = tid.x instead of the row's byte

@@ -533,7 +533,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   };
   if (c.default_double_buffer) default_double_buffer();
   // Defaults the K loop's registers would not fit (ExpectedArchVgprs above
-  // the target's arch VGPRs, e.g. gfx950's fp8 256x256x128 tiles from 3 K
+  // the arch VGPRs a wave may use, arch_budget below, e.g. gfx950's fp8 256x256x128 tiles from 3 K
   // tiles: 2 x 128 operand and 2 x 64 copy registers): halve a default BK
   // while it stays a multiple of the MFMA's k (a default MFMA is chosen
   // again for it) and the threads share the tiles evenly, then turn a
@@ -542,8 +542,16 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     if (c.lds_dma) return 0;  // the DMA copies without registers
     return CopyRegs(**a, c.a_km, false, c) + CopyRegs(**b, c.b_kn, true, c);
   };
+  // The arch VGPRs a wave may use beside its accumulators: the target's, and
+  // no more than a workgroup of c.Threads() lets each wave allocate
+  // (MaxVgprsPerWave: e.g. 128 in all for 16 waves), less the accumulators
+  // where they share that file (unified: arch + AGPRs; gfx908: max of the two).
+  const auto arch_budget = [&]() -> int64_t {
+    const int64_t cap = MaxVgprsPerWave(t, c.Threads());
+    return std::min<int64_t>(t.max_arch_vgprs, t.unified_vgpr_file ? cap - c.AccumulatorRegs() : cap);
+  };
   // (Not for accumulators beyond the AGPRs: refused below as they are.)
-  while (c.AccumulatorRegs() <= t.max_agprs && ExpectedArchVgprs(c, copy_regs()) > t.max_arch_vgprs) {
+  while (c.AccumulatorRegs() <= t.max_agprs && ExpectedArchVgprs(c, copy_regs()) > arch_budget()) {
     const int64_t half = c.bk / 2;
     const int64_t min_bk = given != nullptr ? given->k : IsFp8(c.a_elem) ? 32 : 16;
     if (c.default_tile && c.bk % 2 == 0 && half >= min_bk && half % (given != nullptr ? given->k : 1) == 0 &&

@@ -45,7 +45,9 @@
 //   carries the next tile's registers, which must be whole registers for
 //   fp8; `double_buffer on` is refused there.
 // - registers: when the defaults' K loop is expected to need more than the
-//   target's 256 arch VGPRs beside the accumulators (expected_arch_vgprs:
+//   arch VGPRs a wave may use beside the accumulators (the target's 256, and
+//   no more than MaxVgprsPerWave for c.Threads() less the accumulators where
+//   they share the file: 128 in all for 16 waves) (expected_arch_vgprs:
 //   a K tile's MFMA operands twice, the tile copies the pipeline holds,
 //   and 64 for addresses), a default BK is halved (while it stays a
 //   multiple of the MFMA's k; a default MFMA is chosen again), then a

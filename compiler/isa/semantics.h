@@ -983,9 +983,13 @@ constexpr TrB16Source DsReadTrB16Source(int lane, int e) {
 // for the dword form). The LDS write completes with vmcnt, not lgkmcnt
 // (LLVM SIInsertWaitcnts tracks LDS DMA stores in the VM_CNT slot), so a
 // DS access of those bytes must wait for vmcnt. Inactive lanes move
-// nothing. M0 is read as a whole 32-bit byte address (gfx950's 160 KiB LDS
-// needs more than the 16 bits CLRX describes for older parts); the emulator
-// refuses a lane whose bytes fall outside the allocation. Hazard: an SALU
+// nothing. The DMA reads only M0's low kLdsDmaM0Bits bits (the CDNA4 ISA
+// guide's buffer-load-to-LDS section: LDS_offset = M0[17:0], 18 bits for
+// gfx950's 160 KiB; CLRX gives M0[15:0] for older parts; as quoted by the
+// fresh-user review of issue 19, F4, not read from the guide itself), and
+// the sum is not wrapped: a negative M0 is an address past the LDS, never a
+// wrapped one, so code must keep M0 >= 0. The emulator refuses a lane whose
+// bytes fall outside the allocation (the hardware clamps them away). Hazard: an SALU
 // write of M0 needs 1 wait state before an LDS DMA on GFX9
 // (GCNHazardRecognizer checkReadM0Hazards, GCNSubtarget
 // hasReadM0LdsDmaHazard() = generation GFX9): hazard_table.cc.
@@ -993,9 +997,11 @@ constexpr TrB16Source DsReadTrB16Source(int lane, int e) {
 // mod 64, the wave layout of kernel.h's Kernel); the int overload is the same
 // rule for a known lane (the emulator).
 constexpr int kLdsDmaDwordx4LaneBytes = 16;
+constexpr int kLdsDmaM0Bits = 18;
 template <class D>
 typename D::V LdsDmaAddress(const D& d, const typename D::V& m0, const MInst& mi, const typename D::V& lane) {
-  return d.Add(d.Add(m0, d.Const(static_cast<uint32_t>(mi.offset))),
+  const typename D::V m0_low = d.And(m0, d.Const(static_cast<uint32_t>((uint32_t{1} << kLdsDmaM0Bits) - 1)));
+  return d.Add(d.Add(m0_low, d.Const(static_cast<uint32_t>(mi.offset))),
                d.Mul(lane, d.Const(static_cast<uint32_t>(kLdsDmaDwordx4LaneBytes))));
 }
 template <class D>

@@ -462,11 +462,15 @@ static absl::StatusOr<BufferSplit> SplitBufferAddress(LowerCtx& c, const Op& op,
 // with the part (HoistAccessInvariants). In a loop whose uniform part moves
 // (a K loop's k) that leaves soffset the bare induction value instead of one
 // add per row per trip.
-static absl::StatusOr<BufAddr> ChunkAddress(LowerCtx& c, const BufferSplit& sp, int64_t off) {
+// `max_field` (at most kMubufMaxOffset) caps the offset field lower for an
+// LDS DMA, whose field also moves its LDS address (LowerLdsDma): the rest of
+// `off` beyond it joins the parts the same way.
+static absl::StatusOr<BufAddr> ChunkAddress(LowerCtx& c, const BufferSplit& sp, int64_t off,
+                                            int64_t max_field = kMubufMaxOffset) {
   IVal s = sp.u, vo = sp.v;
   const bool lanes = sp.v.kind == IVal::Kind::kVgpr;
-  if (off > kMubufMaxOffset) {
-    const int64_t hi = MubufHighOffset(off);
+  if (off > max_field) {
+    const int64_t hi = max_field == kMubufMaxOffset ? MubufHighOffset(off) : off - max_field;
     off -= hi;
     absl::StatusOr<IVal> r = c.EmitAffine(AffineAdd(lanes ? sp.vpart : sp.upart, AffineConst(hi)));
     if (!r.ok()) return r.status();
@@ -691,16 +695,23 @@ absl::Status LowerCtx::LowerLoad(const Op& op) {
 // the validator refused tid.x) are summed in a VGPR and moved to an SGPR
 // with v_readfirstlane_b32, cached like index values (so a loop hoists it:
 // HoistAccessInvariants); the rest is uniform.
-absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, bool wave_part_only) {
+absl::StatusOr<AffineForm> LowerCtx::LdsDmaBaseForm(const Op& op) {
   const LdsAlloc* l = k_.FindLds(op.lds);
   if (l == nullptr) return Error(op, absl::StrCat("unknown LDS allocation '", op.lds, "'"));
   const std::vector<int64_t> strides = l->Strides();
-  AffineForm f = AffineConst(lds_offset_.at(op.lds) - inst_offset);
+  AffineForm f = AffineConst(lds_offset_.at(op.lds));
   for (size_t d = 0; d < op.lds_index.size(); ++d) {
     absl::StatusOr<AffineForm> x = Affine(*op.lds_index[d], scope_);
     if (!x.ok()) return Error(op, std::string(x.status().message()));
     f = AffineAdd(f, AffineScale(*x, strides[d] * ElemBytes(l->elem)));
   }
+  return f;
+}
+
+absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, bool wave_part_only) {
+  absl::StatusOr<AffineForm> base = LdsDmaBaseForm(op);
+  if (!base.ok()) return base.status();
+  AffineForm f = AffineAdd(*base, AffineConst(-inst_offset));
   AffineForm lanes = Part(f, false), uniform = Part(f, true);
   uniform.constant = f.constant;
   IVal wave{IVal::Kind::kConst, 0, -1};
@@ -727,7 +738,7 @@ absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, boo
 // lds_dma: buffer_load_dwordx4 ... lds with M0 = the wave's LDS base. The
 // global side is an unguarded 16-byte buffer load (SplitBufferAddress and
 // ChunkAddress, as EmitAccess: lane part in voffset, uniform part in soffset,
-// constant in the 12-bit offset field); M0 = LDS base - that offset. The SALU write of M0
+// constant in the 12-bit offset field, at most the LDS base); M0 = LDS base - that offset >= 0. The SALU write of M0
 // and the DMA keep one wait state apart (the hazards pass; hazard_table.cc).
 absl::Status LowerCtx::LowerLdsDma(const Op& op) {
   static_assert(kLdsDmaLaneBytes == kLdsDmaDwordx4LaneBytes,
@@ -746,7 +757,17 @@ absl::Status LowerCtx::LowerLdsDma(const Op& op) {
   const int srd = Srd(op.mem);
   absl::StatusOr<BufferSplit> sp = SplitBufferAddress(*this, op, a->base, "");
   if (!sp.ok()) return sp.status();
-  absl::StatusOr<BufAddr> buf = ChunkAddress(*this, *sp, sp->cst);
+  // The offset field moves the LDS address too, so M0 = LDS base - field,
+  // and M0 must not go below 0: the DMA reads only M0's low bits
+  // (semantics.h LdsDmaAddress), so a negative M0 is an address past the
+  // LDS, not a wrapped one (fresh-user review of issue 19, F4). The field
+  // takes at most the smallest LDS base; the rest of the global constant
+  // joins voffset or soffset.
+  absl::StatusOr<AffineForm> lds_base = LdsDmaBaseForm(op);
+  if (!lds_base.ok()) return lds_base.status();
+  const int64_t lds_min = lds_base->Range().lo;  // sound: never above the true minimum
+  absl::StatusOr<BufAddr> buf =
+      ChunkAddress(*this, *sp, sp->cst, std::clamp<int64_t>(lds_min, 0, kMubufMaxOffset));
   if (!buf.ok()) return buf.status();
   absl::StatusOr<IVal> m0 = LdsDmaBase(op, buf->offset);
   if (!m0.ok()) return m0.status();

@@ -200,8 +200,13 @@ absl::Status RunResources(PassState& s, Counters& c) {
     const int per_simd = WavesPerSimdForWorkgroup(threads);
     int64_t fits = 64;  // the largest workgroup (a multiple of 64 threads) whose waves fit
     while (fits + 64 <= 1024 && MaxVgprsPerWave(s.t, fits + 64) >= allocated) fits += 64;
+    // A gemm's kernel is named at its gemm op, whose clauses the note advises on.
+    std::string where = s.filename;
+    for (const Op& op : s.source->body)
+      if (op.kind == OpKind::kGemm && op.loc.line > 0 && !where.empty())
+        where = absl::StrCat(where, ":", op.loc.line, ":", op.loc.col);
     return absl::ResourceExhaustedError(absl::StrCat(
-        s.filename.empty() ? "" : absl::StrCat(s.filename, ": "), "error: kernel '", k.name, "' on ", s.t.name,
+        where.empty() ? "" : absl::StrCat(where, ": "), "error: kernel '", k.name, "' on ", s.t.name,
         ": a workgroup of ", threads, " threads is ", (threads + 63) / 64, " waves, ", per_simd,
         " on each of a CU's 4 SIMDs, so one wave may allocate at most ", budget, " of the SIMD's ",
         VgprFilePerSimd(s.t), " VGPRs", s.t.unified_vgpr_file ? " (arch VGPRs and AGPRs together)" : "",
@@ -317,7 +322,9 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
         return absl::Status(st.code(), absl::StrCat(st.message(), "; the gemm's configuration is `",
                                                     s.r.gemm_tiling, "`: ",
                                                     absl::StrContains(st.message(), kUnlaunchable)
-                                                        ? "choose fewer waves or a smaller tile"
+                                                        ? (absl::StrContains(s.r.gemm_tiling, "double_buffer on")
+                                                               ? "use double_buffer off, fewer waves or a smaller tile"
+                                                               : "choose fewer waves or a smaller tile")
                                                         : "choose a smaller tile or more waves"));
       return st;
     }

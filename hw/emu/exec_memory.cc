@@ -283,7 +283,8 @@ absl::Status ExecFlatOrScratch(ExecContext& c, Wave& w, const Inst& in) {
 
 // buffer_load_dwordx4 ... lds (gfx950's LDS DMA; semantics.h LdsDmaAddress):
 // each active lane's 16 bytes are read as buffer_load_dwordx4 reads them
-// (out-of-range dwords are 0) and written to LDS at M0 + offset + 16 * lane.
+// (out-of-range dwords are 0) and written to LDS at M0[17:0] + offset + 16 *
+// lane (a negative M0 is far past the LDS: refused).
 // The bytes are moved at issue, but the operation counts in vmcnt and, in
 // strict mode, any DS access of those bytes (by any wave) before an
 // s_waitcnt vmcnt covers it is an error (LdsRaceTracker's async ops).
@@ -317,8 +318,11 @@ absl::Status ExecLdsDma(ExecContext& c, Wave& w, const Inst& in) {
     if (a + kBytes > size)
       return absl::FailedPreconditionError(absl::StrCat(
           Describe(in), ": lane ", l, " LDS DMA writes LDS bytes [0x", absl::Hex(a), ", 0x", absl::Hex(a + kBytes),
-          ") (M0 0x", absl::Hex(m0), " + offset ", mi.offset, " + 16 * lane) outside the workgroup's ", size,
-          "-byte LDS allocation"));
+          ") (M0[", kLdsDmaM0Bits - 1, ":0] of M0 0x", absl::Hex(m0), " + offset ", mi.offset,
+          " + 16 * lane) outside the workgroup's ", size, "-byte LDS allocation",
+          (m0 >> 31) != 0 ? "; M0 is negative: the DMA reads only its low bits, so M0 must be the LDS address "
+                            "less the offset and never below 0"
+                          : ""));
     if (a % 4 != 0)
       return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " LDS DMA address 0x",
                                                         absl::Hex(a), " is not 4-byte aligned (M0 0x",

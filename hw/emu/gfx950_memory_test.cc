@@ -237,8 +237,15 @@ TEST(Gfx950MemoryTest, LdsDmaRefusals) {
   a.args = DmaArgs();
   // M0 + offset + 16 * 63 + 16 > 2048 bytes of LDS.
   EXPECT_THAT(Msg(RunAssembly(DmaKernel(1024, 16), "gfx950", a).status()),
-              AllOf(HasSubstr("lane 63 LDS DMA writes LDS bytes [0x800, 0x810) (M0 0x400 + offset 16"),
+              AllOf(HasSubstr("lane 63 LDS DMA writes LDS bytes [0x800, 0x810) (M0[17:0] of M0 0x400 + offset 16"),
                     HasSubstr("outside the workgroup's 2048-byte")));
+  // M0 = -16 with offset:16 is not LDS byte 0: the DMA reads M0[17:0] =
+  // 0x3fff0 and does not wrap, so lane 0 writes at 0x3fff0 + 16 = 0x40000
+  // (fresh-user review of issue 19, F4).
+  a.args = DmaArgs();
+  EXPECT_THAT(Msg(RunAssembly(DmaKernel(-16, 16), "gfx950", a).status()),
+              AllOf(HasSubstr("lane 0 LDS DMA writes LDS bytes [0x40000, 0x40010) (M0[17:0] of M0 0xfffffff0"),
+                    HasSubstr("M0 is negative")));
   EXPECT_THAT(Msg(RunAssembly(DmaKernel(64, 16, "s_waitcnt vmcnt(0)", 4096, "gfx942"), "gfx942", a).status()),
               HasSubstr("buffer_load_dwordx4 ... lds does not exist on gfx942"));
 }
