@@ -624,6 +624,15 @@ for t in gfx908 gfx90a gfx942; do
   "$kirc" compile work/copy_f32.kir --mcpu=$t --stop-after=hazards | sed 's| *//.*||' | grep -v '^ *$' > piped.s
   cmp -s replayed.s piped.s || fail "kirc opt replay differs from the pipeline on $t: $(diff replayed.s piped.s)"
 done
+# gfx950's f8f6f4 MFMAs with bf8 operands carry their formats (cbsz/blgp)
+# through the MIR text too (fresh-user review of issue 19, F3: refused).
+"$kirc" compile "$kernels"/mma_fp8_ocp.kir --stop-after=lower > fp8.mir || fail "--stop-after=lower on mma_fp8_ocp"
+"$kirc" opt fp8.mir --mcpu=gfx950 --run-pass=schedule,ds-pairing,regalloc,waitcnt,hazards \
+  | sed 's| *//.*||' | grep -v '^ *$' > fp8_replayed.s || fail "kirc opt on mma_fp8_ocp's MIR: $(cat fp8.mir)"
+"$kirc" compile "$kernels"/mma_fp8_ocp.kir --stop-after=hazards | sed 's| *//.*||' | grep -v '^ *$' > fp8_piped.s
+cmp -s fp8_replayed.s fp8_piped.s || fail "kirc opt replay of mma_fp8_ocp differs: $(diff fp8_replayed.s fp8_piped.s)"
+has "v_mfma_f32_16x16x128_f8f6f4 .* blgp:1" fp8_replayed.s || fail "the replay lost blgp:1: $(cat fp8_replayed.s)"
+"$kirc" opt fp8_piped.s --mcpu=gfx950 --run-pass=hazards > /dev/null || fail "kirc opt on mma_fp8_ocp's assembly"
 "$kirc" compile work/copy_f32.kir --print-after=lower,hazards -o pa.s 2> dumps.txt || fail "--print-after"
 [ "$(grep -c '^# \*\*\* IR Dump After' dumps.txt)" = 2 ] && has "IR Dump After lower" dumps.txt \
   && has "IR Dump After hazards" dumps.txt || fail "--print-after dumps: $(grep 'IR Dump' dumps.txt)"

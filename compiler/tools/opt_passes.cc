@@ -35,7 +35,9 @@ namespace {
 
 // The modifiers of `m` that kirc's MIR does not carry ("" if none): the
 // passes would drop them from the output.
-std::string UncarriedModifiers(const emu::Mods& m) {
+// `mi` is the instruction the modifiers came with: gfx950's f8f6f4 MFMAs
+// carry their operand formats (cbsz/blgp) in MInst::mfma.
+std::string UncarriedModifiers(const emu::Mods& m, const MInst& mi) {
   std::vector<std::string> out;
   if (m.sdwa) out.push_back("SDWA");
   if (m.neg != 0) out.push_back("neg");
@@ -45,7 +47,9 @@ std::string UncarriedModifiers(const emu::Mods& m) {
   if (m.clamp) out.push_back("clamp");
   if (m.omod != 0) out.push_back("omod");
   if (m.saddr) out.push_back("an SGPR base (saddr)");
-  if (m.cbsz != 0 || m.abid != 0 || m.blgp != 0) out.push_back("cbsz/abid/blgp");
+  const bool formats_carried = mi.opc == Opc::kVMfma && mi.mfma != nullptr && m.abid == 0 &&
+                               mi.mfma->cbsz == m.cbsz && mi.mfma->blgp == m.blgp;
+  if ((m.cbsz != 0 || m.abid != 0 || m.blgp != 0) && !formats_carried) out.push_back("cbsz/abid/blgp");
   return absl::StrJoin(out, ", ");
 }
 
@@ -233,7 +237,7 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
     }
     if (i == prog.insts.size()) break;
     const emu::Inst& in = prog.insts[i];
-    if (std::string m = UncarriedModifiers(in.mods); !m.empty())
+    if (std::string m = UncarriedModifiers(in.mods, in.mi); !m.empty())
       return absl::InvalidArgumentError(absl::StrCat(filename, ":", in.line, ": `", in.text, "` has ", m,
                                                      ", which kirc's MIR does not carry: kirc opt reads the "
                                                      "instructions kirc emits"));
@@ -287,7 +291,8 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
       return absl::InternalError(absl::StrCat(filename, ": ", v.message(), " (a kirc bug)"));
   }
 
-  // Labels and branch targets print with their input names.
+  // Labels and branch targets print with their input names; labels indented
+  // as PrintMir indents them, so a replay compares equal to --stop-after.
   std::string out = absl::StrCat(name, ":\n", VRegDeclarations(f));
   for (const MInst& mi : f.insts) {
     const bool is_label = mi.opc == Opc::kLabel, is_branch = (Info(mi.opc).flags & kBranch) != 0;
@@ -300,7 +305,7 @@ absl::StatusOr<std::string> RunPassesOnAssembly(absl::string_view asm_text, absl
       return absl::InternalError(
           absl::StrCat("kirc opt: label id ", id, " without a name in `", InstructionText(t, mi), "` (a kirc bug)"));
     const std::string& label = label_names[static_cast<size_t>(id)];
-    absl::StrAppend(&out, is_label ? absl::StrCat(label, ":") : absl::StrCat("  ", Info(mi.opc).mnemonic, " ", label),
+    absl::StrAppend(&out, is_label ? absl::StrCat("  ", label, ":") : absl::StrCat("  ", Info(mi.opc).mnemonic, " ", label),
                     "\n");
   }
   return out;
