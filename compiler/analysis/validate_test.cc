@@ -679,6 +679,12 @@ TEST(ValidateTest, MfmaChecks) {
   EXPECT_EQ(Check(Body(body("%d = mfma f32_16x16x8_bf16 %a, %a, %c")), "gfx942"),
             "k.kir:12:1: error: in '%d = mfma f32_16x16x8_bf16 %a, %a, %c': MFMA f32_16x16x8_bf16 "
             "does not exist on gfx942: use f32_16x16x16_bf16 (a different lane layout)");
+  // gfx950 has both bf16_1k forms: the nearest first, the K-doubled one as
+  // the faster option (fresh-user review of issue 19, F6: named only that).
+  EXPECT_EQ(Check(Body(body("%d = mfma f32_16x16x8_bf16 %a, %a, %c")), "gfx950"),
+            "k.kir:12:1: error: in '%d = mfma f32_16x16x8_bf16 %a, %a, %c': MFMA f32_16x16x8_bf16 "
+            "does not exist on gfx950: use f32_16x16x16_bf16 (a different lane layout), or "
+            "f32_16x16x32_bf16 (32 k per instruction)");
 }
 
 // --------------------------------------------------------- const / arith

@@ -369,13 +369,23 @@ FragmentSlot MfmaDesc::CSlot(int i, int j) const {
 absl::StatusOr<std::string> MfmaMnemonic(const TargetInfo& t, const MfmaDesc& m) {
   const char* mn = m.mnemonic[static_cast<int>(t.gfx)];
   if (mn != nullptr) return std::string(mn);
-  std::string alt;
+  // The nearest replacement is the one of the same shape and input types
+  // with the fewest k (gfx950's K-doubled forms are named as the faster
+  // option beside it; fresh-user review of issue 19, F6).
+  const MfmaDesc* near = nullptr;
+  const MfmaDesc* most_k = nullptr;
   for (const MfmaDesc& o : AllMfmas())
-    if (o.m == m.m && o.a_in == m.a_in && o.b_in == m.b_in && o.mnemonic[static_cast<int>(t.gfx)] != nullptr)
-      alt = o.kir_name;
-  return absl::InvalidArgumentError(
-      absl::StrCat("MFMA ", m.kir_name, " does not exist on ", t.name,
-                   alt.empty() ? "" : absl::StrCat(": use ", alt, " (a different lane layout)")));
+    if (o.m == m.m && o.a_in == m.a_in && o.b_in == m.b_in && o.mnemonic[static_cast<int>(t.gfx)] != nullptr) {
+      if (near == nullptr || o.k < near->k) near = &o;
+      if (most_k == nullptr || o.k > most_k->k) most_k = &o;
+    }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "MFMA ", m.kir_name, " does not exist on ", t.name,
+      near == nullptr ? ""
+                      : absl::StrCat(": use ", near->kir_name, " (a different lane layout)",
+                                     most_k != near ? absl::StrCat(", or ", most_k->kir_name,
+                                                                   " (", most_k->k, " k per instruction)")
+                                                    : "")));
 }
 
 int MfmaPasses(const TargetInfo& t, const MfmaDesc& m) { return m.passes[static_cast<int>(t.gfx)]; }

@@ -224,8 +224,11 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
     if (wg[0] == 0)
       return absl::InvalidArgumentError(who + "no workgroup size given and the metadata has no .reqd_workgroup_size");
   } else if (k.reqd_workgroup_size[0] != 0 && wg != k.reqd_workgroup_size) {
-    return absl::InvalidArgumentError(absl::StrCat(who, "workgroup ", wg[0], "x", wg[1], "x", wg[2],
-                                                   " differs from .reqd_workgroup_size"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, "the launch's workgroup ", wg[0], " x ", wg[1], " x ", wg[2], " differs from the ",
+        k.reqd_workgroup_size[0], " x ", k.reqd_workgroup_size[1], " x ", k.reqd_workgroup_size[2],
+        " the code object requires (.reqd_workgroup_size); launch it with that workgroup (a KIR kernel's "
+        "`workgroup` line must match the one the code object was compiled for)"));
   }
   for (int i = 0; i < 3; ++i)
     if (wg[i] < 1 || args.grid[i] < 1 || args.grid[i] > (int64_t{1} << 32))

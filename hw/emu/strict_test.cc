@@ -831,5 +831,21 @@ TEST(StrictTest, SpecialSgprsFollowTheDescriptorAndTheCode) {
                         "(xnack is not off), leaving s0..s11; the code needs s0..s12"));
 }
 
+// A launch whose workgroup is not the code object's .reqd_workgroup_size
+// names both sizes and what to do (fresh-user review of issue 19, F5: the
+// required one was missing).
+TEST(StrictTest, AWorkgroupOtherThanTheRequiredOneNamesBoth) {
+  HandKernel k;
+  k.workgroup = 128;
+  k.args = {"A:global_buffer"};
+  k.body = "\n  s_endpgm";
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<float>(1, 0.0f))};
+  a.workgroup = {64, 2, 1};
+  EXPECT_THAT(RunAssembly(k.Text(), "gfx942", a).status().message(),
+              AllOf(HasSubstr("the launch's workgroup 64 x 2 x 1 differs from the 128 x 1 x 1 the code object "
+                              "requires (.reqd_workgroup_size); launch it with that workgroup")));
+}
+
 }  // namespace
 }  // namespace kir::emu
