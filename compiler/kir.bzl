@@ -6,10 +6,16 @@
     kir_verify_test(name = "copy_gfx942_verify_test", kernel = ":copy_gfx942")
     kir_emu_test(name = "copy_gfx942_emu_test", kernel = ":copy_gfx942")
 
-kirc is `//compiler/tools:kirc`, built for the exec configuration (under Bazel
-4.2.3 that is an optimized `-c opt` build, in bazel-out/k8-opt-exec-*). The
-tests run that same binary, so the verifier's recompile is compared with the
-output of the binary that built the kernel and the emulator runs optimized.
+kirc is `//:kirc`, the optimised (`-c opt`, static Abseil) build of
+`//compiler/tools:kirc` that `bazel run //:kirc` and //difftest use
+(compiler/tools/opt.bzl), taken in the target configuration. The tests run that
+same binary, so the verifier's recompile is compared with the output of the
+binary that built the kernel and the emulator runs optimised. It used to be
+the exec configuration's kirc, a third compile of the whole library (after the
+tests' fastbuild and //:kirc's opt) in bazel-out/k8-opt-exec-*; the build
+actions run on the machine the tests run on (exec platform == target platform:
+x86_64 Linux, the only platform this project builds for), so one binary serves
+both. A cross-compiling setup would need cfg = "exec" back.
 
 LLVM 22 (`llvm-mc`, `ld.lld`, `llvm-readelf`, `llvm-objdump`) is a system
 tool, like the C++ compiler: it is called by absolute path from
@@ -47,10 +53,13 @@ def _llvm_bin(ctx):
     return ctx.var.get("KIRC_LLVM_BIN", _DEFAULT_LLVM_BIN)
 
 _KIRC_ATTR = attr.label(
-    default = Label("//compiler/tools:kirc"),
+    default = Label("//:kirc"),
     executable = True,
-    cfg = "exec",
-    doc = "The kirc binary (exec configuration).",
+    # The target configuration: //:kirc transitions to -c opt itself, so this
+    # is the same binary (and output directory) as `bazel run //:kirc`'s; it
+    # runs on this host because the target platform is the exec platform.
+    cfg = "target",
+    doc = "The kirc binary (//:kirc: -c opt, the build `bazel run //:kirc` runs).",
 )
 
 def _kir_kernel_impl(ctx):
@@ -60,8 +69,12 @@ def _kir_kernel_impl(ctx):
     asm = ctx.actions.declare_file(ctx.label.name + ".s")
     hsaco = ctx.actions.declare_file(ctx.label.name + ".hsaco")
     common = ["compile", src.path, "--mcpu=" + mcpu]
+
+    # files_to_run, not the bare executable: //:kirc is a symlink to the
+    # opt-built binary, which comes in as one of its runfiles.
+    kirc = ctx.attr._kirc[DefaultInfo].files_to_run
     ctx.actions.run(
-        executable = ctx.executable._kirc,
+        executable = kirc,
         arguments = common + ["-o", asm.path],
         inputs = [src],
         outputs = [asm],
@@ -69,7 +82,7 @@ def _kir_kernel_impl(ctx):
         progress_message = "kirc %s for %s -> %s" % (src.short_path, mcpu, asm.short_path),
     )
     ctx.actions.run(
-        executable = ctx.executable._kirc,
+        executable = kirc,
         arguments = common + ["--emit=obj", "--llvm-bin=" + llvm_bin, "-o", hsaco.path],
         inputs = [src],
         outputs = [hsaco],
@@ -204,8 +217,8 @@ object to be byte-identical to the kernel's NAME.s and NAME.hsaco; then runs
 `kirc verify SRC --code-object=NAME.hsaco`, which proves the built code
 object's bytes (read with llvm-objdump as the emulator reads them), each memory
 instruction matched to its KIR access without the access map. Passes only if
-both prove every access. The recompile runs the same kirc binary (exec
-configuration) as the build.
+both prove every access. The recompile runs the same kirc binary (//:kirc)
+as the build.
 Output: the verifier's report (one line per memory instruction) in the test log.
 """,
     attrs = {

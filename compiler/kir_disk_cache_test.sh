@@ -9,8 +9,9 @@
 # outputs are byte-identical. Different workspace paths also show that no
 # absolute path of the workspace reaches an action key.
 #
-# The tiny workspace uses the real compiler/kir.bzl, with //compiler/tools:kirc
-# a prebuilt kirc (this test's data), so the nested Bazel compiles no C++.
+# The tiny workspace uses the real compiler/kir.bzl, with //:kirc (the kirc
+# kir.bzl's rules run) a prebuilt kirc (this test's data), so the nested Bazel
+# compiles no C++.
 #
 # Usage: kir_disk_cache_test.sh KIRC KIR_BZL KERNEL.kir
 # Needs `bazel` (4.2.3) on PATH or $BAZEL; runs offline.
@@ -25,7 +26,7 @@ cache="$top/disk_cache"
 
 make_workspace() {  # DIR
   local ws=$1
-  mkdir -p "$ws/compiler/tools" "$ws/k" "$ws/stubs/rules_cc/cc" "$ws/stubs/rules_java/java" \
+  mkdir -p "$ws/compiler" "$ws/k" "$ws/stubs/rules_cc/cc" "$ws/stubs/rules_java/java" \
     "$ws/stubs/remote_coverage_tools"
   # Offline stand-ins for the repositories Bazel 4.2.3 would download (as in
   # the project's third_party/; see its README).
@@ -56,8 +57,8 @@ EOF
   printf 'build --spawn_strategy=processwrapper-sandbox\nbuild --show_timestamps=false\n' > "$ws/.bazelrc"
   cp "$kir_bzl" "$ws/compiler/kir.bzl"
   echo 'exports_files(["kir.bzl"])' > "$ws/compiler/BUILD"
-  cp "$kirc" "$ws/compiler/tools/kirc.bin" && chmod 755 "$ws/compiler/tools/kirc.bin"
-  cat > "$ws/compiler/tools/BUILD" <<'EOF'
+  cp "$kirc" "$ws/kirc.bin" && chmod 755 "$ws/kirc.bin"
+  cat > "$ws/BUILD" <<'EOF'
 package(default_visibility = ["//visibility:public"])
 sh_binary(name = "kirc", srcs = ["kirc.bin"])
 EOF
