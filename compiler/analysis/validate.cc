@@ -802,14 +802,21 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   AffineForm abs = AffineAdd(b, AffineConst(base));
   int64_t need = RequiredAccessAlignment(strides[op.along] == 1, eb, vt.width);
   int64_t have = abs.KnownAlignment();
+  // load_tr and lds_dma have one width each (f16x4/bf16x4; 16 bytes) and no
+  // `guarded` form: their refusals say what to change instead.
+  const char* fixed_width_op = op.tr ? "load_tr" : op.kind == OpKind::kLdsDma ? "lds_dma" : nullptr;
   if (have % need != 0) {
     return OpErr(op, absl::StrCat(
-                         "the ", TypeName(vt), " ", verb, " needs ", need,
+                         "the ", TypeName(vt), " ", fixed_width_op != nullptr ? fixed_width_op : verb, " needs ", need,
                          "-byte alignment but its byte offset is only provably ", have,
                          "-byte aligned; make the index along dimension ", op.along,
                          " a multiple of ", need / eb,
                          " and the other dimensions' strides (or LDS padding) multiples of ",
-                         need / eb, " elements, or use a narrower type"));
+                         need / eb, " elements",
+                         fixed_width_op != nullptr
+                             ? absl::StrCat(" (", fixed_width_op, " has no narrower form: every address must be ",
+                                            need, "-byte aligned)")
+                             : ", or use a narrower type"));
   }
   if (op.guarded) {
     for (int d = 0; d < rank; ++d) {
@@ -823,7 +830,11 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
     }
     return absl::OkStatus();
   }
-  std::string fix = absl::StrCat("use `", verb, " guarded` or fix the index");
+  std::string fix = fixed_width_op != nullptr
+                        ? absl::StrCat("check the index, shrink the extent feeding it (a loop bound, the workgroup "
+                                       "or the tile), or make ", op.mem, " bigger (", fixed_width_op,
+                                       " has no `guarded` form)")
+                        : absl::StrCat("use `", verb, " guarded` or fix the index");
   Interval r = b.Range();
   int64_t last_off = SatMul(vt.width - 1, SatMul(strides[op.along], eb));
   int64_t end = SatAdd(SatAdd(r.hi, last_off), eb);  // exclusive
