@@ -109,6 +109,8 @@ absl::Status RunSchedule(PassState& s, Counters& c) {
   c.push_back({"vgpr_budget", st.vgpr_budget});
   c.push_back({"vgpr_peak", st.vgpr_peak});
   c.push_back({"vgpr_original_peak", st.vgpr_original_peak});
+  c.push_back({"pressure_retries", st.pressure_retries});
+  c.push_back({"original_order_regions", st.original_order_regions});
   return r;
 }
 
