@@ -296,5 +296,57 @@ TEST(Pipeline, ScheduleKeepsTheVgprBudget) {
     }
 }
 
+// A gemm whose configuration runs out of VGPRs: the refusal names the other
+// double_buffer / lds_dma settings that compile (fresh-user review F4), each
+// checked here by compiling it. By hand: tile 64x64x256 with one wave copies
+// 2 x 64 x 256 f16 = 64 KiB per K tile through registers, 256 VGPRs per
+// lane, so only the LDS DMA (gfx950, no registers for the copy) fits; with
+// tile 64x64x128 double buffering holds the next tile's 128 VGPRs beside the
+// current tile's fragments.
+TEST(Pipeline, GemmOutOfRegistersNamesSettingsThatFit) {
+  auto gemm = [](const char* target, const char* config) {
+    return absl::StrCat("kernel g\ntarget ", target, "\nworkgroup auto\ngrid auto\n",
+                        "arg A : f16[512, 512] strides [512, 1] readonly\n",
+                        "arg B : f16[512, 512] strides [512, 1] readonly\n",
+                        "arg C : f32[512, 512] strides [512, 1] readwrite\n  gemm C = A.mk * B.nk ", config, "\nend\n");
+  };
+  auto run = [](const std::string& text, const char* target) {
+    return RunPipeline(*ParseKernel(text, "k.kir"), Id(target), PipelineOptions{}, "k.kir");
+  };
+  struct Case {
+    const char* target;
+    const char* config;
+    const char* advice;  // "" when no other setting fits
+    const char* fitting;  // the config with the advice applied
+  };
+  const Case cases[] = {
+      {"gfx950", "tile 64x64x256 waves 1x1", "with `lds_dma on` on the gemm it compiles; or choose a smaller tile or more waves",
+       "tile 64x64x256 waves 1x1 lds_dma on"},
+      {"gfx90a", "tile 64x64x128 waves 1x1 double_buffer on",
+       "with `double_buffer off` on the gemm it compiles; or choose a smaller tile or more waves",
+       "tile 64x64x128 waves 1x1 double_buffer off"},
+      {"gfx950", "tile 128x128x64 waves 1x1 double_buffer on lds_dma off",
+       "with `double_buffer off` or with `lds_dma on` on the gemm it compiles; or choose a smaller tile or more waves",
+       "tile 128x128x64 waves 1x1 double_buffer on lds_dma on"},
+      {"gfx90a", "tile 64x64x256 waves 1x1", "", ""},  // no LDS DMA on gfx90a, no double buffering to drop
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat(c.target, " ", c.config));
+    absl::StatusOr<PipelineResult> r = run(gemm(c.target, c.config), c.target);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+    const std::string m(r.status().message());
+    EXPECT_TRUE(absl::StrContains(m, "out of VGPRs")) << m;
+    if (*c.advice != '\0') {
+      EXPECT_TRUE(absl::StrContains(m, c.advice)) << m;
+      absl::StatusOr<PipelineResult> fits = run(gemm(c.target, c.fitting), c.target);
+      EXPECT_TRUE(fits.ok()) << fits.status();
+    } else {
+      EXPECT_TRUE(absl::StrContains(m, "`: choose a smaller tile or more waves")) << m;
+      EXPECT_FALSE(absl::StrContains(m, "it compiles")) << m;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kir
