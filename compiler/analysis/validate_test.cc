@@ -1102,7 +1102,32 @@ TEST(ValidateTest, LdsDma) {
   EXPECT_NE(CheckDma("A[tid.y * 64 + 63 - tid.x, 0] : f32x4", "A[tid.y * 64 + 63 - tid.x, 0] : f32x2")
                 .find("lds_dma copies 16 bytes per lane but f32x2 is 8 bytes"),
             std::string::npos);
-  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 64 + tid.y * 64, 0]").find("reads tid.x"),
+  // tid.x only as the wave's index along x (fresh-user review F2): floordiv
+  // a multiple of 64 of tid.x itself; anything else differs between lanes.
+  EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 64 + tid.y * 64, 0]"), "OK");
+  EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 128 + tid.y * 64, 0]"), "OK");
+  for (const char* lane_varying : {"L[tid.x floordiv 32 + tid.y * 64, 0]", "L[(tid.x + 1) floordiv 64 + tid.y * 64, 0]",
+                                   "L[tid.x floordiv 96 + tid.y * 64, 0]", "L[tid.x mod 64 + tid.y * 64, 0]"})
+    EXPECT_NE(CheckDma("L[tid.y * 64, 0]", lane_varying).find("reads tid.x, but it must be the same in all lanes"),
+              std::string::npos)
+        << lane_varying;
+  // Four waves along x, each its own 1024 bytes: accepted.
+  const std::string wide = absl::StrReplaceAll(kDma, {{"workgroup 64 2 1", "workgroup 256 1 1"},
+                                                      {"arg A : f32[128, 4]", "arg A : f32[256, 4]"},
+                                                      {"lds L : f32[130, 4]", "lds L : f32[256, 4]"},
+                                                      {"L[tid.y * 64, 0], A[tid.y * 64 + 63 - tid.x, 0]",
+                                                       "L[(tid.x floordiv 64) * 64, 0], A[255 - tid.x, 0]"}});
+  EXPECT_EQ(Check(Parse(wide), "gfx950"), "OK");
+  // A base the same for several waves: they write the same LDS bytes at
+  // once, refused (F2b; before, only the emulator's race check found it).
+  EXPECT_EQ(Check(Parse(absl::StrReplaceAll(wide, {{"L[(tid.x floordiv 64) * 64, 0]", "L[64, 0]"}})), "gfx950"),
+            "k.kir:7:3: error: in 'lds_dma L[64, 0], A[255 - tid.x, 0] : f32x4': the lds_dma base does not depend "
+            "on tid.x, so waves that differ only in tid.x floordiv 64 (4 of them) write the same 1024 LDS bytes at "
+            "once, a race between waves; give each wave its own 1024 bytes with a term in tid.x floordiv 64 (e.g. "
+            "L[tid.x floordiv 64 * 64, 0] for a [rows, 4] f32 allocation)");
+  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[64, 0]")
+                .find("the lds_dma base does not depend on tid.y, so waves that differ only in tid.y (2 of them) "
+                      "write the same 1024 LDS bytes at once"),
             std::string::npos);
   EXPECT_NE(CheckDma(", A[", ", guarded A[").find("does not take `guarded`"), std::string::npos);
   // The global side out of bounds or misaligned: no `guarded`, no narrower
