@@ -99,6 +99,28 @@ TEST(LdsDma, TheStraightLineKernelProvesBothSides) {
   EXPECT_NE(Side(v, "LDS"), nullptr) << v.Report();
 }
 
+// testdata/kernels/lds_dma_waves_x.kir: four waves along x, each at the base
+// (tid.x floordiv 64) * 1024 elements, read into M0 with v_readfirstlane_b32
+// of a per-lane VGPR. The readfirstlane's value is the wave's first lane's
+// (tid.x rounded down to a multiple of 64), which equals every lane's here:
+// both sides prove (fresh-user review F2; before, the model set tid.x to 0,
+// which proves only values that do not depend on tid.x: the LDS side was
+// unknown).
+const std::string& WavesXText() {
+  static const std::string* text =
+      new std::string(::kir::testing::ReadTestFile("testdata/kernels/lds_dma_waves_x.kir"));
+  return *text;
+}
+
+TEST(LdsDma, TheWavesAlongXKernelProvesBothSides) {
+  Subject s = Load(WavesXText());
+  VerifyResult v = s.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+  ASSERT_NE(Side(v, "LDS"), nullptr) << v.Report();
+  EXPECT_EQ(Side(v, "LDS")->status, Status::kProved) << v.Report();
+  s.Find("v_readfirstlane_b32");  // the base goes through a readfirstlane
+}
+
 // The side's verdict must be failed with a confirmed counterexample (tid, wg
 // and both addresses) and a reason naming the side.
 void ExpectFailed(const VerifyResult& v, const std::string& side, const std::string& needle = "") {
@@ -235,6 +257,23 @@ TEST(LdsDma, M0HoistedOutOfTheLoopFailsTheLdsSide) {
   VerifyResult v = s.Check();
   ExpectFailed(v, "LDS", "%k = ");
   ExpectProved(v, "global");
+}
+
+// The readfirstlane replaced by the value of lane 0 of wave 0 (base 0, as a
+// model that sets tid.x to 0 would compute it): right for wave 0, wrong for
+// the other three, so the LDS side fails with a counterexample in another
+// wave (tid.x >= 64); the buffer read proves.
+TEST(LdsDma, TheFirstWavesBaseInEveryWaveFailsTheLdsSide) {
+  Subject s = Load(WavesXText());
+  MInst& rfl = s.At("v_readfirstlane_b32");
+  rfl = Inst(Opc::kSMovB32, {rfl.ops[0], MOperand::Imm(0)}, rfl.id);
+  VerifyResult v = s.Check();
+  ExpectFailed(v, "LDS", "expected");
+  ExpectProved(v, "global");
+  const std::string& ce = Side(v, "LDS")->counterexample;
+  const size_t at = ce.find("tid = (");
+  ASSERT_NE(at, std::string::npos) << v.Report();
+  EXPECT_GE(std::stoi(ce.substr(at + 7)), 64) << v.Report();  // tid.x of wave 1, 2 or 3
 }
 
 // An access map with only the DMA's global record: the LDS write is

@@ -309,6 +309,32 @@ TRef SymExec::MaskBit(int inst, const MOperand& o) {
   return fresh_bit("not a lane mask the verifier tracks");
 }
 
+bool SymExec::TidXOnlyRounded(TRef t) {
+  const TNode& n = p_.node(t);
+  if (!(n.deps & kDepTidX)) return true;
+  if (n.op == TOp::kVar) return false;  // tid.x itself
+  auto it = tid_x_rounded_.find(t.id);
+  if (it != tid_x_rounded_.end()) return it->second;
+  bool r;
+  const auto rounded_tid_x = [&](int a, int b) {
+    return p_.node(TRef{a}).op == TOp::kVar && static_cast<int>(p_.node(TRef{a}).c) == vars_.tid[0] &&
+           p_.IsConst(TRef{b}) && (p_.ConstValue(TRef{b}) & 63u) == 0;
+  };
+  if (n.op == TOp::kAnd && (rounded_tid_x(n.a, n.b) || rounded_tid_x(n.b, n.a))) {
+    r = true;
+  } else {
+    r = TidXOnlyRounded(TRef{n.a}) && (n.b < 0 || TidXOnlyRounded(TRef{n.b})) && (n.s < 0 || TidXOnlyRounded(TRef{n.s}));
+  }
+  tid_x_rounded_[t.id] = r;
+  return r;
+}
+
+uint8_t SymExec::LaneVaryingDeps(TRef t) {
+  uint8_t d = p_.node(t).deps & kDepLaneVarying & ~wave_uniform_;
+  if ((d & kDepTidX) && k_.workgroup[0] % 64 == 0 && TidXOnlyRounded(t)) d &= static_cast<uint8_t>(~kDepTidX);
+  return d;
+}
+
 void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_exec) {
   std::string name;
   if (o.kind == MOperand::Kind::kReg) {
@@ -317,9 +343,8 @@ void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_e
     RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
     Set(RegKey{f, o.reg + dword}, Slot{t, inst, Slot::kValue});
     name = RegName(o.cls, o.reg + dword, 1);
-    if (o.cls == RegClass::kSgpr && (p_.node(t).deps & kDepLaneVarying & ~wave_uniform_) &&
-        trace_[inst].nonuniform.empty()) {
-      uint8_t dp = p_.node(t).deps & ~wave_uniform_;
+    if (o.cls == RegClass::kSgpr && LaneVaryingDeps(t) && trace_[inst].nonuniform.empty()) {
+      uint8_t dp = LaneVaryingDeps(t);
       std::string on = (dp & kDepTidX) ? "tid.x" : (dp & kDepTidY) ? "tid.y" : (dp & kDepTidZ) ? "tid.z"
                                                                           : "per-lane data";
       trace_[inst].nonuniform = absl::StrCat(name, " depends on ", on, ": not uniform");
@@ -574,23 +599,32 @@ void SymExec::StepValu(int i, const MInst& mi) {
     case Opc::kVReadfirstlaneB32:
     case Opc::kVReadlaneB32: {
       TRef v = src32(N::kSrc0);
-      // A value the same in every lane of the wave is this lane's; anything
-      // else is another lane's: unknown here. Same in every lane: it depends
-      // on wave-uniform work-item ids only (wave_uniform), or it provably
-      // equals itself with the other ids set to 0 (e.g. lds_dma's
-      // v_bfe_u32(v0, 10, 10) << 10 of the packed ids: tid.y alone), which
-      // is then its value.
-      const uint8_t varying = p_.node(v).deps & kDepLaneVarying & ~wave_uniform_;
+      // The value at the wave's first lane (EXEC's first lane; a value the
+      // same in every lane of the wave is that lane's too). Same in every
+      // lane: it depends on wave-uniform work-item ids only (LaneVaryingDeps),
+      // or it provably equals itself at the wave's first lane, which is then
+      // its value. With whole waves along x that lane has the same tid.y and
+      // tid.z and tid.x rounded down to a multiple of 64 (tid.x & ~63: lds_dma
+      // bases in `tid.x floordiv 64`, fresh-user review F2); otherwise the
+      // check sets the varying ids to 0, which proves only values that do
+      // not depend on them (e.g. lds_dma's v_bfe_u32(v0, 10, 10) << 10 of the
+      // packed ids: tid.y alone).
+      const uint8_t varying = LaneVaryingDeps(v);
       if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled) && prove_equal_) {
         TRef v0 = v;
-        for (int d = 0; d < 3; ++d)
-          if (varying & (kDepTidX << d)) {
-            std::unordered_map<int, int> memo;
-            v0 = p_.Subst(v0, vars_.tid[d], 0, &memo);
-          }
-        if (!(p_.node(v0).deps & kDepLaneVarying & ~wave_uniform_) && prove_equal_(v, v0)) v = v0;
+        if (k_.workgroup[0] % 64 == 0) {
+          std::unordered_map<int, int> memo;
+          v0 = p_.SubstTerms(v0, {{vars_.tid[0], d_.And(p_.Var(vars_.tid[0]), d_.Const(~63u))}}, &memo);
+        } else {
+          for (int d = 0; d < 3; ++d)
+            if (varying & (kDepTidX << d)) {
+              std::unordered_map<int, int> memo;
+              v0 = p_.Subst(v0, vars_.tid[d], 0, &memo);
+            }
+        }
+        if (!LaneVaryingDeps(v0) && prove_equal_(v, v0)) v = v0;
       }
-      if (p_.node(v).deps & kDepLaneVarying & ~wave_uniform_)
+      if (LaneVaryingDeps(v))
         v = Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);
       Write(i, vdst, 0, v, false);
       return;

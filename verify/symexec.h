@@ -39,6 +39,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -171,8 +172,17 @@ class SymExec {
   // or a v_readfirstlane_b32 / v_readlane_b32 result that depends on them
   // only is this lane's value (e.g. lds_dma's M0 from tid.y).
   uint8_t wave_uniform() const { return wave_uniform_; }
+  // The dependency bits of `t` that vary between the lanes of a wave: its
+  // deps & ~wave_uniform(), less tid.x when every tid.x in it is rounded
+  // down to a multiple of 64 (`tid.x & m`, m's low 6 bits clear) and the
+  // workgroup's x extent is a multiple of 64 (lanes of a wave then share
+  // tid.x & ~63: the v_readfirstlane_b32 of an lds_dma base in the wave's
+  // index, `tid.x floordiv 64`).
+  uint8_t LaneVaryingDeps(TRef t);
 
  private:
+  bool TidXOnlyRounded(TRef t);
+  std::unordered_map<int, bool> tid_x_rounded_;  // TidXOnlyRounded's memo, by node
   Slot& At(RegKey k);
   void Set(RegKey k, Slot s);
   Slot& Reg(RegClass c, int index);

@@ -802,14 +802,21 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   AffineForm abs = AffineAdd(b, AffineConst(base));
   int64_t need = RequiredAccessAlignment(strides[op.along] == 1, eb, vt.width);
   int64_t have = abs.KnownAlignment();
+  // load_tr and lds_dma have one width each (f16x4/bf16x4; 16 bytes) and no
+  // `guarded` form: their refusals say what to change instead.
+  const char* fixed_width_op = op.tr ? "load_tr" : op.kind == OpKind::kLdsDma ? "lds_dma" : nullptr;
   if (have % need != 0) {
     return OpErr(op, absl::StrCat(
-                         "the ", TypeName(vt), " ", verb, " needs ", need,
+                         "the ", TypeName(vt), " ", fixed_width_op != nullptr ? fixed_width_op : verb, " needs ", need,
                          "-byte alignment but its byte offset is only provably ", have,
                          "-byte aligned; make the index along dimension ", op.along,
                          " a multiple of ", need / eb,
                          " and the other dimensions' strides (or LDS padding) multiples of ",
-                         need / eb, " elements, or use a narrower type"));
+                         need / eb, " elements",
+                         fixed_width_op != nullptr
+                             ? absl::StrCat(" (", fixed_width_op, " has no narrower form: every address must be ",
+                                            need, "-byte aligned)")
+                             : ", or use a narrower type"));
   }
   if (op.guarded) {
     for (int d = 0; d < rank; ++d) {
@@ -823,7 +830,11 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
     }
     return absl::OkStatus();
   }
-  std::string fix = absl::StrCat("use `", verb, " guarded` or fix the index");
+  std::string fix = fixed_width_op != nullptr
+                        ? absl::StrCat("check the index, shrink the extent feeding it (a loop bound, the workgroup "
+                                       "or the tile), or make ", op.mem, " bigger (", fixed_width_op,
+                                       " has no `guarded` form)")
+                        : absl::StrCat("use `", verb, " guarded` or fix the index");
   Interval r = b.Range();
   int64_t last_off = SatMul(vt.width - 1, SatMul(strides[op.along], eb));
   int64_t end = SatAdd(SatAdd(r.hi, last_off), eb);  // exclusive
@@ -875,15 +886,28 @@ absl::Status Validator::CheckLoadTr(const Op& op) {
   return absl::OkStatus();
 }
 
-// Whether `e` reads tid.x anywhere.
-bool ReadsTidX(const IndexExpr& e) {
+// Whether `e` reads tid.x other than as `tid.x floordiv c` with c a positive
+// multiple of 64: with whole waves along x (CheckLdsDma checks it) lane l of
+// wave w has tid.x = 64 * w' + l for some w', so that quotient is the same in
+// every lane of a wave.
+bool ReadsTidXPerLane(const IndexExpr& e) {
   if (e.kind == IndexKind::kTid) return e.dim == 0;
-  return (e.lhs != nullptr && ReadsTidX(*e.lhs)) || (e.rhs != nullptr && ReadsTidX(*e.rhs));
+  if (e.kind == IndexKind::kFloorDiv && e.lhs != nullptr && e.lhs->kind == IndexKind::kTid && e.lhs->dim == 0 &&
+      e.rhs != nullptr && e.rhs->kind == IndexKind::kConst && e.rhs->value > 0 && e.rhs->value % 64 == 0)
+    return false;
+  return (e.lhs != nullptr && ReadsTidXPerLane(*e.lhs)) || (e.rhs != nullptr && ReadsTidXPerLane(*e.rhs));
+}
+
+// Whether `e` reads tid.{dim} at all.
+bool ReadsTid(const IndexExpr& e, int dim) {
+  if (e.kind == IndexKind::kTid) return e.dim == dim;
+  return (e.lhs != nullptr && ReadsTid(*e.lhs, dim)) || (e.rhs != nullptr && ReadsTid(*e.rhs, dim));
 }
 
 // lds_dma (OpKind::kLdsDma; gfx950's buffer_load_dwordx4 ... lds): the
 // global side is a 16-byte unguarded load; the LDS side a wave-uniform base
-// (no tid.x, whole waves along x) whose 64 lanes x 16 bytes lie inside the
+// (tid.x only as tid.x floordiv 64m, whole waves along x, each wave its own
+// place) whose 64 lanes x 16 bytes lie inside the
 // allocation, 16-byte aligned from the start of LDS.
 absl::Status Validator::CheckLdsDma(const Op& op) {
   if (!t_.has_lds_dma_dwordx4)
@@ -926,11 +950,12 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
       return OpErr(op, absl::StrCat("LDS index ", d, " is missing (a null expression)"));
     std::string p = IndexProblem(op.lds_index[d]);
     if (!p.empty()) return OpErr(op, absl::StrCat("LDS index ", d, ": ", p));
-    if (ReadsTidX(*op.lds_index[d]))
+    if (ReadsTidXPerLane(*op.lds_index[d]))
       return OpErr(op, absl::StrCat("the lds_dma base index ", d, " (", IndexToString(*op.lds_index[d]),
                                     ") reads tid.x, but it must be the same in all lanes of a wave (lane l "
                                     "writes at the base + 16 * l bytes); choose each lane's place through "
-                                    "the global index instead"));
+                                    "the global index instead (the base may read tid.x only as `tid.x "
+                                    "floordiv 64` or floordiv another multiple of 64: the wave's index)"));
     absl::StatusOr<AffineForm> f = Affine(*op.lds_index[d], iscope_);
     if (!f.ok()) return OpErr(op, std::string(f.status().message()));
     Interval r = f->Range();
@@ -938,6 +963,25 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
       return OpErr(op, absl::StrCat("LDS index ", d, " takes values ", r.lo, "..", r.hi, ", outside 0..",
                                     l->shape[d] - 1, " of ", op.lds));
     b = AffineAdd(b, AffineScale(*f, SatMul(strides[d], eb)));
+  }
+  // Every wave of the workgroup runs this op at once: a base that is the same
+  // for two waves makes both write the same LDS bytes (a race). Refused when
+  // the base reads none of the ids that tell a dimension's waves apart
+  // (tid.x for several waves along x, tid.y, tid.z); other collisions are
+  // the strict emulator's to find.
+  const int64_t waves_x = k_.workgroup[0] / 64;
+  const char* const kIdName[] = {"tid.x floordiv 64", "tid.y", "tid.z"};
+  for (int dim = 0; dim < 3; ++dim) {
+    if ((dim == 0 ? waves_x : k_.workgroup[dim]) <= 1) continue;
+    bool reads = false;
+    for (const IndexRef& e : op.lds_index) reads = reads || (e != nullptr && ReadsTid(*e, dim));
+    if (!reads)
+      return OpErr(op, absl::StrCat("the lds_dma base does not depend on ", dim == 0 ? "tid.x" : kIdName[dim],
+                                    ", so waves that differ only in ", kIdName[dim], " (",
+                                    dim == 0 ? waves_x : k_.workgroup[dim], " of them) write the same ",
+                                    64 * kLdsDmaLaneBytes, " LDS bytes at once, a race between waves; give each "
+                                    "wave its own ", 64 * kLdsDmaLaneBytes, " bytes with a term in ", kIdName[dim],
+                                    " (e.g. ", op.lds, "[", kIdName[dim], " * 64, 0] for a [rows, 4] f32 allocation)"));
   }
   const int64_t have = AffineAdd(b, AffineConst(lds_offset_[op.lds])).KnownAlignment();
   if (have % kLdsDmaLaneBytes != 0)

@@ -1108,9 +1108,47 @@ TEST(ValidateTest, LdsDma) {
   EXPECT_NE(CheckDma("A[tid.y * 64 + 63 - tid.x, 0] : f32x4", "A[tid.y * 64 + 63 - tid.x, 0] : f32x2")
                 .find("lds_dma copies 16 bytes per lane but f32x2 is 8 bytes"),
             std::string::npos);
-  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 64 + tid.y * 64, 0]").find("reads tid.x"),
+  // tid.x only as the wave's index along x (fresh-user review F2): floordiv
+  // a multiple of 64 of tid.x itself; anything else differs between lanes.
+  EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 64 + tid.y * 64, 0]"), "OK");
+  EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 128 + tid.y * 64, 0]"), "OK");
+  for (const char* lane_varying : {"L[tid.x floordiv 32 + tid.y * 64, 0]", "L[(tid.x + 1) floordiv 64 + tid.y * 64, 0]",
+                                   "L[tid.x floordiv 96 + tid.y * 64, 0]", "L[tid.x mod 64 + tid.y * 64, 0]"})
+    EXPECT_NE(CheckDma("L[tid.y * 64, 0]", lane_varying).find("reads tid.x, but it must be the same in all lanes"),
+              std::string::npos)
+        << lane_varying;
+  // Four waves along x, each its own 1024 bytes: accepted.
+  const std::string wide = absl::StrReplaceAll(kDma, {{"workgroup 64 2 1", "workgroup 256 1 1"},
+                                                      {"arg A : f32[128, 4]", "arg A : f32[256, 4]"},
+                                                      {"lds L : f32[130, 4]", "lds L : f32[256, 4]"},
+                                                      {"L[tid.y * 64, 0], A[tid.y * 64 + 63 - tid.x, 0]",
+                                                       "L[(tid.x floordiv 64) * 64, 0], A[255 - tid.x, 0]"}});
+  EXPECT_EQ(Check(Parse(wide), "gfx950"), "OK");
+  // A base the same for several waves: they write the same LDS bytes at
+  // once, refused (F2b; before, only the emulator's race check found it).
+  EXPECT_EQ(Check(Parse(absl::StrReplaceAll(wide, {{"L[(tid.x floordiv 64) * 64, 0]", "L[64, 0]"}})), "gfx950"),
+            "k.kir:7:3: error: in 'lds_dma L[64, 0], A[255 - tid.x, 0] : f32x4': the lds_dma base does not depend "
+            "on tid.x, so waves that differ only in tid.x floordiv 64 (4 of them) write the same 1024 LDS bytes at "
+            "once, a race between waves; give each wave its own 1024 bytes with a term in tid.x floordiv 64 (e.g. "
+            "L[tid.x floordiv 64 * 64, 0] for a [rows, 4] f32 allocation)");
+  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[64, 0]")
+                .find("the lds_dma base does not depend on tid.y, so waves that differ only in tid.y (2 of them) "
+                      "write the same 1024 LDS bytes at once"),
             std::string::npos);
   EXPECT_NE(CheckDma(", A[", ", guarded A[").find("does not take `guarded`"), std::string::npos);
+  // The global side out of bounds or misaligned: no `guarded`, no narrower
+  // type to suggest (fresh-user review F3).
+  const std::string outside = CheckDma("A[tid.y * 64 + 63 - tid.x, 0]", "A[tid.y * 64 + 64 - tid.x, 0]");
+  EXPECT_NE(outside.find("index 0 takes values 1..128, outside 0..127 of A; check the index, shrink the extent "
+                         "feeding it (a loop bound, the workgroup or the tile), or make A bigger (lds_dma has "
+                         "no `guarded` form)"),
+            std::string::npos)
+      << outside;
+  const std::string misaligned = CheckDma("arg A : f32[128, 4] strides [4, 1]", "arg A : f32[128, 4] strides [5, 1]");
+  EXPECT_NE(misaligned.find("the f32x4 lds_dma needs 16-byte alignment"), std::string::npos) << misaligned;
+  EXPECT_NE(misaligned.find("(lds_dma has no narrower form: every address must be 16-byte aligned)"),
+            std::string::npos)
+      << misaligned;
   // Rows 66..129 fit (130 rows); 67 would pass the end.
   EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.y * 66, 0]"), "OK");
   EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[tid.y * 67, 0]").find("run past the 2080 bytes of L"),
@@ -1154,9 +1192,21 @@ TEST(ValidateTest, LoadTr) {
   EXPECT_NE(CheckTr("tid.x mod 4 * 4] : f16x4", "tid.x mod 4 * 4] along 1 : f16x4").find("not the contiguous one"),
             std::string::npos);
   // 8-byte alignment of each block and bounds: CheckAccess's messages.
-  EXPECT_NE(CheckTr("tid.x mod 4 * 4]", "tid.x mod 4 * 2]").find("needs 8-byte alignment"), std::string::npos);
-  EXPECT_NE(CheckTr("tid.x floordiv 4, tid.x mod 4", "tid.x floordiv 4 + 1, tid.x mod 4").find("outside 0..15"),
-            std::string::npos);
+  // load_tr has no narrower type and no `guarded`: the messages say what to
+  // do instead (fresh-user review F3).
+  const std::string misaligned = CheckTr("tid.x mod 4 * 4]", "tid.x mod 4 * 2]");
+  EXPECT_NE(misaligned.find("the f16x4 load_tr needs 8-byte alignment"), std::string::npos) << misaligned;
+  EXPECT_NE(misaligned.find("(load_tr has no narrower form: every address must be 8-byte aligned)"),
+            std::string::npos)
+      << misaligned;
+  EXPECT_EQ(misaligned.find("narrower type"), std::string::npos) << misaligned;
+  const std::string outside = CheckTr("tid.x floordiv 4, tid.x mod 4", "tid.x floordiv 4 + 1, tid.x mod 4");
+  EXPECT_NE(outside.find("outside 0..15"), std::string::npos) << outside;
+  EXPECT_NE(outside.find("; check the index, shrink the extent feeding it (a loop bound, the workgroup or the "
+                         "tile), or make T bigger (load_tr has no `guarded` form)"),
+            std::string::npos)
+      << outside;
+  EXPECT_EQ(outside.find("use `load guarded`"), std::string::npos) << outside;
   // bf16: an f16x4 read of a bf16 allocation is refused as any load; bf16x4 is fine.
   EXPECT_NE(CheckTr("lds T : f16", "lds T : bf16").find("holds bf16 but the load produces f16x4"), std::string::npos);
   std::string bf = absl::StrReplaceAll(kTr, {{"lds T : f16", "lds T : bf16"}, {": f16x4", ": bf16x4"}});

@@ -109,6 +109,8 @@ absl::Status RunSchedule(PassState& s, Counters& c) {
   c.push_back({"vgpr_budget", st.vgpr_budget});
   c.push_back({"vgpr_peak", st.vgpr_peak});
   c.push_back({"vgpr_original_peak", st.vgpr_original_peak});
+  c.push_back({"pressure_retries", st.pressure_retries});
+  c.push_back({"original_order_regions", st.original_order_regions});
   return r;
 }
 
@@ -273,8 +275,51 @@ absl::Status CheckPassName(absl::string_view name, absl::string_view what) {
                                                  "'; the passes are ", absl::StrJoin(names, ", ")));
 }
 
+static absl::StatusOr<PipelineResult> RunPipelineImpl(const Kernel& k, const TargetId& target_id,
+                                                      const PipelineOptions& opts, absl::string_view filename,
+                                                      bool suggest_alternatives);
+
+// For a gemm kernel whose configuration `c` ran out of registers: the
+// settings of double_buffer and lds_dma, other than c's, that compile (the
+// pipeline run again on `k` with that setting written on its gemm), as the
+// text to add to the gemm ("double_buffer off", "lds_dma on", ...). Only
+// one setting changes at a time; a run of the alternatives does not look
+// for alternatives of its own.
+static std::vector<std::string> FittingAlternatives(const Kernel& k, const TargetId& target_id,
+                                             const PipelineOptions& opts, absl::string_view filename,
+                                             const GemmConfig& c) {
+  int gemm = -1;
+  for (int i = 0; i < static_cast<int>(k.body.size()); ++i)
+    if (k.body[i].kind == OpKind::kGemm) gemm = i;
+  if (gemm < 0) return {};
+  PipelineOptions quiet;  // the passes as `opts` runs them, without printing or stopping
+  quiet.schedule = opts.schedule;
+  quiet.pair_ds = opts.pair_ds;
+  std::vector<std::pair<std::string, Kernel>> tries;
+  if (c.double_buffer) {
+    Kernel alt = k;
+    alt.body[gemm].gemm.double_buffer = false;
+    tries.push_back({"double_buffer off", std::move(alt)});
+  }
+  if (target_id.target->has_lds_dma_dwordx4) {
+    Kernel alt = k;
+    alt.body[gemm].gemm.lds_dma = !c.lds_dma;
+    tries.push_back({c.lds_dma ? "lds_dma off" : "lds_dma on", std::move(alt)});
+  }
+  std::vector<std::string> fits;
+  for (const auto& [text, alt] : tries)
+    if (RunPipelineImpl(alt, target_id, quiet, filename, false).ok()) fits.push_back(text);
+  return fits;
+}
+
 absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& target_id,
                                            const PipelineOptions& opts, absl::string_view filename) {
+  return RunPipelineImpl(k, target_id, opts, filename, true);
+}
+
+static absl::StatusOr<PipelineResult> RunPipelineImpl(const Kernel& k, const TargetId& target_id,
+                                               const PipelineOptions& opts, absl::string_view filename,
+                                               bool suggest_alternatives) {
   for (const std::string& n : opts.print_before)
     if (n != "all")
       if (absl::Status st = CheckPassName(n, "--print-before"); !st.ok()) return st;
@@ -318,14 +363,22 @@ absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& targ
       // A promoted gemm (promoted here, or before: PipelineOptions::
       // gemm_tiling) that runs out of registers or LDS: name the
       // configuration the user can change. The one place of this message.
-      if (st.code() == absl::StatusCode::kResourceExhausted && !s.r.gemm_tiling.empty())
-        return absl::Status(st.code(), absl::StrCat(st.message(), "; the gemm's configuration is `",
-                                                    s.r.gemm_tiling, "`: ",
-                                                    absl::StrContains(st.message(), kUnlaunchable)
-                                                        ? (absl::StrContains(s.r.gemm_tiling, "double_buffer on")
-                                                               ? "use double_buffer off, fewer waves or a smaller tile"
-                                                               : "choose fewer waves or a smaller tile")
-                                                        : "choose a smaller tile or more waves"));
+      if (st.code() == absl::StatusCode::kResourceExhausted && !s.r.gemm_tiling.empty()) {
+        // Settings of double_buffer / lds_dma that do fit (fresh-user review
+        // F4: lds_dma on ran out of VGPRs where lds_dma off fit, and the
+        // message named only the tile and the waves).
+        std::vector<std::string> fits;
+        if (suggest_alternatives && s.gemm.has_value()) fits = FittingAlternatives(k, target_id, opts, filename, *s.gemm);
+        std::vector<std::string> quoted;
+        for (const std::string& f : fits) quoted.push_back(absl::StrCat("`", f, "`"));
+        return absl::Status(
+            st.code(),
+            absl::StrCat(st.message(), "; the gemm's configuration is `", s.r.gemm_tiling, "`: ",
+                         fits.empty() ? "" : absl::StrCat("with ", absl::StrJoin(quoted, " or with "),
+                                                          " on the gemm it compiles; or "),
+                         absl::StrContains(st.message(), kUnlaunchable) ? "choose fewer waves or a smaller tile"
+                                                                        : "choose a smaller tile or more waves"));
+      }
       return st;
     }
     s.r.records.push_back(std::move(rec));

@@ -104,7 +104,9 @@ struct PipelineResult {
 
 // Runs the pipeline on `k` for `target_id`. Errors: those of each pass (with
 // `filename` in positions; for a gemm kernel, ResourceExhausted names the
-// gemm's configuration and what to change), InvalidArgument for an unknown pass name in the
+// gemm's configuration and what to change, including the other double_buffer
+// or lds_dma setting when the pipeline run again with it compiles),
+// InvalidArgument for an unknown pass name in the
 // options, Internal when verify_each finds malformed MIR (a kirc bug).
 absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& target_id,
                                            const PipelineOptions& opts,

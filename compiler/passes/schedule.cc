@@ -197,6 +197,9 @@ constexpr int kSgprAlignmentSlack = 4;
 // slack made the budget bind in gemm prologues, where the fallback hoisted
 // uniform address parts instead: 52 SGPRs where 22 did.)
 constexpr int kVgprAlignmentSlack = 4;
+// Schedules of a region with a lowered VGPR budget before its original order
+// is kept (ScheduleBlocks).
+constexpr int kPressureRetries = 3;
 
 // Per-function arrays of RegPressure, indexed by virtual register root and
 // reset after each region through `touched` (so a region costs its size, not
@@ -508,7 +511,6 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     int n = hi - lo;
     DependenceGraph dag(f, lo, hi, MemoryObjects(f, lo, hi, object_of_id));
     const std::vector<std::vector<int>>& succ = dag.succ;
-    std::vector<int>& npred = dag.npred;
     // Priority: the latency-weighted height (longest path to the block end).
     std::vector<int> height(n, 0);
     for (int i = n - 1; i >= 0; --i) {
@@ -516,99 +518,137 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       for (int s : succ[i]) h = std::max(h, height[s]);
       height[i] = h + Latency(t, f.insts[lo + i]);
     }
-    // Ready instructions by priority: highest height first, ties in the
-    // original order (deterministic); and by original order.
-    auto higher = [&](int a, int b) { return height[a] != height[b] ? height[a] > height[b] : a < b; };
-    std::set<int, decltype(higher)> ready(higher);
-    std::set<int> ready_in_order;
-    for (int i = 0; i < n; ++i)
-      if (npred[i] == 0) {
-        ready.insert(i);
-        ready_in_order.insert(i);
+    // One schedule of the region in `order` with the VGPR budget `vgpr_cap`;
+    // returns the VGPR peak it reaches (the other values' dwords plus the
+    // local peak) and sets *original_peak to the original order's.
+    auto schedule = [&](int64_t vgpr_cap, std::vector<int>* order, int64_t* original_peak) -> int64_t {
+      std::vector<int> npred = dag.npred;
+      // Ready instructions by priority: highest height first, ties in the
+      // original order (deterministic); and by original order.
+      auto higher = [&](int a, int b) { return height[a] != height[b] ? height[a] > height[b] : a < b; };
+      std::set<int, decltype(higher)> ready(higher);
+      std::set<int> ready_in_order;
+      for (int i = 0; i < n; ++i)
+        if (npred[i] == 0) {
+          ready.insert(i);
+          ready_in_order.insert(i);
+        }
+      RegPressure sgprs(f, RegClass::kSgpr, lo, hi, first, refs, sgpr_sweep.LiveIn(lo, hi), kSgprSoftBudget,
+                        t.max_sgprs - kSgprAlignmentSlack, false, scratch);
+      RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_sweep.LiveIn(lo, hi),
+                        std::numeric_limits<int64_t>::max(), vgpr_cap, true, vscratch);
+      // A wave's issue timeline, in cycles: one instruction per 4 cycles; an
+      // instruction can start once every predecessor's latency has passed
+      // (avail), an MFMA also once the previous MFMA has left the matrix pipe
+      // (4 x passes cycles). Among the ready instructions that can start now
+      // the scheduler takes the highest; when none can, the one that can start
+      // soonest. So memory instructions fill the cycles an MFMA chain leaves
+      // and MFMAs fill the latency of loads and barriers (issue 16: with one
+      // wave per SIMD no other wave hides either).
+      // Only a loop's body with MFMAs follows the timeline, where its stalls
+      // would repeat every trip; other blocks keep the height order (every
+      // instruction can start at once): straight-line code runs once, and
+      // taking what can start now over the higher instruction there issued,
+      // say, every alpha * acc of a gemm epilogue while its C loads were in
+      // flight, and hoisted uniform address parts of a prologue (more SGPRs).
+      bool timed = false;
+      for (int c = 0; c < n && options.timeline && region.latch && !timed; ++c)
+        timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
+      std::vector<int64_t> avail(n, 0);
+      int64_t cycle = 0, mfma_free = 0;
+      auto start = [&](int c) -> int64_t {
+        if (!timed) return 0;
+        const MInst& mi = f.insts[lo + c];
+        return Info(mi.opc).cls == InstClass::kMfma ? std::max(avail[c], mfma_free) : avail[c];
+      };
+      while (!ready.empty()) {
+        // The highest that can start now among those that keep the SGPR and
+        // VGPR pressure within their budgets, else the one of those that can
+        // start soonest (then the highest). When none keeps within the
+        // budgets, the first in the original order: the lowering emits what an
+        // access needs right before it, so under pressure the schedule falls
+        // back towards that order (taking the smallest increase instead issued
+        // every cheap uniform value of the whole epilogue first).
+        int i = -1, soonest = -1;
+        for (int c : ready) {
+          if (!sgprs.Fits(c) || !vgprs.Fits(c)) continue;
+          const int64_t at = start(c);
+          if (at <= cycle) {
+            i = c;
+            break;
+          }
+          if (soonest < 0 || at < start(soonest)) soonest = c;
+        }
+        if (i < 0) i = soonest;
+        if (i < 0) i = *ready_in_order.begin();
+        ready.erase(i);
+        ready_in_order.erase(i);
+        sgprs.Issue(i);
+        vgprs.Issue(i);
+        order->push_back(i);
+        const MInst& mi = f.insts[lo + i];
+        cycle = std::max(cycle, start(i));
+        if (Info(mi.opc).cls == InstClass::kMfma) mfma_free = cycle + Latency(t, mi);
+        // An LDS DMA reads M0 when it issues and the DMAs after it write LDS
+        // in order (the same vmcnt queue), so the next M0 write (an
+        // anti-dependence) and the next DMA may follow at once; its load
+        // latency is for the accesses of its LDS bytes (DS ops, s_barrier).
+        // (With the load latency there, the 16 DMAs of a 256x256 gemm K tile
+        // spread out over the MFMAs, one per 500 modelled cycles, and the
+        // step's barrier waited for the last.)
+        const bool dma = Info(mi.opc).flags & kLdsDma;
+        for (int s : succ[i]) {
+          const MInst& next = f.insts[lo + s];
+          const bool issue_only = dma && (WritesM0(next) || (Info(next.opc).flags & kLdsDma));
+          avail[s] = std::max(avail[s], cycle + (issue_only ? 1 : Latency(t, mi)));
+        }
+        cycle += 4;
+        for (int s : succ[i])
+          if (--npred[s] == 0) {
+            ready.insert(s);
+            ready_in_order.insert(s);
+          }
       }
-    RegPressure sgprs(f, RegClass::kSgpr, lo, hi, first, refs, sgpr_sweep.LiveIn(lo, hi), kSgprSoftBudget,
-                      t.max_sgprs - kSgprAlignmentSlack, false, scratch);
-    RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_sweep.LiveIn(lo, hi),
-                      std::numeric_limits<int64_t>::max(), vgpr_budget, true, vscratch);
-    // A wave's issue timeline, in cycles: one instruction per 4 cycles; an
-    // instruction can start once every predecessor's latency has passed
-    // (avail), an MFMA also once the previous MFMA has left the matrix pipe
-    // (4 x passes cycles). Among the ready instructions that can start now
-    // the scheduler takes the highest; when none can, the one that can start
-    // soonest. So memory instructions fill the cycles an MFMA chain leaves
-    // and MFMAs fill the latency of loads and barriers (issue 16: with one
-    // wave per SIMD no other wave hides either).
-    // Only a loop's body with MFMAs follows the timeline, where its stalls
-    // would repeat every trip; other blocks keep the height order (every
-    // instruction can start at once): straight-line code runs once, and
-    // taking what can start now over the higher instruction there issued,
-    // say, every alpha * acc of a gemm epilogue while its C loads were in
-    // flight, and hoisted uniform address parts of a prologue (more SGPRs).
-    bool timed = false;
-    for (int c = 0; c < n && options.timeline && region.latch && !timed; ++c)
-      timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
-    std::vector<int64_t> avail(n, 0);
-    int64_t cycle = 0, mfma_free = 0;
-    auto start = [&](int c) -> int64_t {
-      if (!timed) return 0;
-      const MInst& mi = f.insts[lo + c];
-      return Info(mi.opc).cls == InstClass::kMfma ? std::max(avail[c], mfma_free) : avail[c];
+      *original_peak = vgprs.OriginalTotalPeak();
+      return vgprs.Peak();
     };
-    int position = 0;
-    while (!ready.empty()) {
-      // The highest that can start now among those that keep the SGPR and
-      // VGPR pressure within their budgets, else the one of those that can
-      // start soonest (then the highest). When none keeps within the
-      // budgets, the first in the original order: the lowering emits what an
-      // access needs right before it, so under pressure the schedule falls
-      // back towards that order (taking the smallest increase instead issued
-      // every cheap uniform value of the whole epilogue first).
-      int i = -1, soonest = -1;
-      for (int c : ready) {
-        if (!sgprs.Fits(c) || !vgprs.Fits(c)) continue;
-        const int64_t at = start(c);
-        if (at <= cycle) {
-          i = c;
-          break;
-        }
-        if (soonest < 0 || at < start(soonest)) soonest = c;
-      }
-      if (i < 0) i = soonest;
-      if (i < 0) i = *ready_in_order.begin();
-      ready.erase(i);
-      ready_in_order.erase(i);
-      sgprs.Issue(i);
-      vgprs.Issue(i);
-      if (i != position && stats != nullptr) ++stats->moved;
-      ++position;
-      const MInst& mi = f.insts[lo + i];
-      cycle = std::max(cycle, start(i));
-      if (Info(mi.opc).cls == InstClass::kMfma) mfma_free = cycle + Latency(t, mi);
-      // An LDS DMA reads M0 when it issues and the DMAs after it write LDS
-      // in order (the same vmcnt queue), so the next M0 write (an
-      // anti-dependence) and the next DMA may follow at once; its load
-      // latency is for the accesses of its LDS bytes (DS ops, s_barrier).
-      // (With the load latency there, the 16 DMAs of a 256x256 gemm K tile
-      // spread out over the MFMAs, one per 500 modelled cycles, and the
-      // step's barrier waited for the last.)
-      const bool dma = Info(mi.opc).flags & kLdsDma;
-      for (int s : succ[i]) {
-        const MInst& next = f.insts[lo + s];
-        const bool issue_only = dma && (WritesM0(next) || (Info(next.opc).flags & kLdsDma));
-        avail[s] = std::max(avail[s], cycle + (issue_only ? 1 : Latency(t, mi)));
-      }
-      cycle += 4;
-      out.push_back(mi);
-      for (int s : succ[i])
-        if (--npred[s] == 0) {
-          ready.insert(s);
-          ready_in_order.insert(s);
-        }
+    // The tracker checks one instruction at a time, and when no ready
+    // instruction fits it issues the next of the original order, which may
+    // start another value: after hoisting the loads of several load/add/store
+    // chains up to the budget, finishing them overshot it (fresh-user review
+    // F1: 147 VGPRs against a budget of 124 with 512 threads; the retry in
+    // the source's order then fit, at the cost of the whole kernel's
+    // schedule). So a region whose peak exceeds the budget is scheduled
+    // again with the budget lowered by the overshoot, a few times, and
+    // otherwise kept in its original order (whose peak is within the budget:
+    // the budget is at least the original peak).
+    std::vector<int> order;
+    int64_t original_peak = 0;
+    int64_t peak = schedule(vgpr_budget, &order, &original_peak);
+    const int64_t limit = std::max(vgpr_budget, original_peak);  // as RegPressure's at_least_original
+    int64_t cap = limit;
+    for (int attempt = 0; attempt < kPressureRetries && peak > limit; ++attempt) {
+      cap -= peak - limit;
+      order.clear();
+      peak = schedule(cap, &order, &original_peak);
+      if (stats != nullptr) ++stats->pressure_retries;
+    }
+    if (peak > limit) {
+      order.clear();
+      for (int i = 0; i < n; ++i) order.push_back(i);
+      peak = original_peak;
+      if (stats != nullptr) ++stats->original_order_regions;
+    }
+    if (static_cast<int>(order.size()) != n)
+      return absl::InternalError("scheduler lost instructions (a dependence cycle)");
+    for (int position = 0; position < n; ++position) {
+      if (order[position] != position && stats != nullptr) ++stats->moved;
+      out.push_back(f.insts[lo + order[position]]);
     }
     if (stats != nullptr) {
       stats->vgpr_budget = vgpr_budget;
-      stats->vgpr_peak = std::max<int64_t>(stats->vgpr_peak, vgprs.Peak());
-      stats->vgpr_original_peak = std::max<int64_t>(stats->vgpr_original_peak, vgprs.OriginalTotalPeak());
+      stats->vgpr_peak = std::max<int64_t>(stats->vgpr_peak, peak);
+      stats->vgpr_original_peak = std::max<int64_t>(stats->vgpr_original_peak, original_peak);
     }
     for (int i = hi; i < region.end; ++i) out.push_back(f.insts[i]);
   }

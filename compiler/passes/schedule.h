@@ -23,6 +23,10 @@ struct ScheduleStats {
   // first to its last reference; allocation may need a few more for tuple
   // alignment.
   int64_t vgpr_budget = 0, vgpr_peak = 0, vgpr_original_peak = 0;
+  // Regions scheduled again with a lowered VGPR budget because the first
+  // schedule's peak exceeded the budget, and regions kept in their original
+  // order because every attempt did.
+  int pressure_retries = 0, original_order_regions = 0;
 };
 
 struct ScheduleOptions {
@@ -63,7 +67,10 @@ struct ScheduleOptions {
 // leave fewer of the target's max_sgprs), and the VGPRs to
 // options.vgpr_budget, whenever some ready instruction allows it, so
 // hoisting cannot run register allocation out of registers or lower the
-// occupancy. Errors: malformed control flow.
+// occupancy; a block whose estimated VGPR peak still exceeds the budget is
+// scheduled again with a lower one, and kept in its original order if that
+// does not help (ScheduleStats::pressure_retries, original_order_regions).
+// Errors: malformed control flow.
 absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats = nullptr,
                             const ScheduleOptions& options = {});
 

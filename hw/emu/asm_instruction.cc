@@ -398,12 +398,13 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     return Err(text, absl::StrCat("buffer_load_dwordx4 ... lds does not exist on ", t.name, " (gfx950 only)"));
   if (mi.opc == Opc::kDsReadB64TrB16 && !t.has_ds_read_tr_b16)
     return Err(text, absl::StrCat("ds_read_b64_tr_b16 does not exist on ", t.name, " (gfx950 only)"));
-  if (mi.opc == Opc::kVBitop3B32 && !t.has_bitop3)
-    return Err(text, absl::StrCat("v_bitop3_b32 does not exist on ", t.name, " (gfx950 only)"));
+  if ((mi.opc == Opc::kVBitop3B32 || mi.opc == Opc::kVBitop3B16) && !t.has_bitop3)
+    return Err(text, absl::StrCat(Info(mi.opc).mnemonic, " does not exist on ", t.name, " (gfx950 only)"));
   if (mi.opc == Opc::kVCvtPkF16F32 && !t.has_cvt_pk_f16_f32)
     return Err(text, absl::StrCat("v_cvt_pk_f16_f32 does not exist on ", t.name,
                                   " (gfx950 only; elsewhere convert each half with v_cvt_f16_f32)"));
-  if (in.mods.bitop3 >= 0 && mi.opc != Opc::kVBitop3B32) return Err(text, "bitop3: on an instruction other than v_bitop3_b32");
+  if (in.mods.bitop3 >= 0 && Info(mi.opc).layout != OperandLayout::kVopBitop3Layout)
+    return Err(text, "bitop3: on an instruction other than v_bitop3_b32 / v_bitop3_b16");
   const OpcInfo& info = Info(mi.opc);
 
   if (info.flags & kBranch) {
@@ -483,9 +484,9 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     mi.ops.push_back(op);
   }
   if (info.layout == OperandLayout::kVopBitop3Layout) {
-    // v_bitop3_b32 vdst, src0, src1, src2 [bitop3:N]: the table becomes the
+    // v_bitop3_b32/_b16 vdst, src0, src1, src2 [bitop3:N]: the table becomes the
     // layout's last operand (0 when the text leaves it out, as llvm-objdump does).
-    if (mi.ops.size() != 4) return Err(text, "v_bitop3_b32 takes vdst, src0, src1, src2 and bitop3:N");
+    if (mi.ops.size() != 4) return Err(text, absl::StrCat(Info(mi.opc).mnemonic, " takes vdst, src0, src1, src2 and bitop3:N"));
     mi.ops.push_back(MOperand::Imm(std::max(in.mods.bitop3, 0)));
   }
   if (global) {

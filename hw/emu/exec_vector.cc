@@ -215,13 +215,15 @@ absl::Status ExecGeneric(Wave& w, const Inst& in) {
     return Unsupported(in, "a VOP3 modifier on an integer instruction");
   // The sources src0..src2 present. (An operand a malformed text gives past
   // src2 has no name; semantics.h reads no fourth source, so it never mattered.)
+  // v_bitop3_b16's operands are 16-bit: an inline float constant is its f16 bits.
+  const OpType type = mi.opc == Opc::kVBitop3B16 ? OpType::kF16 : OpType::kB32;
   std::vector<VSrc> src;
   for (int k = 0; k < 3; ++k)
-    if (const MOperand* o = FindOperand(mi, SrcName(k))) src.push_back(ReadVSrc(w, *o, OpType::kB32, 0));
+    if (const MOperand* o = FindOperand(mi, SrcName(k))) src.push_back(ReadVSrc(w, *o, type, 0));
   const size_t nsrc = src.size();
   const bool mbcnt = mi.opc == Opc::kVMbcntLoU32B32 || mi.opc == Opc::kVMbcntHiU32B32;
   std::vector<uint32_t> s(std::max<size_t>(nsrc + (mbcnt ? 1 : 0), 4), 0);
-  // v_bitop3_b32: the truth table is the fourth value (semantics.h EvalIntOp).
+  // v_bitop3_b32/_b16: the truth table is the fourth value (semantics.h EvalIntOp).
   if (const MOperand* table = FindOperand(mi, OpName::kBitop3)) {
     if (nsrc != 3 || table->kind != MOperand::Kind::kImm) return Arity(in, 5);
     s[3] = static_cast<uint32_t>(table->imm);

@@ -87,6 +87,10 @@ std::vector<Case> Cases() {
                             "hw/run/testdata/loop_ds_store_only.kir",
                             "hw/run/testdata/loop_wide_index.kir"})
     for (const char* t : {"gfx908", "gfx90a", "gfx942"}) v.push_back({kname, t});
+  // Loads hoisted after a barrier within the scheduler's VGPR budget
+  // (fresh-user review F1): 1024 and 512 threads.
+  for (const char* kname : {"hw/run/testdata/lds_after_barrier_1024.kir", "hw/run/testdata/lds_after_barrier_512.kir"})
+    for (const char* t : {"gfx908", "gfx90a", "gfx950"}) v.push_back({kname, t});
   v.push_back({"mma_16x16x16_bf16", "gfx90a"});
   v.push_back({"mma_16x16x16_bf16", "gfx942"});
   // load_tr (gfx950's ds_read_b64_tr_b16): the emulator's lane exchange
