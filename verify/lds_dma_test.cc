@@ -45,6 +45,31 @@ lds L : f32[128, 4]
 end
 )";
 
+// Six DMAs of one wave into L's two 4 KiB windows (LDS rows 0..383 of 16
+// bytes: DMA i at byte 1024 i) from rows 128 i of A (2048 i bytes): the
+// lowering's shared-M0 form (LdsDmaInstOffset, compiler/lower/
+// lower_memory.cc), one M0 per window (DMAs 0-3 at offsets 0, 1024, 2048,
+// 3072; DMAs 4-5 at 0 and 1024), the global side compensated in voffset
+// (2048 i - offset_i).
+constexpr char kShared[] = R"(kernel dma_shared
+target gfx950
+workgroup 64 1 1
+grid 2 1 1
+arg A : f32[1536, 4] strides [4, 1] readonly
+arg B : f32[768, 4] strides [4, 1] writeonly
+lds L : f32[384, 4]
+  lds_dma L[0, 0], A[wg.x * 768 + tid.x, 0] : f32x4
+  lds_dma L[64, 0], A[wg.x * 768 + 128 + tid.x, 0] : f32x4
+  lds_dma L[128, 0], A[wg.x * 768 + 256 + tid.x, 0] : f32x4
+  lds_dma L[192, 0], A[wg.x * 768 + 384 + tid.x, 0] : f32x4
+  lds_dma L[256, 0], A[wg.x * 768 + 512 + tid.x, 0] : f32x4
+  lds_dma L[320, 0], A[wg.x * 768 + 640 + tid.x, 0] : f32x4
+  barrier
+  %v = load L[383 - tid.x, 0] : f32x4
+  store B[wg.x * 384 + tid.x, 0], %v
+end
+)";
+
 struct Subject {
   Compiled c;
   LoweredKernel code;
@@ -57,6 +82,12 @@ struct Subject {
     return hits.empty() ? 0 : hits[0];
   }
   MInst& At(const std::string& needle) { return code.mir.insts[Find(needle)]; }
+  std::vector<size_t> FindAll(const std::string& needle) const {
+    std::vector<size_t> hits;
+    for (size_t i = 0; i < code.mir.insts.size(); ++i)
+      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
+    return hits;
+  }
   VerifyResult Check() const { return Verify(c, &code); }
   std::string Asm() const {
     std::string s;
@@ -305,6 +336,107 @@ TEST(LdsDma, DmaAndPlainLoadAreNotInterchangeable) {
   ASSERT_NE(g, nullptr) << v.Report();
   EXPECT_EQ(g->status, Status::kFailed) << v.Report();
   EXPECT_TRUE(absl::StrContains(g->reason, "writes LDS, not registers")) << v.Report();
+}
+
+// The shared-M0 form: one s_mov_b32 m0 per 4 KiB window (two), the DMAs'
+// offsets their LDS distances from the window's start, every side proved.
+TEST(LdsDma, SharedM0PerWindowProvesBothSides) {
+  Subject s = Load(kShared);
+  EXPECT_EQ(s.FindAll("s_mov_b32 m0").size(), 2u) << s.Asm();
+  const std::vector<size_t> dmas = s.FindAll(" lds");
+  ASSERT_EQ(dmas.size(), 6u) << s.Asm();
+  const int64_t want[] = {0, 1024, 2048, 3072, 0, 1024};
+  for (size_t i = 0; i < dmas.size(); ++i) EXPECT_EQ(s.code.mir.insts[dmas[i]].offset, want[i]) << s.Asm();
+  VerifyResult v = s.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+  int lds = 0, global = 0;
+  for (const AccessVerdict& a : v.accesses) {
+    if (a.side == "LDS") lds += a.status == Status::kProved;
+    if (a.side == "global") global += a.status == Status::kProved;
+  }
+  EXPECT_EQ(lds, 6) << v.Report();
+  EXPECT_EQ(global, 6) << v.Report();
+}
+
+// The offset of DMA 1 (1024) in the field but its voffset uncompensated
+// (DMA 0's: voffset = the row part without - 1024 + 2048): the buffer read is
+// 1024 bytes short and fails with a counterexample; its LDS write (the shared
+// M0 + 1024 + 16 * lane) proves.
+TEST(LdsDma, SharedM0OffsetWithoutVoffsetCompensationFailsTheGlobalSide) {
+  Subject s = Load(kShared);
+  const std::vector<size_t> dmas = s.FindAll(" lds");
+  ASSERT_EQ(dmas.size(), 6u) << s.Asm();
+  MInst& d0 = s.code.mir.insts[dmas[0]];
+  MInst& d1 = s.code.mir.insts[dmas[1]];
+  ASSERT_EQ(d1.offset, 1024) << s.Asm();
+  ASSERT_TRUE(d0.ops[0].IsReg() && d1.ops[0].IsReg()) << s.Asm();
+  ASSERT_NE(d0.ops[0].reg, d1.ops[0].reg) << s.Asm();
+  d1.ops[0] = d0.ops[0];
+  VerifyResult v = s.Check();
+  bool global_failed = false, lds_all = true;
+  for (const AccessVerdict& a : v.accesses) {
+    if (a.inst_id == d1.id && a.side == "global") {
+      global_failed = a.status == Status::kFailed &&
+                      absl::StrContains(a.counterexample, "counterexample") &&
+                      absl::StrContains(a.reason, "the LDS DMA's global side");
+    }
+    if (a.side == "LDS") lds_all = lds_all && a.status == Status::kProved;
+  }
+  EXPECT_TRUE(global_failed) << v.Report();
+  EXPECT_TRUE(lds_all) << v.Report();
+}
+
+// DMA 5's offset moved to 2048 with its voffset 1024 lower (the v_add_u32
+// that makes it from the lane part: the global read where it was): the LDS
+// write lands 1024 bytes past its place and fails with a counterexample; the
+// global side proves.
+TEST(LdsDma, SharedM0WrongDistanceFailsTheLdsSide) {
+  Subject s = Load(kShared);
+  const std::vector<size_t> dmas = s.FindAll(" lds");
+  ASSERT_EQ(dmas.size(), 6u) << s.Asm();
+  MInst& d5 = s.code.mir.insts[dmas[5]];
+  ASSERT_EQ(d5.offset, 1024) << s.Asm();
+  ASSERT_TRUE(d5.ops[0].IsReg()) << s.Asm();
+  // The voffset's definition: v_add_u32 vX, 10240 - 1024, vLane.
+  MInst* def = nullptr;
+  for (size_t i = dmas[5]; i-- > dmas[4];) {
+    MInst& mi = s.code.mir.insts[i];
+    if (mi.opc == Opc::kVAddU32 && mi.ops[0].IsReg() && mi.ops[0].reg == d5.ops[0].reg) {
+      def = &mi;
+      break;
+    }
+  }
+  ASSERT_NE(def, nullptr) << s.Asm();
+  ASSERT_EQ(def->ops[1].kind, MOperand::Kind::kImm) << s.Asm();
+  ASSERT_EQ(def->ops[1].imm, 10240 - 1024) << s.Asm();
+  def->ops[1].imm -= 1024;
+  d5.offset = 2048;
+  VerifyResult v = s.Check();
+  bool lds_failed = false, global_proved = false;
+  for (const AccessVerdict& a : v.accesses) {
+    if (a.inst_id != d5.id) continue;
+    if (a.side == "LDS") lds_failed = a.status == Status::kFailed && absl::StrContains(a.counterexample, "counterexample");
+    if (a.side == "global") global_proved = a.status == Status::kProved;
+  }
+  EXPECT_TRUE(lds_failed) << v.Report();
+  EXPECT_TRUE(global_proved) << v.Report();
+}
+
+// The second window's M0 write deleted: DMAs 4 and 5 write into the first
+// window (M0 still its start) and fail on the LDS side.
+TEST(LdsDma, SharedM0MissingSecondWindowWriteFailsTheLdsSide) {
+  Subject s = Load(kShared);
+  const std::vector<size_t> movs = s.FindAll("s_mov_b32 m0");
+  ASSERT_EQ(movs.size(), 2u) << s.Asm();
+  const std::vector<size_t> dmas = s.FindAll(" lds");
+  ASSERT_EQ(dmas.size(), 6u) << s.Asm();
+  const int id4 = s.code.mir.insts[dmas[4]].id, id5 = s.code.mir.insts[dmas[5]].id;
+  s.code.mir.insts.erase(s.code.mir.insts.begin() + static_cast<long>(movs[1]));
+  VerifyResult v = s.Check();
+  int failed = 0;
+  for (const AccessVerdict& a : v.accesses)
+    if ((a.inst_id == id4 || a.inst_id == id5) && a.side == "LDS" && a.status == Status::kFailed) ++failed;
+  EXPECT_EQ(failed, 2) << v.Report();
 }
 
 }  // namespace

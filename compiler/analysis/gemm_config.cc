@@ -242,17 +242,22 @@ std::string LdsDmaProblem(const GemmConfig& c, const Arg& a, const Arg& b, const
 
 }  // namespace
 
-// The default of the lds_dma clause: off on every target. On gfx950 the
-// DMA copy costs more K-loop instructions than the register copy (each DMA
-// sets its own M0: 106 other instructions per 2048 MFMA cycles against
-// 79/80 for the 4096^3 f16/fp8 defaults, loop_analysis_test) and its fp8
-// fragment reads conflict in the 64-bank model; once DMAs share M0 (the
-// 12-bit offset field), `return t.has_lds_dma_dwordx4 && problem.empty();`
-// turns it on where the operands and shape allow it.
-bool DefaultLdsDma(const TargetInfo& t, absl::string_view problem) {
-  (void)t;
-  (void)problem;
-  return false;
+// The default of the lds_dma clause (gemm_config.h). Measured with the loop
+// analyser on gfx950 (issue 19; README "LDS DMA copies"), other
+// instructions per K-loop trip, DMA against register copy, since the DMAs
+// of a K tile share M0 (compiler/lower LowerLdsDma): 4096^3 f16/bf16
+// (256x256x32, 1024 MFMA cycles per K tile and wave) 74 against 79, in-order
+// model 2180 against 2168 cycles per trip; the 1024^3 f16 default
+// (128x128x32, 256 MFMA cycles per K tile and wave) 48 against 52, but 1204
+// against 736 cycles: a K tile's DMA overlaps only that tile's MFMAs, too
+// few there to cover a global load's latency (the register copy issues its
+// loads a step earlier). fp8 (70 against 80 at 4096^3) reads its 32-byte
+// fragments with bank conflicts on the DMA layout (2 cycles per 16-lane
+// group in the 64-bank model, none on the register path): off.
+bool DefaultLdsDma(const TargetInfo& t, const GemmConfig& c, absl::string_view problem) {
+  if (!t.has_lds_dma_dwordx4 || !problem.empty() || c.mfma == nullptr) return false;
+  if (IsFp8(c.a_elem) || IsFp8(c.b_elem)) return false;
+  return c.MfmaTilesM() * c.MfmaTilesN() * c.KSteps() * 4 * MfmaPasses(t, *c.mfma) >= kLdsDmaMinKTileMfmaCycles;
 }
 
 int64_t GemmConfig::LdsBytes(int64_t pad_a, int64_t pad_b) const {
@@ -518,7 +523,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
     c.lds_dma = *g.lds_dma;
   } else {
     c.default_lds_dma = true;
-    c.lds_dma = DefaultLdsDma(t, LdsDmaProblem(c, **a, **b, g, t));
+    c.lds_dma = DefaultLdsDma(t, c, LdsDmaProblem(c, **a, **b, g, t));
   }
 
   // ---- Double buffering.

@@ -56,8 +56,10 @@
 //   `tile 256x256x128` there runs single-buffered unless `double_buffer on`
 //   is given. gemm_default_sweep_test compiles the defaults over a grid of
 //   shapes and checks the estimate against the registers used.
-// - lds_dma: off (DefaultLdsDma: on gfx950 the DMA copy issues more K-loop
-//   instructions than the register copy today). `lds_dma on` (copy A and B with gfx950's LDS DMA, no copy
+// - lds_dma: on for gfx950 f16/bf16 GEMMs whose waves each spend at least
+//   kLdsDmaMinKTileMfmaCycles MFMA cycles per K tile (the 256x256x32
+//   defaults of large problems) when LdsDmaProblem allows the DMA; off
+//   otherwise (DefaultLdsDma, with the measurements). `lds_dma on` (copy A and B with gfx950's LDS DMA, no copy
 //   registers: ExpectedArchVgprs counts none) is refused with the reason on
 //   targets without TargetInfo::has_lds_dma_dwordx4, for K-strided operands
 //   (A.km, B.kn, a K stride other than 1, rows not 16-byte aligned), for
@@ -150,11 +152,19 @@ struct GemmConfig {
 // allocation, whose error names it too.
 absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t);
 
-// The lds_dma default for a gemm on `t` whose LdsDmaProblem (gemm_config.cc)
-// is `problem` ("" when the operands and shape allow the DMA): false on
-// every target for now (see the header's defaults); the one place to turn
-// it on for gfx950 once the verifier proves lds_dma.
-bool DefaultLdsDma(const TargetInfo& t, absl::string_view problem);
+// The MFMA cycles (4 x passes, TargetInfo's table) per K tile that each
+// wave must spend for lds_dma to be on by default: a K tile's DMA overlaps
+// that tile's MFMAs only, and below this the loop analyser's in-order model
+// has the DMA's global latency exposed (gemm_config.cc DefaultLdsDma).
+inline constexpr int64_t kLdsDmaMinKTileMfmaCycles = 1024;
+
+// The lds_dma default for the gemm configured so far as `c` (types, tile,
+// waves, MFMA) on `t`, whose LdsDmaProblem (gemm_config.cc) is `problem`
+// ("" when the operands and shape allow the DMA): true on targets with the
+// DMA (gfx950) for f16/bf16 when each wave's MFMAs of a K tile take at
+// least kLdsDmaMinKTileMfmaCycles; false for fp8 (bank conflicts of its
+// fragment reads on the DMA layout) and everywhere else.
+bool DefaultLdsDma(const TargetInfo& t, const GemmConfig& c, absl::string_view problem);
 
 // True when the kernel's body holds a gemm op (at the top level).
 bool HasGemm(const Kernel& k);

@@ -3,6 +3,7 @@
 // line and column, the op, what is wrong and what to do.
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/ir/parser.h"
@@ -328,8 +329,10 @@ TEST(GemmFp8, Defaults) {
 // x 2 = 131072 bytes; of 256 x 128: 262144.
 TEST(GemmLds, LimitPerTarget) {
   const std::string body = "gemm C = A.mk * B.nk tile 256x256x64 double_buffer on";
+  // (Each wave's 4 x 4 MFMA tiles x 4 k-steps x 32 cycles = 2048 MFMA
+  // cycles per K tile: lds_dma is on by default, DefaultLdsDma.)
   EXPECT_EQ(Resolve("gfx950", "f16", "f16", "f32", 256, 256, 256, body),
-            "tile 256x256x64 waves 2x2 mfma f32_32x32x16_f16 double_buffer on");
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x16_f16 double_buffer on lds_dma on");
   for (const char* t : {"gfx908", "gfx90a", "gfx942"})
     EXPECT_EQ(Resolve(t, "f16", "f16", "f32", 256, 256, 256, body),
               absl::StrCat("tile 256x256x64 with double buffering needs 131072 bytes of LDS for the A "
@@ -450,23 +453,44 @@ TEST(GemmFp8, ScaleFactors) {
             "A (scale factor 2 of 2) must be an f32 scalar argument (`arg A : f32`)");
 }
 
-// The lds_dma clause (issue 19): off by default on every target
-// (DefaultLdsDma: slower than the register copy today); `lds_dma on` on
-// gfx950 keeps the default tiling, prints in TilingText and counts no copy
-// registers in the VGPR estimate (the register path's 256x256x32 f16
-// pipeline holds two tiles' copies, each 4 + 4 f16x8 loads per lane = 16 +
-// 16 registers: 64);
-// refused elsewhere, naming the target.
-TEST(GemmLdsDma, DefaultOffAndOnWhereGiven) {
+// The lds_dma clause (issue 19): on by default only on gfx950 for f16/bf16
+// whose waves spend at least kLdsDmaMinKTileMfmaCycles per K tile
+// (DefaultLdsDma; measured in compiler/bench loop_analysis_test): the
+// 4096^3 defaults 256x256x32 waves 2x2 of 32x32x16 (8 passes, 32 cycles):
+// 4 x 4 MFMA tiles x 2 k-steps x 32 = 1024 cycles per wave, on; the 1024^3
+// default 128x128x32: 2 x 2 x 2 x 32 = 256, off; fp8 (bank conflicts on the
+// DMA layout) off; A.km (LdsDmaProblem) off; off on every other target.
+// `lds_dma on` on gfx950 keeps the default tiling, prints in TilingText and
+// counts no copy registers in the VGPR estimate (the register path's
+// 256x256x32 f16 pipeline holds two tiles' copies, each 4 + 4 f16x8 loads
+// per lane = 16 + 16 registers: 64); refused elsewhere, naming the target.
+TEST(GemmLdsDma, DefaultOnlyForLargeGfx950F16Bf16AndOnWhereGiven) {
   for (const TargetInfo* t : AllTargets()) {
-    Kernel k = Fp8Kernel(t->name, "f16", "f16", "f32", 4096, 4096, 4096, "gemm C = alpha * A.mk * B.nk");
-    absl::StatusOr<GemmConfig> c = ResolveGemm(k, k.body[0], *t);
-    ASSERT_TRUE(c.ok()) << c.status();
-    EXPECT_FALSE(c->lds_dma) << t->name;
-    EXPECT_TRUE(c->default_lds_dma);
-    EXPECT_FALSE(DefaultLdsDma(*t, ""));
+    for (const char* e : {"f16", "bf16"}) {
+      Kernel k = Fp8Kernel(t->name, e, e, "f32", 4096, 4096, 4096, "gemm C = alpha * A.mk * B.nk");
+      absl::StatusOr<GemmConfig> c = ResolveGemm(k, k.body[0], *t);
+      ASSERT_TRUE(c.ok()) << c.status();
+      const bool g950 = t->name == std::string("gfx950");
+      EXPECT_EQ(c->lds_dma, g950) << t->name << " " << e;
+      EXPECT_TRUE(c->default_lds_dma);
+      EXPECT_FALSE(DefaultLdsDma(*t, *c, "a problem")) << t->name;
+      if (g950) {
+        EXPECT_EQ(c->MfmaTilesM() * c->MfmaTilesN() * c->KSteps() * 4 * MfmaPasses(*t, *c->mfma), 1024);
+        EXPECT_EQ(c->TilingText(), absl::StrCat("tile 256x256x32 waves 2x2 mfma f32_32x32x16_", e,
+                                                " double_buffer on lds_dma on"));
+      }
+    }
   }
-  Kernel off = Fp8Kernel("gfx950", "f16", "f16", "f32", 4096, 4096, 4096, "gemm C = alpha * A.mk * B.nk");
+  EXPECT_EQ(Resolve("gfx950", "f16", "f16", "f32", 1024, 1024, 1024, "gemm C = alpha * A.mk * B.nk"),
+            "tile 128x128x32 waves 2x2 mfma f32_32x32x16_f16 double_buffer on");
+  for (const char* body : {"gemm C = alpha * A.km * B.nk", "gemm C = alpha * A.mk * B.kn"}) {
+    const std::string km = Resolve("gfx950", "f16", "f16", "f32", 4096, 4096, 4096, body);
+    EXPECT_TRUE(absl::StartsWith(km, "tile ") && !absl::StrContains(km, "lds_dma")) << body << ": " << km;
+  }
+  const std::string fp8 = Resolve("gfx950", "f8e4m3fn", "f8e5m2", "f32", 4096, 4096, 4096);
+  EXPECT_TRUE(absl::StartsWith(fp8, "tile 256x256x64 ") && !absl::StrContains(fp8, "lds_dma")) << fp8;
+  Kernel off = Fp8Kernel("gfx950", "f16", "f16", "f32", 4096, 4096, 4096,
+                         "gemm C = alpha * A.mk * B.nk lds_dma off");
   Kernel on = Fp8Kernel("gfx950", "f16", "f16", "f32", 4096, 4096, 4096,
                         "gemm C = alpha * A.mk * B.nk lds_dma on");
   const TargetInfo& g950 = **LookupTarget("gfx950");
@@ -475,6 +499,8 @@ TEST(GemmLdsDma, DefaultOffAndOnWhereGiven) {
   ASSERT_TRUE(c_off.ok() && c_on.ok());
   EXPECT_TRUE(c_on->lds_dma);
   EXPECT_FALSE(c_on->default_lds_dma);
+  EXPECT_FALSE(c_off->lds_dma);
+  EXPECT_FALSE(c_off->default_lds_dma);
   EXPECT_EQ(c_on->TilingText(), c_off->TilingText() + " lds_dma on");
   EXPECT_EQ(c_off->TilingText(), "tile 256x256x32 waves 2x2 mfma f32_32x32x16_f16 double_buffer on");
   EXPECT_EQ(c_off->expected_arch_vgprs - c_on->expected_arch_vgprs, 2 * (16 + 16));

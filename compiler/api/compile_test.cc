@@ -309,15 +309,28 @@ end
       first = labels[m[1]], last = i;
   }
   ASSERT_GE(first, 0) << a;
-  int dma = 0, other_vmem_loads = 0, ds_writes = 0;
+  int dma = 0, other_vmem_loads = 0, ds_writes = 0, m0_writes = 0;
+  std::map<std::string, int> offsets;  // the DMAs' offset fields ("" for none)
   for (int i = first; i <= last; ++i) {
     const std::string& l = lines[i];
-    if (l.find("buffer_load_dwordx4") != std::string::npos && absl::EndsWith(l, " lds")) ++dma;
-    else if (l.find("buffer_load") != std::string::npos || l.find("global_load") != std::string::npos)
+    if (l.find("buffer_load_dwordx4") != std::string::npos && absl::EndsWith(l, " lds")) {
+      ++dma;
+      std::smatch m;
+      ++offsets[std::regex_search(l, m, std::regex("offset:([0-9]+)")) ? std::string(m[1]) : ""];
+    } else if (l.find("buffer_load") != std::string::npos || l.find("global_load") != std::string::npos) {
       ++other_vmem_loads;
+    }
     if (l.find("ds_write") != std::string::npos) ++ds_writes;
+    if (l.find(" m0,") != std::string::npos) ++m0_writes;
   }
   EXPECT_EQ(dma, 16) << a;
+  // A wave's 4 DMAs of one operand's K tile copy 4 consecutive blocks of 16
+  // rows x 64 bytes = 1024 LDS bytes: one M0 (the first block's address)
+  // and the offsets 0, 1024, 2048, 3072, so one M0 write per K tile and
+  // operand: 2 tiles x 2 operands = 4 per trip (each DMA wrote its own, 16,
+  // before they shared it).
+  EXPECT_EQ(m0_writes, 4) << a;
+  EXPECT_EQ(offsets, (std::map<std::string, int>{{"", 4}, {"1024", 4}, {"2048", 4}, {"3072", 4}})) << a;
   EXPECT_EQ(other_vmem_loads, 0);
   EXPECT_EQ(ds_writes, 0);
   EXPECT_EQ(a.find("ds_write"), std::string::npos);

@@ -103,11 +103,11 @@ class LowerCtx {
   absl::Status LowerLoad(const Op& op);
   absl::Status LowerStore(const Op& op);
   absl::Status LowerLdsDma(const Op& op);
+  // lds_dma's LDS side: the wave's LDS base byte address as a form.
+  absl::StatusOr<AffineForm> LdsDmaForm(const Op& op);
   // lds_dma's M0 value: the wave's LDS base byte address less `inst_offset`
-  // (only its tid terms' SGPR, or 0, when `wave_part_only`: what a loop hoists).
-  // The LDS byte address of an lds_dma's base (the allocation's offset plus
-  // its index times the strides), as an affine form.
-  absl::StatusOr<AffineForm> LdsDmaBaseForm(const Op& op);
+  // (only its tid terms' SGPR, or 0, when `wave_part_only`: what a loop
+  // hoists when the rest depends on it); cached by value.
   absl::StatusOr<IVal> LdsDmaBase(const Op& op, int64_t inst_offset, bool wave_part_only = false);
   // Guards (lower_memory.cc): the lane mask (an SGPR pair, from
   // v_cmp_gt_u32_e64) "index <u extent", the conjunction of two masks, and

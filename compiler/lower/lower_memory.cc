@@ -455,32 +455,33 @@ static absl::StatusOr<BufferSplit> SplitBufferAddress(LowerCtx& c, const Op& op,
   return sp;
 }
 
-// The MUBUF operands of the split's bytes at constant offset `off` (>= 0).
-// MUBUF offsets are 12 bits: the rest (MubufHighOffset) joins the per-lane
-// part when there is one, else the uniform part, as a form of its own:
-// cached, so accesses with the same rest share it, and hoisted out of loops
-// with the part (HoistAccessInvariants). In a loop whose uniform part moves
-// (a K loop's k) that leaves soffset the bare induction value instead of one
-// add per row per trip.
-// `max_field` (at most kMubufMaxOffset) caps the offset field lower for an
-// LDS DMA, whose field also moves its LDS address (LowerLdsDma): the rest of
-// `off` beyond it joins the parts the same way.
-static absl::StatusOr<BufAddr> ChunkAddress(LowerCtx& c, const BufferSplit& sp, int64_t off,
-                                            int64_t max_field = kMubufMaxOffset) {
+// The MUBUF operands of the split's bytes at constant offset `off` (>= 0)
+// with `inst` (0..kMubufMaxOffset, at most `off`) in the instruction's offset
+// field: the rest, off - inst, joins the per-lane part when there is one,
+// else the uniform part, as a form of its own: cached, so accesses with the
+// same rest share it, and hoisted out of loops with the part
+// (HoistAccessInvariants). In a loop whose uniform part moves (a K loop's k)
+// that leaves soffset the bare induction value instead of one add per row
+// per trip.
+static absl::StatusOr<BufAddr> ChunkAddressAt(LowerCtx& c, const BufferSplit& sp, int64_t off, int64_t inst) {
   IVal s = sp.u, vo = sp.v;
   const bool lanes = sp.v.kind == IVal::Kind::kVgpr;
-  if (off > max_field) {
-    const int64_t hi = max_field == kMubufMaxOffset ? MubufHighOffset(off) : off - max_field;
-    off -= hi;
-    absl::StatusOr<IVal> r = c.EmitAffine(AffineAdd(lanes ? sp.vpart : sp.upart, AffineConst(hi)));
+  if (const int64_t rest = off - inst; rest != 0) {
+    absl::StatusOr<IVal> r = c.EmitAffine(AffineAdd(lanes ? sp.vpart : sp.upart, AffineConst(rest)));
     if (!r.ok()) return r.status();
     (lanes ? vo : s) = *r;
   }
   BufAddr buf;
   if (vo.kind == IVal::Kind::kVgpr) buf.voffset = vo.Op();
   buf.soffset = c.ScalarOperand(s);
-  buf.offset = off;
+  buf.offset = inst;
   return buf;
+}
+
+// ChunkAddressAt with the offset field holding what of `off` fits in its 12
+// bits (the rest, MubufHighOffset, in voffset or soffset).
+static absl::StatusOr<BufAddr> ChunkAddress(LowerCtx& c, const BufferSplit& sp, int64_t off) {
+  return ChunkAddressAt(c, sp, off, off > kMubufMaxOffset ? off - MubufHighOffset(off) : off);
 }
 
 static absl::Status EmitAccess(LowerCtx& c, const Op& op, const MemAccess& a, bool store, int data) {
@@ -688,14 +689,9 @@ absl::Status LowerCtx::LowerLoad(const Op& op) {
   return absl::OkStatus();
 }
 
-// lds_dma's M0 (OpKind::kLdsDma): the LDS byte address of the wave's base,
-// lds_offset + sum lds_index[d] * stride_d * elem_bytes, less the
-// instruction's offset field (which LdsDmaAddress adds to M0 as it adds it to
-// the global address). Its tid terms (tid.y, tid.z: the same in every lane,
-// the validator refused tid.x) are summed in a VGPR and moved to an SGPR
-// with v_readfirstlane_b32, cached like index values (so a loop hoists it:
-// HoistAccessInvariants); the rest is uniform.
-absl::StatusOr<AffineForm> LowerCtx::LdsDmaBaseForm(const Op& op) {
+// lds_dma's LDS side (OpKind::kLdsDma): the byte address of the wave's base,
+// lds_offset + sum lds_index[d] * stride_d * elem_bytes.
+absl::StatusOr<AffineForm> LowerCtx::LdsDmaForm(const Op& op) {
   const LdsAlloc* l = k_.FindLds(op.lds);
   if (l == nullptr) return Error(op, absl::StrCat("unknown LDS allocation '", op.lds, "'"));
   const std::vector<int64_t> strides = l->Strides();
@@ -708,10 +704,34 @@ absl::StatusOr<AffineForm> LowerCtx::LdsDmaBaseForm(const Op& op) {
   return f;
 }
 
+// The instruction offset of an lds_dma whose wave base has the constant
+// `lds_const` in an allocation at byte `alloc_offset` and whose global
+// address has the constant `global_cst` (>= 0, SplitBufferAddress): the
+// base's distance into its 4 KiB window of the allocation (windows of
+// kMubufMaxOffset + 1 bytes from the allocation's start), so that the DMAs
+// of one window with the same variable part share one M0 (the window's
+// start); the global side takes the offset back (ChunkAddressAt: voffset or
+// soffset = address - offset). When that distance exceeds the global
+// constant (voffset would go below 0: a buffer offset does not wrap,
+// RawBufferInRange in compiler/isa/semantics.h), the global constant's low
+// 12 bits instead, and M0 is the DMA's own.
+static int64_t LdsDmaInstOffset(int64_t lds_const, int64_t alloc_offset, int64_t global_cst) {
+  constexpr int64_t kWindow = kMubufMaxOffset + 1;
+  const int64_t d = ((lds_const - alloc_offset) % kWindow + kWindow) % kWindow;
+  if (d <= global_cst) return d;
+  return global_cst > kMubufMaxOffset ? global_cst - MubufHighOffset(global_cst) : global_cst;
+}
+
+// lds_dma's M0: LdsDmaForm less the instruction's offset field (which
+// LdsDmaAddress adds to M0 as it adds it to the global address). Its tid
+// terms (tid.y, tid.z: the same in every lane, the validator refused tid.x)
+// are summed in a VGPR and moved to an SGPR with v_readfirstlane_b32; that
+// and the whole value are cached like index values (so a loop hoists them:
+// HoistAccessInvariants, and DMAs with the same M0 share its register).
 absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, bool wave_part_only) {
-  absl::StatusOr<AffineForm> base = LdsDmaBaseForm(op);
-  if (!base.ok()) return base.status();
-  AffineForm f = AffineAdd(*base, AffineConst(-inst_offset));
+  absl::StatusOr<AffineForm> lf = LdsDmaForm(op);
+  if (!lf.ok()) return lf.status();
+  const AffineForm f = AffineAdd(*lf, AffineConst(-inst_offset));
   AffineForm lanes = Part(f, false), uniform = Part(f, true);
   uniform.constant = f.constant;
   IVal wave{IVal::Kind::kConst, 0, -1};
@@ -730,16 +750,47 @@ absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, boo
     }
   }
   if (wave_part_only) return wave;
+  const std::string key = absl::StrCat("m0(", f.Key(), ")");
+  if (auto it = affine_cache_.find(key); it != affine_cache_.end()) return it->second;
   absl::StatusOr<IVal> u = EmitAffine(uniform);
   if (!u.ok()) return u.status();
-  return Add(wave, *u);
+  const IVal m0 = Add(wave, *u);
+  affine_cache_[key] = m0;
+  return m0;
 }
 
-// lds_dma: buffer_load_dwordx4 ... lds with M0 = the wave's LDS base. The
-// global side is an unguarded 16-byte buffer load (SplitBufferAddress and
-// ChunkAddress, as EmitAccess: lane part in voffset, uniform part in soffset,
-// constant in the 12-bit offset field, at most the LDS base); M0 = LDS base - that offset >= 0. The SALU write of M0
-// and the DMA keep one wait state apart (the hazards pass; hazard_table.cc).
+// Whether M0 holds `v` where the next instruction goes: the nearest M0
+// write before it in its basic block (no label or branch between) is
+// s_mov_b32 m0, v, and nothing between redefines v's register.
+static bool M0Holds(const MFunction& mir, const MOperand& v) {
+  for (size_t i = mir.insts.size(); i-- > 0;) {
+    const MInst& mi = mir.insts[i];
+    if (mi.opc == Opc::kLabel || (Info(mi.opc).flags & kBranch)) return false;
+    for (int d = 0; d < mi.NumDefs() && d < static_cast<int>(mi.ops.size()); ++d) {
+      const MOperand& o = mi.ops[d];
+      if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kM0) {
+        if (mi.opc != Opc::kSMovB32 || mi.ops.size() < 2) return false;
+        const MOperand& src = mi.ops[1];
+        if (src.kind != v.kind) return false;
+        if (v.kind == MOperand::Kind::kImm) return src.imm == v.imm;
+        return v.IsReg() && src.is_virtual == v.is_virtual && src.cls == v.cls && src.reg == v.reg &&
+               src.sub == v.sub;
+      }
+      if (v.IsReg() && o.IsReg() && o.is_virtual == v.is_virtual && o.cls == v.cls && o.reg == v.reg)
+        return false;
+    }
+  }
+  return false;
+}
+
+// lds_dma: buffer_load_dwordx4 ... lds. The global side is an unguarded
+// 16-byte buffer load (SplitBufferAddress and ChunkAddressAt, as EmitAccess:
+// lane part in voffset, uniform part in soffset); the instruction offset is
+// the LDS base's distance into its 4 KiB window (LdsDmaInstOffset), taken
+// off the global side, and M0 = LDS base - that offset, written only when M0
+// does not hold it already (M0Holds): the DMAs of one window (a K tile's
+// copy of one operand) share one s_mov_b32 m0. The SALU write of M0 and the
+// DMA keep one wait state apart (the hazards pass; hazard_table.cc).
 absl::Status LowerCtx::LowerLdsDma(const Op& op) {
   static_assert(kLdsDmaLaneBytes == kLdsDmaDwordx4LaneBytes,
                 "KIR's lds_dma copies what gfx950's buffer_load_dwordx4 ... lds does");
@@ -757,22 +808,23 @@ absl::Status LowerCtx::LowerLdsDma(const Op& op) {
   const int srd = Srd(op.mem);
   absl::StatusOr<BufferSplit> sp = SplitBufferAddress(*this, op, a->base, "");
   if (!sp.ok()) return sp.status();
-  // The offset field moves the LDS address too, so M0 = LDS base - field,
-  // and M0 must not go below 0: the DMA reads only M0's low bits
-  // (semantics.h LdsDmaAddress), so a negative M0 is an address past the
-  // LDS, not a wrapped one (fresh-user review of issue 19, F4). The field
-  // takes at most the smallest LDS base; the rest of the global constant
-  // joins voffset or soffset.
-  absl::StatusOr<AffineForm> lds_base = LdsDmaBaseForm(op);
-  if (!lds_base.ok()) return lds_base.status();
-  const int64_t lds_min = lds_base->Range().lo;  // sound: never above the true minimum
-  absl::StatusOr<BufAddr> buf =
-      ChunkAddress(*this, *sp, sp->cst, std::clamp<int64_t>(lds_min, 0, kMubufMaxOffset));
+  absl::StatusOr<AffineForm> lf = LdsDmaForm(op);
+  if (!lf.ok()) return lf.status();
+  // The offset field moves the LDS address too (M0 = LDS base - field), and
+  // M0 must not go below 0 in any wave or iteration: the DMA reads only M0's
+  // low bits and does not wrap (semantics.h LdsDmaAddress), so a negative M0
+  // is an address past the LDS (fresh-user review of issue 19, F4). The
+  // field takes at most the base's smallest value (Range: sound, never above
+  // it); the rest of the global constant joins voffset or soffset.
+  const int64_t inst = std::min(LdsDmaInstOffset(lf->constant, lds_offset_.at(op.lds), sp->cst),
+                                std::clamp<int64_t>(lf->Range().lo, 0, kMubufMaxOffset));
+  absl::StatusOr<BufAddr> buf = ChunkAddressAt(*this, *sp, sp->cst, inst);
   if (!buf.ok()) return buf.status();
-  absl::StatusOr<IVal> m0 = LdsDmaBase(op, buf->offset);
+  absl::StatusOr<IVal> m0 = LdsDmaBase(op, inst);
   if (!m0.ok()) return m0.status();
-  b_.Emit(Opc::kSMovB32, {MOperand::Special(SpecialReg::kM0),
-                          m0->kind == IVal::Kind::kConst ? MOperand::Imm(static_cast<uint32_t>(m0->c)) : m0->Op()});
+  const MOperand m0_value =
+      m0->kind == IVal::Kind::kConst ? MOperand::Imm(static_cast<uint32_t>(m0->c)) : m0->Op();
+  if (!M0Holds(out_.mir, m0_value)) b_.Emit(Opc::kSMovB32, {MOperand::Special(SpecialReg::kM0), m0_value});
   const bool offen = buf->voffset.has_value();
   MInst& mi = b_.Emit(Opc::kBufferLoadDwordx4Lds,
                       {offen ? *buf->voffset : MOperand::Imm(0), MirBuilder::S(srd, 0, 4), buf->soffset});
@@ -870,12 +922,6 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     return emit_invariant_parts(forms);
   }
   if (!a->is_lds) Srd(op.mem);
-  if (op.kind == OpKind::kLdsDma) {
-    // M0's wave part (readfirstlane of its tid terms) is loop-invariant;
-    // the rest may depend on the loop (emitted in the body).
-    absl::StatusOr<IVal> m0 = LdsDmaBase(op, 0, /*wave_part_only=*/true);
-    if (!m0.ok()) return m0.status();
-  }
   if (op.guarded && !a->is_lds) b_.VConst(kOutOfRange);  // the guard's select value
   // The forms EmitAccess will ask for, reduced to their loop-invariant parts.
   std::vector<AffineForm> forms;
@@ -893,7 +939,21 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
   }
   // The offsets beyond the instruction's offset field, as EmitAccess adds
   // them (unguarded accesses: one chunk group, element 0 first).
-  if (!op.guarded && !a->chunks.empty()) {
+  if (op.kind == OpKind::kLdsDma && !a->chunks.empty()) {
+    // M0's wave part (readfirstlane of its tid terms) is loop-invariant, and
+    // so is all of M0 when no term of it depends on the loop (a K loop's
+    // stage is a constant in each unrolled half); the global side's rest
+    // (LowerLdsDma's ChunkAddressAt).
+    const int64_t cst = a->base.constant + -vpart.constant - upart.constant;
+    absl::StatusOr<AffineForm> lf = LdsDmaForm(op);
+    if (!lf.ok()) return lf.status();
+    const int64_t inst = LdsDmaInstOffset(lf->constant, lds_offset_.at(op.lds), cst);
+    bool invariant = true;
+    for (const AffineTerm& t : lf->terms) invariant = invariant && !DependsOnLoop(*t.atom);
+    absl::StatusOr<IVal> m0 = LdsDmaBase(op, inst, /*wave_part_only=*/!invariant);
+    if (!m0.ok()) return m0.status();
+    if (cst != inst) forms.push_back(AffineAdd(vpart.terms.empty() ? upart : vpart, AffineConst(cst - inst)));
+  } else if (!op.guarded && !a->chunks.empty()) {
     const int64_t cst = a->base.constant + -vpart.constant - upart.constant;
     const int64_t span = a->chunks.back().byte_offset - a->chunks.front().byte_offset;
     if (a->is_lds) {

@@ -323,6 +323,11 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
     WaitcntState::Need need;
   };
   std::vector<std::vector<WaitBefore>> block_waits(blocks.size());
+  // Loop headers: blocks with a predecessor at or after them (a back edge).
+  std::vector<bool> loop_header(blocks.size(), false);
+  for (size_t b = 0; b < blocks.size(); ++b)
+    for (int p : blocks[b].preds)
+      if (p >= static_cast<int>(b)) loop_header[b] = true;
   auto run_block = [&](int b, WaitcntState st) {
     const BasicBlock& bb = blocks[b];
     std::vector<WaitBefore>& waits = block_waits[b];
@@ -343,6 +348,24 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
       }
       st.Issue(mi);
     }
+    // Entering a loop (falling into a header from before it) with an SMEM
+    // load outstanding: lgkmcnt(0) at the block's end, once. Otherwise the
+    // header's merged entry state keeps the SMEM outstanding on every trip,
+    // and as SMEM returns out of order each lgkmcnt wait in the loop becomes
+    // lgkmcnt(0) (a K loop's first fragment wait drains all its reads; the
+    // LDS DMA GEMM's prologue, with no DS access to wait for, left C's
+    // pointer and alpha/beta in flight into the loop: issue 19).
+    if (st.SmemOutstanding() && bb.end > bb.begin && !(Info(f.insts[bb.end - 1].opc).flags & kBranch))
+      for (int s : bb.succs)
+        if (s == b + 1 && loop_header[s]) {
+          WaitcntState::Need need;
+          need.lgkmcnt = 0;
+          need.reason = "SMEM outstanding on entering a loop";
+          MInst w = MakeWaitcnt(-1, 0);
+          w.comment = absl::StrCat("wait for ", need.reason);
+          st.Issue(w);
+          waits.push_back({bb.end, std::move(w), need});
+        }
     return st;
   };
   // Forward dataflow to a fixed point: a block's entry state is the merge of
@@ -375,16 +398,25 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
   for (size_t b = blocks.size(); b-- > 0;) {
     std::vector<WaitBefore>& waits = block_waits[b];
     size_t w = waits.size();
+    auto count = [&](const WaitBefore& wb) {
+      if (stats == nullptr) return;
+      ++stats->waits;
+      if (wb.need.vmcnt >= 0) ++stats->vmcnt_waits;
+      if (wb.need.lgkmcnt >= 0) ++stats->lgkmcnt_waits;
+    };
+    // A wait at the block's end (entering a loop: run_block) goes after its
+    // last instruction.
+    if (w > 0 && waits[w - 1].inst == blocks[b].end) {
+      --w;
+      f.insts[--dst] = std::move(waits[w].wait);
+      count(waits[w]);
+    }
     for (int i = blocks[b].end; i-- > blocks[b].begin;) {
       if (static_cast<size_t>(i) != --dst) f.insts[dst] = std::move(f.insts[i]);
       if (w > 0 && waits[w - 1].inst == i) {
         --w;
         f.insts[--dst] = std::move(waits[w].wait);
-        if (stats != nullptr) {
-          ++stats->waits;
-          if (waits[w].need.vmcnt >= 0) ++stats->vmcnt_waits;
-          if (waits[w].need.lgkmcnt >= 0) ++stats->lgkmcnt_waits;
-        }
+        count(waits[w]);
       }
     }
   }

@@ -50,6 +50,11 @@ struct WaitcntStats {
 //    read: this wave must finish reading before others overwrite, failure
 //    class 9) is outstanding; on targets with barrier_waits_all_memory
 //    (gfx908) vmcnt(0) and lgkmcnt(0) for whatever is outstanding.
+//  - at the end of a block that falls into a loop header (entering the loop,
+//    not its back edge) while an SMEM load is outstanding: lgkmcnt(0) once,
+//    so that the loop's entry state does not keep the SMEM outstanding on
+//    every trip (SMEM returns out of order: each lgkmcnt wait in the loop
+//    would be lgkmcnt(0)).
 // The needs of one instruction are combined into one s_waitcnt. A run of LDS
 // instructions (SALU instructions and MFMAs that wait for no load between
 // them allowed, up to 64 looked at) whose registers wait for loads, as the

@@ -440,12 +440,17 @@ void Promoter::EmitCopyDma(KernelBuilder& b, const Side& s, const IndexRef& kbas
   const int64_t per_unit = unit / p.vec, units = c_.bk / unit;
   MemOpOptions o;
   o.along = GlobalAlong(s, p);
+  // Each wave copies `copies` consecutive blocks of 64 / chunks whole rows
+  // (one DMA's 64 lanes x 16 bytes = 1024 LDS bytes each): its DMAs lie
+  // kLdsDmaLaneBytes * 64 bytes apart in LDS, so up to 4 of them fit one
+  // MUBUF offset window (4095 bytes) and share one M0 (the lowering's
+  // LdsDmaInstOffset, compiler/lower/lower_memory.cc).
+  const int64_t rows = 64 / chunks;
   for (int64_t i = 0; i < p.copies; ++i) {
-    // The wave's first row (64 lanes cover 64 / chunks whole rows) and the
-    // lane's row and LDS chunk.
-    IndexRef wave_row = Add(Add(Mul(ITid(1), c_.wm > 1 ? 64 / chunks : 0),
-                                Mul(ITid(2), c_.wn > 1 ? 64 * c_.wm / chunks : 0)),
-                            i * Threads() / chunks);
+    // The wave's first row for DMA i and the lane's row and LDS chunk.
+    IndexRef wave_row = Add(Add(Mul(ITid(1), c_.wm > 1 ? p.copies * rows : 0),
+                                Mul(ITid(2), c_.wn > 1 ? c_.wm * p.copies * rows : 0)),
+                            i * rows);
     IndexRef r = Add(wave_row, Div(ITid(0), chunks));
     IndexRef q = Mod(ITid(0), chunks);
     // The global chunk whose rotated place (LdsCol) is q: unit

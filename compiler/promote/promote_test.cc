@@ -688,6 +688,7 @@ TEST(PromoteGemm, LdsDmaLayoutsReadConflicts) {
     c.m = c.n = c.k = 4096;
     Case d = c;
     d.clauses = " lds_dma on";
+    c.clauses = " lds_dma off";  // the register path (f16/bf16 take the DMA by default)
     SCOPED_TRACE(d.Label());
     const TargetInfo& t = Target("gfx950");
     absl::StatusOr<GemmPlan> reg = PlanGemm(ParseCase(c), t);
