@@ -381,7 +381,11 @@ class Gen {
     } else if (what < 47) {
       Cvt(depth);
     } else if (what < 53) {
-      Slice(depth);
+      if (rng_.Chance(40)) {
+        Concat(depth);
+      } else {
+        Slice(depth);
+      }
     } else if (what < 58) {
       Define(Constant(RandomTy(), depth));
     } else if (what < 68) {
@@ -612,6 +616,24 @@ class Gen {
     Val r{NewName("v"), {from.e, w}};
     Emit(depth, absl::StrCat("%", r.name, " = slice %", src.name, ", ", first, " : ", TyName(r.ty)));
     Tag("op:slice");
+    Define(r);
+  }
+
+  // concat of two values of one type (whole registers each: 16-bit halves
+  // of 2 or more elements, fp8 of 4 or more), sometimes one value twice.
+  void Concat(int depth) {
+    Ty half = RandomTy(true);
+    const int min_w = EBytes(half.e) == 2 ? 2 : EBytes(half.e) == 1 ? 4 : 1;
+    std::vector<int> widths;
+    for (int w : {1, 2, 4, 8, 16})
+      if (w >= min_w && 2 * w <= (IsF8(half.e) && buffers_ < 12 ? 32 : 16)) widths.push_back(w);
+    half.w = rng_.Pick(widths);
+    Val a = GetValue(half, depth);
+    Val b = rng_.Chance(15) ? a : GetValue(half, depth);
+    Val r{NewName("v"), {half.e, 2 * half.w}};
+    Emit(depth, absl::StrCat("%", r.name, " = concat %", a.name, ", %", b.name, " : ", TyName(r.ty)));
+    Tag("op:concat");
+    if (IsF8(half.e)) Tag("fp8:concat");
     Define(r);
   }
 
@@ -1377,7 +1399,7 @@ GeneratedKernel Generate(uint64_t seed) { return Gen(seed).Run(); }
 const std::vector<std::string>& AllFeatures() {
   static const std::vector<std::string> all = [] {
     std::vector<std::string> f = {
-        "op:load", "op:store", "op:add", "op:mul", "op:fma", "op:cvt", "op:slice", "op:const", "op:zero",
+        "op:load", "op:store", "op:add", "op:mul", "op:fma", "op:cvt", "op:slice", "op:concat", "op:const", "op:zero",
         "op:mfma", "op:barrier", "op:for", "op:gemm",
         "op:add:f32", "op:add:f16", "op:add:bf16", "op:add:i32", "op:mul:f32", "op:mul:f16", "op:mul:bf16",
         "op:mul:i32", "op:fma:f32", "op:fma:f16", "op:fma:bf16",
@@ -1404,7 +1426,7 @@ const std::vector<std::string>& AllFeatures() {
         "gemm:ab-fp8-mixed", "gemm:scale-factors",
         "loop:mfma-k", "fp8:flavour-fnuz", "fp8:flavour-ocp", "fp8:type-f8e4m3fnuz", "fp8:type-f8e5m2fnuz",
         "fp8:type-f8e4m3fn", "fp8:type-f8e5m2", "fp8:width-1", "fp8:width-2", "fp8:width-4", "fp8:width-8",
-        "fp8:width-16", "fp8:width-32", "fp8:slice", "fp8:lds", "fp8:partial-vector", "fp8:cvt-special-input",
+        "fp8:width-16", "fp8:width-32", "fp8:slice", "fp8:concat", "fp8:lds", "fp8:partial-vector", "fp8:cvt-special-input",
         "fp8:cvt-scaled-input", "cvt:f32->fp8", "cvt:f16->fp8", "cvt:bf16->fp8", "cvt:fp8->f32", "cvt:fp8->f16",
         "cvt:fp8->bf16"};
     for (const Mfma& m : Mfmas()) f.push_back(absl::StrCat("mfma:", m.name));

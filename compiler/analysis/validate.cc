@@ -78,6 +78,8 @@ const char* OpName(OpKind k) {
       return "cvt";
     case OpKind::kSlice:
       return "slice";
+    case OpKind::kConcat:
+      return "concat";
     case OpKind::kFor:
       return "for";
     case OpKind::kYield:
@@ -220,6 +222,7 @@ class Validator {
   absl::Status CheckElementwise(const Op& op);
   absl::Status CheckCvt(const Op& op);
   absl::Status CheckSlice(const Op& op);
+  absl::Status CheckConcat(const Op& op);
   absl::Status CheckConst(const Op& op);
   absl::Status CheckGemm(const Op& op);
   // `workgroup auto` / `grid auto` (all extents 0): only for a single gemm op.
@@ -529,6 +532,7 @@ absl::Status Validator::CheckArity(const Op& op) {
       break;
     case OpKind::kAdd:
     case OpKind::kMul:
+    case OpKind::kConcat:
       results = 1, operands = 2;
       break;
     case OpKind::kCvt:
@@ -639,6 +643,8 @@ absl::Status Validator::CheckOp(const Op& op) {
       return CheckCvt(op);
     case OpKind::kSlice:
       return CheckSlice(op);
+    case OpKind::kConcat:
+      return CheckConcat(op);
     case OpKind::kFor:
       return CheckFor(op);
     case OpKind::kGemm:
@@ -1104,6 +1110,41 @@ absl::Status Validator::CheckSlice(const Op& op) {
   if (ElemBytes(in->elem) == 1 && op.first % 4 != 0)
     return OpErr(op, absl::StrCat("a slice of an fp8 vector must start at a multiple of 4 "
                                   "(a register boundary), found ", op.first));
+  return Define(op, op.results[0], op.type);
+}
+
+// concat %a, %b : T: two values of one type, T their element type with twice
+// their width (KIR widths are powers of two, so equal widths are the only
+// ones whose sum is a width). Each half fills whole registers, as a slice's
+// start must: the lowering places the halves side by side without packing.
+absl::Status Validator::CheckConcat(const Op& op) {
+  absl::StatusOr<ValueType> a = Use(op, op.operands[0], false);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<ValueType> b = Use(op, op.operands[1], false);
+  if (!b.ok()) return b.status();
+  if (!(*a == *b))
+    return OpErr(op, absl::StrCat("concat joins two values of one type: %", op.operands[0].name, " is ",
+                                  TypeName(*a), " but %", op.operands[1].name, " is ", TypeName(*b),
+                                  "; cvt or slice one of them to the other's type"));
+  const ValueType joined{a->elem, 2 * a->width};
+  if (!IsLegalWidthFor(joined.elem, joined.width))
+    return OpErr(op, absl::StrCat("concat of two ", TypeName(*a), " values would have ", joined.width,
+                                  " elements, more than a KIR vector holds (the width must be ",
+                                  std::string(LegalWidthsText(joined.elem)),
+                                  "); concat narrower values or keep the halves apart"));
+  const int per_reg = 4 / ElemBytes(a->elem);
+  if (per_reg > 1 && a->width % per_reg != 0)
+    return OpErr(op, absl::StrCat("concat joins whole registers: each ", TypeName(*a), " half fills ",
+                                  "part of one (", per_reg, " ", ElemName(a->elem),
+                                  " elements per register); concat values of at least ", per_reg,
+                                  " elements, e.g. load the pair as one ",
+                                  TypeName(ValueType{a->elem, per_reg})));
+  if (!(op.type == joined))
+    return OpErr(op, absl::StrCat("the result type of concat %", op.operands[0].name, ", %",
+                                  op.operands[1].name, " is ", TypeName(joined), ", found ",
+                                  TypeName(op.type), "; write `: ", TypeName(joined), "`"));
+  absl::Status s = CheckType(op, op.type);
+  if (!s.ok()) return s;
   return Define(op, op.results[0], op.type);
 }
 

@@ -747,6 +747,40 @@ TEST(ValidateTest, Conversions) {
   EXPECT_EQ(CheckBody("%h = zero f16x4\n%f = cvt %h : bf16x4\n%g = cvt %f : f32x4\n"), "OK");
 }
 
+// concat: one operand type, the result its element type with twice the width,
+// whole registers per half.
+TEST(ValidateTest, Concats) {
+  EXPECT_EQ(CheckBody("%a = zero f16x4\n%b = const f16x4 1.5\n%c = concat %a, %b : f16x8\n"
+                      "%x = zero f32\n%y = concat %x, %x : f32x2\n%i = zero i32x8\n%j = concat %i, %i : i32x16\n"),
+            "OK");
+  EXPECT_EQ(CheckBody("%a = zero f16x4\n%b = zero f16x2\n%c = concat %a, %b : f16x8\n"),
+            "k.kir:11:1: error: in '%c = concat %a, %b : f16x8': concat joins two values of one type: %a is "
+            "f16x4 but %b is f16x2; cvt or slice one of them to the other's type");
+  EXPECT_EQ(CheckBody("%a = zero f16x4\n%b = zero bf16x4\n%c = concat %a, %b : f16x8\n"),
+            "k.kir:11:1: error: in '%c = concat %a, %b : f16x8': concat joins two values of one type: %a is "
+            "f16x4 but %b is bf16x4; cvt or slice one of them to the other's type");
+  EXPECT_EQ(CheckBody("%a = zero f32x16\n%c = concat %a, %a : f32x16\n"),
+            "k.kir:10:1: error: in '%c = concat %a, %a : f32x16': concat of two f32x16 values would have 32 "
+            "elements, more than a KIR vector holds (the width must be 1, 2, 4, 8 or 16); concat narrower "
+            "values or keep the halves apart");
+  EXPECT_EQ(CheckBody("%a = zero f16\n%c = concat %a, %a : f16x2\n"),
+            "k.kir:10:1: error: in '%c = concat %a, %a : f16x2': concat joins whole registers: each f16 half "
+            "fills part of one (2 f16 elements per register); concat values of at least 2 elements, e.g. "
+            "load the pair as one f16x2");
+  EXPECT_EQ(CheckBody("%a = zero f16x4\n%c = concat %a, %a : f16x4\n"),
+            "k.kir:10:1: error: in '%c = concat %a, %a : f16x4': the result type of concat %a, %a is f16x8, "
+            "found f16x4; write `: f16x8`");
+  EXPECT_EQ(CheckBody("%a = zero f32x2\n%c = concat %a, %a : f16x4\n"),
+            "k.kir:10:1: error: in '%c = concat %a, %a : f16x4': the result type of concat %a, %a is f32x4, "
+            "found f16x4; write `: f32x4`");
+  EXPECT_EQ(CheckBody("%c = concat %u, %u : f32x2\n"),
+            "k.kir:9:1: error: in '%c = concat %u, %u : f32x2': use of undefined value %u; define it before "
+            "this op");
+  EXPECT_EQ(CheckBody("%c = concat s, s : f32x2\n"),
+            "k.kir:9:1: error: in '%c = concat s, s : f32x2': operand s must be an SSA value (%name); "
+            "scalar arguments can only be used by add, mul and fma");
+}
+
 TEST(ValidateTest, Slices) {
   EXPECT_EQ(CheckBody("%d = zero f32x16\n%q = slice %d, 12 : f32x4\n%h = zero f16x8\n"
                       "%p = slice %h, 6 : f16x2\n%e = slice %h, 4 : f16\n"),

@@ -204,6 +204,14 @@ std::string KernelBuilder::Cvt(BuilderValue a, ValueType type, std::string name)
   return Emit(std::move(op), std::move(name));
 }
 
+std::string KernelBuilder::Concat(BuilderValue a, BuilderValue b, ValueType type, std::string name) {
+  Op op;
+  op.kind = OpKind::kConcat;
+  op.type = type;
+  op.operands = {std::move(a.operand), std::move(b.operand)};
+  return Emit(std::move(op), std::move(name));
+}
+
 std::string KernelBuilder::Slice(BuilderValue a, int first, ValueType type, std::string name) {
   Op op;
   op.kind = OpKind::kSlice;

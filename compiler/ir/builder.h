@@ -118,6 +118,9 @@ class KernelBuilder {
   std::string Cvt(BuilderValue a, ValueType type, std::string name = "");
   // Elements [first, first + type.width) of `a` as a new value of `type`.
   std::string Slice(BuilderValue a, int first, ValueType type, std::string name = "");
+  // `%r = concat a, b : type`: a's elements then b's; `type` is their element
+  // type with twice their width (the validator checks it).
+  std::string Concat(BuilderValue a, BuilderValue b, ValueType type, std::string name = "");
   // The tile-level `gemm` op (compiler/ir/gemm.h), e.g.
   //   GemmOp g; g.c = "C"; g.factors = {"alpha"}; g.a = "A"; g.b = "B"; b.Gemm(g);
   void Gemm(GemmOp g);

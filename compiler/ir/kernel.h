@@ -107,6 +107,8 @@ enum class OpKind {
   kFma,      // results[0] = operands[0] * operands[1] + operands[2]
   kCvt,      // results[0] = operands[0] converted to `type.elem`
   kSlice,    // results[0] = elements [first, first + type.width) of operands[0]
+  kConcat,   // results[0] = operands[0]'s elements, then operands[1]'s (same type;
+             // `type` is the result: the element type with the summed width)
   kFor,      // results = for ivar in [lo, hi) step `step`, iter_args = operands
   kYield,    // ends a `for` body: operands are the next iteration's iter_args
   kGemm,     // tile-level `gemm` (gemm.h); compiler/promote turns it into the ops above

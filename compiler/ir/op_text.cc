@@ -62,6 +62,8 @@ std::string OpText(const Op& op) {
       return absl::StrCat(r, "cvt ", operands, " : ", ValueTypeName(op.type));
     case OpKind::kSlice:
       return absl::StrCat(r, "slice ", operands, ", ", op.first, " : ", ValueTypeName(op.type));
+    case OpKind::kConcat:
+      return absl::StrCat(r, "concat ", operands, " : ", ValueTypeName(op.type));
     case OpKind::kFor: {
       std::string s = absl::StrCat(r, "for %", op.ivar, " = ", op.lo, " to ", op.hi);
       if (op.step != 1) absl::StrAppend(&s, " step ", op.step);

@@ -73,7 +73,7 @@ int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 
 // The ops that define values (`%r = OP ...`) and those that do not, as the
 // README's op table lists them; and the declarations.
-constexpr absl::string_view kValueOps[] = {"load", "load_tr", "const", "zero", "add", "mul", "fma", "cvt", "slice", "mfma", "for"};
+constexpr absl::string_view kValueOps[] = {"load", "load_tr", "const", "zero", "add", "mul", "fma", "cvt", "slice", "concat", "mfma", "for"};
 constexpr absl::string_view kOtherOps[] = {"store", "lds_dma", "barrier", "yield", "gemm"};
 constexpr absl::string_view kDeclWords[] = {"target", "workgroup", "grid", "const", "arg", "lds"};
 
@@ -853,6 +853,11 @@ bool Parser::ParseOp(const char* start, const std::string& word, const char* wp,
       return Fail(fp, absl::StrCat("the first element must be in 0..31, found ", first));
     op.first = static_cast<int>(first);
     if (!ExpectChar(':', "before the result type") || !ParseType(&op.type)) return false;
+  } else if (word == "concat") {
+    // %r = concat %a, %b : T (the validator checks T against the operands)
+    op.kind = OpKind::kConcat;
+    if (!ParseOperands(&op, 2) || !ExpectChar(':', "before the result type") || !ParseType(&op.type))
+      return false;
   } else {  // yield
     op.kind = OpKind::kYield;
     if (loops_.empty()) return Fail(wp, "'yield' outside of a 'for' body");

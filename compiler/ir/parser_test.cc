@@ -234,6 +234,45 @@ end
   EXPECT_NE(bad.status().message().find("'load_tr' defines a value"), std::string::npos) << bad.status();
 }
 
+// concat: two operands and the result type, printed back as written.
+TEST(ParserTest, ConcatRoundTripAndFields) {
+  constexpr char kCat[] = R"(kernel cat
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[64, 8] strides [8, 1] readonly
+  %a = load A[tid.x, 0] : f16x4
+  %b = load A[tid.x, 4] : f16x4
+  %c = concat %a, %b : f16x8
+end
+)";
+  CheckRoundTrip(kCat);
+  Kernel k = MustParse(kCat);
+  ASSERT_EQ(k.body.size(), 3u);
+  const Op& op = k.body[2];
+  EXPECT_EQ(op.kind, OpKind::kConcat);
+  EXPECT_EQ(op.results, std::vector<std::string>{"c"});
+  ASSERT_EQ(op.operands.size(), 2u);
+  EXPECT_EQ(op.operands[0].name, "a");
+  EXPECT_EQ(op.operands[1].name, "b");
+  EXPECT_EQ(op.type, (ValueType{ElemType::kF16, 8}));
+  EXPECT_NE(PrintKernel(k).find("  %c = concat %a, %b : f16x8\n"), std::string::npos) << PrintKernel(k);
+  // The swapped operands are another op.
+  Kernel swapped = MustParse(absl::StrReplaceAll(kCat, {{"concat %a, %b", "concat %b, %a"}}));
+  EXPECT_FALSE(swapped.body[2] == k.body[2]);
+  // One operand, or no result type: errors at their columns.
+  absl::StatusOr<Kernel> one = ParseKernel(absl::StrReplaceAll(kCat, {{"concat %a, %b", "concat %a"}}), "c.kir");
+  ASSERT_FALSE(one.ok());
+  EXPECT_NE(one.status().message().find("c.kir:7:18: error: expected ','"), std::string::npos) << one.status();
+  absl::StatusOr<Kernel> untyped = ParseKernel(absl::StrReplaceAll(kCat, {{" : f16x8", ""}}), "c.kir");
+  ASSERT_FALSE(untyped.ok());
+  EXPECT_NE(untyped.status().message().find("c.kir:7:21: error: expected ':' before the result type"),
+            std::string::npos)
+      << untyped.status();
+  absl::StatusOr<Kernel> no_result = ParseKernel(absl::StrReplaceAll(kCat, {{"%c = concat", "concat"}}), "c.kir");
+  ASSERT_FALSE(no_result.ok());
+  EXPECT_NE(no_result.status().message().find("'concat' defines a value"), std::string::npos) << no_result.status();
+}
+
 TEST(ParserTest, CopyKernelFields) {
   Kernel k = MustParse(kCopy);
   EXPECT_EQ(k.name, "copy_f32");
@@ -653,13 +692,13 @@ TEST(ParserTest, Errors) {
       {h + "frobnicate\nend\n",
        "e.kir:4:1: error: unknown keyword 'frobnicate'; a line holds a declaration (target, workgroup, grid, "
        "const, arg, lds), an op without a result (store, lds_dma, barrier, yield, gemm), `%name = OP ...` (OP: load, "
-       "load_tr, const, zero, add, mul, fma, cvt, slice, mfma, for), '}' or 'end'"},
+       "load_tr, const, zero, add, mul, fma, cvt, slice, concat, mfma, for), '}' or 'end'"},
       {h + "%a = frob %b\nend\n",
        "e.kir:4:6: error: unknown op 'frob'; the ops that define a value are load, load_tr, const, zero, add, mul, fma, "
-       "cvt, slice, mfma and for"},
+       "cvt, slice, concat, mfma and for"},
       {h + "%a = sub %b, %c\nend\n",
        "e.kir:4:6: error: unknown op 'sub'; the ops that define a value are load, load_tr, const, zero, add, mul, fma, "
-       "cvt, slice, mfma and for (a - b is `fma %b, %minus_one, %a` with `%minus_one = const f32 -1`)"},
+       "cvt, slice, concat, mfma and for (a - b is `fma %b, %minus_one, %a` with `%minus_one = const f32 -1`)"},
       {h + "%a load A[0] : f32\nend\n",
        "e.kir:4:4: error: expected ',' or '=' after result name, found 'load'"},
       {h + "load A[0] : f32\nend\n",

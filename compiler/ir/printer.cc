@@ -112,6 +112,11 @@ void AppendOp(const Op& op, int indent, std::string* out) {
       AppendOperands(op.operands, out);
       absl::StrAppend(out, ", ", op.first, " : ", ValueTypeName(op.type));
       break;
+    case OpKind::kConcat:
+      out->append("concat ");
+      AppendOperands(op.operands, out);
+      absl::StrAppend(out, " : ", ValueTypeName(op.type));
+      break;
     case OpKind::kGemm:
       out->append(GemmOpText(op.gemm));
       break;

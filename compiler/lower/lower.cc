@@ -247,6 +247,9 @@ absl::Status LowerCtx::LowerOpList(const std::vector<Op>& ops) {
       case OpKind::kSlice:
         st = LowerSlice(op);
         break;
+      case OpKind::kConcat:
+        st = LowerConcat(op);
+        break;
       case OpKind::kFor:
         st = LowerFor(op);
         break;

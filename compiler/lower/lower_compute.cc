@@ -1,4 +1,5 @@
 // MFMA, constants, elementwise arithmetic and conversions.
+#include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -387,6 +388,55 @@ absl::Status LowerCtx::LowerSlice(const Op& op) {
         b_.Emit(Opc::kVMovB32, {MirBuilder::V(out.vreg, i), MirBuilder::V(src, first + i)});
     }
   }
+  values_[op.results[0]] = out;
+  return absl::OkStatus();
+}
+
+// concat: the result is one tuple of 2n registers whose halves are the
+// operands. An operand in a VGPR tuple of its own (not a view, not viewed,
+// not precoloured, not loop-carried: nothing writes it again in place)
+// becomes a view of its half, as ds_pairing re-roots the destinations it
+// merges: no instruction. Its earlier definitions then write the half
+// directly, and the result tuple counts as viewed, so nothing writes it in
+// place either (SrcCDiesHere). Any other operand (AGPRs, a zero, a view,
+// a carried register, the second use of one operand) is copied with
+// v_mov_b32 per register.
+absl::Status LowerCtx::LowerConcat(const Op& op) {
+  const Value& a = values_.at(op.operands[0].name);
+  const int n = a.type.Dwords();
+  if (op.type.Dwords() != 2 * n)
+    return Error(op, "concat of a half that fills part of a register (the validator admits whole registers only)");
+  MFunction& f = out_.mir;
+  auto own_tuple = [&](const std::string& name) {
+    const Value& v = values_.at(name);
+    if (v.cls != RegClass::kVgpr || v.is_zero || v.is_scalar_arg || v.vreg < 0) return false;
+    if (carried_vregs_.count(v.vreg) > 0) return false;
+    const VReg& r = f.vregs[v.vreg];
+    return r.cls == RegClass::kVgpr && r.alias_of < 0 && !r.has_views && r.fixed < 0 && r.count == n;
+  };
+  const bool view_a = own_tuple(op.operands[0].name);
+  const int vb = values_.at(op.operands[1].name).vreg;
+  const bool view_b = own_tuple(op.operands[1].name) && !(view_a && vb == a.vreg) && n % f.vregs[vb].align == 0;
+  int align = TupleAlign(t_, 2 * n);
+  if (view_a) align = std::max(align, f.vregs[a.vreg].align);
+  if (view_b) align = std::max(align, f.vregs[vb].align);
+  const int t = b_.NewV(2 * n, align);
+  for (int half = 0; half < 2; ++half) {
+    const std::string& name = op.operands[half].name;
+    if (half == 0 ? view_a : view_b) {
+      VReg& r = f.vregs[values_.at(name).vreg];
+      r.alias_of = t;
+      r.alias_offset = half * n;
+      continue;
+    }
+    const int src = VgprsOf(name);
+    for (int i = 0; i < n; ++i)
+      b_.Emit(Opc::kVMovB32, {MirBuilder::V(t, half * n + i), MirBuilder::V(src, i)});
+  }
+  f.vregs[t].has_views = view_a || view_b;
+  Value out;
+  out.type = op.type;
+  out.vreg = t;
   values_[op.results[0]] = out;
   return absl::OkStatus();
 }

@@ -131,6 +131,9 @@ class LowerCtx {
   // cvt between an fp8 type and f32 (lower_compute.cc).
   absl::Status LowerFp8Cvt(const Op& op, ElemType from, ElemType to, int src, int dst);
   absl::Status LowerSlice(const Op& op);
+  // concat: operands in VGPR tuples of their own become the halves of the
+  // result's tuple (no instruction); others are copied (v_mov_b32).
+  absl::Status LowerConcat(const Op& op);
 
   // Registers of a value usable by VALU/VMEM/DS (AGPR values copied to VGPRs).
   int VgprsOf(const std::string& name);

@@ -873,7 +873,7 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     for (const Op& d : body)
       for (const std::string& r : d.results)
         if (r == name && (d.kind == OpKind::kLoad || d.kind == OpKind::kMfma ||
-                          d.kind == OpKind::kCvt || d.kind == OpKind::kSlice ||
+                          d.kind == OpKind::kCvt || d.kind == OpKind::kSlice || d.kind == OpKind::kConcat ||
                           d.kind == OpKind::kConst || d.kind == OpKind::kZero)) {
           vt = d.type;
           found = true;

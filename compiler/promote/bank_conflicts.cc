@@ -238,6 +238,7 @@ class Types {
         case OpKind::kZero:
         case OpKind::kCvt:
         case OpKind::kSlice:
+        case OpKind::kConcat:
         case OpKind::kMfma:
           if (!op.results.empty()) t_[op.results[0]] = op.type;
           break;

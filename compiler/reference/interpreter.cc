@@ -590,6 +590,7 @@ class Interp {
   absl::Status RunElementwise(const Op& op);
   absl::Status RunCvt(const Op& op);
   absl::Status RunSlice(const Op& op);
+  absl::Status RunConcat(const Op& op);
   absl::Status RunConst(const Op& op);
   absl::Status RunMfma(const Op& op);
   absl::Status RunFor(const Op& op, int depth);
@@ -943,6 +944,8 @@ absl::Status Interp::RunOp(const Op& op, int depth) {
       return RunCvt(op);
     case OpKind::kSlice:
       return RunSlice(op);
+    case OpKind::kConcat:
+      return RunConcat(op);
     case OpKind::kFor:
       return RunFor(op, depth);
     case OpKind::kYield:
@@ -1517,6 +1520,33 @@ absl::Status Interp::RunSlice(const Op& op) {
   Slot out = NewSlot(op.type);
   for (int64_t t = 0; t < nthreads_; ++t)
     for (int e = 0; e < op.type.width; ++e) out.v[t][e] = in.v[t][op.first + e];
+  return Define(op, op.results[0], std::move(out));
+}
+
+// concat: the first operand's elements, then the second's.
+absl::Status Interp::RunConcat(const Op& op) {
+  absl::Status s = Arity(op, 1, 2);
+  if (!s.ok()) return s;
+  absl::StatusOr<const Slot*> a = Value(op, op.operands[0]);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<const Slot*> b = Value(op, op.operands[1]);
+  if (!b.ok()) return b.status();
+  const Slot& lo = **a;
+  const Slot& hi = **b;
+  if (!ValidType(op.type)) return OpErr(op, "invalid result type " + TypeText(op.type));
+  if (!(lo.type == hi.type) || op.type.elem != lo.type.elem || op.type.width != 2 * lo.type.width)
+    return OpErr(op, absl::StrCat("concat joins two values of one type into twice the width: the operands are ",
+                                  TypeText(lo.type), " and ", TypeText(hi.type), ", the result ",
+                                  TypeText(op.type)));
+  s = CanDefine(op, op.results[0]);
+  if (!s.ok()) return s;
+  Slot out = NewSlot(op.type);
+  const int w = lo.type.width;
+  for (int64_t t = 0; t < nthreads_; ++t)
+    for (int e = 0; e < w; ++e) {
+      out.v[t][e] = lo.v[t][e];
+      out.v[t][w + e] = hi.v[t][e];
+    }
   return Define(op, op.results[0], std::move(out));
 }
 

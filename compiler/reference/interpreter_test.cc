@@ -292,6 +292,52 @@ TEST(Interpreter, LoadTrGivesEachLaneAColumnOfItsGroupsBlocks) {
   EXPECT_EQ(y[37 * 4 + 3], 0x3cb5);
 }
 
+// concat: the first operand's elements, then the second's, per thread.
+// X row t holds 0x3c00 + 16t + c (f16 bits); %ba = X[t, 4..7] then X[t, 0..3],
+// %ff = (t + 0.5, t + 0.25) then (t + 0.5, t + 0.25) again (f32, one value twice).
+TEST(Interpreter, ConcatJoinsTheOperandsInOrder) {
+  Kernel k = MustParse(R"(kernel cat
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[64, 8] strides [8, 1] readonly
+arg F : f32[64, 2] strides [2, 1] readonly
+arg Y : f16[64, 8] strides [8, 1] writeonly
+arg G : f32[64, 4] strides [4, 1] writeonly
+  %a = load X[tid.x, 0] : f16x4
+  %b = load X[tid.x, 4] : f16x4
+  %ba = concat %b, %a : f16x8
+  store Y[tid.x, 0], %ba
+  %f = load F[tid.x, 0] : f32x2
+  %ff = concat %f, %f : f32x4
+  store G[tid.x, 0], %ff
+end
+)");
+  std::vector<uint16_t> x(64 * 8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint16_t>(0x3c00 + 16 * (i / 8) + i % 8);
+  std::vector<float> f(64 * 2);
+  for (int t = 0; t < 64; ++t) f[2 * t] = t + 0.5f, f[2 * t + 1] = t + 0.25f;
+  InterpArgs a;
+  a.buffers["X"] = Bytes(x);
+  a.buffers["F"] = Bytes(f);
+  a.buffers["Y"] = std::vector<uint8_t>(64 * 8 * 2, 0);
+  a.buffers["G"] = std::vector<uint8_t>(64 * 4 * 4, 0);
+  absl::Status st = Interpret(k, a);
+  ASSERT_TRUE(st.ok()) << st;
+  std::vector<uint16_t> y = From<uint16_t>(a.buffers["Y"]);
+  std::vector<float> g = From<float>(a.buffers["G"]);
+  for (int t = 0; t < 64; ++t) {
+    for (int e = 0; e < 4; ++e) {
+      EXPECT_EQ(y[static_cast<size_t>(8 * t + e)], 0x3c00 + 16 * t + 4 + e) << "thread " << t << " element " << e;
+      EXPECT_EQ(y[static_cast<size_t>(8 * t + 4 + e)], 0x3c00 + 16 * t + e) << "thread " << t << " element " << 4 + e;
+    }
+    for (int e = 0; e < 4; ++e)
+      EXPECT_EQ(g[static_cast<size_t>(4 * t + e)], t + (e % 2 == 0 ? 0.5f : 0.25f)) << "thread " << t;
+  }
+  // Thread 3 by hand: X[3, 4..7] = 0x3c34..0x3c37 first.
+  EXPECT_EQ(y[3 * 8 + 0], 0x3c34);
+  EXPECT_EQ(y[3 * 8 + 7], 0x3c33);
+}
+
 // testdata/kernels/load_tr_bf16.kir: two waves, two workgroups, and each
 // lane names the block 4 rows further down (mod 16): the group's matrix is
 // tile rows 4g+4..4g+7 (mod 16), so lane 16g + j gets tile[(4g + e + 4) mod 16][j].

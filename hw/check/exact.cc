@@ -539,6 +539,14 @@ class Analysis {
           env[op.results[0]] = v;
           break;
         }
+        case OpKind::kConcat: {  // elements of either operand: a bound of both
+          if (op.results.empty() || op.operands.size() < 2) break;
+          AbsVal v = Join(Get(op, op.operands[0], env), Get(op, op.operands[1], env));
+          v.t = op.type.elem;
+          v.width = op.type.width;
+          env[op.results[0]] = v;
+          break;
+        }
         case OpKind::kFor:
           Loop(op, env, mem, obl);
           break;
