@@ -1105,9 +1105,10 @@ absl::Status Promoter::ChooseLayout(Side& s) {
   }
   cands.insert(cands.end(), more.begin(), more.end());
   std::stable_sort(cands.begin(), cands.end(), by_key);
-  // K-major staging read by load_tr, when the bank model counts no more DS
-  // instructions and cycles per K tile (fragment reads + tile writes) and
-  // fewer of one, and its copy is as coalesced.
+  // K-major staging read by load_tr, when the bank model counts no more
+  // fragment-read conflicts (the first criterion, as in Candidate::Key), no
+  // more DS instructions and cycles per K tile (fragment reads + tile
+  // writes) and fewer of one, and its copy is as coalesced.
   absl::StatusOr<std::vector<Candidate>> tr = TrCandidates(s, base, alongs, want_along);
   if (!tr.ok()) return tr.status();
   if (!tr->empty()) {
@@ -1117,7 +1118,8 @@ absl::Status Promoter::ChooseLayout(Side& s) {
     const int64_t yi = y.fragment_reads.instructions + y.tile_writes.instructions;
     const int64_t xc = x.fragment_reads.cycles + x.tile_writes.cycles;
     const int64_t yc = y.fragment_reads.cycles + y.tile_writes.cycles;
-    if (tr->front().coalesced >= cands.front().coalesced && xi <= yi && xc <= yc && (xi < yi || xc < yc))
+    if (x.fragment_reads.conflicts <= y.fragment_reads.conflicts &&
+        tr->front().coalesced >= cands.front().coalesced && xi <= yi && xc <= yc && (xi < yi || xc < yc))
       cands = std::move(*tr);
   }
   (s.is_b ? b_cands_ : a_cands_) = std::move(cands);
@@ -1219,9 +1221,12 @@ absl::StatusOr<std::vector<Candidate>> Promoter::TrCandidates(const Side& s, con
                                                               int64_t want_along) const {
   std::vector<Candidate> cands;
   if (!TrEligible(s) || base.vec_along_k || base.vec < 4) return cands;
-  // Pads keep every row's blocks 8-byte aligned and its stored vectors aligned.
+  // Pads keep every row's blocks 8-byte aligned and its stored vectors
+  // aligned; up to 64 elements (128 bytes: a 32-lane group of a b64 read
+  // spans 4 rows, whose banks a pitch of 16 mod 64 dwords keeps apart, e.g.
+  // 128 + 32 elements).
   const int64_t pad_step = std::max<int64_t>(4, base.vec);
-  for (int64_t pad = 0; pad <= 16; pad += pad_step) {
+  for (int64_t pad = 0; pad <= 64; pad += pad_step) {
     for (int64_t along : alongs) {
       GemmOperandPlan q = base;
       q.tr = true;
