@@ -96,6 +96,12 @@ struct GemmConfig {
   // The A and B tiles go to LDS by gfx950's LDS DMA (KIR lds_dma), not
   // through registers and LDS stores (compiler/promote).
   bool lds_dma = false;
+  // Promotion may stage a K-strided 16-bit operand (A.km, B.kn) K-major in
+  // LDS and read its fragments with gfx950's load_tr (two and a concat for
+  // an 8-element fragment) where the bank model and the DS instruction count
+  // favour it (compiler/promote GemmOperandPlan::tr). false: never (the
+  // transposing copy). A knob of the C++ API, no KIR clause.
+  bool load_tr = true;
   // Which of tile, waves, mfma, double_buffer and lds_dma the defaults chose.
   bool default_tile = false, default_waves = false, default_mfma = false,
        default_double_buffer = false, default_lds_dma = false;

@@ -259,6 +259,26 @@ class Promoter {
   std::vector<IndexRef> FragmentIndex(const Side& s, const GemmOperandPlan& p,
                                       const IndexRef& stage, int64_t i, int64_t step) const;
   bool GuardRows(const Side& s) const { return s.rows % s.block != 0; }
+  // ---- K-major staging read by load_tr (GemmOperandPlan::tr)
+  // Whether `s` may be staged so: gfx950, 16-bit, stride-1 along the rows,
+  // fragments of whole 4-element blocks, MFMA rows in 16-lane groups.
+  bool TrEligible(const Side& s) const;
+  // The block lane tid.x addresses in `half` (elements 4 * half .. + 3 of
+  // its fragment) of MFMA tile `i`, k-step `step` (plan comment at
+  // GemmOperandPlan::tr).
+  std::vector<IndexRef> FragmentIndexTr(const Side& s, const GemmOperandPlan& p, const IndexRef& stage,
+                                        int64_t i, int64_t step, int64_t half) const;
+  // The fragment as a value: one load_tr, or two joined by concat.
+  std::string EmitFragmentTr(KernelBuilder& b, const Side& s, const IndexRef& stage, int64_t i,
+                             int64_t step, const std::string& name) const;
+  void EmitCopyStoresTr(KernelBuilder& b, const Side& s, const IndexRef& stage,
+                        const std::vector<std::string>& vals) const;
+  absl::StatusOr<LdsTraffic> ReadTrafficTr(const Side& s, const GemmOperandPlan& p) const;
+  absl::StatusOr<LdsTraffic> WriteTrafficTr(const Side& s, const GemmOperandPlan& p) const;
+  // The best tr candidates of `s` (sorted), or none when not eligible.
+  absl::StatusOr<std::vector<Candidate>> TrCandidates(const Side& s, const GemmOperandPlan& base,
+                                                      const std::vector<int64_t>& alongs,
+                                                      int64_t want_along) const;
 
   // ---- emission
   // Global loads of the operand's share of a K tile at k = kbase; returns names.
@@ -302,6 +322,16 @@ class Promoter {
   absl::StatusOr<LdsTraffic> ReadTraffic(const Side& s, const GemmOperandPlan& p) const;
   absl::StatusOr<LdsTraffic> WriteTraffic(const Side& s, const GemmOperandPlan& p) const;
   Kernel ProbeKernel(const Side& s, const GemmOperandPlan& p) const;
+  // Both allocations' bytes as kir::LayoutLds lays them out (a tr plan pads
+  // its BK rows of M / N; GemmConfig::LdsBytes pads rows of K).
+  int64_t PlanLdsBytes(const GemmOperandPlan& a, const GemmOperandPlan& b) const {
+    if (!a.tr && !b.tr) return c_.LdsBytes(a.pad, b.pad);
+    auto bytes = [&](const Side& s, const GemmOperandPlan& p) {
+      const int64_t n = p.tr ? c_.bk * (s.block + p.pad) : s.block * (c_.bk + p.pad);
+      return c_.Stages() * n * ElemBytes(s.arg->elem);
+    };
+    return (bytes(a_, a) + 15) / 16 * 16 + bytes(b_, b);
+  }
 
   const Kernel& k_;
   const Op& op_;
@@ -361,10 +391,11 @@ LdsAlloc Promoter::Alloc(const Side& s, const GemmOperandPlan& p) const {
   LdsAlloc l;
   l.name = p.lds;
   l.elem = s.arg->elem;
+  const int64_t outer = p.tr ? c_.bk : s.block, inner = p.tr ? s.block : c_.bk;
   if (c_.double_buffer)
-    l.shape = {2, s.block, c_.bk};
+    l.shape = {2, outer, inner};
   else
-    l.shape = {s.block, c_.bk};
+    l.shape = {outer, inner};
   l.pad = p.pad;
   l.loc = op_.loc;
   return l;
@@ -413,6 +444,7 @@ std::vector<std::string> Promoter::EmitCopyLoads(KernelBuilder& b, const Side& s
 void Promoter::EmitCopyStores(KernelBuilder& b, const Side& s, const IndexRef& stage,
                               const std::vector<std::string>& vals) const {
   const GemmOperandPlan& p = s.plan;
+  if (p.tr) return EmitCopyStoresTr(b, s, stage, vals);
   MemOpOptions o;
   o.along = p.vec_along_k ? LdsRank() - 1 : LdsRank() - 2;
   for (int64_t i = 0; i < p.copies; ++i) {
@@ -474,12 +506,16 @@ std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& s
   std::vector<std::string> cur = acc;
   const ValueType frag_a{a_.arg->elem, m.ab_width}, frag_b{b_.arg->elem, m.ab_width};
   auto read = [&](int64_t step, std::vector<std::string>* fa, std::vector<std::string>* fb) {
-    for (int64_t i = 0; i < a_.tiles; ++i)
-      fa->push_back(b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag_a, {},
-                           absl::StrCat("a", i, "_k", step, suffix)));
-    for (int64_t j = 0; j < b_.tiles; ++j)
-      fb->push_back(b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag_b, {},
-                           absl::StrCat("b", j, "_k", step, suffix)));
+    for (int64_t i = 0; i < a_.tiles; ++i) {
+      const std::string name = absl::StrCat("a", i, "_k", step, suffix);
+      fa->push_back(a_.plan.tr ? EmitFragmentTr(b, a_, stage, i, step, name)
+                               : b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag_a, {}, name));
+    }
+    for (int64_t j = 0; j < b_.tiles; ++j) {
+      const std::string name = absl::StrCat("b", j, "_k", step, suffix);
+      fb->push_back(b_.plan.tr ? EmitFragmentTr(b, b_, stage, j, step, name)
+                               : b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag_b, {}, name));
+    }
   };
   std::vector<std::vector<std::string>> all_a(c_.KSteps()), all_b(c_.KSteps());
   if (after_reads) {
@@ -803,6 +839,7 @@ Kernel Promoter::ProbeKernel(const Side& s, const GemmOperandPlan& p) const {
 // lane), so then every read of every wave is counted. promote_test checks the
 // figures against the exact count of the promoted kernel.
 absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperandPlan& p) const {
+  if (p.tr) return ReadTrafficTr(s, p);
   Kernel probe = ProbeKernel(s, p);
   Op rd;
   rd.kind = OpKind::kLoad;
@@ -850,6 +887,7 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
 // promote_test checks the figures against the exact count of the promoted
 // kernel.
 absl::StatusOr<LdsTraffic> Promoter::WriteTraffic(const Side& s, const GemmOperandPlan& p) const {
+  if (p.tr) return WriteTrafficTr(s, p);
   Kernel probe = ProbeKernel(s, p);
   LdsTraffic t;
   const IndexRef stage = c_.double_buffer ? Stage(1) : nullptr;
@@ -1072,8 +1110,149 @@ absl::Status Promoter::ChooseLayout(Side& s) {
   }
   cands.insert(cands.end(), more.begin(), more.end());
   std::stable_sort(cands.begin(), cands.end(), by_key);
+  // K-major staging read by load_tr, when the bank model counts no more
+  // fragment-read conflicts (the first criterion, as in Candidate::Key), no
+  // more DS instructions and cycles per K tile (fragment reads + tile
+  // writes) and fewer of one, and its copy is as coalesced.
+  absl::StatusOr<std::vector<Candidate>> tr = TrCandidates(s, base, alongs, want_along);
+  if (!tr.ok()) return tr.status();
+  if (!tr->empty()) {
+    const GemmOperandPlan& x = tr->front().plan;
+    const GemmOperandPlan& y = cands.front().plan;
+    const int64_t xi = x.fragment_reads.instructions + x.tile_writes.instructions;
+    const int64_t yi = y.fragment_reads.instructions + y.tile_writes.instructions;
+    const int64_t xc = x.fragment_reads.cycles + x.tile_writes.cycles;
+    const int64_t yc = y.fragment_reads.cycles + y.tile_writes.cycles;
+    if (x.fragment_reads.conflicts <= y.fragment_reads.conflicts &&
+        tr->front().coalesced >= cands.front().coalesced && xi <= yi && xc <= yc && (xi < yi || xc < yc))
+      cands = std::move(*tr);
+  }
   (s.is_b ? b_cands_ : a_cands_) = std::move(cands);
   return absl::OkStatus();
+}
+
+bool Promoter::TrEligible(const Side& s) const {
+  if (!c_.load_tr || c_.lds_dma || !t_.has_ds_read_tr_b16 || ElemBytes(s.arg->elem) != 2) return false;
+  const MfmaDesc& m = *c_.mfma;
+  const int64_t rows = s.is_b ? m.n : m.m;
+  const int rdim = s.k_major ? 1 : 0;
+  return s.arg->strides[rdim] == 1 && s.arg->strides[1 - rdim] != 1 && m.ab_width % 4 == 0 &&
+         m.ab_width <= 8 && rows % 16 == 0 && s.block % 4 == 0;
+}
+
+std::vector<IndexRef> Promoter::FragmentIndexTr(const Side& s, const GemmOperandPlan& p,
+                                                const IndexRef& stage, int64_t i, int64_t step,
+                                                int64_t half) const {
+  (void)p;
+  const MfmaDesc& m = *c_.mfma;
+  const int64_t rows = s.is_b ? m.n : m.m;
+  // Lane l of 16-lane group g supplies row e = (l mod 16) floordiv 4 (k)
+  // and columns 4 * (l mod 4) .. + 3 (rows of the tile) of the group's 4 x 16
+  // matrix; lane 16g + j receives column j, i.e. tile row 16 * (g mod
+  // (R / 16)) + j, elements k .. k + 3.
+  IndexRef r = Add(Add(Mul(WaveIdx(s), s.block / s.waves), i * rows), Mul(Mod(ITid(0), 4), 4));
+  if (rows > 16) r = Add(r, Mul(Mod(Div(ITid(0), 16), rows / 16), 16));
+  IndexRef kk = Add(Add(IConst(step * m.k + 4 * half), Mul(Div(ITid(0), rows), m.ab_width)),
+                    Div(Mod(ITid(0), 16), 4));
+  return LdsIndex(stage, std::move(kk), std::move(r));
+}
+
+std::string Promoter::EmitFragmentTr(KernelBuilder& b, const Side& s, const IndexRef& stage, int64_t i,
+                                     int64_t step, const std::string& name) const {
+  const MfmaDesc& m = *c_.mfma;
+  const ValueType block{s.arg->elem, 4};
+  if (m.ab_width == 4) return b.LoadTr(s.plan.lds, FragmentIndexTr(s, s.plan, stage, i, step, 0), block, -1, name);
+  std::string lo = b.LoadTr(s.plan.lds, FragmentIndexTr(s, s.plan, stage, i, step, 0), block, -1, name + "_lo");
+  std::string hi = b.LoadTr(s.plan.lds, FragmentIndexTr(s, s.plan, stage, i, step, 1), block, -1, name + "_hi");
+  return b.Concat(lo, hi, {s.arg->elem, m.ab_width}, name);
+}
+
+void Promoter::EmitCopyStoresTr(KernelBuilder& b, const Side& s, const IndexRef& stage,
+                                const std::vector<std::string>& vals) const {
+  const GemmOperandPlan& p = s.plan;
+  MemOpOptions o;
+  o.along = LdsRank() - 1;
+  for (int64_t i = 0; i < p.copies; ++i) {
+    Coord c = CopyCoord(s, p, i);
+    b.Store(p.lds, LdsIndex(stage, c.kk, c.r), vals[i], o);
+  }
+}
+
+// As ReadTraffic without a swizzle: tile, k-step and wave offsets move every
+// lane's block by one multiple of 4 bytes (rows by 16 elements, k by whole
+// rows of an even pitch).
+absl::StatusOr<LdsTraffic> Promoter::ReadTrafficTr(const Side& s, const GemmOperandPlan& p) const {
+  Kernel probe = ProbeKernel(s, p);
+  Op rd;
+  rd.kind = OpKind::kLoad;
+  rd.tr = true;
+  rd.mem = p.lds;
+  rd.along = LdsRank() - 1;
+  LdsTraffic t;
+  for (int64_t half = 0; half < c_.mfma->ab_width / 4; ++half) {
+    rd.index = FragmentIndexTr(s, p, Stage(0), 0, 0, half);
+    absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, {s.arg->elem, 4}, {{"k", 0}}, t_.lds_banks, 0, 1);
+    if (!one.ok()) return one.status();
+    t += *one;
+  }
+  const int64_t n = s.tiles * c_.KSteps() * c_.wm * c_.wn;
+  t.instructions *= n;
+  t.cycles *= n;
+  t.conflicts *= n;
+  return t;
+}
+
+absl::StatusOr<LdsTraffic> Promoter::WriteTrafficTr(const Side& s, const GemmOperandPlan& p) const {
+  Kernel probe = ProbeKernel(s, p);
+  const IndexRef stage = c_.double_buffer ? Stage(1) : nullptr;
+  LdsTraffic t;
+  for (int64_t i = 0; i < p.copies; ++i) {
+    Coord c = CopyCoord(s, p, i);
+    Op st;
+    st.kind = OpKind::kStore;
+    st.mem = p.lds;
+    st.index = LdsIndex(stage, c.kk, c.r);
+    st.along = LdsRank() - 1;
+    absl::StatusOr<LdsTraffic> one =
+        LdsOpTraffic(probe, st, {s.arg->elem, p.vec}, {{"k", 0}}, t_.lds_banks, 0, -1);
+    if (!one.ok()) return one.status();
+    t += *one;
+  }
+  return t;
+}
+
+absl::StatusOr<std::vector<Candidate>> Promoter::TrCandidates(const Side& s, const GemmOperandPlan& base,
+                                                              const std::vector<int64_t>& alongs,
+                                                              int64_t want_along) const {
+  std::vector<Candidate> cands;
+  if (!TrEligible(s) || base.vec_along_k || base.vec < 4) return cands;
+  // Pads keep every row's blocks 8-byte aligned and its stored vectors
+  // aligned; up to 64 elements (128 bytes: a 32-lane group of a b64 read
+  // spans 4 rows, whose banks a pitch of 16 mod 64 dwords keeps apart, e.g.
+  // 128 + 32 elements).
+  const int64_t pad_step = std::max<int64_t>(4, base.vec);
+  for (int64_t pad = 0; pad <= 64; pad += pad_step) {
+    for (int64_t along : alongs) {
+      GemmOperandPlan q = base;
+      q.tr = true;
+      q.pad = pad;
+      q.lds_vec = base.vec;
+      q.lanes_along = along;
+      absl::StatusOr<LdsTraffic> reads = ReadTrafficTr(s, q);
+      if (!reads.ok()) return reads.status();
+      q.fragment_reads = *reads;
+      absl::StatusOr<LdsTraffic> writes = WriteTrafficTr(s, q);
+      if (!writes.ok()) return writes.status();
+      q.tile_writes = *writes;
+      Candidate cand;
+      cand.plan = q;
+      cand.coalesced = along >= want_along;
+      cands.push_back(std::move(cand));
+    }
+  }
+  std::stable_sort(cands.begin(), cands.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.Key() < y.Key(); });
+  return cands;
 }
 
 absl::StatusOr<GemmPlan> Promoter::Plan() {
@@ -1087,7 +1266,7 @@ absl::StatusOr<GemmPlan> Promoter::Plan() {
   std::tuple<int64_t, int, int64_t, int64_t, int> best;
   for (const Candidate& ca : a_cands_) {
     for (const Candidate& cb : b_cands_) {
-      if (c_.LdsBytes(ca.plan.pad, cb.plan.pad) > t_.lds_bytes) continue;
+      if (PlanLdsBytes(ca.plan, cb.plan) > t_.lds_bytes) continue;
       auto key = std::make_tuple(ca.plan.fragment_reads.conflicts + cb.plan.fragment_reads.conflicts,
                                  (ca.coalesced ? 0 : 1) + (cb.coalesced ? 0 : 1),
                                  ca.plan.tile_writes.cycles + cb.plan.tile_writes.cycles,
@@ -1107,14 +1286,15 @@ absl::StatusOr<GemmPlan> Promoter::Plan() {
   plan.config = c_;
   plan.a = a_.plan;
   plan.b = b_.plan;
-  plan.lds_bytes = c_.LdsBytes(a_.plan.pad, b_.plan.pad);
+  plan.lds_bytes = PlanLdsBytes(a_.plan, b_.plan);
   return plan;
 }
 
 std::string OperandSummary(const char* name, ElemType elem, const GemmConfig& c,
                            const GemmOperandPlan& p, int64_t rows) {
-  std::string shape = c.double_buffer ? absl::StrCat("[2, ", rows, ", ", c.bk, "]")
-                                      : absl::StrCat("[", rows, ", ", c.bk, "]");
+  const int64_t outer = p.tr ? c.bk : rows, inner = p.tr ? rows : c.bk;
+  std::string shape = c.double_buffer ? absl::StrCat("[2, ", outer, ", ", inner, "]")
+                                      : absl::StrCat("[", outer, ", ", inner, "]");
   return absl::StrCat(
       name, ": ", Elem(elem), p.vec > 1 ? absl::StrCat("x", p.vec) : "", " loads along ",
       p.vec_along_k ? "K" : (name[0] == 'A' ? "M" : "N"), ", ", p.copies, " per thread, ",
@@ -1123,7 +1303,8 @@ std::string OperandSummary(const char* name, ElemType elem, const GemmConfig& c,
                      : "",
       "; LDS ", p.lds, " ", shape, " pad ", p.pad,
       p.swizzle > 0 ? absl::StrCat(" swizzled by row floordiv ", p.swizzle) : "",
-      p.dma ? ", copied by lds_dma (no stores)"
+      p.tr ? absl::StrCat(" (K-major), stores ", Elem(elem), "x", p.lds_vec, ", fragments by load_tr")
+      : p.dma ? ", copied by lds_dma (no stores)"
       : p.vec_along_k ? absl::StrCat(", stores ", Elem(elem),
                                      p.lds_vec > 1 ? absl::StrCat("x", p.lds_vec) : "")
                       : ", stores transposed (one element per ds_write)",

@@ -2,7 +2,7 @@
 // op (compiler/ir/gemm.h) into thread-level KIR that stages A and B through
 // LDS and runs the MFMAs in a K loop. The result uses only thread-level ops
 // (load/store [guarded] with along, barrier, mfma, zero, mul, fma, cvt,
-// slice, for with iter_args), so the validator, the lowering, the reference
+// slice, for with iter_args; on gfx950 load_tr and concat, lds_dma), so the validator, the lowering, the reference
 // interpreter and `kirc compile --emit=kir` take it like a hand-written kernel.
 //
 // Structure of the promoted kernel (C = alpha * op(A) * op(B) + beta * C):
@@ -24,6 +24,8 @@
 //   dimension) is transposed on the way in: global loads stay vectors along
 //   the stride-1 dimension (coalesced) and the LDS store scatters the vector
 //   down the column (`store ... along` the row dimension).
+//   Exception (gfx950, 16-bit, GemmOperandPlan::tr): such an operand may be
+//   staged K-major as it is and its fragments read with load_tr + concat.
 // - Per K tile the workgroup's threads copy A's BM x BK and B's BN x BK tile
 //   with the widest global vectors the proven alignment allows (16 bytes
 //   when the stride-1 extent, the other stride and the tile are multiples
@@ -107,6 +109,19 @@ struct GemmOperandPlan {
   // so that a fragment never straddles two rotated units. No LDS stores
   // (tile_writes stays 0: the DMA is no DS instruction).
   bool dma = false;
+  // Staged K-major for gfx950's transposing read (TargetInfo::has_ds_read_tr_b16;
+  // 16-bit operands whose stride-1 dimension is M / N, GemmConfig::load_tr):
+  // LDS holds [stage,] BK x (rows + pad), the copy stores the global vectors
+  // (along the rows) as they are, and each w-element fragment is w / 4 KIR
+  // `load_tr` reads joined by `concat` when w is 8. Lane l (row l mod R of
+  // its R-row MFMA tile, k = (l floordiv R) * w + 4h .. + 3 for half h)
+  // addresses the block at k = kb + (l mod 16) floordiv 4, row = its 16-row
+  // group's first + 4 * (l mod 4): what ds_read_b64_tr_b16's lane exchange
+  // (DsReadTrB16Source, compiler/isa/semantics.h) turns into its own row's
+  // 4 elements along K. Chosen over the transposing copy when its DS
+  // instructions and cycles (fragment reads + tile writes) are no more and
+  // one is fewer.
+  bool tr = false;
   // Per K tile, summed over the workgroup's waves (bank_conflicts.h model).
   LdsTraffic fragment_reads;  // the MFMA fragment reads of the operand
   LdsTraffic tile_writes;     // the copy's LDS stores

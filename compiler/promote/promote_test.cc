@@ -599,6 +599,61 @@ TEST(PromoteGemm, LdsDmaMatchesCpuGemm) {
   }
 }
 
+// Issue 19: K-strided 16-bit operands on gfx950 staged K-major and read
+// with load_tr (+ concat for 8-element fragments) where the bank model
+// favours it: the promoted kernels in the interpreter against the CPU GEMM,
+// and the 4096^3 f16 A.km x B.kn default plans both operands so (40 DS
+// instructions per trip instead of 80: loop_analysis_test). GemmConfig::
+// load_tr false, gfx942 (no load_tr) and A.mk never do.
+TEST(PromoteGemm, LoadTrForKStridedOperandsOnGfx950) {
+  std::vector<Case> cases;
+  auto add = [&](ElemType in, bool a_km, bool b_kn, int64_t m, int64_t n, int64_t k, const std::string& clauses) {
+    Case c;
+    c.target = "gfx950";
+    c.in = in;
+    c.a_km = a_km, c.b_kn = b_kn;
+    c.m = m, c.n = n, c.k = k;
+    c.clauses = clauses;
+    cases.push_back(c);
+  };
+  add(ElemType::kF16, true, true, 128, 128, 96, " tile 128x128x32 waves 2x2");
+  add(ElemType::kBF16, true, false, 128, 64, 64, " tile 128x64x32 waves 2x2 double_buffer off");
+  add(ElemType::kF16, false, true, 64, 64, 64, " tile 32x32x32 waves 1x1 mfma f32_16x16x32_f16");
+  int tr_plans = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.Label());
+    RunStats st;
+    RunCase(c, &st);
+    EXPECT_FALSE(!c.a_km && st.plan.a.tr);
+    EXPECT_FALSE(!c.b_kn && st.plan.b.tr);
+    tr_plans += st.plan.a.tr + st.plan.b.tr;
+    std::printf("%s\n%s", c.Label().c_str(), st.plan.Summary().c_str());
+  }
+  EXPECT_GT(tr_plans, 0);
+  Case big;
+  big.target = "gfx950";
+  big.a_km = big.b_kn = true;
+  big.m = big.n = big.k = 4096;
+  Kernel k = ParseCase(big);
+  absl::StatusOr<GemmPlan> plan = PlanGemm(k, Target("gfx950"));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->a.tr && plan->b.tr) << plan->Summary();
+  // Tile 128x128x32 waves 2x2: per K tile each of the 4 waves reads 2 k-steps
+  // x (2 + 2) fragments of 2 load_tr each and writes 2 + 2 ds_write_b128.
+  EXPECT_EQ(plan->a.fragment_reads.instructions + plan->b.fragment_reads.instructions, 4 * 16);
+  EXPECT_EQ(plan->a.tile_writes.instructions + plan->b.tile_writes.instructions, 4 * 4);
+  GemmConfig off;
+  ASSERT_TRUE(ValidateKernel(k, Target("gfx950"), "", &off).ok());
+  off.load_tr = false;
+  absl::StatusOr<Kernel> p = PromoteGemm(k, Target("gfx950"), off);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(PrintKernel(*p).find("load_tr"), std::string::npos);
+  big.target = "gfx942";
+  absl::StatusOr<GemmPlan> p942 = PlanGemm(ParseCase(big), Target("gfx942"));
+  ASSERT_TRUE(p942.ok()) << p942.status();
+  EXPECT_FALSE(p942->a.tr || p942->b.tr);
+}
+
 // `lds_dma on` is refused with the reason, at the gemm's position: on
 // targets without the DMA (naming the target), for K-strided operands, rows
 // not 16-byte aligned, edge tiles (naming which extent) and K-tile rows that

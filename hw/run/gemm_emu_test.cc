@@ -206,6 +206,14 @@ std::vector<GemmCase> Covering() {
   // f16 with both operands K-major (A.km, B.kn) at the default tiling: the
   // layouts a transposing fragment read (load_tr) serves (issue 19).
   v.push_back({"f16", "f32", true, true, "gfx950", true, 0, 128, 128, 64});
+  // Issue 19: K-strided 16-bit operands staged K-major and read with two
+  // load_tr + concat where promotion's bank model prefers it: A.km alone,
+  // B.kn alone, single and double buffered, f16 and bf16, 1 and 4 waves
+  // (16x16x32 and 32x32x16 fragments), a partial K tile.
+  v.push_back({"f16", "f32", true, false, "gfx950", false, 0, 128, 128, 96});
+  v.push_back({"bf16", "f32", false, true, "gfx950", true, 0, 128, 128, 128});
+  v.push_back({"bf16", "f16", true, true, "gfx950", true, 4, 128, 64, 72});
+  v.push_back({"f16", "bf16", true, true, "gfx950", false, 1, 64, 64, 64});
   // fp8 (issue 19 part 3): gfx942 FNUZ and gfx950 OCP, equal and mixed
   // formats, every layout, per-tensor scales, edges (K < BK), double
   // buffering on and off, default and explicit waves; C f32, f16, bf16.
