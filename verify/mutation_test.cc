@@ -213,12 +213,14 @@ void RunMutations(const std::string& name, const std::string& text, const std::s
       ++tally.harmful;
       if (failed) {
         ++tally.killed;
-        // Killed by a solver model, or only by the concrete search after the solver?
+        // Killed by a solver model (or the evaluation of every point of a
+        // small domain, which decides the same query), or only by the
+        // concrete search after the solver?
         bool by_model = false;
         std::string search_note;
         for (const AccessVerdict& a : v.accesses) {
           if (a.status != AccessVerdict::Status::kFailed) continue;
-          if (a.counterexample.find("from the solver's model") != std::string::npos ||
+          if (a.counterexample.find("from the solver's model") != std::string::npos || a.points_checked > 0 ||
               a.counterexample.empty())
             by_model = true;
           else if (search_note.empty())

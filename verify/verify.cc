@@ -1230,6 +1230,45 @@ struct CW {
   B Implies(B a, B b) const { return !a || b; }
 };
 
+// Bounds of KIR index values over a box of work-item, workgroup and loop
+// values (IrValue in interval arithmetic, exact in 128 bits): every
+// intermediate value of IrValue's CW evaluation at a point of the box lies in
+// the interval of its subexpression, so when every bound is within +-2^62
+// (`ok`) that evaluation cannot overflow int64. The exhaustive proof
+// (ProveByEvaluation) requires it.
+struct IdxBound {
+  int64_t lo = 0, hi = 0;
+  bool ok = true;
+};
+IdxBound MakeBound(__int128 lo, __int128 hi, bool ok) {
+  const __int128 cap = static_cast<__int128>(1) << 62;
+  if (!ok || lo < -cap || hi > cap) return IdxBound{0, 0, false};
+  return IdxBound{static_cast<int64_t>(lo), static_cast<int64_t>(hi), true};
+}
+IdxBound operator+(const IdxBound& a, const IdxBound& b) {
+  return MakeBound(static_cast<__int128>(a.lo) + b.lo, static_cast<__int128>(a.hi) + b.hi, a.ok && b.ok);
+}
+IdxBound operator-(const IdxBound& a, const IdxBound& b) {
+  return MakeBound(static_cast<__int128>(a.lo) - b.hi, static_cast<__int128>(a.hi) - b.lo, a.ok && b.ok);
+}
+IdxBound operator*(const IdxBound& a, const IdxBound& b) {
+  const __int128 p[4] = {static_cast<__int128>(a.lo) * b.lo, static_cast<__int128>(a.lo) * b.hi,
+                         static_cast<__int128>(a.hi) * b.lo, static_cast<__int128>(a.hi) * b.hi};
+  return MakeBound(*std::min_element(p, p + 4), *std::max_element(p, p + 4), a.ok && b.ok);
+}
+struct BoundW {
+  using I = IdxBound;
+  I C(int64_t v) const { return MakeBound(v, v, true); }
+  I Div(const I& a, int64_t d) const { return MakeBound(FloorDiv(a.lo, d), FloorDiv(a.hi, d), a.ok); }  // d > 0
+  I Mod(const I& a, int64_t d) const { return MakeBound(0, d - 1, a.ok); }
+};
+
+// Whether KIR index expression `e` reads `kind` (kTid, kWg) of dimension `dim`.
+bool IndexReads(const IndexExpr& e, IndexKind kind, int dim) {
+  if (e.kind == kind && e.dim == dim) return true;
+  return (e.lhs && IndexReads(*e.lhs, kind, dim)) || (e.rhs && IndexReads(*e.rhs, kind, dim));
+}
+
 
 bool IsMemoryInst(const MInst& mi) {
   return IsVmemOrDs(Info(mi.opc).cls);
@@ -2859,6 +2898,114 @@ class Verifier {
     return std::nullopt;
   }
 
+  // ---- Exhaustive proof on a small finite domain (max_exhaustive_points) ----
+
+  // An LDS access decided by evaluation at every point of its query's domain.
+  struct Evaluation {
+    int64_t points = 0;         // points evaluated (all of them when proved)
+    std::vector<uint32_t> env;  // failed: the first point that violates an obligation
+    std::vector<int> bad;       // failed: the violated obligations (by position)
+  };
+
+  // nullopt when the access does not qualify: not LDS, a free variable other
+  // than work-item ids, workgroup ids and machine-loop iterations (pointers,
+  // memory contents, abstract values, ...), a domain over the bound, or KIR
+  // index values that could leave int64 (checked with intervals). Otherwise
+  // the domain is the solver's: each work-item and workgroup id the machine
+  // terms or the KIR index read, over its whole range (TermPool's lo..hi, the
+  // range the Translator asserts), and each machine loop's iteration over
+  // its range, a bound loop over the iterations its binding covers (the
+  // solver's domain constraints; CheckAt skips the others); variables read by
+  // neither side cannot change an obligation. The evaluation is exact (the
+  // terms in 32-bit semantics, the obligations and IrValue in int64 with no
+  // overflow), so "no point violates an obligation" is a proof and a point
+  // that does is a counterexample.
+  std::optional<Evaluation> ProveByEvaluation(const AccessCtx& a) {
+    if (!a.shape.lds || opts_.max_exhaustive_points <= 0) return std::nullopt;
+    const KernelVars& kv = ex_.vars();
+    Concrete c;
+    c.order = pool_.Closure(a.Roots());
+    std::set<int> used;
+    for (int id : c.order)
+      if (pool_.node(TRef{id}).op == TOp::kVar) used.insert(static_cast<int>(pool_.node(TRef{id}).c));
+    const std::vector<IndexRef>& index = a.shape.lds_dma ? a.op->lds_index : a.op->index;
+    for (int d = 0; d < 3; ++d) {
+      used.insert(kv.tid[d]);  // cheap: one value when the workgroup is flat in d
+      for (const IndexRef& x : index)
+        if (IndexReads(*x, IndexKind::kWg, d)) used.insert(kv.wg[d]);
+    }
+    std::map<int, const LoopBinding*> bound;  // it_var -> its binding
+    for (const LoopBinding& b : a.loops)
+      if (b.it_var >= 0) {
+        if (!bound.emplace(b.it_var, &b).second) return std::nullopt;
+        used.insert(b.it_var);
+      }
+    // The values of each variable, and the interval box for IrValue.
+    std::vector<int> vars;
+    std::vector<std::vector<uint32_t>> values;
+    std::vector<uint32_t> env(pool_.num_vars(), 0);
+    int64_t points = 1;
+    for (int var : used) {
+      const VarInfo& vi = pool_.var(var);
+      if (vi.lo == vi.hi) {
+        env[var] = static_cast<uint32_t>(vi.lo);
+        continue;
+      }
+      if (vi.kind != VarKind::kTid && vi.kind != VarKind::kWg && vi.kind != VarKind::kLoopIter) return std::nullopt;
+      std::vector<uint32_t> vals;
+      auto b = bound.find(var);
+      const int64_t n = b == bound.end() ? vi.hi - vi.lo + 1 : BindingCount(*b->second, vi.hi);
+      if (n <= 0 || n > opts_.max_exhaustive_points / points) return std::nullopt;
+      points *= n;
+      for (int64_t t = 0; t < n; ++t)
+        vals.push_back(static_cast<uint32_t>(b == bound.end() ? vi.lo + t : b->second->first + b->second->unroll * t));
+      vars.push_back(var);
+      values.push_back(std::move(vals));
+    }
+    {
+      // No int64 overflow in IrValue or in Obligations' byte offsets.
+      BoundW iw;
+      std::vector<IdxBound> itid, iwg;
+      for (int d = 0; d < 3; ++d) {
+        itid.push_back(MakeBound(pool_.var(kv.tid[d]).lo, pool_.var(kv.tid[d]).hi, true));
+        iwg.push_back(MakeBound(pool_.var(kv.wg[d]).lo, pool_.var(kv.wg[d]).hi, true));
+      }
+      std::map<std::string, IdxBound> ilv;
+      for (const LoopBinding& b : a.loops) {
+        const int64_t n = b.it_var < 0 ? 1 : BindingCount(b, pool_.var(b.it_var).hi);
+        ilv.emplace(b.name, iw.C(b.lo) + iw.C(b.step) * MakeBound(0, std::max<int64_t>(n - 1, 0), true));
+      }
+      std::vector<std::vector<IdxBound>> iidx;
+      if (!IrIndices(iw, a, itid, iwg, ilv, &iidx).ok()) return std::nullopt;
+      const __int128 cap = static_cast<__int128>(1) << 60;
+      for (const std::vector<IdxBound>& e : iidx) {
+        __int128 bytes = 0;
+        for (size_t d = 0; d < e.size(); ++d) {
+          if (!e[d].ok || d >= a.shape.strides.size()) return std::nullopt;
+          const __int128 m = std::max<__int128>(e[d].hi, -static_cast<__int128>(e[d].lo));
+          bytes += m * std::max<__int128>(a.shape.strides[d], -static_cast<__int128>(a.shape.strides[d])) *
+                   a.shape.elem_bytes;
+          if (bytes > cap) return std::nullopt;
+        }
+      }
+    }
+    Evaluation ev;
+    std::vector<size_t> odo(vars.size(), 0);
+    for (bool more = true; more;) {
+      for (size_t i = 0; i < vars.size(); ++i) env[vars[i]] = values[i][odo[i]];
+      more = Advance(odo, values);
+      ++ev.points;
+      absl::StatusOr<std::vector<int>> bad = CheckAt(a, env, c);
+      if (!bad.ok()) return std::nullopt;  // the solver's path reports the error
+      if (!bad->empty()) {
+        ev.env = env;
+        ev.bad = *std::move(bad);
+        return ev;
+      }
+    }
+    return ev;
+  }
+
   struct Query {
     z3::check_result res = z3::unknown;
     std::string reason_unknown;
@@ -4016,6 +4163,27 @@ class Verifier {
     AccessCtx a;
     a.rec = &rec;
     if (std::optional<AccessVerdict> early = Prepare(rec, a, v)) return *early;
+    // A small finite domain: every point evaluated, no solver.
+    if (std::optional<Evaluation> ev = ProveByEvaluation(a)) {
+      v.points_checked = ev->points;
+      if (ev->bad.empty()) {
+        v.status = AccessVerdict::Status::kProved;
+        return v;
+      }
+      Concrete c;
+      c.order = pool_.Closure(a.Roots());
+      AccessValues<CW> vals{};
+      (void)CheckAt(a, ev->env, c, &vals);
+      std::vector<std::string> names;
+      for (const Ob<CW>& o : Obligations(CW{}, a.shape, vals)) names.push_back(o.what);
+      v.counterexample =
+          Counterexample(a, ev->env, ev->bad, names,
+                         absl::StrCat("found by evaluating the points of the query's domain in turn (point ",
+                                      ev->points, "), confirmed concretely"));
+      std::vector<std::string> viol;
+      for (int b : ev->bad) viol.push_back(names[static_cast<size_t>(b)]);
+      return Fail(v, absl::StrJoin(viol, "\n"));
+    }
     // A first look with a sixteenth of the budget: valid accesses prove with
     // far less (division_test: at most 1%), while a wrong index can keep the
     // solver searching for a model for its whole budget (minutes) where the

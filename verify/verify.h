@@ -77,6 +77,18 @@ struct VerifyOptions {
   // wins (ties: the lower). Allocations must then be disjoint and inside
   // KernelAbi::lds_bytes (group_segment_fixed_size), else a failed verdict.
   bool match_accesses = false;
+  // LDS accesses on a small finite domain are decided without the solver by
+  // evaluating the code's terms and the KIR indices (exact, the shared
+  // semantics) at every point of the query's domain: every value of each
+  // work-item id, workgroup id and machine-loop iteration the address or the
+  // KIR index depends on, over the range the solver would be given, when
+  // their product is at most this many points and nothing else (pointers,
+  // memory contents, abstract values) is involved. Every point holding is a
+  // proof; the first that does not is a counterexample. 0: always the solver.
+  // The bound is a count, not time. Measured (2026-12-04, 2-core VM, CPU
+  // time): //verify/object:load_test's two largest gfx950 GEMM baselines
+  // 124 s with the solver alone, 49 s with this default.
+  int64_t max_exhaustive_points = int64_t{1} << 16;
 };
 
 // The verdict for one memory instruction of the access map (or one the access
@@ -100,6 +112,9 @@ struct AccessVerdict {
   std::string iterations;
   double seconds = 0;
   uint64_t solver_resources = 0;  // Z3 resource units the access's query used
+  // > 0: decided without the solver, by evaluating all these points of the
+  // query's domain (VerifyOptions::max_exhaustive_points).
+  int64_t points_checked = 0;
 };
 
 struct VerifyResult {

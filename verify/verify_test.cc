@@ -206,11 +206,14 @@ TEST(Verify, ReportNamesEveryAccessAndTheSummary) {
 
 // The solver's budget is counted, not timed: the same kernel uses the same
 // resource units in every run, and a query that runs out of them is unknown
-// (never proved, never failed) and says why.
+// (never proved, never failed) and says why. Every access goes to the solver
+// (max_exhaustive_points 0: no LDS access decided by evaluation).
 TEST(Verify, SolverBudgetIsDeterministicAndExhaustionIsUnknown) {
   absl::StatusOr<Compiled> c = CompileKir(ReadTestFile("testdata/kernels/gemm_f16_256.kir"), "gfx90a");
   ASSERT_TRUE(c.ok()) << c.status();
-  VerifyResult first = Verify(*c), second = Verify(*c);
+  VerifyOptions solver;
+  solver.max_exhaustive_points = 0;
+  VerifyResult first = Verify(*c, nullptr, solver), second = Verify(*c, nullptr, solver);
   ASSERT_EQ(first.accesses.size(), second.accesses.size());
   uint64_t most = 0;
   for (size_t i = 0; i < first.accesses.size(); ++i) {
@@ -219,7 +222,7 @@ TEST(Verify, SolverBudgetIsDeterministicAndExhaustionIsUnknown) {
     EXPECT_EQ(first.accesses[i].solver_resources, second.accesses[i].solver_resources) << i;
     most = std::max(most, first.accesses[i].solver_resources);
   }
-  VerifyOptions tight;
+  VerifyOptions tight = solver;
   tight.resource_limit = most / 2;
   tight.max_search_instructions = 100000;
   VerifyResult starved = Verify(*c, nullptr, tight);
