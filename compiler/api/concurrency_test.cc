@@ -36,7 +36,9 @@ bool Refused(const std::string& kernel, const std::string& target) {
   const bool gfx950_only = kernel == "quant_fp8_ocp" || kernel == "dequant_fp8_ocp" || kernel == "move_fp8_ocp" ||
                            kernel == "mma_fp8_ocp" || kernel == "mma_16x16x32_f16" || kernel == "mma_32x32x16_bf16" ||
                            kernel == "gemm_fp8_ocp_256" || kernel == "gemm_fp8_ocp_edge" || kernel == "lds_dma_f32" ||
-                           kernel == "mma_tr_16x16x16_f16" || kernel == "load_tr_bf16";  // load_tr
+                           kernel == "mma_tr_16x16x16_f16" || kernel == "load_tr_bf16" ||  // load_tr
+                           kernel == "mma_tr_16x16x32_f16" || kernel == "lds_dma_waves_x" ||
+                           kernel == "gemm_lds_dma_db_f16";
   return (kernel == "mma_16x16x16_bf16" && target == "gfx908") || (gfx942_only && target != "gfx942") ||
          (gfx950_only && target != "gfx950");
 }

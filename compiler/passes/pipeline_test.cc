@@ -359,7 +359,10 @@ TEST(Pipeline, GemmOutOfRegistersNamesSettingsThatFit) {
     const char* fitting;  // the config with the advice applied
   };
   const Case cases[] = {
-      {"gfx950", "tile 64x64x256 waves 1x1", "with `lds_dma on` on the gemm it compiles; or choose a smaller tile or more waves",
+      // lds_dma off given: gfx950's default would be on here (a wave's K
+      // tile is 1024 MFMA cycles or more: gemm_config.cc DefaultLdsDma).
+      {"gfx950", "tile 64x64x256 waves 1x1 lds_dma off",
+       "with `lds_dma on` on the gemm it compiles; or choose a smaller tile or more waves",
        "tile 64x64x256 waves 1x1 lds_dma on"},
       {"gfx90a", "tile 64x64x128 waves 1x1 double_buffer on",
        "with `double_buffer off` on the gemm it compiles; or choose a smaller tile or more waves",
