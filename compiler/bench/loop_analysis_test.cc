@@ -33,21 +33,6 @@ absl::StatusOr<LoopAnalysis> AnalyzeAsm(const std::string& body, const char* mcp
   return AnalyzeKernelObject(*obj, mcpu, "k");
 }
 
-// The s_waitcnt instructions of the main loop of `kernel` in a code object
-// for `mcpu` that wait on vmcnt (counted from the disassembly, apart from
-// LoopAnalysis's classes); -1 when it cannot be read.
-int VmcntWaitsInLoop(const std::string& elf, const char* mcpu, const std::string& kernel) {
-  absl::StatusOr<std::string> text = DisassembleSymbolInProcess(elf, kernel, mcpu);
-  if (!text.ok()) return -1;
-  const std::vector<DisassembledInstruction> code = ParseObjdumpInstructions(*text);
-  const std::pair<int, int> loop = FindMainLoop(code);
-  if (loop.first < 0) return -1;
-  int n = 0;
-  for (int i = loop.first; i <= loop.second; ++i)
-    if (code[i].mnemonic == "s_waitcnt" && absl::StrContains(code[i].operands, "vmcnt(")) ++n;
-  return n;
-}
-
 // The main-loop instructions of `kernel` in a code object for `mcpu` whose
 // mnemonic is `mnemonic` and whose operands contain `operands` (empty: any);
 // -1 when it cannot be read.
@@ -292,7 +277,7 @@ TEST(LoopAnalysis, LargeDefaultGemmsMeetIssue16Goals) {
         // rest of the copy's ds_writes need no other).
         EXPECT_EQ(a->loop_by_class.at("salu"), 5);
         EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
-        EXPECT_EQ(VmcntWaitsInLoop(*bytes, t, name), 2);
+        EXPECT_EQ(CountInLoop(*bytes, t, name, "s_waitcnt", "vmcnt("), 2);
         EXPECT_EQ(a->lds_bytes, 65536);
         EXPECT_EQ(a->agprs, 256);
         // The throughput bound: one wave per SIMD (64 KiB of LDS per
@@ -385,7 +370,7 @@ TEST(LoopAnalysis, LargeDefaultFp8Gemms) {
       EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
       absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("compiler/bench/", name, "_", t, ".hsaco"));
       ASSERT_TRUE(obj.ok()) << obj.status();
-      EXPECT_EQ(VmcntWaitsInLoop(*obj, t, name), 2);
+      EXPECT_EQ(CountInLoop(*obj, t, name, "s_waitcnt", "vmcnt("), 2);
       EXPECT_EQ(a->loop_by_class.at("ds"), 32 + 16);
       EXPECT_EQ(a->loop_by_class.at("vmem"), 16);
       const double ratio = other_per_mfma_cycle(*a);
@@ -454,7 +439,7 @@ TEST(LoopAnalysis, Gfx950LargeDefaultGemmsAgainstGfx942) {
       EXPECT_EQ(g950->loop_by_class.count("valu"), 0u);
       EXPECT_EQ(g950->loop_by_class.at("barrier"), 2);
       EXPECT_EQ(g950->loop_by_class.at("branch"), 1);
-      EXPECT_EQ(VmcntWaitsInLoop(*b950, "gfx950", name), 2);
+      EXPECT_EQ(CountInLoop(*b950, "gfx950", name, "s_waitcnt", "vmcnt("), 2);
       // Goal 2: FLOP per LDS byte read at least gfx942's (both 64).
       EXPECT_DOUBLE_EQ(g950->flop_per_lds_byte, 64);
       EXPECT_GE(g950->flop_per_lds_byte, g942->flop_per_lds_byte);
@@ -537,7 +522,7 @@ TEST(LoopAnalysis, Gfx950LdsDmaGemms) {
     EXPECT_EQ(a->loop_by_class.at("barrier"), 2);
     EXPECT_EQ(a->loop_by_class.at("branch"), 1);
     EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
-    EXPECT_EQ(VmcntWaitsInLoop(*obj, "gfx950", name), 2);
+    EXPECT_EQ(CountInLoop(*obj, "gfx950", name, "s_waitcnt", "vmcnt("), 2);
     EXPECT_EQ(a->smallest_vmcnt, 0);
     EXPECT_EQ(a->lds_bytes, 65536);
     const int other = a->loop_instructions - a->loop_mfma;
