@@ -714,18 +714,24 @@ absl::StatusOr<AffineForm> LowerCtx::LdsDmaForm(const Op& op) {
 // soffset = address - offset). When that distance exceeds the global
 // constant (voffset would go below 0: a buffer offset does not wrap,
 // RawBufferInRange in compiler/isa/semantics.h), the global constant's low
-// 12 bits instead, and M0 is the DMA's own.
-static int64_t LdsDmaInstOffset(int64_t lds_const, int64_t alloc_offset, int64_t global_cst) {
+// 12 bits instead, and M0 is the DMA's own. Either way at most `lds_min`,
+// the base's smallest value (AffineForm::Range, sound: never above it): the
+// field moves the LDS address too (M0 = LDS base - field), and M0 must not
+// go below 0 in any wave or iteration, as the DMA reads only M0's low bits
+// and does not wrap (semantics.h LdsDmaAddress; a negative M0 is an address
+// past the LDS: fresh-user review of issue 19, F4).
+static int64_t LdsDmaInstOffset(int64_t lds_const, int64_t alloc_offset, int64_t global_cst, int64_t lds_min) {
   constexpr int64_t kWindow = kMubufMaxOffset + 1;
   const int64_t d = ((lds_const - alloc_offset) % kWindow + kWindow) % kWindow;
-  if (d <= global_cst) return d;
-  return global_cst > kMubufMaxOffset ? global_cst - MubufHighOffset(global_cst) : global_cst;
+  const int64_t field =
+      d <= global_cst ? d : global_cst > kMubufMaxOffset ? global_cst - MubufHighOffset(global_cst) : global_cst;
+  return std::min(field, std::clamp<int64_t>(lds_min, 0, kMubufMaxOffset));
 }
 
 // lds_dma's M0: LdsDmaForm less the instruction's offset field (which
 // LdsDmaAddress adds to M0 as it adds it to the global address). Its tid
-// terms (tid.y, tid.z: the same in every lane, the validator refused tid.x)
-// are summed in a VGPR and moved to an SGPR with v_readfirstlane_b32; that
+// terms (the same in every lane of a wave: tid.y, tid.z and tid.x floordiv
+// 64m, the validator refused other tid.x) are summed in a VGPR and moved to an SGPR with v_readfirstlane_b32; that
 // and the whole value are cached like index values (so a loop hoists them:
 // HoistAccessInvariants, and DMAs with the same M0 share its register).
 absl::StatusOr<IVal> LowerCtx::LdsDmaBase(const Op& op, int64_t inst_offset, bool wave_part_only) {
@@ -810,14 +816,7 @@ absl::Status LowerCtx::LowerLdsDma(const Op& op) {
   if (!sp.ok()) return sp.status();
   absl::StatusOr<AffineForm> lf = LdsDmaForm(op);
   if (!lf.ok()) return lf.status();
-  // The offset field moves the LDS address too (M0 = LDS base - field), and
-  // M0 must not go below 0 in any wave or iteration: the DMA reads only M0's
-  // low bits and does not wrap (semantics.h LdsDmaAddress), so a negative M0
-  // is an address past the LDS (fresh-user review of issue 19, F4). The
-  // field takes at most the base's smallest value (Range: sound, never above
-  // it); the rest of the global constant joins voffset or soffset.
-  const int64_t inst = std::min(LdsDmaInstOffset(lf->constant, lds_offset_.at(op.lds), sp->cst),
-                                std::clamp<int64_t>(lf->Range().lo, 0, kMubufMaxOffset));
+  const int64_t inst = LdsDmaInstOffset(lf->constant, lds_offset_.at(op.lds), sp->cst, lf->Range().lo);
   absl::StatusOr<BufAddr> buf = ChunkAddressAt(*this, *sp, sp->cst, inst);
   if (!buf.ok()) return buf.status();
   absl::StatusOr<IVal> m0 = LdsDmaBase(op, inst);
@@ -947,7 +946,7 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
     const int64_t cst = a->base.constant + -vpart.constant - upart.constant;
     absl::StatusOr<AffineForm> lf = LdsDmaForm(op);
     if (!lf.ok()) return lf.status();
-    const int64_t inst = LdsDmaInstOffset(lf->constant, lds_offset_.at(op.lds), cst);
+    const int64_t inst = LdsDmaInstOffset(lf->constant, lds_offset_.at(op.lds), cst, lf->Range().lo);
     bool invariant = true;
     for (const AffineTerm& t : lf->terms) invariant = invariant && !DependsOnLoop(*t.atom);
     absl::StatusOr<IVal> m0 = LdsDmaBase(op, inst, /*wave_part_only=*/!invariant);
