@@ -6,16 +6,14 @@
     kir_verify_test(name = "copy_gfx942_verify_test", kernel = ":copy_gfx942")
     kir_emu_test(name = "copy_gfx942_emu_test", kernel = ":copy_gfx942")
 
-kirc is `//:kirc`, the optimised (`-c opt`, static Abseil) build of
-`//compiler/tools:kirc` that `bazel run //:kirc` and //difftest use
-(compiler/tools/opt.bzl), taken in the target configuration. The tests run that
-same binary, so the verifier's recompile is compared with the output of the
-binary that built the kernel and the emulator runs optimised. It used to be
-the exec configuration's kirc, a third compile of the whole library (after the
-tests' fastbuild and //:kirc's opt) in bazel-out/k8-opt-exec-*; the build
-actions run on the machine the tests run on (exec platform == target platform:
-x86_64 Linux, the only platform this project builds for), so one binary serves
-both. A cross-compiling setup would need cfg = "exec" back.
+kirc is `//:kirc` (an alias of `//compiler/tools:kirc`), taken in the target
+configuration: the binary `bazel run //:kirc` runs and the tests link, built
+once (the library's code is -O2 in every mode: .bazelrc). It used to be an
+exec-configuration kirc and then a -c opt transition, each a further compile
+of the whole library; the build actions run on the machine the tests run on
+(exec platform == target platform: x86_64 Linux, the only platform this
+project builds for), so one binary serves both. A cross-compiling setup would
+need cfg = "exec" back.
 
 LLVM 22 (`llvm-mc`, `ld.lld`, `llvm-readelf`, `llvm-objdump`) is a system
 tool, like the C++ compiler: it is called by absolute path from
@@ -55,11 +53,11 @@ def _llvm_bin(ctx):
 _KIRC_ATTR = attr.label(
     default = Label("//:kirc"),
     executable = True,
-    # The target configuration: //:kirc transitions to -c opt itself, so this
-    # is the same binary (and output directory) as `bazel run //:kirc`'s; it
-    # runs on this host because the target platform is the exec platform.
+    # The target configuration: the same binary as `bazel run //:kirc`'s and
+    # the tests'; it runs on this host because the target platform is the
+    # exec platform.
     cfg = "target",
-    doc = "The kirc binary (//:kirc: -c opt, the build `bazel run //:kirc` runs).",
+    doc = "The kirc binary (//:kirc, the build `bazel run //:kirc` runs).",
 )
 
 def _kir_kernel_impl(ctx):
@@ -70,8 +68,7 @@ def _kir_kernel_impl(ctx):
     hsaco = ctx.actions.declare_file(ctx.label.name + ".hsaco")
     common = ["compile", src.path, "--mcpu=" + mcpu]
 
-    # files_to_run, not the bare executable: //:kirc is a symlink to the
-    # opt-built binary, which comes in as one of its runfiles.
+    # files_to_run, not the bare executable: the binary with its runfiles.
     kirc = ctx.attr._kirc[DefaultInfo].files_to_run
     ctx.actions.run(
         executable = kirc,

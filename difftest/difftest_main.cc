@@ -1,9 +1,9 @@
 // difftest: the random-kernel differential tester (README "Random-kernel
 // differential testing").
 //
-//   bazel run -c opt //difftest -- --seeds=1:500 --jobs=2
-//   bazel run -c opt //difftest -- --print=42            # the kernel of seed 42
-//   bazel run -c opt //difftest -- --check=k.kir ...     # the oracle on files
+//   bazel run //difftest -- --seeds=1:500 --jobs=2
+//   bazel run //difftest -- --print=42            # the kernel of seed 42
+//   bazel run //difftest -- --check=k.kir ...     # the oracle on files
 //
 // Exit status: 0 no finding; 1 a finding (each printed, reduced, and written
 // to --out as a .kir file), or the run took longer than --budget-seconds; 2

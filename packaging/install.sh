@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs libkirc for builds outside Bazel (README "Installing the library"):
 #
-#   bazel run -c opt //:install -- --prefix=/opt/kirc
+#   bazel run //:install -- --prefix=/opt/kirc
 #
 #   PREFIX/lib/libkirc.so.VERSION, libkirc.so.MAJOR.MINOR (the SONAME), libkirc.so
 #   PREFIX/lib/pkgconfig/kirc.pc

@@ -1,4 +1,4 @@
-// `bazel run -c opt //verify:bench`: the address verifier's proof time per
+// `bazel run //verify:bench`: the address verifier's proof time per
 // testdata kernel and target (compile time excluded): memory instructions,
 // how many proved, total, mean and slowest access.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// `bazel run -c opt //compiler/bench:analyze -- FILE.hsaco|FILE.o|FILE.s
+// `bazel run //compiler/bench:analyze -- FILE.hsaco|FILE.o|FILE.s
 // --mcpu=PROCESSOR [--kernel=NAME]`: the main loop of a kernel in any code
 // object or assembly file (compiler/bench/loop_analysis.h, AnalyzeFile).
 // Assembly is assembled in process by LLVM 22's MC layer first. NAME defaults

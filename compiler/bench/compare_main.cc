@@ -1,4 +1,4 @@
-// `bazel run -c opt //compiler/bench:compare -- [--json=PATH] [--chart=PATH]
+// `bazel run //compiler/bench:compare -- [--json=PATH] [--chart=PATH]
 // [--markdown=PATH] [--kernels=a,b] [--targets=gfx942,...] [--inproc_runs=N] [--process_runs=N]`:
 // kirc against clang-22 on every testdata kernel that has an OpenCL baseline
 // (compare.h says what is measured). Prints one table; --json writes the

@@ -1,4 +1,4 @@
-// `bazel run -c opt //compiler/bench:compile_time`: compile time and peak
+// `bazel run //compiler/bench:compile_time`: compile time and peak
 // memory against kernel size, 1k to 32k KIR ops, for several shapes of
 // kernel, with the fitted exponent b of time ~ a * ops^b (least squares on
 // log-log; 1.0 is linear). Each compile runs in a forked child so that its

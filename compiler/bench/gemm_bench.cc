@@ -1,4 +1,4 @@
-// `bazel run -c opt //compiler/bench:gemm`: for a 1024x1024x1024 f16 GEMM
+// `bazel run //compiler/bench:gemm`: for a 1024x1024x1024 f16 GEMM
 // (C f32 = alpha * A * B^T + beta * C) with the default configuration on each
 // target, the in-process compile time (median of many), the K loop's
 // instructions by class, non-MFMA instructions per MFMA in the loop,

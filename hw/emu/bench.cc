@@ -1,4 +1,4 @@
-// Emulator throughput: `bazel run -c opt //hw/emu:bench`. Compiles kirc's
+// Emulator throughput: `bazel run //hw/emu:bench`. Compiles kirc's
 // copy and MFMA kernels for each target, loads each code object once and runs
 // it repeatedly, printing emulated wave-instructions per second and MFMA
 // multiply-accumulates per second, in strict and non-strict mode.

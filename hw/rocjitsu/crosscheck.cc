@@ -1,4 +1,4 @@
-// bazel run -c opt //hw/rocjitsu:crosscheck -- --rocjitsu=DIR: kirc's
+// bazel run //hw/rocjitsu:crosscheck -- --rocjitsu=DIR: kirc's
 // emulator and rocjitsu on the same code objects and inputs, every buffer
 // compared bit for bit (RunAndCheck with RunOptions::cross_check), and both
 // against the KIR reference. The cases:

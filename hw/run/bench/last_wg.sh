@@ -4,7 +4,7 @@
 # the wall time of each case. Not a test: a benchmark to run by hand.
 #
 # Usage: hw/run/bench/last_wg.sh [KIRC]   (default: bazel-out/k8-opt/bin/kirc,
-#                                         built by bazel build -c opt //:kirc)
+#                                         built by bazel build //:kirc)
 # Measured 2026-12-03 (opt, 2 cores): 15.7 MB / 0.06 s (2 GiB - 64 B),
 # 15.9 MB / 0.08 s (6 GiB), 15.7 MB (--workgroups), 16.6 MB / 78 s (dumps).
 set -euo pipefail
