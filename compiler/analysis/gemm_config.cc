@@ -272,11 +272,15 @@ std::string GemmConfig::TilingText() const {
                       double_buffer ? "on" : "off", lds_dma ? " lds_dma on" : "");
 }
 
-bool HasGemm(const Kernel& k) {
+const Op* FindGemm(const Kernel& k) {
   for (const Op& op : k.body)
-    if (op.kind == OpKind::kGemm) return true;
-  return false;
+    if (op.kind == OpKind::kGemm) return &op;
+  return nullptr;
 }
+
+Op* FindGemm(Kernel& k) { return const_cast<Op*>(FindGemm(static_cast<const Kernel&>(k))); }
+
+bool HasGemm(const Kernel& k) { return FindGemm(k) != nullptr; }
 
 absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t) {
   const GemmOp& g = op.gemm;
