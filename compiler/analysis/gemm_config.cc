@@ -272,11 +272,15 @@ std::string GemmConfig::TilingText() const {
                       double_buffer ? "on" : "off", lds_dma ? " lds_dma on" : "");
 }
 
-bool HasGemm(const Kernel& k) {
+const Op* FindGemm(const Kernel& k) {
   for (const Op& op : k.body)
-    if (op.kind == OpKind::kGemm) return true;
-  return false;
+    if (op.kind == OpKind::kGemm) return &op;
+  return nullptr;
 }
+
+Op* FindGemm(Kernel& k) { return const_cast<Op*>(FindGemm(static_cast<const Kernel&>(k))); }
+
+bool HasGemm(const Kernel& k) { return FindGemm(k) != nullptr; }
 
 absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const TargetInfo& t) {
   const GemmOp& g = op.gemm;
@@ -517,13 +521,16 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   if (c.KTiles() * c.bk >= (int64_t{1} << 31) - c.bk)
     return Bad(absl::StrCat("K = ", c.k, " is too large for 32-bit indices"));
 
-  // ---- LDS DMA (its problems depend on BK, which the register check below
-  // may halve; checked again there).
+  // ---- LDS DMA. A given lds_dma's problems depend on BK, which the
+  // register check below may halve: checked after it. The default depends
+  // on BK too (the MFMA cycles of a K tile, the problems): decided again
+  // each time BK is halved, so it is that of the final BK.
+  const auto default_lds_dma = [&] { c.lds_dma = DefaultLdsDma(t, c, LdsDmaProblem(c, **a, **b, g, t)); };
   if (g.lds_dma.has_value()) {
     c.lds_dma = *g.lds_dma;
   } else {
     c.default_lds_dma = true;
-    c.lds_dma = DefaultLdsDma(t, c, LdsDmaProblem(c, **a, **b, g, t));
+    default_lds_dma();
   }
 
   // ---- Double buffering.
@@ -542,7 +549,8 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   // tiles: 2 x 128 operand and 2 x 64 copy registers): halve a default BK
   // while it stays a multiple of the MFMA's k (a default MFMA is chosen
   // again for it) and the threads share the tiles evenly, then turn a
-  // default double buffering off.
+  // default double buffering off. A default lds_dma is decided again for
+  // each BK (copy_regs below depends on it).
   const auto copy_regs = [&]() -> int64_t {
     if (c.lds_dma) return 0;  // the DMA copies without registers
     return CopyRegs(**a, c.a_km, false, c) + CopyRegs(**b, c.b_kn, true, c);
@@ -563,6 +571,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
         (c.bm * half) % c.Threads() == 0 && (c.bn * half) % c.Threads() == 0) {
       c.bk = half;
       if (c.default_mfma) c.mfma = default_mfma();
+      if (c.default_lds_dma) default_lds_dma();
       if (c.default_double_buffer) default_double_buffer();
       continue;
     }

@@ -175,6 +175,11 @@ bool DefaultLdsDma(const TargetInfo& t, const GemmConfig& c, absl::string_view p
 // True when the kernel's body holds a gemm op (at the top level).
 bool HasGemm(const Kernel& k);
 
+// The kernel's gemm op (the first at the top level; validation keeps it the
+// kernel's only op), or nullptr when it has none.
+const Op* FindGemm(const Kernel& k);
+Op* FindGemm(Kernel& k);
+
 }  // namespace kir
 
 #endif  // KIRC_COMPILER_ANALYSIS_GEMM_CONFIG_H_

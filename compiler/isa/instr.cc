@@ -65,6 +65,12 @@ MOperand MOperand::Special(SpecialReg s) {
 
 int MInst::NumDefs() const { return Info(opc).num_defs; }
 
+bool MInst::WritesM0() const {
+  for (int i = 0; i < NumDefs() && i < static_cast<int>(ops.size()); ++i)
+    if (ops[i].kind == MOperand::Kind::kSpecial && ops[i].special == SpecialReg::kM0) return true;
+  return false;
+}
+
 int MFunction::NewVReg(RegClass cls, int count, int align) {
   vregs.push_back(VReg{cls, count, align, -1});
   return static_cast<int>(vregs.size()) - 1;

@@ -185,6 +185,10 @@ struct MInst {
 
   int NumDefs() const;
   bool IsDef(size_t operand_index) const { return static_cast<int>(operand_index) < NumDefs(); }
+  // Whether one of the explicit defs is M0 (s_mov_b32 m0, ...; no opcode of
+  // opcodes.def writes M0 implicitly). The one test of an M0 write the
+  // scheduler (M0 dependences) and lowering (the LDS DMA's shared M0) use.
+  bool WritesM0() const;
 };
 
 // A virtual register: a tuple of `count` consecutive registers of `cls`,

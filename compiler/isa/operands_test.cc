@@ -193,6 +193,17 @@ TEST(RegAccesses, AccumulatingDefsAreReadToo) {
   EXPECT_FALSE(WritesExec(Make(Opc::kSMovB64, {S(8, 2), S(6, 2)})));
 }
 
+// MInst::WritesM0: an explicit M0 def only. The LDS DMA reads M0 (kReadsM0)
+// and s_mov_b32 reading M0 as its source writes an SGPR: neither writes M0.
+TEST(RegAccesses, WritesM0IsAnExplicitM0Def) {
+  const MOperand m0 = MOperand::Special(SpecialReg::kM0);
+  EXPECT_TRUE(Make(Opc::kSMovB32, {m0, S(4)}).WritesM0());
+  EXPECT_TRUE(Make(Opc::kSMovB32, {m0, MOperand::Imm(256)}).WritesM0());
+  EXPECT_FALSE(Make(Opc::kSMovB32, {S(4), m0}).WritesM0());
+  EXPECT_FALSE(Make(Opc::kBufferLoadDwordx4Lds, {V(0), S(8, 4), MOperand::Imm(0)}).WritesM0());
+  EXPECT_FALSE(Make(Opc::kSMovB32, {}).WritesM0());  // no operands: nothing written
+}
+
 
 // SegmentTwinsOf: every flat_* opcode's twins, checked against the mnemonics
 // (global_/scratch_ + the same suffix, as LLVM names them) and the data each

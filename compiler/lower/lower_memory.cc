@@ -772,16 +772,16 @@ static bool M0Holds(const MFunction& mir, const MOperand& v) {
   for (size_t i = mir.insts.size(); i-- > 0;) {
     const MInst& mi = mir.insts[i];
     if (mi.opc == Opc::kLabel || (Info(mi.opc).flags & kBranch)) return false;
+    if (mi.WritesM0()) {
+      if (mi.opc != Opc::kSMovB32 || mi.ops.size() < 2) return false;
+      const MOperand& src = mi.ops[1];
+      if (src.kind != v.kind) return false;
+      if (v.kind == MOperand::Kind::kImm) return src.imm == v.imm;
+      return v.IsReg() && src.is_virtual == v.is_virtual && src.cls == v.cls && src.reg == v.reg &&
+             src.sub == v.sub;
+    }
     for (int d = 0; d < mi.NumDefs() && d < static_cast<int>(mi.ops.size()); ++d) {
       const MOperand& o = mi.ops[d];
-      if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kM0) {
-        if (mi.opc != Opc::kSMovB32 || mi.ops.size() < 2) return false;
-        const MOperand& src = mi.ops[1];
-        if (src.kind != v.kind) return false;
-        if (v.kind == MOperand::Kind::kImm) return src.imm == v.imm;
-        return v.IsReg() && src.is_virtual == v.is_virtual && src.cls == v.cls && src.reg == v.reg &&
-               src.sub == v.sub;
-      }
       if (v.IsReg() && o.IsReg() && o.is_virtual == v.is_virtual && o.cls == v.cls && o.reg == v.reg)
         return false;
     }

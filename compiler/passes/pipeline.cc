@@ -204,9 +204,8 @@ absl::Status RunResources(PassState& s, Counters& c) {
     while (fits + 64 <= 1024 && MaxVgprsPerWave(s.t, fits + 64) >= allocated) fits += 64;
     // A gemm's kernel is named at its gemm op, whose clauses the note advises on.
     std::string where = s.filename;
-    for (const Op& op : s.source->body)
-      if (op.kind == OpKind::kGemm && op.loc.line > 0 && !where.empty())
-        where = absl::StrCat(where, ":", op.loc.line, ":", op.loc.col);
+    if (const Op* g = FindGemm(*s.source); g != nullptr && g->loc.line > 0 && !where.empty())
+      where = absl::StrCat(where, ":", g->loc.line, ":", g->loc.col);
     return absl::ResourceExhaustedError(absl::StrCat(
         where.empty() ? "" : absl::StrCat(where, ": "), "error: kernel '", k.name, "' on ", s.t.name,
         ": a workgroup of ", threads, " threads is ", (threads + 63) / 64, " waves, ", per_simd,
@@ -288,22 +287,19 @@ static absl::StatusOr<PipelineResult> RunPipelineImpl(const Kernel& k, const Tar
 static std::vector<std::string> FittingAlternatives(const Kernel& k, const TargetId& target_id,
                                              const PipelineOptions& opts, absl::string_view filename,
                                              const GemmConfig& c) {
-  int gemm = -1;
-  for (int i = 0; i < static_cast<int>(k.body.size()); ++i)
-    if (k.body[i].kind == OpKind::kGemm) gemm = i;
-  if (gemm < 0) return {};
+  if (FindGemm(k) == nullptr) return {};
   PipelineOptions quiet;  // the passes as `opts` runs them, without printing or stopping
   quiet.schedule = opts.schedule;
   quiet.pair_ds = opts.pair_ds;
   std::vector<std::pair<std::string, Kernel>> tries;
   if (c.double_buffer) {
     Kernel alt = k;
-    alt.body[gemm].gemm.double_buffer = false;
+    FindGemm(alt)->gemm.double_buffer = false;
     tries.push_back({"double_buffer off", std::move(alt)});
   }
   if (target_id.target->has_lds_dma_dwordx4) {
     Kernel alt = k;
-    alt.body[gemm].gemm.lds_dma = !c.lds_dma;
+    FindGemm(alt)->gemm.lds_dma = !c.lds_dma;
     tries.push_back({c.lds_dma ? "lds_dma off" : "lds_dma on", std::move(alt)});
   }
   std::vector<std::string> fits;

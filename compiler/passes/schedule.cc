@@ -55,13 +55,6 @@ bool TouchesScc(const MInst& mi) { return Info(mi.opc).flags & (kWritesScc | kRe
 
 bool ReadsExec(const MInst& mi) { return Info(mi.opc).flags & kReadsExec; }
 
-// An explicit def of M0 (s_mov_b32 m0, ...).
-bool WritesM0(const MInst& mi) {
-  for (int i = 0; i < mi.NumDefs() && i < static_cast<int>(mi.ops.size()); ++i)
-    if (mi.ops[i].kind == MOperand::Kind::kSpecial && mi.ops[i].special == SpecialReg::kM0) return true;
-  return false;
-}
-
 // The dependence graph of one region, built in time linear in its register
 // and memory references (as LLVM's ScheduleDAGInstrs: per register dword the
 // last writer and the readers since; per memory space the last writer and
@@ -149,7 +142,7 @@ class DependenceGraph {
     if (WritesExec(mi)) Def(exec_, j);
     // M0: the LDS DMA reads it implicitly (kReadsM0), s_mov_b32 m0 writes it.
     if (Info(mi.opc).flags & kReadsM0) Use(m0_, j);
-    if (WritesM0(mi)) Def(m0_, j);
+    if (mi.WritesM0()) Def(m0_, j);
     // Memory: per object, reads after the last write and writes after the
     // reads and the write before them; s_barrier after every access before
     // it and before every access after it (through barrier_).
@@ -599,7 +592,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
         const bool dma = Info(mi.opc).flags & kLdsDma;
         for (int s : succ[i]) {
           const MInst& next = f.insts[lo + s];
-          const bool issue_only = dma && (WritesM0(next) || (Info(next.opc).flags & kLdsDma));
+          const bool issue_only = dma && (next.WritesM0() || (Info(next.opc).flags & kLdsDma));
           avail[s] = std::max(avail[s], cycle + (issue_only ? 1 : Latency(t, mi)));
         }
         cycle += 4;

@@ -184,6 +184,21 @@ struct Candidate {
   }
 };
 
+// Appends plan `q` with its tile writes `writes` (WriteTraffic or
+// WriteTrafficTr; an error is returned as is) to `cands`, coalesced when its
+// lanes along the stride-1 dimension reach `want_along`: the one way the
+// register and load_tr planners add a candidate.
+absl::Status AppendCandidate(GemmOperandPlan q, absl::StatusOr<LdsTraffic> writes, int64_t want_along,
+                             std::vector<Candidate>& cands) {
+  if (!writes.ok()) return writes.status();
+  q.tile_writes = *writes;
+  Candidate cand;
+  cand.coalesced = q.lanes_along >= want_along;
+  cand.plan = std::move(q);
+  cands.push_back(std::move(cand));
+  return absl::OkStatus();
+}
+
 class Promoter {
  public:
   Promoter(const Kernel& k, const Op& op, const TargetInfo& t, GemmConfig c)
@@ -1060,13 +1075,8 @@ absl::Status Promoter::ChooseLayout(Side& s) {
         GemmOperandPlan q = p;
         q.lds_vec = lv;
         q.lanes_along = along;
-        absl::StatusOr<LdsTraffic> writes = WriteTraffic(s, q);
-        if (!writes.ok()) return writes.status();
-        q.tile_writes = *writes;
-        Candidate cand;
-        cand.plan = q;
-        cand.coalesced = along >= want_along;
-        cands.push_back(std::move(cand));
+        absl::Status st = AppendCandidate(q, WriteTraffic(s, q), want_along, cands);
+        if (!st.ok()) return st;
       }
     }
   }
@@ -1241,13 +1251,8 @@ absl::StatusOr<std::vector<Candidate>> Promoter::TrCandidates(const Side& s, con
       absl::StatusOr<LdsTraffic> reads = ReadTrafficTr(s, q);
       if (!reads.ok()) return reads.status();
       q.fragment_reads = *reads;
-      absl::StatusOr<LdsTraffic> writes = WriteTrafficTr(s, q);
-      if (!writes.ok()) return writes.status();
-      q.tile_writes = *writes;
-      Candidate cand;
-      cand.plan = q;
-      cand.coalesced = along >= want_along;
-      cands.push_back(std::move(cand));
+      absl::Status st = AppendCandidate(q, WriteTrafficTr(s, q), want_along, cands);
+      if (!st.ok()) return st;
     }
   }
   std::stable_sort(cands.begin(), cands.end(),
@@ -1312,12 +1317,6 @@ std::string OperandSummary(const char* name, ElemType elem, const GemmConfig& c,
       p.fragment_reads.cycles, " cycles ", p.fragment_reads.conflicts, " conflict cycles, writes ",
       p.tile_writes.instructions, " instr ", p.tile_writes.cycles, " cycles ",
       p.tile_writes.conflicts, " conflict cycles");
-}
-
-const Op* FindGemm(const Kernel& k) {
-  for (const Op& op : k.body)
-    if (op.kind == OpKind::kGemm) return &op;
-  return nullptr;
 }
 
 absl::StatusOr<Promoter> MakePromoter(const Kernel& k, const TargetInfo& t) {
