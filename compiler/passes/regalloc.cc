@@ -125,17 +125,27 @@ std::optional<int> SecondFit(const TargetInfo& t, const MFunction& f, std::vecto
     return va.count > vb.count;  // stable: start order within a width
   });
   std::vector<std::vector<std::pair<int, int>>> held(512);  // per register: [start, end]
+  // Within one width the intervals come in start order, so per register the
+  // held intervals ending before the current start stay behind a cursor
+  // (reset when the width changes): each test is then amortised O(1).
+  std::vector<size_t> cursor(512, 0);
   auto free_for = [&](int r, const Interval& in) {
     const auto& h = held[r];
-    // The last interval starting at or before in.end overlaps iff it ends at
-    // or after in.start (the register's intervals are disjoint).
-    auto it = std::upper_bound(h.begin(), h.end(), std::make_pair(in.end, INT_MAX));
-    return it == h.begin() || std::prev(it)->second < in.start;
+    size_t& c = cursor[r];
+    while (c < h.size() && h[c].second < in.start) ++c;
+    // The first held interval ending at or after in.start overlaps iff it
+    // starts at or before in.end (the register's intervals are disjoint).
+    return c == h.size() || h[c].first > in.end;
   };
   int used = 0;
+  int width = 0;
   for (const Interval& in : iv) {
     const VReg& vr = f.vregs[in.vreg];
     int base = vr.fixed;
+    if (base < 0 && vr.count != width) {
+      width = vr.count;
+      std::fill(cursor.begin(), cursor.end(), 0);
+    }
     if (base < 0) {
       const int align = std::max(1, vr.align);
       for (int cand = 0; cand + vr.count <= Limit(t, vr.cls) && base < 0; cand += align) {
