@@ -439,5 +439,46 @@ TEST(LdsDma, SharedM0MissingSecondWindowWriteFailsTheLdsSide) {
   EXPECT_EQ(failed, 2) << v.Report();
 }
 
+// A promoted fp8 GEMM on the DMA path (issue 19): its 32-byte f8f6f4
+// fragments are read as two 16-byte pieces from independently rotated
+// 16-byte units of the DMA-written tiles (compiler/promote
+// GemmOperandPlan::dma). Every DMA side and every ds_read_b128 piece
+// proves; a piece read 16 bytes off (its unit's neighbour) fails with a
+// counterexample.
+constexpr char kFp8Gemm[] = R"(kernel fp8_dma
+target gfx950
+workgroup auto
+grid auto
+arg A : f8e4m3fn[128, 256] strides [256, 1] readonly
+arg B : f8e5m2[128, 256] strides [256, 1] readonly
+arg C : f32[128, 128] strides [128, 1] readwrite
+arg alpha : f32
+  gemm C = alpha * A.mk * B.nk + C tile 64x64x128 waves 2x2 mfma f32_16x16x128_fp8_bf8 lds_dma on
+end
+)";
+
+TEST(LdsDma, TheFp8GemmsSplitFragmentReadsProve) {
+  Subject s = Load(kFp8Gemm);
+  VerifyResult v = s.Check();
+  EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+  const std::vector<size_t> reads = s.FindAll("ds_read_b128");
+  // Two K tiles of (2 + 2) fragments of two pieces per wave.
+  EXPECT_EQ(reads.size(), 2u * 4 * 2) << s.Asm();
+  int proved = 0;
+  for (const AccessVerdict& a : v.accesses)
+    if (absl::StrContains(a.inst_text, "ds_read_b128")) proved += a.status == Status::kProved;
+  EXPECT_EQ(proved, static_cast<int>(reads.size())) << v.Report();
+  ASSERT_FALSE(reads.empty());
+  MInst& piece = s.code.mir.insts[reads[0]];
+  const int id = piece.id;
+  piece.offset += 16;
+  VerifyResult bad = s.Check();
+  EXPECT_FALSE(bad.all_proved) << bad.Report();
+  bool failed = false;
+  for (const AccessVerdict& a : bad.accesses)
+    if (a.inst_id == id && a.status == Status::kFailed) failed = absl::StrContains(a.counterexample, "counterexample");
+  EXPECT_TRUE(failed) << bad.Report();
+}
+
 }  // namespace
 }  // namespace kir::vfy::testing

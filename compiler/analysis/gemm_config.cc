@@ -247,16 +247,18 @@ std::string LdsDmaProblem(const GemmConfig& c, const Arg& a, const Arg& b, const
 // instructions per K-loop trip, DMA against register copy, since the DMAs
 // of a K tile share M0 (compiler/lower LowerLdsDma): 4096^3 f16/bf16
 // (256x256x32, 1024 MFMA cycles per K tile and wave) 74 against 79, in-order
-// model 2180 against 2168 cycles per trip; the 1024^3 f16 default
-// (128x128x32, 256 MFMA cycles per K tile and wave) 48 against 52, but 1204
-// against 736 cycles: a K tile's DMA overlaps only that tile's MFMAs, too
-// few there to cover a global load's latency (the register copy issues its
-// loads a step earlier). fp8 (70 against 80 at 4096^3) reads its 32-byte
-// fragments with bank conflicts on the DMA layout (2 cycles per 16-lane
-// group in the 64-bank model, none on the register path): off.
+// model 2180 against 2168 cycles per trip; 4096^3 fp8 (256x256x64, 32x32x64
+// f8f6f4, 1024 cycles) 70 against 80, 2184 against 2192, with no bank
+// conflicts on either path since its 32-byte fragments are read as two
+// rotated 16-byte pieces (compiler/promote GemmOperandPlan::dma); the
+// 1024^3 f16 default (128x128x32, 256 MFMA cycles per K tile and wave) 48
+// against 52, but 1204 against 736 cycles, and the 1024^3 fp8 default
+// (128x128x128, 512 cycles) 72 against 84, but 1288 against 1120: a K
+// tile's DMA overlaps only that tile's MFMAs, too few there to cover a
+// global load's latency (the register copy issues its loads a step
+// earlier).
 bool DefaultLdsDma(const TargetInfo& t, const GemmConfig& c, absl::string_view problem) {
   if (!t.has_lds_dma_dwordx4 || !problem.empty() || c.mfma == nullptr) return false;
-  if (IsFp8(c.a_elem) || IsFp8(c.b_elem)) return false;
   return c.MfmaTilesM() * c.MfmaTilesN() * c.KSteps() * 4 * MfmaPasses(t, *c.mfma) >= kLdsDmaMinKTileMfmaCycles;
 }
 

@@ -56,9 +56,10 @@
 //   `tile 256x256x128` there runs single-buffered unless `double_buffer on`
 //   is given. gemm_default_sweep_test compiles the defaults over a grid of
 //   shapes and checks the estimate against the registers used.
-// - lds_dma: on for gfx950 f16/bf16 GEMMs whose waves each spend at least
-//   kLdsDmaMinKTileMfmaCycles MFMA cycles per K tile (the 256x256x32
-//   defaults of large problems) when LdsDmaProblem allows the DMA; off
+// - lds_dma: on for gfx950 GEMMs (f16, bf16 and fp8) whose waves each spend
+//   at least kLdsDmaMinKTileMfmaCycles MFMA cycles per K tile (the
+//   256x256x32 f16/bf16 and 256x256x64 fp8 defaults of large problems) when
+//   LdsDmaProblem allows the DMA; off
 //   otherwise (DefaultLdsDma, with the measurements). `lds_dma on` (copy A and B with gfx950's LDS DMA, no copy
 //   registers: ExpectedArchVgprs counts none) is refused with the reason on
 //   targets without TargetInfo::has_lds_dma_dwordx4, for K-strided operands
@@ -167,9 +168,10 @@ inline constexpr int64_t kLdsDmaMinKTileMfmaCycles = 1024;
 // The lds_dma default for the gemm configured so far as `c` (types, tile,
 // waves, MFMA) on `t`, whose LdsDmaProblem (gemm_config.cc) is `problem`
 // ("" when the operands and shape allow the DMA): true on targets with the
-// DMA (gfx950) for f16/bf16 when each wave's MFMAs of a K tile take at
-// least kLdsDmaMinKTileMfmaCycles; false for fp8 (bank conflicts of its
-// fragment reads on the DMA layout) and everywhere else.
+// DMA (gfx950) for f16, bf16 and fp8 when each wave's MFMAs of a K tile take
+// at least kLdsDmaMinKTileMfmaCycles (fp8 since its 32-byte fragments read
+// without bank conflicts on the DMA layout, issue 19); false everywhere
+// else.
 bool DefaultLdsDma(const TargetInfo& t, const GemmConfig& c, absl::string_view problem);
 
 // True when the kernel's body holds a gemm op (at the top level).

@@ -288,22 +288,28 @@ TEST(GemmFp8, Defaults) {
   // fragments of 8, twice: a K tile's MFMAs overlap the next one's reads)
   // and, from 3 K tiles, 2 x 64 copy registers (256 x 128 bytes of A and of
   // B over 256 threads) per lane beside the accumulators: more than 256.
+  // Each wave's 4 x 4 MFMA tiles x 1 k-step of 32x32x64 f8f6f4 (16 passes,
+  // 64 cycles) take 1024 cycles per K tile: the LDS DMA by default
+  // (DefaultLdsDma, issue 19).
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 4096, 4096, 4096),
-            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on lds_dma on");
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp5, "bf16", 8192, 8192, 8192),
-            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_bf8 double_buffer on");
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_bf8 double_buffer on lds_dma on");
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 4096, 4096, 384),
-            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on lds_dma on");
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 4096, 4096, 256),
-            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
-  // 128x128 (2 x 2 waves of 64 x 64) keeps BK 128: 2 x 64 + 2 x 32 + 64 = 256.
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on lds_dma on");
+  // 128x128 (2 x 2 waves of 64 x 64) keeps BK 128: 2 x 64 + 2 x 32 + 64 =
+  // 256; 2 x 2 tiles x 2 k-steps x 64 = 512 MFMA cycles per K tile: no DMA.
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 1024, 1024, 1024),
             "tile 128x128x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer on");
   // A given tile keeps its BK: a default double buffering is turned off
-  // instead (the review's f1_small.kir: 3 K tiles of 256x256x128).
+  // instead (the review's f1_small.kir: 3 K tiles of 256x256x128: 2 x 128
+  // fragment registers + 64 > 256 even without copy registers); 4 x 4 x 2 x
+  // 64 = 2048 MFMA cycles per K tile: the DMA.
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 256, 256, 384,
                     "gemm C = A.mk * B.nk tile 256x256x128 waves 2x2"),
-            "tile 256x256x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer off");
+            "tile 256x256x128 waves 2x2 mfma f32_32x32x64_fp8_fp8 double_buffer off lds_dma on");
   EXPECT_EQ(Resolve("gfx950", ocp5, ocp4, "f32", 16, 16, 256),
             "tile 16x16x128 waves 1x1 mfma f32_16x16x128_bf8_fp8 double_buffer on");
   // K <= 64: BK 64 (32x32x64 fits, 16x16x128 does not).
@@ -315,9 +321,11 @@ TEST(GemmFp8, Defaults) {
   EXPECT_EQ(Resolve("gfx950", ocp5, ocp5, "f32", 256, 256, 32),
             "tile 128x128x32 waves 2x2 mfma f32_32x32x16_bf8_bf8 double_buffer off");
   // A given MFMA rounds the default BK up to its k; given clauses are kept.
+  // 16x16x32 fp8 is 4 passes (16 cycles): 4 x 4 tiles x 4 k-steps x 16 =
+  // 1024 MFMA cycles per K tile: the DMA.
   EXPECT_EQ(Resolve("gfx950", ocp4, ocp4, "f32", 256, 256, 256,
                     "gemm C = A.mk * B.nk mfma f32_16x16x32_fp8_fp8"),
-            "tile 128x128x128 waves 2x2 mfma f32_16x16x32_fp8_fp8 double_buffer on");
+            "tile 128x128x128 waves 2x2 mfma f32_16x16x32_fp8_fp8 double_buffer on lds_dma on");
   EXPECT_EQ(Resolve("gfx942", fnuz4, fnuz4, "f32", 256, 256, 256,
                     "gemm C = A.mk * B.nk tile 64x64x32 waves 1x1 double_buffer off"),
             "tile 64x64x32 waves 1x1 mfma f32_32x32x16_fp8_fp8 double_buffer off");
@@ -453,18 +461,22 @@ TEST(GemmFp8, ScaleFactors) {
             "A (scale factor 2 of 2) must be an f32 scalar argument (`arg A : f32`)");
 }
 
-// The lds_dma clause (issue 19): on by default only on gfx950 for f16/bf16
+// The lds_dma clause (issue 19): on by default only on gfx950, for GEMMs
 // whose waves spend at least kLdsDmaMinKTileMfmaCycles per K tile
 // (DefaultLdsDma; measured in compiler/bench loop_analysis_test): the
-// 4096^3 defaults 256x256x32 waves 2x2 of 32x32x16 (8 passes, 32 cycles):
-// 4 x 4 MFMA tiles x 2 k-steps x 32 = 1024 cycles per wave, on; the 1024^3
-// default 128x128x32: 2 x 2 x 2 x 32 = 256, off; fp8 (bank conflicts on the
-// DMA layout) off; A.km (LdsDmaProblem) off; off on every other target.
+// 4096^3 f16/bf16 defaults 256x256x32 waves 2x2 of 32x32x16 (8 passes, 32
+// cycles): 4 x 4 MFMA tiles x 2 k-steps x 32 = 1024 cycles per wave, on;
+// the 1024^3 default 128x128x32: 2 x 2 x 2 x 32 = 256, off; the 4096^3 fp8
+// default 256x256x64 of 32x32x64 f8f6f4 (16 passes, 64 cycles): 4 x 4 x 1
+// x 64 = 1024, on (since its fragments read without bank conflicts on the
+// DMA layout); the 1024^3 fp8 default 128x128x128: 2 x 2 x 2 x 64 = 512,
+// off; A.km (LdsDmaProblem) off; off on every other target (gfx942's fp8
+// too).
 // `lds_dma on` on gfx950 keeps the default tiling, prints in TilingText and
 // counts no copy registers in the VGPR estimate (the register path's
 // 256x256x32 f16 pipeline holds two tiles' copies, each 4 + 4 f16x8 loads
 // per lane = 16 + 16 registers: 64); refused elsewhere, naming the target.
-TEST(GemmLdsDma, DefaultOnlyForLargeGfx950F16Bf16AndOnWhereGiven) {
+TEST(GemmLdsDma, DefaultOnlyForLargeGfx950GemmsAndOnWhereGiven) {
   for (const TargetInfo* t : AllTargets()) {
     for (const char* e : {"f16", "bf16"}) {
       Kernel k = Fp8Kernel(t->name, e, e, "f32", 4096, 4096, 4096, "gemm C = alpha * A.mk * B.nk");
@@ -487,8 +499,12 @@ TEST(GemmLdsDma, DefaultOnlyForLargeGfx950F16Bf16AndOnWhereGiven) {
     const std::string km = Resolve("gfx950", "f16", "f16", "f32", 4096, 4096, 4096, body);
     EXPECT_TRUE(absl::StartsWith(km, "tile ") && !absl::StrContains(km, "lds_dma")) << body << ": " << km;
   }
-  const std::string fp8 = Resolve("gfx950", "f8e4m3fn", "f8e5m2", "f32", 4096, 4096, 4096);
-  EXPECT_TRUE(absl::StartsWith(fp8, "tile 256x256x64 ") && !absl::StrContains(fp8, "lds_dma")) << fp8;
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e5m2", "f32", 4096, 4096, 4096),
+            "tile 256x256x64 waves 2x2 mfma f32_32x32x64_fp8_bf8 double_buffer on lds_dma on");
+  EXPECT_EQ(Resolve("gfx950", "f8e4m3fn", "f8e5m2", "f32", 1024, 1024, 1024),
+            "tile 128x128x128 waves 2x2 mfma f32_32x32x64_fp8_bf8 double_buffer on");
+  const std::string fnuz = Resolve("gfx942", "f8e4m3fnuz", "f8e5m2fnuz", "f32", 4096, 4096, 4096);
+  EXPECT_TRUE(absl::StartsWith(fnuz, "tile ") && !absl::StrContains(fnuz, "lds_dma")) << fnuz;
   Kernel off = Fp8Kernel("gfx950", "f16", "f16", "f32", 4096, 4096, 4096,
                          "gemm C = alpha * A.mk * B.nk lds_dma off");
   Kernel on = Fp8Kernel("gfx950", "f16", "f16", "f32", 4096, 4096, 4096,

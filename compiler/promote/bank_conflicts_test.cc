@@ -217,5 +217,59 @@ end
   EXPECT_FALSE(LdsOpTraffic(*k, rd, {ElemType::kF32, 1}, {}, 128).ok());
 }
 
+// gfx950's fp8 DMA layout (issue 19): one wave reads 32x32x64 f8f6f4
+// fragments (lane l: row r = l mod 32, 32 bytes from k = 32 (l floordiv 32))
+// of an unpadded f8e4m3fn[64, 64] tile (64-byte rows: 4 rows fill the 64
+// banks' 256 bytes), rows rotated by r floordiv 4. Worked by hand, with
+// "slot" the 16-byte bank group (address / 16) mod 16 and 16 lanes per
+// cycle for 16 bytes per lane:
+//   Whole fragments in 32-byte units: unit (l floordiv 32 + r floordiv 4)
+//   mod 2 at byte 64 r + 32 u; the load is two ds_read_b128 (halves h = 0,
+//   1 at + 16 h), so a lane's slot is 4 (r mod 4) + 2 u + h: a group's 16
+//   rows share h and reach only the 8 slots of that parity, two distinct
+//   dwords per bank: 2 cycles for each of the 4 groups of each of the 2
+//   instructions: 16 cycles, 8 extra.
+//   Split into 16-byte pieces p, each in its own 16-byte unit (2 (l floordiv
+//   32) + p + r floordiv 4) mod 4: slot 4 (r mod 4) + (2 c + p + r floordiv
+//   4) mod 4, and a group's 16 consecutive rows r0 .. r0 + 15 (r0 a multiple
+//   of 16) give 16 distinct slots (r mod 4 and r floordiv 4 mod 4 run
+//   through all pairs): 1 cycle a group, 2 loads x 4 groups = 8 cycles, 0
+//   extra.
+TEST(LdsTraffic, Fp8FragmentPiecesOnTheDmaLayout) {
+  const char* whole = R"(kernel t
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+lds L : f8e4m3fn[64, 64]
+  %v = load L[tid.x mod 32, (tid.x floordiv 32 + (tid.x mod 32) floordiv 4) mod 2 * 32] : f8e4m3fnx32
+end
+)";
+  const char* split = R"(kernel t
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+lds L : f8e4m3fn[64, 64]
+  %lo = load L[tid.x mod 32, (tid.x floordiv 32 * 2 + (tid.x mod 32) floordiv 4) mod 4 * 16] : f8e4m3fnx16
+  %hi = load L[tid.x mod 32, (tid.x floordiv 32 * 2 + 1 + (tid.x mod 32) floordiv 4) mod 4 * 16] : f8e4m3fnx16
+  %v = concat %lo, %hi : f8e4m3fnx32
+end
+)";
+  const TargetInfo& t = **LookupTarget("gfx950");
+  absl::StatusOr<Kernel> kw = ParseKernel(whole);
+  absl::StatusOr<Kernel> ks = ParseKernel(split);
+  ASSERT_TRUE(kw.ok()) << kw.status();
+  ASSERT_TRUE(ks.ok()) << ks.status();
+  absl::StatusOr<KernelLdsTraffic> w = CountLdsTraffic(*kw, t);
+  absl::StatusOr<KernelLdsTraffic> p = CountLdsTraffic(*ks, t);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(w->reads.instructions, 2);
+  EXPECT_EQ(w->reads.cycles, 16);
+  EXPECT_EQ(w->reads.conflicts, 8);
+  EXPECT_EQ(p->reads.instructions, 2);
+  EXPECT_EQ(p->reads.cycles, 8);
+  EXPECT_EQ(p->reads.conflicts, 0);
+}
+
 }  // namespace
 }  // namespace kir

@@ -226,10 +226,17 @@ class Promoter {
   // ---- indices
   int64_t Threads() const { return c_.Threads(); }
   // Elements per rotated chunk of a swizzled row: the fragment read's width,
-  // and with the DMA at least its 16 bytes (GemmOperandPlan::dma).
+  // or with the DMA its 16 bytes (GemmOperandPlan::dma).
   int64_t SwizzleUnit(const Side& s, const GemmOperandPlan& p) const {
+    return p.dma ? kLdsDmaLaneBytes / ElemBytes(s.arg->elem) : c_.mfma->ab_width;
+  }
+  // Elements per LDS load of a fragment: the whole fragment, or on a
+  // swizzled DMA layout whose 16-byte units are narrower than it (fp8's
+  // 32-byte f8f6f4 fragments) one unit, the pieces joined by concat
+  // (GemmOperandPlan::dma).
+  int64_t FragmentPiece(const Side& s, const GemmOperandPlan& p) const {
     const int64_t w = c_.mfma->ab_width;
-    return p.dma ? std::max<int64_t>(w, kLdsDmaLaneBytes / ElemBytes(s.arg->elem)) : w;
+    return p.dma && p.swizzle > 0 ? std::min(w, SwizzleUnit(s, p)) : w;
   }
   // Rows after which a swizzled layout's rotation repeats (LdsCol: a row's
   // chunks of SwizzleUnit elements rotate by (row floordiv swizzle) mod chunks).
@@ -270,9 +277,15 @@ class Promoter {
   // the vector stay inside its chunk).
   IndexRef LdsCol(const Side& s, const GemmOperandPlan& p, const IndexRef& r, const IndexRef& k,
                   bool aligned, int64_t unit = 1) const;
-  // Fragment read of MFMA tile `i` (along rows), k-step `step`.
+  // Fragment read of MFMA tile `i` (along rows), k-step `step`: its
+  // FragmentPiece-element piece `piece` (elements piece * FragmentPiece ..).
   std::vector<IndexRef> FragmentIndex(const Side& s, const GemmOperandPlan& p,
-                                      const IndexRef& stage, int64_t i, int64_t step) const;
+                                      const IndexRef& stage, int64_t i, int64_t step,
+                                      int64_t piece = 0) const;
+  // The fragment of MFMA tile `i`, k-step `step` as a value: one LDS load,
+  // or its pieces' loads joined by concat.
+  std::string EmitFragment(KernelBuilder& b, const Side& s, const IndexRef& stage, int64_t i,
+                           int64_t step, const std::string& name) const;
   bool GuardRows(const Side& s) const { return s.rows % s.block != 0; }
   // ---- K-major staging read by load_tr (GemmOperandPlan::tr)
   // Whether `s` may be staged so: gfx950, 16-bit, stride-1 along the rows,
@@ -428,16 +441,40 @@ IndexRef Promoter::LdsCol(const Side& s, const GemmOperandPlan& p, const IndexRe
 }
 
 std::vector<IndexRef> Promoter::FragmentIndex(const Side& s, const GemmOperandPlan& p,
-                                              const IndexRef& stage, int64_t i,
-                                              int64_t step) const {
+                                              const IndexRef& stage, int64_t i, int64_t step,
+                                              int64_t piece) const {
   const MfmaDesc& m = *c_.mfma;
   const int64_t rows = s.is_b ? m.n : m.m;
+  const int64_t w = FragmentPiece(s, p);
   IndexRef r = Add(Add(Mul(WaveIdx(s), s.block / s.waves), i * rows), Mod(ITid(0), rows));
-  IndexRef kk = Add(IConst(step * m.k), Mul(Div(ITid(0), rows), m.ab_width));
-  // A fragment narrower than a DMA layout's rotated unit sits inside one.
-  const bool aligned = m.ab_width % SwizzleUnit(s, p) == 0;
-  IndexRef col = LdsCol(s, p, r, kk, aligned, m.ab_width);
+  IndexRef kk = Add(IConst(step * m.k + piece * w), Mul(Div(ITid(0), rows), m.ab_width));
+  // A read narrower than a DMA layout's rotated unit sits inside one.
+  const bool aligned = w % SwizzleUnit(s, p) == 0;
+  IndexRef col = LdsCol(s, p, r, kk, aligned, w);
   return LdsIndex(stage, std::move(r), std::move(col));
+}
+
+std::string Promoter::EmitFragment(KernelBuilder& b, const Side& s, const IndexRef& stage,
+                                   int64_t i, int64_t step, const std::string& name) const {
+  const GemmOperandPlan& p = s.plan;
+  if (p.tr) return EmitFragmentTr(b, s, stage, i, step, name);
+  const int64_t w = FragmentPiece(s, p), pieces = c_.mfma->ab_width / w;
+  if (pieces == 1)
+    return b.Load(p.lds, FragmentIndex(s, p, stage, i, step), {s.arg->elem, c_.mfma->ab_width}, {}, name);
+  // Load the pieces, then join neighbours pairwise until one value is left
+  // (pieces is a power of two: 16-byte units of a 2^n-byte fragment).
+  std::vector<std::string> parts;
+  for (int64_t piece = 0; piece < pieces; ++piece)
+    parts.push_back(b.Load(p.lds, FragmentIndex(s, p, stage, i, step, piece),
+                           {s.arg->elem, static_cast<int>(w)}, {}, absl::StrCat(name, "_p", piece)));
+  for (int64_t width = 2 * w; width <= c_.mfma->ab_width; width *= 2) {
+    std::vector<std::string> joined;
+    for (size_t j = 0; j + 1 < parts.size(); j += 2)
+      joined.push_back(b.Concat(parts[j], parts[j + 1], {s.arg->elem, static_cast<int>(width)},
+                                width == c_.mfma->ab_width ? name : absl::StrCat(parts[j], "_", width)));
+    parts = std::move(joined);
+  }
+  return parts[0];
 }
 
 std::vector<std::string> Promoter::EmitCopyLoads(KernelBuilder& b, const Side& s,
@@ -519,17 +556,14 @@ std::vector<std::string> Promoter::EmitKTile(KernelBuilder& b, const IndexRef& s
                                              const std::function<void()>& after_reads) const {
   const MfmaDesc& m = *c_.mfma;
   std::vector<std::string> cur = acc;
-  const ValueType frag_a{a_.arg->elem, m.ab_width}, frag_b{b_.arg->elem, m.ab_width};
   auto read = [&](int64_t step, std::vector<std::string>* fa, std::vector<std::string>* fb) {
     for (int64_t i = 0; i < a_.tiles; ++i) {
       const std::string name = absl::StrCat("a", i, "_k", step, suffix);
-      fa->push_back(a_.plan.tr ? EmitFragmentTr(b, a_, stage, i, step, name)
-                               : b.Load(a_.plan.lds, FragmentIndex(a_, a_.plan, stage, i, step), frag_a, {}, name));
+      fa->push_back(EmitFragment(b, a_, stage, i, step, name));
     }
     for (int64_t j = 0; j < b_.tiles; ++j) {
       const std::string name = absl::StrCat("b", j, "_k", step, suffix);
-      fb->push_back(b_.plan.tr ? EmitFragmentTr(b, b_, stage, j, step, name)
-                               : b.Load(b_.plan.lds, FragmentIndex(b_, b_.plan, stage, j, step), frag_b, {}, name));
+      fb->push_back(EmitFragment(b, b_, stage, j, step, name));
     }
   };
   std::vector<std::vector<std::string>> all_a(c_.KSteps()), all_b(c_.KSteps());
@@ -851,8 +885,9 @@ Kernel Promoter::ProbeKernel(const Side& s, const GemmOperandPlan& p) const {
 // stage offsets), and such a move keeps every bank's distinct dwords
 // distinct, so one read counted exactly stands for all: the traffic is its
 // traffic times their number. A swizzle breaks that (the rotation wraps per
-// lane), so then every read of every wave is counted. promote_test checks the
-// figures against the exact count of the promoted kernel.
+// lane), so then every read (each piece of a split fragment,
+// FragmentPiece) of every wave is counted. promote_test checks the figures
+// against the exact count of the promoted kernel.
 absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperandPlan& p) const {
   if (p.tr) return ReadTrafficTr(s, p);
   Kernel probe = ProbeKernel(s, p);
@@ -861,6 +896,7 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
   rd.mem = p.lds;
   rd.along = LdsRank() - 1;
   const ValueType frag{s.arg->elem, c_.mfma->ab_width};
+  const ValueType piece{s.arg->elem, static_cast<int>(FragmentPiece(s, p))};
   LdsTraffic t;
   if (p.swizzle > 0) {
     // Waves whose row offsets are whole rotation periods (swizzle * chunks
@@ -868,12 +904,14 @@ absl::StatusOr<LdsTraffic> Promoter::ReadTraffic(const Side& s, const GemmOperan
     const bool uniform_waves = (s.block / s.waves) % SwizzlePeriod(s, p) == 0;
     const int count_waves = uniform_waves ? 1 : -1;
     for (int64_t i = 0; i < s.tiles; ++i)
-      for (int64_t step = 0; step < c_.KSteps(); ++step) {
-        rd.index = FragmentIndex(s, p, Stage(0), i, step);
-        absl::StatusOr<LdsTraffic> one = LdsOpTraffic(probe, rd, frag, {{"k", 0}}, t_.lds_banks, 0, count_waves);
-        if (!one.ok()) return one.status();
-        t += *one;
-      }
+      for (int64_t step = 0; step < c_.KSteps(); ++step)
+        for (int64_t k = 0; k < frag.width / piece.width; ++k) {
+          rd.index = FragmentIndex(s, p, Stage(0), i, step, k);
+          absl::StatusOr<LdsTraffic> one =
+              LdsOpTraffic(probe, rd, piece, {{"k", 0}}, t_.lds_banks, 0, count_waves);
+          if (!one.ok()) return one.status();
+          t += *one;
+        }
     if (uniform_waves) {
       const int64_t w = c_.wm * c_.wn;
       t.instructions *= w;
@@ -952,9 +990,13 @@ absl::Status Promoter::ChooseDmaLayout(Side& s) {
   base.lds_vec = base.vec;
   base.lanes_along = c_.bk / base.vec;
   base.copies = s.block * c_.bk / base.vec / Threads();
-  // Rotations of the rows' units (none, or by row floordiv d) ranked by the
-  // fragment reads' conflict cycles, then no swizzle, then the smaller d.
-  // The DMA's own LDS writes are contiguous per wave whatever the layout.
+  // Rotations of the rows' 16-byte units (none, or by row floordiv d) ranked
+  // by the fragment reads' conflict cycles, then no swizzle, then the
+  // smaller d. A fragment wider than a unit is then read unit by unit
+  // (FragmentPiece): each 16-byte piece's place rotates on its own, which
+  // lets every 16-lane group of fp8's ds_read_b128 pieces reach all 16-byte
+  // bank groups. The DMA's own LDS writes are contiguous per wave whatever
+  // the layout.
   std::vector<Candidate> cands;
   const int64_t units = c_.bk / SwizzleUnit(s, base);
   for (int64_t d = 0; d <= 16; d = d == 0 ? 1 : 2 * d) {

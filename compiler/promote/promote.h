@@ -88,7 +88,7 @@ struct GemmOperandPlan {
   int lds_vec = 1;            // elements per LDS store op (vec, or vec split with slice)
   int64_t pad = 0;            // elements after each LDS row
   // 0, or d > 0: the LDS row is swizzled in chunks of w elements (w = the
-  // fragment read's width; with `dma`, the larger of it and 16 bytes):
+  // fragment read's width; with `dma`, 16 bytes):
   // chunk c of row r lives at chunk
   // (c + r floordiv d) mod (BK / w), a rotation that spreads the rows of a
   // read over the banks without padding (KIR has no XOR; a rotation by the
@@ -105,9 +105,13 @@ struct GemmOperandPlan {
   // 64 lanes x 16 bytes land contiguously in the unpadded tile, 16-byte
   // chunk q of the tile in round i, wave w, lane l being q = (i * threads +
   // 64 * w + l); a swizzle is then made by which global chunk a lane loads
-  // (the inverse rotation), and its unit is max(16 bytes, the fragment read)
-  // so that a fragment never straddles two rotated units. No LDS stores
-  // (tile_writes stays 0: the DMA is no DS instruction).
+  // (the inverse rotation), and its unit is the DMA's 16 bytes. A swizzled
+  // fragment wider than that (fp8's 32-byte f8f6f4 fragments) is read as one
+  // 16-byte LDS load per unit, the pieces joined by KIR `concat` (no
+  // instruction: the loads write the halves of one register tuple), so each
+  // piece's place rotates on its own and a ds_read_b128's 16-lane groups
+  // reach every 16-byte bank group (issue 19). No LDS stores (tile_writes
+  // stays 0: the DMA is no DS instruction).
   bool dma = false;
   // Staged K-major for gfx950's transposing read (TargetInfo::has_ds_read_tr_b16;
   // 16-bit operands whose stride-1 dimension is M / N, GemmConfig::load_tr):

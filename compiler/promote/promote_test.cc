@@ -18,6 +18,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/float_bits.h"
@@ -719,16 +720,16 @@ TEST(PromoteGemm, LdsDmaRefusals) {
 // ds_read_b128 each), so per K tile and operand 4 waves x 8 = 32
 // instructions of 64 lanes x 16 bytes, each 4 groups of 16 lanes (64 banks
 // move 256 bytes a cycle): 128 cycles when conflict-free.
-// f16/bf16: the rotated unpadded layout (by row floordiv 4) is
-// conflict-free, as the register path's. fp8: NOT, and no unpadded layout
-// can be: a 32-byte fragment stays whole in LDS (one 32-element load, a
-// 32-byte rotation unit), so in each ds_read_b128 the 16 lanes of a group
-// (16 rows, the same 16-byte half h of their fragments) hit addresses
-// 64 r + 32 u + 16 h, i.e. only the 8 of the 16 sixteen-byte bank groups
-// whose parity is h: every group takes 2 cycles, 128 extra per K tile and
-// operand (256 cycles), where the register path's 16-byte row padding
-// shifts the parity per row and reads without conflicts. (Issue 19 report:
-// the fp8 DMA trades them for no ds_write.)
+// All three: the rotated unpadded layout (by row floordiv 4, in 16-byte
+// units) is conflict-free, as the register path's. A 64-byte row (32 f16 or
+// 64 fp8) has 4 units and 4 rows fill the 64 banks' 256 bytes, so unit u of
+// row r sits in 16-byte bank group 4 (r mod 4) + (u + r floordiv 4) mod 4:
+// the 16 rows of a lane group, all reading the same unit u, hit the 16
+// groups once each. fp8's 32-byte fragment is read as its two 16-byte
+// units, each rotated on its own, joined by concat (issue 19; before the
+// split, a whole 32-byte fragment in a 32-byte unit reached only the 8 bank
+// groups of its half's parity: 2 cycles a group, 128 conflict cycles per K
+// tile and operand).
 TEST(PromoteGemm, LdsDmaLayoutsReadConflicts) {
   struct Big {
     ElemType in, in_b;
@@ -757,14 +758,11 @@ TEST(PromoteGemm, LdsDmaLayoutsReadConflicts) {
       const GemmOperandPlan& p = op ? dma->b : dma->a;
       EXPECT_TRUE(p.dma);
       EXPECT_EQ(p.pad, 0);
-      const bool fp8 = IsFp8(big.in);
       EXPECT_EQ(p.fragment_reads.instructions, 32);
-      EXPECT_EQ(p.fragment_reads.cycles, fp8 ? 32 * 4 * 2 : 32 * 4);
-      EXPECT_EQ(p.fragment_reads.conflicts, fp8 ? 32 * 4 : 0);
+      EXPECT_EQ(p.fragment_reads.cycles, 32 * 4);
+      EXPECT_EQ(p.fragment_reads.conflicts, 0);
       EXPECT_EQ(r.fragment_reads.conflicts, 0);
-      if (!fp8) {
-        EXPECT_EQ(p.swizzle, 4);
-      }
+      EXPECT_EQ(p.swizzle, 4);
       EXPECT_EQ(p.tile_writes.instructions, 0);
       // 256 x BK elements of 16 bytes per vector over 256 threads.
       EXPECT_EQ(p.copies, 256 * dma->config.bk * ElemBytes(big.in) / 16 / 256);
@@ -783,6 +781,76 @@ TEST(PromoteGemm, LdsDmaLayoutsReadConflicts) {
       EXPECT_EQ(exact->reads_by_alloc[o->lds].conflicts, read_tiles * o->fragment_reads.conflicts);
       EXPECT_EQ(exact->writes_by_alloc[o->lds].instructions, 0);
     }
+  }
+}
+
+// fp8's 32-byte f8f6f4 fragments on the DMA layout (issue 19): read as two
+// 16-byte pieces, each in its own rotated 16-byte unit, joined by concat.
+// By hand (16-byte "slots" of the 64 banks' 256 bytes; a ds_read_b128
+// serves 16 lanes a cycle, whose 16 rows read the same unit u):
+//   16x16x128, BK 128 (128-byte rows, 2 per 256 bytes): unit u of row r
+//   is at slot 8 (r mod 2) + (u + r floordiv d) mod 8; d = 1 puts rows r
+//   and r + 8 together, d = 2 gives 16 rows 16 slots: swizzle 2.
+//   32x32x64, BK 64 (64-byte rows, 4 per 256 bytes): slot 4 (r mod 4) +
+//   (u + r floordiv d) mod 4; d = 1 and 2 pair rows r and r + 8 (or worse),
+//   d = 4 gives 16 slots: swizzle 4.
+// Either way no conflict cycle; per wave and K tile a fragment is 2 loads
+// of 16 bytes (4 cycles each: 64 lanes in groups of 16), so the plan's
+// figures are 2 x (tiles x k-steps) x waves loads per operand; the promoted
+// kernel's pieces and concats are counted in its text and its values
+// checked against the CPU GEMM (RunCase, the reference interpreter).
+TEST(PromoteGemm, LdsDmaFp8FragmentsSplitIntoRotatedUnits) {
+  struct Shape {
+    std::string clauses;
+    int64_t swizzle, frags_per_wave;  // fragments per wave and K tile, per operand
+  };
+  const Shape shapes[] = {
+      // Wave tile 32x32: 2 tiles x 1 k-step of 16x16x128.
+      {" tile 64x64x128 waves 2x2 mfma f32_16x16x128_fp8_bf8 lds_dma on", 2, 2},
+      // Wave tile 32x32: 1 tile x 1 k-step of 32x32x64.
+      {" tile 64x64x64 waves 2x2 mfma f32_32x32x64_fp8_bf8 lds_dma on", 4, 1},
+  };
+  for (const Shape& sh : shapes) {
+    Case c;
+    c.target = "gfx950";
+    c.in = ElemType::kF8E4M3FN;
+    c.in_b = ElemType::kF8E5M2;
+    c.m = c.n = 64;  // one workgroup: the interpreter run stays short
+    c.k = 384;
+    c.clauses = sh.clauses;
+    SCOPED_TRACE(c.Label());
+    const TargetInfo& t = Target("gfx950");
+    absl::StatusOr<GemmPlan> plan = PlanGemm(ParseCase(c), t);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const GemmOperandPlan* o : {&plan->a, &plan->b}) {
+      EXPECT_TRUE(o->dma);
+      EXPECT_EQ(o->swizzle, sh.swizzle) << plan->Summary();
+      EXPECT_EQ(o->fragment_reads.instructions, 2 * sh.frags_per_wave * 4);
+      EXPECT_EQ(o->fragment_reads.cycles, 4 * 2 * sh.frags_per_wave * 4);
+      EXPECT_EQ(o->fragment_reads.conflicts, 0) << plan->Summary();
+    }
+    absl::StatusOr<Kernel> p = ValidateAndPromote(ParseCase(c), t);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const std::string text = PrintKernel(*p);
+    // The loop's two steps and the one or two after it (as in
+    // LdsDmaLayoutsReadConflicts), each with 2 x frags_per_wave fragments
+    // (A and B) of two pieces.
+    const int64_t tiles = plan->config.KTiles(), pairs = (tiles - 1) / 2;
+    const int64_t frags = (2 + tiles - 2 * pairs) * 2 * sh.frags_per_wave;
+    int64_t concats = 0, piece_loads = 0, whole_loads = 0;
+    for (absl::string_view line : absl::StrSplit(text, '\n')) {
+      if (absl::StrContains(line, " = concat ")) ++concats;
+      const bool lds_load = absl::StrContains(line, " = load A_lds[") || absl::StrContains(line, " = load B_lds[");
+      if (lds_load && (absl::EndsWith(line, ": f8e4m3fnx16") || absl::EndsWith(line, ": f8e5m2x16"))) ++piece_loads;
+      if (lds_load && absl::EndsWith(line, "x32")) ++whole_loads;
+    }
+    EXPECT_EQ(concats, frags) << text;
+    EXPECT_EQ(piece_loads, 2 * frags) << text;
+    EXPECT_EQ(whole_loads, 0) << text;
+    absl::StatusOr<KernelLdsTraffic> exact = CountLdsTraffic(*p, t);
+    ASSERT_TRUE(exact.ok()) << exact.status();
+    EXPECT_EQ(exact->reads.conflicts, 0);
+    RunCase(c);
   }
 }
 

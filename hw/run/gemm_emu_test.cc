@@ -43,13 +43,14 @@ struct GemmCase {
   bool scales = false; // C = alpha * sa * sb * A * B ...: per-tensor scales sa = 0.5, sb = 2
   bool plus_c = false; // with beta: `+ C` (beta = 1, no beta argument) instead of `+ beta * C`
   bool lds_dma = false; // `lds_dma on` (gfx950: A and B copied by the LDS DMA)
+  std::string mfma;     // `mfma NAME` when not empty (with an explicit tiling)
 };
 
 std::string Name(const GemmCase& c) {
   return absl::StrCat(c.in, c.in_b.empty() ? "" : "x" + c.in_b, c.scales ? "_scaled" : "", "_", c.a_km ? "km" : "mk", c.b_kn ? "kn" : "nk", "_", c.out, "_",
                       c.target, "_", c.double_buffer ? "db" : "sb", "_w", c.waves, "_", c.m, "x",
                       c.n, "x", c.k, c.c_col ? "_ccol" : "", c.beta ? "" : "_nobeta",
-                      c.plus_c ? "_plusc" : "", c.lds_dma ? "_dma" : "");
+                      c.plus_c ? "_plusc" : "", c.lds_dma ? "_dma" : "", c.mfma.empty() ? "" : "_" + c.mfma);
 }
 
 std::string KernelText(const GemmCase& c) {
@@ -65,6 +66,7 @@ std::string KernelText(const GemmCase& c) {
   if (c.in.rfind("f8", 0) == 0 && !tiling.empty())
     tiling = absl::StrReplaceAll(
         tiling, {{"x32 waves", c.target == "gfx950" && c.waves > 1 ? "x128 waves" : "x64 waves"}});
+  if (!c.mfma.empty()) tiling += " mfma " + c.mfma;
   return absl::StrCat(
       "kernel ", "g", "\ntarget ", c.target, "\nworkgroup auto\ngrid auto\n",
       "arg A : ", c.in, dims(c.a_km, c.m, c.k), " readonly\n",
@@ -270,6 +272,11 @@ std::vector<GemmCase> Covering() {
   dma("f8e4m3fn", "", "f32", true, 0, 128, 128, 128);
   dma("f8e5m2", "f8e4m3fn", "f32", true, 8, 128, 128, 384);
   dma("f8e4m3fn", "", "bf16", true, 1, 64, 32, 256);
+  // fp8 with 16x16x128 f8f6f4 (its 32-byte fragments split into two rotated
+  // 16-byte pieces on the DMA layout, by row floordiv 2; the 32x32x64 cases
+  // above by row floordiv 4), three K tiles.
+  dma("f8e4m3fn", "f8e5m2", "f32", true, 4, 128, 128, 384);
+  v.back().mfma = "f32_16x16x128_fp8_bf8";
   return v;
 }
 
