@@ -33,7 +33,7 @@
 namespace kir::bench {
 
 struct CompareOptions {
-  std::string kirc_bin = "./kirc";  // the kirc executable (//:kirc, what `bazel run //:kirc` runs)
+  std::string kirc_bin = "compiler/tools/kirc";  // the kirc executable (//:kirc, an alias: what `bazel run //:kirc` runs), from the runfiles root
   std::string kernels_dir = "testdata/kernels";  // NAME.kir
   std::string baselines_dir = "testdata/baselines";  // NAME.cl
   std::string llvm_bin = "/usr/lib/llvm-22/bin";  // clang, ld.lld, llvm-objdump, llvm-readelf
