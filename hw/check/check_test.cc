@@ -452,7 +452,7 @@ TEST(Compare, WithinBoundsOfTheShadow) {
   }
   std::map<std::string, RoundingBound> b;
   b["y"] = RoundingBound{std::ldexp(1.0, -10), 0, ""};
-  b["h"] = RoundingBound{0, 0, ""};
+  b["h"] = RoundingBound{std::ldexp(1.0, -11), std::ldexp(1.0, -11), ""};
   const double factor = std::expm1(std::ldexp(1.0, -10));
   KernelData out = ref;
   SetF32(out, "y", 3, static_cast<float>(1.0 + 0.9 * factor * 1000));  // within element 3's bound
@@ -479,6 +479,37 @@ TEST(Compare, WithinBoundsOfTheShadow) {
       << d[0].tol.why;
   SetF32(out, "y", 5, INFINITY);
   EXPECT_FALSE(CompareWithinBounds(k, out, ref, shadow, b)[0].ok);
+}
+
+// Review 5 F2: a buffer no rounding that may differ lies behind (bounds 0, 0:
+// e.g. a cvt of loaded data to fp8 in a kernel that also has an mfma) must
+// match code for code: one f8e5m2fnuz code too large (1.25 for 1: the next
+// code above 1 with 2 stored significand bits) fails, although 0.25 is within
+// any relative bound on sum|terms| = 1.
+TEST(Compare, ZeroRoundingBoundsMeanBitIdentity) {
+  Kernel k = Parse(R"(kernel v
+workgroup 64 1 1
+grid 1 1 1
+arg q : f8e5m2fnuz[4] strides [1] writeonly
+  %v = zero f32
+end
+)");
+  KernelData ref = MakeInputs(k, 1), shadow = ref;
+  for (int i = 0; i < 4; ++i) ref.buffers["q"].data()[i] = shadow.buffers["q"].data()[i] = 0x40;  // 1.0: exponent 16 (bias 16), mantissa 0
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, ref.buffers["q"].data()), 1.0);
+  KernelData out = ref;
+  std::map<std::string, RoundingBound> b;
+  b["q"] = RoundingBound{0, 0, ""};
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_TRUE(d[0].tol.bits);
+  EXPECT_NE(d[0].tol.why.find("bit-identical for f8e5m2fnuz"), std::string::npos) << d[0].tol.why;
+  out.buffers["q"].data()[2] = 0x41;
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, out.buffers["q"].data() + 2), 1.25);
+  d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_FALSE(d[0].ok);
+  EXPECT_EQ(d[0].mismatches, 1);
+  EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{2});
 }
 
 TEST(Npy, HeaderAndGatheredData) {

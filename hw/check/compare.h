@@ -93,7 +93,10 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 // with S <= shadow / (1 - expm1(rho_ref)) (the shadow, computed by the
 // reference, errs by its own rounding) and atol = 2 smallest subnormals of
 // the output type (one per side for the last rounding's gradual underflow,
-// which the relative model does not cover). i32 buffers: bit identity.
+// which the relative model does not cover). The "exact value" is that of
+// exact arithmetic on the values both sides share bit for bit (RoundingBound
+// counts no rounding of such values), so a buffer with rho_dev = rho_ref = 0
+// and i32 buffers: bit identity.
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
                                             const std::map<std::string, RoundingBound>& bounds);
