@@ -495,15 +495,17 @@ std::string Validator::Fp8TargetProblem(ElemType e) const {
                       "); use a type the target has or another --mcpu");
 }
 
-// fp8 values are storage only: loads, stores, cvt to and from f32, slices.
+// fp8 values are storage only: loads, stores, cvt to and from f32, slices,
+// concat, and the A/B operands of the fp8 MFMAs.
 absl::Status Validator::CheckNotFp8Arith(const Op& op, const std::vector<ValueType>& types) const {
   for (size_t i = 0; i < types.size(); ++i)
     if (IsFp8(types[i].elem))
       return OpErr(op, absl::StrCat("'", OpName(op.kind), "' does not take fp8 values (",
                                     i < op.operands.size() ? OperandText(op.operands[i]) : "result",
                                     " is ", TypeName(types[i]),
-                                    "); fp8 values can only be loaded, stored, sliced and "
-                                    "converted: cvt them to f32, compute in f32 and cvt back"));
+                                    "); fp8 values can only be loaded, stored, sliced, concatenated, "
+                                    "converted and used as the A and B operands of an fp8 mfma: cvt them "
+                                    "to f32, compute in f32 and cvt back"));
   return absl::OkStatus();
 }
 

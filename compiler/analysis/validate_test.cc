@@ -1073,20 +1073,21 @@ end
 TEST(ValidateTest, Fp8ArithmeticRefused) {
   EXPECT_EQ(CheckFp8("%r = load R[tid.x * 4] : f8e5m2fnuzx4\n%a = add %r, %r\n"),
             "k.kir:10:1: error: in '%a = add %r, %r': 'add' does not take fp8 values (%r is "
-            "f8e5m2fnuzx4); fp8 values can only be loaded, stored, sliced and converted: cvt "
-            "them to f32, compute in f32 and cvt back");
+            "f8e5m2fnuzx4); fp8 values can only be loaded, stored, sliced, concatenated, converted "
+            "and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 and cvt back");
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%a = mul %r, s\n"),
             "k.kir:10:1: error: in '%a = mul %r, s': 'mul' does not take fp8 values (%r is "
-            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced and converted: cvt them "
-            "to f32, compute in f32 and cvt back");
+            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced, concatenated, converted "
+            "and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 and cvt back");
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%a = fma %r, %r, %r\n"),
             "k.kir:10:1: error: in '%a = fma %r, %r, %r': 'fma' does not take fp8 values (%r is "
-            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced and converted: cvt them "
-            "to f32, compute in f32 and cvt back");
+            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced, concatenated, converted "
+            "and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 and cvt back");
   EXPECT_EQ(CheckFp8("%z = zero f8e4m3fnuzx4\n"),
             "k.kir:9:1: error: in '%z = zero f8e4m3fnuzx4': 'zero' does not take fp8 values "
-            "(result is f8e4m3fnuzx4); fp8 values can only be loaded, stored, sliced and "
-            "converted: cvt them to f32, compute in f32 and cvt back");
+            "(result is f8e4m3fnuzx4); fp8 values can only be loaded, stored, sliced, concatenated, "
+            "converted and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 "
+            "and cvt back");
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f16\n%g = cvt %h : f8e4m3fnuz\n"),
             "OK");  // f16/bf16 through f32
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f8e4m3fnuz\n"),

@@ -512,6 +512,23 @@ end
   EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{2});
 }
 
+// Review 5 F3: a buffer neither side wrote (every element on pages neither
+// materialised) is reported as such, not as `worst Q[] = 0` with "every
+// finite reference element is 0".
+TEST(Compare, AnUnwrittenBufferIsSaidToBe) {
+  BufferDiff d;
+  d.name = "Q";
+  d.elements = d.untouched = 4096;
+  d.max_rel_err = NAN;
+  d.tol.why = "bit-identical (exact inputs)";
+  EXPECT_EQ(FormatDiffs({d}),
+            "Q: 4096 elements, none written by the kernel or the reference (each still holds its input, the same on "
+            "both sides): OK\n");
+  d.untouched = 4095;  // one element compared: the usual line
+  d.worst_index = {0};
+  EXPECT_NE(FormatDiffs({d}).find("worst Q[0] = 0 (ref 0)"), std::string::npos) << FormatDiffs({d});
+}
+
 TEST(Npy, HeaderAndGatheredData) {
   Kernel k = Parse(kKernel);
   KernelData a = MakeInputs(k, 3);

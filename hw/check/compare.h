@@ -53,6 +53,9 @@ struct BufferDiff {
   std::string name;
   int64_t elements = 0;            // compared (the logical shape)
   int64_t mismatches = 0;          // elements out of tolerance
+  // Elements on pages neither side materialised (written by neither: equal
+  // by construction, not read); FormatDiffs says so when that is all of them.
+  int64_t untouched = 0;
   int64_t nonfinite_ref = 0;       // reference elements that are inf or NaN (matched exactly)
   int64_t nonfinite_mismatches = 0;  // mismatches where out or ref is not finite
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
