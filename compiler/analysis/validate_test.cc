@@ -999,6 +999,28 @@ std::string CheckFp8(const std::string& body, const std::string& target = "gfx94
   return Check(Parse(absl::StrCat(kFp8Prelude, body, "end\n")), target);
 }
 
+// Review 5 F7: fp8 refusals suggest only what kirc accepts. A 32-wide fp8
+// value has no 32-wide f16 counterpart (widths up to 16): slice it; two fp8
+// types are joined through f32 (no cvt between fp8 types). Each suggestion,
+// followed, validates.
+TEST(ValidateTest, Fp8RefusalsSuggestWhatWorks) {
+  const std::string wide = "%r = load R[0] : f8e5m2fnuzx16\n%c = concat %r, %r : f8e5m2fnuzx32\n";
+  EXPECT_EQ(CheckFp8(wide + "%f = cvt %c : f16x16\n"),
+            "k.kir:11:1: error: in '%f = cvt %c : f16x16': cvt keeps the width: %c is f8e5m2fnuzx32 but the "
+            "result type is f16x16; f16x32 does not exist, so slice %c into halves (slice %c, 0 : f8e5m2fnuzx16 "
+            "and slice %c, 16 : f8e5m2fnuzx16) and convert each");
+  EXPECT_EQ(CheckFp8(wide + "%l = slice %c, 0 : f8e5m2fnuzx16\n%h = slice %c, 16 : f8e5m2fnuzx16\n"
+                            "%f = cvt %l : f16x16\n%g = cvt %h : f16x16\n"),
+            "OK");
+  const std::string two = "%a = load R[tid.x * 4] : f8e5m2fnuzx4\n%b = load L[tid.x * 4] : f8e4m3fnuzx4\n";
+  EXPECT_EQ(CheckFp8(two + "%c = concat %a, %b : f8e5m2fnuzx8\n"),
+            "k.kir:11:1: error: in '%c = concat %a, %b : f8e5m2fnuzx8': concat joins two values of one type: %a "
+            "is f8e5m2fnuzx4 but %b is f8e4m3fnuzx4; convert one of them to the other's type through f32 (two cvt "
+            "ops; slice it first if the widths differ)");
+  EXPECT_EQ(CheckFp8(two + "%f = cvt %b : f32x4\n%g = cvt %f : f8e5m2fnuzx4\n%c = concat %a, %g : f8e5m2fnuzx8\n"),
+            "OK");
+}
+
 TEST(ValidateTest, Fp8QuantizeValidOnGfx942) {
   EXPECT_EQ(CheckFp8(R"(%x = load X[tid.x * 4] : f32x4
 %y = mul %x, s
