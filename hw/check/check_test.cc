@@ -515,6 +515,21 @@ end
 // Review 5 F3: a buffer neither side wrote (every element on pages neither
 // materialised) is reported as such, not as `worst Q[] = 0` with "every
 // finite reference element is 0".
+// Review 5 F2: a bound of sum|terms| or more is no check (|ref| <= sum|terms|,
+// so all zeros pass); the text says so. Rounding sums of 0.4 on each side:
+// expm1(0.4) = 0.4918, factor 2 * 0.4918 / (1 - 0.4918) = 1.94.
+TEST(Compare, AFactorOfOneOrMoreIsSaidToBeNoCheck) {
+  Kernel k = Parse(kVec);
+  KernelData ref = MakeInputs(k, 6), shadow = ref, out = ref;
+  std::map<std::string, RoundingBound> b;
+  b["y"] = RoundingBound{0.4, 0.4, ""};
+  b["h"] = RoundingBound{0.01, 0.01, ""};
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_NEAR(d[0].tol.shadow_factor, 2 * std::expm1(0.4) / (1 - std::expm1(0.4)), 1e-12);
+  EXPECT_NE(d[0].tol.why.find("accepts even 0 for every element: no real check"), std::string::npos) << d[0].tol.why;
+  EXPECT_EQ(d[1].tol.why.find("no real check"), std::string::npos) << d[1].tol.why;
+}
+
 TEST(Compare, AnUnwrittenBufferIsSaidToBe) {
   BufferDiff d;
   d.name = "Q";

@@ -305,6 +305,11 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
     } else {
       t.why = absl::StrFormat("|out - ref| <= %.3g * sum|terms| + 2^%d for %s (worst-case rounding)",
                               t.shadow_factor, emin_sub + 1, std::string(ElemTypeName(a.elem)));
+      // |ref| <= sum|terms|: a factor of 1 or more accepts any output of
+      // that magnitude, zeros included (review 5 F2): say so.
+      if (t.shadow_factor >= 1)
+        absl::StrAppend(&t.why, " - a factor of 1 or more accepts even 0 for every element: no real check; "
+                                "use --inputs=exact where the analysis allows it");
     }
     return t;
   });
