@@ -17,6 +17,13 @@ absl::Status Bad(const std::string& msg) { return absl::InvalidArgumentError(msg
 std::string Elem(ElemType e) { return std::string(ElemTypeName(e)); }
 
 int64_t RoundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+// The largest power-of-two side s with s * s <= elems (a square wave block
+// of C that `elems` f32 accumulators hold: 16384 -> 128).
+int64_t MaxSquareWaveTile(int64_t elems) {
+  int64_t s = 1;
+  while (4 * s * s <= elems) s *= 2;
+  return s;
+}
 
 // "A" for a buffer called like its role, else "X (A)".
 std::string Who(const std::string& name, const char* role) {
@@ -231,11 +238,19 @@ std::string LdsDmaProblem(const GemmConfig& c, const Arg& a, const Arg& b, const
   if (c.m % c.bm != 0) edges.push_back(absl::StrCat("M = ", c.m, " is not a multiple of BM = ", c.bm));
   if (c.n % c.bn != 0) edges.push_back(absl::StrCat("N = ", c.n, " is not a multiple of BN = ", c.bn));
   if (c.k % c.bk != 0) edges.push_back(absl::StrCat("K = ", c.k, " is not a multiple of BK = ", c.bk));
-  if (!edges.empty())
+  if (!edges.empty()) {
+    // A dividing tile exists only if M and N are multiples of 16 (every
+    // gemm MFMA's M and N footprint: BM and BN are multiples of it) and K's
+    // rows are a multiple of 16 bytes (the smallest BK row above); else only
+    // lds_dma off works (review 5 F3).
+    const bool can_divide = c.m % 16 == 0 && c.n % 16 == 0 && (c.k * ElemBytes(c.a_elem)) % 16 == 0;
     return absl::StrCat("lds_dma on cannot guard its copies (a lane turned off would leave its 16 LDS "
                         "bytes unwritten), but ", absl::StrJoin(edges, " and "),
-                        ", so edge tiles need guarded loads; pick a tile that divides the shape or "
-                        "use lds_dma off");
+                        ", so edge tiles need guarded loads; ",
+                        can_divide ? "pick a tile that divides the shape or use lds_dma off"
+                                   : "no tile divides the shape (BM and BN are multiples of 16, BK rows of 16 "
+                                     "bytes), so use lds_dma off");
+  }
   (void)g;
   return "";
 }
@@ -622,8 +637,9 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
         " gives each wave a ", c.WaveTileM(), " x ", c.WaveTileN(),
         " block of C, whose f32 accumulators take ", acc, " AGPRs per lane, more than the ",
         t.max_agprs, " AGPRs ", t.name,
-        " has (kirc does not spill registers); use more waves or a smaller tile (the default "
-        "gives each wave at most 64 x 64)"));
+        " has (kirc does not spill registers); use more waves or a smaller tile (", t.max_agprs,
+        " AGPRs per lane hold ", t.max_agprs * 64, " f32 per wave, e.g. a ", MaxSquareWaveTile(t.max_agprs * 64),
+        " x ", MaxSquareWaveTile(t.max_agprs * 64), " block)"));
   c.expected_arch_vgprs = ExpectedArchVgprs(c, copy_regs());
   return c;
 }

@@ -226,7 +226,7 @@ TEST(GemmValidate, AccumulatorsBeyondTheRegisterFileAreRefused) {
                              "wave a 256 x 128 block of C, whose f32 accumulators take 512 AGPRs per "
                              "lane, more than the 256 AGPRs " + std::string(target) +
                              " has (kirc does not spill registers); use more waves or a smaller "
-                             "tile (the default gives each wave at most 64 x 64)");
+                             "tile (256 AGPRs per lane hold 16384 f32 per wave, e.g. a 128 x 128 block)");
   }
   // gfx950 fp8 256x256x128 waves 1x1 (a fresh user's case): a default
   // double_buffer is not named (it would be off for this tile, README).
@@ -580,6 +580,23 @@ TEST(GemmLdsDma, WideOperandsAndSmallTilesAreRefusedAtTheGemm) {
                                     "gemm C = alpha * A.mk * B.nk tile 16x16x16 waves 1x1 lds_dma on");
   EXPECT_NE(small.find("is not a multiple of the workgroup's 64 threads x 16 bytes per DMA; use a larger tile, "
                        "or lds_dma off"), std::string::npos) << small;
+}
+
+// Review 5 F3: the edge refusal suggests a dividing tile only when one can
+// exist (M and N multiples of 16, the gemm MFMAs' smallest footprint).
+TEST(GemmLdsDma, EdgeRefusalSuggestsADividingTileOnlyWhenOneExists) {
+  const std::string none = Resolve("gfx950", "bf16", "bf16", "f32", 200, 300, 64,
+                                   "gemm C = alpha * A.mk * B.nk tile 32x16x64 lds_dma on");
+  EXPECT_NE(none.find("M = 200 is not a multiple of BM = 32 and N = 300 is not a multiple of BN = 16"),
+            std::string::npos) << none;
+  EXPECT_NE(none.find("no tile divides the shape (BM and BN are multiples of 16, BK rows of 16 bytes), so use "
+                      "lds_dma off"), std::string::npos) << none;
+  EXPECT_EQ(none.find("pick a tile"), std::string::npos) << none;
+  // M = 208 = 13 x 16: tile 16x... divides it.
+  const std::string some = Resolve("gfx950", "bf16", "bf16", "f32", 208, 256, 64,
+                                   "gemm C = alpha * A.mk * B.nk tile 32x32x64 lds_dma on");
+  EXPECT_NE(some.find("M = 208 is not a multiple of BM = 32"), std::string::npos) << some;
+  EXPECT_NE(some.find("pick a tile that divides the shape or use lds_dma off"), std::string::npos) << some;
 }
 
 TEST(GemmValidate, HasGemm) {

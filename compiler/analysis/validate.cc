@@ -495,15 +495,17 @@ std::string Validator::Fp8TargetProblem(ElemType e) const {
                       "); use a type the target has or another --mcpu");
 }
 
-// fp8 values are storage only: loads, stores, cvt to and from f32, slices.
+// fp8 values are storage only: loads, stores, cvt to and from f32, slices,
+// concat, and the A/B operands of the fp8 MFMAs.
 absl::Status Validator::CheckNotFp8Arith(const Op& op, const std::vector<ValueType>& types) const {
   for (size_t i = 0; i < types.size(); ++i)
     if (IsFp8(types[i].elem))
       return OpErr(op, absl::StrCat("'", OpName(op.kind), "' does not take fp8 values (",
                                     i < op.operands.size() ? OperandText(op.operands[i]) : "result",
                                     " is ", TypeName(types[i]),
-                                    "); fp8 values can only be loaded, stored, sliced and "
-                                    "converted: cvt them to f32, compute in f32 and cvt back"));
+                                    "); fp8 values can only be loaded, stored, sliced, concatenated, "
+                                    "converted and used as the A and B operands of an fp8 mfma: cvt them "
+                                    "to f32, compute in f32 and cvt back"));
   return absl::OkStatus();
 }
 
@@ -1083,10 +1085,20 @@ absl::Status Validator::CheckCvt(const Op& op) {
   if (IsFp8(in->elem) && IsFp8(op.type.elem) && in->elem != op.type.elem)
     return OpErr(op, absl::StrCat("cvt does not convert between two fp8 types (", TypeName(*in), " to ",
                                   TypeName(op.type), "); convert through f32 with two cvt ops"));
-  if (in->width != op.type.width)
+  if (in->width != op.type.width) {
+    // Suggest the same-width type only when it exists (review 5 F7: an fp8x32
+    // has no 32-wide f32/f16/bf16 counterpart): else slice into halves.
+    const ValueType same{op.type.elem, in->width};
+    const std::string fix =
+        IsLegalWidthFor(same.elem, same.width)
+            ? absl::StrCat("use ", TypeName(same))
+            : absl::StrCat(TypeName(same), " does not exist, so slice %", op.operands[0].name, " into halves (",
+                           "slice %", op.operands[0].name, ", 0 : ", TypeName(ValueType{in->elem, in->width / 2}),
+                           " and slice %", op.operands[0].name, ", ", in->width / 2, " : ",
+                           TypeName(ValueType{in->elem, in->width / 2}), ") and convert each");
     return OpErr(op, absl::StrCat("cvt keeps the width: %", op.operands[0].name, " is ",
-                                  TypeName(*in), " but the result type is ", TypeName(op.type),
-                                  "; use ", TypeName(ValueType{op.type.elem, in->width})));
+                                  TypeName(*in), " but the result type is ", TypeName(op.type), "; ", fix));
+  }
   return Define(op, op.results[0], op.type);
 }
 
@@ -1125,7 +1137,11 @@ absl::Status Validator::CheckConcat(const Op& op) {
   if (!(*a == *b))
     return OpErr(op, absl::StrCat("concat joins two values of one type: %", op.operands[0].name, " is ",
                                   TypeName(*a), " but %", op.operands[1].name, " is ", TypeName(*b),
-                                  "; cvt or slice one of them to the other's type"));
+                                  IsFp8(a->elem) && IsFp8(b->elem) && a->elem != b->elem
+                                      // cvt between two fp8 types is refused (CheckCvt): through f32.
+                                      ? "; convert one of them to the other's type through f32 (two cvt ops; "
+                                        "slice it first if the widths differ)"
+                                      : "; cvt or slice one of them to the other's type"));
   const ValueType joined{a->elem, 2 * a->width};
   if (!IsLegalWidthFor(joined.elem, joined.width))
     return OpErr(op, absl::StrCat("concat of two ", TypeName(*a), " values would have ", joined.width,

@@ -999,6 +999,28 @@ std::string CheckFp8(const std::string& body, const std::string& target = "gfx94
   return Check(Parse(absl::StrCat(kFp8Prelude, body, "end\n")), target);
 }
 
+// Review 5 F7: fp8 refusals suggest only what kirc accepts. A 32-wide fp8
+// value has no 32-wide f16 counterpart (widths up to 16): slice it; two fp8
+// types are joined through f32 (no cvt between fp8 types). Each suggestion,
+// followed, validates.
+TEST(ValidateTest, Fp8RefusalsSuggestWhatWorks) {
+  const std::string wide = "%r = load R[0] : f8e5m2fnuzx16\n%c = concat %r, %r : f8e5m2fnuzx32\n";
+  EXPECT_EQ(CheckFp8(wide + "%f = cvt %c : f16x16\n"),
+            "k.kir:11:1: error: in '%f = cvt %c : f16x16': cvt keeps the width: %c is f8e5m2fnuzx32 but the "
+            "result type is f16x16; f16x32 does not exist, so slice %c into halves (slice %c, 0 : f8e5m2fnuzx16 "
+            "and slice %c, 16 : f8e5m2fnuzx16) and convert each");
+  EXPECT_EQ(CheckFp8(wide + "%l = slice %c, 0 : f8e5m2fnuzx16\n%h = slice %c, 16 : f8e5m2fnuzx16\n"
+                            "%f = cvt %l : f16x16\n%g = cvt %h : f16x16\n"),
+            "OK");
+  const std::string two = "%a = load R[tid.x * 4] : f8e5m2fnuzx4\n%b = load L[tid.x * 4] : f8e4m3fnuzx4\n";
+  EXPECT_EQ(CheckFp8(two + "%c = concat %a, %b : f8e5m2fnuzx8\n"),
+            "k.kir:11:1: error: in '%c = concat %a, %b : f8e5m2fnuzx8': concat joins two values of one type: %a "
+            "is f8e5m2fnuzx4 but %b is f8e4m3fnuzx4; convert one of them to the other's type through f32 (two cvt "
+            "ops; slice it first if the widths differ)");
+  EXPECT_EQ(CheckFp8(two + "%f = cvt %b : f32x4\n%g = cvt %f : f8e5m2fnuzx4\n%c = concat %a, %g : f8e5m2fnuzx8\n"),
+            "OK");
+}
+
 TEST(ValidateTest, Fp8QuantizeValidOnGfx942) {
   EXPECT_EQ(CheckFp8(R"(%x = load X[tid.x * 4] : f32x4
 %y = mul %x, s
@@ -1073,20 +1095,21 @@ end
 TEST(ValidateTest, Fp8ArithmeticRefused) {
   EXPECT_EQ(CheckFp8("%r = load R[tid.x * 4] : f8e5m2fnuzx4\n%a = add %r, %r\n"),
             "k.kir:10:1: error: in '%a = add %r, %r': 'add' does not take fp8 values (%r is "
-            "f8e5m2fnuzx4); fp8 values can only be loaded, stored, sliced and converted: cvt "
-            "them to f32, compute in f32 and cvt back");
+            "f8e5m2fnuzx4); fp8 values can only be loaded, stored, sliced, concatenated, converted "
+            "and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 and cvt back");
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%a = mul %r, s\n"),
             "k.kir:10:1: error: in '%a = mul %r, s': 'mul' does not take fp8 values (%r is "
-            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced and converted: cvt them "
-            "to f32, compute in f32 and cvt back");
+            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced, concatenated, converted "
+            "and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 and cvt back");
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%a = fma %r, %r, %r\n"),
             "k.kir:10:1: error: in '%a = fma %r, %r, %r': 'fma' does not take fp8 values (%r is "
-            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced and converted: cvt them "
-            "to f32, compute in f32 and cvt back");
+            "f8e5m2fnuz); fp8 values can only be loaded, stored, sliced, concatenated, converted "
+            "and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 and cvt back");
   EXPECT_EQ(CheckFp8("%z = zero f8e4m3fnuzx4\n"),
             "k.kir:9:1: error: in '%z = zero f8e4m3fnuzx4': 'zero' does not take fp8 values "
-            "(result is f8e4m3fnuzx4); fp8 values can only be loaded, stored, sliced and "
-            "converted: cvt them to f32, compute in f32 and cvt back");
+            "(result is f8e4m3fnuzx4); fp8 values can only be loaded, stored, sliced, concatenated, "
+            "converted and used as the A and B operands of an fp8 mfma: cvt them to f32, compute in f32 "
+            "and cvt back");
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f16\n%g = cvt %h : f8e4m3fnuz\n"),
             "OK");  // f16/bf16 through f32
   EXPECT_EQ(CheckFp8("%r = load R[tid.x] : f8e5m2fnuz\n%h = cvt %r : f8e4m3fnuz\n"),

@@ -524,6 +524,50 @@ TEST(CompileTest, RegisterOccupancyMatchesLlvmMc) {
   }
 }
 
+// Review 5 F9: occupancy counts whole workgroups. Hand figures: gfx942 and
+// gfx950 allocate VGPRs in granules of 8 from 512 per lane per SIMD; a
+// workgroup's waves are spread over the CU's 4 SIMDs.
+TEST(CompileTest, OccupancyCountsWholeWorkgroups) {
+  absl::StatusOr<const TargetInfo*> g942 = LookupTarget("gfx942"), g950 = LookupTarget("gfx950");
+  ASSERT_TRUE(g942.ok() && g950.ok());
+  // 146 VGPRs -> 152: floor(512 / 152) = 3 waves per SIMD by registers.
+  EXPECT_EQ(Occupancy(**g942, 146, 0, 0, 64), 3);   // 1-wave workgroups: 12 per CU, 3 per SIMD
+  EXPECT_EQ(Occupancy(**g942, 146, 0, 0, 512), 2);  // 8 waves = 2 per SIMD; a second workgroup needs 4 > 3
+  EXPECT_EQ(Occupancy(**g942, 146, 0, 0, 384), 3);  // 6 waves: 2 workgroups = 12 waves = 3 per SIMD
+  // 96 VGPRs: 5 per SIMD by registers; 64 KiB of LDS of gfx950's 160 KiB: 2
+  // workgroups by LDS; 1024 threads = 16 waves = 4 per SIMD: 1 workgroup.
+  EXPECT_EQ(Occupancy(**g950, 96, 0, 65536, 1024), 4);
+  EXPECT_EQ(Occupancy(**g950, 64, 0, 65536, 1024), 8);  // 8 by registers: 2 workgroups fit
+  // The F9 kernel end to end (8 waves, no LDS, over 128 VGPRs): the
+  // reported figure is 2 x floor(floor(512 / granules of 8) / 2).
+  absl::StatusOr<CompileResult> r = CompileText(R"(kernel oc1
+target gfx942
+workgroup 512 1 1
+grid 1 1 1
+arg A : f32[512, 96] strides [96, 1] readonly
+arg O : f32[512, 16] strides [16, 1] writeonly
+  %a = load A[tid.x, 0] : f32x16
+  %b = load A[tid.x, 16] : f32x16
+  %c = load A[tid.x, 32] : f32x16
+  %d = load A[tid.x, 48] : f32x16
+  %e = load A[tid.x, 64] : f32x16
+  %f = load A[tid.x, 80] : f32x16
+  %ab = mul %a, %b
+  %cd = mul %c, %d
+  %ef = mul %e, %f
+  %x = fma %ab, %cd, %ef
+  %y = fma %a, %f, %x
+  %z = fma %b, %e, %y
+  store O[tid.x, 0], %z
+end
+)",
+                                                "f9.kir", CompileOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const int v = r->resources.vgpr_count;
+  ASSERT_GT(v, 128) << "the case needs 3 or fewer waves per SIMD by registers";
+  EXPECT_EQ(r->resources.occupancy, 2 * ((512 / ((v + 7) / 8 * 8)) / 2)) << v << " VGPRs";
+}
+
 TEST(CompileTest, MissingTargetIsAClearError) {
   absl::StatusOr<CompileResult> r = CompileText(
       "kernel k\nworkgroup 64 1 1\ngrid 1 1 1\nbarrier\nend\n", "k.kir", CompileOptions{});

@@ -45,14 +45,18 @@ int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
   int occ = std::min(t.max_waves_per_simd, file / alloc);
   // SGPRs (every GFX9 target): LLVM 22's table, not a granule division.
   if (sgprs > 0) occ = std::min(occ, sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7);
-  if (lds_bytes > 0) {
-    // LDS: t.lds_bytes per CU (64 KiB; 160 KiB on gfx950), shared by the
-    // workgroups resident on its 4 SIMDs;
-    // the busiest SIMD gets ceil(waves / 4) (as LLVM counts it).
-    int64_t waves_per_wg = (workgroup_threads + 63) / 64;
-    int64_t wgs = t.lds_bytes / lds_bytes;
-    occ = static_cast<int>(std::min<int64_t>(occ, std::max<int64_t>(1, (wgs * waves_per_wg + 3) / 4)));
-  }
+  // Whole workgroups: a workgroup's waves are resident on one CU together,
+  // spread over its 4 SIMDs, so n workgroups put ceil(n * waves / 4) waves
+  // on the busiest SIMD (as LLVM's getOccupancyWithWorkGroupSizes counts
+  // the LDS limit). The per-wave limit `occ` (registers, the target's
+  // maximum) admits n <= floor(4 * occ / waves) workgroups; the LDS,
+  // t.lds_bytes per CU (64 KiB; 160 KiB on gfx950), n <= lds / lds_bytes.
+  // Review 5 F9: 8 waves of 146 VGPRs: 3 waves per SIMD by registers, but
+  // a second workgroup would need 4, so 2.
+  const int64_t waves_per_wg = std::max<int64_t>(1, (workgroup_threads + 63) / 64);
+  int64_t wgs = 4 * static_cast<int64_t>(occ) / waves_per_wg;
+  if (lds_bytes > 0) wgs = std::min<int64_t>(wgs, t.lds_bytes / lds_bytes);
+  occ = static_cast<int>(std::min<int64_t>(occ, (wgs * waves_per_wg + 3) / 4));
   return std::max(1, occ);
 }
 

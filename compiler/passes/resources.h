@@ -33,8 +33,13 @@ struct KernelResources {
 // GFX9 keeps 10 waves up to 80, 9 up to 88, 8 up to 100, else 7, as LLVM 22's
 // GCNSubtarget::getOccupancyWithNumSGPRs and llvm-mc's `occupancy()` say; 0
 // means unknown, no limit) and by `lds_bytes` per workgroup of
-// `workgroup_threads` (64 KiB per CU over 4 SIMDs). LLVM's `; Occupancy:`
-// comment and llvm-mc's `occupancy()` expression are the oracles (compile_test).
+// `workgroup_threads` (64 KiB per CU over 4 SIMDs), counted in whole
+// workgroups: n workgroups resident on a CU put ceil(n * waves / 4) of
+// their waves on its busiest SIMD, and every limit bounds n (so 8-wave
+// workgroups whose registers allow 3 waves per SIMD give 2). LLVM's `;
+// Occupancy:` comment and llvm-mc's `occupancy()` expression are the oracles
+// for workgroups of at most 4 waves, where the rounding changes nothing
+// (compile_test); at least 1 (a workgroup that does not fit gives 1).
 int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
               int64_t workgroup_threads);
 

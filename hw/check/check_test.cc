@@ -452,7 +452,7 @@ TEST(Compare, WithinBoundsOfTheShadow) {
   }
   std::map<std::string, RoundingBound> b;
   b["y"] = RoundingBound{std::ldexp(1.0, -10), 0, ""};
-  b["h"] = RoundingBound{0, 0, ""};
+  b["h"] = RoundingBound{std::ldexp(1.0, -11), std::ldexp(1.0, -11), ""};
   const double factor = std::expm1(std::ldexp(1.0, -10));
   KernelData out = ref;
   SetF32(out, "y", 3, static_cast<float>(1.0 + 0.9 * factor * 1000));  // within element 3's bound
@@ -479,6 +479,69 @@ TEST(Compare, WithinBoundsOfTheShadow) {
       << d[0].tol.why;
   SetF32(out, "y", 5, INFINITY);
   EXPECT_FALSE(CompareWithinBounds(k, out, ref, shadow, b)[0].ok);
+}
+
+// Review 5 F2: a buffer no rounding that may differ lies behind (bounds 0, 0:
+// e.g. a cvt of loaded data to fp8 in a kernel that also has an mfma) must
+// match code for code: one f8e5m2fnuz code too large (1.25 for 1: the next
+// code above 1 with 2 stored significand bits) fails, although 0.25 is within
+// any relative bound on sum|terms| = 1.
+TEST(Compare, ZeroRoundingBoundsMeanBitIdentity) {
+  Kernel k = Parse(R"(kernel v
+workgroup 64 1 1
+grid 1 1 1
+arg q : f8e5m2fnuz[4] strides [1] writeonly
+  %v = zero f32
+end
+)");
+  KernelData ref = MakeInputs(k, 1), shadow = ref;
+  for (int i = 0; i < 4; ++i) ref.buffers["q"].data()[i] = shadow.buffers["q"].data()[i] = 0x40;  // 1.0: exponent 16 (bias 16), mantissa 0
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, ref.buffers["q"].data()), 1.0);
+  KernelData out = ref;
+  std::map<std::string, RoundingBound> b;
+  b["q"] = RoundingBound{0, 0, ""};
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_TRUE(d[0].tol.bits);
+  EXPECT_NE(d[0].tol.why.find("bit-identical for f8e5m2fnuz"), std::string::npos) << d[0].tol.why;
+  out.buffers["q"].data()[2] = 0x41;
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, out.buffers["q"].data() + 2), 1.25);
+  d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_FALSE(d[0].ok);
+  EXPECT_EQ(d[0].mismatches, 1);
+  EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{2});
+}
+
+// Review 5 F3: a buffer neither side wrote (every element on pages neither
+// materialised) is reported as such, not as `worst Q[] = 0` with "every
+// finite reference element is 0".
+// Review 5 F2: a bound of sum|terms| or more is no check (|ref| <= sum|terms|,
+// so all zeros pass); the text says so. Rounding sums of 0.4 on each side:
+// expm1(0.4) = 0.4918, factor 2 * 0.4918 / (1 - 0.4918) = 1.94.
+TEST(Compare, AFactorOfOneOrMoreIsSaidToBeNoCheck) {
+  Kernel k = Parse(kVec);
+  KernelData ref = MakeInputs(k, 6), shadow = ref, out = ref;
+  std::map<std::string, RoundingBound> b;
+  b["y"] = RoundingBound{0.4, 0.4, ""};
+  b["h"] = RoundingBound{0.01, 0.01, ""};
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_NEAR(d[0].tol.shadow_factor, 2 * std::expm1(0.4) / (1 - std::expm1(0.4)), 1e-12);
+  EXPECT_NE(d[0].tol.why.find("accepts even 0 for every element: no real check"), std::string::npos) << d[0].tol.why;
+  EXPECT_EQ(d[1].tol.why.find("no real check"), std::string::npos) << d[1].tol.why;
+}
+
+TEST(Compare, AnUnwrittenBufferIsSaidToBe) {
+  BufferDiff d;
+  d.name = "Q";
+  d.elements = d.untouched = 4096;
+  d.max_rel_err = NAN;
+  d.tol.why = "bit-identical (exact inputs)";
+  EXPECT_EQ(FormatDiffs({d}),
+            "Q: 4096 elements, none written by the kernel or the reference (each still holds its input, the same on "
+            "both sides): OK\n");
+  d.untouched = 4095;  // one element compared: the usual line
+  d.worst_index = {0};
+  EXPECT_NE(FormatDiffs({d}).find("worst Q[0] = 0 (ref 0)"), std::string::npos) << FormatDiffs({d});
 }
 
 TEST(Npy, HeaderAndGatheredData) {

@@ -53,6 +53,9 @@ struct BufferDiff {
   std::string name;
   int64_t elements = 0;            // compared (the logical shape)
   int64_t mismatches = 0;          // elements out of tolerance
+  // Elements on pages neither side materialised (written by neither: equal
+  // by construction, not read); FormatDiffs says so when that is all of them.
+  int64_t untouched = 0;
   int64_t nonfinite_ref = 0;       // reference elements that are inf or NaN (matched exactly)
   int64_t nonfinite_mismatches = 0;  // mismatches where out or ref is not finite
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
@@ -93,7 +96,10 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 // with S <= shadow / (1 - expm1(rho_ref)) (the shadow, computed by the
 // reference, errs by its own rounding) and atol = 2 smallest subnormals of
 // the output type (one per side for the last rounding's gradual underflow,
-// which the relative model does not cover). i32 buffers: bit identity.
+// which the relative model does not cover). The "exact value" is that of
+// exact arithmetic on the values both sides share bit for bit (RoundingBound
+// counts no rounding of such values), so a buffer with rho_dev = rho_ref = 0
+// and i32 buffers: bit identity.
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
                                             const std::map<std::string, RoundingBound>& bounds);

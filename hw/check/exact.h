@@ -80,7 +80,11 @@ ExactPlan PlanExactInputs(const Kernel& k);
 // rounding are unspecified (amdgcn-isa-notes.md 1.1), so each of its k
 // products may pass through k additions, each assumed faithfully rounded
 // (error below one ulp: 2u); the interpreter sums in double and rounds once
-// (u + k * 2^-53). An operand used twice counts twice (a sum over the
+// (u + k * 2^-53). A rounding of a value both sides hold bit for bit (no
+// mfma or gemm behind it: an add, mul, fma or cvt is the same IEEE operation
+// in program order on both) counts 0: its result is identical, an exact
+// input of what follows; a loop-carried value counts as possibly different.
+// An operand used twice counts twice (a sum over the
 // chains, which bounds the largest). `unbounded` is non-empty (and dev/ref
 // infinite) when a loop grows a carried value's rounding count faster than
 // linearly; it says where.
