@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   std::printf("%s", FormatTable(rows).c_str());
   // The share of "kirc proc" no compiler work can remove: loading the process.
   if (absl::StatusOr<ProcessFloor> floor = MeasureProcessFloor(opts); floor.ok()) {
-    std::printf("\nprocess start: kirc --version %.1f ms (static LLVM MC and Abseil; Z3 and HIP load on first use), "
+    std::printf("\nprocess start: kirc --version %.1f ms (static LLVM MC; Z3 and HIP load on first use), "
                 "llvm-mc --version %.1f ms (loads libLLVM-22.so), medians of %d\n",
                 floor->kirc_version_ms, floor->llvm_mc_version_ms, std::max(1, opts.process_runs * 3));
   } else {
