@@ -307,6 +307,35 @@ TEST(LdsDma, TheFirstWavesBaseInEveryWaveFailsTheLdsSide) {
   EXPECT_GE(std::stoi(ce.substr(at + 7)), 64) << v.Report();  // tid.x of wave 1, 2 or 3
 }
 
+// clang's LDS DMA M0 (review 5 F4): v_readfirstlane_b32 of a per-lane
+// value, then a scalar mask. The base's VGPR becomes tid.x << 6 (lane-
+// varying), the readfirstlane reads it at lane 0 of the wave (EXEC all
+// lanes since entry): (tid.x & ~63) << 6 = the wave's (tid.x floordiv 64)
+// * 4096 bytes, the lowering's value; s_and_b32 with 0xfffff000 keeps it.
+// Proves (it was unknown: "v_readfirstlane_b32 of a per-lane value"). With
+// tid.x << 7 the first lane's value is twice the base: fails.
+TEST(LdsDma, ReadfirstlaneOfAPerLaneValueThenAScalarMaskProves) {
+  for (int shift : {6, 7}) {
+    Subject s = Load(WavesXText());
+    const MInst shr = s.At("v_lshrrev_b32 v0, 6, v1");
+    MInst& shl = s.At("v_lshlrev_b32 v2, 12, v0");
+    shl.ops[1] = MOperand::Imm(shift);
+    shl.ops[2] = shr.ops[2];  // v1 = tid.x
+    const size_t rfl = s.Find("v_readfirstlane_b32");
+    const MOperand sdst = s.code.mir.insts[rfl].ops[0];
+    s.code.mir.insts.insert(s.code.mir.insts.begin() + static_cast<long>(rfl) + 1,
+                            Inst(Opc::kSAndB32, {sdst, sdst, MOperand::Imm(0xfffff000)}, 100000));
+    VerifyResult v = s.Check();
+    ExpectProved(v, "global");
+    if (shift == 6) {
+      ExpectProved(v, "LDS");
+      EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+    } else {
+      ExpectFailed(v, "LDS", "expected");
+    }
+  }
+}
+
 // An access map with only the DMA's global record: the LDS write is
 // unverified, so the instruction fails for it (never proved).
 TEST(LdsDma, AMissingLdsRecordFails) {

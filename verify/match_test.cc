@@ -207,5 +207,59 @@ TEST(Match, LdsBasesAreSolvedAndGivenOnesChecked) {
   }
 }
 
+// Review 5 F8: a double-buffered gemm whose A and B tiles have the same LDS
+// shape (bf16[2, 32, 32] each) proposes dozens of bases per tile; the solver
+// used to give up on the full search and put both tiles at byte 0 (54 of 108
+// DS addresses explained, 105 accesses failed). The layout must be the
+// lowering's (the oracle), disjoint, and prove every access.
+TEST(Match, SameShapedGemmTilesAreSolvedDisjoint) {
+  const char kGemm[] =
+      "kernel o4\ntarget gfx950\nworkgroup auto\ngrid auto\n"
+      "arg A : bf16[65, 31] strides [31, 1] readonly\narg B : bf16[65, 31] strides [31, 1] readonly\n"
+      "arg C : bf16[31, 31] strides [31, 1] readwrite\n"
+      "  gemm C = A.km * B.kn + C tile 32x32x32 waves 1x1 mfma f32_32x32x16_bf16 double_buffer on\nend\n";
+  absl::StatusOr<Compiled> c = CompileKir(kGemm, "gfx950");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const auto& offs = c->result.lowered.abi.lds_offsets;
+  ASSERT_EQ(offs.size(), 2u);
+  const LoweredKernel stripped = Stripped(*c);
+  VerifyResult v = Verify(*c, &stripped, Matching());
+  EXPECT_TRUE(v.all_proved) << v.Report();
+  for (const auto& [name, off] : offs) {
+    bool found = false;
+    for (const std::string& l : v.lds_layout) found |= absl::StartsWith(l, absl::StrCat("LDS '", name, "' at byte ", off, " (solved"));
+    EXPECT_TRUE(found) << name << " at " << off << "\n" << absl::StrJoin(v.lds_layout, "\n");
+  }
+}
+
+// Review 5 F6: a guarded load outside the shape for every thread (row
+// tid.x floordiv 64 + 64 = 64 of a 64-row buffer with one wave) reads as
+// zero and needs no instruction; coverage must not demand one, while the
+// in-shape load beside it is still demanded.
+TEST(Match, AGuardedAccessNeverInShapeNeedsNoInstruction) {
+  const char kNever[] =
+      "kernel cov2\nworkgroup 64 1 1\ngrid 1 1 1\n"
+      "arg A : f32[64, 4] strides [4, 1] readonly\narg O : f32[64, 4] strides [4, 1] writeonly\n"
+      "  %a = load A[tid.x, 0] : f32x4\n  %b = load guarded A[tid.x floordiv 64 + 64, 0] : f32x4\n"
+      "  %c = add %a, %b\n  store O[tid.x, 0], %c\nend\n";
+  for (const char* mcpu : {"gfx908", "gfx942"}) {
+    absl::StatusOr<Compiled> c = CompileKir(kNever, mcpu);
+    ASSERT_TRUE(c.ok()) << c.status();
+    const LoweredKernel stripped = Stripped(*c);
+    VerifyResult v = Verify(*c, &stripped, Matching());
+    EXPECT_TRUE(v.all_proved) << mcpu << "\n" << v.Report();
+    // The in-shape load removed: its coverage still fails.
+    LoweredKernel edited = Stripped(*c);
+    int loads = 0;
+    for (MInst& mi : edited.mir.insts)
+      if (absl::StartsWith(Info(mi.opc).mnemonic, "buffer_load")) ++loads, mi.offset += 4;
+    ASSERT_EQ(loads, 1) << mcpu;
+    VerifyResult w = Verify(*c, &edited, Matching());
+    EXPECT_FALSE(w.all_proved) << mcpu;
+    EXPECT_TRUE(absl::StrContains(w.Report(), "%a = load A[tid.x, 0]")) << w.Report();
+    EXPECT_TRUE(absl::StrContains(w.Report(), "element 0 is loaded by no instruction")) << w.Report();
+  }
+}
+
 }  // namespace
 }  // namespace kir::vfy::testing

@@ -609,8 +609,15 @@ void SymExec::StepValu(int i, const MInst& mi) {
       // check sets the varying ids to 0, which proves only values that do
       // not depend on them (e.g. lds_dma's v_bfe_u32(v0, 10, 10) << 10 of the
       // packed ids: tid.y alone).
+      // With EXEC still the entry's all-lanes-active and whole waves along
+      // x, the first active lane is the wave's lane 0, so that substituted
+      // value is the result itself, whatever v is in the other lanes
+      // (clang's LDS DMA M0: v_readfirstlane_b32 s, v0 then s_and, review 5 F4).
+      const bool first_is_lane0 = p_.IsConst(st_.exec.t) && p_.ConstValue(st_.exec.t) == 1 &&
+                                  k_.workgroup[0] % 64 == 0;
       const uint8_t varying = LaneVaryingDeps(v);
-      if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled) && prove_equal_) {
+      if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled) &&
+          (prove_equal_ || first_is_lane0)) {
         TRef v0 = v;
         if (k_.workgroup[0] % 64 == 0) {
           std::unordered_map<int, int> memo;
@@ -622,7 +629,7 @@ void SymExec::StepValu(int i, const MInst& mi) {
               v0 = p_.Subst(v0, vars_.tid[d], 0, &memo);
             }
         }
-        if (!LaneVaryingDeps(v0) && prove_equal_(v, v0)) v = v0;
+        if (!LaneVaryingDeps(v0) && (first_is_lane0 || prove_equal_(v, v0))) v = v0;
       }
       if (LaneVaryingDeps(v))
         v = Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);

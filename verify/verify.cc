@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -3450,8 +3451,33 @@ class Verifier {
       choices.emplace_back(bs.begin(), bs.end());
     }
     if (free_allocs.empty()) return;
+    // Votes: how many DS addresses propose each (allocation, base).
+    std::map<std::pair<std::string, int64_t>, int> votes;
+    for (const auto& p : props)
+      for (const auto& mb : p) ++votes[mb];
+    // Too many combinations to try them all: keep each allocation's most
+    // proposed bases (ties: the lowest), as many as keep the product within
+    // kMaxLayouts, so that a disjoint layout of well-supported bases is still
+    // found (review 5 F8: a double-buffered gemm proposes dozens of bases per
+    // tile and the fallback below put two same-shaped tiles at byte 0).
+    constexpr double kMaxLayouts = 4096;
     double combos = 1;
     for (const auto& c : choices) combos *= static_cast<double>(c.size());
+    if (combos > kMaxLayouts) {
+      const size_t keep = std::max<size_t>(
+          1, static_cast<size_t>(std::floor(std::pow(kMaxLayouts, 1.0 / static_cast<double>(choices.size())) + 1e-9)));
+      combos = 1;
+      for (size_t j = 0; j < choices.size(); ++j) {
+        std::vector<int64_t>& c = choices[j];
+        const std::string& name = free_allocs[j]->name;
+        std::stable_sort(c.begin(), c.end(), [&](int64_t x, int64_t y) {
+          return votes[{name, x}] > votes[{name, y}];
+        });
+        if (c.size() > keep) c.resize(keep);
+        std::sort(c.begin(), c.end());
+        combos *= static_cast<double>(c.size());
+      }
+    }
     auto explained = [&](const std::map<std::string, int64_t>& layout) {
       int n = 0;
       for (const auto& p : props) {
@@ -3502,26 +3528,30 @@ class Verifier {
     ties = static_cast<int>(std::count(seen.begin(), seen.end(), std::make_pair(best_score, best_rising))) - 1;
     if (best_score < 0) {
       ties = 0;
-      // Too many combinations, or none disjoint: each allocation at its most
+      // No disjoint layout among those tried: each allocation at its most
       // proposed base (the layout check then reports what overlaps).
       best = lds_base_;
       for (size_t j = 0; j < free_allocs.size(); ++j) {
-        std::map<int64_t, int> votes;
-        for (const auto& p : props)
-          for (const auto& [m, b] : p)
-            if (m == free_allocs[j]->name) ++votes[b];
-        int64_t pick = votes.begin()->first;
-        for (const auto& [b, n] : votes)
-          if (n > votes[pick]) pick = b;
-        best[free_allocs[j]->name] = pick;
+        const std::string& name = free_allocs[j]->name;
+        int64_t pick = choices[j].front();
+        for (int64_t b : choices[j])
+          if (votes[{name, b}] > votes[{name, pick}]) pick = b;
+        best[name] = pick;
       }
       best_score = explained(best);
+      lds_layout_guessed_ = true;
     }
+    // Not every DS address explained, or other layouts as good: the user may
+    // have to give the real layout.
+    if (ties > 0 || best_score < static_cast<int>(props.size())) lds_layout_guessed_ = true;
     for (const LdsAlloc* l : free_allocs) {
       lds_base_[l->name] = best[l->name];
+      solved_lds_.insert(l->name);
       res.lds_layout.push_back(absl::StrCat("LDS '", l->name, "' at byte ", best[l->name], " (solved: the layout explains ",
                                             best_score, " of ", props.size(), " DS addresses",
                                             ties > 0 ? absl::StrCat("; ", ties, " other layout(s) explain as many") : "",
+                                            lds_layout_guessed_ ? "; give the real bases with --lds-base=NAME=BYTES,..."
+                                                                : "",
                                             ")"));
     }
   }
@@ -3548,7 +3578,11 @@ class Verifier {
                           " bytes of LDS (group_segment_fixed_size)"));
       if (i + 1 < placed.size() && placed[i + 1].first < end)
         fail(absl::StrCat("LDS '", l->name, "' at [", b, ", ", end, ") overlaps '", placed[i + 1].second->name,
-                          "' at byte ", placed[i + 1].first));
+                          "' at byte ", placed[i + 1].first,
+                          solved_lds_.count(l->name) || solved_lds_.count(placed[i + 1].second->name)
+                              ? " (a solved base: no disjoint layout explains the DS addresses; give the real "
+                                "bases with --lds-base=NAME=BYTES,...)"
+                              : ""));
     }
   }
 
@@ -3953,6 +3987,33 @@ class Verifier {
   // whether a value loaded once is still current is the emulator's data
   // check. The first gap of each op is a failed "(coverage)" entry; an op
   // whose iterations are too many to enumerate (over 2^22) is `unknown`.
+  // Whether element `e` of guarded access `op`, with its loop variables at
+  // `lv`, lies outside the accessed buffer's or LDS allocation's shape for
+  // every work-item and workgroup: some index's bounds (IrValue in BoundW
+  // over all tid and wg values) lie wholly outside its extent.
+  bool NeverInShape(const Op& op, int64_t e, const std::map<std::string, int64_t>& lv) {
+    std::vector<int64_t> shape;
+    if (const Arg* arg = k_.FindArg(op.mem); arg != nullptr && arg->kind == Arg::Kind::kBuffer) shape = arg->shape;
+    else if (const LdsAlloc* l = k_.FindLds(op.mem); l != nullptr) shape = l->shape;
+    if (shape.size() != op.index.size()) return false;
+    BoundW iw;
+    std::vector<IdxBound> itid, iwg;
+    for (int d = 0; d < 3; ++d) {
+      itid.push_back(MakeBound(0, std::max<int64_t>(k_.workgroup[d], 1) - 1, true));
+      iwg.push_back(MakeBound(0, std::max<int64_t>(k_.grid[d], 1) - 1, true));
+    }
+    std::map<std::string, IdxBound> ilv;
+    for (const auto& [name, v] : lv) ilv.emplace(name, iw.C(v));
+    const int along = op.along >= 0 ? op.along : static_cast<int>(op.index.size()) - 1;
+    for (size_t d = 0; d < op.index.size(); ++d) {
+      absl::StatusOr<IdxBound> x = IrValue(iw, *op.index[d], k_, itid, iwg, ilv);
+      if (!x.ok() || !x->ok) continue;
+      const int64_t shift = static_cast<int>(d) == along ? e : 0;
+      if (x->hi + shift < 0 || x->lo + shift >= shape[d]) return true;
+    }
+    return false;
+  }
+
   void CheckCoverage(VerifyResult& res) {
     auto invariant = [&](int k) {
       for (const IndexRef& x : ops_[k]->index)
@@ -4033,11 +4094,17 @@ class Verifier {
             std::string where;
             int64_t rest = flat;
             std::vector<std::string> parts;
+            std::map<std::string, int64_t> lv;
             for (size_t d = trips.size(); d-- > 0;) {
               const Op& f = *ops_[fors_[k][d]];
-              parts.insert(parts.begin(), absl::StrCat("%", f.ivar, " = ", f.lo + f.step * (rest % trips[d])));
+              lv[f.ivar] = f.lo + f.step * (rest % trips[d]);
+              parts.insert(parts.begin(), absl::StrCat("%", f.ivar, " = ", lv[f.ivar]));
               rest /= trips[d];
             }
+            // A guarded element outside the shape for every thread and
+            // workgroup in this iteration reads as zero (or is not stored):
+            // no instruction performs it (review 5 F6).
+            if (op.guarded && NeverInShape(op, e, lv)) continue;
             gap = absl::StrCat("element ", e, parts.empty() ? "" : absl::StrCat(" at ", absl::StrJoin(parts, ", ")),
                                " is ", op.kind == OpKind::kStore ? "stored" : "loaded");
           }
@@ -4289,6 +4356,8 @@ class Verifier {
   std::vector<std::vector<int>> fors_;  // per pre-order op: enclosing `for` ops
   std::unordered_map<int, int> index_of_id_;
   std::map<std::string, int64_t> lds_base_;  // LDS allocation -> byte offset (the ABI's, or solved)
+  std::set<std::string> solved_lds_;   // allocations SolveLdsBases placed
+  bool lds_layout_guessed_ = false;    // the solved layout is ambiguous or partial
   const LoopChoice* loop_choice_ = nullptr;  // matching: Prepare's loop binding (LoopChoices)
   std::vector<IterRange> box_;  // matching: KIR iterations per loop of the last Prepare
   std::vector<Covered> covered_;  // matching: what each proved instruction performs

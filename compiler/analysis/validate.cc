@@ -912,6 +912,18 @@ bool ReadsTid(const IndexExpr& e, int dim) {
   return (e.lhs != nullptr && ReadsTid(*e.lhs, dim)) || (e.rhs != nullptr && ReadsTid(*e.rhs, dim));
 }
 
+// `e` with tid.x, tid.y, tid.z replaced by the constants tid[0..2] (the
+// other leaves kept).
+IndexRef WithTid(const IndexRef& e, const int64_t tid[3]) {
+  if (e == nullptr) return e;
+  if (e->kind == IndexKind::kTid) return IConst(tid[e->dim]);
+  if (e->lhs == nullptr && e->rhs == nullptr) return e;
+  auto n = std::make_shared<IndexExpr>(*e);
+  n->lhs = WithTid(e->lhs, tid);
+  n->rhs = WithTid(e->rhs, tid);
+  return n;
+}
+
 // lds_dma (OpKind::kLdsDma; gfx950's buffer_load_dwordx4 ... lds): the
 // global side is a 16-byte unguarded load; the LDS side a wave-uniform base
 // (tid.x only as tid.x floordiv 64m, whole waves along x, each wave its own
@@ -975,8 +987,8 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
   // Every wave of the workgroup runs this op at once: a base that is the same
   // for two waves makes both write the same LDS bytes (a race). Refused when
   // the base reads none of the ids that tell a dimension's waves apart
-  // (tid.x for several waves along x, tid.y, tid.z); other collisions are
-  // the strict emulator's to find.
+  // (tid.x for several waves along x, tid.y, tid.z); other collisions by the
+  // exact check below.
   const int64_t waves_x = k_.workgroup[0] / 64;
   const char* const kIdName[] = {"tid.x floordiv 64", "tid.y", "tid.z"};
   for (int dim = 0; dim < 3; ++dim) {
@@ -991,12 +1003,58 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
                                     "wave its own ", 64 * kLdsDmaLaneBytes, " bytes with a term in ", kIdName[dim],
                                     " (e.g. ", op.lds, "[", kIdName[dim], " * 64, 0] for a [rows, 4] f32 allocation)"));
   }
+  const int64_t wave_bytes = 64 * kLdsDmaLaneBytes;
+  // Exactly: wave w's first lane has tid = (64 * wx, y, z); for every two
+  // waves the byte bases must lie a whole wave's bytes apart for every value
+  // of the other leaves (loop variables, wg), or the two DMAs overlap.
+  if (k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2] > 64) {
+    std::vector<std::array<int64_t, 3>> waves;
+    for (int64_t z = 0; z < k_.workgroup[2]; ++z)
+      for (int64_t y = 0; y < k_.workgroup[1]; ++y)
+        for (int64_t wx = 0; wx < waves_x; ++wx) waves.push_back({64 * wx, y, z});
+    auto byte_base = [&](const std::array<int64_t, 3>& t) {
+      IndexRef e = IConst(0);
+      for (int d = 0; d < rank; ++d)
+        e = IAdd(e, IMul(WithTid(op.lds_index[d], t.data()), IConst(SatMul(strides[d], eb))));
+      return e;
+    };
+    std::vector<IndexRef> bases;
+    for (const auto& t : waves) bases.push_back(byte_base(t));
+    // A wave index for the suggestion: tid.x floordiv 64 + waves_x * tid.y + ...
+    std::vector<std::string> wave_terms;
+    if (waves_x > 1) wave_terms.push_back("tid.x floordiv 64");
+    if (k_.workgroup[1] > 1) wave_terms.push_back(waves_x > 1 ? absl::StrCat(waves_x, " * tid.y") : "tid.y");
+    if (k_.workgroup[2] > 1)
+      wave_terms.push_back(waves_x * k_.workgroup[1] > 1 ? absl::StrCat(waves_x * k_.workgroup[1], " * tid.z")
+                                                         : "tid.z");
+    auto name = [&](const std::array<int64_t, 3>& t) {
+      return absl::StrCat("tid.x floordiv 64 = ", t[0] / 64, ", tid.y = ", t[1], ", tid.z = ", t[2]);
+    };
+    for (size_t i = 0; i < waves.size(); ++i)
+      for (size_t j = i + 1; j < waves.size(); ++j) {
+        absl::StatusOr<AffineForm> f = Affine(*ISub(bases[j], bases[i]), iscope_);
+        if (!f.ok()) return OpErr(op, std::string(f.status().message()));
+        const Interval r = f->Range();
+        if (r.lo >= wave_bytes || r.hi <= -wave_bytes) continue;
+        const bool same = r.lo == r.hi;
+        return OpErr(op, absl::StrCat(
+            "the lds_dma base ", op.lds, "[",
+            absl::StrJoin(op.lds_index, ", ",
+                          [](std::string* out, const IndexRef& e) { out->append(IndexToString(*e)); }),
+            "] ", same && r.lo == 0 ? "is the same" : same ? "is less than a wave's bytes apart" :
+                                                                "is not provably a wave's bytes apart",
+            " for the waves with ", name(waves[i]), " and ", name(waves[j]), " (byte offsets differ by ",
+            r.lo == r.hi ? absl::StrCat(r.lo) : absl::StrCat(r.lo, "..", r.hi), "), so they write ",
+            "overlapping LDS bytes at once (each wave writes ", wave_bytes, "), a race between waves; give each "
+            "wave its own ", wave_bytes, " bytes, e.g. ", op.lds, "[", absl::StrJoin(wave_terms, " + "),
+            ", 0, 0] for an f32[", waves.size(), ", 64, 4] allocation"));
+      }
+  }
   const int64_t have = AffineAdd(b, AffineConst(lds_offset_[op.lds])).KnownAlignment();
   if (have % kLdsDmaLaneBytes != 0)
     return OpErr(op, absl::StrCat("the lds_dma base needs 16-byte alignment in LDS but is only provably ",
                                   have, "-byte aligned; make its byte offset a multiple of 16"));
   const Interval r = b.Range();
-  const int64_t wave_bytes = 64 * kLdsDmaLaneBytes;
   if (SatAdd(r.hi, wave_bytes) > l->SizeBytes())
     return OpErr(op, absl::StrCat("the wave's 64 x 16 bytes from the lds_dma base (byte offset up to ", r.hi,
                                   ") run past the ", l->SizeBytes(), " bytes of ", op.lds,

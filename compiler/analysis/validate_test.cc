@@ -1192,6 +1192,63 @@ TEST(ValidateTest, LdsDma) {
                 .find("the lds_dma base does not depend on tid.y, so waves that differ only in tid.y (2 of them) "
                       "write the same 1024 LDS bytes at once"),
             std::string::npos);
+  // Bases that read the wave ids but still give two waves the same (or
+  // overlapping) LDS bytes (fresh-user review 5 F5): the check evaluates the
+  // base at every wave's first lane. By hand: with 128 x 1 x 1, tid.x
+  // floordiv 128 is 0 in both waves; with 256 x 1 x 1 waves 0 and 2 have
+  // tid.x floordiv 64 mod 2 = 0; with 64 x 4 x 1, tid.y 0 and 2 give
+  // tid.y mod 2 = 0; tid.y * 63 rows of 16 bytes are 1008 < 1024 bytes apart.
+  const std::string wide3 = absl::StrReplaceAll(
+      wide, {{"lds L : f32[256, 4]", "lds L : f32[2, 64, 4]"},
+             {"L[(tid.x floordiv 64) * 64, 0]", "L[B, 0, 0]"}});
+  struct Collide {
+    const char* workgroup;
+    const char* base;
+    const char* waves;
+  };
+  for (const Collide& c : {Collide{"128 1 1", "tid.x floordiv 128",
+                                   "tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv 64 = 1, tid.y = 0, "
+                                   "tid.z = 0 (byte offsets differ by 0)"},
+                           Collide{"256 1 1", "tid.x floordiv 128",
+                                   "tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv 64 = 1, tid.y = 0, "
+                                   "tid.z = 0 (byte offsets differ by 0)"},
+                           Collide{"256 1 1", "tid.x floordiv 64 mod 2",
+                                   "tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv 64 = 2, tid.y = 0, "
+                                   "tid.z = 0 (byte offsets differ by 0)"},
+                           Collide{"64 4 1", "tid.y mod 2",
+                                   "tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv 64 = 0, tid.y = 2, "
+                                   "tid.z = 0 (byte offsets differ by 0)"},
+                           Collide{"128 1 1", "tid.x floordiv 64 * 0",
+                                   "tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv 64 = 1, tid.y = 0, "
+                                   "tid.z = 0 (byte offsets differ by 0)"}}) {
+    const std::string k = absl::StrReplaceAll(
+        wide3, {{"workgroup 256 1 1", absl::StrCat("workgroup ", c.workgroup)}, {"L[B, 0, 0]",
+                                                                                  absl::StrCat("L[", c.base, ", 0, 0]")}});
+    const std::string got = Check(Parse(k), "gfx950");
+    EXPECT_NE(got.find(absl::StrCat("k.kir:7:3: error: in 'lds_dma L[", c.base, ", 0, 0], A[255 - tid.x, 0] : f32x4': "
+                                    "the lds_dma base L[")),
+              std::string::npos)
+        << c.workgroup << " " << c.base << ": " << got;
+    EXPECT_NE(got.find(absl::StrCat("for the waves with ", c.waves, ", so they write overlapping LDS bytes at once "
+                                    "(each wave writes 1024), a race between waves; give each wave its own 1024 bytes")),
+              std::string::npos)
+        << c.workgroup << " " << c.base << ": " << got;
+  }
+  EXPECT_NE(Check(Parse(absl::StrReplaceAll(wide3, {{"L[B, 0, 0]", "L[tid.x floordiv 128, 0, 0]"}})), "gfx950")
+                .find("e.g. L[tid.x floordiv 64, 0, 0] for an f32[4, 64, 4] allocation"),
+            std::string::npos);
+  // The same allocation with bases that do tell the waves apart: accepted.
+  for (const auto& [wg, base] : std::vector<std::pair<const char*, const char*>>{
+           {"128 1 1", "tid.x floordiv 64"}, {"64 2 1", "tid.y"}, {"128 1 1", "1 - tid.x floordiv 64"}})
+    EXPECT_EQ(Check(Parse(absl::StrReplaceAll(wide3, {{"workgroup 256 1 1", absl::StrCat("workgroup ", wg)},
+                                                        {"L[B, 0, 0]", absl::StrCat("L[", base, ", 0, 0]")}})),
+                      "gfx950"),
+                "OK")
+          << wg << " " << base;
+  EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[tid.y * 63, 0]")
+                .find("is less than a wave's bytes apart for the waves with tid.x floordiv 64 = 0, tid.y = 0, "
+                      "tid.z = 0 and tid.x floordiv 64 = 0, tid.y = 1, tid.z = 0 (byte offsets differ by 1008)"),
+            std::string::npos);
   EXPECT_NE(CheckDma(", A[", ", guarded A[").find("does not take `guarded`"), std::string::npos);
   // The global side out of bounds or misaligned: no `guarded`, no narrower
   // type to suggest (fresh-user review F3).
