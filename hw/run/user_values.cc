@@ -271,12 +271,27 @@ absl::StatusOr<UserValues> ParseUserValues(const Kernel& k,
     // An argument of the code object's kernel that k lacks.
     std::vector<std::string> by_value;
     const ArgNote* note = nullptr;
+    int unnamed = 0;  // by-value arguments without a metadata .name
     if (code != nullptr)
-      for (const ArgNote& n : code->args) {
-        if (absl::StartsWith(n.value_kind, "hidden_") || k.FindArg(n.name) != nullptr) continue;
-        if (n.value_kind == "by_value") by_value.push_back(absl::StrCat("'", Printable(n.name), "'"));
-        if (n.name == name && note == nullptr) note = &n;
+      for (size_t i = 0; i < code->args.size(); ++i) {
+        const ArgNote& n = code->args[i];
+        if (absl::StartsWith(n.value_kind, "hidden_") || (!n.name.empty() && k.FindArg(n.name) != nullptr)) continue;
+        if (n.value_kind == "by_value") {
+          if (n.name.empty()) ++unnamed;
+          by_value.push_back(n.name.empty() ? absl::StrCat("argument ", i, " (unnamed, ", n.size, " bytes at ",
+                                                           n.offset, ")")
+                                            : absl::StrCat("'", Printable(n.name), "'"));
+        }
+        if (!n.name.empty() && n.name == name && note == nullptr) note = &n;
       }
+    if (note == nullptr && unnamed > 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, ": the code object's metadata has no name for ", unnamed, " of the by-value arguments the .kir "
+          "lacks (", absl::StrJoin(by_value, ", "), "), so --scalar cannot address those and they stay free "
+          "(every value); "
+          "rebuild the code object with argument names (clang -cl-kernel-arg-info for OpenCL; HIP names them) "
+          "and give --scalar NAME=VALUE; kernel '", k.name, "' of the .kir has the scalars ",
+          names_of(Arg::Kind::kScalar)));
     if (note == nullptr) {
       if (code == nullptr)
         return absl::InvalidArgumentError(absl::StrCat(

@@ -278,6 +278,22 @@ TEST(ParseUserValues, ErrorsNameTheFlagAndTheArgument) {
   EXPECT_EQ(err({{"ld a", "3000000000"}}, {}, &code),
             "--scalar ld a=3000000000: '3000000000' is not a valid i32 value: it is out of range for i32 "
             "[-2147483648, 2147483647] (as bits: 0x0 to 0xffffffff)");
+  // Review 5 F1: metadata without argument names (clang -O3 without
+  // -cl-kernel-arg-info): the message says so instead of quoting '' names.
+  ArgNote n1 = lda, n2 = lda;
+  n1.name = n2.name = "";
+  n1.offset = 16;
+  n2.offset = 20;
+  ArgNote p0 = ws;
+  p0.name = "";
+  p0.offset = 0;
+  KernelNotes unnamed = code;
+  unnamed.args = {p0, n1, n2};
+  EXPECT_EQ(err({{"n", "1024"}}, {}, &unnamed),
+            "--scalar n=1024: the code object's metadata has no name for 2 of the by-value arguments the .kir "
+            "lacks (argument 1 (unnamed, 4 bytes at 16), argument 2 (unnamed, 4 bytes at 20)), so --scalar cannot "
+            "address those and they stay free (every value); rebuild the code object with argument names (clang -cl-kernel-arg-info "
+            "for OpenCL; HIP names them) and give --scalar NAME=VALUE; kernel 'k' of the .kir has the scalars alpha");
   absl::StatusOr<UserValues> u = ParseUserValues(k, {{"ld a", "-3"}, {"alpha", "0.5"}}, {}, &code);
   ASSERT_TRUE(u.ok());
   EXPECT_EQ(u->extra.at("ld a"), std::vector<uint8_t>({0xfd, 0xff, 0xff, 0xff}));
