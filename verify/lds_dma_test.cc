@@ -336,6 +336,35 @@ TEST(LdsDma, ReadfirstlaneOfAPerLaneValueThenAScalarMaskProves) {
   }
 }
 
+// The first-lane shortcut is v_readfirstlane_b32's alone: with the base
+// VGPR tid.x << 6 (4096 * wave at the wave's lane 0, plus 64 * lane
+// elsewhere), v_readfirstlane_b32 reads 4096 * wave and proves, while
+// v_readlane_b32 of lane 1 reads 4096 * wave + 64 and must not prove (it
+// did, modelled as lane 0, until this test).
+TEST(LdsDma, OnlyReadfirstlaneTakesTheFirstLanesValue) {
+  for (bool readlane : {false, true}) {
+    Subject s = Load(WavesXText());
+    const MInst shr = s.At("v_lshrrev_b32 v0, 6, v1");
+    MInst& shl = s.At("v_lshlrev_b32 v2, 12, v0");
+    shl.ops[1] = MOperand::Imm(6);
+    shl.ops[2] = shr.ops[2];  // v1 = tid.x
+    const size_t rfl = s.Find("v_readfirstlane_b32");
+    if (readlane) {
+      MInst& r = s.code.mir.insts[rfl];
+      r = Inst(Opc::kVReadlaneB32, {r.ops[0], r.ops[1], MOperand::Imm(1)}, r.id);
+    }
+    VerifyResult v = s.Check();
+    ExpectProved(v, "global");
+    if (!readlane) {
+      EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+    } else {
+      const AccessVerdict* l = Side(v, "LDS");
+      ASSERT_NE(l, nullptr) << v.Report();
+      EXPECT_NE(l->status, Status::kProved) << v.Report() << s.Asm();
+    }
+  }
+}
+
 // An access map with only the DMA's global record: the LDS write is
 // unverified, so the instruction fails for it (never proved).
 TEST(LdsDma, AMissingLdsRecordFails) {

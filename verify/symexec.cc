@@ -613,7 +613,11 @@ void SymExec::StepValu(int i, const MInst& mi) {
       // x, the first active lane is the wave's lane 0, so that substituted
       // value is the result itself, whatever v is in the other lanes
       // (clang's LDS DMA M0: v_readfirstlane_b32 s, v0 then s_and, review 5 F4).
-      const bool first_is_lane0 = p_.IsConst(st_.exec.t) && p_.ConstValue(st_.exec.t) == 1 &&
+      // Only v_readfirstlane_b32: v_readlane_b32 reads the lane its src1
+      // selects, which is lane 0's value only when the value is uniform
+      // (the proof path below).
+      const bool first_is_lane0 = opc == Opc::kVReadfirstlaneB32 && p_.IsConst(st_.exec.t) &&
+                                  p_.ConstValue(st_.exec.t) == 1 && k_.workgroup[0] > 0 &&
                                   k_.workgroup[0] % 64 == 0;
       const uint8_t varying = LaneVaryingDeps(v);
       if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled) &&
