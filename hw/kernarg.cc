@@ -161,61 +161,147 @@ bool IsHidden(const ArgNote& a) { return absl::StartsWith(a.value_kind, "hidden_
 
 }  // namespace
 
-std::string DescribeArgNote(const ArgNote& a) {
+std::string DescribeArgNote(const ArgNote& a, int position, bool show_position) {
   const std::string& type = !a.type_name.empty() ? a.type_name : a.value_type;
-  return absl::StrCat(a.name.empty() ? std::string("(unnamed)") : Quoted(a.name), " (", a.value_kind, ", ", a.size,
-                      " bytes at offset ", a.offset, type.empty() ? "" : ", ", Printable(type), ")");
+  std::string who;
+  if (!a.name.empty()) who = Quoted(a.name);
+  else if (position >= 0) who = absl::StrCat("(unnamed, #", position, ")");
+  else who = "(unnamed)";
+  return absl::StrCat(who, " (", !a.name.empty() && show_position && position >= 0 ? absl::StrCat("#", position, ", ") : "",
+                      a.value_kind, ", ", a.size, " bytes at offset ", a.offset, type.empty() ? "" : ", ",
+                      Printable(type), ")");
+}
+
+std::string PositionalArgKey(size_t n) { return absl::StrCat("#", n); }
+
+std::optional<size_t> PositionalArgIndex(absl::string_view key) {
+  if (!absl::ConsumePrefix(&key, "#") || key.empty() || key.size() > 9) return std::nullopt;
+  size_t n = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  return n;
+}
+
+std::string DescribeExplicitArgs(const KernelNotes& notes) {
+  std::vector<std::string> v;
+  for (const ArgNote& a : notes.args)
+    if (!IsHidden(a)) v.push_back(DescribeArgNote(a, static_cast<int>(v.size()), true));
+  return v.empty() ? std::string("none") : absl::StrJoin(v, ", ");
+}
+
+absl::StatusOr<size_t> PositionalArg(const KernelNotes& notes, size_t n) {
+  size_t position = 0;
+  const std::string list = DescribeExplicitArgs(notes);
+  for (size_t i = 0; i < notes.args.size(); ++i) {
+    const ArgNote& a = notes.args[i];
+    if (IsHidden(a)) continue;
+    if (position++ != n) continue;
+    if (a.value_kind == "by_value") return i;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument #", n, " of the code object's kernel '", notes.name, "' is ",
+        DescribeArgNote(a, static_cast<int>(n)),
+        a.value_kind == "global_buffer" ? ": a pointer, which is one of the .kir's buffers (declare it as a buffer "
+                                          "argument of the .kir kernel), not a value --scalar sets"
+                                        : ", which --scalar cannot set (it sets by_value arguments)",
+        " (its explicit arguments: ", list, ")"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the code object's kernel '", notes.name, "' has no argument #", n, ": it has ", position,
+      " explicit argument(s), #0 to #", position == 0 ? 0 : position - 1, " in its metadata's order (", list, ")"));
 }
 
 absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const KernelNotes& notes,
                                                        const std::map<std::string, std::vector<uint8_t>>& extra) {
   const std::string who = absl::StrCat("the code object's kernel '", notes.name, "'");
   std::vector<size_t> explicit_idx;
+  std::map<size_t, int> position_of;  // index in notes.args -> position among the explicit ones
   bool all_named = true;
   for (size_t i = 0; i < notes.args.size(); ++i) {
     if (IsHidden(notes.args[i])) continue;
+    position_of[i] = static_cast<int>(explicit_idx.size());
     explicit_idx.push_back(i);
     all_named = all_named && !notes.args[i].name.empty();
   }
   std::vector<std::string> takes;
-  for (size_t i : explicit_idx) takes.push_back(DescribeArgNote(notes.args[i]));
+  for (size_t i : explicit_idx) takes.push_back(DescribeArgNote(notes.args[i], position_of[i], !all_named));
   const std::string takes_text = takes.empty() ? "no explicit arguments" : absl::StrJoin(takes, ", ");
   // A KIR argument against the metadata entry it is bound to.
-  auto kind_error = [&](const Arg& a, const ArgNote& n) -> std::string {
+  auto kind_error = [&](const Arg& a, size_t i) -> std::string {
+    const ArgNote& n = notes.args[i];
     const bool buffer = a.kind == Arg::Kind::kBuffer;
     const char* want = buffer ? "global_buffer" : "by_value";
     if (n.value_kind == want && n.size == (buffer ? 8 : 4)) return "";
     return absl::StrCat("the .kir's argument '", a.name, "' is a ", buffer ? "buffer (global_buffer, 8 bytes)"
                                                                            : "scalar (by_value, 4 bytes)",
-                        " but the code's is ", DescribeArgNote(n));
+                        " but the code's is ", DescribeArgNote(n, position_of[i], !all_named));
   };
+  // Values given by position ("#N").
+  std::map<size_t, std::string> by_position;  // index in notes.args -> key in `extra`
+  std::vector<std::string> named_keys;
+  for (const auto& [key, v] : extra) {
+    std::optional<size_t> p = PositionalArgIndex(key);
+    if (!p) {
+      named_keys.push_back(Quoted(key));
+      continue;
+    }
+    absl::StatusOr<size_t> i = PositionalArg(notes, *p);
+    if (!i.ok()) return absl::InvalidArgumentError(absl::StrCat("a value is given for '", key, "': ", i.status().message()));
+    const ArgNote& n = notes.args[*i];
+    if (!by_position.emplace(*i, key).second)
+      return absl::InvalidArgumentError(absl::StrCat("values are given for '", by_position[*i], "' and '", key,
+                                                     "', the same argument ", DescribeArgNote(n, position_of[*i], true),
+                                                     " of ", who));
+    if (all_named && extra.count(n.name))
+      return absl::InvalidArgumentError(absl::StrCat("values are given for '", key, "' and ", Quoted(n.name),
+                                                     ", the same argument ", DescribeArgNote(n, position_of[*i], true),
+                                                     " of ", who));
+    if (all_named && k.FindArg(n.name) != nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a value is given for '", key, "', the argument ", DescribeArgNote(n, position_of[*i], true), " of ", who,
+          ", which is the .kir kernel's argument '", n.name, "' (bound by name): give it as the .kir's"));
+    if (static_cast<int64_t>(v.size()) != n.size)
+      return absl::InvalidArgumentError(absl::StrCat(who, ": ", DescribeArgNote(n, position_of[*i], true),
+                                                     " is given ", v.size(), " bytes"));
+  }
   std::vector<ArgBinding> out;
   if (!all_named) {
-    if (!extra.empty()) {
-      std::vector<std::string> names;
-      for (const auto& [n, v] : extra) names.push_back(Quoted(n));
+    if (!named_keys.empty())
       return absl::InvalidArgumentError(absl::StrCat(
           who, " does not name all its arguments in its metadata (", takes_text, "), so the values given for ",
-          absl::StrJoin(names, ", "), " cannot be matched to arguments; its arguments are matched to the .kir's by "
-          "position"));
-    }
-    if (explicit_idx.size() != k.args.size()) {
+          absl::StrJoin(named_keys, ", "), " cannot be matched to arguments by name: give a by-value argument the "
+          ".kir lacks by position, --scalar '#N=VALUE' (N: its position above; or rebuild the code with argument "
+          "names, clang -cl-kernel-arg-info for OpenCL); the .kir's arguments bind to the others by position"));
+    std::vector<size_t> free_idx;  // the explicit arguments no "#N" value takes
+    for (size_t i : explicit_idx)
+      if (!by_position.count(i)) free_idx.push_back(i);
+    if (free_idx.size() != k.args.size()) {
       std::vector<std::string> want;
       for (const Arg& a : k.args) want.push_back(a.name);
-      return absl::InvalidArgumentError(absl::StrCat(who, " takes ", explicit_idx.size(), " explicit argument(s) (",
-                                                     takes_text, ") but the .kir kernel ", k.args.size(), " (",
-                                                     absl::StrJoin(want, ", "),
-                                                     "); with unnamed arguments they are matched by position"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          who, " takes ", explicit_idx.size(), " explicit argument(s) (", takes_text, ")",
+          by_position.empty() ? "" : absl::StrCat(", ", by_position.size(), " of them given by position (--scalar '#N=VALUE'),"),
+          " but the .kir kernel ", k.args.size(), " (", absl::StrJoin(want, ", "),
+          "); with unnamed arguments the .kir's bind by position to the explicit arguments no --scalar '#N=VALUE' "
+          "takes: give the .kir kernel those, in order, and each by-value argument it lacks with --scalar "
+          "'#N=VALUE'"));
     }
-    for (size_t j = 0; j < explicit_idx.size(); ++j) {
+    size_t j = 0;
+    for (size_t i : explicit_idx) {
+      if (auto it = by_position.find(i); it != by_position.end()) {
+        out.push_back({ArgBinding::Kind::kExtra, i, it->second});
+        continue;
+      }
       const Arg& a = k.args[j];
-      const ArgNote& n = notes.args[explicit_idx[j]];
+      const ArgNote& n = notes.args[i];
       if (!n.name.empty() && n.name != a.name)
-        return absl::InvalidArgumentError(absl::StrCat(who, " names its argument ", j + 1, " ", Quoted(n.name),
-                                                       " but the .kir's is '", a.name, "'"));
-      if (std::string e = kind_error(a, n); !e.empty()) return absl::InvalidArgumentError(absl::StrCat(who, ": ", e));
-      out.push_back({a.kind == Arg::Kind::kBuffer ? ArgBinding::Kind::kBuffer : ArgBinding::Kind::kScalar,
-                     explicit_idx[j], a.name});
+        return absl::InvalidArgumentError(absl::StrCat(who, " names its argument #", position_of[i], " ",
+                                                       Quoted(n.name), " but the .kir's is '", a.name, "'"));
+      if (std::string e = kind_error(a, i); !e.empty()) return absl::InvalidArgumentError(absl::StrCat(who, ": ", e));
+      out.push_back({a.kind == Arg::Kind::kBuffer ? ArgBinding::Kind::kBuffer : ArgBinding::Kind::kScalar, i,
+                     a.name});
+      ++j;
     }
     return out;
   }
@@ -228,7 +314,7 @@ absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const Ke
     for (size_t i : explicit_idx) {
       if (notes.args[i].name != a.name) continue;
       if (++found == 1)
-        if (std::string e = kind_error(a, notes.args[i]); !e.empty()) kinds.push_back(e);
+        if (std::string e = kind_error(a, i); !e.empty()) kinds.push_back(e);
     }
     if (found == 0) missing.push_back(absl::StrCat("'", a.name, "'"));
     if (found > 1) twice.push_back(absl::StrCat("'", a.name, "'"));
@@ -250,6 +336,7 @@ absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const Ke
       pointers.push_back(DescribeArgNote(n));
     } else if (n.value_kind == "by_value") {
       foreign_by_value.insert(n.name);
+      if (by_position.count(i)) continue;  // its size checked above
       auto it = extra.find(n.name);
       if (it == extra.end())
         unvalued.push_back(DescribeArgNote(n));
@@ -275,7 +362,7 @@ absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const Ke
         "compute the .kir's shapes)"));
   if (!sized.empty()) return absl::InvalidArgumentError(absl::StrCat(who, ": ", absl::StrJoin(sized, "; ")));
   for (const auto& [n, v] : extra)
-    if (!foreign_by_value.count(n)) {
+    if (!PositionalArgIndex(n) && !foreign_by_value.count(n)) {
       std::vector<std::string> names;
       for (const std::string& f : foreign_by_value) names.push_back(Quoted(f));
       return absl::InvalidArgumentError(absl::StrCat(
@@ -286,7 +373,9 @@ absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const Ke
   for (size_t i : explicit_idx) {
     const ArgNote& n = notes.args[i];
     auto it = kir.find(n.name);
-    if (it == kir.end())
+    if (auto p = by_position.find(i); p != by_position.end())
+      out.push_back({ArgBinding::Kind::kExtra, i, p->second});
+    else if (it == kir.end())
       out.push_back({ArgBinding::Kind::kExtra, i, n.name});
     else
       out.push_back({it->second->kind == Arg::Kind::kBuffer ? ArgBinding::Kind::kBuffer : ArgBinding::Kind::kScalar,

@@ -129,29 +129,59 @@ struct ArgBinding {
   enum class Kind { kBuffer, kScalar, kExtra };
   Kind kind = Kind::kBuffer;
   size_t note = 0;   // index in KernelNotes::args
-  std::string name;  // k's argument (kBuffer, kScalar) or the metadata's name (kExtra)
+  std::string name;  // k's argument (kBuffer, kScalar) or the key in `extra`: metadata name or "#N" (kExtra)
 };
 
 // Binds the explicit arguments of `notes`, in order, for a launch of `k`
-// with `extra` (by-value bytes by metadata name). When the metadata names
-// every explicit argument they are matched by name, in any order (names are
-// compared byte for byte: spaces and other characters are fine; a name may
-// repeat among the arguments k lacks, e.g. padding, and one value serves
-// them all); otherwise by position, the counts equal and `extra` empty.
-// Errors (InvalidArgument, naming every argument concerned and what to
-// do), in this order: an argument of k the code lacks (or one it names
-// twice); a kind or size that differs (buffers are global_buffer of 8
-// bytes, scalars by_value of 4); pointer (global_buffer) arguments k lacks;
-// by-value arguments k lacks that `extra` gives no value (or a value of
-// another size); a value in `extra` for no such argument; another
-// value_kind (images, samplers, dynamic LDS pointers, ...).
+// with `extra` (by-value bytes by metadata name, or by position: key "#N",
+// PositionalArgKey). A value keyed "#N" binds explicit argument N (it must
+// be by_value, of its .size, and no argument of k's). When the metadata
+// names every explicit argument the others are matched by name, in any
+// order (names are compared byte for byte: spaces and other characters are
+// fine; a name may repeat among the arguments k lacks, e.g. padding, and
+// one value serves them all); otherwise k's arguments bind by position to
+// the explicit arguments no "#N" value takes, the counts equal, and `extra`
+// holds no named value. Errors (InvalidArgument, naming every argument
+// concerned and what to do): a "#N" value PositionalArg refuses, of another
+// size, for one of k's arguments or for an argument given twice; an
+// argument of k the code lacks (or one it names twice); a kind or size that
+// differs (buffers are global_buffer of 8 bytes, scalars by_value of 4);
+// pointer (global_buffer) arguments k lacks; by-value arguments k lacks
+// that `extra` gives no value (or a value of another size); a value in
+// `extra` for no such argument; another value_kind (images, samplers,
+// dynamic LDS pointers, ...).
 absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const KernelNotes& notes,
                                                        const std::map<std::string, std::vector<uint8_t>>& extra);
 
 // "'lda' (by_value, 4 bytes at offset 40, u32)" for error messages: the
 // argument's name (escaped when it has bytes outside printable ASCII),
-// value_kind, size, offset and type.
-std::string DescribeArgNote(const ArgNote& a);
+// value_kind, size, offset and type. `position` >= 0 is the argument's
+// position among the explicit arguments (PositionalArgKey): an unnamed
+// argument is then "(unnamed, #2) (by_value, ...)" and, with `show_position`,
+// a named one "'lda' (#2, by_value, ...)"; without it "(unnamed) (...)".
+std::string DescribeArgNote(const ArgNote& a, int position = -1, bool show_position = false);
+
+// `--scalar '#N=VALUE'` (kirc run and verify with --code-object) addresses
+// the code object's explicit argument N by position: 0-based in the
+// metadata's .args order, hidden_* arguments not counted. Such a value is
+// keyed "#N" (PositionalArgKey) in KernelData::extra_args and
+// CodeInput::by_value, next to values keyed by metadata .name ('#' is in no
+// C identifier, so no OpenCL or HIP argument name looks like it).
+std::string PositionalArgKey(size_t n);
+// N for a key "#N" (decimal digits, at most 9 of them); nullopt for any
+// other key (a metadata name).
+std::optional<size_t> PositionalArgIndex(absl::string_view key);
+// The index in `notes.args` of explicit argument N. Errors (InvalidArgument,
+// for the caller to prefix with the flag): there is no explicit argument N,
+// or it is not by_value (a pointer is one of the .kir's buffers); the
+// message lists every explicit argument with its position, kind, size and
+// offset.
+absl::StatusOr<size_t> PositionalArg(const KernelNotes& notes, size_t n);
+// The explicit arguments of `notes` for messages: each
+// DescribeArgNote(a, position, true) ("(unnamed, #0) (global_buffer, 8
+// bytes at offset 0), 'n' (#1, by_value, ...)"), joined by ", "; "none"
+// when there are none.
+std::string DescribeExplicitArgs(const KernelNotes& notes);
 
 // What a device needs before launching KIR kernel `k` from code object
 // `hsaco`: CheckDispatchShape(k), then ReadCodeObjectKernel of k.name with

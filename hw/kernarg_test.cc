@@ -223,10 +223,100 @@ TEST(BindKernelArgsTest, UnnamedMetadataBindsByPosition) {
   EXPECT_EQ((*b)[1].name, "C");
   EXPECT_EQ((*b)[2].kind, ArgBinding::Kind::kScalar);
   EXPECT_EQ(BindKernelArgs(Twin(), n, {{"ld", B({1, 0, 0, 0})}}).status().message(),
-            "the code object's kernel 'k' does not name all its arguments in its metadata ((unnamed) "
-            "(global_buffer, 8 bytes at offset 0), (unnamed) (global_buffer, 8 bytes at offset 8), (unnamed) "
-            "(by_value, 4 bytes at offset 16)), so the values given for 'ld' cannot be matched to arguments; its "
-            "arguments are matched to the .kir's by position");
+            "the code object's kernel 'k' does not name all its arguments in its metadata ((unnamed, #0) "
+            "(global_buffer, 8 bytes at offset 0), (unnamed, #1) (global_buffer, 8 bytes at offset 8), (unnamed, #2) "
+            "(by_value, 4 bytes at offset 16)), so the values given for 'ld' cannot be matched to arguments by name: "
+            "give a by-value argument the .kir lacks by position, --scalar '#N=VALUE' (N: its position above; or "
+            "rebuild the code with argument names, clang -cl-kernel-arg-info for OpenCL); the .kir's arguments bind "
+            "to the others by position");
+}
+
+TEST(KernargTest, PositionalArgKeys) {
+  EXPECT_EQ(PositionalArgKey(3), "#3");
+  EXPECT_EQ(PositionalArgIndex("#3"), std::optional<size_t>(3));
+  EXPECT_EQ(PositionalArgIndex("#007"), std::optional<size_t>(7));
+  EXPECT_EQ(PositionalArgIndex("#123456789"), std::optional<size_t>(123456789));
+  for (const char* not_one : {"#", "3", "#3a", "# 3", "#-1", "#1234567890", "n"})
+    EXPECT_EQ(PositionalArgIndex(not_one), std::nullopt) << not_one;
+}
+
+// Review 5 F1: by-value arguments of unnamed metadata given by position
+// ("#N", `--scalar '#2=5'`); the .kir's arguments bind by position to the
+// others.
+TEST(BindKernelArgsTest, UnnamedByValueArgumentsByPosition) {
+  KernelNotes n;
+  n.name = "k";
+  n.kernarg_segment_size = 24;
+  n.args = {Note("", "global_buffer", 0, 8), Note("", "global_buffer", 8, 8), Note("", "by_value", 16, 4),
+            Note("", "by_value", 20, 4), Note("", "hidden_block_count_x", 24, 4)};
+  std::map<std::string, std::vector<uint8_t>> extra = {{"#2", B({5, 0, 0, 0})}};
+  absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(Twin(), n, extra);
+  ASSERT_TRUE(b.ok()) << b.status();
+  const ArgBinding::Kind kB = ArgBinding::Kind::kBuffer, kS = ArgBinding::Kind::kScalar,
+                         kE = ArgBinding::Kind::kExtra;
+  const std::vector<std::pair<ArgBinding::Kind, std::string>> want = {{kB, "A"}, {kB, "C"}, {kE, "#2"}, {kS, "alpha"}};
+  ASSERT_EQ(b->size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ((*b)[i].kind, want[i].first) << i;
+    EXPECT_EQ((*b)[i].name, want[i].second) << i;
+    EXPECT_EQ((*b)[i].note, i) << i;
+  }
+  KernelData data;
+  data.scalars["alpha"] = 0x3fc00000u;
+  data.extra_args = extra;
+  absl::StatusOr<std::vector<uint8_t>> seg = PackKernelArgs(Twin(), n, {{"A", 0xa000}, {"C", 0xc000}}, data);
+  ASSERT_TRUE(seg.ok()) << seg.status();
+  EXPECT_EQ(At<uint64_t>(*seg, 0), 0xa000u);
+  EXPECT_EQ(At<uint64_t>(*seg, 8), 0xc000u);
+  EXPECT_EQ(At<uint32_t>(*seg, 16), 5u);
+  EXPECT_EQ(At<uint32_t>(*seg, 20), 0x3fc00000u);
+  const std::string listed =
+      "(unnamed, #0) (global_buffer, 8 bytes at offset 0), (unnamed, #1) (global_buffer, 8 bytes at offset 8), "
+      "(unnamed, #2) (by_value, 4 bytes at offset 16), (unnamed, #3) (by_value, 4 bytes at offset 20)";
+  EXPECT_EQ(BindKernelArgs(Twin(), n, {}).status().message(),
+            "the code object's kernel 'k' takes 4 explicit argument(s) (" + listed +
+                ") but the .kir kernel 3 (A, C, alpha); with unnamed arguments the .kir's bind by position to the "
+                "explicit arguments no --scalar '#N=VALUE' takes: give the .kir kernel those, in order, and each "
+                "by-value argument it lacks with --scalar '#N=VALUE'");
+  EXPECT_EQ(BindKernelArgs(Twin(), n, {{"#2", B({5, 0})}}).status().message(),
+            "the code object's kernel 'k': (unnamed, #2) (by_value, 4 bytes at offset 16) is given 2 bytes");
+  EXPECT_EQ(BindKernelArgs(Twin(), n, {{"#0", B({5, 0, 0, 0})}}).status().message(),
+            "a value is given for '#0': argument #0 of the code object's kernel 'k' is (unnamed, #0) (global_buffer, "
+            "8 bytes at offset 0): a pointer, which is one of the .kir's buffers (declare it as a buffer argument of "
+            "the .kir kernel), not a value --scalar sets (its explicit arguments: " + listed + ")");
+  EXPECT_EQ(BindKernelArgs(Twin(), n, {{"#4", B({5, 0, 0, 0})}}).status().message(),
+            "a value is given for '#4': the code object's kernel 'k' has no argument #4: it has 4 explicit "
+            "argument(s), #0 to #3 in its metadata's order (" + listed + ")");
+  EXPECT_EQ(BindKernelArgs(Twin(), n, {{"#2", B({5, 0, 0, 0})}, {"#02", B({5, 0, 0, 0})}}).status().message(),
+            "values are given for '#02' and '#2', the same argument (unnamed, #2) (by_value, 4 bytes at offset 16) "
+            "of the code object's kernel 'k'");
+}
+
+// Named metadata takes values by position too, for arguments the .kir
+// lacks only.
+TEST(BindKernelArgsTest, NamedByValueArgumentsByPosition) {
+  std::map<std::string, std::vector<uint8_t>> extra = {{"#1", B({64, 0, 0, 0})}, {"ld", B({1, 2, 3, 4, 5, 6, 7, 8})}};
+  absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(Twin(), Foreign(), extra);
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(b->size(), 5u);
+  EXPECT_EQ((*b)[1].kind, ArgBinding::Kind::kExtra);
+  EXPECT_EQ((*b)[1].name, "#1");
+  KernelData data;
+  data.scalars["alpha"] = 0x3fc00000u;
+  data.extra_args = extra;
+  absl::StatusOr<std::vector<uint8_t>> seg =
+      PackKernelArgs(Twin(), Foreign(), {{"A", 0xa000}, {"C", 0xc000}}, data);
+  ASSERT_TRUE(seg.ok()) << seg.status();
+  EXPECT_EQ(At<uint32_t>(*seg, 8), 64u);
+  EXPECT_EQ(At<uint64_t>(*seg, 28), 0x0807060504030201ull);
+  EXPECT_EQ(BindKernelArgs(Twin(), Foreign(), {{"#3", B({1, 0, 0, 0})}}).status().message(),
+            "a value is given for '#3', the argument 'alpha' (#3, by_value, 4 bytes at offset 24) of the code "
+            "object's kernel 'k', which is the .kir kernel's argument 'alpha' (bound by name): give it as the .kir's");
+  EXPECT_EQ(BindKernelArgs(Twin(), Foreign(), {{"#1", B({1, 0, 0, 0})}, {"size M", B({1, 0, 0, 0})}})
+                .status()
+                .message(),
+            "values are given for '#1' and 'size M', the same argument 'size M' (#1, by_value, 4 bytes at offset 8, "
+            "unsigned int) of the code object's kernel 'k'");
 }
 
 TEST(KernargTest, MetadataTargetAndPickKernel) {

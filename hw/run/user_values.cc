@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -19,6 +20,7 @@
 #include "compiler/ir/float_bits.h"
 #include "compiler/object/toolchain.h"
 #include "hw/check/npy.h"
+#include "hw/kernarg.h"
 
 namespace kir {
 namespace {
@@ -252,10 +254,57 @@ absl::StatusOr<UserValues> ParseUserValues(const Kernel& k,
     uv.input_text.push_back(absl::StrCat(name, " from ", path));
   }
   seen.clear();
+  // Arguments of the code object given a value (index in code->args -> the
+  // name or "#N" given), so that one given by name and by position is refused.
+  std::map<size_t, std::string> code_arg_given;
+  std::vector<int> position_of;  // index in code->args -> position among the explicit ones (-1: hidden)
+  bool all_named = true;
+  if (code != nullptr) {
+    int p = 0;
+    for (const ArgNote& n : code->args) {
+      const bool hidden = absl::StartsWith(n.value_kind, "hidden_");
+      position_of.push_back(hidden ? -1 : p++);
+      all_named = all_named && (hidden || !n.name.empty());
+    }
+  }
+  auto take_code_arg = [&](const std::string& flag, size_t i, const std::string& given) -> absl::Status {
+    auto [it, fresh] = code_arg_given.emplace(i, given);
+    if (fresh) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, ": the code object's argument ", DescribeArgNote(code->args[i], position_of[i], true),
+        " is given a value already (--scalar ", Printable(it->second), "=...)"));
+  };
   for (const auto& [name, text] : scalars) {
     const std::string flag = absl::StrCat("--scalar ", Printable(name), "=", absl::CHexEscape(text));
     if (!seen.insert(name).second)
       return absl::InvalidArgumentError(absl::StrCat("--scalar ", Printable(name), " is given twice"));
+    // By position: --scalar '#N=VALUE', the code object's explicit argument N.
+    if (std::optional<size_t> pos = PositionalArgIndex(name)) {
+      if (code == nullptr)
+        return absl::InvalidArgumentError(absl::StrCat(
+            flag, ": '", name, "' addresses an argument of a code object by position (#N: its N-th explicit "
+            "argument, from 0), and there is none: give the code object with --code-object, or a scalar of kernel '",
+            k.name, "' by name (its scalars: ", names_of(Arg::Kind::kScalar), ")"));
+      absl::StatusOr<size_t> i = PositionalArg(*code, *pos);
+      if (!i.ok()) return absl::InvalidArgumentError(absl::StrCat(flag, ": ", i.status().message()));
+      const ArgNote& note = code->args[*i];
+      if (all_named && k.FindArg(note.name) != nullptr)
+        return absl::InvalidArgumentError(absl::StrCat(
+            flag, ": the code object's argument ", DescribeArgNote(note, static_cast<int>(*pos), true),
+            " is bound by name to the argument '", note.name, "' of kernel '", k.name, "': give it as --scalar ",
+            note.name, "=VALUE"));
+      if (absl::Status st = take_code_arg(flag, *i, name); !st.ok()) return st;
+      absl::StatusOr<ScalarType> t = ScalarTypeOf(note);
+      if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat(flag, ": ", t.status().message()));
+      absl::StatusOr<std::vector<uint8_t>> v = ParseScalarValue(text, *t);
+      if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat(flag, ": ", v.status().message()));
+      const std::string key = PositionalArgKey(*pos);
+      uv.extra_text.push_back(absl::StrCat(key, note.name.empty() ? "" : absl::StrCat(" (", Printable(note.name), ")"),
+                                           " = ", FormatScalarValue(*v, *t)));
+      uv.extra_list.push_back({key, *t, *v});
+      uv.extra[key] = *std::move(v);
+      continue;
+    }
     if (const Arg* a = k.FindArg(name)) {
       if (a->kind == Arg::Kind::kBuffer)
         return absl::InvalidArgumentError(absl::StrCat(flag, ": '", name, "' is a buffer argument of kernel '",
@@ -270,27 +319,28 @@ absl::StatusOr<UserValues> ParseUserValues(const Kernel& k,
     }
     // An argument of the code object's kernel that k lacks.
     std::vector<std::string> by_value;
+    std::string first_unnamed;  // "#2" of the first unnamed by-value argument
     const ArgNote* note = nullptr;
+    size_t note_index = 0;
     int unnamed = 0;  // by-value arguments without a metadata .name
     if (code != nullptr)
       for (size_t i = 0; i < code->args.size(); ++i) {
         const ArgNote& n = code->args[i];
-        if (absl::StartsWith(n.value_kind, "hidden_") || (!n.name.empty() && k.FindArg(n.name) != nullptr)) continue;
+        if (position_of[i] < 0 || (!n.name.empty() && k.FindArg(n.name) != nullptr)) continue;
         if (n.value_kind == "by_value") {
-          if (n.name.empty()) ++unnamed;
-          by_value.push_back(n.name.empty() ? absl::StrCat("argument ", i, " (unnamed, ", n.size, " bytes at ",
-                                                           n.offset, ")")
+          if (n.name.empty() && unnamed++ == 0) first_unnamed = PositionalArgKey(position_of[i]);
+          by_value.push_back(n.name.empty() ? DescribeArgNote(n, position_of[i])
                                             : absl::StrCat("'", Printable(n.name), "'"));
         }
-        if (!n.name.empty() && n.name == name && note == nullptr) note = &n;
+        if (!n.name.empty() && n.name == name && note == nullptr) note = &n, note_index = i;
       }
     if (note == nullptr && unnamed > 0)
       return absl::InvalidArgumentError(absl::StrCat(
-          flag, ": the code object's metadata has no name for ", unnamed, " of the by-value arguments the .kir "
-          "lacks (", absl::StrJoin(by_value, ", "), "), so --scalar cannot address those and they stay free "
-          "(every value); "
-          "rebuild the code object with argument names (clang -cl-kernel-arg-info for OpenCL; HIP names them) "
-          "and give --scalar NAME=VALUE; kernel '", k.name, "' of the .kir has the scalars ",
+          flag, ": the code object's metadata names ", unnamed == static_cast<int>(by_value.size()) ? "none" : "not all",
+          " of the by-value arguments the .kir lacks (", absl::StrJoin(by_value, ", "),
+          "): give an unnamed one by its position among the code's explicit arguments, --scalar '", first_unnamed,
+          "=VALUE', or rebuild the code object with argument names (clang "
+          "-cl-kernel-arg-info for OpenCL; HIP names them); kernel '", k.name, "' of the .kir has the scalars ",
           names_of(Arg::Kind::kScalar)));
     if (note == nullptr) {
       if (code == nullptr)
@@ -310,6 +360,7 @@ absl::StatusOr<UserValues> ParseUserValues(const Kernel& k,
           note->value_kind == "global_buffer" ? " (a pointer): pointers are the .kir's buffers; declare it as a "
                                                 "buffer argument of the .kir kernel"
                                               : ", which --scalar cannot set"));
+    if (absl::Status st = take_code_arg(flag, note_index, name); !st.ok()) return st;
     absl::StatusOr<ScalarType> t = ScalarTypeOf(*note);
     if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat(flag, ": ", t.status().message()));
     absl::StatusOr<std::vector<uint8_t>> v = ParseScalarValue(text, *t);

@@ -56,7 +56,7 @@ std::string FormatScalarValue(const std::vector<uint8_t>& bytes, const ScalarTyp
 // What `kirc run --scalar` and `--input` give, parsed (ParseUserValues).
 struct UserValues {
   std::map<std::string, uint32_t> kir_scalars;           // k's scalars, bits
-  std::map<std::string, std::vector<uint8_t>> extra;     // by-value arguments k lacks, by metadata name
+  std::map<std::string, std::vector<uint8_t>> extra;     // by-value arguments k lacks: metadata name or "#N"
   std::map<std::string, std::vector<uint8_t>> elements;  // k's buffers: logical elements (C order) from files
   // For the report: "alpha = 1.5 (f32, 0x3fc00000)" per scalar of k given,
   // the same per argument k lacks, and "A from /p/a.npy" per buffer.
@@ -80,10 +80,15 @@ struct UserValues {
 // each in the order given, for kernel `k`; `code` is the code object's
 // kernel metadata (--code-object) or null (kirc compiled `k`). A name of
 // k's scalars is typed as k declares it; any other by its by-value
-// argument in `code`. Errors (InvalidArgument, naming the flag, the
-// argument and what to give instead): a name given twice; --scalar of a
-// buffer, or of a name neither k nor `code` has as a by-value argument (the
-// message lists those there are); --input of a scalar or of no argument; a
+// argument in `code`; "#N" (hw/kernarg.h PositionalArgKey) is `code`'s
+// explicit argument N, by position, typed by its metadata and kept as
+// extra["#N"]. Errors (InvalidArgument, naming the flag, the argument and
+// what to give instead): a name given twice, or one argument of `code` by
+// name and by position; --scalar of a buffer, or of a name neither k nor
+// `code` has as a by-value argument (the message lists those there are,
+// unnamed ones as "(unnamed, #2)", and suggests '#N=VALUE' for them); "#N"
+// without `code`, past its explicit arguments, for one that is not
+// by_value or for one k binds by name; --input of a scalar or of no argument; a
 // value ParseScalarValue refuses; a file that cannot be read (NotFound) or
 // whose dtype, shape or element count is not the buffer's (ReadNpyElements);
 // elements of an aliasing readonly buffer that disagree.

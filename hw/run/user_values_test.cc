@@ -290,10 +290,57 @@ TEST(ParseUserValues, ErrorsNameTheFlagAndTheArgument) {
   KernelNotes unnamed = code;
   unnamed.args = {p0, n1, n2};
   EXPECT_EQ(err({{"n", "1024"}}, {}, &unnamed),
-            "--scalar n=1024: the code object's metadata has no name for 2 of the by-value arguments the .kir "
-            "lacks (argument 1 (unnamed, 4 bytes at 16), argument 2 (unnamed, 4 bytes at 20)), so --scalar cannot "
-            "address those and they stay free (every value); rebuild the code object with argument names (clang -cl-kernel-arg-info "
-            "for OpenCL; HIP names them) and give --scalar NAME=VALUE; kernel 'k' of the .kir has the scalars alpha");
+            "--scalar n=1024: the code object's metadata names none of the by-value arguments the .kir lacks "
+            "((unnamed, #1) (by_value, 4 bytes at offset 16, int), (unnamed, #2) (by_value, 4 bytes at offset 20, "
+            "int)): give an unnamed one by its position among the code's explicit arguments, --scalar '#1=VALUE', or "
+            "rebuild the code object with argument names (clang -cl-kernel-arg-info for OpenCL; HIP names them); "
+            "kernel 'k' of the .kir has the scalars alpha");
+  // ... and by position they are given: '#N' is explicit argument N, typed
+  // by its metadata (int: i32), kept as extra["#N"].
+  {
+    absl::StatusOr<UserValues> p = ParseUserValues(k, {{"#2", "-5"}, {"#01", "0x10"}}, {}, &unnamed);
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->extra.at("#2"), std::vector<uint8_t>({0xfb, 0xff, 0xff, 0xff}));
+    EXPECT_EQ(p->extra.at("#1"), std::vector<uint8_t>({0x10, 0, 0, 0}));
+    EXPECT_EQ(p->extra_text, std::vector<std::string>({"#2 = -5 (i32, 0xfffffffb)", "#1 = 16 (i32, 0x00000010)"}));
+    EXPECT_FALSE(p->ReferenceSees());
+  }
+  const std::string listed =
+      "(unnamed, #0) (global_buffer, 8 bytes at offset 0, int), (unnamed, #1) (by_value, 4 bytes at offset 16, "
+      "int), (unnamed, #2) (by_value, 4 bytes at offset 20, int)";
+  EXPECT_EQ(err({{"#3", "1"}}, {}, &unnamed),
+            "--scalar #3=1: the code object's kernel 'k' has no argument #3: it has 3 explicit argument(s), #0 to #2 "
+            "in its metadata's order (" + listed + ")");
+  EXPECT_EQ(err({{"#0", "1"}}, {}, &unnamed),
+            "--scalar #0=1: argument #0 of the code object's kernel 'k' is (unnamed, #0) (global_buffer, 8 bytes at "
+            "offset 0, int): a pointer, which is one of the .kir's buffers (declare it as a buffer argument of the "
+            ".kir kernel), not a value --scalar sets (its explicit arguments: " + listed + ")");
+  EXPECT_EQ(err({{"#1", "1"}, {"#01", "2"}}, {}, &unnamed),
+            "--scalar #01=2: the code object's argument (unnamed, #1) (by_value, 4 bytes at offset 16, int) is given "
+            "a value already (--scalar #1=...)");
+  EXPECT_EQ(err({{"#1", "1"}}, {}),
+            "--scalar #1=1: '#1' addresses an argument of a code object by position (#N: its N-th explicit "
+            "argument, from 0), and there is none: give the code object with --code-object, or a scalar of kernel "
+            "'k' by name (its scalars: alpha)");
+  // Named metadata: by position too, but not twice, and not for an
+  // argument the .kir binds by name.
+  {
+    absl::StatusOr<UserValues> p = ParseUserValues(k, {{"#0", "7"}}, {}, &code);
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_EQ(p->extra.at("#0"), std::vector<uint8_t>({7, 0, 0, 0}));
+    EXPECT_EQ(p->extra_text, std::vector<std::string>({"#0 (ld a) = 7 (i32, 0x00000007)"}));
+  }
+  EXPECT_EQ(err({{"ld a", "1"}, {"#0", "2"}}, {}, &code),
+            "--scalar #0=2: the code object's argument 'ld a' (#0, by_value, 4 bytes at offset 0, int) is given a "
+            "value already (--scalar ld a=...)");
+  KernelNotes with_alpha = code;
+  with_alpha.args[1].name = "alpha";
+  with_alpha.args[1].value_kind = "by_value";
+  with_alpha.args[1].size = 4;
+  with_alpha.args[1].offset = 8;
+  EXPECT_EQ(err({{"#1", "1"}}, {}, &with_alpha),
+            "--scalar #1=1: the code object's argument 'alpha' (#1, by_value, 4 bytes at offset 8, int) is bound by "
+            "name to the argument 'alpha' of kernel 'k': give it as --scalar alpha=VALUE");
   absl::StatusOr<UserValues> u = ParseUserValues(k, {{"ld a", "-3"}, {"alpha", "0.5"}}, {}, &code);
   ASSERT_TRUE(u.ok());
   EXPECT_EQ(u->extra.at("ld a"), std::vector<uint8_t>({0xfd, 0xff, 0xff, 0xff}));

@@ -41,28 +41,33 @@ def baseline_outputs(kernels, dir = "baselines"):
         for target in targets
     ]
 
-def llvm_baseline(kernel, target, includes = [], visibility = None, dir = "baselines", assembly = False):
+def llvm_baseline(kernel, target, includes = [], visibility = None, dir = "baselines", assembly = False, arg_names = True):
     """One genrule: DIR/KERNEL.cl (+ includes) -> DIR/KERNEL.TARGET.hsaco.
 
     With `assembly`, a second one: -> DIR/KERNEL.TARGET.s (clang -S).
+    With arg_names = False, the flags lack -cl-kernel-arg-info (what most
+    OpenCL builds do: the metadata's .args have no .name) and the output is
+    DIR/KERNEL.TARGET.unnamed.hsaco (no assembly).
     """
     clang = LLVM_BIN + "/clang"
     lld = LLVM_BIN + "/ld.lld"
     cl = "%s/%s.cl" % (dir, kernel)
+    flags = BASELINE_CLANG_FLAGS if arg_names else [f for f in BASELINE_CLANG_FLAGS if f != "-cl-kernel-arg-info"]
+    suffix = "" if arg_names else ".unnamed"
     native.genrule(
-        name = "baseline_%s_%s" % (kernel, target),
+        name = "baseline_%s_%s%s" % (kernel, target, "" if arg_names else "_unnamed"),
         srcs = [cl] + includes,
-        outs = ["%s/%s.%s.hsaco" % (dir, kernel, target)],
+        outs = ["%s/%s.%s%s.hsaco" % (dir, kernel, target, suffix)],
         cmd = " && ".join([
             "for t in %s %s; do [ -x $$t ] || { echo \"$$t not found: run third_party/install_deps.sh\" >&2; exit 1; }; done" % (clang, lld),
-            "%s %s -mcpu=%s -c $(location %s) -o $@.o" % (clang, " ".join(BASELINE_CLANG_FLAGS), target, cl),
+            "%s %s -mcpu=%s -c $(location %s) -o $@.o" % (clang, " ".join(flags), target, cl),
             "%s -shared $@.o -o $@" % lld,
             "rm -f $@.o",
         ]),
         message = "clang-22 baseline %s for %s" % (kernel, target),
         visibility = visibility,
     )
-    if assembly:
+    if assembly and arg_names:
         # The same compile stopped at assembly text (`clang -S`): what
         # `kirc verify --asm` reads (verify/object).
         native.genrule(

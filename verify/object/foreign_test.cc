@@ -288,6 +288,82 @@ TEST(ForeignCode, ByValueArgumentsTheTwinLacksAreFixed) {
   }
 }
 
+// Review 5 F1: stride_f32 built without -cl-kernel-arg-info (no .name in
+// the metadata's .args, as most OpenCL builds are). `uint n` and `uint
+// stride` are explicit arguments 2 and 3 (after src and dst), fixed by
+// position ("#2", "#3": `kirc verify --scalar '#2=1000'`); the twin's src and
+// dst bind by position to arguments 0 and 1. The same cases as by name: n =
+// 1000, stride = 3 prove; stride 4, n 999 or 1001 fail with a counterexample.
+TEST(ForeignCode, UnnamedByValueArgumentsAreFixedByPosition) {
+  const Kernel twin = StrideTwin();
+  CodeInput base;
+  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/foreign/stride_f32.gfx942.unnamed.hsaco");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  base.code_object = *obj;
+  base.llvm_bin = kLlvmBin;
+  base.code_filename = "s.hsaco";
+  struct Case {
+    uint32_t n, stride;
+    bool proves;
+  } cases[] = {{1000, 3, true}, {1000, 4, false}, {999, 3, false}, {1001, 3, false}};
+  for (const Case& c : cases) {
+    CodeInput in = base;
+    in.by_value = {{"#2", U32Bytes(c.n)}, {"#3", U32Bytes(c.stride)}};
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(v->all_proved, c.proves) << " n=" << c.n << " stride=" << c.stride << "\n" << v->Report();
+    if (c.proves) {
+      EXPECT_EQ(CountStatus(*v, AccessVerdict::Status::kProved), 2) << v->Report();
+    } else {
+      EXPECT_GE(CountStatus(*v, AccessVerdict::Status::kFailed), 1) << v->Report();
+      EXPECT_TRUE(absl::StrContains(v->Report(), "counterexample")) << v->Report();
+    }
+  }
+  // The arguments as the messages list them, unnamed (offsets 0, 8, 16, 20:
+  // pointers of 8 bytes, then two 4-byte uint, from the .cl's signature).
+  const std::string args =
+      "(unnamed, #0) (global_buffer, 8 bytes at offset 0, float*), (unnamed, #1) (global_buffer, 8 bytes at offset "
+      "8, float*), (unnamed, #2) (by_value, 4 bytes at offset 16, uint), (unnamed, #3) (by_value, 4 bytes at offset "
+      "20, uint)";
+  // Without values the twin (2 arguments) cannot bind to the code's 4 by
+  // position: the message says how to fix the by-value ones.
+  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", base);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(),
+            "s.hsaco: the code's kernel 'stride_f32' has 4 explicit argument(s) (" + args +
+                ") and the KIR kernel 'stride_f32' 2, not all of them named alike: give the KIR kernel the code's "
+                "arguments, with the same names or in the same order, or, for a by-value argument the KIR kernel "
+                "lacks, fix it by position: --scalar '#2=VALUE', '#3=VALUE' (a by-value argument the KIR kernel "
+                "has is free: the addresses are proved for every value of it)");
+  // A pointer, an index past the arguments, a name the metadata lacks.
+  CodeInput bad = base;
+  bad.by_value = {{"#0", U32Bytes(1)}, {"#3", U32Bytes(3)}};
+  v = VerifyCode(twin, "gfx942", bad);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(),
+            "s.hsaco: --scalar #0: argument #0 of the code object's kernel 'stride_f32' is (unnamed, #0) "
+            "(global_buffer, 8 bytes at offset 0, float*): a pointer, which is one of the .kir's buffers (declare "
+            "it as a buffer argument of the .kir kernel), not a value --scalar sets (its explicit arguments: " +
+                args + ")");
+  bad.by_value = {{"#4", U32Bytes(1)}};
+  v = VerifyCode(twin, "gfx942", bad);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(),
+            "s.hsaco: --scalar #4: the code object's kernel 'stride_f32' has no argument #4: it has 4 explicit "
+            "argument(s), #0 to #3 in its metadata's order (" + args + ")");
+  bad.by_value = {{"#2", U32Bytes(1000)}, {"#3", U32Bytes(3)}, {"n", U32Bytes(1000)}};
+  v = VerifyCode(twin, "gfx942", bad);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(),
+            "--scalar n: the code's kernel 'stride_f32' has no by-value argument 'n' that the KIR kernel lacks "
+            "(those it has: (unnamed, #2) (by_value, 4 bytes at offset 16, uint), (unnamed, #3) (by_value, 4 bytes "
+            "at offset 20, uint); give an unnamed one by position, --scalar '#N=VALUE')");
+  bad.by_value = {{"#2", {1, 0}}, {"#3", U32Bytes(3)}};
+  v = VerifyCode(twin, "gfx942", bad);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(), "--scalar #2: the value has 2 bytes but the argument is 4 bytes at offset 16");
+}
+
 // A counterexample names the KIR element at its point (`src[3]`), its byte
 // offset from the argument pointer and its absolute address, and the emitted
 // address as an offset from the pointer too. stride_f32 with stride 4 against

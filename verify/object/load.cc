@@ -28,50 +28,71 @@ namespace {
 
 bool Hidden(const ArgNote& a) { return absl::StartsWith(a.value_kind, "hidden_"); }
 
-std::string ArgKinds(const std::vector<ArgNote>& args) {
-  std::vector<std::string> v;
-  for (const ArgNote& a : args)
-    v.push_back(absl::StrCat(a.name.empty() ? "(unnamed)" : a.name, " (", a.value_kind, ", ", a.size, " bytes at ",
-                             a.offset, ")"));
-  return absl::StrJoin(v, ", ");
-}
-
 // Each twin argument's kernarg slot: by name when the metadata names all of
-// them, else by position among the explicit (non-hidden) arguments.
-absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, const emu::KernelInfo& info) {
-  std::vector<const ArgNote*> explicit_args;
-  for (const ArgNote& a : info.args)
-    if (!Hidden(a)) explicit_args.push_back(&a);
+// them, else by position among the explicit (non-hidden) arguments that no
+// --scalar '#N=VALUE' fixes (`fixed`, indices in info.args).
+absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, const emu::KernelInfo& info,
+                                                          const std::set<size_t>& fixed) {
+  KernelNotes notes;
+  notes.name = info.name;
+  notes.args = info.args;
+  std::vector<size_t> explicit_args;  // indices in info.args
+  std::map<size_t, int> position_of;
+  for (size_t i = 0; i < info.args.size(); ++i)
+    if (!Hidden(info.args[i])) {
+      position_of[i] = static_cast<int>(explicit_args.size());
+      explicit_args.push_back(i);
+    }
   bool by_name = true;
   for (const Arg& a : twin.args) {
     bool found = false;
-    for (const ArgNote* n : explicit_args) found |= n->name == a.name;
+    for (size_t i : explicit_args) found |= info.args[i].name == a.name;
     by_name &= found;
   }
-  if (!by_name && explicit_args.size() != twin.args.size())
+  std::vector<size_t> bindable;  // what the twin binds to by position
+  for (size_t i : explicit_args)
+    if (!fixed.count(i)) bindable.push_back(i);
+  if (!by_name && bindable.size() != twin.args.size()) {
+    std::vector<std::string> unnamed_by_value;
+    for (size_t i : bindable)
+      if (info.args[i].name.empty() && info.args[i].value_kind == "by_value")
+        unnamed_by_value.push_back(absl::StrCat("'#", position_of[i], "=VALUE'"));
     return absl::InvalidArgumentError(absl::StrCat(
         "the code's kernel '", info.name, "' has ", explicit_args.size(), " explicit argument(s) (",
-        ArgKinds(info.args), ") and the KIR kernel '", twin.name, "' ", twin.args.size(),
+        DescribeExplicitArgs(notes), ")", fixed.empty() ? "" : absl::StrCat(", ", fixed.size(), " fixed by --scalar '#N=VALUE',"),
+        " and the KIR kernel '", twin.name, "' ", twin.args.size(),
         ", not all of them named alike: give the KIR kernel the code's arguments, with the same names or in the same "
-        "order"));
+        "order",
+        unnamed_by_value.empty()
+            ? std::string()
+            : absl::StrCat(", or, for a by-value argument the KIR kernel lacks, fix it by position: --scalar ",
+                           absl::StrJoin(unnamed_by_value, ", "),
+                           " (a by-value argument the KIR kernel has is free: the addresses are proved for every value "
+                           "of it)")));
+  }
   std::vector<KernelAbi::KernargSlot> slots;
-  for (size_t i = 0; i < twin.args.size(); ++i) {
-    const Arg& a = twin.args[i];
-    const ArgNote* n = nullptr;
+  for (size_t j = 0; j < twin.args.size(); ++j) {
+    const Arg& a = twin.args[j];
+    size_t i = 0;
     if (by_name) {
-      for (const ArgNote* e : explicit_args)
-        if (e->name == a.name) n = e;
+      for (size_t e : explicit_args)
+        if (info.args[e].name == a.name) i = e;
+      if (fixed.count(i))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--scalar '#", position_of[i], "=...': the code's argument ", DescribeArgNote(info.args[i], position_of[i], true),
+            " is the KIR kernel's argument '", a.name, "' (bound by name), which the verifier proves for every value"));
     } else {
-      n = explicit_args[i];
+      i = bindable[j];
     }
+    const ArgNote* n = &info.args[i];
     const bool buffer = a.kind == Arg::Kind::kBuffer;
     const std::string want = buffer ? "global_buffer" : "by_value";
     const int64_t size = buffer ? 8 : 4;
     if (n->value_kind != want || n->size != size)
       return absl::InvalidArgumentError(absl::StrCat(
           "KIR argument '", a.name, "' is a ", buffer ? "buffer" : "scalar", " (", want, ", ", size,
-          " bytes) but the code's argument ", by_name ? absl::StrCat("'", n->name, "'") : absl::StrCat(i + 1),
-          " is ", n->value_kind, " of ", n->size, " bytes"));
+          " bytes) but the code's argument ", DescribeArgNote(*n, position_of[i], true), " is ", n->value_kind, " of ",
+          n->size, " bytes"));
     slots.push_back({a.name, n->offset, size, buffer});
   }
   return slots;
@@ -135,7 +156,21 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
   abi.private_bytes = info.private_segment_size;
   abi.private_segment_buffer_sgpr = info.private_segment_buffer_sgpr;
   abi.scratch_wave_offset_sgpr = info.scratch_wave_offset_sgpr;
-  absl::StatusOr<std::vector<KernelAbi::KernargSlot>> slots = Slots(*twin, info);
+  // Arguments --scalar fixes by position ('#N=VALUE'): explicit argument N.
+  KernelNotes notes;
+  notes.name = info.name;
+  notes.args = info.args;
+  std::map<std::string, size_t> positional;  // "#N" -> index in info.args
+  std::set<size_t> fixed;
+  for (const auto& [name, bytes] : input.by_value) {
+    std::optional<size_t> p = PositionalArgIndex(name);
+    if (!p) continue;
+    absl::StatusOr<size_t> i = PositionalArg(notes, *p);
+    if (!i.ok()) return in_code(absl::InvalidArgumentError(absl::StrCat("--scalar ", name, ": ", i.status().message())));
+    positional[name] = *i;
+    fixed.insert(*i);
+  }
+  absl::StatusOr<std::vector<KernelAbi::KernargSlot>> slots = Slots(*twin, info, fixed);
   if (!slots.ok()) return in_code(slots.status());
   abi.kernargs = *slots;
   abi.kernarg_size = std::max<int64_t>(info.kernarg_segment_size, info.kernarg_size);
@@ -151,18 +186,33 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
     }
     // By-value arguments the twin lacks, fixed by the user (--scalar).
     std::vector<std::pair<std::string, const ArgNote*>> given;
+    std::set<size_t> given_index;
     for (const auto& [name, bytes] : input.by_value) {
       const ArgNote* note = nullptr;
-      std::vector<std::string> lacked;
-      for (const ArgNote& a : info.args) {
-        if (Hidden(a) || a.value_kind != "by_value" || twin->FindArg(a.name) != nullptr) continue;
-        lacked.push_back(absl::StrCat("'", a.name, "'"));
-        if (a.name == name) note = &a;
+      if (auto it = positional.find(name); it != positional.end()) {
+        note = &info.args[it->second];
+      } else {
+        std::vector<std::string> lacked;
+        bool unnamed = false;
+        int position = 0;
+        for (const ArgNote& a : info.args) {
+          if (Hidden(a)) continue;
+          const int here = position++;
+          if (a.value_kind != "by_value" || (!a.name.empty() && twin->FindArg(a.name) != nullptr)) continue;
+          lacked.push_back(a.name.empty() ? DescribeArgNote(a, here) : absl::StrCat("'", a.name, "'"));
+          unnamed |= a.name.empty();
+          if (!a.name.empty() && a.name == name) note = &a;
+        }
+        if (note == nullptr)
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--scalar ", name, ": the code's kernel '", info.name, "' has no by-value argument '", name,
+              "' that the KIR kernel lacks (those it has: ", lacked.empty() ? "none" : absl::StrJoin(lacked, ", "),
+              unnamed ? "; give an unnamed one by position, --scalar '#N=VALUE')" : ")"));
       }
-      if (note == nullptr)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--scalar ", name, ": the code's kernel '", info.name, "' has no by-value argument '", name,
-            "' that the KIR kernel lacks (those it has: ", lacked.empty() ? "none" : absl::StrJoin(lacked, ", "), ")"));
+      if (!given_index.insert(static_cast<size_t>(note - info.args.data())).second)
+        return absl::InvalidArgumentError(absl::StrCat("--scalar ", name, ": the code's argument ",
+                                                       DescribeArgNote(*note), " is given a value twice (by name and "
+                                                       "by position)"));
       if (static_cast<int64_t>(bytes.size()) != note->size || note->offset < 0)
         return absl::InvalidArgumentError(absl::StrCat("--scalar ", name, ": the value has ", bytes.size(),
                                                        " bytes but the argument is ", note->size, " bytes at offset ",

@@ -50,7 +50,10 @@ struct CodeInput {
   // as kirc prints assembly (hw/emu's reader; errors name its lines).
   bool assemble = false;
   // Values of the code's by-value arguments the twin lacks (sizes, strides):
-  // metadata .name -> little-endian bytes (`kirc verify --scalar`, parsed as
+  // metadata .name, or "#N" for explicit argument N by position
+  // (hw/kernarg.h PositionalArgKey; the twin's arguments then bind by
+  // position to the others when the metadata does not name them all) ->
+  // little-endian bytes (`kirc verify --scalar`, parsed as
   // `kirc run` does). Each becomes known kernarg bytes
   // (KernelAbi::kernarg_known), whole dwords; an argument not given stays a
   // free input.
@@ -65,14 +68,16 @@ struct CodeInput {
 // descriptor (user SGPRs, the kernarg pointer's SGPRs, workgroup-id SGPRs,
 // work-item id VGPRs) and the metadata (the kernarg offset of each of the
 // twin's arguments, by name when every name is present, else by position
-// among the explicit arguments; the group segment size; the hidden arguments
+// among the explicit arguments no "#N" value fixes; the group segment size; the hidden arguments
 // the dispatch fixes as KernelAbi::kernarg_known; SDWA selects and integer
 // clamp in LoweredKernel::modifiers, other modifiers MInst lacks in
 // LoweredKernel::unmodelled); `kernel` the twin
 // promoted if it is a tile-level gemm (kirc's default configuration: give the
 // thread-level `kirc compile --emit=kir` form for another). Errors
 // (InvalidArgument, naming the argument or field): a `by_value` name that is
-// no by-value argument of the code's kernel (or one the twin has), a value
+// no by-value argument of the code's kernel (or one the twin has; "#N" past
+// the explicit arguments or not by_value: the message lists them with their
+// positions), one argument given by name and by position, a value
 // of the wrong size, or one that fills only part of a kernarg dword whose
 // other bytes nothing fixes; the assembler's diagnostics (`assemble`, with
 // code_filename for "<stdin>"); the twin's arguments do
