@@ -523,6 +523,22 @@ for code in --code-object="$foreign"/stride_f32.gfx942.hsaco --asm="$foreign"/st
   "$kirc" verify stride_f32.kir --mcpu=gfx942 "$code" --scalar n=1000 --scalar stride=4 > vstride4.txt; st=$?
   [ $st -eq 1 ] && has "counterexample" vstride4.txt || { cat vstride4.txt; fail "verify stride_f32 $code stride 4: exit $st"; }
 done
+# The same kernel built without -cl-kernel-arg-info (review5 F1): its
+# metadata names no argument, so n and stride are given by position ('#2',
+# '#3'; the README's example); by name they are refused, the message
+# listing them as (unnamed, #N) and suggesting the positional form.
+unnamed="$foreign"/stride_f32.gfx942.unnamed.hsaco
+"$kirc" verify stride_f32.kir --mcpu=gfx942 --code-object="$unnamed" --scalar '#2=1000' --scalar '#3=3' > vunnamed.txt \
+  || { cat vunnamed.txt; fail "verify unnamed stride_f32 '#2=1000' '#3=3': exit $?"; }
+has -x "verify: every address proved" vunnamed.txt || fail "verify unnamed stride_f32: $(cat vunnamed.txt)"
+"$kirc" verify stride_f32.kir --mcpu=gfx942 --code-object="$unnamed" --scalar=#2=1000 --scalar=#3=4 > vunnamed4.txt; st=$?
+[ $st -eq 1 ] && has "counterexample" vunnamed4.txt || { cat vunnamed4.txt; fail "verify unnamed stride_f32 stride 4: exit $st"; }
+expect_error "--scalar n=1000: the code object's metadata names none of the by-value arguments the .kir lacks ((unnamed, #2) (by_value, 4 bytes at offset 16, uint), (unnamed, #3) (by_value, 4 bytes at offset 20, uint)): give an unnamed one by its position among the code's explicit arguments, --scalar '#2=VALUE', or rebuild the code object with argument names (clang -cl-kernel-arg-info for OpenCL; HIP names them)" \
+  verify stride_f32.kir --mcpu=gfx942 --code-object="$unnamed" --scalar n=1000 --scalar stride=3
+"$kirc" run stride_f32.kir --mcpu=gfx942 --device=emu --code-object="$unnamed" --scalar '#2=1000' --scalar '#3=3' > runnamed.txt \
+  || { cat runnamed.txt; fail "run unnamed stride_f32: exit $?"; }
+has -xF "arguments of the code object the .kir lacks (--scalar): #2 = 1000 (u32, 0x000003e8), #3 = 3 (u32, 0x00000003)" runnamed.txt \
+  || fail "run unnamed stride_f32 report: $(cat runnamed.txt)"
 # clang -S text of every foreign kernel is accepted (labels with comments,
 # .p2align, .section, .amdhsa_kernel, metadata, __clang_ocl_kern_imp_*).
 printf 'kernel guard_f32\nworkgroup 256 1 1\ngrid 4 1 1\narg src : f32[1000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n  %%v = load guarded src[wg.x * 256 + tid.x] : f32\n  store guarded dst[wg.x * 256 + tid.x], %%v\nend\n' > guard_f32.kir

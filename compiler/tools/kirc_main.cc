@@ -146,10 +146,14 @@ Options for verify (and --mcpu, --llvm-bin as above):
                     (in process): the bytes llvm-mc makes are what is proved
   --scalar NAME=VALUE
                     (repeatable) fix a by-value argument of the code that
-                    FILE.kir lacks (a size, a stride), by its metadata name,
-                    parsed as `kirc run --scalar` parses it; its kernarg
-                    bytes are then that value. Not given: a free input (the
-                    addresses must be right for every value)
+                    FILE.kir lacks (a size, a stride), by its metadata name
+                    or, as '#N=VALUE', by position (N: its index among the
+                    metadata's explicit arguments, from 0; for code whose
+                    metadata names no argument, e.g. OpenCL built without
+                    -cl-kernel-arg-info), parsed as `kirc run --scalar`
+                    parses it; its kernarg bytes are then that value. Not
+                    given: a free input (the addresses must be right for
+                    every value)
   --lds-base=NAME=BYTES[,NAME=BYTES...]
                     where the code places the twin's LDS allocation NAME
                     (bytes from the start of LDS); the others are solved
@@ -220,8 +224,9 @@ Options for run (and --mcpu, --llvm-bin as above):
                     the device and the reference interpreter both use. With
                     --code-object, a by-value argument FILE.kir lacks (sizes,
                     strides, ld), by its metadata name (quote names with
-                    spaces): each must be given; pointer arguments FILE.kir
-                    lacks are an error
+                    spaces) or by position, '#N=VALUE' (N counts the
+                    metadata's explicit arguments from 0): each must be
+                    given; pointer arguments FILE.kir lacks are an error
   --input NAME=FILE.npy
                     (repeatable) buffer NAME's input from a .npy file:
                     dtype as --dump writes it (<f4 f32, <f2 f16, <i4 i32,
@@ -552,7 +557,8 @@ int VerifyCommand(const std::string& file, const std::string& mcpu, const std::s
       if (!uv->kir_scalars.empty())
         return Fail(absl::StrCat("--scalar ", uv->kir_scalars.begin()->first, ": a scalar argument of ", file,
                                  "; the verifier proves the addresses for every value of it. --scalar with verify "
-                                 "fixes by-value arguments of the code that the .kir lacks"));
+                                 "fixes by-value arguments of the code that the .kir lacks (by metadata name, or "
+                                 "'#N=VALUE' by position): to fix this one, drop it from the .kir"));
       in.by_value = uv->extra;
     } else {
       // No metadata for the twin's kernel: LoadCodeForVerify's error names

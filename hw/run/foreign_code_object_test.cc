@@ -439,5 +439,45 @@ TEST_F(ForeignCodeObjectTest, ClangFlatAndScratchCodeMatchesTheReference) {
   if (!r.ok()) EXPECT_HAS_SUBSTR(std::string(r.status().message()), "flat_store_dword v[0:1], v4 offset:4");
 }
 
+// Review 5 F1: clang-22's stride_f32 without -cl-kernel-arg-info (no .name
+// in its metadata): `uint n` and `uint stride` given by position, '#2' and
+// '#3' (`kirc run --scalar '#2=1000'`); the twin's src and dst bind to
+// arguments 0 and 1. n = 1000, stride = 3 match the reference; stride 2
+// reads src[2i] for the twin's src[3i] (wrong values); stride 4 reads
+// src[3996], past src's 3000 elements (the strict emulator stops).
+TEST_F(ForeignCodeObjectTest, UnnamedByValueArgumentsByPosition) {
+  absl::StatusOr<Kernel> twin = ParseKernel(
+      "kernel stride_f32\nworkgroup 64 1 1\ngrid 16 1 1\n"
+      "arg src : f32[3000] strides [1] readonly\narg dst : f32[1000] strides [1] writeonly\n"
+      "  %v = load guarded src[(wg.x * 64 + tid.x) * 3] : f32\n"
+      "  store guarded dst[wg.x * 64 + tid.x], %v\nend\n",
+      "stride_f32.kir");
+  ASSERT_TRUE(twin.ok()) << twin.status();
+  const std::string path = "testdata/foreign/stride_f32.gfx942.unnamed.hsaco";
+  absl::StatusOr<RunReport> r = Run(*twin, "gfx942", path, {{"#2", "1000"}, {"#3", "3"}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_HAS_SUBSTR(r->text, "arguments of the code object the .kir lacks (--scalar): #2 = 1000 (u32, 0x000003e8), "
+                             "#3 = 3 (u32, 0x00000003)");
+  r = Run(*twin, "gfx942", path, {{"#2", "1000"}, {"#3", "2"}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+  r = Run(*twin, "gfx942", path, {{"#2", "1000"}, {"#3", "4"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_HAS_SUBSTR(std::string(r.status().message()), "outside every buffer");
+  // By name there is nothing to match; one value too few leaves the twin's
+  // arguments unbindable.
+  r = Run(*twin, "gfx942", path, {{"n", "1000"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_HAS_SUBSTR(std::string(r.status().message()),
+                    "--scalar n=1000: the code object's metadata names none of the by-value arguments the .kir lacks "
+                    "((unnamed, #2) (by_value, 4 bytes at offset 16, uint), (unnamed, #3) (by_value, 4 bytes at "
+                    "offset 20, uint)): give an unnamed one by its position");
+  r = Run(*twin, "gfx942", path, {{"#2", "1000"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_HAS_SUBSTR(std::string(r.status().message()), "1 of them given by position (--scalar '#N=VALUE'), but the "
+                                                       ".kir kernel 2 (src, dst)");
+}
+
 }  // namespace
 }  // namespace kir
