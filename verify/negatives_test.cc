@@ -377,18 +377,42 @@ TEST(Negatives, FailureClass17_BufferDescriptors) {
 TEST(Negatives, ScalarRegistersMustBeUniform) {
   // An SALU instruction fed a VGPR (tid.x): its SGPR result is per lane.
   Subject s = Load(Kernel("copy_f32"), "gfx942");
-  s.At("s_lshl_b32 s0, s2, 12").ops[1] = V(1);
-  ExpectFailed(s.Check(), {"s0 depends on tid.x: not uniform"});
+  absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+  ASSERT_TRUE(a.ok()) << a.status();
+  s.code.mir.insts[a->sshl].ops[1] = V(a->tid);
+  ExpectFailed(s.Check(), {absl::StrCat("s", a->sdst, " depends on tid.x: not uniform")});
+}
+
+// mma_loop's K-loop update of its loads' soffset (s += 32 bytes: 16 f16 of
+// %k per trip), found by role: the last instruction writing the first
+// buffer load's soffset, which must be s_add_u32 s, s, 32.
+absl::StatusOr<size_t> FindLoopStep(const Subject& s) {
+  absl::StatusOr<size_t> load = FindInst(s.code.mir, "buffer_load");
+  if (!load.ok()) return load.status();
+  absl::StatusOr<size_t> add = FindLastDef(s.code.mir, *load, OpName::kSoffset);
+  if (!add.ok()) return add.status();
+  const MInst& mi = s.code.mir.insts[*add];
+  if (mi.opc != Opc::kSAddU32 || mi.ops.size() != 3 || mi.ops[2].IsReg() || mi.ops[2].imm != 32)
+    return absl::NotFoundError("mma_loop's soffset is last written by '" + s.Text(*add) + "', not s_add_u32 of 32");
+  return *add;
 }
 
 TEST(Negatives, LoopCounterexampleNamesTheIteration) {
   // The strength-reduced K offset steps by 36 bytes instead of 32.
   Subject s = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
-  s.At("s_add_u32 s1, s1, 32").ops[2].imm = 36;
+  absl::StatusOr<size_t> step = FindLoopStep(s);
+  ASSERT_TRUE(step.ok()) << step.status();
+  s.code.mir.insts[*step].ops[2].imm = 36;
   ExpectFailed(s.Check(), {"%k = ", "iteration"});
-  // One iteration fewer than the KIR loop.
+  // One iteration fewer than the KIR loop: the loop's compare (its only
+  // s_cmp) against the trip count 4.
   Subject t = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
-  t.At("s_cmp_lt_u32 s0, 4").ops[1].imm = 3;
+  absl::StatusOr<size_t> cmp = FindInst(t.code.mir, "s_cmp_");
+  ASSERT_TRUE(cmp.ok()) << cmp.status();
+  ASSERT_FALSE(FindInst(t.code.mir, "s_cmp_", 1).ok()) << "mma_loop has more than one s_cmp";
+  ASSERT_EQ(t.code.mir.insts[*cmp].opc, Opc::kSCmpLtU32) << t.Text(*cmp);
+  ASSERT_EQ(t.code.mir.insts[*cmp].ops[1].imm, 4) << t.Text(*cmp);
+  t.code.mir.insts[*cmp].ops[1].imm = 3;
   ExpectFailed(t.Check(), {"runs 3 time(s) but the KIR loop %k"});
 }
 
@@ -396,7 +420,9 @@ TEST(Negatives, LoopStepLoadedInTheBodyIsNotAnInductionVariable) {
   // s1 += (a dword loaded from memory in every iteration): the step differs
   // per iteration, so s1 is no induction variable; the K-loop loads must not be proved.
   Subject s = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
-  size_t add = s.Find("s_add_u32 s1, s1, 32");
+  absl::StatusOr<size_t> step = FindLoopStep(s);
+  ASSERT_TRUE(step.ok()) << step.status();
+  const size_t add = *step;
   s.code.mir.insts[add].ops[2] = S(30);
   s.Insert(add, Inst(Opc::kSWaitcnt, {I(0), I(0)}));
   s.Insert(add, Inst(Opc::kSLoadDword, {S(30), MOperand::Phys(RegClass::kSgpr, 12, 2), I(0)}));
@@ -412,7 +438,9 @@ TEST(Negatives, UnsupportedControlFlowIsUnknownNotProved) {
   Subject s = Load(Kernel("copy_f32"), "gfx942");
   MInst br = Inst(Opc::kSBranch, {I(77)});
   MInst label = Inst(Opc::kLabel, {I(77)});
-  size_t at = s.Find("s_lshl_b32 s0, s2, 12");
+  absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+  ASSERT_TRUE(a.ok()) << a.status();
+  size_t at = a->sshl;
   s.Insert(at, label);
   s.Insert(at, br);
   VerifyResult v = s.Check();

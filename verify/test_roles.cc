@@ -28,6 +28,19 @@ absl::StatusOr<size_t> FindDef(const MFunction& f, size_t use, OpName op) {
                                           ") writes its ", OpNameText(op), " ", RegAccessName(r)));
 }
 
+absl::StatusOr<size_t> FindLastDef(const MFunction& f, size_t use, OpName op) {
+  if (use >= f.insts.size()) return absl::NotFoundError(absl::StrCat("no instruction ", use));
+  RegAccess r;
+  if (!NamedRegAccess(f.insts[use], op, &r, &f))
+    return absl::NotFoundError(absl::StrCat("instruction ", use, " (", Info(f.insts[use].opc).mnemonic, ") has no register ",
+                                            OpNameText(op)));
+  for (size_t i = f.insts.size(); i-- > 0;)
+    for (const RegAccess& a : CollectRegAccesses(f.insts[i], kAllAccesses, &f))
+      if (a.def && Overlap(a, r)) return i;
+  return absl::NotFoundError(absl::StrCat("nothing writes the ", OpNameText(op), " ", RegAccessName(r), " of instruction ",
+                                          use, " (", Info(f.insts[use].opc).mnemonic, ")"));
+}
+
 absl::StatusOr<std::string> RegName(const MInst& mi, OpName op) {
   RegAccess r;
   if (!NamedRegAccess(mi, op, &r))

@@ -28,6 +28,12 @@ absl::StatusOr<size_t> FindInst(const MFunction& f, absl::string_view prefix, in
 // nothing before `use` writes it (a kernel input such as v0 = tid).
 absl::StatusOr<size_t> FindDef(const MFunction& f, size_t use, OpName op);
 
+// Index of the last instruction of `f` (in program order) that writes a
+// register of operand `op` of instruction `use`: for a register a loop
+// carries, such as a K-loop load's soffset, its update at the loop's end.
+// NotFound as FindDef.
+absl::StatusOr<size_t> FindLastDef(const MFunction& f, size_t use, OpName op);
+
 // Register operand `op` of `mi` as assembly prints it ("v4", "s[8:11]");
 // NotFound when `mi` has no such register operand.
 absl::StatusOr<std::string> RegName(const MInst& mi, OpName op);

@@ -49,6 +49,25 @@ TEST(TestRoles, FindsCopyF32sAddressCodeByRole) {
   EXPECT_TRUE(absl::StartsWith(*line, "  v_lshlrev_b32 " + *dv + ", 4, ")) << *line;
 }
 
+// mma_loop_32x32x64_f16: %k steps by 16 f16 elements, 32 bytes, through the
+// K-loop loads' soffset: its first write (before the loop) is not its last
+// (the update after the loads, in the loop).
+TEST(TestRoles, FindsTheLoopUpdateOfASoffset) {
+  absl::StatusOr<Compiled> c = CompileKir(ReadTestFile("testdata/kernels/mma_loop_32x32x64_f16.kir"), "gfx942");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const MFunction& f = c->result.lowered.mir;
+  absl::StatusOr<size_t> load = FindInst(f, "buffer_load");
+  ASSERT_TRUE(load.ok()) << load.status();
+  absl::StatusOr<size_t> first = FindDef(f, *load, OpName::kSoffset);
+  absl::StatusOr<size_t> last = FindLastDef(f, *load, OpName::kSoffset);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_LT(*first, *load);
+  EXPECT_GT(*last, *load);
+  EXPECT_EQ(f.insts[*last].opc, Opc::kSAddU32);
+  EXPECT_EQ(f.insts[*last].ops[2].imm, 32);
+}
+
 TEST(TestRoles, AMissingRoleIsNotFound) {
   absl::StatusOr<Compiled> c = CompileKir(ReadTestFile("testdata/kernels/copy_f32.kir"), "gfx942");
   ASSERT_TRUE(c.ok()) << c.status();
