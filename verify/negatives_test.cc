@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/isa/asm_syntax.h"
 #include "gtest/gtest.h"
+#include "verify/test_roles.h"
 #include "verify/test_util.h"
 #include "verify/verify.h"
 
@@ -72,6 +73,32 @@ const AccessVerdict* ExpectFailed(const VerifyResult& v, std::vector<std::string
 }
 
 std::string Kernel(const std::string& name) { return ReadTestFile("testdata/kernels/" + name + ".kir"); }
+
+// copy_f32's voffset = tid.x << 4 and soffset = wg.x << 12, found by role
+// (test_roles.h), not by register names: `shl` writes the buffer load's vaddr
+// and must be v_lshlrev_b32 <dst>, 4, <tid> (tid: the VGPR holding the
+// thread's index tid.x); `sshl` writes its soffset and must be s_lshl_b32
+// <sdst>, <wg.x>, 12. An error (the test fails) when kirc computes them
+// otherwise.
+struct CopyAddress {
+  size_t shl = 0, sshl = 0;
+  int dst = 0, tid = 0, sdst = 0;
+};
+absl::StatusOr<CopyAddress> FindCopyAddress(const Subject& s) {
+  absl::StatusOr<size_t> load = FindInst(s.code.mir, "buffer_load");
+  if (!load.ok()) return load.status();
+  absl::StatusOr<size_t> shl = FindDef(s.code.mir, *load, OpName::kVaddr);
+  if (!shl.ok()) return shl.status();
+  absl::StatusOr<size_t> sshl = FindDef(s.code.mir, *load, OpName::kSoffset);
+  if (!sshl.ok()) return sshl.status();
+  const MInst& v = s.code.mir.insts[*shl];
+  const MInst& sc = s.code.mir.insts[*sshl];
+  if (v.opc != Opc::kVLshlrevB32 || v.ops.size() != 3 || v.ops[1].IsReg() || v.ops[1].imm != 4 || !v.ops[2].IsReg())
+    return absl::NotFoundError("copy_f32's voffset is written by '" + s.Text(*shl) + "', not v_lshlrev_b32 by 4 of a VGPR");
+  if (sc.opc != Opc::kSLshlB32 || sc.ops.size() != 3 || sc.ops[2].IsReg() || sc.ops[2].imm != 12)
+    return absl::NotFoundError("copy_f32's soffset is written by '" + s.Text(*sshl) + "', not s_lshl_b32 by 12");
+  return CopyAddress{*shl, *sshl, v.ops[0].reg, v.ops[2].reg, sc.ops[0].reg};
+}
 
 constexpr char kGuardDiv[] = R"(kernel guard_div
 workgroup 64 2 1
@@ -152,10 +179,10 @@ TEST(Negatives, OffsetThatWraps32BitsIsReported) {
   // is right, but voffset wraps for tid.x = 0 and the hardware adds base +
   // soffset + voffset without wrapping (failure class 4).
   Subject s = Load(Kernel("copy_f32"), "gfx942");
-  size_t shl = s.Find("v_lshlrev_b32 v0, 4, v1");
-  s.code.mir.insts[shl] = Inst(Opc::kVLshlAddU32, {V(0), V(1), I(4), I(-16)});
-  size_t sshl = s.Find("s_lshl_b32 s0, s2, 12");
-  s.Insert(sshl + 1, Inst(Opc::kSAddU32, {S(0), S(0), I(16)}));
+  absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+  ASSERT_TRUE(a.ok()) << a.status();
+  s.code.mir.insts[a->shl] = Inst(Opc::kVLshlAddU32, {V(a->dst), V(a->tid), I(4), I(-16)});
+  s.Insert(a->sshl + 1, Inst(Opc::kSAddU32, {S(a->sdst), S(a->sdst), I(16)}));
   ExpectFailed(s.Check(), {"tid = (0, 0, 0)", "voffset 0xfffffff0", "out of range"});
 }
 
@@ -167,7 +194,13 @@ TEST(Negatives, FailureClass1_OrOfOverlappingBitsIsCaughtAndDisjointOrProved) {
   ExpectFailed(bad.Check(), {"address =="});
   // mma_16x16x16_f16: (tid.x mod 4) << 3 | (tid.x floordiv 4) << 5: disjoint, proved.
   Subject good = Load(Kernel("mma_16x16x16_f16"), "gfx942");
-  good.At("v_lshl_add_u32 v4, v3, 3, v2").opc = Opc::kVLshlOrB32;
+  // The instruction that writes the first global load's vaddr (by role, test_roles.h).
+  absl::StatusOr<size_t> load = FindInst(good.code.mir, "buffer_load");
+  ASSERT_TRUE(load.ok()) << load.status();
+  absl::StatusOr<size_t> lshl_add = FindDef(good.code.mir, *load, OpName::kVaddr);
+  ASSERT_TRUE(lshl_add.ok()) << lshl_add.status();
+  ASSERT_EQ(good.code.mir.insts[*lshl_add].opc, Opc::kVLshlAddU32) << good.Text(*lshl_add);
+  good.code.mir.insts[*lshl_add].opc = Opc::kVLshlOrB32;
   VerifyResult v = good.Check();
   EXPECT_TRUE(v.all_proved) << v.Report();
 }
@@ -176,20 +209,21 @@ TEST(Negatives, FailureClass1_OrOfOverlappingBitsIsCaughtAndDisjointOrProved) {
 // 2 (X & c)), with no side condition: a constant sharing bits with the value
 // is caught with a counterexample, and xor-ing twice proves.
 TEST(Negatives, FailureClass1_OrAndXorWithAConstantAreExact) {
-  // copy_f32: voffset = v1 << 4 (v1: the thread's index); v1 | 1 is wrong for even threads.
+  // copy_f32: voffset = t << 4 (t: the VGPR of the thread's index); t | 1 is wrong for even threads.
   Subject bad = Load(Kernel("copy_f32"), "gfx942");
-  size_t shl = bad.Find("v_lshlrev_b32 v0, 4, v1");
-  bad.Insert(shl, Inst(Opc::kVOrB32, {V(1), I(1), V(1)}));
-  ExpectFailed(bad.Check(), {"v_or_b32 v1, 1, v1", "confirmed concretely"});
-  // v1 ^ 1 is wrong for every thread.
+  absl::StatusOr<CopyAddress> a = FindCopyAddress(bad);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const int t = a->tid;
+  bad.Insert(a->shl, Inst(Opc::kVOrB32, {V(t), I(1), V(t)}));
+  ExpectFailed(bad.Check(), {absl::StrCat("v_or_b32 v", t, ", 1, v", t), "confirmed concretely"});
+  // t ^ 1 is wrong for every thread.
   Subject flip = Load(Kernel("copy_f32"), "gfx942");
-  flip.Insert(flip.Find("v_lshlrev_b32 v0, 4, v1"), Inst(Opc::kVXorB32, {V(1), I(1), V(1)}));
+  flip.Insert(a->shl, Inst(Opc::kVXorB32, {V(t), I(1), V(t)}));
   ExpectFailed(flip.Check(), {"confirmed concretely"});
-  // (v1 ^ 3) ^ 3 == v1: proved.
+  // (t ^ 3) ^ 3 == t: proved.
   Subject twice = Load(Kernel("copy_f32"), "gfx942");
-  shl = twice.Find("v_lshlrev_b32 v0, 4, v1");
-  twice.Insert(shl, Inst(Opc::kVXorB32, {V(1), I(3), V(1)}));
-  twice.Insert(shl, Inst(Opc::kVXorB32, {V(1), I(3), V(1)}));
+  twice.Insert(a->shl, Inst(Opc::kVXorB32, {V(t), I(3), V(t)}));
+  twice.Insert(a->shl, Inst(Opc::kVXorB32, {V(t), I(3), V(t)}));
   VerifyResult v = twice.Check();
   EXPECT_TRUE(v.all_proved) << v.Report();
 }
@@ -235,16 +269,20 @@ TEST(Negatives, FailureClass4_WraparoundInIntermediates) {
   // (OffsetThatWraps32BitsIsReported: a voffset that wraps past 2^32.)
   {  // tid.x << 4 << 28 overflows and >> 28 cannot bring the lost bits back
     Subject s = Load(Kernel("copy_f32"), "gfx942");
-    size_t shl = s.Find("v_lshlrev_b32 v0, 4, v1");
-    s.Insert(shl + 1, Inst(Opc::kVLshlrevB32, {V(0), I(28), V(0)}));
-    s.Insert(shl + 2, Inst(Opc::kVLshrrevB32, {V(0), I(28), V(0)}));
+    absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+    ASSERT_TRUE(a.ok()) << a.status();
+    const int d = a->dst;
+    s.Insert(a->shl + 1, Inst(Opc::kVLshlrevB32, {V(d), I(28), V(d)}));
+    s.Insert(a->shl + 2, Inst(Opc::kVLshrrevB32, {V(d), I(28), V(d)}));
     ExpectFailed(s.Check(), {"address =="});
   }
   {  // a sum that wraps and is brought back: (v + 0x7fffffff) + 0x80000001 == v (mod 2^32): proved
     Subject s = Load(Kernel("copy_f32"), "gfx942");
-    size_t shl = s.Find("v_lshlrev_b32 v0, 4, v1");
-    s.Insert(shl + 1, Inst(Opc::kVAddU32, {V(0), I(0x7fffffff), V(0)}));
-    s.Insert(shl + 2, Inst(Opc::kVAddU32, {V(0), I(0x80000001), V(0)}));
+    absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+    ASSERT_TRUE(a.ok()) << a.status();
+    const int d = a->dst;
+    s.Insert(a->shl + 1, Inst(Opc::kVAddU32, {V(d), I(0x7fffffff), V(d)}));
+    s.Insert(a->shl + 2, Inst(Opc::kVAddU32, {V(d), I(0x80000001), V(d)}));
     VerifyResult v = s.Check();
     EXPECT_TRUE(v.all_proved) << v.Report();
   }
@@ -288,18 +326,24 @@ TEST(Negatives, FailureClass5_SignedVersusUnsigned) {
 TEST(Negatives, FailureClass6_ShiftAmountsUseTheLowFiveBits) {
   {  // 36 & 31 == 4: the same shift on hardware: proved
     Subject s = Load(Kernel("copy_f32"), "gfx942");
-    s.At("v_lshlrev_b32 v0, 4, v1").ops[1].imm = 36;
+    absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+    ASSERT_TRUE(a.ok()) << a.status();
+    s.code.mir.insts[a->shl].ops[1].imm = 36;
     VerifyResult v = s.Check();
     EXPECT_TRUE(v.all_proved) << v.Report();
   }
   {  // 35 & 31 == 3: a different shift: failed
     Subject s = Load(Kernel("copy_f32"), "gfx942");
-    s.At("v_lshlrev_b32 v0, 4, v1").ops[1].imm = 35;
+    absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+    ASSERT_TRUE(a.ok()) << a.status();
+    s.code.mir.insts[a->shl].ops[1].imm = 35;
     ExpectFailed(s.Check(), {"address =="});
   }
   {  // s_lshl_b32 by 44 == by 12: proved
     Subject s = Load(Kernel("copy_f32"), "gfx942");
-    s.At("s_lshl_b32 s0, s2, 12").ops[2].imm = 44;
+    absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+    ASSERT_TRUE(a.ok()) << a.status();
+    s.code.mir.insts[a->sshl].ops[2].imm = 44;
     VerifyResult v = s.Check();
     EXPECT_TRUE(v.all_proved) << v.Report();
   }
@@ -333,18 +377,42 @@ TEST(Negatives, FailureClass17_BufferDescriptors) {
 TEST(Negatives, ScalarRegistersMustBeUniform) {
   // An SALU instruction fed a VGPR (tid.x): its SGPR result is per lane.
   Subject s = Load(Kernel("copy_f32"), "gfx942");
-  s.At("s_lshl_b32 s0, s2, 12").ops[1] = V(1);
-  ExpectFailed(s.Check(), {"s0 depends on tid.x: not uniform"});
+  absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+  ASSERT_TRUE(a.ok()) << a.status();
+  s.code.mir.insts[a->sshl].ops[1] = V(a->tid);
+  ExpectFailed(s.Check(), {absl::StrCat("s", a->sdst, " depends on tid.x: not uniform")});
+}
+
+// mma_loop's K-loop update of its loads' soffset (s += 32 bytes: 16 f16 of
+// %k per trip), found by role: the last instruction writing the first
+// buffer load's soffset, which must be s_add_u32 s, s, 32.
+absl::StatusOr<size_t> FindLoopStep(const Subject& s) {
+  absl::StatusOr<size_t> load = FindInst(s.code.mir, "buffer_load");
+  if (!load.ok()) return load.status();
+  absl::StatusOr<size_t> add = FindLastDef(s.code.mir, *load, OpName::kSoffset);
+  if (!add.ok()) return add.status();
+  const MInst& mi = s.code.mir.insts[*add];
+  if (mi.opc != Opc::kSAddU32 || mi.ops.size() != 3 || mi.ops[2].IsReg() || mi.ops[2].imm != 32)
+    return absl::NotFoundError("mma_loop's soffset is last written by '" + s.Text(*add) + "', not s_add_u32 of 32");
+  return *add;
 }
 
 TEST(Negatives, LoopCounterexampleNamesTheIteration) {
   // The strength-reduced K offset steps by 36 bytes instead of 32.
   Subject s = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
-  s.At("s_add_u32 s1, s1, 32").ops[2].imm = 36;
+  absl::StatusOr<size_t> step = FindLoopStep(s);
+  ASSERT_TRUE(step.ok()) << step.status();
+  s.code.mir.insts[*step].ops[2].imm = 36;
   ExpectFailed(s.Check(), {"%k = ", "iteration"});
-  // One iteration fewer than the KIR loop.
+  // One iteration fewer than the KIR loop: the loop's compare (its only
+  // s_cmp) against the trip count 4.
   Subject t = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
-  t.At("s_cmp_lt_u32 s0, 4").ops[1].imm = 3;
+  absl::StatusOr<size_t> cmp = FindInst(t.code.mir, "s_cmp_");
+  ASSERT_TRUE(cmp.ok()) << cmp.status();
+  ASSERT_FALSE(FindInst(t.code.mir, "s_cmp_", 1).ok()) << "mma_loop has more than one s_cmp";
+  ASSERT_EQ(t.code.mir.insts[*cmp].opc, Opc::kSCmpLtU32) << t.Text(*cmp);
+  ASSERT_EQ(t.code.mir.insts[*cmp].ops[1].imm, 4) << t.Text(*cmp);
+  t.code.mir.insts[*cmp].ops[1].imm = 3;
   ExpectFailed(t.Check(), {"runs 3 time(s) but the KIR loop %k"});
 }
 
@@ -352,7 +420,9 @@ TEST(Negatives, LoopStepLoadedInTheBodyIsNotAnInductionVariable) {
   // s1 += (a dword loaded from memory in every iteration): the step differs
   // per iteration, so s1 is no induction variable; the K-loop loads must not be proved.
   Subject s = Load(Kernel("mma_loop_32x32x64_f16"), "gfx942");
-  size_t add = s.Find("s_add_u32 s1, s1, 32");
+  absl::StatusOr<size_t> step = FindLoopStep(s);
+  ASSERT_TRUE(step.ok()) << step.status();
+  const size_t add = *step;
   s.code.mir.insts[add].ops[2] = S(30);
   s.Insert(add, Inst(Opc::kSWaitcnt, {I(0), I(0)}));
   s.Insert(add, Inst(Opc::kSLoadDword, {S(30), MOperand::Phys(RegClass::kSgpr, 12, 2), I(0)}));
@@ -368,7 +438,9 @@ TEST(Negatives, UnsupportedControlFlowIsUnknownNotProved) {
   Subject s = Load(Kernel("copy_f32"), "gfx942");
   MInst br = Inst(Opc::kSBranch, {I(77)});
   MInst label = Inst(Opc::kLabel, {I(77)});
-  size_t at = s.Find("s_lshl_b32 s0, s2, 12");
+  absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+  ASSERT_TRUE(a.ok()) << a.status();
+  size_t at = a->sshl;
   s.Insert(at, label);
   s.Insert(at, br);
   VerifyResult v = s.Check();

@@ -549,39 +549,56 @@ TEST(LoopAnalysis, Gfx950LdsDmaGemms) {
   }
 }
 
-// Issue 19: gfx950's 4096^3 f16 A.km x B.kn GEMM at its default tiling
-// (128x128x32 waves 2x2, 32x32x16 MFMAs, double buffered), its K-strided
-// operands staged K-major and read with load_tr + concat (compiler/promote
-// GemmOperandPlan::tr). Counted by hand per trip (two K tiles) and wave:
-// 2 x 2 k-steps x 2 x 2 MFMA tiles = 16 MFMAs; fragments 2 x 2 x (2 + 2) of
-// two ds_read_b64_tr_b16 each = 32 DS reads of 64 x 8 bytes (16384 bytes);
-// the copy 2 x (2 + 2) 16-byte global loads per lane (128 x 32 f16 of A and
-// of B per tile over 256 lanes), each stored by one ds_write_b128 (8192
-// bytes): 40 DS instructions where the transposing copy had 80 (64
-// ds_write_b16 and 16 ds_read_b128: 124 instructions per trip, 892 cycles
-// in the in-order model, measured on the same kernel with the path off).
-// With 5 SALU, 2 barriers, the branch and 12 waits: 84.
+// Issue 19: gfx950's 4096^3 f16 and bf16 A.km x B.kn GEMMs at their default
+// tiling (128x128x32 waves 2x2, 32x32x16 MFMAs, double buffered), their
+// K-strided operands staged K-major and read with load_tr + concat
+// (compiler/promote GemmOperandPlan::tr). Counted by hand per trip (two K
+// tiles) and wave: 2 x 2 k-steps x 2 x 2 MFMA tiles = 16 MFMAs; fragments 2
+// x 2 x (2 + 2) of two ds_read_b64_tr_b16 each = 32 DS reads of 64 x 8 bytes
+// (16384 bytes); the copy 2 x (2 + 2) 16-byte global loads per lane (128 x
+// 32 elements of A and of B per tile over 256 lanes), each stored by one
+// ds_write_b128 (8192 bytes): 40 DS instructions where the transposing copy
+// had 80 (64 ds_write_b16 and 16 ds_read_b128: 124 instructions per trip,
+// 892 cycles in the in-order model, measured on the f16 kernel with the path
+// off). With 5 SALU, 2 barriers, the branch and 12 waits: 84.
+// Registers (the regression of issue 19: first-fit register allocation gave
+// 130 VGPRs, 3 waves per SIMD): 4 waves per SIMD need at most 512 / 4 = 128
+// VGPRs (gfx950's 512-register file, allocated in granules of 8), and LDS
+// allows 4 too: 160 KiB / 40960 bytes = 4 workgroups of 4 waves per CU, 16
+// waves over 4 SIMDs. The accumulators are 4 x 16 VGPRs (no AGPRs).
 TEST(LoopAnalysis, Gfx950KStridedGemmReadsFragmentsWithLoadTr) {
-  const char* name = "gemm_f16_km_kn_4096";
-  absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("compiler/bench/", name, "_gfx950.hsaco"));
-  ASSERT_TRUE(obj.ok()) << obj.status();
-  absl::StatusOr<LoopAnalysis> a = AnalyzeKernelObject(*obj, "gfx950", name);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(a->has_loop);
-  EXPECT_EQ(a->loop_mfma, 16);
-  EXPECT_EQ(a->loop_mfma_cycles, 16 * 32);
-  EXPECT_EQ(a->loop_lds_read_bytes, 2 * 2 * 4 * 2 * 64 * 8);
-  EXPECT_EQ(a->loop_lds_write_bytes, 8 * 64 * 16);
-  EXPECT_EQ(a->loop_global_load_bytes, 8 * 64 * 16);
-  EXPECT_EQ(a->loop_by_class.at("ds"), 32 + 8);
-  EXPECT_EQ(a->loop_by_class.at("vmem"), 8);
-  EXPECT_EQ(a->loop_by_class.at("salu"), 5);
-  EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
-  EXPECT_EQ(a->loop_by_class.at("barrier"), 2);
-  EXPECT_EQ(a->loop_by_class.at("branch"), 1);
-  EXPECT_EQ(a->loop_instructions, 84);
-  std::printf("%s gfx950: %d instructions per trip, %d other per %lld MFMA cycles\n", name, a->loop_instructions,
-              a->loop_instructions - a->loop_mfma, static_cast<long long>(a->loop_mfma_cycles));
+  for (const char* e : {"f16", "bf16"}) {
+    const std::string name = absl::StrCat("gemm_", e, "_km_kn_4096");
+    SCOPED_TRACE(name);
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("compiler/bench/", name, "_gfx950.hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    absl::StatusOr<LoopAnalysis> a = AnalyzeKernelObject(*obj, "gfx950", name);
+    ASSERT_TRUE(a.ok()) << a.status();
+    ASSERT_TRUE(a->has_loop);
+    EXPECT_EQ(a->loop_mfma, 16);
+    EXPECT_EQ(a->loop_mfma_cycles, 16 * 32);
+    EXPECT_EQ(a->loop_lds_read_bytes, 2 * 2 * 4 * 2 * 64 * 8);
+    EXPECT_EQ(a->loop_lds_write_bytes, 8 * 64 * 16);
+    EXPECT_EQ(a->loop_global_load_bytes, 8 * 64 * 16);
+    EXPECT_EQ(a->loop_by_class.at("ds"), 32 + 8);
+    EXPECT_EQ(a->loop_by_class.at("vmem"), 8);
+    EXPECT_EQ(a->loop_by_class.at("salu"), 5);
+    EXPECT_EQ(a->loop_by_class.count("valu"), 0u);
+    EXPECT_EQ(a->loop_by_class.at("barrier"), 2);
+    EXPECT_EQ(a->loop_by_class.at("branch"), 1);
+    EXPECT_EQ(a->loop_instructions, 84);
+    EXPECT_EQ(a->lds_bytes, 40960);
+    EXPECT_EQ(a->agprs, 0);
+    EXPECT_GE(a->vgprs, 4 * 16);
+    EXPECT_LE(a->vgprs, 128);
+    EXPECT_LE(a->descriptor_vgprs, 128);
+    EXPECT_EQ(a->waves_per_simd, 4);
+    std::printf("%s gfx950: %d instructions per trip, %d other per %lld MFMA cycles, %lld VGPRs, %d waves/SIMD, "
+                "%.0f cycles per trip in the in-order model (MFMA busy %.0f%%)\n",
+                name.c_str(), a->loop_instructions, a->loop_instructions - a->loop_mfma,
+                static_cast<long long>(a->loop_mfma_cycles), static_cast<long long>(a->vgprs), a->waves_per_simd,
+                a->model_trip_cycles, 100 * a->model_mfma_busy);
+  }
 }
 
 // kirc's and clang-22's default 1024^3 f16 GEMM on gfx950 (tile 128x128x32,

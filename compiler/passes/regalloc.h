@@ -23,7 +23,11 @@ struct RegUsage {
 // Rewrites every virtual operand of `f` to a physical register. A value lives
 // from its first to its last appearance; a register freed by an instruction's
 // last use is not reused by that instruction's results (so MFMA srcC and vdst
-// are disjoint unless the same vreg). Errors: ResourceExhausted naming the
+// are disjoint unless the same vreg). Each class is assigned by first fit in
+// start order; when that ends above the class's peak of live registers (or
+// runs out), it is assigned again fixed values first, then widest tuples
+// first, and the assignment using fewer registers is kept (issue 19: first
+// fit's holes cost the gfx950 K-major gemm 130 VGPRs for 127 live). Errors: ResourceExhausted naming the
 // register class, the limit and the instruction where it ran out.
 // `op_text` (optional): KIR op texts by MInst::kir_op, named in the error.
 // `exhausted` (optional): set to the class that ran out when the error is

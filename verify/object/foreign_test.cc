@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "testdata/test_kernels.h"
 #include "verify/object/load.h"
+#include "verify/test_roles.h"
 #include "verify/verify.h"
 
 namespace kir {
@@ -47,6 +48,33 @@ std::string CopyAssembly(const std::string& mcpu) {
   absl::StatusOr<CompileResult> r = Compile(::kir::testing::TestdataKernel("copy_f32"), co);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? r->assembly : "";
+}
+
+// kirc's copy_f32 assembly for gfx942 with, found by role
+// (verify/test_roles.h) rather than by register names, the line of the
+// instruction that writes its buffer load's voffset (v_lshlrev_b32: 16 *
+// tid.x) and that VGPR's name ("v4").
+struct CopyVoffset {
+  std::string assembly, line, reg;
+};
+absl::StatusOr<CopyVoffset> CopyWithVoffset() {
+  CompileOptions co;
+  co.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> r = Compile(::kir::testing::TestdataKernel("copy_f32"), co);
+  if (!r.ok()) return r.status();
+  const MFunction& f = r->lowered.mir;
+  absl::StatusOr<size_t> load = vfy::testing::FindInst(f, "buffer_load");
+  if (!load.ok()) return load.status();
+  absl::StatusOr<size_t> def = vfy::testing::FindDef(f, *load, OpName::kVaddr);
+  if (!def.ok()) return def.status();
+  if (f.insts[*def].opc != Opc::kVLshlrevB32)
+    return absl::NotFoundError("copy_f32's voffset is written by " + std::string(Info(f.insts[*def].opc).mnemonic) +
+                               ", not v_lshlrev_b32");
+  absl::StatusOr<std::string> line = vfy::testing::AsmLine(r->assembly, *r->target, f.insts[*def]);
+  if (!line.ok()) return line.status();
+  absl::StatusOr<std::string> reg = vfy::testing::RegName(f.insts[*def], OpName::kVdst);
+  if (!reg.ok()) return reg.status();
+  return CopyVoffset{r->assembly, *line, *reg};
 }
 
 std::string Edit(std::string s, const std::string& from, const std::string& to) {
@@ -117,20 +145,22 @@ TEST(ForeignCode, ProgramCounterInstructionsAreUnknown) {
 // tid.x 0 (16 after adding 16 back): failed there.
 TEST(ForeignCode, IntegerClampSaturates) {
   const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
-  const std::string at = "  v_lshlrev_b32 v0, 4, v1\n";
+  absl::StatusOr<CopyVoffset> copy = CopyWithVoffset();
+  ASSERT_TRUE(copy.ok()) << copy.status();
   struct Case {
     std::string insert;
     bool proves;
     std::string says;
   } cases[] = {
-      {"  v_add_i32 v0, v0, 0x7ffffff0 clamp\n  v_subrev_u32 v0, 0x7ffffff0, v0\n", false, "counterexample"},
-      {"  v_add_i32 v0, v0, 0 clamp\n", true, ""},
-      {"  v_sub_u32_e64 v0, v0, 16 clamp\n  v_add_u32 v0, 16, v0\n", false, "tid = (0, 0, 0)"},
-      {"  v_add_u32_e64 v0, v0, 16 clamp\n  v_subrev_u32 v0, 16, v0\n", true, ""},
+      {"  v_add_i32 {v}, {v}, 0x7ffffff0 clamp\n  v_subrev_u32 {v}, 0x7ffffff0, {v}\n", false, "counterexample"},
+      {"  v_add_i32 {v}, {v}, 0 clamp\n", true, ""},
+      {"  v_sub_u32_e64 {v}, {v}, 16 clamp\n  v_add_u32 {v}, 16, {v}\n", false, "tid = (0, 0, 0)"},
+      {"  v_add_u32_e64 {v}, {v}, 16 clamp\n  v_subrev_u32 {v}, 16, {v}\n", true, ""},
   };
-  for (const Case& c : cases) {
+  for (Case& c : cases) {
+    c.insert = absl::StrReplaceAll(c.insert, {{"{v}", copy->reg}});
     CodeInput in;
-    in.assembly = Edit(CopyAssembly("gfx942"), at, at + c.insert);
+    in.assembly = Edit(copy->assembly, copy->line, copy->line + c.insert);
     absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
     ASSERT_TRUE(v.ok()) << v.status();
     EXPECT_EQ(v->all_proved, c.proves) << c.insert << v->Report();
@@ -150,10 +180,12 @@ TEST(ForeignCode, IntegerClampSaturates) {
 // the accesses depending on it are unknown, never proved nor failed.
 TEST(ForeignCode, OtherIntegerClampIsUnknown) {
   const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
-  const std::string at = "  v_lshlrev_b32 v0, 4, v1\n";
-  for (const char* insert : {"  v_mad_u32_u24 v0, v0, 1, 0 clamp\n", "  v_add_co_u32_e64 v0, s[20:21], v0, 0 clamp\n"}) {
+  absl::StatusOr<CopyVoffset> copy = CopyWithVoffset();
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  for (const char* form : {"  v_mad_u32_u24 {v}, {v}, 1, 0 clamp\n", "  v_add_co_u32_e64 {v}, s[20:21], {v}, 0 clamp\n"}) {
+    const std::string insert = absl::StrReplaceAll(form, {{"{v}", copy->reg}});
     CodeInput in;
-    in.assembly = Edit(CopyAssembly("gfx942"), at, at + insert);
+    in.assembly = Edit(copy->assembly, copy->line, copy->line + insert);
     absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
     ASSERT_TRUE(v.ok()) << v.status();
     EXPECT_FALSE(v->all_proved) << insert << v->Report();

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "testdata/test_kernels.h"
 #include "verify/object/load.h"
+#include "verify/test_roles.h"
 #include "verify/verify.h"
 
 namespace kir {
@@ -697,6 +698,17 @@ TEST(LoadCode, ScratchAccessesStayInsideThePrivateSegment) {
 TEST(LoadCode, AnAddressSpilledToScratchAndReloadedProves) {
   const Compiled c = ParseAndCompile(ReadTestFile("testdata/kernels/copy_f32.kir"), "copy_f32.kir", "gfx942");
   ASSERT_TRUE(absl::StrContains(c.assembly, "    .amdhsa_next_free_sgpr ")) << c.assembly;
+  // The store's address VGPR (its voffset), by role (verify/test_roles.h), not by name.
+  CompileOptions opts;
+  opts.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> r = Compile(c.kernel, opts);
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::StatusOr<size_t> st = vfy::testing::FindInst(r->lowered.mir, "buffer_store");
+  ASSERT_TRUE(st.ok()) << st.status();
+  absl::StatusOr<std::string> v_addr = vfy::testing::RegName(r->lowered.mir.insts[*st], OpName::kVaddr);
+  ASSERT_TRUE(v_addr.ok()) << v_addr.status();
+  ASSERT_EQ(r->assembly, c.assembly);  // the same code the text edits below start from
+  const std::string& va = *v_addr;
   const std::string store = "  s_waitcnt vmcnt(0)\n  buffer_store_dwordx4";
   ASSERT_TRUE(absl::StrContains(c.assembly, store)) << c.assembly;
   auto spill = [&](int store_off, int load_off) {
@@ -705,8 +717,8 @@ TEST(LoadCode, AnAddressSpilledToScratchAndReloadedProves) {
         c.assembly, {{"    .amdhsa_next_free_sgpr ",
                       "    .amdhsa_private_segment_fixed_size 16\n    .amdhsa_enable_private_segment 1\n"
                       "    .amdhsa_next_free_sgpr "},
-                     {store, absl::StrCat("  scratch_store_dword off, v0, off offset:", store_off,
-                                          "\n  v_mov_b32 v0, 0\n  scratch_load_dword v0, off, off offset:", load_off,
+                     {store, absl::StrCat("  scratch_store_dword off, ", va, ", off offset:", store_off, "\n  v_mov_b32 ",
+                                          va, ", 0\n  scratch_load_dword ", va, ", off, off offset:", load_off,
                                           "\n", store)}});
     return in;
   };
@@ -723,7 +735,7 @@ TEST(LoadCode, AnAddressSpilledToScratchAndReloadedProves) {
   EXPECT_EQ(a->status, Status::kUnknown) << v->Report();
   v = VerifyCode(c.kernel, "gfx942", spill(8, 16));
   ASSERT_TRUE(v.ok()) << v.status();
-  a = FindVerdict(*v, "scratch_load_dword v0, off, off offset:16");
+  a = FindVerdict(*v, absl::StrCat("scratch_load_dword ", va, ", off, off offset:16"));
   ASSERT_NE(a, nullptr) << v->Report();
   EXPECT_EQ(a->status, Status::kFailed) << v->Report();
   EXPECT_TRUE(absl::StrContains(a->counterexample, "private offset 16: bytes [16, 20)")) << a->counterexample;
