@@ -1173,44 +1173,62 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
     std::vector<EnumLeaf> leaves = wg_leaves;
     for (const Op* loop : loops_)
       if (vars_read.count(loop->ivar)) leaves.push_back(loop_leaf(*loop));
+    // Lanes the affine check cannot show equal to their wave's lane 0.
+    struct Unproven {
+      int64_t wave, lane;
+      Interval diff;
+    };
+    std::vector<Unproven> unproven;
     for (int64_t w = 0; w < waves; ++w) {
-      const std::array<int64_t, 3> t0 = TidOfLinear(64 * w, wg);
-      absl::StatusOr<AffineForm> f0 = Affine(*byte_base(t0, {}), iscope_);
-      if (!f0.ok()) return OpErr(op, std::string(f0.status().message()));
+      const IndexRef b0 = byte_base(TidOfLinear(64 * w, wg), {});
       for (int64_t lane = 1; lane < 64; ++lane) {
-        const std::array<int64_t, 3> t = TidOfLinear(64 * w + lane, wg);
-        absl::StatusOr<AffineForm> f = Affine(*ISub(byte_base(t, {}), byte_base(t0, {})), iscope_);
+        absl::StatusOr<AffineForm> f = Affine(*ISub(byte_base(TidOfLinear(64 * w + lane, wg), {}), b0), iscope_);
         if (!f.ok()) return OpErr(op, std::string(f.status().message()));
         const Interval r = f->Range();
-        if (r.lo == 0 && r.hi == 0) continue;
-        auto tid_text = [](const std::array<int64_t, 3>& x) {
-          return absl::StrCat("(", x[0], ", ", x[1], ", ", x[2], ")");
-        };
-        const std::string lanes = absl::StrCat("lanes 0 and ", lane, " of wave ", w, " (tid ", tid_text(t0), " and ",
-                                               tid_text(t), ")");
-        const std::string fix = absl::StrCat(
-            "lane l writes at the base + 16 * l bytes, so choose each lane's place through the global index "
-            "instead; the base may read the thread ids only through the wave's index (here ", wave_index, ")");
-        const int64_t n = Combinations(leaves);
-        bool decided = n <= kLdsDmaEnumBudget / 2;
-        for (int64_t c = 0; decided && c < n; ++c) {
-          const std::vector<int64_t> v = Combination(leaves, c);
-          std::optional<int64_t> a = eval_base(t0, leaves, v), x = eval_base(t, leaves, v);
-          if (!a || !x) {
+        if (r.lo != 0 || r.hi != 0) unproven.push_back({w, lane, r});
+      }
+    }
+    auto tid_text = [](const std::array<int64_t, 3>& x) { return absl::StrCat("(", x[0], ", ", x[1], ", ", x[2], ")"); };
+    auto lanes_text = [&](const Unproven& u) {
+      return absl::StrCat("lanes 0 and ", u.lane, " of wave ", u.wave, " (tid ", tid_text(TidOfLinear(64 * u.wave, wg)),
+                          " and ", tid_text(TidOfLinear(64 * u.wave + u.lane, wg)), ")");
+    };
+    const std::string fix = absl::StrCat(
+        "lane l writes at the base + 16 * l bytes, so choose each lane's place through the global index instead; "
+        "the base may read the thread ids only through the wave's index (here ", wave_index, ")");
+    if (!unproven.empty()) {
+      // Exhaustively: every value of the wg ids and loop variables it reads.
+      const int64_t n = Combinations(leaves);
+      bool decided = SatMul(n, static_cast<int64_t>(unproven.size()) + waves) <= kLdsDmaEnumBudget;
+      for (int64_t c = 0; decided && c < n; ++c) {
+        const std::vector<int64_t> v = Combination(leaves, c);
+        std::map<int64_t, int64_t> first;  // wave -> lane 0's byte offset
+        for (const Unproven& u : unproven) {
+          if (!first.count(u.wave)) {
+            std::optional<int64_t> a = eval_base(TidOfLinear(64 * u.wave, wg), leaves, v);
+            if (!a) {
+              decided = false;
+              break;
+            }
+            first[u.wave] = *a;
+          }
+          std::optional<int64_t> x = eval_base(TidOfLinear(64 * u.wave + u.lane, wg), leaves, v);
+          if (!x) {
             decided = false;
             break;
           }
-          if (*a != *x)
-            return OpErr(op, absl::StrCat("the lds_dma base ", base_text, " differs between ", lanes, ": byte offsets ",
-                                          *a, " and ", *x, leaves.empty() ? "" : " at ", LeafValues(leaves, v),
-                                          "; it must be the same in all 64 lanes of a wave: ", fix));
+          if (*x != first[u.wave])
+            return OpErr(op, absl::StrCat("the lds_dma base ", base_text, " differs between ", lanes_text(u),
+                                          ": byte offsets ", first[u.wave], " and ", *x, leaves.empty() ? "" : " at ",
+                                          LeafValues(leaves, v), "; it must be the same in all 64 lanes of a wave: ",
+                                          fix));
         }
-        if (decided) break;  // equal for every value: no other lane needs the exhaustive check
-        return OpErr(op, absl::StrCat("the lds_dma base ", base_text, " is not provably the same in all lanes of a "
-                                      "wave: for ", lanes, " the byte offsets differ by ", r.lo, "..", r.hi,
-                                      " (kirc tries each value of ", plural(leaves), " only up to ",
-                                      kLdsDmaEnumBudget / 2, " combinations); ", fix));
       }
+      if (!decided)
+        return OpErr(op, absl::StrCat("the lds_dma base ", base_text, " is not provably the same in all lanes of a "
+                                      "wave: for ", lanes_text(unproven[0]), " the byte offsets differ by ",
+                                      unproven[0].diff.lo, "..", unproven[0].diff.hi, " (kirc tries each value of ",
+                                      plural(leaves), " only up to ", kLdsDmaEnumBudget, " evaluations); ", fix));
     }
   }
   // 2. Each wave its own bytes while the DMAs run. A wave's DMA writes LDS
@@ -1321,8 +1339,8 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
                     " (byte offsets differ by ", d,
                     shared.empty() ? "" : absl::StrCat(", with ", LeafValues(shared, sv)), "), so they write overlapping LDS bytes at once (each wave writes ",
                     wave_bytes, "), a race between waves",
-                    own.empty() ? ""
-                                : absl::StrCat(" (waves are not in lockstep: no barrier in the loop over ",
+                    ci == cj ? ""
+                             : absl::StrCat(" (waves are not in lockstep: no barrier in the loop over ",
                                                unsynced_loops, " orders one trip's DMAs before the next trip's)"),
                     "; ", fix));
               }

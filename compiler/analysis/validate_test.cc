@@ -1191,6 +1191,22 @@ TEST(ValidateTest, LdsDma) {
               std::string::npos)
         << c.base << ": " << got;
   }
+  // Every lane is checked, also after one the affine check could not show
+  // equal that is equal at every value: with q = tid.x floordiv 16 and w =
+  // wg.x in 0..1, row (q w^2 + q w) mod 2 + (tid.x floordiv 32) w is, by
+  // hand, 0 at q = 0 and q = 1 (w^2 + w is even), but w = 1 at lane 32.
+  {
+    const std::string got =
+        Check(Parse(absl::StrReplaceAll(
+                  kDma, {{"grid 1 1 1", "grid 2 1 1"},
+                         {"L[tid.y * 64, 0]", "L[(tid.x floordiv 16 * wg.x * wg.x + tid.x floordiv 16 * wg.x) mod 2 + "
+                                              "tid.x floordiv 32 * wg.x + tid.y * 64, 0]"}})),
+              "gfx950");
+    EXPECT_NE(got.find("differs between lanes 0 and 32 of wave 0 (tid (0, 0, 0) and (32, 0, 0)): byte offsets 0 and "
+                       "16 at wg.x = 1"),
+              std::string::npos)
+        << got;
+  }
   // Four waves along x, each its own 1024 bytes: accepted.
   const std::string wide = absl::StrReplaceAll(kDma, {{"workgroup 64 2 1", "workgroup 256 1 1"},
                                                       {"arg A : f32[128, 4]", "arg A : f32[256, 4]"},
