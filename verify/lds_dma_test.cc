@@ -365,6 +365,50 @@ TEST(LdsDma, OnlyReadfirstlaneTakesTheFirstLanesValue) {
   }
 }
 
+// Whole waves that are not whole along x (review6 F7: findings/j2.kir,
+// 32 x 4, two rows of tid.y per wave): the lanes of wave w have tid.y in
+// {2w, 2w + 1}, so the first lane's tid.y is tid.y & ~1 and its tid.x is 0
+// (symexec.cc WaveIdUnit, WaveStartsAtIdZero). The kernel's M0, (tid.y >> 1)
+// << 10, proves. From tid.y itself: tid.y << 9 is 1024 * w at lane 0, the
+// base, and proves although it differs in lane 32; tid.y << 10 is 2048 * w
+// there, twice the base, and fails in wave 1.
+constexpr char kRowsPerWave[] = R"(kernel j2
+target gfx950
+workgroup 32 4 1
+grid 1 1 1
+arg A : f16[128, 8] strides [8, 1] readonly
+arg O : f16[128, 8] strides [8, 1] writeonly
+lds L : f16[1024]
+  lds_dma L[tid.y floordiv 2 * 512], A[tid.x + tid.y * 32, 0] : f16x8
+  barrier
+  %v = load L[tid.y floordiv 2 * 512 + (tid.x + tid.y * 32) mod 64 * 8] : f16x8
+  store O[tid.x + tid.y * 32, 0], %v
+end
+)";
+
+TEST(LdsDma, WavesOfTwoRowsTakeTheFirstLanesRow) {
+  {
+    Subject s = Load(kRowsPerWave);
+    VerifyResult v = s.Check();
+    EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+    s.Find("v_readfirstlane_b32");
+  }
+  for (int shift : {9, 10}) {
+    Subject s = Load(kRowsPerWave);
+    const MInst bfe = s.At("v_bfe_u32");  // tid.y
+    MInst& shl = s.At("v_lshlrev_b32 v0, 10, v2");
+    shl.ops[1] = MOperand::Imm(shift);
+    shl.ops[2] = bfe.ops[0];
+    VerifyResult v = s.Check();
+    ExpectProved(v, "global");
+    if (shift == 9) {
+      EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+    } else {
+      ExpectFailed(v, "LDS", "expected");
+    }
+  }
+}
+
 // An access map with only the DMA's global record: the LDS write is
 // unverified, so the instruction fails for it (never proved).
 TEST(LdsDma, AMissingLdsRecordFails) {

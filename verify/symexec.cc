@@ -23,6 +23,42 @@ bool IsMemory(InstClass c) { return IsVmemOrDs(c); }
 
 const char* DimName(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
 
+
+// Whether the workgroup's x extent is a positive multiple of 64 (whole waves
+// along x): lane l of a wave then has tid.x = 64 * w + l and the tid.y,
+// tid.z of the wave's first lane (waves are runs of 64 consecutive linear
+// ids, x fastest: kernel.h's Kernel).
+bool WholeWavesAlongX(const Kernel& k) { return k.workgroup[0] > 0 && k.workgroup[0] % 64 == 0; }
+
+// Whether every wave is whole: the workgroup's x * y * z a positive
+// multiple of 64 (with EXEC all ones, the first active lane is lane 0).
+bool WholeWaves(const Kernel& k) {
+  const int64_t n = k.workgroup[0] * k.workgroup[1] * k.workgroup[2];
+  return k.workgroup[0] > 0 && k.workgroup[1] > 0 && k.workgroup[2] > 0 && n % 64 == 0;
+}
+
+// The unit u (a power of two) such that tid.{d} & ~(u - 1) is the same in
+// every lane of a wave (the lane-0 value of that rounding is the wave's
+// first lane's tid.d), or 0 when there is none. With whole waves: tid.x
+// with whole waves along x: 64; tid.y when x divides 64 and x * y is a
+// multiple of 64 (a wave is 64 / x aligned whole rows): 64 / x; tid.z when
+// x * y divides 64 (a wave is 64 / (x * y) aligned whole planes).
+int64_t WaveIdUnit(const Kernel& k, int d) {
+  if (!WholeWaves(k)) return 0;
+  const int64_t x = k.workgroup[0], xy = x * k.workgroup[1];
+  if (d == 0) return WholeWavesAlongX(k) ? 64 : 0;
+  if (d == 1) return 64 % x == 0 && xy % 64 == 0 ? 64 / x : 0;
+  return 64 % xy == 0 ? 64 / xy : 0;
+}
+
+// Whether tid.{d} is 0 in the first lane of every wave: whole waves whose
+// lower extents (x, x * y) divide 64, so each wave starts a row (a plane).
+bool WaveStartsAtIdZero(const Kernel& k, int d) {
+  if (!WholeWaves(k)) return false;
+  int64_t below = 1;
+  for (int i = 0; i <= d; ++i) below *= k.workgroup[i];
+  return 64 % below == 0;
+}
 }  // namespace
 
 std::string OperandName(const MOperand& o) {
@@ -55,7 +91,7 @@ SymExec::SymExec(TermPool& pool, const Kernel& k, const TargetInfo& t, const Ker
     : p_(pool), d_{&pool}, k_(k), t_(t), abi_(abi) {
   const int64_t x = std::max<int64_t>(k.workgroup[0], 1), y = std::max<int64_t>(k.workgroup[1], 1);
   for (int d = 0; d < 3; ++d)
-    if (k.workgroup[d] <= 1 || (d == 1 && x % 64 == 0) || (d == 2 && x * y % 64 == 0))
+    if (k.workgroup[d] <= 1 || (d == 1 && WholeWavesAlongX(k)) || (d == 2 && x * y % 64 == 0))
       wave_uniform_ |= static_cast<uint8_t>(kDepTidX << d);
   for (int d = 0; d < 3; ++d) {
     VarInfo v;
@@ -309,30 +345,36 @@ TRef SymExec::MaskBit(int inst, const MOperand& o) {
   return fresh_bit("not a lane mask the verifier tracks");
 }
 
-bool SymExec::TidXOnlyRounded(TRef t) {
+bool SymExec::TidOnlyRounded(TRef t, int d) {
   const TNode& n = p_.node(t);
-  if (!(n.deps & kDepTidX)) return true;
-  if (n.op == TOp::kVar) return false;  // tid.x itself
-  auto it = tid_x_rounded_.find(t.id);
-  if (it != tid_x_rounded_.end()) return it->second;
-  bool r;
-  const auto rounded_tid_x = [&](int a, int b) {
-    return p_.node(TRef{a}).op == TOp::kVar && static_cast<int>(p_.node(TRef{a}).c) == vars_.tid[0] &&
-           p_.IsConst(TRef{b}) && (p_.ConstValue(TRef{b}) & 63u) == 0;
+  const uint8_t bit = static_cast<uint8_t>(kDepTidX << d);
+  if (!(n.deps & bit)) return true;
+  if (n.op == TOp::kVar) return false;  // tid.d itself
+  auto it = tid_rounded_[d].find(t.id);
+  if (it != tid_rounded_[d].end()) return it->second;
+  const int64_t unit = WaveIdUnit(k_, d);
+  const auto rounded_tid = [&](int a, int b) {
+    return unit > 0 && p_.node(TRef{a}).op == TOp::kVar && static_cast<int>(p_.node(TRef{a}).c) == vars_.tid[d] &&
+           p_.IsConst(TRef{b}) && (p_.ConstValue(TRef{b}) & static_cast<uint32_t>(unit - 1)) == 0;
   };
-  if (n.op == TOp::kAnd && (rounded_tid_x(n.a, n.b) || rounded_tid_x(n.b, n.a))) {
+  bool r;
+  if (n.op == TOp::kAnd && (rounded_tid(n.a, n.b) || rounded_tid(n.b, n.a))) {
     r = true;
   } else {
-    r = TidXOnlyRounded(TRef{n.a}) && (n.b < 0 || TidXOnlyRounded(TRef{n.b})) && (n.s < 0 || TidXOnlyRounded(TRef{n.s}));
+    r = TidOnlyRounded(TRef{n.a}, d) && (n.b < 0 || TidOnlyRounded(TRef{n.b}, d)) &&
+        (n.s < 0 || TidOnlyRounded(TRef{n.s}, d));
   }
-  tid_x_rounded_[t.id] = r;
+  tid_rounded_[d][t.id] = r;
   return r;
 }
 
 uint8_t SymExec::LaneVaryingDeps(TRef t) {
-  uint8_t d = p_.node(t).deps & kDepLaneVarying & ~wave_uniform_;
-  if ((d & kDepTidX) && k_.workgroup[0] % 64 == 0 && TidXOnlyRounded(t)) d &= static_cast<uint8_t>(~kDepTidX);
-  return d;
+  uint8_t deps = p_.node(t).deps & kDepLaneVarying & ~wave_uniform_;
+  for (int d = 0; d < 3; ++d) {
+    const uint8_t bit = static_cast<uint8_t>(kDepTidX << d);
+    if ((deps & bit) && WaveIdUnit(k_, d) > 0 && TidOnlyRounded(t, d)) deps &= static_cast<uint8_t>(~bit);
+  }
+  return deps;
 }
 
 void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_exec) {
@@ -603,37 +645,43 @@ void SymExec::StepValu(int i, const MInst& mi) {
       // same in every lane of the wave is that lane's too). Same in every
       // lane: it depends on wave-uniform work-item ids only (LaneVaryingDeps),
       // or it provably equals itself at the wave's first lane, which is then
-      // its value. With whole waves along x that lane has the same tid.y and
-      // tid.z and tid.x rounded down to a multiple of 64 (tid.x & ~63: lds_dma
-      // bases in `tid.x floordiv 64`, fresh-user review F2); otherwise the
-      // check sets the varying ids to 0, which proves only values that do
-      // not depend on them (e.g. lds_dma's v_bfe_u32(v0, 10, 10) << 10 of the
-      // packed ids: tid.y alone).
-      // With EXEC still the entry's all-lanes-active and whole waves along
-      // x, the first active lane is the wave's lane 0, so that substituted
-      // value is the result itself, whatever v is in the other lanes
-      // (clang's LDS DMA M0: v_readfirstlane_b32 s, v0 then s_and, review 5 F4).
-      // Only v_readfirstlane_b32: v_readlane_b32 reads the lane its src1
-      // selects, which is lane 0's value only when the value is uniform
-      // (the proof path below).
-      const bool first_is_lane0 = opc == Opc::kVReadfirstlaneB32 && p_.IsConst(st_.exec.t) &&
-                                  p_.ConstValue(st_.exec.t) == 1 && k_.workgroup[0] > 0 &&
-                                  k_.workgroup[0] % 64 == 0;
+      // its value. With whole waves that lane's ids are each varying tid.d
+      // rounded down to the unit the wave's lanes share (WaveIdUnit: tid.x &
+      // ~63 with whole waves along x, lds_dma bases in `tid.x floordiv 64`,
+      // fresh-user review F2; tid.y & ~1 in a 32 x 4 workgroup), or 0 when
+      // every wave starts at tid.d = 0 (WaveStartsAtIdZero: tid.x in 32 x 4);
+      // otherwise the check sets the varying ids to 0, which proves only
+      // values that do not depend on them (e.g. lds_dma's v_bfe_u32(v0, 10,
+      // 10) << 10 of the packed ids: tid.y alone).
+      // With EXEC still the entry's all-lanes-active and every varying id
+      // given its first-lane value, the first active lane is the wave's
+      // lane 0, so that substituted value is the result itself, whatever v
+      // is in the other lanes (clang's LDS DMA M0: v_readfirstlane_b32 s, v0
+      // then s_and, review 5 F4). Only v_readfirstlane_b32: v_readlane_b32
+      // reads the lane its src1 selects, which is lane 0's value only when
+      // the value is uniform (the proof path below).
       const uint8_t varying = LaneVaryingDeps(v);
-      if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled) &&
-          (prove_equal_ || first_is_lane0)) {
-        TRef v0 = v;
-        if (k_.workgroup[0] % 64 == 0) {
-          std::unordered_map<int, int> memo;
-          v0 = p_.SubstTerms(v0, {{vars_.tid[0], d_.And(p_.Var(vars_.tid[0]), d_.Const(~63u))}}, &memo);
-        } else {
-          for (int d = 0; d < 3; ++d)
-            if (varying & (kDepTidX << d)) {
-              std::unordered_map<int, int> memo;
-              v0 = p_.Subst(v0, vars_.tid[d], 0, &memo);
-            }
+      if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled)) {
+        std::unordered_map<int, TRef> first_lane;
+        bool exact = true;  // every varying id replaced by its first-lane value
+        for (int d = 0; d < 3; ++d) {
+          if (!(varying & (kDepTidX << d))) continue;
+          if (WaveStartsAtIdZero(k_, d)) {
+            first_lane.emplace(vars_.tid[d], d_.Const(0));
+          } else if (const int64_t unit = WaveIdUnit(k_, d); unit > 0) {
+            first_lane.emplace(vars_.tid[d], d_.And(p_.Var(vars_.tid[d]), d_.Const(~static_cast<uint32_t>(unit - 1))));
+          } else {
+            first_lane.emplace(vars_.tid[d], d_.Const(0));
+            exact = false;
+          }
         }
-        if (!LaneVaryingDeps(v0) && (first_is_lane0 || prove_equal_(v, v0))) v = v0;
+        const bool first_is_lane0 = exact && opc == Opc::kVReadfirstlaneB32 && p_.IsConst(st_.exec.t) &&
+                                    p_.ConstValue(st_.exec.t) == 1 && WholeWaves(k_);
+        if (prove_equal_ || first_is_lane0) {
+          std::unordered_map<int, int> memo;
+          TRef v0 = p_.SubstTerms(v, first_lane, &memo);
+          if (!LaneVaryingDeps(v0) && (first_is_lane0 || prove_equal_(v, v0))) v = v0;
+        }
       }
       if (LaneVaryingDeps(v))
         v = Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] ", mn, " of a per-lane value"), kDepUnmodelled, i);

@@ -173,16 +173,16 @@ class SymExec {
   // only is this lane's value (e.g. lds_dma's M0 from tid.y).
   uint8_t wave_uniform() const { return wave_uniform_; }
   // The dependency bits of `t` that vary between the lanes of a wave: its
-  // deps & ~wave_uniform(), less tid.x when every tid.x in it is rounded
-  // down to a multiple of 64 (`tid.x & m`, m's low 6 bits clear) and the
-  // workgroup's x extent is a multiple of 64 (lanes of a wave then share
-  // tid.x & ~63: the v_readfirstlane_b32 of an lds_dma base in the wave's
-  // index, `tid.x floordiv 64`).
+  // deps & ~wave_uniform(), less tid.d when every tid.d in it is rounded
+  // down to a multiple of the unit u = WaveIdUnit(d) the lanes of a wave
+  // share (`tid.d & m`, m's bits below u clear): tid.x & ~63 with whole
+  // waves along x (the v_readfirstlane_b32 of an lds_dma base in the wave's
+  // index, `tid.x floordiv 64`), tid.y & ~1 in a 32 x 4 workgroup.
   uint8_t LaneVaryingDeps(TRef t);
 
  private:
-  bool TidXOnlyRounded(TRef t);
-  std::unordered_map<int, bool> tid_x_rounded_;  // TidXOnlyRounded's memo, by node
+  bool TidOnlyRounded(TRef t, int d);
+  std::unordered_map<int, bool> tid_rounded_[3];  // TidOnlyRounded's memo, by dimension and node
   Slot& At(RegKey k);
   void Set(RegKey k, Slot s);
   Slot& Reg(RegClass c, int index);

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/float_bits.h"
@@ -269,6 +270,8 @@ class Validator {
   IndexScope iscope_;
   std::map<std::string, int64_t> lds_offset_;
   int loop_depth_ = 0;
+  // The `for` ops enclosing the op being checked, outermost first (CheckFor).
+  std::vector<const Op*> loops_;
 };
 
 absl::Status Validator::Run() {
@@ -735,7 +738,9 @@ absl::Status Validator::CheckFor(const Op& op) {
   for (size_t i = 0; i < op.iter_args.size(); ++i) scopes_.back()[op.iter_args[i]] = Value{iter_types[i]};
   iscope_.loops[op.ivar] = IndexScope::Loop{op.lo, last, op.step};
   ++loop_depth_;
+  loops_.push_back(&op);
   s = WalkBody(op.body, &op, iter_types);
+  loops_.pop_back();
   --loop_depth_;
   iscope_.loops.erase(op.ivar);
   for (const auto& [name, v] : scopes_.back()) hidden_.insert(name);
@@ -895,9 +900,9 @@ absl::Status Validator::CheckLoadTr(const Op& op) {
 }
 
 // Whether `e` reads tid.x other than as `tid.x floordiv c` with c a positive
-// multiple of 64: with whole waves along x (CheckLdsDma checks it) lane l of
-// wave w has tid.x = 64 * w' + l for some w', so that quotient is the same in
-// every lane of a wave.
+// multiple of 64: with whole waves along x lane l of wave w has tid.x = 64 *
+// w' + l for some w', so that quotient is the same in every lane of a wave
+// (the lane check's quick path).
 bool ReadsTidXPerLane(const IndexExpr& e) {
   if (e.kind == IndexKind::kTid) return e.dim == 0;
   if (e.kind == IndexKind::kFloorDiv && e.lhs != nullptr && e.lhs->kind == IndexKind::kTid && e.lhs->dim == 0 &&
@@ -912,22 +917,90 @@ bool ReadsTid(const IndexExpr& e, int dim) {
   return (e.lhs != nullptr && ReadsTid(*e.lhs, dim)) || (e.rhs != nullptr && ReadsTid(*e.rhs, dim));
 }
 
-// `e` with tid.x, tid.y, tid.z replaced by the constants tid[0..2] (the
-// other leaves kept).
-IndexRef WithTid(const IndexRef& e, const int64_t tid[3]) {
+// Whether running `body` runs a barrier: one in it or in a loop in it (at
+// any depth; a loop runs at least once, CheckFor, and KIR has no branches).
+bool HasBarrier(const std::vector<Op>& body) {
+  for (const Op& o : body)
+    if (o.kind == OpKind::kBarrier || (o.kind == OpKind::kFor && HasBarrier(o.body))) return true;
+  return false;
+}
+
+// The wg dimensions and the loop variables `e` reads.
+void CollectLeaves(const IndexExpr& e, std::set<int>* wg, std::set<std::string>* loop_vars) {
+  if (e.kind == IndexKind::kWg) wg->insert(e.dim);
+  if (e.kind == IndexKind::kLoopVar) loop_vars->insert(e.name);
+  if (e.lhs != nullptr) CollectLeaves(*e.lhs, wg, loop_vars);
+  if (e.rhs != nullptr) CollectLeaves(*e.rhs, wg, loop_vars);
+}
+
+// `e` with tid.x, tid.y, tid.z replaced by the constants tid[0..2] and each
+// loop variable named in `rename` by its new name (the other leaves kept).
+IndexRef Substituted(const IndexRef& e, const int64_t tid[3], const std::map<std::string, std::string>& rename) {
   if (e == nullptr) return e;
   if (e->kind == IndexKind::kTid) return IConst(tid[e->dim]);
+  if (e->kind == IndexKind::kLoopVar) {
+    auto it = rename.find(e->name);
+    return it == rename.end() ? e : ILoopVar(it->second);
+  }
   if (e->lhs == nullptr && e->rhs == nullptr) return e;
   auto n = std::make_shared<IndexExpr>(*e);
-  n->lhs = WithTid(e->lhs, tid);
-  n->rhs = WithTid(e->rhs, tid);
+  n->lhs = Substituted(e->lhs, tid, rename);
+  n->rhs = Substituted(e->rhs, tid, rename);
   return n;
 }
 
+// The work-item id (tid.x, tid.y, tid.z) of linear thread id `t` of a
+// workgroup of extents `wg` (x fastest: kernel.h's Kernel).
+std::array<int64_t, 3> TidOfLinear(int64_t t, const std::array<int64_t, 3>& wg) {
+  return {t % wg[0], t / wg[0] % wg[1], t / (wg[0] * wg[1])};
+}
+
+// A leaf the exhaustive lds_dma checks try every value of: wg.{dim}
+// (0..grid - 1) or a loop variable (lo, lo + step, ..., last).
+struct EnumLeaf {
+  bool is_wg = false;
+  int dim = 0;
+  std::string name;  // loop variable, without '%'
+  int64_t lo = 0, last = 0, step = 1;
+  int64_t Count() const { return (last - lo) / step + 1; }
+  int64_t Value(int64_t i) const { return lo + i * step; }
+  std::string Name() const { return is_wg ? absl::StrCat("wg.", std::string(1, "xyz"[dim])) : "%" + name; }
+};
+
+// The number of combinations of values of `leaves` (saturating at 2^62).
+int64_t Combinations(const std::vector<EnumLeaf>& leaves) {
+  int64_t n = 1;
+  for (const EnumLeaf& l : leaves) n = SatMul(n, l.Count());
+  return n;
+}
+
+// The values of `leaves` at combination `c` (0 <= c < Combinations), the
+// first leaf fastest.
+std::vector<int64_t> Combination(const std::vector<EnumLeaf>& leaves, int64_t c) {
+  std::vector<int64_t> v;
+  for (const EnumLeaf& l : leaves) {
+    v.push_back(l.Value(c % l.Count()));
+    c /= l.Count();
+  }
+  return v;
+}
+
+// "%k = 1, wg.x = 0" for `leaves` at `values`.
+std::string LeafValues(const std::vector<EnumLeaf>& leaves, const std::vector<int64_t>& values) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < leaves.size(); ++i) parts.push_back(absl::StrCat(leaves[i].Name(), " = ", values[i]));
+  return absl::StrJoin(parts, ", ");
+}
+
+// At most this many evaluations of an lds_dma base when the affine check
+// cannot decide whether two waves' (or lanes') bases differ: each wg id and
+// loop variable the base reads is tried at every value (a few ms).
+constexpr int64_t kLdsDmaEnumBudget = int64_t{1} << 18;
+
 // lds_dma (OpKind::kLdsDma; gfx950's buffer_load_dwordx4 ... lds): the
-// global side is a 16-byte unguarded load; the LDS side a wave-uniform base
-// (tid.x only as tid.x floordiv 64m, whole waves along x, each wave its own
-// place) whose 64 lanes x 16 bytes lie inside the
+// global side is a 16-byte unguarded load; the LDS side a base that is the
+// same in the 64 lanes of each wave (whole waves), each wave its own 1024
+// bytes while the DMAs run, whose 64 lanes x 16 bytes lie inside the
 // allocation, 16-byte aligned from the start of LDS.
 absl::Status Validator::CheckLdsDma(const Op& op) {
   if (!t_.has_lds_dma_dwordx4)
@@ -955,9 +1028,7 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
   if (l->elem != op.type.elem)
     return OpErr(op, absl::StrCat(op.lds, " holds ", ElemName(l->elem), " but the copy is ", TypeName(op.type),
                                   "; copy into an allocation of the buffer's element type"));
-  if (k_.workgroup[0] % 64 != 0)
-    return OpErr(op, absl::StrCat("lds_dma needs whole waves along x (workgroup x a multiple of 64, found ",
-                                  k_.workgroup[0], "), so that tid.y and tid.z are the same in every lane"));
+  const int64_t threads = k_.WorkgroupThreads();  // whole waves: CheckKernelHeader
   const int rank = static_cast<int>(l->shape.size());
   if (static_cast<int>(op.lds_index.size()) != rank)
     return OpErr(op, absl::StrCat(op.lds, " has ", rank, " dimension(s) but the lds_dma base has ",
@@ -970,12 +1041,6 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
       return OpErr(op, absl::StrCat("LDS index ", d, " is missing (a null expression)"));
     std::string p = IndexProblem(op.lds_index[d]);
     if (!p.empty()) return OpErr(op, absl::StrCat("LDS index ", d, ": ", p));
-    if (ReadsTidXPerLane(*op.lds_index[d]))
-      return OpErr(op, absl::StrCat("the lds_dma base index ", d, " (", IndexToString(*op.lds_index[d]),
-                                    ") reads tid.x, but it must be the same in all lanes of a wave (lane l "
-                                    "writes at the base + 16 * l bytes); choose each lane's place through "
-                                    "the global index instead (the base may read tid.x only as `tid.x "
-                                    "floordiv 64` or floordiv another multiple of 64: the wave's index)"));
     absl::StatusOr<AffineForm> f = Affine(*op.lds_index[d], iscope_);
     if (!f.ok()) return OpErr(op, std::string(f.status().message()));
     Interval r = f->Range();
@@ -984,72 +1049,321 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
                                     l->shape[d] - 1, " of ", op.lds));
     b = AffineAdd(b, AffineScale(*f, SatMul(strides[d], eb)));
   }
-  // Every wave of the workgroup runs this op at once: a base that is the same
-  // for two waves makes both write the same LDS bytes (a race). Refused when
-  // the base reads none of the ids that tell a dimension's waves apart
-  // (tid.x for several waves along x, tid.y, tid.z); other collisions by the
-  // exact check below.
-  const int64_t waves_x = k_.workgroup[0] / 64;
-  const char* const kIdName[] = {"tid.x floordiv 64", "tid.y", "tid.z"};
-  for (int dim = 0; dim < 3; ++dim) {
-    if ((dim == 0 ? waves_x : k_.workgroup[dim]) <= 1) continue;
-    bool reads = false;
-    for (const IndexRef& e : op.lds_index) reads = reads || (e != nullptr && ReadsTid(*e, dim));
-    if (!reads)
-      return OpErr(op, absl::StrCat("the lds_dma base does not depend on ", dim == 0 ? "tid.x" : kIdName[dim],
-                                    ", so waves that differ only in ", kIdName[dim], " (",
-                                    dim == 0 ? waves_x : k_.workgroup[dim], " of them) write the same ",
-                                    64 * kLdsDmaLaneBytes, " LDS bytes at once, a race between waves; give each "
-                                    "wave its own ", 64 * kLdsDmaLaneBytes, " bytes with a term in ", kIdName[dim],
-                                    " (e.g. ", op.lds, "[", kIdName[dim], " * 64, 0] for a [rows, 4] f32 allocation)"));
-  }
+  const std::array<int64_t, 3> wg = {k_.workgroup[0], k_.workgroup[1], k_.workgroup[2]};
+  const int64_t waves = threads / 64;
   const int64_t wave_bytes = 64 * kLdsDmaLaneBytes;
-  // Exactly: wave w's first lane has tid = (64 * wx, y, z); for every two
-  // waves the byte bases must lie a whole wave's bytes apart for every value
-  // of the other leaves (loop variables, wg), or the two DMAs overlap.
-  if (k_.workgroup[0] * k_.workgroup[1] * k_.workgroup[2] > 64) {
-    std::vector<std::array<int64_t, 3>> waves;
-    for (int64_t z = 0; z < k_.workgroup[2]; ++z)
-      for (int64_t y = 0; y < k_.workgroup[1]; ++y)
-        for (int64_t wx = 0; wx < waves_x; ++wx) waves.push_back({64 * wx, y, z});
-    auto byte_base = [&](const std::array<int64_t, 3>& t) {
-      IndexRef e = IConst(0);
-      for (int d = 0; d < rank; ++d)
-        e = IAdd(e, IMul(WithTid(op.lds_index[d], t.data()), IConst(SatMul(strides[d], eb))));
-      return e;
+  const std::string base_text = absl::StrCat(
+      op.lds, "[",
+      absl::StrJoin(op.lds_index, ", ", [](std::string* out, const IndexRef& e) { out->append(IndexToString(*e)); }),
+      "]");
+  // The base's byte offset in the allocation with tid fixed to `tid` and the
+  // loop variables in `rename` renamed.
+  auto byte_base = [&](const std::array<int64_t, 3>& tid, const std::map<std::string, std::string>& rename) {
+    IndexRef e = IConst(0);
+    for (int d = 0; d < rank; ++d)
+      e = IAdd(e, IMul(Substituted(op.lds_index[d], tid.data(), rename), IConst(SatMul(strides[d], eb))));
+    return e;
+  };
+  // The leaves the exhaustive checks try: wg ids and loop variables the base reads.
+  std::set<int> wg_read;
+  std::set<std::string> vars_read;
+  for (const IndexRef& e : op.lds_index) CollectLeaves(*e, &wg_read, &vars_read);
+  auto loop_leaf = [&](const Op& loop) {
+    const IndexScope::Loop& r = iscope_.loops.at(loop.ivar);
+    EnumLeaf f;
+    f.name = loop.ivar;
+    f.lo = r.lo;
+    f.last = r.last;
+    f.step = r.step;
+    return f;
+  };
+  std::vector<EnumLeaf> wg_leaves;
+  for (int d : wg_read) {
+    EnumLeaf f;
+    f.is_wg = true;
+    f.dim = d;
+    f.last = std::max<int64_t>(k_.grid[d], 1) - 1;
+    wg_leaves.push_back(f);
+  }
+  // Evaluates the base's byte offset at `tid` with the wg ids and loop
+  // variables of `leaves` at `values` (nullopt: overflow).
+  auto eval_base = [&](const std::array<int64_t, 3>& tid, const std::vector<EnumLeaf>& leaves,
+                       const std::vector<int64_t>& values) -> std::optional<int64_t> {
+    IndexEnv env;
+    std::map<std::string, int64_t> loop_values;
+    for (int d = 0; d < 3; ++d) env.tid[d] = tid[d];
+    for (size_t i = 0; i < leaves.size(); ++i)
+      if (leaves[i].is_wg)
+        env.wg[leaves[i].dim] = values[i];
+      else
+        loop_values[leaves[i].name] = values[i];
+    env.named = [&](const std::string& n) -> std::optional<int64_t> {
+      const NamedConst* c = k_.FindConst(n);
+      return c == nullptr ? std::nullopt : std::optional<int64_t>(c->value);
     };
-    std::vector<IndexRef> bases;
-    for (const auto& t : waves) bases.push_back(byte_base(t));
-    // A wave index for the suggestion: tid.x floordiv 64 + waves_x * tid.y + ...
-    std::vector<std::string> wave_terms;
-    if (waves_x > 1) wave_terms.push_back("tid.x floordiv 64");
-    if (k_.workgroup[1] > 1) wave_terms.push_back(waves_x > 1 ? absl::StrCat(waves_x, " * tid.y") : "tid.y");
-    if (k_.workgroup[2] > 1)
-      wave_terms.push_back(waves_x * k_.workgroup[1] > 1 ? absl::StrCat(waves_x * k_.workgroup[1], " * tid.z")
-                                                         : "tid.z");
-    auto name = [&](const std::array<int64_t, 3>& t) {
-      return absl::StrCat("tid.x floordiv 64 = ", t[0] / 64, ", tid.y = ", t[1], ", tid.z = ", t[2]);
+    env.loop_var = [&](const std::string& n) -> std::optional<int64_t> {
+      auto it = loop_values.find(n);
+      return it == loop_values.end() ? std::nullopt : std::optional<int64_t>(it->second);
     };
-    for (size_t i = 0; i < waves.size(); ++i)
-      for (size_t j = i + 1; j < waves.size(); ++j) {
-        absl::StatusOr<AffineForm> f = Affine(*ISub(bases[j], bases[i]), iscope_);
+    std::optional<int64_t> v = 0;
+    for (int d = 0; d < rank && v; ++d) {
+      std::optional<int64_t> x = Evaluate(*op.lds_index[d], env);
+      if (!x) return std::nullopt;
+      v = *v + *x * strides[d] * eb;  // in range: the index checks above bound it
+    }
+    return v;
+  };
+  auto plural = [](const std::vector<EnumLeaf>& leaves) {
+    std::vector<std::string> names;
+    for (const EnumLeaf& f : leaves) names.push_back(f.Name());
+    return absl::StrJoin(names, ", ");
+  };
+  // The wave's index, for the suggestions: tid.x floordiv 64 + waves_x *
+  // tid.y + ... with whole waves along x, else the linear id floordiv 64.
+  std::string wave_index;
+  {
+    std::vector<std::string> terms;
+    if (wg[0] % 64 == 0) {
+      const int64_t waves_x = wg[0] / 64;
+      if (waves_x > 1) terms.push_back("tid.x floordiv 64");
+      if (wg[1] > 1) terms.push_back(waves_x > 1 ? absl::StrCat(waves_x, " * tid.y") : "tid.y");
+      if (wg[2] > 1)
+        terms.push_back(waves_x * wg[1] > 1 ? absl::StrCat(waves_x * wg[1], " * tid.z") : "tid.z");
+      wave_index = absl::StrJoin(terms, " + ");
+    } else {
+      terms.push_back("tid.x");
+      if (wg[1] > 1) terms.push_back(absl::StrCat(wg[0], " * tid.y"));
+      if (wg[2] > 1) terms.push_back(absl::StrCat(wg[0] * wg[1], " * tid.z"));
+      wave_index = absl::StrCat("(", absl::StrJoin(terms, " + "), ") floordiv 64");
+    }
+  }
+  // "L[tid.x floordiv 64 * 64, 0]": a base a wave's bytes apart per wave, in
+  // L's own shape (the outermost dimension whose byte stride divides 1024),
+  // with a note when L holds fewer than all the waves' bytes.
+  auto suggestion = [&]() {
+    int d = 0;
+    while (d + 1 < rank && wave_bytes % SatMul(strides[d], eb) != 0) ++d;
+    const int64_t sb = SatMul(strides[d], eb);
+    std::vector<std::string> idx(rank, "0");
+    const bool compound = absl::StrContains(wave_index, " + ");
+    if (wave_bytes % sb == 0)
+      idx[d] = wave_bytes / sb == 1 ? wave_index
+                                     : absl::StrCat(compound ? "(" : "", wave_index, compound ? ")" : "", " * ",
+                                                    wave_bytes / sb);
+    std::string text = wave_bytes % sb == 0
+                           ? absl::StrCat(op.lds, "[", absl::StrJoin(idx, ", "), "]")
+                           : absl::StrCat("a base whose byte offset is (", wave_index, ") * ", wave_bytes);
+    if (l->SizeBytes() < SatMul(waves, wave_bytes))
+      absl::StrAppend(&text, ", with ", op.lds, " enlarged to hold the ", waves, " waves' ", waves * wave_bytes,
+                      " bytes (it has ", l->SizeBytes(), ")");
+    return text;
+  };
+  // 1. The same base in every lane of a wave (lane l writes at the base +
+  // 16 * l; the lowering reads the base from the wave's first lane into M0
+  // with v_readfirstlane_b32): evaluated at each wave's 64 linear thread
+  // ids, as the lanes are (tid.y and tid.z vary inside a wave when the x
+  // extent is not a multiple of 64, tid.x floordiv 64 does not when it is).
+  // Quick path: with whole waves along x, tid.y and tid.z are the wave's,
+  // and so is tid.x floordiv 64m.
+  bool lanes_may_differ = false;
+  for (const IndexRef& e : op.lds_index)
+    lanes_may_differ = lanes_may_differ || (wg[0] % 64 == 0 ? ReadsTidXPerLane(*e)
+                                                              : ReadsTid(*e, 0) || ReadsTid(*e, 1) || ReadsTid(*e, 2));
+  if (lanes_may_differ) {
+    std::vector<EnumLeaf> leaves = wg_leaves;
+    for (const Op* loop : loops_)
+      if (vars_read.count(loop->ivar)) leaves.push_back(loop_leaf(*loop));
+    // Lanes the affine check cannot show equal to their wave's lane 0.
+    struct Unproven {
+      int64_t wave, lane;
+      Interval diff;
+    };
+    std::vector<Unproven> unproven;
+    for (int64_t w = 0; w < waves; ++w) {
+      const IndexRef b0 = byte_base(TidOfLinear(64 * w, wg), {});
+      for (int64_t lane = 1; lane < 64; ++lane) {
+        absl::StatusOr<AffineForm> f = Affine(*ISub(byte_base(TidOfLinear(64 * w + lane, wg), {}), b0), iscope_);
+        if (!f.ok()) return OpErr(op, std::string(f.status().message()));
+        const Interval r = f->Range();
+        if (r.lo != 0 || r.hi != 0) unproven.push_back({w, lane, r});
+      }
+    }
+    auto tid_text = [](const std::array<int64_t, 3>& x) { return absl::StrCat("(", x[0], ", ", x[1], ", ", x[2], ")"); };
+    auto lanes_text = [&](const Unproven& u) {
+      return absl::StrCat("lanes 0 and ", u.lane, " of wave ", u.wave, " (tid ", tid_text(TidOfLinear(64 * u.wave, wg)),
+                          " and ", tid_text(TidOfLinear(64 * u.wave + u.lane, wg)), ")");
+    };
+    const std::string fix = absl::StrCat(
+        "lane l writes at the base + 16 * l bytes, so choose each lane's place through the global index instead; "
+        "the base may read the thread ids only through the wave's index (here ", wave_index, ")");
+    if (!unproven.empty()) {
+      // Exhaustively: every value of the wg ids and loop variables it reads.
+      const int64_t n = Combinations(leaves);
+      bool decided = SatMul(n, static_cast<int64_t>(unproven.size()) + waves) <= kLdsDmaEnumBudget;
+      for (int64_t c = 0; decided && c < n; ++c) {
+        const std::vector<int64_t> v = Combination(leaves, c);
+        std::map<int64_t, int64_t> first;  // wave -> lane 0's byte offset
+        for (const Unproven& u : unproven) {
+          if (!first.count(u.wave)) {
+            std::optional<int64_t> a = eval_base(TidOfLinear(64 * u.wave, wg), leaves, v);
+            if (!a) {
+              decided = false;
+              break;
+            }
+            first[u.wave] = *a;
+          }
+          std::optional<int64_t> x = eval_base(TidOfLinear(64 * u.wave + u.lane, wg), leaves, v);
+          if (!x) {
+            decided = false;
+            break;
+          }
+          if (*x != first[u.wave])
+            return OpErr(op, absl::StrCat("the lds_dma base ", base_text, " differs between ", lanes_text(u),
+                                          ": byte offsets ", first[u.wave], " and ", *x, leaves.empty() ? "" : " at ",
+                                          LeafValues(leaves, v), "; it must be the same in all 64 lanes of a wave: ",
+                                          fix));
+        }
+      }
+      if (!decided)
+        return OpErr(op, absl::StrCat("the lds_dma base ", base_text, " is not provably the same in all lanes of a "
+                                      "wave: for ", lanes_text(unproven[0]), " the byte offsets differ by ",
+                                      unproven[0].diff.lo, "..", unproven[0].diff.hi, " (kirc tries each value of ",
+                                      plural(leaves), " only up to ", kLdsDmaEnumBudget, " evaluations); ", fix));
+    }
+  }
+  // 2. Each wave its own bytes while the DMAs run. A wave's DMA writes LDS
+  // until a waitcnt covers it; a `barrier` waits for it (compiler/passes/
+  // waitcnt.cc) and no wave passes a barrier before all reach it, so the
+  // DMAs of two waves can run at once exactly when as many barriers ran
+  // before each: the same trip of every enclosing loop whose body runs a
+  // barrier, but ANY trips of the loops inside those (waves are not in
+  // lockstep: wave 0 may be at %k = 1 while wave 1 is still at %k = 0).
+  // Such loop variables get one copy per wave; wg ids are one shared value.
+  auto waves_apart = [&]() -> absl::Status {
+    if (waves <= 1) return absl::OkStatus();
+    // Quick refusal, naming the id: a base that ignores an id which alone
+    // tells some waves apart (tid.x with several waves along x, tid.y with
+    // whole waves along x, tid.z with whole x * y planes).
+    const char* const kIdName[] = {"tid.x floordiv 64", "tid.y", "tid.z"};
+    const int64_t apart[3] = {wg[0] % 64 == 0 ? wg[0] / 64 : 1, wg[0] % 64 == 0 ? wg[1] : 1,
+                              (wg[0] * wg[1]) % 64 == 0 ? wg[2] : 1};
+    for (int dim = 0; dim < 3; ++dim) {
+      if (apart[dim] <= 1) continue;
+      bool reads = false;
+      for (const IndexRef& e : op.lds_index) reads = reads || ReadsTid(*e, dim);
+      if (!reads)
+        return OpErr(op, absl::StrCat("the lds_dma base does not depend on ", dim == 0 ? "tid.x" : kIdName[dim],
+                                      ", so waves that differ only in ", kIdName[dim], " (", apart[dim],
+                                      " of them) write the same ", wave_bytes, " LDS bytes at once, a race between "
+                                      "waves; give each wave its own ", wave_bytes, " bytes, e.g. ", suggestion()));
+    }
+    size_t synced = 0;  // loops_[0, synced) run a barrier in their bodies: shared trips
+    while (synced < loops_.size() && HasBarrier(loops_[synced]->body)) ++synced;
+    std::vector<EnumLeaf> shared = wg_leaves, own;
+    std::map<std::string, std::string> rename;
+    IndexScope scope = iscope_;
+    for (size_t i = 0; i < loops_.size(); ++i) {
+      const std::string& v = loops_[i]->ivar;
+      if (!vars_read.count(v)) continue;
+      if (i < synced) {
+        shared.push_back(loop_leaf(*loops_[i]));
+      } else {
+        own.push_back(loop_leaf(*loops_[i]));
+        rename[v] = v + "'";
+        scope.loops[v + "'"] = scope.loops.at(v);
+      }
+    }
+    std::vector<std::array<int64_t, 3>> first;  // each wave's first lane
+    for (int64_t w = 0; w < waves; ++w) first.push_back(TidOfLinear(64 * w, wg));
+    auto wave_name = [&](int64_t w) {
+      const std::array<int64_t, 3>& t = first[w];
+      if (wg[0] % 64 == 0) return absl::StrCat("tid.x floordiv 64 = ", t[0] / 64, ", tid.y = ", t[1], ", tid.z = ", t[2]);
+      return absl::StrCat("wave ", w, " (first lane tid.x = ", t[0], ", tid.y = ", t[1], ", tid.z = ", t[2], ")");
+    };
+    // Affine check of every pair, wave j's own loop variables renamed.
+    int64_t pi = -1, pj = -1;
+    Interval pr;
+    for (int64_t i = 0; i < waves && pi < 0; ++i)
+      for (int64_t j = i + 1; j < waves; ++j) {
+        absl::StatusOr<AffineForm> f = Affine(*ISub(byte_base(first[j], rename), byte_base(first[i], {})), scope);
         if (!f.ok()) return OpErr(op, std::string(f.status().message()));
         const Interval r = f->Range();
         if (r.lo >= wave_bytes || r.hi <= -wave_bytes) continue;
-        const bool same = r.lo == r.hi;
-        return OpErr(op, absl::StrCat(
-            "the lds_dma base ", op.lds, "[",
-            absl::StrJoin(op.lds_index, ", ",
-                          [](std::string* out, const IndexRef& e) { out->append(IndexToString(*e)); }),
-            "] ", same && r.lo == 0 ? "is the same" : same ? "is less than a wave's bytes apart" :
-                                                                "is not provably a wave's bytes apart",
-            " for the waves with ", name(waves[i]), " and ", name(waves[j]), " (byte offsets differ by ",
-            r.lo == r.hi ? absl::StrCat(r.lo) : absl::StrCat(r.lo, "..", r.hi), "), so they write ",
-            "overlapping LDS bytes at once (each wave writes ", wave_bytes, "), a race between waves; give each "
-            "wave its own ", wave_bytes, " bytes, e.g. ", op.lds, "[", absl::StrJoin(wave_terms, " + "),
-            ", 0, 0] for an f32[", waves.size(), ", 64, 4] allocation"));
+        pi = i, pj = j, pr = r;
+        break;
       }
-  }
+    if (pi < 0) return absl::OkStatus();
+    std::string unsynced_loops;
+    {
+      std::vector<std::string> names;
+      for (const EnumLeaf& f : own) names.push_back("%" + f.name);
+      unsynced_loops = absl::StrJoin(names, ", ");
+    }
+    const std::string fix = absl::StrCat(
+        "give each wave its own ", wave_bytes, " bytes", own.empty() ? "" : " in every trip",
+        ", e.g. ", suggestion(),
+        own.empty() ? "" : absl::StrCat(own.size() == 1 ? " plus a term in " : " plus terms in ", unsynced_loops,
+                                        " that steps past all the waves' bytes, or end each trip with a `barrier`"));
+    // Exhaustively: every wave's base at every value of the shared leaves
+    // and of its own loop variables.
+    const int64_t ns = Combinations(shared), no = Combinations(own);
+    if (SatMul(SatMul(ns, no), waves) <= kLdsDmaEnumBudget &&
+        SatMul(SatMul(ns, SatMul(no, no)), waves * waves) <= 64 * kLdsDmaEnumBudget) {
+      bool decided = true;
+      std::vector<EnumLeaf> all = shared;
+      all.insert(all.end(), own.begin(), own.end());
+      for (int64_t cs = 0; cs < ns && decided; ++cs) {
+        // at[w * no + co]: wave w's byte offset with its own loop variables at co.
+        std::vector<int64_t> at;
+        const std::vector<int64_t> sv = Combination(shared, cs);
+        for (int64_t w = 0; w < waves && decided; ++w)
+          for (int64_t co = 0; co < no && decided; ++co) {
+            std::vector<int64_t> v = sv, ov = Combination(own, co);
+            v.insert(v.end(), ov.begin(), ov.end());
+            std::optional<int64_t> x = eval_base(first[w], all, v);
+            if (!x) decided = false;
+            else at.push_back(*x);
+          }
+        for (int64_t i = 0; i < waves && decided; ++i)
+          for (int64_t j = i + 1; j < waves; ++j)
+            for (int64_t ci = 0; ci < no; ++ci)
+              for (int64_t cj = 0; cj < no; ++cj) {
+                const int64_t d = at[j * no + cj] - at[i * no + ci];
+                if (d >= wave_bytes || d <= -wave_bytes) continue;
+                auto trip = [&](int64_t co) {
+                  return own.empty() ? std::string() : absl::StrCat(" at ", LeafValues(own, Combination(own, co)));
+                };
+                return OpErr(op, absl::StrCat(
+                    "the lds_dma base ", base_text, " ", d == 0 ? "is the same" : "is less than a wave's bytes apart",
+                    " for the waves with ", wave_name(i), trip(ci), " and ", wave_name(j), trip(cj),
+                    " (byte offsets differ by ", d,
+                    shared.empty() ? "" : absl::StrCat(", with ", LeafValues(shared, sv)), "), so they write overlapping LDS bytes at once (each wave writes ",
+                    wave_bytes, "), a race between waves",
+                    ci == cj ? ""
+                             : absl::StrCat(" (waves are not in lockstep: no barrier in the loop over ",
+                                               unsynced_loops, " orders one trip's DMAs before the next trip's)"),
+                    "; ", fix));
+              }
+      }
+      if (decided) return absl::OkStatus();
+    }
+    std::vector<EnumLeaf> tried = shared;
+    for (EnumLeaf f : own) {
+      tried.push_back(f);
+      f.name += "'";  // the other wave's copy
+      tried.push_back(f);
+    }
+    return OpErr(op, absl::StrCat(
+        "the lds_dma base ", base_text, " is not provably disjoint for the waves with ", wave_name(pi), " and ",
+        wave_name(pj), " (byte offsets differ by ", pr.lo, "..", pr.hi, ", and kirc tries each value of ",
+        plural(tried), " only up to ", kLdsDmaEnumBudget, " evaluations), while each wave writes ", wave_bytes,
+        " bytes, so they may write overlapping LDS bytes at once",
+        own.empty() ? "" : absl::StrCat(" (waves are not in lockstep: no barrier in the loop over ", unsynced_loops,
+                                        " orders one trip's DMAs before the next trip's)"),
+        "; ", fix));
+  };
+  s = waves_apart();
+  if (!s.ok()) return s;
   const int64_t have = AffineAdd(b, AffineConst(lds_offset_[op.lds])).KnownAlignment();
   if (have % kLdsDmaLaneBytes != 0)
     return OpErr(op, absl::StrCat("the lds_dma base needs 16-byte alignment in LDS but is only provably ",

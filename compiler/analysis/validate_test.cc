@@ -1165,15 +1165,48 @@ TEST(ValidateTest, LdsDma) {
   EXPECT_NE(CheckDma("A[tid.y * 64 + 63 - tid.x, 0] : f32x4", "A[tid.y * 64 + 63 - tid.x, 0] : f32x2")
                 .find("lds_dma copies 16 bytes per lane but f32x2 is 8 bytes"),
             std::string::npos);
-  // tid.x only as the wave's index along x (fresh-user review F2): floordiv
-  // a multiple of 64 of tid.x itself; anything else differs between lanes.
-  EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 64 + tid.y * 64, 0]"), "OK");
-  EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", "L[tid.x floordiv 128 + tid.y * 64, 0]"), "OK");
-  for (const char* lane_varying : {"L[tid.x floordiv 32 + tid.y * 64, 0]", "L[(tid.x + 1) floordiv 64 + tid.y * 64, 0]",
-                                   "L[tid.x floordiv 96 + tid.y * 64, 0]", "L[tid.x mod 64 + tid.y * 64, 0]"})
-    EXPECT_NE(CheckDma("L[tid.y * 64, 0]", lane_varying).find("reads tid.x, but it must be the same in all lanes"),
+  // The base must be the same in all 64 lanes of a wave: the validator
+  // evaluates it at each wave's 64 linear thread ids (review6 F7). With 64
+  // x 2 the lanes of a wave have tid.x 0..63, so tid.x floordiv 64, 128 and
+  // 96 are 0 in every lane; by hand, tid.x floordiv 32 is 1 at lane 32 (16
+  // bytes: one f32x4 row), (tid.x + 1) floordiv 64 is 1 at lane 63, and
+  // tid.x mod 64 is 1 at lane 1.
+  for (const char* uniform : {"L[tid.x floordiv 64 + tid.y * 64, 0]", "L[tid.x floordiv 128 + tid.y * 64, 0]",
+                              "L[tid.x floordiv 96 + tid.y * 64, 0]"})
+    EXPECT_EQ(CheckDma("L[tid.y * 64, 0]", uniform), "OK") << uniform;
+  struct LaneVarying {
+    const char* base;
+    const char* lanes;
+  };
+  for (const LaneVarying& c :
+       {LaneVarying{"tid.x floordiv 32 + tid.y * 64", "lanes 0 and 32 of wave 0 (tid (0, 0, 0) and (32, 0, 0)): byte "
+                                                      "offsets 0 and 16"},
+        LaneVarying{"(tid.x + 1) floordiv 64 + tid.y * 64", "lanes 0 and 63 of wave 0 (tid (0, 0, 0) and (63, 0, 0)): "
+                                                            "byte offsets 0 and 16"},
+        LaneVarying{"tid.x mod 64 + tid.y * 64", "lanes 0 and 1 of wave 0 (tid (0, 0, 0) and (1, 0, 0)): byte "
+                                                 "offsets 0 and 16"}}) {
+    const std::string got = CheckDma("L[tid.y * 64, 0]", absl::StrCat("L[", c.base, ", 0]"));
+    EXPECT_NE(got.find(absl::StrCat("the lds_dma base L[", c.base, ", 0] differs between ", c.lanes,
+                                    "; it must be the same in all 64 lanes of a wave")),
               std::string::npos)
-        << lane_varying;
+        << c.base << ": " << got;
+  }
+  // Every lane is checked, also after one the affine check could not show
+  // equal that is equal at every value: with q = tid.x floordiv 16 and w =
+  // wg.x in 0..1, row (q w^2 + q w) mod 2 + (tid.x floordiv 32) w is, by
+  // hand, 0 at q = 0 and q = 1 (w^2 + w is even), but w = 1 at lane 32.
+  {
+    const std::string got =
+        Check(Parse(absl::StrReplaceAll(
+                  kDma, {{"grid 1 1 1", "grid 2 1 1"},
+                         {"L[tid.y * 64, 0]", "L[(tid.x floordiv 16 * wg.x * wg.x + tid.x floordiv 16 * wg.x) mod 2 + "
+                                              "tid.x floordiv 32 * wg.x + tid.y * 64, 0]"}})),
+              "gfx950");
+    EXPECT_NE(got.find("differs between lanes 0 and 32 of wave 0 (tid (0, 0, 0) and (32, 0, 0)): byte offsets 0 and "
+                       "16 at wg.x = 1"),
+              std::string::npos)
+        << got;
+  }
   // Four waves along x, each its own 1024 bytes: accepted.
   const std::string wide = absl::StrReplaceAll(kDma, {{"workgroup 64 2 1", "workgroup 256 1 1"},
                                                       {"arg A : f32[128, 4]", "arg A : f32[256, 4]"},
@@ -1186,8 +1219,7 @@ TEST(ValidateTest, LdsDma) {
   EXPECT_EQ(Check(Parse(absl::StrReplaceAll(wide, {{"L[(tid.x floordiv 64) * 64, 0]", "L[64, 0]"}})), "gfx950"),
             "k.kir:7:3: error: in 'lds_dma L[64, 0], A[255 - tid.x, 0] : f32x4': the lds_dma base does not depend "
             "on tid.x, so waves that differ only in tid.x floordiv 64 (4 of them) write the same 1024 LDS bytes at "
-            "once, a race between waves; give each wave its own 1024 bytes with a term in tid.x floordiv 64 (e.g. "
-            "L[tid.x floordiv 64 * 64, 0] for a [rows, 4] f32 allocation)");
+            "once, a race between waves; give each wave its own 1024 bytes, e.g. L[tid.x floordiv 64 * 64, 0]");
   EXPECT_NE(CheckDma("L[tid.y * 64, 0]", "L[64, 0]")
                 .find("the lds_dma base does not depend on tid.y, so waves that differ only in tid.y (2 of them) "
                       "write the same 1024 LDS bytes at once"),
@@ -1235,7 +1267,7 @@ TEST(ValidateTest, LdsDma) {
         << c.workgroup << " " << c.base << ": " << got;
   }
   EXPECT_NE(Check(Parse(absl::StrReplaceAll(wide3, {{"L[B, 0, 0]", "L[tid.x floordiv 128, 0, 0]"}})), "gfx950")
-                .find("e.g. L[tid.x floordiv 64, 0, 0] for an f32[4, 64, 4] allocation"),
+                .find("e.g. L[tid.x floordiv 64, 0, 0], with L enlarged to hold the 4 waves' 4096 bytes (it has 2048)"),
             std::string::npos);
   // The same allocation with bases that do tell the waves apart: accepted.
   for (const auto& [wg, base] : std::vector<std::pair<const char*, const char*>>{
@@ -1272,7 +1304,203 @@ TEST(ValidateTest, LdsDma) {
   EXPECT_NE(CheckDma("A[tid.y * 64 + 63 - tid.x, 0] : f32x4", "H[tid.y * 64 + 63 - tid.x, 0] : f16x8")
                 .find("L holds f32 but the copy is f16x8"),
             std::string::npos);
-  EXPECT_NE(CheckDma("workgroup 64 2 1", "workgroup 32 2 1").find("whole waves along x"), std::string::npos);
+  // Whole waves, not whole waves along x (review6 F7): in 32 x 2 (one wave)
+  // tid.y differs between lanes 0 and 32, by 64 rows of 16 bytes.
+  EXPECT_NE(CheckDma("workgroup 64 2 1", "workgroup 32 2 1")
+                .find("the lds_dma base L[tid.y * 64, 0] differs between lanes 0 and 32 of wave 0 (tid (0, 0, 0) and "
+                      "(0, 1, 0)): byte offsets 0 and 1024"),
+            std::string::npos);
+}
+
+// lds_dma in loops (review6 F3): waves are not in lockstep, so without a
+// barrier in the loop body (which waits for the DMAs: the waitcnt pass puts
+// vmcnt(0) before s_barrier) one wave can be at %k = 1 while another is at
+// %k = 0; each wave gets its own copy of such a loop variable. Kernels of
+// findings/lp3.kir, lp4.kir, lp5.kir; byte offsets by hand (f16: 512
+// elements are 1024 bytes).
+constexpr char kDmaLoop[] = R"(kernel lp
+target gfx950
+workgroup 128 1 1
+grid 1 1 1
+arg A : f16[4, 128, 8] strides [1024, 8, 1] readonly
+lds L : f16[5120]
+  %z = zero f16x8
+  %r = for %k = 0 to 4 iter(%c = %z) {
+    lds_dma L[BASE], A[%k, tid.x, 0] : f16x8
+    BARRIER
+    yield %c
+  }
+end
+)";
+
+std::string CheckDmaLoop(const std::string& base, const std::string& barrier = "") {
+  return Check(Parse(absl::StrReplaceAll(kDmaLoop, {{"BASE", base}, {"    BARRIER\n", barrier}})), "gfx950");
+}
+
+TEST(ValidateTest, LdsDmaLoopVariablesArePerWaveWithoutABarrier) {
+  // lp3: wave 0 at %k = 1 writes bytes 1024.. as wave 1 at %k = 0 does.
+  const std::string lp3 = CheckDmaLoop("(tid.x floordiv 64 + %k) * 512");
+  EXPECT_NE(lp3.find("the lds_dma base L[(tid.x floordiv 64 + %k) * 512] is the same for the waves with tid.x "
+                     "floordiv 64 = 0, tid.y = 0, tid.z = 0 at %k = 1 and tid.x floordiv 64 = 1, tid.y = 0, tid.z = 0 "
+                     "at %k = 0 (byte offsets differ by 0), so they write overlapping LDS bytes at once (each wave "
+                     "writes 1024), a race between waves (waves are not in lockstep: no barrier in the loop over %k "
+                     "orders one trip's DMAs before the next trip's); give each wave its own 1024 bytes in every "
+                     "trip, e.g. L[tid.x floordiv 64 * 512] plus a term in %k that steps past all the waves' bytes, "
+                     "or end each trip with a `barrier`"),
+            std::string::npos)
+      << lp3;
+  // lp5: the same base with a barrier in the body: trips are ordered.
+  EXPECT_EQ(CheckDmaLoop("(tid.x floordiv 64 + %k) * 512", "    barrier\n"), "OK");
+  // A barrier anywhere in the body, also in a nested loop, orders the trips.
+  EXPECT_EQ(CheckDmaLoop("(tid.x floordiv 64 + %k) * 512",
+                         "    %q = for %j = 0 to 2 iter(%e = %c) {\n      barrier\n      yield %e\n    }\n"),
+            "OK");
+  // lp4: disjoint for every two trips (wave w at trip k: 1024 * (w + 2k)).
+  EXPECT_EQ(CheckDmaLoop("tid.x floordiv 64 * 512 + %k * 1024"), "OK");
+  // 1024 * (w + k): apart within a trip, but wave 0 at %k = 1 meets wave 1
+  // at %k = 0.
+  EXPECT_NE(CheckDmaLoop("tid.x floordiv 64 * 512 + %k * 512").find("at %k = 1 and tid.x floordiv 64 = 1, tid.y = 0, "
+                                                                     "tid.z = 0 at %k = 0 (byte offsets differ by 0)"),
+            std::string::npos);
+}
+
+// Nested loops: the outer loop's body has a barrier (after the inner loop),
+// so both waves are at the same %i, but the inner loop has none: %j is per
+// wave.
+TEST(ValidateTest, LdsDmaNestedLoopsShareOnlyTheLoopsWithABarrier) {
+  const std::string nest = R"(kernel nest
+target gfx950
+workgroup 128 1 1
+grid 1 1 1
+arg A : f16[4, 128, 8] strides [1024, 8, 1] readonly
+lds L : f16[8192]
+  %z = zero f16x8
+  %r = for %i = 0 to 2 iter(%c = %z) {
+    %q = for %j = 0 to 2 iter(%e = %c) {
+      lds_dma L[BASE], A[%i * 2 + %j, tid.x, 0] : f16x8
+      yield %e
+    }
+    barrier
+    yield %q
+  }
+end
+)";
+  auto check = [&](const std::string& base) {
+    return Check(Parse(absl::StrReplaceAll(nest, {{"BASE", base}})), "gfx950");
+  };
+  // Wave w at (i, j) writes 1024 * (w + 2 i): apart for the same i.
+  EXPECT_EQ(check("(tid.x floordiv 64 + %i * 2) * 512"), "OK");
+  // Wave w at (i, j) at 1024 * (w + 2 i + j): wave 0 at %j = 1 meets wave 1
+  // at %j = 0 (same %i = 0).
+  const std::string got = check("(tid.x floordiv 64 + %i * 2 + %j) * 512");
+  EXPECT_NE(got.find("is the same for the waves with tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 at %j = 1 and "
+                     "tid.x floordiv 64 = 1, tid.y = 0, tid.z = 0 at %j = 0 (byte offsets differ by 0, with %i = 0)"),
+            std::string::npos)
+      << got;
+  EXPECT_NE(got.find("no barrier in the loop over %j orders"), std::string::npos) << got;
+  // Separate slots per trip of both loops (4 waves' worth per %i, 2 per %j).
+  EXPECT_EQ(check("tid.x floordiv 64 * 512 + %j * 1024 + %i * 2048"), "OK");
+}
+
+// wg ids are one value shared by every wave of the workgroup (review6 F4):
+// findings/h09.kir's per-workgroup rotation of the 4 waves' slots is
+// accepted; a base that only fails the interval check is decided exactly;
+// one the validator cannot decide is "not provably disjoint", not a race.
+TEST(ValidateTest, LdsDmaWorkgroupIdsAreSharedBetweenWaves) {
+  const std::string h = R"(kernel h
+target gfx950
+workgroup 256 1 1
+grid 2 1 1
+arg A : f16[512, 8] strides [8, 1] readonly
+lds L : f16[2048]
+  lds_dma L[BASE], A[wg.x * 256 + tid.x, 0] : f16x8
+end
+)";
+  auto check = [&](const std::string& base) {
+    return Check(Parse(absl::StrReplaceAll(h, {{"BASE", base}})), "gfx950");
+  };
+  EXPECT_EQ(check("(tid.x floordiv 64 + wg.x) mod 4 * 512"), "OK");
+  EXPECT_EQ(check("(tid.x floordiv 64 + 1) mod 4 * 512"), "OK");
+  EXPECT_EQ(check("(tid.x floordiv 64 + 3 * wg.x) mod 4 * 512"), "OK");
+  // (w * wg.x) mod 4: at wg.x = 0 every wave has slot 0.
+  const std::string zero = check("tid.x floordiv 64 * wg.x mod 4 * 512");
+  EXPECT_NE(zero.find("is the same for the waves with tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv "
+                      "64 = 1, tid.y = 0, tid.z = 0 (byte offsets differ by 0, with wg.x = 0), so they write "
+                      "overlapping LDS bytes at once"),
+            std::string::npos)
+      << zero;
+  // (w + 2 * wg.x) mod 2 * 2: slots {0, 2, 0, 2} at wg.x = 0: waves 0 and 2.
+  EXPECT_NE(check("(tid.x floordiv 64 + 2 * wg.x) mod 2 * 1024")
+                .find("tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv 64 = 2, tid.y = 0, tid.z = 0 "
+                      "(byte offsets differ by 0, with wg.x = 0)"),
+            std::string::npos);
+  // Too many values to try (2^20 trips, no barrier): not provably disjoint,
+  // with a suggestion in L's own shape (f16[2048]: 512 elements a wave).
+  const std::string big = R"(kernel big
+target gfx950
+workgroup 128 1 1
+grid 1 1 1
+arg A : f16[128, 8] strides [8, 1] readonly
+lds L : f16[1024]
+  %z = zero f16x8
+  %r = for %k = 0 to 1048576 iter(%c = %z) {
+    lds_dma L[(tid.x floordiv 64 + %k) mod 2 * 512], A[tid.x, 0] : f16x8
+    yield %c
+  }
+end
+)";
+  const std::string got = Check(Parse(big), "gfx950");
+  EXPECT_NE(got.find("the lds_dma base L[(tid.x floordiv 64 + %k) mod 2 * 512] is not provably disjoint for the waves "
+                     "with tid.x floordiv 64 = 0, tid.y = 0, tid.z = 0 and tid.x floordiv 64 = 1, tid.y = 0, tid.z = 0 "
+                     "(byte offsets differ by -1024..1024, and kirc tries each value of %k, %k' only up to 262144 "
+                     "evaluations), while each wave writes 1024 bytes, so they may write overlapping LDS bytes at "
+                     "once"),
+            std::string::npos)
+      << got;
+  EXPECT_NE(got.find("e.g. L[tid.x floordiv 64 * 512] plus a term in %k"), std::string::npos) << got;
+  EXPECT_EQ(got.find("a race between waves"), std::string::npos) << got;
+}
+
+// The lane check evaluates the base at each wave's 64 linear thread ids
+// (review6 F7): findings/j7.kir (32 x 2, one wave, constant base) and
+// j2.kir (32 x 4: tid.y floordiv 2 is the wave's index) are accepted; tid.y
+// * 256 in 32 x 4 differs between lanes 0 and 32 (tid.y 0 and 1: 512
+// bytes), and (tid.y + %k) floordiv 2 at odd %k.
+TEST(ValidateTest, LdsDmaBaseIsCheckedOnEachWavesLinearThreadIds) {
+  const std::string j = R"(kernel j
+target gfx950
+workgroup WG
+grid 1 1 1
+arg A : f16[128, 8] strides [8, 1] readonly
+lds L : f16[2048]
+  %z = zero f16x8
+  %r = for %k = 0 to 2 iter(%c = %z) {
+    lds_dma L[BASE], A[tid.x + tid.y * X, 0] : f16x8
+    barrier
+    yield %c
+  }
+end
+)";
+  auto check = [&](const std::string& wg, const std::string& base) {
+    return Check(Parse(absl::StrReplaceAll(j, {{"WG", wg}, {"X", wg.substr(0, 2)}, {"BASE", base}})), "gfx950");
+  };
+  EXPECT_EQ(check("32 2 1", "0"), "OK");
+  EXPECT_EQ(check("32 4 1", "tid.y floordiv 2 * 512"), "OK");
+  EXPECT_EQ(check("16 8 1", "tid.y floordiv 4 * 512"), "OK");
+  EXPECT_EQ(check("32 4 1", "(tid.y floordiv 2 + %k * 2) * 512"), "OK");
+  EXPECT_NE(check("32 4 1", "tid.y * 256")
+                .find("the lds_dma base L[tid.y * 256] differs between lanes 0 and 32 of wave 0 (tid (0, 0, 0) and "
+                      "(0, 1, 0)): byte offsets 0 and 512; it must be the same in all 64 lanes of a wave"),
+            std::string::npos);
+  const std::string odd = check("32 4 1", "(tid.y + %k) floordiv 2 * 512");
+  EXPECT_NE(odd.find("differs between lanes 0 and 32 of wave 0 (tid (0, 0, 0) and (0, 1, 0)): byte offsets 0 and "
+                     "1024 at %k = 1"),
+            std::string::npos)
+      << odd;
+  // A constant base in 32 x 4 (two waves): both write bytes 0..1023.
+  EXPECT_NE(check("32 4 1", "0").find("is the same for the waves with wave 0 (first lane tid.x = 0, tid.y = 0, tid.z "
+                                       "= 0) and wave 1 (first lane tid.x = 0, tid.y = 2, tid.z = 0)"),
+            std::string::npos);
 }
 
 // load_tr (gfx950's ds_read_b64_tr_b16): what the validator accepts and refuses.
