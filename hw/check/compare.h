@@ -33,10 +33,21 @@ namespace kir {
 // shadow, with `shadow` the element of the magnitude shadow run (the sum of
 // the absolute values of the terms behind it; an infinite or NaN shadow
 // element bounds nothing).
+//
+// With `value_factor` > 0 (the last rounding of every element is one rounding
+// the same on both sides, RoundingBound::last) the bound is atol +
+// shadow_factor * shadow + value_factor * |ref| for |ref| < value_max and
+// atol + whole_shadow_factor * shadow above (a saturated conversion). In
+// shadow mode an element whose shadow is negative (MagnitudeKernel's mark:
+// stored by a store with nothing that may differ behind it) must match bit
+// for bit.
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
   double shadow_factor = 0;
+  double value_factor = 0;
+  double value_max = 0;
+  double whole_shadow_factor = 0;
   bool bits = false;
   std::string why;  // how it was chosen, printed with the result
 };
@@ -58,6 +69,9 @@ struct BufferDiff {
   int64_t untouched = 0;
   int64_t nonfinite_ref = 0;       // reference elements that are inf or NaN (matched exactly)
   int64_t nonfinite_mismatches = 0;  // mismatches where out or ref is not finite
+  // Shadow mode: elements compared bit for bit because a store with nothing
+  // that may differ behind it wrote them (Tolerance).
+  int64_t identical = 0;
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
   // element differ; 0 for matching non-finite ones). max_abs_ref: max|ref|
   // over the finite reference elements on the pages out or ref materialised
@@ -106,6 +120,10 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
 
 // `k` with every constant replaced by its absolute value: run on
 // MagnitudeInputs it computes the magnitude shadow (CompareWithinBounds).
+// A store with nothing that may differ behind it (IdenticalStores, exact.h)
+// to a float buffer no op of `k` reads stores -1 instead (a magnitude is
+// never negative): CompareWithinBounds compares the elements it wrote bit
+// for bit, whatever else the buffer holds (review 6 F8).
 Kernel MagnitudeKernel(const Kernel& k);
 
 // One line per buffer: "C: 256 elements, max abs err 1.2e-07, max rel err

@@ -280,7 +280,7 @@ namespace {
 
 // The "inputs: ..." line of a pass.
 std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
-                       uint64_t seed) {
+                       uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered) {
   switch (mode) {
     case InputMode::kExact: {
       std::vector<std::string> parts;
@@ -288,9 +288,15 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
         auto it = plan.formats.find(a.name);
         if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe()));
       }
+      std::string one;
+      if (!ones.empty())
+        one = absl::StrCat("; ", absl::StrJoin(ones, ", "), ones.size() == 1 ? " is" : " are",
+                           " 1 (no other value keeps every value exact), so the exact pass cannot see a "
+                           "dropped multiply by ",
+                           ones.size() == 1 ? "it" : "them", ": a random pass follows");
       return absl::StrCat("inputs: exact (seed ", seed, "): ", absl::StrJoin(parts, "; "),
                           "; every product, partial sum and conversion is exact, so the output must equal the "
-                          "reference bit for bit\n");
+                          "reference bit for bit", one, "\n");
     }
     case InputMode::kAdversarial:
       return absl::StrCat("inputs: adversarial (seed ", seed,
@@ -298,9 +304,14 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
                           "the kernel has no mfma, so the output must equal the reference bit for bit (any NaN "
                           "for a NaN)\n");
     default:
-      return absl::StrCat("inputs: random (seed ", seed, ")",
-                          blocker.empty() ? std::string() : absl::StrCat("; exact inputs impossible: ", blocker),
-                          "\n");
+      return absl::StrCat(
+          "inputs: random (seed ", seed, ")",
+          blocker.empty() ? std::string() : absl::StrCat("; exact inputs impossible: ", blocker),
+          after_exact ? absl::StrCat("; after the exact pass, as exact inputs never round a conversion",
+                                     unordered ? " and the mfma/gemm rules out adversarial inputs" : "",
+                                     ones.empty() ? "" : absl::StrCat(" and ", absl::StrJoin(ones, ", "), " = 1 there"))
+                      : "",
+          "\n");
   }
 }
 
@@ -368,6 +379,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
             "; use random inputs (--inputs=random, or --inputs=auto to fall back to them)"));
     }
   }
+  // f32 scalars exact mode can only give the value 1 (ExactFormat::choices).
+  std::vector<std::string> ones;
+  if (plan.exact)
+    for (const Arg& a : k.args)
+      if (auto it = plan.formats.find(a.name);
+          a.kind == Arg::Kind::kScalar && it != plan.formats.end() && it->second.choices == std::vector<double>{1})
+        ones.push_back(a.name);
   if (opts.inputs == InputMode::kAdversarial && unordered)
     return absl::FailedPreconditionError(absl::StrCat(
         "adversarial inputs need a kernel without mfma or gemm ops: kernel '", k.name,
@@ -381,6 +399,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     switch (opts.inputs) {
       case InputMode::kAuto:
         modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
+        // Exact inputs never round a conversion, and a scalar the analysis
+        // could only fix to 1 hides a dropped multiply by it: a random pass
+        // follows when no adversarial pass (bit for bit) can cover them, or
+        // when a scalar is 1 (review 6 F1, F6).
+        if (plan.exact && (unordered || !ones.empty())) modes.push_back(InputMode::kRandom);
         if (!unordered) modes.push_back(InputMode::kAdversarial);
         break;
       default:
@@ -621,7 +644,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (!ds.ok()) return ds;
     }
     std::string& t = passes_text;
-    t += user ? UserInputsLine(*uv, mode, opts.seed, unordered) : InputsLine(k, mode, plan, blocker, opts.seed);
+    t += user ? UserInputsLine(*uv, mode, opts.seed, unordered)
+              : InputsLine(k, mode, plan, blocker, opts.seed,
+                           opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{}, pi > 0 && modes[0] == InputMode::kExact, unordered);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
