@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -139,13 +140,43 @@ Tolerance ToleranceFor(const Kernel& k, const Arg& out, int64_t reduction_length
 
 namespace {
 
+// KIR's cvt of f32 `v` to float type t (float_bits.h; the reference
+// interpreter's), as a value.
+double ConvertTo(ElemType t, float v) {
+  uint8_t b[4];
+  if (t == ElemType::kF16) {
+    const uint16_t h = F32ToF16Bits(v);
+    std::memcpy(b, &h, 2);
+  } else if (t == ElemType::kBF16) {
+    const uint16_t h = F32ToBf16Bits(v);
+    std::memcpy(b, &h, 2);
+  } else if (Fp8FormatOf(t) != nullptr) {
+    b[0] = F32ToFp8Bits(t, v);
+  } else {
+    return v;
+  }
+  return ElementValue(t, b);
+}
+// The conversion of the f32 nearest `x` on its low (RoundDown) or high
+// (RoundUp) side: the conversion of any real in [lo, hi] lies between them.
+double RoundDown(ElemType t, double x) {
+  float f = static_cast<float>(x);
+  if (f > x) f = std::nextafter(f, -INFINITY);
+  return ConvertTo(t, f);
+}
+double RoundUp(ElemType t, double x) {
+  float f = static_cast<float>(x);
+  if (f < x) f = std::nextafter(f, INFINITY);
+  return ConvertTo(t, f);
+}
+
 // Compares one written-to buffer under `tol` (`shadow`: the magnitude shadow's
 // bytes of this buffer in random mode: the bound of Tolerance's shadow kind).
 // Pages neither `o` nor `r` materialised hold the same bytes in both (one
 // filler: copies of one input) and are skipped: their elements count as
 // compared with error 0 and are left out of max|ref|.
 BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r, const PagedBytes* shadow,
-                         Tolerance tol) {
+                         Tolerance tol, const PagedBytes* pre = nullptr) {
   BufferDiff d;
   d.name = a.name;
   d.tol = std::move(tol);
@@ -225,6 +256,25 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
           } else {
             bad = err > d.tol.atol + d.tol.whole_shadow_factor * sv;
           }
+          if (!bad && pre != nullptr && std::isfinite(sv) && !std::signbit(sv)) {
+            // The reference's f32 value w before the element's last
+            // conversion (PreRoundingKernel): the device's is within G of
+            // it, so its output lies between the conversions of w - G and
+            // w + G (a conversion is monotone): one code off is caught
+            // unless w lies within G of a rounding boundary (review 6 F2).
+            int64_t woff = 0;
+            for (size_t i = 0; i < rank; ++i) woff += idx[i] * a.strides[i];
+            uint8_t wb[4];
+            pre->Read(static_cast<uint64_t>(woff) * 4, wb, 4);
+            float w;
+            std::memcpy(&w, wb, 4);
+            if (std::isfinite(w)) {
+              const double g =
+                  (d.tol.value_factor > 0 ? d.tol.shadow_factor : d.tol.whole_shadow_factor) * sv + d.tol.atol;
+              bad = ov < RoundDown(a.elem, w - g) || ov > RoundUp(a.elem, w + g);
+              d.pre_rounding += 1;
+            }
+          }
         } else {
           bad = err > d.tol.atol + d.tol.rtol * d.max_abs_ref;
         }
@@ -255,12 +305,15 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
 // Every written-to buffer of `k`, each under tol_of(arg).
 template <typename TolFn>
 std::vector<BufferDiff> CompareEach(const Kernel& k, const KernelData& out, const KernelData& ref,
-                                    const KernelData* shadow, TolFn tol_of) {
+                                    const KernelData* shadow, TolFn tol_of, const KernelData* pre = nullptr) {
   std::vector<BufferDiff> diffs;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly) continue;
     const PagedBytes* sh = shadow != nullptr ? &shadow->buffers.at(a.name) : nullptr;
-    diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, tol_of(a)));
+    const PagedBytes* pr = nullptr;
+    if (pre != nullptr)
+      if (auto it = pre->buffers.find(a.name); it != pre->buffers.end()) pr = &it->second;
+    diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, tol_of(a), pr));
   }
   return diffs;
 }
@@ -285,7 +338,8 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
-                                            const std::map<std::string, RoundingBound>& bounds) {
+                                            const std::map<std::string, RoundingBound>& bounds,
+                                            const KernelData* pre_rounding) {
   return CompareEach(k, out, ref, &shadow, [&](const Arg& a) {
     Tolerance t;
     if (a.elem == ElemType::kI32) {
@@ -357,7 +411,7 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
                                 "use --inputs=exact where the analysis allows it");
     }
     return t;
-  });
+  }, pre_rounding);
 }
 
 namespace {
@@ -453,6 +507,77 @@ Kernel MagnitudeKernel(const Kernel& k) {
   return m;
 }
 
+namespace {
+
+void Defs(const std::vector<Op>& ops, std::map<std::string, const Op*>& defs) {
+  for (const Op& op : ops) {
+    for (const std::string& r : op.results) defs[r] = &op;
+    if (op.kind == OpKind::kFor) Defs(op.body, defs);
+  }
+}
+// Calls f on every store of `ops`.
+template <typename F>
+void EachStore(std::vector<Op>& ops, F f) {
+  for (Op& op : ops) {
+    if (op.kind == OpKind::kStore) f(op);
+    if (op.kind == OpKind::kFor) EachStore(op.body, f);
+  }
+}
+
+}  // namespace
+
+Kernel PreRoundingKernel(const Kernel& k, std::set<std::string>* widened) {
+  widened->clear();
+  std::set<std::string> read;
+  ReadBuffers(k.body, read);
+  std::map<std::string, ValueType> types;
+  ValueTypes(k.body, types);
+  std::map<std::string, const Op*> defs;
+  Defs(k.body, defs);
+  Kernel w = k;
+  // The f32 value each store's cvt converts, or "" when it is not one.
+  auto source = [&](const Op& st) -> std::string {
+    const Arg* a = k.FindArg(st.mem);
+    if (a == nullptr || st.operands.empty() || st.operands[0].is_arg) return "";
+    auto d = defs.find(st.operands[0].name);
+    if (d == defs.end() || d->second->kind != OpKind::kCvt || d->second->operands.empty() ||
+        d->second->operands[0].is_arg || d->second->type.elem != a->elem)
+      return "";
+    auto t = types.find(d->second->operands[0].name);
+    if (t == types.end() || t->second.elem != ElemType::kF32 || t->second.width != d->second->type.width) return "";
+    return d->second->operands[0].name;
+  };
+  std::map<std::string, bool> ok;  // per buffer: every store fits
+  EachStore(w.body, [&](Op& st) {
+    const Arg* a = k.FindArg(st.mem);
+    if (a == nullptr) return;
+    const bool fits = !source(st).empty();
+    ok[st.mem] = ok.count(st.mem) ? ok[st.mem] && fits : fits;
+  });
+  for (Arg& a : w.args)
+    if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly && !read.count(a.name) && ok[a.name] &&
+        (a.elem == ElemType::kF16 || a.elem == ElemType::kBF16 || Fp8FormatOf(a.elem) != nullptr)) {
+      widened->insert(a.name);
+      a.elem = ElemType::kF32;
+    }
+  EachStore(w.body, [&](Op& st) {
+    if (widened->count(st.mem)) st.operands[0].name = source(st);
+  });
+  return w;
+}
+
+KernelData PreRoundingInputs(const Kernel& k, const KernelData& d, const std::set<std::string>& widened) {
+  KernelData w = d;
+  static const auto nan_filler = std::make_shared<const PageFiller>([](uint64_t, uint8_t* out, uint64_t n) {
+    const uint32_t q = 0x7fc00000u;
+    for (uint64_t i = 0; i + 4 <= n; i += 4) std::memcpy(out + i, &q, 4);
+  });
+  for (const Arg& a : k.args)
+    if (widened.count(a.name))
+      w.buffers[a.name] = PagedBytes(d.buffers.at(a.name).size() / ElemBytes(a.elem) * 4, nan_filler);
+  return w;
+}
+
 std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {
   std::string s;
   for (const BufferDiff& d : diffs) {
@@ -480,12 +605,17 @@ std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {
     }
     absl::StrAppend(&s, absl::StrFormat(
         "%s: %d elements, max abs err %.3g, max rel err %s, worst %s[%s] = %.9g (ref %.9g)%s; "
-        "tolerance %s%s: %s\n",
+        "tolerance %s%s%s: %s\n",
         d.name, d.elements, d.max_abs_err, rel, d.name, absl::StrJoin(d.worst_index, ", "),
         d.worst_out, d.worst_ref, nonfinite, d.tol.why,
         d.identical == 0 ? ""
                          : absl::StrCat(", but bit-identical for the ", d.identical,
                                         " elements stored with no mfma or gemm behind them"),
+        d.pre_rounding == 0
+            ? ""
+            : absl::StrCat(", and between the conversions of the reference's value before the last conversion "
+                           "+- the bound for ",
+                           d.pre_rounding, " elements"),
         verdict));
   }
   return s;

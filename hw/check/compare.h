@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ struct BufferDiff {
   // Shadow mode: elements compared bit for bit because a store with nothing
   // that may differ behind it wrote them (Tolerance).
   int64_t identical = 0;
+  // Elements also checked against the reference's value before their last
+  // conversion (CompareWithinBounds' pre_rounding).
+  int64_t pre_rounding = 0;
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
   // element differ; 0 for matching non-finite ones). max_abs_ref: max|ref|
   // over the finite reference elements on the pages out or ref materialised
@@ -114,9 +118,28 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 // exact arithmetic on the values both sides share bit for bit (RoundingBound
 // counts no rounding of such values), so a buffer with rho_dev = rho_ref = 0
 // and i32 buffers: bit identity.
+//
+// `pre_rounding` (may be null): the reference's run of PreRoundingKernel: for
+// an element of a widened buffer whose f32 value w before its last
+// conversion is there (not NaN), the output must also lie between the
+// conversions of w - G and w + G, G the bound of the roundings before that
+// conversion (BufferDiff::pre_rounding counts them).
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
-                                            const std::map<std::string, RoundingBound>& bounds);
+                                            const std::map<std::string, RoundingBound>& bounds,
+                                            const KernelData* pre_rounding = nullptr);
+
+// The reference's values before the last conversion (review 6 F2: an fp8
+// code one off passes any bound on |out - ref|, as a correct device may
+// differ by one code where the value lies near a rounding boundary): `k`
+// with every writable f16/bf16/fp8 buffer that no op reads and whose every
+// store stores a `cvt` of an f32 value of the same width declared f32, those
+// stores storing the f32 value instead. `widened` gets those buffers' names
+// (empty: nothing to run).
+Kernel PreRoundingKernel(const Kernel& k, std::set<std::string>* widened);
+// The inputs of PreRoundingKernel(k) for inputs `d` of k: each widened
+// buffer f32 NaNs (the elements no store writes stay NaN: not checked).
+KernelData PreRoundingInputs(const Kernel& k, const KernelData& d, const std::set<std::string>& widened);
 
 // `k` with every constant replaced by its absolute value: run on
 // MagnitudeInputs it computes the magnitude shadow (CompareWithinBounds).

@@ -7,7 +7,8 @@
 // - F1: alpha (and the scale factors sa, sb of a gemm) dropped: exact mode
 //   chose 1 for every scalar, so the default run could not see it.
 // - F2: an fp8 output after an MFMA K loop: a skipped K trip, alpha dropped,
-//   alpha doubled passed the random bound charged against sum|terms|.
+//   alpha doubled, a stored code one off passed the random bound charged
+//   against sum|terms|.
 // - F6: a truncating f32 -> bf16 cvt beside an MFMA: exact inputs never round
 //   and adversarial inputs are refused for MFMA kernels.
 // - F8: one fp8 buffer, half an MFMA's result, half a conversion of loaded
@@ -230,16 +231,30 @@ TEST_F(DefaultCheckTest, F1DroppedGemmScaleFactorFails) {
 
 TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
   const Compiled c = CompileText(kFp8Loop);
+  // The first stored fp8 code of each thread one code off (its byte + 1).
+  const std::regex store(R"((buffer|global)_store_byte (v\d+))");
+  std::smatch first;
+  ASSERT_TRUE(std::regex_search(c.assembly, first, store)) << c.assembly;
+  std::string off1 = c.assembly;
+  off1.insert(first.position(0), absl::StrCat("v_add_u32 ", first[2].str(), ", 1, ", first[2].str(), "\n  "));
   Expect(c, {
+                // Within any bound on |out - ref| (a correct device may be one
+                // code off near a rounding boundary): caught by the
+                // reference's value before the conversion.
+                Write(c, off1, "off1.hsaco"),
                 // The K loop runs 7 of its 8 trips.
                 Mutant(c, R"(s_cmp_lt_u32 (s\d+), 8\b)", "s_cmp_lt_u32 $1, 7", 1, "trip.hsaco"),
                 // alpha dropped, and alpha replaced by 2.
                 Mutant(c, kScaleMul, "v_mov_b32 $1, $2", 4, "noalpha.hsaco"),
                 Mutant(c, kScaleMul, "v_add_f32 $1, $2, $2", 4, "x2.hsaco"),
             });
-  // The bound charges the fp8 conversion against the value, not sum|terms|.
+  // The bound charges the fp8 conversion against the value, not sum|terms|,
+  // and every element is checked against the value before the conversion.
   RunReport r = Run(c, Write(c, c.assembly, "f8.hsaco"), 1);
   EXPECT_NE(r.text.find("* |ref|"), std::string::npos) << r.text;
+  ASSERT_EQ(r.passes.size(), 1u) << r.text;  // random: exact inputs impossible
+  ASSERT_EQ(r.diffs.size(), 1u);
+  EXPECT_EQ(r.diffs[0].pre_rounding, 256) << r.text;
 }
 
 TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {

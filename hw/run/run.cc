@@ -486,6 +486,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   io.max_wave_ops = opts.max_reference_wave_ops;
   io.budget_hint = opts.budget_hint;
   io.workgroups = opts.workgroups;
+  std::set<std::string> pre_kernel_widened;
+  const Kernel pre_kernel = PreRoundingKernel(k, &pre_kernel_widened);
   RunReport r;
   r.exact_blocker = blocker;
   r.ok = true;
@@ -506,8 +508,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // else after the device; either way its results are used as a sequential
     // run uses them, the device's first.
     PagedInterpArgs ref{inputs.buffers, inputs.scalars};
-    PagedInterpArgs shadow;
-    absl::Status ref_st, shadow_st;
+    PagedInterpArgs shadow, pre;
+    absl::Status ref_st, shadow_st, pre_st;
     // Set when only the reference's verdict is still needed (the device
     // failed): the magnitude shadow is not run.
     std::atomic<bool> skip_shadow{false};
@@ -519,6 +521,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         KernelData mag_in = MagnitudeInputs(k, inputs);
         shadow = PagedInterpArgs{std::move(mag_in.buffers), std::move(mag_in.scalars)};
         shadow_st = Interpret(MagnitudeKernel(k), shadow, o);
+        // The values before each narrow output's last conversion
+        // (PreRoundingKernel): an fp8 code one off shows (review 6 F2).
+        if (shadow_st.ok() && !pre_kernel_widened.empty()) {
+          KernelData pre_in = PreRoundingInputs(k, inputs, pre_kernel_widened);
+          pre = PagedInterpArgs{std::move(pre_in.buffers), std::move(pre_in.scalars)};
+          pre_st = Interpret(pre_kernel, pre, o);
+        }
       }
     };
     std::atomic<bool> cancel{false};
@@ -587,12 +596,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         return absl::Status(st.code(), absl::StrCat("reference interpreter (magnitude shadow): ", st.message()));
       KernelData shadow_data{std::move(shadow.buffers), std::move(shadow.scalars)};
       const std::map<std::string, RoundingBound> bounds = RoundingBounds(k);
-      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, bounds);
+      if (!pre_st.ok())
+        return absl::Status(pre_st.code(),
+                            absl::StrCat("reference interpreter (values before the last conversion): ", pre_st.message()));
+      KernelData pre_data{std::move(pre.buffers), std::move(pre.scalars)};
+      const KernelData* pre_ptr = pre_kernel_widened.empty() ? nullptr : &pre_data;
+      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, bounds, pre_ptr);
       if (cross_run && unordered) {
         // The order of an MFMA's (or gemm's) sums is not specified, so on
         // random inputs two devices may round differently: the second device
         // must then meet the same rounding bound, and bits may differ.
-        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds);
+        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds, pre_ptr);
       }
     } else {
       const char* why = user ? "bit-identical (no mfma or gemm; any NaN matches any NaN)"
