@@ -2,10 +2,13 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
 #include "gtest/gtest.h"
@@ -672,6 +675,154 @@ end
   Tolerance t = ToleranceFor(k, *k.FindArg("o"));
   EXPECT_TRUE(t.bits) << t.why;
   EXPECT_EQ(t.why, "exact for f8e4m3fnuz (a deterministic conversion)");
+}
+
+}  // namespace
+}  // namespace kir
+
+namespace kir {
+namespace {
+
+// Review 6 F2: with RoundingBound::last = u (the last rounding the same
+// conversion on both sides) the bound is (1 + u)(expm1(dev - u) + expm1(ref -
+// u)) / (1 - expm1(ref)) * S + 2u / (1 - u) * |ref| + atol, by hand for
+// f8e5m2fnuz (u = 2^-3) after an f32 chain of 2^-20 per side: an element of
+// S = 32 and ref 4 may differ by about 0.00098 + 1.14, so 5 (one code up,
+// 1 off) passes and 6 (1.5 * 2^2: two codes up) fails, where the bound
+// charged against S (0.29 * 32 = 9.3) passed both.
+TEST(Compare, LastRoundingIsChargedAgainstTheValue) {
+  Kernel k = Parse(R"(kernel v
+workgroup 64 1 1
+grid 1 1 1
+arg q : f8e5m2fnuz[4] strides [1] writeonly
+  %v = zero f32
+end
+)");
+  const uint8_t four = 0x48, five = 0x49, six = 0x4a, thirty_two = 0x54;  // exponent e + 16, 2 mantissa bits
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, &four), 4.0);
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, &five), 5.0);
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, &six), 6.0);
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, &thirty_two), 32.0);
+  KernelData ref = MakeInputs(k, 1), shadow = ref;
+  for (int i = 0; i < 4; ++i) ref.buffers["q"].data()[i] = four, shadow.buffers["q"].data()[i] = thirty_two;
+  const double u = 0.125, r = std::ldexp(1.0, -20) + u;
+  std::map<std::string, RoundingBound> b;
+  b["q"] = RoundingBound{r, r, "", u};
+  KernelData out = ref;
+  out.buffers["q"].data()[1] = five;
+  out.buffers["q"].data()[2] = six;
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b);
+  const double g = (1 + u) * 2 * std::expm1(r - u) / (1 - std::expm1(r));
+  EXPECT_NEAR(d[0].tol.shadow_factor, g, 1e-15);
+  EXPECT_DOUBLE_EQ(d[0].tol.value_factor, 2 * u / (1 - u));
+  EXPECT_EQ(d[0].mismatches, 1) << FormatDiffs(d);
+  EXPECT_EQ(d[0].worst_index, std::vector<int64_t>{2});
+  // Without the split (last = 0) both pass: the bound review 6 F2 found.
+  b["q"].last = 0;
+  d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+}
+
+// Review 6 F8: MagnitudeKernel stores -1 where a store with nothing that may
+// differ behind it writes (C[1]: a cvt of loaded data), a magnitude where the
+// MFMA's result goes (C[0]), and CompareWithinBounds compares the marked
+// elements bit for bit; PreRoundingKernel stores the f32 values before the
+// conversions into an f32 C.
+constexpr char kMix[] = R"(kernel mix
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg X : f32[64, 4] strides [4, 1] readonly
+arg C : f8e5m2fnuz[2, 64, 4] strides [256, 4, 1] writeonly
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %zero = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %zero
+  %h = cvt %d : f8e5m2fnuzx4
+  store C[0, tid.x, 0], %h
+  %x = load X[tid.x, 0] : f32x4
+  %y = cvt %x : f8e5m2fnuzx4
+  store C[1, tid.x, 0], %y
+end
+)";
+
+TEST(Compare, IdenticalStoresAreMarkedAndComparedBitForBit) {
+  Kernel k = Parse(kMix);
+  const std::set<const Op*> same = IdenticalStores(k);
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_EQ((*same.begin())->operands[0].name, "y");
+  Kernel m = MagnitudeKernel(k);
+  int marks = 0;
+  for (const Op& op : m.body)
+    if (op.kind == OpKind::kConst && op.constant == -1) {
+      ++marks;
+      EXPECT_EQ(op.type.elem, ElemType::kF8E5M2FNUZ);
+      EXPECT_EQ(op.type.width, 4);
+    }
+  EXPECT_EQ(marks, 1);
+  EXPECT_EQ(m.body.back().operands[0].name.rfind("kirc_identical_store_", 0), 0u);
+  EXPECT_EQ(m.body[5].operands[0].name, "h");  // the MFMA's store keeps its magnitude
+  // Element [1, 0, 0] marked (-1 = 0xc0), [0, 0, 0] a magnitude of 4:
+  // code 0x49 for a reference 0x48 is one code off in both; only the marked
+  // one fails.
+  KernelData ref = MakeInputs(k, 1), shadow = ref;
+  for (int64_t e : {0, 256}) ref.buffers["C"].data()[e] = 0x48;
+  for (int64_t e = 0; e < 512; ++e) shadow.buffers["C"].data()[e] = 0x48;  // magnitudes of 4
+  shadow.buffers["C"].data()[256] = 0xc0;
+  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, shadow.buffers["C"].data() + 256), -1.0);
+  KernelData out = ref;
+  for (int64_t e : {0, 256}) out.buffers["C"].data()[e] = 0x49;
+  std::map<std::string, RoundingBound> b = RoundingBounds(k);
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b);
+  EXPECT_EQ(d[0].mismatches, 1) << FormatDiffs(d);
+  EXPECT_EQ(d[0].worst_index, (std::vector<int64_t>{1, 0, 0}));
+  EXPECT_EQ(d[0].identical, 1);
+
+  std::set<std::string> widened;
+  Kernel w = PreRoundingKernel(k, &widened);
+  EXPECT_EQ(widened, std::set<std::string>{"C"});
+  EXPECT_EQ(w.FindArg("C")->elem, ElemType::kF32);
+  EXPECT_EQ(w.body[5].operands[0].name, "d");
+  EXPECT_EQ(w.body.back().operands[0].name, "x");
+  // A buffer an op reads is neither widened nor marked.
+  const std::string rd_text = absl::StrReplaceAll(
+      kMix, {{"writeonly", "readwrite"},
+             {"  %x = load X[tid.x, 0] : f32x4",
+              "  %x0 = load C[0, tid.x, 0] : f8e5m2fnuzx4\n  %x = load X[tid.x, 0] : f32x4"}});
+  Kernel rd = Parse(rd_text.c_str());
+  PreRoundingKernel(rd, &widened);
+  EXPECT_TRUE(widened.empty());
+  for (const Op& op : MagnitudeKernel(rd).body) EXPECT_NE(op.constant, -1);
+}
+
+}  // namespace
+}  // namespace kir
+
+namespace kir {
+namespace {
+
+// Review 6 F2: a random f32 scalar near 1 (seed 4 gave alpha = 1.0004) hides
+// a dropped scale multiply behind an fp8 output's rounding: random scalars
+// lie in [0.5, 0.875) or [1.125, 2), both parts drawn.
+TEST(Inputs, RandomScalarsAvoidOne) {
+  Kernel k = Parse(R"(kernel s
+workgroup 64 1 1
+grid 1 1 1
+arg y : f32[4] strides [1] writeonly
+arg alpha : f32
+  %v = zero f32
+end
+)");
+  int low = 0, high = 0;
+  for (uint64_t seed = 1; seed <= 2000; ++seed) {
+    const float a = F32FromBits(MakeInputs(k, seed).scalars.at("alpha"));
+    ASSERT_TRUE((a >= 0.5f && a < 0.875f) || (a >= 1.125f && a < 2.0f)) << "seed " << seed << ": " << a;
+    (a < 1 ? low : high) += 1;
+  }
+  EXPECT_GT(low, 400);   // 0.375 / 1.25 of 2000 = 600 expected
+  EXPECT_GT(high, 1200);  // 0.875 / 1.25 of 2000 = 1400 expected
 }
 
 }  // namespace

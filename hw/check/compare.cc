@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <map>
+#include <memory>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -136,13 +140,43 @@ Tolerance ToleranceFor(const Kernel& k, const Arg& out, int64_t reduction_length
 
 namespace {
 
+// KIR's cvt of f32 `v` to float type t (float_bits.h; the reference
+// interpreter's), as a value.
+double ConvertTo(ElemType t, float v) {
+  uint8_t b[4];
+  if (t == ElemType::kF16) {
+    const uint16_t h = F32ToF16Bits(v);
+    std::memcpy(b, &h, 2);
+  } else if (t == ElemType::kBF16) {
+    const uint16_t h = F32ToBf16Bits(v);
+    std::memcpy(b, &h, 2);
+  } else if (Fp8FormatOf(t) != nullptr) {
+    b[0] = F32ToFp8Bits(t, v);
+  } else {
+    return v;
+  }
+  return ElementValue(t, b);
+}
+// The conversion of the f32 nearest `x` on its low (RoundDown) or high
+// (RoundUp) side: the conversion of any real in [lo, hi] lies between them.
+double RoundDown(ElemType t, double x) {
+  float f = static_cast<float>(x);
+  if (f > x) f = std::nextafter(f, -INFINITY);
+  return ConvertTo(t, f);
+}
+double RoundUp(ElemType t, double x) {
+  float f = static_cast<float>(x);
+  if (f < x) f = std::nextafter(f, INFINITY);
+  return ConvertTo(t, f);
+}
+
 // Compares one written-to buffer under `tol` (`shadow`: the magnitude shadow's
-// bytes of this buffer when tol.shadow_factor > 0).
+// bytes of this buffer in random mode: the bound of Tolerance's shadow kind).
 // Pages neither `o` nor `r` materialised hold the same bytes in both (one
 // filler: copies of one input) and are skipped: their elements count as
 // compared with error 0 and are left out of max|ref|.
 BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r, const PagedBytes* shadow,
-                         Tolerance tol) {
+                         Tolerance tol, const PagedBytes* pre = nullptr) {
   BufferDiff d;
   d.name = a.name;
   d.tol = std::move(tol);
@@ -204,14 +238,43 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
           bad = std::memcmp(ob, rb, eb) != 0 && !(std::isnan(rv) && std::isnan(ov));
         } else if (!finite) {
           bad = err != 0;
-        } else if (d.tol.shadow_factor > 0) {
+        } else if (shadow != nullptr) {
           double sv = INFINITY;
           if (shadow != nullptr) {
             shadow->Read(static_cast<uint64_t>(off), sb, static_cast<uint64_t>(eb));
             sv = ElementValue(a.elem, sb);
           }
-          double bound = std::isfinite(sv) ? d.tol.atol + d.tol.shadow_factor * std::fabs(sv) : INFINITY;
-          bad = err > bound;
+          if (std::signbit(sv) && !std::isnan(sv)) {
+            // MagnitudeKernel's mark: a store with nothing that may differ
+            // behind it wrote this element (review 6 F8): bit for bit.
+            ++d.identical;
+            bad = std::memcmp(ob, rb, eb) != 0;
+          } else if (!std::isfinite(sv)) {
+            bad = false;  // an infinite or NaN shadow bounds nothing
+          } else if (d.tol.value_factor > 0 && std::fabs(rv) < d.tol.value_max) {
+            bad = err > d.tol.atol + d.tol.shadow_factor * sv + d.tol.value_factor * std::fabs(rv);
+          } else {
+            bad = err > d.tol.atol + d.tol.whole_shadow_factor * sv;
+          }
+          if (!bad && pre != nullptr && std::isfinite(sv) && !std::signbit(sv)) {
+            // The reference's f32 value w before the element's last
+            // conversion (PreRoundingKernel): the device's is within G of
+            // it, so its output lies between the conversions of w - G and
+            // w + G (a conversion is monotone): one code off is caught
+            // unless w lies within G of a rounding boundary (review 6 F2).
+            int64_t woff = 0;
+            for (size_t i = 0; i < rank; ++i) woff += idx[i] * a.strides[i];
+            uint8_t wb[4];
+            pre->Read(static_cast<uint64_t>(woff) * 4, wb, 4);
+            float w;
+            std::memcpy(&w, wb, 4);
+            if (std::isfinite(w)) {
+              const double g =
+                  (d.tol.value_factor > 0 ? d.tol.shadow_factor : d.tol.whole_shadow_factor) * sv + d.tol.atol;
+              bad = ov < RoundDown(a.elem, w - g) || ov > RoundUp(a.elem, w + g);
+              d.pre_rounding += 1;
+            }
+          }
         } else {
           bad = err > d.tol.atol + d.tol.rtol * d.max_abs_ref;
         }
@@ -242,12 +305,15 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
 // Every written-to buffer of `k`, each under tol_of(arg).
 template <typename TolFn>
 std::vector<BufferDiff> CompareEach(const Kernel& k, const KernelData& out, const KernelData& ref,
-                                    const KernelData* shadow, TolFn tol_of) {
+                                    const KernelData* shadow, TolFn tol_of, const KernelData* pre = nullptr) {
   std::vector<BufferDiff> diffs;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly) continue;
     const PagedBytes* sh = shadow != nullptr ? &shadow->buffers.at(a.name) : nullptr;
-    diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, tol_of(a)));
+    const PagedBytes* pr = nullptr;
+    if (pre != nullptr)
+      if (auto it = pre->buffers.find(a.name); it != pre->buffers.end()) pr = &it->second;
+    diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, tol_of(a), pr));
   }
   return diffs;
 }
@@ -272,7 +338,8 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
-                                            const std::map<std::string, RoundingBound>& bounds) {
+                                            const std::map<std::string, RoundingBound>& bounds,
+                                            const KernelData* pre_rounding) {
   return CompareEach(k, out, ref, &shadow, [&](const Arg& a) {
     Tolerance t;
     if (a.elem == ElemType::kI32) {
@@ -298,10 +365,42 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
                                                      : -149;
     t.atol = std::ldexp(2.0, emin_sub);
     t.shadow_factor = gref < 1 ? (std::expm1(b.dev) + gref) / (1 - gref) : INFINITY;
+    t.whole_shadow_factor = t.shadow_factor;
+    // The last rounding charged against the value (review 6 F2). Let x be
+    // the exact value, S = sum|terms|, and y_d, y_r the values device and
+    // reference round last (both round them the same way, unit roundoff u =
+    // b.last). The roundings before it give |y_d - x| <= expm1(rho_dev - u) S
+    // and |y_r - x| <= expm1(rho_ref - u) S (the model above), so
+    // |y_d - y_r| <= G := (expm1(rho_dev - u) + expm1(rho_ref - u)) S. Then
+    // out = y_d (1 + e_d) + n_d, ref = y_r (1 + e_r) + n_r, |e| <= u and
+    // |n| <= half the smallest subnormal (one of e, n is 0), and
+    //   |out - ref| <= |y_d - y_r| + u |y_d| + u |y_r| + |n_d| + |n_r|
+    //               <= G (1 + u) + 2u |y_r| + |n_d| + |n_r|      (|y_d| <= |y_r| + G)
+    //               <= G (1 + u) + 2u/(1 - u) |ref| + atol,
+    // as |y_r| <= (|ref| + |n_r|) / (1 - u) and |n_d| + |n_r| (1 + 2u/(1-u))
+    // <= 2 * 2^emin_sub = atol for u <= 1/2. S <= shadow / (1 - gref) as
+    // before. A saturating conversion breaks |e| <= u: an element whose
+    // |ref| is the type's largest finite value keeps the whole bound.
+    const double u = b.last;
+    if (u > 0 && u <= 0.25 && b.unbounded.empty() && std::isfinite(t.shadow_factor) && b.dev >= u && b.ref >= u) {
+      t.shadow_factor = (1 + u) * (std::expm1(b.dev - u) + std::expm1(b.ref - u)) / (1 - gref);
+      t.value_factor = 2 * u / (1 - u);
+      t.value_max = a.elem == ElemType::kF16    ? 65504.0
+                    : a.elem == ElemType::kBF16 ? std::ldexp(255.0, 120)
+                    : f8 != nullptr             ? f8->max
+                                                : static_cast<double>(std::numeric_limits<float>::max());
+    }
     if (!b.unbounded.empty() || !std::isfinite(t.shadow_factor)) {
-      t.shadow_factor = INFINITY;
+      t.shadow_factor = t.whole_shadow_factor = INFINITY;
+      t.value_factor = 0;
       t.why = absl::StrCat("none for ", std::string(ElemTypeName(a.elem)), " (", b.unbounded.empty() ? "too many roundings" : b.unbounded,
                            "): only inf/NaN mismatches fail");
+    } else if (t.value_factor > 0) {
+      t.why = absl::StrFormat(
+          "|out - ref| <= %.3g * sum|terms| + %.3g * |ref| + 2^%d for %s (worst-case rounding; the last "
+          "rounding, to 2^%d, relative to the value)",
+          t.shadow_factor, t.value_factor, emin_sub + 1, std::string(ElemTypeName(a.elem)),
+          static_cast<int>(std::log2(u)));
     } else {
       t.why = absl::StrFormat("|out - ref| <= %.3g * sum|terms| + 2^%d for %s (worst-case rounding)",
                               t.shadow_factor, emin_sub + 1, std::string(ElemTypeName(a.elem)));
@@ -312,21 +411,171 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
                                 "use --inputs=exact where the analysis allows it");
     }
     return t;
-  });
+  }, pre_rounding);
 }
+
+namespace {
+
+// The type of every SSA value of `ops` (scalar arguments are f32 or i32
+// scalars; an add/mul/fma has its first SSA operand's type).
+void ValueTypes(const std::vector<Op>& ops, std::map<std::string, ValueType>& types) {
+  for (const Op& op : ops) {
+    ValueType t = op.type;
+    if (op.kind == OpKind::kAdd || op.kind == OpKind::kMul || op.kind == OpKind::kFma) {
+      bool found = false;
+      for (const Operand& o : op.operands)
+        if (!o.is_arg && types.count(o.name)) {
+          t = types[o.name];
+          found = true;
+          break;
+        }
+      if (!found) continue;
+    }
+    if (op.kind == OpKind::kFor) {
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        if (op.operands[i].is_arg || !types.count(op.operands[i].name)) continue;
+        const ValueType ct = types[op.operands[i].name];
+        if (i < op.iter_args.size()) types[op.iter_args[i]] = ct;
+        if (i < op.results.size()) types[op.results[i]] = ct;
+      }
+      ValueTypes(op.body, types);
+      continue;
+    }
+    if (op.kind == OpKind::kStore || op.kind == OpKind::kYield || op.kind == OpKind::kBarrier ||
+        op.kind == OpKind::kLdsDma || op.kind == OpKind::kGemm)
+      continue;
+    for (const std::string& r : op.results) types[r] = t;
+  }
+}
+
+// Buffers some op of `ops` reads (load, lds_dma, gemm).
+void ReadBuffers(const std::vector<Op>& ops, std::set<std::string>& read) {
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::kLoad || op.kind == OpKind::kLdsDma) read.insert(op.mem);
+    if (op.kind == OpKind::kGemm) read.insert({op.gemm.a, op.gemm.b, op.gemm.c});
+    if (op.kind == OpKind::kFor) ReadBuffers(op.body, read);
+  }
+}
+
+// |constants| in `m` (a copy of `k`'s ops), and the stored value of each
+// store of k in `identical` replaced by -1 when `mark_ok` allows it.
+void Magnitude(const std::vector<Op>& k_ops, std::vector<Op>& m_ops, const std::set<const Op*>& identical,
+               const std::function<bool(const Op&)>& mark_ok, const std::map<std::string, ValueType>& types,
+               int& next) {
+  std::vector<Op> out;
+  out.reserve(m_ops.size());
+  for (size_t i = 0; i < m_ops.size(); ++i) {
+    Op& op = m_ops[i];
+    const Op& orig = k_ops[i];
+    if (op.kind == OpKind::kConst) op.constant = std::fabs(op.constant);
+    if (op.kind == OpKind::kFor) Magnitude(orig.body, op.body, identical, mark_ok, types, next);
+    if (op.kind == OpKind::kStore && identical.count(&orig) && !op.operands.empty() && !op.operands[0].is_arg &&
+        mark_ok(op)) {
+      auto t = types.find(op.operands[0].name);
+      if (t != types.end() && t->second.elem != ElemType::kI32) {
+        Op c;
+        c.kind = OpKind::kConst;
+        c.results = {absl::StrCat("kirc_identical_store_", next++)};
+        c.type = t->second;
+        c.constant = -1;
+        c.loc = op.loc;
+        op.operands[0].name = c.results[0];
+        out.push_back(std::move(c));
+      }
+    }
+    out.push_back(std::move(op));
+  }
+  m_ops = std::move(out);
+}
+
+}  // namespace
 
 Kernel MagnitudeKernel(const Kernel& k) {
   Kernel m = k;
-  std::vector<std::vector<Op>*> todo = {&m.body};
-  while (!todo.empty()) {
-    std::vector<Op>* ops = todo.back();
-    todo.pop_back();
-    for (Op& op : *ops) {
-      if (op.kind == OpKind::kConst) op.constant = std::fabs(op.constant);
-      if (op.kind == OpKind::kFor) todo.push_back(&op.body);
-    }
-  }
+  // Marks only in float buffers no op reads (a load would see the mark).
+  std::set<std::string> read;
+  ReadBuffers(k.body, read);
+  std::map<std::string, ValueType> types;
+  ValueTypes(k.body, types);
+  int next = 0;
+  Magnitude(k.body, m.body, IdenticalStores(k),
+            [&](const Op& st) {
+              const Arg* a = k.FindArg(st.mem);
+              return a != nullptr && a->kind == Arg::Kind::kBuffer && !read.count(st.mem);
+            },
+            types, next);
   return m;
+}
+
+namespace {
+
+void Defs(const std::vector<Op>& ops, std::map<std::string, const Op*>& defs) {
+  for (const Op& op : ops) {
+    for (const std::string& r : op.results) defs[r] = &op;
+    if (op.kind == OpKind::kFor) Defs(op.body, defs);
+  }
+}
+// Calls f on every store of `ops`.
+template <typename F>
+void EachStore(std::vector<Op>& ops, F f) {
+  for (Op& op : ops) {
+    if (op.kind == OpKind::kStore) f(op);
+    if (op.kind == OpKind::kFor) EachStore(op.body, f);
+  }
+}
+
+}  // namespace
+
+Kernel PreRoundingKernel(const Kernel& k, std::set<std::string>* widened) {
+  widened->clear();
+  std::set<std::string> read;
+  ReadBuffers(k.body, read);
+  std::map<std::string, ValueType> types;
+  ValueTypes(k.body, types);
+  std::map<std::string, const Op*> defs;
+  Defs(k.body, defs);
+  Kernel w = k;
+  // The f32 value each store's cvt converts, or "" when it is not one.
+  auto source = [&](const Op& st) -> std::string {
+    const Arg* a = k.FindArg(st.mem);
+    if (a == nullptr || st.operands.empty() || st.operands[0].is_arg) return "";
+    auto d = defs.find(st.operands[0].name);
+    if (d == defs.end() || d->second->kind != OpKind::kCvt || d->second->operands.empty() ||
+        d->second->operands[0].is_arg || d->second->type.elem != a->elem)
+      return "";
+    auto t = types.find(d->second->operands[0].name);
+    if (t == types.end() || t->second.elem != ElemType::kF32 || t->second.width != d->second->type.width) return "";
+    return d->second->operands[0].name;
+  };
+  std::map<std::string, bool> ok;  // per buffer: every store fits
+  EachStore(w.body, [&](Op& st) {
+    const Arg* a = k.FindArg(st.mem);
+    if (a == nullptr) return;
+    const bool fits = !source(st).empty();
+    ok[st.mem] = ok.count(st.mem) ? ok[st.mem] && fits : fits;
+  });
+  for (Arg& a : w.args)
+    if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly && !read.count(a.name) && ok[a.name] &&
+        (a.elem == ElemType::kF16 || a.elem == ElemType::kBF16 || Fp8FormatOf(a.elem) != nullptr)) {
+      widened->insert(a.name);
+      a.elem = ElemType::kF32;
+    }
+  EachStore(w.body, [&](Op& st) {
+    if (widened->count(st.mem)) st.operands[0].name = source(st);
+  });
+  return w;
+}
+
+KernelData PreRoundingInputs(const Kernel& k, const KernelData& d, const std::set<std::string>& widened) {
+  KernelData w = d;
+  static const auto nan_filler = std::make_shared<const PageFiller>([](uint64_t, uint8_t* out, uint64_t n) {
+    const uint32_t q = 0x7fc00000u;
+    for (uint64_t i = 0; i + 4 <= n; i += 4) std::memcpy(out + i, &q, 4);
+  });
+  for (const Arg& a : k.args)
+    if (widened.count(a.name))
+      w.buffers[a.name] = PagedBytes(d.buffers.at(a.name).size() / ElemBytes(a.elem) * 4, nan_filler);
+  return w;
 }
 
 std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {
@@ -356,9 +605,18 @@ std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {
     }
     absl::StrAppend(&s, absl::StrFormat(
         "%s: %d elements, max abs err %.3g, max rel err %s, worst %s[%s] = %.9g (ref %.9g)%s; "
-        "tolerance %s: %s\n",
+        "tolerance %s%s%s: %s\n",
         d.name, d.elements, d.max_abs_err, rel, d.name, absl::StrJoin(d.worst_index, ", "),
-        d.worst_out, d.worst_ref, nonfinite, d.tol.why, verdict));
+        d.worst_out, d.worst_ref, nonfinite, d.tol.why,
+        d.identical == 0 ? ""
+                         : absl::StrCat(", but bit-identical for the ", d.identical,
+                                        " elements stored with no mfma or gemm behind them"),
+        d.pre_rounding == 0
+            ? ""
+            : absl::StrCat(", and between the conversions of the reference's value before the last conversion "
+                           "+- the bound for ",
+                           d.pre_rounding, " elements"),
+        verdict));
   }
   return s;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,21 @@ namespace kir {
 // shadow, with `shadow` the element of the magnitude shadow run (the sum of
 // the absolute values of the terms behind it; an infinite or NaN shadow
 // element bounds nothing).
+//
+// With `value_factor` > 0 (the last rounding of every element is one rounding
+// the same on both sides, RoundingBound::last) the bound is atol +
+// shadow_factor * shadow + value_factor * |ref| for |ref| < value_max and
+// atol + whole_shadow_factor * shadow above (a saturated conversion). In
+// shadow mode an element whose shadow is negative (MagnitudeKernel's mark:
+// stored by a store with nothing that may differ behind it) must match bit
+// for bit.
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
   double shadow_factor = 0;
+  double value_factor = 0;
+  double value_max = 0;
+  double whole_shadow_factor = 0;
   bool bits = false;
   std::string why;  // how it was chosen, printed with the result
 };
@@ -58,6 +70,12 @@ struct BufferDiff {
   int64_t untouched = 0;
   int64_t nonfinite_ref = 0;       // reference elements that are inf or NaN (matched exactly)
   int64_t nonfinite_mismatches = 0;  // mismatches where out or ref is not finite
+  // Shadow mode: elements compared bit for bit because a store with nothing
+  // that may differ behind it wrote them (Tolerance).
+  int64_t identical = 0;
+  // Elements also checked against the reference's value before their last
+  // conversion (CompareWithinBounds' pre_rounding).
+  int64_t pre_rounding = 0;
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
   // element differ; 0 for matching non-finite ones). max_abs_ref: max|ref|
   // over the finite reference elements on the pages out or ref materialised
@@ -100,12 +118,35 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 // exact arithmetic on the values both sides share bit for bit (RoundingBound
 // counts no rounding of such values), so a buffer with rho_dev = rho_ref = 0
 // and i32 buffers: bit identity.
+//
+// `pre_rounding` (may be null): the reference's run of PreRoundingKernel: for
+// an element of a widened buffer whose f32 value w before its last
+// conversion is there (not NaN), the output must also lie between the
+// conversions of w - G and w + G, G the bound of the roundings before that
+// conversion (BufferDiff::pre_rounding counts them).
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
-                                            const std::map<std::string, RoundingBound>& bounds);
+                                            const std::map<std::string, RoundingBound>& bounds,
+                                            const KernelData* pre_rounding = nullptr);
+
+// The reference's values before the last conversion (review 6 F2: an fp8
+// code one off passes any bound on |out - ref|, as a correct device may
+// differ by one code where the value lies near a rounding boundary): `k`
+// with every writable f16/bf16/fp8 buffer that no op reads and whose every
+// store stores a `cvt` of an f32 value of the same width declared f32, those
+// stores storing the f32 value instead. `widened` gets those buffers' names
+// (empty: nothing to run).
+Kernel PreRoundingKernel(const Kernel& k, std::set<std::string>* widened);
+// The inputs of PreRoundingKernel(k) for inputs `d` of k: each widened
+// buffer f32 NaNs (the elements no store writes stay NaN: not checked).
+KernelData PreRoundingInputs(const Kernel& k, const KernelData& d, const std::set<std::string>& widened);
 
 // `k` with every constant replaced by its absolute value: run on
 // MagnitudeInputs it computes the magnitude shadow (CompareWithinBounds).
+// A store with nothing that may differ behind it (IdenticalStores, exact.h)
+// to a float buffer no op of `k` reads stores -1 instead (a magnitude is
+// never negative): CompareWithinBounds compares the elements it wrote bit
+// for bit, whatever else the buffer holds (review 6 F8).
 Kernel MagnitudeKernel(const Kernel& k);
 
 // One line per buffer: "C: 256 elements, max abs err 1.2e-07, max rel err

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,12 +89,26 @@ ExactPlan PlanExactInputs(const Kernel& k);
 // chains, which bounds the largest). `unbounded` is non-empty (and dev/ref
 // infinite) when a loop grows a carried value's rounding count faster than
 // linearly; it says where.
+//
+// `last`: the unit roundoff u of the final rounding of every value stored to
+// the buffer when that is the same deterministic rounding on both sides (a
+// cvt to fp8/f16/bf16, an add/mul/fma) of a value that may differ, and is
+// counted in dev and ref; 0 when the stores end otherwise (an mfma result, a
+// mix). CompareWithinBounds then charges that rounding against the value
+// instead of sum|terms| (review 6 F2).
 struct RoundingBound {
   double dev = 0, ref = 0;
   std::string unbounded;
+  double last = 0;
 };
 // Per writable buffer of `k` (a buffer no op stores to has 0, 0).
 std::map<std::string, RoundingBound> RoundingBounds(const Kernel& k);
+
+// The store ops of `k` (pointers into k.body) to buffers whose stored values
+// have no rounding that may differ behind them (RoundingBound 0, 0): the
+// elements they write must match the reference bit for bit even in a buffer
+// other stores of which come from an mfma (review 6 F8).
+std::set<const Op*> IdenticalStores(const Kernel& k);
 
 // True when `k` has an mfma or gemm op: a sum whose order the hardware does
 // not specify. Such kernels cannot be required to match the reference bit for

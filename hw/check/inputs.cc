@@ -251,8 +251,12 @@ KernelData MakeInputs(const Kernel& k, uint64_t seed) {
   for (const Arg& a : k.args) {
     uint64_t s = Hash(a.name, seed);
     if (a.kind == Arg::Kind::kScalar) {
-      d.scalars[a.name] = a.elem == ElemType::kF32 ? F32Bits(0.5f + 1.5f * Unit(s))
-                                                   : static_cast<uint32_t>(1 + Next(s) % 100);
+      // f32: [0.5, 0.875) or [1.125, 2), never near 1, the identity of a
+      // scale factor (review 6 F2: alpha = 1.0004 hid a dropped alpha
+      // behind fp8 rounding).
+      float x = 0.5f + 1.25f * Unit(s);
+      if (x >= 0.875f) x += 0.25f;
+      d.scalars[a.name] = a.elem == ElemType::kF32 ? F32Bits(x) : static_cast<uint32_t>(1 + Next(s) % 100);
       continue;
     }
     // Element i of a float buffer is value i of the buffer's stream; of an

@@ -36,7 +36,8 @@ struct KernelData {
 // gave), computed when a page is first touched; float elements
 // are uniform in [-1, 1) rounded to the element type (so no two neighbours are
 // equal by construction and operand swaps show), i32 elements in [-1000, 1000];
-// f32 scalars in [0.5, 2), i32 scalars in [1, 100].
+// f32 scalars in [0.5, 0.875) or [1.125, 2) (never near 1, a scale
+// factor's identity), i32 scalars in [1, 100].
 KernelData MakeInputs(const Kernel& k, uint64_t seed);
 
 // Exact-mode inputs from `seed` in the forms plan.formats gives per argument

@@ -280,7 +280,7 @@ namespace {
 
 // The "inputs: ..." line of a pass.
 std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
-                       uint64_t seed) {
+                       uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered) {
   switch (mode) {
     case InputMode::kExact: {
       std::vector<std::string> parts;
@@ -288,9 +288,15 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
         auto it = plan.formats.find(a.name);
         if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe()));
       }
+      std::string one;
+      if (!ones.empty())
+        one = absl::StrCat("; ", absl::StrJoin(ones, ", "), ones.size() == 1 ? " is" : " are",
+                           " 1 (no other value keeps every value exact), so the exact pass cannot see a "
+                           "dropped multiply by ",
+                           ones.size() == 1 ? "it" : "them", ": a random pass follows");
       return absl::StrCat("inputs: exact (seed ", seed, "): ", absl::StrJoin(parts, "; "),
                           "; every product, partial sum and conversion is exact, so the output must equal the "
-                          "reference bit for bit\n");
+                          "reference bit for bit", one, "\n");
     }
     case InputMode::kAdversarial:
       return absl::StrCat("inputs: adversarial (seed ", seed,
@@ -298,9 +304,14 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
                           "the kernel has no mfma, so the output must equal the reference bit for bit (any NaN "
                           "for a NaN)\n");
     default:
-      return absl::StrCat("inputs: random (seed ", seed, ")",
-                          blocker.empty() ? std::string() : absl::StrCat("; exact inputs impossible: ", blocker),
-                          "\n");
+      return absl::StrCat(
+          "inputs: random (seed ", seed, ")",
+          blocker.empty() ? std::string() : absl::StrCat("; exact inputs impossible: ", blocker),
+          after_exact ? absl::StrCat("; after the exact pass, as exact inputs never round a conversion",
+                                     unordered ? " and the mfma/gemm rules out adversarial inputs" : "",
+                                     ones.empty() ? "" : absl::StrCat(" and ", absl::StrJoin(ones, ", "), " = 1 there"))
+                      : "",
+          "\n");
   }
 }
 
@@ -368,6 +379,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
             "; use random inputs (--inputs=random, or --inputs=auto to fall back to them)"));
     }
   }
+  // f32 scalars exact mode can only give the value 1 (ExactFormat::choices).
+  std::vector<std::string> ones;
+  if (plan.exact)
+    for (const Arg& a : k.args)
+      if (auto it = plan.formats.find(a.name);
+          a.kind == Arg::Kind::kScalar && it != plan.formats.end() && it->second.choices == std::vector<double>{1})
+        ones.push_back(a.name);
   if (opts.inputs == InputMode::kAdversarial && unordered)
     return absl::FailedPreconditionError(absl::StrCat(
         "adversarial inputs need a kernel without mfma or gemm ops: kernel '", k.name,
@@ -381,6 +399,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     switch (opts.inputs) {
       case InputMode::kAuto:
         modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
+        // Exact inputs never round a conversion, and a scalar the analysis
+        // could only fix to 1 hides a dropped multiply by it: a random pass
+        // follows when no adversarial pass (bit for bit) can cover them, or
+        // when a scalar is 1 (review 6 F1, F6).
+        if (plan.exact && (unordered || !ones.empty())) modes.push_back(InputMode::kRandom);
         if (!unordered) modes.push_back(InputMode::kAdversarial);
         break;
       default:
@@ -463,6 +486,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   io.max_wave_ops = opts.max_reference_wave_ops;
   io.budget_hint = opts.budget_hint;
   io.workgroups = opts.workgroups;
+  std::set<std::string> pre_kernel_widened;
+  const Kernel pre_kernel = PreRoundingKernel(k, &pre_kernel_widened);
   RunReport r;
   r.exact_blocker = blocker;
   r.ok = true;
@@ -483,8 +508,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // else after the device; either way its results are used as a sequential
     // run uses them, the device's first.
     PagedInterpArgs ref{inputs.buffers, inputs.scalars};
-    PagedInterpArgs shadow;
-    absl::Status ref_st, shadow_st;
+    PagedInterpArgs shadow, pre;
+    absl::Status ref_st, shadow_st, pre_st;
     // Set when only the reference's verdict is still needed (the device
     // failed): the magnitude shadow is not run.
     std::atomic<bool> skip_shadow{false};
@@ -496,6 +521,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         KernelData mag_in = MagnitudeInputs(k, inputs);
         shadow = PagedInterpArgs{std::move(mag_in.buffers), std::move(mag_in.scalars)};
         shadow_st = Interpret(MagnitudeKernel(k), shadow, o);
+        // The values before each narrow output's last conversion
+        // (PreRoundingKernel): an fp8 code one off shows (review 6 F2).
+        if (shadow_st.ok() && !pre_kernel_widened.empty()) {
+          KernelData pre_in = PreRoundingInputs(k, inputs, pre_kernel_widened);
+          pre = PagedInterpArgs{std::move(pre_in.buffers), std::move(pre_in.scalars)};
+          pre_st = Interpret(pre_kernel, pre, o);
+        }
       }
     };
     std::atomic<bool> cancel{false};
@@ -564,12 +596,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         return absl::Status(st.code(), absl::StrCat("reference interpreter (magnitude shadow): ", st.message()));
       KernelData shadow_data{std::move(shadow.buffers), std::move(shadow.scalars)};
       const std::map<std::string, RoundingBound> bounds = RoundingBounds(k);
-      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, bounds);
+      if (!pre_st.ok())
+        return absl::Status(pre_st.code(),
+                            absl::StrCat("reference interpreter (values before the last conversion): ", pre_st.message()));
+      KernelData pre_data{std::move(pre.buffers), std::move(pre.scalars)};
+      const KernelData* pre_ptr = pre_kernel_widened.empty() ? nullptr : &pre_data;
+      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, bounds, pre_ptr);
       if (cross_run && unordered) {
         // The order of an MFMA's (or gemm's) sums is not specified, so on
         // random inputs two devices may round differently: the second device
         // must then meet the same rounding bound, and bits may differ.
-        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds);
+        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds, pre_ptr);
       }
     } else {
       const char* why = user ? "bit-identical (no mfma or gemm; any NaN matches any NaN)"
@@ -621,7 +658,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (!ds.ok()) return ds;
     }
     std::string& t = passes_text;
-    t += user ? UserInputsLine(*uv, mode, opts.seed, unordered) : InputsLine(k, mode, plan, blocker, opts.seed);
+    t += user ? UserInputsLine(*uv, mode, opts.seed, unordered)
+              : InputsLine(k, mode, plan, blocker, opts.seed,
+                           opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{}, pi > 0 && modes[0] == InputMode::kExact, unordered);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {

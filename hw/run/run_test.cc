@@ -933,12 +933,20 @@ TEST_F(RunReportTest, InputModesAndTheirPasses) {
     EXPECT_NE(r->text.find(absl::StrCat("\ninputs: ", InputModeName(m), " (seed 1)")), std::string::npos)
         << r->text;
   }
-  // An MFMA kernel: no adversarial pass, and asking for one is an error.
+  // An MFMA kernel: no adversarial pass, and asking for one is an error; a
+  // random pass follows the exact one (exact inputs never round a
+  // conversion: review 6 F6).
   const Kernel mma = ::kir::testing::TestdataKernel("mma_16x16x16_f16");
   r = Run(mma);
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->passes.size(), 1u);
+  ASSERT_EQ(r->passes.size(), 2u) << r->text;
   EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kRandom);
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("inputs: random (seed 1); after the exact pass, as exact inputs never round a conversion and "
+                         "the mfma/gemm rules out adversarial inputs\n"),
+            std::string::npos)
+      << r->text;
   RunOptions adv;
   adv.inputs = InputMode::kAdversarial;
   r = Run(mma, adv);
@@ -1012,16 +1020,21 @@ end
   EXPECT_NE(r->text.find("scalars: alpha = "), std::string::npos) << r->text;
   // Device: 16 MFMAs of 8 products, each product through up to 8 additions of
   // 2u (faithful rounding), then alpha * acc (u). Reference: 16 roundings to
-  // f32 after 8 double additions each, then alpha * acc.
+  // f32 after 8 double additions each, then alpha * acc. alpha * acc is the
+  // last rounding, the same on both sides: charged against |ref| (2u / (1 -
+  // u)), the rest against sum|terms| with a factor (1 + u) (review 6 F2).
   const double u = std::ldexp(1.0, -24);
   const double dev = 16 * 8 * 2 * u + u, ref = 16 * (u + 8 * std::ldexp(1.0, -53)) + u;
-  const double factor = (std::expm1(dev) + std::expm1(ref)) / (1 - std::expm1(ref));
+  const double whole = (std::expm1(dev) + std::expm1(ref)) / (1 - std::expm1(ref));
+  const double factor = (1 + u) * (std::expm1(dev - u) + std::expm1(ref - u)) / (1 - std::expm1(ref));
   ASSERT_EQ(r->diffs.size(), 1u);
   EXPECT_NEAR(r->diffs[0].tol.shadow_factor, factor, 1e-15);
+  EXPECT_NEAR(r->diffs[0].tol.whole_shadow_factor, whole, 1e-15);
+  EXPECT_EQ(r->diffs[0].tol.value_factor, 2 * u / (1 - u));
   EXPECT_EQ(r->diffs[0].tol.atol, std::ldexp(1.0, -148));
-  EXPECT_NE(r->text.find(absl::StrFormat("tolerance |out - ref| <= %.3g * sum|terms| + 2^-148 for f32 (worst-case "
-                                         "rounding): OK",
-                                         factor)),
+  EXPECT_NE(r->text.find(absl::StrFormat("tolerance |out - ref| <= %.3g * sum|terms| + %.3g * |ref| + 2^-148 for f32 "
+                                         "(worst-case rounding; the last rounding, to 2^-24, relative to the value): OK",
+                                         factor, 2 * u / (1 - u))),
             std::string::npos)
       << r->text;
 }
