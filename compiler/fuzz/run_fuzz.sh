@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with --config=fuzz (clang-22, ASan + UBSan) and
-# runs each for SECONDS seconds on a copy of the seed corpus (compiler/fuzz/corpus).
+# runs each for SECONDS seconds, all at once, on a copy of the seed corpus
+# (compiler/fuzz/corpus).
 #
 #   compiler/fuzz/run_fuzz.sh SECONDS [FUZZER...]     (default: every fuzzer)
 #
@@ -36,27 +37,39 @@ if ! "$bazel" "${startup[@]}" build --config=fuzz "${targets[@]}"; then
 fi
 bin=$("$bazel" "${startup[@]}" info --config=fuzz bazel-bin 2>/dev/null)
 
-status=0
+# The fuzzers run at once, each in the background for SECONDS (on the 2-core
+# CI machine two 30 s fuzzers then take 30 s, not 60 s; each still fuzzes
+# for its full time), and are judged one by one when all have ended.
+count_artifacts() { ls -1 "$out/artifacts/$1-"* 2>/dev/null | wc -l; }
+declare -A pids before
 for f in "${fuzzers[@]}"; do
   corpus="$out/corpus/$f"
   mkdir -p "$corpus"
   cp -n compiler/fuzz/corpus/* "$corpus/" 2>/dev/null
   echo "run_fuzz: $f for ${seconds} s (corpus $corpus)" >&2
-  before=$(ls "$out/artifacts" | wc -l)
+  before[$f]=$(count_artifacts "$f")
   # -timeout: one input taking longer than 10 s is a hang; -rss_limit_mb: a
   # runaway allocation is a failure, not a machine brought down.
   parallel=()
   # With -jobs, libFuzzer runs that many child processes, each logging to
-  # fuzz-N.log in the working directory.
+  # fuzz-N.log in the working directory: one directory per fuzzer
+  # ($KIRC_FUZZ_OUT/run/FUZZER), as they run at once.
   [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
-  (cd "$out" && "$bin/compiler/fuzz/$f" -max_total_time="$seconds" -timeout=10 \
+  mkdir -p "$out/run/$f"
+  (cd "$out/run/$f" && "$bin/compiler/fuzz/$f" -max_total_time="$seconds" -timeout=10 \
       -rss_limit_mb=2048 -max_len=4096 -dict="$repo/compiler/fuzz/kir.dict" \
       -print_final_stats=1 -artifact_prefix="$out/artifacts/$f-" "${parallel[@]}" \
-      "$corpus") > "$out/$f.log" 2>&1
+      "$corpus") > "$out/$f.log" 2>&1 &
+  pids[$f]=$!
+done
+
+status=0
+for f in "${fuzzers[@]}"; do
+  wait "${pids[$f]}"
   rc=$?
-  after=$(ls "$out/artifacts" | wc -l)
+  after=$(count_artifacts "$f")
   grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)" "$out/$f.log" >&2
-  if [ $rc -ne 0 ] || [ "$after" -ne "$before" ]; then
+  if [ $rc -ne 0 ] || [ "$after" -ne "${before[$f]}" ]; then
     echo "run_fuzz: $f FAILED (exit $rc); log $out/$f.log; reproducers:" >&2
     ls -1 "$out/artifacts/$f-"* >&2 2>/dev/null
     grep -E "ERROR: |SUMMARY: |runtime error" "$out/$f.log" | head -5 >&2
