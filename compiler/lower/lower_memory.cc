@@ -939,18 +939,24 @@ absl::Status LowerCtx::HoistAccessInvariants(const Op& op, const std::vector<Op>
   // The offsets beyond the instruction's offset field, as EmitAccess adds
   // them (unguarded accesses: one chunk group, element 0 first).
   if (op.kind == OpKind::kLdsDma && !a->chunks.empty()) {
-    // M0's wave part (readfirstlane of its tid terms) is loop-invariant, and
-    // so is all of M0 when no term of it depends on the loop (a K loop's
-    // stage is a constant in each unrolled half); the global side's rest
-    // (LowerLdsDma's ChunkAddressAt).
+    // M0's wave part (readfirstlane of its tid terms) is loop-invariant
+    // unless one of those terms also reads the loop's variable (e.g.
+    // `(tid.x floordiv 64 + %k) mod 2`: one atom, not separable; fresh-user
+    // review 7 F2: hoisting it wrote every trip's data to the first trip's
+    // slot), and all of M0 is when no term of it depends on the loop (a K
+    // loop's stage is a constant in each unrolled half); the global side's
+    // rest (LowerLdsDma's ChunkAddressAt).
     const int64_t cst = a->base.constant + -vpart.constant - upart.constant;
     absl::StatusOr<AffineForm> lf = LdsDmaForm(op);
     if (!lf.ok()) return lf.status();
     const int64_t inst = LdsDmaInstOffset(lf->constant, lds_offset_.at(op.lds), cst, lf->Range().lo);
-    bool invariant = true;
+    bool invariant = true, wave_invariant = true;
     for (const AffineTerm& t : lf->terms) invariant = invariant && !DependsOnLoop(*t.atom);
-    absl::StatusOr<IVal> m0 = LdsDmaBase(op, inst, /*wave_part_only=*/!invariant);
-    if (!m0.ok()) return m0.status();
+    for (const AffineTerm& t : Part(*lf, false).terms) wave_invariant = wave_invariant && !DependsOnLoop(*t.atom);
+    if (wave_invariant) {
+      absl::StatusOr<IVal> m0 = LdsDmaBase(op, inst, /*wave_part_only=*/!invariant);
+      if (!m0.ok()) return m0.status();
+    }
     if (cst != inst) forms.push_back(AffineAdd(vpart.terms.empty() ? upart : vpart, AffineConst(cst - inst)));
   } else if (!op.guarded && !a->chunks.empty()) {
     const int64_t cst = a->base.constant + -vpart.constant - upart.constant;
