@@ -189,7 +189,18 @@ end
                                                         {"@BASE@", "tid.y floordiv 2 * 512"}});
   const std::string j7 = absl::StrReplaceAll(per_wave, {{"@WG@", "32 2 1"}, {"@GX@", "1"}, {"@N@", "64"}, {"@T@", "64"},
                                                         {"@LIN@", "tid.x + tid.y * 32"}, {"@BASE@", "0"}});
-  for (const std::string& text : {lp4, lp5, h09, j2, j7}) {
+  // Bases whose wave term and loop variable do not separate (one atom):
+  // M0 must be recomputed each trip (fresh-user review 7 F2: it was hoisted,
+  // so every trip wrote the first trip's slot). After the loop each wave
+  // reads the slot it wrote on the last trip (%k = 3): the hoisted M0 gives
+  // it the other wave's data.
+  const std::string mod2 = absl::StrReplaceAll(
+      loop, {{"@BASE@", "(tid.x floordiv 64 + %k) mod 2 * 512"}, {"@BARRIER@", "    barrier\n"},
+             {"@READ@", "(tid.x floordiv 64 + 3) mod 2 * 512"}});
+  const std::string product = absl::StrReplaceAll(
+      loop, {{"@BASE@", "(tid.x floordiv 64 + 1) * (%k + 1) * 512"}, {"@BARRIER@", "    barrier\n"},
+             {"@READ@", "(tid.x floordiv 64 + 1) * 4 * 512"}});
+  for (const std::string& text : {lp4, lp5, h09, j2, j7, mod2, product}) {
     absl::StatusOr<Kernel> k = ParseKernel(text, "dma.kir");
     ASSERT_TRUE(k.ok()) << k.status() << "\n" << text;
     SCOPED_TRACE(text);
