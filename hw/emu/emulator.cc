@@ -321,8 +321,14 @@ absl::StatusOr<EmuStats> RunKernel(const LoadedKernel& lk, LaunchArgs& args, con
   if (packed->size() > segment)
     return absl::InvalidArgumentError(absl::StrCat(who, "an argument lies beyond the ", segment,
                                                    "-byte kernarg segment (it ends at byte ", packed->size(), ")"));
+  // Readable up to the segment's next 16-byte boundary: LLVM takes the
+  // kernarg segment pointer as 16-byte aligned (AMDGPULowerKernelArguments.cpp
+  // KernArgBaseAlign(16)) and may widen loads within that alignment, e.g. a
+  // 28-byte segment's last three dwords read with one s_load_dwordx4 at 0x10
+  // (clang-22, fresh-user review 7 F9); such a load cannot leave the 16-byte
+  // granule on a device either. The padding reads as 0.
   std::vector<uint8_t> kernarg = *std::move(packed);
-  kernarg.resize(segment, 0);
+  kernarg.resize((segment + 15) / 16 * 16, 0);
   mem.AddRegion("the kernarg segment", kKernargAddr, kernarg.data(), kernarg.size());
   // hsa_kernel_dispatch_packet_t, for kernels that enable the dispatch pointer.
   auto pk = [&](size_t off, auto v) { std::memcpy(packet.data() + off, &v, sizeof(v)); };

@@ -2,6 +2,7 @@
 // s_waitcnt / s_barrier / s_nop line deleted, or small hand-written assembly)
 // and the specific error it must produce.
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -327,6 +328,37 @@ TEST(StrictTest, AccvgprReadTooEarlyGfx908) {
   EXPECT_THAT(Msg(RunText(s, "gfx908", MmaArgs())),
               AllOf(HasSubstr("`" + read + "` issues 8 wait states after"),
                     HasSubstr("MFMA (8 passes) writes " + FirstOperand(mfma) + " read by v_accvgpr_read: 10 wait states (gfx908)")));
+}
+
+// LLVM widens kernarg loads within the segment pointer's 16-byte alignment:
+// a 28-byte segment (two pointers, three dwords) has its dwords 4..6 read
+// by one s_load_dwordx4 at 0x10 (clang-22 -O3, fresh-user review 7 F9).
+// Reading to the 16-byte boundary is allowed; past it is refused.
+TEST(StrictTest, KernargLoadsWidenToTheSegmentsSixteenByteBoundary) {
+  HandKernel k;
+  k.args = {"A:global_buffer", "B:global_buffer", "n:by_value:4", "s:by_value:4", "t:by_value:4"};
+  k.body = R"(
+  s_load_dwordx2 s[8:9], s[0:1], 0x0
+  s_load_dwordx4 s[4:7], s[0:1], OFF
+  v_lshlrev_b32 v2, 2, v0
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32 v1, s6
+  global_store_dword v2, v1, s[8:9]
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  const std::vector<uint8_t> t = ToBytes(std::vector<uint32_t>{0x1234567u});
+  std::vector<uint8_t> a = ToBytes(std::vector<float>(64, 0.0f));
+  k.body = absl::StrReplaceAll(k.body, {{"OFF", "0x10"}});
+  LaunchArgs la;
+  la.args = {a, a, ToBytes(std::vector<uint32_t>{7}), ToBytes(std::vector<uint32_t>{9}), t};
+  const std::vector<std::vector<uint8_t>> inputs = la.args;
+  absl::StatusOr<EmuStats> r = RunAssembly(k.Text(), "gfx942", la);
+  ASSERT_TRUE(r.ok()) << r.status();
+  uint32_t first = 0;
+  std::memcpy(&first, la.args[0].data(), 4);
+  EXPECT_EQ(first, 0x1234567u);  // s6 = the dword at 0x18: t
+  k.body = absl::StrReplaceAll(k.body, {{"s[4:7], s[0:1], 0x10", "s[4:7], s[0:1], 0x20"}});
+  EXPECT_THAT(Msg(RunText(k.Text(), "gfx942", inputs)), HasSubstr("s_load_dwordx4 s[4:7], s[0:1], 0x20"));
 }
 
 TEST(StrictTest, ValuSgprWriteThenVmemRead) {
