@@ -1228,6 +1228,8 @@ absl::Status Interp::RunLoad(const Op& op) {
   const std::vector<FlatIndex> flat = FlattenIndex(op);
   const uint64_t per_thread = access_ops_.size();
   std::vector<int64_t> idx;
+  // InterpOptions::loaded_after_store: nothing to record, or recorded.
+  bool flagged = opts_.loaded_after_store == nullptr || opts_.loaded_after_store->count(op.mem) > 0;
   for (int64_t t = 0; t < nthreads_; ++t) {
     SetThread(t);
     s = EvalFlatIndex(op, flat, t, &idx);
@@ -1258,6 +1260,15 @@ absl::Status Interp::RunLoad(const Op& op) {
                                   "undefined when a workgroup starts (hardware reads garbage); "
                                   "store every LDS element before loading it"),
                      absl::StatusCode::kFailedPrecondition);
+      }
+      if (at_off.has_value() && m->races != nullptr && !flagged) {
+        // A store recorded without a loader beside it (RaceSlots): this
+        // thread's own earlier store (another's races below).
+        const ElementRaces& r = m->races[*at_off / eb];
+        if (r.store != 0 && !(r.store & ElementRaces::kSeveral) && !(r.load & ElementRaces::kSeveral)) {
+          opts_.loaded_after_store->insert(op.mem);
+          flagged = true;
+        }
       }
       if (at_off.has_value() && m->races != nullptr &&
           RecordAccess(m->races[*at_off / eb], lo + ordinal, false, mine)) {

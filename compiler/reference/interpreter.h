@@ -115,6 +115,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,12 @@ struct InterpOptions {
   // The workgroups to run (`kirc run --workgroups`); default the whole grid.
   // A box not inside the grid is InvalidArgument.
   WorkgroupRange workgroups;
+  // Non-null: gets the names of the buffers of which some load (or lds_dma)
+  // read an element a store of this run had written before (the same
+  // thread's: another's is a race). `kirc run` checks each store of a buffer
+  // no load reads back so against the reference's own value for it
+  // (hw/check/compare.h StoreRecordKernel).
+  std::set<std::string>* loaded_after_store = nullptr;
 };
 
 // Host bytes of bookkeeping Interpret keeps per buffer element it touches,

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <limits>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -1777,6 +1778,53 @@ end
 TEST(Interpreter, LdsLimitIsTheLargestTargets) {
   EXPECT_EQ(InterpMaxLdsBytes(), 163840);
   for (const TargetInfo* t : AllTargets()) EXPECT_LE(t->lds_bytes, InterpMaxLdsBytes()) << t->name;
+}
+
+}  // namespace
+}  // namespace kir
+
+namespace kir {
+namespace {
+
+// InterpOptions::loaded_after_store (review 7 F4, F11): a buffer whose
+// elements are each loaded before their thread stores them (y = 2 * y, a
+// read-modify-write, and a load of another buffer's elements) is not named;
+// one a thread loads again after storing it is, once a single element is
+// (z, stored only, is never named).
+TEST(Interpreter, LoadedAfterStoreNamesBuffersReadBack) {
+  const std::string rmw = R"(kernel rmw
+workgroup 64 1 1
+grid 2 1 1
+arg x : f32[128] strides [1] readonly
+arg y : f32[128] strides [1] readwrite
+arg z : f32[128] strides [1] readwrite
+  %v = load y[wg.x * 64 + tid.x] : f32
+  %w = mul %v, %v
+  store y[wg.x * 64 + tid.x], %w
+  %u = load x[wg.x * 64 + tid.x] : f32
+  store z[wg.x * 64 + tid.x], %u
+end
+)";
+  // The same, and thread 63 of workgroup 1 alone reads back its own y[127].
+  const std::string back = absl::StrReplaceAll(
+      rmw, {{"  store z[wg.x * 64 + tid.x], %u\n",
+             "  store z[wg.x * 64 + tid.x], %u\n"
+             "  %b = load guarded y[wg.x * 64 + tid.x + 128 * (1 - tid.x floordiv 63 * wg.x)] : f32\n"}});
+  for (const auto& [text, expect] : {std::pair<std::string, std::set<std::string>>{rmw, {}},
+                                     std::pair<std::string, std::set<std::string>>{back, {"y"}}}) {
+    Kernel k = MustParse(text);
+    InterpArgs a;
+    a.buffers["x"] = Bytes(std::vector<float>(128, 1.0f));
+    a.buffers["y"] = Bytes(std::vector<float>(128, 3.0f));
+    a.buffers["z"] = Bytes(std::vector<float>(128, 0.0f));
+    std::set<std::string> loaded;
+    InterpOptions o;
+    o.loaded_after_store = &loaded;
+    absl::Status st = Interpret(k, a, o);
+    EXPECT_EQ(loaded, expect) << text;
+    EXPECT_TRUE(st.ok()) << st;
+    EXPECT_EQ(From<float>(a.buffers["y"])[5], 9.0f);
+  }
 }
 
 }  // namespace

@@ -723,11 +723,11 @@ end
   EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
 }
 
-// Review 6 F8: MagnitudeKernel stores -1 where a store with nothing that may
-// differ behind it writes (C[1]: a cvt of loaded data), a magnitude where the
-// MFMA's result goes (C[0]), and CompareWithinBounds compares the marked
-// elements bit for bit; PreRoundingKernel stores the f32 values before the
-// conversions into an f32 C.
+// Review 6 F8: StoreRecordKernel records kIdentical where a store with
+// nothing that may differ behind it writes (C[1]: a cvt of loaded data) and
+// kPreRounding with the f32 value before the conversion where the MFMA's
+// result goes (C[0]); CompareWithinBounds compares the kIdentical elements
+// bit for bit.
 constexpr char kMix[] = R"(kernel mix
 target gfx942
 workgroup 64 1 1
@@ -748,30 +748,44 @@ arg C : f8e5m2fnuz[2, 64, 4] strides [256, 4, 1] writeonly
 end
 )";
 
-TEST(Compare, IdenticalStoresAreMarkedAndComparedBitForBit) {
+TEST(Compare, IdenticalStoresAreRecordedAndComparedBitForBit) {
   Kernel k = Parse(kMix);
   const std::set<const Op*> same = IdenticalStores(k);
   ASSERT_EQ(same.size(), 1u);
   EXPECT_EQ((*same.begin())->operands[0].name, "y");
-  Kernel m = MagnitudeKernel(k);
-  int marks = 0;
-  for (const Op& op : m.body)
-    if (op.kind == OpKind::kConst && op.constant == -1) {
-      ++marks;
-      EXPECT_EQ(op.type.elem, ElemType::kF8E5M2FNUZ);
-      EXPECT_EQ(op.type.width, 4);
-    }
-  EXPECT_EQ(marks, 1);
-  EXPECT_EQ(m.body.back().operands[0].name.rfind("kirc_identical_store_", 0), 0u);
-  EXPECT_EQ(m.body[5].operands[0].name, "h");  // the MFMA's store keeps its magnitude
-  // Element [1, 0, 0] marked (-1 = 0xc0), [0, 0, 0] a magnitude of 4:
-  // code 0x49 for a reference 0x48 is one code off in both; only the marked
-  // one fails.
-  KernelData ref = MakeInputs(k, 1), shadow = ref;
+  std::set<std::string> recorded;
+  Kernel r = StoreRecordKernel(k, &recorded);
+  EXPECT_EQ(recorded, std::set<std::string>{"C"});
+  const Arg* kind = r.FindArg("C#kind");
+  const Arg* w = r.FindArg("C#w");
+  ASSERT_NE(kind, nullptr);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(kind->elem, ElemType::kI32);
+  EXPECT_EQ(w->elem, ElemType::kF32);
+  EXPECT_EQ(kind->shape, k.FindArg("C")->shape);
+  EXPECT_EQ(w->strides, k.FindArg("C")->strides);
+  // After `store C[0, ...], %h`: const 2 (kPreRounding), its store, and the
+  // store of %d (the f32 value %h converts); after `store C[1, ...], %y`:
+  // const 1 (kIdentical) and its store.
+  ASSERT_EQ(r.body.size(), k.body.size() + 5);
+  EXPECT_EQ(r.body[6].kind, OpKind::kConst);
+  EXPECT_EQ(r.body[6].constant, 2);
+  EXPECT_EQ(r.body[6].type.elem, ElemType::kI32);
+  EXPECT_EQ(r.body[6].type.width, 4);
+  EXPECT_EQ(r.body[7].mem, "C#kind");
+  EXPECT_EQ(r.body[8].mem, "C#w");
+  EXPECT_EQ(r.body[8].operands[0].name, "d");
+  EXPECT_EQ(r.body[r.body.size() - 2].constant, 1);
+  EXPECT_EQ(r.body.back().mem, "C#kind");
+  // Element [1, 0, 0] recorded kIdentical, [0, 0, 0] kPreRounding with no
+  // usable w (NaN) and a magnitude of 4: code 0x49 for a reference 0x48 is
+  // one code off in both; only the identical one fails.
+  KernelData ref = StoreRecordInputs(r, MakeInputs(k, 1)), shadow = ref;
   for (int64_t e : {0, 256}) ref.buffers["C"].data()[e] = 0x48;
   for (int64_t e = 0; e < 512; ++e) shadow.buffers["C"].data()[e] = 0x48;  // magnitudes of 4
-  shadow.buffers["C"].data()[256] = 0xc0;
-  ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, shadow.buffers["C"].data() + 256), -1.0);
+  const int32_t identical = 1, pre = 2;
+  std::memcpy(ref.buffers["C#kind"].data() + 256 * 4, &identical, 4);
+  std::memcpy(ref.buffers["C#kind"].data(), &pre, 4);
   KernelData out = ref;
   for (int64_t e : {0, 256}) out.buffers["C"].data()[e] = 0x49;
   std::map<std::string, RoundingBound> b = RoundingBounds(k);
@@ -779,22 +793,78 @@ TEST(Compare, IdenticalStoresAreMarkedAndComparedBitForBit) {
   EXPECT_EQ(d[0].mismatches, 1) << FormatDiffs(d);
   EXPECT_EQ(d[0].worst_index, (std::vector<int64_t>{1, 0, 0}));
   EXPECT_EQ(d[0].identical, 1);
+  EXPECT_EQ(d[0].pre_rounding, 0);  // w NaN: not checked
+  // A buffer loaded after a store: the records are not used.
+  const std::set<std::string> loaded{"C"};
+  d = CompareWithinBounds(k, out, ref, shadow, b, &loaded);
+  EXPECT_EQ(d[0].identical, 0);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+}
 
-  std::set<std::string> widened;
-  Kernel w = PreRoundingKernel(k, &widened);
-  EXPECT_EQ(widened, std::set<std::string>{"C"});
-  EXPECT_EQ(w.FindArg("C")->elem, ElemType::kF32);
-  EXPECT_EQ(w.body[5].operands[0].name, "d");
-  EXPECT_EQ(w.body.back().operands[0].name, "x");
-  // A buffer an op reads is neither widened nor marked.
-  const std::string rd_text = absl::StrReplaceAll(
-      kMix, {{"writeonly", "readwrite"},
-             {"  %x = load X[tid.x, 0] : f32x4",
-              "  %x0 = load C[0, tid.x, 0] : f8e5m2fnuzx4\n  %x = load X[tid.x, 0] : f32x4"}});
-  Kernel rd = Parse(rd_text.c_str());
-  PreRoundingKernel(rd, &widened);
-  EXPECT_TRUE(widened.empty());
-  for (const Op& op : MagnitudeKernel(rd).body) EXPECT_NE(op.constant, -1);
+// Review 7 F4, F11: a read-modify-write buffer (q = cvt(mfma + old q), each
+// element loaded once, before its own store, by the thread that stores it)
+// keeps the per-store checks; one whose run loaded an element back after
+// storing it (in loaded_after_store: interpreter_test's
+// LoadedAfterStoreNamesBuffersReadBack) keeps the whole-buffer bound.
+constexpr char kReadModifyWrite[] = R"(kernel rmw
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg q : f8e5m2fnuz[16, 16] strides [16, 1] readwrite
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %zero = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %zero
+  %o = load q[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f8e5m2fnuzx4
+  %of = cvt %o : f32x4
+  %s = add %d, %of
+  %h = cvt %s : f8e5m2fnuzx4
+  store q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+end
+)";
+
+TEST(Compare, ReadModifyWriteStoresAreCheckedAgainstTheirValueBeforeTheConversion) {
+  Kernel k = Parse(kReadModifyWrite);
+  // By hand (f8e5m2fnuz: 2 stored significand bits, u = 2^-3; codes 0x48 =
+  // 4, 0x49 = 5, 0x54 = 32): rounding sums r = 2^-20 + u with the last
+  // rounding u split off (as in LastRoundingIsChargedAgainstTheValue), so
+  // G = (1 + u) * 2 * expm1(2^-20) / (1 - expm1(r)) * 32 + 2^-16 < 1e-4.
+  // ref 4 everywhere, shadow 32, every element stored by a kPreRounding
+  // store. Element 1: w = 4.2, out 5: within the value bound (|5 - 4| <=
+  // 0.286 * 4), but 4.2 +- G converts to 4 only: FAIL. Element 2: w = 4.5
+  // (the tie between 4 and 5, to even: 4): 4.5 + G converts to 5, so out 5
+  // passes. Element 3: w = 4.49, out 4: passes.
+  std::set<std::string> recorded;
+  Kernel r = StoreRecordKernel(k, &recorded);
+  KernelData ref = StoreRecordInputs(r, MakeInputs(k, 1)), shadow = ref;
+  const float ws[4] = {4.0f, 4.2f, 4.5f, 4.49f};
+  const int32_t pre = 2;
+  for (int64_t e = 0; e < 256; ++e) {
+    ref.buffers["q"].data()[e] = 0x48;
+    shadow.buffers["q"].data()[e] = 0x54;
+    std::memcpy(ref.buffers["q#kind"].data() + e * 4, &pre, 4);
+    std::memcpy(ref.buffers["q#w"].data() + e * 4, &ws[e < 4 ? e : 0], 4);
+  }
+  KernelData out = ref;
+  out.buffers["q"].data()[1] = out.buffers["q"].data()[2] = 0x49;
+  const double u = 0.125, rho = std::ldexp(1.0, -20) + u;
+  std::map<std::string, RoundingBound> b;
+  b["q"] = RoundingBound{rho, rho, "", u};
+  const std::set<std::string> none;
+  std::vector<BufferDiff> d = CompareWithinBounds(k, out, ref, shadow, b, &none);
+  EXPECT_EQ(d[0].mismatches, 1) << FormatDiffs(d);
+  EXPECT_EQ(d[0].worst_index, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(d[0].pre_rounding, 256);
+  // Loaded after a store: the whole-buffer bound alone, which both pass.
+  const std::set<std::string> loaded{"q"};
+  d = CompareWithinBounds(k, out, ref, shadow, b, &loaded);
+  EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
+  EXPECT_EQ(d[0].pre_rounding, 0);
+  EXPECT_NE(d[0].tol.why.find("(for every element: a load of q read an element a store of this launch had written)"),
+            std::string::npos)
+      << d[0].tol.why;
 }
 
 }  // namespace

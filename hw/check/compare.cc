@@ -175,8 +175,10 @@ double RoundUp(ElemType t, double x) {
 // Pages neither `o` nor `r` materialised hold the same bytes in both (one
 // filler: copies of one input) and are skipped: their elements count as
 // compared with error 0 and are left out of max|ref|.
+// `kinds`, `pre`: the reference's per-store records of this buffer
+// (StoreRecordKernel: i32 StoreKind and f32 w per element; null: none).
 BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r, const PagedBytes* shadow,
-                         Tolerance tol, const PagedBytes* pre = nullptr) {
+                         Tolerance tol, const PagedBytes* kinds = nullptr, const PagedBytes* pre = nullptr) {
   BufferDiff d;
   d.name = a.name;
   d.tol = std::move(tol);
@@ -244,9 +246,15 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
             shadow->Read(static_cast<uint64_t>(off), sb, static_cast<uint64_t>(eb));
             sv = ElementValue(a.elem, sb);
           }
-          if (std::signbit(sv) && !std::isnan(sv)) {
-            // MagnitudeKernel's mark: a store with nothing that may differ
-            // behind it wrote this element (review 6 F8): bit for bit.
+          // The kind of the store that wrote this element last, in the
+          // reference's run (StoreRecordKernel).
+          int64_t woff = 0;
+          for (size_t i = 0; i < rank; ++i) woff += idx[i] * a.strides[i];
+          int32_t kind = static_cast<int32_t>(StoreKind::kBounded);
+          if (kinds != nullptr) kinds->Read(static_cast<uint64_t>(woff) * 4, reinterpret_cast<uint8_t*>(&kind), 4);
+          if (kind == static_cast<int32_t>(StoreKind::kIdentical)) {
+            // A store with nothing that may differ behind it wrote this
+            // element (review 6 F8): bit for bit.
             ++d.identical;
             bad = std::memcmp(ob, rb, eb) != 0;
           } else if (!std::isfinite(sv)) {
@@ -256,14 +264,12 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
           } else {
             bad = err > d.tol.atol + d.tol.whole_shadow_factor * sv;
           }
-          if (!bad && pre != nullptr && std::isfinite(sv) && !std::signbit(sv)) {
+          if (!bad && pre != nullptr && std::isfinite(sv) && kind == static_cast<int32_t>(StoreKind::kPreRounding)) {
             // The reference's f32 value w before the element's last
-            // conversion (PreRoundingKernel): the device's is within G of
+            // conversion (StoreRecordKernel): the device's is within G of
             // it, so its output lies between the conversions of w - G and
             // w + G (a conversion is monotone): one code off is caught
             // unless w lies within G of a rounding boundary (review 6 F2).
-            int64_t woff = 0;
-            for (size_t i = 0; i < rank; ++i) woff += idx[i] * a.strides[i];
             uint8_t wb[4];
             pre->Read(static_cast<uint64_t>(woff) * 4, wb, 4);
             float w;
@@ -303,17 +309,34 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
 }
 
 // Every written-to buffer of `k`, each under tol_of(arg).
+// `records`: use ref's per-store records (StoreRecordKernel) of the
+// buffers not in `loaded_after_store` (null: of every buffer that has them).
 template <typename TolFn>
 std::vector<BufferDiff> CompareEach(const Kernel& k, const KernelData& out, const KernelData& ref,
-                                    const KernelData* shadow, TolFn tol_of, const KernelData* pre = nullptr) {
+                                    const KernelData* shadow, TolFn tol_of, bool records = false,
+                                    const std::set<std::string>* loaded_after_store = nullptr) {
   std::vector<BufferDiff> diffs;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly) continue;
     const PagedBytes* sh = shadow != nullptr ? &shadow->buffers.at(a.name) : nullptr;
-    const PagedBytes* pr = nullptr;
-    if (pre != nullptr)
-      if (auto it = pre->buffers.find(a.name); it != pre->buffers.end()) pr = &it->second;
-    diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, tol_of(a), pr));
+    const PagedBytes *kinds = nullptr, *pre = nullptr;
+    Tolerance tol = tol_of(a);
+    if (records)
+      if (auto it = ref.buffers.find(StoreKindBuffer(a.name)); it != ref.buffers.end()) {
+        if (loaded_after_store != nullptr && loaded_after_store->count(a.name)) {
+          // A load read an element a store of this launch wrote: the
+          // device's own (possibly different) value of it may be behind a
+          // later store, so the reference's per-store values do not bind
+          // the device: the whole-buffer bound (review 7 F4).
+          if (!tol.bits)
+            absl::StrAppend(&tol.why, " (for every element: a load of ", a.name,
+                            " read an element a store of this launch had written)");
+        } else {
+          kinds = &it->second;
+          if (auto w = ref.buffers.find(StoreValueBuffer(a.name)); w != ref.buffers.end()) pre = &w->second;
+        }
+      }
+    diffs.push_back(CompareBuffer(a, out.buffers.at(a.name), ref.buffers.at(a.name), sh, std::move(tol), kinds, pre));
   }
   return diffs;
 }
@@ -339,7 +362,7 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
                                             const std::map<std::string, RoundingBound>& bounds,
-                                            const KernelData* pre_rounding) {
+                                            const std::set<std::string>* loaded_after_store) {
   return CompareEach(k, out, ref, &shadow, [&](const Arg& a) {
     Tolerance t;
     if (a.elem == ElemType::kI32) {
@@ -411,7 +434,7 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
                                 "use --inputs=exact where the analysis allows it");
     }
     return t;
-  }, pre_rounding);
+  }, /*records=*/true, loaded_after_store);
 }
 
 namespace {
@@ -457,57 +480,13 @@ void ReadBuffers(const std::vector<Op>& ops, std::set<std::string>& read) {
   }
 }
 
-// |constants| in `m` (a copy of `k`'s ops), and the stored value of each
-// store of k in `identical` replaced by -1 when `mark_ok` allows it.
-void Magnitude(const std::vector<Op>& k_ops, std::vector<Op>& m_ops, const std::set<const Op*>& identical,
-               const std::function<bool(const Op&)>& mark_ok, const std::map<std::string, ValueType>& types,
-               int& next) {
-  std::vector<Op> out;
-  out.reserve(m_ops.size());
-  for (size_t i = 0; i < m_ops.size(); ++i) {
-    Op& op = m_ops[i];
-    const Op& orig = k_ops[i];
+// |constants| in `ops` (loop bodies too).
+void Magnitude(std::vector<Op>& ops) {
+  for (Op& op : ops) {
     if (op.kind == OpKind::kConst) op.constant = std::fabs(op.constant);
-    if (op.kind == OpKind::kFor) Magnitude(orig.body, op.body, identical, mark_ok, types, next);
-    if (op.kind == OpKind::kStore && identical.count(&orig) && !op.operands.empty() && !op.operands[0].is_arg &&
-        mark_ok(op)) {
-      auto t = types.find(op.operands[0].name);
-      if (t != types.end() && t->second.elem != ElemType::kI32) {
-        Op c;
-        c.kind = OpKind::kConst;
-        c.results = {absl::StrCat("kirc_identical_store_", next++)};
-        c.type = t->second;
-        c.constant = -1;
-        c.loc = op.loc;
-        op.operands[0].name = c.results[0];
-        out.push_back(std::move(c));
-      }
-    }
-    out.push_back(std::move(op));
+    if (op.kind == OpKind::kFor) Magnitude(op.body);
   }
-  m_ops = std::move(out);
 }
-
-}  // namespace
-
-Kernel MagnitudeKernel(const Kernel& k) {
-  Kernel m = k;
-  // Marks only in float buffers no op reads (a load would see the mark).
-  std::set<std::string> read;
-  ReadBuffers(k.body, read);
-  std::map<std::string, ValueType> types;
-  ValueTypes(k.body, types);
-  int next = 0;
-  Magnitude(k.body, m.body, IdenticalStores(k),
-            [&](const Op& st) {
-              const Arg* a = k.FindArg(st.mem);
-              return a != nullptr && a->kind == Arg::Kind::kBuffer && !read.count(st.mem);
-            },
-            types, next);
-  return m;
-}
-
-namespace {
 
 void Defs(const std::vector<Op>& ops, std::map<std::string, const Op*>& defs) {
   for (const Op& op : ops) {
@@ -515,30 +494,31 @@ void Defs(const std::vector<Op>& ops, std::map<std::string, const Op*>& defs) {
     if (op.kind == OpKind::kFor) Defs(op.body, defs);
   }
 }
-// Calls f on every store of `ops`.
-template <typename F>
-void EachStore(std::vector<Op>& ops, F f) {
-  for (Op& op : ops) {
-    if (op.kind == OpKind::kStore) f(op);
-    if (op.kind == OpKind::kFor) EachStore(op.body, f);
-  }
-}
 
 }  // namespace
 
-Kernel PreRoundingKernel(const Kernel& k, std::set<std::string>* widened) {
-  widened->clear();
-  std::set<std::string> read;
-  ReadBuffers(k.body, read);
+Kernel MagnitudeKernel(const Kernel& k) {
+  Kernel m = k;
+  Magnitude(m.body);
+  return m;
+}
+
+std::string StoreKindBuffer(absl::string_view buffer) { return absl::StrCat(buffer, "#kind"); }
+std::string StoreValueBuffer(absl::string_view buffer) { return absl::StrCat(buffer, "#w"); }
+
+Kernel StoreRecordKernel(const Kernel& k, std::set<std::string>* recorded) {
+  recorded->clear();
   std::map<std::string, ValueType> types;
   ValueTypes(k.body, types);
   std::map<std::string, const Op*> defs;
   Defs(k.body, defs);
-  Kernel w = k;
-  // The f32 value each store's cvt converts, or "" when it is not one.
+  const std::set<const Op*> identical = IdenticalStores(k);
+  auto narrow = [](ElemType t) { return t == ElemType::kF16 || t == ElemType::kBF16 || Fp8FormatOf(t) != nullptr; };
+  // The f32 value a store to a narrow float buffer converts (a `cvt` of an
+  // f32 value of the same width to the buffer's type), or "".
   auto source = [&](const Op& st) -> std::string {
     const Arg* a = k.FindArg(st.mem);
-    if (a == nullptr || st.operands.empty() || st.operands[0].is_arg) return "";
+    if (a == nullptr || !narrow(a->elem) || st.operands.empty() || st.operands[0].is_arg) return "";
     auto d = defs.find(st.operands[0].name);
     if (d == defs.end() || d->second->kind != OpKind::kCvt || d->second->operands.empty() ||
         d->second->operands[0].is_arg || d->second->type.elem != a->elem)
@@ -547,35 +527,105 @@ Kernel PreRoundingKernel(const Kernel& k, std::set<std::string>* widened) {
     if (t == types.end() || t->second.elem != ElemType::kF32 || t->second.width != d->second->type.width) return "";
     return d->second->operands[0].name;
   };
-  std::map<std::string, bool> ok;  // per buffer: every store fits
-  EachStore(w.body, [&](Op& st) {
-    const Arg* a = k.FindArg(st.mem);
-    if (a == nullptr) return;
-    const bool fits = !source(st).empty();
-    ok[st.mem] = ok.count(st.mem) ? ok[st.mem] && fits : fits;
-  });
-  for (Arg& a : w.args)
-    if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly && !read.count(a.name) && ok[a.name] &&
-        (a.elem == ElemType::kF16 || a.elem == ElemType::kBF16 || Fp8FormatOf(a.elem) != nullptr)) {
-      widened->insert(a.name);
-      a.elem = ElemType::kF32;
+  auto kind_of = [&](const Op& st) {
+    if (identical.count(&st)) return StoreKind::kIdentical;
+    return source(st).empty() ? StoreKind::kBounded : StoreKind::kPreRounding;
+  };
+  // The writable float buffers some store of which is identical or converts
+  // (`with_w`: the latter).
+  std::set<std::string> with_w;
+  std::function<void(const std::vector<Op>&)> scan = [&](const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      if (op.kind == OpKind::kFor) scan(op.body);
+      if (op.kind != OpKind::kStore) continue;
+      const Arg* a = k.FindArg(op.mem);
+      if (a == nullptr || a->kind != Arg::Kind::kBuffer || a->access == Access::kReadOnly ||
+          a->elem == ElemType::kI32)
+        continue;
+      const StoreKind kind = kind_of(op);
+      if (kind != StoreKind::kBounded) recorded->insert(op.mem);
+      if (kind == StoreKind::kPreRounding) with_w.insert(op.mem);
     }
-  EachStore(w.body, [&](Op& st) {
-    if (widened->count(st.mem)) st.operands[0].name = source(st);
-  });
-  return w;
+  };
+  scan(k.body);
+  Kernel r = k;
+  for (const Arg& a : k.args) {
+    if (!recorded->count(a.name)) continue;
+    Arg side = a;
+    side.name = StoreKindBuffer(a.name);
+    side.elem = ElemType::kI32;
+    side.access = Access::kWriteOnly;
+    r.args.push_back(side);
+    if (with_w.count(a.name)) {
+      side.name = StoreValueBuffer(a.name);
+      side.elem = ElemType::kF32;
+      r.args.push_back(side);
+    }
+  }
+  // After each store to a recorded buffer (k's ops walked beside r's copy):
+  // its kind to B#kind, and a kPreRounding store's w to B#w (read only
+  // where the kind says so).
+  int next = 0;
+  std::function<void(const std::vector<Op>&, std::vector<Op>&)> add = [&](const std::vector<Op>& k_ops,
+                                                                         std::vector<Op>& r_ops) {
+    std::vector<Op> out;
+    out.reserve(r_ops.size());
+    for (size_t i = 0; i < r_ops.size(); ++i) {
+      if (r_ops[i].kind == OpKind::kFor) add(k_ops[i].body, r_ops[i].body);
+      out.push_back(std::move(r_ops[i]));
+      const Op& st = k_ops[i];
+      if (st.kind != OpKind::kStore || !recorded->count(st.mem) || st.operands.empty()) continue;
+      int width = 1;
+      if (st.operands[0].is_arg) {
+        width = 1;
+      } else if (auto t = types.find(st.operands[0].name); t != types.end()) {
+        width = t->second.width;
+      } else {
+        continue;  // an unknown value: the interpreter refuses the store itself
+      }
+      const StoreKind kind = kind_of(st);
+      auto constant = [&](ElemType t, double v) {
+        Op c;
+        c.kind = OpKind::kConst;
+        c.results = {absl::StrCat("kirc_store_record_", next++)};
+        c.type = ValueType{t, width};
+        c.constant = v;
+        c.loc = st.loc;
+        return c;
+      };
+      auto store = [&](const std::string& mem, const std::string& value) {
+        Op s = st;
+        s.mem = mem;
+        s.operands = {Operand{}};
+        s.operands[0].name = value;
+        s.operands[0].is_arg = false;
+        return s;
+      };
+      Op c = constant(ElemType::kI32, static_cast<double>(kind));
+      const std::string name = c.results[0];
+      out.push_back(std::move(c));
+      out.push_back(store(StoreKindBuffer(st.mem), name));
+      if (with_w.count(st.mem) && kind == StoreKind::kPreRounding)
+        out.push_back(store(StoreValueBuffer(st.mem), source(st)));
+    }
+    r_ops = std::move(out);
+  };
+  add(k.body, r.body);
+  return r;
 }
 
-KernelData PreRoundingInputs(const Kernel& k, const KernelData& d, const std::set<std::string>& widened) {
-  KernelData w = d;
+KernelData StoreRecordInputs(const Kernel& records, const KernelData& d) {
+  KernelData r = d;
   static const auto nan_filler = std::make_shared<const PageFiller>([](uint64_t, uint8_t* out, uint64_t n) {
     const uint32_t q = 0x7fc00000u;
     for (uint64_t i = 0; i + 4 <= n; i += 4) std::memcpy(out + i, &q, 4);
   });
-  for (const Arg& a : k.args)
-    if (widened.count(a.name))
-      w.buffers[a.name] = PagedBytes(d.buffers.at(a.name).size() / ElemBytes(a.elem) * 4, nan_filler);
-  return w;
+  for (const Arg& a : records.args)
+    if (a.kind == Arg::Kind::kBuffer && !d.buffers.count(a.name))
+      // B#kind zeros (StoreKind::kBounded), B#w NaNs (no value).
+      r.buffers[a.name] = PagedBytes(static_cast<uint64_t>(a.SizeBytes()),
+                                     a.elem == ElemType::kI32 ? nullptr : nan_filler);
+  return r;
 }
 
 std::string FormatDiffs(const std::vector<BufferDiff>& diffs) {

@@ -39,9 +39,8 @@ namespace kir {
 // the same on both sides, RoundingBound::last) the bound is atol +
 // shadow_factor * shadow + value_factor * |ref| for |ref| < value_max and
 // atol + whole_shadow_factor * shadow above (a saturated conversion). In
-// shadow mode an element whose shadow is negative (MagnitudeKernel's mark:
-// stored by a store with nothing that may differ behind it) must match bit
-// for bit.
+// shadow mode an element stored by a store with nothing that may differ
+// behind it must match bit for bit (CompareWithinBounds' per-store checks).
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
@@ -74,7 +73,7 @@ struct BufferDiff {
   // that may differ behind it wrote them (Tolerance).
   int64_t identical = 0;
   // Elements also checked against the reference's value before their last
-  // conversion (CompareWithinBounds' pre_rounding).
+  // conversion (CompareWithinBounds' per-store checks).
   int64_t pre_rounding = 0;
   // max_abs_err: the largest |out - ref| (inf when a finite and a non-finite
   // element differ; 0 for matching non-finite ones). max_abs_ref: max|ref|
@@ -119,34 +118,49 @@ std::vector<BufferDiff> CompareBitwise(const Kernel& k, const KernelData& out, c
 // counts no rounding of such values), so a buffer with rho_dev = rho_ref = 0
 // and i32 buffers: bit identity.
 //
-// `pre_rounding` (may be null): the reference's run of PreRoundingKernel: for
-// an element of a widened buffer whose f32 value w before its last
-// conversion is there (not NaN), the output must also lie between the
-// conversions of w - G and w + G, G the bound of the roundings before that
-// conversion (BufferDiff::pre_rounding counts them).
+// Per-store checks (review 6 F2, F8; review 7 F4, F11): when `ref` holds
+// the per-store records of a buffer (a run of StoreRecordKernel), an element
+// last written by a kIdentical store must match bit for bit, and one last
+// written by a kPreRounding store of value w (f32, before its conversion)
+// must also lie between the conversions of w - G and w + G, G the bound of
+// the roundings before that conversion (BufferDiff::identical,
+// ::pre_rounding count them). These need only the reference's value of that
+// store, so they hold for buffers the kernel reads too (C = alpha * A * B +
+// beta * C, an in-place residual), PROVIDED what the store's value depends
+// on is the same on both sides: a buffer in `loaded_after_store` (a load
+// read an element a store of this launch had written before:
+// InterpOptions::loaded_after_store of that run) keeps the whole-buffer
+// bound, its records unused, and its tolerance text says why.
 std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& out, const KernelData& ref,
                                             const KernelData& shadow,
                                             const std::map<std::string, RoundingBound>& bounds,
-                                            const KernelData* pre_rounding = nullptr);
+                                            const std::set<std::string>* loaded_after_store = nullptr);
 
-// The reference's values before the last conversion (review 6 F2: an fp8
-// code one off passes any bound on |out - ref|, as a correct device may
-// differ by one code where the value lies near a rounding boundary): `k`
-// with every writable f16/bf16/fp8 buffer that no op reads and whose every
-// store stores a `cvt` of an f32 value of the same width declared f32, those
-// stores storing the f32 value instead. `widened` gets those buffers' names
-// (empty: nothing to run).
-Kernel PreRoundingKernel(const Kernel& k, std::set<std::string>* widened);
-// The inputs of PreRoundingKernel(k) for inputs `d` of k: each widened
-// buffer f32 NaNs (the elements no store writes stay NaN: not checked).
-KernelData PreRoundingInputs(const Kernel& k, const KernelData& d, const std::set<std::string>& widened);
+// The kind of store that last wrote an element (StoreRecordKernel's record).
+enum class StoreKind : int32_t {
+  kBounded = 0,      // none, or a store of neither kind below: the buffer's bound
+  kIdentical = 1,    // nothing that may differ behind its value (IdenticalStores, exact.h): bit for bit
+  kPreRounding = 2,  // a `cvt` of an f32 value w to the buffer's f16/bf16/fp8 type: w is recorded
+};
+// The names of the record buffers of buffer `buffer`: "C#kind" (i32
+// StoreKind per element) and "C#w" (f32 w, NaN where none).
+std::string StoreKindBuffer(absl::string_view buffer);
+std::string StoreValueBuffer(absl::string_view buffer);
+// `k` recording its stores (review 6 F2: an fp8 code one off passes any
+// bound on |out - ref|, as a correct device may differ by one code where
+// the value lies near a rounding boundary): for every writable float buffer
+// B some store of which is kIdentical or kPreRounding, record buffers B#kind
+// and (with a kPreRounding store) B#w of B's shape and strides, and after
+// every store to B a store of its kind to B#kind and of its w to B#w, at the
+// store's index. No op reads them, so a run computes B as k does. `recorded`
+// gets the B's (empty: nothing to record).
+Kernel StoreRecordKernel(const Kernel& k, std::set<std::string>* recorded);
+// `d` (inputs of k) with the record buffers StoreRecordKernel(k) adds:
+// B#kind zeros (kBounded), B#w NaNs.
+KernelData StoreRecordInputs(const Kernel& records, const KernelData& d);
 
 // `k` with every constant replaced by its absolute value: run on
 // MagnitudeInputs it computes the magnitude shadow (CompareWithinBounds).
-// A store with nothing that may differ behind it (IdenticalStores, exact.h)
-// to a float buffer no op of `k` reads stores -1 instead (a magnitude is
-// never negative): CompareWithinBounds compares the elements it wrote bit
-// for bit, whatever else the buffer holds (review 6 F8).
 Kernel MagnitudeKernel(const Kernel& k);
 
 // One line per buffer: "C: 256 elements, max abs err 1.2e-07, max rel err

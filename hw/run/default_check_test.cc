@@ -13,14 +13,21 @@
 //   and adversarial inputs are refused for MFMA kernels.
 // - F8: one fp8 buffer, half an MFMA's result, half a conversion of loaded
 //   data: every code of the second half one off passed the per-buffer bound.
+#include <cmath>
+#include <cstring>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/api/compile.h"
+#include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
 #include "compiler/object/toolchain.h"
 #include "gtest/gtest.h"
+#include "compiler/reference/interpreter.h"
+#include "hw/check/compare.h"
+#include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
@@ -284,6 +291,152 @@ TEST_F(DefaultCheckTest, F8LoadedDataConvertedBesideMfmaIsBitForBit) {
   RunReport r = Run(c, Write(c, c.assembly, "mix.hsaco"), 1);
   EXPECT_NE(r.text.find("bit-identical for the 256 elements"), std::string::npos) << r.text;
 }
+
+
+// ---------------------------------------------------------------------------
+// Review 7 F4, F11 (issue 19): the per-store checks (bit identity, the value
+// before the last conversion) of a buffer the kernel also reads: a gemm's
+// `+ beta * C` and an in-place quantised residual. Each mutant (the review's
+// edit, made here in process) passed every seed when those checks were
+// applied only to buffers no op reads.
+
+// gfx950 fp8 gemm, bf16 C read for beta * C (review 7 gg.kir).
+constexpr char kBetaBf16Gemm[] = R"(kernel gg
+target gfx950
+workgroup auto
+grid auto
+arg A : f8e5m2[128, 128] strides [128, 1] readonly
+arg B : f8e5m2[128, 128] strides [128, 1] readonly
+arg C : bf16[128, 128] strides [128, 1] readwrite
+arg alpha : f32
+arg sa : f32
+arg beta : f32
+  gemm C = alpha * sa * A.km * B.kn + beta * C
+end
+)";
+
+// gfx942 fp8 edge-tile gemm, f16 C read for beta * C (review 7 ge.kir).
+constexpr char kBetaF16Gemm[] = R"(kernel ge
+target gfx942
+workgroup auto
+grid auto
+arg A : f8e4m3fnuz[100, 96] strides [96, 1] readonly
+arg B : f8e5m2fnuz[72, 96] strides [96, 1] readonly
+arg C : f16[100, 72] strides [72, 1] readwrite
+arg alpha : f32
+arg sa : f32
+arg beta : f32
+  gemm C = alpha * sa * A.mk * B.nk + beta * C
+end
+)";
+
+// O[0] = cvt_fp8(alpha * mfma + old O[0]) in place, O[1] = cvt_fp8(X)
+// (review 7 mr.kir).
+constexpr char kResidualFp8[] = R"(kernel mr
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 32] strides [32, 1] readonly
+arg B : f16[16, 32] strides [32, 1] readonly
+arg X : f32[64, 4] strides [4, 1] readonly
+arg O : f8e4m3fn[2, 16, 16] strides [256, 16, 1] readwrite
+arg alpha : f32
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
+  %z = zero f32x4
+  %d = mfma f32_16x16x32_f16 %a, %b, %z
+  %o = load O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1 : f8e4m3fnx4
+  %of = cvt %o : f32x4
+  %s0 = mul %d, alpha
+  %s = add %s0, %of
+  %q = cvt %s : f8e4m3fnx4
+  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q
+  %x = load X[tid.x, 0] : f32x4
+  %xq = cvt %x : f8e4m3fnx4
+  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq
+end
+)";
+
+TEST_F(DefaultCheckTest, F4TruncatingBf16EpilogueOfABetaGemmFails) {
+  const Compiled c = CompileText(kBetaBf16Gemm);
+  // The rounding bias of the RNE f32 -> bf16 sequence (0x7fff + lsb) 0:
+  // every C element truncated.
+  Expect(c, {Mutant(c, R"(s_mov_b32 (s\d+), 0x7fff\b)", "s_mov_b32 $1, 0", 1, "trunc.hsaco")});
+  // The random pass checks every C element against the value before its
+  // conversion although the gemm reads C.
+  RunReport r = Run(c, Write(c, c.assembly, "gg.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 2u) << r.text;
+  EXPECT_EQ(r.passes[1].mode, InputMode::kRandom);
+  ASSERT_EQ(r.passes[1].diffs.size(), 1u);
+  EXPECT_EQ(r.passes[1].diffs[0].pre_rounding, 128 * 128) << r.text;
+}
+
+TEST_F(DefaultCheckTest, F4RoundTowardZeroF16EpilogueOfABetaGemmFails) {
+  const Compiled c = CompileText(kBetaF16Gemm);
+  // Every f32 -> f16 conversion of the epilogue rounding toward zero.
+  Expect(c, {Mutant(c, R"(v_cvt_f16_f32 (v\d+), (v\d+))", "v_cvt_pkrtz_f16_f32 $1, $2, 0", 1, "rtz.hsaco")});
+}
+
+TEST_F(DefaultCheckTest, F11TruncatingFp8ResidualEpilogueFails) {
+  const Compiled c = CompileText(kResidualFp8);
+  // Each clamp before v_cvt_pk_fp8_f32 in turn replaced by a mask that
+  // keeps sign, exponent and 3 mantissa bits (the values stay below 448):
+  // one truncating conversion, of an MFMA result (O[0]: the value before
+  // the conversion) or of loaded X (O[1]: bit for bit).
+  const std::regex r(R"(v_min_f32 (v\d+), 0x43e00000, (v\d+))");
+  std::vector<std::string> mutants;
+  int i = 0;
+  for (auto it = std::sregex_iterator(c.assembly.begin(), c.assembly.end(), r); it != std::sregex_iterator();
+       ++it, ++i) {
+    std::string a = c.assembly;
+    a.replace(it->position(0), it->length(0),
+              absl::StrCat("v_and_b32 ", (*it)[1].str(), ", 0xfff00000, ", (*it)[2].str()));
+    mutants.push_back(Write(c, a, absl::StrCat("trunc", i, ".hsaco")));
+  }
+  ASSERT_EQ(mutants.size(), 8u) << c.assembly;  // 8 f32 values per lane, one clamp each
+  Expect(c, mutants);
+  RunReport own = Run(c, Write(c, c.assembly, "mr.hsaco"), 1);
+  ASSERT_EQ(own.diffs.size(), 1u) << own.text;
+  EXPECT_EQ(own.diffs[0].identical, 256) << own.text;
+  EXPECT_EQ(own.diffs[0].pre_rounding, 256) << own.text;
+}
+
+// The records run computes what k computes, and records what it stored:
+// C#kind 2 over C[0], 1 over C[1]; C#w over C[0] converts to C's codes
+// (float_bits.h's round to nearest even, the interpreter's cvt).
+TEST(StoreRecords, StoreRecordKernelRunsAsTheKernel) {
+  absl::StatusOr<Kernel> parsed = ParseKernel(kMixed, "mix.kir");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const Kernel& k = *parsed;
+  std::set<std::string> recorded;
+  Kernel r = StoreRecordKernel(k, &recorded);
+  KernelData in = MakeInputs(k, 3);
+  PagedInterpArgs plain{in.buffers, in.scalars};
+  ASSERT_TRUE(Interpret(k, plain).ok());
+  KernelData rin = StoreRecordInputs(r, in);
+  PagedInterpArgs rec{rin.buffers, rin.scalars};
+  std::set<std::string> loaded;
+  InterpOptions o;
+  o.loaded_after_store = &loaded;
+  absl::Status st = Interpret(r, rec, o);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_TRUE(loaded.empty());
+  EXPECT_TRUE(rec.buffers.at("C") == plain.buffers.at("C"));
+  for (int64_t e = 0; e < 512; ++e) {
+    int32_t kind;
+    float w;
+    rec.buffers.at("C#kind").Read(e * 4, reinterpret_cast<uint8_t*>(&kind), 4);
+    rec.buffers.at("C#w").Read(e * 4, reinterpret_cast<uint8_t*>(&w), 4);
+    uint8_t code;
+    rec.buffers.at("C").Read(e, &code, 1);
+    EXPECT_EQ(kind, e < 256 ? 2 : 1) << e;
+    if (e < 256)
+      EXPECT_EQ(F32ToFp8Bits(ElemType::kF8E5M2FNUZ, w), code) << e;
+    else
+      EXPECT_TRUE(std::isnan(w)) << e;
+  }
+}
+
 
 }  // namespace
 }  // namespace kir

@@ -486,8 +486,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   io.max_wave_ops = opts.max_reference_wave_ops;
   io.budget_hint = opts.budget_hint;
   io.workgroups = opts.workgroups;
-  std::set<std::string> pre_kernel_widened;
-  const Kernel pre_kernel = PreRoundingKernel(k, &pre_kernel_widened);
+  // Random passes run the reference on k recording its stores (the
+  // per-store checks of CompareWithinBounds).
+  std::set<std::string> recorded;
+  const Kernel record_kernel = StoreRecordKernel(k, &recorded);
   RunReport r;
   r.exact_blocker = blocker;
   r.ok = true;
@@ -507,27 +509,26 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // shadow's): on a thread of its own beside the device when `concurrent`,
     // else after the device; either way its results are used as a sequential
     // run uses them, the device's first.
+    const bool records = !bitwise && !recorded.empty();
     PagedInterpArgs ref{inputs.buffers, inputs.scalars};
-    PagedInterpArgs shadow, pre;
-    absl::Status ref_st, shadow_st, pre_st;
+    if (records) ref.buffers = StoreRecordInputs(record_kernel, inputs).buffers;
+    PagedInterpArgs shadow;
+    absl::Status ref_st, shadow_st;
+    // The buffers a load of the reference's run read back after a store.
+    std::set<std::string> loaded_after_store;
     // Set when only the reference's verdict is still needed (the device
     // failed): the magnitude shadow is not run.
     std::atomic<bool> skip_shadow{false};
-    auto reference = [&, bitwise](const InterpOptions& o) {
-      ref_st = Interpret(k, ref, o);
+    auto reference = [&, bitwise, records](InterpOptions o) {
+      if (records) o.loaded_after_store = &loaded_after_store;
+      ref_st = Interpret(records ? record_kernel : k, ref, o);
+      o.loaded_after_store = nullptr;
       if (ref_st.ok() && !bitwise && !skip_shadow) {
         // The magnitude shadow: the same kernel on |inputs| with |constants|
         // gives every output element's sum of |terms| (CompareWithinBounds).
         KernelData mag_in = MagnitudeInputs(k, inputs);
         shadow = PagedInterpArgs{std::move(mag_in.buffers), std::move(mag_in.scalars)};
         shadow_st = Interpret(MagnitudeKernel(k), shadow, o);
-        // The values before each narrow output's last conversion
-        // (PreRoundingKernel): an fp8 code one off shows (review 6 F2).
-        if (shadow_st.ok() && !pre_kernel_widened.empty()) {
-          KernelData pre_in = PreRoundingInputs(k, inputs, pre_kernel_widened);
-          pre = PagedInterpArgs{std::move(pre_in.buffers), std::move(pre_in.scalars)};
-          pre_st = Interpret(pre_kernel, pre, o);
-        }
       }
     };
     std::atomic<bool> cancel{false};
@@ -596,17 +597,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         return absl::Status(st.code(), absl::StrCat("reference interpreter (magnitude shadow): ", st.message()));
       KernelData shadow_data{std::move(shadow.buffers), std::move(shadow.scalars)};
       const std::map<std::string, RoundingBound> bounds = RoundingBounds(k);
-      if (!pre_st.ok())
-        return absl::Status(pre_st.code(),
-                            absl::StrCat("reference interpreter (values before the last conversion): ", pre_st.message()));
-      KernelData pre_data{std::move(pre.buffers), std::move(pre.scalars)};
-      const KernelData* pre_ptr = pre_kernel_widened.empty() ? nullptr : &pre_data;
-      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, bounds, pre_ptr);
+      p.diffs = CompareWithinBounds(k, out, ref_data, shadow_data, bounds, &loaded_after_store);
       if (cross_run && unordered) {
         // The order of an MFMA's (or gemm's) sums is not specified, so on
         // random inputs two devices may round differently: the second device
         // must then meet the same rounding bound, and bits may differ.
-        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds, pre_ptr);
+        cross_bound = CompareWithinBounds(k, cross_out, ref_data, shadow_data, bounds, &loaded_after_store);
       }
     } else {
       const char* why = user ? "bit-identical (no mfma or gemm; any NaN matches any NaN)"
