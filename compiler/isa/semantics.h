@@ -1036,8 +1036,8 @@ typename D::V LdsDmaAddress(const D& d, const typename D::V& m0, const MInst& mi
 //  - f32 -> fp8/bf8 (v_cvt_pk_*_f32) rounds to nearest even ("RNE CVT" in
 //    AMD's HIP header amd_hip_fp8.h, which calls these instructions for its
 //    round-to-nearest path; v_cvt_sr_* is the stochastic one). Out-of-range
-//    values: gfx942's instruction has no clamp bit (llvm-mc 22 rejects
-//    `v_cvt_pk_fp8_f32 v1, v2, v3 clamp` for gfx942 and for gfx950), and
+//    values: the instruction has no clamp bit on gfx942 nor on gfx950
+//    (llvm-mc 22 rejects `v_cvt_pk_fp8_f32 v1, v2, v3 clamp` for both), and
 //    AMD's own saturating conversion clamps in software first
 //    (amd_hip_fp8.h cast_to_f8_from_f32: `__builtin_amdgcn_fmed3f(v, 240,
 //    -240)` for finite v, "propagate NAN/INF, no clipping"), so what the

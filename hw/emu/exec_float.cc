@@ -311,8 +311,8 @@ absl::Status CvtPkToFp8(const ExecContext& c, Vop& v) {
             Describe(v.in), ": lane ", l, " converts ", absl::StrFormat("%.9g", x), " to ",
             std::string(ElemTypeName(*fmt)), ", outside the format's range (|x| > ",
             Fp8FormatOf(*fmt)->max,
-            "): the hardware's result there is not known (no clamp bit on gfx942; "
-            "compiler/isa/semantics.h), so the emulator refuses it; clamp the value first"));
+            "): the hardware's result there is not known (no clamp bit on ", c.target.name,
+            "; compiler/isa/semantics.h), so the emulator refuses it; clamp the value first"));
       bytes[i] = *r;
     }
     d[l] = Fp8CvtPkMerge(d[l], bytes[0], bytes[1], hi);

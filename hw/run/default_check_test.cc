@@ -438,5 +438,46 @@ TEST(StoreRecords, StoreRecordKernelRunsAsTheKernel) {
 }
 
 
+
+// Review 7 F12: kirc's f32 -> f8e4m3fn conversion without its clamps
+// (v_min_f32 448, v_max_f32 -448): the exact pass passes, and the emulator
+// refuses the adversarial pass's inf. The refusal names that pass, the
+// target that runs (gfx950), the extreme inputs, and carries the report of
+// the exact pass before it.
+constexpr char kCvtFp8[] = R"(kernel c8
+target gfx950
+workgroup 64 1 1
+grid 4 1 1
+arg x : f32[256, 4] strides [4, 1] readonly
+arg o : f8e4m3fn[256, 4] strides [4, 1] writeonly
+  %v = load x[wg.x * 64 + tid.x, 0] : f32x4
+  %q = cvt %v : f8e4m3fnx4
+  store o[wg.x * 64 + tid.x, 0], %q
+end
+)";
+
+TEST_F(DefaultCheckTest, F12RefusalInALaterPassNamesItAndKeepsTheEarlierReport) {
+  Compiled c = CompileText(kCvtFp8);
+  c.assembly = std::regex_replace(c.assembly, std::regex(R"(v_m(in|ax)_f32 (v\d+), 0x[0-9a-f]+, (v\d+))"),
+                                  "v_mov_b32 $2, $3");
+  const std::string unclamped = Write(c, c.assembly, "unclamped.hsaco");
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = unclamped;
+  o.seed = 1;
+  o.threads = 1;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_FALSE(r.ok());
+  const std::string m(r.status().message());
+  EXPECT_EQ(m.rfind("the adversarial pass (2 of 2, seed 1): kernel 'c8': ", 0), 0u) << m;
+  EXPECT_NE(m.find("(no clamp bit on gfx950; compiler/isa/semantics.h)"), std::string::npos) << m;
+  EXPECT_NE(m.find("(its inputs include out-of-range values, e.g. x["), std::string::npos) << m;
+  EXPECT_NE(m.find("] = inf"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nthe pass before it (it passed):\ninputs: exact (seed 1)"), std::string::npos) << m;
+  EXPECT_NE(m.find("o: 1024 elements, max abs err 0, "), std::string::npos) << m;
+  EXPECT_NE(m.find("tolerance bit-identical (exact inputs): OK"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace kir

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -336,6 +337,38 @@ std::string WithFile(const std::string& blocker, const std::string& filename) {
   return absl::StrCat(filename, ":", blocker);
 }
 
+// The first element of the float buffers of `inputs` of each kind beyond
+// every f16 and fp8 range (an adversarial pass's extremes): +inf, -inf, NaN,
+// a finite |x| > 65504; "x[3, 0] = inf, x[9, 2] = -3.40282347e+38" (each
+// buffer's first 2^20 elements searched), "" when none.
+std::string ExtremeInputs(const Kernel& k, const KernelData& inputs) {
+  std::string kinds[4];  // +inf, -inf, NaN, finite beyond 65504
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.elem == ElemType::kI32 || a.shape.empty()) continue;
+    auto it = inputs.buffers.find(a.name);
+    if (it == inputs.buffers.end()) continue;
+    bool any = true;
+    for (int64_t e : a.shape) any = any && e > 0;
+    std::vector<int64_t> idx(a.shape.size(), 0);
+    const int eb = ElemBytes(a.elem);
+    for (int64_t n = 0; any && n < (int64_t{1} << 20); ++n) {
+      int64_t off = 0;
+      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
+      uint8_t b[8] = {};
+      it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
+      const double v = ElementValue(a.elem, b);
+      const int kind = std::isnan(v) ? 2 : std::isinf(v) ? (v > 0 ? 0 : 1) : std::fabs(v) > 65504.0 ? 3 : -1;
+      if (kind >= 0 && kinds[kind].empty())
+        kinds[kind] = absl::StrFormat("%s[%s] = %.9g", a.name, absl::StrJoin(idx, ", "), v);
+      if (!NextIndex(idx, a.shape)) break;
+    }
+  }
+  std::vector<std::string> found;
+  for (const std::string& x : kinds)
+    if (!x.empty()) found.push_back(x);
+  return absl::StrJoin(found, ", ");
+}
+
 }  // namespace
 
 int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -549,6 +582,20 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       ~Joiner() { f(); }
     } joiner{[&] { join(false); }};
     absl::StatusOr<DeviceRun> run = device.Run(k, *target, *hsaco, out);
+    // A device's refusal in a later pass (review 7 F12): which pass and
+    // which inputs, and the report of the passes before it.
+    auto in_pass = [&](const absl::Status& st) {
+      if (modes.size() < 2) return st;
+      std::string m = absl::StrCat("the ", InputModeName(mode), " pass (", pi + 1, " of ", modes.size(), ", seed ",
+                                   opts.seed, "): ", st.message());
+      if (mode == InputMode::kAdversarial)
+        if (std::string x = ExtremeInputs(k, inputs); !x.empty())
+          absl::StrAppend(&m, "\n(its inputs include out-of-range values, e.g. ", x, ")");
+      if (pi > 0)
+        absl::StrAppend(&m, "\nthe pass", pi == 1 ? "" : "es", " before it (",
+                        r.ok ? (pi == 1 ? "it passed" : "they passed") : "FAILED", "):\n", passes_text);
+      return absl::Status(st.code(), m);
+    };
     if (!run.ok()) {
       // A strict-emulator error (e.g. a read of LDS no lane wrote): when the
       // reference interpreter refuses the kernel too, its message names the KIR op.
@@ -563,11 +610,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           is = Interpret(k, probe, io);
         }
         if (is.code() == absl::StatusCode::kFailedPrecondition)
-          return absl::FailedPreconditionError(absl::StrCat(
-              run.status().message(), "\nthe KIR reference interpreter refuses the kernel too: ", is.message()));
+          return in_pass(absl::FailedPreconditionError(absl::StrCat(
+              run.status().message(), "\nthe KIR reference interpreter refuses the kernel too: ", is.message())));
       }
       join(false);
-      return run.status();
+      return in_pass(run.status());
     }
     KernelData cross_out;
     std::optional<DeviceRun> cross_run;
