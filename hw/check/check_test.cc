@@ -16,6 +16,7 @@
 #include "hw/check/inputs.h"
 #include "hw/check/json.h"
 #include "hw/check/npy.h"
+#include "hw/check/test_kernels.h"
 
 namespace kir {
 namespace {
@@ -723,33 +724,13 @@ end
   EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
 }
 
-// Review 6 F8: StoreRecordKernel records kIdentical where a store with
-// nothing that may differ behind it writes (C[1]: a cvt of loaded data) and
-// kPreRounding with the f32 value before the conversion where the MFMA's
-// result goes (C[0]); CompareWithinBounds compares the kIdentical elements
-// bit for bit.
-constexpr char kMix[] = R"(kernel mix
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 16] strides [16, 1] readonly
-arg B : f16[16, 16] strides [16, 1] readonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg C : f8e5m2fnuz[2, 64, 4] strides [256, 4, 1] writeonly
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %zero = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %zero
-  %h = cvt %d : f8e5m2fnuzx4
-  store C[0, tid.x, 0], %h
-  %x = load X[tid.x, 0] : f32x4
-  %y = cvt %x : f8e5m2fnuzx4
-  store C[1, tid.x, 0], %y
-end
-)";
-
+// Review 6 F8 (MixKernel, test_kernels.h): StoreRecordKernel records
+// kIdentical where a store with nothing that may differ behind it writes
+// (C[1]: a cvt of loaded data) and kPreRounding with the f32 value before the
+// conversion where the MFMA's result goes (C[0]); CompareWithinBounds
+// compares the kIdentical elements bit for bit.
 TEST(Compare, IdenticalStoresAreRecordedAndComparedBitForBit) {
-  Kernel k = Parse(kMix);
+  Kernel k = Parse(::kir::testing::MixKernel().c_str());
   const std::set<const Op*> same = IdenticalStores(k);
   ASSERT_EQ(same.size(), 1u);
   EXPECT_EQ((*same.begin())->operands[0].name, "y");
@@ -801,32 +782,14 @@ TEST(Compare, IdenticalStoresAreRecordedAndComparedBitForBit) {
   EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
 }
 
-// Review 7 F4, F11: a read-modify-write buffer (q = cvt(mfma + old q), each
-// element loaded once, before its own store, by the thread that stores it)
-// keeps the per-store checks; one whose run loaded an element back after
-// storing it (in loaded_after_store: interpreter_test's
-// LoadedAfterStoreNamesBuffersReadBack) keeps the whole-buffer bound.
-constexpr char kReadModifyWrite[] = R"(kernel rmw
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 16] strides [16, 1] readonly
-arg B : f16[16, 16] strides [16, 1] readonly
-arg q : f8e5m2fnuz[16, 16] strides [16, 1] readwrite
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %zero = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %zero
-  %o = load q[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f8e5m2fnuzx4
-  %of = cvt %o : f32x4
-  %s = add %d, %of
-  %h = cvt %s : f8e5m2fnuzx4
-  store q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
-end
-)";
-
+// Review 7 F4, F11: a read-modify-write buffer (ReadModifyWriteKernel,
+// test_kernels.h: q = cvt(mfma + old q), each element loaded once, before
+// its own store, by the thread that stores it) keeps the per-store checks;
+// one whose run loaded an element back after storing it (in
+// loaded_after_store: interpreter_test's LoadedAfterStoreNamesBuffersReadBack)
+// keeps the whole-buffer bound.
 TEST(Compare, ReadModifyWriteStoresAreCheckedAgainstTheirValueBeforeTheConversion) {
-  Kernel k = Parse(kReadModifyWrite);
+  Kernel k = Parse(::kir::testing::ReadModifyWriteKernel().c_str());
   // By hand (f8e5m2fnuz: 2 stored significand bits, u = 2^-3; codes 0x48 =
   // 4, 0x49 = 5, 0x54 = 32): rounding sums r = 2^-20 + u with the last
   // rounding u split off (as in LastRoundingIsChargedAgainstTheValue), so

@@ -28,6 +28,7 @@
 #include "compiler/reference/interpreter.h"
 #include "hw/check/compare.h"
 #include "hw/check/inputs.h"
+#include "hw/check/test_kernels.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
@@ -35,24 +36,10 @@
 namespace kir {
 namespace {
 
-// A 16x16x16 f16 MFMA scaled by alpha, converted to f16 (review 6 t1.kir).
-constexpr char kScaled[] = R"(kernel t1
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 16] strides [16, 1] readonly
-arg B : f16[16, 16] strides [16, 1] readonly
-arg C : f16[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %zero = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %zero
-  %s = mul %d, alpha
-  %h = cvt %s : f16x4
-  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
-end
-)";
+using ::kir::testing::BesideKernel;
+using ::kir::testing::MixKernel;
+using ::kir::testing::ResidualFp8Kernel;
+using ::kir::testing::ScaledKernel;
 
 // A K = 128 loop of 16x16x16 f16 MFMAs, times alpha, to f8e5m2fnuz
 // (review 6 f8.kir).
@@ -77,63 +64,37 @@ arg alpha : f32
 end
 )";
 
-// An MFMA to C and, beside it, a cvt of loaded f32 data to bf16 (k2.kir).
-constexpr char kBeside[] = R"(kernel k2
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 16] strides [16, 1] readonly
-arg B : f16[16, 16] strides [16, 1] readonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg Y : bf16[64, 4] strides [4, 1] writeonly
-arg C : f32[16, 16] strides [16, 1] writeonly
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %zero = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %zero
-  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
-  %x = load X[tid.x, 0] : f32x4
-  %y = cvt %x : bf16x4
-  store Y[tid.x, 0], %y
-end
-)";
+// A tile-level gemm kernel on `target` (workgroup and grid auto): A and B
+// (`a`, `b`: "ELEM[ROWS, COLS]", row-major), C (`c`, readwrite), the f32
+// scalars `scalars` (names, in order) and the gemm line `gemm`.
+std::string GemmKernel(const std::string& name, const std::string& target, const std::string& a,
+                       const std::string& b, const std::string& c, const std::vector<std::string>& scalars,
+                       const std::string& gemm) {
+  auto decl = [](const std::string& arg, const std::string& t, const char* access) {
+    const std::string cols = t.substr(t.find(", ") + 2, t.find(']') - t.find(", ") - 2);
+    return absl::StrCat("arg ", arg, " : ", t, " strides [", cols, ", 1] ", access, "\n");
+  };
+  std::string text = absl::StrCat("kernel ", name, "\ntarget ", target, "\nworkgroup auto\ngrid auto\n",
+                                  decl("A", a, "readonly"), decl("B", b, "readonly"), decl("C", c, "readwrite"));
+  for (const std::string& s : scalars) absl::StrAppend(&text, "arg ", s, " : f32\n");
+  return absl::StrCat(text, "  gemm ", gemm, "\nend\n");
+}
 
-// One fp8 buffer: C[0] an MFMA's result, C[1] a cvt of loaded data (mix.kir).
-constexpr char kMixed[] = R"(kernel mix
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 16] strides [16, 1] readonly
-arg B : f16[16, 16] strides [16, 1] readonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg C : f8e5m2fnuz[2, 64, 4] strides [256, 4, 1] writeonly
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %zero = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %zero
-  %h = cvt %d : f8e5m2fnuzx4
-  store C[0, tid.x, 0], %h
-  %x = load X[tid.x, 0] : f32x4
-  %y = cvt %x : f8e5m2fnuzx4
-  store C[1, tid.x, 0], %y
-end
-)";
-
-// gfx950 fp8 gemm with per-tensor scales and beta (g2.kir).
-constexpr char kScaledGemm[] = R"(kernel g2
-target gfx950
-workgroup auto
-grid auto
-arg A : f8e4m3fn[64, 128] strides [128, 1] readonly
-arg B : f8e5m2[64, 128] strides [128, 1] readonly
-arg C : bf16[64, 64] strides [64, 1] readwrite
-arg alpha : f32
-arg sa : f32
-arg sb : f32
-arg beta : f32
-  gemm C = alpha * sa * sb * A.mk * B.nk + beta * C
-end
-)";
+// gfx950 fp8 gemm with per-tensor scales and beta (review 6 g2.kir).
+std::string ScaledGemmKernel() {
+  return GemmKernel("g2", "gfx950", "f8e4m3fn[64, 128]", "f8e5m2[64, 128]", "bf16[64, 64]",
+                    {"alpha", "sa", "sb", "beta"}, "C = alpha * sa * sb * A.mk * B.nk + beta * C");
+}
+// gfx950 fp8 gemm, bf16 C read for beta * C (review 7 gg.kir).
+std::string BetaBf16GemmKernel() {
+  return GemmKernel("gg", "gfx950", "f8e5m2[128, 128]", "f8e5m2[128, 128]", "bf16[128, 128]",
+                    {"alpha", "sa", "beta"}, "C = alpha * sa * A.km * B.kn + beta * C");
+}
+// gfx942 fp8 edge-tile gemm, f16 C read for beta * C (review 7 ge.kir).
+std::string BetaF16GemmKernel() {
+  return GemmKernel("ge", "gfx942", "f8e4m3fnuz[100, 96]", "f8e5m2fnuz[72, 96]", "f16[100, 72]",
+                    {"alpha", "sa", "beta"}, "C = alpha * sa * A.mk * B.nk + beta * C");
+}
 
 class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
  protected:
@@ -211,7 +172,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
 constexpr char kScaleMul[] = R"(v_mul_f32 (v\d+), s\d+, (v\d+))";
 
 TEST_F(DefaultCheckTest, F1DroppedAlphaFailsEverySeed) {
-  const Compiled c = CompileText(kScaled);
+  const Compiled c = CompileText(ScaledKernel());
   // Exact mode never picks 1 for alpha when 2 keeps the products exact.
   RunReport own = Run(c, Write(c, c.assembly, "t1.hsaco"), 1);
   EXPECT_EQ(own.text.find("alpha = 1 (f32)"), std::string::npos) << own.text;
@@ -219,7 +180,7 @@ TEST_F(DefaultCheckTest, F1DroppedAlphaFailsEverySeed) {
 }
 
 TEST_F(DefaultCheckTest, F1DroppedGemmScaleFactorFails) {
-  const Compiled c = CompileText(kScaledGemm);
+  const Compiled c = CompileText(ScaledGemmKernel());
   // Each scale multiply dropped in turn: the first and the last v_mul_f32 of
   // an SGPR (the order of the factors is the compiler's).
   const std::regex r(kScaleMul);
@@ -265,7 +226,7 @@ TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
 }
 
 TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
-  const Compiled c = CompileText(kBeside);
+  const Compiled c = CompileText(BesideKernel());
   // Round to nearest even adds 0x7fff + lsb before dropping 16 bits; 0
   // truncates.
   Expect(c, {Mutant(c, R"(s_mov_b32 (s\d+), 0x7fff\b)", "s_mov_b32 $1, 0", 1, "trunc.hsaco")});
@@ -277,7 +238,7 @@ TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
 }
 
 TEST_F(DefaultCheckTest, F8LoadedDataConvertedBesideMfmaIsBitForBit) {
-  const Compiled c = CompileText(kMixed);
+  const Compiled c = CompileText(MixKernel());
   // Every byte of what the last store writes (C[1]: 4 fp8 codes of loaded
   // data) one code larger in magnitude.
   const std::regex store(R"((buffer|global)_store_dword (v\d+))");
@@ -300,65 +261,8 @@ TEST_F(DefaultCheckTest, F8LoadedDataConvertedBesideMfmaIsBitForBit) {
 // edit, made here in process) passed every seed when those checks were
 // applied only to buffers no op reads.
 
-// gfx950 fp8 gemm, bf16 C read for beta * C (review 7 gg.kir).
-constexpr char kBetaBf16Gemm[] = R"(kernel gg
-target gfx950
-workgroup auto
-grid auto
-arg A : f8e5m2[128, 128] strides [128, 1] readonly
-arg B : f8e5m2[128, 128] strides [128, 1] readonly
-arg C : bf16[128, 128] strides [128, 1] readwrite
-arg alpha : f32
-arg sa : f32
-arg beta : f32
-  gemm C = alpha * sa * A.km * B.kn + beta * C
-end
-)";
-
-// gfx942 fp8 edge-tile gemm, f16 C read for beta * C (review 7 ge.kir).
-constexpr char kBetaF16Gemm[] = R"(kernel ge
-target gfx942
-workgroup auto
-grid auto
-arg A : f8e4m3fnuz[100, 96] strides [96, 1] readonly
-arg B : f8e5m2fnuz[72, 96] strides [96, 1] readonly
-arg C : f16[100, 72] strides [72, 1] readwrite
-arg alpha : f32
-arg sa : f32
-arg beta : f32
-  gemm C = alpha * sa * A.mk * B.nk + beta * C
-end
-)";
-
-// O[0] = cvt_fp8(alpha * mfma + old O[0]) in place, O[1] = cvt_fp8(X)
-// (review 7 mr.kir).
-constexpr char kResidualFp8[] = R"(kernel mr
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 32] strides [32, 1] readonly
-arg B : f16[16, 32] strides [32, 1] readonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg O : f8e4m3fn[2, 16, 16] strides [256, 16, 1] readwrite
-arg alpha : f32
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %z = zero f32x4
-  %d = mfma f32_16x16x32_f16 %a, %b, %z
-  %o = load O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1 : f8e4m3fnx4
-  %of = cvt %o : f32x4
-  %s0 = mul %d, alpha
-  %s = add %s0, %of
-  %q = cvt %s : f8e4m3fnx4
-  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q
-  %x = load X[tid.x, 0] : f32x4
-  %xq = cvt %x : f8e4m3fnx4
-  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq
-end
-)";
-
 TEST_F(DefaultCheckTest, F4TruncatingBf16EpilogueOfABetaGemmFails) {
-  const Compiled c = CompileText(kBetaBf16Gemm);
+  const Compiled c = CompileText(BetaBf16GemmKernel());
   // The rounding bias of the RNE f32 -> bf16 sequence (0x7fff + lsb) 0:
   // every C element truncated.
   Expect(c, {Mutant(c, R"(s_mov_b32 (s\d+), 0x7fff\b)", "s_mov_b32 $1, 0", 1, "trunc.hsaco")});
@@ -372,13 +276,13 @@ TEST_F(DefaultCheckTest, F4TruncatingBf16EpilogueOfABetaGemmFails) {
 }
 
 TEST_F(DefaultCheckTest, F4RoundTowardZeroF16EpilogueOfABetaGemmFails) {
-  const Compiled c = CompileText(kBetaF16Gemm);
+  const Compiled c = CompileText(BetaF16GemmKernel());
   // Every f32 -> f16 conversion of the epilogue rounding toward zero.
   Expect(c, {Mutant(c, R"(v_cvt_f16_f32 (v\d+), (v\d+))", "v_cvt_pkrtz_f16_f32 $1, $2, 0", 1, "rtz.hsaco")});
 }
 
 TEST_F(DefaultCheckTest, F11TruncatingFp8ResidualEpilogueFails) {
-  const Compiled c = CompileText(kResidualFp8);
+  const Compiled c = CompileText(ResidualFp8Kernel());
   // Each clamp before v_cvt_pk_fp8_f32 in turn replaced by a mask that
   // keeps sign, exponent and 3 mantissa bits (the values stay below 448):
   // one truncating conversion, of an MFMA result (O[0]: the value before
@@ -405,7 +309,7 @@ TEST_F(DefaultCheckTest, F11TruncatingFp8ResidualEpilogueFails) {
 // C#kind 2 over C[0], 1 over C[1]; C#w over C[0] converts to C's codes
 // (float_bits.h's round to nearest even, the interpreter's cvt).
 TEST(StoreRecords, StoreRecordKernelRunsAsTheKernel) {
-  absl::StatusOr<Kernel> parsed = ParseKernel(kMixed, "mix.kir");
+  absl::StatusOr<Kernel> parsed = ParseKernel(MixKernel(), "mix.kir");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   const Kernel& k = *parsed;
   std::set<std::string> recorded;

@@ -1,0 +1,111 @@
+// KIR kernels of the fresh-user reviews shared by the checking tests
+// (//hw/check:check_test, //hw/run:default_check_test), one definition each:
+// the one-wave MFMA kernels are one template with substitutions.
+#ifndef KIRC_HW_CHECK_TEST_KERNELS_H_
+#define KIRC_HW_CHECK_TEST_KERNELS_H_
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+
+namespace kir::testing {
+
+// One wave (a 64-thread workgroup, one workgroup) on `target`: A and B
+// f16[16, k] (k 16 or 32), each lane loading its k / 4 elements of row
+// tid.x mod 16 for the MFMA `mfma` (f32_16x16x16_f16 or f32_16x16x32_f16),
+// whose f32x4 result is %d (C operand %zero); then `body` (ops, one per
+// line, indented by two). `args`: the other arguments' `arg` lines, declared
+// after A and B.
+inline std::string OneWaveMfmaKernel(const std::string& name, const std::string& target, const std::string& mfma,
+                                     int k, const std::string& args, const std::string& body) {
+  return absl::StrReplaceAll(R"(kernel $NAME
+target $TARGET
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, $K] strides [$K, 1] readonly
+arg B : f16[16, $K] strides [$K, 1] readonly
+$ARGS  %a = load A[tid.x mod 16, tid.x floordiv 16 * $W] : f16x$W
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * $W] : f16x$W
+  %zero = zero f32x4
+  %d = mfma $MFMA %a, %b, %zero
+$BODYend
+)",
+                             {{"$NAME", name},
+                              {"$TARGET", target},
+                              {"$MFMA", mfma},
+                              {"$K", absl::StrCat(k)},
+                              {"$W", absl::StrCat(k / 4)},
+                              {"$ARGS", args},
+                              {"$BODY", body}});
+}
+
+// Review 6 mix.kir (F8): one fp8 buffer, C[0] an MFMA's result, C[1] a cvt
+// of loaded data.
+inline std::string MixKernel() {
+  return OneWaveMfmaKernel("mix", "gfx942", "f32_16x16x16_f16", 16,
+                           "arg X : f32[64, 4] strides [4, 1] readonly\n"
+                           "arg C : f8e5m2fnuz[2, 64, 4] strides [256, 4, 1] writeonly\n",
+                           "  %h = cvt %d : f8e5m2fnuzx4\n"
+                           "  store C[0, tid.x, 0], %h\n"
+                           "  %x = load X[tid.x, 0] : f32x4\n"
+                           "  %y = cvt %x : f8e5m2fnuzx4\n"
+                           "  store C[1, tid.x, 0], %y\n");
+}
+
+// Review 6 t1.kir (F1): the MFMA scaled by alpha, converted to f16.
+inline std::string ScaledKernel() {
+  return OneWaveMfmaKernel("t1", "gfx942", "f32_16x16x16_f16", 16,
+                           "arg C : f16[16, 16] strides [16, 1] writeonly\n"
+                           "arg alpha : f32\n",
+                           "  %s = mul %d, alpha\n"
+                           "  %h = cvt %s : f16x4\n"
+                           "  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n");
+}
+
+// Review 6 k2.kir (F6): the MFMA to f32 C and, beside it, a cvt of loaded
+// f32 data to bf16.
+inline std::string BesideKernel() {
+  return OneWaveMfmaKernel("k2", "gfx942", "f32_16x16x16_f16", 16,
+                           "arg X : f32[64, 4] strides [4, 1] readonly\n"
+                           "arg Y : bf16[64, 4] strides [4, 1] writeonly\n"
+                           "arg C : f32[16, 16] strides [16, 1] writeonly\n",
+                           "  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d\n"
+                           "  %x = load X[tid.x, 0] : f32x4\n"
+                           "  %y = cvt %x : bf16x4\n"
+                           "  store Y[tid.x, 0], %y\n");
+}
+
+// Review 7 mr.kir (F11), gfx950: O[0] = cvt_fp8(alpha * mfma + old O[0]) in
+// place, O[1] = cvt_fp8(X).
+inline std::string ResidualFp8Kernel() {
+  return OneWaveMfmaKernel("mr", "gfx950", "f32_16x16x32_f16", 32,
+                           "arg X : f32[64, 4] strides [4, 1] readonly\n"
+                           "arg O : f8e4m3fn[2, 16, 16] strides [256, 16, 1] readwrite\n"
+                           "arg alpha : f32\n",
+                           "  %o = load O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1 : f8e4m3fnx4\n"
+                           "  %of = cvt %o : f32x4\n"
+                           "  %s0 = mul %d, alpha\n"
+                           "  %s = add %s0, %of\n"
+                           "  %q = cvt %s : f8e4m3fnx4\n"
+                           "  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q\n"
+                           "  %x = load X[tid.x, 0] : f32x4\n"
+                           "  %xq = cvt %x : f8e4m3fnx4\n"
+                           "  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq\n");
+}
+
+// A read-modify-write fp8 buffer: q = cvt(mfma + old q), each element
+// loaded once, before its own store, by the thread that stores it.
+inline std::string ReadModifyWriteKernel() {
+  return OneWaveMfmaKernel("rmw", "gfx942", "f32_16x16x16_f16", 16,
+                           "arg q : f8e5m2fnuz[16, 16] strides [16, 1] readwrite\n",
+                           "  %o = load q[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f8e5m2fnuzx4\n"
+                           "  %of = cvt %o : f32x4\n"
+                           "  %s = add %d, %of\n"
+                           "  %h = cvt %s : f8e5m2fnuzx4\n"
+                           "  store q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n");
+}
+
+}  // namespace kir::testing
+
+#endif  // KIRC_HW_CHECK_TEST_KERNELS_H_
