@@ -782,6 +782,24 @@ TEST(Compare, IdenticalStoresAreRecordedAndComparedBitForBit) {
   EXPECT_TRUE(d[0].ok) << FormatDiffs(d);
 }
 
+// The records of a store of `mul %c, %d` (%c a width-1 const broadcast
+// over %d's 4 elements) cover all 4 elements: the kind is an i32x4.
+TEST(Compare, StoreRecordsTakeTheWidthOfABroadcastProduct) {
+  Kernel k = Parse(::kir::testing::OneWaveMfmaKernel(
+                       "bc", "gfx942", "f32_16x16x16_f16", 16, "arg q : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\n",
+                       "  %c = const f32 0.5\n  %s = mul %c, %d\n  %h = cvt %s : f8e5m2fnuzx4\n"
+                       "  store q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n")
+                       .c_str());
+  std::set<std::string> recorded;
+  Kernel r = StoreRecordKernel(k, &recorded);
+  ASSERT_EQ(r.body.size(), k.body.size() + 3);
+  const Op& kind = r.body[r.body.size() - 3];
+  EXPECT_EQ(kind.kind, OpKind::kConst);
+  EXPECT_EQ(kind.type.width, 4);
+  EXPECT_EQ(r.body.back().mem, "q#w");
+  EXPECT_EQ(r.body.back().operands[0].name, "s");
+}
+
 // Review 7 F4, F11: a read-modify-write buffer (ReadModifyWriteKernel,
 // test_kernels.h: q = cvt(mfma + old q), each element loaded once, before
 // its own store, by the thread that stores it) keeps the per-store checks;

@@ -440,17 +440,17 @@ std::vector<BufferDiff> CompareWithinBounds(const Kernel& k, const KernelData& o
 namespace {
 
 // The type of every SSA value of `ops` (scalar arguments are f32 or i32
-// scalars; an add/mul/fma has its first SSA operand's type).
+// scalars; an add/mul/fma has its widest SSA operand's type: a width-1
+// operand is broadcast, as in the reference interpreter).
 void ValueTypes(const std::vector<Op>& ops, std::map<std::string, ValueType>& types) {
   for (const Op& op : ops) {
     ValueType t = op.type;
     if (op.kind == OpKind::kAdd || op.kind == OpKind::kMul || op.kind == OpKind::kFma) {
       bool found = false;
       for (const Operand& o : op.operands)
-        if (!o.is_arg && types.count(o.name)) {
+        if (!o.is_arg && types.count(o.name) && (!found || types[o.name].width > t.width)) {
           t = types[o.name];
           found = true;
-          break;
         }
       if (!found) continue;
     }
@@ -468,15 +468,6 @@ void ValueTypes(const std::vector<Op>& ops, std::map<std::string, ValueType>& ty
         op.kind == OpKind::kLdsDma || op.kind == OpKind::kGemm)
       continue;
     for (const std::string& r : op.results) types[r] = t;
-  }
-}
-
-// Buffers some op of `ops` reads (load, lds_dma, gemm).
-void ReadBuffers(const std::vector<Op>& ops, std::set<std::string>& read) {
-  for (const Op& op : ops) {
-    if (op.kind == OpKind::kLoad || op.kind == OpKind::kLdsDma) read.insert(op.mem);
-    if (op.kind == OpKind::kGemm) read.insert({op.gemm.a, op.gemm.b, op.gemm.c});
-    if (op.kind == OpKind::kFor) ReadBuffers(op.body, read);
   }
 }
 
