@@ -62,6 +62,48 @@ TEST(Match, AnEditedOffsetMatchesNothingAndFails) {
     }
 }
 
+// VerifyOptions::stop_at_first_failure: with the load and the store both
+// edited, the run stops after the load (the first memory instruction) with
+// the full run's verdict for it; with the access map as without. Unedited
+// code runs to the end and proves.
+TEST(Match, StopAtFirstFailureEndsWithTheFullRunsFirstFailure) {
+  absl::StatusOr<Compiled> c = CompileKir(kCopy, "gfx942");
+  ASSERT_TRUE(c.ok()) << c.status();
+  for (bool match : {true, false}) {
+    LoweredKernel code = match ? Stripped(*c) : c->result.lowered;
+    int edited = 0;
+    for (MInst& mi : code.mir.insts)
+      if (absl::StartsWith(Info(mi.opc).mnemonic, "buffer_")) mi.offset += 4, ++edited;
+    ASSERT_EQ(edited, 2);
+    VerifyOptions o;
+    o.match_accesses = match;
+    const VerifyResult full = Verify(*c, &code, o);
+    o.stop_at_first_failure = true;
+    const VerifyResult stop = Verify(*c, &code, o);
+    EXPECT_FALSE(full.stopped_early);
+    ASSERT_GE(CountStatus(full, Status::kFailed), 2) << full.Report();
+    ASSERT_TRUE(stop.stopped_early) << stop.Report();
+    EXPECT_FALSE(stop.all_proved);
+    // Only the load: its verdict, word for word and in Z3 resources, the full run's.
+    ASSERT_EQ(stop.accesses.size(), 1u) << stop.Report();
+    const AccessVerdict& a = stop.accesses[0];
+    const AccessVerdict& b = full.accesses[0];
+    EXPECT_TRUE(absl::StartsWith(a.inst_text, "buffer_load")) << a.inst_text;
+    EXPECT_EQ(a.status, Status::kFailed);
+    EXPECT_EQ(a.inst_text, b.inst_text);
+    EXPECT_EQ(a.status, b.status);
+    EXPECT_EQ(a.reason, b.reason);
+    EXPECT_EQ(a.counterexample, b.counterexample);
+    EXPECT_EQ(a.solver_resources, b.solver_resources);
+    EXPECT_TRUE(absl::StrContains(stop.Report(), "stopped at the first failed instruction")) << stop.Report();
+    // The unedited code: nothing fails, so nothing stops.
+    const LoweredKernel good = match ? Stripped(*c) : c->result.lowered;
+    const VerifyResult g = Verify(*c, &good, o);
+    EXPECT_TRUE(g.all_proved) << g.Report();
+    EXPECT_FALSE(g.stopped_early);
+  }
+}
+
 // A load in the code where the KIR has only a store (and vice versa) has no candidate.
 TEST(Match, AKernelWithoutSuchAnAccessHasNoCandidate) {
   absl::StatusOr<Compiled> c = CompileKir(kCopy, "gfx90a");
