@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,9 @@ struct Pair {
   std::string kernel;
   const TargetInfo* target;
 };
+
+// For gtest's messages: "gemm_f16_256 on gfx942".
+void PrintTo(const Pair& p, std::ostream* os) { *os << p.kernel << " on " << p.target->name; }
 
 std::vector<Pair> Pairs() {
   std::vector<Pair> v;
