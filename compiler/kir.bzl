@@ -153,6 +153,9 @@ cmp "$built_asm" "$tmp/verified.s" || fail "$built_asm differs from the verified
 "$kirc" compile "$src" --mcpu="$mcpu" --emit=obj --llvm-bin="$llvm_bin" -o "$tmp/verified.hsaco" \\
   || fail "kirc compile --emit=obj exited $?"
 cmp "$built_hsaco" "$tmp/verified.hsaco" || fail "$built_hsaco differs from the verified code object"
+"""
+
+_VERIFY_OBJECT_SCRIPT = """
 # And the built code object's own bytes, read as the emulator reads them,
 # each memory instruction matched to its KIR access without the access map.
 "$kirc" verify "$src" --mcpu="$mcpu" --llvm-bin="$llvm_bin" --code-object="$built_hsaco" > "$tmp/object.txt"
@@ -161,6 +164,10 @@ cat "$tmp/object.txt"
 [ "$status" -eq 0 ] || fail "kirc verify --code-object=$built_hsaco exited $status: not every address of the built code object is proved"
 grep -q "^verify: every address proved$" "$tmp/object.txt" || fail "the code object's report does not say every address is proved"
 echo "PASS: {label}: every address proved, in the compile and in the bytes of $built_hsaco; $built_asm and $built_hsaco are the verified code"
+"""
+
+_VERIFY_NO_OBJECT_SCRIPT = """
+echo "PASS: {label}: every address proved; $built_asm and $built_hsaco are the verified code (the bytes of $built_hsaco are proved by {object_proof})"
 """
 
 _EMU_SCRIPT = """
@@ -197,7 +204,11 @@ def _script(ctx, body, **kw):
 
 def _kir_verify_test_impl(ctx):
     info = ctx.attr.kernel[KirKernelInfo]
-    script = _script(ctx, _VERIFY_SCRIPT)
+    if ctx.attr.object_proved_by:
+        body = _VERIFY_SCRIPT + _VERIFY_NO_OBJECT_SCRIPT
+    else:
+        body = _VERIFY_SCRIPT + _VERIFY_OBJECT_SCRIPT
+    script = _script(ctx, body, object_proof = ctx.attr.object_proved_by)
     return [DefaultInfo(
         executable = script,
         runfiles = _test_runfiles(ctx, [info.src, info.asm, info.hsaco]),
@@ -213,7 +224,8 @@ with the compile's access map) and requires the recompiled assembly and code
 object to be byte-identical to the kernel's NAME.s and NAME.hsaco; then runs
 `kirc verify SRC --code-object=NAME.hsaco`, which proves the built code
 object's bytes (read with llvm-objdump as the emulator reads them), each memory
-instruction matched to its KIR access without the access map. Passes only if
+instruction matched to its KIR access without the access map (unless
+`object_proved_by` names another test that proves them). Passes only if
 both prove every access. The recompile runs the same kirc binary (//:kirc)
 as the build.
 Output: the verifier's report (one line per memory instruction) in the test log.
@@ -223,6 +235,14 @@ Output: the verifier's report (one line per memory instruction) in the test log.
             mandatory = True,
             providers = [KirKernelInfo],
             doc = "A kir_kernel target.",
+        ),
+        "object_proved_by": attr.string(
+            default = "",
+            doc = "Empty (default): the test also proves the built NAME.hsaco (`kirc verify " +
+                  "--code-object`). Else the label of another test that proves NAME.hsaco as " +
+                  "`kirc verify --code-object` does (testdata's kernels: " +
+                  "//verify/object:kernel_objects_test, which also checks each match against the " +
+                  "access map), named in the PASS line; this test then skips that proof.",
         ),
         "_kirc": _KIRC_ATTR,
     },
@@ -318,6 +338,7 @@ def kir_kernel_tests(
         seeds = [1],
         verify_size = "small",
         emu_size = "small",
+        object_proved_by = "",
         visibility = None):
     """kir_kernel, kir_verify_test and kir_emu_test for every kernel and target.
 
@@ -329,7 +350,8 @@ def kir_kernel_tests(
       KERNEL_MCPU_emu_test     kir_emu_test
     For each unsupported pair: KERNEL_MCPU_refused_test (kir_refused_test),
     which fails if kirc stops refusing it. A test_suite `name` holds every
-    generated test except those tagged manual.
+    generated test except those tagged manual. A filegroup `name`_hsaco holds
+    every KERNEL_MCPU.hsaco.
 
     Args:
       name: name of the test_suite.
@@ -347,9 +369,14 @@ def kir_kernel_tests(
         is not verify_size (e.g. "medium" for a GEMM whose proof takes 25 s).
       seeds: input seeds of every kir_emu_test.
       verify_size, emu_size: test sizes.
+      object_proved_by: kir_verify_test's: a test that proves every
+        KERNEL_MCPU.hsaco of `name`_hsaco as `kirc verify --code-object` does
+        (the verify tests then leave that proof to it), or "" (default: each
+        verify test proves its own).
       visibility: of the kir_kernel targets.
     """
     tests = []
+    kernels = []
     for src in srcs:
         kernel = src.split("/")[-1]
         if not kernel.endswith(".kir"):
@@ -368,7 +395,13 @@ def kir_kernel_tests(
                 tests.append(base + "_refused_test")
                 continue
             kir_kernel(name = base, src = src, mcpu = mcpu, visibility = visibility)
-            kir_verify_test(name = base + "_verify_test", kernel = ":" + base, size = verify_sizes.get(kernel, verify_size))
+            kernels.append(":" + base)
+            kir_verify_test(
+                name = base + "_verify_test",
+                kernel = ":" + base,
+                size = verify_sizes.get(kernel, verify_size),
+                object_proved_by = object_proved_by,
+            )
             tests.append(base + "_verify_test")
             tags = emu_tags.get(kernel, [])
             kir_emu_test(
@@ -385,3 +418,6 @@ def kir_kernel_tests(
             if not [s for s in srcs if s.split("/")[-1] == kernel + ".kir"]:
                 fail("kir_kernel_tests: %s names %s, which is not in srcs" % (what, kernel))
     native.test_suite(name = name, tests = [":" + t for t in tests])
+
+    # Every KERNEL_MCPU.hsaco (e.g. for the test object_proved_by names).
+    native.filegroup(name = name + "_hsaco", srcs = kernels, output_group = "hsaco", visibility = visibility)

@@ -1,12 +1,9 @@
-// Matching without an access map (VerifyOptions::match_accesses): the final
-// code of every testdata kernel on every target, with its access map and its
-// LDS placement thrown away, must prove with each memory instruction matched
-// to the access the lowering's access map names (the oracle: the lowering
-// wrote it, the matcher never sees it) and each LDS allocation placed where
-// the lowering put it. Edited code matches nothing and fails with a
-// counterexample; a wrong given LDS base fails; overlapping bases fail.
-#include <cstdio>
-#include <functional>
+// Matching without an access map (VerifyOptions::match_accesses): kirc's
+// code with its access map and its LDS placement thrown away proves, with
+// the LDS solved where the lowering put it. Edited code matches nothing and
+// fails with a counterexample; a wrong given LDS base fails; overlapping
+// bases fail. (Every testdata kernel's built code object, matched and
+// checked against its access map: verify/object:kernel_objects_test.)
 #include <map>
 #include <string>
 #include <utility>
@@ -15,7 +12,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/ir/op_text.h"
 #include "compiler/isa/asm_syntax.h"
 #include "gtest/gtest.h"
 #include "verify/test_util.h"
@@ -39,76 +35,6 @@ LoweredKernel Stripped(const Compiled& c) {
   code.abi.lds_offsets.clear();
   return code;
 }
-
-// The access an op performs: buffer, index expressions (two ops with the
-// same are the same access).
-std::string AccessKey(const LoweredKernel& lk, int kir_op) {
-  std::vector<const Op*> ops;
-  std::vector<const std::vector<Op>*> stack = {&lk.kernel.body};
-  // Pre-order, as kir_op numbers them.
-  std::function<void(const std::vector<Op>&)> walk = [&](const std::vector<Op>& body) {
-    for (const Op& op : body) {
-      ops.push_back(&op);
-      if (op.kind == OpKind::kFor) walk(op.body);
-    }
-  };
-  walk(lk.kernel.body);
-  if (kir_op < 0 || kir_op >= static_cast<int>(ops.size())) return "?";
-  const Op& op = *ops[kir_op];
-  std::string key = absl::StrCat(op.kind == OpKind::kStore ? "store " : "load ", op.mem, "[");
-  for (const IndexRef& x : op.index) absl::StrAppend(&key, IndexToString(*x), ",");
-  return absl::StrCat(key, "] along ", op.along);
-}
-
-class MatchTestdata : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(MatchTestdata, MatchesItsAccessMapAndLdsLayout) {
-  int kernels = 0, accesses = 0;
-  {
-    const std::string n = GetParam();
-    const std::string text = ReadTestFile("testdata/kernels/" + n + ".kir");
-    for (const TargetInfo* t : AllTargets()) {
-      absl::StatusOr<Compiled> c = CompileKir(text, t->name);
-      if (!c.ok() && LacksInstruction(c.status())) continue;
-      ASSERT_TRUE(c.ok()) << n << " on " << t->name << ": " << c.status();
-      const LoweredKernel code = Stripped(*c);
-      VerifyResult v = Verify(*c, &code, Matching());
-      EXPECT_TRUE(v.all_proved) << n << " on " << t->name << ":\n" << v.Report();
-      std::printf("%-28s %s %4zu accesses %.3f s\n", n.c_str(), t->name, v.accesses.size(), v.seconds);
-      std::fflush(stdout);
-      ++kernels;
-      const LoweredKernel& lk = c->result.lowered;
-      for (const AccessVerdict& a : v.accesses) {
-        if (a.status != Status::kProved) continue;
-        ++accesses;
-        const AccessRecord* want = nullptr;
-        for (const AccessRecord& r : lk.access_map)
-          if (r.inst_id == a.inst_id && r.component == a.component) want = &r;
-        ASSERT_NE(want, nullptr) << n << " on " << t->name << ": [" << a.inst_id << "] has no record";
-        EXPECT_EQ(AccessKey(lk, a.kir_op), AccessKey(lk, want->kir_op))
-            << n << " on " << t->name << ": [" << a.inst_id << "] " << a.inst_text;
-      }
-      // Every LDS allocation an instruction touches is placed where the lowering put it.
-      for (const auto& [name, off] : lk.abi.lds_offsets) {
-        bool touched = false;
-        for (const AccessRecord& r : lk.access_map) touched |= r.is_lds && r.mem == name;
-        if (!touched) continue;
-        bool found = false;
-        for (const std::string& l : v.lds_layout)
-          found |= absl::StartsWith(l, absl::StrCat("LDS '", name, "' at byte ", off, " (solved"));
-        EXPECT_TRUE(found) << n << " on " << t->name << ": " << name << " at " << off << "; layout:\n"
-                           << absl::StrJoin(v.lds_layout, "\n");
-      }
-    }
-  }
-  EXPECT_GE(kernels, 1);
-  std::printf("%d targets, %d accesses matched\n", kernels, accesses);
-}
-
-INSTANTIATE_TEST_SUITE_P(Testdata, MatchTestdata, ::testing::ValuesIn(TestdataKernels()),
-                         [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
-
-TEST(Match, TestdataHasKernels) { EXPECT_GE(TestdataKernels().size(), 10u); }
 
 const char kCopy[] =
     "kernel copy\nworkgroup 64 1 1\ngrid 4 1 1\n"
@@ -134,6 +60,48 @@ TEST(Match, AnEditedOffsetMatchesNothingAndFails) {
       EXPECT_TRUE(absl::StrContains(a.reason, "matches no KIR access")) << a.reason;
       EXPECT_TRUE(absl::StrContains(a.counterexample, "tid")) << a.counterexample;
     }
+}
+
+// VerifyOptions::stop_at_first_failure: with the load and the store both
+// edited, the run stops after the load (the first memory instruction) with
+// the full run's verdict for it; with the access map as without. Unedited
+// code runs to the end and proves.
+TEST(Match, StopAtFirstFailureEndsWithTheFullRunsFirstFailure) {
+  absl::StatusOr<Compiled> c = CompileKir(kCopy, "gfx942");
+  ASSERT_TRUE(c.ok()) << c.status();
+  for (bool match : {true, false}) {
+    LoweredKernel code = match ? Stripped(*c) : c->result.lowered;
+    int edited = 0;
+    for (MInst& mi : code.mir.insts)
+      if (absl::StartsWith(Info(mi.opc).mnemonic, "buffer_")) mi.offset += 4, ++edited;
+    ASSERT_EQ(edited, 2);
+    VerifyOptions o;
+    o.match_accesses = match;
+    const VerifyResult full = Verify(*c, &code, o);
+    o.stop_at_first_failure = true;
+    const VerifyResult stop = Verify(*c, &code, o);
+    EXPECT_FALSE(full.stopped_early);
+    ASSERT_GE(CountStatus(full, Status::kFailed), 2) << full.Report();
+    ASSERT_TRUE(stop.stopped_early) << stop.Report();
+    EXPECT_FALSE(stop.all_proved);
+    // Only the load: its verdict, word for word and in Z3 resources, the full run's.
+    ASSERT_EQ(stop.accesses.size(), 1u) << stop.Report();
+    const AccessVerdict& a = stop.accesses[0];
+    const AccessVerdict& b = full.accesses[0];
+    EXPECT_TRUE(absl::StartsWith(a.inst_text, "buffer_load")) << a.inst_text;
+    EXPECT_EQ(a.status, Status::kFailed);
+    EXPECT_EQ(a.inst_text, b.inst_text);
+    EXPECT_EQ(a.status, b.status);
+    EXPECT_EQ(a.reason, b.reason);
+    EXPECT_EQ(a.counterexample, b.counterexample);
+    EXPECT_EQ(a.solver_resources, b.solver_resources);
+    EXPECT_TRUE(absl::StrContains(stop.Report(), "stopped at the first failed instruction")) << stop.Report();
+    // The unedited code: nothing fails, so nothing stops.
+    const LoweredKernel good = match ? Stripped(*c) : c->result.lowered;
+    const VerifyResult g = Verify(*c, &good, o);
+    EXPECT_TRUE(g.all_proved) << g.Report();
+    EXPECT_FALSE(g.stopped_early);
+  }
 }
 
 // A load in the code where the KIR has only a store (and vice versa) has no candidate.

@@ -117,6 +117,9 @@ std::string VerifyResult::Report() const {
   return absl::StrCat("verify: kernel ", kernel, " on ", target, ": ", count, ", ",
                       proved, " proved, ", failed, " failed, ", unknown, " unknown (",
                       absl::StrFormat("%.3f", seconds), " s)\n", loop_lines, body,
+                      stopped_early ? "verify: stopped at the first failed instruction (stop_at_first_failure): "
+                                      "the accesses after it were not verified\n"
+                                    : "",
                       all_proved ? "verify: every address proved\n" : "verify: NOT every address is proved\n");
 }
 
@@ -1491,6 +1494,7 @@ class Verifier {
     if (opts_.match_accesses) {
       MatchAndVerify(st, res);
       if (backstop_.fired()) return BackstopError();
+      if (res.stopped_early) return Stopped(res, t0);
     } else {
     for (const AccessRecord& rec : lk_.access_map) {
       auto a0 = std::chrono::steady_clock::now();
@@ -1528,7 +1532,9 @@ class Verifier {
       v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
       auto it = index_of_id_.find(rec.inst_id);
       if (it != index_of_id_.end()) mapped.insert(it->second);
+      const bool failed = v.status == AccessVerdict::Status::kFailed;
       res.accesses.push_back(NameSide(std::move(v)));
+      if (failed && opts_.stop_at_first_failure) return Stopped(res, t0);
     }
     // An LDS DMA writes LDS besides its buffer read: both need a record.
     for (size_t i = 0; i < lk_.mir.insts.size(); ++i) {
@@ -1602,6 +1608,16 @@ class Verifier {
   }
 
  private:
+  // VerifyOptions::stop_at_first_failure: the result so far, ending in a
+  // failed verdict.
+  template <class Clock>
+  VerifyResult Stopped(VerifyResult& res, Clock t0) const {
+    res.stopped_early = true;
+    res.all_proved = false;
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return std::move(res);
+  }
+
   std::string InstName(int index) const {
     int id = lk_.mir.insts[index].id;
     return id >= 0 ? absl::StrCat("[", id, "]") : absl::StrCat("[@", index, "]");
@@ -4174,9 +4190,15 @@ class Verifier {
         }
         if (backstop_.fired()) return;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+        bool failed = false;
         for (AccessVerdict& v : vs) {
           v.seconds = secs / static_cast<double>(vs.size());
+          failed |= v.status == AccessVerdict::Status::kFailed;
           res.accesses.push_back(NameSide(std::move(v)));
+        }
+        if (failed && opts_.stop_at_first_failure) {
+          res.stopped_early = true;
+          return;
         }
       }
     }

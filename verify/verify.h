@@ -89,6 +89,14 @@ struct VerifyOptions {
   // time): //verify/object:load_test's two largest gfx950 GEMM baselines
   // 124 s with the solver alone, 49 s with this default.
   int64_t max_exhaustive_points = int64_t{1} << 16;
+  // Stop after the first failed verdict of a memory instruction (of one of
+  // its addresses): the verdicts before it and its own are those of a full run (the same queries in the
+  // same order on the same solver context, so the same resource counts), and
+  // VerifyResult::stopped_early says the rest (later instructions, private
+  // accesses, scalar data loads, matching's coverage) was not verified. For
+  // callers that need one failure, not all (verify/object:mutation_test's
+  // harmful mutants). False: everything is verified.
+  bool stop_at_first_failure = false;
 };
 
 // The verdict for one memory instruction of the access map (or one the access
@@ -127,6 +135,9 @@ struct VerifyResult {
   // where it came from (the ABI, or solved from how many instructions).
   std::vector<std::string> lds_layout;
   bool all_proved = false;
+  // VerifyOptions::stop_at_first_failure stopped after a failed instruction:
+  // what came after it has no verdict (all_proved is false).
+  bool stopped_early = false;
   double seconds = 0;
   // One line per access (status, instruction, KIR op, time), failures and
   // unknowns with their reasons and counterexamples, and a summary line.

@@ -628,7 +628,9 @@ RunResult Emulate(const emu::LoadedKernel& lk, const Kernel& twin, const Inputs&
 // The verifier's verdict.
 // ============================================================================
 
-absl::StatusOr<VerifyResult> VerifyCode(const Subject& s, const std::string& code) {
+// stop_at_first_failure: VerifyOptions', for a harmful mutant (its verdicts
+// up to the first failed instruction are the full run's).
+absl::StatusOr<VerifyResult> VerifyCode(const Subject& s, const std::string& code, bool stop_at_first_failure = false) {
   absl::StatusOr<TargetId> id = ParseTargetId(s.mcpu);
   if (!id.ok()) return id.status();
   CodeInput in;
@@ -643,6 +645,7 @@ absl::StatusOr<VerifyResult> VerifyCode(const Subject& s, const std::string& cod
   if (!lk.ok()) return lk.status();
   VerifyOptions o;
   o.match_accesses = true;
+  o.stop_at_first_failure = stop_at_first_failure;
   return VerifyAddresses(lk->kernel, *id->target, *lk, o);
 }
 
@@ -908,11 +911,14 @@ struct Tally {
   int num_records = 0;         // harmless, failed (NumRecordsPastTheBuffer)
   int killed_by_run_coverage = 0;  // harmful, killed by a coverage failure found by running the code
   int other_placement = 0;     // harmful only with buffers placed elsewhere
+  int stopped_early = 0;       // harmful, killed by a verification stopped at its first failure
+  int full_reruns = 0;         // harmful, whose first failure had no full counterexample: verified again in full
   double emu_seconds = 0, verify_seconds = 0;
   void Add(const Tally& t) {
     mutants += t.mutants, invalid += t.invalid, harmful += t.harmful, killed += t.killed;
     harmless += t.harmless, proved += t.proved, killed_by_coverage += t.killed_by_coverage;
     num_records += t.num_records, other_placement += t.other_placement, killed_by_run_coverage += t.killed_by_run_coverage;
+    stopped_early += t.stopped_early, full_reruns += t.full_reruns;
     emu_seconds += t.emu_seconds, verify_seconds += t.verify_seconds;
   }
 };
@@ -1031,9 +1037,17 @@ void RunSubject(const Subject& s, int part, int parts) {
                               ", ...: ", evidence);
     }
     tally.emu_seconds += Since(t0);
-    // The verifier.
+    // The verifier. A harmful mutant is first verified up to its first failed
+    // instruction (VerifyOptions::stop_at_first_failure: those verdicts are
+    // the full run's); when that one has no full counterexample, or nothing
+    // failed, the full run decides (coverage, unknowns), as for a harmless one.
     t0 = std::chrono::steady_clock::now();
-    absl::StatusOr<VerifyResult> v = VerifyCode(s, m.code);
+    absl::StatusOr<VerifyResult> v = VerifyCode(s, m.code, /*stop_at_first_failure=*/harmful);
+    if (v.ok() && v->stopped_early && FullCounterexample(*v) == nullptr) {
+      ++tally.full_reruns;
+      v = VerifyCode(s, m.code);
+    }
+    if (v.ok() && v->stopped_early) ++tally.stopped_early;
     const double vs = Since(t0);
     tally.verify_seconds += vs;
     const std::string what = absl::StrCat(s.label, " ", m.kind, " mutant ", m.before, "  ->  ", after);
@@ -1083,11 +1097,11 @@ void RunSubject(const Subject& s, int part, int parts) {
     if (harmful) std::printf("      (%s)\n", evidence.c_str());
   }
   std::printf("%s part %d of %d: %d mutants, %d invalid, %d harmful (%d killed, %d by coverage only, %d shown only "
-              "at another placement), %d harmless (%d proved, %d with num_records past the buffer); emulator %.1f s, "
-              "verifier %.1f s\n",
+              "at another placement), %d harmless (%d proved, %d with num_records past the buffer); verified to the "
+              "first failure %d, again in full %d; emulator %.1f s, verifier %.1f s\n",
               s.label.c_str(), part + 1, parts, tally.mutants, tally.invalid, tally.harmful, tally.killed,
               tally.killed_by_coverage, tally.other_placement, tally.harmless, tally.proved, tally.num_records,
-              tally.emu_seconds, tally.verify_seconds);
+              tally.stopped_early, tally.full_reruns, tally.emu_seconds, tally.verify_seconds);
   Tallies()[s.label].Add(tally);
   EXPECT_EQ(tally.killed, tally.harmful) << s.label;
   EXPECT_EQ(tally.proved + tally.num_records, tally.harmless) << s.label;
