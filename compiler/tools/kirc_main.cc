@@ -413,7 +413,7 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--dump", "a directory"},
     {"--dump-buffers", "buffer names separated by commas (e.g. --dump-buffers=C,D)"},
     {"--workgroups", "X0:X1[,Y0:Y1[,Z0:Z1]], half-open ranges of workgroup ids (e.g. --workgroups=2047:2048)"},
-    {"--inputs", "auto, exact, random or adversarial"},
+    {"--inputs", "auto, exact, random, adversarial or conversion"},
     {"--print-before", "pass names separated by commas, or all"},
     {"--print-after", "pass names separated by commas, or all"},
     {"--stop-after", "one pass name"},
