@@ -567,8 +567,8 @@ has -x "inputs: random (seed 1)" g100r.txt || fail "g100 random inputs: $(cat g1
 # value: 2u / (1 - u) = 1.19e-07 of |ref|.
 has -E "tolerance \|out - ref\| <= [0-9.e-]+ \* sum\|terms\| \+ 1\.19e-07 \* \|ref\| \+ 2\^-148 for f32 \(worst-case rounding; the last rounding, to 2\^-24, relative to the value\): OK" g100r.txt \
   || fail "g100 random tolerance: $(cat g100r.txt)"
-expect_error "--inputs must be auto, exact, random or adversarial, not 'fuzzy'" run g100.kir --inputs=fuzzy
-expect_error "--inputs needs a value (auto, exact, random or adversarial)" run g100.kir --inputs
+expect_error "--inputs must be auto, exact, random, adversarial or conversion, not 'fuzzy'" run g100.kir --inputs=fuzzy
+expect_error "--inputs needs a value (auto, exact, random, adversarial or conversion)" run g100.kir --inputs
 expect_error "--inputs is an option of \`kirc run\`, not of \`kirc compile\`" compile g100.kir --inputs=exact
 expect_error "adversarial inputs need a kernel without mfma or gemm ops" run g100.kir --device=emu --inputs=adversarial
 # A K loop whose code object skips its first MFMA step: the default mode fails it.

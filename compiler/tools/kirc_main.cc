@@ -190,9 +190,17 @@ Options for run (and --mcpu, --llvm-bin as above):
                     random: uniform in [-1, 1); each element within the
                          worst-case rounding error of the sum of the
                          absolute values of its terms (a sanity check)
+                    conversion: as exact, but every value before a
+                         narrowing conversion (to f16, bf16, fp8) carries
+                         bits beyond the target's (often an exact tie);
+                         buffers only converted get NaN, inf, max, beyond
+                         max, subnormals, ties at every position; bit
+                         for bit
                     auto (default): exact if the analysis proves it, else
                          random (saying which op prevents exact); then
-                         also adversarial when the kernel has no mfma/gemm
+                         conversion when the kernel has a narrowing
+                         conversion; also adversarial when the kernel has
+                         no mfma/gemm
   --seed=N          input seed (default 1), for every --inputs mode; random
                     f32/f16/bf16 buffers are uniform in [-1, 1) rounded to
                     the type, i32 buffers integers in [-1000, 1000], f32
@@ -405,7 +413,7 @@ constexpr ValuedOption kValuedOptions[] = {
     {"--dump", "a directory"},
     {"--dump-buffers", "buffer names separated by commas (e.g. --dump-buffers=C,D)"},
     {"--workgroups", "X0:X1[,Y0:Y1[,Z0:Z1]], half-open ranges of workgroup ids (e.g. --workgroups=2047:2048)"},
-    {"--inputs", "auto, exact, random or adversarial"},
+    {"--inputs", "auto, exact, random, adversarial or conversion"},
     {"--print-before", "pass names separated by commas, or all"},
     {"--print-after", "pass names separated by commas, or all"},
     {"--stop-after", "one pass name"},
@@ -632,9 +640,10 @@ int RunCommand(const std::string& file, const std::string& mcpu, const std::stri
                 "is rocjitsu");
   std::optional<kir::InputMode> mode;
   for (kir::InputMode m : {kir::InputMode::kAuto, kir::InputMode::kExact, kir::InputMode::kRandom,
-                           kir::InputMode::kAdversarial})
+                           kir::InputMode::kAdversarial, kir::InputMode::kConversion})
     if (inputs == kir::InputModeName(m)) mode = m;
-  if (!mode) return Fail(absl::StrCat("--inputs must be auto, exact, random or adversarial, not '", inputs, "'"));
+  if (!mode)
+    return Fail(absl::StrCat("--inputs must be auto, exact, random, adversarial or conversion, not '", inputs, "'"));
   if (dump_dir.empty() && !values.dump_buffers.empty())
     return Fail("--dump-buffers limits what --dump writes: give --dump=DIR too");
   if (!dump_dir.empty()) {

@@ -208,6 +208,11 @@ struct Obligation {
   const Op* op;
   std::string what;  // "the sum", "the product", ...
   Deps deps;
+  // > 0: the operand of a narrowing conversion in the conversion pass
+  // (PlanConversionInputs): it needs to be exact in f32 only (its producer's
+  // obligation) and within t's range, with at most t's p + extra_bits
+  // significand bits.
+  int extra_bits = 0;
 };
 
 struct Failure {
@@ -244,6 +249,14 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
     v.frac = m == 0 ? MaxPlus{} : MaxConst(0);
     return v;
   }
+  if (f != nullptr && f->special) {
+    // Any f32 value, NaN and infinities included: it reaches only
+    // conversions and stores (ConversionFedBuffers), which round it the same
+    // way on both sides.
+    v.mag = LinConst(0);
+    v.nonfinite = true;
+    return v;
+  }
   if (a.kind == Arg::Kind::kScalar) {
     std::vector<double> ch = f != nullptr ? f->choices : std::vector<double>{2.0};
     double mag = 0, frac = -kInf;
@@ -270,8 +283,10 @@ class Analysis {
  public:
   // `affine` caches index forms across analyses of one kernel.
   using AffineCache = std::map<const IndexExpr*, std::optional<AffineForm>>;
-  Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine)
-      : k_(k), formats_(formats), affine_(affine) {
+  // `conversion`: the conversion pass's obligations (PlanConversionInputs).
+  Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine,
+           bool conversion = false)
+      : k_(k), formats_(formats), affine_(affine), conversion_(conversion) {
     scope_.kernel = &k;
   }
 
@@ -335,6 +350,18 @@ class Analysis {
 
   void Oblige(const AbsVal& v, ElemType t, const Op& op, const std::string& what, std::vector<Obligation>& obl) {
     obl.push_back({v.mag, v.frac, t, &op, what, v.deps});
+  }
+  // The obligation of a narrowing conversion's result: representable in `t`,
+  // or in the conversion pass within t's range with at most
+  // kConversionExtraBits more significand bits. Then the rounded value may
+  // exceed the operand by one ulp of t (its steps stay multiples of 2^lo: a
+  // value that rounds has an ulp in t above its own lowest bit).
+  void ObligeConversion(AbsVal& v, ElemType t, const Op& op, const std::string& what,
+                        std::vector<Obligation>& obl) {
+    Oblige(v, t, op, what, obl);
+    if (!conversion_) return;
+    obl.back().extra_bits = kConversionExtraBits;
+    v.mag = Scale(v.mag, 1 + std::ldexp(1.0, 1 - FloatInfo(t).p));
   }
 
   // a * b (elementwise or inside an mfma), rounding counts not included.
@@ -572,7 +599,7 @@ class Analysis {
           v.width = op.type.width;
           if (narrows) {
             RoundDeterministic(v, UnitRoundoff(to));
-            Oblige(v, to, op, "the converted value", obl);
+            ObligeConversion(v, to, op, "the converted value", obl);
           }
           env[op.results[0]] = v;
           break;
@@ -657,7 +684,7 @@ class Analysis {
     if (c->elem != ElemType::kF32) {
       Round(r, UnitRoundoff(c->elem), UnitRoundoff(c->elem));
       r.last = UnitRoundoff(c->elem);  // the same conversion on both sides
-      Oblige(r, c->elem, op, "the result converted to C's type", obl);
+      ObligeConversion(r, c->elem, op, "the result converted to C's type", obl);
     }
     r.t = c->elem;
     Store(op, g.c, r, mem);
@@ -919,6 +946,7 @@ class Analysis {
 
   const Kernel& k_;
   const std::map<std::string, ExactFormat>* formats_;
+  bool conversion_ = false;
   std::vector<Failure> structural_;
   std::vector<Obligation> top_;
   Mem mem_;
@@ -941,6 +969,23 @@ std::string Unrepresentable(const Obligation& o) {
   const FloatType ft = FloatInfo(o.t);
   const std::string type(ElemTypeName(o.t));
   const double lo = -frac;
+  if (o.extra_bits > 0) {
+    // A conversion's operand in the conversion pass: exact in f32 (its
+    // producer's obligation), below t's largest value (so that it rounds to
+    // a finite code of t on both sides), at most p + extra_bits bits.
+    const FloatType f32 = FloatInfo(ElemType::kF32);
+    const int bits = std::min(ft.p + o.extra_bits, f32.p);
+    if (mag > ft.max_finite)
+      return absl::StrFormat("%s may reach %.6g, beyond %s's largest value %.6g", o.what, mag, type, ft.max_finite);
+    if (lo < f32.emin_sub)
+      return absl::StrFormat("%s has steps of 2^%g, below f32's smallest subnormal 2^%d", o.what, lo, f32.emin_sub);
+    if (mag > std::ldexp(1.0, static_cast<int>(lo) + bits))
+      return absl::StrFormat("%s needs %d significand bits (magnitudes up to %.6g in steps of 2^%g), more than "
+                             "the %d the conversion pass allows (%s's %d + %d)",
+                             o.what, static_cast<int>(std::ceil(std::log2(mag) - lo - 1e-12)), mag, lo, bits, type,
+                             ft.p, o.extra_bits);
+    return "";
+  }
   if (mag > ft.max_finite)
     return absl::StrFormat("%s may reach %.6g, beyond %s's largest value %.6g", o.what, mag, type, ft.max_finite);
   if (lo < ft.emin_sub)
@@ -955,9 +1000,17 @@ std::string Unrepresentable(const Obligation& o) {
   return "";
 }
 
-// The input forms tried per argument, richest first.
-std::vector<ExactFormat> Levels(const Arg& a) {
+// The input forms tried per argument, richest first; `special`: the
+// argument's only form is the conversion's special values.
+std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special = nullptr) {
   std::vector<ExactFormat> v;
+  if (special != nullptr) {
+    ExactFormat f;
+    f.special = true;
+    f.special_to = *special;
+    v.push_back(f);
+    return v;
+  }
   auto fl = [&](int bits, int spread) {
     ExactFormat f;
     f.bits = bits;
@@ -992,6 +1045,7 @@ std::vector<ExactFormat> Levels(const Arg& a) {
 
 // How much variety a form gives (the argument narrowed first is the richest).
 double Richness(const ExactFormat& f) {
+  if (f.special) return 0;
   if (!f.choices.empty()) return static_cast<double>(f.choices.size());
   if (f.bits == 0) return std::log2(static_cast<double>(f.int_hi - f.int_lo) + 1);
   return f.bits + f.spread;
@@ -1000,6 +1054,9 @@ double Richness(const ExactFormat& f) {
 }  // namespace
 
 std::string ExactFormat::Describe() const {
+  if (special)
+    return absl::StrCat("special values of the conversion to ", std::string(ElemTypeName(special_to)),
+                        " (NaN, +-inf, +-0, +-max, beyond max, subnormals, ties and tie +-1 ulp) at every position");
   if (!choices.empty()) {
     std::vector<std::string> c;
     for (double x : choices) c.push_back(absl::StrFormat("%g", x));
@@ -1011,13 +1068,19 @@ std::string ExactFormat::Describe() const {
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
 }
 
-ExactPlan PlanExactInputs(const Kernel& k) {
+namespace {
+
+// PlanExactInputs (conversion = false) and PlanConversionInputs.
+ExactPlan Plan(const Kernel& k, bool conversion) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
   Analysis::AffineCache affine;
+  const std::map<std::string, ElemType> special = conversion ? ConversionFedBuffers(k)
+                                                             : std::map<std::string, ElemType>{};
   for (const Arg& a : k.args) {
-    levels[a.name] = Levels(a);
+    auto sp = special.find(a.name);
+    levels[a.name] = Levels(a, sp == special.end() ? nullptr : &sp->second);
     cur[a.name] = 0;
   }
   for (;;) {
@@ -1025,7 +1088,7 @@ ExactPlan PlanExactInputs(const Kernel& k) {
     for (const Arg& a : k.args) {
       formats[a.name] = levels[a.name][cur[a.name]];
     }
-    Analysis an(k, &formats, &affine);
+    Analysis an(k, &formats, &affine, conversion);
     an.Run();
     if (!an.structural().empty()) {
       const Failure& f = an.structural().front();
@@ -1061,6 +1124,138 @@ ExactPlan PlanExactInputs(const Kernel& k) {
     }
     ++cur[pick->name];
   }
+}
+
+// Every op of `ops`, loop bodies included.
+void AllOps(const std::vector<Op>& ops, std::vector<const Op*>& out) {
+  for (const Op& op : ops) {
+    out.push_back(&op);
+    if (op.kind == OpKind::kFor) AllOps(op.body, out);
+  }
+}
+
+// A cvt that rounds: to a float type other than f32, from another type
+// that is not fp8 (fp8 widens exactly to f16, bf16 and f32).
+bool Narrows(ElemType from, ElemType to) {
+  return from != to && to != ElemType::kF32 && to != ElemType::kI32 && !IsFp8(from);
+}
+
+}  // namespace
+
+ExactPlan PlanExactInputs(const Kernel& k) { return Plan(k, /*conversion=*/false); }
+
+ExactPlan PlanConversionInputs(const Kernel& k) {
+  if (!HasNarrowingConversion(k)) {
+    ExactPlan plan;
+    plan.blocker = "the kernel has no narrowing conversion (a cvt to f16, bf16 or fp8, or a gemm with such a C)";
+    return plan;
+  }
+  return Plan(k, /*conversion=*/true);
+}
+
+bool HasNarrowingConversion(const Kernel& k) {
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  std::map<std::string, ElemType> types;  // SSA value -> element type
+  auto type_of = [&](const Operand& o) -> std::optional<ElemType> {
+    if (o.is_arg) {
+      if (const Arg* a = k.FindArg(o.name); a != nullptr) return a->elem;
+      return std::nullopt;
+    }
+    auto it = types.find(o.name);
+    return it == types.end() ? std::nullopt : std::optional<ElemType>(it->second);
+  };
+  for (const Op* op : ops) {  // program order: definitions before uses
+    if (!op->results.empty()) types[op->results[0]] = op->type.elem;
+    if (op->kind == OpKind::kFor)  // a carried value has its initial value's type
+      for (size_t i = 0; i < op->operands.size(); ++i)
+        if (std::optional<ElemType> t = type_of(op->operands[i])) {
+          if (i < op->iter_args.size()) types[op->iter_args[i]] = *t;
+          if (i < op->results.size()) types[op->results[i]] = *t;
+        }
+  }
+  for (const Op* op : ops) {
+    if (op->kind == OpKind::kGemm) {
+      if (const Arg* c = k.FindArg(op->gemm.c); c != nullptr && c->elem != ElemType::kF32) return true;
+      continue;
+    }
+    if (op->kind != OpKind::kCvt || op->operands.empty()) continue;
+    if (Narrows(type_of(op->operands[0]).value_or(ElemType::kF32), op->type.elem)) return true;
+  }
+  return false;
+}
+
+std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  // Uses of each SSA value; values no op defines here (a loop's carried
+  // ones) have no entry in `defs`.
+  std::map<std::string, std::vector<const Op*>> uses;
+  std::set<std::string> read;  // buffers an op reads
+  for (const Op* op : ops) {
+    for (const Operand& o : op->operands)
+      if (!o.is_arg) uses[o.name].push_back(op);
+    if (op->kind == OpKind::kLoad || op->kind == OpKind::kLdsDma) read.insert(op->mem);
+    if (op->kind == OpKind::kGemm) {
+      read.insert(op->gemm.a);
+      read.insert(op->gemm.b);
+      read.insert(op->gemm.c);
+    }
+  }
+  // Whether every use of `v` (through slice and concat) is a store to a
+  // buffer no op reads.
+  std::function<bool(const std::string&, int)> only_stored = [&](const std::string& v, int depth) {
+    if (depth > 64) return false;
+    for (const Op* u : uses[v]) {
+      if (u->kind == OpKind::kStore) {
+        const Arg* a = k.FindArg(u->mem);
+        if (a == nullptr || read.count(u->mem) || u->operands.empty() || u->operands[0].name != v) return false;
+      } else if ((u->kind == OpKind::kSlice || u->kind == OpKind::kConcat) && !u->results.empty()) {
+        if (!only_stored(u->results[0], depth + 1)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  // Whether every use of `v` (through slice and concat) is a narrowing cvt
+  // from f32 to `*to` (set by the first) whose result is only stored.
+  std::function<bool(const std::string&, std::optional<ElemType>*, int)> only_converted =
+      [&](const std::string& v, std::optional<ElemType>* to, int depth) {
+        if (depth > 64 || uses[v].empty()) return false;
+        for (const Op* u : uses[v]) {
+          if (u->results.empty()) return false;
+          if (u->kind == OpKind::kSlice || (u->kind == OpKind::kConcat && u->type.elem == ElemType::kF32)) {
+            if (!only_converted(u->results[0], to, depth + 1)) return false;
+          } else if (u->kind == OpKind::kCvt && Narrows(ElemType::kF32, u->type.elem)) {
+            if (to->has_value() && **to != u->type.elem) return false;
+            *to = u->type.elem;
+            if (!only_stored(u->results[0], depth + 1)) return false;
+          } else {
+            return false;
+          }
+        }
+        return true;
+      };
+  std::map<std::string, ElemType> r;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.elem != ElemType::kF32) continue;
+    bool ok = true, loaded = false;
+    std::optional<ElemType> to;
+    for (const Op* op : ops) {
+      const bool touches = op->mem == a.name || (op->kind == OpKind::kGemm &&
+                                                (op->gemm.a == a.name || op->gemm.b == a.name ||
+                                                 op->gemm.c == a.name));
+      if (!touches) continue;
+      if (op->kind != OpKind::kLoad || op->results.empty() || !only_converted(op->results[0], &to, 0)) {
+        ok = false;
+        break;
+      }
+      loaded = true;
+    }
+    if (ok && loaded && to) r[a.name] = *to;
+  }
+  return r;
 }
 
 std::map<std::string, RoundingBound> RoundingBounds(const Kernel& k) {

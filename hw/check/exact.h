@@ -54,9 +54,15 @@ struct ExactFormat {
   int64_t int_lo = 0, int_hi = 0;
   // f32 scalars: one of these values (a subset of {0.5, 1, 1.5, 2}).
   std::vector<double> choices;
+  // Conversion inputs (PlanConversionInputs): an f32 buffer whose loaded
+  // values reach only narrowing conversions to `special_to` and stores
+  // (ConversionFedBuffers) gets the conversion's special values
+  // (MakeConversionInputs) instead of +-m * 2^e.
+  bool special = false;
+  ElemType special_to = ElemType::kF32;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
-  // "one of {0.5, 1, 1.5, 2}".
+  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16".
   std::string Describe() const;
 };
 
@@ -72,6 +78,45 @@ struct ExactPlan {
 // significands and narrowing the arguments behind the first value that does
 // not fit, richest first), or says which op makes exact mode impossible.
 ExactPlan PlanExactInputs(const Kernel& k);
+
+// Significand bits beyond its target type's that the conversion pass lets the
+// operand of a narrowing conversion carry (PlanConversionInputs). The
+// analysis bounds magnitudes in the worst case, so a conversion of a product
+// gets values of up to p + 5 bits (an exact tie of the conversion in about 1
+// of 2^5 elements), while an MFMA or loop sum of mostly positive terms
+// (MakeConversionInputs) typically lies 2 to 4 bits below its bound: p + 1
+// to p + 3 bits, a tie in a quarter to a half of the elements that round.
+constexpr int kConversionExtraBits = 5;
+
+// Whether `k` rounds a value to a narrower float type: a `cvt` to f16, bf16
+// or fp8 from f32, f16 or bf16 (fp8 -> wider types is exact), or a gemm
+// whose C is not f32.
+bool HasNarrowingConversion(const Kernel& k);
+
+// The f32 buffers of `k` whose loaded values reach nothing but narrowing
+// `cvt`s (through slice and concat), whose results reach nothing but stores
+// (through slice and concat) to buffers no op of `k` reads: such a value is
+// converted exactly as it was loaded, so any f32 value, NaN and infinities
+// included, gives the same code on both sides. By name, the conversion's
+// target type (the first one's when they differ: all conversions of the
+// buffer must then be to that type, else it is left out).
+std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k);
+
+// Conversion inputs for `k` (README "input modes", `conversion`): as
+// PlanExactInputs, but the value before each narrowing conversion (a cvt to
+// f16/bf16/fp8, a gemm's conversion to C's type) need only be exact in f32
+// and within the target's range, with at most kConversionExtraBits
+// significand bits beyond the target's p (min(p + 5, 24) bits): the device
+// and the reference then hold that value bit for bit, the conversion (one
+// IEEE rounding on both sides) rounds it, often from an exact tie, and the
+// stored codes must match bit for bit. Every other value (an MFMA's k
+// products, a loop's sums, products with scalars) must still be exact in
+// its type (f32: 24 bits), so the inputs' bits are what the sums and
+// products before the conversion leave: the analysis narrows the richest
+// argument behind the first value that does not fit. ConversionFedBuffers
+// get special values (ExactFormat::special). !exact (with the blocker)
+// when no such inputs exist or `k` has no narrowing conversion.
+ExactPlan PlanConversionInputs(const Kernel& k);
 
 // The random-mode rounding factor of one output buffer (hw/check/compare.h
 // CompareWithinBounds): along any chain of operations that produces a stored

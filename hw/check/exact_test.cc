@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -494,6 +495,245 @@ end
   Kernel mk = MagnitudeKernel(Parse(LoopKernel(3, "    %c = const f32 -2.5\n    %n = mul %acc, %c")));
   EXPECT_EQ(mk.body[0].constant, 1.0);
   EXPECT_EQ(mk.body[1].body[1].constant, 2.5);
+}
+
+// Review 7 (F1, F5, F6): the conversion pass's analysis.
+constexpr char kConvLoop[] = R"(kernel lw
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 512] strides [512, 1] readonly
+arg B : f16[16, 512] strides [512, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 512 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
+    %d = mfma f32_16x16x32_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)";
+
+// An MFMA's scaled result and a cvt of loaded f32 data to `TO` in one buffer
+// (review 7 mb.kir, m8.kir).
+std::string Beside(const std::string& to) {
+  return absl::StrReplaceAll(R"(kernel mb
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 32] strides [32, 1] readonly
+arg B : f16[16, 32] strides [32, 1] readonly
+arg X : f32[64, 4] strides [4, 1] readonly
+arg O : TO[2, 16, 16] strides [256, 16, 1] writeonly
+arg alpha : f32
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
+  %z = zero f32x4
+  %d = mfma f32_16x16x32_f16 %a, %b, %z
+  %s = mul %d, alpha
+  %q = cvt %s : TOx4
+  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q
+  %x = load X[tid.x, 0] : f32x4
+  %xs = slice %x, 0 : f32x2
+  %xt = slice %x, 2 : f32x2
+  %xc = concat %xs, %xt : f32x4
+  %xq = cvt %xc : TOx4
+  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq
+end
+)", {{"TO", to}});
+}
+
+TEST(ConversionPlanTest, NarrowingConversions) {
+  EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("copy_f32")));
+  EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("mma_16x16x16_f16")));  // f32 C
+  EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("dequant_fp8")));       // fp8 -> f32
+  EXPECT_TRUE(HasNarrowingConversion(::kir::testing::TestdataKernel("quant_fp8")));
+  EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("gemm_f16_256")));   // f32 C
+  EXPECT_TRUE(HasNarrowingConversion(::kir::testing::TestdataKernel("gemm_bf16_edge")));  // the gemm's C is bf16
+  EXPECT_TRUE(HasNarrowingConversion(Parse(kConvLoop)));
+  ExactPlan none = PlanConversionInputs(::kir::testing::TestdataKernel("copy_f32"));
+  EXPECT_FALSE(none.exact);
+  EXPECT_NE(none.blocker.find("no narrowing conversion"), std::string::npos) << none.blocker;
+}
+
+// The forms, by hand: the K = 512 f16 sum times alpha in {0.5, 1.5, 2}
+// (mag 2, one fraction bit) converted to f16 may carry 11 + 5 = 16 bits.
+// With A and B +-m * 2^-a, +-m * 2^-b (m < 2^a, 2^b; no spread): magnitude
+// 512 * (2^a - 1)(2^b - 1) * 2^-(a+b) * 2 in steps of 2^-(a+b+1), so
+// (2^a - 1)(2^b - 1) <= 2^(16 - 10 - 1) = 32: a = 2, b = 3 (21; 3 and 3
+// give 49, 2 and 4 give 45); the argument narrowed first (A, at equal
+// richness) is the narrower. The exact pass must fit f16's 11 bits instead.
+TEST(ConversionPlanTest, FormsCarryFiveBitsBeyondTheTarget) {
+  const Kernel k = Parse(kConvLoop);
+  ExactPlan p = PlanConversionInputs(k);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(p.formats["A"].bits, 2);
+  EXPECT_EQ(p.formats["A"].spread, 0);
+  EXPECT_EQ(p.formats["B"].bits, 3);
+  EXPECT_EQ(p.formats["B"].spread, 0);
+  EXPECT_EQ(p.formats["alpha"].choices, (std::vector<double>{0.5, 1.5, 2}));
+  // A cvt of loaded f32 data that is also added elsewhere (so not only
+  // converted): f32 values of 8 + 5 = 13 bits for bf16.
+  ExactPlan q = PlanConversionInputs(Parse(R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64] strides [1] readonly
+arg O : bf16[64] strides [1] writeonly
+arg S : f32[64] strides [1] writeonly
+  %x = load X[tid.x] : f32
+  %q = cvt %x : bf16
+  store O[tid.x], %q
+  %s = add %x, %x
+  store S[tid.x], %s
+end
+)"));
+  ASSERT_TRUE(q.exact) << q.blocker;
+  EXPECT_FALSE(q.formats["X"].special);
+  EXPECT_EQ(q.formats["X"].bits + q.formats["X"].spread, 13);
+}
+
+TEST(ConversionPlanTest, BuffersOnlyConvertedGetSpecialValues) {
+  // Through slice and concat to a cvt and a store: X only; A and B feed the MFMA.
+  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("bf16"))), (std::map<std::string, ElemType>{{"X", ElemType::kBF16}}));
+  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("f8e4m3fn"))),
+            (std::map<std::string, ElemType>{{"X", ElemType::kF8E4M3FN}}));
+  ExactPlan p = PlanConversionInputs(Parse(Beside("f8e4m3fn")));
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_TRUE(p.formats["X"].special);
+  EXPECT_EQ(p.formats["X"].special_to, ElemType::kF8E4M3FN);
+  EXPECT_FALSE(p.formats["A"].special);
+  // Not only converted: also added; stored where the kernel reads it back;
+  // converted to two types.
+  const char* kNot[] = {
+      R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64] strides [1] readonly
+arg O : f16[64] strides [1] writeonly
+  %x = load X[tid.x] : f32
+  %y = add %x, %x
+  %q = cvt %y : f16
+  store O[tid.x], %q
+end
+)",
+      R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64] strides [1] readonly
+arg O : f16[64] strides [1] readwrite
+arg P : f16[64] strides [1] writeonly
+  %x = load X[tid.x] : f32
+  %q = cvt %x : f16
+  store O[tid.x], %q
+  %o = load O[tid.x] : f16
+  store P[tid.x], %o
+end
+)",
+      R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64] strides [1] readonly
+arg O : f16[64] strides [1] writeonly
+arg P : bf16[64] strides [1] writeonly
+  %x = load X[tid.x] : f32
+  %q = cvt %x : f16
+  store O[tid.x], %q
+  %r = cvt %x : bf16
+  store P[tid.x], %r
+end
+)"};
+  for (const char* t : kNot) EXPECT_TRUE(ConversionFedBuffers(Parse(t)).empty()) << t;
+}
+
+// Testdata kernels with a narrowing conversion get conversion inputs.
+TEST(ConversionPlanTest, TestdataKernels) {
+  for (const char* n : {"gemm_bf16_edge", "gemm_f16_km_kn", "gemm_fp8_fnuz_edge"}) {
+    const Kernel k = Promoted(n, "gfx942");
+    EXPECT_TRUE(HasNarrowingConversion(k)) << n;
+    ExactPlan p = PlanConversionInputs(k);
+    EXPECT_TRUE(p.exact) << n << ": " << p.blocker;
+  }
+  ExactPlan q = PlanConversionInputs(::kir::testing::TestdataKernel("quant_fp8"));
+  EXPECT_TRUE(q.exact) << q.blocker;
+}
+
+// Special values of the conversions, by hand from the formats (bf16: 8
+// significand bits, max (2 - 2^-7) * 2^127; f16: 11, max 65504, smallest
+// subnormal 2^-24; f8e4m3fn: 4, max 448, smallest subnormal 2^-9).
+TEST(InputsTest, ConversionSpecialsByHand) {
+  uint64_t s = 1;
+  auto at = [&](ElemType t, int j) { return ConversionSpecial(t, j, s); };
+  EXPECT_EQ(at(ElemType::kBF16, 3), 0x7f800000u);
+  EXPECT_EQ(at(ElemType::kBF16, 6), 0x80000000u);
+  EXPECT_EQ(at(ElemType::kBF16, 7), 0x7f7f0000u);   // bf16 max
+  EXPECT_EQ(at(ElemType::kBF16, 9), 0x7f7f8000u);   // max + half an ulp: the tie above max
+  EXPECT_EQ(at(ElemType::kBF16, 11), 0x7f7f7fffu);  // just below it
+  EXPECT_EQ(at(ElemType::kBF16, 15), 0x00010000u);  // 2^-133
+  EXPECT_EQ(at(ElemType::kF16, 7), 0x477fe000u);    // 65504
+  EXPECT_EQ(at(ElemType::kF16, 9), 0x477ff000u);    // 65520
+  EXPECT_EQ(at(ElemType::kF16, 12), 0xc77ff001u);   // -(65520 + one f32 ulp)
+  EXPECT_EQ(at(ElemType::kF16, 17), 0x33000000u);   // 2^-25: 0 or 2^-24
+  EXPECT_EQ(at(ElemType::kF16, 18), 0xb3c00000u);   // -1.5 * 2^-24
+  EXPECT_EQ(at(ElemType::kF16, 22), 0x38800000u);   // 2^-14
+  EXPECT_EQ(at(ElemType::kF8E4M3FN, 7), 0x43e00000u);   // 448
+  EXPECT_EQ(at(ElemType::kF8E4M3FN, 9), 0x43e80000u);   // 464
+  EXPECT_EQ(at(ElemType::kF8E4M3FN, 15), 0x3b000000u);  // 2^-9
+  for (int j : {0, 1, 2}) EXPECT_TRUE(std::isnan(F32FromBits(at(ElemType::kF16, j)))) << j;
+  // Ties of the conversion: the bits below the target's significand are
+  // 1000...0 (bf16: the low 16 of f32's; f16 and f8e4m3fn in their normal
+  // range: 13 and 20), +-1 in the last place for the neighbours, and the
+  // target's last bit odd for odd j.
+  for (uint64_t seed = 1; seed <= 50; ++seed)
+    for (auto [t, drop] : {std::pair{ElemType::kBF16, 16}, std::pair{ElemType::kF16, 13},
+                           std::pair{ElemType::kF8E4M3FN, 20}})
+      for (int j = 24; j < 36; ++j) {
+        s = seed;
+        const uint32_t b = ConversionSpecial(t, j, s);
+        const uint32_t low = b & ((1u << drop) - 1), half = 1u << (drop - 1);
+        const int kind = ((j - 24) / 2) % 3;
+        EXPECT_EQ(low, kind == 0 ? half : kind == 1 ? half + 1 : half - 1) << j << " " << std::hex << b;
+        EXPECT_EQ((b >> drop) & 1, static_cast<uint32_t>(j % 2)) << j << " " << std::hex << b;
+        EXPECT_EQ(b >> 31, j >= 30 ? 1u : 0u) << j;
+      }
+}
+
+// Each special value at every element of a vector of 4 (element i mod 4) and
+// in many lanes; the other buffers mostly positive.
+TEST(InputsTest, ConversionInputsPutEverySpecialAtEveryPosition) {
+  const Kernel k = Parse(Beside("bf16"));
+  ExactPlan p = PlanConversionInputs(k);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    std::map<int, std::set<std::string>> kinds;  // position -> kinds seen
+    int odd_ties = 0;
+    for (int i = 0; i < 256; ++i) {
+      uint32_t b;
+      std::memcpy(&b, d.buffers["X"].data() + 4 * i, 4);
+      const float v = F32FromBits(b);
+      std::string kind = std::isnan(v) ? "nan" : std::isinf(v) ? (v > 0 ? "+inf" : "-inf")
+                         : v == 0       ? (std::signbit(v) ? "-0" : "+0")
+                         : std::fabs(v) > 3.3895313892515355e38 ? "beyond"
+                         : (b & 0xffff) == 0x8000 ? ((b >> 16) & 1 ? "odd tie" : "even tie")
+                                                  : "";
+      if (!kind.empty()) kinds[i % 4].insert(kind);
+      odd_ties += kind == "odd tie" && i % 4 == 0;
+    }
+    for (int pos = 0; pos < 4; ++pos)
+      EXPECT_EQ(kinds[pos], (std::set<std::string>{"nan", "+inf", "-inf", "+0", "-0", "beyond", "odd tie", "even tie"}))
+          << "seed " << seed << " position " << pos;
+    // 64 lanes, 37 values: j = 25 and 31 are exact ties with an odd last bit.
+    EXPECT_GE(odd_ties, 2) << "seed " << seed;
+    int negative = 0;
+    for (int i = 0; i < 512; ++i) negative += ElementValue(ElemType::kF16, d.buffers["A"].data() + 2 * i) < 0;
+    EXPECT_GT(negative, 512 / 8 / 2);
+    EXPECT_LT(negative, 512 / 8 * 2);
+  }
 }
 
 }  // namespace

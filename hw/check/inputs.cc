@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 
 #include "compiler/ir/float_bits.h"
@@ -190,6 +192,129 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
     if (plan.formats.count(a.name)) continue;
     if (a.kind == Arg::Kind::kScalar) d.scalars[a.name] = random.scalars.at(a.name);
     else d.buffers[a.name] = random.buffers.at(a.name);
+  }
+  return d;
+}
+
+uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) {
+  // The target's significand bits p (with the implicit one), smallest
+  // normal exponent, largest finite value.
+  int p = 24, emin = -126;
+  double max = std::numeric_limits<float>::max();
+  if (const Fp8Format* f = Fp8FormatOf(to); f != nullptr) {
+    p = f->man_bits + 1;
+    emin = 1 - f->bias;
+    max = f->max;
+  } else if (to == ElemType::kF16 || to == ElemType::kBF16) {
+    const Fields fd = FieldsOf(to);
+    const int bias = (1 << (fd.exp_bits - 1)) - 1;
+    p = fd.man_bits + 1;
+    emin = 1 - bias;
+    max = std::ldexp(2.0 - std::ldexp(1.0, -fd.man_bits), bias);
+  }
+  const double flt_max = std::numeric_limits<float>::max();
+  const double minsub = std::ldexp(1.0, emin - (p - 1));
+  int emax = 0;
+  std::frexp(max, &emax);
+  --emax;  // max = 1.x * 2^emax
+  const double half_top = std::ldexp(1.0, emax - p);  // half an ulp of T at max
+  auto bits = [](double v) { return F32Bits(static_cast<float>(v)); };
+  // f32's neighbour of v towards +inf (up) or -inf.
+  auto next = [](double v, bool up) {
+    return F32Bits(std::nextafter(static_cast<float>(v), up ? std::numeric_limits<float>::infinity()
+                                                            : -std::numeric_limits<float>::infinity()));
+  };
+  const uint32_t payload = static_cast<uint32_t>(Next(s)) & 0x3fffff;
+  switch (j) {
+    case 0: return 0x7fc00000u | payload;                 // quiet NaNs with payloads
+    case 1: return 0xffc00000u | payload;
+    case 2: return 0x7f800000u | (payload == 0 ? 1 : payload);  // a signalling NaN
+    case 3: return 0x7f800000u;                            // +-inf
+    case 4: return 0xff800000u;
+    case 5: return 0x00000000u;                            // +-0
+    case 6: return 0x80000000u;
+    case 7: return bits(max);                              // +-max
+    case 8: return bits(-max);
+    case 9: return bits(max + half_top);                   // the tie above max (even: beyond it)
+    case 10: return bits(-(max + half_top));
+    case 11: return next(max + half_top, false);          // just below that tie: max
+    case 12: return next(-(max + half_top), false);       // just beyond it
+    case 13: return bits(std::min(4 * max, flt_max));     // far beyond max
+    case 14: return bits(-std::min(max + 2 * half_top, flt_max));  // one ulp of T beyond max
+    case 15: return bits(minsub);                         // T's smallest subnormal
+    case 16: return bits(-minsub);
+    case 17: return bits(minsub / 2);                     // tie: 0 (even) or minsub
+    case 18: return bits(-1.5 * minsub);                  // tie: 2 minsub (even)
+    case 19: return bits(2.5 * minsub);                   // tie: 2 minsub (even)
+    case 20: return next(-minsub / 2, false);             // just beyond the tie: -minsub
+    case 21: {  // a tie of the subnormal grid, (m + 1/2) minsub, m random
+      const int64_t top = (int64_t{1} << (p - 1)) - 1;   // the largest subnormal's m
+      const int64_t m = top >= 2 ? Uniform(s, 1, top - 1) : 0;
+      return bits((static_cast<double>(m) + 0.5) * minsub);
+    }
+    case 22: return bits(std::ldexp(1.0, emin));          // the smallest normal
+    case 23: return bits(-(std::ldexp(1.0, emin) - minsub / 2));  // tie below it: the normal (even)
+    case 36: {  // a full f32 significand in T's normal range
+      const int e = static_cast<int>(Uniform(s, std::max(emin, -3), std::min(emax, 3)));
+      return bits(std::ldexp(1.0 + static_cast<double>(Next(s) >> 41) * std::ldexp(1.0, -23), e));
+    }
+    default: break;
+  }
+  // 24..35: ties (m + 1/2) ulp of T in its normal range, m odd and even, of
+  // either sign, exactly and +-1 f32 ulp.
+  const int t = std::clamp(j, 24, 35) - 24;
+  const bool odd = t % 2 == 1, negative = t >= 6;
+  const int kind = (t / 2) % 3;  // 0: the tie, 1: one f32 ulp above it (in magnitude), 2: below
+  const int64_t lo = int64_t{1} << (p - 1), hi = (int64_t{1} << p) - 1;
+  int64_t m = Uniform(s, lo, hi);
+  if ((m % 2 == 1) != odd) m = m == lo ? m + 1 : m - 1;
+  const int e = static_cast<int>(Uniform(s, std::max(emin, -3), std::min(emax, 3)));
+  double v = std::ldexp(static_cast<double>(m) + 0.5, e - (p - 1));
+  if (v > max) v = std::ldexp(static_cast<double>(lo + (odd ? 1 : 0)) + 0.5, e - (p - 1));
+  if (negative) v = -v;
+  if (kind == 0) return bits(v);
+  return next(v, (kind == 1) != negative);
+}
+
+KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
+  KernelData d = Fill(
+      k, seed, 0x636f6e76ull,
+      [formats = plan.formats](const Arg& a, uint64_t& s) -> uint32_t {
+        auto it = formats.find(a.name);
+        if (it == formats.end() || it->second.special) return 0;  // special buffers: below
+        const ExactFormat& f = it->second;
+        if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
+        const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
+        const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
+        return FloatBits(a.elem, (Next(s) % 8 == 0 ? -m : m) * std::ldexp(1.0, e));
+      },
+      [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },
+      [&](const Arg& a, uint64_t& s) -> uint32_t {
+        auto it = plan.formats.find(a.name);
+        if (it == plan.formats.end()) return 0;
+        const ExactFormat& f = it->second;
+        if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
+        return F32Bits(static_cast<float>(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()]));
+      });
+  const KernelData random = MakeInputs(k, seed);
+  for (const Arg& a : k.args) {
+    auto it = plan.formats.find(a.name);
+    if (it == plan.formats.end()) {
+      if (a.kind == Arg::Kind::kScalar) d.scalars[a.name] = random.scalars.at(a.name);
+      else d.buffers[a.name] = random.buffers.at(a.name);
+      continue;
+    }
+    if (!it->second.special || a.kind != Arg::Kind::kBuffer) continue;
+    // Element i: special value (i + o) mod 37, its random parts from the
+    // element's own stream.
+    const uint64_t s0 = Hash(a.name, seed) ^ 0x7370656369616cull;
+    const uint64_t o = s0 % kConversionSpecials;
+    const ElemType to = it->second.special_to;
+    d.buffers[a.name] = LazyBuffer(a, [s0, o, to](uint64_t i) -> uint64_t {
+      uint64_t st = StateAt(s0, i);
+      uint64_t own = Next(st);
+      return ConversionSpecial(to, static_cast<int>((i + o) % kConversionSpecials), own);
+    });
   }
   return d;
 }

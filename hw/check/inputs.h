@@ -47,6 +47,31 @@ KernelData MakeInputs(const Kernel& k, uint64_t seed);
 // An argument without a format gets MakeInputs' values.
 KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 
+// Conversion-pass inputs from `seed` in the forms of `plan`
+// (PlanConversionInputs), lazy as MakeExactInputs': float elements +-m * 2^e
+// as exact inputs but negative with probability 1/8 only (so that a sum of
+// many products keeps most of its bound's bits instead of cancelling, and the
+// value before a conversion carries bits beyond the target's); i32 and
+// scalars as MakeExactInputs. A buffer whose form is `special`
+// (ConversionFedBuffers) gets, at element i, special value number
+// (i + o) mod 37 of the conversion to its target type T (o from the seed
+// and the name): quiet and signalling NaNs with payloads, +-inf, +-0, +-max
+// of T, the tie just above max and the values beside it, beyond max, T's
+// smallest subnormal, ties of the subnormal grid (half the smallest: 0 or
+// it; 1.5 and 2.5 times it), the smallest normal and the tie below it, ties
+// (m + 1/2) ulp of T with m odd and even, of either sign, and those ties
+// +-1 f32 ulp, and a full-significand value in T's range. 37 is prime, so
+// each value lands at every vector element position (element i mod 2^n)
+// and on every lane of a kernel that loads 37 or more consecutive groups.
+KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
+
+// The number of special values MakeConversionInputs cycles through.
+constexpr int kConversionSpecials = 37;
+// Special value j (0 <= j < kConversionSpecials) of a conversion from f32 to
+// `to` (f16, bf16 or an fp8 type), as f32 bits; `s` draws the random parts
+// (NaN payloads, tie significands and exponents).
+uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s);
+
 // Adversarial inputs from `seed`, for kernels whose result must match the
 // reference bit for bit on any input (no HasUnorderedSum), lazy: element i
 // draws from its own splitmix64 stream seeded by (seed, name, i). Float elements:

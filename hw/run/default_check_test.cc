@@ -13,6 +13,9 @@
 //   and adversarial inputs are refused for MFMA kernels.
 // - F8: one fp8 buffer, half an MFMA's result, half a conversion of loaded
 //   data: every code of the second half one off passed the per-buffer bound.
+// Review 7 F1, F5, F6 (the conversion pass): a bf16 conversion whose ties
+// round down, a round-toward-zero f16 conversion of a K = 512 loop, an fp8
+// conversion without its NaN select, alone and beside an MFMA.
 #include <cmath>
 #include <cstring>
 #include <regex>
@@ -135,6 +138,21 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     EXPECT_GE(n, min_matches) << "'" << re << "' in\n" << c.assembly;
     return Write(c, std::regex_replace(c.assembly, r, with), file);
   }
+  // `c`'s assembly with only the n-th match of `re` (0-based; -1: the last)
+  // replaced by `with`.
+  std::string MutantAt(const Compiled& c, const std::string& re, const std::string& with, int n,
+                       const std::string& file) {
+    const std::regex r(re);
+    std::vector<std::smatch> ms;
+    for (auto it = std::sregex_iterator(c.assembly.begin(), c.assembly.end(), r); it != std::sregex_iterator(); ++it)
+      ms.push_back(*it);
+    const int i = n < 0 ? static_cast<int>(ms.size()) + n : n;
+    EXPECT_TRUE(i >= 0 && i < static_cast<int>(ms.size())) << "'" << re << "' #" << n << " in\n" << c.assembly;
+    if (i < 0 || i >= static_cast<int>(ms.size())) return Write(c, c.assembly, file);
+    std::string a = c.assembly;
+    a.replace(ms[i].position(0), ms[i].length(0), ms[i].format(with));
+    return Write(c, a, file);
+  }
   std::string Write(const Compiled& c, const std::string& assembly, const std::string& file) {
     absl::StatusOr<std::string> obj = BuildCodeObject(bin_, assembly, c.mcpu);
     EXPECT_TRUE(obj.ok()) << obj.status();
@@ -220,7 +238,12 @@ TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
   // and every element is checked against the value before the conversion.
   RunReport r = Run(c, Write(c, c.assembly, "f8.hsaco"), 1);
   EXPECT_NE(r.text.find("* |ref|"), std::string::npos) << r.text;
-  ASSERT_EQ(r.passes.size(), 1u) << r.text;  // random: exact inputs impossible
+  // Random (exact inputs impossible: 128 products must fit f8e5m2's 3
+  // bits), then conversion (the sum need only fit f32, its conversion
+  // p + 5 = 8 bits).
+  ASSERT_EQ(r.passes.size(), 2u) << r.text;
+  EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
+  EXPECT_EQ(r.passes[1].mode, InputMode::kConversion);
   ASSERT_EQ(r.diffs.size(), 1u);
   EXPECT_EQ(r.diffs[0].pre_rounding, 256) << r.text;
 }
@@ -230,11 +253,12 @@ TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
   // Round to nearest even adds 0x7fff + lsb before dropping 16 bits; 0
   // truncates.
   Expect(c, {Mutant(c, R"(s_mov_b32 (s\d+), 0x7fff\b)", "s_mov_b32 $1, 0", 1, "trunc.hsaco")});
-  // The default run is exact, then random (no adversarial pass beside an MFMA).
+  // The default run is exact, then conversion (no adversarial pass beside
+  // an MFMA; the conversion pass replaces the random one).
   RunReport r = Run(c, Write(c, c.assembly, "k2.hsaco"), 1);
   ASSERT_EQ(r.passes.size(), 2u) << r.text;
   EXPECT_EQ(r.passes[0].mode, InputMode::kExact);
-  EXPECT_EQ(r.passes[1].mode, InputMode::kRandom);
+  EXPECT_EQ(r.passes[1].mode, InputMode::kConversion);
 }
 
 TEST_F(DefaultCheckTest, F8LoadedDataConvertedBesideMfmaIsBitForBit) {
@@ -381,6 +405,116 @@ TEST_F(DefaultCheckTest, F12RefusalInALaterPassNamesItAndKeepsTheEarlierReport) 
   EXPECT_NE(m.find("\nthe pass before it (it passed):\ninputs: exact (seed 1)"), std::string::npos) << m;
   EXPECT_NE(m.find("o: 1024 elements, max abs err 0, "), std::string::npos) << m;
   EXPECT_NE(m.find("tolerance bit-identical (exact inputs): OK"), std::string::npos) << m;
+// Review 7 (issue 19): conversions whose rounding or NaN handling is wrong,
+// which no earlier default pass could see (exact inputs never round a
+// conversion; adversarial ones are refused beside an MFMA and held few ties
+// of a conversion and few NaNs per position). The review's kernels (gfx950).
+
+// A cvt of loaded f32 data to `TO` (review 7 cb.kir, cn.kir).
+std::string Loaded(const std::string& to) {
+  return absl::StrCat(R"(kernel cb
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[64, 4] strides [4, 1] readonly
+arg O : )", to, R"([64, 4] strides [4, 1] writeonly
+  %x = load X[tid.x, 0] : f32x4
+  %xq = cvt %x : )", to, R"(x4
+  store O[tid.x, 0], %xq
+end
+)");
+}
+
+// An MFMA's scaled result to O[0] and a cvt of loaded f32 data to O[1]
+// (review 7 mb.kir, m8.kir).
+std::string BesideMfma(const std::string& to) {
+  return absl::StrCat(R"(kernel mb
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 32] strides [32, 1] readonly
+arg B : f16[16, 32] strides [32, 1] readonly
+arg X : f32[64, 4] strides [4, 1] readonly
+arg O : )", to, R"([2, 16, 16] strides [256, 16, 1] writeonly
+arg alpha : f32
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
+  %z = zero f32x4
+  %d = mfma f32_16x16x32_f16 %a, %b, %z
+  %s = mul %d, alpha
+  %q = cvt %s : )", to, R"(x4
+  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q
+  %x = load X[tid.x, 0] : f32x4
+  %xq = cvt %x : )", to, R"(x4
+  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq
+end
+)");
+}
+
+// A K = 512 loop of f16 MFMAs times alpha to f16 (review 7 lw.kir); with
+// `rw`, O read, added and written back (lr.kir).
+std::string LongLoop(bool rw) {
+  return absl::StrCat(R"(kernel lw
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 512] strides [512, 1] readonly
+arg B : f16[16, 512] strides [512, 1] readonly
+arg O : f16[16, 16] strides [16, 1] )", rw ? "readwrite" : "writeonly", R"(
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 512 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
+    %d = mfma f32_16x16x32_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+)", rw ? R"(  %o = load O[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f16x4
+  %of = cvt %o : f32x4
+  %t = add %s, %of
+  %q = cvt %t : f16x4
+)" : "  %q = cvt %s : f16x4\n", R"(  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+}
+
+// kirc's f32 -> bf16 rounds to nearest even by adding 0x7fff + the kept
+// part's last bit (v_bfe_u32 ..., 16, 1); without that bit a tie rounds down.
+constexpr char kBf16Lsb[] = R"(v_bfe_u32 (v\d+), v\d+, 16, 1)";
+
+TEST_F(DefaultCheckTest, Review7F1Bf16TiesRoundDown) {
+  // A cvt of loaded data: element 0 of every thread (the review's cb.m19.s).
+  const Compiled cb = CompileText(Loaded("bf16"));
+  Expect(cb, {MutantAt(cb, kBf16Lsb, "v_mov_b32 $1, 0", 0, "cb.hsaco")});
+  // Beside an MFMA: the first and the last of the 8 conversions (the MFMA's
+  // result and the loaded data, in kirc's order).
+  const Compiled mb = CompileText(BesideMfma("bf16"));
+  Expect(mb, {MutantAt(mb, kBf16Lsb, "v_mov_b32 $1, 0", 0, "mb0.hsaco"),
+              MutantAt(mb, kBf16Lsb, "v_mov_b32 $1, 0", -1, "mb7.hsaco")});
+  RunReport r = Run(mb, MutantAt(mb, kBf16Lsb, "v_mov_b32 $1, 0", -1, "mb7.hsaco"), 1);
+  EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the conversion pass"), std::string::npos)
+      << r.text;
+}
+
+TEST_F(DefaultCheckTest, Review7F5RoundTowardZeroF16AfterLongLoop) {
+  // v_cvt_pkrtz_f16_f32 rounds toward zero: within the random pass's bound
+  // on most seeds; the conversion pass's exact sums carry bits beyond f16's.
+  const Compiled lw = CompileText(LongLoop(false));
+  Expect(lw, {Mutant(lw, R"(v_cvt_pk_f16_f32\b)", "v_cvt_pkrtz_f16_f32", 1, "lw.hsaco")});
+  const Compiled lr = CompileText(LongLoop(true));
+  Expect(lr, {MutantAt(lr, R"(v_cvt_pk_f16_f32\b)", "v_cvt_pkrtz_f16_f32", 0, "lr.hsaco")});
+}
+
+TEST_F(DefaultCheckTest, Review7F6Fp8NanSelectDropped) {
+  // kirc clamps to +-448 with v_min/v_max (which return the non-NaN
+  // operand) and selects the NaN back in; without the select NaN gives 448.
+  constexpr char kSelect[] = R"(v_cndmask_b32_e64 (v\d+), (v\d+), v\d+, s\[\d+:\d+\])";
+  const Compiled cn = CompileText(Loaded("f8e4m3fn"));
+  Expect(cn, {MutantAt(cn, kSelect, "v_mov_b32 $1, $2", 0, "cn.hsaco")});
+  // Beside an MFMA (whose result is never NaN): every select dropped.
+  const Compiled m8 = CompileText(BesideMfma("f8e4m3fn"));
+  Expect(m8, {Mutant(m8, kSelect, "v_mov_b32 $1, $2", 4, "m8.hsaco")});
 }
 
 }  // namespace

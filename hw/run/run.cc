@@ -273,6 +273,7 @@ const char* InputModeName(InputMode m) {
     case InputMode::kExact: return "exact";
     case InputMode::kRandom: return "random";
     case InputMode::kAdversarial: return "adversarial";
+    case InputMode::kConversion: return "conversion";
   }
   return "?";
 }
@@ -298,6 +299,18 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
       return absl::StrCat("inputs: exact (seed ", seed, "): ", absl::StrJoin(parts, "; "),
                           "; every product, partial sum and conversion is exact, so the output must equal the "
                           "reference bit for bit", one, "\n");
+    }
+    case InputMode::kConversion: {
+      std::vector<std::string> parts;
+      for (const Arg& a : k.args) {
+        auto it = plan.formats.find(a.name);
+        if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe()));
+      }
+      return absl::StrCat("inputs: conversion (seed ", seed, "): ", absl::StrJoin(parts, "; "),
+                          "; floats negative with probability 1/8; every value before a narrowing conversion is "
+                          "exact in f32 with up to ", kConversionExtraBits,
+                          " bits beyond the target's (often an exact tie), so the stored codes must equal the "
+                          "reference's bit for bit (any NaN for a NaN)\n");
     }
     case InputMode::kAdversarial:
       return absl::StrCat("inputs: adversarial (seed ", seed,
@@ -395,6 +408,22 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         "--inputs=exact: exact inputs are values kirc chooses and proves exact for kernel '", k.name,
         "'; the values of --input and --scalar are yours, and nothing proves them exact: use --inputs=auto (bit for "
         "bit when the kernel has no mfma or gemm, else within the rounding bound) or --inputs=random"));
+  if (user && opts.inputs == InputMode::kConversion)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--inputs=conversion: conversion inputs are values kirc chooses and proves exact up to each conversion "
+        "for kernel '", k.name, "'; the values of --input and --scalar are yours: use --inputs=auto or "
+        "--inputs=random"));
+  // The conversion pass (PlanConversionInputs): when asked for, and by
+  // default for a kernel with a narrowing conversion.
+  ExactPlan conv_plan;
+  if (!user && (opts.inputs == InputMode::kConversion ||
+                (opts.inputs == InputMode::kAuto && HasNarrowingConversion(k)))) {
+    conv_plan = PlanConversionInputs(k);
+    if (!conv_plan.exact && opts.inputs == InputMode::kConversion)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "conversion inputs are impossible for kernel '", k.name, "': ", WithFile(conv_plan.blocker, opts.filename),
+          "; use --inputs=auto or --inputs=random"));
+  }
   ExactPlan plan;
   std::string blocker;
   if (!user && (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact)) {
@@ -432,11 +461,14 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     switch (opts.inputs) {
       case InputMode::kAuto:
         modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
-        // Exact inputs never round a conversion, and a scalar the analysis
-        // could only fix to 1 hides a dropped multiply by it: a random pass
-        // follows when no adversarial pass (bit for bit) can cover them, or
-        // when a scalar is 1 (review 6 F1, F6).
-        if (plan.exact && (unordered || !ones.empty())) modes.push_back(InputMode::kRandom);
+        // Exact inputs never round a conversion: the conversion pass makes
+        // them round, often from exact ties, bit for bit (review 7 F1, F5,
+        // F6). Without it (no conversion pass possible), and when a scalar
+        // the analysis could only fix to 1 hides a dropped multiply by it, a
+        // random pass follows when no adversarial pass (bit for bit) can
+        // cover them, or when a scalar is 1 (review 6 F1, F6).
+        if (conv_plan.exact) modes.push_back(InputMode::kConversion);
+        if (plan.exact && ((unordered && !conv_plan.exact) || !ones.empty())) modes.push_back(InputMode::kRandom);
         if (!unordered) modes.push_back(InputMode::kAdversarial);
         break;
       default:
@@ -530,6 +562,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   for (size_t pi = 0; pi < modes.size(); ++pi) {
     const InputMode mode = modes[pi];
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
+                        : mode == InputMode::kConversion  ? MakeConversionInputs(k, conv_plan, opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
@@ -654,6 +687,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     } else {
       const char* why = user ? "bit-identical (no mfma or gemm; any NaN matches any NaN)"
                         : mode == InputMode::kExact ? "bit-identical (exact inputs)"
+                        : mode == InputMode::kConversion
+                            ? "bit-identical (conversion inputs: exact up to the conversion; any NaN matches any NaN)"
                                                     : "bit-identical (adversarial inputs; any NaN matches any NaN)";
       p.diffs = CompareBitwise(k, out, ref_data, why);
     }
@@ -702,7 +737,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user ? UserInputsLine(*uv, mode, opts.seed, unordered)
-              : InputsLine(k, mode, plan, blocker, opts.seed,
+              : InputsLine(k, mode, mode == InputMode::kConversion ? conv_plan : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{}, pi > 0 && modes[0] == InputMode::kExact, unordered);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
@@ -769,9 +804,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     cross_ok = cross_ok && DevicesAgree(p.cross_diffs);
     for (const DeviceDifference& d : p.cross_diffs) explained += d.explained;
   }
+  // Which passes found a difference: "in the conversion pass".
+  std::vector<std::string> failed;
+  for (const CheckPass& p : r.passes)
+    if (!p.ok) failed.push_back(InputModeName(p.mode));
+  const std::string in_passes =
+      failed.empty() || r.passes.size() < 2
+          ? ""
+          : absl::StrCat(" in the ", absl::StrJoin(failed, " and the "), failed.size() == 1 ? " pass" : " passes");
   if (opts.cross_check == nullptr) {
     absl::StrAppend(&t, r.ok ? "PASS" : "FAIL", ": the output ", r.ok ? "matches" : "differs from",
-                    " the KIR reference\n");
+                    " the KIR reference", in_passes, "\n");
   } else {
     absl::StrAppend(&t, r.ok ? "PASS" : "FAIL", ": the output ", ref_ok ? "matches" : "differs from",
                     " the KIR reference; the devices ",

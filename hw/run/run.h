@@ -21,9 +21,12 @@ namespace kir {
 // Which inputs RunAndCheck uses and how it compares (README "The kirc
 // command", `kirc run --inputs`).
 enum class InputMode {
-  // kExact when PlanExactInputs proves exact inputs exist, else kRandom; and
-  // in both cases also kAdversarial when the kernel has no mfma/gemm
-  // (HasUnorderedSum): up to two passes.
+  // kExact when PlanExactInputs proves exact inputs exist, else kRandom;
+  // then kConversion when the kernel has a narrowing conversion and
+  // PlanConversionInputs finds inputs; a kRandom pass after kExact when the
+  // kernel has an mfma/gemm and no conversion pass ran, or an f32 scalar
+  // could only be 1; and kAdversarial when the kernel has no mfma/gemm
+  // (HasUnorderedSum).
   kAuto,
   // Exact inputs (ExactPlan), bit identity. Refused (FailedPrecondition,
   // naming the op) when the analysis cannot prove exactness.
@@ -34,8 +37,14 @@ enum class InputMode {
   // Adversarial inputs (MakeAdversarialInputs), bit identity. Refused
   // (FailedPrecondition) for a kernel with an mfma or gemm op.
   kAdversarial,
+  // Conversion inputs (PlanConversionInputs, MakeConversionInputs): every
+  // value up to each narrowing conversion exact in f32 but carrying bits
+  // beyond the target's, special values for buffers only converted; bit
+  // identity. Refused (FailedPrecondition, naming why) when the kernel has no
+  // narrowing conversion or no such inputs exist.
+  kConversion,
 };
-// "auto", "exact", "random", "adversarial".
+// "auto", "exact", "random", "adversarial", "conversion".
 const char* InputModeName(InputMode m);
 
 struct RunOptions {
@@ -131,7 +140,7 @@ int DefaultThreads();
 
 // One run of the kernel on one set of inputs, compared with the reference.
 struct CheckPass {
-  InputMode mode = InputMode::kRandom;  // kExact, kRandom or kAdversarial
+  InputMode mode = InputMode::kRandom;  // kExact, kRandom, kAdversarial or kConversion
   DeviceRun run;
   std::vector<BufferDiff> diffs;
   // With RunOptions::cross_check: the second device's run and the buffers
@@ -151,7 +160,7 @@ struct CheckPass {
 struct RunReport {
   DeviceRun run;                  // the first pass's
   std::vector<BufferDiff> diffs;  // the first pass's
-  std::vector<CheckPass> passes;  // in order: exact or random, then adversarial
+  std::vector<CheckPass> passes;  // in order: exact or random, conversion, random, adversarial
   // Why exact inputs were not used ("FILE:LINE:COL: 'OP': why", FILE from
   // RunOptions::filename, the position when the op has one); empty when they
   // were or when the mode asked for none (random, adversarial).

@@ -921,9 +921,22 @@ TEST_F(RunReportTest, InputModesAndTheirPasses) {
   const Kernel add = ::kir::testing::TestdataKernel("add_f16");
   absl::StatusOr<RunReport> r = Run(add);
   ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->passes.size(), 2u) << r->text;
+  // Its result is converted to f16: exact, conversion, adversarial.
+  ASSERT_EQ(r->passes.size(), 3u) << r->text;
   EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
-  EXPECT_EQ(r->passes[1].mode, InputMode::kAdversarial);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kConversion);
+  EXPECT_EQ(r->passes[2].mode, InputMode::kAdversarial);
+  // (f16 + f16) * scale to f16 may carry 11 + 5 bits, but the f16 add must
+  // be exact in f16: x and y of 10 bits (their sum 11), times 1.5 12 bits:
+  // one beyond f16's, so every element with its last bit set is a tie.
+  EXPECT_NE(r->text.find("\ninputs: conversion (seed 1): x +-m*2^e, m in [1, 1023], e = -10; y +-m*2^e, m in [1, "
+                         "1023], e = -10; "),
+            std::string::npos)
+      << r->text;
+  EXPECT_NE(r->text.find("tolerance bit-identical (conversion inputs: exact up to the conversion; any NaN matches any "
+                         "NaN): OK"),
+            std::string::npos)
+      << r->text;
   EXPECT_TRUE(r->ok) << r->text;
   EXPECT_EQ(r->exact_blocker, "");
   EXPECT_NE(r->text.find("inputs: exact (seed 1): x +-m*2^e, m in [1, 255], e = -8; y "), std::string::npos)
@@ -933,7 +946,7 @@ TEST_F(RunReportTest, InputModesAndTheirPasses) {
             std::string::npos)
       << r->text;
   // Each mode alone.
-  for (InputMode m : {InputMode::kExact, InputMode::kRandom, InputMode::kAdversarial}) {
+  for (InputMode m : {InputMode::kExact, InputMode::kRandom, InputMode::kAdversarial, InputMode::kConversion}) {
     RunOptions o;
     o.inputs = m;
     r = Run(add, o);
@@ -958,6 +971,17 @@ TEST_F(RunReportTest, InputModesAndTheirPasses) {
                          "the mfma/gemm rules out adversarial inputs\n"),
             std::string::npos)
       << r->text;
+  // No narrowing conversion (its C is f32): no conversion pass, and asking
+  // for one is an error saying why.
+  RunOptions conv;
+  conv.inputs = InputMode::kConversion;
+  r = Run(mma, conv);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(r.status().message().find("conversion inputs are impossible for kernel 'mma_16x16x16_f16': the kernel "
+                                      "has no narrowing conversion"),
+            std::string::npos)
+      << r.status();
   RunOptions adv;
   adv.inputs = InputMode::kAdversarial;
   r = Run(mma, adv);
