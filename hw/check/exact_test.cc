@@ -561,22 +561,23 @@ TEST(ConversionPlanTest, NarrowingConversions) {
   EXPECT_NE(none.blocker.find("no narrowing conversion"), std::string::npos) << none.blocker;
 }
 
-// The forms, by hand: the K = 512 f16 sum times alpha in {0.5, 1.5, 2}
-// (mag 2, one fraction bit) converted to f16 may carry 11 + 5 = 16 bits.
-// With A and B +-m * 2^-a, +-m * 2^-b (m < 2^a, 2^b; no spread): magnitude
-// 512 * (2^a - 1)(2^b - 1) * 2^-(a+b) * 2 in steps of 2^-(a+b+1), so
-// (2^a - 1)(2^b - 1) <= 2^(16 - 10 - 1) = 32: a = 2, b = 3 (21; 3 and 3
-// give 49, 2 and 4 give 45); the argument narrowed first (A, at equal
-// richness) is the narrower. The exact pass must fit f16's 11 bits instead.
+// The forms, by hand: the K = 512 f16 sum times alpha in {2} (the
+// conversion pass's scalars are single powers of two: mag 2, no fraction
+// bit) converted to f16 may carry 11 + 5 = 16 bits. With A and B
+// +-m * 2^-a, +-m * 2^-b (m < 2^a, 2^b; no spread): magnitude
+// 512 * (2^a - 1)(2^b - 1) * 2^-(a+b) * 2 in steps of 2^-(a+b-1), so
+// (2^a - 1)(2^b - 1) <= 2^(16 - 9) = 128. Narrowing the richer argument
+// first (A at equal richness): (5, 5) 961, (4, 5) 465, (4, 4) 225 fail,
+// (3, 4) 105 fits. The exact pass must fit f16's 11 bits instead.
 TEST(ConversionPlanTest, FormsCarryFiveBitsBeyondTheTarget) {
   const Kernel k = Parse(kConvLoop);
   ExactPlan p = PlanConversionInputs(k);
   ASSERT_TRUE(p.exact) << p.blocker;
-  EXPECT_EQ(p.formats["A"].bits, 2);
+  EXPECT_EQ(p.formats["A"].bits, 3);
   EXPECT_EQ(p.formats["A"].spread, 0);
-  EXPECT_EQ(p.formats["B"].bits, 3);
+  EXPECT_EQ(p.formats["B"].bits, 4);
   EXPECT_EQ(p.formats["B"].spread, 0);
-  EXPECT_EQ(p.formats["alpha"].choices, (std::vector<double>{0.5, 1.5, 2}));
+  EXPECT_EQ(p.formats["alpha"].choices, (std::vector<double>{2}));
   // A cvt of loaded f32 data that is also added elsewhere (so not only
   // converted): f32 values of 8 + 5 = 13 bits for bf16.
   ExactPlan q = PlanConversionInputs(Parse(R"(kernel c

@@ -351,11 +351,13 @@ std::string WithFile(const std::string& blocker, const std::string& filename) {
 }
 
 // The first element of the float buffers of `inputs` of each kind beyond
-// every f16 and fp8 range (an adversarial pass's extremes): +inf, -inf, NaN,
-// a finite |x| > 65504; "x[3, 0] = inf, x[9, 2] = -3.40282347e+38" (each
-// buffer's first 2^20 elements searched), "" when none.
-std::string ExtremeInputs(const Kernel& k, const KernelData& inputs) {
-  std::string kinds[4];  // +inf, -inf, NaN, finite beyond 65504
+// `limit` (an adversarial pass's extremes, limit 65504: beyond every f16 and
+// fp8 range; a conversion pass's saturation inputs, limit 240: beyond the
+// smallest fp8 range, f8e4m3fnuz's): +inf, -inf, NaN, a finite |x| > limit;
+// "x[3, 0] = inf, x[9, 2] = -3.40282347e+38" (each buffer's first 2^20
+// elements searched), "" when none.
+std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limit) {
+  std::string kinds[4];  // +inf, -inf, NaN, finite beyond limit
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.elem == ElemType::kI32 || a.shape.empty()) continue;
     auto it = inputs.buffers.find(a.name);
@@ -370,7 +372,7 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs) {
       uint8_t b[8] = {};
       it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
       const double v = ElementValue(a.elem, b);
-      const int kind = std::isnan(v) ? 2 : std::isinf(v) ? (v > 0 ? 0 : 1) : std::fabs(v) > 65504.0 ? 3 : -1;
+      const int kind = std::isnan(v) ? 2 : std::isinf(v) ? (v > 0 ? 0 : 1) : std::fabs(v) > limit ? 3 : -1;
       if (kind >= 0 && kinds[kind].empty())
         kinds[kind] = absl::StrFormat("%s[%s] = %.9g", a.name, absl::StrJoin(idx, ", "), v);
       if (!NextIndex(idx, a.shape)) break;
@@ -621,8 +623,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (modes.size() < 2) return st;
       std::string m = absl::StrCat("the ", InputModeName(mode), " pass (", pi + 1, " of ", modes.size(), ", seed ",
                                    opts.seed, "): ", st.message());
-      if (mode == InputMode::kAdversarial)
-        if (std::string x = ExtremeInputs(k, inputs); !x.empty())
+      if (mode == InputMode::kAdversarial || mode == InputMode::kConversion)
+        if (std::string x = ExtremeInputs(k, inputs, mode == InputMode::kAdversarial ? 65504.0 : 240.0);
+            !x.empty())
           absl::StrAppend(&m, "\n(its inputs include out-of-range values, e.g. ", x, ")");
       if (pi > 0)
         absl::StrAppend(&m, "\nthe pass", pi == 1 ? "" : "es", " before it (",
