@@ -184,6 +184,17 @@ std::optional<size_t> PositionalArgIndex(absl::string_view key) {
   return n;
 }
 
+absl::Status CheckPositionalKey(const KernelNotes& notes, absl::string_view key) {
+  if (!absl::StartsWith(key, "#") || PositionalArgIndex(key)) return absl::OkStatus();
+  size_t count = 0;
+  for (const ArgNote& a : notes.args) count += !IsHidden(a);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "'", Printable(std::string(key)), "' is not a valid argument index (",
+      count == 0 ? absl::StrCat("the code object's kernel '", notes.name, "' has no explicit arguments")
+                 : absl::StrCat("write #N with N from 0 to ", count - 1),
+      ")"));
+}
+
 std::string DescribeExplicitArgs(const KernelNotes& notes) {
   std::vector<std::string> v;
   for (const ArgNote& a : notes.args)
@@ -241,6 +252,8 @@ absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const Ke
   std::map<size_t, std::string> by_position;  // index in notes.args -> key in `extra`
   std::vector<std::string> named_keys;
   for (const auto& [key, v] : extra) {
+    if (absl::Status st = CheckPositionalKey(notes, key); !st.ok())
+      return absl::InvalidArgumentError(absl::StrCat("a value is given for '", Printable(key), "': ", st.message()));
     std::optional<size_t> p = PositionalArgIndex(key);
     if (!p) {
       named_keys.push_back(Quoted(key));

@@ -171,6 +171,12 @@ std::string PositionalArgKey(size_t n);
 // N for a key "#N" (decimal digits, at most 9 of them); nullopt for any
 // other key (a metadata name).
 std::optional<size_t> PositionalArgIndex(absl::string_view key);
+// InvalidArgument for a key that starts with '#' but is not "#N" ('#-1',
+// '#+2', '#x', more than 9 digits): "'#-1' is not a valid argument index
+// (write #N with N from 0 to M)", M the last explicit argument of `notes`
+// (no '#' is in any C identifier, so such a key is never a name). OK for
+// "#N" (leading zeros allowed: '#02' is #2) and for names.
+absl::Status CheckPositionalKey(const KernelNotes& notes, absl::string_view key);
 // The index in `notes.args` of explicit argument N. Errors (InvalidArgument,
 // for the caller to prefix with the flag): there is no explicit argument N,
 // or it is not by_value (a pointer is one of the .kir's buffers); the

@@ -100,6 +100,78 @@ absl::StatusOr<CopyAddress> FindCopyAddress(const Subject& s) {
   return CopyAddress{*shl, *sshl, v.ops[0].reg, v.ops[2].reg, sc.ops[0].reg};
 }
 
+// copy_f32's buffer load's num_records (SRD dword 2, by role): the
+// instruction that writes it must be s_mov_b32 of 0x8000 (src, f32[8192]: a
+// value from the .kir: 32 KiB).
+absl::StatusOr<size_t> FindNumRecords(const Subject& s) {
+  absl::StatusOr<size_t> load = FindInst(s.code.mir, "buffer_load");
+  if (!load.ok()) return load.status();
+  absl::StatusOr<size_t> mov = FindDefOfPart(s.code.mir, *load, OpName::kSrsrc, 2);
+  if (!mov.ok()) return mov.status();
+  const MInst& m = s.code.mir.insts[*mov];
+  if (m.opc != Opc::kSMovB32 || m.ops.size() != 2 || m.ops[1].IsReg() || m.ops[1].imm != 0x8000)
+    return absl::NotFoundError("copy_f32's num_records is written by '" + s.Text(*mov) + "', not s_mov_b32 of 0x8000");
+  return *mov;
+}
+
+// kLongLoop's exit test (the only s_cmp, by role) and the counter's
+// increment (what last writes its first operand before it): s_cmp_lt_u32
+// against the trip count 16777217 = 0x1000001 and s_add_u32 of 1.
+struct LoopExit {
+  size_t cmp = 0, add = 0;
+};
+absl::StatusOr<LoopExit> FindLoopExit(const Subject& s) {
+  absl::StatusOr<size_t> cmp = FindInst(s.code.mir, "s_cmp_");
+  if (!cmp.ok()) return cmp.status();
+  if (FindInst(s.code.mir, "s_cmp_", 1).ok()) return absl::NotFoundError("the loop has more than one s_cmp");
+  absl::StatusOr<size_t> add = FindDef(s.code.mir, *cmp, OpName::kSrc0);
+  if (!add.ok()) return add.status();
+  const MInst& c = s.code.mir.insts[*cmp];
+  const MInst& a = s.code.mir.insts[*add];
+  if (c.opc != Opc::kSCmpLtU32 || c.ops.size() != 2 || c.ops[1].IsReg() || c.ops[1].imm != 0x1000001)
+    return absl::NotFoundError("the loop's exit test is '" + s.Text(*cmp) + "', not s_cmp_lt_u32 against 0x1000001");
+  if (a.opc != Opc::kSAddU32 || a.ops.size() != 3 || a.ops[2].IsReg() || a.ops[2].imm != 1)
+    return absl::NotFoundError("the loop's counter is written by '" + s.Text(*add) + "', not s_add_u32 of 1");
+  return LoopExit{*cmp, *add};
+}
+
+// guard_div's A load (by role): its vaddr is v_cndmask_b32 of the guard's
+// 0x80000000 and the in-range offset, that offset v_add_u32 of a constant
+// (the -3 and -1 of the indices) and the sum `sum`, v_add_u32 of an SGPR (the
+// workgroup's bytes, wg.x * 40 * 37 * 4 + wg.y * 24 * 4) and a VGPR (the
+// thread's). `cmp33`: the guard of L's second index (tid.x
+// floordiv 7 - 2 < 33, L's extent), the only v_cmp_gt_u32 against 33.
+struct GuardDivRoles {
+  size_t sum = 0, cmp33 = 0;
+};
+absl::StatusOr<GuardDivRoles> FindGuardDivRoles(const Subject& s) {
+  const MFunction& f = s.code.mir;
+  absl::StatusOr<size_t> load = FindInst(f, "buffer_load");
+  if (!load.ok()) return load.status();
+  absl::StatusOr<size_t> cnd = FindDef(f, *load, OpName::kVaddr);
+  if (!cnd.ok()) return cnd.status();
+  if (f.insts[*cnd].opc != Opc::kVCndmaskB32)
+    return absl::NotFoundError("guard_div's A load's vaddr is written by '" + s.Text(*cnd) + "', not v_cndmask_b32");
+  absl::StatusOr<size_t> off = FindDef(f, *cnd, OpName::kSrc1);
+  if (!off.ok()) return off.status();
+  absl::StatusOr<size_t> sum = FindDef(f, *off, OpName::kSrc1);
+  if (!sum.ok()) return sum.status();
+  const MInst& a = f.insts[*sum];
+  if (a.opc != Opc::kVAddU32 || a.ops.size() != 3 || !a.ops[1].IsReg() || a.ops[1].cls != RegClass::kSgpr ||
+      !a.ops[2].IsReg() || a.ops[2].cls != RegClass::kVgpr)
+    return absl::NotFoundError("guard_div's A offset sums with '" + s.Text(*sum) + "', not v_add_u32 of an SGPR and a VGPR");
+  std::vector<size_t> cmps;
+  for (size_t i = 0; i < f.insts.size(); ++i) {
+    const MInst& c = f.insts[i];
+    if (c.opc == Opc::kVCmpGtU32)
+      for (const MOperand& o : c.ops)
+        if (!o.IsReg() && o.kind == MOperand::Kind::kImm && o.imm == 33) cmps.push_back(i);
+  }
+  if (cmps.size() != 1)
+    return absl::NotFoundError(absl::StrCat("guard_div has ", cmps.size(), " v_cmp_gt_u32 against 33, not one"));
+  return GuardDivRoles{*sum, cmps[0]};
+}
+
 constexpr char kGuardDiv[] = R"(kernel guard_div
 workgroup 64 2 1
 grid 3 2 1
@@ -160,7 +232,9 @@ TEST(Negatives, OutOfBoundsForOneThreadOfOneWorkgroupNamesThem) {
   // num_records 16 bytes short: only the last thread of the last workgroup
   // (tid.x 255 of wg.x 7) reads past it, and its load is dropped.
   Subject s = Load(Kernel("copy_f32"), "gfx942");
-  s.code.mir.insts[s.Find("s_mov_b32 s6, 0x8000")].ops[1].imm = 0x8000 - 16;
+  absl::StatusOr<size_t> num_records = FindNumRecords(s);
+  ASSERT_TRUE(num_records.ok()) << num_records.status();
+  s.code.mir.insts[*num_records].ops[1].imm = 0x8000 - 16;
   ExpectFailed(s.Check(), {"passes the SRD range check", "tid = (255, 0, 0), wg = (7, 0, 0)", "out of range"});
 }
 
@@ -169,7 +243,9 @@ TEST(Negatives, DwordPartlyPastNumRecordsIsDroppedWhole) {
   // 0x7ffc..0x7fff) has half its bytes in range, and the range check is per
   // whole dword (RawBufferInRange), so that element reads 0 on hardware.
   Subject s = Load(Kernel("copy_f32"), "gfx942");
-  s.code.mir.insts[s.Find("s_mov_b32 s6, 0x8000")].ops[1].imm = 0x8000 - 2;
+  absl::StatusOr<size_t> num_records = FindNumRecords(s);
+  ASSERT_TRUE(num_records.ok()) << num_records.status();
+  s.code.mir.insts[*num_records].ops[1].imm = 0x8000 - 2;
   ExpectFailed(s.Check(), {"element 3", "passes the SRD range check", "tid = (255, 0, 0), wg = (7, 0, 0)",
                            "out of range"});
 }
@@ -187,10 +263,12 @@ TEST(Negatives, OffsetThatWraps32BitsIsReported) {
 }
 
 TEST(Negatives, FailureClass1_OrOfOverlappingBitsIsCaughtAndDisjointOrProved) {
-  // guard_div: v3 = wg.x * 40 + tid.x; as an or the bits overlap.
+  // guard_div: A's byte offset is the workgroup's (an SGPR) plus the
+  // thread's (a VGPR); as an or the bits overlap.
   Subject bad = Load(kGuardDiv, "gfx942");
-  MInst& add = bad.At("v_add_u32 v3, s16, v0");
-  add.opc = Opc::kVOrB32;
+  absl::StatusOr<GuardDivRoles> roles = FindGuardDivRoles(bad);
+  ASSERT_TRUE(roles.ok()) << roles.status();
+  bad.code.mir.insts[roles->sum].opc = Opc::kVOrB32;
   ExpectFailed(bad.Check(), {"address =="});
   // mma_16x16x16_f16: (tid.x mod 4) << 3 | (tid.x floordiv 4) << 5: disjoint, proved.
   Subject good = Load(Kernel("mma_16x16x16_f16"), "gfx942");
@@ -318,7 +396,9 @@ TEST(Negatives, FailureClass5_SignedVersusUnsigned) {
   }
   {  // an unsigned compare made signed: negative indices pass the guard
     Subject s = Load(kGuardDiv, "gfx942");
-    s.At("v_cmp_gt_u32_e64 s[4:5], 33, v4").opc = Opc::kVCmpGtI32;
+    absl::StatusOr<GuardDivRoles> roles = FindGuardDivRoles(s);
+    ASSERT_TRUE(roles.ok()) << roles.status();
+    s.code.mir.insts[roles->cmp33].opc = Opc::kVCmpGtI32;
     ExpectFailed(s.Check(), {"counterexample"});
   }
 }
@@ -449,7 +529,7 @@ TEST(Negatives, UnsupportedControlFlowIsUnknownNotProved) {
   EXPECT_TRUE(absl::StrContains(v.Report(), "control flow other than loops")) << v.Report();
 }
 
-// for %k = 0 to 16777217: counter s0 += 1, s_cmp_lt_u32 s0, 0x1000001.
+// for %k = 0 to 16777217: a counter SGPR += 1, s_cmp_lt_u32 of it against 0x1000001.
 constexpr char kLongLoop[] = R"(kernel long_loop
 workgroup 64 1 1
 grid 1 1 1
@@ -474,13 +554,16 @@ TEST(Negatives, AScalarWrittenInABlockExecMaySkipIsUnknownAfterIt) {
   // the accesses using it are not proved (VGPR writes in such a block are
   // masked per lane; scalar ones are not).
   Subject s = Load(Kernel("copy_f32"), "gfx942");
-  size_t at = s.Find("s_lshl_b32 s0, s2, 12");
+  absl::StatusOr<CopyAddress> a = FindCopyAddress(s);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const size_t at = a->sshl;
+  const std::string sdst = absl::StrCat("s", a->sdst);
   s.Insert(at + 1, Inst(Opc::kLabel, {I(78)}));
   s.Insert(at, Inst(Opc::kSCbranchExecz, {I(78)}));
   VerifyResult v = s.Check();
   EXPECT_FALSE(v.all_proved);
   EXPECT_EQ(CountStatus(v, Status::kProved), 0) << v.Report();
-  EXPECT_TRUE(absl::StrContains(v.Report(), "s0 after the block that")) << v.Report();
+  EXPECT_TRUE(absl::StrContains(v.Report(), sdst + " after the block that")) << v.Report();
 }
 
 TEST(Negatives, MachineLoopTripCountsPast2To24) {
@@ -496,12 +579,16 @@ TEST(Negatives, MachineLoopTripCountsPast2To24) {
   };
   {  // One iteration more than the KIR loop.
     Subject s = Load(kLongLoop, "gfx942");
-    s.At("s_cmp_lt_u32 s0, 0x1000001").ops[1] = I(0x1000002);
+    absl::StatusOr<LoopExit> e = FindLoopExit(s);
+    ASSERT_TRUE(e.ok()) << e.status();
+    s.code.mir.insts[e->cmp].ops[1] = I(0x1000002);
     loads(s.Check(), Status::kFailed, "runs 16777218 time(s) but the KIR loop %k = 0 to 16777217 step 1 runs 16777217");
   }
   {  // 2^32 - 1 iterations: the most a 32-bit counter compared with s_cmp_lt_u32 runs.
     Subject s = Load(kLongLoop, "gfx942");
-    s.At("s_cmp_lt_u32 s0, 0x1000001").ops[1] = I(0xffffffffll);
+    absl::StatusOr<LoopExit> e = FindLoopExit(s);
+    ASSERT_TRUE(e.ok()) << e.status();
+    s.code.mir.insts[e->cmp].ops[1] = I(0xffffffffll);
     VerifyResult v = s.Check();
     loads(v, Status::kFailed, "runs 4294967295 time(s)");
     ASSERT_EQ(v.loops.size(), 1u);
@@ -510,14 +597,15 @@ TEST(Negatives, MachineLoopTripCountsPast2To24) {
   {  // Another exit test, not monotone in the iteration: s0 += 2 until s0 == 2 * 16777217
      // (s0 also reaches 2 * 16777217 + 2^32 = the same value, later): the same trip count, proved.
     Subject s = Load(kLongLoop, "gfx942");
-    s.At("s_add_u32 s0, s0, 1").ops[2] = I(2);
-    MInst& cmp = s.At("s_cmp_lt_u32 s0, 0x1000001");
-    cmp.opc = Opc::kSCmpLgU32;
-    cmp.ops[1] = I(0x2000002);
+    absl::StatusOr<LoopExit> e = FindLoopExit(s);
+    ASSERT_TRUE(e.ok()) << e.status();
+    s.code.mir.insts[e->add].ops[2] = I(2);
+    s.code.mir.insts[e->cmp].opc = Opc::kSCmpLgU32;
+    s.code.mir.insts[e->cmp].ops[1] = I(0x2000002);
     VerifyResult v = s.Check();
     EXPECT_TRUE(v.all_proved) << v.Report();
-    // ... and with an odd bound s0 never reaches it: the loop never ends.
-    s.At("s_cmp_lg_u32 s0, 0x2000002").ops[1] = I(0x2000001);
+    // ... and with an odd bound the counter never reaches it: the loop never ends.
+    s.code.mir.insts[e->cmp].ops[1] = I(0x2000001);
     v = s.Check();
     loads(v, Status::kFailed, "runs forever");
     ASSERT_EQ(v.loops.size(), 1u);

@@ -28,6 +28,21 @@ absl::StatusOr<size_t> FindDef(const MFunction& f, size_t use, OpName op) {
                                           ") writes its ", OpNameText(op), " ", RegAccessName(r)));
 }
 
+absl::StatusOr<size_t> FindDefOfPart(const MFunction& f, size_t use, OpName op, int k) {
+  if (use >= f.insts.size()) return absl::NotFoundError(absl::StrCat("no instruction ", use));
+  RegAccess r;
+  if (!NamedRegAccess(f.insts[use], op, &r, &f) || k < 0 || k >= r.count)
+    return absl::NotFoundError(absl::StrCat("instruction ", use, " (", Info(f.insts[use].opc).mnemonic, ") has no register ",
+                                            k, " of ", OpNameText(op)));
+  r.lo += k;
+  r.count = 1;
+  for (size_t i = use; i-- > 0;)
+    for (const RegAccess& a : CollectRegAccesses(f.insts[i], kAllAccesses, &f))
+      if (a.def && Overlap(a, r)) return i;
+  return absl::NotFoundError(absl::StrCat("nothing before instruction ", use, " (", Info(f.insts[use].opc).mnemonic,
+                                          ") writes register ", k, " of its ", OpNameText(op), ", ", RegAccessName(r)));
+}
+
 absl::StatusOr<size_t> FindLastDef(const MFunction& f, size_t use, OpName op) {
   if (use >= f.insts.size()) return absl::NotFoundError(absl::StrCat("no instruction ", use));
   RegAccess r;

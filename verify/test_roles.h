@@ -28,6 +28,11 @@ absl::StatusOr<size_t> FindInst(const MFunction& f, absl::string_view prefix, in
 // nothing before `use` writes it (a kernel input such as v0 = tid).
 absl::StatusOr<size_t> FindDef(const MFunction& f, size_t use, OpName op);
 
+// As FindDef, for register `k` (from 0) of operand `op` alone: the writer of
+// dword 2 of a buffer load's SRD (its num_records) is FindDefOfPart(f, load,
+// OpName::kSrsrc, 2). NotFound also when the operand has no register k.
+absl::StatusOr<size_t> FindDefOfPart(const MFunction& f, size_t use, OpName op, int k);
+
 // Index of the last instruction of `f` (in program order) that writes a
 // register of operand `op` of instruction `use`: for a register a loop
 // carries, such as a K-loop load's soffset, its update at the loop's end.

@@ -44,6 +44,13 @@ TEST(TestRoles, FindsCopyF32sAddressCodeByRole) {
   absl::StatusOr<std::string> data = RegList(f.insts[*load], OpName::kVdata);
   ASSERT_TRUE(data.ok()) << data.status();
   EXPECT_EQ(std::count(data->begin(), data->end(), ','), 3) << *data;
+  // num_records, dword 2 of the load's SRD: src is f32[8192], 32768 = 0x8000
+  // bytes, written by one s_mov_b32; the SRD has no register 4.
+  absl::StatusOr<size_t> records = FindDefOfPart(f, *load, OpName::kSrsrc, 2);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_EQ(f.insts[*records].opc, Opc::kSMovB32);
+  EXPECT_EQ(f.insts[*records].ops[1].imm, 0x8000);
+  EXPECT_EQ(FindDefOfPart(f, *load, OpName::kSrsrc, 4).status().code(), absl::StatusCode::kNotFound);
   absl::StatusOr<std::string> line = AsmLine(c->result.assembly, *c->result.target, f.insts[*shl]);
   ASSERT_TRUE(line.ok()) << line.status();
   EXPECT_TRUE(absl::StartsWith(*line, "  v_lshlrev_b32 " + *dv + ", 4, ")) << *line;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 
@@ -90,6 +91,83 @@ AffineForm DivMod(const AffineForm& x, int64_t d, bool is_mod, std::string sourc
   return AffineAdd(q, FromAtom(std::move(a)));
 }
 
+// x - x mod d == d * (x floordiv d) (d > 0): where a form holds a*r and
+// -a*(r mod d) (r the mod atom's operand), replace both by a*d*(r floordiv d).
+// The interval analysis bounds each atom on its own, so r and r mod d would
+// count as independent (tid.x - tid.x mod 64 in 0..255 would get -63..255);
+// the floordiv is bounded exactly (0..192 after the scaling). Fresh-user
+// review 7 F7. Every term of r must appear with the same multiplier a.
+AffineForm CancelMods(AffineForm f) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const AffineTerm& t : f.terms) {
+      const Atom& m = *t.atom;
+      if (m.kind != Atom::Kind::kMod || m.inner.size() != 1) continue;
+      const AffineForm& r = m.inner[0];
+      const int64_t a = -t.coeff;
+      bool holds = !r.terms.empty();
+      for (const AffineTerm& rt : r.terms) {
+        auto it = std::find_if(f.terms.begin(), f.terms.end(),
+                               [&](const AffineTerm& ft) { return ft.atom->key == rt.atom->key; });
+        if (it == f.terms.end() || static_cast<__int128>(rt.coeff) * a != it->coeff) {
+          holds = false;
+          break;
+        }
+      }
+      if (!holds) continue;
+      const std::string dividend = m.source_operands.empty() ? r.Key() : m.source_operands[0];
+      AffineForm q = DivMod(r, m.divisor, /*is_mod=*/false, absl::StrCat("(", dividend, ") floordiv ", m.divisor),
+                            dividend);
+      // f - a*r - (-a)*(r mod d) + a*d*(r floordiv d); copy the atom first:
+      // the term that holds it is erased.
+      const std::shared_ptr<const Atom> keep = t.atom;
+      AffineForm g = AffineAdd(f, AffineScale(r, -a));
+      AddTerm(g, keep, a);
+      f = AffineAdd(g, AffineScale(q, Sat(static_cast<__int128>(a) * m.divisor)));
+      changed = true;
+      break;
+    }
+  }
+  return f;
+}
+
+// Appends the leaf keys that `f`'s range depends on to `leaves`; false when
+// a term's range may not be attained (a product, a mod of anything but one
+// leaf spanning a whole period), or a leaf occurs twice (the terms are not
+// independent).
+bool ExactLeaves(const AffineForm& f, std::set<std::string>& leaves) {
+  for (const AffineTerm& t : f.terms) {
+    const Atom& a = *t.atom;
+    switch (a.kind) {
+      case Atom::Kind::kTid:
+      case Atom::Kind::kWg:
+      case Atom::Kind::kLoopVar:
+        if (!leaves.insert(a.key).second) return false;
+        break;
+      case Atom::Kind::kFloorDiv:
+        // floor(x / d) is monotone: x's extremes give its extremes.
+        if (a.inner.size() != 1 || !ExactLeaves(a.inner[0], leaves)) return false;
+        break;
+      case Atom::Kind::kMod: {
+        // (+-leaf + c) mod d over at least d consecutive values (a leaf takes
+        // every integer of its range) takes every value 0..d-1.
+        if (a.inner.size() != 1 || a.inner[0].terms.size() != 1) return false;
+        const AffineTerm& lt = a.inner[0].terms[0];
+        const Atom::Kind k = lt.atom->kind;
+        if ((lt.coeff != 1 && lt.coeff != -1) ||
+            (k != Atom::Kind::kTid && k != Atom::Kind::kWg && k != Atom::Kind::kLoopVar))
+          return false;
+        if (lt.atom->range.hi - lt.atom->range.lo + 1 < a.divisor) return false;
+        if (!leaves.insert(lt.atom->key).second) return false;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Interval IvAdd(Interval a, Interval b) {
@@ -161,6 +239,11 @@ int64_t AffineForm::KnownDivisor() const {
   return g;
 }
 
+bool AffineForm::RangeIsExact() const {
+  std::set<std::string> leaves;
+  return ExactLeaves(*this, leaves);
+}
+
 int64_t AffineForm::KnownAlignment() const {
   int64_t g = KnownDivisor();
   if (g == 0) return int64_t{1} << 30;
@@ -209,10 +292,10 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
   AffineForm r;
   switch (e.kind) {
     case IndexKind::kAdd:
-      r = AffineAdd(*a, *b);
+      r = CancelMods(AffineAdd(*a, *b));
       break;
     case IndexKind::kSub:
-      r = AffineAdd(*a, AffineScale(*b, -1));
+      r = CancelMods(AffineAdd(*a, AffineScale(*b, -1)));
       break;
     case IndexKind::kMul:
       if (b->terms.empty()) {

@@ -76,6 +76,11 @@ struct AffineForm {
 
   std::string Key() const;      // canonical text, e.g. "4*tid.x + 16*wg.x + 3"
   Interval Range() const;       // sum of term ranges (sound, may be loose)
+  // True when Range()'s lo and hi are values the form takes: its terms read
+  // distinct leaves (tid, wg, loop variables) directly, through floordiv, or
+  // through a mod of one leaf that spans a whole period. Otherwise a message must say the range could not be proved, not
+  // that the index takes those values (fresh-user review 7 F7).
+  bool RangeIsExact() const;
   bool Uniform() const;         // no term depends on tid
   // Largest power of two (up to 2^30) that divides every value of the form.
   int64_t KnownAlignment() const;
@@ -85,7 +90,8 @@ struct AffineForm {
 
 // Affine form of `e` in `scope`: named constants folded, tid/wg of extent 1
 // folded to 0, floordiv/mod by a divisor that divides the coefficients split
-// off exactly, floordiv/mod whose operand range lies in one period folded.
+// off exactly, floordiv/mod whose operand range lies in one period folded,
+// a*x - a*(x mod d) in a sum rewritten as a*d*(x floordiv d).
 // Errors (naming the sub-expression): unknown name, non-constant or
 // non-positive divisor, or a value beyond +-2^62.
 absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope);

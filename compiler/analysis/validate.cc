@@ -33,6 +33,25 @@ namespace {
 constexpr int64_t kSat = int64_t{1} << 62;  // as index_analysis.cc
 constexpr int64_t k2G = int64_t{1} << 31;
 
+// What a refusal says of a range the interval analysis found: the analysis
+// bounds each term of an index on its own, so unless the form's range is
+// exact (AffineForm::RangeIsExact) lo..hi is a bound, not values the index
+// takes (fresh-user review 7 F7).
+constexpr char kIntervalGives[] = "the interval analysis, which bounds each term on its own, gives ";
+
+// "index 0 takes values lo..hi, outside WANT" or, when the range is only a
+// bound, "cannot prove index 0 WANT (the interval analysis ... gives lo..hi)";
+// `want` is e.g. "in 0..63 of A".
+std::string IndexRangeClaim(const std::string& what, const AffineForm& f, int64_t lo, int64_t hi,
+                            const std::string& want) {
+  if (f.RangeIsExact()) {
+    std::string outside = absl::StartsWith(want, "in ") ? want.substr(3) : want;
+    if (absl::StartsWith(outside, "within ")) outside = outside.substr(7);
+    return absl::StrCat(what, " takes values ", lo, "..", hi, ", outside ", outside);
+  }
+  return absl::StrCat("cannot prove ", what, " ", want, " (", kIntervalGives, lo, "..", hi, ")");
+}
+
 int64_t Sat(__int128 v) {
   if (v > kSat) return kSat;
   if (v < -kSat) return -kSat;
@@ -836,8 +855,9 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
       Interval r = idx[d].Range();
       int64_t hi = d == op.along && vt.width > 1 ? SatAdd(r.hi, vt.width - 1) : r.hi;
       if (r.lo <= -k2G || hi >= k2G)
-        return OpErr(op, absl::StrCat("index ", d, " takes values ", r.lo, "..", hi,
-                                      ", outside the 32-bit range; even guarded accesses need "
+        return OpErr(op, absl::StrCat(IndexRangeClaim(absl::StrCat("index ", d), idx[d], r.lo, hi,
+                                                      "within the 32-bit range"),
+                                      "; even guarded accesses need "
                                       "|index| < 2^31 (reshape a long buffer into more dimensions, "
                                       "e.g. f16[N] as f16[N / 65536, 65536])"));
     }
@@ -852,20 +872,28 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
   int64_t last_off = SatMul(vt.width - 1, SatMul(strides[op.along], eb));
   int64_t end = SatAdd(SatAdd(r.hi, last_off), eb);  // exclusive
   if (r.lo < 0)
-    return OpErr(op, absl::StrCat("the byte offset can be negative (as low as ", r.lo, "); ", fix));
+    return OpErr(op, absl::StrCat(b.RangeIsExact()
+                                      ? absl::StrCat("the byte offset can be negative (as low as ", r.lo, ")")
+                                      : absl::StrCat("cannot prove the byte offset non-negative (", kIntervalGives,
+                                                     "as low as ", r.lo, ")"),
+                                  "; ", fix));
   // Every element's index inside the shape, dimension by dimension (an index
   // past one extent can still land inside the buffer, in another row).
   for (int d = 0; d < rank; ++d) {
     Interval ri = idx[d].Range();
     int64_t hi = d == op.along ? SatAdd(ri.hi, vt.width - 1) : ri.hi;
     if (ri.lo < 0 || hi >= shape[d])
-      return OpErr(op, absl::StrCat("index ", d, " ", d == op.along && vt.width > 1 ? "(with the vector's elements) " : "",
-                                    "takes values ", ri.lo, "..", hi, ", outside 0..", shape[d] - 1,
-                                    " of ", op.mem, "; ", fix));
+      return OpErr(op, absl::StrCat(
+                           IndexRangeClaim(absl::StrCat("index ", d,
+                                                        d == op.along && vt.width > 1 ? " (with the vector's elements)" : ""),
+                                           idx[d], ri.lo, hi, absl::StrCat("in 0..", shape[d] - 1, " of ", op.mem)),
+                           "; ", fix));
   }
   if (end > size)
-    return OpErr(op, absl::StrCat("can access outside ", op.mem, " (bytes ", r.lo, "..", end - 1,
-                                  " of ", size, "); ", fix));
+    return OpErr(op, absl::StrCat(b.RangeIsExact() ? absl::StrCat("can access outside ", op.mem, " (bytes ")
+                                                   : absl::StrCat("cannot prove the access inside ", op.mem, " (",
+                                                                  kIntervalGives, "bytes "),
+                                  r.lo, "..", end - 1, " of ", size, "); ", fix));
   return absl::OkStatus();
 }
 
@@ -1045,8 +1073,8 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
     if (!f.ok()) return OpErr(op, std::string(f.status().message()));
     Interval r = f->Range();
     if (r.lo < 0 || r.hi >= l->shape[d])
-      return OpErr(op, absl::StrCat("LDS index ", d, " takes values ", r.lo, "..", r.hi, ", outside 0..",
-                                    l->shape[d] - 1, " of ", op.lds));
+      return OpErr(op, IndexRangeClaim(absl::StrCat("LDS index ", d), *f, r.lo, r.hi,
+                                       absl::StrCat("in 0..", l->shape[d] - 1, " of ", op.lds)));
     b = AffineAdd(b, AffineScale(*f, SatMul(strides[d], eb)));
   }
   const std::array<int64_t, 3> wg = {k_.workgroup[0], k_.workgroup[1], k_.workgroup[2]};
@@ -1370,8 +1398,11 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
                                   have, "-byte aligned; make its byte offset a multiple of 16"));
   const Interval r = b.Range();
   if (SatAdd(r.hi, wave_bytes) > l->SizeBytes())
-    return OpErr(op, absl::StrCat("the wave's 64 x 16 bytes from the lds_dma base (byte offset up to ", r.hi,
-                                  ") run past the ", l->SizeBytes(), " bytes of ", op.lds,
+    return OpErr(op, absl::StrCat(b.RangeIsExact() ? "the wave's 64 x 16 bytes from the lds_dma base (byte offset up to "
+                                                   : absl::StrCat("cannot prove that the wave's 64 x 16 bytes from the "
+                                                                  "lds_dma base (", kIntervalGives, "byte offset up to "),
+                                  r.hi, b.RangeIsExact() ? ") run past the " : ") stay inside the ", l->SizeBytes(),
+                                  " bytes of ", op.lds,
                                   "; lower the base or enlarge the allocation"));
   return absl::OkStatus();
 }

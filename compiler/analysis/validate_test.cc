@@ -632,6 +632,57 @@ end
             "takes values 1..4, outside 0..3 of X; use `load guarded` or fix the index");
 }
 
+// x - x mod d is d * (x floordiv d): the analysis keeps x and x mod d
+// correlated there (fresh-user review 7 F7), and where it cannot, the
+// message says it cannot prove the range instead of claiming values.
+TEST(ValidateTest, ModAgainstItsDividend) {
+  const std::string wg256 = R"(kernel t
+target gfx950
+workgroup 256 1 1
+grid 1 1 1
+arg A : f32[256] strides [1] readonly
+arg W : f32[512] strides [1] readonly
+arg H : f16[2048] strides [1] readonly
+lds L : f16[2048]
+@BODY@end
+)";
+  auto check = [&](const std::string& body) {
+    return Check(Parse(absl::StrReplaceAll(wg256, {{"@BODY@", body}})), "gfx950");
+  };
+  // 64 * (tid.x floordiv 64) + 63 over tid.x 0..255: 63, 127, 191, 255.
+  EXPECT_EQ(check("%x = load A[tid.x - tid.x mod 64 + 63] : f32\n"), "OK");
+  // ... + 64: 64..256 (tid.x = 192..255 gives 256), an exact range.
+  EXPECT_EQ(check("%x = load A[tid.x - tid.x mod 64 + 64] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x - tid.x mod 64 + 64] : f32': index 0 takes values 64..256, "
+            "outside 0..255 of A; use `load guarded` or fix the index");
+  // The dividend's constant: 64 * ((tid.x + 5) floordiv 64) is 0..256 (tid.x
+  // = 251 gives 256).
+  EXPECT_EQ(check("%x = load A[(tid.x + 5) - (tid.x + 5) mod 64] : f32\n"),
+            "k.kir:9:1: error: in '%x = load A[tid.x + 5 - (tid.x + 5) mod 64] : f32': index 0 takes values "
+            "0..256, outside 0..255 of A; use `load guarded` or fix the index");
+  // The lds_dma base of review 7's F7_dma_sub.kir: waves at bytes 0, 1024,
+  // 2048, 3072 of the 4096-byte L.
+  EXPECT_EQ(check("lds_dma L[(tid.x - tid.x mod 64) * 8], H[tid.x * 8] : f16x8\n"), "OK");
+  // 2 * tid.x - tid.x mod 64 = 128 * (tid.x floordiv 64) + tid.x mod 64 is
+  // 0..447 (in W), but the analysis bounds tid.x and tid.x mod 64 apart:
+  // 4 * (0 - 63) = -252 bytes is a bound, not a value.
+  EXPECT_EQ(check("%x = load W[2 * tid.x - tid.x mod 64] : f32\n"),
+            "k.kir:9:1: error: in '%x = load W[2 * tid.x - tid.x mod 64] : f32': cannot prove the byte offset "
+            "non-negative (the interval analysis, which bounds each term on its own, gives as low as -252); use "
+            "`load guarded` or fix the index");
+  // Same index in LDS elements: (0..510 - 0..63) * 4 = -252..2040.
+  EXPECT_EQ(check("lds_dma L[(2 * tid.x - tid.x mod 64) * 4], H[tid.x * 8] : f16x8\n"),
+            "k.kir:9:1: error: in 'lds_dma L[(2 * tid.x - tid.x mod 64) * 4], H[tid.x * 8] : f16x8': cannot prove "
+            "LDS index 0 in 0..2047 of L (the interval analysis, which bounds each term on its own, gives "
+            "-252..2040)");
+  // Bounds past the shape, stated as bounds: 2 * tid.x + tid.x mod 64 is
+  // 0..573 (tid.x = 255), the analysis gives 0..573 too but cannot tell.
+  EXPECT_EQ(check("%x = load W[2 * tid.x + tid.x mod 64] : f32\n"),
+            "k.kir:9:1: error: in '%x = load W[2 * tid.x + tid.x mod 64] : f32': cannot prove index 0 in 0..511 "
+            "of W (the interval analysis, which bounds each term on its own, gives 0..573); use `load guarded` "
+            "or fix the index");
+}
+
 TEST(ValidateTest, GuardedRanges) {
   EXPECT_EQ(CheckBody("%x = load guarded A[tid.x - 1] : f32\n%y = load guarded A[tid.x * 64] : f32\n"),
             "OK");

@@ -535,6 +535,16 @@ has -x "verify: every address proved" vunnamed.txt || fail "verify unnamed strid
 [ $st -eq 1 ] && has "counterexample" vunnamed4.txt || { cat vunnamed4.txt; fail "verify unnamed stride_f32 stride 4: exit $st"; }
 expect_error "--scalar n=1000: the code object's metadata names none of the by-value arguments the .kir lacks ((unnamed, #2) (by_value, 4 bytes at offset 16, uint), (unnamed, #3) (by_value, 4 bytes at offset 20, uint)): give an unnamed one by its position among the code's explicit arguments, --scalar '#2=VALUE', or rebuild the code object with argument names (clang -cl-kernel-arg-info for OpenCL; HIP names them)" \
   verify stride_f32.kir --mcpu=gfx942 --code-object="$unnamed" --scalar n=1000 --scalar stride=3
+# Fresh-user review 7 F10: a '#' word that is not #N is no name (4 explicit
+# arguments: #0 to #3); leading zeros are allowed ('#02' is #2).
+for bad in '#-1' '#+2'; do
+  expect_error "--scalar $bad=3: '$bad' is not a valid argument index (write #N with N from 0 to 3)" \
+    verify stride_f32.kir --mcpu=gfx942 --code-object="$unnamed" --scalar "$bad=3"
+  expect_error "--scalar $bad=3: '$bad' is not a valid argument index (write #N with N from 0 to 3)" \
+    run stride_f32.kir --mcpu=gfx942 --device=emu --code-object="$unnamed" --scalar "$bad=3"
+done
+"$kirc" verify stride_f32.kir --mcpu=gfx942 --code-object="$unnamed" --scalar '#02=1000' --scalar '#3=3' > vzero.txt \
+  || { cat vzero.txt; fail "verify unnamed stride_f32 '#02=1000' '#3=3': exit $?"; }
 "$kirc" run stride_f32.kir --mcpu=gfx942 --device=emu --code-object="$unnamed" --scalar '#2=1000' --scalar '#3=3' > runnamed.txt \
   || { cat runnamed.txt; fail "run unnamed stride_f32: exit $?"; }
 has -xF "arguments of the code object the .kir lacks (--scalar): #2 = 1000 (u32, 0x000003e8), #3 = 3 (u32, 0x00000003)" runnamed.txt \

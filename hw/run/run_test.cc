@@ -145,7 +145,8 @@ end
 // DMAs, vmcnt waits) against the reference interpreter. lp4: each trip its
 // own slots; lp5: the slots rotate per trip, a barrier each trip; h09: a
 // per-workgroup rotation (tid.x floordiv 64 + wg.x) mod 4; j2: 32 x 4, the
-// wave's index tid.y floordiv 2; j7: one wave of 32 x 2, a constant base.
+// wave's index tid.y floordiv 2; j7: one wave of 32 x 2, a constant base;
+// sub_mod: review 7's F7_dma_sub.kir base (tid.x - tid.x mod 64) * 8.
 TEST(RunTest, LdsDmaBasesTheValidatorAcceptsRunRaceFree) {
   const std::string loop = R"(kernel lp
 target gfx950
@@ -200,7 +201,12 @@ end
   const std::string product = absl::StrReplaceAll(
       loop, {{"@BASE@", "(tid.x floordiv 64 + 1) * (%k + 1) * 512"}, {"@BARRIER@", "    barrier\n"},
              {"@READ@", "(tid.x floordiv 64 + 1) * 4 * 512"}});
-  for (const std::string& text : {lp4, lp5, h09, j2, j7, mod2, product}) {
+  // x - x mod 64 is 64 * (x floordiv 64): a wave-uniform base (fresh-user
+  // review 7 F7: refused as "takes values -504..2040" before).
+  const std::string sub_mod = absl::StrReplaceAll(per_wave, {{"@WG@", "256 1 1"}, {"@GX@", "2"}, {"@N@", "512"},
+                                                             {"@T@", "256"}, {"@LIN@", "tid.x"},
+                                                             {"@BASE@", "(tid.x - tid.x mod 64) * 8"}});
+  for (const std::string& text : {lp4, lp5, h09, j2, j7, mod2, product, sub_mod}) {
     absl::StatusOr<Kernel> k = ParseKernel(text, "dma.kir");
     ASSERT_TRUE(k.ok()) << k.status() << "\n" << text;
     SCOPED_TRACE(text);

@@ -279,6 +279,9 @@ absl::StatusOr<UserValues> ParseUserValues(const Kernel& k,
     if (!seen.insert(name).second)
       return absl::InvalidArgumentError(absl::StrCat("--scalar ", Printable(name), " is given twice"));
     // By position: --scalar '#N=VALUE', the code object's explicit argument N.
+    if (code != nullptr)
+      if (absl::Status st = CheckPositionalKey(*code, name); !st.ok())
+        return absl::InvalidArgumentError(absl::StrCat(flag, ": ", st.message()));
     if (std::optional<size_t> pos = PositionalArgIndex(name)) {
       if (code == nullptr)
         return absl::InvalidArgumentError(absl::StrCat(

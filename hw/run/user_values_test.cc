@@ -318,6 +318,17 @@ TEST(ParseUserValues, ErrorsNameTheFlagAndTheArgument) {
   EXPECT_EQ(err({{"#1", "1"}, {"#01", "2"}}, {}, &unnamed),
             "--scalar #01=2: the code object's argument (unnamed, #1) (by_value, 4 bytes at offset 16, int) is given "
             "a value already (--scalar #1=...)");
+  // Fresh-user review 7 F10: a '#' key that is not #N is no name either
+  // (no C identifier has a '#'): the message says what an index is; 3
+  // explicit arguments, #0 to #2.
+  EXPECT_EQ(err({{"#-1", "3"}}, {}, &unnamed),
+            "--scalar #-1=3: '#-1' is not a valid argument index (write #N with N from 0 to 2)");
+  EXPECT_EQ(err({{"#+2", "1000"}}, {}, &unnamed),
+            "--scalar #+2=1000: '#+2' is not a valid argument index (write #N with N from 0 to 2)");
+  EXPECT_EQ(err({{"#", "1"}}, {}, &unnamed),
+            "--scalar #=1: '#' is not a valid argument index (write #N with N from 0 to 2)");
+  EXPECT_EQ(err({{"#1234567890", "1"}}, {}, &unnamed),
+            "--scalar #1234567890=1: '#1234567890' is not a valid argument index (write #N with N from 0 to 2)");
   EXPECT_EQ(err({{"#1", "1"}}, {}),
             "--scalar #1=1: '#1' addresses an argument of a code object by position (#N: its N-th explicit "
             "argument, from 0), and there is none: give the code object with --code-object, or a scalar of kernel "

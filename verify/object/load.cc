@@ -28,6 +28,18 @@ namespace {
 
 bool Hidden(const ArgNote& a) { return absl::StartsWith(a.value_kind, "hidden_"); }
 
+// Whether twin argument `a` may bind to the code's argument `n`: a buffer to
+// an 8-byte global_buffer, a scalar to a 4-byte by_value, an f32 only to a
+// float and an i32 only to a non-float where the metadata names the type.
+bool ArgFits(const Arg& a, const ArgNote& n) {
+  if (a.kind == Arg::Kind::kBuffer) return n.value_kind == "global_buffer" && n.size == 8;
+  if (n.value_kind != "by_value" || n.size != 4) return false;
+  const std::string& type = !n.type_name.empty() ? n.type_name : n.value_type;
+  if (type.empty()) return true;
+  const bool is_float = type == "float" || type == "f32";
+  return is_float == (a.elem == ElemType::kF32);
+}
+
 // Each twin argument's kernarg slot: by name when the metadata names all of
 // them, else by position among the explicit (non-hidden) arguments that no
 // --scalar '#N=VALUE' fixes (`fixed`, indices in info.args).
@@ -53,9 +65,33 @@ absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, co
   for (size_t i : explicit_args)
     if (!fixed.count(i)) bindable.push_back(i);
   if (!by_name && bindable.size() != twin.args.size()) {
+    // Which explicit argument each twin argument would bind to had exactly
+    // the others been fixed: the first one after the previous binding of its
+    // kind, size and, where the metadata types it, float-ness (fresh-user
+    // review 7 F10: the twin's own scalar must stay free, and the suggestion
+    // must not name it).
+    std::map<size_t, size_t> twin_of;  // index in info.args -> index in twin.args
+    {
+      size_t e = 0;
+      for (size_t j = 0; j < twin.args.size() && e <= explicit_args.size(); ++j) {
+        while (e < explicit_args.size() && !ArgFits(twin.args[j], info.args[explicit_args[e]])) ++e;
+        if (e == explicit_args.size()) {
+          twin_of.clear();
+          break;
+        }
+        twin_of[explicit_args[e++]] = j;
+      }
+    }
+    for (size_t i : fixed)
+      if (auto it = twin_of.find(i); it != twin_of.end() && twin.args[it->second].kind == Arg::Kind::kScalar)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--scalar '#", position_of[i], "=...': the code's argument ", DescribeArgNote(info.args[i], position_of[i], true),
+            " binds by position to the KIR kernel's scalar '", twin.args[it->second].name,
+            "', which stays free (the verifier proves the addresses for every value of it): do not fix #",
+            position_of[i], "; fix only the by-value arguments the KIR kernel lacks"));
     std::vector<std::string> unnamed_by_value;
     for (size_t i : bindable)
-      if (info.args[i].name.empty() && info.args[i].value_kind == "by_value")
+      if (info.args[i].name.empty() && info.args[i].value_kind == "by_value" && !twin_of.count(i))
         unnamed_by_value.push_back(absl::StrCat("'#", position_of[i], "=VALUE'"));
     return absl::InvalidArgumentError(absl::StrCat(
         "the code's kernel '", info.name, "' has ", explicit_args.size(), " explicit argument(s) (",
@@ -162,7 +198,12 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
   notes.args = info.args;
   std::map<std::string, size_t> positional;  // "#N" -> index in info.args
   std::set<size_t> fixed;
+  std::map<size_t, int> position_of_arg;  // index in info.args -> explicit position
+  for (size_t i = 0, n = 0; i < info.args.size(); ++i)
+    if (!Hidden(info.args[i])) position_of_arg[i] = static_cast<int>(n++);
   for (const auto& [name, bytes] : input.by_value) {
+    if (absl::Status st = CheckPositionalKey(notes, name); !st.ok())
+      return in_code(absl::InvalidArgumentError(absl::StrCat("--scalar ", name, ": ", st.message())));
     std::optional<size_t> p = PositionalArgIndex(name);
     if (!p) continue;
     absl::StatusOr<size_t> i = PositionalArg(notes, *p);
@@ -220,18 +261,56 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
       for (size_t b = 0; b < bytes.size(); ++b) known[note->offset + static_cast<int64_t>(b)] = bytes[b];
       given.push_back({name, note});
     }
-    auto whole = [&](int64_t dword) {
-      for (int b = 0; b < 4; ++b)
-        if (!known.count(dword + b)) return false;
-      return true;
+    // Padding, the bytes of the segment no argument covers, is 0 as kirc run
+    // packs it (PackKernargs zeroes the segment); code that read it would be
+    // proved for padding 0 only (fresh-user review 7 F13: a ushort, a char
+    // and a padding byte share a dword). Only given arguments' dwords matter.
+    auto covering = [&](int64_t byte) -> const ArgNote* {
+      for (const ArgNote& a : info.args)
+        if (byte >= a.offset && byte < a.offset + a.size) return &a;
+      return nullptr;
     };
     for (const auto& [name, note] : given)
       for (int64_t d = note->offset / 4 * 4; d < note->offset + note->size; d += 4)
-        if (!whole(d))
+        for (int64_t b = d; b < d + 4; ++b)
+          if (b < abi.kernarg_size && covering(b) == nullptr) known.emplace(b, 0);
+    for (const auto& [name, note] : given)
+      for (int64_t d = note->offset / 4 * 4; d < note->offset + note->size; d += 4) {
+        // What holds the bytes of this dword that no value fixes.
+        std::vector<std::string> open;
+        std::set<const ArgNote*> seen;
+        for (int64_t b = d; b < d + 4; ++b) {
+          if (known.count(b)) continue;
+          const ArgNote* a = covering(b);
+          if (a == nullptr) {
+            open.push_back(absl::StrCat("byte ", b, ", past the ", abi.kernarg_size, "-byte kernarg segment"));
+            continue;
+          }
+          if (!seen.insert(a).second) continue;
+          const size_t i = static_cast<size_t>(a - info.args.data());
+          if (Hidden(*a)) {
+            open.push_back(absl::StrCat("the hidden argument ", DescribeArgNote(*a), ", whose value the verifier does "
+                                        "not know"));
+            continue;
+          }
+          const int position = position_of_arg[i];
+          const KernelAbi::KernargSlot* slot = nullptr;
+          for (const KernelAbi::KernargSlot& k : abi.kernargs)
+            if (k.offset == a->offset) slot = &k;
+          if (slot != nullptr)
+            open.push_back(absl::StrCat("argument ", DescribeArgNote(*a, position, true), ", the KIR kernel's '",
+                                        slot->name, "', which stays free (proved for every value)"));
+          else
+            open.push_back(absl::StrCat("argument ", DescribeArgNote(*a, position, true),
+                                        ", which no --scalar gives: add --scalar '#", position, "=VALUE'",
+                                        a->name.empty() ? "" : absl::StrCat(" (or '", a->name, "=VALUE')")));
+        }
+        if (!open.empty())
           return absl::InvalidArgumentError(absl::StrCat(
               "--scalar ", name, ": the argument (", note->size, " bytes at kernarg offset ", note->offset,
-              ") shares the kernarg dword at ", d, " with bytes no value fixes; the verifier fixes whole dwords: "
-              "give the other arguments in it too"));
+              ") shares the kernarg dword at ", d, " with ", absl::StrJoin(open, "; "),
+              "; the verifier fixes whole dwords, so every argument in one needs a value"));
+      }
     for (const auto& [byte, value] : known) {
       if (byte % 4 != 0) continue;
       uint32_t w = 0;
