@@ -52,7 +52,11 @@ struct WaitcntStats {
 //    reports the overwrite as a race (review 7 F3). Which DMAs may overlap is
 //    f.lds_dma_overlaps (by KIR op, from the lowering); DMAs of ops that
 //    write disjoint bytes (a GEMM's tile copies) stay in flight together.
-//    Without f.lds_dma_overlaps_known, any two LDS DMAs may overlap;
+//    Without f.lds_dma_overlaps_known, any two LDS DMAs may overlap. LLVM's
+//    SIInsertWaitcnts waits for nothing here (generateWaitcntInstBefore
+//    skips an instruction that mayWriteLDSThroughDMA: "No need to wait
+//    before load from VMEM to LDS"), which relies on that ordering without
+//    stating it; kirc is stricter until an ISA guide settles it;
 //  - before s_barrier: vmcnt(N) for the newest outstanding LDS DMA (its
 //    bytes must be in LDS before another wave passes the barrier and reads
 //    them), and lgkmcnt(0) while any DS operation (write: publish it;
