@@ -15,6 +15,7 @@
 #include "compiler/isa/asm_syntax.h"
 #include "gtest/gtest.h"
 #include "testdata/test_kernels.h"
+#include "verify/test_roles.h"
 #include "verify/test_util.h"
 #include "verify/verify.h"
 
@@ -405,6 +406,76 @@ TEST(LdsDma, WavesOfTwoRowsTakeTheFirstLanesRow) {
       EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
     } else {
       ExpectFailed(v, "LDS", "expected");
+    }
+  }
+}
+
+// Workgroups whose x extent neither is a multiple of 64 nor divides it
+// (fresh-user review 7 F8: findings/F8_dma_96x2.kir, F8_dma_48x4.kir): a wave
+// straddles rows (wave 1 of 96 x 2 is tid (64..95, 0) and (0..31, 1)), so the
+// wave's first lane is linear id 64 w, tid = (64 w mod X, 64 w floordiv X, 0)
+// (symexec.h FirstLaneTid). kirc's M0 from the readfirstlane of the base
+// (linear id >> 6) << 10 proves (it was UNKNOWN: "v_readfirstlane_b32 of a
+// per-lane value"). Edited by role: the shift of the value the readfirstlane
+// reads, 10 -> 11 (twice the base, right only in wave 0), fails with a
+// counterexample in wave 1 or 2 (linear id tid.x + X * tid.y >= 64); the
+// readfirstlane replaced by s_mov_b32 0 (wave 0's base) likewise.
+TEST(LdsDma, WavesStraddlingRowsTakeTheFirstLanesIds) {
+  for (const int64_t x : {96, 48}) {
+    SCOPED_TRACE(x);
+    const int64_t y = 192 / x;
+    const std::string lin = absl::StrCat("(tid.y * ", x, " + tid.x)");
+    const std::string text = absl::StrCat(R"(kernel d4
+target gfx950
+workgroup )", x, " ", y, R"( 1
+grid 1 1 1
+arg A : f16[192, 8] strides [8, 1] readonly
+arg O : f16[192, 8] strides [8, 1] writeonly
+lds L : f16[2048]
+  lds_dma L[)", lin, R"( floordiv 64 * 512], A[)", lin, R"(, 0] : f16x8
+  barrier
+  %v = load L[(191 - )", lin, R"() * 8] : f16x8
+  store O[)", lin, R"(, 0], %v
+end
+)");
+    auto wave_of_counterexample = [&](const VerifyResult& v) -> int64_t {
+      const std::string& ce = Side(v, "LDS")->counterexample;
+      const size_t at = ce.find("tid = (");
+      if (at == std::string::npos) return -1;
+      const int64_t tx = std::stoll(ce.substr(at + 7));
+      const int64_t ty = std::stoll(ce.substr(ce.find(", ", at) + 2));
+      return (tx + x * ty) / 64;
+    };
+    {
+      Subject s = Load(text);
+      VerifyResult v = s.Check();
+      EXPECT_TRUE(v.all_proved) << v.Report() << s.Asm();
+    }
+    {
+      Subject s = Load(text);
+      absl::StatusOr<size_t> rfl = FindInst(s.code.mir, "v_readfirstlane_b32");
+      ASSERT_TRUE(rfl.ok()) << rfl.status();
+      absl::StatusOr<size_t> shl = FindDef(s.code.mir, *rfl, OpName::kSrc0);
+      ASSERT_TRUE(shl.ok()) << shl.status() << s.Asm();
+      MInst& mi = s.code.mir.insts[*shl];
+      ASSERT_EQ(mi.opc, Opc::kVLshlrevB32) << s.Asm();
+      ASSERT_EQ(mi.ops[1].kind, MOperand::Kind::kImm) << s.Asm();
+      ASSERT_EQ(mi.ops[1].imm, 10) << s.Asm();  // 1024 bytes per wave
+      mi.ops[1].imm = 11;
+      VerifyResult v = s.Check();
+      ExpectFailed(v, "LDS", "expected");
+      ExpectProved(v, "global");
+      EXPECT_GE(wave_of_counterexample(v), 1) << v.Report();
+    }
+    {
+      Subject s = Load(text);
+      absl::StatusOr<size_t> rfl = FindInst(s.code.mir, "v_readfirstlane_b32");
+      ASSERT_TRUE(rfl.ok()) << rfl.status();
+      MInst& r = s.code.mir.insts[*rfl];
+      r = Inst(Opc::kSMovB32, {r.ops[0], MOperand::Imm(0)}, r.id);
+      VerifyResult v = s.Check();
+      ExpectFailed(v, "LDS", "expected");
+      EXPECT_GE(wave_of_counterexample(v), 1) << v.Report();
     }
   }
 }

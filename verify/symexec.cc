@@ -1,5 +1,7 @@
 #include "verify/symexec.h"
 
+#include "compiler/analysis/index_analysis.h"
+
 #include <optional>
 #include <unordered_map>
 
@@ -345,10 +347,43 @@ TRef SymExec::MaskBit(int inst, const MOperand& o) {
   return fresh_bit("not a lane mask the verifier tracks");
 }
 
+TRef SymExec::WaveIndex() {
+  if (!wave_index_.valid()) {
+    const int64_t x = std::max<int64_t>(k_.workgroup[0], 1), y = std::max<int64_t>(k_.workgroup[1], 1);
+    TRef lin = p_.Var(vars_.tid[0]);
+    if (k_.workgroup[1] > 1) lin = d_.Add(lin, d_.Mul(d_.Const(static_cast<uint32_t>(x)), p_.Var(vars_.tid[1])));
+    if (k_.workgroup[2] > 1)
+      lin = d_.Add(lin, d_.Mul(d_.Const(static_cast<uint32_t>(x * y)), p_.Var(vars_.tid[2])));
+    wave_index_ = d_.LShr(lin, d_.Const(6));
+  }
+  return wave_index_;
+}
+
+TRef SymExec::FirstLaneTid(int d) {
+  const TRef tid = p_.Var(vars_.tid[d]);
+  if (k_.workgroup[d] <= 1) return d_.Const(0);
+  // The closed forms, where WorkItemOfLinear(64 * w)[d] is one for every w.
+  if (WaveStartsAtIdZero(k_, d)) return d_.Const(0);
+  if (const int64_t unit = WaveIdUnit(k_, d); unit > 0)
+    return d_.And(tid, d_.Const(~static_cast<uint32_t>(unit - 1)));
+  if (wave_uniform_ & (kDepTidX << d)) return tid;
+  // The table: wave w's first lane's tid.d, selected by the wave index.
+  const std::array<int64_t, 3> wg = {std::max<int64_t>(k_.workgroup[0], 1), std::max<int64_t>(k_.workgroup[1], 1),
+                                     std::max<int64_t>(k_.workgroup[2], 1)};
+  const int64_t waves = (wg[0] * wg[1] * wg[2] + 63) / 64;
+  const TRef w = WaveIndex();
+  TRef r = d_.Const(static_cast<uint32_t>(WorkItemOfLinear(64 * (waves - 1), wg)[d]));
+  for (int64_t i = waves - 1; i-- > 0;)
+    r = d_.Select(d_.Eq(w, d_.Const(static_cast<uint32_t>(i))),
+                  d_.Const(static_cast<uint32_t>(WorkItemOfLinear(64 * i, wg)[d])), r);
+  return r;
+}
+
 bool SymExec::TidOnlyRounded(TRef t, int d) {
   const TNode& n = p_.node(t);
   const uint8_t bit = static_cast<uint8_t>(kDepTidX << d);
   if (!(n.deps & bit)) return true;
+  if (wave_index_.valid() && t == wave_index_) return true;  // the same in every lane of a wave
   if (n.op == TOp::kVar) return false;  // tid.d itself
   auto it = tid_rounded_[d].find(t.id);
   if (it != tid_rounded_[d].end()) return it->second;
@@ -372,7 +407,8 @@ uint8_t SymExec::LaneVaryingDeps(TRef t) {
   uint8_t deps = p_.node(t).deps & kDepLaneVarying & ~wave_uniform_;
   for (int d = 0; d < 3; ++d) {
     const uint8_t bit = static_cast<uint8_t>(kDepTidX << d);
-    if ((deps & bit) && WaveIdUnit(k_, d) > 0 && TidOnlyRounded(t, d)) deps &= static_cast<uint8_t>(~bit);
+    if ((deps & bit) && (WaveIdUnit(k_, d) > 0 || wave_index_.valid()) && TidOnlyRounded(t, d))
+      deps &= static_cast<uint8_t>(~bit);
   }
   return deps;
 }
@@ -645,14 +681,11 @@ void SymExec::StepValu(int i, const MInst& mi) {
       // same in every lane of the wave is that lane's too). Same in every
       // lane: it depends on wave-uniform work-item ids only (LaneVaryingDeps),
       // or it provably equals itself at the wave's first lane, which is then
-      // its value. With whole waves that lane's ids are each varying tid.d
-      // rounded down to the unit the wave's lanes share (WaveIdUnit: tid.x &
-      // ~63 with whole waves along x, lds_dma bases in `tid.x floordiv 64`,
-      // fresh-user review F2; tid.y & ~1 in a 32 x 4 workgroup), or 0 when
-      // every wave starts at tid.d = 0 (WaveStartsAtIdZero: tid.x in 32 x 4);
-      // otherwise the check sets the varying ids to 0, which proves only
-      // values that do not depend on them (e.g. lds_dma's v_bfe_u32(v0, 10,
-      // 10) << 10 of the packed ids: tid.y alone).
+      // its value. That lane's ids are FirstLaneTid's, one rule for every
+      // workgroup shape (tid.x & ~63 with whole waves along x, lds_dma bases
+      // in `tid.x floordiv 64`, fresh-user review F2; tid.x 0 and tid.y & ~1
+      // in 32 x 4; a table over the wave index in 96 x 2 or 48 x 4, where
+      // a wave straddles rows: fresh-user review 7 F8).
       // With EXEC still the entry's all-lanes-active and every varying id
       // given its first-lane value, the first active lane is the wave's
       // lane 0, so that substituted value is the result itself, whatever v
@@ -662,20 +695,10 @@ void SymExec::StepValu(int i, const MInst& mi) {
       // the value is uniform (the proof path below).
       const uint8_t varying = LaneVaryingDeps(v);
       if (varying != 0 && !(varying & kDepLaneData) && !(p_.node(v).deps & kDepUnmodelled)) {
-        std::unordered_map<int, TRef> first_lane;
-        bool exact = true;  // every varying id replaced by its first-lane value
-        for (int d = 0; d < 3; ++d) {
-          if (!(varying & (kDepTidX << d))) continue;
-          if (WaveStartsAtIdZero(k_, d)) {
-            first_lane.emplace(vars_.tid[d], d_.Const(0));
-          } else if (const int64_t unit = WaveIdUnit(k_, d); unit > 0) {
-            first_lane.emplace(vars_.tid[d], d_.And(p_.Var(vars_.tid[d]), d_.Const(~static_cast<uint32_t>(unit - 1))));
-          } else {
-            first_lane.emplace(vars_.tid[d], d_.Const(0));
-            exact = false;
-          }
-        }
-        const bool first_is_lane0 = exact && opc == Opc::kVReadfirstlaneB32 && p_.IsConst(st_.exec.t) &&
+        std::unordered_map<int, TRef> first_lane;  // every varying id by its first-lane value
+        for (int d = 0; d < 3; ++d)
+          if (varying & (kDepTidX << d)) first_lane.emplace(vars_.tid[d], FirstLaneTid(d));
+        const bool first_is_lane0 = opc == Opc::kVReadfirstlaneB32 && p_.IsConst(st_.exec.t) &&
                                     p_.ConstValue(st_.exec.t) == 1 && WholeWaves(k_);
         if (prove_equal_ || first_is_lane0) {
           std::unordered_map<int, int> memo;

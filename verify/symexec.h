@@ -182,6 +182,20 @@ class SymExec {
 
  private:
   bool TidOnlyRounded(TRef t, int d);
+  // tid.{d} at the first lane of this lane's wave. One rule: that lane is
+  // linear id 64 * (L floordiv 64), L = tid.x + X * tid.y + X * Y * tid.z
+  // (waves are runs of 64 linear ids, x fastest: kernel.h's Kernel), so its
+  // ids are WorkItemOfLinear(64 * (L floordiv 64)) (index_analysis.h):
+  // (f mod X, f floordiv X mod Y, f floordiv (X * Y)) for f that linear id.
+  // The term is a table over the wave index L >> 6 (WaveIndex), or, where the
+  // rule reduces to it, the closed form WaveIdUnit / WaveStartsAtIdZero
+  // give (tid.x & ~63 with whole waves along x; 0 and tid.y & ~1 in 32 x 4).
+  TRef FirstLaneTid(int d);
+  // L >> 6, the wave's index in the workgroup (built once: every term of
+  // the table shares it, and TidOnlyRounded knows it as the same in all
+  // lanes of a wave).
+  TRef WaveIndex();
+  TRef wave_index_;
   std::unordered_map<int, bool> tid_rounded_[3];  // TidOnlyRounded's memo, by dimension and node
   Slot& At(RegKey k);
   void Set(RegKey k, Slot s);

@@ -1,6 +1,8 @@
 #include "compiler/analysis/index_analysis.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 #include <numeric>
 #include <set>
 
@@ -332,6 +334,148 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
     return absl::InvalidArgumentError(
         absl::StrCat("index expression '", IndexToString(e), "' exceeds the 64-bit range"));
   return r;
+}
+
+std::array<int64_t, 3> WorkItemOfLinear(int64_t t, const std::array<int64_t, 3>& wg) {
+  return {t % wg[0], t / wg[0] % wg[1], t / (wg[0] * wg[1])};
+}
+
+namespace {
+
+// The wg dimensions and loop variables `e` reads.
+void LeavesRead(const IndexExpr& e, std::set<int>* wg, std::set<std::string>* vars) {
+  if (e.kind == IndexKind::kWg) wg->insert(e.dim);
+  if (e.kind == IndexKind::kLoopVar) vars->insert(e.name);
+  if (e.lhs != nullptr) LeavesRead(*e.lhs, wg, vars);
+  if (e.rhs != nullptr) LeavesRead(*e.rhs, wg, vars);
+}
+
+int64_t Trips(const IndexScope::Loop& l) { return l.step > 0 && l.last >= l.lo ? (l.last - l.lo) / l.step + 1 : 0; }
+
+// One lds_dma site prepared for LdsDmaMayOverlap.
+struct DmaSiteInfo {
+  std::set<int> wg;                                             // wg dims its base reads
+  std::vector<std::pair<std::string, IndexScope::Loop>> read;   // loops its base reads
+  int64_t combos = 1;   // combinations of the read loops' values (saturating)
+  int64_t repeats = 1;  // executions per combination: trips of the loops it does not read
+  bool runs = true;     // every enclosing loop runs at least once
+};
+
+constexpr int64_t kOverlapBudget = int64_t{1} << 18;
+constexpr int64_t kSatCount = int64_t{1} << 40;
+
+int64_t SatCount(int64_t a, int64_t b) { return a > kSatCount / std::max<int64_t>(b, 1) ? kSatCount : a * b; }
+
+}  // namespace
+
+std::vector<std::pair<int, int>> LdsDmaMayOverlap(const Kernel& k,
+                                                  const std::map<std::string, int64_t>& lds_offset,
+                                                  const std::vector<LdsDmaSite>& sites) {
+  const std::array<int64_t, 3> wg = k.workgroup;
+  const int64_t waves = std::max<int64_t>(1, (k.WorkgroupThreads() + 63) / 64);
+  const int64_t wave_bytes = 64 * kLdsDmaLaneBytes;
+  std::vector<DmaSiteInfo> info(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) {
+    std::set<std::string> vars;
+    for (const IndexRef& e : sites[i].op->lds_index)
+      if (e != nullptr) LeavesRead(*e, &info[i].wg, &vars);
+    for (const auto& [name, loop] : sites[i].loops) {
+      const int64_t n = Trips(loop);
+      if (n == 0) info[i].runs = false;
+      if (vars.count(name)) {
+        info[i].read.push_back({name, loop});
+        info[i].combos = SatCount(info[i].combos, n);
+      } else {
+        info[i].repeats = SatCount(info[i].repeats, n);
+      }
+    }
+  }
+  // Site s's byte base at tid `tid`, wg ids `wg_id`, its read loops at
+  // combination c (the first loop fastest); nullopt: not evaluable.
+  auto base = [&](size_t s, const std::array<int64_t, 3>& tid, const std::array<int64_t, 3>& wg_id,
+                  int64_t c) -> std::optional<int64_t> {
+    const Op& op = *sites[s].op;
+    const LdsAlloc* l = k.FindLds(op.lds);
+    auto off = lds_offset.find(op.lds);
+    if (l == nullptr || off == lds_offset.end() || op.lds_index.size() != l->shape.size()) return std::nullopt;
+    std::map<std::string, int64_t> values;
+    for (const auto& [name, loop] : info[s].read) {
+      const int64_t n = Trips(loop);
+      values[name] = loop.lo + c % n * loop.step;
+      c /= n;
+    }
+    IndexEnv env;
+    for (int d = 0; d < 3; ++d) env.tid[d] = tid[d], env.wg[d] = wg_id[d];
+    env.named = [&](const std::string& n) -> std::optional<int64_t> {
+      const NamedConst* nc = k.FindConst(n);
+      return nc == nullptr ? std::nullopt : std::optional<int64_t>(nc->value);
+    };
+    env.loop_var = [&](const std::string& n) -> std::optional<int64_t> {
+      auto it = values.find(n);
+      return it == values.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    };
+    const std::vector<int64_t> strides = l->Strides();
+    __int128 v = off->second;
+    for (size_t d = 0; d < op.lds_index.size(); ++d) {
+      if (op.lds_index[d] == nullptr) return std::nullopt;
+      std::optional<int64_t> x = Evaluate(*op.lds_index[d], env);
+      if (!x) return std::nullopt;
+      v += static_cast<__int128>(*x) * strides[d] * ElemBytes(l->elem);
+    }
+    if (Saturated(Sat(v))) return std::nullopt;
+    return static_cast<int64_t>(v);
+  };
+  // Whether sites i and j (i <= j) may overlap in one wave.
+  auto may_overlap = [&](size_t i, size_t j) {
+    if (!info[i].runs || !info[j].runs) return false;
+    if (i == j && info[i].repeats > 1) return true;  // the same base again
+    std::set<int> dims = info[i].wg;
+    dims.insert(info[j].wg.begin(), info[j].wg.end());
+    int64_t wg_combos = 1;
+    for (int d : dims) wg_combos = SatCount(wg_combos, std::max<int64_t>(k.grid[d], 1));
+    const int64_t evals =
+        SatCount(SatCount(wg_combos, waves), i == j ? info[i].combos : info[i].combos + info[j].combos);
+    if (evals > kOverlapBudget) return true;
+    for (int64_t g = 0; g < wg_combos; ++g) {
+      std::array<int64_t, 3> wg_id = {0, 0, 0};
+      int64_t r = g;
+      for (int d : dims) {
+        const int64_t n = std::max<int64_t>(k.grid[d], 1);
+        wg_id[d] = r % n;
+        r /= n;
+      }
+      for (int64_t w = 0; w < waves; ++w) {
+        const std::array<int64_t, 3> tid = WorkItemOfLinear(64 * w, wg);
+        std::vector<int64_t> a, b;
+        for (int64_t c = 0; c < info[i].combos; ++c) {
+          std::optional<int64_t> x = base(i, tid, wg_id, c);
+          if (!x) return true;
+          a.push_back(*x);
+        }
+        std::sort(a.begin(), a.end());
+        if (i == j) {
+          for (size_t n = 1; n < a.size(); ++n)
+            if (a[n] - a[n - 1] < wave_bytes) return true;
+          continue;
+        }
+        for (int64_t c = 0; c < info[j].combos; ++c) {
+          std::optional<int64_t> x = base(j, tid, wg_id, c);
+          if (!x) return true;
+          b.push_back(*x);
+        }
+        for (int64_t y : b) {
+          auto it = std::lower_bound(a.begin(), a.end(), y - wave_bytes + 1);
+          if (it != a.end() && *it < y + wave_bytes) return true;
+        }
+      }
+    }
+    return false;
+  };
+  std::vector<std::pair<int, int>> out;
+  for (size_t i = 0; i < sites.size(); ++i)
+    for (size_t j = i; j < sites.size(); ++j)
+      if (may_overlap(i, j)) out.push_back({static_cast<int>(i), static_cast<int>(j)});
+  return out;
 }
 
 }  // namespace kir

@@ -3,10 +3,12 @@
 #ifndef KIRC_COMPILER_ANALYSIS_INDEX_ANALYSIS_H_
 #define KIRC_COMPILER_ANALYSIS_INDEX_ANALYSIS_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -99,6 +101,36 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope);
 AffineForm AffineAdd(const AffineForm& a, const AffineForm& b);
 AffineForm AffineScale(const AffineForm& a, int64_t c);
 AffineForm AffineConst(int64_t c);
+
+// The work-item id (tid.x, tid.y, tid.z) of linear thread id `t` in a
+// workgroup of extents `wg` (x fastest: kernel.h's Kernel). Wave w's lanes
+// are linear ids 64w .. 64w + 63; its first lane is WorkItemOfLinear(64w).
+std::array<int64_t, 3> WorkItemOfLinear(int64_t t, const std::array<int64_t, 3>& wg);
+
+// One KIR lds_dma (OpKind::kLdsDma) where the lowering meets it: the op and
+// its enclosing `for` loops (induction variable and range), outermost first.
+struct LdsDmaSite {
+  const Op* op = nullptr;
+  std::vector<std::pair<std::string, IndexScope::Loop>> loops;
+};
+
+// The pairs (i, j), i <= j, of `sites` (a kernel's lds_dma ops, which the
+// validator accepted: each base is the same in all lanes of a wave) whose
+// DMAs may write a common LDS byte in ONE wave: two executions (distinct
+// ones when i == j) whose bases, at the wave's first lane, are less than
+// the wave's 64 x 16 bytes apart. Byte bases are `lds_offset` of the
+// allocation + the LDS index times its byte strides. Loop variables take every
+// value of their ranges independently for the two executions (barriers are
+// ignored: the waitcnt pass only waits for a DMA still outstanding), the wg
+// ids one value shared by both; an execution of a loop the base does not read
+// repeats the base (i == j). Decided by evaluating every combination, up to
+// 2^18 evaluations per pair; beyond that, or on overflow, the pair may overlap.
+// The s_waitcnt pass makes a DMA of site i wait for an outstanding DMA of
+// site j (MFunction::lds_dma_overlaps): whether two DMAs of a wave write LDS
+// in issue order is not a checked fact (amdgcn-isa-notes.md, LDS DMA).
+std::vector<std::pair<int, int>> LdsDmaMayOverlap(const Kernel& k,
+                                                  const std::map<std::string, int64_t>& lds_offset,
+                                                  const std::vector<LdsDmaSite>& sites);
 
 }  // namespace kir
 

@@ -977,11 +977,6 @@ IndexRef Substituted(const IndexRef& e, const int64_t tid[3], const std::map<std
   return n;
 }
 
-// The work-item id (tid.x, tid.y, tid.z) of linear thread id `t` of a
-// workgroup of extents `wg` (x fastest: kernel.h's Kernel).
-std::array<int64_t, 3> TidOfLinear(int64_t t, const std::array<int64_t, 3>& wg) {
-  return {t % wg[0], t / wg[0] % wg[1], t / (wg[0] * wg[1])};
-}
 
 // A leaf the exhaustive lds_dma checks try every value of: wg.{dim}
 // (0..grid - 1) or a loop variable (lo, lo + step, ..., last).
@@ -1208,9 +1203,9 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
     };
     std::vector<Unproven> unproven;
     for (int64_t w = 0; w < waves; ++w) {
-      const IndexRef b0 = byte_base(TidOfLinear(64 * w, wg), {});
+      const IndexRef b0 = byte_base(WorkItemOfLinear(64 * w, wg), {});
       for (int64_t lane = 1; lane < 64; ++lane) {
-        absl::StatusOr<AffineForm> f = Affine(*ISub(byte_base(TidOfLinear(64 * w + lane, wg), {}), b0), iscope_);
+        absl::StatusOr<AffineForm> f = Affine(*ISub(byte_base(WorkItemOfLinear(64 * w + lane, wg), {}), b0), iscope_);
         if (!f.ok()) return OpErr(op, std::string(f.status().message()));
         const Interval r = f->Range();
         if (r.lo != 0 || r.hi != 0) unproven.push_back({w, lane, r});
@@ -1218,8 +1213,8 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
     }
     auto tid_text = [](const std::array<int64_t, 3>& x) { return absl::StrCat("(", x[0], ", ", x[1], ", ", x[2], ")"); };
     auto lanes_text = [&](const Unproven& u) {
-      return absl::StrCat("lanes 0 and ", u.lane, " of wave ", u.wave, " (tid ", tid_text(TidOfLinear(64 * u.wave, wg)),
-                          " and ", tid_text(TidOfLinear(64 * u.wave + u.lane, wg)), ")");
+      return absl::StrCat("lanes 0 and ", u.lane, " of wave ", u.wave, " (tid ", tid_text(WorkItemOfLinear(64 * u.wave, wg)),
+                          " and ", tid_text(WorkItemOfLinear(64 * u.wave + u.lane, wg)), ")");
     };
     const std::string fix = absl::StrCat(
         "lane l writes at the base + 16 * l bytes, so choose each lane's place through the global index instead; "
@@ -1233,14 +1228,14 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
         std::map<int64_t, int64_t> first;  // wave -> lane 0's byte offset
         for (const Unproven& u : unproven) {
           if (!first.count(u.wave)) {
-            std::optional<int64_t> a = eval_base(TidOfLinear(64 * u.wave, wg), leaves, v);
+            std::optional<int64_t> a = eval_base(WorkItemOfLinear(64 * u.wave, wg), leaves, v);
             if (!a) {
               decided = false;
               break;
             }
             first[u.wave] = *a;
           }
-          std::optional<int64_t> x = eval_base(TidOfLinear(64 * u.wave + u.lane, wg), leaves, v);
+          std::optional<int64_t> x = eval_base(WorkItemOfLinear(64 * u.wave + u.lane, wg), leaves, v);
           if (!x) {
             decided = false;
             break;
@@ -1302,7 +1297,7 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
       }
     }
     std::vector<std::array<int64_t, 3>> first;  // each wave's first lane
-    for (int64_t w = 0; w < waves; ++w) first.push_back(TidOfLinear(64 * w, wg));
+    for (int64_t w = 0; w < waves; ++w) first.push_back(WorkItemOfLinear(64 * w, wg));
     auto wave_name = [&](int64_t w) {
       const std::array<int64_t, 3>& t = first[w];
       if (wg[0] % 64 == 0) return absl::StrCat("tid.x floordiv 64 = ", t[0] / 64, ", tid.y = ", t[1], ", tid.z = ", t[2]);

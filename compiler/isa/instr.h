@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -227,6 +228,14 @@ struct MFunction {
   // verifier checks a kept CFG against one built afresh.
   std::vector<BasicBlock> blocks;
   bool cfg_valid = false;
+  // LDS DMA ordering for the s_waitcnt pass (waitcnt.h): pairs (a, b), a <= b,
+  // of KIR op indices (MInst::kir_op) of lds_dma ops whose DMAs may write a
+  // common LDS byte in one wave ((a, a): two executions of one op), as the
+  // lowering found them (LdsDmaMayOverlap, compiler/analysis/index_analysis.h),
+  // sorted. Without lds_dma_overlaps_known (code read from assembly or MIR
+  // text) every two LDS DMAs may overlap.
+  std::vector<std::pair<int, int>> lds_dma_overlaps;
+  bool lds_dma_overlaps_known = false;
 
   int NewVReg(RegClass cls, int count, int align = 1);
   // A view of `count` registers of `parent` starting `offset` registers in.

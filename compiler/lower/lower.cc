@@ -1,5 +1,7 @@
 #include "compiler/lower/lower.h"
 
+#include <algorithm>
+
 #include "compiler/lower/dead_code.h"
 
 #include "compiler/ir/op_text.h"
@@ -175,6 +177,16 @@ absl::Status LowerCtx::Run() {
   if (!st.ok()) return st;
   b_.SetKirOp(-1);
   b_.Emit(Opc::kSEndpgm, {});
+  // Which lds_dma ops' DMAs may write a common LDS byte in one wave: the
+  // s_waitcnt pass orders those (waitcnt.h).
+  for (const auto& [i, j] : LdsDmaMayOverlap(k_, lds_offset_, dma_sites_)) {
+    const int a = dma_site_ops_[i], b = dma_site_ops_[j];
+    f.lds_dma_overlaps.push_back({std::min(a, b), std::max(a, b)});
+  }
+  std::sort(f.lds_dma_overlaps.begin(), f.lds_dma_overlaps.end());
+  f.lds_dma_overlaps.erase(std::unique(f.lds_dma_overlaps.begin(), f.lds_dma_overlaps.end()),
+                           f.lds_dma_overlaps.end());
+  f.lds_dma_overlaps_known = true;
   return absl::OkStatus();
 }
 

@@ -196,6 +196,10 @@ class LowerCtx {
     std::map<int64_t, int> scaled;
   };
   std::vector<LoopCtx> loops_;
+  // The lds_dma ops lowered so far and their KIR op indices (cur_op_), for
+  // MFunction::lds_dma_overlaps (Run).
+  std::vector<LdsDmaSite> dma_sites_;
+  std::vector<int> dma_site_ops_;
   int next_label_ = 0;
   // Results written in place into a loop-carried register (value name -> vreg):
   // MFMA accumulators and elementwise updates (acc = acc + x).

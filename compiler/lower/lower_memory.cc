@@ -829,6 +829,11 @@ absl::Status LowerCtx::LowerLdsDma(const Op& op) {
                       {offen ? *buf->voffset : MOperand::Imm(0), MirBuilder::S(srd, 0, 4), buf->soffset});
   mi.offen = offen;
   mi.offset = buf->offset;
+  LdsDmaSite site;
+  site.op = &op;
+  for (const LoopCtx& l : loops_) site.loops.push_back({l.ivar, scope_.loops.at(l.ivar)});
+  dma_sites_.push_back(std::move(site));
+  dma_site_ops_.push_back(cur_op_);
   AccessRecord rec;
   rec.inst_id = mi.id;
   rec.kir_op = cur_op_;

@@ -6,6 +6,7 @@
 #include "compiler/isa/operands.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -133,6 +134,27 @@ WaitcntState::Need WaitcntState::NeedFor(const TargetInfo& t, const MInst& mi) c
     absl::StrAppend(&n.reason, n.reason.empty() ? "" : ", ", "LDS DMA (vmcnt)");
   }
 
+  // An LDS DMA after an outstanding LDS DMA whose bytes it may overwrite:
+  // wait for that DMA's LDS write (waitcnt.h).
+  if (DmaOutstanding() && (Info(mi.opc).flags & kLdsDma)) {
+    int newest = 0;  // vm score of the newest outstanding DMA it may overlap
+    if (dma_overlaps == nullptr) {
+      newest = last_dma;
+    } else {
+      for (const auto& [op, score] : dma_ops) {
+        if (score <= vm_lb || score <= newest) continue;
+        const std::pair<int, int> key{std::min(op, mi.kir_op), std::max(op, mi.kir_op)};
+        if (op < 0 || mi.kir_op < 0 || std::binary_search(dma_overlaps->begin(), dma_overlaps->end(), key))
+          newest = score;
+      }
+    }
+    if (newest > vm_lb) {
+      const int need = vm_ub - newest;
+      if (n.vmcnt < 0 || need < n.vmcnt) n.vmcnt = need;
+      absl::StrAppend(&n.reason, n.reason.empty() ? "" : ", ", "an LDS DMA writing the same LDS bytes (vmcnt)");
+    }
+  }
+
   if (mi.opc == Opc::kSBarrier) {
     std::string why;
     if (t.barrier_waits_all_memory) {
@@ -168,6 +190,9 @@ void WaitcntState::ApplyWait(int vmcnt, int lgkmcnt) {
   pending.erase(std::remove_if(pending.begin(), pending.end(),
                                [&](const Pending& p) { return p.vm <= vm_lb && p.lgkm <= lgkm_lb; }),
                 pending.end());
+  dma_ops.erase(std::remove_if(dma_ops.begin(), dma_ops.end(),
+                               [&](const std::pair<int, int>& d) { return d.second <= vm_lb; }),
+                dma_ops.end());
 }
 
 void WaitcntState::Issue(const MInst& mi) {
@@ -179,8 +204,18 @@ void WaitcntState::Issue(const MInst& mi) {
   }
   if (IsVmem(c)) {
     ++vm_ub;
+    const int old_lb = vm_lb;
     Saturate(vm_lb, vm_ub, vm_cap, pending, &Pending::vm, &last_dma, nullptr);
-    if (Info(mi.opc).flags & kLdsDma) last_dma = vm_ub;
+    for (auto& d : dma_ops)
+      if (d.second > old_lb && d.second <= vm_lb) d.second = vm_lb + 1;
+    if (Info(mi.opc).flags & kLdsDma) {
+      last_dma = vm_ub;
+      auto it = std::lower_bound(dma_ops.begin(), dma_ops.end(), std::make_pair(mi.kir_op, 0));
+      if (it != dma_ops.end() && it->first == mi.kir_op)
+        it->second = vm_ub;
+      else
+        dma_ops.insert(it, {mi.kir_op, vm_ub});
+    }
     ForEachRegSlot(mi, [&](int slot, const RegAccess& a) {
       if (a.def) {
         Pending& p = PendingAt(pending, slot);
@@ -235,6 +270,15 @@ void WaitcntState::Merge(const WaitcntState& o) {
   last_ds = std::max(Shift(last_ds, lgkm_lb, lgkm_ub, new_lgkm_ub),
                      Shift(o.last_ds, o.lgkm_lb, o.lgkm_ub, new_lgkm_ub));
   last_dma = std::max(Shift(last_dma, vm_lb, vm_ub, new_vm_ub), Shift(o.last_dma, o.vm_lb, o.vm_ub, new_vm_ub));
+  {
+    // Per DMA op: the younger outstanding DMA of the two states.
+    std::map<int, int> ops;
+    for (const auto& [op, score] : dma_ops)
+      if (int s = Shift(score, vm_lb, vm_ub, new_vm_ub); s > vm_lb) ops[op] = std::max(ops[op], s);
+    for (const auto& [op, score] : o.dma_ops)
+      if (int s = Shift(score, o.vm_lb, o.vm_ub, new_vm_ub); s > vm_lb) ops[op] = std::max(ops[op], s);
+    dma_ops.assign(ops.begin(), ops.end());
+  }
   vm_ub = new_vm_ub;
   lgkm_ub = new_lgkm_ub;
 }
@@ -252,6 +296,11 @@ bool Equivalent(const WaitcntState& a, const WaitcntState& b) {
       norm(a.last_ds, a.lgkm_lb, a.lgkm_ub) != norm(b.last_ds, b.lgkm_lb, b.lgkm_ub) ||
       norm(a.last_dma, a.vm_lb, a.vm_ub) != norm(b.last_dma, b.vm_lb, b.vm_ub))
     return false;
+  if (a.dma_ops.size() != b.dma_ops.size()) return false;
+  for (size_t i = 0; i < a.dma_ops.size(); ++i)
+    if (a.dma_ops[i].first != b.dma_ops[i].first ||
+        norm(a.dma_ops[i].second, a.vm_lb, a.vm_ub) != norm(b.dma_ops[i].second, b.vm_lb, b.vm_ub))
+      return false;
   // Per register over the union of entries (a missing entry normalizes to
   // -1, as a score at or below lb does).
   size_t i = 0, j = 0;
@@ -374,10 +423,13 @@ absl::Status InsertWaitcnts(const TargetInfo& t, MFunction& f, WaitcntStats* sta
   // register's (and last_smem's, last_ds's) distance from the newest
   // operation only shrinks once it is outstanding.
   WaitcntState entry;
+  entry.dma_overlaps = f.lds_dma_overlaps_known ? &f.lds_dma_overlaps : nullptr;
   entry.vm_cap = t.vmcnt_max;
   entry.lgkm_cap = t.lgkmcnt_max;
+  int64_t dma_insts = 0;  // bounds the per-op DMA entries (WaitcntState::dma_ops)
+  for (const MInst& mi : f.insts) dma_insts += (Info(mi.opc).flags & kLdsDma) ? 1 : 0;
   const int64_t height =
-      (entry.vm_cap + 2) * (1 + static_cast<int64_t>(WaitcntState::kSlots)) +
+      (entry.vm_cap + 2) * (1 + dma_insts + static_cast<int64_t>(WaitcntState::kSlots)) +
       (entry.lgkm_cap + 2) * (3 + static_cast<int64_t>(WaitcntState::kSlots));
   absl::StatusOr<std::vector<std::optional<WaitcntState>>> in = ForwardDataflow(
       blocks, entry, height, "s_waitcnt", [&](int b, const WaitcntState& st) { return run_block(b, st); },

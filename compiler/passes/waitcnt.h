@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -44,6 +45,18 @@ struct WaitcntStats {
 //    operations need a wait on vmcnt before LDS written can be accessed"
 //    (the LDS DMA is a VMEM_ACCESS event, and generateWaitcntInstBefore
 //    makes an LDS access wait for the LDSDMA slot's vmcnt score);
+//  - before an LDS DMA while an LDS DMA whose LDS bytes it may overwrite is
+//    outstanding: vmcnt(N), N = VMEM instructions issued after the newest
+//    such DMA. Whether two DMAs of one wave write LDS in issue order is not
+//    a checked fact (amdgcn-isa-notes.md, LDS DMA), and the strict emulator
+//    reports the overwrite as a race (review 7 F3). Which DMAs may overlap is
+//    f.lds_dma_overlaps (by KIR op, from the lowering); DMAs of ops that
+//    write disjoint bytes (a GEMM's tile copies) stay in flight together.
+//    Without f.lds_dma_overlaps_known, any two LDS DMAs may overlap. LLVM's
+//    SIInsertWaitcnts waits for nothing here (generateWaitcntInstBefore
+//    skips an instruction that mayWriteLDSThroughDMA: "No need to wait
+//    before load from VMEM to LDS"), which relies on that ordering without
+//    stating it; kirc is stricter until an ISA guide settles it;
 //  - before s_barrier: vmcnt(N) for the newest outstanding LDS DMA (its
 //    bytes must be in LDS before another wave passes the barrier and reads
 //    them), and lgkmcnt(0) while any DS operation (write: publish it;
@@ -88,6 +101,12 @@ struct WaitcntState {
   int last_smem = 0;  // lgkm score of the newest SMEM load (outstanding iff > lgkm_lb)
   int last_ds = 0;    // lgkm score of the newest DS operation
   int last_dma = 0;   // vm score of the newest LDS DMA (kLdsDma; outstanding iff > vm_lb)
+  // Per lds_dma KIR op (MInst::kir_op, -1 for none), the vm score of its
+  // newest outstanding DMA; sorted by op, outstanding entries only.
+  std::vector<std::pair<int, int>> dma_ops;
+  // MFunction::lds_dma_overlaps (pairs of KIR ops whose DMAs may write a
+  // common LDS byte), or nullptr: every two LDS DMAs may.
+  const std::vector<std::pair<int, int>>* dma_overlaps = nullptr;
   // At most this many operations outstanding in the model (the counters'
   // field maxima, TargetInfo::vmcnt_max / lgkmcnt_max); see Issue().
   int vm_cap = 63, lgkm_cap = 15;

@@ -206,7 +206,58 @@ end
   const std::string sub_mod = absl::StrReplaceAll(per_wave, {{"@WG@", "256 1 1"}, {"@GX@", "2"}, {"@N@", "512"},
                                                              {"@T@", "256"}, {"@LIN@", "tid.x"},
                                                              {"@BASE@", "(tid.x - tid.x mod 64) * 8"}});
-  for (const std::string& text : {lp4, lp5, h09, j2, j7, mod2, product, sub_mod}) {
+  // Bases that do not move with a barrier-less loop (fresh-user review 7
+  // F3, findings/F3_simple, d5w, F3_dma_i.kir): one wave's DMAs of successive
+  // trips write the same bytes, so each waits (vmcnt) for the previous one;
+  // without the wait the strict emulator reports an LDS race. The last
+  // trip's data wins.
+  const std::string same = absl::StrReplaceAll(
+      loop, {{"@BASE@", "tid.x floordiv 64 * 512"}, {"@BARRIER@", ""}, {"@READ@", "tid.x floordiv 64 * 512"}});
+  const std::string nested = R"(kernel d5
+target gfx950
+workgroup 128 1 1
+grid 2 1 1
+arg A : f16[8, 1024] strides [1024, 1] readonly
+arg O : f16[2, 8, 1024] strides [8192, 1024, 1] writeonly
+lds L : f16[6144]
+  for %i = 0 to 2 {
+    for %k = 0 to 4 {
+      lds_dma L[@BASE@], A[%i * 4 + %k, tid.x * 8] : f16x8
+      yield
+    }
+@BARRIER@    %v = load L[@READ@ + (127 - tid.x) * 8] : f16x8
+    store O[wg.x, %i * 4, tid.x * 8], %v
+@BARRIER@    yield
+  }
+end
+)";
+  const std::string d5w = absl::StrReplaceAll(
+      nested, {{"@BASE@", "(tid.x floordiv 64 + wg.x) mod 2 * 512"}, {"@BARRIER@", "    barrier\n"}, {"@READ@", "0"}});
+  const std::string dma_i = absl::StrReplaceAll(
+      nested, {{"@BASE@", "(tid.x floordiv 64 + %i) mod 8 * 512"}, {"@BARRIER@", "    barrier\n"}, {"@READ@", "0"}});
+  // Two barrier-less loops: %i = 0, %k = 2 and %i = 1, %k = 0 give a wave
+  // the same slot. Read after both loops (slots 4 and 5: last written at
+  // %i = 1, %k = 0).
+  const std::string two_loops = R"(kernel nb
+target gfx950
+workgroup 128 1 1
+grid 1 1 1
+arg A : f16[8, 1024] strides [1024, 1] readonly
+arg O : f16[1024] strides [1] writeonly
+lds L : f16[6144]
+  for %i = 0 to 2 {
+    for %k = 0 to 4 {
+      lds_dma L[(tid.x floordiv 64 + %i * 4 + %k * 2) * 512], A[%i * 4 + %k, tid.x * 8] : f16x8
+      yield
+    }
+    yield
+  }
+  barrier
+  %v = load L[2048 + (127 - tid.x) * 8] : f16x8
+  store O[tid.x * 8], %v
+end
+)";
+  for (const std::string& text : {lp4, lp5, h09, j2, j7, mod2, product, sub_mod, same, d5w, dma_i, two_loops}) {
     absl::StatusOr<Kernel> k = ParseKernel(text, "dma.kir");
     ASSERT_TRUE(k.ok()) << k.status() << "\n" << text;
     SCOPED_TRACE(text);
