@@ -42,7 +42,7 @@ std::string UncarriedModifiers(const emu::Mods& m, const MInst& mi) {
   if (m.sdwa) out.push_back("SDWA");
   if (m.neg != 0) out.push_back("neg");
   if (m.abs != 0) out.push_back("abs");
-  if (m.op_sel != 0 || m.op_sel_hi != 0x7) out.push_back("op_sel/op_sel_hi");
+  if (m.op_sel != 0 || m.op_sel_hi != emu::DefaultOpSelHi(mi.opc)) out.push_back("op_sel/op_sel_hi");
   if (m.neg_lo != 0 || m.neg_hi != 0) out.push_back("neg_lo/neg_hi");
   if (m.clamp) out.push_back("clamp");
   if (m.omod != 0) out.push_back("omod");

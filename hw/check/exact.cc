@@ -1002,7 +1002,7 @@ std::string Unrepresentable(const Obligation& o) {
 
 // The input forms tried per argument, richest first; `special`: the
 // argument's only form is the conversion's special values.
-std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion) {
+std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index) {
   std::vector<ExactFormat> v;
   if (special != nullptr) {
     ExactFormat f;
@@ -1033,8 +1033,15 @@ std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conv
       // than the bound allows and often round exactly (a round-toward-zero
       // f16 epilogue of alpha * sa * A * B + beta * C passed seeds 1 and 3 so,
       // review 7 F4's ge.kir).
+      // Each f32 scalar's first conversion set is its own power of two
+      // (2, 0.5, 4, 0.25, 8, ... by position among the f32 scalars), so
+      // that a kernel reading one scalar's kernarg slot for another's
+      // (alpha for beta) gives another value (fresh-user review 8 F3: with
+      // every scale 2, reading beta from sb's slot passed every seed).
+      const int half = scalar_index / 2 + 1;
+      const double own = std::ldexp(1.0, scalar_index % 2 == 0 ? half : -half);
       const std::vector<std::vector<double>> exact_sets = {{0.5, 1.5, 2}, {2}, {0.5}, {1}};
-      const std::vector<std::vector<double>> conversion_sets = {{2}, {0.5}, {1}};
+      const std::vector<std::vector<double>> conversion_sets = {{own}, {2}, {0.5}, {1}};
       for (const std::vector<double>& c : conversion ? conversion_sets : exact_sets)
         v.push_back(ExactFormat{0, 0, 0, 0, 0, c});
     }
@@ -1085,9 +1092,12 @@ ExactPlan Plan(const Kernel& k, bool conversion) {
   Analysis::AffineCache affine;
   const std::map<std::string, ElemType> special = conversion ? ConversionFedBuffers(k)
                                                              : std::map<std::string, ElemType>{};
+  int f32_scalars = 0;
   for (const Arg& a : k.args) {
     auto sp = special.find(a.name);
-    levels[a.name] = Levels(a, sp == special.end() ? nullptr : &sp->second, conversion);
+    const bool f32_scalar = a.kind == Arg::Kind::kScalar && a.elem != ElemType::kI32;
+    levels[a.name] = Levels(a, sp == special.end() ? nullptr : &sp->second, conversion,
+                            f32_scalar ? f32_scalars++ : 0);
     cur[a.name] = 0;
   }
   for (;;) {

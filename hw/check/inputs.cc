@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <set>
 
 #include "compiler/ir/float_bits.h"
 
@@ -163,6 +164,28 @@ KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_e
   return d;
 }
 
+// Gives f32 scalars that drew the same value from their choice sets
+// distinct values where a set allows (in argument order, the first value of
+// its set not yet taken), so that code reading one scalar's kernarg slot for
+// another's (alpha for beta) computes another result (fresh-user review 8
+// F3: an f16 gemm reading alpha from beta's slot passed a third of the seeds).
+void DistinctScalars(const Kernel& k, const ExactPlan& plan, KernelData& d) {
+  std::set<uint32_t> taken;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kScalar || a.elem == ElemType::kI32) continue;
+    auto f = plan.formats.find(a.name);
+    auto v = d.scalars.find(a.name);
+    if (f == plan.formats.end() || v == d.scalars.end()) continue;
+    if (taken.count(v->second))
+      for (double c : f->second.choices)
+        if (!taken.count(F32Bits(static_cast<float>(c)))) {
+          v->second = F32Bits(static_cast<float>(c));
+          break;
+        }
+    taken.insert(v->second);
+  }
+}
+
 }  // namespace
 
 KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
@@ -187,6 +210,7 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         return F32Bits(static_cast<float>(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()]));
       });
+  DistinctScalars(k, plan, d);
   const KernelData random = MakeInputs(k, seed);
   for (const Arg& a : k.args) {
     if (plan.formats.count(a.name)) continue;

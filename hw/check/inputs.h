@@ -43,7 +43,8 @@ KernelData MakeInputs(const Kernel& k, uint64_t seed);
 // Exact-mode inputs from `seed` in the forms plan.formats gives per argument
 // (lazy as MakeInputs', each element from the 3 values of its stream)
 // (ExactFormat: float elements +-m * 2^e, i32 integers, f32 scalars from a
-// subset of {0.5, 1, 1.5, 2}); write-only buffers are filled the same way.
+// subset of {0.5, 1, 1.5, 2}, distinct from one another where their sets
+// allow); write-only buffers are filled the same way.
 // An argument without a format gets MakeInputs' values.
 KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 

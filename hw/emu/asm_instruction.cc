@@ -372,6 +372,7 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
     parts.back() = last[0];
     mods.assign(last.begin() + 1, last.end());
   }
+  in.mods.op_sel_hi = DefaultOpSelHi(mi.opc);
   for (const std::string& m : mods) {
     absl::Status s = ParseModifier(text, m, &in);
     if (!s.ok()) return s;

@@ -203,6 +203,14 @@ TEST(InstructionsTest, Float) {
     uint32_t cvt = std::isnan(F32(x)) ? ((x >> 16) & 0x8000) | 0x7e00 | ((x >> 13) & 0x1ff) : F32ToF16Bits(F32(x));
     return Out{cvt, (x >> 16) | (y << 16)};
   });
+  // Without op_sel_hi every source of a mix is f32 (llvm-mc 22 encodes it 0
+  // and prints it only when it differs; clang's `v_fma_mixlo_f16 v4, v4, s0,
+  // v5`, fresh-user review 8 F4): fma(0.875, 0.5, 0.484375) = 0.921875 =
+  // 59/64, f16 exponent 14, mantissa 0.84375 * 1024 = 864: 0x3b60, the high
+  // half kept (0). Read as f16 low halves (all zero) the result was 0.
+  Check("v_mov_b32 v1, 0x3f600000\n  v_mov_b32 v2, 0x3f000000\n  v_mov_b32 v4, 0x3ef80000\n"
+        "  v_mov_b32 v3, 0\n  v_fma_mixlo_f16 v3, v1, v2, v4",
+        [](uint32_t, uint32_t, int) { return Out{0x3b60u, 0x3ef80000u}; });
   Check("v_fma_mixlo_f16 v3, v1, v2, 0 op_sel_hi:[0,1,0]\n  v_cmp_u_f32_e64 s[12:13], v1, v2\n  s_nop 1\n"
         "  v_cndmask_b32_e64 v4, 0, 1, s[12:13]",
         [](uint32_t x, uint32_t y, int) {

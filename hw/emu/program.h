@@ -21,6 +21,18 @@ using SdwaUnused = ::kir::SdwaUnused;
 
 // Modifiers of one instruction beyond kir::MInst (which holds offen, offset and
 // the DS read2/write2 offset0/offset1).
+// The op_sel_hi an instruction has when its text omits it: 0 (every source
+// f32) for v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16, all ones for
+// the packed VOP3P instructions. Checked with llvm-mc 22 (-show-encoding,
+// gfx942): `v_fma_mixlo_f16 v4, v4, s0, v5` encodes op_sel_hi 0 (dword 1
+// bits 28:27 and dword 0 bit 14 clear) and is printed without op_sel_hi,
+// while `v_pk_add_f16 v4, v4, v5` encodes op_sel_hi [1,1]. Reading a mix's
+// omitted op_sel_hi as all ones took clang's f32 sources as f16 halves
+// (fresh-user review 8 F4).
+inline uint8_t DefaultOpSelHi(Opc opc) {
+  return opc == Opc::kVFmaMixF32 || opc == Opc::kVFmaMixloF16 || opc == Opc::kVFmaMixhiF16 ? 0 : 0x7;
+}
+
 struct Mods {
   bool e64 = false;   // written with _e64 (VOP3 encoding)
   bool e32 = false;   // written with _e32
@@ -28,7 +40,7 @@ struct Mods {
   // VOP3 float source modifiers, bit i = source i: -x (neg) and |x| (abs).
   uint8_t neg = 0, abs = 0;
   // VOP3P: op_sel / op_sel_hi / neg_lo / neg_hi, bit i = source i. op_sel_hi
-  // defaults to all ones, as LLVM prints it only when it differs.
+  // defaults to DefaultOpSelHi (LLVM prints it only when it differs).
   uint8_t op_sel = 0, op_sel_hi = 0x7, neg_lo = 0, neg_hi = 0;
   bool clamp = false;
   int omod = 0;  // 0: none, 1: mul:2, 2: mul:4, 3: div:2

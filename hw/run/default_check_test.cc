@@ -535,5 +535,46 @@ TEST_F(DefaultCheckTest, Review7F6Fp8NanSelectDropped) {
   Expect(m8, {Mutant(m8, kSelect, "v_mov_b32 $1, $2", 4, "m8.hsaco")});
 }
 
+// Review 8 F3: a kernel that reads one f32 scalar's kernarg slot for
+// another's. The explicit kernarg offsets, by hand from the argument lists
+// (three 8-byte buffer pointers at 0, 8, 16, then 4-byte f32 scalars): g16's
+// alpha at 0x18 and beta at 0x1c; the fp8 gemm's alpha 0x18, sa 0x1c,
+// sb 0x20, beta 0x24. Before, the exact pass gave every scalar of the fp8
+// gemm 2 (but alpha 0.5) whatever the seed, and the conversion pass all of
+// them 2, so every mix-up passed.
+TEST_F(DefaultCheckTest, Review8ScalarReadFromAnothersSlotFails) {
+  const Compiled g16 = CompileText(R"(kernel g16
+target gfx942
+workgroup auto
+grid auto
+arg A : f16[64, 64] strides [64, 1] readonly
+arg B : f16[64, 64] strides [64, 1] readonly
+arg C : f16[64, 64] strides [64, 1] readwrite
+arg alpha : f32
+arg beta : f32
+  gemm C = alpha * A.mk * B.nk + beta * C
+end
+)");
+  Expect(g16, {Mutant(g16, R"(s_load_dword (s\d+), (s\[\d+:\d+\]), 0x18\b)", "s_load_dword $1, $2, 0x1c", 1,
+                      "alpha_from_beta.hsaco")});
+  const Compiled f8 = CompileText(R"(kernel gemm_fp8_ocp_edge
+target gfx950
+workgroup auto
+grid auto
+arg A : f8e5m2[72, 100] strides [100, 1] readonly
+arg B : f8e4m3fn[72, 40] strides [40, 1] readonly
+arg C : bf16[100, 40] strides [40, 1] readwrite
+arg alpha : f32
+arg sa : f32
+arg sb : f32
+arg beta : f32
+  gemm C = alpha * sa * sb * A.km * B.kn + beta * C
+end
+)");
+  const std::string beta = R"(s_load_dword (s\d+), (s\[\d+:\d+\]), 0x24\b)";
+  Expect(f8, {Mutant(f8, beta, "s_load_dword $1, $2, 0x20", 1, "beta_from_sb.hsaco"),
+              Mutant(f8, beta, "s_load_dword $1, $2, 0x1c", 1, "beta_from_sa.hsaco")});
+}
+
 }  // namespace
 }  // namespace kir

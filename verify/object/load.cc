@@ -383,7 +383,7 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
         s0->count == 2 && s1->count == 2) {
       mi.opc = Opc::kVMovB64;
       mi.ops = {mi.ops[0], *s0};
-    } else if (m.op_sel != 0 || m.op_sel_hi != 0x7 || m.neg_lo != 0 || m.neg_hi != 0) {
+    } else if (m.op_sel != 0 || m.op_sel_hi != emu::DefaultOpSelHi(mi.opc) || m.neg_lo != 0 || m.neg_hi != 0) {
       mods.push_back("op_sel/neg_lo/neg_hi");
     }
     if (!mods.empty())
