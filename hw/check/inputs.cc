@@ -186,20 +186,25 @@ void DistinctScalars(const Kernel& k, const ExactPlan& plan, KernelData& d) {
   }
 }
 
-}  // namespace
-
-KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
+// Inputs in `plan`'s formats (ExactFormat), lazy, from `seed` and `salt`:
+// float elements +-m * 2^e (negative when the element's sign draw r has
+// r mod negative_one_in == negative_one_in - 1; special-value buffers and
+// arguments without a format 0 here, filled by the callers), i32 integers,
+// f32 scalars from their choices. Shared by the exact and conversion passes.
+KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, uint64_t salt,
+                       uint64_t negative_one_in) {
   // The formats are copied into the fillers, which outlive `plan`.
-  KernelData d = Fill(
-      k, seed, 0x6578616374ull,
-      [formats = plan.formats](const Arg& a, uint64_t& s) -> uint32_t {
+  return Fill(
+      k, seed, salt,
+      [formats = plan.formats, negative_one_in](const Arg& a, uint64_t& s) -> uint32_t {
         auto it = formats.find(a.name);
-        if (it == formats.end()) return 0;
+        if (it == formats.end() || it->second.special) return 0;
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
         const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
-        return FloatBits(a.elem, ((Next(s) & 1) ? -m : m) * std::ldexp(1.0, e));
+        const bool negative = Next(s) % negative_one_in == negative_one_in - 1;
+        return FloatBits(a.elem, (negative ? -m : m) * std::ldexp(1.0, e));
       },
       // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).
       [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },
@@ -210,6 +215,12 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         return F32Bits(static_cast<float>(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()]));
       });
+}
+
+}  // namespace
+
+KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
+  KernelData d = FillFormats(k, plan, seed, 0x6578616374ull, 2);
   DistinctScalars(k, plan, d);
   const KernelData random = MakeInputs(k, seed);
   for (const Arg& a : k.args) {
@@ -301,25 +312,8 @@ uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) {
 }
 
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
-  KernelData d = Fill(
-      k, seed, 0x636f6e76ull,
-      [formats = plan.formats](const Arg& a, uint64_t& s) -> uint32_t {
-        auto it = formats.find(a.name);
-        if (it == formats.end() || it->second.special) return 0;  // special buffers: below
-        const ExactFormat& f = it->second;
-        if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
-        const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
-        const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
-        return FloatBits(a.elem, (Next(s) % 8 == 0 ? -m : m) * std::ldexp(1.0, e));
-      },
-      [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },
-      [&](const Arg& a, uint64_t& s) -> uint32_t {
-        auto it = plan.formats.find(a.name);
-        if (it == plan.formats.end()) return 0;
-        const ExactFormat& f = it->second;
-        if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
-        return F32Bits(static_cast<float>(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()]));
-      });
+  // Negative with probability 1/8: long sums keep their bits.
+  KernelData d = FillFormats(k, plan, seed, 0x636f6e76ull, 8);
   const KernelData random = MakeInputs(k, seed);
   for (const Arg& a : k.args) {
     auto it = plan.formats.find(a.name);
