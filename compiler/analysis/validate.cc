@@ -1445,14 +1445,28 @@ absl::Status Validator::CheckElementwise(const Op& op) {
   absl::Status fp8 = CheckNotFp8Arith(op, types);
   if (!fp8.ok()) return fp8;
   for (size_t i = 1; i < types.size(); ++i)
-    if (types[i].elem != types[0].elem)
-      return OpErr(op, absl::StrCat("operands have different element types: ",
-                                    OperandText(op.operands[0]), " is ", TypeName(types[0]), ", ",
-                                    OperandText(op.operands[i]), " is ", TypeName(types[i]),
-                                    IsFloat(types[0].elem) && IsFloat(types[i].elem)
-                                        ? "; convert one with cvt"
-                                        : "; KIR has no conversion between i32 and the float types (cvt "
-                                          "converts between f32, f16 and bf16): give both operands one type"));
+    if (types[i].elem != types[0].elem) {
+      std::string fix;
+      if (!IsFloat(types[0].elem) || !IsFloat(types[i].elem)) {
+        fix = "; KIR has no conversion between i32 and the float types (cvt converts between f32, f16 and bf16): "
+              "give both operands one type";
+      } else if (op.operands[0].is_arg || op.operands[i].is_arg) {
+        // cvt takes SSA values only: a scalar argument reaches another
+        // float type through an f32 vector (fresh-user review 9 F3).
+        const size_t s = op.operands[0].is_arg ? 0 : i, v = s == 0 ? i : 0;
+        const ValueType splat{ElemType::kF32, types[v].width};
+        fix = absl::StrCat("; cvt takes SSA values only, so splat the scalar argument into an f32 value and "
+                           "convert that: %ones = const ", TypeName(splat), " 1.0, %s = mul %ones, ",
+                           op.operands[s].name, ", %sc = cvt %s : ", TypeName(types[v]),
+                           ", then use %sc (or compute in f32: cvt ", OperandText(op.operands[v]), " to ",
+                           TypeName(splat), ")");
+      } else {
+        fix = "; convert one with cvt";
+      }
+      return OpErr(op, absl::StrCat("operands have different element types: ", OperandText(op.operands[0]), " is ",
+                                    TypeName(types[0]), ", ", OperandText(op.operands[i]), " is ",
+                                    TypeName(types[i]), fix));
+    }
   size_t widest = 0;
   for (size_t i = 1; i < types.size(); ++i)
     if (types[i].width > types[widest].width) widest = i;

@@ -763,6 +763,16 @@ TEST(ValidateTest, Elementwise) {
   EXPECT_EQ(CheckBody("%x = zero f32\n%h = zero f16\n%y = add %x, %h\n"),
             "k.kir:11:1: error: in '%y = add %x, %h': operands have different element types: %x "
             "is f32, %h is f16; convert one with cvt");
+  // Review 9 F3: a scalar argument cannot be cvt's operand; the message says
+  // what works (the splat it gives is checked to validate below).
+  EXPECT_EQ(CheckBody("%h = zero f16x8\n%y = mul %h, s\n"),
+            "k.kir:10:1: error: in '%y = mul %h, s': operands have different element types: %h is f16x8, s is "
+            "f32; cvt takes SSA values only, so splat the scalar argument into an f32 value and convert that: "
+            "%ones = const f32x8 1.0, %s = mul %ones, s, %sc = cvt %s : f16x8, then use %sc (or compute in "
+            "f32: cvt %h to f32x8)");
+  EXPECT_EQ(CheckBody("%h = zero f16x8\n%ones = const f32x8 1.0\n%s = mul %ones, s\n%sc = cvt %s : f16x8\n"
+                      "%y = mul %h, %sc\n"),
+            "OK");
   // cvt does not convert i32 (issue 13: the message said "convert one with cvt").
   EXPECT_EQ(CheckBody("%x = zero f32x4\n%y = mul %x, n\n"),
             "k.kir:10:1: error: in '%y = mul %x, n': operands have different element types: %x "

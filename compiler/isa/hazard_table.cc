@@ -52,6 +52,7 @@ constexpr HazardTable kGfx908Hazards = {
     .valu_vgpr_write_to_readlane_src0 = 0,
     .valu_exec_write_to_rwlane = 0,
     .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
+    .dst_sel_forwarding_to_valu = 0,  // hasDstSelForwardingHazard: GFX940Insts only
 };
 
 // gfx90a: section 2.1, column gfx90a (16x16 = 8 passes, 32x32 = 16, 4x4 = 2;
@@ -93,6 +94,7 @@ constexpr HazardTable kGfx90aHazards = {
     .valu_vgpr_write_to_readlane_src0 = 0,
     .valu_exec_write_to_rwlane = 0,
     .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
+    .dst_sel_forwarding_to_valu = 0,  // hasDstSelForwardingHazard: GFX940Insts only
 };
 
 // gfx942: section 2.1, column gfx942 (XDL: GFX940_XDL_N_Pass* formulas,
@@ -148,6 +150,7 @@ constexpr HazardTable kGfx942Hazards = {
     .valu_vgpr_write_to_readlane_src0 = 1,
     .valu_exec_write_to_rwlane = 4,
     .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
+    .dst_sel_forwarding_to_valu = 1,  // checkVALUHazards Shift16DefWaitstates (hasDstSelForwardingHazard); fresh-user review 9 F2
 };
 
 // gfx950 (CDNA4). Source: llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp as
@@ -229,6 +232,7 @@ constexpr HazardTable kGfx950Hazards = {
     .valu_vgpr_write_to_readlane_src0 = 1,  // checkVALUHazards VALUWriteVGPRReadlaneRead
     .valu_exec_write_to_rwlane = 4,         // checkVALUHazards VALUWriteEXECRWLane
     .valu_sgpr_write_to_lane_select = 4,    // checkRWLaneHazards RWLaneWaitStates
+    .dst_sel_forwarding_to_valu = 1,  // as gfx942 (GFX940Insts); hasCvtScaleForwardingHazard adds cvt_scale forms kirc lacks
     // gfx950-only rules in the revision read, none of which kirc can hit
     // (compiler/isa/opcodes.def has none of their instructions):
     // checkPermlaneHazards (ST.hasGFX950Insts() && isPermlane: v_permlane*),
@@ -581,6 +585,32 @@ void ValuProducer(const HazardTable& tab, const MInst& p, const MInst& c, absl::
                                 Info(c.opc).mnemonic);
           });
   }
+  // gfx940 family: a dst-sel forwarding write (DstSelForwarding) -> a VALU
+  // that reads or writes any register of that destination.
+  if (tab.dst_sel_forwarding_to_valu > 0 && IsValu(cc) && DstSelForwarding(p)) {
+    RegAccess d;
+    if (OperandAccess(p, OpName::kVdst, &d))
+      for (const RegAccess& u : ca)
+        if (Overlap(d, u)) {
+          need.Add(tab.dst_sel_forwarding_to_valu, [&] {
+            return absl::StrCat(Info(p.opc).mnemonic, " writes ", RegAccessName(d),
+                                " through the dst-sel forwarding path (op_sel/op_sel_hi/dst_sel), ",
+                                u.def ? "written" : "read", " by ", KindName(c));
+          });
+          break;
+        }
+  }
+}
+
+bool IsVop3p(Opc opc) {
+  switch (opc) {
+    case Opc::kVPkAddF16: case Opc::kVPkMulF16: case Opc::kVPkFmaF16: case Opc::kVPkMaxF16:
+    case Opc::kVPkAddF32: case Opc::kVPkMulF32: case Opc::kVPkFmaF32: case Opc::kVPkMovB32:
+    case Opc::kVFmaMixF32: case Opc::kVFmaMixloF16: case Opc::kVFmaMixhiF16:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // Producer: a VMEM store of more than 64 bits (has12DWordStoreHazard; 2.3)
@@ -625,7 +655,7 @@ int ComputeMaxWindow() {
                   tab.trans_write_to_valu_read, tab.wide_store_to_valu_write,
                   tab.wide_store_sgpr_soffset_to_valu_write,
                   tab.valu_vgpr_write_to_readlane_src0, tab.valu_exec_write_to_rwlane,
-                  tab.valu_sgpr_write_to_lane_select})
+                  tab.valu_sgpr_write_to_lane_select, tab.dst_sel_forwarding_to_valu})
       best = std::max(best, v);
     // 16 passes: the unknown-MFMA fallback of FactsOf.
     std::vector<int> passes = {16};
@@ -742,6 +772,31 @@ int RequiredWaitStates(const TargetInfo& t, const HazardOperands& producer, cons
 }
 
 bool CanStartHazard(const MInst& inst) { return CanProduceInst(inst); }
+
+bool DstSelForwarding(const MInst& mi) {
+  switch (mi.dst_forwarding) {
+    case MInst::DstForwarding::kYes: return true;
+    case MInst::DstForwarding::kNo: return false;
+    case MInst::DstForwarding::kByOpcode: break;
+  }
+  // kirc prints no op_sel_hi, so its packed instructions have the
+  // assembler's default (all ones; the mixes: 0), and op_sel only on the fp8
+  // word-1 conversions (asm_syntax.cc).
+  if (mi.opc == Opc::kVCvtPkFp8F32Hi || mi.opc == Opc::kVCvtPkBf8F32Hi) return true;
+  return IsVop3p(mi.opc) && (DefaultOpSelHi(mi.opc) & 1) != 0;
+}
+
+MInst::DstForwarding DstForwardingOfEncoding(Opc opc, int num_sources, bool sdwa, bool sdwa_dst_dword,
+                                             uint8_t op_sel, uint8_t op_sel_hi) {
+  bool yes;
+  if (sdwa)
+    yes = !sdwa_dst_dword;
+  else if (IsVop3p(opc))
+    yes = (op_sel_hi & 1) != 0;
+  else
+    yes = num_sources >= 0 && num_sources < 8 && ((op_sel >> num_sources) & 1) != 0;
+  return yes ? MInst::DstForwarding::kYes : MInst::DstForwarding::kNo;
+}
 
 int MaxHazardWindow() {
   static const int window = ComputeMaxWindow();

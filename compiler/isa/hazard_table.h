@@ -186,7 +186,32 @@ struct HazardTable {
   // 2.3 (all targets), checkRWLaneHazards: VALU writes the SGPR a
   // v_readlane/v_writelane takes as its lane select (src1): 4/4/4/4.
   int valu_sgpr_write_to_lane_select;
+  // gfx940 family (GCNSubtarget::hasDstSelForwardingHazard: GFX940Insts),
+  // checkVALUHazards Shift16DefWaitstates: a VALU that writes its destination
+  // through the dst-sel forwarding path (DstSelForwarding below) -> a VALU
+  // with any operand overlapping that destination (read or write,
+  // consumesDstSelForwardingOperand): 0/0/1/1.
+  int dst_sel_forwarding_to_valu;
 };
+
+// Whether `mi` writes its destination through the dst-sel forwarding path
+// (GCNHazardRecognizer.cpp getDstSelForwardingOperand, ROCm/llvm-project
+// 03a23131063b): an SDWA instruction with dst_sel other than DWORD, or an
+// instruction with an op_sel operand whose src0_modifiers has bit 3 set
+// (SISrcMods::DST_OP_SEL = OP_SEL_1 = 8). On VOP3 that bit is the op_sel dst
+// bit (op_sel[number of sources]: `v_cvt_pk_fp8_f32 v1, v2, v3
+// op_sel:[0,0,1]`); on VOP3P (v_pk_*, v_fma_mix*) it is op_sel_hi[0], which
+// the assembler sets by default on the packed instructions, so llc 22
+// (-mcpu=gfx942) puts an `s_nop 0` between `v_pk_add_f16 v1, s2, v1` and a
+// `v_pk_mul_f16` reading v1, and between two dependent v_pk_*_f32 (checked
+// 2026-12-05). For kDstForwarding::kByOpcode: kirc's fp8 word-1 conversions
+// and every packed instruction (printed without op_sel_hi).
+bool DstSelForwarding(const MInst& mi);
+// The same from an instruction's encoding modifiers, for the assembly reader:
+// `num_sources` explicit sources, `sdwa` with `sdwa_dst_dword` (dst_sel:DWORD),
+// `op_sel` / `op_sel_hi` bit i = source i (op_sel bit num_sources: the dst).
+MInst::DstForwarding DstForwardingOfEncoding(Opc opc, int num_sources, bool sdwa, bool sdwa_dst_dword,
+                                             uint8_t op_sel, uint8_t op_sel_hi);
 
 const HazardTable& HazardTableFor(Gfx gfx);
 

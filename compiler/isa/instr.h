@@ -117,6 +117,18 @@ const OpcInfo& Info(Opc opc);
 // The opcode for an LLVM mnemonic (without _e32/_e64); kNumOpcodes if unknown.
 Opc OpcFromMnemonic(absl::string_view mnemonic);
 
+// The op_sel_hi an instruction has when its text omits it: 0 (every source
+// f32) for v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16, all ones for
+// the packed VOP3P instructions. Checked with llvm-mc 22 (-show-encoding,
+// gfx942): `v_fma_mixlo_f16 v4, v4, s0, v5` encodes op_sel_hi 0 (dword 1
+// bits 28:27 and dword 0 bit 14 clear) and is printed without op_sel_hi,
+// while `v_pk_add_f16 v4, v4, v5` encodes op_sel_hi [1,1]. Reading a mix's
+// omitted op_sel_hi as all ones took clang's f32 sources as f16 halves
+// (fresh-user review 8 F4).
+inline uint8_t DefaultOpSelHi(Opc opc) {
+  return opc == Opc::kVFmaMixF32 || opc == Opc::kVFmaMixloF16 || opc == Opc::kVFmaMixhiF16 ? 0 : 0x7;
+}
+
 // One explicit operand.
 struct MOperand {
   enum class Kind : uint8_t { kReg, kImm, kSpecial };
@@ -180,6 +192,14 @@ struct MInst {
   // fields, in units of MemoryShape(opc).unit bytes (`offset` is unused).
   int offset0 = 0, offset1 = 0;
   const MfmaDesc* mfma = nullptr;  // kMfma: which instruction
+  // Whether the instruction writes its destination through the dst-sel
+  // forwarding path (the gfx940-family hazard of compiler/isa/hazard_table.h,
+  // DstSelForwarding). kByOpcode: as the opcode with the modifiers kirc
+  // prints implies (kirc's own code). Code read from another compiler's
+  // assembly, whose encoding modifiers MInst does not hold, gets kYes or kNo
+  // from the reader (DstForwardingOfEncoding).
+  enum class DstForwarding : uint8_t { kByOpcode, kYes, kNo };
+  DstForwarding dst_forwarding = DstForwarding::kByOpcode;
   int id = -1;            // stable id (access map key); -1 for pass-inserted code
   int kir_op = -1;        // index of the KIR op this came from (for --annotate), or -1
   std::string comment;    // printed after the instruction by --annotate

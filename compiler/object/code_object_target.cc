@@ -25,7 +25,10 @@ std::string Features(const TargetId& id) {
 
 // Whether the code's setting `have` satisfies the requested `want`.
 bool FeatureOk(FeatureSetting want, FeatureSetting have, TargetMatch m) {
-  return m == TargetMatch::kExact ? want == have : want == FeatureSetting::kAny || want == have;
+  // Code for "any" runs with the feature on or off (AMDGPUUsage "Target ID":
+  // any is compatible with both; review 9 F4).
+  if (want == have || have == FeatureSetting::kAny) return true;
+  return m == TargetMatch::kFeaturesRequested && want == FeatureSetting::kAny;
 }
 
 }  // namespace

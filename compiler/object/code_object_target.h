@@ -50,12 +50,15 @@ absl::StatusOr<ElfTarget> ReadElfTarget(absl::string_view elf);
 
 // How the code object's target ID must relate to the one asked for.
 enum class TargetMatch {
-  // Processor and both features equal (`kirc run`: gfx90a:xnack- code is
-  // not what runs as gfx90a:xnack+, nor what HIP loads on such a device).
+  // Processor equal, and each feature equal or "any" in the code object
+  // (`kirc run`, whose --mcpu names the device: gfx90a:xnack- code is not
+  // what runs as gfx90a:xnack+, nor what HIP loads on such a device, while
+  // gfx90a code, xnack any, runs on both; AMDGPUUsage "Target ID"). A
+  // request "gfx90a" (any) takes only code for any.
   kExact,
-  // Same processor; each feature the request sets (not "any") equal. A
-  // request "gfx90a" accepts code for any feature settings (the emulator's
-  // loader and `kirc verify`).
+  // Same processor; each feature the request sets (not "any") equal, or
+  // "any" in the code object. A request "gfx90a" accepts code for any feature
+  // settings (the emulator's loader and `kirc verify`).
   kFeaturesRequested,
 };
 

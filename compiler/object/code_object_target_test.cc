@@ -107,6 +107,23 @@ TEST(CodeObjectTargetId, WithoutMetadataTargetTheHeaderDecides) {
                     "is gfx942:sramecc+:xnack-, not gfx90a (use --mcpu=gfx942:sramecc+:xnack-");
 }
 
+// Review 9 F4: code for "any" (kirc's default target ID) runs on a device
+// whose features are set, as AMDGPUUsage's target-ID rule says; code for a set
+// feature does not run as the other setting, nor as "any" under kirc run.
+TEST(CodeObjectTargetId, AnyFeatureCodeRunsOnADeviceWithTheFeatureSet) {
+  const std::string any = Header(0x54c);  // gfx942, xnack any (bits 8-9 = 1), sramecc any (bits 10-11 = 1)
+  for (TargetMatch m : {TargetMatch::kExact, TargetMatch::kFeaturesRequested})
+    for (const char* device : {"gfx942", "gfx942:xnack+", "gfx942:sramecc+:xnack-", "gfx942:sramecc-"}) {
+      absl::StatusOr<TargetId> t = CodeObjectTargetId(any, "", Id(device), m);
+      ASSERT_TRUE(t.ok()) << device << ": " << t.status();
+      EXPECT_EQ(t->ToString(), "gfx942") << device;
+    }
+  const std::string off = Header(0xe4c);  // gfx942:sramecc+:xnack-
+  EXPECT_FALSE(CodeObjectTargetId(off, "", Id("gfx942:xnack+"), TargetMatch::kExact).ok());
+  EXPECT_FALSE(CodeObjectTargetId(off, "", Id("gfx942"), TargetMatch::kExact).ok());
+  EXPECT_TRUE(CodeObjectTargetId(off, "", Id("gfx942:sramecc+:xnack-"), TargetMatch::kExact).ok());
+}
+
 TEST(CodeObjectTargetId, MetadataTargetMustAgreeWithTheHeader) {
   EXPECT_TRUE(CodeObjectTargetId(Header(0x73f), "gfx90a:xnack+", Id("gfx90a:xnack+"), TargetMatch::kExact).ok());
   absl::Status st =

@@ -592,10 +592,22 @@ Kernel StoreRecordKernel(const Kernel& k, std::set<std::string>* recorded) {
         s.operands[0].is_arg = false;
         return s;
       };
-      Op c = constant(ElemType::kI32, static_cast<double>(kind));
-      const std::string name = c.results[0];
-      out.push_back(std::move(c));
-      out.push_back(store(StoreKindBuffer(st.mem), name));
+      // The kind, as i32 vectors of the widest width KIR allows i32
+      // (IsLegalWidthFor): a store of fp8x32 records in two halves, the
+      // second at index + 16 along the store's dimension (review 9 F1: an
+      // i32x32 const is not a KIR value).
+      int piece = width;
+      while (piece > 1 && !IsLegalWidthFor(ElemType::kI32, piece)) piece /= 2;
+      for (int first = 0; first < width; first += piece) {
+        Op c = constant(ElemType::kI32, static_cast<double>(kind));
+        c.type.width = piece;
+        const std::string name = c.results[0];
+        out.push_back(std::move(c));
+        Op s = store(StoreKindBuffer(st.mem), name);
+        if (first > 0 && s.along >= 0 && static_cast<size_t>(s.along) < s.index.size())
+          s.index[s.along] = IAdd(s.index[s.along], IConst(first));
+        out.push_back(std::move(s));
+      }
       if (with_w.count(st.mem) && kind == StoreKind::kPreRounding)
         out.push_back(store(StoreValueBuffer(st.mem), source(st)));
     }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "compiler/isa/encoding.h"
+#include "compiler/isa/hazard_table.h"
 #include "compiler/isa/operands.h"
 #include "compiler/isa/semantics.h"
 #include "hw/emu/asm_reader.h"
@@ -380,6 +381,7 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   if (in.mods.omod < 0) return Err(text, "bad output modifier");
   // v_cvt_pk_{fp8,bf8}_f32: op_sel[2] selects the word written (opcodes.def's
   // *Hi forms); op_sel[0..1] would pick halves of f32 sources: not emulated.
+  const uint8_t op_sel_as_encoded = in.mods.op_sel;
   if (mi.opc == Opc::kVCvtPkFp8F32 || mi.opc == Opc::kVCvtPkBf8F32) {
     if (in.mods.op_sel & 3) return Err(text, "op_sel on an f32 source of an fp8 conversion is not emulated");
     if (in.mods.op_sel & 4)
@@ -548,6 +550,12 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   } else if (mi.opc == Opc::kVMfma && (in.mods.cbsz || in.mods.abid || in.mods.blgp)) {
     return Err(text, "MFMA cbsz/abid/blgp other than 0 are not emulated");
   }
+  // The dst-sel forwarding hazard's producer test from the modifiers as
+  // written (hazard_table.h): MInst does not hold them.
+  if (info.cls == InstClass::kValu || info.cls == InstClass::kValuTrans)
+    mi.dst_forwarding = DstForwardingOfEncoding(mi.opc, static_cast<int>(mi.ops.size()) - info.num_defs,
+                                                in.mods.sdwa, in.mods.dst_sel == SdwaSel::kDword,
+                                                op_sel_as_encoded, in.mods.op_sel_hi);
   return in;
 }
 

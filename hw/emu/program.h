@@ -19,19 +19,11 @@ namespace kir::emu {
 using SdwaSel = ::kir::SdwaSel;
 using SdwaUnused = ::kir::SdwaUnused;
 
+// DefaultOpSelHi: compiler/isa/instr.h.
+using ::kir::DefaultOpSelHi;
+
 // Modifiers of one instruction beyond kir::MInst (which holds offen, offset and
 // the DS read2/write2 offset0/offset1).
-// The op_sel_hi an instruction has when its text omits it: 0 (every source
-// f32) for v_fma_mix_f32 / v_fma_mixlo_f16 / v_fma_mixhi_f16, all ones for
-// the packed VOP3P instructions. Checked with llvm-mc 22 (-show-encoding,
-// gfx942): `v_fma_mixlo_f16 v4, v4, s0, v5` encodes op_sel_hi 0 (dword 1
-// bits 28:27 and dword 0 bit 14 clear) and is printed without op_sel_hi,
-// while `v_pk_add_f16 v4, v4, v5` encodes op_sel_hi [1,1]. Reading a mix's
-// omitted op_sel_hi as all ones took clang's f32 sources as f16 halves
-// (fresh-user review 8 F4).
-inline uint8_t DefaultOpSelHi(Opc opc) {
-  return opc == Opc::kVFmaMixF32 || opc == Opc::kVFmaMixloF16 || opc == Opc::kVFmaMixhiF16 ? 0 : 0x7;
-}
 
 struct Mods {
   bool e64 = false;   // written with _e64 (VOP3 encoding)

@@ -380,6 +380,44 @@ TEST(StoreRecords, StoreRecordKernelRunsAsTheKernel) {
 }
 
 
+// Review 9 F1: a store of fp8x32 (the only width above 16) is recorded as
+// two i32x16 kinds, the second at index + 16: before, the records kernel
+// held `const i32x32`, which the interpreter refused, so `kirc run
+// --inputs=random` failed on every fp8x32 store. Every element of Q is a
+// load stored unchanged (kIdentical = 1), Q equals X, and the kernel's own
+// code passes the random pass.
+constexpr char kFp8x32Copy[] = R"(kernel e3
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg X : f8e4m3fn[64, 32] strides [32, 1] readonly
+arg Q : f8e4m3fn[64, 32] strides [32, 1] writeonly
+  %a = load X[tid.x, 0] : f8e4m3fnx32
+  store Q[tid.x, 0], %a
+end
+)";
+
+TEST(StoreRecords, Fp8x32StoresAreRecordedInHalves) {
+  absl::StatusOr<Kernel> parsed = ParseKernel(kFp8x32Copy, "e3.kir");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const Kernel& k = *parsed;
+  std::set<std::string> recorded;
+  Kernel r = StoreRecordKernel(k, &recorded);
+  ASSERT_EQ(recorded, std::set<std::string>{"Q"});
+  KernelData in = MakeInputs(k, 1);
+  KernelData rin = StoreRecordInputs(r, in);
+  PagedInterpArgs rec{rin.buffers, rin.scalars};
+  absl::Status st = Interpret(r, rec);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_TRUE(rec.buffers.at("Q") == in.buffers.at("X"));
+  for (int64_t e = 0; e < 64 * 32; ++e) {
+    int32_t kind;
+    rec.buffers.at("Q#kind").Read(e * 4, reinterpret_cast<uint8_t*>(&kind), 4);
+    ASSERT_EQ(kind, 1) << "element " << e;
+  }
+}
+
+
 
 // Review 7 F12: kirc's f32 -> f8e4m3fn conversion without its clamps
 // (v_min_f32 448, v_max_f32 -448): the exact pass passes, and the emulator
