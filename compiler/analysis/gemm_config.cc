@@ -106,8 +106,10 @@ absl::StatusOr<const Arg*> Buffer(const Kernel& k, const std::string& name, cons
     return Bad(absl::StrCat("'", name, "' (", role, ") is a scalar argument; ", role,
                             " must be a 2-D buffer"));
   if (a->shape.size() != 2)
-    return Bad(absl::StrCat(name, " (", role, ") has ", a->shape.size(),
-                            " dimension(s); gemm operands are 2-D buffers"));
+    return Bad(absl::StrCat(name == role ? absl::StrCat("operand ", role)
+                                         : absl::StrCat(name, " (operand ", role, ")"),
+                            " has ", a->shape.size(), a->shape.size() == 1 ? " dimension" : " dimensions",
+                            "; gemm operands are 2-D buffers"));
   return a;
 }
 

@@ -78,6 +78,11 @@ TEST(GemmValidate, Messages) {
   auto add = [&](Edit e, std::string want) { bad.push_back({std::move(e), std::move(want)}); };
   Edit e;
 
+  // Review 9 F5: the role and the argument name said once when they agree.
+  e = Body("gemm C = alpha * A.mk * B.nk");
+  e.ashape = "4, 256, 64";
+  e.astride = "16384, 64";
+  add(e, at + "gemm C = alpha * A.mk * B.nk': operand A has 3 dimensions; gemm operands are 2-D buffers");
   add(Body("gemm C = alpha * X.mk * B.nk"),
       at + "gemm C = alpha * X.mk * B.nk': unknown buffer 'X' (A); declare it with `arg X : "
            "f16[ROWS, COLS] strides [COLS, 1] readonly`");

@@ -451,10 +451,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           a.kind == Arg::Kind::kScalar && it != plan.formats.end() && it->second.choices == std::vector<double>{1})
         ones.push_back(a.name);
   if (opts.inputs == InputMode::kAdversarial && unordered)
+    // Offer exact inputs only where the kernel has them (review 9 F5).
     return absl::FailedPreconditionError(absl::StrCat(
         "adversarial inputs need a kernel without mfma or gemm ops: kernel '", k.name,
         "' sums products in an order the hardware does not specify, so its output cannot be required to equal "
-        "the reference bit for bit on arbitrary inputs; use --inputs=exact or --inputs=random"));
+        "the reference bit for bit on arbitrary inputs; use ",
+        PlanExactInputs(k).exact ? "--inputs=exact or --inputs=random" : "--inputs=random (exact inputs are "
+                                                                          "impossible for it too)"));
   std::vector<InputMode> modes;
   if (user) {
     // The values not given are generated as the mode says (auto: random).
