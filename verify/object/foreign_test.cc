@@ -175,6 +175,42 @@ TEST(ForeignCode, IntegerClampSaturates) {
   }
 }
 
+// v_min3/v_max3/v_med3 _u32/_i32 (clang's clamps of indices; review 8 F6)
+// are modelled with the emulator's semantics (semantics.h Med3,
+// EvalIntOpExt): copy_f32's byte offset v = 16 * tid.x through med3(v, 0,
+// 2^32 - 1) is v again: proved; max3(v, 16, 0) is 16 for tid.x 0 (the wrong
+// element): failed there; min3(v, 64, -16) as signed is -16 for every lane:
+// failed.
+TEST(ForeignCode, ThreeSourceMinMaxMedianAreModelled) {
+  const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
+  absl::StatusOr<CopyVoffset> copy = CopyWithVoffset();
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  struct Case {
+    std::string insert;
+    bool proves;
+    std::string says;
+  } cases[] = {
+      {"  v_med3_u32 {v}, {v}, 0, -1\n", true, ""},
+      {"  v_max3_u32 {v}, {v}, 16, 0\n", false, "tid = (0, 0, 0)"},
+      {"  v_min3_i32 {v}, {v}, 64, -16\n", false, "counterexample"},
+  };
+  for (Case& c : cases) {
+    c.insert = absl::StrReplaceAll(c.insert, {{"{v}", copy->reg}});
+    CodeInput in;
+    in.assembly = Edit(copy->assembly, copy->line, copy->line + c.insert);
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(v->all_proved, c.proves) << c.insert << v->Report();
+    int failed = 0;
+    for (const AccessVerdict& a : v->accesses)
+      if (a.inst_id >= 0) failed += a.status == AccessVerdict::Status::kFailed;
+    if (!c.proves) {
+      EXPECT_GE(failed, 1) << c.insert << v->Report();
+      EXPECT_TRUE(absl::StrContains(v->Report(), c.says)) << c.insert << v->Report();
+    }
+  }
+}
+
 // clamp on an integer instruction semantics.h gives no saturating meaning
 // (v_mad_u32_u24, a carry form) stays unmodelled: the result is unknown, so
 // the accesses depending on it are unknown, never proved nor failed.
