@@ -781,5 +781,24 @@ TEST(ForeignCode, AssemblerErrorsNameTheLine) {
   EXPECT_FALSE(absl::StrContains(v.status().message(), "<stdin>")) << v.status();
 }
 
+// Review 8 F6: clang-22's gfx950 clamp (v_med3_f32 before
+// v_cvt_pk_fp8_f32) and bf16 conversion (v_cvt_pk_bf16_f32) code: their
+// float results are data to the verifier, and every address proves against
+// the twins (testdata/foreign/clamp_fp8_f32.kir, cvt_bf16_f32.kir).
+TEST(ForeignCode, ClangClampAndBf16CodeProves) {
+  for (const char* name : {"clamp_fp8_f32", "cvt_bf16_f32"}) {
+    const std::string kir = absl::StrCat(name, ".kir");
+    const Kernel twin = Parse(::kir::testing::ReadTestFile(absl::StrCat("testdata/foreign/", kir)), kir);
+    CodeInput in;
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/", name, ".gfx950.hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    in.code_object = *obj;
+    in.llvm_bin = kLlvmBin;
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx950", in);
+    ASSERT_TRUE(v.ok()) << name << ": " << v.status();
+    EXPECT_TRUE(v->all_proved) << name << "\n" << v->Report();
+  }
+}
+
 }  // namespace
 }  // namespace kir
