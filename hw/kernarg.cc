@@ -295,7 +295,7 @@ absl::StatusOr<std::vector<ArgBinding>> BindKernelArgs(const Kernel& k, const Ke
       return absl::InvalidArgumentError(absl::StrCat(
           who, " takes ", explicit_idx.size(), " explicit argument(s) (", takes_text, ")",
           by_position.empty() ? "" : absl::StrCat(", ", by_position.size(), " of them given by position (--scalar '#N=VALUE'),"),
-          " but the .kir kernel ", k.args.size(), " (", absl::StrJoin(want, ", "),
+          " but the .kir kernel has ", k.args.size(), " (", absl::StrJoin(want, ", "),
           "); with unnamed arguments the .kir's bind by position to the explicit arguments no --scalar '#N=VALUE' "
           "takes: give the .kir kernel those, in order, and each by-value argument it lacks with --scalar "
           "'#N=VALUE'"));

@@ -275,7 +275,7 @@ TEST(BindKernelArgsTest, UnnamedByValueArgumentsByPosition) {
       "(unnamed, #2) (by_value, 4 bytes at offset 16), (unnamed, #3) (by_value, 4 bytes at offset 20)";
   EXPECT_EQ(BindKernelArgs(Twin(), n, {}).status().message(),
             "the code object's kernel 'k' takes 4 explicit argument(s) (" + listed +
-                ") but the .kir kernel 3 (A, C, alpha); with unnamed arguments the .kir's bind by position to the "
+                ") but the .kir kernel has 3 (A, C, alpha); with unnamed arguments the .kir's bind by position to the "
                 "explicit arguments no --scalar '#N=VALUE' takes: give the .kir kernel those, in order, and each "
                 "by-value argument it lacks with --scalar '#N=VALUE'");
   EXPECT_EQ(BindKernelArgs(Twin(), n, {{"#2", B({5, 0})}}).status().message(),

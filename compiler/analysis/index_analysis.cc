@@ -354,19 +354,31 @@ int64_t Trips(const IndexScope::Loop& l) { return l.step > 0 && l.last >= l.lo ?
 
 // One lds_dma site prepared for LdsDmaMayOverlap.
 struct DmaSiteInfo {
-  std::set<int> wg;                                             // wg dims its base reads
-  std::vector<std::pair<std::string, IndexScope::Loop>> read;   // loops its base reads
+  std::set<int> wg;             // wg dims its base reads
+  std::vector<EnumLeaf> read;   // loops its base reads
   int64_t combos = 1;   // combinations of the read loops' values (saturating)
   int64_t repeats = 1;  // executions per combination: trips of the loops it does not read
   bool runs = true;     // every enclosing loop runs at least once
 };
 
-constexpr int64_t kOverlapBudget = int64_t{1} << 18;
-constexpr int64_t kSatCount = int64_t{1} << 40;
-
-int64_t SatCount(int64_t a, int64_t b) { return a > kSatCount / std::max<int64_t>(b, 1) ? kSatCount : a * b; }
-
 }  // namespace
+
+std::string EnumLeaf::Name() const { return is_wg ? absl::StrCat("wg.", std::string(1, "xyz"[dim])) : "%" + name; }
+
+int64_t Combinations(const std::vector<EnumLeaf>& leaves) {
+  int64_t n = 1;
+  for (const EnumLeaf& l : leaves) n = Sat(static_cast<__int128>(n) * l.Count());
+  return n;
+}
+
+std::vector<int64_t> Combination(const std::vector<EnumLeaf>& leaves, int64_t c) {
+  std::vector<int64_t> v;
+  for (const EnumLeaf& l : leaves) {
+    v.push_back(l.Value(c % l.Count()));
+    c /= l.Count();
+  }
+  return v;
+}
 
 std::vector<std::pair<int, int>> LdsDmaMayOverlap(const Kernel& k,
                                                   const std::map<std::string, int64_t>& lds_offset,
@@ -383,12 +395,17 @@ std::vector<std::pair<int, int>> LdsDmaMayOverlap(const Kernel& k,
       const int64_t n = Trips(loop);
       if (n == 0) info[i].runs = false;
       if (vars.count(name)) {
-        info[i].read.push_back({name, loop});
-        info[i].combos = SatCount(info[i].combos, n);
+        EnumLeaf f;
+        f.name = name;
+        f.lo = loop.lo;
+        f.last = loop.last;
+        f.step = loop.step;
+        info[i].read.push_back(f);
       } else {
-        info[i].repeats = SatCount(info[i].repeats, n);
+        info[i].repeats = Sat(static_cast<__int128>(info[i].repeats) * n);
       }
     }
+    if (info[i].runs) info[i].combos = Combinations(info[i].read);
   }
   // Site s's byte base at tid `tid`, wg ids `wg_id`, its read loops at
   // combination c (the first loop fastest); nullopt: not evaluable.
@@ -399,11 +416,8 @@ std::vector<std::pair<int, int>> LdsDmaMayOverlap(const Kernel& k,
     auto off = lds_offset.find(op.lds);
     if (l == nullptr || off == lds_offset.end() || op.lds_index.size() != l->shape.size()) return std::nullopt;
     std::map<std::string, int64_t> values;
-    for (const auto& [name, loop] : info[s].read) {
-      const int64_t n = Trips(loop);
-      values[name] = loop.lo + c % n * loop.step;
-      c /= n;
-    }
+    const std::vector<int64_t> v_read = Combination(info[s].read, c);
+    for (size_t r = 0; r < v_read.size(); ++r) values[info[s].read[r].name] = v_read[r];
     IndexEnv env;
     for (int d = 0; d < 3; ++d) env.tid[d] = tid[d], env.wg[d] = wg_id[d];
     env.named = [&](const std::string& n) -> std::optional<int64_t> {
@@ -431,19 +445,22 @@ std::vector<std::pair<int, int>> LdsDmaMayOverlap(const Kernel& k,
     if (i == j && info[i].repeats > 1) return true;  // the same base again
     std::set<int> dims = info[i].wg;
     dims.insert(info[j].wg.begin(), info[j].wg.end());
-    int64_t wg_combos = 1;
-    for (int d : dims) wg_combos = SatCount(wg_combos, std::max<int64_t>(k.grid[d], 1));
-    const int64_t evals =
-        SatCount(SatCount(wg_combos, waves), i == j ? info[i].combos : info[i].combos + info[j].combos);
-    if (evals > kOverlapBudget) return true;
+    std::vector<EnumLeaf> wg_leaves;
+    for (int d : dims) {
+      EnumLeaf f;
+      f.is_wg = true;
+      f.dim = d;
+      f.last = std::max<int64_t>(k.grid[d], 1) - 1;
+      wg_leaves.push_back(f);
+    }
+    const int64_t wg_combos = Combinations(wg_leaves);
+    const __int128 evals = static_cast<__int128>(Sat(static_cast<__int128>(wg_combos) * waves)) *
+                           (i == j ? info[i].combos : static_cast<__int128>(info[i].combos) + info[j].combos);
+    if (evals > kLdsDmaEnumBudget) return true;
     for (int64_t g = 0; g < wg_combos; ++g) {
       std::array<int64_t, 3> wg_id = {0, 0, 0};
-      int64_t r = g;
-      for (int d : dims) {
-        const int64_t n = std::max<int64_t>(k.grid[d], 1);
-        wg_id[d] = r % n;
-        r /= n;
-      }
+      const std::vector<int64_t> v_wg = Combination(wg_leaves, g);
+      for (size_t n = 0; n < wg_leaves.size(); ++n) wg_id[wg_leaves[n].dim] = v_wg[n];
       for (int64_t w = 0; w < waves; ++w) {
         const std::array<int64_t, 3> tid = WorkItemOfLinear(64 * w, wg);
         std::vector<int64_t> a, b;

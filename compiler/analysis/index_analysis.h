@@ -107,6 +107,37 @@ AffineForm AffineConst(int64_t c);
 // are linear ids 64w .. 64w + 63; its first lane is WorkItemOfLinear(64w).
 std::array<int64_t, 3> WorkItemOfLinear(int64_t t, const std::array<int64_t, 3>& wg);
 
+// A leaf the exhaustive lds_dma checks try every value of (the validator's
+// CheckLdsDma, LdsDmaMayOverlap below): wg.{dim} (values 0..grid - 1: lo 0,
+// last grid - 1, step 1) or a loop variable `name` (without '%'; values lo,
+// lo + step, ..., last). Count() needs step > 0 and last >= lo (a loop that
+// runs at least once).
+struct EnumLeaf {
+  bool is_wg = false;
+  int dim = 0;
+  std::string name;
+  int64_t lo = 0, last = 0, step = 1;
+  int64_t Count() const { return (last - lo) / step + 1; }
+  int64_t Value(int64_t i) const { return lo + i * step; }
+  // "wg.x" or "%k".
+  std::string Name() const;
+};
+
+// The number of combinations of values of `leaves`: the product of their
+// counts, saturating at 2^62 (1 for no leaves).
+int64_t Combinations(const std::vector<EnumLeaf>& leaves);
+
+// The values of `leaves` at combination `c` (0 <= c < Combinations(leaves)),
+// one per leaf in order, the first leaf fastest.
+std::vector<int64_t> Combination(const std::vector<EnumLeaf>& leaves, int64_t c);
+
+// The most evaluations of an lds_dma base either exhaustive check spends on
+// one question (a few ms): the validator's "is the base the same in all 64
+// lanes of a wave" when the affine check cannot decide, and
+// LdsDmaMayOverlap's per pair of sites. Beyond it the validator refuses the
+// kernel and LdsDmaMayOverlap answers "may overlap".
+constexpr int64_t kLdsDmaEnumBudget = int64_t{1} << 18;
+
 // One KIR lds_dma (OpKind::kLdsDma) where the lowering meets it: the op and
 // its enclosing `for` loops (induction variable and range), outermost first.
 struct LdsDmaSite {
@@ -124,7 +155,8 @@ struct LdsDmaSite {
 // ignored: the waitcnt pass only waits for a DMA still outstanding), the wg
 // ids one value shared by both; an execution of a loop the base does not read
 // repeats the base (i == j). Decided by evaluating every combination, up to
-// 2^18 evaluations per pair; beyond that, or on overflow, the pair may overlap.
+// kLdsDmaEnumBudget evaluations per pair; beyond that, or on overflow, the
+// pair may overlap.
 // The s_waitcnt pass makes a DMA of site i wait for an outstanding DMA of
 // site j (MFunction::lds_dma_overlaps): whether two DMAs of a wave write LDS
 // in issue order is not a checked fact (amdgcn-isa-notes.md, LDS DMA).

@@ -977,48 +977,12 @@ IndexRef Substituted(const IndexRef& e, const int64_t tid[3], const std::map<std
   return n;
 }
 
-
-// A leaf the exhaustive lds_dma checks try every value of: wg.{dim}
-// (0..grid - 1) or a loop variable (lo, lo + step, ..., last).
-struct EnumLeaf {
-  bool is_wg = false;
-  int dim = 0;
-  std::string name;  // loop variable, without '%'
-  int64_t lo = 0, last = 0, step = 1;
-  int64_t Count() const { return (last - lo) / step + 1; }
-  int64_t Value(int64_t i) const { return lo + i * step; }
-  std::string Name() const { return is_wg ? absl::StrCat("wg.", std::string(1, "xyz"[dim])) : "%" + name; }
-};
-
-// The number of combinations of values of `leaves` (saturating at 2^62).
-int64_t Combinations(const std::vector<EnumLeaf>& leaves) {
-  int64_t n = 1;
-  for (const EnumLeaf& l : leaves) n = SatMul(n, l.Count());
-  return n;
-}
-
-// The values of `leaves` at combination `c` (0 <= c < Combinations), the
-// first leaf fastest.
-std::vector<int64_t> Combination(const std::vector<EnumLeaf>& leaves, int64_t c) {
-  std::vector<int64_t> v;
-  for (const EnumLeaf& l : leaves) {
-    v.push_back(l.Value(c % l.Count()));
-    c /= l.Count();
-  }
-  return v;
-}
-
-// "%k = 1, wg.x = 0" for `leaves` at `values`.
+// "%k = 1, wg.x = 0" for `leaves` at `values` (EnumLeaf: index_analysis.h).
 std::string LeafValues(const std::vector<EnumLeaf>& leaves, const std::vector<int64_t>& values) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < leaves.size(); ++i) parts.push_back(absl::StrCat(leaves[i].Name(), " = ", values[i]));
   return absl::StrJoin(parts, ", ");
 }
-
-// At most this many evaluations of an lds_dma base when the affine check
-// cannot decide whether two waves' (or lanes') bases differ: each wg id and
-// loop variable the base reads is tried at every value (a few ms).
-constexpr int64_t kLdsDmaEnumBudget = int64_t{1} << 18;
 
 // lds_dma (OpKind::kLdsDma; gfx950's buffer_load_dwordx4 ... lds): the
 // global side is a 16-byte unguarded load; the LDS side a base that is the

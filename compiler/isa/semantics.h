@@ -166,6 +166,23 @@ typename D::V Bitop3B16(const D& d, const typename D::V& s0, const typename D::V
   return d.And(Bitop3(d, s0, s1, s2, table), d.Const(0xffff));
 }
 
+// v_med3_{i32,u32} (and the non-NaN case of v_med3_f32/f16): the median of
+// three values, in the ISA guide's words: if max3(s0, s1, s2) == s0 the
+// result is max(s1, s2), else if it equals s1 max(s0, s2), else max(s0, s1).
+// `max` is the two-source max of the type (signed or unsigned here). Source:
+// AMD "RDNA3 Instruction Set Architecture" reference guide, section 16.12
+// "VOP3 & VOP3SD Instructions", V_MED3_I32 / V_MED3_U32 / V_MED3_F32 (and
+// V_MIN3_* / V_MAX3_*: min(min(s0, s1), s2), max(max(s0, s1), s2)); the
+// gfx9 (CDNA) guides describe the same instructions (the CDNA3/CDNA4 PDFs are
+// not in the corpora). LLVM folds llvm.amdgcn.fmed3 of constants the same way
+// (AMDGPUInstCombineIntrinsic.cpp fmed3AMDGCN).
+template <class D, class Max>
+typename D::V Med3(const D& d, const typename D::V& s0, const typename D::V& s1, const typename D::V& s2,
+                   const Max& max) {
+  const typename D::V m3 = max(max(s0, s1), s2);
+  return d.Select(d.Eq(m3, s0), max(s1, s2), d.Select(d.Eq(m3, s1), max(s0, s2), max(s0, s1)));
+}
+
 template <class D>
 std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector<typename D::V>& s) {
   using V = typename D::V;
@@ -230,6 +247,20 @@ std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector
     case Opc::kSMaxI32:
     case Opc::kVMaxI32:
       return smax(s[0], s[1]);
+    // Three-source forms (ISA guide pseudo-code, cited at Med3 above):
+    // min3/max3 fold the two-source op left to right; med3 is Med3.
+    case Opc::kVMin3I32:
+      return smin(smin(s[0], s[1]), s[2]);
+    case Opc::kVMax3I32:
+      return smax(smax(s[0], s[1]), s[2]);
+    case Opc::kVMed3I32:
+      return Med3(d, s[0], s[1], s[2], smax);
+    case Opc::kVMin3U32:
+      return umin(umin(s[0], s[1]), s[2]);
+    case Opc::kVMax3U32:
+      return umax(umax(s[0], s[1]), s[2]);
+    case Opc::kVMed3U32:
+      return Med3(d, s[0], s[1], s[2], umax);
     case Opc::kVBfeI32:
       return sbfe(s[0], amt(s[1]), amt(s[2]));
     case Opc::kSBfeU32:  // s1: offset in [4:0], width in [22:16]
@@ -1084,6 +1115,96 @@ inline std::optional<uint8_t> Fp8CvtFromF32(ElemType e, float v) {
 inline uint32_t Fp8CvtPkMerge(uint32_t old, uint8_t b0, uint8_t b1, bool word_hi) {
   const uint32_t word = static_cast<uint32_t>(b0) | static_cast<uint32_t>(b1) << 8;
   return word_hi ? (old & 0xffffu) | word << 16 : (old & 0xffff0000u) | word;
+}
+
+// ---------------------------------------------------------------------------
+// Float min, max and median (v_min3/v_max3/v_med3 _f32 and _f16; opcodes.def)
+// and v_cvt_pk_bf16_f32, on bit patterns, for the emulator (hw/emu/
+// exec_float.cc). The verifier does not model float results (they are data
+// to it), so these take host values rather than a value domain.
+//
+// IEEE-mode v_min/v_max of two values (WAVE_MODE.IEEE = 1: clang's and
+// kirc's kernels set amdhsa_ieee_mode 1, the default for compute), as the
+// ISA guide's pseudo-code of V_MIN_F32 / V_MAX_F32 (the f16 forms alike):
+//  1. a signalling NaN in src0 gives src0 quieted; else one in src1 gives
+//     src1 quieted;
+//  2. else a quiet NaN in src1 gives src0; else one in src0 gives src1 (so
+//     min(qNaN, x) = x, and two quiet NaNs give src1);
+//  3. else the smaller (min) or larger (max) value, -0 ordered below +0
+//     (the guide's LT_NEG_ZERO / GT_NEG_ZERO); equal values give src1.
+// v_min3/v_max3 fold it left to right: min(min(s0, s1), s2). v_med3: if any
+// source is a NaN (quiet or signalling), min3(s0, s1, s2) -- so
+// med3(NaN, lo, hi) is min(lo, hi), NOT the NaN (clang keeps a NaN through a
+// clamp with v_cmp_u_f32 + v_cndmask_b32 around it); else the Med3 rule
+// above with the guide's float equality (`max3 == S0.f`, where -0 == +0).
+// Source: AMD "RDNA3 Instruction Set Architecture" reference guide, section
+// 16.12 "VOP3 & VOP3SD Instructions": V_MIN_F32, V_MAX_F32, V_MIN3_F32,
+// V_MAX3_F32, V_MED3_F32, V_MIN3_F16, V_MAX3_F16, V_MED3_F16 (the public
+// text with this pseudo-code; the CDNA3/CDNA4 guides, not in the corpora,
+// list the same instructions for gfx9). A quieted NaN keeps its sign and
+// payload with the quiet bit (the mantissa's top bit) set, cvtToQuietNAN.
+enum class FloatBitsFormat : uint8_t { kF32, kF16 };
+
+namespace sem_detail {
+inline uint32_t FbExpMask(FloatBitsFormat f) { return f == FloatBitsFormat::kF32 ? 0x7f800000u : 0x7c00u; }
+inline uint32_t FbManMask(FloatBitsFormat f) { return f == FloatBitsFormat::kF32 ? 0x007fffffu : 0x03ffu; }
+inline uint32_t FbQuietBit(FloatBitsFormat f) { return f == FloatBitsFormat::kF32 ? 0x00400000u : 0x0200u; }
+inline uint32_t FbSignBit(FloatBitsFormat f) { return f == FloatBitsFormat::kF32 ? 0x80000000u : 0x8000u; }
+inline bool FbIsNaN(FloatBitsFormat f, uint32_t x) {
+  return (x & FbExpMask(f)) == FbExpMask(f) && (x & FbManMask(f)) != 0;
+}
+inline bool FbIsSNaN(FloatBitsFormat f, uint32_t x) { return FbIsNaN(f, x) && !(x & FbQuietBit(f)); }
+inline double FbValue(FloatBitsFormat f, uint32_t x) {
+  return f == FloatBitsFormat::kF32 ? double{F32FromBits(x)}
+                                    : double{F16BitsToF32(static_cast<uint16_t>(x))};
+}
+// a < b with -0 < +0 (neither a NaN).
+inline bool FbLess(FloatBitsFormat f, uint32_t a, uint32_t b) {
+  const double x = FbValue(f, a), y = FbValue(f, b);
+  return x < y || (x == 0 && y == 0 && (a & FbSignBit(f)) && !(b & FbSignBit(f)));
+}
+}  // namespace sem_detail
+
+// IEEE-mode v_min_* (max = false) or v_max_* (max = true) of the bits of two
+// values of format f (f16: the low 16 bits), after source modifiers.
+inline uint32_t IeeeMinMaxBits(FloatBitsFormat f, uint32_t a, uint32_t b, bool max) {
+  using namespace sem_detail;
+  if (FbIsSNaN(f, a)) return a | FbQuietBit(f);
+  if (FbIsSNaN(f, b)) return b | FbQuietBit(f);
+  if (FbIsNaN(f, b)) return a;
+  if (FbIsNaN(f, a)) return b;
+  return (max ? FbLess(f, b, a) : FbLess(f, a, b)) ? a : b;
+}
+inline uint32_t Min3Bits(FloatBitsFormat f, uint32_t a, uint32_t b, uint32_t c) {
+  return IeeeMinMaxBits(f, IeeeMinMaxBits(f, a, b, false), c, false);
+}
+inline uint32_t Max3Bits(FloatBitsFormat f, uint32_t a, uint32_t b, uint32_t c) {
+  return IeeeMinMaxBits(f, IeeeMinMaxBits(f, a, b, true), c, true);
+}
+inline uint32_t Med3Bits(FloatBitsFormat f, uint32_t a, uint32_t b, uint32_t c) {
+  using namespace sem_detail;
+  if (FbIsNaN(f, a) || FbIsNaN(f, b) || FbIsNaN(f, c)) return Min3Bits(f, a, b, c);
+  const double m3 = FbValue(f, Max3Bits(f, a, b, c));
+  if (m3 == FbValue(f, a)) return IeeeMinMaxBits(f, b, c, true);
+  if (m3 == FbValue(f, b)) return IeeeMinMaxBits(f, a, c, true);
+  return IeeeMinMaxBits(f, a, b, true);
+}
+
+// v_cvt_pk_bf16_f32 (gfx950): vdst[15:0] = bf16(src0), vdst[31:16] =
+// bf16(src1), each rounded to nearest even (F32ToBf16Bits of float_bits.h,
+// the KIR reference's conversion): finite values past the largest bf16 round
+// to +-inf, infinities stay, denormals are kept, -0 stays -0, and a NaN
+// gives a quiet NaN with its sign and the top 7 bits of its payload.
+// Sources: LLVM 22 selects it for `fptrunc <2 x float> to <2 x bfloat>` and
+// a scalar fptrunc to bfloat on gfx950 (VOP3Instructions.td V_CVT_PK_BF16_F32,
+// VOP_V2BF16_F32_F32, under HasBF16ConversionInsts); fptrunc is IEEE
+// round-to-nearest-even in the default MODE, which is what LLVM relies on
+// (clang's `(__bf16)v` for gfx942 expands the same rounding in software:
+// the 0x7fff + lsb bias). The NaN payload is UNVERIFIED on hardware (as for
+// v_cvt_pk_f16_f32). Source modifiers (neg/abs) and the FP32 input denormal
+// mode apply before, clamp to [0, 1] after (the emulator).
+inline uint32_t CvtPkBf16F32(float lo, float hi) {
+  return static_cast<uint32_t>(F32ToBf16Bits(lo)) | static_cast<uint32_t>(F32ToBf16Bits(hi)) << 16;
 }
 
 }  // namespace kir

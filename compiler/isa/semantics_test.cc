@@ -4,6 +4,7 @@
 // shift amounts 0, 31, 32, 33 (the hardware reads only the low 5 bits).
 #include "compiler/isa/semantics.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -91,6 +92,46 @@ TEST(SemanticsTest, BitwiseAndMinMax) {
     EXPECT_EQ(Eval(Opc::kVNotB32, {a}), ~a);
     EXPECT_EQ(Eval(Opc::kVBcntU32B32, {a, 5u}), static_cast<uint32_t>(__builtin_popcount(a)) + 5u);
   }
+}
+
+// v_min3/v_max3/v_med3 _i32/_u32 against sorting the three values (the
+// median is the middle one), every triple of edge values.
+TEST(SemanticsTest, ThreeSourceMinMaxMedian) {
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges)
+      for (uint32_t c : kEdges) {
+        int64_t s[3] = {S(a), S(b), S(c)};
+        uint32_t u[3] = {a, b, c};
+        std::sort(s, s + 3);
+        std::sort(u, u + 3);
+        EXPECT_EQ(Eval(Opc::kVMin3I32, {a, b, c}), U(s[0]));
+        EXPECT_EQ(Eval(Opc::kVMed3I32, {a, b, c}), U(s[1])) << std::hex << a << " " << b << " " << c;
+        EXPECT_EQ(Eval(Opc::kVMax3I32, {a, b, c}), U(s[2]));
+        EXPECT_EQ(Eval(Opc::kVMin3U32, {a, b, c}), u[0]);
+        EXPECT_EQ(Eval(Opc::kVMed3U32, {a, b, c}), u[1]) << std::hex << a << " " << b << " " << c;
+        EXPECT_EQ(Eval(Opc::kVMax3U32, {a, b, c}), u[2]);
+      }
+}
+
+// The float forms' IEEE-mode rules on bits (ISA guide V_MIN_F32 etc.):
+// a signalling NaN comes out quieted, a quiet NaN loses to a number, -0 is
+// below +0; med3 of a NaN is min3. f16 alike (quiet bit 0x200).
+TEST(SemanticsTest, IeeeMinMaxBits) {
+  const FloatBitsFormat f = FloatBitsFormat::kF32, h = FloatBitsFormat::kF16;
+  EXPECT_EQ(IeeeMinMaxBits(f, 0x7f800001u, 0x3f800000u, false), 0x7fc00001u);  // sNaN, 1 -> qNaN
+  EXPECT_EQ(IeeeMinMaxBits(f, 0x3f800000u, 0xff800002u, true), 0xffc00002u);   // 1, -sNaN -> -qNaN
+  EXPECT_EQ(IeeeMinMaxBits(f, 0x7fc00000u, 0x3f800000u, false), 0x3f800000u);  // qNaN, 1 -> 1
+  EXPECT_EQ(IeeeMinMaxBits(f, 0x3f800000u, 0x7fc00000u, true), 0x3f800000u);   // 1, qNaN -> 1
+  EXPECT_EQ(IeeeMinMaxBits(f, 0x7fc00000u, 0x7fc00001u, false), 0x7fc00000u);  // two quiet: src0
+  EXPECT_EQ(IeeeMinMaxBits(f, 0x00000000u, 0x80000000u, false), 0x80000000u);  // min(+0, -0) = -0
+  EXPECT_EQ(IeeeMinMaxBits(f, 0x80000000u, 0x00000000u, true), 0x00000000u);   // max(-0, +0) = +0
+  EXPECT_EQ(Med3Bits(f, 0x7fc00000u, 0xc3e00000u, 0x43e00000u), 0xc3e00000u);  // med3(NaN, -448, 448) = -448
+  EXPECT_EQ(Med3Bits(f, 0x43fa0000u, 0xc3e00000u, 0x43e00000u), 0x43e00000u);  // med3(500, -448, 448) = 448
+  EXPECT_EQ(Min3Bits(h, 0x7c01u, 0x3c00u, 0x4000u), 0x4000u);  // min(min(sNaN, 1) = qNaN, 2) = 2
+  EXPECT_EQ(Max3Bits(h, 0x3c00u, 0xc000u, 0x7e00u), 0x3c00u);  // max(max(1, -2), qNaN) = 1
+  EXPECT_EQ(Med3Bits(h, 0x4200u, 0x3c00u, 0x4000u), 0x4000u);  // med3(3, 1, 2) = 2
+  // bf16 pairs: 1 + 2^-8 ties to even (0x3f80), pi rounds down (0x4049).
+  EXPECT_EQ(CvtPkBf16F32(1.00390625f, 3.14159274f), 0x40493f80u);
 }
 
 TEST(SemanticsTest, ShiftsUseLowFiveBits) {

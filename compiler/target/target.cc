@@ -27,7 +27,8 @@ constexpr TargetInfo kGfx950{Gfx::kGfx950, "gfx950", 256, 256, true, 8, 102, tru
                              false, true,  true,  true,  true,  false, true,  163840,
                              64,    8,     63,    15,    7,    0x04f, true, true, true,  true,
                              Fp8Flavor::kOcp, /*has_ds_read_tr_b16=*/true, /*has_lds_dma_dwordx4=*/true,
-                             /*has_bitop3=*/true, /*has_cvt_pk_f16_f32=*/true};
+                             /*has_bitop3=*/true, /*has_cvt_pk_f16_f32=*/true,
+                             /*has_cvt_pk_bf16_f32=*/true};
 
 }  // namespace
 

@@ -131,9 +131,13 @@ struct TargetInfo {
   // features FeatureBitOp3Insts / FeatureCvtPkF16F32Inst):
   //  - v_bitop3_b32, any bitwise function of three sources given by an 8-bit
   //    truth table (the `bitop3:N` operand);
-  //  - v_cvt_pk_f16_f32, two f32 to two f16 rounded to nearest even, packed.
+  //  - v_cvt_pk_f16_f32, two f32 to two f16 rounded to nearest even, packed;
+  //  - v_cvt_pk_bf16_f32, two f32 to two bf16 rounded to nearest even,
+  //    packed (semantics.h CvtPkBf16F32; LLVM FeatureBF16ConversionInsts,
+  //    checked with llvm-mc 22 the same way, 2026-12).
   bool has_bitop3 = false;
   bool has_cvt_pk_f16_f32 = false;
+  bool has_cvt_pk_bf16_f32 = false;
 };
 
 // The fp8 element types target `t` has, E4M3 first (gfx942: f8e4m3fnuz,

@@ -406,6 +406,8 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   if (mi.opc == Opc::kVCvtPkF16F32 && !t.has_cvt_pk_f16_f32)
     return Err(text, absl::StrCat("v_cvt_pk_f16_f32 does not exist on ", t.name,
                                   " (gfx950 only; elsewhere convert each half with v_cvt_f16_f32)"));
+  if (mi.opc == Opc::kVCvtPkBf16F32 && !t.has_cvt_pk_bf16_f32)
+    return Err(text, absl::StrCat("v_cvt_pk_bf16_f32 does not exist on ", t.name, " (gfx950 only)"));
   if (in.mods.bitop3 >= 0 && Info(mi.opc).layout != OperandLayout::kVopBitop3Layout)
     return Err(text, "bitop3: on an instruction other than v_bitop3_b32 / v_bitop3_b16");
   const OpcInfo& info = Info(mi.opc);

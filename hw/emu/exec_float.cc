@@ -345,6 +345,62 @@ absl::Status CvtFromFp8(const ExecContext& c, Vop& v, bool pk) {
   return absl::OkStatus();
 }
 
+// v_min3/v_max3/v_med3_f32: the IEEE-mode selects of semantics.h on the
+// sources after neg/abs (and the FP32 input denormal mode), then omod and
+// clamp as any f32 result.
+absl::Status Three32(Vop& v) {
+  absl::Status st = Need(v.in, 4);
+  if (!st.ok()) return st;
+  VSrc s[3];
+  for (int i = 0; i < 3; ++i) s[i] = ReadVSrc(v.w, v.Src(i), OpType::kF32, 0);
+  const Opc opc = v.mi().opc;
+  uint32_t* d = v.Dst();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t x[3];
+    for (int i = 0; i < 3; ++i) x[i] = Bits(v.F(s[i], i, l));
+    const FloatBitsFormat f = FloatBitsFormat::kF32;
+    const uint32_t r = opc == Opc::kVMin3F32   ? Min3Bits(f, x[0], x[1], x[2])
+                       : opc == Opc::kVMax3F32 ? Max3Bits(f, x[0], x[1], x[2])
+                                               : Med3Bits(f, x[0], x[1], x[2]);
+    d[l] = Bits(v.Out(F32(r)));
+  }
+  return absl::OkStatus();
+}
+
+// v_min3/v_max3/v_med3_f16: the same selects on f16 bits (op_sel[i] picks
+// source i's high half; neg/abs flip/clear the sign bit), the result in the
+// low half, the high half zeroed (as ToF16), clamp to [0, 1] after.
+absl::Status Three16(Vop& v) {
+  absl::Status st = Need(v.in, 4);
+  if (!st.ok()) return st;
+  const Mods& m = v.in.mods;
+  if (m.omod || (m.op_sel & 8))
+    return Unsupported(v.in, "an output modifier (mul:/div:) or op_sel[3] (writing the high half) on an f16 "
+                             "min3/max3/med3");
+  VSrc s[3];
+  for (int i = 0; i < 3; ++i) s[i] = ReadVSrc(v.w, v.Src(i), OpType::kF16, 0);
+  const Opc opc = v.mi().opc;
+  uint32_t* d = v.Dst();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t x[3];
+    for (int i = 0; i < 3; ++i) {
+      uint32_t h = ((m.op_sel >> i) & 1 ? s[i][l] >> 16 : s[i][l]) & 0xffffu;
+      if ((m.abs >> i) & 1) h &= 0x7fffu;
+      if ((m.neg >> i) & 1) h ^= 0x8000u;
+      x[i] = h;
+    }
+    const FloatBitsFormat f = FloatBitsFormat::kF16;
+    uint32_t r = opc == Opc::kVMin3F16   ? Min3Bits(f, x[0], x[1], x[2])
+                 : opc == Opc::kVMax3F16 ? Max3Bits(f, x[0], x[1], x[2])
+                                         : Med3Bits(f, x[0], x[1], x[2]);
+    if (m.clamp) r = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(static_cast<uint16_t>(r)))));
+    d[l] = r;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
@@ -493,6 +549,38 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
           uint16_t h[2] = {static_cast<uint16_t>(r), static_cast<uint16_t>(r >> 16)};
           for (uint16_t& x : h) x = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(x))));
           r = h[0] | static_cast<uint32_t>(h[1]) << 16;
+        }
+        d[l] = r;
+      }
+      return absl::OkStatus();
+    }
+    case Opc::kVMin3F32:
+    case Opc::kVMax3F32:
+    case Opc::kVMed3F32:
+      return Three32(v);
+    case Opc::kVMin3F16:
+    case Opc::kVMax3F16:
+    case Opc::kVMed3F16:
+      return Three16(v);
+    case Opc::kVCvtPkBf16F32: {
+      // gfx950: vdst = {bf16(src1), bf16(src0)} (semantics.h CvtPkBf16F32,
+      // where the sources are cited); neg/abs and the FP32 input denormal
+      // mode before (v.F), clamp to [0, 1] after.
+      absl::Status st = Need(in, 3);
+      if (!st.ok()) return st;
+      if (!c.target.has_cvt_pk_bf16_f32)
+        return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": v_cvt_pk_bf16_f32 does not exist on ",
+                                                       c.target.name, " (gfx950 only)"));
+      if (in.mods.omod || in.mods.sdwa || in.mods.op_sel)
+        return Unsupported(in, "an output modifier (mul:/div:), SDWA or op_sel on v_cvt_pk_bf16_f32");
+      VSrc a = ReadVSrc(w, v.Src(0), OpType::kF32, 0), b = ReadVSrc(w, v.Src(1), OpType::kF32, 0);
+      uint32_t* d = v.Dst();
+      for (int l = 0; l < kLanes; ++l) {
+        if (!Active(v.exec, l)) continue;
+        uint32_t r = CvtPkBf16F32(v.F(a, 0, l), v.F(b, 1, l));
+        if (in.mods.clamp) {
+          auto clamp = [](uint32_t h) { return static_cast<uint32_t>(F32ToBf16Bits(Clamp01(Bf16BitsToF32(h)))); };
+          r = clamp(r & 0xffffu) | clamp(r >> 16) << 16;
         }
         d[l] = r;
       }

@@ -439,6 +439,48 @@ TEST_F(ForeignCodeObjectTest, ClangFlatAndScratchCodeMatchesTheReference) {
   if (!r.ok()) EXPECT_HAS_SUBSTR(std::string(r.status().message()), "flat_store_dword v[0:1], v4 offset:4");
 }
 
+// Review 8 F6: clang-22's gfx950 code with its clamp (v_med3_f32, with the
+// v_max_f32 canonicalisation, v_cmp_u_f32 and v_cndmask_b32 that keep a NaN)
+// before v_cvt_pk_fp8_f32, and its f32 -> bf16 conversion
+// (v_cvt_pk_bf16_f32), run by the strict emulator against the KIR twins in
+// both passes. Mutants fail: v_med3_f32 -> v_max3_f32 (max(x, -448, 448)
+// saturates every element to 448 or more), v_cvt_pk_bf16_f32 ->
+// v_cvt_pk_f16_f32 (f16 bits in the bf16 output).
+TEST_F(ForeignCodeObjectTest, ClangClampAndBf16CodeMatchesTheReference) {
+  const Kernel clamp = ForeignTwin("clamp_fp8_f32"), bf16 = ForeignTwin("cvt_bf16_f32");
+  const std::string clamp_path = "testdata/foreign/clamp_fp8_f32.gfx950.hsaco";
+  const std::string bf16_path = "testdata/foreign/cvt_bf16_f32.gfx950.hsaco";
+  absl::StatusOr<RunReport> r = Run(clamp, "gfx950", clamp_path, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_EQ(r->passes.size(), 3u) << r->text;
+  r = Run(bf16, "gfx950", bf16_path, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_EQ(r->passes.size(), 3u) << r->text;
+  // llvm-mc 22 -mcpu=gfx950 encodings: v_med3_f32 v4, v4, s0, v1 and
+  // v_max3_f32 v4, v4, s0, v1; v_cvt_pk_bf16_f32 v4, v4, s0 and
+  // v_cvt_pk_f16_f32 v4, v4, s0.
+  absl::StatusOr<std::string> obj = ReadFileBytes(clamp_path);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string max3 = EditBytes(*obj, std::string("\x04\x00\xd6\xd1\x04\x01\x04\x04", 8),
+                                     std::string("\x04\x00\xd3\xd1\x04\x01\x04\x04", 8));
+  ASSERT_FALSE(max3.empty());
+  r = Run(clamp, "gfx950", Write("clamp_max3.hsaco", max3), {});
+  ASSERT_FALSE(r.ok() && r->ok) << r->text;
+  if (!r.ok()) {
+    EXPECT_HAS_SUBSTR(std::string(r.status().message()), "the pass before it (FAILED)");
+  }
+  obj = ReadFileBytes(bf16_path);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string f16 = EditBytes(*obj, std::string("\x04\x00\x68\xd2\x04\x01\x00\x00", 8),
+                                    std::string("\x04\x00\x67\xd2\x04\x01\x00\x00", 8));
+  ASSERT_FALSE(f16.empty());
+  r = Run(bf16, "gfx950", Write("bf16_as_f16.hsaco", f16), {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->ok) << r->text;
+}
+
 // Review 5 F1: clang-22's stride_f32 without -cl-kernel-arg-info (no .name
 // in its metadata): `uint n` and `uint stride` given by position, '#2' and
 // '#3' (`kirc run --scalar '#2=1000'`); the twin's src and dst bind to
@@ -476,7 +518,7 @@ TEST_F(ForeignCodeObjectTest, UnnamedByValueArgumentsByPosition) {
   r = Run(*twin, "gfx942", path, {{"#2", "1000"}});
   ASSERT_FALSE(r.ok());
   EXPECT_HAS_SUBSTR(std::string(r.status().message()), "1 of them given by position (--scalar '#N=VALUE'), but the "
-                                                       ".kir kernel 2 (src, dst)");
+                                                       ".kir kernel has 2 (src, dst)");
 }
 
 }  // namespace

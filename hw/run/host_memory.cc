@@ -15,6 +15,7 @@
 #include "compiler/analysis/index_analysis.h"
 #include "compiler/ir/paged_bytes.h"
 #include "compiler/reference/interpreter.h"
+#include "hw/check/compare.h"
 
 namespace kir {
 namespace {
@@ -155,11 +156,36 @@ int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool
     // Page tables of the inputs, output, reference, shadow and its inputs.
     tables = AddMul(tables, size / static_cast<int64_t>(PagedBytes::kPageBytes) + 1, 5);
   }
+  // The random passes' record run (hw/check StoreRecordKernel): each
+  // recorded buffer B gets side buffers B#kind (i32) and, with a converting
+  // store, B#w (f32), of B's shape, written where B is written: per element
+  // of B the run may touch, each side buffer's 4 bytes and the interpreter's
+  // race record (2 x (4 + 16) = 40 bytes per element of a B with both),
+  // in the reference phase, and a page table each.
+  int64_t side = 0;
+  {
+    std::set<std::string> recorded;
+    const Kernel records = StoreRecordKernel(k, &recorded);
+    for (const std::string& name : recorded) {
+      const Arg* b = k.FindArg(name);
+      if (b == nullptr) continue;
+      const int64_t size = std::max<int64_t>(b->SizeBytes(), 0);
+      const int64_t elements = (dense.count(name) ? size : TouchedBytesBound(k, *b, box)) / ElemBytes(b->elem);
+      for (const std::string& side_name : {StoreKindBuffer(name), StoreValueBuffer(name)}) {
+        const Arg* r = records.FindArg(side_name);
+        if (r == nullptr) continue;
+        side = AddMul(side, elements, ElemBytes(r->elem) + InterpBookkeepingBytesPerElement());
+        tables = AddMul(tables, std::max<int64_t>(r->SizeBytes(), 0) / static_cast<int64_t>(PagedBytes::kPageBytes) + 1,
+                        1);
+      }
+    }
+  }
   // The device's output (touched pages) and its own bytes.
   const int64_t device = AddMul(AddMul(touched, touched, device_bytes_per_buffer_byte), untouched_device, 1);
   // The reference phase: the output kept, the reference's result and the
-  // magnitude shadow's (random mode), the interpreter's race records.
-  const int64_t reference = AddMul(AddMul(0, touched, 3), per_element, 1);
+  // magnitude shadow's (random mode), the interpreter's race records, the
+  // record run's side buffers.
+  const int64_t reference = AddMul(AddMul(AddMul(0, touched, 3), per_element, 1), side, 1);
   int64_t need;
   if (concurrent) {  // both at once; the output is counted once
     if (device == INT64_MAX || reference == INT64_MAX) return INT64_MAX;

@@ -33,8 +33,10 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
 // (Device::HostBytesPerBufferByte, HostBytesPerUntouchedBufferByte). With T
 // the bytes TouchedBytesBound allows for `box`: the larger of the device
 // phase (T of output, T * device bytes, the untouched bytes) and the
-// reference phase (T of output, reference and shadow, and the interpreter's
-// race record per touched element), plus a page table per buffer copy and a
+// reference phase (T of output, reference and shadow, the interpreter's
+// race record per touched element, and the record run's side buffers: per
+// touched element of a buffer StoreRecordKernel records, 4 bytes and a race
+// record for each of its side buffers), plus a page table per buffer copy and a
 // fixed allowance (code, the compiled kernel, small tables). With
 // `concurrent` (RunOptions::threads >= 2) the two phases overlap: their sum,
 // the output counted once.

@@ -44,18 +44,62 @@ TEST(HostMemory, EstimateFromTheDeclarations) {
   EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("Y")), y);
   const int64_t elements = 1000;
   const int64_t fixed = int64_t{256} << 20;
-  const int64_t tables = 5 * (1024 * 1024 * 2 / 65536 + 1) + 5 * (y / 65536 + 1);
+  // Y's store (an exact f16 -> f32 widening of an input) is recorded: the
+  // record run adds Y#kind (i32, Y's shape): 4 bytes and a race record per
+  // element, and a page table.
+  const int64_t side = elements * (4 + InterpBookkeepingBytesPerElement());
+  const int64_t tables = 5 * (1024 * 1024 * 2 / 65536 + 1) + 5 * (y / 65536 + 1) + (y / 65536 + 1);
   // A device with 12 bytes per touched byte dominates the reference phase
   // (output, reference, shadow: 3 per byte, and 16 bytes per element).
   EXPECT_EQ(RunHostBytes(k, 12), touched * 13 + tables + x + fixed);
   // The strict emulator (8 bytes of race records per byte): the larger phase.
   EXPECT_EQ(RunHostBytes(k, 8),
-            std::max(touched * 9, touched * 3 + elements * InterpBookkeepingBytesPerElement()) + tables + x + fixed);
+            std::max(touched * 9, touched * 3 + elements * InterpBookkeepingBytesPerElement() + side) + tables + x +
+                fixed);
   // A device that copies every byte whatever it touches (HIP: 1; Y only).
   EXPECT_EQ(RunHostBytes(k, 12, false, {}, 1), touched * 13 + y + tables + x + fixed);
   // Concurrent: both phases, the output once.
   EXPECT_EQ(RunHostBytes(k, 8, true),
-            touched * 9 + touched * 2 + elements * InterpBookkeepingBytesPerElement() + tables + x + fixed);
+            touched * 9 + touched * 2 + elements * InterpBookkeepingBytesPerElement() + side + tables + x + fixed);
+}
+
+// The record run's side buffers (review 8's rdbuf note): H's store converts
+// a loop-carried f32 sum (a value that may differ) to f16, so the record
+// run adds H#kind (i32) and H#w (f32), each of H's 4096 elements: 4 bytes
+// and a race record apiece, 40 bytes per element with 16-byte records,
+// whose reference phase then outweighs the strict emulator's device phase.
+TEST(HostMemory, RecordRunSideBuffersAreCounted) {
+  Kernel k = Parse(R"(kernel rec
+target gfx942
+workgroup 64 1 1
+grid 64 1 1
+arg X : f32[4096, 4] strides [4, 1] readonly
+arg H : f16[4096] strides [1] writeonly
+  %z = zero f32
+  %s = for %k = 0 to 3 iter(%c = %z) {
+    %v = load X[wg.x * 64 + tid.x, %k] : f32
+    %c2 = add %c, %v
+    yield %c2
+  }
+  %h = cvt %s : f16
+  store H[wg.x * 64 + tid.x], %h
+end
+)");
+  const int64_t h = 4096 * 2, elements = 4096;
+  ASSERT_EQ(TouchedBytesBound(k, *k.FindArg("H")), h);
+  // X (readonly, counted once): 2 pages per workgroup bound it, more than
+  // its 64 KiB, so all of it.
+  const int64_t x = 4096 * 4 * 4;
+  ASSERT_EQ(TouchedBytesBound(k, *k.FindArg("X")), x);
+  const int64_t record = InterpBookkeepingBytesPerElement();
+  const int64_t side = elements * 2 * (4 + record);
+  const int64_t tables = 5 * (4096 * 4 * 4 / 65536 + 1) + 5 * (h / 65536 + 1) + 2 * (4096 * 4 / 65536 + 1);
+  const int64_t fixed = int64_t{256} << 20;
+  EXPECT_EQ(RunHostBytes(k, 8), std::max(h * 9, h * 3 + elements * record + side) + tables + x + fixed);
+  EXPECT_EQ(RunHostBytes(k, 8, true), h * 9 + h * 2 + elements * record + side + tables + x + fixed);
+  if (record == 16) {
+    EXPECT_EQ(side, elements * 40);
+  }
 }
 
 // A 2 GiB - 64 byte buffer of which one workgroup of 256 threads loads and
@@ -82,9 +126,13 @@ end
   EXPECT_EQ(TouchedBytesBound(k, x, two), int64_t{8} * 65536);
   EXPECT_EQ(TouchedBytesBound(k, x), int64_t{536870896} * 4);
   const int64_t t = int64_t{4} * 65536, elements = t / 4;
-  const int64_t tables = 5 * (int64_t{536870896} * 4 / 65536 + 1);
+  // X's store (its own loaded value) is recorded: X#kind (i32, X's shape),
+  // 4 bytes and a race record per touched element, and a page table.
+  const int64_t side = elements * (4 + InterpBookkeepingBytesPerElement());
+  const int64_t tables = 6 * (int64_t{536870896} * 4 / 65536 + 1);
   EXPECT_EQ(RunHostBytes(k, 8, false, last),
-            std::max(t * 9, t * 3 + elements * InterpBookkeepingBytesPerElement()) + tables + (int64_t{256} << 20));
+            std::max(t * 9, t * 3 + elements * InterpBookkeepingBytesPerElement() + side) + tables +
+                (int64_t{256} << 20));
   EXPECT_LT(RunHostBytes(k, 8, true, last), int64_t{1} << 30);
   // Every mapping at full size against an address-space limit: 2 GiB times
   // 5 copies and 8 bytes of race records, and 16 bytes per element.
@@ -139,11 +187,14 @@ end
   EXPECT_NE(st.message().find("maps about"), std::string::npos) << st;
   EXPECT_NE(st.message().find("--workgroups does not help"), std::string::npos) << st;
   // While resident, it needs what one workgroup may touch (64 threads, a
-  // load and a store of 256 contiguous bytes each: 2 pages per access) and
-  // the page tables (a byte per 64 KiB page of each of 5 copies: 5 x 256 MiB).
+  // load and a store of 256 contiguous bytes each: 2 pages per access), the
+  // record run's X#kind (4 bytes and a 16-byte race record per touched
+  // element) and the page tables (a byte per 64 KiB page of each of 5
+  // copies and X#kind: 6 x 256 MiB).
   const int64_t t = int64_t{4} * 65536;
-  EXPECT_EQ(RunHostBytes(k, 8),
-            std::max<int64_t>(t * 9, t * 3 + t / 4 * 16) + 5 * ((int64_t{1} << 28) + 1) + (int64_t{256} << 20));
+  ASSERT_EQ(InterpBookkeepingBytesPerElement(), 16);
+  EXPECT_EQ(RunHostBytes(k, 8), std::max<int64_t>(t * 9, t * 3 + t / 4 * 16 + t / 4 * 20) +
+                                    6 * ((int64_t{1} << 28) + 1) + (int64_t{256} << 20));
 }
 
 }  // namespace

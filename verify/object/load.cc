@@ -40,11 +40,30 @@ bool ArgFits(const Arg& a, const ArgNote& n) {
   return is_float == (a.elem == ElemType::kF32);
 }
 
+// The refusal of a --scalar `key` whose argument `note` shares the kernarg
+// dword at `dword` with the arguments or bytes `open` describes, which no
+// value fixes: the verifier fixes whole dwords.
+absl::Status SharedDwordError(const std::string& key, const ArgNote& note, int64_t dword,
+                              const std::vector<std::string>& open) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--scalar ", key, ": the argument (", note.size, " bytes at kernarg offset ", note.offset,
+      ") shares the kernarg dword at ", dword, " with ", absl::StrJoin(open, "; "),
+      "; the verifier fixes whole dwords, so every argument in one needs a value"));
+}
+
+// SharedDwordError's text for explicit argument `a` (at `position`), which
+// no --scalar gives.
+std::string NoScalarGives(const ArgNote& a, int position) {
+  return absl::StrCat("argument ", DescribeArgNote(a, position, true), ", which no --scalar gives: add --scalar '#",
+                      position, "=VALUE'", a.name.empty() ? "" : absl::StrCat(" (or '", a.name, "=VALUE')"));
+}
+
 // Each twin argument's kernarg slot: by name when the metadata names all of
 // them, else by position among the explicit (non-hidden) arguments that no
-// --scalar '#N=VALUE' fixes (`fixed`, indices in info.args).
+// --scalar '#N=VALUE' fixes (`fixed`: index in info.args -> the --scalar key
+// that fixes it, "#N").
 absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, const emu::KernelInfo& info,
-                                                          const std::set<size_t>& fixed) {
+                                                          const std::map<size_t, std::string>& fixed) {
   KernelNotes notes;
   notes.name = info.name;
   notes.args = info.args;
@@ -82,7 +101,7 @@ absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, co
         twin_of[explicit_args[e++]] = j;
       }
     }
-    for (size_t i : fixed)
+    for (const auto& [i, key] : fixed)
       if (auto it = twin_of.find(i); it != twin_of.end() && twin.args[it->second].kind == Arg::Kind::kScalar)
         return absl::InvalidArgumentError(absl::StrCat(
             "--scalar '#", position_of[i], "=...': the code's argument ", DescribeArgNote(info.args[i], position_of[i], true),
@@ -93,10 +112,25 @@ absl::StatusOr<std::vector<KernelAbi::KernargSlot>> Slots(const Kernel& twin, co
     for (size_t i : bindable)
       if (info.args[i].name.empty() && info.args[i].value_kind == "by_value" && !twin_of.count(i))
         unnamed_by_value.push_back(absl::StrCat("'#", position_of[i], "=VALUE'"));
+    // A fixed argument that shares a kernarg dword with a by-value one that
+    // no --scalar gives and the twin does not bind (a ushort beside a char):
+    // the message it gets by name (fresh-user review 8 F9).
+    for (const auto& [i, key] : fixed) {
+      const ArgNote& note = info.args[i];
+      for (int64_t d = note.offset / 4 * 4; d < note.offset + note.size; d += 4) {
+        std::vector<std::string> open;
+        for (size_t u : bindable) {
+          const ArgNote& a = info.args[u];
+          if (a.value_kind == "by_value" && !twin_of.count(u) && a.offset < d + 4 && a.offset + a.size > d)
+            open.push_back(NoScalarGives(a, position_of[u]));
+        }
+        if (!open.empty()) return SharedDwordError(key, note, d, open);
+      }
+    }
     return absl::InvalidArgumentError(absl::StrCat(
         "the code's kernel '", info.name, "' has ", explicit_args.size(), " explicit argument(s) (",
         DescribeExplicitArgs(notes), ")", fixed.empty() ? "" : absl::StrCat(", ", fixed.size(), " fixed by --scalar '#N=VALUE',"),
-        " and the KIR kernel '", twin.name, "' ", twin.args.size(),
+        " and the KIR kernel '", twin.name, "' has ", twin.args.size(),
         ", not all of them named alike: give the KIR kernel the code's arguments, with the same names or in the same "
         "order",
         unnamed_by_value.empty()
@@ -197,7 +231,7 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
   notes.name = info.name;
   notes.args = info.args;
   std::map<std::string, size_t> positional;  // "#N" -> index in info.args
-  std::set<size_t> fixed;
+  std::map<size_t, std::string> fixed;       // index in info.args -> "#N"
   std::map<size_t, int> position_of_arg;  // index in info.args -> explicit position
   for (size_t i = 0, n = 0; i < info.args.size(); ++i)
     if (!Hidden(info.args[i])) position_of_arg[i] = static_cast<int>(n++);
@@ -209,7 +243,7 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
     absl::StatusOr<size_t> i = PositionalArg(notes, *p);
     if (!i.ok()) return in_code(absl::InvalidArgumentError(absl::StrCat("--scalar ", name, ": ", i.status().message())));
     positional[name] = *i;
-    fixed.insert(*i);
+    fixed[*i] = name;
   }
   absl::StatusOr<std::vector<KernelAbi::KernargSlot>> slots = Slots(*twin, info, fixed);
   if (!slots.ok()) return in_code(slots.status());
@@ -301,15 +335,9 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
             open.push_back(absl::StrCat("argument ", DescribeArgNote(*a, position, true), ", the KIR kernel's '",
                                         slot->name, "', which stays free (proved for every value)"));
           else
-            open.push_back(absl::StrCat("argument ", DescribeArgNote(*a, position, true),
-                                        ", which no --scalar gives: add --scalar '#", position, "=VALUE'",
-                                        a->name.empty() ? "" : absl::StrCat(" (or '", a->name, "=VALUE')")));
+            open.push_back(NoScalarGives(*a, position));
         }
-        if (!open.empty())
-          return absl::InvalidArgumentError(absl::StrCat(
-              "--scalar ", name, ": the argument (", note->size, " bytes at kernarg offset ", note->offset,
-              ") shares the kernarg dword at ", d, " with ", absl::StrJoin(open, "; "),
-              "; the verifier fixes whole dwords, so every argument in one needs a value"));
+        if (!open.empty()) return SharedDwordError(name, *note, d, open);
       }
     for (const auto& [byte, value] : known) {
       if (byte % 4 != 0) continue;
