@@ -615,7 +615,47 @@ TEST_F(DefaultCheckTest, Review8F7FmaDoubleRoundedThroughF32Fails) {
     EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the adversarial pass"),
               std::string::npos)
         << r.text;
+    EXPECT_NE(r.text.find("inputs: adversarial (seed 1): f16/bf16 products on midpoints plus addends within half "
+                          "an f32 ulp (a double rounding through f32 shows), "),
+              std::string::npos)
+        << r.text;
   }
+}
+
+// Review 8 F7 r1.kir: the fma's result feeds an MFMA. No adversarial pass
+// can run (bit identity; the MFMA's sums are compared within a bound), so
+// the pass that runs instead says that nothing looks for the double rounding.
+TEST_F(DefaultCheckTest, Review8F7FmaBesideMfmaSaysDoubleRoundingIsUnchecked) {
+  const Compiled c = CompileText(R"(kernel r1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[256] strides [1] readonly
+arg Y : f16[256] strides [1] readonly
+arg O : f16[256] strides [1] readwrite
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+  %x = load X[tid.x * 4] : f16x4
+  %y = load Y[tid.x * 4] : f16x4
+  %o0 = load O[tid.x * 4] : f16x4
+  %p = fma %x, %y, %o0
+  store O[tid.x * 4], %p
+  %a = load O[tid.x * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %z = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %z
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+end
+)");
+  RunReport r = Run(c, Write(c, c.assembly, "r1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_EQ(r.passes.size(), 2u) << r.text;
+  EXPECT_EQ(r.passes[1].mode, InputMode::kRandom) << r.text;
+  EXPECT_NE(r.text.find("the mfma/gemm rules out adversarial inputs; beside an mfma/gemm no adversarial pass runs "
+                        "(it needs bit identity), so nothing looks for a double-rounded f16/bf16 fma (an f32 fma, "
+                        "then a rounding to 16 bits), which only its inputs expose\n"),
+            std::string::npos)
+      << r.text;
 }
 
 }  // namespace
