@@ -186,7 +186,9 @@ Options for run (and --mcpu, --llvm-bin as above):
                          reference bit for bit (an error when no such
                          inputs exist: names the op)
                     adversarial: rounding ties, tiny addends, subnormals,
-                         inf, NaN; bit for bit (kernels without mfma/gemm)
+                         inf, NaN, and f16/bf16 fma operands that expose a
+                         double rounding through f32; bit for bit (kernels
+                         without mfma/gemm)
                     random: uniform in [-1, 1); each element within the
                          worst-case rounding error of the sum of the
                          absolute values of its terms (a sanity check)

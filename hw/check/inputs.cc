@@ -77,18 +77,17 @@ uint32_t AdversarialFp8(ElemType t, uint64_t& s) {
   }
 }
 
-// One adversarial float element of type t (bits); `finite_only` leaves out
-// infinities and NaNs (for scalars).
-uint32_t AdversarialFloat(ElemType t, uint64_t& s, bool finite_only) {
-  if (IsFp8(t)) return AdversarialFp8(t, s);
+// One adversarial float element of type t (bits) of kind `c` (the
+// percentile of AdversarialFloat's mixture: < 35 tie makers, < 50 powers of
+// two and their neighbours, < 62 tiny addends, < 72 subnormals, < 77 signed
+// zeros, 77 infinities, 78 NaNs, < 81 extremes, else full significands),
+// negative or not; its parts from `s`.
+uint32_t AdversarialFloatOfKind(ElemType t, int c, bool negative, uint64_t& s) {
   const Fields f = FieldsOf(t);
   const int p = f.man_bits + 1;
-  const uint32_t sign = static_cast<uint32_t>(Next(s) & 1) << (f.exp_bits + f.man_bits);
+  const uint32_t sign = static_cast<uint32_t>(negative) << (f.exp_bits + f.man_bits);
   const uint32_t exp_all = (uint32_t{1} << f.exp_bits) - 1, man_mask = (uint32_t{1} << f.man_bits) - 1;
   const int bias = static_cast<int>(exp_all >> 1);
-  int c = static_cast<int>(Next(s) % 100);
-  // Scalars scale whole outputs: ties, ulp neighbours and full significands only.
-  if (finite_only) c = c < 50 ? c : 90;
   const double sg = sign != 0 ? -1.0 : 1.0;
   if (c < 35) {  // tie makers: odd m of h bits, products of two have ~p+1 bits
     const int h = p / 2 + 1;
@@ -125,6 +124,71 @@ uint32_t AdversarialFloat(ElemType t, uint64_t& s, bool finite_only) {
   // Full significands with exponents in [-4, 4].
   const uint32_t e = static_cast<uint32_t>(bias + Uniform(s, -4, 4));
   return sign | (e << f.man_bits) | (static_cast<uint32_t>(Next(s)) & man_mask);
+}
+
+// One adversarial float element of type t (bits); `finite_only` leaves out
+// infinities and NaNs (for scalars). f16 and bf16 buffers: AdversarialHalf.
+uint32_t AdversarialFloat(ElemType t, uint64_t& s, bool finite_only) {
+  if (IsFp8(t)) return AdversarialFp8(t, s);
+  const bool negative = (Next(s) & 1) != 0;
+  int c = static_cast<int>(Next(s) % 100);
+  // Scalars scale whole outputs: ties, ulp neighbours and full significands only.
+  if (finite_only) c = c < 50 ? c : 90;
+  return AdversarialFloatOfKind(t, c, negative, s);
+}
+
+// One adversarial f16 or bf16 buffer element (bits): families that expose
+// a double rounding, then AdversarialFloat's other kinds.
+//
+// An fma x * y + o of a 16-bit format (p bits: 11 f16, 8 bf16) computed as
+// an f32 fma and a rounding to the format rounds twice: when the exact value
+// lies within half an f32 ulp of a midpoint of the format but not on it, the
+// f32 result is the midpoint, whose tie goes to even, the wrong neighbour
+// when the exact value lies beyond the midpoint on the other side (review 8
+// F7: f16 (1 + 2^-10) * (1 - 2^-11) + (2^-21 + 2^-24) gives 1, not
+// 1 + 2^-10). (An add, sub or mul of two such values through f32 rounds
+// correctly: 24 >= 2p + 2, Figueroa, "When is double rounding innocuous?",
+// ACM SIGNUM Newsletter 30(3), 1995.) The operands of one element come from
+// separate buffers, each element drawn on its own, so the families are made
+// so that any two of the first multiply to a midpoint and any of the second
+// lies below half an f32 ulp of every such product:
+// - 50% tie factors +-m * 2^e, m odd with m = 1 (mod 4) and m^2 in
+//   [2^p, 2^(p+1)): the product of two is m1 m2 * 2^(e1 + e2), m1 m2 odd of
+//   exactly p + 1 bits, a midpoint, and m1 m2 = 1 (mod 4): its significand
+//   below, (m1 m2 - 1) / 2, is even, so the tie rounds toward zero. f16:
+//   m in {49, 53, 57, 61}, e in [-5, -3] (products in [2, 64)); bf16:
+//   m in {17, 21}, e in [-6, -2] (products in [2^-4, 32)).
+// - 25% tiny addends: f16 2^-24 and 2^-23 (at most half an f32 ulp of a
+//   product >= 2; at exactly half, the f32 tie goes to the product, whose
+//   f32 significand is even), bf16 2^-40 and 3 * 2^-40.
+//   Both families are negative with probability 1/8 only, so that in
+//   (1 + (3/4)^3) / 2 = 71% of the triples x * y and o have the same sign:
+//   the exact value lies beyond the midpoint away from zero, where the
+//   correct result is, and the f32 detour rounds toward zero. So about
+//   0.5 * 0.5 * 0.25 * 0.71 = 4.4% of the elements of fma(x, y, o) expose a
+//   double rounding whichever buffers x, y and o come from.
+// - 25% AdversarialFloat's other kinds (AdversarialFloatOfKind): powers of
+//   two and their neighbours 5%, subnormals 6%, signed zeros 4%, infinities
+//   1%, NaNs 1%, extremes 2%, full significands 6%.
+uint32_t AdversarialHalf(ElemType t, uint64_t& s) {
+  const bool f16 = t == ElemType::kF16;
+  const bool negative_rarely = Next(s) % 8 == 7;
+  const int c = static_cast<int>(Next(s) % 100);
+  const double sg = negative_rarely ? -1.0 : 1.0;
+  if (c < 50) {  // tie factors
+    static constexpr int kF16M[] = {49, 53, 57, 61}, kBf16M[] = {17, 21};
+    const int m = f16 ? kF16M[Next(s) % 4] : kBf16M[Next(s) % 2];
+    const int e = static_cast<int>(f16 ? Uniform(s, -5, -3) : Uniform(s, -6, -2));
+    return FloatBits(t, sg * std::ldexp(m, e));
+  }
+  if (c < 75) {  // tiny addends
+    const bool second = (Next(s) & 1) != 0;
+    return FloatBits(t, f16 ? sg * std::ldexp(1.0, second ? -23 : -24) : sg * (second ? 3 : 1) * std::ldexp(1.0, -40));
+  }
+  // The other kinds, as percentiles of AdversarialFloat's mixture.
+  const bool negative = (Next(s) & 1) != 0;
+  const int kind = c < 80 ? 35 : c < 86 ? 62 : c < 90 ? 72 : c < 91 ? 77 : c < 92 ? 78 : c < 94 ? 79 : 81;
+  return AdversarialFloatOfKind(t, kind, negative, s);
 }
 
 uint32_t AdversarialI32(uint64_t& s) {
@@ -344,6 +408,7 @@ KernelData MakeAdversarialInputs(const Kernel& k, uint64_t seed) {
       // seeded by value i of the buffer's stream.
       [](const Arg& a, uint64_t& s) {
         uint64_t own = Next(s);
+        if (a.elem == ElemType::kF16 || a.elem == ElemType::kBF16) return AdversarialHalf(a.elem, own);
         return a.elem == ElemType::kI32 ? AdversarialI32(own) : AdversarialFloat(a.elem, own, false);
       },
       [](const Arg&) -> uint64_t { return 1; },

@@ -106,6 +106,27 @@ inline std::string ReadModifyWriteKernel() {
                            "  store q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n");
 }
 
+// Review 8 r2.kir (F7), no MFMA: O = fma(X, Y, O) on `elem` (f16 or bf16)
+// vectors of 4, 256 elements, O read and written in place; thread i owns
+// elements 4i .. 4i + 3.
+inline std::string ElementwiseFmaKernel(const std::string& name, const std::string& elem) {
+  return absl::StrReplaceAll(R"(kernel $NAME
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : $E[256] strides [1] readonly
+arg Y : $E[256] strides [1] readonly
+arg O : $E[256] strides [1] readwrite
+  %x = load X[tid.x * 4] : $Ex4
+  %y = load Y[tid.x * 4] : $Ex4
+  %o0 = load O[tid.x * 4] : $Ex4
+  %p = fma %x, %y, %o0
+  store O[tid.x * 4], %p
+end
+)",
+                             {{"$NAME", name}, {"$E", elem}});
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

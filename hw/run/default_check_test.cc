@@ -40,6 +40,7 @@ namespace kir {
 namespace {
 
 using ::kir::testing::BesideKernel;
+using ::kir::testing::ElementwiseFmaKernel;
 using ::kir::testing::MixKernel;
 using ::kir::testing::ResidualFp8Kernel;
 using ::kir::testing::ScaledKernel;
@@ -612,6 +613,87 @@ end
   const std::string beta = R"(s_load_dword (s\d+), (s\[\d+:\d+\]), 0x24\b)";
   Expect(f8, {Mutant(f8, beta, "s_load_dword $1, $2, 0x20", 1, "beta_from_sb.hsaco"),
               Mutant(f8, beta, "s_load_dword $1, $2, 0x1c", 1, "beta_from_sa.hsaco")});
+}
+
+// Review 8 F7: an f16 fma computed as an f32 fma and a rounding to f16
+// (double rounding) passed every seed, the adversarial pass included: its
+// f16 products were seldom midpoints with an addend below half an f32 ulp
+// of them. The review's mutant of r2 (O = fma(X, Y, O), f16x4): the first
+// v_pk_fma_f16 (elements 4i, 4i + 1) as two v_cvt_f32_f16 triples, two
+// v_fma_f32, two v_cvt_f16_f32 and a v_pack_b32_f16 in spare VGPRs v20 to
+// v25 (the VGPR count raised to 28). The bf16 analogue: kirc's fma rounded
+// to odd (lower_compute.cc Bf16FmaRoundedToOdd) without its step, so every
+// element is RN_bf16(v_fma_f32): the bfi that picks the step, 0.
+TEST_F(DefaultCheckTest, Review8F7FmaDoubleRoundedThroughF32Fails) {
+  Compiled h = CompileText(ElementwiseFmaKernel("r2", "f16"));
+  for (const auto& [re, with] : std::vector<std::pair<std::string, std::string>>{
+           {R"(\.amdhsa_next_free_vgpr \d+)", ".amdhsa_next_free_vgpr 28"},
+           {R"(\.amdhsa_accum_offset \d+)", ".amdhsa_accum_offset 28"},
+           {R"(\.vgpr_count: \d+)", ".vgpr_count: 28"}})
+    h.assembly = std::regex_replace(h.assembly, std::regex(re), with);
+  const std::string h_dr = MutantAt(h, R"(v_pk_fma_f16 (v\d+), (v\d+), (v\d+), (v\d+))",
+                                    "v_cvt_f32_f16 v20, $2\n  v_cvt_f32_f16 v21, $3\n  v_cvt_f32_f16 v22, $4\n"
+                                    "  v_fma_f32 v20, v20, v21, v22\n  v_cvt_f16_f32 v20, v20\n"
+                                    "  v_lshrrev_b32 v23, 16, $2\n  v_lshrrev_b32 v24, 16, $3\n"
+                                    "  v_lshrrev_b32 v25, 16, $4\n  v_cvt_f32_f16 v23, v23\n"
+                                    "  v_cvt_f32_f16 v24, v24\n  v_cvt_f32_f16 v25, v25\n"
+                                    "  v_fma_f32 v23, v23, v24, v25\n  v_cvt_f16_f32 v23, v23\n"
+                                    "  v_pack_b32_f16 $1, v20, v23",
+                                    0, "r2_dr.hsaco");
+  Expect(h, {h_dr});
+  const Compiled b = CompileText(ElementwiseFmaKernel("rb", "bf16"));
+  const std::string b_dr = Mutant(b, R"(v_bfi_b32 (v\d+), v\d+, 0, v\d+)", "v_mov_b32 $1, 0", 4, "rb_dr.hsaco");
+  Expect(b, {b_dr});
+  // The exact pass cannot see it; the adversarial pass does.
+  for (const auto& [c, m] : {std::pair<const Compiled*, std::string>{&h, h_dr}, {&b, b_dr}}) {
+    RunReport r = Run(*c, m, 1);
+    ASSERT_EQ(r.passes.size(), 2u) << r.text;
+    EXPECT_TRUE(r.passes[0].ok) << r.text;
+    EXPECT_EQ(r.passes[1].mode, InputMode::kAdversarial) << r.text;
+    EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the adversarial pass"),
+              std::string::npos)
+        << r.text;
+    EXPECT_NE(r.text.find("inputs: adversarial (seed 1): f16/bf16 products on midpoints plus addends within half "
+                          "an f32 ulp (a double rounding through f32 shows), "),
+              std::string::npos)
+        << r.text;
+  }
+}
+
+// Review 8 F7 r1.kir: the fma's result feeds an MFMA. No adversarial pass
+// can run (bit identity; the MFMA's sums are compared within a bound), so
+// the pass that runs instead says that nothing looks for the double rounding.
+TEST_F(DefaultCheckTest, Review8F7FmaBesideMfmaSaysDoubleRoundingIsUnchecked) {
+  const Compiled c = CompileText(R"(kernel r1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[256] strides [1] readonly
+arg Y : f16[256] strides [1] readonly
+arg O : f16[256] strides [1] readwrite
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+  %x = load X[tid.x * 4] : f16x4
+  %y = load Y[tid.x * 4] : f16x4
+  %o0 = load O[tid.x * 4] : f16x4
+  %p = fma %x, %y, %o0
+  store O[tid.x * 4], %p
+  %a = load O[tid.x * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %z = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %z
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+end
+)");
+  RunReport r = Run(c, Write(c, c.assembly, "r1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_EQ(r.passes.size(), 2u) << r.text;
+  EXPECT_EQ(r.passes[1].mode, InputMode::kRandom) << r.text;
+  EXPECT_NE(r.text.find("the mfma/gemm rules out adversarial inputs; beside an mfma/gemm no adversarial pass runs "
+                        "(it needs bit identity), so nothing looks for a double-rounded f16/bf16 fma (an f32 fma, "
+                        "then a rounding to 16 bits), which only its inputs expose\n"),
+            std::string::npos)
+      << r.text;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -280,9 +281,70 @@ const char* InputModeName(InputMode m) {
 
 namespace {
 
+// Whether `k` has an fma of f16 or bf16 values (an operand's element type:
+// loads, constants, zeros, conversions, slices, concats and mfmas give theirs,
+// add and mul their first operand's, a loop's carried values their initial
+// values'). Beside an mfma or gemm no adversarial pass looks for its double
+// rounding (review 8 F7); the pass that runs instead says so.
+bool HasHalfFma(const Kernel& k) {
+  std::map<std::string, ElemType> elem;
+  auto type_of = [&](const Operand& o) -> std::optional<ElemType> {
+    if (o.is_arg) {
+      const Arg* a = k.FindArg(o.name);
+      return a != nullptr ? std::optional<ElemType>(a->elem) : std::nullopt;
+    }
+    auto it = elem.find(o.name);
+    return it != elem.end() ? std::optional<ElemType>(it->second) : std::nullopt;
+  };
+  std::function<bool(const std::vector<Op>&)> walk = [&](const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      switch (op.kind) {
+        case OpKind::kLoad: case OpKind::kConst: case OpKind::kZero: case OpKind::kCvt: case OpKind::kSlice:
+        case OpKind::kConcat: case OpKind::kMfma:
+          for (const std::string& r : op.results) elem[r] = op.type.elem;
+          break;
+        case OpKind::kAdd: case OpKind::kMul: case OpKind::kFma:
+          for (const Operand& o : op.operands) {
+            const std::optional<ElemType> t = type_of(o);
+            if (op.kind == OpKind::kFma && t && (*t == ElemType::kF16 || *t == ElemType::kBF16)) return true;
+          }
+          if (!op.operands.empty() && !op.results.empty())
+            if (std::optional<ElemType> t = type_of(op.operands[0])) elem[op.results[0]] = *t;
+          break;
+        case OpKind::kFor:
+          for (size_t i = 0; i < op.operands.size(); ++i)
+            if (std::optional<ElemType> t = type_of(op.operands[i])) {
+              if (i < op.iter_args.size()) elem[op.iter_args[i]] = *t;
+              if (i < op.results.size()) elem[op.results[i]] = *t;
+            }
+          if (walk(op.body)) return true;
+          break;
+        default:
+          break;
+      }
+    }
+    return false;
+  };
+  return walk(k.body);
+}
+
+// Whether `k` has an f16 or bf16 buffer (MakeAdversarialInputs gives those
+// its double-rounding families).
+bool HasHalfBuffer(const Kernel& k) {
+  for (const Arg& a : k.args)
+    if (a.kind == Arg::Kind::kBuffer && (a.elem == ElemType::kF16 || a.elem == ElemType::kBF16)) return true;
+  return false;
+}
+
 // The "inputs: ..." line of a pass.
 std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
                        uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered) {
+  // The pass that runs instead of an adversarial one beside an mfma/gemm.
+  const std::string no_dr = unordered && HasHalfFma(k)
+                                ? "; beside an mfma/gemm no adversarial pass runs (it needs bit identity), so "
+                                  "nothing looks for a double-rounded f16/bf16 fma (an f32 fma, then a rounding to 16 "
+                                  "bits), which only its inputs expose"
+                                : "";
   switch (mode) {
     case InputMode::kExact: {
       std::vector<std::string> parts;
@@ -310,11 +372,14 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
                           "; floats negative with probability 1/8; every value before a narrowing conversion is "
                           "exact in f32 with up to ", kConversionExtraBits,
                           " bits beyond the target's (often an exact tie), so the stored codes must equal the "
-                          "reference's bit for bit (any NaN for a NaN)\n");
+                          "reference's bit for bit (any NaN for a NaN)", no_dr, "\n");
     }
     case InputMode::kAdversarial:
-      return absl::StrCat("inputs: adversarial (seed ", seed,
-                          "): rounding ties, tiny addends (2^-40), subnormals, signed zeros, inf, NaN, extremes; "
+      return absl::StrCat("inputs: adversarial (seed ", seed, "): ",
+                          HasHalfBuffer(k) ? "f16/bf16 products on midpoints plus addends within half an f32 ulp "
+                                             "(a double rounding through f32 shows), "
+                                           : "",
+                          "rounding ties, tiny addends (2^-40), subnormals, signed zeros, inf, NaN, extremes; "
                           "the kernel has no mfma, so the output must equal the reference bit for bit (any NaN "
                           "for a NaN)\n");
     default:
@@ -325,7 +390,7 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
                                      unordered ? " and the mfma/gemm rules out adversarial inputs" : "",
                                      ones.empty() ? "" : absl::StrCat(" and ", absl::StrJoin(ones, ", "), " = 1 there"))
                       : "",
-          "\n");
+          no_dr, "\n");
   }
 }
 
