@@ -1058,7 +1058,10 @@ std::string Unrepresentable(const Obligation& o) {
 
 // The input forms tried per argument, richest first; `special`: the
 // argument's only form is the conversion's special values.
-std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index) {
+// `two_scale_gap` > 0: float buffers try two-scale forms (ExactFormat::
+// two_scale) of that gap first.
+std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index,
+                                int two_scale_gap = 0) {
   std::vector<ExactFormat> v;
   if (special != nullptr) {
     ExactFormat f;
@@ -1108,6 +1111,11 @@ std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conv
     return v;
   }
   const int p = FloatInfo(a.elem).p;
+  if (two_scale_gap > 0)
+    for (int b = p; b >= 1; --b) {
+      fl(b, two_scale_gap);
+      v.back().two_scale = true;
+    }
   for (int s = 3; s >= 0; --s) fl(p, s);
   for (int b = p - 1; b >= 1; --b) fl(b, 0);
   return v;
@@ -1118,6 +1126,10 @@ double Richness(const ExactFormat& f) {
   if (f.special) return 0;
   if (!f.choices.empty()) return static_cast<double>(f.choices.size());
   if (f.bits == 0) return std::log2(static_cast<double>(f.int_hi - f.int_lo) + 1);
+  // A two-scale form counts its significand only: the planner narrows the
+  // other arguments first, so that a product keeps one two-scale factor
+  // (the gaps of two would add up).
+  if (f.two_scale) return f.bits;
   return f.bits + f.spread;
 }
 
@@ -1133,8 +1145,10 @@ std::string ExactFormat::Describe() const {
     return absl::StrCat("one of {", absl::StrJoin(c, ", "), "}");
   }
   if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
-  const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo)
-                                    : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
+  const std::string e = two_scale  ? absl::StrCat("e = ", exp_lo + spread, " or (one in ", kTwoScaleLowOneIn,
+                                                   ") ", exp_lo)
+                        : spread == 0 ? absl::StrCat("e = ", exp_lo)
+                                      : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
 }
 
@@ -1179,7 +1193,8 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
 // PlanExactInputs (conversion = false) and PlanConversionInputs (the
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
 // highest chain level of a narrowing conversion.
-ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr) {
+ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
+               int two_scale_gap = 0) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1191,7 +1206,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
     auto sp = special.find(a.name);
     const bool f32_scalar = a.kind == Arg::Kind::kScalar && a.elem != ElemType::kI32;
     levels[a.name] = Levels(a, sp == special.end() ? nullptr : &sp->second, conversion,
-                            f32_scalar ? f32_scalars++ : 0);
+                            f32_scalar ? f32_scalars++ : 0, two_scale_gap);
     cur[a.name] = 0;
   }
   for (;;) {
@@ -1275,6 +1290,22 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
   int levels = 1;
   for (int level = 1; level <= levels; ++level) {
     ExactPlan p = Plan(k, /*conversion=*/true, level, level == 1 ? &levels : nullptr);
+    if (level == 1 && levels >= 2 && p.exact) {
+      // The first conversion of a chain rounds values of up to p1 + 5 bits,
+      // but the last one's rounding hides its error unless the rounded value
+      // lands on one of the last one's ties (2 of 2^(p1 - p2) values:
+      // f32 -> f16 -> fp8 beside a K = 64 MFMA showed a round-toward-zero f16
+      // step in about 1 of 256 elements). Two-scale inputs make the value
+      // before the chain a coarse part of few bits (a tie of the last
+      // conversion in a good share of the elements) plus a fine part of
+      // about 2^-(p1 - 0.5) of it (one in kTwoScaleLowOneIn terms 2^-gap
+      // smaller), so the first rounding decides the last: gap = p1 - 3.
+      int p1 = 0;
+      for (const ConversionNote& n : p.conversions)
+        if (n.level == 1) p1 = std::max(p1, n.target_p);
+      if (p1 > 3)
+        if (ExactPlan two = Plan(k, /*conversion=*/true, 1, nullptr, p1 - 3); two.exact) p = std::move(two);
+    }
     if (p.exact) passes.push_back(std::move(p));
   }
   return passes;

@@ -60,6 +60,13 @@ struct ExactFormat {
   // (MakeConversionInputs) instead of +-m * 2^e.
   bool special = false;
   ElemType special_to = ElemType::kF32;
+  // Two scales (the first pass of a conversion chain, PlanConversionPasses):
+  // e is exp_lo + spread, or exp_lo for one element in kTwoScaleLowOneIn,
+  // never between. The analysis bounds it as the range form (the same mag
+  // and lowest bit); the values before the chain are then a coarse sum of
+  // few bits plus a fine part near the first conversion's rounding point,
+  // whose rounding decides the last conversion's (often a tie of it).
+  bool two_scale = false;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16".
@@ -84,6 +91,10 @@ struct ConversionNote {
   // checked by this pass.
   bool rounds = false;
 };
+
+// One element in this many of a two-scale form (ExactFormat::two_scale)
+// takes the low scale.
+constexpr int kTwoScaleLowOneIn = 5;
 
 struct ExactPlan {
   bool exact = false;                          // exact inputs exist and were chosen

@@ -202,7 +202,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
-        const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
+        const int e = f.two_scale ? (Uniform(s, 1, kTwoScaleLowOneIn) == 1 ? f.exp_lo : f.exp_lo + f.spread)
+                                  : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
         const bool negative = Next(s) % negative_one_in == negative_one_in - 1;
         return FloatBits(a.elem, (negative ? -m : m) * std::ldexp(1.0, e));
       },
