@@ -1059,9 +1059,9 @@ std::string Unrepresentable(const Obligation& o) {
 // The input forms tried per argument, richest first; `special`: the
 // argument's only form is the conversion's special values.
 // `two_scale_gap` > 0: float buffers try two-scale forms (ExactFormat::
-// two_scale) of that gap first.
+// two_scale) of that gap and at most `two_scale_bits` bits first.
 std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index,
-                                int two_scale_gap = 0) {
+                                int two_scale_gap = 0, int two_scale_bits = 0) {
   std::vector<ExactFormat> v;
   if (special != nullptr) {
     ExactFormat f;
@@ -1112,7 +1112,7 @@ std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conv
   }
   const int p = FloatInfo(a.elem).p;
   if (two_scale_gap > 0)
-    for (int b = p; b >= 1; --b) {
+    for (int b = std::min(p, two_scale_bits); b >= 1; --b) {
       fl(b, two_scale_gap);
       v.back().two_scale = true;
     }
@@ -1145,10 +1145,11 @@ std::string ExactFormat::Describe() const {
     return absl::StrCat("one of {", absl::StrJoin(c, ", "), "}");
   }
   if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
-  const std::string e = two_scale  ? absl::StrCat("e = ", exp_lo + spread, " or (one in ", kTwoScaleLowOneIn,
-                                                   ") ", exp_lo)
-                        : spread == 0 ? absl::StrCat("e = ", exp_lo)
-                                      : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
+  if (two_scale)
+    return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread, "; one in ",
+                        kTwoScaleLowOneIn, " +-2^", exp_lo);
+  const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo)
+                                    : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
 }
 
@@ -1194,7 +1195,7 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
 // highest chain level of a narrowing conversion.
 ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
-               int two_scale_gap = 0) {
+               int two_scale_gap = 0, int two_scale_bits = 0) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1206,7 +1207,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
     auto sp = special.find(a.name);
     const bool f32_scalar = a.kind == Arg::Kind::kScalar && a.elem != ElemType::kI32;
     levels[a.name] = Levels(a, sp == special.end() ? nullptr : &sp->second, conversion,
-                            f32_scalar ? f32_scalars++ : 0, two_scale_gap);
+                            f32_scalar ? f32_scalars++ : 0, two_scale_gap, two_scale_bits);
     cur[a.name] = 0;
   }
   for (;;) {
@@ -1281,7 +1282,9 @@ ExactPlan PlanConversionInputs(const Kernel& k) {
     plan.blocker = "the kernel has no narrowing conversion (a cvt to f16, bf16 or fp8, or a gemm with such a C)";
     return plan;
   }
-  return Plan(k, /*conversion=*/true);
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  if (!passes.empty() && passes.front().level == 1) return std::move(passes.front());
+  return Plan(k, /*conversion=*/true);  // not exact: its blocker
 }
 
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
@@ -1296,15 +1299,22 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
       // lands on one of the last one's ties (2 of 2^(p1 - p2) values:
       // f32 -> f16 -> fp8 beside a K = 64 MFMA showed a round-toward-zero f16
       // step in about 1 of 256 elements). Two-scale inputs make the value
-      // before the chain a coarse part of few bits (a tie of the last
-      // conversion in a good share of the elements) plus a fine part of
-      // about 2^-(p1 - 0.5) of it (one in kTwoScaleLowOneIn terms 2^-gap
-      // smaller), so the first rounding decides the last: gap = p1 - 3.
-      int p1 = 0;
-      for (const ConversionNote& n : p.conversions)
+      // before the chain a coarse part of at most p_last + 1 bits (a tie of
+      // the last conversion in a good share of the elements) plus a small
+      // part (one in kTwoScaleLowOneIn terms +-2^-gap of the coarse scale,
+      // below half an ulp of the first conversion, negative half the time),
+      // so the first rounding decides the last: a round-toward-zero first
+      // step moves a negative small part's tie down. gap = p1 - 3 leaves the
+      // coarse part a few bits within the p1 + 5 cap (a K = 64 MFMA's sum
+      // has 6 bits of its own).
+      int p1 = 0, p_last = 24;
+      for (const ConversionNote& n : p.conversions) {
         if (n.level == 1) p1 = std::max(p1, n.target_p);
+        else p_last = std::min(p_last, n.target_p);
+      }
       if (p1 > 3)
-        if (ExactPlan two = Plan(k, /*conversion=*/true, 1, nullptr, p1 - 3); two.exact) p = std::move(two);
+        if (ExactPlan two = Plan(k, /*conversion=*/true, 1, nullptr, p1 - 3, p_last + 1); two.exact)
+          p = std::move(two);
     }
     if (p.exact) passes.push_back(std::move(p));
   }

@@ -61,8 +61,8 @@ struct ExactFormat {
   bool special = false;
   ElemType special_to = ElemType::kF32;
   // Two scales (the first pass of a conversion chain, PlanConversionPasses):
-  // e is exp_lo + spread, or exp_lo for one element in kTwoScaleLowOneIn,
-  // never between. The analysis bounds it as the range form (the same mag
+  // +-m * 2^(exp_lo + spread), or for one element in kTwoScaleLowOneIn
+  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The analysis bounds it as the range form (the same mag
   // and lowest bit); the values before the chain are then a coarse sum of
   // few bits plus a fine part near the first conversion's rounding point,
   // whose rounding decides the last conversion's (often a tie of it).
