@@ -282,26 +282,43 @@ namespace {
 
 // What a conversion pass rounds (ExactPlan::conversions): "; it may round
 // 9:3: '...' (to f16, operands of up to 16 significand bits, 5 beyond f16's:
-// often an exact tie), ...; these inputs never round ...".
+// often an exact tie), ...; these inputs never round ...". Conversions alike
+// are grouped: "the 20 conversions at 15:3, 19:3, ... (to f16, ...)".
 std::string ConversionsText(const ExactPlan& plan) {
-  std::vector<std::string> rounds, exact;
+  std::vector<std::string> order;  // descriptions, first seen first
+  std::map<std::string, std::vector<std::string>> by;
+  std::vector<std::string> exact;
   for (const ConversionNote& n : plan.conversions) {
     const std::string to(ElemTypeName(n.to));
     if (!n.rounds) {
       exact.push_back(n.where);
-    } else if (n.bits == 0) {
-      rounds.push_back(absl::StrCat(n.where, " (to ", to, ", special values)"));
-    } else if (n.level == plan.level) {
-      rounds.push_back(absl::StrCat(n.where, " (to ", to, ", operands of up to ", n.bits, " significand bits, ",
-                                    n.bits - n.target_p, " beyond ", to, "'s: often an exact tie)"));
-    } else {
-      rounds.push_back(absl::StrCat(n.where, " (to ", to, ", the rounded results of the level before it)"));
+      continue;
     }
+    std::string d = n.bits == 0 ? absl::StrCat("to ", to, ", special values")
+                    : n.level == plan.level
+                        ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
+                                       n.bits - n.target_p, " beyond ", to, "'s: often an exact tie")
+                        : absl::StrCat("to ", to, ", the rounded results of the level before it");
+    if (!by.count(d)) order.push_back(d);
+    by[d].push_back(n.where);
   }
+  // "15:3: '%h = ...'" -> "15:3" (ops without a position keep their text).
+  auto pos = [](const std::string& w) {
+    const size_t c = w.find(": '");
+    return c == std::string::npos || c == 0 ? w : w.substr(0, c);
+  };
+  auto list = [&](const std::vector<std::string>& ws) {
+    if (ws.size() <= 2) return absl::StrJoin(ws, ", ");
+    std::vector<std::string> ps;
+    for (const std::string& w : ws) ps.push_back(pos(w));
+    return absl::StrCat("the ", ws.size(), " conversions at ", absl::StrJoin(ps, ", "));
+  };
+  std::vector<std::string> rounds;
+  for (const std::string& d : order) rounds.push_back(absl::StrCat(list(by[d]), " (", d, ")"));
   std::string t;
   if (!rounds.empty()) absl::StrAppend(&t, "; it may round ", absl::StrJoin(rounds, ", "));
   if (!exact.empty())
-    absl::StrAppend(&t, "; these inputs never round ", absl::StrJoin(exact, ", "),
+    absl::StrAppend(&t, "; these inputs never round ", list(exact),
                     " (exact in the target: its rounding is not checked by this pass)");
   return t;
 }
