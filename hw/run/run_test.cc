@@ -974,6 +974,47 @@ end
   EXPECT_NE(r.status().message().find("largest buffers: X 2.00 GiB"), std::string::npos) << r.status();
 }
 
+// Fresh-user review 8 F8: a conversion the conversion pass cannot round
+// (bf16 values, 8 significand bits over 4 exponents, are exact in f16) beside
+// an MFMA: the report says so, and a random pass follows as when no
+// conversion pass runs.
+TEST_F(RunReportTest, UnroundedConversionAddsTheRandomPass) {
+  const Kernel k = MustParse(R"(kernel kb
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+arg X : bf16[64] strides [1] readonly
+arg Y : f16[64] strides [1] writeonly
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %c0 = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %c0
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+  %x = load X[tid.x] : bf16
+  %h = cvt %x : f16
+  store Y[tid.x], %h
+end
+)");
+  absl::StatusOr<RunReport> r = Run(k);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 3u) << r->text;
+  EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kConversion);
+  EXPECT_EQ(r->passes[2].mode, InputMode::kRandom);
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("; these inputs never round 16:3: '%h = cvt %x : f16' (exact in the target: its rounding is "
+                         "not checked by this pass)\n"),
+            std::string::npos)
+      << r->text;
+  EXPECT_NE(r->text.find("inputs: random (seed 1); after the exact pass, as exact inputs never round a conversion "
+                         "(nor do the conversion passes round 16:3: '%h = cvt %x : f16')"),
+            std::string::npos)
+      << r->text;
+}
+
 TEST_F(RunReportTest, InputModesAndTheirPasses) {
   const Kernel add = ::kir::testing::TestdataKernel("add_f16");
   absl::StatusOr<RunReport> r = Run(add);
