@@ -218,7 +218,7 @@ struct Obligation {
   // significand bits.
   int extra_bits = 0;
   // The conversion pass: a value both sides hold bit for bit, rounded by one
-  // IEEE operation the same way on both (ChainConversionObligation): it need
+  // IEEE operation the same way on both (PlanConversionPasses): it need
   // only lie within t's range (no overflow), not be exact.
   bool range_only = false;
   // A narrowing conversion's operand (the conversion pass): its chain level
@@ -372,7 +372,7 @@ class Analysis {
   // exceed the operand by one ulp of t (its steps stay multiples of 2^lo: a
   // value that rounds has an ulp in t above its own lowest bit).
   // The conversion pass rounds one chain level per pass
-  // (ChainConversionObligation): the operands of the other levels' conversions
+  // (PlanConversionPasses): the operands of the other levels' conversions
   // need only lie within t's range.
   void ObligeConversion(AbsVal& v, ElemType t, const Op& op, const std::string& what,
                         std::vector<Obligation>& obl) {
