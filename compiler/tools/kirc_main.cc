@@ -192,17 +192,20 @@ Options for run (and --mcpu, --llvm-bin as above):
                     random: uniform in [-1, 1); each element within the
                          worst-case rounding error of the sum of the
                          absolute values of its terms (a sanity check)
-                    conversion: as exact, but every value before a
-                         narrowing conversion (to f16, bf16, fp8) carries
-                         bits beyond the target's (often an exact tie);
-                         buffers only converted get NaN, inf, max, beyond
-                         max, subnormals, ties at every position; bit
-                         for bit
+                    conversion: as exact, but only mfma/gemm sums stay
+                         exact and every value before a narrowing
+                         conversion (to f16, bf16, fp8) carries bits
+                         beyond the target's (often an exact tie), one
+                         pass per level of a chain of conversions; buffers
+                         only converted get NaN, inf, max, beyond max,
+                         subnormals, ties at every position; bit for bit;
+                         the report names conversions a pass never rounds
                     auto (default): exact if the analysis proves it, else
                          random (saying which op prevents exact); then
                          conversion when the kernel has a narrowing
                          conversion; also adversarial when the kernel has
-                         no mfma/gemm
+                         no mfma/gemm, else random when a conversion is
+                         rounded by no conversion pass
   --seed=N          input seed (default 1), for every --inputs mode; random
                     f32/f16/bf16 buffers are uniform in [-1, 1) rounded to
                     the type, i32 buffers integers in [-1000, 1000], f32

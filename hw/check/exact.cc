@@ -151,15 +151,19 @@ struct AbsVal {
   Lin rho_dev, rho_ref;
   Deps deps;
   double last = 0;
+  // The most narrowing conversions on one path behind the value (its chain
+  // level: a conversion of it is at level conv_depth + 1).
+  int conv_depth = 0;
   friend bool operator==(const AbsVal&, const AbsVal&) = default;
 };
-AbsVal ZeroOf(ElemType t, int width = 1) { return AbsVal{t, width, LinConst(0), MaxPlus{}, false, {}, {}, {}, 0}; }
+AbsVal ZeroOf(ElemType t, int width = 1) { return AbsVal{t, width, LinConst(0), MaxPlus{}, false, {}, {}, {}, 0, 0}; }
 AbsVal Join(AbsVal a, const AbsVal& b) {
   a.mag = Join(a.mag, b.mag);
   a.frac = Max(a.frac, b.frac);
   a.nonfinite |= b.nonfinite;
   a.deps.insert(b.deps.begin(), b.deps.end());
   a.width = std::max(a.width, b.width);
+  a.conv_depth = std::max(a.conv_depth, b.conv_depth);
   // A final rounding known for both, the same: still the final one; else
   // unknown (0: the whole rho counts before it, the bound without the split).
   // A value with no rounding that may differ behind it (rho 0, not a form
@@ -213,6 +217,13 @@ struct Obligation {
   // obligation) and within t's range, with at most t's p + extra_bits
   // significand bits.
   int extra_bits = 0;
+  // The conversion pass: a value both sides hold bit for bit, rounded by one
+  // IEEE operation the same way on both (PlanConversionPasses): it need
+  // only lie within t's range (no overflow), not be exact.
+  bool range_only = false;
+  // A narrowing conversion's operand (the conversion pass): its chain level
+  // (1: no narrowing conversion behind the operand).
+  int conversion_level = 0;
 };
 
 struct Failure {
@@ -283,10 +294,12 @@ class Analysis {
  public:
   // `affine` caches index forms across analyses of one kernel.
   using AffineCache = std::map<const IndexExpr*, std::optional<AffineForm>>;
-  // `conversion`: the conversion pass's obligations (PlanConversionInputs).
+  // `conversion`: the conversion pass's obligations (PlanConversionInputs),
+  // the operands of the conversions at chain level `cap_level` carrying up
+  // to kConversionExtraBits bits beyond their target's.
   Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine,
-           bool conversion = false)
-      : k_(k), formats_(formats), affine_(affine), conversion_(conversion) {
+           bool conversion = false, int cap_level = 1)
+      : k_(k), formats_(formats), conversion_(conversion), cap_level_(cap_level), affine_(affine) {
     scope_.kernel = &k;
   }
 
@@ -302,6 +315,8 @@ class Analysis {
   const std::vector<Obligation>& obligations() const { return top_; }
   const std::map<std::string, AbsVal>& stored() const { return stored_; }
   const std::string& rho_unbounded() const { return rho_unbounded_; }
+  // The highest chain level of a narrowing conversion (0: none).
+  int max_conversion_level() const { return max_level_; }
   // The store ops to buffers whose every stored value has no rounding that
   // may differ behind it (rho_dev = rho_ref = 0).
   std::set<const Op*> IdenticalStores() const {
@@ -356,11 +371,37 @@ class Analysis {
   // kConversionExtraBits more significand bits. Then the rounded value may
   // exceed the operand by one ulp of t (its steps stay multiples of 2^lo: a
   // value that rounds has an ulp in t above its own lowest bit).
+  // The conversion pass rounds one chain level per pass
+  // (PlanConversionPasses): the operands of the other levels' conversions
+  // need only lie within t's range.
   void ObligeConversion(AbsVal& v, ElemType t, const Op& op, const std::string& what,
                         std::vector<Obligation>& obl) {
+    const int level = v.conv_depth + 1;
+    max_level_ = std::max(max_level_, level);
     Oblige(v, t, op, what, obl);
+    v.conv_depth = level;
     if (!conversion_) return;
-    obl.back().extra_bits = kConversionExtraBits;
+    obl.back().conversion_level = level;
+    if (level == cap_level_) obl.back().extra_bits = kConversionExtraBits;
+    else obl.back().range_only = true;
+    v.mag = Scale(v.mag, 1 + std::ldexp(1.0, 1 - FloatInfo(t).p));
+  }
+  // The result of a float add, mul or fma. In the conversion pass every
+  // value both sides hold is bit-identical (every sum whose order the device
+  // chooses, an mfma's or a gemm's, must be exact: those obligations stay),
+  // so one IEEE operation of identical operands gives identical results
+  // whether or not it rounds: it need only stay within t's range, and a
+  // conversion of its result gets bits beyond the target's (fresh-user
+  // review 8 F8: `add(cvt(x * x : f16), z)` needed the f16 add exact, so x
+  // * x fit f16 and the conversion never rounded). A rounded value is still
+  // a multiple of 2^lo (it rounds to a grid coarser than 2^lo), up to one
+  // ulp of t larger. A value over loop-carried forms stays exact (its
+  // growth per trip would exceed 1, which the loop rule refuses).
+  void ObligeArithmetic(AbsVal& v, ElemType t, const Op& op, const std::string& what,
+                        std::vector<Obligation>& obl) {
+    Oblige(v, t, op, what, obl);
+    if (!conversion_ || t == ElemType::kI32 || !v.mag.IsConst() || !v.frac.IsConst()) return;
+    obl.back().range_only = true;
     v.mag = Scale(v.mag, 1 + std::ldexp(1.0, 1 - FloatInfo(t).p));
   }
 
@@ -384,6 +425,7 @@ class Analysis {
     }
     r.rho_dev = Add(a.rho_dev, b.rho_dev);
     r.rho_ref = Add(a.rho_ref, b.rho_ref);
+    r.conv_depth = std::max(a.conv_depth, b.conv_depth);
     return r;
   }
   AbsVal Sum(AbsVal a, const AbsVal& b) {
@@ -393,6 +435,7 @@ class Analysis {
     a.rho_dev = Add(a.rho_dev, b.rho_dev);
     a.rho_ref = Add(a.rho_ref, b.rho_ref);
     a.deps.insert(b.deps.begin(), b.deps.end());
+    a.conv_depth = std::max(a.conv_depth, b.conv_depth);
     a.last = 0;  // an exact sum: its final rounding is whoever rounds it
     return a;
   }
@@ -554,8 +597,9 @@ class Analysis {
           r.width = std::max(a.width, b.width);
           if (op.kind == OpKind::kFma) r.width = std::max(r.width, Get(op, op.operands[2], env).width);
           RoundDeterministic(r, u);
-          Oblige(r, t, op, op.kind == OpKind::kAdd ? "the sum" : op.kind == OpKind::kMul ? "the product" : "the result",
-                 obl);
+          ObligeArithmetic(r, t, op,
+                           op.kind == OpKind::kAdd ? "the sum" : op.kind == OpKind::kMul ? "the product" : "the result",
+                           obl);
           env[op.results[0]] = r;
           break;
         }
@@ -576,6 +620,7 @@ class Analysis {
           r.rho_dev = p.rho_dev;
           r.rho_ref = p.rho_ref;
           r.deps = p.deps;
+          r.conv_depth = p.conv_depth;
           r = Sum(r, Get(op, op.operands[2], env));
           r.t = ElemType::kF32;
           r.width = op.type.width;
@@ -818,6 +863,7 @@ class Analysis {
         x.rho_dev = LinVar(vars[i]);
         x.rho_ref = LinVar(vars[i]);
         x.deps = deps[i];
+        x.conv_depth = init[i].conv_depth;
         body_env[op.iter_args[i]] = x;
       }
       Mem m = pass_mem;
@@ -940,6 +986,7 @@ class Analysis {
       r.rho_dev = rd->result[i];
       r.rho_ref = rr->result[i];
       r.deps = deps[i];
+      r.conv_depth = std::max(init[i].conv_depth, y[i].conv_depth);
       env[op.results[i]] = r;
     }
   }
@@ -947,6 +994,8 @@ class Analysis {
   const Kernel& k_;
   const std::map<std::string, ExactFormat>* formats_;
   bool conversion_ = false;
+  int cap_level_ = 1;
+  int max_level_ = 0;
   std::vector<Failure> structural_;
   std::vector<Obligation> top_;
   Mem mem_;
@@ -969,6 +1018,13 @@ std::string Unrepresentable(const Obligation& o) {
   const FloatType ft = FloatInfo(o.t);
   const std::string type(ElemTypeName(o.t));
   const double lo = -frac;
+  if (o.range_only) {
+    // The conversion pass: a value both sides hold bit for bit, rounded the
+    // same way on both; it must not overflow t.
+    if (mag > ft.max_finite)
+      return absl::StrFormat("%s may reach %.6g, beyond %s's largest value %.6g", o.what, mag, type, ft.max_finite);
+    return "";
+  }
   if (o.extra_bits > 0) {
     // A conversion's operand in the conversion pass: exact in f32 (its
     // producer's obligation), below t's largest value (so that it rounds to
@@ -1002,7 +1058,10 @@ std::string Unrepresentable(const Obligation& o) {
 
 // The input forms tried per argument, richest first; `special`: the
 // argument's only form is the conversion's special values.
-std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index) {
+// `two_scale_gap` > 0: float buffers try two-scale forms (ExactFormat::
+// two_scale) of that gap and at most `two_scale_bits` bits first.
+std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index,
+                                int two_scale_gap = 0, int two_scale_bits = 0) {
   std::vector<ExactFormat> v;
   if (special != nullptr) {
     ExactFormat f;
@@ -1052,6 +1111,11 @@ std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conv
     return v;
   }
   const int p = FloatInfo(a.elem).p;
+  if (two_scale_gap > 0)
+    for (int b = std::min(p, two_scale_bits); b >= 1; --b) {
+      fl(b, two_scale_gap);
+      v.back().two_scale = true;
+    }
   for (int s = 3; s >= 0; --s) fl(p, s);
   for (int b = p - 1; b >= 1; --b) fl(b, 0);
   return v;
@@ -1062,6 +1126,10 @@ double Richness(const ExactFormat& f) {
   if (f.special) return 0;
   if (!f.choices.empty()) return static_cast<double>(f.choices.size());
   if (f.bits == 0) return std::log2(static_cast<double>(f.int_hi - f.int_lo) + 1);
+  // A two-scale form counts its significand only: the planner narrows the
+  // other arguments first, so that a product keeps one two-scale factor
+  // (the gaps of two would add up).
+  if (f.two_scale) return f.bits;
   return f.bits + f.spread;
 }
 
@@ -1077,6 +1145,9 @@ std::string ExactFormat::Describe() const {
     return absl::StrCat("one of {", absl::StrJoin(c, ", "), "}");
   }
   if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
+  if (two_scale)
+    return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread, "; one in ",
+                        kTwoScaleLowOneIn, " +-2^", exp_lo);
   const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo)
                                     : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
@@ -1084,8 +1155,47 @@ std::string ExactFormat::Describe() const {
 
 namespace {
 
-// PlanExactInputs (conversion = false) and PlanConversionInputs.
-ExactPlan Plan(const Kernel& k, bool conversion) {
+// The notes of the narrowing conversions among `obl` (the conversion
+// pass's obligations of an analysis that fit), one per op in program order
+// of the obligations; `special`: the buffers holding special values.
+std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
+                                            const std::map<std::string, ElemType>& special) {
+  std::vector<ConversionNote> notes;
+  std::map<const Op*, size_t> seen;
+  for (const Obligation& o : obl) {
+    if (o.conversion_level == 0) continue;
+    ConversionNote n;
+    n.where = OpWhere(o.op);
+    n.to = o.t;
+    n.level = o.conversion_level;
+    const FloatType ft = FloatInfo(o.t);
+    n.target_p = ft.p;
+    const double mag = o.mag.IsConst() ? o.mag.c0 : kInf;
+    const double lo = o.frac.IsConst() ? -o.frac.c0 : -kInf;
+    bool from_special = false;
+    for (const std::string& d : o.deps) from_special |= special.count(d) > 0;
+    if (mag > 0 && std::isfinite(mag) && std::isfinite(lo)) {
+      n.bits = static_cast<int>(std::ceil(std::log2(mag) - lo - 1e-12));
+      n.rounds = mag > std::ldexp(1.0, static_cast<int>(lo) + ft.p) || lo < ft.emin_sub;
+    }
+    n.rounds = n.rounds || from_special;
+    auto [it, fresh] = seen.emplace(o.op, notes.size());
+    if (fresh) {
+      notes.push_back(n);
+    } else {
+      ConversionNote& m = notes[it->second];
+      m.rounds = m.rounds || n.rounds;
+      m.bits = std::max(m.bits, n.bits);
+    }
+  }
+  return notes;
+}
+
+// PlanExactInputs (conversion = false) and PlanConversionInputs (the
+// conversions of chain level `cap_level` get the extra bits); *chain_levels: the
+// highest chain level of a narrowing conversion.
+ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
+               int two_scale_gap = 0, int two_scale_bits = 0) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1097,7 +1207,7 @@ ExactPlan Plan(const Kernel& k, bool conversion) {
     auto sp = special.find(a.name);
     const bool f32_scalar = a.kind == Arg::Kind::kScalar && a.elem != ElemType::kI32;
     levels[a.name] = Levels(a, sp == special.end() ? nullptr : &sp->second, conversion,
-                            f32_scalar ? f32_scalars++ : 0);
+                            f32_scalar ? f32_scalars++ : 0, two_scale_gap, two_scale_bits);
     cur[a.name] = 0;
   }
   for (;;) {
@@ -1105,8 +1215,9 @@ ExactPlan Plan(const Kernel& k, bool conversion) {
     for (const Arg& a : k.args) {
       formats[a.name] = levels[a.name][cur[a.name]];
     }
-    Analysis an(k, &formats, &affine, conversion);
+    Analysis an(k, &formats, &affine, conversion, cap_level);
     an.Run();
+    if (chain_levels != nullptr) *chain_levels = an.max_conversion_level();
     if (!an.structural().empty()) {
       const Failure& f = an.structural().front();
       plan.blocker = absl::StrCat(OpWhere(f.op), ": ", f.why);
@@ -1124,6 +1235,10 @@ ExactPlan Plan(const Kernel& k, bool conversion) {
     if (bad == nullptr) {
       plan.exact = true;
       plan.formats = std::move(formats);
+      if (conversion) {
+        plan.level = cap_level;
+        plan.conversions = ConversionNotes(an.obligations(), special);
+      }
       return plan;
     }
     // Narrow the richest argument behind the failing value that can narrow.
@@ -1167,7 +1282,58 @@ ExactPlan PlanConversionInputs(const Kernel& k) {
     plan.blocker = "the kernel has no narrowing conversion (a cvt to f16, bf16 or fp8, or a gemm with such a C)";
     return plan;
   }
-  return Plan(k, /*conversion=*/true);
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  if (!passes.empty() && passes.front().level == 1) return std::move(passes.front());
+  return Plan(k, /*conversion=*/true);  // not exact: its blocker
+}
+
+std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
+  std::vector<ExactPlan> passes;
+  if (!HasNarrowingConversion(k)) return passes;
+  int levels = 1;
+  for (int level = 1; level <= levels; ++level) {
+    ExactPlan p = Plan(k, /*conversion=*/true, level, level == 1 ? &levels : nullptr);
+    if (level == 1 && levels >= 2 && p.exact) {
+      // The first conversion of a chain rounds values of up to p1 + 5 bits,
+      // but the last one's rounding hides its error unless the rounded value
+      // lands on one of the last one's ties (2 of 2^(p1 - p2) values:
+      // f32 -> f16 -> fp8 beside a K = 64 MFMA showed a round-toward-zero f16
+      // step in about 1 of 256 elements). Two-scale inputs make the value
+      // before the chain a coarse part of at most p_last + 1 bits (a tie of
+      // the last conversion in a good share of the elements) plus a small
+      // part (one in kTwoScaleLowOneIn terms +-2^-gap of the coarse scale,
+      // below half an ulp of the first conversion, negative half the time),
+      // so the first rounding decides the last: a round-toward-zero first
+      // step moves a negative small part's tie down. gap = p1 - 3 leaves the
+      // coarse part a few bits within the p1 + 5 cap (a K = 64 MFMA's sum
+      // has 6 bits of its own).
+      int p1 = 0, p_last = 24;
+      for (const ConversionNote& n : p.conversions) {
+        if (n.level == 1) p1 = std::max(p1, n.target_p);
+        else p_last = std::min(p_last, n.target_p);
+      }
+      if (p1 > 3)
+        if (ExactPlan two = Plan(k, /*conversion=*/true, 1, nullptr, p1 - 3, p_last + 1); two.exact)
+          p = std::move(two);
+    }
+    if (p.exact) passes.push_back(std::move(p));
+  }
+  return passes;
+}
+
+std::vector<std::string> UnroundedConversions(const std::vector<ExactPlan>& passes) {
+  std::vector<std::string> order;
+  std::map<std::string, bool> rounds;
+  for (const ExactPlan& p : passes)
+    for (const ConversionNote& n : p.conversions) {
+      auto [it, fresh] = rounds.emplace(n.where, n.rounds);
+      if (fresh) order.push_back(n.where);
+      else it->second = it->second || n.rounds;
+    }
+  std::vector<std::string> r;
+  for (const std::string& w : order)
+    if (!rounds[w]) r.push_back(w);
+  return r;
 }
 
 bool HasNarrowingConversion(const Kernel& k) {

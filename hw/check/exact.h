@@ -60,11 +60,41 @@ struct ExactFormat {
   // (MakeConversionInputs) instead of +-m * 2^e.
   bool special = false;
   ElemType special_to = ElemType::kF32;
+  // Two scales (the first pass of a conversion chain, PlanConversionPasses):
+  // +-m * 2^(exp_lo + spread), or for one element in kTwoScaleLowOneIn
+  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The analysis bounds it as the range form (the same mag
+  // and lowest bit); the values before the chain are then a coarse sum of
+  // few bits plus a fine part near the first conversion's rounding point,
+  // whose rounding decides the last conversion's (often a tie of it).
+  bool two_scale = false;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16".
   std::string Describe() const;
 };
+
+// A narrowing conversion as a conversion pass's inputs reach it
+// (ExactPlan::conversions).
+struct ConversionNote {
+  std::string where;  // "12:5: '%h = cvt %s : f16x4'" (the op's line:col when it has one)
+  ElemType to = ElemType::kF16;
+  // Its chain level: 1 + the most narrowing conversions on one path behind
+  // its operand (f32 -> f16 -> fp8: the f16 conversion 1, the fp8 one 2).
+  int level = 1;
+  // The significand bits the analysis bounds its operand by (magnitudes up
+  // to M in steps of 2^lo: ceil(log2 M - lo)); 0 for special values.
+  int bits = 0;
+  int target_p = 0;  // the target's significand bits (11 f16, 8 bf16, 4 f8e4m3, 3 f8e5m2)
+  // The operand may carry bits beyond the target's p (or lie below its
+  // smallest subnormal, or be a special value): these inputs may round it.
+  // False: the conversion is exact on these inputs and its rounding is not
+  // checked by this pass.
+  bool rounds = false;
+};
+
+// One element in this many of a two-scale form (ExactFormat::two_scale)
+// takes the low scale.
+constexpr int kTwoScaleLowOneIn = 5;
 
 struct ExactPlan {
   bool exact = false;                          // exact inputs exist and were chosen
@@ -72,6 +102,12 @@ struct ExactPlan {
   // When !exact: what prevents it, "12:5: '%d = mfma ...': WHY" (the op's
   // line:col when it has one).
   std::string blocker;
+  // Conversion passes (PlanConversionPasses): the chain level whose
+  // conversions' operands may carry kConversionExtraBits bits beyond their
+  // target's, and every narrowing conversion of the kernel (program order)
+  // with what these inputs give it; empty for exact plans.
+  int level = 0;
+  std::vector<ConversionNote> conversions;
 };
 
 // Chooses exact-mode inputs for `k` (per argument, starting from full
@@ -109,14 +145,39 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k);
 // significand bits beyond the target's p (min(p + 5, 24) bits): the device
 // and the reference then hold that value bit for bit, the conversion (one
 // IEEE rounding on both sides) rounds it, often from an exact tie, and the
-// stored codes must match bit for bit. Every other value (an MFMA's k
-// products, a loop's sums, products with scalars) must still be exact in
-// its type (f32: 24 bits), so the inputs' bits are what the sums and
-// products before the conversion leave: the analysis narrows the richest
-// argument behind the first value that does not fit. ConversionFedBuffers
+// stored codes must match bit for bit. An MFMA's or gemm's sums, an fma's
+// product and a loop's carried sums must still be exact in their type
+// (f32: 24 bits); other adds and muls need only stay in range (see
+// PlanConversionPasses), so the inputs' bits are what those sums and the
+// cap leave: the analysis narrows the richest argument behind the first
+// value that does not fit. The conversions of the first chain level get the
+// extra bits (PlanConversionPasses for the others). ConversionFedBuffers
 // get special values (ExactFormat::special). !exact (with the blocker)
 // when no such inputs exist or `k` has no narrowing conversion.
 ExactPlan PlanConversionInputs(const Kernel& k);
+
+// The conversion passes of `k`, one per chain level L = 1 .. the highest
+// (fresh-user review 8 F2: an f32 -> f16 -> fp8 chain sized for the fp8
+// conversion's p + 5 = 9 bits never rounded its f16 step). A conversion's
+// result is a value of its target both sides hold bit for bit, and every
+// IEEE add, mul, fma or conversion of such values rounds the same way on
+// both, so only sums whose order the device chooses (an mfma's, a gemm's)
+// and fma products must be exact in the conversion pass; every other value
+// need only stay within its type's range. Pass L (ExactPlan::level) lets the
+// operands of the level-L conversions carry up to p + kConversionExtraBits
+// bits (the planner narrows inputs to that), the other conversions' only
+// stay within their target's range: pass 1 is PlanConversionInputs. Passes
+// for which no inputs exist are left out; empty when none exist (then
+// PlanConversionInputs' blocker says why) or `k` has no narrowing
+// conversion. ExactPlan::conversions says which conversions each pass may
+// round.
+std::vector<ExactPlan> PlanConversionPasses(const Kernel& k);
+
+// The narrowing conversions none of `passes` rounds (ConversionNote::rounds
+// false in every pass that lists them), "12:5: '%h = cvt %s : f16x4'":
+// their rounding is unchecked by the conversion passes, so `kirc run`'s auto
+// mode adds a random pass when the kernel has an mfma or gemm.
+std::vector<std::string> UnroundedConversions(const std::vector<ExactPlan>& passes);
 
 // The random-mode rounding factor of one output buffer (hw/check/compare.h
 // CompareWithinBounds): along any chain of operations that produces a stored

@@ -598,6 +598,128 @@ end
   EXPECT_EQ(q.formats["X"].bits + q.formats["X"].spread, 13);
 }
 
+// Fresh-user review 8 F2: a chain f32 -> f16 -> f8e4m3fnuz of
+// x * scale + y. One pass per chain level; the forms by hand (scale 2, no
+// fraction bit; X and Y alike, narrowed alternately from 24 bits, X first at
+// equal richness):
+// - level 1, two scales of gap p_f16 - 3 = 8 and at most p_fp8 + 1 = 5
+//   bits: +-m * 2^-b, m < 2^b, or +-2^-(b + 8): magnitude 3 (2^b - 1) 2^-b
+//   in steps of 2^-(b + 8), log2(3 (2^b - 1)) + 8 bits <= 11 + 5 = 16: b = 5
+//   fits (93/32 in steps of 2^-13: 15 bits), so X and Y start there; the fp8
+//   conversion's operand (the f16 result) need only lie within 240.
+// - level 2: the fp8 conversion's operand within 4 + 5 = 9 bits: 3 (2^b - 1)
+//   2^-b in steps of 2^-b needs log2(3 (2^b - 1)) <= 9: b = 7 (381 <= 512;
+//   b = 8: 765). The f16 conversion of those 9 bits is exact: that pass
+//   never rounds it, the first does.
+TEST(ConversionPlanTest, OnePassPerChainLevel) {
+  const Kernel k = Parse(R"(kernel k2
+workgroup 64 1 1
+grid 4 1 1
+arg X : f32[1024] strides [1] readonly
+arg Y : f32[1024] strides [1] readonly
+arg Q : f8e4m3fnuz[1024] strides [1] writeonly
+arg scale : f32
+  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
+  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
+  %m = mul %x, scale
+  %s = add %m, %y
+  %h = cvt %s : f16x4
+  %q = cvt %h : f8e4m3fnuzx4
+  store Q[(wg.x * 64 + tid.x) * 4], %q
+end
+)");
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  ASSERT_EQ(passes.size(), 2u);
+  const ExactPlan& p1 = passes[0];
+  EXPECT_EQ(p1.level, 1);
+  for (const char* a : {"X", "Y"}) {
+    EXPECT_TRUE(p1.formats.at(a).two_scale) << a;
+    EXPECT_EQ(p1.formats.at(a).bits, 5) << a;
+    EXPECT_EQ(p1.formats.at(a).spread, 8) << a;
+    EXPECT_EQ(p1.formats.at(a).exp_lo, -13) << a;
+  }
+  EXPECT_EQ(p1.formats.at("X").Describe(), "+-m*2^e, m in [1, 31], e = -5; one in 5 +-2^-13");
+  EXPECT_EQ(p1.formats.at("scale").choices, (std::vector<double>{2}));
+  ASSERT_EQ(p1.conversions.size(), 2u);
+  EXPECT_EQ(p1.conversions[0].where, "12:3: '%h = cvt %s : f16x4'");
+  EXPECT_EQ(p1.conversions[0].level, 1);
+  EXPECT_EQ(p1.conversions[0].bits, 15);
+  EXPECT_TRUE(p1.conversions[0].rounds);
+  EXPECT_EQ(p1.conversions[1].level, 2);
+  EXPECT_TRUE(p1.conversions[1].rounds);
+  const ExactPlan& p2 = passes[1];
+  EXPECT_EQ(p2.level, 2);
+  for (const char* a : {"X", "Y"}) {
+    EXPECT_FALSE(p2.formats.at(a).two_scale) << a;
+    EXPECT_EQ(p2.formats.at(a).bits, 7) << a;
+    EXPECT_EQ(p2.formats.at(a).spread, 0) << a;
+  }
+  ASSERT_EQ(p2.conversions.size(), 2u);
+  EXPECT_FALSE(p2.conversions[0].rounds);  // 9 bits: exact in f16
+  EXPECT_EQ(p2.conversions[0].bits, 9);
+  EXPECT_TRUE(p2.conversions[1].rounds);
+  EXPECT_EQ(p2.conversions[1].bits, 9);
+  EXPECT_TRUE(UnroundedConversions(passes).empty());
+  // PlanConversionInputs is the first pass.
+  EXPECT_EQ(PlanConversionInputs(k).formats.at("X").Describe(), p1.formats.at("X").Describe());
+}
+
+// Fresh-user review 8 F8: `add(cvt(x * x : f16), z)`. The f16 add of the
+// conversion's result and z is one IEEE operation of values both sides hold
+// bit for bit: it need only stay within f16's range, so x * x may carry 11 +
+// 5 = 16 bits: +-m * 2^-b squared is (2^b - 1)^2 2^-2b in steps of 2^-2b,
+// 2b bits: b = 8 (255^2 = 65025 < 2^16). Before, the add had to be exact in
+// f16, x * x fit 10 bits (m <= 31) and the conversion never rounded. Z keeps
+// f16's full significand and spread (11 bits, e in [-14, -11]).
+TEST(ConversionPlanTest, ArithmeticAfterAConversionNeedNotBeExact) {
+  const Kernel k = Parse(R"(kernel k7
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[256] strides [1] readonly
+arg Z : f16[256] strides [1] readonly
+arg Y : f16[256] strides [1] writeonly
+  %x = load X[tid.x * 4] : f32x4
+  %s = mul %x, %x
+  %h = cvt %s : f16x4
+  %z = load Z[tid.x * 4] : f16x4
+  %y = add %h, %z
+  store Y[tid.x * 4], %y
+end
+)");
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  ASSERT_EQ(passes.size(), 1u);
+  EXPECT_EQ(passes[0].formats.at("X").Describe(), "+-m*2^e, m in [1, 255], e = -8");
+  EXPECT_EQ(passes[0].formats.at("Z").Describe(), "+-m*2^e, m in [1, 2047], e in [-14, -11]");
+  ASSERT_EQ(passes[0].conversions.size(), 1u);
+  EXPECT_EQ(passes[0].conversions[0].bits, 16);
+  EXPECT_TRUE(passes[0].conversions[0].rounds);
+  EXPECT_TRUE(UnroundedConversions(passes).empty());
+  // The exact pass still keeps every value exact: x * x within f16's 11 bits
+  // (m <= 31: 961 < 2^11 in steps of 2^-10).
+  EXPECT_EQ(PlanExactInputs(k).formats.at("X").Describe(), "+-m*2^e, m in [1, 31], e = -5");
+}
+
+// A conversion no input form can round: i32 values of at most 1000 (10
+// bits) are exact in f16 (11), so the pass says so.
+TEST(ConversionPlanTest, UnroundedConversionsAreNamed) {
+  const Kernel k = Parse(R"(kernel ki
+workgroup 64 1 1
+grid 1 1 1
+arg X : i32[64] strides [1] readonly
+arg Y : f16[64] strides [1] writeonly
+  %x = load X[tid.x] : i32
+  %h = cvt %x : f16
+  store Y[tid.x], %h
+end
+)");
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  ASSERT_EQ(passes.size(), 1u);
+  ASSERT_EQ(passes[0].conversions.size(), 1u);
+  EXPECT_EQ(passes[0].conversions[0].bits, 10);
+  EXPECT_FALSE(passes[0].conversions[0].rounds);
+  EXPECT_EQ(UnroundedConversions(passes), (std::vector<std::string>{"7:3: '%h = cvt %x : f16'"}));
+}
+
 TEST(ConversionPlanTest, BuffersOnlyConvertedGetSpecialValues) {
   // Through slice and concat to a cvt and a store: X only; A and B feed the MFMA.
   EXPECT_EQ(ConversionFedBuffers(Parse(Beside("bf16"))), (std::map<std::string, ElemType>{{"X", ElemType::kBF16}}));

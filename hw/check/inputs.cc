@@ -266,9 +266,16 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
-        const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
-        const bool negative = Next(s) % negative_one_in == negative_one_in - 1;
-        return FloatBits(a.elem, (negative ? -m : m) * std::ldexp(1.0, e));
+        // Two scales: the low one's elements are negative half the time (a
+        // small negative part below the coarse sum is what a round-toward-
+        // zero first conversion rounds the wrong way: ExactFormat::two_scale).
+        const bool low = f.two_scale && Uniform(s, 1, kTwoScaleLowOneIn) == 1;
+        const int e = f.two_scale ? (low ? f.exp_lo : f.exp_lo + f.spread)
+                                  : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
+        const uint64_t neg_in = low ? 2 : negative_one_in;
+        const bool negative = Next(s) % neg_in == neg_in - 1;
+        const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo
+        return FloatBits(a.elem, (negative ? -mm : mm) * std::ldexp(1.0, e));
       },
       // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).
       [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },

@@ -696,5 +696,118 @@ end
       << r.text;
 }
 
+// Fresh-user review 8 F2 and F8: f32 -> f16 conversions rounding toward
+// zero where the conversion pass never rounded them.
+// - F2: a chain f32 -> f16 -> f8e4m3fnuz, of an MFMA K loop (k3) and of
+//   loaded data (k2): the pass sized the values before the chain for the
+//   fp8 conversion (p + 5 = 9 bits), so the f16 step never rounded.
+// - F8: `add(cvt(x * x : f16), z)` (k7), beside an unrelated MFMA (k8): the
+//   f16 add had to be exact, so x * x fit f16 and the cvt never rounded;
+//   beside the MFMA no other pass ran.
+// kirc converts f32 to f16 with v_cvt_f16_f32 (then packs pairs); the
+// mutants convert with v_cvt_pkrtz_f16_f32 instead (the low half is the
+// round-toward-zero f16 of the source), as the review's .s files did.
+constexpr char kCvtF16[] = R"(v_cvt_f16_f32 (v\d+), (v\d+))";
+constexpr char kRtzF16[] = "v_cvt_pkrtz_f16_f32 $1, $2, $2";
+
+std::string ChainKernel(bool mfma) {
+  if (mfma)
+    return R"(kernel k3
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg Q : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %h = cvt %acc : f16x4
+  %q = cvt %h : f8e4m3fnuzx4
+  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)";
+  return R"(kernel k2
+target gfx942
+workgroup 64 1 1
+grid 4 1 1
+arg X : f32[1024] strides [1] readonly
+arg Y : f32[1024] strides [1] readonly
+arg Q : f8e4m3fnuz[1024] strides [1] writeonly
+arg scale : f32
+  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
+  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
+  %m = mul %x, scale
+  %s = add %m, %y
+  %h = cvt %s : f16x4
+  %q = cvt %h : f8e4m3fnuzx4
+  store Q[(wg.x * 64 + tid.x) * 4], %q
+end
+)";
+}
+
+std::string F16AddKernel(bool mfma) {
+  return absl::StrCat("kernel k", mfma ? 8 : 7, R"(
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+)", mfma ? R"(arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+)" : "", R"(arg X : f32[256] strides [1] readonly
+arg Z : f16[256] strides [1] readonly
+arg Y : f16[256] strides [1] writeonly
+)", mfma ? R"(  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %c0 = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %c0
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+)" : "", R"(  %x = load X[tid.x * 4] : f32x4
+  %s = mul %x, %x
+  %h = cvt %s : f16x4
+  %z = load Z[tid.x * 4] : f16x4
+  %y = add %h, %z
+  store Y[tid.x * 4], %y
+end
+)");
+}
+
+TEST_F(DefaultCheckTest, Review8F2RoundTowardZeroF16StepOfAChain) {
+  // Beside the MFMA: every element's f16 step (the review's k3_rtz2).
+  const Compiled k3 = CompileText(ChainKernel(true));
+  Expect(k3, {Mutant(k3, kCvtF16, kRtzF16, 4, "k3_rtz.hsaco")});
+  // The first pass rounds the f16 conversion, the second the fp8 one; the
+  // report says which pass leaves which conversion exact.
+  RunReport r = Run(k3, MutantAt(k3, kCvtF16, kRtzF16, 0, "k3_rtz0.hsaco"), 1);
+  EXPECT_NE(r.text.find("inputs: conversion (seed 1, chain level 1 of 2): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("it may round 15:3: '%h = cvt %acc : f16x4' (to f16, operands of up to 16 significand bits, "
+                        "5 beyond f16's"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("these inputs never round 15:3: '%h = cvt %acc : f16x4'"), std::string::npos) << r.text;
+  // On loaded data: elements 0 and 1 of each thread (the review's k2_rtz).
+  const Compiled k2 = CompileText(ChainKernel(false));
+  std::string a = k2.assembly;
+  for (int i = 0; i < 2; ++i) a = std::regex_replace(a, std::regex(kCvtF16), kRtzF16, std::regex_constants::format_first_only);
+  ASSERT_NE(a, k2.assembly);
+  Expect(k2, {Write(k2, a, "k2_rtz.hsaco")});
+}
+
+TEST_F(DefaultCheckTest, Review8F8RoundTowardZeroF16BeforeF16Add) {
+  for (bool mfma : {false, true}) {
+    const Compiled k = CompileText(F16AddKernel(mfma));
+    Expect(k, {MutantAt(k, kCvtF16, kRtzF16, 0, mfma ? "k8_rtz.hsaco" : "k7_rtz.hsaco")});
+    // The conversion pass rounds the cvt: it fails, not only a later pass.
+    RunReport r = Run(k, MutantAt(k, kCvtF16, kRtzF16, 0, "rtz0.hsaco"), 1);
+    EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the conversion"), std::string::npos)
+        << r.text;
+    EXPECT_EQ(r.text.find("never round"), std::string::npos) << r.text;
+  }
+}
+
 }  // namespace
 }  // namespace kir

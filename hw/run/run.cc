@@ -336,9 +336,54 @@ bool HasHalfBuffer(const Kernel& k) {
   return false;
 }
 
-// The "inputs: ..." line of a pass.
+// What a conversion pass rounds (ExactPlan::conversions): "; it may round
+// 9:3: '...' (to f16, operands of up to 16 significand bits, 5 beyond f16's:
+// often an exact tie), ...; these inputs never round ...". Conversions alike
+// are grouped: "the 20 conversions at 15:3, 19:3, ... (to f16, ...)".
+std::string ConversionsText(const ExactPlan& plan) {
+  std::vector<std::string> order;  // descriptions, first seen first
+  std::map<std::string, std::vector<std::string>> by;
+  std::vector<std::string> exact;
+  for (const ConversionNote& n : plan.conversions) {
+    const std::string to(ElemTypeName(n.to));
+    if (!n.rounds) {
+      exact.push_back(n.where);
+      continue;
+    }
+    std::string d = n.bits == 0 ? absl::StrCat("to ", to, ", special values")
+                    : n.level == plan.level
+                        ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
+                                       n.bits - n.target_p, " beyond ", to, "'s: often an exact tie")
+                        : absl::StrCat("to ", to, ", the rounded results of the level before it");
+    if (!by.count(d)) order.push_back(d);
+    by[d].push_back(n.where);
+  }
+  // "15:3: '%h = ...'" -> "15:3" (ops without a position keep their text).
+  auto pos = [](const std::string& w) {
+    const size_t c = w.find(": '");
+    return c == std::string::npos || c == 0 ? w : w.substr(0, c);
+  };
+  auto list = [&](const std::vector<std::string>& ws) {
+    if (ws.size() <= 2) return absl::StrJoin(ws, ", ");
+    std::vector<std::string> ps;
+    for (const std::string& w : ws) ps.push_back(pos(w));
+    return absl::StrCat("the ", ws.size(), " conversions at ", absl::StrJoin(ps, ", "));
+  };
+  std::vector<std::string> rounds;
+  for (const std::string& d : order) rounds.push_back(absl::StrCat(list(by[d]), " (", d, ")"));
+  std::string t;
+  if (!rounds.empty()) absl::StrAppend(&t, "; it may round ", absl::StrJoin(rounds, ", "));
+  if (!exact.empty())
+    absl::StrAppend(&t, "; these inputs never round ", list(exact),
+                    " (exact in the target: its rounding is not checked by this pass)");
+  return t;
+}
+
+// The "inputs: ..." line of a pass. `unrounded`: the conversions no
+// conversion pass rounds (UnroundedConversions).
 std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
-                       uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered) {
+                       uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered,
+                       int conversion_passes, const std::vector<std::string>& unrounded) {
   // The pass that runs instead of an adversarial one beside an mfma/gemm.
   const std::string no_dr = unordered && HasHalfFma(k)
                                 ? "; beside an mfma/gemm no adversarial pass runs (it needs bit identity), so "
@@ -368,11 +413,14 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
         auto it = plan.formats.find(a.name);
         if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe()));
       }
-      return absl::StrCat("inputs: conversion (seed ", seed, "): ", absl::StrJoin(parts, "; "),
-                          "; floats negative with probability 1/8; every value before a narrowing conversion is "
-                          "exact in f32 with up to ", kConversionExtraBits,
-                          " bits beyond the target's (often an exact tie), so the stored codes must equal the "
-                          "reference's bit for bit (any NaN for a NaN)", no_dr, "\n");
+      return absl::StrCat("inputs: conversion (seed ", seed,
+                          conversion_passes > 1 ? absl::StrCat(", chain level ", plan.level, " of ", conversion_passes)
+                                                : std::string(),
+                          "): ", absl::StrJoin(parts, "; "),
+                          "; floats negative with probability 1/8; every mfma or gemm sum is exact, so both sides "
+                          "hold every value before a conversion bit for bit and the stored codes must equal the "
+                          "reference's bit for bit (any NaN for a NaN)",
+                          ConversionsText(plan), no_dr, "\n");
     }
     case InputMode::kAdversarial:
       return absl::StrCat("inputs: adversarial (seed ", seed, "): ",
@@ -387,6 +435,9 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
           "inputs: random (seed ", seed, ")",
           blocker.empty() ? std::string() : absl::StrCat("; exact inputs impossible: ", blocker),
           after_exact ? absl::StrCat("; after the exact pass, as exact inputs never round a conversion",
+                                     unrounded.empty() ? ""
+                                                       : absl::StrCat(" (nor do the conversion passes round ",
+                                                                      absl::StrJoin(unrounded, ", "), ")"),
                                      unordered ? " and the mfma/gemm rules out adversarial inputs" : "",
                                      ones.empty() ? "" : absl::StrCat(" and ", absl::StrJoin(ones, ", "), " = 1 there"))
                       : "",
@@ -482,15 +533,20 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         "--inputs=random"));
   // The conversion pass (PlanConversionInputs): when asked for, and by
   // default for a kernel with a narrowing conversion.
-  ExactPlan conv_plan;
+  // One pass per chain level (PlanConversionPasses: f32 -> f16 -> fp8 gets
+  // a pass whose f16 conversion rounds and one whose fp8 conversion does).
+  std::vector<ExactPlan> conv_plans;
   if (!user && (opts.inputs == InputMode::kConversion ||
                 (opts.inputs == InputMode::kAuto && HasNarrowingConversion(k)))) {
-    conv_plan = PlanConversionInputs(k);
-    if (!conv_plan.exact && opts.inputs == InputMode::kConversion)
+    conv_plans = PlanConversionPasses(k);
+    if (conv_plans.empty() && opts.inputs == InputMode::kConversion)
       return absl::FailedPreconditionError(absl::StrCat(
-          "conversion inputs are impossible for kernel '", k.name, "': ", WithFile(conv_plan.blocker, opts.filename),
-          "; use --inputs=auto or --inputs=random"));
+          "conversion inputs are impossible for kernel '", k.name, "': ",
+          WithFile(PlanConversionInputs(k).blocker, opts.filename), "; use --inputs=auto or --inputs=random"));
   }
+  // Conversions no conversion pass rounds: beside an mfma or gemm a random
+  // pass follows for them (fresh-user review 8 F8).
+  const std::vector<std::string> unrounded = UnroundedConversions(conv_plans);
   ExactPlan plan;
   std::string blocker;
   if (!user && (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact)) {
@@ -524,6 +580,14 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         PlanExactInputs(k).exact ? "--inputs=exact or --inputs=random" : "--inputs=random (exact inputs are "
                                                                           "impossible for it too)"));
   std::vector<InputMode> modes;
+  // The plan of each conversion pass (by position in `modes`).
+  std::map<size_t, const ExactPlan*> pass_plan;
+  auto add_conversion_passes = [&] {
+    for (const ExactPlan& c : conv_plans) {
+      pass_plan[modes.size()] = &c;
+      modes.push_back(InputMode::kConversion);
+    }
+  };
   if (user) {
     // The values not given are generated as the mode says (auto: random).
     modes.push_back(opts.inputs == InputMode::kAdversarial ? InputMode::kAdversarial : InputMode::kRandom);
@@ -537,9 +601,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         // the analysis could only fix to 1 hides a dropped multiply by it, a
         // random pass follows when no adversarial pass (bit for bit) can
         // cover them, or when a scalar is 1 (review 6 F1, F6).
-        if (conv_plan.exact) modes.push_back(InputMode::kConversion);
-        if (plan.exact && ((unordered && !conv_plan.exact) || !ones.empty())) modes.push_back(InputMode::kRandom);
+        add_conversion_passes();
+        if (plan.exact && ((unordered && (conv_plans.empty() || !unrounded.empty())) || !ones.empty()))
+          modes.push_back(InputMode::kRandom);
         if (!unordered) modes.push_back(InputMode::kAdversarial);
+        break;
+      case InputMode::kConversion:
+        add_conversion_passes();
         break;
       default:
         modes.push_back(opts.inputs);
@@ -632,7 +700,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   for (size_t pi = 0; pi < modes.size(); ++pi) {
     const InputMode mode = modes[pi];
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
-                        : mode == InputMode::kConversion  ? MakeConversionInputs(k, conv_plan, opts.seed)
+                        : mode == InputMode::kConversion  ? MakeConversionInputs(k, *pass_plan.at(pi), opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
@@ -808,8 +876,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user ? UserInputsLine(*uv, mode, opts.seed, unordered)
-              : InputsLine(k, mode, mode == InputMode::kConversion ? conv_plan : plan, blocker, opts.seed,
-                           opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{}, pi > 0 && modes[0] == InputMode::kExact, unordered);
+              : InputsLine(k, mode, mode == InputMode::kConversion ? *pass_plan.at(pi) : plan, blocker, opts.seed,
+                           opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
+                           pi > 0 && modes[0] == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
+                           unrounded);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {

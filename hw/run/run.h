@@ -22,11 +22,12 @@ namespace kir {
 // command", `kirc run --inputs`).
 enum class InputMode {
   // kExact when PlanExactInputs proves exact inputs exist, else kRandom;
-  // then kConversion when the kernel has a narrowing conversion and
-  // PlanConversionInputs finds inputs; a kRandom pass after kExact when the
-  // kernel has an mfma/gemm and no conversion pass ran, or an f32 scalar
-  // could only be 1; and kAdversarial when the kernel has no mfma/gemm
-  // (HasUnorderedSum).
+  // then a kConversion pass per plan of PlanConversionPasses (one per chain
+  // level) when the kernel has a narrowing conversion; a kRandom pass after
+  // kExact when the kernel has an mfma/gemm and no conversion pass ran or
+  // one of its conversions is rounded by none (UnroundedConversions), or an
+  // f32 scalar could only be 1; and kAdversarial when the kernel has no
+  // mfma/gemm (HasUnorderedSum).
   kAuto,
   // Exact inputs (ExactPlan), bit identity. Refused (FailedPrecondition,
   // naming the op) when the analysis cannot prove exactness.
@@ -37,10 +38,11 @@ enum class InputMode {
   // Adversarial inputs (MakeAdversarialInputs), bit identity. Refused
   // (FailedPrecondition) for a kernel with an mfma or gemm op.
   kAdversarial,
-  // Conversion inputs (PlanConversionInputs, MakeConversionInputs): every
-  // value up to each narrowing conversion exact in f32 but carrying bits
-  // beyond the target's, special values for buffers only converted; bit
-  // identity. Refused (FailedPrecondition, naming why) when the kernel has no
+  // Conversion inputs (PlanConversionPasses, MakeConversionInputs), one
+  // pass per chain level: every value bit-identical on both sides (mfma and
+  // gemm sums exact), the operands of that level's narrowing conversions
+  // carrying bits beyond the target's, special values for buffers only
+  // converted; bit identity. Refused (FailedPrecondition, naming why) when the kernel has no
   // narrowing conversion or no such inputs exist.
   kConversion,
 };

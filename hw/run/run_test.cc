@@ -974,6 +974,47 @@ end
   EXPECT_NE(r.status().message().find("largest buffers: X 2.00 GiB"), std::string::npos) << r.status();
 }
 
+// Fresh-user review 8 F8: a conversion the conversion pass cannot round
+// (bf16 values, 8 significand bits over 4 exponents, are exact in f16) beside
+// an MFMA: the report says so, and a random pass follows as when no
+// conversion pass runs.
+TEST_F(RunReportTest, UnroundedConversionAddsTheRandomPass) {
+  const Kernel k = MustParse(R"(kernel kb
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+arg X : bf16[64] strides [1] readonly
+arg Y : f16[64] strides [1] writeonly
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %c0 = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %c0
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+  %x = load X[tid.x] : bf16
+  %h = cvt %x : f16
+  store Y[tid.x], %h
+end
+)");
+  absl::StatusOr<RunReport> r = Run(k);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->passes.size(), 3u) << r->text;
+  EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
+  EXPECT_EQ(r->passes[1].mode, InputMode::kConversion);
+  EXPECT_EQ(r->passes[2].mode, InputMode::kRandom);
+  EXPECT_TRUE(r->ok) << r->text;
+  EXPECT_NE(r->text.find("; these inputs never round 16:3: '%h = cvt %x : f16' (exact in the target: its rounding is "
+                         "not checked by this pass)\n"),
+            std::string::npos)
+      << r->text;
+  EXPECT_NE(r->text.find("inputs: random (seed 1); after the exact pass, as exact inputs never round a conversion "
+                         "(nor do the conversion passes round 16:3: '%h = cvt %x : f16')"),
+            std::string::npos)
+      << r->text;
+}
+
 TEST_F(RunReportTest, InputModesAndTheirPasses) {
   const Kernel add = ::kir::testing::TestdataKernel("add_f16");
   absl::StatusOr<RunReport> r = Run(add);
@@ -983,11 +1024,18 @@ TEST_F(RunReportTest, InputModesAndTheirPasses) {
   EXPECT_EQ(r->passes[0].mode, InputMode::kExact);
   EXPECT_EQ(r->passes[1].mode, InputMode::kConversion);
   EXPECT_EQ(r->passes[2].mode, InputMode::kAdversarial);
-  // (f16 + f16) * scale to f16 may carry 11 + 5 bits, but the f16 add must
-  // be exact in f16: x and y of 10 bits (their sum 11), times 1.5 12 bits:
-  // one beyond f16's, so every element with its last bit set is a tie.
-  EXPECT_NE(r->text.find("\ninputs: conversion (seed 1): x +-m*2^e, m in [1, 1023], e = -10; y +-m*2^e, m in [1, "
-                         "1023], e = -10; "),
+  // (f16 + f16) * scale to f16 may carry 11 + 5 bits. The f16 add of
+  // values both sides hold bit for bit need only stay in range (fresh-user
+  // review 8 F8; it had to be exact, x and y of 10 bits): x and y keep f16's
+  // full significands over 4 exponents (magnitudes below 1 in steps of
+  // 2^-14), their sum below 2 (one f16 ulp more when it rounds), times
+  // scale = 2: below 4 (plus that ulp) in steps of 2^-13, 16 bits.
+  EXPECT_NE(r->text.find("\ninputs: conversion (seed 1): x +-m*2^e, m in [1, 2047], e in [-14, -11]; y +-m*2^e, "
+                         "m in [1, 2047], e in [-14, -11]; "),
+            std::string::npos)
+      << r->text;
+  EXPECT_NE(r->text.find("it may round 17:3: '%h = cvt %r : f16x4' (to f16, operands of up to 16 significand bits, 5 "
+                         "beyond f16's: often an exact tie)\n"),
             std::string::npos)
       << r->text;
   EXPECT_NE(r->text.find("tolerance bit-identical (conversion inputs: exact up to the conversion; any NaN matches any "
