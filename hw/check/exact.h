@@ -58,12 +58,23 @@ struct ExactFormat {
   // values reach only narrowing conversions to `special_to` and stores
   // (ConversionFedBuffers) gets the conversion's special values
   // (MakeConversionInputs) instead of +-m * 2^e.
+  // f16 and bf16 buffers too: their special values are those of the
+  // conversion from the buffer's type (ConversionSpecialFrom).
   bool special = false;
   ElemType special_to = ElemType::kF32;
+  // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
+  // whose loaded values reach a narrowing conversion to `special_to` through
+  // elementwise ops only (ElementwiseFedBuffers): element i holds value
+  // (i + o) mod kConversionSpecials of SaturationSpecials(elem, special_to,
+  // mix_level) when that index is below their count, else +-m * 2^e as above.
+  int mix_level = -1;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
-  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16".
-  std::string Describe() const;
+  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
+  // with saturation specials `elem` (the argument's type) names them:
+  // "+-m*2^e, ...; 5 in 37 elements (at every position) NaN, +-240, +-224
+  // (saturation of the conversion to f8e4m3fnuz)".
+  std::string Describe(ElemType elem = ElemType::kF32) const;
 };
 
 struct ExactPlan {
@@ -73,6 +84,10 @@ struct ExactPlan {
   // line:col when it has one).
   std::string blocker;
 };
+
+// The number of special values MakeConversionInputs cycles through (a
+// prime: each lands at every position of a vector and of a lane's group).
+constexpr int kConversionSpecials = 37;
 
 // Chooses exact-mode inputs for `k` (per argument, starting from full
 // significands and narrowing the arguments behind the first value that does
@@ -93,14 +108,46 @@ constexpr int kConversionExtraBits = 5;
 // whose C is not f32.
 bool HasNarrowingConversion(const Kernel& k);
 
-// The f32 buffers of `k` whose loaded values reach nothing but narrowing
-// `cvt`s (through slice and concat), whose results reach nothing but stores
+// The f32, f16 and bf16 buffers of `k` whose loaded values reach nothing but
+// narrowing `cvt`s (through slice and concat, and an exact cvt of an f16 or
+// bf16 value to f32), whose results reach nothing but stores
 // (through slice and concat) to buffers no op of `k` reads: such a value is
-// converted exactly as it was loaded, so any f32 value, NaN and infinities
-// included, gives the same code on both sides. By name, the conversion's
+// converted exactly as it was loaded, so any value of the buffer's type, NaN
+// and infinities included, gives the same code on both sides (fresh-user
+// review 8 F5: an f16 buffer quantised to fp8 beside an MFMA). By name, the conversion's
 // target type (the first one's when they differ: all conversions of the
 // buffer must then be to that type, else it is left out).
 std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k);
+
+// The float buffers of `k` (any float type, fp8 included) whose loaded values
+// reach a narrowing `cvt` through elementwise ops only (slice, concat, cvt,
+// add, mul, fma; stores of them anywhere), never an mfma, a gemm or a loop's
+// carried value: a NaN, an infinity or a value beyond the conversion's max
+// among them reaches the conversion recognisably (an fp8 `O` of `O =
+// cvt(alpha * acc + cvt(O))`, fresh-user review 8 F1). By name, the first
+// such conversion's target type. ConversionFedBuffers are among them.
+std::map<std::string, ElemType> ElementwiseFedBuffers(const Kernel& k);
+
+// The saturation specials of a buffer of type `from` whose values reach a
+// conversion to `to` (ElementwiseFedBuffers), as values (NaN for a NaN),
+// each exactly representable in `from`: level 0 NaN, +-inf (when `from` has
+// them), +-max of `to`, the tie just above it and the one just below, the
+// largest value below max, 2 max, -4 max and +-max of `from` (when `from`
+// is not f32); level 1 the same without `from`'s max; level 2 NaN and +-inf
+// only. At most kConversionSpecials values.
+std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level);
+
+// `plan` (PlanConversionInputs) with saturation specials for the
+// ElementwiseFedBuffers of `k` that are not ConversionFedBuffers: per buffer,
+// in argument order, the richest level (SaturationSpecials) for which every
+// value of `k` stays exact in its type, now with each narrowing conversion's
+// operand allowed beyond the target's max (it saturates, or overflows to
+// inf, the same way on both sides) and up to f32's 24 bits; no level when
+// even NaN and inf do not fit (never: they round nowhere). The conversion
+// pass's NaN and saturation checks then reach conversions of computed
+// values: `cvt(alpha * acc + O)` with O = 240 is beyond f8e4m3fnuz's max.
+// `plan` unchanged when !plan.exact.
+ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
 
 // Conversion inputs for `k` (README "input modes", `conversion`): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to

@@ -304,13 +304,18 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
       std::vector<std::string> parts;
       for (const Arg& a : k.args) {
         auto it = plan.formats.find(a.name);
-        if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe()));
+        if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe(a.elem)));
       }
+      bool saturation = false;
+      for (const auto& [name, f] : plan.formats) saturation = saturation || f.mix_level >= 0;
       return absl::StrCat("inputs: conversion (seed ", seed, "): ", absl::StrJoin(parts, "; "),
                           "; floats negative with probability 1/8; every value before a narrowing conversion is "
                           "exact in f32 with up to ", kConversionExtraBits,
-                          " bits beyond the target's (often an exact tie), so the stored codes must equal the "
-                          "reference's bit for bit (any NaN for a NaN)\n");
+                          " bits beyond the target's (often an exact tie)",
+                          saturation ? ", or, where a saturation special reaches it, NaN, inf or exact in f32 "
+                                       "near or beyond the target's max (saturating on both sides)"
+                                     : "",
+                          ", so the stored codes must equal the reference's bit for bit (any NaN for a NaN)\n");
     }
     case InputMode::kAdversarial:
       return absl::StrCat("inputs: adversarial (seed ", seed,
@@ -420,7 +425,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   ExactPlan conv_plan;
   if (!user && (opts.inputs == InputMode::kConversion ||
                 (opts.inputs == InputMode::kAuto && HasNarrowingConversion(k)))) {
-    conv_plan = PlanConversionInputs(k);
+    // With saturation specials where values reach a conversion through
+    // elementwise ops (fresh-user review 8 F1).
+    conv_plan = WithSaturationSpecials(k, PlanConversionInputs(k));
     if (!conv_plan.exact && opts.inputs == InputMode::kConversion)
       return absl::FailedPreconditionError(absl::StrCat(
           "conversion inputs are impossible for kernel '", k.name, "': ", WithFile(conv_plan.blocker, opts.filename),
