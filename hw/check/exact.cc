@@ -268,8 +268,9 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
       if (c != 0) frac = std::max(frac, -static_cast<double>(LowestBitExponent(c)));
     }
     if (f == nullptr) frac = 24;  // random scalars: 24-bit fractions
-    v.mag = LinConst(mag);
-    v.frac = MaxConst(frac);
+    const int shift = f != nullptr ? f->shift : 0;
+    v.mag = LinConst(std::ldexp(mag, shift));
+    v.frac = MaxConst(frac == -kInf ? frac : frac - shift);
     return v;
   }
   if (f == nullptr) {  // random inputs: |x| <= 1, multiples of 2^-24
@@ -277,8 +278,8 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
     v.frac = MaxConst(24);
     return v;
   }
-  v.mag = LinConst(std::ldexp(std::ldexp(1.0, f->bits) - 1, f->exp_lo + f->spread));
-  v.frac = MaxConst(-f->exp_lo);
+  v.mag = LinConst(std::ldexp(std::ldexp(1.0, f->bits) - 1, f->exp_lo + f->spread + f->shift));
+  v.frac = MaxConst(-(f->exp_lo + f->shift));
   if (f->mix_level >= 0)  // saturation specials among them
     for (double x : SaturationSpecials(a.elem, f->special_to, f->mix_level)) {
       if (!std::isfinite(x)) {
@@ -1135,12 +1136,12 @@ std::string ExactFormat::Describe(ElemType elem) const {
   }
   if (!choices.empty()) {
     std::vector<std::string> c;
-    for (double x : choices) c.push_back(absl::StrFormat("%g", x));
+    for (double x : choices) c.push_back(absl::StrFormat("%g", std::ldexp(x, shift)));
     return absl::StrCat("one of {", absl::StrJoin(c, ", "), "}");
   }
   if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
-  const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo)
-                                    : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
+  const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
+                                    : absl::StrCat("e in [", exp_lo + shift, ", ", exp_lo + spread + shift, "]");
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
 }
 
@@ -1455,6 +1456,83 @@ ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan) {
     }
   }
   return plan;
+}
+
+bool HasComputedFp8Conversion(const Kernel& k) {
+  if (!HasUnorderedSum(k)) return false;
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  for (const Op* op : ops) {
+    if (op->kind == OpKind::kGemm)
+      if (const Arg* c = k.FindArg(op->gemm.c); c != nullptr && IsFp8(c->elem)) return true;
+    if (op->kind == OpKind::kCvt && IsFp8(op->type.elem)) return true;  // fp8 -> fp8 does not exist
+  }
+  return false;
+}
+
+ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, std::string* carrier,
+                         double* scale) {
+  ExactPlan none;
+  none.blocker = "no argument scales the values before an fp8 conversion while keeping them exact";
+  if (!conv.exact || !(factor > 1) || !std::isfinite(factor)) return none;
+  Analysis::AffineCache affine;
+  auto fits = [&](const std::map<std::string, ExactFormat>& formats) {
+    Analysis an(k, &formats, &affine, /*conversion=*/true, /*saturation=*/true);
+    an.Run();
+    if (!an.structural().empty()) return false;
+    for (const Obligation& o : an.obligations())
+      if (!Unrepresentable(o).empty()) return false;
+    return true;
+  };
+  // The arguments behind fp8 conversions.
+  std::set<std::string> behind;
+  {
+    Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*saturation=*/true);
+    an.Run();
+    for (const Obligation& o : an.obligations())
+      if (o.saturates && IsFp8(o.t)) behind.insert(o.deps.begin(), o.deps.end());
+  }
+  std::vector<const Arg*> order;
+  for (bool scalars : {true, false})
+    for (const Arg& a : k.args) {
+      auto f = conv.formats.find(a.name);
+      if (!behind.count(a.name) || a.elem == ElemType::kI32 || f == conv.formats.end() || f->second.special ||
+          (a.kind == Arg::Kind::kScalar) != scalars)
+        continue;
+      order.push_back(&a);
+    }
+  // The scales tried, largest first: scalars m/8 * 2^s nearest `factor` and
+  // below; buffers 2^s.
+  int top = 0;
+  std::frexp(factor, &top);  // factor in [2^(top-1), 2^top)
+  std::vector<double> scalar_scales, buffer_scales;
+  for (int s = top; s >= 0; --s)
+    for (int m = 15; m >= 8; --m) {
+      const double x = std::ldexp(m / 8.0, s - 1);
+      if (x > 1 && x <= factor * std::pow(2.0, 1.0 / 16)) scalar_scales.push_back(x);
+    }
+  for (int s = static_cast<int>(std::lround(std::log2(factor))); s >= 1; --s) buffer_scales.push_back(std::ldexp(1.0, s));
+  for (const Arg* a : order)
+    for (double x : a->kind == Arg::Kind::kScalar ? scalar_scales : buffer_scales) {
+      ExactPlan p = conv;
+      ExactFormat& f = p.formats[a->name];
+      if (a->kind == Arg::Kind::kScalar) {
+        for (double& c : f.choices) c *= x;
+      } else {
+        int s = 0;
+        std::frexp(x, &s);
+        f.shift = s - 1;
+        // A buffer's values stay within its type's range.
+        if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift) > FloatInfo(a->elem).max_finite)
+          continue;
+      }
+      if (fits(p.formats)) {
+        *carrier = a->name;
+        *scale = x;
+        return p;
+      }
+    }
+  return none;
 }
 
 std::map<std::string, RoundingBound> RoundingBounds(const Kernel& k) {

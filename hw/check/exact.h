@@ -68,6 +68,9 @@ struct ExactFormat {
   // (i + o) mod kConversionSpecials of SaturationSpecials(elem, special_to,
   // mix_level) when that index is below their count, else +-m * 2^e as above.
   int mix_level = -1;
+  // Every float value (buffer elements, scalar choices) times 2^shift
+  // (SaturationPlan); 0 elsewhere.
+  int shift = 0;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
@@ -148,6 +151,27 @@ std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level);
 // values: `cvt(alpha * acc + O)` with O = 240 is beyond f8e4m3fnuz's max.
 // `plan` unchanged when !plan.exact.
 ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
+
+// Whether `k` converts to an fp8 type a value an mfma or gemm computed (it
+// has an mfma or gemm and a cvt to fp8 from a wider type or a gemm with an
+// fp8 C): the conversion kirc clamps itself (v_min/v_max before
+// v_cvt_pk_fp8_f32), whose operand the conversion pass keeps far below the
+// format's max unless an elementwise-fed buffer adds a saturation special.
+bool HasComputedFp8Conversion(const Kernel& k);
+
+// The saturation pass's inputs (`kirc run`, fresh-user review 8 F1): `conv`
+// (WithSaturationSpecials(PlanConversionInputs)) with one argument, the
+// carrier, scaled by about `factor` (> 1): an f32 scalar behind an fp8
+// conversion (alpha) by the nearest m/8 * 2^s (m in [8, 15], 3 significand
+// bits: its value is then m * 2^(s-3) times its conversion value), else a
+// float buffer behind it (an MFMA operand) by 2^s (ExactFormat::shift), in
+// argument order; the largest such scale not beyond it for which every value
+// stays exact with saturating conversions (as WithSaturationSpecials checks;
+// a buffer's values also within its type's range). `*carrier` names it and
+// `*scale` is its factor. !exact (with a blocker) when none fits (no scale
+// above 1) or `conv` is not exact.
+ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, std::string* carrier,
+                         double* scale);
 
 // Conversion inputs for `k` (README "input modes", `conversion`): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to

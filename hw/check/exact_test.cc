@@ -905,5 +905,78 @@ end
   }
 }
 
+// The saturation pass's inputs for O = cvt(alpha * acc) to f8e4m3fnuz
+// (acc: 128 fp8 products): alpha scaled by 6.5 = 13/8 * 2^2 (the nearest
+// m/8 * 2^s), and, checked independently in double, every sum over k of
+// A[i, k] * B[j, k] (any i, j: a superset of what the MFMA adds) has
+// sum |terms| <= 2^(24 + its lowest bit), so every partial sum in any order
+// is exact in f32, as is alpha times it; some of those values lie beyond
+// 240, some below.
+TEST(ConversionPlanTest, SaturationPlanScalesAlphaAndKeepsTheSumsExact) {
+  const Kernel k = Parse(R"(kernel k7
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+  EXPECT_TRUE(HasComputedFp8Conversion(k));
+  EXPECT_FALSE(HasComputedFp8Conversion(::kir::testing::TestdataKernel("quant_fp8")));  // no mfma
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  std::string carrier;
+  double scale = 0;
+  const ExactPlan p = SaturationPlan(k, conv, 6.5, &carrier, &scale);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_EQ(scale, 6.5);
+  ASSERT_EQ(p.formats.at("alpha").choices.size(), 1u);
+  EXPECT_EQ(p.formats.at("alpha").choices[0], conv.formats.at("alpha").choices[0] * 6.5);
+  EXPECT_FALSE(SaturationPlan(k, conv, 1.0, &carrier, &scale).exact);  // nothing to scale up
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    const double alpha = F32FromBits(d.scalars["alpha"]);
+    auto lowest = [](double x) {
+      int e;
+      double m = std::frexp(std::fabs(x), &e);
+      while (m != std::floor(m)) m *= 2, --e;
+      return e;
+    };
+    int beyond = 0, below = 0;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double acc = 0, abs_sum = 0;
+        int lo = 1000;
+        for (int kk = 0; kk < 128; ++kk) {
+          const double t = ElementValue(ElemType::kF8E4M3FNUZ, d.buffers["A"].data() + 128 * i + kk) *
+                           ElementValue(ElemType::kF8E4M3FNUZ, d.buffers["B"].data() + 128 * j + kk);
+          acc += t;
+          abs_sum += std::fabs(t);
+          if (t != 0) lo = std::min(lo, lowest(t));
+        }
+        EXPECT_LE(abs_sum, std::ldexp(1.0, 24 + lo)) << i << " " << j;
+        const double w = alpha * acc;
+        EXPECT_EQ(static_cast<double>(static_cast<float>(w)), w) << i << " " << j;
+        beyond += std::fabs(w) > 240;
+        below += std::fabs(w) < 240;
+      }
+    EXPECT_GT(beyond, 16) << "seed " << seed;
+    EXPECT_GT(below, 16) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace kir

@@ -204,7 +204,7 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
         const int e = static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
         const bool negative = Next(s) % negative_one_in == negative_one_in - 1;
-        return FloatBits(a.elem, (negative ? -m : m) * std::ldexp(1.0, e));
+        return FloatBits(a.elem, (negative ? -m : m) * std::ldexp(1.0, e + f.shift));
       },
       // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).
       [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },
@@ -213,7 +213,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         if (it == plan.formats.end()) return 0;
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
-        return F32Bits(static_cast<float>(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()]));
+        return F32Bits(static_cast<float>(
+            std::ldexp(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()], f.shift)));
       });
 }
 

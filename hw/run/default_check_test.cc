@@ -257,10 +257,11 @@ TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
   EXPECT_NE(r.text.find("* |ref|"), std::string::npos) << r.text;
   // Random (exact inputs impossible: 128 products must fit f8e5m2's 3
   // bits), then conversion (the sum need only fit f32, its conversion
-  // p + 5 = 8 bits).
-  ASSERT_EQ(r.passes.size(), 2u) << r.text;
+  // p + 5 = 8 bits), then saturation (the MFMA result goes to fp8).
+  ASSERT_EQ(r.passes.size(), 3u) << r.text;
   EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
   EXPECT_EQ(r.passes[1].mode, InputMode::kConversion);
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
   ASSERT_EQ(r.diffs.size(), 1u);
   EXPECT_EQ(r.diffs[0].pre_rounding, 256) << r.text;
 }
@@ -633,6 +634,53 @@ TEST_F(DefaultCheckTest, Review8F5F16QuantisationBesideMfmaSaturationAndNan) {
              MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", -1, "nonan3.hsaco")});
   RunReport r = Run(c, Write(c, c.assembly, "k5.hsaco"), 1);
   EXPECT_NE(r.text.find("X special f16 values of the conversion to f8e4m3fnuz"), std::string::npos) << r.text;
+}
+
+// Review 8 F1 without the read-modify-write: O = cvt(alpha * acc) to
+// f8e4m3fnuz, no buffer that could carry a saturation special to the
+// conversion. The conversion pass's values stay far below 240 (A and B
+// narrowed until the sum fits 4 + 5 bits); the saturation pass scales alpha
+// by m/8 * 2^s (m in [8, 15]) so that the median stored value lies near
+// 240, so a clamp at +-224 or +-64 shows.
+constexpr char kFp8Computed[] = R"(kernel k7
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)";
+
+TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
+  const Compiled c = CompileText(kFp8Computed);
+  const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  const std::string m64 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x42800000"}, {"0xc3700000", "0xc2800000"}});
+  ASSERT_NE(m224, c.assembly);
+  Expect(c, {Write(c, m224, "m224.hsaco"), Write(c, m64, "m64.hsaco"),
+             // Element 0 of every lane saturating at 64 only.
+             MutantAt(c, kClampMin, "v_min_f32 $1, 0x42800000, $2", 0, "m64e0.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 3u) << r.text;
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with alpha times "), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("saturation scalars: alpha = "), std::string::npos) << r.text;
+  // Values on both sides of 240 reach the conversion: some stored codes
+  // are +-240, some are not.
+  ASSERT_EQ(r.passes[2].diffs.size(), 1u);
+  EXPECT_NE(r.text.find("(of max|ref| 240)"), std::string::npos) << r.text;
 }
 
 }  // namespace

@@ -274,6 +274,7 @@ const char* InputModeName(InputMode m) {
     case InputMode::kRandom: return "random";
     case InputMode::kAdversarial: return "adversarial";
     case InputMode::kConversion: return "conversion";
+    case InputMode::kSaturation: return "saturation";
   }
   return "?";
 }
@@ -387,6 +388,36 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
   for (const std::string& x : kinds)
     if (!x.empty()) found.push_back(x);
   return absl::StrJoin(found, ", ");
+}
+
+// The median |value| of the finite, non-zero elements below the format's max
+// of `ref`'s first writable fp8 buffer of `k` (its first 2^16 elements), and
+// that format's type; 0 when there is none.
+double Fp8OutputMedian(const Kernel& k, const KernelData& ref, ElemType* type) {
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || !IsFp8(a.elem) || a.shape.empty()) continue;
+    auto it = ref.buffers.find(a.name);
+    if (it == ref.buffers.end()) continue;
+    bool any = true;
+    for (int64_t e : a.shape) any = any && e > 0;
+    std::vector<int64_t> idx(a.shape.size(), 0);
+    std::vector<double> v;
+    const double max = Fp8FormatOf(a.elem)->max;
+    for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
+      int64_t off = 0;
+      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
+      uint8_t b[1] = {};
+      it->second.Read(static_cast<uint64_t>(off), b, 1);
+      const double x = std::fabs(ElementValue(a.elem, b));
+      if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
+      if (!NextIndex(idx, a.shape)) break;
+    }
+    if (v.empty()) continue;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    *type = a.elem;
+    return v[v.size() / 2];
+  }
+  return 0;
 }
 
 }  // namespace
@@ -568,10 +599,14 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
+  // The saturation pass (kSaturation): its plan and inputs line.
+  ExactPlan sat_plan;
+  std::string sat_line;
   for (size_t pi = 0; pi < modes.size(); ++pi) {
     const InputMode mode = modes[pi];
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
                         : mode == InputMode::kConversion  ? MakeConversionInputs(k, conv_plan, opts.seed)
+                        : mode == InputMode::kSaturation  ? MakeConversionInputs(k, sat_plan, opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
@@ -630,7 +665,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (modes.size() < 2) return st;
       std::string m = absl::StrCat("the ", InputModeName(mode), " pass (", pi + 1, " of ", modes.size(), ", seed ",
                                    opts.seed, "): ", st.message());
-      if (mode == InputMode::kAdversarial || mode == InputMode::kConversion)
+      if (mode == InputMode::kAdversarial || mode == InputMode::kConversion || mode == InputMode::kSaturation)
         if (std::string x = ExtremeInputs(k, inputs, mode == InputMode::kAdversarial ? 65504.0 : 240.0);
             !x.empty())
           absl::StrAppend(&m, "\n(its inputs include out-of-range values, e.g. ", x, ")");
@@ -699,6 +734,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         : mode == InputMode::kExact ? "bit-identical (exact inputs)"
                         : mode == InputMode::kConversion
                             ? "bit-identical (conversion inputs: exact up to the conversion; any NaN matches any NaN)"
+                        : mode == InputMode::kSaturation
+                            ? "bit-identical (saturation inputs: exact up to the conversion; any NaN matches any NaN)"
                                                     : "bit-identical (adversarial inputs; any NaN matches any NaN)";
       p.diffs = CompareBitwise(k, out, ref_data, why);
     }
@@ -746,7 +783,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (!ds.ok()) return ds;
     }
     std::string& t = passes_text;
-    t += user ? UserInputsLine(*uv, mode, opts.seed, unordered)
+    t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
+         : mode == InputMode::kSaturation ? sat_line
               : InputsLine(k, mode, mode == InputMode::kConversion ? conv_plan : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{}, pi > 0 && modes[0] == InputMode::kExact, unordered);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
@@ -785,6 +823,29 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         " is outside the rounding bound of the reference\n");
     }
     r.passes.push_back(std::move(p));
+    // After the conversion pass of a kernel that converts an mfma/gemm
+    // result to fp8: a saturation pass whose carrier puts the median value
+    // stored to the fp8 output near the format's max (review 8 F1).
+    ElemType fp8 = ElemType::kF32;
+    double median = 0;
+    if (mode == InputMode::kConversion && opts.inputs == InputMode::kAuto && HasComputedFp8Conversion(k) &&
+        (median = Fp8OutputMedian(k, ref_data, &fp8)) > 0) {
+      const double max = Fp8FormatOf(fp8)->max;
+      std::string carrier;
+      double scale = 1;
+      sat_plan = SaturationPlan(k, conv_plan, max / median, &carrier, &scale);
+      if (sat_plan.exact) {
+        modes.insert(modes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, InputMode::kSaturation);
+        sat_line = absl::StrCat(
+            "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
+            absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
+                            scale, std::string(ElemTypeName(fp8)), median, scale, median * scale),
+            absl::StrFormat("%s's max is %g)", std::string(ElemTypeName(fp8)), max),
+            ", so the values before the conversion lie around and beyond the max, exact in f32 (saturating the "
+            "same way on both sides): the stored codes must equal the reference's bit for bit (any NaN for a "
+            "NaN)\n");
+      }
+    }
   }
   r.run = r.passes.front().run;
   r.diffs = r.passes.front().diffs;
