@@ -280,6 +280,7 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
   }
   v.mag = LinConst(std::ldexp(std::ldexp(1.0, f->bits) - 1, f->exp_lo + f->spread + f->shift));
   v.frac = MaxConst(-(f->exp_lo + f->shift));
+  v.nonfinite = f->nan_diagonal;
   if (f->mix_level >= 0)  // saturation specials among them
     for (double x : SaturationSpecials(a.elem, f->special_to, f->mix_level)) {
       if (!std::isfinite(x)) {
@@ -1142,7 +1143,8 @@ std::string ExactFormat::Describe(ElemType elem) const {
   if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
   const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
                                     : absl::StrCat("e in [", exp_lo + shift, ", ", exp_lo + spread + shift, "]");
-  return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
+  return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e,
+                      nan_diagonal ? "; NaN at [4q + t, 4r + t], t = 0..3" : "");
 }
 
 namespace {
@@ -1529,6 +1531,13 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, 
       if (fits(p.formats)) {
         *carrier = a->name;
         *scale = x;
+        const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
+        for (const Arg* b : order)
+          if (b->kind == Arg::Kind::kBuffer && b->shape.size() == 2 && b->shape[0] >= 4 && b->shape[1] >= 4 &&
+              !fed.count(b->name) && p.formats[b->name].mix_level < 0) {
+            p.formats[b->name].nan_diagonal = true;
+            break;
+          }
         return p;
       }
     }

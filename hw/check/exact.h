@@ -71,6 +71,11 @@ struct ExactFormat {
   // Every float value (buffer elements, scalar choices) times 2^shift
   // (SaturationPlan); 0 elsewhere.
   int shift = 0;
+  // A 2-D buffer behind an mfma (SaturationPlan): NaN at [4q + t, 4r + t],
+  // t = 0..3 (q, r from the seed), so that a NaN reaches four consecutive
+  // rows (or columns) of the MFMA's result, every element position of a
+  // lane's group of 4.
+  bool nan_diagonal = false;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
@@ -168,8 +173,10 @@ bool HasComputedFp8Conversion(const Kernel& k);
 // argument order; the largest such scale not beyond it for which every value
 // stays exact with saturating conversions (as WithSaturationSpecials checks;
 // a buffer's values also within its type's range). `*carrier` names it and
-// `*scale` is its factor. !exact (with a blocker) when none fits (no scale
-// above 1) or `conv` is not exact.
+// `*scale` is its factor. The first 2-D float buffer behind an fp8
+// conversion that is not elementwise-fed (an MFMA operand) gets
+// ExactFormat::nan_diagonal (NaN sums to NaN in any order). !exact (with a
+// blocker) when none fits (no scale above 1) or `conv` is not exact.
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, std::string* carrier,
                          double* scale);
 

@@ -641,7 +641,8 @@ TEST_F(DefaultCheckTest, Review8F5F16QuantisationBesideMfmaSaturationAndNan) {
 // conversion. The conversion pass's values stay far below 240 (A and B
 // narrowed until the sum fits 4 + 5 bits); the saturation pass scales alpha
 // by m/8 * 2^s (m in [8, 15]) so that the median stored value lies near
-// 240, so a clamp at +-224 or +-64 shows.
+// 240, so a clamp at +-224 or +-64 shows, and puts NaN at four consecutive
+// rows of A, so a dropped NaN select shows.
 constexpr char kFp8Computed[] = R"(kernel k7
 target gfx942
 workgroup 64 1 1
@@ -670,7 +671,11 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
   ASSERT_NE(m224, c.assembly);
   Expect(c, {Write(c, m224, "m224.hsaco"), Write(c, m64, "m64.hsaco"),
              // Element 0 of every lane saturating at 64 only.
-             MutantAt(c, kClampMin, "v_min_f32 $1, 0x42800000, $2", 0, "m64e0.hsaco")});
+             MutantAt(c, kClampMin, "v_min_f32 $1, 0x42800000, $2", 0, "m64e0.hsaco"),
+             // The NaN select of element 0 dropped, and every one (NaN
+             // at four rows of A reaches every element position).
+             MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", 0, "nonan0.hsaco"),
+             Mutant(c, kNanSelect, "v_mov_b32 $1, $2", 4, "nonan.hsaco")});
   RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
   ASSERT_EQ(r.passes.size(), 3u) << r.text;
   EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);

@@ -841,6 +841,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
             absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
                             scale, std::string(ElemTypeName(fp8)), median, scale, median * scale),
             absl::StrFormat("%s's max is %g)", std::string(ElemTypeName(fp8)), max),
+            [&] {
+              for (const auto& [name, f] : sat_plan.formats)
+                if (f.nan_diagonal) return absl::StrCat(", and NaN at 4 elements of ", name, " ([4q + t, 4r + t])");
+              return std::string();
+            }(),
             ", so the values before the conversion lie around and beyond the max, exact in f32 (saturating the "
             "same way on both sides): the stored codes must equal the reference's bit for bit (any NaN for a "
             "NaN)\n");
