@@ -741,7 +741,7 @@ TEST(InputsTest, ConversionInputsPutEverySpecialAtEveryPosition) {
 // Fresh-user review 8 F5: an f16 buffer only quantised gets the special
 // values of the conversion, in f16 (by hand: 240 = 1.875 * 2^7, f16
 // exponent field 7 + 15 = 22, bits 22 << 10 | 0.875 * 1024 = 0x5b80; 248 =
-// 1.9375 * 2^7: 0x5bc0; 960 = 1.875 * 2^9: 0x6380; f8e4m3fnuz's smallest
+// 1.9375 * 2^7: 0x5bc0; f16's max 65504: 0x7bff; f8e4m3fnuz's smallest
 // subnormal 2^(1 - 8 - 3) = 2^-10: 0x1400).
 TEST(ConversionPlanTest, F16AndBf16BuffersOnlyConvertedGetTheirOwnSpecials) {
   const Kernel k5 = Parse(::kir::testing::Review8F5Kernel());
@@ -775,7 +775,7 @@ end
   EXPECT_EQ(at(h, 9), 0x5bc0u);   // 248, the tie above max
   EXPECT_EQ(at(h, 11), 0x5bbfu);  // f16's neighbour below it
   EXPECT_EQ(at(h, 12), 0xdbc1u);  // -(248 + one f16 ulp)
-  EXPECT_EQ(at(h, 13), 0x6380u);  // 960
+  EXPECT_EQ(at(h, 13), 0x7bffu);  // f16's own max 65504, beyond 240
   EXPECT_EQ(at(h, 15), 0x1400u);  // 2^-10
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     s = seed;
@@ -800,6 +800,10 @@ end
   s = 1;
   EXPECT_EQ(ConversionSpecialFrom(ElemType::kBF16, ElemType::kF16, 7, s), 0x4780u);
   EXPECT_EQ(ConversionSpecialFrom(ElemType::kBF16, ElemType::kF16, 3, s), 0x7f80u);
+  // bf16's own max (0x7f7f) far beyond f16's; f16's 65504 is not beyond
+  // bf16's, so 4 * bf16 max, beyond f16's range, gives f16's max (0x7bff).
+  EXPECT_EQ(ConversionSpecialFrom(ElemType::kBF16, ElemType::kF16, 13, s), 0x7f7fu);
+  EXPECT_EQ(ConversionSpecialFrom(ElemType::kF16, ElemType::kBF16, 13, s), 0x7bffu);
 }
 
 // Fresh-user review 8 F1: O of O = cvt(alpha * acc + cvt(O)) reaches the

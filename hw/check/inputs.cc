@@ -337,7 +337,15 @@ uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
     case 10: return bits(-(max + half_top));
     case 11: return next(max + half_top, false);          // just below that tie: max
     case 12: return next(-(max + half_top), false);       // just beyond it
-    case 13: return bits(std::min(4 * max, flt_max));     // far beyond max
+    case 13: {  // far beyond max: 4 max, or the source's own max (f16, bf16) when beyond T's
+      if (!wide) {
+        const uint32_t top = inf_bits - 1;  // the source's largest finite value
+        const double top_value = from == ElemType::kF16 ? F16BitsToF32(static_cast<uint16_t>(top))
+                                                         : Bf16BitsToF32(static_cast<uint16_t>(top));
+        if (top_value > max) return top;
+      }
+      return bits(std::min(4 * max, flt_max));
+    }
     case 14: return bits(-std::min(max + 2 * half_top, flt_max));  // one ulp of T beyond max
     case 15: return bits(minsub);                         // T's smallest subnormal
     case 16: return bits(-minsub);

@@ -77,8 +77,9 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
 uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s);
 // The same for a buffer of type `from` (f32, f16 or bf16; bits of that type):
 // each value rounded to `from` (to nearest even; beyond `from`'s range its
-// +-max), "+-1 ulp" neighbours and NaN payloads in `from`'s own format
-// (fresh-user review 8 F5: f16 data quantised to fp8 beside an MFMA).
+// +-max), "+-1 ulp" neighbours and NaN payloads in `from`'s own format,
+// and for value 13 (far beyond max) `from`'s own max when it lies beyond
+// `to`'s (fresh-user review 8 F5: f16 data quantised to fp8 beside an MFMA).
 uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s);
 
 // Adversarial inputs from `seed`, for kernels whose result must match the
