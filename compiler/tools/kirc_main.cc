@@ -198,14 +198,20 @@ Options for run (and --mcpu, --llvm-bin as above):
                          beyond the target's (often an exact tie), one
                          pass per level of a chain of conversions; buffers
                          only converted get NaN, inf, max, beyond max,
-                         subnormals, ties at every position; bit for bit;
-                         the report names conversions a pass never rounds
+                         subnormals, ties at every position, buffers
+                         added or scaled on the way to a conversion some
+                         NaN, inf, max and beyond; bit for bit; the
+                         report names conversions a pass never rounds
                     auto (default): exact if the analysis proves it, else
                          random (saying which op prevents exact); then
                          conversion when the kernel has a narrowing
-                         conversion; also adversarial when the kernel has
-                         no mfma/gemm, else random when a conversion is
-                         rounded by no conversion pass
+                         conversion; then saturation when it converts an
+                         mfma/gemm result to fp8 (alpha or an operand
+                         scaled so its values reach the format's max,
+                         NaN in an operand; bit for bit); also
+                         adversarial when the kernel has no mfma/gemm,
+                         else random when a conversion is rounded by no
+                         conversion pass
   --seed=N          input seed (default 1), for every --inputs mode; random
                     f32/f16/bf16 buffers are uniform in [-1, 1) rounded to
                     the type, i32 buffers integers in [-1000, 1000], f32

@@ -224,6 +224,9 @@ struct Obligation {
   // A narrowing conversion's operand (the conversion pass): its chain level
   // (1: no narrowing conversion behind the operand).
   int conversion_level = 0;
+  // The conversion saturates (WithSaturationSpecials' check): its operand
+  // may lie beyond t's largest value.
+  bool saturates = false;
 };
 
 struct Failure {
@@ -276,8 +279,9 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
       if (c != 0) frac = std::max(frac, -static_cast<double>(LowestBitExponent(c)));
     }
     if (f == nullptr) frac = 24;  // random scalars: 24-bit fractions
-    v.mag = LinConst(mag);
-    v.frac = MaxConst(frac);
+    const int shift = f != nullptr ? f->shift : 0;
+    v.mag = LinConst(std::ldexp(mag, shift));
+    v.frac = MaxConst(frac == -kInf ? frac : frac - shift);
     return v;
   }
   if (f == nullptr) {  // random inputs: |x| <= 1, multiples of 2^-24
@@ -285,8 +289,18 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
     v.frac = MaxConst(24);
     return v;
   }
-  v.mag = LinConst(std::ldexp(std::ldexp(1.0, f->bits) - 1, f->exp_lo + f->spread));
-  v.frac = MaxConst(-f->exp_lo);
+  v.mag = LinConst(std::ldexp(std::ldexp(1.0, f->bits) - 1, f->exp_lo + f->spread + f->shift));
+  v.frac = MaxConst(-(f->exp_lo + f->shift));
+  v.nonfinite = f->nan_diagonal;
+  if (f->mix_level >= 0)  // saturation specials among them
+    for (double x : SaturationSpecials(a.elem, f->special_to, f->mix_level)) {
+      if (!std::isfinite(x)) {
+        v.nonfinite = true;
+      } else if (x != 0) {
+        v.mag = LinConst(std::max(v.mag.c0, std::fabs(x)));
+        v.frac = MaxConst(std::max(v.frac.c0, -static_cast<double>(LowestBitExponent(x))));
+      }
+    }
   return v;
 }
 
@@ -296,10 +310,13 @@ class Analysis {
   using AffineCache = std::map<const IndexExpr*, std::optional<AffineForm>>;
   // `conversion`: the conversion pass's obligations (PlanConversionInputs),
   // the operands of the conversions at chain level `cap_level` carrying up
-  // to kConversionExtraBits bits beyond their target's.
+  // to kConversionExtraBits bits beyond their target's. `saturation` (with
+  // `conversion`): a narrowing conversion's operand need only be exact in
+  // f32 and may lie beyond the target's max (WithSaturationSpecials).
   Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine,
-           bool conversion = false, int cap_level = 1)
-      : k_(k), formats_(formats), conversion_(conversion), cap_level_(cap_level), affine_(affine) {
+           bool conversion = false, int cap_level = 1, bool saturation = false)
+      : k_(k), formats_(formats), conversion_(conversion), cap_level_(cap_level), saturation_(saturation),
+        affine_(affine) {
     scope_.kernel = &k;
   }
 
@@ -382,6 +399,10 @@ class Analysis {
     v.conv_depth = level;
     if (!conversion_) return;
     obl.back().conversion_level = level;
+    if (saturation_) {
+      SaturatingConversion(v, t, obl.back());
+      return;
+    }
     if (level == cap_level_) obl.back().extra_bits = kConversionExtraBits;
     else obl.back().range_only = true;
     v.mag = Scale(v.mag, 1 + std::ldexp(1.0, 1 - FloatInfo(t).p));
@@ -403,6 +424,26 @@ class Analysis {
     if (!conversion_ || t == ElemType::kI32 || !v.mag.IsConst() || !v.frac.IsConst()) return;
     obl.back().range_only = true;
     v.mag = Scale(v.mag, 1 + std::ldexp(1.0, 1 - FloatInfo(t).p));
+  }
+  // WithSaturationSpecials' rule for a narrowing conversion to `t` of `v`
+  // (obligation `o`): the operand exact in f32 (24 bits), any magnitude;
+  // the result at most t's max, or an infinity where t has them (f16,
+  // bf16, f8e5m2: a finite value beyond max rounds to inf there, or in
+  // f8e5m2 saturates; an inf operand stays inf).
+  static void SaturatingConversion(AbsVal& v, ElemType t, Obligation& o) {
+    const FloatType ft = FloatInfo(t);
+    o.saturates = true;
+    o.extra_bits = FloatInfo(ElemType::kF32).p - ft.p;
+    const Lin up = Scale(v.mag, 1 + std::ldexp(1.0, 1 - ft.p));
+    if (!up.IsConst() || up.c0 > ft.max_finite) {
+      const Fp8Format* f8 = Fp8FormatOf(t);
+      v.nonfinite = v.nonfinite || f8 == nullptr || f8->has_inf;
+      v.mag = LinConst(ft.max_finite);
+      // A saturated result is +-max: steps of max's lowest bit too.
+      v.frac = Max(v.frac, MaxConst(-static_cast<double>(LowestBitExponent(ft.max_finite))));
+    } else {
+      v.mag = up;
+    }
   }
 
   // a * b (elementwise or inside an mfma), rounding counts not included.
@@ -996,6 +1037,7 @@ class Analysis {
   bool conversion_ = false;
   int cap_level_ = 1;
   int max_level_ = 0;
+  bool saturation_ = false;
   std::vector<Failure> structural_;
   std::vector<Obligation> top_;
   Mem mem_;
@@ -1031,8 +1073,10 @@ std::string Unrepresentable(const Obligation& o) {
     // a finite code of t on both sides), at most p + extra_bits bits.
     const FloatType f32 = FloatInfo(ElemType::kF32);
     const int bits = std::min(ft.p + o.extra_bits, f32.p);
-    if (mag > ft.max_finite)
+    if (mag > ft.max_finite && !o.saturates)
       return absl::StrFormat("%s may reach %.6g, beyond %s's largest value %.6g", o.what, mag, type, ft.max_finite);
+    if (o.saturates && mag > f32.max_finite)
+      return absl::StrFormat("%s may reach %.6g, beyond f32's largest value", o.what, mag);
     if (lo < f32.emin_sub)
       return absl::StrFormat("%s has steps of 2^%g, below f32's smallest subnormal 2^%d", o.what, lo, f32.emin_sub);
     if (mag > std::ldexp(1.0, static_cast<int>(lo) + bits))
@@ -1135,22 +1179,43 @@ double Richness(const ExactFormat& f) {
 
 }  // namespace
 
-std::string ExactFormat::Describe() const {
+std::string ExactFormat::Describe(ElemType elem) const {
   if (special)
-    return absl::StrCat("special values of the conversion to ", std::string(ElemTypeName(special_to)),
+    return absl::StrCat("special ", elem == ElemType::kF32 ? std::string() : absl::StrCat(std::string(ElemTypeName(elem)), " "),
+                        "values of the conversion to ", std::string(ElemTypeName(special_to)),
                         " (NaN, +-inf, +-0, +-max, beyond max, subnormals, ties and tie +-1 ulp) at every position");
+  if (mix_level >= 0) {
+    ExactFormat plain = *this;
+    plain.mix_level = -1;
+    const std::vector<double> sp = SaturationSpecials(elem, special_to, mix_level);
+    std::vector<std::string> names;
+    for (size_t i = 0; i < sp.size(); ++i) {
+      const double x = sp[i];
+      // +x and -x side by side as +-x.
+      if (i + 1 < sp.size() && sp[i + 1] == -x && x > 0) {
+        names.push_back(absl::StrFormat("+-%g", x));
+        ++i;
+      } else {
+        names.push_back(std::isnan(x) ? std::string("NaN") : absl::StrFormat("%g", x));
+      }
+    }
+    return absl::StrCat(plain.Describe(elem), "; ", sp.size(), " in ", kConversionSpecials,
+                        " elements (at every position) ", absl::StrJoin(names, ", "),
+                        " (saturation of the conversion to ", std::string(ElemTypeName(special_to)), ")");
+  }
   if (!choices.empty()) {
     std::vector<std::string> c;
-    for (double x : choices) c.push_back(absl::StrFormat("%g", x));
+    for (double x : choices) c.push_back(absl::StrFormat("%g", std::ldexp(x, shift)));
     return absl::StrCat("one of {", absl::StrJoin(c, ", "), "}");
   }
   if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
+  const char* diagonal = nan_diagonal ? "; NaN at [4q + t, 4r + t], t = 0..3" : "";
   if (two_scale)
-    return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread, "; one in ",
-                        kTwoScaleLowOneIn, " +-2^", exp_lo);
-  const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo)
-                                    : absl::StrCat("e in [", exp_lo, ", ", exp_lo + spread, "]");
-  return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e);
+    return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread + shift,
+                        "; one in ", kTwoScaleLowOneIn, " +-2^", exp_lo + shift, diagonal);
+  const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
+                                    : absl::StrCat("e in [", exp_lo + shift, ", ", exp_lo + spread + shift, "]");
+  return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e, diagonal);
 }
 
 namespace {
@@ -1401,16 +1466,19 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
     }
     return true;
   };
-  // Whether every use of `v` (through slice and concat) is a narrowing cvt
-  // from f32 to `*to` (set by the first) whose result is only stored.
-  std::function<bool(const std::string&, std::optional<ElemType>*, int)> only_converted =
-      [&](const std::string& v, std::optional<ElemType>* to, int depth) {
+  // Whether every use of `v` (of type `from`; through slice, concat and an
+  // exact cvt of f16 or bf16 to f32) is a narrowing cvt to `*to` (set by
+  // the first) whose result is only stored.
+  std::function<bool(const std::string&, ElemType, std::optional<ElemType>*, int)> only_converted =
+      [&](const std::string& v, ElemType from, std::optional<ElemType>* to, int depth) {
         if (depth > 64 || uses[v].empty()) return false;
         for (const Op* u : uses[v]) {
           if (u->results.empty()) return false;
-          if (u->kind == OpKind::kSlice || (u->kind == OpKind::kConcat && u->type.elem == ElemType::kF32)) {
-            if (!only_converted(u->results[0], to, depth + 1)) return false;
-          } else if (u->kind == OpKind::kCvt && Narrows(ElemType::kF32, u->type.elem)) {
+          if (u->kind == OpKind::kSlice || (u->kind == OpKind::kConcat && u->type.elem == from)) {
+            if (!only_converted(u->results[0], from, to, depth + 1)) return false;
+          } else if (u->kind == OpKind::kCvt && from != ElemType::kF32 && u->type.elem == ElemType::kF32) {
+            if (!only_converted(u->results[0], ElemType::kF32, to, depth + 1)) return false;
+          } else if (u->kind == OpKind::kCvt && Narrows(from, u->type.elem)) {
             if (to->has_value() && **to != u->type.elem) return false;
             *to = u->type.elem;
             if (!only_stored(u->results[0], depth + 1)) return false;
@@ -1422,7 +1490,9 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
       };
   std::map<std::string, ElemType> r;
   for (const Arg& a : k.args) {
-    if (a.kind != Arg::Kind::kBuffer || a.elem != ElemType::kF32) continue;
+    if (a.kind != Arg::Kind::kBuffer ||
+        (a.elem != ElemType::kF32 && a.elem != ElemType::kF16 && a.elem != ElemType::kBF16))
+      continue;
     bool ok = true, loaded = false;
     std::optional<ElemType> to;
     for (const Op* op : ops) {
@@ -1430,7 +1500,8 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
                                                 (op->gemm.a == a.name || op->gemm.b == a.name ||
                                                  op->gemm.c == a.name));
       if (!touches) continue;
-      if (op->kind != OpKind::kLoad || op->results.empty() || !only_converted(op->results[0], &to, 0)) {
+      if (op->kind != OpKind::kLoad || op->results.empty() ||
+          !only_converted(op->results[0], op->type.elem, &to, 0)) {
         ok = false;
         break;
       }
@@ -1439,6 +1510,204 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
     if (ok && loaded && to) r[a.name] = *to;
   }
   return r;
+}
+
+std::map<std::string, ElemType> ElementwiseFedBuffers(const Kernel& k) {
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  std::map<std::string, std::vector<const Op*>> uses;
+  for (const Op* op : ops)
+    for (const Operand& o : op->operands)
+      if (!o.is_arg) uses[o.name].push_back(op);
+  // Whether every use of `v` (of type `from`) is elementwise or a store;
+  // `*to`: the first narrowing conversion met.
+  std::function<bool(const std::string&, ElemType, std::optional<ElemType>*, int)> elementwise =
+      [&](const std::string& v, ElemType from, std::optional<ElemType>* to, int depth) {
+        if (depth > 64) return false;
+        for (const Op* u : uses[v]) {
+          switch (u->kind) {
+            case OpKind::kStore:
+              break;
+            case OpKind::kCvt:
+              if (Narrows(from, u->type.elem) && !to->has_value()) *to = u->type.elem;
+              [[fallthrough]];
+            case OpKind::kSlice:
+            case OpKind::kConcat:
+            case OpKind::kAdd:
+            case OpKind::kMul:
+            case OpKind::kFma:
+              if (u->results.empty() || !elementwise(u->results[0], u->type.elem, to, depth + 1)) return false;
+              break;
+            default:  // mfma, a loop's operand or yield, ...
+              return false;
+          }
+        }
+        return true;
+      };
+  std::map<std::string, ElemType> r;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.elem == ElemType::kI32) continue;
+    bool ok = true;
+    std::optional<ElemType> to;
+    for (const Op* op : ops) {
+      const bool touches = op->mem == a.name || (op->kind == OpKind::kGemm &&
+                                                (op->gemm.a == a.name || op->gemm.b == a.name ||
+                                                 op->gemm.c == a.name));
+      if (!touches || op->kind == OpKind::kStore) continue;
+      if (op->kind != OpKind::kLoad || op->results.empty() || !elementwise(op->results[0], op->type.elem, &to, 0)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok && to) r[a.name] = *to;
+  }
+  return r;
+}
+
+std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const Fp8Format* f8 = Fp8FormatOf(from);
+  const bool has_inf = f8 == nullptr || f8->has_inf;
+  std::vector<double> cand = {nan};
+  if (has_inf) cand.insert(cand.end(), {inf, -inf});
+  if (level < 2) {
+    const FloatType t = FloatInfo(to);
+    int emax = 0;
+    std::frexp(t.max_finite, &emax);
+    const double half_top = std::ldexp(1.0, emax - 1 - t.p);  // half an ulp of `to` at max
+    const double max = t.max_finite;
+    cand.insert(cand.end(), {max, -max, max + half_top, -(max + half_top), max - half_top, -(max - half_top),
+                             max - 2 * half_top, -(max - 2 * half_top), 2 * max, -4 * max});
+    if (level == 0 && from != ElemType::kF32) {
+      const double fmax = FloatInfo(from).max_finite;
+      cand.insert(cand.end(), {fmax, -fmax});
+    }
+  }
+  // Exactly representable in `from`, each once.
+  std::vector<double> r;
+  for (double x : cand) {
+    if (!ExactBits(from, x)) continue;
+    bool dup = false;
+    for (double y : r) dup = dup || y == x || (std::isnan(y) && std::isnan(x));
+    if (!dup) r.push_back(x);
+  }
+  if (r.size() > static_cast<size_t>(kConversionSpecials)) r.resize(kConversionSpecials);
+  return r;
+}
+
+ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan) {
+  if (!plan.exact) return plan;
+  Analysis::AffineCache affine;
+  // Whether every value of `k` fits with `formats` (saturating conversions).
+  auto fits = [&](const std::map<std::string, ExactFormat>& formats) {
+    Analysis an(k, &formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+    an.Run();
+    if (!an.structural().empty()) return false;
+    for (const Obligation& o : an.obligations())
+      if (!Unrepresentable(o).empty()) return false;
+    return true;
+  };
+  if (!fits(plan.formats)) return plan;  // no saturation check without a sound start
+  const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
+  for (const Arg& a : k.args) {
+    auto f = fed.find(a.name);
+    auto fm = plan.formats.find(a.name);
+    if (f == fed.end() || fm == plan.formats.end() || fm->second.special || fm->second.bits == 0) continue;
+    for (int level = 0; level <= 2; ++level) {
+      std::map<std::string, ExactFormat> trial = plan.formats;
+      trial[a.name].mix_level = level;
+      trial[a.name].special_to = f->second;
+      if (fits(trial)) {
+        plan.formats = std::move(trial);
+        break;
+      }
+    }
+  }
+  return plan;
+}
+
+bool HasComputedFp8Conversion(const Kernel& k) {
+  if (!HasUnorderedSum(k)) return false;
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  for (const Op* op : ops) {
+    if (op->kind == OpKind::kGemm)
+      if (const Arg* c = k.FindArg(op->gemm.c); c != nullptr && IsFp8(c->elem)) return true;
+    if (op->kind == OpKind::kCvt && IsFp8(op->type.elem)) return true;  // fp8 -> fp8 does not exist
+  }
+  return false;
+}
+
+ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, std::string* carrier,
+                         double* scale) {
+  ExactPlan none;
+  none.blocker = "no argument scales the values before an fp8 conversion while keeping them exact";
+  if (!conv.exact || !(factor > 1) || !std::isfinite(factor)) return none;
+  Analysis::AffineCache affine;
+  auto fits = [&](const std::map<std::string, ExactFormat>& formats) {
+    Analysis an(k, &formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+    an.Run();
+    if (!an.structural().empty()) return false;
+    for (const Obligation& o : an.obligations())
+      if (!Unrepresentable(o).empty()) return false;
+    return true;
+  };
+  // The arguments behind fp8 conversions.
+  std::set<std::string> behind;
+  {
+    Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+    an.Run();
+    for (const Obligation& o : an.obligations())
+      if (o.saturates && IsFp8(o.t)) behind.insert(o.deps.begin(), o.deps.end());
+  }
+  std::vector<const Arg*> order;
+  for (bool scalars : {true, false})
+    for (const Arg& a : k.args) {
+      auto f = conv.formats.find(a.name);
+      if (!behind.count(a.name) || a.elem == ElemType::kI32 || f == conv.formats.end() || f->second.special ||
+          (a.kind == Arg::Kind::kScalar) != scalars)
+        continue;
+      order.push_back(&a);
+    }
+  // The scales tried, largest first: scalars m/8 * 2^s nearest `factor` and
+  // below; buffers 2^s.
+  int top = 0;
+  std::frexp(factor, &top);  // factor in [2^(top-1), 2^top)
+  std::vector<double> scalar_scales, buffer_scales;
+  for (int s = top; s >= 0; --s)
+    for (int m = 15; m >= 8; --m) {
+      const double x = std::ldexp(m / 8.0, s - 1);
+      if (x > 1 && x <= factor * std::pow(2.0, 1.0 / 16)) scalar_scales.push_back(x);
+    }
+  for (int s = static_cast<int>(std::lround(std::log2(factor))); s >= 1; --s) buffer_scales.push_back(std::ldexp(1.0, s));
+  for (const Arg* a : order)
+    for (double x : a->kind == Arg::Kind::kScalar ? scalar_scales : buffer_scales) {
+      ExactPlan p = conv;
+      ExactFormat& f = p.formats[a->name];
+      if (a->kind == Arg::Kind::kScalar) {
+        for (double& c : f.choices) c *= x;
+      } else {
+        int s = 0;
+        std::frexp(x, &s);
+        f.shift = s - 1;
+        // A buffer's values stay within its type's range.
+        if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift) > FloatInfo(a->elem).max_finite)
+          continue;
+      }
+      if (fits(p.formats)) {
+        *carrier = a->name;
+        *scale = x;
+        const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
+        for (const Arg* b : order)
+          if (b->kind == Arg::Kind::kBuffer && b->shape.size() == 2 && b->shape[0] >= 4 && b->shape[1] >= 4 &&
+              !fed.count(b->name) && p.formats[b->name].mix_level < 0) {
+            p.formats[b->name].nan_diagonal = true;
+            break;
+          }
+        return p;
+      }
+    }
+  return none;
 }
 
 std::map<std::string, RoundingBound> RoundingBounds(const Kernel& k) {

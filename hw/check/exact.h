@@ -58,6 +58,8 @@ struct ExactFormat {
   // values reach only narrowing conversions to `special_to` and stores
   // (ConversionFedBuffers) gets the conversion's special values
   // (MakeConversionInputs) instead of +-m * 2^e.
+  // f16 and bf16 buffers too: their special values are those of the
+  // conversion from the buffer's type (ConversionSpecialFrom).
   bool special = false;
   ElemType special_to = ElemType::kF32;
   // Two scales (the first pass of a conversion chain, PlanConversionPasses):
@@ -67,10 +69,27 @@ struct ExactFormat {
   // few bits plus a fine part near the first conversion's rounding point,
   // whose rounding decides the last conversion's (often a tie of it).
   bool two_scale = false;
+  // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
+  // whose loaded values reach a narrowing conversion to `special_to` through
+  // elementwise ops only (ElementwiseFedBuffers): element i holds value
+  // (i + o) mod kConversionSpecials of SaturationSpecials(elem, special_to,
+  // mix_level) when that index is below their count, else +-m * 2^e as above.
+  int mix_level = -1;
+  // Every float value (buffer elements, scalar choices) times 2^shift
+  // (SaturationPlan); 0 elsewhere.
+  int shift = 0;
+  // A 2-D buffer behind an mfma (SaturationPlan): NaN at [4q + t, 4r + t],
+  // t = 0..3 (q, r from the seed), so that a NaN reaches four consecutive
+  // rows (or columns) of the MFMA's result, every element position of a
+  // lane's group of 4.
+  bool nan_diagonal = false;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
-  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16".
-  std::string Describe() const;
+  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
+  // with saturation specials `elem` (the argument's type) names them:
+  // "+-m*2^e, ...; 5 in 37 elements (at every position) NaN, +-240, +-224
+  // (saturation of the conversion to f8e4m3fnuz)".
+  std::string Describe(ElemType elem = ElemType::kF32) const;
 };
 
 // A narrowing conversion as a conversion pass's inputs reach it
@@ -110,6 +129,10 @@ struct ExactPlan {
   std::vector<ConversionNote> conversions;
 };
 
+// The number of special values MakeConversionInputs cycles through (a
+// prime: each lands at every position of a vector and of a lane's group).
+constexpr int kConversionSpecials = 37;
+
 // Chooses exact-mode inputs for `k` (per argument, starting from full
 // significands and narrowing the arguments behind the first value that does
 // not fit, richest first), or says which op makes exact mode impossible.
@@ -129,14 +152,69 @@ constexpr int kConversionExtraBits = 5;
 // whose C is not f32.
 bool HasNarrowingConversion(const Kernel& k);
 
-// The f32 buffers of `k` whose loaded values reach nothing but narrowing
-// `cvt`s (through slice and concat), whose results reach nothing but stores
+// The f32, f16 and bf16 buffers of `k` whose loaded values reach nothing but
+// narrowing `cvt`s (through slice and concat, and an exact cvt of an f16 or
+// bf16 value to f32), whose results reach nothing but stores
 // (through slice and concat) to buffers no op of `k` reads: such a value is
-// converted exactly as it was loaded, so any f32 value, NaN and infinities
-// included, gives the same code on both sides. By name, the conversion's
+// converted exactly as it was loaded, so any value of the buffer's type, NaN
+// and infinities included, gives the same code on both sides (fresh-user
+// review 8 F5: an f16 buffer quantised to fp8 beside an MFMA). By name, the conversion's
 // target type (the first one's when they differ: all conversions of the
 // buffer must then be to that type, else it is left out).
 std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k);
+
+// The float buffers of `k` (any float type, fp8 included) whose loaded values
+// reach a narrowing `cvt` through elementwise ops only (slice, concat, cvt,
+// add, mul, fma; stores of them anywhere), never an mfma, a gemm or a loop's
+// carried value: a NaN, an infinity or a value beyond the conversion's max
+// among them reaches the conversion recognisably (an fp8 `O` of `O =
+// cvt(alpha * acc + cvt(O))`, fresh-user review 8 F1). By name, the first
+// such conversion's target type. ConversionFedBuffers are among them.
+std::map<std::string, ElemType> ElementwiseFedBuffers(const Kernel& k);
+
+// The saturation specials of a buffer of type `from` whose values reach a
+// conversion to `to` (ElementwiseFedBuffers), as values (NaN for a NaN),
+// each exactly representable in `from`: level 0 NaN, +-inf (when `from` has
+// them), +-max of `to`, the tie just above it and the one just below, the
+// largest value below max, 2 max, -4 max and +-max of `from` (when `from`
+// is not f32); level 1 the same without `from`'s max; level 2 NaN and +-inf
+// only. At most kConversionSpecials values.
+std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level);
+
+// `plan` (PlanConversionInputs) with saturation specials for the
+// ElementwiseFedBuffers of `k` that are not ConversionFedBuffers: per buffer,
+// in argument order, the richest level (SaturationSpecials) for which every
+// value of `k` stays exact in its type, now with each narrowing conversion's
+// operand allowed beyond the target's max (it saturates, or overflows to
+// inf, the same way on both sides) and up to f32's 24 bits; no level when
+// even NaN and inf do not fit (never: they round nowhere). The conversion
+// pass's NaN and saturation checks then reach conversions of computed
+// values: `cvt(alpha * acc + O)` with O = 240 is beyond f8e4m3fnuz's max.
+// `plan` unchanged when !plan.exact.
+ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
+
+// Whether `k` converts to an fp8 type a value an mfma or gemm computed (it
+// has an mfma or gemm and a cvt to fp8 from a wider type or a gemm with an
+// fp8 C): the conversion kirc clamps itself (v_min/v_max before
+// v_cvt_pk_fp8_f32), whose operand the conversion pass keeps far below the
+// format's max unless an elementwise-fed buffer adds a saturation special.
+bool HasComputedFp8Conversion(const Kernel& k);
+
+// The saturation pass's inputs (`kirc run`, fresh-user review 8 F1): `conv`
+// (WithSaturationSpecials(PlanConversionInputs)) with one argument, the
+// carrier, scaled by about `factor` (> 1): an f32 scalar behind an fp8
+// conversion (alpha) by the nearest m/8 * 2^s (m in [8, 15], 3 significand
+// bits: its value is then m * 2^(s-3) times its conversion value), else a
+// float buffer behind it (an MFMA operand) by 2^s (ExactFormat::shift), in
+// argument order; the largest such scale not beyond it for which every value
+// stays exact with saturating conversions (as WithSaturationSpecials checks;
+// a buffer's values also within its type's range). `*carrier` names it and
+// `*scale` is its factor. The first 2-D float buffer behind an fp8
+// conversion that is not elementwise-fed (an MFMA operand) gets
+// ExactFormat::nan_diagonal (NaN sums to NaN in any order). !exact (with a
+// blocker) when none fits (no scale above 1) or `conv` is not exact.
+ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, std::string* carrier,
+                         double* scale);
 
 // Conversion inputs for `k` (README "input modes", `conversion`): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to

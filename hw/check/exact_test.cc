@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "hw/check/compare.h"
 #include "hw/check/inputs.h"
+#include "hw/check/test_kernels.h"
 #include "testdata/test_kernels.h"
 
 namespace kir {
@@ -856,6 +857,273 @@ TEST(InputsTest, ConversionInputsPutEverySpecialAtEveryPosition) {
     for (int i = 0; i < 512; ++i) negative += ElementValue(ElemType::kF16, d.buffers["A"].data() + 2 * i) < 0;
     EXPECT_GT(negative, 512 / 8 / 2);
     EXPECT_LT(negative, 512 / 8 * 2);
+  }
+}
+
+// Fresh-user review 8 F5: an f16 buffer only quantised gets the special
+// values of the conversion, in f16 (by hand: 240 = 1.875 * 2^7, f16
+// exponent field 7 + 15 = 22, bits 22 << 10 | 0.875 * 1024 = 0x5b80; 248 =
+// 1.9375 * 2^7: 0x5bc0; f16's max 65504: 0x7bff; f8e4m3fnuz's smallest
+// subnormal 2^(1 - 8 - 3) = 2^-10: 0x1400).
+TEST(ConversionPlanTest, F16AndBf16BuffersOnlyConvertedGetTheirOwnSpecials) {
+  const Kernel k5 = Parse(::kir::testing::Review8F5Kernel());
+  EXPECT_EQ(ConversionFedBuffers(k5), (std::map<std::string, ElemType>{{"X", ElemType::kF8E4M3FNUZ}}));
+  // Through an exact cvt to f32 too.
+  EXPECT_EQ(ConversionFedBuffers(Parse(R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg X : bf16[64] strides [1] readonly
+arg O : f16[64] strides [1] writeonly
+  %x = load X[tid.x] : bf16
+  %y = cvt %x : f32
+  %q = cvt %y : f16
+  store O[tid.x], %q
+end
+)")),
+            (std::map<std::string, ElemType>{{"X", ElemType::kF16}}));
+  ExactPlan p = PlanConversionInputs(k5);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_TRUE(p.formats["X"].special);
+  EXPECT_EQ(p.formats["X"].Describe(ElemType::kF16).rfind("special f16 values of the conversion to f8e4m3fnuz", 0),
+            0u);
+  uint64_t s = 1;
+  auto at = [&](ElemType from, int j) { return ConversionSpecialFrom(from, ElemType::kF8E4M3FNUZ, j, s); };
+  const ElemType h = ElemType::kF16;
+  EXPECT_EQ(at(h, 3), 0x7c00u);
+  EXPECT_EQ(at(h, 4), 0xfc00u);
+  EXPECT_EQ(at(h, 6), 0x8000u);
+  EXPECT_EQ(at(h, 7), 0x5b80u);   // 240
+  EXPECT_EQ(at(h, 8), 0xdb80u);   // -240
+  EXPECT_EQ(at(h, 9), 0x5bc0u);   // 248, the tie above max
+  EXPECT_EQ(at(h, 11), 0x5bbfu);  // f16's neighbour below it
+  EXPECT_EQ(at(h, 12), 0xdbc1u);  // -(248 + one f16 ulp)
+  EXPECT_EQ(at(h, 13), 0x7bffu);  // f16's own max 65504, beyond 240
+  EXPECT_EQ(at(h, 15), 0x1400u);  // 2^-10
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    s = seed;
+    const uint32_t q = at(h, 0), n = at(h, 1), sig = at(h, 2);
+    EXPECT_EQ(q & 0xfe00u, 0x7e00u) << std::hex << q;  // quiet NaN, +
+    EXPECT_EQ(n & 0xfe00u, 0xfe00u) << std::hex << n;  // quiet NaN, -
+    EXPECT_EQ(sig & 0xfe00u, 0x7c00u) << std::hex << sig;  // signalling: quiet bit clear, payload non-zero
+    EXPECT_NE(sig & 0x3ffu, 0u);
+    // Ties of f8e4m3fnuz (4 significand bits) in f16 (11): the low 7 bits
+    // 1000000, +-1 for the neighbours, the kept last bit odd for odd j.
+    for (int j = 24; j < 36; ++j) {
+      s = seed;
+      const uint32_t b = at(h, j);
+      const int kind = ((j - 24) / 2) % 3;
+      EXPECT_EQ(b & 0x7fu, kind == 0 ? 0x40u : kind == 1 ? 0x41u : 0x3fu) << j << " " << std::hex << b;
+      EXPECT_EQ((b >> 7) & 1, static_cast<uint32_t>(j % 2)) << j;
+      EXPECT_EQ(b >> 15, j >= 30 ? 1u : 0u) << j;
+    }
+  }
+  // bf16 of f16's max 65504 (0x477fe000 in f32) rounds up to 65536 (0x4780):
+  // beyond f16's max as well.
+  s = 1;
+  EXPECT_EQ(ConversionSpecialFrom(ElemType::kBF16, ElemType::kF16, 7, s), 0x4780u);
+  EXPECT_EQ(ConversionSpecialFrom(ElemType::kBF16, ElemType::kF16, 3, s), 0x7f80u);
+  // bf16's own max (0x7f7f) far beyond f16's; f16's 65504 is not beyond
+  // bf16's, so 4 * bf16 max, beyond f16's range, gives f16's max (0x7bff).
+  EXPECT_EQ(ConversionSpecialFrom(ElemType::kBF16, ElemType::kF16, 13, s), 0x7f7fu);
+  EXPECT_EQ(ConversionSpecialFrom(ElemType::kF16, ElemType::kBF16, 13, s), 0x7bffu);
+}
+
+// Fresh-user review 8 F1: O of O = cvt(alpha * acc + cvt(O)) reaches the
+// conversion through elementwise ops; A and B feed the MFMA.
+TEST(ConversionPlanTest, SaturationSpecialsOfElementwiseFedBuffers) {
+  const Kernel k1 = Parse(::kir::testing::Review8F1Kernel());
+  EXPECT_EQ(ElementwiseFedBuffers(k1), (std::map<std::string, ElemType>{{"O", ElemType::kF8E4M3FNUZ}}));
+  EXPECT_EQ(ElementwiseFedBuffers(Parse(::kir::testing::Review8F5Kernel())),
+            (std::map<std::string, ElemType>{{"X", ElemType::kF8E4M3FNUZ}}));
+  // By hand: f8e4m3fnuz's max 240 (ulp 16 at the top), the ties beside it
+  // 248 and 232 are not f8e4m3fnuz values, nor are 480 and -960; 224 is.
+  const ElemType q = ElemType::kF8E4M3FNUZ;
+  std::vector<double> sp = SaturationSpecials(q, q, 0);
+  ASSERT_EQ(sp.size(), 5u);
+  EXPECT_TRUE(std::isnan(sp[0]));
+  EXPECT_EQ(std::vector<double>(sp.begin() + 1, sp.end()), (std::vector<double>{240, -240, 224, -224}));
+  // From f16: also +-inf, the ties, beyond max and f16's own max.
+  sp = SaturationSpecials(ElemType::kF16, q, 0);
+  ASSERT_EQ(sp.size(), 15u);
+  EXPECT_EQ(std::vector<double>(sp.begin() + 1, sp.end()),
+            (std::vector<double>{INFINITY, -INFINITY, 240, -240, 248, -248, 232, -232, 224, -224, 480, -960, 65504,
+                                 -65504}));
+  EXPECT_EQ(SaturationSpecials(ElemType::kF16, q, 1).size(), 13u);
+  EXPECT_EQ(SaturationSpecials(ElemType::kF16, q, 2).size(), 3u);
+  ExactPlan p = WithSaturationSpecials(k1, PlanConversionInputs(k1));
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(p.formats["O"].mix_level, 0);
+  EXPECT_EQ(p.formats["O"].special_to, q);
+  EXPECT_EQ(p.formats["A"].mix_level, -1);
+  // Every special at every position of O's 4-element groups (37 is prime),
+  // codes by hand: NaN 0x80, 240 = 1.875 * 2^7 (exponent field 7 + 8)
+  // 0x7f, 224 = 1.75 * 2^7 0x7e, with the sign bit 0xff, 0xfe; the
+  // other elements below 1 in magnitude (|code| < 0x40).
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k1, p, seed);
+    std::map<int, std::set<int>> seen;
+    int regular = 0;
+    for (int i = 0; i < 256; ++i) {
+      const int c = d.buffers["O"].data()[i];
+      if (c == 0x80 || c == 0x7f || c == 0xff || c == 0x7e || c == 0xfe) seen[i % 4].insert(c);
+      else regular += (c & 0x7f) < 0x40;
+    }
+    for (int pos = 0; pos < 4; ++pos)
+      EXPECT_EQ(seen[pos], (std::set<int>{0x80, 0x7f, 0xff, 0x7e, 0xfe})) << "seed " << seed << " " << pos;
+    EXPECT_GT(regular, 256 * 30 / 37 - 4) << "seed " << seed;
+  }
+  // An f16 add must stay exact in f16: a finite special near 240 (or
+  // 65504) plus the other operand's steps of 2^-10 would need 18 (26)
+  // significand bits, so only NaN and +-inf.
+  const Kernel add = ::kir::testing::TestdataKernel("add_f16");
+  ExactPlan a = WithSaturationSpecials(add, PlanConversionInputs(add));
+  ASSERT_TRUE(a.exact) << a.blocker;
+  EXPECT_EQ(a.formats["x"].mix_level, 2);
+  EXPECT_EQ(a.formats["y"].mix_level, 2);
+}
+
+// The soundness of the saturation specials, checked independently of the
+// analysis: with the conversion pass's inputs, the value before the
+// conversion (x + alpha * y, x f16, y f32, alpha a power of two), computed in
+// double from the input bits, is NaN, an infinity or exact in f32, so the
+// device and the reference hold it bit for bit; and some of those values
+// lie beyond f8e4m3fnuz's max (240), some are NaN.
+TEST(ConversionPlanTest, SaturationSpecialsKeepTheValueBeforeTheConversionExact) {
+  const Kernel k = Parse(R"(kernel sat
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[64, 4] strides [4, 1] readonly
+arg Y : f32[64, 4] strides [4, 1] readonly
+arg O : f8e4m3fnuz[64, 4] strides [4, 1] writeonly
+arg alpha : f32
+  %x = load X[tid.x, 0] : f16x4
+  %xf = cvt %x : f32x4
+  %y = load Y[tid.x, 0] : f32x4
+  %s = mul %y, alpha
+  %t = add %xf, %s
+  %q = cvt %t : f8e4m3fnuzx4
+  store O[tid.x, 0], %q
+end
+)");
+  ExactPlan p = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_GE(p.formats["X"].mix_level, 0);
+  EXPECT_GE(p.formats["Y"].mix_level, 0);
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    const double alpha = F32FromBits(d.scalars["alpha"]);
+    int beyond = 0, nan = 0;
+    for (int i = 0; i < 256; ++i) {
+      const double x = ElementValue(ElemType::kF16, d.buffers["X"].data() + 2 * i);
+      const double y = ElementValue(ElemType::kF32, d.buffers["Y"].data() + 4 * i);
+      const double t = x + alpha * y;  // exact in double: 11 + 24 bits, exponents near
+      if (std::isnan(t)) {
+        ++nan;
+        continue;
+      }
+      if (std::isinf(t)) continue;
+      EXPECT_EQ(static_cast<double>(static_cast<float>(t)), t) << "seed " << seed << " element " << i;
+      beyond += std::fabs(t) > 240;
+    }
+    EXPECT_GT(beyond, 0) << "seed " << seed;
+    EXPECT_GT(nan, 0) << "seed " << seed;
+  }
+}
+
+// The saturation pass's inputs for O = cvt(alpha * acc) to f8e4m3fnuz
+// (acc: 128 fp8 products): alpha scaled by 6.5 = 13/8 * 2^2 (the nearest
+// m/8 * 2^s), and, checked independently in double, every sum over k of
+// A[i, k] * B[j, k] (any i, j: a superset of what the MFMA adds) has
+// sum |terms| <= 2^(24 + its lowest bit), so every partial sum in any order
+// is exact in f32, as is alpha times it; some of those values lie beyond
+// 240, some below.
+TEST(ConversionPlanTest, SaturationPlanScalesAlphaAndKeepsTheSumsExact) {
+  const Kernel k = Parse(R"(kernel k7
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+  EXPECT_TRUE(HasComputedFp8Conversion(k));
+  EXPECT_FALSE(HasComputedFp8Conversion(::kir::testing::TestdataKernel("quant_fp8")));  // no mfma
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  std::string carrier;
+  double scale = 0;
+  const ExactPlan p = SaturationPlan(k, conv, 6.5, &carrier, &scale);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_EQ(scale, 6.5);
+  ASSERT_EQ(p.formats.at("alpha").choices.size(), 1u);
+  EXPECT_EQ(p.formats.at("alpha").choices[0], conv.formats.at("alpha").choices[0] * 6.5);
+  EXPECT_FALSE(SaturationPlan(k, conv, 1.0, &carrier, &scale).exact);  // nothing to scale up
+  // A (the first MFMA operand) holds NaN at [4q + t, 4r + t], t = 0..3:
+  // four consecutive rows, four consecutive columns.
+  EXPECT_TRUE(p.formats.at("A").nan_diagonal);
+  EXPECT_FALSE(p.formats.at("B").nan_diagonal);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    std::vector<std::pair<int, int>> nans;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 128; ++j)
+        if (std::isnan(ElementValue(ElemType::kF8E4M3FNUZ, d.buffers["A"].data() + 128 * i + j))) nans.push_back({i, j});
+    ASSERT_EQ(nans.size(), 4u) << "seed " << seed;
+    for (int t = 0; t < 4; ++t) {
+      EXPECT_EQ(nans[t].first, nans[0].first + t);
+      EXPECT_EQ(nans[t].second, nans[0].second + t);
+    }
+    EXPECT_EQ(nans[0].first % 4, 0);
+    EXPECT_EQ(nans[0].second % 4, 0);
+  }
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    const double alpha = F32FromBits(d.scalars["alpha"]);
+    auto lowest = [](double x) {
+      int e;
+      double m = std::frexp(std::fabs(x), &e);
+      while (m != std::floor(m)) m *= 2, --e;
+      return e;
+    };
+    int beyond = 0, below = 0;
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double acc = 0, abs_sum = 0;
+        int lo = 1000;
+        for (int kk = 0; kk < 128; ++kk) {
+          const double t = ElementValue(ElemType::kF8E4M3FNUZ, d.buffers["A"].data() + 128 * i + kk) *
+                           ElementValue(ElemType::kF8E4M3FNUZ, d.buffers["B"].data() + 128 * j + kk);
+          if (std::isnan(t)) {  // the NaN rows: NaN in any order
+            acc = t;
+            break;
+          }
+          acc += t;
+          abs_sum += std::fabs(t);
+          if (t != 0) lo = std::min(lo, lowest(t));
+        }
+        if (std::isnan(acc)) continue;
+        EXPECT_LE(abs_sum, std::ldexp(1.0, 24 + lo)) << i << " " << j;
+        const double w = alpha * acc;
+        EXPECT_EQ(static_cast<double>(static_cast<float>(w)), w) << i << " " << j;
+        beyond += std::fabs(w) > 240;
+        below += std::fabs(w) < 240;
+      }
+    EXPECT_GT(beyond, 16) << "seed " << seed;
+    EXPECT_GT(below, 16) << "seed " << seed;
   }
 }
 

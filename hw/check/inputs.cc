@@ -275,7 +275,7 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const uint64_t neg_in = low ? 2 : negative_one_in;
         const bool negative = Next(s) % neg_in == neg_in - 1;
         const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo
-        return FloatBits(a.elem, (negative ? -mm : mm) * std::ldexp(1.0, e));
+        return FloatBits(a.elem, (negative ? -mm : mm) * std::ldexp(1.0, e + f.shift));
       },
       // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).
       [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },
@@ -284,8 +284,51 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         if (it == plan.formats.end()) return 0;
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
-        return F32Bits(static_cast<float>(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()]));
+        return F32Bits(static_cast<float>(
+            std::ldexp(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()], f.shift)));
       });
+}
+
+// `regular` (a's +-m * 2^e) with saturation specials (ExactFormat::mix_level):
+// element i is value (i + o) mod kConversionSpecials of SaturationSpecials
+// when that index is below their count (a NaN is `a`'s quiet NaN with a
+// payload from the element's own stream, its sign from the same), else
+// regular's element i.
+PagedBytes WithSaturationValues(const Arg& a, const ExactFormat& f, uint64_t seed, PagedBytes regular) {
+  const std::vector<double> sp = SaturationSpecials(a.elem, f.special_to, f.mix_level);
+  const uint64_t s0 = Hash(a.name, seed) ^ 0x73617475726174ull;
+  const uint64_t o = s0 % kConversionSpecials;
+  const ElemType t = a.elem;
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(t));
+  // The element's bits: NaNs with payloads (fp8: the format's NaN codes).
+  auto value = [sp, s0, t](uint64_t i, size_t j) -> uint32_t {
+    const double x = sp[j];
+    if (!std::isnan(x)) return *ExactBits(t, x);
+    uint64_t st = StateAt(s0, i);
+    const uint64_t r = Next(st);
+    if (IsFp8(t)) {
+      const Fp8Format& f8 = *Fp8FormatOf(t);
+      return f8.fnuz ? 0x80u : ((r & 1) << 7) | f8.nan;
+    }
+    const Fields fd = FieldsOf(t);
+    const uint32_t sign = static_cast<uint32_t>(r & 1) << (fd.exp_bits + fd.man_bits);
+    const uint32_t quiet = uint32_t{1} << (fd.man_bits - 1);
+    return sign | (((uint32_t{1} << fd.exp_bits) - 1) << fd.man_bits) | quiet |
+           (static_cast<uint32_t>(r >> 1) & (quiet - 1));
+  };
+  std::shared_ptr<const PageFiller> inner = regular.filler();
+  auto filler = std::make_shared<const PageFiller>([inner, value, o, eb, n = sp.size()](uint64_t off, uint8_t* p,
+                                                                                       uint64_t len) {
+    if (inner != nullptr) (*inner)(off, p, len);
+    for (uint64_t b = (eb - off % eb) % eb; b + eb <= len; b += eb) {
+      const uint64_t i = (off + b) / eb;
+      const size_t j = static_cast<size_t>((i + o) % kConversionSpecials);
+      if (j >= n) continue;
+      const uint32_t v = value(i, j);
+      for (uint64_t x = 0; x < eb; ++x) p[b + x] = static_cast<uint8_t>(v >> (8 * x));
+    }
+  });
+  return PagedBytes(regular.size(), std::move(filler));
 }
 
 }  // namespace
@@ -302,7 +345,9 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
   return d;
 }
 
-uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) {
+uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) { return ConversionSpecialFrom(ElemType::kF32, to, j, s); }
+
+uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
   // The target's significand bits p (with the implicit one), smallest
   // normal exponent, largest finite value.
   int p = 24, emin = -126;
@@ -324,28 +369,54 @@ uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) {
   std::frexp(max, &emax);
   --emax;  // max = 1.x * 2^emax
   const double half_top = std::ldexp(1.0, emax - p);  // half an ulp of T at max
-  auto bits = [](double v) { return F32Bits(static_cast<float>(v)); };
-  // f32's neighbour of v towards +inf (up) or -inf.
-  auto next = [](double v, bool up) {
-    return F32Bits(std::nextafter(static_cast<float>(v), up ? std::numeric_limits<float>::infinity()
-                                                            : -std::numeric_limits<float>::infinity()));
+  // `from`'s fields: f32, or a 16-bit type (sign-magnitude like f32).
+  const bool wide = from == ElemType::kF32;
+  const Fields ff = FieldsOf(wide ? ElemType::kF32 : from);
+  const uint32_t sign_bit = uint32_t{1} << (ff.exp_bits + ff.man_bits);
+  const uint32_t inf_bits = ((uint32_t{1} << ff.exp_bits) - 1) << ff.man_bits;
+  const uint32_t quiet = uint32_t{1} << (ff.man_bits - 1);
+  // The bits of v in `from`: rounded to nearest even, beyond its range its
+  // +-max (a value far beyond any narrower target's max).
+  auto bits = [&](double v) -> uint32_t {
+    const float f = static_cast<float>(v);
+    if (wide) return F32Bits(f);
+    const uint32_t b = from == ElemType::kF16 ? F32ToF16Bits(f) : F32ToBf16Bits(f);
+    return (b & ~sign_bit) == inf_bits ? (b & sign_bit) | (inf_bits - 1) : b;
   };
-  const uint32_t payload = static_cast<uint32_t>(Next(s)) & 0x3fffff;
+  // `from`'s neighbour of v (as `bits` gives it) towards +inf (up) or -inf.
+  auto next = [&](double v, bool up) -> uint32_t {
+    if (wide)
+      return F32Bits(std::nextafter(static_cast<float>(v), up ? std::numeric_limits<float>::infinity()
+                                                              : -std::numeric_limits<float>::infinity()));
+    const uint32_t b = bits(v), mag = b & ~sign_bit;
+    const bool negative = (b & sign_bit) != 0 && mag != 0;
+    if (negative == up) return mag == 0 ? b : b - 1;  // towards zero
+    return mag == 0 ? (up ? 1u : sign_bit | 1u) : b + 1;  // away from zero
+  };
+  const uint32_t payload = static_cast<uint32_t>(Next(s)) & (quiet - 1);
   switch (j) {
-    case 0: return 0x7fc00000u | payload;                 // quiet NaNs with payloads
-    case 1: return 0xffc00000u | payload;
-    case 2: return 0x7f800000u | (payload == 0 ? 1 : payload);  // a signalling NaN
-    case 3: return 0x7f800000u;                            // +-inf
-    case 4: return 0xff800000u;
-    case 5: return 0x00000000u;                            // +-0
-    case 6: return 0x80000000u;
+    case 0: return inf_bits | quiet | payload;             // quiet NaNs with payloads
+    case 1: return sign_bit | inf_bits | quiet | payload;
+    case 2: return inf_bits | (payload == 0 ? 1 : payload);  // a signalling NaN
+    case 3: return inf_bits;                                // +-inf
+    case 4: return sign_bit | inf_bits;
+    case 5: return 0;                                      // +-0
+    case 6: return sign_bit;
     case 7: return bits(max);                              // +-max
     case 8: return bits(-max);
     case 9: return bits(max + half_top);                   // the tie above max (even: beyond it)
     case 10: return bits(-(max + half_top));
     case 11: return next(max + half_top, false);          // just below that tie: max
     case 12: return next(-(max + half_top), false);       // just beyond it
-    case 13: return bits(std::min(4 * max, flt_max));     // far beyond max
+    case 13: {  // far beyond max: 4 max, or the source's own max (f16, bf16) when beyond T's
+      if (!wide) {
+        const uint32_t top = inf_bits - 1;  // the source's largest finite value
+        const double top_value = from == ElemType::kF16 ? F16BitsToF32(static_cast<uint16_t>(top))
+                                                         : Bf16BitsToF32(static_cast<uint16_t>(top));
+        if (top_value > max) return top;
+      }
+      return bits(std::min(4 * max, flt_max));
+    }
     case 14: return bits(-std::min(max + 2 * half_top, flt_max));  // one ulp of T beyond max
     case 15: return bits(minsub);                         // T's smallest subnormal
     case 16: return bits(-minsub);
@@ -360,9 +431,10 @@ uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) {
     }
     case 22: return bits(std::ldexp(1.0, emin));          // the smallest normal
     case 23: return bits(-(std::ldexp(1.0, emin) - minsub / 2));  // tie below it: the normal (even)
-    case 36: {  // a full f32 significand in T's normal range
+    case 36: {  // a full significand of `from` in T's normal range
       const int e = static_cast<int>(Uniform(s, std::max(emin, -3), std::min(emax, 3)));
-      return bits(std::ldexp(1.0 + static_cast<double>(Next(s) >> 41) * std::ldexp(1.0, -23), e));
+      return bits(std::ldexp(1.0 + static_cast<double>(Next(s) >> (64 - ff.man_bits)) * std::ldexp(1.0, -ff.man_bits),
+                             e));
     }
     default: break;
   }
@@ -393,16 +465,37 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
       else d.buffers[a.name] = random.buffers.at(a.name);
       continue;
     }
-    if (!it->second.special || a.kind != Arg::Kind::kBuffer) continue;
+    if (a.kind != Arg::Kind::kBuffer) continue;
+    if (it->second.nan_diagonal && a.shape.size() == 2 && a.shape[0] >= 4 && a.shape[1] >= 4) {
+      // NaN at [4q + t, 4r + t], t = 0..3.
+      uint64_t st = Hash(a.name, seed) ^ 0x6e616e64696167ull;
+      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(a.shape[0] / 4));
+      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(a.shape[1] / 4));
+      const int eb = ElemBytes(a.elem);
+      const uint32_t nan = IsFp8(a.elem) ? Fp8FormatOf(a.elem)->nan
+                           : a.elem == ElemType::kF32 ? 0x7fc00000u
+                           : a.elem == ElemType::kF16 ? 0x7e00u
+                                                      : 0x7fc0u;
+      for (int64_t t = 0; t < 4; ++t) {
+        const int64_t off = ((4 * q + t) * a.strides[0] + (4 * r + t) * a.strides[1]) * eb;
+        uint8_t* p = d.buffers[a.name].Touch(static_cast<uint64_t>(off), static_cast<uint64_t>(eb));
+        for (int x = 0; x < eb; ++x) p[x] = static_cast<uint8_t>(nan >> (8 * x));
+      }
+    }
+    if (it->second.mix_level >= 0) {
+      d.buffers[a.name] = WithSaturationValues(a, it->second, seed, std::move(d.buffers[a.name]));
+      continue;
+    }
+    if (!it->second.special) continue;
     // Element i: special value (i + o) mod 37, its random parts from the
     // element's own stream.
     const uint64_t s0 = Hash(a.name, seed) ^ 0x7370656369616cull;
     const uint64_t o = s0 % kConversionSpecials;
-    const ElemType to = it->second.special_to;
-    d.buffers[a.name] = LazyBuffer(a, [s0, o, to](uint64_t i) -> uint64_t {
+    const ElemType to = it->second.special_to, from = a.elem;
+    d.buffers[a.name] = LazyBuffer(a, [s0, o, from, to](uint64_t i) -> uint64_t {
       uint64_t st = StateAt(s0, i);
       uint64_t own = Next(st);
-      return ConversionSpecial(to, static_cast<int>((i + o) % kConversionSpecials), own);
+      return ConversionSpecialFrom(from, to, static_cast<int>((i + o) % kConversionSpecials), own);
     });
   }
   return d;

@@ -64,14 +64,23 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // +-1 f32 ulp, and a full-significand value in T's range. 37 is prime, so
 // each value lands at every vector element position (element i mod 2^n)
 // and on every lane of a kernel that loads 37 or more consecutive groups.
+// f16 and bf16 special buffers get ConversionSpecialFrom their type. A
+// buffer with saturation specials (ExactFormat::mix_level,
+// WithSaturationSpecials) holds at element i value (i + o') mod 37 of
+// SaturationSpecials when that index is below their count (NaNs with
+// payloads from the element's stream), else its +-m * 2^e.
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 
-// The number of special values MakeConversionInputs cycles through.
-constexpr int kConversionSpecials = 37;
 // Special value j (0 <= j < kConversionSpecials) of a conversion from f32 to
 // `to` (f16, bf16 or an fp8 type), as f32 bits; `s` draws the random parts
 // (NaN payloads, tie significands and exponents).
 uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s);
+// The same for a buffer of type `from` (f32, f16 or bf16; bits of that type):
+// each value rounded to `from` (to nearest even; beyond `from`'s range its
+// +-max), "+-1 ulp" neighbours and NaN payloads in `from`'s own format,
+// and for value 13 (far beyond max) `from`'s own max when it lies beyond
+// `to`'s (fresh-user review 8 F5: f16 data quantised to fp8 beside an MFMA).
+uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s);
 
 // Adversarial inputs from `seed`, for kernels whose result must match the
 // reference bit for bit on any input (no HasUnorderedSum), lazy: element i

@@ -127,6 +127,61 @@ end
                              {{"$NAME", name}, {"$E", elem}});
 }
 
+// Fresh-user review 8 F1 (k1.kir): a K = 128 loop of fp8 MFMAs, its result
+// times alpha plus the old O, converted back into O (f8e4m3fnuz, readwrite).
+inline std::string Review8F1Kernel() {
+  return R"(kernel k1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg O : f8e4m3fnuz[16, 16] strides [16, 1] readwrite
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %o = load O[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f8e4m3fnuzx4
+  %of = cvt %o : f32x4
+  %s = mul %acc, alpha
+  %r = add %s, %of
+  %q = cvt %r : f8e4m3fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)";
+}
+
+// Fresh-user review 8 F5 (k5.kir): a K = 64 loop of f16 MFMAs to f32 C and,
+// beside it, loaded f16 data X quantised to f8e4m3fnuz Q.
+inline std::string Review8F5Kernel() {
+  return R"(kernel k5
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+arg X : f16[256] strides [1] readonly
+arg Q : f8e4m3fnuz[256] strides [1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %acc
+  %x = load X[tid.x * 4] : f16x4
+  %q = cvt %x : f8e4m3fnuzx4
+  store Q[tid.x * 4], %q
+end
+)";
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

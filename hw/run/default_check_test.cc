@@ -23,6 +23,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
@@ -173,6 +174,22 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : RunReport{};
   }
+  // Whether the default run of a mutant `code_object` with `seed` PASSes
+  // (`kirc run` exits 0). An error does not: a mutant whose conversion lost
+  // its clamp may meet a saturation special, which the strict emulator
+  // refuses to convert (`... outside the format's range ...: clamp the
+  // value first`), as `kirc run` then does.
+  bool Passes(const Compiled& c, const std::string& code_object, uint64_t seed, std::string* text) {
+    EmuDevice emu(bin_);
+    RunOptions o;
+    o.llvm_bin = bin_;
+    o.code_object_path = code_object;
+    o.seed = seed;
+    o.threads = 1;
+    absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+    *text = r.ok() ? r->text : std::string(r.status().message());
+    return r.ok() && r->ok;
+  }
   // Seeds 1 to 3: kirc's code passes, every mutant fails.
   void Expect(const Compiled& c, const std::vector<std::string>& mutants) {
     const std::string own = Write(c, c.assembly, "own.hsaco");
@@ -180,8 +197,8 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
       RunReport r = Run(c, own, seed);
       EXPECT_TRUE(r.ok) << "kirc's code, seed " << seed << "\n" << r.text;
       for (const std::string& m : mutants) {
-        RunReport rm = Run(c, m, seed);
-        EXPECT_FALSE(rm.ok) << m << ", seed " << seed << "\n" << rm.text;
+        std::string text;
+        EXPECT_FALSE(Passes(c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
       }
     }
   }
@@ -241,10 +258,11 @@ TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
   EXPECT_NE(r.text.find("* |ref|"), std::string::npos) << r.text;
   // Random (exact inputs impossible: 128 products must fit f8e5m2's 3
   // bits), then conversion (the sum need only fit f32, its conversion
-  // p + 5 = 8 bits).
-  ASSERT_EQ(r.passes.size(), 2u) << r.text;
+  // p + 5 = 8 bits), then saturation (the MFMA result goes to fp8).
+  ASSERT_EQ(r.passes.size(), 3u) << r.text;
   EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
   EXPECT_EQ(r.passes[1].mode, InputMode::kConversion);
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
   ASSERT_EQ(r.diffs.size(), 1u);
   EXPECT_EQ(r.diffs[0].pre_rounding, 256) << r.text;
 }
@@ -323,9 +341,11 @@ TEST_F(DefaultCheckTest, F4RoundTowardZeroF16EpilogueOfABetaGemmFails) {
 TEST_F(DefaultCheckTest, F11TruncatingFp8ResidualEpilogueFails) {
   const Compiled c = CompileText(ResidualFp8Kernel());
   // Each clamp before v_cvt_pk_fp8_f32 in turn replaced by a mask that
-  // keeps sign, exponent and 3 mantissa bits (the values stay below 448):
-  // one truncating conversion, of an MFMA result (O[0]: the value before
-  // the conversion) or of loaded X (O[1]: bit for bit).
+  // keeps sign, exponent and 3 mantissa bits (the regular values stay
+  // below 448): one truncating conversion, of an MFMA result (O[0]: the
+  // value before the conversion) or of loaded X (O[1]: bit for bit). The
+  // saturation specials of O and X (beyond 448, inf) reach the unclamped
+  // conversion too, which the emulator refuses: that fails the run as well.
   const std::regex r(R"(v_min_f32 (v\d+), 0x43e00000, (v\d+))");
   std::vector<std::string> mutants;
   int i = 0;
@@ -807,6 +827,98 @@ TEST_F(DefaultCheckTest, Review8F8RoundTowardZeroF16BeforeF16Add) {
         << r.text;
     EXPECT_EQ(r.text.find("never round"), std::string::npos) << r.text;
   }
+}
+
+// Fresh-user review 8 F1, F5: saturation and NaN handling of an fp8
+// conversion beside an MFMA. kirc clamps to +-240 (v_min_f32 0x43700000,
+// v_max_f32 0xc3700000: 240 = 1.875 * 2^7, f32 bits 0x43700000) and selects
+// a NaN back in (v_cndmask_b32_e64 after v_cmp_u_f32) before
+// v_cvt_pk_fp8_f32. The conversion pass's values before the cvt stayed
+// below ~52 and f16 sources never held NaN, inf or values beyond 240, so a
+// clamp at 64 or 224 (0x42800000, 0x43600000) or a dropped NaN select passed
+// every seed. Now O's (and X's) elements hold saturation specials.
+constexpr char kClampMin[] = R"(v_min_f32 (v\d+), 0x43700000, (v\d+))";
+constexpr char kNanSelect[] = R"(v_cndmask_b32_e64 (v\d+), (v\d+), v\d+, s\[\d+:\d+\])";
+
+TEST_F(DefaultCheckTest, Review8F1Fp8EpilogueSaturationAndNan) {
+  const Compiled c = CompileText(::kir::testing::Review8F1Kernel());
+  // Element 0 of every lane saturating at 64 (the first clamp); every clamp
+  // at +-224; element 0's NaN select dropped (a NaN then gives 240).
+  // (+-240 appears only as the clamps' literals.)
+  const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(m224, c.assembly);
+  Expect(c, {MutantAt(c, kClampMin, "v_min_f32 $1, 0x42800000, $2", 0, "m64.hsaco"), Write(c, m224, "m224.hsaco"),
+             MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", 0, "nonan.hsaco")});
+  // The report says what the conversion pass gave O.
+  RunReport r = Run(c, Write(c, c.assembly, "k1.hsaco"), 1);
+  EXPECT_NE(r.text.find("O +-m*2^e, m in [1, "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find(" in 37 elements (at every position) NaN, +-240, +-224 (saturation of the conversion to "
+                        "f8e4m3fnuz)"),
+            std::string::npos)
+      << r.text;
+}
+
+TEST_F(DefaultCheckTest, Review8F5F16QuantisationBesideMfmaSaturationAndNan) {
+  const Compiled c = CompileText(::kir::testing::Review8F5Kernel());
+  // Every clamp at +-64 (0x42800000 = 2^6).
+  const std::string m64 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x42800000"}, {"0xc3700000", "0xc2800000"}});
+  ASSERT_NE(m64, c.assembly);
+  Expect(c, {Write(c, m64, "m64.hsaco"), MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", 0, "nonan0.hsaco"),
+             MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", -1, "nonan3.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k5.hsaco"), 1);
+  EXPECT_NE(r.text.find("X special f16 values of the conversion to f8e4m3fnuz"), std::string::npos) << r.text;
+}
+
+// Review 8 F1 without the read-modify-write: O = cvt(alpha * acc) to
+// f8e4m3fnuz, no buffer that could carry a saturation special to the
+// conversion. The conversion pass's values stay far below 240 (A and B
+// narrowed until the sum fits 4 + 5 bits); the saturation pass scales alpha
+// by m/8 * 2^s (m in [8, 15]) so that the median stored value lies near
+// 240, so a clamp at +-224 or +-64 shows, and puts NaN at four consecutive
+// rows of A, so a dropped NaN select shows.
+constexpr char kFp8Computed[] = R"(kernel k7
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)";
+
+TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
+  const Compiled c = CompileText(kFp8Computed);
+  const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  const std::string m64 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x42800000"}, {"0xc3700000", "0xc2800000"}});
+  ASSERT_NE(m224, c.assembly);
+  Expect(c, {Write(c, m224, "m224.hsaco"), Write(c, m64, "m64.hsaco"),
+             // Element 0 of every lane saturating at 64 only.
+             MutantAt(c, kClampMin, "v_min_f32 $1, 0x42800000, $2", 0, "m64e0.hsaco"),
+             // The NaN select of element 0 dropped, and every one (NaN
+             // at four rows of A reaches every element position).
+             MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", 0, "nonan0.hsaco"),
+             Mutant(c, kNanSelect, "v_mov_b32 $1, $2", 4, "nonan.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 3u) << r.text;
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with alpha times "), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("saturation scalars: alpha = "), std::string::npos) << r.text;
+  // Values on both sides of 240 reach the conversion: some stored codes
+  // are +-240, some are not.
+  ASSERT_EQ(r.passes[2].diffs.size(), 1u);
+  EXPECT_NE(r.text.find("(of max|ref| 240)"), std::string::npos) << r.text;
 }
 
 }  // namespace

@@ -275,6 +275,7 @@ const char* InputModeName(InputMode m) {
     case InputMode::kRandom: return "random";
     case InputMode::kAdversarial: return "adversarial";
     case InputMode::kConversion: return "conversion";
+    case InputMode::kSaturation: return "saturation";
   }
   return "?";
 }
@@ -411,8 +412,10 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
       std::vector<std::string> parts;
       for (const Arg& a : k.args) {
         auto it = plan.formats.find(a.name);
-        if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe()));
+        if (it != plan.formats.end()) parts.push_back(absl::StrCat(a.name, " ", it->second.Describe(a.elem)));
       }
+      bool saturation = false;
+      for (const auto& [name, f] : plan.formats) saturation = saturation || f.mix_level >= 0;
       return absl::StrCat("inputs: conversion (seed ", seed,
                           conversion_passes > 1 ? absl::StrCat(", chain level ", plan.level, " of ", conversion_passes)
                                                 : std::string(),
@@ -420,6 +423,10 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
                           "; floats negative with probability 1/8; every mfma or gemm sum is exact, so both sides "
                           "hold every value before a conversion bit for bit and the stored codes must equal the "
                           "reference's bit for bit (any NaN for a NaN)",
+                          saturation ? "; where a saturation special reaches a conversion, its operand is NaN, inf, "
+                                       "or exact in f32 near or beyond the target's max (saturating the same way on "
+                                       "both sides)"
+                                     : "",
                           ConversionsText(plan), no_dr, "\n");
     }
     case InputMode::kAdversarial:
@@ -500,6 +507,36 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
   return absl::StrJoin(found, ", ");
 }
 
+// The median |value| of the finite, non-zero elements below the format's max
+// of `ref`'s first writable fp8 buffer of `k` (its first 2^16 elements), and
+// that format's type; 0 when there is none.
+double Fp8OutputMedian(const Kernel& k, const KernelData& ref, ElemType* type) {
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || !IsFp8(a.elem) || a.shape.empty()) continue;
+    auto it = ref.buffers.find(a.name);
+    if (it == ref.buffers.end()) continue;
+    bool any = true;
+    for (int64_t e : a.shape) any = any && e > 0;
+    std::vector<int64_t> idx(a.shape.size(), 0);
+    std::vector<double> v;
+    const double max = Fp8FormatOf(a.elem)->max;
+    for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
+      int64_t off = 0;
+      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
+      uint8_t b[1] = {};
+      it->second.Read(static_cast<uint64_t>(off), b, 1);
+      const double x = std::fabs(ElementValue(a.elem, b));
+      if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
+      if (!NextIndex(idx, a.shape)) break;
+    }
+    if (v.empty()) continue;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    *type = a.elem;
+    return v[v.size() / 2];
+  }
+  return 0;
+}
+
 }  // namespace
 
 int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -539,6 +576,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   if (!user && (opts.inputs == InputMode::kConversion ||
                 (opts.inputs == InputMode::kAuto && HasNarrowingConversion(k)))) {
     conv_plans = PlanConversionPasses(k);
+    // With saturation specials where values reach a conversion through
+    // elementwise ops (fresh-user review 8 F1).
+    for (ExactPlan& c : conv_plans) c = WithSaturationSpecials(k, std::move(c));
     if (conv_plans.empty() && opts.inputs == InputMode::kConversion)
       return absl::FailedPreconditionError(absl::StrCat(
           "conversion inputs are impossible for kernel '", k.name, "': ",
@@ -697,10 +737,15 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
+  // The saturation pass (kSaturation): its plan and inputs line.
+  ExactPlan sat_plan;
+  std::string sat_line;
+  bool sat_added = false;
   for (size_t pi = 0; pi < modes.size(); ++pi) {
     const InputMode mode = modes[pi];
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
                         : mode == InputMode::kConversion  ? MakeConversionInputs(k, *pass_plan.at(pi), opts.seed)
+                        : mode == InputMode::kSaturation  ? MakeConversionInputs(k, sat_plan, opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
@@ -759,7 +804,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (modes.size() < 2) return st;
       std::string m = absl::StrCat("the ", InputModeName(mode), " pass (", pi + 1, " of ", modes.size(), ", seed ",
                                    opts.seed, "): ", st.message());
-      if (mode == InputMode::kAdversarial || mode == InputMode::kConversion)
+      if (mode == InputMode::kAdversarial || mode == InputMode::kConversion || mode == InputMode::kSaturation)
         if (std::string x = ExtremeInputs(k, inputs, mode == InputMode::kAdversarial ? 65504.0 : 240.0);
             !x.empty())
           absl::StrAppend(&m, "\n(its inputs include out-of-range values, e.g. ", x, ")");
@@ -828,6 +873,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         : mode == InputMode::kExact ? "bit-identical (exact inputs)"
                         : mode == InputMode::kConversion
                             ? "bit-identical (conversion inputs: exact up to the conversion; any NaN matches any NaN)"
+                        : mode == InputMode::kSaturation
+                            ? "bit-identical (saturation inputs: exact up to the conversion; any NaN matches any NaN)"
                                                     : "bit-identical (adversarial inputs; any NaN matches any NaN)";
       p.diffs = CompareBitwise(k, out, ref_data, why);
     }
@@ -875,7 +922,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       if (!ds.ok()) return ds;
     }
     std::string& t = passes_text;
-    t += user ? UserInputsLine(*uv, mode, opts.seed, unordered)
+    t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
+         : mode == InputMode::kSaturation ? sat_line
               : InputsLine(k, mode, mode == InputMode::kConversion ? *pass_plan.at(pi) : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && modes[0] == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
@@ -916,6 +964,41 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         " is outside the rounding bound of the reference\n");
     }
     r.passes.push_back(std::move(p));
+    // After the conversion pass of a kernel that converts an mfma/gemm
+    // result to fp8: a saturation pass whose carrier puts the median value
+    // stored to the fp8 output near the format's max (review 8 F1).
+    ElemType fp8 = ElemType::kF32;
+    double median = 0;
+    // Once, after the first conversion pass (a chain's passes share the
+    // values behind the fp8 conversion).
+    if (mode == InputMode::kConversion && opts.inputs == InputMode::kAuto && !sat_added &&
+        HasComputedFp8Conversion(k) && (median = Fp8OutputMedian(k, ref_data, &fp8)) > 0) {
+      const double max = Fp8FormatOf(fp8)->max;
+      std::string carrier;
+      double scale = 1;
+      sat_plan = SaturationPlan(k, *pass_plan.at(pi), max / median, &carrier, &scale);
+      if (sat_plan.exact) {
+        sat_added = true;
+        modes.insert(modes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, InputMode::kSaturation);
+        // The passes after it move one place on.
+        std::map<size_t, const ExactPlan*> moved;
+        for (const auto& [at, c] : pass_plan) moved[at > pi ? at + 1 : at] = c;
+        pass_plan = std::move(moved);
+        sat_line = absl::StrCat(
+            "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
+            absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
+                            scale, std::string(ElemTypeName(fp8)), median, scale, median * scale),
+            absl::StrFormat("%s's max is %g)", std::string(ElemTypeName(fp8)), max),
+            [&] {
+              for (const auto& [name, f] : sat_plan.formats)
+                if (f.nan_diagonal) return absl::StrCat(", and NaN at 4 elements of ", name, " ([4q + t, 4r + t])");
+              return std::string();
+            }(),
+            ", so the values before the conversion lie around and beyond the max, exact in f32 (saturating the "
+            "same way on both sides): the stored codes must equal the reference's bit for bit (any NaN for a "
+            "NaN)\n");
+      }
+    }
   }
   r.run = r.passes.front().run;
   r.diffs = r.passes.front().diffs;

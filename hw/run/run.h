@@ -45,8 +45,15 @@ enum class InputMode {
   // converted; bit identity. Refused (FailedPrecondition, naming why) when the kernel has no
   // narrowing conversion or no such inputs exist.
   kConversion,
+  // Not a --inputs choice: in auto mode, after the conversion pass, for a
+  // kernel that converts an mfma/gemm result to fp8
+  // (HasComputedFp8Conversion): the conversion inputs with one argument
+  // scaled by a power of two (SaturationPlan) so that the values before the
+  // conversion lie around the format's max (the median |value| the
+  // conversion pass stored to an fp8 output, scaled, near max); bit identity.
+  kSaturation,
 };
-// "auto", "exact", "random", "adversarial", "conversion".
+// "auto", "exact", "random", "adversarial", "conversion", "saturation".
 const char* InputModeName(InputMode m);
 
 struct RunOptions {
@@ -162,7 +169,7 @@ struct CheckPass {
 struct RunReport {
   DeviceRun run;                  // the first pass's
   std::vector<BufferDiff> diffs;  // the first pass's
-  std::vector<CheckPass> passes;  // in order: exact or random, conversion, random, adversarial
+  std::vector<CheckPass> passes;  // in order: exact or random, conversion, saturation, random, adversarial
   // Why exact inputs were not used ("FILE:LINE:COL: 'OP': why", FILE from
   // RunOptions::filename, the position when the op has one); empty when they
   // were or when the mode asked for none (random, adversarial).
