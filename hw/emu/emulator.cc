@@ -118,8 +118,17 @@ absl::Status ValidateProgram(const Program& p, const KernelInfo& k) {
         return bad(absl::StrCat("on ", t.name, " MFMA vdst and srcC must be AGPRs"));
       if (c.IsReg() && d.IsReg() && c.cls != d.cls)
         return bad("MFMA srcC and vdst must be the same register kind");
-      if (c.IsReg() && d.IsReg() && c.reg != d.reg && c.reg < d.reg + d.count && d.reg < c.reg + c.count)
-        return bad("MFMA srcC and vdst overlap without being identical");
+      // A partial srcC/vdst overlap is an error only for results wider than 4
+      // registers: llvm-mc 22 (-mcpu=gfx942 and gfx950) rejects
+      // `v_mfma_f32_32x32x8_f16 v[0:15], v[20:21], v[24:25], v[2:17]` ("source
+      // 2 operand must not partially overlap with dst") but assembles
+      // `v_mfma_f32_16x16x16_f16 v[0:3], v[20:21], v[24:25], v[2:5]`, which
+      // clang-22 -O3 emits (fresh-user review 10 F9). The emulator reads all
+      // of srcC before it writes vdst (exec_mfma.cc).
+      if (c.IsReg() && d.IsReg() && d.count > 4 && c.reg != d.reg && c.reg < d.reg + d.count &&
+          d.reg < c.reg + c.count)
+        return bad("MFMA srcC and vdst overlap without being identical (an MFMA result wider than 4 registers "
+                   "must not partially overlap srcC)");
     }
   }
   return absl::OkStatus();

@@ -97,6 +97,36 @@ const Table kTables[] = {
     {0xff, [](uint32_t, uint32_t, uint32_t) { return 0xffffffffu; }},
 };
 
+// Fresh-user review 10 F9: clang-22 -O3 writes a 16x16 MFMA whose 4-register
+// srcC partially overlaps its vdst, which llvm-mc 22 accepts (it rejects the
+// overlap only for wider results). With A = B = 0, D = C: D[0] (v16) is
+// C[0] as it was (v18 = 1.5) and D[2] (v18) is C[2] (v20 = 1.0), so srcC is
+// read whole before vdst is written. A 32x32 result (16 registers) that
+// partially overlaps srcC is still refused.
+TEST(Gfx950ValuTest, MfmaSrcCPartiallyOverlappingAFourRegisterVdst) {
+  for (const char* mcpu : {"gfx942", "gfx950"}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(
+        "  v_mov_b32 v18, 0x3fc00000\n  v_mov_b32 v19, 0xc0200000\n  v_mov_b32 v20, 1.0\n"
+        "  v_mov_b32 v21, 2.0\n  v_mov_b32 v22, 0\n  v_mov_b32 v23, 0\n  v_mov_b32 v24, 0\n"
+        "  v_mov_b32 v25, 0\n  s_nop 7\n"
+        "  v_mfma_f32_16x16x16_f16 v[16:19], v[22:23], v[24:25], v[18:21]\n"
+        "  s_nop 7\n  s_nop 7\n  s_nop 7\n  v_mov_b32 v3, v18\n  v_mov_b32 v4, v16\n",
+        Inputs(), false, mcpu);
+    ASSERT_TRUE(out.ok()) << mcpu << ": " << out.status();
+    for (int l = 0; l < 64; ++l) {
+      EXPECT_EQ((*out)[2 * l], 0x3f800000u) << mcpu << " lane " << l;      // D[2] = C[2] = 1.0
+      EXPECT_EQ((*out)[2 * l + 1], 0x3fc00000u) << mcpu << " lane " << l;  // D[0] = C[0] = 1.5
+    }
+    absl::StatusOr<std::vector<uint32_t>> wide = RunBody(
+        "  s_nop 7\n  v_mfma_f32_32x32x8_f16 v[0:15], v[18:19], v[20:21], v[2:17]\n  s_nop 7\n  s_nop 7\n"
+        "  s_nop 7\n  v_mov_b32 v3, 0\n  v_mov_b32 v4, 0\n",
+        Inputs(), false, mcpu);
+    ASSERT_FALSE(wide.ok()) << mcpu;
+    EXPECT_NE(wide.status().message().find("overlap without being identical"), std::string::npos)
+        << wide.status();
+  }
+}
+
 TEST(Gfx950ValuTest, Bitop3TruthTables) {
   const std::vector<uint32_t> in = Inputs();
   for (bool object : {false, true})
