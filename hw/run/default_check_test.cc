@@ -809,6 +809,11 @@ TEST_F(DefaultCheckTest, Review8F2RoundTowardZeroF16StepOfAChain) {
             std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("these inputs never round 15:3: '%h = cvt %acc : f16x4'"), std::string::npos) << r.text;
+  // The verdict names the failing conversion pass by its chain level
+  // (review 10 F7: every level was "the conversion").
+  EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
+            std::string::npos)
+      << r.text;
   // On loaded data: elements 0 and 1 of each thread (the review's k2_rtz).
   const Compiled k2 = CompileText(ChainKernel(false));
   std::string a = k2.assembly;

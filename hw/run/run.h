@@ -149,7 +149,10 @@ int DefaultThreads();
 
 // One run of the kernel on one set of inputs, compared with the reference.
 struct CheckPass {
-  InputMode mode = InputMode::kRandom;  // kExact, kRandom, kAdversarial or kConversion
+  InputMode mode = InputMode::kRandom;  // kExact, kRandom, kAdversarial, kConversion or kSaturation
+  // How reports name the pass: its mode, and a conversion pass's chain level
+  // when there are several ("conversion (chain level 2 of 3)").
+  std::string name;
   DeviceRun run;
   std::vector<BufferDiff> diffs;
   // With RunOptions::cross_check: the second device's run and the buffers
