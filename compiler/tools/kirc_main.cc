@@ -208,7 +208,8 @@ Options for run (and --mcpu, --llvm-bin as above):
                          conversion; then saturation when it converts an
                          mfma/gemm result to fp8 (alpha or an operand
                          scaled so its values reach the format's max,
-                         NaN in an operand; bit for bit); also
+                         then negated toward -max, NaN in an operand;
+                         bit for bit); also
                          adversarial when the kernel has no mfma/gemm,
                          else random when a conversion is rounded by no
                          conversion pass

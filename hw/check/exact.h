@@ -78,6 +78,11 @@ struct ExactFormat {
   // Every float value (buffer elements, scalar choices) times 2^shift
   // (SaturationPlan); 0 elsewhere.
   int shift = 0;
+  // Every float value (buffer elements, scalar choices) negated: the
+  // saturation pass's second run, whose values before the conversion lie
+  // near and beyond -max (fresh-user review 10 F1). Negation is exact, and
+  // the analysis bounds magnitudes only.
+  bool negate = false;
   // A 2-D buffer behind an mfma (SaturationPlan): NaN at [4q + t, 4r + t],
   // t = 0..3 (q, r from the seed), so that a NaN reaches four consecutive
   // rows (or columns) of the MFMA's result, every element position of a

@@ -275,7 +275,7 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const uint64_t neg_in = low ? 2 : negative_one_in;
         const bool negative = Next(s) % neg_in == neg_in - 1;
         const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo
-        return FloatBits(a.elem, (negative ? -mm : mm) * std::ldexp(1.0, e + f.shift));
+        return FloatBits(a.elem, (negative != f.negate ? -mm : mm) * std::ldexp(1.0, e + f.shift));
       },
       // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).
       [&](const Arg& a) -> uint64_t { return a.elem == ElemType::kI32 ? 1 : 3; },
@@ -285,7 +285,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         return F32Bits(static_cast<float>(
-            std::ldexp(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()], f.shift)));
+            std::ldexp(f.choices.empty() ? 1.0 : f.choices[Next(s) % f.choices.size()], f.shift) *
+            (f.negate ? -1.0 : 1.0)));
       });
 }
 

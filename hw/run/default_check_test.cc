@@ -907,7 +907,10 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
   const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
   const std::string m64 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x42800000"}, {"0xc3700000", "0xc2800000"}});
   ASSERT_NE(m224, c.assembly);
-  Expect(c, {Write(c, m224, "m224.hsaco"), Write(c, m64, "m64.hsaco"),
+  // Review 10 F1: the lower clamp alone at -224 (0xc3600000).
+  const std::string lo224 = absl::StrReplaceAll(c.assembly, {{"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(lo224, c.assembly);
+  Expect(c, {Write(c, m224, "m224.hsaco"), Write(c, m64, "m64.hsaco"), Write(c, lo224, "lo224.hsaco"),
              // Element 0 of every lane saturating at 64 only.
              MutantAt(c, kClampMin, "v_min_f32 $1, 0x42800000, $2", 0, "m64e0.hsaco"),
              // The NaN select of element 0 dropped, and every one (NaN
@@ -915,10 +918,13 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
              MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", 0, "nonan0.hsaco"),
              Mutant(c, kNanSelect, "v_mov_b32 $1, $2", 4, "nonan.hsaco")});
   RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
-  ASSERT_EQ(r.passes.size(), 3u) << r.text;
+  ASSERT_EQ(r.passes.size(), 4u) << r.text;
   EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSaturation);
   EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with alpha times "), std::string::npos)
       << r.text;
+  EXPECT_NE(r.text.find("lie around and beyond the max, "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("lie around and beyond -max, "), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("saturation scalars: alpha = "), std::string::npos) << r.text;
   // Values on both sides of 240 reach the conversion: some stored codes
   // are +-240, some are not.

@@ -738,14 +738,16 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.ok = true;
   std::string passes_text;
   // The saturation pass (kSaturation): its plan and inputs line.
-  ExactPlan sat_plan;
-  std::string sat_line;
+  // The saturation passes (kSaturation) by position in `modes`: their plans
+  // and inputs lines.
+  std::map<size_t, ExactPlan> sat_plan;
+  std::map<size_t, std::string> sat_line;
   bool sat_added = false;
   // A saturation pass is planned after the first conversion pass when the
   // kernel converts an mfma/gemm result to fp8 (below); counted before it is
   // added (review 10 F7: "2 of 2" when three passes ran).
   bool sat_pending = opts.inputs == InputMode::kAuto && !conv_plans.empty() && HasComputedFp8Conversion(k);
-  auto passes_planned = [&] { return modes.size() + (sat_pending && !sat_added ? 1 : 0); };
+  auto passes_planned = [&] { return modes.size() + (sat_pending && !sat_added ? 2 : 0); };
   // "conversion (chain level 2 of 3)" when a chain has several passes.
   auto pass_name = [&](size_t at) {
     std::string n = InputModeName(modes[at]);
@@ -758,7 +760,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     const InputMode mode = modes[pi];
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
                         : mode == InputMode::kConversion  ? MakeConversionInputs(k, *pass_plan.at(pi), opts.seed)
-                        : mode == InputMode::kSaturation  ? MakeConversionInputs(k, sat_plan, opts.seed)
+                        : mode == InputMode::kSaturation  ? MakeConversionInputs(k, sat_plan.at(pi), opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
@@ -937,7 +939,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
-         : mode == InputMode::kSaturation ? sat_line
+         : mode == InputMode::kSaturation ? sat_line.at(pi)
               : InputsLine(k, mode, mode == InputMode::kConversion ? *pass_plan.at(pi) : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && modes[0] == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
@@ -990,27 +992,35 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       const double max = Fp8FormatOf(fp8)->max;
       std::string carrier;
       double scale = 1;
-      sat_plan = SaturationPlan(k, *pass_plan.at(pi), max / median, &carrier, &scale);
-      if (sat_plan.exact) {
+      const ExactPlan up = SaturationPlan(k, *pass_plan.at(pi), max / median, &carrier, &scale);
+      if (up.exact) {
         sat_added = true;
-        modes.insert(modes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, InputMode::kSaturation);
-        // The passes after it move one place on.
+        // Two passes: toward +max, then the carrier negated, toward -max
+        // (fresh-user review 10 F1: values negative with probability 1/8
+        // never met a dropped lower clamp).
+        ExactPlan down = up;
+        down.formats[carrier].negate = true;
+        modes.insert(modes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, 2, InputMode::kSaturation);
+        // The passes after them move two places on.
         std::map<size_t, const ExactPlan*> moved;
-        for (const auto& [at, c] : pass_plan) moved[at > pi ? at + 1 : at] = c;
+        for (const auto& [at, c] : pass_plan) moved[at > pi ? at + 2 : at] = c;
         pass_plan = std::move(moved);
-        sat_line = absl::StrCat(
-            "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
-            absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                            scale, std::string(ElemTypeName(fp8)), median, scale, median * scale),
-            absl::StrFormat("%s's max is %g)", std::string(ElemTypeName(fp8)), max),
-            [&] {
-              for (const auto& [name, f] : sat_plan.formats)
-                if (f.nan_diagonal) return absl::StrCat(", and NaN at 4 elements of ", name, " ([4q + t, 4r + t])");
-              return std::string();
-            }(),
-            ", so the values before the conversion lie around and beyond the max, exact in f32 (saturating the "
-            "same way on both sides): the stored codes must equal the reference's bit for bit (any NaN for a "
-            "NaN)\n");
+        const std::string nan = [&] {
+          for (const auto& [name, f] : up.formats)
+            if (f.nan_diagonal) return absl::StrCat(", and NaN at 4 elements of ", name, " ([4q + t, 4r + t])");
+          return std::string();
+        }();
+        for (int sign : {1, -1})
+          sat_line[pi + (sign > 0 ? 1 : 2)] = absl::StrCat(
+              "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
+              absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
+                              sign * scale, std::string(ElemTypeName(fp8)), median, scale, median * scale),
+              absl::StrFormat("%s's max is %g)", std::string(ElemTypeName(fp8)), max), nan,
+              ", so the values before the conversion lie around and beyond ", sign > 0 ? "the max" : "-max",
+              ", exact in f32 (saturating the same way on both sides): the stored codes must equal the "
+              "reference's bit for bit (any NaN for a NaN)\n");
+        sat_plan[pi + 1] = up;
+        sat_plan[pi + 2] = std::move(down);
       }
     }
     if (mode == InputMode::kConversion) sat_pending = false;  // planned, or not, after the first
