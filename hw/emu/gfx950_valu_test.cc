@@ -127,6 +127,32 @@ TEST(Gfx950ValuTest, MfmaSrcCPartiallyOverlappingAFourRegisterVdst) {
   }
 }
 
+// Fresh-user review 10 F10: a descriptor that flushes FP16 denormals
+// (.amdhsa_float_denorm_mode_16_64 0) ran as if it kept them; the emulator
+// now refuses f16 code under it, and runs it under mode 3.
+TEST(Gfx950ValuTest, FlushedF16DenormalsAreRefused) {
+  for (int mode : {0, 3}) {
+    HandKernel k;
+    k.mcpu = "gfx950";
+    k.args = {"out:global_buffer"};
+    k.extra_directives = absl::StrCat("    .amdhsa_float_denorm_mode_16_64 ", mode, "\n");
+    k.body = "  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v10, 2, v0\n"
+             "  v_mov_b32 v1, 1\n  v_pk_add_f16 v2, v1, v1\n  s_waitcnt lgkmcnt(0)\n"
+             "  global_store_dword v10, v2, s[8:9]\n  s_waitcnt vmcnt(0)\n  s_endpgm";
+    LaunchArgs a;
+    a.args = {ToBytes(std::vector<uint32_t>(64))};
+    absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), "gfx950", a, false);
+    if (mode == 3) {
+      ASSERT_TRUE(s.ok()) << s.status();
+      // 0x0001 is f16's smallest subnormal 2^-24: twice it is 0x0002, kept.
+      EXPECT_EQ(FromBytes<uint32_t>(a.args[0])[0], 0x00000002u);
+    } else {
+      ASSERT_FALSE(s.ok());
+      EXPECT_NE(s.status().message().find("FP16/FP64 denormal mode is 0"), std::string::npos) << s.status();
+    }
+  }
+}
+
 TEST(Gfx950ValuTest, Bitop3TruthTables) {
   const std::vector<uint32_t> in = Inputs();
   for (bool object : {false, true})
