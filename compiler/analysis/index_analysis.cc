@@ -365,6 +365,18 @@ struct DmaSiteInfo {
 
 std::string EnumLeaf::Name() const { return is_wg ? absl::StrCat("wg.", std::string(1, "xyz"[dim])) : "%" + name; }
 
+std::vector<EnumLeaf> WgLeaves(const std::set<int>& dims, const std::array<int64_t, 3>& grid) {
+  std::vector<EnumLeaf> leaves;
+  for (int d : dims) {
+    EnumLeaf f;
+    f.is_wg = true;
+    f.dim = d;
+    f.last = std::max<int64_t>(grid[d], 1) - 1;
+    leaves.push_back(f);
+  }
+  return leaves;
+}
+
 int64_t Combinations(const std::vector<EnumLeaf>& leaves) {
   int64_t n = 1;
   for (const EnumLeaf& l : leaves) n = Sat(static_cast<__int128>(n) * l.Count());
@@ -445,14 +457,7 @@ std::vector<std::pair<int, int>> LdsDmaMayOverlap(const Kernel& k,
     if (i == j && info[i].repeats > 1) return true;  // the same base again
     std::set<int> dims = info[i].wg;
     dims.insert(info[j].wg.begin(), info[j].wg.end());
-    std::vector<EnumLeaf> wg_leaves;
-    for (int d : dims) {
-      EnumLeaf f;
-      f.is_wg = true;
-      f.dim = d;
-      f.last = std::max<int64_t>(k.grid[d], 1) - 1;
-      wg_leaves.push_back(f);
-    }
+    const std::vector<EnumLeaf> wg_leaves = WgLeaves(dims, k.grid);
     const int64_t wg_combos = Combinations(wg_leaves);
     const __int128 evals = static_cast<__int128>(Sat(static_cast<__int128>(wg_combos) * waves)) *
                            (i == j ? info[i].combos : static_cast<__int128>(info[i].combos) + info[j].combos);

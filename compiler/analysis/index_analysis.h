@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <set>
 #include <map>
 #include <memory>
 #include <string>
@@ -122,6 +123,10 @@ struct EnumLeaf {
   // "wg.x" or "%k".
   std::string Name() const;
 };
+
+// One leaf per workgroup dimension in `dims` (0 x, 1 y, 2 z), each taking
+// the ids 0 .. grid[d] - 1 (one value for a grid extent of 0 or 1).
+std::vector<EnumLeaf> WgLeaves(const std::set<int>& dims, const std::array<int64_t, 3>& grid);
 
 // The number of combinations of values of `leaves`: the product of their
 // counts, saturating at 2^62 (1 for no leaves).

@@ -1064,14 +1064,7 @@ absl::Status Validator::CheckLdsDma(const Op& op) {
     f.step = r.step;
     return f;
   };
-  std::vector<EnumLeaf> wg_leaves;
-  for (int d : wg_read) {
-    EnumLeaf f;
-    f.is_wg = true;
-    f.dim = d;
-    f.last = std::max<int64_t>(k_.grid[d], 1) - 1;
-    wg_leaves.push_back(f);
-  }
+  const std::vector<EnumLeaf> wg_leaves = WgLeaves(wg_read, k_.grid);
   // Evaluates the base's byte offset at `tid` with the wg ids and loop
   // variables of `leaves` at `values` (nullopt: overflow).
   auto eval_base = [&](const std::array<int64_t, 3>& tid, const std::vector<EnumLeaf>& leaves,

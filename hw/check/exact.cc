@@ -1595,18 +1595,27 @@ std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level) {
   return r;
 }
 
+namespace {
+
+// Whether every value of `k` fits `formats` when narrowing conversions
+// saturate (the saturation analysis of WithSaturationSpecials and
+// SaturationPlan).
+bool FitsSaturating(const Kernel& k, const std::map<std::string, ExactFormat>& formats,
+                    Analysis::AffineCache* affine) {
+  Analysis an(k, &formats, affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  if (!an.structural().empty()) return false;
+  for (const Obligation& o : an.obligations())
+    if (!Unrepresentable(o).empty()) return false;
+  return true;
+}
+
+}  // namespace
+
 ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan) {
   if (!plan.exact) return plan;
   Analysis::AffineCache affine;
-  // Whether every value of `k` fits with `formats` (saturating conversions).
-  auto fits = [&](const std::map<std::string, ExactFormat>& formats) {
-    Analysis an(k, &formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
-    an.Run();
-    if (!an.structural().empty()) return false;
-    for (const Obligation& o : an.obligations())
-      if (!Unrepresentable(o).empty()) return false;
-    return true;
-  };
+  auto fits = [&](const std::map<std::string, ExactFormat>& formats) { return FitsSaturating(k, formats, &affine); };
   if (!fits(plan.formats)) return plan;  // no saturation check without a sound start
   const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
   for (const Arg& a : k.args) {
@@ -1644,14 +1653,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, 
   none.blocker = "no argument scales the values before an fp8 conversion while keeping them exact";
   if (!conv.exact || !(factor > 1) || !std::isfinite(factor)) return none;
   Analysis::AffineCache affine;
-  auto fits = [&](const std::map<std::string, ExactFormat>& formats) {
-    Analysis an(k, &formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
-    an.Run();
-    if (!an.structural().empty()) return false;
-    for (const Obligation& o : an.obligations())
-      if (!Unrepresentable(o).empty()) return false;
-    return true;
-  };
+  auto fits = [&](const std::map<std::string, ExactFormat>& formats) { return FitsSaturating(k, formats, &affine); };
   // The arguments behind fp8 conversions.
   std::set<std::string> behind;
   {
