@@ -258,11 +258,13 @@ TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
   EXPECT_NE(r.text.find("* |ref|"), std::string::npos) << r.text;
   // Random (exact inputs impossible: 128 products must fit f8e5m2's 3
   // bits), then conversion (the sum need only fit f32, its conversion
-  // p + 5 = 8 bits), then saturation (the MFMA result goes to fp8).
-  ASSERT_EQ(r.passes.size(), 3u) << r.text;
+  // p + 5 = 8 bits), then saturation twice (the MFMA result goes to fp8:
+  // toward +max, then -max).
+  ASSERT_EQ(r.passes.size(), 4u) << r.text;
   EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
   EXPECT_EQ(r.passes[1].mode, InputMode::kConversion);
   EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSaturation);
   ASSERT_EQ(r.diffs.size(), 1u);
   EXPECT_EQ(r.diffs[0].pre_rounding, 256) << r.text;
 }
