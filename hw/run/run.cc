@@ -737,17 +737,15 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
-  // The saturation pass (kSaturation): its plan and inputs line.
   // The saturation passes (kSaturation) by position in `modes`: their plans
   // and inputs lines.
   std::map<size_t, ExactPlan> sat_plan;
   std::map<size_t, std::string> sat_line;
-  bool sat_added = false;
-  // A saturation pass is planned after the first conversion pass when the
-  // kernel converts an mfma/gemm result to fp8 (below); counted before it is
-  // added (review 10 F7: "2 of 2" when three passes ran).
+  // Two saturation passes are planned after the first conversion pass when
+  // the kernel converts an mfma/gemm result to fp8 (below); counted until
+  // that pass has run (review 10 F7: "2 of 2" when three passes ran).
   bool sat_pending = opts.inputs == InputMode::kAuto && !conv_plans.empty() && HasComputedFp8Conversion(k);
-  auto passes_planned = [&] { return modes.size() + (sat_pending && !sat_added ? 2 : 0); };
+  auto passes_planned = [&] { return modes.size() + (sat_pending ? 2 : 0); };
   // "conversion (chain level 2 of 3)" when a chain has several passes.
   auto pass_name = [&](size_t at) {
     std::string n = InputModeName(modes[at]);
@@ -987,14 +985,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     double median = 0;
     // Once, after the first conversion pass (a chain's passes share the
     // values behind the fp8 conversion).
-    if (mode == InputMode::kConversion && opts.inputs == InputMode::kAuto && !sat_added &&
-        HasComputedFp8Conversion(k) && (median = Fp8OutputMedian(k, ref_data, &fp8)) > 0) {
+    if (mode == InputMode::kConversion && sat_pending && (median = Fp8OutputMedian(k, ref_data, &fp8)) > 0) {
       const double max = Fp8FormatOf(fp8)->max;
       std::string carrier;
       double scale = 1;
       const ExactPlan up = SaturationPlan(k, *pass_plan.at(pi), max / median, &carrier, &scale);
       if (up.exact) {
-        sat_added = true;
         // Two passes: toward +max, then the carrier negated, toward -max
         // (fresh-user review 10 F1: values negative with probability 1/8
         // never met a dropped lower clamp).
