@@ -290,6 +290,40 @@ TEST(HazardTable, FailureClass11_WideStoreDataOverwrite) {
 }
 
 // 2.3: transcendental -> non-transcendental VALU reads the result: 1 on gfx942.
+// The gfx940-family dst-sel forwarding hazard (fresh-user review 9 F2):
+// llc 22 -mcpu=gfx942 (post-RA-hazard-rec) puts one S_NOP 0 between
+// `v_cvt_pk_fp8_f32 v0, s0, v1 op_sel:[0,0,1]` and a VALU reading v0, and
+// between `v_pk_add_f16 v1, s2, v1` (op_sel_hi defaulting to ones) and a
+// v_pk_mul_f16 reading v1, checked 2026-12-05; none on gfx90a/gfx908, none
+// when op_sel_hi[0] is 0 or for the word-0 conversion.
+TEST(HazardTable, FailureClass11_DstSelForwarding) {
+  MInst hi = I(Opc::kVCvtPkFp8F32Hi, {V(2), V(8), V(0)});
+  MInst lo = I(Opc::kVCvtPkFp8F32, {V(2), V(8), V(0)});
+  MInst shr = I(Opc::kVLshrrevB32, {V(3), Imm(8), V(2)});
+  EXPECT_EQ(Req("gfx942", hi, shr), 1);
+  EXPECT_EQ(Req("gfx950", hi, shr), 1);
+  EXPECT_EQ(Req("gfx942", lo, shr), 0);
+  EXPECT_EQ(Req("gfx942", hi, I(Opc::kVLshrrevB32, {V(3), Imm(8), V(4)})), 0);  // another register
+  MInst pk = I(Opc::kVPkAddF16, {V(1), V(5), V(1)});
+  MInst mul = I(Opc::kVPkMulF16, {V(6), V(1), V(5)});
+  EXPECT_EQ(Req("gfx942", pk, mul), 1);
+  EXPECT_EQ(Req("gfx90a", pk, mul), 0);
+  EXPECT_EQ(Req("gfx908", pk, mul), 0);
+  // A write of the same register (WAW) counts too (consumesDstSelForwardingOperand).
+  EXPECT_EQ(Req("gfx942", pk, I(Opc::kVMovB32, {V(1), Imm(0)})), 1);
+  // Read from assembly with op_sel_hi:[0,1]: src0_modifiers bit 3 clear.
+  pk.dst_forwarding = DstForwardingOfEncoding(Opc::kVPkAddF16, 2, false, true, 0, 0x2);
+  EXPECT_EQ(pk.dst_forwarding, MInst::DstForwarding::kNo);
+  EXPECT_EQ(Req("gfx942", pk, mul), 0);
+  // The encodings that do forward: SDWA dst_sel other than DWORD, the VOP3
+  // op_sel dst bit (bit 2 of a two-source op, bit 3 of v_bitop3_b16's three).
+  EXPECT_EQ(DstForwardingOfEncoding(Opc::kVCvtF16F32, 1, true, false, 0, 0), MInst::DstForwarding::kYes);
+  EXPECT_EQ(DstForwardingOfEncoding(Opc::kVCvtF16F32, 1, true, true, 0, 0), MInst::DstForwarding::kNo);
+  EXPECT_EQ(DstForwardingOfEncoding(Opc::kVCvtPkFp8F32, 2, false, true, 0x4, 0x7), MInst::DstForwarding::kYes);
+  EXPECT_EQ(DstForwardingOfEncoding(Opc::kVBitop3B16, 3, false, true, 0x8, 0x7), MInst::DstForwarding::kYes);
+  EXPECT_EQ(DstForwardingOfEncoding(Opc::kVBitop3B16, 3, false, true, 0x4, 0x7), MInst::DstForwarding::kNo);
+}
+
 TEST(HazardTable, FailureClass11_TransForwarding) {
   MInst rcp = I(Opc::kVRcpF32, {V(3), V(1)});
   MInst use = I(Opc::kVMulF32, {V(4), V(3), V(2)});
