@@ -555,7 +555,9 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   // The dst-sel forwarding hazard's producer test from the modifiers as
   // written (hazard_table.h): MInst does not hold them.
   if (info.cls == InstClass::kValu || info.cls == InstClass::kValuTrans)
-    mi.dst_forwarding = DstForwardingOfEncoding(mi.opc, static_cast<int>(mi.ops.size()) - info.num_defs,
+    mi.dst_forwarding = DstForwardingOfEncoding(mi.opc,
+                                                static_cast<int>(mi.ops.size()) - info.num_defs -
+                                                    (info.layout == OperandLayout::kVopBitop3Layout ? 1 : 0),
                                                 in.mods.sdwa, in.mods.dst_sel == SdwaSel::kDword,
                                                 op_sel_as_encoded, in.mods.op_sel_hi);
   return in;
