@@ -121,6 +121,25 @@ std::vector<std::pair<const Arg*, int64_t>> Buffers(const Kernel& k) {
 
 }  // namespace
 
+namespace {
+
+// Calls f(B, R) for every side buffer R of the record run (hw/check
+// StoreRecordKernel: B#kind, and B#w with a converting store) of each
+// buffer B of `k` it records.
+template <typename F>
+void ForEachSideBuffer(const Kernel& k, F f) {
+  std::set<std::string> recorded;
+  const Kernel records = StoreRecordKernel(k, &recorded);
+  for (const std::string& name : recorded) {
+    const Arg* b = k.FindArg(name);
+    if (b == nullptr) continue;
+    for (const std::string& side_name : {StoreKindBuffer(name), StoreValueBuffer(name)})
+      if (const Arg* r = records.FindArg(side_name)) f(*b, *r);
+  }
+}
+
+}  // namespace
+
 int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& box) {
   const int64_t size = std::max<int64_t>(a.SizeBytes(), 0);
   bool gemm = false;
@@ -163,23 +182,12 @@ int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool
   // race record (2 x (4 + 16) = 40 bytes per element of a B with both),
   // in the reference phase, and a page table each.
   int64_t side = 0;
-  {
-    std::set<std::string> recorded;
-    const Kernel records = StoreRecordKernel(k, &recorded);
-    for (const std::string& name : recorded) {
-      const Arg* b = k.FindArg(name);
-      if (b == nullptr) continue;
-      const int64_t size = std::max<int64_t>(b->SizeBytes(), 0);
-      const int64_t elements = (dense.count(name) ? size : TouchedBytesBound(k, *b, box)) / ElemBytes(b->elem);
-      for (const std::string& side_name : {StoreKindBuffer(name), StoreValueBuffer(name)}) {
-        const Arg* r = records.FindArg(side_name);
-        if (r == nullptr) continue;
-        side = AddMul(side, elements, ElemBytes(r->elem) + InterpBookkeepingBytesPerElement());
-        tables = AddMul(tables, std::max<int64_t>(r->SizeBytes(), 0) / static_cast<int64_t>(PagedBytes::kPageBytes) + 1,
-                        1);
-      }
-    }
-  }
+  ForEachSideBuffer(k, [&](const Arg& b, const Arg& r) {
+    const int64_t size = std::max<int64_t>(b.SizeBytes(), 0);
+    const int64_t elements = (dense.count(b.name) ? size : TouchedBytesBound(k, b, box)) / ElemBytes(b.elem);
+    side = AddMul(side, elements, ElemBytes(r.elem) + InterpBookkeepingBytesPerElement());
+    tables = AddMul(tables, std::max<int64_t>(r.SizeBytes(), 0) / static_cast<int64_t>(PagedBytes::kPageBytes) + 1, 1);
+  });
   // The device's output (touched pages) and its own bytes.
   const int64_t device = AddMul(AddMul(touched, touched, device_bytes_per_buffer_byte), untouched_device, 1);
   // The reference phase: the output kept, the reference's result and the
@@ -204,6 +212,12 @@ int64_t RunAddressSpaceBytes(const Kernel& k, int64_t device_bytes_per_buffer_by
     need = AddMul(need, size, 5 + std::max<int64_t>(device_bytes_per_buffer_byte, 0));
     need = AddMul(need, size / ElemBytes(a->elem), InterpBookkeepingBytesPerElement());
   }
+  // The record run's side buffers and their race records, at full size too.
+  ForEachSideBuffer(k, [&](const Arg&, const Arg& r) {
+    const int64_t size = std::max<int64_t>(r.SizeBytes(), 0);
+    need = AddMul(need, size, 1);
+    need = AddMul(need, size / ElemBytes(r.elem), InterpBookkeepingBytesPerElement());
+  });
   return need;
 }
 

@@ -49,8 +49,9 @@ int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool
                      const std::set<std::string>& dense = {});
 
 // The address space a run maps (every sparse buffer and race record at full
-// size, MAP_NORESERVE), for a check against an address-space limit (ulimit
-// -v), which counts mappings whether resident or not.
+// size, MAP_NORESERVE, the record run's side buffers included), for a check
+// against an address-space limit (ulimit -v), which counts mappings whether
+// resident or not.
 int64_t RunAddressSpaceBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte);
 
 // The address space left to this process: the smallest of RLIMIT_AS (less

@@ -135,9 +135,12 @@ end
                 (int64_t{256} << 20));
   EXPECT_LT(RunHostBytes(k, 8, true, last), int64_t{1} << 30);
   // Every mapping at full size against an address-space limit: 2 GiB times
-  // 5 copies and 8 bytes of race records, and 16 bytes per element.
+  // 5 copies and 8 bytes of race records, and 16 bytes per element; the
+  // record run's X#kind (i32, X's shape) and its race records at full size
+  // too.
   EXPECT_EQ(RunAddressSpaceBytes(k, 8),
             int64_t{536870896} * 4 * 13 + int64_t{536870896} * InterpBookkeepingBytesPerElement() +
+                int64_t{536870896} * 4 + int64_t{536870896} * InterpBookkeepingBytesPerElement() +
                 (int64_t{256} << 20));
 }
 
@@ -180,7 +183,10 @@ end
   EXPECT_LE(avail, int64_t{1} << 47);
   EXPECT_FALSE(source.empty());
   const int64_t need = RunAddressSpaceBytes(k, 8);
-  EXPECT_EQ(need, (int64_t{1} << 44) * 13 + (int64_t{1} << 42) * 16 + (int64_t{256} << 20));
+  // X's 2^42 elements: 13 bytes per byte and a 16-byte race record each,
+  // and the record run's X#kind (4 bytes and a race record per element).
+  EXPECT_EQ(need, (int64_t{1} << 44) * 13 + (int64_t{1} << 42) * 16 + (int64_t{1} << 42) * (4 + 16) +
+                      (int64_t{256} << 20));
   absl::Status st = CheckHostMemory(k, need, avail, source, /*address_space=*/true);
   EXPECT_EQ(st.code(), absl::StatusCode::kResourceExhausted) << st;
   EXPECT_NE(st.message().find("X 16384.00 GiB"), std::string::npos) << st;
