@@ -203,7 +203,13 @@ void RunMutations(const std::string& name, const std::string& text, const std::s
     // A wave running far longer than the unmutated code's longest is a hang.
     for (int s = 0; s < kOracleSettings && !harmful; ++s)
       harmful = !(RunConcrete(c->kernel, t, lk, s, 4 * base_wave_steps + 10000) == base[s]);
-    VerifyResult v = Verify(*c, &lk);
+    // A harmful mutant is verified up to its first failed instruction
+    // (VerifyOptions::stop_at_first_failure: those verdicts are the full
+    // run's, the same queries in the same order); when nothing fails the run
+    // is a full one. A harmless mutant is verified in full.
+    VerifyOptions vo;
+    vo.stop_at_first_failure = harmful;
+    VerifyResult v = Verify(*c, &lk, vo);
     int failed = CountStatus(v, AccessVerdict::Status::kFailed);
     int unknown = CountStatus(v, AccessVerdict::Status::kUnknown);
     ++tally.mutants;
