@@ -619,22 +619,27 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         "the reference bit for bit on arbitrary inputs; use ",
         PlanExactInputs(k).exact ? "--inputs=exact or --inputs=random" : "--inputs=random (exact inputs are "
                                                                           "impossible for it too)"));
-  std::vector<InputMode> modes;
-  // The plan of each conversion pass (by position in `modes`).
-  std::map<size_t, const ExactPlan*> pass_plan;
+  // The passes, in run order: each one's mode and what its inputs need
+  // (saturation passes are inserted after the first conversion pass once
+  // it has run: their scale comes from its stored values).
+  struct PassSpec {
+    InputMode mode = InputMode::kRandom;
+    const ExactPlan* conv = nullptr;  // kConversion: its plan (in conv_plans)
+    ExactPlan sat;                    // kSaturation: its plan
+    std::string sat_line;             // kSaturation: its inputs line
+  };
+  std::vector<PassSpec> passes;
+  auto add = [&](InputMode m) { passes.push_back(PassSpec{m}); };
   auto add_conversion_passes = [&] {
-    for (const ExactPlan& c : conv_plans) {
-      pass_plan[modes.size()] = &c;
-      modes.push_back(InputMode::kConversion);
-    }
+    for (const ExactPlan& c : conv_plans) passes.push_back(PassSpec{InputMode::kConversion, &c});
   };
   if (user) {
     // The values not given are generated as the mode says (auto: random).
-    modes.push_back(opts.inputs == InputMode::kAdversarial ? InputMode::kAdversarial : InputMode::kRandom);
+    add(opts.inputs == InputMode::kAdversarial ? InputMode::kAdversarial : InputMode::kRandom);
   } else {
     switch (opts.inputs) {
       case InputMode::kAuto:
-        modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
+        add(plan.exact ? InputMode::kExact : InputMode::kRandom);
         // Exact inputs never round a conversion: the conversion pass makes
         // them round, often from exact ties, bit for bit (review 7 F1, F5,
         // F6). Without it (no conversion pass possible), and when a scalar
@@ -643,14 +648,14 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         // cover them, or when a scalar is 1 (review 6 F1, F6).
         add_conversion_passes();
         if (plan.exact && ((unordered && (conv_plans.empty() || !unrounded.empty())) || !ones.empty()))
-          modes.push_back(InputMode::kRandom);
-        if (!unordered) modes.push_back(InputMode::kAdversarial);
+          add(InputMode::kRandom);
+        if (!unordered) add(InputMode::kAdversarial);
         break;
       case InputMode::kConversion:
         add_conversion_passes();
         break;
       default:
-        modes.push_back(opts.inputs);
+        add(opts.inputs);
     }
   }
   CompileOptions co;
@@ -737,28 +742,23 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
-  // The saturation passes (kSaturation) by position in `modes`: their plans
-  // and inputs lines.
-  std::map<size_t, ExactPlan> sat_plan;
-  std::map<size_t, std::string> sat_line;
   // Two saturation passes are planned after the first conversion pass when
   // the kernel converts an mfma/gemm result to fp8 (below); counted until
   // that pass has run (review 10 F7: "2 of 2" when three passes ran).
   bool sat_pending = opts.inputs == InputMode::kAuto && !conv_plans.empty() && HasComputedFp8Conversion(k);
-  auto passes_planned = [&] { return modes.size() + (sat_pending ? 2 : 0); };
+  auto passes_planned = [&] { return passes.size() + (sat_pending ? 2 : 0); };
   // "conversion (chain level 2 of 3)" when a chain has several passes.
   auto pass_name = [&](size_t at) {
-    std::string n = InputModeName(modes[at]);
-    if (modes[at] == InputMode::kConversion && conv_plans.size() > 1)
-      if (auto c = pass_plan.find(at); c != pass_plan.end())
-        absl::StrAppend(&n, " (chain level ", c->second->level, " of ", conv_plans.size(), ")");
+    std::string n = InputModeName(passes[at].mode);
+    if (passes[at].mode == InputMode::kConversion && conv_plans.size() > 1 && passes[at].conv != nullptr)
+      absl::StrAppend(&n, " (chain level ", passes[at].conv->level, " of ", conv_plans.size(), ")");
     return n;
   };
-  for (size_t pi = 0; pi < modes.size(); ++pi) {
-    const InputMode mode = modes[pi];
+  for (size_t pi = 0; pi < passes.size(); ++pi) {
+    const InputMode mode = passes[pi].mode;
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
-                        : mode == InputMode::kConversion  ? MakeConversionInputs(k, *pass_plan.at(pi), opts.seed)
-                        : mode == InputMode::kSaturation  ? MakeConversionInputs(k, sat_plan.at(pi), opts.seed)
+                        : mode == InputMode::kConversion  ? MakeConversionInputs(k, *passes[pi].conv, opts.seed)
+                        : mode == InputMode::kSaturation  ? MakeConversionInputs(k, passes[pi].sat, opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
@@ -814,7 +814,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // A device's refusal in a later pass (review 7 F12): which pass and
     // which inputs, and the report of the passes before it.
     auto in_pass = [&](const absl::Status& st) {
-      if (modes.size() < 2) return st;
+      if (passes.size() < 2) return st;
       std::string m = absl::StrCat("the ", pass_name(pi), " pass (", pi + 1, " of ", passes_planned(), ", seed ",
                                    opts.seed, "): ", st.message());
       if (mode == InputMode::kAdversarial || mode == InputMode::kConversion || mode == InputMode::kSaturation)
@@ -937,10 +937,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
-         : mode == InputMode::kSaturation ? sat_line.at(pi)
-              : InputsLine(k, mode, mode == InputMode::kConversion ? *pass_plan.at(pi) : plan, blocker, opts.seed,
+         : mode == InputMode::kSaturation ? passes[pi].sat_line
+              : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
-                           pi > 0 && modes[0] == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
+                           pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
                            unrounded);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
@@ -989,25 +989,22 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       const double max = Fp8FormatOf(fp8)->max;
       std::string carrier;
       double scale = 1;
-      const ExactPlan up = SaturationPlan(k, *pass_plan.at(pi), max / median, &carrier, &scale);
+      const ExactPlan up = SaturationPlan(k, *passes[pi].conv, max / median, &carrier, &scale);
       if (up.exact) {
         // Two passes: toward +max, then the carrier negated, toward -max
         // (fresh-user review 10 F1: values negative with probability 1/8
         // never met a dropped lower clamp).
-        ExactPlan down = up;
-        down.formats[carrier].negate = true;
-        modes.insert(modes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, 2, InputMode::kSaturation);
-        // The passes after them move two places on.
-        std::map<size_t, const ExactPlan*> moved;
-        for (const auto& [at, c] : pass_plan) moved[at > pi ? at + 2 : at] = c;
-        pass_plan = std::move(moved);
         const std::string nan = [&] {
           for (const auto& [name, f] : up.formats)
             if (f.nan_diagonal) return absl::StrCat(", and NaN at 4 elements of ", name, " ([4q + t, 4r + t])");
           return std::string();
         }();
-        for (int sign : {1, -1})
-          sat_line[pi + (sign > 0 ? 1 : 2)] = absl::StrCat(
+        std::vector<PassSpec> sat;
+        for (int sign : {1, -1}) {
+          PassSpec s{InputMode::kSaturation};
+          s.sat = up;
+          if (sign < 0) s.sat.formats[carrier].negate = true;
+          s.sat_line = absl::StrCat(
               "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
               absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
                               sign * scale, std::string(ElemTypeName(fp8)), median, scale, median * scale),
@@ -1015,8 +1012,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
               ", so the values before the conversion lie around and beyond ", sign > 0 ? "the max" : "-max",
               ", exact in f32 (saturating the same way on both sides): the stored codes must equal the "
               "reference's bit for bit (any NaN for a NaN)\n");
-        sat_plan[pi + 1] = up;
-        sat_plan[pi + 2] = std::move(down);
+          sat.push_back(std::move(s));
+        }
+        // Right after this pass (the passes after them move on).
+        passes.insert(passes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, std::make_move_iterator(sat.begin()),
+                      std::make_move_iterator(sat.end()));
       }
     }
     if (mode == InputMode::kConversion) sat_pending = false;  // planned, or not, after the first
