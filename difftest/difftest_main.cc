@@ -79,7 +79,7 @@ int InputError(const std::string& why) {
 
 struct Totals {
   int64_t kernels = 0, gemm_kernels = 0, compiled = 0, limits = 0, expected_refusals = 0;
-  int64_t runs_exact = 0, runs_random = 0, runs_adversarial = 0, runs_conversion = 0, kernels_ran = 0,
+  int64_t runs_exact = 0, runs_random = 0, runs_adversarial = 0, runs_conversion = 0, runs_saturation = 0, kernels_ran = 0,
           runs_cross_checked = 0;
   int64_t accesses = 0, proved = 0, unknown = 0, findings = 0;
   double compile_s = 0, verify_s = 0, run_s = 0, proved_s = 0, unknown_s = 0, slowest_proof = 0;
@@ -338,6 +338,7 @@ int main(int argc, char** argv) {
       tot.runs_random += r.runs_random;
       tot.runs_adversarial += r.runs_adversarial;
       tot.runs_conversion += r.runs_conversion;
+      tot.runs_saturation += r.runs_saturation;
       tot.runs_cross_checked += r.runs_cross_checked;
       tot.kernels_ran += r.ran_ok;
       tot.accesses += r.accesses;
@@ -405,7 +406,8 @@ int main(int argc, char** argv) {
       << jobs << " jobs (" << absl::StrFormat("%.0f", tot.kernels / secs * 3600) << " kernels/hour); compiled "
       << tot.compiled << ", limits " << tot.limits << ", target refusals as predicted " << tot.expected_refusals
       << "; runs matched: " << runs << " (" << tot.runs_exact << " exact, " << tot.runs_random << " random) + "
-      << tot.runs_adversarial << " adversarial + " << tot.runs_conversion << " conversion"
+      << tot.runs_adversarial << " adversarial + " << tot.runs_conversion << " conversion + " << tot.runs_saturation
+      << " saturation/subnormal"
       << (rocjitsu ? absl::StrCat(" (", tot.runs_cross_checked, " of them also on ", rocjitsu->Name().substr(0, 17),
                                   ", bit-identical)")
                    : std::string())
