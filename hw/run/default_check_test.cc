@@ -17,6 +17,7 @@
 // round down, a round-toward-zero f16 conversion of a K = 512 loop, an fp8
 // conversion without its NaN select, alone and beside an MFMA.
 #include <cmath>
+#include <filesystem>
 #include <cstring>
 #include <regex>
 #include <set>
@@ -1014,6 +1015,36 @@ TEST_F(DefaultCheckTest, Review10F6Fp8SubnormalsFlushedToZeroFails) {
   ASSERT_EQ(r.passes.size(), 5u) << r.text;
   EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
   EXPECT_NE(r.text.find("f8e4m3fnuz's subnormals lie in [0.000976562, 0.0078125)"), std::string::npos) << r.text;
+}
+
+// --dump of the two saturation passes: the second (alpha negated) went to
+// the same files as the first and overwrote them; now to
+// KERNEL.saturation-neg.* beside KERNEL.saturation.*.
+TEST_F(DefaultCheckTest, DumpKeepsBothSaturationPasses) {
+  const Compiled c = CompileText(kFp8Computed);
+  const std::string dump = dir_->File("dump");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "k7d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto read = [&](const std::string& f) {
+    absl::StatusOr<std::string> b = ReadFileBytes(absl::StrCat(dump, "/", f));
+    EXPECT_TRUE(b.ok()) << f << ": " << b.status();
+    return b.ok() ? *b : std::string();
+  };
+  const std::string up = read("k7.saturation.scalars.json"), down = read("k7.saturation-neg.scalars.json");
+  // alpha scaled up, then negated: the same magnitude, opposite signs.
+  EXPECT_NE(up.find("\"value\": 1"), std::string::npos) << up;
+  EXPECT_NE(down.find("\"value\": -1"), std::string::npos) << down;
+  EXPECT_NE(read("O.saturation.in.npy"), "");
+  EXPECT_NE(read("O.saturation-neg.out.npy"), "");
+  EXPECT_NE(read("O.subnormal.ref.npy"), "");
 }
 
 }  // namespace
