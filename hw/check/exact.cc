@@ -1722,18 +1722,23 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
         *carrier = a->name;
         *scale = x;
         const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
+        // The first MFMA operand whose type has +inf (the first saturation
+        // pass puts +inf there), else the first.
+        const Arg* diag = nullptr;
         if (up)
           for (const Arg* b : order)
             if (b->kind == Arg::Kind::kBuffer && b->shape.size() == 2 && b->shape[0] >= 4 && b->shape[1] >= 4 &&
-                !fed.count(b->name) && p.formats[b->name].mix_level < 0) {
-              ExactFormat& d = p.formats[b->name];
-              d.diagonal = ExactFormat::Diagonal::kNaN;
-              d.diagonal_first = 0;
-              // Two blocks when each leaves three quarters of a 32-wide
-              // dimension finite.
-              d.diagonal_blocks = b->shape[0] >= 32 && b->shape[1] >= 32 ? 2 : 1;
-              break;
-            }
+                !fed.count(b->name) && p.formats[b->name].mix_level < 0 &&
+                (diag == nullptr || (!ExactBits(diag->elem, HUGE_VAL) && ExactBits(b->elem, HUGE_VAL))))
+              diag = b;
+        if (diag != nullptr) {
+          ExactFormat& d = p.formats[diag->name];
+          d.diagonal = ExactFormat::Diagonal::kNaN;
+          d.diagonal_first = 0;
+          // Two blocks when each leaves three quarters of a 32-wide
+          // dimension finite.
+          d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 2 : 1;
+        }
         return p;
       }
     }

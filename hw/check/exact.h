@@ -236,7 +236,8 @@ FloatRange FloatRangeOf(ElemType t);
 // conversions (as WithSaturationSpecials checks; a buffer's values also
 // within its type's range and above its smallest subnormal's bit). `*carrier`
 // names it and `*scale` is its factor. Up, the first 2-D float buffer behind
-// the conversion that is not elementwise-fed (an MFMA operand) gets a NaN
+// the conversion that is not elementwise-fed (an MFMA operand) and whose
+// type has +inf (f32, f16, bf16, f8e5m2), else the first such, gets a NaN
 // diagonal (ExactFormat::diagonal, blocks 0 .. n-1, n = 2 when both
 // dimensions are 32 or more, else 1; NaN sums to NaN in any order); the caller may make
 // it +inf or move its blocks. !exact (with a blocker) when none fits or

@@ -1293,5 +1293,39 @@ end
   EXPECT_EQ(g.size(), 4u);
 }
 
+// The diagonal goes to the first MFMA operand whose type has +inf: here B
+// (f8e5m2: S.11111.00), not A (f8e4m3fn has no infinities), so that the
+// first saturation pass can make +-inf reach the f8e5m2 conversion.
+TEST(ConversionPlanTest, SaturationPlanPutsTheDiagonalWhereInfExists) {
+  const Kernel k = Parse(R"(kernel o8
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B : f8e5m2[16, 128] strides [128, 1] readonly
+arg O : f8e5m2[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2x8
+    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e5m2x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  std::string carrier;
+  double scale = 0;
+  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E5M2, 100, &carrier, &scale);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(p.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);
+  EXPECT_EQ(p.formats.at("B").diagonal, ExactFormat::Diagonal::kNaN);
+}
+
 }  // namespace
 }  // namespace kir
