@@ -271,6 +271,50 @@ TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
   EXPECT_EQ(r.diffs[0].pre_rounding, 256) << r.text;
 }
 
+// Fresh-user review 11 F5: the saturation pass sized its scale from the
+// median of the whole fp8 output, whose unwritten rows (3/4 of Q here) hold
+// their generated inputs, and so scaled 64x too far. The median must be the
+// one of the values the kernel stored: the same kernel with Q of exactly the
+// written shape (A and B, so the conversion pass's values, are the same:
+// inputs are drawn per argument name) must report the same median, and the
+// saturation pass must not saturate nearly everything.
+TEST_F(DefaultCheckTest, Review11F5SaturationMedianOfTheStoredValuesOnly) {
+  auto kernel = [](int q_rows) {
+    return absl::StrCat(R"(kernel satq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 32] strides [32, 1] readonly
+arg B : f8e4m3fnuz[16, 32] strides [32, 1] readonly
+arg Q : f8e4m3fnuz[)",
+                        q_rows, R"(, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %z
+  %q = cvt %d : f8e4m3fnuzx4
+  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+  };
+  auto median = [](const std::string& text) {
+    const std::regex m(R"(inputs: saturation \(seed \d+\): .*the median \|value\| that pass stored to f8e4m3fnuz outputs, ([0-9.e+-]+),)");
+    std::smatch mm;
+    EXPECT_TRUE(std::regex_search(text, mm, m)) << text;
+    return mm.size() > 1 ? mm[1].str() : std::string();
+  };
+  const Compiled wide = CompileText(kernel(64)), exact = CompileText(kernel(16));
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    const RunReport rw = Run(wide, Write(wide, wide.assembly, "satq64.hsaco"), seed);
+    const RunReport re = Run(exact, Write(exact, exact.assembly, "satq16.hsaco"), seed);
+    EXPECT_TRUE(rw.ok) << rw.text;
+    EXPECT_TRUE(re.ok) << re.text;
+    const std::string mw = median(rw.text), me = median(re.text);
+    EXPECT_FALSE(me.empty());
+    EXPECT_EQ(mw, me) << "seed " << seed << "\n" << rw.text << "\n" << re.text;
+  }
+}
+
 TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
   const Compiled c = CompileText(BesideKernel());
   // Round to nearest even adds 0x7fff + lsb before dropping 16 bits; 0

@@ -509,16 +509,20 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
 }
 
 // The median |value| of the finite, non-zero elements below the type's max
-// of `ref`'s first writable buffer of `k` whose type is one of `types` (its
-// first 2^16 elements), and that type; 0 when there is none.
-double NarrowOutputMedian(const Kernel& k, const KernelData& ref, const std::vector<ElemType>& types,
-                          ElemType* type) {
+// that the run stored to `ref`'s first writable buffer of `k` whose type is
+// one of `types` (of its first 2^16 elements, those whose bytes differ from
+// `in`'s, the pass's inputs: elements the kernel never writes keep their
+// inputs and say nothing of the values it stores, fresh-user review 11 F5),
+// and that type; 0 when there is none.
+double NarrowOutputMedian(const Kernel& k, const KernelData& in, const KernelData& ref,
+                          const std::vector<ElemType>& types, ElemType* type) {
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
         std::find(types.begin(), types.end(), a.elem) == types.end())
       continue;
     auto it = ref.buffers.find(a.name);
     if (it == ref.buffers.end()) continue;
+    auto was = in.buffers.find(a.name);
     bool any = true;
     for (int64_t e : a.shape) any = any && e > 0;
     std::vector<int64_t> idx(a.shape.size(), 0);
@@ -528,8 +532,14 @@ double NarrowOutputMedian(const Kernel& k, const KernelData& ref, const std::vec
     for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
       int64_t off = 0;
       for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
-      uint8_t b[4] = {};
+      uint8_t b[4] = {}, b0[4] = {};
       it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
+      if (was != in.buffers.end()) was->second.Read(static_cast<uint64_t>(off * eb), b0, static_cast<uint64_t>(eb));
+      const bool stored = was == in.buffers.end() || std::memcmp(b, b0, static_cast<size_t>(eb)) != 0;
+      if (!stored) {
+        if (!NextIndex(idx, a.shape)) break;
+        continue;
+      }
       const double x = std::fabs(ElementValue(a.elem, b));
       if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
       if (!NextIndex(idx, a.shape)) break;
@@ -1013,7 +1023,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // Once, after the first conversion pass (a chain's passes share the
     // values behind the conversion).
     if (mode == InputMode::kConversion && sat_pending &&
-        (median = NarrowOutputMedian(k, ref_data, sat_targets, &to)) > 0) {
+        (median = NarrowOutputMedian(k, inputs, ref_data, sat_targets, &to)) > 0) {
       const std::string tn(ElemTypeName(to));
       const FloatRange range = FloatRangeOf(to);
       std::vector<PassSpec> added;
