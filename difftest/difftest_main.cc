@@ -406,8 +406,8 @@ int main(int argc, char** argv) {
       << jobs << " jobs (" << absl::StrFormat("%.0f", tot.kernels / secs * 3600) << " kernels/hour); compiled "
       << tot.compiled << ", limits " << tot.limits << ", target refusals as predicted " << tot.expected_refusals
       << "; runs matched: " << runs << " (" << tot.runs_exact << " exact, " << tot.runs_random << " random) + "
-      << tot.runs_adversarial << " adversarial + " << tot.runs_conversion << " conversion + "
-      << tot.runs_saturation << " saturation"
+      << tot.runs_adversarial << " adversarial + " << tot.runs_conversion << " conversion + " << tot.runs_saturation
+      << " saturation/subnormal"
       << (rocjitsu ? absl::StrCat(" (", tot.runs_cross_checked, " of them also on ", rocjitsu->Name().substr(0, 17),
                                   ", bit-identical)")
                    : std::string())

@@ -187,7 +187,7 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
         if (p.mode == InputMode::kRandom) ++out.runs_random;
         if (p.mode == InputMode::kAdversarial) ++out.runs_adversarial;
         if (p.mode == InputMode::kConversion) ++out.runs_conversion;
-        if (p.mode == InputMode::kSaturation) ++out.runs_saturation;
+        if (p.mode == InputMode::kSaturation || p.mode == InputMode::kSubnormal) ++out.runs_saturation;
       }
     }
   }

@@ -73,8 +73,8 @@ struct Outcome {
   int compiled = 0;            // targets that compiled
   int limits = 0;              // documented limit errors (ResourceExhausted)
   int expected_refusals = 0;   // MFMAs or fp8 types the processor lacks, refused as predicted
-  int runs_exact = 0, runs_random = 0, runs_adversarial = 0, runs_conversion = 0,
-      runs_saturation = 0;  // passes that ran and matched
+  int runs_exact = 0, runs_random = 0, runs_adversarial = 0, runs_conversion = 0;  // passes that ran and matched
+  int runs_saturation = 0;  // saturation and subnormal passes that ran and matched
   int runs_cross_checked = 0;  // of those, passes the cross-check device agreed with bit for bit
   int accesses = 0, proved = 0, unknown = 0;  // verifier verdicts (failed ones are findings)
   std::vector<std::string> unknown_reasons;   // "target: instruction: reason"

@@ -227,6 +227,9 @@ struct Obligation {
   // The conversion saturates (WithSaturationSpecials' check): its operand
   // may lie beyond t's largest value.
   bool saturates = false;
+  // A narrowing conversion's operand an mfma or gemm computed (a rounding
+  // whose order the hardware does not specify lies behind it: MayDiffer).
+  bool computed = false;
 };
 
 struct Failure {
@@ -291,7 +294,7 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
   }
   v.mag = LinConst(std::ldexp(std::ldexp(1.0, f->bits) - 1, f->exp_lo + f->spread + f->shift));
   v.frac = MaxConst(-(f->exp_lo + f->shift));
-  v.nonfinite = f->nan_diagonal;
+  v.nonfinite = f->diagonal != ExactFormat::Diagonal::kNone;
   if (f->mix_level >= 0)  // saturation specials among them
     for (double x : SaturationSpecials(a.elem, f->special_to, f->mix_level)) {
       if (!std::isfinite(x)) {
@@ -399,6 +402,7 @@ class Analysis {
     v.conv_depth = level;
     if (!conversion_) return;
     obl.back().conversion_level = level;
+    obl.back().computed = MayDiffer(v);
     if (saturation_) {
       SaturatingConversion(v, t, obl.back());
       return;
@@ -1209,7 +1213,11 @@ std::string ExactFormat::Describe(ElemType elem) const {
     return absl::StrCat("one of {", absl::StrJoin(c, ", "), "}");
   }
   if (bits == 0) return absl::StrCat("integers in [", int_lo, ", ", int_hi, "]");
-  const char* diagonal = nan_diagonal ? "; NaN at [4q + t, 4r + t], t = 0..3" : "";
+  const std::string diagonal =
+      this->diagonal == Diagonal::kNone
+          ? std::string()
+          : absl::StrCat("; ", this->diagonal == Diagonal::kInf ? "+inf" : "NaN", " at [4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ",
+                         diagonal_first, diagonal_blocks > 1 ? absl::StrCat("..", diagonal_first + diagonal_blocks - 1) : "");
   if (two_scale)
     return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread + shift,
                         "; one in ", kTwoScaleLowOneIn, " +-2^", exp_lo + shift, diagonal);
@@ -1635,32 +1643,38 @@ ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan) {
   return plan;
 }
 
-bool HasComputedFp8Conversion(const Kernel& k) {
-  if (!HasUnorderedSum(k)) return false;
-  std::vector<const Op*> ops;
-  AllOps(k.body, ops);
-  for (const Op* op : ops) {
-    if (op->kind == OpKind::kGemm)
-      if (const Arg* c = k.FindArg(op->gemm.c); c != nullptr && IsFp8(c->elem)) return true;
-    if (op->kind == OpKind::kCvt && IsFp8(op->type.elem)) return true;  // fp8 -> fp8 does not exist
-  }
-  return false;
+std::vector<ElemType> ComputedConversionTargets(const Kernel& k, const ExactPlan& conv) {
+  std::vector<ElemType> r;
+  if (!conv.exact || !HasUnorderedSum(k)) return r;
+  Analysis::AffineCache affine;
+  Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  for (const Obligation& o : an.obligations())
+    if (o.saturates && o.computed && std::find(r.begin(), r.end(), o.t) == r.end()) r.push_back(o.t);
+  return r;
 }
 
-ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, std::string* carrier,
-                         double* scale) {
+FloatRange FloatRangeOf(ElemType t) {
+  const FloatType f = FloatInfo(t);
+  return {f.max_finite, std::ldexp(1.0, f.emin_sub + f.p - 1), std::ldexp(1.0, f.emin_sub)};
+}
+
+ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
+                         std::string* carrier, double* scale) {
   ExactPlan none;
-  none.blocker = "no argument scales the values before an fp8 conversion while keeping them exact";
-  if (!conv.exact || !(factor > 1) || !std::isfinite(factor)) return none;
+  none.blocker = absl::StrCat("no argument scales the values before a conversion to ",
+                              std::string(ElemTypeName(target)), " of a computed value while keeping them exact");
+  if (!conv.exact || !(factor > 0) || factor == 1 || !std::isfinite(factor)) return none;
+  const bool up = factor > 1;
   Analysis::AffineCache affine;
   auto fits = [&](const std::map<std::string, ExactFormat>& formats) { return FitsSaturating(k, formats, &affine); };
-  // The arguments behind fp8 conversions.
+  // The arguments behind the conversions to `target` of computed values.
   std::set<std::string> behind;
   {
     Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
     an.Run();
     for (const Obligation& o : an.obligations())
-      if (o.saturates && IsFp8(o.t)) behind.insert(o.deps.begin(), o.deps.end());
+      if (o.saturates && o.computed && o.t == target) behind.insert(o.deps.begin(), o.deps.end());
   }
   std::vector<const Arg*> order;
   for (bool scalars : {true, false})
@@ -1671,17 +1685,23 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, 
         continue;
       order.push_back(&a);
     }
-  // The scales tried, largest first: scalars m/8 * 2^s nearest `factor` and
-  // below; buffers 2^s.
+  // The scales tried, nearest `factor` first (up: not beyond it, down: not
+  // below it): scalars m/8 * 2^s; buffers 2^s.
   int top = 0;
   std::frexp(factor, &top);  // factor in [2^(top-1), 2^top)
   std::vector<double> scalar_scales, buffer_scales;
-  for (int s = top; s >= 0; --s)
+  const double slack = std::pow(2.0, 1.0 / 16);
+  for (int s = up ? top : 0; s >= (up ? 0 : top - 1); --s)
     for (int m = 15; m >= 8; --m) {
       const double x = std::ldexp(m / 8.0, s - 1);
-      if (x > 1 && x <= factor * std::pow(2.0, 1.0 / 16)) scalar_scales.push_back(x);
+      if (up ? x > 1 && x <= factor * slack : x < 1 && x >= factor / slack) scalar_scales.push_back(x);
     }
-  for (int s = static_cast<int>(std::lround(std::log2(factor))); s >= 1; --s) buffer_scales.push_back(std::ldexp(1.0, s));
+  if (!up) std::reverse(scalar_scales.begin(), scalar_scales.end());
+  const int near = static_cast<int>(std::lround(std::log2(factor)));
+  if (up)
+    for (int s = near; s >= 1; --s) buffer_scales.push_back(std::ldexp(1.0, s));
+  else
+    for (int s = near; s <= -1; ++s) buffer_scales.push_back(std::ldexp(1.0, s));
   for (const Arg* a : order)
     for (double x : a->kind == Arg::Kind::kScalar ? scalar_scales : buffer_scales) {
       ExactPlan p = conv;
@@ -1692,20 +1712,33 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, 
         int s = 0;
         std::frexp(x, &s);
         f.shift = s - 1;
-        // A buffer's values stay within its type's range.
-        if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift) > FloatInfo(a->elem).max_finite)
+        // A buffer's values stay within its type's range, their lowest bit
+        // at or above its smallest subnormal.
+        if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift) > FloatInfo(a->elem).max_finite ||
+            f.exp_lo + f.shift < FloatInfo(a->elem).emin_sub)
           continue;
       }
       if (fits(p.formats)) {
         *carrier = a->name;
         *scale = x;
         const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
-        for (const Arg* b : order)
-          if (b->kind == Arg::Kind::kBuffer && b->shape.size() == 2 && b->shape[0] >= 4 && b->shape[1] >= 4 &&
-              !fed.count(b->name) && p.formats[b->name].mix_level < 0) {
-            p.formats[b->name].nan_diagonal = true;
-            break;
-          }
+        // The first MFMA operand whose type has +inf (the first saturation
+        // pass puts +inf there), else the first.
+        const Arg* diag = nullptr;
+        if (up)
+          for (const Arg* b : order)
+            if (b->kind == Arg::Kind::kBuffer && b->shape.size() == 2 && b->shape[0] >= 4 && b->shape[1] >= 4 &&
+                !fed.count(b->name) && p.formats[b->name].mix_level < 0 &&
+                (diag == nullptr || (!ExactBits(diag->elem, HUGE_VAL) && ExactBits(b->elem, HUGE_VAL))))
+              diag = b;
+        if (diag != nullptr) {
+          ExactFormat& d = p.formats[diag->name];
+          d.diagonal = ExactFormat::Diagonal::kNaN;
+          d.diagonal_first = 0;
+          // Two blocks when each leaves three quarters of a 32-wide
+          // dimension finite.
+          d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 2 : 1;
+        }
         return p;
       }
     }

@@ -83,11 +83,18 @@ struct ExactFormat {
   // near and beyond -max (fresh-user review 10 F1). Negation is exact, and
   // the analysis bounds magnitudes only.
   bool negate = false;
-  // A 2-D buffer behind an mfma (SaturationPlan): NaN at [4q + t, 4r + t],
-  // t = 0..3 (q, r from the seed), so that a NaN reaches four consecutive
-  // rows (or columns) of the MFMA's result, every element position of a
-  // lane's group of 4.
-  bool nan_diagonal = false;
+  // A 2-D buffer behind an mfma or gemm (SaturationPlan): `diagonal` (NaN,
+  // or +inf where the type has it) at [4 (q + 2 i) + t, 4 (r + 2 i) + t]
+  // (block indices mod shape / 4), t = 0..3, for the diagonal_blocks blocks
+  // i = diagonal_first, ... (q, r from the seed). Each block reaches four
+  // consecutive rows (or columns) of the result, every element position of
+  // a lane's group of 4; blocks i = 0..3 reach every accumulator register
+  // of a 32x32 layout (rows 8 g + 4 h + t of register 4 g + t, lane half h:
+  // block q + 2 i is g = q/2 + i of the same half). An inf sums to +-inf,
+  // or NaN with an opposite inf or inf * 0, in any order (bit for bit).
+  enum class Diagonal { kNone, kNaN, kInf };
+  Diagonal diagonal = Diagonal::kNone;
+  int diagonal_first = 0, diagonal_blocks = 0;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
@@ -198,28 +205,45 @@ std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level);
 // `plan` unchanged when !plan.exact.
 ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
 
-// Whether `k` converts to an fp8 type a value an mfma or gemm computed (it
-// has an mfma or gemm and a cvt to fp8 from a wider type or a gemm with an
-// fp8 C): the conversion kirc clamps itself (v_min/v_max before
-// v_cvt_pk_fp8_f32), whose operand the conversion pass keeps far below the
-// format's max unless an elementwise-fed buffer adds a saturation special.
-bool HasComputedFp8Conversion(const Kernel& k);
+// The target types (program order, each once) of the narrowing conversions
+// of `k` (a cvt to f16, bf16 or fp8, a gemm's conversion to C's type) whose
+// operand an mfma or gemm computed (a rounding whose order the hardware
+// does not specify lies behind it), as the saturation analysis sees them on
+// the inputs of `conv` (WithSaturationSpecials(PlanConversionInputs)):
+// what the saturation and subnormal passes scale toward (review 10 F4-F6).
+// Empty when `conv` is not exact or there is none.
+std::vector<ElemType> ComputedConversionTargets(const Kernel& k, const ExactPlan& conv);
 
-// The saturation pass's inputs (`kirc run`, fresh-user review 8 F1): `conv`
-// (WithSaturationSpecials(PlanConversionInputs)) with one argument, the
-// carrier, scaled by about `factor` (> 1): an f32 scalar behind an fp8
-// conversion (alpha) by the nearest m/8 * 2^s (m in [8, 15], 3 significand
-// bits: its value is then m * 2^(s-3) times its conversion value), else a
-// float buffer behind it (an MFMA operand) by 2^s (ExactFormat::shift), in
-// argument order; the largest such scale not beyond it for which every value
-// stays exact with saturating conversions (as WithSaturationSpecials checks;
-// a buffer's values also within its type's range). `*carrier` names it and
-// `*scale` is its factor. The first 2-D float buffer behind an fp8
-// conversion that is not elementwise-fed (an MFMA operand) gets
-// ExactFormat::nan_diagonal (NaN sums to NaN in any order). !exact (with a
-// blocker) when none fits (no scale above 1) or `conv` is not exact.
-ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, double factor, std::string* carrier,
-                         double* scale);
+// The range of a narrow float type (f16, bf16, fp8; f32 otherwise): its
+// largest finite value, smallest normal and smallest subnormal (IEEE 754
+// binary16, bfloat16; fp8 from compiler/ir/float_bits.h Fp8Format).
+struct FloatRange {
+  double max = 0, min_normal = 0, min_subnormal = 0;
+};
+FloatRange FloatRangeOf(ElemType t);
+
+// The saturation and subnormal passes' inputs (`kirc run`, fresh-user
+// reviews 8 F1, 10 F4-F6): `conv` (WithSaturationSpecials(
+// PlanConversionInputs)) with one argument, the carrier, scaled by about
+// `factor` (!= 1): an f32 scalar behind a conversion to `target` of a
+// computed value (ComputedConversionTargets; alpha) by the nearest
+// m/8 * 2^s (m in [8, 15], 3 significand bits: its value is then
+// m * 2^(s-3) times its conversion value), else a float buffer behind it (an
+// MFMA operand) by 2^s (ExactFormat::shift), in argument order; the
+// scalar's scale nearest `factor` (up, factor > 1: not beyond it; down,
+// factor < 1: not below it), the buffer's power of two nearest it, and
+// then those toward 1, the first for which every value stays exact with saturating
+// conversions (as WithSaturationSpecials checks; a buffer's values also
+// within its type's range and above its smallest subnormal's bit). `*carrier`
+// names it and `*scale` is its factor. Up, the first 2-D float buffer behind
+// the conversion that is not elementwise-fed (an MFMA operand) and whose
+// type has +inf (f32, f16, bf16, f8e5m2), else the first such, gets a NaN
+// diagonal (ExactFormat::diagonal, blocks 0 .. n-1, n = 2 when both
+// dimensions are 32 or more, else 1; NaN sums to NaN in any order); the caller may make
+// it +inf or move its blocks. !exact (with a blocker) when none fits or
+// `conv` is not exact.
+ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
+                         std::string* carrier, double* scale);
 
 // Conversion inputs for `k` (README "input modes", `conversion`): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to

@@ -1059,23 +1059,28 @@ arg alpha : f32
   store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
 end
 )");
-  EXPECT_TRUE(HasComputedFp8Conversion(k));
-  EXPECT_FALSE(HasComputedFp8Conversion(::kir::testing::TestdataKernel("quant_fp8")));  // no mfma
   const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
   ASSERT_TRUE(conv.exact) << conv.blocker;
+  EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF8E4M3FNUZ});
+  {
+    const Kernel q = ::kir::testing::TestdataKernel("quant_fp8");  // no mfma
+    EXPECT_TRUE(ComputedConversionTargets(q, WithSaturationSpecials(q, PlanConversionInputs(q))).empty());
+  }
   std::string carrier;
   double scale = 0;
-  const ExactPlan p = SaturationPlan(k, conv, 6.5, &carrier, &scale);
+  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 6.5, &carrier, &scale);
   ASSERT_TRUE(p.exact) << p.blocker;
   EXPECT_EQ(carrier, "alpha");
   EXPECT_EQ(scale, 6.5);
   ASSERT_EQ(p.formats.at("alpha").choices.size(), 1u);
   EXPECT_EQ(p.formats.at("alpha").choices[0], conv.formats.at("alpha").choices[0] * 6.5);
-  EXPECT_FALSE(SaturationPlan(k, conv, 1.0, &carrier, &scale).exact);  // nothing to scale up
+  EXPECT_FALSE(SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 1.0, &carrier, &scale).exact);  // nothing to scale up
   // A (the first MFMA operand) holds NaN at [4q + t, 4r + t], t = 0..3:
-  // four consecutive rows, four consecutive columns.
-  EXPECT_TRUE(p.formats.at("A").nan_diagonal);
-  EXPECT_FALSE(p.formats.at("B").nan_diagonal);
+  // four consecutive rows, four consecutive columns (one block: A has 16
+  // rows).
+  EXPECT_EQ(p.formats.at("A").diagonal, ExactFormat::Diagonal::kNaN);
+  EXPECT_EQ(p.formats.at("A").diagonal_blocks, 1);
+  EXPECT_EQ(p.formats.at("B").diagonal, ExactFormat::Diagonal::kNone);
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     KernelData d = MakeConversionInputs(k, p, seed);
     std::vector<std::pair<int, int>> nans;
@@ -1125,6 +1130,201 @@ end
     EXPECT_GT(beyond, 16) << "seed " << seed;
     EXPECT_GT(below, 16) << "seed " << seed;
   }
+}
+
+// The ranges of the narrow types, from their definitions (IEEE 754 binary16:
+// 5 exponent bits, bias 15, 10 fraction bits; bfloat16: f32's exponent, 7
+// fraction bits; OCP fp8 E4M3 bias 7 (max S.1111.110 = 1.75 * 2^8), E5M2
+// bias 15 (max 1.75 * 2^15); FNUZ bias 8 and 16 (max S.1111.111 = 1.875 *
+// 2^7, 1.75 * 2^15)).
+TEST(ConversionPlanTest, FloatRangeOfTheNarrowTypes) {
+  struct Case {
+    ElemType t;
+    double max, min_normal, min_subnormal;
+  };
+  for (const Case& c : {Case{ElemType::kF16, 65504, std::ldexp(1.0, -14), std::ldexp(1.0, -24)},
+                        Case{ElemType::kBF16, std::ldexp(255.0, 120), std::ldexp(1.0, -126), std::ldexp(1.0, -133)},
+                        Case{ElemType::kF8E4M3FN, 448, std::ldexp(1.0, -6), std::ldexp(1.0, -9)},
+                        Case{ElemType::kF8E5M2, 57344, std::ldexp(1.0, -14), std::ldexp(1.0, -16)},
+                        Case{ElemType::kF8E4M3FNUZ, 240, std::ldexp(1.0, -7), std::ldexp(1.0, -10)},
+                        Case{ElemType::kF8E5M2FNUZ, 57344, std::ldexp(1.0, -15), std::ldexp(1.0, -17)}}) {
+    const FloatRange r = FloatRangeOf(c.t);
+    EXPECT_EQ(r.max, c.max) << ElemTypeName(c.t);
+    EXPECT_EQ(r.min_normal, c.min_normal) << ElemTypeName(c.t);
+    EXPECT_EQ(r.min_subnormal, c.min_subnormal) << ElemTypeName(c.t);
+  }
+}
+
+// Review 10 F5, F6: an f16 output of an MFMA (O = cvt(alpha * acc) to
+// f16) is a computed conversion too; alpha scales up toward f16's max by the
+// nearest m/8 * 2^s not beyond the factor (1000 = 1.953 * 2^9: 15/8 * 2^9 =
+// 960) and down toward the subnormals by the nearest not below it (10^-6 =
+// 1.049 * 2^-20: 9/8 * 2^-20); every sum stays exact in f32, checked in
+// double, and the scaled-down values lie where f16 has only subnormals.
+TEST(ConversionPlanTest, SaturationPlanOfAnF16OutputScalesUpAndDown) {
+  const Kernel k = Parse(R"(kernel h16
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %h = cvt %s : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+end
+)");
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF16});
+  std::string carrier;
+  double scale = 0;
+  const ExactPlan up = SaturationPlan(k, conv, ElemType::kF16, 1000, &carrier, &scale);
+  ASSERT_TRUE(up.exact) << up.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_EQ(scale, 960);
+  EXPECT_EQ(up.formats.at("A").diagonal, ExactFormat::Diagonal::kNaN);
+  const ExactPlan down = SaturationPlan(k, conv, ElemType::kF16, 1e-6, &carrier, &scale);
+  ASSERT_TRUE(down.exact) << down.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_EQ(scale, std::ldexp(9.0, -23));
+  EXPECT_EQ(down.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);  // no NaN scaled down
+  for (const ExactPlan* p : {&up, &down})
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      KernelData d = MakeConversionInputs(k, *p, seed);
+      const double alpha = F32FromBits(d.scalars["alpha"]);
+      int subnormal = 0;
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+          double acc = 0, abs_sum = 0;
+          int lo = 1000;  // the lowest set bit of any term
+          for (int kk = 0; kk < 64; ++kk) {
+            const double t = ElementValue(ElemType::kF16, d.buffers["A"].data() + 2 * (64 * i + kk)) *
+                             ElementValue(ElemType::kF16, d.buffers["B"].data() + 2 * (64 * j + kk));
+            acc += t;
+            abs_sum += std::fabs(t);
+            if (t != 0 && std::isfinite(t)) {
+              int e;
+              double m = std::frexp(std::fabs(t), &e);
+              while (m != std::floor(m)) m *= 2, --e;
+              lo = std::min(lo, e);
+            }
+          }
+          if (std::isnan(acc)) continue;
+          // sum |terms| within 24 bits of the lowest bit: every partial
+          // sum, in any order, is exact in f32.
+          EXPECT_LE(abs_sum, std::ldexp(1.0, 24 + lo)) << i << " " << j;
+          const double w = alpha * acc;
+          EXPECT_EQ(static_cast<double>(static_cast<float>(w)), w) << i << " " << j;
+          subnormal += std::fabs(w) < std::ldexp(1.0, -14) && w != 0;
+        }
+      if (p == &down) EXPECT_GT(subnormal, 64) << "seed " << seed;
+    }
+}
+
+// The diagonal blocks (ExactFormat::diagonal): +inf at [4 (q + 2 i) + t,
+// 4 (r + 2 i) + t], t = 0..3, for i = 2, 3 of a 32 x 64 f16 buffer: two
+// runs of four consecutive rows and columns, their row blocks two apart
+// (mod 8), so that with i = 0, 1 (the same q) the four row blocks of one
+// parity are covered: every accumulator register group of a 32x32 layout.
+TEST(InputsTest, DiagonalBlocksHoldInfAtConsecutiveRowsAndColumns) {
+  const Kernel k = Parse(R"(kernel dg
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readwrite
+  %a = load A[tid.x mod 32, 0] : f16
+  store A[tid.x mod 32, 0], %a
+end
+)");
+  ExactPlan p;
+  p.exact = true;
+  ExactFormat f;
+  f.bits = 3;
+  f.spread = 2;
+  f.exp_lo = -5;
+  f.diagonal = ExactFormat::Diagonal::kInf;
+  std::set<int64_t> row_blocks;
+  for (int first : {0, 2}) {
+    f.diagonal_first = first;
+    f.diagonal_blocks = 2;
+    p.formats["A"] = f;
+    KernelData d = MakeConversionInputs(k, p, 7);
+    std::vector<std::pair<int, int>> infs;
+    for (int i = 0; i < 32; ++i)
+      for (int j = 0; j < 64; ++j) {
+        const double v = ElementValue(ElemType::kF16, d.buffers["A"].data() + 2 * (64 * i + j));
+        EXPECT_FALSE(std::isnan(v));
+        if (std::isinf(v)) {
+          EXPECT_GT(v, 0);
+          infs.push_back({i, j});
+        }
+      }
+    ASSERT_EQ(infs.size(), 8u);
+    std::map<int, std::vector<std::pair<int, int>>> by_block;
+    for (auto [i, j] : infs) by_block[i / 4].push_back({i, j});
+    ASSERT_EQ(by_block.size(), 2u);
+    std::vector<int> blocks;
+    for (auto& [b, v] : by_block) {
+      ASSERT_EQ(v.size(), 4u);
+      for (int t = 0; t < 4; ++t) {
+        EXPECT_EQ(v[t].first, 4 * b + t);
+        EXPECT_EQ(v[t].second, v[0].second + t);
+      }
+      EXPECT_EQ(v[0].second % 4, 0);
+      blocks.push_back(b);
+      row_blocks.insert(b);
+    }
+    EXPECT_EQ((blocks[1] - blocks[0]) % 2, 0);
+  }
+  // Four row blocks of the same parity: 8 g + 4 h for g = 0..3.
+  ASSERT_EQ(row_blocks.size(), 4u);
+  std::set<int64_t> parity, g;
+  for (int64_t b : row_blocks) parity.insert(b % 2), g.insert(b / 2);
+  EXPECT_EQ(parity.size(), 1u);
+  EXPECT_EQ(g.size(), 4u);
+}
+
+// The diagonal goes to the first MFMA operand whose type has +inf: here B
+// (f8e5m2: S.11111.00), not A (f8e4m3fn has no infinities), so that the
+// first saturation pass can make +-inf reach the f8e5m2 conversion.
+TEST(ConversionPlanTest, SaturationPlanPutsTheDiagonalWhereInfExists) {
+  const Kernel k = Parse(R"(kernel o8
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B : f8e5m2[16, 128] strides [128, 1] readonly
+arg O : f8e5m2[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2x8
+    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e5m2x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  std::string carrier;
+  double scale = 0;
+  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E5M2, 100, &carrier, &scale);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(p.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);
+  EXPECT_EQ(p.formats.at("B").diagonal, ExactFormat::Diagonal::kNaN);
 }
 
 }  // namespace

@@ -467,21 +467,27 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
       continue;
     }
     if (a.kind != Arg::Kind::kBuffer) continue;
-    if (it->second.nan_diagonal && a.shape.size() == 2 && a.shape[0] >= 4 && a.shape[1] >= 4) {
-      // NaN at [4q + t, 4r + t], t = 0..3.
+    if (const ExactFormat& f = it->second; f.diagonal != ExactFormat::Diagonal::kNone && a.shape.size() == 2 &&
+                                           a.shape[0] >= 4 && a.shape[1] >= 4) {
+      // NaN (or +inf) at [4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, block
+      // indices mod shape / 4 (ExactFormat::diagonal).
       uint64_t st = Hash(a.name, seed) ^ 0x6e616e64696167ull;
-      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(a.shape[0] / 4));
-      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(a.shape[1] / 4));
+      const int64_t nq = a.shape[0] / 4, nr = a.shape[1] / 4;
+      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nq));
+      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nr));
       const int eb = ElemBytes(a.elem);
       const uint32_t nan = IsFp8(a.elem) ? Fp8FormatOf(a.elem)->nan
                            : a.elem == ElemType::kF32 ? 0x7fc00000u
                            : a.elem == ElemType::kF16 ? 0x7e00u
                                                       : 0x7fc0u;
-      for (int64_t t = 0; t < 4; ++t) {
-        const int64_t off = ((4 * q + t) * a.strides[0] + (4 * r + t) * a.strides[1]) * eb;
-        uint8_t* p = d.buffers[a.name].Touch(static_cast<uint64_t>(off), static_cast<uint64_t>(eb));
-        for (int x = 0; x < eb; ++x) p[x] = static_cast<uint8_t>(nan >> (8 * x));
-      }
+      const std::optional<uint32_t> inf = ExactBits(a.elem, std::numeric_limits<double>::infinity());
+      const uint32_t v = f.diagonal == ExactFormat::Diagonal::kInf && inf ? *inf : nan;
+      for (int64_t i = f.diagonal_first; i < f.diagonal_first + f.diagonal_blocks; ++i)
+        for (int64_t t = 0; t < 4; ++t) {
+          const int64_t off = ((4 * ((q + 2 * i) % nq) + t) * a.strides[0] + (4 * ((r + 2 * i) % nr) + t) * a.strides[1]) * eb;
+          uint8_t* p = d.buffers[a.name].Touch(static_cast<uint64_t>(off), static_cast<uint64_t>(eb));
+          for (int x = 0; x < eb; ++x) p[x] = static_cast<uint8_t>(v >> (8 * x));
+        }
     }
     if (it->second.mix_level >= 0) {
       d.buffers[a.name] = WithSaturationValues(a, it->second, seed, std::move(d.buffers[a.name]));

@@ -17,6 +17,7 @@
 // round down, a round-toward-zero f16 conversion of a K = 512 loop, an fp8
 // conversion without its NaN select, alone and beside an MFMA.
 #include <cmath>
+#include <filesystem>
 #include <cstring>
 #include <regex>
 #include <set>
@@ -259,14 +260,59 @@ TEST_F(DefaultCheckTest, F2Fp8OutputAfterMfmaLoop) {
   // Random (exact inputs impossible: 128 products must fit f8e5m2's 3
   // bits), then conversion (the sum need only fit f32, its conversion
   // p + 5 = 8 bits), then saturation twice (the MFMA result goes to fp8:
-  // toward +max, then -max).
-  ASSERT_EQ(r.passes.size(), 4u) << r.text;
+  // toward +max, then -max), then subnormal.
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
   EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
   EXPECT_EQ(r.passes[1].mode, InputMode::kConversion);
   EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
   EXPECT_EQ(r.passes[3].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
   ASSERT_EQ(r.diffs.size(), 1u);
   EXPECT_EQ(r.diffs[0].pre_rounding, 256) << r.text;
+}
+
+// Fresh-user review 11 F5: the saturation pass sized its scale from the
+// median of the whole fp8 output, whose unwritten rows (3/4 of Q here) hold
+// their generated inputs, and so scaled 64x too far. The median must be the
+// one of the values the kernel stored: the same kernel with Q of exactly the
+// written shape (A and B, so the conversion pass's values, are the same:
+// inputs are drawn per argument name) must report the same median, and the
+// saturation pass must not saturate nearly everything.
+TEST_F(DefaultCheckTest, Review11F5SaturationMedianOfTheStoredValuesOnly) {
+  auto kernel = [](int q_rows) {
+    return absl::StrCat(R"(kernel satq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 32] strides [32, 1] readonly
+arg B : f8e4m3fnuz[16, 32] strides [32, 1] readonly
+arg Q : f8e4m3fnuz[)",
+                        q_rows, R"(, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %z
+  %q = cvt %d : f8e4m3fnuzx4
+  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+  };
+  auto median = [](const std::string& text) {
+    const std::regex m(R"(inputs: saturation \(seed \d+\): .*the median \|value\| that pass stored to f8e4m3fnuz outputs, ([0-9.e+-]+),)");
+    std::smatch mm;
+    EXPECT_TRUE(std::regex_search(text, mm, m)) << text;
+    return mm.size() > 1 ? mm[1].str() : std::string();
+  };
+  const Compiled wide = CompileText(kernel(64)), exact = CompileText(kernel(16));
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    const RunReport rw = Run(wide, Write(wide, wide.assembly, "satq64.hsaco"), seed);
+    const RunReport re = Run(exact, Write(exact, exact.assembly, "satq16.hsaco"), seed);
+    EXPECT_TRUE(rw.ok) << rw.text;
+    EXPECT_TRUE(re.ok) << re.text;
+    const std::string mw = median(rw.text), me = median(re.text);
+    EXPECT_FALSE(me.empty());
+    EXPECT_EQ(mw, me) << "seed " << seed << "\n" << rw.text << "\n" << re.text;
+  }
 }
 
 TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
@@ -572,7 +618,9 @@ TEST_F(DefaultCheckTest, Review7F1Bf16TiesRoundDown) {
   Expect(mb, {MutantAt(mb, kBf16Lsb, "v_mov_b32 $1, 0", 0, "mb0.hsaco"),
               MutantAt(mb, kBf16Lsb, "v_mov_b32 $1, 0", -1, "mb7.hsaco")});
   RunReport r = Run(mb, MutantAt(mb, kBf16Lsb, "v_mov_b32 $1, 0", -1, "mb7.hsaco"), 1);
-  EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the conversion pass"), std::string::npos)
+  // The conversion pass fails (first; the saturation passes, which also
+  // convert loaded data, may too).
+  EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the conversion "), std::string::npos)
       << r.text;
 }
 
@@ -920,9 +968,10 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
              MutantAt(c, kNanSelect, "v_mov_b32 $1, $2", 0, "nonan0.hsaco"),
              Mutant(c, kNanSelect, "v_mov_b32 $1, $2", 4, "nonan.hsaco")});
   RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
-  ASSERT_EQ(r.passes.size(), 4u) << r.text;
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
   EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
   EXPECT_EQ(r.passes[3].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
   EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with alpha times "), std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("lie around and beyond the max, "), std::string::npos) << r.text;
@@ -932,6 +981,114 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
   // are +-240, some are not.
   ASSERT_EQ(r.passes[2].diffs.size(), 1u);
   EXPECT_NE(r.text.find("(of max|ref| 240)"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 10 F4, F5, F6: mutants of kirc's conversion of an MFMA
+// result that every pass accepted. The saturation passes were fp8-only and
+// no pass made an MFMA result infinite or subnormal.
+// O = cvt(alpha * acc) after K = 64 of f16 MFMAs, O `elem` on `target`.
+std::string ComputedKernel(const std::string& target, const std::string& elem) {
+  return absl::StrCat(R"(kernel h
+target )", target, R"(
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : )", elem, R"([16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %h = cvt %s : )", elem, R"(x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+end
+)");
+}
+
+// F4: the f8e5m2 conversion's inf fix-up (1 added to the byte of an
+// element whose input was +-inf: the clamp made it +-max) dropped, so +-inf
+// gives +-57344. The first saturation pass's +inf diagonal of A makes
+// +-inf reach the conversion.
+TEST_F(DefaultCheckTest, Review10F4F8e5m2WithoutInfFixupFails) {
+  const Compiled c = CompileText(ComputedKernel("gfx950", "f8e5m2"));
+  Expect(c, {Mutant(c, R"(v_lshl_add_u32 (v\d+), v\d+, \d+, \1\n)", "", 4, "noinf.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "e5m2.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_NE(r.text.find(", and +inf at 4 elements of A ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = 0: "
+                        "+-inf, or NaN, in the sums they enter)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find(", and NaN at 4 elements of A ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = 1)"),
+            std::string::npos)
+      << r.text;
+}
+
+// F5: an f16 conversion clamped to [-65504, 65504] first (v_min_f32,
+// v_max_f32 of 0x477fe000 = 65504, 0xc77fe000; a NaN becomes 65504). KIR's
+// cvt to f16 is IEEE round to nearest even: beyond max it overflows to inf.
+TEST_F(DefaultCheckTest, Review10F5F16ConversionClampedAtMaxFails) {
+  const Compiled c = CompileText(ComputedKernel("gfx942", "f16"));
+  Expect(c, {Mutant(c, R"((v_cvt_f16_f32(_e32)? v\d+, (v\d+)))",
+                    "v_min_f32 $3, 0x477fe000, $3\n  v_max_f32 $3, 0xc77fe000, $3\n  $1", 4, "clamp.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "f16.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with alpha times "), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("f16's max is 65504)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: subnormal (seed 1): "), std::string::npos) << r.text;
+}
+
+// F6: the fp8 conversion's results flushed to zero in the subnormal range
+// (after kirc's NaN select, |x| < 2^-7, f8e4m3fnuz's smallest normal
+// (f32 0x3c000000), becomes 0: v_cmp_ngt_f32 is false for those only, NaN
+// included among the kept; s_nop 1: the VALU-written mask's 2 wait states).
+// The subnormal pass puts the median stored value there.
+TEST_F(DefaultCheckTest, Review10F6Fp8SubnormalsFlushedToZeroFails) {
+  const Compiled c = CompileText(kFp8Computed);
+  Expect(c, {Mutant(c, R"((v_cndmask_b32_e64 (v\d+), v\d+, v\d+, s\[(\d+):(\d+)\]))",
+                    "$1\n  s_mov_b32 s$3, 0x3c000000\n  v_cmp_ngt_f32_e64 s[$3:$4], s$3, |$2|\n  s_nop 1\n  "
+                    "v_cndmask_b32_e64 $2, 0, $2, s[$3:$4]",
+                    4, "ftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
+  EXPECT_NE(r.text.find("f8e4m3fnuz's subnormals lie in [0.000976562, 0.0078125)"), std::string::npos) << r.text;
+}
+
+// --dump of the two saturation passes: the second (alpha negated) went to
+// the same files as the first and overwrote them; now to
+// KERNEL.saturation-neg.* beside KERNEL.saturation.*.
+TEST_F(DefaultCheckTest, DumpKeepsBothSaturationPasses) {
+  const Compiled c = CompileText(kFp8Computed);
+  const std::string dump = dir_->File("dump");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "k7d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto read = [&](const std::string& f) {
+    absl::StatusOr<std::string> b = ReadFileBytes(absl::StrCat(dump, "/", f));
+    EXPECT_TRUE(b.ok()) << f << ": " << b.status();
+    return b.ok() ? *b : std::string();
+  };
+  const std::string up = read("k7.saturation.scalars.json"), down = read("k7.saturation-neg.scalars.json");
+  // alpha scaled up, then negated: the same magnitude, opposite signs.
+  EXPECT_NE(up.find("\"value\": 1"), std::string::npos) << up;
+  EXPECT_NE(down.find("\"value\": -1"), std::string::npos) << down;
+  EXPECT_NE(read("O.saturation.in.npy"), "");
+  EXPECT_NE(read("O.saturation-neg.out.npy"), "");
+  EXPECT_NE(read("O.subnormal.ref.npy"), "");
 }
 
 }  // namespace

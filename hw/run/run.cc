@@ -276,6 +276,7 @@ const char* InputModeName(InputMode m) {
     case InputMode::kAdversarial: return "adversarial";
     case InputMode::kConversion: return "conversion";
     case InputMode::kSaturation: return "saturation";
+    case InputMode::kSubnormal: return "subnormal";
   }
   return "?";
 }
@@ -507,24 +508,38 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
   return absl::StrJoin(found, ", ");
 }
 
-// The median |value| of the finite, non-zero elements below the format's max
-// of `ref`'s first writable fp8 buffer of `k` (its first 2^16 elements), and
-// that format's type; 0 when there is none.
-double Fp8OutputMedian(const Kernel& k, const KernelData& ref, ElemType* type) {
+// The median |value| of the finite, non-zero elements below the type's max
+// that the run stored to `ref`'s first writable buffer of `k` whose type is
+// one of `types` (of its first 2^16 elements, those whose bytes differ from
+// `in`'s, the pass's inputs: elements the kernel never writes keep their
+// inputs and say nothing of the values it stores, fresh-user review 11 F5),
+// and that type; 0 when there is none.
+double NarrowOutputMedian(const Kernel& k, const KernelData& in, const KernelData& ref,
+                          const std::vector<ElemType>& types, ElemType* type) {
   for (const Arg& a : k.args) {
-    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || !IsFp8(a.elem) || a.shape.empty()) continue;
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
+        std::find(types.begin(), types.end(), a.elem) == types.end())
+      continue;
     auto it = ref.buffers.find(a.name);
     if (it == ref.buffers.end()) continue;
+    auto was = in.buffers.find(a.name);
     bool any = true;
     for (int64_t e : a.shape) any = any && e > 0;
     std::vector<int64_t> idx(a.shape.size(), 0);
     std::vector<double> v;
-    const double max = Fp8FormatOf(a.elem)->max;
+    const double max = FloatRangeOf(a.elem).max;
+    const int eb = ElemBytes(a.elem);
     for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
       int64_t off = 0;
       for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
-      uint8_t b[1] = {};
-      it->second.Read(static_cast<uint64_t>(off), b, 1);
+      uint8_t b[4] = {}, b0[4] = {};
+      it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
+      if (was != in.buffers.end()) was->second.Read(static_cast<uint64_t>(off * eb), b0, static_cast<uint64_t>(eb));
+      const bool stored = was == in.buffers.end() || std::memcmp(b, b0, static_cast<size_t>(eb)) != 0;
+      if (!stored) {
+        if (!NextIndex(idx, a.shape)) break;
+        continue;
+      }
       const double x = std::fabs(ElementValue(a.elem, b));
       if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
       if (!NextIndex(idx, a.shape)) break;
@@ -619,22 +634,30 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         "the reference bit for bit on arbitrary inputs; use ",
         PlanExactInputs(k).exact ? "--inputs=exact or --inputs=random" : "--inputs=random (exact inputs are "
                                                                           "impossible for it too)"));
-  std::vector<InputMode> modes;
-  // The plan of each conversion pass (by position in `modes`).
-  std::map<size_t, const ExactPlan*> pass_plan;
+  // The passes, in run order: each one's mode and what its inputs need
+  // (saturation and subnormal passes are inserted after the first
+  // conversion pass once it has run: their scale comes from its stored
+  // values).
+  struct PassSpec {
+    InputMode mode = InputMode::kRandom;
+    const ExactPlan* conv = nullptr;  // kConversion: its plan (in conv_plans)
+    ExactPlan sat;                    // kSaturation, kSubnormal: its plan
+    std::string sat_line;             // kSaturation, kSubnormal: its inputs line
+    std::string suffix;               // after the mode's name: "saturation (-max)"
+    std::string dump_tag;             // --dump file names: "saturation-neg." (else the mode's name)
+  };
+  std::vector<PassSpec> passes;
+  auto add = [&](InputMode m) { passes.push_back(PassSpec{m}); };
   auto add_conversion_passes = [&] {
-    for (const ExactPlan& c : conv_plans) {
-      pass_plan[modes.size()] = &c;
-      modes.push_back(InputMode::kConversion);
-    }
+    for (const ExactPlan& c : conv_plans) passes.push_back(PassSpec{InputMode::kConversion, &c});
   };
   if (user) {
     // The values not given are generated as the mode says (auto: random).
-    modes.push_back(opts.inputs == InputMode::kAdversarial ? InputMode::kAdversarial : InputMode::kRandom);
+    add(opts.inputs == InputMode::kAdversarial ? InputMode::kAdversarial : InputMode::kRandom);
   } else {
     switch (opts.inputs) {
       case InputMode::kAuto:
-        modes.push_back(plan.exact ? InputMode::kExact : InputMode::kRandom);
+        add(plan.exact ? InputMode::kExact : InputMode::kRandom);
         // Exact inputs never round a conversion: the conversion pass makes
         // them round, often from exact ties, bit for bit (review 7 F1, F5,
         // F6). Without it (no conversion pass possible), and when a scalar
@@ -643,14 +666,14 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         // cover them, or when a scalar is 1 (review 6 F1, F6).
         add_conversion_passes();
         if (plan.exact && ((unordered && (conv_plans.empty() || !unrounded.empty())) || !ones.empty()))
-          modes.push_back(InputMode::kRandom);
-        if (!unordered) modes.push_back(InputMode::kAdversarial);
+          add(InputMode::kRandom);
+        if (!unordered) add(InputMode::kAdversarial);
         break;
       case InputMode::kConversion:
         add_conversion_passes();
         break;
       default:
-        modes.push_back(opts.inputs);
+        add(opts.inputs);
     }
   }
   CompileOptions co;
@@ -737,28 +760,34 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
-  // The saturation passes (kSaturation) by position in `modes`: their plans
-  // and inputs lines.
-  std::map<size_t, ExactPlan> sat_plan;
-  std::map<size_t, std::string> sat_line;
-  // Two saturation passes are planned after the first conversion pass when
-  // the kernel converts an mfma/gemm result to fp8 (below); counted until
-  // that pass has run (review 10 F7: "2 of 2" when three passes ran).
-  bool sat_pending = opts.inputs == InputMode::kAuto && !conv_plans.empty() && HasComputedFp8Conversion(k);
-  auto passes_planned = [&] { return modes.size() + (sat_pending ? 2 : 0); };
+  // Two saturation passes and a subnormal one are planned after the first
+  // conversion pass when the kernel converts an mfma/gemm result to f16,
+  // bf16 or fp8 (below; no subnormal pass for bf16, whose subnormals are
+  // f32's); counted until that pass has run (review 10 F7: "2 of 2" when
+  // three passes ran).
+  const std::vector<ElemType> sat_targets = opts.inputs == InputMode::kAuto && !conv_plans.empty()
+                                                ? ComputedConversionTargets(k, conv_plans.front())
+                                                : std::vector<ElemType>{};
+  bool sat_pending = !sat_targets.empty();
+  const int sat_passes =
+      2 + (std::count(sat_targets.begin(), sat_targets.end(), ElemType::kBF16) <
+                   static_cast<std::ptrdiff_t>(sat_targets.size())
+               ? 1
+               : 0);
+  auto passes_planned = [&] { return passes.size() + (sat_pending ? sat_passes : 0); };
   // "conversion (chain level 2 of 3)" when a chain has several passes.
   auto pass_name = [&](size_t at) {
-    std::string n = InputModeName(modes[at]);
-    if (modes[at] == InputMode::kConversion && conv_plans.size() > 1)
-      if (auto c = pass_plan.find(at); c != pass_plan.end())
-        absl::StrAppend(&n, " (chain level ", c->second->level, " of ", conv_plans.size(), ")");
+    std::string n = absl::StrCat(InputModeName(passes[at].mode), passes[at].suffix);
+    if (passes[at].mode == InputMode::kConversion && conv_plans.size() > 1 && passes[at].conv != nullptr)
+      absl::StrAppend(&n, " (chain level ", passes[at].conv->level, " of ", conv_plans.size(), ")");
     return n;
   };
-  for (size_t pi = 0; pi < modes.size(); ++pi) {
-    const InputMode mode = modes[pi];
+  for (size_t pi = 0; pi < passes.size(); ++pi) {
+    const InputMode mode = passes[pi].mode;
     KernelData inputs = mode == InputMode::kExact         ? MakeExactInputs(k, plan, opts.seed)
-                        : mode == InputMode::kConversion  ? MakeConversionInputs(k, *pass_plan.at(pi), opts.seed)
-                        : mode == InputMode::kSaturation  ? MakeConversionInputs(k, sat_plan.at(pi), opts.seed)
+                        : mode == InputMode::kConversion  ? MakeConversionInputs(k, *passes[pi].conv, opts.seed)
+                        : mode == InputMode::kSaturation || mode == InputMode::kSubnormal
+                            ? MakeConversionInputs(k, passes[pi].sat, opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
@@ -814,10 +843,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // A device's refusal in a later pass (review 7 F12): which pass and
     // which inputs, and the report of the passes before it.
     auto in_pass = [&](const absl::Status& st) {
-      if (modes.size() < 2) return st;
+      if (passes.size() < 2) return st;
       std::string m = absl::StrCat("the ", pass_name(pi), " pass (", pi + 1, " of ", passes_planned(), ", seed ",
                                    opts.seed, "): ", st.message());
-      if (mode == InputMode::kAdversarial || mode == InputMode::kConversion || mode == InputMode::kSaturation)
+      if (mode == InputMode::kAdversarial || mode == InputMode::kConversion || mode == InputMode::kSaturation ||
+          mode == InputMode::kSubnormal)
         if (std::string x = ExtremeInputs(k, inputs, mode == InputMode::kAdversarial ? 65504.0 : 240.0);
             !x.empty())
           absl::StrAppend(&m, "\n(its inputs include out-of-range values, e.g. ", x, ")");
@@ -889,6 +919,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                             ? "bit-identical (conversion inputs: exact up to the conversion; any NaN matches any NaN)"
                         : mode == InputMode::kSaturation
                             ? "bit-identical (saturation inputs: exact up to the conversion; any NaN matches any NaN)"
+                        : mode == InputMode::kSubnormal
+                            ? "bit-identical (subnormal inputs: exact up to the conversion; any NaN matches any NaN)"
                                                     : "bit-identical (adversarial inputs; any NaN matches any NaN)";
       p.diffs = CompareBitwise(k, out, ref_data, why);
     }
@@ -924,7 +956,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     r.ok = r.ok && p.ok;
     if (!opts.dump_dir.empty()) {
-      const std::string tag = pi == 0 ? "" : absl::StrCat(InputModeName(mode), ".");
+      // The second saturation pass's files beside the first's, not over them.
+      const std::string tag = pi == 0 ? ""
+                              : !passes[pi].dump_tag.empty() ? passes[pi].dump_tag
+                                                              : absl::StrCat(InputModeName(mode), ".");
       std::vector<std::pair<const char*, const KernelData*>> dumps = {{"in", &inputs}, {"out", &out}, {"ref", &ref_data}};
       if (cross_run) dumps.push_back({"cross", &cross_out});
       for (auto [what, data] : dumps) {
@@ -937,10 +972,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
-         : mode == InputMode::kSaturation ? sat_line.at(pi)
-              : InputsLine(k, mode, mode == InputMode::kConversion ? *pass_plan.at(pi) : plan, blocker, opts.seed,
+         : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line
+              : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
-                           pi > 0 && modes[0] == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
+                           pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
                            unrounded);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
@@ -979,45 +1014,79 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     r.passes.push_back(std::move(p));
     // After the conversion pass of a kernel that converts an mfma/gemm
-    // result to fp8: a saturation pass whose carrier puts the median value
-    // stored to the fp8 output near the format's max (review 8 F1).
-    ElemType fp8 = ElemType::kF32;
+    // result to a narrower float type: saturation passes whose carrier puts
+    // the median value stored to that output near the type's max (review 8
+    // F1; f16 and bf16 too, review 10 F5), with +inf and NaN reaching the
+    // conversion (review 10 F4), and a subnormal pass (review 10 F6).
+    ElemType to = ElemType::kF32;
     double median = 0;
     // Once, after the first conversion pass (a chain's passes share the
-    // values behind the fp8 conversion).
-    if (mode == InputMode::kConversion && sat_pending && (median = Fp8OutputMedian(k, ref_data, &fp8)) > 0) {
-      const double max = Fp8FormatOf(fp8)->max;
+    // values behind the conversion).
+    if (mode == InputMode::kConversion && sat_pending &&
+        (median = NarrowOutputMedian(k, inputs, ref_data, sat_targets, &to)) > 0) {
+      const std::string tn(ElemTypeName(to));
+      const FloatRange range = FloatRangeOf(to);
+      std::vector<PassSpec> added;
       std::string carrier;
       double scale = 1;
-      const ExactPlan up = SaturationPlan(k, *pass_plan.at(pi), max / median, &carrier, &scale);
+      const ExactPlan up = SaturationPlan(k, *passes[pi].conv, to, range.max / median, &carrier, &scale);
       if (up.exact) {
-        // Two passes: toward +max, then the carrier negated, toward -max
-        // (fresh-user review 10 F1: values negative with probability 1/8
-        // never met a dropped lower clamp).
-        ExactPlan down = up;
-        down.formats[carrier].negate = true;
-        modes.insert(modes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, 2, InputMode::kSaturation);
-        // The passes after them move two places on.
-        std::map<size_t, const ExactPlan*> moved;
-        for (const auto& [at, c] : pass_plan) moved[at > pi ? at + 2 : at] = c;
-        pass_plan = std::move(moved);
-        const std::string nan = [&] {
-          for (const auto& [name, f] : up.formats)
-            if (f.nan_diagonal) return absl::StrCat(", and NaN at 4 elements of ", name, " ([4q + t, 4r + t])");
-          return std::string();
-        }();
-        for (int sign : {1, -1})
-          sat_line[pi + (sign > 0 ? 1 : 2)] = absl::StrCat(
+        // Two passes: toward +max with +inf on the diagonal, then the
+        // carrier negated, toward -max, with NaN on the next blocks of the
+        // diagonal (fresh-user review 10 F1: values negative with
+        // probability 1/8 never met a dropped lower clamp).
+        for (int sign : {1, -1}) {
+          PassSpec s{InputMode::kSaturation};
+          s.suffix = sign > 0 ? " (+max)" : " (-max)";
+          if (sign < 0) s.dump_tag = "saturation-neg.";
+          s.sat = up;
+          if (sign < 0) s.sat.formats[carrier].negate = true;
+          std::string special;
+          for (auto& [name, f] : s.sat.formats) {
+            if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
+            const Arg* a = k.FindArg(name);
+            const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
+            f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
+            if (sign < 0) f.diagonal_first = f.diagonal_blocks;
+            special = absl::StrCat(
+                ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
+                " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
+                f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
+                inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+          }
+          s.sat_line = absl::StrCat(
               "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
               absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                              sign * scale, std::string(ElemTypeName(fp8)), median, scale, median * scale),
-              absl::StrFormat("%s's max is %g)", std::string(ElemTypeName(fp8)), max), nan,
+                              sign * scale, tn, median, scale, median * scale),
+              absl::StrFormat("%s's max is %g)", tn, range.max), special,
               ", so the values before the conversion lie around and beyond ", sign > 0 ? "the max" : "-max",
-              ", exact in f32 (saturating the same way on both sides): the stored codes must equal the "
-              "reference's bit for bit (any NaN for a NaN)\n");
-        sat_plan[pi + 1] = up;
-        sat_plan[pi + 2] = std::move(down);
+              ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
+              "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+          added.push_back(std::move(s));
+        }
       }
+      // The subnormal pass: the median toward the geometric middle of the
+      // target's subnormal range (not bf16: its subnormals are f32's, where
+      // an MFMA's sums would be subnormal themselves).
+      const double aim = std::sqrt(range.min_subnormal * range.min_normal);
+      double down_scale = 1;
+      ExactPlan down;
+      if (to != ElemType::kBF16) down = SaturationPlan(k, *passes[pi].conv, to, aim / median, &carrier, &down_scale);
+      if (down.exact) {
+        PassSpec s{InputMode::kSubnormal};
+        s.sat = std::move(down);
+        s.sat_line = absl::StrCat(
+            "inputs: subnormal (seed ", opts.seed, "): the conversion pass's with ", carrier,
+            absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
+                            down_scale, tn, median, down_scale, median * down_scale),
+            absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
+            ", so the values before the conversion lie around its subnormal range, exact in f32: the stored codes "
+            "must equal the reference's bit for bit (any NaN for a NaN)\n");
+        added.push_back(std::move(s));
+      }
+      // Right after this pass (the passes after them move on).
+      passes.insert(passes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, std::make_move_iterator(added.begin()),
+                    std::make_move_iterator(added.end()));
     }
     if (mode == InputMode::kConversion) sat_pending = false;  // planned, or not, after the first
   }

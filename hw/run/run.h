@@ -46,14 +46,21 @@ enum class InputMode {
   // narrowing conversion or no such inputs exist.
   kConversion,
   // Not a --inputs choice: in auto mode, after the conversion pass, for a
-  // kernel that converts an mfma/gemm result to fp8
-  // (HasComputedFp8Conversion): the conversion inputs with one argument
-  // scaled by a power of two (SaturationPlan) so that the values before the
-  // conversion lie around the format's max (the median |value| the
-  // conversion pass stored to an fp8 output, scaled, near max); bit identity.
+  // kernel that converts an mfma/gemm result to a narrower float type (f16,
+  // bf16, fp8: ComputedConversionTargets), twice: the conversion inputs with
+  // one argument scaled (SaturationPlan) so that the values before the
+  // conversion lie around the target's max (the median |value| the
+  // conversion pass stored to such an output, scaled, near max), then with
+  // that argument negated (around -max); +inf (the first pass) or NaN (the
+  // second) at diagonal blocks of an MFMA operand (ExactFormat::diagonal);
+  // bit identity.
   kSaturation,
+  // Not a --inputs choice: after the saturation passes, for an f16 or fp8
+  // target: the carrier scaled down so that the median stored |value| lies
+  // in the target's subnormal range; bit identity.
+  kSubnormal,
 };
-// "auto", "exact", "random", "adversarial", "conversion", "saturation".
+// "auto", "exact", "random", "adversarial", "conversion", "saturation", "subnormal".
 const char* InputModeName(InputMode m);
 
 struct RunOptions {
@@ -149,7 +156,7 @@ int DefaultThreads();
 
 // One run of the kernel on one set of inputs, compared with the reference.
 struct CheckPass {
-  InputMode mode = InputMode::kRandom;  // kExact, kRandom, kAdversarial, kConversion or kSaturation
+  InputMode mode = InputMode::kRandom;  // kExact, kRandom, kAdversarial, kConversion, kSaturation or kSubnormal
   // How reports name the pass: its mode, and a conversion pass's chain level
   // when there are several ("conversion (chain level 2 of 3)").
   std::string name;
