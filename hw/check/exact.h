@@ -43,6 +43,10 @@
 
 namespace kir {
 
+// One element in this many of a two-scale form (ExactFormat::two_scale)
+// takes the low scale, unless the form says otherwise (low_one_in).
+constexpr int kTwoScaleLowOneIn = 5;
+
 // How exact-mode inputs of one argument are drawn (hw/check/inputs.h
 // MakeExactInputs).
 struct ExactFormat {
@@ -63,12 +67,20 @@ struct ExactFormat {
   bool special = false;
   ElemType special_to = ElemType::kF32;
   // Two scales (the first pass of a conversion chain, PlanConversionPasses):
-  // +-m * 2^(exp_lo + spread), or for one element in kTwoScaleLowOneIn
-  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The analysis bounds it as the range form (the same mag
-  // and lowest bit); the values before the chain are then a coarse sum of
+  // +-m * 2^(exp_lo + spread), or for one element in low_one_in (below)
+  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The
+  // analysis bounds it as the range form (the same mag and lowest bit); the values before the chain are then a coarse sum of
   // few bits plus a fine part near the first conversion's rounding point,
   // whose rounding decides the last conversion's (often a tie of it).
   bool two_scale = false;
+  // Two-scale forms before a long sum (PlanConversionPasses, fresh-user
+  // review 10 F3): one element in low_one_in takes the low scale (about one
+  // per sum), negative in low_negative_in_4 of 4 (2: half); the high
+  // scale's elements are negative one in high_negative_one_in (0: the
+  // pass's rate, 1 in 8).
+  int low_one_in = kTwoScaleLowOneIn;
+  int low_negative_in_4 = 2;
+  int high_negative_one_in = 0;
   // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
   // whose loaded values reach a narrowing conversion to `special_to` through
   // elementwise ops only (ElementwiseFedBuffers): element i holds value
@@ -115,10 +127,6 @@ struct ConversionNote {
   // checked by this pass.
   bool rounds = false;
 };
-
-// One element in this many of a two-scale form (ExactFormat::two_scale)
-// takes the low scale.
-constexpr int kTwoScaleLowOneIn = 5;
 
 struct ExactPlan {
   bool exact = false;                          // exact inputs exist and were chosen
