@@ -1483,7 +1483,8 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
       // so the first rounding decides the last: a round-toward-zero first
       // step moves a negative small part's tie down. gap = p1 - 3 leaves the
       // coarse part a few bits within the p1 + 5 cap (a K = 64 MFMA's sum
-      // has 6 bits of its own).
+      // has 6 bits of its own). Before a long sum LongSumTwoScale reshapes
+      // them so that exact ties of the first conversion are common.
       int p1 = 0, p_last = 24;
       for (const ConversionNote& n : p.conversions) {
         if (n.level == 1) p1 = std::max(p1, n.target_p);
