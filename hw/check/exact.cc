@@ -1213,7 +1213,9 @@ std::string ExactFormat::Describe(ElemType elem) const {
   if (two_scale)
     return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread + shift,
                         high_negative_one_in > 0 ? absl::StrCat(" (negative 1 in ", high_negative_one_in, ")") : "",
-                        "; one in ", low_one_in, " +-2^", exp_lo + shift,
+                        "; one in ", low_one_in, " +-2^",
+                        low_spread > 0 ? absl::StrCat(exp_lo + low_spread + shift, " (3 in 4) or +-2^") : "",
+                        exp_lo + shift,
                         low_negative_in_4 != 2 ? absl::StrCat(" (negative ", low_negative_in_4, " in 4)") : "",
                         diagonal);
   const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
@@ -1408,14 +1410,16 @@ Level1Terms TermsBeforeLevel1(const Kernel& k, const std::map<std::string, Exact
 // 8, in units of C's lowest bit), every factor is +-2^e (one significand
 // bit): the other arguments behind the level-1 conversions become +-1/2,
 // the two-scale ones +-2^-1 or, in one element in T (about one per sum),
-// +-2^(-1 - s), negative 3 in 4 (so that F = -2^-s of C's unit, times the
-// other factors, in about 0.37 * 0.69 of the sums). C, a sum of n = T - 1
+// +-2^-s (3 in 4) or +-2^(-1 - s), negative 3 in 4 (so that F = -2^(1 - s)
+// of C's unit, times the other factors, in about 0.37 * 0.69 * 3/4 of the
+// sums, and F = +-2^-s, a quarter ulp that rounds without a tie, in about
+// 0.37 / 4). C, a sum of n = T - 1
 // terms +-1 (when one is low), has n's parity, so it is aimed at a binade
 // [2^b, 2^(b+1)) whose midpoints of p_last bits share it: b = p_last (odd
 // midpoints, tie up at 3 mod 4) for odd n, b = p_last + 1 (2 mod 4, up at
 // 6 mod 8) for even n; the high scale's negatives (1 in 8, 4 or 2) bring
-// its mean (1 - 2q) n near 1.5 * 2^b, and s = p1 - b makes F half an ulp of
-// p1 bits there. `p` unchanged when no argument is two-scale, the sums are
+// its mean (1 - 2q) n near 1.5 * 2^b, and s = p1 - b + 1 makes 2^(1 - s)
+// half an ulp of p1 bits there. `p` unchanged when no argument is two-scale, the sums are
 // short or the forms do not fit (the analysis checks them again).
 ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   const Level1Terms lt = TermsBeforeLevel1(k, p.formats);
@@ -1440,8 +1444,8 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   // negatives r (the other factor's: 1 in 8).
   const double q = (1 - 1.5 * std::ldexp(1.0, b) / n) / 2, r = (q - 0.125) / 0.75;
   const int negative_one_in = r >= 0.375 ? 2 : r >= 0.1875 ? 4 : 8;
-  const int s = p1 - b;
-  if (s < 1) return p;
+  const int s = p1 - b + 1;  // the low terms: a quarter or half an ulp of p1 bits
+  if (s < 2) return p;
   for (auto& [name, x] : f) {
     if (!x.two_scale || !lt.deps.count(name)) continue;
     x.bits = 1;
@@ -1449,6 +1453,7 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
     x.exp_lo = -(1 + s);
     x.low_one_in = static_cast<int>(std::min(std::round(lt.terms), 1e6));
     x.low_negative_in_4 = 3;
+    x.low_spread = 1;
     x.high_negative_one_in = negative_one_in;
   }
   Analysis::AffineCache affine;

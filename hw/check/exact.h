@@ -75,11 +75,13 @@ struct ExactFormat {
   bool two_scale = false;
   // Two-scale forms before a long sum (PlanConversionPasses, fresh-user
   // review 10 F3): one element in low_one_in takes the low scale (about one
-  // per sum), negative in low_negative_in_4 of 4 (2: half); the high
+  // per sum), negative in low_negative_in_4 of 4 (2: half), +-2^exp_lo or,
+  // with low_spread > 0, for 3 in 4 of them +-2^(exp_lo + low_spread); the high
   // scale's elements are negative one in high_negative_one_in (0: the
   // pass's rate, 1 in 8).
   int low_one_in = kTwoScaleLowOneIn;
   int low_negative_in_4 = 2;
+  int low_spread = 0;
   int high_negative_one_in = 0;
   // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
   // whose loaded values reach a narrowing conversion to `special_to` through

@@ -294,8 +294,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         // ExactFormat::two_scale); the high one's one in negative_one_in or
         // in the form's own high_negative_one_in.
         const bool low = f.two_scale && Uniform(s, 1, std::max(f.low_one_in, 1)) == 1;
-        const int e = f.two_scale ? (low ? f.exp_lo : f.exp_lo + f.spread)
-                                  : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
+        int e = f.two_scale ? (low ? f.exp_lo : f.exp_lo + f.spread)
+                            : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
         const uint64_t neg_in = f.two_scale && !low && f.high_negative_one_in > 0
                                     ? static_cast<uint64_t>(f.high_negative_one_in)
                                     : negative_one_in;
@@ -304,7 +304,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const bool negative = !low                       ? r % neg_in == neg_in - 1
                               : f.low_negative_in_4 == 2 ? r % 2 == 1
                                                          : static_cast<int>(r % 4) < f.low_negative_in_4;
-        const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo
+        if (low && f.low_spread > 0 && (r >> 2) % 4 != 0) e += f.low_spread;  // 3 in 4 of them
+        const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo (or 2^(exp_lo + low_spread))
         return FloatBits(a.elem, (negative != f.negate ? -mm : mm) * std::ldexp(1.0, e + f.shift));
       },
       // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).
