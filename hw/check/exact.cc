@@ -1220,7 +1220,12 @@ std::string ExactFormat::Describe(ElemType elem) const {
                          diagonal_first, diagonal_blocks > 1 ? absl::StrCat("..", diagonal_first + diagonal_blocks - 1) : "");
   if (two_scale)
     return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread + shift,
-                        "; one in ", kTwoScaleLowOneIn, " +-2^", exp_lo + shift, diagonal);
+                        high_negative_one_in > 0 ? absl::StrCat(" (negative 1 in ", high_negative_one_in, ")") : "",
+                        "; one in ", low_one_in, " +-2^",
+                        low_spread > 0 ? absl::StrCat(exp_lo + low_spread + shift, " (3 in 4) or +-2^") : "",
+                        exp_lo + shift,
+                        low_negative_in_4 != 2 ? absl::StrCat(" (negative ", low_negative_in_4, " in 4)") : "",
+                        diagonal);
   const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
                                     : absl::StrCat("e in [", exp_lo + shift, ", ", exp_lo + spread + shift, "]");
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e, diagonal);
@@ -1360,6 +1365,118 @@ ExactPlan PlanConversionInputs(const Kernel& k) {
   return Plan(k, /*conversion=*/true);  // not exact: its blocker
 }
 
+namespace {
+
+// The level-1 conversions' operands of `k` with `formats` (a conversion
+// plan's): the arguments behind them and their number of terms, the bound
+// of the operand when every float buffer element is +-1 and every f32
+// scalar 1 (a sum of T products of inputs is T; an mfma K loop's T is K).
+struct Level1Terms {
+  double terms = 0;
+  Deps deps;
+};
+Level1Terms TermsBeforeLevel1(const Kernel& k, const std::map<std::string, ExactFormat>& formats) {
+  std::map<std::string, ExactFormat> ones = formats;
+  for (const Arg& a : k.args) {
+    ExactFormat& f = ones[a.name];
+    if (f.special || a.elem == ElemType::kI32) continue;
+    if (a.kind == Arg::Kind::kScalar) {
+      f.choices = {1};
+      f.shift = 0;
+      continue;
+    }
+    ExactFormat one;  // +-1
+    one.bits = 1;
+    f = one;
+  }
+  Analysis::AffineCache affine;
+  Analysis an(k, &ones, &affine, /*conversion=*/true, 1);
+  an.Run();
+  Level1Terms r;
+  for (const Obligation& o : an.obligations()) {
+    if (o.conversion_level != 1 || !o.mag.IsConst()) continue;
+    r.terms = std::max(r.terms, o.mag.c0);
+    r.deps.insert(o.deps.begin(), o.deps.end());
+  }
+  return r;
+}
+
+// `p` (a two-scale level-1 plan, PlanConversionPasses) for a long sum
+// before the chain (fresh-user review 10 F3: an f16 step whose ties round
+// toward zero passed an MFMA -> f16 -> fp8 chain; at most one of 256 fp8
+// codes differed). The last conversion (p_last bits) sees the first one's
+// rounding only where the value before the chain, S = C + F, has a coarse
+// part C on a midpoint of the last format whose tie goes away from zero and
+// a fine part F of exactly minus half an ulp of the first (p1 bits): S is
+// then a tie of the first conversion, which rounds it to C (even) and
+// a round-toward-zero or ties-toward-zero one to C - ulp, and the last
+// conversion rounds C up and C - ulp down. A sum of T = `terms` products
+// whose factors have significands of several bits has a C of many bits
+// (a tie of p_last in few elements) and a fine part scaled by the other
+// factors' significands. So here, when C would exceed p_last bits anyway
+// (0.5625 T >= 2^p_last: the mean of T products of factors negative 1 in
+// 8, in units of C's lowest bit), every factor is +-2^e (one significand
+// bit): the other arguments behind the level-1 conversions become +-1/2,
+// the two-scale ones +-2^-1 or, in one element in T (about one per sum),
+// +-2^-s (3 in 4) or +-2^(-1 - s), negative 3 in 4 (so that F = -2^(1 - s)
+// of C's unit, times the other factors, in about 0.37 * 0.69 * 3/4 of the
+// sums, and F = +-2^-s, a quarter ulp that rounds without a tie, in about
+// 0.37 / 4). C, a sum of n = T - 1
+// terms +-1 (when one is low), has n's parity, so it is aimed at a binade
+// [2^b, 2^(b+1)) whose midpoints of p_last bits share it: b = p_last (odd
+// midpoints, tie up at 3 mod 4) for odd n, b = p_last + 1 (2 mod 4, up at
+// 6 mod 8) for even n; the high scale's negatives (1 in 8, 4 or 2) bring
+// its mean (1 - 2q) n near 1.5 * 2^b, and s = p1 - b + 1 makes 2^(1 - s)
+// half an ulp of p1 bits there. `p` unchanged when no argument is two-scale, the sums are
+// short or the forms do not fit (the analysis checks them again).
+ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
+  const Level1Terms lt = TermsBeforeLevel1(k, p.formats);
+  if (!(0.5625 * lt.terms >= std::ldexp(1.0, p_last))) return p;
+  std::map<std::string, ExactFormat> f = p.formats;
+  bool two_scale = false;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.elem == ElemType::kI32 || !lt.deps.count(a.name)) continue;
+    ExactFormat& x = f[a.name];
+    if (x.special || x.mix_level >= 0) continue;
+    two_scale |= x.two_scale;
+    if (!x.two_scale) {  // +-1/2
+      x.bits = 1;
+      x.spread = 0;
+      x.exp_lo = -1;
+    }
+  }
+  if (!two_scale) return p;
+  const double n = std::round(lt.terms) - 1;
+  const int b = std::fmod(n, 2.0) != 0 ? p_last : p_last + 1;
+  // (1 - 2q) n = 1.5 * 2^b, q = r (7/8) + (1 - r) / 8 for the high scale's
+  // negatives r (the other factor's: 1 in 8).
+  const double q = (1 - 1.5 * std::ldexp(1.0, b) / n) / 2, r = (q - 0.125) / 0.75;
+  const int negative_one_in = r >= 0.375 ? 2 : r >= 0.1875 ? 4 : 8;
+  const int s = p1 - b + 1;  // the low terms: a quarter or half an ulp of p1 bits
+  if (s < 2) return p;
+  for (auto& [name, x] : f) {
+    if (!x.two_scale || !lt.deps.count(name)) continue;
+    x.bits = 1;
+    x.spread = s;
+    x.exp_lo = -(1 + s);
+    x.low_one_in = static_cast<int>(std::min(std::round(lt.terms), 1e6));
+    x.low_negative_in_4 = 3;
+    x.low_spread = 1;
+    x.high_negative_one_in = negative_one_in;
+  }
+  Analysis::AffineCache affine;
+  Analysis an(k, &f, &affine, /*conversion=*/true, 1);
+  an.Run();
+  if (!an.structural().empty()) return p;
+  for (const Obligation& o : an.obligations())
+    if (!Unrepresentable(o).empty()) return p;
+  p.formats = std::move(f);
+  p.conversions = ConversionNotes(an.obligations(), ConversionFedBuffers(k));
+  return p;
+}
+
+}  // namespace
+
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
   std::vector<ExactPlan> passes;
   if (!HasNarrowingConversion(k)) return passes;
@@ -1379,7 +1496,8 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
       // so the first rounding decides the last: a round-toward-zero first
       // step moves a negative small part's tie down. gap = p1 - 3 leaves the
       // coarse part a few bits within the p1 + 5 cap (a K = 64 MFMA's sum
-      // has 6 bits of its own).
+      // has 6 bits of its own). Before a long sum LongSumTwoScale reshapes
+      // them so that exact ties of the first conversion are common.
       int p1 = 0, p_last = 24;
       for (const ConversionNote& n : p.conversions) {
         if (n.level == 1) p1 = std::max(p1, n.target_p);
@@ -1387,7 +1505,7 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
       }
       if (p1 > 3)
         if (ExactPlan two = Plan(k, /*conversion=*/true, 1, nullptr, p1 - 3, p_last + 1); two.exact)
-          p = std::move(two);
+          p = LongSumTwoScale(k, std::move(two), p1, p_last);
     }
     if (p.exact) passes.push_back(std::move(p));
   }

@@ -43,6 +43,10 @@
 
 namespace kir {
 
+// One element in this many of a two-scale form (ExactFormat::two_scale)
+// takes the low scale, unless the form says otherwise (low_one_in).
+constexpr int kTwoScaleLowOneIn = 5;
+
 // How exact-mode inputs of one argument are drawn (hw/check/inputs.h
 // MakeExactInputs).
 struct ExactFormat {
@@ -63,12 +67,22 @@ struct ExactFormat {
   bool special = false;
   ElemType special_to = ElemType::kF32;
   // Two scales (the first pass of a conversion chain, PlanConversionPasses):
-  // +-m * 2^(exp_lo + spread), or for one element in kTwoScaleLowOneIn
-  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The analysis bounds it as the range form (the same mag
-  // and lowest bit); the values before the chain are then a coarse sum of
+  // +-m * 2^(exp_lo + spread), or for one element in low_one_in (below)
+  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The
+  // analysis bounds it as the range form (the same mag and lowest bit); the values before the chain are then a coarse sum of
   // few bits plus a fine part near the first conversion's rounding point,
   // whose rounding decides the last conversion's (often a tie of it).
   bool two_scale = false;
+  // Two-scale forms before a long sum (PlanConversionPasses, fresh-user
+  // review 10 F3): one element in low_one_in takes the low scale (about one
+  // per sum), negative in low_negative_in_4 of 4 (2: half), +-2^exp_lo or,
+  // with low_spread > 0, for 3 in 4 of them +-2^(exp_lo + low_spread); the high
+  // scale's elements are negative one in high_negative_one_in (0: the
+  // pass's rate, 1 in 8).
+  int low_one_in = kTwoScaleLowOneIn;
+  int low_negative_in_4 = 2;
+  int low_spread = 0;
+  int high_negative_one_in = 0;
   // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
   // whose loaded values reach a narrowing conversion to `special_to` through
   // elementwise ops only (ElementwiseFedBuffers): element i holds value
@@ -122,10 +136,6 @@ struct ConversionNote {
   // checked by this pass.
   bool rounds = false;
 };
-
-// One element in this many of a two-scale form (ExactFormat::two_scale)
-// takes the low scale.
-constexpr int kTwoScaleLowOneIn = 5;
 
 struct ExactPlan {
   bool exact = false;                          // exact inputs exist and were chosen
@@ -277,7 +287,11 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 // for which no inputs exist are left out; empty when none exist (then
 // PlanConversionInputs' blocker says why) or `k` has no narrowing
 // conversion. ExactPlan::conversions says which conversions each pass may
-// round.
+// round. Pass 1 of a chain takes two-scale forms where they fit
+// (ExactFormat::two_scale); before a long sum (an MFMA K loop) every factor
+// is then +-2^e and about one term per sum low, so that many values before
+// the chain are exact ties of its first conversion half an ulp below a
+// midpoint of its last (fresh-user review 10 F3; exact.cc LongSumTwoScale).
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k);
 
 // The narrowing conversions none of `passes` rounds (ConversionNote::rounds

@@ -138,7 +138,8 @@ uint32_t AdversarialFloat(ElemType t, uint64_t& s, bool finite_only) {
 }
 
 // One adversarial f16 or bf16 buffer element (bits): families that expose
-// a double rounding, then AdversarialFloat's other kinds.
+// a double rounding and a wrong round-to-odd fix-up of one, then
+// AdversarialFloat's other kinds.
 //
 // An fma x * y + o of a 16-bit format (p bits: 11 f16, 8 bf16) computed as
 // an f32 fma and a rounding to the format rounds twice: when the exact value
@@ -148,46 +149,67 @@ uint32_t AdversarialFloat(ElemType t, uint64_t& s, bool finite_only) {
 // F7: f16 (1 + 2^-10) * (1 - 2^-11) + (2^-21 + 2^-24) gives 1, not
 // 1 + 2^-10). (An add, sub or mul of two such values through f32 rounds
 // correctly: 24 >= 2p + 2, Figueroa, "When is double rounding innocuous?",
-// ACM SIGNUM Newsletter 30(3), 1995.) The operands of one element come from
-// separate buffers, each element drawn on its own, so the families are made
-// so that any two of the first multiply to a midpoint and any of the second
-// lies below half an f32 ulp of every such product:
-// - 50% tie factors +-m * 2^e, m odd with m = 1 (mod 4) and m^2 in
-//   [2^p, 2^(p+1)): the product of two is m1 m2 * 2^(e1 + e2), m1 m2 odd of
+// ACM SIGNUM Newsletter 30(3), 1995.) kirc's bf16 fma (lower_compute.cc
+// Bf16FmaRoundedToOdd) moves an inexact, even f32 result r one ulp toward
+// the exact value (rounding to odd) before rounding to bf16; a fix-up that
+// also moves an odd r is wrong when the exact value lies between 1/2 and 1
+// f32 ulp from a midpoint: r is then the odd f32 number next to the
+// midpoint, the step lands on the midpoint and its tie goes to even
+// (fresh-user review 10 F2: no such value occurred). The operands of one
+// element come from separate buffers, each element drawn on its own, so the
+// families are made so that any two of the first multiply to a midpoint of
+// one binade and each of the others lies at a fixed fraction of an f32 ulp
+// of every such product:
+// - 55% tie factors +-m * 2^-4, m odd with m = 1 (mod 4) and m^2 in
+//   [2^p, 2^(p+1)): the product of two is m1 m2 * 2^-8, m1 m2 odd of
 //   exactly p + 1 bits, a midpoint, and m1 m2 = 1 (mod 4): its significand
 //   below, (m1 m2 - 1) / 2, is even, so the tie rounds toward zero. f16:
-//   m in {49, 53, 57, 61}, e in [-5, -3] (products in [2, 64)); bf16:
-//   m in {17, 21}, e in [-6, -2] (products in [2^-4, 32)).
-// - 25% tiny addends: f16 2^-24 and 2^-23 (at most half an f32 ulp of a
-//   product >= 2; at exactly half, the f32 tie goes to the product, whose
-//   f32 significand is even), bf16 2^-40 and 3 * 2^-40.
-//   Both families are negative with probability 1/8 only, so that in
+//   m in {49, 53, 57, 61} (products in [8, 16), f32 ulp 2^-20); bf16:
+//   m in {17, 21} (products in [1, 2), f32 ulp 2^-23). One exponent, so
+//   that the addends below are the same fraction of every product's ulp.
+// - 12% tiny addends: f16 2^-24 and 2^-23, bf16 2^-40 and 3 * 2^-40 (below
+//   half an f32 ulp of a product).
+// - 8% half-ulp addends: exactly half the products' f32 ulp (f16 2^-21,
+//   bf16 2^-24): the exact value is an f32 tie beside the midpoint, whose
+//   neighbours are the midpoint (even) and an odd number; the f32 result is
+//   the midpoint itself.
+// - 12% three-quarter-ulp addends: 3/4 of the products' f32 ulp (f16
+//   3 * 2^-22, bf16 3 * 2^-25): the f32 result is the odd neighbour of the
+//   midpoint, on the exact value's side; a fix-up that ignores its parity
+//   steps back onto the midpoint.
+//   All four families are negative with probability 1/8 only, so that in
 //   (1 + (3/4)^3) / 2 = 71% of the triples x * y and o have the same sign:
 //   the exact value lies beyond the midpoint away from zero, where the
-//   correct result is, and the f32 detour rounds toward zero. So about
-//   0.5 * 0.5 * 0.25 * 0.71 = 4.4% of the elements of fma(x, y, o) expose a
-//   double rounding whichever buffers x, y and o come from.
-// - 25% AdversarialFloat's other kinds (AdversarialFloatOfKind): powers of
-//   two and their neighbours 5%, subnormals 6%, signed zeros 4%, infinities
-//   1%, NaNs 1%, extremes 2%, full significands 6%.
+//   correct result is, and the f32 detour (tiny and half-ulp addends) or the
+//   parity-blind step (three-quarter-ulp addends) rounds toward zero; in the
+//   others it lies on the zero side (both sides of each midpoint occur).
+//   So about 0.55 * 0.55 * 0.2 * 0.71 = 4.3% of the elements of
+//   fma(x, y, o) expose a double rounding and 0.55 * 0.55 * 0.12 * 0.71 =
+//   2.6% a parity-blind fix-up, whichever buffers x, y and o come from.
+// - 13% AdversarialFloat's other kinds (AdversarialFloatOfKind): powers of
+//   two and their neighbours 1%, subnormals 4%, signed zeros 2%, infinities
+//   1%, NaNs 1%, extremes 1%, full significands 3%.
 uint32_t AdversarialHalf(ElemType t, uint64_t& s) {
   const bool f16 = t == ElemType::kF16;
   const bool negative_rarely = Next(s) % 8 == 7;
   const int c = static_cast<int>(Next(s) % 100);
   const double sg = negative_rarely ? -1.0 : 1.0;
-  if (c < 50) {  // tie factors
+  // The f32 ulp of every product of two tie factors: f16 [8, 16), bf16 [1, 2).
+  const int ulp = f16 ? -20 : -23;
+  if (c < 55) {  // tie factors
     static constexpr int kF16M[] = {49, 53, 57, 61}, kBf16M[] = {17, 21};
     const int m = f16 ? kF16M[Next(s) % 4] : kBf16M[Next(s) % 2];
-    const int e = static_cast<int>(f16 ? Uniform(s, -5, -3) : Uniform(s, -6, -2));
-    return FloatBits(t, sg * std::ldexp(m, e));
+    return FloatBits(t, sg * std::ldexp(m, -4));
   }
-  if (c < 75) {  // tiny addends
+  if (c < 67) {  // tiny addends
     const bool second = (Next(s) & 1) != 0;
     return FloatBits(t, f16 ? sg * std::ldexp(1.0, second ? -23 : -24) : sg * (second ? 3 : 1) * std::ldexp(1.0, -40));
   }
+  if (c < 75) return FloatBits(t, sg * std::ldexp(1.0, ulp - 1));  // half an f32 ulp
+  if (c < 87) return FloatBits(t, sg * 3 * std::ldexp(1.0, ulp - 2));  // three quarters of one
   // The other kinds, as percentiles of AdversarialFloat's mixture.
   const bool negative = (Next(s) & 1) != 0;
-  const int kind = c < 80 ? 35 : c < 86 ? 62 : c < 90 ? 72 : c < 91 ? 77 : c < 92 ? 78 : c < 94 ? 79 : 81;
+  const int kind = c < 88 ? 35 : c < 92 ? 62 : c < 94 ? 72 : c < 95 ? 77 : c < 96 ? 78 : c < 97 ? 79 : 81;
   return AdversarialFloatOfKind(t, kind, negative, s);
 }
 
@@ -266,15 +288,24 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
-        // Two scales: the low one's elements are negative half the time (a
-        // small negative part below the coarse sum is what a round-toward-
-        // zero first conversion rounds the wrong way: ExactFormat::two_scale).
-        const bool low = f.two_scale && Uniform(s, 1, kTwoScaleLowOneIn) == 1;
-        const int e = f.two_scale ? (low ? f.exp_lo : f.exp_lo + f.spread)
-                                  : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
-        const uint64_t neg_in = low ? 2 : negative_one_in;
-        const bool negative = Next(s) % neg_in == neg_in - 1;
-        const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo
+        // Two scales: the low one's elements are negative half the time, or
+        // low_negative_in_4 of 4 (a small negative part below the coarse sum
+        // is what a round-toward-zero first conversion rounds the wrong way:
+        // ExactFormat::two_scale); the high one's one in negative_one_in or
+        // in the form's own high_negative_one_in.
+        const bool low = f.two_scale && Uniform(s, 1, std::max(f.low_one_in, 1)) == 1;
+        int e = f.two_scale ? (low ? f.exp_lo : f.exp_lo + f.spread)
+                            : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
+        const uint64_t neg_in = f.two_scale && !low && f.high_negative_one_in > 0
+                                    ? static_cast<uint64_t>(f.high_negative_one_in)
+                                    : negative_one_in;
+        const uint64_t r = Next(s);
+        // (Half: r odd, as before low_negative_in_4 existed.)
+        const bool negative = !low                       ? r % neg_in == neg_in - 1
+                              : f.low_negative_in_4 == 2 ? r % 2 == 1
+                                                         : static_cast<int>(r % 4) < f.low_negative_in_4;
+        if (low && f.low_spread > 0 && (r >> 2) % 4 != 0) e += f.low_spread;  // 3 in 4 of them
+        const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo (or 2^(exp_lo + low_spread))
         return FloatBits(a.elem, (negative != f.negate ? -mm : mm) * std::ldexp(1.0, e + f.shift));
       },
       // Values drawn per element: i32 1, floats 3 (significand, exponent, sign).

@@ -85,11 +85,13 @@ uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s);
 // Adversarial inputs from `seed`, for kernels whose result must match the
 // reference bit for bit on any input (no HasUnorderedSum), lazy: element i
 // draws from its own splitmix64 stream seeded by (seed, name, i). f16 and
-// bf16 buffer elements: 50% tie factors (any two multiply to a midpoint of
-// the format), 25% addends below half an f32 ulp of such products, so that
-// about 4.4% of the elements of fma(x, y, o) expose a double rounding
-// through f32 whichever buffers x, y, o come from (review 8 F7; inputs.cc
-// AdversarialHalf), and 25% of the kinds below. f32 elements:
+// bf16 buffer elements: 55% tie factors (any two multiply to a midpoint of
+// the format, all in one binade), 20% addends at or below half an f32 ulp of
+// such products and 12% at 3/4 of one, so that about 4.3% of the elements
+// of fma(x, y, o) expose a double rounding through f32 (review 8 F7) and
+// about 2.6% a round-to-odd fix-up that ignores the f32 result's parity
+// (review 10 F2) whichever buffers x, y, o come from (inputs.cc
+// AdversarialHalf), and 13% of the kinds below. f32 elements:
 // 35% "tie makers" +-m * 2^e with m odd of p/2 + 1 bits (p = 11 f16, 8 bf16,
 // 24 f32), so a product of two has about p + 1 bits and often lies halfway
 // between two neighbours; 15% powers of two, one ulp above them and half an
