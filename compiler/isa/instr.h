@@ -104,6 +104,11 @@ enum OpcFlags : uint32_t {
   kScratchAddr = 1u << 16,  // FLAT scratch_*: 32-bit private-segment offset from vaddr|off + saddr|off
   kReadsM0 = 1u << 17,      // reads M0 implicitly (the LDS DMA's LDS base: LdsDmaAddress, semantics.h)
   kLdsDma = 1u << 18,       // MUBUF load with `lds`: writes LDS (not registers), counts in vmcnt
+  kF16Values = 1u << 19,    // an f16 VALU instruction (its mnemonic names f16: f16 arithmetic and the
+                            // conversions to or from f16; not bf16, not the f8 formats), so the FP16/FP64
+                            // denormal mode (MODE.FP_DENORM bits 3:2, COMPUTE_PGM_RSRC1
+                            // FLOAT_DENORM_MODE_16_64) applies. Not marked: v_fma_mix_f32 and the MFMAs,
+                            // whose f16 sources the emulator models with denormals kept whatever the mode
 };
 
 struct OpcInfo {

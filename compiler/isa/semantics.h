@@ -1118,28 +1118,40 @@ inline uint32_t Fp8CvtPkMerge(uint32_t old, uint8_t b0, uint8_t b1, bool word_hi
 }
 
 // ---------------------------------------------------------------------------
-// Float min, max and median (v_min3/v_max3/v_med3 _f32 and _f16; opcodes.def)
-// and v_cvt_pk_bf16_f32, on bit patterns, for the emulator (hw/emu/
-// exec_float.cc). The verifier does not model float results (they are data
-// to it), so these take host values rather than a value domain.
+// Float min, max and median (v_min/v_max _f32 and _f16, v_pk_max_f16,
+// v_min3/v_max3/v_med3 _f32 and _f16; opcodes.def) and v_cvt_pk_bf16_f32, on
+// bit patterns, for the emulator (hw/emu/exec_float.cc). The verifier does
+// not model float results (they are data to it), so these take host values
+// rather than a value domain.
 //
 // IEEE-mode v_min/v_max of two values (WAVE_MODE.IEEE = 1: clang's and
 // kirc's kernels set amdhsa_ieee_mode 1, the default for compute), as the
-// ISA guide's pseudo-code of V_MIN_F32 / V_MAX_F32 (the f16 forms alike):
+// ISA guide's pseudo-code of V_MIN_F32 / V_MAX_F32 / V_MIN_F16 / V_MAX_F16:
 //  1. a signalling NaN in src0 gives src0 quieted; else one in src1 gives
 //     src1 quieted;
 //  2. else a quiet NaN in src1 gives src0; else one in src0 gives src1 (so
-//     min(qNaN, x) = x, and two quiet NaNs give src1);
+//     min(qNaN, x) = x, and two quiet NaNs give src0);
 //  3. else the smaller (min) or larger (max) value, -0 ordered below +0
 //     (the guide's LT_NEG_ZERO / GT_NEG_ZERO); equal values give src1.
+// (std::fmin/fmax differ: a signalling NaN gives the other operand, and
+// either zero may come out of fmin(+0, -0).) LLVM agrees: the IEEE-mode
+// instruction is its fminnum_ieee/fmaxnum_ieee, so llc 22 -mcpu=gfx90a
+// selects llvm.minnum.f32(a, b) (which must return the non-NaN operand) as
+// `v_max_f32 v2, s2, s2; v_max_f32 v1, s3, s3; v_min_f32 v1, v2, v1`,
+// quieting both sources first (and llvm.maxnum.f16 with v_max_f16 alike);
+// LLVM's test/CodeGen/AMDGPU/fminnum.ll checks the same quieting in IEEE
+// mode and none with it off. The guide's WAVE_MODE.IEEE = 0 branch (any NaN
+// gives the other operand, unquieted) is not modelled: the emulator runs
+// every kernel in IEEE mode.
 // v_min3/v_max3 fold it left to right: min(min(s0, s1), s2). v_med3: if any
 // source is a NaN (quiet or signalling), min3(s0, s1, s2) -- so
 // med3(NaN, lo, hi) is min(lo, hi), NOT the NaN (clang keeps a NaN through a
 // clamp with v_cmp_u_f32 + v_cndmask_b32 around it); else the Med3 rule
 // above with the guide's float equality (`max3 == S0.f`, where -0 == +0).
 // Source: AMD "RDNA3 Instruction Set Architecture" reference guide, section
-// 16.12 "VOP3 & VOP3SD Instructions": V_MIN_F32, V_MAX_F32, V_MIN3_F32,
-// V_MAX3_F32, V_MED3_F32, V_MIN3_F16, V_MAX3_F16, V_MED3_F16 (the public
+// 16.12 "VOP3 & VOP3SD Instructions": V_MIN_F32 (271), V_MAX_F32 (272),
+// V_MAX_F16 (313), V_MIN_F16 (314), V_MIN3_F32, V_MAX3_F32, V_MED3_F32,
+// V_MIN3_F16, V_MAX3_F16, V_MED3_F16 (the public
 // text with this pseudo-code; the CDNA3/CDNA4 guides, not in the corpora,
 // list the same instructions for gfx9). A quieted NaN keeps its sign and
 // payload with the quiet bit (the mantissa's top bit) set, cvtToQuietNAN.

@@ -28,37 +28,10 @@ using testing::FromBytes;
 using testing::HandKernel;
 using testing::ToBytes;
 
-// Runs BODY with lane l's in[4l..4l+3] in v1..v4; BODY writes v5..v8, which
-// are stored to out[4l..4l+3] (through aligned tuples: gfx90a+ want them). Returns out, or the emulator's error.
+// Four words per lane: in v1..v4, BODY writes v5..v8 (testing::RunLaneBody).
 absl::StatusOr<std::vector<uint32_t>> RunBody(const std::string& body, const std::vector<uint32_t>& in,
-                                          bool object, const std::string& mcpu) {
-  HandKernel k;
-  k.mcpu = mcpu;
-  k.args = {"in:global_buffer", "out:global_buffer"};
-  k.body = absl::StrCat(R"(
-  s_load_dwordx4 s[8:11], s[0:1], 0x0
-  v_and_b32 v0, 0x3ff, v0
-  v_lshlrev_b32 v10, 4, v0
-  s_waitcnt lgkmcnt(0)
-  global_load_dwordx4 v[12:15], v10, s[8:9]
-  s_waitcnt vmcnt(0)
-  v_mov_b32 v1, v12
-  v_mov_b32 v2, v13
-  v_mov_b32 v3, v14
-  v_mov_b32 v4, v15
-)", body, R"(
-  v_mov_b32 v16, v5
-  v_mov_b32 v17, v6
-  v_mov_b32 v18, v7
-  v_mov_b32 v19, v8
-  global_store_dwordx4 v10, v[16:19], s[10:11]
-  s_waitcnt vmcnt(0)
-  s_endpgm)");
-  LaunchArgs a;
-  a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(256))};
-  absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), mcpu, a, object);
-  if (!s.ok()) return s.status();
-  return FromBytes<uint32_t>(a.args[1]);
+                                              bool object, const std::string& mcpu) {
+  return testing::RunLaneBody(body, in, 4, object, mcpu);
 }
 
 // One row: three sources and the min3, max3 and med3 worked out by hand.
@@ -245,6 +218,109 @@ TEST(ClampValuTest, F16Min3Max3Med3HandValues) {
                                                      "gfx942");
   ASSERT_FALSE(hi.ok());
   EXPECT_THAT(std::string(hi.status().message()), HasSubstr("op_sel[3]"));
+}
+
+// v_min_f32 / v_max_f32, v_max_f16 / v_pk_max_f16: the IEEE-mode pseudo-code
+// of the ISA guide's V_MIN_F32 / V_MAX_F32 / V_MAX_F16 (semantics.h
+// IeeeMinMaxBits, where it is cited), worked out by hand per row: a
+// signalling NaN in src0, else in src1, gives it quieted (quiet bit 0x400000
+// / 0x200 set); else a quiet NaN in src1 gives src0, else one in src0 gives
+// src1; else the smaller / larger, -0 below +0. std::fmin/fmax, which the
+// emulator used, give the other operand for a signalling NaN.
+struct MinMax {
+  uint32_t x, y, min, max;
+  const char* why;
+};
+const MinMax kMinMaxF32[] = {
+    {0x7f800001u, 0x3f800000u, 0x7fc00001u, 0x7fc00001u, "sNaN, 1: src0 quieted"},
+    {0x3f800000u, 0xff800005u, 0xffc00005u, 0xffc00005u, "1, -sNaN: src1 quieted, sign kept"},
+    {0x7fc00000u, 0x7f800001u, 0x7fc00001u, 0x7fc00001u, "qNaN, sNaN: the sNaN (src1) quieted"},
+    {0x7f800002u, 0x7fc00000u, 0x7fc00002u, 0x7fc00002u, "sNaN, qNaN: src0 quieted"},
+    {0x7fc00000u, 0x3f800000u, 0x3f800000u, 0x3f800000u, "qNaN, 1: 1"},
+    {0x3f800000u, 0x7fc00003u, 0x3f800000u, 0x3f800000u, "1, qNaN: 1"},
+    {0x7fc00000u, 0x7fc00002u, 0x7fc00000u, 0x7fc00000u, "two quiet NaNs: src0"},
+    {0x00000000u, 0x80000000u, 0x80000000u, 0x00000000u, "+0, -0: min -0, max +0"},
+    {0x80000000u, 0x00000000u, 0x80000000u, 0x00000000u, "-0, +0: min -0, max +0"},
+    {0x3f800000u, 0x40000000u, 0x3f800000u, 0x40000000u, "1, 2"},
+    {0xff800000u, 0x00000001u, 0xff800000u, 0x00000001u, "-inf, the smallest denormal (kept, mode 3)"},
+};
+
+TEST(ClampValuTest, MinMaxF32HandValues) {
+  const int n = sizeof(kMinMaxF32) / sizeof(kMinMaxF32[0]);
+  std::vector<uint32_t> in(256);
+  for (int l = 0; l < 64; ++l) {
+    const MinMax &a = kMinMaxF32[(2 * l) % n], &b = kMinMaxF32[(2 * l + 1) % n];
+    in[4 * l] = a.x, in[4 * l + 1] = a.y, in[4 * l + 2] = b.x, in[4 * l + 3] = b.y;
+  }
+  for (bool object : {false, true})
+    for (const char* mcpu : {"gfx90a", "gfx942"}) {
+      absl::StatusOr<std::vector<uint32_t>> out = RunBody(
+          "  v_min_f32 v5, v1, v2\n  v_max_f32 v6, v1, v2\n  v_min_f32_e64 v7, v3, v4\n  v_max_f32_e64 v8, v3, v4\n",
+          in, object, mcpu);
+      ASSERT_TRUE(out.ok()) << out.status();
+      for (int l = 0; l < 64; ++l) {
+        const MinMax &a = kMinMaxF32[(2 * l) % n], &b = kMinMaxF32[(2 * l + 1) % n];
+        EXPECT_EQ((*out)[4 * l], a.min) << mcpu << " min " << a.why;
+        EXPECT_EQ((*out)[4 * l + 1], a.max) << mcpu << " max " << a.why;
+        EXPECT_EQ((*out)[4 * l + 2], b.min) << mcpu << " min " << b.why;
+        EXPECT_EQ((*out)[4 * l + 3], b.max) << mcpu << " max " << b.why;
+      }
+    }
+  // Source modifiers apply first: max(-|sNaN|, 1) is the negated sNaN
+  // (0xff800001) quieted; min(-(+0), +0) = -0.
+  std::vector<uint32_t> mods(256);
+  for (int l = 0; l < 64; ++l) mods[4 * l] = 0x7f800001u, mods[4 * l + 1] = 0x3f800000u;
+  absl::StatusOr<std::vector<uint32_t>> out = RunBody(
+      "  v_max_f32_e64 v5, -|v1|, v2\n  v_min_f32_e64 v6, -v3, v3\n  v_mov_b32 v7, 0\n  v_mov_b32 v8, 0\n", mods,
+      false, "gfx942");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0], 0xffc00001u);
+  EXPECT_EQ((*out)[1], 0x80000000u);
+}
+
+// f16 rows (bits): max(x, y) and max(y, x) per V_MAX_F16's pseudo-code, by
+// hand (the operand order decides which NaN comes out).
+struct MaxF16 {
+  uint32_t x, y, max_xy, max_yx;
+  const char* why;
+};
+const MaxF16 kMaxF16[] = {
+    {0x7c01, 0x3c00, 0x7e01, 0x7e01, "sNaN, 1: the sNaN quieted either way"},
+    {0x3c00, 0xfc05, 0xfe05, 0xfe05, "1, -sNaN: the sNaN quieted, sign kept"},
+    {0x7e00, 0x7c01, 0x7e01, 0x7e01, "qNaN, sNaN: the sNaN quieted"},
+    {0x7e00, 0x3c00, 0x3c00, 0x3c00, "qNaN, 1: 1"},
+    {0x3c00, 0x7e03, 0x3c00, 0x3c00, "1, qNaN: 1"},
+    {0x7e00, 0x7e02, 0x7e00, 0x7e02, "two quiet NaNs: src0"},
+    {0x0000, 0x8000, 0x0000, 0x0000, "+0, -0: +0"},
+    {0x8000, 0x0000, 0x0000, 0x0000, "-0, +0: +0"},
+    {0x3c00, 0x4000, 0x4000, 0x4000, "1, 2: 2"},
+    {0xfc00, 0x0001, 0x0001, 0x0001, "-inf, the smallest denormal"},
+};
+
+TEST(ClampValuTest, MaxF16HandValues) {
+  // Lane l: word x = {row (2l+1) % n's x, row 2l % n's x} (high, low), y alike.
+  const int n = sizeof(kMaxF16) / sizeof(kMaxF16[0]);
+  std::vector<uint32_t> in(256);
+  for (int l = 0; l < 64; ++l) {
+    const MaxF16 &lo = kMaxF16[(2 * l) % n], &hi = kMaxF16[(2 * l + 1) % n];
+    in[4 * l] = hi.x << 16 | lo.x;
+    in[4 * l + 1] = hi.y << 16 | lo.y;
+  }
+  for (bool object : {false, true}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(
+        "  v_max_f16 v5, v1, v2\n  v_pk_max_f16 v6, v1, v2\n"
+        "  v_max_f16_sdwa v7, v1, v2 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_1\n"
+        "  v_max_f16_e64 v8, v2, v1\n",
+        in, object, "gfx90a");
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int l = 0; l < 64; ++l) {
+      const MaxF16 &lo = kMaxF16[(2 * l) % n], &hi = kMaxF16[(2 * l + 1) % n];
+      EXPECT_EQ((*out)[4 * l], lo.max_xy) << "v_max_f16 " << lo.why;
+      EXPECT_EQ((*out)[4 * l + 1], hi.max_xy << 16 | lo.max_xy) << "v_pk_max_f16 " << lo.why << " / " << hi.why;
+      EXPECT_EQ((*out)[4 * l + 2], hi.max_xy << 16) << "sdwa WORD_1 " << hi.why;
+      EXPECT_EQ((*out)[4 * l + 3], lo.max_yx) << "v_max_f16_e64 v8, v2, v1 " << lo.why;
+    }
+  }
 }
 
 // v_cvt_pk_bf16_f32: the top 16 bits of each f32, rounded to nearest even.

@@ -90,10 +90,13 @@ absl::Status ValidateProgram(const Program& p, const KernelInfo& k) {
     for (const MOperand& o : in.mi.ops) uses_agprs |= o.IsReg() && o.cls == RegClass::kAgpr;
   // The 16-bit float instructions keep denormals (FP_DENORM mode 3, the
   // default of LLVM and kirc); a descriptor that flushes them is refused
-  // rather than run as if it did not (fresh-user review 10 F10).
+  // rather than run as if it did not (fresh-user review 10 F10). The f16
+  // instructions are those marked kF16Values (opcodes.def), an opcode
+  // property: bf16 instructions such as v_cvt_pk_bf16_f32 are not f16 ones
+  // and run (a mnemonic test for "f16" refused them).
   if (k.fp16_denorm_mode != 3)
     for (size_t i = 0; i < p.insts.size(); ++i)
-      if (absl::StrContains(Info(p.insts[i].mi.opc).mnemonic, "f16"))
+      if (Info(p.insts[i].mi.opc).flags & kF16Values)
         return absl::InvalidArgumentError(absl::StrCat(
             p.Describe(static_cast<int>(i)), ": the kernel descriptor's FP16/FP64 denormal mode is ",
             k.fp16_denorm_mode, " (.amdhsa_float_denorm_mode_16_64; COMPUTE_PGM_RSRC1 bits 19:18), and the emulator "

@@ -97,11 +97,10 @@ absl::Status Unary32(Vop& v, float (*op)(float), bool f16_in = false) {
   return absl::OkStatus();
 }
 
-// 16-bit results in the low half; the high half is zeroed (gfx9).
-// `propagate_nan`: a NaN source gives its own NaN (NaNToF16, the first in
-// operand order) rather than whatever the host's arithmetic picks; max/min
-// follow their own NaN rule.
-absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*), bool propagate_nan = true) {
+// 16-bit results in the low half; the high half is zeroed (gfx9). A NaN
+// source gives its own NaN (NaNToF16, the first in operand order) rather
+// than whatever the host's arithmetic picks (min/max: MinMaxF16).
+absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*)) {
   absl::Status st = Need(v.in, 1 + nsrc);
   if (!st.ok()) return st;
   std::vector<VSrc> s;
@@ -113,7 +112,7 @@ absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*),
     if (!Active(v.exec, l)) continue;
     double xd[3], nan;
     for (int i = 0; i < nsrc; ++i) xd[i] = x[i] = v.F(s[i], i, l, f16_src);
-    uint16_t h = propagate_nan && FirstNaN(xd, nsrc, &nan) ? NaNToF16(nan) : op(x);
+    uint16_t h = FirstNaN(xd, nsrc, &nan) ? NaNToF16(nan) : op(x);
     if (v.in.mods.clamp) h = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(h))));
     v.Put(d, l, h);
   }
@@ -121,7 +120,7 @@ absl::Status ToF16(Vop& v, int nsrc, bool f16_src, uint16_t (*op)(const float*),
 }
 
 // v_pk_*_f16: two f16 lanes; op_sel/op_sel_hi pick each source's half, neg_lo/neg_hi negate.
-absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*), bool propagate_nan = true) {
+absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*)) {
   absl::Status st = Need(v.in, 1 + nsrc);
   if (!st.ok()) return st;
   std::vector<VSrc> s;
@@ -146,7 +145,7 @@ absl::Status PackedF16(Vop& v, int nsrc, uint16_t (*op)(const double*), bool pro
         x[i] = F16ToDouble(h);
       }
       double nan;
-      uint16_t y = propagate_nan && FirstNaN(x, nsrc, &nan) ? NaNToF16(nan) : op(x);
+      uint16_t y = FirstNaN(x, nsrc, &nan) ? NaNToF16(nan) : op(x);
       if (m.clamp) y = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(y))));
       r |= static_cast<uint32_t>(y) << (16 * half);
     }
@@ -401,6 +400,74 @@ absl::Status Three16(Vop& v) {
   return absl::OkStatus();
 }
 
+// v_max_f16 / v_min_f16 (VOP2, VOP3 or SDWA): IeeeMinMaxBits on the f16
+// bits, so a signalling NaN stays recognisable (F16ToDouble quiets it). A
+// source is its SDWA select or op_sel half, then abs and neg flip the sign
+// bit; the result goes to the low half (the high half zeroed, as ToF16) or
+// the SDWA destination; clamp to [0, 1] after. An output modifier and a
+// VOP3 op_sel destination bit are refused (as Three16).
+absl::Status MinMaxF16(Vop& v, bool max) {
+  absl::Status st = Need(v.in, 3);
+  if (!st.ok()) return st;
+  const Mods& m = v.in.mods;
+  if (m.omod || (!m.sdwa && (m.op_sel & 4)))
+    return Unsupported(v.in, "an output modifier (mul:/div:) or op_sel[2] (writing the high half) on an f16 "
+                             "min/max");
+  VSrc s[2] = {ReadVSrc(v.w, v.Src(0), OpType::kF16, 0), ReadVSrc(v.w, v.Src(1), OpType::kF16, 0)};
+  uint32_t* d = v.Dst();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t x[2];
+    for (int i = 0; i < 2; ++i) {
+      uint32_t raw = s[i][l];
+      if (m.sdwa) raw = SdwaSource(raw, m.src_sel[i], false);
+      else if ((m.op_sel >> i) & 1) raw >>= 16;
+      uint32_t h = raw & 0xffffu;
+      if ((m.abs >> i) & 1) h &= 0x7fffu;
+      if ((m.neg >> i) & 1) h ^= 0x8000u;
+      x[i] = h;
+    }
+    uint32_t r = IeeeMinMaxBits(FloatBitsFormat::kF16, x[0], x[1], max);
+    if (m.clamp) r = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(static_cast<uint16_t>(r)))));
+    v.Put(d, l, r);
+  }
+  return absl::OkStatus();
+}
+
+// v_pk_max_f16 / v_pk_min_f16: IeeeMinMaxBits per half, the halves picked by
+// op_sel (low result) and op_sel_hi (high result), neg_lo/neg_hi flipping
+// the sign bits, as PackedF16; clamp to [0, 1] after.
+absl::Status PackedMinMaxF16(Vop& v, bool max) {
+  absl::Status st = Need(v.in, 3);
+  if (!st.ok()) return st;
+  VSrc s[2];
+  for (int i = 0; i < 2; ++i) {
+    const MOperand& o = v.Src(i);
+    s[i] = ReadVSrc(v.w, o, OpType::kF16, 0);
+    // A constant feeds both halves (UNVERIFIED for packed inline constants), as PackedF16.
+    if (s[i].row == nullptr && o.kind == MOperand::Kind::kImm) s[i].uni = (s[i].uni & 0xffff) * 0x10001u;
+  }
+  const Mods& m = v.in.mods;
+  uint32_t* d = v.Dst();
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t r = 0;
+    for (int half = 0; half < 2; ++half) {
+      uint32_t x[2];
+      for (int i = 0; i < 2; ++i) {
+        const bool hi = ((half == 0 ? m.op_sel : m.op_sel_hi) >> i) & 1;
+        x[i] = (hi ? s[i][l] >> 16 : s[i][l]) & 0xffffu;
+        if (((half == 0 ? m.neg_lo : m.neg_hi) >> i) & 1) x[i] ^= 0x8000u;
+      }
+      uint32_t y = IeeeMinMaxBits(FloatBitsFormat::kF16, x[0], x[1], max);
+      if (m.clamp) y = RoundToF16(Clamp01(static_cast<float>(F16ToDouble(static_cast<uint16_t>(y)))));
+      r |= y << (16 * half);
+    }
+    d[l] = r;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
@@ -412,8 +479,19 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVSubF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a - b); });
     case Opc::kVSubrevF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, b - a); });
     case Opc::kVMulF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a * b); });
-    case Opc::kVMaxF32: return Binary32(v, [](float a, float b) { return std::fmax(a, b); });
-    case Opc::kVMinF32: return Binary32(v, [](float a, float b) { return std::fmin(a, b); });
+    // IEEE-mode min/max (semantics.h IeeeMinMaxBits, where the ISA text is
+    // cited): a signalling NaN gives itself quieted, -0 < +0; std::fmin and
+    // std::fmax returned the other operand for a signalling NaN and either
+    // zero. The sources are host floats after neg/abs and the FP32 input
+    // denormal mode (x86-64 copies keep a signalling NaN's bits).
+    case Opc::kVMaxF32:
+      return Binary32(v, [](float a, float b) {
+        return F32(IeeeMinMaxBits(FloatBitsFormat::kF32, Bits(a), Bits(b), true));
+      });
+    case Opc::kVMinF32:
+      return Binary32(v, [](float a, float b) {
+        return F32(IeeeMinMaxBits(FloatBitsFormat::kF32, Bits(a), Bits(b), false));
+      });
     case Opc::kVFmaF32:
     case Opc::kVFmacF32:
     case Opc::kVMacF32: {
@@ -501,8 +579,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
       return ToF16(v, 2, true, [](const float* x) { return RoundToF16(double{x[0]} - x[1]); });
     case Opc::kVMulF16:
       return ToF16(v, 2, true, [](const float* x) { return RoundToF16(double{x[0]} * x[1]); });
-    case Opc::kVMaxF16:
-      return ToF16(v, 2, true, [](const float* x) { return RoundToF16(std::fmax(x[0], x[1])); }, false);
+    case Opc::kVMaxF16: return MinMaxF16(v, true);
     case Opc::kVFmaF16:
       return ToF16(v, 3, true, [](const float* x) { return FmaToF16(x[0], x[1], x[2]); });
     case Opc::kVPkAddF16:
@@ -511,8 +588,7 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
       return PackedF16(v, 2, [](const double* x) { return RoundToF16(x[0] * x[1]); });
     case Opc::kVPkFmaF16:
       return PackedF16(v, 3, [](const double* x) { return FmaToF16(x[0], x[1], x[2]); });
-    case Opc::kVPkMaxF16:
-      return PackedF16(v, 2, [](const double* x) { return RoundToF16(std::fmax(x[0], x[1])); }, false);
+    case Opc::kVPkMaxF16: return PackedMinMaxF16(v, true);
     case Opc::kVPkAddF32:
       return PackedF32(v, 2, [](const float* x) { return NaNFirst(x[0], x[1], x[0] + x[1]); });
     case Opc::kVPkMulF32:

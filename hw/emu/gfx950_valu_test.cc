@@ -33,35 +33,12 @@ using testing::ToBytes;
 
 const TargetInfo& T(const char* mcpu) { return **LookupTarget(mcpu); }
 
-// Runs BODY on gfx950 with per-lane inputs x (v1) and y (v2) loaded from
-// `in` (lane l: in[2l], in[2l + 1]); BODY writes v3 and v4, stored to
-// out[2l], out[2l + 1]. Returns out, or the emulator's error.
+// Two words per lane: x in v1 and y in v2 (lane l: in[2l], in[2l + 1]),
+// BODY writes v3 and v4 (out[2l], out[2l + 1]); s7 = 0x12345678
+// (testing::RunLaneBody).
 absl::StatusOr<std::vector<uint32_t>> RunBody(const std::string& body, const std::vector<uint32_t>& in,
-                                          bool object, const std::string& mcpu = "gfx950") {
-  HandKernel k;
-  k.mcpu = mcpu;
-  k.args = {"in:global_buffer", "out:global_buffer"};
-  k.body = absl::StrCat(R"(
-  s_load_dwordx4 s[8:11], s[0:1], 0x0
-  v_and_b32 v0, 0x3ff, v0
-  v_lshlrev_b32 v10, 3, v0
-  s_mov_b32 s7, 0x12345678
-  s_waitcnt lgkmcnt(0)
-  global_load_dwordx2 v[6:7], v10, s[8:9]
-  s_waitcnt vmcnt(0)
-  v_mov_b32 v1, v6
-  v_mov_b32 v2, v7
-)", body, R"(
-  v_mov_b32 v6, v3
-  v_mov_b32 v7, v4
-  global_store_dwordx2 v10, v[6:7], s[10:11]
-  s_waitcnt vmcnt(0)
-  s_endpgm)");
-  LaunchArgs a;
-  a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(128))};
-  absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), mcpu, a, object);
-  if (!s.ok()) return s.status();
-  return FromBytes<uint32_t>(a.args[1]);
+                                              bool object, const std::string& mcpu = "gfx950") {
+  return testing::RunLaneBody(body, in, 2, object, mcpu);
 }
 
 // 128 inputs: edge patterns, then pseudo-random words.
@@ -149,6 +126,36 @@ TEST(Gfx950ValuTest, FlushedF16DenormalsAreRefused) {
     } else {
       ASSERT_FALSE(s.ok());
       EXPECT_NE(s.status().message().find("FP16/FP64 denormal mode is 0"), std::string::npos) << s.status();
+    }
+  }
+}
+
+// The refusal above picks f16 instructions by an opcode property
+// (kF16Values), not by "f16" in the mnemonic, which also matched bf16 ones:
+// v_cvt_pk_bf16_f32 under FP16 denormal mode 0 runs. 1.0 (0x3f800000) and
+// -2.0 (0xc0000000) are exact in bf16, 0x3f80 and 0xc000 (the top halves),
+// src0's in bits 15:0. v_cvt_pk_f16_f32 is still refused.
+TEST(Gfx950ValuTest, Bf16InstructionsRunUnderFlushedF16Denormals) {
+  for (const char* cvt : {"v_cvt_pk_bf16_f32", "v_cvt_pk_f16_f32"}) {
+    HandKernel k;
+    k.mcpu = "gfx950";
+    k.args = {"out:global_buffer"};
+    k.extra_directives = "    .amdhsa_float_denorm_mode_16_64 0\n";
+    k.body = absl::StrCat("  s_load_dwordx2 s[8:9], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v10, 2, v0\n"
+                          "  v_mov_b32 v1, 1.0\n  v_mov_b32 v2, -2.0\n  ", cvt, " v3, v1, v2\n  s_waitcnt lgkmcnt(0)\n"
+                          "  global_store_dword v10, v3, s[8:9]\n  s_waitcnt vmcnt(0)\n  s_endpgm");
+    for (bool object : {false, true}) {
+      LaunchArgs a;
+      a.args = {ToBytes(std::vector<uint32_t>(64))};
+      absl::StatusOr<EmuStats> s = testing::RunTextOrObject(k.Text(), "gfx950", a, object);
+      if (std::string(cvt) == "v_cvt_pk_bf16_f32") {
+        ASSERT_TRUE(s.ok()) << s.status();
+        for (uint32_t w : FromBytes<uint32_t>(a.args[0])) EXPECT_EQ(w, 0xc0003f80u);
+      } else {
+        ASSERT_FALSE(s.ok());
+        EXPECT_THAT(std::string(s.status().message()),
+                    HasSubstr("v_cvt_pk_f16_f32 v3, v1, v2`: the kernel descriptor's FP16/FP64 denormal mode is 0"));
+      }
     }
   }
 }

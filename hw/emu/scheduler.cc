@@ -107,6 +107,9 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
   // Checks 1 and 3 (strict.h): what they need of each instruction, once.
   std::unique_ptr<StrictTables> tables;
   if (opts.strict) tables = std::make_unique<StrictTables>(t, prog);
+  // Check 6 (strict.h): XNACK soft clauses, a property of the program order.
+  if (opts.strict)
+    if (absl::Status st = CheckSoftClauses(prog, t, k.xnack); !st.ok()) return st;
   // Check 5 (strict.h): per dispatch, 8 bytes per argument-buffer byte.
   std::unique_ptr<GlobalRaceTracker> global_races;
   if (opts.strict) {

@@ -8,6 +8,7 @@
 #include "compiler/isa/encoding.h"
 #include "compiler/isa/hazard_table.h"
 #include "compiler/isa/operands.h"
+#include "compiler/isa/soft_clause.h"
 
 namespace kir::emu {
 namespace {
@@ -17,6 +18,47 @@ const char* CounterName(Counter c) {
 }
 
 }  // namespace
+
+absl::Status CheckSoftClauses(const Program& p, const TargetInfo& t, FeatureSetting xnack) {
+  if (!t.has_xnack || xnack == FeatureSetting::kOff) return absl::OkStatus();
+  SoftClauseTracker clause;
+  for (size_t i = 0; i < p.insts.size(); ++i) {
+    const MInst& mi = p.insts[i].mi;
+    const int now = static_cast<int>(i);
+    if (std::optional<SoftClauseHazard> h = clause.Check(mi)) {
+      const int writer = h->writer == SoftClauseHazard::kThis ? now : h->writer;
+      const int reader = h->reader == SoftClauseHazard::kThis ? now : h->reader;
+      const std::string reg = h->cls == RegClass::kSgpr ? SgprDwordName(h->reg) : RegName(h->cls, h->reg, 1);
+      std::string what;
+      if (h->store)
+        what = absl::StrCat("is a store (a store, an atomic or an LDS DMA load: LLVM's mayStore) after ",
+                            p.Describe(writer), ", which writes ", reg, ": a store may not join a soft clause "
+                            "that writes registers");
+      else if (writer == now && reader == now)
+        what = absl::StrCat("writes ", reg, ", which it reads itself, in a soft clause that writes registers");
+      else if (writer == now)
+        what = absl::StrCat("writes ", reg, ", which ", p.Describe(reader), " reads, in the same soft clause");
+      else if (reader == now)
+        what = absl::StrCat("reads ", reg, ", which ", p.Describe(writer), " writes, in the same soft clause");
+      else if (writer == reader)
+        what = absl::StrCat("joins the soft clause of ", p.Describe(writer), ", which writes ", reg,
+                            ", a register it reads itself");
+      else
+        what = absl::StrCat("joins a soft clause in which ", p.Describe(writer), " writes ", reg, ", which ",
+                            p.Describe(reader), " reads");
+      const int other = writer != now ? writer : reader != now ? reader : h->run_start;
+      return absl::FailedPreconditionError(absl::StrCat(
+          "XNACK soft clause: ", p.Describe(now), " ", what, " (consecutive ",
+          SoftClauseKindName(SoftClauseKindOf(mi)), " instructions from ", p.Describe(h->run_start),
+          "; with xnack ", xnack == FeatureSetting::kOn ? "on (:xnack+)" : "any (no :xnack suffix)",
+          " in the target ID a page fault may replay the clause, which would then see its own writes): put an "
+          "s_nop 0 right before it, so that ", p.Describe(other), " and it are not in one clause (LLVM's "
+          "GCNHazardRecognizer::checkSoftClauseHazards does), or build for ", t.name, ":xnack-"));
+    }
+    clause.Issued(mi, now);
+  }
+  return absl::OkStatus();
+}
 
 absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst) {
   const MInst& mi = p.insts[inst].mi;

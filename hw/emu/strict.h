@@ -26,6 +26,12 @@
 //     do, a plain load of a byte atomics update does not (a compare-and-swap
 //     loop's first guess; compiler/ir/global_races.h). Out-of-range buffer
 //     accesses (loads of 0, dropped stores) are not accesses.
+//  6. XNACK soft clauses (CheckSoftClauses), when the code object's target ID
+//     has xnack on or any: a run of consecutive VMEM (or SMEM) instructions in
+//     which one writes a register another (or itself) reads, or a store
+//     follows a load, which a replay after a page fault would corrupt
+//     (compiler/isa/soft_clause.h, the rule kirc's own pass applies). A
+//     static check of the program order, once per dispatch.
 #ifndef KIRC_HW_EMU_STRICT_H_
 #define KIRC_HW_EMU_STRICT_H_
 
@@ -76,6 +82,14 @@ class StrictTables {
   mutable std::vector<int8_t> pair_;  // producer row * insts + consumer: wait states, -1 unknown
   bool memo_ = false;                 // pair_ is allocated (not for huge programs)
 };
+
+// Check 6: the XNACK soft-clause rule of compiler/isa/soft_clause.h over
+// the program in address order, when `xnack` (the code object's target-ID
+// setting) is on or any and the target has XNACK. Error (FailedPrecondition)
+// naming the instruction that breaks the rule, the register, the
+// instruction that reads or writes it, the clause's first instruction and
+// the fix (an s_nop 0 between them).
+absl::Status CheckSoftClauses(const Program& p, const TargetInfo& t, FeatureSetting xnack);
 
 // Check 1, before `inst` issues on `w`.
 absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst);

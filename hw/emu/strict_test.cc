@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "compiler/object/toolchain.h"
@@ -583,12 +585,13 @@ TEST(StrictTest, GlobalStoreToAnElementSeveralLanesLoaded) {
 
 TEST(StrictTest, GlobalOutOfRangeBufferAccessesAreNoAccesses) {
   // Every lane stores to (and loads) A[1] through an SRD of NUM bytes: with
-  // 4, out of range, the stores are dropped and the loads return 0.
+  // 4, out of range, the stores are dropped and the loads return 0. (The
+  // s_nop 0 keeps the store out of the load's XNACK soft clause: rule 6.)
   const std::string srd =
       "s_waitcnt lgkmcnt(0)\n  s_mov_b32 s8, s4\n  s_and_b32 s9, s5, 0xffff\n  s_mov_b32 s10, NUM\n"
       "  s_mov_b32 s11, 0x20000\n  v_mov_b32 v1, 4";
   const std::string body =
-      "buffer_load_dword v2, v1, s[8:11], 0 offen\n  buffer_store_dword v0, v1, s[8:11], 0 offen";
+      "buffer_load_dword v2, v1, s[8:11], 0 offen\n  s_nop 0\n  buffer_store_dword v0, v1, s[8:11], 0 offen";
   absl::Status st = RunGlobal(absl::StrReplaceAll(srd, {{"NUM", "4"}}), body);
   EXPECT_TRUE(st.ok()) << st;
   EXPECT_THAT(Msg(RunGlobal(absl::StrReplaceAll(srd, {{"NUM", "8"}}), body)),
@@ -914,6 +917,201 @@ TEST(StrictTest, AWorkgroupOtherThanTheRequiredOneNamesBoth) {
   EXPECT_THAT(RunAssembly(k.Text(), "gfx942", a).status().message(),
               AllOf(HasSubstr("the launch's workgroup 64 x 2 x 1 differs from the 128 x 1 x 1 the code object "
                               "requires (.reqd_workgroup_size); launch it with that workgroup")));
+}
+
+// ---- Rule 6: XNACK soft clauses ----------------------------------------------
+
+// C[i] = A[i] + B[i] where the second global_load overwrites v1, the first
+// load's address, in the same soft clause: llc 22 (post-RA-hazard-rec,
+// -mcpu=gfx90a -mattr=+xnack or no xnack setting) puts an S_NOP 0 between
+// `$vgpr4 = GLOBAL_LOAD_DWORD $vgpr0_vgpr1` and `$vgpr1 = GLOBAL_LOAD_DWORD
+// $vgpr2_vgpr3`, the same shape, and none with -mattr=-xnack
+// (compiler/isa/soft_clause.h). NOP is the s_nop 0 or nothing.
+HandKernel SoftClauseKernel(const std::string& mcpu, bool nop) {
+  HandKernel k;
+  k.mcpu = mcpu;
+  k.args = {"A:global_buffer", "B:global_buffer", "C:global_buffer"};
+  k.body = absl::StrCat(R"(
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  s_load_dwordx2 s[8:9], s[0:1], 0x10
+  v_lshlrev_b32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5])",
+                        nop ? "\n  s_nop 0" : "", R"(
+  global_load_dword v1, v1, s[6:7]
+  s_waitcnt vmcnt(0)
+  v_add_u32 v2, v2, v1
+  v_lshlrev_b32 v3, 2, v0
+  global_store_dword v3, v2, s[8:9]
+  s_endpgm)");
+  return k;
+}
+
+// Runs SoftClauseKernel (as text, or as the code object llvm-mc and ld.lld
+// make of it for `mcpu`, run with `run_mcpu`) and checks C[i] = A[i] + B[i].
+absl::Status RunSoftClauseKernel(const std::string& mcpu, bool nop, bool object,
+                                 const std::string& run_mcpu = "") {
+  std::vector<int32_t> A(64), B(64);
+  for (int i = 0; i < 64; ++i) A[i] = i, B[i] = 1000 + 3 * i;
+  LaunchArgs a;
+  a.args = {ToBytes(A), ToBytes(B), ToBytes(std::vector<int32_t>(64, -1))};
+  const std::string text = SoftClauseKernel(mcpu, nop).Text();
+  absl::StatusOr<EmuStats> r;
+  if (object) {
+    absl::StatusOr<std::string> obj = BuildCodeObject(testing::kLlvmBin, text, mcpu);
+    if (!obj.ok()) return obj.status();
+    r = RunCodeObject(testing::kLlvmBin, *obj, "", run_mcpu.empty() ? mcpu : run_mcpu, a);
+  } else {
+    r = RunAssembly(text, mcpu, a);
+  }
+  if (!r.ok()) return r.status();
+  std::vector<int32_t> c = testing::FromBytes<int32_t>(a.args[2]);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(c[i], 1000 + 4 * i) << i;
+  return absl::OkStatus();
+}
+
+TEST(StrictTest, XnackSoftClauseOverwritingAnEarlierLoadsAddress) {
+  for (bool object : {false, true}) {
+    SCOPED_TRACE(object ? "code object" : "assembly text");
+    for (const char* mcpu : {"gfx90a:xnack+", "gfx90a", "gfx942:xnack+", "gfx908"}) {
+      const std::string any = absl::StrContains(mcpu, "xnack+") ? "on (:xnack+)" : "any (no :xnack suffix)";
+      EXPECT_THAT(Msg(RunSoftClauseKernel(mcpu, false, object)),
+                  AllOf(HasSubstr("XNACK soft clause: "),
+                        HasSubstr("`global_load_dword v1, v1, s[6:7]` writes v1, which "),
+                        HasSubstr("`global_load_dword v2, v1, s[4:5]` reads, in the same soft clause "
+                                  "(consecutive VMEM instructions from "),
+                        HasSubstr("with xnack " + any + " in the target ID a page fault may replay the clause"),
+                        HasSubstr("put an s_nop 0 right before it")))
+          << mcpu;
+      absl::Status with_nop = RunSoftClauseKernel(mcpu, true, object);
+      EXPECT_TRUE(with_nop.ok()) << mcpu << ": " << with_nop;
+    }
+    for (const char* mcpu : {"gfx90a:xnack-", "gfx942:xnack-"}) {
+      absl::Status st = RunSoftClauseKernel(mcpu, false, object);
+      EXPECT_TRUE(st.ok()) << mcpu << ": " << st;
+    }
+  }
+  // A code object's own target ID decides, not the processor it is run as.
+  EXPECT_THAT(Msg(RunSoftClauseKernel("gfx90a:xnack+", false, true, "gfx90a")), HasSubstr("XNACK soft clause: "));
+  absl::Status off = RunSoftClauseKernel("gfx90a:xnack-", false, true, "gfx90a");
+  EXPECT_TRUE(off.ok()) << off;
+  // Not strict: not checked.
+  LaunchArgs a;
+  a.args = {ToBytes(std::vector<int32_t>(64, 0)), ToBytes(std::vector<int32_t>(64, 0)),
+            ToBytes(std::vector<int32_t>(64, 0))};
+  EmuOptions o;
+  o.strict = false;
+  EXPECT_TRUE(RunAssembly(SoftClauseKernel("gfx90a:xnack+", false).Text(), "gfx90a:xnack+", a, o).ok());
+}
+
+// A store after a load in one clause (llc 22: S_NOP 0 between a
+// GLOBAL_LOAD_DWORD and a GLOBAL_STORE_DWORD under xnack).
+TEST(StrictTest, XnackSoftClauseStoreAfterALoad) {
+  HandKernel k;
+  k.mcpu = "gfx90a:xnack+";
+  k.args = {"A:global_buffer", "C:global_buffer"};
+  k.body = R"(
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_lshlrev_b32 v1, 2, v0
+  v_mov_b32 v3, 7
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5]
+  NOP
+  global_store_dword v1, v3, s[6:7]
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+  const std::string body = k.body;
+  const std::vector<std::vector<uint8_t>> args = {ToBytes(std::vector<int32_t>(64, 0)),
+                                                  ToBytes(std::vector<int32_t>(64, 0))};
+  k.body = absl::StrReplaceAll(body, {{"  NOP\n", ""}});
+  EXPECT_THAT(Msg(RunText(k.Text(), k.mcpu, args)),
+              AllOf(HasSubstr("`global_store_dword v1, v3, s[6:7]` is a store"),
+                    HasSubstr("after 0x"), HasSubstr("`global_load_dword v2, v1, s[4:5]`, which writes v2: a store "
+                                                     "may not join a soft clause that writes registers")));
+  k.body = absl::StrReplaceAll(body, {{"NOP", "s_nop 0"}});
+  absl::Status st = RunText(k.Text(), k.mcpu, args);
+  EXPECT_TRUE(st.ok()) << st;
+}
+
+// `text` without the `s_nop 0` lines that directly follow a memory
+// instruction (the ones kirc's xnack-clauses pass inserts; the hazard
+// pass's follow VALU and MFMA writes), and how many there were.
+std::string WithoutClauseNops(const std::string& text, int* removed) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  std::string out;
+  *removed = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const bool after_memory = i > 0 && (absl::StartsWith(lines[i - 1], "  buffer_") ||
+                                        absl::StartsWith(lines[i - 1], "  global_") ||
+                                        absl::StartsWith(lines[i - 1], "  s_load"));
+    if (lines[i] == "  s_nop 0" && after_memory) {
+      ++*removed;
+      continue;
+    }
+    absl::StrAppend(&out, lines[i], i + 1 < lines.size() ? "\n" : "");
+  }
+  return out;
+}
+
+// kirc's own output on gfx90a:xnack+ runs: its pass (compiler/passes/
+// xnack_clauses) broke the clause with the rule the emulator checks (here:
+// the second buffer's loads write v4..v7, the first's addresses); with that
+// s_nop deleted the emulator refuses it, and with xnack- there is none.
+// out[4i + k] = x[4i + k] + y[4i + 4 + k], each 0 outside its 250 elements.
+TEST(StrictTest, XnackKircOutputRuns) {
+  const std::string kir = R"(kernel clause_f32
+target gfx90a
+workgroup 64 1 1
+grid 1 1 1
+arg x : f32[250] strides [1] readonly
+arg y : f32[250] strides [1] readonly
+arg out : f32[256] strides [1] writeonly
+  %a = load guarded x[tid.x * 4] : f32x4
+  %b = load guarded y[tid.x * 4 + 4] : f32x4
+  %s = add %a, %b
+  store out[tid.x * 4], %s
+end
+)";
+  std::vector<float> x(250), y(250);
+  for (int j = 0; j < 250; ++j) x[j] = static_cast<float>(j), y[j] = static_cast<float>(1000 + j);
+  auto check = [&](LaunchArgs& a, const std::string& how) {
+    std::vector<float> out = testing::FromBytes<float>(a.args[2]);
+    for (int i = 0; i < 256; ++i) {
+      const float want = (i < 250 ? static_cast<float>(i) : 0.0f) + (i + 4 < 250 ? static_cast<float>(1004 + i) : 0.0f);
+      EXPECT_EQ(out[i], want) << how << " element " << i;
+    }
+  };
+  auto args = [&] {
+    LaunchArgs a;
+    a.args = {ToBytes(x), ToBytes(y), ToBytes(std::vector<float>(256, -1.0f))};
+    return a;
+  };
+  absl::StatusOr<CompileResult> r = testing::CompileKir(kir, "gfx90a:xnack+");
+  ASSERT_TRUE(r.ok()) << r.status();
+  LaunchArgs a = args();
+  absl::StatusOr<EmuStats> s = RunAssembly(r->assembly, "gfx90a:xnack+", a);
+  ASSERT_TRUE(s.ok()) << s.status();
+  check(a, "assembly text");
+  absl::StatusOr<std::string> hsaco = CodeObjectFor(*r, testing::kLlvmBin);
+  ASSERT_TRUE(hsaco.ok()) << hsaco.status();
+  LaunchArgs b = args();
+  s = RunCodeObject(testing::kLlvmBin, *hsaco, "", "gfx90a:xnack+", b);
+  ASSERT_TRUE(s.ok()) << s.status();
+  check(b, "code object");
+  int removed = 0;
+  const std::string stripped = WithoutClauseNops(r->assembly, &removed);
+  EXPECT_EQ(removed, 1) << r->assembly;
+  LaunchArgs c = args();
+  EXPECT_THAT(RunAssembly(stripped, "gfx90a:xnack+", c).status().message(),
+              AllOf(HasSubstr("XNACK soft clause: "), HasSubstr(" reads, in the same soft clause")));
+  absl::StatusOr<CompileResult> off = testing::CompileKir(kir, "gfx90a:xnack-");
+  ASSERT_TRUE(off.ok()) << off.status();
+  WithoutClauseNops(off->assembly, &removed);
+  EXPECT_EQ(removed, 0) << off->assembly;
+  LaunchArgs d = args();
+  s = RunAssembly(off->assembly, "gfx90a:xnack-", d);
+  ASSERT_TRUE(s.ok()) << s.status();
+  check(d, "xnack-");
 }
 
 }  // namespace

@@ -26,6 +26,32 @@ absl::StatusOr<EmuStats> RunTextOrObject(const std::string& text, const std::str
   return RunCodeObject(kLlvmBin, *obj, "", mcpu, a);
 }
 
+absl::StatusOr<std::vector<uint32_t>> RunLaneBody(const std::string& body, const std::vector<uint32_t>& in,
+                                                  int words_per_lane, bool object, const std::string& mcpu) {
+  const int w = words_per_lane;
+  if (w != 1 && w != 2 && w != 4) return absl::InvalidArgumentError("RunLaneBody: 1, 2 or 4 words per lane");
+  auto tuple = [w](int lo) { return w == 1 ? absl::StrCat("v", lo) : absl::StrCat("v[", lo, ":", lo + w - 1, "]"); };
+  const char* suffix[] = {"", "", "x2", "", "x4"};
+  std::string in_movs, out_movs;
+  for (int i = 0; i < w; ++i) {
+    absl::StrAppend(&in_movs, "  v_mov_b32 v", 1 + i, ", v", 12 + i, "\n");
+    absl::StrAppend(&out_movs, "  v_mov_b32 v", 16 + i, ", v", 1 + w + i, "\n");
+  }
+  HandKernel k;
+  k.mcpu = mcpu;
+  k.args = {"in:global_buffer", "out:global_buffer"};
+  k.body = absl::StrCat("\n  s_load_dwordx4 s[8:11], s[0:1], 0x0\n  v_and_b32 v0, 0x3ff, v0\n  v_lshlrev_b32 v10, ",
+                        w == 1 ? 2 : w == 2 ? 3 : 4, ", v0\n  s_mov_b32 s7, 0x12345678\n  s_waitcnt lgkmcnt(0)\n  global_load_dword", suffix[w],
+                        " ", tuple(12), ", v10, s[8:9]\n  s_waitcnt vmcnt(0)\n", in_movs, body, "\n", out_movs,
+                        "  global_store_dword", suffix[w], " v10, ", tuple(16), ", s[10:11]\n  s_waitcnt vmcnt(0)\n"
+                        "  s_endpgm");
+  LaunchArgs a;
+  a.args = {ToBytes(in), ToBytes(std::vector<uint32_t>(64 * w))};
+  absl::StatusOr<EmuStats> s = RunTextOrObject(k.Text(), mcpu, a, object);
+  if (!s.ok()) return s.status();
+  return FromBytes<uint32_t>(a.args[1]);
+}
+
 uint32_t Lcg::Next() {
   s_ = s_ * 6364136223846793005ull + 1442695040888963407ull;
   return static_cast<uint32_t>(s_ >> 33);

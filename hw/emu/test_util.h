@@ -78,6 +78,17 @@ struct HandKernel {
   std::string Text() const;
 };
 
+// Runs `body` in one wave of 64 lanes (HandKernel for `mcpu`, args in and
+// out): lane l's words in[w*l .. w*l+w-1] (w = `words_per_lane`: 1, 2 or 4) are
+// in v1..vw, s7 holds 0x12345678, and `body` writes v(w+1)..v(2w), which are
+// stored to out[w*l .. w*l+w-1] (through the aligned tuples v[12:..] and
+// v[16:..], which gfx90a and later want). v10 holds the lane's byte offset
+// and s[8:11] the two buffer addresses: `body` must keep them. Run from the
+// assembly text, or with `object` as the code object llvm-mc 22 and ld.lld
+// build (RunTextOrObject). Returns out (64 * w words) or the error.
+absl::StatusOr<std::vector<uint32_t>> RunLaneBody(const std::string& body, const std::vector<uint32_t>& in,
+                                                  int words_per_lane, bool object, const std::string& mcpu);
+
 // A wave64 kernel of one MFMA, for probing MFMA semantics: lane l loads its
 // A and B operands (`ab_regs` VGPRs each, at most 8) from byte 4 * ab_regs * l
 // of the first and second buffer arguments and, when `c_from_memory`, its C
