@@ -432,8 +432,9 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
     }
     case InputMode::kAdversarial:
       return absl::StrCat("inputs: adversarial (seed ", seed, "): ",
-                          HasHalfBuffer(k) ? "f16/bf16 products on midpoints plus addends within half an f32 ulp "
-                                             "(a double rounding through f32 shows), "
+                          HasHalfBuffer(k) ? "f16/bf16 products on midpoints plus addends below half, at half and at three quarters of an f32 "
+                                             "ulp (a double rounding through f32, or a round-to-odd fix-up that ignores parity, "
+                                             "shows), "
                                            : "",
                           "rounding ties, tiny addends (2^-40), subnormals, signed zeros, inf, NaN, extremes; "
                           "the kernel has no mfma, so the output must equal the reference bit for bit (any NaN "
