@@ -280,7 +280,11 @@ struct WidePlan {
 
 absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a) {
   WidePlan p;
-  p.voffset = Part(a.base, false);
+  // A floordiv mixing wg and tid terms: its uniform quotient to the start,
+  // only the lanes' small difference to voffset (fresh-user review 11 F1:
+  // X[(wg.x * 64 + tid.x) floordiv 3] of a 2.4 GB X).
+  const AffineForm base = SplitUniformDivs(a.base);
+  p.voffset = Part(base, false);
   int64_t vmin = 0;
   if (!p.voffset.terms.empty()) {
     Interval vr = p.voffset.Range();
@@ -288,8 +292,8 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
     p.vhi = vr.hi - vr.lo;
   }
   p.voffset.constant = -vmin;
-  p.start = Part(a.base, true);
-  p.start.constant = a.base.constant + vmin;
+  p.start = Part(base, true);
+  p.start.constant = base.constant + vmin;
   int64_t reach = 0;
   for (const Chunk& ch : a.chunks) reach = std::max(reach, ch.byte_offset + ch.bytes);
   if (a.width > 1 && a.strides[a.along] != 1)  // guarded element by element: each element's chunk
@@ -313,12 +317,38 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
   }
   // Out-of-shape lanes get voffset 0x80000000, out of range only while
   // num_records <= 2^31; unguarded ones keep voffset + offset below 2^31.
-  if (p.window > kWideBufferBytes)
-    return c.Error(op, absl::StrCat("the threads of a workgroup reach ", p.window, " bytes apart in ", op.mem,
-                                    " in this access; kirc's buffer windows hold at most 2^31 bytes per "
-                                    "workgroup (the per-thread part of the address, tid.x/y/z terms, must span "
-                                    "less): index nearby elements from neighbouring threads, or split the "
-                                    "workgroup's rows across workgroups"));
+  if (p.window > kWideBufferBytes) {
+    // Name the per-lane term that spans the most bytes, as the user wrote it.
+    const AffineTerm* widest = nullptr;
+    __int128 widest_bytes = -1;
+    for (const AffineTerm& t : p.voffset.terms) {
+      const __int128 w = static_cast<__int128>(t.atom->range.hi - t.atom->range.lo) * (t.coeff < 0 ? -t.coeff : t.coeff);
+      if (w > widest_bytes) widest_bytes = w, widest = &t;
+    }
+    const bool exact = p.voffset.RangeIsExact();
+    std::string term;
+    if (widest != nullptr) {
+      const Atom& at = *widest->atom;
+      const std::string name = at.source.empty() ? at.key : at.source;
+      term = absl::StrCat("; its widest per-thread term, ", widest->coeff, " * '", name, "' over [", at.range.lo,
+                          ", ", at.range.hi, "], spans ",
+                          static_cast<int64_t>(std::min<__int128>(widest_bytes, int64_t{1} << 62)), " bytes",
+                          at.kind == Atom::Kind::kMod
+                              ? " (a mod is bounded by its divisor only: kirc does not prove that the lanes' "
+                                "values lie closer)"
+                              : "");
+    }
+    return c.Error(
+        op, absl::StrCat("the threads of a workgroup ", exact ? "reach " : "may reach (kirc's interval bound) ",
+                         p.window, " bytes apart in ", op.mem,
+                         " in this access (the per-thread part of the address: its tid.x/y/z terms, and the "
+                         "floordiv/mod/products that read them, plus the access's own bytes)",
+                         term,
+                         "; kirc's buffer windows hold at most 2^31 bytes per workgroup: index nearby elements "
+                         "from neighbouring threads, split the workgroup's rows across workgroups, or take the "
+                         "wg ids out of a mod with a large divisor (kirc itself splits a floordiv of wg and tid "
+                         "terms into the workgroup's quotient and the threads' small rest)"));
+  }
   return p;
 }
 
