@@ -255,6 +255,37 @@ TEST(LimitsTest, WideBuffers) {
               kInvalid, {"the threads of a workgroup reach", "at most 2^31 bytes per workgroup"});
 }
 
+// Fresh-user review 11 F1: the span in the message is the threads' (63 rows
+// of 2^31 bytes, plus the 4 bytes of the last: 63 * 2^31 + 4), and names
+// the term behind it; a floordiv of wg and tid terms compiles however large
+// its whole range (64 threads read 22 consecutive elements), a mod with a
+// large divisor is refused with its range.
+TEST(LimitsTest, WideBufferSpanOfTheThreads) {
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64, 536870912] strides [536870912, 1] readonly\n",
+                                   "arg B : f32[64] strides [1] writeonly\n",
+                                   "  %x = load A[tid.x, 0] : f32\n  store B[tid.x], %x\nend\n")),
+              kInvalid,
+              {"the threads of a workgroup reach 135291469828 bytes apart in A",
+               "its widest per-thread term, 2147483648 * 'tid.x' over [0, 63], spans 135291469824 bytes"});
+  const std::string head = "kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 28125000 1 1\n"
+                           "arg X : f32[2100000000] strides [1] readonly\n"
+                           "arg Y : f32[1800000000] strides [1] writeonly\n";
+  // X holds the largest index, 1799999999 floordiv 7 * 8 = 2057142856.
+  for (const char* index : {"(wg.x * 64 + tid.x) floordiv 3", "(wg.x * 64 + tid.x + 300000000) floordiv 3",
+                            "(wg.x * 64 + tid.x) floordiv 3 + 100000000", "(wg.x * 64 + tid.x) floordiv 7 * 8"}) {
+    absl::Status st = Compile(absl::StrCat(head, "  %x = load X[", index, "] : f32\n",
+                                           "  store Y[wg.x * 64 + tid.x], %x\nend\n"));
+    EXPECT_TRUE(st.ok()) << index << ": " << st;
+  }
+  ExpectError(Compile(absl::StrCat(head, "  %x = load X[(wg.x * 64 + tid.x) mod 600000000] : f32\n",
+                                   "  store Y[wg.x * 64 + tid.x], %x\nend\n")),
+              kInvalid,
+              {"may reach (kirc's interval bound) 2400000000 bytes apart in X",
+               "its widest per-thread term, 4 * '(wg.x * 64 + tid.x) mod 600000000' over [0, 599999999], spans "
+               "2399999996 bytes (a mod is bounded by its divisor only",
+               "take the wg ids out of a mod with a large divisor"});
+}
+
 // ------------------------------------------------------------------ extents
 
 TEST(LimitsTest, ZeroOrNegativeExtent) {
