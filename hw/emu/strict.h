@@ -16,7 +16,9 @@
 //  5. Races on global memory between the work-items of one dispatch
 //     (GlobalRaceTracker): per byte of every argument buffer, a store to a
 //     byte another work-item stored or loaded, or a load of a byte another
-//     work-item stored, anywhere in the dispatch. A work-item is (workgroup,
+//     work-item stored, anywhere in the workgroups run (all of the dispatch's,
+//     or the box of Dispatch::workgroups, `kirc run --workgroups`: at most
+//     2^31 - 1 work-items per run). A work-item is (workgroup,
 //     wave * 64 + lane); its own accesses never race. Stricter than the memory
 //     model (no release/acquire is honoured) because kirc never communicates
 //     through global memory within a dispatch: it emits no global fences or
