@@ -286,6 +286,24 @@ TEST(LimitsTest, WideBufferSpanOfTheThreads) {
                "take the wg ids out of a mod with a large divisor"});
 }
 
+// Fresh-user review 11 F4: an along-0 vector whose two elements lie 2.4e9
+// bytes apart (rows of 600,000,000 f32) while the 64 threads span 256 bytes:
+// the message names the vector, not the threads; the same as two scalar
+// stores compiles.
+TEST(LimitsTest, WideBufferVectorElementsApart) {
+  const std::string head = "kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"
+                           "arg X : f32[64, 2] strides [2, 1] readonly\n"
+                           "arg Y : f32[2, 64] strides [600000000, 1] writeonly\n"
+                           "  %x = load X[tid.x, 0] : f32x2\n";
+  ExpectError(Compile(absl::StrCat(head, "  store Y[0, tid.x] along 0, %x\nend\n")), kInvalid,
+              {"the 2 elements of this vector along dimension 0 lie 2400000000 bytes apart in Y "
+               "(2400000000 bytes from the first to the last), and with the threads' 256 bytes",
+               "split the vector"});
+  absl::Status st = Compile(absl::StrCat(head, "  %a = slice %x, 0 : f32\n  %b = slice %x, 1 : f32\n",
+                                         "  store Y[0, tid.x], %a\n  store Y[1, tid.x], %b\nend\n"));
+  EXPECT_TRUE(st.ok()) << st;
+}
+
 // ------------------------------------------------------------------ extents
 
 TEST(LimitsTest, ZeroOrNegativeExtent) {

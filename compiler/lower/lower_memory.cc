@@ -317,6 +317,17 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
   }
   // Out-of-shape lanes get voffset 0x80000000, out of range only while
   // num_records <= 2^31; unguarded ones keep voffset + offset below 2^31.
+  // A vector along a strided dimension whose elements alone span more than a
+  // window (the threads' own part fits): say so, not that the threads do
+  // (fresh-user review 11 F4: Y[0, tid.x] along 0 of rows 2.4 GB apart).
+  if (p.window > kWideBufferBytes && a.width > 1 && p.window - reach + a.eb <= kWideBufferBytes) {
+    return c.Error(op, absl::StrCat("the ", a.width, " elements of this vector along dimension ", a.along, " lie ",
+                                    a.strides[a.along] * a.eb, " bytes apart in ", op.mem, " (",
+                                    reach - a.eb, " bytes from the first to the last), and with the threads' ",
+                                    p.window - reach + a.eb, " bytes that exceeds kirc's buffer windows of at most "
+                                    "2^31 bytes per access and workgroup: split the vector (slice it and access each "
+                                    "element on its own, which takes a window of its own)"));
+  }
   if (p.window > kWideBufferBytes) {
     // Name the per-lane term that spans the most bytes, as the user wrote it.
     const AffineTerm* widest = nullptr;
