@@ -21,7 +21,10 @@ namespace kir {
 // thread moves (its vector width times the trip counts of the loops around
 // it, times the threads) and the pages of the byte range the access spans
 // within a workgroup (the index terms other than wg.x/y/z, at their whole
-// ranges); a gemm op all of its buffers; at most Arg::SizeBytes().
+// ranges); for a gemm op's buffers, the pages of the elements of their
+// shapes (lines along one dimension times the pages of a line, plus one page
+// per line for a straddled boundary: a view with rows far apart counts its
+// rows, not the allocation's span); at most Arg::SizeBytes().
 int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& box = {});
 
 // Host bytes RunAndCheck needs for kernel `k` at its peak, in bytes, with
