@@ -182,11 +182,19 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
 }
 
 int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent, const WorkgroupRange& box,
-                     int64_t device_bytes_per_untouched_byte, const std::set<std::string>& dense) {
+                     int64_t device_bytes_per_untouched_byte, const std::set<std::string>& dense,
+                     const Kernel* gemm_source) {
+  const auto touched_bound = [&](const Arg& a) {
+    int64_t t = TouchedBytesBound(k, a, box);
+    if (gemm_source != nullptr)
+      if (const Arg* s = gemm_source->FindArg(a.name); s != nullptr && s->kind == Arg::Kind::kBuffer)
+        t = std::min(t, TouchedBytesBound(*gemm_source, *s, box));
+    return t;
+  };
   int64_t touched = 0, untouched_device = 0, per_element = 0, tables = 0, readonly = 0;
   for (const auto& [a, size] : Buffers(k)) {
     const bool whole = dense.count(a->name) > 0;
-    const int64_t t = whole ? size : TouchedBytesBound(k, *a, box);
+    const int64_t t = whole ? size : touched_bound(*a);
     if (a->access == Access::kReadOnly && !whole) {
       // Never written: its pages are read as generated inputs and never
       // materialised as output, reference or shadow (measured: 16 workgroups
@@ -212,7 +220,7 @@ int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool
   int64_t side = 0;
   ForEachSideBuffer(k, [&](const Arg& b, const Arg& r) {
     const int64_t size = std::max<int64_t>(b.SizeBytes(), 0);
-    const int64_t elements = (dense.count(b.name) ? size : TouchedBytesBound(k, b, box)) / ElemBytes(b.elem);
+    const int64_t elements = (dense.count(b.name) ? size : touched_bound(b)) / ElemBytes(b.elem);
     side = AddMul(side, elements, ElemBytes(r.elem) + InterpBookkeepingBytesPerElement());
     tables = AddMul(tables, std::max<int64_t>(r.SizeBytes(), 0) / static_cast<int64_t>(PagedBytes::kPageBytes) + 1, 1);
   });

@@ -47,9 +47,12 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
 // materialised) count their touched bytes once.
 // Buffers named in `dense` (given by --input files: held whole) count at
 // full size, twice more (the inputs and the shadow's inputs).
+// `gemm_source`: the gemm kernel `k` was promoted from (the same buffers);
+// each buffer then counts the fewer of the two TouchedBytesBounds (both are
+// upper bounds; the gemm's counts its shapes' rows, review 11 F8).
 int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent = false,
                      const WorkgroupRange& box = {}, int64_t device_bytes_per_untouched_byte = 0,
-                     const std::set<std::string>& dense = {});
+                     const std::set<std::string>& dense = {}, const Kernel* gemm_source = nullptr);
 
 // The address space a run maps (every sparse buffer and race record at full
 // size, MAP_NORESERVE, the record run's side buffers included), for a check

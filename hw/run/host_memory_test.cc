@@ -10,6 +10,8 @@
 
 #include "compiler/reference/interpreter.h"
 #include "compiler/ir/parser.h"
+#include "compiler/promote/promote.h"
+#include "compiler/target/target.h"
 #include "gtest/gtest.h"
 
 namespace kir {
@@ -177,6 +179,14 @@ end
   // So the run needs well under 1 GiB (it peaks at about 50 MB), not 21.7 GiB.
   EXPECT_LT(RunHostBytes(k, 8), int64_t{1} << 30);
   EXPECT_LT(RunHostBytes(k, 8, true), int64_t{1} << 30);
+  // kirc run estimates the promoted kernel (its copy loops' many loads per
+  // thread bound nothing below the buffers) with the gemm as its source:
+  // the fewer bound, so again under 1 GiB, against over 3 GiB without it
+  // (every byte of A, B and C counted at least once).
+  absl::StatusOr<Kernel> promoted = ValidateAndPromote(k, **LookupTarget("gfx950"));
+  ASSERT_TRUE(promoted.ok()) << promoted.status();
+  EXPECT_GT(RunHostBytes(*promoted, 8), int64_t{3} << 30);
+  EXPECT_LT(RunHostBytes(*promoted, 8, false, {}, 0, {}, &k), int64_t{1} << 30);
 }
 
 // A gemm whose buffers are small and dense counts them whole (the bound
