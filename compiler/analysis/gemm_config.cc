@@ -257,6 +257,56 @@ std::string LdsDmaProblem(const GemmConfig& c, const Arg& a, const Arg& b, const
   return "";
 }
 
+// What a workgroup reaches of one gemm operand in one access of the
+// promoted kernel, over-estimated (GemmConfig's header, "buffer windows").
+struct WindowReach {
+  const char* role = "";
+  const Arg* arg = nullptr;
+  // The tile extent behind each of the operand's dimensions (0: BM, 1: BN,
+  // 2: BK) and the bytes its extent spans in that dimension.
+  int tile_dim[2] = {0, 0};
+  int64_t dim_bytes[2] = {0, 0};
+  int64_t bytes = 0;  // the whole reach: both dimensions and an element
+  std::string what;   // e.g. "64 rows 40000000 elements apart and 64 columns"
+};
+
+// The reaches of A, B and C under `c` (tile, waves and MFMA set) for those of
+// kWideBufferBytes or more (smaller buffers have one window: no limit):
+// - A and B: the workgroup's whole BM x BK (BN x BK) tile, an upper bound
+//   of each copy's rows (promotion spreads the copies over the tile);
+// - C: one epilogue access (a 4-row group of one MFMA tile per wave): the
+//   waves' positions and one MFMA tile's rows and columns,
+//   (WM - 1) * BM / WM + m rows by (WN - 1) * BN / WN + n columns.
+// Per dimension (extent - 1) x |stride| elements, plus one element.
+std::vector<WindowReach> WindowReaches(const GemmConfig& c, const Arg& a, const Arg& b, const Arg& cb) {
+  std::vector<WindowReach> out;
+  const auto add = [&](const char* role, const Arg& arg, int d0, int64_t e0, int d1, int64_t e1) {
+    if (arg.SizeBytes() < kWideBufferBytes || arg.strides.size() != 2) return;
+    WindowReach r;
+    r.role = role;
+    r.arg = &arg;
+    r.tile_dim[0] = d0;
+    r.tile_dim[1] = d1;
+    const int64_t eb = ElemBytes(arg.elem);
+    const int64_t ext[2] = {e0, e1};
+    r.bytes = eb;
+    for (int d = 0; d < 2; ++d) {
+      const int64_t s = arg.strides[d] < 0 ? -arg.strides[d] : arg.strides[d];
+      // Strides are below 2^47 and extents at most 256: no overflow.
+      r.dim_bytes[d] = (ext[d] - 1) * s * eb;
+      r.bytes += r.dim_bytes[d];
+    }
+    r.what = absl::StrCat(e0, " x ", e1, " elements, strides [", arg.strides[0], ", ", arg.strides[1], "]");
+    out.push_back(r);
+  };
+  if (c.a_km) add("A", a, 2, c.bk, 0, c.bm); else add("A", a, 0, c.bm, 2, c.bk);
+  if (c.b_kn) add("B", b, 2, c.bk, 1, c.bn); else add("B", b, 1, c.bn, 2, c.bk);
+  const int64_t rows = std::min(c.bm, c.bm - c.bm / c.wm + c.mfma->m);
+  const int64_t cols = std::min(c.bn, c.bn - c.bn / c.wn + c.mfma->n);
+  add("C", cb, 0, rows, 1, cols);
+  return out;
+}
+
 }  // namespace
 
 // The default of the lds_dma clause (gemm_config.h). Measured with the loop
@@ -505,6 +555,66 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
   if (given == nullptr) {
     c.default_mfma = true;
     c.mfma = default_mfma();
+  }
+
+  // ---- Buffer windows. A buffer of kWideBufferBytes (2^31) or more is
+  // addressed through windows of at most 2^31 bytes per workgroup and
+  // access (compiler/lower), so a default tile shrinks (BM, BN or BK halved,
+  // the dimension whose rows lie farthest apart first; default waves and
+  // MFMA chosen again) until each workgroup's reach fits (WindowReach):
+  // fresh-user review 11 F3, A's 64 rows 40e6 bytes apart.
+  if (c.default_tile) {
+    const int64_t min_bk = given != nullptr ? given->k : IsFp8(c.a_elem) ? 32 : 16;
+    for (;;) {
+      std::vector<WindowReach> over;
+      for (const WindowReach& r : WindowReaches(c, **a, **b, **cb))
+        if (r.bytes > kWideBufferBytes) over.push_back(r);
+      if (over.empty()) break;
+      // The tile extent (0: BM, 1: BN, 2: BK) to halve: the one whose
+      // dimension's rows lie farthest apart in an operand that does not fit.
+      int best = -1;
+      int64_t best_bytes = -1;
+      for (const WindowReach& r : over)
+        for (int d = 0; d < 2; ++d) {
+          const int which = r.tile_dim[d];
+          const int64_t ext = which == 0 ? c.bm : which == 1 ? c.bn : c.bk;
+          const int64_t half = ext / 2;
+          bool ok = ext % 2 == 0;
+          if (which == 2) {
+            ok = ok && half >= min_bk && half % (given != nullptr ? given->k : 1) == 0;
+          } else {
+            const int64_t w = which == 0 ? c.wm : c.wn;
+            const int64_t unit = (g.has_waves() ? w : 1) * (which == 0 ? rows_hint : (given ? given->n : 16));
+            ok = ok && half >= unit && half % unit == 0;
+          }
+          if (ok && g.has_waves()) {
+            const int64_t bm = which == 0 ? half : c.bm, bn = which == 1 ? half : c.bn,
+                          bk = which == 2 ? half : c.bk;
+            ok = (bm * bk) % c.Threads() == 0 && (bn * bk) % c.Threads() == 0;
+          }
+          if (ok && r.dim_bytes[d] > best_bytes) best = which, best_bytes = r.dim_bytes[d];
+        }
+      if (best < 0) {
+        const WindowReach& r = over.front();
+        return Bad(absl::StrCat(
+            "no tile keeps a workgroup's part of ", Who(r.arg->name, r.role), " within the 2^31 bytes of a "
+            "buffer window: with tile ", c.bm, "x", c.bn, "x", c.bk, " waves ", c.wm, "x", c.wn, " (the smallest tile the defaults reach) a workgroup "
+            "reaches ", r.bytes, " bytes of it (", r.what, "; ", Who(r.arg->name, r.role), " spans ",
+            r.arg->SizeBytes(), " bytes, so kirc addresses it through windows of at most 2^31 bytes per "
+            "workgroup: README \"Buffers of 2 GiB and more\"); ", r.role, "'s strides [", r.arg->strides[0],
+            ", ", r.arg->strides[1], "] must bring ", r.role, "'s elements closer: copy ", r.role,
+            " into a buffer whose rows lie closer together"));
+      }
+      if (best == 0) c.bm /= 2;
+      if (best == 1) c.bn /= 2;
+      if (best == 2) c.bk /= 2;
+      if (c.default_waves) {
+        c.wm = c.bm >= 64 && (c.bm / 2) % rows_hint == 0 ? 2 : 1;
+        c.wn = c.bn >= 64 && (c.bn / 2) % rows_hint == 0 ? 2 : 1;
+      }
+      if (narrow_fp8() && c.bk > 32) c.bk = given != nullptr ? RoundUp(32, given->k) : 32;
+      if (c.default_mfma) c.mfma = default_mfma();
+    }
   }
 
   // ---- Tiling checks.

@@ -56,6 +56,17 @@
 //   `tile 256x256x128` there runs single-buffered unless `double_buffer on`
 //   is given. gemm_default_sweep_test compiles the defaults over a grid of
 //   shapes and checks the estimate against the registers used.
+// - buffer windows: an operand of kWideBufferBytes (2^31) or more is
+//   addressed through windows of at most 2^31 bytes per workgroup and access
+//   (compiler/lower), so a default tile is halved (BM, BN or BK: the one
+//   whose dimension's rows lie farthest apart in an operand that does not
+//   fit; default waves and MFMA chosen again) until every such operand's
+//   reach fits: A's BM x BK and B's BN x BK tiles, C's (WM - 1) * BM / WM +
+//   m rows by (WN - 1) * BN / WN + n columns (one epilogue access), each
+//   (extent - 1) x |stride| + 1 elements. When the smallest tile does not
+//   fit, InvalidArgument names the operand, the tile and the bytes reached
+//   (review 11 F3). A given tile is not checked here (each copy covers only
+//   part of the tile): the lowering refuses an access that reaches too far.
 // - lds_dma: on for gfx950 GEMMs (f16, bf16 and fp8) whose waves each spend
 //   at least kLdsDmaMinKTileMfmaCycles MFMA cycles per K tile (the
 //   256x256x32 f16/bf16 and 256x256x64 fp8 defaults of large problems) when

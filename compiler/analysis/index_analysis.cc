@@ -336,6 +336,34 @@ absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope) {
   return r;
 }
 
+AffineForm SplitUniformDivs(const AffineForm& f) {
+  AffineForm out = AffineConst(f.constant);
+  for (const AffineTerm& t : f.terms) {
+    const Atom& a = *t.atom;
+    if (a.uniform || a.kind != Atom::Kind::kFloorDiv || a.inner.size() != 1) {
+      AddTerm(out, t.atom, t.coeff);
+      continue;
+    }
+    const AffineForm x = SplitUniformDivs(a.inner[0]);
+    AffineForm u = AffineConst(x.constant), v;
+    for (const AffineTerm& xt : x.terms) AddTerm(xt.atom->uniform ? u : v, xt.atom, xt.coeff);
+    if (u.terms.empty() || v.terms.empty()) {  // nothing uniform to take out
+      AddTerm(out, t.atom, t.coeff);
+      continue;
+    }
+    const int64_t d = a.divisor;
+    const std::string uk = u.Key();
+    const std::string dividend = a.source_operands.empty() ? x.Key() : a.source_operands[0];
+    AffineForm q = DivMod(u, d, /*is_mod=*/false, absl::StrCat("(", uk, ") floordiv ", d), uk);
+    AffineForm m = DivMod(u, d, /*is_mod=*/true, absl::StrCat("(", uk, ") mod ", d), uk);
+    // The per-lane rest keeps the user's text for messages.
+    AffineForm lane = DivMod(AffineAdd(m, v), d, /*is_mod=*/false,
+                             a.source.empty() ? a.key : a.source, dividend);
+    out = AffineAdd(out, AffineScale(AffineAdd(q, lane), t.coeff));
+  }
+  return out;
+}
+
 std::array<int64_t, 3> WorkItemOfLinear(int64_t t, const std::array<int64_t, 3>& wg) {
   return {t % wg[0], t / wg[0] % wg[1], t / (wg[0] * wg[1])};
 }

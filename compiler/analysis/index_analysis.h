@@ -99,6 +99,20 @@ struct AffineForm {
 // non-positive divisor, or a value beyond +-2^62.
 absl::StatusOr<AffineForm> Affine(const IndexExpr& e, const IndexScope& scope);
 
+// `f` with each per-lane floordiv atom (U + T) floordiv d whose operand
+// adds uniform terms U (wg ids, loop variables, and the constant) to
+// per-lane ones T (tid terms) rewritten as
+//   U floordiv d + ((U mod d) + T) floordiv d,
+// the same value (U = d * (U floordiv d) + U mod d), nested floordivs first.
+// The first atom is uniform; the second, per lane, takes values in
+// [floor(T.lo / d), floor((T.hi + d - 1) / d)], not the whole range of
+// (U + T) floordiv d: e.g. (64 * wg.x + tid.x) floordiv 3 over 64 lanes is
+// (64 * wg.x) floordiv 3 + (tid.x + (64 * wg.x) mod 3) floordiv 3, the
+// latter in [0, 21]. For buffer windows (lower_memory.cc PlanWide: the
+// uniform part starts the window, the per-lane part must span < 2^31 bytes).
+// Other atoms (mod: range [0, d) already; products) are kept as they are.
+AffineForm SplitUniformDivs(const AffineForm& f);
+
 AffineForm AffineAdd(const AffineForm& a, const AffineForm& b);
 AffineForm AffineScale(const AffineForm& a, int64_t c);
 AffineForm AffineConst(int64_t c);

@@ -255,6 +255,55 @@ TEST(LimitsTest, WideBuffers) {
               kInvalid, {"the threads of a workgroup reach", "at most 2^31 bytes per workgroup"});
 }
 
+// Fresh-user review 11 F1: the span in the message is the threads' (63 rows
+// of 2^31 bytes, plus the 4 bytes of the last: 63 * 2^31 + 4), and names
+// the term behind it; a floordiv of wg and tid terms compiles however large
+// its whole range (64 threads read 22 consecutive elements), a mod with a
+// large divisor is refused with its range.
+TEST(LimitsTest, WideBufferSpanOfTheThreads) {
+  ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[64, 536870912] strides [536870912, 1] readonly\n",
+                                   "arg B : f32[64] strides [1] writeonly\n",
+                                   "  %x = load A[tid.x, 0] : f32\n  store B[tid.x], %x\nend\n")),
+              kInvalid,
+              {"the threads of a workgroup reach 135291469828 bytes apart in A",
+               "its widest per-thread term, 2147483648 * 'tid.x' over [0, 63], spans 135291469824 bytes"});
+  const std::string head = "kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 28125000 1 1\n"
+                           "arg X : f32[2100000000] strides [1] readonly\n"
+                           "arg Y : f32[1800000000] strides [1] writeonly\n";
+  // X holds the largest index, 1799999999 floordiv 7 * 8 = 2057142856.
+  for (const char* index : {"(wg.x * 64 + tid.x) floordiv 3", "(wg.x * 64 + tid.x + 300000000) floordiv 3",
+                            "(wg.x * 64 + tid.x) floordiv 3 + 100000000", "(wg.x * 64 + tid.x) floordiv 7 * 8"}) {
+    absl::Status st = Compile(absl::StrCat(head, "  %x = load X[", index, "] : f32\n",
+                                           "  store Y[wg.x * 64 + tid.x], %x\nend\n"));
+    EXPECT_TRUE(st.ok()) << index << ": " << st;
+  }
+  ExpectError(Compile(absl::StrCat(head, "  %x = load X[(wg.x * 64 + tid.x) mod 600000000] : f32\n",
+                                   "  store Y[wg.x * 64 + tid.x], %x\nend\n")),
+              kInvalid,
+              {"may reach (kirc's interval bound) 2400000000 bytes apart in X",
+               "its widest per-thread term, 4 * '(wg.x * 64 + tid.x) mod 600000000' over [0, 599999999], spans "
+               "2399999996 bytes (a mod is bounded by its divisor only",
+               "take the wg ids out of a mod with a large divisor"});
+}
+
+// Fresh-user review 11 F4: an along-0 vector whose two elements lie 2.4e9
+// bytes apart (rows of 600,000,000 f32) while the 64 threads span 256 bytes:
+// the message names the vector, not the threads; the same as two scalar
+// stores compiles.
+TEST(LimitsTest, WideBufferVectorElementsApart) {
+  const std::string head = "kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"
+                           "arg X : f32[64, 2] strides [2, 1] readonly\n"
+                           "arg Y : f32[2, 64] strides [600000000, 1] writeonly\n"
+                           "  %x = load X[tid.x, 0] : f32x2\n";
+  ExpectError(Compile(absl::StrCat(head, "  store Y[0, tid.x] along 0, %x\nend\n")), kInvalid,
+              {"the 2 elements of this vector along dimension 0 lie 2400000000 bytes apart in Y "
+               "(2400000000 bytes from the first to the last), and with the threads' 256 bytes",
+               "split the vector"});
+  absl::Status st = Compile(absl::StrCat(head, "  %a = slice %x, 0 : f32\n  %b = slice %x, 1 : f32\n",
+                                         "  store Y[0, tid.x], %a\n  store Y[1, tid.x], %b\nend\n"));
+  EXPECT_TRUE(st.ok()) << st;
+}
+
 // ------------------------------------------------------------------ extents
 
 TEST(LimitsTest, ZeroOrNegativeExtent) {

@@ -33,6 +33,14 @@ const char* AccessName(Access a);
 // (amdgcn-isa-notes.md section 4: the SRD base is 48 bits).
 inline constexpr int64_t kMaxBufferBytes = int64_t{1} << 47;
 
+// Buffers of this many bytes or more are addressed through per-window SRDs
+// (compiler/lower LowerCtx::WideSrd): each access of a workgroup reaches at
+// most this many bytes from its window's start, since a guarded access
+// sends out-of-shape lanes to voffset 0x80000000, out of range only while
+// num_records <= 2^31. The gemm defaults (compiler/analysis/gemm_config.h)
+// keep a workgroup's tiles within it.
+inline constexpr int64_t kWideBufferBytes = int64_t{1} << 31;
+
 // A kernel argument: a global buffer (passed as a 64-bit pointer, 8 bytes in the
 // kernarg segment) or a scalar (i32 or f32, 4 bytes, passed by value).
 struct Arg {

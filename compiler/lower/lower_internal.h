@@ -30,10 +30,8 @@ struct IVal {
   MOperand Op() const;
 };
 
-// Buffers of this many bytes or more are addressed through per-window SRDs
-// (LowerCtx::WideSrd): a guarded access sends out-of-shape lanes to voffset
-// 0x80000000, out of range only while num_records <= 2^31.
-inline constexpr int64_t kWideBufferBytes = int64_t{1} << 31;
+// kWideBufferBytes (compiler/ir/kernel.h): buffers of that many bytes or more
+// are addressed through per-window SRDs (LowerCtx::WideSrd).
 
 // A uniform 64-bit integer: its low and high dwords (constants or SGPRs) and
 // the range of the signed value lo + 2^32 * hi it stands for.

@@ -280,7 +280,11 @@ struct WidePlan {
 
 absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a) {
   WidePlan p;
-  p.voffset = Part(a.base, false);
+  // A floordiv mixing wg and tid terms: its uniform quotient to the start,
+  // only the lanes' small difference to voffset (fresh-user review 11 F1:
+  // X[(wg.x * 64 + tid.x) floordiv 3] of a 2.4 GB X).
+  const AffineForm base = SplitUniformDivs(a.base);
+  p.voffset = Part(base, false);
   int64_t vmin = 0;
   if (!p.voffset.terms.empty()) {
     Interval vr = p.voffset.Range();
@@ -288,8 +292,8 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
     p.vhi = vr.hi - vr.lo;
   }
   p.voffset.constant = -vmin;
-  p.start = Part(a.base, true);
-  p.start.constant = a.base.constant + vmin;
+  p.start = Part(base, true);
+  p.start.constant = base.constant + vmin;
   int64_t reach = 0;
   for (const Chunk& ch : a.chunks) reach = std::max(reach, ch.byte_offset + ch.bytes);
   if (a.width > 1 && a.strides[a.along] != 1)  // guarded element by element: each element's chunk
@@ -313,12 +317,49 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
   }
   // Out-of-shape lanes get voffset 0x80000000, out of range only while
   // num_records <= 2^31; unguarded ones keep voffset + offset below 2^31.
-  if (p.window > kWideBufferBytes)
-    return c.Error(op, absl::StrCat("the threads of a workgroup reach ", p.window, " bytes apart in ", op.mem,
-                                    " in this access; kirc's buffer windows hold at most 2^31 bytes per "
-                                    "workgroup (the per-thread part of the address, tid.x/y/z terms, must span "
-                                    "less): index nearby elements from neighbouring threads, or split the "
-                                    "workgroup's rows across workgroups"));
+  // A vector along a strided dimension whose elements alone span more than a
+  // window (the threads' own part fits): say so, not that the threads do
+  // (fresh-user review 11 F4: Y[0, tid.x] along 0 of rows 2.4 GB apart).
+  if (p.window > kWideBufferBytes && a.width > 1 && p.window - reach + a.eb <= kWideBufferBytes) {
+    return c.Error(op, absl::StrCat("the ", a.width, " elements of this vector along dimension ", a.along, " lie ",
+                                    a.strides[a.along] * a.eb, " bytes apart in ", op.mem, " (",
+                                    reach - a.eb, " bytes from the first to the last), and with the threads' ",
+                                    p.window - reach + a.eb, " bytes that exceeds kirc's buffer windows of at most "
+                                    "2^31 bytes per access and workgroup: split the vector (slice it and access each "
+                                    "element on its own, which takes a window of its own)"));
+  }
+  if (p.window > kWideBufferBytes) {
+    // Name the per-lane term that spans the most bytes, as the user wrote it.
+    const AffineTerm* widest = nullptr;
+    __int128 widest_bytes = -1;
+    for (const AffineTerm& t : p.voffset.terms) {
+      const __int128 w = static_cast<__int128>(t.atom->range.hi - t.atom->range.lo) * (t.coeff < 0 ? -t.coeff : t.coeff);
+      if (w > widest_bytes) widest_bytes = w, widest = &t;
+    }
+    const bool exact = p.voffset.RangeIsExact();
+    std::string term;
+    if (widest != nullptr) {
+      const Atom& at = *widest->atom;
+      const std::string name = at.source.empty() ? at.key : at.source;
+      term = absl::StrCat("; its widest per-thread term, ", widest->coeff, " * '", name, "' over [", at.range.lo,
+                          ", ", at.range.hi, "], spans ",
+                          static_cast<int64_t>(std::min<__int128>(widest_bytes, int64_t{1} << 62)), " bytes",
+                          at.kind == Atom::Kind::kMod
+                              ? " (a mod is bounded by its divisor only: kirc does not prove that the lanes' "
+                                "values lie closer)"
+                              : "");
+    }
+    return c.Error(
+        op, absl::StrCat("the threads of a workgroup ", exact ? "reach " : "may reach (kirc's interval bound) ",
+                         p.window, " bytes apart in ", op.mem,
+                         " in this access (the per-thread part of the address: its tid.x/y/z terms, and the "
+                         "floordiv/mod/products that read them, plus the access's own bytes)",
+                         term,
+                         "; kirc's buffer windows hold at most 2^31 bytes per workgroup: index nearby elements "
+                         "from neighbouring threads, split the workgroup's rows across workgroups, or take the "
+                         "wg ids out of a mod with a large divisor (kirc itself splits a floordiv of wg and tid "
+                         "terms into the workgroup's quotient and the threads' small rest)"));
+  }
   return p;
 }
 
@@ -350,18 +391,27 @@ absl::StatusOr<WideSrdVal> LowerCtx::WideSrd(const std::string& arg, const Affin
   }
   w.quad = b_.NewS(4, 4);
   const int q = w.quad;
+  const uint32_t win = static_cast<uint32_t>(window);
   // Dwords 0-1: pointer + max(start, 0), 64-bit with the carry
   // (amdgcn-isa-notes.md section 4: the base is 48 bits; kMaxBufferBytes
   // keeps it there, so dword 1's stride and swizzle bits stay 0).
-  if (cs.range.IsConst() && cs.range.lo == 0) {
-    b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 0), MirBuilder::S(ptr, 0)});
-    b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 1), MirBuilder::S(ptr, 1)});
-  } else {
-    b_.Emit(Opc::kSAddU32, {MirBuilder::S(q, 0), MirBuilder::S(ptr, 0), cs.lo.Op()});
-    b_.Emit(Opc::kSAddcU32, {MirBuilder::S(q, 1), MirBuilder::S(ptr, 1), cs.hi.Op()});
-  }
+  auto emit_base = [&] {
+    if (cs.range.IsConst() && cs.range.lo == 0) {
+      b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 0), MirBuilder::S(ptr, 0)});
+      b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 1), MirBuilder::S(ptr, 1)});
+    } else {
+      b_.Emit(Opc::kSAddU32, {MirBuilder::S(q, 0), MirBuilder::S(ptr, 0), cs.lo.Op()});
+      b_.Emit(Opc::kSAddcU32, {MirBuilder::S(q, 1), MirBuilder::S(ptr, 1), cs.hi.Op()});
+    }
+  };
   // Dword 2: num_records = min(window, size - max(start, 0)), 0 past the end.
-  const uint32_t win = static_cast<uint32_t>(window);
+  // A start that may lie past the buffer's end (a guarded row past the last)
+  // also moves the base back to the pointer there (an empty window at the
+  // buffer's start): pointer + start could carry past 2^48 into dword 1's
+  // stride field even for a buffer ending at or below 2^48, where the buffer's
+  // end itself may be 2^48 (fresh-user review 11 F7).
+  const bool past_end = cs.range.hi > size;
+  if (!past_end) emit_base();
   if (cs.range.hi + window <= size) {
     b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 2), MOperand::Imm(win)});
   } else {
@@ -373,9 +423,13 @@ absl::StatusOr<WideSrdVal> LowerCtx::WideSrd(const std::string& arg, const Affin
     // size - max(start, 0) >= 2^32 (high dword non-zero and positive): the whole window.
     b_.Emit(Opc::kSCmpEqU32, {MirBuilder::S(rhi), MOperand::Imm(0)});
     t = b_.Salu(Opc::kSCselectB32, {MirBuilder::S(t), MOperand::Imm(win)});
-    if (cs.range.hi > size) {  // the start may lie past the end: nothing
+    if (past_end) {  // the start may lie past the end: nothing, and the base at the end
       b_.Emit(Opc::kSCmpLtI32, {MirBuilder::S(rhi), MOperand::Imm(0)});
       b_.Emit(Opc::kSCselectB32, {MirBuilder::S(q, 2), MOperand::Imm(0), MirBuilder::S(t)});
+      cs.lo = IVal{IVal::Kind::kSgpr, 0, b_.Salu(Opc::kSCselectB32, {MOperand::Imm(0), ScalarOperand(cs.lo)})};
+      cs.hi = IVal{IVal::Kind::kSgpr, 0, b_.Salu(Opc::kSCselectB32, {MOperand::Imm(0), ScalarOperand(cs.hi)})};
+      cs.range = Interval{0, size};
+      emit_base();
     } else {
       b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 2), MirBuilder::S(t)});
     }
@@ -409,14 +463,29 @@ static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a
     const std::optional<int> mask = *m;
     if (mask && *mask == -1) continue;  // statically out of shape: no access
     BufAddr buf;
+    // A window clamped to the buffer's start (w->delta: element 0 may lie
+    // before the buffer, a vector along a strided dimension straddling index
+    // 0) leaves element 0's voffset negative; voffset + offset is not wrapped
+    // and soffset does not offset it (RawBufferInRange, compiler/isa/
+    // semantics.h), so a later element's byte offset in soffset or the offset
+    // field would leave an in-shape element out of range. That element's
+    // whole byte offset then joins voffset, which is non-negative wherever
+    // the element is in shape (fresh-user review 11 F6: X[-2, tid.x] along 0).
+    IVal gvo = vo;
+    int64_t moved = 0;
+    if (w->delta && g[0].byte_offset != 0) {
+      moved = g[0].byte_offset;
+      gvo = c.Add(c.ToVgpr(vo), IVal{IVal::Kind::kConst, moved, -1});
+    }
     if (mask)
-      buf.voffset = MirBuilder::V(c.GuardSelect(c.ToVgpr(vo).vreg, *mask, kOutOfRange));
-    else if (vo.kind != IVal::Kind::kConst || vo.c != 0)
-      buf.voffset = c.ToVgpr(vo).Op();
+      buf.voffset = MirBuilder::V(c.GuardSelect(c.ToVgpr(gvo).vreg, *mask, kOutOfRange));
+    else if (gvo.kind != IVal::Kind::kConst || gvo.c != 0)
+      buf.voffset = c.ToVgpr(gvo).Op();
     for (const Chunk& ch : g) {
       // 12-bit instruction offsets: the rest in soffset (counted by the range check).
-      const int64_t off = ch.byte_offset & kMubufMaxOffset;
-      buf.soffset = c.ScalarOperand(c.Add(*so, IVal{IVal::Kind::kConst, ch.byte_offset - off, -1}));
+      const int64_t rest = ch.byte_offset - moved;
+      const int64_t off = rest & kMubufMaxOffset;
+      buf.soffset = c.ScalarOperand(c.Add(*so, IVal{IVal::Kind::kConst, rest - off, -1}));
       buf.offset = off;
       EmitChunk(c, op, a, ch, store, data, w->quad, &buf, nullptr, 0, &merges);
     }

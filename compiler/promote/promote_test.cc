@@ -18,6 +18,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "compiler/api/compile.h"
@@ -973,6 +974,53 @@ TEST(PromoteGemm, DefaultsFollowTheDocumentedRules) {
     EXPECT_TRUE(cfg->default_tile && cfg->default_waves && cfg->default_mfma &&
                 cfg->default_double_buffer);
   }
+}
+
+// A gemm on views with rows far apart in buffers past 2 GiB (fresh-user
+// review 11 F3, gw.kir): each workgroup's tiles must fit a buffer window of
+// 2^31 bytes. Worked by hand (gemm_config.h "buffer windows"): the 64x64x64
+// default (waves 2x2, 32x32 MFMA) reaches 63 x 50e6 x 2 = 6.3e9 bytes of C
+// (64 rows of the waves' and MFMA's) and 63 x 40e6 + 64 = 2.52e9 of A; C's
+// rows lie farthest apart, so BM halves to 32 (waves 1x2, 32x32 MFMA: C
+// still 31 x 1e8 = 3.1e9), then to 16 (16x16 MFMA: C 15 x 1e8 + 47 x 2 + 2
+// bytes, A 15 x 40e6 + 64, B.kn 63 x 30e6 + 64, all below 2^31). It compiles
+// (the lowering checks every access's window).
+TEST(PromoteGemm, DefaultTileFitsBufferWindows) {
+  const std::string text = R"(kernel gw
+target gfx942
+workgroup auto
+grid auto
+arg A : f8e4m3fnuz[64, 128] strides [40000000, 1] readonly
+arg B : f8e5m2fnuz[128, 48] strides [30000000, 1] readonly
+arg C : f16[64, 48] strides [CSTRIDE, 1] readwrite
+arg alpha : f32
+arg beta : f32
+  gemm C = alpha * A.mk * B.kn + beta * C
+end
+)";
+  absl::StatusOr<Kernel> k = ParseKernel(absl::StrReplaceAll(text, {{"CSTRIDE", "50000000"}}), "gw.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  absl::StatusOr<GemmConfig> cfg = ResolveGemm(*k, k->body[0], Target("gfx942"));
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  EXPECT_EQ(cfg->TilingText(), "tile 16x64x64 waves 1x2 mfma f32_16x16x32_fp8_bf8 double_buffer on");
+  CompileOptions o;
+  o.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> r = Compile(*k, o);
+  EXPECT_TRUE(r.ok()) << r.status();
+  // C's rows 80e6 elements apart: even 16 rows (the smallest tile: BN
+  // halves too, to 16) reach 15 x 1.6e8 + 15 x 2 + 2 bytes: refused on the
+  // gemm line, naming C and the tile, before anything is promoted.
+  k = ParseKernel(absl::StrReplaceAll(text, {{"CSTRIDE", "80000000"}}), "gw.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  absl::StatusOr<Kernel> p = ValidateAndPromote(*k, Target("gfx942"), "gw.kir");
+  ASSERT_FALSE(p.ok());
+  const std::string m(p.status().message());
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument) << m;
+  EXPECT_NE(m.find("gw.kir:10:3"), std::string::npos) << m;
+  EXPECT_NE(m.find("no tile keeps a workgroup's part of C within the 2^31 bytes"), std::string::npos) << m;
+  EXPECT_NE(m.find("tile 16x16x64 waves 1x1"), std::string::npos) << m;
+  EXPECT_NE(m.find("reaches 2400000032 bytes"), std::string::npos) << m;
+  EXPECT_EQ(m.find("%"), std::string::npos) << m;  // no op of the promoted kernel
 }
 
 // ---------------------------------------------------------------- testdata

@@ -270,7 +270,9 @@ Options for run (and --mcpu, --llvm-bin as above):
                     alone is A:A+1; an omitted dimension is whole), on the
                     device and in the reference; every output element is
                     compared, so the ones no selected workgroup writes must
-                    keep their input values (emulator only)
+                    keep their input values (emulator only; its strict
+                    race check numbers at most 2^31 - 1 work-items per run,
+                    so a larger grid runs in bands)
   Exit status 0 when every output is within tolerance, 1 when one is not,
   2 for errors (a kernel without a writable buffer, reads of LDS no thread
   wrote, an exhausted instruction budget, ...).

@@ -111,18 +111,18 @@ absl::Status RunDispatch(const Program& prog, const KernelInfo& k, GlobalMemory&
   if (opts.strict)
     if (absl::Status st = CheckSoftClauses(prog, t, k.xnack); !st.ok()) return st;
   // Check 5 (strict.h): per dispatch, 8 bytes per argument-buffer byte.
+  const WorkgroupRange box = d.workgroups.Over(d.grid);
   std::unique_ptr<GlobalRaceTracker> global_races;
   if (opts.strict) {
     global_races = std::make_unique<GlobalRaceTracker>();
-    absl::Status st = global_races->Reset(prog, mem, d.grid, nwaves);
+    absl::Status st = global_races->Reset(prog, mem, box, nwaves);
     if (!st.ok()) return st;
   }
-  const WorkgroupRange box = d.workgroups.Over(d.grid);
   for (int64_t gz = box.begin[2]; gz < box.end[2]; ++gz)
     for (int64_t gy = box.begin[1]; gy < box.end[1]; ++gy)
       for (int64_t gx = box.begin[0]; gx < box.end[0]; ++gx) {
         wg.id = {static_cast<uint32_t>(gx), static_cast<uint32_t>(gy), static_cast<uint32_t>(gz)};
-        if (global_races) global_races->StartWorkgroup((gz * d.grid[1] + gy) * d.grid[0] + gx);
+        if (global_races) global_races->StartWorkgroup({gx, gy, gz});
         // LDS starts with a pattern: its contents are undefined at launch.
         wg.lds.assign(k.group_segment_size, 0xcd);
         if (opts.strict) wg.races.Reset(k.group_segment_size, nwaves);

@@ -277,9 +277,10 @@ absl::Status LdsRaceTracker::Access(const Program& p, int id, int lane, uint32_t
   return absl::OkStatus();
 }
 
-absl::Status GlobalRaceTracker::Reset(const Program& p, const GlobalMemory& mem,
-                                      const std::array<int64_t, 3>& grid, int waves) {
-  grid_ = grid;
+absl::Status GlobalRaceTracker::Reset(const Program& p, const GlobalMemory& mem, const WorkgroupRange& box,
+                                      int waves) {
+  box_ = box;
+  for (int d = 0; d < 3; ++d) extent_[d] = std::max<int64_t>(box.end[d] - box.begin[d], 0);
   waves_ = waves;
   wg_ = 0;
   ordinal_.assign(p.insts.size(), -1);
@@ -293,12 +294,14 @@ absl::Status GlobalRaceTracker::Reset(const Program& p, const GlobalMemory& mem,
   }
   // Ids run from 1 to 2^31 - 1: 0 means none, the top bit is kSeveral.
   const uint64_t max_id = kSeveral - 1;
-  const __int128 items = static_cast<__int128>(grid[0]) * grid[1] * grid[2] * waves * 64;
+  const __int128 items = static_cast<__int128>(extent_[0]) * extent_[1] * extent_[2] * waves * 64;
   if (items > max_id)
     return absl::FailedPreconditionError(absl::StrCat(
-        "the dispatch has ", static_cast<int64_t>(items), " work-items (", static_cast<int64_t>(items / 64),
-        " waves of 64), more than strict mode's global-memory race check numbers (2^31 - 1); "
-        "run it with EmuOptions::strict = false"));
+        "the workgroups run have ", static_cast<int64_t>(items), " work-items (", extent_[0] * extent_[1] * extent_[2],
+        " workgroups x ", waves, " waves x 64 lanes), more than strict mode's global-memory race check numbers "
+        "(2^31 - 1); run fewer workgroups at a time (`kirc run --workgroups=...`, Dispatch::workgroups: e.g. "
+        "the first, the last, and a band where the kernel changes behaviour), or turn the strict checks off "
+        "(EmuOptions::strict = false)"));
   const uint64_t v = std::max<uint64_t>(inst_of_.size(), 1);
   per_item_ = items * v <= max_id ? v : 1;
   bytes_.clear();
@@ -323,9 +326,11 @@ std::string GlobalRaceTracker::AccessText(const Program& p, uint32_t id, int ins
   const uint64_t item = x / per_item_;
   const int lane = static_cast<int>(item % 64);
   const int64_t wave = static_cast<int64_t>(item / 64) % waves_;
-  const int64_t wg = static_cast<int64_t>(item / 64) / waves_;
-  const std::string who = absl::StrCat("(lane ", lane, " of wave ", wave, " of workgroup (", wg % grid_[0], ",",
-                                       wg / grid_[0] % grid_[1], ",", wg / (grid_[0] * grid_[1]), "))");
+  const int64_t wg = static_cast<int64_t>(item / 64) / waves_;  // index in the box
+  const std::string who =
+      absl::StrCat("(lane ", lane, " of wave ", wave, " of workgroup (", box_.begin[0] + wg % extent_[0], ",",
+                   box_.begin[1] + wg / extent_[0] % extent_[1], ",", box_.begin[2] + wg / (extent_[0] * extent_[1]),
+                   "))");
   if (inst < 0 && (per_item_ > 1 || inst_of_.size() == 1)) inst = inst_of_[x % per_item_];
   if (inst >= 0) return absl::StrCat(p.Describe(inst), " ", who);
   return absl::StrCat("an instruction (not recorded: ", inst_of_.size(),

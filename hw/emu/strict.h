@@ -16,7 +16,9 @@
 //  5. Races on global memory between the work-items of one dispatch
 //     (GlobalRaceTracker): per byte of every argument buffer, a store to a
 //     byte another work-item stored or loaded, or a load of a byte another
-//     work-item stored, anywhere in the dispatch. A work-item is (workgroup,
+//     work-item stored, anywhere in the workgroups run (all of the dispatch's,
+//     or the box of Dispatch::workgroups, `kirc run --workgroups`: at most
+//     2^31 - 1 work-items per run). A work-item is (workgroup,
 //     wave * 64 + lane); its own accesses never race. Stricter than the memory
 //     model (no release/acquire is honoured) because kirc never communicates
 //     through global memory within a dispatch: it emits no global fences or
@@ -46,6 +48,7 @@
 #include "absl/status/status.h"
 #include "compiler/ir/global_races.h"
 #include "compiler/ir/paged_bytes.h"
+#include "compiler/ir/workgroups.h"
 #include "compiler/isa/operands.h"
 #include "compiler/target/target.h"
 #include "hw/emu/memory.h"
@@ -166,14 +169,18 @@ class GlobalRaceTracker {
   // (a MAP_NORESERVE zero mapping per buffer: untouched pages are never
   // resident, but the whole size counts against an address-space limit).
   static int64_t BytesPerBufferByte();
-  // For a dispatch of `grid` workgroups of `waves` waves running `p` over the
-  // argument buffers (Region::argument) of `mem`. Error if the work-items do
-  // not fit 31-bit ids (or the bookkeeping cannot be allocated); if they do
-  // but the (work-item, instruction) pairs do not, ids leave the instruction
-  // out (messages then say so).
-  absl::Status Reset(const Program& p, const GlobalMemory& mem, const std::array<int64_t, 3>& grid, int waves);
-  // Workgroup `linear` (x fastest, then y, then z) starts.
-  void StartWorkgroup(int64_t linear) { wg_ = linear; }
+  // For a dispatch that runs the workgroups of `box` (a box of workgroup
+  // ids, WorkgroupRange::Over the grid: `kirc run --workgroups`), each of
+  // `waves` waves, running `p` over the argument buffers (Region::argument)
+  // of `mem`. Only the work-items of the box get ids. Error if they do not
+  // fit 31-bit ids (2^31 - 1 work-items; or the bookkeeping cannot be
+  // allocated); if they do but the (work-item, instruction) pairs do not,
+  // ids leave the instruction out (messages then say so).
+  absl::Status Reset(const Program& p, const GlobalMemory& mem, const WorkgroupRange& box, int waves);
+  // Workgroup `id` (inside the box) starts.
+  void StartWorkgroup(const std::array<int64_t, 3>& id) {
+    wg_ = ((id[2] - box_.begin[2]) * extent_[1] + (id[1] - box_.begin[1])) * extent_[0] + (id[0] - box_.begin[0]);
+  }
   // Lane `lane` of wave `wave` of the current workgroup, by instruction
   // `inst`, loads (write = false) or stores bytes [addr, addr + n) of region
   // `r` of `mem`, or with `atomic` reads and writes them atomically: error
@@ -195,9 +202,10 @@ class GlobalRaceTracker {
   std::vector<int> ordinal_;  // per instruction: among the memory instructions, or -1
   std::vector<int> inst_of_;  // per ordinal
   uint64_t per_item_ = 1;     // V, or 1 when instructions are left out
-  std::array<int64_t, 3> grid_{1, 1, 1};
+  WorkgroupRange box_;                     // the workgroups that run
+  std::array<int64_t, 3> extent_{1, 1, 1};  // box_'s extents
   int waves_ = 1;
-  int64_t wg_ = 0;
+  int64_t wg_ = 0;  // the running workgroup's index in the box (x fastest)
 };
 
 }  // namespace kir::emu

@@ -650,11 +650,54 @@ TEST(StrictTest, GlobalRaceCheckWithoutInstructionIds) {
                               "byte 0x10ffffff00"),
                     HasSubstr("which an instruction (not recorded: 32769 memory instructions times the dispatch's "
                               "work-items exceed 2^31 ids) (lane 0 of wave 0 of workgroup (0,0,0)) stored earlier")));
-  // Work-items beyond 31-bit ids: refused before the dispatch starts.
+  // Work-items run beyond 31-bit ids: refused before the dispatch starts,
+  // naming what a `kirc run` user can do (fresh-user review 11 F2).
   la.grid = {int64_t{1} << 25, 1, 1};
   EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", la).status()),
-              HasSubstr("the dispatch has 2147483648 work-items (33554432 waves of 64), more than strict mode's "
-                        "global-memory race check numbers (2^31 - 1); run it with EmuOptions::strict = false"));
+              AllOf(HasSubstr("the workgroups run have 2147483648 work-items (33554432 workgroups x 1 waves x 64 lanes), "
+                              "more than strict mode's global-memory race check numbers (2^31 - 1); run fewer "
+                              "workgroups at a time (`kirc run --workgroups=...`"),
+                    HasSubstr("EmuOptions::strict = false")));
+  // Ids number only the workgroups run (review 11 F2): 2^25 - 1 workgroups
+  // (2^31 - 64 work-items) would fit but take long; 2^25 + 1 selected
+  // are refused, counting the box, not the grid.
+  la.grid = {(int64_t{1} << 25) + 7, 1, 1};
+  la.workgroups.begin = {6, 0, 0};
+  la.workgroups.end = {(int64_t{1} << 25) + 7, 1, 1};
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", la).status()),
+              HasSubstr("the workgroups run have 2147483712 work-items (33554433 workgroups x 1 waves x 64 lanes)"));
+}
+
+// Fresh-user review 11 F2: a grid of 2^31 work-items or more runs in strict
+// mode when the workgroups selected are fewer; races are still found and
+// named with the workgroups' own ids.
+TEST(StrictTest, GlobalRaceCheckOfSelectedWorkgroupsOfAHugeGrid) {
+  HandKernel k;
+  k.args = {"A:global_buffer"};
+  const std::string body = "v_cvt_f32_u32 v2, v0\n  global_store_dword v1, v2, s[4:5]";
+  LaunchArgs la;
+  la.grid = {int64_t{1} << 26, 1, 1};  // 2^32 work-items
+  la.workgroups.begin = {(int64_t{1} << 26) - 1, 0, 0};
+  la.workgroups.end = {int64_t{1} << 26, 1, 1};
+  // The last workgroup alone, each lane its own element: no race.
+  k.body = absl::StrReplaceAll(kGlobal, {{"ADDR", kOwnElement}, {"BODY", body}});
+  la.args = {ToBytes(std::vector<float>(64, 0.0f))};
+  absl::StatusOr<EmuStats> r = RunAssembly(k.Text(), "gfx942", la);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (int l = 0; l < 64; ++l) EXPECT_EQ(testing::FromBytes<float>(la.args[0])[l], l) << l;
+  // Lanes 2i and 2i + 1 of that workgroup store to A[i]: the race names it.
+  k.body = absl::StrReplaceAll(kGlobal, {{"ADDR", kPairElement}, {"BODY", body}});
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", la).status()),
+              AllOf(HasSubstr("workgroup (67108863,0,0) wave 0: global memory race: 0x"),
+                    HasSubstr("(lane 1 of wave 0 of workgroup (67108863,0,0)) stores to byte 0x10ffffff00"),
+                    HasSubstr("(lane 0 of wave 0 of workgroup (67108863,0,0)) stored earlier")));
+  // Two selected workgroups, the same elements: the second races with the first.
+  k.body = absl::StrReplaceAll(kGlobal, {{"ADDR", kOwnElement}, {"BODY", body}});
+  la.workgroups.begin = {(int64_t{1} << 26) - 2, 0, 0};
+  EXPECT_THAT(Msg(RunAssembly(k.Text(), "gfx942", la).status()),
+              AllOf(HasSubstr("workgroup (67108863,0,0) wave 0: global memory race: 0x"),
+                    HasSubstr("(lane 0 of wave 0 of workgroup (67108863,0,0)) stores to byte 0x10ffffff00"),
+                    HasSubstr("(lane 0 of wave 0 of workgroup (67108862,0,0)) stored earlier")));
 }
 
 // Issue 13: with the compiler's notes (EmuOptions::instruction_notes, which

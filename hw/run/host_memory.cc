@@ -111,6 +111,31 @@ int64_t PagesPerWorkgroup(const Kernel& k, const std::vector<Op>& ops, const std
   return n;
 }
 
+// An upper bound of the pages of buffer `a` holding the elements of its
+// shape (what a gemm op reads of A and B and reads or writes of C: every
+// element, nothing outside the shape), saturating: for a dimension d, the
+// lines along d (the product of the other extents) times the pages one line
+// spans ((extent - 1) x |stride| + 1 elements of bytes, plus one page for a
+// line straddling a page boundary); the fewest over d. So a strided view
+// of a big allocation (rows far apart) counts rows x pages per row, not the
+// span of the allocation (fresh-user review 11 F8).
+int64_t ShapePagesBound(const Arg& a) {
+  const int64_t page = static_cast<int64_t>(PagedBytes::kPageBytes);
+  const int64_t eb = ElemBytes(a.elem);
+  const size_t rank = std::min(a.shape.size(), a.strides.size());
+  if (rank == 0) return 2;
+  int64_t best = INT64_MAX;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t lines = 1;
+    for (size_t e = 0; e < rank; ++e)
+      if (e != d) lines = AddMul(0, lines, std::max<int64_t>(a.shape[e], 0));
+    const int64_t stride = a.strides[d] < 0 ? -a.strides[d] : a.strides[d];
+    const int64_t line_bytes = AddMul(eb, AddMul(0, std::max<int64_t>(a.shape[d] - 1, 0), stride), eb);
+    best = std::min(best, AddMul(0, lines, AddMul(line_bytes, 1, 2 * page - 1) / page));
+  }
+  return best;
+}
+
 // Every buffer of `k` with its bytes.
 std::vector<std::pair<const Arg*, int64_t>> Buffers(const Kernel& k) {
   std::vector<std::pair<const Arg*, int64_t>> v;
@@ -146,19 +171,30 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
   IndexScope scope;
   scope.kernel = &k;
   const int64_t per_wg = PagesPerWorkgroup(k, k.body, a.name, scope, 1, &gemm);
-  if (gemm) return size;
+  const int64_t page = static_cast<int64_t>(PagedBytes::kPageBytes);
+  // A gemm op touches every element of the shapes of A, B and C (whatever
+  // workgroups run) and nothing else: its promoted copies and epilogue guard
+  // what lies outside the shape.
+  if (gemm) return std::min(size, AddMul(0, ShapePagesBound(a), page));
   const WorkgroupRange r = box.Over(k.grid);
   int64_t pages = AddMul(0, per_wg, std::max<int64_t>(r.count(), 0));
-  const int64_t page = static_cast<int64_t>(PagedBytes::kPageBytes);
   return std::min(size, AddMul(0, pages, page));
 }
 
 int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent, const WorkgroupRange& box,
-                     int64_t device_bytes_per_untouched_byte, const std::set<std::string>& dense) {
+                     int64_t device_bytes_per_untouched_byte, const std::set<std::string>& dense,
+                     const Kernel* gemm_source) {
+  const auto touched_bound = [&](const Arg& a) {
+    int64_t t = TouchedBytesBound(k, a, box);
+    if (gemm_source != nullptr)
+      if (const Arg* s = gemm_source->FindArg(a.name); s != nullptr && s->kind == Arg::Kind::kBuffer)
+        t = std::min(t, TouchedBytesBound(*gemm_source, *s, box));
+    return t;
+  };
   int64_t touched = 0, untouched_device = 0, per_element = 0, tables = 0, readonly = 0;
   for (const auto& [a, size] : Buffers(k)) {
     const bool whole = dense.count(a->name) > 0;
-    const int64_t t = whole ? size : TouchedBytesBound(k, *a, box);
+    const int64_t t = whole ? size : touched_bound(*a);
     if (a->access == Access::kReadOnly && !whole) {
       // Never written: its pages are read as generated inputs and never
       // materialised as output, reference or shadow (measured: 16 workgroups
@@ -184,7 +220,7 @@ int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool
   int64_t side = 0;
   ForEachSideBuffer(k, [&](const Arg& b, const Arg& r) {
     const int64_t size = std::max<int64_t>(b.SizeBytes(), 0);
-    const int64_t elements = (dense.count(b.name) ? size : TouchedBytesBound(k, b, box)) / ElemBytes(b.elem);
+    const int64_t elements = (dense.count(b.name) ? size : touched_bound(b)) / ElemBytes(b.elem);
     side = AddMul(side, elements, ElemBytes(r.elem) + InterpBookkeepingBytesPerElement());
     tables = AddMul(tables, std::max<int64_t>(r.SizeBytes(), 0) / static_cast<int64_t>(PagedBytes::kPageBytes) + 1, 1);
   });

@@ -21,7 +21,10 @@ namespace kir {
 // thread moves (its vector width times the trip counts of the loops around
 // it, times the threads) and the pages of the byte range the access spans
 // within a workgroup (the index terms other than wg.x/y/z, at their whole
-// ranges); a gemm op all of its buffers; at most Arg::SizeBytes().
+// ranges); for a gemm op's buffers, the pages of the elements of their
+// shapes (lines along one dimension times the pages of a line, plus one page
+// per line for a straddled boundary: a view with rows far apart counts its
+// rows, not the allocation's span); at most Arg::SizeBytes().
 int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& box = {});
 
 // Host bytes RunAndCheck needs for kernel `k` at its peak, in bytes, with
@@ -44,9 +47,12 @@ int64_t TouchedBytesBound(const Kernel& k, const Arg& a, const WorkgroupRange& b
 // materialised) count their touched bytes once.
 // Buffers named in `dense` (given by --input files: held whole) count at
 // full size, twice more (the inputs and the shadow's inputs).
+// `gemm_source`: the gemm kernel `k` was promoted from (the same buffers);
+// each buffer then counts the fewer of the two TouchedBytesBounds (both are
+// upper bounds; the gemm's counts its shapes' rows, review 11 F8).
 int64_t RunHostBytes(const Kernel& k, int64_t device_bytes_per_buffer_byte, bool concurrent = false,
                      const WorkgroupRange& box = {}, int64_t device_bytes_per_untouched_byte = 0,
-                     const std::set<std::string>& dense = {});
+                     const std::set<std::string>& dense = {}, const Kernel* gemm_source = nullptr);
 
 // The address space a run maps (every sparse buffer and race record at full
 // size, MAP_NORESERVE, the record run's side buffers included), for a check

@@ -10,6 +10,8 @@
 
 #include "compiler/reference/interpreter.h"
 #include "compiler/ir/parser.h"
+#include "compiler/promote/promote.h"
+#include "compiler/target/target.h"
 #include "gtest/gtest.h"
 
 namespace kir {
@@ -142,6 +144,71 @@ end
             int64_t{536870896} * 4 * 13 + int64_t{536870896} * InterpBookkeepingBytesPerElement() +
                 int64_t{536870896} * 4 + int64_t{536870896} * InterpBookkeepingBytesPerElement() +
                 (int64_t{256} << 20));
+}
+
+// A gemm on strided views of big allocations (fresh-user review 11 F8:
+// gwe3.kir, refused as needing 21.68 GiB): the gemm touches the elements of
+// A's, B's and C's shapes only, so each counts its rows times the pages of a
+// row (a row of at most 200 bytes: 2 pages if it straddles a boundary), not
+// the 0.9 to 1.3 GB its strides span.
+TEST(HostMemory, GemmOnStridedViewsCountsRowsNotTheAllocation) {
+  Kernel k = Parse(R"(kernel gwe
+target gfx950
+workgroup auto
+grid auto
+arg A : f8e5m2[70, 100] strides [18000000, 1] readonly
+arg B : f8e4m3fn[70, 36] strides [14000000, 1] readonly
+arg C : bf16[100, 36] strides [7000000, 1] readwrite
+arg alpha : f32
+arg beta : f32
+  gemm C = alpha * A.km * B.kn + beta * C tile 32x32x64 waves 1x1
+end
+)");
+  const int64_t page = 65536;
+  // A: 70 rows of 100 bytes, 2 pages each (the columns: 100 lines of
+  // 69 x 18e6 + 1 bytes are far more); B: 70 rows of 36 bytes; C: 100 rows
+  // of 36 bf16 = 72 bytes.
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("A")), 70 * 2 * page);
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("B")), 70 * 2 * page);
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("C")), 100 * 2 * page);
+  // Any band of workgroups touches no more.
+  WorkgroupRange one;
+  one.begin = {0, 0, 0};
+  one.end = {1, 1, 1};
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("C"), one), 100 * 2 * page);
+  // So the run needs well under 1 GiB (it peaks at about 50 MB), not 21.7 GiB.
+  EXPECT_LT(RunHostBytes(k, 8), int64_t{1} << 30);
+  EXPECT_LT(RunHostBytes(k, 8, true), int64_t{1} << 30);
+  // kirc run estimates the promoted kernel (its copy loops' many loads per
+  // thread bound nothing below the buffers) with the gemm as its source:
+  // the fewer bound, so again under 1 GiB, against over 3 GiB without it
+  // (every byte of A, B and C counted at least once).
+  absl::StatusOr<Kernel> promoted = ValidateAndPromote(k, **LookupTarget("gfx950"));
+  ASSERT_TRUE(promoted.ok()) << promoted.status();
+  EXPECT_GT(RunHostBytes(*promoted, 8), int64_t{3} << 30);
+  EXPECT_LT(RunHostBytes(*promoted, 8, false, {}, 0, {}, &k), int64_t{1} << 30);
+}
+
+// A gemm whose buffers are small and dense counts them whole (the bound
+// never exceeds the buffer), and a column-major C whose columns are far
+// apart counts its columns: C f32[64, 3] strides [1, 10000000]: 3 lines of
+// 64 x 4 = 256 bytes, 2 pages each, against 64 rows of 2 x 1e7 x 4 + 4
+// bytes.
+TEST(HostMemory, GemmBoundIsTheFewerOfTheBufferAndTheLines) {
+  Kernel k = Parse(R"(kernel g
+target gfx942
+workgroup auto
+grid auto
+arg A : f16[64, 32] strides [32, 1] readonly
+arg B : f16[3, 32] strides [32, 1] readonly
+arg C : f32[64, 3] strides [1, 10000000] writeonly
+arg alpha : f32
+  gemm C = alpha * A.mk * B.nk
+end
+)");
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("A")), 64 * 32 * 2);
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("B")), 3 * 32 * 2);
+  EXPECT_EQ(TouchedBytesBound(k, *k.FindArg("C")), 3 * 2 * 65536);
 }
 
 TEST(HostMemory, RefusalNamesTheNeedTheBuffersAndTheLimit) {

@@ -729,7 +729,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   std::set<std::string> dense;  // buffers from --input files, held whole
   for (const auto& [name, file] : opts.input_files) dense.insert(name);
   absl::Status mem = CheckHostMemory(
-      k, RunHostBytes(k, per_byte, /*concurrent=*/false, opts.workgroups, per_untouched, dense), available,
+      k, RunHostBytes(k, per_byte, /*concurrent=*/false, opts.workgroups, per_untouched, dense, opts.gemm_source), available,
       limit_source);
   if (!mem.ok()) return mem;
   if (opts.host_memory_limit < 0) {
@@ -746,7 +746,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   const int threads = opts.threads > 0 ? opts.threads : DefaultThreads();
   const bool concurrent =
       threads >= 2 &&
-      CheckHostMemory(k, RunHostBytes(k, per_byte, /*concurrent=*/true, opts.workgroups, per_untouched, dense),
+      CheckHostMemory(k, RunHostBytes(k, per_byte, /*concurrent=*/true, opts.workgroups, per_untouched, dense, opts.gemm_source),
                       available, limit_source)
           .ok();
   InterpOptions io;
