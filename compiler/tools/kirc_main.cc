@@ -205,18 +205,21 @@ Options for run (and --mcpu, --llvm-bin as above):
                     auto (default): exact if the analysis proves it, else
                          random (saying which op prevents exact); then
                          conversion when the kernel has a narrowing
-                         conversion; then saturation when it converts an
-                         mfma/gemm result to fp8 (alpha or an operand
-                         scaled so its values reach the format's max,
-                         then negated toward -max, NaN in an operand;
-                         bit for bit); also
+                         conversion; then, when it converts an mfma/gemm
+                         result to f16, bf16 or fp8, two saturation passes
+                         (alpha or an operand scaled so the values stored
+                         reach the type's max, then negated toward -max;
+                         +inf, then NaN, in an operand) and a subnormal
+                         pass (scaled down into the type's subnormals; not
+                         bf16); bit for bit; also
                          adversarial when the kernel has no mfma/gemm,
                          else random when a conversion is rounded by no
                          conversion pass
   --seed=N          input seed (default 1), for every --inputs mode; random
                     f32/f16/bf16 buffers are uniform in [-1, 1) rounded to
                     the type, i32 buffers integers in [-1000, 1000], f32
-                    scalars in [0.5, 2), i32 scalars in [1, 100]; the report
+                    scalars in [0.5, 0.875) or [1.125, 2), i32 scalars in
+                    [1, 100]; the report
                     states which inputs ran and the scalars' values
   --max-instructions=N
                     budget of the emulated run, in wave-instructions over all
