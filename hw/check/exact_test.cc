@@ -994,6 +994,7 @@ end
   EXPECT_EQ(at(h, 12), 0xdbc1u);  // -(248 + one f16 ulp)
   EXPECT_EQ(at(h, 13), 0x7bffu);  // f16's own max 65504, beyond 240
   EXPECT_EQ(at(h, 15), 0x1400u);  // 2^-10
+  int low_only = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     s = seed;
     const uint32_t q = at(h, 0), n = at(h, 1), sig = at(h, 2);
@@ -1001,6 +1002,14 @@ end
     EXPECT_EQ(n & 0xfe00u, 0xfe00u) << std::hex << n;  // quiet NaN, -
     EXPECT_EQ(sig & 0xfe00u, 0x7c00u) << std::hex << sig;  // signalling: quiet bit clear, payload non-zero
     EXPECT_NE(sig & 0x3ffu, 0u);
+    // f32 signalling NaNs, half of them with a payload in the low 7 bits
+    // only: truncated to bf16 (the high 16 bits) without a NaN fix-up they
+    // give inf (review 12 F2).
+    s = seed;
+    const uint32_t sig32 = ConversionSpecialFrom(ElemType::kF32, ElemType::kBF16, 2, s);
+    EXPECT_EQ(sig32 & 0xffc00000u, 0x7f800000u) << std::hex << sig32;
+    EXPECT_NE(sig32 & 0x3fffffu, 0u) << std::hex << sig32;
+    if ((sig32 & 0x3fff80u) == 0) ++low_only;
     // Ties of f8e4m3fnuz (4 significand bits) in f16 (11): the low 7 bits
     // 1000000, +-1 for the neighbours, the kept last bit odd for odd j.
     for (int j = 24; j < 36; ++j) {
@@ -1012,6 +1021,9 @@ end
       EXPECT_EQ(b >> 15, j >= 30 ? 1u : 0u) << j;
     }
   }
+  // Both kinds of f32 signalling NaN occur over 20 seeds.
+  EXPECT_GT(low_only, 0);
+  EXPECT_LT(low_only, 20);
   // bf16 of f16's max 65504 (0x477fe000 in f32) rounds up to 65536 (0x4780):
   // beyond f16's max as well.
   s = 1;

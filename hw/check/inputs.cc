@@ -429,7 +429,10 @@ uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
   switch (j) {
     case 0: return inf_bits | quiet | payload;             // quiet NaNs with payloads
     case 1: return sign_bit | inf_bits | quiet | payload;
-    case 2: return inf_bits | (payload == 0 ? 1 : payload);  // a signalling NaN
+    case 2:  // a signalling NaN; for half the draws with its payload in the low 7 bits only,
+             // which a conversion that truncates without a NaN fix-up turns into inf (f32
+             // 0x7f800001 -> bf16 0x7f80; fresh-user review 12 F2)
+      return inf_bits | ((payload & 1) != 0 ? payload : ((payload >> 1) & 0x7f) | 1);
     case 3: return inf_bits;                                // +-inf
     case 4: return sign_bit | inf_bits;
     case 5: return 0;                                      // +-0

@@ -316,6 +316,28 @@ end
   }
 }
 
+// Fresh-user review 12 F2: an f32 -> bf16 conversion without its NaN select
+// (the rounding add's result kept for NaN too) passed seeds 1, 2, 3 and 5:
+// every special NaN had high payload bits, never a signalling NaN with only
+// low ones (0x7f800001 -> 0x7f80, inf), which the conversion specials now
+// give for half their draws.
+TEST_F(DefaultCheckTest, Review12F2Bf16ConversionWithoutNanSelectFails) {
+  const Compiled c = CompileText(R"(kernel ew1
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg X : f32[128, 4] strides [4, 1] readonly
+arg Y : bf16[128, 4] strides [4, 1] writeonly
+  %x = load X[wg.x * 64 + tid.x, 0] : f32x4
+  %y = cvt %x : bf16x4
+  store Y[wg.x * 64 + tid.x, 0], %y
+end
+)");
+  Expect(c, {Mutant(c, R"(v_cndmask_b32_e64 (v\d+), (v\d+), v\d+, s\[\d+:\d+\])", "v_mov_b32 $1, $2", 4,
+                    "nonan.hsaco")},
+         5);
+}
+
 TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
   const Compiled c = CompileText(BesideKernel());
   // Round to nearest even adds 0x7fff + lsb before dropping 16 bits; 0
