@@ -720,6 +720,19 @@ class Analysis {
     }
   }
 
+  // The most nonzero products of a K-long sum of gemm `g` (K = kk): kk, or
+  // an operand's K window's count (ExactFormat::k_window) when that operand
+  // holds its input form (no op stored to it before) along g's K dimension.
+  int64_t NonzeroTerms(const GemmOp& g, int64_t kk, const Mem& mem) const {
+    int64_t terms = kk;
+    for (const auto& [name, kdim] : {std::pair<std::string, int>{g.a, g.a_km ? 0 : 1}, {g.b, g.b_kn ? 0 : 1}}) {
+      const ExactFormat* f = FormatOf(name);
+      if (f != nullptr && f->k_window > 0 && f->k_dim == kdim && f->k_len == kk && !mem.buffers.count(name))
+        terms = std::min(terms, KWindowTerms(*f));
+    }
+    return terms;
+  }
+
   // C = alpha * sum_K A * B (+ beta * C), accumulated in f32.
   void Gemm(const Op& op, Mem& mem, std::vector<Obligation>& obl) {
     const GemmOp& g = op.gemm;
@@ -737,10 +750,15 @@ class Analysis {
     const double u = FloatInfo(ElemType::kF32).u;
     AbsVal p = Product(Load(op, g.a, a->elem, 1, mem), Load(op, g.b, b->elem, 1, mem), op);
     AbsVal acc = p;
-    acc.mag = Scale(p.mag, static_cast<double>(kk));
+    const int64_t terms = NonzeroTerms(g, kk, mem);
+    acc.mag = Scale(p.mag, static_cast<double>(terms));
     acc.t = ElemType::kF32;
     Round(acc, 2.0 * u * kk, u * kk);
-    Oblige(acc, ElemType::kF32, op, absl::StrCat("the sum of ", kk, " products (in any order)"), obl);
+    Oblige(acc, ElemType::kF32, op,
+           absl::StrCat("the sum of ", kk, " products",
+                        terms < kk ? absl::StrCat(", at most ", terms, " of them nonzero (a K window),") : "",
+                        " (in any order)"),
+           obl);
     AbsVal r = acc;
     if (!factors.empty()) {
       // alpha = the factors' product, rounded in f32 after each multiply.
@@ -1183,7 +1201,21 @@ double Richness(const ExactFormat& f) {
 
 }  // namespace
 
+int64_t KWindowTerms(const ExactFormat& f) {
+  if (f.k_window <= 0 || f.k_period <= 0 || f.k_block <= 0) return f.k_len;
+  return std::min(f.k_len, (f.k_len + f.k_period - 1) / f.k_period * std::min(f.k_block, f.k_period));
+}
+
 std::string ExactFormat::Describe(ElemType elem) const {
+  if (k_window > 0) {
+    ExactFormat dense = *this;
+    dense.k_window = 0;
+    const char* per = k_dim == 1 ? "row" : "column";
+    return absl::StrCat(dense.Describe(elem), "; nonzero only at k with (k - o) mod ", k_period, " < ", k_block,
+                        " (blocks of ", k_block, " every ", k_period, ", o per ", per,
+                        " from the seed; zero elsewhere): at most ", KWindowTerms(*this), " of ", k_len,
+                        " terms per sum");
+  }
   if (special)
     return absl::StrCat("special ", elem == ElemType::kF32 ? std::string() : absl::StrCat(std::string(ElemTypeName(elem)), " "),
                         "values of the conversion to ", std::string(ElemTypeName(special_to)),
@@ -1269,11 +1301,34 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
   return notes;
 }
 
+// A K window for one gemm operand (ExactFormat::k_window), as KWindowPlan
+// tries it.
+struct KWindow {
+  std::string arg;
+  int dim = 0;
+  int64_t len = 0, block = 0, period = 0, n = 0;
+};
+
+// `f` with window `w` (float buffer forms only).
+void ApplyKWindow(ExactFormat& f, const KWindow& w) {
+  if (f.special || !f.choices.empty() || f.bits == 0) return;
+  f.k_window = w.n;
+  f.k_dim = w.dim;
+  f.k_len = w.len;
+  f.k_block = w.block;
+  f.k_period = w.period;
+}
+
+ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
+                      int two_scale_bits);
+
 // PlanExactInputs (conversion = false) and PlanConversionInputs (the
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
-// highest chain level of a narrowing conversion.
+// highest chain level of a narrowing conversion. `window`: every form of
+// its argument gets that K window; without one, when no inputs exist
+// because of a gemm op's values, KWindowPlan's plan when it finds one.
 ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
-               int two_scale_gap = 0, int two_scale_bits = 0) {
+               int two_scale_gap = 0, int two_scale_bits = 0, const KWindow* window = nullptr) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1287,6 +1342,8 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
     levels[a.name] = Levels(a, sp == special.end() ? nullptr : &sp->second, conversion,
                             f32_scalar ? f32_scalars++ : 0, two_scale_gap, two_scale_bits);
     cur[a.name] = 0;
+    if (window != nullptr && window->arg == a.name)
+      for (ExactFormat& f : levels[a.name]) ApplyKWindow(f, *window);
   }
   for (;;) {
     std::map<std::string, ExactFormat> formats;
@@ -1328,12 +1385,62 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
         pick = &a;
     }
     if (pick == nullptr) {
+      // A gemm's K-long sum: most of an operand's K terms zero (fresh-user
+      // review 13 F4: K = 16384 fp8 with a bf16 C had no conversion pass).
+      if (window == nullptr && bad->op != nullptr && bad->op->kind == OpKind::kGemm)
+        if (ExactPlan w = KWindowPlan(k, *bad->op, conversion, cap_level, two_scale_gap, two_scale_bits); w.exact)
+          return w;
       plan.blocker = absl::StrCat(OpWhere(bad->op), ": ", why,
                                   bad->deps.empty() ? "" : " even with the narrowest exact inputs");
       return plan;
     }
     ++cur[pick->name];
   }
+}
+
+// The K windows KWindowPlan tries: counts n from the largest power of two
+// below K down to this (or an MFMA's K per instruction when larger), in
+// blocks of at most kKWindowBlock consecutive K indices.
+constexpr int64_t kMinKWindow = 64;
+constexpr int64_t kKWindowBlock = 16;
+
+// Inputs for `k` whose gemm op `gemm` has a K window on A (ExactFormat::
+// k_window): the largest count n (a power of two below K, at least
+// kMinKWindow and the K of one MFMA instruction) for which Plan finds inputs, in blocks of min(n, 16) every
+// ceil(K / (n / block)) K indices (then at most n per row). !exact when A
+// is not a 2-D float buffer with a dense row- or column-major layout, or
+// no n fits.
+ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
+                      int two_scale_bits) {
+  ExactPlan none;
+  const GemmOp& g = gemm.gemm;
+  const Arg* a = k.FindArg(g.a);
+  if (a == nullptr || a->kind != Arg::Kind::kBuffer || a->elem == ElemType::kI32 || a->shape.size() != 2 ||
+      a->strides.size() != 2 ||
+      !((a->strides[1] == 1 && a->strides[0] >= a->shape[1]) || (a->strides[0] == 1 && a->strides[1] >= a->shape[0])))
+    return none;
+  KWindow w;
+  w.arg = g.a;
+  w.dim = g.a_km ? 0 : 1;
+  w.len = a->shape[w.dim];
+  // At least one MFMA instruction's K: the named MFMA's, else the largest
+  // of the MFMAs that take A's type (the promotion chooses among them).
+  int64_t lowest = kMinKWindow;
+  if (const MfmaDesc* d = g.mfma.empty() ? nullptr : LookupMfma(g.mfma); d != nullptr)
+    lowest = std::max<int64_t>(lowest, d->k);
+  else
+    for (const MfmaDesc& m : AllMfmas())
+      if (MfmaInAccepts(m.a_in, a->elem)) lowest = std::max<int64_t>(lowest, m.k);
+  int64_t n = 1;
+  while (2 * n < w.len) n *= 2;
+  for (; n >= lowest; n /= 2) {
+    w.n = n;
+    w.block = std::min(n, kKWindowBlock);
+    const int64_t blocks = n / w.block;
+    w.period = (w.len + blocks - 1) / blocks;
+    if (ExactPlan p = Plan(k, conversion, cap_level, nullptr, two_scale_gap, two_scale_bits, &w); p.exact) return p;
+  }
+  return none;
 }
 
 // Every op of `ops`, loop bodies included.

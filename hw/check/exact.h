@@ -109,14 +109,32 @@ struct ExactFormat {
   enum class Diagonal { kNone, kNaN, kInf };
   Diagonal diagonal = Diagonal::kNone;
   int diagonal_first = 0, diagonal_blocks = 0;
+  // A K window (fresh-user review 13 F4): a 2-D float buffer that is a gemm
+  // operand (A or B) whose K dimension is `k_dim` (0 or 1) of length k_len
+  // is nonzero only at the K indices i with (i - o) mod k_period < k_block,
+  // o in [0, k_period) per index of its other dimension (per row of A.mk)
+  // from the seed (MakeExactInputs); zero (+0) elsewhere. Blocks of k_block
+  // consecutive K indices every k_period reach every K tile of a long K
+  // loop; along K at most ceil(k_len / k_period) * k_block <= k_window of
+  // them are nonzero, so the gemm's sum has at most k_window nonzero terms
+  // (the analysis's term count for it: KWindowTerms). k_window 0: dense.
+  int64_t k_window = 0, k_len = 0, k_block = 0, k_period = 0;
+  int k_dim = 0;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
   // with saturation specials `elem` (the argument's type) names them:
   // "+-m*2^e, ...; 5 in 37 elements (at every position) NaN, +-240, +-224
-  // (saturation of the conversion to f8e4m3fnuz)".
+  // (saturation of the conversion to f8e4m3fnuz)"; a K window adds "; nonzero
+  // only at k with (k - o) mod 256 in [0, 16), o per row from the seed:
+  // 1024 of 16384 terms per sum".
   std::string Describe(ElemType elem = ElemType::kF32) const;
 };
+
+// The most nonzero K indices per index of the other dimension of a buffer in
+// form `f` along its K window (ExactFormat::k_window): ceil(k_len / k_period)
+// * k_block, at most k_len; k_len when `f` has no window.
+int64_t KWindowTerms(const ExactFormat& f);
 
 // A narrowing conversion as a conversion pass's inputs reach it
 // (ExactPlan::conversions).
@@ -158,6 +176,12 @@ constexpr int kConversionSpecials = 37;
 // Chooses exact-mode inputs for `k` (per argument, starting from full
 // significands and narrowing the arguments behind the first value that does
 // not fit, richest first), or says which op makes exact mode impossible.
+// When no such inputs exist because of a tile-level gemm op's values (its
+// K-long sum), A gets a K window (ExactFormat::k_window, fresh-user review
+// 13 F4): the largest power-of-two count n below K (at least 64 and one MFMA
+// instruction's K) for which inputs exist, in blocks of min(n, 16) K
+// indices; plans that exist without one are unchanged. The same holds for
+// PlanConversionInputs and PlanConversionPasses.
 ExactPlan PlanExactInputs(const Kernel& k);
 
 // Significand bits beyond its target type's that the conversion pass lets the

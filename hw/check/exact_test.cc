@@ -1434,5 +1434,132 @@ end
   EXPECT_EQ(p.formats.at("B").diagonal, ExactFormat::Diagonal::kNaN);
 }
 
+
+namespace kwindow {
+
+// Fresh-user review 13 F4: an fp8 gemm with K = 16384 and a bf16 C
+// (findings/F4/deepbf16.kir); `km`: A stored K x M (A.km).
+std::string DeepBf16(bool km = false, int64_t kk = 16384) {
+  const std::string a = km ? absl::StrCat("arg A : f8e4m3fn[", kk, ", 16] strides [16, 1] readonly\n")
+                           : absl::StrCat("arg A : f8e4m3fn[16, ", kk, "] strides [", kk, ", 1] readonly\n");
+  return absl::StrCat("kernel deepbf16\ntarget gfx950\nworkgroup auto\ngrid auto\n", a, "arg B : f8e5m2[16, ", kk,
+                      "] strides [", kk, ", 1] readonly\narg C : bf16[16, 16] strides [16, 1] writeonly\n"
+                      "arg alpha : f32\n  gemm C = alpha * A.", km ? "km" : "mk", " * B.nk\nend\n");
+}
+
+// A's form +-2^-1 (one significand bit) with a K window of n in blocks of
+// `block` every `period`.
+void ExpectWindowedHalf(const ExactFormat& f, int64_t n, int64_t block, int64_t period, int dim) {
+  EXPECT_EQ(f.bits, 1);
+  EXPECT_EQ(f.spread, 0);
+  EXPECT_EQ(f.exp_lo, -1);
+  EXPECT_EQ(f.k_window, n);
+  EXPECT_EQ(f.k_dim, dim);
+  EXPECT_EQ(f.k_len, 16384);
+  EXPECT_EQ(f.k_block, block);
+  EXPECT_EQ(f.k_period, period);
+  EXPECT_EQ(KWindowTerms(f), n);
+}
+
+}  // namespace kwindow
+
+// The exact and conversion plans of a K = 16384 fp8 gemm with a bf16 C, by
+// hand. Dense, the narrowest inputs (A = B = +-2^-1, alpha 2) give sums of
+// 16384 products of +-2^-2: multiples of 2^-2 up to 4096, times 2:
+// multiples of 2^-1 up to 8192, 14 significand bits: more than bf16's 8
+// (exact) and than the conversion pass's 8 + 5 = 13. With n nonzero terms
+// per sum the same inputs give multiples of 2^-1 up to n / 2: log2(n) bits.
+// Exact: n = 512 needs 9, n = 256 8 bits: n = 256 (any richer A, B or alpha
+// adds bits: alpha {0.5, 1.5, 2} two, m up to 3 or a spread one each), in
+// blocks of 16 every 16384 / (256 / 16) = 1024. Conversion: n = 8192 (13
+// bits), in blocks of 16 every 16384 / 512 = 32.
+TEST(ExactPlanTest, LongKGemmGetsAKWindowOnA) {
+  const Kernel k = Parse(kwindow::DeepBf16());
+  ExactPlan e = PlanExactInputs(k);
+  ASSERT_TRUE(e.exact) << e.blocker;
+  kwindow::ExpectWindowedHalf(e.formats["A"], 256, 16, 1024, 1);
+  EXPECT_EQ(e.formats["B"].bits, 1);
+  EXPECT_EQ(e.formats["B"].exp_lo, -1);
+  EXPECT_EQ(e.formats["B"].k_window, 0);
+  EXPECT_EQ(e.formats["alpha"].choices, std::vector<double>{2});
+  EXPECT_EQ(e.formats["A"].Describe(ElemType::kF8E4M3FN),
+            "+-m*2^e, m in [1, 1], e = -1; nonzero only at k with (k - o) mod 1024 < 16 (blocks of 16 every 1024, o "
+            "per row from the seed; zero elsewhere): at most 256 of 16384 terms per sum");
+  ExactPlan c = PlanConversionInputs(k);
+  ASSERT_TRUE(c.exact) << c.blocker;
+  kwindow::ExpectWindowedHalf(c.formats["A"], 8192, 16, 32, 1);
+  EXPECT_EQ(c.formats["B"].bits, 1);
+  EXPECT_EQ(c.formats["B"].k_window, 0);
+  EXPECT_EQ(c.formats["alpha"].choices, std::vector<double>{2});
+  ASSERT_EQ(c.conversions.size(), 1u);
+  EXPECT_EQ(c.conversions[0].bits, 13);
+  EXPECT_TRUE(c.conversions[0].rounds);
+  EXPECT_EQ(PlanConversionPasses(k).size(), 1u);
+  // A.km: the window runs along A's first dimension, per column.
+  const Kernel km = Parse(kwindow::DeepBf16(/*km=*/true));
+  ExactPlan ckm = PlanConversionInputs(km);
+  ASSERT_TRUE(ckm.exact) << ckm.blocker;
+  kwindow::ExpectWindowedHalf(ckm.formats["A"], 8192, 16, 32, 0);
+  EXPECT_NE(ckm.formats["A"].Describe().find("o per column"), std::string::npos);
+  // K = 1024 (findings/F4/deepbf16k1.kir) has dense conversion inputs (1024
+  // products of up to 2^-1 * 3 * 2^-2, times 2: multiples of 2^-2 up to
+  // 768, 12 bits): no window there. Its exact plan needs one (10 bits
+  // dense); n = 256 as above, in blocks of 16 every 1024 / 16 = 64.
+  const Kernel k1 = Parse(kwindow::DeepBf16(false, 1024));
+  ExactPlan c1 = PlanConversionInputs(k1);
+  ASSERT_TRUE(c1.exact) << c1.blocker;
+  EXPECT_EQ(c1.formats["A"].k_window, 0);
+  EXPECT_EQ(c1.formats["B"].k_window, 0);
+  EXPECT_EQ(c1.formats["B"].bits, 2);
+  ExactPlan e1 = PlanExactInputs(k1);
+  ASSERT_TRUE(e1.exact) << e1.blocker;
+  EXPECT_EQ(e1.formats["A"].k_window, 256);
+  EXPECT_EQ(e1.formats["A"].k_period, 64);
+}
+
+// The inputs of a K window: in every row of A (every column of A.km) the
+// nonzero elements are the K indices of 16 cyclically consecutive residues
+// mod the period, each residue's every index (16384 / period of them); B
+// stays dense; the offsets differ between rows.
+TEST(InputsTest, KWindowInputsAreZeroOutsideTheirBlocks) {
+  for (bool km : {false, true}) {
+    const Kernel k = Parse(kwindow::DeepBf16(km));
+    for (bool conversion : {false, true}) {
+      const ExactPlan plan = conversion ? PlanConversionInputs(k) : PlanExactInputs(k);
+      ASSERT_TRUE(plan.exact) << plan.blocker;
+      const int64_t period = conversion ? 32 : 1024;
+      std::set<int64_t> starts;
+      for (uint64_t seed = 1; seed <= 3; ++seed) {
+        KernelData d = conversion ? MakeConversionInputs(k, plan, seed) : MakeExactInputs(k, plan, seed);
+        const uint8_t* a = d.buffers["A"].data();
+        const uint8_t* b = d.buffers["B"].data();
+        for (int64_t m = 0; m < 16; ++m) {
+          std::vector<int64_t> per(period, 0);
+          for (int64_t kk = 0; kk < 16384; ++kk) {
+            const double v = ElementValue(ElemType::kF8E4M3FN, a + (km ? kk * 16 + m : m * 16384 + kk));
+            if (v == 0) continue;
+            EXPECT_EQ(std::fabs(v), 0.5) << m << ", " << kk;
+            ++per[kk % period];
+            EXPECT_EQ(std::fabs(ElementValue(ElemType::kF8E5M2, b + m * 16384 + kk)), 0.5);
+          }
+          // 16 consecutive residues (mod period), each with all its indices.
+          int64_t start = -1, full = 0;
+          for (int64_t r = 0; r < period; ++r) {
+            EXPECT_TRUE(per[r] == 0 || per[r] == 16384 / period) << r;
+            if (per[r] != 0) ++full;
+            if (per[r] != 0 && per[(r + period - 1) % period] == 0) start = r;
+          }
+          EXPECT_EQ(full, 16) << "row " << m << " seed " << seed;
+          ASSERT_GE(start, 0);
+          for (int64_t j = 0; j < 16; ++j) EXPECT_NE(per[(start + j) % period], 0) << start << " + " << j;
+          starts.insert(start);
+        }
+      }
+      // 48 rows' offsets, uniform over the period: not all the same.
+      EXPECT_GT(starts.size(), 8u) << km << conversion;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kir

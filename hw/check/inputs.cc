@@ -363,10 +363,67 @@ PagedBytes WithSaturationValues(const Arg& a, const ExactFormat& f, uint64_t see
   return PagedBytes(regular.size(), std::move(filler));
 }
 
+// `regular` (a's elements) zero outside a's K window (ExactFormat::
+// k_window): element [i0, i1] (row-major or column-major, rows or columns
+// padded or not) keeps its value when (i_k - o) mod k_period < k_block, i_k
+// its index along k_dim and o = value i_o of the window's stream mod
+// k_period (i_o its index along the other dimension); else +0 (bits 0 in
+// every float type). Every element is zero when the layout is another (the
+// window's bound then holds too). Lazy, as `regular`.
+PagedBytes WithKWindow(const Arg& a, const ExactFormat& f, uint64_t seed, PagedBytes regular) {
+  const uint64_t s0 = Hash(a.name, seed) ^ 0x6b77696e646f77ull;  // "kwindow"
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+  const bool two_d = a.shape.size() == 2 && a.strides.size() == 2;
+  const bool rows = two_d && a.strides[1] == 1 && a.strides[0] >= a.shape[1];     // [i0 * s0 + i1]
+  const bool columns = two_d && !rows && a.strides[0] == 1 && a.strides[1] >= a.shape[0];  // [i0 + i1 * s1]
+  const int64_t outer = !two_d ? 1 : rows ? a.strides[0] : a.strides[1];
+  const int64_t inner_extent = !two_d ? 0 : rows ? a.shape[1] : a.shape[0];
+  const int k_dim = f.k_dim;
+  const int64_t period = std::max<int64_t>(f.k_period, 1), block = f.k_block;
+  // Whether memory element i lies in the window (or is padding, kept).
+  auto keep = [=](uint64_t i) {
+    if (!rows && !columns) return false;
+    const int64_t hi = static_cast<int64_t>(i) / outer, lo = static_cast<int64_t>(i) % outer;
+    if (lo >= inner_extent) return true;  // padding: no element
+    const int64_t i0 = rows ? hi : lo, i1 = rows ? lo : hi;
+    const int64_t ik = k_dim == 0 ? i0 : i1, io = k_dim == 0 ? i1 : i0;
+    uint64_t st = StateAt(s0, static_cast<uint64_t>(io));
+    const int64_t o = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(period));
+    return ((ik - o) % period + period) % period < block;
+  };
+  std::shared_ptr<const PageFiller> inner = regular.filler();
+  auto filler = std::make_shared<const PageFiller>([inner, keep, eb](uint64_t off, uint8_t* p, uint64_t len) {
+    if (inner != nullptr) (*inner)(off, p, len);
+    uint64_t last = ~uint64_t{0};
+    bool kept = true;
+    for (uint64_t b = 0; b < len; ++b) {
+      const uint64_t i = (off + b) / eb;
+      if (i != last) {
+        last = i;
+        kept = keep(i);
+      }
+      if (!kept) p[b] = 0;
+    }
+  });
+  return PagedBytes(regular.size(), std::move(filler));
+}
+
+// The K windows of `plan`'s forms applied to `d`'s buffers (WithKWindow).
+void ApplyKWindows(const Kernel& k, const ExactPlan& plan, uint64_t seed, KernelData& d) {
+  for (const Arg& a : k.args) {
+    auto f = plan.formats.find(a.name);
+    auto b = d.buffers.find(a.name);
+    if (a.kind != Arg::Kind::kBuffer || f == plan.formats.end() || f->second.k_window <= 0 || b == d.buffers.end())
+      continue;
+    b->second = WithKWindow(a, f->second, seed, std::move(b->second));
+  }
+}
+
 }  // namespace
 
 KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
   KernelData d = FillFormats(k, plan, seed, 0x6578616374ull, 2);
+  ApplyKWindows(k, plan, seed, d);
   DistinctScalars(k, plan, d);
   const KernelData random = MakeInputs(k, seed);
   for (const Arg& a : k.args) {
@@ -492,6 +549,7 @@ uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
   // Negative with probability 1/8: long sums keep their bits.
   KernelData d = FillFormats(k, plan, seed, 0x636f6e76ull, 8);
+  ApplyKWindows(k, plan, seed, d);
   const KernelData random = MakeInputs(k, seed);
   for (const Arg& a : k.args) {
     auto it = plan.formats.find(a.name);

@@ -45,7 +45,10 @@ KernelData MakeInputs(const Kernel& k, uint64_t seed);
 // (ExactFormat: float elements +-m * 2^e, i32 integers, f32 scalars from a
 // subset of {0.5, 1, 1.5, 2}, distinct from one another where their sets
 // allow); write-only buffers are filled the same way.
-// An argument without a format gets MakeInputs' values.
+// An argument without a format gets MakeInputs' values. A buffer whose form
+// has a K window (ExactFormat::k_window) is +0 outside it: element [i0, i1]
+// keeps its value when (i_k - o) mod k_period < k_block, o drawn per index
+// i_o of the other dimension (from the seed and the name).
 KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 
 // Conversion-pass inputs from `seed` in the forms of `plan`
@@ -68,7 +71,8 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // buffer with saturation specials (ExactFormat::mix_level,
 // WithSaturationSpecials) holds at element i value (i + o') mod 37 of
 // SaturationSpecials when that index is below their count (NaNs with
-// payloads from the element's stream), else its +-m * 2^e.
+// payloads from the element's stream), else its +-m * 2^e. K windows as
+// MakeExactInputs'.
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 
 // Special value j (0 <= j < kConversionSpecials) of a conversion from f32 to

@@ -18,6 +18,7 @@
 // conversion without its NaN select, alone and beside an MFMA.
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <cstring>
 #include <regex>
 #include <set>
@@ -110,6 +111,9 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     Kernel k;
     std::string assembly;
     std::string mcpu;
+    // A gemm kernel's tile-level form (RunOptions::gemm_source, as `kirc
+    // run` passes it); unset for other kernels.
+    std::optional<Kernel> gemm_source;
   };
   Compiled CompileText(const std::string& text) {
     absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
@@ -121,6 +125,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     CompileOptions co;
     co.mcpu = c.mcpu;
     if (!c.k.body.empty() && c.k.body[0].kind == OpKind::kGemm) {
+      c.gemm_source = c.k;
       absl::StatusOr<Kernel> p = ThreadLevelKernel(c.k, co);
       EXPECT_TRUE(p.ok()) << p.status();
       if (!p.ok()) return c;
@@ -171,6 +176,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.code_object_path = code_object;
     o.seed = seed;
     o.threads = 1;
+    if (c.gemm_source) o.gemm_source = &*c.gemm_source;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : RunReport{};
@@ -187,6 +193,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.code_object_path = code_object;
     o.seed = seed;
     o.threads = 1;
+    if (c.gemm_source) o.gemm_source = &*c.gemm_source;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     *text = r.ok() ? r->text : std::string(r.status().message());
     return r.ok() && r->ok;
@@ -401,6 +408,29 @@ TEST_F(DefaultCheckTest, F4TruncatingBf16EpilogueOfABetaGemmFails) {
   r = RunAndCheck(c.k, emu, o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->ok) << r->text;
+}
+
+// Fresh-user review 13 F4: an fp8 gemm with K = 16384 and a bf16 C
+// (findings/F4/deepbf16.kir). Dense inputs allowed no exact and no
+// conversion pass (the sums need 14 bits before the conversion, the pass
+// allows 13), and the random pass's bound at this K accepted the epilogue's
+// RNE bias removed (truncation: about half the elements one bf16 ulp low),
+// seeds 1-4. With A zero outside a K window (ExactFormat::k_window) the
+// conversion pass exists and compares the codes bit for bit.
+TEST_F(DefaultCheckTest, Review13F4TruncatingBf16EpilogueOfALongKGemmFails) {
+  const Compiled c = CompileText(GemmKernel("deepbf16", "gfx950", "f8e4m3fn[16, 16384]", "f8e5m2[16, 16384]",
+                                            "bf16[16, 16]", {"alpha"}, "C = alpha * A.mk * B.nk"));
+  ASSERT_TRUE(c.gemm_source.has_value());
+  Expect(c, {Mutant(c, R"(s_mov_b32 (s\d+), 0x7fff\b)", "s_mov_b32 $1, 0", 1, "deep_trunc.hsaco")});
+  // The passes: the exact one (A windowed), the conversion one (A windowed),
+  // the saturation ones; the conversion pass's line says the window.
+  RunReport own = Run(c, Write(c, c.assembly, "deep.hsaco"), 1);
+  EXPECT_NE(own.text.find("inputs: conversion (seed 1): A +-m*2^e, m in [1, 1], e = -1; nonzero only at k with "
+                          "(k - o) mod 32 < 16 (blocks of 16 every 32, o per row from the seed; zero elsewhere): at "
+                          "most 8192 of 16384 terms per sum"),
+            std::string::npos)
+      << own.text;
+  EXPECT_EQ(own.text.find("exact inputs impossible"), std::string::npos) << own.text;
 }
 
 TEST_F(DefaultCheckTest, F4RoundTowardZeroF16EpilogueOfABetaGemmFails) {
