@@ -692,7 +692,9 @@ for cmd in compile verify run; do
   expect_error "the gemm's configuration is \`tile 64x64x256 waves 1x1 mfma f32_32x32x8_f16 double_buffer off\`" $cmd "${args[@]}"
   grep -qF "$rp5_cfg" stderr.txt || fail "$cmd rp5: $(cat stderr.txt)"
 done
-printf 'kernel ex6\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[64, 4096] strides [4096, 1] readonly\narg B : f16[64, 4096] strides [4096, 1] readonly\narg C : bf16[64, 64] strides [64, 1] writeonly\n  gemm C = A.mk * B.nk\nend\n' > ex6.kir
+# (A and B broadcast along K, stride 0: no K window makes most of a sum's
+# terms zero, fresh-user review 13 F4, so exact inputs stay impossible.)
+printf 'kernel ex6\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[64, 4096] strides [1, 0] readonly\narg B : f16[64, 4096] strides [1, 0] readonly\narg C : bf16[64, 64] strides [64, 1] writeonly\n  gemm C = A.mk * B.nk\nend\n' > ex6.kir
 expect_error "exact inputs are impossible for kernel 'ex6': ex6.kir:8:3: 'gemm C = A.mk * B.nk': " run ex6.kir --device=emu --inputs=exact
 grep -qF "%out" stderr.txt && fail "exact mode names a promoted value: $(cat stderr.txt)"
 

@@ -1201,6 +1201,13 @@ double Richness(const ExactFormat& f) {
 
 }  // namespace
 
+KWindowLayout KWindowLayoutOf(const Arg& a) {
+  if (a.kind != Arg::Kind::kBuffer || a.shape.size() != 2 || a.strides.size() != 2) return KWindowLayout::kNone;
+  if (a.strides[1] >= 1 && a.strides[0] >= a.strides[1] * a.shape[1]) return KWindowLayout::kRows;
+  if (a.strides[0] >= 1 && a.strides[1] >= a.strides[0] * a.shape[0]) return KWindowLayout::kColumns;
+  return KWindowLayout::kNone;
+}
+
 int64_t KWindowTerms(const ExactFormat& f) {
   if (f.k_window <= 0 || f.k_period <= 0 || f.k_block <= 0) return f.k_len;
   return std::min(f.k_len, (f.k_len + f.k_period - 1) / f.k_period * std::min(f.k_block, f.k_period));
@@ -1404,24 +1411,26 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
 constexpr int64_t kMinKWindow = 64;
 constexpr int64_t kKWindowBlock = 16;
 
-// Inputs for `k` whose gemm op `gemm` has a K window on A (ExactFormat::
-// k_window): the largest count n (a power of two below K, at least
+// Inputs for `k` whose gemm op `gemm` has a K window on A (on B when A's
+// layout allows none: KWindowLayoutOf; ExactFormat::k_window): the largest count n (a power of two below K, at least
 // kMinKWindow and the K of one MFMA instruction) for which Plan finds inputs, in blocks of min(n, 16) every
-// ceil(K / (n / block)) K indices (then at most n per row). !exact when A
-// is not a 2-D float buffer with a dense row- or column-major layout, or
-// no n fits.
+// ceil(K / (n / block)) K indices (then at most n per row). !exact when
+// neither operand's layout allows a window, or no n fits.
 ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
                       int two_scale_bits) {
   ExactPlan none;
   const GemmOp& g = gemm.gemm;
+  // A, else B when A's layout has none (KWindowLayoutOf).
   const Arg* a = k.FindArg(g.a);
-  if (a == nullptr || a->kind != Arg::Kind::kBuffer || a->elem == ElemType::kI32 || a->shape.size() != 2 ||
-      a->strides.size() != 2 ||
-      !((a->strides[1] == 1 && a->strides[0] >= a->shape[1]) || (a->strides[0] == 1 && a->strides[1] >= a->shape[0])))
-    return none;
   KWindow w;
   w.arg = g.a;
   w.dim = g.a_km ? 0 : 1;
+  if (a == nullptr || KWindowLayoutOf(*a) == KWindowLayout::kNone) {
+    a = k.FindArg(g.b);
+    w.arg = g.b;
+    w.dim = g.b_kn ? 0 : 1;
+  }
+  if (a == nullptr || a->elem == ElemType::kI32 || KWindowLayoutOf(*a) == KWindowLayout::kNone) return none;
   w.len = a->shape[w.dim];
   // At least one MFMA instruction's K: the named MFMA's, else the largest
   // of the MFMAs that take A's type (the promotion chooses among them).

@@ -136,6 +136,15 @@ struct ExactFormat {
 // * k_block, at most k_len; k_len when `f` has no window.
 int64_t KWindowTerms(const ExactFormat& f);
 
+// How a 2-D buffer's elements lie in memory, for a K window: kRows when
+// strides[1] >= 1 and strides[0] >= strides[1] * shape[1] (row-major, rows
+// and elements possibly padded: element [i0, i1] at i0 * strides[0] + i1 *
+// strides[1], no two elements at one place), kColumns the same with the
+// dimensions swapped, else kNone (a broadcast, stride-0 or overlapping
+// layout: a K window cannot zero some K indices of a row and keep others).
+enum class KWindowLayout { kNone, kRows, kColumns };
+KWindowLayout KWindowLayoutOf(const Arg& a);
+
 // A narrowing conversion as a conversion pass's inputs reach it
 // (ExactPlan::conversions).
 struct ConversionNote {

@@ -1561,5 +1561,32 @@ TEST(InputsTest, KWindowInputsAreZeroOutsideTheirBlocks) {
   }
 }
 
+// A padded A (every other byte an element) gets its window along its
+// elements; an A broadcast along K (stride 0: one element per row) cannot
+// have one, so B gets it (the sums have as many nonzero terms either way).
+TEST(InputsTest, KWindowOnAPaddedAOrOnB) {
+  const std::string dense = kwindow::DeepBf16();
+  const std::string padded = absl::StrReplaceAll(dense, {{"strides [16384, 1] readonly\narg B", "strides [32768, 2] readonly\narg B"}});
+  ASSERT_NE(padded, dense);
+  const std::string broadcast = absl::StrReplaceAll(dense, {{"strides [16384, 1] readonly\narg B", "strides [1, 0] readonly\narg B"}});
+  ASSERT_NE(broadcast, dense);
+  for (bool on_b : {false, true}) {
+    const Kernel k = Parse(on_b ? broadcast : padded);
+    const ExactPlan plan = PlanConversionInputs(k);
+    ASSERT_TRUE(plan.exact) << plan.blocker;
+    EXPECT_EQ(plan.formats.at(on_b ? "B" : "A").k_window, 8192);
+    EXPECT_EQ(plan.formats.at(on_b ? "A" : "B").k_window, 0);
+    KernelData d = MakeConversionInputs(k, plan, 1);
+    const uint8_t* x = d.buffers[on_b ? "B" : "A"].data();
+    for (int64_t m = 0; m < 16; ++m) {
+      int64_t nonzero = 0;
+      for (int64_t kk = 0; kk < 16384; ++kk)
+        nonzero += ElementValue(on_b ? ElemType::kF8E5M2 : ElemType::kF8E4M3FN,
+                                x + (on_b ? m * 16384 + kk : m * 32768 + 2 * kk)) != 0;
+      EXPECT_EQ(nonzero, 8192) << on_b << " row " << m;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kir

@@ -364,27 +364,29 @@ PagedBytes WithSaturationValues(const Arg& a, const ExactFormat& f, uint64_t see
 }
 
 // `regular` (a's elements) zero outside a's K window (ExactFormat::
-// k_window): element [i0, i1] (row-major or column-major, rows or columns
-// padded or not) keeps its value when (i_k - o) mod k_period < k_block, i_k
-// its index along k_dim and o = value i_o of the window's stream mod
-// k_period (i_o its index along the other dimension); else +0 (bits 0 in
-// every float type). Every element is zero when the layout is another (the
+// k_window): element [i0, i1] (KWindowLayoutOf: rows or columns, padded
+// or not) keeps its value when (i_k - o) mod k_period < k_block, i_k its
+// index along k_dim and o = value i_o of the window's stream mod k_period
+// (i_o its index along the other dimension); else +0 (bits 0 in every
+// float type). Every element is zero when the layout has no window (the
 // window's bound then holds too). Lazy, as `regular`.
 PagedBytes WithKWindow(const Arg& a, const ExactFormat& f, uint64_t seed, PagedBytes regular) {
   const uint64_t s0 = Hash(a.name, seed) ^ 0x6b77696e646f77ull;  // "kwindow"
   const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
-  const bool two_d = a.shape.size() == 2 && a.strides.size() == 2;
-  const bool rows = two_d && a.strides[1] == 1 && a.strides[0] >= a.shape[1];     // [i0 * s0 + i1]
-  const bool columns = two_d && !rows && a.strides[0] == 1 && a.strides[1] >= a.shape[0];  // [i0 + i1 * s1]
-  const int64_t outer = !two_d ? 1 : rows ? a.strides[0] : a.strides[1];
-  const int64_t inner_extent = !two_d ? 0 : rows ? a.shape[1] : a.shape[0];
+  const KWindowLayout layout = KWindowLayoutOf(a);
+  const bool rows = layout == KWindowLayout::kRows;
+  // The outer dimension's stride, the inner one's and its extent.
+  const int64_t outer = layout == KWindowLayout::kNone ? 1 : rows ? a.strides[0] : a.strides[1];
+  const int64_t step = layout == KWindowLayout::kNone ? 1 : rows ? a.strides[1] : a.strides[0];
+  const int64_t inner_extent = layout == KWindowLayout::kNone ? 0 : rows ? a.shape[1] : a.shape[0];
   const int k_dim = f.k_dim;
   const int64_t period = std::max<int64_t>(f.k_period, 1), block = f.k_block;
   // Whether memory element i lies in the window (or is padding, kept).
   auto keep = [=](uint64_t i) {
-    if (!rows && !columns) return false;
-    const int64_t hi = static_cast<int64_t>(i) / outer, lo = static_cast<int64_t>(i) % outer;
-    if (lo >= inner_extent) return true;  // padding: no element
+    if (layout == KWindowLayout::kNone) return false;
+    const int64_t hi = static_cast<int64_t>(i) / outer, r = static_cast<int64_t>(i) % outer;
+    if (r % step != 0 || r / step >= inner_extent) return true;  // padding: no element
+    const int64_t lo = r / step;
     const int64_t i0 = rows ? hi : lo, i1 = rows ? lo : hi;
     const int64_t ik = k_dim == 0 ? i0 : i1, io = k_dim == 0 ? i1 : i0;
     uint64_t st = StateAt(s0, static_cast<uint64_t>(io));
