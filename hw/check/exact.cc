@@ -755,9 +755,9 @@ class Analysis {
     acc.t = ElemType::kF32;
     Round(acc, 2.0 * u * kk, u * kk);
     Oblige(acc, ElemType::kF32, op,
-           absl::StrCat("the sum of ", kk, " products",
-                        terms < kk ? absl::StrCat(", at most ", terms, " of them nonzero (a K window),") : "",
-                        " (in any order)"),
+           absl::StrCat("the sum of ", kk, " products (",
+                        terms < kk ? absl::StrCat("at most ", terms, " of them nonzero: a K window; ") : "",
+                        "in any order)"),
            obl);
     AbsVal r = acc;
     if (!factors.empty()) {
