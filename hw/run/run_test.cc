@@ -1185,6 +1185,42 @@ end
       << r->text;
 }
 
+// Fresh-user review 13 F1: an fp8 gemm with K = 200 and a bf16 C. Its
+// promoted kernel's K loop runs ceil(200 / BK) * BK = 256 products whose
+// last 56 are guarded zeros, which the promoted kernel's analysis counts as
+// products (sums up to 256 * 0.25 = 64: 9 bits, more than bf16's 8). The
+// tile-level gemm's analysis sees K = 200 (A = B = +-0.5: sums up to 50, plus
+// C: 8 bits), so the run gets exact inputs, and its conversion lines name
+// the gemm's position once.
+TEST_F(RunReportTest, PromotedGemmUsesTheTileLevelPlan) {
+  Kernel g = MustParse(R"(kernel f8plusC
+target gfx942
+workgroup auto
+grid auto
+arg A : f8e5m2fnuz[100, 200] strides [200, 1] readonly
+arg B : f8e5m2fnuz[200, 72] strides [72, 1] readonly
+arg C : bf16[100, 72] strides [72, 1] readwrite
+  gemm C = A.mk * B.kn + C
+end
+)");
+  absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
+  ASSERT_TRUE(t.ok());
+  absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t, "t.kir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  // The promoted kernel alone: no exact plan (what the fix works around).
+  EXPECT_FALSE(PlanExactInputs(*p).exact);
+  EXPECT_TRUE(PlanExactInputs(g).exact);
+  RunOptions o;
+  o.gemm_source = &g;
+  absl::StatusOr<RunReport> r = Run(*p, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  ASSERT_FALSE(r->passes.empty());
+  EXPECT_NE(r->text.find("inputs: exact (seed 1)"), std::string::npos) << r->text;
+  EXPECT_EQ(r->text.find("exact inputs impossible"), std::string::npos) << r->text;
+  EXPECT_EQ(r->text.find("8:3, 8:3"), std::string::npos) << r->text;
+}
+
 }  // namespace
 }  // namespace kir
 
