@@ -147,6 +147,8 @@ Outcome CheckKernel(absl::string_view text, absl::string_view filename, const st
       ro.seed = opts.input_seed;
       ro.llvm_bin = opts.llvm_bin;
       ro.inputs = InputMode::kAuto;
+      // As `kirc run` does: the tile-level gemm's plans and messages.
+      if (HasGemm(*k)) ro.gemm_source = &*k;
       ro.max_reference_wave_ops = opts.max_instructions;
       const std::string processor(TargetProcessor(id));
       const bool cross = opts.cross_check != nullptr && Want(opts, "cross-check") &&
