@@ -458,10 +458,16 @@ bool Parser::TypeError(const char* at, const std::string& word) {
   std::string w = Snippet(word.data(), word.data() + word.size());
   std::optional<ElemType> e =
       x != std::string::npos ? ParseElemType(std::string_view(word).substr(0, x)) : std::nullopt;
+  // Only fp8 vectors reach 32 elements: a 32-wide f32/f16/bf16 type is most
+  // likely a cvt of an fp8x32 value (fresh-user review 13 F9).
   if (e)
     return Fail(at, absl::StrCat("invalid vector width in type '", w,
                                  IsFp8(*e) ? "' (widths are 2, 4, 8, 16 and 32)"
-                                           : "' (widths are 2, 4, 8 and 16)"));
+                                 : word.substr(x + 1) == "32"
+                                     ? "' (widths are 2, 4, 8 and 16; only fp8 vectors have 32 elements: "
+                                       "convert a 32-wide fp8 value as two halves, `slice %a, 0` and `slice %a, "
+                                       "16` to x16, and `concat` two 16-wide cvt results into an fp8x32)"
+                                     : "' (widths are 2, 4, 8 and 16)"));
   return Fail(at, absl::StrCat("unknown type '", w, "'"));
 }
 
