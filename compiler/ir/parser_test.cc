@@ -720,7 +720,9 @@ TEST(ParserTest, Errors) {
        "e.kir:4:13: error: shape extent must not be negative, found -2"},
       {h + "arg A f16[4] strides [1] readonly\nend\n",
        "e.kir:4:7: error: expected ':' after argument name, found 'f16'"},
-      {h + "arg A : f64[4] strides [1] readonly\nend\n", "e.kir:4:9: error: unknown type 'f64'"},
+      {h + "arg A : f64[4] strides [1] readonly\nend\n",
+       "e.kir:4:9: error: unknown type 'f64' (element types: f32, f16, bf16, i32, and the fp8 types f8e4m3fnuz and f8e5m2fnuz "
+       "(gfx942), f8e4m3fn and f8e5m2 (gfx950))"},
       {h + "arg A : f16x4[4] strides [1] readonly\nend\n",
        "e.kir:4:9: error: expected an element type (f16, bf16, f32 or i32), found 'f16x4'"},
       {h + "arg s : f16\nend\n",
@@ -740,7 +742,11 @@ TEST(ParserTest, Errors) {
        "e.kir:4:15: error: invalid vector width in type 'f32x32' (widths are 2, 4, 8 and 16; only fp8 vectors "
        "have 32 elements: convert a 32-wide fp8 value as two halves, `slice %a, 0` and `slice %a, 16` to x16, and "
        "`concat` two 16-wide cvt results into an fp8x32)"},
-      {h + "%a = zero f8\nend\n", "e.kir:4:11: error: unknown type 'f8'"},
+      {h + "%a = zero f8\nend\n",
+       "e.kir:4:11: error: unknown type 'f8' (element types: f32, f16, bf16, i32, and the fp8 types f8e4m3fnuz and f8e5m2fnuz "
+       "(gfx942), f8e4m3fn and f8e5m2 (gfx950))"},
+      {h + "%a = zero f8E4M3FNx4\nend\n",
+       "e.kir:4:11: error: unknown type 'f8E4M3FNx4': KIR spells it 'f8e4m3fn'"},
       {h + "%a = load A[0] f32\nend\n",
        "e.kir:4:16: error: expected ':' before the loaded type, found 'f32'"},
       {h + "%a = load A[0] along x : f32\nend\n",
