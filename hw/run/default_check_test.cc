@@ -16,6 +16,7 @@
 // Review 7 F1, F5, F6 (the conversion pass): a bf16 conversion whose ties
 // round down, a round-toward-zero f16 conversion of a K = 512 loop, an fp8
 // conversion without its NaN select, alone and beside an MFMA.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <cstring>
@@ -33,6 +34,7 @@
 #include "compiler/reference/interpreter.h"
 #include "hw/check/compare.h"
 #include "hw/check/inputs.h"
+#include "hw/check/npy.h"
 #include "hw/check/test_kernels.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/code_object_test_base.h"
@@ -941,6 +943,89 @@ TEST_F(DefaultCheckTest, Review10F3TiesTowardZeroF16StepOfAnMfmaChain) {
       << r.text;
 }
 
+// Fresh-user review 12 F5: O = cvt(cvt(alpha * acc : MID) : LAST) after a
+// K = 64 loop of f16 MFMAs (the review's ch.kir, chb.kir).
+std::string TwoStepChainKernel(const std::string& target, const std::string& mid, const std::string& last) {
+  return absl::StrCat("kernel ch\ntarget ", target, R"(
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : )", last, R"([16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %h = cvt %s : )", mid, R"(x4
+  %q = cvt %h : )", last, R"(x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+}
+
+// Fresh-user review 12 F5: a middle step whose ties go away from zero (the
+// classic add half an ulp and truncate) passed seeds 3, 6 and 9 of 1 to 10
+// in both chains: it differs from nearest-even only at ties whose even
+// neighbour lies toward zero, half an ulp above an fp8 midpoint whose tie
+// goes down, and the level-1 pass's low terms were negative 3 in 4. Now
+// half of them are positive (exact.cc LongSumTwoScale). The mutants, per
+// element, as the review's ch_rna.s and chb_rna.s, and the same with the
+// ties toward zero:
+// - f16 (gfx950: v_cvt_pk_f16_f32 of each pair): the f32 bits plus 0x1000
+//   (half an f16 ulp: f32 has 13 more fraction bits) or 0xfff, the low 13
+//   bits cleared; the conversion of that f16 value is then exact.
+// - bf16 (gfx942: kirc's integer RNE, bits + 0x7fff + bit 16, the high
+//   half): the parity term (v_bfe_u32 of bit 16) zeroed and 0x8000 added
+//   (ties away) or 0x7fff kept (ties toward zero).
+// Each fails seeds 1 to 10 in the level-1 conversion pass; kirc's code
+// passes.
+TEST_F(DefaultCheckTest, Review12F5TiesAwayMiddleStepOfAnMfmaChainFails) {
+  const Compiled f16 = CompileText(TwoStepChainKernel("gfx950", "f16", "f8e4m3fn"));
+  auto half_ulp = [](const char* bias) {
+    return absl::StrCat("v_add_u32 $2, ", bias, ", $2\n  v_and_b32 $2, 0xffffe000, $2\n  v_add_u32 $3, ", bias,
+                        ", $3\n  v_and_b32 $3, 0xffffe000, $3\n  $1");
+  };
+  constexpr char kPkF16[] = R"((v_cvt_pk_f16_f32 v\d+, (v\d+), (v\d+)))";
+  const Compiled bf16 = CompileText(TwoStepChainKernel("gfx942", "bf16", "f8e4m3fnuz"));
+  const std::regex parity(R"(v_bfe_u32 (v\d+), v\d+, 16, 1)"), bias(R"(s_mov_b32 (s\d+), 0x7fff\b)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(bf16.assembly.begin(), bf16.assembly.end(), parity),
+                          std::sregex_iterator()),
+            4)
+      << bf16.assembly;
+  ASSERT_TRUE(std::regex_search(bf16.assembly, bias)) << bf16.assembly;
+  const std::string no_parity = std::regex_replace(bf16.assembly, parity, "v_mov_b32 $1, 0");
+  const struct {
+    const Compiled* c;
+    std::vector<std::string> mutants;
+  } cases[] = {
+      {&f16,
+       {Mutant(f16, kPkF16, half_ulp("0x1000"), 2, "ch_rna.hsaco"),
+        Mutant(f16, kPkF16, half_ulp("0xfff"), 2, "ch_rnz.hsaco")}},
+      {&bf16,
+       {Write(bf16, std::regex_replace(no_parity, bias, "s_mov_b32 $1, 0x8000"), "chb_rna.hsaco"),
+        Write(bf16, no_parity, "chb_rnz.hsaco")}},
+  };
+  for (const auto& cs : cases) {
+    const std::string own = Write(*cs.c, cs.c->assembly, "own.hsaco");
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      RunReport r = Run(*cs.c, own, seed);
+      EXPECT_TRUE(r.ok) << cs.c->mcpu << " kirc's code, seed " << seed << "\n" << r.text;
+      for (const std::string& m : cs.mutants) {
+        std::string text;
+        EXPECT_FALSE(Passes(*cs.c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
+        EXPECT_NE(text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
+                  std::string::npos)
+            << m << ", seed " << seed << "\n" << text;
+      }
+    }
+  }
+}
+
 TEST_F(DefaultCheckTest, Review8F8RoundTowardZeroF16BeforeF16Add) {
   for (bool mfma : {false, true}) {
     const Compiled k = CompileText(F16AddKernel(mfma));
@@ -1158,6 +1243,60 @@ TEST_F(DefaultCheckTest, DumpKeepsBothSaturationPasses) {
   EXPECT_NE(read("O.saturation.in.npy"), "");
   EXPECT_NE(read("O.saturation-neg.out.npy"), "");
   EXPECT_NE(read("O.subnormal.ref.npy"), "");
+  // One conversion pass: its files keep the plain mode name.
+  EXPECT_NE(read("O.conversion.out.npy"), "");
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dump, "/O.conversion-1.out.npy")));
+}
+
+// --dump of a chain's conversion passes (fresh-user review 12 F9, F5): both
+// levels wrote KERNEL.conversion.* and NAME.conversion.*, so the level-1
+// pass's inputs (the two-scale forms that check the first rounding) were
+// overwritten by level 2's; now NAME.conversion-1.* and NAME.conversion-2.*.
+// k3's level-1 B is +-1/2 or, at every 61st element, +-2^-8 or +-2^-9
+// (exact.cc LongSumTwoScale); level 2 sizes the values for the fp8
+// conversion, p + 5 = 9 bits (A +-2^-1 and B +-m * 2^-2, m <= 3: 64
+// products of at most 3/8 in steps of 2^-3, 192 steps, 8 bits; m <= 7
+// would need 9.6), so none of B's elements lies below 2^-2: the low scale
+// shows in the first file only.
+TEST_F(DefaultCheckTest, DumpKeepsEachConversionLevel) {
+  const Compiled c = CompileText(ChainKernel(true));
+  const std::string dump = dir_->File("dumpc");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "k3d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_NE(r->text.find("chain level 2 of 2"), std::string::npos) << r->text;
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dump, "/B.conversion.in.npy")));
+  for (const char* f : {"k3.conversion-1.scalars.json", "k3.conversion-2.scalars.json", "Q.conversion-1.out.npy",
+                        "Q.conversion-2.ref.npy"})
+    EXPECT_TRUE(std::filesystem::exists(absl::StrCat(dump, "/", f))) << f;
+  const Arg* b = c.k.FindArg("B");
+  ASSERT_NE(b, nullptr);
+  // The smallest nonzero |element| of B in a level's file.
+  auto smallest = [&](const std::string& f) {
+    absl::StatusOr<std::string> bytes = ReadFileBytes(absl::StrCat(dump, "/", f));
+    EXPECT_TRUE(bytes.ok()) << f << ": " << bytes.status();
+    if (!bytes.ok()) return 0.0;
+    absl::StatusOr<std::vector<uint8_t>> e = ReadNpyElements(*b, *bytes);
+    EXPECT_TRUE(e.ok()) << f << ": " << e.status();
+    double m = 1e9;
+    for (size_t i = 0; e.ok() && i + 1 < e->size(); i += 2) {
+      uint16_t h = 0;
+      std::memcpy(&h, e->data() + i, 2);
+      const double x = std::fabs(F16BitsToF32(h));
+      if (x > 0) m = std::min(m, x);
+    }
+    return m;
+  };
+  const double low1 = smallest("B.conversion-1.in.npy"), low2 = smallest("B.conversion-2.in.npy");
+  EXPECT_TRUE(low1 == std::ldexp(1.0, -8) || low1 == std::ldexp(1.0, -9)) << low1;
+  EXPECT_GE(low2, 0.25) << low2;
 }
 
 }  // namespace

@@ -645,12 +645,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     ExactPlan sat;                    // kSaturation, kSubnormal: its plan
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
     std::string suffix;               // after the mode's name: "saturation (-max)"
-    std::string dump_tag;             // --dump file names: "saturation-neg." (else the mode's name)
+    std::string dump_tag;             // --dump file names: "saturation-neg.", "conversion-2." (else the mode's name)
   };
   std::vector<PassSpec> passes;
   auto add = [&](InputMode m) { passes.push_back(PassSpec{m}); };
   auto add_conversion_passes = [&] {
-    for (const ExactPlan& c : conv_plans) passes.push_back(PassSpec{InputMode::kConversion, &c});
+    for (const ExactPlan& c : conv_plans) {
+      passes.push_back(PassSpec{InputMode::kConversion, &c});
+      // A chain's levels each to their own --dump files (fresh-user review
+      // 12 F9: they shared "conversion.", the last level's files remained).
+      if (conv_plans.size() > 1) passes.back().dump_tag = absl::StrCat("conversion-", c.level, ".");
+    }
   };
   if (user) {
     // The values not given are generated as the mode says (auto: random).
