@@ -263,7 +263,11 @@ Options for run (and --mcpu, --llvm-bin as above):
                     DIR/NAME.{in,out,ref}.npy (and NAME.cross.npy, the
                     second device's output, with --device=A,B), and the
                     scalar arguments as DIR/KERNEL.scalars.json (--input
-                    reads NAME.in.npy back)
+                    reads NAME.in.npy back), for the first pass; a later
+                    pass to NAME.MODE.*.npy and KERNEL.MODE.scalars.json,
+                    MODE its name (conversion, saturation, saturation-neg,
+                    subnormal, random, adversarial; a chain's conversion
+                    passes conversion-1, conversion-2, ... by level)
   --dump-buffers=A,B  with --dump: write the .npy files of these buffers
                     only (each holds the whole array, streamed from the
                     sparse buffer; an unknown name is an error listing the

@@ -1254,10 +1254,11 @@ TEST_F(DefaultCheckTest, DumpKeepsBothSaturationPasses) {
 // overwritten by level 2's; now NAME.conversion-1.* and NAME.conversion-2.*.
 // k3's level-1 B is +-1/2 or, at every 61st element, +-2^-8 or +-2^-9
 // (exact.cc LongSumTwoScale); level 2 sizes the values for the fp8
-// conversion, p + 5 = 9 bits (A +-2^-1 and B +-m * 2^-2, m <= 3: 64
-// products of at most 3/8 in steps of 2^-3, 192 steps, 8 bits; m <= 7
-// would need 9.6), so none of B's elements lies below 2^-2: the low scale
-// shows in the first file only.
+// conversion, p + 5 = 9 bits (A and B narrowed in turn until the sum fits:
+// with both +-m * 2^-2, m <= 3, 64 products reach 3 * 3 * 64 = 576 steps
+// of 2^-4, beyond 2^9; A +-2^-1 and B +-m * 2^-2 reach 192 steps of 2^-3),
+// so none of B's elements lies below 2^-2: the low scale shows in the first
+// file only.
 TEST_F(DefaultCheckTest, DumpKeepsEachConversionLevel) {
   const Compiled c = CompileText(ChainKernel(true));
   const std::string dump = dir_->File("dumpc");
