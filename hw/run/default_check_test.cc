@@ -901,8 +901,8 @@ TEST_F(DefaultCheckTest, Review8F2RoundTowardZeroF16StepOfAChain) {
   // report says which pass leaves which conversion exact.
   RunReport r = Run(k3, MutantAt(k3, kCvtF16, kRtzF16, 0, "k3_rtz0.hsaco"), 1);
   EXPECT_NE(r.text.find("inputs: conversion (seed 1, chain level 1 of 2): "), std::string::npos) << r.text;
-  // (Review 10 F3's long-sum forms: A +-2^-1, B +-2^-1 or one in 64
-  // +-2^-8 or +-2^-9: 64 products of at most 2^-2 in steps of 2^-10, 16 *
+  // (Review 10 F3's long-sum forms: A +-2^-1, B +-2^-1 or, every 61st
+  // element, +-2^-8 or +-2^-9: 64 products of at most 2^-2 in steps of 2^-10, 16 *
   // 2^10 = 2^14.)
   EXPECT_NE(r.text.find("it may round 15:3: '%h = cvt %acc : f16x4' (to f16, operands of up to 14 significand bits, "
                         "3 beyond f16's"),
