@@ -300,9 +300,10 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 // conversion. ExactPlan::conversions says which conversions each pass may
 // round. Pass 1 of a chain takes two-scale forms where they fit
 // (ExactFormat::two_scale); before a long sum (an MFMA K loop) every factor
-// is then +-2^e and about one term per sum low, so that many values before
-// the chain are exact ties of its first conversion half an ulp below a
-// midpoint of its last (fresh-user review 10 F3; exact.cc LongSumTwoScale).
+// is then +-2^e and one term per sum low (ExactFormat::low_period),
+// alternately negative, so that many values before the chain are exact
+// ties of its first conversion half an ulp below or above a midpoint of its
+// last (fresh-user reviews 10 F3, 12 F5; exact.cc LongSumTwoScale).
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k);
 
 // The narrowing conversions none of `passes` rounds (ConversionNote::rounds
