@@ -317,8 +317,9 @@ class Analysis {
   // `conversion`): a narrowing conversion's operand need only be exact in
   // f32 and may lie beyond the target's max (WithSaturationSpecials).
   Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine,
-           bool conversion = false, int cap_level = 1, bool saturation = false)
+           bool conversion = false, int cap_level = 1, bool saturation = false, int saturation_bits = 24)
       : k_(k), formats_(formats), conversion_(conversion), cap_level_(cap_level), saturation_(saturation),
+        saturation_bits_(saturation_bits),
         affine_(affine) {
     scope_.kernel = &k;
   }
@@ -404,7 +405,7 @@ class Analysis {
     obl.back().conversion_level = level;
     obl.back().computed = MayDiffer(v);
     if (saturation_) {
-      SaturatingConversion(v, t, obl.back());
+      SaturatingConversion(v, t, obl.back(), saturation_bits_);
       return;
     }
     if (level == cap_level_) obl.back().extra_bits = kConversionExtraBits;
@@ -434,10 +435,12 @@ class Analysis {
   // the result at most t's max, or an infinity where t has them (f16,
   // bf16, f8e5m2: a finite value beyond max rounds to inf there, or in
   // f8e5m2 saturates; an inf operand stays inf).
-  static void SaturatingConversion(AbsVal& v, ElemType t, Obligation& o) {
+  // `bits`: the operand's significand bits at most (24; fewer for
+  // PlanSaturationBase's first tries).
+  static void SaturatingConversion(AbsVal& v, ElemType t, Obligation& o, int bits) {
     const FloatType ft = FloatInfo(t);
     o.saturates = true;
-    o.extra_bits = FloatInfo(ElemType::kF32).p - ft.p;
+    o.extra_bits = std::max(1, std::min(bits, FloatInfo(ElemType::kF32).p) - ft.p);
     const Lin up = Scale(v.mag, 1 + std::ldexp(1.0, 1 - ft.p));
     if (!up.IsConst() || up.c0 > ft.max_finite) {
       const Fp8Format* f8 = Fp8FormatOf(t);
@@ -1042,6 +1045,7 @@ class Analysis {
   int cap_level_ = 1;
   int max_level_ = 0;
   bool saturation_ = false;
+  int saturation_bits_ = 24;
   std::vector<Failure> structural_;
   std::vector<Obligation> top_;
   Mem mem_;
@@ -1272,8 +1276,10 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
 // PlanExactInputs (conversion = false) and PlanConversionInputs (the
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
 // highest chain level of a narrowing conversion.
+// `saturation` (with `conversion`): every narrowing conversion's operand need
+// only be exact in f32 and may lie beyond its target's max (PlanSaturationBase).
 ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
-               int two_scale_gap = 0, int two_scale_bits = 0) {
+               int two_scale_gap = 0, int two_scale_bits = 0, bool saturation = false, int saturation_bits = 24) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1293,7 +1299,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
     for (const Arg& a : k.args) {
       formats[a.name] = levels[a.name][cur[a.name]];
     }
-    Analysis an(k, &formats, &affine, conversion, cap_level);
+    Analysis an(k, &formats, &affine, conversion, cap_level, saturation, saturation_bits);
     an.Run();
     if (chain_levels != nullptr) *chain_levels = an.max_conversion_level();
     if (!an.structural().empty()) {
@@ -1510,6 +1516,24 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
     if (p.exact) passes.push_back(std::move(p));
   }
   return passes;
+}
+
+ExactPlan PlanSaturationBase(const Kernel& k) {
+  if (!HasNarrowingConversion(k)) {
+    ExactPlan plan;
+    plan.blocker = "the kernel has no narrowing conversion (a cvt to f16, bf16 or fp8, or a gemm with such a C)";
+    return plan;
+  }
+  // The fewest bits that fit first (12, 16, 20, then f32's 24): the
+  // saturation pass scales these values up to the target's max, and a term
+  // it does not scale (`alpha * acc + O`: O) keeps its lowest bit, so the
+  // scaled sum needs more bits than these inputs give it.
+  ExactPlan plan;
+  for (int bits : {12, 16, 20, 24}) {
+    plan = Plan(k, /*conversion=*/true, /*cap_level=*/1, nullptr, 0, 0, /*saturation=*/true, bits);
+    if (plan.exact) break;
+  }
+  return WithSaturationSpecials(k, std::move(plan));
 }
 
 std::vector<std::string> UnroundedConversions(const std::vector<ExactPlan>& passes) {

@@ -294,6 +294,22 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 // midpoint of its last (fresh-user review 10 F3; exact.cc LongSumTwoScale).
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k);
 
+// The inputs the saturation and subnormal passes scale when no conversion
+// pass exists (PlanConversionPasses empty: an fp8 output after a deep MFMA
+// K loop needs more than p + kConversionExtraBits bits before its
+// conversion; fresh-user review 13 F3): chosen as PlanConversionInputs
+// chooses them (every mfma or gemm sum, fma product and loop-carried sum
+// exact in its type, other adds and muls within range), but with the
+// saturation rule for every narrowing conversion (WithSaturationSpecials:
+// its operand exact in f32 and allowed beyond the target's max), with at
+// most 12 significand bits before each conversion where that fits, else 16,
+// 20, then f32's 24 (headroom for SaturationPlan's scale when a term it does
+// not scale keeps its lowest bit), then WithSaturationSpecials. Its stored values
+// size SaturationPlan's scale (`kirc run` runs the reference on them, not
+// the device). !exact (with the blocker, "12:5: 'OP': why") when no such
+// inputs exist or `k` has no narrowing conversion.
+ExactPlan PlanSaturationBase(const Kernel& k);
+
 // The narrowing conversions none of `passes` rounds (ConversionNote::rounds
 // false in every pass that lists them), "12:5: '%h = cvt %s : f16x4'":
 // their rounding is unchecked by the conversion passes, so `kirc run`'s auto
