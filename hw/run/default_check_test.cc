@@ -171,6 +171,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.code_object_path = code_object;
     o.seed = seed;
     o.threads = 1;
+    o.workgroups = workgroups_;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : RunReport{};
@@ -187,10 +188,13 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.code_object_path = code_object;
     o.seed = seed;
     o.threads = 1;
+    o.workgroups = workgroups_;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     *text = r.ok() ? r->text : std::string(r.status().message());
     return r.ok() && r->ok;
   }
+  // The workgroups Run and Passes run (--workgroups; default: all).
+  WorkgroupRange workgroups_;
   // Seeds 1 to `last_seed` (3: the default run's): kirc's code passes,
   // every mutant fails.
   void Expect(const Compiled& c, const std::vector<std::string>& mutants, uint64_t last_seed = 3) {
@@ -1128,6 +1132,163 @@ TEST_F(DefaultCheckTest, Review10F6Fp8SubnormalsFlushedToZeroFails) {
   ASSERT_EQ(r.passes.size(), 5u) << r.text;
   EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
   EXPECT_NE(r.text.find("f8e4m3fnuz's subnormals lie in [0.000976562, 0.0078125)"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 13 F3: an f8e5m2 output after a K = 512 MFMA loop
+// (review 13 q2.kir on one workgroup): the conversion pass allows p + 5 = 8
+// bits before the conversion and the sum needs 10, so no conversion pass
+// exists, and the saturation and subnormal passes, planned on its inputs,
+// were silently lost too: clamps at +-49152 (0x47400000) instead of
+// f8e5m2's +-57344 (0x47600000) passed every seed. Now they scale inputs of
+// their own (exact in f32 up to the conversion), sized by a reference-only
+// run.
+constexpr char kDeepKFp8[] = R"(# fp8 GEMM-like loop on gfx950 with fp8 output: O = fp8(alpha * A*B^T + cvt(O))  (in-place fp8 epilogue)
+kernel q2s
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fn[32, 512] strides [512, 1] readonly
+arg B : f8e5m2[32, 512] strides [512, 1] readonly
+arg O : f8e5m2[32, 32] strides [32, 1] readwrite
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 512 step 64 iter(%c = %z) {
+    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %b = load B[wg.y * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e5m2x32
+    %d = mfma f32_32x32x64_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %c0 = slice %s, 0 : f32x4
+  %c1 = slice %s, 4 : f32x4
+  %c2 = slice %s, 8 : f32x4
+  %c3 = slice %s, 12 : f32x4
+  %o0 = load O[wg.x * 32 + tid.x floordiv 32 * 4, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o1 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o2 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o3 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %f0 = cvt %o0 : f32x4
+  %f1 = cvt %o1 : f32x4
+  %f2 = cvt %o2 : f32x4
+  %f3 = cvt %o3 : f32x4
+  %e0 = add %c0, %f0
+  %e1 = add %c1, %f1
+  %e2 = add %c2, %f2
+  %e3 = add %c3, %f3
+  %q0 = cvt %e0 : f8e5m2x4
+  %q1 = cvt %e1 : f8e5m2x4
+  %q2 = cvt %e2 : f8e5m2x4
+  %q3 = cvt %e3 : f8e5m2x4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4, wg.y * 32 + tid.x mod 32] along 0, %q0
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, wg.y * 32 + tid.x mod 32] along 0, %q1
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, wg.y * 32 + tid.x mod 32] along 0, %q2
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, wg.y * 32 + tid.x mod 32] along 0, %q3
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F3SaturationWithoutAConversionPass) {
+  const Compiled c = CompileText(kDeepKFp8);
+  const std::string m = absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x47400000"}, {"0xc7600000", "0xc7400000"}});
+  ASSERT_NE(m, c.assembly);
+  Expect(c, {Write(c, m, "q2_clamp49152.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "q2.hsaco"), 1);
+  // Random (exact and conversion inputs impossible), then saturation
+  // (+max), (-max) and subnormal.
+  ASSERT_EQ(r.passes.size(), 4u) << r.text;
+  EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
+  EXPECT_EQ(r.passes[1].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSubnormal);
+  EXPECT_NE(r.text.find("\nsaturation base (seed 1; no conversion pass exists, "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the saturation base inputs with alpha times "),
+            std::string::npos)
+      << r.text;
+  // The median aimed within a factor of 2 of f8e5m2's max, 57344 (0x7b:
+  // 1.75 * 2^15).
+  const std::regex aim(R"(the median \|value\| the reference stored to f8e5m2 outputs, [0-9.e+-]+, times [0-9.e+-]+ is ([0-9.e+-]+); f8e5m2's max is 57344\))");
+  std::smatch mm;
+  ASSERT_TRUE(std::regex_search(r.text, mm, aim)) << r.text;
+  EXPECT_GE(std::stod(mm[1].str()), 57344.0 / 2) << r.text;
+  EXPECT_LE(std::stod(mm[1].str()), 57344.0 * 1.05) << r.text;
+  EXPECT_EQ(r.text.find(" not run: "), std::string::npos) << r.text;
+}
+
+// Review 13 F3, "nothing silent": --inputs=conversion's refusal says what
+// auto mode's saturation passes do instead.
+TEST_F(DefaultCheckTest, Review13F3ConversionRefusalNamesTheSaturationBase) {
+  const Compiled c = CompileText(kDeepKFp8);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.inputs = InputMode::kConversion;
+  o.threads = 1;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than the 8 the conversion pass allows (f8e5m2's 3 + 5)"),
+            std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("(auto mode still runs the saturation and subnormal passes, on inputs of their "
+                                      "own, exact in f32 up to each conversion)"),
+            std::string::npos)
+      << r.status();
+}
+
+// Fresh-user review 13 F2: with --workgroups=16:17,0:1 the band writes rows
+// 256..271 of O (f8e4m3fnuz[512, 256]: bytes 65536.., past the first 2^16
+// elements, where the median was looked for), so the saturation and
+// subnormal passes were dropped without a word and clamps at +-224
+// (0x43600000) instead of +-240 passed. The median now comes from the
+// elements the run stored, over the pages it wrote.
+constexpr char kBandFp8[] = R"(kernel satq
+target gfx942
+workgroup 64 1 1
+grid 32 16 1
+arg A : f8e4m3fnuz[512, 32] strides [32, 1] readonly
+arg B : f8e4m3fnuz[256, 32] strides [32, 1] readonly
+arg O : f8e4m3fnuz[512, 256] strides [256, 1] writeonly
+arg alpha : f32
+  %a = load A[wg.x * 16 + tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %b = load B[wg.y * 16 + tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %z = zero f32x4
+  %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %z
+  %s = mul %d, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[wg.x * 16 + tid.x floordiv 16 * 4, wg.y * 16 + tid.x mod 16] along 0, %q
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F2SaturationPassesForABandPastTheFirstPage) {
+  const Compiled c = CompileText(kBandFp8);
+  workgroups_.begin = {16, 0, 0};
+  workgroups_.end = {17, 1, 1};
+  const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(m224, c.assembly);
+  Expect(c, {Write(c, m224, "satq_clamp224.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "satq.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
+  // The conversion pass's values: sums of 32 products of A and B's
+  // +-m * 2^-2, m in [1, 3], times alpha = 2: a median |value| that is a
+  // non-zero multiple of 2^-3 below 240 (f8e4m3fnuz's max).
+  const std::regex med(R"(the median \|value\| that pass stored to f8e4m3fnuz outputs, ([0-9.e+-]+),)");
+  std::smatch mm;
+  ASSERT_TRUE(std::regex_search(r.text, mm, med)) << r.text;
+  const double median = std::stod(mm[1].str());
+  EXPECT_GT(median, 0) << r.text;
+  EXPECT_LT(median, 240) << r.text;
+  EXPECT_EQ(std::fmod(median, 0.125), 0) << r.text;
+}
+
+// Review 13 F2, F3: a pass auto mode would run that cannot is named, with
+// why. A bf16 output has no subnormal pass (its subnormals are f32's).
+TEST_F(DefaultCheckTest, Review13SkippedPassesAreNamed) {
+  const Compiled c = CompileText(ComputedKernel("gfx942", "bf16"));
+  RunReport r = Run(c, Write(c, c.assembly, "bf16.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsubnormal pass not run: bf16's subnormals are f32's"), std::string::npos) << r.text;
+  for (const CheckPass& p : r.passes) EXPECT_NE(p.mode, InputMode::kSubnormal) << r.text;
 }
 
 // --dump of the two saturation passes: the second (alpha negated) went to
