@@ -1200,6 +1200,9 @@ TEST_F(DefaultCheckTest, Review13F3SaturationWithoutAConversionPass) {
   EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
   EXPECT_EQ(r.passes[3].mode, InputMode::kSubnormal);
   EXPECT_NE(r.text.find("\nsaturation base (seed 1; no conversion pass exists, "), std::string::npos) << r.text;
+  // The sum of 512 products needs 10 bits (the conversion pass's blocker);
+  // the base's cap is 12: "up to 10 significand bits", "11", or "12".
+  EXPECT_TRUE(std::regex_search(r.text, std::regex(R"(exact in f32 \(up to 1[0-2] significand bits; )"))) << r.text;
   EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the saturation base inputs with alpha times "),
             std::string::npos)
       << r.text;
@@ -1289,6 +1292,42 @@ TEST_F(DefaultCheckTest, Review13SkippedPassesAreNamed) {
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("\nsubnormal pass not run: bf16's subnormals are f32's"), std::string::npos) << r.text;
   for (const CheckPass& p : r.passes) EXPECT_NE(p.mode, InputMode::kSubnormal) << r.text;
+}
+
+// Review 13 F3, "nothing silent": no conversion pass and no saturation base
+// either (a K loop squaring its carried value: the analysis bounds only
+// linear growth), so the saturation and subnormal passes cannot run; the
+// report says so and why.
+constexpr char kSquaringLoop[] = R"(kernel sq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    %e = mul %d, %c
+    yield %e
+  }
+  %h = cvt %acc : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13NoSaturationBaseIsSaid) {
+  const Compiled c = CompileText(kSquaringLoop);
+  RunReport r = Run(c, Write(c, c.assembly, "sq.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_EQ(r.passes.size(), 1u) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max, -max) and subnormal passes not run: no conversion pass, and no inputs "
+                        "keep every value exact in f32 up to each conversion: 13:5: '%e = mul %d, %c': it "
+                        "multiplies two values that both depend on loop-carried values"),
+            std::string::npos)
+      << r.text;
 }
 
 // --dump of the two saturation passes: the second (alpha negated) went to

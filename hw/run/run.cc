@@ -619,10 +619,13 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed, doub
   for (const Arg& a : k.args)
     if (auto it = base.formats.find(a.name); it != base.formats.end())
       parts.push_back(absl::StrCat(a.name, " ", it->second.Describe(a.elem)));
+  int bits = 0;  // the most significand bits before a conversion
+  for (const ConversionNote& n : base.conversions) bits = std::max(bits, n.bits);
   return absl::StrCat(
       "saturation base (seed ", seed, "; no conversion pass exists, so the saturation and subnormal passes scale "
       "inputs of their own, run on the reference only): ", absl::StrJoin(parts, "; "),
-      "; every mfma or gemm sum exact, each conversion's operand exact in f32 (up to its 24 significand bits, "
+      "; every mfma or gemm sum exact, each conversion's operand exact in f32 (",
+      bits > 0 ? absl::StrCat("up to ", bits, " significand bits; ") : std::string(),
       "beyond the target's max saturating the same way on both sides)",
       absl::StrFormat("; the median |value| the reference stored on them to %s outputs is %g\n",
                       std::string(ElemTypeName(to)), median));
