@@ -211,7 +211,9 @@ Options for run (and --mcpu, --llvm-bin as above):
                          reach the type's max, then negated toward -max;
                          +inf, then NaN, in an operand) and a subnormal
                          pass (scaled down into the type's subnormals; not
-                         bf16); bit for bit; also
+                         bf16); bit for bit; without a conversion pass on
+                         inputs of their own (exact in f32 up to the
+                         conversion); a line says why one does not run; also
                          adversarial when the kernel has no mfma/gemm,
                          else random when a conversion is rounded by no
                          conversion pass
