@@ -211,7 +211,9 @@ Options for run (and --mcpu, --llvm-bin as above):
                          reach the type's max, then negated toward -max;
                          +inf, then NaN, in an operand) and a subnormal
                          pass (scaled down into the type's subnormals; not
-                         bf16); bit for bit; also
+                         bf16); bit for bit; without a conversion pass on
+                         inputs of their own (exact in f32 up to the
+                         conversion); a line says why one does not run; also
                          adversarial when the kernel has no mfma/gemm,
                          else random when a conversion is rounded by no
                          conversion pass
@@ -263,7 +265,11 @@ Options for run (and --mcpu, --llvm-bin as above):
                     DIR/NAME.{in,out,ref}.npy (and NAME.cross.npy, the
                     second device's output, with --device=A,B), and the
                     scalar arguments as DIR/KERNEL.scalars.json (--input
-                    reads NAME.in.npy back)
+                    reads NAME.in.npy back), for the first pass; a later
+                    pass to NAME.MODE.*.npy and KERNEL.MODE.scalars.json,
+                    MODE its name (conversion, saturation, saturation-neg,
+                    subnormal, random, adversarial; a chain's conversion
+                    passes conversion-1, conversion-2, ... by level)
   --dump-buffers=A,B  with --dump: write the .npy files of these buffers
                     only (each holds the whole array, streamed from the
                     sparse buffer; an unknown name is an error listing the

@@ -317,8 +317,9 @@ class Analysis {
   // `conversion`): a narrowing conversion's operand need only be exact in
   // f32 and may lie beyond the target's max (WithSaturationSpecials).
   Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine,
-           bool conversion = false, int cap_level = 1, bool saturation = false)
+           bool conversion = false, int cap_level = 1, bool saturation = false, int saturation_bits = 24)
       : k_(k), formats_(formats), conversion_(conversion), cap_level_(cap_level), saturation_(saturation),
+        saturation_bits_(saturation_bits),
         affine_(affine) {
     scope_.kernel = &k;
   }
@@ -404,7 +405,7 @@ class Analysis {
     obl.back().conversion_level = level;
     obl.back().computed = MayDiffer(v);
     if (saturation_) {
-      SaturatingConversion(v, t, obl.back());
+      SaturatingConversion(v, t, obl.back(), saturation_bits_);
       return;
     }
     if (level == cap_level_) obl.back().extra_bits = kConversionExtraBits;
@@ -434,10 +435,12 @@ class Analysis {
   // the result at most t's max, or an infinity where t has them (f16,
   // bf16, f8e5m2: a finite value beyond max rounds to inf there, or in
   // f8e5m2 saturates; an inf operand stays inf).
-  static void SaturatingConversion(AbsVal& v, ElemType t, Obligation& o) {
+  // `bits`: the operand's significand bits at most (24; fewer for
+  // PlanSaturationBase's first tries).
+  static void SaturatingConversion(AbsVal& v, ElemType t, Obligation& o, int bits) {
     const FloatType ft = FloatInfo(t);
     o.saturates = true;
-    o.extra_bits = FloatInfo(ElemType::kF32).p - ft.p;
+    o.extra_bits = std::max(1, std::min(bits, FloatInfo(ElemType::kF32).p) - ft.p);
     const Lin up = Scale(v.mag, 1 + std::ldexp(1.0, 1 - ft.p));
     if (!up.IsConst() || up.c0 > ft.max_finite) {
       const Fp8Format* f8 = Fp8FormatOf(t);
@@ -1042,6 +1045,7 @@ class Analysis {
   int cap_level_ = 1;
   int max_level_ = 0;
   bool saturation_ = false;
+  int saturation_bits_ = 24;
   std::vector<Failure> structural_;
   std::vector<Obligation> top_;
   Mem mem_;
@@ -1181,6 +1185,11 @@ double Richness(const ExactFormat& f) {
   return f.bits + f.spread;
 }
 
+// The suffix of the ordinal of n: "st" (61st), "nd", "rd", "th" (11th, 67th).
+const char* Ordinal(int n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return "th";
+  return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
 }  // namespace
 
 std::string ExactFormat::Describe(ElemType elem) const {
@@ -1221,11 +1230,10 @@ std::string ExactFormat::Describe(ElemType elem) const {
   if (two_scale)
     return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread + shift,
                         high_negative_one_in > 0 ? absl::StrCat(" (negative 1 in ", high_negative_one_in, ")") : "",
-                        "; one in ", low_one_in, " +-2^",
+                        low_period > 0 ? absl::StrCat("; every ", low_period, Ordinal(low_period), " element +-2^")
+                                       : absl::StrCat("; one in ", low_one_in, " +-2^"),
                         low_spread > 0 ? absl::StrCat(exp_lo + low_spread + shift, " (3 in 4) or +-2^") : "",
-                        exp_lo + shift,
-                        low_negative_in_4 != 2 ? absl::StrCat(" (negative ", low_negative_in_4, " in 4)") : "",
-                        diagonal);
+                        exp_lo + shift, low_period > 0 ? ", alternately negative" : "", diagonal);
   const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
                                     : absl::StrCat("e in [", exp_lo + shift, ", ", exp_lo + spread + shift, "]");
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e, diagonal);
@@ -1272,8 +1280,10 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
 // PlanExactInputs (conversion = false) and PlanConversionInputs (the
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
 // highest chain level of a narrowing conversion.
+// `saturation` (with `conversion`): every narrowing conversion's operand need
+// only be exact in f32 and may lie beyond its target's max (PlanSaturationBase).
 ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
-               int two_scale_gap = 0, int two_scale_bits = 0) {
+               int two_scale_gap = 0, int two_scale_bits = 0, bool saturation = false, int saturation_bits = 24) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1293,7 +1303,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
     for (const Arg& a : k.args) {
       formats[a.name] = levels[a.name][cur[a.name]];
     }
-    Analysis an(k, &formats, &affine, conversion, cap_level);
+    Analysis an(k, &formats, &affine, conversion, cap_level, saturation, saturation_bits);
     an.Run();
     if (chain_levels != nullptr) *chain_levels = an.max_conversion_level();
     if (!an.structural().empty()) {
@@ -1406,29 +1416,36 @@ Level1Terms TermsBeforeLevel1(const Kernel& k, const std::map<std::string, Exact
 // toward zero passed an MFMA -> f16 -> fp8 chain; at most one of 256 fp8
 // codes differed). The last conversion (p_last bits) sees the first one's
 // rounding only where the value before the chain, S = C + F, has a coarse
-// part C on a midpoint of the last format whose tie goes away from zero and
-// a fine part F of exactly minus half an ulp of the first (p1 bits): S is
-// then a tie of the first conversion, which rounds it to C (even) and
-// a round-toward-zero or ties-toward-zero one to C - ulp, and the last
-// conversion rounds C up and C - ulp down. A sum of T = `terms` products
-// whose factors have significands of several bits has a C of many bits
-// (a tie of p_last in few elements) and a fine part scaled by the other
-// factors' significands. So here, when C would exceed p_last bits anyway
-// (0.5625 T >= 2^p_last: the mean of T products of factors negative 1 in
-// 8, in units of C's lowest bit), every factor is +-2^e (one significand
-// bit): the other arguments behind the level-1 conversions become +-1/2,
-// the two-scale ones +-2^-1 or, in one element in T (about one per sum),
-// +-2^-s (3 in 4) or +-2^(-1 - s), negative 3 in 4 (so that F = -2^(1 - s)
-// of C's unit, times the other factors, in about 0.37 * 0.69 * 3/4 of the
-// sums, and F = +-2^-s, a quarter ulp that rounds without a tie, in about
-// 0.37 / 4). C, a sum of n = T - 1
-// terms +-1 (when one is low), has n's parity, so it is aimed at a binade
-// [2^b, 2^(b+1)) whose midpoints of p_last bits share it: b = p_last (odd
-// midpoints, tie up at 3 mod 4) for odd n, b = p_last + 1 (2 mod 4, up at
-// 6 mod 8) for even n; the high scale's negatives (1 in 8, 4 or 2) bring
-// its mean (1 - 2q) n near 1.5 * 2^b, and s = p1 - b + 1 makes 2^(1 - s)
-// half an ulp of p1 bits there. `p` unchanged when no argument is two-scale, the sums are
-// short or the forms do not fit (the analysis checks them again).
+// part C on a midpoint of the last format (an even value of the first) and
+// a fine part F of exactly half an ulp of the first (p1 bits): S is then a
+// tie of the first conversion, which rounds it to C (even). With F toward
+// zero and C's tie in the last format away from zero, a round-toward-zero
+// or ties-toward-zero first step gives C - ulp (toward zero), which the
+// last conversion rounds the other way; with F away from zero and C's tie
+// toward zero, a ties-away-from-zero first step gives C + ulp, which the
+// last rounds away (fresh-user review 12 F5: the fine parts were negative
+// 3 in 4 and a ties-away f16 step passed seeds 3, 6 and 9 of 10). A sum of
+// T = `terms` products whose factors have significands of several bits
+// has a C of many bits (a tie of p_last in few elements) and a fine part
+// scaled by the other factors' significands. So here, when C would exceed
+// p_last bits anyway (0.5625 T >= 2^p_last: the mean of T products of
+// factors negative 1 in 8, in units of C's lowest bit), every factor is
+// +-2^e (one significand bit): the other arguments behind the level-1
+// conversions become +-1/2, the two-scale ones +-2^-1 or, at every P-th
+// element (ExactFormat::low_period, P the largest prime <= T: one per sum
+// along any stride prime to P, two in (T - P) / P of them), +-2^-s (3 in
+// 4) or +-2^(-1 - s), alternately negative, so that F = +-2^(1 - s) of C's
+// unit (times the other factors: their sign decides F's relative to C),
+// half an ulp, in 3/4 of the sums, half toward zero and half away, and
+// F = +-2^-s, a quarter ulp that rounds without a tie, in 1/4. C, a sum of
+// n = T - 1 terms +-1 (when one is low), has n's parity, so it is aimed at
+// a binade [2^b, 2^(b+1)) whose midpoints of p_last bits share it: b =
+// p_last (odd midpoints, tie up at 3 mod 4, down at 1 mod 4) for odd n,
+// b = p_last + 1 (2 mod 4, up at 6 mod 8, down at 2 mod 8) for even n; the
+// high scale's negatives (1 in 8, 4 or 2) bring its mean (1 - 2q) n near
+// 1.5 * 2^b, and s = p1 - b + 1 makes 2^(1 - s) half an ulp of p1 bits
+// there. `p` unchanged when no argument is two-scale, the sums are short
+// or the forms do not fit (the analysis checks them again).
 ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   const Level1Terms lt = TermsBeforeLevel1(k, p.formats);
   if (!(0.5625 * lt.terms >= std::ldexp(1.0, p_last))) return p;
@@ -1454,13 +1471,21 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   const int negative_one_in = r >= 0.375 ? 2 : r >= 0.1875 ? 4 : 8;
   const int s = p1 - b + 1;  // the low terms: a quarter or half an ulp of p1 bits
   if (s < 2) return p;
+  // The low terms' period: the largest prime at most T.
+  int period = static_cast<int>(std::min(std::round(lt.terms), 1e6));
+  auto prime = [](int x) {
+    for (int d = 2; d * d <= x; ++d)
+      if (x % d == 0) return false;
+    return x >= 2;
+  };
+  while (period > 2 && !prime(period)) --period;
   for (auto& [name, x] : f) {
     if (!x.two_scale || !lt.deps.count(name)) continue;
     x.bits = 1;
     x.spread = s;
     x.exp_lo = -(1 + s);
     x.low_one_in = static_cast<int>(std::min(std::round(lt.terms), 1e6));
-    x.low_negative_in_4 = 3;
+    x.low_period = period;
     x.low_spread = 1;
     x.high_negative_one_in = negative_one_in;
   }
@@ -1510,6 +1535,24 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
     if (p.exact) passes.push_back(std::move(p));
   }
   return passes;
+}
+
+ExactPlan PlanSaturationBase(const Kernel& k) {
+  if (!HasNarrowingConversion(k)) {
+    ExactPlan plan;
+    plan.blocker = "the kernel has no narrowing conversion (a cvt to f16, bf16 or fp8, or a gemm with such a C)";
+    return plan;
+  }
+  // The fewest bits that fit first (12, 16, 20, then f32's 24): the
+  // saturation pass scales these values up to the target's max, and a term
+  // it does not scale (`alpha * acc + O`: O) keeps its lowest bit, so the
+  // scaled sum needs more bits than these inputs give it.
+  ExactPlan plan;
+  for (int bits : {12, 16, 20, 24}) {
+    plan = Plan(k, /*conversion=*/true, /*cap_level=*/1, nullptr, 0, 0, /*saturation=*/true, bits);
+    if (plan.exact) break;
+  }
+  return WithSaturationSpecials(k, std::move(plan));
 }
 
 std::vector<std::string> UnroundedConversions(const std::vector<ExactPlan>& passes) {

@@ -67,20 +67,31 @@ struct ExactFormat {
   bool special = false;
   ElemType special_to = ElemType::kF32;
   // Two scales (the first pass of a conversion chain, PlanConversionPasses):
-  // +-m * 2^(exp_lo + spread), or for one element in low_one_in (below)
-  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The
+  // +-m * 2^(exp_lo + spread), or for one element in low_one_in (or at
+  // low_period, below) +-2^exp_lo (m = 1; negative with probability 1/2),
+  // never between. The
   // analysis bounds it as the range form (the same mag and lowest bit); the values before the chain are then a coarse sum of
   // few bits plus a fine part near the first conversion's rounding point,
   // whose rounding decides the last conversion's (often a tie of it).
   bool two_scale = false;
   // Two-scale forms before a long sum (PlanConversionPasses, fresh-user
-  // review 10 F3): one element in low_one_in takes the low scale (about one
-  // per sum), negative in low_negative_in_4 of 4 (2: half), +-2^exp_lo or,
-  // with low_spread > 0, for 3 in 4 of them +-2^(exp_lo + low_spread); the high
-  // scale's elements are negative one in high_negative_one_in (0: the
-  // pass's rate, 1 in 8).
+  // reviews 10 F3, 12 F5): with low_period > 0 (a prime, the largest at
+  // most the sum's number of terms T) the low scale is taken by the
+  // elements i (buffer element index) with (i + o) mod low_period = 0 instead
+  // of one in low_one_in at random (o in [0, low_period) from the seed):
+  // every sum of T terms along a stride prime to low_period meets one (two
+  // when its first lies within T - low_period of its start), not a
+  // Poisson count (none in 37% of the sums at one per sum). The j-th of them
+  // (j = (i + o) / low_period) is negative for odd j + f (f 0 or 1 from the
+  // seed): half of each sign, so that the first conversion's ties lie with
+  // its even neighbour below as often as above (a ties-away-from-zero and a
+  // ties-toward-zero first step both show; review 12 F5: a 3-in-4 negative
+  // draw let a ties-away f16 step pass whole seeds); +-2^exp_lo for j = 0
+  // or 5 (mod 8), else, with low_spread > 0, +-2^(exp_lo + low_spread) (3
+  // in 4 of them, each sign half). The high scale's elements are negative
+  // one in high_negative_one_in (0: the pass's rate, 1 in 8).
   int low_one_in = kTwoScaleLowOneIn;
-  int low_negative_in_4 = 2;
+  int low_period = 0;
   int low_spread = 0;
   int high_negative_one_in = 0;
   // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
@@ -289,10 +300,27 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 // conversion. ExactPlan::conversions says which conversions each pass may
 // round. Pass 1 of a chain takes two-scale forms where they fit
 // (ExactFormat::two_scale); before a long sum (an MFMA K loop) every factor
-// is then +-2^e and about one term per sum low, so that many values before
-// the chain are exact ties of its first conversion half an ulp below a
-// midpoint of its last (fresh-user review 10 F3; exact.cc LongSumTwoScale).
+// is then +-2^e and one term per sum low (ExactFormat::low_period),
+// alternately negative, so that many values before the chain are exact
+// ties of its first conversion half an ulp below or above a midpoint of its
+// last (fresh-user reviews 10 F3, 12 F5; exact.cc LongSumTwoScale).
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k);
+
+// The inputs the saturation and subnormal passes scale when no conversion
+// pass exists (PlanConversionPasses empty: an fp8 output after a deep MFMA
+// K loop needs more than p + kConversionExtraBits bits before its
+// conversion; fresh-user review 13 F3): chosen as PlanConversionInputs
+// chooses them (every mfma or gemm sum, fma product and loop-carried sum
+// exact in its type, other adds and muls within range), but with the
+// saturation rule for every narrowing conversion (WithSaturationSpecials:
+// its operand exact in f32 and allowed beyond the target's max), with at
+// most 12 significand bits before each conversion where that fits, else 16,
+// 20, then f32's 24 (headroom for SaturationPlan's scale when a term it does
+// not scale keeps its lowest bit), then WithSaturationSpecials. Its stored values
+// size SaturationPlan's scale (`kirc run` runs the reference on them, not
+// the device). !exact (with the blocker, "12:5: 'OP': why") when no such
+// inputs exist or `k` has no narrowing conversion.
+ExactPlan PlanSaturationBase(const Kernel& k);
 
 // The narrowing conversions none of `passes` rounds (ConversionNote::rounds
 // false in every pass that lists them), "12:5: '%h = cvt %s : f16x4'":

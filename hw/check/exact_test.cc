@@ -666,40 +666,25 @@ end
   EXPECT_EQ(PlanConversionInputs(k).formats.at("X").Describe(), p1.formats.at("X").Describe());
 }
 
-// x rounded to nearest even with p significand bits (normal range, x a
-// dyadic number exact in double), by its own arithmetic: x = y * 2^q with
-// q the exponent of the p-th bit, y split into integer and fraction.
-double RoundToBits(double x, int p, bool ties_toward_zero = false) {
+// How RoundToBits breaks ties.
+enum class Ties { kEven, kTowardZero, kAway };
+
+// x rounded to nearest with p significand bits, ties as `ties` (normal
+// range, x a dyadic number exact in double), by its own arithmetic: x = y *
+// 2^q with q the exponent of the p-th bit, y split into integer and fraction.
+double RoundToBits(double x, int p, Ties ties = Ties::kEven) {
   if (x == 0) return 0;
   int e = 0;
   std::frexp(std::fabs(x), &e);  // |x| in [2^(e-1), 2^e)
   const double q = std::ldexp(1.0, e - p);
   const double y = std::fabs(x) / q, n = std::floor(y), f = y - n;
-  const bool up = f > 0.5 || (f == 0.5 && !ties_toward_zero && std::fmod(n, 2.0) == 1);
+  const bool up = f > 0.5 || (f == 0.5 && (ties == Ties::kAway || (ties == Ties::kEven && std::fmod(n, 2.0) == 1)));
   return std::copysign((n + (up ? 1 : 0)) * q, x);
 }
 
-// Fresh-user review 10 F3: review 8's K = 64 MFMA chain f32 -> f16 ->
-// f8e4m3fnuz (k3). An f16 step whose ties round toward zero passed seeds 1,
-// 9 and 10: the level-1 pass's sums (A +-m*2^-2, m in [1, 3]; B +-2^-1, one
-// in 5 +-2^-9) were seldom exact f16 ties, and a tie changes the fp8 code
-// only when it lies half an f16 ulp below an fp8 midpoint whose tie goes
-// up. The long-sum forms (exact.cc LongSumTwoScale), by hand: T = 64 terms;
-// every factor +-2^e: A +-1/2, B +-1/2 or, one in 64, +-2^-s (3 in 4) or
-// +-2^-(1 + s); the coarse sum C counts units of 2^-2 over the n = 63 high
-// terms (when one is low): odd, so aimed at [16, 32) units (b = p_fp8 = 4,
-// where the fp8 midpoints are the odd units, tie up at 3 mod 4) by B's
-// high negatives: (1 - 2q) 63 = 24 gives q = 0.31, r = (q - 1/8) / (3/4) =
-// 0.25: one in 4; s = p_f16 - b + 1 = 8, so a low term is 2^-9 = 2^-7
-// units, half an f16 ulp at [16, 32) units (f16 ulp 2^(4 - 10) units), or
-// a quarter of one. The sum: 16 at most, in steps of 2^-10: 14 bits. An
-// oracle of this test's own counts, from the
-// generated inputs, the sums that are f16 ties and those whose fp8 code a
-// ties-toward-zero f16 step changes: at least 5% and at least 2 of 256 per
-// seed, seeds 1 to 10; and those that round without being a tie (a
-// quarter ulp off an f16 value): at least 5% per seed.
-TEST(ConversionPlanTest, LongSumChainPutsF16TiesBelowFp8Midpoints) {
-  const Kernel k = Parse(R"(kernel k3
+// review 8's K = 64 MFMA chain f32 -> `mid` (f16 or bf16) -> f8e4m3fnuz (k3).
+std::string LongSumChainKernel(const char* mid) {
+  return absl::StrReplaceAll(R"(kernel k3
 target gfx942
 workgroup 64 1 1
 grid 1 1 1
@@ -713,51 +698,102 @@ arg Q : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
     %d = mfma f32_16x16x16_f16 %a, %b, %c
     yield %d
   }
-  %h = cvt %acc : f16x4
+  %h = cvt %acc : MIDx4
   %q = cvt %h : f8e4m3fnuzx4
   store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
 end
-)");
-  std::vector<ExactPlan> passes = PlanConversionPasses(k);
-  ASSERT_EQ(passes.size(), 2u);
-  const ExactPlan& p = passes[0];
-  EXPECT_EQ(p.formats.at("A").Describe(), "+-m*2^e, m in [1, 1], e = -1");
-  EXPECT_EQ(p.formats.at("B").Describe(),
-            "+-m*2^e, m in [1, 1], e = -1 (negative 1 in 4); one in 64 +-2^-8 (3 in 4) or +-2^-9 (negative 3 in 4)");
-  ASSERT_EQ(p.conversions.size(), 2u);
-  EXPECT_EQ(p.conversions[0].bits, 14);
-  EXPECT_TRUE(p.conversions[0].rounds);
-  int64_t all = 0, all_ties = 0;
-  for (uint64_t seed = 1; seed <= 10; ++seed) {
-    const KernelData d = MakeConversionInputs(k, p, seed);
-    double a[16][64], b[16][64];
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 64; ++j) {
-        uint16_t x = 0, y = 0;
-        d.buffers.at("A").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&x), 2);
-        d.buffers.at("B").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&y), 2);
-        a[i][j] = F16BitsToF32(x);
-        b[i][j] = F16BitsToF32(y);
-      }
-    int ties = 0, exposed = 0, between = 0;  // between: inexact in f16 and no tie
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 16; ++j) {
-        double sum = 0;  // exact: multiples of 2^-10 below 2^4
-        for (int t = 0; t < 64; ++t) sum += a[i][t] * b[j][t];
-        const double h = RoundToBits(sum, 11), hz = RoundToBits(sum, 11, /*ties_toward_zero=*/true);
-        if (sum != 0 && RoundToBits(sum, 12) == sum && RoundToBits(sum, 11) != sum) ++ties;
-        if (RoundToBits(sum, 12) != sum) ++between;
-        if (RoundToBits(h, 4) != RoundToBits(hz, 4)) ++exposed;
-      }
-    std::printf("seed %d: %d of 256 sums are f16 ties, %d change the fp8 code when ties go toward zero, %d lie "
-                "between a tie and an f16 value\n",
-                static_cast<int>(seed), ties, exposed, between);
-    EXPECT_GE(exposed, 2) << "seed " << seed;
-    EXPECT_GE(between, 256 / 20) << "seed " << seed;  // values that round without a tie: 0.37 / 4 of the sums
-    all += 256;
-    all_ties += ties;
+)",
+                             {{"MID", mid}});
+}
+
+// Fresh-user review 10 F3: review 8's K = 64 MFMA chain f32 -> f16 ->
+// f8e4m3fnuz (k3). An f16 step whose ties round toward zero passed seeds 1,
+// 9 and 10: the level-1 pass's sums (A +-m*2^-2, m in [1, 3]; B +-2^-1, one
+// in 5 +-2^-9) were seldom exact f16 ties, and a tie changes the fp8 code
+// only when it lies half an f16 ulp below an fp8 midpoint whose tie goes
+// up. Fresh-user review 12 F5: one whose ties round away from zero passed
+// seeds 3, 6 and 9 of 10 (f16 and bf16 middle steps): that needs a tie
+// half an ulp above a midpoint whose tie goes down, and the low terms were
+// negative 3 in 4 (one in 64 at random: 5 to 16 per seed, whole seeds
+// without a positive one). The long-sum forms (exact.cc LongSumTwoScale),
+// by hand: T = 64 terms; every factor +-2^e: A +-1/2, B +-1/2 or, at every
+// 61st element (61: the largest prime <= 64; one in each row of B, two
+// in 3 of 61 rows), +-2^-s (3 in 4) or +-2^-(1 + s), alternately negative;
+// the coarse sum C counts units of 2^-2 over the n = 63 high terms (when
+// one is low): odd, so aimed at [16, 32) units (b = p_fp8 = 4, where the
+// fp8 midpoints are the odd units, tie up at 3 mod 4, down at 1 mod 4) by
+// B's high negatives: (1 - 2q) 63 = 24 gives q = 0.31, r = (q - 1/8) / (3/4)
+// = 0.25: one in 4; s = p_mid - b + 1 (f16 8, bf16 5), so a low term is
+// 2^-(s + 1) = 2^(1 - s) units, half a middle ulp at [16, 32) units (ulp
+// 2^(4 - (p_mid - 1)) units), or a quarter of one. f16: the sum is 16 at
+// most, in steps of 2^-10: 14 bits. An oracle of this test's own counts,
+// from the generated inputs, the sums that are ties of the middle format
+// and those whose fp8 code a ties-toward-zero and a ties-away middle step
+// change: each at least 8 of 256 per seed, seeds 1 to 10 (about 16 low
+// elements per seed, 6 of each sign half an ulp, each in 16 sums of which
+// about a third have C in the binade on a midpoint of the right kind:
+// about 30 expected); and those that round without being a tie (a quarter
+// ulp off a middle value): at least 5% per seed.
+TEST(ConversionPlanTest, LongSumChainPutsTiesOnBothSidesOfFp8Midpoints) {
+  for (const char* mid : {"f16", "bf16"}) {
+    SCOPED_TRACE(mid);
+    const bool bf16 = std::string(mid) == "bf16";
+    const int p_mid = bf16 ? 8 : 11;
+    const Kernel k = Parse(LongSumChainKernel(mid));
+    std::vector<ExactPlan> passes = PlanConversionPasses(k);
+    ASSERT_EQ(passes.size(), 2u);
+    const ExactPlan& p = passes[0];
+    EXPECT_EQ(p.formats.at("A").Describe(), "+-m*2^e, m in [1, 1], e = -1");
+    EXPECT_EQ(p.formats.at("B").Describe(),
+              bf16 ? "+-m*2^e, m in [1, 1], e = -1 (negative 1 in 4); every 61st element +-2^-5 (3 in 4) or +-2^-6, "
+                     "alternately negative"
+                   : "+-m*2^e, m in [1, 1], e = -1 (negative 1 in 4); every 61st element +-2^-8 (3 in 4) or +-2^-9, "
+                     "alternately negative");
+    ASSERT_EQ(p.conversions.size(), 2u);
+    EXPECT_EQ(p.conversions[0].bits, bf16 ? 11 : 14);
+    EXPECT_TRUE(p.conversions[0].rounds);
+    int64_t all = 0, all_ties = 0;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      const KernelData d = MakeConversionInputs(k, p, seed);
+      double a[16][64], b[16][64];
+      int lows[2] = {0, 0};  // B's low elements, positive and negative
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 64; ++j) {
+          uint16_t x = 0, y = 0;
+          d.buffers.at("A").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&x), 2);
+          d.buffers.at("B").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&y), 2);
+          a[i][j] = F16BitsToF32(x);
+          b[i][j] = F16BitsToF32(y);
+          if (std::fabs(b[i][j]) < 0.25) ++lows[b[i][j] < 0];
+        }
+      // 1024 elements at a period of 61: 16 or 17 low ones, alternately
+      // negative.
+      EXPECT_GE(lows[0] + lows[1], 16) << "seed " << seed;
+      EXPECT_LE(lows[0] + lows[1], 17) << "seed " << seed;
+      EXPECT_LE(std::abs(lows[0] - lows[1]), 1) << "seed " << seed;
+      int ties = 0, toward = 0, away = 0, between = 0;  // between: inexact in the middle format, no tie
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+          double sum = 0;  // exact: multiples of 2^-10 (bf16: 2^-7) below 2^4
+          for (int t = 0; t < 64; ++t) sum += a[i][t] * b[j][t];
+          const double h = RoundToBits(sum, p_mid), hz = RoundToBits(sum, p_mid, Ties::kTowardZero),
+                       ha = RoundToBits(sum, p_mid, Ties::kAway);
+          if (sum != 0 && RoundToBits(sum, p_mid + 1) == sum && h != sum) ++ties;
+          if (RoundToBits(sum, p_mid + 1) != sum) ++between;
+          if (RoundToBits(h, 4) != RoundToBits(hz, 4)) ++toward;
+          if (RoundToBits(h, 4) != RoundToBits(ha, 4)) ++away;
+        }
+      std::printf("%s seed %d: %d of 256 sums are ties, %d change the fp8 code when ties go toward zero, %d when "
+                  "away, %d lie between a tie and a middle value\n",
+                  mid, static_cast<int>(seed), ties, toward, away, between);
+      EXPECT_GE(toward, 8) << "seed " << seed;
+      EXPECT_GE(away, 8) << "seed " << seed;
+      EXPECT_GE(between, 256 / 20) << "seed " << seed;  // values that round without a tie
+      all += 256;
+      all_ties += ties;
+    }
+    EXPECT_GE(static_cast<double>(all_ties) / static_cast<double>(all), 0.05);
   }
-  EXPECT_GE(static_cast<double>(all_ties) / static_cast<double>(all), 0.05);
 }
 
 // Fresh-user review 8 F8: `add(cvt(x * x : f16), z)`. The f16 add of the

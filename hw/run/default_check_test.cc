@@ -16,6 +16,7 @@
 // Review 7 F1, F5, F6 (the conversion pass): a bf16 conversion whose ties
 // round down, a round-toward-zero f16 conversion of a K = 512 loop, an fp8
 // conversion without its NaN select, alone and beside an MFMA.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <cstring>
@@ -33,6 +34,7 @@
 #include "compiler/reference/interpreter.h"
 #include "hw/check/compare.h"
 #include "hw/check/inputs.h"
+#include "hw/check/npy.h"
 #include "hw/check/test_kernels.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/code_object_test_base.h"
@@ -171,6 +173,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.code_object_path = code_object;
     o.seed = seed;
     o.threads = 1;
+    o.workgroups = workgroups_;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : RunReport{};
@@ -187,10 +190,13 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.code_object_path = code_object;
     o.seed = seed;
     o.threads = 1;
+    o.workgroups = workgroups_;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     *text = r.ok() ? r->text : std::string(r.status().message());
     return r.ok() && r->ok;
   }
+  // The workgroups Run and Passes run (--workgroups; default: all).
+  WorkgroupRange workgroups_;
   // Seeds 1 to `last_seed` (3: the default run's): kirc's code passes,
   // every mutant fails.
   void Expect(const Compiled& c, const std::vector<std::string>& mutants, uint64_t last_seed = 3) {
@@ -899,8 +905,8 @@ TEST_F(DefaultCheckTest, Review8F2RoundTowardZeroF16StepOfAChain) {
   // report says which pass leaves which conversion exact.
   RunReport r = Run(k3, MutantAt(k3, kCvtF16, kRtzF16, 0, "k3_rtz0.hsaco"), 1);
   EXPECT_NE(r.text.find("inputs: conversion (seed 1, chain level 1 of 2): "), std::string::npos) << r.text;
-  // (Review 10 F3's long-sum forms: A +-2^-1, B +-2^-1 or one in 64
-  // +-2^-8 or +-2^-9: 64 products of at most 2^-2 in steps of 2^-10, 16 *
+  // (Review 10 F3's long-sum forms: A +-2^-1, B +-2^-1 or, every 61st
+  // element, +-2^-8 or +-2^-9: 64 products of at most 2^-2 in steps of 2^-10, 16 *
   // 2^10 = 2^14.)
   EXPECT_NE(r.text.find("it may round 15:3: '%h = cvt %acc : f16x4' (to f16, operands of up to 14 significand bits, "
                         "3 beyond f16's"),
@@ -939,6 +945,89 @@ TEST_F(DefaultCheckTest, Review10F3TiesTowardZeroF16StepOfAnMfmaChain) {
   EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
             std::string::npos)
       << r.text;
+}
+
+// Fresh-user review 12 F5: O = cvt(cvt(alpha * acc : MID) : LAST) after a
+// K = 64 loop of f16 MFMAs (the review's ch.kir, chb.kir).
+std::string TwoStepChainKernel(const std::string& target, const std::string& mid, const std::string& last) {
+  return absl::StrCat("kernel ch\ntarget ", target, R"(
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : )", last, R"([16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %h = cvt %s : )", mid, R"(x4
+  %q = cvt %h : )", last, R"(x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+}
+
+// Fresh-user review 12 F5: a middle step whose ties go away from zero (the
+// classic add half an ulp and truncate) passed seeds 3, 6 and 9 of 1 to 10
+// in both chains: it differs from nearest-even only at ties whose even
+// neighbour lies toward zero, half an ulp above an fp8 midpoint whose tie
+// goes down, and the level-1 pass's low terms were negative 3 in 4. Now
+// half of them are positive (exact.cc LongSumTwoScale). The mutants, per
+// element, as the review's ch_rna.s and chb_rna.s, and the same with the
+// ties toward zero:
+// - f16 (gfx950: v_cvt_pk_f16_f32 of each pair): the f32 bits plus 0x1000
+//   (half an f16 ulp: f32 has 13 more fraction bits) or 0xfff, the low 13
+//   bits cleared; the conversion of that f16 value is then exact.
+// - bf16 (gfx942: kirc's integer RNE, bits + 0x7fff + bit 16, the high
+//   half): the parity term (v_bfe_u32 of bit 16) zeroed and 0x8000 added
+//   (ties away) or 0x7fff kept (ties toward zero).
+// Each fails seeds 1 to 10 in the level-1 conversion pass; kirc's code
+// passes.
+TEST_F(DefaultCheckTest, Review12F5TiesAwayMiddleStepOfAnMfmaChainFails) {
+  const Compiled f16 = CompileText(TwoStepChainKernel("gfx950", "f16", "f8e4m3fn"));
+  auto half_ulp = [](const char* bias) {
+    return absl::StrCat("v_add_u32 $2, ", bias, ", $2\n  v_and_b32 $2, 0xffffe000, $2\n  v_add_u32 $3, ", bias,
+                        ", $3\n  v_and_b32 $3, 0xffffe000, $3\n  $1");
+  };
+  constexpr char kPkF16[] = R"((v_cvt_pk_f16_f32 v\d+, (v\d+), (v\d+)))";
+  const Compiled bf16 = CompileText(TwoStepChainKernel("gfx942", "bf16", "f8e4m3fnuz"));
+  const std::regex parity(R"(v_bfe_u32 (v\d+), v\d+, 16, 1)"), bias(R"(s_mov_b32 (s\d+), 0x7fff\b)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(bf16.assembly.begin(), bf16.assembly.end(), parity),
+                          std::sregex_iterator()),
+            4)
+      << bf16.assembly;
+  ASSERT_TRUE(std::regex_search(bf16.assembly, bias)) << bf16.assembly;
+  const std::string no_parity = std::regex_replace(bf16.assembly, parity, "v_mov_b32 $1, 0");
+  const struct {
+    const Compiled* c;
+    std::vector<std::string> mutants;
+  } cases[] = {
+      {&f16,
+       {Mutant(f16, kPkF16, half_ulp("0x1000"), 2, "ch_rna.hsaco"),
+        Mutant(f16, kPkF16, half_ulp("0xfff"), 2, "ch_rnz.hsaco")}},
+      {&bf16,
+       {Write(bf16, std::regex_replace(no_parity, bias, "s_mov_b32 $1, 0x8000"), "chb_rna.hsaco"),
+        Write(bf16, no_parity, "chb_rnz.hsaco")}},
+  };
+  for (const auto& cs : cases) {
+    const std::string own = Write(*cs.c, cs.c->assembly, "own.hsaco");
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      RunReport r = Run(*cs.c, own, seed);
+      EXPECT_TRUE(r.ok) << cs.c->mcpu << " kirc's code, seed " << seed << "\n" << r.text;
+      for (const std::string& m : cs.mutants) {
+        std::string text;
+        EXPECT_FALSE(Passes(*cs.c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
+        EXPECT_NE(text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
+                  std::string::npos)
+            << m << ", seed " << seed << "\n" << text;
+      }
+    }
+  }
 }
 
 TEST_F(DefaultCheckTest, Review8F8RoundTowardZeroF16BeforeF16Add) {
@@ -1130,6 +1219,202 @@ TEST_F(DefaultCheckTest, Review10F6Fp8SubnormalsFlushedToZeroFails) {
   EXPECT_NE(r.text.find("f8e4m3fnuz's subnormals lie in [0.000976562, 0.0078125)"), std::string::npos) << r.text;
 }
 
+// Fresh-user review 13 F3: an f8e5m2 output after a K = 512 MFMA loop
+// (review 13 q2.kir on one workgroup): the conversion pass allows p + 5 = 8
+// bits before the conversion and the sum needs 10, so no conversion pass
+// exists, and the saturation and subnormal passes, planned on its inputs,
+// were silently lost too: clamps at +-49152 (0x47400000) instead of
+// f8e5m2's +-57344 (0x47600000) passed every seed. Now they scale inputs of
+// their own (exact in f32 up to the conversion), sized by a reference-only
+// run.
+constexpr char kDeepKFp8[] = R"(# fp8 GEMM-like loop on gfx950 with fp8 output: O = fp8(alpha * A*B^T + cvt(O))  (in-place fp8 epilogue)
+kernel q2s
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fn[32, 512] strides [512, 1] readonly
+arg B : f8e5m2[32, 512] strides [512, 1] readonly
+arg O : f8e5m2[32, 32] strides [32, 1] readwrite
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 512 step 64 iter(%c = %z) {
+    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %b = load B[wg.y * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e5m2x32
+    %d = mfma f32_32x32x64_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %c0 = slice %s, 0 : f32x4
+  %c1 = slice %s, 4 : f32x4
+  %c2 = slice %s, 8 : f32x4
+  %c3 = slice %s, 12 : f32x4
+  %o0 = load O[wg.x * 32 + tid.x floordiv 32 * 4, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o1 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o2 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o3 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %f0 = cvt %o0 : f32x4
+  %f1 = cvt %o1 : f32x4
+  %f2 = cvt %o2 : f32x4
+  %f3 = cvt %o3 : f32x4
+  %e0 = add %c0, %f0
+  %e1 = add %c1, %f1
+  %e2 = add %c2, %f2
+  %e3 = add %c3, %f3
+  %q0 = cvt %e0 : f8e5m2x4
+  %q1 = cvt %e1 : f8e5m2x4
+  %q2 = cvt %e2 : f8e5m2x4
+  %q3 = cvt %e3 : f8e5m2x4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4, wg.y * 32 + tid.x mod 32] along 0, %q0
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, wg.y * 32 + tid.x mod 32] along 0, %q1
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, wg.y * 32 + tid.x mod 32] along 0, %q2
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, wg.y * 32 + tid.x mod 32] along 0, %q3
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F3SaturationWithoutAConversionPass) {
+  const Compiled c = CompileText(kDeepKFp8);
+  const std::string m = absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x47400000"}, {"0xc7600000", "0xc7400000"}});
+  ASSERT_NE(m, c.assembly);
+  Expect(c, {Write(c, m, "q2_clamp49152.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "q2.hsaco"), 1);
+  // Random (exact and conversion inputs impossible), then saturation
+  // (+max), (-max) and subnormal.
+  ASSERT_EQ(r.passes.size(), 4u) << r.text;
+  EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
+  EXPECT_EQ(r.passes[1].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSubnormal);
+  EXPECT_NE(r.text.find("\nsaturation base (seed 1; no conversion pass exists, "), std::string::npos) << r.text;
+  // The sum of 512 products needs 10 bits (the conversion pass's blocker);
+  // the base's cap is 12: "up to 10 significand bits", "11", or "12".
+  EXPECT_TRUE(std::regex_search(r.text, std::regex(R"(exact in f32 \(up to 1[0-2] significand bits; )"))) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the saturation base inputs with alpha times "),
+            std::string::npos)
+      << r.text;
+  // The median aimed within a factor of 2 of f8e5m2's max, 57344 (0x7b:
+  // 1.75 * 2^15).
+  const std::regex aim(R"(the median \|value\| the reference stored to f8e5m2 outputs, [0-9.e+-]+, times [0-9.e+-]+ is ([0-9.e+-]+); f8e5m2's max is 57344\))");
+  std::smatch mm;
+  ASSERT_TRUE(std::regex_search(r.text, mm, aim)) << r.text;
+  EXPECT_GE(std::stod(mm[1].str()), 57344.0 / 2) << r.text;
+  EXPECT_LE(std::stod(mm[1].str()), 57344.0 * 1.05) << r.text;
+  EXPECT_EQ(r.text.find(" not run: "), std::string::npos) << r.text;
+}
+
+// Review 13 F3, "nothing silent": --inputs=conversion's refusal says what
+// auto mode's saturation passes do instead.
+TEST_F(DefaultCheckTest, Review13F3ConversionRefusalNamesTheSaturationBase) {
+  const Compiled c = CompileText(kDeepKFp8);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.inputs = InputMode::kConversion;
+  o.threads = 1;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than the 8 the conversion pass allows (f8e5m2's 3 + 5)"),
+            std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("(auto mode still runs the saturation and subnormal passes, on inputs of their "
+                                      "own, exact in f32 up to each conversion)"),
+            std::string::npos)
+      << r.status();
+}
+
+// Fresh-user review 13 F2: with --workgroups=16:17,0:1 the band writes rows
+// 256..271 of O (f8e4m3fnuz[512, 256]: bytes 65536.., past the first 2^16
+// elements, where the median was looked for), so the saturation and
+// subnormal passes were dropped without a word and clamps at +-224
+// (0x43600000) instead of +-240 passed. The median now comes from the
+// elements the run stored, over the pages it wrote.
+constexpr char kBandFp8[] = R"(kernel satq
+target gfx942
+workgroup 64 1 1
+grid 32 16 1
+arg A : f8e4m3fnuz[512, 32] strides [32, 1] readonly
+arg B : f8e4m3fnuz[256, 32] strides [32, 1] readonly
+arg O : f8e4m3fnuz[512, 256] strides [256, 1] writeonly
+arg alpha : f32
+  %a = load A[wg.x * 16 + tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %b = load B[wg.y * 16 + tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %z = zero f32x4
+  %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %z
+  %s = mul %d, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[wg.x * 16 + tid.x floordiv 16 * 4, wg.y * 16 + tid.x mod 16] along 0, %q
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F2SaturationPassesForABandPastTheFirstPage) {
+  const Compiled c = CompileText(kBandFp8);
+  workgroups_.begin = {16, 0, 0};
+  workgroups_.end = {17, 1, 1};
+  const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(m224, c.assembly);
+  Expect(c, {Write(c, m224, "satq_clamp224.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "satq.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
+  // The conversion pass's values: sums of 32 products of A and B's
+  // +-m * 2^-2, m in [1, 3], times alpha = 2: a median |value| that is a
+  // non-zero multiple of 2^-3 below 240 (f8e4m3fnuz's max).
+  const std::regex med(R"(the median \|value\| that pass stored to f8e4m3fnuz outputs, ([0-9.e+-]+),)");
+  std::smatch mm;
+  ASSERT_TRUE(std::regex_search(r.text, mm, med)) << r.text;
+  const double median = std::stod(mm[1].str());
+  EXPECT_GT(median, 0) << r.text;
+  EXPECT_LT(median, 240) << r.text;
+  EXPECT_EQ(std::fmod(median, 0.125), 0) << r.text;
+}
+
+// Review 13 F2, F3: a pass auto mode would run that cannot is named, with
+// why. A bf16 output has no subnormal pass (its subnormals are f32's).
+TEST_F(DefaultCheckTest, Review13SkippedPassesAreNamed) {
+  const Compiled c = CompileText(ComputedKernel("gfx942", "bf16"));
+  RunReport r = Run(c, Write(c, c.assembly, "bf16.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsubnormal pass not run: bf16's subnormals are f32's"), std::string::npos) << r.text;
+  for (const CheckPass& p : r.passes) EXPECT_NE(p.mode, InputMode::kSubnormal) << r.text;
+}
+
+// Review 13 F3, "nothing silent": no conversion pass and no saturation base
+// either (a K loop squaring its carried value: the analysis bounds only
+// linear growth), so the saturation and subnormal passes cannot run; the
+// report says so and why.
+constexpr char kSquaringLoop[] = R"(kernel sq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    %e = mul %d, %c
+    yield %e
+  }
+  %h = cvt %acc : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13NoSaturationBaseIsSaid) {
+  const Compiled c = CompileText(kSquaringLoop);
+  RunReport r = Run(c, Write(c, c.assembly, "sq.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_EQ(r.passes.size(), 1u) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max, -max) and subnormal passes not run: no conversion pass, and no inputs "
+                        "keep every value exact in f32 up to each conversion: 13:5: '%e = mul %d, %c': it "
+                        "multiplies two values that both depend on loop-carried values"),
+            std::string::npos)
+      << r.text;
+}
+
 // --dump of the two saturation passes: the second (alpha negated) went to
 // the same files as the first and overwrote them; now to
 // KERNEL.saturation-neg.* beside KERNEL.saturation.*.
@@ -1158,6 +1443,61 @@ TEST_F(DefaultCheckTest, DumpKeepsBothSaturationPasses) {
   EXPECT_NE(read("O.saturation.in.npy"), "");
   EXPECT_NE(read("O.saturation-neg.out.npy"), "");
   EXPECT_NE(read("O.subnormal.ref.npy"), "");
+  // One conversion pass: its files keep the plain mode name.
+  EXPECT_NE(read("O.conversion.out.npy"), "");
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dump, "/O.conversion-1.out.npy")));
+}
+
+// --dump of a chain's conversion passes (fresh-user review 12 F9, F5): both
+// levels wrote KERNEL.conversion.* and NAME.conversion.*, so the level-1
+// pass's inputs (the two-scale forms that check the first rounding) were
+// overwritten by level 2's; now NAME.conversion-1.* and NAME.conversion-2.*.
+// k3's level-1 B is +-1/2 or, at every 61st element, +-2^-8 or +-2^-9
+// (exact.cc LongSumTwoScale); level 2 sizes the values for the fp8
+// conversion, p + 5 = 9 bits (A and B narrowed in turn until the sum fits:
+// with both +-m * 2^-2, m <= 3, 64 products reach 3 * 3 * 64 = 576 steps
+// of 2^-4, beyond 2^9; A +-2^-1 and B +-m * 2^-2 reach 192 steps of 2^-3),
+// so none of B's elements lies below 2^-2: the low scale shows in the first
+// file only.
+TEST_F(DefaultCheckTest, DumpKeepsEachConversionLevel) {
+  const Compiled c = CompileText(ChainKernel(true));
+  const std::string dump = dir_->File("dumpc");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "k3d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_NE(r->text.find("chain level 2 of 2"), std::string::npos) << r->text;
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dump, "/B.conversion.in.npy")));
+  for (const char* f : {"k3.conversion-1.scalars.json", "k3.conversion-2.scalars.json", "Q.conversion-1.out.npy",
+                        "Q.conversion-2.ref.npy"})
+    EXPECT_TRUE(std::filesystem::exists(absl::StrCat(dump, "/", f))) << f;
+  const Arg* b = c.k.FindArg("B");
+  ASSERT_NE(b, nullptr);
+  // The smallest nonzero |element| of B in a level's file.
+  auto smallest = [&](const std::string& f) {
+    absl::StatusOr<std::string> bytes = ReadFileBytes(absl::StrCat(dump, "/", f));
+    EXPECT_TRUE(bytes.ok()) << f << ": " << bytes.status();
+    if (!bytes.ok()) return 0.0;
+    absl::StatusOr<std::vector<uint8_t>> e = ReadNpyElements(*b, *bytes);
+    EXPECT_TRUE(e.ok()) << f << ": " << e.status();
+    double m = 1e9;
+    for (size_t i = 0; e.ok() && i + 1 < e->size(); i += 2) {
+      uint16_t h = 0;
+      std::memcpy(&h, e->data() + i, 2);
+      const double x = std::fabs(F16BitsToF32(h));
+      if (x > 0) m = std::min(m, x);
+    }
+    return m;
+  };
+  const double low1 = smallest("B.conversion-1.in.npy"), low2 = smallest("B.conversion-2.in.npy");
+  EXPECT_TRUE(low1 == std::ldexp(1.0, -8) || low1 == std::ldexp(1.0, -9)) << low1;
+  EXPECT_GE(low2, 0.25) << low2;
 }
 
 }  // namespace

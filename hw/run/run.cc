@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -513,48 +514,140 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
   return absl::StrJoin(found, ", ");
 }
 
+// At most this many stored elements of a buffer size the saturation and
+// subnormal passes' scale (StoredSample).
+constexpr size_t kStoredSampleElements = size_t{1} << 16;
+// Of at most this many of the pages a run wrote, spread over them.
+constexpr size_t kStoredSamplePages = 8;
+
+// |value| of up to kStoredSampleElements elements of buffer `a` (a float
+// type) that the run stored to `ref`: elements whose bytes differ from
+// `in`'s, the run's inputs (elements the kernel never writes keep their
+// inputs and say nothing of the values it stores, fresh-user review 11 F5),
+// taken from at most kStoredSamplePages of the pages `ref` materialised
+// (every page a store wrote; compiler/ir/paged_bytes.h), spread evenly over
+// them, and evenly over the stored elements found: a --workgroups band that
+// writes only the buffer's last rows is sampled there (fresh-user review 13
+// F2: only the first 2^16 elements were read). Only finite, non-zero values
+// below the type's max; empty when there are none.
+std::vector<double> StoredSample(const Arg& a, const KernelData& in, const KernelData& ref) {
+  std::vector<double> v;
+  auto it = ref.buffers.find(a.name);
+  if (a.kind != Arg::Kind::kBuffer || it == ref.buffers.end()) return v;
+  const PagedBytes& r = it->second;
+  auto was = in.buffers.find(a.name);
+  const PagedBytes* w = was == in.buffers.end() ? nullptr : &was->second;
+  const std::vector<uint64_t> written = r.MaterialisedPages();
+  std::vector<uint64_t> pages;
+  for (size_t i = 0; i < std::min(written.size(), kStoredSamplePages); ++i)
+    pages.push_back(written[i * written.size() / std::min(written.size(), kStoredSamplePages)]);
+  const double max = FloatRangeOf(a.elem).max;
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+  std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
+  for (uint64_t page : pages) {
+    const uint64_t begin = page * PagedBytes::kPageBytes;
+    const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
+    r.Read(begin, now.data(), n);
+    if (w != nullptr && w->size() == r.size()) w->Read(begin, before.data(), n);
+    for (uint64_t off = 0; off < n; off += eb) {
+      if (w != nullptr && w->size() == r.size() && std::memcmp(&now[off], &before[off], eb) == 0) continue;
+      const double x = std::fabs(ElementValue(a.elem, &now[off]));
+      if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
+    }
+  }
+  if (v.size() > kStoredSampleElements) {
+    std::vector<double> even(kStoredSampleElements);
+    for (size_t i = 0; i < even.size(); ++i) even[i] = v[i * v.size() / even.size()];
+    v = std::move(even);
+  }
+  return v;
+}
+
 // The median |value| of the finite, non-zero elements below the type's max
 // that the run stored to `ref`'s first writable buffer of `k` whose type is
-// one of `types` (of its first 2^16 elements, those whose bytes differ from
-// `in`'s, the pass's inputs: elements the kernel never writes keep their
-// inputs and say nothing of the values it stores, fresh-user review 11 F5),
-// and that type; 0 when there is none.
+// one of `types` (StoredSample: of up to 2^16 of the elements whose bytes
+// differ from `in`'s, the pass's inputs, over the pages the run wrote), and
+// that type; 0 when there is none.
 double NarrowOutputMedian(const Kernel& k, const KernelData& in, const KernelData& ref,
                           const std::vector<ElemType>& types, ElemType* type) {
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
         std::find(types.begin(), types.end(), a.elem) == types.end())
       continue;
-    auto it = ref.buffers.find(a.name);
-    if (it == ref.buffers.end()) continue;
-    auto was = in.buffers.find(a.name);
-    bool any = true;
-    for (int64_t e : a.shape) any = any && e > 0;
-    std::vector<int64_t> idx(a.shape.size(), 0);
-    std::vector<double> v;
-    const double max = FloatRangeOf(a.elem).max;
-    const int eb = ElemBytes(a.elem);
-    for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
-      int64_t off = 0;
-      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
-      uint8_t b[4] = {}, b0[4] = {};
-      it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
-      if (was != in.buffers.end()) was->second.Read(static_cast<uint64_t>(off * eb), b0, static_cast<uint64_t>(eb));
-      const bool stored = was == in.buffers.end() || std::memcmp(b, b0, static_cast<size_t>(eb)) != 0;
-      if (!stored) {
-        if (!NextIndex(idx, a.shape)) break;
-        continue;
-      }
-      const double x = std::fabs(ElementValue(a.elem, b));
-      if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
-      if (!NextIndex(idx, a.shape)) break;
-    }
+    std::vector<double> v = StoredSample(a, in, ref);
     if (v.empty()) continue;
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     *type = a.elem;
     return v[v.size() / 2];
   }
   return 0;
+}
+
+// The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
+// the reference interpreter alone on its inputs (`seed`; the workgroups of
+// `io`), whose stored values size the saturation and subnormal passes when
+// no conversion pass exists. The median as NarrowOutputMedian gives it (0:
+// none stored), or the interpreter's error.
+absl::StatusOr<double> SaturationBaseMedian(const Kernel& k, const ExactPlan& base, uint64_t seed,
+                                            const InterpOptions& io, const std::vector<ElemType>& types,
+                                            ElemType* type) {
+  KernelData in = MakeConversionInputs(k, base, seed);
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  if (absl::Status st = Interpret(k, ref, io); !st.ok()) return st;
+  return NarrowOutputMedian(k, in, KernelData{std::move(ref.buffers), std::move(ref.scalars)}, types, type);
+}
+
+// "WHAT not run: WHY\n": a pass auto mode would run that did not (fresh-user
+// review 13 F2, F3: the saturation and subnormal passes vanished without a
+// word).
+std::string SkippedLine(const std::string& what, const std::string& why) {
+  return absl::StrCat(what, " not run: ", why, "\n");
+}
+
+// Why no median exists: nothing finite, non-zero and below the max stored
+// to an output of `types` (by the conversion pass, or on the saturation
+// base's inputs).
+std::string NoStoredValue(const std::vector<ElemType>& types, bool from_base) {
+  std::vector<std::string> names;
+  for (ElemType t : types) names.push_back(std::string(ElemTypeName(t)));
+  return absl::StrCat(from_base ? "on the saturation base inputs the reference stored" : "the conversion pass stored",
+                      " no finite, non-zero value below the max to a ", absl::StrJoin(names, " or "),
+                      " output (of the elements it wrote, sampled over the pages it wrote), so nothing sizes "
+                      "their scale");
+}
+
+// The line saying what the saturation base is (no conversion pass exists):
+// its inputs and the median the reference stored on them.
+std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed, double median, ElemType to) {
+  std::vector<std::string> parts;
+  for (const Arg& a : k.args)
+    if (auto it = base.formats.find(a.name); it != base.formats.end())
+      parts.push_back(absl::StrCat(a.name, " ", it->second.Describe(a.elem)));
+  int bits = 0;  // the most significand bits before a conversion
+  for (const ConversionNote& n : base.conversions) bits = std::max(bits, n.bits);
+  return absl::StrCat(
+      "saturation base (seed ", seed, "; no conversion pass exists, so the saturation and subnormal passes scale "
+      "inputs of their own, run on the reference only): ", absl::StrJoin(parts, "; "),
+      "; every mfma or gemm sum exact, each conversion's operand exact in f32 (",
+      bits > 0 ? absl::StrCat("up to ", bits, " significand bits; ") : std::string(),
+      "beyond the target's max saturating the same way on both sides)",
+      absl::StrFormat("; the median |value| the reference stored on them to %s outputs is %g\n",
+                      std::string(ElemTypeName(to)), median));
+}
+
+// For the refusal of --inputs=conversion: what auto mode's saturation and
+// subnormal passes do without a conversion pass (PlanSaturationBase); ""
+// when `k` has no mfma or gemm (no such passes).
+std::string SaturationBaseNote(const Kernel& k, const std::string& filename) {
+  if (!HasUnorderedSum(k)) return "";
+  const ExactPlan b = PlanSaturationBase(k);
+  if (!b.exact)
+    return absl::StrCat(" (auto mode's saturation and subnormal passes cannot run either: no inputs keep every "
+                        "value exact in f32 up to each conversion: ",
+                        WithFile(b.blocker, filename), ")");
+  if (ComputedConversionTargets(k, b).empty()) return "";
+  return " (auto mode still runs the saturation and subnormal passes, on inputs of their own, exact in f32 up to "
+         "each conversion)";
 }
 
 }  // namespace
@@ -608,7 +701,19 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     if (conv_plans.empty() && opts.inputs == InputMode::kConversion)
       return absl::FailedPreconditionError(absl::StrCat(
           "conversion inputs are impossible for kernel '", k.name, "': ",
-          WithFile(PlanConversionInputs(k).blocker, opts.filename), "; use --inputs=auto or --inputs=random"));
+          WithFile(PlanConversionInputs(k).blocker, opts.filename), "; use --inputs=auto or --inputs=random",
+          SaturationBaseNote(k, opts.filename)));
+  }
+  // Without a conversion pass, the saturation and subnormal passes scale
+  // inputs of their own (PlanSaturationBase; fresh-user review 13 F3: they
+  // were lost with it, silently).
+  std::optional<ExactPlan> sat_base;
+  std::string sat_base_blocker;  // why even those inputs do not exist
+  if (!user && opts.inputs == InputMode::kAuto && conv_plans.empty() && HasUnorderedSum(k) &&
+      HasNarrowingConversion(k)) {
+    ExactPlan b = PlanSaturationBase(k);
+    if (b.exact) sat_base = std::move(b);
+    else sat_base_blocker = WithFile(b.blocker, opts.filename);
   }
   // Conversions no conversion pass rounds: beside an mfma or gemm a random
   // pass follows for them (fresh-user review 8 F8).
@@ -658,12 +763,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     ExactPlan sat;                    // kSaturation, kSubnormal: its plan
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
     std::string suffix;               // after the mode's name: "saturation (-max)"
-    std::string dump_tag;             // --dump file names: "saturation-neg." (else the mode's name)
+    std::string dump_tag;             // --dump file names: "saturation-neg.", "conversion-2." (else the mode's name)
   };
   std::vector<PassSpec> passes;
   auto add = [&](InputMode m) { passes.push_back(PassSpec{m}); };
   auto add_conversion_passes = [&] {
-    for (const ExactPlan& c : conv_plans) passes.push_back(PassSpec{InputMode::kConversion, &c});
+    for (const ExactPlan& c : conv_plans) {
+      passes.push_back(PassSpec{InputMode::kConversion, &c});
+      // A chain's levels each to their own --dump files (fresh-user review
+      // 12 F9: they shared "conversion.", the last level's files remained).
+      if (conv_plans.size() > 1) passes.back().dump_tag = absl::StrCat("conversion-", c.level, ".");
+    }
   };
   if (user) {
     // The values not given are generated as the mode says (auto: random).
@@ -781,8 +891,19 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // three passes ran).
   const std::vector<ElemType> sat_targets = opts.inputs == InputMode::kAuto && !conv_plans.empty()
                                                 ? ComputedConversionTargets(k, conv_plans.front())
-                                                : std::vector<ElemType>{};
+                                            : sat_base ? ComputedConversionTargets(k, *sat_base)
+                                                       : std::vector<ElemType>{};
   bool sat_pending = !sat_targets.empty();
+  // The saturation base's median (no conversion pass): from a reference-only
+  // run before the passes, whose buffers are gone before theirs are made.
+  double base_median = 0;
+  ElemType base_to = ElemType::kF32;
+  std::string base_failed;  // the reference's error on the base inputs
+  if (sat_pending && sat_base) {
+    absl::StatusOr<double> m = SaturationBaseMedian(k, *sat_base, opts.seed, io, sat_targets, &base_to);
+    if (m.ok()) base_median = *m;
+    else base_failed = std::string(m.status().message());
+  }
   const int sat_passes =
       2 + (std::count(sat_targets.begin(), sat_targets.end(), ElemType::kBF16) <
                    static_cast<std::ptrdiff_t>(sat_targets.size())
@@ -1034,16 +1155,39 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // conversion (review 10 F4), and a subnormal pass (review 10 F6).
     ElemType to = ElemType::kF32;
     double median = 0;
+    // Without a conversion pass: after the first pass, from the saturation
+    // base (fresh-user review 13 F3).
+    const bool from_base = sat_pending && sat_base && pi == 0;
+    const ExactPlan* sat_from = from_base ? &*sat_base : passes[pi].conv;
+    if (from_base) {
+      median = base_median;
+      to = base_to;
+    }
+    if (pi == 0 && !sat_base_blocker.empty())
+      absl::StrAppend(&passes_text, SkippedLine("saturation (+max, -max) and subnormal passes", absl::StrCat(
+          "no conversion pass, and no inputs keep every value exact in f32 up to each conversion: ",
+          sat_base_blocker)));
+    const bool plan_here = sat_pending && (mode == InputMode::kConversion || from_base);
+    if (plan_here && !from_base) median = NarrowOutputMedian(k, inputs, ref_data, sat_targets, &to);
+    if (plan_here && median <= 0)
+      absl::StrAppend(&passes_text, SkippedLine("saturation (+max, -max) and subnormal passes",
+                                                !base_failed.empty() && from_base
+                                                    ? absl::StrCat("the reference interpreter on the saturation base "
+                                                                   "inputs: ", base_failed)
+                                                    : NoStoredValue(sat_targets, from_base)));
     // Once, after the first conversion pass (a chain's passes share the
     // values behind the conversion).
-    if (mode == InputMode::kConversion && sat_pending &&
-        (median = NarrowOutputMedian(k, inputs, ref_data, sat_targets, &to)) > 0) {
+    if (plan_here && median > 0) {
+      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, median, to);
       const std::string tn(ElemTypeName(to));
       const FloatRange range = FloatRangeOf(to);
+      const char* from_text = from_base ? "the saturation base inputs" : "the conversion pass's";
+      const char* stored_by = from_base ? "the reference" : "that pass";
       std::vector<PassSpec> added;
       std::string carrier;
       double scale = 1;
-      const ExactPlan up = SaturationPlan(k, *passes[pi].conv, to, range.max / median, &carrier, &scale);
+      const ExactPlan up = SaturationPlan(k, *sat_from, to, range.max / median, &carrier, &scale);
+      if (!up.exact) passes_text += SkippedLine("saturation (+max, -max) passes", WithFile(up.blocker, opts.filename));
       if (up.exact) {
         // Two passes: toward +max with +inf on the diagonal, then the
         // carrier negated, toward -max, with NaN on the next blocks of the
@@ -1069,9 +1213,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                 inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
           }
           s.sat_line = absl::StrCat(
-              "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
-              absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                              sign * scale, tn, median, scale, median * scale),
+              "inputs: saturation (seed ", opts.seed, "): ", from_text, " with ", carrier,
+              absl::StrFormat(" times %g (the median |value| %s stored to %s outputs, %g, times %g is %g; ",
+                              sign * scale, stored_by, tn, median, scale, median * scale),
               absl::StrFormat("%s's max is %g)", tn, range.max), special,
               ", so the values before the conversion lie around and beyond ", sign > 0 ? "the max" : "-max",
               ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
@@ -1085,14 +1229,19 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       const double aim = std::sqrt(range.min_subnormal * range.min_normal);
       double down_scale = 1;
       ExactPlan down;
-      if (to != ElemType::kBF16) down = SaturationPlan(k, *passes[pi].conv, to, aim / median, &carrier, &down_scale);
+      if (to != ElemType::kBF16) down = SaturationPlan(k, *sat_from, to, aim / median, &carrier, &down_scale);
+      if (!down.exact)
+        passes_text += SkippedLine("subnormal pass", to == ElemType::kBF16
+                                                         ? std::string("bf16's subnormals are f32's, where an mfma's "
+                                                                       "or gemm's sums would be subnormal themselves")
+                                                         : WithFile(down.blocker, opts.filename));
       if (down.exact) {
         PassSpec s{InputMode::kSubnormal};
         s.sat = std::move(down);
         s.sat_line = absl::StrCat(
-            "inputs: subnormal (seed ", opts.seed, "): the conversion pass's with ", carrier,
-            absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                            down_scale, tn, median, down_scale, median * down_scale),
+            "inputs: subnormal (seed ", opts.seed, "): ", from_text, " with ", carrier,
+            absl::StrFormat(" times %g (the median |value| %s stored to %s outputs, %g, times %g is %g; ",
+                            down_scale, stored_by, tn, median, down_scale, median * down_scale),
             absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
             ", so the values before the conversion lie around its subnormal range, exact in f32: the stored codes "
             "must equal the reference's bit for bit (any NaN for a NaN)\n");
@@ -1102,7 +1251,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       passes.insert(passes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, std::make_move_iterator(added.begin()),
                     std::make_move_iterator(added.end()));
     }
-    if (mode == InputMode::kConversion) sat_pending = false;  // planned, or not, after the first
+    if (plan_here) sat_pending = false;  // planned, or not, after the first
   }
   r.run = r.passes.front().run;
   r.diffs = r.passes.front().diffs;
