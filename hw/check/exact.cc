@@ -1109,16 +1109,18 @@ std::string Unrepresentable(const Obligation& o) {
 }
 
 // The input forms tried per argument, richest first; `special`: the
-// argument's only form is the conversion's special values.
+// argument's only form is the special values of the conversions to these
+// targets.
 // `two_scale_gap` > 0: float buffers try two-scale forms (ExactFormat::
 // two_scale) of that gap and at most `two_scale_bits` bits first.
-std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index,
-                                int two_scale_gap = 0, int two_scale_bits = 0) {
+std::vector<ExactFormat> Levels(const Arg& a, const std::vector<ElemType>* special, bool conversion,
+                                int scalar_index, int two_scale_gap = 0, int two_scale_bits = 0) {
   std::vector<ExactFormat> v;
-  if (special != nullptr) {
+  if (special != nullptr && !special->empty()) {
     ExactFormat f;
     f.special = true;
-    f.special_to = *special;
+    f.special_to = special->front();
+    f.special_targets = *special;
     v.push_back(f);
     return v;
   }
@@ -1193,10 +1195,19 @@ const char* Ordinal(int n) {
 }  // namespace
 
 std::string ExactFormat::Describe(ElemType elem) const {
-  if (special)
+  if (special) {
+    // Every target: "to f16", "to f16 and bf16", "to f16, bf16 and f8e4m3fn".
+    std::vector<std::string> to;
+    for (ElemType t : special_targets.empty() ? std::vector<ElemType>{special_to} : special_targets)
+      to.push_back(std::string(ElemTypeName(t)));
+    const std::string last = to.back();
+    to.pop_back();
+    const std::string targets = to.empty() ? last : absl::StrCat(absl::StrJoin(to, ", "), " and ", last);
     return absl::StrCat("special ", elem == ElemType::kF32 ? std::string() : absl::StrCat(std::string(ElemTypeName(elem)), " "),
-                        "values of the conversion to ", std::string(ElemTypeName(special_to)),
-                        " (NaN, +-inf, +-0, +-max, beyond max, subnormals, ties and tie +-1 ulp) at every position");
+                        "values of the conversion", to.empty() ? "" : "s", " to ", targets,
+                        " (NaN, +-inf, +-0, +-max, beyond max, subnormals, ties and tie +-1 ulp",
+                        to.empty() ? "" : " of each", ") at every position");
+  }
   if (mix_level >= 0) {
     ExactFormat plain = *this;
     plain.mix_level = -1;
@@ -1245,7 +1256,7 @@ namespace {
 // pass's obligations of an analysis that fit), one per op in program order
 // of the obligations; `special`: the buffers holding special values.
 std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
-                                            const std::map<std::string, ElemType>& special) {
+                                            const std::map<std::string, std::vector<ElemType>>& special) {
   std::vector<ConversionNote> notes;
   std::map<const Op*, size_t> seen;
   for (const Obligation& o : obl) {
@@ -1288,8 +1299,8 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
   Analysis::AffineCache affine;
-  const std::map<std::string, ElemType> special = conversion ? ConversionFedBuffers(k)
-                                                             : std::map<std::string, ElemType>{};
+  const std::map<std::string, std::vector<ElemType>> special =
+      conversion ? ConversionFedBuffers(k) : std::map<std::string, std::vector<ElemType>>{};
   int f32_scalars = 0;
   for (const Arg& a : k.args) {
     auto sp = special.find(a.name);
@@ -1602,7 +1613,7 @@ bool HasNarrowingConversion(const Kernel& k) {
   return false;
 }
 
-std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
+std::map<std::string, std::vector<ElemType>> ConversionFedBuffers(const Kernel& k) {
   std::vector<const Op*> ops;
   AllOps(k.body, ops);
   // Uses of each SSA value; values no op defines here (a loop's carried
@@ -1636,10 +1647,11 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
     return true;
   };
   // Whether every use of `v` (of type `from`; through slice, concat and an
-  // exact cvt of f16 or bf16 to f32) is a narrowing cvt to `*to` (set by
-  // the first) whose result is only stored.
-  std::function<bool(const std::string&, ElemType, std::optional<ElemType>*, int)> only_converted =
-      [&](const std::string& v, ElemType from, std::optional<ElemType>* to, int depth) {
+  // exact cvt of f16 or bf16 to f32) is a narrowing cvt whose result is
+  // only stored; `*to` gets each cvt's target type once (fresh-user review
+  // 12 F6: a buffer converted to f16 and to bf16 was left out).
+  std::function<bool(const std::string&, ElemType, std::vector<ElemType>*, int)> only_converted =
+      [&](const std::string& v, ElemType from, std::vector<ElemType>* to, int depth) {
         if (depth > 64 || uses[v].empty()) return false;
         for (const Op* u : uses[v]) {
           if (u->results.empty()) return false;
@@ -1648,8 +1660,7 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
           } else if (u->kind == OpKind::kCvt && from != ElemType::kF32 && u->type.elem == ElemType::kF32) {
             if (!only_converted(u->results[0], ElemType::kF32, to, depth + 1)) return false;
           } else if (u->kind == OpKind::kCvt && Narrows(from, u->type.elem)) {
-            if (to->has_value() && **to != u->type.elem) return false;
-            *to = u->type.elem;
+            if (std::find(to->begin(), to->end(), u->type.elem) == to->end()) to->push_back(u->type.elem);
             if (!only_stored(u->results[0], depth + 1)) return false;
           } else {
             return false;
@@ -1657,13 +1668,13 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
         }
         return true;
       };
-  std::map<std::string, ElemType> r;
+  std::map<std::string, std::vector<ElemType>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer ||
         (a.elem != ElemType::kF32 && a.elem != ElemType::kF16 && a.elem != ElemType::kBF16))
       continue;
     bool ok = true, loaded = false;
-    std::optional<ElemType> to;
+    std::vector<ElemType> to;
     for (const Op* op : ops) {
       const bool touches = op->mem == a.name || (op->kind == OpKind::kGemm &&
                                                 (op->gemm.a == a.name || op->gemm.b == a.name ||
@@ -1676,7 +1687,7 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
       }
       loaded = true;
     }
-    if (ok && loaded && to) r[a.name] = *to;
+    if (ok && loaded && !to.empty()) r[a.name] = to;
   }
   return r;
 }

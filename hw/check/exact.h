@@ -59,13 +59,16 @@ struct ExactFormat {
   // f32 scalars: one of these values (a subset of {0.5, 1, 1.5, 2}).
   std::vector<double> choices;
   // Conversion inputs (PlanConversionInputs): an f32 buffer whose loaded
-  // values reach only narrowing conversions to `special_to` and stores
-  // (ConversionFedBuffers) gets the conversion's special values
-  // (MakeConversionInputs) instead of +-m * 2^e.
-  // f16 and bf16 buffers too: their special values are those of the
-  // conversion from the buffer's type (ConversionSpecialFrom).
+  // values reach only narrowing conversions and stores
+  // (ConversionFedBuffers) gets the special values of the conversions to
+  // every target of them, `special_targets` (ConversionFedBuffers' order),
+  // interleaved (MakeConversionInputs) instead of +-m * 2^e; `special_to`
+  // is then the first of them. f16 and bf16 buffers too: their special
+  // values are those of the conversions from the buffer's type
+  // (ConversionSpecialFrom).
   bool special = false;
   ElemType special_to = ElemType::kF32;
+  std::vector<ElemType> special_targets;
   // Two scales (the first pass of a conversion chain, PlanConversionPasses):
   // +-m * 2^(exp_lo + spread), or for one element in low_one_in (or at
   // low_period, below) +-2^exp_lo (m = 1; negative with probability 1/2),
@@ -122,7 +125,8 @@ struct ExactFormat {
   int diagonal_first = 0, diagonal_blocks = 0;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
-  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
+  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16",
+  // "special values of the conversions to f16 and bf16";
   // with saturation specials `elem` (the argument's type) names them:
   // "+-m*2^e, ...; 5 in 37 elements (at every position) NaN, +-240, +-224
   // (saturation of the conversion to f8e4m3fnuz)".
@@ -191,10 +195,12 @@ bool HasNarrowingConversion(const Kernel& k);
 // (through slice and concat) to buffers no op of `k` reads: such a value is
 // converted exactly as it was loaded, so any value of the buffer's type, NaN
 // and infinities included, gives the same code on both sides (fresh-user
-// review 8 F5: an f16 buffer quantised to fp8 beside an MFMA). By name, the conversion's
-// target type (the first one's when they differ: all conversions of the
-// buffer must then be to that type, else it is left out).
-std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k);
+// review 8 F5: an f16 buffer quantised to fp8 beside an MFMA). By name, the conversions'
+// target types (each once, in the order of the uses that reach them): a buffer converted to f16 and to
+// bf16 gets the special values of both (fresh-user review 12 F6; before, a
+// buffer with two target types was left out and got only saturation
+// specials).
+std::map<std::string, std::vector<ElemType>> ConversionFedBuffers(const Kernel& k);
 
 // The float buffers of `k` (any float type, fp8 included) whose loaded values
 // reach a narrowing `cvt` through elementwise ops only (slice, concat, cvt,

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -854,16 +856,16 @@ end
 
 TEST(ConversionPlanTest, BuffersOnlyConvertedGetSpecialValues) {
   // Through slice and concat to a cvt and a store: X only; A and B feed the MFMA.
-  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("bf16"))), (std::map<std::string, ElemType>{{"X", ElemType::kBF16}}));
-  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("f8e4m3fn"))),
-            (std::map<std::string, ElemType>{{"X", ElemType::kF8E4M3FN}}));
+  using Fed = std::map<std::string, std::vector<ElemType>>;
+  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("bf16"))), (Fed{{"X", {ElemType::kBF16}}}));
+  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("f8e4m3fn"))), (Fed{{"X", {ElemType::kF8E4M3FN}}}));
   ExactPlan p = PlanConversionInputs(Parse(Beside("f8e4m3fn")));
   ASSERT_TRUE(p.exact) << p.blocker;
   EXPECT_TRUE(p.formats["X"].special);
   EXPECT_EQ(p.formats["X"].special_to, ElemType::kF8E4M3FN);
+  EXPECT_EQ(p.formats["X"].special_targets, (std::vector<ElemType>{ElemType::kF8E4M3FN}));
   EXPECT_FALSE(p.formats["A"].special);
-  // Not only converted: also added; stored where the kernel reads it back;
-  // converted to two types.
+  // Not only converted: also added; stored where the kernel reads it back.
   const char* kNot[] = {
       R"(kernel c
 workgroup 64 1 1
@@ -887,19 +889,6 @@ arg P : f16[64] strides [1] writeonly
   store O[tid.x], %q
   %o = load O[tid.x] : f16
   store P[tid.x], %o
-end
-)",
-      R"(kernel c
-workgroup 64 1 1
-grid 1 1 1
-arg X : f32[64] strides [1] readonly
-arg O : f16[64] strides [1] writeonly
-arg P : bf16[64] strides [1] writeonly
-  %x = load X[tid.x] : f32
-  %q = cvt %x : f16
-  store O[tid.x], %q
-  %r = cvt %x : bf16
-  store P[tid.x], %r
 end
 )"};
   for (const char* t : kNot) EXPECT_TRUE(ConversionFedBuffers(Parse(t)).empty()) << t;
@@ -991,6 +980,147 @@ TEST(InputsTest, ConversionInputsPutEverySpecialAtEveryPosition) {
   }
 }
 
+// Fresh-user review 12 F6: a buffer converted to several types gets the
+// special values of every conversion (before, it was left out of
+// ConversionFedBuffers and got NaN and +-inf only).
+TEST(ConversionPlanTest, BufferConvertedToSeveralTypesGetsTheSpecialsOfEach) {
+  using Fed = std::map<std::string, std::vector<ElemType>>;
+  const Kernel k = Parse(::kir::testing::Review12F6Kernel());
+  EXPECT_EQ(ConversionFedBuffers(k), (Fed{{"X", {ElemType::kF16, ElemType::kBF16}}}));
+  ExactPlan p = PlanConversionInputs(k);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_TRUE(p.formats["X"].special);
+  EXPECT_EQ(p.formats["X"].special_targets, (std::vector<ElemType>{ElemType::kF16, ElemType::kBF16}));
+  EXPECT_EQ(p.formats["X"].special_to, ElemType::kF16);
+  EXPECT_FALSE(p.formats["A"].special);
+  EXPECT_EQ(p.formats["X"].Describe(),
+            "special values of the conversions to f16 and bf16 (NaN, +-inf, +-0, +-max, beyond max, subnormals, "
+            "ties and tie +-1 ulp of each) at every position");
+  // The saturation specials leave it alone (it holds the richer set).
+  EXPECT_EQ(WithSaturationSpecials(k, p).formats["X"].mix_level, -1);
+  // An f16 buffer quantised to two fp8 types (the second conversion to
+  // f8e4m3fnuz is the same target: listed once).
+  const Kernel k2 = Parse(R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[64] strides [1] readonly
+arg O : f8e4m3fnuz[64] strides [1] writeonly
+arg P : f8e5m2fnuz[64] strides [1] writeonly
+arg Q : f8e4m3fnuz[64] strides [1] writeonly
+  %x = load X[tid.x] : f16
+  %q = cvt %x : f8e4m3fnuz
+  store O[tid.x], %q
+  %r = cvt %x : f8e5m2fnuz
+  store P[tid.x], %r
+  %s = cvt %x : f8e4m3fnuz
+  store Q[tid.x], %s
+end
+)");
+  EXPECT_EQ(ConversionFedBuffers(k2), (Fed{{"X", {ElemType::kF8E4M3FNUZ, ElemType::kF8E5M2FNUZ}}}));
+  ExactPlan p2 = PlanConversionInputs(k2);
+  ASSERT_TRUE(p2.exact) << p2.blocker;
+  EXPECT_EQ(p2.formats["X"].Describe(ElemType::kF16).rfind(
+                "special f16 values of the conversions to f8e4m3fnuz and f8e5m2fnuz (", 0),
+            0u)
+      << p2.formats["X"].Describe(ElemType::kF16);
+  ExactFormat three;
+  three.special = true;
+  three.special_to = ElemType::kF16;
+  three.special_targets = {ElemType::kF16, ElemType::kBF16, ElemType::kF8E4M3FN};
+  EXPECT_EQ(three.Describe().rfind("special values of the conversions to f16, bf16 and f8e4m3fn (", 0), 0u)
+      << three.Describe();
+}
+
+// The period and slots of several targets' specials, by hand: 37 + 30 per
+// further target (values 7..36 of each; 0..6, NaNs, +-inf, +-0, are
+// shared): 67, 97, 127, 157 are prime; 6 targets: 187 = 11 * 17, 188 = 4 *
+// 47, 189 = 27 * 7, 190 = 10 * 19, so 191.
+TEST(InputsTest, SeveralTargetsSpecialPeriodAndSlotsByHand) {
+  EXPECT_EQ(kTargetFreeSpecials, 7);
+  EXPECT_EQ(ConversionSpecialPeriod(1), 37);
+  EXPECT_EQ(ConversionSpecialPeriod(2), 67);
+  EXPECT_EQ(ConversionSpecialPeriod(3), 97);
+  EXPECT_EQ(ConversionSpecialPeriod(4), 127);
+  EXPECT_EQ(ConversionSpecialPeriod(5), 157);
+  EXPECT_EQ(ConversionSpecialPeriod(6), 191);
+  auto slot = [](int n, int u) {
+    const SpecialSlot s = ConversionSpecialSlot(n, u);
+    return std::pair{s.target, s.j};
+  };
+  for (int u = 0; u < 37; ++u) EXPECT_EQ(slot(1, u), (std::pair{0, u}));
+  EXPECT_EQ(slot(2, 36), (std::pair{0, 36}));
+  EXPECT_EQ(slot(2, 37), (std::pair{1, 7}));
+  EXPECT_EQ(slot(2, 66), (std::pair{1, 36}));
+  EXPECT_EQ(slot(3, 67), (std::pair{2, 7}));
+  EXPECT_EQ(slot(6, 186), (std::pair{5, 36}));
+  EXPECT_EQ(slot(6, 187), (std::pair{0, 0}));  // the padding repeats from slot 0
+  EXPECT_EQ(slot(6, 190), (std::pair{0, 3}));
+  // The shared values are the same for every target (same draws).
+  for (uint64_t seed = 1; seed <= 20; ++seed)
+    for (int j = 0; j < 7; ++j) {
+      uint64_t s1 = seed, s2 = seed, s3 = seed, s4 = seed;
+      EXPECT_EQ(ConversionSpecialFrom(ElemType::kF32, ElemType::kF16, j, s1),
+                ConversionSpecialFrom(ElemType::kF32, ElemType::kBF16, j, s2))
+          << j;
+      EXPECT_EQ(ConversionSpecialFrom(ElemType::kF16, ElemType::kF8E4M3FNUZ, j, s3),
+                ConversionSpecialFrom(ElemType::kF16, ElemType::kF8E5M2FNUZ, j, s4))
+          << j;
+    }
+}
+
+// An f32 buffer converted to f16 and bf16 (1024 elements: 67 slots, each
+// at the 4 positions of a vector within 67 + 3 * 67 elements) holds the
+// special values of both conversions at every position, classified by hand
+// from the f32 bits: f16's max 65504 and beyond it (65520, 65536, 4 *
+// 65504 = 262016), its subnormals (below 2^-14 = 0x38800000) and ties (low
+// 13 bits 1 followed by zeros, in its normal range); bf16's max
+// 0x7f7f0000, beyond it, its subnormals (at most 2^-126, bf16's smallest
+// normal) and ties (low 16 bits 0x8000).
+TEST(InputsTest, SeveralTargetsPutEachTargetsSpecialsAtEveryPosition) {
+  const Kernel k = Parse(R"(kernel c
+workgroup 64 1 1
+grid 4 1 1
+arg X : f32[256, 4] strides [4, 1] readonly
+arg Y : f16[256, 4] strides [4, 1] writeonly
+arg Z : bf16[256, 4] strides [4, 1] writeonly
+  %x = load X[wg.x * 64 + tid.x, 0] : f32x4
+  %y = cvt %x : f16x4
+  store Y[wg.x * 64 + tid.x, 0], %y
+  %z = cvt %x : bf16x4
+  store Z[wg.x * 64 + tid.x, 0], %z
+end
+)");
+  ExactPlan p = PlanConversionInputs(k);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  ASSERT_TRUE(p.formats["X"].special);
+  const std::set<std::string> all = {"nan",     "+inf",       "-inf",       "+0",     "-0",
+                                     "f16 max", "f16 beyond", "f16 sub",    "f16 tie", "bf16 max",
+                                     "bf16 beyond", "bf16 sub", "bf16 tie"};
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    std::map<int, std::set<std::string>> kinds;  // position -> kinds seen
+    for (int i = 0; i < 1024; ++i) {
+      uint32_t b;
+      std::memcpy(&b, d.buffers["X"].data() + 4 * i, 4);
+      const float v = F32FromBits(b);
+      const double a = std::fabs(static_cast<double>(v));
+      std::string kind = std::isnan(v) ? "nan" : std::isinf(v) ? (v > 0 ? "+inf" : "-inf")
+                         : v == 0 ? (std::signbit(v) ? "-0" : "+0")
+                         : a == 65504 ? "f16 max"
+                         : a > 65504 && a <= 262016 ? "f16 beyond"
+                         : a < 0x1p-14 && a > 0x1p-30 ? "f16 sub"
+                         : (b & 0x7fffffffu) == 0x7f7f0000u ? "bf16 max"
+                         : a > 3.3895313892515355e38 ? "bf16 beyond"
+                         : a <= 0x1p-126 ? "bf16 sub"
+                         : (b & 0x1fffu) == 0x1000u && a >= 0x1p-14 && a < 65504 ? "f16 tie"
+                         : (b & 0xffffu) == 0x8000u ? "bf16 tie"
+                                                    : "";
+      if (!kind.empty()) kinds[i % 4].insert(kind);
+    }
+    for (int pos = 0; pos < 4; ++pos) EXPECT_EQ(kinds[pos], all) << "seed " << seed << " position " << pos;
+  }
+}
+
 // Fresh-user review 8 F5: an f16 buffer only quantised gets the special
 // values of the conversion, in f16 (by hand: 240 = 1.875 * 2^7, f16
 // exponent field 7 + 15 = 22, bits 22 << 10 | 0.875 * 1024 = 0x5b80; 248 =
@@ -998,7 +1128,8 @@ TEST(InputsTest, ConversionInputsPutEverySpecialAtEveryPosition) {
 // subnormal 2^(1 - 8 - 3) = 2^-10: 0x1400).
 TEST(ConversionPlanTest, F16AndBf16BuffersOnlyConvertedGetTheirOwnSpecials) {
   const Kernel k5 = Parse(::kir::testing::Review8F5Kernel());
-  EXPECT_EQ(ConversionFedBuffers(k5), (std::map<std::string, ElemType>{{"X", ElemType::kF8E4M3FNUZ}}));
+  using Fed = std::map<std::string, std::vector<ElemType>>;
+  EXPECT_EQ(ConversionFedBuffers(k5), (Fed{{"X", {ElemType::kF8E4M3FNUZ}}}));
   // Through an exact cvt to f32 too.
   EXPECT_EQ(ConversionFedBuffers(Parse(R"(kernel c
 workgroup 64 1 1
@@ -1011,7 +1142,7 @@ arg O : f16[64] strides [1] writeonly
   store O[tid.x], %q
 end
 )")),
-            (std::map<std::string, ElemType>{{"X", ElemType::kF16}}));
+            (Fed{{"X", {ElemType::kF16}}}));
   ExactPlan p = PlanConversionInputs(k5);
   ASSERT_TRUE(p.exact) << p.blocker;
   EXPECT_TRUE(p.formats["X"].special);

@@ -399,6 +399,26 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
   return d;
 }
 
+int ConversionSpecialPeriod(int targets) {
+  int n = kConversionSpecials + (kConversionSpecials - kTargetFreeSpecials) * std::max(targets - 1, 0);
+  auto prime = [](int x) {
+    for (int d = 2; d * d <= x; ++d)
+      if (x % d == 0) return false;
+    return x >= 2;
+  };
+  while (!prime(n)) ++n;
+  return n;
+}
+
+SpecialSlot ConversionSpecialSlot(int targets, int u) {
+  const int own = kConversionSpecials - kTargetFreeSpecials;  // each further target's values
+  const int count = kConversionSpecials + own * std::max(targets - 1, 0);
+  u %= count;  // the padding repeats from slot 0
+  if (u < kConversionSpecials) return {0, u};
+  u -= kConversionSpecials;
+  return {1 + u / own, kTargetFreeSpecials + u % own};
+}
+
 uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) { return ConversionSpecialFrom(ElemType::kF32, to, j, s); }
 
 uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
@@ -550,15 +570,21 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
       continue;
     }
     if (!it->second.special) continue;
-    // Element i: special value (i + o) mod 37, its random parts from the
-    // element's own stream.
+    // Element i: slot (i + o) mod P of the targets' special values (one
+    // target: value (i + o) mod 37), its random parts from the element's
+    // own stream.
+    const std::vector<ElemType> to =
+        it->second.special_targets.empty() ? std::vector<ElemType>{it->second.special_to} : it->second.special_targets;
+    const int n = static_cast<int>(to.size());
+    const uint64_t period = static_cast<uint64_t>(ConversionSpecialPeriod(n));
     const uint64_t s0 = Hash(a.name, seed) ^ 0x7370656369616cull;
-    const uint64_t o = s0 % kConversionSpecials;
-    const ElemType to = it->second.special_to, from = a.elem;
-    d.buffers[a.name] = LazyBuffer(a, [s0, o, from, to](uint64_t i) -> uint64_t {
+    const uint64_t o = s0 % period;
+    const ElemType from = a.elem;
+    d.buffers[a.name] = LazyBuffer(a, [s0, o, from, to, n, period](uint64_t i) -> uint64_t {
       uint64_t st = StateAt(s0, i);
       uint64_t own = Next(st);
-      return ConversionSpecialFrom(from, to, static_cast<int>((i + o) % kConversionSpecials), own);
+      const SpecialSlot sl = ConversionSpecialSlot(n, static_cast<int>((i + o) % period));
+      return ConversionSpecialFrom(from, to[static_cast<size_t>(sl.target)], sl.j, own);
     });
   }
   return d;

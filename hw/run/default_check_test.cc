@@ -344,6 +344,42 @@ end
          5);
 }
 
+// Fresh-user review 12 F6: beside an MFMA (no adversarial pass), an f32
+// buffer X converted to f16 (Y) and to bf16 (Z) got only NaN and +-inf in
+// the conversion pass (a buffer with two target types was left out of
+// ConversionFedBuffers), so both mutants passed seeds 1-5; X now holds the
+// special values of both conversions. Mutants: Y's conversions flush
+// |x| < 2^-14 (f16's smallest normal, f32 0x38800000) to 0 first (the
+// review's bm_yfl.s: |x| in a VGPR beyond kirc's, kept when v_cmp_ngt_f32
+// 2^-14 > |x| is false: |x| >= 2^-14 or NaN; s_nop 1: the VALU-written
+// mask's 2 wait states); Z's NaN selects dropped (bm_znonan.s: the rounding
+// add's result kept for NaN too).
+TEST_F(DefaultCheckTest, Review12F6BufferConvertedToF16AndBf16BesideMfma) {
+  const Compiled c = CompileText(::kir::testing::Review12F6Kernel());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(c.assembly, m, std::regex(R"(\.amdhsa_next_free_vgpr (\d+))"))) << c.assembly;
+  const std::string t = absl::StrCat("v", m[1].str());  // a VGPR kirc's code does not use
+  const std::regex cvt(R"((v_cvt_f16_f32(_e32)? v\d+, (v\d+)))");
+  const std::string flush = absl::StrCat("v_and_b32 ", t, ", 0x7fffffff, $3\n  v_cmp_ngt_f32 vcc, 0x38800000, ", t,
+                                         "\n  s_nop 1\n  v_cndmask_b32 $3, 0, $3, vcc\n  $1");
+  EXPECT_EQ(std::distance(std::sregex_iterator(c.assembly.begin(), c.assembly.end(), cvt), std::sregex_iterator()), 4)
+      << c.assembly;
+  const std::string yfl = std::regex_replace(
+      std::regex_replace(c.assembly, cvt, flush), std::regex(R"(\.amdhsa_next_free_vgpr \d+)"),
+      absl::StrCat(".amdhsa_next_free_vgpr ", std::stoi(m[1].str()) + 1));
+  Expect(c,
+         {Write(c, yfl, "yflush.hsaco"),
+          Mutant(c, R"(v_cndmask_b32_e64 (v\d+), (v\d+), v\d+, s\[\d+:\d+\])", "v_mov_b32 $1, $2", 4,
+                 "znonan.hsaco")},
+         5);
+  // The inputs line names both conversions' specials.
+  RunReport r = Run(c, Write(c, c.assembly, "bm.hsaco"), 1);
+  EXPECT_NE(r.text.find("; X special values of the conversions to f16 and bf16 (NaN, +-inf, +-0, +-max, beyond "
+                        "max, subnormals, ties and tie +-1 ulp of each) at every position;"),
+            std::string::npos)
+      << r.text;
+}
+
 TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
   const Compiled c = CompileText(BesideKernel());
   // Round to nearest even adds 0x7fff + lsb before dropping 16 bits; 0
