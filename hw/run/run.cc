@@ -509,48 +509,76 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
   return absl::StrJoin(found, ", ");
 }
 
-// The median |value| of the finite, non-zero elements below the type's max
-// that the run stored to `ref`'s first writable buffer of `k` whose type is
-// one of `types` (of its first 2^16 elements, those whose bytes differ from
-// `in`'s, the pass's inputs: elements the kernel never writes keep their
-// inputs and say nothing of the values it stores, fresh-user review 11 F5),
-// and that type; 0 when there is none.
-double NarrowOutputMedian(const Kernel& k, const KernelData& in, const KernelData& ref,
-                          const std::vector<ElemType>& types, ElemType* type) {
-  for (const Arg& a : k.args) {
-    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
-        std::find(types.begin(), types.end(), a.elem) == types.end())
-      continue;
-    auto it = ref.buffers.find(a.name);
-    if (it == ref.buffers.end()) continue;
-    auto was = in.buffers.find(a.name);
-    bool any = true;
-    for (int64_t e : a.shape) any = any && e > 0;
-    std::vector<int64_t> idx(a.shape.size(), 0);
-    std::vector<double> v;
-    const double max = FloatRangeOf(a.elem).max;
-    const int eb = ElemBytes(a.elem);
-    for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
-      int64_t off = 0;
-      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
-      uint8_t b[4] = {}, b0[4] = {};
-      it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
-      if (was != in.buffers.end()) was->second.Read(static_cast<uint64_t>(off * eb), b0, static_cast<uint64_t>(eb));
-      const bool stored = was == in.buffers.end() || std::memcmp(b, b0, static_cast<size_t>(eb)) != 0;
-      if (!stored) {
-        if (!NextIndex(idx, a.shape)) break;
-        continue;
-      }
+// The median |value| of the elements of buffer `a` of `k` that the run
+// stored to `ref` (of its first 2^16 elements, those whose bytes differ
+// from `in`'s, the pass's inputs: elements the kernel never writes keep
+// their inputs and say nothing of the values it stores, fresh-user review
+// 11 F5). `all` false: of the finite, non-zero ones below the type's max
+// (what a saturation or subnormal scale is sized from); true: of every
+// non-NaN one, zeros, +-max and infinities included (where the values before
+// the conversion lay: review 12 F1, F3). 0 when there is none; `*count` (when
+// given) is how many the median is of.
+double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count = nullptr) {
+  if (count != nullptr) *count = 0;
+  auto it = ref.buffers.find(a.name);
+  if (a.kind != Arg::Kind::kBuffer || a.shape.empty() || it == ref.buffers.end()) return 0;
+  auto was = in.buffers.find(a.name);
+  bool any = true;
+  for (int64_t e : a.shape) any = any && e > 0;
+  std::vector<int64_t> idx(a.shape.size(), 0);
+  std::vector<double> v;
+  const double max = FloatRangeOf(a.elem).max;
+  const int eb = ElemBytes(a.elem);
+  for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
+    uint8_t b[4] = {}, b0[4] = {};
+    it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
+    if (was != in.buffers.end()) was->second.Read(static_cast<uint64_t>(off * eb), b0, static_cast<uint64_t>(eb));
+    const bool stored = was == in.buffers.end() || std::memcmp(b, b0, static_cast<size_t>(eb)) != 0;
+    if (stored) {
       const double x = std::fabs(ElementValue(a.elem, b));
-      if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
-      if (!NextIndex(idx, a.shape)) break;
+      if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) v.push_back(x);
     }
-    if (v.empty()) continue;
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    *type = a.elem;
-    return v[v.size() / 2];
+    if (!NextIndex(idx, a.shape)) break;
   }
-  return 0;
+  if (v.empty()) return 0;
+  if (count != nullptr) *count = static_cast<int64_t>(v.size());
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Within this factor of its aim, the median |value| a saturation or
+// subnormal pass stored to an output counts as having reached it (its max:
+// at least max / 4, beyond included; its subnormals: within a factor 4 of
+// the middle of their range).
+constexpr double kAimFactor = 4;
+
+// The report line of a saturation or subnormal pass (`sub`; `sign` -1: the
+// -max pass) for one output it aimed at, `a` (type `a.elem`): the median
+// |value| it stored (StoredMedian, all), and plainly whether that reached
+// the max or the subnormal range, else that this pass does not check it
+// (fresh-user review 12 F9.4).
+std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
+                            const std::string& pass) {
+  int64_t n = 0;
+  const double m = StoredMedian(in, ref, a, /*all=*/true, &n);
+  const FloatRange range = FloatRangeOf(a.elem);
+  const std::string tn(ElemTypeName(a.elem));
+  const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+  const bool near = n > 0 && (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
+  const std::string where =
+      sub ? absl::StrFormat("%s's subnormals [%g, %g)", tn, range.min_subnormal, range.min_normal)
+          : absl::StrFormat("%s's max %g", tn, range.max);
+  if (n == 0)
+    return absl::StrCat(pass, ": ", a.name, ": no value stored: its ", sub ? "subnormal conversion" : "saturation",
+                        " is not checked by this pass\n");
+  if (near)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), near ", m, n), where,
+                        ": the values before its conversion lie around ",
+                        sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
+  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), not near ", m, n), where,
+                      ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
 }
 
 }  // namespace
@@ -646,6 +674,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
     std::string suffix;               // after the mode's name: "saturation (-max)"
     std::string dump_tag;             // --dump file names: "saturation-neg." (else the mode's name)
+    std::vector<std::string> aimed;   // kSaturation, kSubnormal: the outputs it aims at
+    int sign = 1;                     // kSaturation: -1 for the -max pass
   };
   std::vector<PassSpec> passes;
   auto add = [&](InputMode m) { passes.push_back(PassSpec{m}); };
@@ -761,20 +791,22 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
-  // Two saturation passes and a subnormal one are planned after the first
-  // conversion pass when the kernel converts an mfma/gemm result to f16,
-  // bf16 or fp8 (below; no subnormal pass for bf16, whose subnormals are
-  // f32's); counted until that pass has run (review 10 F7: "2 of 2" when
-  // three passes ran).
-  const std::vector<ElemType> sat_targets = opts.inputs == InputMode::kAuto && !conv_plans.empty()
-                                                ? ComputedConversionTargets(k, conv_plans.front())
-                                                : std::vector<ElemType>{};
-  bool sat_pending = !sat_targets.empty();
-  const int sat_passes =
-      2 + (std::count(sat_targets.begin(), sat_targets.end(), ElemType::kBF16) <
-                   static_cast<std::ptrdiff_t>(sat_targets.size())
-               ? 1
-               : 0);
+  // Saturation passes (+max, -max) and a subnormal one per group of outputs
+  // that one carrier and scale serve are planned after the first conversion
+  // pass when the kernel converts an mfma/gemm result to f16, bf16 or fp8
+  // (below; no subnormal pass for bf16, whose subnormals are f32's); counted
+  // until that pass has run (review 10 F7: "2 of 2" when three passes ran)
+  // as one group per output type.
+  const std::vector<ComputedOutput> sat_outputs = opts.inputs == InputMode::kAuto && !conv_plans.empty()
+                                                      ? ComputedConversionOutputs(k, conv_plans.front())
+                                                      : std::vector<ComputedOutput>{};
+  bool sat_pending = !sat_outputs.empty();
+  int sat_passes = 0;
+  {
+    std::set<ElemType> types;
+    for (const ComputedOutput& o : sat_outputs)
+      if (types.insert(o.type).second) sat_passes += o.type == ElemType::kBF16 ? 2 : 3;
+  }
   auto passes_planned = [&] { return passes.size() + (sat_pending ? sat_passes : 0); };
   // "conversion (chain level 2 of 3)" when a chain has several passes.
   auto pass_name = [&](size_t at) {
@@ -978,6 +1010,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
                            unrounded);
+    // Where the values of each output a saturation or subnormal pass aimed
+    // at actually lay (review 12 F9.4: the line said "around and beyond the
+    // max" when they were not).
+    if (!user && (mode == InputMode::kSaturation || mode == InputMode::kSubnormal))
+      for (const std::string& name : passes[pi].aimed)
+        if (const Arg* a = k.FindArg(name); a != nullptr)
+          t += AimedOutputLine(inputs, ref_data, *a, mode == InputMode::kSubnormal, passes[pi].sign, pass_name(pi));
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
@@ -1016,75 +1055,136 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     r.passes.push_back(std::move(p));
     // After the conversion pass of a kernel that converts an mfma/gemm
     // result to a narrower float type: saturation passes whose carrier puts
-    // the median value stored to that output near the type's max (review 8
+    // the median value stored to an output near its type's max (review 8
     // F1; f16 and bf16 too, review 10 F5), with +inf and NaN reaching the
-    // conversion (review 10 F4), and a subnormal pass (review 10 F6).
-    ElemType to = ElemType::kF32;
-    double median = 0;
+    // conversion (review 10 F4), and a subnormal pass (review 10 F6); for
+    // every such output, in groups that one carrier and scale serve (review
+    // 12 F1, F3, F4: a second output of another type or MFMA chain was
+    // never aimed at).
     // Once, after the first conversion pass (a chain's passes share the
     // values behind the conversion).
-    if (mode == InputMode::kConversion && sat_pending &&
-        (median = NarrowOutputMedian(k, inputs, ref_data, sat_targets, &to)) > 0) {
-      const std::string tn(ElemTypeName(to));
-      const FloatRange range = FloatRangeOf(to);
+    if (mode == InputMode::kConversion && sat_pending) {
+      struct Aim {
+        const ComputedOutput* out;
+        double median;
+      };
+      std::vector<Aim> aims;
+      std::string unaimed;  // outputs no pass aims at, and why
+      for (const ComputedOutput& o : sat_outputs) {
+        const Arg* a = k.FindArg(o.name);
+        const double m = a != nullptr ? StoredMedian(inputs, ref_data, *a, /*all=*/false) : 0;
+        if (m > 0)
+          aims.push_back({&o, m});
+        else
+          absl::StrAppend(&unaimed, "saturation and subnormal passes: ", o.name, " (", std::string(ElemTypeName(o.type)),
+                          "): the conversion pass stored no finite non-zero value below its max to size a scale "
+                          "from: its saturation and subnormal conversion are not checked\n");
+      }
       std::vector<PassSpec> added;
-      std::string carrier;
-      double scale = 1;
-      const ExactPlan up = SaturationPlan(k, *passes[pi].conv, to, range.max / median, &carrier, &scale);
-      if (up.exact) {
-        // Two passes: toward +max with +inf on the diagonal, then the
-        // carrier negated, toward -max, with NaN on the next blocks of the
-        // diagonal (fresh-user review 10 F1: values negative with
-        // probability 1/8 never met a dropped lower clamp).
-        for (int sign : {1, -1}) {
-          PassSpec s{InputMode::kSaturation};
-          s.suffix = sign > 0 ? " (+max)" : " (-max)";
-          if (sign < 0) s.dump_tag = "saturation-neg.";
-          s.sat = up;
-          if (sign < 0) s.sat.formats[carrier].negate = true;
-          std::string special;
-          for (auto& [name, f] : s.sat.formats) {
-            if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
-            const Arg* a = k.FindArg(name);
-            const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
-            f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
-            if (sign < 0) f.diagonal_first = f.diagonal_blocks;
-            special = absl::StrCat(
-                ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
-                " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
-                f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
-                inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+      for (bool sub : {false, true}) {
+        std::vector<bool> done(aims.size(), false);
+        int group = 0;
+        for (size_t i = 0; i < aims.size(); ++i) {
+          const ElemType to = aims[i].out->type;
+          if (done[i] || (sub && to == ElemType::kBF16)) continue;
+          // The subnormal pass: the median toward the geometric middle of
+          // the target's subnormal range (not bf16: its subnormals are
+          // f32's, where an MFMA's sums would be subnormal themselves).
+          const std::string tn(ElemTypeName(to));
+          const FloatRange range = FloatRangeOf(to);
+          const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+          std::string carrier;
+          std::vector<std::string> also;
+          double scale = 1;
+          const ExactPlan plan = SaturationPlan(k, *passes[pi].conv, to, aim / aims[i].median, &carrier, &scale,
+                                                aims[i].out->name, &also);
+          if (!plan.exact) {
+            absl::StrAppend(&unaimed, sub ? "subnormal" : "saturation", " passes: ", aims[i].out->name, " (", tn,
+                            "): ", plan.blocker, ": its ", sub ? "subnormal conversion" : "saturation",
+                            " is not checked\n");
+            continue;
           }
-          s.sat_line = absl::StrCat(
-              "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
-              absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                              sign * scale, tn, median, scale, median * scale),
-              absl::StrFormat("%s's max is %g)", tn, range.max), special,
-              ", so the values before the conversion lie around and beyond ", sign > 0 ? "the max" : "-max",
-              ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
-              "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
-          added.push_back(std::move(s));
+          // The outputs of the same type, similar median (within a factor
+          // 2) and behind the same carrier: one pass serves them.
+          std::vector<size_t> members = {i};
+          for (size_t j = i + 1; j < aims.size(); ++j)
+            if (!done[j] && aims[j].out->type == to && aims[j].out->behind.count(carrier) &&
+                std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1)
+              members.push_back(j);
+          std::vector<std::string> names, others;
+          for (size_t j : members) {
+            done[j] = true;
+            names.push_back(aims[j].out->name);
+            if (j != i) others.push_back(absl::StrFormat("%s: %g", aims[j].out->name, aims[j].median));
+          }
+          // The first group's passes keep their names; the others name
+          // their outputs: "saturation (+max, P)", --dump "saturation-P.".
+          const std::string who = absl::StrJoin(names, ", "), tag_who = absl::StrJoin(names, "-");
+          std::vector<std::string> scaled = {carrier};
+          scaled.insert(scaled.end(), also.begin(), also.end());
+          auto what = [&](double signed_scale) {
+            return absl::StrFormat(" times %g (the median |value| that pass stored to %s (%s), %g%s, times %g is %g; ",
+                                   signed_scale, who, tn, aims[i].median,
+                                   others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"), scale,
+                                   aims[i].median * scale);
+          };
+          if (!sub) {
+            // Two passes: toward +max with +inf on the diagonal, then the
+            // scaled arguments negated, toward -max, with NaN on the next
+            // blocks of the diagonal (fresh-user review 10 F1: values
+            // negative with probability 1/8 never met a dropped lower clamp).
+            for (int sign : {1, -1}) {
+              PassSpec s{InputMode::kSaturation};
+              s.suffix = group == 0 ? (sign > 0 ? " (+max)" : " (-max)")
+                                    : absl::StrCat(sign > 0 ? " (+max, " : " (-max, ", who, ")");
+              if (group > 0 || sign < 0)
+                s.dump_tag = absl::StrCat("saturation", sign < 0 ? "-neg" : "", group > 0 ? "-" : "",
+                                          group > 0 ? tag_who : "", ".");
+              s.sat = plan;
+              s.aimed = names;
+              s.sign = sign;
+              if (sign < 0)
+                for (const std::string& c : scaled) s.sat.formats[c].negate = true;
+              std::string special;
+              for (auto& [name, f] : s.sat.formats) {
+                if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
+                const Arg* a = k.FindArg(name);
+                const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
+                f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
+                if (sign < 0) f.diagonal_first = f.diagonal_blocks;
+                special = absl::StrCat(
+                    ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
+                    " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
+                    f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
+                    inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+              }
+              s.sat_line = absl::StrCat(
+                  "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", opts.seed,
+                  "): the conversion pass's with ", absl::StrJoin(scaled, " and "), what(sign * scale),
+                  absl::StrFormat("%s's max is %g)", tn, range.max), special,
+                  ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
+                  "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+              added.push_back(std::move(s));
+            }
+          } else {
+            PassSpec s{InputMode::kSubnormal};
+            if (group > 0) {
+              s.suffix = absl::StrCat(" (", who, ")");
+              s.dump_tag = absl::StrCat("subnormal-", tag_who, ".");
+            }
+            s.sat = plan;
+            s.aimed = names;
+            s.sat_line = absl::StrCat(
+                "inputs: subnormal", s.suffix, " (seed ", opts.seed, "): the conversion pass's with ",
+                absl::StrJoin(scaled, " and "), what(scale),
+                absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
+                ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+            added.push_back(std::move(s));
+          }
+          ++group;
         }
       }
-      // The subnormal pass: the median toward the geometric middle of the
-      // target's subnormal range (not bf16: its subnormals are f32's, where
-      // an MFMA's sums would be subnormal themselves).
-      const double aim = std::sqrt(range.min_subnormal * range.min_normal);
-      double down_scale = 1;
-      ExactPlan down;
-      if (to != ElemType::kBF16) down = SaturationPlan(k, *passes[pi].conv, to, aim / median, &carrier, &down_scale);
-      if (down.exact) {
-        PassSpec s{InputMode::kSubnormal};
-        s.sat = std::move(down);
-        s.sat_line = absl::StrCat(
-            "inputs: subnormal (seed ", opts.seed, "): the conversion pass's with ", carrier,
-            absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                            down_scale, tn, median, down_scale, median * down_scale),
-            absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
-            ", so the values before the conversion lie around its subnormal range, exact in f32: the stored codes "
-            "must equal the reference's bit for bit (any NaN for a NaN)\n");
-        added.push_back(std::move(s));
-      }
+      passes_text += unaimed;
       // Right after this pass (the passes after them move on).
       passes.insert(passes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, std::make_move_iterator(added.begin()),
                     std::make_move_iterator(added.end()));
