@@ -548,17 +548,14 @@ double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, b
   return v[v.size() / 2];
 }
 
+}  // namespace
+
 // Within this factor of its aim, the median |value| a saturation or
 // subnormal pass stored to an output counts as having reached it (its max:
 // at least max / 4, beyond included; its subnormals: within a factor 4 of
 // the middle of their range).
 constexpr double kAimFactor = 4;
 
-// The report line of a saturation or subnormal pass (`sub`; `sign` -1: the
-// -max pass) for one output it aimed at, `a` (type `a.elem`): the median
-// |value| it stored (StoredMedian, all), and plainly whether that reached
-// the max or the subnormal range, else that this pass does not check it
-// (fresh-user review 12 F9.4).
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
                             const std::string& pass) {
   int64_t n = 0;
@@ -580,8 +577,6 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), not near ", m, n), where,
                       ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
 }
-
-}  // namespace
 
 int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
