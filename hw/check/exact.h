@@ -220,8 +220,9 @@ ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
 // operand an mfma or gemm computed (a rounding whose order the hardware
 // does not specify lies behind it), as the saturation analysis sees them on
 // the inputs of `conv` (WithSaturationSpecials(PlanConversionInputs)):
-// what the saturation and subnormal passes scale toward (review 10 F4-F6).
-// Empty when `conv` is not exact or there is none.
+// the types the saturation and subnormal passes scale toward (review 10
+// F4-F6; per output: ComputedConversionOutputs). Empty when `conv` is not
+// exact or there is none.
 std::vector<ElemType> ComputedConversionTargets(const Kernel& k, const ExactPlan& conv);
 
 // A writable f16, bf16 or fp8 buffer of `k` that a narrowing conversion of a

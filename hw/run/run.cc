@@ -509,8 +509,8 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
   return absl::StrJoin(found, ", ");
 }
 
-// The median |value| of the elements of buffer `a` of `k` that the run
-// stored to `ref` (of its first 2^16 elements, those whose bytes differ
+// The median |value| of the elements of buffer `a` that the run stored to
+// `ref` (of its first 2^16 elements, those whose bytes differ
 // from `in`'s, the pass's inputs: elements the kernel never writes keep
 // their inputs and say nothing of the values it stores, fresh-user review
 // 11 F5). `all` false: of the finite, non-zero ones below the type's max
