@@ -1273,6 +1273,27 @@ TEST_F(DefaultCheckTest, Review12F1SecondFp8OutputClampAndFlushFail) {
       << r.text;
 }
 
+// --dump of a further group's passes: beside the first group's files, not
+// over them (saturation-P., saturation-neg-P., subnormal-P.).
+TEST_F(DefaultCheckTest, Review12DumpKeepsEachGroupsPasses) {
+  const Compiled c = CompileText(TwoOutputKernel("f8e5m2fnuz"));
+  const std::string dump = dir_->File("dump12");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "q942d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const char* f : {"q942.saturation.scalars.json", "q942.saturation-neg.scalars.json", "q942.subnormal.scalars.json",
+                        "q942.saturation-P.scalars.json", "q942.saturation-neg-P.scalars.json",
+                        "q942.subnormal-P.scalars.json", "P.saturation-P.ref.npy", "P.subnormal-P.ref.npy"})
+    EXPECT_TRUE(std::filesystem::exists(absl::StrCat(dump, "/", f))) << f;
+}
+
 // The review's addendum: P an f16 copy. qh_sat: P clamped to +-65504
 // (0x477fe000) before each v_cvt_f16_f32 instead of overflowing to inf
 // (a NaN kept by the v_cmp_u select); it passed seeds 1-5 before (the
