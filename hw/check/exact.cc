@@ -338,6 +338,8 @@ class Analysis {
   const std::string& rho_unbounded() const { return rho_unbounded_; }
   // The highest chain level of a narrowing conversion (0: none).
   int max_conversion_level() const { return max_level_; }
+  // Whether device and reference may hold different values of `v`.
+  static bool Differs(const AbsVal& v) { return MayDiffer(v); }
   // The store ops to buffers whose every stored value has no rounding that
   // may differ behind it (rho_dev = rho_ref = 0).
   std::set<const Op*> IdenticalStores() const {
@@ -1826,13 +1828,70 @@ std::vector<ElemType> ComputedConversionTargets(const Kernel& k, const ExactPlan
   return r;
 }
 
+namespace {
+
+// The arguments behind the conversions to `target` of computed values (the
+// saturation analysis `an`), and with `output` non-empty also behind the
+// values stored to that buffer.
+std::set<std::string> BehindConversions(const Analysis& an, ElemType target, const std::string& output) {
+  std::set<std::string> conv;
+  for (const Obligation& o : an.obligations())
+    if (o.saturates && o.computed && o.t == target) conv.insert(o.deps.begin(), o.deps.end());
+  if (output.empty()) return conv;
+  std::set<std::string> r;
+  auto it = an.stored().find(output);
+  if (it == an.stored().end()) return r;
+  for (const std::string& d : it->second.deps)
+    if (conv.count(d)) r.insert(d);
+  return r;
+}
+
+// The largest bound of the operands of the conversions to `target` of
+// computed values that `carrier` is behind (the saturation analysis of
+// `formats`), or -1 when some value of `k` does not fit `formats`.
+double SaturatingOperandBound(const Kernel& k, const std::map<std::string, ExactFormat>& formats,
+                              Analysis::AffineCache* affine, ElemType target, const std::string& carrier) {
+  Analysis an(k, &formats, affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  if (!an.structural().empty()) return -1;
+  double bound = 0;
+  for (const Obligation& o : an.obligations()) {
+    if (!Unrepresentable(o).empty()) return -1;
+    if (o.saturates && o.computed && o.t == target && o.deps.count(carrier) && o.mag.IsConst())
+      bound = std::max(bound, o.mag.c0);
+  }
+  return bound;
+}
+
+}  // namespace
+
+std::vector<ComputedOutput> ComputedConversionOutputs(const Kernel& k, const ExactPlan& conv) {
+  std::vector<ComputedOutput> r;
+  if (!conv.exact || !HasUnorderedSum(k)) return r;
+  Analysis::AffineCache affine;
+  Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.elem == ElemType::kF32 ||
+        a.elem == ElemType::kI32)
+      continue;
+    auto it = an.stored().find(a.name);
+    if (it == an.stored().end() || it->second.conv_depth < 1 || !Analysis::Differs(it->second)) continue;
+    std::set<std::string> behind = BehindConversions(an, a.elem, a.name);
+    if (!behind.empty()) r.push_back({a.name, a.elem, std::move(behind)});
+  }
+  return r;
+}
+
 FloatRange FloatRangeOf(ElemType t) {
   const FloatType f = FloatInfo(t);
   return {f.max_finite, std::ldexp(1.0, f.emin_sub + f.p - 1), std::ldexp(1.0, f.emin_sub)};
 }
 
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
-                         std::string* carrier, double* scale) {
+                         std::string* carrier, double* scale, const std::string& output,
+                         std::vector<std::string>* also) {
+  if (also != nullptr) also->clear();
   ExactPlan none;
   none.blocker = absl::StrCat("no argument scales the values before a conversion to ",
                               std::string(ElemTypeName(target)), " of a computed value while keeping them exact");
@@ -1840,13 +1899,13 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
   const bool up = factor > 1;
   Analysis::AffineCache affine;
   auto fits = [&](const std::map<std::string, ExactFormat>& formats) { return FitsSaturating(k, formats, &affine); };
-  // The arguments behind the conversions to `target` of computed values.
+  // The arguments behind the conversions to `target` of computed values
+  // (and behind `output`'s stored values).
   std::set<std::string> behind;
   {
     Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
     an.Run();
-    for (const Obligation& o : an.obligations())
-      if (o.saturates && o.computed && o.t == target) behind.insert(o.deps.begin(), o.deps.end());
+    behind = BehindConversions(an, target, output);
   }
   std::vector<const Arg*> order;
   for (bool scalars : {true, false})
@@ -1874,6 +1933,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
     for (int s = near; s >= 1; --s) buffer_scales.push_back(std::ldexp(1.0, s));
   else
     for (int s = near; s <= -1; ++s) buffer_scales.push_back(std::ldexp(1.0, s));
+  std::map<std::string, double> base_of;  // a scalar carrier's operands' bound in `conv`
   for (const Arg* a : order)
     for (double x : a->kind == Arg::Kind::kScalar ? scalar_scales : buffer_scales) {
       ExactPlan p = conv;
@@ -1890,9 +1950,36 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
             f.exp_lo + f.shift < FloatInfo(a->elem).emin_sub)
           continue;
       }
-      if (fits(p.formats)) {
+      // A scalar carrier: the other f32 scalars behind the same conversions
+      // scaled by x too when that keeps every value exact and brings the
+      // operands' bound nearer x times the conversion pass's (the whole
+      // value scales: alpha and beta of a gemm epilogue), never past it;
+      // tried also when the carrier alone does not fit (scaled down alone,
+      // alpha's fine steps under beta * C's magnitude need too many bits).
+      std::vector<std::string> with;
+      double bound = -1;  // -1: p does not fit (the scalar path), else the operands' bound
+      if (a->kind == Arg::Kind::kScalar) {
+        if (!base_of.count(a->name)) base_of[a->name] = SaturatingOperandBound(k, conv.formats, &affine, target, a->name);
+        const double base = base_of[a->name];
+        bound = SaturatingOperandBound(k, p.formats, &affine, target, a->name);
+        auto distance = [&](double b) { return std::fabs(std::log2(b / base) - std::log2(x)); };
+        for (const Arg* o : order) {
+          if (o == a || o->kind != Arg::Kind::kScalar || o->elem != ElemType::kF32 || !(base > 0)) continue;
+          ExactPlan q = p;
+          for (double& c : q.formats[o->name].choices) c *= x;
+          const double b = SaturatingOperandBound(k, q.formats, &affine, target, a->name);
+          const bool within = up ? b <= base * x * slack : b >= base * x / slack;
+          if (b > 0 && within && (!(bound > 0) || distance(b) < distance(bound) - 1e-9)) {
+            p = std::move(q);
+            bound = b;
+            with.push_back(o->name);
+          }
+        }
+      }
+      if (a->kind == Arg::Kind::kScalar ? bound >= 0 : fits(p.formats)) {
         *carrier = a->name;
         *scale = x;
+        if (also != nullptr) *also = with;
         const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
         // The first MFMA operand whose type has +inf (the first saturation
         // pass puts +inf there), else the first.

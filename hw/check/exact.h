@@ -237,9 +237,26 @@ ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
 // operand an mfma or gemm computed (a rounding whose order the hardware
 // does not specify lies behind it), as the saturation analysis sees them on
 // the inputs of `conv` (WithSaturationSpecials(PlanConversionInputs)):
-// what the saturation and subnormal passes scale toward (review 10 F4-F6).
-// Empty when `conv` is not exact or there is none.
+// the types the saturation and subnormal passes scale toward (review 10
+// F4-F6; per output: ComputedConversionOutputs). Empty when `conv` is not
+// exact or there is none.
 std::vector<ElemType> ComputedConversionTargets(const Kernel& k, const ExactPlan& conv);
+
+// A writable f16, bf16 or fp8 buffer of `k` that a narrowing conversion of a
+// computed value (an mfma's or gemm's result behind it) stores to, as the
+// saturation analysis sees it on the inputs of `conv`: its name, its type
+// (the conversion's target) and the arguments behind both its stored values
+// and the conversions to its type of computed values (the candidates that
+// scale it: SaturationPlan's `output`). Fresh-user review 12 F1, F3, F4: the
+// saturation and subnormal passes aim at each such output, not at the first
+// converted type only.
+struct ComputedOutput {
+  std::string name;
+  ElemType type = ElemType::kF16;
+  std::set<std::string> behind;
+};
+// Argument order; empty when `conv` is not exact or `k` has no mfma or gemm.
+std::vector<ComputedOutput> ComputedConversionOutputs(const Kernel& k, const ExactPlan& conv);
 
 // The range of a narrow float type (f16, bf16, fp8; f32 otherwise): its
 // largest finite value, smallest normal and smallest subnormal (IEEE 754
@@ -269,8 +286,21 @@ FloatRange FloatRangeOf(ElemType t);
 // dimensions are 32 or more, else 1; NaN sums to NaN in any order); the caller may make
 // it +inf or move its blocks. !exact (with a blocker) when none fits or
 // `conv` is not exact.
+//
+// `output` (non-empty): only the arguments behind that buffer's stored
+// values (ComputedOutput::behind) are candidates, so that a second output
+// of another type or of another MFMA chain is aimed at by its own carrier
+// (fresh-user review 12 F1, F4). A scalar carrier takes along every other
+// f32 scalar behind the same conversions (argument order) whose scaling by
+// the same factor keeps every value exact and brings the analysis' bound of
+// the conversions' operands (those the carrier is behind) nearer `scale`
+// times the conversion pass's bound without passing it: alpha and beta of
+// `alpha * A * B + beta * C` scale together, so the whole epilogue scales
+// (review 12 F3), a second factor of one product (alpha * acc * gamma,
+// which would scale it twice) does not. `*also` (when given) names those.
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
-                         std::string* carrier, double* scale);
+                         std::string* carrier, double* scale, const std::string& output = "",
+                         std::vector<std::string>* also = nullptr);
 
 // Conversion inputs for `k` (README "input modes", `conversion`): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to

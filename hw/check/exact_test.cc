@@ -1601,5 +1601,94 @@ end
   EXPECT_EQ(p.formats.at("B").diagonal, ExactFormat::Diagonal::kNaN);
 }
 
+// Fresh-user review 12 F1, F3, F4: the outputs the saturation passes aim
+// at, each with the arguments behind it, and the carrier's companions.
+// `epilogue` computes %v (f32x4) from %acc; O (f16) = cvt %v; P (fp8) =
+// cvt(acc2 + acc2) of a second MFMA chain (A2, B2).
+std::string TwoChainKernel(const std::string& epilogue) {
+  return absl::StrCat(R"(kernel e
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg A2 : f16[16, 64] strides [64, 1] readonly
+arg B2 : f16[16, 64] strides [64, 1] readonly
+arg C : f16[16, 16] strides [16, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg P : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+arg beta : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+)",
+                      epilogue, R"(
+  %h = cvt %v : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+  %acc2 = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %s2 = add %acc2, %acc2
+  %q = cvt %s2 : f8e4m3fnuzx4
+  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+}
+
+TEST(ConversionPlanTest, SaturationTargetsPerOutputAndCarriersBehindThem) {
+  // O = cvt(alpha * acc + beta * C): alpha and beta scale together (the
+  // whole value scales by the factor).
+  const Kernel k = Parse(TwoChainKernel(R"(  %s = mul %acc, alpha
+  %cc = load C[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f16x4
+  %cf = cvt %cc : f32x4
+  %t = mul %cf, beta
+  %v = add %s, %t)"));
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  const std::vector<ComputedOutput> outs = ComputedConversionOutputs(k, conv);
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].name, "O");
+  EXPECT_EQ(outs[0].type, ElemType::kF16);
+  EXPECT_EQ(outs[0].behind, (std::set<std::string>{"A", "B", "C", "alpha", "beta"}));
+  EXPECT_EQ(outs[1].name, "P");
+  EXPECT_EQ(outs[1].type, ElemType::kF8E4M3FNUZ);
+  EXPECT_EQ(outs[1].behind, (std::set<std::string>{"A2", "B2"}));
+  std::string carrier;
+  double scale = 0;
+  std::vector<std::string> also;
+  const ExactPlan o = SaturationPlan(k, conv, ElemType::kF16, 1e-6, &carrier, &scale, "O", &also);
+  ASSERT_TRUE(o.exact) << o.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_EQ(also, std::vector<std::string>{"beta"});
+  ASSERT_EQ(o.formats.at("beta").choices.size(), conv.formats.at("beta").choices.size());
+  for (size_t i = 0; i < o.formats.at("beta").choices.size(); ++i)
+    EXPECT_EQ(o.formats.at("beta").choices[i], conv.formats.at("beta").choices[i] * scale);
+  // P: alpha is not behind it; its own MFMA chain's operand carries it.
+  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 16, &carrier, &scale, "P", &also);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(carrier, "A2");
+  EXPECT_TRUE(also.empty());
+  EXPECT_EQ(p.formats.at("A2").shift, 4);
+  EXPECT_EQ(p.formats.at("alpha").choices, conv.formats.at("alpha").choices);
+  // O = cvt(alpha * acc * beta): scaling beta too would scale O twice.
+  const Kernel k2 = Parse(TwoChainKernel(R"(  %s = mul %acc, alpha
+  %v = mul %s, beta)"));
+  const ExactPlan conv2 = WithSaturationSpecials(k2, PlanConversionInputs(k2));
+  ASSERT_TRUE(conv2.exact) << conv2.blocker;
+  const ExactPlan o2 = SaturationPlan(k2, conv2, ElemType::kF16, 100, &carrier, &scale, "O", &also);
+  ASSERT_TRUE(o2.exact) << o2.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_TRUE(also.empty());
+  EXPECT_EQ(o2.formats.at("beta").choices, conv2.formats.at("beta").choices);
+}
+
 }  // namespace
 }  // namespace kir

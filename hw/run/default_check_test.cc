@@ -19,13 +19,16 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <cstring>
 #include <regex>
 #include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
@@ -157,6 +160,37 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     std::string a = c.assembly;
     a.replace(ms[i].position(0), ms[i].length(0), ms[i].format(with));
     return Write(c, a, file);
+  }
+  // `c`'s assembly with `insert(s, t)` before every conversion line whose
+  // mnemonic is one of `cvts` ("v_cvt_f16_f32"), for each of its first
+  // `sources` (1 or 2) VGPR sources s (after the destination); t is a VGPR
+  // kirc's code leaves free (.amdhsa_next_free_vgpr, raised by one). As a
+  // code object file.
+  std::string BeforeConversions(const Compiled& c, const std::vector<std::string>& cvts, int sources,
+                                const std::function<std::string(const std::string&, const std::string&)>& insert,
+                                const std::string& file) {
+    const std::regex next_free(R"(\.amdhsa_next_free_vgpr (\d+))");
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(c.assembly, m, next_free)) << c.assembly;
+    const int free_v = m.size() > 1 ? std::stoi(m[1].str()) : 0;
+    const std::string t = absl::StrCat("v", free_v);
+    std::string out;
+    int n = 0;
+    for (absl::string_view piece : absl::StrSplit(c.assembly, '\n')) {
+      const std::string line(piece);
+      for (const std::string& cvt : cvts) {
+        std::smatch lm;
+        if (std::regex_search(line, lm, std::regex("^\\s*" + cvt + "(_e32)?\\s+v\\d+,\\s*(v\\d+)(,\\s*(v\\d+))?"))) {
+          ++n;
+          out += insert(lm[2].str(), t);
+          if (sources > 1 && lm[4].matched) out += insert(lm[4].str(), t);
+          break;
+        }
+      }
+      absl::StrAppend(&out, line, "\n");
+    }
+    EXPECT_GE(n, 1) << absl::StrJoin(cvts, ", ") << " in\n" << c.assembly;
+    return Write(c, std::regex_replace(out, next_free, absl::StrCat(".amdhsa_next_free_vgpr ", free_v + 1)), file);
   }
   std::string Write(const Compiled& c, const std::string& assembly, const std::string& file) {
     absl::StatusOr<std::string> obj = BuildCodeObject(bin_, assembly, c.mcpu);
@@ -305,7 +339,7 @@ end
 )");
   };
   auto median = [](const std::string& text) {
-    const std::regex m(R"(inputs: saturation \(seed \d+\): .*the median \|value\| that pass stored to f8e4m3fnuz outputs, ([0-9.e+-]+),)");
+    const std::regex m(R"(inputs: saturation \(seed \d+\): .*the median \|value\| that pass stored to Q \(f8e4m3fnuz\), ([0-9.e+-]+),)");
     std::smatch mm;
     EXPECT_TRUE(std::regex_search(text, mm, m)) << text;
     return mm.size() > 1 ? mm[1].str() : std::string();
@@ -1168,8 +1202,15 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
   EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
   EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with alpha times "), std::string::npos)
       << r.text;
-  EXPECT_NE(r.text.find("lie around and beyond the max, "), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("lie around and beyond -max, "), std::string::npos) << r.text;
+  // Where the values the passes stored to O lay (review 12 F9.4).
+  EXPECT_NE(r.text.find("\nsaturation (+max): O: median |value| stored "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("near f8e4m3fnuz's max 240: the values before its conversion lie around and beyond the max\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("near f8e4m3fnuz's max 240: the values before its conversion lie around and beyond -max\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("not near"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("saturation scalars: alpha = "), std::string::npos) << r.text;
   // Values on both sides of 240 reach the conversion: some stored codes
   // are +-240, some are not.
@@ -1411,7 +1452,7 @@ TEST_F(DefaultCheckTest, Review13SkippedPassesAreNamed) {
   const Compiled c = CompileText(ComputedKernel("gfx942", "bf16"));
   RunReport r = Run(c, Write(c, c.assembly, "bf16.hsaco"), 1);
   EXPECT_TRUE(r.ok) << r.text;
-  EXPECT_NE(r.text.find("\nsubnormal pass not run: bf16's subnormals are f32's"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\nsubnormal pass for O not run: bf16's subnormals are f32's"), std::string::npos) << r.text;
   for (const CheckPass& p : r.passes) EXPECT_NE(p.mode, InputMode::kSubnormal) << r.text;
 }
 
@@ -1534,6 +1575,246 @@ TEST_F(DefaultCheckTest, DumpKeepsEachConversionLevel) {
   const double low1 = smallest("B.conversion-1.in.npy"), low2 = smallest("B.conversion-2.in.npy");
   EXPECT_TRUE(low1 == std::ldexp(1.0, -8) || low1 == std::ldexp(1.0, -9)) << low1;
   EXPECT_GE(low2, 0.25) << low2;
+}
+
+// Fresh-user review 12 F1: one MFMA result, times alpha, stored to O
+// (f8e4m3fnuz, max 240) and to P (`p_elem`: f8e5m2fnuz, max 57344, or an
+// f16 copy, max 65504). The saturation and subnormal passes scaled alpha
+// for O only: P never came near its max or its subnormals.
+std::string TwoOutputKernel(const std::string& p_elem) {
+  return absl::StrCat(R"(kernel q942
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg P : )", p_elem, R"([16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+  %p = cvt %s : )", p_elem, R"(x4
+  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
+end
+)");
+}
+
+// |x| below `thresh` (f32 bits) flushed to 0 in VGPR s (t: scratch), as an
+// FTZ mode or a "flush tiny" fast path does (the review's flush.py).
+std::string FlushBelow(const std::string& thresh, const std::string& s, const std::string& t) {
+  return absl::StrCat("  v_and_b32 ", t, ", 0x7fffffff, ", s, "\n  v_cmp_ngt_f32 vcc, ", thresh, ", ", t,
+                      "\n  s_nop 1\n  v_cndmask_b32 ", s, ", 0, ", s, ", vcc\n");
+}
+
+// m1: P's clamp at +-28672 (0x46e00000) instead of f8e5m2fnuz's +-57344
+// (0x47600000); m5: P's operands flushed below 2^-15 (0x38000000,
+// f8e5m2fnuz's smallest normal) before each v_cvt_pk_bf8_f32. Both passed
+// seeds 1-5 before (the review's m1.s, m5.s with its kirc: PASS x5).
+TEST_F(DefaultCheckTest, Review12F1SecondFp8OutputClampAndFlushFail) {
+  const Compiled c = CompileText(TwoOutputKernel("f8e5m2fnuz"));
+  const std::string m1 =
+      absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x46e00000"}, {"0xc7600000", "0xc6e00000"}});
+  ASSERT_NE(m1, c.assembly);
+  Expect(c, {Write(c, m1, "m1.hsaco"),
+             BeforeConversions(c, {"v_cvt_pk_bf8_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38000000", s, t); },
+                               "m5.hsaco")});
+  // Two groups: O's passes, then P's (alpha scaled by 57344 / P's median),
+  // each saying where the medians of the outputs it aims at lay.
+  RunReport r = Run(c, Write(c, c.assembly, "q942.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 8u) << r.text;
+  EXPECT_EQ(r.passes[2].name, "saturation (+max)");
+  EXPECT_EQ(r.passes[4].name, "saturation (+max, P)");
+  EXPECT_EQ(r.passes[5].name, "saturation (-max, P)");
+  EXPECT_EQ(r.passes[6].name, "subnormal");
+  EXPECT_EQ(r.passes[7].name, "subnormal (P)");
+  EXPECT_NE(r.text.find("\ninputs: saturation (+max, P) (seed 1): the conversion pass's with alpha times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max, P): P: median |value| stored 57344 (of "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("near f8e5m2fnuz's max 57344: the values before its conversion lie around and beyond the max\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("near f8e5m2fnuz's subnormals [7.62939e-06, 3.05176e-05): the values before its conversion lie "
+                        "around its subnormal range\n"),
+            std::string::npos)
+      << r.text;
+}
+
+// --dump of a further group's passes: beside the first group's files, not
+// over them (saturation-P., saturation-neg-P., subnormal-P.).
+TEST_F(DefaultCheckTest, Review12DumpKeepsEachGroupsPasses) {
+  const Compiled c = CompileText(TwoOutputKernel("f8e5m2fnuz"));
+  const std::string dump = dir_->File("dump12");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "q942d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const char* f : {"q942.saturation.scalars.json", "q942.saturation-neg.scalars.json", "q942.subnormal.scalars.json",
+                        "q942.saturation-P.scalars.json", "q942.saturation-neg-P.scalars.json",
+                        "q942.subnormal-P.scalars.json", "P.saturation-P.ref.npy", "P.subnormal-P.ref.npy"})
+    EXPECT_TRUE(std::filesystem::exists(absl::StrCat(dump, "/", f))) << f;
+}
+
+// The review's addendum: P an f16 copy. qh_sat: P clamped to +-65504
+// (0x477fe000) before each v_cvt_f16_f32 instead of overflowing to inf
+// (a NaN kept by the v_cmp_u select); it passed seeds 1-5 before (the
+// review's qh_sat.s: PASS x5).
+TEST_F(DefaultCheckTest, Review12F1F16CopyClampedAtMaxFails) {
+  const Compiled c = CompileText(TwoOutputKernel("f16"));
+  auto clamp = [](const std::string& s, const std::string& t) {
+    return absl::StrCat("  v_cmp_u_f32 vcc, ", s, ", ", s, "\n  v_min_f32 ", t, ", 0x477fe000, ", s,
+                        "\n  v_max_f32 ", t, ", 0xc77fe000, ", t, "\n  s_nop 1\n  v_cndmask_b32 ", s, ", ", t, ", ",
+                        s, ", vcc\n");
+  };
+  Expect(c, {BeforeConversions(c, {"v_cvt_f16_f32"}, 1, clamp, "qh_sat.hsaco"),
+             BeforeConversions(c, {"v_cvt_f16_f32"}, 1,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "qh_fl.hsaco")});
+}
+
+// Fresh-user review 12 F3: f16 gemm C = alpha * A * B + beta * C. The
+// subnormal pass scaled alpha only; beta * C kept the stored median at 5
+// (yet the report said "around its subnormal range"), and an epilogue that
+// flushes |x| < 2^-14 (0x38800000, f16's smallest normal) before each
+// v_cvt_pk_f16_f32 / v_cvt_f16_f32 passed seeds 1-5 (the review's
+// gb_flush.s: PASS x5). Now alpha and beta scale together.
+TEST_F(DefaultCheckTest, Review12F3GemmEpilogueFlushFails) {
+  const Compiled c = CompileText(GemmKernel("gb", "gfx950", "f16[64, 64]", "f16[64, 64]", "f16[64, 64]",
+                                            {"alpha", "beta"}, "C = alpha * A.mk * B.nk + beta * C"));
+  Expect(c, {BeforeConversions(c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "gb_flush.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "gb.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: subnormal (seed 1): the conversion pass's with alpha and beta times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("near f16's subnormals [5.96046e-08, 6.10352e-05): the values before its conversion lie around "
+                        "its subnormal range\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("not near"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 12 F4 (two_b.kir): two MFMA chains, O1 = cvt(alpha *
+// acc1), O2 = cvt(acc2 + acc2), both f8e4m3fn (max 448). alpha scaled O1
+// only; O2 never came near 448, and its clamp at +-240 (0x43700000, the
+// fnuz max) instead of +-448 (0x43e00000) passed seeds 1-5 (the review's
+// two_b_c240.s: PASS x5). Now A2 (or B2) carries O2's own pass.
+constexpr char kTwoChains[] = R"(kernel two_b
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnx4
+  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s2 = add %acc2, %acc2
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)";
+
+TEST_F(DefaultCheckTest, Review12F4SecondChainClampFails) {
+  const Compiled c = CompileText(kTwoChains);
+  // O2's conversion follows O1's: its clamps are the second half.
+  const std::regex first_min(R"(v_min_f32 v\d+, 0x43e00000)");
+  std::vector<size_t> at;
+  for (auto it = std::sregex_iterator(c.assembly.begin(), c.assembly.end(), first_min); it != std::sregex_iterator();
+       ++it)
+    at.push_back(static_cast<size_t>(it->position(0)));
+  ASSERT_EQ(at.size(), 8u) << c.assembly;
+  const std::string o2 = c.assembly.substr(at[4]);
+  const std::string m = c.assembly.substr(0, at[4]) +
+                        absl::StrReplaceAll(o2, {{"0x43e00000", "0x43700000"}, {"0xc3e00000", "0xc3700000"}});
+  Expect(c, {Write(c, m, "two_b_c240.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "two_b.hsaco"), 1);
+  EXPECT_NE(r.text.find("\nsaturation (+max, O2): O2: median |value| stored "), std::string::npos) << r.text;
+}
+
+// One carrier serves outputs of the same type and median: O1 and O2 both
+// times alpha (two.kir) share one pass of each kind, which aims at both.
+TEST_F(DefaultCheckTest, Review12SharedAlphaOutputsShareThePasses) {
+  const Compiled c = CompileText(absl::StrReplaceAll(kTwoChains, {{"%s2 = add %acc2, %acc2", "%s2 = mul %acc2, alpha"}}));
+  RunReport r = Run(c, Write(c, c.assembly, "two.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  for (const char* o : {"O1", "O2"})
+    for (const char* pass : {"saturation (+max)", "saturation (-max)", "subnormal"})
+      EXPECT_NE(r.text.find(absl::StrCat("\n", pass, ": ", o, ": median |value| stored ")), std::string::npos)
+          << pass << " " << o << "\n"
+          << r.text;
+}
+
+// Review 12 F9.4: the line of each aimed output says plainly whether the
+// pass's median |value| reached the aim (within a factor 4: at least max / 4
+// for the max, around 2^-19 for f16's subnormals [2^-24, 2^-14)), else that
+// the pass does not check it. f16 codes by hand: 5 = 0x4500, 2^-20 = 0x0010
+// (16 * 2^-24), 60000 = 0x7b53, 65504 = 0x7bff, inf = 0x7c00; an element
+// equal to the pass's input (0x3c00 = 1 in both) was not stored and counts
+// not.
+TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
+  Arg p;
+  p.name = "P";
+  p.kind = Arg::Kind::kBuffer;
+  p.elem = ElemType::kF16;
+  p.shape = {5};
+  p.strides = {1};
+  p.access = Access::kWriteOnly;
+  auto data = [](std::vector<uint16_t> codes) {
+    std::vector<uint8_t> b;
+    for (uint16_t c : codes) b.insert(b.end(), {static_cast<uint8_t>(c & 0xff), static_cast<uint8_t>(c >> 8)});
+    KernelData d;
+    d.buffers["P"] = b;
+    return d;
+  };
+  const KernelData in = data({0, 0, 0, 0, 0x3c00});
+  EXPECT_EQ(AimedOutputLine(in, data({0x4500, 0x4500, 0x4500, 0x0010, 0x3c00}), p, /*sub=*/true, 1, "subnormal (P)"),
+            "subnormal (P): P: median |value| stored 5 (of 4), not near f16's subnormals [5.96046e-08, 6.10352e-05): "
+            "its subnormal conversion is not checked by this pass\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x0010, 0x0010, 0x0010, 0x4500, 0x3c00}), p, /*sub=*/true, 1, "subnormal"),
+            "subnormal: P: median |value| stored 9.53674e-07 (of 4), near f16's subnormals [5.96046e-08, "
+            "6.10352e-05): the values before its conversion lie around its subnormal range\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x7bff, 0x7c00, 0x7b53, 0x4500, 0x3c00}), p, /*sub=*/false, -1,
+                            "saturation (-max)"),
+            "saturation (-max): P: median |value| stored 65504 (of 4), near f16's max 65504: the values before its "
+            "conversion lie around and beyond -max\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x4500, 0x4500, 0x4500, 0x7b53, 0x3c00}), p, /*sub=*/false, 1, "saturation"),
+            "saturation: P: median |value| stored 5 (of 4), not near f16's max 65504: its saturation is not checked "
+            "by this pass\n");
 }
 
 }  // namespace

@@ -528,12 +528,15 @@ constexpr size_t kStoredSamplePages = 8;
 // (every page a store wrote; compiler/ir/paged_bytes.h), spread evenly over
 // them, and evenly over the stored elements found: a --workgroups band that
 // writes only the buffer's last rows is sampled there (fresh-user review 13
-// F2: only the first 2^16 elements were read). Only finite, non-zero values
-// below the type's max; empty when there are none.
-std::vector<double> StoredSample(const Arg& a, const KernelData& in, const KernelData& ref) {
+// F2: only the first 2^16 elements were read). `all` false: only finite,
+// non-zero values below the type's max (what a saturation or subnormal
+// scale is sized from); true: every non-NaN one, zeros, +-max and
+// infinities included (where the values before the conversion lay: review
+// 12 F1, F3). Empty when there are none.
+std::vector<double> StoredSample(const Arg& a, const KernelData& in, const KernelData& ref, bool all) {
   std::vector<double> v;
   auto it = ref.buffers.find(a.name);
-  if (a.kind != Arg::Kind::kBuffer || it == ref.buffers.end()) return v;
+  if (a.kind != Arg::Kind::kBuffer || a.shape.empty() || it == ref.buffers.end()) return v;
   const PagedBytes& r = it->second;
   auto was = in.buffers.find(a.name);
   const PagedBytes* w = was == in.buffers.end() ? nullptr : &was->second;
@@ -552,7 +555,7 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
     for (uint64_t off = 0; off < n; off += eb) {
       if (w != nullptr && w->size() == r.size() && std::memcmp(&now[off], &before[off], eb) == 0) continue;
       const double x = std::fabs(ElementValue(a.elem, &now[off]));
-      if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
+      if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) v.push_back(x);
     }
   }
   if (v.size() > kStoredSampleElements) {
@@ -563,38 +566,32 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
   return v;
 }
 
-// The median |value| of the finite, non-zero elements below the type's max
-// that the run stored to `ref`'s first writable buffer of `k` whose type is
-// one of `types` (StoredSample: of up to 2^16 of the elements whose bytes
-// differ from `in`'s, the pass's inputs, over the pages the run wrote), and
-// that type; 0 when there is none.
-double NarrowOutputMedian(const Kernel& k, const KernelData& in, const KernelData& ref,
-                          const std::vector<ElemType>& types, ElemType* type) {
-  for (const Arg& a : k.args) {
-    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
-        std::find(types.begin(), types.end(), a.elem) == types.end())
-      continue;
-    std::vector<double> v = StoredSample(a, in, ref);
-    if (v.empty()) continue;
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    *type = a.elem;
-    return v[v.size() / 2];
-  }
-  return 0;
+// The median of StoredSample(a, in, ref, all); 0 when it is empty. `*count`
+// (when given) is how many the median is of.
+double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count = nullptr) {
+  std::vector<double> v = StoredSample(a, in, ref, all);
+  if (count != nullptr) *count = static_cast<int64_t>(v.size());
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
 // The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
 // the reference interpreter alone on its inputs (`seed`; the workgroups of
 // `io`), whose stored values size the saturation and subnormal passes when
-// no conversion pass exists. The median as NarrowOutputMedian gives it (0:
-// none stored), or the interpreter's error.
-absl::StatusOr<double> SaturationBaseMedian(const Kernel& k, const ExactPlan& base, uint64_t seed,
-                                            const InterpOptions& io, const std::vector<ElemType>& types,
-                                            ElemType* type) {
+// no conversion pass exists. Per output of `outputs`, the median
+// StoredMedian gives (0: none stored), or the interpreter's error.
+absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
+                                                                    uint64_t seed, const InterpOptions& io,
+                                                                    const std::vector<ComputedOutput>& outputs) {
   KernelData in = MakeConversionInputs(k, base, seed);
   PagedInterpArgs ref{in.buffers, in.scalars};
   if (absl::Status st = Interpret(k, ref, io); !st.ok()) return st;
-  return NarrowOutputMedian(k, in, KernelData{std::move(ref.buffers), std::move(ref.scalars)}, types, type);
+  const KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+  std::map<std::string, double> m;
+  for (const ComputedOutput& o : outputs)
+    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = StoredMedian(in, out, *a, /*all=*/false);
+  return m;
 }
 
 // "WHAT not run: WHY\n": a pass auto mode would run that did not (fresh-user
@@ -604,21 +601,10 @@ std::string SkippedLine(const std::string& what, const std::string& why) {
   return absl::StrCat(what, " not run: ", why, "\n");
 }
 
-// Why no median exists: nothing finite, non-zero and below the max stored
-// to an output of `types` (by the conversion pass, or on the saturation
-// base's inputs).
-std::string NoStoredValue(const std::vector<ElemType>& types, bool from_base) {
-  std::vector<std::string> names;
-  for (ElemType t : types) names.push_back(std::string(ElemTypeName(t)));
-  return absl::StrCat(from_base ? "on the saturation base inputs the reference stored" : "the conversion pass stored",
-                      " no finite, non-zero value below the max to a ", absl::StrJoin(names, " or "),
-                      " output (of the elements it wrote, sampled over the pages it wrote), so nothing sizes "
-                      "their scale");
-}
-
 // The line saying what the saturation base is (no conversion pass exists):
 // its inputs and the median the reference stored on them.
-std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed, double median, ElemType to) {
+std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
+                     const std::map<std::string, double>& medians) {
   std::vector<std::string> parts;
   for (const Arg& a : k.args)
     if (auto it = base.formats.find(a.name); it != base.formats.end())
@@ -631,8 +617,11 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed, doub
       "; every mfma or gemm sum exact, each conversion's operand exact in f32 (",
       bits > 0 ? absl::StrCat("up to ", bits, " significand bits; ") : std::string(),
       "beyond the target's max saturating the same way on both sides)",
-      absl::StrFormat("; the median |value| the reference stored on them to %s outputs is %g\n",
-                      std::string(ElemTypeName(to)), median));
+      "; the median |value| the reference stored on them to ", [&] {
+        std::vector<std::string> ms;
+        for (const auto& [name, m] : medians) ms.push_back(absl::StrFormat("%s is %g", name, m));
+        return absl::StrJoin(ms, ", ");
+      }(), "\n");
 }
 
 // For the refusal of --inputs=conversion: what auto mode's saturation and
@@ -651,6 +640,34 @@ std::string SaturationBaseNote(const Kernel& k, const std::string& filename) {
 }
 
 }  // namespace
+
+// Within this factor of its aim, the median |value| a saturation or
+// subnormal pass stored to an output counts as having reached it (its max:
+// at least max / 4, beyond included; its subnormals: within a factor 4 of
+// the middle of their range).
+constexpr double kAimFactor = 4;
+
+std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
+                            const std::string& pass) {
+  int64_t n = 0;
+  const double m = StoredMedian(in, ref, a, /*all=*/true, &n);
+  const FloatRange range = FloatRangeOf(a.elem);
+  const std::string tn(ElemTypeName(a.elem));
+  const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+  const bool near = n > 0 && (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
+  const std::string where =
+      sub ? absl::StrFormat("%s's subnormals [%g, %g)", tn, range.min_subnormal, range.min_normal)
+          : absl::StrFormat("%s's max %g", tn, range.max);
+  if (n == 0)
+    return absl::StrCat(pass, ": ", a.name, ": no value stored: its ", sub ? "subnormal conversion" : "saturation",
+                        " is not checked by this pass\n");
+  if (near)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), near ", m, n), where,
+                        ": the values before its conversion lie around ",
+                        sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
+  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), not near ", m, n), where,
+                      ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
+}
 
 int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
@@ -764,6 +781,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
     std::string suffix;               // after the mode's name: "saturation (-max)"
     std::string dump_tag;             // --dump file names: "saturation-neg.", "conversion-2." (else the mode's name)
+    std::vector<std::string> aimed;   // kSaturation, kSubnormal: the outputs it aims at
+    int sign = 1;                     // kSaturation: -1 for the -max pass
   };
   std::vector<PassSpec> passes;
   auto add = [&](InputMode m) { passes.push_back(PassSpec{m}); };
@@ -884,31 +903,37 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
-  // Two saturation passes and a subnormal one are planned after the first
-  // conversion pass when the kernel converts an mfma/gemm result to f16,
-  // bf16 or fp8 (below; no subnormal pass for bf16, whose subnormals are
-  // f32's); counted until that pass has run (review 10 F7: "2 of 2" when
-  // three passes ran).
-  const std::vector<ElemType> sat_targets = opts.inputs == InputMode::kAuto && !conv_plans.empty()
-                                                ? ComputedConversionTargets(k, conv_plans.front())
-                                            : sat_base ? ComputedConversionTargets(k, *sat_base)
-                                                       : std::vector<ElemType>{};
-  bool sat_pending = !sat_targets.empty();
-  // The saturation base's median (no conversion pass): from a reference-only
-  // run before the passes, whose buffers are gone before theirs are made.
-  double base_median = 0;
-  ElemType base_to = ElemType::kF32;
+  // Saturation passes (+max, -max) and a subnormal one per group of outputs
+  // that one carrier and scale serve are planned after the first conversion
+  // pass when the kernel converts an mfma/gemm result to f16, bf16 or fp8
+  // (below; no subnormal pass for bf16, whose subnormals are f32's), or,
+  // without a conversion pass, after the first pass from the saturation
+  // base (fresh-user review 13 F3); counted until then (review 10 F7: "2 of
+  // 2" when three passes ran) as one group per output type.
+  const ExactPlan* sat_src = opts.inputs == InputMode::kAuto && !conv_plans.empty() ? &conv_plans.front()
+                             : sat_base                                             ? &*sat_base
+                                                                                    : nullptr;
+  const std::vector<ComputedOutput> sat_outputs =
+      sat_src != nullptr ? ComputedConversionOutputs(k, *sat_src) : std::vector<ComputedOutput>{};
+  bool sat_pending = !sat_outputs.empty();
+  int sat_passes = 0;
+  {
+    std::set<ElemType> types;
+    for (const ComputedOutput& o : sat_outputs)
+      if (types.insert(o.type).second) sat_passes += o.type == ElemType::kBF16 ? 2 : 3;
+  }
+  // The saturation base's medians (no conversion pass): from a
+  // reference-only run before the passes, whose buffers are gone before
+  // theirs are made.
+  std::map<std::string, double> base_medians;
   std::string base_failed;  // the reference's error on the base inputs
   if (sat_pending && sat_base) {
-    absl::StatusOr<double> m = SaturationBaseMedian(k, *sat_base, opts.seed, io, sat_targets, &base_to);
-    if (m.ok()) base_median = *m;
-    else base_failed = std::string(m.status().message());
+    absl::StatusOr<std::map<std::string, double>> m = SaturationBaseMedians(k, *sat_base, opts.seed, io, sat_outputs);
+    if (m.ok())
+      base_medians = std::move(*m);
+    else
+      base_failed = std::string(m.status().message());
   }
-  const int sat_passes =
-      2 + (std::count(sat_targets.begin(), sat_targets.end(), ElemType::kBF16) <
-                   static_cast<std::ptrdiff_t>(sat_targets.size())
-               ? 1
-               : 0);
   auto passes_planned = [&] { return passes.size() + (sat_pending ? sat_passes : 0); };
   // "conversion (chain level 2 of 3)" when a chain has several passes.
   auto pass_name = [&](size_t at) {
@@ -1112,6 +1137,13 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
                            unrounded);
+    // Where the values of each output a saturation or subnormal pass aimed
+    // at actually lay (review 12 F9.4: the line said "around and beyond the
+    // max" when they were not).
+    if (!user && (mode == InputMode::kSaturation || mode == InputMode::kSubnormal))
+      for (const std::string& name : passes[pi].aimed)
+        if (const Arg* a = k.FindArg(name); a != nullptr)
+          t += AimedOutputLine(inputs, ref_data, *a, mode == InputMode::kSubnormal, passes[pi].sign, pass_name(pi));
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
@@ -1150,103 +1182,163 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     r.passes.push_back(std::move(p));
     // After the conversion pass of a kernel that converts an mfma/gemm
     // result to a narrower float type: saturation passes whose carrier puts
-    // the median value stored to that output near the type's max (review 8
+    // the median value stored to an output near its type's max (review 8
     // F1; f16 and bf16 too, review 10 F5), with +inf and NaN reaching the
-    // conversion (review 10 F4), and a subnormal pass (review 10 F6).
-    ElemType to = ElemType::kF32;
-    double median = 0;
+    // conversion (review 10 F4), and a subnormal pass (review 10 F6); for
+    // every such output, in groups that one carrier and scale serve (review
+    // 12 F1, F3, F4: a second output of another type or MFMA chain was
+    // never aimed at).
     // Without a conversion pass: after the first pass, from the saturation
     // base (fresh-user review 13 F3).
     const bool from_base = sat_pending && sat_base && pi == 0;
     const ExactPlan* sat_from = from_base ? &*sat_base : passes[pi].conv;
-    if (from_base) {
-      median = base_median;
-      to = base_to;
-    }
     if (pi == 0 && !sat_base_blocker.empty())
       absl::StrAppend(&passes_text, SkippedLine("saturation (+max, -max) and subnormal passes", absl::StrCat(
           "no conversion pass, and no inputs keep every value exact in f32 up to each conversion: ",
           sat_base_blocker)));
-    const bool plan_here = sat_pending && (mode == InputMode::kConversion || from_base);
-    if (plan_here && !from_base) median = NarrowOutputMedian(k, inputs, ref_data, sat_targets, &to);
-    if (plan_here && median <= 0)
-      absl::StrAppend(&passes_text, SkippedLine("saturation (+max, -max) and subnormal passes",
-                                                !base_failed.empty() && from_base
-                                                    ? absl::StrCat("the reference interpreter on the saturation base "
-                                                                   "inputs: ", base_failed)
-                                                    : NoStoredValue(sat_targets, from_base)));
     // Once, after the first conversion pass (a chain's passes share the
     // values behind the conversion).
-    if (plan_here && median > 0) {
-      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, median, to);
-      const std::string tn(ElemTypeName(to));
-      const FloatRange range = FloatRangeOf(to);
+    const bool plan_here = sat_pending && (mode == InputMode::kConversion || from_base);
+    if (plan_here && from_base && !base_failed.empty())
+      absl::StrAppend(&passes_text, SkippedLine("saturation (+max, -max) and subnormal passes",
+                                                absl::StrCat("the reference interpreter on the saturation base "
+                                                             "inputs: ", base_failed)));
+    if (plan_here && (!from_base || base_failed.empty())) {
+      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, base_medians);
       const char* from_text = from_base ? "the saturation base inputs" : "the conversion pass's";
       const char* stored_by = from_base ? "the reference" : "that pass";
+      struct Aim {
+        const ComputedOutput* out;
+        double median;
+      };
+      std::vector<Aim> aims;
+      std::string unaimed;  // outputs no pass aims at, and why
+      for (const ComputedOutput& o : sat_outputs) {
+        const Arg* a = k.FindArg(o.name);
+        const double m = from_base ? base_medians[o.name]
+                         : a != nullptr ? StoredMedian(inputs, ref_data, *a, /*all=*/false)
+                                        : 0;
+        if (m > 0)
+          aims.push_back({&o, m});
+        else
+          absl::StrAppend(&unaimed, "saturation and subnormal passes: ", o.name, " (", std::string(ElemTypeName(o.type)),
+                          "): ", from_base ? "on the saturation base inputs the reference" : "the conversion pass",
+                          " stored no finite non-zero value below its max (of the elements it wrote, sampled over "
+                          "the pages it wrote) to size a scale from: its saturation and subnormal conversion are "
+                          "not checked\n");
+      }
       std::vector<PassSpec> added;
-      std::string carrier;
-      double scale = 1;
-      const ExactPlan up = SaturationPlan(k, *sat_from, to, range.max / median, &carrier, &scale);
-      if (!up.exact) passes_text += SkippedLine("saturation (+max, -max) passes", WithFile(up.blocker, opts.filename));
-      if (up.exact) {
-        // Two passes: toward +max with +inf on the diagonal, then the
-        // carrier negated, toward -max, with NaN on the next blocks of the
-        // diagonal (fresh-user review 10 F1: values negative with
-        // probability 1/8 never met a dropped lower clamp).
-        for (int sign : {1, -1}) {
-          PassSpec s{InputMode::kSaturation};
-          s.suffix = sign > 0 ? " (+max)" : " (-max)";
-          if (sign < 0) s.dump_tag = "saturation-neg.";
-          s.sat = up;
-          if (sign < 0) s.sat.formats[carrier].negate = true;
-          std::string special;
-          for (auto& [name, f] : s.sat.formats) {
-            if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
-            const Arg* a = k.FindArg(name);
-            const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
-            f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
-            if (sign < 0) f.diagonal_first = f.diagonal_blocks;
-            special = absl::StrCat(
-                ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
-                " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
-                f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
-                inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+      for (bool sub : {false, true}) {
+        std::vector<bool> done(aims.size(), false);
+        int group = 0;
+        for (size_t i = 0; i < aims.size(); ++i) {
+          const ElemType to = aims[i].out->type;
+          if (done[i]) continue;
+          if (sub && to == ElemType::kBF16) {
+            done[i] = true;
+            absl::StrAppend(&unaimed, SkippedLine(absl::StrCat("subnormal pass for ", aims[i].out->name),
+                                                  "bf16's subnormals are f32's, where an mfma's or gemm's sums "
+                                                  "would be subnormal themselves"));
+            continue;
           }
-          s.sat_line = absl::StrCat(
-              "inputs: saturation (seed ", opts.seed, "): ", from_text, " with ", carrier,
-              absl::StrFormat(" times %g (the median |value| %s stored to %s outputs, %g, times %g is %g; ",
-                              sign * scale, stored_by, tn, median, scale, median * scale),
-              absl::StrFormat("%s's max is %g)", tn, range.max), special,
-              ", so the values before the conversion lie around and beyond ", sign > 0 ? "the max" : "-max",
-              ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
-              "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
-          added.push_back(std::move(s));
+          // The subnormal pass: the median toward the geometric middle of
+          // the target's subnormal range (not bf16: its subnormals are
+          // f32's, where an MFMA's sums would be subnormal themselves).
+          const std::string tn(ElemTypeName(to));
+          const FloatRange range = FloatRangeOf(to);
+          const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+          std::string carrier;
+          std::vector<std::string> also;
+          double scale = 1;
+          const ExactPlan plan = SaturationPlan(k, *sat_from, to, aim / aims[i].median, &carrier, &scale,
+                                                aims[i].out->name, &also);
+          if (!plan.exact) {
+            absl::StrAppend(&unaimed, sub ? "subnormal" : "saturation", " passes: ", aims[i].out->name, " (", tn,
+                            "): ", plan.blocker, ": its ", sub ? "subnormal conversion" : "saturation",
+                            " is not checked\n");
+            continue;
+          }
+          // The outputs of the same type, similar median (within a factor
+          // 2) and behind the same carrier: one pass serves them.
+          std::vector<size_t> members = {i};
+          for (size_t j = i + 1; j < aims.size(); ++j)
+            if (!done[j] && aims[j].out->type == to && aims[j].out->behind.count(carrier) &&
+                std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1)
+              members.push_back(j);
+          std::vector<std::string> names, others;
+          for (size_t j : members) {
+            done[j] = true;
+            names.push_back(aims[j].out->name);
+            if (j != i) others.push_back(absl::StrFormat("%s: %g", aims[j].out->name, aims[j].median));
+          }
+          // The first group's passes keep their names; the others name
+          // their outputs: "saturation (+max, P)", --dump "saturation-P.".
+          const std::string who = absl::StrJoin(names, ", "), tag_who = absl::StrJoin(names, "-");
+          std::vector<std::string> scaled = {carrier};
+          scaled.insert(scaled.end(), also.begin(), also.end());
+          auto what = [&](double signed_scale) {
+            return absl::StrFormat(" times %g (the median |value| %s stored to %s (%s), %g%s, times %g is %g; ",
+                                   signed_scale, stored_by, who, tn, aims[i].median,
+                                   others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"), scale,
+                                   aims[i].median * scale);
+          };
+          if (!sub) {
+            // Two passes: toward +max with +inf on the diagonal, then the
+            // scaled arguments negated, toward -max, with NaN on the next
+            // blocks of the diagonal (fresh-user review 10 F1: values
+            // negative with probability 1/8 never met a dropped lower clamp).
+            for (int sign : {1, -1}) {
+              PassSpec s{InputMode::kSaturation};
+              s.suffix = group == 0 ? (sign > 0 ? " (+max)" : " (-max)")
+                                    : absl::StrCat(sign > 0 ? " (+max, " : " (-max, ", who, ")");
+              if (group > 0 || sign < 0)
+                s.dump_tag = absl::StrCat("saturation", sign < 0 ? "-neg" : "", group > 0 ? "-" : "",
+                                          group > 0 ? tag_who : "", ".");
+              s.sat = plan;
+              s.aimed = names;
+              s.sign = sign;
+              if (sign < 0)
+                for (const std::string& c : scaled) s.sat.formats[c].negate = true;
+              std::string special;
+              for (auto& [name, f] : s.sat.formats) {
+                if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
+                const Arg* a = k.FindArg(name);
+                const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
+                f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
+                if (sign < 0) f.diagonal_first = f.diagonal_blocks;
+                special = absl::StrCat(
+                    ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
+                    " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
+                    f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
+                    inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+              }
+              s.sat_line = absl::StrCat(
+                  "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", opts.seed,
+                  "): ", from_text, " with ", absl::StrJoin(scaled, " and "), what(sign * scale),
+                  absl::StrFormat("%s's max is %g)", tn, range.max), special,
+                  ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
+                  "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+              added.push_back(std::move(s));
+            }
+          } else {
+            PassSpec s{InputMode::kSubnormal};
+            if (group > 0) {
+              s.suffix = absl::StrCat(" (", who, ")");
+              s.dump_tag = absl::StrCat("subnormal-", tag_who, ".");
+            }
+            s.sat = plan;
+            s.aimed = names;
+            s.sat_line = absl::StrCat(
+                "inputs: subnormal", s.suffix, " (seed ", opts.seed, "): ", from_text, " with ",
+                absl::StrJoin(scaled, " and "), what(scale),
+                absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
+                ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+            added.push_back(std::move(s));
+          }
+          ++group;
         }
       }
-      // The subnormal pass: the median toward the geometric middle of the
-      // target's subnormal range (not bf16: its subnormals are f32's, where
-      // an MFMA's sums would be subnormal themselves).
-      const double aim = std::sqrt(range.min_subnormal * range.min_normal);
-      double down_scale = 1;
-      ExactPlan down;
-      if (to != ElemType::kBF16) down = SaturationPlan(k, *sat_from, to, aim / median, &carrier, &down_scale);
-      if (!down.exact)
-        passes_text += SkippedLine("subnormal pass", to == ElemType::kBF16
-                                                         ? std::string("bf16's subnormals are f32's, where an mfma's "
-                                                                       "or gemm's sums would be subnormal themselves")
-                                                         : WithFile(down.blocker, opts.filename));
-      if (down.exact) {
-        PassSpec s{InputMode::kSubnormal};
-        s.sat = std::move(down);
-        s.sat_line = absl::StrCat(
-            "inputs: subnormal (seed ", opts.seed, "): ", from_text, " with ", carrier,
-            absl::StrFormat(" times %g (the median |value| %s stored to %s outputs, %g, times %g is %g; ",
-                            down_scale, stored_by, tn, median, down_scale, median * down_scale),
-            absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
-            ", so the values before the conversion lie around its subnormal range, exact in f32: the stored codes "
-            "must equal the reference's bit for bit (any NaN for a NaN)\n");
-        added.push_back(std::move(s));
-      }
+      passes_text += unaimed;
       // Right after this pass (the passes after them move on).
       passes.insert(passes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, std::make_move_iterator(added.begin()),
                     std::make_move_iterator(added.end()));
