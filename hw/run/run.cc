@@ -553,6 +553,46 @@ double NarrowOutputMedian(const Kernel& k, const KernelData& in, const KernelDat
   return 0;
 }
 
+// Per output of `k` of one of `types` (the converted outputs, as
+// NarrowOutputMedian's), in argument order: its name and how many of its
+// elements the reference stored a NaN or inf to (`ref` differs from `in`
+// there; at most the first 2^22 elements are looked at).
+std::vector<std::pair<std::string, int64_t>> NonFiniteStored(const Kernel& k, const KernelData& in,
+                                                             const KernelData& ref,
+                                                             const std::vector<ElemType>& types) {
+  std::vector<std::pair<std::string, int64_t>> r;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
+        std::find(types.begin(), types.end(), a.elem) == types.end())
+      continue;
+    auto it = ref.buffers.find(a.name);
+    if (it == ref.buffers.end()) continue;
+    auto was = in.buffers.find(a.name);
+    bool any = true;
+    for (int64_t e : a.shape) any = any && e > 0;
+    std::vector<int64_t> idx(a.shape.size(), 0);
+    const int eb = ElemBytes(a.elem);
+    int64_t count = 0;
+    for (int64_t n = 0; any && n < (int64_t{1} << 22); ++n) {
+      int64_t off = 0;
+      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
+      uint8_t b[4] = {}, b0[4] = {};
+      it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
+      if (was != in.buffers.end()) was->second.Read(static_cast<uint64_t>(off * eb), b0, static_cast<uint64_t>(eb));
+      const bool stored = was == in.buffers.end() || std::memcmp(b, b0, static_cast<size_t>(eb)) != 0;
+      if (stored && !std::isfinite(ElementValue(a.elem, b))) ++count;
+      if (!NextIndex(idx, a.shape)) break;
+    }
+    r.emplace_back(a.name, count);
+  }
+  return r;
+}
+
+// At most this many reference-only runs place a saturation pass's NaN/inf
+// blocks (ExactFormat::diagonal_offset d, d0 .. d0 + 7: every block row of
+// a 32-row MFMA tile, 8 blocks of 4 rows).
+constexpr int kDiagonalTrials = 8;
+
 }  // namespace
 
 int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -644,6 +684,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     const ExactPlan* conv = nullptr;  // kConversion: its plan (in conv_plans)
     ExactPlan sat;                    // kSaturation, kSubnormal: its plan
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
+    std::string reach_line;           // kSaturation: which converted outputs its NaN/inf blocks reach
     std::string suffix;               // after the mode's name: "saturation (-max)"
     std::string dump_tag;             // --dump file names: "saturation-neg." (else the mode's name)
   };
@@ -973,7 +1014,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
-         : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line
+         : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line + passes[pi].reach_line
               : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
@@ -1030,7 +1071,47 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       std::vector<PassSpec> added;
       std::string carrier;
       double scale = 1;
-      const ExactPlan up = SaturationPlan(k, *passes[pi].conv, to, range.max / median, &carrier, &scale);
+      ExactPlan up = SaturationPlan(k, *passes[pi].conv, to, range.max / median, &carrier, &scale);
+      // NaN/inf blocks in one operand of every MFMA chain that reaches a
+      // narrowing conversion (fresh-user review 12 F4).
+      const std::vector<std::string> diagonals = ChooseDiagonals(k, &up);
+      // Reference-only runs with NaN at the blocks (the reference is the
+      // oracle for where they reach), offsets d = first, first + 1, ...
+      // (at most kDiagonalTrials): the first that reaches every converted
+      // output, else the first reaching most (fresh-user review 12 F8: an
+      // output storing rows 0..7 of a 32x32 result). `*reach`: that run's
+      // NaN/inf elements per converted output.
+      auto place_blocks = [&](ExactPlan* sat, int64_t first,
+                              std::vector<std::pair<std::string, int64_t>>* reach) -> absl::Status {
+        int best_reached = -1;
+        int64_t best = first;
+        for (int64_t d = first; d < first + kDiagonalTrials; ++d) {
+          ExactPlan trial = *sat;
+          for (const std::string& name : diagonals) {
+            trial.formats[name].diagonal = ExactFormat::Diagonal::kNaN;
+            trial.formats[name].diagonal_offset = d;
+          }
+          KernelData in = MakeConversionInputs(k, trial, opts.seed);
+          uv->ApplyTo(k, &in);
+          PagedInterpArgs ref{in.buffers, in.scalars};
+          if (absl::Status st = Interpret(k, ref, io); !st.ok())
+            return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the saturation pass's "
+                                                        "NaN/inf blocks): ",
+                                                        st.message()));
+          const KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+          std::vector<std::pair<std::string, int64_t>> counts = NonFiniteStored(k, in, out, sat_targets);
+          int reached = 0;
+          for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
+          if (reached > best_reached) {
+            best_reached = reached;
+            best = d;
+            *reach = std::move(counts);
+          }
+          if (best_reached == static_cast<int>(reach->size())) break;
+        }
+        for (const std::string& name : diagonals) sat->formats[name].diagonal_offset = best;
+        return absl::OkStatus();
+      };
       if (up.exact) {
         // Two passes: toward +max with +inf on the diagonal, then the
         // carrier negated, toward -max, with NaN on the next blocks of the
@@ -1042,18 +1123,42 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           if (sign < 0) s.dump_tag = "saturation-neg.";
           s.sat = up;
           if (sign < 0) s.sat.formats[carrier].negate = true;
-          std::string special;
-          for (auto& [name, f] : s.sat.formats) {
-            if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
+          // The -max pass starts one block further: with the +max pass's
+          // blocks, both parities of block rows.
+          std::vector<std::pair<std::string, int64_t>> reach;
+          if (sign < 0)
+            for (const std::string& name : diagonals)
+              s.sat.formats[name].diagonal_first = s.sat.formats[name].diagonal_blocks;
+          if (!diagonals.empty())
+            if (absl::Status st = place_blocks(&s.sat, sign > 0 ? 0 : 1, &reach); !st.ok()) return st;
+          std::vector<std::string> specials;
+          bool any_inf = false, any_nan = false;
+          for (const std::string& name : diagonals) {
+            ExactFormat& f = s.sat.formats[name];
             const Arg* a = k.FindArg(name);
             const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
+            (inf ? any_inf : any_nan) = true;
             f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
-            if (sign < 0) f.diagonal_first = f.diagonal_blocks;
-            special = absl::StrCat(
-                ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
-                " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
+            const std::string d = f.diagonal_offset != 0 ? absl::StrCat(f.diagonal_offset, " + ") : "";
+            specials.push_back(absl::StrCat(
+                inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name, " ([4 (q + ", d,
+                "2 i) + t, 4 (r + ", d, "2 i) + t], t = 0..3, i = ", f.diagonal_first,
                 f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
-                inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+                inf ? ": +-inf, or NaN, in the sums they enter)" : ")"));
+          }
+          const std::string special = specials.empty() ? "" : absl::StrCat(", and ", absl::StrJoin(specials, ", "));
+          // Which converted outputs the blocks reached (review 12 F8: the
+          // report claimed NaN where none reached).
+          if (!diagonals.empty()) {
+            const std::string what = any_inf && any_nan ? "+inf or NaN" : any_inf ? "+inf" : "NaN";
+            std::vector<std::string> parts;
+            for (const auto& [name, n] : reach)
+              parts.push_back(n > 0 ? absl::StrCat(what, " reached ", name, " at ", n, n == 1 ? " element" : " elements")
+                                    : absl::StrCat("no ", what, " reached ", name, ": its ", what,
+                                                   " path is not checked by this pass"));
+            if (!parts.empty())
+              s.reach_line = absl::StrCat("saturation", s.suffix, ": ", absl::StrJoin(parts, "; "),
+                                          " (reference-only runs with NaN at the blocks chose the offset)\n");
           }
           s.sat_line = absl::StrCat(
               "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
