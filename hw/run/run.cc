@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -685,6 +686,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     ExactPlan sat;                    // kSaturation, kSubnormal: its plan
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
     std::string reach_line;           // kSaturation: which converted outputs its NaN/inf blocks reach
+    // kSaturation with NaN blocks only: the reference-only run that placed
+    // them, on this pass's inputs (its inputs, the reference's results),
+    // reused instead of running the reference again.
+    std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
     std::string suffix;               // after the mode's name: "saturation (-max)"
     std::string dump_tag;             // --dump file names: "saturation-neg." (else the mode's name)
   };
@@ -833,6 +838,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
+    if (passes[pi].placed) inputs = passes[pi].placed->first;  // the same values (place_blocks)
     // Bit for bit: exact and adversarial inputs; the user's values when k has
     // no mfma or gemm (IEEE ops in program order on both sides, whatever the
     // values). Else within the rounding bound of a magnitude shadow run.
@@ -854,7 +860,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     std::atomic<bool> skip_shadow{false};
     auto reference = [&, bitwise, records](InterpOptions o) {
       if (records) o.loaded_after_store = &loaded_after_store;
-      ref_st = Interpret(records ? record_kernel : k, ref, o);
+      if (passes[pi].placed && !records) {
+        ref = PagedInterpArgs{passes[pi].placed->second.buffers, passes[pi].placed->second.scalars};
+        ref_st = absl::OkStatus();
+      } else {
+        ref_st = Interpret(records ? record_kernel : k, ref, o);
+      }
       o.loaded_after_store = nullptr;
       if (ref_st.ok() && !bitwise && !skip_shadow) {
         // The magnitude shadow: the same kernel on |inputs| with |constants|
@@ -1081,8 +1092,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       // output, else the first reaching most (fresh-user review 12 F8: an
       // output storing rows 0..7 of a 32x32 result). `*reach`: that run's
       // NaN/inf elements per converted output.
-      auto place_blocks = [&](ExactPlan* sat, int64_t first,
-                              std::vector<std::pair<std::string, int64_t>>* reach) -> absl::Status {
+      auto place_blocks = [&](ExactPlan* sat, int64_t first, std::vector<std::pair<std::string, int64_t>>* reach,
+                              std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
         int best_reached = -1;
         int64_t best = first;
         for (int64_t d = first; d < first + kDiagonalTrials; ++d) {
@@ -1098,7 +1109,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
             return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the saturation pass's "
                                                         "NaN/inf blocks): ",
                                                         st.message()));
-          const KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+          KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
           std::vector<std::pair<std::string, int64_t>> counts = NonFiniteStored(k, in, out, sat_targets);
           int reached = 0;
           for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
@@ -1106,6 +1117,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
             best_reached = reached;
             best = d;
             *reach = std::move(counts);
+            *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
           }
           if (best_reached == static_cast<int>(reach->size())) break;
         }
@@ -1126,11 +1138,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           // The -max pass starts one block further: with the +max pass's
           // blocks, both parities of block rows.
           std::vector<std::pair<std::string, int64_t>> reach;
+          std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
           if (sign < 0)
             for (const std::string& name : diagonals)
               s.sat.formats[name].diagonal_first = s.sat.formats[name].diagonal_blocks;
           if (!diagonals.empty())
-            if (absl::Status st = place_blocks(&s.sat, sign > 0 ? 0 : 1, &reach); !st.ok()) return st;
+            if (absl::Status st = place_blocks(&s.sat, sign > 0 ? 0 : 1, &reach, &placed); !st.ok()) return st;
           std::vector<std::string> specials;
           bool any_inf = false, any_nan = false;
           for (const std::string& name : diagonals) {
@@ -1147,6 +1160,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                 inf ? ": +-inf, or NaN, in the sums they enter)" : ")"));
           }
           const std::string special = specials.empty() ? "" : absl::StrCat(", and ", absl::StrJoin(specials, ", "));
+          // NaN blocks only: the placing run's inputs are this pass's.
+          if (!any_inf) s.placed = std::move(placed);
           // Which converted outputs the blocks reached (review 12 F8: the
           // report claimed NaN where none reached).
           if (!diagonals.empty()) {
