@@ -209,9 +209,10 @@ Options for run (and --mcpu, --llvm-bin as above):
                          result to f16, bf16 or fp8, two saturation passes
                          (alpha or an operand scaled so the values stored
                          reach the type's max, then negated toward -max;
-                         +inf, then NaN, in an operand) and a subnormal
-                         pass (scaled down into the type's subnormals; not
-                         bf16); bit for bit; also
+                         +inf, then NaN, in one operand of each MFMA
+                         chain, placed to reach each output) and a
+                         subnormal pass (scaled down into the type's
+                         subnormals; not bf16); bit for bit; also
                          adversarial when the kernel has no mfma/gemm,
                          else random when a conversion is rounded by no
                          conversion pass

@@ -1092,8 +1092,25 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       // output, else the first reaching most (fresh-user review 12 F8: an
       // output storing rows 0..7 of a 32x32 result). `*reach`: that run's
       // NaN/inf elements per converted output.
+      // The conversion pass's data is no longer needed: the runs below take
+      // its place in memory (host_memory.h counts one pass's).
+      inputs = KernelData();
+      out = KernelData();
+      cross_out = KernelData();
+      ref_data = KernelData();
+      // `keep`: the chosen run's inputs and results go to `*placed` (only
+      // when the kernel's outputs are small: a pass reusing them holds them
+      // beside another pass's).
+      int64_t output_bytes = 0;
+      for (const Arg& a : k.args)
+        if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly) {
+          int64_t last = 0;
+          for (size_t d = 0; d < a.shape.size(); ++d) last += (a.shape[d] - 1) * a.strides[d];
+          output_bytes += (last + 1) * ElemBytes(a.elem);
+        }
+      const bool small = output_bytes <= (int64_t{64} << 20);
       auto place_blocks = [&](ExactPlan* sat, int64_t first, std::vector<std::pair<std::string, int64_t>>* reach,
-                              std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
+                              bool keep, std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
         int best_reached = -1;
         int64_t best = first;
         for (int64_t d = first; d < first + kDiagonalTrials; ++d) {
@@ -1117,7 +1134,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
             best_reached = reached;
             best = d;
             *reach = std::move(counts);
-            *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
+            placed->reset();
+            if (keep)
+              *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
           }
           if (best_reached == static_cast<int>(reach->size())) break;
         }
@@ -1142,15 +1161,22 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           if (sign < 0)
             for (const std::string& name : diagonals)
               s.sat.formats[name].diagonal_first = s.sat.formats[name].diagonal_blocks;
-          if (!diagonals.empty())
-            if (absl::Status st = place_blocks(&s.sat, sign > 0 ? 0 : 1, &reach, &placed); !st.ok()) return st;
-          std::vector<std::string> specials;
           bool any_inf = false, any_nan = false;
+          for (const std::string& name : diagonals) {
+            const Arg* a = k.FindArg(name);
+            (sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value() ? any_inf : any_nan) = true;
+          }
+          // NaN blocks only: the placing run's inputs are this pass's.
+          if (!diagonals.empty())
+            if (absl::Status st = place_blocks(&s.sat, sign > 0 ? 0 : 1, &reach, small && !any_inf, &placed);
+                !st.ok())
+              return st;
+          s.placed = std::move(placed);
+          std::vector<std::string> specials;
           for (const std::string& name : diagonals) {
             ExactFormat& f = s.sat.formats[name];
             const Arg* a = k.FindArg(name);
             const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
-            (inf ? any_inf : any_nan) = true;
             f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
             const std::string d = f.diagonal_offset != 0 ? absl::StrCat(f.diagonal_offset, " + ") : "";
             specials.push_back(absl::StrCat(
@@ -1160,8 +1186,6 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                 inf ? ": +-inf, or NaN, in the sums they enter)" : ")"));
           }
           const std::string special = specials.empty() ? "" : absl::StrCat(", and ", absl::StrJoin(specials, ", "));
-          // NaN blocks only: the placing run's inputs are this pass's.
-          if (!any_inf) s.placed = std::move(placed);
           // Which converted outputs the blocks reached (review 12 F8: the
           // report claimed NaN where none reached).
           if (!diagonals.empty()) {
