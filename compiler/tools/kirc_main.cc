@@ -211,7 +211,8 @@ Options for run (and --mcpu, --llvm-bin as above):
                          saturation passes (alpha, with beta, or an operand
                          behind it scaled so the values stored reach the
                          type's max, then negated toward -max; +inf, then
-                         NaN, in an operand) and a subnormal pass (scaled
+                         NaN, in one operand of each MFMA chain, placed
+                         to reach each output) and a subnormal pass (scaled
                          down into the type's subnormals; not bf16); the
                          report says per output whether the median stored
                          reached max or the subnormals, else that the pass

@@ -1238,7 +1238,9 @@ std::string ExactFormat::Describe(ElemType elem) const {
   const std::string diagonal =
       this->diagonal == Diagonal::kNone
           ? std::string()
-          : absl::StrCat("; ", this->diagonal == Diagonal::kInf ? "+inf" : "NaN", " at [4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ",
+          : absl::StrCat("; ", this->diagonal == Diagonal::kInf ? "+inf" : "NaN", " at [4 (q + ",
+                         diagonal_offset != 0 ? absl::StrCat(diagonal_offset, " + ") : "", "2 i) + t, 4 (r + ",
+                         diagonal_offset != 0 ? absl::StrCat(diagonal_offset, " + ") : "", "2 i) + t], t = 0..3, i = ",
                          diagonal_first, diagonal_blocks > 1 ? absl::StrCat("..", diagonal_first + diagonal_blocks - 1) : "");
   if (two_scale)
     return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread + shift,
@@ -1980,28 +1982,48 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
         *carrier = a->name;
         *scale = x;
         if (also != nullptr) *also = with;
-        const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
-        // The first MFMA operand whose type has +inf (the first saturation
-        // pass puts +inf there), else the first.
-        const Arg* diag = nullptr;
-        if (up)
-          for (const Arg* b : order)
-            if (b->kind == Arg::Kind::kBuffer && b->shape.size() == 2 && b->shape[0] >= 4 && b->shape[1] >= 4 &&
-                !fed.count(b->name) && p.formats[b->name].mix_level < 0 &&
-                (diag == nullptr || (!ExactBits(diag->elem, HUGE_VAL) && ExactBits(b->elem, HUGE_VAL))))
-              diag = b;
-        if (diag != nullptr) {
-          ExactFormat& d = p.formats[diag->name];
-          d.diagonal = ExactFormat::Diagonal::kNaN;
-          d.diagonal_first = 0;
-          // Two blocks when each leaves three quarters of a 32-wide
-          // dimension finite.
-          d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 2 : 1;
-        }
         return p;
       }
     }
   return none;
+}
+
+std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan) {
+  std::vector<std::string> r;
+  if (!plan->exact) return r;
+  Analysis::AffineCache affine;
+  Analysis an(k, &plan->formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
+  auto eligible = [&](const Arg& b) {
+    auto f = plan->formats.find(b.name);
+    return b.kind == Arg::Kind::kBuffer && b.elem != ElemType::kI32 && b.shape.size() == 2 && b.shape[0] >= 4 &&
+           b.shape[1] >= 4 && !fed.count(b.name) && f != plan->formats.end() && !f->second.special &&
+           f->second.mix_level < 0;
+  };
+  for (const Obligation& o : an.obligations()) {
+    if (!o.saturates || !o.computed) continue;
+    const Arg* diag = nullptr;
+    bool reached = false;
+    for (const Arg& b : k.args) {
+      if (!o.deps.count(b.name) || !eligible(b)) continue;
+      if (plan->formats[b.name].diagonal != ExactFormat::Diagonal::kNone) reached = true;
+      if (diag == nullptr || (!ExactBits(diag->elem, HUGE_VAL) && ExactBits(b.elem, HUGE_VAL))) diag = &b;
+    }
+    if (reached || diag == nullptr) continue;
+    ExactFormat& d = plan->formats[diag->name];
+    d.diagonal = ExactFormat::Diagonal::kNaN;
+    d.diagonal_first = 0;
+    d.diagonal_offset = 0;
+    // Two blocks when each leaves three quarters of a 32-wide dimension
+    // finite.
+    d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 2 : 1;
+  }
+  for (const Arg& a : k.args)
+    if (auto f = plan->formats.find(a.name);
+        f != plan->formats.end() && f->second.diagonal != ExactFormat::Diagonal::kNone)
+      r.push_back(a.name);
+  return r;
 }
 
 std::map<std::string, RoundingBound> RoundingBounds(const Kernel& k) {

@@ -111,10 +111,12 @@ struct ExactFormat {
   // near and beyond -max (fresh-user review 10 F1). Negation is exact, and
   // the analysis bounds magnitudes only.
   bool negate = false;
-  // A 2-D buffer behind an mfma or gemm (SaturationPlan): `diagonal` (NaN,
-  // or +inf where the type has it) at [4 (q + 2 i) + t, 4 (r + 2 i) + t]
+  // A 2-D buffer behind an mfma or gemm (ChooseDiagonals): `diagonal` (NaN,
+  // or +inf where the type has it) at [4 (q + d + 2 i) + t, 4 (r + d + 2 i) + t]
   // (block indices mod shape / 4), t = 0..3, for the diagonal_blocks blocks
-  // i = diagonal_first, ... (q, r from the seed). Each block reaches four
+  // i = diagonal_first, ... (q, r from the seed, d = diagonal_offset, which
+  // `kirc run` chooses by reference-only runs so that the blocks reach
+  // the stored part of each converted output). Each block reaches four
   // consecutive rows (or columns) of the result, every element position of
   // a lane's group of 4; blocks i = 0..3 reach every accumulator register
   // of a 32x32 layout (rows 8 g + 4 h + t of register 4 g + t, lane half h:
@@ -123,6 +125,7 @@ struct ExactFormat {
   enum class Diagonal { kNone, kNaN, kInf };
   Diagonal diagonal = Diagonal::kNone;
   int diagonal_first = 0, diagonal_blocks = 0;
+  int64_t diagonal_offset = 0;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16",
@@ -279,13 +282,8 @@ FloatRange FloatRangeOf(ElemType t);
 // then those toward 1, the first for which every value stays exact with saturating
 // conversions (as WithSaturationSpecials checks; a buffer's values also
 // within its type's range and above its smallest subnormal's bit). `*carrier`
-// names it and `*scale` is its factor. Up, the first 2-D float buffer behind
-// the conversion that is not elementwise-fed (an MFMA operand) and whose
-// type has +inf (f32, f16, bf16, f8e5m2), else the first such, gets a NaN
-// diagonal (ExactFormat::diagonal, blocks 0 .. n-1, n = 2 when both
-// dimensions are 32 or more, else 1; NaN sums to NaN in any order); the caller may make
-// it +inf or move its blocks. !exact (with a blocker) when none fits or
-// `conv` is not exact.
+// names it and `*scale` is its factor. No NaN/inf blocks (ChooseDiagonals
+// adds them). !exact (with a blocker) when none fits or `conv` is not exact.
 //
 // `output` (non-empty): only the arguments behind that buffer's stored
 // values (ComputedOutput::behind) are candidates, so that a second output
@@ -301,6 +299,20 @@ FloatRange FloatRangeOf(ElemType t);
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
                          std::string* carrier, double* scale, const std::string& output = "",
                          std::vector<std::string>* also = nullptr);
+
+// The NaN/inf blocks of a saturation pass (fresh-user reviews 10 F4, 12 F4):
+// for every narrowing conversion of an mfma/gemm result (a saturating,
+// computed conversion of `plan`, any target) whose operands no diagonal
+// reaches yet, the first 2-D float buffer behind it (in argument order; both
+// dimensions >= 4) that is not elementwise-fed (an MFMA operand), has no
+// special or saturation values, and whose type has +inf (f32, f16, bf16,
+// f8e5m2), else the first such, gets a NaN diagonal (ExactFormat::diagonal,
+// blocks 0 .. n-1, n = 2 when both dimensions are 32 or more, else 1; NaN
+// sums to NaN in any order): one per MFMA chain, each chain's conversions
+// then meet NaN. The caller may make it +inf and move its blocks
+// (diagonal_first, diagonal_offset). Returns the buffers chosen, in argument
+// order; none when `plan` is not exact.
+std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan);
 
 // Conversion inputs for `k` (README "input modes", `conversion`): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to

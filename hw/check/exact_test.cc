@@ -1342,8 +1342,10 @@ end
   }
   std::string carrier;
   double scale = 0;
-  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 6.5, &carrier, &scale);
+  ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 6.5, &carrier, &scale);
   ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(p.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);  // ChooseDiagonals adds them
+  EXPECT_EQ(ChooseDiagonals(k, &p), std::vector<std::string>{"A"});
   EXPECT_EQ(carrier, "alpha");
   EXPECT_EQ(scale, 6.5);
   ASSERT_EQ(p.formats.at("alpha").choices.size(), 1u);
@@ -1461,17 +1463,18 @@ end
   EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF16});
   std::string carrier;
   double scale = 0;
-  const ExactPlan up = SaturationPlan(k, conv, ElemType::kF16, 1000, &carrier, &scale);
+  ExactPlan up = SaturationPlan(k, conv, ElemType::kF16, 1000, &carrier, &scale);
   ASSERT_TRUE(up.exact) << up.blocker;
   EXPECT_EQ(carrier, "alpha");
   EXPECT_EQ(scale, 960);
+  EXPECT_EQ(ChooseDiagonals(k, &up), std::vector<std::string>{"A"});
   EXPECT_EQ(up.formats.at("A").diagonal, ExactFormat::Diagonal::kNaN);
   const ExactPlan down = SaturationPlan(k, conv, ElemType::kF16, 1e-6, &carrier, &scale);
   ASSERT_TRUE(down.exact) << down.blocker;
   EXPECT_EQ(carrier, "alpha");
   EXPECT_EQ(scale, std::ldexp(9.0, -23));
   EXPECT_EQ(down.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);  // no NaN scaled down
-  for (const ExactPlan* p : {&up, &down})
+  for (const ExactPlan* p : {static_cast<const ExactPlan*>(&up), &down})
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       KernelData d = MakeConversionInputs(k, *p, seed);
       const double alpha = F32FromBits(d.scalars["alpha"]);
@@ -1567,10 +1570,119 @@ end
   EXPECT_EQ(g.size(), 4u);
 }
 
+// The diagonal offset d (ExactFormat::diagonal_offset) moves every block by
+// d blocks down and d blocks right (mod 32/4 rows, 64/4 columns): the
+// offset-0 positions (i, j) become (i + 4d mod 32, j + 4d mod 64), and
+// nothing else changes.
+TEST(InputsTest, DiagonalOffsetMovesTheBlocks) {
+  const Kernel k = Parse(R"(kernel dg
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readwrite
+  %a = load A[tid.x mod 32, 0] : f16
+  store A[tid.x mod 32, 0], %a
+end
+)");
+  ExactPlan p;
+  p.exact = true;
+  ExactFormat f;
+  f.bits = 3;
+  f.spread = 2;
+  f.exp_lo = -5;
+  f.diagonal = ExactFormat::Diagonal::kNaN;
+  f.diagonal_blocks = 2;
+  auto nans = [&](int64_t offset, uint64_t seed) {
+    f.diagonal_offset = offset;
+    p.formats["A"] = f;
+    KernelData d = MakeConversionInputs(k, p, seed);
+    std::set<std::pair<int, int>> r;
+    for (int i = 0; i < 32; ++i)
+      for (int j = 0; j < 64; ++j)
+        if (std::isnan(ElementValue(ElemType::kF16, d.buffers["A"].data() + 2 * (64 * i + j)))) r.insert({i, j});
+    return r;
+  };
+  for (uint64_t seed : {1, 2}) {
+    const std::set<std::pair<int, int>> base = nans(0, seed);
+    ASSERT_EQ(base.size(), 8u);
+    for (int64_t d : {1, 3, 7, 9}) {
+      std::set<std::pair<int, int>> moved;
+      for (auto [i, j] : base) moved.insert({(i + 4 * static_cast<int>(d)) % 32, (j + 4 * static_cast<int>(d)) % 64});
+      EXPECT_EQ(nans(d, seed), moved) << "seed " << seed << ", offset " << d;
+    }
+  }
+}
+
+// One NaN diagonal per MFMA chain that reaches a narrowing conversion
+// (fresh-user review 12 F4): two independent K loops, each converted to
+// f8e4m3fn, get one each (A1, A2: the first operand of each chain; f8e4m3fn
+// has no inf); a chain whose two conversions share its operands gets one.
+TEST(ConversionPlanTest, ChooseDiagonalsGivesEveryMfmaChainOne) {
+  const std::string head = R"(target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnx4
+  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+)";
+  const Kernel two = Parse(absl::StrCat("kernel two\n", head, R"(  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s2 = mul %acc2, alpha
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)"));
+  const Kernel one = Parse(absl::StrCat("kernel one\n", head, R"(  %s2 = add %acc, %acc
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)"));
+  for (const Kernel* k : {&two, &one}) {
+    const ExactPlan conv = WithSaturationSpecials(*k, PlanConversionInputs(*k));
+    ASSERT_TRUE(conv.exact) << k->name << ": " << conv.blocker;
+    std::string carrier;
+    double scale = 0;
+    ExactPlan p = SaturationPlan(*k, conv, ElemType::kF8E4M3FN, 10, &carrier, &scale);
+    ASSERT_TRUE(p.exact) << k->name << ": " << p.blocker;
+    const std::vector<std::string> want =
+        k == &two ? std::vector<std::string>{"A1", "A2"} : std::vector<std::string>{"A1"};
+    EXPECT_EQ(ChooseDiagonals(*k, &p), want) << k->name;
+    for (const std::string& name : want) {
+      EXPECT_EQ(p.formats.at(name).diagonal, ExactFormat::Diagonal::kNaN) << name;
+      EXPECT_EQ(p.formats.at(name).diagonal_blocks, 1) << name;  // 16 rows: one block
+    }
+    for (const char* name : {"B1", "B2"})
+      if (p.formats.count(name)) {
+        EXPECT_EQ(p.formats.at(name).diagonal, ExactFormat::Diagonal::kNone) << name;
+      }
+    if (k == &one && p.formats.count("A2")) {
+      EXPECT_EQ(p.formats.at("A2").diagonal, ExactFormat::Diagonal::kNone);
+    }
+  }
+}
+
 // The diagonal goes to the first MFMA operand whose type has +inf: here B
 // (f8e5m2: S.11111.00), not A (f8e4m3fn has no infinities), so that the
 // first saturation pass can make +-inf reach the f8e5m2 conversion.
-TEST(ConversionPlanTest, SaturationPlanPutsTheDiagonalWhereInfExists) {
+TEST(ConversionPlanTest, ChooseDiagonalsPutsTheDiagonalWhereInfExists) {
   const Kernel k = Parse(R"(kernel o8
 target gfx950
 workgroup 64 1 1
@@ -1595,8 +1707,9 @@ end
   ASSERT_TRUE(conv.exact) << conv.blocker;
   std::string carrier;
   double scale = 0;
-  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E5M2, 100, &carrier, &scale);
+  ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E5M2, 100, &carrier, &scale);
   ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(ChooseDiagonals(k, &p), std::vector<std::string>{"B"});
   EXPECT_EQ(p.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);
   EXPECT_EQ(p.formats.at("B").diagonal, ExactFormat::Diagonal::kNaN);
 }

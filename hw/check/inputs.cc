@@ -545,12 +545,13 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
     if (a.kind != Arg::Kind::kBuffer) continue;
     if (const ExactFormat& f = it->second; f.diagonal != ExactFormat::Diagonal::kNone && a.shape.size() == 2 &&
                                            a.shape[0] >= 4 && a.shape[1] >= 4) {
-      // NaN (or +inf) at [4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, block
-      // indices mod shape / 4 (ExactFormat::diagonal).
+      // NaN (or +inf) at [4 (q + d + 2 i) + t, 4 (r + d + 2 i) + t], t = 0..3,
+      // d = diagonal_offset, block indices mod shape / 4
+      // (ExactFormat::diagonal).
       uint64_t st = Hash(a.name, seed) ^ 0x6e616e64696167ull;
       const int64_t nq = a.shape[0] / 4, nr = a.shape[1] / 4;
-      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nq));
-      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nr));
+      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nq)) + f.diagonal_offset % nq;
+      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nr)) + f.diagonal_offset % nr;
       const int eb = ElemBytes(a.elem);
       const uint32_t nan = IsFp8(a.elem) ? Fp8FormatOf(a.elem)->nan
                            : a.elem == ElemType::kF32 ? 0x7fc00000u

@@ -1259,7 +1259,9 @@ TEST_F(DefaultCheckTest, Review10F4F8e5m2WithoutInfFixupFails) {
                         "+-inf, or NaN, in the sums they enter)"),
             std::string::npos)
       << r.text;
-  EXPECT_NE(r.text.find(", and NaN at 4 elements of A ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = 1)"),
+  // The -max pass's blocks start one block further (offset 1): with the
+  // +max pass's, both parities of block rows.
+  EXPECT_NE(r.text.find(", and NaN at 4 elements of A ([4 (q + 1 + 2 i) + t, 4 (r + 1 + 2 i) + t], t = 0..3, i = 1)"),
             std::string::npos)
       << r.text;
 }
@@ -1370,7 +1372,7 @@ TEST_F(DefaultCheckTest, Review13F3SaturationWithoutAConversionPass) {
       << r.text;
   // The median aimed within a factor of 2 of f8e5m2's max, 57344 (0x7b:
   // 1.75 * 2^15).
-  const std::regex aim(R"(the median \|value\| the reference stored to f8e5m2 outputs, [0-9.e+-]+, times [0-9.e+-]+ is ([0-9.e+-]+); f8e5m2's max is 57344\))");
+  const std::regex aim(R"(the median \|value\| the reference stored to O \(f8e5m2\), [0-9.e+-]+, times [0-9.e+-]+ is ([0-9.e+-]+); f8e5m2's max is 57344\))");
   std::smatch mm;
   ASSERT_TRUE(std::regex_search(r.text, mm, aim)) << r.text;
   EXPECT_GE(std::stod(mm[1].str()), 57344.0 / 2) << r.text;
@@ -1437,7 +1439,7 @@ TEST_F(DefaultCheckTest, Review13F2SaturationPassesForABandPastTheFirstPage) {
   // The conversion pass's values: sums of 32 products of A and B's
   // +-m * 2^-2, m in [1, 3], times alpha = 2: a median |value| that is a
   // non-zero multiple of 2^-3 below 240 (f8e4m3fnuz's max).
-  const std::regex med(R"(the median \|value\| that pass stored to f8e4m3fnuz outputs, ([0-9.e+-]+),)");
+  const std::regex med(R"(the median \|value\| that pass stored to O \(f8e4m3fnuz\), ([0-9.e+-]+),)");
   std::smatch mm;
   ASSERT_TRUE(std::regex_search(r.text, mm, med)) << r.text;
   const double median = std::stod(mm[1].str());
@@ -1815,6 +1817,129 @@ TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
   EXPECT_EQ(AimedOutputLine(in, data({0x4500, 0x4500, 0x4500, 0x7b53, 0x3c00}), p, /*sub=*/false, 1, "saturation"),
             "saturation: P: median |value| stored 5 (of 4), not near f16's max 65504: its saturation is not checked "
             "by this pass\n");
+}
+
+// ---------------------------------------------------------------------------
+// Fresh-user review 12 F4, F8: the saturation passes' NaN/inf blocks
+// (ChooseDiagonals; placed by reference-only runs, run.cc).
+
+// F4: two independent K loops (A1 * B1, A2 * B2), each times alpha to
+// f8e4m3fn (no inf: NaN in both saturation passes). NaN went into A1 only,
+// so O2's conversion without its NaN select (its four v_cndmask_b32 after
+// O1's four become moves: a NaN then leaves v_min/v_max as +-448) passed
+// seeds 1 to 5.
+constexpr char kTwoChainsSharedAlpha[] = R"(kernel two
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnx4
+  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s2 = mul %acc2, alpha
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)";
+
+TEST_F(DefaultCheckTest, Review12F4SecondChainWithoutNanSelectFails) {
+  const Compiled c = CompileText(kTwoChainsSharedAlpha);
+  // Every NaN select after the first conversion's four.
+  const std::regex r(kNanSelect);
+  std::vector<std::smatch> ms;
+  for (auto it = std::sregex_iterator(c.assembly.begin(), c.assembly.end(), r); it != std::sregex_iterator(); ++it)
+    ms.push_back(*it);
+  ASSERT_EQ(ms.size(), 8u) << c.assembly;
+  const size_t cut = static_cast<size_t>(ms[4].position(0));
+  const std::string mutant =
+      c.assembly.substr(0, cut) + std::regex_replace(c.assembly.substr(cut), r, "v_mov_b32 $1, $2");
+  Expect(c, {Write(c, mutant, "two_nonan2.hsaco")}, 5);
+  // Each output's conversion met NaN: one block of 4 x 4 elements of A1
+  // and of A2 (16 rows: one block) makes 4 rows of the 16 x 16 result NaN,
+  // 64 elements of each output, in both passes.
+  RunReport own = Run(c, Write(c, c.assembly, "two.hsaco"), 1);
+  for (const char* pass : {"saturation (+max): ", "saturation (-max): "})
+    EXPECT_NE(own.text.find(absl::StrCat("\n", pass, "NaN reached O1 at 64 elements; NaN reached O2 at 64 elements")),
+              std::string::npos)
+        << own.text;
+  EXPECT_NE(own.text.find("NaN at 4 elements of A1 ("), std::string::npos) << own.text;
+  EXPECT_NE(own.text.find("NaN at 4 elements of A2 ("), std::string::npos) << own.text;
+}
+
+// F8: an fp8 output storing rows 0..7 (the first accumulator group) of a
+// 32 x 32 MFMA result. The NaN blocks at rows 4 (q + 2 i) + t missed them
+// on seeds 1, 2, 3, 7 and 8, where the conversion without its NaN select
+// passed.
+constexpr char kPartialStore[] = R"(kernel part
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readonly
+arg B : f16[32, 64] strides [64, 1] readonly
+arg O : f8e4m3fnuz[8, 32] strides [32, 1] writeonly
+)";
+constexpr char kPartialStoreBody[] = R"(arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 64 step 8 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %d = mfma f32_32x32x8_f16 %a, %b, %c
+    yield %d
+  }
+  %c0 = slice %acc, 0 : f32x4
+  %s = mul %c0, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %q
+)";
+
+TEST_F(DefaultCheckTest, Review12F8PartialStoreWithoutNanSelectFails) {
+  const Compiled c = CompileText(absl::StrCat(kPartialStore, kPartialStoreBody, "end\n"));
+  Expect(c, {Mutant(c, kNanSelect, "v_mov_b32 $1, $2", 4, "part_nonan.hsaco")}, 10);
+  // A NaN at A[i, k] makes row i of the result NaN: a block of 4 rows of A
+  // among O's 8 stored rows gives 4 x 32 = 128 NaN elements of O (the two
+  // blocks of a pass are 8 rows apart: one at most lands in rows 0..7).
+  RunReport own = Run(c, Write(c, c.assembly, "part.hsaco"), 1);
+  EXPECT_NE(own.text.find("\nsaturation (-max): NaN reached O at 128 elements ("), std::string::npos) << own.text;
+  // f16 A has +inf: the +max pass's blocks are +inf.
+  EXPECT_NE(own.text.find("\nsaturation (+max): +inf reached O at 128 elements ("), std::string::npos) << own.text;
+}
+
+// An output no block can reach (P stores the conversion of a zero): the
+// report says so instead of claiming NaN reached it.
+TEST_F(DefaultCheckTest, Review12F8OutputNoNanReachesIsReported) {
+  const Compiled c = CompileText(absl::StrCat(kPartialStore, "arg P : f8e4m3fnuz[8, 32] strides [32, 1] writeonly\n",
+                                              kPartialStoreBody, R"(  %z4 = zero f32x4
+  %zp = cvt %z4 : f8e4m3fnuzx4
+  store P[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %zp
+end
+)"));
+  RunReport own = Run(c, Write(c, c.assembly, "partp.hsaco"), 1);
+  EXPECT_TRUE(own.ok) << own.text;
+  EXPECT_NE(own.text.find("\nsaturation (-max): NaN reached O at 128 elements; no NaN reached P: its NaN path is "
+                          "not checked by this pass ("),
+            std::string::npos)
+      << own.text;
+  EXPECT_NE(own.text.find("; no +inf reached P: its +inf path is not checked by this pass ("), std::string::npos)
+      << own.text;
 }
 
 }  // namespace

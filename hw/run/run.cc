@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <thread>
@@ -639,6 +640,49 @@ std::string SaturationBaseNote(const Kernel& k, const std::string& filename) {
          "each conversion)";
 }
 
+// Per output of `k` of one of `types` (the converted outputs), in argument
+// order: its name and how many of its elements the reference stored a NaN
+// or inf to (`ref` differs from `in` there), counted over the pages the run
+// wrote (at most 64 of them, spread over them, as StoredSample samples: a
+// --workgroups band past the buffer's start is counted where it wrote).
+std::vector<std::pair<std::string, int64_t>> NonFiniteStored(const Kernel& k, const KernelData& in,
+                                                             const KernelData& ref,
+                                                             const std::vector<ElemType>& types) {
+  constexpr size_t kPages = 64;
+  std::vector<std::pair<std::string, int64_t>> r;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
+        std::find(types.begin(), types.end(), a.elem) == types.end())
+      continue;
+    auto it = ref.buffers.find(a.name);
+    if (it == ref.buffers.end()) continue;
+    const PagedBytes& now = it->second;
+    auto was = in.buffers.find(a.name);
+    const PagedBytes* w = was == in.buffers.end() || was->second.size() != now.size() ? nullptr : &was->second;
+    const std::vector<uint64_t> written = now.MaterialisedPages();
+    const size_t n_pages = std::min(written.size(), kPages);
+    const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+    std::vector<uint8_t> b(PagedBytes::kPageBytes), b0(PagedBytes::kPageBytes);
+    int64_t count = 0;
+    for (size_t i = 0; i < n_pages; ++i) {
+      const uint64_t begin = written[i * written.size() / n_pages] * PagedBytes::kPageBytes;
+      const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, now.size() - begin) / eb * eb;
+      now.Read(begin, b.data(), n);
+      if (w != nullptr) w->Read(begin, b0.data(), n);
+      for (uint64_t off = 0; off < n; off += eb)
+        if ((w == nullptr || std::memcmp(&b[off], &b0[off], eb) != 0) && !std::isfinite(ElementValue(a.elem, &b[off])))
+          ++count;
+    }
+    r.emplace_back(a.name, count);
+  }
+  return r;
+}
+
+// At most this many reference-only runs place a saturation pass's NaN/inf
+// blocks (ExactFormat::diagonal_offset d, d0 .. d0 + 7: every block row of
+// a 32-row MFMA tile, 8 blocks of 4 rows).
+constexpr int kDiagonalTrials = 8;
+
 }  // namespace
 
 // Within this factor of its aim, the median |value| a saturation or
@@ -779,6 +823,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     const ExactPlan* conv = nullptr;  // kConversion: its plan (in conv_plans)
     ExactPlan sat;                    // kSaturation, kSubnormal: its plan
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
+    std::string reach_line;           // kSaturation: which converted outputs its NaN/inf blocks reach
+    // kSaturation with NaN blocks only: the reference-only run that placed
+    // them, on this pass's inputs (its inputs, the reference's results),
+    // reused instead of running the reference again.
+    std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
     std::string suffix;               // after the mode's name: "saturation (-max)"
     std::string dump_tag;             // --dump file names: "saturation-neg.", "conversion-2." (else the mode's name)
     std::vector<std::string> aimed;   // kSaturation, kSubnormal: the outputs it aims at
@@ -951,6 +1000,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
+    if (passes[pi].placed) inputs = passes[pi].placed->first;  // the same values (place_blocks)
     // Bit for bit: exact and adversarial inputs; the user's values when k has
     // no mfma or gemm (IEEE ops in program order on both sides, whatever the
     // values). Else within the rounding bound of a magnitude shadow run.
@@ -972,7 +1022,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     std::atomic<bool> skip_shadow{false};
     auto reference = [&, bitwise, records](InterpOptions o) {
       if (records) o.loaded_after_store = &loaded_after_store;
-      ref_st = Interpret(records ? record_kernel : k, ref, o);
+      if (passes[pi].placed && !records) {
+        ref = PagedInterpArgs{passes[pi].placed->second.buffers, passes[pi].placed->second.scalars};
+        ref_st = absl::OkStatus();
+      } else {
+        ref_st = Interpret(records ? record_kernel : k, ref, o);
+      }
       o.loaded_after_store = nullptr;
       if (ref_st.ok() && !bitwise && !skip_shadow) {
         // The magnitude shadow: the same kernel on |inputs| with |constants|
@@ -1132,7 +1187,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
-         : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line
+         : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line + passes[pi].reach_line
               : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
@@ -1228,6 +1283,68 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                           "not checked\n");
       }
       std::vector<PassSpec> added;
+      // The conversion pass's data is no longer needed: the block-placing
+      // runs below take its place in memory (host_memory.h counts one
+      // pass's).
+      inputs = KernelData();
+      out = KernelData();
+      cross_out = KernelData();
+      ref_data = KernelData();
+      std::vector<ElemType> sat_types;
+      for (const ComputedOutput& o : sat_outputs)
+        if (std::find(sat_types.begin(), sat_types.end(), o.type) == sat_types.end()) sat_types.push_back(o.type);
+      // `keep`: the chosen run's inputs and results go to `*placed` (only
+      // when the kernel's outputs are small: a pass reusing them holds them
+      // beside another pass's).
+      int64_t output_bytes = 0;
+      for (const Arg& a : k.args)
+        if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly) {
+          int64_t last = 0;
+          for (size_t d = 0; d < a.shape.size(); ++d) last += (a.shape[d] - 1) * a.strides[d];
+          output_bytes += (last + 1) * ElemBytes(a.elem);
+        }
+      const bool small = output_bytes <= (int64_t{64} << 20);
+      // Reference-only runs with NaN at the blocks of `diagonals` (the
+      // reference is the oracle for where they reach), offsets d = first,
+      // first + 1, ... (at most kDiagonalTrials): the first that reaches
+      // every converted output, else the first reaching most (fresh-user
+      // review 12 F8: an output storing rows 0..7 of a 32x32 result).
+      // `*reach`: that run's NaN/inf elements per converted output.
+      auto place_blocks = [&](ExactPlan* sat, const std::vector<std::string>& diagonals, int64_t first,
+                              std::vector<std::pair<std::string, int64_t>>* reach, bool keep,
+                              std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
+        int best_reached = -1;
+        int64_t best = first;
+        for (int64_t d = first; d < first + kDiagonalTrials; ++d) {
+          ExactPlan trial = *sat;
+          for (const std::string& name : diagonals) {
+            trial.formats[name].diagonal = ExactFormat::Diagonal::kNaN;
+            trial.formats[name].diagonal_offset = d;
+          }
+          KernelData in = MakeConversionInputs(k, trial, opts.seed);
+          uv->ApplyTo(k, &in);
+          PagedInterpArgs ref{in.buffers, in.scalars};
+          if (absl::Status st = Interpret(k, ref, io); !st.ok())
+            return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the saturation pass's "
+                                                        "NaN/inf blocks): ",
+                                                        st.message()));
+          KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+          std::vector<std::pair<std::string, int64_t>> counts = NonFiniteStored(k, in, out, sat_types);
+          int reached = 0;
+          for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
+          if (reached > best_reached) {
+            best_reached = reached;
+            best = d;
+            *reach = std::move(counts);
+            placed->reset();
+            if (keep)
+              *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
+          }
+          if (best_reached == static_cast<int>(reach->size())) break;
+        }
+        for (const std::string& name : diagonals) sat->formats[name].diagonal_offset = best;
+        return absl::OkStatus();
+      };
       for (bool sub : {false, true}) {
         std::vector<bool> done(aims.size(), false);
         int group = 0;
@@ -1250,14 +1367,18 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           std::string carrier;
           std::vector<std::string> also;
           double scale = 1;
-          const ExactPlan plan = SaturationPlan(k, *sat_from, to, aim / aims[i].median, &carrier, &scale,
-                                                aims[i].out->name, &also);
+          ExactPlan plan = SaturationPlan(k, *sat_from, to, aim / aims[i].median, &carrier, &scale,
+                                          aims[i].out->name, &also);
           if (!plan.exact) {
             absl::StrAppend(&unaimed, sub ? "subnormal" : "saturation", " passes: ", aims[i].out->name, " (", tn,
                             "): ", plan.blocker, ": its ", sub ? "subnormal conversion" : "saturation",
                             " is not checked\n");
             continue;
           }
+          // NaN/inf blocks in one operand of every MFMA chain that reaches a
+          // narrowing conversion (fresh-user review 12 F4); not in the
+          // subnormal pass.
+          const std::vector<std::string> diagonals = sub ? std::vector<std::string>{} : ChooseDiagonals(k, &plan);
           // The outputs of the same type, similar median (within a factor
           // 2) and behind the same carrier: one pass serves them.
           std::vector<size_t> members = {i};
@@ -1299,18 +1420,53 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
               s.sign = sign;
               if (sign < 0)
                 for (const std::string& c : scaled) s.sat.formats[c].negate = true;
-              std::string special;
-              for (auto& [name, f] : s.sat.formats) {
-                if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
+              // The -max pass starts one block further: with the +max
+              // pass's blocks, both parities of block rows.
+              std::vector<std::pair<std::string, int64_t>> reach;
+              std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
+              if (sign < 0)
+                for (const std::string& name : diagonals)
+                  s.sat.formats[name].diagonal_first = s.sat.formats[name].diagonal_blocks;
+              bool any_inf = false, any_nan = false;
+              for (const std::string& name : diagonals) {
+                const Arg* a = k.FindArg(name);
+                (sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value() ? any_inf : any_nan) = true;
+              }
+              // NaN blocks only: the placing run's inputs are this pass's.
+              if (!diagonals.empty())
+                if (absl::Status st =
+                        place_blocks(&s.sat, diagonals, sign > 0 ? 0 : 1, &reach, small && !any_inf, &placed);
+                    !st.ok())
+                  return st;
+              s.placed = std::move(placed);
+              std::vector<std::string> specials;
+              for (const std::string& name : diagonals) {
+                ExactFormat& f = s.sat.formats[name];
                 const Arg* a = k.FindArg(name);
                 const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
                 f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
-                if (sign < 0) f.diagonal_first = f.diagonal_blocks;
-                special = absl::StrCat(
-                    ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
-                    " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
+                const std::string d = f.diagonal_offset != 0 ? absl::StrCat(f.diagonal_offset, " + ") : "";
+                specials.push_back(absl::StrCat(
+                    inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name, " ([4 (q + ", d,
+                    "2 i) + t, 4 (r + ", d, "2 i) + t], t = 0..3, i = ", f.diagonal_first,
                     f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
-                    inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+                    inf ? ": +-inf, or NaN, in the sums they enter)" : ")"));
+              }
+              const std::string special =
+                  specials.empty() ? "" : absl::StrCat(", and ", absl::StrJoin(specials, ", "));
+              // Which converted outputs the blocks reached (review 12 F8:
+              // the report claimed NaN where none reached).
+              if (!diagonals.empty()) {
+                const std::string what_nf = any_inf && any_nan ? "+inf or NaN" : any_inf ? "+inf" : "NaN";
+                std::vector<std::string> parts;
+                for (const auto& [name, n] : reach)
+                  parts.push_back(n > 0 ? absl::StrCat(what_nf, " reached ", name, " at ", n,
+                                                       n == 1 ? " element" : " elements")
+                                        : absl::StrCat("no ", what_nf, " reached ", name, ": its ", what_nf,
+                                                       " path is not checked by this pass"));
+                if (!parts.empty())
+                  s.reach_line = absl::StrCat("saturation", s.suffix, ": ", absl::StrJoin(parts, "; "),
+                                              " (reference-only runs with NaN at the blocks chose the offset)\n");
               }
               s.sat_line = absl::StrCat(
                   "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", opts.seed,
