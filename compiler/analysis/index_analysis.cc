@@ -81,10 +81,12 @@ AffineForm DivMod(const AffineForm& x, int64_t d, bool is_mod, std::string sourc
   a.source_operands = {std::move(dividend)};
   a.source_range = x.Range();
   if (is_mod) {
-    a.range = {0, d - 1};
-    // x mod d = x - d*floor(x/d): a multiple of every common divisor of x and d.
+    // x mod d = x - d*floor(x/d): a multiple of every common divisor of x and
+    // d, so at most d - g ((tid.x * 16) mod 64 in 0..48: a 16-wide vector
+    // there stays in 0..63, fresh-user review 13).
     int64_t g = r.KnownDivisor();
     a.multiple = std::max<int64_t>(1, std::gcd(g, d));
+    a.range = {0, d - a.multiple};
   } else {
     a.range = {FloorDiv(rr.lo, d), FloorDiv(rr.hi, d)};
   }

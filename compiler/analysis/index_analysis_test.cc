@@ -168,3 +168,45 @@ TEST(SplitUniformDivsTest, FormsWithoutAMixedFloordivAreKept) {
 
 }  // namespace
 }  // namespace kir
+
+namespace kir {
+namespace {
+
+// A mod of a multiple of g by d (g dividing d) reaches d - g at most
+// (fresh-user review 13: (tid.x * 16) mod 64 is 0, 16, 32 or 48, so a
+// 16-wide vector there stays in 0..63). The ranges by hand, and every value
+// checked to lie in them.
+TEST(ModRangeTest, AMultipleOfTheDivisorsCommonFactorStopsAtDMinusG) {
+  Kernel k;
+  k.workgroup = {256, 1, 1};
+  k.grid = {4, 1, 1};
+  IndexScope scope;
+  scope.kernel = &k;
+  struct Case {
+    IndexRef e;
+    int64_t hi;
+  };
+  const std::vector<Case> cases = {
+      {IMod(IMul(ITid(0), IConst(16)), IConst(64)), 48},                           // g = 16
+      {IMod(IMul(ITid(0), IConst(6)), IConst(64)), 62},                            // gcd(6, 64) = 2
+      {IMod(IAdd(IMul(ITid(0), IConst(8)), IConst(4)), IConst(32)), 28},           // 8t + 4: g = 4
+      {IMod(IAdd(IMul(ITid(0), IConst(8)), IMul(IWg(0), IConst(12))), IConst(64)), 60},  // g = 4
+      {IMod(ITid(0), IConst(64)), 63},                                             // g = 1
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<AffineForm> f = Affine(*c.e, scope);
+    ASSERT_TRUE(f.ok()) << f.status();
+    const Interval r = f->Range();
+    EXPECT_EQ(r.lo, 0);
+    EXPECT_EQ(r.hi, c.hi);
+    for (int64_t w = 0; w < 4; ++w)
+      for (int64_t t = 0; t < 256; ++t) {
+        const int64_t v = EvalAt(*f, t, w);
+        ASSERT_GE(v, r.lo);
+        ASSERT_LE(v, r.hi);
+      }
+  }
+}
+
+}  // namespace
+}  // namespace kir

@@ -440,7 +440,7 @@ absl::Status Validator::CheckArg(const Arg& a) {
   for (size_t d = 0; d < a.shape.size(); ++d) {
     if (a.shape[d] < 1)
       return Err(a.loc, text,
-                 absl::StrCat("extent ", d, " is ", a.shape[d], "; extents must be at least 1"));
+                 absl::StrCat("dimension ", d, " has extent ", a.shape[d], "; extents must be at least 1"));
     if (a.strides[d] < 0)
       return Err(a.loc, text,
                  absl::StrCat("stride ", d, " is ", a.strides[d], "; strides must not be negative"));
@@ -467,7 +467,7 @@ absl::Status Validator::CheckLds(const LdsAlloc& l) {
   for (size_t d = 0; d < l.shape.size(); ++d)
     if (l.shape[d] < 1)
       return Err(l.loc, text,
-                 absl::StrCat("extent ", d, " is ", l.shape[d], "; extents must be at least 1"));
+                 absl::StrCat("dimension ", d, " has extent ", l.shape[d], "; extents must be at least 1"));
   if (l.pad < 0)
     return Err(l.loc, text, absl::StrCat("pad is ", l.pad, "; it must not be negative"));
   return absl::OkStatus();

@@ -272,7 +272,7 @@ TEST(ValidateTest, BufferArgs) {
                       "stride(s); give one stride per dimension");
   std::string decl_prefix = "kernel t\nworkgroup 64 1 1\ngrid 1 1 1\n";
   EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[4, 0] strides [4, 1] readonly\nbarrier\nend\n")),
-            "k.kir:4:1: error: in 'arg A': extent 1 is 0; extents must be at least 1");
+            "k.kir:4:1: error: in 'arg A': dimension 1 has extent 0; extents must be at least 1");
   EXPECT_EQ(Check(Parse(decl_prefix + "arg A : f32[4] strides [-1] readonly\nbarrier\nend\n")),
             "k.kir:4:1: error: in 'arg A': stride 0 is -1; strides must not be negative");
   // Buffers up to 2^47 bytes (kMaxBufferBytes): 2 GiB and 128 TiB pass, one element more fails.
@@ -372,7 +372,7 @@ TEST(ValidateTest, LdsAllocations) {
   EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': an LDS allocation needs at least one "
                       "dimension, e.g. f16[16, 16]");
   k.lds[0].shape = {2, 0};
-  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': extent 1 is 0; extents must be at least 1");
+  EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': dimension 1 has extent 0; extents must be at least 1");
   k.lds[0].shape = {64};
   k.lds[0].pad = -1;
   EXPECT_EQ(Check(k), "k.kir:8:1: error: in 'lds L': pad is -1; it must not be negative");

@@ -308,11 +308,11 @@ TEST(LimitsTest, WideBufferVectorElementsApart) {
 
 TEST(LimitsTest, ZeroOrNegativeExtent) {
   ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[0] strides [1] readonly\n  barrier\nend\n")),
-              kInvalid, {"k.kir:5:1: error: in 'arg A': extent 0 is 0; extents must be at least 1"});
+              kInvalid, {"k.kir:5:1: error: in 'arg A': dimension 0 has extent 0; extents must be at least 1"});
   ExpectError(Compile(absl::StrCat(kHead, "arg A : f32[-4] strides [1] readonly\n  barrier\nend\n")),
               kInvalid, {"k.kir:5:13: error: shape extent must not be negative, found -4"});
   ExpectError(Compile(absl::StrCat(kHead, "lds L : f32[4, 0]\n  barrier\nend\n")), kInvalid,
-              {"k.kir:5:1: error: in 'lds L': extent 1 is 0; extents must be at least 1"});
+              {"k.kir:5:1: error: in 'lds L': dimension 1 has extent 0; extents must be at least 1"});
   ExpectError(Compile("kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 0 1\n  barrier\nend\n"),
               kInvalid, {"k.kir:4:8: error: grid size must be positive, found 0"});
 }

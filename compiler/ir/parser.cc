@@ -458,11 +458,24 @@ bool Parser::TypeError(const char* at, const std::string& word) {
   std::string w = Snippet(word.data(), word.data() + word.size());
   std::optional<ElemType> e =
       x != std::string::npos ? ParseElemType(std::string_view(word).substr(0, x)) : std::nullopt;
+  // Only fp8 vectors reach 32 elements: a 32-wide f32/f16/bf16 type is most
+  // likely a cvt of an fp8x32 value (fresh-user review 13 F9).
   if (e)
     return Fail(at, absl::StrCat("invalid vector width in type '", w,
                                  IsFp8(*e) ? "' (widths are 2, 4, 8, 16 and 32)"
-                                           : "' (widths are 2, 4, 8 and 16)"));
-  return Fail(at, absl::StrCat("unknown type '", w, "'"));
+                                 : word.substr(x + 1) == "32"
+                                     ? "' (widths are 2, 4, 8 and 16; only fp8 vectors have 32 elements: "
+                                       "convert a 32-wide fp8 value as two halves, `slice %a, 0` and `slice %a, "
+                                       "16` to x16, and `concat` two 16-wide cvt results into an fp8x32)"
+                                     : "' (widths are 2, 4, 8 and 16)"));
+  // MLIR's spellings (f8E4M3FN, F16) are KIR's in lower case (fresh-user
+  // review 13).
+  const std::string base = word.substr(0, x == std::string::npos ? word.size() : x);
+  if (std::optional<ElemType> lower = ParseElemType(absl::AsciiStrToLower(base)))
+    return Fail(at, absl::StrCat("unknown type '", w, "': KIR spells it '", std::string(ElemTypeName(*lower)), "'"));
+  return Fail(at, absl::StrCat("unknown type '", w,
+                               "' (element types: f32, f16, bf16, i32, and the fp8 types f8e4m3fnuz and f8e5m2fnuz "
+                               "(gfx942), f8e4m3fn and f8e5m2 (gfx950))"));
 }
 
 bool Parser::ParseType(ValueType* out) {

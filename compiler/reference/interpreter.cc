@@ -748,7 +748,7 @@ absl::Status Interp::CheckArgs() {
       if (a.shape[d] < 1)
         return DeclErr(
             a.loc, what,
-            absl::StrCat("extent ", d, " is ", a.shape[d], "; extents must be at least 1"));
+            absl::StrCat("dimension ", d, " has extent ", a.shape[d], "; extents must be at least 1"));
       if (a.strides[d] < 0)
         return DeclErr(
             a.loc, what,
@@ -807,7 +807,7 @@ absl::Status Interp::CheckLds() {
       if (l.shape[d] < 1)
         return DeclErr(
             l.loc, what,
-            absl::StrCat("extent ", d, " is ", l.shape[d], "; extents must be at least 1"));
+            absl::StrCat("dimension ", d, " has extent ", l.shape[d], "; extents must be at least 1"));
     if (l.pad < 0) return DeclErr(l.loc, what, "pad must not be negative");
     // Strides as LdsAlloc::Strides(), saturating.
     size_t n = l.shape.size();

@@ -449,6 +449,7 @@ has -xF "scalars: a = 1.5 (f32, --scalar)" scal_in.txt || fail "--scalar report:
 has -x "PASS: the output matches the KIR reference" scal_in.txt || fail "--input run: $(cat scal_in.txt)"
 cmp -s scal_dump/x.in.npy scal_dump2/x.in.npy || fail "--dump of an --input file differs from the file"
 grep -q -- "--scalar NAME=VALUE" help.txt && grep -q -- "--input NAME=FILE.npy" help.txt || fail "--help lacks --scalar/--input"
+grep -q "passes conversion-1, conversion-2, ... by level" help.txt || fail "--help lacks the dump names of a chain's conversion passes"
 expect_error "--scalar needs NAME=VALUE (a scalar argument and its value, e.g. --scalar alpha=1.5 or --scalar lda=0x40), not 'a'" run scal.kir --scalar a
 expect_error "--scalar b=1: kernel 'scal' has no scalar argument 'b' (its scalars: a)" run scal.kir --device=emu --scalar b=1
 expect_error "--scalar a=zz: 'zz' is not a valid f32 value" run scal.kir --device=emu --scalar a=zz

@@ -206,12 +206,20 @@ Options for run (and --mcpu, --llvm-bin as above):
                          random (saying which op prevents exact); then
                          conversion when the kernel has a narrowing
                          conversion; then, when it converts an mfma/gemm
-                         result to f16, bf16 or fp8, two saturation passes
-                         (alpha or an operand scaled so the values stored
-                         reach the type's max, then negated toward -max;
-                         +inf, then NaN, in an operand) and a subnormal
-                         pass (scaled down into the type's subnormals; not
-                         bf16); bit for bit; also
+                         result to f16, bf16 or fp8, per such output
+                         (outputs one scale serves share them) two
+                         saturation passes (alpha, with beta, or an operand
+                         behind it scaled so the values stored reach the
+                         type's max, then negated toward -max; +inf, then
+                         NaN, in one operand of each MFMA chain, placed
+                         to reach each output) and a subnormal pass (scaled
+                         down into the type's subnormals; not bf16); the
+                         report says per output whether the median stored
+                         reached max or the subnormals, else that the pass
+                         does not check it; bit for bit; without a
+                         conversion pass on inputs of their own (exact in
+                         f32 up to the conversion); a line says why one
+                         does not run; also
                          adversarial when the kernel has no mfma/gemm,
                          else random when a conversion is rounded by no
                          conversion pass
@@ -263,7 +271,11 @@ Options for run (and --mcpu, --llvm-bin as above):
                     DIR/NAME.{in,out,ref}.npy (and NAME.cross.npy, the
                     second device's output, with --device=A,B), and the
                     scalar arguments as DIR/KERNEL.scalars.json (--input
-                    reads NAME.in.npy back)
+                    reads NAME.in.npy back), for the first pass; a later
+                    pass to NAME.MODE.*.npy and KERNEL.MODE.scalars.json,
+                    MODE its name (conversion, saturation, saturation-neg,
+                    subnormal, random, adversarial; a chain's conversion
+                    passes conversion-1, conversion-2, ... by level)
   --dump-buffers=A,B  with --dump: write the .npy files of these buffers
                     only (each holds the whole array, streamed from the
                     sparse buffer; an unknown name is an error listing the

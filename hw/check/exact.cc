@@ -317,8 +317,9 @@ class Analysis {
   // `conversion`): a narrowing conversion's operand need only be exact in
   // f32 and may lie beyond the target's max (WithSaturationSpecials).
   Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine,
-           bool conversion = false, int cap_level = 1, bool saturation = false)
+           bool conversion = false, int cap_level = 1, bool saturation = false, int saturation_bits = 24)
       : k_(k), formats_(formats), conversion_(conversion), cap_level_(cap_level), saturation_(saturation),
+        saturation_bits_(saturation_bits),
         affine_(affine) {
     scope_.kernel = &k;
   }
@@ -337,6 +338,8 @@ class Analysis {
   const std::string& rho_unbounded() const { return rho_unbounded_; }
   // The highest chain level of a narrowing conversion (0: none).
   int max_conversion_level() const { return max_level_; }
+  // Whether device and reference may hold different values of `v`.
+  static bool Differs(const AbsVal& v) { return MayDiffer(v); }
   // The store ops to buffers whose every stored value has no rounding that
   // may differ behind it (rho_dev = rho_ref = 0).
   std::set<const Op*> IdenticalStores() const {
@@ -404,7 +407,7 @@ class Analysis {
     obl.back().conversion_level = level;
     obl.back().computed = MayDiffer(v);
     if (saturation_) {
-      SaturatingConversion(v, t, obl.back());
+      SaturatingConversion(v, t, obl.back(), saturation_bits_);
       return;
     }
     if (level == cap_level_) obl.back().extra_bits = kConversionExtraBits;
@@ -434,10 +437,12 @@ class Analysis {
   // the result at most t's max, or an infinity where t has them (f16,
   // bf16, f8e5m2: a finite value beyond max rounds to inf there, or in
   // f8e5m2 saturates; an inf operand stays inf).
-  static void SaturatingConversion(AbsVal& v, ElemType t, Obligation& o) {
+  // `bits`: the operand's significand bits at most (24; fewer for
+  // PlanSaturationBase's first tries).
+  static void SaturatingConversion(AbsVal& v, ElemType t, Obligation& o, int bits) {
     const FloatType ft = FloatInfo(t);
     o.saturates = true;
-    o.extra_bits = FloatInfo(ElemType::kF32).p - ft.p;
+    o.extra_bits = std::max(1, std::min(bits, FloatInfo(ElemType::kF32).p) - ft.p);
     const Lin up = Scale(v.mag, 1 + std::ldexp(1.0, 1 - ft.p));
     if (!up.IsConst() || up.c0 > ft.max_finite) {
       const Fp8Format* f8 = Fp8FormatOf(t);
@@ -1060,6 +1065,7 @@ class Analysis {
   int cap_level_ = 1;
   int max_level_ = 0;
   bool saturation_ = false;
+  int saturation_bits_ = 24;
   std::vector<Failure> structural_;
   std::vector<Obligation> top_;
   Mem mem_;
@@ -1123,16 +1129,18 @@ std::string Unrepresentable(const Obligation& o) {
 }
 
 // The input forms tried per argument, richest first; `special`: the
-// argument's only form is the conversion's special values.
+// argument's only form is the special values of the conversions to these
+// targets.
 // `two_scale_gap` > 0: float buffers try two-scale forms (ExactFormat::
 // two_scale) of that gap and at most `two_scale_bits` bits first.
-std::vector<ExactFormat> Levels(const Arg& a, const ElemType* special, bool conversion, int scalar_index,
-                                int two_scale_gap = 0, int two_scale_bits = 0) {
+std::vector<ExactFormat> Levels(const Arg& a, const std::vector<ElemType>* special, bool conversion,
+                                int scalar_index, int two_scale_gap = 0, int two_scale_bits = 0) {
   std::vector<ExactFormat> v;
-  if (special != nullptr) {
+  if (special != nullptr && !special->empty()) {
     ExactFormat f;
     f.special = true;
-    f.special_to = *special;
+    f.special_to = special->front();
+    f.special_targets = *special;
     v.push_back(f);
     return v;
   }
@@ -1199,6 +1207,11 @@ double Richness(const ExactFormat& f) {
   return f.bits + f.spread;
 }
 
+// The suffix of the ordinal of n: "st" (61st), "nd", "rd", "th" (11th, 67th).
+const char* Ordinal(int n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return "th";
+  return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
 }  // namespace
 
 KWindowLayout KWindowLayoutOf(const Arg& a) {
@@ -1223,10 +1236,19 @@ std::string ExactFormat::Describe(ElemType elem) const {
                         " from the seed; zero elsewhere): at most ", KWindowTerms(*this), " of ", k_len,
                         " terms per sum");
   }
-  if (special)
+  if (special) {
+    // Every target: "to f16", "to f16 and bf16", "to f16, bf16 and f8e4m3fn".
+    std::vector<std::string> to;
+    for (ElemType t : special_targets.empty() ? std::vector<ElemType>{special_to} : special_targets)
+      to.push_back(std::string(ElemTypeName(t)));
+    const std::string last = to.back();
+    to.pop_back();
+    const std::string targets = to.empty() ? last : absl::StrCat(absl::StrJoin(to, ", "), " and ", last);
     return absl::StrCat("special ", elem == ElemType::kF32 ? std::string() : absl::StrCat(std::string(ElemTypeName(elem)), " "),
-                        "values of the conversion to ", std::string(ElemTypeName(special_to)),
-                        " (NaN, +-inf, +-0, +-max, beyond max, subnormals, ties and tie +-1 ulp) at every position");
+                        "values of the conversion", to.empty() ? "" : "s", " to ", targets,
+                        " (NaN, +-inf, +-0, +-max, beyond max, subnormals, ties and tie +-1 ulp",
+                        to.empty() ? "" : " of each", ") at every position");
+  }
   if (mix_level >= 0) {
     ExactFormat plain = *this;
     plain.mix_level = -1;
@@ -1255,16 +1277,17 @@ std::string ExactFormat::Describe(ElemType elem) const {
   const std::string diagonal =
       this->diagonal == Diagonal::kNone
           ? std::string()
-          : absl::StrCat("; ", this->diagonal == Diagonal::kInf ? "+inf" : "NaN", " at [4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ",
+          : absl::StrCat("; ", this->diagonal == Diagonal::kInf ? "+inf" : "NaN", " at [4 (q + ",
+                         diagonal_offset != 0 ? absl::StrCat(diagonal_offset, " + ") : "", "2 i) + t, 4 (r + ",
+                         diagonal_offset != 0 ? absl::StrCat(diagonal_offset, " + ") : "", "2 i) + t], t = 0..3, i = ",
                          diagonal_first, diagonal_blocks > 1 ? absl::StrCat("..", diagonal_first + diagonal_blocks - 1) : "");
   if (two_scale)
     return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], e = ", exp_lo + spread + shift,
                         high_negative_one_in > 0 ? absl::StrCat(" (negative 1 in ", high_negative_one_in, ")") : "",
-                        "; one in ", low_one_in, " +-2^",
+                        low_period > 0 ? absl::StrCat("; every ", low_period, Ordinal(low_period), " element +-2^")
+                                       : absl::StrCat("; one in ", low_one_in, " +-2^"),
                         low_spread > 0 ? absl::StrCat(exp_lo + low_spread + shift, " (3 in 4) or +-2^") : "",
-                        exp_lo + shift,
-                        low_negative_in_4 != 2 ? absl::StrCat(" (negative ", low_negative_in_4, " in 4)") : "",
-                        diagonal);
+                        exp_lo + shift, low_period > 0 ? ", alternately negative" : "", diagonal);
   const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
                                     : absl::StrCat("e in [", exp_lo + shift, ", ", exp_lo + spread + shift, "]");
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e, diagonal);
@@ -1276,7 +1299,7 @@ namespace {
 // pass's obligations of an analysis that fit), one per op in program order
 // of the obligations; `special`: the buffers holding special values.
 std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
-                                            const std::map<std::string, ElemType>& special) {
+                                            const std::map<std::string, std::vector<ElemType>>& special) {
   std::vector<ConversionNote> notes;
   std::map<const Op*, size_t> seen;
   for (const Obligation& o : obl) {
@@ -1327,21 +1350,25 @@ void ApplyKWindow(ExactFormat& f, const KWindow& w) {
 }
 
 ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
-                      int two_scale_bits);
+                      int two_scale_bits, bool saturation, int saturation_bits);
 
 // PlanExactInputs (conversion = false) and PlanConversionInputs (the
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
-// highest chain level of a narrowing conversion. `window`: every form of
-// its argument gets that K window; without one, when no inputs exist
-// because of a gemm op's values, KWindowPlan's plan when it finds one.
+// highest chain level of a narrowing conversion.
+// `saturation` (with `conversion`): every narrowing conversion's operand need
+// only be exact in f32 and may lie beyond its target's max (PlanSaturationBase).
+// `window`: every form of its argument gets that K window; without one, when
+// no inputs exist because of a gemm op's values, KWindowPlan's plan when it
+// finds one.
 ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
-               int two_scale_gap = 0, int two_scale_bits = 0, const KWindow* window = nullptr) {
+               int two_scale_gap = 0, int two_scale_bits = 0, bool saturation = false, int saturation_bits = 24,
+               const KWindow* window = nullptr) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
   Analysis::AffineCache affine;
-  const std::map<std::string, ElemType> special = conversion ? ConversionFedBuffers(k)
-                                                             : std::map<std::string, ElemType>{};
+  const std::map<std::string, std::vector<ElemType>> special =
+      conversion ? ConversionFedBuffers(k) : std::map<std::string, std::vector<ElemType>>{};
   int f32_scalars = 0;
   for (const Arg& a : k.args) {
     auto sp = special.find(a.name);
@@ -1357,7 +1384,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
     for (const Arg& a : k.args) {
       formats[a.name] = levels[a.name][cur[a.name]];
     }
-    Analysis an(k, &formats, &affine, conversion, cap_level);
+    Analysis an(k, &formats, &affine, conversion, cap_level, saturation, saturation_bits);
     an.Run();
     if (chain_levels != nullptr) *chain_levels = an.max_conversion_level();
     if (!an.structural().empty()) {
@@ -1395,7 +1422,9 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
       // A gemm's K-long sum: most of an operand's K terms zero (fresh-user
       // review 13 F4: K = 16384 fp8 with a bf16 C had no conversion pass).
       if (window == nullptr && bad->op != nullptr && bad->op->kind == OpKind::kGemm)
-        if (ExactPlan w = KWindowPlan(k, *bad->op, conversion, cap_level, two_scale_gap, two_scale_bits); w.exact)
+        if (ExactPlan w = KWindowPlan(k, *bad->op, conversion, cap_level, two_scale_gap, two_scale_bits,
+                                      saturation, saturation_bits);
+            w.exact)
           return w;
       plan.blocker = absl::StrCat(OpWhere(bad->op), ": ", why,
                                   bad->deps.empty() ? "" : " even with the narrowest exact inputs");
@@ -1417,7 +1446,7 @@ constexpr int64_t kKWindowBlock = 16;
 // ceil(K / (n / block)) K indices (then at most n per row). !exact when
 // neither operand's layout allows a window, or no n fits.
 ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
-                      int two_scale_bits) {
+                      int two_scale_bits, bool saturation, int saturation_bits) {
   ExactPlan none;
   const GemmOp& g = gemm.gemm;
   // A, else B when A's layout has none (KWindowLayoutOf).
@@ -1447,7 +1476,10 @@ ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_
     w.block = std::min(n, kKWindowBlock);
     const int64_t blocks = n / w.block;
     w.period = (w.len + blocks - 1) / blocks;
-    if (ExactPlan p = Plan(k, conversion, cap_level, nullptr, two_scale_gap, two_scale_bits, &w); p.exact) return p;
+    if (ExactPlan p = Plan(k, conversion, cap_level, nullptr, two_scale_gap, two_scale_bits, saturation,
+                           saturation_bits, &w);
+        p.exact)
+      return p;
   }
   return none;
 }
@@ -1522,29 +1554,36 @@ Level1Terms TermsBeforeLevel1(const Kernel& k, const std::map<std::string, Exact
 // toward zero passed an MFMA -> f16 -> fp8 chain; at most one of 256 fp8
 // codes differed). The last conversion (p_last bits) sees the first one's
 // rounding only where the value before the chain, S = C + F, has a coarse
-// part C on a midpoint of the last format whose tie goes away from zero and
-// a fine part F of exactly minus half an ulp of the first (p1 bits): S is
-// then a tie of the first conversion, which rounds it to C (even) and
-// a round-toward-zero or ties-toward-zero one to C - ulp, and the last
-// conversion rounds C up and C - ulp down. A sum of T = `terms` products
-// whose factors have significands of several bits has a C of many bits
-// (a tie of p_last in few elements) and a fine part scaled by the other
-// factors' significands. So here, when C would exceed p_last bits anyway
-// (0.5625 T >= 2^p_last: the mean of T products of factors negative 1 in
-// 8, in units of C's lowest bit), every factor is +-2^e (one significand
-// bit): the other arguments behind the level-1 conversions become +-1/2,
-// the two-scale ones +-2^-1 or, in one element in T (about one per sum),
-// +-2^-s (3 in 4) or +-2^(-1 - s), negative 3 in 4 (so that F = -2^(1 - s)
-// of C's unit, times the other factors, in about 0.37 * 0.69 * 3/4 of the
-// sums, and F = +-2^-s, a quarter ulp that rounds without a tie, in about
-// 0.37 / 4). C, a sum of n = T - 1
-// terms +-1 (when one is low), has n's parity, so it is aimed at a binade
-// [2^b, 2^(b+1)) whose midpoints of p_last bits share it: b = p_last (odd
-// midpoints, tie up at 3 mod 4) for odd n, b = p_last + 1 (2 mod 4, up at
-// 6 mod 8) for even n; the high scale's negatives (1 in 8, 4 or 2) bring
-// its mean (1 - 2q) n near 1.5 * 2^b, and s = p1 - b + 1 makes 2^(1 - s)
-// half an ulp of p1 bits there. `p` unchanged when no argument is two-scale, the sums are
-// short or the forms do not fit (the analysis checks them again).
+// part C on a midpoint of the last format (an even value of the first) and
+// a fine part F of exactly half an ulp of the first (p1 bits): S is then a
+// tie of the first conversion, which rounds it to C (even). With F toward
+// zero and C's tie in the last format away from zero, a round-toward-zero
+// or ties-toward-zero first step gives C - ulp (toward zero), which the
+// last conversion rounds the other way; with F away from zero and C's tie
+// toward zero, a ties-away-from-zero first step gives C + ulp, which the
+// last rounds away (fresh-user review 12 F5: the fine parts were negative
+// 3 in 4 and a ties-away f16 step passed seeds 3, 6 and 9 of 10). A sum of
+// T = `terms` products whose factors have significands of several bits
+// has a C of many bits (a tie of p_last in few elements) and a fine part
+// scaled by the other factors' significands. So here, when C would exceed
+// p_last bits anyway (0.5625 T >= 2^p_last: the mean of T products of
+// factors negative 1 in 8, in units of C's lowest bit), every factor is
+// +-2^e (one significand bit): the other arguments behind the level-1
+// conversions become +-1/2, the two-scale ones +-2^-1 or, at every P-th
+// element (ExactFormat::low_period, P the largest prime <= T: one per sum
+// along any stride prime to P, two in (T - P) / P of them), +-2^-s (3 in
+// 4) or +-2^(-1 - s), alternately negative, so that F = +-2^(1 - s) of C's
+// unit (times the other factors: their sign decides F's relative to C),
+// half an ulp, in 3/4 of the sums, half toward zero and half away, and
+// F = +-2^-s, a quarter ulp that rounds without a tie, in 1/4. C, a sum of
+// n = T - 1 terms +-1 (when one is low), has n's parity, so it is aimed at
+// a binade [2^b, 2^(b+1)) whose midpoints of p_last bits share it: b =
+// p_last (odd midpoints, tie up at 3 mod 4, down at 1 mod 4) for odd n,
+// b = p_last + 1 (2 mod 4, up at 6 mod 8, down at 2 mod 8) for even n; the
+// high scale's negatives (1 in 8, 4 or 2) bring its mean (1 - 2q) n near
+// 1.5 * 2^b, and s = p1 - b + 1 makes 2^(1 - s) half an ulp of p1 bits
+// there. `p` unchanged when no argument is two-scale, the sums are short
+// or the forms do not fit (the analysis checks them again).
 ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   const Level1Terms lt = TermsBeforeLevel1(k, p.formats);
   if (!(0.5625 * lt.terms >= std::ldexp(1.0, p_last))) return p;
@@ -1570,13 +1609,21 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   const int negative_one_in = r >= 0.375 ? 2 : r >= 0.1875 ? 4 : 8;
   const int s = p1 - b + 1;  // the low terms: a quarter or half an ulp of p1 bits
   if (s < 2) return p;
+  // The low terms' period: the largest prime at most T.
+  int period = static_cast<int>(std::min(std::round(lt.terms), 1e6));
+  auto prime = [](int x) {
+    for (int d = 2; d * d <= x; ++d)
+      if (x % d == 0) return false;
+    return x >= 2;
+  };
+  while (period > 2 && !prime(period)) --period;
   for (auto& [name, x] : f) {
     if (!x.two_scale || !lt.deps.count(name)) continue;
     x.bits = 1;
     x.spread = s;
     x.exp_lo = -(1 + s);
     x.low_one_in = static_cast<int>(std::min(std::round(lt.terms), 1e6));
-    x.low_negative_in_4 = 3;
+    x.low_period = period;
     x.low_spread = 1;
     x.high_negative_one_in = negative_one_in;
   }
@@ -1628,6 +1675,24 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
   return passes;
 }
 
+ExactPlan PlanSaturationBase(const Kernel& k) {
+  if (!HasNarrowingConversion(k)) {
+    ExactPlan plan;
+    plan.blocker = "the kernel has no narrowing conversion (a cvt to f16, bf16 or fp8, or a gemm with such a C)";
+    return plan;
+  }
+  // The fewest bits that fit first (12, 16, 20, then f32's 24): the
+  // saturation pass scales these values up to the target's max, and a term
+  // it does not scale (`alpha * acc + O`: O) keeps its lowest bit, so the
+  // scaled sum needs more bits than these inputs give it.
+  ExactPlan plan;
+  for (int bits : {12, 16, 20, 24}) {
+    plan = Plan(k, /*conversion=*/true, /*cap_level=*/1, nullptr, 0, 0, /*saturation=*/true, bits);
+    if (plan.exact) break;
+  }
+  return WithSaturationSpecials(k, std::move(plan));
+}
+
 std::vector<std::string> UnroundedConversions(const std::vector<ExactPlan>& passes) {
   std::vector<std::string> order;
   std::map<std::string, bool> rounds;
@@ -1675,7 +1740,7 @@ bool HasNarrowingConversion(const Kernel& k) {
   return false;
 }
 
-std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
+std::map<std::string, std::vector<ElemType>> ConversionFedBuffers(const Kernel& k) {
   std::vector<const Op*> ops;
   AllOps(k.body, ops);
   // Uses of each SSA value; values no op defines here (a loop's carried
@@ -1709,10 +1774,11 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
     return true;
   };
   // Whether every use of `v` (of type `from`; through slice, concat and an
-  // exact cvt of f16 or bf16 to f32) is a narrowing cvt to `*to` (set by
-  // the first) whose result is only stored.
-  std::function<bool(const std::string&, ElemType, std::optional<ElemType>*, int)> only_converted =
-      [&](const std::string& v, ElemType from, std::optional<ElemType>* to, int depth) {
+  // exact cvt of f16 or bf16 to f32) is a narrowing cvt whose result is
+  // only stored; `*to` gets each cvt's target type once (fresh-user review
+  // 12 F6: a buffer converted to f16 and to bf16 was left out).
+  std::function<bool(const std::string&, ElemType, std::vector<ElemType>*, int)> only_converted =
+      [&](const std::string& v, ElemType from, std::vector<ElemType>* to, int depth) {
         if (depth > 64 || uses[v].empty()) return false;
         for (const Op* u : uses[v]) {
           if (u->results.empty()) return false;
@@ -1721,8 +1787,7 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
           } else if (u->kind == OpKind::kCvt && from != ElemType::kF32 && u->type.elem == ElemType::kF32) {
             if (!only_converted(u->results[0], ElemType::kF32, to, depth + 1)) return false;
           } else if (u->kind == OpKind::kCvt && Narrows(from, u->type.elem)) {
-            if (to->has_value() && **to != u->type.elem) return false;
-            *to = u->type.elem;
+            if (std::find(to->begin(), to->end(), u->type.elem) == to->end()) to->push_back(u->type.elem);
             if (!only_stored(u->results[0], depth + 1)) return false;
           } else {
             return false;
@@ -1730,13 +1795,13 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
         }
         return true;
       };
-  std::map<std::string, ElemType> r;
+  std::map<std::string, std::vector<ElemType>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer ||
         (a.elem != ElemType::kF32 && a.elem != ElemType::kF16 && a.elem != ElemType::kBF16))
       continue;
     bool ok = true, loaded = false;
-    std::optional<ElemType> to;
+    std::vector<ElemType> to;
     for (const Op* op : ops) {
       const bool touches = op->mem == a.name || (op->kind == OpKind::kGemm &&
                                                 (op->gemm.a == a.name || op->gemm.b == a.name ||
@@ -1749,7 +1814,7 @@ std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k) {
       }
       loaded = true;
     }
-    if (ok && loaded && to) r[a.name] = *to;
+    if (ok && loaded && !to.empty()) r[a.name] = to;
   }
   return r;
 }
@@ -1888,13 +1953,70 @@ std::vector<ElemType> ComputedConversionTargets(const Kernel& k, const ExactPlan
   return r;
 }
 
+namespace {
+
+// The arguments behind the conversions to `target` of computed values (the
+// saturation analysis `an`), and with `output` non-empty also behind the
+// values stored to that buffer.
+std::set<std::string> BehindConversions(const Analysis& an, ElemType target, const std::string& output) {
+  std::set<std::string> conv;
+  for (const Obligation& o : an.obligations())
+    if (o.saturates && o.computed && o.t == target) conv.insert(o.deps.begin(), o.deps.end());
+  if (output.empty()) return conv;
+  std::set<std::string> r;
+  auto it = an.stored().find(output);
+  if (it == an.stored().end()) return r;
+  for (const std::string& d : it->second.deps)
+    if (conv.count(d)) r.insert(d);
+  return r;
+}
+
+// The largest bound of the operands of the conversions to `target` of
+// computed values that `carrier` is behind (the saturation analysis of
+// `formats`), or -1 when some value of `k` does not fit `formats`.
+double SaturatingOperandBound(const Kernel& k, const std::map<std::string, ExactFormat>& formats,
+                              Analysis::AffineCache* affine, ElemType target, const std::string& carrier) {
+  Analysis an(k, &formats, affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  if (!an.structural().empty()) return -1;
+  double bound = 0;
+  for (const Obligation& o : an.obligations()) {
+    if (!Unrepresentable(o).empty()) return -1;
+    if (o.saturates && o.computed && o.t == target && o.deps.count(carrier) && o.mag.IsConst())
+      bound = std::max(bound, o.mag.c0);
+  }
+  return bound;
+}
+
+}  // namespace
+
+std::vector<ComputedOutput> ComputedConversionOutputs(const Kernel& k, const ExactPlan& conv) {
+  std::vector<ComputedOutput> r;
+  if (!conv.exact || !HasUnorderedSum(k)) return r;
+  Analysis::AffineCache affine;
+  Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.elem == ElemType::kF32 ||
+        a.elem == ElemType::kI32)
+      continue;
+    auto it = an.stored().find(a.name);
+    if (it == an.stored().end() || it->second.conv_depth < 1 || !Analysis::Differs(it->second)) continue;
+    std::set<std::string> behind = BehindConversions(an, a.elem, a.name);
+    if (!behind.empty()) r.push_back({a.name, a.elem, std::move(behind)});
+  }
+  return r;
+}
+
 FloatRange FloatRangeOf(ElemType t) {
   const FloatType f = FloatInfo(t);
   return {f.max_finite, std::ldexp(1.0, f.emin_sub + f.p - 1), std::ldexp(1.0, f.emin_sub)};
 }
 
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
-                         std::string* carrier, double* scale) {
+                         std::string* carrier, double* scale, const std::string& output,
+                         std::vector<std::string>* also) {
+  if (also != nullptr) also->clear();
   ExactPlan none;
   none.blocker = absl::StrCat("no argument scales the values before a conversion to ",
                               std::string(ElemTypeName(target)), " of a computed value while keeping them exact");
@@ -1902,13 +2024,13 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
   const bool up = factor > 1;
   Analysis::AffineCache affine;
   auto fits = [&](const std::map<std::string, ExactFormat>& formats) { return FitsSaturating(k, formats, &affine); };
-  // The arguments behind the conversions to `target` of computed values.
+  // The arguments behind the conversions to `target` of computed values
+  // (and behind `output`'s stored values).
   std::set<std::string> behind;
   {
     Analysis an(k, &conv.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
     an.Run();
-    for (const Obligation& o : an.obligations())
-      if (o.saturates && o.computed && o.t == target) behind.insert(o.deps.begin(), o.deps.end());
+    behind = BehindConversions(an, target, output);
   }
   std::vector<const Arg*> order;
   for (bool scalars : {true, false})
@@ -1936,6 +2058,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
     for (int s = near; s >= 1; --s) buffer_scales.push_back(std::ldexp(1.0, s));
   else
     for (int s = near; s <= -1; ++s) buffer_scales.push_back(std::ldexp(1.0, s));
+  std::map<std::string, double> base_of;  // a scalar carrier's operands' bound in `conv`
   for (const Arg* a : order)
     for (double x : a->kind == Arg::Kind::kScalar ? scalar_scales : buffer_scales) {
       ExactPlan p = conv;
@@ -1952,31 +2075,78 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
             f.exp_lo + f.shift < FloatInfo(a->elem).emin_sub)
           continue;
       }
-      if (fits(p.formats)) {
+      // A scalar carrier: the other f32 scalars behind the same conversions
+      // scaled by x too when that keeps every value exact and brings the
+      // operands' bound nearer x times the conversion pass's (the whole
+      // value scales: alpha and beta of a gemm epilogue), never past it;
+      // tried also when the carrier alone does not fit (scaled down alone,
+      // alpha's fine steps under beta * C's magnitude need too many bits).
+      std::vector<std::string> with;
+      double bound = -1;  // -1: p does not fit (the scalar path), else the operands' bound
+      if (a->kind == Arg::Kind::kScalar) {
+        if (!base_of.count(a->name)) base_of[a->name] = SaturatingOperandBound(k, conv.formats, &affine, target, a->name);
+        const double base = base_of[a->name];
+        bound = SaturatingOperandBound(k, p.formats, &affine, target, a->name);
+        auto distance = [&](double b) { return std::fabs(std::log2(b / base) - std::log2(x)); };
+        for (const Arg* o : order) {
+          if (o == a || o->kind != Arg::Kind::kScalar || o->elem != ElemType::kF32 || !(base > 0)) continue;
+          ExactPlan q = p;
+          for (double& c : q.formats[o->name].choices) c *= x;
+          const double b = SaturatingOperandBound(k, q.formats, &affine, target, a->name);
+          const bool within = up ? b <= base * x * slack : b >= base * x / slack;
+          if (b > 0 && within && (!(bound > 0) || distance(b) < distance(bound) - 1e-9)) {
+            p = std::move(q);
+            bound = b;
+            with.push_back(o->name);
+          }
+        }
+      }
+      if (a->kind == Arg::Kind::kScalar ? bound >= 0 : fits(p.formats)) {
         *carrier = a->name;
         *scale = x;
-        const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
-        // The first MFMA operand whose type has +inf (the first saturation
-        // pass puts +inf there), else the first.
-        const Arg* diag = nullptr;
-        if (up)
-          for (const Arg* b : order)
-            if (b->kind == Arg::Kind::kBuffer && b->shape.size() == 2 && b->shape[0] >= 4 && b->shape[1] >= 4 &&
-                !fed.count(b->name) && p.formats[b->name].mix_level < 0 &&
-                (diag == nullptr || (!ExactBits(diag->elem, HUGE_VAL) && ExactBits(b->elem, HUGE_VAL))))
-              diag = b;
-        if (diag != nullptr) {
-          ExactFormat& d = p.formats[diag->name];
-          d.diagonal = ExactFormat::Diagonal::kNaN;
-          d.diagonal_first = 0;
-          // Two blocks when each leaves three quarters of a 32-wide
-          // dimension finite.
-          d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 2 : 1;
-        }
+        if (also != nullptr) *also = with;
         return p;
       }
     }
   return none;
+}
+
+std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan) {
+  std::vector<std::string> r;
+  if (!plan->exact) return r;
+  Analysis::AffineCache affine;
+  Analysis an(k, &plan->formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  const std::map<std::string, ElemType> fed = ElementwiseFedBuffers(k);
+  auto eligible = [&](const Arg& b) {
+    auto f = plan->formats.find(b.name);
+    return b.kind == Arg::Kind::kBuffer && b.elem != ElemType::kI32 && b.shape.size() == 2 && b.shape[0] >= 4 &&
+           b.shape[1] >= 4 && !fed.count(b.name) && f != plan->formats.end() && !f->second.special &&
+           f->second.mix_level < 0;
+  };
+  for (const Obligation& o : an.obligations()) {
+    if (!o.saturates || !o.computed) continue;
+    const Arg* diag = nullptr;
+    bool reached = false;
+    for (const Arg& b : k.args) {
+      if (!o.deps.count(b.name) || !eligible(b)) continue;
+      if (plan->formats[b.name].diagonal != ExactFormat::Diagonal::kNone) reached = true;
+      if (diag == nullptr || (!ExactBits(diag->elem, HUGE_VAL) && ExactBits(b.elem, HUGE_VAL))) diag = &b;
+    }
+    if (reached || diag == nullptr) continue;
+    ExactFormat& d = plan->formats[diag->name];
+    d.diagonal = ExactFormat::Diagonal::kNaN;
+    d.diagonal_first = 0;
+    d.diagonal_offset = 0;
+    // Two blocks when each leaves three quarters of a 32-wide dimension
+    // finite.
+    d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 2 : 1;
+  }
+  for (const Arg& a : k.args)
+    if (auto f = plan->formats.find(a.name);
+        f != plan->formats.end() && f->second.diagonal != ExactFormat::Diagonal::kNone)
+      r.push_back(a.name);
+  return r;
 }
 
 std::map<std::string, RoundingBound> RoundingBounds(const Kernel& k) {

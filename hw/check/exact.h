@@ -59,28 +59,42 @@ struct ExactFormat {
   // f32 scalars: one of these values (a subset of {0.5, 1, 1.5, 2}).
   std::vector<double> choices;
   // Conversion inputs (PlanConversionInputs): an f32 buffer whose loaded
-  // values reach only narrowing conversions to `special_to` and stores
-  // (ConversionFedBuffers) gets the conversion's special values
-  // (MakeConversionInputs) instead of +-m * 2^e.
-  // f16 and bf16 buffers too: their special values are those of the
-  // conversion from the buffer's type (ConversionSpecialFrom).
+  // values reach only narrowing conversions and stores
+  // (ConversionFedBuffers) gets the special values of the conversions to
+  // every target of them, `special_targets` (ConversionFedBuffers' order),
+  // interleaved (MakeConversionInputs) instead of +-m * 2^e; `special_to`
+  // is then the first of them. f16 and bf16 buffers too: their special
+  // values are those of the conversions from the buffer's type
+  // (ConversionSpecialFrom).
   bool special = false;
   ElemType special_to = ElemType::kF32;
+  std::vector<ElemType> special_targets;
   // Two scales (the first pass of a conversion chain, PlanConversionPasses):
-  // +-m * 2^(exp_lo + spread), or for one element in low_one_in (below)
-  // +-2^exp_lo (m = 1; negative with probability 1/2), never between. The
+  // +-m * 2^(exp_lo + spread), or for one element in low_one_in (or at
+  // low_period, below) +-2^exp_lo (m = 1; negative with probability 1/2),
+  // never between. The
   // analysis bounds it as the range form (the same mag and lowest bit); the values before the chain are then a coarse sum of
   // few bits plus a fine part near the first conversion's rounding point,
   // whose rounding decides the last conversion's (often a tie of it).
   bool two_scale = false;
   // Two-scale forms before a long sum (PlanConversionPasses, fresh-user
-  // review 10 F3): one element in low_one_in takes the low scale (about one
-  // per sum), negative in low_negative_in_4 of 4 (2: half), +-2^exp_lo or,
-  // with low_spread > 0, for 3 in 4 of them +-2^(exp_lo + low_spread); the high
-  // scale's elements are negative one in high_negative_one_in (0: the
-  // pass's rate, 1 in 8).
+  // reviews 10 F3, 12 F5): with low_period > 0 (a prime, the largest at
+  // most the sum's number of terms T) the low scale is taken by the
+  // elements i (buffer element index) with (i + o) mod low_period = 0 instead
+  // of one in low_one_in at random (o in [0, low_period) from the seed):
+  // every sum of T terms along a stride prime to low_period meets one (two
+  // when its first lies within T - low_period of its start), not a
+  // Poisson count (none in 37% of the sums at one per sum). The j-th of them
+  // (j = (i + o) / low_period) is negative for odd j + f (f 0 or 1 from the
+  // seed): half of each sign, so that the first conversion's ties lie with
+  // its even neighbour below as often as above (a ties-away-from-zero and a
+  // ties-toward-zero first step both show; review 12 F5: a 3-in-4 negative
+  // draw let a ties-away f16 step pass whole seeds); +-2^exp_lo for j = 0
+  // or 5 (mod 8), else, with low_spread > 0, +-2^(exp_lo + low_spread) (3
+  // in 4 of them, each sign half). The high scale's elements are negative
+  // one in high_negative_one_in (0: the pass's rate, 1 in 8).
   int low_one_in = kTwoScaleLowOneIn;
-  int low_negative_in_4 = 2;
+  int low_period = 0;
   int low_spread = 0;
   int high_negative_one_in = 0;
   // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
@@ -97,10 +111,12 @@ struct ExactFormat {
   // near and beyond -max (fresh-user review 10 F1). Negation is exact, and
   // the analysis bounds magnitudes only.
   bool negate = false;
-  // A 2-D buffer behind an mfma or gemm (SaturationPlan): `diagonal` (NaN,
-  // or +inf where the type has it) at [4 (q + 2 i) + t, 4 (r + 2 i) + t]
+  // A 2-D buffer behind an mfma or gemm (ChooseDiagonals): `diagonal` (NaN,
+  // or +inf where the type has it) at [4 (q + d + 2 i) + t, 4 (r + d + 2 i) + t]
   // (block indices mod shape / 4), t = 0..3, for the diagonal_blocks blocks
-  // i = diagonal_first, ... (q, r from the seed). Each block reaches four
+  // i = diagonal_first, ... (q, r from the seed, d = diagonal_offset, which
+  // `kirc run` chooses by reference-only runs so that the blocks reach
+  // the stored part of each converted output). Each block reaches four
   // consecutive rows (or columns) of the result, every element position of
   // a lane's group of 4; blocks i = 0..3 reach every accumulator register
   // of a 32x32 layout (rows 8 g + 4 h + t of register 4 g + t, lane half h:
@@ -120,9 +136,11 @@ struct ExactFormat {
   // (the analysis's term count for it: KWindowTerms). k_window 0: dense.
   int64_t k_window = 0, k_len = 0, k_block = 0, k_period = 0;
   int k_dim = 0;
+  int64_t diagonal_offset = 0;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
-  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16";
+  // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16",
+  // "special values of the conversions to f16 and bf16";
   // with saturation specials `elem` (the argument's type) names them:
   // "+-m*2^e, ...; 5 in 37 elements (at every position) NaN, +-240, +-224
   // (saturation of the conversion to f8e4m3fnuz)"; a K window adds "; nonzero
@@ -213,10 +231,12 @@ bool HasNarrowingConversion(const Kernel& k);
 // (through slice and concat) to buffers no op of `k` reads: such a value is
 // converted exactly as it was loaded, so any value of the buffer's type, NaN
 // and infinities included, gives the same code on both sides (fresh-user
-// review 8 F5: an f16 buffer quantised to fp8 beside an MFMA). By name, the conversion's
-// target type (the first one's when they differ: all conversions of the
-// buffer must then be to that type, else it is left out).
-std::map<std::string, ElemType> ConversionFedBuffers(const Kernel& k);
+// review 8 F5: an f16 buffer quantised to fp8 beside an MFMA). By name, the conversions'
+// target types (each once, in the order of the uses that reach them): a buffer converted to f16 and to
+// bf16 gets the special values of both (fresh-user review 12 F6; before, a
+// buffer with two target types was left out and got only saturation
+// specials).
+std::map<std::string, std::vector<ElemType>> ConversionFedBuffers(const Kernel& k);
 
 // The float buffers of `k` (any float type, fp8 included) whose loaded values
 // reach a narrowing `cvt` through elementwise ops only (slice, concat, cvt,
@@ -253,9 +273,26 @@ ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
 // operand an mfma or gemm computed (a rounding whose order the hardware
 // does not specify lies behind it), as the saturation analysis sees them on
 // the inputs of `conv` (WithSaturationSpecials(PlanConversionInputs)):
-// what the saturation and subnormal passes scale toward (review 10 F4-F6).
-// Empty when `conv` is not exact or there is none.
+// the types the saturation and subnormal passes scale toward (review 10
+// F4-F6; per output: ComputedConversionOutputs). Empty when `conv` is not
+// exact or there is none.
 std::vector<ElemType> ComputedConversionTargets(const Kernel& k, const ExactPlan& conv);
+
+// A writable f16, bf16 or fp8 buffer of `k` that a narrowing conversion of a
+// computed value (an mfma's or gemm's result behind it) stores to, as the
+// saturation analysis sees it on the inputs of `conv`: its name, its type
+// (the conversion's target) and the arguments behind both its stored values
+// and the conversions to its type of computed values (the candidates that
+// scale it: SaturationPlan's `output`). Fresh-user review 12 F1, F3, F4: the
+// saturation and subnormal passes aim at each such output, not at the first
+// converted type only.
+struct ComputedOutput {
+  std::string name;
+  ElemType type = ElemType::kF16;
+  std::set<std::string> behind;
+};
+// Argument order; empty when `conv` is not exact or `k` has no mfma or gemm.
+std::vector<ComputedOutput> ComputedConversionOutputs(const Kernel& k, const ExactPlan& conv);
 
 // The range of a narrow float type (f16, bf16, fp8; f32 otherwise): its
 // largest finite value, smallest normal and smallest subnormal (IEEE 754
@@ -278,15 +315,37 @@ FloatRange FloatRangeOf(ElemType t);
 // then those toward 1, the first for which every value stays exact with saturating
 // conversions (as WithSaturationSpecials checks; a buffer's values also
 // within its type's range and above its smallest subnormal's bit). `*carrier`
-// names it and `*scale` is its factor. Up, the first 2-D float buffer behind
-// the conversion that is not elementwise-fed (an MFMA operand) and whose
-// type has +inf (f32, f16, bf16, f8e5m2), else the first such, gets a NaN
-// diagonal (ExactFormat::diagonal, blocks 0 .. n-1, n = 2 when both
-// dimensions are 32 or more, else 1; NaN sums to NaN in any order); the caller may make
-// it +inf or move its blocks. !exact (with a blocker) when none fits or
-// `conv` is not exact.
+// names it and `*scale` is its factor. No NaN/inf blocks (ChooseDiagonals
+// adds them). !exact (with a blocker) when none fits or `conv` is not exact.
+//
+// `output` (non-empty): only the arguments behind that buffer's stored
+// values (ComputedOutput::behind) are candidates, so that a second output
+// of another type or of another MFMA chain is aimed at by its own carrier
+// (fresh-user review 12 F1, F4). A scalar carrier takes along every other
+// f32 scalar behind the same conversions (argument order) whose scaling by
+// the same factor keeps every value exact and brings the analysis' bound of
+// the conversions' operands (those the carrier is behind) nearer `scale`
+// times the conversion pass's bound without passing it: alpha and beta of
+// `alpha * A * B + beta * C` scale together, so the whole epilogue scales
+// (review 12 F3), a second factor of one product (alpha * acc * gamma,
+// which would scale it twice) does not. `*also` (when given) names those.
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
-                         std::string* carrier, double* scale);
+                         std::string* carrier, double* scale, const std::string& output = "",
+                         std::vector<std::string>* also = nullptr);
+
+// The NaN/inf blocks of a saturation pass (fresh-user reviews 10 F4, 12 F4):
+// for every narrowing conversion of an mfma/gemm result (a saturating,
+// computed conversion of `plan`, any target) whose operands no diagonal
+// reaches yet, the first 2-D float buffer behind it (in argument order; both
+// dimensions >= 4) that is not elementwise-fed (an MFMA operand), has no
+// special or saturation values, and whose type has +inf (f32, f16, bf16,
+// f8e5m2), else the first such, gets a NaN diagonal (ExactFormat::diagonal,
+// blocks 0 .. n-1, n = 2 when both dimensions are 32 or more, else 1; NaN
+// sums to NaN in any order): one per MFMA chain, each chain's conversions
+// then meet NaN. The caller may make it +inf and move its blocks
+// (diagonal_first, diagonal_offset). Returns the buffers chosen, in argument
+// order; none when `plan` is not exact.
+std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan);
 
 // Conversion inputs for `k` (README "input modes", `conversion`): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to
@@ -322,10 +381,27 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 // conversion. ExactPlan::conversions says which conversions each pass may
 // round. Pass 1 of a chain takes two-scale forms where they fit
 // (ExactFormat::two_scale); before a long sum (an MFMA K loop) every factor
-// is then +-2^e and about one term per sum low, so that many values before
-// the chain are exact ties of its first conversion half an ulp below a
-// midpoint of its last (fresh-user review 10 F3; exact.cc LongSumTwoScale).
+// is then +-2^e and one term per sum low (ExactFormat::low_period),
+// alternately negative, so that many values before the chain are exact
+// ties of its first conversion half an ulp below or above a midpoint of its
+// last (fresh-user reviews 10 F3, 12 F5; exact.cc LongSumTwoScale).
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k);
+
+// The inputs the saturation and subnormal passes scale when no conversion
+// pass exists (PlanConversionPasses empty: an fp8 output after a deep MFMA
+// K loop needs more than p + kConversionExtraBits bits before its
+// conversion; fresh-user review 13 F3): chosen as PlanConversionInputs
+// chooses them (every mfma or gemm sum, fma product and loop-carried sum
+// exact in its type, other adds and muls within range), but with the
+// saturation rule for every narrowing conversion (WithSaturationSpecials:
+// its operand exact in f32 and allowed beyond the target's max), with at
+// most 12 significand bits before each conversion where that fits, else 16,
+// 20, then f32's 24 (headroom for SaturationPlan's scale when a term it does
+// not scale keeps its lowest bit), then WithSaturationSpecials. Its stored values
+// size SaturationPlan's scale (`kirc run` runs the reference on them, not
+// the device). !exact (with the blocker, "12:5: 'OP': why") when no such
+// inputs exist or `k` has no narrowing conversion.
+ExactPlan PlanSaturationBase(const Kernel& k);
 
 // The narrowing conversions none of `passes` rounds (ConversionNote::rounds
 // false in every pass that lists them), "12:5: '%h = cvt %s : f16x4'":

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -666,40 +668,25 @@ end
   EXPECT_EQ(PlanConversionInputs(k).formats.at("X").Describe(), p1.formats.at("X").Describe());
 }
 
-// x rounded to nearest even with p significand bits (normal range, x a
-// dyadic number exact in double), by its own arithmetic: x = y * 2^q with
-// q the exponent of the p-th bit, y split into integer and fraction.
-double RoundToBits(double x, int p, bool ties_toward_zero = false) {
+// How RoundToBits breaks ties.
+enum class Ties { kEven, kTowardZero, kAway };
+
+// x rounded to nearest with p significand bits, ties as `ties` (normal
+// range, x a dyadic number exact in double), by its own arithmetic: x = y *
+// 2^q with q the exponent of the p-th bit, y split into integer and fraction.
+double RoundToBits(double x, int p, Ties ties = Ties::kEven) {
   if (x == 0) return 0;
   int e = 0;
   std::frexp(std::fabs(x), &e);  // |x| in [2^(e-1), 2^e)
   const double q = std::ldexp(1.0, e - p);
   const double y = std::fabs(x) / q, n = std::floor(y), f = y - n;
-  const bool up = f > 0.5 || (f == 0.5 && !ties_toward_zero && std::fmod(n, 2.0) == 1);
+  const bool up = f > 0.5 || (f == 0.5 && (ties == Ties::kAway || (ties == Ties::kEven && std::fmod(n, 2.0) == 1)));
   return std::copysign((n + (up ? 1 : 0)) * q, x);
 }
 
-// Fresh-user review 10 F3: review 8's K = 64 MFMA chain f32 -> f16 ->
-// f8e4m3fnuz (k3). An f16 step whose ties round toward zero passed seeds 1,
-// 9 and 10: the level-1 pass's sums (A +-m*2^-2, m in [1, 3]; B +-2^-1, one
-// in 5 +-2^-9) were seldom exact f16 ties, and a tie changes the fp8 code
-// only when it lies half an f16 ulp below an fp8 midpoint whose tie goes
-// up. The long-sum forms (exact.cc LongSumTwoScale), by hand: T = 64 terms;
-// every factor +-2^e: A +-1/2, B +-1/2 or, one in 64, +-2^-s (3 in 4) or
-// +-2^-(1 + s); the coarse sum C counts units of 2^-2 over the n = 63 high
-// terms (when one is low): odd, so aimed at [16, 32) units (b = p_fp8 = 4,
-// where the fp8 midpoints are the odd units, tie up at 3 mod 4) by B's
-// high negatives: (1 - 2q) 63 = 24 gives q = 0.31, r = (q - 1/8) / (3/4) =
-// 0.25: one in 4; s = p_f16 - b + 1 = 8, so a low term is 2^-9 = 2^-7
-// units, half an f16 ulp at [16, 32) units (f16 ulp 2^(4 - 10) units), or
-// a quarter of one. The sum: 16 at most, in steps of 2^-10: 14 bits. An
-// oracle of this test's own counts, from the
-// generated inputs, the sums that are f16 ties and those whose fp8 code a
-// ties-toward-zero f16 step changes: at least 5% and at least 2 of 256 per
-// seed, seeds 1 to 10; and those that round without being a tie (a
-// quarter ulp off an f16 value): at least 5% per seed.
-TEST(ConversionPlanTest, LongSumChainPutsF16TiesBelowFp8Midpoints) {
-  const Kernel k = Parse(R"(kernel k3
+// review 8's K = 64 MFMA chain f32 -> `mid` (f16 or bf16) -> f8e4m3fnuz (k3).
+std::string LongSumChainKernel(const char* mid) {
+  return absl::StrReplaceAll(R"(kernel k3
 target gfx942
 workgroup 64 1 1
 grid 1 1 1
@@ -713,51 +700,102 @@ arg Q : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
     %d = mfma f32_16x16x16_f16 %a, %b, %c
     yield %d
   }
-  %h = cvt %acc : f16x4
+  %h = cvt %acc : MIDx4
   %q = cvt %h : f8e4m3fnuzx4
   store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
 end
-)");
-  std::vector<ExactPlan> passes = PlanConversionPasses(k);
-  ASSERT_EQ(passes.size(), 2u);
-  const ExactPlan& p = passes[0];
-  EXPECT_EQ(p.formats.at("A").Describe(), "+-m*2^e, m in [1, 1], e = -1");
-  EXPECT_EQ(p.formats.at("B").Describe(),
-            "+-m*2^e, m in [1, 1], e = -1 (negative 1 in 4); one in 64 +-2^-8 (3 in 4) or +-2^-9 (negative 3 in 4)");
-  ASSERT_EQ(p.conversions.size(), 2u);
-  EXPECT_EQ(p.conversions[0].bits, 14);
-  EXPECT_TRUE(p.conversions[0].rounds);
-  int64_t all = 0, all_ties = 0;
-  for (uint64_t seed = 1; seed <= 10; ++seed) {
-    const KernelData d = MakeConversionInputs(k, p, seed);
-    double a[16][64], b[16][64];
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 64; ++j) {
-        uint16_t x = 0, y = 0;
-        d.buffers.at("A").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&x), 2);
-        d.buffers.at("B").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&y), 2);
-        a[i][j] = F16BitsToF32(x);
-        b[i][j] = F16BitsToF32(y);
-      }
-    int ties = 0, exposed = 0, between = 0;  // between: inexact in f16 and no tie
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 16; ++j) {
-        double sum = 0;  // exact: multiples of 2^-10 below 2^4
-        for (int t = 0; t < 64; ++t) sum += a[i][t] * b[j][t];
-        const double h = RoundToBits(sum, 11), hz = RoundToBits(sum, 11, /*ties_toward_zero=*/true);
-        if (sum != 0 && RoundToBits(sum, 12) == sum && RoundToBits(sum, 11) != sum) ++ties;
-        if (RoundToBits(sum, 12) != sum) ++between;
-        if (RoundToBits(h, 4) != RoundToBits(hz, 4)) ++exposed;
-      }
-    std::printf("seed %d: %d of 256 sums are f16 ties, %d change the fp8 code when ties go toward zero, %d lie "
-                "between a tie and an f16 value\n",
-                static_cast<int>(seed), ties, exposed, between);
-    EXPECT_GE(exposed, 2) << "seed " << seed;
-    EXPECT_GE(between, 256 / 20) << "seed " << seed;  // values that round without a tie: 0.37 / 4 of the sums
-    all += 256;
-    all_ties += ties;
+)",
+                             {{"MID", mid}});
+}
+
+// Fresh-user review 10 F3: review 8's K = 64 MFMA chain f32 -> f16 ->
+// f8e4m3fnuz (k3). An f16 step whose ties round toward zero passed seeds 1,
+// 9 and 10: the level-1 pass's sums (A +-m*2^-2, m in [1, 3]; B +-2^-1, one
+// in 5 +-2^-9) were seldom exact f16 ties, and a tie changes the fp8 code
+// only when it lies half an f16 ulp below an fp8 midpoint whose tie goes
+// up. Fresh-user review 12 F5: one whose ties round away from zero passed
+// seeds 3, 6 and 9 of 10 (f16 and bf16 middle steps): that needs a tie
+// half an ulp above a midpoint whose tie goes down, and the low terms were
+// negative 3 in 4 (one in 64 at random: 5 to 16 per seed, whole seeds
+// without a positive one). The long-sum forms (exact.cc LongSumTwoScale),
+// by hand: T = 64 terms; every factor +-2^e: A +-1/2, B +-1/2 or, at every
+// 61st element (61: the largest prime <= 64; one in each row of B, two
+// in 3 of 61 rows), +-2^-s (3 in 4) or +-2^-(1 + s), alternately negative;
+// the coarse sum C counts units of 2^-2 over the n = 63 high terms (when
+// one is low): odd, so aimed at [16, 32) units (b = p_fp8 = 4, where the
+// fp8 midpoints are the odd units, tie up at 3 mod 4, down at 1 mod 4) by
+// B's high negatives: (1 - 2q) 63 = 24 gives q = 0.31, r = (q - 1/8) / (3/4)
+// = 0.25: one in 4; s = p_mid - b + 1 (f16 8, bf16 5), so a low term is
+// 2^-(s + 1) = 2^(1 - s) units, half a middle ulp at [16, 32) units (ulp
+// 2^(4 - (p_mid - 1)) units), or a quarter of one. f16: the sum is 16 at
+// most, in steps of 2^-10: 14 bits. An oracle of this test's own counts,
+// from the generated inputs, the sums that are ties of the middle format
+// and those whose fp8 code a ties-toward-zero and a ties-away middle step
+// change: each at least 8 of 256 per seed, seeds 1 to 10 (about 16 low
+// elements per seed, 6 of each sign half an ulp, each in 16 sums of which
+// about a third have C in the binade on a midpoint of the right kind:
+// about 30 expected); and those that round without being a tie (a quarter
+// ulp off a middle value): at least 5% per seed.
+TEST(ConversionPlanTest, LongSumChainPutsTiesOnBothSidesOfFp8Midpoints) {
+  for (const char* mid : {"f16", "bf16"}) {
+    SCOPED_TRACE(mid);
+    const bool bf16 = std::string(mid) == "bf16";
+    const int p_mid = bf16 ? 8 : 11;
+    const Kernel k = Parse(LongSumChainKernel(mid));
+    std::vector<ExactPlan> passes = PlanConversionPasses(k);
+    ASSERT_EQ(passes.size(), 2u);
+    const ExactPlan& p = passes[0];
+    EXPECT_EQ(p.formats.at("A").Describe(), "+-m*2^e, m in [1, 1], e = -1");
+    EXPECT_EQ(p.formats.at("B").Describe(),
+              bf16 ? "+-m*2^e, m in [1, 1], e = -1 (negative 1 in 4); every 61st element +-2^-5 (3 in 4) or +-2^-6, "
+                     "alternately negative"
+                   : "+-m*2^e, m in [1, 1], e = -1 (negative 1 in 4); every 61st element +-2^-8 (3 in 4) or +-2^-9, "
+                     "alternately negative");
+    ASSERT_EQ(p.conversions.size(), 2u);
+    EXPECT_EQ(p.conversions[0].bits, bf16 ? 11 : 14);
+    EXPECT_TRUE(p.conversions[0].rounds);
+    int64_t all = 0, all_ties = 0;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      const KernelData d = MakeConversionInputs(k, p, seed);
+      double a[16][64], b[16][64];
+      int lows[2] = {0, 0};  // B's low elements, positive and negative
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 64; ++j) {
+          uint16_t x = 0, y = 0;
+          d.buffers.at("A").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&x), 2);
+          d.buffers.at("B").Read(2 * (64 * i + j), reinterpret_cast<uint8_t*>(&y), 2);
+          a[i][j] = F16BitsToF32(x);
+          b[i][j] = F16BitsToF32(y);
+          if (std::fabs(b[i][j]) < 0.25) ++lows[b[i][j] < 0];
+        }
+      // 1024 elements at a period of 61: 16 or 17 low ones, alternately
+      // negative.
+      EXPECT_GE(lows[0] + lows[1], 16) << "seed " << seed;
+      EXPECT_LE(lows[0] + lows[1], 17) << "seed " << seed;
+      EXPECT_LE(std::abs(lows[0] - lows[1]), 1) << "seed " << seed;
+      int ties = 0, toward = 0, away = 0, between = 0;  // between: inexact in the middle format, no tie
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+          double sum = 0;  // exact: multiples of 2^-10 (bf16: 2^-7) below 2^4
+          for (int t = 0; t < 64; ++t) sum += a[i][t] * b[j][t];
+          const double h = RoundToBits(sum, p_mid), hz = RoundToBits(sum, p_mid, Ties::kTowardZero),
+                       ha = RoundToBits(sum, p_mid, Ties::kAway);
+          if (sum != 0 && RoundToBits(sum, p_mid + 1) == sum && h != sum) ++ties;
+          if (RoundToBits(sum, p_mid + 1) != sum) ++between;
+          if (RoundToBits(h, 4) != RoundToBits(hz, 4)) ++toward;
+          if (RoundToBits(h, 4) != RoundToBits(ha, 4)) ++away;
+        }
+      std::printf("%s seed %d: %d of 256 sums are ties, %d change the fp8 code when ties go toward zero, %d when "
+                  "away, %d lie between a tie and a middle value\n",
+                  mid, static_cast<int>(seed), ties, toward, away, between);
+      EXPECT_GE(toward, 8) << "seed " << seed;
+      EXPECT_GE(away, 8) << "seed " << seed;
+      EXPECT_GE(between, 256 / 20) << "seed " << seed;  // values that round without a tie
+      all += 256;
+      all_ties += ties;
+    }
+    EXPECT_GE(static_cast<double>(all_ties) / static_cast<double>(all), 0.05);
   }
-  EXPECT_GE(static_cast<double>(all_ties) / static_cast<double>(all), 0.05);
 }
 
 // Fresh-user review 8 F8: `add(cvt(x * x : f16), z)`. The f16 add of the
@@ -818,16 +856,16 @@ end
 
 TEST(ConversionPlanTest, BuffersOnlyConvertedGetSpecialValues) {
   // Through slice and concat to a cvt and a store: X only; A and B feed the MFMA.
-  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("bf16"))), (std::map<std::string, ElemType>{{"X", ElemType::kBF16}}));
-  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("f8e4m3fn"))),
-            (std::map<std::string, ElemType>{{"X", ElemType::kF8E4M3FN}}));
+  using Fed = std::map<std::string, std::vector<ElemType>>;
+  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("bf16"))), (Fed{{"X", {ElemType::kBF16}}}));
+  EXPECT_EQ(ConversionFedBuffers(Parse(Beside("f8e4m3fn"))), (Fed{{"X", {ElemType::kF8E4M3FN}}}));
   ExactPlan p = PlanConversionInputs(Parse(Beside("f8e4m3fn")));
   ASSERT_TRUE(p.exact) << p.blocker;
   EXPECT_TRUE(p.formats["X"].special);
   EXPECT_EQ(p.formats["X"].special_to, ElemType::kF8E4M3FN);
+  EXPECT_EQ(p.formats["X"].special_targets, (std::vector<ElemType>{ElemType::kF8E4M3FN}));
   EXPECT_FALSE(p.formats["A"].special);
-  // Not only converted: also added; stored where the kernel reads it back;
-  // converted to two types.
+  // Not only converted: also added; stored where the kernel reads it back.
   const char* kNot[] = {
       R"(kernel c
 workgroup 64 1 1
@@ -851,19 +889,6 @@ arg P : f16[64] strides [1] writeonly
   store O[tid.x], %q
   %o = load O[tid.x] : f16
   store P[tid.x], %o
-end
-)",
-      R"(kernel c
-workgroup 64 1 1
-grid 1 1 1
-arg X : f32[64] strides [1] readonly
-arg O : f16[64] strides [1] writeonly
-arg P : bf16[64] strides [1] writeonly
-  %x = load X[tid.x] : f32
-  %q = cvt %x : f16
-  store O[tid.x], %q
-  %r = cvt %x : bf16
-  store P[tid.x], %r
 end
 )"};
   for (const char* t : kNot) EXPECT_TRUE(ConversionFedBuffers(Parse(t)).empty()) << t;
@@ -955,6 +980,147 @@ TEST(InputsTest, ConversionInputsPutEverySpecialAtEveryPosition) {
   }
 }
 
+// Fresh-user review 12 F6: a buffer converted to several types gets the
+// special values of every conversion (before, it was left out of
+// ConversionFedBuffers and got NaN and +-inf only).
+TEST(ConversionPlanTest, BufferConvertedToSeveralTypesGetsTheSpecialsOfEach) {
+  using Fed = std::map<std::string, std::vector<ElemType>>;
+  const Kernel k = Parse(::kir::testing::Review12F6Kernel());
+  EXPECT_EQ(ConversionFedBuffers(k), (Fed{{"X", {ElemType::kF16, ElemType::kBF16}}}));
+  ExactPlan p = PlanConversionInputs(k);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_TRUE(p.formats["X"].special);
+  EXPECT_EQ(p.formats["X"].special_targets, (std::vector<ElemType>{ElemType::kF16, ElemType::kBF16}));
+  EXPECT_EQ(p.formats["X"].special_to, ElemType::kF16);
+  EXPECT_FALSE(p.formats["A"].special);
+  EXPECT_EQ(p.formats["X"].Describe(),
+            "special values of the conversions to f16 and bf16 (NaN, +-inf, +-0, +-max, beyond max, subnormals, "
+            "ties and tie +-1 ulp of each) at every position");
+  // The saturation specials leave it alone (it holds the richer set).
+  EXPECT_EQ(WithSaturationSpecials(k, p).formats["X"].mix_level, -1);
+  // An f16 buffer quantised to two fp8 types (the second conversion to
+  // f8e4m3fnuz is the same target: listed once).
+  const Kernel k2 = Parse(R"(kernel c
+workgroup 64 1 1
+grid 1 1 1
+arg X : f16[64] strides [1] readonly
+arg O : f8e4m3fnuz[64] strides [1] writeonly
+arg P : f8e5m2fnuz[64] strides [1] writeonly
+arg Q : f8e4m3fnuz[64] strides [1] writeonly
+  %x = load X[tid.x] : f16
+  %q = cvt %x : f8e4m3fnuz
+  store O[tid.x], %q
+  %r = cvt %x : f8e5m2fnuz
+  store P[tid.x], %r
+  %s = cvt %x : f8e4m3fnuz
+  store Q[tid.x], %s
+end
+)");
+  EXPECT_EQ(ConversionFedBuffers(k2), (Fed{{"X", {ElemType::kF8E4M3FNUZ, ElemType::kF8E5M2FNUZ}}}));
+  ExactPlan p2 = PlanConversionInputs(k2);
+  ASSERT_TRUE(p2.exact) << p2.blocker;
+  EXPECT_EQ(p2.formats["X"].Describe(ElemType::kF16).rfind(
+                "special f16 values of the conversions to f8e4m3fnuz and f8e5m2fnuz (", 0),
+            0u)
+      << p2.formats["X"].Describe(ElemType::kF16);
+  ExactFormat three;
+  three.special = true;
+  three.special_to = ElemType::kF16;
+  three.special_targets = {ElemType::kF16, ElemType::kBF16, ElemType::kF8E4M3FN};
+  EXPECT_EQ(three.Describe().rfind("special values of the conversions to f16, bf16 and f8e4m3fn (", 0), 0u)
+      << three.Describe();
+}
+
+// The period and slots of several targets' specials, by hand: 37 + 30 per
+// further target (values 7..36 of each; 0..6, NaNs, +-inf, +-0, are
+// shared): 67, 97, 127, 157 are prime; 6 targets: 187 = 11 * 17, 188 = 4 *
+// 47, 189 = 27 * 7, 190 = 10 * 19, so 191.
+TEST(InputsTest, SeveralTargetsSpecialPeriodAndSlotsByHand) {
+  EXPECT_EQ(kTargetFreeSpecials, 7);
+  EXPECT_EQ(ConversionSpecialPeriod(1), 37);
+  EXPECT_EQ(ConversionSpecialPeriod(2), 67);
+  EXPECT_EQ(ConversionSpecialPeriod(3), 97);
+  EXPECT_EQ(ConversionSpecialPeriod(4), 127);
+  EXPECT_EQ(ConversionSpecialPeriod(5), 157);
+  EXPECT_EQ(ConversionSpecialPeriod(6), 191);
+  auto slot = [](int n, int u) {
+    const SpecialSlot s = ConversionSpecialSlot(n, u);
+    return std::pair{s.target, s.j};
+  };
+  for (int u = 0; u < 37; ++u) EXPECT_EQ(slot(1, u), (std::pair{0, u}));
+  EXPECT_EQ(slot(2, 36), (std::pair{0, 36}));
+  EXPECT_EQ(slot(2, 37), (std::pair{1, 7}));
+  EXPECT_EQ(slot(2, 66), (std::pair{1, 36}));
+  EXPECT_EQ(slot(3, 67), (std::pair{2, 7}));
+  EXPECT_EQ(slot(6, 186), (std::pair{5, 36}));
+  EXPECT_EQ(slot(6, 187), (std::pair{0, 0}));  // the padding repeats from slot 0
+  EXPECT_EQ(slot(6, 190), (std::pair{0, 3}));
+  // The shared values are the same for every target (same draws).
+  for (uint64_t seed = 1; seed <= 20; ++seed)
+    for (int j = 0; j < 7; ++j) {
+      uint64_t s1 = seed, s2 = seed, s3 = seed, s4 = seed;
+      EXPECT_EQ(ConversionSpecialFrom(ElemType::kF32, ElemType::kF16, j, s1),
+                ConversionSpecialFrom(ElemType::kF32, ElemType::kBF16, j, s2))
+          << j;
+      EXPECT_EQ(ConversionSpecialFrom(ElemType::kF16, ElemType::kF8E4M3FNUZ, j, s3),
+                ConversionSpecialFrom(ElemType::kF16, ElemType::kF8E5M2FNUZ, j, s4))
+          << j;
+    }
+}
+
+// An f32 buffer converted to f16 and bf16 (1024 elements: 67 slots, each
+// at the 4 positions of a vector within 67 + 3 * 67 elements) holds the
+// special values of both conversions at every position, classified by hand
+// from the f32 bits: f16's max 65504 and beyond it (65520, 65536, 4 *
+// 65504 = 262016), its subnormals (below 2^-14 = 0x38800000) and ties (low
+// 13 bits 1 followed by zeros, in its normal range); bf16's max
+// 0x7f7f0000, beyond it, its subnormals (at most 2^-126, bf16's smallest
+// normal) and ties (low 16 bits 0x8000).
+TEST(InputsTest, SeveralTargetsPutEachTargetsSpecialsAtEveryPosition) {
+  const Kernel k = Parse(R"(kernel c
+workgroup 64 1 1
+grid 4 1 1
+arg X : f32[256, 4] strides [4, 1] readonly
+arg Y : f16[256, 4] strides [4, 1] writeonly
+arg Z : bf16[256, 4] strides [4, 1] writeonly
+  %x = load X[wg.x * 64 + tid.x, 0] : f32x4
+  %y = cvt %x : f16x4
+  store Y[wg.x * 64 + tid.x, 0], %y
+  %z = cvt %x : bf16x4
+  store Z[wg.x * 64 + tid.x, 0], %z
+end
+)");
+  ExactPlan p = PlanConversionInputs(k);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  ASSERT_TRUE(p.formats["X"].special);
+  const std::set<std::string> all = {"nan",     "+inf",       "-inf",       "+0",     "-0",
+                                     "f16 max", "f16 beyond", "f16 sub",    "f16 tie", "bf16 max",
+                                     "bf16 beyond", "bf16 sub", "bf16 tie"};
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    std::map<int, std::set<std::string>> kinds;  // position -> kinds seen
+    for (int i = 0; i < 1024; ++i) {
+      uint32_t b;
+      std::memcpy(&b, d.buffers["X"].data() + 4 * i, 4);
+      const float v = F32FromBits(b);
+      const double a = std::fabs(static_cast<double>(v));
+      std::string kind = std::isnan(v) ? "nan" : std::isinf(v) ? (v > 0 ? "+inf" : "-inf")
+                         : v == 0 ? (std::signbit(v) ? "-0" : "+0")
+                         : a == 65504 ? "f16 max"
+                         : a > 65504 && a <= 262016 ? "f16 beyond"
+                         : a < 0x1p-14 && a > 0x1p-30 ? "f16 sub"
+                         : (b & 0x7fffffffu) == 0x7f7f0000u ? "bf16 max"
+                         : a > 3.3895313892515355e38 ? "bf16 beyond"
+                         : a <= 0x1p-126 ? "bf16 sub"
+                         : (b & 0x1fffu) == 0x1000u && a >= 0x1p-14 && a < 65504 ? "f16 tie"
+                         : (b & 0xffffu) == 0x8000u ? "bf16 tie"
+                                                    : "";
+      if (!kind.empty()) kinds[i % 4].insert(kind);
+    }
+    for (int pos = 0; pos < 4; ++pos) EXPECT_EQ(kinds[pos], all) << "seed " << seed << " position " << pos;
+  }
+}
+
 // Fresh-user review 8 F5: an f16 buffer only quantised gets the special
 // values of the conversion, in f16 (by hand: 240 = 1.875 * 2^7, f16
 // exponent field 7 + 15 = 22, bits 22 << 10 | 0.875 * 1024 = 0x5b80; 248 =
@@ -962,7 +1128,8 @@ TEST(InputsTest, ConversionInputsPutEverySpecialAtEveryPosition) {
 // subnormal 2^(1 - 8 - 3) = 2^-10: 0x1400).
 TEST(ConversionPlanTest, F16AndBf16BuffersOnlyConvertedGetTheirOwnSpecials) {
   const Kernel k5 = Parse(::kir::testing::Review8F5Kernel());
-  EXPECT_EQ(ConversionFedBuffers(k5), (std::map<std::string, ElemType>{{"X", ElemType::kF8E4M3FNUZ}}));
+  using Fed = std::map<std::string, std::vector<ElemType>>;
+  EXPECT_EQ(ConversionFedBuffers(k5), (Fed{{"X", {ElemType::kF8E4M3FNUZ}}}));
   // Through an exact cvt to f32 too.
   EXPECT_EQ(ConversionFedBuffers(Parse(R"(kernel c
 workgroup 64 1 1
@@ -975,7 +1142,7 @@ arg O : f16[64] strides [1] writeonly
   store O[tid.x], %q
 end
 )")),
-            (std::map<std::string, ElemType>{{"X", ElemType::kF16}}));
+            (Fed{{"X", {ElemType::kF16}}}));
   ExactPlan p = PlanConversionInputs(k5);
   ASSERT_TRUE(p.exact) << p.blocker;
   EXPECT_TRUE(p.formats["X"].special);
@@ -1175,8 +1342,10 @@ end
   }
   std::string carrier;
   double scale = 0;
-  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 6.5, &carrier, &scale);
+  ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 6.5, &carrier, &scale);
   ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(p.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);  // ChooseDiagonals adds them
+  EXPECT_EQ(ChooseDiagonals(k, &p), std::vector<std::string>{"A"});
   EXPECT_EQ(carrier, "alpha");
   EXPECT_EQ(scale, 6.5);
   ASSERT_EQ(p.formats.at("alpha").choices.size(), 1u);
@@ -1294,17 +1463,18 @@ end
   EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF16});
   std::string carrier;
   double scale = 0;
-  const ExactPlan up = SaturationPlan(k, conv, ElemType::kF16, 1000, &carrier, &scale);
+  ExactPlan up = SaturationPlan(k, conv, ElemType::kF16, 1000, &carrier, &scale);
   ASSERT_TRUE(up.exact) << up.blocker;
   EXPECT_EQ(carrier, "alpha");
   EXPECT_EQ(scale, 960);
+  EXPECT_EQ(ChooseDiagonals(k, &up), std::vector<std::string>{"A"});
   EXPECT_EQ(up.formats.at("A").diagonal, ExactFormat::Diagonal::kNaN);
   const ExactPlan down = SaturationPlan(k, conv, ElemType::kF16, 1e-6, &carrier, &scale);
   ASSERT_TRUE(down.exact) << down.blocker;
   EXPECT_EQ(carrier, "alpha");
   EXPECT_EQ(scale, std::ldexp(9.0, -23));
   EXPECT_EQ(down.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);  // no NaN scaled down
-  for (const ExactPlan* p : {&up, &down})
+  for (const ExactPlan* p : {static_cast<const ExactPlan*>(&up), &down})
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       KernelData d = MakeConversionInputs(k, *p, seed);
       const double alpha = F32FromBits(d.scalars["alpha"]);
@@ -1400,10 +1570,119 @@ end
   EXPECT_EQ(g.size(), 4u);
 }
 
+// The diagonal offset d (ExactFormat::diagonal_offset) moves every block by
+// d blocks down and d blocks right (mod 32/4 rows, 64/4 columns): the
+// offset-0 positions (i, j) become (i + 4d mod 32, j + 4d mod 64), and
+// nothing else changes.
+TEST(InputsTest, DiagonalOffsetMovesTheBlocks) {
+  const Kernel k = Parse(R"(kernel dg
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readwrite
+  %a = load A[tid.x mod 32, 0] : f16
+  store A[tid.x mod 32, 0], %a
+end
+)");
+  ExactPlan p;
+  p.exact = true;
+  ExactFormat f;
+  f.bits = 3;
+  f.spread = 2;
+  f.exp_lo = -5;
+  f.diagonal = ExactFormat::Diagonal::kNaN;
+  f.diagonal_blocks = 2;
+  auto nans = [&](int64_t offset, uint64_t seed) {
+    f.diagonal_offset = offset;
+    p.formats["A"] = f;
+    KernelData d = MakeConversionInputs(k, p, seed);
+    std::set<std::pair<int, int>> r;
+    for (int i = 0; i < 32; ++i)
+      for (int j = 0; j < 64; ++j)
+        if (std::isnan(ElementValue(ElemType::kF16, d.buffers["A"].data() + 2 * (64 * i + j)))) r.insert({i, j});
+    return r;
+  };
+  for (uint64_t seed : {1, 2}) {
+    const std::set<std::pair<int, int>> base = nans(0, seed);
+    ASSERT_EQ(base.size(), 8u);
+    for (int64_t d : {1, 3, 7, 9}) {
+      std::set<std::pair<int, int>> moved;
+      for (auto [i, j] : base) moved.insert({(i + 4 * static_cast<int>(d)) % 32, (j + 4 * static_cast<int>(d)) % 64});
+      EXPECT_EQ(nans(d, seed), moved) << "seed " << seed << ", offset " << d;
+    }
+  }
+}
+
+// One NaN diagonal per MFMA chain that reaches a narrowing conversion
+// (fresh-user review 12 F4): two independent K loops, each converted to
+// f8e4m3fn, get one each (A1, A2: the first operand of each chain; f8e4m3fn
+// has no inf); a chain whose two conversions share its operands gets one.
+TEST(ConversionPlanTest, ChooseDiagonalsGivesEveryMfmaChainOne) {
+  const std::string head = R"(target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnx4
+  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+)";
+  const Kernel two = Parse(absl::StrCat("kernel two\n", head, R"(  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s2 = mul %acc2, alpha
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)"));
+  const Kernel one = Parse(absl::StrCat("kernel one\n", head, R"(  %s2 = add %acc, %acc
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)"));
+  for (const Kernel* k : {&two, &one}) {
+    const ExactPlan conv = WithSaturationSpecials(*k, PlanConversionInputs(*k));
+    ASSERT_TRUE(conv.exact) << k->name << ": " << conv.blocker;
+    std::string carrier;
+    double scale = 0;
+    ExactPlan p = SaturationPlan(*k, conv, ElemType::kF8E4M3FN, 10, &carrier, &scale);
+    ASSERT_TRUE(p.exact) << k->name << ": " << p.blocker;
+    const std::vector<std::string> want =
+        k == &two ? std::vector<std::string>{"A1", "A2"} : std::vector<std::string>{"A1"};
+    EXPECT_EQ(ChooseDiagonals(*k, &p), want) << k->name;
+    for (const std::string& name : want) {
+      EXPECT_EQ(p.formats.at(name).diagonal, ExactFormat::Diagonal::kNaN) << name;
+      EXPECT_EQ(p.formats.at(name).diagonal_blocks, 1) << name;  // 16 rows: one block
+    }
+    for (const char* name : {"B1", "B2"})
+      if (p.formats.count(name)) {
+        EXPECT_EQ(p.formats.at(name).diagonal, ExactFormat::Diagonal::kNone) << name;
+      }
+    if (k == &one && p.formats.count("A2")) {
+      EXPECT_EQ(p.formats.at("A2").diagonal, ExactFormat::Diagonal::kNone);
+    }
+  }
+}
+
 // The diagonal goes to the first MFMA operand whose type has +inf: here B
 // (f8e5m2: S.11111.00), not A (f8e4m3fn has no infinities), so that the
 // first saturation pass can make +-inf reach the f8e5m2 conversion.
-TEST(ConversionPlanTest, SaturationPlanPutsTheDiagonalWhereInfExists) {
+TEST(ConversionPlanTest, ChooseDiagonalsPutsTheDiagonalWhereInfExists) {
   const Kernel k = Parse(R"(kernel o8
 target gfx950
 workgroup 64 1 1
@@ -1428,10 +1707,100 @@ end
   ASSERT_TRUE(conv.exact) << conv.blocker;
   std::string carrier;
   double scale = 0;
-  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E5M2, 100, &carrier, &scale);
+  ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E5M2, 100, &carrier, &scale);
   ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(ChooseDiagonals(k, &p), std::vector<std::string>{"B"});
   EXPECT_EQ(p.formats.at("A").diagonal, ExactFormat::Diagonal::kNone);
   EXPECT_EQ(p.formats.at("B").diagonal, ExactFormat::Diagonal::kNaN);
+}
+
+// Fresh-user review 12 F1, F3, F4: the outputs the saturation passes aim
+// at, each with the arguments behind it, and the carrier's companions.
+// `epilogue` computes %v (f32x4) from %acc; O (f16) = cvt %v; P (fp8) =
+// cvt(acc2 + acc2) of a second MFMA chain (A2, B2).
+std::string TwoChainKernel(const std::string& epilogue) {
+  return absl::StrCat(R"(kernel e
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg A2 : f16[16, 64] strides [64, 1] readonly
+arg B2 : f16[16, 64] strides [64, 1] readonly
+arg C : f16[16, 16] strides [16, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg P : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+arg beta : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+)",
+                      epilogue, R"(
+  %h = cvt %v : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+  %acc2 = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %s2 = add %acc2, %acc2
+  %q = cvt %s2 : f8e4m3fnuzx4
+  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+}
+
+TEST(ConversionPlanTest, SaturationTargetsPerOutputAndCarriersBehindThem) {
+  // O = cvt(alpha * acc + beta * C): alpha and beta scale together (the
+  // whole value scales by the factor).
+  const Kernel k = Parse(TwoChainKernel(R"(  %s = mul %acc, alpha
+  %cc = load C[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f16x4
+  %cf = cvt %cc : f32x4
+  %t = mul %cf, beta
+  %v = add %s, %t)"));
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  const std::vector<ComputedOutput> outs = ComputedConversionOutputs(k, conv);
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].name, "O");
+  EXPECT_EQ(outs[0].type, ElemType::kF16);
+  EXPECT_EQ(outs[0].behind, (std::set<std::string>{"A", "B", "C", "alpha", "beta"}));
+  EXPECT_EQ(outs[1].name, "P");
+  EXPECT_EQ(outs[1].type, ElemType::kF8E4M3FNUZ);
+  EXPECT_EQ(outs[1].behind, (std::set<std::string>{"A2", "B2"}));
+  std::string carrier;
+  double scale = 0;
+  std::vector<std::string> also;
+  const ExactPlan o = SaturationPlan(k, conv, ElemType::kF16, 1e-6, &carrier, &scale, "O", &also);
+  ASSERT_TRUE(o.exact) << o.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_EQ(also, std::vector<std::string>{"beta"});
+  ASSERT_EQ(o.formats.at("beta").choices.size(), conv.formats.at("beta").choices.size());
+  for (size_t i = 0; i < o.formats.at("beta").choices.size(); ++i)
+    EXPECT_EQ(o.formats.at("beta").choices[i], conv.formats.at("beta").choices[i] * scale);
+  // P: alpha is not behind it; its own MFMA chain's operand carries it.
+  const ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E4M3FNUZ, 16, &carrier, &scale, "P", &also);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(carrier, "A2");
+  EXPECT_TRUE(also.empty());
+  EXPECT_EQ(p.formats.at("A2").shift, 4);
+  EXPECT_EQ(p.formats.at("alpha").choices, conv.formats.at("alpha").choices);
+  // O = cvt(alpha * acc * beta): scaling beta too would scale O twice.
+  const Kernel k2 = Parse(TwoChainKernel(R"(  %s = mul %acc, alpha
+  %v = mul %s, beta)"));
+  const ExactPlan conv2 = WithSaturationSpecials(k2, PlanConversionInputs(k2));
+  ASSERT_TRUE(conv2.exact) << conv2.blocker;
+  const ExactPlan o2 = SaturationPlan(k2, conv2, ElemType::kF16, 100, &carrier, &scale, "O", &also);
+  ASSERT_TRUE(o2.exact) << o2.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_TRUE(also.empty());
+  EXPECT_EQ(o2.formats.at("beta").choices, conv2.formats.at("beta").choices);
 }
 
 

@@ -6,7 +6,10 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <map>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 #include "compiler/ir/float_bits.h"
 
@@ -229,8 +232,9 @@ PagedBytes LazyBuffer(const Arg& a, std::function<uint64_t(uint64_t)> elem) {
 }
 
 // Fills every scalar of `k` with scalar(arg, rng) and every buffer lazily:
-// element i is buffer_elem(arg, rng) with rng at StateAt(s0, i * calls(arg)),
-// s0 the buffer's stream (calls(arg): the values each element draws).
+// element i is buffer_elem(arg, rng) (or buffer_elem(arg, rng, i) when it
+// takes the index) with rng at StateAt(s0, i * calls(arg)), s0 the
+// buffer's stream (calls(arg): the values each element draws).
 template <typename BufferFn, typename CallsFn, typename ScalarFn>
 KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_elem, CallsFn calls,
                 ScalarFn scalar) {
@@ -244,7 +248,10 @@ KernelData Fill(const Kernel& k, uint64_t seed, uint64_t salt, BufferFn buffer_e
     const uint64_t per = calls(a);
     d.buffers[a.name] = LazyBuffer(a, [a, s, per, buffer_elem](uint64_t i) -> uint64_t {
       uint64_t st = StateAt(s, i * per);
-      return buffer_elem(a, st);
+      if constexpr (std::is_invocable_v<BufferFn, const Arg&, uint64_t&, uint64_t>)
+        return buffer_elem(a, st, i);
+      else
+        return buffer_elem(a, st);
     });
   }
   return d;
@@ -279,32 +286,47 @@ void DistinctScalars(const Kernel& k, const ExactPlan& plan, KernelData& d) {
 // f32 scalars from their choices. Shared by the exact and conversion passes.
 KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, uint64_t salt,
                        uint64_t negative_one_in) {
+  // Periodic two-scale forms (ExactFormat::low_period): per buffer, the
+  // offset o and the sign flip f from the seed.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> periodic;
+  for (const auto& [name, f] : plan.formats)
+    if (f.two_scale && f.low_period > 0) {
+      const uint64_t h = Hash(name, seed) ^ salt ^ 0x706572696f64ull;
+      periodic[name] = {h % static_cast<uint64_t>(f.low_period), (h >> 32) & 1};
+    }
   // The formats are copied into the fillers, which outlive `plan`.
   return Fill(
       k, seed, salt,
-      [formats = plan.formats, negative_one_in](const Arg& a, uint64_t& s) -> uint32_t {
+      [formats = plan.formats, negative_one_in, periodic](const Arg& a, uint64_t& s, uint64_t i) -> uint32_t {
         auto it = formats.find(a.name);
         if (it == formats.end() || it->second.special) return 0;
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
-        // Two scales: the low one's elements are negative half the time, or
-        // low_negative_in_4 of 4 (a small negative part below the coarse sum
-        // is what a round-toward-zero first conversion rounds the wrong way:
-        // ExactFormat::two_scale); the high one's one in negative_one_in or
-        // in the form's own high_negative_one_in.
-        const bool low = f.two_scale && Uniform(s, 1, std::max(f.low_one_in, 1)) == 1;
+        // Two scales: the low one's elements are negative half the time (a
+        // small negative part below the coarse sum is what a
+        // round-toward-zero first conversion rounds the wrong way, a positive
+        // one what a ties-away one does: ExactFormat::two_scale); the high
+        // one's one in negative_one_in or in the form's own
+        // high_negative_one_in. Periodic forms: the low scale at (i + o) mod
+        // low_period = 0, the j-th negative for odd j + f, the quarter
+        // scale (exp_lo) at j = 0, 5 (mod 8).
+        const auto per = f.two_scale && f.low_period > 0 ? periodic.find(a.name) : periodic.end();
+        const uint64_t at = per == periodic.end() ? 0 : i + per->second.first;
+        const uint64_t j = per == periodic.end() ? 0 : at / static_cast<uint64_t>(f.low_period);
+        const bool low = per != periodic.end() ? at % static_cast<uint64_t>(f.low_period) == 0
+                                               : f.two_scale && Uniform(s, 1, std::max(f.low_one_in, 1)) == 1;
         int e = f.two_scale ? (low ? f.exp_lo : f.exp_lo + f.spread)
                             : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
         const uint64_t neg_in = f.two_scale && !low && f.high_negative_one_in > 0
                                     ? static_cast<uint64_t>(f.high_negative_one_in)
                                     : negative_one_in;
         const uint64_t r = Next(s);
-        // (Half: r odd, as before low_negative_in_4 existed.)
-        const bool negative = !low                       ? r % neg_in == neg_in - 1
-                              : f.low_negative_in_4 == 2 ? r % 2 == 1
-                                                         : static_cast<int>(r % 4) < f.low_negative_in_4;
-        if (low && f.low_spread > 0 && (r >> 2) % 4 != 0) e += f.low_spread;  // 3 in 4 of them
+        const bool negative = !low                      ? r % neg_in == neg_in - 1
+                              : per != periodic.end() ? (j + per->second.second) % 2 == 1
+                                                      : r % 2 == 1;
+        if (low && f.low_spread > 0 && (per != periodic.end() ? j % 8 != 0 && j % 8 != 5 : (r >> 2) % 4 != 0))
+          e += f.low_spread;  // 3 in 4 of them
         const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo (or 2^(exp_lo + low_spread))
         return FloatBits(a.elem, (negative != f.negate ? -mm : mm) * std::ldexp(1.0, e + f.shift));
       },
@@ -436,6 +458,26 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
   return d;
 }
 
+int ConversionSpecialPeriod(int targets) {
+  int n = kConversionSpecials + (kConversionSpecials - kTargetFreeSpecials) * std::max(targets - 1, 0);
+  auto prime = [](int x) {
+    for (int d = 2; d * d <= x; ++d)
+      if (x % d == 0) return false;
+    return x >= 2;
+  };
+  while (!prime(n)) ++n;
+  return n;
+}
+
+SpecialSlot ConversionSpecialSlot(int targets, int u) {
+  const int own = kConversionSpecials - kTargetFreeSpecials;  // each further target's values
+  const int count = kConversionSpecials + own * std::max(targets - 1, 0);
+  u %= count;  // the padding repeats from slot 0
+  if (u < kConversionSpecials) return {0, u};
+  u -= kConversionSpecials;
+  return {1 + u / own, kTargetFreeSpecials + u % own};
+}
+
 uint32_t ConversionSpecial(ElemType to, int j, uint64_t& s) { return ConversionSpecialFrom(ElemType::kF32, to, j, s); }
 
 uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
@@ -563,12 +605,13 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
     if (a.kind != Arg::Kind::kBuffer) continue;
     if (const ExactFormat& f = it->second; f.diagonal != ExactFormat::Diagonal::kNone && a.shape.size() == 2 &&
                                            a.shape[0] >= 4 && a.shape[1] >= 4) {
-      // NaN (or +inf) at [4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, block
-      // indices mod shape / 4 (ExactFormat::diagonal).
+      // NaN (or +inf) at [4 (q + d + 2 i) + t, 4 (r + d + 2 i) + t], t = 0..3,
+      // d = diagonal_offset, block indices mod shape / 4
+      // (ExactFormat::diagonal).
       uint64_t st = Hash(a.name, seed) ^ 0x6e616e64696167ull;
       const int64_t nq = a.shape[0] / 4, nr = a.shape[1] / 4;
-      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nq));
-      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nr));
+      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nq)) + f.diagonal_offset % nq;
+      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nr)) + f.diagonal_offset % nr;
       const int eb = ElemBytes(a.elem);
       const uint32_t nan = IsFp8(a.elem) ? Fp8FormatOf(a.elem)->nan
                            : a.elem == ElemType::kF32 ? 0x7fc00000u
@@ -588,15 +631,21 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
       continue;
     }
     if (!it->second.special) continue;
-    // Element i: special value (i + o) mod 37, its random parts from the
-    // element's own stream.
+    // Element i: slot (i + o) mod P of the targets' special values (one
+    // target: value (i + o) mod 37), its random parts from the element's
+    // own stream.
+    const std::vector<ElemType> to =
+        it->second.special_targets.empty() ? std::vector<ElemType>{it->second.special_to} : it->second.special_targets;
+    const int n = static_cast<int>(to.size());
+    const uint64_t period = static_cast<uint64_t>(ConversionSpecialPeriod(n));
     const uint64_t s0 = Hash(a.name, seed) ^ 0x7370656369616cull;
-    const uint64_t o = s0 % kConversionSpecials;
-    const ElemType to = it->second.special_to, from = a.elem;
-    d.buffers[a.name] = LazyBuffer(a, [s0, o, from, to](uint64_t i) -> uint64_t {
+    const uint64_t o = s0 % period;
+    const ElemType from = a.elem;
+    d.buffers[a.name] = LazyBuffer(a, [s0, o, from, to, n, period](uint64_t i) -> uint64_t {
       uint64_t st = StateAt(s0, i);
       uint64_t own = Next(st);
-      return ConversionSpecialFrom(from, to, static_cast<int>((i + o) % kConversionSpecials), own);
+      const SpecialSlot sl = ConversionSpecialSlot(n, static_cast<int>((i + o) % period));
+      return ConversionSpecialFrom(from, to[static_cast<size_t>(sl.target)], sl.j, own);
     });
   }
   return d;

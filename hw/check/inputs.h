@@ -57,8 +57,8 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // many products keeps most of its bound's bits instead of cancelling, and the
 // value before a conversion carries bits beyond the target's); i32 and
 // scalars as MakeExactInputs. A buffer whose form is `special`
-// (ConversionFedBuffers) gets, at element i, special value number
-// (i + o) mod 37 of the conversion to its target type T (o from the seed
+// (ConversionFedBuffers) with one target type T gets, at element i, special
+// value number (i + o) mod 37 of the conversion to T (o from the seed
 // and the name): quiet and signalling NaNs with payloads, +-inf, +-0, +-max
 // of T, the tie just above max and the values beside it, beyond max, T's
 // smallest subnormal, ties of the subnormal grid (half the smallest: 0 or
@@ -67,6 +67,13 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // +-1 f32 ulp, and a full-significand value in T's range. 37 is prime, so
 // each value lands at every vector element position (element i mod 2^n)
 // and on every lane of a kernel that loads 37 or more consecutive groups.
+// With several target types (ExactFormat::special_targets, fresh-user
+// review 12 F6: an f32 buffer converted to f16 and to bf16) element i
+// takes slot (i + o) mod P (ConversionSpecialSlot) of the first target's
+// 37 values and every other target's own ones (all but the
+// kTargetFreeSpecials shared ones), P = ConversionSpecialPeriod prime as
+// well: each value of each target at every position, on every lane of a
+// kernel that loads P or more consecutive groups.
 // f16 and bf16 special buffers get ConversionSpecialFrom their type. A
 // buffer with saturation specials (ExactFormat::mix_level,
 // WithSaturationSpecials) holds at element i value (i + o') mod 37 of
@@ -74,6 +81,27 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // payloads from the element's stream), else its +-m * 2^e. K windows as
 // MakeExactInputs'.
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
+
+// Special values 0 .. kTargetFreeSpecials - 1 of ConversionSpecialFrom (the
+// NaNs, +-inf, +-0) do not depend on the target type: a buffer with several
+// targets takes them once.
+constexpr int kTargetFreeSpecials = 7;
+
+// The period of a special buffer's values with `targets` (>= 1) target
+// types: 37 + 30 (targets - 1) values (the first target's 37, the others'
+// 30 target-dependent ones), or the next prime above that: 37, 67, 97, 127,
+// 157, 191 for 1 to 6 targets.
+int ConversionSpecialPeriod(int targets);
+
+// Slot u (0 <= u < ConversionSpecialPeriod(targets)) of a special buffer:
+// which target (0-based, ExactFormat::special_targets order) and which of
+// its special values j. Slots 0..36 are the first target's values 0..36,
+// then each further target's values kTargetFreeSpecials..36 in turn; slots
+// beyond those (the prime's padding) repeat from slot 0.
+struct SpecialSlot {
+  int target = 0, j = 0;
+};
+SpecialSlot ConversionSpecialSlot(int targets, int u);
 
 // Special value j (0 <= j < kConversionSpecials) of a conversion from f32 to
 // `to` (f16, bf16 or an fp8 type), as f32 bits; `s` draws the random parts

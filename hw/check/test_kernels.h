@@ -182,6 +182,33 @@ end
 )";
 }
 
+// Fresh-user review 12 F6 (bm.kir): beside a 16x16x16 f16 MFMA, one f32
+// buffer X quantised to two formats, Y = cvt X : f16, Z = cvt X : bf16.
+inline std::string Review12F6Kernel() {
+  return R"(kernel bm
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+arg X : f32[64, 4] strides [4, 1] readonly
+arg Y : f16[64, 4] strides [4, 1] writeonly
+arg Z : bf16[64, 4] strides [4, 1] writeonly
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %zero = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %zero
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+  %x = load X[tid.x, 0] : f32x4
+  %y = cvt %x : f16x4
+  store Y[tid.x, 0], %y
+  %z = cvt %x : bf16x4
+  store Z[tid.x, 0], %z
+end
+)";
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

@@ -16,16 +16,20 @@
 // Review 7 F1, F5, F6 (the conversion pass): a bf16 conversion whose ties
 // round down, a round-toward-zero f16 conversion of a K = 512 loop, an fp8
 // conversion without its NaN select, alone and beside an MFMA.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <functional>
 #include <cstring>
 #include <regex>
 #include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/float_bits.h"
 #include "compiler/ir/parser.h"
@@ -34,6 +38,7 @@
 #include "compiler/reference/interpreter.h"
 #include "hw/check/compare.h"
 #include "hw/check/inputs.h"
+#include "hw/check/npy.h"
 #include "hw/check/test_kernels.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/code_object_test_base.h"
@@ -161,6 +166,37 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     a.replace(ms[i].position(0), ms[i].length(0), ms[i].format(with));
     return Write(c, a, file);
   }
+  // `c`'s assembly with `insert(s, t)` before every conversion line whose
+  // mnemonic is one of `cvts` ("v_cvt_f16_f32"), for each of its first
+  // `sources` (1 or 2) VGPR sources s (after the destination); t is a VGPR
+  // kirc's code leaves free (.amdhsa_next_free_vgpr, raised by one). As a
+  // code object file.
+  std::string BeforeConversions(const Compiled& c, const std::vector<std::string>& cvts, int sources,
+                                const std::function<std::string(const std::string&, const std::string&)>& insert,
+                                const std::string& file) {
+    const std::regex next_free(R"(\.amdhsa_next_free_vgpr (\d+))");
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(c.assembly, m, next_free)) << c.assembly;
+    const int free_v = m.size() > 1 ? std::stoi(m[1].str()) : 0;
+    const std::string t = absl::StrCat("v", free_v);
+    std::string out;
+    int n = 0;
+    for (absl::string_view piece : absl::StrSplit(c.assembly, '\n')) {
+      const std::string line(piece);
+      for (const std::string& cvt : cvts) {
+        std::smatch lm;
+        if (std::regex_search(line, lm, std::regex("^\\s*" + cvt + "(_e32)?\\s+v\\d+,\\s*(v\\d+)(,\\s*(v\\d+))?"))) {
+          ++n;
+          out += insert(lm[2].str(), t);
+          if (sources > 1 && lm[4].matched) out += insert(lm[4].str(), t);
+          break;
+        }
+      }
+      absl::StrAppend(&out, line, "\n");
+    }
+    EXPECT_GE(n, 1) << absl::StrJoin(cvts, ", ") << " in\n" << c.assembly;
+    return Write(c, std::regex_replace(out, next_free, absl::StrCat(".amdhsa_next_free_vgpr ", free_v + 1)), file);
+  }
   std::string Write(const Compiled& c, const std::string& assembly, const std::string& file) {
     absl::StatusOr<std::string> obj = BuildCodeObject(bin_, assembly, c.mcpu);
     EXPECT_TRUE(obj.ok()) << obj.status();
@@ -177,6 +213,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.seed = seed;
     o.threads = 1;
     if (c.gemm_source) o.gemm_source = &*c.gemm_source;
+    o.workgroups = workgroups_;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : RunReport{};
@@ -194,10 +231,13 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.seed = seed;
     o.threads = 1;
     if (c.gemm_source) o.gemm_source = &*c.gemm_source;
+    o.workgroups = workgroups_;
     absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
     *text = r.ok() ? r->text : std::string(r.status().message());
     return r.ok() && r->ok;
   }
+  // The workgroups Run and Passes run (--workgroups; default: all).
+  WorkgroupRange workgroups_;
   // Seeds 1 to `last_seed` (3: the default run's): kirc's code passes,
   // every mutant fails.
   void Expect(const Compiled& c, const std::vector<std::string>& mutants, uint64_t last_seed = 3) {
@@ -306,7 +346,7 @@ end
 )");
   };
   auto median = [](const std::string& text) {
-    const std::regex m(R"(inputs: saturation \(seed \d+\): .*the median \|value\| that pass stored to f8e4m3fnuz outputs, ([0-9.e+-]+),)");
+    const std::regex m(R"(inputs: saturation \(seed \d+\): .*the median \|value\| that pass stored to Q \(f8e4m3fnuz\), ([0-9.e+-]+),)");
     std::smatch mm;
     EXPECT_TRUE(std::regex_search(text, mm, m)) << text;
     return mm.size() > 1 ? mm[1].str() : std::string();
@@ -343,6 +383,42 @@ end
   Expect(c, {Mutant(c, R"(v_cndmask_b32_e64 (v\d+), (v\d+), v\d+, s\[\d+:\d+\])", "v_mov_b32 $1, $2", 4,
                     "nonan.hsaco")},
          5);
+}
+
+// Fresh-user review 12 F6: beside an MFMA (no adversarial pass), an f32
+// buffer X converted to f16 (Y) and to bf16 (Z) got only NaN and +-inf in
+// the conversion pass (a buffer with two target types was left out of
+// ConversionFedBuffers), so both mutants passed seeds 1-5; X now holds the
+// special values of both conversions. Mutants: Y's conversions flush
+// |x| < 2^-14 (f16's smallest normal, f32 0x38800000) to 0 first (the
+// review's bm_yfl.s: |x| in a VGPR beyond kirc's, kept when v_cmp_ngt_f32
+// 2^-14 > |x| is false: |x| >= 2^-14 or NaN; s_nop 1: the VALU-written
+// mask's 2 wait states); Z's NaN selects dropped (bm_znonan.s: the rounding
+// add's result kept for NaN too).
+TEST_F(DefaultCheckTest, Review12F6BufferConvertedToF16AndBf16BesideMfma) {
+  const Compiled c = CompileText(::kir::testing::Review12F6Kernel());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(c.assembly, m, std::regex(R"(\.amdhsa_next_free_vgpr (\d+))"))) << c.assembly;
+  const std::string t = absl::StrCat("v", m[1].str());  // a VGPR kirc's code does not use
+  const std::regex cvt(R"((v_cvt_f16_f32(_e32)? v\d+, (v\d+)))");
+  const std::string flush = absl::StrCat("v_and_b32 ", t, ", 0x7fffffff, $3\n  v_cmp_ngt_f32 vcc, 0x38800000, ", t,
+                                         "\n  s_nop 1\n  v_cndmask_b32 $3, 0, $3, vcc\n  $1");
+  EXPECT_EQ(std::distance(std::sregex_iterator(c.assembly.begin(), c.assembly.end(), cvt), std::sregex_iterator()), 4)
+      << c.assembly;
+  const std::string yfl = std::regex_replace(
+      std::regex_replace(c.assembly, cvt, flush), std::regex(R"(\.amdhsa_next_free_vgpr \d+)"),
+      absl::StrCat(".amdhsa_next_free_vgpr ", std::stoi(m[1].str()) + 1));
+  Expect(c,
+         {Write(c, yfl, "yflush.hsaco"),
+          Mutant(c, R"(v_cndmask_b32_e64 (v\d+), (v\d+), v\d+, s\[\d+:\d+\])", "v_mov_b32 $1, $2", 4,
+                 "znonan.hsaco")},
+         5);
+  // The inputs line names both conversions' specials.
+  RunReport r = Run(c, Write(c, c.assembly, "bm.hsaco"), 1);
+  EXPECT_NE(r.text.find("; X special values of the conversions to f16 and bf16 (NaN, +-inf, +-0, +-max, beyond "
+                        "max, subnormals, ties and tie +-1 ulp of each) at every position;"),
+            std::string::npos)
+      << r.text;
 }
 
 TEST_F(DefaultCheckTest, F6TruncatingBf16CvtBesideMfmaFails) {
@@ -929,8 +1005,8 @@ TEST_F(DefaultCheckTest, Review8F2RoundTowardZeroF16StepOfAChain) {
   // report says which pass leaves which conversion exact.
   RunReport r = Run(k3, MutantAt(k3, kCvtF16, kRtzF16, 0, "k3_rtz0.hsaco"), 1);
   EXPECT_NE(r.text.find("inputs: conversion (seed 1, chain level 1 of 2): "), std::string::npos) << r.text;
-  // (Review 10 F3's long-sum forms: A +-2^-1, B +-2^-1 or one in 64
-  // +-2^-8 or +-2^-9: 64 products of at most 2^-2 in steps of 2^-10, 16 *
+  // (Review 10 F3's long-sum forms: A +-2^-1, B +-2^-1 or, every 61st
+  // element, +-2^-8 or +-2^-9: 64 products of at most 2^-2 in steps of 2^-10, 16 *
   // 2^10 = 2^14.)
   EXPECT_NE(r.text.find("it may round 15:3: '%h = cvt %acc : f16x4' (to f16, operands of up to 14 significand bits, "
                         "3 beyond f16's"),
@@ -969,6 +1045,89 @@ TEST_F(DefaultCheckTest, Review10F3TiesTowardZeroF16StepOfAnMfmaChain) {
   EXPECT_NE(r.text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
             std::string::npos)
       << r.text;
+}
+
+// Fresh-user review 12 F5: O = cvt(cvt(alpha * acc : MID) : LAST) after a
+// K = 64 loop of f16 MFMAs (the review's ch.kir, chb.kir).
+std::string TwoStepChainKernel(const std::string& target, const std::string& mid, const std::string& last) {
+  return absl::StrCat("kernel ch\ntarget ", target, R"(
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : )", last, R"([16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %h = cvt %s : )", mid, R"(x4
+  %q = cvt %h : )", last, R"(x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)");
+}
+
+// Fresh-user review 12 F5: a middle step whose ties go away from zero (the
+// classic add half an ulp and truncate) passed seeds 3, 6 and 9 of 1 to 10
+// in both chains: it differs from nearest-even only at ties whose even
+// neighbour lies toward zero, half an ulp above an fp8 midpoint whose tie
+// goes down, and the level-1 pass's low terms were negative 3 in 4. Now
+// half of them are positive (exact.cc LongSumTwoScale). The mutants, per
+// element, as the review's ch_rna.s and chb_rna.s, and the same with the
+// ties toward zero:
+// - f16 (gfx950: v_cvt_pk_f16_f32 of each pair): the f32 bits plus 0x1000
+//   (half an f16 ulp: f32 has 13 more fraction bits) or 0xfff, the low 13
+//   bits cleared; the conversion of that f16 value is then exact.
+// - bf16 (gfx942: kirc's integer RNE, bits + 0x7fff + bit 16, the high
+//   half): the parity term (v_bfe_u32 of bit 16) zeroed and 0x8000 added
+//   (ties away) or 0x7fff kept (ties toward zero).
+// Each fails seeds 1 to 10 in the level-1 conversion pass; kirc's code
+// passes.
+TEST_F(DefaultCheckTest, Review12F5TiesAwayMiddleStepOfAnMfmaChainFails) {
+  const Compiled f16 = CompileText(TwoStepChainKernel("gfx950", "f16", "f8e4m3fn"));
+  auto half_ulp = [](const char* bias) {
+    return absl::StrCat("v_add_u32 $2, ", bias, ", $2\n  v_and_b32 $2, 0xffffe000, $2\n  v_add_u32 $3, ", bias,
+                        ", $3\n  v_and_b32 $3, 0xffffe000, $3\n  $1");
+  };
+  constexpr char kPkF16[] = R"((v_cvt_pk_f16_f32 v\d+, (v\d+), (v\d+)))";
+  const Compiled bf16 = CompileText(TwoStepChainKernel("gfx942", "bf16", "f8e4m3fnuz"));
+  const std::regex parity(R"(v_bfe_u32 (v\d+), v\d+, 16, 1)"), bias(R"(s_mov_b32 (s\d+), 0x7fff\b)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(bf16.assembly.begin(), bf16.assembly.end(), parity),
+                          std::sregex_iterator()),
+            4)
+      << bf16.assembly;
+  ASSERT_TRUE(std::regex_search(bf16.assembly, bias)) << bf16.assembly;
+  const std::string no_parity = std::regex_replace(bf16.assembly, parity, "v_mov_b32 $1, 0");
+  const struct {
+    const Compiled* c;
+    std::vector<std::string> mutants;
+  } cases[] = {
+      {&f16,
+       {Mutant(f16, kPkF16, half_ulp("0x1000"), 2, "ch_rna.hsaco"),
+        Mutant(f16, kPkF16, half_ulp("0xfff"), 2, "ch_rnz.hsaco")}},
+      {&bf16,
+       {Write(bf16, std::regex_replace(no_parity, bias, "s_mov_b32 $1, 0x8000"), "chb_rna.hsaco"),
+        Write(bf16, no_parity, "chb_rnz.hsaco")}},
+  };
+  for (const auto& cs : cases) {
+    const std::string own = Write(*cs.c, cs.c->assembly, "own.hsaco");
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      RunReport r = Run(*cs.c, own, seed);
+      EXPECT_TRUE(r.ok) << cs.c->mcpu << " kirc's code, seed " << seed << "\n" << r.text;
+      for (const std::string& m : cs.mutants) {
+        std::string text;
+        EXPECT_FALSE(Passes(*cs.c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
+        EXPECT_NE(text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
+                  std::string::npos)
+            << m << ", seed " << seed << "\n" << text;
+      }
+    }
+  }
 }
 
 TEST_F(DefaultCheckTest, Review8F8RoundTowardZeroF16BeforeF16Add) {
@@ -1073,8 +1232,15 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
   EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
   EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with alpha times "), std::string::npos)
       << r.text;
-  EXPECT_NE(r.text.find("lie around and beyond the max, "), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("lie around and beyond -max, "), std::string::npos) << r.text;
+  // Where the values the passes stored to O lay (review 12 F9.4).
+  EXPECT_NE(r.text.find("\nsaturation (+max): O: median |value| stored "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("near f8e4m3fnuz's max 240: the values before its conversion lie around and beyond the max\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("near f8e4m3fnuz's max 240: the values before its conversion lie around and beyond -max\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("not near"), std::string::npos) << r.text;
   EXPECT_NE(r.text.find("saturation scalars: alpha = "), std::string::npos) << r.text;
   // Values on both sides of 240 reach the conversion: some stored codes
   // are +-240, some are not.
@@ -1123,7 +1289,9 @@ TEST_F(DefaultCheckTest, Review10F4F8e5m2WithoutInfFixupFails) {
                         "+-inf, or NaN, in the sums they enter)"),
             std::string::npos)
       << r.text;
-  EXPECT_NE(r.text.find(", and NaN at 4 elements of A ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = 1)"),
+  // The -max pass's blocks start one block further (offset 1): with the
+  // +max pass's, both parities of block rows.
+  EXPECT_NE(r.text.find(", and NaN at 4 elements of A ([4 (q + 1 + 2 i) + t, 4 (r + 1 + 2 i) + t], t = 0..3, i = 1)"),
             std::string::npos)
       << r.text;
 }
@@ -1160,6 +1328,202 @@ TEST_F(DefaultCheckTest, Review10F6Fp8SubnormalsFlushedToZeroFails) {
   EXPECT_NE(r.text.find("f8e4m3fnuz's subnormals lie in [0.000976562, 0.0078125)"), std::string::npos) << r.text;
 }
 
+// Fresh-user review 13 F3: an f8e5m2 output after a K = 512 MFMA loop
+// (review 13 q2.kir on one workgroup): the conversion pass allows p + 5 = 8
+// bits before the conversion and the sum needs 10, so no conversion pass
+// exists, and the saturation and subnormal passes, planned on its inputs,
+// were silently lost too: clamps at +-49152 (0x47400000) instead of
+// f8e5m2's +-57344 (0x47600000) passed every seed. Now they scale inputs of
+// their own (exact in f32 up to the conversion), sized by a reference-only
+// run.
+constexpr char kDeepKFp8[] = R"(# fp8 GEMM-like loop on gfx950 with fp8 output: O = fp8(alpha * A*B^T + cvt(O))  (in-place fp8 epilogue)
+kernel q2s
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fn[32, 512] strides [512, 1] readonly
+arg B : f8e5m2[32, 512] strides [512, 1] readonly
+arg O : f8e5m2[32, 32] strides [32, 1] readwrite
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 512 step 64 iter(%c = %z) {
+    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %b = load B[wg.y * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e5m2x32
+    %d = mfma f32_32x32x64_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %c0 = slice %s, 0 : f32x4
+  %c1 = slice %s, 4 : f32x4
+  %c2 = slice %s, 8 : f32x4
+  %c3 = slice %s, 12 : f32x4
+  %o0 = load O[wg.x * 32 + tid.x floordiv 32 * 4, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o1 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o2 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %o3 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, wg.y * 32 + tid.x mod 32] along 0 : f8e5m2x4
+  %f0 = cvt %o0 : f32x4
+  %f1 = cvt %o1 : f32x4
+  %f2 = cvt %o2 : f32x4
+  %f3 = cvt %o3 : f32x4
+  %e0 = add %c0, %f0
+  %e1 = add %c1, %f1
+  %e2 = add %c2, %f2
+  %e3 = add %c3, %f3
+  %q0 = cvt %e0 : f8e5m2x4
+  %q1 = cvt %e1 : f8e5m2x4
+  %q2 = cvt %e2 : f8e5m2x4
+  %q3 = cvt %e3 : f8e5m2x4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4, wg.y * 32 + tid.x mod 32] along 0, %q0
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, wg.y * 32 + tid.x mod 32] along 0, %q1
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, wg.y * 32 + tid.x mod 32] along 0, %q2
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, wg.y * 32 + tid.x mod 32] along 0, %q3
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F3SaturationWithoutAConversionPass) {
+  const Compiled c = CompileText(kDeepKFp8);
+  const std::string m = absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x47400000"}, {"0xc7600000", "0xc7400000"}});
+  ASSERT_NE(m, c.assembly);
+  Expect(c, {Write(c, m, "q2_clamp49152.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "q2.hsaco"), 1);
+  // Random (exact and conversion inputs impossible), then saturation
+  // (+max), (-max) and subnormal.
+  ASSERT_EQ(r.passes.size(), 4u) << r.text;
+  EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
+  EXPECT_EQ(r.passes[1].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSubnormal);
+  EXPECT_NE(r.text.find("\nsaturation base (seed 1; no conversion pass exists, "), std::string::npos) << r.text;
+  // The sum of 512 products needs 10 bits (the conversion pass's blocker);
+  // the base's cap is 12: "up to 10 significand bits", "11", or "12".
+  EXPECT_TRUE(std::regex_search(r.text, std::regex(R"(exact in f32 \(up to 1[0-2] significand bits; )"))) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the saturation base inputs with alpha times "),
+            std::string::npos)
+      << r.text;
+  // The median aimed within a factor of 2 of f8e5m2's max, 57344 (0x7b:
+  // 1.75 * 2^15).
+  const std::regex aim(R"(the median \|value\| the reference stored to O \(f8e5m2\), [0-9.e+-]+, times [0-9.e+-]+ is ([0-9.e+-]+); f8e5m2's max is 57344\))");
+  std::smatch mm;
+  ASSERT_TRUE(std::regex_search(r.text, mm, aim)) << r.text;
+  EXPECT_GE(std::stod(mm[1].str()), 57344.0 / 2) << r.text;
+  EXPECT_LE(std::stod(mm[1].str()), 57344.0 * 1.05) << r.text;
+  EXPECT_EQ(r.text.find(" not run: "), std::string::npos) << r.text;
+}
+
+// Review 13 F3, "nothing silent": --inputs=conversion's refusal says what
+// auto mode's saturation passes do instead.
+TEST_F(DefaultCheckTest, Review13F3ConversionRefusalNamesTheSaturationBase) {
+  const Compiled c = CompileText(kDeepKFp8);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.inputs = InputMode::kConversion;
+  o.threads = 1;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("more than the 8 the conversion pass allows (f8e5m2's 3 + 5)"),
+            std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("(auto mode still runs the saturation and subnormal passes, on inputs of their "
+                                      "own, exact in f32 up to each conversion)"),
+            std::string::npos)
+      << r.status();
+}
+
+// Fresh-user review 13 F2: with --workgroups=16:17,0:1 the band writes rows
+// 256..271 of O (f8e4m3fnuz[512, 256]: bytes 65536.., past the first 2^16
+// elements, where the median was looked for), so the saturation and
+// subnormal passes were dropped without a word and clamps at +-224
+// (0x43600000) instead of +-240 passed. The median now comes from the
+// elements the run stored, over the pages it wrote.
+constexpr char kBandFp8[] = R"(kernel satq
+target gfx942
+workgroup 64 1 1
+grid 32 16 1
+arg A : f8e4m3fnuz[512, 32] strides [32, 1] readonly
+arg B : f8e4m3fnuz[256, 32] strides [32, 1] readonly
+arg O : f8e4m3fnuz[512, 256] strides [256, 1] writeonly
+arg alpha : f32
+  %a = load A[wg.x * 16 + tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %b = load B[wg.y * 16 + tid.x mod 16, tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+  %z = zero f32x4
+  %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %z
+  %s = mul %d, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[wg.x * 16 + tid.x floordiv 16 * 4, wg.y * 16 + tid.x mod 16] along 0, %q
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F2SaturationPassesForABandPastTheFirstPage) {
+  const Compiled c = CompileText(kBandFp8);
+  workgroups_.begin = {16, 0, 0};
+  workgroups_.end = {17, 1, 1};
+  const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(m224, c.assembly);
+  Expect(c, {Write(c, m224, "satq_clamp224.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "satq.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[3].mode, InputMode::kSaturation);
+  EXPECT_EQ(r.passes[4].mode, InputMode::kSubnormal);
+  // The conversion pass's values: sums of 32 products of A and B's
+  // +-m * 2^-2, m in [1, 3], times alpha = 2: a median |value| that is a
+  // non-zero multiple of 2^-3 below 240 (f8e4m3fnuz's max).
+  const std::regex med(R"(the median \|value\| that pass stored to O \(f8e4m3fnuz\), ([0-9.e+-]+),)");
+  std::smatch mm;
+  ASSERT_TRUE(std::regex_search(r.text, mm, med)) << r.text;
+  const double median = std::stod(mm[1].str());
+  EXPECT_GT(median, 0) << r.text;
+  EXPECT_LT(median, 240) << r.text;
+  EXPECT_EQ(std::fmod(median, 0.125), 0) << r.text;
+}
+
+// Review 13 F2, F3: a pass auto mode would run that cannot is named, with
+// why. A bf16 output has no subnormal pass (its subnormals are f32's).
+TEST_F(DefaultCheckTest, Review13SkippedPassesAreNamed) {
+  const Compiled c = CompileText(ComputedKernel("gfx942", "bf16"));
+  RunReport r = Run(c, Write(c, c.assembly, "bf16.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsubnormal pass for O not run: bf16's subnormals are f32's"), std::string::npos) << r.text;
+  for (const CheckPass& p : r.passes) EXPECT_NE(p.mode, InputMode::kSubnormal) << r.text;
+}
+
+// Review 13 F3, "nothing silent": no conversion pass and no saturation base
+// either (a K loop squaring its carried value: the analysis bounds only
+// linear growth), so the saturation and subnormal passes cannot run; the
+// report says so and why.
+constexpr char kSquaringLoop[] = R"(kernel sq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 64] strides [64, 1] readonly
+arg B : f16[16, 64] strides [64, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    %e = mul %d, %c
+    yield %e
+  }
+  %h = cvt %acc : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13NoSaturationBaseIsSaid) {
+  const Compiled c = CompileText(kSquaringLoop);
+  RunReport r = Run(c, Write(c, c.assembly, "sq.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_EQ(r.passes.size(), 1u) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max, -max) and subnormal passes not run: no conversion pass, and no inputs "
+                        "keep every value exact in f32 up to each conversion: 13:5: '%e = mul %d, %c': it "
+                        "multiplies two values that both depend on loop-carried values"),
+            std::string::npos)
+      << r.text;
+}
+
 // --dump of the two saturation passes: the second (alpha negated) went to
 // the same files as the first and overwrote them; now to
 // KERNEL.saturation-neg.* beside KERNEL.saturation.*.
@@ -1188,6 +1552,424 @@ TEST_F(DefaultCheckTest, DumpKeepsBothSaturationPasses) {
   EXPECT_NE(read("O.saturation.in.npy"), "");
   EXPECT_NE(read("O.saturation-neg.out.npy"), "");
   EXPECT_NE(read("O.subnormal.ref.npy"), "");
+  // One conversion pass: its files keep the plain mode name.
+  EXPECT_NE(read("O.conversion.out.npy"), "");
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dump, "/O.conversion-1.out.npy")));
+}
+
+// --dump of a chain's conversion passes (fresh-user review 12 F9, F5): both
+// levels wrote KERNEL.conversion.* and NAME.conversion.*, so the level-1
+// pass's inputs (the two-scale forms that check the first rounding) were
+// overwritten by level 2's; now NAME.conversion-1.* and NAME.conversion-2.*.
+// k3's level-1 B is +-1/2 or, at every 61st element, +-2^-8 or +-2^-9
+// (exact.cc LongSumTwoScale); level 2 sizes the values for the fp8
+// conversion, p + 5 = 9 bits (A and B narrowed in turn until the sum fits:
+// with both +-m * 2^-2, m <= 3, 64 products reach 3 * 3 * 64 = 576 steps
+// of 2^-4, beyond 2^9; A +-2^-1 and B +-m * 2^-2 reach 192 steps of 2^-3),
+// so none of B's elements lies below 2^-2: the low scale shows in the first
+// file only.
+TEST_F(DefaultCheckTest, DumpKeepsEachConversionLevel) {
+  const Compiled c = CompileText(ChainKernel(true));
+  const std::string dump = dir_->File("dumpc");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "k3d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_NE(r->text.find("chain level 2 of 2"), std::string::npos) << r->text;
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dump, "/B.conversion.in.npy")));
+  for (const char* f : {"k3.conversion-1.scalars.json", "k3.conversion-2.scalars.json", "Q.conversion-1.out.npy",
+                        "Q.conversion-2.ref.npy"})
+    EXPECT_TRUE(std::filesystem::exists(absl::StrCat(dump, "/", f))) << f;
+  const Arg* b = c.k.FindArg("B");
+  ASSERT_NE(b, nullptr);
+  // The smallest nonzero |element| of B in a level's file.
+  auto smallest = [&](const std::string& f) {
+    absl::StatusOr<std::string> bytes = ReadFileBytes(absl::StrCat(dump, "/", f));
+    EXPECT_TRUE(bytes.ok()) << f << ": " << bytes.status();
+    if (!bytes.ok()) return 0.0;
+    absl::StatusOr<std::vector<uint8_t>> e = ReadNpyElements(*b, *bytes);
+    EXPECT_TRUE(e.ok()) << f << ": " << e.status();
+    double m = 1e9;
+    for (size_t i = 0; e.ok() && i + 1 < e->size(); i += 2) {
+      uint16_t h = 0;
+      std::memcpy(&h, e->data() + i, 2);
+      const double x = std::fabs(F16BitsToF32(h));
+      if (x > 0) m = std::min(m, x);
+    }
+    return m;
+  };
+  const double low1 = smallest("B.conversion-1.in.npy"), low2 = smallest("B.conversion-2.in.npy");
+  EXPECT_TRUE(low1 == std::ldexp(1.0, -8) || low1 == std::ldexp(1.0, -9)) << low1;
+  EXPECT_GE(low2, 0.25) << low2;
+}
+
+// Fresh-user review 12 F1: one MFMA result, times alpha, stored to O
+// (f8e4m3fnuz, max 240) and to P (`p_elem`: f8e5m2fnuz, max 57344, or an
+// f16 copy, max 65504). The saturation and subnormal passes scaled alpha
+// for O only: P never came near its max or its subnormals.
+std::string TwoOutputKernel(const std::string& p_elem) {
+  return absl::StrCat(R"(kernel q942
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
+arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
+arg P : )", p_elem, R"([16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+  %p = cvt %s : )", p_elem, R"(x4
+  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
+end
+)");
+}
+
+// |x| below `thresh` (f32 bits) flushed to 0 in VGPR s (t: scratch), as an
+// FTZ mode or a "flush tiny" fast path does (the review's flush.py).
+std::string FlushBelow(const std::string& thresh, const std::string& s, const std::string& t) {
+  return absl::StrCat("  v_and_b32 ", t, ", 0x7fffffff, ", s, "\n  v_cmp_ngt_f32 vcc, ", thresh, ", ", t,
+                      "\n  s_nop 1\n  v_cndmask_b32 ", s, ", 0, ", s, ", vcc\n");
+}
+
+// m1: P's clamp at +-28672 (0x46e00000) instead of f8e5m2fnuz's +-57344
+// (0x47600000); m5: P's operands flushed below 2^-15 (0x38000000,
+// f8e5m2fnuz's smallest normal) before each v_cvt_pk_bf8_f32. Both passed
+// seeds 1-5 before (the review's m1.s, m5.s with its kirc: PASS x5).
+TEST_F(DefaultCheckTest, Review12F1SecondFp8OutputClampAndFlushFail) {
+  const Compiled c = CompileText(TwoOutputKernel("f8e5m2fnuz"));
+  const std::string m1 =
+      absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x46e00000"}, {"0xc7600000", "0xc6e00000"}});
+  ASSERT_NE(m1, c.assembly);
+  Expect(c, {Write(c, m1, "m1.hsaco"),
+             BeforeConversions(c, {"v_cvt_pk_bf8_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38000000", s, t); },
+                               "m5.hsaco")});
+  // Two groups: O's passes, then P's (alpha scaled by 57344 / P's median),
+  // each saying where the medians of the outputs it aims at lay.
+  RunReport r = Run(c, Write(c, c.assembly, "q942.hsaco"), 1);
+  ASSERT_EQ(r.passes.size(), 8u) << r.text;
+  EXPECT_EQ(r.passes[2].name, "saturation (+max)");
+  EXPECT_EQ(r.passes[4].name, "saturation (+max, P)");
+  EXPECT_EQ(r.passes[5].name, "saturation (-max, P)");
+  EXPECT_EQ(r.passes[6].name, "subnormal");
+  EXPECT_EQ(r.passes[7].name, "subnormal (P)");
+  EXPECT_NE(r.text.find("\ninputs: saturation (+max, P) (seed 1): the conversion pass's with alpha times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max, P): P: median |value| stored 57344 (of "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("near f8e5m2fnuz's max 57344: the values before its conversion lie around and beyond the max\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("near f8e5m2fnuz's subnormals [7.62939e-06, 3.05176e-05): the values before its conversion lie "
+                        "around its subnormal range\n"),
+            std::string::npos)
+      << r.text;
+}
+
+// --dump of a further group's passes: beside the first group's files, not
+// over them (saturation-P., saturation-neg-P., subnormal-P.).
+TEST_F(DefaultCheckTest, Review12DumpKeepsEachGroupsPasses) {
+  const Compiled c = CompileText(TwoOutputKernel("f8e5m2fnuz"));
+  const std::string dump = dir_->File("dump12");
+  std::filesystem::create_directories(dump);
+  EmuDevice emu(bin_);
+  RunOptions o;
+  o.llvm_bin = bin_;
+  o.code_object_path = Write(c, c.assembly, "q942d.hsaco");
+  o.seed = 1;
+  o.threads = 1;
+  o.dump_dir = dump;
+  absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const char* f : {"q942.saturation.scalars.json", "q942.saturation-neg.scalars.json", "q942.subnormal.scalars.json",
+                        "q942.saturation-P.scalars.json", "q942.saturation-neg-P.scalars.json",
+                        "q942.subnormal-P.scalars.json", "P.saturation-P.ref.npy", "P.subnormal-P.ref.npy"})
+    EXPECT_TRUE(std::filesystem::exists(absl::StrCat(dump, "/", f))) << f;
+}
+
+// The review's addendum: P an f16 copy. qh_sat: P clamped to +-65504
+// (0x477fe000) before each v_cvt_f16_f32 instead of overflowing to inf
+// (a NaN kept by the v_cmp_u select); it passed seeds 1-5 before (the
+// review's qh_sat.s: PASS x5).
+TEST_F(DefaultCheckTest, Review12F1F16CopyClampedAtMaxFails) {
+  const Compiled c = CompileText(TwoOutputKernel("f16"));
+  auto clamp = [](const std::string& s, const std::string& t) {
+    return absl::StrCat("  v_cmp_u_f32 vcc, ", s, ", ", s, "\n  v_min_f32 ", t, ", 0x477fe000, ", s,
+                        "\n  v_max_f32 ", t, ", 0xc77fe000, ", t, "\n  s_nop 1\n  v_cndmask_b32 ", s, ", ", t, ", ",
+                        s, ", vcc\n");
+  };
+  Expect(c, {BeforeConversions(c, {"v_cvt_f16_f32"}, 1, clamp, "qh_sat.hsaco"),
+             BeforeConversions(c, {"v_cvt_f16_f32"}, 1,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "qh_fl.hsaco")});
+}
+
+// Fresh-user review 12 F3: f16 gemm C = alpha * A * B + beta * C. The
+// subnormal pass scaled alpha only; beta * C kept the stored median at 5
+// (yet the report said "around its subnormal range"), and an epilogue that
+// flushes |x| < 2^-14 (0x38800000, f16's smallest normal) before each
+// v_cvt_pk_f16_f32 / v_cvt_f16_f32 passed seeds 1-5 (the review's
+// gb_flush.s: PASS x5). Now alpha and beta scale together.
+TEST_F(DefaultCheckTest, Review12F3GemmEpilogueFlushFails) {
+  const Compiled c = CompileText(GemmKernel("gb", "gfx950", "f16[64, 64]", "f16[64, 64]", "f16[64, 64]",
+                                            {"alpha", "beta"}, "C = alpha * A.mk * B.nk + beta * C"));
+  Expect(c, {BeforeConversions(c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "gb_flush.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "gb.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: subnormal (seed 1): the conversion pass's with alpha and beta times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("near f16's subnormals [5.96046e-08, 6.10352e-05): the values before its conversion lie around "
+                        "its subnormal range\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("not near"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 12 F4 (two_b.kir): two MFMA chains, O1 = cvt(alpha *
+// acc1), O2 = cvt(acc2 + acc2), both f8e4m3fn (max 448). alpha scaled O1
+// only; O2 never came near 448, and its clamp at +-240 (0x43700000, the
+// fnuz max) instead of +-448 (0x43e00000) passed seeds 1-5 (the review's
+// two_b_c240.s: PASS x5). Now A2 (or B2) carries O2's own pass.
+constexpr char kTwoChains[] = R"(kernel two_b
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnx4
+  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s2 = add %acc2, %acc2
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)";
+
+TEST_F(DefaultCheckTest, Review12F4SecondChainClampFails) {
+  const Compiled c = CompileText(kTwoChains);
+  // O2's conversion follows O1's: its clamps are the second half.
+  const std::regex first_min(R"(v_min_f32 v\d+, 0x43e00000)");
+  std::vector<size_t> at;
+  for (auto it = std::sregex_iterator(c.assembly.begin(), c.assembly.end(), first_min); it != std::sregex_iterator();
+       ++it)
+    at.push_back(static_cast<size_t>(it->position(0)));
+  ASSERT_EQ(at.size(), 8u) << c.assembly;
+  const std::string o2 = c.assembly.substr(at[4]);
+  const std::string m = c.assembly.substr(0, at[4]) +
+                        absl::StrReplaceAll(o2, {{"0x43e00000", "0x43700000"}, {"0xc3e00000", "0xc3700000"}});
+  Expect(c, {Write(c, m, "two_b_c240.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "two_b.hsaco"), 1);
+  EXPECT_NE(r.text.find("\nsaturation (+max, O2): O2: median |value| stored "), std::string::npos) << r.text;
+}
+
+// One carrier serves outputs of the same type and median: O1 and O2 both
+// times alpha (two.kir) share one pass of each kind, which aims at both.
+TEST_F(DefaultCheckTest, Review12SharedAlphaOutputsShareThePasses) {
+  const Compiled c = CompileText(absl::StrReplaceAll(kTwoChains, {{"%s2 = add %acc2, %acc2", "%s2 = mul %acc2, alpha"}}));
+  RunReport r = Run(c, Write(c, c.assembly, "two.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  for (const char* o : {"O1", "O2"})
+    for (const char* pass : {"saturation (+max)", "saturation (-max)", "subnormal"})
+      EXPECT_NE(r.text.find(absl::StrCat("\n", pass, ": ", o, ": median |value| stored ")), std::string::npos)
+          << pass << " " << o << "\n"
+          << r.text;
+}
+
+// Review 12 F9.4: the line of each aimed output says plainly whether the
+// pass's median |value| reached the aim (within a factor 4: at least max / 4
+// for the max, around 2^-19 for f16's subnormals [2^-24, 2^-14)), else that
+// the pass does not check it. f16 codes by hand: 5 = 0x4500, 2^-20 = 0x0010
+// (16 * 2^-24), 60000 = 0x7b53, 65504 = 0x7bff, inf = 0x7c00; an element
+// equal to the pass's input (0x3c00 = 1 in both) was not stored and counts
+// not.
+TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
+  Arg p;
+  p.name = "P";
+  p.kind = Arg::Kind::kBuffer;
+  p.elem = ElemType::kF16;
+  p.shape = {5};
+  p.strides = {1};
+  p.access = Access::kWriteOnly;
+  auto data = [](std::vector<uint16_t> codes) {
+    std::vector<uint8_t> b;
+    for (uint16_t c : codes) b.insert(b.end(), {static_cast<uint8_t>(c & 0xff), static_cast<uint8_t>(c >> 8)});
+    KernelData d;
+    d.buffers["P"] = b;
+    return d;
+  };
+  const KernelData in = data({0, 0, 0, 0, 0x3c00});
+  EXPECT_EQ(AimedOutputLine(in, data({0x4500, 0x4500, 0x4500, 0x0010, 0x3c00}), p, /*sub=*/true, 1, "subnormal (P)"),
+            "subnormal (P): P: median |value| stored 5 (of 4), not near f16's subnormals [5.96046e-08, 6.10352e-05): "
+            "its subnormal conversion is not checked by this pass\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x0010, 0x0010, 0x0010, 0x4500, 0x3c00}), p, /*sub=*/true, 1, "subnormal"),
+            "subnormal: P: median |value| stored 9.53674e-07 (of 4), near f16's subnormals [5.96046e-08, "
+            "6.10352e-05): the values before its conversion lie around its subnormal range\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x7bff, 0x7c00, 0x7b53, 0x4500, 0x3c00}), p, /*sub=*/false, -1,
+                            "saturation (-max)"),
+            "saturation (-max): P: median |value| stored 65504 (of 4), near f16's max 65504: the values before its "
+            "conversion lie around and beyond -max\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x4500, 0x4500, 0x4500, 0x7b53, 0x3c00}), p, /*sub=*/false, 1, "saturation"),
+            "saturation: P: median |value| stored 5 (of 4), not near f16's max 65504: its saturation is not checked "
+            "by this pass\n");
+}
+
+// ---------------------------------------------------------------------------
+// Fresh-user review 12 F4, F8: the saturation passes' NaN/inf blocks
+// (ChooseDiagonals; placed by reference-only runs, run.cc).
+
+// F4: two independent K loops (A1 * B1, A2 * B2), each times alpha to
+// f8e4m3fn (no inf: NaN in both saturation passes). NaN went into A1 only,
+// so O2's conversion without its NaN select (its four v_cndmask_b32 after
+// O1's four become moves: a NaN then leaves v_min/v_max as +-448) passed
+// seeds 1 to 5.
+constexpr char kTwoChainsSharedAlpha[] = R"(kernel two
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
+arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %q = cvt %s : f8e4m3fnx4
+  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
+    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s2 = mul %acc2, alpha
+  %q2 = cvt %s2 : f8e4m3fnx4
+  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
+end
+)";
+
+TEST_F(DefaultCheckTest, Review12F4SecondChainWithoutNanSelectFails) {
+  const Compiled c = CompileText(kTwoChainsSharedAlpha);
+  // Every NaN select after the first conversion's four.
+  const std::regex r(kNanSelect);
+  std::vector<std::smatch> ms;
+  for (auto it = std::sregex_iterator(c.assembly.begin(), c.assembly.end(), r); it != std::sregex_iterator(); ++it)
+    ms.push_back(*it);
+  ASSERT_EQ(ms.size(), 8u) << c.assembly;
+  const size_t cut = static_cast<size_t>(ms[4].position(0));
+  const std::string mutant =
+      c.assembly.substr(0, cut) + std::regex_replace(c.assembly.substr(cut), r, "v_mov_b32 $1, $2");
+  Expect(c, {Write(c, mutant, "two_nonan2.hsaco")}, 5);
+  // Each output's conversion met NaN: one block of 4 x 4 elements of A1
+  // and of A2 (16 rows: one block) makes 4 rows of the 16 x 16 result NaN,
+  // 64 elements of each output, in both passes.
+  RunReport own = Run(c, Write(c, c.assembly, "two.hsaco"), 1);
+  for (const char* pass : {"saturation (+max): ", "saturation (-max): "})
+    EXPECT_NE(own.text.find(absl::StrCat("\n", pass, "NaN reached O1 at 64 elements; NaN reached O2 at 64 elements")),
+              std::string::npos)
+        << own.text;
+  EXPECT_NE(own.text.find("NaN at 4 elements of A1 ("), std::string::npos) << own.text;
+  EXPECT_NE(own.text.find("NaN at 4 elements of A2 ("), std::string::npos) << own.text;
+}
+
+// F8: an fp8 output storing rows 0..7 (the first accumulator group) of a
+// 32 x 32 MFMA result. The NaN blocks at rows 4 (q + 2 i) + t missed them
+// on seeds 1, 2, 3, 7 and 8, where the conversion without its NaN select
+// passed.
+constexpr char kPartialStore[] = R"(kernel part
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readonly
+arg B : f16[32, 64] strides [64, 1] readonly
+arg O : f8e4m3fnuz[8, 32] strides [32, 1] writeonly
+)";
+constexpr char kPartialStoreBody[] = R"(arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 64 step 8 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %d = mfma f32_32x32x8_f16 %a, %b, %c
+    yield %d
+  }
+  %c0 = slice %acc, 0 : f32x4
+  %s = mul %c0, alpha
+  %q = cvt %s : f8e4m3fnuzx4
+  store O[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %q
+)";
+
+TEST_F(DefaultCheckTest, Review12F8PartialStoreWithoutNanSelectFails) {
+  const Compiled c = CompileText(absl::StrCat(kPartialStore, kPartialStoreBody, "end\n"));
+  Expect(c, {Mutant(c, kNanSelect, "v_mov_b32 $1, $2", 4, "part_nonan.hsaco")}, 10);
+  // A NaN at A[i, k] makes row i of the result NaN: a block of 4 rows of A
+  // among O's 8 stored rows gives 4 x 32 = 128 NaN elements of O (the two
+  // blocks of a pass are 8 rows apart: one at most lands in rows 0..7).
+  RunReport own = Run(c, Write(c, c.assembly, "part.hsaco"), 1);
+  EXPECT_NE(own.text.find("\nsaturation (-max): NaN reached O at 128 elements ("), std::string::npos) << own.text;
+  // f16 A has +inf: the +max pass's blocks are +inf.
+  EXPECT_NE(own.text.find("\nsaturation (+max): +inf reached O at 128 elements ("), std::string::npos) << own.text;
+}
+
+// An output no block can reach (P stores the conversion of a zero): the
+// report says so instead of claiming NaN reached it.
+TEST_F(DefaultCheckTest, Review12F8OutputNoNanReachesIsReported) {
+  const Compiled c = CompileText(absl::StrCat(kPartialStore, "arg P : f8e4m3fnuz[8, 32] strides [32, 1] writeonly\n",
+                                              kPartialStoreBody, R"(  %z4 = zero f32x4
+  %zp = cvt %z4 : f8e4m3fnuzx4
+  store P[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %zp
+end
+)"));
+  RunReport own = Run(c, Write(c, c.assembly, "partp.hsaco"), 1);
+  EXPECT_TRUE(own.ok) << own.text;
+  EXPECT_NE(own.text.find("\nsaturation (-max): NaN reached O at 128 elements; no NaN reached P: its NaN path is "
+                          "not checked by this pass ("),
+            std::string::npos)
+      << own.text;
+  EXPECT_NE(own.text.find("; no +inf reached P: its +inf path is not checked by this pass ("), std::string::npos)
+      << own.text;
 }
 
 }  // namespace

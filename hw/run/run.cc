@@ -14,6 +14,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -513,51 +515,203 @@ std::string ExtremeInputs(const Kernel& k, const KernelData& inputs, double limi
   return absl::StrJoin(found, ", ");
 }
 
-// The median |value| of the finite, non-zero elements below the type's max
-// that the run stored to `ref`'s first writable buffer of `k` whose type is
-// one of `types` (of its first 2^16 elements, those whose bytes differ from
-// `in`'s, the pass's inputs: elements the kernel never writes keep their
+// At most this many stored elements of a buffer size the saturation and
+// subnormal passes' scale (StoredSample).
+constexpr size_t kStoredSampleElements = size_t{1} << 16;
+// Of at most this many of the pages a run wrote, spread over them.
+constexpr size_t kStoredSamplePages = 8;
+
+// |value| of up to kStoredSampleElements elements of buffer `a` (a float
+// type) that the run stored to `ref`: elements whose bytes differ from
+// `in`'s, the run's inputs (elements the kernel never writes keep their
 // inputs and say nothing of the values it stores, fresh-user review 11 F5),
-// and that type; 0 when there is none.
-double NarrowOutputMedian(const Kernel& k, const KernelData& in, const KernelData& ref,
-                          const std::vector<ElemType>& types, ElemType* type) {
+// taken from at most kStoredSamplePages of the pages `ref` materialised
+// (every page a store wrote; compiler/ir/paged_bytes.h), spread evenly over
+// them, and evenly over the stored elements found: a --workgroups band that
+// writes only the buffer's last rows is sampled there (fresh-user review 13
+// F2: only the first 2^16 elements were read). `all` false: only finite,
+// non-zero values below the type's max (what a saturation or subnormal
+// scale is sized from); true: every non-NaN one, zeros, +-max and
+// infinities included (where the values before the conversion lay: review
+// 12 F1, F3). Empty when there are none.
+std::vector<double> StoredSample(const Arg& a, const KernelData& in, const KernelData& ref, bool all) {
+  std::vector<double> v;
+  auto it = ref.buffers.find(a.name);
+  if (a.kind != Arg::Kind::kBuffer || a.shape.empty() || it == ref.buffers.end()) return v;
+  const PagedBytes& r = it->second;
+  auto was = in.buffers.find(a.name);
+  const PagedBytes* w = was == in.buffers.end() ? nullptr : &was->second;
+  const std::vector<uint64_t> written = r.MaterialisedPages();
+  std::vector<uint64_t> pages;
+  for (size_t i = 0; i < std::min(written.size(), kStoredSamplePages); ++i)
+    pages.push_back(written[i * written.size() / std::min(written.size(), kStoredSamplePages)]);
+  const double max = FloatRangeOf(a.elem).max;
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+  std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
+  for (uint64_t page : pages) {
+    const uint64_t begin = page * PagedBytes::kPageBytes;
+    const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
+    r.Read(begin, now.data(), n);
+    if (w != nullptr && w->size() == r.size()) w->Read(begin, before.data(), n);
+    for (uint64_t off = 0; off < n; off += eb) {
+      if (w != nullptr && w->size() == r.size() && std::memcmp(&now[off], &before[off], eb) == 0) continue;
+      const double x = std::fabs(ElementValue(a.elem, &now[off]));
+      if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) v.push_back(x);
+    }
+  }
+  if (v.size() > kStoredSampleElements) {
+    std::vector<double> even(kStoredSampleElements);
+    for (size_t i = 0; i < even.size(); ++i) even[i] = v[i * v.size() / even.size()];
+    v = std::move(even);
+  }
+  return v;
+}
+
+// The median of StoredSample(a, in, ref, all); 0 when it is empty. `*count`
+// (when given) is how many the median is of.
+double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count = nullptr) {
+  std::vector<double> v = StoredSample(a, in, ref, all);
+  if (count != nullptr) *count = static_cast<int64_t>(v.size());
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
+// the reference interpreter alone on its inputs (`seed`; the workgroups of
+// `io`), whose stored values size the saturation and subnormal passes when
+// no conversion pass exists. Per output of `outputs`, the median
+// StoredMedian gives (0: none stored), or the interpreter's error.
+absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
+                                                                    uint64_t seed, const InterpOptions& io,
+                                                                    const std::vector<ComputedOutput>& outputs) {
+  KernelData in = MakeConversionInputs(k, base, seed);
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  if (absl::Status st = Interpret(k, ref, io); !st.ok()) return st;
+  const KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+  std::map<std::string, double> m;
+  for (const ComputedOutput& o : outputs)
+    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = StoredMedian(in, out, *a, /*all=*/false);
+  return m;
+}
+
+// "WHAT not run: WHY\n": a pass auto mode would run that did not (fresh-user
+// review 13 F2, F3: the saturation and subnormal passes vanished without a
+// word).
+std::string SkippedLine(const std::string& what, const std::string& why) {
+  return absl::StrCat(what, " not run: ", why, "\n");
+}
+
+// The line saying what the saturation base is (no conversion pass exists):
+// its inputs and the median the reference stored on them.
+std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
+                     const std::map<std::string, double>& medians) {
+  std::vector<std::string> parts;
+  for (const Arg& a : k.args)
+    if (auto it = base.formats.find(a.name); it != base.formats.end())
+      parts.push_back(absl::StrCat(a.name, " ", it->second.Describe(a.elem)));
+  int bits = 0;  // the most significand bits before a conversion
+  for (const ConversionNote& n : base.conversions) bits = std::max(bits, n.bits);
+  return absl::StrCat(
+      "saturation base (seed ", seed, "; no conversion pass exists, so the saturation and subnormal passes scale "
+      "inputs of their own, run on the reference only): ", absl::StrJoin(parts, "; "),
+      "; every mfma or gemm sum exact, each conversion's operand exact in f32 (",
+      bits > 0 ? absl::StrCat("up to ", bits, " significand bits; ") : std::string(),
+      "beyond the target's max saturating the same way on both sides)",
+      "; the median |value| the reference stored on them to ", [&] {
+        std::vector<std::string> ms;
+        for (const auto& [name, m] : medians) ms.push_back(absl::StrFormat("%s is %g", name, m));
+        return absl::StrJoin(ms, ", ");
+      }(), "\n");
+}
+
+// For the refusal of --inputs=conversion: what auto mode's saturation and
+// subnormal passes do without a conversion pass (PlanSaturationBase); ""
+// when `k` has no mfma or gemm (no such passes).
+std::string SaturationBaseNote(const Kernel& k, const std::string& filename) {
+  if (!HasUnorderedSum(k)) return "";
+  const ExactPlan b = PlanSaturationBase(k);
+  if (!b.exact)
+    return absl::StrCat(" (auto mode's saturation and subnormal passes cannot run either: no inputs keep every "
+                        "value exact in f32 up to each conversion: ",
+                        WithFile(b.blocker, filename), ")");
+  if (ComputedConversionTargets(k, b).empty()) return "";
+  return " (auto mode still runs the saturation and subnormal passes, on inputs of their own, exact in f32 up to "
+         "each conversion)";
+}
+
+// Per output of `k` of one of `types` (the converted outputs), in argument
+// order: its name and how many of its elements the reference stored a NaN
+// or inf to (`ref` differs from `in` there), counted over the pages the run
+// wrote (at most 64 of them, spread over them, as StoredSample samples: a
+// --workgroups band past the buffer's start is counted where it wrote).
+std::vector<std::pair<std::string, int64_t>> NonFiniteStored(const Kernel& k, const KernelData& in,
+                                                             const KernelData& ref,
+                                                             const std::vector<ElemType>& types) {
+  constexpr size_t kPages = 64;
+  std::vector<std::pair<std::string, int64_t>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
         std::find(types.begin(), types.end(), a.elem) == types.end())
       continue;
     auto it = ref.buffers.find(a.name);
     if (it == ref.buffers.end()) continue;
+    const PagedBytes& now = it->second;
     auto was = in.buffers.find(a.name);
-    bool any = true;
-    for (int64_t e : a.shape) any = any && e > 0;
-    std::vector<int64_t> idx(a.shape.size(), 0);
-    std::vector<double> v;
-    const double max = FloatRangeOf(a.elem).max;
-    const int eb = ElemBytes(a.elem);
-    for (int64_t n = 0; any && n < (int64_t{1} << 16); ++n) {
-      int64_t off = 0;
-      for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * a.strides[d];
-      uint8_t b[4] = {}, b0[4] = {};
-      it->second.Read(static_cast<uint64_t>(off * eb), b, static_cast<uint64_t>(eb));
-      if (was != in.buffers.end()) was->second.Read(static_cast<uint64_t>(off * eb), b0, static_cast<uint64_t>(eb));
-      const bool stored = was == in.buffers.end() || std::memcmp(b, b0, static_cast<size_t>(eb)) != 0;
-      if (!stored) {
-        if (!NextIndex(idx, a.shape)) break;
-        continue;
-      }
-      const double x = std::fabs(ElementValue(a.elem, b));
-      if (std::isfinite(x) && x > 0 && x < max) v.push_back(x);
-      if (!NextIndex(idx, a.shape)) break;
+    const PagedBytes* w = was == in.buffers.end() || was->second.size() != now.size() ? nullptr : &was->second;
+    const std::vector<uint64_t> written = now.MaterialisedPages();
+    const size_t n_pages = std::min(written.size(), kPages);
+    const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+    std::vector<uint8_t> b(PagedBytes::kPageBytes), b0(PagedBytes::kPageBytes);
+    int64_t count = 0;
+    for (size_t i = 0; i < n_pages; ++i) {
+      const uint64_t begin = written[i * written.size() / n_pages] * PagedBytes::kPageBytes;
+      const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, now.size() - begin) / eb * eb;
+      now.Read(begin, b.data(), n);
+      if (w != nullptr) w->Read(begin, b0.data(), n);
+      for (uint64_t off = 0; off < n; off += eb)
+        if ((w == nullptr || std::memcmp(&b[off], &b0[off], eb) != 0) && !std::isfinite(ElementValue(a.elem, &b[off])))
+          ++count;
     }
-    if (v.empty()) continue;
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    *type = a.elem;
-    return v[v.size() / 2];
+    r.emplace_back(a.name, count);
   }
-  return 0;
+  return r;
 }
 
+// At most this many reference-only runs place a saturation pass's NaN/inf
+// blocks (ExactFormat::diagonal_offset d, d0 .. d0 + 7: every block row of
+// a 32-row MFMA tile, 8 blocks of 4 rows).
+constexpr int kDiagonalTrials = 8;
+
 }  // namespace
+
+// Within this factor of its aim, the median |value| a saturation or
+// subnormal pass stored to an output counts as having reached it (its max:
+// at least max / 4, beyond included; its subnormals: within a factor 4 of
+// the middle of their range).
+constexpr double kAimFactor = 4;
+
+std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
+                            const std::string& pass) {
+  int64_t n = 0;
+  const double m = StoredMedian(in, ref, a, /*all=*/true, &n);
+  const FloatRange range = FloatRangeOf(a.elem);
+  const std::string tn(ElemTypeName(a.elem));
+  const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+  const bool near = n > 0 && (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
+  const std::string where =
+      sub ? absl::StrFormat("%s's subnormals [%g, %g)", tn, range.min_subnormal, range.min_normal)
+          : absl::StrFormat("%s's max %g", tn, range.max);
+  if (n == 0)
+    return absl::StrCat(pass, ": ", a.name, ": no value stored: its ", sub ? "subnormal conversion" : "saturation",
+                        " is not checked by this pass\n");
+  if (near)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), near ", m, n), where,
+                        ": the values before its conversion lie around ",
+                        sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
+  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), not near ", m, n), where,
+                      ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
+}
 
 int DefaultThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
@@ -608,7 +762,19 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     if (conv_plans.empty() && opts.inputs == InputMode::kConversion)
       return absl::FailedPreconditionError(absl::StrCat(
           "conversion inputs are impossible for kernel '", k.name, "': ",
-          WithFile(PlanConversionInputs(k).blocker, opts.filename), "; use --inputs=auto or --inputs=random"));
+          WithFile(PlanConversionInputs(k).blocker, opts.filename), "; use --inputs=auto or --inputs=random",
+          SaturationBaseNote(k, opts.filename)));
+  }
+  // Without a conversion pass, the saturation and subnormal passes scale
+  // inputs of their own (PlanSaturationBase; fresh-user review 13 F3: they
+  // were lost with it, silently).
+  std::optional<ExactPlan> sat_base;
+  std::string sat_base_blocker;  // why even those inputs do not exist
+  if (!user && opts.inputs == InputMode::kAuto && conv_plans.empty() && HasUnorderedSum(k) &&
+      HasNarrowingConversion(k)) {
+    ExactPlan b = PlanSaturationBase(k);
+    if (b.exact) sat_base = std::move(b);
+    else sat_base_blocker = WithFile(b.blocker, opts.filename);
   }
   // Conversions no conversion pass rounds: beside an mfma or gemm a random
   // pass follows for them (fresh-user review 8 F8).
@@ -657,13 +823,25 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     const ExactPlan* conv = nullptr;  // kConversion: its plan (in conv_plans)
     ExactPlan sat;                    // kSaturation, kSubnormal: its plan
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
+    std::string reach_line;           // kSaturation: which converted outputs its NaN/inf blocks reach
+    // kSaturation with NaN blocks only: the reference-only run that placed
+    // them, on this pass's inputs (its inputs, the reference's results),
+    // reused instead of running the reference again.
+    std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
     std::string suffix;               // after the mode's name: "saturation (-max)"
-    std::string dump_tag;             // --dump file names: "saturation-neg." (else the mode's name)
+    std::string dump_tag;             // --dump file names: "saturation-neg.", "conversion-2." (else the mode's name)
+    std::vector<std::string> aimed;   // kSaturation, kSubnormal: the outputs it aims at
+    int sign = 1;                     // kSaturation: -1 for the -max pass
   };
   std::vector<PassSpec> passes;
   auto add = [&](InputMode m) { passes.push_back(PassSpec{m}); };
   auto add_conversion_passes = [&] {
-    for (const ExactPlan& c : conv_plans) passes.push_back(PassSpec{InputMode::kConversion, &c});
+    for (const ExactPlan& c : conv_plans) {
+      passes.push_back(PassSpec{InputMode::kConversion, &c});
+      // A chain's levels each to their own --dump files (fresh-user review
+      // 12 F9: they shared "conversion.", the last level's files remained).
+      if (conv_plans.size() > 1) passes.back().dump_tag = absl::StrCat("conversion-", c.level, ".");
+    }
   };
   if (user) {
     // The values not given are generated as the mode says (auto: random).
@@ -774,20 +952,37 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   r.exact_blocker = blocker;
   r.ok = true;
   std::string passes_text;
-  // Two saturation passes and a subnormal one are planned after the first
-  // conversion pass when the kernel converts an mfma/gemm result to f16,
-  // bf16 or fp8 (below; no subnormal pass for bf16, whose subnormals are
-  // f32's); counted until that pass has run (review 10 F7: "2 of 2" when
-  // three passes ran).
-  const std::vector<ElemType> sat_targets = opts.inputs == InputMode::kAuto && !conv_plans.empty()
-                                                ? ComputedConversionTargets(k, conv_plans.front())
-                                                : std::vector<ElemType>{};
-  bool sat_pending = !sat_targets.empty();
-  const int sat_passes =
-      2 + (std::count(sat_targets.begin(), sat_targets.end(), ElemType::kBF16) <
-                   static_cast<std::ptrdiff_t>(sat_targets.size())
-               ? 1
-               : 0);
+  // Saturation passes (+max, -max) and a subnormal one per group of outputs
+  // that one carrier and scale serve are planned after the first conversion
+  // pass when the kernel converts an mfma/gemm result to f16, bf16 or fp8
+  // (below; no subnormal pass for bf16, whose subnormals are f32's), or,
+  // without a conversion pass, after the first pass from the saturation
+  // base (fresh-user review 13 F3); counted until then (review 10 F7: "2 of
+  // 2" when three passes ran) as one group per output type.
+  const ExactPlan* sat_src = opts.inputs == InputMode::kAuto && !conv_plans.empty() ? &conv_plans.front()
+                             : sat_base                                             ? &*sat_base
+                                                                                    : nullptr;
+  const std::vector<ComputedOutput> sat_outputs =
+      sat_src != nullptr ? ComputedConversionOutputs(k, *sat_src) : std::vector<ComputedOutput>{};
+  bool sat_pending = !sat_outputs.empty();
+  int sat_passes = 0;
+  {
+    std::set<ElemType> types;
+    for (const ComputedOutput& o : sat_outputs)
+      if (types.insert(o.type).second) sat_passes += o.type == ElemType::kBF16 ? 2 : 3;
+  }
+  // The saturation base's medians (no conversion pass): from a
+  // reference-only run before the passes, whose buffers are gone before
+  // theirs are made.
+  std::map<std::string, double> base_medians;
+  std::string base_failed;  // the reference's error on the base inputs
+  if (sat_pending && sat_base) {
+    absl::StatusOr<std::map<std::string, double>> m = SaturationBaseMedians(k, *sat_base, opts.seed, io, sat_outputs);
+    if (m.ok())
+      base_medians = std::move(*m);
+    else
+      base_failed = std::string(m.status().message());
+  }
   auto passes_planned = [&] { return passes.size() + (sat_pending ? sat_passes : 0); };
   // "conversion (chain level 2 of 3)" when a chain has several passes.
   auto pass_name = [&](size_t at) {
@@ -805,6 +1000,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
+    if (passes[pi].placed) inputs = passes[pi].placed->first;  // the same values (place_blocks)
     // Bit for bit: exact and adversarial inputs; the user's values when k has
     // no mfma or gemm (IEEE ops in program order on both sides, whatever the
     // values). Else within the rounding bound of a magnitude shadow run.
@@ -826,7 +1022,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     std::atomic<bool> skip_shadow{false};
     auto reference = [&, bitwise, records](InterpOptions o) {
       if (records) o.loaded_after_store = &loaded_after_store;
-      ref_st = Interpret(records ? record_kernel : k, ref, o);
+      if (passes[pi].placed && !records) {
+        ref = PagedInterpArgs{passes[pi].placed->second.buffers, passes[pi].placed->second.scalars};
+        ref_st = absl::OkStatus();
+      } else {
+        ref_st = Interpret(records ? record_kernel : k, ref, o);
+      }
       o.loaded_after_store = nullptr;
       if (ref_st.ok() && !bitwise && !skip_shadow) {
         // The magnitude shadow: the same kernel on |inputs| with |constants|
@@ -986,11 +1187,18 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     }
     std::string& t = passes_text;
     t += user                             ? UserInputsLine(*uv, mode, opts.seed, unordered)
-         : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line
+         : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line + passes[pi].reach_line
               : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
                            unrounded);
+    // Where the values of each output a saturation or subnormal pass aimed
+    // at actually lay (review 12 F9.4: the line said "around and beyond the
+    // max" when they were not).
+    if (!user && (mode == InputMode::kSaturation || mode == InputMode::kSubnormal))
+      for (const std::string& name : passes[pi].aimed)
+        if (const Arg* a = k.FindArg(name); a != nullptr)
+          t += AimedOutputLine(inputs, ref_data, *a, mode == InputMode::kSubnormal, passes[pi].sign, pass_name(pi));
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
@@ -1029,80 +1237,269 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     r.passes.push_back(std::move(p));
     // After the conversion pass of a kernel that converts an mfma/gemm
     // result to a narrower float type: saturation passes whose carrier puts
-    // the median value stored to that output near the type's max (review 8
+    // the median value stored to an output near its type's max (review 8
     // F1; f16 and bf16 too, review 10 F5), with +inf and NaN reaching the
-    // conversion (review 10 F4), and a subnormal pass (review 10 F6).
-    ElemType to = ElemType::kF32;
-    double median = 0;
+    // conversion (review 10 F4), and a subnormal pass (review 10 F6); for
+    // every such output, in groups that one carrier and scale serve (review
+    // 12 F1, F3, F4: a second output of another type or MFMA chain was
+    // never aimed at).
+    // Without a conversion pass: after the first pass, from the saturation
+    // base (fresh-user review 13 F3).
+    const bool from_base = sat_pending && sat_base && pi == 0;
+    const ExactPlan* sat_from = from_base ? &*sat_base : passes[pi].conv;
+    if (pi == 0 && !sat_base_blocker.empty())
+      absl::StrAppend(&passes_text, SkippedLine("saturation (+max, -max) and subnormal passes", absl::StrCat(
+          "no conversion pass, and no inputs keep every value exact in f32 up to each conversion: ",
+          sat_base_blocker)));
     // Once, after the first conversion pass (a chain's passes share the
     // values behind the conversion).
-    if (mode == InputMode::kConversion && sat_pending &&
-        (median = NarrowOutputMedian(k, inputs, ref_data, sat_targets, &to)) > 0) {
-      const std::string tn(ElemTypeName(to));
-      const FloatRange range = FloatRangeOf(to);
+    const bool plan_here = sat_pending && (mode == InputMode::kConversion || from_base);
+    if (plan_here && from_base && !base_failed.empty())
+      absl::StrAppend(&passes_text, SkippedLine("saturation (+max, -max) and subnormal passes",
+                                                absl::StrCat("the reference interpreter on the saturation base "
+                                                             "inputs: ", base_failed)));
+    if (plan_here && (!from_base || base_failed.empty())) {
+      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, base_medians);
+      const char* from_text = from_base ? "the saturation base inputs" : "the conversion pass's";
+      const char* stored_by = from_base ? "the reference" : "that pass";
+      struct Aim {
+        const ComputedOutput* out;
+        double median;
+      };
+      std::vector<Aim> aims;
+      std::string unaimed;  // outputs no pass aims at, and why
+      for (const ComputedOutput& o : sat_outputs) {
+        const Arg* a = k.FindArg(o.name);
+        const double m = from_base ? base_medians[o.name]
+                         : a != nullptr ? StoredMedian(inputs, ref_data, *a, /*all=*/false)
+                                        : 0;
+        if (m > 0)
+          aims.push_back({&o, m});
+        else
+          absl::StrAppend(&unaimed, "saturation and subnormal passes: ", o.name, " (", std::string(ElemTypeName(o.type)),
+                          "): ", from_base ? "on the saturation base inputs the reference" : "the conversion pass",
+                          " stored no finite non-zero value below its max (of the elements it wrote, sampled over "
+                          "the pages it wrote) to size a scale from: its saturation and subnormal conversion are "
+                          "not checked\n");
+      }
       std::vector<PassSpec> added;
-      std::string carrier;
-      double scale = 1;
-      const ExactPlan up = SaturationPlan(k, *passes[pi].conv, to, range.max / median, &carrier, &scale);
-      if (up.exact) {
-        // Two passes: toward +max with +inf on the diagonal, then the
-        // carrier negated, toward -max, with NaN on the next blocks of the
-        // diagonal (fresh-user review 10 F1: values negative with
-        // probability 1/8 never met a dropped lower clamp).
-        for (int sign : {1, -1}) {
-          PassSpec s{InputMode::kSaturation};
-          s.suffix = sign > 0 ? " (+max)" : " (-max)";
-          if (sign < 0) s.dump_tag = "saturation-neg.";
-          s.sat = up;
-          if (sign < 0) s.sat.formats[carrier].negate = true;
-          std::string special;
-          for (auto& [name, f] : s.sat.formats) {
-            if (f.diagonal == ExactFormat::Diagonal::kNone) continue;
-            const Arg* a = k.FindArg(name);
-            const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
-            f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
-            if (sign < 0) f.diagonal_first = f.diagonal_blocks;
-            special = absl::StrCat(
-                ", and ", inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name,
-                " ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = ", f.diagonal_first,
-                f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
-                inf ? ": +-inf, or NaN, in the sums they enter)" : ")");
+      // The conversion pass's data is no longer needed: the block-placing
+      // runs below take its place in memory (host_memory.h counts one
+      // pass's).
+      inputs = KernelData();
+      out = KernelData();
+      cross_out = KernelData();
+      ref_data = KernelData();
+      std::vector<ElemType> sat_types;
+      for (const ComputedOutput& o : sat_outputs)
+        if (std::find(sat_types.begin(), sat_types.end(), o.type) == sat_types.end()) sat_types.push_back(o.type);
+      // `keep`: the chosen run's inputs and results go to `*placed` (only
+      // when the kernel's outputs are small: a pass reusing them holds them
+      // beside another pass's).
+      int64_t output_bytes = 0;
+      for (const Arg& a : k.args)
+        if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly) {
+          int64_t last = 0;
+          for (size_t d = 0; d < a.shape.size(); ++d) last += (a.shape[d] - 1) * a.strides[d];
+          output_bytes += (last + 1) * ElemBytes(a.elem);
+        }
+      const bool small = output_bytes <= (int64_t{64} << 20);
+      // Reference-only runs with NaN at the blocks of `diagonals` (the
+      // reference is the oracle for where they reach), offsets d = first,
+      // first + 1, ... (at most kDiagonalTrials): the first that reaches
+      // every converted output, else the first reaching most (fresh-user
+      // review 12 F8: an output storing rows 0..7 of a 32x32 result).
+      // `*reach`: that run's NaN/inf elements per converted output.
+      auto place_blocks = [&](ExactPlan* sat, const std::vector<std::string>& diagonals, int64_t first,
+                              std::vector<std::pair<std::string, int64_t>>* reach, bool keep,
+                              std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
+        int best_reached = -1;
+        int64_t best = first;
+        for (int64_t d = first; d < first + kDiagonalTrials; ++d) {
+          ExactPlan trial = *sat;
+          for (const std::string& name : diagonals) {
+            trial.formats[name].diagonal = ExactFormat::Diagonal::kNaN;
+            trial.formats[name].diagonal_offset = d;
           }
-          s.sat_line = absl::StrCat(
-              "inputs: saturation (seed ", opts.seed, "): the conversion pass's with ", carrier,
-              absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                              sign * scale, tn, median, scale, median * scale),
-              absl::StrFormat("%s's max is %g)", tn, range.max), special,
-              ", so the values before the conversion lie around and beyond ", sign > 0 ? "the max" : "-max",
-              ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
-              "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
-          added.push_back(std::move(s));
+          KernelData in = MakeConversionInputs(k, trial, opts.seed);
+          uv->ApplyTo(k, &in);
+          PagedInterpArgs ref{in.buffers, in.scalars};
+          if (absl::Status st = Interpret(k, ref, io); !st.ok())
+            return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the saturation pass's "
+                                                        "NaN/inf blocks): ",
+                                                        st.message()));
+          KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+          std::vector<std::pair<std::string, int64_t>> counts = NonFiniteStored(k, in, out, sat_types);
+          int reached = 0;
+          for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
+          if (reached > best_reached) {
+            best_reached = reached;
+            best = d;
+            *reach = std::move(counts);
+            placed->reset();
+            if (keep)
+              *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
+          }
+          if (best_reached == static_cast<int>(reach->size())) break;
+        }
+        for (const std::string& name : diagonals) sat->formats[name].diagonal_offset = best;
+        return absl::OkStatus();
+      };
+      for (bool sub : {false, true}) {
+        std::vector<bool> done(aims.size(), false);
+        int group = 0;
+        for (size_t i = 0; i < aims.size(); ++i) {
+          const ElemType to = aims[i].out->type;
+          if (done[i]) continue;
+          if (sub && to == ElemType::kBF16) {
+            done[i] = true;
+            absl::StrAppend(&unaimed, SkippedLine(absl::StrCat("subnormal pass for ", aims[i].out->name),
+                                                  "bf16's subnormals are f32's, where an mfma's or gemm's sums "
+                                                  "would be subnormal themselves"));
+            continue;
+          }
+          // The subnormal pass: the median toward the geometric middle of
+          // the target's subnormal range (not bf16: its subnormals are
+          // f32's, where an MFMA's sums would be subnormal themselves).
+          const std::string tn(ElemTypeName(to));
+          const FloatRange range = FloatRangeOf(to);
+          const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+          std::string carrier;
+          std::vector<std::string> also;
+          double scale = 1;
+          ExactPlan plan = SaturationPlan(k, *sat_from, to, aim / aims[i].median, &carrier, &scale,
+                                          aims[i].out->name, &also);
+          if (!plan.exact) {
+            absl::StrAppend(&unaimed, sub ? "subnormal" : "saturation", " passes: ", aims[i].out->name, " (", tn,
+                            "): ", plan.blocker, ": its ", sub ? "subnormal conversion" : "saturation",
+                            " is not checked\n");
+            continue;
+          }
+          // NaN/inf blocks in one operand of every MFMA chain that reaches a
+          // narrowing conversion (fresh-user review 12 F4); not in the
+          // subnormal pass.
+          const std::vector<std::string> diagonals = sub ? std::vector<std::string>{} : ChooseDiagonals(k, &plan);
+          // The outputs of the same type, similar median (within a factor
+          // 2) and behind the same carrier: one pass serves them.
+          std::vector<size_t> members = {i};
+          for (size_t j = i + 1; j < aims.size(); ++j)
+            if (!done[j] && aims[j].out->type == to && aims[j].out->behind.count(carrier) &&
+                std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1)
+              members.push_back(j);
+          std::vector<std::string> names, others;
+          for (size_t j : members) {
+            done[j] = true;
+            names.push_back(aims[j].out->name);
+            if (j != i) others.push_back(absl::StrFormat("%s: %g", aims[j].out->name, aims[j].median));
+          }
+          // The first group's passes keep their names; the others name
+          // their outputs: "saturation (+max, P)", --dump "saturation-P.".
+          const std::string who = absl::StrJoin(names, ", "), tag_who = absl::StrJoin(names, "-");
+          std::vector<std::string> scaled = {carrier};
+          scaled.insert(scaled.end(), also.begin(), also.end());
+          auto what = [&](double signed_scale) {
+            return absl::StrFormat(" times %g (the median |value| %s stored to %s (%s), %g%s, times %g is %g; ",
+                                   signed_scale, stored_by, who, tn, aims[i].median,
+                                   others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"), scale,
+                                   aims[i].median * scale);
+          };
+          if (!sub) {
+            // Two passes: toward +max with +inf on the diagonal, then the
+            // scaled arguments negated, toward -max, with NaN on the next
+            // blocks of the diagonal (fresh-user review 10 F1: values
+            // negative with probability 1/8 never met a dropped lower clamp).
+            for (int sign : {1, -1}) {
+              PassSpec s{InputMode::kSaturation};
+              s.suffix = group == 0 ? (sign > 0 ? " (+max)" : " (-max)")
+                                    : absl::StrCat(sign > 0 ? " (+max, " : " (-max, ", who, ")");
+              if (group > 0 || sign < 0)
+                s.dump_tag = absl::StrCat("saturation", sign < 0 ? "-neg" : "", group > 0 ? "-" : "",
+                                          group > 0 ? tag_who : "", ".");
+              s.sat = plan;
+              s.aimed = names;
+              s.sign = sign;
+              if (sign < 0)
+                for (const std::string& c : scaled) s.sat.formats[c].negate = true;
+              // The -max pass starts one block further: with the +max
+              // pass's blocks, both parities of block rows.
+              std::vector<std::pair<std::string, int64_t>> reach;
+              std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
+              if (sign < 0)
+                for (const std::string& name : diagonals)
+                  s.sat.formats[name].diagonal_first = s.sat.formats[name].diagonal_blocks;
+              bool any_inf = false, any_nan = false;
+              for (const std::string& name : diagonals) {
+                const Arg* a = k.FindArg(name);
+                (sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value() ? any_inf : any_nan) = true;
+              }
+              // NaN blocks only: the placing run's inputs are this pass's.
+              if (!diagonals.empty())
+                if (absl::Status st =
+                        place_blocks(&s.sat, diagonals, sign > 0 ? 0 : 1, &reach, small && !any_inf, &placed);
+                    !st.ok())
+                  return st;
+              s.placed = std::move(placed);
+              std::vector<std::string> specials;
+              for (const std::string& name : diagonals) {
+                ExactFormat& f = s.sat.formats[name];
+                const Arg* a = k.FindArg(name);
+                const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
+                f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
+                const std::string d = f.diagonal_offset != 0 ? absl::StrCat(f.diagonal_offset, " + ") : "";
+                specials.push_back(absl::StrCat(
+                    inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name, " ([4 (q + ", d,
+                    "2 i) + t, 4 (r + ", d, "2 i) + t], t = 0..3, i = ", f.diagonal_first,
+                    f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
+                    inf ? ": +-inf, or NaN, in the sums they enter)" : ")"));
+              }
+              const std::string special =
+                  specials.empty() ? "" : absl::StrCat(", and ", absl::StrJoin(specials, ", "));
+              // Which converted outputs the blocks reached (review 12 F8:
+              // the report claimed NaN where none reached).
+              if (!diagonals.empty()) {
+                const std::string what_nf = any_inf && any_nan ? "+inf or NaN" : any_inf ? "+inf" : "NaN";
+                std::vector<std::string> parts;
+                for (const auto& [name, n] : reach)
+                  parts.push_back(n > 0 ? absl::StrCat(what_nf, " reached ", name, " at ", n,
+                                                       n == 1 ? " element" : " elements")
+                                        : absl::StrCat("no ", what_nf, " reached ", name, ": its ", what_nf,
+                                                       " path is not checked by this pass"));
+                if (!parts.empty())
+                  s.reach_line = absl::StrCat("saturation", s.suffix, ": ", absl::StrJoin(parts, "; "),
+                                              " (reference-only runs with NaN at the blocks chose the offset)\n");
+              }
+              s.sat_line = absl::StrCat(
+                  "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", opts.seed,
+                  "): ", from_text, " with ", absl::StrJoin(scaled, " and "), what(sign * scale),
+                  absl::StrFormat("%s's max is %g)", tn, range.max), special,
+                  ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
+                  "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+              added.push_back(std::move(s));
+            }
+          } else {
+            PassSpec s{InputMode::kSubnormal};
+            if (group > 0) {
+              s.suffix = absl::StrCat(" (", who, ")");
+              s.dump_tag = absl::StrCat("subnormal-", tag_who, ".");
+            }
+            s.sat = plan;
+            s.aimed = names;
+            s.sat_line = absl::StrCat(
+                "inputs: subnormal", s.suffix, " (seed ", opts.seed, "): ", from_text, " with ",
+                absl::StrJoin(scaled, " and "), what(scale),
+                absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
+                ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+            added.push_back(std::move(s));
+          }
+          ++group;
         }
       }
-      // The subnormal pass: the median toward the geometric middle of the
-      // target's subnormal range (not bf16: its subnormals are f32's, where
-      // an MFMA's sums would be subnormal themselves).
-      const double aim = std::sqrt(range.min_subnormal * range.min_normal);
-      double down_scale = 1;
-      ExactPlan down;
-      if (to != ElemType::kBF16) down = SaturationPlan(k, *passes[pi].conv, to, aim / median, &carrier, &down_scale);
-      if (down.exact) {
-        PassSpec s{InputMode::kSubnormal};
-        s.sat = std::move(down);
-        s.sat_line = absl::StrCat(
-            "inputs: subnormal (seed ", opts.seed, "): the conversion pass's with ", carrier,
-            absl::StrFormat(" times %g (the median |value| that pass stored to %s outputs, %g, times %g is %g; ",
-                            down_scale, tn, median, down_scale, median * down_scale),
-            absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
-            ", so the values before the conversion lie around its subnormal range, exact in f32: the stored codes "
-            "must equal the reference's bit for bit (any NaN for a NaN)\n");
-        added.push_back(std::move(s));
-      }
+      passes_text += unaimed;
       // Right after this pass (the passes after them move on).
       passes.insert(passes.begin() + static_cast<std::ptrdiff_t>(pi) + 1, std::make_move_iterator(added.begin()),
                     std::make_move_iterator(added.end()));
     }
-    if (mode == InputMode::kConversion) sat_pending = false;  // planned, or not, after the first
+    if (plan_here) sat_pending = false;  // planned, or not, after the first
   }
   r.run = r.passes.front().run;
   r.diffs = r.passes.front().diffs;

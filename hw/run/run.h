@@ -45,19 +45,25 @@ enum class InputMode {
   // converted; bit identity. Refused (FailedPrecondition, naming why) when the kernel has no
   // narrowing conversion or no such inputs exist.
   kConversion,
-  // Not a --inputs choice: in auto mode, after the conversion pass, for a
-  // kernel that converts an mfma/gemm result to a narrower float type (f16,
-  // bf16, fp8: ComputedConversionTargets), twice: the conversion inputs with
-  // one argument scaled (SaturationPlan) so that the values before the
-  // conversion lie around the target's max (the median |value| the
-  // conversion pass stored to such an output, scaled, near max), then with
-  // that argument negated (around -max); +inf (the first pass) or NaN (the
+  // Not a --inputs choice: in auto mode, after the conversion pass, for
+  // every output a narrowing conversion of an mfma/gemm result stores to
+  // (f16, bf16, fp8: ComputedConversionOutputs), twice: the conversion
+  // inputs with an argument behind that output scaled (SaturationPlan; with
+  // alpha the other f32 scalars of the same epilogue, beta) so that the
+  // values before its conversion lie around its type's max (the median
+  // |value| the conversion pass stored to it, scaled, near max), then with
+  // those arguments negated (around -max); +inf (the first pass) or NaN (the
   // second) at diagonal blocks of an MFMA operand (ExactFormat::diagonal);
-  // bit identity.
+  // bit identity. Outputs of one type and similar median behind the same
+  // carrier share the passes; every further group's passes are named after
+  // its outputs ("saturation (+max, P)"). The report says, per aimed
+  // output, the median |value| the pass stored and whether that reached
+  // the max (AimedOutputLine).
   kSaturation,
-  // Not a --inputs choice: after the saturation passes, for an f16 or fp8
-  // target: the carrier scaled down so that the median stored |value| lies
-  // in the target's subnormal range; bit identity.
+  // Not a --inputs choice: after the saturation passes, for each f16 or fp8
+  // output as above: the carrier scaled down so that the median stored
+  // |value| lies in its type's subnormal range ("subnormal (P)" for further
+  // groups); bit identity.
   kSubnormal,
 };
 // "auto", "exact", "random", "adversarial", "conversion", "saturation", "subnormal".
@@ -212,6 +218,20 @@ std::string MfmaTargetLacks(const Kernel& k, const TargetInfo& t);
 // {"alpha": {"type": "f32", "value": 1.52937353, "bits": "0x3fc3c1a0"}, ...}.
 std::string FormatScalars(const Kernel& k, const KernelData& d, const std::set<std::string>& given = {});
 std::string ScalarsJson(const Kernel& k, const KernelData& d);
+
+// The report line of a saturation pass (`sub` false; `sign` -1 for the -max
+// pass) or a subnormal pass (`sub`), named `pass`, for an output `a` (a
+// buffer of f16, bf16 or fp8) it aimed at: the median |value| of the
+// elements of `a` the reference stored in `ref` (of its first 2^16, those
+// whose bytes differ from the pass's inputs `in`; NaN left out, zeros, +-max
+// and infinities in), and plainly whether that reached the aim (within a
+// factor 4: at least max / 4; around the geometric middle of the
+// subnormals), else that this pass does not check the output's saturation
+// or subnormal conversion (fresh-user review 12 F9.4). "subnormal (P): P:
+// median |value| stored 5 (of 256), not near f16's subnormals [5.96046e-08,
+// 6.10352e-05): its subnormal conversion is not checked by this pass\n".
+std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
+                            const std::string& pass);
 
 }  // namespace kir
 
