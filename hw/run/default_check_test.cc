@@ -1924,7 +1924,7 @@ TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
             "6.10352e-05): the values before its conversion lie around its subnormal range\n");
   EXPECT_EQ(AimedOutputLine(in, data({0xfbff, 0xfc00, 0xfb53, 0xc500, 0x3c00}), p, /*sub=*/false, -1,
                             "saturation (-max)"),
-            "saturation (-max): P: median |value| stored 60000 (of 3), near f16's max 65504: the values before its "
+            "saturation (-max): P: median |value| stored 60000 (of 3 finite; 1 +-inf), near f16's max 65504: the values before its "
             "conversion lie around and beyond -max\n");
   // Review 13 F5: every stored value inf is not near; nor is a -max pass
   // whose values are positive (0xfbff = -65504: 1 of 4); nor a median of 0.

@@ -735,19 +735,21 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
                         stored > 0 ? absl::StrFormat(": every value stored is +-inf (%d) or NaN", stored)
                                    : std::string(": no value stored but NaN"),
                         ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
+  // How many of the stored values were +-inf, when any (review 13 F5: a
+  // median of the few finite ones says little of the rest).
+  const std::string of = stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n);
   // The -max pass: most stored values must be negative (review 13 F5: s
   // negated in s * s * A * B left every value positive).
   if (near && sign < 0 && negative < 0.5)
-    return absl::StrCat(pass, ": ", a.name,
-                        absl::StrFormat(": median |value| stored %g (of %d), near ", m, n), where,
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
                         absl::StrFormat(", but only %.0f%% of the values stored are negative: its saturation at -max "
                                         "is not checked by this pass\n",
                                         100 * negative));
   if (near)
-    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), near ", m, n), where,
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
                         ": the values before its conversion lie around ",
                         sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
-  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), not near ", m, n), where,
+  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), not near ", m, of), where,
                       ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
 }
 
