@@ -1797,7 +1797,7 @@ TEST_F(DefaultCheckTest, Review13F5RepeatedScaleFlushFails) {
                                [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
                                "s2_ftz.hsaco")});
   RunReport r = Run(c, Write(c, c.assembly, "s2.hsaco"), 1);
-  EXPECT_NE(r.text.find("(s enters C's values 2 times: scaled by the 2th root of the factor)"), std::string::npos)
+  EXPECT_NE(r.text.find("(s enters C's values 2 times: scaled by the square root of the factor)"), std::string::npos)
       << r.text;
   // Negating s negates nothing: A (entering once) is negated instead.
   EXPECT_NE(r.text.find(", A negated (s enters C's values 2 times: negating it negates nothing)"), std::string::npos)

@@ -1521,7 +1521,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                                                  trials, trials == 1 ? "" : "s", achieved_median);
           if (enters > 1)
             absl::StrAppend(&measured, " (", carrier, " enters ", aims[i].out->name, "'s values ", enters,
-                            " times: scaled by the ", enters, "th root of the factor)");
+                            " times: scaled by the ",
+                            enters == 2   ? std::string("square")
+                            : enters == 3 ? std::string("cube")
+                                          : absl::StrCat(enters, "th"),
+                            " root of the factor)");
           // NaN/inf blocks in one operand of every MFMA chain that reaches a
           // narrowing conversion (fresh-user review 12 F4); not in the
           // subnormal pass.
