@@ -210,7 +210,10 @@ Options for run (and --mcpu, --llvm-bin as above):
                          (outputs one scale serves share them) two
                          saturation passes (alpha, with beta, or an operand
                          behind it scaled so the values stored reach the
-                         type's max, then negated toward -max; +inf, then
+                         type's max, the scale measured by reference-only
+                         runs: a carrier entering twice scaled by the
+                         root, a second one when the first's range ends;
+                         then negated toward -max; +inf, then
                          NaN, in one operand of each MFMA chain, placed
                          to reach each output) and a subnormal pass (scaled
                          down into the type's subnormals; not bf16); the

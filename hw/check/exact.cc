@@ -2015,7 +2015,7 @@ FloatRange FloatRangeOf(ElemType t) {
 
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
                          std::string* carrier, double* scale, const std::string& output,
-                         std::vector<std::string>* also) {
+                         std::vector<std::string>* also, const std::set<std::string>& exclude) {
   if (also != nullptr) also->clear();
   ExactPlan none;
   none.blocker = absl::StrCat("no argument scales the values before a conversion to ",
@@ -2036,7 +2036,8 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
   for (bool scalars : {true, false})
     for (const Arg& a : k.args) {
       auto f = conv.formats.find(a.name);
-      if (!behind.count(a.name) || a.elem == ElemType::kI32 || f == conv.formats.end() || f->second.special ||
+      if (!behind.count(a.name) || exclude.count(a.name) || a.elem == ElemType::kI32 || f == conv.formats.end() ||
+          f->second.special ||
           (a.kind == Arg::Kind::kScalar) != scalars)
         continue;
       order.push_back(&a);

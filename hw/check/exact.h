@@ -329,9 +329,13 @@ FloatRange FloatRangeOf(ElemType t);
 // `alpha * A * B + beta * C` scale together, so the whole epilogue scales
 // (review 12 F3), a second factor of one product (alpha * acc * gamma,
 // which would scale it twice) does not. `*also` (when given) names those.
+// Arguments in `exclude` are not candidates: `kirc run` adds a second
+// carrier behind the same output, on the first's plan as `conv`, when the
+// first cannot reach the aim (fresh-user review 13 F7: an fp8 operand's
+// range).
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
                          std::string* carrier, double* scale, const std::string& output = "",
-                         std::vector<std::string>* also = nullptr);
+                         std::vector<std::string>* also = nullptr, const std::set<std::string>& exclude = {});
 
 // The NaN/inf blocks of a saturation pass (fresh-user reviews 10 F4, 12 F4):
 // for every narrowing conversion of an mfma/gemm result (a saturating,

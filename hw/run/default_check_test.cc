@@ -1811,6 +1811,118 @@ TEST_F(DefaultCheckTest, Review12SharedAlphaOutputsShareThePasses) {
           << r.text;
 }
 
+// ---------------------------------------------------------------------------
+// Fresh-user review 13 F5, F7: the saturation and subnormal passes' scale is
+// measured by reference-only runs, not assumed linear in one carrier.
+
+// F5 (s2.kir, smaller): C = s * s * A * B, one shared fp8 scale s. Scaling
+// s by x scales C by x^2: the +max pass was all inf, the -max pass (s
+// negated, s^2 > 0) all +inf again, the subnormal pass all 0, and an f16
+// epilogue flushing |x| < 2^-14 (0x38800000, f16's smallest normal) before
+// each v_cvt_f16_f32 passed (the review's s2_ftz: PASS).
+TEST_F(DefaultCheckTest, Review13F5RepeatedScaleFlushFails) {
+  const Compiled c = CompileText(GemmKernel("s2", "gfx942", "f8e4m3fnuz[32, 64]", "f8e4m3fnuz[32, 64]", "f16[32, 32]",
+                                            {"s"}, "C = s * s * A.mk * B.nk"));
+  Expect(c, {BeforeConversions(c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "s2_ftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "s2.hsaco"), 1);
+  EXPECT_NE(r.text.find("(s enters C's values 2 times: scaled by the square root of the factor)"), std::string::npos)
+      << r.text;
+  // Negating s negates nothing: A (entering once) is negated instead.
+  EXPECT_NE(r.text.find(", A negated (s enters C's values 2 times: negating it negates nothing)"), std::string::npos)
+      << r.text;
+  for (const char* pass : {"saturation (+max)", "saturation (-max)", "subnormal"})
+    EXPECT_NE(r.text.find(absl::StrCat("\n", pass, ": C: median |value| stored ")), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("not near"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("not checked"), std::string::npos) << r.text;
+}
+
+// F5 (gram.kir): G = X X^T, `mfma %a, %a`: X enters twice and is the only
+// argument; no argument negates G, and the -max pass says so rather than
+// claiming -max.
+constexpr char kGram[] = R"(kernel gram
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f8e4m3fnuz[16, 64] strides [64, 1] readonly
+arg G : f16[16, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 32 iter(%c = %z) {
+    %a = load X[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %a, %c
+    yield %d
+  }
+  %h = cvt %acc : f16x4
+  store G[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F5GramSaysItsMinusMaxPassIsNotNegative) {
+  const Compiled c = CompileText(kGram);
+  RunReport r = Run(c, Write(c, c.assembly, "gram.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("X enters G's values 2 times and no argument negated alone negates them"), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("% of the values stored are negative: its saturation at -max is not checked by this pass\n"),
+            std::string::npos)
+      << r.text;
+  // The +max pass reaches the max (X times 2^s, G times 2^(2s)).
+  EXPECT_NE(r.text.find("\nsaturation (+max): G: median |value| stored "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("near f16's max 65504: the values before its conversion lie around and beyond the max\n"),
+            std::string::npos)
+      << r.text;
+}
+
+// F7 (nos.kir): O = f8e5m2fnuz(mfma_fp8_bf8(A, B)), no scalar: A (fp8, max
+// 240) alone reached 3070 of 57344 and 500x above the subnormals. A clamp
+// at +-49152 (0x47400000) instead of +-57344 (0x47600000), and a flush of
+// |x| < 2^-15 (0x38000000, f8e5m2fnuz's smallest normal) before each
+// v_cvt_pk_bf8_f32, passed seeds 1-3 (the review's nos_clamp.s,
+// nos_ftz.s). Now B carries the rest of the factor.
+constexpr char kNoScale[] = R"(kernel nos
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 64] strides [64, 1] readonly
+arg B : f8e5m2fnuz[16, 64] strides [64, 1] readonly
+arg O : f8e5m2fnuz[16, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2fnuzx8
+    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %q = cvt %acc : f8e5m2fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
+end
+)";
+
+TEST_F(DefaultCheckTest, Review13F7Fp8OperandsCarryTogetherClampAndFlushFail) {
+  const Compiled c = CompileText(kNoScale);
+  const std::string clamp =
+      absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x47400000"}, {"0xc7600000", "0xc7400000"}});
+  ASSERT_NE(clamp, c.assembly);
+  Expect(c, {Write(c, clamp, "nos_clamp.hsaco"),
+             BeforeConversions(c, {"v_cvt_pk_bf8_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38000000", s, t); },
+                               "nos_ftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "nos.hsaco"), 1);
+  EXPECT_NE(r.text.find("the conversion pass's with A times 256 and B times "), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("not near"), std::string::npos) << r.text;
+}
+
+// F7 (nos16.kir, smaller): gemm C = A.mk * B.nk, fp8 A and B, f16 C, no
+// scalar: the f16 flush of |x| < 2^-14 before each conversion passed.
+TEST_F(DefaultCheckTest, Review13F7GemmWithoutScalarFlushFails) {
+  const Compiled c = CompileText(GemmKernel("nos16", "gfx942", "f8e4m3fnuz[32, 64]", "f8e5m2fnuz[32, 64]",
+                                            "f16[32, 32]", {}, "C = A.mk * B.nk"));
+  Expect(c, {BeforeConversions(c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "nos16_ftz.hsaco")});
+}
+
 // Review 12 F9.4: the line of each aimed output says plainly whether the
 // pass's median |value| reached the aim (within a factor 4: at least max / 4
 // for the max, around 2^-19 for f16's subnormals [2^-24, 2^-14)), else that
@@ -1840,10 +1952,21 @@ TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
   EXPECT_EQ(AimedOutputLine(in, data({0x0010, 0x0010, 0x0010, 0x4500, 0x3c00}), p, /*sub=*/true, 1, "subnormal"),
             "subnormal: P: median |value| stored 9.53674e-07 (of 4), near f16's subnormals [5.96046e-08, "
             "6.10352e-05): the values before its conversion lie around its subnormal range\n");
-  EXPECT_EQ(AimedOutputLine(in, data({0x7bff, 0x7c00, 0x7b53, 0x4500, 0x3c00}), p, /*sub=*/false, -1,
+  EXPECT_EQ(AimedOutputLine(in, data({0xfbff, 0xfc00, 0xfb53, 0xc500, 0x3c00}), p, /*sub=*/false, -1,
                             "saturation (-max)"),
-            "saturation (-max): P: median |value| stored 65504 (of 4), near f16's max 65504: the values before its "
+            "saturation (-max): P: median |value| stored 60000 (of 3 finite; 1 +-inf), near f16's max 65504: the values before its "
             "conversion lie around and beyond -max\n");
+  // Review 13 F5: every stored value inf is not near; nor is a -max pass
+  // whose values are positive (0xfbff = -65504: 1 of 4); nor a median of 0.
+  // The median is of the finite values (inf blocks may reach most).
+  EXPECT_EQ(AimedOutputLine(in, data({0x7c00, 0x7c00, 0xfc00, 0x7c00, 0x3c00}), p, /*sub=*/false, 1, "saturation"),
+            "saturation: P: every value stored is +-inf (4) or NaN: its saturation is not checked by this pass\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x7bff, 0x7b53, 0x7b53, 0xfbff, 0x3c00}), p, /*sub=*/false, -1, "saturation"),
+            "saturation: P: median |value| stored 65504 (of 4), near f16's max 65504, but only 25% of the values "
+            "stored are negative: its saturation at -max is not checked by this pass\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x8000, 0x8000, 0x0010, 0x8000, 0x3c00}), p, /*sub=*/true, 1, "subnormal"),
+            "subnormal: P: median |value| stored 0 (of 4), not near f16's subnormals [5.96046e-08, 6.10352e-05): "
+            "its subnormal conversion is not checked by this pass\n");
   EXPECT_EQ(AimedOutputLine(in, data({0x4500, 0x4500, 0x4500, 0x7b53, 0x3c00}), p, /*sub=*/false, 1, "saturation"),
             "saturation: P: median |value| stored 5 (of 4), not near f16's max 65504: its saturation is not checked "
             "by this pass\n");

@@ -534,8 +534,11 @@ constexpr size_t kStoredSamplePages = 8;
 // scale is sized from); true: every non-NaN one, zeros, +-max and
 // infinities included (where the values before the conversion lay: review
 // 12 F1, F3). Empty when there are none.
-std::vector<double> StoredSample(const Arg& a, const KernelData& in, const KernelData& ref, bool all) {
+std::vector<double> StoredSample(const Arg& a, const KernelData& in, const KernelData& ref, bool all,
+                                 double* negative = nullptr) {
   std::vector<double> v;
+  int64_t negatives = 0;
+  if (negative != nullptr) *negative = 0;
   auto it = ref.buffers.find(a.name);
   if (a.kind != Arg::Kind::kBuffer || a.shape.empty() || it == ref.buffers.end()) return v;
   const PagedBytes& r = it->second;
@@ -555,10 +558,15 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
     if (w != nullptr && w->size() == r.size()) w->Read(begin, before.data(), n);
     for (uint64_t off = 0; off < n; off += eb) {
       if (w != nullptr && w->size() == r.size() && std::memcmp(&now[off], &before[off], eb) == 0) continue;
-      const double x = std::fabs(ElementValue(a.elem, &now[off]));
-      if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) v.push_back(x);
+      const double signed_x = ElementValue(a.elem, &now[off]);
+      const double x = std::fabs(signed_x);
+      if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) {
+        v.push_back(x);
+        negatives += signed_x < 0 ? 1 : 0;
+      }
     }
   }
+  if (negative != nullptr && !v.empty()) *negative = static_cast<double>(negatives) / static_cast<double>(v.size());
   if (v.size() > kStoredSampleElements) {
     std::vector<double> even(kStoredSampleElements);
     for (size_t i = 0; i < even.size(); ++i) even[i] = v[i * v.size() / even.size()];
@@ -568,9 +576,11 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
 }
 
 // The median of StoredSample(a, in, ref, all); 0 when it is empty. `*count`
-// (when given) is how many the median is of.
-double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count = nullptr) {
-  std::vector<double> v = StoredSample(a, in, ref, all);
+// (when given) is how many the median is of; `*negative` (when given) the
+// fraction of them stored negative (-0 not).
+double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count = nullptr,
+                    double* negative = nullptr) {
+  std::vector<double> v = StoredSample(a, in, ref, all, negative);
   if (count != nullptr) *count = static_cast<int64_t>(v.size());
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -682,6 +692,10 @@ std::vector<std::pair<std::string, int64_t>> NonFiniteStored(const Kernel& k, co
 // blocks (ExactFormat::diagonal_offset d, d0 .. d0 + 7: every block row of
 // a 32-row MFMA tile, 8 blocks of 4 rows).
 constexpr int kDiagonalTrials = 8;
+// At most this many reference-only runs measure a saturation or subnormal
+// pass's scale (and two more find what negates a carrier entering an even
+// number of times).
+constexpr int kScaleTrials = 4;
 
 }  // namespace
 
@@ -693,23 +707,49 @@ constexpr double kAimFactor = 4;
 
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
                             const std::string& pass) {
-  int64_t n = 0;
-  const double m = StoredMedian(in, ref, a, /*all=*/true, &n);
+  // The median of the finite values (the saturation passes' inf blocks
+  // may reach more than half of them), zeros and +-max included.
+  double negative = 0;
+  std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, &negative);
+  const int64_t stored = static_cast<int64_t>(v.size());
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isinf(x); }), v.end());
+  const int64_t n = static_cast<int64_t>(v.size());
+  double m = 0;
+  if (n > 0) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    m = v[v.size() / 2];
+  }
   const FloatRange range = FloatRangeOf(a.elem);
   const std::string tn(ElemTypeName(a.elem));
   const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
-  const bool near = n > 0 && (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
+  // A median of inf (more than half overflowed) or 0 (more than half
+  // flushed) is degenerate, not near (fresh-user review 13 F5: every value
+  // inf, or 0, passed as "near").
+  const bool near = n > 0 && std::isfinite(m) && m > 0 &&
+                    (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
   const std::string where =
       sub ? absl::StrFormat("%s's subnormals [%g, %g)", tn, range.min_subnormal, range.min_normal)
           : absl::StrFormat("%s's max %g", tn, range.max);
   if (n == 0)
-    return absl::StrCat(pass, ": ", a.name, ": no value stored: its ", sub ? "subnormal conversion" : "saturation",
-                        " is not checked by this pass\n");
+    return absl::StrCat(pass, ": ", a.name,
+                        stored > 0 ? absl::StrFormat(": every value stored is +-inf (%d) or NaN", stored)
+                                   : std::string(": no value stored but NaN"),
+                        ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
+  // How many of the stored values were +-inf, when any (review 13 F5: a
+  // median of the few finite ones says little of the rest).
+  const std::string of = stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n);
+  // The -max pass: most stored values must be negative (review 13 F5: s
+  // negated in s * s * A * B left every value positive).
+  if (near && sign < 0 && negative < 0.5)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
+                        absl::StrFormat(", but only %.0f%% of the values stored are negative: its saturation at -max "
+                                        "is not checked by this pass\n",
+                                        100 * negative));
   if (near)
-    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), near ", m, n), where,
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
                         ": the values before its conversion lie around ",
                         sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
-  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %d), not near ", m, n), where,
+  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), not near ", m, of), where,
                       ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
 }
 
@@ -1375,6 +1415,117 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                             " is not checked\n");
             continue;
           }
+          // The scale measured, not assumed (fresh-user review 13 F5, F7):
+          // reference-only runs (at most kScaleTrials) of the planned inputs
+          // give the median |value| stored to the output. A carrier that
+          // enters e times (s * s * A * B; mfma %a, %a) scales it by x^e:
+          // planned again with the e-th root of the factor; a carrier at the
+          // end of its range (an fp8 operand) leaves the rest of the factor
+          // to a second one behind the same output (B after A).
+          const Arg* out_arg = k.FindArg(aims[i].out->name);
+          const double want = aim / aims[i].median;
+          std::vector<std::pair<std::string, double>> more;  // further carriers, their scales
+          int enters = 1;
+          double achieved_median = -1;  // the last trial's (NaN: every value NaN)
+          int trials = 0;
+          auto trial = [&](const ExactPlan& p, double* m, double* negative) -> absl::Status {
+            KernelData in = MakeConversionInputs(k, p, opts.seed);
+            uv->ApplyTo(k, &in);
+            PagedInterpArgs ref{in.buffers, in.scalars};
+            if (absl::Status st = Interpret(k, ref, io); !st.ok())
+              return absl::Status(st.code(), absl::StrCat("reference interpreter (measuring the ",
+                                                          sub ? "subnormal" : "saturation", " pass's scale): ",
+                                                          st.message()));
+            const KernelData o{std::move(ref.buffers), std::move(ref.scalars)};
+            int64_t n = 0;
+            *m = StoredMedian(in, o, *out_arg, /*all=*/true, &n, negative);
+            if (n == 0) *m = std::nan("");
+            ++trials;
+            return absl::OkStatus();
+          };
+          while (out_arg != nullptr && trials < kScaleTrials) {
+            double m = 0, negative = 0;
+            if (absl::Status st = trial(plan, &m, &negative); !st.ok()) return st;
+            achieved_median = m;
+            if (std::isnan(m)) break;
+            double total = scale;
+            for (const auto& [c, x] : more) total *= x;
+            const bool degenerate = !std::isfinite(m) || m == 0;
+            if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
+            // Overflowed or flushed wholesale past the aim: the carrier
+            // enters more than once.
+            const bool past = degenerate && (std::isinf(m) ? want > 1 : want < 1);
+            double em = 1;
+            if (!degenerate && std::fabs(std::log(total)) > 0.1)
+              em = std::log(m / aims[i].median) / std::log(total);
+            // total^em: em is how many times the carrier enters.
+            const int measured_enters = static_cast<int>(std::lround(std::min(em, 64.0)));
+            if (more.empty() && (past || measured_enters > enters)) {
+              enters = past ? enters * 2 : measured_enters;
+              std::string c2;
+              double s2 = 1;
+              std::vector<std::string> also2;
+              // Aimed a factor 2 short (inside the range): the grid's next
+              // step up past an e-th root overflowed every value.
+              ExactPlan p2 = SaturationPlan(k, *sat_from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / enters),
+                                            &c2, &s2,
+                                            aims[i].out->name, &also2);
+              if (!p2.exact) break;
+              plan = std::move(p2);
+              carrier = c2;
+              scale = s2;
+              also = also2;
+              continue;
+            }
+            if (degenerate || em < 0.5) break;
+            // Short of the aim with the carrier as far as it goes: another
+            // carrier for the rest.
+            std::set<std::string> used = {carrier};
+            used.insert(also.begin(), also.end());
+            for (const auto& [c, x] : more) used.insert(c);
+            std::string c2;
+            double s2 = 1;
+            ExactPlan p2 = SaturationPlan(k, plan, to, aim / m, &c2, &s2, aims[i].out->name, nullptr, used);
+            if (!p2.exact) break;
+            plan = std::move(p2);
+            more.push_back({c2, s2});
+          }
+          // The -max pass negates the carrier (and what scales with it);
+          // when it enters an even number of times that negates nothing:
+          // another argument behind the output, negated alone, whose
+          // reference-only run stores mostly negative values.
+          std::vector<std::string> negated = {carrier};
+          negated.insert(negated.end(), also.begin(), also.end());
+          std::string negation_note;
+          if (!sub && enters % 2 == 0) {
+            negated.clear();
+            for (const std::string& name : aims[i].out->behind) {
+              const Arg* a = k.FindArg(name);
+              if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || trials >= kScaleTrials + 2) continue;
+              ExactPlan p = plan;
+              p.formats[name].negate = true;
+              double m = 0, negative = 0;
+              if (absl::Status st = trial(p, &m, &negative); !st.ok()) return st;
+              if (negative > 0.5) {
+                negated = {name};
+                break;
+              }
+            }
+            negation_note = negated.empty()
+                                ? absl::StrCat(", ", carrier, " enters ", aims[i].out->name, "'s values ", enters,
+                                               " times and no argument negated alone negates them")
+                                : absl::StrCat(", ", negated[0], " negated (", carrier, " enters ", aims[i].out->name,
+                                               "'s values ", enters, " times: negating it negates nothing)");
+          }
+          std::string measured = absl::StrFormat("; %d reference-only run%s of these inputs stored a median |value| of %g",
+                                                 trials, trials == 1 ? "" : "s", achieved_median);
+          if (enters > 1)
+            absl::StrAppend(&measured, " (", carrier, " enters ", aims[i].out->name, "'s values ", enters,
+                            " times: scaled by the ",
+                            enters == 2   ? std::string("square")
+                            : enters == 3 ? std::string("cube")
+                                          : absl::StrCat(enters, "th"),
+                            " root of the factor)");
           // NaN/inf blocks in one operand of every MFMA chain that reaches a
           // narrowing conversion (fresh-user review 12 F4); not in the
           // subnormal pass.
@@ -1397,11 +1548,23 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
           const std::string who = absl::StrJoin(names, ", "), tag_who = absl::StrJoin(names, "-");
           std::vector<std::string> scaled = {carrier};
           scaled.insert(scaled.end(), also.begin(), also.end());
-          auto what = [&](double signed_scale) {
-            return absl::StrFormat(" times %g (the median |value| %s stored to %s (%s), %g%s, times %g is %g; ",
-                                   signed_scale, stored_by, who, tn, aims[i].median,
-                                   others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"), scale,
-                                   aims[i].median * scale);
+          double total = scale;
+          for (const auto& [c, x] : more) total *= x;
+          // "alpha and beta times 2 (...", "A times 256 and B times 16 (...".
+          auto what = [&](double signed_scale, bool negate) {
+            std::string more_text;
+            for (const auto& [c, x] : more) absl::StrAppend(&more_text, " and ", c, absl::StrFormat(" times %g", x));
+            const bool carrier_negated =
+                negate && std::find(negated.begin(), negated.end(), carrier) != negated.end();
+            return absl::StrCat(
+                absl::StrJoin(scaled, " and "),
+                absl::StrFormat(" times %g", carrier_negated || !negate ? signed_scale : std::fabs(signed_scale)),
+                more_text, negate ? negation_note : "",
+                absl::StrFormat(" (the median |value| %s stored to %s (%s), %g%s, times %g is %g", stored_by, who, tn,
+                                aims[i].median,
+                                others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"),
+                                std::pow(total, enters), aims[i].median * std::pow(total, enters)),
+                "; ");
           };
           if (!sub) {
             // Two passes: toward +max with +inf on the diagonal, then the
@@ -1419,7 +1582,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
               s.aimed = names;
               s.sign = sign;
               if (sign < 0)
-                for (const std::string& c : scaled) s.sat.formats[c].negate = true;
+                for (const std::string& c : negated) s.sat.formats[c].negate = true;
               // The -max pass starts one block further: with the +max
               // pass's blocks, both parities of block rows.
               std::vector<std::pair<std::string, int64_t>> reach;
@@ -1470,8 +1633,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
               }
               s.sat_line = absl::StrCat(
                   "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", opts.seed,
-                  "): ", from_text, " with ", absl::StrJoin(scaled, " and "), what(sign * scale),
-                  absl::StrFormat("%s's max is %g)", tn, range.max), special,
+                  "): ", from_text, " with ", what(sign * scale, sign < 0),
+                  absl::StrFormat("%s's max is %g)", tn, range.max), measured, special,
                   ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
                   "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
               added.push_back(std::move(s));
@@ -1485,9 +1648,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
             s.sat = plan;
             s.aimed = names;
             s.sat_line = absl::StrCat(
-                "inputs: subnormal", s.suffix, " (seed ", opts.seed, "): ", from_text, " with ",
-                absl::StrJoin(scaled, " and "), what(scale),
+                "inputs: subnormal", s.suffix, " (seed ", opts.seed, "): ", from_text, " with ", what(scale, false),
                 absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
+                measured,
                 ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)\n");
             added.push_back(std::move(s));
           }
