@@ -2086,5 +2086,44 @@ end
       << own.text;
 }
 
+// Fresh-user review 14 F7: "NaN reached O at N" counted every non-finite
+// element, f16 overflows of alpha * acc included (170 where the reference
+// held 64 NaN). Two outputs of one K = 256 fp8 MFMA loop: O f16, P fp8 rows
+// 0..7. The blocks put NaN in 4 rows of A (one block, A being 16 x 256),
+// which reach 4 x 16 = 64 elements of O and, placed in rows 0..7, 64 of P.
+TEST_F(DefaultCheckTest, Review14F7NanReachedCountsNanOnly) {
+  const Compiled c = CompileText(R"(kernel k1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 256] strides [256, 1] readonly
+arg B : f8e5m2fnuz[16, 256] strides [256, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg P : f8e4m3fnuz[8, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 256 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2fnuzx8
+    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %o = cvt %s : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o
+  %p = cvt %s : f8e4m3fnuzx4
+  store guarded P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
+end
+)");
+  RunReport r = Run(c, Write(c, c.assembly, "k1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max): NaN reached O at 64 elements; NaN reached P at 64 elements"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (-max): NaN reached O at 64 elements; NaN reached P at 64 elements"),
+            std::string::npos)
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kir
