@@ -652,10 +652,12 @@ std::string SaturationBaseNote(const Kernel& k, const std::string& filename) {
 
 // Per output of `k` of one of `types` (the converted outputs), in argument
 // order: its name and how many of its elements the reference stored a NaN
-// or inf to (`ref` differs from `in` there), counted over the pages the run
+// to (`ref` differs from `in` there; the block-placing runs put NaN at the
+// blocks, and an inf there is an overflow the blocks did not cause:
+// fresh-user review 14 F7 counted 170 where 64 NaN were), over the pages the run
 // wrote (at most 64 of them, spread over them, as StoredSample samples: a
 // --workgroups band past the buffer's start is counted where it wrote).
-std::vector<std::pair<std::string, int64_t>> NonFiniteStored(const Kernel& k, const KernelData& in,
+std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in,
                                                              const KernelData& ref,
                                                              const std::vector<ElemType>& types) {
   constexpr size_t kPages = 64;
@@ -680,7 +682,7 @@ std::vector<std::pair<std::string, int64_t>> NonFiniteStored(const Kernel& k, co
       now.Read(begin, b.data(), n);
       if (w != nullptr) w->Read(begin, b0.data(), n);
       for (uint64_t off = 0; off < n; off += eb)
-        if ((w == nullptr || std::memcmp(&b[off], &b0[off], eb) != 0) && !std::isfinite(ElementValue(a.elem, &b[off])))
+        if ((w == nullptr || std::memcmp(&b[off], &b0[off], eb) != 0) && std::isnan(ElementValue(a.elem, &b[off])))
           ++count;
     }
     r.emplace_back(a.name, count);
@@ -712,6 +714,12 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   double negative = 0;
   std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, &negative);
   const int64_t stored = static_cast<int64_t>(v.size());
+  const FloatRange range = FloatRangeOf(a.elem);
+  // Stored values at or beyond the max (+-max, +-inf): the conversion
+  // saturated or overflowed somewhere (fresh-user review 14 F8, F11, F12:
+  // medians above max / 4 with nothing beyond the max were reported as
+  // "around and beyond the max", and a clamp at 49152 of 57344 passed).
+  const int64_t beyond = std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; });
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isinf(x); }), v.end());
   const int64_t n = static_cast<int64_t>(v.size());
   double m = 0;
@@ -719,7 +727,6 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
     m = v[v.size() / 2];
   }
-  const FloatRange range = FloatRangeOf(a.elem);
   const std::string tn(ElemTypeName(a.elem));
   const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
   // A median of inf (more than half overflowed) or 0 (more than half
@@ -745,8 +752,12 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
                         absl::StrFormat(", but only %.0f%% of the values stored are negative: its saturation at -max "
                                         "is not checked by this pass\n",
                                         100 * negative));
+  if (near && !sub && beyond == 0)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
+                        ", but no value stored is at or beyond it: its saturation is not checked by this pass\n");
   if (near)
     return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
+                        !sub ? absl::StrFormat(", %d at or beyond it", beyond) : std::string(),
                         ": the values before its conversion lie around ",
                         sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
   return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), not near ", m, of), where,
@@ -1369,7 +1380,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                                                         "NaN/inf blocks): ",
                                                         st.message()));
           KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
-          std::vector<std::pair<std::string, int64_t>> counts = NonFiniteStored(k, in, out, sat_types);
+          std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types);
           int reached = 0;
           for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
           if (reached > best_reached) {
