@@ -1783,6 +1783,11 @@ arg alpha : f32
 end
 )";
 
+// kTwoChains with alpha on the second chain too (review 12 F4's two.kir).
+std::string TwoChainsSharedAlpha() {
+  return absl::StrReplaceAll(kTwoChains, {{"%s2 = add %acc2, %acc2", "%s2 = mul %acc2, alpha"}});
+}
+
 TEST_F(DefaultCheckTest, Review12F4SecondChainClampFails) {
   const Compiled c = CompileText(kTwoChains);
   // O2's conversion follows O1's: its clamps are the second half.
@@ -1803,7 +1808,7 @@ TEST_F(DefaultCheckTest, Review12F4SecondChainClampFails) {
 // One carrier serves outputs of the same type and median: O1 and O2 both
 // times alpha (two.kir) share one pass of each kind, which aims at both.
 TEST_F(DefaultCheckTest, Review12SharedAlphaOutputsShareThePasses) {
-  const Compiled c = CompileText(absl::StrReplaceAll(kTwoChains, {{"%s2 = add %acc2, %acc2", "%s2 = mul %acc2, alpha"}}));
+  const Compiled c = CompileText(TwoChainsSharedAlpha());
   RunReport r = Run(c, Write(c, c.assembly, "two.hsaco"), 1);
   EXPECT_TRUE(r.ok) << r.text;
   ASSERT_EQ(r.passes.size(), 5u) << r.text;
@@ -2002,41 +2007,8 @@ TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
 // so O2's conversion without its NaN select (its four v_cndmask_b32 after
 // O1's four become moves: a NaN then leaves v_min/v_max as +-448) passed
 // seeds 1 to 5.
-constexpr char kTwoChainsSharedAlpha[] = R"(kernel two
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnx4
-  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s2 = mul %acc2, alpha
-  %q2 = cvt %s2 : f8e4m3fnx4
-  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
-end
-)";
-
 TEST_F(DefaultCheckTest, Review12F4SecondChainWithoutNanSelectFails) {
-  const Compiled c = CompileText(kTwoChainsSharedAlpha);
+  const Compiled c = CompileText(TwoChainsSharedAlpha());
   // Every NaN select after the first conversion's four.
   const std::regex r(kNanSelect);
   std::vector<std::smatch> ms;
