@@ -1982,6 +1982,15 @@ TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
   EXPECT_EQ(AimedOutputLine(in, data({0x7b53, 0x7b53, 0x7b53, 0x4500, 0x3c00}), p, /*sub=*/false, 1, "saturation"),
             "saturation: P: median |value| stored 60000 (of 4), near f16's max 65504, but no value stored is at or "
             "beyond it: its saturation is not checked by this pass\n");
+  // The +inf blocks' infinities are not values beyond the max: with one
+  // element reached by them, the one inf stored does not count.
+  EXPECT_EQ(AimedOutputLine(in, data({0x7b53, 0x7b53, 0x7c00, 0x4500, 0x3c00}), p, /*sub=*/false, 1, "saturation",
+                            /*inf_blocks=*/1),
+            "saturation: P: median |value| stored 60000 (of 3 finite; 1 +-inf), near f16's max 65504, but no value "
+            "stored is at or beyond it (but the 1 the +inf blocks reach): its saturation is not checked by this pass\n");
+  EXPECT_EQ(AimedOutputLine(in, data({0x7b53, 0x7b53, 0x7c00, 0x4500, 0x3c00}), p, /*sub=*/false, 1, "saturation"),
+            "saturation: P: median |value| stored 60000 (of 3 finite; 1 +-inf), near f16's max 65504, 1 at or beyond "
+            "it: the values before its conversion lie around and beyond the max\n");
   // Review 13 F5: every stored value inf is not near; nor is a -max pass
   // whose values are positive (0xfbff = -65504: 1 of 4); nor a median of 0.
   // The median is of the finite values (inf blocks may reach most).

@@ -708,7 +708,7 @@ constexpr int kScaleTrials = 4;
 constexpr double kAimFactor = 4;
 
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
-                            const std::string& pass) {
+                            const std::string& pass, int64_t inf_blocks) {
   // The median of the finite values (the saturation passes' inf blocks
   // may reach more than half of them), zeros and +-max included.
   double negative = 0;
@@ -719,7 +719,8 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // saturated or overflowed somewhere (fresh-user review 14 F8, F11, F12:
   // medians above max / 4 with nothing beyond the max were reported as
   // "around and beyond the max", and a clamp at 49152 of 57344 passed).
-  const int64_t beyond = std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; });
+  const int64_t beyond = std::max<int64_t>(
+      0, std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; }) - inf_blocks);
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isinf(x); }), v.end());
   const int64_t n = static_cast<int64_t>(v.size());
   double m = 0;
@@ -754,7 +755,9 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
                                         100 * negative));
   if (near && !sub && beyond == 0)
     return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
-                        ", but no value stored is at or beyond it: its saturation is not checked by this pass\n");
+                        ", but no value stored is at or beyond it",
+                        inf_blocks > 0 ? absl::StrFormat(" (but the %d the +inf blocks reach)", inf_blocks) : "",
+                        ": its saturation is not checked by this pass\n");
   if (near)
     return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
                         !sub ? absl::StrFormat(", %d at or beyond it", beyond) : std::string(),
@@ -875,6 +878,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     ExactPlan sat;                    // kSaturation, kSubnormal: its plan
     std::string sat_line;             // kSaturation, kSubnormal: its inputs line
     std::string reach_line;           // kSaturation: which converted outputs its NaN/inf blocks reach
+    std::map<std::string, int64_t> inf_reach;  // kSaturation with +inf blocks: elements they reach per output
     // kSaturation with NaN blocks only: the reference-only run that placed
     // them, on this pass's inputs (its inputs, the reference's results),
     // reused instead of running the reference again.
@@ -1249,7 +1253,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     if (!user && (mode == InputMode::kSaturation || mode == InputMode::kSubnormal))
       for (const std::string& name : passes[pi].aimed)
         if (const Arg* a = k.FindArg(name); a != nullptr)
-          t += AimedOutputLine(inputs, ref_data, *a, mode == InputMode::kSubnormal, passes[pi].sign, pass_name(pi));
+          t += AimedOutputLine(inputs, ref_data, *a, mode == InputMode::kSubnormal, passes[pi].sign, pass_name(pi),
+                               passes[pi].inf_reach.count(name) ? passes[pi].inf_reach.at(name) : 0);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
@@ -1638,6 +1643,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                                                        n == 1 ? " element" : " elements")
                                         : absl::StrCat("no ", what_nf, " reached ", name, ": its ", what_nf,
                                                        " path is not checked by this pass"));
+                if (any_inf)
+                  for (const auto& [name, n] : reach) s.inf_reach[name] = n;
                 if (!parts.empty())
                   s.reach_line = absl::StrCat("saturation", s.suffix, ": ", absl::StrJoin(parts, "; "),
                                               " (reference-only runs with NaN at the blocks chose the offset)\n");
