@@ -521,6 +521,32 @@ constexpr size_t kStoredSampleElements = size_t{1} << 16;
 // Of at most this many of the pages a run wrote, spread over them.
 constexpr size_t kStoredSamplePages = 8;
 
+// Calls `fn` with the value of each element of buffer `a` (a float type)
+// that the run stored to `ref`: elements whose bytes differ from `in`'s,
+// the run's inputs (all of them when `in` lacks the buffer or sizes it
+// otherwise), on at most `max_pages` of the pages `ref` materialised (every
+// page a store wrote; compiler/ir/paged_bytes.h), spread evenly over them.
+void ForEachStoredValue(const Arg& a, const KernelData& in, const KernelData& ref, size_t max_pages,
+                        const std::function<void(double)>& fn) {
+  auto it = ref.buffers.find(a.name);
+  if (a.kind != Arg::Kind::kBuffer || a.shape.empty() || it == ref.buffers.end()) return;
+  const PagedBytes& r = it->second;
+  auto was = in.buffers.find(a.name);
+  const PagedBytes* w = was == in.buffers.end() || was->second.size() != r.size() ? nullptr : &was->second;
+  const std::vector<uint64_t> written = r.MaterialisedPages();
+  const size_t n_pages = std::min(written.size(), max_pages);
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+  std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
+  for (size_t i = 0; i < n_pages; ++i) {
+    const uint64_t begin = written[i * written.size() / n_pages] * PagedBytes::kPageBytes;
+    const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
+    r.Read(begin, now.data(), n);
+    if (w != nullptr) w->Read(begin, before.data(), n);
+    for (uint64_t off = 0; off < n; off += eb)
+      if (w == nullptr || std::memcmp(&now[off], &before[off], eb) != 0) fn(ElementValue(a.elem, &now[off]));
+  }
+}
+
 // |value| of up to kStoredSampleElements elements of buffer `a` (a float
 // type) that the run stored to `ref`: elements whose bytes differ from
 // `in`'s, the run's inputs (elements the kernel never writes keep their
@@ -539,33 +565,14 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
   std::vector<double> v;
   int64_t negatives = 0;
   if (negative != nullptr) *negative = 0;
-  auto it = ref.buffers.find(a.name);
-  if (a.kind != Arg::Kind::kBuffer || a.shape.empty() || it == ref.buffers.end()) return v;
-  const PagedBytes& r = it->second;
-  auto was = in.buffers.find(a.name);
-  const PagedBytes* w = was == in.buffers.end() ? nullptr : &was->second;
-  const std::vector<uint64_t> written = r.MaterialisedPages();
-  std::vector<uint64_t> pages;
-  for (size_t i = 0; i < std::min(written.size(), kStoredSamplePages); ++i)
-    pages.push_back(written[i * written.size() / std::min(written.size(), kStoredSamplePages)]);
   const double max = FloatRangeOf(a.elem).max;
-  const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
-  std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
-  for (uint64_t page : pages) {
-    const uint64_t begin = page * PagedBytes::kPageBytes;
-    const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
-    r.Read(begin, now.data(), n);
-    if (w != nullptr && w->size() == r.size()) w->Read(begin, before.data(), n);
-    for (uint64_t off = 0; off < n; off += eb) {
-      if (w != nullptr && w->size() == r.size() && std::memcmp(&now[off], &before[off], eb) == 0) continue;
-      const double signed_x = ElementValue(a.elem, &now[off]);
-      const double x = std::fabs(signed_x);
-      if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) {
-        v.push_back(x);
-        negatives += signed_x < 0 ? 1 : 0;
-      }
+  ForEachStoredValue(a, in, ref, kStoredSamplePages, [&](double signed_x) {
+    const double x = std::fabs(signed_x);
+    if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) {
+      v.push_back(x);
+      negatives += signed_x < 0 ? 1 : 0;
     }
-  }
+  });
   if (negative != nullptr && !v.empty()) *negative = static_cast<double>(negatives) / static_cast<double>(v.size());
   if (v.size() > kStoredSampleElements) {
     std::vector<double> even(kStoredSampleElements);
@@ -657,34 +664,15 @@ std::string SaturationBaseNote(const Kernel& k, const std::string& filename) {
 // fresh-user review 14 F7 counted 170 where 64 NaN were), over the pages the run
 // wrote (at most 64 of them, spread over them, as StoredSample samples: a
 // --workgroups band past the buffer's start is counted where it wrote).
-std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in,
-                                                             const KernelData& ref,
-                                                             const std::vector<ElemType>& types) {
-  constexpr size_t kPages = 64;
+std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in, const KernelData& ref,
+                                                      const std::vector<ElemType>& types) {
   std::vector<std::pair<std::string, int64_t>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
-        std::find(types.begin(), types.end(), a.elem) == types.end())
+        std::find(types.begin(), types.end(), a.elem) == types.end() || !ref.buffers.count(a.name))
       continue;
-    auto it = ref.buffers.find(a.name);
-    if (it == ref.buffers.end()) continue;
-    const PagedBytes& now = it->second;
-    auto was = in.buffers.find(a.name);
-    const PagedBytes* w = was == in.buffers.end() || was->second.size() != now.size() ? nullptr : &was->second;
-    const std::vector<uint64_t> written = now.MaterialisedPages();
-    const size_t n_pages = std::min(written.size(), kPages);
-    const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
-    std::vector<uint8_t> b(PagedBytes::kPageBytes), b0(PagedBytes::kPageBytes);
     int64_t count = 0;
-    for (size_t i = 0; i < n_pages; ++i) {
-      const uint64_t begin = written[i * written.size() / n_pages] * PagedBytes::kPageBytes;
-      const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, now.size() - begin) / eb * eb;
-      now.Read(begin, b.data(), n);
-      if (w != nullptr) w->Read(begin, b0.data(), n);
-      for (uint64_t off = 0; off < n; off += eb)
-        if ((w == nullptr || std::memcmp(&b[off], &b0[off], eb) != 0) && std::isnan(ElementValue(a.elem, &b[off])))
-          ++count;
-    }
+    ForEachStoredValue(a, in, ref, /*max_pages=*/64, [&](double x) { count += std::isnan(x) ? 1 : 0; });
     r.emplace_back(a.name, count);
   }
   return r;
@@ -1354,11 +1342,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       // beside another pass's).
       int64_t output_bytes = 0;
       for (const Arg& a : k.args)
-        if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly) {
-          int64_t last = 0;
-          for (size_t d = 0; d < a.shape.size(); ++d) last += (a.shape[d] - 1) * a.strides[d];
-          output_bytes += (last + 1) * ElemBytes(a.elem);
-        }
+        if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly) output_bytes += a.SizeBytes();
       const bool small = output_bytes <= (int64_t{64} << 20);
       // Reference-only runs with NaN at the blocks of `diagonals` (the
       // reference is the oracle for where they reach), offsets d = first,
