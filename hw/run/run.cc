@@ -828,12 +828,15 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // A promoted gemm: the tile-level gemm's plan when the promoted kernel's
     // analysis finds none (as for the conversion passes above), else its
     // blocker, said of the gemm op.
-    if (!plan.exact && opts.gemm_source != nullptr)
-      if (ExactPlan src = PlanExactInputs(*opts.gemm_source); src.exact) plan = std::move(src);
+    std::string why = plan.blocker;
+    if (!plan.exact && opts.gemm_source != nullptr) {
+      ExactPlan src = PlanExactInputs(*opts.gemm_source);
+      if (src.exact)
+        plan = std::move(src);
+      else
+        why = src.blocker;
+    }
     if (!plan.exact) {
-      std::string why = plan.blocker;
-      if (opts.gemm_source != nullptr)
-        if (ExactPlan src = PlanExactInputs(*opts.gemm_source); !src.exact) why = src.blocker;
       blocker = WithFile(why, opts.filename);
       if (opts.inputs == InputMode::kExact)
         return absl::FailedPreconditionError(absl::StrCat(
