@@ -43,6 +43,7 @@
 #include "hw/emu/emu_device.h"
 #include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
+#include "hw/run/saturation_passes.h"
 
 namespace kir {
 namespace {

@@ -219,25 +219,6 @@ std::string MfmaTargetLacks(const Kernel& k, const TargetInfo& t);
 std::string FormatScalars(const Kernel& k, const KernelData& d, const std::set<std::string>& given = {});
 std::string ScalarsJson(const Kernel& k, const KernelData& d);
 
-// The report line of a saturation pass (`sub` false; `sign` -1 for the -max
-// pass) or a subnormal pass (`sub`), named `pass`, for an output `a` (a
-// buffer of f16, bf16 or fp8) it aimed at: the median |value| of the
-// elements of `a` the reference stored in `ref` (a sample of up to 2^16 of
-// those whose bytes differ from the pass's inputs `in`, over the pages the
-// run wrote; NaN left out, zeros, +-max
-// and infinities in), and plainly whether that reached the aim (within a
-// factor 4: at least max / 4; around the geometric middle of the
-// subnormals), else that this pass does not check the output's saturation
-// or subnormal conversion (fresh-user review 12 F9.4). "subnormal (P): P:
-// median |value| stored 5 (of 256), not near f16's subnormals [5.96046e-08,
-// 6.10352e-05): its subnormal conversion is not checked by this pass\n".
-// `inf_blocks`: how many of `a`'s elements the pass's +inf blocks reach
-// (the block-placing run's count): those infinities are the blocks', not
-// values beyond the max, and do not count as at or beyond it (fresh-user
-// review 14 F8: an f16 output whose only infinities were the blocks' was
-// said to lie around and beyond the max).
-std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
-                            const std::string& pass, int64_t inf_blocks = 0);
 
 }  // namespace kir
 

@@ -1,0 +1,601 @@
+// The saturation (+max, -max) and subnormal passes of `kirc run`
+// (hw/run/saturation_passes.h): how far the values a run stored lie, and the
+// passes planned from them.
+#include "hw/run/saturation_passes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/float_bits.h"
+#include "compiler/reference/interpreter.h"
+
+namespace kir {
+namespace {
+
+// At most this many stored elements of a buffer size the saturation and
+// subnormal passes' scale (StoredSample).
+constexpr size_t kStoredSampleElements = size_t{1} << 16;
+// Of at most this many of the pages a run wrote, spread over them.
+constexpr size_t kStoredSamplePages = 8;
+
+// Calls `fn` with the value of each element of buffer `a` (a float type)
+// that the run stored to `ref`: elements whose bytes differ from `in`'s,
+// the run's inputs (all of them when `in` lacks the buffer or sizes it
+// otherwise), on at most `max_pages` of the pages `ref` materialised (every
+// page a store wrote; compiler/ir/paged_bytes.h), spread evenly over them.
+void ForEachStoredValue(const Arg& a, const KernelData& in, const KernelData& ref, size_t max_pages,
+                        const std::function<void(double)>& fn) {
+  auto it = ref.buffers.find(a.name);
+  if (a.kind != Arg::Kind::kBuffer || a.shape.empty() || it == ref.buffers.end()) return;
+  const PagedBytes& r = it->second;
+  auto was = in.buffers.find(a.name);
+  const PagedBytes* w = was == in.buffers.end() || was->second.size() != r.size() ? nullptr : &was->second;
+  const std::vector<uint64_t> written = r.MaterialisedPages();
+  const size_t n_pages = std::min(written.size(), max_pages);
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+  std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
+  for (size_t i = 0; i < n_pages; ++i) {
+    const uint64_t begin = written[i * written.size() / n_pages] * PagedBytes::kPageBytes;
+    const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
+    r.Read(begin, now.data(), n);
+    if (w != nullptr) w->Read(begin, before.data(), n);
+    for (uint64_t off = 0; off < n; off += eb)
+      if (w == nullptr || std::memcmp(&now[off], &before[off], eb) != 0) fn(ElementValue(a.elem, &now[off]));
+  }
+}
+
+// |value| of up to kStoredSampleElements elements of buffer `a` (a float
+// type) that the run stored to `ref`: elements whose bytes differ from
+// `in`'s, the run's inputs (elements the kernel never writes keep their
+// inputs and say nothing of the values it stores, fresh-user review 11 F5),
+// taken from at most kStoredSamplePages of the pages `ref` materialised
+// (every page a store wrote; compiler/ir/paged_bytes.h), spread evenly over
+// them, and evenly over the stored elements found: a --workgroups band that
+// writes only the buffer's last rows is sampled there (fresh-user review 13
+// F2: only the first 2^16 elements were read). `all` false: only finite,
+// non-zero values below the type's max (what a saturation or subnormal
+// scale is sized from); true: every non-NaN one, zeros, +-max and
+// infinities included (where the values before the conversion lay: review
+// 12 F1, F3). Empty when there are none.
+std::vector<double> StoredSample(const Arg& a, const KernelData& in, const KernelData& ref, bool all,
+                                 double* negative) {
+  std::vector<double> v;
+  int64_t negatives = 0;
+  if (negative != nullptr) *negative = 0;
+  const double max = FloatRangeOf(a.elem).max;
+  ForEachStoredValue(a, in, ref, kStoredSamplePages, [&](double signed_x) {
+    const double x = std::fabs(signed_x);
+    if (all ? !std::isnan(x) : std::isfinite(x) && x > 0 && x < max) {
+      v.push_back(x);
+      negatives += signed_x < 0 ? 1 : 0;
+    }
+  });
+  if (negative != nullptr && !v.empty()) *negative = static_cast<double>(negatives) / static_cast<double>(v.size());
+  if (v.size() > kStoredSampleElements) {
+    std::vector<double> even(kStoredSampleElements);
+    for (size_t i = 0; i < even.size(); ++i) even[i] = v[i * v.size() / even.size()];
+    v = std::move(even);
+  }
+  return v;
+}
+
+// Per output of `k` of one of `types` (the converted outputs), in argument
+// order: its name and how many of its elements the reference stored a NaN
+// to (`ref` differs from `in` there; the block-placing runs put NaN at the
+// blocks, and an inf there is an overflow the blocks did not cause:
+// fresh-user review 14 F7 counted 170 where 64 NaN were), over the pages the run
+// wrote (at most 64 of them, spread over them, as StoredSample samples: a
+// --workgroups band past the buffer's start is counted where it wrote).
+std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in, const KernelData& ref,
+                                                      const std::vector<ElemType>& types) {
+  std::vector<std::pair<std::string, int64_t>> r;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
+        std::find(types.begin(), types.end(), a.elem) == types.end() || !ref.buffers.count(a.name))
+      continue;
+    int64_t count = 0;
+    ForEachStoredValue(a, in, ref, /*max_pages=*/64, [&](double x) { count += std::isnan(x) ? 1 : 0; });
+    r.emplace_back(a.name, count);
+  }
+  return r;
+}
+
+// At most this many reference-only runs place a saturation pass's NaN/inf
+// blocks (ExactFormat::diagonal_offset d, d0 .. d0 + 7: every block row of
+// a 32-row MFMA tile, 8 blocks of 4 rows).
+constexpr int kDiagonalTrials = 8;
+// At most this many reference-only runs measure a saturation or subnormal
+// pass's scale (and two more find what negates a carrier entering an even
+// number of times).
+constexpr int kScaleTrials = 4;
+
+}  // namespace
+
+// The median of StoredSample(a, in, ref, all); 0 when it is empty. `*count`
+// (when given) is how many the median is of; `*negative` (when given) the
+// fraction of them stored negative (-0 not).
+double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count,
+                    double* negative) {
+  std::vector<double> v = StoredSample(a, in, ref, all, negative);
+  if (count != nullptr) *count = static_cast<int64_t>(v.size());
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
+// the reference interpreter alone on its inputs (`seed`; the workgroups of
+// `io`), whose stored values size the saturation and subnormal passes when
+// no conversion pass exists. Per output of `outputs`, the median
+// StoredMedian gives (0: none stored), or the interpreter's error.
+absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
+                                                                    uint64_t seed, const InterpOptions& io,
+                                                                    const std::vector<ComputedOutput>& outputs) {
+  KernelData in = MakeConversionInputs(k, base, seed);
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  if (absl::Status st = Interpret(k, ref, io); !st.ok()) return st;
+  const KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+  std::map<std::string, double> m;
+  for (const ComputedOutput& o : outputs)
+    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = StoredMedian(in, out, *a, /*all=*/false);
+  return m;
+}
+
+std::string SkippedLine(const std::string& what, const std::string& why) {
+  return absl::StrCat(what, " not run: ", why, "\n");
+}
+
+// The line saying what the saturation base is (no conversion pass exists):
+// its inputs and the median the reference stored on them.
+std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
+                     const std::map<std::string, double>& medians) {
+  std::vector<std::string> parts;
+  for (const Arg& a : k.args)
+    if (auto it = base.formats.find(a.name); it != base.formats.end())
+      parts.push_back(absl::StrCat(a.name, " ", it->second.Describe(a.elem)));
+  int bits = 0;  // the most significand bits before a conversion
+  for (const ConversionNote& n : base.conversions) bits = std::max(bits, n.bits);
+  return absl::StrCat(
+      "saturation base (seed ", seed, "; no conversion pass exists, so the saturation and subnormal passes scale "
+      "inputs of their own, run on the reference only): ", absl::StrJoin(parts, "; "),
+      "; every mfma or gemm sum exact, each conversion's operand exact in f32 (",
+      bits > 0 ? absl::StrCat("up to ", bits, " significand bits; ") : std::string(),
+      "beyond the target's max saturating the same way on both sides)",
+      "; the median |value| the reference stored on them to ", [&] {
+        std::vector<std::string> ms;
+        for (const auto& [name, m] : medians) ms.push_back(absl::StrFormat("%s is %g", name, m));
+        return absl::StrJoin(ms, ", ");
+      }(), "\n");
+}
+
+// Within this factor of its aim, the median |value| a saturation or
+// subnormal pass stored to an output counts as having reached it (its max:
+// at least max / 4, beyond included; its subnormals: within a factor 4 of
+// the middle of their range).
+constexpr double kAimFactor = 4;
+
+std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
+                            const std::string& pass, int64_t inf_blocks) {
+  // The median of the finite values (the saturation passes' inf blocks
+  // may reach more than half of them), zeros and +-max included.
+  double negative = 0;
+  std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, &negative);
+  const int64_t stored = static_cast<int64_t>(v.size());
+  const FloatRange range = FloatRangeOf(a.elem);
+  // Stored values at or beyond the max (+-max, +-inf): the conversion
+  // saturated or overflowed somewhere (fresh-user review 14 F8, F11, F12:
+  // medians above max / 4 with nothing beyond the max were reported as
+  // "around and beyond the max", and a clamp at 49152 of 57344 passed).
+  const int64_t beyond = std::max<int64_t>(
+      0, std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; }) - inf_blocks);
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isinf(x); }), v.end());
+  const int64_t n = static_cast<int64_t>(v.size());
+  double m = 0;
+  if (n > 0) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    m = v[v.size() / 2];
+  }
+  const std::string tn(ElemTypeName(a.elem));
+  const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+  // A median of inf (more than half overflowed) or 0 (more than half
+  // flushed) is degenerate, not near (fresh-user review 13 F5: every value
+  // inf, or 0, passed as "near").
+  const bool near = n > 0 && std::isfinite(m) && m > 0 &&
+                    (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
+  const std::string where =
+      sub ? absl::StrFormat("%s's subnormals [%g, %g)", tn, range.min_subnormal, range.min_normal)
+          : absl::StrFormat("%s's max %g", tn, range.max);
+  if (n == 0)
+    return absl::StrCat(pass, ": ", a.name,
+                        stored > 0 ? absl::StrFormat(": every value stored is +-inf (%d) or NaN", stored)
+                                   : std::string(": no value stored but NaN"),
+                        ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
+  // How many of the stored values were +-inf, when any (review 13 F5: a
+  // median of the few finite ones says little of the rest).
+  const std::string of = stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n);
+  // The -max pass: most stored values must be negative (review 13 F5: s
+  // negated in s * s * A * B left every value positive).
+  if (near && sign < 0 && negative < 0.5)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
+                        absl::StrFormat(", but only %.0f%% of the values stored are negative: its saturation at -max "
+                                        "is not checked by this pass\n",
+                                        100 * negative));
+  if (near && !sub && beyond == 0)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
+                        ", but no value stored is at or beyond it",
+                        inf_blocks > 0 ? absl::StrFormat(" (but the %d the +inf blocks reach)", inf_blocks) : "",
+                        ": its saturation is not checked by this pass\n");
+  if (near)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
+                        !sub ? absl::StrFormat(", %d at or beyond it", beyond) : std::string(),
+                        ": the values before its conversion lie around ",
+                        sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
+  return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), not near ", m, of), where,
+                      ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
+}
+
+absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, const SaturationSource& src,
+                                                           const UserValues& uv, std::string* text) {
+  const uint64_t seed = src.seed;
+  const char* from_text = src.from_base ? "the saturation base inputs" : "the conversion pass's";
+  const char* stored_by = src.from_base ? "the reference" : "that pass";
+  struct Aim {
+    const ComputedOutput* out;
+    double median;
+  };
+  std::vector<Aim> aims;
+  std::string unaimed;  // outputs no pass aims at, and why
+  for (const ComputedOutput& o : *src.outputs) {
+    auto it = src.medians.find(o.name);
+    const double m = it != src.medians.end() ? it->second : 0;
+    if (m > 0)
+      aims.push_back({&o, m});
+    else
+      absl::StrAppend(&unaimed, "saturation and subnormal passes: ", o.name, " (", std::string(ElemTypeName(o.type)),
+                      "): ", src.from_base ? "on the saturation base inputs the reference" : "the conversion pass",
+                      " stored no finite non-zero value below its max (of the elements it wrote, sampled over "
+                      "the pages it wrote) to size a scale from: its saturation and subnormal conversion are "
+                      "not checked\n");
+  }
+  std::vector<PassSpec> added;
+  std::vector<ElemType> sat_types;
+  for (const ComputedOutput& o : *src.outputs)
+    if (std::find(sat_types.begin(), sat_types.end(), o.type) == sat_types.end()) sat_types.push_back(o.type);
+  // `keep`: the chosen run's inputs and results go to `*placed` (only
+  // when the kernel's outputs are small: a pass reusing them holds them
+  // beside another pass's).
+  int64_t output_bytes = 0;
+  for (const Arg& a : k.args)
+    if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly) output_bytes += a.SizeBytes();
+  const bool small = output_bytes <= (int64_t{64} << 20);
+  // Reference-only runs with NaN at the blocks of `diagonals` (the
+  // reference is the oracle for where they reach), offsets d = first,
+  // first + 1, ... (at most kDiagonalTrials): the first that reaches
+  // every converted output, else the first reaching most (fresh-user
+  // review 12 F8: an output storing rows 0..7 of a 32x32 result).
+  // `*reach`: that run's NaN/inf elements per converted output.
+  auto place_blocks = [&](ExactPlan* sat, const std::vector<std::string>& diagonals, int64_t first,
+                          std::vector<std::pair<std::string, int64_t>>* reach, bool keep,
+                          std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
+    int best_reached = -1;
+    int64_t best = first;
+    for (int64_t d = first; d < first + kDiagonalTrials; ++d) {
+      ExactPlan trial = *sat;
+      for (const std::string& name : diagonals) {
+        trial.formats[name].diagonal = ExactFormat::Diagonal::kNaN;
+        trial.formats[name].diagonal_offset = d;
+      }
+      KernelData in = MakeConversionInputs(k, trial, seed);
+      uv.ApplyTo(k, &in);
+      PagedInterpArgs ref{in.buffers, in.scalars};
+      if (absl::Status st = Interpret(k, ref, src.io); !st.ok())
+        return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the saturation pass's "
+                                                    "NaN/inf blocks): ",
+                                                    st.message()));
+      KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+      std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types);
+      int reached = 0;
+      for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
+      if (reached > best_reached) {
+        best_reached = reached;
+        best = d;
+        *reach = std::move(counts);
+        placed->reset();
+        if (keep)
+          *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
+      }
+      if (best_reached == static_cast<int>(reach->size())) break;
+    }
+    for (const std::string& name : diagonals) sat->formats[name].diagonal_offset = best;
+    return absl::OkStatus();
+  };
+  for (bool sub : {false, true}) {
+    std::vector<bool> done(aims.size(), false);
+    int group = 0;
+    for (size_t i = 0; i < aims.size(); ++i) {
+      const ElemType to = aims[i].out->type;
+      if (done[i]) continue;
+      if (sub && to == ElemType::kBF16) {
+        done[i] = true;
+        absl::StrAppend(&unaimed, SkippedLine(absl::StrCat("subnormal pass for ", aims[i].out->name),
+                                              "bf16's subnormals are f32's, where an mfma's or gemm's sums "
+                                              "would be subnormal themselves"));
+        continue;
+      }
+      // The subnormal pass: the median toward the geometric middle of
+      // the target's subnormal range (not bf16: its subnormals are
+      // f32's, where an MFMA's sums would be subnormal themselves).
+      const std::string tn(ElemTypeName(to));
+      const FloatRange range = FloatRangeOf(to);
+      const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+      std::string carrier;
+      std::vector<std::string> also;
+      double scale = 1;
+      ExactPlan plan = SaturationPlan(k, *src.from, to, aim / aims[i].median, &carrier, &scale,
+                                      aims[i].out->name, &also);
+      if (!plan.exact) {
+        absl::StrAppend(&unaimed, sub ? "subnormal" : "saturation", " passes: ", aims[i].out->name, " (", tn,
+                        "): ", plan.blocker, ": its ", sub ? "subnormal conversion" : "saturation",
+                        " is not checked\n");
+        continue;
+      }
+      // The scale measured, not assumed (fresh-user review 13 F5, F7):
+      // reference-only runs (at most kScaleTrials) of the planned inputs
+      // give the median |value| stored to the output. A carrier that
+      // enters e times (s * s * A * B; mfma %a, %a) scales it by x^e:
+      // planned again with the e-th root of the factor; a carrier at the
+      // end of its range (an fp8 operand) leaves the rest of the factor
+      // to a second one behind the same output (B after A).
+      const Arg* out_arg = k.FindArg(aims[i].out->name);
+      const double want = aim / aims[i].median;
+      std::vector<std::pair<std::string, double>> more;  // further carriers, their scales
+      int enters = 1;
+      double achieved_median = -1;  // the last trial's (NaN: every value NaN)
+      int trials = 0;
+      auto trial = [&](const ExactPlan& p, double* m, double* negative) -> absl::Status {
+        KernelData in = MakeConversionInputs(k, p, seed);
+        uv.ApplyTo(k, &in);
+        PagedInterpArgs ref{in.buffers, in.scalars};
+        if (absl::Status st = Interpret(k, ref, src.io); !st.ok())
+          return absl::Status(st.code(), absl::StrCat("reference interpreter (measuring the ",
+                                                      sub ? "subnormal" : "saturation", " pass's scale): ",
+                                                      st.message()));
+        const KernelData o{std::move(ref.buffers), std::move(ref.scalars)};
+        int64_t n = 0;
+        *m = StoredMedian(in, o, *out_arg, /*all=*/true, &n, negative);
+        if (n == 0) *m = std::nan("");
+        ++trials;
+        return absl::OkStatus();
+      };
+      while (out_arg != nullptr && trials < kScaleTrials) {
+        double m = 0, negative = 0;
+        if (absl::Status st = trial(plan, &m, &negative); !st.ok()) return st;
+        achieved_median = m;
+        if (std::isnan(m)) break;
+        double total = scale;
+        for (const auto& [c, x] : more) total *= x;
+        const bool degenerate = !std::isfinite(m) || m == 0;
+        if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
+        // Overflowed or flushed wholesale past the aim: the carrier
+        // enters more than once.
+        const bool past = degenerate && (std::isinf(m) ? want > 1 : want < 1);
+        double em = 1;
+        if (!degenerate && std::fabs(std::log(total)) > 0.1)
+          em = std::log(m / aims[i].median) / std::log(total);
+        // total^em: em is how many times the carrier enters.
+        const int measured_enters = static_cast<int>(std::lround(std::min(em, 64.0)));
+        if (more.empty() && (past || measured_enters > enters)) {
+          enters = past ? enters * 2 : measured_enters;
+          std::string c2;
+          double s2 = 1;
+          std::vector<std::string> also2;
+          // Aimed a factor 2 short (inside the range): the grid's next
+          // step up past an e-th root overflowed every value.
+          ExactPlan p2 = SaturationPlan(k, *src.from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / enters),
+                                        &c2, &s2,
+                                        aims[i].out->name, &also2);
+          if (!p2.exact) break;
+          plan = std::move(p2);
+          carrier = c2;
+          scale = s2;
+          also = also2;
+          continue;
+        }
+        if (degenerate || em < 0.5) break;
+        // Short of the aim with the carrier as far as it goes: another
+        // carrier for the rest.
+        std::set<std::string> used = {carrier};
+        used.insert(also.begin(), also.end());
+        for (const auto& [c, x] : more) used.insert(c);
+        std::string c2;
+        double s2 = 1;
+        ExactPlan p2 = SaturationPlan(k, plan, to, aim / m, &c2, &s2, aims[i].out->name, nullptr, used);
+        if (!p2.exact) break;
+        plan = std::move(p2);
+        more.push_back({c2, s2});
+      }
+      // The -max pass negates the carrier (and what scales with it);
+      // when it enters an even number of times that negates nothing:
+      // another argument behind the output, negated alone, whose
+      // reference-only run stores mostly negative values.
+      std::vector<std::string> negated = {carrier};
+      negated.insert(negated.end(), also.begin(), also.end());
+      std::string negation_note;
+      if (!sub && enters % 2 == 0) {
+        negated.clear();
+        for (const std::string& name : aims[i].out->behind) {
+          const Arg* a = k.FindArg(name);
+          if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || trials >= kScaleTrials + 2) continue;
+          ExactPlan p = plan;
+          p.formats[name].negate = true;
+          double m = 0, negative = 0;
+          if (absl::Status st = trial(p, &m, &negative); !st.ok()) return st;
+          if (negative > 0.5) {
+            negated = {name};
+            break;
+          }
+        }
+        negation_note = negated.empty()
+                            ? absl::StrCat(", ", carrier, " enters ", aims[i].out->name, "'s values ", enters,
+                                           " times and no argument negated alone negates them")
+                            : absl::StrCat(", ", negated[0], " negated (", carrier, " enters ", aims[i].out->name,
+                                           "'s values ", enters, " times: negating it negates nothing)");
+      }
+      std::string measured = absl::StrFormat("; %d reference-only run%s of these inputs stored a median |value| of %g",
+                                             trials, trials == 1 ? "" : "s", achieved_median);
+      if (enters > 1)
+        absl::StrAppend(&measured, " (", carrier, " enters ", aims[i].out->name, "'s values ", enters,
+                        " times: scaled by the ",
+                        enters == 2   ? std::string("square")
+                        : enters == 3 ? std::string("cube")
+                                      : absl::StrCat(enters, "th"),
+                        " root of the factor)");
+      // NaN/inf blocks in one operand of every MFMA chain that reaches a
+      // narrowing conversion (fresh-user review 12 F4); not in the
+      // subnormal pass.
+      const std::vector<std::string> diagonals = sub ? std::vector<std::string>{} : ChooseDiagonals(k, &plan);
+      // The outputs of the same type, similar median (within a factor
+      // 2) and behind the same carrier: one pass serves them.
+      std::vector<size_t> members = {i};
+      for (size_t j = i + 1; j < aims.size(); ++j)
+        if (!done[j] && aims[j].out->type == to && aims[j].out->behind.count(carrier) &&
+            std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1)
+          members.push_back(j);
+      std::vector<std::string> names, others;
+      for (size_t j : members) {
+        done[j] = true;
+        names.push_back(aims[j].out->name);
+        if (j != i) others.push_back(absl::StrFormat("%s: %g", aims[j].out->name, aims[j].median));
+      }
+      // The first group's passes keep their names; the others name
+      // their outputs: "saturation (+max, P)", --dump "saturation-P.".
+      const std::string who = absl::StrJoin(names, ", "), tag_who = absl::StrJoin(names, "-");
+      std::vector<std::string> scaled = {carrier};
+      scaled.insert(scaled.end(), also.begin(), also.end());
+      double total = scale;
+      for (const auto& [c, x] : more) total *= x;
+      // "alpha and beta times 2 (...", "A times 256 and B times 16 (...".
+      auto what = [&](double signed_scale, bool negate) {
+        std::string more_text;
+        for (const auto& [c, x] : more) absl::StrAppend(&more_text, " and ", c, absl::StrFormat(" times %g", x));
+        const bool carrier_negated =
+            negate && std::find(negated.begin(), negated.end(), carrier) != negated.end();
+        return absl::StrCat(
+            absl::StrJoin(scaled, " and "),
+            absl::StrFormat(" times %g", carrier_negated || !negate ? signed_scale : std::fabs(signed_scale)),
+            more_text, negate ? negation_note : "",
+            absl::StrFormat(" (the median |value| %s stored to %s (%s), %g%s, times %g is %g", stored_by, who, tn,
+                            aims[i].median,
+                            others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"),
+                            std::pow(total, enters), aims[i].median * std::pow(total, enters)),
+            "; ");
+      };
+      if (!sub) {
+        // Two passes: toward +max with +inf on the diagonal, then the
+        // scaled arguments negated, toward -max, with NaN on the next
+        // blocks of the diagonal (fresh-user review 10 F1: values
+        // negative with probability 1/8 never met a dropped lower clamp).
+        for (int sign : {1, -1}) {
+          PassSpec s{InputMode::kSaturation};
+          s.suffix = group == 0 ? (sign > 0 ? " (+max)" : " (-max)")
+                                : absl::StrCat(sign > 0 ? " (+max, " : " (-max, ", who, ")");
+          if (group > 0 || sign < 0)
+            s.dump_tag = absl::StrCat("saturation", sign < 0 ? "-neg" : "", group > 0 ? "-" : "",
+                                      group > 0 ? tag_who : "", ".");
+          s.sat = plan;
+          s.aimed = names;
+          s.sign = sign;
+          if (sign < 0)
+            for (const std::string& c : negated) s.sat.formats[c].negate = true;
+          // The -max pass starts one block further: with the +max
+          // pass's blocks, both parities of block rows.
+          std::vector<std::pair<std::string, int64_t>> reach;
+          std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
+          if (sign < 0)
+            for (const std::string& name : diagonals)
+              s.sat.formats[name].diagonal_first = s.sat.formats[name].diagonal_blocks;
+          bool any_inf = false, any_nan = false;
+          for (const std::string& name : diagonals) {
+            const Arg* a = k.FindArg(name);
+            (sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value() ? any_inf : any_nan) = true;
+          }
+          // NaN blocks only: the placing run's inputs are this pass's.
+          if (!diagonals.empty())
+            if (absl::Status st =
+                    place_blocks(&s.sat, diagonals, sign > 0 ? 0 : 1, &reach, small && !any_inf, &placed);
+                !st.ok())
+              return st;
+          s.placed = std::move(placed);
+          std::vector<std::string> specials;
+          for (const std::string& name : diagonals) {
+            ExactFormat& f = s.sat.formats[name];
+            const Arg* a = k.FindArg(name);
+            const bool inf = sign > 0 && a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value();
+            f.diagonal = inf ? ExactFormat::Diagonal::kInf : ExactFormat::Diagonal::kNaN;
+            const std::string d = f.diagonal_offset != 0 ? absl::StrCat(f.diagonal_offset, " + ") : "";
+            specials.push_back(absl::StrCat(
+                inf ? "+inf" : "NaN", " at ", 4 * f.diagonal_blocks, " elements of ", name, " ([4 (q + ", d,
+                "2 i) + t, 4 (r + ", d, "2 i) + t], t = 0..3, i = ", f.diagonal_first,
+                f.diagonal_blocks > 1 ? absl::StrCat("..", f.diagonal_first + f.diagonal_blocks - 1) : "",
+                inf ? ": +-inf, or NaN, in the sums they enter)" : ")"));
+          }
+          const std::string special =
+              specials.empty() ? "" : absl::StrCat(", and ", absl::StrJoin(specials, ", "));
+          // Which converted outputs the blocks reached (review 12 F8:
+          // the report claimed NaN where none reached).
+          if (!diagonals.empty()) {
+            const std::string what_nf = any_inf && any_nan ? "+inf or NaN" : any_inf ? "+inf" : "NaN";
+            std::vector<std::string> parts;
+            for (const auto& [name, n] : reach)
+              parts.push_back(n > 0 ? absl::StrCat(what_nf, " reached ", name, " at ", n,
+                                                   n == 1 ? " element" : " elements")
+                                    : absl::StrCat("no ", what_nf, " reached ", name, ": its ", what_nf,
+                                                   " path is not checked by this pass"));
+            if (any_inf)
+              for (const auto& [name, n] : reach) s.inf_reach[name] = n;
+            if (!parts.empty())
+              s.reach_line = absl::StrCat("saturation", s.suffix, ": ", absl::StrJoin(parts, "; "),
+                                          " (reference-only runs with NaN at the blocks chose the offset)\n");
+          }
+          s.sat_line = absl::StrCat(
+              "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", seed,
+              "): ", from_text, " with ", what(sign * scale, sign < 0),
+              absl::StrFormat("%s's max is %g)", tn, range.max), measured, special,
+              ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
+              "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+          added.push_back(std::move(s));
+        }
+      } else {
+        PassSpec s{InputMode::kSubnormal};
+        if (group > 0) {
+          s.suffix = absl::StrCat(" (", who, ")");
+          s.dump_tag = absl::StrCat("subnormal-", tag_who, ".");
+        }
+        s.sat = plan;
+        s.aimed = names;
+        s.sat_line = absl::StrCat(
+            "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),
+            absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
+            measured,
+            ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+        added.push_back(std::move(s));
+      }
+      ++group;
+    }
+  }
+  *text += unaimed;
+  return added;
+}
+
+}  // namespace kir

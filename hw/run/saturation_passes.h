@@ -1,0 +1,125 @@
+// The saturation (+max, -max) and subnormal passes of `kirc run`
+// (RunAndCheck, hw/run/run.h): after the first conversion pass (or, without
+// one, from the saturation base, PlanSaturationBase), for every output a
+// narrowing conversion of an mfma/gemm result stores to
+// (ComputedConversionOutputs), passes whose inputs put the values before that
+// conversion around its type's max and into its subnormal range, with NaN/inf
+// blocks in an MFMA operand; sized by reference-only runs (the reference
+// interpreter is the oracle for where values land). Internal to hw/run.
+#ifndef KIRC_HW_RUN_SATURATION_PASSES_H_
+#define KIRC_HW_RUN_SATURATION_PASSES_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/kernel.h"
+#include "compiler/reference/interpreter.h"
+#include "hw/check/exact.h"
+#include "hw/check/inputs.h"
+#include "hw/run/run.h"
+#include "hw/run/user_values.h"
+
+namespace kir {
+
+// One pass of RunAndCheck, in run order: its input mode and what its inputs
+// need.
+struct PassSpec {
+  InputMode mode = InputMode::kRandom;
+  const ExactPlan* conv = nullptr;  // kConversion: its plan (in conv_plans)
+  ExactPlan sat;                    // kSaturation, kSubnormal: its plan
+  std::string sat_line;             // kSaturation, kSubnormal: its inputs line
+  std::string reach_line;           // kSaturation: which converted outputs its NaN/inf blocks reach
+  std::map<std::string, int64_t> inf_reach;  // kSaturation with +inf blocks: elements they reach per output
+  // kSaturation with NaN blocks only: the reference-only run that placed
+  // them, on this pass's inputs (its inputs, the reference's results),
+  // reused instead of running the reference again.
+  std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
+  std::string suffix;               // after the mode's name: "saturation (-max)"
+  std::string dump_tag;             // --dump file names: "saturation-neg.", "conversion-2." (else the mode's name)
+  std::vector<std::string> aimed;   // kSaturation, kSubnormal: the outputs it aims at
+  int sign = 1;                     // kSaturation: -1 for the -max pass
+};
+
+// The median |value| of up to 2^16 elements of buffer `a` (a float type)
+// that a run stored to `ref` (elements whose bytes differ from its inputs
+// `in`), sampled over at most 8 of the pages the run wrote, spread evenly
+// over them. `all` false: only finite, non-zero values below the type's max
+// (what a saturation or subnormal scale is sized from); true: every non-NaN
+// one, zeros, +-max and infinities included. 0 when there are none.
+// `*count` (when given): how many the median is of; `*negative` (when
+// given): the fraction of them stored negative (-0 not).
+double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count = nullptr,
+                    double* negative = nullptr);
+
+// The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
+// the reference interpreter alone on its inputs (`seed`; the workgroups of
+// `io`), whose stored values size the saturation and subnormal passes when
+// no conversion pass exists. Per output of `outputs`, the median
+// StoredMedian gives (0: none stored), or the interpreter's error.
+absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
+                                                                    uint64_t seed, const InterpOptions& io,
+                                                                    const std::vector<ComputedOutput>& outputs);
+
+// "WHAT not run: WHY\n": a pass auto mode would run that did not (fresh-user
+// review 13 F2, F3: the saturation and subnormal passes vanished without a
+// word).
+std::string SkippedLine(const std::string& what, const std::string& why);
+
+// The line saying what the saturation base is (no conversion pass exists):
+// its inputs and the `medians` (per output) the reference stored on them.
+std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
+                     const std::map<std::string, double>& medians);
+
+// The median |value| a saturation or subnormal pass (named `pass`) stored
+// to the elements of `a` the reference stored in `ref` (a sample of up to
+// 2^16 of those whose bytes differ from the pass's inputs `in`, over the
+// pages the run wrote; NaN left out, zeros, +-max and infinities in), and
+// plainly whether that reached the aim (within a factor 4: at least max /
+// 4, with some value stored at or beyond the max; around the geometric
+// middle of the subnormals), else that this pass does not check the
+// output's saturation or subnormal conversion (fresh-user review 12 F9.4).
+// "subnormal (P): P: median |value| stored 5 (of 256), not near f16's
+// subnormals [5.96046e-08, 6.10352e-05): its subnormal conversion is not
+// checked by this pass\n". `sign`: -1 for the -max pass (most values must
+// be negative). `inf_blocks`: how many of `a`'s elements the pass's +inf
+// blocks reach (the block-placing run's count): those infinities are the
+// blocks', not values beyond the max, and do not count as at or beyond it
+// (fresh-user review 14 F8).
+std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
+                            const std::string& pass, int64_t inf_blocks = 0);
+
+// What PlanSaturationPasses plans from.
+struct SaturationSource {
+  // The plan the passes scale: the first conversion pass's, or the
+  // saturation base (`from_base`).
+  const ExactPlan* from = nullptr;
+  bool from_base = false;
+  // The outputs to aim at: ComputedConversionOutputs(k, *from).
+  const std::vector<ComputedOutput>* outputs = nullptr;
+  // Per output: the median |value| (StoredMedian, all = false) that `from`'s
+  // run stored to it; 0 or absent: none, the output is not aimed at.
+  std::map<std::string, double> medians;
+  uint64_t seed = 1;  // the run's seed (MakeConversionInputs)
+  InterpOptions io;   // the reference-only runs' options (workgroups, budget)
+};
+
+// The saturation (+max, -max) and subnormal passes for the outputs of
+// `src`, in run order: per group of outputs that one carrier and scale serve
+// (SaturationPlan; the scale measured by at most 4 reference-only runs, the
+// carrier re-planned at the e-th root when it enters e times, a second
+// carrier when the first reaches its range), NaN/inf blocks per MFMA chain
+// (ChooseDiagonals) placed by at most 8 reference-only runs each. `uv`: the
+// user's values (ApplyTo), applied to every trial's inputs. Appends to
+// `*text` a line per output or pass not planned, and why. Errors: the
+// reference interpreter's, on a trial run.
+absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, const SaturationSource& src,
+                                                           const UserValues& uv, std::string* text);
+
+}  // namespace kir
+
+#endif  // KIRC_HW_RUN_SATURATION_PASSES_H_
