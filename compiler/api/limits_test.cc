@@ -372,5 +372,34 @@ TEST(LimitsTest, HundredMegabytesOfNestedParentheses) {
   EXPECT_LT(seconds, 5.0);
 }
 
+// A hand-given gemm tile whose A-tile copy overreaches a 2^31-byte buffer
+// window (A's rows 40,000,000 bytes apart): the refusal names the gemm the
+// user wrote and its configuration, then the promoted op, and offers kirc's
+// own tiling, which must compile (the note's own suggestion, tried here).
+TEST(LimitsTest, HandGivenGemmTileOverreachingAWindowIsSaidOfTheGemm) {
+  const std::string head =
+      "kernel g\ntarget gfx942\nworkgroup auto\ngrid auto\n"
+      "arg A : f16[256, 64] strides [20000000, 1] readonly\n"
+      "arg B : f16[256, 64] strides [64, 1] readonly\n"
+      "arg C : f32[256, 256] strides [256, 1] writeonly\n";
+  absl::Status st = Compile(absl::StrCat(head, "  gemm C = A.mk * B.nk tile 64x64x32 waves 2x2\nend\n"));
+  ExpectError(st, kInvalid,
+              {"k.kir:8:3: error: in 'gemm C = A.mk * B.nk tile 64x64x32 waves 2x2': the gemm's configuration "
+               "`tile 64x64x32 waves 2x2",
+               "gives the kernel kirc promotes it to an access kirc cannot lower: in '%a_copy0 = load A[",
+               "2^31 bytes", "without the tile, waves and mfma clauses kirc chooses `tile "});
+  const std::string m(st.message());
+  const size_t at = m.find("kirc chooses `");
+  ASSERT_NE(at, std::string::npos);
+  const size_t from = at + std::string("kirc chooses `").size();
+  const std::string chosen = m.substr(from, m.find('`', from) - from);
+  ASSERT_FALSE(chosen.empty());
+  absl::Status ok = Compile(absl::StrCat(head, "  gemm C = A.mk * B.nk ", chosen, "\nend\n"));
+  EXPECT_TRUE(ok.ok()) << chosen << ": " << ok;
+  // Without the clauses it compiles as it is.
+  absl::Status dflt = Compile(absl::StrCat(head, "  gemm C = A.mk * B.nk\nend\n"));
+  EXPECT_TRUE(dflt.ok()) << dflt;
+}
+
 }  // namespace
 }  // namespace kir

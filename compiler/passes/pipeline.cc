@@ -308,6 +308,39 @@ static std::vector<std::string> FittingAlternatives(const Kernel& k, const Targe
   return fits;
 }
 
+// The lowering's error `st` on an op of the kernel promoted from `k`'s gemm
+// (configuration `tiling`), said of the gemm: "in 'gemm ...': the gemm's
+// configuration `tile ...` gives its promoted kernel an access kirc cannot
+// lower: in '%a_copy0 = ...': why; ..." and, when the gemm gave a tile,
+// waves or MFMA and kirc's own choice for them compiles, that choice.
+static absl::Status PromotedOpError(const Kernel& k, const TargetId& target_id, const PipelineOptions& opts,
+                                    absl::string_view filename, bool suggest, const std::string& tiling,
+                                    const absl::Status& st) {
+  const Op* g = FindGemm(k);
+  const std::string msg(st.message());
+  const std::string marker = "error: in '";
+  const size_t at = msg.find(marker);
+  if (g == nullptr || at == std::string::npos) return st;
+  std::string m = absl::StrCat(msg.substr(0, at), marker, GemmOpText(g->gemm), "': the gemm's configuration `", tiling,
+                               "` gives the kernel kirc promotes it to an access kirc cannot lower: in '",
+                               msg.substr(at + marker.size()));
+  if (suggest && (g->gemm.has_tile() || g->gemm.has_waves() || !g->gemm.mfma.empty())) {
+    Kernel alt = k;
+    GemmOp& ag = FindGemm(alt)->gemm;
+    ag.tile = {0, 0, 0};
+    ag.waves = {0, 0};
+    ag.mfma.clear();
+    PipelineOptions quiet;
+    quiet.schedule = opts.schedule;
+    quiet.pair_ds = opts.pair_ds;
+    absl::StatusOr<PipelineResult> r = RunPipelineImpl(alt, target_id, quiet, filename, false);
+    if (r.ok() && !r->gemm_tiling.empty())
+      absl::StrAppend(&m, "; without the tile, waves and mfma clauses kirc chooses `", r->gemm_tiling,
+                      "`, which compiles");
+  }
+  return absl::Status(st.code(), m);
+}
+
 absl::StatusOr<PipelineResult> RunPipeline(const Kernel& k, const TargetId& target_id,
                                            const PipelineOptions& opts, absl::string_view filename) {
   return RunPipelineImpl(k, target_id, opts, filename, true);
@@ -375,6 +408,15 @@ static absl::StatusOr<PipelineResult> RunPipelineImpl(const Kernel& k, const Tar
                          absl::StrContains(st.message(), kUnlaunchable) ? "choose fewer waves or a smaller tile"
                                                                         : "choose a smaller tile or more waves"));
       }
+      // A promoted gemm's op that the lowering refuses (a buffer window of
+      // 2^31 bytes a hand-given tile's copies overreach): said of the gemm
+      // the user wrote and its configuration, not only of the promoted op
+      // (`%a_copy0 = load A[...]`), with the default tiling when that
+      // compiles (fresh-user review 11: the tile's refusal named an op the
+      // user never wrote). The one place of this message.
+      if (st.code() == absl::StatusCode::kInvalidArgument && s.gemm.has_value() && !s.r.gemm_tiling.empty() &&
+          p.info.name == std::string("lower"))
+        return PromotedOpError(k, target_id, opts, filename, suggest_alternatives, s.r.gemm_tiling, st);
       return st;
     }
     s.r.records.push_back(std::move(rec));
