@@ -287,18 +287,17 @@ TEST(LimitsTest, WideBufferSpanOfTheThreads) {
 }
 
 // Fresh-user review 11 F4: an along-0 vector whose two elements lie 2.4e9
-// bytes apart (rows of 600,000,000 f32) while the 64 threads span 256 bytes:
-// the message names the vector, not the threads; the same as two scalar
-// stores compiles.
-TEST(LimitsTest, WideBufferVectorElementsApart) {
+// bytes apart (rows of 600,000,000 f32) while the 64 threads span 256 bytes
+// compiles, each element through a window of its own, as the same written as
+// two scalar stores does (it was refused; testdata/wide/apart_along0_f32 runs
+// such accesses against the reference and proves them).
+TEST(LimitsTest, WideBufferVectorElementsApartTakeAWindowEach) {
   const std::string head = "kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"
                            "arg X : f32[64, 2] strides [2, 1] readonly\n"
                            "arg Y : f32[2, 64] strides [600000000, 1] writeonly\n"
                            "  %x = load X[tid.x, 0] : f32x2\n";
-  ExpectError(Compile(absl::StrCat(head, "  store Y[0, tid.x] along 0, %x\nend\n")), kInvalid,
-              {"the 2 elements of this vector along dimension 0 lie 2400000000 bytes apart in Y "
-               "(2400000000 bytes from the first to the last), and with the threads' 256 bytes",
-               "split the vector"});
+  absl::Status vec = Compile(absl::StrCat(head, "  store Y[0, tid.x] along 0, %x\nend\n"));
+  EXPECT_TRUE(vec.ok()) << vec;
   absl::Status st = Compile(absl::StrCat(head, "  %a = slice %x, 0 : f32\n  %b = slice %x, 1 : f32\n",
                                          "  store Y[0, tid.x], %a\n  store Y[1, tid.x], %b\nend\n"));
   EXPECT_TRUE(st.ok()) << st;

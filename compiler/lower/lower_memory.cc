@@ -276,6 +276,10 @@ struct WidePlan {
   AffineForm start, soffset, voffset;
   int64_t vhi = 0;
   int64_t window = 0;
+  // The elements of a vector along a strided dimension lie too far apart
+  // for one window while one element's lanes fit: each element is accessed
+  // through a window of its own (the rest of the plan is not set).
+  bool split_elements = false;
 };
 
 absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a) {
@@ -318,15 +322,14 @@ absl::StatusOr<WidePlan> PlanWide(LowerCtx& c, const Op& op, const MemAccess& a)
   // Out-of-shape lanes get voffset 0x80000000, out of range only while
   // num_records <= 2^31; unguarded ones keep voffset + offset below 2^31.
   // A vector along a strided dimension whose elements alone span more than a
-  // window (the threads' own part fits): say so, not that the threads do
-  // (fresh-user review 11 F4: Y[0, tid.x] along 0 of rows 2.4 GB apart).
-  if (p.window > kWideBufferBytes && a.width > 1 && p.window - reach + a.eb <= kWideBufferBytes) {
-    return c.Error(op, absl::StrCat("the ", a.width, " elements of this vector along dimension ", a.along, " lie ",
-                                    a.strides[a.along] * a.eb, " bytes apart in ", op.mem, " (",
-                                    reach - a.eb, " bytes from the first to the last), and with the threads' ",
-                                    p.window - reach + a.eb, " bytes that exceeds kirc's buffer windows of at most "
-                                    "2^31 bytes per access and workgroup: split the vector (slice it and access each "
-                                    "element on its own, which takes a window of its own)"));
+  // window (the threads' own part fits): each element takes a window of its
+  // own (EmitWideAccess), as the same access written element by element
+  // does (fresh-user review 11 F4: Y[0, tid.x] along 0 of rows 2.4 GB apart
+  // was refused).
+  if (p.window > kWideBufferBytes && a.width > 1 && a.strides[a.along] != 1 &&
+      p.window - reach + a.eb <= kWideBufferBytes) {
+    p.split_elements = true;
+    return p;
   }
   if (p.window > kWideBufferBytes) {
     // Name the per-lane term that spans the most bytes, as the user wrote it.
@@ -448,6 +451,23 @@ static absl::Status EmitWideAccess(LowerCtx& c, const Op& op, const MemAccess& a
                                    const std::vector<std::vector<Chunk>>& groups, bool whole) {
   absl::StatusOr<WidePlan> p = PlanWide(c, op, a);
   if (!p.ok()) return p.status();
+  if (p->split_elements) {
+    // Element by element (one chunk each: a vector along a strided
+    // dimension), each as an access of its own whose element 0 is that
+    // element: its base moved by the element's byte offset, the guard still
+    // that of its element of `a`.
+    for (const std::vector<Chunk>& g : groups)
+      for (const Chunk& ch : g) {
+        MemAccess one = a;
+        one.base = AffineAdd(a.base, AffineConst(ch.byte_offset));
+        one.width = 1;
+        Chunk at = ch;
+        at.byte_offset = 0;
+        one.chunks = {at};
+        if (absl::Status st = EmitWideAccess(c, op, one, store, data, {{at}}, whole); !st.ok()) return st;
+      }
+    return absl::OkStatus();
+  }
   absl::StatusOr<WideSrdVal> w = c.WideSrd(op.mem, p->start, p->window);
   if (!w.ok()) return w.status();
   absl::StatusOr<IVal> v = c.EmitAffine(p->voffset);
