@@ -280,5 +280,42 @@ void ExpectExposures(const std::string& elem, Format f, int ebits) {
 TEST(AdversarialInputs, F16FmaThroughF32IsExposed) { ExpectExposures("f16", kF16, 5); }
 TEST(AdversarialInputs, Bf16FmaThroughF32IsExposed) { ExpectExposures("bf16", kBf16, 8); }
 
+// Adversarial NaNs of f32 and f16 buffers are quiet and signalling (the
+// quiet bit clear, a non-zero payload): a load -> cvt path that truncates a
+// signalling f32 NaN with a payload in its low bits only (0x7f800001) to
+// bf16 makes inf (0x7f80); quiet-only inputs never showed it. Decoded by
+// hand from the IEEE fields, per element.
+TEST(AdversarialInputs, NansAreQuietAndSignalling) {
+  const Kernel k = ParseOrDie(
+      "kernel t\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"
+      "arg X : f32[65536] strides [1] readonly\narg H : f16[65536] strides [1] readonly\n"
+      "arg Y : bf16[65536] strides [1] writeonly\n"
+      "  %x = load X[tid.x] : f32\n  %y = cvt %x : bf16\n  store Y[tid.x], %y\nend\n");
+  for (uint64_t seed : {1, 2}) {
+    KernelData d = MakeAdversarialInputs(k, seed);
+    int64_t quiet32 = 0, signalling32 = 0, low_payload32 = 0, quiet16 = 0, signalling16 = 0;
+    for (int64_t i = 0; i < 65536; ++i) {
+      uint32_t x = 0;
+      uint16_t h = 0;
+      d.buffers.at("X").Read(4 * i, reinterpret_cast<uint8_t*>(&x), 4);
+      d.buffers.at("H").Read(2 * i, reinterpret_cast<uint8_t*>(&h), 2);
+      if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu) != 0) {
+        if (x & 0x400000u) {
+          ++quiet32;
+        } else {
+          ++signalling32;
+          if ((x & 0xffff) == (x & 0x7fffffu)) ++low_payload32;  // truncation to bf16 leaves 0x7f80: inf
+        }
+      }
+      if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0) ++((h & 0x200u) ? quiet16 : signalling16);
+    }
+    EXPECT_GT(quiet32, 0) << seed;
+    EXPECT_GT(signalling32, 0) << seed;
+    EXPECT_EQ(low_payload32, signalling32) << seed;
+    EXPECT_GT(quiet16, 0) << seed;
+    EXPECT_GT(signalling16, 0) << seed;
+  }
+}
+
 }  // namespace
 }  // namespace kir

@@ -117,9 +117,14 @@ uint32_t AdversarialFloatOfKind(ElemType t, int c, bool negative, uint64_t& s) {
   // Few non-finite values and extremes, so that sums over many elements are
   // not all inf or NaN.
   if (c < 78) return sign | (exp_all << f.man_bits);  // infinity
-  if (c < 79) {  // NaNs: quiet, with and without a payload
+  if (c < 79) {  // NaNs: quiet, with and without a payload, and signalling ones
+    // (quiet bit clear, a non-zero payload in the low 8 bits: a load -> cvt
+    // path that truncates without a NaN fix-up turns them into inf, f32
+    // 0x7f800001 -> bf16 0x7f80; they were quiet only).
     const uint32_t quiet = uint32_t{1} << (f.man_bits - 1);
-    return sign | (exp_all << f.man_bits) | quiet | (static_cast<uint32_t>(Next(s)) & (quiet - 1) & 0xff);
+    const uint32_t r = static_cast<uint32_t>(Next(s));
+    if ((r & 0x100) == 0) return sign | (exp_all << f.man_bits) | quiet | (r & (quiet - 1) & 0xff);
+    return sign | (exp_all << f.man_bits) | (r & (quiet - 1) & 0xff) | 1;
   }
   if (c < 81) {  // extremes: the largest finite value, the smallest normal
     return (Next(s) & 1) ? sign | ((exp_all - 1) << f.man_bits) | man_mask : sign | (uint32_t{1} << f.man_bits);
