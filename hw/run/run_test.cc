@@ -1359,5 +1359,23 @@ TEST_F(ThreadCountTest, SameFirstError) {
   EXPECT_NE(r.status().message().find("reference interpreter: "), std::string::npos) << r.status();
 }
 
+// Fresh-user review 15 F1: `const i32 -2147483648` (an i32 whose magnitude
+// is no i32) made every random pass fail in the magnitude shadow; i32
+// constants keep their value there. Y = X + INT_MIN wraps modulo 2^32.
+TEST(RunReportTest, I32MinimumConstantRuns) {
+  absl::StatusOr<Kernel> k = ParseKernel(
+      "kernel min1\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"
+      "arg X : i32[64] strides [1] readonly\narg F : f32[64] strides [1] readonly\n"
+      "arg Y : i32[64] strides [1] writeonly\narg G : f32[64] strides [1] writeonly\n"
+      "  %x = load X[tid.x] : i32\n  %n = const i32 -2147483648\n  %a = add %x, %n\n  store Y[tid.x], %a\n"
+      "  %f = load F[tid.x] : f32\n  %c = const f32 -1.5\n  %g = mul %f, %c\n  store G[tid.x], %g\nend\n",
+      "min1.kir");
+  ASSERT_TRUE(k.ok()) << k.status();
+  const Kernel m = MagnitudeKernel(*k);
+  EXPECT_EQ(m.body[1].constant, -2147483648.0);
+  EXPECT_EQ(m.body[5].constant, 1.5);
+  ExpectEmulatorMatchesReference(*k, "gfx942");
+}
+
 }  // namespace
 }  // namespace kir
