@@ -21,7 +21,7 @@
 namespace kir {
 namespace {
 
-Kernel Parse(const char* text) {
+Kernel Parse(const std::string& text) {
   absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
   EXPECT_TRUE(k.ok()) << k.status();
   return *k;
@@ -401,17 +401,8 @@ end
   EXPECT_DOUBLE_EQ(t.rtol, 4.0 * 100 * std::ldexp(1.0, -24));
   EXPECT_NE(t.why.find("reduction length 100)"), std::string::npos) << t.why;
   // A tile-level gemm: its K (A's K extent), here 100.
-  Kernel g = Parse(R"(kernel g
-target gfx942
-workgroup auto
-grid auto
-arg A : f16[64, 100] strides [100, 1] readonly
-arg B : f16[64, 100] strides [100, 1] readonly
-arg C : f32[64, 64] strides [64, 1] writeonly
-arg alpha : f32
-  gemm C = alpha * A.mk * B.nk
-end
-)");
+  Kernel g = Parse(::kir::testing::GemmKernel("g", "gfx942", "f16[64, 100]", "f16[64, 100]", "f32[64, 64]", {"alpha"},
+                                             "C = alpha * A.mk * B.nk", "writeonly"));
   EXPECT_EQ(ReductionLength(g), 100);
 }
 

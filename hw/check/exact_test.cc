@@ -26,6 +26,16 @@
 namespace kir {
 namespace {
 
+using ::kir::testing::ComputedFp8Kernel;
+using ::kir::testing::ComputedKernel;
+using ::kir::testing::GemmKernel;
+using ::kir::testing::LongLoopKernel;
+using ::kir::testing::MfmaKLoop;
+using ::kir::testing::MfmaOperandArg;
+using ::kir::testing::OneWaveMfmaKernel;
+using ::kir::testing::OneWaveMfmaLoopKernel;
+using ::kir::testing::TwoFp8ChainsKernel;
+
 Kernel Parse(const std::string& text) {
   absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
   EXPECT_TRUE(k.ok()) << k.status();
@@ -142,16 +152,8 @@ end
 // f16 needs 100 * (2^bA - 1) * (2^bB - 1) <= 2^11 (products of steps 2^-bA
 // and 2^-bB, f16's 11 bits): bA = bB = 2 (900), not 3 and 2 (2100).
 TEST(ExactPlanTest, TileLevelGemmAndItsPromotion) {
-  const Kernel g = Parse(R"(kernel g
-target gfx942
-workgroup auto
-grid auto
-arg A : f16[64, 100] strides [100, 1] readonly
-arg B : f16[64, 100] strides [100, 1] readonly
-arg C : f16[64, 64] strides [64, 1] writeonly
-  gemm C = A.mk * B.nk
-end
-)");
+  const Kernel g = Parse(GemmKernel("g", "gfx942", "f16[64, 100]", "f16[64, 100]", "f16[64, 64]", {}, "C = A.mk * B.nk",
+                                    "writeonly"));
   ExactPlan tile = PlanExactInputs(g);
   ASSERT_TRUE(tile.exact) << tile.blocker;
   EXPECT_EQ(tile.formats["A"].bits, 2);
@@ -501,55 +503,29 @@ end
   EXPECT_EQ(mk.body[1].body[1].constant, 2.5);
 }
 
-// Review 7 (F1, F5, F6): the conversion pass's analysis.
-constexpr char kConvLoop[] = R"(kernel lw
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 512] strides [512, 1] readonly
-arg B : f16[16, 512] strides [512, 1] readonly
-arg O : f16[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 512 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
-    %d = mfma f32_16x16x32_f16 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f16x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)";
+// Review 7 (F1, F5, F6): the conversion pass's analysis (of lw.kir:
+// LongLoopKernel(false)).
 
 // An MFMA's scaled result and a cvt of loaded f32 data to `TO` in one buffer
 // (review 7 mb.kir, m8.kir).
 std::string Beside(const std::string& to) {
-  return absl::StrReplaceAll(R"(kernel mb
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 32] strides [32, 1] readonly
-arg B : f16[16, 32] strides [32, 1] readonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg O : TO[2, 16, 16] strides [256, 16, 1] writeonly
-arg alpha : f32
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %z = zero f32x4
-  %d = mfma f32_16x16x32_f16 %a, %b, %z
-  %s = mul %d, alpha
-  %q = cvt %s : TOx4
-  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q
-  %x = load X[tid.x, 0] : f32x4
-  %xs = slice %x, 0 : f32x2
-  %xt = slice %x, 2 : f32x2
-  %xc = concat %xs, %xt : f32x4
-  %xq = cvt %xc : TOx4
-  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq
-end
-)", {{"TO", to}});
+  return OneWaveMfmaKernel("mb", "gfx950", "f32_16x16x32_f16", 32,
+                           absl::StrCat("arg X : f32[64, 4] strides [4, 1] readonly\n"
+                                        "arg O : ",
+                                        to,
+                                        "[2, 16, 16] strides [256, 16, 1] writeonly\n"
+                                        "arg alpha : f32\n"),
+                           absl::StrReplaceAll("  %s = mul %d, alpha\n"
+                                               "  %q = cvt %s : TOx4\n"
+                                               "  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q\n"
+                                               "  %x = load X[tid.x, 0] : f32x4\n"
+                                               "  %xs = slice %x, 0 : f32x2\n"
+                                               "  %xt = slice %x, 2 : f32x2\n"
+                                               "  %xc = concat %xs, %xt : f32x4\n"
+                                               "  %xq = cvt %xc : TOx4\n"
+                                               "  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq\n",
+                                               {{"TO", to}}),
+                           "%z");
 }
 
 TEST(ConversionPlanTest, NarrowingConversions) {
@@ -559,7 +535,7 @@ TEST(ConversionPlanTest, NarrowingConversions) {
   EXPECT_TRUE(HasNarrowingConversion(::kir::testing::TestdataKernel("quant_fp8")));
   EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("gemm_f16_256")));   // f32 C
   EXPECT_TRUE(HasNarrowingConversion(::kir::testing::TestdataKernel("gemm_bf16_edge")));  // the gemm's C is bf16
-  EXPECT_TRUE(HasNarrowingConversion(Parse(kConvLoop)));
+  EXPECT_TRUE(HasNarrowingConversion(Parse(LongLoopKernel(false))));
   ExactPlan none = PlanConversionInputs(::kir::testing::TestdataKernel("copy_f32"));
   EXPECT_FALSE(none.exact);
   EXPECT_NE(none.blocker.find("no narrowing conversion"), std::string::npos) << none.blocker;
@@ -574,7 +550,7 @@ TEST(ConversionPlanTest, NarrowingConversions) {
 // first (A at equal richness): (5, 5) 961, (4, 5) 465, (4, 4) 225 fail,
 // (3, 4) 105 fits. The exact pass must fit f16's 11 bits instead.
 TEST(ConversionPlanTest, FormsCarryFiveBitsBeyondTheTarget) {
-  const Kernel k = Parse(kConvLoop);
+  const Kernel k = Parse(LongLoopKernel(false));
   ExactPlan p = PlanConversionInputs(k);
   ASSERT_TRUE(p.exact) << p.blocker;
   EXPECT_EQ(p.formats["A"].bits, 3);
@@ -685,28 +661,7 @@ double RoundToBits(double x, int p, Ties ties = Ties::kEven) {
 }
 
 // review 8's K = 64 MFMA chain f32 -> `mid` (f16 or bf16) -> f8e4m3fnuz (k3).
-std::string LongSumChainKernel(const char* mid) {
-  return absl::StrReplaceAll(R"(kernel k3
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg Q : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %h = cvt %acc : MIDx4
-  %q = cvt %h : f8e4m3fnuzx4
-  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)",
-                             {{"MID", mid}});
-}
+std::string LongSumChainKernel(const char* mid) { return ::kir::testing::Review8ChainKernel(mid); }
 
 // Fresh-user review 10 F3: review 8's K = 64 MFMA chain f32 -> f16 ->
 // f8e4m3fnuz (k3). An f16 step whose ties round toward zero passed seeds 1,
@@ -1313,26 +1268,7 @@ end
 // is exact in f32, as is alpha times it; some of those values lie beyond
 // 240, some below.
 TEST(ConversionPlanTest, SaturationPlanScalesAlphaAndKeepsTheSumsExact) {
-  const Kernel k = Parse(R"(kernel k7
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnuzx4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
+  const Kernel k = Parse(ComputedFp8Kernel());
   const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
   ASSERT_TRUE(conv.exact) << conv.blocker;
   EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF8E4M3FNUZ});
@@ -1438,26 +1374,7 @@ TEST(ConversionPlanTest, FloatRangeOfTheNarrowTypes) {
 // 1.049 * 2^-20: 9/8 * 2^-20); every sum stays exact in f32, checked in
 // double, and the scaled-down values lie where f16 has only subnormals.
 TEST(ConversionPlanTest, SaturationPlanOfAnF16OutputScalesUpAndDown) {
-  const Kernel k = Parse(R"(kernel h16
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg O : f16[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %h = cvt %s : f16x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
-end
-)");
+  const Kernel k = Parse(ComputedKernel("gfx942", "f16", "h16"));
   const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
   ASSERT_TRUE(conv.exact) << conv.blocker;
   EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF16});
@@ -1507,13 +1424,8 @@ end
     }
 }
 
-// The diagonal blocks (ExactFormat::diagonal): +inf at [4 (q + 2 i) + t,
-// 4 (r + 2 i) + t], t = 0..3, for i = 2, 3 of a 32 x 64 f16 buffer: two
-// runs of four consecutive rows and columns, their row blocks two apart
-// (mod 8), so that with i = 0, 1 (the same q) the four row blocks of one
-// parity are covered: every accumulator register group of a 32x32 layout.
-TEST(InputsTest, DiagonalBlocksHoldInfAtConsecutiveRowsAndColumns) {
-  const Kernel k = Parse(R"(kernel dg
+// The diagonal tests' kernel: A, a 32 x 64 f16 buffer, read and written.
+constexpr char kDiagonalKernel[] = R"(kernel dg
 target gfx942
 workgroup 64 1 1
 grid 1 1 1
@@ -1521,7 +1433,15 @@ arg A : f16[32, 64] strides [64, 1] readwrite
   %a = load A[tid.x mod 32, 0] : f16
   store A[tid.x mod 32, 0], %a
 end
-)");
+)";
+
+// The diagonal blocks (ExactFormat::diagonal): +inf at [4 (q + 2 i) + t,
+// 4 (r + 2 i) + t], t = 0..3, for i = 2, 3 of a 32 x 64 f16 buffer: two
+// runs of four consecutive rows and columns, their row blocks two apart
+// (mod 8), so that with i = 0, 1 (the same q) the four row blocks of one
+// parity are covered: every accumulator register group of a 32x32 layout.
+TEST(InputsTest, DiagonalBlocksHoldInfAtConsecutiveRowsAndColumns) {
+  const Kernel k = Parse(kDiagonalKernel);
   ExactPlan p;
   p.exact = true;
   ExactFormat f;
@@ -1575,15 +1495,7 @@ end
 // offset-0 positions (i, j) become (i + 4d mod 32, j + 4d mod 64), and
 // nothing else changes.
 TEST(InputsTest, DiagonalOffsetMovesTheBlocks) {
-  const Kernel k = Parse(R"(kernel dg
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[32, 64] strides [64, 1] readwrite
-  %a = load A[tid.x mod 32, 0] : f16
-  store A[tid.x mod 32, 0], %a
-end
-)");
+  const Kernel k = Parse(kDiagonalKernel);
   ExactPlan p;
   p.exact = true;
   ExactFormat f;
@@ -1618,43 +1530,8 @@ end
 // f8e4m3fn, get one each (A1, A2: the first operand of each chain; f8e4m3fn
 // has no inf); a chain whose two conversions share its operands gets one.
 TEST(ConversionPlanTest, ChooseDiagonalsGivesEveryMfmaChainOne) {
-  const std::string head = R"(target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnx4
-  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-)";
-  const Kernel two = Parse(absl::StrCat("kernel two\n", head, R"(  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s2 = mul %acc2, alpha
-  %q2 = cvt %s2 : f8e4m3fnx4
-  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
-end
-)"));
-  const Kernel one = Parse(absl::StrCat("kernel one\n", head, R"(  %s2 = add %acc, %acc
-  %q2 = cvt %s2 : f8e4m3fnx4
-  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
-end
-)"));
+  const Kernel two = Parse(TwoFp8ChainsKernel("two", "mul %acc2, alpha"));
+  const Kernel one = Parse(TwoFp8ChainsKernel("one", "add %acc, %acc", false));
   for (const Kernel* k : {&two, &one}) {
     const ExactPlan conv = WithSaturationSpecials(*k, PlanConversionInputs(*k));
     ASSERT_TRUE(conv.exact) << k->name << ": " << conv.blocker;
@@ -1683,26 +1560,12 @@ end
 // (f8e5m2: S.11111.00), not A (f8e4m3fn has no infinities), so that the
 // first saturation pass can make +-inf reach the f8e5m2 conversion.
 TEST(ConversionPlanTest, ChooseDiagonalsPutsTheDiagonalWhereInfExists) {
-  const Kernel k = Parse(R"(kernel o8
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B : f8e5m2[16, 128] strides [128, 1] readonly
-arg O : f8e5m2[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2x8
-    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e5m2x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
+  const Kernel k = Parse(OneWaveMfmaLoopKernel("o8", "gfx950", "f8e4m3fn", "f8e5m2", 128, "f32_16x16x32_fp8_bf8", 32,
+                                               "arg O : f8e5m2[16, 16] strides [16, 1] writeonly\n"
+                                               "arg alpha : f32\n",
+                                               "  %s = mul %acc, alpha\n"
+                                               "  %q = cvt %s : f8e5m2x4\n"
+                                               "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"));
   const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
   ASSERT_TRUE(conv.exact) << conv.blocker;
   std::string carrier;
@@ -1719,41 +1582,26 @@ end
 // `epilogue` computes %v (f32x4) from %acc; O (f16) = cvt %v; P (fp8) =
 // cvt(acc2 + acc2) of a second MFMA chain (A2, B2).
 std::string TwoChainKernel(const std::string& epilogue) {
-  return absl::StrCat(R"(kernel e
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg A2 : f16[16, 64] strides [64, 1] readonly
-arg B2 : f16[16, 64] strides [64, 1] readonly
-arg C : f16[16, 16] strides [16, 1] readonly
-arg O : f16[16, 16] strides [16, 1] writeonly
-arg P : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-arg beta : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-)",
-                      epilogue, R"(
-  %h = cvt %v : f16x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
-  %acc2 = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %s2 = add %acc2, %acc2
-  %q = cvt %s2 : f8e4m3fnuzx4
-  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
+  auto loop = [](const std::string& acc, const std::string& a, const std::string& b) {
+    return MfmaKLoop(acc, a, b, "f16", "f16", 64, "f32_16x16x16_f16", 16);
+  };
+  return absl::StrCat("kernel e\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n", MfmaOperandArg("A", "f16", 64),
+                      MfmaOperandArg("B", "f16", 64), MfmaOperandArg("A2", "f16", 64), MfmaOperandArg("B2", "f16", 64),
+                      "arg C : f16[16, 16] strides [16, 1] readonly\n"
+                      "arg O : f16[16, 16] strides [16, 1] writeonly\n"
+                      "arg P : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\n"
+                      "arg alpha : f32\n"
+                      "arg beta : f32\n"
+                      "  %z = zero f32x4\n",
+                      loop("%acc", "A", "B"), epilogue,
+                      "\n"
+                      "  %h = cvt %v : f16x4\n"
+                      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n",
+                      loop("%acc2", "A2", "B2"),
+                      "  %s2 = add %acc2, %acc2\n"
+                      "  %q = cvt %s2 : f8e4m3fnuzx4\n"
+                      "  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"
+                      "end\n");
 }
 
 TEST(ConversionPlanTest, SaturationTargetsPerOutputAndCarriersBehindThem) {
