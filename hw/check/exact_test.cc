@@ -116,33 +116,28 @@ end
   EXPECT_EQ(kl.formats["A"].Describe(), "+-m*2^e, m in [1, 15], e = -4");
   // A readwrite buffer read before it is written (gemm's C), and one stored
   // twice at disjoint places: the second load does not see the first store.
-  ExactPlan rw = PlanExactInputs(Parse(R"(kernel rw
+  // X squared in place at [tid.x]; then X[`second`] squared, stored at
+  // [tid.x + 64].
+  auto rw_kernel = [](const std::string& second) {
+    return Parse(absl::StrCat(R"(kernel rw
 workgroup 64 1 1
 grid 1 1 1
 arg X : f32[128] strides [1] readwrite
   %a = load X[tid.x] : f32
   %b = mul %a, %a
   store X[tid.x], %b
-  %c = load X[tid.x + 64] : f32
+  %c = load X[)",
+                              second, R"(] : f32
   %d = mul %c, %c
   store X[tid.x + 64], %d
 end
 )"));
+  };
+  ExactPlan rw = PlanExactInputs(rw_kernel("tid.x + 64"));
   ASSERT_TRUE(rw.exact) << rw.blocker;
   EXPECT_EQ(rw.formats["X"].bits + rw.formats["X"].spread, 12);  // x^2 in 24 bits
   // The same with the second load reading the first store: x^4.
-  ExactPlan rw2 = PlanExactInputs(Parse(R"(kernel rw
-workgroup 64 1 1
-grid 1 1 1
-arg X : f32[128] strides [1] readwrite
-  %a = load X[tid.x] : f32
-  %b = mul %a, %a
-  store X[tid.x], %b
-  %c = load X[tid.x] : f32
-  %d = mul %c, %c
-  store X[tid.x + 64], %d
-end
-)"));
+  ExactPlan rw2 = PlanExactInputs(rw_kernel("tid.x"));
   ASSERT_TRUE(rw2.exact) << rw2.blocker;
   EXPECT_EQ(rw2.formats["X"].bits + rw2.formats["X"].spread, 6);  // x^4 in 24 bits
 }
@@ -508,25 +503,7 @@ end
 
 // An MFMA's scaled result and a cvt of loaded f32 data to `TO` in one buffer
 // (review 7 mb.kir, m8.kir).
-std::string Beside(const std::string& to) {
-  return OneWaveMfmaKernel("mb", "gfx950", "f32_16x16x32_f16", 32,
-                           absl::StrCat("arg X : f32[64, 4] strides [4, 1] readonly\n"
-                                        "arg O : ",
-                                        to,
-                                        "[2, 16, 16] strides [256, 16, 1] writeonly\n"
-                                        "arg alpha : f32\n"),
-                           absl::StrReplaceAll("  %s = mul %d, alpha\n"
-                                               "  %q = cvt %s : TOx4\n"
-                                               "  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q\n"
-                                               "  %x = load X[tid.x, 0] : f32x4\n"
-                                               "  %xs = slice %x, 0 : f32x2\n"
-                                               "  %xt = slice %x, 2 : f32x2\n"
-                                               "  %xc = concat %xs, %xt : f32x4\n"
-                                               "  %xq = cvt %xc : TOx4\n"
-                                               "  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq\n",
-                                               {{"TO", to}}),
-                           "%z");
-}
+std::string Beside(const std::string& to) { return ::kir::testing::Review7BesideKernel(to, true); }
 
 TEST(ConversionPlanTest, NarrowingConversions) {
   EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("copy_f32")));
@@ -592,22 +569,7 @@ end
 //   b = 8: 765). The f16 conversion of those 9 bits is exact: that pass
 //   never rounds it, the first does.
 TEST(ConversionPlanTest, OnePassPerChainLevel) {
-  const Kernel k = Parse(R"(kernel k2
-workgroup 64 1 1
-grid 4 1 1
-arg X : f32[1024] strides [1] readonly
-arg Y : f32[1024] strides [1] readonly
-arg Q : f8e4m3fnuz[1024] strides [1] writeonly
-arg scale : f32
-  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
-  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
-  %m = mul %x, scale
-  %s = add %m, %y
-  %h = cvt %s : f16x4
-  %q = cvt %h : f8e4m3fnuzx4
-  store Q[(wg.x * 64 + tid.x) * 4], %q
-end
-)");
+  const Kernel k = Parse(::kir::testing::Review8F2ElementwiseKernel(""));
   std::vector<ExactPlan> passes = PlanConversionPasses(k);
   ASSERT_EQ(passes.size(), 2u);
   const ExactPlan& p1 = passes[0];
@@ -761,20 +723,7 @@ TEST(ConversionPlanTest, LongSumChainPutsTiesOnBothSidesOfFp8Midpoints) {
 // f16, x * x fit 10 bits (m <= 31) and the conversion never rounded. Z keeps
 // f16's full significand and spread (11 bits, e in [-14, -11]).
 TEST(ConversionPlanTest, ArithmeticAfterAConversionNeedNotBeExact) {
-  const Kernel k = Parse(R"(kernel k7
-workgroup 64 1 1
-grid 1 1 1
-arg X : f32[256] strides [1] readonly
-arg Z : f16[256] strides [1] readonly
-arg Y : f16[256] strides [1] writeonly
-  %x = load X[tid.x * 4] : f32x4
-  %s = mul %x, %x
-  %h = cvt %s : f16x4
-  %z = load Z[tid.x * 4] : f16x4
-  %y = add %h, %z
-  store Y[tid.x * 4], %y
-end
-)");
+  const Kernel k = Parse(::kir::testing::F16AddKernel("", false));
   std::vector<ExactPlan> passes = PlanConversionPasses(k);
   ASSERT_EQ(passes.size(), 1u);
   EXPECT_EQ(passes[0].formats.at("X").Describe(), "+-m*2^e, m in [1, 255], e = -8");

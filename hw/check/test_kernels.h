@@ -317,6 +317,89 @@ inline std::string TwoFp8ChainsKernel(const std::string& name, const std::string
                       "end\n");
 }
 
+// The `kernel` and `target` lines of kernel `name`; no `target` line (the
+// default target) if `target` is empty.
+inline std::string KernelHead(const std::string& name, const std::string& target) {
+  return absl::StrCat("kernel ", name, "\n", target.empty() ? "" : absl::StrCat("target ", target, "\n"));
+}
+
+// Review 8 k2.kir (F2), no MFMA, 4 workgroups on `target` (KernelHead):
+// Q = cvt(cvt(X * scale + Y : f16) : f8e4m3fnuz), 1024 elements.
+inline std::string Review8F2ElementwiseKernel(const std::string& target) {
+  return absl::StrCat(KernelHead("k2", target), R"(workgroup 64 1 1
+grid 4 1 1
+arg X : f32[1024] strides [1] readonly
+arg Y : f32[1024] strides [1] readonly
+arg Q : f8e4m3fnuz[1024] strides [1] writeonly
+arg scale : f32
+  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
+  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
+  %m = mul %x, scale
+  %s = add %m, %y
+  %h = cvt %s : f16x4
+  %q = cvt %h : f8e4m3fnuzx4
+  store Q[(wg.x * 64 + tid.x) * 4], %q
+end
+)");
+}
+
+// Review 8 k7.kir / k8.kir (F8) on `target` (KernelHead): Y = cvt(X * X :
+// f16) + Z (f16 Z and Y, 256 elements); with `mfma` (k8) beside an unrelated
+// 16x16x16 f16 MFMA to f32 C.
+inline std::string F16AddKernel(const std::string& target, bool mfma) {
+  return absl::StrCat(KernelHead(mfma ? "k8" : "k7", target), "workgroup 64 1 1\ngrid 1 1 1\n",
+                      mfma ? R"(arg A : f16[16, 16] strides [16, 1] readonly
+arg B : f16[16, 16] strides [16, 1] readonly
+arg C : f32[16, 16] strides [16, 1] writeonly
+)"
+                           : "",
+                      R"(arg X : f32[256] strides [1] readonly
+arg Z : f16[256] strides [1] readonly
+arg Y : f16[256] strides [1] writeonly
+)",
+                      mfma ? R"(  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %c0 = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %c0
+  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
+)"
+                           : "",
+                      R"(  %x = load X[tid.x * 4] : f32x4
+  %s = mul %x, %x
+  %h = cvt %s : f16x4
+  %z = load Z[tid.x * 4] : f16x4
+  %y = add %h, %z
+  store Y[tid.x * 4], %y
+end
+)");
+}
+
+// Review 7 mb.kir / m8.kir (gfx950): O[0] = cvt(alpha * mfma) and O[1] a cvt
+// of loaded f32 data X, both to `to`; with `sliced`, X's f32x4 goes through
+// two slices and a concat before its cvt.
+inline std::string Review7BesideKernel(const std::string& to, bool sliced) {
+  return OneWaveMfmaKernel("mb", "gfx950", "f32_16x16x32_f16", 32,
+                           absl::StrCat("arg X : f32[64, 4] strides [4, 1] readonly\n"
+                                        "arg O : ",
+                                        to,
+                                        "[2, 16, 16] strides [256, 16, 1] writeonly\n"
+                                        "arg alpha : f32\n"),
+                           absl::StrCat("  %s = mul %d, alpha\n"
+                                        "  %q = cvt %s : ",
+                                        to,
+                                        "x4\n"
+                                        "  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q\n"
+                                        "  %x = load X[tid.x, 0] : f32x4\n",
+                                        sliced ? "  %xs = slice %x, 0 : f32x2\n"
+                                                 "  %xt = slice %x, 2 : f32x2\n"
+                                                 "  %xc = concat %xs, %xt : f32x4\n"
+                                               : "",
+                                        "  %xq = cvt ", sliced ? "%xc" : "%x", " : ", to,
+                                        "x4\n"
+                                        "  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq\n"),
+                           "%z");
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

@@ -669,25 +669,7 @@ end
 
 // An MFMA's scaled result to O[0] and a cvt of loaded f32 data to O[1]
 // (review 7 mb.kir, m8.kir).
-std::string BesideMfma(const std::string& to) {
-  return OneWaveMfmaKernel("mb", "gfx950", "f32_16x16x32_f16", 32,
-                           absl::StrCat("arg X : f32[64, 4] strides [4, 1] readonly\n"
-                                        "arg O : ",
-                                        to,
-                                        "[2, 16, 16] strides [256, 16, 1] writeonly\n"
-                                        "arg alpha : f32\n"),
-                           absl::StrCat("  %s = mul %d, alpha\n"
-                                        "  %q = cvt %s : ",
-                                        to,
-                                        "x4\n"
-                                        "  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q\n"
-                                        "  %x = load X[tid.x, 0] : f32x4\n"
-                                        "  %xq = cvt %x : ",
-                                        to,
-                                        "x4\n"
-                                        "  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq\n"),
-                           "%z");
-}
+std::string BesideMfma(const std::string& to) { return ::kir::testing::Review7BesideKernel(to, false); }
 
 // kirc's f32 -> bf16 rounds to nearest even by adding 0x7fff + the kept
 // part's last bit (v_bfe_u32 ..., 16, 1); without that bit a tie rounds down.
@@ -868,50 +850,10 @@ constexpr char kRtzF16[] = "v_cvt_pkrtz_f16_f32 $1, $2, $2";
 
 std::string ChainKernel(bool mfma) {
   if (mfma) return ::kir::testing::Review8ChainKernel("f16");
-  return R"(kernel k2
-target gfx942
-workgroup 64 1 1
-grid 4 1 1
-arg X : f32[1024] strides [1] readonly
-arg Y : f32[1024] strides [1] readonly
-arg Q : f8e4m3fnuz[1024] strides [1] writeonly
-arg scale : f32
-  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
-  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
-  %m = mul %x, scale
-  %s = add %m, %y
-  %h = cvt %s : f16x4
-  %q = cvt %h : f8e4m3fnuzx4
-  store Q[(wg.x * 64 + tid.x) * 4], %q
-end
-)";
+  return ::kir::testing::Review8F2ElementwiseKernel("gfx942");
 }
 
-std::string F16AddKernel(bool mfma) {
-  return absl::StrCat("kernel k", mfma ? 8 : 7, R"(
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-)", mfma ? R"(arg A : f16[16, 16] strides [16, 1] readonly
-arg B : f16[16, 16] strides [16, 1] readonly
-arg C : f32[16, 16] strides [16, 1] writeonly
-)" : "", R"(arg X : f32[256] strides [1] readonly
-arg Z : f16[256] strides [1] readonly
-arg Y : f16[256] strides [1] writeonly
-)", mfma ? R"(  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %c0 = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %c0
-  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
-)" : "", R"(  %x = load X[tid.x * 4] : f32x4
-  %s = mul %x, %x
-  %h = cvt %s : f16x4
-  %z = load Z[tid.x * 4] : f16x4
-  %y = add %h, %z
-  store Y[tid.x * 4], %y
-end
-)");
-}
+std::string F16AddKernel(bool mfma) { return ::kir::testing::F16AddKernel("gfx942", mfma); }
 
 TEST_F(DefaultCheckTest, Review8F2RoundTowardZeroF16StepOfAChain) {
   // Beside the MFMA: every element's f16 step (the review's k3_rtz2).
