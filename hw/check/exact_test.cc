@@ -1384,6 +1384,17 @@ arg A : f16[32, 64] strides [64, 1] readwrite
 end
 )";
 
+// The diagonal tests' format of A (3 bits, spread 2, lowest exponent -5),
+// with `diagonal` blocks.
+ExactFormat DiagonalTestFormat(ExactFormat::Diagonal diagonal) {
+  ExactFormat f;
+  f.bits = 3;
+  f.spread = 2;
+  f.exp_lo = -5;
+  f.diagonal = diagonal;
+  return f;
+}
+
 // The diagonal blocks (ExactFormat::diagonal): +inf at [4 (q + 2 i) + t,
 // 4 (r + 2 i) + t], t = 0..3, for i = 2, 3 of a 32 x 64 f16 buffer: two
 // runs of four consecutive rows and columns, their row blocks two apart
@@ -1393,11 +1404,7 @@ TEST(InputsTest, DiagonalBlocksHoldInfAtConsecutiveRowsAndColumns) {
   const Kernel k = Parse(kDiagonalKernel);
   ExactPlan p;
   p.exact = true;
-  ExactFormat f;
-  f.bits = 3;
-  f.spread = 2;
-  f.exp_lo = -5;
-  f.diagonal = ExactFormat::Diagonal::kInf;
+  ExactFormat f = DiagonalTestFormat(ExactFormat::Diagonal::kInf);
   std::set<int64_t> row_blocks;
   for (int first : {0, 2}) {
     f.diagonal_first = first;
@@ -1447,11 +1454,7 @@ TEST(InputsTest, DiagonalOffsetMovesTheBlocks) {
   const Kernel k = Parse(kDiagonalKernel);
   ExactPlan p;
   p.exact = true;
-  ExactFormat f;
-  f.bits = 3;
-  f.spread = 2;
-  f.exp_lo = -5;
-  f.diagonal = ExactFormat::Diagonal::kNaN;
+  ExactFormat f = DiagonalTestFormat(ExactFormat::Diagonal::kNaN);
   f.diagonal_blocks = 2;
   auto nans = [&](int64_t offset, uint64_t seed) {
     f.diagonal_offset = offset;
