@@ -71,32 +71,6 @@ lds L : f32[384, 4]
 end
 )";
 
-struct Subject {
-  Compiled c;
-  LoweredKernel code;
-  std::string Text(size_t i) const { return InstructionText(*c.result.target, code.mir.insts[i]); }
-  size_t Find(const std::string& needle) const {
-    std::vector<size_t> hits;
-    for (size_t i = 0; i < code.mir.insts.size(); ++i)
-      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
-    EXPECT_EQ(hits.size(), 1u) << "instructions containing '" << needle << "'";
-    return hits.empty() ? 0 : hits[0];
-  }
-  MInst& At(const std::string& needle) { return code.mir.insts[Find(needle)]; }
-  std::vector<size_t> FindAll(const std::string& needle) const {
-    std::vector<size_t> hits;
-    for (size_t i = 0; i < code.mir.insts.size(); ++i)
-      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
-    return hits;
-  }
-  VerifyResult Check() const { return Verify(c, &code); }
-  std::string Asm() const {
-    std::string s;
-    for (size_t i = 0; i < code.mir.insts.size(); ++i) absl::StrAppend(&s, Text(i), "\n");
-    return s;
-  }
-};
-
 Subject Load(const std::string& text) {
   absl::StatusOr<Compiled> c = CompileKir(text, "gfx950");
   EXPECT_TRUE(c.ok()) << c.status();
