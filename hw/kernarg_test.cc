@@ -143,27 +143,40 @@ KernelNotes Foreign() {
 
 std::vector<uint8_t> B(std::initializer_list<uint8_t> v) { return std::vector<uint8_t>(v); }
 
+using Bindings = std::vector<std::pair<ArgBinding::Kind, std::string>>;
+constexpr ArgBinding::Kind kB = ArgBinding::Kind::kBuffer, kS = ArgBinding::Kind::kScalar,
+                           kE = ArgBinding::Kind::kExtra;
+
+// `b` binds, in order, `want`'s kinds and names, binding i noting metadata
+// argument i.
+void ExpectBindings(const std::vector<ArgBinding>& b, const Bindings& want) {
+  ASSERT_EQ(b.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(b[i].kind, want[i].first) << i;
+    EXPECT_EQ(b[i].name, want[i].second) << i;
+    EXPECT_EQ(b[i].note, i) << i;
+  }
+}
+
+// The twin's arguments for `notes` packed: A at 0xa000, C at 0xc000, alpha
+// 1.5 (0x3fc00000) and the `extra` values.
+absl::StatusOr<std::vector<uint8_t>> PackTwin(const KernelNotes& notes,
+                                              const std::map<std::string, std::vector<uint8_t>>& extra) {
+  KernelData data;
+  data.scalars["alpha"] = 0x3fc00000u;
+  data.extra_args = extra;
+  return PackKernelArgs(Twin(), notes, {{"A", 0xa000}, {"C", 0xc000}}, data);
+}
+
 TEST(BindKernelArgsTest, ByNameInAnyOrderWithTheArgumentsTheTwinLacks) {
   std::map<std::string, std::vector<uint8_t>> extra = {{"size M", B({64, 0, 0, 0})},
                                                        {"ld", B({1, 2, 3, 4, 5, 6, 7, 8})}};
   absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(Twin(), Foreign(), extra);
   ASSERT_TRUE(b.ok()) << b.status();
   ASSERT_EQ(b->size(), 5u);  // the explicit ones, in the metadata's order
-  const ArgBinding::Kind kB = ArgBinding::Kind::kBuffer, kS = ArgBinding::Kind::kScalar,
-                         kE = ArgBinding::Kind::kExtra;
-  const std::vector<std::pair<ArgBinding::Kind, std::string>> want = {
-      {kB, "C"}, {kE, "size M"}, {kB, "A"}, {kS, "alpha"}, {kE, "ld"}};
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ((*b)[i].kind, want[i].first) << i;
-    EXPECT_EQ((*b)[i].name, want[i].second) << i;
-    EXPECT_EQ((*b)[i].note, i) << i;
-  }
+  ExpectBindings(*b, {{kB, "C"}, {kE, "size M"}, {kB, "A"}, {kS, "alpha"}, {kE, "ld"}});
   // Packed through PackKernelArgs (HIP and rocjitsu), each at its offset.
-  KernelData data;
-  data.scalars["alpha"] = 0x3fc00000u;
-  data.extra_args = extra;
-  absl::StatusOr<std::vector<uint8_t>> seg =
-      PackKernelArgs(Twin(), Foreign(), {{"A", 0xa000}, {"C", 0xc000}}, data);
+  absl::StatusOr<std::vector<uint8_t>> seg = PackTwin(Foreign(), extra);
   ASSERT_TRUE(seg.ok()) << seg.status();
   EXPECT_EQ(At<uint64_t>(*seg, 0), 0xc000u);
   EXPECT_EQ(At<uint32_t>(*seg, 8), 64u);
@@ -252,19 +265,8 @@ TEST(BindKernelArgsTest, UnnamedByValueArgumentsByPosition) {
   std::map<std::string, std::vector<uint8_t>> extra = {{"#2", B({5, 0, 0, 0})}};
   absl::StatusOr<std::vector<ArgBinding>> b = BindKernelArgs(Twin(), n, extra);
   ASSERT_TRUE(b.ok()) << b.status();
-  const ArgBinding::Kind kB = ArgBinding::Kind::kBuffer, kS = ArgBinding::Kind::kScalar,
-                         kE = ArgBinding::Kind::kExtra;
-  const std::vector<std::pair<ArgBinding::Kind, std::string>> want = {{kB, "A"}, {kB, "C"}, {kE, "#2"}, {kS, "alpha"}};
-  ASSERT_EQ(b->size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ((*b)[i].kind, want[i].first) << i;
-    EXPECT_EQ((*b)[i].name, want[i].second) << i;
-    EXPECT_EQ((*b)[i].note, i) << i;
-  }
-  KernelData data;
-  data.scalars["alpha"] = 0x3fc00000u;
-  data.extra_args = extra;
-  absl::StatusOr<std::vector<uint8_t>> seg = PackKernelArgs(Twin(), n, {{"A", 0xa000}, {"C", 0xc000}}, data);
+  ExpectBindings(*b, {{kB, "A"}, {kB, "C"}, {kE, "#2"}, {kS, "alpha"}});
+  absl::StatusOr<std::vector<uint8_t>> seg = PackTwin(n, extra);
   ASSERT_TRUE(seg.ok()) << seg.status();
   EXPECT_EQ(At<uint64_t>(*seg, 0), 0xa000u);
   EXPECT_EQ(At<uint64_t>(*seg, 8), 0xc000u);
@@ -301,11 +303,7 @@ TEST(BindKernelArgsTest, NamedByValueArgumentsByPosition) {
   ASSERT_EQ(b->size(), 5u);
   EXPECT_EQ((*b)[1].kind, ArgBinding::Kind::kExtra);
   EXPECT_EQ((*b)[1].name, "#1");
-  KernelData data;
-  data.scalars["alpha"] = 0x3fc00000u;
-  data.extra_args = extra;
-  absl::StatusOr<std::vector<uint8_t>> seg =
-      PackKernelArgs(Twin(), Foreign(), {{"A", 0xa000}, {"C", 0xc000}}, data);
+  absl::StatusOr<std::vector<uint8_t>> seg = PackTwin(Foreign(), extra);
   ASSERT_TRUE(seg.ok()) << seg.status();
   EXPECT_EQ(At<uint32_t>(*seg, 8), 64u);
   EXPECT_EQ(At<uint64_t>(*seg, 28), 0x0807060504030201ull);

@@ -32,19 +32,7 @@ const std::string& LoopText() {
 }
 
 // compiler/api/compile_test.cc's straight-line lds_dma (no loop).
-constexpr char kStraight[] = R"(kernel dma
-target gfx950
-workgroup 64 2 1
-grid 2 1 1
-arg A : f32[256, 4] strides [4, 1] readonly
-arg B : f32[256, 4] strides [4, 1] writeonly
-lds L : f32[128, 4]
-  lds_dma L[tid.y * 64, 0], A[wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
-  barrier
-  %v = load L[127 - tid.y * 64 - tid.x, 0] : f32x4
-  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %v
-end
-)";
+constexpr const char* kStraight = ::kir::testing::kLdsDmaStraight;
 
 // Six DMAs of one wave into L's two 4 KiB windows (LDS rows 0..383 of 16
 // bytes: DMA i at byte 1024 i) from rows 128 i of A (2048 i bytes): the
@@ -70,32 +58,6 @@ lds L : f32[384, 4]
   store B[wg.x * 384 + tid.x, 0], %v
 end
 )";
-
-struct Subject {
-  Compiled c;
-  LoweredKernel code;
-  std::string Text(size_t i) const { return InstructionText(*c.result.target, code.mir.insts[i]); }
-  size_t Find(const std::string& needle) const {
-    std::vector<size_t> hits;
-    for (size_t i = 0; i < code.mir.insts.size(); ++i)
-      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
-    EXPECT_EQ(hits.size(), 1u) << "instructions containing '" << needle << "'";
-    return hits.empty() ? 0 : hits[0];
-  }
-  MInst& At(const std::string& needle) { return code.mir.insts[Find(needle)]; }
-  std::vector<size_t> FindAll(const std::string& needle) const {
-    std::vector<size_t> hits;
-    for (size_t i = 0; i < code.mir.insts.size(); ++i)
-      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
-    return hits;
-  }
-  VerifyResult Check() const { return Verify(c, &code); }
-  std::string Asm() const {
-    std::string s;
-    for (size_t i = 0; i < code.mir.insts.size(); ++i) absl::StrAppend(&s, Text(i), "\n");
-    return s;
-  }
-};
 
 Subject Load(const std::string& text) {
   absl::StatusOr<Compiled> c = CompileKir(text, "gfx950");

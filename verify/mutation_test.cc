@@ -268,23 +268,6 @@ void RunMutations(const std::string& name, const std::string& text, const std::s
   total->false_alarms += tally.false_alarms;
 }
 
-// Magic-number division, guarded buffer accesses (v_cndmask to 0x80000000)
-// and a guarded LDS store (EXEC mask), small enough for the oracle.
-constexpr char kGuardDiv[] = R"(kernel guard_div
-workgroup 64 2 1
-grid 3 2 1
-arg A : f32[100, 37] strides [37, 1] readonly
-arg B : f16[100, 37] strides [40, 1] writeonly
-arg Q : f32[70] strides [1] writeonly
-lds L : f32[8, 33] pad 3
-  %a = load guarded A[wg.x * 40 + tid.x - 3, (tid.y + wg.y * 2) * 12 - 1] : f32
-  store guarded L[tid.y * 4 + 1, tid.x floordiv 7 - 2], %a
-  %h = cvt %a : f16
-  store guarded B[(tid.x + wg.x * 64) floordiv 3, (tid.x * 5 - wg.y * 7) mod 37], %h
-  store Q[(tid.x + wg.x * 64 + tid.y * 7) floordiv 3], %a
-end
-)";
-
 // 64-bit addressing (issue 18): buffers of 2 GiB and more, grids small
 // enough for the oracle. A window's SRD base is pointer + a 64-bit start
 // (s_mul_i32 + s_mul_hi_u32/_i32, s_add_u32 + s_addc_u32), num_records the

@@ -21,23 +21,6 @@ namespace {
 
 using Status = AccessVerdict::Status;
 
-struct Subject {
-  Compiled c;
-  LoweredKernel code;  // a copy to edit
-  std::string Text(size_t i) const { return InstructionText(*c.result.target, code.mir.insts[i]); }
-  // Index of the only instruction whose text contains `needle`.
-  size_t Find(const std::string& needle) const {
-    std::vector<size_t> hits;
-    for (size_t i = 0; i < code.mir.insts.size(); ++i)
-      if (absl::StrContains(Text(i), needle)) hits.push_back(i);
-    EXPECT_EQ(hits.size(), 1u) << "instructions containing '" << needle << "'";
-    return hits.empty() ? 0 : hits[0];
-  }
-  MInst& At(const std::string& needle) { return code.mir.insts[Find(needle)]; }
-  void Insert(size_t before, MInst mi) { code.mir.insts.insert(code.mir.insts.begin() + static_cast<long>(before), mi); }
-  VerifyResult Check() const { return Verify(c, &code); }
-};
-
 Subject Load(const std::string& text, const std::string& mcpu) {
   absl::StatusOr<Compiled> c = CompileKir(text, mcpu);
   EXPECT_TRUE(c.ok()) << c.status();
@@ -171,21 +154,6 @@ absl::StatusOr<GuardDivRoles> FindGuardDivRoles(const Subject& s) {
     return absl::NotFoundError(absl::StrCat("guard_div has ", cmps.size(), " v_cmp_gt_u32 against 33, not one"));
   return GuardDivRoles{*sum, cmps[0]};
 }
-
-constexpr char kGuardDiv[] = R"(kernel guard_div
-workgroup 64 2 1
-grid 3 2 1
-arg A : f32[100, 37] strides [37, 1] readonly
-arg B : f16[100, 37] strides [40, 1] writeonly
-arg Q : f32[70] strides [1] writeonly
-lds L : f32[8, 33] pad 3
-  %a = load guarded A[wg.x * 40 + tid.x - 3, (tid.y + wg.y * 2) * 12 - 1] : f32
-  store guarded L[tid.y * 4 + 1, tid.x floordiv 7 - 2], %a
-  %h = cvt %a : f16
-  store guarded B[(tid.x + wg.x * 64) floordiv 3, (tid.x * 5 - wg.y * 7) mod 37], %h
-  store Q[(tid.x + wg.x * 64 + tid.y * 7) floordiv 3], %a
-end
-)";
 
 // floordiv by 4 of a dividend that is negative for some threads: an arithmetic
 // shift, then a multiply by 6 (f16 elements, stride 3) that keeps bit 30.

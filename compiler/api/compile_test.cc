@@ -194,19 +194,7 @@ TEST(CompileTest, DefaultKernelIsTheTestdataMfmaKernel) {
 // and vmcnt(0) before the barrier after which other waves read its bytes
 // (the only VMEM op outstanding is the DMA). Refused on gfx942, naming it.
 TEST(CompileTest, LdsDmaLowersToM0SetupDmaAndVmcntBeforeBarrier) {
-  const std::string text = R"(kernel dma
-target gfx950
-workgroup 64 2 1
-grid 2 1 1
-arg A : f32[256, 4] strides [4, 1] readonly
-arg B : f32[256, 4] strides [4, 1] writeonly
-lds L : f32[128, 4]
-  lds_dma L[tid.y * 64, 0], A[wg.x * 128 + tid.y * 64 + 63 - tid.x, 0] : f32x4
-  barrier
-  %v = load L[127 - tid.y * 64 - tid.x, 0] : f32x4
-  store B[wg.x * 128 + tid.y * 64 + tid.x, 0], %v
-end
-)";
+  const std::string text = ::kir::testing::kLdsDmaStraight;
   absl::StatusOr<CompileResult> r = CompileText(text, "dma.kir", CompileOptions{});
   ASSERT_TRUE(r.ok()) << r.status();
   const std::string& a = r->assembly;

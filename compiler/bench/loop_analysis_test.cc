@@ -672,32 +672,24 @@ TEST(LoopAnalysis, NestedLoopsTheInnermostWithMfmas) {
   // the later loop. .La 0x0..0x8 (MFMA, branch), .Lb 0xc..0x18 (MFMA, s_nop,
   // branch), .Lc 0x1c..0x24 (MFMA, branch): .Lc; without .Lc, .La (the
   // shorter body wins over the later loop).
-  absl::StatusOr<LoopAnalysis> tie = AnalyzeAsm(
+  const std::string la_lb =
       ".La:\n"
       "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
       "  s_cbranch_scc1 .La\n"
       ".Lb:\n"
       "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
       "  s_nop 0\n"
-      "  s_cbranch_scc1 .Lb\n"
-      ".Lc:\n"
-      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
-      "  s_cbranch_scc1 .Lc\n"
-      "  s_endpgm\n",
-      "gfx942");
+      "  s_cbranch_scc1 .Lb\n";
+  absl::StatusOr<LoopAnalysis> tie = AnalyzeAsm(la_lb +
+                                                    ".Lc:\n"
+                                                    "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
+                                                    "  s_cbranch_scc1 .Lc\n"
+                                                    "  s_endpgm\n",
+                                                "gfx942");
   ASSERT_TRUE(tie.ok()) << tie.status();
   EXPECT_EQ(tie->loop_first_addr, 0x1cu);
   EXPECT_EQ(tie->loop_last_addr, 0x24u);
-  absl::StatusOr<LoopAnalysis> tie2 = AnalyzeAsm(
-      ".La:\n"
-      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
-      "  s_cbranch_scc1 .La\n"
-      ".Lb:\n"
-      "  v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n"
-      "  s_nop 0\n"
-      "  s_cbranch_scc1 .Lb\n"
-      "  s_endpgm\n",
-      "gfx942");
+  absl::StatusOr<LoopAnalysis> tie2 = AnalyzeAsm(la_lb + "  s_endpgm\n", "gfx942");
   ASSERT_TRUE(tie2.ok()) << tie2.status();
   EXPECT_EQ(tie2->loop_first_addr, 0x0u);
   EXPECT_EQ(tie2->loop_last_addr, 0x8u);

@@ -21,7 +21,7 @@
 namespace kir {
 namespace {
 
-Kernel Parse(const char* text) {
+Kernel Parse(const std::string& text) {
   absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
   EXPECT_TRUE(k.ok()) << k.status();
   return *k;
@@ -401,17 +401,8 @@ end
   EXPECT_DOUBLE_EQ(t.rtol, 4.0 * 100 * std::ldexp(1.0, -24));
   EXPECT_NE(t.why.find("reduction length 100)"), std::string::npos) << t.why;
   // A tile-level gemm: its K (A's K extent), here 100.
-  Kernel g = Parse(R"(kernel g
-target gfx942
-workgroup auto
-grid auto
-arg A : f16[64, 100] strides [100, 1] readonly
-arg B : f16[64, 100] strides [100, 1] readonly
-arg C : f32[64, 64] strides [64, 1] writeonly
-arg alpha : f32
-  gemm C = alpha * A.mk * B.nk
-end
-)");
+  Kernel g = Parse(::kir::testing::GemmKernel("g", "gfx942", "f16[64, 100]", "f16[64, 100]", "f32[64, 64]", {"alpha"},
+                                             "C = alpha * A.mk * B.nk", "writeonly"));
   EXPECT_EQ(ReductionLength(g), 100);
 }
 
@@ -485,19 +476,22 @@ TEST(Compare, WithinBoundsOfTheShadow) {
   EXPECT_FALSE(CompareWithinBounds(k, out, ref, shadow, b)[0].ok);
 }
 
+// Four f8e5m2fnuz codes q, written by no op (the compare tests set them).
+constexpr char kFp8Codes[] = R"(kernel v
+workgroup 64 1 1
+grid 1 1 1
+arg q : f8e5m2fnuz[4] strides [1] writeonly
+  %v = zero f32
+end
+)";
+
 // Review 5 F2: a buffer no rounding that may differ lies behind (bounds 0, 0:
 // e.g. a cvt of loaded data to fp8 in a kernel that also has an mfma) must
 // match code for code: one f8e5m2fnuz code too large (1.25 for 1: the next
 // code above 1 with 2 stored significand bits) fails, although 0.25 is within
 // any relative bound on sum|terms| = 1.
 TEST(Compare, ZeroRoundingBoundsMeanBitIdentity) {
-  Kernel k = Parse(R"(kernel v
-workgroup 64 1 1
-grid 1 1 1
-arg q : f8e5m2fnuz[4] strides [1] writeonly
-  %v = zero f32
-end
-)");
+  Kernel k = Parse(kFp8Codes);
   KernelData ref = MakeInputs(k, 1), shadow = ref;
   for (int i = 0; i < 4; ++i) ref.buffers["q"].data()[i] = shadow.buffers["q"].data()[i] = 0x40;  // 1.0: exponent 16 (bias 16), mantissa 0
   ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, ref.buffers["q"].data()), 1.0);
@@ -692,13 +686,7 @@ namespace {
 // 1 off) passes and 6 (1.5 * 2^2: two codes up) fails, where the bound
 // charged against S (0.29 * 32 = 9.3) passed both.
 TEST(Compare, LastRoundingIsChargedAgainstTheValue) {
-  Kernel k = Parse(R"(kernel v
-workgroup 64 1 1
-grid 1 1 1
-arg q : f8e5m2fnuz[4] strides [1] writeonly
-  %v = zero f32
-end
-)");
+  Kernel k = Parse(kFp8Codes);
   const uint8_t four = 0x48, five = 0x49, six = 0x4a, thirty_two = 0x54;  // exponent e + 16, 2 mantissa bits
   ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, &four), 4.0);
   ASSERT_EQ(ElementValue(ElemType::kF8E5M2FNUZ, &five), 5.0);

@@ -26,6 +26,16 @@
 namespace kir {
 namespace {
 
+using ::kir::testing::ComputedFp8Kernel;
+using ::kir::testing::ComputedKernel;
+using ::kir::testing::GemmKernel;
+using ::kir::testing::LongLoopKernel;
+using ::kir::testing::MfmaKLoop;
+using ::kir::testing::MfmaOperandArg;
+using ::kir::testing::OneWaveMfmaKernel;
+using ::kir::testing::OneWaveMfmaLoopKernel;
+using ::kir::testing::TwoFp8ChainsKernel;
+
 Kernel Parse(const std::string& text) {
   absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
   EXPECT_TRUE(k.ok()) << k.status();
@@ -106,33 +116,28 @@ end
   EXPECT_EQ(kl.formats["A"].Describe(), "+-m*2^e, m in [1, 15], e = -4");
   // A readwrite buffer read before it is written (gemm's C), and one stored
   // twice at disjoint places: the second load does not see the first store.
-  ExactPlan rw = PlanExactInputs(Parse(R"(kernel rw
+  // X squared in place at [tid.x]; then X[`second`] squared, stored at
+  // [tid.x + 64].
+  auto rw_kernel = [](const std::string& second) {
+    return Parse(absl::StrCat(R"(kernel rw
 workgroup 64 1 1
 grid 1 1 1
 arg X : f32[128] strides [1] readwrite
   %a = load X[tid.x] : f32
   %b = mul %a, %a
   store X[tid.x], %b
-  %c = load X[tid.x + 64] : f32
+  %c = load X[)",
+                              second, R"(] : f32
   %d = mul %c, %c
   store X[tid.x + 64], %d
 end
 )"));
+  };
+  ExactPlan rw = PlanExactInputs(rw_kernel("tid.x + 64"));
   ASSERT_TRUE(rw.exact) << rw.blocker;
   EXPECT_EQ(rw.formats["X"].bits + rw.formats["X"].spread, 12);  // x^2 in 24 bits
   // The same with the second load reading the first store: x^4.
-  ExactPlan rw2 = PlanExactInputs(Parse(R"(kernel rw
-workgroup 64 1 1
-grid 1 1 1
-arg X : f32[128] strides [1] readwrite
-  %a = load X[tid.x] : f32
-  %b = mul %a, %a
-  store X[tid.x], %b
-  %c = load X[tid.x] : f32
-  %d = mul %c, %c
-  store X[tid.x + 64], %d
-end
-)"));
+  ExactPlan rw2 = PlanExactInputs(rw_kernel("tid.x"));
   ASSERT_TRUE(rw2.exact) << rw2.blocker;
   EXPECT_EQ(rw2.formats["X"].bits + rw2.formats["X"].spread, 6);  // x^4 in 24 bits
 }
@@ -142,16 +147,8 @@ end
 // f16 needs 100 * (2^bA - 1) * (2^bB - 1) <= 2^11 (products of steps 2^-bA
 // and 2^-bB, f16's 11 bits): bA = bB = 2 (900), not 3 and 2 (2100).
 TEST(ExactPlanTest, TileLevelGemmAndItsPromotion) {
-  const Kernel g = Parse(R"(kernel g
-target gfx942
-workgroup auto
-grid auto
-arg A : f16[64, 100] strides [100, 1] readonly
-arg B : f16[64, 100] strides [100, 1] readonly
-arg C : f16[64, 64] strides [64, 1] writeonly
-  gemm C = A.mk * B.nk
-end
-)");
+  const Kernel g = Parse(GemmKernel("g", "gfx942", "f16[64, 100]", "f16[64, 100]", "f16[64, 64]", {}, "C = A.mk * B.nk",
+                                    "writeonly"));
   ExactPlan tile = PlanExactInputs(g);
   ASSERT_TRUE(tile.exact) << tile.blocker;
   EXPECT_EQ(tile.formats["A"].bits, 2);
@@ -501,56 +498,12 @@ end
   EXPECT_EQ(mk.body[1].body[1].constant, 2.5);
 }
 
-// Review 7 (F1, F5, F6): the conversion pass's analysis.
-constexpr char kConvLoop[] = R"(kernel lw
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 512] strides [512, 1] readonly
-arg B : f16[16, 512] strides [512, 1] readonly
-arg O : f16[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 512 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
-    %d = mfma f32_16x16x32_f16 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f16x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)";
+// Review 7 (F1, F5, F6): the conversion pass's analysis (of lw.kir:
+// LongLoopKernel(false)).
 
 // An MFMA's scaled result and a cvt of loaded f32 data to `TO` in one buffer
 // (review 7 mb.kir, m8.kir).
-std::string Beside(const std::string& to) {
-  return absl::StrReplaceAll(R"(kernel mb
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 32] strides [32, 1] readonly
-arg B : f16[16, 32] strides [32, 1] readonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg O : TO[2, 16, 16] strides [256, 16, 1] writeonly
-arg alpha : f32
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %z = zero f32x4
-  %d = mfma f32_16x16x32_f16 %a, %b, %z
-  %s = mul %d, alpha
-  %q = cvt %s : TOx4
-  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q
-  %x = load X[tid.x, 0] : f32x4
-  %xs = slice %x, 0 : f32x2
-  %xt = slice %x, 2 : f32x2
-  %xc = concat %xs, %xt : f32x4
-  %xq = cvt %xc : TOx4
-  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq
-end
-)", {{"TO", to}});
-}
+std::string Beside(const std::string& to) { return ::kir::testing::Review7BesideKernel(to, true); }
 
 TEST(ConversionPlanTest, NarrowingConversions) {
   EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("copy_f32")));
@@ -559,7 +512,7 @@ TEST(ConversionPlanTest, NarrowingConversions) {
   EXPECT_TRUE(HasNarrowingConversion(::kir::testing::TestdataKernel("quant_fp8")));
   EXPECT_FALSE(HasNarrowingConversion(::kir::testing::TestdataKernel("gemm_f16_256")));   // f32 C
   EXPECT_TRUE(HasNarrowingConversion(::kir::testing::TestdataKernel("gemm_bf16_edge")));  // the gemm's C is bf16
-  EXPECT_TRUE(HasNarrowingConversion(Parse(kConvLoop)));
+  EXPECT_TRUE(HasNarrowingConversion(Parse(LongLoopKernel(false))));
   ExactPlan none = PlanConversionInputs(::kir::testing::TestdataKernel("copy_f32"));
   EXPECT_FALSE(none.exact);
   EXPECT_NE(none.blocker.find("no narrowing conversion"), std::string::npos) << none.blocker;
@@ -574,7 +527,7 @@ TEST(ConversionPlanTest, NarrowingConversions) {
 // first (A at equal richness): (5, 5) 961, (4, 5) 465, (4, 4) 225 fail,
 // (3, 4) 105 fits. The exact pass must fit f16's 11 bits instead.
 TEST(ConversionPlanTest, FormsCarryFiveBitsBeyondTheTarget) {
-  const Kernel k = Parse(kConvLoop);
+  const Kernel k = Parse(LongLoopKernel(false));
   ExactPlan p = PlanConversionInputs(k);
   ASSERT_TRUE(p.exact) << p.blocker;
   EXPECT_EQ(p.formats["A"].bits, 3);
@@ -616,22 +569,7 @@ end
 //   b = 8: 765). The f16 conversion of those 9 bits is exact: that pass
 //   never rounds it, the first does.
 TEST(ConversionPlanTest, OnePassPerChainLevel) {
-  const Kernel k = Parse(R"(kernel k2
-workgroup 64 1 1
-grid 4 1 1
-arg X : f32[1024] strides [1] readonly
-arg Y : f32[1024] strides [1] readonly
-arg Q : f8e4m3fnuz[1024] strides [1] writeonly
-arg scale : f32
-  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
-  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
-  %m = mul %x, scale
-  %s = add %m, %y
-  %h = cvt %s : f16x4
-  %q = cvt %h : f8e4m3fnuzx4
-  store Q[(wg.x * 64 + tid.x) * 4], %q
-end
-)");
+  const Kernel k = Parse(::kir::testing::Review8F2ElementwiseKernel(""));
   std::vector<ExactPlan> passes = PlanConversionPasses(k);
   ASSERT_EQ(passes.size(), 2u);
   const ExactPlan& p1 = passes[0];
@@ -685,28 +623,7 @@ double RoundToBits(double x, int p, Ties ties = Ties::kEven) {
 }
 
 // review 8's K = 64 MFMA chain f32 -> `mid` (f16 or bf16) -> f8e4m3fnuz (k3).
-std::string LongSumChainKernel(const char* mid) {
-  return absl::StrReplaceAll(R"(kernel k3
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg Q : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %h = cvt %acc : MIDx4
-  %q = cvt %h : f8e4m3fnuzx4
-  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)",
-                             {{"MID", mid}});
-}
+std::string LongSumChainKernel(const char* mid) { return ::kir::testing::Review8ChainKernel(mid); }
 
 // Fresh-user review 10 F3: review 8's K = 64 MFMA chain f32 -> f16 ->
 // f8e4m3fnuz (k3). An f16 step whose ties round toward zero passed seeds 1,
@@ -806,20 +723,7 @@ TEST(ConversionPlanTest, LongSumChainPutsTiesOnBothSidesOfFp8Midpoints) {
 // f16, x * x fit 10 bits (m <= 31) and the conversion never rounded. Z keeps
 // f16's full significand and spread (11 bits, e in [-14, -11]).
 TEST(ConversionPlanTest, ArithmeticAfterAConversionNeedNotBeExact) {
-  const Kernel k = Parse(R"(kernel k7
-workgroup 64 1 1
-grid 1 1 1
-arg X : f32[256] strides [1] readonly
-arg Z : f16[256] strides [1] readonly
-arg Y : f16[256] strides [1] writeonly
-  %x = load X[tid.x * 4] : f32x4
-  %s = mul %x, %x
-  %h = cvt %s : f16x4
-  %z = load Z[tid.x * 4] : f16x4
-  %y = add %h, %z
-  store Y[tid.x * 4], %y
-end
-)");
+  const Kernel k = Parse(::kir::testing::F16AddKernel("", false));
   std::vector<ExactPlan> passes = PlanConversionPasses(k);
   ASSERT_EQ(passes.size(), 1u);
   EXPECT_EQ(passes[0].formats.at("X").Describe(), "+-m*2^e, m in [1, 255], e = -8");
@@ -1313,26 +1217,7 @@ end
 // is exact in f32, as is alpha times it; some of those values lie beyond
 // 240, some below.
 TEST(ConversionPlanTest, SaturationPlanScalesAlphaAndKeepsTheSumsExact) {
-  const Kernel k = Parse(R"(kernel k7
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnuzx4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
+  const Kernel k = Parse(ComputedFp8Kernel());
   const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
   ASSERT_TRUE(conv.exact) << conv.blocker;
   EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF8E4M3FNUZ});
@@ -1438,26 +1323,7 @@ TEST(ConversionPlanTest, FloatRangeOfTheNarrowTypes) {
 // 1.049 * 2^-20: 9/8 * 2^-20); every sum stays exact in f32, checked in
 // double, and the scaled-down values lie where f16 has only subnormals.
 TEST(ConversionPlanTest, SaturationPlanOfAnF16OutputScalesUpAndDown) {
-  const Kernel k = Parse(R"(kernel h16
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg O : f16[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %h = cvt %s : f16x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
-end
-)");
+  const Kernel k = Parse(ComputedKernel("gfx942", "f16", "h16"));
   const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
   ASSERT_TRUE(conv.exact) << conv.blocker;
   EXPECT_EQ(ComputedConversionTargets(k, conv), std::vector<ElemType>{ElemType::kF16});
@@ -1507,13 +1373,8 @@ end
     }
 }
 
-// The diagonal blocks (ExactFormat::diagonal): +inf at [4 (q + 2 i) + t,
-// 4 (r + 2 i) + t], t = 0..3, for i = 2, 3 of a 32 x 64 f16 buffer: two
-// runs of four consecutive rows and columns, their row blocks two apart
-// (mod 8), so that with i = 0, 1 (the same q) the four row blocks of one
-// parity are covered: every accumulator register group of a 32x32 layout.
-TEST(InputsTest, DiagonalBlocksHoldInfAtConsecutiveRowsAndColumns) {
-  const Kernel k = Parse(R"(kernel dg
+// The diagonal tests' kernel: A, a 32 x 64 f16 buffer, read and written.
+constexpr char kDiagonalKernel[] = R"(kernel dg
 target gfx942
 workgroup 64 1 1
 grid 1 1 1
@@ -1521,14 +1382,29 @@ arg A : f16[32, 64] strides [64, 1] readwrite
   %a = load A[tid.x mod 32, 0] : f16
   store A[tid.x mod 32, 0], %a
 end
-)");
-  ExactPlan p;
-  p.exact = true;
+)";
+
+// The diagonal tests' format of A (3 bits, spread 2, lowest exponent -5),
+// with `diagonal` blocks.
+ExactFormat DiagonalTestFormat(ExactFormat::Diagonal diagonal) {
   ExactFormat f;
   f.bits = 3;
   f.spread = 2;
   f.exp_lo = -5;
-  f.diagonal = ExactFormat::Diagonal::kInf;
+  f.diagonal = diagonal;
+  return f;
+}
+
+// The diagonal blocks (ExactFormat::diagonal): +inf at [4 (q + 2 i) + t,
+// 4 (r + 2 i) + t], t = 0..3, for i = 2, 3 of a 32 x 64 f16 buffer: two
+// runs of four consecutive rows and columns, their row blocks two apart
+// (mod 8), so that with i = 0, 1 (the same q) the four row blocks of one
+// parity are covered: every accumulator register group of a 32x32 layout.
+TEST(InputsTest, DiagonalBlocksHoldInfAtConsecutiveRowsAndColumns) {
+  const Kernel k = Parse(kDiagonalKernel);
+  ExactPlan p;
+  p.exact = true;
+  ExactFormat f = DiagonalTestFormat(ExactFormat::Diagonal::kInf);
   std::set<int64_t> row_blocks;
   for (int first : {0, 2}) {
     f.diagonal_first = first;
@@ -1575,22 +1451,10 @@ end
 // offset-0 positions (i, j) become (i + 4d mod 32, j + 4d mod 64), and
 // nothing else changes.
 TEST(InputsTest, DiagonalOffsetMovesTheBlocks) {
-  const Kernel k = Parse(R"(kernel dg
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[32, 64] strides [64, 1] readwrite
-  %a = load A[tid.x mod 32, 0] : f16
-  store A[tid.x mod 32, 0], %a
-end
-)");
+  const Kernel k = Parse(kDiagonalKernel);
   ExactPlan p;
   p.exact = true;
-  ExactFormat f;
-  f.bits = 3;
-  f.spread = 2;
-  f.exp_lo = -5;
-  f.diagonal = ExactFormat::Diagonal::kNaN;
+  ExactFormat f = DiagonalTestFormat(ExactFormat::Diagonal::kNaN);
   f.diagonal_blocks = 2;
   auto nans = [&](int64_t offset, uint64_t seed) {
     f.diagonal_offset = offset;
@@ -1618,43 +1482,8 @@ end
 // f8e4m3fn, get one each (A1, A2: the first operand of each chain; f8e4m3fn
 // has no inf); a chain whose two conversions share its operands gets one.
 TEST(ConversionPlanTest, ChooseDiagonalsGivesEveryMfmaChainOne) {
-  const std::string head = R"(target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnx4
-  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-)";
-  const Kernel two = Parse(absl::StrCat("kernel two\n", head, R"(  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s2 = mul %acc2, alpha
-  %q2 = cvt %s2 : f8e4m3fnx4
-  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
-end
-)"));
-  const Kernel one = Parse(absl::StrCat("kernel one\n", head, R"(  %s2 = add %acc, %acc
-  %q2 = cvt %s2 : f8e4m3fnx4
-  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
-end
-)"));
+  const Kernel two = Parse(TwoFp8ChainsKernel("two", "mul %acc2, alpha"));
+  const Kernel one = Parse(TwoFp8ChainsKernel("one", "add %acc, %acc", false));
   for (const Kernel* k : {&two, &one}) {
     const ExactPlan conv = WithSaturationSpecials(*k, PlanConversionInputs(*k));
     ASSERT_TRUE(conv.exact) << k->name << ": " << conv.blocker;
@@ -1683,26 +1512,12 @@ end
 // (f8e5m2: S.11111.00), not A (f8e4m3fn has no infinities), so that the
 // first saturation pass can make +-inf reach the f8e5m2 conversion.
 TEST(ConversionPlanTest, ChooseDiagonalsPutsTheDiagonalWhereInfExists) {
-  const Kernel k = Parse(R"(kernel o8
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B : f8e5m2[16, 128] strides [128, 1] readonly
-arg O : f8e5m2[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2x8
-    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e5m2x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
+  const Kernel k = Parse(OneWaveMfmaLoopKernel("o8", "gfx950", "f8e4m3fn", "f8e5m2", 128, "f32_16x16x32_fp8_bf8", 32,
+                                               "arg O : f8e5m2[16, 16] strides [16, 1] writeonly\n"
+                                               "arg alpha : f32\n",
+                                               "  %s = mul %acc, alpha\n"
+                                               "  %q = cvt %s : f8e5m2x4\n"
+                                               "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"));
   const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
   ASSERT_TRUE(conv.exact) << conv.blocker;
   std::string carrier;
@@ -1719,41 +1534,26 @@ end
 // `epilogue` computes %v (f32x4) from %acc; O (f16) = cvt %v; P (fp8) =
 // cvt(acc2 + acc2) of a second MFMA chain (A2, B2).
 std::string TwoChainKernel(const std::string& epilogue) {
-  return absl::StrCat(R"(kernel e
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg A2 : f16[16, 64] strides [64, 1] readonly
-arg B2 : f16[16, 64] strides [64, 1] readonly
-arg C : f16[16, 16] strides [16, 1] readonly
-arg O : f16[16, 16] strides [16, 1] writeonly
-arg P : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-arg beta : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-)",
-                      epilogue, R"(
-  %h = cvt %v : f16x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
-  %acc2 = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %s2 = add %acc2, %acc2
-  %q = cvt %s2 : f8e4m3fnuzx4
-  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
+  auto loop = [](const std::string& acc, const std::string& a, const std::string& b) {
+    return MfmaKLoop(acc, a, b, "f16", "f16", 64, "f32_16x16x16_f16", 16);
+  };
+  return absl::StrCat("kernel e\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n", MfmaOperandArg("A", "f16", 64),
+                      MfmaOperandArg("B", "f16", 64), MfmaOperandArg("A2", "f16", 64), MfmaOperandArg("B2", "f16", 64),
+                      "arg C : f16[16, 16] strides [16, 1] readonly\n"
+                      "arg O : f16[16, 16] strides [16, 1] writeonly\n"
+                      "arg P : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\n"
+                      "arg alpha : f32\n"
+                      "arg beta : f32\n"
+                      "  %z = zero f32x4\n",
+                      loop("%acc", "A", "B"), epilogue,
+                      "\n"
+                      "  %h = cvt %v : f16x4\n"
+                      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n",
+                      loop("%acc2", "A2", "B2"),
+                      "  %s2 = add %acc2, %acc2\n"
+                      "  %q = cvt %s2 : f8e4m3fnuzx4\n"
+                      "  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"
+                      "end\n");
 }
 
 TEST(ConversionPlanTest, SaturationTargetsPerOutputAndCarriersBehindThem) {

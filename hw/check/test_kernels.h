@@ -1,24 +1,90 @@
 // KIR kernels of the fresh-user reviews shared by the checking tests
-// (//hw/check:check_test, //hw/run:default_check_test), one definition each:
-// the one-wave MFMA kernels are one template with substitutions.
+// (//hw/check:check_test, :exact_test, //hw/run:default_check_test,
+// :run_test), one definition each: the one-wave MFMA kernels (one MFMA, or a
+// K loop of them) and the tile-level gemms are templates with substitutions.
 #ifndef KIRC_HW_CHECK_TEST_KERNELS_H_
 #define KIRC_HW_CHECK_TEST_KERNELS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 
 namespace kir::testing {
 
+// A tile-level gemm kernel on `target` (workgroup and grid auto): A and B
+// (`a`, `b`: "ELEM[ROWS, COLS]", row-major, readonly), C (`c`, access
+// `c_access`), the f32 scalars `scalars` (names, in order) and the gemm line
+// `gemm` (e.g. "C = alpha * A.mk * B.nk + beta * C").
+inline std::string GemmKernel(const std::string& name, const std::string& target, const std::string& a,
+                              const std::string& b, const std::string& c, const std::vector<std::string>& scalars,
+                              const std::string& gemm, const std::string& c_access = "readwrite") {
+  auto decl = [](const std::string& arg, const std::string& t, const std::string& access) {
+    const std::string cols = t.substr(t.find(", ") + 2, t.find(']') - t.find(", ") - 2);
+    return absl::StrCat("arg ", arg, " : ", t, " strides [", cols, ", 1] ", access, "\n");
+  };
+  std::string text = absl::StrCat("kernel ", name, "\ntarget ", target, "\nworkgroup auto\ngrid auto\n",
+                                  decl("A", a, "readonly"), decl("B", b, "readonly"), decl("C", c, c_access));
+  for (const std::string& s : scalars) absl::StrAppend(&text, "arg ", s, " : f32\n");
+  return absl::StrCat(text, "  gemm ", gemm, "\nend\n");
+}
+
+// A K loop of 16x16 MFMAs `mfma` (its own K `mfma_k`, 16 or 32) over the
+// readonly [16, k] buffers `a` and `b` (elements `a_elem`, `b_elem`), one
+// wave: each lane loads mfma_k / 4 elements of row tid.x mod 16 of each per
+// trip. The lines (indented by two) of `acc` = the f32x4 sum, starting from
+// `init` (an f32x4 zero defined before).
+inline std::string MfmaKLoop(const std::string& acc, const std::string& a, const std::string& b,
+                             const std::string& a_elem, const std::string& b_elem, int k, const std::string& mfma,
+                             int mfma_k, const std::string& init = "%z") {
+  return absl::StrReplaceAll(R"(  $ACC = for %k = 0 to $K step $STEP iter(%c = $INIT) {
+    %a = load $ABUF[tid.x mod 16, %k + tid.x floordiv 16 * $W] : $AELEMx$W
+    %b = load $BBUF[tid.x mod 16, %k + tid.x floordiv 16 * $W] : $BELEMx$W
+    %d = mfma $MFMA %a, %b, %c
+    yield %d
+  }
+)",
+                             {{"$ACC", acc},
+                              {"$K", absl::StrCat(k)},
+                              {"$STEP", absl::StrCat(mfma_k)},
+                              {"$INIT", init},
+                              {"$ABUF", a},
+                              {"$BBUF", b},
+                              {"$AELEM", a_elem},
+                              {"$BELEM", b_elem},
+                              {"$W", absl::StrCat(mfma_k / 4)},
+                              {"$MFMA", mfma}});
+}
+
+// The `arg` line of a readonly row-major [16, k] MFMA operand `name` of
+// `elem`.
+inline std::string MfmaOperandArg(const std::string& name, const std::string& elem, int k) {
+  return absl::StrCat("arg ", name, " : ", elem, "[16, ", k, "] strides [", k, ", 1] readonly\n");
+}
+
+// One wave (a 64-thread workgroup, one workgroup) on `target`: A (`a_elem`)
+// and B (`b_elem`), [16, k], then the other arguments' `arg` lines `args`;
+// %z = zero f32x4 and %acc the MfmaKLoop of `mfma` (K `mfma_k`) over A and
+// B; then `body` (ops, one per line, indented by two).
+inline std::string OneWaveMfmaLoopKernel(const std::string& name, const std::string& target,
+                                         const std::string& a_elem, const std::string& b_elem, int k,
+                                         const std::string& mfma, int mfma_k, const std::string& args,
+                                         const std::string& body) {
+  return absl::StrCat("kernel ", name, "\ntarget ", target, "\nworkgroup 64 1 1\ngrid 1 1 1\n",
+                      MfmaOperandArg("A", a_elem, k), MfmaOperandArg("B", b_elem, k), args, "  %z = zero f32x4\n",
+                      MfmaKLoop("%acc", "A", "B", a_elem, b_elem, k, mfma, mfma_k), body, "end\n");
+}
+
 // One wave (a 64-thread workgroup, one workgroup) on `target`: A and B
 // f16[16, k] (k 16 or 32), each lane loading its k / 4 elements of row
 // tid.x mod 16 for the MFMA `mfma` (f32_16x16x16_f16 or f32_16x16x32_f16),
-// whose f32x4 result is %d (C operand %zero); then `body` (ops, one per
-// line, indented by two). `args`: the other arguments' `arg` lines, declared
-// after A and B.
+// whose f32x4 result is %d (C operand `zero`, an f32x4 zero); then `body`
+// (ops, one per line, indented by two). `args`: the other arguments' `arg`
+// lines, declared after A and B.
 inline std::string OneWaveMfmaKernel(const std::string& name, const std::string& target, const std::string& mfma,
-                                     int k, const std::string& args, const std::string& body) {
+                                     int k, const std::string& args, const std::string& body,
+                                     const std::string& zero = "%zero") {
   return absl::StrReplaceAll(R"(kernel $NAME
 target $TARGET
 workgroup 64 1 1
@@ -27,8 +93,8 @@ arg A : f16[16, $K] strides [$K, 1] readonly
 arg B : f16[16, $K] strides [$K, 1] readonly
 $ARGS  %a = load A[tid.x mod 16, tid.x floordiv 16 * $W] : f16x$W
   %b = load B[tid.x mod 16, tid.x floordiv 16 * $W] : f16x$W
-  %zero = zero f32x4
-  %d = mfma $MFMA %a, %b, %zero
+  $ZERO = zero f32x4
+  %d = mfma $MFMA %a, %b, $ZERO
 $BODYend
 )",
                              {{"$NAME", name},
@@ -37,7 +103,8 @@ $BODYend
                               {"$K", absl::StrCat(k)},
                               {"$W", absl::StrCat(k / 4)},
                               {"$ARGS", args},
-                              {"$BODY", body}});
+                              {"$BODY", body},
+                              {"$ZERO", zero}});
 }
 
 // Review 6 mix.kir (F8): one fp8 buffer, C[0] an MFMA's result, C[1] a cvt
@@ -130,83 +197,207 @@ end
 // Fresh-user review 8 F1 (k1.kir): a K = 128 loop of fp8 MFMAs, its result
 // times alpha plus the old O, converted back into O (f8e4m3fnuz, readwrite).
 inline std::string Review8F1Kernel() {
-  return R"(kernel k1
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg O : f8e4m3fnuz[16, 16] strides [16, 1] readwrite
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %o = load O[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f8e4m3fnuzx4
-  %of = cvt %o : f32x4
-  %s = mul %acc, alpha
-  %r = add %s, %of
-  %q = cvt %r : f8e4m3fnuzx4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)";
+  return OneWaveMfmaLoopKernel("k1", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 128, "f32_16x16x32_fp8_fp8", 32,
+                               "arg O : f8e4m3fnuz[16, 16] strides [16, 1] readwrite\n"
+                               "arg alpha : f32\n",
+                               "  %o = load O[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f8e4m3fnuzx4\n"
+                               "  %of = cvt %o : f32x4\n"
+                               "  %s = mul %acc, alpha\n"
+                               "  %r = add %s, %of\n"
+                               "  %q = cvt %r : f8e4m3fnuzx4\n"
+                               "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n");
 }
 
 // Fresh-user review 8 F5 (k5.kir): a K = 64 loop of f16 MFMAs to f32 C and,
 // beside it, loaded f16 data X quantised to f8e4m3fnuz Q.
 inline std::string Review8F5Kernel() {
-  return R"(kernel k5
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg C : f32[16, 16] strides [16, 1] writeonly
-arg X : f16[256] strides [1] readonly
-arg Q : f8e4m3fnuz[256] strides [1] writeonly
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %acc
-  %x = load X[tid.x * 4] : f16x4
-  %q = cvt %x : f8e4m3fnuzx4
-  store Q[tid.x * 4], %q
-end
-)";
+  return OneWaveMfmaLoopKernel("k5", "gfx942", "f16", "f16", 64, "f32_16x16x16_f16", 16,
+                               "arg C : f32[16, 16] strides [16, 1] writeonly\n"
+                               "arg X : f16[256] strides [1] readonly\n"
+                               "arg Q : f8e4m3fnuz[256] strides [1] writeonly\n",
+                               "  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %acc\n"
+                               "  %x = load X[tid.x * 4] : f16x4\n"
+                               "  %q = cvt %x : f8e4m3fnuzx4\n"
+                               "  store Q[tid.x * 4], %q\n");
 }
 
 // Fresh-user review 12 F6 (bm.kir): beside a 16x16x16 f16 MFMA, one f32
 // buffer X quantised to two formats, Y = cvt X : f16, Z = cvt X : bf16.
 inline std::string Review12F6Kernel() {
-  return R"(kernel bm
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 16] strides [16, 1] readonly
+  return OneWaveMfmaKernel("bm", "gfx942", "f32_16x16x16_f16", 16,
+                           "arg C : f32[16, 16] strides [16, 1] writeonly\n"
+                           "arg X : f32[64, 4] strides [4, 1] readonly\n"
+                           "arg Y : f16[64, 4] strides [4, 1] writeonly\n"
+                           "arg Z : bf16[64, 4] strides [4, 1] writeonly\n",
+                           "  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d\n"
+                           "  %x = load X[tid.x, 0] : f32x4\n"
+                           "  %y = cvt %x : f16x4\n"
+                           "  store Y[tid.x, 0], %y\n"
+                           "  %z = cvt %x : bf16x4\n"
+                           "  store Z[tid.x, 0], %z\n");
+}
+
+// Review 8's k3 (F2, fresh-user review 10 F3, 12 F5): a K = 64 loop of f16
+// MFMAs, f32 -> `mid` (f16 or bf16) -> f8e4m3fnuz Q.
+inline std::string Review8ChainKernel(const std::string& mid) {
+  return OneWaveMfmaLoopKernel("k3", "gfx942", "f16", "f16", 64, "f32_16x16x16_f16", 16,
+                               "arg Q : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\n",
+                               absl::StrCat("  %h = cvt %acc : ", mid,
+                                            "x4\n"
+                                            "  %q = cvt %h : f8e4m3fnuzx4\n"
+                                            "  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"));
+}
+
+// Review 8 F1 without the read-modify-write (k7): O = cvt(alpha * acc) to
+// f8e4m3fnuz after a K = 128 loop of fp8 MFMAs (f8e4m3fnuz A and B).
+inline std::string ComputedFp8Kernel() {
+  return OneWaveMfmaLoopKernel("k7", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 128, "f32_16x16x32_fp8_fp8", 32,
+                               "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\n"
+                               "arg alpha : f32\n",
+                               "  %s = mul %acc, alpha\n"
+                               "  %q = cvt %s : f8e4m3fnuzx4\n"
+                               "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n");
+}
+
+// Fresh-user review 10 F4-F6 (kernel `name`): O = cvt(alpha * acc) to `elem`
+// on `target` after a K = 64 loop of f16 MFMAs.
+inline std::string ComputedKernel(const std::string& target, const std::string& elem, const std::string& name = "h") {
+  return OneWaveMfmaLoopKernel(name, target, "f16", "f16", 64, "f32_16x16x16_f16", 16,
+                               absl::StrCat("arg O : ", elem,
+                                            "[16, 16] strides [16, 1] writeonly\n"
+                                            "arg alpha : f32\n"),
+                               absl::StrCat("  %s = mul %acc, alpha\n"
+                                            "  %h = cvt %s : ",
+                                            elem,
+                                            "x4\n"
+                                            "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n"));
+}
+
+// Review 7 lw.kir (F1, F5, F6), gfx950: a K = 512 loop of f32_16x16x32_f16
+// MFMAs times alpha to f16 O; with `rw`, O read, added and written back
+// (lr.kir).
+inline std::string LongLoopKernel(bool rw) {
+  return OneWaveMfmaLoopKernel(
+      "lw", "gfx950", "f16", "f16", 512, "f32_16x16x32_f16", 32,
+      absl::StrCat("arg O : f16[16, 16] strides [16, 1] ", rw ? "readwrite" : "writeonly",
+                   "\n"
+                   "arg alpha : f32\n"),
+      absl::StrCat("  %s = mul %acc, alpha\n",
+                   rw ? "  %o = load O[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f16x4\n"
+                        "  %of = cvt %o : f32x4\n"
+                        "  %t = add %s, %of\n"
+                        "  %q = cvt %t : f16x4\n"
+                      : "  %q = cvt %s : f16x4\n",
+                   "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"));
+}
+
+// Fresh-user review 12 F4 (two_b.kir, two.kir), gfx950, all f8e4m3fn: a K =
+// 128 loop of fp8 MFMAs over A1, B1 to %acc, O1 = cvt(alpha * acc); with
+// `second_loop` the same loop over A2, B2 to %acc2; O2 = cvt(%s2), %s2 =
+// `s2` (an op on %acc or %acc2, e.g. "add %acc2, %acc2").
+inline std::string TwoFp8ChainsKernel(const std::string& name, const std::string& s2, bool second_loop = true) {
+  auto loop = [](const std::string& acc, const std::string& a, const std::string& b) {
+    return MfmaKLoop(acc, a, b, "f8e4m3fn", "f8e4m3fn", 128, "f32_16x16x32_fp8_fp8", 32);
+  };
+  return absl::StrCat("kernel ", name, "\ntarget gfx950\nworkgroup 64 1 1\ngrid 1 1 1\n",
+                      MfmaOperandArg("A1", "f8e4m3fn", 128), MfmaOperandArg("B1", "f8e4m3fn", 128),
+                      MfmaOperandArg("A2", "f8e4m3fn", 128), MfmaOperandArg("B2", "f8e4m3fn", 128),
+                      "arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly\n"
+                      "arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly\n"
+                      "arg alpha : f32\n"
+                      "  %z = zero f32x4\n",
+                      loop("%acc", "A1", "B1"),
+                      "  %s = mul %acc, alpha\n"
+                      "  %q = cvt %s : f8e4m3fnx4\n"
+                      "  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n",
+                      second_loop ? loop("%acc2", "A2", "B2") : "", "  %s2 = ", s2,
+                      "\n"
+                      "  %q2 = cvt %s2 : f8e4m3fnx4\n"
+                      "  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2\n"
+                      "end\n");
+}
+
+// The `kernel` and `target` lines of kernel `name`; no `target` line (the
+// default target) if `target` is empty.
+inline std::string KernelHead(const std::string& name, const std::string& target) {
+  return absl::StrCat("kernel ", name, "\n", target.empty() ? "" : absl::StrCat("target ", target, "\n"));
+}
+
+// Review 8 k2.kir (F2), no MFMA, 4 workgroups on `target` (KernelHead):
+// Q = cvt(cvt(X * scale + Y : f16) : f8e4m3fnuz), 1024 elements.
+inline std::string Review8F2ElementwiseKernel(const std::string& target) {
+  return absl::StrCat(KernelHead("k2", target), R"(workgroup 64 1 1
+grid 4 1 1
+arg X : f32[1024] strides [1] readonly
+arg Y : f32[1024] strides [1] readonly
+arg Q : f8e4m3fnuz[1024] strides [1] writeonly
+arg scale : f32
+  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
+  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
+  %m = mul %x, scale
+  %s = add %m, %y
+  %h = cvt %s : f16x4
+  %q = cvt %h : f8e4m3fnuzx4
+  store Q[(wg.x * 64 + tid.x) * 4], %q
+end
+)");
+}
+
+// Review 8 k7.kir / k8.kir (F8) on `target` (KernelHead): Y = cvt(X * X :
+// f16) + Z (f16 Z and Y, 256 elements); with `mfma` (k8) beside an unrelated
+// 16x16x16 f16 MFMA to f32 C.
+inline std::string F16AddKernel(const std::string& target, bool mfma) {
+  return absl::StrCat(KernelHead(mfma ? "k8" : "k7", target), "workgroup 64 1 1\ngrid 1 1 1\n",
+                      mfma ? R"(arg A : f16[16, 16] strides [16, 1] readonly
 arg B : f16[16, 16] strides [16, 1] readonly
 arg C : f32[16, 16] strides [16, 1] writeonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg Y : f16[64, 4] strides [4, 1] writeonly
-arg Z : bf16[64, 4] strides [4, 1] writeonly
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+)"
+                           : "",
+                      R"(arg X : f32[256] strides [1] readonly
+arg Z : f16[256] strides [1] readonly
+arg Y : f16[256] strides [1] writeonly
+)",
+                      mfma ? R"(  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
   %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %zero = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %zero
+  %c0 = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %b, %c0
   store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
-  %x = load X[tid.x, 0] : f32x4
-  %y = cvt %x : f16x4
-  store Y[tid.x, 0], %y
-  %z = cvt %x : bf16x4
-  store Z[tid.x, 0], %z
+)"
+                           : "",
+                      R"(  %x = load X[tid.x * 4] : f32x4
+  %s = mul %x, %x
+  %h = cvt %s : f16x4
+  %z = load Z[tid.x * 4] : f16x4
+  %y = add %h, %z
+  store Y[tid.x * 4], %y
 end
-)";
+)");
+}
+
+// Review 7 mb.kir / m8.kir (gfx950): O[0] = cvt(alpha * mfma) and O[1] a cvt
+// of loaded f32 data X, both to `to`; with `sliced`, X's f32x4 goes through
+// two slices and a concat before its cvt.
+inline std::string Review7BesideKernel(const std::string& to, bool sliced) {
+  return OneWaveMfmaKernel("mb", "gfx950", "f32_16x16x32_f16", 32,
+                           absl::StrCat("arg X : f32[64, 4] strides [4, 1] readonly\n"
+                                        "arg O : ",
+                                        to,
+                                        "[2, 16, 16] strides [256, 16, 1] writeonly\n"
+                                        "arg alpha : f32\n"),
+                           absl::StrCat("  %s = mul %d, alpha\n"
+                                        "  %q = cvt %s : ",
+                                        to,
+                                        "x4\n"
+                                        "  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q\n"
+                                        "  %x = load X[tid.x, 0] : f32x4\n",
+                                        sliced ? "  %xs = slice %x, 0 : f32x2\n"
+                                                 "  %xt = slice %x, 2 : f32x2\n"
+                                                 "  %xc = concat %xs, %xt : f32x4\n"
+                                               : "",
+                                        "  %xq = cvt ", sliced ? "%xc" : "%x", " : ", to,
+                                        "x4\n"
+                                        "  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq\n"),
+                           "%z");
 }
 
 }  // namespace kir::testing

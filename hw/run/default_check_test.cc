@@ -49,10 +49,17 @@ namespace kir {
 namespace {
 
 using ::kir::testing::BesideKernel;
+using ::kir::testing::ComputedFp8Kernel;
+using ::kir::testing::ComputedKernel;
 using ::kir::testing::ElementwiseFmaKernel;
+using ::kir::testing::GemmKernel;
+using ::kir::testing::LongLoopKernel;
 using ::kir::testing::MixKernel;
+using ::kir::testing::OneWaveMfmaKernel;
+using ::kir::testing::OneWaveMfmaLoopKernel;
 using ::kir::testing::ResidualFp8Kernel;
 using ::kir::testing::ScaledKernel;
+using ::kir::testing::TwoFp8ChainsKernel;
 
 // A K = 128 loop of 16x16x16 f16 MFMAs, times alpha, to f8e5m2fnuz
 // (review 6 f8.kir).
@@ -76,22 +83,6 @@ arg alpha : f32
   store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
 end
 )";
-
-// A tile-level gemm kernel on `target` (workgroup and grid auto): A and B
-// (`a`, `b`: "ELEM[ROWS, COLS]", row-major), C (`c`, readwrite), the f32
-// scalars `scalars` (names, in order) and the gemm line `gemm`.
-std::string GemmKernel(const std::string& name, const std::string& target, const std::string& a,
-                       const std::string& b, const std::string& c, const std::vector<std::string>& scalars,
-                       const std::string& gemm) {
-  auto decl = [](const std::string& arg, const std::string& t, const char* access) {
-    const std::string cols = t.substr(t.find(", ") + 2, t.find(']') - t.find(", ") - 2);
-    return absl::StrCat("arg ", arg, " : ", t, " strides [", cols, ", 1] ", access, "\n");
-  };
-  std::string text = absl::StrCat("kernel ", name, "\ntarget ", target, "\nworkgroup auto\ngrid auto\n",
-                                  decl("A", a, "readonly"), decl("B", b, "readonly"), decl("C", c, "readwrite"));
-  for (const std::string& s : scalars) absl::StrAppend(&text, "arg ", s, " : f32\n");
-  return absl::StrCat(text, "  gemm ", gemm, "\nend\n");
-}
 
 // gfx950 fp8 gemm with per-tensor scales and beta (review 6 g2.kir).
 std::string ScaledGemmKernel() {
@@ -205,9 +196,8 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     EXPECT_TRUE(WriteFileBytes(path, obj.ok() ? *obj : "").ok());
     return path;
   }
-  // The default run (auto inputs) of `code_object` with `seed`.
-  RunReport Run(const Compiled& c, const std::string& code_object, uint64_t seed) {
-    EmuDevice emu(bin_);
+  // The default run's options (auto inputs) for `code_object` with `seed`.
+  RunOptions DefaultOptions(const Compiled& c, const std::string& code_object, uint64_t seed) const {
     RunOptions o;
     o.llvm_bin = bin_;
     o.code_object_path = code_object;
@@ -215,7 +205,12 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
     o.threads = 1;
     if (c.gemm_source) o.gemm_source = &*c.gemm_source;
     o.workgroups = workgroups_;
-    absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+    return o;
+  }
+  // The default run (auto inputs) of `code_object` with `seed`.
+  RunReport Run(const Compiled& c, const std::string& code_object, uint64_t seed) {
+    EmuDevice emu(bin_);
+    absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, DefaultOptions(c, code_object, seed));
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : RunReport{};
   }
@@ -226,14 +221,7 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
   // value first`), as `kirc run` then does.
   bool Passes(const Compiled& c, const std::string& code_object, uint64_t seed, std::string* text) {
     EmuDevice emu(bin_);
-    RunOptions o;
-    o.llvm_bin = bin_;
-    o.code_object_path = code_object;
-    o.seed = seed;
-    o.threads = 1;
-    if (c.gemm_source) o.gemm_source = &*c.gemm_source;
-    o.workgroups = workgroups_;
-    absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, o);
+    absl::StatusOr<RunReport> r = RunAndCheck(c.k, emu, DefaultOptions(c, code_object, seed));
     *text = r.ok() ? r->text : std::string(r.status().message());
     return r.ok() && r->ok;
   }
@@ -682,57 +670,7 @@ end
 
 // An MFMA's scaled result to O[0] and a cvt of loaded f32 data to O[1]
 // (review 7 mb.kir, m8.kir).
-std::string BesideMfma(const std::string& to) {
-  return absl::StrCat(R"(kernel mb
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 32] strides [32, 1] readonly
-arg B : f16[16, 32] strides [32, 1] readonly
-arg X : f32[64, 4] strides [4, 1] readonly
-arg O : )", to, R"([2, 16, 16] strides [256, 16, 1] writeonly
-arg alpha : f32
-  %a = load A[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 8] : f16x8
-  %z = zero f32x4
-  %d = mfma f32_16x16x32_f16 %a, %b, %z
-  %s = mul %d, alpha
-  %q = cvt %s : )", to, R"(x4
-  store O[0, tid.x floordiv 16 * 4, tid.x mod 16] along 1, %q
-  %x = load X[tid.x, 0] : f32x4
-  %xq = cvt %x : )", to, R"(x4
-  store O[1, tid.x floordiv 4, tid.x mod 4 * 4], %xq
-end
-)");
-}
-
-// A K = 512 loop of f16 MFMAs times alpha to f16 (review 7 lw.kir); with
-// `rw`, O read, added and written back (lr.kir).
-std::string LongLoop(bool rw) {
-  return absl::StrCat(R"(kernel lw
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 512] strides [512, 1] readonly
-arg B : f16[16, 512] strides [512, 1] readonly
-arg O : f16[16, 16] strides [16, 1] )", rw ? "readwrite" : "writeonly", R"(
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 512 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f16x8
-    %d = mfma f32_16x16x32_f16 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-)", rw ? R"(  %o = load O[tid.x floordiv 16 * 4, tid.x mod 16] along 0 : f16x4
-  %of = cvt %o : f32x4
-  %t = add %s, %of
-  %q = cvt %t : f16x4
-)" : "  %q = cvt %s : f16x4\n", R"(  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
-}
+std::string BesideMfma(const std::string& to) { return ::kir::testing::Review7BesideKernel(to, false); }
 
 // kirc's f32 -> bf16 rounds to nearest even by adding 0x7fff + the kept
 // part's last bit (v_bfe_u32 ..., 16, 1); without that bit a tie rounds down.
@@ -757,9 +695,9 @@ TEST_F(DefaultCheckTest, Review7F1Bf16TiesRoundDown) {
 TEST_F(DefaultCheckTest, Review7F5RoundTowardZeroF16AfterLongLoop) {
   // v_cvt_pkrtz_f16_f32 rounds toward zero: within the random pass's bound
   // on most seeds; the conversion pass's exact sums carry bits beyond f16's.
-  const Compiled lw = CompileText(LongLoop(false));
+  const Compiled lw = CompileText(LongLoopKernel(false));
   Expect(lw, {Mutant(lw, R"(v_cvt_pk_f16_f32\b)", "v_cvt_pkrtz_f16_f32", 1, "lw.hsaco")});
-  const Compiled lr = CompileText(LongLoop(true));
+  const Compiled lr = CompileText(LongLoopKernel(true));
   Expect(lr, {MutantAt(lr, R"(v_cvt_pk_f16_f32\b)", "v_cvt_pkrtz_f16_f32", 0, "lr.hsaco")});
 }
 
@@ -782,34 +720,13 @@ TEST_F(DefaultCheckTest, Review7F6Fp8NanSelectDropped) {
 // gemm 2 (but alpha 0.5) whatever the seed, and the conversion pass all of
 // them 2, so every mix-up passed.
 TEST_F(DefaultCheckTest, Review8ScalarReadFromAnothersSlotFails) {
-  const Compiled g16 = CompileText(R"(kernel g16
-target gfx942
-workgroup auto
-grid auto
-arg A : f16[64, 64] strides [64, 1] readonly
-arg B : f16[64, 64] strides [64, 1] readonly
-arg C : f16[64, 64] strides [64, 1] readwrite
-arg alpha : f32
-arg beta : f32
-  gemm C = alpha * A.mk * B.nk + beta * C
-end
-)");
+  const Compiled g16 = CompileText(GemmKernel("g16", "gfx942", "f16[64, 64]", "f16[64, 64]", "f16[64, 64]",
+                                              {"alpha", "beta"}, "C = alpha * A.mk * B.nk + beta * C"));
   Expect(g16, {Mutant(g16, R"(s_load_dword (s\d+), (s\[\d+:\d+\]), 0x18\b)", "s_load_dword $1, $2, 0x1c", 1,
                       "alpha_from_beta.hsaco")});
-  const Compiled f8 = CompileText(R"(kernel gemm_fp8_ocp_edge
-target gfx950
-workgroup auto
-grid auto
-arg A : f8e5m2[72, 100] strides [100, 1] readonly
-arg B : f8e4m3fn[72, 40] strides [40, 1] readonly
-arg C : bf16[100, 40] strides [40, 1] readwrite
-arg alpha : f32
-arg sa : f32
-arg sb : f32
-arg beta : f32
-  gemm C = alpha * sa * sb * A.km * B.kn + beta * C
-end
-)");
+  const Compiled f8 =
+      CompileText(GemmKernel("gemm_fp8_ocp_edge", "gfx950", "f8e5m2[72, 100]", "f8e4m3fn[72, 40]", "bf16[100, 40]",
+                             {"alpha", "sa", "sb", "beta"}, "C = alpha * sa * sb * A.km * B.kn + beta * C"));
   const std::string beta = R"(s_load_dword (s\d+), (s\[\d+:\d+\]), 0x24\b)";
   Expect(f8, {Mutant(f8, beta, "s_load_dword $1, $2, 0x20", 1, "beta_from_sb.hsaco"),
               Mutant(f8, beta, "s_load_dword $1, $2, 0x1c", 1, "beta_from_sa.hsaco")});
@@ -933,70 +850,11 @@ constexpr char kCvtF16[] = R"(v_cvt_f16_f32 (v\d+), (v\d+))";
 constexpr char kRtzF16[] = "v_cvt_pkrtz_f16_f32 $1, $2, $2";
 
 std::string ChainKernel(bool mfma) {
-  if (mfma)
-    return R"(kernel k3
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg Q : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %h = cvt %acc : f16x4
-  %q = cvt %h : f8e4m3fnuzx4
-  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)";
-  return R"(kernel k2
-target gfx942
-workgroup 64 1 1
-grid 4 1 1
-arg X : f32[1024] strides [1] readonly
-arg Y : f32[1024] strides [1] readonly
-arg Q : f8e4m3fnuz[1024] strides [1] writeonly
-arg scale : f32
-  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
-  %y = load Y[(wg.x * 64 + tid.x) * 4] : f32x4
-  %m = mul %x, scale
-  %s = add %m, %y
-  %h = cvt %s : f16x4
-  %q = cvt %h : f8e4m3fnuzx4
-  store Q[(wg.x * 64 + tid.x) * 4], %q
-end
-)";
+  if (mfma) return ::kir::testing::Review8ChainKernel("f16");
+  return ::kir::testing::Review8F2ElementwiseKernel("gfx942");
 }
 
-std::string F16AddKernel(bool mfma) {
-  return absl::StrCat("kernel k", mfma ? 8 : 7, R"(
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-)", mfma ? R"(arg A : f16[16, 16] strides [16, 1] readonly
-arg B : f16[16, 16] strides [16, 1] readonly
-arg C : f32[16, 16] strides [16, 1] writeonly
-)" : "", R"(arg X : f32[256] strides [1] readonly
-arg Z : f16[256] strides [1] readonly
-arg Y : f16[256] strides [1] writeonly
-)", mfma ? R"(  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %b = load B[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
-  %c0 = zero f32x4
-  %d = mfma f32_16x16x16_f16 %a, %b, %c0
-  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %d
-)" : "", R"(  %x = load X[tid.x * 4] : f32x4
-  %s = mul %x, %x
-  %h = cvt %s : f16x4
-  %z = load Z[tid.x * 4] : f16x4
-  %y = add %h, %z
-  store Y[tid.x * 4], %y
-end
-)");
-}
+std::string F16AddKernel(bool mfma) { return ::kir::testing::F16AddKernel("gfx942", mfma); }
 
 TEST_F(DefaultCheckTest, Review8F2RoundTowardZeroF16StepOfAChain) {
   // Beside the MFMA: every element's f16 step (the review's k3_rtz2).
@@ -1051,26 +909,18 @@ TEST_F(DefaultCheckTest, Review10F3TiesTowardZeroF16StepOfAnMfmaChain) {
 // Fresh-user review 12 F5: O = cvt(cvt(alpha * acc : MID) : LAST) after a
 // K = 64 loop of f16 MFMAs (the review's ch.kir, chb.kir).
 std::string TwoStepChainKernel(const std::string& target, const std::string& mid, const std::string& last) {
-  return absl::StrCat("kernel ch\ntarget ", target, R"(
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg O : )", last, R"([16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %h = cvt %s : )", mid, R"(x4
-  %q = cvt %h : )", last, R"(x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)");
+  return OneWaveMfmaLoopKernel("ch", target, "f16", "f16", 64, "f32_16x16x16_f16", 16,
+                               absl::StrCat("arg O : ", last,
+                                            "[16, 16] strides [16, 1] writeonly\n"
+                                            "arg alpha : f32\n"),
+                               absl::StrCat("  %s = mul %acc, alpha\n"
+                                            "  %h = cvt %s : ",
+                                            mid,
+                                            "x4\n"
+                                            "  %q = cvt %h : ",
+                                            last,
+                                            "x4\n"
+                                            "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"));
 }
 
 // Fresh-user review 12 F5: a middle step whose ties go away from zero (the
@@ -1189,30 +1039,10 @@ TEST_F(DefaultCheckTest, Review8F5F16QuantisationBesideMfmaSaturationAndNan) {
 // narrowed until the sum fits 4 + 5 bits); the saturation pass scales alpha
 // by m/8 * 2^s (m in [8, 15]) so that the median stored value lies near
 // 240, so a clamp at +-224 or +-64 shows, and puts NaN at four consecutive
-// rows of A, so a dropped NaN select shows.
-constexpr char kFp8Computed[] = R"(kernel k7
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnuzx4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)";
+// rows of A, so a dropped NaN select shows (ComputedFp8Kernel, k7).
 
 TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
-  const Compiled c = CompileText(kFp8Computed);
+  const Compiled c = CompileText(ComputedFp8Kernel());
   const std::string m224 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
   const std::string m64 = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x42800000"}, {"0xc3700000", "0xc2800000"}});
   ASSERT_NE(m224, c.assembly);
@@ -1254,29 +1084,8 @@ TEST_F(DefaultCheckTest, Review8F1ComputedFp8ValueSaturationPass) {
 // Fresh-user review 10 F4, F5, F6: mutants of kirc's conversion of an MFMA
 // result that every pass accepted. The saturation passes were fp8-only and
 // no pass made an MFMA result infinite or subnormal.
-// O = cvt(alpha * acc) after K = 64 of f16 MFMAs, O `elem` on `target`.
-std::string ComputedKernel(const std::string& target, const std::string& elem) {
-  return absl::StrCat(R"(kernel h
-target )", target, R"(
-workgroup 64 1 1
-grid 1 1 1
-arg A : f16[16, 64] strides [64, 1] readonly
-arg B : f16[16, 64] strides [64, 1] readonly
-arg O : )", elem, R"([16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 16 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 4] : f16x4
-    %d = mfma f32_16x16x16_f16 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %h = cvt %s : )", elem, R"(x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h
-end
-)");
-}
+// O = cvt(alpha * acc) after K = 64 of f16 MFMAs, O `elem` on `target`
+// (ComputedKernel).
 
 // F4: the f8e5m2 conversion's inf fix-up (1 added to the byte of an
 // element whose input was +-inf: the clamp made it +-max) dropped, so +-inf
@@ -1320,7 +1129,7 @@ TEST_F(DefaultCheckTest, Review10F5F16ConversionClampedAtMaxFails) {
 // included among the kept; s_nop 1: the VALU-written mask's 2 wait states).
 // The subnormal pass puts the median stored value there.
 TEST_F(DefaultCheckTest, Review10F6Fp8SubnormalsFlushedToZeroFails) {
-  const Compiled c = CompileText(kFp8Computed);
+  const Compiled c = CompileText(ComputedFp8Kernel());
   Expect(c, {Mutant(c, R"((v_cndmask_b32_e64 (v\d+), v\d+, v\d+, s\[(\d+):(\d+)\]))",
                     "$1\n  s_mov_b32 s$3, 0x3c000000\n  v_cmp_ngt_f32_e64 s[$3:$4], s$3, |$2|\n  s_nop 1\n  "
                     "v_cndmask_b32_e64 $2, 0, $2, s[$3:$4]",
@@ -1531,7 +1340,7 @@ TEST_F(DefaultCheckTest, Review13NoSaturationBaseIsSaid) {
 // the same files as the first and overwrote them; now to
 // KERNEL.saturation-neg.* beside KERNEL.saturation.*.
 TEST_F(DefaultCheckTest, DumpKeepsBothSaturationPasses) {
-  const Compiled c = CompileText(kFp8Computed);
+  const Compiled c = CompileText(ComputedFp8Kernel());
   const std::string dump = dir_->File("dump");
   std::filesystem::create_directories(dump);
   EmuDevice emu(bin_);
@@ -1617,29 +1426,19 @@ TEST_F(DefaultCheckTest, DumpKeepsEachConversionLevel) {
 // f16 copy, max 65504). The saturation and subnormal passes scaled alpha
 // for O only: P never came near its max or its subnormals.
 std::string TwoOutputKernel(const std::string& p_elem) {
-  return absl::StrCat(R"(kernel q942
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg B : f8e4m3fnuz[16, 128] strides [128, 1] readonly
-arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly
-arg P : )", p_elem, R"([16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnuzx4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-  %p = cvt %s : )", p_elem, R"(x4
-  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
-end
-)");
+  return OneWaveMfmaLoopKernel("q942", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 128, "f32_16x16x32_fp8_fp8", 32,
+                               absl::StrCat("arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\n"
+                                            "arg P : ",
+                                            p_elem,
+                                            "[16, 16] strides [16, 1] writeonly\n"
+                                            "arg alpha : f32\n"),
+                               absl::StrCat("  %s = mul %acc, alpha\n"
+                                            "  %q = cvt %s : f8e4m3fnuzx4\n"
+                                            "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n"
+                                            "  %p = cvt %s : ",
+                                            p_elem,
+                                            "x4\n"
+                                            "  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\n"));
 }
 
 // |x| below `thresh` (f32 bits) flushed to 0 in VGPR s (t: scratch), as an
@@ -1751,46 +1550,13 @@ TEST_F(DefaultCheckTest, Review12F3GemmEpilogueFlushFails) {
 // only; O2 never came near 448, and its clamp at +-240 (0x43700000, the
 // fnuz max) instead of +-448 (0x43e00000) passed seeds 1-5 (the review's
 // two_b_c240.s: PASS x5). Now A2 (or B2) carries O2's own pass.
-constexpr char kTwoChains[] = R"(kernel two_b
-target gfx950
-workgroup 64 1 1
-grid 1 1 1
-arg A1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B1 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg A2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg B2 : f8e4m3fn[16, 128] strides [128, 1] readonly
-arg O1 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg O2 : f8e4m3fn[16, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B1[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %q = cvt %s : f8e4m3fnx4
-  store O1[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-  %acc2 = for %k = 0 to 128 step 32 iter(%c = %z) {
-    %a = load A2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %b = load B2[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnx8
-    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s2 = add %acc2, %acc2
-  %q2 = cvt %s2 : f8e4m3fnx4
-  store O2[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q2
-end
-)";
+std::string TwoChains() { return TwoFp8ChainsKernel("two_b", "add %acc2, %acc2"); }
 
-// kTwoChains with alpha on the second chain too (review 12 F4's two.kir).
-std::string TwoChainsSharedAlpha() {
-  return absl::StrReplaceAll(kTwoChains, {{"%s2 = add %acc2, %acc2", "%s2 = mul %acc2, alpha"}});
-}
+// TwoChains with alpha on the second chain too (review 12 F4's two.kir).
+std::string TwoChainsSharedAlpha() { return TwoFp8ChainsKernel("two_b", "mul %acc2, alpha"); }
 
 TEST_F(DefaultCheckTest, Review12F4SecondChainClampFails) {
-  const Compiled c = CompileText(kTwoChains);
+  const Compiled c = CompileText(TwoChains());
   // O2's conversion follows O1's: its clamps are the second half.
   const std::regex first_min(R"(v_min_f32 v\d+, 0x43e00000)");
   std::vector<size_t> at;
@@ -1902,27 +1668,15 @@ TEST_F(DefaultCheckTest, Review13F5GramSaysItsMinusMaxPassIsNotNegative) {
 // |x| < 2^-15 (0x38000000, f8e5m2fnuz's smallest normal) before each
 // v_cvt_pk_bf8_f32, passed seeds 1-3 (the review's nos_clamp.s,
 // nos_ftz.s). Now B carries the rest of the factor.
-constexpr char kNoScale[] = R"(kernel nos
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fnuz[16, 64] strides [64, 1] readonly
-arg B : f8e5m2fnuz[16, 64] strides [64, 1] readonly
-arg O : f8e5m2fnuz[16, 16] strides [16, 1] writeonly
-  %z = zero f32x4
-  %acc = for %k = 0 to 64 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2fnuzx8
-    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
-    yield %d
-  }
-  %q = cvt %acc : f8e5m2fnuzx4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q
-end
-)";
+std::string NoScaleKernel() {
+  return OneWaveMfmaLoopKernel("nos", "gfx942", "f8e4m3fnuz", "f8e5m2fnuz", 64, "f32_16x16x32_fp8_bf8", 32,
+                               "arg O : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\n",
+                               "  %q = cvt %acc : f8e5m2fnuzx4\n"
+                               "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n");
+}
 
 TEST_F(DefaultCheckTest, Review13F7Fp8OperandsCarryTogetherClampAndFlushFail) {
-  const Compiled c = CompileText(kNoScale);
+  const Compiled c = CompileText(NoScaleKernel());
   const std::string clamp =
       absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x47400000"}, {"0xc7600000", "0xc7400000"}});
   ASSERT_NE(clamp, c.assembly);
@@ -2104,29 +1858,16 @@ end
 // 0..7. The blocks put NaN in 4 rows of A (one block, A being 16 x 256),
 // which reach 4 x 16 = 64 elements of O and, placed in rows 0..7, 64 of P.
 TEST_F(DefaultCheckTest, Review14F7NanReachedCountsNanOnly) {
-  const Compiled c = CompileText(R"(kernel k1
-target gfx942
-workgroup 64 1 1
-grid 1 1 1
-arg A : f8e4m3fnuz[16, 256] strides [256, 1] readonly
-arg B : f8e5m2fnuz[16, 256] strides [256, 1] readonly
-arg O : f16[16, 16] strides [16, 1] writeonly
-arg P : f8e4m3fnuz[8, 16] strides [16, 1] writeonly
-arg alpha : f32
-  %z = zero f32x4
-  %acc = for %k = 0 to 256 step 32 iter(%c = %z) {
-    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
-    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2fnuzx8
-    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %o = cvt %s : f16x4
-  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o
-  %p = cvt %s : f8e4m3fnuzx4
-  store guarded P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
-end
-)");
+  const Compiled c = CompileText(
+      OneWaveMfmaLoopKernel("k1", "gfx942", "f8e4m3fnuz", "f8e5m2fnuz", 256, "f32_16x16x32_fp8_bf8", 32,
+                            "arg O : f16[16, 16] strides [16, 1] writeonly\n"
+                            "arg P : f8e4m3fnuz[8, 16] strides [16, 1] writeonly\n"
+                            "arg alpha : f32\n",
+                            "  %s = mul %acc, alpha\n"
+                            "  %o = cvt %s : f16x4\n"
+                            "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"
+                            "  %p = cvt %s : f8e4m3fnuzx4\n"
+                            "  store guarded P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\n"));
   RunReport r = Run(c, Write(c, c.assembly, "k1.hsaco"), 1);
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("\nsaturation (+max): NaN reached O at 64 elements; NaN reached P at 64 elements"),

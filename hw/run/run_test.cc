@@ -26,12 +26,15 @@
 #include "hw/check/inputs.h"
 #include "hw/emu/emu_device.h"
 #include "hw/check/exact.h"
+#include "hw/check/test_kernels.h"
 #include "hw/check/npy.h"
 #include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
 
 namespace kir {
 namespace {
+
+using ::kir::testing::GemmKernel;
 
 
 struct Case {
@@ -613,24 +616,20 @@ arg C : f32[64] strides [1] writeonly
 end
 )";
 
-class RunReportTest : public ::testing::Test {
+// `text` parsed (a parse error fails the test and gives an empty kernel).
+Kernel MustParse(const std::string& text) {
+  absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *k : Kernel{};
+}
+
+class RunReportTest : public ::kir::testing::CodeObjectTestBase {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
-    ASSERT_TRUE(bin.ok()) << bin.status();
-    bin_ = *bin;
-  }
-  static Kernel MustParse(const std::string& text) {
-    absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
-    EXPECT_TRUE(k.ok()) << k.status();
-    return k.ok() ? *k : Kernel{};
-  }
   absl::StatusOr<RunReport> Run(const Kernel& k, RunOptions o = {}) {
     EmuDevice emu(bin_);
     o.llvm_bin = bin_;
     return RunAndCheck(k, emu, o);
   }
-  std::string bin_;
 };
 
 TEST_F(RunReportTest, ScalarArgumentsAreReportedAndDumped) {
@@ -1178,17 +1177,8 @@ end
 // promoted gemm with K = 100 (a K loop of 4 trips of 4 32x32x8 MFMAs: 128
 // products, 28 of them of guarded zeros) and alpha.
 TEST_F(RunReportTest, RandomModeBoundsEachElement) {
-  Kernel g = MustParse(R"(kernel g100
-target gfx942
-workgroup auto
-grid auto
-arg A : f16[64, 100] strides [100, 1] readonly
-arg B : f16[64, 100] strides [100, 1] readonly
-arg C : f32[64, 64] strides [64, 1] writeonly
-arg alpha : f32
-  gemm C = alpha * A.mk * B.nk tile 64x64x32
-end
-)");
+  Kernel g = MustParse(GemmKernel("g100", "gfx942", "f16[64, 100]", "f16[64, 100]", "f32[64, 64]", {"alpha"},
+                                  "C = alpha * A.mk * B.nk tile 64x64x32", "writeonly"));
   absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
   ASSERT_TRUE(t.ok());
   absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t, "t.kir");
@@ -1228,16 +1218,8 @@ end
 // C: 8 bits), so the run gets exact inputs, and its conversion lines name
 // the gemm's position once.
 TEST_F(RunReportTest, PromotedGemmUsesTheTileLevelPlan) {
-  Kernel g = MustParse(R"(kernel f8plusC
-target gfx942
-workgroup auto
-grid auto
-arg A : f8e5m2fnuz[100, 200] strides [200, 1] readonly
-arg B : f8e5m2fnuz[200, 72] strides [72, 1] readonly
-arg C : bf16[100, 72] strides [72, 1] readwrite
-  gemm C = A.mk * B.kn + C
-end
-)");
+  Kernel g = MustParse(GemmKernel("f8plusC", "gfx942", "f8e5m2fnuz[100, 200]", "f8e5m2fnuz[200, 72]", "bf16[100, 72]",
+                                  {}, "C = A.mk * B.kn + C"));
   absl::StatusOr<const TargetInfo*> t = LookupTarget("gfx942");
   ASSERT_TRUE(t.ok());
   absl::StatusOr<Kernel> p = ValidateAndPromote(g, **t, "t.kir");
@@ -1266,18 +1248,8 @@ namespace {
 // it reports. With 1 and 2 threads: the same report (but the emulator's
 // wall time), the same output bytes, and for planted errors the same first
 // error, word for word.
-class ThreadCountTest : public ::testing::Test {
+class ThreadCountTest : public ::kir::testing::CodeObjectTestBase {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::string> bin = ResolveLlvmBin(std::nullopt);
-    ASSERT_TRUE(bin.ok()) << bin.status();
-    bin_ = *bin;
-  }
-  static Kernel MustParse(const std::string& text) {
-    absl::StatusOr<Kernel> k = ParseKernel(text, "t.kir");
-    EXPECT_TRUE(k.ok()) << k.status();
-    return k.ok() ? *k : Kernel{};
-  }
   absl::StatusOr<RunReport> Run(const Kernel& k, int threads, RunOptions o = {}, emu::EmuOptions eo = {}) {
     EmuDevice emu(bin_, eo);
     o.llvm_bin = bin_;
@@ -1304,7 +1276,6 @@ class ThreadCountTest : public ::testing::Test {
     ASSERT_FALSE(two.ok());
     EXPECT_EQ(one.status(), two.status());
   }
-  std::string bin_;
 };
 
 TEST_F(ThreadCountTest, SameReportAndOutputs) {
