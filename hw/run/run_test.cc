@@ -1333,7 +1333,7 @@ TEST_F(ThreadCountTest, SameFirstError) {
 // Fresh-user review 15 F1: `const i32 -2147483648` (an i32 whose magnitude
 // is no i32) made every random pass fail in the magnitude shadow; i32
 // constants keep their value there. Y = X + INT_MIN wraps modulo 2^32.
-TEST(RunReportTest, I32MinimumConstantRuns) {
+TEST(MagnitudeShadowTest, I32MinimumConstantRuns) {
   absl::StatusOr<Kernel> k = ParseKernel(
       "kernel min1\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n"
       "arg X : i32[64] strides [1] readonly\narg F : f32[64] strides [1] readonly\n"
