@@ -873,6 +873,20 @@ absl::Status Interp::Run() {
         s = RunBody(k_.body.data(), k_.body.data() + k_.body.size(), 0);
         if (!s.ok()) return s;
       }
+  // InterpOptions::accessed: an element's race record is non-zero once a
+  // load or store of the dispatch accessed it.
+  if (opts_.accessed != nullptr)
+    for (auto& [name, idx] : *opts_.accessed) {
+      auto it = accesses_.find(name);
+      if (it == accesses_.end()) {
+        idx.clear();
+        continue;
+      }
+      const ZeroedArray<ElementRaces>& rec = it->second;
+      idx.erase(std::remove_if(idx.begin(), idx.end(),
+                               [&](uint64_t i) { return i >= rec.size() || (rec[i].load == 0 && rec[i].store == 0); }),
+                idx.end());
+    }
   return absl::OkStatus();
 }
 

@@ -175,6 +175,14 @@ struct InterpOptions {
   // no load reads back so against the reference's own value for it
   // (hw/check/compare.h StoreRecordKernel).
   std::set<std::string>* loaded_after_store = nullptr;
+  // Non-null: per buffer named in it, element indices (byte offset /
+  // element bytes, in any order); after a run that completes, each keeps
+  // only the indices some load or store of the run accessed (the others,
+  // and indices past the buffer, removed; order kept). `kirc run` places its
+  // saturation passes' NaN/inf blocks where a --workgroups band loads
+  // (hw/run/saturation_passes.cc; fresh-user review 14 F13). A buffer not
+  // of the kernel keeps none.
+  std::map<std::string, std::vector<uint64_t>>* accessed = nullptr;
 };
 
 // Host bytes of bookkeeping Interpret keeps per buffer element it touches,

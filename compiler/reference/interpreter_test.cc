@@ -1827,5 +1827,39 @@ end
   }
 }
 
+// InterpOptions::accessed keeps the element indices a load or store of the
+// run touched: 4 workgroups, workgroup w loading x[16 w .. 16 w + 15] (its
+// threads 0..15; threads 16..63 load nothing, guarded past the end) and
+// storing y at the same indices. Run with workgroups [2, 3) only: of
+// x's indices 0, 31, 32, 47, 48, 63 and 1000 (past the buffer), 32 and 47
+// stay; y's 40 stays, 20 does not; z (not of the kernel) keeps none.
+TEST(Interpreter, AccessedKeepsTheElementsTheRunTouched) {
+  Kernel k = MustParse(R"(kernel acc
+workgroup 64 1 1
+grid 4 1 1
+arg x : f32[64] strides [1] readonly
+arg y : f32[64] strides [1] writeonly
+  %v = load guarded x[wg.x * 16 + tid.x + 64 * (tid.x floordiv 16)] : f32
+  store guarded y[wg.x * 16 + tid.x + 64 * (tid.x floordiv 16)], %v
+end
+)");
+  InterpArgs a;
+  a.buffers["x"] = Bytes(std::vector<float>(64, 1.0f));
+  a.buffers["y"] = Bytes(std::vector<float>(64, 0.0f));
+  std::map<std::string, std::vector<uint64_t>> accessed = {
+      {"x", {0, 31, 32, 47, 48, 63, 1000}}, {"y", {20, 40}}, {"z", {1}}};
+  InterpOptions o;
+  o.workgroups.begin = {2, 0, 0};
+  o.workgroups.end = {3, 1, 1};
+  o.accessed = &accessed;
+  absl::Status st = Interpret(k, a, o);
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_EQ(accessed["x"], (std::vector<uint64_t>{32, 47}));
+  EXPECT_EQ(accessed["y"], (std::vector<uint64_t>{40}));
+  EXPECT_TRUE(accessed["z"].empty());
+  EXPECT_EQ(From<float>(a.buffers["y"])[40], 1.0f);
+  EXPECT_EQ(From<float>(a.buffers["y"])[20], 0.0f);
+}
+
 }  // namespace
 }  // namespace kir

@@ -293,7 +293,11 @@ Options for run (and --mcpu, --llvm-bin as above):
                     so a larger grid runs in bands)
   Exit status 0 when every output is within tolerance, 1 when one is not,
   2 for errors (a kernel without a writable buffer, reads of LDS no thread
-  wrote, an exhausted instruction budget, ...).
+  wrote, an exhausted instruction budget, ...), the strict emulator's
+  refusals of the code included (a missing s_waitcnt, a hazard, a race, an
+  fp8 conversion of a value outside its format's range): the run stopped
+  before comparing, and the message, naming the pass, the instruction and
+  the lane, is a finding about the code, not about the machine.
 
 Options for opt:
   --mcpu=TARGET     the target ID the passes run for (required)
@@ -320,7 +324,8 @@ Exit status:
   2  an error, explained on standard error: usage (unknown command or
      option, a missing or invalid value, an option of another command), a
      file that cannot be read or written, a kernel kirc refuses, a missing
-     LLVM tool or GPU, a run that stopped, a verifier query stopped by its
+     LLVM tool or GPU, a run that stopped (the strict emulator refusing the
+     code under test included: see run), a verifier query stopped by its
      wall-clock backstop before its resource budget ran out (never reported
      as unknown; $KIRC_VERIFY_BACKSTOP_SECONDS sets the backstop, default 60)
 )";

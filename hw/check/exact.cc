@@ -2139,9 +2139,13 @@ std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan) {
     d.diagonal = ExactFormat::Diagonal::kNaN;
     d.diagonal_first = 0;
     d.diagonal_offset = 0;
-    // Two blocks when each leaves three quarters of a 32-wide dimension
-    // finite.
-    d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 2 : 1;
+    // Four blocks (i = 0..3: block rows q, q + 2, q + 4, q + 6) when both
+    // dimensions are 32 or more: one in each of a 32x32 accumulator layout's
+    // four register groups (rows 8 g + 4 h + t; two blocks reached only two
+    // of them per pass, so +inf met half the conversions of a 32x32 result
+    // per seed), at most half of a 32-wide dimension's rows or columns,
+    // and a quarter of a 64-wide one's; else one.
+    d.diagonal_blocks = diag->shape[0] >= 32 && diag->shape[1] >= 32 ? 4 : 1;
   }
   for (const Arg& a : k.args)
     if (auto f = plan->formats.find(a.name);

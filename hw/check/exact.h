@@ -344,7 +344,8 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
 // dimensions >= 4) that is not elementwise-fed (an MFMA operand), has no
 // special or saturation values, and whose type has +inf (f32, f16, bf16,
 // f8e5m2), else the first such, gets a NaN diagonal (ExactFormat::diagonal,
-// blocks 0 .. n-1, n = 2 when both dimensions are 32 or more, else 1; NaN
+// blocks 0 .. n-1, n = 4 when both dimensions are 32 or more (one block in
+// each register group of a 32x32 accumulator layout), else 1; NaN
 // sums to NaN in any order): one per MFMA chain, each chain's conversions
 // then meet NaN. The caller may make it +inf and move its blocks
 // (diagonal_first, diagonal_offset). Returns the buffers chosen, in argument

@@ -3,6 +3,7 @@
 // random-mode rounding sums; the inputs generated for each mode.
 #include "hw/check/exact.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -1754,6 +1755,68 @@ TEST(InputsTest, KWindowOnAPaddedAOrOnB) {
                                 x + (on_b ? m * 16384 + kk : m * 32768 + 2 * kk)) != 0;
       EXPECT_EQ(nonzero, 8192) << on_b << " row " << m;
     }
+  }
+}
+
+// "+inf reaches 2 of 4 32x32 register groups per seed": an operand whose
+// dimensions are both 32 or more gets four blocks (i = 0..3), whose row
+// blocks b, b + 2, b + 4, b + 6 (mod 8 in a 32-row A) are one in each
+// register group g = b / 2 of a 32x32 accumulator layout (rows 8 g + 4 h +
+// t), all of one lane half h = b mod 2; 16 NaN elements, 4 per block on
+// its diagonal, at the indices DiagonalElements names.
+TEST(ConversionPlanTest, ChooseDiagonalsGivesA32RowOperandFourBlocks) {
+  const Kernel k = Parse(R"(kernel g4
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readonly
+arg B : f16[32, 64] strides [64, 1] readonly
+arg O : f8e5m2[32, 32] strides [32, 1] writeonly
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 64 step 8 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %d = mfma f32_32x32x8_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %c0 = slice %s, 0 : f32x4
+  %q = cvt %c0 : f8e5m2x4
+  store O[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %q
+end
+)");
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  std::string carrier;
+  double scale = 0;
+  ExactPlan p = SaturationPlan(k, conv, ElemType::kF8E5M2, 1000, &carrier, &scale);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(ChooseDiagonals(k, &p), std::vector<std::string>{"A"});
+  EXPECT_EQ(p.formats.at("A").diagonal_blocks, 4);
+  EXPECT_EQ(p.formats.at("A").diagonal_first, 0);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, p, seed);
+    std::vector<uint64_t> nans;
+    std::set<int> row_blocks, col_blocks, parity, groups;
+    for (int i = 0; i < 32; ++i)
+      for (int j = 0; j < 64; ++j)
+        if (std::isnan(ElementValue(ElemType::kF16, d.buffers["A"].data() + 2 * (64 * i + j)))) {
+          nans.push_back(static_cast<uint64_t>(64 * i + j));
+          EXPECT_EQ(i % 4, j % 4) << i << ", " << j;  // on a block's diagonal
+          row_blocks.insert(i / 4);
+          col_blocks.insert(j / 4);
+          parity.insert(i / 4 % 2);
+          groups.insert(i / 8);
+        }
+    EXPECT_EQ(nans.size(), 16u) << seed;
+    EXPECT_EQ(row_blocks.size(), 4u) << seed;
+    EXPECT_EQ(col_blocks.size(), 4u) << seed;
+    EXPECT_EQ(parity.size(), 1u) << seed;
+    EXPECT_EQ(groups, (std::set<int>{0, 1, 2, 3})) << seed;
+    std::vector<uint64_t> named = DiagonalElements(*k.FindArg("A"), p.formats.at("A"), seed);
+    std::sort(named.begin(), named.end());
+    EXPECT_EQ(named, nans) << seed;
   }
 }
 

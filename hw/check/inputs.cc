@@ -595,6 +595,24 @@ uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
   return next(v, (kind == 1) != negative);
 }
 
+std::vector<uint64_t> DiagonalElements(const Arg& a, const ExactFormat& f, uint64_t seed) {
+  std::vector<uint64_t> r;
+  if (f.diagonal == ExactFormat::Diagonal::kNone || a.kind != Arg::Kind::kBuffer || a.shape.size() != 2 ||
+      a.shape[0] < 4 || a.shape[1] < 4)
+    return r;
+  // [4 (q + d + 2 i) + t, 4 (r + d + 2 i) + t], t = 0..3, d = diagonal_offset,
+  // block indices mod shape / 4 (ExactFormat::diagonal).
+  uint64_t st = Hash(a.name, seed) ^ 0x6e616e64696167ull;
+  const int64_t nq = a.shape[0] / 4, nr = a.shape[1] / 4;
+  const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nq)) + f.diagonal_offset % nq;
+  const int64_t c = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nr)) + f.diagonal_offset % nr;
+  for (int64_t i = f.diagonal_first; i < f.diagonal_first + f.diagonal_blocks; ++i)
+    for (int64_t t = 0; t < 4; ++t)
+      r.push_back(static_cast<uint64_t>((4 * ((q + 2 * i) % nq) + t) * a.strides[0] +
+                                        (4 * ((c + 2 * i) % nr) + t) * a.strides[1]));
+  return r;
+}
+
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed) {
   // Negative with probability 1/8: long sums keep their bits.
   KernelData d = FillFormats(k, plan, seed, 0x636f6e76ull, 8);
@@ -608,15 +626,8 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
       continue;
     }
     if (a.kind != Arg::Kind::kBuffer) continue;
-    if (const ExactFormat& f = it->second; f.diagonal != ExactFormat::Diagonal::kNone && a.shape.size() == 2 &&
-                                           a.shape[0] >= 4 && a.shape[1] >= 4) {
-      // NaN (or +inf) at [4 (q + d + 2 i) + t, 4 (r + d + 2 i) + t], t = 0..3,
-      // d = diagonal_offset, block indices mod shape / 4
-      // (ExactFormat::diagonal).
-      uint64_t st = Hash(a.name, seed) ^ 0x6e616e64696167ull;
-      const int64_t nq = a.shape[0] / 4, nr = a.shape[1] / 4;
-      const int64_t q = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nq)) + f.diagonal_offset % nq;
-      const int64_t r = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(nr)) + f.diagonal_offset % nr;
+    if (const ExactFormat& f = it->second; f.diagonal != ExactFormat::Diagonal::kNone) {
+      // NaN (or +inf) at the blocks (DiagonalElements).
       const int eb = ElemBytes(a.elem);
       const uint32_t nan = IsFp8(a.elem) ? Fp8FormatOf(a.elem)->nan
                            : a.elem == ElemType::kF32 ? 0x7fc00000u
@@ -624,12 +635,10 @@ KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t
                                                       : 0x7fc0u;
       const std::optional<uint32_t> inf = ExactBits(a.elem, std::numeric_limits<double>::infinity());
       const uint32_t v = f.diagonal == ExactFormat::Diagonal::kInf && inf ? *inf : nan;
-      for (int64_t i = f.diagonal_first; i < f.diagonal_first + f.diagonal_blocks; ++i)
-        for (int64_t t = 0; t < 4; ++t) {
-          const int64_t off = ((4 * ((q + 2 * i) % nq) + t) * a.strides[0] + (4 * ((r + 2 * i) % nr) + t) * a.strides[1]) * eb;
-          uint8_t* p = d.buffers[a.name].Touch(static_cast<uint64_t>(off), static_cast<uint64_t>(eb));
-          for (int x = 0; x < eb; ++x) p[x] = static_cast<uint8_t>(v >> (8 * x));
-        }
+      for (uint64_t e : DiagonalElements(a, f, seed)) {
+        uint8_t* p = d.buffers[a.name].Touch(e * static_cast<uint64_t>(eb), static_cast<uint64_t>(eb));
+        for (int x = 0; x < eb; ++x) p[x] = static_cast<uint8_t>(v >> (8 * x));
+      }
     }
     if (it->second.mix_level >= 0) {
       d.buffers[a.name] = WithSaturationValues(a, it->second, seed, std::move(d.buffers[a.name]));

@@ -82,6 +82,16 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // MakeExactInputs'.
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 
+// The element indices (byte offset / element bytes, via a's strides) of the
+// NaN/inf blocks MakeConversionInputs puts in buffer `a` of format `f` for
+// `seed` (ExactFormat::diagonal): [4 ((q + d + 2 i) mod nq) + t,
+// 4 ((r + d + 2 i) mod nr) + t], t = 0..3, i = f.diagonal_first, ... (
+// f.diagonal_blocks of them), nq, nr = a's extents / 4, q, r from the seed and
+// a's name, d = f.diagonal_offset; block by block, t = 0..3 within each.
+// Empty when f has no diagonal or `a` is not a 2-D buffer with both extents
+// at least 4.
+std::vector<uint64_t> DiagonalElements(const Arg& a, const ExactFormat& f, uint64_t seed);
+
 // Special values 0 .. kTargetFreeSpecials - 1 of ConversionSpecialFrom (the
 // NaNs, +-inf, +-0) do not depend on the target type: a buffer with several
 // targets takes them once.

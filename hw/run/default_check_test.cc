@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -1876,6 +1877,166 @@ TEST_F(DefaultCheckTest, Review14F7NanReachedCountsNanOnly) {
   EXPECT_NE(r.text.find("\nsaturation (-max): NaN reached O at 64 elements; NaN reached P at 64 elements"),
             std::string::npos)
       << r.text;
+}
+
+// Fresh-user review 14 F13: with --workgroups=3:4 (the last of four 32-row
+// tiles: rows 96..127 of A, O and P) the NaN blocks were placed at offsets
+// d = 0..7 from the seed's q alone, mostly outside the band, and P's
+// dropped NaN select (its first two elements' v_cndmask_b32 become moves
+// of the clamped value) passed seeds 2 and 3. The offsets are now drawn
+// from those whose blocks the band loads. P (f8e5m2) stores rows 0..7 of
+// each tile (%c0: accumulator registers 0..3, rows 4 h + t).
+constexpr char kReview14F13[] = R"(kernel k3
+target gfx950
+workgroup 64 1 1
+grid 4 1 1
+arg A : f8e4m3fn[128, 256] strides [256, 1] readonly
+arg B : f8e4m3fn[32, 256] strides [256, 1] readonly
+arg O : f8e4m3fn[128, 32] strides [32, 1] readwrite
+arg P : f8e5m2[128, 32] strides [32, 1] readwrite
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 256 step 64 iter(%c = %z) {
+    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %d = mfma f32_32x32x64_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %c0 = slice %s, 0 : f32x4
+  %c1 = slice %s, 4 : f32x4
+  %c2 = slice %s, 8 : f32x4
+  %c3 = slice %s, 12 : f32x4
+  %i0 = load O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f0 = cvt %i0 : f32x4
+  %t0 = add %c0, %f0
+  %o0 = cvt %t0 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %o0
+  %i1 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f1 = cvt %i1 : f32x4
+  %t1 = add %c1, %f1
+  %o1 = cvt %t1 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %o1
+  %i2 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f2 = cvt %i2 : f32x4
+  %t2 = add %c2, %f2
+  %o2 = cvt %t2 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %o2
+  %i3 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f3 = cvt %i3 : f32x4
+  %t3 = add %c3, %f3
+  %o3 = cvt %t3 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %o3
+  %p0 = cvt %c0 : f8e5m2x4
+  store P[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %p0
+end
+)";
+
+TEST_F(DefaultCheckTest, Review14F13BandGetsTheNanBlocks) {
+  const Compiled c = CompileText(kReview14F13);
+  workgroups_.begin = {3, 0, 0};
+  workgroups_.end = {4, 1, 1};
+  // P's conversion is the kernel's only one to f8e5m2 (v_cvt_pk_bf8_f32):
+  // the NaN selects (kNanSelect) writing its first instruction's two
+  // sources, the last before it, become moves of the clamped value.
+  const std::smatch cvt = [&] {
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(c.assembly, m, std::regex(R"(v_cvt_pk_bf8_f32 v\d+, (v\d+), (v\d+))"))) << c.assembly;
+    return m;
+  }();
+  ASSERT_EQ(cvt.size(), 3u);
+  std::string mutant = c.assembly;
+  const size_t at = static_cast<size_t>(cvt.position(0));
+  for (const std::string& src : {cvt[1].str(), cvt[2].str()}) {
+    const std::regex sel(absl::StrCat("v_cndmask_b32_e64 ", src, R"(, (v\d+), v\d+, s\[\d+:\d+\])"));
+    std::smatch last;
+    for (auto it = std::sregex_iterator(mutant.begin(), mutant.begin() + static_cast<std::ptrdiff_t>(at), sel);
+         it != std::sregex_iterator(); ++it)
+      last = *it;
+    ASSERT_FALSE(last.empty()) << src << " in\n" << c.assembly;
+    mutant.replace(static_cast<size_t>(last.position(0)), static_cast<size_t>(last.length(0)),
+                   absl::StrCat("v_mov_b32 ", src, ", ", last[1].str()));
+  }
+  Expect(c, {Write(c, mutant, "k3m8_nonanP.hsaco")});
+  // A NaN at A[i, k] makes row i of the result NaN: P's stored rows of the
+  // band, 96..103, are block rows 24 and 25 of A's 32; a pass's four
+  // blocks (block rows b + 2 i mod 32) are 8 rows apart, so one of them
+  // lands there when NaN reaches P: 4 rows x 32 columns = 128 NaN in P.
+  RunReport own = Run(c, Write(c, c.assembly, "k3.hsaco"), 2);
+  EXPECT_TRUE(own.ok) << own.text;
+  // Every saturation pass's blocks (the +max, -max passes and P's own).
+  int reach_lines = 0;
+  for (absl::string_view line : absl::StrSplit(own.text, '\n'))
+    if (absl::StartsWith(line, "saturation (") && absl::StrContains(line, ": NaN reached O at ")) {
+      ++reach_lines;
+      EXPECT_TRUE(absl::StrContains(line, "; NaN reached P at 128 elements (")) << line;
+    }
+  EXPECT_EQ(reach_lines, 4) << own.text;
+}
+
+// "+inf reaches 2 of 4 32x32 register groups per seed": a 32x32x8 f16
+// MFMA loop whose result's four register groups (rows 8 g + 4 h + t, the
+// slices %c0 .. %c3) are each converted to f8e5m2 by code of their own.
+// The +max pass's two +inf blocks of A (block rows b, b + 2) reached two
+// groups per seed, and a group's conversion without its inf fix-up (its
+// four v_lshl_add_u32 adding the +-inf correction to the packed result
+// dropped: +-inf gives +-max) passed: group 1 on seed 2, group 2 on seeds 1
+// to 3, group 3 on seeds 1 and 3. Four blocks (b, b + 2, b + 4, b + 6 mod 8)
+// reach every group.
+TEST_F(DefaultCheckTest, SaturationInfReachesEvery32x32RegisterGroup) {
+  std::string text = R"(kernel g4
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[32, 64] strides [64, 1] readonly
+arg B : f16[32, 64] strides [64, 1] readonly
+arg O : f8e5m2[32, 32] strides [32, 1] writeonly
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 64 step 8 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 4] : f16x4
+    %d = mfma f32_32x32x8_f16 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+)";
+  for (int g = 0; g < 4; ++g)
+    absl::StrAppend(&text, "  %c", g, " = slice %s, ", 4 * g, " : f32x4\n  %q", g, " = cvt %c", g,
+                    " : f8e5m2x4\n  store O[tid.x floordiv 32 * 4 + ", 8 * g, ", tid.x mod 32] along 0, %q", g,
+                    "\n");
+  const Compiled c = CompileText(absl::StrCat(text, "end\n"));
+  // Group g's conversion: the g-th v_cvt_pk_bf8_f32 writing a packed
+  // result's low half (no op_sel); its inf fix-ups are the next four
+  // v_lshl_add_u32 adding into that register.
+  const std::regex cvt(R"(v_cvt_pk_bf8_f32 (v\d+), v\d+, v\d+\n)");
+  std::vector<std::smatch> cvts;
+  for (auto it = std::sregex_iterator(c.assembly.begin(), c.assembly.end(), cvt); it != std::sregex_iterator(); ++it)
+    cvts.push_back(*it);
+  ASSERT_EQ(cvts.size(), 4u) << c.assembly;
+  std::vector<std::string> mutants;
+  for (int g = 0; g < 4; ++g) {
+    const std::string dst = cvts[static_cast<size_t>(g)][1].str();
+    const std::regex fix(absl::StrCat("  v_lshl_add_u32 ", dst, R"(, v\d+, \d+, )", dst, "\n"));
+    const size_t from = static_cast<size_t>(cvts[static_cast<size_t>(g)].position(0));
+    std::vector<std::pair<size_t, size_t>> at;  // position, length
+    for (auto it = std::sregex_iterator(c.assembly.begin() + static_cast<std::ptrdiff_t>(from), c.assembly.end(), fix);
+         it != std::sregex_iterator() && at.size() < 4; ++it)
+      at.push_back({from + static_cast<size_t>(it->position(0)), static_cast<size_t>(it->length(0))});
+    ASSERT_EQ(at.size(), 4u) << dst << " in\n" << c.assembly;
+    std::string m = c.assembly;
+    for (auto it = at.rbegin(); it != at.rend(); ++it) m.erase(it->first, it->second);
+    mutants.push_back(Write(c, m, absl::StrCat("g4_noinf", g, ".hsaco")));
+  }
+  Expect(c, mutants);
+  // Four blocks of 4 rows of A, +inf at one element of each row: 16 rows
+  // of the 32 x 32 result +-inf (or NaN), 16 x 32 = 512 elements.
+  RunReport own = Run(c, Write(c, c.assembly, "g4.hsaco"), 1);
+  EXPECT_TRUE(own.ok) << own.text;
+  EXPECT_NE(own.text.find("\nsaturation (+max): +inf reached O at 512 elements ("), std::string::npos) << own.text;
+  EXPECT_NE(own.text.find(", and +inf at 16 elements of A ([4 (q + 2 i) + t, 4 (r + 2 i) + t], t = 0..3, i = 0..3: "),
+            std::string::npos)
+      << own.text;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <string>
 #include <utility>
@@ -112,9 +113,12 @@ std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const Ke
 }
 
 // At most this many reference-only runs place a saturation pass's NaN/inf
-// blocks (ExactFormat::diagonal_offset d, d0 .. d0 + 7: every block row of
-// a 32-row MFMA tile, 8 blocks of 4 rows).
+// blocks (ExactFormat::diagonal_offset d; without a --workgroups band
+// d0 .. d0 + 7: every block row of a 32-row MFMA tile, 8 blocks of 4 rows).
 constexpr int kDiagonalTrials = 8;
+// Of at most this many candidate offsets (place_blocks: those whose blocks
+// a --workgroups band loads).
+constexpr int64_t kDiagonalCandidates = int64_t{1} << 14;
 // At most this many reference-only runs measure a saturation or subnormal
 // pass's scale (and two more find what negates a carrier entering an even
 // number of times).
@@ -280,17 +284,55 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
     if (a.kind == Arg::Kind::kBuffer && a.access != Access::kReadOnly) output_bytes += a.SizeBytes();
   const bool small = output_bytes <= (int64_t{64} << 20);
   // Reference-only runs with NaN at the blocks of `diagonals` (the
-  // reference is the oracle for where they reach), offsets d = first,
-  // first + 1, ... (at most kDiagonalTrials): the first that reaches
-  // every converted output, else the first reaching most (fresh-user
-  // review 12 F8: an output storing rows 0..7 of a 32x32 result).
-  // `*reach`: that run's NaN/inf elements per converted output.
+  // reference is the oracle for where they reach), at most kDiagonalTrials,
+  // offsets d = first, then the candidates whose blocks the first run
+  // loaded (its workgroups: a --workgroups band reads some rows only,
+  // fresh-user review 14 F13, where blocks at d = first, first + 1, ... fell
+  // outside a band of one of four workgroups on most seeds): the offsets
+  // first + 1, ... over the blocks' period (d moves them by d mod each
+  // dimension's blocks; at most kDiagonalCandidates), those with the most
+  // of their blocks' elements loaded first, in order of d (every one of
+  // them without a band: d = first, first + 1, ...; none loaded: those
+  // offsets still). The first run that reaches every converted output,
+  // else the first reaching most (fresh-user review 12 F8: an output
+  // storing rows 0..7 of a 32x32 result). `*reach`: that run's NaN/inf
+  // elements per converted output.
   auto place_blocks = [&](ExactPlan* sat, const std::vector<std::string>& diagonals, int64_t first,
                           std::vector<std::pair<std::string, int64_t>>* reach, bool keep,
                           std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
+    // The offsets' period: d and d + lcm(nq, nr) place a buffer's blocks
+    // alike (nq, nr: its extents / 4).
+    int64_t period = 1;
+    for (const std::string& name : diagonals)
+      if (const Arg* a = k.FindArg(name); a != nullptr && a->shape.size() == 2 && a->shape[0] >= 4 &&
+                                          a->shape[1] >= 4) {
+        const int64_t nq = a->shape[0] / 4, nr = a->shape[1] / 4;
+        period = std::min(kDiagonalCandidates, std::lcm(period, std::lcm(nq, nr)));
+      }
+    // The blocks' elements of offset d, per buffer.
+    auto elements = [&](int64_t d, const std::string& name) {
+      const Arg* a = k.FindArg(name);
+      ExactFormat f = sat->formats[name];
+      f.diagonal = ExactFormat::Diagonal::kNaN;
+      f.diagonal_offset = d;
+      return a == nullptr ? std::vector<uint64_t>{} : DiagonalElements(*a, f, seed);
+    };
+    // Every candidate's elements: the first run keeps those it loaded.
+    std::map<std::string, std::vector<uint64_t>> loaded;
+    for (const std::string& name : diagonals) {
+      std::vector<uint64_t>& v = loaded[name];
+      for (int64_t d = first; d < first + period; ++d) {
+        const std::vector<uint64_t> e = elements(d, name);
+        v.insert(v.end(), e.begin(), e.end());
+      }
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    std::vector<int64_t> order = {first};  // the offsets to run, in order
     int best_reached = -1;
     int64_t best = first;
-    for (int64_t d = first; d < first + kDiagonalTrials; ++d) {
+    for (size_t j = 0; j < order.size() && j < static_cast<size_t>(kDiagonalTrials); ++j) {
+      const int64_t d = order[j];
       ExactPlan trial = *sat;
       for (const std::string& name : diagonals) {
         trial.formats[name].diagonal = ExactFormat::Diagonal::kNaN;
@@ -299,10 +341,29 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       KernelData in = MakeConversionInputs(k, trial, seed);
       uv.ApplyTo(k, &in);
       PagedInterpArgs ref{in.buffers, in.scalars};
-      if (absl::Status st = Interpret(k, ref, src.io); !st.ok())
+      InterpOptions io = src.io;
+      if (j == 0) io.accessed = &loaded;
+      if (absl::Status st = Interpret(k, ref, io); !st.ok())
         return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the saturation pass's "
                                                     "NaN/inf blocks): ",
                                                     st.message()));
+      if (j == 0) {
+        // The other offsets, by how many of their blocks' elements this
+        // run loaded (most first; ties in order of d).
+        std::vector<std::pair<int64_t, int64_t>> scored;  // (-loaded, d)
+        for (int64_t d2 = first + 1; d2 < first + period; ++d2) {
+          int64_t n = 0;
+          for (const std::string& name : diagonals) {
+            const std::vector<uint64_t>& v = loaded[name];
+            for (uint64_t e : elements(d2, name)) n += std::binary_search(v.begin(), v.end(), e) ? 1 : 0;
+          }
+          if (n > 0) scored.push_back({-n, d2});
+        }
+        std::stable_sort(scored.begin(), scored.end());
+        for (const auto& [n, d2] : scored) order.push_back(d2);
+        if (scored.empty())
+          for (int64_t d2 = first + 1; d2 < first + kDiagonalTrials; ++d2) order.push_back(d2);
+      }
       KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
       std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types);
       int reached = 0;
