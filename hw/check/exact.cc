@@ -1302,8 +1302,8 @@ std::string ExactFormat::Describe(ElemType elem) const {
       sub_period <= 0 ? std::string()
       : !sub_note.empty() ? absl::StrCat("; every ", sub_period, Ordinal(sub_period), " element (from a seeded offset) +-m*2^e, m in [1, ",
                                      sub_m_max, "], e = ", exp_lo + shift, " (", sub_note, ")")
-                      : absl::StrCat("; at ", sub_group, "'s every ", sub_period, Ordinal(sub_period), " element +-2^",
-                                     exp_lo + shift);
+                      : absl::StrCat("; at ", sub_group, "'s every ", sub_period, Ordinal(sub_period), " element ",
+                                     sub_m_max > 0 ? absl::StrCat("+-2^", exp_lo + shift) : std::string("0"));
   return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e, diagonal, sub);
 }
 
@@ -1701,9 +1701,11 @@ OperandBound OperandOf(const Analysis& an, const Op* op) {
 // values) and WithSaturationSpecials gives no buffer poorer specials; the
 // shift per step of the operand's lowest bit is measured (a product of two
 // shifted buffers moves it twice). Every kSubnormalShareOneIn-th element
-// then has m in [1, 2^(e_sub + p - 1 - lo) - 1] (the first buffer) or 1
-// (the others): m * 2^lo, below the smallest normal. `p` unchanged where
-// none fits.
+// of the first buffer then has m with m^power * 2^lo below the smallest
+// normal (power: how many times its element enters the operand, x * x 2),
+// the others' there +-2^exp_lo when they are factors (the group's shift
+// moves the lowest bit more than the first's alone), else 0 (terms of a
+// sum). `p` unchanged where none fits.
 ExactPlan AimSubnormals(const Kernel& k, ExactPlan p) {
   if (!p.exact) return p;
   Analysis::AffineCache affine;
@@ -1781,6 +1783,17 @@ ExactPlan AimSubnormals(const Kernel& k, ExactPlan p) {
       slope = b0.lo - OperandOf(*analyse(f), tg.op).lo;
     }
     if (slope <= 0) continue;
+    // How many times the first buffer's element enters the operand (x * x:
+    // 2): its m enters as m^power.
+    int power = 1;
+    if (bufs.size() > 1) {
+      std::map<std::string, ExactFormat> f = p.formats;
+      f[bufs.front()->name].shift -= 1;
+      power = b0.lo - OperandOf(*analyse(f), tg.op).lo;
+    } else {
+      power = slope;
+    }
+    if (power <= 0) continue;
     const FloatType ft = FloatInfo(tg.t);
     const int e_normal = ft.emin_sub + ft.p - 1;  // the smallest normal's exponent
     for (int lo_t = ft.emin_sub - 2; lo_t <= e_normal - 1; ++lo_t) {
@@ -1799,25 +1812,38 @@ ExactPlan AimSubnormals(const Kernel& k, ExactPlan p) {
       const OperandBound b = OperandOf(*trial, tg.op);
       if (b.mag == 0 || b.mag < std::ldexp(1.0, e_normal + 2) || b.lo > e_normal - 1) continue;
       const ExactFormat& lead = f[bufs.front()->name];
-      const int64_t m_max = std::min<int64_t>((int64_t{1} << std::min(e_normal - b.lo, 30)) - 1,
-                                              (int64_t{1} << lead.bits) - 1);
-      if (m_max < 1) continue;
+      // m^power * 2^lo below the smallest normal.
+      int64_t m_max = std::min<int64_t>((int64_t{1} << std::min(e_normal - b.lo, 30)) - 1, (int64_t{1} << lead.bits) - 1);
+      while (m_max > 1 && std::pow(static_cast<double>(m_max), power) >= std::ldexp(1.0, e_normal - b.lo)) --m_max;
+      if (m_max < 1 || std::pow(static_cast<double>(m_max), power) >= std::ldexp(1.0, e_normal - b.lo)) continue;
       const std::string type(ElemTypeName(tg.t));
       const int below = ft.emin_sub - b.lo;  // bits of m below the smallest subnormal
       const std::string ties =
-          below <= 0 ? "exact subnormals, no ties"
-          : below == 1
-              ? "odd m a tie between two of them"
-              : absl::StrCat("m = ", int64_t{1} << (below - 1), " (mod ", int64_t{1} << below, ") a tie between two of them");
+          below <= 0    ? "; exact subnormals, no ties"
+          : power > 1   ? ""
+          : below == 1  ? "; odd m a tie between two of them"
+                        : absl::StrCat("; m = ", int64_t{1} << (below - 1), " (mod ", int64_t{1} << below,
+                                       ") a tie between two of them");
+      // The others: factors of the operand (the group's shift moves its
+      // lowest bit more than the first's alone) hold their lowest value
+      // +-2^(exp_lo + shift) there, terms of a sum 0.
+      const bool product = slope > power;
+      std::vector<std::string> others;
+      for (size_t i = 1; i < bufs.size(); ++i) {
+        const ExactFormat& x = f[bufs[i]->name];
+        others.push_back(product ? absl::StrCat(bufs[i]->name, " +-2^", x.exp_lo + x.shift) : absl::StrCat(bufs[i]->name, " 0"));
+      }
       for (const Arg* a : bufs) {
         ExactFormat& x = f[a->name];
         x.sub_period = kSubnormalShareOneIn;
         x.sub_group = bufs.front()->name;
-        x.sub_m_max = a == bufs.front() ? m_max : 1;
+        x.sub_m_max = a == bufs.front() ? m_max : product ? 1 : 0;
       }
-      f[bufs.front()->name].sub_note =
-          absl::StrFormat("the operand of %s then m * 2^%d: %s's subnormals lie in [%g, %g); %s", OpWhere(tg.op),
-                          b.lo, type, std::ldexp(1.0, ft.emin_sub), std::ldexp(1.0, e_normal), ties);
+      f[bufs.front()->name].sub_note = absl::StrFormat(
+          "the operand of %s then %s * 2^%d%s: %s's subnormals lie in [%g, %g)%s", OpWhere(tg.op),
+          power > 1 ? absl::StrCat("m^", power) : std::string("m"), b.lo,
+          others.empty() ? std::string() : absl::StrCat(" (", absl::StrJoin(others, ", "), " there)"),
+          type, std::ldexp(1.0, ft.emin_sub), std::ldexp(1.0, e_normal), ties);
       const std::map<std::string, int> lv = sat_levels(f);
       bool poorer = false;
       for (const auto& [name, l] : base_levels) {

@@ -149,7 +149,8 @@ struct ExactFormat {
   // with sub_period > 0 the elements i with (i + o) mod sub_period = 0 (o
   // from the seed and sub_group, the first buffer of the group: the same
   // positions in every buffer of it) are +-m * 2^exp_lo, m in [1,
-  // sub_m_max] (1 for the group's other buffers), so that the operand of
+  // sub_m_max] (the group's other buffers: sub_m_max 1, +-2^exp_lo, when
+  // they are factors of the operand, 0: +0, when terms), so that the operand of
   // the conversion they reach (m times the other factors' lowest bits:
   // PlanConversionPasses measures them) lies in or below its target's
   // subnormal range, ties between subnormals among them. `sub_note` says

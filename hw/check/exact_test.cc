@@ -804,7 +804,12 @@ TEST(ConversionPlanTest, LongSumChainPutsTiesOnBothSidesOfFp8Midpoints) {
 // 5 = 16 bits: +-m * 2^-b squared is (2^b - 1)^2 2^-2b in steps of 2^-2b,
 // 2b bits: b = 8 (255^2 = 65025 < 2^16). Before, the add had to be exact in
 // f16, x * x fit 10 bits (m <= 31) and the conversion never rounded. Z keeps
-// f16's full significand and spread (11 bits, e in [-14, -11]).
+// f16's full significand and spread (11 bits, e in [-14, -11]). X's
+// subnormal share (fresh-user review 14 F14): x * x's lowest bit is aimed
+// at a quarter of f16's smallest subnormal, 2^-26, so X's is 2^-13 (X
+// shifted by 2^-5: its values +-m * 2^-13, squares still 16 bits), and
+// every 3rd element's m is at most 63 (m^2 * 2^-26 < 2^-14, f16's smallest
+// normal: 63^2 = 3969 < 2^12 <= 64^2).
 TEST(ConversionPlanTest, ArithmeticAfterAConversionNeedNotBeExact) {
   const Kernel k = Parse(R"(kernel k7
 workgroup 64 1 1
@@ -822,7 +827,10 @@ end
 )");
   std::vector<ExactPlan> passes = PlanConversionPasses(k);
   ASSERT_EQ(passes.size(), 1u);
-  EXPECT_EQ(passes[0].formats.at("X").Describe(), "+-m*2^e, m in [1, 255], e = -8");
+  EXPECT_EQ(passes[0].formats.at("X").Describe(),
+            "+-m*2^e, m in [1, 255], e = -13; every 3rd element (from a seeded offset) +-m*2^e, m in [1, 63], e = "
+            "-13 (the operand of 9:3: '%h = cvt %s : f16x4' then m^2 * 2^-26: f16's subnormals lie in "
+            "[5.96046e-08, 6.10352e-05))");
   EXPECT_EQ(passes[0].formats.at("Z").Describe(), "+-m*2^e, m in [1, 2047], e in [-14, -11]");
   ASSERT_EQ(passes[0].conversions.size(), 1u);
   EXPECT_EQ(passes[0].conversions[0].bits, 16);

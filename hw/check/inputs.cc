@@ -337,6 +337,7 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         // (its sign drawn as the others').
         if (const auto so = f.sub_period > 0 ? sub_offsets.find(a.name) : sub_offsets.end();
             so != sub_offsets.end() && (i + so->second) % static_cast<uint64_t>(f.sub_period) == 0) {
+          if (f.sub_m_max <= 0) return 0;  // a term of a sum: +0
           const double ms = f.sub_m_max > 1 ? static_cast<double>(1 + (r >> 8) % static_cast<uint64_t>(f.sub_m_max)) : 1.0;
           return FloatBits(a.elem, (negative != f.negate ? -ms : ms) * std::ldexp(1.0, f.exp_lo + f.shift));
         }
