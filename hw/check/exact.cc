@@ -1687,13 +1687,54 @@ OperandBound OperandOf(const Analysis& an, const Op* op) {
   return b;
 }
 
+// The cvt ops of `k` whose result reaches nothing but stores (through
+// slice and concat) to buffers no op of `k` reads: their codes are stored
+// as they are, so a subnormal share's rounding shows bit for bit (a result
+// added to larger values, `cvt(x * x : f16) + z`, would lose it there:
+// review 8 F8's round-toward-zero f16 conversion then passed).
+std::set<const Op*> StoredOnlyConversions(const Kernel& k) {
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  std::map<std::string, std::vector<const Op*>> uses;
+  std::set<std::string> read;
+  for (const Op* op : ops) {
+    for (const Operand& o : op->operands)
+      if (!o.is_arg) uses[o.name].push_back(op);
+    if (op->kind == OpKind::kLoad || op->kind == OpKind::kLdsDma) read.insert(op->mem);
+    if (op->kind == OpKind::kGemm) {
+      read.insert(op->gemm.a);
+      read.insert(op->gemm.b);
+      read.insert(op->gemm.c);
+    }
+  }
+  std::function<bool(const std::string&, int)> only_stored = [&](const std::string& v, int depth) {
+    if (depth > 64 || uses[v].empty()) return false;
+    for (const Op* u : uses[v]) {
+      if (u->kind == OpKind::kStore) {
+        if (k.FindArg(u->mem) == nullptr || read.count(u->mem) || u->operands.empty() || u->operands[0].name != v)
+          return false;
+      } else if ((u->kind == OpKind::kSlice || u->kind == OpKind::kConcat) && !u->results.empty()) {
+        if (!only_stored(u->results[0], depth + 1)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::set<const Op*> r;
+  for (const Op* op : ops)
+    if (op->kind == OpKind::kCvt && !op->results.empty() && only_stored(op->results[0], 0)) r.insert(op);
+  return r;
+}
+
 // `p` (a conversion pass: level p.level, target pass p.to) with subnormal
 // shares (ExactFormat::sub_period; PlanConversionPasses, fresh-user review
 // 14 F14): per conversion to f16 or fp8 whose operand carries the pass's
 // extra bits and no mfma or gemm computed, in program order, the float
 // buffers behind it (not special, two-scale, windowed, with saturation
 // specials or behind a computed conversion; not given to an earlier
-// conversion) shifted by a common power of two so that the operand's
+// conversion; only conversions whose result is only stored:
+// StoredOnlyConversions) shifted by a common power of two so that the operand's
 // lowest bit is 2^(e_sub - 2) (e_sub: the target's smallest subnormal
 // exponent), else 2^(e_sub - 1), 2^e_sub, ... up to half the smallest
 // normal, the first for which every value fits, the operand's bound stays
@@ -1751,6 +1792,11 @@ ExactPlan AimSubnormals(const Kernel& k, ExactPlan p) {
     if (o.extra_bits <= 0 || o.saturates || (o.t != ElemType::kF16 && !IsFp8(o.t))) continue;
     if (seen.insert(o.op).second) targets.push_back({o.op, o.t, o.deps});
   }
+  if (targets.empty()) return p;
+  const std::set<const Op*> stored_only = StoredOnlyConversions(k);
+  targets.erase(std::remove_if(targets.begin(), targets.end(),
+                               [&](const Target& t) { return !stored_only.count(t.op); }),
+                targets.end());
   if (targets.empty()) return p;
   const std::map<std::string, int> base_levels = sat_levels(p.formats);
   std::set<std::string> assigned;

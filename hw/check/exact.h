@@ -432,7 +432,10 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 //
 // Subnormal shares (fresh-user review 14 F14): for each conversion to f16
 // or fp8 of a pass's extra-bit conversions whose operand no mfma or gemm
-// computed (a quantisation Q = cvt(X * s)), in program order, the float
+// computed and whose result is only stored (through slice and concat, to
+// buffers the kernel does not read: a quantisation Q = cvt(X * s); in
+// `cvt(x * x : f16) + z` the add would hide a subnormal's rounding behind
+// z's larger values), in program order, the float
 // buffers behind it (not special, two-scale, windowed or behind a computed
 // conversion; each for its first such conversion) are shifted by a common
 // power of two (ExactFormat::shift) so that the operand's lowest bit is a
