@@ -196,8 +196,11 @@ Options for run (and --mcpu, --llvm-bin as above):
                          exact and every value before a narrowing
                          conversion (to f16, bf16, fp8) carries bits
                          beyond the target's (often an exact tie), one
-                         pass per level of a chain of conversions; buffers
-                         only converted get NaN, inf, max, beyond max,
+                         pass per level of a chain of conversions and per
+                         other target type of a level its pass leaves
+                         exact (f16 beside fp8); a quantisation's inputs
+                         put every 3rd value in the target's subnormals;
+                         buffers only converted get NaN, inf, max, beyond max,
                          subnormals, ties at every position, buffers
                          added or scaled on the way to a conversion some
                          NaN, inf, max and beyond; bit for bit; the
@@ -278,7 +281,8 @@ Options for run (and --mcpu, --llvm-bin as above):
                     pass to NAME.MODE.*.npy and KERNEL.MODE.scalars.json,
                     MODE its name (conversion, saturation, saturation-neg,
                     subnormal, random, adversarial; a chain's conversion
-                    passes conversion-1, conversion-2, ... by level)
+                    passes conversion-1, conversion-2, ... by level, a
+                    level's other target type conversion-f16, conversion-1-f16)
   --dump-buffers=A,B  with --dump: write the .npy files of these buffers
                     only (each holds the whole array, streamed from the
                     sparse buffer; an unknown name is an error listing the

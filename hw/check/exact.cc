@@ -6,6 +6,7 @@
 #include <functional>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -316,10 +317,14 @@ class Analysis {
   // to kConversionExtraBits bits beyond their target's. `saturation` (with
   // `conversion`): a narrowing conversion's operand need only be exact in
   // f32 and may lie beyond the target's max (WithSaturationSpecials).
+  // `cap_to` (not f32): only the level-`cap_level` conversions to that type
+  // carry the extra bits, the level's others need only lie in range
+  // (ExactPlan::to).
   Analysis(const Kernel& k, const std::map<std::string, ExactFormat>* formats, AffineCache* affine,
-           bool conversion = false, int cap_level = 1, bool saturation = false, int saturation_bits = 24)
+           bool conversion = false, int cap_level = 1, bool saturation = false, int saturation_bits = 24,
+           ElemType cap_to = ElemType::kF32)
       : k_(k), formats_(formats), conversion_(conversion), cap_level_(cap_level), saturation_(saturation),
-        saturation_bits_(saturation_bits),
+        saturation_bits_(saturation_bits), cap_to_(cap_to),
         affine_(affine) {
     scope_.kernel = &k;
   }
@@ -410,7 +415,7 @@ class Analysis {
       SaturatingConversion(v, t, obl.back(), saturation_bits_);
       return;
     }
-    if (level == cap_level_) obl.back().extra_bits = kConversionExtraBits;
+    if (level == cap_level_ && (cap_to_ == ElemType::kF32 || t == cap_to_)) obl.back().extra_bits = kConversionExtraBits;
     else obl.back().range_only = true;
     v.mag = Scale(v.mag, 1 + std::ldexp(1.0, 1 - FloatInfo(t).p));
   }
@@ -1066,6 +1071,7 @@ class Analysis {
   int max_level_ = 0;
   bool saturation_ = false;
   int saturation_bits_ = 24;
+  ElemType cap_to_ = ElemType::kF32;
   std::vector<Failure> structural_;
   std::vector<Obligation> top_;
   Mem mem_;
@@ -1290,7 +1296,15 @@ std::string ExactFormat::Describe(ElemType elem) const {
                         exp_lo + shift, low_period > 0 ? ", alternately negative" : "", diagonal);
   const std::string e = spread == 0 ? absl::StrCat("e = ", exp_lo + shift)
                                     : absl::StrCat("e in [", exp_lo + shift, ", ", exp_lo + spread + shift, "]");
-  return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e, diagonal);
+  // The subnormal share (sub_period): the group's first buffer says where
+  // its operand lands, the others that they are +-2^exp_lo at its positions.
+  const std::string sub =
+      sub_period <= 0 ? std::string()
+      : !sub_note.empty() ? absl::StrCat("; every ", sub_period, Ordinal(sub_period), " element (from a seeded offset) +-m*2^e, m in [1, ",
+                                     sub_m_max, "], e = ", exp_lo + shift, " (", sub_note, ")")
+                      : absl::StrCat("; at ", sub_group, "'s every ", sub_period, Ordinal(sub_period), " element ",
+                                     sub_m_max > 0 ? absl::StrCat("+-2^", exp_lo + shift) : std::string("0"));
+  return absl::StrCat("+-m*2^e, m in [1, ", (int64_t{1} << bits) - 1, "], ", e, diagonal, sub);
 }
 
 namespace {
@@ -1308,6 +1322,7 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
     n.where = OpWhere(o.op);
     n.to = o.t;
     n.level = o.conversion_level;
+    n.capped = o.extra_bits > 0 && !o.saturates;
     const FloatType ft = FloatInfo(o.t);
     n.target_p = ft.p;
     const double mag = o.mag.IsConst() ? o.mag.c0 : kInf;
@@ -1326,6 +1341,7 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
       ConversionNote& m = notes[it->second];
       m.rounds = m.rounds || n.rounds;
       m.bits = std::max(m.bits, n.bits);
+      m.capped = m.capped || n.capped;
     }
   }
   return notes;
@@ -1350,7 +1366,7 @@ void ApplyKWindow(ExactFormat& f, const KWindow& w) {
 }
 
 ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
-                      int two_scale_bits, bool saturation, int saturation_bits);
+                      int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to, int buffer_shift);
 
 // PlanExactInputs (conversion = false) and PlanConversionInputs (the
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
@@ -1359,10 +1375,14 @@ ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_
 // only be exact in f32 and may lie beyond its target's max (PlanSaturationBase).
 // `window`: every form of its argument gets that K window; without one, when
 // no inputs exist because of a gemm op's values, KWindowPlan's plan when it
-// finds one.
+// finds one. `cap_to` (not f32): a target pass (ExactPlan::to).
+// `buffer_shift`: every form of a float buffer (not special) times
+// 2^buffer_shift (ExactFormat::shift) where its values stay in its type's
+// range (a target pass whose other conversions must stay in range: fp8's
+// 240 bounds the sum's magnitude, not its bits).
 ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
                int two_scale_gap = 0, int two_scale_bits = 0, bool saturation = false, int saturation_bits = 24,
-               const KWindow* window = nullptr) {
+               const KWindow* window = nullptr, ElemType cap_to = ElemType::kF32, int buffer_shift = 0) {
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1378,13 +1398,20 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
     cur[a.name] = 0;
     if (window != nullptr && window->arg == a.name)
       for (ExactFormat& f : levels[a.name]) ApplyKWindow(f, *window);
+    if (buffer_shift != 0 && a.kind == Arg::Kind::kBuffer && a.elem != ElemType::kI32)
+      for (ExactFormat& f : levels[a.name]) {
+        const FloatType at = FloatInfo(a.elem);
+        if (!f.special && f.bits > 0 && f.exp_lo + f.shift + buffer_shift >= at.emin_sub &&
+            std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift + buffer_shift) <= at.max_finite)
+          f.shift += buffer_shift;
+      }
   }
   for (;;) {
     std::map<std::string, ExactFormat> formats;
     for (const Arg& a : k.args) {
       formats[a.name] = levels[a.name][cur[a.name]];
     }
-    Analysis an(k, &formats, &affine, conversion, cap_level, saturation, saturation_bits);
+    Analysis an(k, &formats, &affine, conversion, cap_level, saturation, saturation_bits, cap_to);
     an.Run();
     if (chain_levels != nullptr) *chain_levels = an.max_conversion_level();
     if (!an.structural().empty()) {
@@ -1406,6 +1433,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
       plan.formats = std::move(formats);
       if (conversion) {
         plan.level = cap_level;
+        plan.to = cap_to;
         plan.conversions = ConversionNotes(an.obligations(), special);
       }
       return plan;
@@ -1423,7 +1451,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
       // review 13 F4: K = 16384 fp8 with a bf16 C had no conversion pass).
       if (window == nullptr && bad->op != nullptr && bad->op->kind == OpKind::kGemm)
         if (ExactPlan w = KWindowPlan(k, *bad->op, conversion, cap_level, two_scale_gap, two_scale_bits,
-                                      saturation, saturation_bits);
+                                      saturation, saturation_bits, cap_to, buffer_shift);
             w.exact)
           return w;
       plan.blocker = absl::StrCat(OpWhere(bad->op), ": ", why,
@@ -1446,7 +1474,7 @@ constexpr int64_t kKWindowBlock = 16;
 // ceil(K / (n / block)) K indices (then at most n per row). !exact when
 // neither operand's layout allows a window, or no n fits.
 ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
-                      int two_scale_bits, bool saturation, int saturation_bits) {
+                      int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to, int buffer_shift) {
   ExactPlan none;
   const GemmOp& g = gemm.gemm;
   // A, else B when A's layout has none (KWindowLayoutOf).
@@ -1477,7 +1505,7 @@ ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_
     const int64_t blocks = n / w.block;
     w.period = (w.len + blocks - 1) / blocks;
     if (ExactPlan p = Plan(k, conversion, cap_level, nullptr, two_scale_gap, two_scale_bits, saturation,
-                           saturation_bits, &w);
+                           saturation_bits, &w, cap_to, buffer_shift);
         p.exact)
       return p;
   }
@@ -1638,6 +1666,249 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   return p;
 }
 
+// The largest bound and the lowest bit of the operands of conversion `op`
+// among `an`'s obligations ({0, 0} when it has none with constant bounds).
+struct OperandBound {
+  double mag = 0;
+  int lo = 0;
+};
+OperandBound OperandOf(const Analysis& an, const Op* op) {
+  OperandBound b;
+  bool any = false;
+  for (const Obligation& o : an.obligations()) {
+    if (o.op != op || o.conversion_level == 0 || !o.mag.IsConst() || !o.frac.IsConst() ||
+        !std::isfinite(o.mag.c0) || !std::isfinite(o.frac.c0) || o.mag.c0 == 0)
+      continue;
+    const int lo = static_cast<int>(-o.frac.c0);
+    b.mag = any ? std::max(b.mag, o.mag.c0) : o.mag.c0;
+    b.lo = any ? std::min(b.lo, lo) : lo;
+    any = true;
+  }
+  return b;
+}
+
+// The cvt ops of `k` whose result reaches nothing but stores (through
+// slice and concat) to buffers no op of `k` reads: their codes are stored
+// as they are, so a subnormal share's rounding shows bit for bit (a result
+// added to larger values, `cvt(x * x : f16) + z`, would lose it there:
+// review 8 F8's round-toward-zero f16 conversion then passed).
+std::set<const Op*> StoredOnlyConversions(const Kernel& k) {
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  std::map<std::string, std::vector<const Op*>> uses;
+  std::set<std::string> read;
+  for (const Op* op : ops) {
+    for (const Operand& o : op->operands)
+      if (!o.is_arg) uses[o.name].push_back(op);
+    if (op->kind == OpKind::kLoad || op->kind == OpKind::kLdsDma) read.insert(op->mem);
+    if (op->kind == OpKind::kGemm) {
+      read.insert(op->gemm.a);
+      read.insert(op->gemm.b);
+      read.insert(op->gemm.c);
+    }
+  }
+  std::function<bool(const std::string&, int)> only_stored = [&](const std::string& v, int depth) {
+    if (depth > 64 || uses[v].empty()) return false;
+    for (const Op* u : uses[v]) {
+      if (u->kind == OpKind::kStore) {
+        if (k.FindArg(u->mem) == nullptr || read.count(u->mem) || u->operands.empty() || u->operands[0].name != v)
+          return false;
+      } else if ((u->kind == OpKind::kSlice || u->kind == OpKind::kConcat) && !u->results.empty()) {
+        if (!only_stored(u->results[0], depth + 1)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::set<const Op*> r;
+  for (const Op* op : ops)
+    if (op->kind == OpKind::kCvt && !op->results.empty() && only_stored(op->results[0], 0)) r.insert(op);
+  return r;
+}
+
+// `p` (a conversion pass: level p.level, target pass p.to) with subnormal
+// shares (ExactFormat::sub_period; PlanConversionPasses, fresh-user review
+// 14 F14): per conversion to f16 or fp8 whose operand carries the pass's
+// extra bits and no mfma or gemm computed, in program order, the float
+// buffers behind it (not special, two-scale, windowed, with saturation
+// specials or behind a computed conversion; not given to an earlier
+// conversion; only conversions whose result is only stored:
+// StoredOnlyConversions) shifted by a common power of two so that the operand's
+// lowest bit is 2^(e_sub - 2) (e_sub: the target's smallest subnormal
+// exponent), else 2^(e_sub - 1), 2^e_sub, ... up to half the smallest
+// normal, the first for which every value fits, the operand's bound stays
+// at least 4 times the smallest normal (the pass still rounds normal
+// values) and WithSaturationSpecials gives no buffer poorer specials; the
+// shift per step of the operand's lowest bit is measured (a product of two
+// shifted buffers moves it twice). Every kSubnormalShareOneIn-th element
+// of the first buffer then has m with m^power * 2^lo below the smallest
+// normal (power: how many times its element enters the operand, x * x 2),
+// the others' there +-2^exp_lo when they are factors (the group's shift
+// moves the lowest bit more than the first's alone), else 0 (terms of a
+// sum). `p` unchanged where none fits.
+ExactPlan AimSubnormals(const Kernel& k, ExactPlan p) {
+  if (!p.exact) return p;
+  Analysis::AffineCache affine;
+  auto analyse = [&](const std::map<std::string, ExactFormat>& f) {
+    auto an = std::make_unique<Analysis>(k, &f, &affine, /*conversion=*/true, p.level, false, 24, p.to);
+    an->Run();
+    return an;
+  };
+  auto fits = [](const Analysis& an) {
+    if (!an.structural().empty()) return false;
+    for (const Obligation& o : an.obligations())
+      if (!Unrepresentable(o).empty()) return false;
+    return true;
+  };
+  // The saturation specials' level per buffer (-1: none).
+  auto sat_levels = [&](const std::map<std::string, ExactFormat>& f) {
+    ExactPlan q;
+    q.exact = true;
+    q.formats = f;
+    q = WithSaturationSpecials(k, std::move(q));
+    std::map<std::string, int> r;
+    for (const auto& [name, x] : q.formats) r[name] = x.mix_level;
+    return r;
+  };
+  std::unique_ptr<Analysis> an = analyse(p.formats);
+  if (!fits(*an)) return p;
+  // Buffers behind a computed conversion: the saturation and subnormal
+  // passes scale those.
+  std::set<std::string> locked;
+  struct Target {
+    const Op* op;
+    ElemType t;
+    std::set<std::string> deps;
+  };
+  std::vector<Target> targets;
+  std::set<const Op*> seen;
+  for (const Obligation& o : an->obligations()) {
+    if (o.conversion_level == 0) continue;
+    if (o.computed) {
+      locked.insert(o.deps.begin(), o.deps.end());
+      continue;
+    }
+    if (o.extra_bits <= 0 || o.saturates || (o.t != ElemType::kF16 && !IsFp8(o.t))) continue;
+    if (seen.insert(o.op).second) targets.push_back({o.op, o.t, o.deps});
+  }
+  if (targets.empty()) return p;
+  const std::set<const Op*> stored_only = StoredOnlyConversions(k);
+  targets.erase(std::remove_if(targets.begin(), targets.end(),
+                               [&](const Target& t) { return !stored_only.count(t.op); }),
+                targets.end());
+  if (targets.empty()) return p;
+  const std::map<std::string, int> base_levels = sat_levels(p.formats);
+  std::set<std::string> assigned;
+  bool changed = false;
+  for (const Target& tg : targets) {
+    std::vector<const Arg*> bufs;  // argument order; the first leads
+    for (const Arg& a : k.args) {
+      auto f = p.formats.find(a.name);
+      if (!tg.deps.count(a.name) || a.kind != Arg::Kind::kBuffer || a.elem == ElemType::kI32 ||
+          locked.count(a.name) || assigned.count(a.name) || f == p.formats.end())
+        continue;
+      const ExactFormat& x = f->second;
+      if (x.special || x.two_scale || x.k_window > 0 || x.mix_level >= 0 || !x.choices.empty() || x.bits == 0 ||
+          x.sub_period > 0 || x.diagonal != ExactFormat::Diagonal::kNone)
+        continue;
+      bufs.push_back(&a);
+    }
+    if (bufs.empty()) continue;
+    const OperandBound b0 = OperandOf(*an, tg.op);
+    if (b0.mag == 0) continue;
+    auto shifted = [&](int shift) {
+      std::map<std::string, ExactFormat> f = p.formats;
+      for (const Arg* a : bufs) f[a->name].shift += shift;
+      return f;
+    };
+    // The operand's lowest bit per step of the buffers' shift.
+    int slope = 0;
+    {
+      const std::map<std::string, ExactFormat> f = shifted(-1);
+      slope = b0.lo - OperandOf(*analyse(f), tg.op).lo;
+    }
+    if (slope <= 0) continue;
+    // How many times the first buffer's element enters the operand (x * x:
+    // 2): its m enters as m^power.
+    int power = 1;
+    if (bufs.size() > 1) {
+      std::map<std::string, ExactFormat> f = p.formats;
+      f[bufs.front()->name].shift -= 1;
+      power = b0.lo - OperandOf(*analyse(f), tg.op).lo;
+    } else {
+      power = slope;
+    }
+    if (power <= 0) continue;
+    const FloatType ft = FloatInfo(tg.t);
+    const int e_normal = ft.emin_sub + ft.p - 1;  // the smallest normal's exponent
+    for (int lo_t = ft.emin_sub - 2; lo_t <= e_normal - 1; ++lo_t) {
+      const int shift = -static_cast<int>(std::ceil(static_cast<double>(b0.lo - lo_t) / slope));
+      std::map<std::string, ExactFormat> f = shifted(shift);
+      bool representable = true;  // each buffer's values in its own type
+      for (const Arg* a : bufs) {
+        const ExactFormat& x = f[a->name];
+        const FloatType at = FloatInfo(a->elem);
+        representable = representable && x.exp_lo + x.shift >= at.emin_sub &&
+                        std::ldexp(std::ldexp(1.0, x.bits) - 1, x.exp_lo + x.spread + x.shift) <= at.max_finite;
+      }
+      if (!representable) continue;
+      std::unique_ptr<Analysis> trial = analyse(f);
+      if (!fits(*trial)) continue;
+      const OperandBound b = OperandOf(*trial, tg.op);
+      if (b.mag == 0 || b.mag < std::ldexp(1.0, e_normal + 2) || b.lo > e_normal - 1) continue;
+      const ExactFormat& lead = f[bufs.front()->name];
+      // m^power * 2^lo below the smallest normal.
+      int64_t m_max = std::min<int64_t>((int64_t{1} << std::min(e_normal - b.lo, 30)) - 1, (int64_t{1} << lead.bits) - 1);
+      while (m_max > 1 && std::pow(static_cast<double>(m_max), power) >= std::ldexp(1.0, e_normal - b.lo)) --m_max;
+      if (m_max < 1 || std::pow(static_cast<double>(m_max), power) >= std::ldexp(1.0, e_normal - b.lo)) continue;
+      const std::string type(ElemTypeName(tg.t));
+      const int below = ft.emin_sub - b.lo;  // bits of m below the smallest subnormal
+      const std::string ties =
+          below <= 0    ? "; exact subnormals, no ties"
+          : power > 1   ? ""
+          : below == 1  ? "; odd m a tie between two of them"
+                        : absl::StrCat("; m = ", int64_t{1} << (below - 1), " (mod ", int64_t{1} << below,
+                                       ") a tie between two of them");
+      // The others: factors of the operand (the group's shift moves its
+      // lowest bit more than the first's alone) hold their lowest value
+      // +-2^(exp_lo + shift) there, terms of a sum 0.
+      const bool product = slope > power;
+      std::vector<std::string> others;
+      for (size_t i = 1; i < bufs.size(); ++i) {
+        const ExactFormat& x = f[bufs[i]->name];
+        others.push_back(product ? absl::StrCat(bufs[i]->name, " +-2^", x.exp_lo + x.shift) : absl::StrCat(bufs[i]->name, " 0"));
+      }
+      for (const Arg* a : bufs) {
+        ExactFormat& x = f[a->name];
+        x.sub_period = kSubnormalShareOneIn;
+        x.sub_group = bufs.front()->name;
+        x.sub_m_max = a == bufs.front() ? m_max : product ? 1 : 0;
+      }
+      f[bufs.front()->name].sub_note = absl::StrFormat(
+          "the operand of %s then %s * 2^%d%s: %s's subnormals lie in [%g, %g)%s", OpWhere(tg.op),
+          power > 1 ? absl::StrCat("m^", power) : std::string("m"), b.lo,
+          others.empty() ? std::string() : absl::StrCat(" (", absl::StrJoin(others, ", "), " there)"),
+          type, std::ldexp(1.0, ft.emin_sub), std::ldexp(1.0, e_normal), ties);
+      const std::map<std::string, int> lv = sat_levels(f);
+      bool poorer = false;
+      for (const auto& [name, l] : base_levels) {
+        auto it = lv.find(name);
+        const int m = it == lv.end() ? -1 : it->second;
+        poorer = poorer || (l >= 0 && (m < 0 || m > l));
+      }
+      if (poorer) continue;
+      p.formats = std::move(f);
+      for (const Arg* a : bufs) assigned.insert(a->name);
+      an = analyse(p.formats);
+      changed = true;
+      break;
+    }
+  }
+  if (changed) p.conversions = ConversionNotes(an->obligations(), ConversionFedBuffers(k));
+  return p;
+}
+
 }  // namespace
 
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
@@ -1670,7 +1941,44 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
         if (ExactPlan two = Plan(k, /*conversion=*/true, 1, nullptr, p1 - 3, p_last + 1); two.exact)
           p = LongSumTwoScale(k, std::move(two), p1, p_last);
     }
-    if (p.exact) passes.push_back(std::move(p));
+    if (!p.exact) continue;
+    // The level's target types (program order) and those some of whose
+    // conversions this pass leaves exact (fresh-user review 14 F6).
+    std::vector<ElemType> types;
+    std::set<ElemType> unrounded;
+    for (const ConversionNote& n : p.conversions) {
+      if (n.level != level) continue;
+      if (std::find(types.begin(), types.end(), n.to) == types.end()) types.push_back(n.to);
+      if (!n.rounds) unrounded.insert(n.to);
+    }
+    passes.push_back(AimSubnormals(k, std::move(p)));
+    if (types.size() < 2) continue;
+    for (ElemType t : types) {
+      if (!unrounded.count(t)) continue;
+      // The level's other conversions need only lie in range, which may
+      // bound the values' magnitude (fp8's 240) rather than their bits: the
+      // float buffers are scaled down (2^0, 2^-1, ... 2^-16) until the
+      // conversions to t carry p + kConversionExtraBits bits, else the
+      // scale giving them the most.
+      ExactPlan best;
+      int best_bits = 0;
+      for (int j = 0; j <= 16; ++j) {
+        ExactPlan q = Plan(k, /*conversion=*/true, level, nullptr, 0, 0, false, 24, nullptr, t, -j);
+        if (!q.exact) continue;
+        int bits = 0;
+        bool rounds = false;
+        for (const ConversionNote& n : q.conversions)
+          if (n.level == level && n.to == t) {
+            rounds = rounds || n.rounds;
+            bits = std::max(bits, n.bits);
+          }
+        if (!rounds || bits <= best_bits) continue;
+        best = std::move(q);
+        best_bits = bits;
+        if (bits >= FloatInfo(t).p + kConversionExtraBits) break;
+      }
+      if (best.exact) passes.push_back(AimSubnormals(k, std::move(best)));
+    }
   }
   return passes;
 }

@@ -47,6 +47,12 @@ namespace kir {
 // takes the low scale, unless the form says otherwise (low_one_in).
 constexpr int kTwoScaleLowOneIn = 5;
 
+// One element in this many of a conversion pass's buffer behind a
+// conversion to f16 or fp8 of loaded values (no mfma or gemm sum behind it)
+// is in its target's subnormal range (ExactFormat::sub_period; prime to a
+// vector's 2, 4, 8 and 16 elements, so every element position gets them).
+constexpr int kSubnormalShareOneIn = 3;
+
 // How exact-mode inputs of one argument are drawn (hw/check/inputs.h
 // MakeExactInputs).
 struct ExactFormat {
@@ -137,6 +143,21 @@ struct ExactFormat {
   int64_t k_window = 0, k_len = 0, k_block = 0, k_period = 0;
   int k_dim = 0;
   int64_t diagonal_offset = 0;
+  // A subnormal share (the conversion pass, fresh-user review 14 F14: an
+  // fp8 quantisation Q = cvt(X * s) whose values reached the target's
+  // subnormal range in 1 element of 511, and an fp8 flush-to-zero passed):
+  // with sub_period > 0 the elements i with (i + o) mod sub_period = 0 (o
+  // from the seed and sub_group, the first buffer of the group: the same
+  // positions in every buffer of it) are +-m * 2^exp_lo, m in [1,
+  // sub_m_max] (the group's other buffers: sub_m_max 1, +-2^exp_lo, when
+  // they are factors of the operand, 0: +0, when terms), so that the operand of
+  // the conversion they reach (m times the other factors' lowest bits:
+  // PlanConversionPasses measures them) lies in or below its target's
+  // subnormal range, ties between subnormals among them. `sub_note` says
+  // where ("then m * 2^-12 at 8:3: f8e4m3fnuz's subnormals ...").
+  int sub_period = 0;
+  int64_t sub_m_max = 0;
+  std::string sub_group, sub_note;
 
   // "+-m*2^e, m in [1, 15], e = -4", "integers in [-1000, 1000]",
   // "one of {0.5, 1, 1.5, 2}", "special values of the conversion to bf16",
@@ -180,6 +201,11 @@ struct ConversionNote {
   // False: the conversion is exact on these inputs and its rounding is not
   // checked by this pass.
   bool rounds = false;
+  // Its operand carries the pass's extra bits (kConversionExtraBits; the
+  // pass's level and target type); false for a conversion of the pass's
+  // level that another target's pass sizes (its operand need only lie in
+  // range here: it rounds, but seldom from a tie).
+  bool capped = false;
 };
 
 struct ExactPlan {
@@ -194,6 +220,10 @@ struct ExactPlan {
   // with what these inputs give it; empty for exact plans.
   int level = 0;
   std::vector<ConversionNote> conversions;
+  // A target pass (PlanConversionPasses, fresh-user review 14 F6): only the
+  // level's conversions to this type carry the extra bits, the level's
+  // others need only lie in range; kF32: every conversion of the level.
+  ElemType to = ElemType::kF32;
 };
 
 // The number of special values MakeConversionInputs cycles through (a
@@ -390,6 +420,34 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 // alternately negative, so that many values before the chain are exact
 // ties of its first conversion half an ulp below or above a midpoint of its
 // last (fresh-user reviews 10 F3, 12 F5; exact.cc LongSumTwoScale).
+//
+// Sibling targets (fresh-user review 14 F6: one MFMA result converted to
+// f16 and to fp8, sized for fp8's 9 bits, never rounded the f16 conversion,
+// and a ties-away f16 conversion passed): after level L's pass, each other
+// target type of level L whose conversions that pass leaves exact gets a
+// pass of its own (ExactPlan::to, in program order of their first
+// conversion), in which only the level's conversions to that type carry
+// p + kConversionExtraBits bits and the level's others need only lie in
+// range; left out when it would round none of them either. A level whose
+// conversions share one target type gets one pass, as before.
+//
+// Subnormal shares (fresh-user review 14 F14): for each conversion to f16
+// or fp8 of a pass's extra-bit conversions whose operand no mfma or gemm
+// computed and whose result is only stored (through slice and concat, to
+// buffers the kernel does not read: a quantisation Q = cvt(X * s); in
+// `cvt(x * x : f16) + z` the add would hide a subnormal's rounding behind
+// z's larger values), in program order, the float
+// buffers behind it (not special, two-scale, windowed or behind a computed
+// conversion; each for its first such conversion) are shifted by a common
+// power of two (ExactFormat::shift) so that the operand's lowest bit is a
+// quarter of the target's smallest subnormal (else a half, else the
+// smallest subnormal, ...: the first for which every value still fits and
+// no buffer's saturation specials get poorer, WithSaturationSpecials), and
+// every kSubnormalShareOneIn-th element gets a small significand
+// (ExactFormat::sub_period): the operand there is m times that lowest bit,
+// in or below the target's subnormal range, m = 2 (mod 4) a tie between
+// two subnormals. The shift is measured by the analysis on the plan's own
+// values (s's chosen value included), not assumed.
 std::vector<ExactPlan> PlanConversionPasses(const Kernel& k);
 
 // The inputs the saturation and subnormal passes scale when no conversion

@@ -1820,5 +1820,132 @@ end
   }
 }
 
+// Fresh-user review 14 F6: one MFMA result converted to f16 (O) and to
+// f8e4m3fnuz (P). Level 1's pass sizes the sum for fp8's 4 + 5 = 9 bits,
+// so O's conversion never rounded and a ties-away f16 conversion passed.
+// A second pass, for the conversions to f16 only, lets O's operand carry
+// f16's 11 + 5 = 16 bits (P's need only stay within fp8's 240).
+TEST(ConversionPlanTest, SiblingTargetTypesGetAPassEach) {
+  const Kernel k = Parse(R"(kernel k1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 256] strides [256, 1] readonly
+arg B : f8e5m2fnuz[16, 256] strides [256, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg P : f8e4m3fnuz[8, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 256 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2fnuzx8
+    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %o = cvt %s : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o
+  %p = cvt %s : f8e4m3fnuzx4
+  store guarded P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
+end
+)");
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  ASSERT_EQ(passes.size(), 2u);
+  auto note = [](const ExactPlan& p, ElemType to) -> const ConversionNote* {
+    for (const ConversionNote& n : p.conversions)
+      if (n.to == to) return &n;
+    return nullptr;
+  };
+  // The level's pass: every conversion of level 1 capped; fp8's 9 bits bind.
+  EXPECT_EQ(passes[0].to, ElemType::kF32);
+  ASSERT_NE(note(passes[0], ElemType::kF16), nullptr);
+  ASSERT_NE(note(passes[0], ElemType::kF8E4M3FNUZ), nullptr);
+  EXPECT_FALSE(note(passes[0], ElemType::kF16)->rounds);
+  EXPECT_TRUE(note(passes[0], ElemType::kF8E4M3FNUZ)->rounds);
+  EXPECT_EQ(note(passes[0], ElemType::kF8E4M3FNUZ)->bits, 9);
+  // The f16 pass: O's operand of 16 bits, P's only in range (not capped).
+  EXPECT_EQ(passes[1].to, ElemType::kF16);
+  EXPECT_EQ(passes[1].level, 1);
+  const ConversionNote* o = note(passes[1], ElemType::kF16);
+  const ConversionNote* p = note(passes[1], ElemType::kF8E4M3FNUZ);
+  ASSERT_NE(o, nullptr);
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(o->rounds);
+  EXPECT_TRUE(o->capped);
+  EXPECT_EQ(o->bits, 16);
+  EXPECT_FALSE(p->capped);
+  EXPECT_TRUE(UnroundedConversions(passes).empty());
+  // One target type per level: one pass, as before (the same kernel without P).
+  const Kernel one = Parse(R"(kernel k1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 256] strides [256, 1] readonly
+arg B : f8e5m2fnuz[16, 256] strides [256, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 256 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2fnuzx8
+    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %o = cvt %s : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o
+end
+)");
+  std::vector<ExactPlan> single = PlanConversionPasses(one);
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_EQ(single[0].to, ElemType::kF32);
+}
+
+// Fresh-user review 14 F14: Q = cvt(X * s) to f8e4m3fnuz without an MFMA.
+// X +-m*2^-9 (9 bits) and s = 2 put X * s in f8e4m3fnuz's subnormal range
+// [2^-10, 2^-7) (bias 8, 3 mantissa bits) for m = 1 only. X is now shifted
+// so that X * s has steps of 2^-12, a quarter of the smallest subnormal:
+// X +-m*2^-13, and every 3rd element's m is at most 31 (m * 2^-12 < 2^-7),
+// m = 2 (mod 4) (odd multiples of 2^-11) a tie between two subnormals.
+// Counted on the generated inputs: at least the 170 of 512 elements of
+// the share lie in or below the subnormal range, and ties among them.
+TEST(ConversionPlanTest, QuantisationInputsReachTheFp8Subnormals) {
+  const Kernel k = Parse(R"(kernel q1
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg X : f32[512] strides [1] readonly
+arg Q : f8e4m3fnuz[512] strides [1] writeonly
+arg s : f32
+  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
+  %y = mul %x, s
+  %q = cvt %y : f8e4m3fnuzx4
+  store Q[(wg.x * 64 + tid.x) * 4], %q
+end
+)");
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  ASSERT_EQ(passes.size(), 1u);
+  EXPECT_EQ(passes[0].formats.at("X").Describe(),
+            "+-m*2^e, m in [1, 511], e = -13; every 3rd element (from a seeded offset) +-m*2^e, m in [1, 31], e = "
+            "-13 (the operand of 10:3: '%q = cvt %y : f8e4m3fnuzx4' then m * 2^-12: f8e4m3fnuz's subnormals lie "
+            "in [0.000976562, 0.0078125); m = 2 (mod 4) a tie between two of them)");
+  EXPECT_EQ(passes[0].formats.at("s").Describe(), "one of {2}");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    KernelData d = MakeConversionInputs(k, passes[0], seed);
+    int sub = 0, ties = 0;
+    for (int64_t i = 0; i < 512; ++i) {
+      uint32_t bits;
+      d.buffers["X"].Read(4 * i, &bits, 4);
+      const double y = 2.0 * std::fabs(static_cast<double>(F32FromBits(bits)));
+      if (y > 0 && y < std::ldexp(1.0, -7)) ++sub;
+      // An odd multiple of 2^-11 below 2^-7: halfway between two multiples of 2^-10.
+      const double u = std::ldexp(y, 11);
+      if (y < std::ldexp(1.0, -7) && u == std::floor(u) && std::fmod(u, 2.0) == 1.0) ++ties;
+    }
+    EXPECT_GE(sub, 170) << "seed " << seed;
+    EXPECT_GE(ties, 20) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace kir

@@ -299,10 +299,18 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
       const uint64_t h = Hash(name, seed) ^ salt ^ 0x706572696f64ull;
       periodic[name] = {h % static_cast<uint64_t>(f.low_period), (h >> 32) & 1};
     }
+  // Subnormal shares (ExactFormat::sub_period): per buffer, the offset o of
+  // its group (from the seed and the group's first buffer: the same
+  // positions in each buffer of the group).
+  std::map<std::string, uint64_t> sub_offsets;
+  for (const auto& [name, f] : plan.formats)
+    if (f.sub_period > 0)
+      sub_offsets[name] = (Hash(f.sub_group, seed) ^ salt ^ 0x7375626e6f726dull) % static_cast<uint64_t>(f.sub_period);
   // The formats are copied into the fillers, which outlive `plan`.
   return Fill(
       k, seed, salt,
-      [formats = plan.formats, negative_one_in, periodic](const Arg& a, uint64_t& s, uint64_t i) -> uint32_t {
+      [formats = plan.formats, negative_one_in, periodic, sub_offsets](const Arg& a, uint64_t& s,
+                                                                      uint64_t i) -> uint32_t {
         auto it = formats.find(a.name);
         if (it == formats.end() || it->second.special) return 0;
         const ExactFormat& f = it->second;
@@ -330,6 +338,14 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         const bool negative = !low                      ? r % neg_in == neg_in - 1
                               : per != periodic.end() ? (j + per->second.second) % 2 == 1
                                                       : r % 2 == 1;
+        // A subnormal share's element: +-m * 2^exp_lo, m in [1, sub_m_max]
+        // (its sign drawn as the others').
+        if (const auto so = f.sub_period > 0 ? sub_offsets.find(a.name) : sub_offsets.end();
+            so != sub_offsets.end() && (i + so->second) % static_cast<uint64_t>(f.sub_period) == 0) {
+          if (f.sub_m_max <= 0) return 0;  // a term of a sum: +0
+          const double ms = f.sub_m_max > 1 ? static_cast<double>(1 + (r >> 8) % static_cast<uint64_t>(f.sub_m_max)) : 1.0;
+          return FloatBits(a.elem, (negative != f.negate ? -ms : ms) * std::ldexp(1.0, f.exp_lo + f.shift));
+        }
         if (low && f.low_spread > 0 && (per != periodic.end() ? j % 8 != 0 && j % 8 != 5 : (r >> 2) % 4 != 0))
           e += f.low_spread;  // 3 in 4 of them
         const double mm = low ? 1.0 : m;  // the low scale: +-2^exp_lo (or 2^(exp_lo + low_spread))

@@ -79,7 +79,11 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // WithSaturationSpecials) holds at element i value (i + o') mod 37 of
 // SaturationSpecials when that index is below their count (NaNs with
 // payloads from the element's stream), else its +-m * 2^e. K windows as
-// MakeExactInputs'.
+// MakeExactInputs'. A subnormal share (ExactFormat::sub_period, fresh-user
+// review 14 F14): element i with (i + o) mod sub_period = 0 (o from the
+// seed and the form's sub_group, the same in each buffer of the group) is
+// +-m * 2^(exp_lo + shift), m uniform in [1, sub_m_max] (its sign drawn as
+// the others'), before saturation specials are placed.
 KernelData MakeConversionInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed);
 
 // The element indices (byte offset / element bytes, via a's strides) of the

@@ -2039,5 +2039,114 @@ arg alpha : f32
       << own.text;
 }
 
+// Fresh-user review 14 F6: O f16 = cvt(s) and P f8e4m3fnuz = cvt(s) of one
+// K = 256 fp8 MFMA loop. The conversion pass sized s for fp8's 9 bits and
+// left O's conversion exact; an f16 conversion whose ties go away from
+// zero (the review's m12b: each operand times 1 + 2^-23 before its
+// v_cvt_f16_f32, which moves an exact tie up and leaves the values of few
+// bits otherwise unchanged) failed only the subnormal pass's chance ties,
+// and passed seeds 3 to 6. The f16 conversions now get a pass of their own
+// ("conversion (to f16)"), whose operands carry f16's 11 + 5 bits.
+constexpr char kReview14F6Kernel[] = R"(kernel k1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 256] strides [256, 1] readonly
+arg B : f8e5m2fnuz[16, 256] strides [256, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg P : f8e4m3fnuz[8, 16] strides [16, 1] writeonly
+arg alpha : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 256 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e5m2fnuzx8
+    %d = mfma f32_16x16x32_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %o = cvt %s : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o
+  %p = cvt %s : f8e4m3fnuzx4
+  store guarded P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
+end
+)";
+
+TEST_F(DefaultCheckTest, Review14F6F16BesideFp8OfOneMfmaResultIsRounded) {
+  const Compiled c = CompileText(kReview14F6Kernel);
+  const std::string away = BeforeConversions(
+      c, {"v_cvt_f16_f32"}, 1,
+      [](const std::string& s, const std::string&) { return absl::StrCat("  v_mul_f32 ", s, ", 0x3f800001, ", s, "\n"); },
+      "ties_away_f16.hsaco");
+  Expect(c, {away});
+  // Seed 3 (the review's passing seed): the f16 pass is what fails it.
+  std::string text;
+  EXPECT_FALSE(Passes(c, away, 3, &text));
+  EXPECT_NE(text.find("in the conversion (to f16) pass"), std::string::npos) << text;
+  RunReport r = Run(c, Write(c, c.assembly, "k1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: conversion (seed 1, to f16): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("it may round 18:3: '%o = cvt %s : f16x4' (to f16, operands of up to 16 significand bits, 5 "
+                        "beyond f16's: often an exact tie), 20:3: '%p = cvt %s : f8e4m3fnuzx4' (to f8e4m3fnuz, "
+                        "operands of up to 16 significand bits, sized for the conversions to f16: seldom a tie)"),
+            std::string::npos)
+      << r.text;
+}
+
+// Fresh-user review 14 F14: an fp8 quantisation without an MFMA, Q =
+// cvt(X * s) to f8e4m3fnuz (and R = cvt(X * s) to bf16, partial). No pass
+// put X * s into f8e4m3fnuz's subnormal range [2^-10, 2^-7) but by chance
+// (1 element in 511), so a flush to zero of |x| < 2^-7 (0x3c000000)
+// before v_cvt_pk_fp8_f32 passed seeds 1, 2, 4 and 5 (every element) and 1
+// to 3 (one element per lane). Now every 3rd element of X puts X * s
+// there, ties between subnormals among them.
+constexpr char kReview14F14Kernel[] = R"(kernel q1
+target gfx942
+workgroup 64 1 1
+grid 2 1 1
+arg X : f32[512] strides [1] readonly
+arg Q : f8e4m3fnuz[512] strides [1] writeonly
+arg R : bf16[500] strides [1] writeonly
+arg s : f32
+  %x = load X[(wg.x * 64 + tid.x) * 4] : f32x4
+  %y = mul %x, s
+  %q = cvt %y : f8e4m3fnuzx4
+  store Q[(wg.x * 64 + tid.x) * 4], %q
+  %r = cvt %y : bf16x4
+  store guarded R[(wg.x * 64 + tid.x) * 4], %r
+end
+)";
+
+TEST_F(DefaultCheckTest, Review14F14Fp8QuantisationFlushToZeroFails) {
+  const Compiled c = CompileText(kReview14F14Kernel);
+  auto flush = [](const std::string& s, const std::string& t) { return FlushBelow("0x3c000000", s, t); };
+  // Every element; then only the first operand of the first conversion
+  // (one element per lane, the review's mutant_one).
+  const std::string all = BeforeConversions(c, {"v_cvt_pk_fp8_f32"}, 2, flush, "ftz_all.hsaco");
+  Compiled first = c;
+  {
+    const std::regex cvt(R"(\n(\s*v_cvt_pk_fp8_f32\s+v\d+,\s*(v\d+)))");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(c.assembly, m, cvt)) << c.assembly;
+    const std::regex next_free(R"(\.amdhsa_next_free_vgpr (\d+))");
+    std::smatch nf;
+    ASSERT_TRUE(std::regex_search(c.assembly, nf, next_free)) << c.assembly;
+    const int free_v = std::stoi(nf[1].str());
+    first.assembly = c.assembly;
+    first.assembly.insert(static_cast<size_t>(m.position(0)) + 1, flush(m[2].str(), absl::StrCat("v", free_v)));
+    first.assembly = std::regex_replace(first.assembly, next_free, absl::StrCat(".amdhsa_next_free_vgpr ", free_v + 1));
+  }
+  const std::string one = Write(first, first.assembly, "ftz_one.hsaco");
+  Expect(c, {all, one});
+  RunReport r = Run(c, Write(c, c.assembly, "q1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  // X * s (s = 2) in steps of 2^-12, a quarter of the smallest subnormal
+  // 2^-10: X +-m*2^-13; m * 2^-12 < 2^-7 for m <= 31.
+  EXPECT_NE(r.text.find("every 3rd element (from a seeded offset) +-m*2^e, m in [1, 31], e = -13 (the operand of "
+                        "11:3: '%q = cvt %y : f8e4m3fnuzx4' then m * 2^-12: f8e4m3fnuz's subnormals lie in "
+                        "[0.000976562, 0.0078125); m = 2 (mod 4) a tie between two of them)"),
+            std::string::npos)
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kir

@@ -355,10 +355,16 @@ std::string ConversionsText(const ExactPlan& plan) {
       exact.push_back(n.where);
       continue;
     }
+    // A target pass's other conversions of its level (ExactPlan::to): sized
+    // for the pass's target, seldom a tie of theirs.
     std::string d = n.bits == 0 ? absl::StrCat("to ", to, ", special values")
-                    : n.level == plan.level
+                    : n.level == plan.level && n.capped
                         ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
                                        n.bits - n.target_p, " beyond ", to, "'s: often an exact tie")
+                    : n.level == plan.level
+                        ? absl::StrCat("to ", to, ", operands of up to ", n.bits,
+                                       " significand bits, sized for the conversions to ",
+                                       std::string(ElemTypeName(plan.to)), ": seldom a tie")
                         : absl::StrCat("to ", to, ", the rounded results of the level before it");
     if (!by.count(d)) order.push_back(d);
     by[d].push_back(n.where);
@@ -389,10 +395,11 @@ std::string ConversionsText(const ExactPlan& plan) {
 }
 
 // The "inputs: ..." line of a pass. `unrounded`: the conversions no
-// conversion pass rounds (UnroundedConversions).
+// conversion pass rounds (UnroundedConversions). `conversion_levels`: the
+// chain levels of the conversion passes.
 std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
                        uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered,
-                       int conversion_passes, const std::vector<std::string>& unrounded) {
+                       int conversion_levels, const std::vector<std::string>& unrounded) {
   // The pass that runs instead of an adversarial one beside an mfma/gemm.
   const std::string no_dr = unordered && HasHalfFma(k)
                                 ? "; beside an mfma/gemm no adversarial pass runs (it needs bit identity), so "
@@ -425,8 +432,9 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
       bool saturation = false;
       for (const auto& [name, f] : plan.formats) saturation = saturation || f.mix_level >= 0;
       return absl::StrCat("inputs: conversion (seed ", seed,
-                          conversion_passes > 1 ? absl::StrCat(", chain level ", plan.level, " of ", conversion_passes)
+                          conversion_levels > 1 ? absl::StrCat(", chain level ", plan.level, " of ", conversion_levels)
                                                 : std::string(),
+                          plan.to != ElemType::kF32 ? absl::StrCat(", to ", std::string(ElemTypeName(plan.to))) : std::string(),
                           "): ", absl::StrJoin(parts, "; "),
                           "; floats negative with probability 1/8; every mfma or gemm sum is exact, so both sides "
                           "hold every value before a conversion bit for bit and the stored codes must equal the "
@@ -567,6 +575,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // One pass per chain level (PlanConversionPasses: f32 -> f16 -> fp8 gets
   // a pass whose f16 conversion rounds and one whose fp8 conversion does).
   std::vector<ExactPlan> conv_plans;
+  int conv_levels = 0;  // their chain levels (a level's target passes count once)
   if (!user && (opts.inputs == InputMode::kConversion ||
                 (opts.inputs == InputMode::kAuto && HasNarrowingConversion(k)))) {
     conv_plans = PlanConversionPasses(k);
@@ -579,6 +588,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     // With saturation specials where values reach a conversion through
     // elementwise ops (fresh-user review 8 F1).
     for (ExactPlan& c : conv_plans) c = WithSaturationSpecials(k, std::move(c));
+    for (const ExactPlan& c : conv_plans) conv_levels = std::max(conv_levels, c.level);
     if (conv_plans.empty() && opts.inputs == InputMode::kConversion)
       return absl::FailedPreconditionError(absl::StrCat(
           "conversion inputs are impossible for kernel '", k.name, "': ",
@@ -648,7 +658,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       passes.push_back(PassSpec{InputMode::kConversion, &c});
       // A chain's levels each to their own --dump files (fresh-user review
       // 12 F9: they shared "conversion.", the last level's files remained).
-      if (conv_plans.size() > 1) passes.back().dump_tag = absl::StrCat("conversion-", c.level, ".");
+      // A level's target passes (fresh-user review 14 F6) by their type:
+      // "conversion-f16.", "conversion-1-f16.".
+      if (conv_plans.size() > 1 && (conv_levels > 1 || c.to != ElemType::kF32))
+        passes.back().dump_tag =
+            absl::StrCat("conversion", conv_levels > 1 ? absl::StrCat("-", c.level) : std::string(),
+                         c.to != ElemType::kF32 ? absl::StrCat("-", std::string(ElemTypeName(c.to))) : std::string(), ".");
     }
   };
   if (user) {
@@ -792,11 +807,18 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       base_failed = std::string(m.status().message());
   }
   auto passes_planned = [&] { return passes.size() + (sat_pending ? sat_passes : 0); };
-  // "conversion (chain level 2 of 3)" when a chain has several passes.
+  // "conversion (chain level 2 of 3)" when a chain has several passes,
+  // "conversion (to f16)" for a level's target pass (fresh-user review 14
+  // F6), "conversion (chain level 1 of 2, to f16)".
   auto pass_name = [&](size_t at) {
     std::string n = absl::StrCat(InputModeName(passes[at].mode), passes[at].suffix);
-    if (passes[at].mode == InputMode::kConversion && conv_plans.size() > 1 && passes[at].conv != nullptr)
-      absl::StrAppend(&n, " (chain level ", passes[at].conv->level, " of ", conv_plans.size(), ")");
+    const ExactPlan* c = passes[at].conv;
+    if (passes[at].mode == InputMode::kConversion && c != nullptr && (conv_levels > 1 || c->to != ElemType::kF32)) {
+      std::vector<std::string> parts;
+      if (conv_levels > 1) parts.push_back(absl::StrCat("chain level ", c->level, " of ", conv_levels));
+      if (c->to != ElemType::kF32) parts.push_back(absl::StrCat("to ", std::string(ElemTypeName(c->to))));
+      absl::StrAppend(&n, " (", absl::StrJoin(parts, ", "), ")");
+    }
     return n;
   };
   for (size_t pi = 0; pi < passes.size(); ++pi) {
@@ -998,7 +1020,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
          : mode == InputMode::kSaturation || mode == InputMode::kSubnormal ? passes[pi].sat_line + passes[pi].reach_line
               : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
-                           pi > 0 && passes[0].mode == InputMode::kExact, unordered, static_cast<int>(conv_plans.size()),
+                           pi > 0 && passes[0].mode == InputMode::kExact, unordered, conv_levels,
                            unrounded);
     // Where the values of each output a saturation or subnormal pass aimed
     // at actually lay (review 12 F9.4: the line said "around and beyond the

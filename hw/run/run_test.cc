@@ -1068,10 +1068,19 @@ TEST_F(RunReportTest, InputModesAndTheirPasses) {
   // and the mul only) are NaN and +-inf: f16's max (65504) or a value near
   // it plus the other operand would leave f16's range in the add, which
   // the conversion pass requires of values both sides hold (range only).
-  EXPECT_NE(r->text.find("\ninputs: conversion (seed 1): x +-m*2^e, m in [1, 2047], e in [-14, -11]; 3 in 37 "
+  // Subnormal share (fresh-user review 14 F14): the operand's lowest bit
+  // aimed at 2^-26, a quarter of f16's smallest subnormal, needs x's and
+  // y's below f16's own 2^-24; 2^-25 and 2^-24 likewise, so x and y are
+  // shifted by 2^-10 to e in [-24, -21] (operand steps 2^-23), and every
+  // 3rd element of x has m * 2^-23 < 2^-14, f16's smallest normal: m in
+  // [1, 511], y (a term of the sum) 0 there.
+  EXPECT_NE(r->text.find("\ninputs: conversion (seed 1): x +-m*2^e, m in [1, 2047], e in [-24, -21]; every 3rd "
+                         "element (from a seeded offset) +-m*2^e, m in [1, 511], e = -24 (the operand of 17:3: '%h = "
+                         "cvt %r : f16x4' then m * 2^-23 (y 0 there): f16's subnormals lie in "
+                         "[5.96046e-08, 6.10352e-05); exact subnormals, no ties); 3 in 37 "
                          "elements (at every position) NaN, +-inf (saturation of the conversion to f16); y +-m*2^e, "
-                         "m in [1, 2047], e in [-14, -11]; 3 in 37 elements (at every position) NaN, +-inf "
-                         "(saturation of the conversion to f16); "),
+                         "m in [1, 2047], e in [-24, -21]; at x's every 3rd element 0; 3 in 37 elements (at "
+                         "every position) NaN, +-inf (saturation of the conversion to f16); "),
             std::string::npos)
       << r->text;
   EXPECT_NE(r->text.find("it may round 17:3: '%h = cvt %r : f16x4' (to f16, operands of up to 16 significand bits, 5 "
