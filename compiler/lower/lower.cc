@@ -90,6 +90,11 @@ int LowerCtx::Srd(const std::string& arg) {
   auto done = srd_.find(arg);
   if (done != srd_.end()) return done->second;
   int q = srd_pending_.at(arg);
+  if (auto pending = kernarg_load_pending_.find(arg); pending != kernarg_load_pending_.end()) {
+    b_.Emit(Opc::kSLoadDwordx2,
+            {MirBuilder::S(q, 0, 2), MirBuilder::S(kernarg_, 0, 2), MOperand::Imm(pending->second)});
+    kernarg_load_pending_.erase(pending);
+  }
   const Arg* a = k_.FindArg(arg);
   if (a->SizeBytes() >= kWideBufferBytes) {
     // Only the pointer, in an SGPR pair: each window's SRD is built from it (WideSrd).
@@ -163,8 +168,11 @@ absl::Status LowerCtx::Run() {
     if (slot.is_buffer) {
       const bool wide = k_.FindArg(slot.name)->SizeBytes() >= kWideBufferBytes;
       int q = wide ? f.NewVReg(RegClass::kSgpr, 2, 2) : f.NewVReg(RegClass::kSgpr, 4, 4);
-      b_.Emit(Opc::kSLoadDwordx2, {MirBuilder::S(q, 0, 2), MirBuilder::S(kernarg_, 0, 2),
-                                   MOperand::Imm(slot.offset)});
+      if (kernarg_loads_at_first_use_)
+        kernarg_load_pending_[slot.name] = slot.offset;
+      else
+        b_.Emit(Opc::kSLoadDwordx2, {MirBuilder::S(q, 0, 2), MirBuilder::S(kernarg_, 0, 2),
+                                     MOperand::Imm(slot.offset)});
       srd_pending_[slot.name] = q;
     } else {
       int s = b_.NewS();
@@ -305,6 +313,7 @@ absl::StatusOr<LoweredKernel> LowerKernel(const Kernel& k, const TargetInfo& tar
   LoweredKernel out;
   LowerCtx ctx(k, target, out);
   ctx.acc_in_agprs_ = target.mfma_acc_in_agprs || options.mfma_acc_in_agprs;
+  ctx.kernarg_loads_at_first_use_ = options.kernarg_loads_at_first_use;
   ctx.filename_ = std::string(filename);
   absl::Status st = ctx.Run();
   if (!st.ok()) return st;

@@ -32,6 +32,12 @@ struct LowerOptions {
   // VGPRs plus 256 AGPRs (512 registers), at the cost of v_accvgpr_read_b32
   // copies where the accumulators leave the MFMAs.
   bool mfma_acc_in_agprs = false;
+  // Each buffer's pointer loaded (s_load_dwordx2 from the kernarg segment)
+  // where its SRD is first needed, not all at the kernel's entry: the
+  // pipeline's retry in the source's order (fresh-user review 15 F3: 24
+  // input buffers' SRDs, 4 SGPRs each, all live from the entry, ran out of
+  // SGPRs).
+  bool kernarg_loads_at_first_use = false;
 };
 
 // Lowers `k` (already validated for `target`) to MIR. Errors name the KIR op

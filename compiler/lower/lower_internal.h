@@ -145,6 +145,8 @@ class LowerCtx {
   LoweredKernel& out_;
   // MFMA accumulators live in AGPRs (LowerOptions::mfma_acc_in_agprs; always on gfx908).
   bool acc_in_agprs_ = false;
+  // LowerOptions::kernarg_loads_at_first_use.
+  bool kernarg_loads_at_first_use_ = false;
   MirBuilder b_;
   IndexScope scope_;
   int cur_op_ = -1;
@@ -166,6 +168,9 @@ class LowerCtx {
   void KeepGuardValue(const std::string& key, int vreg);
   std::map<std::string, int> srd_;          // buffer arg -> SRD quad vreg (finished)
   std::map<std::string, int> srd_pending_;  // buffer arg -> SRD quad with only the pointer loaded
+  // LowerOptions::kernarg_loads_at_first_use: buffer arg -> its pointer's
+  // kernarg offset, for the s_load Srd() emits at the first use.
+  std::map<std::string, int64_t> kernarg_load_pending_;
   std::map<std::string, int> scalar_args_;  // scalar arg -> SGPR vreg
   std::map<std::string, int64_t> lds_offset_;
   int kernarg_ = -1;                        // s[0:1]

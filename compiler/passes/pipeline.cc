@@ -88,6 +88,8 @@ absl::Status RunPromote(PassState& s, Counters& c) {
 absl::Status RunLower(PassState& s, Counters&) {
   LowerOptions lo;
   lo.mfma_acc_in_agprs = s.acc_in_agprs;
+  // The retry in the source's order: no pointer loaded before it is needed.
+  lo.kernarg_loads_at_first_use = s.conservative_schedule;
   absl::StatusOr<LoweredKernel> lk = LowerKernel(s.r.kernel, s.t, s.filename, lo);
   if (!lk.ok()) return lk.status();
   s.r.lowered = *std::move(lk);
