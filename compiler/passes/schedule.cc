@@ -290,15 +290,6 @@ class RegPressure {
       if (!x_.live[r] && x_.readers[r] - Reads(i, r) > 0) d += f_.vregs[r].count;
     return d;
   }
-  // The fewest readers still to issue of a live value `i` reads (a large
-  // number when it reads none): the lower, the closer `i` brings a value to
-  // its death.
-  int NearestDeath(int i) const {
-    int m = std::numeric_limits<int>::max();
-    for (int r : uses_[i])
-      if (x_.live[r]) m = std::min(m, x_.readers[r]);
-    return m;
-  }
   // True if issuing `i` keeps the pressure within the budget, or lowers it.
   bool Fits(int i) const {
     int d = Delta(i);
@@ -491,7 +482,6 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
   // occupancy of the original order (its peak arch VGPR and AGPR pressure
   // over all regions).
   int64_t vgpr_budget = options.vgpr_budget;
-  bool over_launch_cap = false;
   if (vgpr_budget < 0) {
     int64_t vpeak = 0, apeak = 0;
     LiveSweep vsweep(f, RegClass::kVgpr, first, last), asweep(f, RegClass::kAgpr, first, last);
@@ -504,16 +494,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       apeak = std::max(apeak, a.OriginalTotalPeak());
     }
     const int64_t ceiling = OccupancyCeiling(t, vpeak, apeak, options.max_waves_per_simd, options.min_waves_per_simd);
-    // The original order's peak is over what a wave of this workgroup may
-    // allocate (its waves must all fit the SIMDs at once: the ceiling at the
-    // workgroup's waves per SIMD): the budget is that ceiling, below the
-    // original peak, and a region's schedule is kept when it is lower than
-    // the original's (fresh-user review 15 F2: eight load/mul/store chains
-    // written loads first in a 1024-thread workgroup kept 145 VGPRs of a cap
-    // of 128 where chain order needs 49).
-    over_launch_cap = vpeak > ceiling;
-    vgpr_budget = over_launch_cap ? std::max<int64_t>(1, ceiling - kVgprAlignmentSlack)
-                                  : std::max(vpeak, ceiling - kVgprAlignmentSlack);
+    vgpr_budget = std::max(vpeak, ceiling - kVgprAlignmentSlack);
   }
   LiveSweep sgpr_sweep(f, RegClass::kSgpr, first, last), vgpr_sweep(f, RegClass::kVgpr, first, last);
   PressureScratch vscratch(nv);
@@ -548,7 +529,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       RegPressure sgprs(f, RegClass::kSgpr, lo, hi, first, refs, sgpr_sweep.LiveIn(lo, hi), kSgprSoftBudget,
                         t.max_sgprs - kSgprAlignmentSlack, false, scratch);
       RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_sweep.LiveIn(lo, hi),
-                        std::numeric_limits<int64_t>::max(), vgpr_cap, !over_launch_cap, vscratch);
+                        std::numeric_limits<int64_t>::max(), vgpr_cap, true, vscratch);
       // A wave's issue timeline, in cycles: one instruction per 4 cycles; an
       // instruction can start once every predecessor's latency has passed
       // (avail), an MFMA also once the previous MFMA has left the matrix pipe
@@ -592,14 +573,6 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
           if (soonest < 0 || at < start(soonest)) soonest = c;
         }
         if (i < 0) i = soonest;
-        // Over the workgroup's launch cap, the one that brings a live value
-        // closest to its death (then the first in the original order): the
-        // original order is what overshot it (fresh-user review 15 F2: the
-        // next load of eight chains' loads, where the first chain's muls and
-        // stores would free its registers).
-        if (i < 0 && over_launch_cap)
-          for (int c : ready_in_order)
-            if (i < 0 || vgprs.NearestDeath(c) < vgprs.NearestDeath(i)) i = c;
         if (i < 0) i = *ready_in_order.begin();
         ready.erase(i);
         ready_in_order.erase(i);
@@ -645,24 +618,15 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     std::vector<int> order;
     int64_t original_peak = 0;
     int64_t peak = schedule(vgpr_budget, &order, &original_peak);
-    // As RegPressure's at_least_original (over the launch cap: the budget).
-    const int64_t limit = over_launch_cap ? vgpr_budget : std::max(vgpr_budget, original_peak);
+    const int64_t limit = std::max(vgpr_budget, original_peak);  // as RegPressure's at_least_original
     int64_t cap = limit;
-    std::vector<int> best_order = order;  // over the launch cap: the lowest peak found
-    int64_t best_peak = peak;
-    // Over the launch cap (where the alternative is a refusal) a few more.
-    const int retries = over_launch_cap ? 4 * kPressureRetries : kPressureRetries;
-    for (int attempt = 0; attempt < retries && peak > limit && cap > 1; ++attempt) {
-      cap = std::max<int64_t>(1, cap - (peak - limit));
+    for (int attempt = 0; attempt < kPressureRetries && peak > limit; ++attempt) {
+      cap -= peak - limit;
       order.clear();
       peak = schedule(cap, &order, &original_peak);
-      if (peak < best_peak) best_order = order, best_peak = peak;
       if (stats != nullptr) ++stats->pressure_retries;
     }
-    if (over_launch_cap && peak > limit && best_peak < original_peak) {
-      order = std::move(best_order);
-      peak = best_peak;
-    } else if (peak > limit) {
+    if (peak > limit) {
       order.clear();
       for (int i = 0; i < n; ++i) order.push_back(i);
       peak = original_peak;
