@@ -521,7 +521,9 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // Multiplies the carrier (only != "") or another argument behind the
       // output (not the carrier or its companions) by about `f`; the factor
       // the stored values take.
-      auto scale_further = [&](double f, bool carrier_only) -> double {
+      // `step`: a buffer takes at least a factor 2 (the confirming runs'
+      // retry).
+      auto scale_further = [&](double f, bool carrier_only, bool step = false) -> double {
         std::set<std::string> exclude;
         if (carrier_only) {
           for (const std::string& name : aims[i].out->behind)
@@ -536,7 +538,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         const Arg* ca = k.FindArg(carrier);
         double want_f = carrier_only ? std::pow(f, 1.0 / enters) : f;
         if (!(carrier_only && ca != nullptr && ca->kind == Arg::Kind::kScalar))
-          want_f = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(want_f))));
+          want_f = std::ldexp(1.0, std::max(step ? 1 : 0, static_cast<int>(std::floor(std::log2(want_f)))));
         if (!(want_f > 1)) return 1;
         std::string c2;
         double s2 = 1;
@@ -588,7 +590,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           --trials;  // counted apart
           ++confirm_trials;
           if (confirmed >= 25 || confirm_trials == kConfirmTrials) break;
-          const double f = scale_further(2, /*carrier_only=*/false);
+          double f = scale_further(2, /*carrier_only=*/false, /*step=*/true);
+          if (f == 1) f = scale_further(2, /*carrier_only=*/true, /*step=*/true);
           if (f == 1) break;
           further *= f;
         }
@@ -702,6 +705,10 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         for (const std::string& name : diagonals)
           if (const Arg* a = k.FindArg(name); a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value())
             inf_blocks = true;
+        // f16 and bf16 convert a value beyond their max to inf, as they do
+        // an inf: the -max pass keeps its finite values there (an f32
+        // overflow would make them all inf).
+        const bool beyond_is_inf = to == ElemType::kF16 || to == ElemType::kBF16;
         const Arg* carrier_arg = k.FindArg(carrier);
         const bool scalar_overflows = carrier_arg != nullptr && carrier_arg->kind == Arg::Kind::kScalar &&
                                       carrier_arg->elem == ElemType::kF32 && also.empty() &&
@@ -721,7 +728,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           s.sign = sign;
           if (sign < 0)
             for (const std::string& c : negated) s.sat.formats[c].negate = true;
-          if (sign < 0 && !inf_blocks && !f32_overflow && scalar_overflows) {
+          if (sign < 0 && !inf_blocks && !f32_overflow && scalar_overflows && !beyond_is_inf) {
             // kOverflowShare of the measured values (times the further
             // factor) at or beyond f32's overflow, the rest finite.
             overflow_factor = F32OverflowFactor(
@@ -790,10 +797,15 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
               if (a == nullptr) continue;
               const std::string t(ElemTypeName(a->elem));
               if (!overflows) {
-                parts.push_back(absl::StrCat(
-                    "no inf reached ", name, "'s conversion: its inf path (inf to ",
-                    ExactBits(a->elem, HUGE_VAL).has_value() ? "inf" : "max", ") is not checked (no operand type "
-                    "has inf and no f32 scalar scales the result after its mfma or gemm sums)"));
+                parts.push_back(
+                    beyond_is_inf && scalar_overflows
+                        ? absl::StrCat("no inf reached ", name, "'s conversion (no operand type has inf; ",
+                                       carrier, " is not scaled past f32's range: ", t,
+                                       " converts the values beyond its max to inf, as it does an inf)")
+                        : absl::StrCat("no inf reached ", name, "'s conversion: its inf path (inf to ",
+                                       ExactBits(a->elem, HUGE_VAL).has_value() ? "inf" : "max",
+                                       ") is not checked (no operand type has inf and no f32 scalar scales the "
+                                       "result after its mfma or gemm sums)"));
                 continue;
               }
               auto it = std::find_if(infs.begin(), infs.end(), [&](const auto& c) { return c.first == name; });
