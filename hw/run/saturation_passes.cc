@@ -504,15 +504,16 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // F12: a clamp at 32768 or 49152, or an f16 or bf16 conversion that
       // saturated instead of overflowing to inf, passed): the measured
       // median times `further`, the factor that puts kBeyondShare of the
-      // measured values at or beyond the max: the carrier as far as its range and exactness allow
-      // (by the e-th root when it enters e times), then a second carrier
-      // behind the output for the rest (B after A), then, for an f32
-      // scalar applied after every mfma/gemm sum (OverflowsAlike), a power
-      // of two past f32's range: its products beyond f32's max are +-inf on
-      // both sides (bf16's max lies just below f32's). A reference-only
-      // run of the final inputs (at most kConfirmTrials) confirms that at
-      // least a quarter of the values stored are at or beyond the max; when
-      // not, a second carrier takes a further factor 4.
+      // measured values at or beyond the max: the carrier as far as its
+      // range and exactness allow (by the e-th root when it enters e
+      // times), then, for an f32 scalar carrier and its companions applied
+      // after every mfma/gemm sum (OverflowsAlike), the rest, past f32's
+      // range if need be (its products beyond f32's max are +-inf on both
+      // sides; bf16's max lies just below f32's), then a second carrier
+      // behind the output (B after A). At most kConfirmTrials
+      // reference-only runs of the final inputs confirm that at least a
+      // quarter of the values stored are at or beyond the max; when not, a
+      // second carrier (else the first) takes a further factor 2.
       double further = 1;
       int64_t confirmed = -1;  // the confirming run's percentage at or beyond the max (-1: none)
       int confirm_trials = 0;
@@ -555,6 +556,33 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         else more.push_back({c2, s2});
         return s2;
       };
+      // The carrier and its companions (beta of alpha * acc + beta * C): f32
+      // scalars that scale the values after every mfma/gemm sum
+      // (OverflowsAlike), which may then pass f32's range: each of their
+      // products and sums is one IEEE operation of the same operands on both
+      // sides, in program order.
+      auto overflows_alike = [&]() {
+        std::vector<std::string> names = {carrier};
+        names.insert(names.end(), also.begin(), also.end());
+        for (const std::string& name : names) {
+          const Arg* a = k.FindArg(name);
+          if (a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32 ||
+              !OverflowsAlike(k, plan, name))
+            return false;
+        }
+        return true;
+      };
+      // `x`, or less, so that the carrier and its companions stay finite.
+      auto f32_factor = [&](const ExactPlan& p, double x) {
+        double r = F32OverflowFactor(p.formats.at(carrier), x);
+        for (const std::string& name : also) r = std::min(r, F32OverflowFactor(p.formats.at(name), x));
+        return r;
+      };
+      auto scale_scalars = [&](ExactPlan* p, double x) {
+        for (double& c : p->formats[carrier].choices) c *= x;
+        for (const std::string& name : also)
+          for (double& c : p->formats[name].choices) c *= x;
+      };
       if (!sub && out_arg != nullptr && std::isfinite(achieved_median) && achieved_median > 0) {
         const double sqrt2 = std::sqrt(2.0);
         // The further factor that puts kBeyondShare of the measured values
@@ -566,21 +594,20 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           further *= f;
           rest /= f;
         }
+        if (rest > sqrt2 && overflows_alike()) {
+          const double x = f32_factor(plan, std::pow(rest, 1.0 / enters));
+          if (x > 1) {
+            scale_scalars(&plan, x);
+            scale *= x;
+            further *= std::pow(x, enters);
+            rest /= std::pow(x, enters);
+            f32_overflow = Quantile(measured_sample, 1, achieved_median) * further >= kF32Overflow;
+          }
+        }
         if (rest > sqrt2) {
           const double f = scale_further(rest, /*carrier_only=*/false);
           further *= f;
           rest /= f;
-        }
-        const Arg* ca = k.FindArg(carrier);
-        if (rest > sqrt2 && ca != nullptr && ca->kind == Arg::Kind::kScalar && ca->elem == ElemType::kF32 &&
-            also.empty() && OverflowsAlike(k, plan, carrier)) {
-          const double x = F32OverflowFactor(plan.formats[carrier], std::pow(rest, 1.0 / enters));
-          if (x > 1) {
-            for (double& c : plan.formats[carrier].choices) c *= x;
-            scale *= x;
-            further *= std::pow(x, enters);
-            f32_overflow = Quantile(measured_sample, 1, achieved_median) * further >= kF32Overflow;
-          }
         }
         // Confirmed by reference-only runs: at least a quarter at or beyond
         // the max, else a second carrier for a further factor 4.
@@ -709,11 +736,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         // an inf: the -max pass keeps its finite values there (an f32
         // overflow would make them all inf).
         const bool beyond_is_inf = to == ElemType::kF16 || to == ElemType::kBF16;
-        const Arg* carrier_arg = k.FindArg(carrier);
-        const bool scalar_overflows = carrier_arg != nullptr && carrier_arg->kind == Arg::Kind::kScalar &&
-                                      carrier_arg->elem == ElemType::kF32 && also.empty() &&
-                                      achieved_median > 0 && std::isfinite(achieved_median) &&
-                                      OverflowsAlike(k, plan, carrier);
+        const bool scalar_overflows = achieved_median > 0 && std::isfinite(achieved_median) && overflows_alike();
         for (int sign : {1, -1}) {
           PassSpec s{InputMode::kSaturation};
           double overflow_factor = 1;  // the -max pass's further factor (f32 overflow)
@@ -731,11 +754,11 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           if (sign < 0 && !inf_blocks && !f32_overflow && scalar_overflows && !beyond_is_inf) {
             // kOverflowShare of the measured values (times the further
             // factor) at or beyond f32's overflow, the rest finite.
-            overflow_factor = F32OverflowFactor(
-                s.sat.formats[carrier],
+            overflow_factor = f32_factor(
+                s.sat,
                 std::pow(kF32Overflow / (Quantile(measured_sample, 1 - kOverflowShare, achieved_median) * further),
                          1.0 / enters));
-            for (double& c : s.sat.formats[carrier].choices) c *= overflow_factor;
+            scale_scalars(&s.sat, overflow_factor);
             overflows = overflow_factor > 1;
           }
           // The -max pass starts one block further: with the +max
