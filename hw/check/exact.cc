@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -2377,7 +2378,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
       } else {
         int s = 0;
         std::frexp(x, &s);
-        f.shift = s - 1;
+        f.shift += s - 1;  // on top of a scale `conv` already has (kirc run's further factor)
         // A buffer's values stay within its type's range, their lowest bit
         // at or above its smallest subnormal.
         if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift) > FloatInfo(a->elem).max_finite ||
@@ -2418,6 +2419,23 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
       }
     }
   return none;
+}
+
+bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& scalar) {
+  const Arg* a = k.FindArg(scalar);
+  if (!plan.exact || a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32) return false;
+  Analysis::AffineCache affine;
+  Analysis an(k, &plan.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  if (!an.structural().empty()) return false;
+  for (const Obligation& o : an.obligations()) {
+    if (!o.deps.count(scalar) || o.op == nullptr) continue;
+    if (o.op->kind == OpKind::kMfma) return false;
+    if (o.op->kind == OpKind::kGemm &&
+        (absl::StartsWith(o.what, "the sum of") || o.what == "the product of the scale factors"))
+      return false;
+  }
+  return true;
 }
 
 std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan) {

@@ -367,6 +367,17 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
                          std::string* carrier, double* scale, const std::string& output = "",
                          std::vector<std::string>* also = nullptr, const std::set<std::string>& exclude = {});
 
+// Whether `scalar`, an f32 scalar argument of `k`, scaled beyond f32's range
+// makes the same values on the device and the reference (`kirc run`'s
+// saturation passes: fresh-user review 14 F4, F11): no mfma or gemm sum
+// (whose order the device chooses: a partial sum beyond f32's max is inf in
+// one order and finite in another) and no product of a gemm's scale factors
+// (alpha * gamma, in either order) depends on it, so that it scales values
+// after every such sum, each then one IEEE operation of identical operands
+// (+-inf beyond f32's max). False when `plan` is not exact or `scalar` is
+// no f32 scalar.
+bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& scalar);
+
 // The NaN/inf blocks of a saturation pass (fresh-user reviews 10 F4, 12 F4):
 // for every narrowing conversion of an mfma/gemm result (a saturating,
 // computed conversion of `plan`, any target) whose operands no diagonal

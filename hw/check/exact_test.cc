@@ -1947,5 +1947,43 @@ end
   }
 }
 
+// Fresh-user review 14 F4, F11: a scalar scaled past f32's range gives the
+// same +-inf on both sides only when no mfma or gemm sum (whose order the
+// device chooses) and no product of a gemm's scale factors depends on it.
+TEST(SaturationPlanTest, OverflowsAlikeOnlyAfterTheSums) {
+  const std::string after = ::kir::testing::OneWaveMfmaKernel(
+      "after", "gfx942", "f32_16x16x16_f16", 16, "arg C : f16[16, 16] strides [16, 1] writeonly\narg alpha : f32\n",
+      "  %s = mul %d, alpha\n  %h = cvt %s : f16x4\n  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n");
+  const std::string inside = ::kir::testing::OneWaveMfmaKernel(
+      "inside", "gfx942", "f32_16x16x16_f16", 16, "arg C : f16[16, 16] strides [16, 1] writeonly\narg alpha : f32\n",
+      "  %s = mul %d, alpha\n  %e = mfma f32_16x16x16_f16 %a, %b, %s\n  %h = cvt %e : f16x4\n"
+      "  store C[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %h\n");
+  const Kernel ka = Parse(after), ki = Parse(inside);
+  const ExactPlan pa = PlanConversionInputs(ka), pi = PlanConversionInputs(ki);
+  ASSERT_TRUE(pa.exact) << pa.blocker;
+  ASSERT_TRUE(pi.exact) << pi.blocker;
+  EXPECT_TRUE(OverflowsAlike(ka, pa, "alpha"));
+  EXPECT_FALSE(OverflowsAlike(ki, pi, "alpha"));
+  // Not an f32 scalar.
+  EXPECT_FALSE(OverflowsAlike(ka, pa, "A"));
+  EXPECT_FALSE(OverflowsAlike(ka, pa, "nothing"));
+  // A gemm: alpha alone scales after the sum; alpha * gamma is a product
+  // of scale factors the device may order otherwise.
+  auto gemm = [](const std::string& scalars, const std::string& factors) {
+    return Parse(absl::StrCat("kernel g\ntarget gfx942\nworkgroup auto\ngrid auto\n"
+                              "arg A : f8e4m3fnuz[64, 64] strides [64, 1] readonly\n"
+                              "arg B : f8e4m3fnuz[64, 64] strides [64, 1] readonly\n"
+                              "arg C : f16[64, 64] strides [64, 1] writeonly\n",
+                              scalars, "  gemm C = ", factors, "A.mk * B.nk\nend\n"));
+  };
+  const Kernel g1 = gemm("arg alpha : f32\n", "alpha * "), g2 = gemm("arg alpha : f32\narg gamma : f32\n",
+                                                                       "alpha * gamma * ");
+  const ExactPlan p1 = PlanConversionInputs(g1), p2 = PlanConversionInputs(g2);
+  ASSERT_TRUE(p1.exact) << p1.blocker;
+  ASSERT_TRUE(p2.exact) << p2.blocker;
+  EXPECT_TRUE(OverflowsAlike(g1, p1, "alpha"));
+  EXPECT_FALSE(OverflowsAlike(g2, p2, "alpha"));
+}
+
 }  // namespace
 }  // namespace kir

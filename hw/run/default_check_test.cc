@@ -2148,5 +2148,202 @@ TEST_F(DefaultCheckTest, Review14F14Fp8QuantisationFlushToZeroFails) {
       << r.text;
 }
 
+// Fresh-user review 14 F8, F11, F12: the saturation passes aimed the median
+// at the max and measured it from the stored values, which saturate or
+// overflow, so nothing was stored beyond the max, and a clamp at 32768 (f16)
+// or 49152 (f8e5m2fnuz), or an f16 or bf16 conversion that saturated
+// instead of overflowing to inf, passed every seed. Each mutant clamps the
+// conversion's operand x: x > c -> c, x < -c -> -c, NaN kept (the compares
+// are false for it), with `t` a free VGPR.
+std::string ClampBefore(const std::string& x, const std::string& t, const std::string& c, const std::string& neg_c) {
+  return absl::StrCat("  v_mov_b32 ", t, ", ", c, "\n  v_cmp_lt_f32_e32 vcc, ", c, ", ", x,
+                      "\n  s_nop 4\n  v_cndmask_b32_e32 ", x, ", ", x, ", ", t, ", vcc\n  v_mov_b32 ", t, ", ",
+                      neg_c, "\n  v_cmp_gt_f32_e32 vcc, ", neg_c, ", ", x, "\n  s_nop 4\n  v_cndmask_b32_e32 ", x,
+                      ", ", x, ", ", t, ", vcc\n");
+}
+
+// F8 g6: the unscaled fp8 gemm into f16 (no scalar: the carriers are A and
+// B), its f16 conversions clamped at +-32768 (0x47000000).
+TEST_F(DefaultCheckTest, Review14F8F16ClampAt32768Fails) {
+  const Compiled c = CompileText(GemmKernel("g6", "gfx942", "f8e4m3fnuz[64, 512]", "f8e4m3fnuz[64, 512]",
+                                            "f16[64, 64]", {}, "C = A.mk * B.nk"));
+  Expect(c, {BeforeConversions(
+                c, {"v_cvt_f16_f32"}, 1,
+                [](const std::string& x, const std::string& t) { return ClampBefore(x, t, "0x47000000", "0xc7000000"); },
+                "clamp32768.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "g6.hsaco"), 1);
+  // A quarter or more of the values stored to C are at or beyond f16's max
+  // (inf), in both passes; A (at its range) and B share the factor.
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max\\): C: median [^\n]*, [1-9][0-9]* at or "
+                                                   "beyond it: the values before its conversion lie around and "
+                                                   "beyond the max\n")))
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max\\): C: median [^\n]*, [1-9][0-9]* at or "
+                                                   "beyond it: the values before its conversion lie around and "
+                                                   "beyond -max\n")))
+      << r.text;
+  EXPECT_NE(r.text.find("the conversion pass's with A times 256 and B times "), std::string::npos) << r.text;
+  // Neither operand type has inf and no scalar exists: the inf path is not
+  // checked, and the report says so.
+  EXPECT_NE(r.text.find("\nsaturation (-max): no inf reached C's conversion: its inf path (inf to inf) is not "
+                        "checked (no operand type has inf and no f32 scalar scales the result after its mfma or "
+                        "gemm sums)\n"),
+            std::string::npos)
+      << r.text;
+}
+
+// F8 g7: the same on gfx950 (f8e4m3fn), its f16 conversions (v_cvt_pk_f16_f32,
+// two sources) saturating at +-65504 (0x477fe000) instead of overflowing to
+// inf (review 10 F5's mutant).
+TEST_F(DefaultCheckTest, Review14F8F16SaturatingConversionFails) {
+  const Compiled c = CompileText(GemmKernel("g7", "gfx950", "f8e4m3fn[64, 512]", "f8e4m3fn[64, 512]", "f16[64, 64]",
+                                            {}, "C = A.mk * B.nk"));
+  Expect(c, {BeforeConversions(
+                c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                [](const std::string& x, const std::string& t) { return ClampBefore(x, t, "0x477fe000", "0xc77fe000"); },
+                "sat65504.hsaco")});
+}
+
+// F11 g8: an fp8 gemm into bf16 with alpha: bf16's max lies just below f32's,
+// so only alpha * acc overflowing f32 (+-inf on both sides: alpha scales
+// after the gemm's sum) puts values beyond it; the bf16 conversion (kirc's
+// v_add3_u32 rounding) saturating at +-max (0x7f7f0000) fails.
+TEST_F(DefaultCheckTest, Review14F11Bf16SaturatingConversionFails) {
+  const Compiled c = CompileText(GemmKernel("g8", "gfx942", "f8e4m3fnuz[64, 512]", "f8e5m2fnuz[64, 512]",
+                                            "bf16[64, 64]", {"alpha"}, "C = alpha * A.mk * B.nk"));
+  Expect(c, {BeforeConversions(
+                c, {"v_add3_u32"}, 1,
+                [](const std::string& x, const std::string& t) { return ClampBefore(x, t, "0x7f7f0000", "0xff7f0000"); },
+                "bf16sat.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "g8.hsaco"), 1);
+  EXPECT_NE(r.text.find("\nsaturation (+max): alpha overflows f32 before the conversions (alpha times values beyond "
+                        "f32's max: +-inf on both sides): +-inf stored to C at "),
+            std::string::npos)
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max\\): C: median [^\n]*, [1-9][0-9]* at or "
+                                                   "beyond it: the values before its conversion lie around and "
+                                                   "beyond the max\n")))
+      << r.text;
+}
+
+// F12 k9: an unscaled K = 1024 fp8 MFMA loop into f8e5m2fnuz (no conversion
+// pass: the saturation base), its clamp at +-49152 (0x47400000) instead of
+// +-57344 (0x47600000).
+constexpr char kReview14K9[] = R"(kernel k9
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[16, 1024] strides [1024, 1] readonly
+arg B : f8e4m3fnuz[16, 1024] strides [1024, 1] readonly
+arg O : f8e5m2fnuz[16, 16] strides [16, 1] writeonly
+  %z = zero f32x4
+  %acc = for %k = 0 to 1024 step 32 iter(%c = %z) {
+    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %o = cvt %acc : f8e5m2fnuzx4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o
+end
+)";
+TEST_F(DefaultCheckTest, Review14F12Fp8ClampAt49152Fails) {
+  const Compiled c = CompileText(kReview14K9);
+  const std::string low = absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x47400000"}, {"0xc7600000", "0xc7400000"}});
+  ASSERT_NE(low, c.assembly) << c.assembly;
+  Expect(c, {Write(c, low, "clamp49152.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k9.hsaco"), 1);
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max\\): O: median [^\n]*, [1-9][0-9]* at or "
+                                                   "beyond it: the values before its conversion lie around and "
+                                                   "beyond the max\n")))
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (-max): no inf reached O's conversion: its inf path (inf to max) is not "
+                        "checked"),
+            std::string::npos)
+      << r.text;
+}
+
+// F4 k3: e4m3 x e4m3 MFMAs (no operand type has inf: the blocks are NaN)
+// scaled by alpha, to f8e4m3fn O (in place) and f8e5m2 P. The -max passes
+// scale alpha past f32's range so that alpha * acc is +-inf at some
+// elements; P's conversion without its inf fix-up (v_lshl_add_u32 of the
+// inf flag: an inf stored as 0xfb, -57344) fails.
+constexpr char kReview14K3[] = R"(kernel k3
+target gfx950
+workgroup 64 1 1
+grid 4 1 1
+arg A : f8e4m3fn[128, 256] strides [256, 1] readonly
+arg B : f8e4m3fn[32, 256] strides [256, 1] readonly
+arg O : f8e4m3fn[128, 32] strides [32, 1] readwrite
+arg P : f8e5m2[128, 32] strides [32, 1] readwrite
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 256 step 64 iter(%c = %z) {
+    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %d = mfma f32_32x32x64_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %c0 = slice %s, 0 : f32x4
+  %i0 = load O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f0 = cvt %i0 : f32x4
+  %t0 = add %c0, %f0
+  %o0 = cvt %t0 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %o0
+  %p0 = cvt %c0 : f8e5m2x4
+  store P[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %p0
+end
+)";
+TEST_F(DefaultCheckTest, Review14F4InfFixupDroppedFails) {
+  const Compiled c = CompileText(kReview14K3);
+  Expect(c, {Mutant(c, R"(v_lshl_add_u32 (v\d+), v\d+, \d+, \1\n)", "v_mov_b32 $1, $1\n", 4, "noinf.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k3.hsaco"), 1);
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max, P\\): alpha times a further [0-9.e+]+ "
+                                                   "overflows f32 before the conversions \\(alpha times values "
+                                                   "beyond f32's max: \\+-inf on both sides\\): \\+-inf stored to "
+                                                   "P at [1-9][0-9]* elements\n")))
+      << r.text;
+  // Not every value: the finite ones beyond -max still saturate.
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max, P\\): P: median \\|value\\| stored 57344 "
+                                                   "\\(of [1-9][0-9]* finite; [1-9][0-9]* \\+-inf\\)")))
+      << r.text;
+  EXPECT_NE(r.text.find("O (f8e4m3fn: no inf) stores an inf as -max, as it does a value beyond it: not counted"),
+            std::string::npos)
+      << r.text;
+}
+
+// Review 14 F8, F11, F12: fewer than a quarter of the values stored at or
+// beyond the max is not a saturation check (1 of 5 here, 65504 = 0x7bff).
+TEST(AimedOutputLineTest, NeedsAQuarterAtOrBeyondTheMax) {
+  Arg p;
+  p.name = "P";
+  p.kind = Arg::Kind::kBuffer;
+  p.elem = ElemType::kF16;
+  p.shape = {5};
+  p.strides = {1};
+  p.access = Access::kWriteOnly;
+  auto data = [](std::vector<uint16_t> codes) {
+    std::vector<uint8_t> b;
+    for (uint16_t c : codes) b.insert(b.end(), {static_cast<uint8_t>(c & 0xff), static_cast<uint8_t>(c >> 8)});
+    KernelData d;
+    d.buffers["P"] = b;
+    return d;
+  };
+  const KernelData in = data({0, 0, 0, 0, 0});
+  EXPECT_EQ(AimedOutputLine(in, data({0x7b53, 0x7b53, 0x7b53, 0x7b53, 0x7bff}), p, /*sub=*/false, 1, "saturation"),
+            "saturation: P: median |value| stored 60000 (of 5), near f16's max 65504, but only 1 of the 5 values "
+            "stored (20%) are at or beyond it, fewer than a quarter: its saturation is not checked by this pass\n");
+  // 2 of 5 (one +-inf, one -65504): checked.
+  EXPECT_EQ(AimedOutputLine(in, data({0x7b53, 0x7b53, 0x7b53, 0xfbff, 0x7c00}), p, /*sub=*/false, 1, "saturation"),
+            "saturation: P: median |value| stored 60000 (of 4 finite; 1 +-inf), near f16's max 65504, 2 at or beyond "
+            "it: the values before its conversion lie around and beyond the max\n");
+  // Most values inf and the finite ones' median below max / 4: the count
+  // and share beyond the max, not "near".
+  EXPECT_EQ(AimedOutputLine(in, data({0x7c00, 0x7c00, 0xfc00, 0x4500, 0x4500}), p, /*sub=*/false, 1, "saturation"),
+            "saturation: P: median |value| stored 5 (of 2 finite; 3 +-inf), 3 (60%) at or beyond f16's max 65504: the "
+            "values before its conversion lie around and beyond the max\n");
+}
+
 }  // namespace
 }  // namespace kir

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -98,15 +99,17 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
 // fresh-user review 14 F7 counted 170 where 64 NaN were), over the pages the run
 // wrote (at most 64 of them, spread over them, as StoredSample samples: a
 // --workgroups band past the buffer's start is counted where it wrote).
+// `inf` true: +-inf instead of NaN.
 std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in, const KernelData& ref,
-                                                      const std::vector<ElemType>& types) {
+                                                      const std::vector<ElemType>& types, bool inf = false) {
   std::vector<std::pair<std::string, int64_t>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
         std::find(types.begin(), types.end(), a.elem) == types.end() || !ref.buffers.count(a.name))
       continue;
     int64_t count = 0;
-    ForEachStoredValue(a, in, ref, /*max_pages=*/64, [&](double x) { count += std::isnan(x) ? 1 : 0; });
+    ForEachStoredValue(a, in, ref, /*max_pages=*/64,
+                       [&](double x) { count += (inf ? std::isinf(x) : std::isnan(x)) ? 1 : 0; });
     r.emplace_back(a.name, count);
   }
   return r;
@@ -123,6 +126,43 @@ constexpr int64_t kDiagonalCandidates = int64_t{1} << 14;
 // pass's scale (and two more find what negates a carrier entering an even
 // number of times).
 constexpr int kScaleTrials = 4;
+// The saturation passes measure their scale with the median aimed at
+// max / kMeasureBelowMax, then multiply by a further factor that puts
+// kBeyondShare of those values at or beyond the max; at most
+// kConfirmTrials reference-only runs of the final inputs confirm that a
+// quarter of the values stored are at or beyond the max.
+constexpr double kMeasureBelowMax = 4;
+// The share of the measured values the further factor puts at or beyond the
+// max, and the share the -max pass's f32 overflow (fresh-user review 14 F4)
+// puts beyond f32's max.
+constexpr double kBeyondShare = 0.6;
+constexpr double kOverflowShare = 0.5;
+
+// The q-quantile (q in [0, 1]) of the ascending `v`: its element at
+// floor(q * (size - 1)), or the largest finite one below it (+-inf stored);
+// `otherwise` when there is none, or it is 0.
+double Quantile(const std::vector<double>& v, double q, double otherwise) {
+  if (v.empty()) return otherwise;
+  for (size_t i = static_cast<size_t>(q * static_cast<double>(v.size() - 1)) + 1; i-- > 0;)
+    if (std::isfinite(v[i])) return v[i] > 0 ? v[i] : otherwise;
+  return otherwise;
+}
+constexpr int kConfirmTrials = 2;
+// About where f32 overflows: a product at or beyond (2 - 2^-24) * 2^127 (f32's
+// max plus half its ulp) rounds to inf (IEEE 754 binary32, round to nearest).
+const double kF32Overflow = std::ldexp(1.0, 128);
+
+// `x` (> 1), or less, so that every choice of the f32 scalar `f` times
+// 2^shift times it stays finite in f32 (at most f32's max); 1 when none
+// does. Its products need not be exact: each is one IEEE multiply of the
+// same operands on both sides (README: ops beside an MFMA are evaluated in
+// program order), +-inf beyond f32's max.
+double F32OverflowFactor(const ExactFormat& f, double x) {
+  double top = 0;
+  for (double c : f.choices) top = std::max(top, std::fabs(std::ldexp(c, f.shift)));
+  if (!(top > 0) || !(x > 1)) return 1;
+  return std::max(1.0, std::min(x, static_cast<double>(std::numeric_limits<float>::max()) / top));
+}
 
 }  // namespace
 
@@ -215,8 +255,14 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // A median of inf (more than half overflowed) or 0 (more than half
   // flushed) is degenerate, not near (fresh-user review 13 F5: every value
   // inf, or 0, passed as "near").
-  const bool near = n > 0 && std::isfinite(m) && m > 0 &&
-                    (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
+  // A saturation pass: at least a quarter of the values stored (the +inf
+  // blocks' left out) at or beyond the max (fresh-user review 14 F8, F11,
+  // F12: medians near the max with little or nothing beyond it).
+  const int64_t counted = std::max<int64_t>(1, stored - inf_blocks);
+  const bool quarter = 4 * beyond >= counted;
+  const bool near_median = n > 0 && std::isfinite(m) && m > 0 &&
+                           (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
+  const bool near = near_median || (!sub && n > 0 && quarter);
   const std::string where =
       sub ? absl::StrFormat("%s's subnormals [%g, %g)", tn, range.min_subnormal, range.min_normal)
           : absl::StrFormat("%s's max %g", tn, range.max);
@@ -230,8 +276,13 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   const std::string of = stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n);
   // The -max pass: most stored values must be negative (review 13 F5: s
   // negated in s * s * A * B left every value positive).
+  // "near f16's max 65504", or with the median below max / 4 (most of the
+  // rest +-inf) "1503 (40%) at or beyond f16's max 65504".
+  const std::string near_where =
+      near_median ? absl::StrCat("near ", where)
+                  : absl::StrFormat("%d (%d%%) at or beyond %s", beyond, 100 * beyond / counted, where);
   if (near && sign < 0 && negative < 0.5)
-    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), ", m, of), near_where,
                         absl::StrFormat(", but only %.0f%% of the values stored are negative: its saturation at -max "
                                         "is not checked by this pass\n",
                                         100 * negative));
@@ -240,9 +291,15 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
                         ", but no value stored is at or beyond it",
                         inf_blocks > 0 ? absl::StrFormat(" (but the %d the +inf blocks reach)", inf_blocks) : "",
                         ": its saturation is not checked by this pass\n");
-  if (near)
+  if (near && !sub && !quarter)
     return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
-                        !sub ? absl::StrFormat(", %d at or beyond it", beyond) : std::string(),
+                        absl::StrFormat(", but only %d of the %d values stored (%d%%) are at or beyond it", beyond,
+                                        counted, 100 * beyond / counted),
+                        inf_blocks > 0 ? absl::StrFormat(" (the %d the +inf blocks reach left out)", inf_blocks) : "",
+                        ", fewer than a quarter: its saturation is not checked by this pass\n");
+  if (near)
+    return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), ", m, of), near_where,
+                        !sub && near_median ? absl::StrFormat(", %d at or beyond it", beyond) : std::string(),
                         ": the values before its conversion lie around ",
                         sub ? "its subnormal range" : sign > 0 ? "and beyond the max" : "and beyond -max", "\n");
   return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), not near ", m, of), where,
@@ -299,7 +356,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
   // elements per converted output.
   auto place_blocks = [&](ExactPlan* sat, const std::vector<std::string>& diagonals, int64_t first,
                           std::vector<std::pair<std::string, int64_t>>* reach, bool keep,
-                          std::shared_ptr<const std::pair<KernelData, KernelData>>* placed) -> absl::Status {
+                          std::shared_ptr<const std::pair<KernelData, KernelData>>* placed,
+                          std::vector<std::pair<std::string, int64_t>>* infs) -> absl::Status {
     // The offsets' period: d and d + lcm(nq, nr) place a buffer's blocks
     // alike (nq, nr: its extents / 4).
     int64_t period = 1;
@@ -372,6 +430,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         best_reached = reached;
         best = d;
         *reach = std::move(counts);
+        *infs = NanStored(k, in, out, sat_types, /*inf=*/true);
         placed->reset();
         if (keep)
           *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
@@ -399,7 +458,13 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // f32's, where an MFMA's sums would be subnormal themselves).
       const std::string tn(ElemTypeName(to));
       const FloatRange range = FloatRangeOf(to);
-      const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max;
+      // The saturation passes measure at max / kMeasureBelowMax (a median
+      // below the max is a median of values before the conversion; one at
+      // or beyond it is of saturated or infinite codes), then multiply by a
+      // further factor that puts kBeyondShare of them at or beyond the max
+      // (fresh-user review 14 F8, F11, F12: aimed at the max, the median
+      // stopped below it and nothing beyond the max was stored).
+      const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max / kMeasureBelowMax;
       std::string carrier;
       std::vector<std::string> also;
       double scale = 1;
@@ -424,7 +489,10 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       int enters = 1;
       double achieved_median = -1;  // the last trial's (NaN: every value NaN)
       int trials = 0;
-      auto trial = [&](const ExactPlan& p, double* m, double* negative) -> absl::Status {
+      // `*beyond` (when given): the percentage of the values stored (NaN
+      // left out) at or beyond the max.
+      std::vector<double> last_sample;  // the last trial's |values| stored (StoredSample), ascending
+      auto trial = [&](const ExactPlan& p, double* m, double* negative, int64_t* beyond = nullptr) -> absl::Status {
         KernelData in = MakeConversionInputs(k, p, seed);
         uv.ApplyTo(k, &in);
         PagedInterpArgs ref{in.buffers, in.scalars};
@@ -433,16 +501,23 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                                       sub ? "subnormal" : "saturation", " pass's scale): ",
                                                       st.message()));
         const KernelData o{std::move(ref.buffers), std::move(ref.scalars)};
-        int64_t n = 0;
-        *m = StoredMedian(in, o, *out_arg, /*all=*/true, &n, negative);
-        if (n == 0) *m = std::nan("");
+        last_sample = StoredSample(*out_arg, in, o, /*all=*/true, negative);
+        std::sort(last_sample.begin(), last_sample.end());
+        *m = last_sample.empty() ? std::nan("") : last_sample[last_sample.size() / 2];
+        if (beyond != nullptr) {
+          const int64_t at =
+              std::count_if(last_sample.begin(), last_sample.end(), [&](double x) { return x >= range.max; });
+          *beyond = last_sample.empty() ? 0 : 100 * at / static_cast<int64_t>(last_sample.size());
+        }
         ++trials;
         return absl::OkStatus();
       };
+      std::vector<double> measured_sample;  // the measuring trial's (achieved_median's)
       while (out_arg != nullptr && trials < kScaleTrials) {
         double m = 0, negative = 0;
         if (absl::Status st = trial(plan, &m, &negative); !st.ok()) return st;
         achieved_median = m;
+        measured_sample = last_sample;
         if (std::isnan(m)) break;
         double total = scale;
         for (const auto& [c, x] : more) total *= x;
@@ -486,6 +561,129 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         plan = std::move(p2);
         more.push_back({c2, s2});
       }
+      // Beyond the max (saturation passes; fresh-user review 14 F8, F11,
+      // F12: a clamp at 32768 or 49152, or an f16 or bf16 conversion that
+      // saturated instead of overflowing to inf, passed): the measured
+      // median times `further`, the factor that puts kBeyondShare of the
+      // measured values at or beyond the max: the carrier as far as its
+      // range and exactness allow (by the e-th root when it enters e
+      // times), then, for an f32 scalar carrier and its companions applied
+      // after every mfma/gemm sum (OverflowsAlike), the rest, past f32's
+      // range if need be (its products beyond f32's max are +-inf on both
+      // sides; bf16's max lies just below f32's), then a second carrier
+      // behind the output (B after A). At most kConfirmTrials
+      // reference-only runs of the final inputs confirm that at least a
+      // quarter of the values stored are at or beyond the max; when not, a
+      // second carrier (else the first) takes a further factor 2.
+      double further = 1;
+      int64_t confirmed = -1;  // the confirming run's percentage at or beyond the max (-1: none)
+      int confirm_trials = 0;
+      bool f32_overflow = false;  // the carrier's power of two passes f32's range
+      const std::string out_name = aims[i].out->name;
+      // Multiplies the carrier (only != "") or another argument behind the
+      // output (not the carrier or its companions) by about `f`; the factor
+      // the stored values take.
+      // `step`: a buffer takes at least a factor 2 (the confirming runs'
+      // retry).
+      auto scale_further = [&](double f, bool carrier_only, bool step = false) -> double {
+        std::set<std::string> exclude;
+        if (carrier_only) {
+          for (const std::string& name : aims[i].out->behind)
+            if (name != carrier) exclude.insert(name);
+        } else {
+          exclude.insert(carrier);
+          exclude.insert(also.begin(), also.end());
+        }
+        // Not beyond `f`: a buffer's power of two rounded down (the values
+        // of a narrow sum may lie within a factor 2: rounded up, every one
+        // would pass the max and none would lie just below it).
+        const Arg* ca = k.FindArg(carrier);
+        double want_f = carrier_only ? std::pow(f, 1.0 / enters) : f;
+        if (!(carrier_only && ca != nullptr && ca->kind == Arg::Kind::kScalar))
+          want_f = std::ldexp(1.0, std::max(step ? 1 : 0, static_cast<int>(std::floor(std::log2(want_f)))));
+        if (!(want_f > 1)) return 1;
+        std::string c2;
+        double s2 = 1;
+        std::vector<std::string> also2;
+        ExactPlan p2 = SaturationPlan(k, plan, to, want_f, &c2, &s2, out_name, &also2, exclude);
+        if (!p2.exact || (carrier_only && (c2 != carrier || also2 != also))) return 1;
+        plan = std::move(p2);
+        if (carrier_only) {
+          scale *= s2;
+          return std::pow(s2, enters);
+        }
+        auto it = std::find_if(more.begin(), more.end(), [&](const auto& c) { return c.first == c2; });
+        if (it != more.end()) it->second *= s2;
+        else more.push_back({c2, s2});
+        return s2;
+      };
+      // The carrier and its companions (beta of alpha * acc + beta * C): f32
+      // scalars that scale the values after every mfma/gemm sum
+      // (OverflowsAlike), which may then pass f32's range: each of their
+      // products and sums is one IEEE operation of the same operands on both
+      // sides, in program order.
+      auto overflows_alike = [&]() {
+        std::vector<std::string> names = {carrier};
+        names.insert(names.end(), also.begin(), also.end());
+        for (const std::string& name : names) {
+          const Arg* a = k.FindArg(name);
+          if (a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32 ||
+              !OverflowsAlike(k, plan, name))
+            return false;
+        }
+        return true;
+      };
+      // `x`, or less, so that the carrier and its companions stay finite.
+      auto f32_factor = [&](const ExactPlan& p, double x) {
+        double r = F32OverflowFactor(p.formats.at(carrier), x);
+        for (const std::string& name : also) r = std::min(r, F32OverflowFactor(p.formats.at(name), x));
+        return r;
+      };
+      auto scale_scalars = [&](ExactPlan* p, double x) {
+        for (double& c : p->formats[carrier].choices) c *= x;
+        for (const std::string& name : also)
+          for (double& c : p->formats[name].choices) c *= x;
+      };
+      if (!sub && out_arg != nullptr && std::isfinite(achieved_median) && achieved_median > 0) {
+        const double sqrt2 = std::sqrt(2.0);
+        // The further factor that puts kBeyondShare of the measured values
+        // at or beyond the max (the median when the sample is empty).
+        const double q_beyond = Quantile(measured_sample, 1 - kBeyondShare, achieved_median);
+        double rest = range.max / q_beyond;
+        if (rest > sqrt2) {
+          const double f = scale_further(rest, /*carrier_only=*/true);
+          further *= f;
+          rest /= f;
+        }
+        if (rest > sqrt2 && overflows_alike()) {
+          const double x = f32_factor(plan, std::pow(rest, 1.0 / enters));
+          if (x > 1) {
+            scale_scalars(&plan, x);
+            scale *= x;
+            further *= std::pow(x, enters);
+            rest /= std::pow(x, enters);
+            f32_overflow = Quantile(measured_sample, 1, achieved_median) * further >= kF32Overflow;
+          }
+        }
+        if (rest > sqrt2) {
+          const double f = scale_further(rest, /*carrier_only=*/false);
+          further *= f;
+          rest /= f;
+        }
+        // Confirmed by reference-only runs: at least a quarter at or beyond
+        // the max, else a second carrier for a further factor 4.
+        while (confirm_trials < kConfirmTrials) {
+          double m = 0, negative = 0;
+          if (absl::Status st = trial(plan, &m, &negative, &confirmed); !st.ok()) return st;
+          --trials;  // counted apart
+          ++confirm_trials;
+          if (confirmed >= 25 || confirm_trials == kConfirmTrials) break;
+          double f = scale_further(2, /*carrier_only=*/false, /*step=*/true);
+          if (f == 1) f = scale_further(2, /*carrier_only=*/true, /*step=*/true);
+          if (f == 1) break;
+          further *= f;
+        }
+      }
       // The -max pass negates the carrier (and what scales with it);
       // when it enters an even number of times that negates nothing:
       // another argument behind the output, negated alone, whose
@@ -513,8 +711,24 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                             : absl::StrCat(", ", negated[0], " negated (", carrier, " enters ", aims[i].out->name,
                                            "'s values ", enters, " times: negating it negates nothing)");
       }
-      std::string measured = absl::StrFormat("; %d reference-only run%s of these inputs stored a median |value| of %g",
-                                             trials, trials == 1 ? "" : "s", achieved_median);
+      std::string measured =
+          sub ? absl::StrFormat("; %d reference-only run%s of these inputs stored a median |value| of %g", trials,
+                                trials == 1 ? "" : "s", achieved_median)
+              : absl::StrFormat("; %d reference-only run%s with the median aimed at max / %g (below the max, where "
+                                "a median of the values before the conversion can be measured) stored a median "
+                                "|value| of %g; times the further factor %g (aimed to put %g%% of those values at "
+                                "or beyond the max)",
+                                trials, trials == 1 ? "" : "s", kMeasureBelowMax, achieved_median, further,
+                                100 * kBeyondShare);
+      if (confirmed >= 0)
+        absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s of these inputs stored %d%% of "
+                                                   "the values at or beyond the max%s)",
+                                                   confirm_trials, confirm_trials == 1 ? "" : "s", confirmed,
+                                                   confirmed < 25 ? ", fewer than a quarter" : ""));
+      if (f32_overflow)
+        absl::StrAppend(&measured, ", ", carrier, " beyond what keeps its products within f32's range: those beyond "
+                        "f32's max are +-inf on both sides (", carrier, " scales the values after every mfma or "
+                        "gemm sum)");
       if (enters > 1)
         absl::StrAppend(&measured, " (", carrier, " enters ", aims[i].out->name, "'s values ", enters,
                         " times: scaled by the ",
@@ -567,8 +781,27 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         // scaled arguments negated, toward -max, with NaN on the next
         // blocks of the diagonal (fresh-user review 10 F1: values
         // negative with probability 1/8 never met a dropped lower clamp).
+        // Whether +inf reaches the conversions (fresh-user review 14 F4:
+        // with no operand type that has inf the blocks are NaN, and an
+        // f8e5m2 conversion without its inf fix-up passed): the +max
+        // pass's +inf blocks, else f32 overflowing in both passes, else
+        // the -max pass's carrier, an f32 scalar applied after every
+        // mfma/gemm sum, times a further power of two that puts the median
+        // of its products at f32's overflow (about half of them +-inf, the
+        // rest beyond the max).
+        bool inf_blocks = false;
+        for (const std::string& name : diagonals)
+          if (const Arg* a = k.FindArg(name); a != nullptr && ExactBits(a->elem, HUGE_VAL).has_value())
+            inf_blocks = true;
+        // f16 and bf16 convert a value beyond their max to inf, as they do
+        // an inf: the -max pass keeps its finite values there (an f32
+        // overflow would make them all inf).
+        const bool beyond_is_inf = to == ElemType::kF16 || to == ElemType::kBF16;
+        const bool scalar_overflows = achieved_median > 0 && std::isfinite(achieved_median) && overflows_alike();
         for (int sign : {1, -1}) {
           PassSpec s{InputMode::kSaturation};
+          double overflow_factor = 1;  // the -max pass's further factor (f32 overflow)
+          bool overflows = f32_overflow;
           s.suffix = group == 0 ? (sign > 0 ? " (+max)" : " (-max)")
                                 : absl::StrCat(sign > 0 ? " (+max, " : " (-max, ", who, ")");
           if (group > 0 || sign < 0)
@@ -579,9 +812,19 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           s.sign = sign;
           if (sign < 0)
             for (const std::string& c : negated) s.sat.formats[c].negate = true;
+          if (sign < 0 && !inf_blocks && !f32_overflow && scalar_overflows && !beyond_is_inf) {
+            // kOverflowShare of the measured values (times the further
+            // factor) at or beyond f32's overflow, the rest finite.
+            overflow_factor = f32_factor(
+                s.sat,
+                std::pow(kF32Overflow / (Quantile(measured_sample, 1 - kOverflowShare, achieved_median) * further),
+                         1.0 / enters));
+            scale_scalars(&s.sat, overflow_factor);
+            overflows = overflow_factor > 1;
+          }
           // The -max pass starts one block further: with the +max
           // pass's blocks, both parities of block rows.
-          std::vector<std::pair<std::string, int64_t>> reach;
+          std::vector<std::pair<std::string, int64_t>> reach, infs;
           std::shared_ptr<const std::pair<KernelData, KernelData>> placed;
           if (sign < 0)
             for (const std::string& name : diagonals)
@@ -594,7 +837,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           // NaN blocks only: the placing run's inputs are this pass's.
           if (!diagonals.empty())
             if (absl::Status st =
-                    place_blocks(&s.sat, diagonals, sign > 0 ? 0 : 1, &reach, small && !any_inf, &placed);
+                    place_blocks(&s.sat, diagonals, sign > 0 ? 0 : 1, &reach, small && !any_inf, &placed, &infs);
                 !st.ok())
               return st;
           s.placed = std::move(placed);
@@ -628,6 +871,51 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             if (!parts.empty())
               s.reach_line = absl::StrCat("saturation", s.suffix, ": ", absl::StrJoin(parts, "; "),
                                           " (reference-only runs with NaN at the blocks chose the offset)\n");
+          }
+          // Where inf reached the conversions when no +inf block does
+          // (fresh-user review 14 F4), or that none did.
+          if (!inf_blocks && (overflows || sign < 0)) {
+            std::vector<std::string> parts;
+            for (const std::string& name : names) {
+              const Arg* a = k.FindArg(name);
+              if (a == nullptr) continue;
+              const std::string t(ElemTypeName(a->elem));
+              if (!overflows) {
+                parts.push_back(
+                    beyond_is_inf && scalar_overflows
+                        ? absl::StrCat("no inf reached ", name, "'s conversion (no operand type has inf; ",
+                                       carrier, " is not scaled past f32's range: ", t,
+                                       " converts the values beyond its max to inf, as it does an inf)")
+                        : absl::StrCat("no inf reached ", name, "'s conversion: its inf path (inf to ",
+                                       ExactBits(a->elem, HUGE_VAL).has_value() ? "inf" : "max",
+                                       ") is not checked (no operand type has inf and no f32 scalar scales the "
+                                       "result after its mfma or gemm sums)"));
+                continue;
+              }
+              auto it = std::find_if(infs.begin(), infs.end(), [&](const auto& c) { return c.first == name; });
+              if (!ExactBits(a->elem, HUGE_VAL).has_value())
+                parts.push_back(absl::StrCat(name, " (", t, ": no inf) stores an inf as ", sign > 0 ? "" : "-",
+                                             "max, as it does a value beyond it: not counted"));
+              else if (diagonals.empty() || it == infs.end())
+                parts.push_back(absl::StrCat("+-inf stored to ", name, ": not counted"));
+              else
+                parts.push_back(it->second > 0
+                                    ? absl::StrCat("+-inf stored to ", name, " at ", it->second,
+                                                   it->second == 1 ? " element" : " elements")
+                                    : absl::StrCat("no +-inf stored to ", name, ": its inf path is not checked by "
+                                                   "this pass"));
+            }
+            if (!parts.empty())
+              absl::StrAppend(
+                  &s.reach_line, "saturation", s.suffix, ": ",
+                  overflows ? absl::StrCat(carrier,
+                                           overflow_factor > 1
+                                               ? absl::StrFormat(" times a further %g", overflow_factor)
+                                               : std::string(),
+                                           " overflows f32 before the conversions (", carrier, " times values "
+                                           "beyond f32's max: +-inf on both sides): ")
+                            : std::string(),
+                  absl::StrJoin(parts, "; "), "\n");
           }
           s.sat_line = absl::StrCat(
               "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", seed,

@@ -79,10 +79,13 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
 // to the elements of `a` the reference stored in `ref` (a sample of up to
 // 2^16 of those whose bytes differ from the pass's inputs `in`, over the
 // pages the run wrote; NaN left out, zeros, +-max and infinities in), and
-// plainly whether that reached the aim (within a factor 4: at least max /
-// 4, with some value stored at or beyond the max; around the geometric
-// middle of the subnormals), else that this pass does not check the
-// output's saturation or subnormal conversion (fresh-user review 12 F9.4).
+// plainly whether that reached the aim (a saturation pass: at least a
+// quarter of the values stored at or beyond the max, fresh-user review 14
+// F8, F11, F12, the line naming the median of the finite ones when it is at
+// least max / 4, else their count and share; a subnormal pass: within a
+// factor 4 of the geometric middle of the subnormals), else that this pass
+// does not check the output's saturation or subnormal conversion
+// (fresh-user review 12 F9.4).
 // "subnormal (P): P: median |value| stored 5 (of 256), not near f16's
 // subnormals [5.96046e-08, 6.10352e-05): its subnormal conversion is not
 // checked by this pass\n". `sign`: -1 for the -max pass (most values must
@@ -112,7 +115,12 @@ struct SaturationSource {
 // `src`, in run order: per group of outputs that one carrier and scale serve
 // (SaturationPlan; the scale measured by at most 4 reference-only runs, the
 // carrier re-planned at the e-th root when it enters e times, a second
-// carrier when the first reaches its range), NaN/inf blocks per MFMA chain
+// carrier when the first reaches its range; the saturation passes measure at
+// max / 4 and then take a further factor that puts most values beyond the
+// max, confirmed by at most 2 more runs: fresh-user review 14 F8, F11, F12;
+// the -max pass of an fp8 output with no +inf block scales an f32 scalar
+// carrier past f32's range, OverflowsAlike, so that +-inf reaches the
+// conversions: review 14 F4), NaN/inf blocks per MFMA chain
 // (ChooseDiagonals) placed by at most 8 reference-only runs each. `uv`: the
 // user's values (ApplyTo), applied to every trial's inputs. Appends to
 // `*text` a line per output or pass not planned, and why. Errors: the
