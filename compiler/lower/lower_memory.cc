@@ -413,7 +413,10 @@ absl::StatusOr<WideSrdVal> LowerCtx::WideSrd(const std::string& arg, const Affin
   // buffer's start): pointer + start could carry past 2^48 into dword 1's
   // stride field even for a buffer ending at or below 2^48, where the buffer's
   // end itself may be 2^48 (fresh-user review 11 F7).
-  const bool past_end = cs.range.hi > size;
+  // A start equal to the size counts (fresh-user review 15 F4: the row one
+  // past the last of a buffer ending at 2^48 put base bit 48 into dword 1's
+  // stride field).
+  const bool past_end = cs.range.hi >= size;
   if (!past_end) emit_base();
   if (cs.range.hi + window <= size) {
     b_.Emit(Opc::kSMovB32, {MirBuilder::S(q, 2), MOperand::Imm(win)});
@@ -426,9 +429,12 @@ absl::StatusOr<WideSrdVal> LowerCtx::WideSrd(const std::string& arg, const Affin
     // size - max(start, 0) >= 2^32 (high dword non-zero and positive): the whole window.
     b_.Emit(Opc::kSCmpEqU32, {MirBuilder::S(rhi), MOperand::Imm(0)});
     t = b_.Salu(Opc::kSCselectB32, {MirBuilder::S(t), MOperand::Imm(win)});
-    if (past_end) {  // the start may lie past the end: nothing, and the base at the end
+    if (past_end) {  // the start may lie at or past the end: nothing, and the base at the pointer
       b_.Emit(Opc::kSCmpLtI32, {MirBuilder::S(rhi), MOperand::Imm(0)});
       b_.Emit(Opc::kSCselectB32, {MirBuilder::S(q, 2), MOperand::Imm(0), MirBuilder::S(t)});
+      // num_records is 0 exactly when the start is at or past the end (else
+      // min(window, size - start) > 0): then the base moves.
+      b_.Emit(Opc::kSCmpEqU32, {MirBuilder::S(q, 2), MOperand::Imm(0)});
       cs.lo = IVal{IVal::Kind::kSgpr, 0, b_.Salu(Opc::kSCselectB32, {MOperand::Imm(0), ScalarOperand(cs.lo)})};
       cs.hi = IVal{IVal::Kind::kSgpr, 0, b_.Salu(Opc::kSCselectB32, {MOperand::Imm(0), ScalarOperand(cs.hi)})};
       cs.range = Interval{0, size};

@@ -314,6 +314,15 @@ TEST(AdversarialInputs, NansAreQuietAndSignalling) {
     EXPECT_EQ(low_payload32, signalling32) << seed;
     EXPECT_GT(quiet16, 0) << seed;
     EXPECT_GT(signalling16, 0) << seed;
+    // Quiet NaNs with an all-ones payload (fresh-user review 16 F1): a
+    // rounding add without a NaN select carries them into the exponent.
+    int64_t all_ones = 0;
+    for (int64_t i = 0; i < 65536; ++i) {
+      uint32_t x = 0;
+      d.buffers.at("X").Read(4 * i, reinterpret_cast<uint8_t*>(&x), 4);
+      all_ones += (x & 0x7fffffffu) == 0x7fffffffu ? 1 : 0;
+    }
+    EXPECT_GT(all_ones, 0) << seed;
   }
 }
 

@@ -123,7 +123,12 @@ uint32_t AdversarialFloatOfKind(ElemType t, int c, bool negative, uint64_t& s) {
     // 0x7f800001 -> bf16 0x7f80; they were quiet only).
     const uint32_t quiet = uint32_t{1} << (f.man_bits - 1);
     const uint32_t r = static_cast<uint32_t>(Next(s));
-    if ((r & 0x100) == 0) return sign | (exp_all << f.man_bits) | quiet | (r & (quiet - 1) & 0xff);
+    // Some quiet ones with an all-ones payload (0x7fffffff, 0xffffffff:
+    // memory filled with 0xff), which a rounding add without a NaN select
+    // carries into the exponent (fresh-user review 16 F1: an fma quiets a
+    // signalling NaN, and random payloads carried once in 256).
+    if ((r & 0x100) == 0)
+      return sign | (exp_all << f.man_bits) | quiet | ((r & 0x200) != 0 ? quiet - 1 : (r & (quiet - 1) & 0xff));
     return sign | (exp_all << f.man_bits) | (r & (quiet - 1) & 0xff) | 1;
   }
   if (c < 81) {  // extremes: the largest finite value, the smallest normal
@@ -550,7 +555,7 @@ uint32_t ConversionSpecialFrom(ElemType from, ElemType to, int j, uint64_t& s) {
   const uint32_t payload = static_cast<uint32_t>(Next(s)) & (quiet - 1);
   switch (j) {
     case 0: return inf_bits | quiet | payload;             // quiet NaNs with payloads
-    case 1: return sign_bit | inf_bits | quiet | payload;
+    case 1: return sign_bit | inf_bits | quiet | (quiet - 1);  // all ones (0xffffffff): carries in a rounding add
     case 2:  // a signalling NaN; for half the draws with its payload in the low 7 bits only,
              // which a conversion that truncates without a NaN fix-up turns into inf (f32
              // 0x7f800001 -> bf16 0x7f80; fresh-user review 12 F2)
