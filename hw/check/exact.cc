@@ -2173,7 +2173,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
     for (const Arg& a : k.args) {
       auto f = conv.formats.find(a.name);
       if (!behind.count(a.name) || exclude.count(a.name) || a.elem == ElemType::kI32 || f == conv.formats.end() ||
-          f->second.special ||
+          f->second.special || f->second.zero ||
           (a.kind == Arg::Kind::kScalar) != scalars)
         continue;
       order.push_back(&a);
@@ -2205,11 +2205,22 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
   // beta, never a second factor of one product (alpha * acc * gamma).
   const std::map<std::string, ExactFormat> clean0 = WithoutSpecials(conv.formats);
   const double b0 = aimed.Bound(clean0);
-  auto distance = [&](const std::map<std::string, ExactFormat>& clean, double x) {
-    const double b = aimed.Bound(clean);
-    return b > 0 && b0 > 0 ? std::fabs(std::log2(b / b0) - std::log2(x)) : HUGE_VAL;
+  // How far (log2) the bound's ratio lies from x^e, e = 1..4 the nearest: a
+  // carrier entering e times (s * s * A * B) scales the value as a whole
+  // too, by x^e (kirc run then measures e and takes the e-th root).
+  auto from_power = [&](double b, double x) {
+    if (!(b > 0) || !(b0 > 0)) return HUGE_VAL;
+    double d = HUGE_VAL;
+    for (int e = 1; e <= 4; ++e) d = std::min(d, std::fabs(std::log2(b / b0) - e * std::log2(x)));
+    return d;
   };
-  constexpr double kUniform = 1e-3;  // log2 distance counted as scaling by x exactly
+  auto distance = [&](const std::map<std::string, ExactFormat>& clean, double x) {
+    return from_power(aimed.Bound(clean), x);
+  };
+  // Within 2^(1/16) of x^e: the value scales as a whole (an addend below
+  // 4% of the bound left unscaled: alpha of alpha * acc + O, O below 1
+  // beside a sum of 384).
+  constexpr double kUniform = 1.0 / 16;
   const std::set<std::string> narrowed = aimed.Narrowed(conv.formats);
   // Preference: 1 the value scales by x and no member reaches it through a
   // narrowing conversion before (fresh-user review 14 F9: sx of a quantiser
@@ -2238,7 +2249,11 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
         if (!ScaleFormat(*a, x, p.formats[a->name])) continue;
         ScaleFormat(*a, x, clean[a->name]);
         std::vector<std::string> with;
-        double d = distance(clean, x);
+        const double b1 = aimed.Bound(clean);
+        double d = from_power(b1, x);
+        // A carrier whose scaling changes nothing the output holds (B of a
+        // zeroed A * B) is none: its companions would carry alone.
+        if (b1 > 0 && b0 > 0 && std::fabs(std::log2(b1 / b0)) < 1e-6) break;
         while (d > kUniform) {
           const Arg* pick = nullptr;
           double pick_d = d;

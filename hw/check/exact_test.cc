@@ -1979,9 +1979,12 @@ TEST(ConversionPlanTest, Review14F3CarrierScalesEveryAddend) {
     const int s = c_term == "C" ? 4 : 3;
     EXPECT_EQ(scale, std::ldexp(1.0, s)) << c_term;
     if (c_term == "C") {
+      // Toward the max A alone scales the value within 2^(1/16) (C, at
+      // most 0.75, beside a sum of 512 products of up to 0.375); C scaled
+      // alone would scale one addend.
       EXPECT_EQ(carrier, "A");
-      EXPECT_EQ(also, std::vector<std::string>{"C"});
-      EXPECT_EQ(p.formats.at("C").shift, conv.formats.at("C").shift + s);
+      EXPECT_TRUE(also.empty());
+      EXPECT_EQ(p.formats.at("C").shift, conv.formats.at("C").shift);
     } else {
       EXPECT_EQ(carrier, "beta");
       EXPECT_EQ(also, std::vector<std::string>{"A"});
@@ -1992,6 +1995,19 @@ TEST(ConversionPlanTest, Review14F3CarrierScalesEveryAddend) {
     }
     EXPECT_EQ(p.formats.at("A").shift, conv.formats.at("A").shift + s) << c_term;
     EXPECT_EQ(p.formats.at("B").shift, conv.formats.at("B").shift) << c_term;
+    // Toward 2^-7: the K-long sum's bound times 2^-7 beside C's (beta *
+    // C's) unscaled is no longer the value times 2^-7; C (or beta) joins A
+    // by the same power of two.
+    const ExactPlan d = SaturationPlan(k, conv, ElemType::kF16, 1.0 / 128, &carrier, &scale, "C", &also);
+    ASSERT_TRUE(d.exact) << d.blocker;
+    EXPECT_EQ(scale, 1.0 / 128) << c_term;
+    const std::string other = c_term == "C" ? "C" : "beta";
+    ASSERT_TRUE((carrier == "A" && also == std::vector<std::string>{other}) ||
+                (carrier == other && also == std::vector<std::string>{"A"}))
+        << c_term << ": " << carrier << " " << (also.empty() ? "" : also[0]);
+    EXPECT_EQ(d.formats.at(carrier).shift + d.formats.at(also[0]).shift,
+              conv.formats.at(carrier).shift + conv.formats.at(also[0]).shift - 7 * (c_term == "C" ? 2 : 1))
+        << c_term;
   }
 }
 

@@ -354,7 +354,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       const Arg* out_arg = k.FindArg(aims[i].out->name);
       const double want = aim / aims[i].median;
       int trials = 0;
-      auto trial = [&](const ExactPlan& p, double* m, double* negative) -> absl::Status {
+      auto trial = [&](const ExactPlan& p, double* m, double* negative, bool* over = nullptr) -> absl::Status {
         KernelData in = MakeConversionInputs(k, p, seed);
         uv.ApplyTo(k, &in);
         PagedInterpArgs ref{in.buffers, in.scalars};
@@ -366,6 +366,15 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         int64_t n = 0;
         *m = StoredMedian(in, o, *out_arg, /*all=*/true, &n, negative);
         if (n == 0) *m = std::nan("");
+        // A median of +inf with at least 1 in 8 values finite below the
+        // max: over half overflowed beyond it, the rest around it (an f16
+        // output's saturation reached), not every value inf (a carrier
+        // entering twice).
+        if (std::isinf(*m) && over != nullptr) {
+          int64_t finite = 0;
+          StoredMedian(in, o, *out_arg, /*all=*/false, &finite);
+          *over = 8 * finite >= n;
+        }
         ++trials;
         return absl::OkStatus();
       };
@@ -380,8 +389,14 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         std::set<std::string> unchecked;                    // outputs its plan leaves inexact
         int enters = 1;
         double achieved_median = -1;  // the last trial's (NaN: every value NaN)
+        bool over = false;            // +inf, over half beyond the max and the rest around it
       };
-      auto miss = [&](double m) {  // log2 distance of a measured median from the aim
+      // How far (log2) a measured median lies from the aim: a median of
+      // +inf in a saturation pass (more than half overflowed: beyond the
+      // max) counts as reaching it, one of 0 or NaN never does.
+      auto miss = [&](const Carried& c) {
+        const double m = c.achieved_median;
+        if (c.over) return 0.0;
         return !std::isfinite(m) || m <= 0 ? HUGE_VAL : std::fabs(std::log2(m / aim));
       };
       std::set<std::string> tried;  // carriers (and companions) whose median missed
@@ -396,14 +411,23 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           break;
         }
         const int budget = trials + (attempt == 0 ? kScaleTrials : kScaleTrials / 2);
+        std::optional<Carried> before_more;  // the plan before the last further carrier, measured
         while (out_arg != nullptr && trials < budget) {
           double m = 0, negative = 0;
-          if (absl::Status st = trial(c.plan, &m, &negative); !st.ok()) return st;
+          bool over = false;
+          if (absl::Status st = trial(c.plan, &m, &negative, &over); !st.ok()) return st;
           c.achieved_median = m;
-          if (std::isnan(m)) break;
+          c.over = over && want > 1;
+          if (std::isnan(m) || c.over) break;
           double total = c.scale;
           for (const auto& [name, x] : c.more) total *= x;
           const bool degenerate = !std::isfinite(m) || m == 0;
+          // A further carrier's power of two overshot (every value inf, or
+          // 0): the plan before it, measured, stands.
+          if (degenerate && before_more) {
+            c = *std::move(before_more);
+            break;
+          }
           if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
           // Overflowed or flushed wholesale past the aim: the carrier
           // enters more than once.
@@ -442,13 +466,14 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           std::set<std::string> unchecked2;
           ExactPlan p2 = SaturationPlan(k, c.plan, to, aim / m, &c2, &s2, aims[i].out->name, &also2, used, &unchecked2);
           if (!p2.exact) break;
+          before_more = c;
           c.plan = std::move(p2);
           c.more.push_back({c2, s2});
           c.more_also.insert(c.more_also.end(), also2.begin(), also2.end());
           c.unchecked.insert(unchecked2.begin(), unchecked2.end());
         }
-        const bool better = !kept || miss(c.achieved_median) < miss(kept->achieved_median);
-        const bool reached = miss(c.achieved_median) <= 2;  // within kAimFactor
+        const bool better = !kept || miss(c) < miss(*kept);
+        const bool reached = miss(c) <= 2;  // within kAimFactor
         tried.insert(c.carrier);
         tried.insert(c.also.begin(), c.also.end());
         if (better) kept = std::move(c);
