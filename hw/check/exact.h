@@ -356,7 +356,13 @@ FloatRange FloatRangeOf(ElemType t);
 // round (an in-place sibling O = cvt(alpha * acc + cvt(O)) capping alpha for
 // P = cvt(alpha * acc); review 14 F5) is taken when it comes nearer by more
 // than 2: `*unchecked` (when given) names those outputs, which a pass on
-// this plan must not compare.
+// this plan must not compare. Toward the subnormals (factor < 1), still
+// short by more than 2: a float buffer behind `output` (not `output` alone
+// after it) is zeroed (ExactFormat::zero) when that removes an addend no
+// scale brings that low and a set scaling the rest as a whole reaches the
+// factor times the bound removed (an fp8 gemm's `A * B + beta * C`: A all
+// 0, beta carries; an in-place O = cvt(alpha * acc + cvt(O)): O's input
+// all 0, alpha carries; review 14 F3). Zeroed buffers are never candidates.
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
                          std::string* carrier, double* scale, const std::string& output = "",
                          std::vector<std::string>* also = nullptr, const std::set<std::string>& exclude = {},
