@@ -2247,6 +2247,11 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
         ExactPlan p = conv;
         std::map<std::string, ExactFormat> clean = clean0;
         if (!ScaleFormat(*a, x, p.formats[a->name])) continue;
+        // Toward the subnormals a scaled buffer drops its saturation
+        // specials (unscaled, +-max beside its scaled values would need
+        // more than f32's bits in a sum: C of A * B + C; the conversion
+        // and saturation passes hold them).
+        if (!up) p.formats[a->name].mix_level = -1;
         ScaleFormat(*a, x, clean[a->name]);
         std::vector<std::string> with;
         const double b1 = aimed.Bound(clean);
@@ -2273,6 +2278,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
           ScaleFormat(*pick, x, clean[pick->name]);
           ExactPlan q = p;
           if (!ScaleFormat(*pick, x, q.formats[pick->name])) break;
+          if (!up) q.formats[pick->name].mix_level = -1;
           p = std::move(q);
           with.push_back(pick->name);
           d = pick_d;
@@ -2282,6 +2288,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
         if (!fits && !with.empty()) {  // the carrier alone, as before companions
           p = conv;
           ScaleFormat(*a, x, p.formats[a->name]);
+          if (!up) p.formats[a->name].mix_level = -1;
           with.clear();
           d = HUGE_VAL;
           out_unchecked.clear();
