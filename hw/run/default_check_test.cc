@@ -2166,6 +2166,19 @@ TEST_F(DefaultCheckTest, Review14F3GemmWithoutAlphaFlushFails) {
   EXPECT_TRUE(std::regex_search(
       r.text, std::regex("\ninputs: saturation \\(seed 1\\): the conversion pass's with (beta and A|B and C) times ")))
       << r.text;
+  // The further factor beyond the max scales the set as a whole (the merge
+  // of beyond's further factor with the carrier sets: asked for beta
+  // alone, SaturationPlan named no set of beta and A, and B alone took the
+  // factor: "beta and A times 128 and B times 4"). By
+  // hand: the conversion pass's median 73.25 (the line says so); measured
+  // at the largest power of two (A is a buffer) not above (65504 / 4) /
+  // 73.25 = 223.6, 128; the further factor (about 65504 / 9376 = 7) then
+  // takes A as far as its range allows: A's +-0.5 times 256 is 128, times
+  // 512 would be 256, beyond f8e4m3fnuz's max 240.
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with beta and A times 256 and B "
+                        "times "),
+            std::string::npos)
+      << r.text;
   EXPECT_NE(r.text.find("\ninputs: subnormal (seed 1): the conversion pass's with beta times "), std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find(", A all 0 ("), std::string::npos) << r.text;
