@@ -268,6 +268,10 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
     v.frac = m == 0 ? MaxPlus{} : MaxConst(0);
     return v;
   }
+  if (f != nullptr && f->zero) {
+    v.mag = LinConst(0);
+    return v;
+  }
   if (f != nullptr && f->special) {
     // Any f32 value, NaN and infinities included: it reaches only
     // conversions and stores (ConversionFedBuffers), which round it the same
@@ -1234,6 +1238,7 @@ int64_t KWindowTerms(const ExactFormat& f) {
 }
 
 std::string ExactFormat::Describe(ElemType elem) const {
+  if (zero) return "all 0";
   if (k_window > 0) {
     ExactFormat dense = *this;
     dense.k_window = 0;
@@ -2280,23 +2285,6 @@ std::set<std::string> BehindConversions(const Analysis& an, ElemType target, con
   return r;
 }
 
-// The largest bound of the operands of the conversions to `target` of
-// computed values that `carrier` is behind (the saturation analysis of
-// `formats`), or -1 when some value of `k` does not fit `formats`.
-double SaturatingOperandBound(const Kernel& k, const std::map<std::string, ExactFormat>& formats,
-                              Analysis::AffineCache* affine, ElemType target, const std::string& carrier) {
-  Analysis an(k, &formats, affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
-  an.Run();
-  if (!an.structural().empty()) return -1;
-  double bound = 0;
-  for (const Obligation& o : an.obligations()) {
-    if (!Unrepresentable(o).empty()) return -1;
-    if (o.saturates && o.computed && o.t == target && o.deps.count(carrier) && o.mag.IsConst())
-      bound = std::max(bound, o.mag.c0);
-  }
-  return bound;
-}
-
 }  // namespace
 
 std::vector<ComputedOutput> ComputedConversionOutputs(const Kernel& k, const ExactPlan& conv) {
@@ -2322,17 +2310,165 @@ FloatRange FloatRangeOf(ElemType t) {
   return {f.max_finite, std::ldexp(1.0, f.emin_sub + f.p - 1), std::ldexp(1.0, f.emin_sub)};
 }
 
+namespace {
+
+// The buffers (arguments) the results of `from` reach in `k`, through any
+// ops, loop-carried values, LDS and buffers stored and loaded again; a
+// gemm's, its C. Which outputs a conversion (or any obligation's op) serves.
+std::set<std::string> ReachedBuffers(const Kernel& k, const Op* from) {
+  std::set<std::string> r;
+  if (from == nullptr) return r;
+  if (from->kind == OpKind::kGemm) {
+    r.insert(from->gemm.c);
+    return r;
+  }
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  std::set<std::string> names(from->results.begin(), from->results.end());
+  std::set<std::string> mems;  // buffers and LDS allocations reached
+  for (bool changed = true; changed;) {
+    changed = false;
+    auto add = [&](std::set<std::string>& set, const std::string& n) { changed |= set.insert(n).second; };
+    for (const Op* op : ops) {
+      bool in = (op->kind == OpKind::kLoad || op->kind == OpKind::kLdsDma) && mems.count(op->mem) > 0;
+      for (const Operand& o : op->operands) in = in || (!o.is_arg && names.count(o.name) > 0);
+      if (op->kind == OpKind::kGemm &&
+          (mems.count(op->gemm.a) > 0 || mems.count(op->gemm.b) > 0 || mems.count(op->gemm.c) > 0))
+        add(mems, op->gemm.c);
+      if (op->kind == OpKind::kFor && !op->body.empty() && op->body.back().kind == OpKind::kYield)
+        for (const Operand& o : op->body.back().operands) in = in || (!o.is_arg && names.count(o.name) > 0);
+      if (!in) continue;
+      if (op->kind == OpKind::kStore) add(mems, op->mem);
+      if (op->kind == OpKind::kLdsDma) add(mems, op->lds);
+      for (const std::string& n : op->results) add(names, n);
+      if (op->kind == OpKind::kFor)
+        for (const std::string& n : op->iter_args) add(names, n);
+    }
+  }
+  for (const std::string& m : mems)
+    if (k.FindArg(m) != nullptr) r.insert(m);
+  return r;
+}
+
+// What SaturationPlan measures a scaled set by: the conversions to `target`
+// of computed values whose results reach `output` (any, when empty).
+class AimedConversions {
+ public:
+  AimedConversions(const Kernel& k, ElemType target, const std::string& output, Analysis::AffineCache* affine)
+      : k_(k), target_(target), output_(output), affine_(affine) {}
+
+  const std::set<std::string>& Reached(const Op* op) {
+    auto it = reach_.find(op);
+    if (it == reach_.end()) it = reach_.emplace(op, ReachedBuffers(k_, op)).first;
+    return it->second;
+  }
+  bool Aimed(const Obligation& o) {
+    return o.saturates && o.computed && o.t == target_ && (output_.empty() || Reached(o.op).count(output_) > 0);
+  }
+  // Whether an obligation of `formats`' analysis that fails serves only
+  // other outputs (the relaxed fit: those outputs are left uncompared).
+  bool OnlyOthers(const Obligation& o) {
+    const std::set<std::string>& r = Reached(o.op);
+    return !output_.empty() && !r.empty() && r.count(output_) == 0;
+  }
+  // The largest bound of the aimed conversions' operands on `formats`; -1
+  // when there is none or the analysis fails structurally.
+  double Bound(const std::map<std::string, ExactFormat>& formats) {
+    Analysis an(k_, &formats, affine_, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+    an.Run();
+    if (!an.structural().empty()) return -1;
+    double b = -1;
+    for (const Obligation& o : an.obligations())
+      if (Aimed(o) && o.mag.IsConst()) b = std::max(b, o.mag.c0);
+    return b;
+  }
+  // Whether every value fits `formats` with saturating conversions; with
+  // `relaxed`, obligations serving only other outputs may fail, and
+  // `*unchecked` (when given) gets those outputs.
+  bool Fits(const std::map<std::string, ExactFormat>& formats, bool relaxed,
+            std::set<std::string>* unchecked = nullptr) {
+    Analysis an(k_, &formats, affine_, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+    an.Run();
+    if (!an.structural().empty()) return false;
+    for (const Obligation& o : an.obligations()) {
+      if (Unrepresentable(o).empty()) continue;
+      if (!relaxed || !OnlyOthers(o)) return false;
+      if (unchecked != nullptr)
+        for (const std::string& b : Reached(o.op)) unchecked->insert(b);
+    }
+    return true;
+  }
+  // The arguments that reach an aimed conversion through a narrowing
+  // conversion of a lower chain level before it (an in-kernel quantiser:
+  // sx of cvt(X * sx) to fp8 before the MFMA; fresh-user review 14 F9):
+  // scaled, they saturate or flush there before reaching the output.
+  std::set<std::string> Narrowed(const std::map<std::string, ExactFormat>& formats) {
+    Analysis an(k_, &formats, affine_, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+    an.Run();
+    std::set<std::string> r;
+    for (const Obligation& aimed : an.obligations()) {
+      if (!Aimed(aimed)) continue;
+      for (const Obligation& o : an.obligations())
+        if (o.conversion_level > 0 && o.conversion_level < aimed.conversion_level && o.op != aimed.op)
+          for (const std::string& d : o.deps)
+            if (aimed.deps.count(d)) r.insert(d);
+    }
+    return r;
+  }
+
+ private:
+  const Kernel& k_;
+  ElemType target_;
+  std::string output_;
+  Analysis::AffineCache* affine_;
+  std::map<const Op*, std::set<std::string>> reach_;
+};
+
+// `f` (argument `a`'s format) scaled by `x`: a scalar's choices times x, a
+// buffer's values times x = 2^s (ExactFormat::shift). False (f unchanged)
+// when a buffer cannot take x: not a power of two, or its values would
+// leave its type's range or fall below its smallest subnormal's bit.
+bool ScaleFormat(const Arg& a, double x, ExactFormat& f) {
+  if (a.kind == Arg::Kind::kScalar) {
+    for (double& c : f.choices) c *= x;
+    return true;
+  }
+  int s = 0;
+  if (std::frexp(x, &s) != 0.5) return false;
+  const int shift = f.shift + s - 1;
+  if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + shift) > FloatInfo(a.elem).max_finite ||
+      f.exp_lo + shift < FloatInfo(a.elem).emin_sub)
+    return false;
+  f.shift = shift;
+  return true;
+}
+
+// The formats without saturation specials and NaN/inf blocks: their bound
+// is the scaled values' alone (a special of C, 65504, would otherwise hide
+// that beta * C is one addend among others).
+std::map<std::string, ExactFormat> WithoutSpecials(std::map<std::string, ExactFormat> formats) {
+  for (auto& [name, f] : formats) {
+    f.mix_level = -1;
+    f.diagonal = ExactFormat::Diagonal::kNone;
+  }
+  return formats;
+}
+
+}  // namespace
+
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
                          std::string* carrier, double* scale, const std::string& output,
-                         std::vector<std::string>* also, const std::set<std::string>& exclude) {
+                         std::vector<std::string>* also, const std::set<std::string>& exclude,
+                         std::set<std::string>* unchecked) {
   if (also != nullptr) also->clear();
+  if (unchecked != nullptr) unchecked->clear();
   ExactPlan none;
   none.blocker = absl::StrCat("no argument scales the values before a conversion to ",
                               std::string(ElemTypeName(target)), " of a computed value while keeping them exact");
   if (!conv.exact || !(factor > 0) || factor == 1 || !std::isfinite(factor)) return none;
   const bool up = factor > 1;
   Analysis::AffineCache affine;
-  auto fits = [&](const std::map<std::string, ExactFormat>& formats) { return FitsSaturating(k, formats, &affine); };
+  AimedConversions aimed(k, target, output, &affine);
   // The arguments behind the conversions to `target` of computed values
   // (and behind `output`'s stored values).
   std::set<std::string> behind;
@@ -2346,7 +2482,7 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
     for (const Arg& a : k.args) {
       auto f = conv.formats.find(a.name);
       if (!behind.count(a.name) || exclude.count(a.name) || a.elem == ElemType::kI32 || f == conv.formats.end() ||
-          f->second.special ||
+          f->second.special || f->second.zero ||
           (a.kind == Arg::Kind::kScalar) != scalars)
         continue;
       order.push_back(&a);
@@ -2368,57 +2504,179 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
     for (int s = near; s >= 1; --s) buffer_scales.push_back(std::ldexp(1.0, s));
   else
     for (int s = near; s <= -1; ++s) buffer_scales.push_back(std::ldexp(1.0, s));
-  std::map<std::string, double> base_of;  // a scalar carrier's operands' bound in `conv`
-  for (const Arg* a : order)
-    for (double x : a->kind == Arg::Kind::kScalar ? scalar_scales : buffer_scales) {
-      ExactPlan p = conv;
-      ExactFormat& f = p.formats[a->name];
-      if (a->kind == Arg::Kind::kScalar) {
-        for (double& c : f.choices) c *= x;
-      } else {
-        int s = 0;
-        std::frexp(x, &s);
-        f.shift += s - 1;  // on top of a scale `conv` already has (kirc run's further factor)
-        // A buffer's values stay within its type's range, their lowest bit
-        // at or above its smallest subnormal.
-        if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift) > FloatInfo(a->elem).max_finite ||
-            f.exp_lo + f.shift < FloatInfo(a->elem).emin_sub)
-          continue;
-      }
-      // A scalar carrier: the other f32 scalars behind the same conversions
-      // scaled by x too when that keeps every value exact and brings the
-      // operands' bound nearer x times the conversion pass's (the whole
-      // value scales: alpha and beta of a gemm epilogue), never past it;
-      // tried also when the carrier alone does not fit (scaled down alone,
-      // alpha's fine steps under beta * C's magnitude need too many bits).
-      std::vector<std::string> with;
-      double bound = -1;  // -1: p does not fit (the scalar path), else the operands' bound
-      if (a->kind == Arg::Kind::kScalar) {
-        if (!base_of.count(a->name)) base_of[a->name] = SaturatingOperandBound(k, conv.formats, &affine, target, a->name);
-        const double base = base_of[a->name];
-        bound = SaturatingOperandBound(k, p.formats, &affine, target, a->name);
-        auto distance = [&](double b) { return std::fabs(std::log2(b / base) - std::log2(x)); };
-        for (const Arg* o : order) {
-          if (o == a || o->kind != Arg::Kind::kScalar || o->elem != ElemType::kF32 || !(base > 0)) continue;
-          ExactPlan q = p;
-          for (double& c : q.formats[o->name].choices) c *= x;
-          const double b = SaturatingOperandBound(k, q.formats, &affine, target, a->name);
-          const bool within = up ? b <= base * x * slack : b >= base * x / slack;
-          if (b > 0 && within && (!(bound > 0) || distance(b) < distance(bound) - 1e-9)) {
-            p = std::move(q);
-            bound = b;
-            with.push_back(o->name);
+  // A scaled set scales the value converted by x when every addend of it
+  // holds exactly one member (fresh-user review 14 F3: beta of `A * B +
+  // beta * C` scales one addend; the K-long sum stays): measured on the
+  // analysis' bound without specials, which then scales by x exactly
+  // (`uniform`). The carrier takes along, one at a time, the f32 scalar or
+  // float buffer (by the same x, a power of two for a buffer) that brings
+  // that bound nearest x times the unscaled one: beta with alpha, A with
+  // beta, never a second factor of one product (alpha * acc * gamma).
+  const std::map<std::string, ExactFormat> clean0 = WithoutSpecials(conv.formats);
+  const double b0 = aimed.Bound(clean0);
+  // How far (log2) the bound's ratio lies from x^e, e = 1..4 the nearest: a
+  // carrier entering e times (s * s * A * B) scales the value as a whole
+  // too, by x^e (kirc run then measures e and takes the e-th root).
+  auto from_power = [&](double b, double x) {
+    if (!(b > 0) || !(b0 > 0)) return HUGE_VAL;
+    double d = HUGE_VAL;
+    for (int e = 1; e <= 4; ++e) d = std::min(d, std::fabs(std::log2(b / b0) - e * std::log2(x)));
+    return d;
+  };
+  auto distance = [&](const std::map<std::string, ExactFormat>& clean, double x) {
+    return from_power(aimed.Bound(clean), x);
+  };
+  // Within 2^(1/16) of x^e: the value scales as a whole (an addend below
+  // 4% of the bound left unscaled: alpha of alpha * acc + O, O below 1
+  // beside a sum of 384).
+  constexpr double kUniform = 1.0 / 16;
+  const std::set<std::string> narrowed = aimed.Narrowed(conv.formats);
+  // Preference: 1 the value scales by x and no member reaches it through a
+  // narrowing conversion before (fresh-user review 14 F9: sx of a quantiser
+  // before the MFMA saturated and flushed there); 2 it scales by x; 3 only
+  // some addends scale (the best there is). Per candidate the first x that
+  // fits, for a lower preference the scan goes on over powers of two
+  // (buffers may join); then the candidates in order. `relaxed`: a fit may
+  // leave other outputs' values inexact (they go uncompared).
+  struct Choice {
+    int tier = 4;
+    ExactPlan plan;
+    const Arg* a = nullptr;
+    double x = 1;
+    std::vector<std::string> with;
+    std::set<std::string> unchecked;
+  };
+  auto search = [&](bool relaxed) {
+    Choice best;
+    for (const Arg* a : order) {
+      int found = 4;
+      for (double x : a->kind == Arg::Kind::kScalar ? scalar_scales : buffer_scales) {
+        int pow2 = 0;
+        if (found < 4 && std::frexp(x, &pow2) != 0.5) continue;  // only buffers may still join
+        ExactPlan p = conv;
+        std::map<std::string, ExactFormat> clean = clean0;
+        if (!ScaleFormat(*a, x, p.formats[a->name])) continue;
+        // Toward the subnormals a scaled buffer drops its saturation
+        // specials (unscaled, +-max beside its scaled values would need
+        // more than f32's bits in a sum: C of A * B + C; the conversion
+        // and saturation passes hold them).
+        if (!up) p.formats[a->name].mix_level = -1;
+        ScaleFormat(*a, x, clean[a->name]);
+        std::vector<std::string> with;
+        const double b1 = aimed.Bound(clean);
+        double d = from_power(b1, x);
+        // A carrier whose scaling changes nothing the output holds (B of a
+        // zeroed A * B) is none: its companions would carry alone.
+        if (b1 > 0 && b0 > 0 && std::fabs(std::log2(b1 / b0)) < 1e-6) break;
+        while (d > kUniform) {
+          const Arg* pick = nullptr;
+          double pick_d = d;
+          for (const Arg* o : order) {
+            if (o == a || std::find(with.begin(), with.end(), o->name) != with.end() ||
+                (o->kind == Arg::Kind::kScalar && o->elem != ElemType::kF32))
+              continue;
+            std::map<std::string, ExactFormat> trial = clean;
+            if (!ScaleFormat(*o, x, trial[o->name])) continue;
+            const double e = distance(trial, x);
+            if (e < pick_d - 1e-9) {
+              pick = o;
+              pick_d = e;
+            }
           }
+          if (pick == nullptr) break;
+          ScaleFormat(*pick, x, clean[pick->name]);
+          ExactPlan q = p;
+          if (!ScaleFormat(*pick, x, q.formats[pick->name])) break;
+          if (!up) q.formats[pick->name].mix_level = -1;
+          p = std::move(q);
+          with.push_back(pick->name);
+          d = pick_d;
         }
+        std::set<std::string> out_unchecked;
+        bool fits = aimed.Fits(p.formats, relaxed, &out_unchecked);
+        if (!fits && !with.empty()) {  // the carrier alone, as before companions
+          p = conv;
+          ScaleFormat(*a, x, p.formats[a->name]);
+          if (!up) p.formats[a->name].mix_level = -1;
+          with.clear();
+          d = HUGE_VAL;
+          out_unchecked.clear();
+          fits = aimed.Fits(p.formats, relaxed, &out_unchecked);
+        }
+        if (!fits) continue;
+        bool through = narrowed.count(a->name) > 0;
+        for (const std::string& w : with) through = through || narrowed.count(w) > 0;
+        const int tier = d > kUniform ? 3 : through ? 2 : 1;
+        found = std::min(found, tier);
+        if (tier < best.tier) best = {tier, std::move(p), a, x, with, std::move(out_unchecked)};
+        if (tier <= 2) break;
       }
-      if (a->kind == Arg::Kind::kScalar ? bound >= 0 : fits(p.formats)) {
-        *carrier = a->name;
+      if (best.tier == 1) break;
+    }
+    return best;
+  };
+  Choice best = search(/*relaxed=*/false);
+  // Short of the factor by more than 2 (or none): another output's values
+  // (an in-place O = cvt(alpha * acc + cvt(O)) beside P = cvt(alpha * acc))
+  // may cap the scale; a pass aimed at `output` alone may leave them
+  // inexact and uncompared (fresh-user review 14 F5).
+  auto shortfall = [&](const Choice& c) { return c.tier == 4 ? HUGE_VAL : std::fabs(std::log2(factor / c.x)); };
+  if (!output.empty() && shortfall(best) > 1) {
+    Choice relaxed = search(/*relaxed=*/true);
+    if (relaxed.tier <= best.tier && shortfall(relaxed) < shortfall(best) - 1) best = std::move(relaxed);
+  }
+  // The subnormal pass, still short by more than 2: an addend that no
+  // scale brings that low (an fp8 gemm's K-long sum: 512 products of at
+  // least 2^-20 stay above f16's 2^-14) is removed, a buffer behind it
+  // zeroed, and the rest carried by the factor times the bound it leaves
+  // (fresh-user review 14 F3: `A * B + beta * C`, A all 0, beta carries).
+  // Not again on a plan with a zeroed buffer.
+  bool zeroed_already = false;
+  for (const auto& [name, f] : conv.formats) zeroed_already = zeroed_already || f.zero;
+  if (!up && !output.empty() && !zeroed_already && shortfall(best) > 1 && b0 > 0)
+    for (const Arg* z : order) {
+      if (z->kind == Arg::Kind::kScalar) continue;
+      std::map<std::string, ExactFormat> clean_z = clean0;
+      clean_z[z->name].zero = true;
+      const double bz = aimed.Bound(clean_z);
+      if (!(bz > 0) || bz >= b0) continue;  // nothing left, or nothing removed
+      ExactPlan conv_z = conv;
+      ExactFormat& f = conv_z.formats[z->name];
+      f.zero = true;
+      f.mix_level = -1;
+      f.diagonal = ExactFormat::Diagonal::kNone;
+      f.k_window = 0;
+      const double fz = factor * b0 / bz;
+      if (!(fz < 1)) continue;
+      std::string c;
+      double x = 1;
+      std::vector<std::string> with;
+      // Not the output itself: an in-place output scaled alone is stored
+      // back as it was loaded (O = cvt(0 + cvt(O))), nothing a pass reads.
+      std::set<std::string> left, ex = exclude;
+      ex.insert(z->name);
+      ex.insert(output);
+      ExactPlan pz = SaturationPlan(k, conv_z, target, fz, &c, &x, output, &with, ex, &left);
+      if (!pz.exact) continue;
+      // The rest must scale by x as a whole (beta of beta * C), not an
+      // argument of the removed addend (alpha of 0 * alpha).
+      const double br = aimed.Bound(WithoutSpecials(conv_z.formats)), bp = aimed.Bound(WithoutSpecials(pz.formats));
+      if (!(br > 0) || !(bp > 0) || std::fabs(std::log2(bp / br) - std::log2(x)) > kUniform) continue;
+      const double short_z = std::fabs(std::log2(fz / x));
+      if (short_z <= 1 && short_z < shortfall(best) - 1) {
+        *carrier = c;
         *scale = x;
         if (also != nullptr) *also = with;
-        return p;
+        if (unchecked != nullptr) *unchecked = left;
+        return pz;
       }
     }
-  return none;
+  if (best.tier == 4) return none;
+  *carrier = best.a->name;
+  *scale = best.x;
+  if (also != nullptr) *also = best.with;
+  if (unchecked != nullptr) *unchecked = best.unchecked;
+  return std::move(best.plan);
 }
 
 bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& scalar) {

@@ -112,6 +112,10 @@ struct ExactFormat {
   // Every float value (buffer elements, scalar choices) times 2^shift
   // (SaturationPlan); 0 elsewhere.
   int shift = 0;
+  // Every element +0 (a float buffer): SaturationPlan's subnormal pass
+  // removes an addend no scale brings into the subnormals (an fp8 gemm's
+  // K-long sum of `A * B + beta * C`; fresh-user review 14 F3).
+  bool zero = false;
   // Every float value (buffer elements, scalar choices) negated: the
   // saturation pass's second run, whose values before the conversion lie
   // near and beyond -max (fresh-user review 10 F1). Negation is exact, and
@@ -363,9 +367,36 @@ FloatRange FloatRangeOf(ElemType t);
 // carrier behind the same output, on the first's plan as `conv`, when the
 // first cannot reach the aim (fresh-user review 13 F7: an fp8 operand's
 // range).
+//
+// The carrier set must scale every addend of the value converted (fresh-user
+// review 14 F3: beta of `A * B + beta * C` scaled one addend, the K-long sum
+// stayed): companions are taken along, one at a time, f32 scalars or float
+// buffers (by the same x, then a power of two) that bring the analysis'
+// bound of the aimed conversions' operands (those whose results reach
+// `output`; without saturation specials) nearest x times the conversion
+// pass's: beta with alpha, A (or B) with beta, C with A of `A * B + C`.
+// Preferred, in this order: a set that scales the value by x with no member
+// reaching it through a narrowing conversion of a lower chain level (review
+// 14 F9: sx of an in-kernel fp8 quantiser cvt(X * sx) before the MFMA
+// saturates and flushes there; so of cvt(acc * so) does not), a set that
+// scales it by x, else the first that fits (some addends only); per
+// candidate the scale nearest `factor` that fits. `*also` names the
+// companions. When that scale falls short of `factor` by more than 2 and
+// `output` is given, a fit that lets values stored only to other outputs
+// round (an in-place sibling O = cvt(alpha * acc + cvt(O)) capping alpha for
+// P = cvt(alpha * acc); review 14 F5) is taken when it comes nearer by more
+// than 2: `*unchecked` (when given) names those outputs, which a pass on
+// this plan must not compare. Toward the subnormals (factor < 1), still
+// short by more than 2: a float buffer behind `output` (not `output` alone
+// after it) is zeroed (ExactFormat::zero) when that removes an addend no
+// scale brings that low and a set scaling the rest as a whole reaches the
+// factor times the bound removed (an fp8 gemm's `A * B + beta * C`: A all
+// 0, beta carries; an in-place O = cvt(alpha * acc + cvt(O)): O's input
+// all 0, alpha carries; review 14 F3). Zeroed buffers are never candidates.
 ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target, double factor,
                          std::string* carrier, double* scale, const std::string& output = "",
-                         std::vector<std::string>* also = nullptr, const std::set<std::string>& exclude = {});
+                         std::vector<std::string>* also = nullptr, const std::set<std::string>& exclude = {},
+                         std::set<std::string>* unchecked = nullptr);
 
 // Whether `scalar`, an f32 scalar argument of `k`, scaled beyond f32's range
 // makes the same values on the device and the reference (`kirc run`'s

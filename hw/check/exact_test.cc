@@ -1985,5 +1985,119 @@ TEST(SaturationPlanTest, OverflowsAlikeOnlyAfterTheSums) {
   EXPECT_FALSE(OverflowsAlike(g2, p2, "alpha"));
 }
 
+// Fresh-user review 14 F3: `C = A * B + beta * C` (no alpha): beta scales
+// only its addend, the K-long sum stays. The carrier set scales every
+// addend by the same power of two: beta with A (the first buffer that
+// completes it); `+ C` (no scalar): A with C. By hand: A * 2^s * B + beta *
+// 2^s * C = 2^s (A * B + beta * C).
+TEST(ConversionPlanTest, Review14F3CarrierScalesEveryAddend) {
+  for (const std::string c_term : {"beta * C", "C"}) {
+    const Kernel k = Parse(::kir::testing::Review14F3Kernel(c_term));
+    const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+    ASSERT_TRUE(conv.exact) << conv.blocker;
+    std::string carrier;
+    double scale = 0;
+    std::vector<std::string> also;
+    const ExactPlan p = SaturationPlan(k, conv, ElemType::kF16, 15, &carrier, &scale, "C", &also);
+    ASSERT_TRUE(p.exact) << p.blocker;
+    // beta: the scales m/8 * 2^s not beyond 15 in turn, the first a power
+    // of two (A can take only 2^s) 8; without a scalar A's power of two
+    // nearest 15, 16.
+    const int s = c_term == "C" ? 4 : 3;
+    EXPECT_EQ(scale, std::ldexp(1.0, s)) << c_term;
+    if (c_term == "C") {
+      // Toward the max A alone scales the value within 2^(1/16) (C, at
+      // most 0.75, beside a sum of 512 products of up to 0.375); C scaled
+      // alone would scale one addend.
+      EXPECT_EQ(carrier, "A");
+      EXPECT_TRUE(also.empty());
+      EXPECT_EQ(p.formats.at("C").shift, conv.formats.at("C").shift);
+    } else {
+      EXPECT_EQ(carrier, "beta");
+      EXPECT_EQ(also, std::vector<std::string>{"A"});
+      ASSERT_EQ(p.formats.at("beta").choices.size(), conv.formats.at("beta").choices.size());
+      for (size_t i = 0; i < p.formats.at("beta").choices.size(); ++i)
+        EXPECT_EQ(p.formats.at("beta").choices[i], conv.formats.at("beta").choices[i] * 8);
+      EXPECT_EQ(p.formats.at("C").shift, conv.formats.at("C").shift);
+    }
+    EXPECT_EQ(p.formats.at("A").shift, conv.formats.at("A").shift + s) << c_term;
+    EXPECT_EQ(p.formats.at("B").shift, conv.formats.at("B").shift) << c_term;
+    // Toward 2^-7: the K-long sum's bound times 2^-7 beside C's (beta *
+    // C's) unscaled is no longer the value times 2^-7; C (or beta) joins A
+    // by the same power of two.
+    const ExactPlan d = SaturationPlan(k, conv, ElemType::kF16, 1.0 / 128, &carrier, &scale, "C", &also);
+    ASSERT_TRUE(d.exact) << d.blocker;
+    EXPECT_EQ(scale, 1.0 / 128) << c_term;
+    const std::string other = c_term == "C" ? "C" : "beta";
+    ASSERT_TRUE((carrier == "A" && also == std::vector<std::string>{other}) ||
+                (carrier == other && also == std::vector<std::string>{"A"}))
+        << c_term << ": " << carrier << " " << (also.empty() ? "" : also[0]);
+    EXPECT_EQ(d.formats.at(carrier).shift + d.formats.at(also[0]).shift,
+              conv.formats.at(carrier).shift + conv.formats.at(also[0]).shift - 7 * (c_term == "C" ? 2 : 1))
+        << c_term;
+  }
+}
+
+// Fresh-user review 14 F9: cvt(X * sx) to fp8 before the MFMA, O =
+// cvt(acc * so). sx saturates (up) and flushes (down) at the quantiser;
+// so, right behind O's conversion, carries both ways.
+TEST(ConversionPlanTest, Review14F9CarrierWithoutANarrowingConversionBeforeTheOutput) {
+  const Kernel k = Parse(::kir::testing::Review14F9Kernel());
+  const ExactPlan conv = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(conv.exact) << conv.blocker;
+  for (double factor : {10240.0, 3.27826e-07}) {
+    std::string carrier;
+    double scale = 0;
+    std::vector<std::string> also;
+    const ExactPlan p = SaturationPlan(k, conv, ElemType::kF16, factor, &carrier, &scale, "O", &also);
+    ASSERT_TRUE(p.exact) << p.blocker;
+    EXPECT_EQ(carrier, "so") << factor;
+    EXPECT_TRUE(also.empty()) << factor;
+    // m/8 * 2^s nearest the factor (up: not beyond it, down: not below).
+    EXPECT_LE(std::fabs(std::log2(scale / factor)), 0.17) << scale;
+    EXPECT_EQ(p.formats.at("sx").choices, conv.formats.at("sx").choices);
+  }
+}
+
+// Fresh-user review 14 F5: P = cvt(alpha * acc) beside an in-place O =
+// cvt(alpha * acc + cvt(O)): alpha times 2^-22 (P's subnormals) leaves O's
+// sum of 448 and alpha * acc inexact in f32. The pass aimed at P takes it,
+// with O named as left uncompared; O's own pass (or a factor O's
+// exactness allows) leaves nothing out.
+TEST(ConversionPlanTest, Review14F5SiblingLeftUncomparedForAFinerScale) {
+  const Kernel k = Parse(::kir::testing::Review14F5Kernel());
+  const ExactPlan base = PlanSaturationBase(k);
+  ASSERT_TRUE(base.exact) << base.blocker;
+  std::string carrier;
+  double scale = 0;
+  std::vector<std::string> also;
+  std::set<std::string> unchecked;
+  const double factor = std::ldexp(1.0, -22);
+  const ExactPlan p =
+      SaturationPlan(k, base, ElemType::kF8E5M2, factor, &carrier, &scale, "P", &also, {}, &unchecked);
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_EQ(scale, factor);  // 2^-22 is m/8 * 2^s itself
+  EXPECT_EQ(unchecked, std::set<std::string>{"O"});
+  // O itself, toward its subnormals: its in-place addend cvt(O) (at least
+  // 2^-9, f8e4m3fn's smallest subnormal, where nonzero) removed, O's input
+  // all 0, alpha carries the rest; nothing left out. Not A zeroed: O =
+  // cvt(0 + cvt(O)) would be stored as loaded.
+  const ExactPlan o =
+      SaturationPlan(k, base, ElemType::kF8E4M3FN, factor, &carrier, &scale, "O", &also, {}, &unchecked);
+  ASSERT_TRUE(o.exact) << o.blocker;
+  EXPECT_TRUE(unchecked.empty());
+  EXPECT_EQ(carrier, "alpha");
+  EXPECT_TRUE(o.formats.at("O").zero);
+  EXPECT_FALSE(o.formats.at("A").zero);
+  EXPECT_FALSE(base.formats.at("O").zero);
+  // A factor within O's exactness: nothing left out either.
+  const ExactPlan q =
+      SaturationPlan(k, base, ElemType::kF8E5M2, 1.0 / 16, &carrier, &scale, "P", &also, {}, &unchecked);
+  ASSERT_TRUE(q.exact) << q.blocker;
+  EXPECT_EQ(scale, 1.0 / 16);
+  EXPECT_TRUE(unchecked.empty());
+}
+
 }  // namespace
 }  // namespace kir

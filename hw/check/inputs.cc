@@ -320,6 +320,7 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         if (it == formats.end() || it->second.special) return 0;
         const ExactFormat& f = it->second;
         if (a.elem == ElemType::kI32) return static_cast<uint32_t>(static_cast<int32_t>(Uniform(s, f.int_lo, f.int_hi)));
+        if (f.zero) return FloatBits(a.elem, 0.0);
         const double m = static_cast<double>(Uniform(s, 1, (int64_t{1} << f.bits) - 1));
         // Two scales: the low one's elements are negative half the time (a
         // small negative part below the coarse sum is what a

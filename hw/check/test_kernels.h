@@ -400,6 +400,107 @@ inline std::string Review7BesideKernel(const std::string& to, bool sliced) {
                            "%z");
 }
 
+// Fresh-user review 14 F3 (g3.kir, g9.kir, smaller): a gfx942 fp8 gemm into
+// an f16 C without alpha, `c_term` "beta * C" (then a scalar beta) or "C":
+// C = A.mk * B.nk + c_term. A and B f8e4m3fnuz[m, k].
+inline std::string Review14F3Kernel(const std::string& c_term, int m = 64, int k = 512) {
+  return absl::StrReplaceAll(R"(kernel g3
+target gfx942
+workgroup auto
+grid auto
+arg A : f8e4m3fnuz[$M, $K] strides [$K, 1] readonly
+arg B : f8e4m3fnuz[$M, $K] strides [$K, 1] readonly
+arg C : f16[$M, $M] strides [$M, 1] readwrite
+$BETA  gemm C = A.mk * B.nk + $CTERM
+end
+)",
+                             {{"$M", absl::StrCat(m)},
+                              {"$K", absl::StrCat(k)},
+                              {"$BETA", c_term == "C" ? "" : "arg beta : f32\n"},
+                              {"$CTERM", c_term}});
+}
+
+// Fresh-user review 14 F9 (k7.kir): X quantised in-kernel to f8e4m3fnuz
+// (cvt(X * sx)) before a 16x16x32 fp8 MFMA with W, dequantised by so into an
+// f16 O = cvt(acc * so).
+inline std::string Review14F9Kernel() {
+  return R"(kernel k7
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[16, 64] strides [64, 1] readonly
+arg W : f8e4m3fnuz[16, 64] strides [64, 1] readonly
+arg O : f16[16, 16] strides [16, 1] writeonly
+arg sx : f32
+arg so : f32
+  %z = zero f32x4
+  %acc = for %k = 0 to 64 step 32 iter(%c = %z) {
+    %x = load X[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f32x8
+    %xs = mul %x, sx
+    %a = cvt %xs : f8e4m3fnuzx8
+    %b = load W[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, so
+  %o = cvt %s : f16x4
+  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o
+end
+)";
+}
+
+// Fresh-user review 14 F5 (k3.kir): gfx950, 4 workgroups, each a 32x32
+// tile of an fp8 MFMA K loop times alpha; an f8e4m3fn O in place, O =
+// cvt(alpha * acc + cvt(O)), beside an f8e5m2 P = cvt(alpha * acc) (rows
+// 0..3 of each 8).
+inline std::string Review14F5Kernel() {
+  return R"(kernel k3
+target gfx950
+workgroup 64 1 1
+grid 4 1 1
+arg A : f8e4m3fn[128, 256] strides [256, 1] readonly
+arg B : f8e4m3fn[32, 256] strides [256, 1] readonly
+arg O : f8e4m3fn[128, 32] strides [32, 1] readwrite
+arg P : f8e5m2[128, 32] strides [32, 1] readwrite
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 256 step 64 iter(%c = %z) {
+    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %d = mfma f32_32x32x64_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %c0 = slice %s, 0 : f32x4
+  %c1 = slice %s, 4 : f32x4
+  %c2 = slice %s, 8 : f32x4
+  %c3 = slice %s, 12 : f32x4
+  %i0 = load O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f0 = cvt %i0 : f32x4
+  %t0 = add %c0, %f0
+  %o0 = cvt %t0 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %o0
+  %i1 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f1 = cvt %i1 : f32x4
+  %t1 = add %c1, %f1
+  %o1 = cvt %t1 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %o1
+  %i2 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f2 = cvt %i2 : f32x4
+  %t2 = add %c2, %f2
+  %o2 = cvt %t2 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %o2
+  %i3 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0 : f8e4m3fnx4
+  %f3 = cvt %i3 : f32x4
+  %t3 = add %c3, %f3
+  %o3 = cvt %t3 : f8e4m3fnx4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %o3
+  %p0 = cvt %c0 : f8e5m2x4
+  store P[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %p0
+end
+)";
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

@@ -2148,6 +2148,46 @@ TEST_F(DefaultCheckTest, Review14F14Fp8QuantisationFlushToZeroFails) {
       << r.text;
 }
 
+// Fresh-user review 14 F3 (g3.kir, smaller: K = 512): C = A * B + beta * C
+// with fp8 A, B and an f16 C, no alpha. beta scaled only its addend, the
+// K-long sum A * B kept every pass's median near the conversion pass's,
+// and an epilogue flushing |x| < 2^-14 (0x38800000, f16's smallest normal)
+// before each conversion passed seeds 1-3 (the review's g3m1_ftz: PASS).
+// Now beta and A scale together toward the max; toward the subnormals,
+// where 512 fp8 products of at least 2^-20 cannot go, A is zeroed and beta
+// carries beta * C there.
+TEST_F(DefaultCheckTest, Review14F3GemmWithoutAlphaFlushFails) {
+  const Compiled c = CompileText(::kir::testing::Review14F3Kernel("beta * C"));
+  Expect(c, {BeforeConversions(c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "g3_ftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "g3.hsaco"), 1);
+  // Toward the max, a set scaling both addends (beta with A, or B with C).
+  EXPECT_TRUE(std::regex_search(
+      r.text, std::regex("\ninputs: saturation \\(seed 1\\): the conversion pass's with (beta and A|B and C) times ")))
+      << r.text;
+  // The further factor beyond the max scales the set as a whole (the merge
+  // of beyond's further factor with the carrier sets: asked for beta
+  // alone, SaturationPlan named no set of beta and A, and B alone took the
+  // factor: "beta and A times 128 and B times 4"). By
+  // hand: the conversion pass's median 73.25 (the line says so); measured
+  // at the largest power of two (A is a buffer) not above (65504 / 4) /
+  // 73.25 = 223.6, 128; the further factor (about 65504 / 9376 = 7) then
+  // takes A as far as its range allows: A's +-0.5 times 256 is 128, times
+  // 512 would be 256, beyond f8e4m3fnuz's max 240.
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with beta and A times 256 and B "
+                        "times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\ninputs: subnormal (seed 1): the conversion pass's with beta times "), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find(", A all 0 ("), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("near f16's subnormals [5.96046e-08, 6.10352e-05): the values before its conversion lie around "
+                        "its subnormal range\n"),
+            std::string::npos)
+      << r.text;
+}
+
 // Fresh-user review 14 F8, F11, F12: the saturation passes aimed the median
 // at the max and measured it from the stored values, which saturate or
 // overflow, so nothing was stored beyond the max, and a clamp at 32768 (f16)
@@ -2343,6 +2383,60 @@ TEST(AimedOutputLineTest, NeedsAQuarterAtOrBeyondTheMax) {
   EXPECT_EQ(AimedOutputLine(in, data({0x7c00, 0x7c00, 0xfc00, 0x4500, 0x4500}), p, /*sub=*/false, 1, "saturation"),
             "saturation: P: median |value| stored 5 (of 2 finite; 3 +-inf), 3 (60%) at or beyond f16's max 65504: the "
             "values before its conversion lie around and beyond the max\n");
+}
+
+// Fresh-user review 14 F9 (k7.kir): X quantised in-kernel (cvt(X * sx) to
+// fp8) before the MFMA, O = cvt(acc * so) to f16. The carrier was sx, which
+// saturates and flushes at the quantiser: O stayed at 1528 and at 0, and
+// O clamped at +-32768 (0x47000000) or flushing |x| < 2^-14 before each
+// v_cvt_f16_f32 passed seeds 1-3 (the review's mutant_clamp, mutant_ftz).
+// Now so carries.
+TEST_F(DefaultCheckTest, Review14F9DequantScaleCarriesClampAndFlushFail) {
+  const Compiled c = CompileText(::kir::testing::Review14F9Kernel());
+  auto clamp = [](const std::string& s, const std::string& t) {
+    return absl::StrCat("  v_mov_b32 ", t, ", 0x47000000\n  v_cmp_lt_f32 vcc, ", t, ", ", s,
+                        "\n  s_nop 1\n  v_cndmask_b32 ", s, ", ", s, ", ", t, ", vcc\n  v_mov_b32 ", t,
+                        ", 0xc7000000\n  v_cmp_gt_f32 vcc, ", t, ", ", s, "\n  s_nop 1\n  v_cndmask_b32 ", s, ", ", s,
+                        ", ", t, ", vcc\n");
+  };
+  Expect(c, {BeforeConversions(c, {"v_cvt_f16_f32"}, 1, clamp, "k7_clamp.hsaco"),
+             BeforeConversions(c, {"v_cvt_f16_f32"}, 1,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "k7_ftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the conversion pass's with so times "), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\ninputs: subnormal (seed 1): the conversion pass's with so times "), std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("not near"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 14 F5 (k3.kir, one row group): P = cvt(alpha * acc) to
+// f8e5m2 beside an in-place O = cvt(alpha * acc + cvt(O)) to f8e4m3fn. O's
+// exactness capped alpha at 2^-12 in P's subnormal pass (P's median
+// 0.0156, far above f8e5m2's subnormals), and P flushing |x| < 2^-14
+// (0x38800000, f8e5m2's smallest normal) before its conversions passed
+// seeds 1-3 (the review's k3m5_ftzP). Now P's subnormal pass scales alpha
+// as far as P needs and leaves O uncompared, saying so.
+TEST_F(DefaultCheckTest, Review14F5SubnormalPassOfPLeavesInPlaceOUncompared) {
+  const Compiled c = CompileText(::kir::testing::Review14F5Kernel());
+  Expect(c, {BeforeConversions(c, {"v_cvt_pk_bf8_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                               "k3_ftzP.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k3.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: subnormal (P) (seed 1): the saturation base inputs with alpha times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("; except O, whose values before a conversion may round on these inputs"), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nO: not compared in this pass (its values before a conversion may round on these "
+                        "inputs)\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("near f8e5m2's subnormals [1.52588e-05, 6.10352e-05): the values before its conversion lie "
+                        "around its subnormal range\n"),
+            std::string::npos)
+      << r.text;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -465,29 +466,19 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // (fresh-user review 14 F8, F11, F12: aimed at the max, the median
       // stopped below it and nothing beyond the max was stored).
       const double aim = sub ? std::sqrt(range.min_subnormal * range.min_normal) : range.max / kMeasureBelowMax;
-      std::string carrier;
-      std::vector<std::string> also;
-      double scale = 1;
-      ExactPlan plan = SaturationPlan(k, *src.from, to, aim / aims[i].median, &carrier, &scale,
-                                      aims[i].out->name, &also);
-      if (!plan.exact) {
-        absl::StrAppend(&unaimed, sub ? "subnormal" : "saturation", " passes: ", aims[i].out->name, " (", tn,
-                        "): ", plan.blocker, ": its ", sub ? "subnormal conversion" : "saturation",
-                        " is not checked\n");
-        continue;
-      }
       // The scale measured, not assumed (fresh-user review 13 F5, F7):
       // reference-only runs (at most kScaleTrials) of the planned inputs
       // give the median |value| stored to the output. A carrier that
       // enters e times (s * s * A * B; mfma %a, %a) scales it by x^e:
       // planned again with the e-th root of the factor; a carrier at the
       // end of its range (an fp8 operand) leaves the rest of the factor
-      // to a second one behind the same output (B after A).
+      // to a second one behind the same output (B after A). When the
+      // median then misses the aim, the next carrier is tried once (at
+      // most kScaleTrials / 2 runs more; fresh-user review 14 F9: sx of a
+      // quantiser saturated before the MFMA, so behind O's conversion
+      // reached it), and the nearer of the two kept.
       const Arg* out_arg = k.FindArg(aims[i].out->name);
       const double want = aim / aims[i].median;
-      std::vector<std::pair<std::string, double>> more;  // further carriers, their scales
-      int enters = 1;
-      double achieved_median = -1;  // the last trial's (NaN: every value NaN)
       int trials = 0;
       // `*beyond` (when given): the percentage of the values stored (NaN
       // left out) at or beyond the max.
@@ -512,109 +503,202 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         ++trials;
         return absl::OkStatus();
       };
-      std::vector<double> measured_sample;  // the measuring trial's (achieved_median's)
-      while (out_arg != nullptr && trials < kScaleTrials) {
-        double m = 0, negative = 0;
-        if (absl::Status st = trial(plan, &m, &negative); !st.ok()) return st;
-        achieved_median = m;
-        measured_sample = last_sample;
-        if (std::isnan(m)) break;
-        double total = scale;
-        for (const auto& [c, x] : more) total *= x;
-        const bool degenerate = !std::isfinite(m) || m == 0;
-        if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
-        // Overflowed or flushed wholesale past the aim: the carrier
-        // enters more than once.
-        const bool past = degenerate && (std::isinf(m) ? want > 1 : want < 1);
-        double em = 1;
-        if (!degenerate && std::fabs(std::log(total)) > 0.1)
-          em = std::log(m / aims[i].median) / std::log(total);
-        // total^em: em is how many times the carrier enters.
-        const int measured_enters = static_cast<int>(std::lround(std::min(em, 64.0)));
-        if (more.empty() && (past || measured_enters > enters)) {
-          enters = past ? enters * 2 : measured_enters;
+      // One carrier's plan and what its reference-only runs measured.
+      struct Carried {
+        ExactPlan plan;
+        std::string carrier;
+        double scale = 1;
+        std::vector<std::string> also;                      // companions (SaturationPlan)
+        std::vector<std::pair<std::string, double>> more;  // further carriers, their scales
+        std::map<std::string, std::vector<std::string>> more_also;  // their companions, per further carrier
+        std::set<std::string> unchecked;                    // outputs its plan leaves inexact
+        int enters = 1;
+        double achieved_median = -1;  // the last trial's (NaN: every value NaN)
+        std::vector<double> sample;   // that trial's |values| stored, ascending
+      };
+      // How far (log2) a measured median lies from the aim (below the max
+      // in a saturation pass: a median of +inf overshot it, as one of 0 or
+      // NaN misses it).
+      auto miss = [&](const Carried& c) {
+        const double m = c.achieved_median;
+        return !std::isfinite(m) || m <= 0 ? HUGE_VAL : std::fabs(std::log2(m / aim));
+      };
+      std::set<std::string> tried;  // carriers (and companions) whose median missed
+      std::optional<Carried> kept;
+      std::string not_planned;
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        Carried c;
+        c.plan = SaturationPlan(k, *src.from, to, want, &c.carrier, &c.scale, aims[i].out->name, &c.also, tried,
+                                &c.unchecked);
+        if (!c.plan.exact) {
+          if (attempt == 0) not_planned = c.plan.blocker;
+          break;
+        }
+        const int budget = trials + (attempt == 0 ? kScaleTrials : kScaleTrials / 2);
+        std::optional<Carried> before_more;  // the plan before the last further carrier, measured
+        while (out_arg != nullptr && trials < budget) {
+          double m = 0, negative = 0;
+          if (absl::Status st = trial(c.plan, &m, &negative); !st.ok()) return st;
+          c.achieved_median = m;
+          c.sample = last_sample;
+          if (std::isnan(m)) break;
+          double total = c.scale;
+          for (const auto& [name, x] : c.more) total *= x;
+          const bool degenerate = !std::isfinite(m) || m == 0;
+          // A further carrier's power of two overshot (every value inf, or
+          // 0): the plan before it, measured, stands.
+          if (degenerate && before_more) {
+            c = *std::move(before_more);
+            break;
+          }
+          if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
+          // Overflowed or flushed wholesale past the aim: the carrier
+          // enters more than once.
+          const bool past = degenerate && (std::isinf(m) ? want > 1 : want < 1);
+          // A zeroed buffer (SaturationPlan, subnormal pass) removed an
+          // addend: the median fell by more than the scale, not because
+          // the carrier enters more than once.
+          bool zeroed = false;
+          for (const auto& [name, f] : c.plan.formats) zeroed = zeroed || f.zero;
+          double em = 1;
+          if (!degenerate && !zeroed && std::fabs(std::log(total)) > 0.1)
+            em = std::log(m / aims[i].median) / std::log(total);
+          // total^em: em is how many times the carrier enters.
+          const int measured_enters = static_cast<int>(std::lround(std::min(em, 64.0)));
+          if (c.more.empty() && (past || measured_enters > c.enters)) {
+            c.enters = past ? c.enters * 2 : measured_enters;
+            Carried r = c;
+            // Aimed a factor 2 short (inside the range): the grid's next
+            // step up past an e-th root overflowed every value.
+            r.plan = SaturationPlan(k, *src.from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / c.enters),
+                                    &r.carrier, &r.scale, aims[i].out->name, &r.also, tried, &r.unchecked);
+            if (!r.plan.exact) break;
+            c = std::move(r);
+            continue;
+          }
+          if (degenerate || em < 0.5) break;
+          // Short of the aim with the carrier as far as it goes: another
+          // carrier (and its companions) for the rest.
+          std::set<std::string> used = {c.carrier};
+          used.insert(c.also.begin(), c.also.end());
+          for (const auto& [name, x] : c.more) used.insert(name);
+          for (const auto& [name, with] : c.more_also) used.insert(with.begin(), with.end());
           std::string c2;
           double s2 = 1;
           std::vector<std::string> also2;
-          // Aimed a factor 2 short (inside the range): the grid's next
-          // step up past an e-th root overflowed every value.
-          ExactPlan p2 = SaturationPlan(k, *src.from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / enters),
-                                        &c2, &s2,
-                                        aims[i].out->name, &also2);
+          std::set<std::string> unchecked2;
+          ExactPlan p2 = SaturationPlan(k, c.plan, to, aim / m, &c2, &s2, aims[i].out->name, &also2, used, &unchecked2);
           if (!p2.exact) break;
-          plan = std::move(p2);
-          carrier = c2;
-          scale = s2;
-          also = also2;
-          continue;
+          before_more = c;
+          c.plan = std::move(p2);
+          c.more.push_back({c2, s2});
+          if (!also2.empty()) c.more_also[c2] = also2;
+          c.unchecked.insert(unchecked2.begin(), unchecked2.end());
         }
-        if (degenerate || em < 0.5) break;
-        // Short of the aim with the carrier as far as it goes: another
-        // carrier for the rest.
-        std::set<std::string> used = {carrier};
-        used.insert(also.begin(), also.end());
-        for (const auto& [c, x] : more) used.insert(c);
-        std::string c2;
-        double s2 = 1;
-        ExactPlan p2 = SaturationPlan(k, plan, to, aim / m, &c2, &s2, aims[i].out->name, nullptr, used);
-        if (!p2.exact) break;
-        plan = std::move(p2);
-        more.push_back({c2, s2});
+        const bool better = !kept || miss(c) < miss(*kept);
+        const bool reached = miss(c) <= 2;  // within kAimFactor
+        tried.insert(c.carrier);
+        tried.insert(c.also.begin(), c.also.end());
+        if (better) kept = std::move(c);
+        if (reached || out_arg == nullptr) break;
       }
+      if (!kept) {
+        absl::StrAppend(&unaimed, sub ? "subnormal" : "saturation", " passes: ", aims[i].out->name, " (", tn,
+                        "): ", not_planned, ": its ", sub ? "subnormal conversion" : "saturation",
+                        " is not checked\n");
+        continue;
+      }
+      // The kept carrier's plan; the further factor below scales on.
+      ExactPlan plan = std::move(kept->plan);
+      const std::string carrier = kept->carrier;
+      double scale = kept->scale;
+      const std::vector<std::string> also = kept->also;
+      std::vector<std::pair<std::string, double>> more = kept->more;
+      std::map<std::string, std::vector<std::string>> more_also = kept->more_also;
+      std::set<std::string> unchecked_set = kept->unchecked;
+      const int enters = kept->enters;
+      const double achieved_median = kept->achieved_median;
+      const std::vector<double> measured_sample = kept->sample;  // the measuring trial's (achieved_median's)
       // Beyond the max (saturation passes; fresh-user review 14 F8, F11,
       // F12: a clamp at 32768 or 49152, or an f16 or bf16 conversion that
       // saturated instead of overflowing to inf, passed): the measured
       // median times `further`, the factor that puts kBeyondShare of the
-      // measured values at or beyond the max: the carrier as far as its
-      // range and exactness allow (by the e-th root when it enters e
-      // times), then, for an f32 scalar carrier and its companions applied
-      // after every mfma/gemm sum (OverflowsAlike), the rest, past f32's
-      // range if need be (its products beyond f32's max are +-inf on both
-      // sides; bf16's max lies just below f32's), then a second carrier
-      // behind the output (B after A). At most kConfirmTrials
-      // reference-only runs of the final inputs confirm that at least a
-      // quarter of the values stored are at or beyond the max; when not, a
-      // second carrier (else the first) takes a further factor 2.
+      // measured values at or beyond the max: the carrier and its
+      // companions as far as their range and exactness allow (by the e-th
+      // root when it enters e times), then, for an f32 scalar carrier and
+      // its companions applied after every mfma/gemm sum (OverflowsAlike),
+      // the rest, past f32's range if need be (its products beyond f32's
+      // max are +-inf on both sides; bf16's max lies just below f32's),
+      // then a second carrier (and its companions) behind the output (B
+      // after A). At most kConfirmTrials reference-only runs of the final
+      // inputs confirm that at least a quarter of the values stored are at
+      // or beyond the max; when not, a second carrier (else the first)
+      // takes a further factor 2.
       double further = 1;
       int64_t confirmed = -1;  // the confirming run's percentage at or beyond the max (-1: none)
       int confirm_trials = 0;
       bool f32_overflow = false;  // the carrier's power of two passes f32's range
       const std::string out_name = aims[i].out->name;
-      // Multiplies the carrier (only != "") or another argument behind the
-      // output (not the carrier or its companions) by about `f`; the factor
-      // the stored values take.
+      // Multiplies the carrier set (carrier_only: the carrier and its
+      // companions, together) or another argument behind the output (not
+      // the carrier or its companions; with its own companions) by about
+      // `f`; the factor the stored values take (1: none fits).
       // `step`: a buffer takes at least a factor 2 (the confirming runs'
       // retry).
       auto scale_further = [&](double f, bool carrier_only, bool step = false) -> double {
+        std::set<std::string> set = {carrier};
+        set.insert(also.begin(), also.end());
         std::set<std::string> exclude;
         if (carrier_only) {
           for (const std::string& name : aims[i].out->behind)
-            if (name != carrier) exclude.insert(name);
+            if (!set.count(name)) exclude.insert(name);
         } else {
-          exclude.insert(carrier);
-          exclude.insert(also.begin(), also.end());
+          exclude = set;
         }
-        // Not beyond `f`: a buffer's power of two rounded down (the values
-        // of a narrow sum may lie within a factor 2: rounded up, every one
-        // would pass the max and none would lie just below it).
-        const Arg* ca = k.FindArg(carrier);
+        // A set of f32 scalars only takes any factor; else a power of two,
+        // not beyond `f`, rounded down (the values of a narrow sum may lie
+        // within a factor 2: rounded up, every one would pass the max and
+        // none would lie just below it).
+        bool scalars = true;
+        for (const std::string& name : set) {
+          const Arg* a = k.FindArg(name);
+          scalars = scalars && a != nullptr && a->kind == Arg::Kind::kScalar;
+        }
         double want_f = carrier_only ? std::pow(f, 1.0 / enters) : f;
-        if (!(carrier_only && ca != nullptr && ca->kind == Arg::Kind::kScalar))
+        if (!(carrier_only && scalars))
           want_f = std::ldexp(1.0, std::max(step ? 1 : 0, static_cast<int>(std::floor(std::log2(want_f)))));
         if (!(want_f > 1)) return 1;
         std::string c2;
         double s2 = 1;
         std::vector<std::string> also2;
-        ExactPlan p2 = SaturationPlan(k, plan, to, want_f, &c2, &s2, out_name, &also2, exclude);
-        if (!p2.exact || (carrier_only && (c2 != carrier || also2 != also))) return 1;
+        std::set<std::string> unchecked2;
+        ExactPlan p2 = SaturationPlan(k, plan, to, want_f, &c2, &s2, out_name, &also2, exclude, &unchecked2);
+        if (!p2.exact || unchecked2.count(out_name)) return 1;
+        std::set<std::string> set2 = {c2};
+        set2.insert(also2.begin(), also2.end());
+        // The carrier set again, scaled as a whole (SaturationPlan may name
+        // another member its carrier).
+        if (carrier_only && set2 != set) return 1;
+        if (!carrier_only) {
+          // A further carrier scaled again keeps its companions (the
+          // report names them once, "by the same factor").
+          auto it = std::find_if(more.begin(), more.end(), [&](const auto& m) { return m.first == c2; });
+          auto with = more_also.find(c2);
+          if (it != more.end() && also2 != (with == more_also.end() ? std::vector<std::string>{} : with->second))
+            return 1;
+          if (it != more.end()) {
+            it->second *= s2;
+          } else {
+            more.push_back({c2, s2});
+            if (!also2.empty()) more_also[c2] = also2;
+          }
+        }
         plan = std::move(p2);
+        unchecked_set.insert(unchecked2.begin(), unchecked2.end());
         if (carrier_only) {
           scale *= s2;
           return std::pow(s2, enters);
         }
-        auto it = std::find_if(more.begin(), more.end(), [&](const auto& c) { return c.first == c2; });
-        if (it != more.end()) it->second *= s2;
-        else more.push_back({c2, s2});
         return s2;
       };
       // The carrier and its companions (beta of alpha * acc + beta * C): f32
@@ -684,6 +768,17 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           further *= f;
         }
       }
+      // Buffers the plan zeroed (an addend removed; subnormal pass only).
+      std::vector<std::string> zeroed;
+      for (const Arg& a : k.args)
+        if (auto f = plan.formats.find(a.name); f != plan.formats.end() && f->second.zero &&
+                                                 !(src.from->formats.count(a.name) && src.from->formats.at(a.name).zero))
+          zeroed.push_back(a.name);
+      // Outputs this plan may leave inexact: not compared in its passes,
+      // and said so (never an output it aims at).
+      std::vector<std::string> unchecked;
+      for (const std::string& u : unchecked_set)
+        if (u != aims[i].out->name) unchecked.push_back(u);
       // The -max pass negates the carrier (and what scales with it);
       // when it enters an even number of times that negates nothing:
       // another argument behind the output, negated alone, whose
@@ -693,9 +788,10 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       std::string negation_note;
       if (!sub && enters % 2 == 0) {
         negated.clear();
+        const int negate_until = std::max(trials, kScaleTrials) + 2;
         for (const std::string& name : aims[i].out->behind) {
           const Arg* a = k.FindArg(name);
-          if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || trials >= kScaleTrials + 2) continue;
+          if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || trials >= negate_until) continue;
           ExactPlan p = plan;
           p.formats[name].negate = true;
           double m = 0, negative = 0;
@@ -711,6 +807,13 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                             : absl::StrCat(", ", negated[0], " negated (", carrier, " enters ", aims[i].out->name,
                                            "'s values ", enters, " times: negating it negates nothing)");
       }
+      // Outputs left out (fresh-user review 14 F5): said where the inputs are.
+      const std::string unchecked_note =
+          unchecked.empty()
+              ? std::string()
+              : absl::StrCat("; except ", absl::StrJoin(unchecked, ", "),
+                             ", whose values before a conversion may round on these inputs (the scale is too "
+                             "fine for an addend the carrier does not scale): not compared in this pass");
       std::string measured =
           sub ? absl::StrFormat("; %d reference-only run%s of these inputs stored a median |value| of %g", trials,
                                 trials == 1 ? "" : "s", achieved_median)
@@ -745,6 +848,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       std::vector<size_t> members = {i};
       for (size_t j = i + 1; j < aims.size(); ++j)
         if (!done[j] && aims[j].out->type == to && aims[j].out->behind.count(carrier) &&
+            std::find(unchecked.begin(), unchecked.end(), aims[j].out->name) == unchecked.end() &&
             std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1)
           members.push_back(j);
       std::vector<std::string> names, others;
@@ -763,7 +867,15 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // "alpha and beta times 2 (...", "A times 256 and B times 16 (...".
       auto what = [&](double signed_scale, bool negate) {
         std::string more_text;
-        for (const auto& [c, x] : more) absl::StrAppend(&more_text, " and ", c, absl::StrFormat(" times %g", x));
+        for (const auto& [c, x] : more) {
+          absl::StrAppend(&more_text, " and ", c, absl::StrFormat(" times %g", x));
+          if (auto with = more_also.find(c); with != more_also.end())
+            absl::StrAppend(&more_text, " (with ", absl::StrJoin(with->second, " and "), " by the same factor)");
+        }
+        if (!zeroed.empty())
+          absl::StrAppend(&more_text, ", ", absl::StrJoin(zeroed, " and "),
+                          " all 0 (its addend stays above the subnormals at any scale its values allow: removed, "
+                          "the rest carries the value)");
         const bool carrier_negated =
             negate && std::find(negated.begin(), negated.end(), carrier) != negated.end();
         return absl::StrCat(
@@ -809,6 +921,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                       group > 0 ? tag_who : "", ".");
           s.sat = plan;
           s.aimed = names;
+          s.unchecked = unchecked;
           s.sign = sign;
           if (sign < 0)
             for (const std::string& c : negated) s.sat.formats[c].negate = true;
@@ -922,7 +1035,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
               "): ", from_text, " with ", what(sign * scale, sign < 0),
               absl::StrFormat("%s's max is %g)", tn, range.max), measured, special,
               ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
-              "codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+              "codes must equal the reference's bit for bit (any NaN for a NaN)", unchecked_note, "\n");
           added.push_back(std::move(s));
         }
       } else {
@@ -933,11 +1046,13 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         }
         s.sat = plan;
         s.aimed = names;
+        s.unchecked = unchecked;
         s.sat_line = absl::StrCat(
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),
             absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
             measured,
-            ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)\n");
+            ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)",
+            unchecked_note, "\n");
         added.push_back(std::move(s));
       }
       ++group;

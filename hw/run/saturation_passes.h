@@ -42,6 +42,10 @@ struct PassSpec {
   std::string suffix;               // after the mode's name: "saturation (-max)"
   std::string dump_tag;             // --dump file names: "saturation-neg.", "conversion-2." (else the mode's name)
   std::vector<std::string> aimed;   // kSaturation, kSubnormal: the outputs it aims at
+  // kSaturation, kSubnormal: outputs whose values may round on its inputs
+  // (SaturationPlan's `unchecked`: a sibling capping the carrier's scale;
+  // fresh-user review 14 F5): RunAndCheck does not compare them.
+  std::vector<std::string> unchecked;
   int sign = 1;                     // kSaturation: -1 for the -max pass
 };
 
