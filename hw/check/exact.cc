@@ -1693,43 +1693,57 @@ OperandBound OperandOf(const Analysis& an, const Op* op) {
   return b;
 }
 
+// The uses of each SSA value of a kernel and the buffers its ops read
+// (loads, lds_dma, a gemm's A, B and C): whether every use of a value
+// (through slice and concat) is a store of it to a buffer no op reads
+// (StoredOnlyConversions, ConversionFedBuffers).
+struct StoreOnlyUses {
+  explicit StoreOnlyUses(const Kernel& kernel) : k(kernel) {
+    AllOps(k.body, ops);
+    for (const Op* op : ops) {
+      for (const Operand& o : op->operands)
+        if (!o.is_arg) uses[o.name].push_back(op);
+      if (op->kind == OpKind::kLoad || op->kind == OpKind::kLdsDma) read.insert(op->mem);
+      if (op->kind == OpKind::kGemm) {
+        read.insert(op->gemm.a);
+        read.insert(op->gemm.b);
+        read.insert(op->gemm.c);
+      }
+    }
+  }
+  // `unused`: the answer for a value without a use.
+  bool OnlyStored(const std::string& v, bool unused, int depth = 0) const {
+    auto it = uses.find(v);
+    if (depth > 64) return false;
+    if (it == uses.end() || it->second.empty()) return unused;
+    for (const Op* u : it->second) {
+      if (u->kind == OpKind::kStore) {
+        if (k.FindArg(u->mem) == nullptr || read.count(u->mem) || u->operands.empty() || u->operands[0].name != v)
+          return false;
+      } else if ((u->kind == OpKind::kSlice || u->kind == OpKind::kConcat) && !u->results.empty()) {
+        if (!OnlyStored(u->results[0], /*unused=*/true, depth + 1)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+  const Kernel& k;
+  std::vector<const Op*> ops;
+  std::map<std::string, std::vector<const Op*>> uses;
+  std::set<std::string> read;
+};
+
 // The cvt ops of `k` whose result reaches nothing but stores (through
 // slice and concat) to buffers no op of `k` reads: their codes are stored
 // as they are, so a subnormal share's rounding shows bit for bit (a result
 // added to larger values, `cvt(x * x : f16) + z`, would lose it there:
 // review 8 F8's round-toward-zero f16 conversion then passed).
 std::set<const Op*> StoredOnlyConversions(const Kernel& k) {
-  std::vector<const Op*> ops;
-  AllOps(k.body, ops);
-  std::map<std::string, std::vector<const Op*>> uses;
-  std::set<std::string> read;
-  for (const Op* op : ops) {
-    for (const Operand& o : op->operands)
-      if (!o.is_arg) uses[o.name].push_back(op);
-    if (op->kind == OpKind::kLoad || op->kind == OpKind::kLdsDma) read.insert(op->mem);
-    if (op->kind == OpKind::kGemm) {
-      read.insert(op->gemm.a);
-      read.insert(op->gemm.b);
-      read.insert(op->gemm.c);
-    }
-  }
-  std::function<bool(const std::string&, int)> only_stored = [&](const std::string& v, int depth) {
-    if (depth > 64 || uses[v].empty()) return false;
-    for (const Op* u : uses[v]) {
-      if (u->kind == OpKind::kStore) {
-        if (k.FindArg(u->mem) == nullptr || read.count(u->mem) || u->operands.empty() || u->operands[0].name != v)
-          return false;
-      } else if ((u->kind == OpKind::kSlice || u->kind == OpKind::kConcat) && !u->results.empty()) {
-        if (!only_stored(u->results[0], depth + 1)) return false;
-      } else {
-        return false;
-      }
-    }
-    return true;
-  };
+  const StoreOnlyUses su(k);
   std::set<const Op*> r;
-  for (const Op* op : ops)
-    if (op->kind == OpKind::kCvt && !op->results.empty() && only_stored(op->results[0], 0)) r.insert(op);
+  for (const Op* op : su.ops)
+    if (op->kind == OpKind::kCvt && !op->results.empty() && su.OnlyStored(op->results[0], /*unused=*/false)) r.insert(op);
   return r;
 }
 
@@ -2055,46 +2069,23 @@ bool HasNarrowingConversion(const Kernel& k) {
 }
 
 std::map<std::string, std::vector<ElemType>> ConversionFedBuffers(const Kernel& k) {
-  std::vector<const Op*> ops;
-  AllOps(k.body, ops);
-  // Uses of each SSA value; values no op defines here (a loop's carried
-  // ones) have no entry in `defs`.
-  std::map<std::string, std::vector<const Op*>> uses;
-  std::set<std::string> read;  // buffers an op reads
-  for (const Op* op : ops) {
-    for (const Operand& o : op->operands)
-      if (!o.is_arg) uses[o.name].push_back(op);
-    if (op->kind == OpKind::kLoad || op->kind == OpKind::kLdsDma) read.insert(op->mem);
-    if (op->kind == OpKind::kGemm) {
-      read.insert(op->gemm.a);
-      read.insert(op->gemm.b);
-      read.insert(op->gemm.c);
-    }
-  }
+  const StoreOnlyUses su(k);
+  const std::vector<const Op*>& ops = su.ops;
   // Whether every use of `v` (through slice and concat) is a store to a
-  // buffer no op reads.
-  std::function<bool(const std::string&, int)> only_stored = [&](const std::string& v, int depth) {
-    if (depth > 64) return false;
-    for (const Op* u : uses[v]) {
-      if (u->kind == OpKind::kStore) {
-        const Arg* a = k.FindArg(u->mem);
-        if (a == nullptr || read.count(u->mem) || u->operands.empty() || u->operands[0].name != v) return false;
-      } else if ((u->kind == OpKind::kSlice || u->kind == OpKind::kConcat) && !u->results.empty()) {
-        if (!only_stored(u->results[0], depth + 1)) return false;
-      } else {
-        return false;
-      }
-    }
-    return true;
-  };
+  // buffer no op reads (a value without a use too).
+  auto only_stored = [&](const std::string& v, int depth) { return su.OnlyStored(v, /*unused=*/true, depth); };
+  // Uses of each SSA value; values no op defines here (a loop's carried
+  // ones) have none.
+  const std::map<std::string, std::vector<const Op*>>& uses = su.uses;
   // Whether every use of `v` (of type `from`; through slice, concat and an
   // exact cvt of f16 or bf16 to f32) is a narrowing cvt whose result is
   // only stored; `*to` gets each cvt's target type once (fresh-user review
   // 12 F6: a buffer converted to f16 and to bf16 was left out).
   std::function<bool(const std::string&, ElemType, std::vector<ElemType>*, int)> only_converted =
       [&](const std::string& v, ElemType from, std::vector<ElemType>* to, int depth) {
-        if (depth > 64 || uses[v].empty()) return false;
-        for (const Op* u : uses[v]) {
+        auto it = uses.find(v);
+        if (depth > 64 || it == uses.end() || it->second.empty()) return false;
+        for (const Op* u : it->second) {
           if (u->results.empty()) return false;
           if (u->kind == OpKind::kSlice || (u->kind == OpKind::kConcat && u->type.elem == from)) {
             if (!only_converted(u->results[0], from, to, depth + 1)) return false;
