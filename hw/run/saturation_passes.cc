@@ -165,6 +165,23 @@ double F32OverflowFactor(const ExactFormat& f, double x) {
   return std::max(1.0, std::min(x, static_cast<double>(std::numeric_limits<float>::max()) / top));
 }
 
+// A reference-only run (the reference interpreter is the oracle for where
+// the values land): the inputs MakeConversionInputs gives `plan` for `seed`
+// (with `uv`'s values when given) and the reference's results on them
+// (workgroups and budget of `io`); its error prefixed "reference
+// interpreter (WHAT): " when `what` is not empty.
+absl::StatusOr<std::pair<KernelData, KernelData>> ReferenceOnlyRun(const Kernel& k, const ExactPlan& plan,
+                                                                   uint64_t seed, const UserValues* uv,
+                                                                   const InterpOptions& io, const std::string& what) {
+  KernelData in = MakeConversionInputs(k, plan, seed);
+  if (uv != nullptr) uv->ApplyTo(k, &in);
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  if (absl::Status st = Interpret(k, ref, io); !st.ok())
+    return what.empty() ? st
+                        : absl::Status(st.code(), absl::StrCat("reference interpreter (", what, "): ", st.message()));
+  return std::make_pair(std::move(in), KernelData{std::move(ref.buffers), std::move(ref.scalars)});
+}
+
 }  // namespace
 
 // The median of StoredSample(a, in, ref, all); 0 when it is empty. `*count`
@@ -187,10 +204,9 @@ double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, b
 absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
                                                                     uint64_t seed, const InterpOptions& io,
                                                                     const std::vector<ComputedOutput>& outputs) {
-  KernelData in = MakeConversionInputs(k, base, seed);
-  PagedInterpArgs ref{in.buffers, in.scalars};
-  if (absl::Status st = Interpret(k, ref, io); !st.ok()) return st;
-  const KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
+  absl::StatusOr<std::pair<KernelData, KernelData>> run = ReferenceOnlyRun(k, base, seed, nullptr, io, "");
+  if (!run.ok()) return run.status();
+  const auto& [in, out] = *run;
   std::map<std::string, double> m;
   for (const ComputedOutput& o : outputs)
     if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = StoredMedian(in, out, *a, /*all=*/false);
@@ -397,15 +413,12 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         trial.formats[name].diagonal = ExactFormat::Diagonal::kNaN;
         trial.formats[name].diagonal_offset = d;
       }
-      KernelData in = MakeConversionInputs(k, trial, seed);
-      uv.ApplyTo(k, &in);
-      PagedInterpArgs ref{in.buffers, in.scalars};
       InterpOptions io = src.io;
       if (j == 0) io.accessed = &loaded;
-      if (absl::Status st = Interpret(k, ref, io); !st.ok())
-        return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the saturation pass's "
-                                                    "NaN/inf blocks): ",
-                                                    st.message()));
+      absl::StatusOr<std::pair<KernelData, KernelData>> run =
+          ReferenceOnlyRun(k, trial, seed, &uv, io, "placing the saturation pass's NaN/inf blocks");
+      if (!run.ok()) return run.status();
+      auto& [in, out] = *run;
       if (j == 0) {
         // The other offsets, by how many of their blocks' elements this
         // run loaded (most first; ties in order of d).
@@ -423,7 +436,6 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         if (scored.empty())
           for (int64_t d2 = first + 1; d2 < first + kDiagonalTrials; ++d2) order.push_back(d2);
       }
-      KernelData out{std::move(ref.buffers), std::move(ref.scalars)};
       std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types);
       int reached = 0;
       for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
@@ -484,14 +496,10 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // left out) at or beyond the max.
       std::vector<double> last_sample;  // the last trial's |values| stored (StoredSample), ascending
       auto trial = [&](const ExactPlan& p, double* m, double* negative, int64_t* beyond = nullptr) -> absl::Status {
-        KernelData in = MakeConversionInputs(k, p, seed);
-        uv.ApplyTo(k, &in);
-        PagedInterpArgs ref{in.buffers, in.scalars};
-        if (absl::Status st = Interpret(k, ref, src.io); !st.ok())
-          return absl::Status(st.code(), absl::StrCat("reference interpreter (measuring the ",
-                                                      sub ? "subnormal" : "saturation", " pass's scale): ",
-                                                      st.message()));
-        const KernelData o{std::move(ref.buffers), std::move(ref.scalars)};
+        absl::StatusOr<std::pair<KernelData, KernelData>> run = ReferenceOnlyRun(
+            k, p, seed, &uv, src.io, absl::StrCat("measuring the ", sub ? "subnormal" : "saturation", " pass's scale"));
+        if (!run.ok()) return run.status();
+        const auto& [in, o] = *run;
         last_sample = StoredSample(*out_arg, in, o, /*all=*/true, negative);
         std::sort(last_sample.begin(), last_sample.end());
         *m = last_sample.empty() ? std::nan("") : last_sample[last_sample.size() / 2];
