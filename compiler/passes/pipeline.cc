@@ -280,6 +280,16 @@ static absl::StatusOr<PipelineResult> RunPipelineImpl(const Kernel& k, const Tar
                                                       const PipelineOptions& opts, absl::string_view filename,
                                                       bool suggest_alternatives);
 
+// The passes as `opts` runs them, without printing or stopping: for the
+// trial compiles of a refusal's suggestions (FittingAlternatives,
+// PromotedOpError).
+static PipelineOptions QuietOptions(const PipelineOptions& opts) {
+  PipelineOptions quiet;
+  quiet.schedule = opts.schedule;
+  quiet.pair_ds = opts.pair_ds;
+  return quiet;
+}
+
 // For a gemm kernel whose configuration `c` ran out of registers: the
 // settings of double_buffer and lds_dma, other than c's, that compile (the
 // pipeline run again on `k` with that setting written on its gemm), as the
@@ -290,9 +300,7 @@ static std::vector<std::string> FittingAlternatives(const Kernel& k, const Targe
                                              const PipelineOptions& opts, absl::string_view filename,
                                              const GemmConfig& c) {
   if (FindGemm(k) == nullptr) return {};
-  PipelineOptions quiet;  // the passes as `opts` runs them, without printing or stopping
-  quiet.schedule = opts.schedule;
-  quiet.pair_ds = opts.pair_ds;
+  const PipelineOptions quiet = QuietOptions(opts);
   std::vector<std::pair<std::string, Kernel>> tries;
   if (c.double_buffer) {
     Kernel alt = k;
@@ -332,10 +340,7 @@ static absl::Status PromotedOpError(const Kernel& k, const TargetId& target_id, 
     ag.tile = {0, 0, 0};
     ag.waves = {0, 0};
     ag.mfma.clear();
-    PipelineOptions quiet;
-    quiet.schedule = opts.schedule;
-    quiet.pair_ds = opts.pair_ds;
-    absl::StatusOr<PipelineResult> r = RunPipelineImpl(alt, target_id, quiet, filename, false);
+    absl::StatusOr<PipelineResult> r = RunPipelineImpl(alt, target_id, QuietOptions(opts), filename, false);
     if (r.ok() && !r->gemm_tiling.empty())
       absl::StrAppend(&m, "; without the tile, waves and mfma clauses kirc chooses `", r->gemm_tiling,
                       "`, which compiles");
