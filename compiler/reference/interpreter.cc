@@ -642,6 +642,39 @@ class Interp {
   std::optional<std::pair<int64_t, int64_t>> WholeAccess(const Op& op, const Mem& m,
                                                          const std::vector<int64_t>& idx,
                                                          int width) const;
+  // The walk RunLoad and RunStore share: for every thread t (SetThread done)
+  // and element e < width of the access, fn(t, e, idx, at, lo) with idx the
+  // thread's index, at the element's byte offset in m (nullopt: a guarded
+  // element outside the shape) and lo the thread's first access id
+  // (TrackAccess's). The first error, of the index or of fn, is returned.
+  template <typename Fn>
+  absl::Status ForEachAccessedElement(const Op& op, const Mem& m, int width, Fn&& fn) {
+    const std::vector<FlatIndex> flat = FlattenIndex(op);
+    const uint64_t per_thread = access_ops_.size();
+    std::vector<int64_t> idx;
+    for (int64_t t = 0; t < nthreads_; ++t) {
+      SetThread(t);
+      absl::Status s = EvalFlatIndex(op, flat, t, &idx);
+      if (!s.ok()) return s;
+      const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
+      // Every element in shape and in the memory (the common case): the
+      // offsets without ElementOffset's per-element checks.
+      const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, m, idx, width);
+      for (int e = 0; e < width; ++e) {
+        std::optional<int64_t> at;
+        if (whole) {
+          at = whole->first + e * whole->second;
+        } else {
+          absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, m, idx, e, t);
+          if (!off.ok()) return off.status();
+          at = *off;
+        }
+        s = fn(t, e, idx, at, lo);
+        if (!s.ok()) return s;
+      }
+    }
+    return absl::OkStatus();
+  }
   void SetThread(int64_t t) {
     env_.tid[0] = tid_[t][0];
     env_.tid[1] = tid_[t][1];
@@ -1239,30 +1272,13 @@ absl::Status Interp::RunLoad(const Op& op) {
   Slot out = NewSlot(op.type);
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
-  const std::vector<FlatIndex> flat = FlattenIndex(op);
   const uint64_t per_thread = access_ops_.size();
-  std::vector<int64_t> idx;
   // InterpOptions::loaded_after_store: nothing to record, or recorded.
   bool flagged = opts_.loaded_after_store == nullptr || opts_.loaded_after_store->count(op.mem) > 0;
-  for (int64_t t = 0; t < nthreads_; ++t) {
-    SetThread(t);
-    s = EvalFlatIndex(op, flat, t, &idx);
-    if (!s.ok()) return s;
-    // This thread's first access id (TrackAccess's).
-    const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
-    auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
-    // Every element in shape and in the memory (the common case): the
-    // offsets without ElementOffset's per-element checks.
-    const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, op.type.width);
-    for (int e = 0; e < op.type.width; ++e) {
-      std::optional<int64_t> at_off;
-      if (whole) {
-        at_off = whole->first + e * whole->second;
-      } else {
-        absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
-        if (!off.ok()) return off.status();
-        at_off = *off;
-      }
+  s = ForEachAccessedElement(op, *m, op.type.width, [&](int64_t t, int e, const std::vector<int64_t>& idx,
+                                                        std::optional<int64_t> at_off,
+                                                        uint64_t lo) -> absl::Status {
+      auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
       if (at_off.has_value() && m->written != nullptr &&
           !std::all_of(m->written + *at_off, m->written + *at_off + eb, [](uint8_t w) { return w != 0; })) {
         std::vector<int64_t> at = idx;
@@ -1287,12 +1303,13 @@ absl::Status Interp::RunLoad(const Op& op) {
       if (at_off.has_value() && m->races != nullptr &&
           RecordAccess(m->races[*at_off / eb], lo + ordinal, false, mine)) {
         // A race (RecordAccess recorded nothing): TrackAccess finds and names it.
-        s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
-        if (!s.ok()) return s;
+        absl::Status r = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
+        if (!r.ok()) return r;
       }
       out.v[t][e] = at_off.has_value() ? ReadElem(m->At(*at_off, eb), eb) : 0;
-    }
-  }
+      return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
   if (dma) return WriteLdsDma(op, out);
   if (op.tr) {
     s = TransposeLoadTr(op, &out);
@@ -1388,37 +1405,22 @@ absl::Status Interp::RunStore(const Op& op) {
   if (!m.ok()) return m.status();
   int eb = ElemBytes(m->elem);
   const uint64_t ordinal = AccessOrdinal(op);
-  const std::vector<FlatIndex> flat = FlattenIndex(op);
   const uint64_t per_thread = access_ops_.size();
-  std::vector<int64_t> idx;
-  for (int64_t t = 0; t < nthreads_; ++t) {
-    SetThread(t);
-    s = EvalFlatIndex(op, flat, t, &idx);
-    if (!s.ok()) return s;
-    const uint64_t lo = 1 + static_cast<uint64_t>(wg_base_ + t) * per_thread;
-    auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
-    const std::optional<std::pair<int64_t, int64_t>> whole = WholeAccess(op, *m, idx, val.type.width);
-    for (int e = 0; e < val.type.width; ++e) {
-      std::optional<int64_t> at_off;
-      if (whole) {
-        at_off = whole->first + e * whole->second;
-      } else {
-        absl::StatusOr<std::optional<int64_t>> off = ElementOffset(op, *m, idx, e, t);
-        if (!off.ok()) return off.status();
-        at_off = *off;
-      }
+  return ForEachAccessedElement(op, *m, val.type.width, [&](int64_t t, int e, const std::vector<int64_t>& idx,
+                                                            std::optional<int64_t> at_off,
+                                                            uint64_t lo) -> absl::Status {
+      auto mine = [&](uint64_t id) { return id >= lo && id - lo < per_thread; };
       if (at_off.has_value()) {
         if (m->races != nullptr && RecordAccess(m->races[*at_off / eb], lo + ordinal, true, mine)) {
           // A race (RecordAccess recorded nothing): TrackAccess finds and names it.
-          s = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
-          if (!s.ok()) return s;
+          absl::Status r = TrackAccess(op, ordinal, *m, *at_off, t, idx, e);
+          if (!r.ok()) return r;
         }
         WriteElem(m->At(*at_off, eb), eb, val.v[t][e]);
         if (m->written != nullptr) std::fill(m->written + *at_off, m->written + *at_off + eb, 1);
       }
-    }
-  }
-  return absl::OkStatus();
+      return absl::OkStatus();
+  });
 }
 
 absl::Status Interp::RunElementwise(const Op& op) {
