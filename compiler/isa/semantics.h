@@ -183,6 +183,36 @@ typename D::V Med3(const D& d, const typename D::V& s0, const typename D::V& s1,
   return d.Select(d.Eq(m3, s0), max(s1, s2), d.Select(d.Eq(m3, s1), max(s0, s2), max(s0, s1)));
 }
 
+// v_cmp_class_{f32,f16} (and the v_cmpx_ forms): 1 if the class of the
+// float whose bits are `x` (f16: bits 15:0; any higher bits ignored) has its
+// bit set in the 10-bit `mask`, else 0. The class bits (LLVM SIDefines.h
+// SIInstrFlags::ClassFlags, "v_cmp_class_* etc. use a 10-bit mask ... The
+// result is true if any of these tests are true"; the same enum in
+// AMDGPUInstCombineIntrinsic.cpp for llvm.amdgcn.class): 0 signalling NaN,
+// 1 quiet NaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal,
+// 8 +normal, 9 +inf. A NaN is quiet when the mantissa's top bit is set
+// (IEEE 754-2008 6.2.1, as FbIsSNaN below). The test is on the bits as
+// given (after the caller's neg/abs, which flip/clear the sign bit): no
+// denormal flushing (the RDNA3 guide's V_CMP_CLASS_F32 pseudo-code tests
+// exponent(S0) and the mantissa directly; UNVERIFIED on hardware for a
+// flushing FP_DENORM mode, which the emulator refuses for a denormal source).
+template <class D>
+typename D::V CmpClass(const D& d, const typename D::V& x, const typename D::V& mask, bool f16) {
+  using V = typename D::V;
+  const uint32_t man_bits = f16 ? 10 : 23, exp_ones = f16 ? 0x1f : 0xff;
+  const V sign = d.And(d.LShr(x, d.Const(f16 ? 15 : 31)), d.Const(1));
+  const V e = d.And(d.LShr(x, d.Const(man_bits)), d.Const(exp_ones));
+  const V m = d.And(x, d.Const((1u << man_bits) - 1));
+  const V quiet = d.And(d.LShr(x, d.Const(man_bits - 1)), d.Const(1));
+  auto by_sign = [&](uint32_t neg, uint32_t pos) { return d.Select(sign, d.Const(neg), d.Const(pos)); };
+  const V m_zero = d.Eq(m, d.Const(0));
+  const V e_ones = d.Eq(e, d.Const(exp_ones));
+  const V bit = d.Select(e_ones,
+                         d.Select(m_zero, by_sign(2, 9), d.Select(quiet, d.Const(1), d.Const(0))),
+                         d.Select(d.Eq(e, d.Const(0)), d.Select(m_zero, by_sign(5, 6), by_sign(4, 7)), by_sign(3, 8)));
+  return d.And(d.LShr(mask, bit), d.Const(1));
+}
+
 template <class D>
 std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector<typename D::V>& s) {
   using V = typename D::V;
@@ -339,6 +369,11 @@ std::optional<typename D::V> EvalIntOpExt(const D& d, Opc opc, const std::vector
       return d.Xor(Slt(d, s[1], s[0]), d.Const(1));
     case Opc::kSCmpGeI32: case Opc::kSCmpkGeI32: case Opc::kVCmpGeI32: case Opc::kVCmpxGeI32:
       return d.Xor(Slt(d, s[0], s[1]), d.Const(1));
+    // {src0 bits after neg/abs, src1 mask} (CmpClass above).
+    case Opc::kVCmpClassF32: case Opc::kVCmpxClassF32:
+      return CmpClass(d, s[0], s[1], false);
+    case Opc::kVCmpClassF16: case Opc::kVCmpxClassF16:
+      return CmpClass(d, s[0], s[1], true);
     default:
       return std::nullopt;
   }
@@ -461,6 +496,69 @@ typename D::V EvalCmovB32(const D& d, const typename D::V& src0, const typename 
 // "PC = S0.u64"; S_SWAPPC_B64: "jump_addr = S0.u64; D.u64 = PC + 4; PC =
 // jump_addr"). The verifier refuses these (calls, indirect branches).
 inline uint64_t PcAfter(uint64_t addr, int size) { return addr + static_cast<uint64_t>(size); }
+
+// ---------------------------------------------------------------------------
+// Hardware registers (s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32) and
+// the MODE register. The simm16 `hwreg(id, offset, size)` packs id in bits
+// 5:0, offset in 10:6 and size - 1 in 15:11 (LLVM SIDefines.h Hwreg
+// ID_SHIFT_/OFFSET_SHIFT_/WIDTH_M1_SHIFT_; llvm-mc 22 -show-encoding:
+// `s_setreg_imm32_b32 hwreg(HW_REG_MODE, 2, 2), 3` is [0x81,0x08,0x00,0xba,
+// 0x03,0,0,0], simm16 0x0881). s_setreg writes the low `size` bits of its
+// source to bits offset .. offset + size - 1 of the register, the other bits
+// kept; s_getreg reads that field into the low bits of sdst, the rest 0
+// (CDNA3 ISA guide S_SETREG_B32 / S_GETREG_B32). HW_REG_MODE is id 1 on gfx9
+// (SIDefines.h ID_MODE). MODE's low byte is the FLOAT_MODE the kernel
+// descriptor sets (AMDGPUUsage COMPUTE_PGM_RSRC1 bits 19:12,
+// FLOAT_ROUND_MODE_32 13:12, FLOAT_ROUND_MODE_16_64 15:14,
+// FLOAT_DENORM_MODE_32 17:16, FLOAT_DENORM_MODE_16_64 19:18): bits 1:0
+// single-precision round, 3:2 double/half round, 5:4 single denormals, 7:6
+// double/half denormals (SIDefines.h FP_ROUND_MODE_SP/DP, FP_DENORM_MODE_SP/DP).
+// Round encodings: 0 nearest even, 1 toward +inf, 2 toward -inf, 3 toward
+// zero (SIDefines.h FP_ROUND_ROUND_TO_NEAREST/INF/NEGINF/ZERO). v_cvt_f16_f32
+// rounds by the double/half field: LLVM's SIModeRegister.cpp lowers
+// FPTRUNC_UPWARD/DOWNWARD (an f32 -> f16 fptrunc with a fixed rounding) to
+// V_CVT_F16_F32 under FP_ROUND_MODE_DP set to ROUND_TO_INF/NEGINF.
+struct HwReg {
+  int id = 0, offset = 0, size = 32;
+};
+inline HwReg DecodeHwreg(uint32_t simm16) {
+  return HwReg{static_cast<int>(simm16 & 63), static_cast<int>((simm16 >> 6) & 31),
+               static_cast<int>((simm16 >> 11) & 31) + 1};
+}
+inline uint32_t EncodeHwreg(HwReg h) {
+  return static_cast<uint32_t>(h.id & 63) | static_cast<uint32_t>(h.offset & 31) << 6 |
+         static_cast<uint32_t>((h.size - 1) & 31) << 11;
+}
+constexpr int kHwRegMode = 1;
+// The field's bits within the 32-bit register (bits past bit 31 dropped).
+inline uint32_t HwRegFieldMask(HwReg h) {
+  const uint64_t ones = (uint64_t{1} << h.size) - 1;
+  return static_cast<uint32_t>(ones << h.offset);
+}
+// The register after s_setreg writes `value` to field h of `old`.
+inline uint32_t SetregMerge(uint32_t old, uint32_t value, HwReg h) {
+  const uint32_t mask = HwRegFieldMask(h);
+  return (old & ~mask) | (static_cast<uint32_t>((uint64_t{value} << h.offset)) & mask);
+}
+// What s_getreg of field h of `reg` writes to sdst.
+inline uint32_t GetregField(uint32_t reg, HwReg h) { return (reg & HwRegFieldMask(h)) >> h.offset; }
+// MODE's FLOAT_MODE fields.
+enum class FpRound : uint8_t { kNearestEven = 0, kTowardPosInf = 1, kTowardNegInf = 2, kTowardZero = 3 };
+inline FpRound ModeRoundSp(uint32_t mode) { return static_cast<FpRound>(mode & 3); }
+inline FpRound ModeRoundDp(uint32_t mode) { return static_cast<FpRound>((mode >> 2) & 3); }
+inline int ModeDenormSp(uint32_t mode) { return static_cast<int>((mode >> 4) & 3); }
+inline int ModeDenormDp(uint32_t mode) { return static_cast<int>((mode >> 6) & 3); }
+// The FLOAT_MODE byte of a descriptor's COMPUTE_PGM_RSRC1 (bits 19:12).
+inline uint32_t ModeFromRsrc1(uint32_t rsrc1) { return (rsrc1 >> 12) & 0xff; }
+inline const char* FpRoundName(FpRound r) {
+  switch (r) {
+    case FpRound::kNearestEven: return "round to nearest even";
+    case FpRound::kTowardPosInf: return "round toward +inf";
+    case FpRound::kTowardNegInf: return "round toward -inf";
+    case FpRound::kTowardZero: return "round toward zero";
+  }
+  return "?";
+}
 
 // ---------------------------------------------------------------------------
 // Global atomics (global_atomic_*: the FLAT global segment, addresses as

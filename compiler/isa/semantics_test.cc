@@ -433,3 +433,69 @@ TEST(SemanticsTest, Fp8CvtFromF32BothFlavours) {
 
 }  // namespace
 }  // namespace kir
+
+namespace kir {
+namespace {
+
+// v_cmp_class (CmpClass, the emulator's and the verifier's rule): each input
+// against every one-hot mask and the full mask; the class of each input by
+// hand from its bits (LLVM SIInstrFlags::ClassFlags: 0 sNaN, 1 qNaN, 2 -inf,
+// 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf).
+TEST(SemanticsTest, CmpClassOneHot) {
+  struct Case {
+    uint32_t bits;
+    int cls;
+  };
+  const Case f32[] = {{0x7f800001u, 0}, {0xffbfffffu, 0}, {0x7fc00000u, 1}, {0xffffffffu, 1}, {0xff800000u, 2},
+                      {0xc0490fdbu, 3}, {0x807fffffu, 4}, {0x80000000u, 5}, {0x00000000u, 6}, {0x00000001u, 7},
+                      {0x00800000u, 8}, {0x7f800000u, 9}};
+  const Case f16[] = {{0x7c01u, 0}, {0xfdffu, 0}, {0x7e00u, 1}, {0x7fffu, 1}, {0xfc00u, 2},
+                      {0xfbffu, 3}, {0x83ffu, 4}, {0x8000u, 5}, {0x0000u, 6}, {0x0001u, 7},
+                      {0x0400u, 8}, {0x7c00u, 9}, {0xabcd7c00u, 9}};  // f16: bits 31:16 ignored
+  for (int pass = 0; pass < 2; ++pass) {
+    const Case* cases = pass == 0 ? f32 : f16;
+    const size_t n = pass == 0 ? sizeof(f32) / sizeof(f32[0]) : sizeof(f16) / sizeof(f16[0]);
+    const Opc opc = pass == 0 ? Opc::kVCmpClassF32 : Opc::kVCmpClassF16;
+    const Opc opcx = pass == 0 ? Opc::kVCmpxClassF32 : Opc::kVCmpxClassF16;
+    for (size_t i = 0; i < n; ++i) {
+      for (int k = 0; k < 10; ++k) {
+        EXPECT_EQ(Eval(opc, {cases[i].bits, 1u << k}), k == cases[i].cls ? 1u : 0u)
+            << Info(opc).mnemonic << " " << std::hex << cases[i].bits << " bit " << std::dec << k;
+        EXPECT_EQ(Eval(opcx, {cases[i].bits, 1u << k}), k == cases[i].cls ? 1u : 0u);
+      }
+      EXPECT_EQ(Eval(opc, {cases[i].bits, 0x3ffu}), 1u);
+      EXPECT_EQ(Eval(opc, {cases[i].bits, 0xfc00u}), 0u);  // mask bits above 9 select nothing
+    }
+  }
+}
+
+// hwreg(HW_REG_MODE, 2, 2) is simm16 0x0881 (llvm-mc 22 -show-encoding:
+// `s_setreg_imm32_b32 hwreg(HW_REG_MODE, 2, 2), 3` = [0x81,0x08,0x00,0xba,
+// 3,0,0,0]); hwreg(HW_REG_MODE) is 0xf801 ([0x01,0xf8,...] for s_getreg_b32
+// s3, hwreg(HW_REG_MODE)). s_setreg replaces the field's bits only.
+TEST(SemanticsTest, HwregFields) {
+  const HwReg h = DecodeHwreg(0x0881u);
+  EXPECT_EQ(h.id, kHwRegMode);
+  EXPECT_EQ(h.offset, 2);
+  EXPECT_EQ(h.size, 2);
+  EXPECT_EQ(EncodeHwreg(h), 0x0881u);
+  const HwReg all = DecodeHwreg(0xf801u);
+  EXPECT_EQ(all.offset, 0);
+  EXPECT_EQ(all.size, 32);
+  EXPECT_EQ(HwRegFieldMask(h), 0xcu);
+  EXPECT_EQ(HwRegFieldMask(all), 0xffffffffu);
+  EXPECT_EQ(SetregMerge(0xf0u, 3u, h), 0xfcu);
+  EXPECT_EQ(SetregMerge(0xffu, 0xfffffff4u, h), 0xf3u);  // only the value's low 2 bits
+  EXPECT_EQ(GetregField(0xfcu, h), 3u);
+  EXPECT_EQ(GetregField(0x12345678u, all), 0x12345678u);
+  EXPECT_EQ(ModeRoundSp(0xf9u), FpRound::kTowardPosInf);
+  EXPECT_EQ(ModeRoundDp(0xf9u), FpRound::kTowardNegInf);
+  EXPECT_EQ(ModeDenormSp(0x9u), 0);
+  EXPECT_EQ(ModeDenormDp(0x40u), 1);
+  // COMPUTE_PGM_RSRC1 FLOAT_MODE: round_32 13:12, round_16_64 15:14,
+  // denorm_32 17:16, denorm_16_64 19:18 -> MODE bits 7:0.
+  EXPECT_EQ(ModeFromRsrc1((3u << 12) | (1u << 14) | (2u << 16) | (3u << 18) | 0xfffu), 0xe7u);
+}
+
+}  // namespace
+}  // namespace kir

@@ -192,6 +192,44 @@ bool ParseImmediate(absl::string_view s, MOperand* op, bool* literal) {
   return true;
 }
 
+// hwreg(NAME[, offset, size]) or hwreg(id[, offset, size]) (LLVM's syntax;
+// llvm-objdump 22 prints HW_REG_MODE by name) -> the simm16 (semantics.h
+// DecodeHwreg). Only HW_REG_MODE's FLOAT_MODE byte (bits 7:0) is modelled:
+// another register, or a field reaching bits 8 and up of MODE (DX10_CLAMP,
+// IEEE, exception enables and the rest, whose values the emulator does not
+// track), is refused by name.
+absl::Status ParseHwreg(absl::string_view text, absl::string_view s, MOperand* op) {
+  absl::string_view body = s;
+  if (!absl::ConsumePrefix(&body, "hwreg(") || !absl::ConsumeSuffix(&body, ")"))
+    return Err(text, absl::StrCat("bad hardware register operand '", s, "'"));
+  std::vector<std::string> f = absl::StrSplit(body, ',');
+  for (std::string& x : f) x = std::string(absl::StripAsciiWhitespace(x));
+  if (f.size() != 1 && f.size() != 3) return Err(text, "hwreg() takes a register and optionally offset, size");
+  int64_t id = -1;
+  if (f[0] == "HW_REG_MODE") id = kHwRegMode;
+  else if (!ParseInt(f[0], &id)) id = -1;
+  if (id != kHwRegMode)
+    return absl::UnimplementedError(absl::StrCat(
+        "`", text, "`: hardware register ", f[0], " is not modelled (kirc's emulator models HW_REG_MODE's "
+        "round and denormal fields only), so the code is refused rather than guessed"));
+  HwReg h;
+  h.id = kHwRegMode;
+  if (f.size() == 3) {
+    int64_t off, size;
+    if (!ParseInt(f[1], &off) || !ParseInt(f[2], &size) || off < 0 || off > 31 || size < 1 || size > 32)
+      return Err(text, "hwreg() offset must be 0..31 and size 1..32");
+    h.offset = static_cast<int>(off);
+    h.size = static_cast<int>(size);
+  }
+  if (HwRegFieldMask(h) & ~0xffu)
+    return absl::UnimplementedError(absl::StrCat(
+        "`", text, "`: the field reaches bits 8 and up of HW_REG_MODE (DX10_CLAMP, IEEE, exception enables, ...), "
+        "which kirc's emulator does not model (it models the FLOAT_MODE bits 7:0: FP_ROUND and FP_DENORM); "
+        "read or write hwreg(HW_REG_MODE, 0, 8) or a part of it"));
+  *op = MOperand::Imm(static_cast<int64_t>(EncodeHwreg(h)));
+  return absl::OkStatus();
+}
+
 bool IsIdentifier(absl::string_view s) {
   if (s.empty() || !(absl::ascii_isalpha(s[0]) || s[0] == '.' || s[0] == '_')) return false;
   for (char c : s)
@@ -367,6 +405,27 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
 
   std::vector<std::string> parts = SplitTopLevel(rest);
   std::vector<std::string> mods;
+  const bool hwreg_op = mi.opc == Opc::kSGetregB32 || mi.opc == Opc::kSSetregB32 || mi.opc == Opc::kSSetregImm32B32;
+  if (hwreg_op) {
+    // s_getreg_b32 sdst, hwreg(...); s_setreg_b32 hwreg(...), sN;
+    // s_setreg_imm32_b32 hwreg(...), imm32: no modifiers (hwreg's spaces are not ones).
+    if (parts.size() != 2) return Err(text, "expected two operands");
+    const int h = mi.opc == Opc::kSGetregB32 ? 1 : 0;
+    MOperand reg_op, other;
+    absl::Status s = ParseHwreg(text, parts[h], &reg_op);
+    if (!s.ok()) return s;
+    bool literal = false;
+    if (!ParseRegister(parts[1 - h], &other) && !ParseImmediate(parts[1 - h], &other, &literal))
+      return Err(text, absl::StrCat("bad operand '", parts[1 - h], "'"));
+    if (mi.opc == Opc::kSSetregImm32B32) {
+      if (other.kind != MOperand::Kind::kImm) return Err(text, "s_setreg_imm32_b32 takes a 32-bit immediate");
+      in.mods.has_literal = true;  // always a 32-bit literal after the SOPK word (8 bytes)
+    } else if (!(other.IsReg() && other.cls == RegClass::kSgpr && other.count == 1)) {
+      return Err(text, "the other operand must be one SGPR");
+    }
+    mi.ops = {other, reg_op};  // {sdst or src0, simm16} (opcodes.def)
+    return in;
+  }
   if (!parts.empty()) {
     std::vector<std::string> last = absl::StrSplit(parts.back(), ' ', absl::SkipWhitespace());
     if (last.empty()) return Err(text, "empty operand");

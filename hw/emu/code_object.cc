@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "compiler/isa/semantics.h"
 
 namespace kir::emu {
 namespace {
@@ -117,6 +118,7 @@ absl::StatusOr<KernelInfo> DecodeKernel(const TargetId& id, absl::string_view kd
   k.sgpr_granted = SgprsGranted(static_cast<int>(Bits(k.rsrc1, 6, 4)));
   k.fp32_denorm_mode = static_cast<int>(Bits(k.rsrc1, 16, 2));
   k.fp16_denorm_mode = static_cast<int>(Bits(k.rsrc1, 18, 2));
+  k.float_mode = ModeFromRsrc1(k.rsrc1);
   k.args = notes.args;
   k.kernarg_segment_size = notes.kernarg_segment_size;
   k.reqd_workgroup_size = ReqdWorkgroupSize(yaml, k.name);
@@ -155,6 +157,8 @@ absl::StatusOr<std::string> DescriptorFromDirectives(const TargetId& id,
   const int sgprs_used = static_cast<int>(get("next_free_sgpr", 0)) +
                          ExtraSgprs(t, get("reserve_vcc", 1) != 0, xnack_mask, get("reserve_flat_scratch", 1) != 0);
   rsrc1 |= static_cast<uint32_t>(GranulatedSgprCount(sgprs_used) & 15) << 6;
+  rsrc1 |= static_cast<uint32_t>(get("float_round_mode_32", 0) & 3) << 12;
+  rsrc1 |= static_cast<uint32_t>(get("float_round_mode_16_64", 0) & 3) << 14;
   rsrc1 |= static_cast<uint32_t>(get("float_denorm_mode_32", 0) & 3) << 16;
   rsrc1 |= static_cast<uint32_t>(get("float_denorm_mode_16_64", 3) & 3) << 18;
   uint16_t props = 0;

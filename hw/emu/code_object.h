@@ -65,6 +65,10 @@ struct KernelInfo {
   // FLAT_SCRATCH) included: SgprsGranted of rsrc1 GRANULATED_WAVEFRONT_SGPR_COUNT.
   int sgpr_granted = 0;
   int fp32_denorm_mode = 3, fp16_denorm_mode = 3;
+  // The MODE register's FLOAT_MODE byte at wave start (semantics.h: round
+  // and denormal fields; COMPUTE_PGM_RSRC1 bits 19:12). Each wave's copy
+  // (Wave::mode) changes with s_setreg.
+  uint32_t float_mode = 0xf0;
 
   // Metadata.
   std::vector<ArgNote> args;

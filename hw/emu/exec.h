@@ -45,6 +45,11 @@ struct ExecContext {
 absl::Status ExecScalar(ExecContext& c, Wave& w, const Inst& in);   // SALU, SOPP, SMEM
 absl::Status ExecVector(ExecContext& c, Wave& w, const Inst& in);   // VALU (integer; floats via ExecFloat)
 absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled);
+// OK unless `in` runs under a MODE (Wave::mode) the emulator does not model
+// for it: a non-default round mode for a float instruction whose rounding
+// there is not modelled, or FP16 denormals flushed for an f16 instruction
+// (the error names the instruction, its pc, the mode and what is modelled).
+absl::Status CheckFloatMode(const Wave& w, const Inst& in);
 absl::Status ExecMemory(ExecContext& c, Wave& w, const Inst& in);   // VMEM, DS
 absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in);
 

@@ -6,7 +6,15 @@
 //    exactly in double and rounded once to f16, nearest-even; f16 denormals kept.
 //  - v_rcp/v_rsq/v_sqrt/v_exp/v_log use the host's correctly rounded (or
 //    libm) results; the hardware's are approximate (about 1 ulp).
+//  - The wave's MODE (Wave::mode: the descriptor's FLOAT_MODE, then
+//    s_setreg's) gives the FP32 denormal mode and the round modes. A
+//    non-default round mode is modelled for the instructions RoundUseOf
+//    names (f32 add/sub/mul/fma by the single-precision field, v_cvt_f16_f32
+//    by the double/half one); another float instruction that rounds is
+//    refused under a non-default mode, by name.
+#include <cfenv>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -468,13 +476,141 @@ absl::Status PackedMinMaxF16(Vop& v, bool max) {
   return absl::OkStatus();
 }
 
+// v_cmp_class_{f32,f16} and v_cmpx_class_*: lane l's bit is CmpClass
+// (semantics.h, the verifier's rule too) of src0's bits -- its SDWA select,
+// or for f16 the low half, then abs clearing and neg flipping the sign bit --
+// and the mask src1. Under an FP32 denormal mode that flushes inputs (0 or
+// 2), a denormal f32 source is refused: whether the class is taken before or
+// after the flush is not documented in the sources kirc has.
+absl::Status CmpClassOp(Vop& v, bool f16) {
+  const MInst& mi = v.mi();
+  if (mi.ops.size() != 3) return Arity(v.in, 3);
+  const Mods& m = v.in.mods;
+  if (m.clamp || m.omod || m.op_sel) return Unsupported(v.in, "clamp, an output modifier or op_sel on v_cmp_class");
+  VSrc a = ReadVSrc(v.w, v.Src(0), f16 ? OpType::kF16 : OpType::kF32, 0);
+  VSrc b = ReadVSrc(v.w, v.Src(1), OpType::kB32, 0);
+  const uint32_t sign = f16 ? 0x8000u : 0x80000000u;
+  uint64_t mask = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t x = m.sdwa ? SdwaSource(a[l], m.src_sel[0], false) : a[l];
+    uint32_t k = m.sdwa ? SdwaSource(b[l], m.src_sel[1], m.src_sext[1]) : b[l];
+    if (f16) x &= 0xffffu;
+    if (m.abs & 1) x &= ~sign;
+    if (m.neg & 1) x ^= sign;
+    if (!f16 && (v.mode & 1) == 0 && IsDenormal(F32(x)))
+      return absl::FailedPreconditionError(absl::StrCat(
+          Describe(v.in), ": lane ", l, " classifies the f32 denormal 0x", absl::Hex(x),
+          " under FP32 denormal mode ", v.mode,
+          " (MODE bits 5:4, from the descriptor or s_setreg; 0 and 2 flush inputs): whether the hardware classifies "
+          "it as a denormal or as the zero it flushes to is not documented in the sources kirc has, so the "
+          "emulator refuses it; keep FP32 denormals (mode 3)"));
+    if (CmpClass(U32Domain{}, x, k, f16)) mask |= uint64_t{1} << l;
+  }
+  WriteMask(v.w, OperandOr0(mi, OpName::kSdst), mask);  // inactive lanes 0
+  if (Info(mi.opc).flags & kWritesExec) v.w.SetExec(mask);
+  return absl::OkStatus();
+}
+
+// Which MODE round field an instruction's result obeys, as far as the
+// emulator models it:
+//  kNone: no rounding, or a rounding the instruction fixes itself (moves,
+//    compares and classes, min/max/med3, f16 -> f32 and fp8 -> f32
+//    conversions, which are exact, floor/ceil/trunc/rndne, whose results are
+//    integers, f32 -> integer conversions, which truncate, and
+//    v_cvt_pkrtz_f16_f32, round toward zero by definition);
+//  kSp: f32 add/sub/mul/fma (v_add, v_sub, v_subrev, v_mul, v_fma, v_fmac,
+//    v_mac and v_pk_add/mul/fma_f32), modelled with the host's rounding mode
+//    (x86 SSE/AVX arithmetic and glibc's fma honour fesetround);
+//  kDp: v_cvt_f16_f32 (RoundToF16Mode; the field: semantics.h MODE notes);
+//  kUnknown: any other float instruction -- which field it obeys (the f16
+//    arithmetic, bf16 and fp8 conversions: the fp8 ones may ignore MODE and
+//    round to nearest even, the available ISA text does not say) or how its
+//    approximate result rounds (v_rcp, v_exp, ...) is not modelled.
+enum class RoundUse : uint8_t { kNone, kSp, kDp, kUnknown };
+RoundUse RoundUseOf(Opc o) {
+  switch (o) {
+    case Opc::kVAddF32: case Opc::kVSubF32: case Opc::kVSubrevF32: case Opc::kVMulF32:
+    case Opc::kVFmaF32: case Opc::kVFmacF32: case Opc::kVMacF32:
+    case Opc::kVPkAddF32: case Opc::kVPkMulF32: case Opc::kVPkFmaF32:
+      return RoundUse::kSp;
+    case Opc::kVCvtF16F32:
+      return RoundUse::kDp;
+    case Opc::kVMaxF32: case Opc::kVMinF32: case Opc::kVMaxF16: case Opc::kVPkMaxF16:
+    case Opc::kVMin3F32: case Opc::kVMax3F32: case Opc::kVMed3F32:
+    case Opc::kVMin3F16: case Opc::kVMax3F16: case Opc::kVMed3F16:
+    case Opc::kVCmpClassF32: case Opc::kVCmpxClassF32: case Opc::kVCmpClassF16: case Opc::kVCmpxClassF16:
+    case Opc::kVCvtF32F16: case Opc::kVPackB32F16: case Opc::kVCvtPkrtzF16F32:
+    case Opc::kVCvtF32Fp8: case Opc::kVCvtF32Bf8: case Opc::kVCvtPkF32Fp8: case Opc::kVCvtPkF32Bf8:
+    case Opc::kVFloorF32: case Opc::kVCeilF32: case Opc::kVTruncF32: case Opc::kVRndneF32:
+    case Opc::kVCvtU32F32: case Opc::kVCvtI32F32:
+      return RoundUse::kNone;
+    default:
+      break;
+  }
+  if (o >= Opc::kVCmpEqF32 && o <= Opc::kVCmpNgeF32) return RoundUse::kNone;
+  if (o == Opc::kVCmpUF32) return RoundUse::kNone;
+  const uint32_t f = Info(o).flags;
+  if ((f & (kFloatOperands | kF16Operands | kF16Values)) || o == Opc::kVCvtF32U32 || o == Opc::kVCvtF32I32 ||
+      o == Opc::kVMfma)
+    return RoundUse::kUnknown;
+  return RoundUse::kNone;  // integer and bit instructions
+}
+
+// Saves the host's rounding mode, sets MODE's, and restores it on exit.
+class HostRounding {
+ public:
+  explicit HostRounding(FpRound r) : saved_(std::fegetround()) {
+    std::fesetround(r == FpRound::kTowardZero     ? FE_TOWARDZERO
+                    : r == FpRound::kTowardPosInf ? FE_UPWARD
+                    : r == FpRound::kTowardNegInf ? FE_DOWNWARD
+                                                  : FE_TONEAREST);
+  }
+  ~HostRounding() { std::fesetround(saved_); }
+  HostRounding(const HostRounding&) = delete;
+  HostRounding& operator=(const HostRounding&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace
+
+absl::Status CheckFloatMode(const Wave& w, const Inst& in) {
+  const Opc opc = in.mi.opc;
+  if ((Info(opc).flags & kF16Values) && ModeDenormDp(w.mode) != 3)
+    return absl::FailedPreconditionError(absl::StrCat(
+        Describe(in), ": MODE's FP16/FP64 denormal mode (bits 7:6, set by s_setreg or the kernel descriptor) is ",
+        ModeDenormDp(w.mode), ", and the emulator models f16 arithmetic with denormals kept (mode 3) only"));
+  const FpRound sp = ModeRoundSp(w.mode), dp = ModeRoundDp(w.mode);
+  if (sp == FpRound::kNearestEven && dp == FpRound::kNearestEven) return absl::OkStatus();
+  if (RoundUseOf(opc) != RoundUse::kUnknown) return absl::OkStatus();  // modelled, or no rounding
+  return absl::FailedPreconditionError(absl::StrCat(
+      Describe(in), " (pc ", w.pc, "): MODE's round fields are ", FpRoundName(sp), " (single precision, bits 1:0) and ",
+      FpRoundName(dp), " (double/half precision, bits 3:2), set by s_setreg or the kernel descriptor; under a "
+      "round mode other than nearest even the emulator models only v_add/v_sub/v_subrev/v_mul/v_fma/v_fmac/v_mac_f32 "
+      "and v_pk_add/mul/fma_f32 (single-precision field) and v_cvt_f16_f32 (double/half field), and does not know "
+      "which field ", Info(opc).mnemonic, " obeys or how it rounds there, so it refuses the code rather than round "
+      "to nearest even; restore round to nearest even (s_setreg of MODE bits 3:0 = 0) before it"));
+}
 
 absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
   *handled = true;
-  Vop v{w, in, c.kernel.fp32_denorm_mode, w.Exec()};
+  if (absl::Status st = CheckFloatMode(w, in); !st.ok()) return st;
+  Vop v{w, in, ModeDenormSp(w.mode), w.Exec()};
   const MInst& mi = in.mi;
+  // The single-precision round mode for the instructions that model it
+  // (RoundUseOf kSp), for this instruction only.
+  std::optional<HostRounding> rounding;
+  if (ModeRoundSp(w.mode) != FpRound::kNearestEven && RoundUseOf(mi.opc) == RoundUse::kSp)
+    rounding.emplace(ModeRoundSp(w.mode));
   switch (mi.opc) {
+    case Opc::kVCmpClassF32:
+    case Opc::kVCmpxClassF32:
+      return CmpClassOp(v, false);
+    case Opc::kVCmpClassF16:
+    case Opc::kVCmpxClassF16:
+      return CmpClassOp(v, true);
     case Opc::kVAddF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a + b); });
     case Opc::kVSubF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a - b); });
     case Opc::kVSubrevF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, b - a); });
@@ -572,7 +708,17 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVCvtPkF32Bf8:
       return CvtFromFp8(c, v, true);
     case Opc::kVCvtF16F32:
-      return ToF16(v, 1, false, [](const float* x) { return RoundToF16(x[0]); });
+      // By MODE's double/half round field (RoundUseOf kDp).
+      switch (ModeRoundDp(w.mode)) {
+        case FpRound::kTowardZero:
+          return ToF16(v, 1, false, [](const float* x) { return RoundToF16Mode(x[0], FpRound::kTowardZero); });
+        case FpRound::kTowardPosInf:
+          return ToF16(v, 1, false, [](const float* x) { return RoundToF16Mode(x[0], FpRound::kTowardPosInf); });
+        case FpRound::kTowardNegInf:
+          return ToF16(v, 1, false, [](const float* x) { return RoundToF16Mode(x[0], FpRound::kTowardNegInf); });
+        default:
+          return ToF16(v, 1, false, [](const float* x) { return RoundToF16(x[0]); });
+      }
     case Opc::kVAddF16:
       return ToF16(v, 2, true, [](const float* x) { return RoundToF16(double{x[0]} + x[1]); });
     case Opc::kVSubF16:

@@ -218,7 +218,8 @@ absl::Status ExecMfma(ExecContext& c, Wave& w, const Inst& in) {
                                                    " registers and srcA/srcB of ", d.ab_regs()));
   const MfmaTables& t = TablesFor(d);
   if (!t.error.empty()) return absl::InternalError(absl::StrCat(Describe(in), ": ", t.error));
-  const int mode = c.kernel.fp32_denorm_mode;
+  if (absl::Status st = CheckFloatMode(w, in); !st.ok()) return st;
+  const int mode = ModeDenormSp(w.mode);  // the wave's MODE: the descriptor's, or s_setreg's
   const int N = d.n, K = d.k, cd = d.cd_width, ab_regs = d.ab_regs();
   // The sources' registers, lane-major per register (an index of the tables).
   std::array<uint32_t, kMaxAbRegs * kLanes> a_words, b_words;

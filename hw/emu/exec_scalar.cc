@@ -208,6 +208,24 @@ absl::Status ExecSmem(ExecContext& c, Wave& w, const Inst& in, int pc) {
   return absl::OkStatus();
 }
 
+// s_getreg_b32 / s_setreg_b32 / s_setreg_imm32_b32 on HW_REG_MODE (the
+// reader refuses other registers and fields beyond MODE's bits 7:0):
+// semantics.h SetregMerge / GetregField on the wave's FLOAT_MODE byte.
+absl::Status ExecHwreg(Wave& w, const Inst& in) {
+  const MInst& mi = in.mi;
+  if (mi.ops.size() != 2 || mi.ops[1].kind != MOperand::Kind::kImm) return Arity(in, 2);
+  const HwReg h = DecodeHwreg(static_cast<uint32_t>(mi.ops[1].imm));
+  if (h.id != kHwRegMode || (HwRegFieldMask(h) & ~0xffu))
+    return Unsupported(in, "a hardware register other than HW_REG_MODE bits 7:0");
+  if (mi.opc == Opc::kSGetregB32) {
+    WriteScalar(w, mi.ops[0], 0, GetregField(w.mode, h));
+    return absl::OkStatus();
+  }
+  const uint32_t v = ReadScalar(w, mi.ops[0], OpType::kB32, 0);
+  w.mode = SetregMerge(w.mode, v, h) & 0xffu;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status ExecScalar(ExecContext& c, Wave& w, const Inst& in) {
@@ -216,7 +234,10 @@ absl::Status ExecScalar(ExecContext& c, Wave& w, const Inst& in) {
       return ExecSopp(c, w, in);
     case InstClass::kSalu: {
       if (Info(in.mi.opc).flags & kPcAccess) return ExecPc(c, w, in);
-      absl::Status s = ExecSalu(w, in);
+      const Opc o = in.mi.opc;
+      absl::Status s = o == Opc::kSGetregB32 || o == Opc::kSSetregB32 || o == Opc::kSSetregImm32B32
+                           ? ExecHwreg(w, in)
+                           : ExecSalu(w, in);
       if (s.ok()) ++w.pc;
       return s;
     }

@@ -152,6 +152,23 @@ float FmaToF32(double a, double b, double c) {
   return RoundToF32(hi, lo);
 }
 
+uint16_t RoundToF16Mode(double x, FpRound r) {
+  const uint16_t h = RoundToF16(x);
+  if (r == FpRound::kNearestEven || std::isnan(x)) return h;
+  const double y = F16ToDouble(h);
+  if (y == x) return h;  // exact (an infinity included)
+  // h is the nearest of x's two f16 neighbours; the other is one step of
+  // the magnitude toward x. |y| > |x| means h's magnitude is not 0.
+  const uint16_t sign = h & 0x8000, mag = h & 0x7fff;
+  const uint16_t smaller = static_cast<uint16_t>(sign | (mag - 1)), larger = static_cast<uint16_t>(sign | (mag + 1));
+  switch (r) {
+    case FpRound::kTowardZero: return std::fabs(y) > std::fabs(x) ? smaller : h;
+    case FpRound::kTowardPosInf: return y < x ? (sign ? smaller : larger) : h;
+    case FpRound::kTowardNegInf: return y > x ? (sign ? larger : smaller) : h;
+    default: return h;
+  }
+}
+
 uint16_t F32ToF16Rtz(float f) {
   uint16_t sign = std::signbit(f) ? 0x8000 : 0;
   if (std::isnan(f)) return NaNToF16(f);

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "compiler/isa/semantics.h"
+
 namespace kir::emu {
 
 float F32(uint32_t bits);
@@ -31,6 +33,12 @@ float RoundToF32(double hi, double lo = 0.0);
 // exact in double (<= 48 significant bits) and the sum is carried as hi + lo.
 uint16_t FmaToF16(double a, double b, double c);
 float FmaToF32(double a, double b, double c);
+// f16 bits of x (an f32 value, so exact in double) rounded by MODE round
+// mode r (semantics.h FpRound): nearest even is RoundToF16; the directed
+// modes give the f16 neighbour of x on the mode's side (toward zero, +inf or
+// -inf; beyond 65504 toward zero or away from the infinity: 65504, IEEE
+// 754-2008 4.3.2 and 7.4). NaN as RoundToF16.
+uint16_t RoundToF16Mode(double x, FpRound r);
 // f16 bits of f rounded toward zero (v_cvt_pkrtz_f16_f32).
 uint16_t F32ToF16Rtz(float f);
 // FP32 denormal handling by the MODE of the kernel descriptor

@@ -9,6 +9,7 @@ namespace kir::emu {
 constexpr uint32_t kUninitialized = 0xdeadbeefu;
 
 Wave::Wave(const KernelInfo& k, int index) : k_(k), index_(index) {
+  mode = k.float_mode;
   const bool unified = k.target->unified_vgpr_file;
   const int vrows = unified ? k.unified_vgprs : k.vgpr_limit;
   v_.assign(static_cast<size_t>(vrows) * kLanes, kUninitialized);

@@ -68,6 +68,10 @@ class Wave {
   uint64_t Vcc() const { return s_[kVccLo] | (static_cast<uint64_t>(s_[kVccLo + 1]) << 32); }
 
   int pc = 0;
+  // The MODE register's FLOAT_MODE byte (bits 7:0: round and denormal
+  // fields, semantics.h ModeRoundSp and friends): the descriptor's at wave
+  // start, then what s_setreg writes. The float instructions read it.
+  uint32_t mode = 0xf0;
   State state = State::kRunning;
   // The lane's private (scratch) segment: KernelInfo::private_segment_size
   // bytes per lane, filled with 0xcd (as LDS) at wave start.

@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/parser.h"
 #include "compiler/object/code_object_notes.h"
@@ -519,6 +520,88 @@ TEST_F(ForeignCodeObjectTest, UnnamedByValueArgumentsByPosition) {
   ASSERT_FALSE(r.ok());
   EXPECT_HAS_SUBSTR(std::string(r.status().message()), "1 of them given by position (--scalar '#N=VALUE'), but the "
                                                        ".kir kernel has 2 (src, dst)");
+}
+
+// Fresh-user review 16 F9: foreign code with v_cmp_class_f32 (clang's
+// isnan/isinf) and s_setreg of HW_REG_MODE runs in the strict emulator
+// instead of being refused. kirc's own code for review 16's k3 with its NaN
+// tests rewritten as `v_cmp_class_f32_e64 s[..], vX, M`: M = 3 (sNaN or qNaN,
+// what v_cmp_u_f32 x, x tests) and M = 2 (quiet NaN only: right too, since
+// every NaN reaching the tests comes out of v_mul_f32, which quiets it)
+// pass; the mutant M = 1 (signalling NaN only) lets the NaNs the passes put
+// in X through the clamp as +-max, and fails.
+TEST_F(ForeignCodeObjectTest, CmpClassNanSelectsRunAndAMutantFails) {
+  absl::StatusOr<Kernel> k3 = ParseKernel(
+      "kernel k3\ntarget gfx950\nworkgroup 64 1 1\ngrid 4 1 1\n"
+      "arg X : f32[1000] strides [1] readonly\narg Q : f8e4m3fn[1000] strides [1] writeonly\n"
+      "arg H : f16[1000] strides [1] writeonly\narg R : f8e5m2[1000] strides [1] writeonly\narg s : f32\n"
+      "  %x = load guarded X[(wg.x * 64 + tid.x) * 4] : f32x4\n  %y = mul %x, s\n"
+      "  %q = cvt %y : f8e4m3fnx4\n  store guarded Q[(wg.x * 64 + tid.x) * 4], %q\n"
+      "  %h = cvt %y : f16x4\n  store guarded H[(wg.x * 64 + tid.x) * 4], %h\n"
+      "  %z = mul %y, s\n  %r = cvt %z : f8e5m2x4\n  store guarded R[(wg.x * 64 + tid.x) * 4], %r\nend\n",
+      "k3.kir");
+  ASSERT_TRUE(k3.ok()) << k3.status();
+  CompileOptions co;
+  co.mcpu = "gfx950";
+  absl::StatusOr<CompileResult> cr = Compile(*k3, co);
+  ASSERT_TRUE(cr.ok()) << cr.status();
+  // `v_cmp_u_f32_e64 s[a:b], vN, vN` -> `v_cmp_class_f32_e64 s[a:b], vN, M`.
+  auto with_mask = [&](int mask) {
+    std::string out;
+    int rewritten = 0;
+    for (absl::string_view line : absl::StrSplit(cr->assembly, '\n')) {
+      std::string l(line);
+      const size_t at = l.find("v_cmp_u_f32_e64 ");
+      if (at != std::string::npos) {
+        std::vector<std::string> ops = absl::StrSplit(l.substr(at + 16), ", ");
+        EXPECT_EQ(ops.size(), 3u) << l;
+        if (ops.size() == 3 && ops[1] == ops[2]) {
+          l = absl::StrCat(l.substr(0, at), "v_cmp_class_f32_e64 ", ops[0], ", ", ops[1], ", ", mask);
+          ++rewritten;
+        }
+      }
+      absl::StrAppend(&out, l, "\n");
+    }
+    EXPECT_EQ(rewritten, 8);  // two clamps per element, four elements per lane
+    return out;
+  };
+  for (int mask : {3, 2, 1}) {
+    absl::StatusOr<std::string> obj = BuildCodeObject(bin_, with_mask(mask), "gfx950");
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    absl::StatusOr<RunReport> r = Run(*k3, "gfx950", Write(absl::StrCat("k3_class", mask, ".hsaco"), *obj), {});
+    ASSERT_TRUE(r.ok()) << "mask " << mask << ": " << r.status();
+    EXPECT_EQ(r->ok, mask != 1) << "mask " << mask << ": " << r->text;
+  }
+}
+
+// s_setreg_imm32_b32 of MODE's double/half round field at entry, in kirc's
+// code for an f16 conversion (v_cvt_f16_f32 on gfx942): writing its default
+// (0, nearest even) runs and passes; round toward zero (3) makes the
+// conversion truncate, which the passes' ties and overflows catch.
+TEST_F(ForeignCodeObjectTest, SetregOfTheRoundModeRunsAndTruncationFails) {
+  absl::StatusOr<Kernel> h = ParseKernel(
+      "kernel h16\ntarget gfx942\nworkgroup 64 1 1\ngrid 4 1 1\n"
+      "arg X : f32[1000] strides [1] readonly\narg H : f16[1000] strides [1] writeonly\narg s : f32\n"
+      "  %x = load guarded X[(wg.x * 64 + tid.x) * 4] : f32x4\n  %y = mul %x, s\n"
+      "  %h = cvt %y : f16x4\n  store guarded H[(wg.x * 64 + tid.x) * 4], %h\nend\n",
+      "h16.kir");
+  ASSERT_TRUE(h.ok()) << h.status();
+  CompileOptions co;
+  co.mcpu = "gfx942";
+  absl::StatusOr<CompileResult> cr = Compile(*h, co);
+  ASSERT_TRUE(cr.ok()) << cr.status();
+  ASSERT_TRUE(absl::StrContains(cr->assembly, "v_cvt_f16_f32")) << cr->assembly;
+  for (int round : {0, 3}) {
+    std::string text = cr->assembly;
+    const size_t at = text.find("\nh16:\n");
+    ASSERT_NE(at, std::string::npos);
+    text.insert(at + 6, absl::StrCat("  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 2, 2), ", round, "\n"));
+    absl::StatusOr<std::string> obj = BuildCodeObject(bin_, text, "gfx942");
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    absl::StatusOr<RunReport> r = Run(*h, "gfx942", Write(absl::StrCat("h16_round", round, ".hsaco"), *obj), {});
+    ASSERT_TRUE(r.ok()) << "round " << round << ": " << r.status();
+    EXPECT_EQ(r->ok, round == 0) << "round " << round << ": " << r->text;
+  }
 }
 
 }  // namespace

@@ -202,6 +202,24 @@ TEST(ForeignCode, ThreeSourceMinMaxMedianAreModelled) {
   });
 }
 
+// v_cmp_class_f32 (semantics.h CmpClass, the emulator's rule) is modelled,
+// and s_setreg of MODE changes no address (fresh-user review 16 F9).
+// copy_f32's byte offset v = 16 * tid.x read as f32 bits is +0 for tid.x 0
+// (class bit 6) and a positive denormal otherwise (bit 7). Selecting 0 where
+// the class is in 0x60 (+-0) leaves v as it is: proved; selecting 0 where it
+// is in 0x80 (+denormal) sends every tid.x >= 1 to element 0: failed.
+// (The masks are in an SGPR: llvm-mc 22 takes no literal in VOP3 on gfx9.)
+TEST(ForeignCode, CmpClassIsModelledAndSetregChangesNoAddress) {
+  ExpectVoffsetEdits({
+      {"  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 2, 2), 3\n  s_movk_i32 s23, 0x60\n"
+       "  v_cmp_class_f32_e64 s[20:21], {v}, s23\n"
+       "  v_cndmask_b32_e64 {v}, {v}, 0, s[20:21]\n  s_getreg_b32 s22, hwreg(HW_REG_MODE, 0, 4)\n",
+       true, ""},
+      {"  s_movk_i32 s23, 0x80\n  v_cmp_class_f32_e64 s[20:21], {v}, s23\n  v_cndmask_b32_e64 {v}, {v}, 0, s[20:21]\n", false,
+       "counterexample"},
+  });
+}
+
 // clamp on an integer instruction semantics.h gives no saturating meaning
 // (v_mad_u32_u24, a carry form) stays unmodelled: the result is unknown, so
 // the accesses depending on it are unknown, never proved nor failed.
