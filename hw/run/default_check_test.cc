@@ -1663,6 +1663,52 @@ TEST_F(DefaultCheckTest, Review13F5GramSaysItsMinusMaxPassIsNotNegative) {
       << r.text;
 }
 
+// Fresh-user review 16 F8 (k19.kir; k20.kir with K = 64): R =
+// cvt((acc * alpha) * alpha) to f8e5m2fnuz after an fp8 MFMA K loop. The
+// saturation pass's first measuring run stored a median of 57344 (more than
+// half saturated to the max), from which alpha was taken to enter once:
+// the -max pass negated alpha (negating nothing, 0% of the values negative)
+// and a lower clamp at -49152 (0xc7400000) instead of -57344 (0xc7600000)
+// passed seeds 1-3 (the review's k19_Rlo.s, k20_Rlo.s). Now a saturated
+// median is an overshoot, as a median of inf is: alpha enters twice, A is
+// negated.
+std::string Review16F8Kernel(int k) {
+  return OneWaveMfmaLoopKernel("k19", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", k, "f32_16x16x32_fp8_fp8", 32,
+                               "arg R : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\narg alpha : f32\n",
+                               "  %s0 = mul %acc, alpha\n"
+                               "  %s = mul %s0, alpha\n"
+                               "  %r = cvt %s : f8e5m2fnuzx4\n"
+                               "  store R[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %r\n");
+}
+
+TEST_F(DefaultCheckTest, Review16F8SquaredAlphaLowerClampFails) {
+  for (int k : {256, 64}) {
+    const Compiled c = CompileText(Review16F8Kernel(k));
+    const std::string low = absl::StrReplaceAll(c.assembly, {{"0xc7600000", "0xc7400000"}});
+    ASSERT_NE(low, c.assembly);
+    Expect(c, {Write(c, low, absl::StrCat("k", k, "_Rlo.hsaco"))});
+    RunReport r = Run(c, Write(c, c.assembly, absl::StrCat("k", k, ".hsaco")), 1);
+    EXPECT_NE(r.text.find(", A negated (alpha enters R's values 2 times: negating it negates nothing)"),
+              std::string::npos)
+        << r.text;
+    EXPECT_EQ(r.text.find("are negative: its saturation at -max is not checked"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("\nsaturation (-max): R: median |value| stored "), std::string::npos) << r.text;
+    // The factor the line names is alpha's scale squared (alpha enters
+    // twice; no further carrier here): "alpha times S (... M, times F is V".
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.text, m,
+                                  std::regex("\ninputs: saturation \\(seed 1\\): (?:the saturation base inputs|the conversion "
+                                             "pass's) with alpha times "
+                                             "([0-9.e+-]+) \\(the median [^,]*, ([0-9.e+-]+), times ([0-9.e+-]+) is "
+                                             "([0-9.e+-]+);")))
+        << r.text;
+    const double scale = std::stod(m[1].str()), median = std::stod(m[2].str()), f = std::stod(m[3].str()),
+                 v = std::stod(m[4].str());
+    EXPECT_NEAR(f, scale * scale, 1e-5 * scale * scale) << m[0];
+    EXPECT_NEAR(v, median * scale * scale, 1e-5 * v) << m[0];
+  }
+}
+
 // F7 (nos.kir): O = f8e5m2fnuz(mfma_fp8_bf8(A, B)), no scalar: A (fp8, max
 // 240) alone reached 3070 of 57344 and 500x above the subnormals. A clamp
 // at +-49152 (0x47400000) instead of +-57344 (0x47600000), and a flush of
