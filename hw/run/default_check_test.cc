@@ -2138,6 +2138,40 @@ TEST_F(DefaultCheckTest, Review14F6F16BesideFp8OfOneMfmaResultIsRounded) {
       << r.text;
 }
 
+// Fresh-user review 16 F6 (k17.kir, one 16x16 tile): fp8 O and bf16 Q of
+// alpha * acc after a K = 256 fp8 loop. The conversion pass (A, B +-0.5,
+// alpha 2: values in steps of 0.5 up to 128, at most 8 significant bits)
+// claimed bf16 operands of 9 bits, "often an exact tie", and no bf16
+// conversion rounded in it; bf16 ties rounded away (x + 0x8000, its lsb
+// dropped) or toward zero (x + 0x7fff, lsb dropped) failed only in O's
+// saturation and subnormal passes, whose scales happened to add bits to
+// Q's values. Now the bits are counted on the values and Q gets its own
+// `conversion (to bf16)` pass, which fails them.
+TEST_F(DefaultCheckTest, Review16F6Bf16SiblingLeftExactGetsItsOwnPass) {
+  const Compiled c = CompileText(::kir::testing::Review16F6Kernel());
+  const std::regex lsb(R"((v_add3_u32 v\d+, v\d+, s\d+, )v\d+)");
+  const std::string toward = std::regex_replace(c.assembly, lsb, "$010");
+  ASSERT_NE(toward, c.assembly);
+  const std::string away = absl::StrReplaceAll(toward, {{", 0x7fff\n", ", 0x8000\n"}});
+  ASSERT_NE(away, toward);
+  const std::vector<std::string> mutants = {Write(c, away, "bf16_away.hsaco"), Write(c, toward, "bf16_toward.hsaco")};
+  Expect(c, mutants);
+  for (const std::string& m : mutants)
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      std::string text;
+      EXPECT_FALSE(Passes(c, m, seed, &text));
+      EXPECT_NE(text.find("the conversion (to bf16) pass"), std::string::npos) << m << ", seed " << seed << "\n" << text;
+    }
+  RunReport r = Run(c, Write(c, c.assembly, "k17.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("(to f8e4m3fnuz, operands of up to 8 significand bits, 4 beyond f8e4m3fnuz's: often an exact "
+                        "tie); these inputs never round 20:3: '%q = cvt %s : bf16x4'"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\ninputs: conversion (seed 1, to bf16): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("'%q = cvt %s : bf16x4' (to bf16, operands of up to "), std::string::npos) << r.text;
+}
+
 // Fresh-user review 14 F14: an fp8 quantisation without an MFMA, Q =
 // cvt(X * s) to f8e4m3fnuz (and R = cvt(X * s) to bf16, partial). No pass
 // put X * s into f8e4m3fnuz's subnormal range [2^-10, 2^-7) but by chance
