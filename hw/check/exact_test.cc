@@ -1856,13 +1856,21 @@ end
       if (n.to == to) return &n;
     return nullptr;
   };
-  // The level's pass: every conversion of level 1 capped; fp8's 9 bits bind.
+  // The level's pass: every conversion of level 1 capped; fp8's 9 bits bind
+  // (A, B +-0.5, alpha 2: 256 products +-0.25, times 2, at most 128 in steps
+  // of 0.5, so at most 8 significant bits; fresh-user review 16 F6: the
+  // bound one rounding raised was counted as 9).
   EXPECT_EQ(passes[0].to, ElemType::kF32);
   ASSERT_NE(note(passes[0], ElemType::kF16), nullptr);
   ASSERT_NE(note(passes[0], ElemType::kF8E4M3FNUZ), nullptr);
   EXPECT_FALSE(note(passes[0], ElemType::kF16)->rounds);
   EXPECT_TRUE(note(passes[0], ElemType::kF8E4M3FNUZ)->rounds);
-  EXPECT_EQ(note(passes[0], ElemType::kF8E4M3FNUZ)->bits, 9);
+  for (const char* name : {"A", "B"}) {
+    EXPECT_EQ(passes[0].formats.at(name).bits, 1) << name;
+    EXPECT_EQ(passes[0].formats.at(name).exp_lo + passes[0].formats.at(name).spread, -1) << name;
+  }
+  EXPECT_EQ(passes[0].formats.at("alpha").choices, std::vector<double>{2});
+  EXPECT_EQ(note(passes[0], ElemType::kF8E4M3FNUZ)->bits, 8);
   // The f16 pass: O's operand of 16 bits, P's only in range (not capped).
   EXPECT_EQ(passes[1].to, ElemType::kF16);
   EXPECT_EQ(passes[1].level, 1);

@@ -2172,6 +2172,69 @@ TEST_F(DefaultCheckTest, Review16F6Bf16SiblingLeftExactGetsItsOwnPass) {
   EXPECT_NE(r.text.find("'%q = cvt %s : bf16x4' (to bf16, operands of up to "), std::string::npos) << r.text;
 }
 
+// Fresh-user review 16 F2 (k7.kir): a K = 2048 fp8 loop, O = cvt(alpha *
+// acc) to f8e4m3fnuz and R = cvt(acc) to f8e5m2fnuz; no conversion pass
+// exists (the saturation base). On the base inputs (alpha 2) every O value
+// saturated to +-240, so no median below the max sized a pass for O and
+// the report said O's "saturation and subnormal conversion are not
+// checked", while R's passes compared O at +-240 and in its subnormals.
+// Now O's median is the max (a lower bound): O gets its own passes,
+// scaled down from there, and a flush of |x| < 2^-7 (0x3c000000,
+// f8e4m3fnuz's smallest normal) before v_cvt_pk_fp8_f32 and a clamp at
+// +-224 (0x43600000) instead of +-240 (0x43700000) fail in O's own passes.
+// R's subnormals stay out of reach of A and B's range (2048 products of at
+// least 2^-20): its subnormal pass says so.
+TEST_F(DefaultCheckTest, Review16F2SaturatedOutputGetsItsOwnPasses) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "k7", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 2048, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg R : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\n"
+      "arg alpha : f32\n",
+      "  %s = mul %acc, alpha\n"
+      "  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"
+      "  %r = cvt %acc : f8e5m2fnuzx4\n"
+      "  store R[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %r\n"));
+  const std::string clamp =
+      absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(clamp, c.assembly);
+  const std::string ftz = BeforeConversions(
+      c, {"v_cvt_pk_fp8_f32"}, 2, [](const std::string& s, const std::string& t) { return FlushBelow("0x3c000000", s, t); },
+      "k7_Oftz.hsaco");
+  Expect(c, {Write(c, clamp, "k7_Oclamp.hsaco"), ftz});
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::string text;
+    EXPECT_FALSE(Passes(c, ftz, seed, &text));
+    EXPECT_NE(text.find("in the subnormal and"), std::string::npos) << seed << "\n" << text;
+  }
+  RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_EQ(r.text.find("O (f8e4m3fnuz): on the saturation base inputs"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("; the median |value| the reference stored on them to O is 240 (every finite non-zero value "
+                        "stored at +-max"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the saturation base inputs with alpha times "),
+            std::string::npos)
+      << r.text;
+  for (const char* line : {"\nsaturation (+max): O: median |value| stored ", "\nsaturation (-max): O: median |value| stored "})
+    EXPECT_TRUE(std::regex_search(r.text, std::regex(absl::StrCat(
+                                              absl::StrReplaceAll(line, {{"(", "\\("}, {")", "\\)"}, {"+", "\\+"},
+                                                                         {"|", "\\|"}}),
+                                              "[^\n]*, [1-9][0-9]* at or beyond it: the values before its conversion "
+                                              "lie around and beyond"))))
+        << line << "\n" << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsubnormal: O: median \\|value\\| stored [^\n]*near f8e4m3fnuz's "
+                                                   "subnormals [^\n]*: the values before its conversion lie around "
+                                                   "its subnormal range\n")))
+      << r.text;
+  // R's subnormal pass misses (A and B at f8e4m3fnuz's smallest subnormal
+  // 2^-10 each: 2048 products of 2^-20 sum far above 2^-15) and says so.
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsubnormal \\(R\\): R: median \\|value\\| stored [^\n]*not near "
+                                                   "f8e5m2fnuz's subnormals [^\n]*: its subnormal conversion is not "
+                                                   "checked by this pass\n")))
+      << r.text;
+}
+
 // Fresh-user review 14 F14: an fp8 quantisation without an MFMA, Q =
 // cvt(X * s) to f8e4m3fnuz (and R = cvt(X * s) to bf16, partial). No pass
 // put X * s into f8e4m3fnuz's subnormal range [2^-10, 2^-7) but by chance

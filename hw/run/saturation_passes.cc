@@ -229,13 +229,35 @@ absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel
   const auto& [in, out] = *run;
   std::map<std::string, double> m;
   for (const ComputedOutput& o : outputs)
-    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = StoredMedian(in, out, *a, /*all=*/false);
+    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = SizingMedian(in, out, *a);
   return m;
+}
+
+double SizingMedian(const KernelData& in, const KernelData& ref, const Arg& a) {
+  if (const double m = StoredMedian(in, ref, a, /*all=*/false); m > 0) return m;
+  const double max = FloatRangeOf(a.elem).max;
+  bool saturated = false;
+  ForEachStoredValue(a, in, ref, kStoredSamplePages, [&](double x) { saturated = saturated || std::fabs(x) == max; });
+  return saturated ? max : 0;
 }
 
 std::string SkippedLine(const std::string& what, const std::string& why) {
   return absl::StrCat(what, " not run: ", why, "\n");
 }
+
+namespace {
+
+// " (every value at +-max: ...)" when `m`, the median SizingMedian gave
+// output `name` of `k`, is its type's max (no value stored below it), else
+// "".
+std::string AtMaxNote(const Kernel& k, const std::string& name, double m) {
+  const Arg* a = k.FindArg(name);
+  if (a == nullptr || !(m >= FloatRangeOf(a->elem).max)) return "";
+  return " (every finite non-zero value stored at +-max, the values before the conversion at or beyond it: the "
+         "passes' measuring runs scale down from there)";
+}
+
+}  // namespace
 
 // The line saying what the saturation base is (no conversion pass exists):
 // its inputs and the median the reference stored on them.
@@ -255,7 +277,8 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
       "beyond the target's max saturating the same way on both sides)",
       "; the median |value| the reference stored on them to ", [&] {
         std::vector<std::string> ms;
-        for (const auto& [name, m] : medians) ms.push_back(absl::StrFormat("%s is %g", name, m));
+        for (const auto& [name, m] : medians) ms.push_back(absl::StrCat(absl::StrFormat("%s is %g", name, m),
+                                                                         AtMaxNote(k, name, m)));
         return absl::StrJoin(ms, ", ");
       }(), "\n");
 }
@@ -908,8 +931,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             absl::StrJoin(scaled, " and "),
             absl::StrFormat(" times %g", carrier_negated || !negate ? signed_scale : std::fabs(signed_scale)),
             more_text, negate ? negation_note : "",
-            absl::StrFormat(" (the median |value| %s stored to %s (%s), %g%s, times %g is %g", stored_by, who, tn,
-                            aims[i].median,
+            absl::StrFormat(" (the median |value| %s stored to %s (%s), %g%s%s, times %g is %g", stored_by, who, tn,
+                            aims[i].median, AtMaxNote(k, aims[i].out->name, aims[i].median),
                             others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"),
                             AppliedFactor(scale, enters, more), aims[i].median * AppliedFactor(scale, enters, more)),
             "; ");
