@@ -1315,6 +1315,18 @@ std::string ExactFormat::Describe(ElemType elem) const {
 
 namespace {
 
+// The largest multiple of 2^lo not above `mag`: the bound of values that
+// are multiples of 2^lo with magnitude at most `mag` (a product that need
+// only stay in range has its bound raised by one rounding, 128 (1 + 2^-23),
+// yet in steps of 0.5 its values stop at 128: 256 halves, one significant
+// bit, not 9; fresh-user review 16 F6). `mag` itself when it or lo is not
+// finite.
+double MultipleBound(double mag, double lo) {
+  if (!std::isfinite(mag) || !std::isfinite(lo) || !(mag > 0)) return mag;
+  const double n = std::floor(std::ldexp(mag, static_cast<int>(-lo)));
+  return n >= 1 ? std::ldexp(n, static_cast<int>(lo)) : mag;
+}
+
 // The notes of the narrowing conversions among `obl` (the conversion
 // pass's obligations of an analysis that fit), one per op in program order
 // of the obligations; `special`: the buffers holding special values.
@@ -1331,8 +1343,8 @@ std::vector<ConversionNote> ConversionNotes(const std::vector<Obligation>& obl,
     n.capped = o.extra_bits > 0 && !o.saturates;
     const FloatType ft = FloatInfo(o.t);
     n.target_p = ft.p;
-    const double mag = o.mag.IsConst() ? o.mag.c0 : kInf;
     const double lo = o.frac.IsConst() ? -o.frac.c0 : -kInf;
+    const double mag = MultipleBound(o.mag.IsConst() ? o.mag.c0 : kInf, lo);
     bool from_special = false;
     for (const std::string& d : o.deps) from_special |= special.count(d) > 0;
     if (mag > 0 && std::isfinite(mag) && std::isfinite(lo)) {

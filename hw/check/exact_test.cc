@@ -1856,13 +1856,21 @@ end
       if (n.to == to) return &n;
     return nullptr;
   };
-  // The level's pass: every conversion of level 1 capped; fp8's 9 bits bind.
+  // The level's pass: every conversion of level 1 capped; fp8's 9 bits bind
+  // (A, B +-0.5, alpha 2: 256 products +-0.25, times 2, at most 128 in steps
+  // of 0.5, so at most 8 significant bits; fresh-user review 16 F6: the
+  // bound one rounding raised was counted as 9).
   EXPECT_EQ(passes[0].to, ElemType::kF32);
   ASSERT_NE(note(passes[0], ElemType::kF16), nullptr);
   ASSERT_NE(note(passes[0], ElemType::kF8E4M3FNUZ), nullptr);
   EXPECT_FALSE(note(passes[0], ElemType::kF16)->rounds);
   EXPECT_TRUE(note(passes[0], ElemType::kF8E4M3FNUZ)->rounds);
-  EXPECT_EQ(note(passes[0], ElemType::kF8E4M3FNUZ)->bits, 9);
+  for (const char* name : {"A", "B"}) {
+    EXPECT_EQ(passes[0].formats.at(name).bits, 1) << name;
+    EXPECT_EQ(passes[0].formats.at(name).exp_lo + passes[0].formats.at(name).spread, -1) << name;
+  }
+  EXPECT_EQ(passes[0].formats.at("alpha").choices, std::vector<double>{2});
+  EXPECT_EQ(note(passes[0], ElemType::kF8E4M3FNUZ)->bits, 8);
   // The f16 pass: O's operand of 16 bits, P's only in range (not capped).
   EXPECT_EQ(passes[1].to, ElemType::kF16);
   EXPECT_EQ(passes[1].level, 1);
@@ -1899,6 +1907,47 @@ end
   std::vector<ExactPlan> single = PlanConversionPasses(one);
   ASSERT_EQ(single.size(), 1u);
   EXPECT_EQ(single[0].to, ElemType::kF32);
+}
+
+// Fresh-user review 16 F6 (k17.kir): fp8 O and bf16 Q of one MFMA result
+// times alpha. Level 1's pass (A, B +-0.5, alpha 2) said of Q's conversion
+// "operands of up to 9 significand bits, 1 beyond bf16's: often an exact
+// tie", so Q got no pass of its own. By hand: 256 products +-0.25 sum to at
+// most 64 in steps of 0.25, times 2 at most 128 in steps of 0.5 (256
+// halves: 128 is one significant bit, the rest at most 8): O's operand has
+// at most 8 bits, 4 beyond f8e4m3fnuz's p = 4, and Q's conversion never
+// rounds. Q now gets the bf16 pass (8 + 5 = 13 bits).
+TEST(ConversionPlanTest, BitsAreCountedOnTheValuesNotTheRoundedBound) {
+  const Kernel k = Parse(::kir::testing::Review16F6Kernel());
+  std::vector<ExactPlan> passes = PlanConversionPasses(k);
+  ASSERT_EQ(passes.size(), 2u);
+  auto note = [](const ExactPlan& p, ElemType to) -> const ConversionNote* {
+    for (const ConversionNote& n : p.conversions)
+      if (n.to == to) return &n;
+    return nullptr;
+  };
+  // The forms the count above assumes.
+  for (const char* name : {"A", "B"}) {
+    const ExactFormat& f = passes[0].formats.at(name);
+    EXPECT_EQ(f.bits, 1) << name;
+    EXPECT_EQ(f.spread, 0) << name;
+    EXPECT_EQ(f.exp_lo + f.shift, -1) << name;
+    EXPECT_FALSE(f.two_scale) << name;
+  }
+  EXPECT_EQ(passes[0].formats.at("alpha").choices, std::vector<double>{2});
+  ASSERT_NE(note(passes[0], ElemType::kF8E4M3FNUZ), nullptr);
+  ASSERT_NE(note(passes[0], ElemType::kBF16), nullptr);
+  EXPECT_EQ(note(passes[0], ElemType::kF8E4M3FNUZ)->bits, 8);
+  EXPECT_TRUE(note(passes[0], ElemType::kF8E4M3FNUZ)->rounds);
+  EXPECT_EQ(note(passes[0], ElemType::kBF16)->bits, 8);
+  EXPECT_FALSE(note(passes[0], ElemType::kBF16)->rounds);
+  EXPECT_EQ(passes[1].to, ElemType::kBF16);
+  const ConversionNote* q = note(passes[1], ElemType::kBF16);
+  ASSERT_NE(q, nullptr);
+  EXPECT_TRUE(q->rounds);
+  EXPECT_TRUE(q->capped);
+  EXPECT_GT(q->bits, 8);
+  EXPECT_TRUE(UnroundedConversions(passes).empty());
 }
 
 // Fresh-user review 14 F14: Q = cvt(X * s) to f8e4m3fnuz without an MFMA.

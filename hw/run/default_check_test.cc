@@ -1663,6 +1663,52 @@ TEST_F(DefaultCheckTest, Review13F5GramSaysItsMinusMaxPassIsNotNegative) {
       << r.text;
 }
 
+// Fresh-user review 16 F8 (k19.kir; k20.kir with K = 64): R =
+// cvt((acc * alpha) * alpha) to f8e5m2fnuz after an fp8 MFMA K loop. The
+// saturation pass's first measuring run stored a median of 57344 (more than
+// half saturated to the max), from which alpha was taken to enter once:
+// the -max pass negated alpha (negating nothing, 0% of the values negative)
+// and a lower clamp at -49152 (0xc7400000) instead of -57344 (0xc7600000)
+// passed seeds 1-3 (the review's k19_Rlo.s, k20_Rlo.s). Now a saturated
+// median is an overshoot, as a median of inf is: alpha enters twice, A is
+// negated.
+std::string Review16F8Kernel(int k) {
+  return OneWaveMfmaLoopKernel("k19", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", k, "f32_16x16x32_fp8_fp8", 32,
+                               "arg R : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\narg alpha : f32\n",
+                               "  %s0 = mul %acc, alpha\n"
+                               "  %s = mul %s0, alpha\n"
+                               "  %r = cvt %s : f8e5m2fnuzx4\n"
+                               "  store R[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %r\n");
+}
+
+TEST_F(DefaultCheckTest, Review16F8SquaredAlphaLowerClampFails) {
+  for (int k : {256, 64}) {
+    const Compiled c = CompileText(Review16F8Kernel(k));
+    const std::string low = absl::StrReplaceAll(c.assembly, {{"0xc7600000", "0xc7400000"}});
+    ASSERT_NE(low, c.assembly);
+    Expect(c, {Write(c, low, absl::StrCat("k", k, "_Rlo.hsaco"))});
+    RunReport r = Run(c, Write(c, c.assembly, absl::StrCat("k", k, ".hsaco")), 1);
+    EXPECT_NE(r.text.find(", A negated (alpha enters R's values 2 times: negating it negates nothing)"),
+              std::string::npos)
+        << r.text;
+    EXPECT_EQ(r.text.find("are negative: its saturation at -max is not checked"), std::string::npos) << r.text;
+    EXPECT_NE(r.text.find("\nsaturation (-max): R: median |value| stored "), std::string::npos) << r.text;
+    // The factor the line names is alpha's scale squared (alpha enters
+    // twice; no further carrier here): "alpha times S (... M, times F is V".
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.text, m,
+                                  std::regex("\ninputs: saturation \\(seed 1\\): (?:the saturation base inputs|the conversion "
+                                             "pass's) with alpha times "
+                                             "([0-9.e+-]+) \\(the median [^,]*, ([0-9.e+-]+), times ([0-9.e+-]+) is "
+                                             "([0-9.e+-]+);")))
+        << r.text;
+    const double scale = std::stod(m[1].str()), median = std::stod(m[2].str()), f = std::stod(m[3].str()),
+                 v = std::stod(m[4].str());
+    EXPECT_NEAR(f, scale * scale, 1e-5 * scale * scale) << m[0];
+    EXPECT_NEAR(v, median * scale * scale, 1e-5 * v) << m[0];
+  }
+}
+
 // F7 (nos.kir): O = f8e5m2fnuz(mfma_fp8_bf8(A, B)), no scalar: A (fp8, max
 // 240) alone reached 3070 of 57344 and 500x above the subnormals. A clamp
 // at +-49152 (0x47400000) instead of +-57344 (0x47600000), and a flush of
@@ -2089,6 +2135,103 @@ TEST_F(DefaultCheckTest, Review14F6F16BesideFp8OfOneMfmaResultIsRounded) {
                         "beyond f16's: often an exact tie), 20:3: '%p = cvt %s : f8e4m3fnuzx4' (to f8e4m3fnuz, "
                         "operands of up to 16 significand bits, sized for the conversions to f16: seldom a tie)"),
             std::string::npos)
+      << r.text;
+}
+
+// Fresh-user review 16 F6 (k17.kir, one 16x16 tile): fp8 O and bf16 Q of
+// alpha * acc after a K = 256 fp8 loop. The conversion pass (A, B +-0.5,
+// alpha 2: values in steps of 0.5 up to 128, at most 8 significant bits)
+// claimed bf16 operands of 9 bits, "often an exact tie", and no bf16
+// conversion rounded in it; bf16 ties rounded away (x + 0x8000, its lsb
+// dropped) or toward zero (x + 0x7fff, lsb dropped) failed only in O's
+// saturation and subnormal passes, whose scales happened to add bits to
+// Q's values. Now the bits are counted on the values and Q gets its own
+// `conversion (to bf16)` pass, which fails them.
+TEST_F(DefaultCheckTest, Review16F6Bf16SiblingLeftExactGetsItsOwnPass) {
+  const Compiled c = CompileText(::kir::testing::Review16F6Kernel());
+  const std::regex lsb(R"((v_add3_u32 v\d+, v\d+, s\d+, )v\d+)");
+  const std::string toward = std::regex_replace(c.assembly, lsb, "$010");
+  ASSERT_NE(toward, c.assembly);
+  const std::string away = absl::StrReplaceAll(toward, {{", 0x7fff\n", ", 0x8000\n"}});
+  ASSERT_NE(away, toward);
+  const std::vector<std::string> mutants = {Write(c, away, "bf16_away.hsaco"), Write(c, toward, "bf16_toward.hsaco")};
+  Expect(c, mutants);
+  for (const std::string& m : mutants)
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      std::string text;
+      EXPECT_FALSE(Passes(c, m, seed, &text));
+      EXPECT_NE(text.find("the conversion (to bf16) pass"), std::string::npos) << m << ", seed " << seed << "\n" << text;
+    }
+  RunReport r = Run(c, Write(c, c.assembly, "k17.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("(to f8e4m3fnuz, operands of up to 8 significand bits, 4 beyond f8e4m3fnuz's: often an exact "
+                        "tie); these inputs never round 20:3: '%q = cvt %s : bf16x4'"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\ninputs: conversion (seed 1, to bf16): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("'%q = cvt %s : bf16x4' (to bf16, operands of up to "), std::string::npos) << r.text;
+}
+
+// Fresh-user review 16 F2 (k7.kir): a K = 2048 fp8 loop, O = cvt(alpha *
+// acc) to f8e4m3fnuz and R = cvt(acc) to f8e5m2fnuz; no conversion pass
+// exists (the saturation base). On the base inputs (alpha 2) every O value
+// saturated to +-240, so no median below the max sized a pass for O and
+// the report said O's "saturation and subnormal conversion are not
+// checked", while R's passes compared O at +-240 and in its subnormals.
+// Now O's median is the max (a lower bound): O gets its own passes,
+// scaled down from there, and a flush of |x| < 2^-7 (0x3c000000,
+// f8e4m3fnuz's smallest normal) before v_cvt_pk_fp8_f32 and a clamp at
+// +-224 (0x43600000) instead of +-240 (0x43700000) fail in O's own passes.
+// R's subnormals stay out of reach of A and B's range (2048 products of at
+// least 2^-20): its subnormal pass says so.
+TEST_F(DefaultCheckTest, Review16F2SaturatedOutputGetsItsOwnPasses) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "k7", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 2048, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg R : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\n"
+      "arg alpha : f32\n",
+      "  %s = mul %acc, alpha\n"
+      "  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"
+      "  %r = cvt %acc : f8e5m2fnuzx4\n"
+      "  store R[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %r\n"));
+  const std::string clamp =
+      absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}, {"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(clamp, c.assembly);
+  const std::string ftz = BeforeConversions(
+      c, {"v_cvt_pk_fp8_f32"}, 2, [](const std::string& s, const std::string& t) { return FlushBelow("0x3c000000", s, t); },
+      "k7_Oftz.hsaco");
+  Expect(c, {Write(c, clamp, "k7_Oclamp.hsaco"), ftz});
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::string text;
+    EXPECT_FALSE(Passes(c, ftz, seed, &text));
+    EXPECT_NE(text.find("in the subnormal and"), std::string::npos) << seed << "\n" << text;
+  }
+  RunReport r = Run(c, Write(c, c.assembly, "k7.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_EQ(r.text.find("O (f8e4m3fnuz): on the saturation base inputs"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("; the median |value| the reference stored on them to O is 240 (every finite non-zero value "
+                        "stored at +-max"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\ninputs: saturation (seed 1): the saturation base inputs with alpha times "),
+            std::string::npos)
+      << r.text;
+  for (const char* line : {"\nsaturation (+max): O: median |value| stored ", "\nsaturation (-max): O: median |value| stored "})
+    EXPECT_TRUE(std::regex_search(r.text, std::regex(absl::StrCat(
+                                              absl::StrReplaceAll(line, {{"(", "\\("}, {")", "\\)"}, {"+", "\\+"},
+                                                                         {"|", "\\|"}}),
+                                              "[^\n]*, [1-9][0-9]* at or beyond it: the values before its conversion "
+                                              "lie around and beyond"))))
+        << line << "\n" << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsubnormal: O: median \\|value\\| stored [^\n]*near f8e4m3fnuz's "
+                                                   "subnormals [^\n]*: the values before its conversion lie around "
+                                                   "its subnormal range\n")))
+      << r.text;
+  // R's subnormal pass misses (A and B at f8e4m3fnuz's smallest subnormal
+  // 2^-10 each: 2048 products of 2^-20 sum far above 2^-15) and says so.
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsubnormal \\(R\\): R: median \\|value\\| stored [^\n]*not near "
+                                                   "f8e5m2fnuz's subnormals [^\n]*: its subnormal conversion is not "
+                                                   "checked by this pass\n")))
       << r.text;
 }
 

@@ -1118,7 +1118,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       else
         for (const ComputedOutput& o : sat_outputs)
           if (const Arg* a = k.FindArg(o.name); a != nullptr)
-            src.medians[o.name] = StoredMedian(inputs, ref_data, *a, /*all=*/false);
+            src.medians[o.name] = SizingMedian(inputs, ref_data, *a);
       // The conversion pass's data is no longer needed: the block-placing
       // runs take its place in memory (host_memory.h counts one pass's).
       inputs = KernelData();

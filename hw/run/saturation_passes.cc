@@ -182,6 +182,26 @@ absl::StatusOr<std::pair<KernelData, KernelData>> ReferenceOnlyRun(const Kernel&
   return std::make_pair(std::move(in), KernelData{std::move(ref.buffers), std::move(ref.scalars)});
 }
 
+// Whether a saturation pass's measuring run (not `sub`) stored a median
+// |value| `m` at or beyond its target's max (`range`): more than half of the
+// values saturated to +-max (a type without inf: f8e4m3fnuz, f8e5m2fnuz),
+// as a median of +-inf says of a type with inf. That median is no measure of
+// the values before the conversion: the carrier overshot, like a median of
+// inf (fresh-user review 16 F8: alpha of (acc * alpha) * alpha, measured as
+// entering once from a median of 57344, was negated in the -max pass).
+bool SaturatedMedian(bool sub, double m, const FloatRange& range) { return !sub && m >= range.max; }
+
+// The factor a saturation or subnormal pass's scaling applies to the values
+// of its output: the carrier's `scale` (its companions alike) to the power
+// `enters`, the times it enters them, times each further carrier's factor
+// (`more`; fresh-user review 16 F8: alpha times 112 entering twice, A and B
+// times 0.25 each, was said to be a factor 7 = (112 / 16)^1, not 784).
+double AppliedFactor(double scale, int enters, const std::vector<std::pair<std::string, double>>& more) {
+  double f = std::pow(scale, enters);
+  for (const auto& [name, x] : more) f *= x;
+  return f;
+}
+
 }  // namespace
 
 // The median of StoredSample(a, in, ref, all); 0 when it is empty. `*count`
@@ -209,13 +229,35 @@ absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel
   const auto& [in, out] = *run;
   std::map<std::string, double> m;
   for (const ComputedOutput& o : outputs)
-    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = StoredMedian(in, out, *a, /*all=*/false);
+    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = SizingMedian(in, out, *a);
   return m;
+}
+
+double SizingMedian(const KernelData& in, const KernelData& ref, const Arg& a) {
+  if (const double m = StoredMedian(in, ref, a, /*all=*/false); m > 0) return m;
+  const double max = FloatRangeOf(a.elem).max;
+  bool saturated = false;
+  ForEachStoredValue(a, in, ref, kStoredSamplePages, [&](double x) { saturated = saturated || std::fabs(x) == max; });
+  return saturated ? max : 0;
 }
 
 std::string SkippedLine(const std::string& what, const std::string& why) {
   return absl::StrCat(what, " not run: ", why, "\n");
 }
+
+namespace {
+
+// " (every value at +-max: ...)" when `m`, the median SizingMedian gave
+// output `name` of `k`, is its type's max (no value stored below it), else
+// "".
+std::string AtMaxNote(const Kernel& k, const std::string& name, double m) {
+  const Arg* a = k.FindArg(name);
+  if (a == nullptr || !(m >= FloatRangeOf(a->elem).max)) return "";
+  return " (every finite non-zero value stored at +-max, the values before the conversion at or beyond it: the "
+         "passes' measuring runs scale down from there)";
+}
+
+}  // namespace
 
 // The line saying what the saturation base is (no conversion pass exists):
 // its inputs and the median the reference stored on them.
@@ -235,7 +277,8 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
       "beyond the target's max saturating the same way on both sides)",
       "; the median |value| the reference stored on them to ", [&] {
         std::vector<std::string> ms;
-        for (const auto& [name, m] : medians) ms.push_back(absl::StrFormat("%s is %g", name, m));
+        for (const auto& [name, m] : medians) ms.push_back(absl::StrCat(absl::StrFormat("%s is %g", name, m),
+                                                                         AtMaxNote(k, name, m)));
         return absl::StrJoin(ms, ", ");
       }(), "\n");
 }
@@ -552,7 +595,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           if (std::isnan(m)) break;
           double total = c.scale;
           for (const auto& [name, x] : c.more) total *= x;
-          const bool degenerate = !std::isfinite(m) || m == 0;
+          const bool degenerate = !std::isfinite(m) || m == 0 || SaturatedMedian(sub, m, range);
           // A further carrier's power of two overshot (every value inf, or
           // 0): the plan before it, measured, stands.
           if (degenerate && before_more) {
@@ -562,7 +605,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
           // Overflowed or flushed wholesale past the aim: the carrier
           // enters more than once.
-          const bool past = degenerate && (std::isinf(m) ? want > 1 : want < 1);
+          const bool past = degenerate && (std::isinf(m) || SaturatedMedian(sub, m, range) ? want > 1 : want < 1);
           // A zeroed buffer (SaturationPlan, subnormal pass) removed an
           // addend: the median fell by more than the scale, not because
           // the carrier enters more than once.
@@ -870,8 +913,6 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       const std::string who = absl::StrJoin(names, ", "), tag_who = absl::StrJoin(names, "-");
       std::vector<std::string> scaled = {carrier};
       scaled.insert(scaled.end(), also.begin(), also.end());
-      double total = scale;
-      for (const auto& [c, x] : more) total *= x;
       // "alpha and beta times 2 (...", "A times 256 and B times 16 (...".
       auto what = [&](double signed_scale, bool negate) {
         std::string more_text;
@@ -890,10 +931,10 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             absl::StrJoin(scaled, " and "),
             absl::StrFormat(" times %g", carrier_negated || !negate ? signed_scale : std::fabs(signed_scale)),
             more_text, negate ? negation_note : "",
-            absl::StrFormat(" (the median |value| %s stored to %s (%s), %g%s, times %g is %g", stored_by, who, tn,
-                            aims[i].median,
+            absl::StrFormat(" (the median |value| %s stored to %s (%s), %g%s%s, times %g is %g", stored_by, who, tn,
+                            aims[i].median, AtMaxNote(k, aims[i].out->name, aims[i].median),
                             others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"),
-                            std::pow(total, enters), aims[i].median * std::pow(total, enters)),
+                            AppliedFactor(scale, enters, more), aims[i].median * AppliedFactor(scale, enters, more)),
             "; ");
       };
       if (!sub) {

@@ -64,10 +64,21 @@ double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, b
 // the reference interpreter alone on its inputs (`seed`; the workgroups of
 // `io`), whose stored values size the saturation and subnormal passes when
 // no conversion pass exists. Per output of `outputs`, the median
-// StoredMedian gives (0: none stored), or the interpreter's error.
+// SizingMedian gives (0: none stored), or the interpreter's error.
 absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
                                                                     uint64_t seed, const InterpOptions& io,
                                                                     const std::vector<ComputedOutput>& outputs);
+
+// The median |value| that sizes the saturation and subnormal passes' scale
+// for output `a` from a run's inputs `in` and results `ref`: StoredMedian
+// (all = false), or, when the run stored no finite non-zero value below the
+// max but some at +-max (every value saturated: fresh-user review 16 F2, O =
+// cvt(alpha * acc) to f8e4m3fnuz after a K = 2048 fp8 loop, alpha 2, was
+// left unaimed and said unchecked, while the other output's passes reached
+// its max and subnormals), the type's max: a lower bound of the values
+// before the conversion, from which the passes' measuring runs scale down.
+// 0 when neither (no pass aims at the output).
+double SizingMedian(const KernelData& in, const KernelData& ref, const Arg& a);
 
 // "WHAT not run: WHY\n": a pass auto mode would run that did not (fresh-user
 // review 13 F2, F3: the saturation and subnormal passes vanished without a
@@ -108,7 +119,7 @@ struct SaturationSource {
   bool from_base = false;
   // The outputs to aim at: ComputedConversionOutputs(k, *from).
   const std::vector<ComputedOutput>* outputs = nullptr;
-  // Per output: the median |value| (StoredMedian, all = false) that `from`'s
+  // Per output: the median |value| (SizingMedian) that `from`'s
   // run stored to it; 0 or absent: none, the output is not aimed at.
   std::map<std::string, double> medians;
   uint64_t seed = 1;  // the run's seed (MakeConversionInputs)
