@@ -2699,6 +2699,34 @@ bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& s
   return true;
 }
 
+bool FitsSaturatingPlan(const Kernel& k, const ExactPlan& plan) {
+  if (!plan.exact) return false;
+  Analysis::AffineCache affine;
+  return FitsSaturating(k, plan.formats, &affine);
+}
+
+bool ScalesAfterSums(const Kernel& k, const ExactPlan& plan, const std::string& scalar) {
+  const Arg* a = k.FindArg(scalar);
+  auto f = plan.formats.find(scalar);
+  if (!plan.exact || a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32 ||
+      f == plan.formats.end() || f->second.choices.empty())
+    return false;
+  for (double c : f->second.choices) {
+    const double v = std::ldexp(c, f->second.shift);
+    if (!std::isfinite(v) || static_cast<double>(static_cast<float>(v)) != v) return false;
+  }
+  Analysis::AffineCache affine;
+  Analysis an(k, &plan.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+  an.Run();
+  if (!an.structural().empty()) return false;
+  for (const Obligation& o : an.obligations()) {
+    if (!o.deps.count(scalar) || o.op == nullptr) continue;
+    if (o.op->kind == OpKind::kMfma) return false;
+    if (o.op->kind == OpKind::kGemm && absl::StartsWith(o.what, "the sum of")) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan) {
   std::vector<std::string> r;
   if (!plan->exact) return r;

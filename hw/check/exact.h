@@ -409,6 +409,23 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
 // no f32 scalar.
 bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& scalar);
 
+// Whether every value of `k` fits `plan` (exact) with saturating narrowing
+// conversions, the analysis SaturationPlan and WithSaturationSpecials check:
+// `kirc run`'s subnormal pass re-checks a scalar carrier it rescales (to a
+// power of two, for ties of the target's subnormal grid). False when `plan`
+// is not exact.
+bool FitsSaturatingPlan(const Kernel& k, const ExactPlan& plan);
+
+// Whether `scalar`, an f32 scalar argument of `k`, scales values only after
+// every mfma or gemm K-long sum (no such sum depends on it; a gemm's product
+// of its scale factors, checked exact by the analysis, may) and each of its
+// values in `plan` (choices times 2^shift) is an f32 value: scaled into f32's
+// subnormal range (a bf16 output's subnormal pass, fresh-user review 16 F5)
+// its products are subnormal while every sum keeps its normal magnitude.
+// The mfma's own handling of subnormal f32 sums is not what such a pass
+// checks. False when `plan` is not exact or `scalar` is no f32 scalar.
+bool ScalesAfterSums(const Kernel& k, const ExactPlan& plan, const std::string& scalar);
+
 // The NaN/inf blocks of a saturation pass (fresh-user reviews 10 F4, 12 F4):
 // for every narrowing conversion of an mfma/gemm result (a saturating,
 // computed conversion of `plan`, any target) whose operands no diagonal

@@ -515,6 +515,50 @@ end
 )";
 }
 
+// Fresh-user review 16 k6.kir (F5, F7), gfx950, 4 workgroups of one wave: a
+// K = 128 loop of 32x32x16 fp8 MFMAs `mfma` over A (`a_elem`[128, 128]) and B
+// (`b_elem`[32, 128]), s = acc * alpha, O = cvt(s) : f8e5m2 (every register
+// group) and P = cvt(s) : bf16 (register groups 1 and 3 only). k9.kir:
+// ("k9", "f8e4m3fn", "f8e4m3fn", "f32_32x32x16_fp8_fp8").
+inline std::string Review16K6Kernel(const std::string& name = "k6", const std::string& a_elem = "f8e4m3fn",
+                                    const std::string& b_elem = "f8e5m2",
+                                    const std::string& mfma = "f32_32x32x16_fp8_bf8") {
+  return absl::StrReplaceAll(R"(kernel NAME
+target gfx950
+workgroup 64 1 1
+grid 4 1 1
+arg A : AE[128, 128] strides [128, 1] readonly
+arg B : BE[32, 128] strides [128, 1] readonly
+arg O : f8e5m2[128, 32] strides [32, 1] writeonly
+arg P : bf16[128, 32] strides [32, 1] writeonly
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 128 step 16 iter(%c = %z) {
+    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 8] : AEx8
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 8] : BEx8
+    %d = mfma MFMA %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %o = cvt %s : f8e5m2x16
+  %p = cvt %s : bf16x16
+  %o0 = slice %o, 0 : f8e5m2x4
+  %o1 = slice %o, 4 : f8e5m2x4
+  %o2 = slice %o, 8 : f8e5m2x4
+  %o3 = slice %o, 12 : f8e5m2x4
+  store O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %o0
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %o1
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %o2
+  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %o3
+  %p1 = slice %p, 4 : bf16x4
+  %p3 = slice %p, 12 : bf16x4
+  store P[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %p1
+  store P[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %p3
+end
+)",
+                             {{"NAME", name}, {"AE", a_elem}, {"BE", b_elem}, {"MFMA", mfma}});
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

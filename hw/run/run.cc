@@ -778,7 +778,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // Saturation passes (+max, -max) and a subnormal one per group of outputs
   // that one carrier and scale serve are planned after the first conversion
   // pass when the kernel converts an mfma/gemm result to f16, bf16 or fp8
-  // (below; no subnormal pass for bf16, whose subnormals are f32's), or,
+  // (below; for bf16, whose subnormals are f32's, a subnormal pass only
+  // behind f32 scalars applied after every mfma/gemm sum), or,
   // without a conversion pass, after the first pass from the saturation
   // base (fresh-user review 13 F3); counted until then (review 10 F7: "2 of
   // 2" when three passes ran) as one group per output type.

@@ -366,6 +366,261 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
                       ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
 }
 
+namespace {
+
+// `k` with a second store beside each store to buffer `out`: the same
+// elements' values before the conversion that made them (a cvt, through
+// slice and concat), each converted to f32 (exact from f32, f16, bf16 and
+// fp8), stored to a new f32 buffer `*twin` shaped as `out`; the values the
+// reference rounds, seen before it rounds them (fresh-user review 16 F7).
+// nullopt when a value stored to `out` does not come from a cvt through
+// slice and concat, or nothing stores to `out`.
+std::optional<Kernel> WithValuesBeforeConversion(const Kernel& k, const Arg& out, std::string* twin) {
+  std::string name = absl::StrCat(out.name, "_before_cvt");
+  while (k.FindArg(name) != nullptr) name += "_";
+  *twin = name;
+  Kernel t = k;
+  Arg a = out;
+  a.name = name;
+  a.elem = ElemType::kF32;
+  a.access = Access::kWriteOnly;
+  t.args.push_back(a);
+  std::map<std::string, Op> defs;  // the cvt, slice and concat ops, by result
+  std::function<void(const std::vector<Op>&)> collect = [&](const std::vector<Op>& body) {
+    for (const Op& op : body) {
+      if ((op.kind == OpKind::kCvt || op.kind == OpKind::kSlice || op.kind == OpKind::kConcat) &&
+          !op.results.empty())
+        defs[op.results[0]] = op;
+      if (op.kind == OpKind::kFor) collect(op.body);
+    }
+  };
+  collect(k.body);
+  int fresh = 0;
+  // The f32 value of `v`'s elements before their conversion, its ops
+  // appended to `*add`; "" when there is none.
+  std::function<std::string(const std::string&, std::vector<Op>*)> before = [&](const std::string& v,
+                                                                                  std::vector<Op>* add) {
+    auto it = defs.find(v);
+    if (it == defs.end()) return std::string();
+    const Op& d = it->second;
+    Op n = d;
+    n.results = {absl::StrCat("before_cvt_", fresh++, "_", name)};
+    n.type.elem = ElemType::kF32;
+    if (d.kind == OpKind::kCvt) {
+      if (d.operands.size() != 1 || d.operands[0].is_arg) return std::string();
+    } else {
+      for (Operand& o : n.operands) {
+        if (o.is_arg) return std::string();
+        o.name = before(o.name, add);
+        if (o.name.empty()) return std::string();
+      }
+    }
+    add->push_back(std::move(n));
+    return add->back().results[0];
+  };
+  bool ok = true;
+  int stores = 0;
+  std::function<void(std::vector<Op>&)> rewrite = [&](std::vector<Op>& body) {
+    for (size_t i = 0; i < body.size() && ok; ++i) {
+      if (body[i].kind == OpKind::kFor) {
+        rewrite(body[i].body);
+        continue;
+      }
+      if (body[i].kind != OpKind::kStore || body[i].mem != out.name) continue;
+      std::vector<Op> add;
+      const std::string v =
+          body[i].operands.empty() || body[i].operands[0].is_arg ? "" : before(body[i].operands[0].name, &add);
+      if (v.empty()) {
+        ok = false;
+        return;
+      }
+      Op st = body[i];
+      st.mem = name;
+      st.operands[0].name = v;
+      add.push_back(std::move(st));
+      body.insert(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, add.begin(), add.end());
+      i += add.size();
+      ++stores;
+    }
+  };
+  rewrite(t.body);
+  if (!ok || stores == 0) return std::nullopt;
+  return t;
+}
+
+// What a reference-only run storing the values before an output's
+// conversion in f32 as well found (CountSubnormalTies).
+struct SubnormalTies {
+  bool counted = false;
+  std::string why;        // !counted: why not
+  int64_t values = 0;     // non-zero values before the conversion (sampled)
+  int64_t subnormal = 0;  // of them, below the target's smallest normal
+  int64_t ties = 0;       // of those, odd multiples of half its smallest subnormal
+  double median = std::nan("");  // the median |value| stored to the output itself (StoredSample, all)
+};
+
+// The values before `out`'s conversion (to `out.elem`) on `plan`'s inputs
+// (MakeConversionInputs for `seed`, `uv` applied; the workgroups of `io`):
+// a reference-only run of WithValuesBeforeConversion, sampled over at most
+// 64 of the pages it wrote. A value v with 0 < |v| below the target's
+// smallest normal is an exact tie of its subnormal grid when v / (its
+// smallest subnormal / 2) is an odd integer: halfway between two
+// subnormals (or the largest subnormal and the smallest normal), where
+// round-to-nearest-even and ties-away differ (fresh-user review 16 F7).
+absl::StatusOr<SubnormalTies> CountSubnormalTies(const Kernel& k, const ExactPlan& plan, uint64_t seed,
+                                                 const UserValues& uv, const InterpOptions& io, const Arg& out) {
+  SubnormalTies r;
+  std::string twin;
+  const std::optional<Kernel> t = WithValuesBeforeConversion(k, out, &twin);
+  if (!t) {
+    r.why = absl::StrCat("a value stored to ", out.name, " does not come from a cvt (through slice and concat)");
+    return r;
+  }
+  KernelData in = MakeConversionInputs(k, plan, seed);
+  uv.ApplyTo(k, &in);
+  in.buffers[twin] = PagedBytes(static_cast<uint64_t>(t->FindArg(twin)->SizeBytes()));
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  if (absl::Status st = Interpret(*t, ref, io); !st.ok())
+    return absl::Status(st.code(), absl::StrCat("reference interpreter (counting the subnormal pass's ties): ",
+                                                st.message()));
+  const KernelData res{std::move(ref.buffers), std::move(ref.scalars)};
+  std::vector<double> v = StoredSample(out, in, res, /*all=*/true, nullptr);
+  if (!v.empty()) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    r.median = v[v.size() / 2];
+  }
+  const FloatRange range = FloatRangeOf(out.elem);
+  const double half = range.min_subnormal / 2;
+  ForEachStoredValue(*t->FindArg(twin), in, res, /*max_pages=*/64, [&](double x) {
+    const double m = std::fabs(x);
+    if (!(m > 0) || !std::isfinite(m)) return;
+    ++r.values;
+    if (m >= range.min_normal) return;
+    ++r.subnormal;
+    const double q = m / half;  // exact: a power-of-two quotient
+    if (q == std::floor(q) && std::fmod(q, 2.0) == 1.0) ++r.ties;
+  });
+  r.counted = true;
+  return r;
+}
+
+// Whether a bf16 output `out`'s subnormal pass has a carrier (fresh-user
+// review 16 F5): the carrier set SaturationPlan picks to scale the values
+// stored to it from `median` toward the middle of bf16's subnormal range (f32's
+// own, 2^-133 .. 2^-126) on `from` is all f32 scalars applied after every
+// mfma/gemm sum (ScalesAfterSums: alpha of cvt(alpha * acc), sa and beta of
+// a gemm's epilogue), so that the sums keep their normal magnitude while
+// the products land in f32's subnormal range, every value exact.
+bool Bf16SubnormalCarrier(const Kernel& k, const ExactPlan& from, const ComputedOutput& out, double median) {
+  const FloatRange range = FloatRangeOf(ElemType::kBF16);
+  if (!(median > 0)) return false;
+  std::string carrier;
+  double scale = 1;
+  std::vector<std::string> also;
+  const ExactPlan p = SaturationPlan(k, from, ElemType::kBF16, std::sqrt(range.min_subnormal * range.min_normal) / median,
+                                     &carrier, &scale, out.name, &also);
+  if (!p.exact) return false;
+  also.push_back(carrier);
+  for (const std::string& name : also)
+    if (!ScalesAfterSums(k, p, name)) return false;
+  return true;
+}
+
+// The subnormal pass's ties (fresh-user review 16 F7): a scalar carrier set
+// scaled by m/8 * 2^s (m odd: 13 * 2^-23) can leave no value before the
+// conversion on a tie of the target's subnormal grid (ties need the sum's
+// low bits at half a subnormal; an odd m moves them 3 bits lower), so
+// ties-away rounding of subnormals passed. When every member of `set` is an
+// f32 scalar and `plan` fits exactly, the set is rescaled to the power of two
+// nearest `*scale`, then (when that leaves no tie) by a further 2 and 4
+// (each doubles the share of values whose lowest bit can sit at half a
+// subnormal), each kept only when it still fits exactly and the median
+// |value| stored stays within `aim_factor` of `aim`; CountSubnormalTies
+// measures each (at most 3 reference-only runs, `*runs` counts them). The
+// first with a tie is taken, else the first that fits. `*plan` and `*scale`
+// take it; `*ties` is its count (counted false: none counted).
+absl::Status AimAtSubnormalTies(const Kernel& k, ExactPlan* plan, double* scale, const std::vector<std::string>& set,
+                                uint64_t seed, const UserValues& uv, const InterpOptions& io, const Arg& out,
+                                double aim, double aim_factor, int* runs, SubnormalTies* ties) {
+  bool scalars = !set.empty() && FitsSaturatingPlan(k, *plan);
+  for (const std::string& name : set) {
+    const Arg* a = k.FindArg(name);
+    scalars = scalars && a != nullptr && a->kind == Arg::Kind::kScalar && a->elem == ElemType::kF32;
+  }
+  std::vector<double> factors = {1};
+  if (scalars && *scale > 0) {
+    const double r0 = std::ldexp(1.0, static_cast<int>(std::lround(std::log2(*scale)))) / *scale;
+    factors = {r0, 2 * r0, 4 * r0};
+  }
+  std::optional<std::pair<ExactPlan, double>> first;  // the first that fits, and its factor
+  SubnormalTies first_ties;
+  for (double f : factors) {
+    ExactPlan q = *plan;
+    if (f != 1) {
+      for (const std::string& name : set)
+        for (double& c : q.formats[name].choices) c *= f;
+      if (!FitsSaturatingPlan(k, q)) continue;
+    }
+    absl::StatusOr<SubnormalTies> t = CountSubnormalTies(k, q, seed, uv, io, out);
+    if (!t.ok()) return t.status();
+    ++*runs;
+    if (!t->counted) {  // no other factor counts either
+      *ties = *t;
+      return absl::OkStatus();
+    }
+    const double m = t->median;
+    if (f != 1 && !(std::isfinite(m) && m > 0 && m >= aim / aim_factor && m <= aim * aim_factor)) continue;
+    if (!first) {
+      first = std::make_pair(q, f);
+      first_ties = *t;
+    }
+    if (t->ties > 0) {
+      *plan = std::move(q);
+      *scale *= f;
+      *ties = *t;
+      return absl::OkStatus();
+    }
+  }
+  if (first) {
+    *plan = std::move(first->first);
+    *scale *= first->second;
+    *ties = first_ties;
+    return absl::OkStatus();
+  }
+  // Nothing rescaled fits: the plan as it is, counted.
+  absl::StatusOr<SubnormalTies> t = CountSubnormalTies(k, *plan, seed, uv, io, out);
+  if (!t.ok()) return t.status();
+  ++*runs;
+  *ties = *t;
+  return absl::OkStatus();
+}
+
+// The text the subnormal pass's inputs line says of its ties: how many of
+// the values before `out`'s conversion lay in its subnormal range and how
+// many of those were exact ties of its grid.
+std::string TiesNote(const SubnormalTies& t, const std::string& out, ElemType to, int runs, double rescaled) {
+  const std::string tn(ElemTypeName(to));
+  const FloatRange range = FloatRangeOf(to);
+  if (!t.counted) return absl::StrCat("; ties of ", tn, "'s subnormal grid not counted (", t.why, ")");
+  return absl::StrCat(
+      rescaled != 1 ? absl::StrFormat("; then times %g (the carrier set at a power of two: ties of the subnormal "
+                                      "grid) with a median |value| stored of %g",
+                                      rescaled, t.median)
+                    : std::string(),
+      absl::StrFormat("; %d reference-only run%s storing the values before %s's conversion in f32 as well: of ",
+                      runs, runs == 1 ? "" : "s", out),
+      t.values, " non-zero values (sampled) ", t.subnormal, " lie below ", tn, "'s smallest normal ",
+      absl::StrFormat("%g", range.min_normal), ", ",
+      t.ties > 0 ? absl::StrCat(t.ties, " of them exact ties of its subnormal grid (odd multiples of ",
+                                absl::StrFormat("%g", range.min_subnormal / 2),
+                                ": round-to-nearest-even is checked there)")
+                 : absl::StrCat("none an exact tie of its subnormal grid (odd multiples of ",
+                                absl::StrFormat("%g", range.min_subnormal / 2),
+                                "): its rounding of subnormal ties is not checked by this pass"));
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, const SaturationSource& src,
                                                            const UserValues& uv, std::string* text) {
   const uint64_t seed = src.seed;
@@ -502,16 +757,19 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
     for (size_t i = 0; i < aims.size(); ++i) {
       const ElemType to = aims[i].out->type;
       if (done[i]) continue;
-      if (sub && to == ElemType::kBF16) {
+      if (sub && to == ElemType::kBF16 && !Bf16SubnormalCarrier(k, *src.from, *aims[i].out, aims[i].median)) {
         done[i] = true;
         absl::StrAppend(&unaimed, SkippedLine(absl::StrCat("subnormal pass for ", aims[i].out->name),
                                               "bf16's subnormals are f32's, where an mfma's or gemm's sums "
-                                              "would be subnormal themselves"));
+                                              "would be subnormal themselves, and no f32 scalar scales the "
+                                              "values after every such sum into them with every value exact"));
         continue;
       }
       // The subnormal pass: the median toward the geometric middle of
-      // the target's subnormal range (not bf16: its subnormals are
-      // f32's, where an MFMA's sums would be subnormal themselves).
+      // the target's subnormal range (bf16, whose subnormals are f32's,
+      // only by f32 scalars applied after every mfma/gemm sum:
+      // Bf16SubnormalCarrier; scaling an operand would make the sums
+      // subnormal themselves).
       const std::string tn(ElemTypeName(to));
       const FloatRange range = FloatRangeOf(to);
       // The saturation passes measure at max / kMeasureBelowMax (a median
@@ -819,6 +1077,40 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           further *= f;
         }
       }
+      // bf16 (fresh-user review 16 F5): every member of the final carrier
+      // sets an f32 scalar applied after every mfma/gemm sum, else no pass.
+      if (sub && to == ElemType::kBF16) {
+        std::vector<std::string> set = {carrier};
+        set.insert(set.end(), also.begin(), also.end());
+        for (const auto& [name, x] : more) set.push_back(name);
+        for (const auto& [name, with] : more_also) set.insert(set.end(), with.begin(), with.end());
+        bool after = true;
+        for (const std::string& name : set) after = after && ScalesAfterSums(k, plan, name);
+        if (!after) {
+          done[i] = true;
+          absl::StrAppend(&unaimed, SkippedLine(absl::StrCat("subnormal pass for ", aims[i].out->name),
+                                                absl::StrCat("bf16's subnormals are f32's, and the carrier set (",
+                                                             absl::StrJoin(set, ", "),
+                                                             ") is not all f32 scalars applied after every mfma "
+                                                             "or gemm sum (the sums would be subnormal themselves)")));
+          continue;
+        }
+      }
+      // The subnormal pass: ties of the target's subnormal grid among the
+      // values before the conversion, counted, and sought by a scalar
+      // carrier set at a power of two (fresh-user review 16 F7).
+      SubnormalTies sub_ties;
+      int tie_runs = 0;
+      const double scale_before_ties = scale;
+      if (sub && out_arg != nullptr) {
+        std::vector<std::string> set = {carrier};
+        set.insert(set.end(), also.begin(), also.end());
+        if (!more.empty() || enters != 1) set.clear();  // counted as planned, not rescaled
+        if (absl::Status st = AimAtSubnormalTies(k, &plan, &scale, set, seed, uv, src.io, *out_arg, aim, kAimFactor,
+                                                 &tie_runs, &sub_ties);
+            !st.ok())
+          return st;
+      }
       // Buffers the plan zeroed (an addend removed; subnormal pass only).
       std::vector<std::string> zeroed;
       for (const Arg& a : k.args)
@@ -1100,6 +1392,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),
             absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
             measured,
+            TiesNote(sub_ties, aims[i].out->name, to, tie_runs, scale / scale_before_ties),
             ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)",
             unchecked_note, "\n");
         added.push_back(std::move(s));
