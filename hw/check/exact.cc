@@ -1276,9 +1276,22 @@ std::string ExactFormat::Describe(ElemType elem) const {
         names.push_back(std::isnan(x) ? std::string("NaN") : absl::StrFormat("%g", x));
       }
     }
+    // The window value `elem` cannot hold (fresh-user review 16 F3): said.
+    std::string window;
+    if (mix_level < 2) {
+      const FloatType t = FloatInfo(special_to);
+      int emax = 0;
+      std::frexp(t.max_finite, &emax);
+      const double half_top = std::ldexp(1.0, emax - 1 - t.p);
+      if (!ExactBits(elem, t.max_finite + half_top / 2))
+        window = absl::StrFormat("; %s cannot hold +-%g, inside the window (%g, %g) that rounds to max: no value of it "
+                                 "lies there",
+                                 std::string(ElemTypeName(elem)), t.max_finite + half_top / 2, t.max_finite,
+                                 t.max_finite + half_top);
+    }
     return absl::StrCat(plain.Describe(elem), "; ", sp.size(), " in ", kConversionSpecials,
                         " elements (at every position) ", absl::StrJoin(names, ", "),
-                        " (saturation of the conversion to ", std::string(ElemTypeName(special_to)), ")");
+                        " (saturation of the conversion to ", std::string(ElemTypeName(special_to)), ")", window);
   }
   if (!choices.empty()) {
     std::vector<std::string> c;
