@@ -481,7 +481,10 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         }
         if (other) break;
       }
-      if (other || line.empty()) continue;
+      // Another addend (beta * C) or a non-finite value: the same for every
+      // element tried, so none is.
+      if (other) break;
+      if (line.empty()) continue;
       // x and the carrier's value for the target.
       struct Pick {
         uint64_t e = 0;
