@@ -375,9 +375,12 @@ double ElementAt(const KernelData& d, const Arg& a, uint64_t e) {
 // stores +-max (window) or +-inf (tie); else nothing changes. Returns the
 // report line ("" when the pass does not qualify), or the interpreter's
 // error.
+// `*other` (when given): the diagonals whose probe found another addend
+// (the same in every pass of the kernel: not probed again), "OUT/D".
 absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const std::vector<std::string>& diagonals,
                                            const std::string& carrier, const std::string& out_name, uint64_t seed,
-                                           const UserValues& uv, const InterpOptions& io) {
+                                           const UserValues& uv, const InterpOptions& io,
+                                           std::set<std::string>* other_addend = nullptr) {
   const Arg* out = k.FindArg(out_name);
   const Arg* c = k.FindArg(carrier);
   if (out == nullptr || c == nullptr || c->kind != Arg::Kind::kScalar || c->elem != ElemType::kF32 ||
@@ -406,6 +409,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
   for (const std::string& dname : diagonals) {
     const Arg* d = k.FindArg(dname);
     if (d == nullptr || d->shape.size() != 2 || d->elem == ElemType::kI32) continue;
+    if (other_addend != nullptr && other_addend->count(absl::StrCat(out_name, "/", dname))) continue;
     const ExactFormat df = s->sat.formats[dname];
     std::vector<uint64_t> blocks = DiagonalElements(*d, df, seed);
     std::sort(blocks.begin(), blocks.end());
@@ -483,7 +487,10 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
       }
       // Another addend (beta * C) or a non-finite value: the same for every
       // element tried, so none is.
-      if (other) break;
+      if (other) {
+        if (other_addend != nullptr) other_addend->insert(absl::StrCat(out_name, "/", dname));
+        break;
+      }
       if (line.empty()) continue;
       // x and the carrier's value for the target.
       struct Pick {
@@ -574,9 +581,10 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
                                                 range.max - half_ulp, range.max),
           absl::StrFormat(" (before the conversion, of the %d nonzero values of the line that %s[%d, %d] = %g reaches, "
                           "the only nonzero of its row and column, its products x * R read by a reference-only run "
-                          "with %s 0 but there; %s = %.9g for %s element %d, %.9g: ",
+                          "with %s 0 but there; %s = %.9g (the pass's %.9g times %.6g) for %s element %d, %.9g: ",
                           static_cast<int>(line.size()), dname, i0, j0, pick.x, dname, carrier,
-                          static_cast<double>(pick.alpha), out_name, static_cast<long long>(pick.e),
+                          static_cast<double>(pick.alpha), static_cast<double>(alpha_pass),
+                          static_cast<double>(pick.alpha) / alpha_pass, out_name, static_cast<long long>(pick.e),
                           static_cast<double>(pick.alpha * static_cast<float>(pick.x * pick.r))),
           carrier, " scales the values after every mfma or gemm sum, one f32 multiply of the same operands on both "
           "sides, rounded or not); the reference stored ", at_tie ? (sign < 0 ? "-inf" : "inf") : (sign < 0 ? "-max" : "max"),
@@ -615,6 +623,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                       "not checked\n");
   }
   std::vector<PassSpec> added;
+  std::set<std::string> other_addend;  // PlaceMaxWindow's, across passes
   std::vector<ElemType> sat_types;
   for (const ComputedOutput& o : *src.outputs)
     if (std::find(sat_types.begin(), sat_types.end(), o.type) == sat_types.end()) sat_types.push_back(o.type);
@@ -1308,7 +1317,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           }
           // The window at the max (fresh-user review 16 F3): f16 and bf16.
           if (beyond_is_inf && !diagonals.empty() && overflows_alike()) {
-            absl::StatusOr<std::string> w = PlaceMaxWindow(k, &s, diagonals, carrier, aims[i].out->name, seed, uv, src.io);
+            absl::StatusOr<std::string> w =
+                PlaceMaxWindow(k, &s, diagonals, carrier, aims[i].out->name, seed, uv, src.io, &other_addend);
             if (!w.ok()) return w.status();
             absl::StrAppend(&s.reach_line, *w);
           }
