@@ -1276,9 +1276,22 @@ std::string ExactFormat::Describe(ElemType elem) const {
         names.push_back(std::isnan(x) ? std::string("NaN") : absl::StrFormat("%g", x));
       }
     }
+    // The window value `elem` cannot hold (fresh-user review 16 F3): said.
+    std::string window;
+    if (mix_level < 2) {
+      const FloatType t = FloatInfo(special_to);
+      int emax = 0;
+      std::frexp(t.max_finite, &emax);
+      const double half_top = std::ldexp(1.0, emax - 1 - t.p);
+      if (!ExactBits(elem, t.max_finite + half_top / 2))
+        window = absl::StrFormat("; %s cannot hold +-%g, inside the window (%g, %g) that rounds to max: no value of it "
+                                 "lies there",
+                                 std::string(ElemTypeName(elem)), t.max_finite + half_top / 2, t.max_finite,
+                                 t.max_finite + half_top);
+    }
     return absl::StrCat(plain.Describe(elem), "; ", sp.size(), " in ", kConversionSpecials,
                         " elements (at every position) ", absl::StrJoin(names, ", "),
-                        " (saturation of the conversion to ", std::string(ElemTypeName(special_to)), ")");
+                        " (saturation of the conversion to ", std::string(ElemTypeName(special_to)), ")", window);
   }
   if (!choices.empty()) {
     std::vector<std::string> c;
@@ -2202,6 +2215,9 @@ std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level) {
     const double max = t.max_finite;
     cand.insert(cand.end(), {max, -max, max + half_top, -(max + half_top), max - half_top, -(max - half_top),
                              max - 2 * half_top, -(max - 2 * half_top), 2 * max, -4 * max});
+    // Inside the window (max, max + ulp/2), which rounds to max (fresh-user
+    // review 16 F3: an overflow to inf for any |x| > max passed).
+    cand.insert(cand.end(), {max + half_top / 2, -(max + half_top / 2)});
     if (level == 0 && from != ElemType::kF32) {
       const double fmax = FloatInfo(from).max_finite;
       cand.insert(cand.end(), {fmax, -fmax});
@@ -2236,6 +2252,80 @@ bool FitsSaturating(const Kernel& k, const std::map<std::string, ExactFormat>& f
 
 }  // namespace
 
+namespace {
+
+// How many load ops of `body` (loop bodies included) read `mem`.
+int LoadsOf(const std::vector<Op>& body, const std::string& mem) {
+  int n = 0;
+  for (const Op& op : body) {
+    if (op.kind == OpKind::kLoad && op.mem == mem) ++n;
+    n += LoadsOf(op.body, mem);
+  }
+  return n;
+}
+
+// `formats` with buffer `name` at saturation-special level `level` (to
+// `to`) when its specials fit apart from its regular values (fresh-user
+// review 16 F3: `cvt(X * s) : f16` got NaN and +-inf only, since the
+// analysis bounds a buffer's values by one magnitude and one lowest bit,
+// and 4 max times the regular values' fine bits exceeded f32's 24): `name`
+// is loaded by one load op and `k` has no LDS (each value before a
+// conversion then holds one element of it, a special or a regular one), its
+// regular values fit (`formats`), and they fit with its values bounded by
+// the specials alone (its regular part one value, 2^e, e the specials'
+// lowest bit) and every f32 scalar behind those conversions 1 (choices
+// {1}: X * s is then the special itself, exactly; with s's other values
+// the specials would miss the max). Those scalars get choices {1} in the
+// result. Empty when it does not fit so.
+std::optional<std::map<std::string, ExactFormat>> SpecialsApart(const Kernel& k,
+                                                                const std::map<std::string, ExactFormat>& formats,
+                                                                const std::string& name, ElemType to, int level,
+                                                                Analysis::AffineCache* affine) {
+  const Arg* a = k.FindArg(name);
+  if (a == nullptr || !k.lds.empty() || LoadsOf(k.body, name) != 1) return std::nullopt;
+  // The f32 scalars behind the conversions `name` reaches.
+  std::set<std::string> scalars;
+  {
+    Analysis an(k, &formats, affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
+    an.Run();
+    for (const Obligation& o : an.obligations())
+      if (o.saturates && o.deps.count(name))
+        for (const std::string& d : o.deps)
+          if (const Arg* s = k.FindArg(d); s != nullptr && s->kind == Arg::Kind::kScalar && s->elem == ElemType::kF32)
+            scalars.insert(d);
+  }
+  std::map<std::string, ExactFormat> regular = formats;
+  for (const std::string& s : scalars) {
+    auto it = regular.find(s);
+    if (it == regular.end()) return std::nullopt;
+    it->second.choices = {1.0};
+    it->second.shift = 0;
+  }
+  if (!FitsSaturating(k, regular, affine)) return std::nullopt;
+  int lo = std::numeric_limits<int>::max();
+  for (double x : SaturationSpecials(a->elem, to, level))
+    if (std::isfinite(x) && x != 0) lo = std::min(lo, LowestBitExponent(x));
+  std::map<std::string, ExactFormat> apart = regular;
+  ExactFormat& f = apart[name];
+  f.mix_level = level;
+  f.special_to = to;
+  if (lo != std::numeric_limits<int>::max()) {
+    f.bits = 1;
+    f.spread = 0;
+    f.exp_lo = lo;
+    f.shift = 0;
+    f.two_scale = false;
+    f.low_period = 0;
+    f.sub_period = 0;
+  }
+  if (!FitsSaturating(k, apart, affine)) return std::nullopt;
+  regular[name].mix_level = level;
+  regular[name].special_to = to;
+  return regular;
+}
+
+}  // namespace
+
 ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan) {
   if (!plan.exact) return plan;
   Analysis::AffineCache affine;
@@ -2254,6 +2344,13 @@ ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan) {
         plan.formats = std::move(trial);
         break;
       }
+      // Level 0 or 1 with the specials apart (fresh-user review 16 F3).
+      if (level < 2)
+        if (std::optional<std::map<std::string, ExactFormat>> apart =
+                SpecialsApart(k, plan.formats, a.name, f->second, level, &affine)) {
+          plan.formats = *std::move(apart);
+          break;
+        }
     }
   }
   return plan;

@@ -285,9 +285,11 @@ std::map<std::string, ElemType> ElementwiseFedBuffers(const Kernel& k);
 // conversion to `to` (ElementwiseFedBuffers), as values (NaN for a NaN),
 // each exactly representable in `from`: level 0 NaN, +-inf (when `from` has
 // them), +-max of `to`, the tie just above it and the one just below, the
-// largest value below max, 2 max, -4 max and +-max of `from` (when `from`
-// is not f32); level 1 the same without `from`'s max; level 2 NaN and +-inf
-// only. At most kConversionSpecials values.
+// largest value below max, 2 max, -4 max, +-(max + ulp/4) (inside the window
+// (max, max + ulp/2) that rounds to max; fresh-user review 16 F3) and +-max
+// of `from` (when `from` is not f32); level 1 the same without `from`'s max;
+// level 2 NaN and +-inf only; those `from` cannot hold left out. At most
+// kConversionSpecials values.
 std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level);
 
 // `plan` (PlanConversionInputs) with saturation specials for the
@@ -299,6 +301,13 @@ std::vector<double> SaturationSpecials(ElemType from, ElemType to, int level);
 // even NaN and inf do not fit (never: they round nowhere). The conversion
 // pass's NaN and saturation checks then reach conversions of computed
 // values: `cvt(alpha * acc + O)` with O = 240 is beyond f8e4m3fnuz's max.
+// A level that does not fit with the buffer's values bounded together may
+// fit apart (fresh-user review 16 F3: `cvt(X * s) : f16` got NaN and +-inf
+// only, 4 max times the regular values' fine bits passing f32's 24): when
+// the buffer is loaded by one load op and `k` has no LDS (each value before
+// a conversion holds one of its elements), its specials alone fit and its
+// regular values fit, with every f32 scalar behind the conversions it
+// reaches given choices {1} (X * s is then the special itself, exactly).
 // `plan` unchanged when !plan.exact.
 ExactPlan WithSaturationSpecials(const Kernel& k, ExactPlan plan);
 

@@ -1121,13 +1121,14 @@ TEST(ConversionPlanTest, SaturationSpecialsOfElementwiseFedBuffers) {
   ASSERT_EQ(sp.size(), 5u);
   EXPECT_TRUE(std::isnan(sp[0]));
   EXPECT_EQ(std::vector<double>(sp.begin() + 1, sp.end()), (std::vector<double>{240, -240, 224, -224}));
-  // From f16: also +-inf, the ties, beyond max and f16's own max.
+  // From f16: also +-inf, the ties, beyond max, +-244 (inside the window
+  // (240, 248) that rounds to 240: 240 + 16 / 4) and f16's own max.
   sp = SaturationSpecials(ElemType::kF16, q, 0);
-  ASSERT_EQ(sp.size(), 15u);
+  ASSERT_EQ(sp.size(), 17u);
   EXPECT_EQ(std::vector<double>(sp.begin() + 1, sp.end()),
-            (std::vector<double>{INFINITY, -INFINITY, 240, -240, 248, -248, 232, -232, 224, -224, 480, -960, 65504,
-                                 -65504}));
-  EXPECT_EQ(SaturationSpecials(ElemType::kF16, q, 1).size(), 13u);
+            (std::vector<double>{INFINITY, -INFINITY, 240, -240, 248, -248, 232, -232, 224, -224, 480, -960, 244,
+                                 -244, 65504, -65504}));
+  EXPECT_EQ(SaturationSpecials(ElemType::kF16, q, 1).size(), 15u);
   EXPECT_EQ(SaturationSpecials(ElemType::kF16, q, 2).size(), 3u);
   ExactPlan p = WithSaturationSpecials(k1, PlanConversionInputs(k1));
   ASSERT_TRUE(p.exact) << p.blocker;
@@ -1159,6 +1160,67 @@ TEST(ConversionPlanTest, SaturationSpecialsOfElementwiseFedBuffers) {
   ASSERT_TRUE(a.exact) << a.blocker;
   EXPECT_EQ(a.formats["x"].mix_level, 2);
   EXPECT_EQ(a.formats["y"].mix_level, 2);
+}
+
+// Fresh-user review 16 F3: H = cvt(X * s) : f16 (X f32, loaded once) got
+// NaN and +-inf only. By hand: f16's max 65504 = 2047 * 2^5, ulp 32 at the
+// top: the tie 65520, inside the window 65512 (= 65504 + 8, 8189 * 2^3: an
+// f32 value, not an f16 one), the tie below 65488, the largest value below
+// max 65472, 2 max 131008, -4 max -262016. X now holds all of them (its
+// values before the conversion X * 1 exactly: s one of {1}); a buffer
+// loaded twice (X[i] + X[i + 1] adds a special to a regular value's fine
+// bits, though specials alone and regular values alone would fit) keeps
+// NaN and +-inf only.
+TEST(ConversionPlanTest, Review16F3SaturationSpecialsApartThroughAScalar) {
+  std::vector<double> sp = SaturationSpecials(ElemType::kF32, ElemType::kF16, 0);
+  EXPECT_EQ(std::vector<double>(sp.begin() + 1, sp.end()),
+            (std::vector<double>{INFINITY, -INFINITY, 65504, -65504, 65520, -65520, 65488, -65488, 65472, -65472,
+                                 131008, -262016, 65512, -65512}));
+  sp = SaturationSpecials(ElemType::kF16, ElemType::kF16, 0);
+  EXPECT_EQ(std::count(sp.begin(), sp.end(), 65512.0), 0);
+  const Kernel k = Parse(::kir::testing::Review16F3QuantiserKernel());
+  ExactPlan p = WithSaturationSpecials(k, PlanConversionInputs(k));
+  ASSERT_TRUE(p.exact) << p.blocker;
+  EXPECT_EQ(p.formats["X"].mix_level, 0);
+  EXPECT_EQ(p.formats["X"].special_to, ElemType::kF16);
+  EXPECT_EQ(p.formats["s"].choices, (std::vector<double>{1.0}));
+  // The values before the conversion, X * s from the input bits in double
+  // (every X element times s): the window value and the tie among them, each
+  // exact in f32.
+  KernelData d = MakeConversionInputs(k, p, 1);
+  float s = 0;
+  std::memcpy(&s, &d.scalars["s"], 4);
+  EXPECT_EQ(s, 1.0f);
+  std::set<double> seen;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    float x = 0;
+    d.buffers["X"].Read(4 * i, &x, 4);
+    const double v = static_cast<double>(x) * s;
+    if (std::isfinite(v)) {
+      EXPECT_EQ(static_cast<double>(static_cast<float>(v)), v) << i;
+      seen.insert(v);
+    }
+  }
+  for (double v : {65512.0, -65512.0, 65520.0, 65504.0, 65472.0}) EXPECT_EQ(seen.count(v), 1u) << v;
+  // Loaded twice: no level apart.
+  const Kernel twice = Parse(R"(kernel q2
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg X : f32[260] strides [1] readonly
+arg H : f16[256] strides [1] writeonly
+arg s : f32
+  %x = load X[tid.x * 4] : f32x4
+  %y = load X[tid.x * 4 + 4] : f32x4
+  %m = add %x, %y
+  %z = mul %m, s
+  %h = cvt %z : f16x4
+  store H[tid.x * 4], %h
+end
+)");
+  ExactPlan q = WithSaturationSpecials(twice, PlanConversionInputs(twice));
+  ASSERT_TRUE(q.exact) << q.blocker;
+  EXPECT_EQ(q.formats["X"].mix_level, 2);
 }
 
 // The soundness of the saturation specials, checked independently of the

@@ -515,6 +515,46 @@ end
 )";
 }
 
+// Fresh-user review 16 F3 k1.kir, gfx942: a K = 256 loop of 32x32 fp8
+// MFMAs (f8e4m3fnuz A, B [32, 256]), %s = acc * alpha, O = cvt(%s) to
+// f8e4m3fnuz (every register group), P = cvt(%s) to f16 (register groups 0
+// and 2 only: rows 0..7 and 16..23).
+inline std::string Review16F3F16Kernel() {
+  return R"(kernel k1
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[32, 256] strides [256, 1] readonly
+arg B : f8e4m3fnuz[32, 256] strides [256, 1] readonly
+arg O : f8e4m3fnuz[32, 32] strides [32, 1] writeonly
+arg P : f16[32, 32] strides [32, 1] writeonly
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 256 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_32x32x16_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s = mul %acc, alpha
+  %o = cvt %s : f8e4m3fnuzx16
+  %p = cvt %s : f16x16
+  %o0 = slice %o, 0 : f8e4m3fnuzx4
+  %o1 = slice %o, 4 : f8e4m3fnuzx4
+  %o2 = slice %o, 8 : f8e4m3fnuzx4
+  %o3 = slice %o, 12 : f8e4m3fnuzx4
+  store O[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %o0
+  store O[tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %o1
+  store O[tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %o2
+  store O[tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %o3
+  %p0 = slice %p, 0 : f16x4
+  %p2 = slice %p, 8 : f16x4
+  store P[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %p0
+  store P[tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %p2
+end
+)";
+}
+
 // Fresh-user review 16 k6.kir (F5, F7), gfx950, 4 workgroups of one wave: a
 // K = 128 loop of 32x32x16 fp8 MFMAs `mfma` over A (`a_elem`[128, 128]) and B
 // (`b_elem`[32, 128]), s = acc * alpha, O = cvt(s) : f8e5m2 (every register
@@ -557,6 +597,27 @@ arg alpha : f32
 end
 )",
                              {{"NAME", name}, {"AE", a_elem}, {"BE", b_elem}, {"MFMA", mfma}});
+}
+
+// Fresh-user review 16 F3 k6.kir: Review16K6Kernel with its defaults.
+inline std::string Review16F3Bf16Kernel() { return Review16K6Kernel(); }
+
+// Fresh-user review 16 F3 k11.kir, gfx950, no MFMA: H = cvt(X * s) to f16,
+// 1000 elements (guarded loads and stores of 4).
+inline std::string Review16F3QuantiserKernel() {
+  return R"(kernel k11
+target gfx950
+workgroup 64 1 1
+grid 4 1 1
+arg X : f32[1000] strides [1] readonly
+arg H : f16[1000] strides [1] writeonly
+arg s : f32
+  %x = load guarded X[(wg.x * 64 + tid.x) * 4] : f32x4
+  %y = mul %x, s
+  %h = cvt %y : f16x4
+  store guarded H[(wg.x * 64 + tid.x) * 4], %h
+end
+)";
 }
 
 }  // namespace kir::testing

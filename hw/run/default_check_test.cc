@@ -2741,5 +2741,71 @@ TEST_F(DefaultCheckTest, Review14F5SubnormalPassOfPLeavesInPlaceOUncompared) {
       << r.text;
 }
 
+// Fresh-user review 16 F3: an f16 or bf16 conversion that overflows to inf
+// for any |x| > max (RNE rounds (max, max + ulp/2) down to max; f16: 65504,
+// ulp 32) passed every pass: no pass converted a value from that window.
+// The mutant, before each conversion's operand x (t a free VGPR; the
+// review's s42 and s[40:41] replaced by t and vcc): x = |x| > max ? x *
+// 2^127 (+-inf) : x.
+std::string OverflowBeyondMax(const std::string& x, const std::string& t, const std::string& max_bits) {
+  return absl::StrCat("  v_mov_b32 ", t, ", ", max_bits, "\n  v_cmp_lt_f32_e64 vcc, ", t, ", |", x,
+                      "|\n  v_mul_f32 ", t, ", 0x7f000000, ", x, "\n  s_nop 4\n  v_cndmask_b32_e32 ", x, ", ", x,
+                      ", ", t, ", vcc\n");
+}
+
+// Case 1 (k1.kir): the MFMA epilogue cvt(acc * alpha) to f16 (P, groups 0
+// and 2): the +max pass places values in (65504, 65520), the -max pass
+// at the tie -65520 (PlaceMaxWindow).
+TEST_F(DefaultCheckTest, Review16F3F16EpilogueOverflowingBeyondMaxFails) {
+  const Compiled c = CompileText(::kir::testing::Review16F3F16Kernel());
+  Expect(c, {BeforeConversions(
+                c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                [](const std::string& x, const std::string& t) { return OverflowBeyondMax(x, t, "0x477fe000"); },
+                "f16_ovf.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k1.hsaco"), 1);
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max, P\\): P: [1-9][0-9]* values? placed in "
+                                                   "f16's rounding window at its max \\(65504, 65520\\), ")))
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max, P\\): P: [0-9]+ values? placed in f16's "
+                                                   "rounding window at its max \\(65504, 65520\\), [1-9][0-9]* at "
+                                                   "the tie -65520 \\(to even: -inf\\)")))
+      << r.text;
+}
+
+// Case 3 (k6.kir, --workgroups=0:1): the bf16 twin; kirc rounds to bf16 in
+// integer steps (v_bfe_u32 of bit 16 first), before which the mutant sends
+// |x| > bf16's max (f32 0x7f7f0000) to inf.
+TEST_F(DefaultCheckTest, Review16F3Bf16EpilogueOverflowingBeyondMaxFails) {
+  const Compiled c = CompileText(::kir::testing::Review16F3Bf16Kernel());
+  workgroups_.begin = {0, 0, 0};
+  workgroups_.end = {1, 1, 1};
+  Expect(c, {BeforeConversions(
+                c, {"v_bfe_u32"}, 1,
+                [](const std::string& x, const std::string& t) { return OverflowBeyondMax(x, t, "0x7f7f0000"); },
+                "bf16_ovf.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k6.hsaco"), 1);
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max, P\\): P: [1-9][0-9]* values? placed in "
+                                                   "bf16's rounding window at its max ")))
+      << r.text;
+}
+
+// Case 2 (k11.kir): the store-only quantiser cvt(X * s) to f16: X's
+// saturation specials now include +-max, +-65512 (inside the window), the
+// tie 65520, 65472 (the largest value below max), with s 1 in the
+// conversion pass (X * s the special itself).
+TEST_F(DefaultCheckTest, Review16F3F16QuantiserOverflowingBeyondMaxFails) {
+  const Compiled c = CompileText(::kir::testing::Review16F3QuantiserKernel());
+  Expect(c, {BeforeConversions(
+                c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                [](const std::string& x, const std::string& t) { return OverflowBeyondMax(x, t, "0x477fe000"); },
+                "q_ovf.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k11.hsaco"), 1);
+  EXPECT_NE(r.text.find("+-65504, +-65520, +-65488, +-65472, 131008, -262016, +-65512 (saturation of the conversion "
+                        "to f16); "),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("s one of {1}"), std::string::npos) << r.text;
+}
+
 }  // namespace
 }  // namespace kir

@@ -830,6 +830,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                             ? MakeConversionInputs(k, passes[pi].sat, opts.seed)
                         : mode == InputMode::kAdversarial ? MakeAdversarialInputs(k, opts.seed)
                                                           : MakeInputs(k, opts.seed);
+    if (mode == InputMode::kSaturation) ApplyWindowValues(k, passes[pi], &inputs);  // PlaceMaxWindow's
     uv->ApplyTo(k, &inputs);  // files, --scalar values, the code's arguments k lacks
     if (passes[pi].placed) inputs = passes[pi].placed->first;  // the same values (place_blocks)
     // Bit for bit: exact and adversarial inputs; the user's values when k has

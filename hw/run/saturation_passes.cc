@@ -621,6 +621,282 @@ std::string TiesNote(const SubnormalTies& t, const std::string& out, ElemType to
 
 }  // namespace
 
+void ApplyWindowValues(const Kernel& k, const PassSpec& s, KernelData* in) {
+  for (const auto& [name, e, bits] : s.window_values) {
+    const Arg* a = k.FindArg(name);
+    if (a == nullptr) continue;
+    const uint64_t eb = static_cast<uint64_t>(ElemBytes(a->elem));
+    auto it = in->buffers.find(name);
+    if (it == in->buffers.end() || (e + 1) * eb > it->second.size()) continue;
+    uint8_t* p = it->second.Touch(e * eb, eb);
+    for (uint64_t x = 0; x < eb; ++x) p[x] = static_cast<uint8_t>(bits >> (8 * x));
+  }
+}
+
+namespace {
+
+// At most this many elements of a diagonal buffer are tried for the window
+// at the max (PlaceMaxWindow), each by one reference-only run.
+constexpr int kWindowTrials = 4;
+
+// The value of element `e` of buffer `a` in `d` (NaN when it has none).
+double ElementAt(const KernelData& d, const Arg& a, uint64_t e) {
+  auto it = d.buffers.find(a.name);
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
+  if (it == d.buffers.end() || (e + 1) * eb > it->second.size()) return std::nan("");
+  uint8_t b[8] = {};
+  it->second.Read(e * eb, b, eb);
+  return ElementValue(a.elem, b);
+}
+
+// The window at the max of an f16 or bf16 output (fresh-user review 16 F3:
+// an epilogue that overflowed to inf for any |x| > max, instead of rounding
+// (max, max + ulp/2) down to max, passed every pass: no value before the
+// conversion lay in that window, whose width is 2^-12 (f16) of the max).
+// For saturation pass `*s` (its blocks placed) of output `out_name`, whose
+// carrier is an f32 scalar that scales the values after every mfma or gemm
+// sum (OverflowsAlike: its products are one IEEE multiply of the same
+// operands on both sides, rounded or not), and a diagonal buffer D of
+// `diagonals` (an MFMA operand): one element D[i0, j0] (beside the blocks,
+// outside their rows and columns) becomes the only nonzero of its row and
+// column, so that its line of the result holds single products x * R
+// (exact; R: the other operand's element times the other factors). A
+// reference-only run with D all 0 but D[i0, j0] = 1 and the carrier 1
+// reads R off the output (exact in f16 or bf16 when R is an fp8, bf16 or
+// f16 product; its line alone nonzero, else no window: another addend);
+// x (a value of D's type) and the carrier's value are then chosen so that
+// carrier * x * R is, in the +max pass, max + ulp/4 (inside the window),
+// in the -max pass -(max + ulp/2) (the tie, which rounds to even: -inf)
+// where an exact carrier value allows, else -(max + ulp/4); the carrier
+// within a factor 1.25 of the pass's value (its other values move with
+// it). A reference-only run of the final inputs confirms the element
+// stores +-max (window) or +-inf (tie); else nothing changes. Returns the
+// report line ("" when the pass does not qualify), or the interpreter's
+// error.
+// `*other` (when given): the diagonals whose probe found another addend
+// (the same in every pass of the kernel: not probed again), "OUT/D".
+absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const std::vector<std::string>& diagonals,
+                                           const std::string& carrier, const std::string& out_name, uint64_t seed,
+                                           const UserValues& uv, const InterpOptions& io,
+                                           std::set<std::string>* other_addend = nullptr) {
+  const Arg* out = k.FindArg(out_name);
+  const Arg* c = k.FindArg(carrier);
+  if (out == nullptr || c == nullptr || c->kind != Arg::Kind::kScalar || c->elem != ElemType::kF32 ||
+      (out->elem != ElemType::kF16 && out->elem != ElemType::kBF16) || !s->sat.formats.count(carrier))
+    return std::string();
+  const FloatRange range = FloatRangeOf(out->elem);
+  int emax = 0;
+  std::frexp(range.max, &emax);
+  const int p = out->elem == ElemType::kF16 ? 11 : 8;  // significand bits (IEEE binary16, bfloat16)
+  const double half_ulp = std::ldexp(1.0, emax - 1 - p);  // f16: 16, bf16: 2^119
+  const double tie = range.max + half_ulp, inside = range.max + half_ulp / 2;
+  const std::string tn(ElemTypeName(out->elem));
+  const std::string pass = absl::StrCat("saturation", s->suffix);
+  const std::string not_placed = absl::StrCat(pass, ": ", out_name, ": no value placed in ", tn,
+                                              "'s rounding window at its max (", absl::StrFormat("%g, %g", range.max, tie),
+                                              "): ");
+  KernelData pass_in = MakeConversionInputs(k, s->sat, seed);
+  uv.ApplyTo(k, &pass_in);
+  float alpha_pass = 0;
+  if (auto it = pass_in.scalars.find(carrier); it != pass_in.scalars.end())
+    std::memcpy(&alpha_pass, &it->second, sizeof alpha_pass);
+  if (!std::isfinite(alpha_pass) || alpha_pass == 0)
+    return absl::StrCat(not_placed, carrier, " is not finite and nonzero in this pass\n");
+  const double sign = s->sign;
+  const float one = 1;
+  for (const std::string& dname : diagonals) {
+    const Arg* d = k.FindArg(dname);
+    if (d == nullptr || d->shape.size() != 2 || d->elem == ElemType::kI32) continue;
+    if (other_addend != nullptr && other_addend->count(absl::StrCat(out_name, "/", dname))) continue;
+    const ExactFormat df = s->sat.formats[dname];
+    std::vector<uint64_t> blocks = DiagonalElements(*d, df, seed);
+    std::sort(blocks.begin(), blocks.end());
+    const int64_t n0 = d->shape[0], n1 = d->shape[1];
+    auto index = [&](int64_t i, int64_t j) {
+      return static_cast<uint64_t>(i * d->strides[0] + j * d->strides[1]);
+    };
+    // The blocks' rows and columns (decoded from their element indices).
+    std::set<int64_t> rows, cols;
+    for (uint64_t b : blocks)
+      for (int64_t i = 0; i < n0; ++i) {
+        const int64_t rem = static_cast<int64_t>(b) - i * d->strides[0];
+        if (d->strides[1] > 0 && rem >= 0 && rem % d->strides[1] == 0 && rem / d->strides[1] < n1) {
+          rows.insert(i);
+          cols.insert(rem / d->strides[1]);
+        }
+      }
+    // Candidates: one block further along the diagonal from each block (a
+    // block row and column the pass's blocks skip), one per block (its first
+    // row: the blocks' rows of a result lie in different register groups,
+    // of which an output may store some only), at most kWindowTrials tried.
+    std::vector<std::pair<int64_t, int64_t>> cand;
+    std::set<int64_t> block_rows;
+    for (int64_t i : rows)
+      for (int64_t j : cols)
+        if (std::binary_search(blocks.begin(), blocks.end(), index(i, j)) && block_rows.insert(i / 4).second) {
+          const int64_t i0 = (i + 4) % n0, j0 = (j + 4) % n1;
+          if (!rows.count(i0) && !cols.count(j0)) cand.push_back({i0, j0});
+        }
+    int tried = 0;
+    for (const auto& [i0, j0] : cand) {
+      if (tried++ == kWindowTrials) break;
+      // The probe: D all 0 but D[i0, j0] = 1, no blocks, the carrier 1.
+      ExactPlan probe = s->sat;
+      for (const std::string& name : diagonals) probe.formats[name].diagonal = ExactFormat::Diagonal::kNone;
+      probe.formats[dname].zero = true;
+      ExactFormat& cf = probe.formats[carrier];
+      cf.choices = {1.0};
+      cf.shift = 0;
+      cf.negate = false;
+      KernelData in = MakeConversionInputs(k, probe, seed);
+      PassSpec one_spec;
+      one_spec.window_values.emplace_back(dname, index(i0, j0), *ExactBits(d->elem, 1.0));
+      ApplyWindowValues(k, one_spec, &in);
+      uv.ApplyTo(k, &in);
+      if (auto it = in.scalars.find(carrier); it == in.scalars.end() || it->second != F32Bits(one)) continue;
+      PagedInterpArgs ref{in.buffers, in.scalars};
+      if (absl::Status st = Interpret(k, ref, io); !st.ok())
+        return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the window at the max): ",
+                                                    st.message()));
+      // The line: the output's stored nonzero elements.
+      std::vector<std::pair<uint64_t, double>> line;
+      bool other = false;
+      auto rit = ref.buffers.find(out_name);
+      auto iit = in.buffers.find(out_name);
+      if (rit == ref.buffers.end()) continue;
+      const uint64_t eb = static_cast<uint64_t>(ElemBytes(out->elem));
+      const uint64_t cap = 2 * static_cast<uint64_t>(*std::max_element(out->shape.begin(), out->shape.end()));
+      std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
+      const PagedBytes& r = rit->second;
+      const PagedBytes* w = iit == in.buffers.end() || iit->second.size() != r.size() ? nullptr : &iit->second;
+      for (uint64_t page : r.MaterialisedPages()) {
+        const uint64_t begin = page * PagedBytes::kPageBytes;
+        const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
+        r.Read(begin, now.data(), n);
+        if (w != nullptr) w->Read(begin, before.data(), n);
+        for (uint64_t off = 0; off < n && !other; off += eb) {
+          if (w != nullptr && std::memcmp(&now[off], &before[off], eb) == 0) continue;
+          const double v = ElementValue(out->elem, &now[off]);
+          if (v == 0) continue;
+          if (!std::isfinite(v) || line.size() >= cap) other = true;
+          else line.push_back({(begin + off) / eb, v});
+        }
+        if (other) break;
+      }
+      // Another addend (beta * C) or a non-finite value: the same for every
+      // element tried, so none is.
+      if (other) {
+        if (other_addend != nullptr) other_addend->insert(absl::StrCat(out_name, "/", dname));
+        break;
+      }
+      if (line.empty()) continue;
+      // x and the carrier's value for the target.
+      struct Pick {
+        uint64_t e = 0;
+        double x = 0, r = 0;
+        float alpha = 0;
+        double score = HUGE_VAL;
+      };
+      auto search = [&](double target, bool exact) {
+        Pick best;
+        for (const auto& [e, rv] : line) {
+          if (std::fabs(rv) < range.min_normal || std::fabs(rv) >= range.max) continue;  // R read exactly
+          const double xi = std::fabs(target / (static_cast<double>(alpha_pass) * rv));
+          const double xs = (target > 0) == ((alpha_pass > 0) == (rv > 0)) ? 1 : -1;
+          int e2 = 0;
+          std::frexp(xi, &e2);
+          for (int ee = e2 - 2; ee <= e2; ++ee)
+            for (int j = 0; j < 16; ++j) {
+              const double x = xs * std::ldexp(1.0 + j / 16.0, ee);
+              if (!ExactBits(d->elem, x).has_value()) continue;
+              const double acc = x * rv;
+              if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
+              const float a = static_cast<float>(target / acc);
+              if (!std::isfinite(a) || (a > 0) != (alpha_pass > 0)) continue;
+              const float f = a * static_cast<float>(acc);
+              const double af = std::fabs(static_cast<double>(f));
+              if (exact ? static_cast<double>(f) != target : !(af > range.max && af < tie)) continue;
+              const double score = std::fabs(std::log(static_cast<double>(a) / alpha_pass));
+              if (score < best.score) best = {e, x, rv, a, score};
+            }
+        }
+        return best;
+      };
+      bool at_tie = sign < 0;
+      Pick pick = at_tie ? search(sign * tie, true) : Pick{};
+      if (pick.score > std::log(1.25)) {
+        at_tie = false;
+        pick = search(sign * inside, false);
+      }
+      if (pick.score > std::log(1.25)) continue;
+      // The pass with it: the carrier's value, D's row and column 0 but x.
+      const ExactFormat carrier_before = s->sat.formats[carrier];
+      ExactFormat& pf = s->sat.formats[carrier];
+      pf.choices = {std::ldexp(std::fabs(static_cast<double>(pick.alpha)), -pf.shift)};
+      const uint32_t zero = *ExactBits(d->elem, 0.0);
+      s->window_values.clear();
+      for (int64_t j = 0; j < n1; ++j)
+        if (j != j0) s->window_values.emplace_back(dname, index(i0, j), zero);
+      for (int64_t i = 0; i < n0; ++i)
+        if (i != i0) s->window_values.emplace_back(dname, index(i, j0), zero);
+      s->window_values.emplace_back(dname, index(i0, j0), *ExactBits(d->elem, pick.x));
+      // Confirmed on the pass's inputs: the element stores +-max (window)
+      // or +-inf (tie) on the reference.
+      KernelData fin = MakeConversionInputs(k, s->sat, seed);
+      ApplyWindowValues(k, *s, &fin);
+      uv.ApplyTo(k, &fin);
+      bool ok = false;
+      if (auto it = fin.scalars.find(carrier); it != fin.scalars.end() && it->second == F32Bits(pick.alpha)) {
+        PagedInterpArgs fref{fin.buffers, fin.scalars};
+        if (absl::Status st = Interpret(k, fref, io); !st.ok())
+          return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the window at the max): ",
+                                                      st.message()));
+        const double got = ElementAt(KernelData{std::move(fref.buffers), std::move(fref.scalars)}, *out, pick.e);
+        ok = at_tie ? got == sign * HUGE_VAL : got == sign * range.max;
+      }
+      if (!ok) {
+        s->sat.formats[carrier] = carrier_before;
+        s->window_values.clear();
+        continue;
+      }
+      s->placed.reset();  // the inputs differ from the block-placing run's
+      // Where the line's values lie before the conversion (carrier * x * R,
+      // one f32 multiply).
+      int in_window = 0, ties = 0, below = 0;
+      for (const auto& [e, rv] : line) {
+        const double acc = pick.x * rv;
+        if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
+        const double f = std::fabs(static_cast<double>(pick.alpha * static_cast<float>(acc)));
+        in_window += f > range.max && f < tie ? 1 : 0;
+        ties += f == tie ? 1 : 0;
+        below += f > range.max - half_ulp && f < range.max ? 1 : 0;
+      }
+      return absl::StrCat(
+          pass, ": ", out_name, absl::StrFormat(": %d value%s placed in %s's rounding window at its max (%g, %g), %d "
+                                                "at the tie %s%g (to even: %sinf), %d in (%g, %g) below the max",
+                                                in_window, in_window == 1 ? "" : "s", tn, range.max, tie, ties,
+                                                sign < 0 ? "-" : "", tie, sign < 0 ? "-" : "+", below,
+                                                range.max - half_ulp, range.max),
+          absl::StrFormat(" (before the conversion, of the %d nonzero values of the line that %s[%d, %d] = %g reaches, "
+                          "the only nonzero of its row and column, its products x * R read by a reference-only run "
+                          "with %s 0 but there; %s = %.9g (the pass's %.9g times %.6g) for %s element %d, %.9g: ",
+                          static_cast<int>(line.size()), dname, i0, j0, pick.x, dname, carrier,
+                          static_cast<double>(pick.alpha), static_cast<double>(alpha_pass),
+                          static_cast<double>(pick.alpha) / alpha_pass, out_name, static_cast<long long>(pick.e),
+                          static_cast<double>(pick.alpha * static_cast<float>(pick.x * pick.r))),
+          carrier, " scales the values after every mfma or gemm sum, one f32 multiply of the same operands on both "
+          "sides, rounded or not); the reference stored ", at_tie ? (sign < 0 ? "-inf" : "inf") : (sign < 0 ? "-max" : "max"),
+          " there\n");
+    }
+  }
+  return absl::StrCat(not_placed, "no element of ",
+                      diagonals.empty() ? std::string("an operand") : absl::StrJoin(diagonals, " or "),
+                      " alone on its row and column gave a line of single products that ", carrier,
+                      " (within a factor 1.25) puts there (another addend, or the line not stored)\n");
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, const SaturationSource& src,
                                                            const UserValues& uv, std::string* text) {
   const uint64_t seed = src.seed;
@@ -645,6 +921,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                       "not checked\n");
   }
   std::vector<PassSpec> added;
+  std::set<std::string> other_addend;  // PlaceMaxWindow's, across passes
   std::vector<ElemType> sat_types;
   for (const ComputedOutput& o : *src.outputs)
     if (std::find(sat_types.begin(), sat_types.end(), o.type) == sat_types.end()) sat_types.push_back(o.type);
@@ -1370,6 +1647,13 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                            "beyond f32's max: +-inf on both sides): ")
                             : std::string(),
                   absl::StrJoin(parts, "; "), "\n");
+          }
+          // The window at the max (fresh-user review 16 F3): f16 and bf16.
+          if (beyond_is_inf && !diagonals.empty() && overflows_alike()) {
+            absl::StatusOr<std::string> w =
+                PlaceMaxWindow(k, &s, diagonals, carrier, aims[i].out->name, seed, uv, src.io, &other_addend);
+            if (!w.ok()) return w.status();
+            absl::StrAppend(&s.reach_line, *w);
           }
           s.sat_line = absl::StrCat(
               "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", seed,

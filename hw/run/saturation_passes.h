@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -47,7 +48,16 @@ struct PassSpec {
   // fresh-user review 14 F5): RunAndCheck does not compare them.
   std::vector<std::string> unchecked;
   int sign = 1;                     // kSaturation: -1 for the -max pass
+  // kSaturation: element codes the window placement sets over the pass's
+  // inputs (PlaceMaxWindow; fresh-user review 16 F3): (buffer, element
+  // index, code), applied by ApplyWindowValues before the user's values.
+  std::vector<std::tuple<std::string, uint64_t, uint32_t>> window_values;
 };
+
+// Writes the codes of `s.window_values` into the pass's inputs `*in`
+// (MakeConversionInputs of s.sat), little-endian, ElemBytes of each buffer's
+// type; no-op when there are none.
+void ApplyWindowValues(const Kernel& k, const PassSpec& s, KernelData* in);
 
 // The median |value| of up to 2^16 elements of buffer `a` (a float type)
 // that a run stored to `ref` (elements whose bytes differ from its inputs
