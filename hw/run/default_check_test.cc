@@ -2439,5 +2439,54 @@ TEST_F(DefaultCheckTest, Review14F5SubnormalPassOfPLeavesInPlaceOUncompared) {
       << r.text;
 }
 
+// Fresh-user review 17 F3 (z1.kir): O = cvt(alpha * acc) to f8e4m3fnuz in
+// O[:, 0:16] and constant zeros (a cvt of an f32x4 zero) in O[:, 16:64],
+// padding of a wider tile: 768 of O's 1024 elements are 0 on every input.
+// The scale-measuring runs took the median over every stored value, zeros
+// in, so each measured 0: the saturation passes stopped at alpha x 3.25 (no
+// value near 240) and the subnormal pass read each 0 as "alpha enters
+// more than once" (16 times) and ran with alpha = 1.25. Clamps at +-224 and
+// a flush of |x| < 2^-9 (0x3b000000) before the conversions passed seeds
+// 1-3 (the review's z1_hi, z1_lo, z1_ftz; here every clamp and conversion
+// source, the padding's too, which holds zeros either way). Now the zeros
+// the conversion pass also stored are left out of every median.
+TEST_F(DefaultCheckTest, Review17F3ZeroPaddingKeepsTheSaturationAndSubnormalPasses) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "z1", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 64, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 64] strides [64, 1] writeonly\narg alpha : f32\n",
+      "  %s = mul %acc, alpha\n"
+      "  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"
+      "  %z4 = zero f32x4\n"
+      "  %zz = cvt %z4 : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, 16 + tid.x mod 16] along 0, %zz\n"
+      "  store O[tid.x floordiv 16 * 4, 32 + tid.x mod 16] along 0, %zz\n"
+      "  store O[tid.x floordiv 16 * 4, 48 + tid.x mod 16] along 0, %zz\n"));
+  const std::string hi = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}});
+  const std::string lo = absl::StrReplaceAll(c.assembly, {{"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(hi, c.assembly);
+  ASSERT_NE(lo, c.assembly);
+  Expect(c, {Write(c, hi, "z1_hi.hsaco"), Write(c, lo, "z1_lo.hsaco"),
+             BeforeConversions(c, {"v_cvt_pk_fp8_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x3b000000", s, t); },
+                               "z1_ftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "z1.hsaco"), 1);
+  // 16 * 48 = 768 zeros of 1024 (a share of 3/4); the +max pass's 64 NaN
+  // (4 blocks of 4 x 4) leave 960, of which 960 * 3/4 / (15/16) = 768 are
+  // the padding's: 192 values left.
+  EXPECT_NE(r.text.find("\nsubnormal: O: median |value| stored "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find(" (of 256; 768 zeros the conversion pass also stored left out), near f8e4m3fnuz's "
+                        "subnormals [0.000976562, 0.0078125): the values before its conversion lie around its "
+                        "subnormal range\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max): O: median |value| stored 240 (of 192; 768 zeros the conversion pass "
+                        "also stored left out), near f8e4m3fnuz's max 240, "),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("alpha enters O's values"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("no f32 scalar scales the result"), std::string::npos) << r.text;
+}
+
 }  // namespace
 }  // namespace kir

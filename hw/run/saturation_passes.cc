@@ -93,6 +93,40 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
   return v;
 }
 
+// `*v` (|values| of StoredSample, all = true) without as many of its exact
+// zeros as the share `zero_share` of its size (at most those it holds): the
+// zeros the conversion pass also stored (SaturationSource::zero_shares),
+// constants no carrier scales (padding of a wider tile: fresh-user review 17
+// F3, where they were most of the elements, every median was 0 and the
+// saturation and subnormal passes were lost). Zeros beyond that share are
+// values the pass flushed and stay. `*negative` (when given; the share of
+// `*v` stored negative) is made that of what is left. How many were left
+// out. `nan_share`: the share of the elements stored that were NaN (left out
+// of `*v`; a saturation pass's NaN blocks), which the zeros' share is of.
+int64_t DropConstantZeros(std::vector<double>* v, double zero_share, double* negative, double nan_share = 0) {
+  const int64_t before = static_cast<int64_t>(v->size());
+  const int64_t zeros = std::count(v->begin(), v->end(), 0.0);
+  const double share = nan_share < 1 ? std::min(1.0, zero_share / (1 - nan_share)) : 0;
+  const int64_t drop = std::min<int64_t>(zeros, std::llround(share * static_cast<double>(before)));
+  if (drop <= 0) return 0;
+  int64_t left = drop;
+  v->erase(std::remove_if(v->begin(), v->end(), [&](double x) { return x == 0 && left-- > 0; }), v->end());
+  if (negative != nullptr)
+    *negative = v->empty() ? 0 : *negative * static_cast<double>(before) / static_cast<double>(v->size());
+  return drop;
+}
+
+// The share of the elements of `a` that StoredSample reads (the pages it
+// reads; every element stored there) that are NaN; 0 when none is stored.
+double StoredNanShare(const Arg& a, const KernelData& in, const KernelData& ref) {
+  int64_t n = 0, nans = 0;
+  ForEachStoredValue(a, in, ref, kStoredSamplePages, [&](double x) {
+    ++n;
+    nans += std::isnan(x) ? 1 : 0;
+  });
+  return n == 0 ? 0 : static_cast<double>(nans) / static_cast<double>(n);
+}
+
 // Per output of `k` of one of `types` (the converted outputs), in argument
 // order: its name and how many of its elements the reference stored a NaN
 // to (`ref` differs from `in` there; the block-placing runs put NaN at the
@@ -196,6 +230,12 @@ double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, b
   return v[v.size() / 2];
 }
 
+double StoredZeroShare(const KernelData& in, const KernelData& ref, const Arg& a) {
+  const std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, nullptr);
+  return v.empty() ? 0
+                   : static_cast<double>(std::count(v.begin(), v.end(), 0.0)) / static_cast<double>(v.size());
+}
+
 // The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
 // the reference interpreter alone on its inputs (`seed`; the workgroups of
 // `io`), whose stored values size the saturation and subnormal passes when
@@ -247,11 +287,13 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
 constexpr double kAimFactor = 4;
 
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
-                            const std::string& pass, int64_t inf_blocks) {
+                            const std::string& pass, int64_t inf_blocks, double zero_share) {
   // The median of the finite values (the saturation passes' inf blocks
   // may reach more than half of them), zeros and +-max included.
   double negative = 0;
   std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, &negative);
+  const int64_t zeros_out =
+      zero_share > 0 ? DropConstantZeros(&v, zero_share, &negative, StoredNanShare(a, in, ref)) : 0;
   const int64_t stored = static_cast<int64_t>(v.size());
   const FloatRange range = FloatRangeOf(a.elem);
   // Stored values at or beyond the max (+-max, +-inf): the conversion
@@ -290,7 +332,9 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
                         ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
   // How many of the stored values were +-inf, when any (review 13 F5: a
   // median of the few finite ones says little of the rest).
-  const std::string of = stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n);
+  const std::string of = absl::StrCat(
+      stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n),
+      zeros_out > 0 ? absl::StrFormat("; %d zeros the conversion pass also stored left out", zeros_out) : "");
   // The -max pass: most stored values must be negative (review 13 F5: s
   // negated in s * s * A * B left every value positive).
   // "near f16's max 65504", or with the median below max / 4 (most of the
@@ -495,12 +539,19 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // `*beyond` (when given): the percentage of the values stored (NaN
       // left out) at or beyond the max.
       std::vector<double> last_sample;  // the last trial's |values| stored (StoredSample), ascending
+      // The share of zeros the conversion pass stored to the output: left
+      // out of every trial's sample (DropConstantZeros; fresh-user review 17
+      // F3); `zeros_left_out`: some trial left some out.
+      const double zero_share =
+          src.zero_shares.count(aims[i].out->name) ? src.zero_shares.at(aims[i].out->name) : 0;
+      bool zeros_left_out = false;
       auto trial = [&](const ExactPlan& p, double* m, double* negative, int64_t* beyond = nullptr) -> absl::Status {
         absl::StatusOr<std::pair<KernelData, KernelData>> run = ReferenceOnlyRun(
             k, p, seed, &uv, src.io, absl::StrCat("measuring the ", sub ? "subnormal" : "saturation", " pass's scale"));
         if (!run.ok()) return run.status();
         const auto& [in, o] = *run;
         last_sample = StoredSample(*out_arg, in, o, /*all=*/true, negative);
+        zeros_left_out = DropConstantZeros(&last_sample, zero_share, negative) > 0 || zeros_left_out;
         std::sort(last_sample.begin(), last_sample.end());
         *m = last_sample.empty() ? std::nan("") : last_sample[last_sample.size() / 2];
         if (beyond != nullptr) {
@@ -831,6 +882,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                 "or beyond the max)",
                                 trials, trials == 1 ? "" : "s", kMeasureBelowMax, achieved_median, further,
                                 100 * kBeyondShare);
+      if (zeros_left_out)
+        absl::StrAppend(&measured, " (the zeros ", stored_by, " also stored left out: constants no carrier scales)");
       if (confirmed >= 0)
         absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s of these inputs stored %d%% of "
                                                    "the values at or beyond the max%s)",
@@ -929,6 +982,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                       group > 0 ? tag_who : "", ".");
           s.sat = plan;
           s.aimed = names;
+          for (const std::string& name : names)
+            if (src.zero_shares.count(name)) s.zero_shares[name] = src.zero_shares.at(name);
           s.unchecked = unchecked;
           s.sign = sign;
           if (sign < 0)
@@ -1054,6 +1109,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         }
         s.sat = plan;
         s.aimed = names;
+        for (const std::string& name : names)
+          if (src.zero_shares.count(name)) s.zero_shares[name] = src.zero_shares.at(name);
         s.unchecked = unchecked;
         s.sat_line = absl::StrCat(
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),
