@@ -2450,8 +2450,9 @@ TEST_F(DefaultCheckTest, Review14F5SubnormalPassOfPLeavesInPlaceOUncompared) {
 // 1-3 (the review's z1_hi, z1_lo, z1_ftz; here every clamp and conversion
 // source, the padding's too, which holds zeros either way). Now the zeros
 // the conversion pass also stored are left out of every median.
-TEST_F(DefaultCheckTest, Review17F3ZeroPaddingKeepsTheSaturationAndSubnormalPasses) {
-  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+// Review 17's z1.kir (F3): O[:, 0:16] = cvt(alpha * acc), the rest zeros.
+std::string ZeroPaddedKernel() {
+  return OneWaveMfmaLoopKernel(
       "z1", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 64, "f32_16x16x32_fp8_fp8", 32,
       "arg O : f8e4m3fnuz[16, 64] strides [64, 1] writeonly\narg alpha : f32\n",
       "  %s = mul %acc, alpha\n"
@@ -2461,7 +2462,11 @@ TEST_F(DefaultCheckTest, Review17F3ZeroPaddingKeepsTheSaturationAndSubnormalPass
       "  %zz = cvt %z4 : f8e4m3fnuzx4\n"
       "  store O[tid.x floordiv 16 * 4, 16 + tid.x mod 16] along 0, %zz\n"
       "  store O[tid.x floordiv 16 * 4, 32 + tid.x mod 16] along 0, %zz\n"
-      "  store O[tid.x floordiv 16 * 4, 48 + tid.x mod 16] along 0, %zz\n"));
+      "  store O[tid.x floordiv 16 * 4, 48 + tid.x mod 16] along 0, %zz\n");
+}
+
+TEST_F(DefaultCheckTest, Review17F3ZeroPaddingKeepsTheSaturationAndSubnormalPasses) {
+  const Compiled c = CompileText(ZeroPaddedKernel());
   const std::string hi = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}});
   const std::string lo = absl::StrReplaceAll(c.assembly, {{"0xc3700000", "0xc3600000"}});
   ASSERT_NE(hi, c.assembly);
@@ -2486,6 +2491,46 @@ TEST_F(DefaultCheckTest, Review17F3ZeroPaddingKeepsTheSaturationAndSubnormalPass
       << r.text;
   EXPECT_EQ(r.text.find("alpha enters O's values"), std::string::npos) << r.text;
   EXPECT_EQ(r.text.find("no f32 scalar scales the result"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 17 F6: the scale loop re-planned (or added a further
+// carrier) on its budget's last trial and kept that plan, never run, with
+// the median, sample and `enters` of the plan before. Reached on z1 with
+// the conversion pass's zeros not left out (no zero_shares: every measuring
+// median is 0): the subnormal pass (want = 2^-8.5 / 18 < 1) reads each 0 as
+// "alpha enters more than once" and re-plans alpha at (2 want)^(1/e) for
+// e = 2, 4, 8 after runs 1-3; run 4 (e = 8) then asked for e = 16
+// (alpha x 0.625, never run). The plan kept is the one run 4 measured:
+// (2 * 2^-8.5 / 18)^(1/8) = 0.364, alpha's nearest m/8 * 2^s is 12/8 * 2^-2
+// = 0.375, entering 8 times.
+TEST_F(DefaultCheckTest, Review17F6TheScaleKeptIsOneARunMeasured) {
+  const Compiled c = CompileText(ZeroPaddedKernel());
+  const std::vector<ExactPlan> conv = PlanConversionPasses(c.k);
+  ASSERT_FALSE(conv.empty());
+  const ExactPlan from = WithSaturationSpecials(c.k, conv[0]);
+  const std::vector<ComputedOutput> outputs = ComputedConversionOutputs(c.k, from);
+  ASSERT_EQ(outputs.size(), 1u);
+  const Arg* o = c.k.FindArg("O");
+  ASSERT_NE(o, nullptr);
+  KernelData in = MakeConversionInputs(c.k, from, 1);
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  ASSERT_TRUE(Interpret(c.k, ref).ok());
+  SaturationSource src;
+  src.from = &from;
+  src.outputs = &outputs;
+  src.seed = 1;
+  src.medians["O"] = StoredMedian(in, KernelData{ref.buffers, ref.scalars}, *o, /*all=*/false);
+  std::string text;
+  absl::StatusOr<std::vector<PassSpec>> added = PlanSaturationPasses(c.k, src, UserValues(), &text);
+  ASSERT_TRUE(added.ok()) << added.status();
+  const PassSpec* sub = nullptr;
+  for (const PassSpec& p : *added)
+    if (p.mode == InputMode::kSubnormal) sub = &p;
+  ASSERT_NE(sub, nullptr) << text;
+  EXPECT_NE(sub->sat_line.find("the conversion pass's with alpha times 0.375 ("), std::string::npos) << sub->sat_line;
+  EXPECT_NE(sub->sat_line.find("(alpha enters O's values 8 times: scaled by the 8th root of the factor)"),
+            std::string::npos)
+      << sub->sat_line;
 }
 
 }  // namespace

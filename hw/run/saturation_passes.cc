@@ -595,11 +595,20 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         }
         const int budget = trials + (attempt == 0 ? kScaleTrials : kScaleTrials / 2);
         std::optional<Carried> before_more;  // the plan before the last further carrier, measured
+        // `c` as its last trial measured it; `unmeasured`: c.plan changed
+        // since (a re-plan or a further carrier on the budget's last trial):
+        // the measured one stands (fresh-user review 17 F6: the plan kept
+        // was never run, and its median, sample and `enters` were its
+        // predecessor's).
+        std::optional<Carried> last_measured;
+        bool unmeasured = false;
         while (out_arg != nullptr && trials < budget) {
           double m = 0, negative = 0;
           if (absl::Status st = trial(c.plan, &m, &negative); !st.ok()) return st;
           c.achieved_median = m;
           c.sample = last_sample;
+          last_measured = c;
+          unmeasured = false;
           if (std::isnan(m)) break;
           double total = c.scale;
           for (const auto& [name, x] : c.more) total *= x;
@@ -625,14 +634,15 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           // total^em: em is how many times the carrier enters.
           const int measured_enters = static_cast<int>(std::lround(std::min(em, 64.0)));
           if (c.more.empty() && (past || measured_enters > c.enters)) {
-            c.enters = past ? c.enters * 2 : measured_enters;
             Carried r = c;
+            r.enters = past ? c.enters * 2 : measured_enters;
             // Aimed a factor 2 short (inside the range): the grid's next
             // step up past an e-th root overflowed every value.
-            r.plan = SaturationPlan(k, *src.from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / c.enters),
+            r.plan = SaturationPlan(k, *src.from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / r.enters),
                                     &r.carrier, &r.scale, aims[i].out->name, &r.also, tried, &r.unchecked);
             if (!r.plan.exact) break;
             c = std::move(r);
+            unmeasured = true;
             continue;
           }
           if (degenerate || em < 0.5) break;
@@ -653,7 +663,9 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           c.more.push_back({c2, s2});
           if (!also2.empty()) c.more_also[c2] = also2;
           c.unchecked.insert(unchecked2.begin(), unchecked2.end());
+          unmeasured = true;
         }
+        if (unmeasured && last_measured) c = *std::move(last_measured);
         const bool better = !kept || miss(c) < miss(*kept);
         const bool reached = miss(c) <= 2;  // within kAimFactor
         tried.insert(c.carrier);
