@@ -2533,5 +2533,150 @@ TEST_F(DefaultCheckTest, Review17F6TheScaleKeptIsOneARunMeasured) {
       << sub->sat_line;
 }
 
+// `assembly` with each instruction line at or after the `nth` (0-based)
+// line matching `seed` replaced by `edit(line, reads)`, `reads` the VGPRs
+// the line reads that hold a value computed from the destinations of the
+// lines matching `seed` from the `nth` on (a VGPR range "v[8:11]" counts as
+// its VGPRs): followed through VALU instructions writing one VGPR (not
+// through a packed conversion, whose result is code). Finds one output's
+// clamps and conversions in code that interleaves them with another's.
+std::string EditDependents(const std::string& assembly, const std::string& seed, int nth,
+                           const std::function<std::string(const std::string&, const std::vector<std::string>&)>& edit) {
+  const std::regex seed_re(seed), insn(R"(^\s*(v_[a-z0-9_]+)\s+(v\d+|v\[(\d+):(\d+)\])\s*,(.*)$)"),
+      vgpr(R"(\bv(\d+)\b)");
+  std::set<std::string> held;
+  std::string out;
+  int seen = 0;
+  bool on = false;
+  for (absl::string_view piece : absl::StrSplit(assembly, '\n')) {
+    std::string line(piece);
+    std::smatch m;
+    const bool is_seed = std::regex_search(line, seed_re) && seen++ >= nth;
+    on = on || is_seed;
+    if (on && std::regex_search(line, m, insn)) {
+      std::vector<std::string> reads;
+      const std::string srcs = m[5].str();
+      for (auto it = std::sregex_iterator(srcs.begin(), srcs.end(), vgpr); it != std::sregex_iterator(); ++it)
+        if (held.count(it->str())) reads.push_back(it->str());
+      std::vector<std::string> dst;
+      if (m[3].matched) {
+        for (int r = std::stoi(m[3].str()); r <= std::stoi(m[4].str()); ++r) dst.push_back(absl::StrCat("v", r));
+      } else {
+        dst.push_back(m[2].str());
+      }
+      const bool packed = absl::StartsWith(m[1].str(), "v_cvt_pk");
+      for (const std::string& d : dst) {
+        if ((is_seed || !reads.empty()) && !packed)
+          held.insert(d);
+        else
+          held.erase(d);
+      }
+      line = edit(line, reads);
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+  out.pop_back();
+  return out;
+}
+
+// EditDependents' lines reading such a value: `from` replaced by `to`.
+std::string ReplaceInDependents(const std::string& assembly, const std::string& seed, int nth, const std::string& insn,
+                                const std::string& from, const std::string& to) {
+  return EditDependents(assembly, seed, nth, [&](const std::string& line, const std::vector<std::string>& reads) {
+    return !reads.empty() && absl::StrContains(line, insn) ? absl::StrReplaceAll(line, {{from, to}}) : line;
+  });
+}
+
+// EditDependents' packed conversions `cvt`: each source holding such a value
+// flushed to 0 below `thresh` (FlushBelow; its scratch VGPR one past kirc's).
+std::string FlushDependents(const std::string& assembly, const std::string& seed, int nth, const std::string& cvt,
+                            const std::string& thresh) {
+  const std::regex next_free(R"(\.amdhsa_next_free_vgpr (\d+))");
+  std::smatch m;
+  if (!std::regex_search(assembly, m, next_free)) return assembly;
+  const int free_v = std::stoi(m[1].str());
+  const std::string t = absl::StrCat("v", free_v);
+  const std::string out =
+      EditDependents(assembly, seed, nth, [&](const std::string& line, const std::vector<std::string>& reads) {
+        if (!absl::StrContains(line, cvt)) return line;
+        std::string before;
+        for (const std::string& s : reads) before += FlushBelow(thresh, s, t);
+        return before + line;
+      });
+  return std::regex_replace(out, next_free, absl::StrCat(".amdhsa_next_free_vgpr ", free_v + 1));
+}
+
+// Fresh-user review 17 F1 (g1.kir): O = cvt(acc * alpha), P = cvt(acc *
+// alpha * alpha), both f8e4m3fnuz; the conversion pass's medians 18 and 36
+// (alpha = 2) grouped P with O, whose passes left P all at 240 (+max), all
+// positive (-max: alpha negated) and all 0 (subnormal). P's lower clamps at
+// -224 (0xc3600000) and a flush of P's operands below 2^-9 (0x3b000000)
+// passed seeds 1-3 (the review's g1_Plo, g1_Pftz). Now P, whose median in
+// O's measuring run is not within a factor 2 of O's, gets passes of its own,
+// which measure alpha entering twice (the -max pass negates A).
+TEST_F(DefaultCheckTest, Review17F1OutputWithTheCarrierTwiceGetsItsOwnPasses) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "g1", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 64, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg P : f8e4m3fnuz[16, 16] strides [16, 1] "
+      "writeonly\narg alpha : f32\n",
+      "  %s = mul %acc, alpha\n  %s2 = mul %s, alpha\n  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n  %p = cvt %s2 : f8e4m3fnuzx4\n"
+      "  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\n"));
+  // P's values: the second four multiplies by alpha (the first four are O's).
+  const std::string mul = R"(^\s*v_mul_f32 v\d+, s\d+, v\d+)";
+  const std::string plo = ReplaceInDependents(c.assembly, mul, 4, "v_max_f32", "0xc3700000", "0xc3600000");
+  size_t replaced = 0;
+  for (size_t at = plo.find("0xc3600000"); at != std::string::npos; at = plo.find("0xc3600000", at + 1)) ++replaced;
+  ASSERT_EQ(replaced, 4u) << plo;
+  const std::string pftz = FlushDependents(c.assembly, mul, 4, "v_cvt_pk_fp8_f32", "0x3b000000");
+  ASSERT_NE(pftz, c.assembly);
+  Expect(c, {Write(c, plo, "g1_Plo.hsaco"), Write(c, pftz, "g1_Pftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "g1.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: saturation (+max, P) (seed 1): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: subnormal (P) (seed 1): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("(alpha enters P's values 2 times: scaled by the square root of the factor)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("are negative: its saturation at -max is not checked"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 17 F8 (h1.kir): two MFMA chains sharing A, O = cvt(A B)
+// and P = cvt(A C), both f8e5m2fnuz, medians 8 and 10: grouped behind A,
+// O's plan (A times 256 and B times 32) left P at 2560 of 57344 in both
+// saturation passes. P's clamps at +-49152 (0x47400000) passed seeds 1-3
+// (the review's h1_Phi, h1_Plo). Now a member must be behind every argument
+// the plan scales: P gets its own passes (A and C).
+TEST_F(DefaultCheckTest, Review17F8OutputNotBehindTheFurtherCarrierGetsItsOwnPasses) {
+  const std::string loop = absl::StrCat(
+      "  %acc0, %acc1 = for %k = 0 to 64 step 32 iter(%c = %z, %e = %z) {\n",
+      "    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8\n",
+      "    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8\n",
+      "    %cc = load C[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8\n",
+      "    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c\n    %f = mfma f32_16x16x32_fp8_fp8 %a, %cc, %e\n",
+      "    yield %d, %f\n  }\n");
+  const Compiled c = CompileText(absl::StrCat(
+      "kernel h1\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n", ::kir::testing::MfmaOperandArg("A", "f8e4m3fnuz", 64),
+      ::kir::testing::MfmaOperandArg("B", "f8e4m3fnuz", 64), ::kir::testing::MfmaOperandArg("C", "f8e4m3fnuz", 64),
+      "arg O : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\narg P : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\n"
+      "  %z = zero f32x4\n",
+      loop,
+      "  %o = cvt %acc0 : f8e5m2fnuzx4\n  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"
+      "  %p = cvt %acc1 : f8e5m2fnuzx4\n  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\nend\n"));
+  // P's values: the second MFMA's result.
+  const std::string mfma = R"(^\s*v_mfma_f32_16x16x32_fp8_fp8 )";
+  const std::string phi = ReplaceInDependents(c.assembly, mfma, 1, "v_min_f32", "0x47600000", "0x47400000");
+  const std::string plo = ReplaceInDependents(c.assembly, mfma, 1, "v_max_f32", "0xc7600000", "0xc7400000");
+  ASSERT_NE(phi, c.assembly);
+  ASSERT_NE(plo, c.assembly);
+  Expect(c, {Write(c, phi, "h1_Phi.hsaco"), Write(c, plo, "h1_Plo.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "h1.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: saturation (+max, P) (seed 1): the conversion pass's with A times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max, P\\): P: median \\|value\\| stored 57344 "
+                                                   "\\(of [0-9]+\\), near f8e5m2fnuz's max 57344")))
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kir

@@ -545,12 +545,34 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       const double zero_share =
           src.zero_shares.count(aims[i].out->name) ? src.zero_shares.at(aims[i].out->name) : 0;
       bool zeros_left_out = false;
+      // The median |value| the same run stored to each output that may join
+      // this one's group (same type, not yet in a group; zeros as above):
+      // a member must take the plan as this output does (fresh-user review 17
+      // F1, F8: grouped by the conversion pass's medians alone, P = cvt(s *
+      // alpha) beside O = cvt(s), or P behind A but not behind the further
+      // carrier B, lost its passes).
+      auto other_medians = [&](size_t self, const KernelData& in, const KernelData& o) {
+        std::map<std::string, double> r;
+        for (size_t j = self + 1; j < aims.size(); ++j) {
+          const Arg* a = k.FindArg(aims[j].out->name);
+          if (done[j] || a == nullptr || aims[j].out->type != aims[self].out->type) continue;
+          std::vector<double> v = StoredSample(*a, in, o, /*all=*/true, nullptr);
+          const double zs = src.zero_shares.count(a->name) ? src.zero_shares.at(a->name) : 0;
+          DropConstantZeros(&v, zs, nullptr);
+          if (v.empty()) continue;
+          std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+          r[a->name] = v[v.size() / 2];
+        }
+        return r;
+      };
+      std::map<std::string, double> last_others;  // other_medians of the last trial
       auto trial = [&](const ExactPlan& p, double* m, double* negative, int64_t* beyond = nullptr) -> absl::Status {
         absl::StatusOr<std::pair<KernelData, KernelData>> run = ReferenceOnlyRun(
             k, p, seed, &uv, src.io, absl::StrCat("measuring the ", sub ? "subnormal" : "saturation", " pass's scale"));
         if (!run.ok()) return run.status();
         const auto& [in, o] = *run;
         last_sample = StoredSample(*out_arg, in, o, /*all=*/true, negative);
+        last_others = other_medians(i, in, o);
         zeros_left_out = DropConstantZeros(&last_sample, zero_share, negative) > 0 || zeros_left_out;
         std::sort(last_sample.begin(), last_sample.end());
         *m = last_sample.empty() ? std::nan("") : last_sample[last_sample.size() / 2];
@@ -574,6 +596,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         int enters = 1;
         double achieved_median = -1;  // the last trial's (NaN: every value NaN)
         std::vector<double> sample;   // that trial's |values| stored, ascending
+        std::map<std::string, double> others;  // that trial's other_medians
       };
       // How far (log2) a measured median lies from the aim (below the max
       // in a saturation pass: a median of +inf overshot it, as one of 0 or
@@ -583,6 +606,26 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         return !std::isfinite(m) || m <= 0 ? HUGE_VAL : std::fabs(std::log2(m / aim));
       };
       std::set<std::string> tried;  // carriers (and companions) whose median missed
+      // A median within a factor 2 of the aim that the carrier's scale
+      // (`total`, at least a factor 2^0.5 from 1; no further carrier,
+      // nothing zeroed) moved by its e-th power, e > c.enters: `c` planned
+      // again at the e-th root of the factor, else none (fresh-user review 17
+      // F1: for P = cvt(acc * alpha * alpha) alpha x 1.625 moved the median
+      // from 36 to 95, near 60, `enters` stayed 1 and the -max pass negated
+      // alpha: every value positive, a clamp at -224 passed).
+      auto entering_more = [&](const Carried& c, double m, double total) -> std::optional<Carried> {
+        if (!c.more.empty() || !(std::fabs(std::log2(total)) >= 0.5)) return std::nullopt;
+        for (const auto& [name, f] : c.plan.formats)
+          if (f.zero) return std::nullopt;
+        const int e = static_cast<int>(std::lround(std::min(std::log(m / aims[i].median) / std::log(total), 64.0)));
+        if (e <= c.enters) return std::nullopt;
+        Carried r = c;
+        r.enters = e;
+        r.plan = SaturationPlan(k, *src.from, to, std::pow(want, 1.0 / e), &r.carrier, &r.scale, aims[i].out->name,
+                                &r.also, tried, &r.unchecked);
+        if (!r.plan.exact) return std::nullopt;
+        return r;
+      };
       std::optional<Carried> kept;
       std::string not_planned;
       for (int attempt = 0; attempt < 2; ++attempt) {
@@ -607,6 +650,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           if (absl::Status st = trial(c.plan, &m, &negative); !st.ok()) return st;
           c.achieved_median = m;
           c.sample = last_sample;
+          c.others = last_others;
           last_measured = c;
           unmeasured = false;
           if (std::isnan(m)) break;
@@ -619,7 +663,14 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             c = *std::move(before_more);
             break;
           }
-          if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
+          if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) {  // within a factor 2
+            if (std::optional<Carried> r = entering_more(c, m, total)) {
+              c = *std::move(r);
+              unmeasured = true;
+              continue;
+            }
+            break;
+          }
           // Overflowed or flushed wholesale past the aim: the carrier
           // enters more than once.
           const bool past = degenerate && (std::isinf(m) ? want > 1 : want < 1);
@@ -690,6 +741,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       const int enters = kept->enters;
       const double achieved_median = kept->achieved_median;
       const std::vector<double> measured_sample = kept->sample;  // the measuring trial's (achieved_median's)
+      const std::map<std::string, double> measured_others = kept->others;
       // Beyond the max (saturation passes; fresh-user review 14 F8, F11,
       // F12: a clamp at 32768 or 49152, or an f16 or bf16 conversion that
       // saturated instead of overflowing to inf, passed): the measured
@@ -916,13 +968,37 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // narrowing conversion (fresh-user review 12 F4); not in the
       // subnormal pass.
       const std::vector<std::string> diagonals = sub ? std::vector<std::string>{} : ChooseDiagonals(k, &plan);
+      // Whether output j takes the plan as this one does: it is behind
+      // every argument the plan scales (the carrier, its companions, each
+      // further carrier and theirs), and the measuring run stored to it a
+      // median within a factor 2 of this output's (or the same: both at the
+      // max, inf or 0); fresh-user review 17 F1 (P = cvt(s * alpha) beside
+      // O = cvt(s): P at alpha^2, all at the max and all 0) and F8 (P behind
+      // A, not behind the further carrier B: 2560 of 57344) lost their
+      // passes to O's group. Not measured: `behind` alone.
+      auto takes_the_plan = [&](size_t j) {
+        const std::set<std::string>& behind = aims[j].out->behind;
+        std::vector<std::string> all = {carrier};
+        all.insert(all.end(), also.begin(), also.end());
+        for (const auto& [name, x] : more) all.push_back(name);
+        for (const auto& [name, with] : more_also) all.insert(all.end(), with.begin(), with.end());
+        for (const std::string& name : all)
+          if (!behind.count(name)) return false;
+        if (!(achieved_median >= 0)) return true;
+        auto it = measured_others.find(aims[j].out->name);
+        if (it == measured_others.end()) return false;
+        const double mj = it->second, mi = achieved_median;
+        return mj == mi || (std::isfinite(mj) && std::isfinite(mi) && mj > 0 && mi > 0 &&
+                            std::fabs(std::log2(mj / mi)) <= 1);
+      };
       // The outputs of the same type, similar median (within a factor
-      // 2) and behind the same carrier: one pass serves them.
+      // 2), behind the same carrier and taking the plan alike: one pass
+      // serves them.
       std::vector<size_t> members = {i};
       for (size_t j = i + 1; j < aims.size(); ++j)
         if (!done[j] && aims[j].out->type == to && aims[j].out->behind.count(carrier) &&
             std::find(unchecked.begin(), unchecked.end(), aims[j].out->name) == unchecked.end() &&
-            std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1)
+            std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1 && takes_the_plan(j))
           members.push_back(j);
       std::vector<std::string> names, others;
       for (size_t j : members) {
