@@ -2678,5 +2678,81 @@ TEST_F(DefaultCheckTest, Review17F8OutputNotBehindTheFurtherCarrierGetsItsOwnPas
       << r.text;
 }
 
+// Fresh-user review 17 F5 (y1.kir): beside O = cvt(alpha * acc), the loop
+// stores the loaded B tile, unconverted, to Y (f8e4m3fnuz too). The block
+// search counted every writable buffer of a converted output's type: "no
+// NaN reached Y: its NaN path is not checked" (Y has none), and all 8
+// placing runs were spent looking for it. Now only converted outputs count:
+// the 4 NaN of A (one per row of a block of 4 rows) reach those 4 rows of
+// O, 16 elements each.
+TEST_F(DefaultCheckTest, Review17F5BlockReachCountsTheConvertedOutputsOnly) {
+  const std::string loop = absl::StrReplaceAll(
+      ::kir::testing::MfmaKLoop("%acc", "A", "B", "f8e4m3fnuz", "f8e4m3fnuz", 64, "f32_16x16x32_fp8_fp8", 32),
+      {{"    %d = ", "    store Y[tid.x mod 16, %k + tid.x floordiv 16 * 8], %b\n    %d = "}});
+  const Compiled c = CompileText(absl::StrCat(
+      "kernel y1\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n", ::kir::testing::MfmaOperandArg("A", "f8e4m3fnuz", 64),
+      ::kir::testing::MfmaOperandArg("B", "f8e4m3fnuz", 64),
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg Y : f8e4m3fnuz[16, 64] strides [64, 1] writeonly\n"
+      "arg alpha : f32\n  %z = zero f32x4\n",
+      loop,
+      "  %s = mul %acc, alpha\n  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\nend\n"));
+  RunReport r = Run(c, Write(c, c.assembly, "y1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max): NaN reached O at 64 elements (reference-only runs with NaN at the "
+                        "blocks chose the offset)\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (-max): NaN reached O at 64 elements (reference-only runs with NaN at the "
+                        "blocks chose the offset)\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("reached Y"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 17 F4 (k18.kir, review 16 F8's kernel): s = acc *
+// alpha * alpha to f8e4m3fnuz O (and f8e5m2fnuz R). O's scale: run 1 at
+// alpha's first plan measures alpha entering twice, run 2 at the square
+// root lands within a factor 2 of the aim; then 1 confirming run and 1 run
+// negating A (negating alpha negates nothing). The line said "3
+// reference-only runs with the median aimed at max / 4", counting the
+// negation run; it is counted apart now.
+TEST_F(DefaultCheckTest, Review17F4NegationRunsAreCountedApart) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "k18", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 256, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg R : f8e5m2fnuz[16, 16] strides [16, 1] "
+      "writeonly\narg alpha : f32\n",
+      "  %s0 = mul %acc, alpha\n  %s = mul %s0, alpha\n  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n  %r = cvt %s : f8e5m2fnuzx4\n"
+      "  store R[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %r\n"));
+  RunReport r = Run(c, Write(c, c.assembly, "k18.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_TRUE(std::regex_search(
+      r.text, std::regex("\ninputs: saturation \\(seed 1\\): [^\n]*, A negated [^\n]*; 2 reference-only runs with the "
+                         "median aimed at max / 4 [^\n]* \\(1 further reference-only run of these inputs stored [^\n]*"
+                         "\\(1 further reference-only run to find what to negate\\)")))
+      << r.text;
+}
+
+// Fresh-user review 17 F2 (w1.kir): C = alpha * A * B, f16 C[32, 8192]
+// (262144 elements, 8 pages of 64 KiB sampled down to 2^16). The +inf blocks
+// of A reach 16 of C's 32 rows (131072 elements, NanStored's count over the
+// pages it reads), which the +max line took from a sample of 65536 holding
+// about a quarter of them: "no value stored is at or beyond it (but the
+// 131072 the +inf blocks reach)". Now their share of the sample (131072 *
+// 65536 / 262144 = 32768) is: the rest beyond the max is counted.
+TEST_F(DefaultCheckTest, Review17F2InfBlocksAreCountedOnTheSample) {
+  const Compiled c = CompileText(GemmKernel("w1", "gfx942", "f16[32, 64]", "f16[8192, 64]", "f16[32, 8192]",
+                                            {"alpha"}, "C = alpha * A.mk * B.nk", "writeonly"));
+  RunReport r = Run(c, Write(c, c.assembly, "w1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max): +inf reached C at 131072 elements"), std::string::npos) << r.text;
+  EXPECT_TRUE(std::regex_search(
+      r.text, std::regex("\nsaturation \\(\\+max\\): C: median \\|value\\| stored [0-9]+ \\(of [0-9]+ finite; [0-9]+ "
+                         "\\+-inf\\), near f16's max 65504, [1-9][0-9]* at or beyond it: the values before its "
+                         "conversion lie around and beyond the max\n")))
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kir

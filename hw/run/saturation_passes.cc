@@ -127,6 +127,15 @@ double StoredNanShare(const Arg& a, const KernelData& in, const KernelData& ref)
   return n == 0 ? 0 : static_cast<double>(nans) / static_cast<double>(n);
 }
 
+// How many elements of `a` not NaN the run stored to `ref` (bytes that differ
+// from `in`'s) on at most `max_pages` of the pages it wrote (spread over
+// them, as NanStored counts).
+int64_t StoredCount(const Arg& a, const KernelData& in, const KernelData& ref, size_t max_pages) {
+  int64_t n = 0;
+  ForEachStoredValue(a, in, ref, max_pages, [&](double x) { n += std::isnan(x) ? 0 : 1; });
+  return n;
+}
+
 // Per output of `k` of one of `types` (the converted outputs), in argument
 // order: its name and how many of its elements the reference stored a NaN
 // to (`ref` differs from `in` there; the block-placing runs put NaN at the
@@ -134,13 +143,20 @@ double StoredNanShare(const Arg& a, const KernelData& in, const KernelData& ref)
 // fresh-user review 14 F7 counted 170 where 64 NaN were), over the pages the run
 // wrote (at most 64 of them, spread over them, as StoredSample samples: a
 // --workgroups band past the buffer's start is counted where it wrote).
-// `inf` true: +-inf instead of NaN.
+// `inf` true: +-inf instead of NaN. `outputs` (when given): only those (the
+// converted outputs; fresh-user review 17 F5: a copy of an fp8 input, no
+// conversion, was said "no NaN reached Y: its NaN path is not checked",
+// and every placing run was spent looking for one).
 std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in, const KernelData& ref,
-                                                      const std::vector<ElemType>& types, bool inf = false) {
+                                                      const std::vector<ElemType>& types, bool inf = false,
+                                                      const std::vector<ComputedOutput>* outputs = nullptr) {
   std::vector<std::pair<std::string, int64_t>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
         std::find(types.begin(), types.end(), a.elem) == types.end() || !ref.buffers.count(a.name))
+      continue;
+    if (outputs != nullptr && std::none_of(outputs->begin(), outputs->end(),
+                                           [&](const ComputedOutput& o) { return o.name == a.name; }))
       continue;
     int64_t count = 0;
     ForEachStoredValue(a, in, ref, /*max_pages=*/64,
@@ -292,6 +308,16 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // may reach more than half of them), zeros and +-max included.
   double negative = 0;
   std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, &negative);
+  // The +inf blocks' elements in the sample: `inf_blocks` is NanStored's
+  // count over up to 64 pages, the sample up to 2^16 elements of up to 8
+  // (fresh-user review 17 F2: 131072 subtracted from a sample holding about
+  // 32768 said "no value stored is at or beyond it" where half the rest
+  // overflowed): their share of the elements counted there, of the sample.
+  int64_t inf_sampled = inf_blocks;
+  if (inf_blocks > 0)
+    if (const int64_t all = StoredCount(a, in, ref, /*max_pages=*/64); all > 0)
+      inf_sampled = std::llround(static_cast<double>(inf_blocks) * static_cast<double>(v.size()) /
+                                 static_cast<double>(all));
   const int64_t zeros_out =
       zero_share > 0 ? DropConstantZeros(&v, zero_share, &negative, StoredNanShare(a, in, ref)) : 0;
   const int64_t stored = static_cast<int64_t>(v.size());
@@ -301,7 +327,7 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // medians above max / 4 with nothing beyond the max were reported as
   // "around and beyond the max", and a clamp at 49152 of 57344 passed).
   const int64_t beyond = std::max<int64_t>(
-      0, std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; }) - inf_blocks);
+      0, std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; }) - inf_sampled);
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isinf(x); }), v.end());
   const int64_t n = static_cast<int64_t>(v.size());
   double m = 0;
@@ -317,7 +343,7 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // A saturation pass: at least a quarter of the values stored (the +inf
   // blocks' left out) at or beyond the max (fresh-user review 14 F8, F11,
   // F12: medians near the max with little or nothing beyond it).
-  const int64_t counted = std::max<int64_t>(1, stored - inf_blocks);
+  const int64_t counted = std::max<int64_t>(1, stored - inf_sampled);
   const bool quarter = 4 * beyond >= counted;
   const bool near_median = n > 0 && std::isfinite(m) && m > 0 &&
                            (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
@@ -480,14 +506,14 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         if (scored.empty())
           for (int64_t d2 = first + 1; d2 < first + kDiagonalTrials; ++d2) order.push_back(d2);
       }
-      std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types);
+      std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types, false, src.outputs);
       int reached = 0;
       for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
       if (reached > best_reached) {
         best_reached = reached;
         best = d;
         *reach = std::move(counts);
-        *infs = NanStored(k, in, out, sat_types, /*inf=*/true);
+        *infs = NanStored(k, in, out, sat_types, /*inf=*/true, src.outputs);
         placed->reset();
         if (keep)
           *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
@@ -909,16 +935,21 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       std::vector<std::string> negated = {carrier};
       negated.insert(negated.end(), also.begin(), also.end());
       std::string negation_note;
+      // The runs that look for what to negate (at most 2), counted apart
+      // from the measuring runs (fresh-user review 17 F4: the line's "N
+      // reference-only runs with the median aimed at max / 4" counted them).
+      int negation_trials = 0;
       if (!sub && enters % 2 == 0) {
         negated.clear();
-        const int negate_until = std::max(trials, kScaleTrials) + 2;
         for (const std::string& name : aims[i].out->behind) {
           const Arg* a = k.FindArg(name);
-          if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || trials >= negate_until) continue;
+          if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || negation_trials >= 2) continue;
           ExactPlan p = plan;
           p.formats[name].negate = true;
           double m = 0, negative = 0;
           if (absl::Status st = trial(p, &m, &negative); !st.ok()) return st;
+          --trials;
+          ++negation_trials;
           if (negative > 0.5) {
             negated = {name};
             break;
@@ -953,6 +984,9 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                                    "the values at or beyond the max%s)",
                                                    confirm_trials, confirm_trials == 1 ? "" : "s", confirmed,
                                                    confirmed < 25 ? ", fewer than a quarter" : ""));
+      if (negation_trials > 0)
+        absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s to find what to negate)",
+                                                   negation_trials, negation_trials == 1 ? "" : "s"));
       if (f32_overflow)
         absl::StrAppend(&measured, ", ", carrier, " beyond what keeps its products within f32's range: those beyond "
                         "f32's max are +-inf on both sides (", carrier, " scales the values after every mfma or "
