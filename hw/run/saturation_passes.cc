@@ -136,6 +136,34 @@ int64_t StoredCount(const Arg& a, const KernelData& in, const KernelData& ref, s
   return n;
 }
 
+// The buffers of `k` a store writes the result of a `cvt` to (directly or
+// through slice and concat): those with a conversion's NaN path.
+std::set<std::string> ConversionStoredBuffers(const Kernel& k) {
+  std::map<std::string, const Op*> def;
+  std::vector<const Op*> stores;
+  std::function<void(const std::vector<Op>&)> walk = [&](const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      for (const std::string& r : op.results) def[r] = &op;
+      if (op.kind == OpKind::kStore) stores.push_back(&op);
+      walk(op.body);
+    }
+  };
+  walk(k.body);
+  std::function<bool(const std::string&, int)> converted = [&](const std::string& v, int depth) {
+    auto it = def.find(v);
+    if (it == def.end() || depth > 64) return false;
+    if (it->second->kind == OpKind::kCvt) return true;
+    if (it->second->kind != OpKind::kSlice && it->second->kind != OpKind::kConcat) return false;
+    for (const Operand& o : it->second->operands)
+      if (!o.is_arg && converted(o.name, depth + 1)) return true;
+    return false;
+  };
+  std::set<std::string> r;
+  for (const Op* st : stores)
+    if (!st->operands.empty() && !st->operands[0].is_arg && converted(st->operands[0].name, 0)) r.insert(st->mem);
+  return r;
+}
+
 // Per output of `k` of one of `types` (the converted outputs), in argument
 // order: its name and how many of its elements the reference stored a NaN
 // to (`ref` differs from `in` there; the block-placing runs put NaN at the
@@ -143,21 +171,20 @@ int64_t StoredCount(const Arg& a, const KernelData& in, const KernelData& ref, s
 // fresh-user review 14 F7 counted 170 where 64 NaN were), over the pages the run
 // wrote (at most 64 of them, spread over them, as StoredSample samples: a
 // --workgroups band past the buffer's start is counted where it wrote).
-// `inf` true: +-inf instead of NaN. `outputs` (when given): only those (the
-// converted outputs; fresh-user review 17 F5: a copy of an fp8 input, no
-// conversion, was said "no NaN reached Y: its NaN path is not checked",
-// and every placing run was spent looking for one).
+// `inf` true: +-inf instead of NaN. `names` (when given): only those (the
+// buffers a conversion stores to, ConversionStoredBuffers; fresh-user review
+// 17 F5: a copy of an fp8 input, no conversion, was said "no NaN reached Y:
+// its NaN path is not checked", and every placing run was spent looking
+// for one).
 std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in, const KernelData& ref,
                                                       const std::vector<ElemType>& types, bool inf = false,
-                                                      const std::vector<ComputedOutput>* outputs = nullptr) {
+                                                      const std::set<std::string>* names = nullptr) {
   std::vector<std::pair<std::string, int64_t>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
         std::find(types.begin(), types.end(), a.elem) == types.end() || !ref.buffers.count(a.name))
       continue;
-    if (outputs != nullptr && std::none_of(outputs->begin(), outputs->end(),
-                                           [&](const ComputedOutput& o) { return o.name == a.name; }))
-      continue;
+    if (names != nullptr && !names->count(a.name)) continue;
     int64_t count = 0;
     ForEachStoredValue(a, in, ref, /*max_pages=*/64,
                        [&](double x) { count += (inf ? std::isinf(x) : std::isnan(x)) ? 1 : 0; });
@@ -417,6 +444,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                       "not checked\n");
   }
   std::vector<PassSpec> added;
+  const std::set<std::string> conv_stored = ConversionStoredBuffers(k);
   std::vector<ElemType> sat_types;
   for (const ComputedOutput& o : *src.outputs)
     if (std::find(sat_types.begin(), sat_types.end(), o.type) == sat_types.end()) sat_types.push_back(o.type);
@@ -506,14 +534,14 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         if (scored.empty())
           for (int64_t d2 = first + 1; d2 < first + kDiagonalTrials; ++d2) order.push_back(d2);
       }
-      std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types, false, src.outputs);
+      std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types, false, &conv_stored);
       int reached = 0;
       for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
       if (reached > best_reached) {
         best_reached = reached;
         best = d;
         *reach = std::move(counts);
-        *infs = NanStored(k, in, out, sat_types, /*inf=*/true, src.outputs);
+        *infs = NanStored(k, in, out, sat_types, /*inf=*/true, &conv_stored);
         placed->reset();
         if (keep)
           *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
