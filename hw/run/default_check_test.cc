@@ -2805,6 +2805,320 @@ TEST_F(DefaultCheckTest, Review16F3F16QuantiserOverflowingBeyondMaxFails) {
             std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("s one of {1}"), std::string::npos) << r.text;
+
+// Fresh-user review 17 F3 (z1.kir): O = cvt(alpha * acc) to f8e4m3fnuz in
+// O[:, 0:16] and constant zeros (a cvt of an f32x4 zero) in O[:, 16:64],
+// padding of a wider tile: 768 of O's 1024 elements are 0 on every input.
+// The scale-measuring runs took the median over every stored value, zeros
+// in, so each measured 0: the saturation passes stopped at alpha x 3.25 (no
+// value near 240) and the subnormal pass read each 0 as "alpha enters
+// more than once" (16 times) and ran with alpha = 1.25. Clamps at +-224 and
+// a flush of |x| < 2^-9 (0x3b000000) before the conversions passed seeds
+// 1-3 (the review's z1_hi, z1_lo, z1_ftz; here every clamp and conversion
+// source, the padding's too, which holds zeros either way). Now the zeros
+// the conversion pass also stored are left out of every median.
+// Review 17's z1.kir (F3): O[:, 0:16] = cvt(alpha * acc), the rest zeros.
+std::string ZeroPaddedKernel() {
+  return OneWaveMfmaLoopKernel(
+      "z1", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 64, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 64] strides [64, 1] writeonly\narg alpha : f32\n",
+      "  %s = mul %acc, alpha\n"
+      "  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"
+      "  %z4 = zero f32x4\n"
+      "  %zz = cvt %z4 : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, 16 + tid.x mod 16] along 0, %zz\n"
+      "  store O[tid.x floordiv 16 * 4, 32 + tid.x mod 16] along 0, %zz\n"
+      "  store O[tid.x floordiv 16 * 4, 48 + tid.x mod 16] along 0, %zz\n");
+}
+
+TEST_F(DefaultCheckTest, Review17F3ZeroPaddingKeepsTheSaturationAndSubnormalPasses) {
+  const Compiled c = CompileText(ZeroPaddedKernel());
+  const std::string hi = absl::StrReplaceAll(c.assembly, {{"0x43700000", "0x43600000"}});
+  const std::string lo = absl::StrReplaceAll(c.assembly, {{"0xc3700000", "0xc3600000"}});
+  ASSERT_NE(hi, c.assembly);
+  ASSERT_NE(lo, c.assembly);
+  Expect(c, {Write(c, hi, "z1_hi.hsaco"), Write(c, lo, "z1_lo.hsaco"),
+             BeforeConversions(c, {"v_cvt_pk_fp8_f32"}, 2,
+                               [](const std::string& s, const std::string& t) { return FlushBelow("0x3b000000", s, t); },
+                               "z1_ftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "z1.hsaco"), 1);
+  // 16 * 48 = 768 zeros of 1024 (a share of 3/4); the +max pass's 64 NaN
+  // (4 blocks of 4 x 4) leave 960, of which 960 * 3/4 / (15/16) = 768 are
+  // the padding's: 192 values left.
+  EXPECT_NE(r.text.find("\nsubnormal: O: median |value| stored "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find(" (of 256; 768 zeros the conversion pass also stored left out), near f8e4m3fnuz's "
+                        "subnormals [0.000976562, 0.0078125): the values before its conversion lie around its "
+                        "subnormal range\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max): O: median |value| stored 240 (of 192; 768 zeros the conversion pass "
+                        "also stored left out), near f8e4m3fnuz's max 240, "),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("alpha enters O's values"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("no f32 scalar scales the result"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 17 F6: the scale loop re-planned (or added a further
+// carrier) on its budget's last trial and kept that plan, never run, with
+// the median, sample and `enters` of the plan before. Reached on z1 with
+// the conversion pass's zeros not left out (no zero_shares: every measuring
+// median is 0): the subnormal pass (want = 2^-8.5 / 18 < 1) reads each 0 as
+// "alpha enters more than once" and re-plans alpha at (2 want)^(1/e) for
+// e = 2, 4, 8 after runs 1-3; run 4 (e = 8) then asked for e = 16
+// (alpha x 0.625, never run). The plan kept is the one run 4 measured:
+// (2 * 2^-8.5 / 18)^(1/8) = 0.364, alpha's nearest m/8 * 2^s is 12/8 * 2^-2
+// = 0.375, entering 8 times.
+TEST_F(DefaultCheckTest, Review17F6TheScaleKeptIsOneARunMeasured) {
+  const Compiled c = CompileText(ZeroPaddedKernel());
+  const std::vector<ExactPlan> conv = PlanConversionPasses(c.k);
+  ASSERT_FALSE(conv.empty());
+  const ExactPlan from = WithSaturationSpecials(c.k, conv[0]);
+  const std::vector<ComputedOutput> outputs = ComputedConversionOutputs(c.k, from);
+  ASSERT_EQ(outputs.size(), 1u);
+  const Arg* o = c.k.FindArg("O");
+  ASSERT_NE(o, nullptr);
+  KernelData in = MakeConversionInputs(c.k, from, 1);
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  ASSERT_TRUE(Interpret(c.k, ref).ok());
+  SaturationSource src;
+  src.from = &from;
+  src.outputs = &outputs;
+  src.seed = 1;
+  src.medians["O"] = StoredMedian(in, KernelData{ref.buffers, ref.scalars}, *o, /*all=*/false);
+  std::string text;
+  absl::StatusOr<std::vector<PassSpec>> added = PlanSaturationPasses(c.k, src, UserValues(), &text);
+  ASSERT_TRUE(added.ok()) << added.status();
+  const PassSpec* sub = nullptr;
+  for (const PassSpec& p : *added)
+    if (p.mode == InputMode::kSubnormal) sub = &p;
+  ASSERT_NE(sub, nullptr) << text;
+  EXPECT_NE(sub->sat_line.find("the conversion pass's with alpha times 0.375 ("), std::string::npos) << sub->sat_line;
+  EXPECT_NE(sub->sat_line.find("(alpha enters O's values 8 times: scaled by the 8th root of the factor)"),
+            std::string::npos)
+      << sub->sat_line;
+}
+
+// `assembly` with each instruction line at or after the `nth` (0-based)
+// line matching `seed` replaced by `edit(line, reads)`, `reads` the VGPRs
+// the line reads that hold a value computed from the destinations of the
+// lines matching `seed` from the `nth` on (a VGPR range "v[8:11]" counts as
+// its VGPRs): followed through VALU instructions writing one VGPR (not
+// through a packed conversion, whose result is code). Finds one output's
+// clamps and conversions in code that interleaves them with another's.
+std::string EditDependents(const std::string& assembly, const std::string& seed, int nth,
+                           const std::function<std::string(const std::string&, const std::vector<std::string>&)>& edit) {
+  const std::regex seed_re(seed), insn(R"(^\s*(v_[a-z0-9_]+)\s+(v\d+|v\[(\d+):(\d+)\])\s*,(.*)$)"),
+      vgpr(R"(\bv(\d+)\b)");
+  std::set<std::string> held;
+  std::string out;
+  int seen = 0;
+  bool on = false;
+  for (absl::string_view piece : absl::StrSplit(assembly, '\n')) {
+    std::string line(piece);
+    std::smatch m;
+    const bool is_seed = std::regex_search(line, seed_re) && seen++ >= nth;
+    on = on || is_seed;
+    if (on && std::regex_search(line, m, insn)) {
+      std::vector<std::string> reads;
+      const std::string srcs = m[5].str();
+      for (auto it = std::sregex_iterator(srcs.begin(), srcs.end(), vgpr); it != std::sregex_iterator(); ++it)
+        if (held.count(it->str())) reads.push_back(it->str());
+      std::vector<std::string> dst;
+      if (m[3].matched) {
+        for (int r = std::stoi(m[3].str()); r <= std::stoi(m[4].str()); ++r) dst.push_back(absl::StrCat("v", r));
+      } else {
+        dst.push_back(m[2].str());
+      }
+      const bool packed = absl::StartsWith(m[1].str(), "v_cvt_pk");
+      for (const std::string& d : dst) {
+        if ((is_seed || !reads.empty()) && !packed)
+          held.insert(d);
+        else
+          held.erase(d);
+      }
+      line = edit(line, reads);
+    }
+    absl::StrAppend(&out, line, "\n");
+  }
+  out.pop_back();
+  return out;
+}
+
+// EditDependents' lines reading such a value: `from` replaced by `to`.
+std::string ReplaceInDependents(const std::string& assembly, const std::string& seed, int nth, const std::string& insn,
+                                const std::string& from, const std::string& to) {
+  return EditDependents(assembly, seed, nth, [&](const std::string& line, const std::vector<std::string>& reads) {
+    return !reads.empty() && absl::StrContains(line, insn) ? absl::StrReplaceAll(line, {{from, to}}) : line;
+  });
+}
+
+// EditDependents' packed conversions `cvt`: each source holding such a value
+// flushed to 0 below `thresh` (FlushBelow; its scratch VGPR one past kirc's).
+std::string FlushDependents(const std::string& assembly, const std::string& seed, int nth, const std::string& cvt,
+                            const std::string& thresh) {
+  const std::regex next_free(R"(\.amdhsa_next_free_vgpr (\d+))");
+  std::smatch m;
+  if (!std::regex_search(assembly, m, next_free)) return assembly;
+  const int free_v = std::stoi(m[1].str());
+  const std::string t = absl::StrCat("v", free_v);
+  const std::string out =
+      EditDependents(assembly, seed, nth, [&](const std::string& line, const std::vector<std::string>& reads) {
+        if (!absl::StrContains(line, cvt)) return line;
+        std::string before;
+        for (const std::string& s : reads) before += FlushBelow(thresh, s, t);
+        return before + line;
+      });
+  return std::regex_replace(out, next_free, absl::StrCat(".amdhsa_next_free_vgpr ", free_v + 1));
+}
+
+// Fresh-user review 17 F1 (g1.kir): O = cvt(acc * alpha), P = cvt(acc *
+// alpha * alpha), both f8e4m3fnuz; the conversion pass's medians 18 and 36
+// (alpha = 2) grouped P with O, whose passes left P all at 240 (+max), all
+// positive (-max: alpha negated) and all 0 (subnormal). P's lower clamps at
+// -224 (0xc3600000) and a flush of P's operands below 2^-9 (0x3b000000)
+// passed seeds 1-3 (the review's g1_Plo, g1_Pftz). Now P, whose median in
+// O's measuring run is not within a factor 2 of O's, gets passes of its own,
+// which measure alpha entering twice (the -max pass negates A).
+TEST_F(DefaultCheckTest, Review17F1OutputWithTheCarrierTwiceGetsItsOwnPasses) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "g1", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 64, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg P : f8e4m3fnuz[16, 16] strides [16, 1] "
+      "writeonly\narg alpha : f32\n",
+      "  %s = mul %acc, alpha\n  %s2 = mul %s, alpha\n  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n  %p = cvt %s2 : f8e4m3fnuzx4\n"
+      "  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\n"));
+  // P's values: the second four multiplies by alpha (the first four are O's).
+  const std::string mul = R"(^\s*v_mul_f32 v\d+, s\d+, v\d+)";
+  const std::string plo = ReplaceInDependents(c.assembly, mul, 4, "v_max_f32", "0xc3700000", "0xc3600000");
+  size_t replaced = 0;
+  for (size_t at = plo.find("0xc3600000"); at != std::string::npos; at = plo.find("0xc3600000", at + 1)) ++replaced;
+  ASSERT_EQ(replaced, 4u) << plo;
+  const std::string pftz = FlushDependents(c.assembly, mul, 4, "v_cvt_pk_fp8_f32", "0x3b000000");
+  ASSERT_NE(pftz, c.assembly);
+  Expect(c, {Write(c, plo, "g1_Plo.hsaco"), Write(c, pftz, "g1_Pftz.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "g1.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: saturation (+max, P) (seed 1): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\ninputs: subnormal (P) (seed 1): "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("(alpha enters P's values 2 times: scaled by the square root of the factor)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("are negative: its saturation at -max is not checked"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 17 F8 (h1.kir): two MFMA chains sharing A, O = cvt(A B)
+// and P = cvt(A C), both f8e5m2fnuz, medians 8 and 10: grouped behind A,
+// O's plan (A times 256 and B times 32) left P at 2560 of 57344 in both
+// saturation passes. P's clamps at +-49152 (0x47400000) passed seeds 1-3
+// (the review's h1_Phi, h1_Plo). Now a member must be behind every argument
+// the plan scales: P gets its own passes (A and C).
+TEST_F(DefaultCheckTest, Review17F8OutputNotBehindTheFurtherCarrierGetsItsOwnPasses) {
+  const std::string loop = absl::StrCat(
+      "  %acc0, %acc1 = for %k = 0 to 64 step 32 iter(%c = %z, %e = %z) {\n",
+      "    %a = load A[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8\n",
+      "    %b = load B[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8\n",
+      "    %cc = load C[tid.x mod 16, %k + tid.x floordiv 16 * 8] : f8e4m3fnuzx8\n",
+      "    %d = mfma f32_16x16x32_fp8_fp8 %a, %b, %c\n    %f = mfma f32_16x16x32_fp8_fp8 %a, %cc, %e\n",
+      "    yield %d, %f\n  }\n");
+  const Compiled c = CompileText(absl::StrCat(
+      "kernel h1\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n", ::kir::testing::MfmaOperandArg("A", "f8e4m3fnuz", 64),
+      ::kir::testing::MfmaOperandArg("B", "f8e4m3fnuz", 64), ::kir::testing::MfmaOperandArg("C", "f8e4m3fnuz", 64),
+      "arg O : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\narg P : f8e5m2fnuz[16, 16] strides [16, 1] writeonly\n"
+      "  %z = zero f32x4\n",
+      loop,
+      "  %o = cvt %acc0 : f8e5m2fnuzx4\n  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"
+      "  %p = cvt %acc1 : f8e5m2fnuzx4\n  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\nend\n"));
+  // P's values: the second MFMA's result.
+  const std::string mfma = R"(^\s*v_mfma_f32_16x16x32_fp8_fp8 )";
+  const std::string phi = ReplaceInDependents(c.assembly, mfma, 1, "v_min_f32", "0x47600000", "0x47400000");
+  const std::string plo = ReplaceInDependents(c.assembly, mfma, 1, "v_max_f32", "0xc7600000", "0xc7400000");
+  ASSERT_NE(phi, c.assembly);
+  ASSERT_NE(plo, c.assembly);
+  Expect(c, {Write(c, phi, "h1_Phi.hsaco"), Write(c, plo, "h1_Plo.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "h1.hsaco"), 1);
+  EXPECT_NE(r.text.find("\ninputs: saturation (+max, P) (seed 1): the conversion pass's with A times "),
+            std::string::npos)
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max, P\\): P: median \\|value\\| stored 57344 "
+                                                   "\\(of [0-9]+\\), near f8e5m2fnuz's max 57344")))
+      << r.text;
+}
+
+// Fresh-user review 17 F5 (y1.kir): beside O = cvt(alpha * acc), the loop
+// stores the loaded B tile, unconverted, to Y (f8e4m3fnuz too). The block
+// search counted every writable buffer of a converted output's type: "no
+// NaN reached Y: its NaN path is not checked" (Y has none), and all 8
+// placing runs were spent looking for it. Now only converted outputs count:
+// the 4 NaN of A (one per row of a block of 4 rows) reach those 4 rows of
+// O, 16 elements each.
+TEST_F(DefaultCheckTest, Review17F5BlockReachCountsTheConvertedOutputsOnly) {
+  const std::string loop = absl::StrReplaceAll(
+      ::kir::testing::MfmaKLoop("%acc", "A", "B", "f8e4m3fnuz", "f8e4m3fnuz", 64, "f32_16x16x32_fp8_fp8", 32),
+      {{"    %d = ", "    store Y[tid.x mod 16, %k + tid.x floordiv 16 * 8], %b\n    %d = "}});
+  const Compiled c = CompileText(absl::StrCat(
+      "kernel y1\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n", ::kir::testing::MfmaOperandArg("A", "f8e4m3fnuz", 64),
+      ::kir::testing::MfmaOperandArg("B", "f8e4m3fnuz", 64),
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg Y : f8e4m3fnuz[16, 64] strides [64, 1] writeonly\n"
+      "arg alpha : f32\n  %z = zero f32x4\n",
+      loop,
+      "  %s = mul %acc, alpha\n  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\nend\n"));
+  RunReport r = Run(c, Write(c, c.assembly, "y1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max): NaN reached O at 64 elements (reference-only runs with NaN at the "
+                        "blocks chose the offset)\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (-max): NaN reached O at 64 elements (reference-only runs with NaN at the "
+                        "blocks chose the offset)\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("reached Y"), std::string::npos) << r.text;
+}
+
+// Fresh-user review 17 F4 (k18.kir, review 16 F8's kernel): s = acc *
+// alpha * alpha to f8e4m3fnuz O (and f8e5m2fnuz R). O's scale: run 1 at
+// alpha's first plan measures alpha entering twice, run 2 at the square
+// root lands within a factor 2 of the aim; then 1 confirming run and 1 run
+// negating A (negating alpha negates nothing). The line said "3
+// reference-only runs with the median aimed at max / 4", counting the
+// negation run; it is counted apart now.
+TEST_F(DefaultCheckTest, Review17F4NegationRunsAreCountedApart) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "k18", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 256, "f32_16x16x32_fp8_fp8", 32,
+      "arg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\narg R : f8e5m2fnuz[16, 16] strides [16, 1] "
+      "writeonly\narg alpha : f32\n",
+      "  %s0 = mul %acc, alpha\n  %s = mul %s0, alpha\n  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n  %r = cvt %s : f8e5m2fnuzx4\n"
+      "  store R[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %r\n"));
+  RunReport r = Run(c, Write(c, c.assembly, "k18.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_TRUE(std::regex_search(
+      r.text, std::regex("\ninputs: saturation \\(seed 1\\): [^\n]*, A negated [^\n]*; 2 reference-only runs with the "
+                         "median aimed at max / 4 [^\n]* \\(1 further reference-only run of these inputs stored [^\n]*"
+                         "\\(1 further reference-only run to find what to negate\\)")))
+      << r.text;
+}
+
+// Fresh-user review 17 F2 (w1.kir): C = alpha * A * B, f16 C[32, 8192]
+// (262144 elements, 8 pages of 64 KiB sampled down to 2^16). The +inf blocks
+// of A reach 16 of C's 32 rows (131072 elements, NanStored's count over the
+// pages it reads), which the +max line took from a sample of 65536 holding
+// about a quarter of them: "no value stored is at or beyond it (but the
+// 131072 the +inf blocks reach)". Now their share of the sample (131072 *
+// 65536 / 262144 = 32768) is: the rest beyond the max is counted.
+TEST_F(DefaultCheckTest, Review17F2InfBlocksAreCountedOnTheSample) {
+  const Compiled c = CompileText(GemmKernel("w1", "gfx942", "f16[32, 64]", "f16[8192, 64]", "f16[32, 8192]",
+                                            {"alpha"}, "C = alpha * A.mk * B.nk", "writeonly"));
+  RunReport r = Run(c, Write(c, c.assembly, "w1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("\nsaturation (+max): +inf reached C at 131072 elements"), std::string::npos) << r.text;
+  EXPECT_TRUE(std::regex_search(
+      r.text, std::regex("\nsaturation \\(\\+max\\): C: median \\|value\\| stored [0-9]+ \\(of [0-9]+ finite; [0-9]+ "
+                         "\\+-inf\\), near f16's max 65504, [1-9][0-9]* at or beyond it: the values before its "
+                         "conversion lie around and beyond the max\n")))
+      << r.text;
 }
 
 }  // namespace

@@ -1046,7 +1046,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       for (const std::string& name : passes[pi].aimed)
         if (const Arg* a = k.FindArg(name); a != nullptr)
           t += AimedOutputLine(inputs, ref_data, *a, mode == InputMode::kSubnormal, passes[pi].sign, pass_name(pi),
-                               passes[pi].inf_reach.count(name) ? passes[pi].inf_reach.at(name) : 0);
+                               passes[pi].inf_reach.count(name) ? passes[pi].inf_reach.at(name) : 0,
+                               passes[pi].zero_shares.count(name) ? passes[pi].zero_shares.at(name) : 0);
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
@@ -1119,8 +1120,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         src.medians = base_medians;
       else
         for (const ComputedOutput& o : sat_outputs)
-          if (const Arg* a = k.FindArg(o.name); a != nullptr)
+          if (const Arg* a = k.FindArg(o.name); a != nullptr) {
             src.medians[o.name] = SizingMedian(inputs, ref_data, *a);
+            src.zero_shares[o.name] = StoredZeroShare(inputs, ref_data, *a);
+          }
       // The conversion pass's data is no longer needed: the block-placing
       // runs take its place in memory (host_memory.h counts one pass's).
       inputs = KernelData();

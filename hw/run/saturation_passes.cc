@@ -93,6 +93,77 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
   return v;
 }
 
+// `*v` (|values| of StoredSample, all = true) without as many of its exact
+// zeros as the share `zero_share` of its size (at most those it holds): the
+// zeros the conversion pass also stored (SaturationSource::zero_shares),
+// constants no carrier scales (padding of a wider tile: fresh-user review 17
+// F3, where they were most of the elements, every median was 0 and the
+// saturation and subnormal passes were lost). Zeros beyond that share are
+// values the pass flushed and stay. `*negative` (when given; the share of
+// `*v` stored negative) is made that of what is left. How many were left
+// out. `nan_share`: the share of the elements stored that were NaN (left out
+// of `*v`; a saturation pass's NaN blocks), which the zeros' share is of.
+int64_t DropConstantZeros(std::vector<double>* v, double zero_share, double* negative, double nan_share = 0) {
+  const int64_t before = static_cast<int64_t>(v->size());
+  const int64_t zeros = std::count(v->begin(), v->end(), 0.0);
+  const double share = nan_share < 1 ? std::min(1.0, zero_share / (1 - nan_share)) : 0;
+  const int64_t drop = std::min<int64_t>(zeros, std::llround(share * static_cast<double>(before)));
+  if (drop <= 0) return 0;
+  int64_t left = drop;
+  v->erase(std::remove_if(v->begin(), v->end(), [&](double x) { return x == 0 && left-- > 0; }), v->end());
+  if (negative != nullptr)
+    *negative = v->empty() ? 0 : *negative * static_cast<double>(before) / static_cast<double>(v->size());
+  return drop;
+}
+
+// The share of the elements of `a` that StoredSample reads (the pages it
+// reads; every element stored there) that are NaN; 0 when none is stored.
+double StoredNanShare(const Arg& a, const KernelData& in, const KernelData& ref) {
+  int64_t n = 0, nans = 0;
+  ForEachStoredValue(a, in, ref, kStoredSamplePages, [&](double x) {
+    ++n;
+    nans += std::isnan(x) ? 1 : 0;
+  });
+  return n == 0 ? 0 : static_cast<double>(nans) / static_cast<double>(n);
+}
+
+// How many elements of `a` not NaN the run stored to `ref` (bytes that differ
+// from `in`'s) on at most `max_pages` of the pages it wrote (spread over
+// them, as NanStored counts).
+int64_t StoredCount(const Arg& a, const KernelData& in, const KernelData& ref, size_t max_pages) {
+  int64_t n = 0;
+  ForEachStoredValue(a, in, ref, max_pages, [&](double x) { n += std::isnan(x) ? 0 : 1; });
+  return n;
+}
+
+// The buffers of `k` a store writes the result of a `cvt` to (directly or
+// through slice and concat): those with a conversion's NaN path.
+std::set<std::string> ConversionStoredBuffers(const Kernel& k) {
+  std::map<std::string, const Op*> def;
+  std::vector<const Op*> stores;
+  std::function<void(const std::vector<Op>&)> walk = [&](const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      for (const std::string& r : op.results) def[r] = &op;
+      if (op.kind == OpKind::kStore) stores.push_back(&op);
+      walk(op.body);
+    }
+  };
+  walk(k.body);
+  std::function<bool(const std::string&, int)> converted = [&](const std::string& v, int depth) {
+    auto it = def.find(v);
+    if (it == def.end() || depth > 64) return false;
+    if (it->second->kind == OpKind::kCvt) return true;
+    if (it->second->kind != OpKind::kSlice && it->second->kind != OpKind::kConcat) return false;
+    for (const Operand& o : it->second->operands)
+      if (!o.is_arg && converted(o.name, depth + 1)) return true;
+    return false;
+  };
+  std::set<std::string> r;
+  for (const Op* st : stores)
+    if (!st->operands.empty() && !st->operands[0].is_arg && converted(st->operands[0].name, 0)) r.insert(st->mem);
+  return r;
+}
+
 // Per output of `k` of one of `types` (the converted outputs), in argument
 // order: its name and how many of its elements the reference stored a NaN
 // to (`ref` differs from `in` there; the block-placing runs put NaN at the
@@ -100,14 +171,20 @@ std::vector<double> StoredSample(const Arg& a, const KernelData& in, const Kerne
 // fresh-user review 14 F7 counted 170 where 64 NaN were), over the pages the run
 // wrote (at most 64 of them, spread over them, as StoredSample samples: a
 // --workgroups band past the buffer's start is counted where it wrote).
-// `inf` true: +-inf instead of NaN.
+// `inf` true: +-inf instead of NaN. `names` (when given): only those (the
+// buffers a conversion stores to, ConversionStoredBuffers; fresh-user review
+// 17 F5: a copy of an fp8 input, no conversion, was said "no NaN reached Y:
+// its NaN path is not checked", and every placing run was spent looking
+// for one).
 std::vector<std::pair<std::string, int64_t>> NanStored(const Kernel& k, const KernelData& in, const KernelData& ref,
-                                                      const std::vector<ElemType>& types, bool inf = false) {
+                                                      const std::vector<ElemType>& types, bool inf = false,
+                                                      const std::set<std::string>* names = nullptr) {
   std::vector<std::pair<std::string, int64_t>> r;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly || a.shape.empty() ||
         std::find(types.begin(), types.end(), a.elem) == types.end() || !ref.buffers.count(a.name))
       continue;
+    if (names != nullptr && !names->count(a.name)) continue;
     int64_t count = 0;
     ForEachStoredValue(a, in, ref, /*max_pages=*/64,
                        [&](double x) { count += (inf ? std::isinf(x) : std::isnan(x)) ? 1 : 0; });
@@ -216,6 +293,12 @@ double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, b
   return v[v.size() / 2];
 }
 
+double StoredZeroShare(const KernelData& in, const KernelData& ref, const Arg& a) {
+  const std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, nullptr);
+  return v.empty() ? 0
+                   : static_cast<double>(std::count(v.begin(), v.end(), 0.0)) / static_cast<double>(v.size());
+}
+
 // The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
 // the reference interpreter alone on its inputs (`seed`; the workgroups of
 // `io`), whose stored values size the saturation and subnormal passes when
@@ -290,11 +373,23 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
 constexpr double kAimFactor = 4;
 
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
-                            const std::string& pass, int64_t inf_blocks) {
+                            const std::string& pass, int64_t inf_blocks, double zero_share) {
   // The median of the finite values (the saturation passes' inf blocks
   // may reach more than half of them), zeros and +-max included.
   double negative = 0;
   std::vector<double> v = StoredSample(a, in, ref, /*all=*/true, &negative);
+  // The +inf blocks' elements in the sample: `inf_blocks` is NanStored's
+  // count over up to 64 pages, the sample up to 2^16 elements of up to 8
+  // (fresh-user review 17 F2: 131072 subtracted from a sample holding about
+  // 32768 said "no value stored is at or beyond it" where half the rest
+  // overflowed): their share of the elements counted there, of the sample.
+  int64_t inf_sampled = inf_blocks;
+  if (inf_blocks > 0)
+    if (const int64_t all = StoredCount(a, in, ref, /*max_pages=*/64); all > 0)
+      inf_sampled = std::llround(static_cast<double>(inf_blocks) * static_cast<double>(v.size()) /
+                                 static_cast<double>(all));
+  const int64_t zeros_out =
+      zero_share > 0 ? DropConstantZeros(&v, zero_share, &negative, StoredNanShare(a, in, ref)) : 0;
   const int64_t stored = static_cast<int64_t>(v.size());
   const FloatRange range = FloatRangeOf(a.elem);
   // Stored values at or beyond the max (+-max, +-inf): the conversion
@@ -302,7 +397,7 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // medians above max / 4 with nothing beyond the max were reported as
   // "around and beyond the max", and a clamp at 49152 of 57344 passed).
   const int64_t beyond = std::max<int64_t>(
-      0, std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; }) - inf_blocks);
+      0, std::count_if(v.begin(), v.end(), [&](double x) { return x >= range.max; }) - inf_sampled);
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isinf(x); }), v.end());
   const int64_t n = static_cast<int64_t>(v.size());
   double m = 0;
@@ -318,7 +413,7 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // A saturation pass: at least a quarter of the values stored (the +inf
   // blocks' left out) at or beyond the max (fresh-user review 14 F8, F11,
   // F12: medians near the max with little or nothing beyond it).
-  const int64_t counted = std::max<int64_t>(1, stored - inf_blocks);
+  const int64_t counted = std::max<int64_t>(1, stored - inf_sampled);
   const bool quarter = 4 * beyond >= counted;
   const bool near_median = n > 0 && std::isfinite(m) && m > 0 &&
                            (sub ? m >= aim / kAimFactor && m <= aim * kAimFactor : m >= aim / kAimFactor);
@@ -333,7 +428,9 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
                         ": its ", sub ? "subnormal conversion" : "saturation", " is not checked by this pass\n");
   // How many of the stored values were +-inf, when any (review 13 F5: a
   // median of the few finite ones says little of the rest).
-  const std::string of = stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n);
+  const std::string of = absl::StrCat(
+      stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n),
+      zeros_out > 0 ? absl::StrFormat("; %d zeros the conversion pass also stored left out", zeros_out) : "");
   // The -max pass: most stored values must be negative (review 13 F5: s
   // negated in s * s * A * B left every value positive).
   // "near f16's max 65504", or with the median below max / 4 (most of the
@@ -922,6 +1019,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
   }
   std::vector<PassSpec> added;
   std::set<std::string> other_addend;  // PlaceMaxWindow's, across passes
+  const std::set<std::string> conv_stored = ConversionStoredBuffers(k);
   std::vector<ElemType> sat_types;
   for (const ComputedOutput& o : *src.outputs)
     if (std::find(sat_types.begin(), sat_types.end(), o.type) == sat_types.end()) sat_types.push_back(o.type);
@@ -1011,14 +1109,14 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         if (scored.empty())
           for (int64_t d2 = first + 1; d2 < first + kDiagonalTrials; ++d2) order.push_back(d2);
       }
-      std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types);
+      std::vector<std::pair<std::string, int64_t>> counts = NanStored(k, in, out, sat_types, false, &conv_stored);
       int reached = 0;
       for (const auto& [name, n] : counts) reached += n > 0 ? 1 : 0;
       if (reached > best_reached) {
         best_reached = reached;
         best = d;
         *reach = std::move(counts);
-        *infs = NanStored(k, in, out, sat_types, /*inf=*/true);
+        *infs = NanStored(k, in, out, sat_types, /*inf=*/true, &conv_stored);
         placed->reset();
         if (keep)
           *placed = std::make_shared<const std::pair<KernelData, KernelData>>(std::move(in), std::move(out));
@@ -1073,12 +1171,41 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // `*beyond` (when given): the percentage of the values stored (NaN
       // left out) at or beyond the max.
       std::vector<double> last_sample;  // the last trial's |values| stored (StoredSample), ascending
+      // The share of zeros the conversion pass stored to the output: left
+      // out of every trial's sample (DropConstantZeros; fresh-user review 17
+      // F3); `zeros_left_out`: some trial left some out.
+      const double zero_share =
+          src.zero_shares.count(aims[i].out->name) ? src.zero_shares.at(aims[i].out->name) : 0;
+      bool zeros_left_out = false;
+      // The median |value| the same run stored to each output that may join
+      // this one's group (same type, not yet in a group; zeros as above):
+      // a member must take the plan as this output does (fresh-user review 17
+      // F1, F8: grouped by the conversion pass's medians alone, P = cvt(s *
+      // alpha) beside O = cvt(s), or P behind A but not behind the further
+      // carrier B, lost its passes).
+      auto other_medians = [&](size_t self, const KernelData& in, const KernelData& o) {
+        std::map<std::string, double> r;
+        for (size_t j = self + 1; j < aims.size(); ++j) {
+          const Arg* a = k.FindArg(aims[j].out->name);
+          if (done[j] || a == nullptr || aims[j].out->type != aims[self].out->type) continue;
+          std::vector<double> v = StoredSample(*a, in, o, /*all=*/true, nullptr);
+          const double zs = src.zero_shares.count(a->name) ? src.zero_shares.at(a->name) : 0;
+          DropConstantZeros(&v, zs, nullptr);
+          if (v.empty()) continue;
+          std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+          r[a->name] = v[v.size() / 2];
+        }
+        return r;
+      };
+      std::map<std::string, double> last_others;  // other_medians of the last trial
       auto trial = [&](const ExactPlan& p, double* m, double* negative, int64_t* beyond = nullptr) -> absl::Status {
         absl::StatusOr<std::pair<KernelData, KernelData>> run = ReferenceOnlyRun(
             k, p, seed, &uv, src.io, absl::StrCat("measuring the ", sub ? "subnormal" : "saturation", " pass's scale"));
         if (!run.ok()) return run.status();
         const auto& [in, o] = *run;
         last_sample = StoredSample(*out_arg, in, o, /*all=*/true, negative);
+        last_others = other_medians(i, in, o);
+        zeros_left_out = DropConstantZeros(&last_sample, zero_share, negative) > 0 || zeros_left_out;
         std::sort(last_sample.begin(), last_sample.end());
         *m = last_sample.empty() ? std::nan("") : last_sample[last_sample.size() / 2];
         if (beyond != nullptr) {
@@ -1101,6 +1228,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         int enters = 1;
         double achieved_median = -1;  // the last trial's (NaN: every value NaN)
         std::vector<double> sample;   // that trial's |values| stored, ascending
+        std::map<std::string, double> others;  // that trial's other_medians
       };
       // How far (log2) a measured median lies from the aim (below the max
       // in a saturation pass: a median of +inf overshot it, as one of 0 or
@@ -1110,6 +1238,26 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         return !std::isfinite(m) || m <= 0 ? HUGE_VAL : std::fabs(std::log2(m / aim));
       };
       std::set<std::string> tried;  // carriers (and companions) whose median missed
+      // A median within a factor 2 of the aim that the carrier's scale
+      // (`total`, at least a factor 2^0.5 from 1; no further carrier,
+      // nothing zeroed) moved by its e-th power, e > c.enters: `c` planned
+      // again at the e-th root of the factor, else none (fresh-user review 17
+      // F1: for P = cvt(acc * alpha * alpha) alpha x 1.625 moved the median
+      // from 36 to 95, near 60, `enters` stayed 1 and the -max pass negated
+      // alpha: every value positive, a clamp at -224 passed).
+      auto entering_more = [&](const Carried& c, double m, double total) -> std::optional<Carried> {
+        if (!c.more.empty() || !(std::fabs(std::log2(total)) >= 0.5)) return std::nullopt;
+        for (const auto& [name, f] : c.plan.formats)
+          if (f.zero) return std::nullopt;
+        const int e = static_cast<int>(std::lround(std::min(std::log(m / aims[i].median) / std::log(total), 64.0)));
+        if (e <= c.enters) return std::nullopt;
+        Carried r = c;
+        r.enters = e;
+        r.plan = SaturationPlan(k, *src.from, to, std::pow(want, 1.0 / e), &r.carrier, &r.scale, aims[i].out->name,
+                                &r.also, tried, &r.unchecked);
+        if (!r.plan.exact) return std::nullopt;
+        return r;
+      };
       std::optional<Carried> kept;
       std::string not_planned;
       for (int attempt = 0; attempt < 2; ++attempt) {
@@ -1122,11 +1270,21 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         }
         const int budget = trials + (attempt == 0 ? kScaleTrials : kScaleTrials / 2);
         std::optional<Carried> before_more;  // the plan before the last further carrier, measured
+        // `c` as its last trial measured it; `unmeasured`: c.plan changed
+        // since (a re-plan or a further carrier on the budget's last trial):
+        // the measured one stands (fresh-user review 17 F6: the plan kept
+        // was never run, and its median, sample and `enters` were its
+        // predecessor's).
+        std::optional<Carried> last_measured;
+        bool unmeasured = false;
         while (out_arg != nullptr && trials < budget) {
           double m = 0, negative = 0;
           if (absl::Status st = trial(c.plan, &m, &negative); !st.ok()) return st;
           c.achieved_median = m;
           c.sample = last_sample;
+          c.others = last_others;
+          last_measured = c;
+          unmeasured = false;
           if (std::isnan(m)) break;
           double total = c.scale;
           for (const auto& [name, x] : c.more) total *= x;
@@ -1137,7 +1295,14 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             c = *std::move(before_more);
             break;
           }
-          if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) break;  // within a factor 2
+          if (!degenerate && std::fabs(std::log2(m / aim)) <= 1) {  // within a factor 2
+            if (std::optional<Carried> r = entering_more(c, m, total)) {
+              c = *std::move(r);
+              unmeasured = true;
+              continue;
+            }
+            break;
+          }
           // Overflowed or flushed wholesale past the aim: the carrier
           // enters more than once.
           const bool past = degenerate && (std::isinf(m) || SaturatedMedian(sub, m, range) ? want > 1 : want < 1);
@@ -1152,14 +1317,15 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           // total^em: em is how many times the carrier enters.
           const int measured_enters = static_cast<int>(std::lround(std::min(em, 64.0)));
           if (c.more.empty() && (past || measured_enters > c.enters)) {
-            c.enters = past ? c.enters * 2 : measured_enters;
             Carried r = c;
+            r.enters = past ? c.enters * 2 : measured_enters;
             // Aimed a factor 2 short (inside the range): the grid's next
             // step up past an e-th root overflowed every value.
-            r.plan = SaturationPlan(k, *src.from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / c.enters),
+            r.plan = SaturationPlan(k, *src.from, to, std::pow(want > 1 ? want / 2 : want * 2, 1.0 / r.enters),
                                     &r.carrier, &r.scale, aims[i].out->name, &r.also, tried, &r.unchecked);
             if (!r.plan.exact) break;
             c = std::move(r);
+            unmeasured = true;
             continue;
           }
           if (degenerate || em < 0.5) break;
@@ -1180,7 +1346,9 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           c.more.push_back({c2, s2});
           if (!also2.empty()) c.more_also[c2] = also2;
           c.unchecked.insert(unchecked2.begin(), unchecked2.end());
+          unmeasured = true;
         }
+        if (unmeasured && last_measured) c = *std::move(last_measured);
         const bool better = !kept || miss(c) < miss(*kept);
         const bool reached = miss(c) <= 2;  // within kAimFactor
         tried.insert(c.carrier);
@@ -1205,6 +1373,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       const int enters = kept->enters;
       const double achieved_median = kept->achieved_median;
       const std::vector<double> measured_sample = kept->sample;  // the measuring trial's (achieved_median's)
+      const std::map<std::string, double> measured_others = kept->others;
       // Beyond the max (saturation passes; fresh-user review 14 F8, F11,
       // F12: a clamp at 32768 or 49152, or an f16 or bf16 conversion that
       // saturated instead of overflowing to inf, passed): the measured
@@ -1406,16 +1575,21 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       std::vector<std::string> negated = {carrier};
       negated.insert(negated.end(), also.begin(), also.end());
       std::string negation_note;
+      // The runs that look for what to negate (at most 2), counted apart
+      // from the measuring runs (fresh-user review 17 F4: the line's "N
+      // reference-only runs with the median aimed at max / 4" counted them).
+      int negation_trials = 0;
       if (!sub && enters % 2 == 0) {
         negated.clear();
-        const int negate_until = std::max(trials, kScaleTrials) + 2;
         for (const std::string& name : aims[i].out->behind) {
           const Arg* a = k.FindArg(name);
-          if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || trials >= negate_until) continue;
+          if (a == nullptr || a->elem == ElemType::kI32 || name == carrier || negation_trials >= 2) continue;
           ExactPlan p = plan;
           p.formats[name].negate = true;
           double m = 0, negative = 0;
           if (absl::Status st = trial(p, &m, &negative); !st.ok()) return st;
+          --trials;
+          ++negation_trials;
           if (negative > 0.5) {
             negated = {name};
             break;
@@ -1443,11 +1617,16 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                 "or beyond the max)",
                                 trials, trials == 1 ? "" : "s", kMeasureBelowMax, achieved_median, further,
                                 100 * kBeyondShare);
+      if (zeros_left_out)
+        absl::StrAppend(&measured, " (the zeros ", stored_by, " also stored left out: constants no carrier scales)");
       if (confirmed >= 0)
         absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s of these inputs stored %d%% of "
                                                    "the values at or beyond the max%s)",
                                                    confirm_trials, confirm_trials == 1 ? "" : "s", confirmed,
                                                    confirmed < 25 ? ", fewer than a quarter" : ""));
+      if (negation_trials > 0)
+        absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s to find what to negate)",
+                                                   negation_trials, negation_trials == 1 ? "" : "s"));
       if (f32_overflow)
         absl::StrAppend(&measured, ", ", carrier, " beyond what keeps its products within f32's range: those beyond "
                         "f32's max are +-inf on both sides (", carrier, " scales the values after every mfma or "
@@ -1463,13 +1642,37 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       // narrowing conversion (fresh-user review 12 F4); not in the
       // subnormal pass.
       const std::vector<std::string> diagonals = sub ? std::vector<std::string>{} : ChooseDiagonals(k, &plan);
+      // Whether output j takes the plan as this one does: it is behind
+      // every argument the plan scales (the carrier, its companions, each
+      // further carrier and theirs), and the measuring run stored to it a
+      // median within a factor 2 of this output's (or the same: both at the
+      // max, inf or 0); fresh-user review 17 F1 (P = cvt(s * alpha) beside
+      // O = cvt(s): P at alpha^2, all at the max and all 0) and F8 (P behind
+      // A, not behind the further carrier B: 2560 of 57344) lost their
+      // passes to O's group. Not measured: `behind` alone.
+      auto takes_the_plan = [&](size_t j) {
+        const std::set<std::string>& behind = aims[j].out->behind;
+        std::vector<std::string> all = {carrier};
+        all.insert(all.end(), also.begin(), also.end());
+        for (const auto& [name, x] : more) all.push_back(name);
+        for (const auto& [name, with] : more_also) all.insert(all.end(), with.begin(), with.end());
+        for (const std::string& name : all)
+          if (!behind.count(name)) return false;
+        if (!(achieved_median >= 0)) return true;
+        auto it = measured_others.find(aims[j].out->name);
+        if (it == measured_others.end()) return false;
+        const double mj = it->second, mi = achieved_median;
+        return mj == mi || (std::isfinite(mj) && std::isfinite(mi) && mj > 0 && mi > 0 &&
+                            std::fabs(std::log2(mj / mi)) <= 1);
+      };
       // The outputs of the same type, similar median (within a factor
-      // 2) and behind the same carrier: one pass serves them.
+      // 2), behind the same carrier and taking the plan alike: one pass
+      // serves them.
       std::vector<size_t> members = {i};
       for (size_t j = i + 1; j < aims.size(); ++j)
         if (!done[j] && aims[j].out->type == to && aims[j].out->behind.count(carrier) &&
             std::find(unchecked.begin(), unchecked.end(), aims[j].out->name) == unchecked.end() &&
-            std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1)
+            std::fabs(std::log2(aims[j].median / aims[i].median)) <= 1 && takes_the_plan(j))
           members.push_back(j);
       std::vector<std::string> names, others;
       for (size_t j : members) {
@@ -1539,6 +1742,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                                       group > 0 ? tag_who : "", ".");
           s.sat = plan;
           s.aimed = names;
+          for (const std::string& name : names)
+            if (src.zero_shares.count(name)) s.zero_shares[name] = src.zero_shares.at(name);
           s.unchecked = unchecked;
           s.sign = sign;
           if (sign < 0)
@@ -1671,6 +1876,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         }
         s.sat = plan;
         s.aimed = names;
+        for (const std::string& name : names)
+          if (src.zero_shares.count(name)) s.zero_shares[name] = src.zero_shares.at(name);
         s.unchecked = unchecked;
         s.sat_line = absl::StrCat(
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),

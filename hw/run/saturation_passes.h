@@ -52,6 +52,9 @@ struct PassSpec {
   // inputs (PlaceMaxWindow; fresh-user review 16 F3): (buffer, element
   // index, code), applied by ApplyWindowValues before the user's values.
   std::vector<std::tuple<std::string, uint64_t, uint32_t>> window_values;
+  // kSaturation, kSubnormal: per output it aims at, the share of zeros
+  // left out of its median (SaturationSource::zero_shares).
+  std::map<std::string, double> zero_shares;
 };
 
 // Writes the codes of `s.window_values` into the pass's inputs `*in`
@@ -69,6 +72,13 @@ void ApplyWindowValues(const Kernel& k, const PassSpec& s, KernelData* in);
 // given): the fraction of them stored negative (-0 not).
 double StoredMedian(const KernelData& in, const KernelData& ref, const Arg& a, bool all, int64_t* count = nullptr,
                     double* negative = nullptr);
+
+// The share (in [0, 1]) of exact zeros among the values StoredMedian(in,
+// ref, a, all = true) takes the median of; 0 when there are none. The zeros
+// a conversion pass stored are constants no carrier scales (fresh-user
+// review 17 F3): the saturation and subnormal passes leave that share of
+// their zeros out of their medians.
+double StoredZeroShare(const KernelData& in, const KernelData& ref, const Arg& a);
 
 // The saturation base's run (PlanSaturationBase; fresh-user review 13 F3):
 // the reference interpreter alone on its inputs (`seed`; the workgroups of
@@ -117,9 +127,12 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
 // be negative). `inf_blocks`: how many of `a`'s elements the pass's +inf
 // blocks reach (the block-placing run's count): those infinities are the
 // blocks', not values beyond the max, and do not count as at or beyond it
-// (fresh-user review 14 F8).
+// (fresh-user review 14 F8). `zero_share`: the share of the zeros stored
+// left out (DropConstantZeros: those the conversion pass also stored;
+// fresh-user review 17 F3), said as "(of 256; 768 zeros the conversion pass
+// also stored left out)".
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
-                            const std::string& pass, int64_t inf_blocks = 0);
+                            const std::string& pass, int64_t inf_blocks = 0, double zero_share = 0);
 
 // What PlanSaturationPasses plans from.
 struct SaturationSource {
@@ -132,6 +145,9 @@ struct SaturationSource {
   // Per output: the median |value| (SizingMedian) that `from`'s
   // run stored to it; 0 or absent: none, the output is not aimed at.
   std::map<std::string, double> medians;
+  // Per output: the share of zeros among the values `from`'s run stored to
+  // it (StoredZeroShare); absent: 0.
+  std::map<std::string, double> zero_shares;
   uint64_t seed = 1;  // the run's seed (MakeConversionInputs)
   InterpOptions io;   // the reference-only runs' options (workgroups, budget)
 };
