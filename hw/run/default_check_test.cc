@@ -2805,6 +2805,7 @@ TEST_F(DefaultCheckTest, Review16F3F16QuantiserOverflowingBeyondMaxFails) {
             std::string::npos)
       << r.text;
   EXPECT_NE(r.text.find("s one of {1}"), std::string::npos) << r.text;
+}
 
 // Fresh-user review 17 F3 (z1.kir): O = cvt(alpha * acc) to f8e4m3fnuz in
 // O[:, 0:16] and constant zeros (a cvt of an f32x4 zero) in O[:, 16:64],
