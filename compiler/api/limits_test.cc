@@ -5,9 +5,10 @@
 // one place that covers the whole list end to end.
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "absl/strings/str_join.h"
 #include "compiler/api/compile.h"
 #include "gtest/gtest.h"
 
@@ -39,10 +40,17 @@ constexpr auto kExhausted = absl::StatusCode::kResourceExhausted;
 // ---------------------------------------------------------- register budgets
 
 TEST(LimitsTest, VgprBudgetExceeded) {
-  // Twenty f32x16 values live at once need 320 VGPRs; gfx942 has 256.
-  std::string text = absl::StrCat(kHead, "arg x : f32[64, 320] strides [320, 1] readonly\n",
-                                  "arg y : f32[64, 320] strides [320, 1] writeonly\n");
+  // Twenty f32x16 values loaded before a barrier and stored after it: no
+  // memory access moves across an s_barrier, so whatever the schedule all
+  // twenty are live at the barrier, 20 x 16 = 320 VGPRs; gfx942 has 256.
+  // (Without the barrier the scheduler may store each value before the next
+  // loads, fresh-user review 15 F2, and the kernel fits. Two waves: a
+  // single-wave workgroup drops its barriers.)
+  std::string text = absl::StrCat("kernel t\ntarget gfx942\nworkgroup 128 1 1\ngrid 1 1 1\n",
+                                  "arg x : f32[128, 320] strides [320, 1] readonly\n",
+                                  "arg y : f32[128, 320] strides [320, 1] writeonly\n");
   for (int i = 0; i < 20; ++i) absl::StrAppend(&text, "  %v", i, " = load x[tid.x, ", 16 * i, "] : f32x16\n");
+  text += "  barrier\n";
   for (int i = 0; i < 20; ++i) absl::StrAppend(&text, "  store y[tid.x, ", 16 * i, "], %v", i, "\n");
   text += "end\n";
   ExpectError(Compile(text), kExhausted,
@@ -111,13 +119,29 @@ TEST(LimitsTest, KernelsTheFullScheduleCannotFitStillCompile) {
 
 TEST(LimitsTest, AgprBudgetExceeded) {
   // gfx908 keeps MFMA accumulators in AGPRs: seventeen live f32x16 results
-  // need 272 of its 256.
-  std::string text = "kernel t\ntarget gfx908\nworkgroup 64 1 1\ngrid 1 1 1\n"
-                     "arg C : f32[64, 272] strides [272, 1] writeonly\n"
-                     "  %a = zero f16x4\n  %z = zero f32x16\n";
-  for (int i = 0; i < 17; ++i) absl::StrAppend(&text, "  %d", i, " = mfma f32_32x32x8_f16 %a, %a, %z\n");
-  for (int i = 0; i < 17; ++i) absl::StrAppend(&text, "  store C[tid.x, ", 16 * i, "], %d", i, "\n");
-  text += "end\n";
+  // need 272 of its 256. They are live at once whatever the schedule: each
+  // is carried into a loop (the scheduler moves instructions only within a
+  // block), so all seventeen are live at the end of the block before it,
+  // 17 x 16 = 272. (Seventeen results each stored once may each be stored
+  // right after its MFMA, fresh-user review 15 F2, and fit.)
+  auto kernel = [](int n) {
+    std::string text = absl::StrCat("kernel t\ntarget gfx908\nworkgroup 64 1 1\ngrid 1 1 1\narg C : f32[64, ", 16 * n,
+                                    "] strides [", 16 * n, ", 1] writeonly\n  %a = zero f16x4\n  %z = zero f32x16\n");
+    std::vector<std::string> results, iters, next;
+    for (int i = 0; i < n; ++i) {
+      absl::StrAppend(&text, "  %d", i, " = mfma f32_32x32x8_f16 %a, %a, %z\n");
+      results.push_back(absl::StrCat("%r", i));
+      iters.push_back(absl::StrCat("%c", i, " = %d", i));
+      next.push_back(absl::StrCat("%e", i));
+    }
+    absl::StrAppend(&text, "  ", absl::StrJoin(results, ", "), " = for %k = 0 to 2 step 1 iter(",
+                    absl::StrJoin(iters, ", "), ") {\n");
+    for (int i = 0; i < n; ++i) absl::StrAppend(&text, "    %e", i, " = mfma f32_32x32x8_f16 %a, %a, %c", i, "\n");
+    absl::StrAppend(&text, "    yield ", absl::StrJoin(next, ", "), "\n  }\n");
+    for (int i = 0; i < n; ++i) absl::StrAppend(&text, "  store C[tid.x, ", 16 * i, "], %r", i, "\n");
+    return text + "end\n";
+  };
+  const std::string text = kernel(17);
   ExpectError(Compile(text), kExhausted,
               {"k.kir: error: kernel 't' on gfx908: out of AGPRs: the kernel needs more than the "
                "256 AGPRs gfx908 has",
@@ -131,9 +155,7 @@ TEST(LimitsTest, AgprBudgetExceeded) {
   // AGPRs (a zero srcC is written into the result's own AGPRs, so the MFMA
   // accumulates in place and needs no second tuple); on gfx90a/942 in VGPRs
   // or, when those run out, AGPRs.
-  std::string sixteen = absl::StrReplaceAll(text, {{"f32[64, 272] strides [272, 1]", "f32[64, 256] strides [256, 1]"},
-                                                   {"  %d16 = mfma f32_32x32x8_f16 %a, %a, %z\n", ""},
-                                                   {"  store C[tid.x, 256], %d16\n", ""}});
+  const std::string sixteen = kernel(16);
   for (const char* target : {"gfx908", "gfx90a", "gfx942"}) {
     CompileOptions opts;
     opts.mcpu = target;

@@ -113,6 +113,8 @@ absl::Status RunSchedule(PassState& s, Counters& c) {
   c.push_back({"vgpr_original_peak", st.vgpr_original_peak});
   c.push_back({"pressure_retries", st.pressure_retries});
   c.push_back({"original_order_regions", st.original_order_regions});
+  c.push_back({"vgpr_lowest_peak", st.vgpr_lowest_peak});
+  c.push_back({"lowest_order_regions", st.lowest_order_regions});
   return r;
 }
 

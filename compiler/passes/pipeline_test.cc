@@ -178,13 +178,19 @@ TEST(Pipeline, VerifierAcceptsEveryPassesOutput) {
 }
 
 // A kernel keeping `n` f32x16 loads live at once (16 * n VGPRs of data),
-// on a workgroup of `threads`.
+// on a workgroup of `threads`: every load comes before a barrier, and the
+// fma chain reading them starts from %w, loaded after it; no memory access
+// crosses an s_barrier, so whatever the schedule all n are live at the
+// barrier and still when %w is loaded (16 * (n + 1)). (Without the barrier
+// the scheduler may interleave the loads with the chain, keeping about
+// three live: fresh-user review 15 F2.)
 std::string ManyLiveVectors(int threads, int n) {
   std::string text = absl::StrCat("kernel many\nworkgroup ", threads, " 1 1\ngrid 1 1 1\n");
   for (int i = 0; i < n; ++i) absl::StrAppend(&text, "arg X", i, " : f32[16384] strides [1] readonly\n");
-  text += "arg Y : f32[16384] strides [1] writeonly\n";
+  text += "arg W : f32[16384] strides [1] readonly\narg Y : f32[16384] strides [1] writeonly\n";
   for (int i = 0; i < n; ++i) absl::StrAppend(&text, "  %x", i, " = load X", i, "[tid.x * 16] : f32x16\n");
-  absl::StrAppend(&text, "  %m0 = mul %x0, %x", n > 1 ? 1 : 0, "\n");
+  text += "  barrier\n  %w = load W[tid.x * 16] : f32x16\n";
+  absl::StrAppend(&text, "  %m0 = fma %x0, %x", n > 1 ? 1 : 0, ", %w\n");
   for (int i = 1; i < n; ++i) absl::StrAppend(&text, "  %m", i, " = fma %x", i, ", %x", (i + 1) % n, ", %m", i - 1, "\n");
   absl::StrAppend(&text, "  store Y[tid.x * 16], %m", n - 1, "\nend\n");
   return text;
@@ -195,8 +201,10 @@ std::string ManyLiveVectors(int threads, int n) {
 // (512 registers per lane on gfx90a/942/950, 256 arch + 256 AGPRs on gfx908;
 // by hand: 1024 threads -> 4 per SIMD -> 128 (gfx908: 64); 768 -> 3 -> 170,
 // granule 8 -> 168; 512 -> 2 -> 256; 256 or fewer -> 512 (the arch VGPR
-// limit 256 binds first)). Ten live f32x16 vectors need about 190 VGPRs:
-// launchable with 512 threads, refused with 1024, naming the numbers.
+// limit 256 binds first)). Ten live f32x16 vectors need about 190 VGPRs
+// (by hand, at least 11 x 16 = 176 when %w is loaded, over the 168 of 768
+// threads): launchable with 512 threads, refused with 1024, naming the
+// numbers.
 TEST(Pipeline, AWorkgroupMustFitOneCu) {
   for (const TargetInfo* t : AllTargets()) {
     const bool unified = t->unified_vgpr_file;
@@ -237,7 +245,8 @@ TEST(Pipeline, AWorkgroupMustFitOneCu) {
 // VGPRs, and turns the default double buffering off (compiling to about 96
 // VGPRs). A given `double_buffer on` past the cap is refused at the gemm
 // op's line and column, naming double_buffer off as a setting that compiles:
-// with A.km (A staged K-major, read with load_tr) it needs 136. With A.mk it
+// with A.km (A staged K-major, read with load_tr) it needed 136 (now only in
+// the source's order, below). With A.mk it
 // has at most 128 VGPRs live at once and fits since the register allocator
 // no longer fragments (issue 19: first fit gave it 132).
 TEST(Pipeline, AGemmsDefaultsFitItsWorkgroupsRegisterShare) {
@@ -265,8 +274,17 @@ TEST(Pipeline, AGemmsDefaultsFitItsWorkgroupsRegisterShare) {
   absl::StatusOr<PipelineResult> fits = RunPipeline(mk_on, Id("gfx950"), PipelineOptions{}, "g.kir");
   ASSERT_TRUE(fits.ok()) << fits.status();
   EXPECT_LE(fits->resources.next_free_vgpr, 128);
+  // A.km with double_buffer on: with the scheduler it now fits the 128
+  // (fresh-user review 15 F2: over the cap, the scheduler orders each block
+  // for the lowest pressure); in the source's order (the scheduler off, as
+  // the alternatives are tried too) it needs more and is refused.
   const Kernel on = *ParseKernel(text("km", " double_buffer on"), "g.kir");
-  absl::StatusOr<PipelineResult> refused = RunPipeline(on, Id("gfx950"), PipelineOptions{}, "g.kir");
+  absl::StatusOr<PipelineResult> scheduled = RunPipeline(on, Id("gfx950"), PipelineOptions{}, "g.kir");
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status();
+  EXPECT_LE(scheduled->resources.next_free_vgpr, 128);
+  PipelineOptions source_order;
+  source_order.schedule = false;
+  absl::StatusOr<PipelineResult> refused = RunPipeline(on, Id("gfx950"), source_order, "g.kir");
   ASSERT_FALSE(refused.ok());
   EXPECT_TRUE(absl::StartsWith(refused.status().message(), "g.kir:8:3: error: kernel 'wide' on gfx950: a workgroup "
                                                            "of 1024 threads is 16 waves"))
@@ -345,13 +363,72 @@ TEST(Pipeline, ScheduleKeepsTheVgprBudget) {
     }
 }
 
+// `n` independent load / mul / store chains of f32x`w` on a workgroup of
+// `threads`, all the loads written first (fresh-user review 15 F2) or each
+// chain in order.
+std::string Chains(int threads, int n, int w, bool loads_first) {
+  std::string text = absl::StrCat("kernel chains\nworkgroup ", threads, " 1 1\ngrid 1 1 1\narg X : f32[", threads, ", ",
+                                  n * w, "] strides [", n * w, ", 1] readonly\narg Y : f32[", threads, ", ", n * w,
+                                  "] strides [", n * w, ", 1] writeonly\n");
+  auto load = [&](int i) { return absl::StrCat("  %x", i, " = load X[tid.x, ", w * i, "] : f32x", w, "\n"); };
+  auto use = [&](int i) {
+    return absl::StrCat("  %m", i, " = mul %x", i, ", %x", i, "\n  store Y[tid.x, ", w * i, "], %m", i, "\n");
+  };
+  for (int i = 0; i < n && loads_first; ++i) text += load(i);
+  for (int i = 0; i < n; ++i) text += (loads_first ? "" : load(i)) + use(i);
+  return text + "end\n";
+}
+
+// Fresh-user review 15 F2: chains written loads first whose source order is
+// over what a wave of the workgroup may allocate (e.g. eight f32x16 chains,
+// 145 VGPRs, in a 1024-thread workgroup: 128, gfx908 64) were refused,
+// though chain order needs two tuples and an address, 2 x 16 + 1 = 33
+// VGPRs by hand, within every cap here (the least, gfx908's at 1024 threads,
+// is 64). The scheduler now keeps within the cap whenever the source order
+// is over it, and then needs no more registers than the same chains written
+// in chain order (the budget keeps the occupancy of its lowest-pressure
+// order, as that kernel's keeps its source order's).
+TEST(Pipeline, ChainsWrittenLoadsFirstFitTheLaunchCap) {
+  int over = 0;
+  for (const int threads : {512, 768, 1024})
+    for (const int n : {4, 8, 12})
+      for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
+        SCOPED_TRACE(absl::StrCat(threads, " threads, ", n, " chains of f32x16, ", t));
+        const int cap = MaxVgprsPerWave(**LookupTarget(t), threads);
+        absl::StatusOr<PipelineResult> r =
+            RunPipeline(*ParseKernel(Chains(threads, n, 16, true), "k.kir"), Id(t), PipelineOptions{}, "k.kir");
+        ASSERT_TRUE(r.ok()) << r.status();
+        EXPECT_FALSE(r->conservative_schedule_retry);
+        EXPECT_LE(std::max(r->resources.next_free_vgpr, r->resources.agprs), cap);
+        EXPECT_LE(Counter(*r, "schedule", "vgpr_peak"), cap);
+        if (Counter(*r, "schedule", "vgpr_original_peak") <= cap) continue;
+        ++over;
+        PipelineResult chain_order = RunOn(*ParseKernel(Chains(threads, n, 16, false), "k.kir"), t, PipelineOptions{});
+        EXPECT_LE(r->resources.next_free_vgpr, chain_order.resources.next_free_vgpr);
+      }
+  // By hand, the source order's peak (the n loaded tuples and the first
+  // product, 16 (n + 1), and an address: 82, 146, 210) is over the cap for 8
+  // and 12 chains at 1024 threads (128; gfx908 64: 4 chains too), 12 at 768
+  // (168; gfx908 84: 8 too) and on gfx908 8 and 12 at 512 (128).
+  EXPECT_EQ(over, 3 * 2 + 3 + 3 * 1 + 2 + 2);
+}
+
 // A gemm whose configuration runs out of VGPRs: the refusal names the other
 // double_buffer / lds_dma settings that compile (fresh-user review F4), each
-// checked here by compiling it. By hand: tile 64x64x256 with one wave copies
-// 2 x 64 x 256 f16 = 64 KiB per K tile through registers, 256 VGPRs per
-// lane, so only the LDS DMA (gfx950, no registers for the copy) fits; with
-// tile 64x64x128 double buffering holds the next tile's 128 VGPRs beside the
-// current tile's fragments.
+// checked here by compiling it. By hand: double buffering carries the next
+// K tile around the K loop in registers, live at the loop's back edge
+// whatever the schedule; with tile 64x64x256 and one wave that is 2 x 64 x
+// 256 f16 = 64 KiB, 256 VGPRs per lane, beside at least an address offset:
+// over the 256 arch VGPRs, on gfx950 (whose 160 KiB of LDS hold two such
+// tiles); without double buffering, or with the LDS DMA (no registers for
+// the copy), it fits.
+// A single-buffered tile's copies are live at once only in the source's
+// order, which loads all of them before storing any to LDS (64x64x256: the
+// same 256 VGPRs; 64x64x128 with double buffering: the next tile's 128
+// beside the current one's): the scheduler stores them as they arrive when
+// that order is over the registers (fresh-user review 15 F2), so those
+// cases run with the scheduler off (PipelineOptions::schedule; the
+// alternatives are tried the same way), and compile with it on.
 TEST(Pipeline, GemmOutOfRegistersNamesSettingsThatFit) {
   auto gemm = [](const char* target, const char* config) {
     return absl::StrCat("kernel g\ntarget ", target, "\nworkgroup auto\ngrid auto\n",
@@ -359,43 +436,57 @@ TEST(Pipeline, GemmOutOfRegistersNamesSettingsThatFit) {
                         "arg B : f16[512, 512] strides [512, 1] readonly\n",
                         "arg C : f32[512, 512] strides [512, 1] readwrite\n  gemm C = A.mk * B.nk ", config, "\nend\n");
   };
-  auto run = [](const std::string& text, const char* target) {
-    return RunPipeline(*ParseKernel(text, "k.kir"), Id(target), PipelineOptions{}, "k.kir");
+  auto run = [](const std::string& text, const char* target, bool source_order) {
+    PipelineOptions o;
+    o.schedule = !source_order;
+    return RunPipeline(*ParseKernel(text, "k.kir"), Id(target), o, "k.kir");
   };
   struct Case {
     const char* target;
     const char* config;
     const char* advice;  // "" when no other setting fits
-    const char* fitting;  // the config with the advice applied
+    std::vector<const char*> fitting;  // the config with each advised setting applied
+    bool source_order;  // over the registers only in the source's order
   };
   const Case cases[] = {
       // lds_dma off given: gfx950's default would be on here (a wave's K
       // tile is 1024 MFMA cycles or more: gemm_config.cc DefaultLdsDma).
       {"gfx950", "tile 64x64x256 waves 1x1 lds_dma off",
        "with `lds_dma on` on the gemm it compiles; or choose a smaller tile or more waves",
-       "tile 64x64x256 waves 1x1 lds_dma on"},
+       {"tile 64x64x256 waves 1x1 lds_dma on"}, true},
       {"gfx90a", "tile 64x64x128 waves 1x1 double_buffer on",
        "with `double_buffer off` on the gemm it compiles; or choose a smaller tile or more waves",
-       "tile 64x64x128 waves 1x1 double_buffer off"},
+       {"tile 64x64x128 waves 1x1 double_buffer off"}, true},
       {"gfx950", "tile 128x128x64 waves 1x1 double_buffer on lds_dma off",
        "with `double_buffer off` or with `lds_dma on` on the gemm it compiles; or choose a smaller tile or more waves",
-       "tile 128x128x64 waves 1x1 double_buffer on lds_dma on"},
-      {"gfx90a", "tile 64x64x256 waves 1x1", "", ""},  // no LDS DMA on gfx90a, no double buffering to drop
+       {"tile 128x128x64 waves 1x1 double_buffer on lds_dma on", "tile 128x128x64 waves 1x1 double_buffer off lds_dma off"},
+       false},
+      {"gfx950", "tile 64x64x256 waves 1x1 double_buffer on lds_dma off",
+       "with `double_buffer off` or with `lds_dma on` on the gemm it compiles; or choose a smaller tile or more waves",
+       {"tile 64x64x256 waves 1x1 double_buffer on lds_dma on", "tile 64x64x256 waves 1x1 double_buffer off lds_dma off"},
+       false},
+      {"gfx90a", "tile 64x64x256 waves 1x1", "", {}, true},  // no LDS DMA on gfx90a, no double buffering to drop
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(absl::StrCat(c.target, " ", c.config));
-    absl::StatusOr<PipelineResult> r = run(gemm(c.target, c.config), c.target);
+    absl::StatusOr<PipelineResult> r = run(gemm(c.target, c.config), c.target, c.source_order);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
     const std::string m(r.status().message());
     EXPECT_TRUE(absl::StrContains(m, "out of VGPRs")) << m;
     if (*c.advice != '\0') {
       EXPECT_TRUE(absl::StrContains(m, c.advice)) << m;
-      absl::StatusOr<PipelineResult> fits = run(gemm(c.target, c.fitting), c.target);
-      EXPECT_TRUE(fits.ok()) << fits.status();
+      for (const char* fitting : c.fitting) {
+        absl::StatusOr<PipelineResult> fits = run(gemm(c.target, fitting), c.target, c.source_order);
+        EXPECT_TRUE(fits.ok()) << fitting << ": " << fits.status();
+      }
     } else {
       EXPECT_TRUE(absl::StrContains(m, "`: choose a smaller tile or more waves")) << m;
       EXPECT_FALSE(absl::StrContains(m, "it compiles")) << m;
+    }
+    if (c.source_order) {
+      absl::StatusOr<PipelineResult> scheduled = run(gemm(c.target, c.config), c.target, false);
+      EXPECT_TRUE(scheduled.ok()) << scheduled.status();
     }
   }
 }

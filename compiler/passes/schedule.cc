@@ -290,6 +290,20 @@ class RegPressure {
       if (!x_.live[r] && x_.readers[r] - Reads(i, r) > 0) d += f_.vregs[r].count;
     return d;
   }
+  // How close issuing `i` brings a live local value it reads to its death:
+  // the most dwords per reader still to issue among those values, as
+  // {dwords, readers} (0 / 1 when it reads none). Per reader, not readers
+  // alone: a chain's 16 muls of an f32x16 free 16 dwords in 16 issues, while
+  // the next chain's load brings a shared 1-dword address, with 8 readers
+  // left near the end of the block, only one reader closer.
+  std::pair<int, int> DeathRate(int i) const {
+    std::pair<int, int> best{0, 1};
+    for (int r : uses_[i])
+      if (x_.live[r] &&
+          static_cast<int64_t>(f_.vregs[r].count) * best.second > static_cast<int64_t>(best.first) * x_.readers[r])
+        best = {f_.vregs[r].count, x_.readers[r]};
+    return best;
+  }
   // True if issuing `i` keeps the pressure within the budget, or lowers it.
   bool Fits(int i) const {
     int d = Delta(i);
@@ -477,134 +491,218 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     for (int s : bb.succs) latch = latch || s <= b;
     regions.push_back({bb.begin, lo, hi, bb.end, latch});
   }
-  PressureScratch scratch(nv);
+  PressureScratch scratch(nv), vscratch(nv);
+  // The dwords of the SGPR and VGPR values live in each region.
+  std::vector<int64_t> sgpr_live_in, vgpr_live_in;
+  {
+    LiveSweep sgpr_sweep(f, RegClass::kSgpr, first, last), vgpr_sweep(f, RegClass::kVgpr, first, last);
+    for (const Region& r : regions) {
+      sgpr_live_in.push_back(sgpr_sweep.LiveIn(r.lo, r.hi));
+      vgpr_live_in.push_back(vgpr_sweep.LiveIn(r.lo, r.hi));
+    }
+  }
+  // Over the launch cap (below): the budget binds below the original order's
+  // peak, and when no ready instruction keeps within it the scheduler issues
+  // the one nearest a value's death.
+  bool over_launch_cap = false;
+  // One region's dependence graph and priorities.
+  struct RegionGraph {
+    DependenceGraph dag;
+    std::vector<int> height;  // the latency-weighted height (longest path to the block end)
+    bool timed;               // follows the issue timeline (below)
+  };
+  auto graph_of = [&](const Region& region) {
+    const int lo = region.lo, hi = region.hi, n = hi - lo;
+    RegionGraph g{DependenceGraph(f, lo, hi, MemoryObjects(f, lo, hi, object_of_id)), std::vector<int>(n, 0), false};
+    for (int i = n - 1; i >= 0; --i) {
+      int h = 0;
+      for (int s : g.dag.succ[i]) h = std::max(h, g.height[s]);
+      g.height[i] = h + Latency(t, f.insts[lo + i]);
+    }
+    // Only a loop's body with MFMAs follows the timeline, where its stalls
+    // would repeat every trip; other blocks keep the height order (every
+    // instruction can start at once): straight-line code runs once, and
+    // taking what can start now over the higher instruction there issued,
+    // say, every alpha * acc of a gemm epilogue while its C loads were in
+    // flight, and hoisted uniform address parts of a prologue (more SGPRs).
+    for (int c = 0; c < n && options.timeline && region.latch && !g.timed; ++c)
+      g.timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
+    return g;
+  };
+  // One schedule of region `ri` in `order` with the VGPR budget `vgpr_cap`;
+  // returns the VGPR peak it reaches (the other values' dwords plus the
+  // local peak) and sets *original_peak to the original order's.
+  auto schedule = [&](size_t ri, const RegionGraph& g, int64_t vgpr_cap, std::vector<int>* order,
+                      int64_t* original_peak) -> int64_t {
+    const int lo = regions[ri].lo, hi = regions[ri].hi, n = hi - lo;
+    const std::vector<std::vector<int>>& succ = g.dag.succ;
+    const std::vector<int>& height = g.height;
+    std::vector<int> npred = g.dag.npred;
+    // Ready instructions by priority: highest height first, ties in the
+    // original order (deterministic); and by original order.
+    auto higher = [&](int a, int b) { return height[a] != height[b] ? height[a] > height[b] : a < b; };
+    std::set<int, decltype(higher)> ready(higher);
+    std::set<int> ready_in_order;
+    for (int i = 0; i < n; ++i)
+      if (npred[i] == 0) {
+        ready.insert(i);
+        ready_in_order.insert(i);
+      }
+    RegPressure sgprs(f, RegClass::kSgpr, lo, hi, first, refs, sgpr_live_in[ri], kSgprSoftBudget,
+                      t.max_sgprs - kSgprAlignmentSlack, false, scratch);
+    RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_live_in[ri],
+                      std::numeric_limits<int64_t>::max(), vgpr_cap, !over_launch_cap, vscratch);
+    // A wave's issue timeline, in cycles: one instruction per 4 cycles; an
+    // instruction can start once every predecessor's latency has passed
+    // (avail), an MFMA also once the previous MFMA has left the matrix pipe
+    // (4 x passes cycles). Among the ready instructions that can start now
+    // the scheduler takes the highest; when none can, the one that can start
+    // soonest. So memory instructions fill the cycles an MFMA chain leaves
+    // and MFMAs fill the latency of loads and barriers (issue 16: with one
+    // wave per SIMD no other wave hides either). Only where g.timed.
+    std::vector<int64_t> avail(n, 0);
+    int64_t cycle = 0, mfma_free = 0;
+    auto start = [&](int c) -> int64_t {
+      if (!g.timed) return 0;
+      const MInst& mi = f.insts[lo + c];
+      return Info(mi.opc).cls == InstClass::kMfma ? std::max(avail[c], mfma_free) : avail[c];
+    };
+    while (!ready.empty()) {
+      // The highest that can start now among those that keep the SGPR and
+      // VGPR pressure within their budgets, else the one of those that can
+      // start soonest (then the highest). When none keeps within the
+      // budgets, the first in the original order: the lowering emits what an
+      // access needs right before it, so under pressure the schedule falls
+      // back towards that order (taking the smallest increase instead issued
+      // every cheap uniform value of the whole epilogue first).
+      int i = -1, soonest = -1;
+      for (int c : ready) {
+        if (!sgprs.Fits(c) || !vgprs.Fits(c)) continue;
+        const int64_t at = start(c);
+        if (at <= cycle) {
+          i = c;
+          break;
+        }
+        if (soonest < 0 || at < start(soonest)) soonest = c;
+      }
+      if (i < 0) i = soonest;
+      // Over the launch cap, where the original order is what overshot it:
+      // the one that brings a live value closest to its death (DeathRate),
+      // then the smaller increase, then the first in the original order
+      // (fresh-user review 15 F2: the first chain's muls and stores, which
+      // free its registers, rather than the next chain's load).
+      if (i < 0 && over_launch_cap) {
+        std::pair<int, int> rate_i;
+        for (int c : ready_in_order) {
+          const std::pair<int, int> rate = vgprs.DeathRate(c);
+          const int64_t lhs = static_cast<int64_t>(rate.first) * rate_i.second,
+                        rhs = static_cast<int64_t>(rate_i.first) * rate.second;
+          if (i < 0 || lhs > rhs || (lhs == rhs && vgprs.Delta(c) < vgprs.Delta(i))) {
+            i = c;
+            rate_i = rate;
+          }
+        }
+      }
+      if (i < 0) i = *ready_in_order.begin();
+      ready.erase(i);
+      ready_in_order.erase(i);
+      sgprs.Issue(i);
+      vgprs.Issue(i);
+      order->push_back(i);
+      const MInst& mi = f.insts[lo + i];
+      cycle = std::max(cycle, start(i));
+      if (Info(mi.opc).cls == InstClass::kMfma) mfma_free = cycle + Latency(t, mi);
+      // An LDS DMA reads M0 when it issues and the DMAs after it write LDS
+      // in order (the same vmcnt queue), so the next M0 write (an
+      // anti-dependence) and the next DMA may follow at once; its load
+      // latency is for the accesses of its LDS bytes (DS ops, s_barrier).
+      // (With the load latency there, the 16 DMAs of a 256x256 gemm K tile
+      // spread out over the MFMAs, one per 500 modelled cycles, and the
+      // step's barrier waited for the last.)
+      const bool dma = Info(mi.opc).flags & kLdsDma;
+      for (int s : succ[i]) {
+        const MInst& next = f.insts[lo + s];
+        const bool issue_only = dma && (next.WritesM0() || (Info(next.opc).flags & kLdsDma));
+        avail[s] = std::max(avail[s], cycle + (issue_only ? 1 : Latency(t, mi)));
+      }
+      cycle += 4;
+      for (int s : succ[i])
+        if (--npred[s] == 0) {
+          ready.insert(s);
+          ready_in_order.insert(s);
+        }
+    }
+    *original_peak = vgprs.OriginalTotalPeak();
+    return vgprs.Peak();
+  };
+  auto identity = [](int n) {
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = i;
+    return order;
+  };
   // The VGPR budget: as given, else the most arch VGPRs that keep the
   // occupancy of the original order (its peak arch VGPR and AGPR pressure
   // over all regions).
   int64_t vgpr_budget = options.vgpr_budget;
+  // Over the launch cap: each region's lowest-pressure order found and its
+  // peak.
+  std::vector<std::vector<int>> lowest_order;
+  std::vector<int64_t> lowest_peak;
   if (vgpr_budget < 0) {
     int64_t vpeak = 0, apeak = 0;
-    LiveSweep vsweep(f, RegClass::kVgpr, first, last), asweep(f, RegClass::kAgpr, first, last);
-    for (const Region& r : regions) {
-      RegPressure v(f, RegClass::kVgpr, r.lo, r.hi, first, refs, vsweep.LiveIn(r.lo, r.hi), 0, 0, true, scratch);
+    LiveSweep asweep(f, RegClass::kAgpr, first, last);
+    for (size_t ri = 0; ri < regions.size(); ++ri) {
+      const Region& r = regions[ri];
+      RegPressure v(f, RegClass::kVgpr, r.lo, r.hi, first, refs, vgpr_live_in[ri], 0, 0, true, scratch);
       vpeak = std::max(vpeak, v.OriginalTotalPeak());
     }
     for (const Region& r : regions) {
       RegPressure a(f, RegClass::kAgpr, r.lo, r.hi, first, refs, asweep.LiveIn(r.lo, r.hi), 0, 0, true, scratch);
       apeak = std::max(apeak, a.OriginalTotalPeak());
     }
-    const int64_t ceiling = OccupancyCeiling(t, vpeak, apeak, options.max_waves_per_simd, options.min_waves_per_simd);
-    vgpr_budget = std::max(vpeak, ceiling - kVgprAlignmentSlack);
-  }
-  LiveSweep sgpr_sweep(f, RegClass::kSgpr, first, last), vgpr_sweep(f, RegClass::kVgpr, first, last);
-  PressureScratch vscratch(nv);
-  for (const Region& region : regions) {
-    const int lo = region.lo, hi = region.hi;
-    for (int i = region.begin; i < lo; ++i) out.push_back(f.insts[i]);
-    int n = hi - lo;
-    DependenceGraph dag(f, lo, hi, MemoryObjects(f, lo, hi, object_of_id));
-    const std::vector<std::vector<int>>& succ = dag.succ;
-    // Priority: the latency-weighted height (longest path to the block end).
-    std::vector<int> height(n, 0);
-    for (int i = n - 1; i >= 0; --i) {
-      int h = 0;
-      for (int s : succ[i]) h = std::max(h, height[s]);
-      height[i] = h + Latency(t, f.insts[lo + i]);
-    }
-    // One schedule of the region in `order` with the VGPR budget `vgpr_cap`;
-    // returns the VGPR peak it reaches (the other values' dwords plus the
-    // local peak) and sets *original_peak to the original order's.
-    auto schedule = [&](int64_t vgpr_cap, std::vector<int>* order, int64_t* original_peak) -> int64_t {
-      std::vector<int> npred = dag.npred;
-      // Ready instructions by priority: highest height first, ties in the
-      // original order (deterministic); and by original order.
-      auto higher = [&](int a, int b) { return height[a] != height[b] ? height[a] > height[b] : a < b; };
-      std::set<int, decltype(higher)> ready(higher);
-      std::set<int> ready_in_order;
-      for (int i = 0; i < n; ++i)
-        if (npred[i] == 0) {
-          ready.insert(i);
-          ready_in_order.insert(i);
-        }
-      RegPressure sgprs(f, RegClass::kSgpr, lo, hi, first, refs, sgpr_sweep.LiveIn(lo, hi), kSgprSoftBudget,
-                        t.max_sgprs - kSgprAlignmentSlack, false, scratch);
-      RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_sweep.LiveIn(lo, hi),
-                        std::numeric_limits<int64_t>::max(), vgpr_cap, true, vscratch);
-      // A wave's issue timeline, in cycles: one instruction per 4 cycles; an
-      // instruction can start once every predecessor's latency has passed
-      // (avail), an MFMA also once the previous MFMA has left the matrix pipe
-      // (4 x passes cycles). Among the ready instructions that can start now
-      // the scheduler takes the highest; when none can, the one that can start
-      // soonest. So memory instructions fill the cycles an MFMA chain leaves
-      // and MFMAs fill the latency of loads and barriers (issue 16: with one
-      // wave per SIMD no other wave hides either).
-      // Only a loop's body with MFMAs follows the timeline, where its stalls
-      // would repeat every trip; other blocks keep the height order (every
-      // instruction can start at once): straight-line code runs once, and
-      // taking what can start now over the higher instruction there issued,
-      // say, every alpha * acc of a gemm epilogue while its C loads were in
-      // flight, and hoisted uniform address parts of a prologue (more SGPRs).
-      bool timed = false;
-      for (int c = 0; c < n && options.timeline && region.latch && !timed; ++c)
-        timed = Info(f.insts[lo + c].opc).cls == InstClass::kMfma;
-      std::vector<int64_t> avail(n, 0);
-      int64_t cycle = 0, mfma_free = 0;
-      auto start = [&](int c) -> int64_t {
-        if (!timed) return 0;
-        const MInst& mi = f.insts[lo + c];
-        return Info(mi.opc).cls == InstClass::kMfma ? std::max(avail[c], mfma_free) : avail[c];
-      };
-      while (!ready.empty()) {
-        // The highest that can start now among those that keep the SGPR and
-        // VGPR pressure within their budgets, else the one of those that can
-        // start soonest (then the highest). When none keeps within the
-        // budgets, the first in the original order: the lowering emits what an
-        // access needs right before it, so under pressure the schedule falls
-        // back towards that order (taking the smallest increase instead issued
-        // every cheap uniform value of the whole epilogue first).
-        int i = -1, soonest = -1;
-        for (int c : ready) {
-          if (!sgprs.Fits(c) || !vgprs.Fits(c)) continue;
-          const int64_t at = start(c);
-          if (at <= cycle) {
-            i = c;
-            break;
-          }
-          if (soonest < 0 || at < start(soonest)) soonest = c;
-        }
-        if (i < 0) i = soonest;
-        if (i < 0) i = *ready_in_order.begin();
-        ready.erase(i);
-        ready_in_order.erase(i);
-        sgprs.Issue(i);
-        vgprs.Issue(i);
-        order->push_back(i);
-        const MInst& mi = f.insts[lo + i];
-        cycle = std::max(cycle, start(i));
-        if (Info(mi.opc).cls == InstClass::kMfma) mfma_free = cycle + Latency(t, mi);
-        // An LDS DMA reads M0 when it issues and the DMAs after it write LDS
-        // in order (the same vmcnt queue), so the next M0 write (an
-        // anti-dependence) and the next DMA may follow at once; its load
-        // latency is for the accesses of its LDS bytes (DS ops, s_barrier).
-        // (With the load latency there, the 16 DMAs of a 256x256 gemm K tile
-        // spread out over the MFMAs, one per 500 modelled cycles, and the
-        // step's barrier waited for the last.)
-        const bool dma = Info(mi.opc).flags & kLdsDma;
-        for (int s : succ[i]) {
-          const MInst& next = f.insts[lo + s];
-          const bool issue_only = dma && (next.WritesM0() || (Info(next.opc).flags & kLdsDma));
-          avail[s] = std::max(avail[s], cycle + (issue_only ? 1 : Latency(t, mi)));
-        }
-        cycle += 4;
-        for (int s : succ[i])
-          if (--npred[s] == 0) {
-            ready.insert(s);
-            ready_in_order.insert(s);
-          }
-      }
-      *original_peak = vgprs.OriginalTotalPeak();
-      return vgprs.Peak();
+    auto ceiling = [&](int64_t vgprs) {
+      return OccupancyCeiling(t, vgprs, apeak, options.max_waves_per_simd, options.min_waves_per_simd);
     };
+    // The original order's peak is over what a wave of this workgroup may
+    // allocate (its waves all fit the SIMDs at once: the ceiling at the
+    // workgroup's waves per SIMD, at most the target's arch VGPRs), so the
+    // budget cannot be the occupancy of that order: each region is first
+    // scheduled for the lowest pressure (a budget of 0: whatever does not
+    // raise it, else the instruction nearest a value's death), and the budget
+    // is the most that keeps the occupancy of those orders' peak; a region
+    // whose schedule with that budget still passes it takes its lowest order
+    // (fresh-user review 15 F2: eight load/mul/store chains of f32x16 written
+    // loads first in a 1024-thread workgroup kept 145 VGPRs of gfx942's cap
+    // of 128; chain order needs 33, and with the next chain's loads hoisted
+    // 49, at 8 waves per SIMD).
+    over_launch_cap = vpeak > ceiling(vpeak);
+    if (over_launch_cap) {
+      int64_t lowest = 0;
+      for (size_t ri = 0; ri < regions.size(); ++ri) {
+        const int n = regions[ri].hi - regions[ri].lo;
+        std::vector<int> order;
+        int64_t original_peak = 0;
+        int64_t peak = schedule(ri, graph_of(regions[ri]), 0, &order, &original_peak);
+        if (static_cast<int>(order.size()) != n)
+          return absl::InternalError("scheduler lost instructions (a dependence cycle)");
+        if (peak >= original_peak) {
+          order = identity(n);
+          peak = original_peak;
+        }
+        lowest = std::max(lowest, peak);
+        lowest_order.push_back(std::move(order));
+        lowest_peak.push_back(peak);
+      }
+      vpeak = lowest;
+      if (stats != nullptr) stats->vgpr_lowest_peak = lowest;
+    }
+    vgpr_budget = std::max(vpeak, ceiling(vpeak) - kVgprAlignmentSlack);
+  }
+  for (size_t ri = 0; ri < regions.size(); ++ri) {
+    const Region& region = regions[ri];
+    const int lo = region.lo, hi = region.hi, n = hi - lo;
+    for (int i = region.begin; i < lo; ++i) out.push_back(f.insts[i]);
+    const RegionGraph g = graph_of(region);
     // The tracker checks one instruction at a time, and when no ready
     // instruction fits it issues the next of the original order, which may
     // start another value: after hoisting the loads of several load/add/store
@@ -614,21 +712,39 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     // schedule). So a region whose peak exceeds the budget is scheduled
     // again with the budget lowered by the overshoot, a few times, and
     // otherwise kept in its original order (whose peak is within the budget:
-    // the budget is at least the original peak).
+    // the budget is at least the original peak), or over the launch cap in
+    // the lower of its lowest order (within the budget: the budget is at
+    // least its peak) and the best retry.
     std::vector<int> order;
     int64_t original_peak = 0;
-    int64_t peak = schedule(vgpr_budget, &order, &original_peak);
-    const int64_t limit = std::max(vgpr_budget, original_peak);  // as RegPressure's at_least_original
+    int64_t peak = schedule(ri, g, vgpr_budget, &order, &original_peak);
+    // As RegPressure's at_least_original.
+    const int64_t limit = over_launch_cap ? vgpr_budget : std::max(vgpr_budget, original_peak);
     int64_t cap = limit;
+    std::vector<int> best_order;  // over the launch cap: the lowest schedule
+    int64_t best_peak = peak;
+    if (over_launch_cap) best_order = order;
     for (int attempt = 0; attempt < kPressureRetries && peak > limit; ++attempt) {
       cap -= peak - limit;
       order.clear();
-      peak = schedule(cap, &order, &original_peak);
+      peak = schedule(ri, g, cap, &order, &original_peak);
+      if (over_launch_cap && peak < best_peak) {
+        best_order = order;
+        best_peak = peak;
+      }
       if (stats != nullptr) ++stats->pressure_retries;
     }
-    if (peak > limit) {
-      order.clear();
-      for (int i = 0; i < n; ++i) order.push_back(i);
+    if (peak > limit && over_launch_cap) {
+      if (lowest_peak[ri] <= best_peak) {
+        order = lowest_order[ri];
+        peak = lowest_peak[ri];
+      } else {
+        order = std::move(best_order);
+        peak = best_peak;
+      }
+      if (stats != nullptr) ++stats->lowest_order_regions;
+    } else if (peak > limit) {
+      order = identity(n);
       peak = original_peak;
       if (stats != nullptr) ++stats->original_order_regions;
     }

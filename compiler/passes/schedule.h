@@ -27,6 +27,12 @@ struct ScheduleStats {
   // schedule's peak exceeded the budget, and regions kept in their original
   // order because every attempt did.
   int pressure_retries = 0, original_order_regions = 0;
+  // When the original order's VGPR peak is over what a wave of the
+  // workgroup may allocate (ScheduleBlocks): the peak of the lowest-pressure
+  // orders found (0 otherwise), and the regions that took theirs because
+  // every schedule with the budget passed it.
+  int64_t vgpr_lowest_peak = 0;
+  int lowest_order_regions = 0;
 };
 
 struct ScheduleOptions {
@@ -41,7 +47,10 @@ struct ScheduleOptions {
   // ScheduleStats says); never below the original order's peak. -1: the
   // most that keep the occupancy the original order's peak VGPR and AGPR
   // pressure gives (compiler/passes/resources.h's rule, capped by
-  // max_waves_per_simd), less 4 for alignment.
+  // max_waves_per_simd), less 4 for alignment; when that peak is over what a
+  // wave may allocate with min_waves_per_simd waves per SIMD (the workgroup
+  // could not launch), the occupancy of the lowest-pressure orders the
+  // scheduler finds instead (ScheduleBlocks).
   int64_t vgpr_budget = -1;
   // The waves per SIMD the kernel can have whatever its registers (its LDS
   // and workgroup size; compiler/passes/resources.h's Occupancy with one
@@ -70,6 +79,14 @@ struct ScheduleOptions {
 // occupancy; a block whose estimated VGPR peak still exceeds the budget is
 // scheduled again with a lower one, and kept in its original order if that
 // does not help (ScheduleStats::pressure_retries, original_order_regions).
+// When the original order's peak is over what a wave of the workgroup may
+// allocate (options.min_waves_per_simd waves sharing a SIMD's file, or the
+// target's arch VGPRs), each block is first scheduled for the lowest
+// pressure (nothing that raises it while something else does not, else the
+// instruction whose issue brings a live value closest to its death); the
+// default budget is then the most that keeps the occupancy of those orders'
+// peak, and a block that still passes it takes its lowest-pressure order
+// (ScheduleStats::vgpr_lowest_peak, lowest_order_regions).
 // Errors: malformed control flow.
 absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats = nullptr,
                             const ScheduleOptions& options = {});
