@@ -2779,7 +2779,14 @@ ExactPlan SaturationPlan(const Kernel& k, const ExactPlan& conv, ElemType target
   return std::move(best.plan);
 }
 
-bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& scalar) {
+namespace {
+
+// Whether `scalar`, an f32 scalar argument of `k`, enters no mfma or gemm
+// K-long sum of the analysis under `plan` (nor, with `scale_products`, a
+// gemm's product of its scale factors). False when `plan` is not exact, the
+// analysis finds a structural problem or `scalar` is no f32 scalar. Serves
+// OverflowsAlike and ScalesAfterSums.
+bool NoSumDependsOn(const Kernel& k, const ExactPlan& plan, const std::string& scalar, bool scale_products) {
   const Arg* a = k.FindArg(scalar);
   if (!plan.exact || a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32) return false;
   Analysis::AffineCache affine;
@@ -2790,10 +2797,17 @@ bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& s
     if (!o.deps.count(scalar) || o.op == nullptr) continue;
     if (o.op->kind == OpKind::kMfma) return false;
     if (o.op->kind == OpKind::kGemm &&
-        (absl::StartsWith(o.what, "the sum of") || o.what == "the product of the scale factors"))
+        (absl::StartsWith(o.what, "the sum of") ||
+         (scale_products && o.what == "the product of the scale factors")))
       return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool OverflowsAlike(const Kernel& k, const ExactPlan& plan, const std::string& scalar) {
+  return NoSumDependsOn(k, plan, scalar, /*scale_products=*/true);
 }
 
 bool FitsSaturatingPlan(const Kernel& k, const ExactPlan& plan) {
@@ -2803,25 +2817,13 @@ bool FitsSaturatingPlan(const Kernel& k, const ExactPlan& plan) {
 }
 
 bool ScalesAfterSums(const Kernel& k, const ExactPlan& plan, const std::string& scalar) {
-  const Arg* a = k.FindArg(scalar);
   auto f = plan.formats.find(scalar);
-  if (!plan.exact || a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32 ||
-      f == plan.formats.end() || f->second.choices.empty())
-    return false;
+  if (f == plan.formats.end() || f->second.choices.empty()) return false;
   for (double c : f->second.choices) {
     const double v = std::ldexp(c, f->second.shift);
     if (!std::isfinite(v) || static_cast<double>(static_cast<float>(v)) != v) return false;
   }
-  Analysis::AffineCache affine;
-  Analysis an(k, &plan.formats, &affine, /*conversion=*/true, /*cap_level=*/1, /*saturation=*/true);
-  an.Run();
-  if (!an.structural().empty()) return false;
-  for (const Obligation& o : an.obligations()) {
-    if (!o.deps.count(scalar) || o.op == nullptr) continue;
-    if (o.op->kind == OpKind::kMfma) return false;
-    if (o.op->kind == OpKind::kGemm && absl::StartsWith(o.what, "the sum of")) return false;
-  }
-  return true;
+  return NoSumDependsOn(k, plan, scalar, /*scale_products=*/false);
 }
 
 std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan) {
