@@ -1332,7 +1332,7 @@ std::string SubnormalTiesAway(const std::string& assembly, const std::string& mn
       if (first)
         absl::StrAppend(&out, "  s_mov_b32 s42, ", normmin, "\n  s_mov_b32 s43, ", up, "\n  s_mov_b32 s44, 0x7fffffff\n");
       first = false;
-      for (const std::string r : {lm[2].str(), lm[3].str()})
+      for (const std::string& r : {lm[2].str(), lm[3].str()})
         absl::StrAppend(&out, "  v_mul_f32 ", t1, ", s43, ", r, "\n  v_bfi_b32 ", t2, ", s44, 0.5, ", t1,
                         "\n  v_add_f32 ", t1, ", ", t1, ", ", t2, "\n  v_trunc_f32 ", t1, ", ", t1, "\n  v_mul_f32 ",
                         t1, ", ", dn, ", ", t1, "\n  v_cmp_gt_f32_e64 s[40:41], s42, |", r, "|\n  s_nop 4\n  v_cndmask_b32_e64 ",
