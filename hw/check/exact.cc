@@ -1989,17 +1989,25 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
     if (!p.exact) continue;
     // The level's target types (program order) and those some of whose
     // conversions this pass leaves exact (fresh-user review 14 F6).
+    // Also those whose bound lies fewer than kConversionTieBits beyond their
+    // p (fresh-user review 18 F7, F8): their own pass when it gives them
+    // more bits (ConversionNote::own_pass).
     std::vector<ElemType> types;
     std::set<ElemType> unrounded;
+    std::map<ElemType, int> level_bits;
     for (const ConversionNote& n : p.conversions) {
       if (n.level != level) continue;
       if (std::find(types.begin(), types.end(), n.to) == types.end()) types.push_back(n.to);
       if (!n.rounds) unrounded.insert(n.to);
+      if (n.rounds) level_bits[n.to] = std::max(level_bits[n.to], n.bits);
     }
+    const size_t level_pass = passes.size();
     passes.push_back(AimSubnormals(k, std::move(p)));
     if (types.size() < 2) continue;
     for (ElemType t : types) {
-      if (!unrounded.count(t)) continue;
+      const bool short_bound = !unrounded.count(t) && level_bits[t] > 0 &&
+                               level_bits[t] < FloatInfo(t).p + kConversionTieBits;
+      if (!unrounded.count(t) && !short_bound) continue;
       // The level's other conversions need only lie in range, which may
       // bound the values' magnitude (fp8's 240) rather than their bits: the
       // float buffers are scaled down (2^0, 2^-1, ... 2^-16) until the
@@ -2017,12 +2025,16 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
             rounds = rounds || n.rounds;
             bits = std::max(bits, n.bits);
           }
-        if (!rounds || bits <= best_bits) continue;
+        if (!rounds || bits <= best_bits || (short_bound && bits <= level_bits[t])) continue;
         best = std::move(q);
         best_bits = bits;
         if (bits >= FloatInfo(t).p + kConversionExtraBits) break;
       }
-      if (best.exact) passes.push_back(AimSubnormals(k, std::move(best)));
+      if (!best.exact) continue;
+      if (short_bound)
+        for (ConversionNote& n : passes[level_pass].conversions)
+          if (n.level == level && n.to == t && n.rounds) n.own_pass = true;
+      passes.push_back(AimSubnormals(k, std::move(best)));
     }
   }
   return passes;

@@ -210,6 +210,13 @@ struct ConversionNote {
   // level that another target's pass sizes (its operand need only lie in
   // range here: it rounds, but seldom from a tie).
   bool capped = false;
+  // Its operand's bound lies fewer than kConversionTieBits bits beyond the
+  // target's p, and a target pass of its own type follows
+  // (PlanConversionPasses): the drawn values seldom reach such a bound
+  // (fresh-user review 18 F7, F8: a K = 128 fp8 sum bounded at 13 bits
+  // held at most 11, no f16 value rounded), so this pass's roundings of it
+  // are not counted on.
+  bool own_pass = false;
 };
 
 struct ExactPlan {
@@ -253,6 +260,11 @@ ExactPlan PlanExactInputs(const Kernel& k);
 // (MakeConversionInputs) typically lies 2 to 4 bits below its bound: p + 1
 // to p + 3 bits, a tie in a quarter to a half of the elements that round.
 constexpr int kConversionExtraBits = 5;
+// The fewest bits beyond a target's p that a sibling conversion's bound
+// must carry for a level's pass to count on its rounding; below it the type
+// gets a target pass of its own (ConversionNote::own_pass). A sum's drawn
+// values fall 1 to 2 bits short of its bound (fresh-user review 18 F7, F8).
+constexpr int kConversionTieBits = 3;
 
 // Whether `k` rounds a value to a narrower float type: a `cvt` to f16, bf16
 // or fp8 from f32, f16 or bf16 (fp8 -> wider types is exact), or a gemm

@@ -273,6 +273,20 @@ inline std::string Review16F6Kernel() {
                                "  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n");
 }
 
+// Fresh-user review 18 F8 (k1.kir, one 16x16 tile): a K = 128 loop of fp8
+// MFMAs times alpha, converted to f16 (P) and to bf16 (Q).
+inline std::string Review18F8Kernel() {
+  return OneWaveMfmaLoopKernel("k1", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 128, "f32_16x16x32_fp8_fp8", 32,
+                               "arg P : f16[16, 16] strides [16, 1] writeonly\n"
+                               "arg Q : bf16[16, 16] strides [16, 1] writeonly\n"
+                               "arg alpha : f32\n",
+                               "  %s = mul %acc, alpha\n"
+                               "  %p = cvt %s : f16x4\n"
+                               "  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\n"
+                               "  %q = cvt %s : bf16x4\n"
+                               "  store Q[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n");
+}
+
 // Fresh-user review 10 F4-F6 (kernel `name`): O = cvt(alpha * acc) to `elem`
 // on `target` after a K = 64 loop of f16 MFMAs.
 inline std::string ComputedKernel(const std::string& target, const std::string& elem, const std::string& name = "h") {

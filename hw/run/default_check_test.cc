@@ -2331,6 +2331,38 @@ TEST_F(DefaultCheckTest, Review16F6Bf16SiblingLeftExactGetsItsOwnPass) {
   EXPECT_NE(r.text.find("'%q = cvt %s : bf16x4' (to bf16, operands of up to "), std::string::npos) << r.text;
 }
 
+// Fresh-user review 18 F8 (k1.kir, here one 16x16 tile), F7: f16 P and
+// bf16 Q of alpha * acc after a K = 128 fp8 loop. The conversion pass (A, B
+// +-m*2^-3, m <= 7: products in steps of 2^-6 up to 49/64, 128 of them
+// times alpha 2: steps of 2^-5 up to 196, ceil(log2 196 + 5) = 13 bits,
+// f16's 11 + 2) said of P "often an exact tie", yet its drawn sums stayed
+// below 64 (11 bits): no f16 value rounded and no f16 pass was planned, so
+// f16 ties rounded away from zero passed seed 3. Now a sibling type whose
+// bound is under kConversionTieBits (3) beyond its p gets its own pass,
+// which fails the mutant on seeds 1 to 3.
+TEST_F(DefaultCheckTest, Review18F8F16SiblingShortOfItsBoundGetsItsOwnPass) {
+  const Compiled c = CompileText(::kir::testing::Review18F8Kernel());
+  const std::string away = BeforeConversions(
+      c, {"v_cvt_f16_f32"}, 1,
+      [](const std::string& s, const std::string&) { return absl::StrCat("  v_mul_f32 ", s, ", 0x3f800001, ", s, "\n"); },
+      "ties_away_f16.hsaco");
+  Expect(c, {away});
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::string text;
+    EXPECT_FALSE(Passes(c, away, seed, &text));
+    EXPECT_NE(text.find("the conversion (to f16) pass"), std::string::npos) << "seed " << seed << "\n" << text;
+  }
+  RunReport r = Run(c, Write(c, c.assembly, "k1.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("it may round 18:3: '%p = cvt %s : f16x4' (to f16, operands of up to 13 significand bits, "
+                        "only 2 beyond f16's, a bound the drawn values seldom reach: its ties are the conversion (to "
+                        "f16) pass's), 20:3: '%q = cvt %s : bf16x4' (to bf16, operands of up to 13 significand bits, "
+                        "5 beyond bf16's: often an exact tie)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\ninputs: conversion (seed 1, to f16): "), std::string::npos) << r.text;
+}
+
 // Fresh-user review 16 F2 (k7.kir): a K = 2048 fp8 loop, O = cvt(alpha *
 // acc) to f8e4m3fnuz and R = cvt(acc) to f8e5m2fnuz; no conversion pass
 // exists (the saturation base). On the base inputs (alpha 2) every O value

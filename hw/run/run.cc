@@ -357,7 +357,14 @@ std::string ConversionsText(const ExactPlan& plan) {
     }
     // A target pass's other conversions of its level (ExactPlan::to): sized
     // for the pass's target, seldom a tie of theirs.
+    // One whose bound the drawn values seldom reach, with a pass of its own
+    // (ConversionNote::own_pass; fresh-user review 18 F7, F8).
     std::string d = n.bits == 0 ? absl::StrCat("to ", to, ", special values")
+                    : n.own_pass
+                        ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, only ",
+                                       n.bits - n.target_p, " beyond ", to,
+                                       "'s, a bound the drawn values seldom reach: its ties are the conversion (to ",
+                                       to, ") pass's")
                     : n.level == plan.level && n.capped
                         ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
                                        n.bits - n.target_p, " beyond ", to, "'s: often an exact tie")
