@@ -630,8 +630,6 @@ bool Bf16SubnormalCarrier(const Kernel& k, const ExactPlan& from, const Computed
 }
 
 // The subnormal pass's ties (fresh-user review 16 F7): a scalar carrier set
-// (entering once or more: review 18 F4, u of acc * u * u; the median then
-// moves by the factor's e-th power, which the aim check below bounds)
 // scaled by m/8 * 2^s (m odd: 13 * 2^-23) can leave no value before the
 // conversion on a tie of the target's subnormal grid (ties need the sum's
 // low bits at half a subnormal; an odd m moves them 3 bits lower), so
@@ -1559,15 +1557,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       if (sub && out_arg != nullptr) {
         std::vector<std::string> set = {carrier};
         set.insert(set.end(), also.begin(), also.end());
-        // A carrier entering e times (u of acc * u * u) set at a power of
-        // two enters as one too (fresh-user review 18 F4: u = 13 * 2^-10
-        // left no tie); further carriers keep their factors, which must be
-        // powers of two themselves (A times 0.5), else the set is counted
-        // as planned, not rescaled.
-        for (const auto& [name, x] : more) {
-          int e = 0;
-          if (std::frexp(std::fabs(x), &e) != 0.5) set.clear();
-        }
+        if (!more.empty() || enters != 1) set.clear();  // counted as planned, not rescaled
         if (absl::Status st = AimAtSubnormalTies(k, &plan, &scale, set, seed, uv, src.io, *out_arg, aim, kAimFactor,
                                                  &tie_runs, &sub_ties);
             !st.ok())
