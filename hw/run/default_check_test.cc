@@ -2893,6 +2893,49 @@ TEST_F(DefaultCheckTest, Review17F3ZeroPaddingKeepsTheSaturationAndSubnormalPass
   EXPECT_EQ(r.text.find("no f32 scalar scales the result"), std::string::npos) << r.text;
 }
 
+// Fresh-user review 18 F3 (z1.kir, here 16x16): with no conversion pass
+// (the fp8 output O after a K = 512 fp8 loop: the saturation base), P =
+// cvt(alpha * acc) to f16 in P[:, 0:16] and zero f16x4 padding in
+// P[:, 16:48]: 512 of P's 768 elements are 0 on every input. The base's own
+// median left them out, but its zero shares were not passed on: every
+// measuring median of P was 0, its +-max and subnormal passes stopped far
+// off ("alpha enters P's values 8 times"), and P's f16 results flushed to 0
+// below 2^-14 (0x38800000; the review's ftz16, here the sources flushed
+// before each v_cvt_f16_f32, the same results) passed seeds 1-3. Now the
+// base's zeros are left out as a conversion pass's are.
+TEST_F(DefaultCheckTest, Review18F3ZeroPaddingWithoutAConversionPassKeepsThePasses) {
+  const Compiled c = CompileText(OneWaveMfmaLoopKernel(
+      "zb", "gfx942", "f8e4m3fnuz", "f8e4m3fnuz", 512, "f32_16x16x32_fp8_fp8", 32,
+      "arg P : f16[16, 48] strides [48, 1] writeonly\narg O : f8e4m3fnuz[16, 16] strides [16, 1] writeonly\n"
+      "arg alpha : f32\n",
+      "  %s = mul %acc, alpha\n"
+      "  %p = cvt %s : f16x4\n"
+      "  %o = cvt %s : f8e4m3fnuzx4\n"
+      "  %zh = zero f16x4\n"
+      "  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p\n"
+      "  store P[tid.x floordiv 16 * 4, 16 + tid.x mod 16] along 0, %zh\n"
+      "  store P[tid.x floordiv 16 * 4, 32 + tid.x mod 16] along 0, %zh\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %o\n"));
+  Expect(c, {BeforeConversions(
+                c, {"v_cvt_f16_f32"}, 1,
+                [](const std::string& s, const std::string& t) { return FlushBelow("0x38800000", s, t); },
+                "zb_ftz16.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "zb.hsaco"), 1);
+  EXPECT_NE(r.text.find("\nsaturation base (seed 1; no conversion pass exists, "), std::string::npos) << r.text;
+  // 16 * 32 = 512 padding zeros of P's 768 stored elements; 256 computed.
+  EXPECT_NE(r.text.find("\nsubnormal: P: median |value| stored "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find(" (of 256; 512 zeros the saturation base also stored left out), near f16's subnormals "
+                        "[5.96046e-08, 6.10352e-05): the values before its conversion lie around its subnormal "
+                        "range\n"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("; 512 zeros the saturation base also stored left out), near f16's max 65504, "),
+            std::string::npos)
+      << r.text;
+  EXPECT_EQ(r.text.find("alpha enters P's values"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("is not checked by this pass"), std::string::npos) << r.text;
+}
+
 // Fresh-user review 17 F6: the scale loop re-planned (or added a further
 // carrier) on its budget's last trial and kept that plan, never run, with
 // the median, sample and `enters` of the plan before. Reached on z1 with

@@ -806,9 +806,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // reference-only run before the passes, whose buffers are gone before
   // theirs are made.
   std::map<std::string, double> base_medians;
+  std::map<std::string, double> base_zero_shares;  // the zeros it stored (fresh-user review 18 F3)
   std::string base_failed;  // the reference's error on the base inputs
   if (sat_pending && sat_base) {
-    absl::StatusOr<std::map<std::string, double>> m = SaturationBaseMedians(k, *sat_base, opts.seed, io, sat_outputs);
+    absl::StatusOr<std::map<std::string, double>> m = SaturationBaseMedians(k, *sat_base, opts.seed, io, sat_outputs,
+                                                                            &base_zero_shares);
     if (m.ok())
       base_medians = std::move(*m);
     else
@@ -1054,7 +1056,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         if (const Arg* a = k.FindArg(name); a != nullptr)
           t += AimedOutputLine(inputs, ref_data, *a, mode == InputMode::kSubnormal, passes[pi].sign, pass_name(pi),
                                passes[pi].inf_reach.count(name) ? passes[pi].inf_reach.at(name) : 0,
-                               passes[pi].zero_shares.count(name) ? passes[pi].zero_shares.at(name) : 0);
+                               passes[pi].zero_shares.count(name) ? passes[pi].zero_shares.at(name) : 0,
+                               passes[pi].from_base ? "the saturation base" : "the conversion pass");
     if (std::string sc = FormatScalars(k, inputs, given); !sc.empty())
       absl::StrAppend(&t, pi == 0 ? "" : absl::StrCat(InputModeName(mode), " "), "scalars: ", sc, "\n");
     if (pi == 0) {
@@ -1123,9 +1126,10 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
       src.outputs = &sat_outputs;
       src.seed = opts.seed;
       src.io = io;
-      if (from_base)
+      if (from_base) {
         src.medians = base_medians;
-      else
+        src.zero_shares = base_zero_shares;
+      } else
         for (const ComputedOutput& o : sat_outputs)
           if (const Arg* a = k.FindArg(o.name); a != nullptr) {
             src.medians[o.name] = SizingMedian(inputs, ref_data, *a);

@@ -303,16 +303,21 @@ double StoredZeroShare(const KernelData& in, const KernelData& ref, const Arg& a
 // the reference interpreter alone on its inputs (`seed`; the workgroups of
 // `io`), whose stored values size the saturation and subnormal passes when
 // no conversion pass exists. Per output of `outputs`, the median
-// StoredMedian gives (0: none stored), or the interpreter's error.
+// StoredMedian gives (0: none stored), or the interpreter's error;
+// `*zero_shares` (when given): per output, StoredZeroShare of that run.
 absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
                                                                     uint64_t seed, const InterpOptions& io,
-                                                                    const std::vector<ComputedOutput>& outputs) {
+                                                                    const std::vector<ComputedOutput>& outputs,
+                                                                    std::map<std::string, double>* zero_shares) {
   absl::StatusOr<std::pair<KernelData, KernelData>> run = ReferenceOnlyRun(k, base, seed, nullptr, io, "");
   if (!run.ok()) return run.status();
   const auto& [in, out] = *run;
   std::map<std::string, double> m;
   for (const ComputedOutput& o : outputs)
-    if (const Arg* a = k.FindArg(o.name); a != nullptr) m[o.name] = SizingMedian(in, out, *a);
+    if (const Arg* a = k.FindArg(o.name); a != nullptr) {
+      m[o.name] = SizingMedian(in, out, *a);
+      if (zero_shares != nullptr) (*zero_shares)[o.name] = StoredZeroShare(in, out, *a);
+    }
   return m;
 }
 
@@ -373,7 +378,8 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
 constexpr double kAimFactor = 4;
 
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
-                            const std::string& pass, int64_t inf_blocks, double zero_share) {
+                            const std::string& pass, int64_t inf_blocks, double zero_share,
+                            const std::string& zeros_by) {
   // The median of the finite values (the saturation passes' inf blocks
   // may reach more than half of them), zeros and +-max included.
   double negative = 0;
@@ -430,7 +436,7 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   // median of the few finite ones says little of the rest).
   const std::string of = absl::StrCat(
       stored > n ? absl::StrFormat("%d finite; %d +-inf", n, stored - n) : absl::StrCat(n),
-      zeros_out > 0 ? absl::StrFormat("; %d zeros the conversion pass also stored left out", zeros_out) : "");
+      zeros_out > 0 ? absl::StrFormat("; %d zeros %s also stored left out", zeros_out, zeros_by) : "");
   // The -max pass: most stored values must be negative (review 13 F5: s
   // negated in s * s * A * B left every value positive).
   // "near f16's max 65504", or with the median below max / 4 (most of the
@@ -1744,6 +1750,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           s.aimed = names;
           for (const std::string& name : names)
             if (src.zero_shares.count(name)) s.zero_shares[name] = src.zero_shares.at(name);
+          s.from_base = src.from_base;
           s.unchecked = unchecked;
           s.sign = sign;
           if (sign < 0)
@@ -1878,6 +1885,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         s.aimed = names;
         for (const std::string& name : names)
           if (src.zero_shares.count(name)) s.zero_shares[name] = src.zero_shares.at(name);
+        s.from_base = src.from_base;
         s.unchecked = unchecked;
         s.sat_line = absl::StrCat(
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),

@@ -55,6 +55,7 @@ struct PassSpec {
   // kSaturation, kSubnormal: per output it aims at, the share of zeros
   // left out of its median (SaturationSource::zero_shares).
   std::map<std::string, double> zero_shares;
+  bool from_base = false;  // kSaturation, kSubnormal: planned from the saturation base
 };
 
 // Writes the codes of `s.window_values` into the pass's inputs `*in`
@@ -85,9 +86,15 @@ double StoredZeroShare(const KernelData& in, const KernelData& ref, const Arg& a
 // `io`), whose stored values size the saturation and subnormal passes when
 // no conversion pass exists. Per output of `outputs`, the median
 // SizingMedian gives (0: none stored), or the interpreter's error.
+// `*zero_shares` (when given): per output, the share of zeros that run
+// stored (StoredZeroShare: padding, constants no carrier scales), left out
+// of the passes' medians as the conversion pass's are (fresh-user review 18
+// F3: with 2/3 of P zero padding every measuring median was 0).
 absl::StatusOr<std::map<std::string, double>> SaturationBaseMedians(const Kernel& k, const ExactPlan& base,
                                                                     uint64_t seed, const InterpOptions& io,
-                                                                    const std::vector<ComputedOutput>& outputs);
+                                                                    const std::vector<ComputedOutput>& outputs,
+                                                                    std::map<std::string, double>* zero_shares =
+                                                                        nullptr);
 
 // The median |value| that sizes the saturation and subnormal passes' scale
 // for output `a` from a run's inputs `in` and results `ref`: StoredMedian
@@ -130,9 +137,11 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
 // (fresh-user review 14 F8). `zero_share`: the share of the zeros stored
 // left out (DropConstantZeros: those the conversion pass also stored;
 // fresh-user review 17 F3), said as "(of 256; 768 zeros the conversion pass
-// also stored left out)".
+// also stored left out)"; `zeros_by` names the run that stored them ("the
+// saturation base" when no conversion pass exists).
 std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const Arg& a, bool sub, int sign,
-                            const std::string& pass, int64_t inf_blocks = 0, double zero_share = 0);
+                            const std::string& pass, int64_t inf_blocks = 0, double zero_share = 0,
+                            const std::string& zeros_by = "the conversion pass");
 
 // What PlanSaturationPasses plans from.
 struct SaturationSource {
