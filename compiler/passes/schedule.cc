@@ -561,15 +561,6 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     // and MFMAs fill the latency of loads and barriers (issue 16: with one
     // wave per SIMD no other wave hides either). Only where g.timed.
     std::vector<int64_t> avail(n, 0);
-    // Instructions reading no register operand (EXEC aside; the over-cap
-    // pick below).
-    std::vector<char> reads_none(n, 0);
-    if (over_launch_cap)
-      for (int c = 0; c < n; ++c) {
-        const RegAccesses acc = Regs(f, f.insts[lo + c]);
-        reads_none[c] = std::none_of(acc.begin(), acc.end(), [](const RegAccess& a) { return !a.def; }) &&
-                        MemOf(f.insts[lo + c]) == kNone;
-      }
     int64_t cycle = 0, mfma_free = 0;
     auto start = [&](int c) -> int64_t {
       if (!g.timed) return 0;
@@ -604,13 +595,15 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
         std::pair<int, int> rate_i;
         for (int c : ready_in_order) {
           std::pair<int, int> rate = vgprs.DeathRate(c);
-          // An instruction that reads no register (a constant's v_mov, which
-          // the lowering shares among its readers) brings no value nearer its
-          // death itself: it takes the best rate of the instructions that
-          // depend on it (fresh-user review 18 F2: bf16 packing's v_and_or_b32
-          // reads the 0xffff0000 constant; the constant, never picked, held
-          // back every chain's packing while the next chains' loads issued).
-          if (reads_none[c])
+          // An instruction that reads no live local value (a shared
+          // constant's v_mov, an address from a kernel input) brings none
+          // nearer its death itself: it takes the best rate of the
+          // instructions that depend on it (fresh-user review 18 F2: bf16
+          // packing's v_and_or_b32 reads a shared 0xffff0000 constant, and on
+          // gfx908 the stores an address computed from tid; never picked,
+          // they held back every chain's packing and stores while the next
+          // chains' loads issued).
+          if (rate.first == 0)
             for (int s : succ[c]) {
               const std::pair<int, int> r = vgprs.DeathRate(s);
               if (static_cast<int64_t>(r.first) * rate.second > static_cast<int64_t>(rate.first) * r.second) rate = r;
