@@ -366,12 +366,17 @@ TEST(Pipeline, ScheduleKeepsTheVgprBudget) {
 // `n` independent load / mul / store chains of f32x`w` on a workgroup of
 // `threads`, all the loads written first (fresh-user review 15 F2) or each
 // chain in order.
-std::string Chains(int threads, int n, int w, bool loads_first) {
+// With `bf16_out`, each product is converted to bf16 before its store (Y is
+// bf16).
+std::string Chains(int threads, int n, int w, bool loads_first, bool bf16_out = false) {
   std::string text = absl::StrCat("kernel chains\nworkgroup ", threads, " 1 1\ngrid 1 1 1\narg X : f32[", threads, ", ",
-                                  n * w, "] strides [", n * w, ", 1] readonly\narg Y : f32[", threads, ", ", n * w,
-                                  "] strides [", n * w, ", 1] writeonly\n");
+                                  n * w, "] strides [", n * w, ", 1] readonly\narg Y : ", bf16_out ? "bf16" : "f32",
+                                  "[", threads, ", ", n * w, "] strides [", n * w, ", 1] writeonly\n");
   auto load = [&](int i) { return absl::StrCat("  %x", i, " = load X[tid.x, ", w * i, "] : f32x", w, "\n"); };
   auto use = [&](int i) {
+    if (bf16_out)
+      return absl::StrCat("  %m", i, " = mul %x", i, ", %x", i, "\n  %c", i, " = cvt %m", i, " : bf16x", w,
+                          "\n  store Y[tid.x, ", w * i, "], %c", i, "\n");
     return absl::StrCat("  %m", i, " = mul %x", i, ", %x", i, "\n  store Y[tid.x, ", w * i, "], %m", i, "\n");
   };
   for (int i = 0; i < n && loads_first; ++i) text += load(i);
@@ -411,6 +416,35 @@ TEST(Pipeline, ChainsWrittenLoadsFirstFitTheLaunchCap) {
   // and 12 chains at 1024 threads (128; gfx908 64: 4 chains too), 12 at 768
   // (168; gfx908 84: 8 too) and on gfx908 8 and 12 at 512 (128).
   EXPECT_EQ(over, 3 * 2 + 3 + 3 * 1 + 2 + 2);
+}
+
+// Fresh-user review 18 F2: the same chains ending in a bf16 conversion were
+// still refused at 1024 threads (160 VGPRs against 128 on gfx942 and
+// gfx950). The bf16 packing (v_and_or_b32) reads one shared 0xffff0000
+// constant whose v_mov reads nothing, so the lowest-pressure pick never
+// chose it: every chain's rounded halves waited for it while the next
+// chains' loads issued (lowest order 146, the source order's peak). By
+// hand, chain order needs at most two f32x16 tuples, a chain's rounding
+// temporaries and the packed bf16x16 (8 dwords) and address: far under 128.
+// Now the loads-first kernel compiles within the cap at chain order's
+// occupancy.
+TEST(Pipeline, ChainsToBf16WrittenLoadsFirstFitTheLaunchCap) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
+    SCOPED_TRACE(absl::StrCat("1024 threads, 8 chains of f32x16 to bf16, ", t));
+    const int cap = MaxVgprsPerWave(**LookupTarget(t), 1024);
+    absl::StatusOr<PipelineResult> r = RunPipeline(*ParseKernel(Chains(1024, 8, 16, true, true), "k.kir"), Id(t),
+                                                   PipelineOptions{}, "k.kir");
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->conservative_schedule_retry);
+    EXPECT_GT(Counter(*r, "schedule", "vgpr_original_peak"), cap);  // the source order is over the cap
+    EXPECT_LE(std::max(r->resources.next_free_vgpr, r->resources.agprs), cap);
+    EXPECT_LE(Counter(*r, "schedule", "vgpr_peak"), cap);
+    // The occupancy of chain order (the budget keeps that of the
+    // lowest-pressure order, not a register count: gfx908 36 VGPRs against
+    // chain order's 35, both 7 waves per SIMD).
+    PipelineResult chain_order = RunOn(*ParseKernel(Chains(1024, 8, 16, false, true), "k.kir"), t, PipelineOptions{});
+    EXPECT_GE(r->resources.occupancy, chain_order.resources.occupancy);
+  }
 }
 
 // A gemm whose configuration runs out of VGPRs: the refusal names the other

@@ -594,7 +594,20 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       if (i < 0 && over_launch_cap) {
         std::pair<int, int> rate_i;
         for (int c : ready_in_order) {
-          const std::pair<int, int> rate = vgprs.DeathRate(c);
+          std::pair<int, int> rate = vgprs.DeathRate(c);
+          // An instruction that reads no live local value (a shared
+          // constant's v_mov, an address from a kernel input) brings none
+          // nearer its death itself: it takes the best rate of the
+          // instructions that depend on it (fresh-user review 18 F2: bf16
+          // packing's v_and_or_b32 reads a shared 0xffff0000 constant, and on
+          // gfx908 the stores an address computed from tid; never picked,
+          // they held back every chain's packing and stores while the next
+          // chains' loads issued).
+          if (rate.first == 0)
+            for (int s : succ[c]) {
+              const std::pair<int, int> r = vgprs.DeathRate(s);
+              if (static_cast<int64_t>(r.first) * rate.second > static_cast<int64_t>(rate.first) * r.second) rate = r;
+            }
           const int64_t lhs = static_cast<int64_t>(rate.first) * rate_i.second,
                         rhs = static_cast<int64_t>(rate_i.first) * rate.second;
           if (i < 0 || lhs > rhs || (lhs == rhs && vgprs.Delta(c) < vgprs.Delta(i))) {
