@@ -2088,55 +2088,10 @@ TEST_F(DefaultCheckTest, Review14F7NanReachedCountsNanOnly) {
 // dropped NaN select (its first two elements' v_cndmask_b32 become moves
 // of the clamped value) passed seeds 2 and 3. The offsets are now drawn
 // from those whose blocks the band loads. P (f8e5m2) stores rows 0..7 of
-// each tile (%c0: accumulator registers 0..3, rows 4 h + t).
-constexpr char kReview14F13[] = R"(kernel k3
-target gfx950
-workgroup 64 1 1
-grid 4 1 1
-arg A : f8e4m3fn[128, 256] strides [256, 1] readonly
-arg B : f8e4m3fn[32, 256] strides [256, 1] readonly
-arg O : f8e4m3fn[128, 32] strides [32, 1] readwrite
-arg P : f8e5m2[128, 32] strides [32, 1] readwrite
-arg alpha : f32
-  %z = zero f32x16
-  %acc = for %k = 0 to 256 step 64 iter(%c = %z) {
-    %a = load A[wg.x * 32 + tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
-    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
-    %d = mfma f32_32x32x64_fp8_fp8 %a, %b, %c
-    yield %d
-  }
-  %s = mul %acc, alpha
-  %c0 = slice %s, 0 : f32x4
-  %c1 = slice %s, 4 : f32x4
-  %c2 = slice %s, 8 : f32x4
-  %c3 = slice %s, 12 : f32x4
-  %i0 = load O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0 : f8e4m3fnx4
-  %f0 = cvt %i0 : f32x4
-  %t0 = add %c0, %f0
-  %o0 = cvt %t0 : f8e4m3fnx4
-  store O[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %o0
-  %i1 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0 : f8e4m3fnx4
-  %f1 = cvt %i1 : f32x4
-  %t1 = add %c1, %f1
-  %o1 = cvt %t1 : f8e4m3fnx4
-  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %o1
-  %i2 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0 : f8e4m3fnx4
-  %f2 = cvt %i2 : f32x4
-  %t2 = add %c2, %f2
-  %o2 = cvt %t2 : f8e4m3fnx4
-  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %o2
-  %i3 = load O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0 : f8e4m3fnx4
-  %f3 = cvt %i3 : f32x4
-  %t3 = add %c3, %f3
-  %o3 = cvt %t3 : f8e4m3fnx4
-  store O[wg.x * 32 + tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %o3
-  %p0 = cvt %c0 : f8e5m2x4
-  store P[wg.x * 32 + tid.x floordiv 32 * 4, tid.x mod 32] along 0, %p0
-end
-)";
-
+// each tile (%c0: accumulator registers 0..3, rows 4 h + t). The kernel
+// is review 14 F5's k3.kir (Review14F5Kernel).
 TEST_F(DefaultCheckTest, Review14F13BandGetsTheNanBlocks) {
-  const Compiled c = CompileText(kReview14F13);
+  const Compiled c = CompileText(::kir::testing::Review14F5Kernel());
   workgroups_.begin = {3, 0, 0};
   workgroups_.end = {4, 1, 1};
   // P's conversion is the kernel's only one to f8e5m2 (v_cvt_pk_bf8_f32):
