@@ -232,9 +232,13 @@ namespace {
 // (`"code_only": true`) with their types and values as --scalar gave them.
 std::string ScalarsJsonWith(const Kernel& k, const KernelData& d, const std::vector<UserValues::Extra>& extra) {
   std::vector<std::string> parts;
-  for (const ScalarValue& s : ScalarValues(k, d))
+  for (const ScalarValue& s : ScalarValues(k, d)) {
+    // JSON has no inf or NaN literal: a non-finite f32 is written as a string
+    // ("inf", "-inf", "nan"); "bits" holds it exactly (fresh-user review 19 F1).
+    const bool finite = std::strcmp(s.type, "f32") != 0 || std::isfinite(F32FromBits(s.bits));
     parts.push_back(absl::StrFormat("  %s: {\"type\": \"%s\", \"value\": %s, \"bits\": \"0x%08x\"}",
-                                    JsonString(s.arg->name), s.type, s.text, s.bits));
+                                    JsonString(s.arg->name), s.type, finite ? s.text : JsonString(s.text), s.bits));
+  }
   for (const UserValues::Extra& e : extra) {
     // FormatScalarValue: "VALUE (TYPE, 0xBITS)" or, for an integer of
     // unknown sign, "VALUE or UNSIGNED (TYPE, 0xBITS)".

@@ -215,7 +215,9 @@ std::string MfmaTargetLacks(const Kernel& k, const TargetInfo& t);
 // The scalar arguments' values, "alpha = 1.52937353 (f32), n = 42 (i32)", or
 // "" when `k` has none (a scalar named in `given` says so: "(f32, --scalar)");
 // and the same as a JSON object
-// {"alpha": {"type": "f32", "value": 1.52937353, "bits": "0x3fc3c1a0"}, ...}.
+// {"alpha": {"type": "f32", "value": 1.52937353, "bits": "0x3fc3c1a0"}, ...}
+// (a non-finite f32 value as the string "inf", "-inf" or "nan": JSON has no
+// such literal; "bits" holds it exactly).
 std::string FormatScalars(const Kernel& k, const KernelData& d, const std::set<std::string>& given = {});
 std::string ScalarsJson(const Kernel& k, const KernelData& d);
 

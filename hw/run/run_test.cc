@@ -632,6 +632,37 @@ class RunReportTest : public ::kir::testing::CodeObjectTestBase {
   }
 };
 
+// Fresh-user review 19 F1: an inf or NaN scalar (--scalar=a=inf) made
+// KERNEL.scalars.json invalid JSON (bare inf / nan tokens).
+TEST(ScalarsJsonTest, NonFiniteF32ValuesAreJsonStrings) {
+  const Kernel k = MustParse(R"(kernel nf
+workgroup 64 1 1
+grid 1 1 1
+arg y : f32[64] strides [1] writeonly
+arg a : f32
+arg b : f32
+arg c : f32
+arg d : f32
+  %z = zero f32
+  %p = mul %z, a
+  %q = mul %p, b
+  %r = mul %q, c
+  %s = mul %r, d
+  store y[tid.x], %s
+end
+)");
+  KernelData d;
+  d.scalars["a"] = 0x7f800000u;  // +inf
+  d.scalars["b"] = 0xff800000u;  // -inf
+  d.scalars["c"] = 0x7fc00000u;  // quiet NaN
+  d.scalars["d"] = 0x3fc00000u;  // 1.5
+  EXPECT_EQ(ScalarsJson(k, d),
+            "{\n  \"a\": {\"type\": \"f32\", \"value\": \"inf\", \"bits\": \"0x7f800000\"},\n"
+            "  \"b\": {\"type\": \"f32\", \"value\": \"-inf\", \"bits\": \"0xff800000\"},\n"
+            "  \"c\": {\"type\": \"f32\", \"value\": \"nan\", \"bits\": \"0x7fc00000\"},\n"
+            "  \"d\": {\"type\": \"f32\", \"value\": 1.5, \"bits\": \"0x3fc00000\"}\n}\n");
+}
+
 TEST_F(RunReportTest, ScalarArgumentsAreReportedAndDumped) {
   Kernel k = MustParse(R"(kernel scal
 target gfx942
