@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -696,6 +697,166 @@ absl::Status AimAtSubnormalTies(const Kernel& k, ExactPlan* plan, double* scale,
   ++*runs;
   *ties = *t;
   return absl::OkStatus();
+}
+
+// What AimAtSubnormalTiesEntering changed: the carrier's factor (1: none)
+// and a further carrier's (empty: none).
+struct EnteringRescale {
+  double carrier_factor = 1;
+  std::string further;
+  double further_factor = 1;
+};
+
+// The subnormal pass's ties for an f32 scalar `carrier` (no companions)
+// entering the values `enters` > 1 times (fresh-user review 18 F4: u of
+// cvt(acc * u * u) at 13 * 2^-10 left no tie of the subnormal grid: u^2's
+// odd factor 169 widens every value's significand past the grid's 3 bits,
+// so ties-away rounding of subnormals passed). The carrier is put at a
+// power of two (scale 2^j: then its e-th power is one), which moves the
+// values by the carrier factor's e-th power, in steps of 2^e; the first of
+// `*more` (further carriers; each factor a power of two, else nothing is
+// rescaled) without companions (`more_also`) may take a further 2 or 1/2 (entering once:
+// A times 0.5 of the same kernel), steps of 2 between. The candidates are
+// ordered by how near the median they predict (`median`, the measuring
+// run's, times their factor on the values) lies to `aim` (review 17 F1:
+// P = cvt(alpha * alpha * acc) put at the power of two nearest the
+// carrier's scale moved its median from 2^-8.4 up to 2^-7.8, away from
+// the lower subnormals where a flush of |x| < 2^-9 showed; nearest the
+// aim, with A's further 2, it lies at 2^-8.8); equal factors on the values
+// (the same values: every factor a power of two) once, the further
+// carrier's factor nearer 1 first. At most 3 that fit exactly are
+// measured (CountSubnormalTies, `*runs` counts them), each kept only when
+// the median stored stays within `aim_factor` of `aim`: the first with a
+// tie is taken, else the first kept, else the plan as it is, counted.
+// `*plan`, `*scale` and `*more` take it, `*changed` says what moved.
+absl::Status AimAtSubnormalTiesEntering(const Kernel& k, ExactPlan* plan, double* scale, const std::string& carrier,
+                                        int enters, std::vector<std::pair<std::string, double>>* more,
+                                        const std::map<std::string, std::vector<std::string>>& more_also,
+                                        double median, uint64_t seed, const UserValues& uv,
+                                        const InterpOptions& io, const Arg& out, double aim, double aim_factor,
+                                        int* runs, SubnormalTies* ties, EnteringRescale* changed) {
+  const Arg* c = k.FindArg(carrier);
+  bool ok = c != nullptr && c->kind == Arg::Kind::kScalar && c->elem == ElemType::kF32 && enters > 1 &&
+            *scale > 0 && std::isfinite(median) && median > 0 && FitsSaturatingPlan(k, *plan);
+  for (const auto& [name, x] : *more) {
+    int e = 0;
+    ok = ok && std::frexp(std::fabs(x), &e) == 0.5;
+  }
+  struct Candidate {
+    double carrier_factor, further_factor;
+    int step;         // log2 of the factor on the values, less enters * log2(1 / scale): an integer
+    double distance;  // |log2(predicted median / aim)|
+    double further;   // |log2| of the further carrier's factor after it
+  };
+  std::vector<Candidate> candidates;
+  if (ok) {
+    const std::string further = more->empty() ? std::string() : more->front().first;
+    const double x0 = further.empty() ? 1 : more->front().second;
+    std::vector<int> further_steps = {0};
+    if (!further.empty() && k.FindArg(further) != nullptr && !more_also.count(further)) further_steps = {0, 1, -1};
+    const int j0 = static_cast<int>(std::floor(std::log2(*scale)));
+    for (int j = j0 - 1; j <= j0 + 2; ++j)
+      for (int s : further_steps) {
+        const double cf = std::ldexp(1.0, j) / *scale, a = std::ldexp(1.0, s);
+        const int step = enters * j + s;
+        // log2 of the predicted median over the aim (the same for equal steps).
+        const double d = std::log2(median / aim) + step - enters * std::log2(*scale);
+        if (!(std::fabs(d) <= std::log2(aim_factor))) continue;
+        candidates.push_back({cf, a, step, std::fabs(d), std::fabs(std::log2(x0 * a))});
+      }
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& p, const Candidate& q) {
+      return std::tie(p.distance, p.step, p.further) < std::tie(q.distance, q.step, q.further);
+    });
+    // Equal steps store the same values (every factor a power of two):
+    // once, the further carrier's factor nearer 1; equally near the aim,
+    // the lower values first.
+    std::vector<Candidate> unique;
+    for (const Candidate& cand : candidates)
+      if (std::none_of(unique.begin(), unique.end(), [&](const Candidate& u) { return u.step == cand.step; }))
+        unique.push_back(cand);
+    candidates = std::move(unique);
+  }
+  std::optional<std::pair<ExactPlan, Candidate>> first;  // the first kept
+  SubnormalTies first_ties;
+  int measured = 0;
+  auto take = [&](ExactPlan q, const Candidate& cand, const SubnormalTies& t) {
+    *plan = std::move(q);
+    *scale *= cand.carrier_factor;
+    changed->carrier_factor = cand.carrier_factor;
+    if (cand.further_factor != 1) {
+      more->front().second *= cand.further_factor;
+      changed->further = more->front().first;
+      changed->further_factor = cand.further_factor;
+    }
+    *ties = t;
+  };
+  for (const Candidate& cand : candidates) {
+    if (measured == 3) break;
+    ExactPlan q = *plan;
+    for (double& v : q.formats[carrier].choices) v *= cand.carrier_factor;
+    if (cand.further_factor != 1) {
+      const Arg* fa = k.FindArg(more->front().first);
+      ExactFormat& f = q.formats[fa->name];
+      if (fa->kind == Arg::Kind::kScalar) {
+        for (double& v : f.choices) v *= cand.further_factor;
+      } else {
+        // A buffer's values times 2^+-1 (ExactFormat::shift), within its
+        // type's range and above its smallest subnormal.
+        const int s = cand.further_factor > 1 ? 1 : -1;
+        const FloatRange r = FloatRangeOf(fa->elem);
+        if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift + s) > r.max ||
+            std::ldexp(1.0, f.exp_lo + f.shift + s) < r.min_subnormal)
+          continue;
+        f.shift += s;
+      }
+    }
+    if (!FitsSaturatingPlan(k, q)) continue;
+    absl::StatusOr<SubnormalTies> t = CountSubnormalTies(k, q, seed, uv, io, out);
+    if (!t.ok()) return t.status();
+    ++*runs;
+    ++measured;
+    if (!t->counted) {  // no other candidate counts either
+      *ties = *t;
+      return absl::OkStatus();
+    }
+    const double m = t->median;
+    if (!(std::isfinite(m) && m > 0 && m >= aim / aim_factor && m <= aim * aim_factor)) continue;
+    if (t->ties > 0) {
+      take(std::move(q), cand, *t);
+      return absl::OkStatus();
+    }
+    if (!first) {
+      first = std::make_pair(std::move(q), cand);
+      first_ties = *t;
+    }
+  }
+  if (first) {
+    take(std::move(first->first), first->second, first_ties);
+    return absl::OkStatus();
+  }
+  // Nothing rescaled fits: the plan as it is, counted.
+  absl::StatusOr<SubnormalTies> t = CountSubnormalTies(k, *plan, seed, uv, io, out);
+  if (!t.ok()) return t.status();
+  ++*runs;
+  *ties = *t;
+  return absl::OkStatus();
+}
+
+// The inputs line's words for what AimAtSubnormalTiesEntering changed
+// (empty: nothing), `median` the median |value| then stored.
+std::string EnteringNote(const EnteringRescale& r, const std::string& carrier, int enters, const std::string& out,
+                         double median) {
+  if (r.carrier_factor == 1 && r.further.empty()) return "";
+  return absl::StrCat(
+      "; then ", carrier, absl::StrFormat(" times %g", r.carrier_factor),
+      r.further.empty() ? std::string() : absl::StrCat(" and ", r.further, absl::StrFormat(" times %g", r.further_factor)),
+      " (", carrier, " at a power of two, so its ",
+      enters == 2   ? std::string("square")
+      : enters == 3 ? std::string("cube")
+                    : absl::StrCat(enters, "th power"),
+      " too (it enters ", out, "'s values ", enters, " times): ties of the subnormal grid; ",
+      absl::StrFormat("the values times %g) with a median |value| stored of %g",
+                      std::pow(r.carrier_factor, enters) * r.further_factor, median));
 }
 
 // The text the subnormal pass's inputs line says of its ties: how many of
@@ -1554,14 +1715,23 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       SubnormalTies sub_ties;
       int tie_runs = 0;
       const double scale_before_ties = scale;
+      EnteringRescale entering;  // AimAtSubnormalTiesEntering's change
       if (sub && out_arg != nullptr) {
         std::vector<std::string> set = {carrier};
         set.insert(set.end(), also.begin(), also.end());
         if (!more.empty() || enters != 1) set.clear();  // counted as planned, not rescaled
-        if (absl::Status st = AimAtSubnormalTies(k, &plan, &scale, set, seed, uv, src.io, *out_arg, aim, kAimFactor,
-                                                 &tie_runs, &sub_ties);
-            !st.ok())
+        // A scalar carrier entering more than once (fresh-user review 18 F4).
+        if (enters > 1 && also.empty()) {
+          if (absl::Status st = AimAtSubnormalTiesEntering(k, &plan, &scale, carrier, enters, &more, more_also,
+                                                           achieved_median, seed, uv, src.io, *out_arg, aim,
+                                                           kAimFactor, &tie_runs, &sub_ties, &entering);
+              !st.ok())
+            return st;
+        } else if (absl::Status st = AimAtSubnormalTies(k, &plan, &scale, set, seed, uv, src.io, *out_arg, aim,
+                                                        kAimFactor, &tie_runs, &sub_ties);
+                   !st.ok()) {
           return st;
+        }
       }
       // Buffers the plan zeroed (an addend removed; subnormal pass only).
       std::vector<std::string> zeroed;
@@ -1891,7 +2061,10 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),
             absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
             measured,
-            TiesNote(sub_ties, aims[i].out->name, to, tie_runs, scale / scale_before_ties),
+            EnteringNote(entering, carrier, enters, aims[i].out->name, sub_ties.median),
+            TiesNote(sub_ties, aims[i].out->name, to, tie_runs,
+                     EnteringNote(entering, carrier, enters, aims[i].out->name, 0).empty() ? scale / scale_before_ties
+                                                                                          : 1),
             ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)",
             unchecked_note, "\n");
         added.push_back(std::move(s));
