@@ -859,6 +859,18 @@ std::string EnteringNote(const EnteringRescale& r, const std::string& carrier, i
                       std::pow(r.carrier_factor, enters) * r.further_factor, median));
 }
 
+// Why the saturation pass's confirming runs took no further step with
+// fewer than a quarter of the values at or beyond the max (fresh-user
+// review 17 F7): no other argument takes a factor 2, and `carrier`'s
+// smallest step, entering `out`'s values `enters` times, moves them by
+// `step` (> 2).
+std::string RetryNotTakenNote(const std::string& carrier, int enters, const std::string& out, double step) {
+  return absl::StrFormat(
+      "; no further step: no other argument takes a factor 2, and %s, a power of two entering %s's values %d "
+      "times, moves them by %g at least, which could take every value past the max (none then stored below it)",
+      carrier, out, enters, step);
+}
+
 // The text the subnormal pass's inputs line says of its ties: how many of
 // the values before `out`'s conversion lay in its subnormal range and how
 // many of those were exact ties of its grid.
@@ -1559,6 +1571,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       double further = 1;
       int64_t confirmed = -1;  // the confirming run's percentage at or beyond the max (-1: none)
       int confirm_trials = 0;
+      std::string retry_note;  // why the confirming runs took no further step (RetryNotTakenNote)
       bool f32_overflow = false;  // the carrier's power of two passes f32's range
       const std::string out_name = aims[i].out->name;
       // Multiplies the carrier set (carrier_only: the carrier and its
@@ -1678,6 +1691,22 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         }
         // Confirmed by reference-only runs: at least a quarter at or beyond
         // the max, else a second carrier for a further factor 4.
+        // The carrier set's smallest step for the retry, as the values take
+        // it (fresh-user review 17 F7): f32 scalars any factor (2 on the
+        // values), else a power of two, 2^enters on them (A of mfma %a, %a:
+        // its factor 2 moved them by 4, to 100% at the max, so that no value
+        // was stored in the type's top binade); such a step is taken only
+        // when no value reached the max, else the line says why not.
+        auto carrier_step_on_values = [&]() {
+          std::vector<std::string> set = {carrier};
+          set.insert(set.end(), also.begin(), also.end());
+          bool scalars = true;
+          for (const std::string& name : set) {
+            const Arg* a = k.FindArg(name);
+            scalars = scalars && a != nullptr && a->kind == Arg::Kind::kScalar;
+          }
+          return scalars ? 2.0 : std::ldexp(1.0, enters);
+        };
         while (confirm_trials < kConfirmTrials) {
           double m = 0, negative = 0;
           if (absl::Status st = trial(plan, &m, &negative, &confirmed); !st.ok()) return st;
@@ -1685,7 +1714,11 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           ++confirm_trials;
           if (confirmed >= 25 || confirm_trials == kConfirmTrials) break;
           double f = scale_further(2, /*carrier_only=*/false, /*step=*/true);
-          if (f == 1) f = scale_further(2, /*carrier_only=*/true, /*step=*/true);
+          if (f == 1 && (carrier_step_on_values() <= 2 || confirmed == 0)) {
+            f = scale_further(2, /*carrier_only=*/true, /*step=*/true);
+          } else if (f == 1) {
+            retry_note = RetryNotTakenNote(carrier, enters, out_name, carrier_step_on_values());
+          }
           if (f == 1) break;
           further *= f;
         }
@@ -1797,9 +1830,9 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         absl::StrAppend(&measured, " (the zeros ", stored_by, " also stored left out: constants no carrier scales)");
       if (confirmed >= 0)
         absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s of these inputs stored %d%% of "
-                                                   "the values at or beyond the max%s)",
+                                                   "the values at or beyond the max%s%s)",
                                                    confirm_trials, confirm_trials == 1 ? "" : "s", confirmed,
-                                                   confirmed < 25 ? ", fewer than a quarter" : ""));
+                                                   confirmed < 25 ? ", fewer than a quarter" : "", retry_note));
       if (negation_trials > 0)
         absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s to find what to negate)",
                                                    negation_trials, negation_trials == 1 ? "" : "s"));
