@@ -871,6 +871,67 @@ std::string RetryNotTakenNote(const std::string& carrier, int enters, const std:
       carrier, out, enters, step);
 }
 
+// A bf16 output's subnormal pass (fresh-user review 18 F6: alpha of
+// cvt((acc * alpha) * alpha), entering twice, was aimed a factor 2 short
+// and A took the rest, times 0.5; bf16 then got no subnormal pass, A being
+// no f32 scalar applied after every sum, though alpha alone near 2^-65
+// puts the values in f32's subnormals exactly): the carrier set `set` (the
+// carrier and its companions, each an f32 scalar applied after every
+// mfma/gemm sum: ScalesAfterSums) takes the further carriers' factors
+// (`more`, with their companions `more_also`) instead, by the `enters`-th
+// root of their product (the factor the values took from them, each
+// entering once; rounded to 3 significand bits or a power of two so that
+// the values stay exact: `*f`, whose e-th power the values then take
+// instead), and the further carriers and their companions are `from`'s
+// again. The plan when every value then fits exactly and each member
+// still scales after every sum; else none (also
+// for companions of a carrier entering more than once, which would scale
+// by other powers).
+std::optional<ExactPlan> ScalarCarrierSetAlone(const Kernel& k, const ExactPlan& plan, const ExactPlan& from,
+                                               const std::vector<std::string>& set, int enters,
+                                               const std::vector<std::pair<std::string, double>>& more,
+                                               const std::map<std::string, std::vector<std::string>>& more_also,
+                                               double* f) {
+  if (more.empty() || enters < 1 || (enters > 1 && set.size() > 1)) return std::nullopt;
+  double product = 1;
+  ExactPlan q = plan;
+  for (const auto& [name, x] : more) {
+    product *= x;
+    std::vector<std::string> names = {name};
+    if (auto with = more_also.find(name); with != more_also.end())
+      names.insert(names.end(), with->second.begin(), with->second.end());
+    for (const std::string& n : names) {
+      if (std::find(set.begin(), set.end(), n) != set.end() || !from.formats.count(n)) return std::nullopt;
+      q.formats[n] = from.formats.at(n);
+    }
+  }
+  if (!(product > 0) || !std::isfinite(product)) return std::nullopt;
+  for (const std::string& name : set) {
+    const Arg* a = k.FindArg(name);
+    if (a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32) return std::nullopt;
+  }
+  // The factor: the nearest m/8 * 2^s (m in [8, 16]: 3 significand bits, as
+  // SaturationPlan's) to the root, else the power of two nearest it, else
+  // the other one around it; the first with which every value fits.
+  const double root = std::pow(product, 1.0 / enters);
+  const int s = static_cast<int>(std::floor(std::log2(root)));
+  const double lo = std::ldexp(1.0, s);
+  std::vector<double> factors = {std::round(root / lo * 8) / 8 * lo, std::ldexp(1.0, std::lround(std::log2(root)))};
+  factors.push_back(factors[1] == lo ? 2 * lo : lo);
+  for (double x : factors) {
+    ExactPlan r = q;
+    for (const std::string& name : set)
+      for (double& c : r.formats[name].choices) c *= x;
+    if (!FitsSaturatingPlan(k, r)) continue;
+    bool after = true;
+    for (const std::string& name : set) after = after && ScalesAfterSums(k, r, name);
+    if (!after) continue;
+    *f = x;
+    return r;
+  }
+  return std::nullopt;
+}
+
 // The text the subnormal pass's inputs line says of its ties: how many of
 // the values before `out`'s conversion lay in its subnormal range and how
 // many of those were exact ties of its grid.
@@ -1572,6 +1633,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       int64_t confirmed = -1;  // the confirming run's percentage at or beyond the max (-1: none)
       int confirm_trials = 0;
       std::string retry_note;  // why the confirming runs took no further step (RetryNotTakenNote)
+      std::string alone_note;  // a bf16 subnormal pass's carrier set alone (ScalarCarrierSetAlone)
+      double alone_correction = 1;  // the factor its values took beside the measured ones
       bool f32_overflow = false;  // the carrier's power of two passes f32's range
       const std::string out_name = aims[i].out->name;
       // Multiplies the carrier set (carrier_only: the carrier and its
@@ -1732,6 +1795,30 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         for (const auto& [name, with] : more_also) set.insert(set.end(), with.begin(), with.end());
         bool after = true;
         for (const std::string& name : set) after = after && ScalesAfterSums(k, plan, name);
+        std::vector<std::string> scalars = {carrier};
+        scalars.insert(scalars.end(), also.begin(), also.end());
+        double f = 1;
+        if (!after)
+          if (std::optional<ExactPlan> q =
+                  ScalarCarrierSetAlone(k, plan, *src.from, scalars, enters, more, more_also, &f)) {
+            std::vector<std::string> further;
+            for (const auto& [name, x] : more) further.push_back(absl::StrFormat("%s (not times %g)", name, x));
+            alone_note = absl::StrCat(
+                "; then ", absl::StrJoin(further, " and "), " as in ", from_text, src.from_base ? "" : " inputs",
+                " and ", absl::StrJoin(scalars, " and "), absl::StrFormat(" times %g", f), " (",
+                enters > 1 ? absl::StrCat(carrier, " enters ", aims[i].out->name, "'s values ", enters, " times; ")
+                           : std::string(),
+                "bf16's subnormals are f32's, reached by f32 scalars applied after every mfma or gemm sum only: "
+                "fresh-user review 18 F6)");
+            plan = *std::move(q);
+            scale *= f;
+            double further_product = 1;
+            for (const auto& [name, x] : more) further_product *= x;
+            alone_correction = std::pow(f, enters) / further_product;
+            more.clear();
+            more_also.clear();
+            after = true;
+          }
         if (!after) {
           done[i] = true;
           absl::StrAppend(&unaimed, SkippedLine(absl::StrCat("subnormal pass for ", aims[i].out->name),
@@ -1756,7 +1843,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         // A scalar carrier entering more than once (fresh-user review 18 F4).
         if (enters > 1 && also.empty()) {
           if (absl::Status st = AimAtSubnormalTiesEntering(k, &plan, &scale, carrier, enters, &more, more_also,
-                                                           achieved_median, seed, uv, src.io, *out_arg, aim,
+                                                           achieved_median * alone_correction, seed, uv, src.io,
+                                                           *out_arg, aim,
                                                            kAimFactor, &tie_runs, &sub_ties, &entering);
               !st.ok())
             return st;
@@ -1847,6 +1935,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                         : enters == 3 ? std::string("cube")
                                       : absl::StrCat(enters, "th"),
                         " root of the factor)");
+      absl::StrAppend(&measured, alone_note);
       // NaN/inf blocks in one operand of every MFMA chain that reaches a
       // narrowing conversion (fresh-user review 12 F4); not in the
       // subnormal pass.
