@@ -3211,7 +3211,8 @@ TEST_F(DefaultCheckTest, R17F7BufferEnteringTwiceRetryKeepsTheTopBinade) {
       << r.text;
   // The +max pass's median below the max: values stored in the top binade.
   std::smatch sm;
-  ASSERT_TRUE(std::regex_search(r.text, sm, std::regex(R"(\nsaturation \(\+max\): G: median \|value\| stored ([0-9.e+]+) )")))
+  ASSERT_TRUE(std::regex_search(
+      r.text, sm, std::regex(R"(\nsaturation \(\+max\): G: median \|value\| stored ([0-9.e+]+) )")))
       << r.text;
   EXPECT_LT(std::stod(sm[1].str()), 57344) << r.text;
   EXPECT_GE(std::stod(sm[1].str()), 32768) << r.text;
@@ -3228,7 +3229,8 @@ TEST_F(DefaultCheckTest, R17F7BufferEnteringTwiceRetryKeepsTheTopBinade) {
 TEST_F(DefaultCheckTest, R18F6Bf16SubnormalPassByTheScalarAlone) {
   const Compiled c = CompileText(::kir::testing::R18F4Mfma32LoopKernel(
       "k4", 128,
-      "arg P : f16[32, 32] strides [32, 1] writeonly\narg Q : bf16[32, 32] strides [32, 1] writeonly\narg alpha : f32\n",
+      "arg P : f16[32, 32] strides [32, 1] writeonly\narg Q : bf16[32, 32] strides [32, 1] writeonly\n"
+      "arg alpha : f32\n",
       absl::StrCat("  %s1 = mul %acc, alpha\n  %s = mul %s1, alpha\n  %p = cvt %s : f16x16\n  %q = cvt %s : bf16x16\n",
                    ::kir::testing::R18F4Store32("P", "%p", "f16"), ::kir::testing::R18F4Store32("Q", "%q", "bf16"))));
   const std::string ftz = absl::StrReplaceAll(

@@ -715,8 +715,9 @@ struct EnteringRescale {
 // power of two (scale 2^j: then its e-th power is one), which moves the
 // values by the carrier factor's e-th power, in steps of 2^e; the first of
 // `*more` (further carriers; each factor a power of two, else nothing is
-// rescaled) without companions (`more_also`) may take a further 2 or 1/2 (entering once:
-// A times 0.5 of the same kernel), steps of 2 between. The candidates are
+// rescaled) without companions (`more_also`) may take a further 2 or 1/2
+// (entering once: A times 0.5 of the same kernel), steps of 2 between. The
+// candidates are
 // ordered by how near the median they predict (`median`, the measuring
 // run's, times their factor on the values) lies to `aim` (review 17 F1:
 // P = cvt(alpha * alpha * acc) put at the power of two nearest the
@@ -849,7 +850,8 @@ std::string EnteringNote(const EnteringRescale& r, const std::string& carrier, i
   if (r.carrier_factor == 1 && r.further.empty()) return "";
   return absl::StrCat(
       "; then ", carrier, absl::StrFormat(" times %g", r.carrier_factor),
-      r.further.empty() ? std::string() : absl::StrCat(" and ", r.further, absl::StrFormat(" times %g", r.further_factor)),
+      r.further.empty() ? std::string()
+                        : absl::StrCat(" and ", r.further, absl::StrFormat(" times %g", r.further_factor)),
       " (", carrier, " at a power of two, so its ",
       enters == 2   ? std::string("square")
       : enters == 3 ? std::string("cube")
@@ -884,9 +886,8 @@ std::string RetryNotTakenNote(const std::string& carrier, int enters, const std:
 // the values stay exact: `*f`, whose e-th power the values then take
 // instead), and the further carriers and their companions are `from`'s
 // again. The plan when every value then fits exactly and each member
-// still scales after every sum; else none (also
-// for companions of a carrier entering more than once, which would scale
-// by other powers).
+// still scales after every sum; else none (also for companions of a
+// carrier entering more than once, which would scale by other powers).
 std::optional<ExactPlan> ScalarCarrierSetAlone(const Kernel& k, const ExactPlan& plan, const ExactPlan& from,
                                                const std::vector<std::string>& set, int enters,
                                                const std::vector<std::pair<std::string, double>>& more,
@@ -1844,8 +1845,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         if (enters > 1 && also.empty()) {
           if (absl::Status st = AimAtSubnormalTiesEntering(k, &plan, &scale, carrier, enters, &more, more_also,
                                                            achieved_median * alone_correction, seed, uv, src.io,
-                                                           *out_arg, aim,
-                                                           kAimFactor, &tie_runs, &sub_ties, &entering);
+                                                           *out_arg, aim, kAimFactor, &tie_runs, &sub_ties,
+                                                           &entering);
               !st.ok())
             return st;
         } else if (absl::Status st = AimAtSubnormalTies(k, &plan, &scale, set, seed, uv, src.io, *out_arg, aim,
