@@ -634,6 +634,43 @@ end
 )";
 }
 
+// Fresh-user review 18 F4 (t1.kir) and F6 (k4.kir), gfx942, one wave: a K = `k`
+// loop of 32x32x16 fp8 MFMAs over A and B (f8e4m3fnuz[32, k]), %acc the
+// f32x16 sum; then the other arguments' `arg` lines `args` (after A and B)
+// and `body` (ops, one per line, indented by two).
+inline std::string R18F4Mfma32LoopKernel(const std::string& name, int k, const std::string& args,
+                                         const std::string& body) {
+  return absl::StrCat("kernel ", name, "\ntarget gfx942\nworkgroup 64 1 1\ngrid 1 1 1\n",
+                      absl::StrReplaceAll(R"(arg A : f8e4m3fnuz[32, K] strides [K, 1] readonly
+arg B : f8e4m3fnuz[32, K] strides [K, 1] readonly
+)",
+                                          {{"K", absl::StrCat(k)}}),
+                      args, absl::StrReplaceAll(R"(  %z = zero f32x16
+  %acc = for %k = 0 to K step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_32x32x16_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+)",
+                                                {{"K", absl::StrCat(k)}}),
+                      body, "end\n");
+}
+
+// The lines (indented by two) storing `value` (`elem`x16, a 32x32 MFMA
+// result's layout) to the [32, 32] buffer `out`: four slices of 4, rows
+// tid.x floordiv 32 * 4 + 8 g, column tid.x mod 32.
+inline std::string R18F4Store32(const std::string& out, const std::string& value, const std::string& elem) {
+  std::string r;
+  for (int g = 0; g < 4; ++g) {
+    const std::string v = absl::StrCat(value, g);
+    absl::StrAppend(&r, "  ", v, " = slice ", value, ", ", 4 * g, " : ", elem, "x4\n  store ", out,
+                    "[tid.x floordiv 32 * 4", g > 0 ? absl::StrCat(" + ", 8 * g) : "", ", tid.x mod 32] along 0, ", v,
+                    "\n");
+  }
+  return r;
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

@@ -3152,5 +3152,100 @@ TEST_F(DefaultCheckTest, Review17F2InfBlocksAreCountedOnTheSample) {
       << r.text;
 }
 
+// Fresh-user review 18 F4 (t1.kir): O = cvt(acc * u * u) to f8e4m3fnuz, P =
+// cvt(acc * u * v) to f8e5m2fnuz. O's subnormal pass left u at 13 * 2^-10
+// (u enters O's values twice: u^2's odd factor 169 widens every value past
+// the subnormal grid): no tie of it, and O's fp8 conversion rounding its
+// subnormal ties away from zero (the review's t1_subawayO: below 2^-7,
+// 0x3c000000; the grid 2^-10) passed seeds 1-3. Now u is put at a power of
+// two (its square one too), A's further factor between: ties are counted
+// and the mutant fails. Review 17 F1's P flush (g1_Pftz, the test above)
+// guards against a placement that leaves the lower subnormals empty.
+TEST_F(DefaultCheckTest, R18F4CarrierEnteringTwiceGetsSubnormalTies) {
+  const Compiled c = CompileText(::kir::testing::R18F4Mfma32LoopKernel(
+      "t1", 256,
+      "arg O : f8e4m3fnuz[32, 32] strides [32, 1] writeonly\narg P : f8e5m2fnuz[32, 32] strides [32, 1] "
+      "writeonly\narg u : f32\narg v : f32\n",
+      absl::StrCat("  %s1 = mul %acc, u\n  %s2 = mul %s1, u\n  %s3 = mul %s1, v\n  %o = cvt %s2 : f8e4m3fnuzx16\n"
+                   "  %p = cvt %s3 : f8e5m2fnuzx16\n",
+                   ::kir::testing::R18F4Store32("O", "%o", "f8e4m3fnuz"),
+                   ::kir::testing::R18F4Store32("P", "%p", "f8e5m2fnuz"))));
+  const std::string m =
+      Write(c, SubnormalTiesAway(c.assembly, "v_cvt_pk_fp8_f32", "0x3c000000", "0x44800000", "0x3a800000"),
+            "t1_subawayO.hsaco");
+  Expect(c, {m});
+  RunReport r = Run(c, Write(c, c.assembly, "t1.hsaco"), 1);
+  EXPECT_GT(SubnormalTiesSaid(r.text), 0) << r.text;
+  EXPECT_NE(r.text.find("(u at a power of two, so its square too (it enters O's values 2 times): ties of the "
+                        "subnormal grid; the values times "),
+            std::string::npos)
+      << r.text;
+  // The subnormal pass's u a power of two (printed to 9 digits).
+  std::smatch sm;
+  ASSERT_TRUE(std::regex_search(r.text, sm, std::regex(R"(\nsubnormal scalars: u = ([0-9.e+-]+) \(f32\))"))) << r.text;
+  const double l = std::log2(std::stod(sm[1].str()));
+  EXPECT_LT(std::fabs(l - std::round(l)), 1e-7) << r.text;
+}
+
+// Fresh-user review 17 F7 (v1.kir): O = cvt(mfma(A, A)) to f8e5m2fnuz (the
+// gram kernel's shape). A, a buffer entering twice, moves the values by 4
+// per factor 2: the confirming run's retry ("a further factor 2") took A
+// times 2 again, from 6% to 100% of the values at the max, so that no
+// value was stored in f8e5m2fnuz's top binade [32768, 57344) and a
+// conversion truncating it (|x| >= 2^15: the f32 bits & 0xffe00000, round
+// toward zero) passed seeds 1-3. Now the retry takes a step of 4 only when
+// no value reached the max, and says so.
+TEST_F(DefaultCheckTest, R17F7BufferEnteringTwiceRetryKeepsTheTopBinade) {
+  const Compiled c =
+      CompileText(absl::StrReplaceAll(kGram, {{"f16[16, 16]", "f8e5m2fnuz[16, 16]"}, {"f16x4", "f8e5m2fnuzx4"}}));
+  auto truncate_top = [](const std::string& s, const std::string& t) {
+    return absl::StrCat("  v_and_b32 ", t, ", 0x7fffffff, ", s, "\n  v_cmp_le_f32 vcc, 0x47000000, ", t,
+                        "\n  v_and_b32 ", t, ", 0xffe00000, ", s, "\n  s_nop 1\n  v_cndmask_b32 ", s, ", ", s, ", ", t,
+                        ", vcc\n");
+  };
+  Expect(c, {BeforeConversions(c, {"v_cvt_pk_bf8_f32"}, 2, truncate_top, "v1_top.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "v1.hsaco"), 1);
+  EXPECT_NE(r.text.find("; no further step: no other argument takes a factor 2, and X, a power of two entering G's "
+                        "values 2 times, moves them by 4 at least"),
+            std::string::npos)
+      << r.text;
+  // The +max pass's median below the max: values stored in the top binade.
+  std::smatch sm;
+  ASSERT_TRUE(std::regex_search(
+      r.text, sm, std::regex(R"(\nsaturation \(\+max\): G: median \|value\| stored ([0-9.e+]+) )")))
+      << r.text;
+  EXPECT_LT(std::stod(sm[1].str()), 57344) << r.text;
+  EXPECT_GE(std::stod(sm[1].str()), 32768) << r.text;
+}
+
+// Fresh-user review 18 F6 (k4.kir): s = (acc * alpha) * alpha to f16 P and
+// bf16 Q. Q's scale loop aimed alpha a factor 2 short and gave A (no f32
+// scalar applied after every sum) a factor 0.5: "subnormal pass for Q not
+// run: ... the carrier set (alpha, A) is not all f32 scalars", though
+// alpha alone near 2^-65 reaches f32's subnormals exactly. Now alpha takes
+// A's factor: Q gets its subnormal pass, and code built with f32
+// denormals flushed (.amdhsa_float_denorm_mode_32 0) fails seeds 1-3
+// (seeds 1 and 2 passed before).
+TEST_F(DefaultCheckTest, R18F6Bf16SubnormalPassByTheScalarAlone) {
+  const Compiled c = CompileText(::kir::testing::R18F4Mfma32LoopKernel(
+      "k4", 128,
+      "arg P : f16[32, 32] strides [32, 1] writeonly\narg Q : bf16[32, 32] strides [32, 1] writeonly\n"
+      "arg alpha : f32\n",
+      absl::StrCat("  %s1 = mul %acc, alpha\n  %s = mul %s1, alpha\n  %p = cvt %s : f16x16\n  %q = cvt %s : bf16x16\n",
+                   ::kir::testing::R18F4Store32("P", "%p", "f16"), ::kir::testing::R18F4Store32("Q", "%q", "bf16"))));
+  const std::string ftz = absl::StrReplaceAll(
+      c.assembly, {{".amdhsa_float_denorm_mode_32 3", ".amdhsa_float_denorm_mode_32 0"}});
+  ASSERT_NE(ftz, c.assembly);
+  Expect(c, {Write(c, ftz, "k4_ftz32.hsaco")});
+  RunReport r = Run(c, Write(c, c.assembly, "k4.hsaco"), 1);
+  EXPECT_EQ(r.text.find("subnormal pass for Q not run"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find(" as in the conversion pass's inputs and alpha times "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("\nsubnormal (Q): Q: median |value| stored "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("near bf16's subnormals [9.18355e-41, 1.17549e-38): the values before its conversion lie "
+                        "around its subnormal range\n"),
+            std::string::npos)
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kir

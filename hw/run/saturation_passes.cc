@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -696,6 +697,240 @@ absl::Status AimAtSubnormalTies(const Kernel& k, ExactPlan* plan, double* scale,
   ++*runs;
   *ties = *t;
   return absl::OkStatus();
+}
+
+// What AimAtSubnormalTiesEntering changed: the carrier's factor (1: none)
+// and a further carrier's (empty: none).
+struct EnteringRescale {
+  double carrier_factor = 1;
+  std::string further;
+  double further_factor = 1;
+};
+
+// The subnormal pass's ties for an f32 scalar `carrier` (no companions)
+// entering the values `enters` > 1 times (fresh-user review 18 F4: u of
+// cvt(acc * u * u) at 13 * 2^-10 left no tie of the subnormal grid: u^2's
+// odd factor 169 widens every value's significand past the grid's 3 bits,
+// so ties-away rounding of subnormals passed). The carrier is put at a
+// power of two (scale 2^j: then its e-th power is one), which moves the
+// values by the carrier factor's e-th power, in steps of 2^e; the first of
+// `*more` (further carriers; each factor a power of two, else nothing is
+// rescaled) without companions (`more_also`) may take a further 2 or 1/2
+// (entering once: A times 0.5 of the same kernel), steps of 2 between. The
+// candidates are
+// ordered by how near the median they predict (`median`, the measuring
+// run's, times their factor on the values) lies to `aim` (review 17 F1:
+// P = cvt(alpha * alpha * acc) put at the power of two nearest the
+// carrier's scale moved its median from 2^-8.4 up to 2^-7.8, away from
+// the lower subnormals where a flush of |x| < 2^-9 showed; nearest the
+// aim, with A's further 2, it lies at 2^-8.8); equal factors on the values
+// (the same values: every factor a power of two) once, the further
+// carrier's factor nearer 1 first. At most 3 that fit exactly are
+// measured (CountSubnormalTies, `*runs` counts them), each kept only when
+// the median stored stays within `aim_factor` of `aim`: the first with a
+// tie is taken, else the first kept, else the plan as it is, counted.
+// `*plan`, `*scale` and `*more` take it, `*changed` says what moved.
+absl::Status AimAtSubnormalTiesEntering(const Kernel& k, ExactPlan* plan, double* scale, const std::string& carrier,
+                                        int enters, std::vector<std::pair<std::string, double>>* more,
+                                        const std::map<std::string, std::vector<std::string>>& more_also,
+                                        double median, uint64_t seed, const UserValues& uv,
+                                        const InterpOptions& io, const Arg& out, double aim, double aim_factor,
+                                        int* runs, SubnormalTies* ties, EnteringRescale* changed) {
+  const Arg* c = k.FindArg(carrier);
+  bool ok = c != nullptr && c->kind == Arg::Kind::kScalar && c->elem == ElemType::kF32 && enters > 1 &&
+            *scale > 0 && std::isfinite(median) && median > 0 && FitsSaturatingPlan(k, *plan);
+  for (const auto& [name, x] : *more) {
+    int e = 0;
+    ok = ok && std::frexp(std::fabs(x), &e) == 0.5;
+  }
+  struct Candidate {
+    double carrier_factor, further_factor;
+    int step;         // log2 of the factor on the values, less enters * log2(1 / scale): an integer
+    double distance;  // |log2(predicted median / aim)|
+    double further;   // |log2| of the further carrier's factor after it
+  };
+  std::vector<Candidate> candidates;
+  if (ok) {
+    const std::string further = more->empty() ? std::string() : more->front().first;
+    const double x0 = further.empty() ? 1 : more->front().second;
+    std::vector<int> further_steps = {0};
+    if (!further.empty() && k.FindArg(further) != nullptr && !more_also.count(further)) further_steps = {0, 1, -1};
+    const int j0 = static_cast<int>(std::floor(std::log2(*scale)));
+    for (int j = j0 - 1; j <= j0 + 2; ++j)
+      for (int s : further_steps) {
+        const double cf = std::ldexp(1.0, j) / *scale, a = std::ldexp(1.0, s);
+        const int step = enters * j + s;
+        // log2 of the predicted median over the aim (the same for equal steps).
+        const double d = std::log2(median / aim) + step - enters * std::log2(*scale);
+        if (!(std::fabs(d) <= std::log2(aim_factor))) continue;
+        candidates.push_back({cf, a, step, std::fabs(d), std::fabs(std::log2(x0 * a))});
+      }
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& p, const Candidate& q) {
+      return std::tie(p.distance, p.step, p.further) < std::tie(q.distance, q.step, q.further);
+    });
+    // Equal steps store the same values (every factor a power of two):
+    // once, the further carrier's factor nearer 1; equally near the aim,
+    // the lower values first.
+    std::vector<Candidate> unique;
+    for (const Candidate& cand : candidates)
+      if (std::none_of(unique.begin(), unique.end(), [&](const Candidate& u) { return u.step == cand.step; }))
+        unique.push_back(cand);
+    candidates = std::move(unique);
+  }
+  std::optional<std::pair<ExactPlan, Candidate>> first;  // the first kept
+  SubnormalTies first_ties;
+  int measured = 0;
+  auto take = [&](ExactPlan q, const Candidate& cand, const SubnormalTies& t) {
+    *plan = std::move(q);
+    *scale *= cand.carrier_factor;
+    changed->carrier_factor = cand.carrier_factor;
+    if (cand.further_factor != 1) {
+      more->front().second *= cand.further_factor;
+      changed->further = more->front().first;
+      changed->further_factor = cand.further_factor;
+    }
+    *ties = t;
+  };
+  for (const Candidate& cand : candidates) {
+    if (measured == 3) break;
+    ExactPlan q = *plan;
+    for (double& v : q.formats[carrier].choices) v *= cand.carrier_factor;
+    if (cand.further_factor != 1) {
+      const Arg* fa = k.FindArg(more->front().first);
+      ExactFormat& f = q.formats[fa->name];
+      if (fa->kind == Arg::Kind::kScalar) {
+        for (double& v : f.choices) v *= cand.further_factor;
+      } else {
+        // A buffer's values times 2^+-1 (ExactFormat::shift), within its
+        // type's range and above its smallest subnormal.
+        const int s = cand.further_factor > 1 ? 1 : -1;
+        const FloatRange r = FloatRangeOf(fa->elem);
+        if (std::ldexp(std::ldexp(1.0, f.bits) - 1, f.exp_lo + f.spread + f.shift + s) > r.max ||
+            std::ldexp(1.0, f.exp_lo + f.shift + s) < r.min_subnormal)
+          continue;
+        f.shift += s;
+      }
+    }
+    if (!FitsSaturatingPlan(k, q)) continue;
+    absl::StatusOr<SubnormalTies> t = CountSubnormalTies(k, q, seed, uv, io, out);
+    if (!t.ok()) return t.status();
+    ++*runs;
+    ++measured;
+    if (!t->counted) {  // no other candidate counts either
+      *ties = *t;
+      return absl::OkStatus();
+    }
+    const double m = t->median;
+    if (!(std::isfinite(m) && m > 0 && m >= aim / aim_factor && m <= aim * aim_factor)) continue;
+    if (t->ties > 0) {
+      take(std::move(q), cand, *t);
+      return absl::OkStatus();
+    }
+    if (!first) {
+      first = std::make_pair(std::move(q), cand);
+      first_ties = *t;
+    }
+  }
+  if (first) {
+    take(std::move(first->first), first->second, first_ties);
+    return absl::OkStatus();
+  }
+  // Nothing rescaled fits: the plan as it is, counted.
+  absl::StatusOr<SubnormalTies> t = CountSubnormalTies(k, *plan, seed, uv, io, out);
+  if (!t.ok()) return t.status();
+  ++*runs;
+  *ties = *t;
+  return absl::OkStatus();
+}
+
+// The inputs line's words for what AimAtSubnormalTiesEntering changed
+// (empty: nothing), `median` the median |value| then stored.
+std::string EnteringNote(const EnteringRescale& r, const std::string& carrier, int enters, const std::string& out,
+                         double median) {
+  if (r.carrier_factor == 1 && r.further.empty()) return "";
+  return absl::StrCat(
+      "; then ", carrier, absl::StrFormat(" times %g", r.carrier_factor),
+      r.further.empty() ? std::string()
+                        : absl::StrCat(" and ", r.further, absl::StrFormat(" times %g", r.further_factor)),
+      " (", carrier, " at a power of two, so its ",
+      enters == 2   ? std::string("square")
+      : enters == 3 ? std::string("cube")
+                    : absl::StrCat(enters, "th power"),
+      " too (it enters ", out, "'s values ", enters, " times): ties of the subnormal grid; ",
+      absl::StrFormat("the values times %g) with a median |value| stored of %g",
+                      std::pow(r.carrier_factor, enters) * r.further_factor, median));
+}
+
+// Why the saturation pass's confirming runs took no further step with
+// fewer than a quarter of the values at or beyond the max (fresh-user
+// review 17 F7): no other argument takes a factor 2, and `carrier`'s
+// smallest step, entering `out`'s values `enters` times, moves them by
+// `step` (> 2).
+std::string RetryNotTakenNote(const std::string& carrier, int enters, const std::string& out, double step) {
+  return absl::StrFormat(
+      "; no further step: no other argument takes a factor 2, and %s, a power of two entering %s's values %d "
+      "times, moves them by %g at least, which could take every value past the max (none then stored below it)",
+      carrier, out, enters, step);
+}
+
+// A bf16 output's subnormal pass (fresh-user review 18 F6: alpha of
+// cvt((acc * alpha) * alpha), entering twice, was aimed a factor 2 short
+// and A took the rest, times 0.5; bf16 then got no subnormal pass, A being
+// no f32 scalar applied after every sum, though alpha alone near 2^-65
+// puts the values in f32's subnormals exactly): the carrier set `set` (the
+// carrier and its companions, each an f32 scalar applied after every
+// mfma/gemm sum: ScalesAfterSums) takes the further carriers' factors
+// (`more`, with their companions `more_also`) instead, by the `enters`-th
+// root of their product (the factor the values took from them, each
+// entering once; rounded to 3 significand bits or a power of two so that
+// the values stay exact: `*f`, whose e-th power the values then take
+// instead), and the further carriers and their companions are `from`'s
+// again. The plan when every value then fits exactly and each member
+// still scales after every sum; else none (also for companions of a
+// carrier entering more than once, which would scale by other powers).
+std::optional<ExactPlan> ScalarCarrierSetAlone(const Kernel& k, const ExactPlan& plan, const ExactPlan& from,
+                                               const std::vector<std::string>& set, int enters,
+                                               const std::vector<std::pair<std::string, double>>& more,
+                                               const std::map<std::string, std::vector<std::string>>& more_also,
+                                               double* f) {
+  if (more.empty() || enters < 1 || (enters > 1 && set.size() > 1)) return std::nullopt;
+  double product = 1;
+  ExactPlan q = plan;
+  for (const auto& [name, x] : more) {
+    product *= x;
+    std::vector<std::string> names = {name};
+    if (auto with = more_also.find(name); with != more_also.end())
+      names.insert(names.end(), with->second.begin(), with->second.end());
+    for (const std::string& n : names) {
+      if (std::find(set.begin(), set.end(), n) != set.end() || !from.formats.count(n)) return std::nullopt;
+      q.formats[n] = from.formats.at(n);
+    }
+  }
+  if (!(product > 0) || !std::isfinite(product)) return std::nullopt;
+  for (const std::string& name : set) {
+    const Arg* a = k.FindArg(name);
+    if (a == nullptr || a->kind != Arg::Kind::kScalar || a->elem != ElemType::kF32) return std::nullopt;
+  }
+  // The factor: the nearest m/8 * 2^s (m in [8, 16]: 3 significand bits, as
+  // SaturationPlan's) to the root, else the power of two nearest it, else
+  // the other one around it; the first with which every value fits.
+  const double root = std::pow(product, 1.0 / enters);
+  const int s = static_cast<int>(std::floor(std::log2(root)));
+  const double lo = std::ldexp(1.0, s);
+  std::vector<double> factors = {std::round(root / lo * 8) / 8 * lo, std::ldexp(1.0, std::lround(std::log2(root)))};
+  factors.push_back(factors[1] == lo ? 2 * lo : lo);
+  for (double x : factors) {
+    ExactPlan r = q;
+    for (const std::string& name : set)
+      for (double& c : r.formats[name].choices) c *= x;
+    if (!FitsSaturatingPlan(k, r)) continue;
+    bool after = true;
+    for (const std::string& name : set) after = after && ScalesAfterSums(k, r, name);
+    if (!after) continue;
+    *f = x;
+    return r;
+  }
+  return std::nullopt;
 }
 
 // The text the subnormal pass's inputs line says of its ties: how many of
@@ -1398,6 +1633,9 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       double further = 1;
       int64_t confirmed = -1;  // the confirming run's percentage at or beyond the max (-1: none)
       int confirm_trials = 0;
+      std::string retry_note;  // why the confirming runs took no further step (RetryNotTakenNote)
+      std::string alone_note;  // a bf16 subnormal pass's carrier set alone (ScalarCarrierSetAlone)
+      double alone_correction = 1;  // the factor its values took beside the measured ones
       bool f32_overflow = false;  // the carrier's power of two passes f32's range
       const std::string out_name = aims[i].out->name;
       // Multiplies the carrier set (carrier_only: the carrier and its
@@ -1517,6 +1755,22 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         }
         // Confirmed by reference-only runs: at least a quarter at or beyond
         // the max, else a second carrier for a further factor 4.
+        // The carrier set's smallest step for the retry, as the values take
+        // it (fresh-user review 17 F7): f32 scalars any factor (2 on the
+        // values), else a power of two, 2^enters on them (A of mfma %a, %a:
+        // its factor 2 moved them by 4, to 100% at the max, so that no value
+        // was stored in the type's top binade); such a step is taken only
+        // when no value reached the max, else the line says why not.
+        auto carrier_step_on_values = [&]() {
+          std::vector<std::string> set = {carrier};
+          set.insert(set.end(), also.begin(), also.end());
+          bool scalars = true;
+          for (const std::string& name : set) {
+            const Arg* a = k.FindArg(name);
+            scalars = scalars && a != nullptr && a->kind == Arg::Kind::kScalar;
+          }
+          return scalars ? 2.0 : std::ldexp(1.0, enters);
+        };
         while (confirm_trials < kConfirmTrials) {
           double m = 0, negative = 0;
           if (absl::Status st = trial(plan, &m, &negative, &confirmed); !st.ok()) return st;
@@ -1524,7 +1778,11 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           ++confirm_trials;
           if (confirmed >= 25 || confirm_trials == kConfirmTrials) break;
           double f = scale_further(2, /*carrier_only=*/false, /*step=*/true);
-          if (f == 1) f = scale_further(2, /*carrier_only=*/true, /*step=*/true);
+          if (f == 1 && (carrier_step_on_values() <= 2 || confirmed == 0)) {
+            f = scale_further(2, /*carrier_only=*/true, /*step=*/true);
+          } else if (f == 1) {
+            retry_note = RetryNotTakenNote(carrier, enters, out_name, carrier_step_on_values());
+          }
           if (f == 1) break;
           further *= f;
         }
@@ -1538,6 +1796,30 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         for (const auto& [name, with] : more_also) set.insert(set.end(), with.begin(), with.end());
         bool after = true;
         for (const std::string& name : set) after = after && ScalesAfterSums(k, plan, name);
+        std::vector<std::string> scalars = {carrier};
+        scalars.insert(scalars.end(), also.begin(), also.end());
+        double f = 1;
+        if (!after)
+          if (std::optional<ExactPlan> q =
+                  ScalarCarrierSetAlone(k, plan, *src.from, scalars, enters, more, more_also, &f)) {
+            std::vector<std::string> further;
+            for (const auto& [name, x] : more) further.push_back(absl::StrFormat("%s (not times %g)", name, x));
+            alone_note = absl::StrCat(
+                "; then ", absl::StrJoin(further, " and "), " as in ", from_text, src.from_base ? "" : " inputs",
+                " and ", absl::StrJoin(scalars, " and "), absl::StrFormat(" times %g", f), " (",
+                enters > 1 ? absl::StrCat(carrier, " enters ", aims[i].out->name, "'s values ", enters, " times; ")
+                           : std::string(),
+                "bf16's subnormals are f32's, reached by f32 scalars applied after every mfma or gemm sum only: "
+                "fresh-user review 18 F6)");
+            plan = *std::move(q);
+            scale *= f;
+            double further_product = 1;
+            for (const auto& [name, x] : more) further_product *= x;
+            alone_correction = std::pow(f, enters) / further_product;
+            more.clear();
+            more_also.clear();
+            after = true;
+          }
         if (!after) {
           done[i] = true;
           absl::StrAppend(&unaimed, SkippedLine(absl::StrCat("subnormal pass for ", aims[i].out->name),
@@ -1554,14 +1836,24 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       SubnormalTies sub_ties;
       int tie_runs = 0;
       const double scale_before_ties = scale;
+      EnteringRescale entering;  // AimAtSubnormalTiesEntering's change
       if (sub && out_arg != nullptr) {
         std::vector<std::string> set = {carrier};
         set.insert(set.end(), also.begin(), also.end());
         if (!more.empty() || enters != 1) set.clear();  // counted as planned, not rescaled
-        if (absl::Status st = AimAtSubnormalTies(k, &plan, &scale, set, seed, uv, src.io, *out_arg, aim, kAimFactor,
-                                                 &tie_runs, &sub_ties);
-            !st.ok())
+        // A scalar carrier entering more than once (fresh-user review 18 F4).
+        if (enters > 1 && also.empty()) {
+          if (absl::Status st = AimAtSubnormalTiesEntering(k, &plan, &scale, carrier, enters, &more, more_also,
+                                                           achieved_median * alone_correction, seed, uv, src.io,
+                                                           *out_arg, aim, kAimFactor, &tie_runs, &sub_ties,
+                                                           &entering);
+              !st.ok())
+            return st;
+        } else if (absl::Status st = AimAtSubnormalTies(k, &plan, &scale, set, seed, uv, src.io, *out_arg, aim,
+                                                        kAimFactor, &tie_runs, &sub_ties);
+                   !st.ok()) {
           return st;
+        }
       }
       // Buffers the plan zeroed (an addend removed; subnormal pass only).
       std::vector<std::string> zeroed;
@@ -1627,9 +1919,9 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         absl::StrAppend(&measured, " (the zeros ", stored_by, " also stored left out: constants no carrier scales)");
       if (confirmed >= 0)
         absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s of these inputs stored %d%% of "
-                                                   "the values at or beyond the max%s)",
+                                                   "the values at or beyond the max%s%s)",
                                                    confirm_trials, confirm_trials == 1 ? "" : "s", confirmed,
-                                                   confirmed < 25 ? ", fewer than a quarter" : ""));
+                                                   confirmed < 25 ? ", fewer than a quarter" : "", retry_note));
       if (negation_trials > 0)
         absl::StrAppend(&measured, absl::StrFormat(" (%d further reference-only run%s to find what to negate)",
                                                    negation_trials, negation_trials == 1 ? "" : "s"));
@@ -1644,6 +1936,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                         : enters == 3 ? std::string("cube")
                                       : absl::StrCat(enters, "th"),
                         " root of the factor)");
+      absl::StrAppend(&measured, alone_note);
       // NaN/inf blocks in one operand of every MFMA chain that reaches a
       // narrowing conversion (fresh-user review 12 F4); not in the
       // subnormal pass.
@@ -1891,7 +2184,10 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),
             absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
             measured,
-            TiesNote(sub_ties, aims[i].out->name, to, tie_runs, scale / scale_before_ties),
+            EnteringNote(entering, carrier, enters, aims[i].out->name, sub_ties.median),
+            TiesNote(sub_ties, aims[i].out->name, to, tie_runs,
+                     EnteringNote(entering, carrier, enters, aims[i].out->name, 0).empty() ? scale / scale_before_ties
+                                                                                          : 1),
             ", exact in f32: the stored codes must equal the reference's bit for bit (any NaN for a NaN)",
             unchecked_note, "\n");
         added.push_back(std::move(s));
