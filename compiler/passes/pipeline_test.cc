@@ -447,6 +447,35 @@ TEST(Pipeline, ChainsToBf16WrittenLoadsFirstFitTheLaunchCap) {
   }
 }
 
+// Fresh-user review 18 F2 at 512 threads: the same eight chains to bf16 are
+// within what a wave may allocate (256 on gfx90a/942/950, gfx908 128) in
+// source order, whose 146 estimated VGPRs the scheduler kept as its budget
+// (164 estimated, 180 allocated: 2 waves per SIMD) where chain order needs
+// 59 (8 waves). Now the lowest-pressure order reaches a higher tier and is
+// taken: the loads-first kernel needs at most chain order's VGPRs plus one
+// allocation granule (the budget keeps a tier, not a register count, and
+// counts within one granule allocate alike; gfx908: 36 against chain
+// order's 35) and gets at least its waves per SIMD.
+TEST(Pipeline, ChainsToBf16At512ThreadsTakeChainOrdersOccupancy) {
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
+    SCOPED_TRACE(absl::StrCat("512 threads, 8 chains of f32x16 to bf16, ", t));
+    const TargetInfo& target = **LookupTarget(t);
+    absl::StatusOr<PipelineResult> r = RunPipeline(*ParseKernel(Chains(512, 8, 16, true, true), "k.kir"), Id(t),
+                                                   PipelineOptions{}, "k.kir");
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->conservative_schedule_retry);
+    // By hand, the source order holds the eight loaded f32x16 tuples and the
+    // first product: at least 9 x 16 = 144 VGPRs.
+    EXPECT_GE(Counter(*r, "schedule", "vgpr_original_peak"), 144);
+    PipelineResult chain_order = RunOn(*ParseKernel(Chains(512, 8, 16, false, true), "k.kir"), t, PipelineOptions{});
+    EXPECT_LE(r->resources.next_free_vgpr, chain_order.resources.next_free_vgpr + target.vgpr_granule);
+    EXPECT_GE(r->resources.occupancy, chain_order.resources.occupancy);
+    // 144 VGPRs allow at most 3 waves per SIMD (512 / 144; gfx908 256 / 144:
+    // 1), so the source order's tier is passed.
+    EXPECT_GT(r->resources.occupancy, WavesPerSimdForVgprs(target, 144));
+  }
+}
+
 // A gemm whose configuration runs out of VGPRs: the refusal names the other
 // double_buffer / lds_dma settings that compile (fresh-user review F4), each
 // checked here by compiling it. By hand: double buffering carries the next

@@ -39,10 +39,8 @@ KernelResources ComputeResources(const TargetInfo& t, const Kernel& k, const Ker
 int Occupancy(const TargetInfo& t, int vgprs, int sgprs, int64_t lds_bytes,
               int64_t workgroup_threads) {
   // VGPRs: 512 per lane per SIMD on 90a/942/950 (unified, granule 8), 256 arch +
-  // 256 acc on 908 (granule 4).
-  int alloc = t.unified_vgpr_file ? RoundUp(std::max(1, vgprs), 8) : RoundUp(std::max(1, vgprs), 4);
-  int file = VgprFilePerSimd(t);
-  int occ = std::min(t.max_waves_per_simd, file / alloc);
+  // 256 acc on 908 (granule 4): target.h.
+  int occ = WavesPerSimdForVgprs(t, vgprs);
   // SGPRs (every GFX9 target): LLVM 22's table, not a granule division.
   if (sgprs > 0) occ = std::min(occ, sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7);
   // Whole workgroups: a workgroup's waves are resident on one CU together,

@@ -393,20 +393,29 @@ class LiveSweep {
   int64_t dwords_ = 0;
 };
 
-// The most arch VGPRs that keep the occupancy `vgprs` arch VGPRs and `agprs`
-// AGPRs give (compiler/passes/resources.h's Occupancy rule: gfx90a/942 one
-// file of 512 with granule 8 for both, gfx908 256 each with granule 4), with
-// at most `max_waves` waves per SIMD (0: the target's maximum) and at least
-// `min_waves` (those the workgroup puts on one SIMD).
-int64_t OccupancyCeiling(const TargetInfo& t, int64_t vgprs, int64_t agprs, int max_waves, int min_waves) {
-  const int64_t granule = t.unified_vgpr_file ? 8 : 4;
-  const int64_t file = VgprFilePerSimd(t);
-  auto round_up = [&](int64_t v) { return (std::max<int64_t>(1, v) + granule - 1) / granule * granule; };
-  const int64_t alloc = t.unified_vgpr_file ? round_up(round_up(vgprs) + agprs) : round_up(std::max(vgprs, agprs));
+// The waves per SIMD `vgprs` arch VGPRs and `agprs` AGPRs allow
+// (compiler/passes/resources.h's Occupancy rule, the register file's facts
+// in target.h WavesPerSimdForVgprs: gfx90a/942/950 one file for both, the
+// arch VGPRs rounded to the granule before the AGPRs; gfx908 the larger of
+// the two), with at most `max_waves` waves per SIMD (0: the target's maximum)
+// and at least `min_waves` (those the workgroup puts on one SIMD).
+int64_t OccupancyWaves(const TargetInfo& t, int64_t vgprs, int64_t agprs, int max_waves, int min_waves) {
+  const int64_t granule = t.vgpr_granule;
+  const int64_t arch = (std::max<int64_t>(1, vgprs) + granule - 1) / granule * granule;
+  const int64_t alloc = t.unified_vgpr_file ? arch + agprs : std::max(vgprs, agprs);
   const int64_t cap = max_waves > 0 ? std::min(max_waves, t.max_waves_per_simd) : t.max_waves_per_simd;
-  const int64_t waves = std::max<int64_t>({1, min_waves, std::min<int64_t>(cap, file / alloc)});
-  const int64_t per_wave = file / waves / granule * granule;
-  return std::min<int64_t>(t.max_arch_vgprs, t.unified_vgpr_file && agprs > 0 ? per_wave - round_up(agprs) : per_wave);
+  return std::max<int64_t>({1, min_waves, std::min<int64_t>(cap, WavesPerSimdForVgprs(t, alloc))});
+}
+
+// The most arch VGPRs that keep the occupancy `vgprs` arch VGPRs and `agprs`
+// AGPRs give (OccupancyWaves): a SIMD's file over those waves, rounded down
+// to the granule, less the AGPRs on a unified file.
+int64_t OccupancyCeiling(const TargetInfo& t, int64_t vgprs, int64_t agprs, int max_waves, int min_waves) {
+  const int64_t granule = t.vgpr_granule;
+  const int64_t waves = OccupancyWaves(t, vgprs, agprs, max_waves, min_waves);
+  const int64_t per_wave = VgprFilePerSimd(t) / waves / granule * granule;
+  const int64_t agpr_alloc = (agprs + granule - 1) / granule * granule;
+  return std::min<int64_t>(t.max_arch_vgprs, t.unified_vgpr_file && agprs > 0 ? per_wave - agpr_alloc : per_wave);
 }
 
 // The memory object of each memory instruction of f.insts[lo, hi): for a
@@ -501,10 +510,12 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
       vgpr_live_in.push_back(vgpr_sweep.LiveIn(r.lo, r.hi));
     }
   }
-  // Over the launch cap (below): the budget binds below the original order's
-  // peak, and when no ready instruction keeps within it the scheduler issues
-  // the one nearest a value's death.
-  bool over_launch_cap = false;
+  // The regions scheduled towards their lowest pressure (below: over the
+  // launch cap, or within it where that reaches more waves per SIMD): the
+  // budget binds below the original order's peak, and when no ready
+  // instruction keeps within it the scheduler issues the one nearest a
+  // value's death.
+  std::vector<char> lowered(regions.size(), 0);
   // One region's dependence graph and priorities.
   struct RegionGraph {
     DependenceGraph dag;
@@ -551,7 +562,7 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     RegPressure sgprs(f, RegClass::kSgpr, lo, hi, first, refs, sgpr_live_in[ri], kSgprSoftBudget,
                       t.max_sgprs - kSgprAlignmentSlack, false, scratch);
     RegPressure vgprs(f, RegClass::kVgpr, lo, hi, first, refs, vgpr_live_in[ri],
-                      std::numeric_limits<int64_t>::max(), vgpr_cap, !over_launch_cap, vscratch);
+                      std::numeric_limits<int64_t>::max(), vgpr_cap, !lowered[ri], vscratch);
     // A wave's issue timeline, in cycles: one instruction per 4 cycles; an
     // instruction can start once every predecessor's latency has passed
     // (avail), an MFMA also once the previous MFMA has left the matrix pipe
@@ -586,12 +597,13 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
         if (soonest < 0 || at < start(soonest)) soonest = c;
       }
       if (i < 0) i = soonest;
-      // Over the launch cap, where the original order is what overshot it:
+      // Towards the lowest pressure (over the launch cap, where the original
+      // order is what overshot it, or where that gains waves per SIMD):
       // the one that brings a live value closest to its death (DeathRate),
       // then the smaller increase, then the first in the original order
       // (fresh-user review 15 F2: the first chain's muls and stores, which
       // free its registers, rather than the next chain's load).
-      if (i < 0 && over_launch_cap) {
+      if (i < 0 && lowered[ri]) {
         std::pair<int, int> rate_i;
         for (int c : ready_in_order) {
           std::pair<int, int> rate = vgprs.DeathRate(c);
@@ -655,19 +667,21 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
   };
   // The VGPR budget: as given, else the most arch VGPRs that keep the
   // occupancy of the original order (its peak arch VGPR and AGPR pressure
-  // over all regions).
+  // over all regions), or of the lowest-pressure orders (below).
   int64_t vgpr_budget = options.vgpr_budget;
-  // Over the launch cap: each region's lowest-pressure order found and its
-  // peak.
-  std::vector<std::vector<int>> lowest_order;
-  std::vector<int64_t> lowest_peak;
+  // Where regions are lowered: each region's lowest-pressure order found and
+  // its peak (the original order's for the others).
+  std::vector<std::vector<int>> lowest_order(regions.size());
+  std::vector<int64_t> lowest_peak(regions.size(), 0);
   if (vgpr_budget < 0) {
     int64_t vpeak = 0, apeak = 0;
+    std::vector<int64_t> original_peak_of(regions.size(), 0);
     LiveSweep asweep(f, RegClass::kAgpr, first, last);
     for (size_t ri = 0; ri < regions.size(); ++ri) {
       const Region& r = regions[ri];
       RegPressure v(f, RegClass::kVgpr, r.lo, r.hi, first, refs, vgpr_live_in[ri], 0, 0, true, scratch);
-      vpeak = std::max(vpeak, v.OriginalTotalPeak());
+      original_peak_of[ri] = v.OriginalTotalPeak();
+      vpeak = std::max(vpeak, original_peak_of[ri]);
     }
     for (const Region& r : regions) {
       RegPressure a(f, RegClass::kAgpr, r.lo, r.hi, first, refs, asweep.LiveIn(r.lo, r.hi), 0, 0, true, scratch);
@@ -675,6 +689,9 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     }
     auto ceiling = [&](int64_t vgprs) {
       return OccupancyCeiling(t, vgprs, apeak, options.max_waves_per_simd, options.min_waves_per_simd);
+    };
+    auto waves = [&](int64_t vgprs) {
+      return OccupancyWaves(t, vgprs, apeak, options.max_waves_per_simd, options.min_waves_per_simd);
     };
     // The original order's peak is over what a wave of this workgroup may
     // allocate (its waves all fit the SIMDs at once: the ceiling at the
@@ -688,26 +705,46 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     // loads first in a 1024-thread workgroup kept 145 VGPRs of gfx942's cap
     // of 128; chain order needs 33, and with the next chain's loads hoisted
     // 49, at 8 waves per SIMD).
-    over_launch_cap = vpeak > ceiling(vpeak);
-    if (over_launch_cap) {
+    // Within the cap, the regions whose original order sets the kernel's
+    // waves per SIMD (the regions at the peak's tier) are scheduled so too
+    // when more waves are possible, and the lowest orders are taken as over
+    // the cap when they reach a higher tier (fresh-user review 18 F2: the
+    // same chains to bf16 at 512 threads kept their source order's 146
+    // VGPRs, 180 allocated, 2 waves per SIMD, where chain order needs 59: 8
+    // waves). Not in a kernel with MFMAs: their issue order is the gemm
+    // lowering's and the timeline's (a main loop's accumulators are live
+    // whatever the order), and a lower budget would reorder their loops too.
+    const bool over_launch_cap = vpeak > ceiling(vpeak);
+    bool has_mfma = false;
+    for (const MInst& mi : f.insts) has_mfma = has_mfma || Info(mi.opc).cls == InstClass::kMfma;
+    for (size_t ri = 0; ri < regions.size(); ++ri)
+      lowered[ri] = over_launch_cap ||
+                    (!has_mfma && waves(vpeak) < waves(0) && waves(original_peak_of[ri]) == waves(vpeak));
+    if (std::find(lowered.begin(), lowered.end(), 1) != lowered.end()) {
       int64_t lowest = 0;
       for (size_t ri = 0; ri < regions.size(); ++ri) {
         const int n = regions[ri].hi - regions[ri].lo;
         std::vector<int> order;
-        int64_t original_peak = 0;
-        int64_t peak = schedule(ri, graph_of(regions[ri]), 0, &order, &original_peak);
-        if (static_cast<int>(order.size()) != n)
-          return absl::InternalError("scheduler lost instructions (a dependence cycle)");
+        int64_t original_peak = original_peak_of[ri], peak = original_peak;
+        if (lowered[ri]) {
+          peak = schedule(ri, graph_of(regions[ri]), 0, &order, &original_peak);
+          if (static_cast<int>(order.size()) != n)
+            return absl::InternalError("scheduler lost instructions (a dependence cycle)");
+        }
         if (peak >= original_peak) {
           order = identity(n);
           peak = original_peak;
         }
         lowest = std::max(lowest, peak);
-        lowest_order.push_back(std::move(order));
-        lowest_peak.push_back(peak);
+        lowest_order[ri] = std::move(order);
+        lowest_peak[ri] = peak;
       }
-      vpeak = lowest;
-      if (stats != nullptr) stats->vgpr_lowest_peak = lowest;
+      if (over_launch_cap || waves(lowest) > waves(vpeak)) {
+        vpeak = lowest;
+        if (stats != nullptr) stats->vgpr_lowest_peak = lowest;
+      } else {
+        std::fill(lowered.begin(), lowered.end(), 0);  // no higher tier: as without
+      }
     }
     vgpr_budget = std::max(vpeak, ceiling(vpeak) - kVgprAlignmentSlack);
   }
@@ -732,22 +769,22 @@ absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* st
     int64_t original_peak = 0;
     int64_t peak = schedule(ri, g, vgpr_budget, &order, &original_peak);
     // As RegPressure's at_least_original.
-    const int64_t limit = over_launch_cap ? vgpr_budget : std::max(vgpr_budget, original_peak);
+    const int64_t limit = lowered[ri] ? vgpr_budget : std::max(vgpr_budget, original_peak);
     int64_t cap = limit;
     std::vector<int> best_order;  // over the launch cap: the lowest schedule
     int64_t best_peak = peak;
-    if (over_launch_cap) best_order = order;
+    if (lowered[ri]) best_order = order;
     for (int attempt = 0; attempt < kPressureRetries && peak > limit; ++attempt) {
       cap -= peak - limit;
       order.clear();
       peak = schedule(ri, g, cap, &order, &original_peak);
-      if (over_launch_cap && peak < best_peak) {
+      if (lowered[ri] && peak < best_peak) {
         best_order = order;
         best_peak = peak;
       }
       if (stats != nullptr) ++stats->pressure_retries;
     }
-    if (peak > limit && over_launch_cap) {
+    if (peak > limit && lowered[ri]) {
       if (lowest_peak[ri] <= best_peak) {
         order = lowest_order[ri];
         peak = lowest_peak[ri];

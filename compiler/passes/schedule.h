@@ -27,10 +27,11 @@ struct ScheduleStats {
   // schedule's peak exceeded the budget, and regions kept in their original
   // order because every attempt did.
   int pressure_retries = 0, original_order_regions = 0;
-  // When the original order's VGPR peak is over what a wave of the
-  // workgroup may allocate (ScheduleBlocks): the peak of the lowest-pressure
-  // orders found (0 otherwise), and the regions that took theirs because
-  // every schedule with the budget passed it.
+  // When lowest-pressure orders set the budget (ScheduleBlocks: the original
+  // order's VGPR peak is over what a wave of the workgroup may allocate, or
+  // those orders reach more waves per SIMD): their peak (0 otherwise), and
+  // the regions that took theirs because every schedule with the budget
+  // passed it.
   int64_t vgpr_lowest_peak = 0;
   int lowest_order_regions = 0;
 };
@@ -49,8 +50,9 @@ struct ScheduleOptions {
   // pressure gives (compiler/passes/resources.h's rule, capped by
   // max_waves_per_simd), less 4 for alignment; when that peak is over what a
   // wave may allocate with min_waves_per_simd waves per SIMD (the workgroup
-  // could not launch), the occupancy of the lowest-pressure orders the
-  // scheduler finds instead (ScheduleBlocks).
+  // could not launch), or when the lowest-pressure orders the scheduler
+  // finds reach more waves per SIMD (kernels without MFMAs), the occupancy
+  // of those orders instead (ScheduleBlocks).
   int64_t vgpr_budget = -1;
   // The waves per SIMD the kernel can have whatever its registers (its LDS
   // and workgroup size; compiler/passes/resources.h's Occupancy with one
@@ -86,7 +88,15 @@ struct ScheduleOptions {
 // instruction whose issue brings a live value closest to its death); the
 // default budget is then the most that keeps the occupancy of those orders'
 // peak, and a block that still passes it takes its lowest-pressure order
-// (ScheduleStats::vgpr_lowest_peak, lowest_order_regions).
+// (ScheduleStats::vgpr_lowest_peak, lowest_order_regions). Within that cap,
+// in a function without MFMAs, the blocks whose original peak sets the
+// function's waves per SIMD (target.h WavesPerSimdForVgprs, capped by
+// options.max_waves_per_simd) are scheduled for the lowest pressure too when
+// more waves are possible, and if those orders reach more waves they are
+// taken the same way. In straight-line code the estimate is what register
+// allocation counts live (regalloc's peak; its loop-aware ranges can count
+// more in loops); first-fit allocation can need more registers than that
+// where a tuple finds no hole wide enough among narrower values.
 // Errors: malformed control flow.
 absl::Status ScheduleBlocks(const TargetInfo& t, MFunction& f, ScheduleStats* stats = nullptr,
                             const ScheduleOptions& options = {});

@@ -290,5 +290,60 @@ TEST(Schedule, DefaultVgprBudgetKeepsTheOccupancy) {
   EXPECT_LE(usage->vgprs, 64);
 }
 
+// `pairs` independent copies written loads first (every load, then every
+// store), each access in the access map; with `mfma`, one MFMA on registers
+// of its own (untracked) before the s_endpgm.
+struct LoadsFirst : Pairs {
+  LoadsFirst(int pairs, bool mfma) : Pairs(0) {
+    f.insts.clear();
+    map.clear();
+    const int vaddr = f.NewVReg(RegClass::kVgpr, 1);
+    Add(Opc::kVMovB32, {V(vaddr), Imm(0)});
+    std::vector<int> v(pairs);
+    for (int i = 0; i < pairs; ++i) {
+      v[i] = f.NewVReg(RegClass::kVgpr, 1);
+      const int src = f.NewVReg(RegClass::kSgpr, 4, 4);
+      Record(Add(Opc::kBufferLoadDword, {V(v[i]), V(vaddr), S(src, 4), Imm(0)}), "src" + std::to_string(i));
+    }
+    for (int i = 0; i < pairs; ++i) {
+      const int dst = f.NewVReg(RegClass::kSgpr, 4, 4);
+      Record(Add(Opc::kBufferStoreDword, {V(v[i]), V(vaddr), S(dst, 4), Imm(0)}), "dst" + std::to_string(i));
+    }
+    if (mfma) {
+      Add(Opc::kVMfma, {V(1000, 16), V(1040, 2), V(1042, 2), V(1000, 16)});
+      f.insts.back().mfma = LookupMfma("f32_32x32x8_f16");
+    }
+    Add(Opc::kSEndpgm, {});
+  }
+};
+
+// Fresh-user review 18 F2 (at 512 threads): a source order within what a
+// wave may allocate kept its pressure, though a lower one reaches more waves
+// per SIMD. 200 copies loads first: by hand the address and the 200 loaded
+// values, 201 VGPRs (208 allocated: 2 waves per SIMD on gfx942, whose
+// budget was 256 - 4); the lowest-pressure order (each store as soon as its
+// load) needs the address and one value, 2: 8 waves, budget 64 - 4. The
+// schedule takes that tier; allocation agrees.
+TEST(Schedule, WithinTheCapALowerOrderReachingMoreWavesIsTaken) {
+  LoadsFirst p(200, /*mfma=*/false);
+  ScheduleStats st = p.Schedule();
+  EXPECT_EQ(st.vgpr_original_peak, 201);
+  EXPECT_EQ(st.vgpr_lowest_peak, 2);
+  EXPECT_EQ(st.vgpr_budget, 60);
+  EXPECT_LE(st.vgpr_peak, 60);
+  absl::StatusOr<RegUsage> usage = AllocateRegisters(T(), p.f);
+  ASSERT_TRUE(usage.ok()) << usage.status();
+  EXPECT_LE(usage->vgprs, 64);
+  // With an MFMA in the kernel (the gemm lowering's and the timeline's
+  // order) the source order's occupancy sets the budget, as before: 2 waves,
+  // 256 - 4, and no lowest-pressure order is computed.
+  LoadsFirst q(200, /*mfma=*/true);
+  ScheduleStats sq = q.Schedule();
+  EXPECT_EQ(sq.vgpr_original_peak, 201);
+  EXPECT_EQ(sq.vgpr_lowest_peak, 0);
+  EXPECT_EQ(sq.vgpr_budget, 252);
+  EXPECT_GE(sq.vgpr_peak, 201);
+}
+
 }  // namespace
 }  // namespace kir

@@ -44,6 +44,11 @@ int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch
 
 int VgprFilePerSimd(const TargetInfo& t) { return t.unified_vgpr_file ? 512 : 256; }
 
+int WavesPerSimdForVgprs(const TargetInfo& t, int64_t vgprs) {
+  const int64_t alloc = (std::max<int64_t>(1, vgprs) + t.vgpr_granule - 1) / t.vgpr_granule * t.vgpr_granule;
+  return static_cast<int>(std::min<int64_t>(t.max_waves_per_simd, VgprFilePerSimd(t) / alloc));
+}
+
 int WavesPerSimdForWorkgroup(int64_t workgroup_threads) {
   const int64_t waves = (std::max<int64_t>(1, workgroup_threads) + 63) / 64;
   return static_cast<int>((waves + 3) / 4);

@@ -189,6 +189,12 @@ int ExtraSgprs(const TargetInfo& t, bool vcc, bool xnack_mask, bool flat_scratch
 // VGPRs plus 256 AGPRs on gfx908 (granule 4, each file alike).
 int VgprFilePerSimd(const TargetInfo& t);
 int WavesPerSimdForWorkgroup(int64_t workgroup_threads);
+// The waves per SIMD whose registers fit the file when each wave allocates
+// `vgprs` registers (unified: arch VGPRs and AGPRs as allocated; gfx908:
+// the larger of the two counts), by the registers alone: the file over
+// `vgprs` rounded up to t.vgpr_granule (at least one granule), at most
+// t.max_waves_per_simd (LLVM AMDGPUBaseInfo.cpp getNumWavesPerEUWithNumVGPRs).
+int WavesPerSimdForVgprs(const TargetInfo& t, int64_t vgprs);
 // The most VGPRs (unified: arch + AGPRs as allocated, accum_offset
 // included; gfx908: each of arch and AGPRs) one wave of a workgroup of
 // `workgroup_threads` (1..1024) may allocate so the workgroup can launch:
