@@ -409,9 +409,10 @@ absl::Status CountConversionPassTies(const Kernel& k, std::vector<ExactPlan>* pl
 }
 
 // What a conversion pass rounds (ExactPlan::conversions): "; it may round
-// 9:3: '...' (to f16, operands of up to 16 significand bits, 5 beyond f16's:
-// often an exact tie), ...; these inputs never round ...". Conversions alike
-// are grouped: "the 20 conversions at 15:3, 19:3, ... (to f16, ...)".
+// 9:3: '...' (to f16, operands of up to 16 significand bits, 5 beyond f16's;
+// 61 of 256 values before the conversions to f16 stored to O are exact ties
+// of its grid (183 round)), ...; these inputs never round ...". Conversions
+// alike are grouped: "the 20 conversions at 15:3, 19:3, ... (to f16, ...)".
 std::string ConversionsText(const ExactPlan& plan) {
   std::vector<std::string> order;  // descriptions, first seen first
   std::map<std::string, std::vector<std::string>> by;
@@ -423,11 +424,10 @@ std::string ConversionsText(const ExactPlan& plan) {
       continue;
     }
     // A target pass's other conversions of its level (ExactPlan::to): sized
-    // for the pass's target, seldom a tie of theirs.
-    // One whose bound the drawn values seldom reach, with a pass of its own
-    // (ConversionNote::own_pass; fresh-user review 18 F7, F8).
-    // The ties counted on the drawn values (DrawnTiesText; fresh-user
-    // review 18 F7, F8), not guessed from the bound.
+    // for the pass's target. One with fewer than kConversionMinTies ties
+    // drawn and a pass of its own (ConversionNote::own_pass). The ties
+    // counted on the drawn values (DrawnTiesText; fresh-user review 18 F7,
+    // F8), not guessed from the bound.
     std::string d = n.bits == 0 ? absl::StrCat("to ", to, ", special values")
                     : n.own_pass
                         ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
