@@ -677,6 +677,21 @@ end
 )";
 }
 
+// Fresh-user review 18 F7 t3.kir (gfx942): R18F8FullKernel with a third
+// sibling, O = cvt(s) to f8e4m3fnuz, stored after P and Q.
+inline std::string R18F7Kernel() {
+  std::string o_stores;
+  for (int i = 0; i < 4; ++i)
+    absl::StrAppend(&o_stores, "  %o", i, " = slice %o, ", 4 * i, " : f8e4m3fnuzx4\n  store O[tid.x floordiv 32 * 4 + ",
+                    8 * i, ", tid.x mod 32] along 0, %o", i, "\n");
+  return absl::StrReplaceAll(
+      R18F8FullKernel(),
+      {{"kernel k1\n", "kernel t3\n"},
+       {"arg alpha : f32\n", "arg O : f8e4m3fnuz[32, 32] strides [32, 1] writeonly\narg alpha : f32\n"},
+       {"  %q = cvt %s : bf16x16\n", "  %q = cvt %s : bf16x16\n  %o = cvt %s : f8e4m3fnuzx16\n"},
+       {"end\n", o_stores + "end\n"}});
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

@@ -3228,5 +3228,47 @@ TEST_F(DefaultCheckTest, R18F8TiesAreCountedOnTheDrawnValues) {
   }
 }
 
+// Fresh-user review 18 F7 (t3.kir: R18F7Kernel): P f16, Q bf16 and O
+// f8e4m3fnuz of one K = 128 fp8 sum. The conversion pass said Q "may round
+// ... 1 beyond bf16's: often an exact tie", but on seeds 1 to 3 no bf16
+// value rounded (the review's numpy on the --dump: at most 8 significand
+// bits; O 913, 925, 951 inexact, 110, 131, 75 ties of 1024). Now the line
+// says so, counted, and Q, with fewer than 8 ties drawn, keeps its
+// `conversion (to bf16)` pass, which fails the review's bf16 mutants
+// (mut.py `bftrunc`: the rounding v_add3_u32 r, x, sN, lsb becomes
+// v_mov_b32 r, x, truncation; `bfaway`: v_add_u32 r, 0x8000, x, ties away)
+// on seeds 1 to 3.
+TEST_F(DefaultCheckTest, R18F7Bf16WithNoTieDrawnKeepsItsPass) {
+  const Compiled c = CompileText(::kir::testing::R18F7Kernel());
+  const std::string own = Write(c, c.assembly, "t3.hsaco");
+  const int64_t o_inexact[] = {913, 925, 951}, o_ties[] = {110, 131, 75};
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    RunReport r = Run(c, own, seed);
+    EXPECT_TRUE(r.ok) << r.text;
+    EXPECT_NE(r.text.find(absl::StrCat(
+                  "it may round 20:3: '%q = cvt %s : bf16x16' (to bf16, operands of up to 9 significand bits, 1 beyond "
+                  "bf16's; 0 of 1024 values before the conversions to bf16 stored to Q are exact ties of its grid (0 "
+                  "round): fewer than 8, its ties are the conversion (to bf16) pass's), 21:3: '%o = cvt %s : "
+                  "f8e4m3fnuzx16' (to f8e4m3fnuz, operands of up to 9 significand bits, 5 beyond f8e4m3fnuz's; ",
+                  o_ties[seed - 1], " of 1024 values before the conversions to f8e4m3fnuz stored to O are exact ties "
+                  "of its grid (", o_inexact[seed - 1], " round)); these inputs never round 19:3")),
+              std::string::npos)
+        << "seed " << seed << "\n" << r.text;
+    EXPECT_NE(r.text.find(absl::StrCat("\ninputs: conversion (seed ", seed, ", to bf16): ")), std::string::npos)
+        << r.text;
+  }
+  const std::regex rounding(R"((\s*)v_add3_u32 (v\d+), (v\d+), (s\d+), (v\d+))");
+  const std::string trunc = std::regex_replace(c.assembly, rounding, "$1v_mov_b32 $2, $3");
+  const std::string away = std::regex_replace(c.assembly, rounding, "$1v_add_u32 $2, 0x8000, $3");
+  ASSERT_NE(trunc, c.assembly);
+  for (const std::string& m : {Write(c, trunc, "t3_bftrunc.hsaco"), Write(c, away, "t3_bfaway.hsaco")})
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      std::string text;
+      EXPECT_FALSE(Passes(c, m, seed, &text)) << m << ", seed " << seed;
+      EXPECT_NE(text.find("the conversion (to bf16) pass"), std::string::npos) << m << ", seed " << seed << "\n"
+                                                                                << text;
+    }
+}
+
 }  // namespace
 }  // namespace kir
