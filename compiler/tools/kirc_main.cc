@@ -195,10 +195,11 @@ Options for run (and --mcpu, --llvm-bin as above):
                     conversion: as exact, but only mfma/gemm sums stay
                          exact and every value before a narrowing
                          conversion (to f16, bf16, fp8) carries bits
-                         beyond the target's (often an exact tie), one
-                         pass per level of a chain of conversions and per
-                         other target type of a level its pass leaves
-                         exact (f16 beside fp8); a quantisation's inputs
+                         beyond the target's (the exact ties each pass
+                         drew counted in its line), one pass per level of
+                         a chain of conversions and per other target type
+                         of a level its pass leaves exact (f16 beside fp8)
+                         or draws fewer than 8 ties of; a quantisation's inputs
                          put every 3rd value in the target's subnormals;
                          buffers only converted get NaN, inf, max, beyond max,
                          subnormals, ties at every position, buffers

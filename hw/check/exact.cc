@@ -1989,9 +1989,11 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
     if (!p.exact) continue;
     // The level's target types (program order) and those some of whose
     // conversions this pass leaves exact (fresh-user review 14 F6).
-    // Also those whose bound lies fewer than kConversionTieBits beyond their
-    // p (fresh-user review 18 F7, F8): their own pass when it gives them
-    // more bits (ConversionNote::own_pass).
+    // Also those it may round, with fewer bits than a pass of their own
+    // gives them (fresh-user review 18 F7, F8: bounds of p + 1 and p + 2
+    // bits, no value drawn rounded): that pass is a candidate
+    // (ExactPlan::tie_pass), which `kirc run` keeps only when this pass's
+    // drawn values hold fewer than kConversionMinTies ties of the type.
     std::vector<ElemType> types;
     std::set<ElemType> unrounded;
     std::map<ElemType, int> level_bits;
@@ -2001,12 +2003,11 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
       if (!n.rounds) unrounded.insert(n.to);
       if (n.rounds) level_bits[n.to] = std::max(level_bits[n.to], n.bits);
     }
-    const size_t level_pass = passes.size();
     passes.push_back(AimSubnormals(k, std::move(p)));
     if (types.size() < 2) continue;
     for (ElemType t : types) {
       const bool short_bound = !unrounded.count(t) && level_bits[t] > 0 &&
-                               level_bits[t] < FloatInfo(t).p + kConversionTieBits;
+                               level_bits[t] < FloatInfo(t).p + kConversionExtraBits;
       if (!unrounded.count(t) && !short_bound) continue;
       // The level's other conversions need only lie in range, which may
       // bound the values' magnitude (fp8's 240) rather than their bits: the
@@ -2031,9 +2032,7 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
         if (bits >= FloatInfo(t).p + kConversionExtraBits) break;
       }
       if (!best.exact) continue;
-      if (short_bound)
-        for (ConversionNote& n : passes[level_pass].conversions)
-          if (n.level == level && n.to == t && n.rounds) n.own_pass = true;
+      best.tie_pass = short_bound;
       passes.push_back(AimSubnormals(k, std::move(best)));
     }
   }

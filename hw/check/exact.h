@@ -210,13 +210,27 @@ struct ConversionNote {
   // level that another target's pass sizes (its operand need only lie in
   // range here: it rounds, but seldom from a tie).
   bool capped = false;
-  // Its operand's bound lies fewer than kConversionTieBits bits beyond the
-  // target's p, and a target pass of its own type follows
-  // (PlanConversionPasses): the drawn values seldom reach such a bound
-  // (fresh-user review 18 F7, F8: a K = 128 fp8 sum bounded at 13 bits
-  // held at most 11, no f16 value rounded), so this pass's roundings of it
-  // are not counted on.
+  // This pass drew fewer than kConversionMinTies exact ties of the target
+  // (counted: `drawn_ties`), and a target pass of its own type follows
+  // (ExactPlan::tie_pass, kept by `kirc run`; fresh-user review 18 F7, F8:
+  // a K = 128 fp8 sum bounded at 13 bits held at most 11, no f16 value
+  // rounded), so this pass's roundings of it are not counted on.
   bool own_pass = false;
+  // What this pass's inputs actually drew, counted by `kirc run`
+  // (CountConversionTies, hw/run/saturation_passes.h: a reference-only run
+  // that also stores each output's values before its conversion in f32;
+  // fresh-user review 18 F7, F8: "often an exact tie" was guessed from
+  // `bits`, and no value rounded). Per target type, the same in every note
+  // of the type: of `drawn` non-zero finite values before the pass's
+  // conversions to `to` stored to `counted_outputs` ("P, Q"), `drawn_round`
+  // are inexact in `to` (within its range) and `drawn_ties` of those exact
+  // ties of its grid, normal or subnormal (halfway between two neighbours:
+  // where round-to-nearest-even and ties-away differ); `drawn_sampled`: over
+  // a sample of the pages written. drawn < 0: not counted (`not_counted`
+  // says why).
+  int64_t drawn = -1, drawn_round = 0, drawn_ties = 0;
+  bool drawn_sampled = false;
+  std::string counted_outputs, not_counted;
 };
 
 struct ExactPlan {
@@ -235,6 +249,13 @@ struct ExactPlan {
   // level's conversions to this type carry the extra bits, the level's
   // others need only lie in range; kF32: every conversion of the level.
   ElemType to = ElemType::kF32;
+  // A target pass planned for a level's type `to` that the level's pass may
+  // round (PlanConversionPasses): its operands carry more bits here than
+  // there. `kirc run` keeps it only when the level pass's drawn values hold
+  // fewer than kConversionMinTies exact ties of `to` (counted:
+  // ConversionNote::drawn_ties; fresh-user review 18 F7, F8), and then
+  // marks the level pass's conversions to `to` ConversionNote::own_pass.
+  bool tie_pass = false;
 };
 
 // The number of special values MakeConversionInputs cycles through (a
@@ -260,11 +281,17 @@ ExactPlan PlanExactInputs(const Kernel& k);
 // (MakeConversionInputs) typically lies 2 to 4 bits below its bound: p + 1
 // to p + 3 bits, a tie in a quarter to a half of the elements that round.
 constexpr int kConversionExtraBits = 5;
-// The fewest bits beyond a target's p that a sibling conversion's bound
-// must carry for a level's pass to count on its rounding; below it the type
-// gets a target pass of its own (ConversionNote::own_pass). A sum's drawn
-// values fall 1 to 2 bits short of its bound (fresh-user review 18 F7, F8).
-constexpr int kConversionTieBits = 3;
+// The fewest exact ties of a type's grid that a level's conversion pass
+// must draw (counted on its values before the conversions, `kirc run`) for
+// the level's target pass of that type (ExactPlan::tie_pass) to be left
+// out. A round-half-away or half-up conversion differs from
+// round-to-nearest-even on the ties whose lower neighbour is even, about
+// half of them: with 8 ties all of them miss it with a chance of about
+// 2^-8. It replaces a guess from bit counts (kConversionTieBits, 3: a
+// sibling bound fewer than 3 bits beyond its p got its own pass) that the
+// drawn values contradicted (fresh-user review 18 F7, F8: bounds of 9 and 13
+// bits, no value rounded).
+constexpr int kConversionMinTies = 8;
 
 // Whether `k` rounds a value to a narrower float type: a `cvt` to f16, bf16
 // or fp8 from f32, f16 or bf16 (fp8 -> wider types is exact), or a gemm

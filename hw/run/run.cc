@@ -345,10 +345,78 @@ bool HasHalfBuffer(const Kernel& k) {
   return false;
 }
 
+// What a conversion pass's drawn values gave a conversion's target type
+// (ConversionNote::drawn, counted by CountConversionTies): "12 of 1024
+// values before the conversions to f16 stored to P are exact ties of its
+// grid (87 round)", "ties of f16 not counted (WHY)".
+std::string DrawnTiesText(const ConversionNote& n) {
+  const std::string to(ElemTypeName(n.to));
+  if (n.drawn < 0)
+    return absl::StrCat("ties of ", to, "'s grid not counted",
+                        n.not_counted.empty() ? std::string() : absl::StrCat(" (", n.not_counted, ")"));
+  if (n.drawn == 0)
+    return absl::StrCat("no non-zero value drawn before the conversions to ", to, " stored to ", n.counted_outputs);
+  return absl::StrCat(n.drawn_ties, " of ", n.drawn, n.drawn_sampled ? " sampled" : "",
+                      " values before the conversions to ", to, " stored to ", n.counted_outputs,
+                      n.drawn_ties == 1 ? " is an exact tie" : " are exact ties", " of its grid (", n.drawn_round,
+                      " round)");
+}
+
+// Counts each conversion pass's drawn values (CountConversionTies) and
+// decides its level's target passes planned for ties (ExactPlan::tie_pass;
+// fresh-user review 18 F7, F8): one is left out of `*passes` when its
+// level's pass drew at least kConversionMinTies exact ties of its type and
+// no conversion is then left unrounded by every pass (UnroundedConversions),
+// else kept, the level pass's conversions to its type marked
+// ConversionNote::own_pass. One reference-only run per conversion pass kept
+// that rounds a stored output's conversion. Errors: the reference
+// interpreter's.
+absl::Status CountConversionPassTies(const Kernel& k, std::vector<ExactPlan>* plans, std::vector<PassSpec>* passes,
+                                     uint64_t seed, const UserValues& uv, const InterpOptions& io) {
+  auto run = [&](const ExactPlan* c) {
+    for (const PassSpec& s : *passes)
+      if (s.mode == InputMode::kConversion && s.conv == c) return true;
+    return false;
+  };
+  for (ExactPlan& c : *plans)
+    if (!c.tie_pass && run(&c))
+      if (absl::Status st = CountConversionTies(k, &c, seed, uv, io); !st.ok()) return st;
+  for (ExactPlan& c : *plans) {
+    if (!c.tie_pass || !run(&c)) continue;
+    ExactPlan* level = nullptr;
+    for (ExactPlan& l : *plans)
+      if (!l.tie_pass && l.level == c.level && l.to == ElemType::kF32 && run(&l)) level = &l;
+    int64_t ties = -1;
+    if (level != nullptr)
+      for (const ConversionNote& n : level->conversions)
+        if (n.level == c.level && n.to == c.to && n.rounds && n.drawn >= 0) ties = n.drawn_ties;
+    if (ties >= kConversionMinTies) {  // else its own pass checks its ties
+      std::vector<ExactPlan> with, without;
+      for (const ExactPlan& o : *plans)
+        if (run(&o)) {
+          with.push_back(o);
+          if (&o != &c) without.push_back(o);
+        }
+      if (UnroundedConversions(with) == UnroundedConversions(without)) {
+        passes->erase(std::remove_if(passes->begin(), passes->end(),
+                                     [&](const PassSpec& s) { return s.mode == InputMode::kConversion && s.conv == &c; }),
+                      passes->end());
+        continue;
+      }
+    }
+    if (level != nullptr && ties < kConversionMinTies)
+      for (ConversionNote& n : level->conversions)
+        if (n.level == c.level && n.to == c.to && n.rounds) n.own_pass = true;
+    if (absl::Status st = CountConversionTies(k, &c, seed, uv, io); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 // What a conversion pass rounds (ExactPlan::conversions): "; it may round
-// 9:3: '...' (to f16, operands of up to 16 significand bits, 5 beyond f16's:
-// often an exact tie), ...; these inputs never round ...". Conversions alike
-// are grouped: "the 20 conversions at 15:3, 19:3, ... (to f16, ...)".
+// 9:3: '...' (to f16, operands of up to 16 significand bits, 5 beyond f16's;
+// 61 of 256 values before the conversions to f16 stored to O are exact ties
+// of its grid (183 round)), ...; these inputs never round ...". Conversions
+// alike are grouped: "the 20 conversions at 15:3, 19:3, ... (to f16, ...)".
 std::string ConversionsText(const ExactPlan& plan) {
   std::vector<std::string> order;  // descriptions, first seen first
   std::map<std::string, std::vector<std::string>> by;
@@ -360,23 +428,26 @@ std::string ConversionsText(const ExactPlan& plan) {
       continue;
     }
     // A target pass's other conversions of its level (ExactPlan::to): sized
-    // for the pass's target, seldom a tie of theirs.
-    // One whose bound the drawn values seldom reach, with a pass of its own
-    // (ConversionNote::own_pass; fresh-user review 18 F7, F8).
+    // for the pass's target. One with fewer than kConversionMinTies ties
+    // drawn and a pass of its own (ConversionNote::own_pass). The ties
+    // counted on the drawn values (DrawnTiesText; fresh-user review 18 F7,
+    // F8), not guessed from the bound.
     std::string d = n.bits == 0 ? absl::StrCat("to ", to, ", special values")
                     : n.own_pass
-                        ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, only ",
-                                       n.bits - n.target_p, " beyond ", to,
-                                       "'s, a bound the drawn values seldom reach: its ties are the conversion (to ",
-                                       to, ") pass's")
+                        ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
+                                       n.bits - n.target_p, " beyond ", to, "'s; ", DrawnTiesText(n),
+                                       n.drawn >= 0 ? absl::StrCat(": fewer than ", kConversionMinTies, ",")
+                                                    : std::string(":"),
+                                       " its ties are the conversion (to ", to, ") pass's")
                     : n.level == plan.level && n.capped
                         ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
-                                       n.bits - n.target_p, " beyond ", to, "'s: often an exact tie")
+                                       n.bits - n.target_p, " beyond ", to, "'s; ", DrawnTiesText(n))
                     : n.level == plan.level
                         ? absl::StrCat("to ", to, ", operands of up to ", n.bits,
                                        " significand bits, sized for the conversions to ",
-                                       std::string(ElemTypeName(plan.to)), ": seldom a tie")
-                        : absl::StrCat("to ", to, ", the rounded results of the level before it");
+                                       std::string(ElemTypeName(plan.to)), "; ", DrawnTiesText(n))
+                        : absl::StrCat("to ", to, ", the rounded results of the level before it; ",
+                                       DrawnTiesText(n));
     if (!by.count(d)) order.push_back(d);
     by[d].push_back(n.where);
   }
@@ -778,6 +849,9 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   io.max_wave_ops = opts.max_reference_wave_ops;
   io.budget_hint = opts.budget_hint;
   io.workgroups = opts.workgroups;
+  // What the conversion passes draw, counted; target passes for ties kept
+  // where too few are drawn (fresh-user review 18 F7, F8).
+  if (absl::Status st = CountConversionPassTies(k, &conv_plans, &passes, opts.seed, *uv, io); !st.ok()) return st;
   // Random passes run the reference on k recording its stores (the
   // per-store checks of CompareWithinBounds).
   std::set<std::string> recorded;

@@ -2199,4 +2199,91 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
   return added;
 }
 
+// The conversion passes' drawn values, counted (fresh-user review 18 F7,
+// F8; declared in saturation_passes.h).
+absl::Status CountConversionTies(const Kernel& k, ExactPlan* plan, uint64_t seed, const UserValues& uv,
+                                 const InterpOptions& io) {
+  // The target types this pass may round, program order.
+  std::vector<ElemType> types;
+  for (const ConversionNote& n : plan->conversions)
+    if (n.rounds && std::find(types.begin(), types.end(), n.to) == types.end()) types.push_back(n.to);
+  if (types.empty()) return absl::OkStatus();
+  // Per output of such a type: its twin holding the values before its
+  // conversion (WithValuesBeforeConversion), one kernel for all of them.
+  struct Counted {
+    std::string out, twin;
+    ElemType to;
+  };
+  std::vector<Counted> outs;
+  Kernel t = k;
+  for (const Arg& a : k.args) {
+    if (a.kind != Arg::Kind::kBuffer || a.access == Access::kReadOnly ||
+        std::find(types.begin(), types.end(), a.elem) == types.end())
+      continue;
+    std::string twin;
+    std::optional<Kernel> next = WithValuesBeforeConversion(t, a, &twin);
+    if (!next) continue;
+    t = std::move(*next);
+    outs.push_back(Counted{a.name, twin, a.elem});
+  }
+  struct Tally {
+    int64_t values = 0, round = 0, ties = 0;
+    bool sampled = false;
+    std::vector<std::string> outputs;
+  };
+  std::map<ElemType, Tally> tally;
+  if (!outs.empty()) {
+    KernelData in = MakeConversionInputs(k, *plan, seed);
+    uv.ApplyTo(k, &in);
+    for (const Counted& c : outs)
+      in.buffers[c.twin] = PagedBytes(static_cast<uint64_t>(t.FindArg(c.twin)->SizeBytes()));
+    PagedInterpArgs ref{in.buffers, in.scalars};
+    if (absl::Status st = Interpret(t, ref, io); !st.ok())
+      return absl::Status(st.code(), absl::StrCat("reference interpreter (counting the conversion pass's ties): ",
+                                                  st.message()));
+    const KernelData res{std::move(ref.buffers), std::move(ref.scalars)};
+    constexpr size_t kPages = 64;
+    for (const Counted& c : outs) {
+      Tally& y = tally[c.to];
+      y.outputs.push_back(c.out);
+      const FloatRange range = FloatRangeOf(c.to);
+      // p from the range: the smallest normal is 2^(p - 1) subnormal steps.
+      const int p = static_cast<int>(std::lround(std::log2(range.min_normal / range.min_subnormal))) + 1;
+      if (auto it = res.buffers.find(c.twin); it != res.buffers.end())
+        y.sampled = y.sampled || it->second.MaterialisedPages().size() > kPages;
+      ForEachStoredValue(*t.FindArg(c.twin), in, res, kPages, [&](double x) {
+        const double m = std::fabs(x);
+        if (!(m > 0) || !std::isfinite(m)) return;
+        ++y.values;
+        if (m > range.max) return;  // saturates: the saturation passes' values
+        // The step of the target's grid at m: the subnormal step below the
+        // smallest normal, else 2^(e - p + 1) for m in [2^e, 2^(e + 1)).
+        int e = 0;
+        std::frexp(m, &e);
+        const double step = m < range.min_normal ? range.min_subnormal : std::ldexp(1.0, e - 1 - p + 1);
+        const double q = m / (step / 2);  // exact: a power-of-two quotient
+        if (q == std::floor(q) && std::fmod(q, 2.0) == 0.0) return;  // on the grid
+        ++y.round;
+        if (q == std::floor(q)) ++y.ties;  // an odd multiple of half a step
+      });
+    }
+  }
+  for (ConversionNote& n : plan->conversions) {
+    if (!n.rounds) continue;
+    auto it = tally.find(n.to);
+    if (it == tally.end()) {
+      n.drawn = -1;
+      n.not_counted = absl::StrCat("no ", std::string(ElemTypeName(n.to)),
+                                   " output stores a cvt's result through slice and concat only");
+      continue;
+    }
+    n.drawn = it->second.values;
+    n.drawn_round = it->second.round;
+    n.drawn_ties = it->second.ties;
+    n.drawn_sampled = it->second.sampled;
+    n.counted_outputs = absl::StrJoin(it->second.outputs, ", ");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace kir

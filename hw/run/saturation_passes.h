@@ -178,6 +178,22 @@ struct SaturationSource {
 absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, const SaturationSource& src,
                                                            const UserValues& uv, std::string* text);
 
+// Counts what conversion pass `plan`'s inputs (MakeConversionInputs for
+// `seed`, `uv` applied; the workgroups of `io`) draw before its conversions
+// (fresh-user review 18 F7, F8: a report line claimed "often an exact tie"
+// from bit counts, and no f16 value rounded): one reference-only run of `k`
+// with each output of a type the pass may round that a cvt's result reaches
+// (through slice and concat) stored again as the values before the
+// conversion, in f32 (the subnormal pass's twin), over at most 64 of the
+// pages written per output. Per target type, every ConversionNote of
+// `plan` that rounds gets the counts (drawn, drawn_round, drawn_ties:
+// inexact in the type within its range, and of those, values halfway between
+// two neighbours of its grid, normal or subnormal; grid steps from
+// FloatRangeOf), or not_counted. No run when the pass rounds nothing.
+// Errors: the reference interpreter's.
+absl::Status CountConversionTies(const Kernel& k, ExactPlan* plan, uint64_t seed, const UserValues& uv,
+                                 const InterpOptions& io);
+
 }  // namespace kir
 
 #endif  // KIRC_HW_RUN_SATURATION_PASSES_H_
