@@ -788,6 +788,9 @@ struct WindowPick {
   double x = 0, r = 0;
   float alpha = 0;
   double score = HUGE_VAL;
+  // Through the output's own addend (SearchAddendPick): its element e's
+  // value `v` (0: none), which the pass multiplies by `rc` (base = rc * v).
+  double v = 0, rc = 0, base = 0;
 };
 
 // The value x of type `xt` (of D's elements set to x) and the carrier's
@@ -848,6 +851,67 @@ WindowPick SearchWindowPick(const std::vector<std::pair<uint64_t, double>>& line
   return best;
 }
 
+// Through the output's own addend (fresh-user review 18 F1: alpha * acc +
+// beta * C, where a K-long sum scaled to the max lies far above a line of
+// single products, and bf16's tie needs the carrier beyond a factor 1.25):
+// line element e's value of C `v` (a value of C's type) with rc * v (rc:
+// what the pass multiplies C's element by, read by a probe: `rcs`) at +-max
+// or up to 3 of the output's ulps below, exact in f32, and the carrier
+// (entering once) times x * R the rest: one f32 multiply, exact (so that a
+// fused multiply-add and a multiply then an add agree), the sum rounded
+// once, at `target` (`exact`: the tie) or in the window at the max with
+// target's sign; the carrier the pass's value when it fits (the window),
+// else within a factor 1.25 of it.
+WindowPick SearchAddendPick(const std::vector<std::pair<uint64_t, double>>& line,
+                            const std::map<uint64_t, double>& rcs, double target, bool exact, float alpha_pass,
+                            int enters, ElemType xt, ElemType ct, const FloatRange& range, double half_ulp) {
+  WindowPick best;
+  if (enters != 1) return best;
+  const double ts = target > 0 ? 1 : -1;
+  for (const auto& [e, rv] : line) {
+    auto it = rcs.find(e);
+    if (it == rcs.end() || !std::isfinite(it->second) || it->second == 0) continue;
+    if (std::fabs(rv) < range.min_normal || std::fabs(rv) >= range.max) continue;
+    const double rc = it->second;
+    for (int m = 0; m < 4; ++m) {
+      const double b = ts * (range.max - m * 2 * half_ulp);
+      const double v = b / rc;
+      if (!ExactBits(ct, v).has_value() || static_cast<double>(static_cast<float>(rc * v)) != b) continue;
+      const double need = target - b;
+      if (need == 0) continue;
+      const double xi = std::fabs(need / (static_cast<double>(alpha_pass) * rv));
+      const double xs = (need > 0) == ((alpha_pass > 0) == (rv > 0)) ? 1 : -1;
+      int e2 = 0;
+      std::frexp(xi, &e2);
+      for (int ee = e2 - 4; ee <= e2; ++ee)
+        for (int j = 0; j < 16; ++j) {
+          const double x = xs * std::ldexp(1.0 + j / 16.0, ee);
+          if (!ExactBits(xt, x).has_value()) continue;
+          const double acc = x * rv;
+          if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
+          std::vector<float> as = {static_cast<float>(need / acc)};
+          if (!exact) as.push_back(alpha_pass);
+          for (const float a : as) {
+            if (!std::isfinite(a) || a == 0 || (a > 0) != (alpha_pass > 0)) continue;
+            const double fine = static_cast<double>(a) * acc;
+            if (static_cast<double>(static_cast<float>(fine)) != fine) continue;
+            const double f = static_cast<double>(static_cast<float>(b + fine));
+            if (exact ? f != target : !(ClassAtMax(f, range, half_ulp) == AtMax::kWindow && (f > 0) == (target > 0)))
+              continue;
+            const double score = std::fabs(std::log(static_cast<double>(a) / alpha_pass));
+            if (score < best.score) {
+              best = {e, x, rv, a, score};
+              best.v = v;
+              best.rc = rc;
+              best.base = b;
+            }
+          }
+        }
+    }
+  }
+  return best;
+}
+
 // The lowest power of two of which |v| (nonzero, finite) is a multiple.
 double LowestBit(double v) {
   int ex = 0;
@@ -875,7 +939,8 @@ absl::StatusOr<WindowProbe> ProbeWindowLine(const Kernel& k, const PassSpec& s,
                                             const std::vector<std::string>& diagonals, const std::string& dname,
                                             const std::vector<uint64_t>& ones, const std::vector<std::string>& addends,
                                             const std::string& carrier, const Arg& out, uint64_t cap, uint64_t seed,
-                                            const UserValues& uv, const InterpOptions& io) {
+                                            const UserValues& uv, const InterpOptions& io,
+                                            const std::vector<uint64_t>& out_ones = {}) {
   WindowProbe p;
   const Arg* d = k.FindArg(dname);
   ExactPlan probe = s.sat;
@@ -887,17 +952,21 @@ absl::StatusOr<WindowProbe> ProbeWindowLine(const Kernel& k, const PassSpec& s,
     f.mix_level = -1;
     f.special = false;
   }
-  ExactFormat& cf = probe.formats[carrier];
-  cf.choices = {1.0};
-  cf.shift = 0;
-  cf.negate = false;
+  if (out_ones.empty()) {
+    ExactFormat& cf = probe.formats[carrier];
+    cf.choices = {1.0};
+    cf.shift = 0;
+    cf.negate = false;
+  }
   KernelData in = MakeConversionInputs(k, probe, seed);
   PassSpec one_spec;
   for (uint64_t e : ones) one_spec.window_values.emplace_back(dname, e, *ExactBits(d->elem, 1.0));
+  for (uint64_t e : out_ones) one_spec.window_values.emplace_back(out.name, e, *ExactBits(out.elem, 1.0));
   ApplyWindowValues(k, one_spec, &in);
   uv.ApplyTo(k, &in);
   const float one = 1;
-  if (auto it = in.scalars.find(carrier); it == in.scalars.end() || it->second != F32Bits(one)) {
+  if (auto it = in.scalars.find(carrier);
+      out_ones.empty() && (it == in.scalars.end() || it->second != F32Bits(one))) {
     p.user_carrier = true;
     return p;
   }
@@ -930,6 +999,23 @@ absl::StatusOr<WindowProbe> ProbeWindowLine(const Kernel& k, const PassSpec& s,
     }
   }
   return p;
+}
+
+// The rows and columns of 2-D buffer `d`'s block elements `blocks` (element
+// indices): element b at row floor(b / strides[0]) (the unique one of a
+// row-major layout; where rows overlap, strides[0] < shape[1] strides[1],
+// the last row holding it), column the rest / strides[1].
+void WindowBlockRowsColumns(const Arg& d, const std::vector<uint64_t>& blocks, std::set<int64_t>* rows,
+                            std::set<int64_t>* cols) {
+  if (d.strides[0] <= 0 || d.strides[1] <= 0) return;
+  for (uint64_t b : blocks) {
+    const int64_t i = std::min<int64_t>(static_cast<int64_t>(b) / d.strides[0], d.shape[0] - 1);
+    const int64_t rem = static_cast<int64_t>(b) - i * d.strides[0];
+    if (rem >= 0 && rem % d.strides[1] == 0 && rem / d.strides[1] < d.shape[1]) {
+      rows->insert(i);
+      cols->insert(rem / d.strides[1]);
+    }
+  }
 }
 
 // At most this many elements of D's row carry x (a line of sums of that
@@ -1033,6 +1119,12 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
                                   ") in an earlier pass stored a non-finite value or more than a line"));
       continue;
     }
+    if (KWindowLayoutOf(*d) == KWindowLayout::kNone) {
+      whys.push_back(absl::StrCat(dname, ": its rows or columns overlap in memory (strides [", d->strides[0], ", ",
+                                  d->strides[1], "] for shape [", d->shape[0], ", ", d->shape[1],
+                                  "]): no element is alone on its row and column"));
+      continue;
+    }
     const ExactFormat df = s->sat.formats[dname];
     std::vector<uint64_t> blocks = DiagonalElements(*d, df, seed);
     std::sort(blocks.begin(), blocks.end());
@@ -1042,14 +1134,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
     };
     // The blocks' rows and columns (decoded from their element indices).
     std::set<int64_t> rows, cols;
-    for (uint64_t b : blocks)
-      for (int64_t i = 0; i < n0; ++i) {
-        const int64_t rem = static_cast<int64_t>(b) - i * d->strides[0];
-        if (d->strides[1] > 0 && rem >= 0 && rem % d->strides[1] == 0 && rem / d->strides[1] < n1) {
-          rows.insert(i);
-          cols.insert(rem / d->strides[1]);
-        }
-      }
+    WindowBlockRowsColumns(*d, blocks, &rows, &cols);
     // Candidates: one block further along the diagonal from each block (a
     // block row and column the pass's blocks skip), one per block (its first
     // row: the blocks' rows of a result lie in different register groups,
@@ -1089,12 +1174,13 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         return v;
       };
       int n = 1;
-      double bits_single = 0;  // log2(max |R| / its lowest bit) over the single products
+      double bits_single = 0;  // bits of max |R| in units of their lowest bit, over the single products
       double lo_single = 0, hi_single = 0;
       WindowPick pick;
       bool at_tie = false;
       std::vector<std::pair<uint64_t, double>> line;
       std::vector<int64_t> xcols;
+      std::map<uint64_t, double> rcs;  // the addend's multiplier per line element (0: none read)
       std::optional<std::tuple<WindowPick, std::vector<std::pair<uint64_t, double>>, std::vector<int64_t>>> window;
       for (int probe = 0; probe < kWindowProbes; ++probe) {
         const std::vector<int64_t> cs = columns(n);
@@ -1128,7 +1214,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
             lo = std::min(lo, LowestBit(rv));
             hi = std::max(hi, std::fabs(rv));
           }
-          bits_single = std::log2(hi / lo);
+          bits_single = std::ceil(std::log2(hi / lo + 1));  // the single products' significand width
           lo_single = lo;
           hi_single = hi;
           l = pr->line;
@@ -1136,8 +1222,27 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
           for (const auto& [e, rv] : pr->line)
             if (std::fmod(rv, lo_single) == 0 && std::fabs(rv) <= n * hi_single) l.push_back({e, rv});
         }
+        // The addend's multipliers on the line (the output itself: beta).
+        auto addend_rcs = [&]() -> absl::Status {
+          if (!zero_output || enters != 1) return absl::OkStatus();
+          std::vector<uint64_t> missing;
+          for (const auto& [e, rv] : l)
+            if (!rcs.count(e)) missing.push_back(e);
+          if (missing.empty()) return absl::OkStatus();
+          absl::StatusOr<WindowProbe> rp = ProbeWindowLine(k, *s, diagonals, dname, {}, addends, carrier, *out,
+                                                           line_cap * static_cast<uint64_t>(n), seed, uv, io, missing);
+          if (!rp.ok()) return rp.status();
+          for (uint64_t e : missing) rcs[e] = 0;
+          if (!rp->other)
+            for (const auto& [e, rc] : rp->line) rcs[e] = rc;
+          return absl::OkStatus();
+        };
         if (sign < 0) {
           WindowPick t = SearchWindowPick(l, sign * tie, true, alpha_pass, enters, d->elem, range, half_ulp);
+          if (!(t.score <= std::log(1.25)) && zero_output && enters == 1) {
+            if (absl::Status st = addend_rcs(); !st.ok()) return st;
+            t = SearchAddendPick(l, rcs, sign * tie, true, alpha_pass, enters, d->elem, out->elem, range, half_ulp);
+          }
           if (t.score <= std::log(1.25)) {
             pick = t;
             at_tie = true;
@@ -1148,6 +1253,11 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         }
         if (!window) {
           WindowPick w = SearchWindowPick(l, sign * inside, false, alpha_pass, enters, d->elem, range, half_ulp);
+          if (!(w.score <= std::log(1.25)) && zero_output && enters == 1) {
+            if (absl::Status st = addend_rcs(); !st.ok()) return st;
+            w = SearchAddendPick(l, rcs, sign * inside, false, alpha_pass, enters, d->elem, out->elem, range,
+                                 half_ulp);
+          }
           if (w.score <= std::log(1.25)) window.emplace(w, l, cs);
           if (window && sign > 0) break;
         }
@@ -1159,7 +1269,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         int next = lack > 1 ? n * static_cast<int>(std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(2 * lack)))))
                             : 4 * n;
         if (!(lack < kWindowMaxSum)) next = kWindowMaxSum;
-        while (next > n && (next > kWindowMaxSum || !(bits_single + std::log2(next) < p))) next /= 2;
+        while (next > n && (next > kWindowMaxSum || !(bits_single + 1 + std::log2(next) <= p))) next /= 2;
         if (!window)
           say(3, absl::StrFormat("no line of %s x * R (x a value of %s's type) times %s%s within a factor 1.25 "
                                  "lies there (%s; the largest |%s%s x R|: %g)",
@@ -1182,14 +1292,18 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
       const uint32_t zero = *ExactBits(d->elem, 0.0);
       const std::set<int64_t> xset(xcols.begin(), xcols.end());
       s->window_values.clear();
+      // (A block's element, where rows overlap, stays.)
       for (int64_t j = 0; j < n1; ++j)
-        if (!xset.count(j)) s->window_values.emplace_back(dname, index(i0, j), zero);
+        if (!xset.count(j) && !std::binary_search(blocks.begin(), blocks.end(), index(i0, j)))
+          s->window_values.emplace_back(dname, index(i0, j), zero);
       for (int64_t j : xcols)
         for (int64_t i = 0; i < n0; ++i)
-          if (i != i0) s->window_values.emplace_back(dname, index(i, j), zero);
+          if (i != i0 && !std::binary_search(blocks.begin(), blocks.end(), index(i, j)))
+            s->window_values.emplace_back(dname, index(i, j), zero);
       for (int64_t j : xcols) s->window_values.emplace_back(dname, index(i0, j), *ExactBits(d->elem, pick.x));
       if (zero_output)
         for (const auto& [e, rv] : line) s->window_values.emplace_back(out_name, e, *ExactBits(out->elem, 0.0));
+      if (pick.v != 0) s->window_values.emplace_back(out_name, pick.e, *ExactBits(out->elem, pick.v));
       // Where the line's values lie before the conversion (both orders
       // agreeing), and what each must store.
       int in_window = 0, ties = 0, below = 0;
@@ -1197,7 +1311,8 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
       for (const auto& [e, rv] : line) {
         const double acc = pick.x * rv;
         if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
-        const auto [f1, f2] = CarrierTimes(pick.alpha, static_cast<float>(acc), enters);
+        auto [f1, f2] = CarrierTimes(pick.alpha, static_cast<float>(acc), enters);
+        if (pick.v != 0 && e == pick.e) f1 = f2 = static_cast<float>(pick.base + static_cast<double>(f1));
         const AtMax a1 = ClassAtMax(f1, range, half_ulp);
         if (a1 != ClassAtMax(f2, range, half_ulp) || a1 == AtMax::kElsewhere || (f1 > 0) != (f2 > 0)) continue;
         in_window += a1 == AtMax::kWindow ? 1 : 0;
@@ -1235,7 +1350,8 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
                   : absl::StrFormat("%s[%d, %d..] = %g (%d elements of row %d, the only nonzeros of it and of their "
                                     "columns) reaches, its sums of %d products x * R",
                                     dname, i0, j0, pick.x, nx, i0, nx);
-      const float v1 = CarrierTimes(pick.alpha, static_cast<float>(pick.x * pick.r), enters).first;
+      float v1 = CarrierTimes(pick.alpha, static_cast<float>(pick.x * pick.r), enters).first;
+      if (pick.v != 0) v1 = static_cast<float>(pick.base + static_cast<double>(v1));
       return absl::StrCat(
           pass, ": ", out_name, absl::StrFormat(": %d value%s placed in %s's rounding window at its max (%g, %g), %d "
                                                 "at the tie %s%g (to even: %sinf), %d in (%g, %g) below the max",
@@ -1254,6 +1370,11 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
                       : absl::StrCat(enters, " f32 multiplies (in either order the same)"),
           " of the same operands on both sides, rounded or not",
           zero_output ? absl::StrCat("; ", out_name, " 0 on the line, its addend adding nothing there") : "",
+          pick.v != 0 ? absl::StrFormat(" but at element %d, %s = %g, its addend %g (%g times it) carrying the value "
+                                        "to %g, %s times x * R the rest: its product exact, the sum rounded once",
+                                        static_cast<long long>(pick.e), out_name, pick.v, pick.base, pick.rc,
+                                        pick.base, carrier)
+                      : "",
           "); the reference stored ", at_tie ? (sign < 0 ? "-inf" : "inf") : (sign < 0 ? "-max" : "max"),
           " there\n");
     }
