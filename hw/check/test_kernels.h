@@ -634,6 +634,50 @@ end
 )";
 }
 
+// Fresh-user review 18 F6 k4.kir: a K = 128 loop of 32x32x16 fp8 MFMAs, one
+// wave, s = (acc * alpha) * alpha (alpha entering twice) converted to f16
+// (P) and to bf16 (Q), all 32 x 32 stored.
+inline std::string R18F6Kernel() {
+  return R"(kernel k4
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fnuz[32, 128] strides [128, 1] readonly
+arg B : f8e4m3fnuz[32, 128] strides [128, 1] readonly
+arg P : f16[32, 32] strides [32, 1] writeonly
+arg Q : bf16[32, 32] strides [32, 1] writeonly
+arg alpha : f32
+  %z = zero f32x16
+  %acc = for %k = 0 to 128 step 16 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 8] : f8e4m3fnuzx8
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 8] : f8e4m3fnuzx8
+    %d = mfma f32_32x32x16_fp8_fp8 %a, %b, %c
+    yield %d
+  }
+  %s1 = mul %acc, alpha
+  %s = mul %s1, alpha
+  %p = cvt %s : f16x16
+  %q = cvt %s : bf16x16
+  %p0 = slice %p, 0 : f16x4
+  %p1 = slice %p, 4 : f16x4
+  %p2 = slice %p, 8 : f16x4
+  %p3 = slice %p, 12 : f16x4
+  store P[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %p0
+  store P[tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %p1
+  store P[tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %p2
+  store P[tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %p3
+  %q0 = slice %q, 0 : bf16x4
+  %q1 = slice %q, 4 : bf16x4
+  %q2 = slice %q, 8 : bf16x4
+  %q3 = slice %q, 12 : bf16x4
+  store Q[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %q0
+  store Q[tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %q1
+  store Q[tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %q2
+  store Q[tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %q3
+end
+)";
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_
