@@ -729,6 +729,15 @@ inline std::string R18F7Kernel() {
        {"end\n", o_stores + "end\n"}});
 }
 
+// Fresh-user review 18 F6 k4.kir: R18F8FullKernel with alpha entering twice,
+// s = (acc * alpha) * alpha, converted to f16 (P) and to bf16 (Q), all 32 x 32
+// stored.
+inline std::string R18F6Kernel() {
+  return absl::StrReplaceAll(R18F8FullKernel(), {{"kernel k1\n", "kernel k4\n"},
+                                                 {"  %s = mul %acc, alpha\n",
+                                                  "  %s1 = mul %acc, alpha\n  %s = mul %s1, alpha\n"}});
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

@@ -3365,5 +3365,120 @@ TEST_F(DefaultCheckTest, R18F7Bf16WithNoTieDrawnKeepsItsPass) {
     }
 }
 
+// Fresh-user review 18 F1, F5, F6: the window at the max (PlaceMaxWindow)
+// placed nothing for `C = alpha * A * B + beta * C` (f16 and bf16 C: the
+// probe's line held beta * C), for `C = sa * sb * A * B` (a single product
+// times sa within a factor 1.25 could not reach a K = 4096 sum scaled to the
+// max) and for s = (acc * alpha) * alpha (alpha solved as if it entered
+// once); conversions overflowing to inf in the window, or rounding the tie
+// to max, passed seeds 1..3. The tie mutant (the review's tie16, tiebf: x at
+// the tie made one bit smaller, so that it rounds to max instead of to even,
+// inf), before each conversion's operand x; t a free VGPR.
+std::string R18F1TieToMax(const std::string& x, const std::string& t, const std::string& tie_bits) {
+  return absl::StrCat("  v_and_b32_e32 ", t, ", 0x7fffffff, ", x, "\n  v_cmp_eq_u32_e32 vcc, ", tie_bits, ", ", t,
+                      "\n  v_mov_b32_e32 ", t, ", 0\n  s_nop 4\n  v_subb_co_u32_e32 ", x, ", vcc, ", x, ", ", t,
+                      ", vcc\n");
+}
+
+// Review 18's window tests: `mutants` fail seeds 1..3 and kirc's own code
+// passes seed 1 (seeds 1..6 checked by hand on the review's kernels; fewer
+// runs keep the default_check_test shards within their time); returns the
+// report of kirc's own code, seed 1.
+class R18WindowTest : public DefaultCheckTest {
+ protected:
+  RunReport OwnSeed1AndMutants(const Compiled& c, const std::vector<std::string>& mutants, const std::string& file) {
+    RunReport r = Run(c, Write(c, c.assembly, file), 1);
+    EXPECT_TRUE(r.ok) << "kirc's code, seed 1\n" << r.text;
+    for (uint64_t seed = 1; seed <= 3; ++seed)
+      for (const std::string& m : mutants) {
+        std::string text;
+        EXPECT_FALSE(Passes(c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
+      }
+    return r;
+  }
+};
+
+// F1 (g4.kir): fp8 gemm, f16 C read for beta * C, K = 2048: lines of sums of
+// products with C 0 on the line place values in the window (+max) and at
+// the tie (-max).
+TEST_F(R18WindowTest, R18F1GemmWithBetaCF16WindowAndTieMutantsFail) {
+  const Compiled c = CompileText(GemmKernel("g4", "gfx942", "f8e4m3fnuz[32, 2048]", "f8e5m2fnuz[32, 2048]",
+                                            "f16[32, 32]", {"alpha", "beta"}, "C = alpha * A.mk * B.nk + beta * C"));
+  const std::vector<std::string> f16_cvts = {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"};
+  RunReport r = OwnSeed1AndMutants(c, {BeforeConversions(
+                 c, f16_cvts, 2,
+                 [](const std::string& x, const std::string& t) { return OverflowBeyondMax(x, t, "0x477fe000"); },
+                 "g4_win.hsaco"),
+             BeforeConversions(
+                 c, f16_cvts, 2,
+                 [](const std::string& x, const std::string& t) { return R18F1TieToMax(x, t, "0x477ff000"); },
+                 "g4_tie16.hsaco")}, "g4.hsaco");
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max\\): C: [1-9][0-9]* values? placed in "
+                                                   "f16's rounding window at its max \\(65504, 65520\\), [^\n]*C 0 on "
+                                                   "the line")))
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max\\): C: [0-9]+ values? placed in f16's "
+                                                   "rounding window at its max \\(65504, 65520\\), [1-9][0-9]* at "
+                                                   "the tie -65520 \\(to even: -inf\\)")))
+      << r.text;
+}
+
+// F1 (g3.kir, A's 64 rows halved to 32: half the emulator's work): gfx950
+// fp8 gemm, bf16 C read for beta * C: the tie through beta * C (C's element
+// on the line at max / beta, alpha times sums of x * R the rest).
+TEST_F(R18WindowTest, R18F1GemmWithBetaCBf16TieMutantFails) {
+  const Compiled c = CompileText(GemmKernel("g3", "gfx950", "f8e4m3fn[32, 2048]", "f8e5m2[32, 2048]", "bf16[32, 32]",
+                                            {"alpha", "beta"}, "C = alpha * A.mk * B.nk + beta * C"));
+  RunReport r = OwnSeed1AndMutants(c, {BeforeConversions(
+                c, {"v_bfe_u32"}, 1,
+                [](const std::string& x, const std::string& t) { return R18F1TieToMax(x, t, "0x7f7f8000"); },
+                "g3_tiebf.hsaco")}, "g3.hsaco");
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max\\): C: [0-9]+ values? placed in bf16's "
+                                                   "rounding window at its max [^\n]*, [1-9][0-9]* at the tie "
+                                                   "[^\n]*C = -[^\n]*its addend")))
+      << r.text;
+}
+
+// F5 (g2.kir): `C = sa * sb * A * B`, K = 4096, f16 C: no other addend (the
+// old reason named one); sums of products reach the tie.
+TEST_F(R18WindowTest, R18F5TwoScaleGemmTieMutantFails) {
+  const Compiled c = CompileText(GemmKernel("g2", "gfx942", "f8e4m3fnuz[32, 4096]", "f8e4m3fnuz[32, 4096]",
+                                            "f16[32, 32]", {"sa", "sb"}, "C = sa * sb * A.mk * B.nk", "writeonly"));
+  RunReport r = OwnSeed1AndMutants(c, {BeforeConversions(
+                c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+                [](const std::string& x, const std::string& t) { return R18F1TieToMax(x, t, "0x477ff000"); },
+                "g2_tie16.hsaco")}, "g2.hsaco");
+  EXPECT_EQ(r.text.find("another addend"), std::string::npos) << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max\\): C: [0-9]+ values? placed in f16's "
+                                                   "rounding window at its max \\(65504, 65520\\), [1-9][0-9]* at "
+                                                   "the tie -65520 [^\n]*sums of [0-9]+ products")))
+      << r.text;
+}
+
+// F6 (k4.kir): alpha entering twice, P f16 and Q bf16: alpha solved at the
+// square root (both orders of the two multiplies agreeing).
+TEST_F(R18WindowTest, R18F6CarrierEnteringTwiceWindowAndTieMutantsFail) {
+  const Compiled c = CompileText(::kir::testing::R18F6Kernel());
+  const std::vector<std::string> f16_cvts = {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"};
+  RunReport r = OwnSeed1AndMutants(c, {BeforeConversions(
+                 c, f16_cvts, 2,
+                 [](const std::string& x, const std::string& t) { return OverflowBeyondMax(x, t, "0x477fe000"); },
+                 "k4_win.hsaco"),
+             BeforeConversions(
+                 c, f16_cvts, 2,
+                 [](const std::string& x, const std::string& t) { return R18F1TieToMax(x, t, "0x477ff000"); },
+                 "k4_tie16.hsaco"),
+             BeforeConversions(
+                 c, {"v_bfe_u32"}, 1,
+                 [](const std::string& x, const std::string& t) { return R18F1TieToMax(x, t, "0x7f7f8000"); },
+                 "k4_tiebf.hsaco")}, "k4.hsaco");
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max\\): P: [1-9][0-9]* values? placed in "
+                                                   "f16's rounding window [^\n]*2 f32 multiplies")))
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max, Q\\): Q: [0-9]+ values? placed in bf16's "
+                                                   "rounding window at its max [^\n]*, [1-9][0-9]* at the tie ")))
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kir

@@ -987,6 +987,278 @@ double ElementAt(const KernelData& d, const Arg& a, uint64_t e) {
   return ElementValue(a.elem, b);
 }
 
+// The value before the conversion of a line value `acc` (x * R, an f32
+// value) when the carrier's value `a` enters it `enters` times, one f32
+// multiply each (fresh-user review 18 F6: (acc * alpha) * alpha): in
+// program order ((acc * a) * a ...) and with the carrier's powers first
+// (acc * (a * a ...)); the window placement takes a value only where both
+// orders agree. enters 1: both a * acc.
+std::pair<float, float> CarrierTimes(float a, float acc, int enters) {
+  volatile float f1 = acc, p = a;
+  for (int t = 0; t < enters; ++t) f1 = f1 * a;
+  for (int t = 1; t < enters; ++t) p = p * a;
+  volatile float f2 = acc * p;
+  return {f1, f2};
+}
+
+// Where a value before a conversion to an f16 or bf16 output lies at its
+// max: in the window (max, max + ulp/2) that rounds to max, at the tie
+// max + ulp/2 (rounds to even: inf), in (max - ulp/2, max) (rounds to max),
+// or elsewhere; by magnitude.
+enum class AtMax { kElsewhere, kBelow, kWindow, kTie };
+AtMax ClassAtMax(double f, const FloatRange& range, double half_ulp) {
+  const double m = std::fabs(f);
+  if (m > range.max && m < range.max + half_ulp) return AtMax::kWindow;
+  if (m == range.max + half_ulp) return AtMax::kTie;
+  if (m > range.max - half_ulp && m < range.max) return AtMax::kBelow;
+  return AtMax::kElsewhere;
+}
+
+// A value of the window placement: line element `e` (R = `r`, read by the
+// probe), D's value `x` and the carrier's value `alpha`; `score`: |log| of
+// the factor the pass's values take (the carrier's factor to the power it
+// enters them; HUGE_VAL: none found).
+struct WindowPick {
+  uint64_t e = 0;
+  double x = 0, r = 0;
+  float alpha = 0;
+  double score = HUGE_VAL;
+  // Through the output's own addend (SearchAddendPick): its element e's
+  // value `v` (0: none), which the pass multiplies by `rc` (base = rc * v).
+  double v = 0, rc = 0, base = 0;
+};
+
+// The value x of type `xt` (of D's elements set to x) and the carrier's
+// value a, entering `enters` times (CarrierTimes), for which some line value
+// x * R (R of `line`, exact in f32) lies, in both orders, at `target`
+// (`exact`: the tie) or in the window at the max with target's sign; a of
+// alpha_pass's sign, the pass's values moving by the least factor. x: 3
+// significand bits near |target / (alpha_pass^enters R)| and up to 4 times
+// below; a: target / (x R), or, entering e > 1 times, the f32 values
+// nearest its e-th root (8 on either side, where rounding may reach the
+// tie).
+WindowPick SearchWindowPick(const std::vector<std::pair<uint64_t, double>>& line, double target, bool exact,
+                            float alpha_pass, int enters, ElemType xt, const FloatRange& range, double half_ulp) {
+  WindowPick best;
+  const double c_pass = std::pow(static_cast<double>(alpha_pass), enters);
+  const AtMax want = exact ? AtMax::kTie : AtMax::kWindow;
+  for (const auto& [e, rv] : line) {
+    if (std::fabs(rv) < range.min_normal || std::fabs(rv) >= range.max) continue;  // R read exactly
+    const double xi = std::fabs(target / (c_pass * rv));
+    const double xs = (target > 0) == ((c_pass > 0) == (rv > 0)) ? 1 : -1;
+    int e2 = 0;
+    std::frexp(xi, &e2);
+    for (int ee = e2 - 2; ee <= e2; ++ee)
+      for (int j = 0; j < 16; ++j) {
+        const double x = xs * std::ldexp(1.0 + j / 16.0, ee);
+        if (!ExactBits(xt, x).has_value()) continue;
+        const double acc = x * rv;
+        if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
+        std::vector<float> as;
+        if (enters == 1) {
+          as.push_back(static_cast<float>(target / acc));
+        } else {
+          if (!(target / acc > 0) && enters % 2 == 0) continue;
+          float a0 = static_cast<float>(
+              std::copysign(std::pow(std::fabs(target / acc), 1.0 / enters), static_cast<double>(alpha_pass)));
+          as.push_back(a0);
+          float up = a0, down = a0;
+          for (int t = 0; t < 8; ++t) {
+            up = std::nextafter(up, HUGE_VALF);
+            down = std::nextafter(down, -HUGE_VALF);
+            as.push_back(up);
+            as.push_back(down);
+          }
+        }
+        for (const float a : as) {
+          if (!std::isfinite(a) || a == 0 || (a > 0) != (alpha_pass > 0)) continue;
+          const auto [f1, f2] = CarrierTimes(a, static_cast<float>(acc), enters);
+          const double d1 = static_cast<double>(f1), d2 = static_cast<double>(f2);
+          if (exact ? !(d1 == target && d2 == target)
+                    : !(ClassAtMax(d1, range, half_ulp) == want && ClassAtMax(d2, range, half_ulp) == want &&
+                        (d1 > 0) == (target > 0) && (d2 > 0) == (target > 0)))
+            continue;
+          const double score = enters * std::fabs(std::log(static_cast<double>(a) / alpha_pass));
+          if (score < best.score) best = {e, x, rv, a, score};
+        }
+      }
+  }
+  return best;
+}
+
+// Through the output's own addend (fresh-user review 18 F1: alpha * acc +
+// beta * C, where a K-long sum scaled to the max lies far above a line of
+// single products, and bf16's tie needs the carrier beyond a factor 1.25):
+// line element e's value of C `v` (a value of C's type) with rc * v (rc:
+// what the pass multiplies C's element by, read by a probe: `rcs`) at +-max
+// or up to 3 of the output's ulps below, exact in f32, and the carrier
+// (entering once) times x * R the rest: one f32 multiply, exact (so that a
+// fused multiply-add and a multiply then an add agree), the sum rounded
+// once, at `target` (`exact`: the tie) or in the window at the max with
+// target's sign; the carrier the pass's value when it fits (the window),
+// else within a factor 1.25 of it.
+WindowPick SearchAddendPick(const std::vector<std::pair<uint64_t, double>>& line,
+                            const std::map<uint64_t, double>& rcs, double target, bool exact, float alpha_pass,
+                            int enters, ElemType xt, ElemType ct, const FloatRange& range, double half_ulp) {
+  WindowPick best;
+  if (enters != 1) return best;
+  const double ts = target > 0 ? 1 : -1;
+  for (const auto& [e, rv] : line) {
+    auto it = rcs.find(e);
+    if (it == rcs.end() || !std::isfinite(it->second) || it->second == 0) continue;
+    if (std::fabs(rv) < range.min_normal || std::fabs(rv) >= range.max) continue;
+    const double rc = it->second;
+    for (int m = 0; m < 4; ++m) {
+      const double b = ts * (range.max - m * 2 * half_ulp);
+      const double v = b / rc;
+      if (!ExactBits(ct, v).has_value() || static_cast<double>(static_cast<float>(rc * v)) != b) continue;
+      const double need = target - b;
+      if (need == 0) continue;
+      const double xi = std::fabs(need / (static_cast<double>(alpha_pass) * rv));
+      const double xs = (need > 0) == ((alpha_pass > 0) == (rv > 0)) ? 1 : -1;
+      int e2 = 0;
+      std::frexp(xi, &e2);
+      for (int ee = e2 - 4; ee <= e2; ++ee)
+        for (int j = 0; j < 16; ++j) {
+          const double x = xs * std::ldexp(1.0 + j / 16.0, ee);
+          if (!ExactBits(xt, x).has_value()) continue;
+          const double acc = x * rv;
+          if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
+          std::vector<float> as = {static_cast<float>(need / acc)};
+          if (!exact) as.push_back(alpha_pass);
+          for (const float a : as) {
+            if (!std::isfinite(a) || a == 0 || (a > 0) != (alpha_pass > 0)) continue;
+            const double fine = static_cast<double>(a) * acc;
+            if (static_cast<double>(static_cast<float>(fine)) != fine) continue;
+            const double f = static_cast<double>(static_cast<float>(b + fine));
+            if (exact ? f != target : !(ClassAtMax(f, range, half_ulp) == AtMax::kWindow && (f > 0) == (target > 0)))
+              continue;
+            const double score = std::fabs(std::log(static_cast<double>(a) / alpha_pass));
+            if (score < best.score) {
+              best = {e, x, rv, a, score};
+              best.v = v;
+              best.rc = rc;
+              best.base = b;
+            }
+          }
+        }
+    }
+  }
+  return best;
+}
+
+// The lowest power of two of which |v| (nonzero, finite) is a multiple.
+double LowestBit(double v) {
+  int ex = 0;
+  const double m = std::frexp(std::fabs(v), &ex);  // |v| = m 2^ex, m in [0.5, 1)
+  uint64_t q = static_cast<uint64_t>(std::ldexp(m, 53));
+  int tz = 0;
+  while (q != 0 && (q & 1) == 0) {
+    q >>= 1;
+    ++tz;
+  }
+  return std::ldexp(1.0, ex - 53 + tz);
+}
+
+// The window placement's probe (PlaceMaxWindow): pass `s`'s inputs with no
+// blocks, buffer D (`dname`) 0 but 1 at `ones` (element indices), the
+// addends `addends` (elementwise-fed buffers: beta * C) all 0 and the
+// carrier 1, run by the reference alone; `line`: the output's stored
+// nonzero elements (element index, value), at most `cap` of them.
+struct WindowProbe {
+  std::vector<std::pair<uint64_t, double>> line;
+  bool other = false;          // a non-finite value, or more than `cap`
+  bool user_carrier = false;   // the user's values set the carrier
+};
+absl::StatusOr<WindowProbe> ProbeWindowLine(const Kernel& k, const PassSpec& s,
+                                            const std::vector<std::string>& diagonals, const std::string& dname,
+                                            const std::vector<uint64_t>& ones, const std::vector<std::string>& addends,
+                                            const std::string& carrier, const Arg& out, uint64_t cap, uint64_t seed,
+                                            const UserValues& uv, const InterpOptions& io,
+                                            const std::vector<uint64_t>& out_ones = {}) {
+  WindowProbe p;
+  const Arg* d = k.FindArg(dname);
+  ExactPlan probe = s.sat;
+  for (const std::string& name : diagonals) probe.formats[name].diagonal = ExactFormat::Diagonal::kNone;
+  probe.formats[dname].zero = true;
+  for (const std::string& name : addends) {
+    ExactFormat& f = probe.formats[name];
+    f.zero = true;
+    f.mix_level = -1;
+    f.special = false;
+  }
+  if (out_ones.empty()) {
+    ExactFormat& cf = probe.formats[carrier];
+    cf.choices = {1.0};
+    cf.shift = 0;
+    cf.negate = false;
+  }
+  KernelData in = MakeConversionInputs(k, probe, seed);
+  PassSpec one_spec;
+  for (uint64_t e : ones) one_spec.window_values.emplace_back(dname, e, *ExactBits(d->elem, 1.0));
+  for (uint64_t e : out_ones) one_spec.window_values.emplace_back(out.name, e, *ExactBits(out.elem, 1.0));
+  ApplyWindowValues(k, one_spec, &in);
+  uv.ApplyTo(k, &in);
+  const float one = 1;
+  if (auto it = in.scalars.find(carrier);
+      out_ones.empty() && (it == in.scalars.end() || it->second != F32Bits(one))) {
+    p.user_carrier = true;
+    return p;
+  }
+  PagedInterpArgs ref{in.buffers, in.scalars};
+  if (absl::Status st = Interpret(k, ref, io); !st.ok())
+    return absl::Status(st.code(),
+                        absl::StrCat("reference interpreter (placing the window at the max): ", st.message()));
+  auto rit = ref.buffers.find(out.name);
+  auto iit = in.buffers.find(out.name);
+  if (rit == ref.buffers.end()) return p;
+  const uint64_t eb = static_cast<uint64_t>(ElemBytes(out.elem));
+  std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
+  const PagedBytes& r = rit->second;
+  const PagedBytes* w = iit == in.buffers.end() || iit->second.size() != r.size() ? nullptr : &iit->second;
+  for (uint64_t page : r.MaterialisedPages()) {
+    const uint64_t begin = page * PagedBytes::kPageBytes;
+    const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
+    r.Read(begin, now.data(), n);
+    if (w != nullptr) w->Read(begin, before.data(), n);
+    for (uint64_t off = 0; off < n; off += eb) {
+      if (w != nullptr && std::memcmp(&now[off], &before[off], eb) == 0) continue;
+      const double v = ElementValue(out.elem, &now[off]);
+      if (v == 0) continue;
+      if (!std::isfinite(v) || p.line.size() >= cap) {
+        p.other = true;
+        p.line.clear();
+        return p;
+      }
+      p.line.push_back({(begin + off) / eb, v});
+    }
+  }
+  return p;
+}
+
+// The rows and columns of 2-D buffer `d`'s block elements `blocks` (element
+// indices): element b at row floor(b / strides[0]) (the unique one of a
+// row-major layout; where rows overlap, strides[0] < shape[1] strides[1],
+// the last row holding it), column the rest / strides[1].
+void WindowBlockRowsColumns(const Arg& d, const std::vector<uint64_t>& blocks, std::set<int64_t>* rows,
+                            std::set<int64_t>* cols) {
+  if (d.strides[0] <= 0 || d.strides[1] <= 0) return;
+  for (uint64_t b : blocks) {
+    const int64_t i = std::min<int64_t>(static_cast<int64_t>(b) / d.strides[0], d.shape[0] - 1);
+    const int64_t rem = static_cast<int64_t>(b) - i * d.strides[0];
+    if (rem >= 0 && rem % d.strides[1] == 0 && rem / d.strides[1] < d.shape[1]) {
+      rows->insert(i);
+      cols->insert(rem / d.strides[1]);
+    }
+  }
+}
+
+// At most this many elements of D's row carry x (a line of sums of that
+// many products: PlaceMaxWindow), and at most this many probes per element
+// tried.
+constexpr int kWindowMaxSum = 64;
+constexpr int kWindowProbes = 3;
+
 // The window at the max of an f16 or bf16 output (fresh-user review 16 F3:
 // an epilogue that overflowed to inf for any |x| > max, instead of rounding
 // (max, max + ulp/2) down to max, passed every pass: no value before the
@@ -994,33 +1266,44 @@ double ElementAt(const KernelData& d, const Arg& a, uint64_t e) {
 // For saturation pass `*s` (its blocks placed) of output `out_name`, whose
 // carrier is an f32 scalar that scales the values after every mfma or gemm
 // sum (OverflowsAlike: its products are one IEEE multiply of the same
-// operands on both sides, rounded or not), and a diagonal buffer D of
-// `diagonals` (an MFMA operand): one element D[i0, j0] (beside the blocks,
-// outside their rows and columns) becomes the only nonzero of its row and
-// column, so that its line of the result holds single products x * R
-// (exact; R: the other operand's element times the other factors). A
-// reference-only run with D all 0 but D[i0, j0] = 1 and the carrier 1
-// reads R off the output (exact in f16 or bf16 when R is an fp8, bf16 or
-// f16 product; its line alone nonzero, else no window: another addend);
-// x (a value of D's type) and the carrier's value are then chosen so that
-// carrier * x * R is, in the +max pass, max + ulp/4 (inside the window),
-// in the -max pass -(max + ulp/2) (the tie, which rounds to even: -inf)
-// where an exact carrier value allows, else -(max + ulp/4); the carrier
-// within a factor 1.25 of the pass's value (its other values move with
-// it). A reference-only run of the final inputs confirms the element
-// stores +-max (window) or +-inf (tie); else nothing changes. Returns the
-// report line ("" when the pass does not qualify), or the interpreter's
-// error.
-// `*other` (when given): the diagonals whose probe found another addend
-// (the same in every pass of the kernel: not probed again), "OUT/D".
+// operands on both sides, rounded or not), entering them `enters` times
+// (fresh-user review 18 F6: (acc * alpha) * alpha), and a diagonal buffer D
+// of `diagonals` (an MFMA operand): n elements D[i0, j] of one row (beside
+// the blocks, outside their rows and columns; n = 1 first) become the only
+// nonzeros of that row and of their columns, so that their line of the
+// result holds sums of n products x * R (exact; R: the other operand's
+// elements times the other factors). A reference-only run with D all 0 but
+// those elements 1, the carrier 1 and the addends 0 (the elementwise-fed
+// buffers behind the output, `behind`: beta * C; fresh-user review 18 F1)
+// reads R off the output (exact in f16 or bf16: R's bits bounded from the
+// single products of the first probe, n at most kWindowMaxSum; its line
+// alone nonzero, else no window); x (a value of D's type) and the carrier's
+// value are then chosen so that carrier^enters * x * R is, in the +max
+// pass, in (max, max + ulp/2) (inside the window), in the -max pass
+// -(max + ulp/2) (the tie, which rounds to even: -inf) where an f32 carrier
+// value allows, else inside the window; the pass's values moving by at most
+// a factor 1.25. When no line of single products reaches (a K-long sum
+// scaled to the max is far above one product: fresh-user review 18 F1, F5),
+// n grows to the power of two that would (at most kWindowProbes probes per
+// element tried); the -max pass also looks for the tie there. The addends'
+// values on the line are 0 in the pass (only the output itself, read for
+// beta * C: its elements on the line are the line's; another addend
+// buffer: no window). A reference-only run of the final inputs confirms
+// that every line value whose place (window, tie, just below the max) the
+// choice predicts stores +-max or +-inf as predicted; else nothing changes.
+// Returns the report line ("" when the pass does not qualify), or the
+// interpreter's error. `*other` (when given): the diagonals whose probe
+// found a non-finite value or more than a line (the same in every pass of
+// the kernel: not probed again), "OUT/D".
 absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const std::vector<std::string>& diagonals,
                                            const std::string& carrier, const std::string& out_name, uint64_t seed,
                                            const UserValues& uv, const InterpOptions& io,
-                                           std::set<std::string>* other_addend = nullptr) {
+                                           std::set<std::string>* other_addend = nullptr, int enters = 1,
+                                           const std::set<std::string>* behind = nullptr) {
   const Arg* out = k.FindArg(out_name);
   const Arg* c = k.FindArg(carrier);
   if (out == nullptr || c == nullptr || c->kind != Arg::Kind::kScalar || c->elem != ElemType::kF32 ||
-      (out->elem != ElemType::kF16 && out->elem != ElemType::kBF16) || !s->sat.formats.count(carrier))
+      (out->elem != ElemType::kF16 && out->elem != ElemType::kBF16) || !s->sat.formats.count(carrier) || enters < 1)
     return std::string();
   const FloatRange range = FloatRangeOf(out->elem);
   int emax = 0;
@@ -1041,11 +1324,42 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
   if (!std::isfinite(alpha_pass) || alpha_pass == 0)
     return absl::StrCat(not_placed, carrier, " is not finite and nonzero in this pass\n");
   const double sign = s->sign;
-  const float one = 1;
+  const double c_pass = std::pow(static_cast<double>(alpha_pass), enters);
+  // The addends: elementwise-fed buffers (beta * C's C) behind the output,
+  // not an MFMA operand; only the output itself can be 0 on the line.
+  std::vector<std::string> addends;
+  std::string foreign_addend;
+  for (const auto& [name, t] : ElementwiseFedBuffers(k)) {
+    const Arg* a = k.FindArg(name);
+    if (a == nullptr || a->kind != Arg::Kind::kBuffer || a->elem == ElemType::kI32 ||
+        std::find(diagonals.begin(), diagonals.end(), name) != diagonals.end())
+      continue;
+    if (behind != nullptr && !behind->count(name)) continue;
+    addends.push_back(name);
+    if (name != out_name && foreign_addend.empty()) foreign_addend = name;
+  }
+  if (!foreign_addend.empty())
+    return absl::StrCat(not_placed, foreign_addend, " adds to ", out_name, "'s values and is not ", out_name,
+                        " itself: its elements on a line cannot be set to 0\n");
+  const bool zero_output = std::find(addends.begin(), addends.end(), out_name) != addends.end();
+  const std::string with_addends =
+      zero_output ? absl::StrCat(", ", out_name, " (read for its addend) 0") : std::string();
+  // Why no element gave a window value (the report's reason), per diagonal.
+  std::vector<std::string> whys;
   for (const std::string& dname : diagonals) {
     const Arg* d = k.FindArg(dname);
     if (d == nullptr || d->shape.size() != 2 || d->elem == ElemType::kI32) continue;
-    if (other_addend != nullptr && other_addend->count(absl::StrCat(out_name, "/", dname))) continue;
+    if (other_addend != nullptr && other_addend->count(absl::StrCat(out_name, "/", dname))) {
+      whys.push_back(absl::StrCat(dname, ": its probe (", dname, " 0 but one element, ", carrier, " 1", with_addends,
+                                  ") in an earlier pass stored a non-finite value or more than a line"));
+      continue;
+    }
+    if (KWindowLayoutOf(*d) == KWindowLayout::kNone) {
+      whys.push_back(absl::StrCat(dname, ": its rows or columns overlap in memory (strides [", d->strides[0], ", ",
+                                  d->strides[1], "] for shape [", d->shape[0], ", ", d->shape[1],
+                                  "]): no element is alone on its row and column"));
+      continue;
+    }
     const ExactFormat df = s->sat.formats[dname];
     std::vector<uint64_t> blocks = DiagonalElements(*d, df, seed);
     std::sort(blocks.begin(), blocks.end());
@@ -1055,14 +1369,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
     };
     // The blocks' rows and columns (decoded from their element indices).
     std::set<int64_t> rows, cols;
-    for (uint64_t b : blocks)
-      for (int64_t i = 0; i < n0; ++i) {
-        const int64_t rem = static_cast<int64_t>(b) - i * d->strides[0];
-        if (d->strides[1] > 0 && rem >= 0 && rem % d->strides[1] == 0 && rem / d->strides[1] < n1) {
-          rows.insert(i);
-          cols.insert(rem / d->strides[1]);
-        }
-      }
+    WindowBlockRowsColumns(*d, blocks, &rows, &cols);
     // Candidates: one block further along the diagonal from each block (a
     // block row and column the pass's blocks skip), one per block (its first
     // row: the blocks' rows of a result lie in different register groups,
@@ -1075,111 +1382,181 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
           const int64_t i0 = (i + 4) % n0, j0 = (j + 4) % n1;
           if (!rows.count(i0) && !cols.count(j0)) cand.push_back({i0, j0});
         }
+    if (cand.empty()) {
+      whys.push_back(absl::StrCat(dname, ": no element beside its blocks lies outside their rows and columns"));
+      continue;
+    }
+    const uint64_t line_cap = 2 * static_cast<uint64_t>(*std::max_element(out->shape.begin(), out->shape.end()));
+    const double x_max = FloatRangeOf(d->elem).max;
+    std::string why;  // this diagonal's, from the furthest stage reached
+    int stage = 0;
+    auto say = [&](int st, std::string w) {
+      if (st >= stage) {
+        stage = st;
+        why = std::move(w);
+      }
+    };
     int tried = 0;
+    bool other = false;
     for (const auto& [i0, j0] : cand) {
-      if (tried++ == kWindowTrials) break;
-      // The probe: D all 0 but D[i0, j0] = 1, no blocks, the carrier 1.
-      ExactPlan probe = s->sat;
-      for (const std::string& name : diagonals) probe.formats[name].diagonal = ExactFormat::Diagonal::kNone;
-      probe.formats[dname].zero = true;
-      ExactFormat& cf = probe.formats[carrier];
-      cf.choices = {1.0};
-      cf.shift = 0;
-      cf.negate = false;
-      KernelData in = MakeConversionInputs(k, probe, seed);
-      PassSpec one_spec;
-      one_spec.window_values.emplace_back(dname, index(i0, j0), *ExactBits(d->elem, 1.0));
-      ApplyWindowValues(k, one_spec, &in);
-      uv.ApplyTo(k, &in);
-      if (auto it = in.scalars.find(carrier); it == in.scalars.end() || it->second != F32Bits(one)) continue;
-      PagedInterpArgs ref{in.buffers, in.scalars};
-      if (absl::Status st = Interpret(k, ref, io); !st.ok())
-        return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the window at the max): ",
-                                                    st.message()));
-      // The line: the output's stored nonzero elements.
+      if (tried++ == kWindowTrials || other) break;
+      // The columns of row i0 that carry x: j0, then those after it the
+      // blocks skip.
+      auto columns = [&](int n) {
+        std::vector<int64_t> v;
+        for (int64_t t = 0; t < n1 && static_cast<int>(v.size()) < n; ++t)
+          if (const int64_t j = (j0 + t) % n1; !cols.count(j)) v.push_back(j);
+        return v;
+      };
+      int n = 1;
+      double bits_single = 0;  // bits of max |R| in units of their lowest bit, over the single products
+      double lo_single = 0, hi_single = 0;
+      WindowPick pick;
+      bool at_tie = false;
       std::vector<std::pair<uint64_t, double>> line;
-      bool other = false;
-      auto rit = ref.buffers.find(out_name);
-      auto iit = in.buffers.find(out_name);
-      if (rit == ref.buffers.end()) continue;
-      const uint64_t eb = static_cast<uint64_t>(ElemBytes(out->elem));
-      const uint64_t cap = 2 * static_cast<uint64_t>(*std::max_element(out->shape.begin(), out->shape.end()));
-      std::vector<uint8_t> now(PagedBytes::kPageBytes), before(PagedBytes::kPageBytes);
-      const PagedBytes& r = rit->second;
-      const PagedBytes* w = iit == in.buffers.end() || iit->second.size() != r.size() ? nullptr : &iit->second;
-      for (uint64_t page : r.MaterialisedPages()) {
-        const uint64_t begin = page * PagedBytes::kPageBytes;
-        const uint64_t n = std::min<uint64_t>(PagedBytes::kPageBytes, r.size() - begin) / eb * eb;
-        r.Read(begin, now.data(), n);
-        if (w != nullptr) w->Read(begin, before.data(), n);
-        for (uint64_t off = 0; off < n && !other; off += eb) {
-          if (w != nullptr && std::memcmp(&now[off], &before[off], eb) == 0) continue;
-          const double v = ElementValue(out->elem, &now[off]);
-          if (v == 0) continue;
-          if (!std::isfinite(v) || line.size() >= cap) other = true;
-          else line.push_back({(begin + off) / eb, v});
+      std::vector<int64_t> xcols;
+      std::map<uint64_t, double> rcs;  // the addend's multiplier per line element (0: none read)
+      std::optional<std::tuple<WindowPick, std::vector<std::pair<uint64_t, double>>, std::vector<int64_t>>> window;
+      for (int probe = 0; probe < kWindowProbes; ++probe) {
+        const std::vector<int64_t> cs = columns(n);
+        if (static_cast<int>(cs.size()) < n) break;
+        std::vector<uint64_t> ones;
+        for (int64_t j : cs) ones.push_back(index(i0, j));
+        absl::StatusOr<WindowProbe> pr = ProbeWindowLine(k, *s, diagonals, dname, ones, addends, carrier, *out,
+                                                         line_cap * static_cast<uint64_t>(n), seed, uv, io);
+        if (!pr.ok()) return pr.status();
+        if (pr->user_carrier) {
+          say(1, absl::StrCat("the user's values set ", carrier));
+          break;
         }
-        if (other) break;
-      }
-      // Another addend (beta * C) or a non-finite value: the same for every
-      // element tried, so none is.
-      if (other) {
-        if (other_addend != nullptr) other_addend->insert(absl::StrCat(out_name, "/", dname));
-        break;
-      }
-      if (line.empty()) continue;
-      // x and the carrier's value for the target.
-      struct Pick {
-        uint64_t e = 0;
-        double x = 0, r = 0;
-        float alpha = 0;
-        double score = HUGE_VAL;
-      };
-      auto search = [&](double target, bool exact) {
-        Pick best;
-        for (const auto& [e, rv] : line) {
-          if (std::fabs(rv) < range.min_normal || std::fabs(rv) >= range.max) continue;  // R read exactly
-          const double xi = std::fabs(target / (static_cast<double>(alpha_pass) * rv));
-          const double xs = (target > 0) == ((alpha_pass > 0) == (rv > 0)) ? 1 : -1;
-          int e2 = 0;
-          std::frexp(xi, &e2);
-          for (int ee = e2 - 2; ee <= e2; ++ee)
-            for (int j = 0; j < 16; ++j) {
-              const double x = xs * std::ldexp(1.0 + j / 16.0, ee);
-              if (!ExactBits(d->elem, x).has_value()) continue;
-              const double acc = x * rv;
-              if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
-              const float a = static_cast<float>(target / acc);
-              if (!std::isfinite(a) || (a > 0) != (alpha_pass > 0)) continue;
-              const float f = a * static_cast<float>(acc);
-              const double af = std::fabs(static_cast<double>(f));
-              if (exact ? static_cast<double>(f) != target : !(af > range.max && af < tie)) continue;
-              const double score = std::fabs(std::log(static_cast<double>(a) / alpha_pass));
-              if (score < best.score) best = {e, x, rv, a, score};
-            }
+        if (pr->other) {
+          other = true;
+          if (other_addend != nullptr) other_addend->insert(absl::StrCat(out_name, "/", dname));
+          say(2, absl::StrCat("its probe (", dname, " 0 but one element, ", carrier, " 1", with_addends,
+                              ") stored a non-finite value or more than a line"));
+          break;
         }
-        return best;
-      };
-      bool at_tie = sign < 0;
-      Pick pick = at_tie ? search(sign * tie, true) : Pick{};
-      if (pick.score > std::log(1.25)) {
-        at_tie = false;
-        pick = search(sign * inside, false);
+        if (pr->line.empty()) {
+          say(1, "the line its element reaches is not stored");
+          break;
+        }
+        // R's bits: the sums' values are multiples of the single products'
+        // lowest bit, below n times their largest (else not read exactly).
+        std::vector<std::pair<uint64_t, double>> l;
+        if (n == 1) {
+          double lo = HUGE_VAL, hi = 0;
+          for (const auto& [e, rv] : pr->line) {
+            lo = std::min(lo, LowestBit(rv));
+            hi = std::max(hi, std::fabs(rv));
+          }
+          bits_single = std::ceil(std::log2(hi / lo + 1));  // the single products' significand width
+          lo_single = lo;
+          hi_single = hi;
+          l = pr->line;
+        } else {
+          for (const auto& [e, rv] : pr->line)
+            if (std::fmod(rv, lo_single) == 0 && std::fabs(rv) <= n * hi_single) l.push_back({e, rv});
+        }
+        // The addend's multipliers on the line (the output itself: beta).
+        auto addend_rcs = [&]() -> absl::Status {
+          if (!zero_output || enters != 1) return absl::OkStatus();
+          std::vector<uint64_t> missing;
+          for (const auto& [e, rv] : l)
+            if (!rcs.count(e)) missing.push_back(e);
+          if (missing.empty()) return absl::OkStatus();
+          absl::StatusOr<WindowProbe> rp = ProbeWindowLine(k, *s, diagonals, dname, {}, addends, carrier, *out,
+                                                           line_cap * static_cast<uint64_t>(n), seed, uv, io, missing);
+          if (!rp.ok()) return rp.status();
+          for (uint64_t e : missing) rcs[e] = 0;
+          if (!rp->other)
+            for (const auto& [e, rc] : rp->line) rcs[e] = rc;
+          return absl::OkStatus();
+        };
+        if (sign < 0) {
+          WindowPick t = SearchWindowPick(l, sign * tie, true, alpha_pass, enters, d->elem, range, half_ulp);
+          if (!(t.score <= std::log(1.25)) && zero_output && enters == 1) {
+            if (absl::Status st = addend_rcs(); !st.ok()) return st;
+            t = SearchAddendPick(l, rcs, sign * tie, true, alpha_pass, enters, d->elem, out->elem, range, half_ulp);
+          }
+          if (t.score <= std::log(1.25)) {
+            pick = t;
+            at_tie = true;
+            line = l;
+            xcols = cs;
+            break;
+          }
+        }
+        if (!window) {
+          WindowPick w = SearchWindowPick(l, sign * inside, false, alpha_pass, enters, d->elem, range, half_ulp);
+          if (!(w.score <= std::log(1.25)) && zero_output && enters == 1) {
+            if (absl::Status st = addend_rcs(); !st.ok()) return st;
+            w = SearchAddendPick(l, rcs, sign * inside, false, alpha_pass, enters, d->elem, out->elem, range,
+                                 half_ulp);
+          }
+          if (w.score <= std::log(1.25)) window.emplace(w, l, cs);
+          if (window && sign > 0) break;
+        }
+        // A larger n: the factor the largest |x R| lacks (twice, the
+        // sums' terms partly cancelling), else (the -max pass, no tie) 4.
+        double reach = 0;
+        for (const auto& [e, rv] : l) reach = std::max(reach, std::fabs(c_pass * x_max * rv) * 1.25);
+        const double lack = reach > 0 ? tie / reach : HUGE_VAL;
+        int next = lack > 1 ? n * static_cast<int>(std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(2 * lack)))))
+                            : 4 * n;
+        if (!(lack < kWindowMaxSum)) next = kWindowMaxSum;
+        while (next > n && (next > kWindowMaxSum || !(bits_single + 1 + std::log2(next) <= p))) next /= 2;
+        if (!window)
+          say(3, absl::StrFormat("no line of %s x * R (x a value of %s's type) times %s%s within a factor 1.25 "
+                                 "lies there (%s; the largest |%s%s x R|: %g)",
+                                 n == 1 ? "single products" : absl::StrFormat("sums of %d products", n), dname,
+                                 carrier, enters > 1 ? absl::StrCat("^", enters) : "",
+                                 lack > 1 ? "too small" : "no x and f32 value of it fit exactly", carrier,
+                                 enters > 1 ? absl::StrCat("^", enters) : "", reach / 1.25));
+        if (next <= n) break;
+        n = next;
       }
-      if (pick.score > std::log(1.25)) continue;
-      // The pass with it: the carrier's value, D's row and column 0 but x.
+      if (!at_tie) {
+        if (!window) continue;
+        std::tie(pick, line, xcols) = *window;
+      }
+      // The pass with it: the carrier's value, D's row and columns 0 but x,
+      // the output's addend elements on the line 0.
       const ExactFormat carrier_before = s->sat.formats[carrier];
       ExactFormat& pf = s->sat.formats[carrier];
       pf.choices = {std::ldexp(std::fabs(static_cast<double>(pick.alpha)), -pf.shift)};
       const uint32_t zero = *ExactBits(d->elem, 0.0);
+      const std::set<int64_t> xset(xcols.begin(), xcols.end());
       s->window_values.clear();
+      // (A block's element, where rows overlap, stays.)
       for (int64_t j = 0; j < n1; ++j)
-        if (j != j0) s->window_values.emplace_back(dname, index(i0, j), zero);
-      for (int64_t i = 0; i < n0; ++i)
-        if (i != i0) s->window_values.emplace_back(dname, index(i, j0), zero);
-      s->window_values.emplace_back(dname, index(i0, j0), *ExactBits(d->elem, pick.x));
-      // Confirmed on the pass's inputs: the element stores +-max (window)
-      // or +-inf (tie) on the reference.
+        if (!xset.count(j) && !std::binary_search(blocks.begin(), blocks.end(), index(i0, j)))
+          s->window_values.emplace_back(dname, index(i0, j), zero);
+      for (int64_t j : xcols)
+        for (int64_t i = 0; i < n0; ++i)
+          if (i != i0 && !std::binary_search(blocks.begin(), blocks.end(), index(i, j)))
+            s->window_values.emplace_back(dname, index(i, j), zero);
+      for (int64_t j : xcols) s->window_values.emplace_back(dname, index(i0, j), *ExactBits(d->elem, pick.x));
+      if (zero_output)
+        for (const auto& [e, rv] : line) s->window_values.emplace_back(out_name, e, *ExactBits(out->elem, 0.0));
+      if (pick.v != 0) s->window_values.emplace_back(out_name, pick.e, *ExactBits(out->elem, pick.v));
+      // Where the line's values lie before the conversion (both orders
+      // agreeing), and what each must store.
+      int in_window = 0, ties = 0, below = 0;
+      std::vector<std::pair<uint64_t, double>> expect;  // element, +-max or +-inf
+      for (const auto& [e, rv] : line) {
+        const double acc = pick.x * rv;
+        if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
+        auto [f1, f2] = CarrierTimes(pick.alpha, static_cast<float>(acc), enters);
+        if (pick.v != 0 && e == pick.e) f1 = f2 = static_cast<float>(pick.base + static_cast<double>(f1));
+        const AtMax a1 = ClassAtMax(f1, range, half_ulp);
+        if (a1 != ClassAtMax(f2, range, half_ulp) || a1 == AtMax::kElsewhere || (f1 > 0) != (f2 > 0)) continue;
+        in_window += a1 == AtMax::kWindow ? 1 : 0;
+        ties += a1 == AtMax::kTie ? 1 : 0;
+        below += a1 == AtMax::kBelow ? 1 : 0;
+        expect.push_back({e, std::copysign(a1 == AtMax::kTie ? HUGE_VAL : range.max, static_cast<double>(f1))});
+      }
+      // Confirmed on the pass's inputs: every value placed stores +-max
+      // (window, below) or +-inf (tie) on the reference.
       KernelData fin = MakeConversionInputs(k, s->sat, seed);
       ApplyWindowValues(k, *s, &fin);
       uv.ApplyTo(k, &fin);
@@ -1189,48 +1566,60 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         if (absl::Status st = Interpret(k, fref, io); !st.ok())
           return absl::Status(st.code(), absl::StrCat("reference interpreter (placing the window at the max): ",
                                                       st.message()));
-        const double got = ElementAt(KernelData{std::move(fref.buffers), std::move(fref.scalars)}, *out, pick.e);
-        ok = at_tie ? got == sign * HUGE_VAL : got == sign * range.max;
+        const KernelData got{std::move(fref.buffers), std::move(fref.scalars)};
+        ok = std::any_of(expect.begin(), expect.end(), [&](const auto& x) { return x.first == pick.e; });
+        for (const auto& [e, v] : expect) ok = ok && ElementAt(got, *out, e) == v;
       }
       if (!ok) {
         s->sat.formats[carrier] = carrier_before;
         s->window_values.clear();
+        say(4, "the confirming reference-only run did not store +-max or +-inf where predicted");
         continue;
       }
       s->placed.reset();  // the inputs differ from the block-placing run's
-      // Where the line's values lie before the conversion (carrier * x * R,
-      // one f32 multiply).
-      int in_window = 0, ties = 0, below = 0;
-      for (const auto& [e, rv] : line) {
-        const double acc = pick.x * rv;
-        if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
-        const double f = std::fabs(static_cast<double>(pick.alpha * static_cast<float>(acc)));
-        in_window += f > range.max && f < tie ? 1 : 0;
-        ties += f == tie ? 1 : 0;
-        below += f > range.max - half_ulp && f < range.max ? 1 : 0;
-      }
+      const int nx = static_cast<int>(xcols.size());
+      const std::string elements =
+          nx == 1 ? absl::StrFormat("%s[%d, %d] = %g reaches, the only nonzero of its row and column, its products "
+                                    "x * R",
+                                    dname, i0, j0, pick.x)
+                  : absl::StrFormat("%s[%d, %d..] = %g (%d elements of row %d, the only nonzeros of it and of their "
+                                    "columns) reaches, its sums of %d products x * R",
+                                    dname, i0, j0, pick.x, nx, i0, nx);
+      float v1 = CarrierTimes(pick.alpha, static_cast<float>(pick.x * pick.r), enters).first;
+      if (pick.v != 0) v1 = static_cast<float>(pick.base + static_cast<double>(v1));
       return absl::StrCat(
           pass, ": ", out_name, absl::StrFormat(": %d value%s placed in %s's rounding window at its max (%g, %g), %d "
                                                 "at the tie %s%g (to even: %sinf), %d in (%g, %g) below the max",
                                                 in_window, in_window == 1 ? "" : "s", tn, range.max, tie, ties,
                                                 sign < 0 ? "-" : "", tie, sign < 0 ? "-" : "+", below,
                                                 range.max - half_ulp, range.max),
-          absl::StrFormat(" (before the conversion, of the %d nonzero values of the line that %s[%d, %d] = %g reaches, "
-                          "the only nonzero of its row and column, its products x * R read by a reference-only run "
-                          "with %s 0 but there; %s = %.9g (the pass's %.9g times %.6g) for %s element %d, %.9g: ",
-                          static_cast<int>(line.size()), dname, i0, j0, pick.x, dname, carrier,
+          absl::StrFormat(" (before the conversion, of the %d nonzero values of the line that %s read by a "
+                          "reference-only run with %s 0 but there%s; %s = %.9g (the pass's %.9g times %.6g) for %s "
+                          "element %d, %.9g: ",
+                          static_cast<int>(line.size()), elements, dname, with_addends, carrier,
                           static_cast<double>(pick.alpha), static_cast<double>(alpha_pass),
                           static_cast<double>(pick.alpha) / alpha_pass, out_name, static_cast<long long>(pick.e),
-                          static_cast<double>(pick.alpha * static_cast<float>(pick.x * pick.r))),
-          carrier, " scales the values after every mfma or gemm sum, one f32 multiply of the same operands on both "
-          "sides, rounded or not); the reference stored ", at_tie ? (sign < 0 ? "-inf" : "inf") : (sign < 0 ? "-max" : "max"),
+                          static_cast<double>(v1)),
+          carrier, " scales the values after every mfma or gemm sum, ",
+          enters == 1 ? std::string("one f32 multiply")
+                      : absl::StrCat(enters, " f32 multiplies (in either order the same)"),
+          " of the same operands on both sides, rounded or not",
+          zero_output ? absl::StrCat("; ", out_name, " 0 on the line, its addend adding nothing there") : "",
+          pick.v != 0 ? absl::StrFormat(" but at element %d, %s = %g, its addend %g (%g times it) carrying the value "
+                                        "to %g, %s times x * R the rest: its product exact, the sum rounded once",
+                                        static_cast<long long>(pick.e), out_name, pick.v, pick.base, pick.rc,
+                                        pick.base, carrier)
+                      : "",
+          "); the reference stored ", at_tie ? (sign < 0 ? "-inf" : "inf") : (sign < 0 ? "-max" : "max"),
           " there\n");
     }
+    if (!why.empty()) whys.push_back(absl::StrCat(dname, ": ", why));
   }
-  return absl::StrCat(not_placed, "no element of ",
-                      diagonals.empty() ? std::string("an operand") : absl::StrJoin(diagonals, " or "),
-                      " alone on its row and column gave a line of single products that ", carrier,
-                      " (within a factor 1.25) puts there (another addend, or the line not stored)\n");
+  return absl::StrCat(not_placed,
+                      whys.empty() ? absl::StrCat("no operand of ", out_name, " takes a line (no MFMA operand with "
+                                                  "blocks)")
+                                   : absl::StrJoin(whys, "; "),
+                      "\n");
 }
 
 }  // namespace
@@ -2156,7 +2545,8 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           // The window at the max (fresh-user review 16 F3): f16 and bf16.
           if (beyond_is_inf && !diagonals.empty() && overflows_alike()) {
             absl::StatusOr<std::string> w =
-                PlaceMaxWindow(k, &s, diagonals, carrier, aims[i].out->name, seed, uv, src.io, &other_addend);
+                PlaceMaxWindow(k, &s, diagonals, carrier, aims[i].out->name, seed, uv, src.io, &other_addend, enters,
+                               &aims[i].out->behind);
             if (!w.ok()) return w.status();
             absl::StrAppend(&s.reach_line, *w);
           }
