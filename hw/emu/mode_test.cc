@@ -255,6 +255,52 @@ TEST(Mode, CvtF16F32RoundsByTheDoubleHalfField) {
   }
 }
 
+// v_cvt_f16_f32 by the double/half field at the f16 subnormal/normal border
+// (smallest normal 2^-14 = 0x0400, largest denormal 1023 * 2^-24 = 0x03ff,
+// f16 ulp 2^-24 on both sides) and at the largest finite value 65504 =
+// 0x7bff (f32 ulp there 2^-8); v_cvt_pkrtz_f16_f32 (toward zero whatever
+// the mode) packs x (low half) and y = -x (high half). Worked out by hand.
+TEST(Mode, CvtF16F32DirectedAtTheSubnormalBorderAndMax) {
+  struct Case {
+    uint32_t x;
+    uint16_t want[4];  // nearest even, +inf, -inf, toward zero
+  };
+  const Case cases[] = {
+      {0x38800000u, {0x0400, 0x0400, 0x0400, 0x0400}},  // 2^-14 exact
+      {0x387fc000u, {0x03ff, 0x03ff, 0x03ff, 0x03ff}},  // 1023 * 2^-24 exact
+      {0x387fe000u, {0x0400, 0x0400, 0x03ff, 0x03ff}},  // 2^-14 - 2^-25: tie 0x03ff/0x0400, even 0x0400
+      {0x387fff80u, {0x0400, 0x0400, 0x03ff, 0x03ff}},  // 2^-14 - 2^-30: nearer 0x0400
+      {0x38801000u, {0x0400, 0x0401, 0x0400, 0x0400}},  // 2^-14 + 2^-25: tie 0x0400/0x0401
+      {0xb87fe000u, {0x8400, 0x83ff, 0x8400, 0x83ff}},  // -(2^-14 - 2^-25)
+      {0x33000000u, {0x0000, 0x0001, 0x0000, 0x0000}},  // 2^-25: tie 0/smallest denormal
+      {0xb3000000u, {0x8000, 0x8000, 0x8001, 0x8000}},  // -2^-25
+      {0x477fe000u, {0x7bff, 0x7bff, 0x7bff, 0x7bff}},  // 65504 exact
+      {0x477fe001u, {0x7bff, 0x7c00, 0x7bff, 0x7bff}},  // 65504 + 2^-8
+      {0xc77fe001u, {0xfbff, 0xfbff, 0xfc00, 0xfbff}},  // -(65504 + 2^-8)
+      {0x477ff000u, {0x7c00, 0x7c00, 0x7bff, 0x7bff}},  // 65520: the overflow tie
+      {0x7f7fffffu, {0x7c00, 0x7c00, 0x7bff, 0x7bff}},  // f32 max
+      {0xff800000u, {0xfc00, 0xfc00, 0xfc00, 0xfc00}},  // -inf stays -inf
+  };
+  const int n = sizeof(cases) / sizeof(cases[0]);
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  for (const Case& c : cases) pairs.push_back({c.x, c.x ^ 0x80000000u});
+  for (int mode = 0; mode < 4; ++mode) {
+    const std::string body = absl::StrCat("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), ", (mode << 2) | (3 - mode),
+                                          "\nv_cvt_f16_f32 v3, v1\nv_cvt_pkrtz_f16_f32 v4, v1, v2\n");
+    for (bool object : {false, true}) {
+      absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, Lanes(pairs), object);
+      ASSERT_TRUE(out.ok()) << out.status();
+      for (int l = 0; l < 64; ++l) {
+        const Case& c = cases[l % n];
+        EXPECT_EQ((*out)[2 * l], c.want[mode]) << "mode " << mode << " x " << absl::StrFormat("0x%08x", c.x);
+        const uint32_t rtz = c.want[3];
+        EXPECT_EQ((*out)[2 * l + 1], rtz | (rtz ^ 0x8000u) << 16)
+            << "pkrtz mode " << mode << " x " << absl::StrFormat("0x%08x", c.x);
+      }
+    }
+  }
+}
+
 // Denormal fields set at run time act as the descriptor's: FP32 mode 0
 // flushes a denormal source and result to +-0; FP16 mode 0 refuses f16
 // arithmetic as the descriptor's does.
