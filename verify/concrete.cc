@@ -177,7 +177,7 @@ struct Exec {
         bool bit;
         if (wide) {
           std::vector<Pair64<uint32_t>> s = {{Src(w, src0, l, 0), Src(w, src0, l, 1)},
-                                             {Src(w, src1, l, 0), Src(w, src1, l, 1)}};
+                                             {Src(w, src1, l, 0), WideCompareSrc1Is64(opc) ? Src(w, src1, l, 1) : 0u}};
           std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
           bit = r && r->flag;
         } else {

@@ -616,6 +616,10 @@ void SymExec::StepValu(int i, const MInst& mi) {
     if (IsWideCompare(opc)) {
       std::vector<Pair64<TRef>> s;
       for (size_t k = defs; k < mi.ops.size(); ++k) {
+        if (k > static_cast<size_t>(defs) && !WideCompareSrc1Is64(opc)) {  // the class mask: 32-bit
+          s.push_back({value32(mi.ops[k]), d_.Const(0)});
+          continue;
+        }
         Slot lo = Read(i, mi.ops[k], 0, true), hi = Read(i, mi.ops[k], 1, true);
         s.push_back({Value(i, lo, mi.ops[k]), Value(i, hi, mi.ops[k])});
       }

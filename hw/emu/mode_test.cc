@@ -79,18 +79,18 @@ const Classed kF16[] = {
 // +-0 (0x60), EXEC restored after. (gfx942: 2 wait states between a VALU
 // writing a lane mask and a VALU reading it, 5 between v_cmpx writing EXEC
 // and the stores: the s_nops.)
-std::string ClassBody(const std::string& sfx) {
+std::string ClassBody(const std::string& sfx, const std::string& src = "v1") {
   std::string b = "v_mov_b32 v3, 0\nv_mov_b32 v4, 0\n";
   for (int k = 0; k < 10; ++k)
-    absl::StrAppend(&b, "v_mov_b32 v6, ", 1 << k, "\nv_cmp_class_", sfx, " vcc, v1, v6\ns_nop 1\n",
+    absl::StrAppend(&b, "v_mov_b32 v6, ", 1 << k, "\nv_cmp_class_", sfx, " vcc, ", src, ", v6\ns_nop 1\n",
                     "v_cndmask_b32_e64 v5, 0, 1, vcc\nv_lshl_or_b32 v3, v5, ", k, ", v3\n");
-  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], v1, 3\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 1, s[12:13]\n",
+  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], ", src, ", 3\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 1, s[12:13]\n",
                   "v_or_b32 v4, v4, v5\n", "s_movk_i32 s14, 0x200\n", "v_cmp_class_", sfx,
-                  "_e64 s[12:13], -v1, s14\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, s[12:13]\nv_or_b32 v4, v4, v5\n");
+                  "_e64 s[12:13], -", src, ", s14\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, s[12:13]\nv_or_b32 v4, v4, v5\n");
   // |v1| with mask 0x21 = 33 (an inline integer constant: at most 64).
-  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], |v1|, 33\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 4, s[12:13]\n",
+  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], |", src, "|, 33\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 4, s[12:13]\n",
                   "v_or_b32 v4, v4, v5\n", "s_mov_b64 s[16:17], exec\nv_mov_b32 v6, 0x60\n", "v_cmpx_class_", sfx,
-                  " vcc, v1, v6\nv_or_b32 v4, 8, v4\ns_mov_b64 exec, s[16:17]\ns_nop 4\n");
+                  " vcc, ", src, ", v6\nv_or_b32 v4, 8, v4\ns_mov_b64 exec, s[16:17]\ns_nop 4\n");
   return b;
 }
 
@@ -107,6 +107,97 @@ void CheckClass(const Classed* cases, size_t n, const std::string& sfx, bool obj
     EXPECT_EQ((*out)[2 * l + 1], extras) << sfx << " lane " << l << " bits "
                                          << absl::StrFormat("0x%08x", c.bits);
   }
+}
+
+// f64: one input per class (hi:lo), and patterns only the low dword or the
+// f64 field layout tells apart (an f32 +inf's bits as f64 high dword are a
+// normal; an f32 inf in the low dword alone is an f64 denormal).
+struct Classed64 {
+  uint64_t bits;
+  int cls;
+};
+const Classed64 kF64[] = {
+    {0x7ff0000000000001ull, 0},  // signalling NaN: only the low dword's mantissa
+    {0x7ff0000100000000ull, 0},
+    {0xfff7ffffffffffffull, 0},  // quiet bit 51 clear
+    {0x7ff8000000000000ull, 1},
+    {0xffffffffffffffffull, 1},
+    {0xfff0000000000000ull, 2},  // -inf
+    {0xbff0000000000000ull, 3},  // -1.0
+    {0x8010000000000000ull, 3},  // -smallest normal
+    {0x8000000000000001ull, 4},  // -smallest denormal
+    {0x800fffffffffffffull, 4},
+    {0x8000000000000000ull, 5},  // -0
+    {0x0000000000000000ull, 6},  // +0
+    {0x0000000000000001ull, 7},
+    {0x000000007f800000ull, 7},  // f32 +inf's bits in the low dword: a denormal
+    {0x0000000100000000ull, 7},
+    {0x0010000000000000ull, 8},  // +smallest normal
+    {0x3ff0000000000000ull, 8},  // 1.0
+    {0x7f80000000000000ull, 8},  // f32 +inf's bits as the high dword: 2^1017
+    {0x7fefffffffffffffull, 8},  // largest finite
+    {0x7ff0000000000000ull, 9},  // +inf
+};
+
+// v3/v4 as ClassBody's for the f64 hi:lo = v2:v1 (copied to v[8:9], an
+// even-aligned pair as gfx90a and later want).
+TEST(CmpClass, EachClassBitOnOneHotInputsF64) {
+  const size_t n = sizeof(kF64) / sizeof(kF64[0]);
+  std::vector<uint32_t> in(128, 0);
+  for (int l = 0; l < 64; ++l) {
+    in[2 * l] = static_cast<uint32_t>(kF64[l % n].bits);
+    in[2 * l + 1] = static_cast<uint32_t>(kF64[l % n].bits >> 32);
+  }
+  const std::string body = "v_mov_b32 v8, v1\nv_mov_b32 v9, v2\n" + ClassBody("f64", "v[8:9]");
+  for (bool object : {false, true}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, in, object);
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int l = 0; l < 64; ++l) {
+      const Classed64& c = kF64[l % n];
+      const uint32_t extras = (c.cls <= 1 ? 1u : 0u) | (c.cls == 2 ? 2u : 0u) | (c.cls == 0 ? 4u : 0u) |
+                              (c.cls == 5 || c.cls == 6 ? 8u : 0u);
+      EXPECT_EQ((*out)[2 * l], 1u << c.cls) << "f64 lane " << l << " bits " << absl::StrFormat("0x%016x", c.bits);
+      EXPECT_EQ((*out)[2 * l + 1], extras) << "f64 lane " << l << " bits " << absl::StrFormat("0x%016x", c.bits);
+    }
+  }
+}
+
+// f64 sources other than a VGPR pair: an inline constant is an f64 (-0.5: a
+// -normal, bit 3; 0: +0, bit 6), an SGPR pair (s[12:13] = 0x7ff00000:00000000,
+// +inf, bit 9); a literal and a denormal under a flushing FP64 denormal mode
+// are refused by name.
+TEST(CmpClass, F64ConstantAndScalarSourcesAndRefusals) {
+  const std::string body =
+      "v_mov_b32 v6, 0x3ff\nv_cmp_class_f64 vcc, -0.5, v6\ns_nop 1\nv_cndmask_b32_e64 v3, 0, 1, vcc\n"
+      "v_cmp_class_f64_e64 s[14:15], 0, 0x40\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, s[14:15]\n"
+      "v_or_b32 v3, v3, v5\n"
+      "s_mov_b32 s12, 0\ns_mov_b32 s13, 0x7ff00000\nv_mov_b32 v6, 0x200\nv_cmp_class_f64 vcc, s[12:13], v6\n"
+      "s_nop 1\nv_cndmask_b32_e64 v4, 0, 1, vcc\n"
+      "v_mov_b32 v6, 8\nv_cmp_class_f64 vcc, -0.5, v6\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, vcc\n"
+      "v_or_b32 v4, v4, v5\n";
+  for (bool object : {false, true}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, Lanes({{0, 0}}), object);
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int l = 0; l < 64; ++l) {
+      EXPECT_EQ((*out)[2 * l], 3u) << l;      // mask 0x3ff matches anything; +0 against 0x40
+      EXPECT_EQ((*out)[2 * l + 1], 3u) << l;  // +inf against 0x200; -0.5 against 0x8 (-normal)
+    }
+  }
+  absl::StatusOr<std::vector<uint32_t>> out =
+      RunBody("v_mov_b32 v6, 0x3ff\nv_cmp_class_f64 vcc, 0x40100001, v6\nv_mov_b32 v3, 0\nv_mov_b32 v4, 0\n",
+              Lanes({{0, 0}}), false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("as v_cmp_class_f64's f64 source"));
+  const std::string flush =
+      "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 6, 2), 0\nv_mov_b32 v8, v1\nv_mov_b32 v9, v2\n"
+      "v_cmp_class_f64_e64 s[12:13], v[8:9], 0x90\ns_nop 1\nv_cndmask_b32_e64 v3, 0, 1, s[12:13]\n"
+      "v_mov_b32 v4, 0\n";
+  out = RunBody(flush, Lanes({{0, 0x3ff00000u}}), false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0], 0u);  // 1.0: +normal, not in 0x90
+  out = RunBody(flush, Lanes({{0, 0x3ff00000u}, {1, 0}}), false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("classifies the f64 denormal 0x0000000000000001"));
 }
 
 TEST(CmpClass, EachClassBitOnOneHotInputsF32) {
@@ -356,9 +447,9 @@ TEST(Mode, UnmodelledRoundingIsRefusedByName) {
   EXPECT_EQ((*out)[0], 0x3f000000u);  // 1/2
 }
 
-// Hardware registers other than MODE, MODE bits beyond the float fields,
-// and v_cmp_class_f64 (no f64 in the emulator) are refused by name.
-TEST(Mode, OtherRegistersAndF64ClassAreRefusedByName) {
+// Hardware registers other than MODE and MODE bits beyond the float fields
+// are refused by name.
+TEST(Mode, OtherRegistersAreRefusedByName) {
   absl::StatusOr<std::vector<uint32_t>> out =
       RunBody("s_getreg_b32 s12, hwreg(HW_REG_TRAPSTS)\nv_mov_b32 v3, s12\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}),
               false);
@@ -368,9 +459,6 @@ TEST(Mode, OtherRegistersAndF64ClassAreRefusedByName) {
                 false);
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()), HasSubstr("the field reaches bits 8 and up of HW_REG_MODE"));
-  out = RunBody("v_cmp_class_f64 vcc, v[2:3], v1\nv_mov_b32 v3, 0\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}), false);
-  ASSERT_FALSE(out.ok());
-  EXPECT_THAT(std::string(out.status().message()), HasSubstr("unknown instruction 'v_cmp_class_f64'"));
 }
 
 }  // namespace
