@@ -229,7 +229,9 @@ TEST(Mode, GetregReadsBackWhatSetregWrote) {
   const std::string body =
       "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)\n"
       "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xb\n"  // SP round 3, DP round 2
+      "s_nop 1\n"                                            // 2 wait states: setreg -> setreg/getreg
       "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s7\n"         // s7 = 0x12345678: low 2 bits 0
+      "s_nop 1\n"
       "s_getreg_b32 s13, hwreg(HW_REG_MODE, 0, 8)\n"
       "s_getreg_b32 s14, hwreg(HW_REG_MODE, 2, 2)\n"
       "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0xf0\n"
@@ -440,11 +442,61 @@ TEST(Mode, UnmodelledRoundingIsRefusedByName) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0], 0x3f800000u);  // max(1.0, f32 bits 0x3c00 = a denormal)
   EXPECT_EQ((*out)[1], 0x3f800000u);  // f16 1.0
-  out = RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3\ns_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0\n"
+  out = RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3\ns_nop 1\ns_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0\n"
                 "v_rcp_f32 v3, v1\nv_mov_b32 v4, 0\n",
                 Lanes({{0x40000000u, 0}}), false);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0], 0x3f000000u);  // 1/2
+}
+
+// The s_setreg -> s_getreg / s_setreg hazard (2 wait states for the same
+// hardware register, compiler/isa/hazard_table.h; LLVM checkGetRegHazards /
+// checkSetRegHazards): strict mode names both instructions and the rule;
+// `s_nop 0` (1 wait state) or one other instruction is not enough, `s_nop 1`
+// is. A VALU right after an s_setreg of MODE needs none.
+TEST(Mode, SetregThenGetregOrSetregNeedsTwoWaitStates) {
+  const std::string tail = "v_mov_b32 v3, s12\nv_mov_b32 v4, 0\n";
+  struct Case {
+    std::string between, second;
+    int waits;  // wait states issued between; -1: runs
+  };
+  const Case cases[] = {
+      {"", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)", 0},
+      {"s_nop 0\n", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)", 1},
+      {"s_mov_b32 s13, 0\n", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 2, 2)", 1},
+      {"", "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0", 0},
+      {"s_nop 1\n", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)", -1},
+      {"s_nop 0\ns_nop 0\n", "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0", -1},
+  };
+  for (const Case& c : cases) {
+    const std::string body = absl::StrCat("s_mov_b32 s12, 0\ns_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xc\n",
+                                          c.between, c.second, "\n", tail);
+    for (bool object : {false, true}) {
+      absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, Lanes({{0, 0}}), object);
+      if (c.waits < 0) {
+        ASSERT_TRUE(out.ok()) << out.status();
+        continue;
+      }
+      ASSERT_FALSE(out.ok()) << body;
+      const std::string msg(out.status().message());
+      // llvm-objdump may print the immediates in its own way: the object
+      // runs' messages are checked up to the hwreg.
+      EXPECT_THAT(msg, HasSubstr(object ? c.second.substr(0, c.second.find(')') + 1)
+                                        : absl::StrCat("`", c.second, "`")));
+      EXPECT_THAT(msg, HasSubstr(object ? "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4)"
+                                        : "`s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xc`"))
+          << msg;
+      EXPECT_THAT(msg, HasSubstr(absl::StrCat(" issues ", c.waits, c.waits == 1 ? " wait state" : " wait states")));
+      EXPECT_THAT(msg, HasSubstr("which needs 2"));
+      EXPECT_THAT(msg, HasSubstr("writes HW_REG_MODE then"));
+    }
+  }
+  // MODE round toward zero (DP field 3) right before v_cvt_f16_f32 of 1 + 1.5 * 2^-11: 0x3c00.
+  absl::StatusOr<std::vector<uint32_t>> out =
+      RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xc\nv_cvt_f16_f32 v3, v1\nv_mov_b32 v4, 0\n",
+              Lanes({{0x3f801800u, 0}}), false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0], 0x3c00u);
 }
 
 // Hardware registers other than MODE and MODE bits beyond the float fields
