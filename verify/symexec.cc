@@ -750,7 +750,8 @@ void SymExec::Step(int i, const MInst& mi) {
   // unmodelled data anyway (below).
   if (auto u = unmodelled_.find(mi.id);
       u != unmodelled_.end() && cls != InstClass::kSopp &&
-      EvalIntOp(d_, mi.opc, std::vector<TRef>(4, d_.Const(0))).has_value()) {
+      (EvalIntOp(d_, mi.opc, std::vector<TRef>(4, d_.Const(0))).has_value() ||
+       EvalWideOp(d_, mi.opc, std::vector<Pair64<TRef>>(4, Pair64<TRef>{d_.Const(0), d_.Const(0)})).has_value())) {
     if (Info(mi.opc).flags & kWritesScc) SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc"), kDepUnmodelled, i));
     return Opaque(i, mi, u->second, VarKind::kAbstract);
   }
