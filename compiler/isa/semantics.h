@@ -575,6 +575,26 @@ inline int ModeDenormSp(uint32_t mode) { return static_cast<int>((mode >> 4) & 3
 inline int ModeDenormDp(uint32_t mode) { return static_cast<int>((mode >> 6) & 3); }
 // The FLOAT_MODE byte of a descriptor's COMPUTE_PGM_RSRC1 (bits 19:12).
 inline uint32_t ModeFromRsrc1(uint32_t rsrc1) { return (rsrc1 >> 12) & 0xff; }
+// The MODE fields above the FLOAT_MODE byte, as LLVM SIDefines.h
+// Hwreg::ModeRegisterMasks names them (gfx9): DX10_CLAMP bit 8, IEEE_MODE 9,
+// LOD_CLAMP 10, DEBUG 11, EXCP_EN_INVALID 12, EXCP_EN_INPUT_DENORMAL 13,
+// EXCP_EN_FLOAT_DIV0 14, EXCP_EN_OVERFLOW 15, EXCP_EN_UNDERFLOW 16,
+// EXCP_EN_INEXACT 17, EXCP_EN_INT_DIV0 18, GPR_IDX_EN 27, VSKIP 28, CSP
+// 31:29; bits 26:19 have no name there. Each entry: the field's bits in MODE.
+struct ModeField {
+  const char* name;
+  uint32_t mask;
+};
+inline constexpr ModeField kModeFieldsAboveFloatMode[] = {
+    {"DX10_CLAMP", 1u << 8},          {"IEEE_MODE", 1u << 9},
+    {"LOD_CLAMP", 1u << 10},          {"DEBUG", 1u << 11},
+    {"EXCP_EN_INVALID", 1u << 12},    {"EXCP_EN_INPUT_DENORMAL", 1u << 13},
+    {"EXCP_EN_FLOAT_DIV0", 1u << 14}, {"EXCP_EN_OVERFLOW", 1u << 15},
+    {"EXCP_EN_UNDERFLOW", 1u << 16},  {"EXCP_EN_INEXACT", 1u << 17},
+    {"EXCP_EN_INT_DIV0", 1u << 18},   {"bits 26:19 (unnamed)", 0xffu << 19},
+    {"GPR_IDX_EN", 1u << 27},         {"VSKIP", 1u << 28},
+    {"CSP", 7u << 29},
+};
 inline const char* FpRoundName(FpRound r) {
   switch (r) {
     case FpRound::kNearestEven: return "round to nearest even";

@@ -511,6 +511,21 @@ TEST(Mode, OtherRegistersAreRefusedByName) {
                 false);
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()), HasSubstr("the field reaches bits 8 and up of HW_REG_MODE"));
+  // The fields by name (SIDefines.h ModeRegisterMasks): bits 9:8 are
+  // DX10_CLAMP and IEEE_MODE; a whole-register write names every field.
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("HW_REG_MODE (DX10_CLAMP, IEEE_MODE), which kirc's emulator does not model"));
+  out = RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE), 0xf0\nv_mov_b32 v3, 0\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}),
+                false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("(DX10_CLAMP, IEEE_MODE, LOD_CLAMP, DEBUG, EXCP_EN_INVALID, EXCP_EN_INPUT_DENORMAL, "
+                        "EXCP_EN_FLOAT_DIV0, EXCP_EN_OVERFLOW, EXCP_EN_UNDERFLOW, EXCP_EN_INEXACT, "
+                        "EXCP_EN_INT_DIV0, bits 26:19 (unnamed), GPR_IDX_EN, VSKIP, CSP)"));
+  out = RunBody("s_getreg_b32 s12, hwreg(HW_REG_MODE, 28, 1)\nv_mov_b32 v3, s12\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}),
+                false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("HW_REG_MODE (VSKIP)"));
 }
 
 }  // namespace
