@@ -156,7 +156,10 @@ struct Exec {
 
   // `vm`: the instruction's SDWA selects and integer clamp (null: none),
   // applied with the shared semantics as the symbolic execution does.
-  void ExecValu(Wave& w, const MInst& mi, const U32Domain& d, const VopModifiers* vm) {
+  // `opaque`: the instruction carries modifiers the shared semantics do not
+  // model (LoweredKernel::unmodelled: neg/abs on v_cmp_class, ...): its result
+  // is a deterministic function of the sources, never the unmodified value.
+  void ExecValu(Wave& w, const MInst& mi, const U32Domain& d, const VopModifiers* vm, bool opaque = false) {
     const Opc opc = mi.opc;
     const int defs = mi.NumDefs();
     const char* mn = Info(opc).mnemonic;
@@ -177,12 +180,14 @@ struct Exec {
         bool bit;
         if (wide) {
           std::vector<Pair64<uint32_t>> s = {{Src(w, src0, l, 0), Src(w, src0, l, 1)},
-                                             {Src(w, src1, l, 0), Src(w, src1, l, 1)}};
-          std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
-          bit = r && r->flag;
+                                             {Src(w, src1, l, 0), WideCompareSrc1Is64(opc) ? Src(w, src1, l, 1) : 0u}};
+          std::optional<Wide64<uint32_t>> r;
+          if (!opaque) r = EvalWideOp(d, opc, s);
+          bit = r ? r->flag != 0 : (Hash(Hash(s[0].lo, s[0].hi), s[1].lo) & 1);
         } else {
           std::vector<uint32_t> s = {sel(0, Src(w, src0, l)), sel(1, Src(w, src1, l)), 0, 0};
-          std::optional<uint32_t> r = EvalIntOp(d, opc, s);
+          std::optional<uint32_t> r;
+          if (!opaque) r = EvalIntOp(d, opc, s);
           bit = r ? *r != 0 : (Hash(s[0], s[1]) & 1);
         }
         if (bit) m |= uint64_t{1} << l;
@@ -235,7 +240,7 @@ struct Exec {
     std::vector<std::vector<uint32_t>> out(n, std::vector<uint32_t>(kLanes));
     for (int l = 0; l < kLanes; ++l) {
       if (!(exec >> l & 1)) continue;
-      if (wide) {
+      if (wide && !opaque) {
         std::vector<Pair64<uint32_t>> s;
         for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back({Src(w, mi.ops[i], l, 0), Src(w, mi.ops[i], l, 1)});
         std::optional<Wide64<uint32_t>> r = EvalWideOp(d, opc, s);
@@ -249,7 +254,7 @@ struct Exec {
       for (size_t i = defs; i < mi.ops.size(); ++i) s.push_back(sel(static_cast<int>(i) - defs, Src(w, mi.ops[i], l)));
       while (s.size() < 4) s.push_back(0);
       std::optional<uint32_t> r;
-      if (n == 1 && Info(opc).cls == InstClass::kValu && opc != Opc::kVMbcntLoU32B32 &&
+      if (n == 1 && !opaque && Info(opc).cls == InstClass::kValu && opc != Opc::kVMbcntLoU32B32 &&
           opc != Opc::kVMbcntHiU32B32)
         r = clamp ? EvalIntOpClamped(d, opc, s) : EvalIntOp(d, opc, s);
       if (r) r = sdwa_dst(l, *r);
@@ -470,7 +475,7 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
       case InstClass::kAccRead:
       case InstClass::kAccWrite: {
         auto vm = lk_.modifiers.find(mi.id);
-        ex.ExecValu(w, mi, d, vm != lk_.modifiers.end() ? &vm->second : nullptr);
+        ex.ExecValu(w, mi, d, vm != lk_.modifiers.end() ? &vm->second : nullptr, lk_.unmodelled.count(mi.id) > 0);
         break;
       }
       default: {

@@ -616,6 +616,10 @@ void SymExec::StepValu(int i, const MInst& mi) {
     if (IsWideCompare(opc)) {
       std::vector<Pair64<TRef>> s;
       for (size_t k = defs; k < mi.ops.size(); ++k) {
+        if (k > static_cast<size_t>(defs) && !WideCompareSrc1Is64(opc)) {  // the class mask: 32-bit
+          s.push_back({value32(mi.ops[k]), d_.Const(0)});
+          continue;
+        }
         Slot lo = Read(i, mi.ops[k], 0, true), hi = Read(i, mi.ops[k], 1, true);
         s.push_back({Value(i, lo, mi.ops[k]), Value(i, hi, mi.ops[k])});
       }
@@ -746,7 +750,8 @@ void SymExec::Step(int i, const MInst& mi) {
   // unmodelled data anyway (below).
   if (auto u = unmodelled_.find(mi.id);
       u != unmodelled_.end() && cls != InstClass::kSopp &&
-      EvalIntOp(d_, mi.opc, std::vector<TRef>(4, d_.Const(0))).has_value()) {
+      (EvalIntOp(d_, mi.opc, std::vector<TRef>(4, d_.Const(0))).has_value() ||
+       EvalWideOp(d_, mi.opc, std::vector<Pair64<TRef>>(4, Pair64<TRef>{d_.Const(0), d_.Const(0)})).has_value())) {
     if (Info(mi.opc).flags & kWritesScc) SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc"), kDepUnmodelled, i));
     return Opaque(i, mi, u->second, VarKind::kAbstract);
   }

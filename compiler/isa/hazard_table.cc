@@ -5,6 +5,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/isa/semantics.h"
 
 namespace kir {
 namespace {
@@ -53,6 +54,8 @@ constexpr HazardTable kGfx908Hazards = {
     .valu_exec_write_to_rwlane = 0,
     .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
     .dst_sel_forwarding_to_valu = 0,  // hasDstSelForwardingHazard: GFX940Insts only
+    .setreg_to_getreg_same_hwreg = 2,  // 2.3 "s_setreg -> s_getreg/s_setreg of the same hwreg | 2"
+    .setreg_to_setreg_same_hwreg = 2,
 };
 
 // gfx90a: section 2.1, column gfx90a (16x16 = 8 passes, 32x32 = 16, 4x4 = 2;
@@ -95,6 +98,8 @@ constexpr HazardTable kGfx90aHazards = {
     .valu_exec_write_to_rwlane = 0,
     .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
     .dst_sel_forwarding_to_valu = 0,  // hasDstSelForwardingHazard: GFX940Insts only
+    .setreg_to_getreg_same_hwreg = 2,  // 2.3 "s_setreg -> s_getreg/s_setreg of the same hwreg | 2"
+    .setreg_to_setreg_same_hwreg = 2,
 };
 
 // gfx942: section 2.1, column gfx942 (XDL: GFX940_XDL_N_Pass* formulas,
@@ -151,6 +156,8 @@ constexpr HazardTable kGfx942Hazards = {
     .valu_exec_write_to_rwlane = 4,
     .valu_sgpr_write_to_lane_select = 4,  // 2.3 "VALU writes SGPR -> v_readlane/v_writelane lane select | 4"
     .dst_sel_forwarding_to_valu = 1,  // checkVALUHazards Shift16DefWaitstates (hasDstSelForwardingHazard); fresh-user review 9 F2
+    .setreg_to_getreg_same_hwreg = 2,  // 2.3 "s_setreg -> s_getreg/s_setreg of the same hwreg | 2"
+    .setreg_to_setreg_same_hwreg = 2,
 };
 
 // gfx950 (CDNA4). Source: llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp as
@@ -233,6 +240,8 @@ constexpr HazardTable kGfx950Hazards = {
     .valu_exec_write_to_rwlane = 4,         // checkVALUHazards VALUWriteEXECRWLane
     .valu_sgpr_write_to_lane_select = 4,    // checkRWLaneHazards RWLaneWaitStates
     .dst_sel_forwarding_to_valu = 1,  // as gfx942 (GFX940Insts); hasCvtScaleForwardingHazard adds cvt_scale forms kirc lacks
+    .setreg_to_getreg_same_hwreg = 2,  // as gfx942 (no generation term beyond SEA_ISLANDS)
+    .setreg_to_setreg_same_hwreg = 2,
     // gfx950-only rules in the revision read, none of which kirc can hit
     // (compiler/isa/opcodes.def has none of their instructions):
     // checkPermlaneHazards (ST.hasGFX950Insts() && isPermlane: v_permlane*),
@@ -655,7 +664,8 @@ int ComputeMaxWindow() {
                   tab.trans_write_to_valu_read, tab.wide_store_to_valu_write,
                   tab.wide_store_sgpr_soffset_to_valu_write,
                   tab.valu_vgpr_write_to_readlane_src0, tab.valu_exec_write_to_rwlane,
-                  tab.valu_sgpr_write_to_lane_select, tab.dst_sel_forwarding_to_valu})
+                  tab.valu_sgpr_write_to_lane_select, tab.dst_sel_forwarding_to_valu,
+                  tab.setreg_to_getreg_same_hwreg, tab.setreg_to_setreg_same_hwreg})
       best = std::max(best, v);
     // 16 passes: the unknown-MFMA fallback of FactsOf.
     std::vector<int> passes = {16};
@@ -730,8 +740,33 @@ bool SaluWritesM0(const MInst& mi, absl::Span<const RegAccess> pa) {
   return false;
 }
 
+bool IsSetreg(Opc o) { return o == Opc::kSSetregB32 || o == Opc::kSSetregImm32B32; }
+
+// The hardware register id an s_getreg_b32 / s_setreg_b32 /
+// s_setreg_imm32_b32 names (its simm16, semantics.h DecodeHwreg), or -1.
+int HwRegIdOf(const MInst& mi) {
+  if (mi.opc != Opc::kSGetregB32 && !IsSetreg(mi.opc)) return -1;
+  const MOperand* simm16 = FindOperand(mi, OpName::kSimm16);
+  if (simm16 == nullptr || simm16->kind != MOperand::Kind::kImm) return -1;
+  return DecodeHwreg(static_cast<uint32_t>(simm16->imm)).id;
+}
+
+std::string HwRegText(int id) { return id == kHwRegMode ? "HW_REG_MODE" : absl::StrCat("hwreg id ", id); }
+
+// 2.3: s_setreg of H -> s_getreg / s_setreg of H.
+void SetregProducer(const HazardTable& tab, const MInst& p, const MInst& c, Need& need) {
+  const int id = HwRegIdOf(p);
+  if (id < 0 || HwRegIdOf(c) != id) return;
+  const int wait = IsSetreg(c.opc) ? tab.setreg_to_setreg_same_hwreg : tab.setreg_to_getreg_same_hwreg;
+  need.Add(wait, [&] {
+    return absl::StrCat(Info(p.opc).mnemonic, " writes ", HwRegText(id), " then ", Info(c.opc).mnemonic,
+                        IsSetreg(c.opc) ? " writes it" : " reads it");
+  });
+}
+
 bool CanProduceInst(const MInst& mi) {
   if (CanProduce(Cls(mi))) return true;
+  if (IsSetreg(mi.opc)) return true;
   return Cls(mi) == InstClass::kSalu && SaluWritesM0(mi, Collect(mi));
 }
 
@@ -743,6 +778,7 @@ int Required(const TargetInfo& t, const MInst& producer, const MInst& consumer, 
   if (pc == InstClass::kSalu) {
     if ((Info(consumer.opc).flags & kReadsM0) && SaluWritesM0(producer, pa))
       need.Add(kSaluM0WriteToLdsDma, [] { return std::string("SALU writes m0 read by an LDS DMA"); });
+    if (IsSetreg(producer.opc)) SetregProducer(tab, producer, consumer, need);
     return need.value();
   }
   if (pc == InstClass::kVmemStore) {
@@ -766,8 +802,11 @@ int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& 
 int RequiredWaitStates(const TargetInfo& t, const HazardOperands& producer, const HazardOperands& consumer,
                        std::string* why) {
   if (!CanProduceInst(producer.inst())) return 0;
-  // Every rule but the EXEC-write ones needs a register both access.
-  if ((producer.register_summary() & consumer.register_summary()) == 0 && !producer.writes_exec()) return 0;
+  // Every rule but the EXEC-write ones and s_setreg's (a hardware register,
+  // not an operand) needs a register both access.
+  if ((producer.register_summary() & consumer.register_summary()) == 0 && !producer.writes_exec() &&
+      !IsSetreg(producer.inst().opc))
+    return 0;
   return Required(t, producer.inst(), consumer.inst(), producer.accesses(), consumer.accesses(), why);
 }
 

@@ -55,7 +55,9 @@ int RequiredWaitStates(const TargetInfo& t, const MInst& producer, const MInst& 
 
 
 // Whether `inst` can be the producer of any rule here (a VALU result, MFMA
-// included, a VMEM store's data, or an SALU write of M0 before an LDS DMA): RequiredWaitStates(t, inst, c) is 0 for
+// included, a VMEM store's data, an SALU write of M0 before an LDS DMA, or an
+// s_setreg before an s_getreg/s_setreg of its hardware register; kirc emits
+// no s_setreg): RequiredWaitStates(t, inst, c) is 0 for
 // every consumer c when this is false, so a pass need not keep it in its window.
 bool CanStartHazard(const MInst& inst);
 
@@ -192,6 +194,20 @@ struct HazardTable {
   // with any operand overlapping that destination (read or write,
   // consumesDstSelForwardingOperand): 0/0/1/1.
   int dst_sel_forwarding_to_valu;
+  // 2.3 (all targets): s_setreg_b32 / s_setreg_imm32_b32 of hardware
+  // register H -> s_getreg_b32 of H (checkGetRegHazards: GetRegWaitStates =
+  // 2) / another s_setreg of H (checkSetRegHazards:
+  // GCNSubtarget::getSetRegWaitStates(), 1 up to SEA_ISLANDS, else 2). Same
+  // register id (the hwreg's bits 5:0, getHWReg), whatever the two fields:
+  // 2/2/2/2. GCNHazardRecognizer.cpp and GCNSubtarget.h as read in
+  // llvm/llvm-project at 00b3068edba99967631ee58c5cd808fe0e3c7bd7
+  // (getWaitStatesSinceSetReg). That revision has no rule from an s_setreg of
+  // MODE to a VALU (the hardware's round/denormal fields need none); the
+  // ISA guides' "S_SETREG MODE.vskip -> any vector op: 2" concerns MODE bit
+  // 28, which neither kirc nor the emulator writes (the reader refuses MODE
+  // bits 8 and up).
+  int setreg_to_getreg_same_hwreg;
+  int setreg_to_setreg_same_hwreg;
 };
 
 // Whether `mi` writes its destination through the dst-sel forwarding path

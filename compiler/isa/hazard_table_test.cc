@@ -396,6 +396,41 @@ TEST(HazardTable, FailureClass11_WindowAndWaitStates) {
     }
 }
 
+// 2.3 s_setreg -> s_getreg / s_setreg of the same hardware register: 2 wait
+// states on every target (checkGetRegHazards, checkSetRegHazards with
+// getSetRegWaitStates() = 2 after SEA_ISLANDS); another register, a getreg
+// producer or a VALU consumer: none. simm16 by hand from hwreg(id, offset,
+// size) = id | offset << 6 | (size - 1) << 11: hwreg(HW_REG_MODE, 0, 8) =
+// 0x3801, hwreg(HW_REG_MODE, 2, 2) = 0x0881, hwreg(2, 0, 32) = 0xf802.
+TEST(HazardTable, FailureClass11_SetregBeforeGetregOrSetregOfTheSameHwreg) {
+  const MInst set_mode = I(Opc::kSSetregImm32B32, {Imm(0xb), Imm(0x3801)});
+  const MInst set_mode_field = I(Opc::kSSetregB32, {S(7), Imm(0x0881)});
+  const MInst get_mode = I(Opc::kSGetregB32, {S(3), Imm(0x0881)});
+  const MInst get_other = I(Opc::kSGetregB32, {S(3), Imm(0xf802)});
+  const MInst set_other = I(Opc::kSSetregB32, {S(7), Imm(0xf802)});
+  const MInst valu = I(Opc::kVAddF32, {V(1), V(2), V(3)});
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"}) {
+    std::string why;
+    EXPECT_EQ(Req(t, set_mode, get_mode, &why), 2) << t;
+    EXPECT_EQ(why, absl::StrCat("s_setreg_imm32_b32 writes HW_REG_MODE then s_getreg_b32 reads it: 2 wait states (",
+                                t, ")"));
+    EXPECT_EQ(Req(t, set_mode, set_mode_field, &why), 2) << t;
+    EXPECT_EQ(why, absl::StrCat("s_setreg_imm32_b32 writes HW_REG_MODE then s_setreg_b32 writes it: 2 wait states (",
+                                t, ")"));
+    EXPECT_EQ(Req(t, set_mode_field, get_mode), 2) << t;  // other fields of the same register too
+    EXPECT_EQ(Req(t, set_mode, get_other), 0) << t;
+    EXPECT_EQ(Req(t, set_other, get_mode), 0) << t;
+    EXPECT_EQ(Req(t, set_other, set_other), 2) << t;
+    EXPECT_EQ(Req(t, get_mode, get_mode), 0) << t;
+    EXPECT_EQ(Req(t, get_mode, set_mode), 0) << t;
+    EXPECT_EQ(Req(t, set_mode, valu), 0) << t;  // no MODE -> VALU rule in LLVM (hazard_table.h)
+  }
+  EXPECT_TRUE(CanStartHazard(set_mode));
+  EXPECT_TRUE(CanStartHazard(set_mode_field));
+  EXPECT_FALSE(CanStartHazard(get_mode));
+  EXPECT_GE(MaxHazardWindow(), 2);
+}
+
 TEST(HazardTable, NoHazardFromScalarOrMemoryProducers) {
   MInst salu = I(Opc::kSMovB32, {S(4), Imm(0)});
   MInst load = I(Opc::kBufferLoadDword, {V(2), V(3), S(0, 4), S(4)});

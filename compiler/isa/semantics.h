@@ -183,6 +183,19 @@ typename D::V Med3(const D& d, const typename D::V& s0, const typename D::V& s1,
   return d.Select(d.Eq(m3, s0), max(s1, s2), d.Select(d.Eq(m3, s1), max(s0, s2), max(s0, s1)));
 }
 
+namespace sem_detail {
+// The class bit (0..9, ClassFlags order: CmpClass below) of a float given as its sign
+// (0/1), whether its exponent field is all ones / all zeros, whether its
+// mantissa field is zero, and its mantissa's top bit (the quiet bit).
+template <class D>
+typename D::V ClassBitOf(const D& d, const typename D::V& sign, const typename D::V& e_ones,
+                         const typename D::V& e_zero, const typename D::V& m_zero, const typename D::V& quiet) {
+  auto by_sign = [&](uint32_t neg, uint32_t pos) { return d.Select(sign, d.Const(neg), d.Const(pos)); };
+  return d.Select(e_ones, d.Select(m_zero, by_sign(2, 9), d.Select(quiet, d.Const(1), d.Const(0))),
+                  d.Select(e_zero, d.Select(m_zero, by_sign(5, 6), by_sign(4, 7)), by_sign(3, 8)));
+}
+}  // namespace sem_detail
+
 // v_cmp_class_{f32,f16} (and the v_cmpx_ forms): 1 if the class of the
 // float whose bits are `x` (f16: bits 15:0; any higher bits ignored) has its
 // bit set in the 10-bit `mask`, else 0. The class bits (LLVM SIDefines.h
@@ -204,12 +217,24 @@ typename D::V CmpClass(const D& d, const typename D::V& x, const typename D::V& 
   const V e = d.And(d.LShr(x, d.Const(man_bits)), d.Const(exp_ones));
   const V m = d.And(x, d.Const((1u << man_bits) - 1));
   const V quiet = d.And(d.LShr(x, d.Const(man_bits - 1)), d.Const(1));
-  auto by_sign = [&](uint32_t neg, uint32_t pos) { return d.Select(sign, d.Const(neg), d.Const(pos)); };
-  const V m_zero = d.Eq(m, d.Const(0));
-  const V e_ones = d.Eq(e, d.Const(exp_ones));
-  const V bit = d.Select(e_ones,
-                         d.Select(m_zero, by_sign(2, 9), d.Select(quiet, d.Const(1), d.Const(0))),
-                         d.Select(d.Eq(e, d.Const(0)), d.Select(m_zero, by_sign(5, 6), by_sign(4, 7)), by_sign(3, 8)));
+  const V bit = sem_detail::ClassBitOf(d, sign, d.Eq(e, d.Const(exp_ones)), d.Eq(e, d.Const(0)),
+                                       d.Eq(m, d.Const(0)), quiet);
+  return d.And(d.LShr(mask, bit), d.Const(1));
+}
+
+// v_cmp_class_f64 (and v_cmpx_class_f64): CmpClass of the f64 whose bits
+// are hi:lo (IEEE binary64: sign bit 63, exponent 62:52, mantissa 51:0, the
+// quiet bit 51 = bit 19 of hi), against the same 10-bit class mask (a
+// 32-bit source; ClassFlags as above: the mask is the same for every
+// format). Bits as given, no denormal flushing (as CmpClass).
+template <class D>
+typename D::V CmpClassF64(const D& d, const typename D::V& lo, const typename D::V& hi, const typename D::V& mask) {
+  using V = typename D::V;
+  const V sign = d.And(d.LShr(hi, d.Const(31)), d.Const(1));
+  const V e = d.And(d.LShr(hi, d.Const(20)), d.Const(0x7ff));
+  const V m_zero = d.Eq(d.Or(d.And(hi, d.Const(0xfffff)), lo), d.Const(0));
+  const V quiet = d.And(d.LShr(hi, d.Const(19)), d.Const(1));
+  const V bit = sem_detail::ClassBitOf(d, sign, d.Eq(e, d.Const(0x7ff)), d.Eq(e, d.Const(0)), m_zero, quiet);
   return d.And(d.LShr(mask, bit), d.Const(1));
 }
 
@@ -550,6 +575,26 @@ inline int ModeDenormSp(uint32_t mode) { return static_cast<int>((mode >> 4) & 3
 inline int ModeDenormDp(uint32_t mode) { return static_cast<int>((mode >> 6) & 3); }
 // The FLOAT_MODE byte of a descriptor's COMPUTE_PGM_RSRC1 (bits 19:12).
 inline uint32_t ModeFromRsrc1(uint32_t rsrc1) { return (rsrc1 >> 12) & 0xff; }
+// The MODE fields above the FLOAT_MODE byte, as LLVM SIDefines.h
+// Hwreg::ModeRegisterMasks names them (gfx9): DX10_CLAMP bit 8, IEEE_MODE 9,
+// LOD_CLAMP 10, DEBUG 11, EXCP_EN_INVALID 12, EXCP_EN_INPUT_DENORMAL 13,
+// EXCP_EN_FLOAT_DIV0 14, EXCP_EN_OVERFLOW 15, EXCP_EN_UNDERFLOW 16,
+// EXCP_EN_INEXACT 17, EXCP_EN_INT_DIV0 18, GPR_IDX_EN 27, VSKIP 28, CSP
+// 31:29; bits 26:19 have no name there. Each entry: the field's bits in MODE.
+struct ModeField {
+  const char* name;
+  uint32_t mask;
+};
+inline constexpr ModeField kModeFieldsAboveFloatMode[] = {
+    {"DX10_CLAMP", 1u << 8},          {"IEEE_MODE", 1u << 9},
+    {"LOD_CLAMP", 1u << 10},          {"DEBUG", 1u << 11},
+    {"EXCP_EN_INVALID", 1u << 12},    {"EXCP_EN_INPUT_DENORMAL", 1u << 13},
+    {"EXCP_EN_FLOAT_DIV0", 1u << 14}, {"EXCP_EN_OVERFLOW", 1u << 15},
+    {"EXCP_EN_UNDERFLOW", 1u << 16},  {"EXCP_EN_INEXACT", 1u << 17},
+    {"EXCP_EN_INT_DIV0", 1u << 18},   {"bits 26:19 (unnamed)", 0xffu << 19},
+    {"GPR_IDX_EN", 1u << 27},         {"VSKIP", 1u << 28},
+    {"CSP", 7u << 29},
+};
 inline const char* FpRoundName(FpRound r) {
   switch (r) {
     case FpRound::kNearestEven: return "round to nearest even";
@@ -785,7 +830,8 @@ struct Wide64 {
 // s_ashr_i64 (amount: low 6 bits of s1.lo), v_lshlrev/lshrrev_b64,
 // v_ashrrev_i64 (amount s0.lo & 63), v_lshl_add_u64 ((s0 << (s1.lo & 7)) + s2),
 // v_mad_u64_u32 (s0.lo * s1.lo + s2; flag = carry out), s_bcnt1_i32_b64,
-// s_cmp_eq/lg_u64 and v_cmp_*_u64/i64 (flag only). Each source is a Pair64;
+// s_cmp_eq/lg_u64, v_cmp_*_u64/i64 and v_cmp(x)_class_f64 (flag only; the
+// class's mask s[1] is 32-bit). Each source is a Pair64;
 // 32-bit sources use .lo (their .hi is ignored). nullopt for other opcodes.
 template <class D>
 std::optional<Wide64<typename D::V>> EvalWideOp(const D& d, Opc opc,
@@ -895,6 +941,9 @@ std::optional<Wide64<typename D::V>> EvalWideOp(const D& d, Opc opc,
       set(r.lo, r.hi, false);
       return flag(carry);
     }
+    case Opc::kVCmpClassF64:
+    case Opc::kVCmpxClassF64:  // s[0] the f64, s[1].lo the class mask (CmpClassF64)
+      return flag(CmpClassF64(d, s[0].lo, s[0].hi, s[1].lo));
     case Opc::kSBcnt1I32B64: {
       V c = d.Add(Popcount(d, s[0].lo), Popcount(d, s[0].hi));
       w.lo = c;

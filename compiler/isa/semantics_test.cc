@@ -469,6 +469,31 @@ TEST(SemanticsTest, CmpClassOneHot) {
   }
 }
 
+// v_cmp_class_f64 (CmpClassF64 through EvalWideOp: src0 64-bit, the mask
+// 32-bit): one input per class, by hand from the binary64 fields (sign 63,
+// exponent 62:52, quiet bit 51), and inputs whose class only the low dword
+// decides (a NaN or denormal with just a low-dword mantissa).
+TEST(SemanticsTest, CmpClassF64OneHot) {
+  const struct {
+    uint64_t bits;
+    int cls;
+  } cases[] = {{0x7ff0000000000001ull, 0}, {0xfff7ffffffffffffull, 0}, {0x7ff8000000000000ull, 1},
+               {0xfff8000000000001ull, 1}, {0xfff0000000000000ull, 2}, {0xc00921fb54442d18ull, 3},
+               {0x8000000000000001ull, 4}, {0x8000000000000000ull, 5}, {0x0000000000000000ull, 6},
+               {0x000fffffffffffffull, 7}, {0x0010000000000000ull, 8}, {0x7f80000000000000ull, 8},
+               {0x7ff0000000000000ull, 9}};
+  for (const auto& c : cases) {
+    for (int k = 0; k < 10; ++k) {
+      for (Opc opc : {Opc::kVCmpClassF64, Opc::kVCmpxClassF64}) {
+        uint32_t flag = 0xdeadbeefu;
+        // The mask's high dword is not the mask's: garbage there must not matter.
+        Wide(opc, {c.bits, (uint64_t{0xffffffffu} << 32) | (1u << k)}, &flag);
+        EXPECT_EQ(flag, k == c.cls ? 1u : 0u) << Info(opc).mnemonic << " " << std::hex << c.bits << " bit " << k;
+      }
+    }
+  }
+}
+
 // hwreg(HW_REG_MODE, 2, 2) is simm16 0x0881 (llvm-mc 22 -show-encoding:
 // `s_setreg_imm32_b32 hwreg(HW_REG_MODE, 2, 2), 3` = [0x81,0x08,0x00,0xba,
 // 3,0,0,0]); hwreg(HW_REG_MODE) is 0xf801 ([0x01,0xf8,...] for s_getreg_b32

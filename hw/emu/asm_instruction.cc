@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -221,11 +222,15 @@ absl::Status ParseHwreg(absl::string_view text, absl::string_view s, MOperand* o
     h.offset = static_cast<int>(off);
     h.size = static_cast<int>(size);
   }
-  if (HwRegFieldMask(h) & ~0xffu)
+  if (HwRegFieldMask(h) & ~0xffu) {
+    std::vector<std::string> named;  // the MODE fields the access reaches (semantics.h, SIDefines.h names)
+    for (const ModeField& f : kModeFieldsAboveFloatMode)
+      if (HwRegFieldMask(h) & f.mask) named.push_back(f.name);
     return absl::UnimplementedError(absl::StrCat(
-        "`", text, "`: the field reaches bits 8 and up of HW_REG_MODE (DX10_CLAMP, IEEE, exception enables, ...), "
-        "which kirc's emulator does not model (it models the FLOAT_MODE bits 7:0: FP_ROUND and FP_DENORM); "
+        "`", text, "`: the field reaches bits 8 and up of HW_REG_MODE (", absl::StrJoin(named, ", "),
+        "), which kirc's emulator does not model (it models the FLOAT_MODE bits 7:0: FP_ROUND and FP_DENORM); "
         "read or write hwreg(HW_REG_MODE, 0, 8) or a part of it"));
+  }
   *op = MOperand::Imm(static_cast<int64_t>(EncodeHwreg(h)));
   return absl::OkStatus();
 }

@@ -512,6 +512,55 @@ absl::Status CmpClassOp(Vop& v, bool f16) {
   return absl::OkStatus();
 }
 
+// v_cmp_class_f64 and v_cmpx_class_f64: lane l's bit is CmpClassF64
+// (semantics.h, through EvalWideOp as the verifier runs it) of src0's 64
+// bits -- a register pair, or an inline constant as an f64 -- with abs
+// clearing and neg flipping bit 63, and the 32-bit mask src1. No SDWA form
+// (llvm-mc 22: "sdwa variant of this instruction is not supported"). A
+// literal src0 is refused: for an f64 operand it is the high dword (llvm-mc
+// folds 0x3ff00000 to 1.0), which the reader does not keep apart from an
+// integer literal. Under an FP64 denormal mode that flushes inputs (MODE bits
+// 7:6 = 0 or 2) a denormal source is refused, as for f32.
+absl::Status CmpClassF64Op(Vop& v) {
+  const MInst& mi = v.mi();
+  if (mi.ops.size() != 3) return Arity(v.in, 3);
+  const Mods& m = v.in.mods;
+  if (m.clamp || m.omod || m.op_sel || m.sdwa)
+    return Unsupported(v.in, "clamp, an output modifier, op_sel or SDWA on v_cmp_class_f64");
+  const MOperand& src0 = OperandOr0(mi, OpName::kSrc0);
+  if (src0.kind == MOperand::Kind::kImm && !src0.float_form && (src0.imm < -16 || src0.imm > 64))
+    return Unsupported(v.in, absl::StrCat("the literal ", src0.imm,
+                                          " as v_cmp_class_f64's f64 source (the literal is its high dword; use "
+                                          "an SGPR or VGPR pair)"));
+  VSrc a[2] = {ReadVSrc(v.w, src0, OpType::kB64, 0), ReadVSrc(v.w, src0, OpType::kB64, 1)};
+  VSrc b = ReadVSrc(v.w, OperandOr0(mi, OpName::kSrc1), OpType::kB32, 0);
+  const int dp_denorm = ModeDenormDp(v.w.mode);
+  uint64_t mask = 0;
+  std::vector<Pair64<uint32_t>> s(2);
+  for (int l = 0; l < kLanes; ++l) {
+    if (!Active(v.exec, l)) continue;
+    uint32_t hi = a[1][l];
+    if (m.abs & 1) hi &= 0x7fffffffu;
+    if (m.neg & 1) hi ^= 0x80000000u;
+    s[0] = {a[0][l], hi};
+    s[1] = {b[l], 0};
+    const bool denormal = (hi & 0x7ff00000u) == 0 && ((hi & 0xfffffu) | a[0][l]) != 0;
+    if (denormal && (dp_denorm & 1) == 0)
+      return absl::FailedPreconditionError(absl::StrCat(
+          Describe(v.in), ": lane ", l, " classifies the f64 denormal 0x", absl::Hex(hi, absl::kZeroPad8),
+          absl::Hex(a[0][l], absl::kZeroPad8), " under FP16/FP64 denormal mode ", dp_denorm,
+          " (MODE bits 7:6, from the descriptor or s_setreg; 0 and 2 flush inputs): whether the hardware classifies "
+          "it as a denormal or as the zero it flushes to is not documented in the sources kirc has, so the "
+          "emulator refuses it; keep FP64 denormals (mode 3)"));
+    std::optional<Wide64<uint32_t>> r = EvalWideOp(U32Domain{}, mi.opc, s);
+    if (!r) return Unsupported(v.in, "this class test");
+    if (r->flag) mask |= uint64_t{1} << l;
+  }
+  WriteMask(v.w, OperandOr0(mi, OpName::kSdst), mask);  // inactive lanes 0
+  if (Info(mi.opc).flags & kWritesExec) v.w.SetExec(mask);
+  return absl::OkStatus();
+}
+
 // Which MODE round field an instruction's result obeys, as far as the
 // emulator models it:
 //  kNone: no rounding, or a rounding the instruction fixes itself (moves,
@@ -540,6 +589,7 @@ RoundUse RoundUseOf(Opc o) {
     case Opc::kVMin3F32: case Opc::kVMax3F32: case Opc::kVMed3F32:
     case Opc::kVMin3F16: case Opc::kVMax3F16: case Opc::kVMed3F16:
     case Opc::kVCmpClassF32: case Opc::kVCmpxClassF32: case Opc::kVCmpClassF16: case Opc::kVCmpxClassF16:
+    case Opc::kVCmpClassF64: case Opc::kVCmpxClassF64:
     case Opc::kVCvtF32F16: case Opc::kVPackB32F16: case Opc::kVCvtPkrtzF16F32:
     case Opc::kVCvtF32Fp8: case Opc::kVCvtF32Bf8: case Opc::kVCvtPkF32Fp8: case Opc::kVCvtPkF32Bf8:
     case Opc::kVFloorF32: case Opc::kVCeilF32: case Opc::kVTruncF32: case Opc::kVRndneF32:
@@ -611,6 +661,9 @@ absl::Status ExecFloat(ExecContext& c, Wave& w, const Inst& in, bool* handled) {
     case Opc::kVCmpClassF16:
     case Opc::kVCmpxClassF16:
       return CmpClassOp(v, true);
+    case Opc::kVCmpClassF64:
+    case Opc::kVCmpxClassF64:
+      return CmpClassF64Op(v);
     case Opc::kVAddF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a + b); });
     case Opc::kVSubF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, a - b); });
     case Opc::kVSubrevF32: return Binary32(v, [](float a, float b) { return NaNFirst(a, b, b - a); });

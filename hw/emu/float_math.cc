@@ -58,16 +58,46 @@ uint16_t F16MagnitudeRne(double a) {
   return static_cast<uint16_t>(((E + 15) << 10) | (static_cast<int>(q) - 1024));
 }
 
-// Truncation toward zero of a finite non-negative double to f16 magnitude bits.
-uint16_t F16MagnitudeRtz(double a) {
-  if (a >= 65536.0) return 0x7bff;
-  if (a < std::ldexp(1.0, -14)) return static_cast<uint16_t>(std::floor(std::ldexp(a, 24)));
-  int e;
-  std::frexp(a, &e);
-  int E = e - 1;
-  double q = std::floor(std::ldexp(a, 10 - E));
-  if (E + 15 >= 31) return 0x7bff;
-  return static_cast<uint16_t>(((E + 15) << 10) | (static_cast<int>(q) - 1024));
+// Truncation toward zero of a finite non-negative double to f16 magnitude
+// bits; *inexact (if given) tells whether the discarded part is nonzero.
+// Beyond the largest finite value 65504 the truncation is 0x7bff (inexact).
+// Every step is exact in double: scaling by a power of two and floor.
+uint16_t F16MagnitudeRtz(double a, bool* inexact = nullptr) {
+  bool discarded = false;
+  uint16_t mag;
+  if (a >= 65536.0) {
+    mag = 0x7bff;
+    discarded = true;
+  } else if (a < std::ldexp(1.0, -14)) {  // subnormal range: units of 2^-24
+    const double s = std::ldexp(a, 24), q = std::floor(s);
+    mag = static_cast<uint16_t>(q);
+    discarded = q != s;
+  } else {
+    int e;
+    std::frexp(a, &e);
+    const int E = e - 1;  // a in [2^E, 2^(E+1)), E in [-14, 15]
+    const double s = std::ldexp(a, 10 - E), q = std::floor(s);  // q in [1024, 2047]
+    mag = static_cast<uint16_t>(((E + 15) << 10) | (static_cast<int>(q) - 1024));
+    discarded = q != s;
+  }
+  if (inexact != nullptr) *inexact = discarded;
+  return mag;
+}
+
+// f16 bits of a non-NaN double x rounded toward zero, +inf or -inf: the
+// magnitude truncated, then one step away from zero when the discarded part
+// is nonzero and the mode rounds away on x's side (+inf for x > 0, -inf for
+// x < 0). The step from 0x7bff is 0x7c00: overflow toward the infinity on
+// the mode's side (IEEE 754-2008 7.4); an infinity is exact.
+uint16_t F16Directed(double x, FpRound r) {
+  const bool negative = std::signbit(x);
+  const uint16_t sign = negative ? 0x8000 : 0;
+  if (std::isinf(x)) return sign | 0x7c00;
+  bool inexact = false;
+  uint16_t mag = F16MagnitudeRtz(std::fabs(x), &inexact);
+  const bool away = inexact && (negative ? r == FpRound::kTowardNegInf : r == FpRound::kTowardPosInf);
+  if (away) ++mag;
+  return sign | mag;
 }
 
 }  // namespace
@@ -153,27 +183,13 @@ float FmaToF32(double a, double b, double c) {
 }
 
 uint16_t RoundToF16Mode(double x, FpRound r) {
-  const uint16_t h = RoundToF16(x);
-  if (r == FpRound::kNearestEven || std::isnan(x)) return h;
-  const double y = F16ToDouble(h);
-  if (y == x) return h;  // exact (an infinity included)
-  // h is the nearest of x's two f16 neighbours; the other is one step of
-  // the magnitude toward x. |y| > |x| means h's magnitude is not 0.
-  const uint16_t sign = h & 0x8000, mag = h & 0x7fff;
-  const uint16_t smaller = static_cast<uint16_t>(sign | (mag - 1)), larger = static_cast<uint16_t>(sign | (mag + 1));
-  switch (r) {
-    case FpRound::kTowardZero: return std::fabs(y) > std::fabs(x) ? smaller : h;
-    case FpRound::kTowardPosInf: return y < x ? (sign ? smaller : larger) : h;
-    case FpRound::kTowardNegInf: return y > x ? (sign ? larger : smaller) : h;
-    default: return h;
-  }
+  if (r == FpRound::kNearestEven || std::isnan(x)) return RoundToF16(x);
+  return F16Directed(x, r);
 }
 
 uint16_t F32ToF16Rtz(float f) {
-  uint16_t sign = std::signbit(f) ? 0x8000 : 0;
   if (std::isnan(f)) return NaNToF16(f);
-  if (std::isinf(f)) return sign | 0x7c00;
-  return sign | F16MagnitudeRtz(std::fabs(static_cast<double>(f)));
+  return F16Directed(f, FpRound::kTowardZero);
 }
 
 bool IsDenormal(float f) { return f != 0.0f && std::fpclassify(f) == FP_SUBNORMAL; }

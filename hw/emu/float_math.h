@@ -33,13 +33,16 @@ float RoundToF32(double hi, double lo = 0.0);
 // exact in double (<= 48 significant bits) and the sum is carried as hi + lo.
 uint16_t FmaToF16(double a, double b, double c);
 float FmaToF32(double a, double b, double c);
-// f16 bits of x (an f32 value, so exact in double) rounded by MODE round
-// mode r (semantics.h FpRound): nearest even is RoundToF16; the directed
-// modes give the f16 neighbour of x on the mode's side (toward zero, +inf or
-// -inf; beyond 65504 toward zero or away from the infinity: 65504, IEEE
-// 754-2008 4.3.2 and 7.4). NaN as RoundToF16.
+// f16 bits of x (a double: an f32 value, or any exact result) rounded by
+// MODE round mode r (semantics.h FpRound): nearest even is RoundToF16; a
+// directed mode truncates the magnitude toward zero and steps it one f16
+// away from zero when the discarded part is nonzero and the mode rounds away
+// on x's side (+inf for x > 0, -inf for x < 0). Beyond 65504: toward zero,
+// or away from the infinity, 65504; toward it, the infinity (IEEE 754-2008
+// 4.3.2 and 7.4). NaN as RoundToF16.
 uint16_t RoundToF16Mode(double x, FpRound r);
-// f16 bits of f rounded toward zero (v_cvt_pkrtz_f16_f32).
+// f16 bits of f rounded toward zero (v_cvt_pkrtz_f16_f32): the same routine
+// as RoundToF16Mode(f, kTowardZero); NaN as RoundToF16.
 uint16_t F32ToF16Rtz(float f);
 // FP32 denormal handling by the MODE of the kernel descriptor
 // (.amdhsa_float_denorm_mode_32: 0 flush in+out, 1 flush out, 2 flush in, 3 none).

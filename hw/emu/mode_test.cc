@@ -79,18 +79,18 @@ const Classed kF16[] = {
 // +-0 (0x60), EXEC restored after. (gfx942: 2 wait states between a VALU
 // writing a lane mask and a VALU reading it, 5 between v_cmpx writing EXEC
 // and the stores: the s_nops.)
-std::string ClassBody(const std::string& sfx) {
+std::string ClassBody(const std::string& sfx, const std::string& src = "v1") {
   std::string b = "v_mov_b32 v3, 0\nv_mov_b32 v4, 0\n";
   for (int k = 0; k < 10; ++k)
-    absl::StrAppend(&b, "v_mov_b32 v6, ", 1 << k, "\nv_cmp_class_", sfx, " vcc, v1, v6\ns_nop 1\n",
+    absl::StrAppend(&b, "v_mov_b32 v6, ", 1 << k, "\nv_cmp_class_", sfx, " vcc, ", src, ", v6\ns_nop 1\n",
                     "v_cndmask_b32_e64 v5, 0, 1, vcc\nv_lshl_or_b32 v3, v5, ", k, ", v3\n");
-  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], v1, 3\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 1, s[12:13]\n",
+  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], ", src, ", 3\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 1, s[12:13]\n",
                   "v_or_b32 v4, v4, v5\n", "s_movk_i32 s14, 0x200\n", "v_cmp_class_", sfx,
-                  "_e64 s[12:13], -v1, s14\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, s[12:13]\nv_or_b32 v4, v4, v5\n");
+                  "_e64 s[12:13], -", src, ", s14\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, s[12:13]\nv_or_b32 v4, v4, v5\n");
   // |v1| with mask 0x21 = 33 (an inline integer constant: at most 64).
-  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], |v1|, 33\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 4, s[12:13]\n",
+  absl::StrAppend(&b, "v_cmp_class_", sfx, "_e64 s[12:13], |", src, "|, 33\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 4, s[12:13]\n",
                   "v_or_b32 v4, v4, v5\n", "s_mov_b64 s[16:17], exec\nv_mov_b32 v6, 0x60\n", "v_cmpx_class_", sfx,
-                  " vcc, v1, v6\nv_or_b32 v4, 8, v4\ns_mov_b64 exec, s[16:17]\ns_nop 4\n");
+                  " vcc, ", src, ", v6\nv_or_b32 v4, 8, v4\ns_mov_b64 exec, s[16:17]\ns_nop 4\n");
   return b;
 }
 
@@ -107,6 +107,97 @@ void CheckClass(const Classed* cases, size_t n, const std::string& sfx, bool obj
     EXPECT_EQ((*out)[2 * l + 1], extras) << sfx << " lane " << l << " bits "
                                          << absl::StrFormat("0x%08x", c.bits);
   }
+}
+
+// f64: one input per class (hi:lo), and patterns only the low dword or the
+// f64 field layout tells apart (an f32 +inf's bits as f64 high dword are a
+// normal; an f32 inf in the low dword alone is an f64 denormal).
+struct Classed64 {
+  uint64_t bits;
+  int cls;
+};
+const Classed64 kF64[] = {
+    {0x7ff0000000000001ull, 0},  // signalling NaN: only the low dword's mantissa
+    {0x7ff0000100000000ull, 0},
+    {0xfff7ffffffffffffull, 0},  // quiet bit 51 clear
+    {0x7ff8000000000000ull, 1},
+    {0xffffffffffffffffull, 1},
+    {0xfff0000000000000ull, 2},  // -inf
+    {0xbff0000000000000ull, 3},  // -1.0
+    {0x8010000000000000ull, 3},  // -smallest normal
+    {0x8000000000000001ull, 4},  // -smallest denormal
+    {0x800fffffffffffffull, 4},
+    {0x8000000000000000ull, 5},  // -0
+    {0x0000000000000000ull, 6},  // +0
+    {0x0000000000000001ull, 7},
+    {0x000000007f800000ull, 7},  // f32 +inf's bits in the low dword: a denormal
+    {0x0000000100000000ull, 7},
+    {0x0010000000000000ull, 8},  // +smallest normal
+    {0x3ff0000000000000ull, 8},  // 1.0
+    {0x7f80000000000000ull, 8},  // f32 +inf's bits as the high dword: 2^1017
+    {0x7fefffffffffffffull, 8},  // largest finite
+    {0x7ff0000000000000ull, 9},  // +inf
+};
+
+// v3/v4 as ClassBody's for the f64 hi:lo = v2:v1 (copied to v[8:9], an
+// even-aligned pair as gfx90a and later want).
+TEST(CmpClass, EachClassBitOnOneHotInputsF64) {
+  const size_t n = sizeof(kF64) / sizeof(kF64[0]);
+  std::vector<uint32_t> in(128, 0);
+  for (int l = 0; l < 64; ++l) {
+    in[2 * l] = static_cast<uint32_t>(kF64[l % n].bits);
+    in[2 * l + 1] = static_cast<uint32_t>(kF64[l % n].bits >> 32);
+  }
+  const std::string body = "v_mov_b32 v8, v1\nv_mov_b32 v9, v2\n" + ClassBody("f64", "v[8:9]");
+  for (bool object : {false, true}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, in, object);
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int l = 0; l < 64; ++l) {
+      const Classed64& c = kF64[l % n];
+      const uint32_t extras = (c.cls <= 1 ? 1u : 0u) | (c.cls == 2 ? 2u : 0u) | (c.cls == 0 ? 4u : 0u) |
+                              (c.cls == 5 || c.cls == 6 ? 8u : 0u);
+      EXPECT_EQ((*out)[2 * l], 1u << c.cls) << "f64 lane " << l << " bits " << absl::StrFormat("0x%016x", c.bits);
+      EXPECT_EQ((*out)[2 * l + 1], extras) << "f64 lane " << l << " bits " << absl::StrFormat("0x%016x", c.bits);
+    }
+  }
+}
+
+// f64 sources other than a VGPR pair: an inline constant is an f64 (-0.5: a
+// -normal, bit 3; 0: +0, bit 6), an SGPR pair (s[12:13] = 0x7ff00000:00000000,
+// +inf, bit 9); a literal and a denormal under a flushing FP64 denormal mode
+// are refused by name.
+TEST(CmpClass, F64ConstantAndScalarSourcesAndRefusals) {
+  const std::string body =
+      "v_mov_b32 v6, 0x3ff\nv_cmp_class_f64 vcc, -0.5, v6\ns_nop 1\nv_cndmask_b32_e64 v3, 0, 1, vcc\n"
+      "v_cmp_class_f64_e64 s[14:15], 0, 0x40\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, s[14:15]\n"
+      "v_or_b32 v3, v3, v5\n"
+      "s_mov_b32 s12, 0\ns_mov_b32 s13, 0x7ff00000\nv_mov_b32 v6, 0x200\nv_cmp_class_f64 vcc, s[12:13], v6\n"
+      "s_nop 1\nv_cndmask_b32_e64 v4, 0, 1, vcc\n"
+      "v_mov_b32 v6, 8\nv_cmp_class_f64 vcc, -0.5, v6\ns_nop 1\nv_cndmask_b32_e64 v5, 0, 2, vcc\n"
+      "v_or_b32 v4, v4, v5\n";
+  for (bool object : {false, true}) {
+    absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, Lanes({{0, 0}}), object);
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int l = 0; l < 64; ++l) {
+      EXPECT_EQ((*out)[2 * l], 3u) << l;      // mask 0x3ff matches anything; +0 against 0x40
+      EXPECT_EQ((*out)[2 * l + 1], 3u) << l;  // +inf against 0x200; -0.5 against 0x8 (-normal)
+    }
+  }
+  absl::StatusOr<std::vector<uint32_t>> out =
+      RunBody("v_mov_b32 v6, 0x3ff\nv_cmp_class_f64 vcc, 0x40100001, v6\nv_mov_b32 v3, 0\nv_mov_b32 v4, 0\n",
+              Lanes({{0, 0}}), false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("as v_cmp_class_f64's f64 source"));
+  const std::string flush =
+      "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 6, 2), 0\nv_mov_b32 v8, v1\nv_mov_b32 v9, v2\n"
+      "v_cmp_class_f64_e64 s[12:13], v[8:9], 0x90\ns_nop 1\nv_cndmask_b32_e64 v3, 0, 1, s[12:13]\n"
+      "v_mov_b32 v4, 0\n";
+  out = RunBody(flush, Lanes({{0, 0x3ff00000u}}), false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0], 0u);  // 1.0: +normal, not in 0x90
+  out = RunBody(flush, Lanes({{0, 0x3ff00000u}, {1, 0}}), false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("classifies the f64 denormal 0x0000000000000001"));
 }
 
 TEST(CmpClass, EachClassBitOnOneHotInputsF32) {
@@ -138,7 +229,9 @@ TEST(Mode, GetregReadsBackWhatSetregWrote) {
   const std::string body =
       "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)\n"
       "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xb\n"  // SP round 3, DP round 2
+      "s_nop 1\n"                                            // 2 wait states: setreg -> setreg/getreg
       "s_setreg_b32 hwreg(HW_REG_MODE, 4, 2), s7\n"         // s7 = 0x12345678: low 2 bits 0
+      "s_nop 1\n"
       "s_getreg_b32 s13, hwreg(HW_REG_MODE, 0, 8)\n"
       "s_getreg_b32 s14, hwreg(HW_REG_MODE, 2, 2)\n"
       "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0xf0\n"
@@ -255,6 +348,52 @@ TEST(Mode, CvtF16F32RoundsByTheDoubleHalfField) {
   }
 }
 
+// v_cvt_f16_f32 by the double/half field at the f16 subnormal/normal border
+// (smallest normal 2^-14 = 0x0400, largest denormal 1023 * 2^-24 = 0x03ff,
+// f16 ulp 2^-24 on both sides) and at the largest finite value 65504 =
+// 0x7bff (f32 ulp there 2^-8); v_cvt_pkrtz_f16_f32 (toward zero whatever
+// the mode) packs x (low half) and y = -x (high half). Worked out by hand.
+TEST(Mode, CvtF16F32DirectedAtTheSubnormalBorderAndMax) {
+  struct Case {
+    uint32_t x;
+    uint16_t want[4];  // nearest even, +inf, -inf, toward zero
+  };
+  const Case cases[] = {
+      {0x38800000u, {0x0400, 0x0400, 0x0400, 0x0400}},  // 2^-14 exact
+      {0x387fc000u, {0x03ff, 0x03ff, 0x03ff, 0x03ff}},  // 1023 * 2^-24 exact
+      {0x387fe000u, {0x0400, 0x0400, 0x03ff, 0x03ff}},  // 2^-14 - 2^-25: tie 0x03ff/0x0400, even 0x0400
+      {0x387fff80u, {0x0400, 0x0400, 0x03ff, 0x03ff}},  // 2^-14 - 2^-30: nearer 0x0400
+      {0x38801000u, {0x0400, 0x0401, 0x0400, 0x0400}},  // 2^-14 + 2^-25: tie 0x0400/0x0401
+      {0xb87fe000u, {0x8400, 0x83ff, 0x8400, 0x83ff}},  // -(2^-14 - 2^-25)
+      {0x33000000u, {0x0000, 0x0001, 0x0000, 0x0000}},  // 2^-25: tie 0/smallest denormal
+      {0xb3000000u, {0x8000, 0x8000, 0x8001, 0x8000}},  // -2^-25
+      {0x477fe000u, {0x7bff, 0x7bff, 0x7bff, 0x7bff}},  // 65504 exact
+      {0x477fe001u, {0x7bff, 0x7c00, 0x7bff, 0x7bff}},  // 65504 + 2^-8
+      {0xc77fe001u, {0xfbff, 0xfbff, 0xfc00, 0xfbff}},  // -(65504 + 2^-8)
+      {0x477ff000u, {0x7c00, 0x7c00, 0x7bff, 0x7bff}},  // 65520: the overflow tie
+      {0x7f7fffffu, {0x7c00, 0x7c00, 0x7bff, 0x7bff}},  // f32 max
+      {0xff800000u, {0xfc00, 0xfc00, 0xfc00, 0xfc00}},  // -inf stays -inf
+  };
+  const int n = sizeof(cases) / sizeof(cases[0]);
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  for (const Case& c : cases) pairs.push_back({c.x, c.x ^ 0x80000000u});
+  for (int mode = 0; mode < 4; ++mode) {
+    const std::string body = absl::StrCat("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), ", (mode << 2) | (3 - mode),
+                                          "\nv_cvt_f16_f32 v3, v1\nv_cvt_pkrtz_f16_f32 v4, v1, v2\n");
+    for (bool object : {false, true}) {
+      absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, Lanes(pairs), object);
+      ASSERT_TRUE(out.ok()) << out.status();
+      for (int l = 0; l < 64; ++l) {
+        const Case& c = cases[l % n];
+        EXPECT_EQ((*out)[2 * l], c.want[mode]) << "mode " << mode << " x " << absl::StrFormat("0x%08x", c.x);
+        const uint32_t rtz = c.want[3];
+        EXPECT_EQ((*out)[2 * l + 1], rtz | (rtz ^ 0x8000u) << 16)
+            << "pkrtz mode " << mode << " x " << absl::StrFormat("0x%08x", c.x);
+      }
+    }
+  }
+}
+
 // Denormal fields set at run time act as the descriptor's: FP32 mode 0
 // flushes a denormal source and result to +-0; FP16 mode 0 refuses f16
 // arithmetic as the descriptor's does.
@@ -303,16 +442,66 @@ TEST(Mode, UnmodelledRoundingIsRefusedByName) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0], 0x3f800000u);  // max(1.0, f32 bits 0x3c00 = a denormal)
   EXPECT_EQ((*out)[1], 0x3f800000u);  // f16 1.0
-  out = RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3\ns_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0\n"
+  out = RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 3\ns_nop 1\ns_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0\n"
                 "v_rcp_f32 v3, v1\nv_mov_b32 v4, 0\n",
                 Lanes({{0x40000000u, 0}}), false);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0], 0x3f000000u);  // 1/2
 }
 
-// Hardware registers other than MODE, MODE bits beyond the float fields,
-// and v_cmp_class_f64 (no f64 in the emulator) are refused by name.
-TEST(Mode, OtherRegistersAndF64ClassAreRefusedByName) {
+// The s_setreg -> s_getreg / s_setreg hazard (2 wait states for the same
+// hardware register, compiler/isa/hazard_table.h; LLVM checkGetRegHazards /
+// checkSetRegHazards): strict mode names both instructions and the rule;
+// `s_nop 0` (1 wait state) or one other instruction is not enough, `s_nop 1`
+// is. A VALU right after an s_setreg of MODE needs none.
+TEST(Mode, SetregThenGetregOrSetregNeedsTwoWaitStates) {
+  const std::string tail = "v_mov_b32 v3, s12\nv_mov_b32 v4, 0\n";
+  struct Case {
+    std::string between, second;
+    int waits;  // wait states issued between; -1: runs
+  };
+  const Case cases[] = {
+      {"", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)", 0},
+      {"s_nop 0\n", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)", 1},
+      {"s_mov_b32 s13, 0\n", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 2, 2)", 1},
+      {"", "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0", 0},
+      {"s_nop 1\n", "s_getreg_b32 s12, hwreg(HW_REG_MODE, 0, 8)", -1},
+      {"s_nop 0\ns_nop 0\n", "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0", -1},
+  };
+  for (const Case& c : cases) {
+    const std::string body = absl::StrCat("s_mov_b32 s12, 0\ns_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xc\n",
+                                          c.between, c.second, "\n", tail);
+    for (bool object : {false, true}) {
+      absl::StatusOr<std::vector<uint32_t>> out = RunBody(body, Lanes({{0, 0}}), object);
+      if (c.waits < 0) {
+        ASSERT_TRUE(out.ok()) << out.status();
+        continue;
+      }
+      ASSERT_FALSE(out.ok()) << body;
+      const std::string msg(out.status().message());
+      // llvm-objdump may print the immediates in its own way: the object
+      // runs' messages are checked up to the hwreg.
+      EXPECT_THAT(msg, HasSubstr(object ? c.second.substr(0, c.second.find(')') + 1)
+                                        : absl::StrCat("`", c.second, "`")));
+      EXPECT_THAT(msg, HasSubstr(object ? "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4)"
+                                        : "`s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xc`"))
+          << msg;
+      EXPECT_THAT(msg, HasSubstr(absl::StrCat(" issues ", c.waits, c.waits == 1 ? " wait state" : " wait states")));
+      EXPECT_THAT(msg, HasSubstr("which needs 2"));
+      EXPECT_THAT(msg, HasSubstr("writes HW_REG_MODE then"));
+    }
+  }
+  // MODE round toward zero (DP field 3) right before v_cvt_f16_f32 of 1 + 1.5 * 2^-11: 0x3c00.
+  absl::StatusOr<std::vector<uint32_t>> out =
+      RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xc\nv_cvt_f16_f32 v3, v1\nv_mov_b32 v4, 0\n",
+              Lanes({{0x3f801800u, 0}}), false);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0], 0x3c00u);
+}
+
+// Hardware registers other than MODE and MODE bits beyond the float fields
+// are refused by name.
+TEST(Mode, OtherRegistersAreRefusedByName) {
   absl::StatusOr<std::vector<uint32_t>> out =
       RunBody("s_getreg_b32 s12, hwreg(HW_REG_TRAPSTS)\nv_mov_b32 v3, s12\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}),
               false);
@@ -322,9 +511,21 @@ TEST(Mode, OtherRegistersAndF64ClassAreRefusedByName) {
                 false);
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()), HasSubstr("the field reaches bits 8 and up of HW_REG_MODE"));
-  out = RunBody("v_cmp_class_f64 vcc, v[2:3], v1\nv_mov_b32 v3, 0\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}), false);
+  // The fields by name (SIDefines.h ModeRegisterMasks): bits 9:8 are
+  // DX10_CLAMP and IEEE_MODE; a whole-register write names every field.
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("HW_REG_MODE (DX10_CLAMP, IEEE_MODE), which kirc's emulator does not model"));
+  out = RunBody("s_setreg_imm32_b32 hwreg(HW_REG_MODE), 0xf0\nv_mov_b32 v3, 0\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}),
+                false);
   ASSERT_FALSE(out.ok());
-  EXPECT_THAT(std::string(out.status().message()), HasSubstr("unknown instruction 'v_cmp_class_f64'"));
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("(DX10_CLAMP, IEEE_MODE, LOD_CLAMP, DEBUG, EXCP_EN_INVALID, EXCP_EN_INPUT_DENORMAL, "
+                        "EXCP_EN_FLOAT_DIV0, EXCP_EN_OVERFLOW, EXCP_EN_UNDERFLOW, EXCP_EN_INEXACT, "
+                        "EXCP_EN_INT_DIV0, bits 26:19 (unnamed), GPR_IDX_EN, VSKIP, CSP)"));
+  out = RunBody("s_getreg_b32 s12, hwreg(HW_REG_MODE, 28, 1)\nv_mov_b32 v3, s12\nv_mov_b32 v4, 0\n", Lanes({{0, 0}}),
+                false);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("HW_REG_MODE (VSKIP)"));
 }
 
 }  // namespace

@@ -245,6 +245,32 @@ TEST(ForeignCode, OtherIntegerClampIsUnknown) {
   }
 }
 
+// neg/abs on v_cmp_class (issue 19 follow-up): the class of -v is not v's,
+// and the shared semantics read the sources as given, so the verifier leaves
+// the result unmodelled (it used to ignore the modifier). Keeping v where the
+// class of -v (or -|v|) is in 0x80 (+denormal), else 0: -v is +-0 or a
+// -denormal, never in 0x80, so every tid.x >= 1 reads element 0 -- wrong.
+// Read as v's class (+0 for tid.x 0, a +denormal otherwise) the code would be
+// proved: it must not be. (The result is not modelled, so the concrete run's
+// counterexample is not the hardware's either; kirc emits no v_cmp_class.)
+TEST(ForeignCode, CmpClassWithNegOrAbsIsNotProvedAsWithout) {
+  const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
+  absl::StatusOr<CopyVoffset> copy = CopyWithVoffset();
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  for (const char* src : {"-{v}", "-|{v}|", "{v}"}) {
+    const std::string insert =
+        absl::StrReplaceAll(absl::StrCat("  s_movk_i32 s23, 0x80\n  v_cmp_class_f32_e64 s[20:21], ", src,
+                                         ", s23\n  v_cndmask_b32_e64 {v}, 0, {v}, s[20:21]\n"),
+                            {{"{v}", copy->reg}});
+    CodeInput in;
+    in.assembly = Edit(copy->assembly, copy->line, copy->line + insert);
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+    ASSERT_TRUE(v.ok()) << v.status();
+    const bool plain = std::string(src) == "{v}";
+    EXPECT_EQ(v->all_proved, plain) << insert << v->Report();  // without a modifier: v's class, proved
+  }
+}
+
 // clang-22's `(t + 1) & 255` (testdata/foreign/byte_index_f32.cl) is an SDWA
 // byte select in the load's address (`v_or_b32_sdwa v2, v1, s4 ...
 // src0_sel:BYTE_0`), executed with semantics.h SdwaSource: proved against the

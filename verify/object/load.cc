@@ -401,6 +401,14 @@ absl::StatusOr<LoweredKernel> LoadCodeForVerify(const Kernel& twin_in, const Tar
         mods.push_back("clamp");
     }
     if (m.omod != 0) mods.push_back("an output modifier");
+    // VOP3 neg/abs change the bits an integer-valued result is computed from
+    // (v_cmp_class_*: the class of -x or |x|); the shared semantics take the
+    // sources as read, so such a result is unmodelled (float results have no
+    // value in the verifier anyway).
+    if ((m.neg != 0 || m.abs != 0) &&
+        (EvalIntOp(U32Domain{}, mi.opc, std::vector<uint32_t>(4, 0)) ||
+         EvalWideOp(U32Domain{}, mi.opc, std::vector<Pair64<uint32_t>>(4, Pair64<uint32_t>{0, 0}))))
+      mods.push_back("neg/abs");
     // v_pk_mov_b32 v[d:d+1], v[s:s+1], v[s:s+1] op_sel:[0,1] (clang's 64-bit
     // VGPR copy on gfx90a: lo = src0 dword 0, hi = src1 dword 1, the
     // emulator's ExecPkMov) is exactly a 64-bit move of the pair.
