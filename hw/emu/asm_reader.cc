@@ -78,6 +78,18 @@ absl::Status Finish(FunctionBuilder& f) {
   return absl::OkStatus();
 }
 
+// Where an instruction that does not parse is, for its message: in assembly
+// text (a .s file) its line; in a disassembly (llvm-objdump of a code
+// object: kirc run --code-object=...) its address and its place among the
+// function's instructions, as the emulator's other refusals (Describe) name
+// an instruction -- a line of the disassembly is no line of the user's .s.
+std::string InstructionWhere(const FunctionBuilder& f, int line_no, uint64_t addr) {
+  if (f.addresses_from_objdump)
+    return absl::StrCat("address 0x", absl::Hex(addr), " (instruction ", f.prog.insts.size() + 1, " of ",
+                        f.prog.kernel, "): ");
+  return absl::StrCat("line ", line_no, ", address 0x", absl::Hex(addr), ": ");
+}
+
 }  // namespace
 
 absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t, const ReadOptions& options) {
@@ -167,7 +179,7 @@ absl::StatusOr<AsmText> ReadAssembly(absl::string_view text, const TargetInfo& t
     int size = 0;
     bool from_comment = ParseObjdumpComment(comment, &addr, &size);
     if (!in.ok()) {
-      std::string where = absl::StrCat("line ", line_no, ", address 0x", absl::Hex(addr), ": ");
+      std::string where = InstructionWhere(*cur, line_no, addr);
       return absl::Status(in.status().code(), absl::StrCat(where, in.status().message(),
                                                            absl::StrContains(in.status().message(), line)
                                                                ? "" : absl::StrCat(" (`", line, "`)")));

@@ -17,6 +17,7 @@ namespace kir::emu {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const TargetInfo& T(const char* name) { return **LookupTarget(name); }
 
@@ -242,6 +243,33 @@ TEST(AsmReaderTest, EstimatedAddressesMatchObjdump) {
         EXPECT_EQ(a.insts[i].mi.ops.size(), b.insts[i].mi.ops.size()) << a.insts[i].text;
       }
     }
+}
+
+// Review 20 F7: a refusal in a disassembled code object (kirc run
+// --code-object=...) named "line 2", a line of the disassembly, not of the
+// user's .s; it names the address and the instruction's place (the 2nd here)
+// as the emulator's other refusals do. Assembly text keeps its line.
+TEST(AsmReaderTest, R20F7DisassemblyRefusalNamesAddressNotLine) {
+  const char kDump[] = R"(
+k.hsaco:	file format elf64-amdgpu
+
+Disassembly of section .text:
+
+0000000000001600 <g2>:
+	s_nop 1                                                    // 000000001600: BF800001
+	s_setreg_imm32_b32 hwreg(HW_REG_MODE, 9, 1), 0             // 000000001604: BA000241 00000000
+	s_endpgm                                                   // 00000000160C: BF810000
+)";
+  absl::StatusOr<AsmText> t = ReadAssembly(kDump, T("gfx942"));
+  ASSERT_FALSE(t.ok());
+  const std::string m(t.status().message());
+  EXPECT_THAT(m, HasSubstr("address 0x1604 (instruction 2 of g2): `s_setreg_imm32_b32 hwreg(HW_REG_MODE, 9, 1), 0`"));
+  EXPECT_THAT(m, HasSubstr("bits 8 and up of HW_REG_MODE (IEEE_MODE)"));
+  EXPECT_THAT(m, Not(HasSubstr("line ")));
+  // The same instruction on line 3 of assembly text: its line.
+  t = ReadAssembly("g2:\n  s_nop 1\n  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 9, 1), 0\n  s_endpgm\n", T("gfx942"));
+  ASSERT_FALSE(t.ok());
+  EXPECT_THAT(std::string(t.status().message()), HasSubstr("line 3, address 0x4: "));
 }
 
 }  // namespace
