@@ -2104,6 +2104,39 @@ bool HasNarrowingConversion(const Kernel& k) {
   return false;
 }
 
+std::vector<std::string> NarrowingConversions(const Kernel& k) {
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  std::map<std::string, ElemType> types;  // SSA value -> element type (as HasNarrowingConversion)
+  auto type_of = [&](const Operand& o) -> std::optional<ElemType> {
+    if (o.is_arg) {
+      if (const Arg* a = k.FindArg(o.name); a != nullptr) return a->elem;
+      return std::nullopt;
+    }
+    auto it = types.find(o.name);
+    return it == types.end() ? std::nullopt : std::optional<ElemType>(it->second);
+  };
+  for (const Op* op : ops) {
+    if (!op->results.empty()) types[op->results[0]] = op->type.elem;
+    if (op->kind == OpKind::kFor)
+      for (size_t i = 0; i < op->operands.size(); ++i)
+        if (std::optional<ElemType> t = type_of(op->operands[i])) {
+          if (i < op->iter_args.size()) types[op->iter_args[i]] = *t;
+          if (i < op->results.size()) types[op->results[i]] = *t;
+        }
+  }
+  std::vector<std::string> r;
+  for (const Op* op : ops) {
+    if (op->kind == OpKind::kGemm) {
+      if (const Arg* c = k.FindArg(op->gemm.c); c != nullptr && c->elem != ElemType::kF32) r.push_back(OpWhere(op));
+      continue;
+    }
+    if (op->kind != OpKind::kCvt || op->operands.empty()) continue;
+    if (Narrows(type_of(op->operands[0]).value_or(ElemType::kF32), op->type.elem)) r.push_back(OpWhere(op));
+  }
+  return r;
+}
+
 std::map<std::string, std::vector<ElemType>> ConversionFedBuffers(const Kernel& k) {
   const StoreOnlyUses su(k);
   const std::vector<const Op*>& ops = su.ops;

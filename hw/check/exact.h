@@ -297,6 +297,11 @@ constexpr int kConversionMinTies = 8;
 // or fp8 from f32, f16 or bf16 (fp8 -> wider types is exact), or a gemm
 // whose C is not f32.
 bool HasNarrowingConversion(const Kernel& k);
+// Every narrowing conversion of `k` (HasNarrowingConversion's), in program
+// order, as ConversionNote::where names it ("20:3: '%q = cvt %s :
+// f8e4m3fnx16'"): what no conversion pass rounds when none exists (fresh-user
+// review 20 F3: the random pass's line then named none).
+std::vector<std::string> NarrowingConversions(const Kernel& k);
 
 // The f32, f16 and bf16 buffers of `k` whose loaded values reach nothing but
 // narrowing `cvt`s (through slice and concat, and an exact cvt of an f16 or

@@ -738,6 +738,45 @@ inline std::string R18F6Kernel() {
                                                   "  %s1 = mul %acc, alpha\n  %s = mul %s1, alpha\n"}});
 }
 
+// Fresh-user review 20 F3 k1.kir (gfx950, one wave; k1h.kir with k = 256): a
+// K = `k` loop of f32_32x32x64_fp8_bf8 MFMAs, s = (acc * alpha) * alpha,
+// P = cvt(s) f16 rows 0..23 (line 19), Q = cvt(s) f8e4m3fn rows 24..31
+// (line 20, slice 12 only).
+inline std::string R20F3Kernel(int k = 512) {
+  return absl::StrReplaceAll(R"(kernel k1
+target gfx950
+workgroup 64 1 1
+grid 1 1 1
+arg A : f8e4m3fn[32, K] strides [K, 1] readonly
+arg B : f8e5m2[32, K] strides [K, 1] readonly
+arg alpha : f32
+arg P : f16[32, 32] strides [32, 1] writeonly
+arg Q : f8e4m3fn[32, 32] strides [32, 1] writeonly
+  %z = zero f32x16
+  %acc = for %k = 0 to K step 64 iter(%c = %z) {
+    %a = load A[tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e4m3fnx32
+    %b = load B[tid.x mod 32, %k + tid.x floordiv 32 * 32] : f8e5m2x32
+    %d = mfma f32_32x32x64_fp8_bf8 %a, %b, %c
+    yield %d
+  }
+  %s1 = mul %acc, alpha
+  %s = mul %s1, alpha
+  %h = cvt %s : f16x16
+  %q = cvt %s : f8e4m3fnx16
+  %h0 = slice %h, 0 : f16x4
+  %h1 = slice %h, 4 : f16x4
+  %h2 = slice %h, 8 : f16x4
+  %h3 = slice %h, 12 : f16x4
+  store P[tid.x floordiv 32 * 4, tid.x mod 32] along 0, %h0
+  store P[tid.x floordiv 32 * 4 + 8, tid.x mod 32] along 0, %h1
+  store P[tid.x floordiv 32 * 4 + 16, tid.x mod 32] along 0, %h2
+  %q3 = slice %q, 12 : f8e4m3fnx4
+  store Q[tid.x floordiv 32 * 4 + 24, tid.x mod 32] along 0, %q3
+end
+)",
+                             {{"K", absl::StrCat(k)}});
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

@@ -3480,5 +3480,21 @@ TEST_F(R18WindowTest, R18F6CarrierEnteringTwiceWindowAndTieMutantsFail) {
       << r.text;
 }
 
+// Fresh-user review 20 F3 (k1.kir): a K = 512 fp8 MFMA loop with alpha
+// entering twice has no conversion pass; the random pass's inputs line
+// names the conversions no conversion pass rounds (README: `kirc run`),
+// lines 19 and 20 of the kernel's text, where it named none.
+TEST_F(DefaultCheckTest, R20F3RandomLineNamesConversionsNoPassRounds) {
+  const Compiled c = CompileText(::kir::testing::R20F3Kernel(512));
+  RunReport r = Run(c, Write(c, c.assembly, "r20f3.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  ASSERT_FALSE(r.passes.empty()) << r.text;
+  EXPECT_EQ(r.passes[0].mode, InputMode::kRandom) << r.text;
+  EXPECT_NE(r.text.find("; no conversion pass rounds 19:3: '%h = cvt %s : f16x16', 20:3: '%q = cvt %s : "
+                        "f8e4m3fnx16' (here their rounding is checked only within the tolerance)\n"),
+            std::string::npos)
+      << r.text;
+}
+
 }  // namespace
 }  // namespace kir
