@@ -3496,5 +3496,35 @@ TEST_F(DefaultCheckTest, R20F3RandomLineNamesConversionsNoPassRounds) {
       << r.text;
 }
 
+// Fresh-user review 20 F9 (k1h.kir): f8e4m3fn subnormal ties rounded toward
+// zero (|r| < 2^-6 times 1 - 2^-20 before the conversion) passed while the
+// subnormal pass said round-to-nearest-even was checked: every tie drawn
+// had an even lower neighbour. Now its ties are counted by kind: each seed
+// fails, or its line says ties toward zero are not told from RNE.
+TEST_F(R18WindowTest, R20F9SubnormalTiesTowardZeroFailOrAreSaid) {
+  const Compiled c = CompileText(::kir::testing::R20F9Kernel());
+  const std::string m = BeforeConversions(
+      c, {"v_cvt_pk_fp8_f32"}, 2,
+      [](const std::string& x, const std::string& t) {
+        return absl::StrCat("  v_mov_b32 ", t, ", 0x3c800000\n  v_cmp_gt_f32_e64 vcc, ", t, ", |", x,
+                            "|\n  v_mul_f32 ", t, ", 0x3f7ffff0, ", x, "\n  s_nop 1\n  v_cndmask_b32 ", x, ", ",
+                            x, ", ", t, ", vcc\n");
+      },
+      "k1h_subtz.hsaco");
+  RunReport own = Run(c, Write(c, c.assembly, "k1h.hsaco"), 1);
+  EXPECT_TRUE(own.ok) << own.text;
+  int failed = 0;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::string text;
+    if (!Passes(c, m, seed, &text)) {
+      ++failed;
+      continue;
+    }
+    EXPECT_NE(text.find("rounding ties toward zero is not told from round-to-nearest-even"), std::string::npos)
+        << "seed " << seed << "\n" << text;
+  }
+  EXPECT_GE(failed, 2);  // seeds 2 and 3 draw both kinds (by hand, on the review's k1h_subtz.s)
+}
+
 }  // namespace
 }  // namespace kir

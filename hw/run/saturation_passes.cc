@@ -560,8 +560,15 @@ struct SubnormalTies {
   int64_t values = 0;     // non-zero values before the conversion (sampled)
   int64_t subnormal = 0;  // of them, below the target's smallest normal
   int64_t ties = 0;       // of those, odd multiples of half its smallest subnormal
+  int64_t ties_up = 0;    // of the ties, those whose lower neighbour on the grid is odd (RNE rounds up)
   double median = std::nan("");  // the median |value| stored to the output itself (StoredSample, all)
 };
+
+// Whether `t` holds ties of both kinds (fresh-user review 20 F9): ties
+// where round-to-nearest-even rounds up (odd lower neighbour) and ties
+// where it rounds down (even lower neighbour); with one kind only, either
+// ties-away or ties-toward-zero rounding agrees with it on every tie.
+bool BothTieKinds(const SubnormalTies& t) { return t.ties_up > 0 && t.ties_up < t.ties; }
 
 // The values before `out`'s conversion (to `out.elem`) on `plan`'s inputs
 // (MakeConversionInputs for `seed`, `uv` applied; the workgroups of `io`):
@@ -602,7 +609,13 @@ absl::StatusOr<SubnormalTies> CountSubnormalTies(const Kernel& k, const ExactPla
     if (m >= range.min_normal) return;
     ++r.subnormal;
     const double q = m / half;  // exact: a power-of-two quotient
-    if (q == std::floor(q) && std::fmod(q, 2.0) == 1.0) ++r.ties;
+    if (q == std::floor(q) && std::fmod(q, 2.0) == 1.0) {
+      ++r.ties;
+      // q = 2c + 1: halfway between subnormal codes c and c + 1 (the
+      // largest subnormal's upper neighbour is the smallest normal, an
+      // even code); nearest-even rounds up when c is odd (review 20 F9).
+      if (std::fmod((q - 1) / 2, 2.0) == 1.0) ++r.ties_up;
+    }
   });
   r.counted = true;
   return r;
@@ -674,11 +687,12 @@ absl::Status AimAtSubnormalTies(const Kernel& k, ExactPlan* plan, double* scale,
     }
     const double m = t->median;
     if (f != 1 && !(std::isfinite(m) && m > 0 && m >= aim / aim_factor && m <= aim * aim_factor)) continue;
-    if (!first) {
+    // The first kept, or the first with a tie when it had none.
+    if (!first || (first_ties.ties == 0 && t->ties > 0)) {
       first = std::make_pair(q, f);
       first_ties = *t;
     }
-    if (t->ties > 0) {
+    if (BothTieKinds(*t)) {  // both kinds of tie (review 20 F9)
       *plan = std::move(q);
       *scale *= f;
       *ties = *t;
@@ -792,7 +806,9 @@ absl::Status AimAtSubnormalTiesEntering(const Kernel& k, ExactPlan* plan, double
     *ties = t;
   };
   for (const Candidate& cand : candidates) {
-    if (measured == 3) break;
+    // At most 3 runs; 2 more when none so far drew ties of both kinds
+    // (each placement moves the values a power of two: review 20 F9).
+    if (measured == 3 + (first && first_ties.ties > 0 ? 2 : 0)) break;
     ExactPlan q = *plan;
     for (double& v : q.formats[carrier].choices) v *= cand.carrier_factor;
     if (cand.further_factor != 1) {
@@ -822,11 +838,12 @@ absl::Status AimAtSubnormalTiesEntering(const Kernel& k, ExactPlan* plan, double
     }
     const double m = t->median;
     if (!(std::isfinite(m) && m > 0 && m >= aim / aim_factor && m <= aim * aim_factor)) continue;
-    if (t->ties > 0) {
+    if (BothTieKinds(*t)) {  // both kinds of tie (review 20 F9)
       take(std::move(q), cand, *t);
       return absl::OkStatus();
     }
-    if (!first) {
+    // The first kept, or the first with a tie when it had none.
+    if (!first || (first_ties.ties == 0 && t->ties > 0)) {
       first = std::make_pair(std::move(q), cand);
       first_ties = *t;
     }
@@ -933,6 +950,22 @@ std::optional<ExactPlan> ScalarCarrierSetAlone(const Kernel& k, const ExactPlan&
   return std::nullopt;
 }
 
+// The inputs line's words for `t`'s ties (t.ties > 0) of a grid with
+// `range`: how many RNE rounds up and down, and, with one kind only, which
+// wrong rounding of ties the pass does not tell from it (review 20 F9).
+std::string SubnormalTiesKindsText(const SubnormalTies& t, const FloatRange& range) {
+  const int64_t down = t.ties - t.ties_up;
+  return absl::StrCat(
+      t.ties, " of them exact ties of its subnormal grid (odd multiples of ",
+      absl::StrFormat("%g", range.min_subnormal / 2), "; ", t.ties_up,
+      " with an odd lower neighbour, where round-to-nearest-even rounds up, ", down,
+      " with an even one, where it rounds down",
+      BothTieKinds(t) ? std::string(": round-to-nearest-even is checked there)")
+      : t.ties_up == 0
+          ? std::string(": rounding ties toward zero is not told from round-to-nearest-even by this pass)")
+          : std::string(": rounding ties away from zero is not told from round-to-nearest-even by this pass)"));
+}
+
 // The text the subnormal pass's inputs line says of its ties: how many of
 // the values before `out`'s conversion lay in its subnormal range and how
 // many of those were exact ties of its grid.
@@ -949,9 +982,7 @@ std::string TiesNote(const SubnormalTies& t, const std::string& out, ElemType to
                       runs, runs == 1 ? "" : "s", out),
       t.values, " non-zero values (sampled) ", t.subnormal, " lie below ", tn, "'s smallest normal ",
       absl::StrFormat("%g", range.min_normal), ", ",
-      t.ties > 0 ? absl::StrCat(t.ties, " of them exact ties of its subnormal grid (odd multiples of ",
-                                absl::StrFormat("%g", range.min_subnormal / 2),
-                                ": round-to-nearest-even is checked there)")
+      t.ties > 0 ? SubnormalTiesKindsText(t, range)
                  : absl::StrCat("none an exact tie of its subnormal grid (odd multiples of ",
                                 absl::StrFormat("%g", range.min_subnormal / 2),
                                 "): its rounding of subnormal ties is not checked by this pass"));
