@@ -2072,42 +2072,12 @@ std::vector<std::string> UnroundedConversions(const std::vector<ExactPlan>& pass
   return r;
 }
 
-bool HasNarrowingConversion(const Kernel& k) {
-  std::vector<const Op*> ops;
-  AllOps(k.body, ops);
-  std::map<std::string, ElemType> types;  // SSA value -> element type
-  auto type_of = [&](const Operand& o) -> std::optional<ElemType> {
-    if (o.is_arg) {
-      if (const Arg* a = k.FindArg(o.name); a != nullptr) return a->elem;
-      return std::nullopt;
-    }
-    auto it = types.find(o.name);
-    return it == types.end() ? std::nullopt : std::optional<ElemType>(it->second);
-  };
-  for (const Op* op : ops) {  // program order: definitions before uses
-    if (!op->results.empty()) types[op->results[0]] = op->type.elem;
-    if (op->kind == OpKind::kFor)  // a carried value has its initial value's type
-      for (size_t i = 0; i < op->operands.size(); ++i)
-        if (std::optional<ElemType> t = type_of(op->operands[i])) {
-          if (i < op->iter_args.size()) types[op->iter_args[i]] = *t;
-          if (i < op->results.size()) types[op->results[i]] = *t;
-        }
-  }
-  for (const Op* op : ops) {
-    if (op->kind == OpKind::kGemm) {
-      if (const Arg* c = k.FindArg(op->gemm.c); c != nullptr && c->elem != ElemType::kF32) return true;
-      continue;
-    }
-    if (op->kind != OpKind::kCvt || op->operands.empty()) continue;
-    if (Narrows(type_of(op->operands[0]).value_or(ElemType::kF32), op->type.elem)) return true;
-  }
-  return false;
-}
+bool HasNarrowingConversion(const Kernel& k) { return !NarrowingConversions(k).empty(); }
 
 std::vector<std::string> NarrowingConversions(const Kernel& k) {
   std::vector<const Op*> ops;
   AllOps(k.body, ops);
-  std::map<std::string, ElemType> types;  // SSA value -> element type (as HasNarrowingConversion)
+  std::map<std::string, ElemType> types;  // SSA value -> element type
   auto type_of = [&](const Operand& o) -> std::optional<ElemType> {
     if (o.is_arg) {
       if (const Arg* a = k.FindArg(o.name); a != nullptr) return a->elem;
