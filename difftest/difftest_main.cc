@@ -1,4 +1,4 @@
-// difftest: the random-kernel differential tester (README "Random-kernel
+// difftest: the random-kernel differential tester (docs/difftest.md "Random-kernel
 // differential testing").
 //
 //   bazel run //difftest -- --seeds=1:500 --jobs=2

@@ -57,7 +57,7 @@ Ix Div(const Ix& a, int64_t d) { return {absl::StrCat("(", a.t, " floordiv ", d,
 Ix Mod(const Ix& a, int64_t d) { return {absl::StrCat("(", a.t, " mod ", d, ")"), 0, d - 1}; }
 Ix Shift0(const Ix& a) { return a.lo == 0 ? a : Sub(a, C(a.lo)); }  // range [0, hi - lo]
 
-// The fp8 types are storage only (README "KIR reference"): loads, stores,
+// The fp8 types are storage only (docs/kir.md "fp8"): loads, stores,
 // slices and cvt; gfx942 has the FNUZ pair, gfx950 the OCP pair. kFp8K and
 // kBf8K appear only in the MFMA table: the kernel's flavour's e4m3 / e5m2.
 enum class E { kF32, kF16, kBF16, kI32, kF8E4M3FNUZ, kF8E5M2FNUZ, kF8E4M3FN, kF8E5M2, kFp8K, kBf8K };
@@ -95,7 +95,7 @@ struct Val {
   Ty ty;
 };
 
-// MFMAs of the README's list, with the processors that have them (CDNA ISA
+// MFMAs of docs/kir.md's list, with the processors that have them (CDNA ISA
 // guides: gfx942 dropped the 2-element bf16 forms; gfx908 has no 4-element
 // bf16 ones; the 8-element f16/bf16 shapes and the f8f6f4 ones, 32 fp8 per
 // lane, are gfx950's (CDNA4 ISA guide); the 8-element fp8/bf8 ones gfx942's
@@ -1280,7 +1280,7 @@ class Gen {
     bool a_km = rng_.Chance(40), b_kn = rng_.Chance(40);
     bool alpha = rng_.Chance(60), beta = rng_.Chance(50);
     // Per-tensor scale factors after alpha (or alone): their product is
-    // formed in f32 left to right (README, gemm).
+    // formed in f32 left to right (docs/kir.md "What it computes", gemm).
     const int scales = rng_.Chance(30) ? static_cast<int>(rng_.Int(1, 2)) : 0;
     Tag(absl::StrCat("gemm:c-", EName(ce)));
     Tag(a_km ? "gemm:A.km" : "gemm:A.mk");
@@ -1324,7 +1324,7 @@ class Gen {
     const int eb = EBytes(a_e);
     // fp8 operands copied a byte at a time (a K-strided one, or rows whose
     // extent or stride is not a multiple of 4) take no explicit double
-    // buffering (README): keep to `off` for them.
+    // buffering (docs/kir.md "Default configurations"): keep to `off` for them.
     const bool byte_copy = f8 && (a_km || b_kn || ac % 4 || bc % 4 || as % 4 || bs % 4);
     auto db = [&]() { return byte_copy || rng_.Chance(50) ? "off" : "on"; };
     std::vector<std::string> clauses;

@@ -3,7 +3,7 @@
 // Generate(seed) writes one kernel as KIR text, deterministically from the
 // seed (its own splitmix64 stream, no std:: distributions, so a seed names the
 // same kernel on every machine and compiler). The generator knows KIR's rules
-// from the README's reference, not from kirc's code: it computes its own index
+// from the KIR reference (docs/kir.md), not from kirc's code: it computes its own index
 // intervals (to size buffers so unguarded accesses stay in shape), writes every
 // output element from at most one work-item (no global races), writes every
 // in-shape LDS element before a barrier and any load of it (LDS is undefined at
@@ -34,7 +34,7 @@ struct GeneratedKernel {
   // per kernel from {any, +, -} (the same settings for all of them).
   std::vector<std::string> target_ids;
   // Processors on which kirc must refuse the kernel because it uses MFMAs or
-  // fp8 types the processor lacks (README "KIR reference"): processor ->
+  // fp8 types the processor lacks (docs/kir.md "fp8"): processor ->
   // kirc's messages for them ("MFMA f32_16x16x8_bf16 does not exist on
   // gfx942", "f8e4m3fnuz is not available on gfx950"); the refusal must
   // contain one of them. The kernel compiles on every other processor (at

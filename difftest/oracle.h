@@ -57,7 +57,7 @@ struct OracleOptions {
   // a class verify/README.md documents as possibly unknown (products of two
   // variable index terms: nonlinear for the solver); the caller says which.
   bool unknown_is_finding = true;
-  // A second opinion (README "Cross-checking with rocjitsu"): with a device
+  // A second opinion (docs/rocjitsu.md "Cross-checking with rocjitsu"): with a device
   // here, every run on a processor it lists (`cross_check_processors`) also
   // runs on it, and its buffers must equal the emulator's bit for bit
   // (RunOptions::cross_check); a difference or a failure of that device is

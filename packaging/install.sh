@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs libkirc for builds outside Bazel (README "Installing the library"):
+# Installs libkirc for builds outside Bazel (docs/install.md "Installing the library"):
 #
 #   bazel run //:install -- --prefix=/opt/kirc
 #

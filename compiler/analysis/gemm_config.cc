@@ -310,7 +310,7 @@ std::vector<WindowReach> WindowReaches(const GemmConfig& c, const Arg& a, const 
 }  // namespace
 
 // The default of the lds_dma clause (gemm_config.h). Measured with the loop
-// analyser on gfx950 (issue 19; README "LDS DMA copies"), other
+// analyser on gfx950 (issue 19; docs/kir.md "LDS DMA copies"), other
 // instructions per K-loop trip, DMA against register copy, since the DMAs
 // of a K tile share M0 (compiler/lower LowerLdsDma): 4096^3 f16/bf16
 // (256x256x32, 1024 MFMA cycles per K tile and wave) 74 against 79, in-order
@@ -601,7 +601,7 @@ absl::StatusOr<GemmConfig> ResolveGemm(const Kernel& k, const Op& op, const Targ
             "buffer window: with tile ", c.bm, "x", c.bn, "x", c.bk, " waves ", c.wm, "x", c.wn, " (the smallest tile the defaults reach) a workgroup "
             "reaches ", r.bytes, " bytes of it (", r.what, "; ", Who(r.arg->name, r.role), " spans ",
             r.arg->SizeBytes(), " bytes, so kirc addresses it through windows of at most 2^31 bytes per "
-            "workgroup: README \"Buffers of 2 GiB and more\"); ", r.role, "'s strides [", r.arg->strides[0],
+            "workgroup: docs/kir.md \"Buffers of 2 GiB and more\"); ", r.role, "'s strides [", r.arg->strides[0],
             ", ", r.arg->strides[1], "] must bring ", r.role, "'s elements closer: copy ", r.role,
             " into a buffer whose rows lie closer together"));
       }

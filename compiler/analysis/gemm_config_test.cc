@@ -234,7 +234,7 @@ TEST(GemmValidate, AccumulatorsBeyondTheRegisterFileAreRefused) {
                              "tile (256 AGPRs per lane hold 16384 f32 per wave, e.g. a 128 x 128 block)");
   }
   // gfx950 fp8 256x256x128 waves 1x1 (a fresh user's case): a default
-  // double_buffer is not named (it would be off for this tile, README).
+  // double_buffer is not named (it would be off for this tile, docs/kir.md "Clauses").
   Edit e = Body("gemm C = alpha * A.mk * B.nk tile 256x256x64 waves 1x1");
   e.target = "gfx950";
   e.at = e.bt = "f8e4m3fn";

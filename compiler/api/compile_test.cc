@@ -189,8 +189,8 @@ TEST(CompileTest, DefaultKernelIsTheTestdataMfmaKernel) {
             ReadTestFile("testdata/kernels/mma_16x16x16_f16.kir"));
 }
 
-// lds_dma on gfx950 (README "gfx950's transposing LDS read and 16-byte LDS
-// DMA"): M0 set by an SALU one wait state before the DMA, the DMA itself,
+// lds_dma on gfx950 (docs/gfx950.md "gfx950's transposing LDS read and
+// 16-byte LDS DMA"): M0 set by an SALU one wait state before the DMA, the DMA itself,
 // and vmcnt(0) before the barrier after which other waves read its bytes
 // (the only VMEM op outstanding is the DMA). Refused on gfx942, naming it.
 TEST(CompileTest, LdsDmaLowersToM0SetupDmaAndVmcntBeforeBarrier) {

@@ -118,7 +118,7 @@ absl::StatusOr<StaticCode> DisassembleKernel(const std::string& llvm_bin, const 
 
 // The report: a text table, JSON and an SVG bar chart of the kirc/clang ratios.
 std::string FormatTable(const std::vector<CompareResult>& rows);
-std::string FormatMarkdown(const std::vector<CompareResult>& rows);  // for the README
+std::string FormatMarkdown(const std::vector<CompareResult>& rows);  // for docs/llvm-comparison.md
 std::string ToJson(const std::vector<CompareResult>& rows, const std::string& machine,
                    const CompareOptions& opts);
 std::string ToSvg(const std::vector<CompareResult>& rows, const std::string& machine);

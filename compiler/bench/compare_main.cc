@@ -3,7 +3,7 @@
 // kirc against clang-22 on every testdata kernel that has an OpenCL baseline
 // (compare.h says what is measured). Prints one table; --json writes the
 // figures, --chart an SVG bar chart of the kirc/clang ratios, --markdown the
-// table for the README. A benchmark:
+// table for docs/llvm-comparison.md. A benchmark:
 // nothing about speed is asserted; the exit status is 1 only when a compile
 // or run fails or an output misses the reference.
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The loop analyser against figures counted by hand: a small loop written as
 // llvm-objdump prints it, and the default 1024^3 f16 GEMM of clang-22
-// (testdata/baselines, issue 16's table and the README: 73 / 71 instructions
+// (testdata/baselines, issue 16's table and docs/llvm-comparison.md: 73 / 71 instructions
 // per trip on gfx90a / gfx942 with 16 32x32x8 MFMAs, so 57 / 16 = 3.5625 and
 // 55 / 16 = 3.4375 other instructions per 16 KFLOP; 8 ds_read2st64_b64 per
 // trip, 8 x 16 bytes x 64 lanes = 8192 bytes for 16 x 16384 FLOP = 32 FLOP

@@ -1,4 +1,4 @@
-// The tile-level GEMM op of KIR (README.md, "Tile-level gemm"):
+// The tile-level GEMM op of KIR (docs/kir.md, "Tile-level gemm"):
 //
 //   gemm C = [f1 * [f2 * ...]] A.mk * B.nk [+ beta * C | + C] [tile BMxBNxBK]
 //            [waves WMxWN] [mfma NAME] [double_buffer on|off] [lds_dma on|off]

@@ -1,5 +1,5 @@
 // The KIR data model: a kernel is a per-thread (SIMT) SSA program over global
-// buffers, scalar arguments and LDS allocations. See README.md, "KIR reference".
+// buffers, scalar arguments and LDS allocations. See docs/kir.md, "KIR reference".
 #ifndef KIRC_COMPILER_IR_KERNEL_H_
 #define KIRC_COMPILER_IR_KERNEL_H_
 
@@ -125,7 +125,7 @@ enum class OpKind {
   // load) and its wave writes the 64 lanes' vectors to LDS allocation
   // `lds` contiguously: lane l's 16 bytes at the byte of element
   // lds[lds_index] plus 16 * l (l = linear thread id mod 64). lds_index is
-  // wave-uniform (no tid.x); no results. README "LDS DMA".
+  // wave-uniform (no tid.x); no results. docs/gfx950.md "`lds_dma`: the DMA in KIR".
   kLdsDma,
 };
 
@@ -155,7 +155,7 @@ struct Op {
   // as row r, columns 4c..4c+3, form a 4 x 16 matrix M, and lane 16g + j
   // receives column j: result element e = M[e][j], i.e. element j % 4 of the
   // block of lane 16g + 4e + j / 4. No guard; whole waves (all 64 lanes
-  // active); f16x4/bf16x4 only. README "Values and ops", load_tr.
+  // active); f16x4/bf16x4 only. docs/kir.md "Values and ops", load_tr.
   bool tr = false;
   // lds_dma: the destination allocation and the wave's base element there
   std::string lds;

@@ -72,7 +72,7 @@ size_t FindBadByte(absl::string_view s) {
 int ClampInt(int64_t v) { return v > INT_MAX ? INT_MAX : static_cast<int>(v); }
 
 // The ops that define values (`%r = OP ...`) and those that do not, as the
-// README's op table lists them; and the declarations.
+// docs/kir.md's op table ("Values and ops") lists them; and the declarations.
 constexpr absl::string_view kValueOps[] = {"load", "load_tr", "const", "zero", "add", "mul", "fma", "cvt", "slice", "concat", "mfma", "for"};
 constexpr absl::string_view kOtherOps[] = {"store", "lds_dma", "barrier", "yield", "gemm"};
 constexpr absl::string_view kDeclWords[] = {"target", "workgroup", "grid", "const", "arg", "lds"};

@@ -62,7 +62,7 @@ bool ReadsExec(const MInst& mi) { return Info(mi.opc).flags & kReadsExec; }
 // overlap in a register dword with one of them writing it (RAW, WAR, WAW),
 // both touch SCC, one writes EXEC and the other reads or writes it, they
 // access one memory object (a KIR buffer argument or LDS allocation; KIR
-// buffer arguments never overlap, README "Memory model") and not both only
+// buffer arguments never overlap, docs/kir.md "Values and ops": Memory model) and not both only
 // read it, one is s_barrier and the other a memory access, or either is
 // s_waitcnt or s_nop (a fence).
 // The edges kept imply every such pair through a path, so the order

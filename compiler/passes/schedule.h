@@ -39,8 +39,8 @@ struct ScheduleStats {
 struct ScheduleOptions {
   // Which KIR buffer or LDS allocation each memory instruction accesses
   // (LowerKernel's access map, keyed by MInst::id). With it, an access passes
-  // accesses of other buffers (KIR buffer arguments never overlap, README
-  // "Memory model"); without it, or for a block with a memory instruction
+  // accesses of other buffers (KIR buffer arguments never overlap, docs/kir.md
+  // "Values and ops": Memory model); without it, or for a block with a memory instruction
   // the map lacks, all of that block's global (or LDS) accesses are ordered
   // as if they were one buffer.
   const AccessMap* accesses = nullptr;

@@ -252,7 +252,7 @@ grep -qE "^// compile time [0-9.]+ ms ; assemble\\+link [0-9.]+ ms ; code object
 [ "$(grep -c '^// ---- summary: kernel ' stats_mod.txt)" = 2 ] || fail "--stats module: $(cat stats_mod.txt)"
 expect_error "--stats needs compiled code" compile work/copy_f32.kir --emit=kir --stats
 
-# kirc run: what it checks and reports (README "The kirc command").
+# kirc run: what it checks and reports (docs/run.md).
 # A reference inf must not widen the tolerance: the code object computes 3x,
 # the reference 2x, both with y[63] = inf.
 # Thread 63 skips the product (its index is -1, out of shape): one store per
@@ -526,8 +526,9 @@ for code in --code-object="$foreign"/stride_f32.gfx942.hsaco --asm="$foreign"/st
 done
 # The same kernel built without -cl-kernel-arg-info (review5 F1): its
 # metadata names no argument, so n and stride are given by position ('#2',
-# '#3'; the README's example); by name they are refused, the message
-# listing them as (unnamed, #N) and suggesting the positional form.
+# '#3'; the example of docs/verify.md "Arguments without names (#N)"); by
+# name they are refused, the message listing them as (unnamed, #N) and
+# suggesting the positional form.
 unnamed="$foreign"/stride_f32.gfx942.unnamed.hsaco
 "$kirc" verify stride_f32.kir --mcpu=gfx942 --code-object="$unnamed" --scalar '#2=1000' --scalar '#3=3' > vunnamed.txt \
   || { cat vunnamed.txt; fail "verify unnamed stride_f32 '#2=1000' '#3=3': exit $?"; }
@@ -639,7 +640,7 @@ expect_error "no device here is rocjitsu" run work/copy_f32.kir --device=emu --r
 expect_error "/nonexistent/bin/kirc-rocjitsu-run" run work/copy_f32.kir --device=rocjitsu --rocjitsu=/nonexistent
 grep -q -- "--rocjitsu=DIR" help.txt || fail "--help lacks --rocjitsu"
 
-# The pass pipeline's options (README "The kirc command").
+# The pass pipeline's options (docs/compile.md "Flags of kirc compile").
 "$kirc" compile work/copy_f32.kir --stop-after=regalloc > ra.mir || fail "--stop-after=regalloc"
 has "buffer_load_dwordx4 v\[" ra.mir && ! has "s_waitcnt" ra.mir || fail "--stop-after=regalloc: $(cat ra.mir)"
 "$kirc" compile work/copy_f32.kir --stop-after=waitcnt | has "s_waitcnt" || fail "--stop-after=waitcnt has no s_waitcnt"

@@ -335,7 +335,7 @@ Exit status:
      as unknown; $KIRC_VERIFY_BACKSTOP_SECONDS sets the backstop, default 60)
 )";
 
-// Exit statuses (kHelp, README "The kirc command").
+// Exit statuses (kHelp, docs/compile.md "Exit status").
 constexpr int kExitCheckFailed = 1;  // not every address proved; an output outside tolerance
 constexpr int kExitError = 2;        // usage, I/O, a refused kernel, toolchain, device
 

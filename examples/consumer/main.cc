@@ -7,7 +7,7 @@
 //
 // Without FILE it compiles its own kernel: C = A * B^T for one 16x16x16 f16
 // tile on one wave, staged through padded LDS (one v_mfma). Build it with the
-// Makefile or CMakeLists.txt next to this file (README: "Installing the library").
+// Makefile or CMakeLists.txt next to this file (docs/install.md: "Installing the library").
 #include <cstdlib>
 #include <fstream>
 #include <iostream>

@@ -182,7 +182,7 @@ end
   EXPECT_EQ(ElementBits(m.buffers.at("n"), 7, 4), ElementBits(d.buffers.at("n"), 7, 4));  // i32 unchanged
 }
 
-// The distributions README.md states for `kirc run`: i32 buffers hold
+// The distributions docs/run.md states for `kirc run` ("Mode `random`"): i32 buffers hold
 // integers in [-1000, 1000] (both ends reachable), i32 scalars [1, 100].
 TEST(Inputs, I32Ranges) {
   Kernel k = Parse(R"(kernel i
@@ -356,7 +356,7 @@ TEST(Compare, RelativeErrorIsToMaxAbsRef) {
   EXPECT_FALSE(d[0].ok);
   EXPECT_NE(FormatDiffs(d).find("max rel err n/a (every finite reference element is 0)"), std::string::npos)
       << FormatDiffs(d);
-  // n/a for an exact match of an all-zero reference too, as the README says
+  // n/a for an exact match of an all-zero reference too, as docs/run.md "The report" says
   // (issue 13: it printed 0).
   SetF32(out, "y", 0, 0.0f);
   d = CompareOutputs(k, out, ref);

@@ -302,7 +302,7 @@ BufferDiff CompareBuffer(const Arg& a, const PagedBytes& o, const PagedBytes& r,
     }
   }
   // n/a (NaN) whenever every finite reference element is 0, an exact match
-  // included: there is no scale to be relative to (README, "kirc run").
+  // included: there is no scale to be relative to (docs/run.md, "The report").
   d.max_rel_err = d.max_abs_ref > 0 ? d.max_abs_err / d.max_abs_ref : NAN;
   d.ok = d.mismatches == 0;
   return d;

@@ -27,7 +27,7 @@ namespace kir {
 // more; f16 and bf16: one unit in the last place of the output type (rtol
 // 2^-10, 2^-7); i32: exact.
 //
-// Two other kinds (`kirc run`'s input modes, README "The kirc command"):
+// Two other kinds (`kirc run`'s input modes, docs/run.md "Input modes (--inputs)"):
 // `bits`: every element must have the reference's bit pattern (any NaN
 // matches any NaN: payloads are the implementation's); `shadow_factor` > 0:
 // a finite reference element fails when |out - ref| > atol + shadow_factor *

@@ -1,4 +1,4 @@
-// Exact-input analysis for `kirc run` (README "The kirc command", issue 13).
+// Exact-input analysis for `kirc run` (docs/run.md "Mode `exact`", issue 13).
 //
 // A static analysis over KIR values proves, for inputs of a chosen form, that
 // every value the kernel computes is exactly representable in its type: then
@@ -494,7 +494,7 @@ bool ScalesAfterSums(const Kernel& k, const ExactPlan& plan, const std::string& 
 // order; none when `plan` is not exact.
 std::vector<std::string> ChooseDiagonals(const Kernel& k, ExactPlan* plan);
 
-// Conversion inputs for `k` (README "input modes", `conversion`): as
+// Conversion inputs for `k` (docs/run.md "Mode `conversion`"): as
 // PlanExactInputs, but the value before each narrowing conversion (a cvt to
 // f16/bf16/fp8, a gemm's conversion to C's type) need only be exact in f32
 // and within the target's range, with at most kConversionExtraBits

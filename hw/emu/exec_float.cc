@@ -1,4 +1,4 @@
-// VALU floating-point instructions. Model (see README):
+// VALU floating-point instructions. Model (see docs/run.md "Float modes set at run time"):
 //  - f32 arithmetic is IEEE binary32 with round-to-nearest-even (the host's),
 //    fma fused (one rounding); FP32 denormals follow the descriptor's
 //    float_denorm_mode_32 (kirc and clang set 3: kept).

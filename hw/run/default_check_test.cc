@@ -3482,7 +3482,7 @@ TEST_F(R18WindowTest, R18F6CarrierEnteringTwiceWindowAndTieMutantsFail) {
 
 // Fresh-user review 20 F3 (k1.kir): a K = 512 fp8 MFMA loop with alpha
 // entering twice has no conversion pass; the random pass's inputs line
-// names the conversions no conversion pass rounds (README: `kirc run`),
+// names the conversions no conversion pass rounds (docs/run.md "Mode `auto`"),
 // lines 19 and 20 of the kernel's text, where it named none.
 TEST_F(DefaultCheckTest, R20F3RandomLineNamesConversionsNoPassRounds) {
   const Compiled c = CompileText(::kir::testing::R20F3Kernel(512));

@@ -477,7 +477,7 @@ std::string ConversionsText(const ExactPlan& plan) {
 }
 
 // The random pass's words, when it is not after an exact pass, for the
-// conversions no conversion pass rounds (`unrounded`): the README promises
+// conversions no conversion pass rounds (`unrounded`): docs/run.md "Mode `auto`" promises
 // the random line names them (fresh-user review 20 F3: an fp8 loop without
 // a conversion pass named none).
 std::string NotRoundedText(const std::vector<std::string>& unrounded) {

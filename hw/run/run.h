@@ -18,8 +18,8 @@
 
 namespace kir {
 
-// Which inputs RunAndCheck uses and how it compares (README "The kirc
-// command", `kirc run --inputs`).
+// Which inputs RunAndCheck uses and how it compares (docs/run.md
+// "Input modes (--inputs)", `kirc run --inputs`).
 enum class InputMode {
   // kExact when PlanExactInputs proves exact inputs exist, else kRandom;
   // then a kConversion pass per plan of PlanConversionPasses (one per chain

@@ -234,7 +234,7 @@ const double kF32Overflow = std::ldexp(1.0, 128);
 // `x` (> 1), or less, so that every choice of the f32 scalar `f` times
 // 2^shift times it stays finite in f32 (at most f32's max); 1 when none
 // does. Its products need not be exact: each is one IEEE multiply of the
-// same operands on both sides (README: ops beside an MFMA are evaluated in
+// same operands on both sides (docs/run.md: ops beside an MFMA are evaluated in
 // program order), +-inf beyond f32's max.
 double F32OverflowFactor(const ExactFormat& f, double x) {
   double top = 0;
