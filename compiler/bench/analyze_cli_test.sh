@@ -1,6 +1,6 @@
 #!/bin/bash
 # The analyze tool's exit status (compiler/bench/analyze_main.cc,
-# docs/tests.md "The main loop of any code object"):
+# docs/tests.md "The main loop of any code object (analyze)"):
 # 0 with the report on standard output; 2 for every error (usage, an
 # unreadable or refused file, a kernel that is not there), the reason on
 # standard error.
