@@ -22,12 +22,7 @@ inline bool IsSopk(Opc o) {
 // The SOPK forms whose simm16 is zero-extended (s_cmpk_*_u32); the others sign-extend it.
 inline bool IsSopkUnsigned(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kSCmpkLeU32; }
 
-// v_cmp_*_{u,i}64: two 64-bit sources; v_cmp(x)_class_f64: a 64-bit src0
-// and the 32-bit class mask src1 (WideCompareSrc1Is64). EvalWideOp's flag.
-inline bool IsWideCompare(Opc o) {
-  return (o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64) || o == Opc::kVCmpClassF64 || o == Opc::kVCmpxClassF64;
-}
-inline bool WideCompareSrc1Is64(Opc o) { return o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64; }
+// IsWideCompare and WideCompareSrc1Is64: compiler/isa/semantics.h.
 
 // The VALU opcodes with a 64-bit result (and some 64-bit sources).
 inline bool IsWideValu(Opc o) {

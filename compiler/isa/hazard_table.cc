@@ -1,10 +1,12 @@
 #include "compiler/isa/hazard_table.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/isa/semantics.h"
 
 namespace kir {
@@ -649,42 +651,123 @@ void WideStoreProducer(const HazardTable& tab, const MInst& p, const MInst& c, a
       });
 }
 
+// 2.3 (GFX9: all four targets): an SALU writes M0 -> an LDS DMA (kReadsM0:
+// buffer_load_dwordx4 ... lds reads its LDS base from M0) needs 1 wait
+// state. LLVM GCNHazardRecognizer.cpp: PreEmitNoopsCommon calls
+// checkReadM0Hazards for isLdsDma when ST.hasReadM0LdsDmaHazard()
+// (GCNSubtarget.h: getGeneration() == GFX9), and checkReadM0Hazards asks
+// SMovRelWaitStates = 1 after an SALU def of M0.
+constexpr int kSaluM0WriteToLdsDma = 1;
+
+// Every rule of a HazardTable, once: ComputeMaxWindow's maximum and
+// HazardRules's listing (`kirc hazards`) read these rows, so neither can
+// miss a field. Producer -> consumer as RequiredWaitStates's reasons name
+// them; amdgcn-isa-notes.md section 2 and the fields' comments give sources.
+struct CountRow {
+  const char* producer;
+  const char* consumer;
+  int HazardTable::*field;
+};
+struct PassRow {
+  const char* producer;
+  const char* consumer;
+  PassRule HazardTable::*field;
+};
+constexpr CountRow kCountRows[] = {
+    {"MFMA (2 passes) writes R", "the next MFMA reads R as srcC (same registers, same MFMA)",
+     &HazardTable::mfma_write_to_srcc_same_2pass},
+    {"VALU (not MFMA; gfx908: any VALU) writes R", "MFMA reads R", &HazardTable::valu_write_to_mfma_read},
+    {"VALU writes EXEC", "MFMA (gfx908: also v_accvgpr_write)", &HazardTable::valu_exec_write_to_mfma},
+    {"MFMA writes AGPRs R", "MFMA reads R as srcC (same registers)", &HazardTable::mfma_write_to_agpr_srcc_same},
+    {"MFMA writes AGPRs R", "MFMA reads R as srcC (overlap)", &HazardTable::mfma_write_to_agpr_srcc_overlap},
+    {"MFMA writes AGPRs R", "MFMA reads R as srcA/srcB", &HazardTable::mfma_write_to_agpr_srcab},
+    {"v_accvgpr_write writes R", "MFMA reads R as srcC", &HazardTable::accvgpr_write_to_srcc},
+    {"v_accvgpr_write writes R", "MFMA reads R as srcA/srcB", &HazardTable::accvgpr_write_to_srcab},
+    {"v_accvgpr_write writes R", "v_accvgpr_read reads R", &HazardTable::accvgpr_write_to_accvgpr_read},
+    {"v_accvgpr_write writes R", "v_accvgpr_write writes R (WAW)", &HazardTable::accvgpr_write_to_accvgpr_write},
+    {"VALU writes VGPR R", "v_accvgpr_write reads R", &HazardTable::valu_vgpr_write_to_accvgpr_write},
+    {"v_accvgpr_read writes VGPR R", "VMEM/DS reads R", &HazardTable::accvgpr_read_to_mem_read},
+    {"VALU writes SGPR/VCC/EXEC R", "VMEM reads R", &HazardTable::valu_sgpr_write_to_vmem_read},
+    {"VALU writes SGPR/VCC R", "VALU reads R", &HazardTable::valu_sgpr_write_to_valu_read},
+    {"transcendental VALU writes R", "non-transcendental VALU reads R", &HazardTable::trans_write_to_valu_read},
+    {"buffer/global store of 3-4 dwords, constant soffset, reads data R", "VALU writes R",
+     &HazardTable::wide_store_to_valu_write},
+    {"buffer store of 3-4 dwords, SGPR soffset, reads data R", "VALU writes R",
+     &HazardTable::wide_store_sgpr_soffset_to_valu_write},
+    {"VALU writes VGPR R", "v_readlane/v_readfirstlane reads R as src0",
+     &HazardTable::valu_vgpr_write_to_readlane_src0},
+    {"VALU writes EXEC", "v_readlane/v_readfirstlane/v_writelane", &HazardTable::valu_exec_write_to_rwlane},
+    {"VALU writes SGPR R", "v_readlane/v_writelane takes R as its lane select",
+     &HazardTable::valu_sgpr_write_to_lane_select},
+    {"VALU writes R through dst-sel forwarding (op_sel/op_sel_hi/dst_sel)", "VALU reads or writes R",
+     &HazardTable::dst_sel_forwarding_to_valu},
+    {"s_setreg of hardware register H", "s_getreg of H", &HazardTable::setreg_to_getreg_same_hwreg},
+    {"s_setreg of hardware register H", "s_setreg of H", &HazardTable::setreg_to_setreg_same_hwreg},
+};
+constexpr PassRow kPassRows[] = {
+    {"XDL MFMA writes R", "VALU/VMEM/DS reads or writes R", &HazardTable::mfma_write_to_valu_mem_xdl},
+    {"non-XDL MFMA writes R", "VALU/VMEM/DS reads or writes R", &HazardTable::mfma_write_to_valu_mem_nonxdl},
+    {"XDL MFMA writes R", "MFMA reads R as srcC (partial overlap, or another MFMA where marked)",
+     &HazardTable::mfma_write_to_srcc_overlap_xdl},
+    {"non-XDL MFMA writes R", "MFMA reads R as srcC (partial overlap)",
+     &HazardTable::mfma_write_to_srcc_overlap_nonxdl},
+    {"XDL MFMA writes R", "MFMA reads R as srcA/srcB", &HazardTable::mfma_write_to_srcab_xdl},
+    {"non-XDL MFMA writes R", "MFMA reads R as srcA/srcB", &HazardTable::mfma_write_to_srcab_nonxdl},
+    {"XDL MFMA reads srcC R", "VALU/VMEM/DS writes R (WAR)", &HazardTable::mfma_srcc_read_to_write_xdl},
+    {"non-XDL MFMA reads srcC R", "VALU/VMEM/DS writes R (WAR)", &HazardTable::mfma_srcc_read_to_write_nonxdl},
+    {"MFMA writes AGPRs R", "v_accvgpr_read reads R", &HazardTable::mfma_write_to_accvgpr_read},
+    {"MFMA writes AGPRs R", "v_accvgpr_write writes R (WAW)", &HazardTable::mfma_write_to_accvgpr_write},
+    {"MFMA reads srcC R", "v_accvgpr_write writes R (WAR)", &HazardTable::mfma_srcc_read_to_accvgpr_write},
+};
+
+// The pass counts of `t`'s MFMAs (AllMfmas), ascending, and 16: the
+// unknown-MFMA fallback of FactsOf.
+std::vector<int> PassCounts(const TargetInfo& t) {
+  std::set<int> s = {16};
+  for (const MfmaDesc& m : AllMfmas())
+    if (MfmaPasses(t, m) > 0) s.insert(MfmaPasses(t, m));
+  return std::vector<int>(s.begin(), s.end());
+}
+
 int ComputeMaxWindow() {
-  int best = 0;
-  auto eval = [&](const PassRule& r, int passes) { best = std::max(best, r.Eval(passes)); };
+  int best = kSaluM0WriteToLdsDma;
   for (const TargetInfo* t : AllTargets()) {
     const HazardTable& tab = HazardTableFor(t->gfx);
-    for (int v : {tab.mfma_write_to_srcc_same_2pass, tab.valu_write_to_mfma_read,
-                  tab.valu_exec_write_to_mfma, tab.mfma_write_to_agpr_srcc_same,
-                  tab.mfma_write_to_agpr_srcc_overlap, tab.mfma_write_to_agpr_srcab,
-                  tab.accvgpr_write_to_srcc, tab.accvgpr_write_to_srcab,
-                  tab.accvgpr_write_to_accvgpr_read, tab.accvgpr_write_to_accvgpr_write,
-                  tab.valu_vgpr_write_to_accvgpr_write, tab.accvgpr_read_to_mem_read,
-                  tab.valu_sgpr_write_to_vmem_read, tab.valu_sgpr_write_to_valu_read,
-                  tab.trans_write_to_valu_read, tab.wide_store_to_valu_write,
-                  tab.wide_store_sgpr_soffset_to_valu_write,
-                  tab.valu_vgpr_write_to_readlane_src0, tab.valu_exec_write_to_rwlane,
-                  tab.valu_sgpr_write_to_lane_select, tab.dst_sel_forwarding_to_valu,
-                  tab.setreg_to_getreg_same_hwreg, tab.setreg_to_setreg_same_hwreg})
-      best = std::max(best, v);
-    // 16 passes: the unknown-MFMA fallback of FactsOf.
-    std::vector<int> passes = {16};
-    for (const MfmaDesc& m : AllMfmas())
-      if (MfmaPasses(*t, m) > 0) passes.push_back(MfmaPasses(*t, m));
-    for (int p : passes)
-      for (const PassRule* r :
-           {&tab.mfma_write_to_valu_mem_xdl, &tab.mfma_write_to_valu_mem_nonxdl,
-            &tab.mfma_write_to_srcc_overlap_xdl, &tab.mfma_write_to_srcc_overlap_nonxdl,
-            &tab.mfma_write_to_srcab_xdl, &tab.mfma_write_to_srcab_nonxdl,
-            &tab.mfma_srcc_read_to_write_xdl, &tab.mfma_srcc_read_to_write_nonxdl,
-            &tab.mfma_write_to_accvgpr_read, &tab.mfma_write_to_accvgpr_write,
-            &tab.mfma_srcc_read_to_accvgpr_write})
-        eval(*r, p);
+    for (const CountRow& r : kCountRows) best = std::max(best, tab.*r.field);
+    for (int p : PassCounts(*t))
+      for (const PassRow& r : kPassRows) best = std::max(best, (tab.*r.field).Eval(p));
   }
   return best;
 }
 
 }  // namespace
+
+std::vector<HazardRuleText> HazardRules(const TargetInfo& t) {
+  const HazardTable& tab = HazardTableFor(t.gfx);
+  std::vector<HazardRuleText> rows;
+  const std::vector<int> passes = PassCounts(t);
+  for (const PassRow& r : kPassRows) {
+    const PassRule& rule = tab.*r.field;
+    std::vector<std::string> per;
+    bool any = false;
+    for (int p : passes) {
+      per.push_back(absl::StrCat(p, " passes: ", rule.Eval(p)));
+      any = any || rule.Eval(p) > 0;
+    }
+    if (!any) continue;
+    std::string consumer = r.consumer;
+    if (r.field == &HazardTable::mfma_write_to_srcc_overlap_xdl && tab.srcc_same_regs_other_mfma_as_overlap)
+      consumer = "MFMA reads R as srcC (partial overlap, or the same registers written by another MFMA: LLVM PR "
+                 "#218363)";
+    rows.push_back({r.producer, consumer, absl::StrJoin(per, ", ")});
+  }
+  const bool two_pass = std::find(passes.begin(), passes.end(), 2) != passes.end();
+  for (const CountRow& r : kCountRows)
+    if (tab.*r.field > 0 && (two_pass || r.field != &HazardTable::mfma_write_to_srcc_same_2pass))
+      rows.push_back({r.producer, r.consumer, absl::StrCat(tab.*r.field)});
+  rows.push_back({"SALU writes M0", "LDS DMA (buffer_load ... lds) reads M0", absl::StrCat(kSaluM0WriteToLdsDma)});
+  return rows;
+}
 
 const HazardTable& HazardTableFor(Gfx gfx) {
   switch (gfx) {
@@ -724,14 +807,6 @@ namespace {
 bool CanProduce(InstClass pc) { return IsValu(pc) || pc == InstClass::kVmemStore; }
 
 const RegAccess kM0Access = SpecialAccess(SpecialReg::kM0);
-
-// 2.3 (GFX9: all four targets): an SALU writes M0 -> an LDS DMA (kReadsM0:
-// buffer_load_dwordx4 ... lds reads its LDS base from M0) needs 1 wait
-// state. LLVM GCNHazardRecognizer.cpp: PreEmitNoopsCommon calls
-// checkReadM0Hazards for isLdsDma when ST.hasReadM0LdsDmaHazard()
-// (GCNSubtarget.h: getGeneration() == GFX9), and checkReadM0Hazards asks
-// SMovRelWaitStates = 1 after an SALU def of M0.
-constexpr int kSaluM0WriteToLdsDma = 1;
 
 bool SaluWritesM0(const MInst& mi, absl::Span<const RegAccess> pa) {
   if (Cls(mi) != InstClass::kSalu) return false;

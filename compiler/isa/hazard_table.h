@@ -231,6 +231,20 @@ MInst::DstForwarding DstForwardingOfEncoding(Opc opc, int num_sources, bool sdwa
 
 const HazardTable& HazardTableFor(Gfx gfx);
 
+// One rule of a target's table in words (`kirc hazards`): the producer, the
+// consumer (R: the registers the two share) and the wait states that must be
+// issued between them, e.g. {"XDL MFMA writes R", "VALU/VMEM/DS reads or
+// writes R", "2 passes: 5, 4 passes: 8, 8 passes: 12, 16 passes: 20"} on
+// gfx950 (a count per MFMA pass count of the target, 16 included: the
+// count taken for an MFMA without a known pass count). Rules that are off on
+// the target (0 wait states) are left out. Read from the same rows as
+// RequiredWaitStates and MaxHazardWindow, in table order, then the SALU M0
+// write before an LDS DMA. Sources: the HazardTable fields' comments.
+struct HazardRuleText {
+  std::string producer, consumer, wait_states;
+};
+std::vector<HazardRuleText> HazardRules(const TargetInfo& t);
+
 }  // namespace kir
 
 #endif  // KIRC_COMPILER_ISA_HAZARD_TABLE_H_

@@ -599,5 +599,44 @@ TEST(HazardTable, FailureClass11_Gfx950ValuRowsAsGfx942) {
             4);
 }
 
+// `kirc hazards`'s listing (HazardRules) against counts derived by hand
+// from amdgcn-isa-notes.md section 2: gfx950's 16-pass XDL MFMA result read
+// by a VALU needs 16 + 3 + 1 = 20 (GFX940_XDL_N_PassWriteVgprVALUMemExpRead
+// WaitStates with IsGFX950), gfx942's 16 + 3 = 19; gfx908's AGPR result
+// read by v_accvgpr_read 10 / 18 for 8 / 16 passes (2.2: passes + 2); VALU SGPR
+// write -> VALU read 2 on gfx942, off on gfx908; SALU M0 write -> LDS DMA 1.
+TEST(HazardRules, ListsTheTableWithHandCounts) {
+  auto find = [](const char* target, const std::string& producer, const std::string& consumer) {
+    for (const HazardRuleText& r : HazardRules(T(target)))
+      if (r.producer == producer && r.consumer == consumer) return r.wait_states;
+    return std::string("absent");
+  };
+  EXPECT_NE(find("gfx950", "XDL MFMA writes R", "VALU/VMEM/DS reads or writes R").find("16 passes: 20"),
+            std::string::npos);
+  EXPECT_NE(find("gfx942", "XDL MFMA writes R", "VALU/VMEM/DS reads or writes R").find("16 passes: 19"),
+            std::string::npos);
+  EXPECT_EQ(find("gfx908", "MFMA writes AGPRs R", "v_accvgpr_read reads R"),
+            "8 passes: 10, 16 passes: 18");  // kirc's gfx908 MFMAs: 16x16 (8 passes), 32x32 (16)
+  EXPECT_EQ(find("gfx942", "VALU writes SGPR/VCC R", "VALU reads R"), "2");
+  EXPECT_EQ(find("gfx908", "VALU writes SGPR/VCC R", "VALU reads R"), "absent");
+  EXPECT_EQ(find("gfx90a", "SALU writes M0", "LDS DMA (buffer_load ... lds) reads M0"), "1");
+  // The listing reaches MaxHazardWindow (20: gfx950's row above) and no
+  // count exceeds it.
+  int most = 0;
+  for (const char* t : {"gfx908", "gfx90a", "gfx942", "gfx950"})
+    for (const HazardRuleText& r : HazardRules(T(t))) {
+      const std::string& w = r.wait_states;
+      for (size_t i = 0; i < w.size();) {
+        const size_t c = w.find(": ", i);
+        const size_t start = c == std::string::npos ? i : c + 2;
+        const size_t stop = w.find(',', start);
+        most = std::max(most, std::stoi(w.substr(start, stop - start)));
+        if (stop == std::string::npos) break;
+        i = stop + 1;
+      }
+    }
+  EXPECT_EQ(most, MaxHazardWindow());
+}
+
 }  // namespace
 }  // namespace kir

@@ -825,6 +825,15 @@ struct Wide64 {
   bool has_flag = false;
 };
 
+// v_cmp_*_{u,i}64 (two 64-bit sources) and v_cmp(x)_class_f64 (a 64-bit
+// src0 and the 32-bit class mask src1): the VALU compares EvalWideOp
+// evaluates, for the emulator and the verifier alike.
+inline bool IsWideCompare(Opc o) {
+  return (o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64) || o == Opc::kVCmpClassF64 || o == Opc::kVCmpxClassF64;
+}
+// The wide compares whose src1 is 64-bit too (v_cmp_*_{u,i}64).
+inline bool WideCompareSrc1Is64(Opc o) { return o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64; }
+
 // 64-bit integer/bit instructions: s_mov_b64, v_mov_b64, s_cselect_b64 (third
 // source: SCC in .lo), s_and/or/xor/andn2/orn2/not_b64, s_lshl/lshr_b64,
 // s_ashr_i64 (amount: low 6 bits of s1.lo), v_lshlrev/lshrrev_b64,

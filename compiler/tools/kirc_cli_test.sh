@@ -705,4 +705,16 @@ printf 'kernel ex6\ntarget gfx942\nworkgroup auto\ngrid auto\narg A : f16[64, 40
 expect_error "exact inputs are impossible for kernel 'ex6': ex6.kir:8:3: 'gemm C = A.mk * B.nk': " run ex6.kir --device=emu --inputs=exact
 grep -qF "%out" stderr.txt && fail "exact mode names a promoted value: $(cat stderr.txt)"
 
+# `kirc hazards`: the hazard table's rules in words (compiler/isa/hazard_table.h
+# HazardRules); gfx950's 16-pass XDL MFMA result read by a VALU needs 16 + 3 + 1
+# = 20 wait states (amdgcn-isa-notes.md 2.1 with GCNHazardRecognizer's IsGFX950
+# term), gfx942's 19; every target's listing when --mcpu is absent.
+"$kirc" hazards --mcpu=gfx950 > hz.txt || fail "hazards exit $?"
+grep -qF "XDL MFMA writes R -> VALU/VMEM/DS reads or writes R: 4 passes: 8, 8 passes: 12, 16 passes: 20" hz.txt || fail "hazards gfx950: $(cat hz.txt)"
+"$kirc" hazards > hz_all.txt || fail "hazards (all) exit $?"
+[ "$(grep -c '^# gfx' hz_all.txt)" = 4 ] || fail "hazards lists $(grep -c '^# gfx' hz_all.txt) targets, not 4"
+grep -qF "16 passes: 19" hz_all.txt || fail "hazards gfx942: $(cat hz_all.txt)"
+expect_error "kirc hazards takes no file" hazards work/copy_f32.kir
+expect_error "--seed is an option of \`kirc run\`, not of \`kirc hazards\`" hazards --seed=2
+
 echo "all kirc CLI checks passed"

@@ -33,6 +33,7 @@
 #include "compiler/object/toolchain.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
+#include "compiler/isa/hazard_table.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/tools/opt_passes.h"
 #include "hw/emu/emu_device.h"
@@ -73,6 +74,12 @@ Usage:
                                of assembly or of MIR on virtual registers (as
                                --emit=mir and --stop-after print it; FILE "-":
                                standard input) and print it, as llc -run-pass
+  kirc hazards [--mcpu=TARGET]
+                               list the wait-state (hazard) rules the hazards
+                               pass inserts s_nops for and the strict emulator
+                               enforces: producer -> consumer: wait states (per
+                               MFMA pass count where it depends on it); one
+                               target or all four
   kirc --help | --version
   Options belong to their command: one that does not apply (e.g. --seed with
   compile) is an error.
@@ -473,6 +480,7 @@ const std::map<std::string, std::set<std::string>>& OptionsOf() {
         "--inputs", "--threads", "--scalar", "--input", "--workgroups", "--dump-buffers"}},
       {"verify", {"--mcpu", "--code-object", "--asm", "--lds-base", "--llvm-bin", "--scalar"}},
       {"opt", {"--mcpu", "--run-pass", "--output", "-o"}},
+      {"hazards", {"--mcpu"}},
       {"", {"--llvm-bin"}},
   };
   return *m;
@@ -486,6 +494,27 @@ std::optional<uint64_t> ParseCount(const std::string& v) {
   unsigned long long n = std::strtoull(v.c_str(), nullptr, 10);
   if (errno != 0) return std::nullopt;
   return static_cast<uint64_t>(n);
+}
+
+// `kirc hazards [--mcpu=TARGET]`: the wait-state rules the hazard pass
+// inserts s_nops for and the strict emulator enforces, one target or all
+// four (compiler/isa/hazard_table.h HazardRules).
+int HazardsCommand(const std::string& mcpu) {
+  std::vector<const kir::TargetInfo*> targets;
+  if (mcpu.empty()) {
+    for (const kir::TargetInfo* t : kir::AllTargets()) targets.push_back(t);
+  } else {
+    absl::StatusOr<const kir::TargetInfo*> t = kir::LookupTarget(mcpu);
+    if (!t.ok()) return Fail(t.status());
+    targets.push_back(*t);
+  }
+  for (const kir::TargetInfo* t : targets) {
+    std::cout << "# " << t->name
+              << ": wait states (instructions issued; s_nop N gives N + 1) required between producer and consumer\n";
+    for (const kir::HazardRuleText& r : kir::HazardRules(*t))
+      std::cout << r.producer << " -> " << r.consumer << ": " << r.wait_states << "\n";
+  }
+  return 0;
 }
 
 int MainJob(const std::optional<std::string>& llvm_flag) {
@@ -1090,8 +1119,8 @@ int KircMain(int argc, char** argv) {
     }
     if (a.size() > 1 && a[0] == '-') return Fail(absl::StrCat("unknown option '", a, "' (see kirc --help)"));
     if (command.empty()) {
-      if (a != "compile" && a != "run" && a != "verify" && a != "opt")
-        return Fail(absl::StrCat("unknown command '", a, "' (commands: compile, run, verify, opt",
+      if (a != "compile" && a != "run" && a != "verify" && a != "opt" && a != "hazards")
+        return Fail(absl::StrCat("unknown command '", a, "' (commands: compile, run, verify, opt, hazards",
                                  absl::EndsWith(a, ".kir") ? absl::StrCat("; to compile it: kirc compile ", a) : "",
                                  "; see kirc --help)"));
       command = a;
@@ -1108,7 +1137,7 @@ int KircMain(int argc, char** argv) {
   for (const std::string& f : given) {
     if (OptionsOf().at(command).count(f)) continue;
     std::vector<std::string> owners;
-    for (const char* c : {"compile", "run", "verify", "opt"})
+    for (const char* c : {"compile", "run", "verify", "opt", "hazards"})
       if (OptionsOf().at(c).count(f)) owners.push_back(absl::StrCat("`kirc ", c, "`"));
     std::string of = absl::StrCat(f, " is an option of ", absl::StrJoin(owners, " and "));
     if (command.empty())
@@ -1122,6 +1151,11 @@ int KircMain(int argc, char** argv) {
   if (command == "verify")
     return VerifyCommand(file, mcpu, code_object, asm_path, lds_base, llvm_bin, run_values.scalars);
   if (command == "opt") return OptCommand(file, mcpu, run_passes, out);
+  if (command == "hazards") {
+    if (!file.empty())
+      return Fail(absl::StrCat("unexpected argument '", file, "': kirc hazards takes no file, only --mcpu=TARGET"));
+    return HazardsCommand(mcpu);
+  }
   if (command.empty()) return MainJob(llvm_bin);
   if (file.empty()) return Fail("compile needs a .kir file (see kirc --help)");
   if (emit != "asm" && emit != "obj" && emit != "mir" && emit != "kir" && emit != "bundle")

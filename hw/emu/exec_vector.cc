@@ -21,7 +21,6 @@ absl::Status NeedVdst(const Inst& in, int count = 1) {
 }
 
 bool IsCompare(Opc o) { return absl::StartsWith(Info(o).mnemonic, "v_cmp"); }
-bool IsWideCompare(Opc o) { return o >= Opc::kVCmpEqU64 && o <= Opc::kVCmpGtI64; }
 
 // v_cmp_* / v_cmpx_*: sdst(vcc or SGPR pair), src0, src1.
 absl::Status ExecCompare(Wave& w, const Inst& in) {
@@ -30,7 +29,7 @@ absl::Status ExecCompare(Wave& w, const Inst& in) {
   const MOperand &src0 = OperandOr0(mi, OpName::kSrc0), &src1 = OperandOr0(mi, OpName::kSrc1);
   const uint64_t exec = w.Exec();
   uint64_t mask = 0;
-  if (IsWideCompare(mi.opc)) {
+  if (WideCompareSrc1Is64(mi.opc)) {  // v_cmp(x)_class_f64: exec_float.cc
     VSrc a[2] = {ReadVSrc(w, src0, OpType::kB64, 0), ReadVSrc(w, src0, OpType::kB64, 1)};
     VSrc b[2] = {ReadVSrc(w, src1, OpType::kB64, 0), ReadVSrc(w, src1, OpType::kB64, 1)};
     std::vector<Pair64<uint32_t>> s(2);
