@@ -1809,8 +1809,11 @@ TEST_F(DefaultCheckTest, Review13F5GramSaysItsMinusMaxPassIsNotNegative) {
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("X enters G's values 2 times and no argument negated alone negates them"), std::string::npos)
       << r.text;
-  EXPECT_NE(r.text.find("% of the values stored are negative: its saturation at -max is not checked by this pass\n"),
-            std::string::npos)
+  // Review 20 F2: what it checks still (its values at or beyond the max).
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("% of the values stored are negative: its saturation at -max is not "
+                                                   "checked by this pass; [1-9][0-9]* of the [0-9]+ values stored "
+                                                   "\\([0-9]+%\\) are at or beyond the max in magnitude: its "
+                                                   "saturation at \\+max is, as in the \\+max pass\n")))
       << r.text;
   // The +max pass reaches the max (X times 2^s, G times 2^(2s)).
   EXPECT_NE(r.text.find("\nsaturation (+max): G: median |value| stored "), std::string::npos) << r.text;
@@ -1957,7 +1960,8 @@ TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
             "saturation: P: every value stored is +-inf (4) or NaN: its saturation is not checked by this pass\n");
   EXPECT_EQ(AimedOutputLine(in, data({0x7bff, 0x7b53, 0x7b53, 0xfbff, 0x3c00}), p, /*sub=*/false, -1, "saturation"),
             "saturation: P: median |value| stored 65504 (of 4), near f16's max 65504, but only 25% of the values "
-            "stored are negative: its saturation at -max is not checked by this pass\n");
+            "stored are negative: its saturation at -max is not checked by this pass; 2 of the 4 values stored (50%) "
+            "are at or beyond the max in magnitude: its saturation at +max is, as in the +max pass\n");
   EXPECT_EQ(AimedOutputLine(in, data({0x8000, 0x8000, 0x0010, 0x8000, 0x3c00}), p, /*sub=*/true, 1, "subnormal"),
             "subnormal: P: median |value| stored 0 (of 4), not near f16's subnormals [5.96046e-08, 6.10352e-05): "
             "its subnormal conversion is not checked by this pass\n");
