@@ -788,6 +788,35 @@ inline std::string R20F9Kernel(int k = 256) {
                                                 {"  %h3 = slice %h, 12 : f16x4\n", ""}});
 }
 
+// Fresh-user review 20 F6 (g6.kir): gfx950 fp8 gemm into bf16 C read for
+// beta * C, the scale sa entering twice: C = sa * sa * A * B + beta * C,
+// K = 2048.
+inline std::string R20F6Kernel() {
+  return GemmKernel("g6", "gfx950", "f8e4m3fn[32, 2048]", "f8e5m2[32, 2048]", "bf16[32, 32]", {"sa", "beta"},
+                    "C = sa * sa * A.mk * B.nk + beta * C");
+}
+
+// Fresh-user review 20 F2 (sq.kir): gfx942, one wave, one
+// f32_16x16x16_f16 MFMA whose A and B operands are the same value (%a, %a:
+// its products are squares, which no argument negated alone negates),
+// P = cvt(d + d) to f16.
+inline std::string R20F2Kernel() {
+  return R"(kernel sq
+target gfx942
+workgroup 64 1 1
+grid 1 1 1
+arg A : f16[16, 16] strides [16, 1] readonly
+arg P : f16[16, 16] strides [16, 1] writeonly
+  %a = load A[tid.x mod 16, tid.x floordiv 16 * 4] : f16x4
+  %zero = zero f32x4
+  %d = mfma f32_16x16x16_f16 %a, %a, %zero
+  %s = add %d, %d
+  %p = cvt %s : f16x4
+  store P[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %p
+end
+)";
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

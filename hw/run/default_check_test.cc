@@ -1809,8 +1809,11 @@ TEST_F(DefaultCheckTest, Review13F5GramSaysItsMinusMaxPassIsNotNegative) {
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("X enters G's values 2 times and no argument negated alone negates them"), std::string::npos)
       << r.text;
-  EXPECT_NE(r.text.find("% of the values stored are negative: its saturation at -max is not checked by this pass\n"),
-            std::string::npos)
+  // Review 20 F2: what it checks still (its values at or beyond the max).
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("% of the values stored are negative: its saturation at -max is not "
+                                                   "checked by this pass; [1-9][0-9]* of the [0-9]+ values stored "
+                                                   "\\([0-9]+%\\) are at or beyond the max in magnitude: its "
+                                                   "saturation at \\+max is, as in the \\+max pass\n")))
       << r.text;
   // The +max pass reaches the max (X times 2^s, G times 2^(2s)).
   EXPECT_NE(r.text.find("\nsaturation (+max): G: median |value| stored "), std::string::npos) << r.text;
@@ -1957,7 +1960,8 @@ TEST(AimedOutputLineTest, SaysPlainlyWhetherTheAimWasReached) {
             "saturation: P: every value stored is +-inf (4) or NaN: its saturation is not checked by this pass\n");
   EXPECT_EQ(AimedOutputLine(in, data({0x7bff, 0x7b53, 0x7b53, 0xfbff, 0x3c00}), p, /*sub=*/false, -1, "saturation"),
             "saturation: P: median |value| stored 65504 (of 4), near f16's max 65504, but only 25% of the values "
-            "stored are negative: its saturation at -max is not checked by this pass\n");
+            "stored are negative: its saturation at -max is not checked by this pass; 2 of the 4 values stored (50%) "
+            "are at or beyond the max in magnitude: its saturation at +max is, as in the +max pass\n");
   EXPECT_EQ(AimedOutputLine(in, data({0x8000, 0x8000, 0x0010, 0x8000, 0x3c00}), p, /*sub=*/true, 1, "subnormal"),
             "subnormal: P: median |value| stored 0 (of 4), not near f16's subnormals [5.96046e-08, 6.10352e-05): "
             "its subnormal conversion is not checked by this pass\n");
@@ -3524,6 +3528,98 @@ TEST_F(R18WindowTest, R20F9SubnormalTiesTowardZeroFailOrAreSaid) {
         << "seed " << seed << "\n" << text;
   }
   EXPECT_GE(failed, 2);  // seeds 2 and 3 draw both kinds (by hand, on the review's k1h_subtz.s)
+}
+
+// Fresh-user review 20 F6 (g6.kir): C = sa * sa * A * B + beta * C, bf16 C,
+// K = 2048: no window at the max was placed (the route through beta * C was
+// tried only for a carrier entering once; sums of at most 64 products, exact
+// in bf16, lie far below the max), so a conversion overflowing to inf in the
+// window and one rounding the tie to max passed seeds 1..3. Now C's element
+// on the line carries the value near the max and sa^2 times x * R the rest.
+TEST_F(R18WindowTest, R20F6CarrierTwiceWithBetaCWindowAndTieMutantsFail) {
+  const Compiled c = CompileText(::kir::testing::R20F6Kernel());
+  RunReport r = OwnSeed1AndMutants(
+      c,
+      {BeforeConversions(
+           c, {"v_bfe_u32"}, 1,
+           [](const std::string& x, const std::string& t) { return OverflowBeyondMax(x, t, "0x7f7f0000"); },
+           "g6_win.hsaco"),
+       BeforeConversions(
+           c, {"v_bfe_u32"}, 1,
+           [](const std::string& x, const std::string& t) { return R18F1TieToMax(x, t, "0x7f7f8000"); },
+           "g6_tiebf.hsaco")},
+      "g6.hsaco");
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(\\+max\\): C: [1-9][0-9]* values? placed in "
+                                                   "bf16's rounding window [^\n]*2 f32 multiplies[^\n]*its addend "
+                                                   "[^\n]*sa\\^2 times x \\* R the rest")))
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max\\): C: [0-9]+ values? placed in bf16's "
+                                                   "rounding window at its max [^\n]*, [1-9][0-9]* at the tie "
+                                                   "[^\n]*C = -[^\n]*its addend")))
+      << r.text;
+}
+
+// Fresh-user review 20 F2 (sq.kir): mfma %a, %a (squares: nothing negates
+// them) and P = cvt(d + d) to f16. The -max pass's values are all positive;
+// its line said only "its saturation at -max is not checked", while its
+// values at or beyond the max catch a clamp at +-max (satfinite) as the +max
+// pass's do. Now the line says so; the clamp mutant fails the -max pass
+// itself on seeds 1..3 (its diffs, not only the run's verdict).
+TEST_F(DefaultCheckTest, R20F2SquaresMinusMaxLineSaysWhatItChecks) {
+  const Compiled c = CompileText(::kir::testing::R20F2Kernel());
+  const std::string clamp = BeforeConversions(
+      c, {"v_cvt_pk_f16_f32", "v_cvt_f16_f32"}, 2,
+      [](const std::string& x, const std::string& t) {
+        return absl::StrCat("  v_mov_b32 ", t, ", 0x477fe000\n  v_cmp_lt_f32_e64 vcc, ", t, ", |", x,
+                            "|\n  v_and_b32_e32 ", t, ", 0x80000000, ", x, "\n  v_or_b32_e32 ", t, ", 0x477fe000, ", t,
+                            "\n  s_nop 4\n  v_cndmask_b32_e32 ", x, ", ", x, ", ", t, ", vcc\n");
+      },
+      "sq_clamp.hsaco");
+  const std::string own = Write(c, c.assembly, "sq.hsaco");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    RunReport r = Run(c, own, seed);
+    EXPECT_TRUE(r.ok) << "seed " << seed << "\n" << r.text;
+    EXPECT_TRUE(std::regex_search(r.text, std::regex("\nsaturation \\(-max\\): P: [^\n]*, but only [0-9]+% of the values "
+                                                     "stored are negative: its saturation at -max is not checked by "
+                                                     "this pass; [1-9][0-9]* of the [0-9]+ values stored \\([0-9]+%\\) "
+                                                     "are at or beyond the max in magnitude: its saturation at \\+max "
+                                                     "is, as in the \\+max pass\n")))
+        << "seed " << seed << "\n" << r.text;
+    RunReport m = Run(c, clamp, seed);
+    EXPECT_FALSE(m.ok) << "seed " << seed << "\n" << m.text;
+    bool minus_failed = false;
+    for (const CheckPass& p : m.passes) minus_failed = minus_failed || (p.name == "saturation (-max)" && !p.ok);
+    EXPECT_TRUE(minus_failed) << "seed " << seed << "\n" << m.text;
+  }
+}
+
+// Fresh-user review 20 F4 (a one-workgroup gemm): the window at the max
+// moved alpha (by up to 1.12 in the review's runs) after the inputs line
+// described the values measured with the alpha before. Now the inputs line
+// of each saturation pass says the window's factor, the one its window line
+// reports ("the pass's A times F").
+TEST_F(DefaultCheckTest, R20F4InputsLineSaysTheWindowsMoveOfTheCarrier) {
+  const Compiled c = CompileText(GemmKernel("g1", "gfx942", "f16[32, 256]", "f16[32, 256]", "f16[32, 32]", {"alpha"},
+                                            "C = alpha * A.mk * B.nk", "writeonly"));
+  RunReport r = Run(c, Write(c, c.assembly, "r20f4.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  for (const std::string pass : {"\\+max", "-max"}) {
+    std::smatch window, inputs;
+    const std::string text = r.text;
+    ASSERT_TRUE(std::regex_search(text, window, std::regex(absl::StrCat("\nsaturation \\(", pass, "\\): C: [^\n]*"
+                                                                        "\\(the pass's -?[0-9.]+ times ([0-9.]+)\\)"))))
+        << pass << "\n" << text;
+    ASSERT_NE(window[1].str(), "1") << text;
+    const std::string sign = pass == "-max" ? "-" : "";
+    EXPECT_TRUE(std::regex_search(
+        text, inputs,
+        std::regex(absl::StrCat("\ninputs: saturation \\(seed 1\\): [^\n]*alpha times ", sign, "[0-9.e+]+ [^\n]*"
+                                "; then alpha times ([0-9.]+) by the window at the max \\(its line below\\), the "
+                                "values times ([0-9.]+) after the runs above measured them"))))
+        << pass << "\n" << text;
+    EXPECT_EQ(inputs[1].str(), window[1].str()) << pass << "\n" << text;
+    EXPECT_EQ(inputs[2].str(), window[1].str()) << pass << "\n" << text;
+  }
 }
 
 }  // namespace

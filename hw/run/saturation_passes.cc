@@ -445,11 +445,20 @@ std::string AimedOutputLine(const KernelData& in, const KernelData& ref, const A
   const std::string near_where =
       near_median ? absl::StrCat("near ", where)
                   : absl::StrFormat("%d (%d%%) at or beyond %s", beyond, 100 * beyond / counted, where);
+  // What the pass checks still (fresh-user review 20 F2: mfma %a, %a, whose
+  // squares no argument negates, said "not checked" where its values at
+  // or beyond +max catch a clamp, as the +max pass's do).
   if (near && sign < 0 && negative < 0.5)
     return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), ", m, of), near_where,
                         absl::StrFormat(", but only %.0f%% of the values stored are negative: its saturation at -max "
-                                        "is not checked by this pass\n",
-                                        100 * negative));
+                                        "is not checked by this pass",
+                                        100 * negative),
+                        quarter && beyond > 0
+                            ? absl::StrFormat("; %d of the %d values stored (%d%%) are at or beyond the max in "
+                                              "magnitude: its saturation at +max is, as in the +max pass",
+                                              beyond, counted, 100 * beyond / counted)
+                            : std::string(),
+                        "\n");
   if (near && !sub && beyond == 0)
     return absl::StrCat(pass, ": ", a.name, absl::StrFormat(": median |value| stored %g (of %s), near ", m, of), where,
                         ", but no value stored is at or beyond it",
@@ -1032,6 +1041,34 @@ std::pair<float, float> CarrierTimes(float a, float acc, int enters) {
   return {f1, f2};
 }
 
+// The value before the conversion of a line value `acc` (x * R, an f32
+// value) that the output's own addend `b` (rc * v, exact in f32) carries
+// (fresh-user review 18 F1: alpha * acc + beta * C), the carrier's value `a`
+// entering `enters` times; nullopt where the evaluation orders may differ.
+// Entering once: a * acc exact in f32 (a fused multiply-add and a multiply
+// then an add agree), b + a * acc rounded once. Entering e > 1 times
+// (fresh-user review 20 F6: sa * sa * A * B + beta * C), where a^e * acc is
+// rarely exact: the value only where every order agrees, the carrier's
+// multiplies in program order or its powers first (CarrierTimes), each
+// then added to b rounded or fused with the last multiply.
+std::optional<float> AddendCarrierTimes(float a, float acc, int enters, double b) {
+  const float fb = static_cast<float>(b);
+  if (static_cast<double>(fb) != b) return std::nullopt;
+  if (enters == 1) {
+    const double fine = static_cast<double>(a) * acc;
+    if (static_cast<double>(static_cast<float>(fine)) != fine) return std::nullopt;
+    return static_cast<float>(b + fine);
+  }
+  volatile float t = acc, q = a;
+  for (int i = 1; i < enters; ++i) t = t * a;  // program order but the last multiply
+  for (int i = 1; i < enters; ++i) q = q * a;  // a^e, powers first
+  volatile float p1 = t * a, p2 = acc * q;
+  const float v[4] = {fb + p1, fb + p2, std::fma(static_cast<float>(t), a, fb), std::fma(acc, static_cast<float>(q), fb)};
+  for (float w : v)
+    if (!(w == v[0])) return std::nullopt;
+  return v[0];
+}
+
 // Where a value before a conversion to an f16 or bf16 output lies at its
 // max: in the window (max, max + ulp/2) that rounds to max, at the tie
 // max + ulp/2 (rounds to even: inf), in (max - ulp/2, max) (rounds to max),
@@ -1123,17 +1160,21 @@ WindowPick SearchWindowPick(const std::vector<std::pair<uint64_t, double>>& line
 // line element e's value of C `v` (a value of C's type) with rc * v (rc:
 // what the pass multiplies C's element by, read by a probe: `rcs`) at +-max
 // or up to 3 of the output's ulps below, exact in f32, and the carrier
-// (entering once) times x * R the rest: one f32 multiply, exact (so that a
-// fused multiply-add and a multiply then an add agree), the sum rounded
-// once, at `target` (`exact`: the tie) or in the window at the max with
-// target's sign; the carrier the pass's value when it fits (the window),
-// else within a factor 1.25 of it.
+// (entering `enters` times) times x * R the rest: f32 multiplies, each
+// exact (so that a fused multiply-add and a multiply then an add agree, and
+// so do the orders of CarrierTimes), the sum rounded once, at `target`
+// (`exact`: the tie) or in the window at the max with target's sign; the
+// carrier the pass's value when it fits (the window), else within a factor
+// 1.25 of it: entering e > 1 times (fresh-user review 20 F6: sa * sa * A * B
+// + beta * C), the f32 values nearest the e-th root of the rest's factor (8
+// on either side).
 WindowPick SearchAddendPick(const std::vector<std::pair<uint64_t, double>>& line,
                             const std::map<uint64_t, double>& rcs, double target, bool exact, float alpha_pass,
                             int enters, ElemType xt, ElemType ct, const FloatRange& range, double half_ulp) {
   WindowPick best;
-  if (enters != 1) return best;
+  if (enters < 1) return best;
   const double ts = target > 0 ? 1 : -1;
+  const double c_pass = std::pow(static_cast<double>(alpha_pass), enters);
   for (const auto& [e, rv] : line) {
     auto it = rcs.find(e);
     if (it == rcs.end() || !std::isfinite(it->second) || it->second == 0) continue;
@@ -1145,8 +1186,8 @@ WindowPick SearchAddendPick(const std::vector<std::pair<uint64_t, double>>& line
       if (!ExactBits(ct, v).has_value() || static_cast<double>(static_cast<float>(rc * v)) != b) continue;
       const double need = target - b;
       if (need == 0) continue;
-      const double xi = std::fabs(need / (static_cast<double>(alpha_pass) * rv));
-      const double xs = (need > 0) == ((alpha_pass > 0) == (rv > 0)) ? 1 : -1;
+      const double xi = std::fabs(need / (c_pass * rv));
+      const double xs = (need > 0) == ((c_pass > 0) == (rv > 0)) ? 1 : -1;
       int e2 = 0;
       std::frexp(xi, &e2);
       for (int ee = e2 - 4; ee <= e2; ++ee)
@@ -1155,16 +1196,30 @@ WindowPick SearchAddendPick(const std::vector<std::pair<uint64_t, double>>& line
           if (!ExactBits(xt, x).has_value()) continue;
           const double acc = x * rv;
           if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
-          std::vector<float> as = {static_cast<float>(need / acc)};
+          std::vector<float> as;
+          if (enters == 1) {
+            as.push_back(static_cast<float>(need / acc));
+          } else if (need / acc > 0 || enters % 2 == 1) {
+            float a0 = static_cast<float>(
+                std::copysign(std::pow(std::fabs(need / acc), 1.0 / enters), static_cast<double>(alpha_pass)));
+            as.push_back(a0);
+            float up = a0, down = a0;
+            for (int t = 0; t < 8; ++t) {
+              up = std::nextafter(up, HUGE_VALF);
+              down = std::nextafter(down, -HUGE_VALF);
+              as.push_back(up);
+              as.push_back(down);
+            }
+          }
           if (!exact) as.push_back(alpha_pass);
           for (const float a : as) {
             if (!std::isfinite(a) || a == 0 || (a > 0) != (alpha_pass > 0)) continue;
-            const double fine = static_cast<double>(a) * acc;
-            if (static_cast<double>(static_cast<float>(fine)) != fine) continue;
-            const double f = static_cast<double>(static_cast<float>(b + fine));
+            const std::optional<float> fa = AddendCarrierTimes(a, static_cast<float>(acc), enters, b);
+            if (!fa) continue;
+            const double f = static_cast<double>(*fa);
             if (exact ? f != target : !(ClassAtMax(f, range, half_ulp) == AtMax::kWindow && (f > 0) == (target > 0)))
               continue;
-            const double score = std::fabs(std::log(static_cast<double>(a) / alpha_pass));
+            const double score = enters * std::fabs(std::log(static_cast<double>(a) / alpha_pass));
             if (score < best.score) {
               best = {e, x, rv, a, score};
               best.v = v;
@@ -1490,7 +1545,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         }
         // The addend's multipliers on the line (the output itself: beta).
         auto addend_rcs = [&]() -> absl::Status {
-          if (!zero_output || enters != 1) return absl::OkStatus();
+          if (!zero_output) return absl::OkStatus();
           std::vector<uint64_t> missing;
           for (const auto& [e, rv] : l)
             if (!rcs.count(e)) missing.push_back(e);
@@ -1505,7 +1560,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         };
         if (sign < 0) {
           WindowPick t = SearchWindowPick(l, sign * tie, true, alpha_pass, enters, d->elem, range, half_ulp);
-          if (!(t.score <= std::log(1.25)) && zero_output && enters == 1) {
+          if (!(t.score <= std::log(1.25)) && zero_output) {
             if (absl::Status st = addend_rcs(); !st.ok()) return st;
             t = SearchAddendPick(l, rcs, sign * tie, true, alpha_pass, enters, d->elem, out->elem, range, half_ulp);
           }
@@ -1519,7 +1574,7 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         }
         if (!window) {
           WindowPick w = SearchWindowPick(l, sign * inside, false, alpha_pass, enters, d->elem, range, half_ulp);
-          if (!(w.score <= std::log(1.25)) && zero_output && enters == 1) {
+          if (!(w.score <= std::log(1.25)) && zero_output) {
             if (absl::Status st = addend_rcs(); !st.ok()) return st;
             w = SearchAddendPick(l, rcs, sign * inside, false, alpha_pass, enters, d->elem, out->elem, range,
                                  half_ulp);
@@ -1578,7 +1633,11 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
         const double acc = pick.x * rv;
         if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
         auto [f1, f2] = CarrierTimes(pick.alpha, static_cast<float>(acc), enters);
-        if (pick.v != 0 && e == pick.e) f1 = f2 = static_cast<float>(pick.base + static_cast<double>(f1));
+        if (pick.v != 0 && e == pick.e) {
+          const std::optional<float> fa = AddendCarrierTimes(pick.alpha, static_cast<float>(acc), enters, pick.base);
+          if (!fa) continue;
+          f1 = f2 = *fa;
+        }
         const AtMax a1 = ClassAtMax(f1, range, half_ulp);
         if (a1 != ClassAtMax(f2, range, half_ulp) || a1 == AtMax::kElsewhere || (f1 > 0) != (f2 > 0)) continue;
         in_window += a1 == AtMax::kWindow ? 1 : 0;
@@ -1617,7 +1676,8 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
                                     "columns) reaches, its sums of %d products x * R",
                                     dname, i0, j0, pick.x, nx, i0, nx);
       float v1 = CarrierTimes(pick.alpha, static_cast<float>(pick.x * pick.r), enters).first;
-      if (pick.v != 0) v1 = static_cast<float>(pick.base + static_cast<double>(v1));
+      if (pick.v != 0)
+        v1 = AddendCarrierTimes(pick.alpha, static_cast<float>(pick.x * pick.r), enters, pick.base).value_or(v1);
       return absl::StrCat(
           pass, ": ", out_name, absl::StrFormat(": %d value%s placed in %s's rounding window at its max (%g, %g), %d "
                                                 "at the tie %s%g (to even: %sinf), %d in (%g, %g) below the max",
@@ -1637,9 +1697,12 @@ absl::StatusOr<std::string> PlaceMaxWindow(const Kernel& k, PassSpec* s, const s
           " of the same operands on both sides, rounded or not",
           zero_output ? absl::StrCat("; ", out_name, " 0 on the line, its addend adding nothing there") : "",
           pick.v != 0 ? absl::StrFormat(" but at element %d, %s = %g, its addend %g (%g times it) carrying the value "
-                                        "to %g, %s times x * R the rest: its product exact, the sum rounded once",
+                                        "to %g, %s%s times x * R the rest: %s",
                                         static_cast<long long>(pick.e), out_name, pick.v, pick.base, pick.rc,
-                                        pick.base, carrier)
+                                        pick.base, carrier, enters > 1 ? absl::StrCat("^", enters) : "",
+                                        enters == 1 ? "its product exact, the sum rounded once"
+                                                    : "the multiplies in either order, the sum rounded once or "
+                                                      "fused with the last multiply, the same f32 value")
                       : "",
           "); the reference stored ", at_tie ? (sign < 0 ? "-inf" : "inf") : (sign < 0 ? "-max" : "max"),
           " there\n");
@@ -2452,6 +2515,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         const bool scalar_overflows = achieved_median > 0 && std::isfinite(achieved_median) && overflows_alike();
         for (int sign : {1, -1}) {
           PassSpec s{InputMode::kSaturation};
+          std::string window_note;     // the window's move of the carrier, if any
           double overflow_factor = 1;  // the -max pass's further factor (f32 overflow)
           bool overflows = f32_overflow;
           s.suffix = group == 0 ? (sign > 0 ? " (+max)" : " (-max)")
@@ -2575,16 +2639,26 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
           }
           // The window at the max (fresh-user review 16 F3): f16 and bf16.
           if (beyond_is_inf && !diagonals.empty() && overflows_alike()) {
+            const std::vector<double> before = s.sat.formats[carrier].choices;
             absl::StatusOr<std::string> w =
                 PlaceMaxWindow(k, &s, diagonals, carrier, aims[i].out->name, seed, uv, src.io, &other_addend, enters,
                                &aims[i].out->behind);
             if (!w.ok()) return w.status();
             absl::StrAppend(&s.reach_line, *w);
+            // The window moved the carrier (fresh-user review 20 F4: by up
+            // to 1.12 on a one-workgroup gemm, while this line described the
+            // values measured before): said, with the factor the values take.
+            const std::vector<double>& after = s.sat.formats[carrier].choices;
+            if (before.size() == 1 && after.size() == 1 && before[0] != 0 && after[0] != before[0])
+              window_note = absl::StrFormat("; then %s times %.6g by the window at the max (its line below), the "
+                                              "values times %.6g%s",
+                                              carrier, after[0] / before[0], std::pow(after[0] / before[0], enters),
+                                              confirmed >= 0 ? " after the runs above measured them" : "");
           }
           s.sat_line = absl::StrCat(
               "inputs: saturation", group == 0 ? "" : s.suffix, " (seed ", seed,
               "): ", from_text, " with ", what(sign * scale, sign < 0),
-              absl::StrFormat("%s's max is %g)", tn, range.max), measured, special,
+              absl::StrFormat("%s's max is %g)", tn, range.max), measured, window_note, special,
               ", exact in f32 (rounded, saturated or overflowed to inf the same way on both sides): the stored "
               "codes must equal the reference's bit for bit (any NaN for a NaN)", unchecked_note, "\n");
           added.push_back(std::move(s));
