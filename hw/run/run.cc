@@ -480,10 +480,18 @@ std::string ConversionsText(const ExactPlan& plan) {
 // conversions no conversion pass rounds (`unrounded`): the README promises
 // the random line names them (fresh-user review 20 F3: an fp8 loop without
 // a conversion pass named none).
-std::string NotRoundedText(const std::vector<std::string>& unrounded) {
+// `conv_blocker`: why no conversion pass exists (PlanConversionInputs'
+// blocker; review 20 F3: the exact plan's blocker, a 9-bit value, was the
+// only reason the line gave, where a 10-bit one blocked the conversion
+// pass, which allows 9), or "", or "for the same reason as exact inputs".
+std::string NotRoundedText(const std::vector<std::string>& unrounded, const std::string& conv_blocker) {
   if (unrounded.empty()) return "";
   return absl::StrCat("; no conversion pass rounds ", absl::StrJoin(unrounded, ", "),
-                      " (here their rounding is checked only within the tolerance)");
+                      " (here their rounding is checked only within the tolerance",
+                      conv_blocker.empty() ? ""
+                      : absl::StartsWith(conv_blocker, "for ") ? absl::StrCat("; no conversion pass exists, ", conv_blocker)
+                                                                : absl::StrCat("; no conversion pass exists: ", conv_blocker),
+                      ")");
 }
 
 // The "inputs: ..." line of a pass. `unrounded`: the conversions no
@@ -491,7 +499,8 @@ std::string NotRoundedText(const std::vector<std::string>& unrounded) {
 // chain levels of the conversion passes.
 std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
                        uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered,
-                       int conversion_levels, const std::vector<std::string>& unrounded) {
+                       int conversion_levels, const std::vector<std::string>& unrounded,
+                       const std::string& conv_blocker) {
   // The pass that runs instead of an adversarial one beside an mfma/gemm.
   const std::string no_dr = unordered && HasHalfFma(k)
                                 ? "; beside an mfma/gemm no adversarial pass runs (it needs bit identity), so "
@@ -556,7 +565,9 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
                                                                       absl::StrJoin(unrounded, ", "), ")"),
                                      unordered ? " and the mfma/gemm rules out adversarial inputs" : "",
                                      ones.empty() ? "" : absl::StrCat(" and ", absl::StrJoin(ones, ", "), " = 1 there"))
-                      : NotRoundedText(unrounded),
+                      : NotRoundedText(unrounded, conv_blocker == blocker && !blocker.empty()
+                                                      ? "for the same reason as exact inputs"
+                                                      : conv_blocker),
           no_dr, "\n");
   }
 }
@@ -701,9 +712,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // Conversions no conversion pass rounds: beside an mfma or gemm a random
   // pass follows for them (fresh-user review 8 F8).
   std::vector<std::string> unrounded = UnroundedConversions(conv_plans);
-  if (!user && opts.inputs == InputMode::kAuto && unordered && conv_plans.empty())
+  std::string conv_blocker;  // why no conversion pass exists, when none does
+  if (!user && opts.inputs == InputMode::kAuto && unordered && conv_plans.empty()) {
     for (std::string& w : unrounded = NarrowingConversions(k))  // no conversion pass: none rounded (review 20 F3)
       w = WithFile(w, opts.filename);
+    if (!unrounded.empty()) conv_blocker = WithFile(PlanConversionInputs(k).blocker, opts.filename);
+  }
   ExactPlan plan;
   std::string blocker;
   if (!user && (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact)) {
@@ -1138,7 +1152,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
               : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && passes[0].mode == InputMode::kExact, unordered, conv_levels,
-                           unrounded);
+                           unrounded, conv_blocker);
     // Where the values of each output a saturation or subnormal pass aimed
     // at actually lay (review 12 F9.4: the line said "around and beyond the
     // max" when they were not).
