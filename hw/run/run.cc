@@ -701,9 +701,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // Without a conversion pass, the saturation and subnormal passes scale
   // inputs of their own (PlanSaturationBase; fresh-user review 13 F3: they
   // were lost with it, silently).
+  // A conversion pass whose inputs hold a K window through an mfma loop
+  // (fresh-user review 20 F3) leaves the saturation and subnormal passes to
+  // the saturation base, as before it had one (planned from the windowed
+  // inputs, k18's -max pass found no negation that reached -max).
+  bool loop_window = false;
+  if (!conv_plans.empty() && opts.gemm_source == nullptr &&
+      std::none_of(k.body.begin(), k.body.end(), [](const Op& op) { return op.kind == OpKind::kGemm; }))
+    for (const auto& [name, f] : conv_plans.front().formats) loop_window = loop_window || f.k_window > 0;
   std::optional<ExactPlan> sat_base;
   std::string sat_base_blocker;  // why even those inputs do not exist
-  if (!user && opts.inputs == InputMode::kAuto && conv_plans.empty() && HasUnorderedSum(k) &&
+  if (!user && opts.inputs == InputMode::kAuto && (conv_plans.empty() || loop_window) && HasUnorderedSum(k) &&
       HasNarrowingConversion(k)) {
     ExactPlan b = PlanSaturationBase(k);
     if (b.exact) sat_base = std::move(b);
@@ -895,7 +903,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // without a conversion pass, after the first pass from the saturation
   // base (fresh-user review 13 F3); counted until then (review 10 F7: "2 of
   // 2" when three passes ran) as one group per output type.
-  const ExactPlan* sat_src = opts.inputs == InputMode::kAuto && !conv_plans.empty() ? &conv_plans.front()
+  const ExactPlan* sat_src = opts.inputs == InputMode::kAuto && !conv_plans.empty() && !loop_window
+                                 ? &conv_plans.front()
                              : sat_base                                             ? &*sat_base
                                                                                     : nullptr;
   const std::vector<ComputedOutput> sat_outputs =
@@ -1224,7 +1233,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                                                 absl::StrCat("the reference interpreter on the saturation base "
                                                              "inputs: ", base_failed)));
     if (plan_here && (!from_base || base_failed.empty())) {
-      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, base_medians);
+      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, base_medians, loop_window);
       SaturationSource src;
       src.from = sat_from;
       src.from_base = from_base;
