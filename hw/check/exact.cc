@@ -393,7 +393,8 @@ LoopKSite ProveLoopKSite(const Kernel& k, const Op& loop, const Op& mfma, int wh
   const int64_t groups = k.grid[0] * k.grid[1] * k.grid[2];
   const int rows = which == 0 ? d->m : d->n;
   if (threads <= 0 || threads % 64 != 0 || groups <= 0 ||
-      groups * threads / 64 * rows * d->k * s.trips > kLoopKSiteEvaluations) {
+      static_cast<double>(groups) * (threads / 64) * rows * d->k * static_cast<double>(s.trips) >
+          static_cast<double>(kLoopKSiteEvaluations)) {
     s.why_not = threads % 64 != 0 ? "its workgroup is not whole waves"
                                   : "too many waves, fragment slots and trips to check its loads' K index";
     return s;
