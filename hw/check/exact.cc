@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "compiler/ir/gemm.h"
 #include "compiler/ir/op_text.h"
 #include "compiler/analysis/index_analysis.h"
@@ -313,6 +314,255 @@ AbsVal InputValue(const Arg& a, const ExactFormat* f) {
   return v;
 }
 
+// An mfma in a `for` loop whose A (or B) operand is a load of a 2-D float
+// buffer whose K index is provably the loop's (fresh-user review 20 F3: a
+// K = 512 fp8 MFMA loop got no conversion pass, K windows being tried only
+// for gemm ops): per wave and per row i of the MFMA's A fragment (column j
+// of B), the element the operand's load gives at fragment slot (i, kk)
+// (MfmaDesc::ASlot / BSlot) in every trip lies in one index of the
+// buffer's other dimension and at pairwise distinct indices along `dim`
+// (checked by evaluating the load's index for every thread, fragment slot
+// and trip). Then a result element's sum over the loop has at most as many
+// nonzero products as a row of a K window holds in `span` consecutive K
+// indices.
+struct LoopKSite {
+  const Op* loop = nullptr;
+  const Op* mfma = nullptr;
+  const Op* load = nullptr;  // the operand's load, when in the loop body
+  std::string arg;      // the buffer behind the operand
+  int dim = 0;          // its K dimension
+  int64_t trips = 0;    // the loop's
+  int64_t span = 0;     // the most K indices from a sum's lowest to its highest
+  // "" when proved; else why not ("its A operand is loaded from LDS ..."),
+  // "$LOAD" standing for the load (WhyNot).
+  std::string why_not;
+};
+
+// Site `s`'s why_not with the load's line:col and text.
+std::string WhyNot(const LoopKSite& s) {
+  return absl::StrReplaceAll(s.why_not, {{"$LOAD", OpWhere(s.load)}});
+}
+
+// The most nonzero elements of a K window's row (ExactFormat::k_window) in
+// `span` consecutive K indices: whole periods hold k_block each, the rest
+// at most min(k_block, rest); at most KWindowTerms.
+int64_t KWindowTermsIn(const ExactFormat& f, int64_t span) {
+  if (f.k_window <= 0 || f.k_period <= 0 || f.k_block <= 0) return span;
+  const int64_t block = std::min(f.k_block, f.k_period);
+  return std::min({span, KWindowTerms(f), span / f.k_period * block + std::min(block, span % f.k_period)});
+}
+
+// The most index evaluations LoopKSites spends on one operand.
+constexpr int64_t kLoopKSiteEvaluations = int64_t{1} << 22;
+
+// Whether operand `which` (0: A, 1: B) of `mfma`, the only mfma of `loop`'s
+// body, is a load whose K index is provably the loop's (LoopKSite).
+LoopKSite ProveLoopKSite(const Kernel& k, const Op& loop, const Op& mfma, int which) {
+  LoopKSite s;
+  s.loop = &loop;
+  s.mfma = &mfma;
+  s.trips = ForTripCount(loop);
+  const char* side = which == 0 ? "A" : "B";
+  const MfmaDesc* d = LookupMfma(mfma.mfma);
+  if (d == nullptr || mfma.operands.size() < 3) {
+    s.why_not = "not an mfma the analysis knows";
+    return s;
+  }
+  const Op* ld = nullptr;
+  for (const Op& b : loop.body)
+    if (b.kind == OpKind::kLoad && !b.results.empty() && b.results[0] == mfma.operands[which].name) ld = &b;
+  if (ld == nullptr) {
+    s.why_not = absl::StrCat("its ", side, " operand is not a load in the loop body");
+    return s;
+  }
+  s.load = ld;
+  const Arg* a = k.FindArg(ld->mem);
+  if (a == nullptr) {
+    s.why_not = absl::StrCat("its ", side, " operand is loaded from LDS allocation ", ld->mem,
+                             " (a K index is not traced through LDS)");
+    return s;
+  }
+  if (a->kind != Arg::Kind::kBuffer || a->elem == ElemType::kI32 || KWindowLayoutOf(*a) == KWindowLayout::kNone ||
+      ld->index.size() != 2 || ld->tr) {
+    s.why_not = absl::StrCat("its ", side, " operand's buffer ", a->name,
+                             " is not a 2-D float buffer of rows or columns (KWindowLayoutOf)");
+    return s;
+  }
+  s.arg = a->name;
+  const int64_t threads = k.workgroup[0] * k.workgroup[1] * k.workgroup[2];
+  const int64_t groups = k.grid[0] * k.grid[1] * k.grid[2];
+  const int rows = which == 0 ? d->m : d->n;
+  if (threads <= 0 || threads % 64 != 0 || groups <= 0 ||
+      static_cast<double>(groups) * (threads / 64) * rows * d->k * static_cast<double>(s.trips) >
+          static_cast<double>(kLoopKSiteEvaluations)) {
+    s.why_not = threads % 64 != 0 ? "its workgroup is not whole waves"
+                                  : "too many waves, fragment slots and trips to check its loads' K index";
+    return s;
+  }
+  IndexEnv env;
+  env.named = [&k](const std::string& n) -> std::optional<int64_t> {
+    for (const NamedConst& c : k.consts)
+      if (c.name == n) return c.value;
+    return std::nullopt;
+  };
+  int64_t ivar = 0;
+  env.loop_var = [&](const std::string& n) -> std::optional<int64_t> {
+    if (n == loop.ivar) return ivar;
+    return std::nullopt;
+  };
+  const int elems_per_reg = 4 / MfmaInBytes(d->a_in);
+  bool ok[2] = {true, true};  // K along dimension 0, 1
+  int64_t span[2] = {0, 0};
+  for (int64_t g = 0; g < groups && (ok[0] || ok[1]); ++g) {
+    env.wg[0] = g % k.grid[0];
+    env.wg[1] = g / k.grid[0] % k.grid[1];
+    env.wg[2] = g / (k.grid[0] * k.grid[1]);
+    for (int64_t w = 0; w < threads / 64 && (ok[0] || ok[1]); ++w)
+      for (int i = 0; i < rows && (ok[0] || ok[1]); ++i) {
+        std::optional<int64_t> fixed[2];
+        std::set<int64_t> seen[2];
+        int64_t lo[2] = {INT64_MAX, INT64_MAX}, hi[2] = {INT64_MIN, INT64_MIN};
+        for (int64_t t = 0; t < s.trips && (ok[0] || ok[1]); ++t) {
+          ivar = loop.lo + t * loop.step;
+          for (int kk = 0; kk < d->k && (ok[0] || ok[1]); ++kk) {
+            const FragmentSlot slot = which == 0 ? d->ASlot(i, kk) : d->BSlot(kk, i);
+            const int64_t e = slot.reg * elems_per_reg + slot.elem;  // element of the lane's loaded vector
+            const int64_t linear = w * 64 + slot.lane;
+            env.tid[0] = linear % k.workgroup[0];
+            env.tid[1] = linear / k.workgroup[0] % k.workgroup[1];
+            env.tid[2] = linear / (k.workgroup[0] * k.workgroup[1]);
+            std::optional<int64_t> idx[2];
+            for (int dd = 0; dd < 2; ++dd) {
+              idx[dd] = ld->index[dd] ? Evaluate(*ld->index[dd], env) : std::nullopt;
+              if (idx[dd] && dd == ld->along) *idx[dd] += e;
+            }
+            if (!idx[0] || !idx[1]) {
+              s.why_not = absl::StrCat("its ", side, " operand's load $LOAD",
+                                       " has an index the check cannot evaluate (a name or loop variable other "
+                                       "than the loop's)");
+              return s;
+            }
+            for (int dk = 0; dk < 2; ++dk) {
+              if (!ok[dk]) continue;
+              const int64_t other = *idx[1 - dk], kidx = *idx[dk];
+              if ((fixed[dk] && *fixed[dk] != other) || !seen[dk].insert(kidx).second) {
+                ok[dk] = false;
+                continue;
+              }
+              fixed[dk] = other;
+              lo[dk] = std::min(lo[dk], kidx);
+              hi[dk] = std::max(hi[dk], kidx);
+            }
+          }
+        }
+        for (int dk = 0; dk < 2; ++dk)
+          if (ok[dk]) span[dk] = std::max(span[dk], hi[dk] - lo[dk] + 1);
+      }
+  }
+  // The vector's dimension first (its elements run along K in the usual
+  // layout), then the other.
+  const int first = ld->along == 0 ? 0 : 1;
+  for (int dk : {first, 1 - first})
+    if (ok[dk]) {
+      s.dim = dk;
+      s.span = span[dk];
+      return s;
+    }
+  s.why_not = absl::StrCat("its ", side, " operand's load $LOAD",
+                           " reads, for some row of the MFMA's ", side,
+                           " fragment, a K index twice or more than one index of the buffer's other dimension "
+                           "over the loop: its K index is not provably the loop's");
+  return s;
+}
+
+// Every mfma that is the only mfma of a `for` loop's body, its C the loop's
+// carried value that the body yields it back to, with the LoopKSite of its A
+// and of its B operand (A first); an mfma whose C is not so gets one site
+// with why_not.
+std::vector<LoopKSite> ComputeLoopKSites(const Kernel& k) {
+  std::vector<LoopKSite> out;
+  std::function<void(const std::vector<Op>&)> walk = [&](const std::vector<Op>& ops) {
+    for (const Op& op : ops) {
+      if (op.kind != OpKind::kFor) continue;
+      walk(op.body);
+      std::vector<const Op*> mfmas;
+      for (const Op& b : op.body)
+        if (b.kind == OpKind::kMfma) mfmas.push_back(&b);
+      if (mfmas.empty()) continue;
+      LoopKSite bad;
+      bad.loop = &op;
+      bad.mfma = mfmas[0];
+      bad.trips = ForTripCount(op);
+      if (mfmas.size() > 1) {
+        bad.why_not = "its loop body holds more than one mfma";
+        out.push_back(bad);
+        continue;
+      }
+      const Op& m = *mfmas[0];
+      const Op* yield = !op.body.empty() && op.body.back().kind == OpKind::kYield ? &op.body.back() : nullptr;
+      bool carried = false;
+      for (size_t i = 0; i < op.iter_args.size() && m.operands.size() >= 3 && !m.results.empty(); ++i)
+        if (op.iter_args[i] == m.operands[2].name && yield != nullptr && i < yield->operands.size() &&
+            yield->operands[i].name == m.results[0])
+          carried = true;
+      if (!carried) {
+        bad.why_not = "its C is not the loop's carried value, yielded back as its result";
+        out.push_back(bad);
+        continue;
+      }
+      out.push_back(ProveLoopKSite(k, op, m, 0));
+      out.push_back(ProveLoopKSite(k, op, m, 1));
+    }
+  };
+  walk(k.body);
+  return out;
+}
+
+// The path of `target` in `ops` (indices through loop bodies); false when absent.
+bool OpPath(const std::vector<Op>& ops, const Op* target, std::vector<size_t>& path) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    path.push_back(i);
+    if (&ops[i] == target || OpPath(ops[i].body, target, path)) return true;
+    path.pop_back();
+  }
+  return false;
+}
+const Op* OpAt(const std::vector<Op>& ops, const std::vector<size_t>& path) {
+  const std::vector<Op>* level = &ops;
+  const Op* op = nullptr;
+  for (size_t i : path) {
+    if (i >= level->size()) return nullptr;
+    op = &(*level)[i];
+    level = &op->body;
+  }
+  return op;
+}
+// `sites` of kernel `from` with their ops those of the equal kernel `to`.
+std::vector<LoopKSite> Rebased(std::vector<LoopKSite> sites, const Kernel& from, const Kernel& to) {
+  for (LoopKSite& s : sites) {
+    std::vector<size_t> path;
+    if (OpPath(from.body, s.loop, path)) s.loop = OpAt(to.body, path);
+    path.clear();
+    if (OpPath(from.body, s.mfma, path)) s.mfma = OpAt(to.body, path);
+    path.clear();
+    if (s.load != nullptr && OpPath(from.body, s.load, path)) s.load = OpAt(to.body, path);
+  }
+  return sites;
+}
+
+// ComputeLoopKSites(k), remembered for the last few kernels (every analysis
+// of a K-window plan asks; the proof evaluates every load index).
+std::vector<LoopKSite> LoopKSites(const Kernel& k) {
+  thread_local std::vector<std::pair<Kernel, std::vector<LoopKSite>>> cache;  // sites of the cached copy
+  for (const auto& [ck, sites] : cache)
+    if (ck == k) return Rebased(sites, ck, k);
+  std::vector<LoopKSite> sites = ComputeLoopKSites(k);
+  if (cache.size() >= 4) cache.erase(cache.begin());
+  cache.emplace_back(k, std::vector<LoopKSite>{});
+  cache.back().second = Rebased(sites, k, cache.back().first);
+  return sites;
+}
+
 class Analysis {
  public:
   // `affine` caches index forms across analyses of one kernel.
@@ -332,6 +582,13 @@ class Analysis {
         saturation_bits_(saturation_bits), cap_to_(cap_to),
         affine_(affine) {
     scope_.kernel = &k;
+    // K windows through mfma loops (LoopKSite), proved only when a form has one.
+    bool windows = false;
+    if (formats != nullptr)
+      for (const auto& [name, f] : *formats) windows = windows || f.k_window > 0;
+    if (windows)
+      for (LoopKSite& s : LoopKSites(k))
+        if (s.why_not.empty()) loop_sites_[s.mfma].push_back(std::move(s));
   }
 
   void Run() {
@@ -673,8 +930,25 @@ class Analysis {
           AbsVal p = Product(a, b, op);
           AbsVal r;
           // k products added to C: every partial sum, in any order, is a
-          // multiple of 2^lo bounded by k * |a||b| + |c|.
-          r.mag = Scale(p.mag, d->k);
+          // multiple of 2^lo bounded by k * |a||b| + |c|. In a loop whose
+          // operand load reads a K window (LoopKSite), the loop's sum of
+          // trips * k products has at most `window` nonzero: each trip
+          // counts window / trips of them (the loop's closure adds up the
+          // trips' terms).
+          double terms = d->k;
+          std::string window;
+          if (auto it = loop_sites_.find(&op); it != loop_sites_.end())
+            for (const LoopKSite& s : it->second) {
+              const ExactFormat* f = FormatOf(s.arg);
+              if (f == nullptr || f->k_window <= 0 || f->k_dim != s.dim || mem.buffers.count(s.arg) || s.trips <= 0)
+                continue;
+              const int64_t all = s.trips * d->k, nonzero = std::min(all, KWindowTermsIn(*f, s.span));
+              if (nonzero >= all || static_cast<double>(nonzero) / s.trips >= terms) continue;
+              terms = static_cast<double>(nonzero) / s.trips;
+              window = absl::StrCat(" (at most ", nonzero, " of the loop's ", all,
+                                    " products nonzero: a K window of ", s.arg, ")");
+            }
+          r.mag = Scale(p.mag, terms);
           r.frac = p.frac;
           r.nonfinite = p.nonfinite;
           r.rho_dev = p.rho_dev;
@@ -691,7 +965,8 @@ class Analysis {
           // additions, one rounding to f32.
           Round(r, (d->a_in == MfmaIn::kF32 ? u : 0) + 2.0 * u * d->k,
                 u + std::ldexp(1.0, -53) * d->k);
-          Oblige(r, ElemType::kF32, op, absl::StrCat("the sum of ", d->k, " products and C (in any order)"), obl);
+          Oblige(r, ElemType::kF32, op, absl::StrCat("the sum of ", d->k, " products and C (in any order)", window),
+                 obl);
           env[op.results[0]] = r;
           break;
         }
@@ -1084,6 +1359,7 @@ class Analysis {
   IndexScope scope_;
   AffineCache* affine_;
   std::string rho_unbounded_;
+  std::map<const Op*, std::vector<LoopKSite>> loop_sites_;  // by mfma, proved only
   const Op* last_store_ = nullptr;
   VarId next_var_ = 0;
 };
@@ -1398,6 +1674,9 @@ void ApplyKWindow(ExactFormat& f, const KWindow& w) {
 
 ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
                       int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to, int buffer_shift);
+ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, bool conversion, int cap_level, int two_scale_gap,
+                          int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to,
+                          int buffer_shift);
 
 // PlanExactInputs (conversion = false) and PlanConversionInputs (the
 // conversions of chain level `cap_level` get the extra bits); *chain_levels: the
@@ -1485,8 +1764,36 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
                                       saturation, saturation_bits, cap_to, buffer_shift);
             w.exact)
           return w;
+      // An mfma loop's K-long sum behind the value (fresh-user review 20 F3).
+      // Where no operand of an mfma is proved, the line says why.
+      std::vector<std::string> refused;
+      if (window == nullptr) {
+        const std::vector<LoopKSite> sites = LoopKSites(k);
+        std::map<const Op*, std::vector<std::string>> why_not;
+        for (const LoopKSite& s : sites) {
+          if (!s.why_not.empty()) {
+            why_not[s.mfma].push_back(WhyNot(s));
+            continue;
+          }
+          why_not[s.mfma];  // proved: nothing to say
+          if (!bad->deps.count(s.arg)) continue;
+          if (ExactPlan w = LoopKWindowPlan(k, s, conversion, cap_level, two_scale_gap, two_scale_bits, saturation,
+                                            saturation_bits, cap_to, buffer_shift);
+              w.exact)
+            return w;
+        }
+        for (const LoopKSite& s : sites)
+          if (auto it = why_not.find(s.mfma); it != why_not.end()) {
+            const bool proved = std::any_of(sites.begin(), sites.end(),
+                                            [&](const LoopKSite& o) { return o.mfma == s.mfma && o.why_not.empty(); });
+            if (!proved) refused.push_back(absl::StrCat(OpWhere(s.mfma), ": ", absl::StrJoin(it->second, ", and ")));
+            why_not.erase(it);
+          }
+      }
       plan.blocker = absl::StrCat(OpWhere(bad->op), ": ", why,
-                                  bad->deps.empty() ? "" : " even with the narrowest exact inputs");
+                                  bad->deps.empty() ? "" : " even with the narrowest exact inputs",
+                                  refused.empty() ? "" : absl::StrCat("; no K window through ",
+                                                                      absl::StrJoin(refused, "; ")));
       return plan;
     }
     ++cur[pick->name];
@@ -1498,6 +1805,27 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
 // blocks of at most kKWindowBlock consecutive K indices.
 constexpr int64_t kMinKWindow = 64;
 constexpr int64_t kKWindowBlock = 16;
+
+// KWindowPlan's search for window `w` (its arg, dim and len set): the
+// largest power of two n below w.len, down to `lowest`, for which Plan
+// finds inputs, in blocks of min(n, kKWindowBlock) every ceil(len / (n /
+// block)) K indices; !exact when none does.
+ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, bool conversion, int cap_level, int two_scale_gap,
+                      int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to, int buffer_shift) {
+  int64_t n = 1;
+  while (2 * n < w.len) n *= 2;
+  for (; n >= lowest; n /= 2) {
+    w.n = n;
+    w.block = std::min(n, kKWindowBlock);
+    const int64_t blocks = n / w.block;
+    w.period = (w.len + blocks - 1) / blocks;
+    if (ExactPlan p = Plan(k, conversion, cap_level, nullptr, two_scale_gap, two_scale_bits, saturation,
+                           saturation_bits, &w, cap_to, buffer_shift);
+        p.exact)
+      return p;
+  }
+  return ExactPlan{};
+}
 
 // Inputs for `k` whose gemm op `gemm` has a K window on A (on B when A's
 // layout allows none: KWindowLayoutOf; ExactFormat::k_window): the largest count n (a power of two below K, at least
@@ -1528,19 +1856,25 @@ ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_
   else
     for (const MfmaDesc& m : AllMfmas())
       if (MfmaInAccepts(m.a_in, a->elem)) lowest = std::max<int64_t>(lowest, m.k);
-  int64_t n = 1;
-  while (2 * n < w.len) n *= 2;
-  for (; n >= lowest; n /= 2) {
-    w.n = n;
-    w.block = std::min(n, kKWindowBlock);
-    const int64_t blocks = n / w.block;
-    w.period = (w.len + blocks - 1) / blocks;
-    if (ExactPlan p = Plan(k, conversion, cap_level, nullptr, two_scale_gap, two_scale_bits, saturation,
-                           saturation_bits, &w, cap_to, buffer_shift);
-        p.exact)
-      return p;
-  }
-  return none;
+  return TryKWindows(k, w, lowest, conversion, cap_level, two_scale_gap, two_scale_bits, saturation,
+                     saturation_bits, cap_to, buffer_shift);
+}
+
+// The K window of LoopKSite `site` (proved): on its buffer along its K
+// dimension, as KWindowPlan's, counts n at least kMinKWindow and the
+// MFMA's K.
+ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, bool conversion, int cap_level, int two_scale_gap,
+                          int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to,
+                          int buffer_shift) {
+  const Arg* a = k.FindArg(site.arg);
+  const MfmaDesc* d = LookupMfma(site.mfma->mfma);
+  if (a == nullptr || d == nullptr) return ExactPlan{};
+  KWindow w;
+  w.arg = site.arg;
+  w.dim = site.dim;
+  w.len = a->shape[site.dim];
+  return TryKWindows(k, w, std::max<int64_t>(kMinKWindow, d->k), conversion, cap_level, two_scale_gap,
+                     two_scale_bits, saturation, saturation_bits, cap_to, buffer_shift);
 }
 
 // Every op of `ops`, loop bodies included.

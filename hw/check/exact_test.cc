@@ -2210,5 +2210,72 @@ TEST(ConversionPlanTest, Review14F5SiblingLeftUncomparedForAFinerScale) {
   EXPECT_TRUE(unchecked.empty());
 }
 
+// Fresh-user review 20 F3 (k1.kir): a K = 512 loop of f32_32x32x64_fp8_bf8
+// MFMAs (8 trips), s = (acc * alpha) * alpha converted to f16 (P) and to
+// f8e4m3fn (Q), had no conversion pass: with the narrowest inputs (A, B
+// +-2^-1, alpha 2) the sum is 512 products of 2^-2, multiples of 2^-2 up to
+// 128, times 4 by f32 multiplies the conversion analysis lets round (a
+// bound just above 512 in steps of 2^0): 10 bits, more than f8e4m3fn's 4 +
+// 5 (the dense blocker). A K window through the loop (LoopKSite: lane l
+// loads A[l mod 32, k + 32 (l / 32) + e], e < 32, the K of fragment slot
+// (i, kk) at trip t being 64 t + kk: distinct, row i only) with n = 256
+// nonzero (blocks of 16 every 512 / 16 = 32): 256 products of 2^-2 times
+// alpha^2 = 4, multiples of 1 up to 256: 8 bits. The gfx942 form (32 trips
+// of f32_32x32x16_fp8_bf8) gets the same window.
+TEST(ConversionPlanTest, R20F3MfmaLoopGetsAKWindow) {
+  for (const std::string& text : {::kir::testing::R20F3Kernel(512), ::kir::testing::R20F3Gfx942Kernel()}) {
+    const Kernel k = Parse(text);
+    const std::vector<ExactPlan> passes = PlanConversionPasses(k);
+    ASSERT_FALSE(passes.empty()) << text << PlanConversionInputs(k).blocker;
+    const ExactPlan& p = passes.front();
+    EXPECT_EQ(p.level, 1);
+    EXPECT_EQ(p.formats.at("A").k_window, 256) << text;
+    EXPECT_EQ(p.formats.at("A").k_dim, 1);
+    EXPECT_EQ(p.formats.at("A").k_block, 16);
+    EXPECT_EQ(p.formats.at("A").k_period, 32);
+    EXPECT_EQ(p.formats.at("B").k_window, 0);
+    bool q_rounds = false;
+    for (const ConversionNote& n : p.conversions)
+      if (IsFp8(n.to)) q_rounds = n.rounds && n.bits == 8 && n.capped;
+    EXPECT_TRUE(q_rounds) << text;
+  }
+}
+
+// Review 20 F3's refusals: no K window where the loads' K index is not
+// provably the loop's. Loads without the loop variable read the same 64 K
+// indices in every trip (a window there would count 32 nonzero of 64 where
+// the loop sums 8 times as many); operands staged through LDS are not
+// traced. The blocker says why for each operand.
+TEST(ConversionPlanTest, R20F3NoKWindowWhereTheLoopKIsNotProved) {
+  const Kernel same = Parse(absl::StrReplaceAll(::kir::testing::R20F3Kernel(512), {{"%k + tid.x", "tid.x"}}));
+  EXPECT_TRUE(PlanConversionPasses(same).empty());
+  const ExactPlan s = PlanConversionInputs(same);
+  EXPECT_FALSE(s.exact);
+  EXPECT_NE(s.blocker.find("; no K window through 14:5: '%d = mfma f32_32x32x64_fp8_bf8 %a, %b, %c': its A operand's "
+                           "load 12:5: '%a = load A[tid.x mod 32, tid.x floordiv 32 * 32] : f8e4m3fnx32' reads, for "
+                           "some row of the MFMA's A fragment, a K index twice or more than one index of the buffer's "
+                           "other dimension over the loop: its K index is not provably the loop's, and its B "
+                           "operand's load 13:5: "),
+            std::string::npos)
+      << s.blocker;
+  // Only A's loads without it: B's K index is the loop's, and a window on B
+  // bounds every sum (each product has a factor of B's, at distinct K).
+  const Kernel a_only = Parse(absl::StrReplaceAll(
+      ::kir::testing::R20F3Kernel(512),
+      {{"%a = load A[tid.x mod 32, %k + tid.x", "%a = load A[tid.x mod 32, tid.x"}}));
+  const std::vector<ExactPlan> b = PlanConversionPasses(a_only);
+  ASSERT_FALSE(b.empty());
+  EXPECT_EQ(b.front().formats.at("A").k_window, 0);
+  EXPECT_EQ(b.front().formats.at("B").k_window, 256);
+  const Kernel lds = Parse(::kir::testing::R20F3LdsKernel());
+  EXPECT_TRUE(PlanConversionPasses(lds).empty());
+  EXPECT_NE(PlanConversionInputs(lds).blocker.find(
+                "; no K window through 19:5: '%d = mfma f32_16x16x16_f16 %a, %b, %c': its A operand is loaded from "
+                "LDS allocation As (a K index is not traced through LDS), and its B operand is loaded from LDS "
+                "allocation Bs (a K index is not traced through LDS)"),
+            std::string::npos)
+      << PlanConversionInputs(lds).blocker;
+}
+
 }  // namespace
 }  // namespace kir

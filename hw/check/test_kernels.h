@@ -817,6 +817,56 @@ end
 )";
 }
 
+// Fresh-user review 20 F3 on gfx942: R20F3Kernel(512) with fnuz fp8 and
+// f32_32x32x16_fp8_bf8 (K = 16 per MFMA: 32 trips of step 16, each lane
+// loading 8 consecutive K indices).
+inline std::string R20F3Gfx942Kernel() {
+  return absl::StrReplaceAll(R20F3Kernel(512), {{"gfx950", "gfx942"},
+                                                {"f8e4m3fn[", "f8e4m3fnuz["},
+                                                {"f8e5m2[", "f8e5m2fnuz["},
+                                                {"step 64", "step 16"},
+                                                {"tid.x floordiv 32 * 32]", "tid.x floordiv 32 * 8]"},
+                                                {": f8e4m3fnx32", ": f8e4m3fnuzx8"},
+                                                {": f8e5m2x32", ": f8e5m2fnuzx8"},
+                                                {"f32_32x32x64_fp8_bf8", "f32_32x32x16_fp8_bf8"},
+                                                {"f8e4m3fnx16", "f8e4m3fnuzx16"},
+                                                {"f8e4m3fnx4", "f8e4m3fnuzx4"}});
+}
+
+// Fresh-user review 20 F3: testdata/kernels/mma_loop_32x32x64_f16.kir (A and
+// B staged through LDS, four waves) with K = `k` and C = cvt(acc) in
+// f8e4m3fnuz: the MFMA operands' K index is not traced through LDS, so no
+// K window (the cvt on line 19).
+inline std::string R20F3LdsKernel(int k = 1024) {
+  return absl::StrReplaceAll(R"(kernel lds_loop
+target gfx942
+workgroup 256 1 1
+grid 1 1 1
+arg A : f16[32, K] strides [K, 1] readonly
+arg B : f16[32, K] strides [K, 1] readonly
+arg C : f8e4m3fnuz[32, 32] strides [32, 1] writeonly
+lds As : f16[32, 16] pad 4
+lds Bs : f16[32, 16] pad 4
+  %zero = zero f32x4
+  %acc = for %k = 0 to K step 16 iter(%c = %zero) {
+    %ga = load A[tid.x floordiv 8, %k + tid.x mod 8 * 2] : f16x2
+    %gb = load B[tid.x floordiv 8, %k + tid.x mod 8 * 2] : f16x2
+    store As[tid.x floordiv 8, tid.x mod 8 * 2], %ga
+    store Bs[tid.x floordiv 8, tid.x mod 8 * 2], %gb
+    barrier
+    %a = load As[tid.x floordiv 128 * 16 + tid.x mod 16, tid.x mod 64 floordiv 16 * 4] : f16x4
+    %b = load Bs[tid.x floordiv 64 mod 2 * 16 + tid.x mod 16, tid.x mod 64 floordiv 16 * 4] : f16x4
+    %d = mfma f32_16x16x16_f16 %a, %b, %c
+    barrier
+    yield %d
+  }
+  %q = cvt %acc : f8e4m3fnuzx4
+  store C[tid.x floordiv 128 * 16 + tid.x mod 64 floordiv 16 * 4, tid.x floordiv 64 mod 2 * 16 + tid.x mod 16] along 0, %q
+end
+)",
+                             {{"K", absl::StrCat(k)}});
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_

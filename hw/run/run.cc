@@ -480,10 +480,18 @@ std::string ConversionsText(const ExactPlan& plan) {
 // conversions no conversion pass rounds (`unrounded`): docs/run.md "Mode `auto`" promises
 // the random line names them (fresh-user review 20 F3: an fp8 loop without
 // a conversion pass named none).
-std::string NotRoundedText(const std::vector<std::string>& unrounded) {
+// `conv_blocker`: why no conversion pass exists (PlanConversionInputs'
+// blocker; review 20 F3: the exact plan's blocker, a 9-bit value, was the
+// only reason the line gave, where a 10-bit one blocked the conversion
+// pass, which allows 9), or "", or "for the same reason as exact inputs".
+std::string NotRoundedText(const std::vector<std::string>& unrounded, const std::string& conv_blocker) {
   if (unrounded.empty()) return "";
   return absl::StrCat("; no conversion pass rounds ", absl::StrJoin(unrounded, ", "),
-                      " (here their rounding is checked only within the tolerance)");
+                      " (here their rounding is checked only within the tolerance",
+                      conv_blocker.empty() ? ""
+                      : absl::StartsWith(conv_blocker, "for ") ? absl::StrCat("; no conversion pass exists, ", conv_blocker)
+                                                                : absl::StrCat("; no conversion pass exists: ", conv_blocker),
+                      ")");
 }
 
 // The "inputs: ..." line of a pass. `unrounded`: the conversions no
@@ -491,7 +499,8 @@ std::string NotRoundedText(const std::vector<std::string>& unrounded) {
 // chain levels of the conversion passes.
 std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, const std::string& blocker,
                        uint64_t seed, const std::vector<std::string>& ones, bool after_exact, bool unordered,
-                       int conversion_levels, const std::vector<std::string>& unrounded) {
+                       int conversion_levels, const std::vector<std::string>& unrounded,
+                       const std::string& conv_blocker) {
   // The pass that runs instead of an adversarial one beside an mfma/gemm.
   const std::string no_dr = unordered && HasHalfFma(k)
                                 ? "; beside an mfma/gemm no adversarial pass runs (it needs bit identity), so "
@@ -556,7 +565,9 @@ std::string InputsLine(const Kernel& k, InputMode mode, const ExactPlan& plan, c
                                                                       absl::StrJoin(unrounded, ", "), ")"),
                                      unordered ? " and the mfma/gemm rules out adversarial inputs" : "",
                                      ones.empty() ? "" : absl::StrCat(" and ", absl::StrJoin(ones, ", "), " = 1 there"))
-                      : NotRoundedText(unrounded),
+                      : NotRoundedText(unrounded, conv_blocker == blocker && !blocker.empty()
+                                                      ? "for the same reason as exact inputs"
+                                                      : conv_blocker),
           no_dr, "\n");
   }
 }
@@ -690,9 +701,17 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // Without a conversion pass, the saturation and subnormal passes scale
   // inputs of their own (PlanSaturationBase; fresh-user review 13 F3: they
   // were lost with it, silently).
+  // A conversion pass whose inputs hold a K window through an mfma loop
+  // (fresh-user review 20 F3) leaves the saturation and subnormal passes to
+  // the saturation base, as before it had one (planned from the windowed
+  // inputs, k18's -max pass found no negation that reached -max).
+  bool loop_window = false;
+  if (!conv_plans.empty() && opts.gemm_source == nullptr &&
+      std::none_of(k.body.begin(), k.body.end(), [](const Op& op) { return op.kind == OpKind::kGemm; }))
+    for (const auto& [name, f] : conv_plans.front().formats) loop_window = loop_window || f.k_window > 0;
   std::optional<ExactPlan> sat_base;
   std::string sat_base_blocker;  // why even those inputs do not exist
-  if (!user && opts.inputs == InputMode::kAuto && conv_plans.empty() && HasUnorderedSum(k) &&
+  if (!user && opts.inputs == InputMode::kAuto && (conv_plans.empty() || loop_window) && HasUnorderedSum(k) &&
       HasNarrowingConversion(k)) {
     ExactPlan b = PlanSaturationBase(k);
     if (b.exact) sat_base = std::move(b);
@@ -701,9 +720,12 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // Conversions no conversion pass rounds: beside an mfma or gemm a random
   // pass follows for them (fresh-user review 8 F8).
   std::vector<std::string> unrounded = UnroundedConversions(conv_plans);
-  if (!user && opts.inputs == InputMode::kAuto && unordered && conv_plans.empty())
+  std::string conv_blocker;  // why no conversion pass exists, when none does
+  if (!user && opts.inputs == InputMode::kAuto && unordered && conv_plans.empty()) {
     for (std::string& w : unrounded = NarrowingConversions(k))  // no conversion pass: none rounded (review 20 F3)
       w = WithFile(w, opts.filename);
+    if (!unrounded.empty()) conv_blocker = WithFile(PlanConversionInputs(k).blocker, opts.filename);
+  }
   ExactPlan plan;
   std::string blocker;
   if (!user && (opts.inputs == InputMode::kAuto || opts.inputs == InputMode::kExact)) {
@@ -881,7 +903,8 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
   // without a conversion pass, after the first pass from the saturation
   // base (fresh-user review 13 F3); counted until then (review 10 F7: "2 of
   // 2" when three passes ran) as one group per output type.
-  const ExactPlan* sat_src = opts.inputs == InputMode::kAuto && !conv_plans.empty() ? &conv_plans.front()
+  const ExactPlan* sat_src = opts.inputs == InputMode::kAuto && !conv_plans.empty() && !loop_window
+                                 ? &conv_plans.front()
                              : sat_base                                             ? &*sat_base
                                                                                     : nullptr;
   const std::vector<ComputedOutput> sat_outputs =
@@ -1138,7 +1161,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
               : InputsLine(k, mode, mode == InputMode::kConversion ? *passes[pi].conv : plan, blocker, opts.seed,
                            opts.inputs == InputMode::kAuto ? ones : std::vector<std::string>{},
                            pi > 0 && passes[0].mode == InputMode::kExact, unordered, conv_levels,
-                           unrounded);
+                           unrounded, conv_blocker);
     // Where the values of each output a saturation or subnormal pass aimed
     // at actually lay (review 12 F9.4: the line said "around and beyond the
     // max" when they were not).
@@ -1210,7 +1233,7 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
                                                 absl::StrCat("the reference interpreter on the saturation base "
                                                              "inputs: ", base_failed)));
     if (plan_here && (!from_base || base_failed.empty())) {
-      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, base_medians);
+      if (from_base) passes_text += BaseLine(k, *sat_base, opts.seed, base_medians, loop_window);
       SaturationSource src;
       src.from = sat_from;
       src.from_base = from_base;

@@ -351,7 +351,8 @@ std::string AtMaxNote(const Kernel& k, const std::string& name, double m) {
 // The line saying what the saturation base is (no conversion pass exists):
 // its inputs and the median the reference stored on them.
 std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
-                     const std::map<std::string, double>& medians) {
+                     const std::map<std::string, double>& medians,
+                     bool loop_window) {
   std::vector<std::string> parts;
   for (const Arg& a : k.args)
     if (auto it = base.formats.find(a.name); it != base.formats.end())
@@ -359,8 +360,12 @@ std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
   int bits = 0;  // the most significand bits before a conversion
   for (const ConversionNote& n : base.conversions) bits = std::max(bits, n.bits);
   return absl::StrCat(
-      "saturation base (seed ", seed, "; no conversion pass exists, so the saturation and subnormal passes scale "
-      "inputs of their own, run on the reference only): ", absl::StrJoin(parts, "; "),
+      "saturation base (seed ", seed,
+      loop_window ? "; the conversion pass's inputs hold a K window through an mfma loop (most of its K indices "
+                    "zero), so the saturation and subnormal passes scale inputs of their own, run on the reference "
+                    "only): "
+                  : "; no conversion pass exists, so the saturation and subnormal passes scale inputs of their own, "
+                    "run on the reference only): ", absl::StrJoin(parts, "; "),
       "; every mfma or gemm sum exact, each conversion's operand exact in f32 (",
       bits > 0 ? absl::StrCat("up to ", bits, " significand bits; ") : std::string(),
       "beyond the target's max saturating the same way on both sides)",

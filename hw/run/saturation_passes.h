@@ -114,8 +114,12 @@ std::string SkippedLine(const std::string& what, const std::string& why);
 
 // The line saying what the saturation base is (no conversion pass exists):
 // its inputs and the `medians` (per output) the reference stored on them.
+// `loop_window`: a conversion pass exists, its inputs a K window through an
+// mfma loop (fresh-user review 20 F3), and the saturation base serves the
+// saturation and subnormal passes as before it.
 std::string BaseLine(const Kernel& k, const ExactPlan& base, uint64_t seed,
-                     const std::map<std::string, double>& medians);
+                     const std::map<std::string, double>& medians,
+                     bool loop_window = false);
 
 // The median |value| a saturation or subnormal pass (named `pass`) stored
 // to the elements of `a` the reference stored in `ref` (a sample of up to
