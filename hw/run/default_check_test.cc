@@ -3535,5 +3535,26 @@ TEST_F(R20F9Test, R20F9SubnormalTiesTowardZeroFailEverySeed) { TiesTowardZeroFai
 
 TEST_F(R20F9Test, R20F9SubnormalTiesTowardZeroFailEverySeedK512) { TiesTowardZeroFailEverySeed(512); }
 
+// Review 20 F9, the FNUZ formats (gfx942): cvt((acc * alpha) * alpha) to
+// f8e5m2fnuz after a K = 256 f32_32x32x16_fp8_fp8 loop. Before, the
+// subnormal pass drew no tie of f8e5m2fnuz's grid on seeds 1..3 (kirc run,
+// by hand), so ties rounded toward zero (|r| < 2^-15, its smallest normal,
+// times 1 - 2^-20 before v_cvt_pk_bf8_f32) passed; now every seed fails.
+TEST_F(R18WindowTest, R20F9FnuzE5m2SubnormalTiesTowardZeroFailEverySeed) {
+  const Compiled c = CompileText(::kir::testing::R18F4Mfma32LoopKernel(
+      "t5", 256, "arg alpha : f32\narg Q : f8e5m2fnuz[32, 32] strides [32, 1] writeonly\n",
+      "  %s1 = mul %acc, alpha\n  %s = mul %s1, alpha\n  %q = cvt %s : f8e5m2fnuzx16\n" +
+          ::kir::testing::R18F4Store32("Q", "%q", "f8e5m2fnuz")));
+  const std::string m = BeforeConversions(
+      c, {"v_cvt_pk_bf8_f32"}, 2,
+      [](const std::string& x, const std::string& t) {
+        return absl::StrCat("  v_mov_b32 ", t, ", 0x38000000\n  v_cmp_gt_f32_e64 vcc, ", t, ", |", x,
+                            "|\n  v_mul_f32 ", t, ", 0x3f7ffff0, ", x, "\n  s_nop 1\n  v_cndmask_b32 ", x, ", ", x,
+                            ", ", t, ", vcc\n");
+      },
+      "t5_subtz.hsaco");
+  OwnSeed1AndMutants(c, {m}, "t5.hsaco");
+}
+
 }  // namespace
 }  // namespace kir
