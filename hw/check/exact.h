@@ -103,6 +103,12 @@ struct ExactFormat {
   int low_period = 0;
   int low_spread = 0;
   int high_negative_one_in = 0;
+  // Every other float element negative one in negative_one_in (0: the
+  // pass's rate, 1 in 8 in conversion passes). The subnormal pass's
+  // balanced signs (fresh-user review 20 F9): 2, so that a sum of many
+  // products spreads around 0 over many codes of the subnormal grid instead
+  // of a narrow band at a few percent of its bound.
+  int negative_one_in = 0;
   // Saturation specials (WithSaturationSpecials): >= 0 for a float buffer
   // whose loaded values reach a narrowing conversion to `special_to` through
   // elementwise ops only (ElementwiseFedBuffers): element i holds value

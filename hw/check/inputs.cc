@@ -327,7 +327,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         // round-toward-zero first conversion rounds the wrong way, a positive
         // one what a ties-away one does: ExactFormat::two_scale); the high
         // one's one in negative_one_in or in the form's own
-        // high_negative_one_in. Periodic forms: the low scale at (i + o) mod
+        // high_negative_one_in; the rest one in the form's own
+        // negative_one_in when it has one (fresh-user review 20 F9). Periodic forms: the low scale at (i + o) mod
         // low_period = 0, the j-th negative for odd j + f, the quarter
         // scale (exp_lo) at j = 0, 5 (mod 8).
         const auto per = f.two_scale && f.low_period > 0 ? periodic.find(a.name) : periodic.end();
@@ -339,7 +340,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
                             : static_cast<int>(Uniform(s, f.exp_lo, f.exp_lo + f.spread));
         const uint64_t neg_in = f.two_scale && !low && f.high_negative_one_in > 0
                                     ? static_cast<uint64_t>(f.high_negative_one_in)
-                                    : negative_one_in;
+                                    : f.negative_one_in > 0 ? static_cast<uint64_t>(f.negative_one_in)
+                                                            : negative_one_in;
         const uint64_t r = Next(s);
         const bool negative = !low                      ? r % neg_in == neg_in - 1
                               : per != periodic.end() ? (j + per->second.second) % 2 == 1

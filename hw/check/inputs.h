@@ -55,7 +55,9 @@ KernelData MakeExactInputs(const Kernel& k, const ExactPlan& plan, uint64_t seed
 // (PlanConversionInputs), lazy as MakeExactInputs': float elements +-m * 2^e
 // as exact inputs but negative with probability 1/8 only (so that a sum of
 // many products keeps most of its bound's bits instead of cancelling, and the
-// value before a conversion carries bits beyond the target's); i32 and
+// value before a conversion carries bits beyond the target's; a form's own
+// ExactFormat::negative_one_in instead when set: the subnormal pass's
+// balanced signs, fresh-user review 20 F9); i32 and
 // scalars as MakeExactInputs. A buffer whose form is `special`
 // (ConversionFedBuffers) with one target type T gets, at element i, special
 // value number (i + o) mod 37 of the conversion to T (o from the seed

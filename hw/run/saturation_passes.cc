@@ -576,6 +576,7 @@ struct SubnormalTies {
   int64_t ties = 0;       // of those, odd multiples of half its smallest subnormal
   int64_t ties_up = 0;    // of the ties, those whose lower neighbour on the grid is odd (RNE rounds up)
   double median = std::nan("");  // the median |value| stored to the output itself (StoredSample, all)
+  double median_before = std::nan("");  // the median of the non-zero |values| before the conversion (sampled)
 };
 
 // Whether `t` holds ties of both kinds (fresh-user review 20 F9): ties
@@ -616,10 +617,12 @@ absl::StatusOr<SubnormalTies> CountSubnormalTies(const Kernel& k, const ExactPla
   }
   const FloatRange range = FloatRangeOf(out.elem);
   const double half = range.min_subnormal / 2;
+  std::vector<double> before;
   ForEachStoredValue(*t->FindArg(twin), in, res, /*max_pages=*/64, [&](double x) {
     const double m = std::fabs(x);
     if (!(m > 0) || !std::isfinite(m)) return;
     ++r.values;
+    before.push_back(m);
     if (m >= range.min_normal) return;
     ++r.subnormal;
     const double q = m / half;  // exact: a power-of-two quotient
@@ -631,6 +634,10 @@ absl::StatusOr<SubnormalTies> CountSubnormalTies(const Kernel& k, const ExactPla
       if (std::fmod((q - 1) / 2, 2.0) == 1.0) ++r.ties_up;
     }
   });
+  if (!before.empty()) {
+    std::nth_element(before.begin(), before.begin() + static_cast<std::ptrdiff_t>(before.size() / 2), before.end());
+    r.median_before = before[before.size() / 2];
+  }
   r.counted = true;
   return r;
 }
@@ -890,6 +897,116 @@ std::string EnteringNote(const EnteringRescale& r, const std::string& carrier, i
       " too (it enters ", out, "'s values ", enters, " times): ties of the subnormal grid; ",
       absl::StrFormat("the values times %g) with a median |value| stored of %g",
                       std::pow(r.carrier_factor, enters) * r.further_factor, median));
+}
+
+// The subnormal pass's ties of both kinds (fresh-user review 20 F9): the
+// conversion pass's floats are negative 1 in 8, so a sum of many products
+// stays near 3/4 of its bound, spread by its square root only; scaled into
+// the subnormals of an fp8 target (3 or 2 significand bits) its values
+// covered about one code (k1h, K = 256: every tie 5 * 2^-10 of f8e4m3fn,
+// its lower neighbour even), and no power of two on the carrier drew both
+// kinds, so ties rounded toward zero passed. With every float buffer's
+// elements negative half the time (ExactFormat::negative_one_in 2) the
+// sums spread around 0 over many codes (|sum| about its square root in
+// units of a product, 1.5, 2.5, 3.5, ... steps of the grid alike).
+struct BalancedTies {
+  bool tried = false;  // a reference-only run of the balanced plan was made
+  bool taken = false;  // its ties hold both kinds, its median near the aim: the pass's plan
+};
+
+// `plan` with every float buffer's form (not special, not zeroed)
+// negative one in 2 (ExactFormat::negative_one_in); false in `*changed`
+// when no form took it.
+ExactPlan BalancedSigns(const Kernel& k, const ExactPlan& plan, bool* changed) {
+  ExactPlan q = plan;
+  *changed = false;
+  for (auto& [name, f] : q.formats) {
+    const Arg* a = k.FindArg(name);
+    if (a == nullptr || a->kind != Arg::Kind::kBuffer || a->elem == ElemType::kI32 || f.special || f.zero ||
+        f.bits == 0)
+      continue;
+    f.negative_one_in = 2;
+    *changed = true;
+  }
+  return q;
+}
+
+// When `*ties` (the plan's, counted) hold one kind of tie or none: the
+// plan with balanced signs (BalancedSigns), counted (CountSubnormalTies)
+// for its median, then its carrier put at the power of two that moves the
+// median nearest `aim` and aimed at ties as the plan was
+// (AimAtSubnormalTiesEntering for a scalar carrier entering `enters` > 1
+// times, AimAtSubnormalTies for the scalar set `set`; with neither, only
+// counted). Taken (`*plan`, `*scale`, `*more`, `*changed`, `*ties`) only when
+// its ties hold both kinds and its median lies within `aim_factor` of
+// `aim`; `*runs` counts every run.
+absl::Status AimAtBothTieKinds(const Kernel& k, ExactPlan* plan, double* scale, const std::vector<std::string>& set,
+                               const std::string& carrier, int enters, bool entering,
+                               std::vector<std::pair<std::string, double>>* more,
+                               const std::map<std::string, std::vector<std::string>>& more_also, uint64_t seed,
+                               const UserValues& uv, const InterpOptions& io, const Arg& out, double aim,
+                               double aim_factor, int* runs, SubnormalTies* ties, EnteringRescale* changed,
+                               BalancedTies* balanced) {
+  if (!ties->counted || BothTieKinds(*ties)) return absl::OkStatus();
+  bool any = false;
+  ExactPlan q = BalancedSigns(k, *plan, &any);
+  if (!any) return absl::OkStatus();
+  absl::StatusOr<SubnormalTies> t = CountSubnormalTies(k, q, seed, uv, io, out);
+  if (!t.ok()) return t.status();
+  ++*runs;
+  balanced->tried = true;
+  const auto near_aim = [&](double m) { return std::isfinite(m) && m > 0 && m >= aim / aim_factor && m <= aim * aim_factor; };
+  if (!t->counted || !(std::isfinite(t->median_before) && t->median_before > 0)) return absl::OkStatus();
+  double s = *scale;
+  std::vector<std::pair<std::string, double>> m = *more;
+  EnteringRescale ch;
+  SubnormalTies got = *t;
+  const std::vector<std::string> scaled = entering ? std::vector<std::string>{carrier} : set;
+  if (!scaled.empty()) {
+    // The power of two on the carrier (set) nearest the aim.
+    const int e = entering ? enters : 1;
+    const int j = static_cast<int>(std::lround(std::log2(aim / t->median_before) / e));
+    const double f = std::ldexp(1.0, j);
+    ExactPlan r = q;
+    for (const std::string& name : scaled)
+      for (double& c : r.formats[name].choices) c *= f;
+    if (FitsSaturatingPlan(k, r)) {
+      double rs = s * f;
+      absl::Status st =
+          entering ? AimAtSubnormalTiesEntering(k, &r, &rs, carrier, enters, &m, more_also,
+                                                t->median_before * std::pow(f, e), seed, uv, io, out, aim, aim_factor, runs,
+                                                &got, &ch)
+                   : AimAtSubnormalTies(k, &r, &rs, set, seed, uv, io, out, aim, aim_factor, runs, &got);
+      if (!st.ok()) return st;
+      q = std::move(r);
+      s = rs;
+    }
+  }
+  if (!got.counted || !BothTieKinds(got) || !near_aim(got.median)) return absl::OkStatus();
+  // Taken: what moved is said against the scale before the ties were aimed.
+  if (entering) {
+    changed->carrier_factor *= s / *scale;
+    if (!ch.further.empty()) {
+      if (changed->further.empty()) changed->further_factor = 1;
+      changed->further = ch.further;
+      changed->further_factor *= ch.further_factor;
+    }
+  }
+  *plan = std::move(q);
+  *scale = s;
+  *more = std::move(m);
+  *ties = got;
+  balanced->taken = true;
+  return absl::OkStatus();
+}
+
+// The inputs line's words for AimAtBothTieKinds (empty: not tried).
+std::string BalancedNote(const BalancedTies& b) {
+  if (!b.tried) return "";
+  return b.taken ? "; floats negative with probability 1/2 instead of 1/8 (the sums spread around 0 over many codes "
+                   "of the subnormal grid: ties of both kinds)"
+                 : "; floats negative with probability 1/2 instead of 1/8 drew no ties of both kinds with the median "
+                   "near the aim: not taken";
 }
 
 // Why the saturation pass's confirming runs took no further step with
@@ -2325,6 +2442,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
       int tie_runs = 0;
       const double scale_before_ties = scale;
       EnteringRescale entering;  // AimAtSubnormalTiesEntering's change
+      BalancedTies balanced;     // AimAtBothTieKinds'
       if (sub && out_arg != nullptr) {
         std::vector<std::string> set = {carrier};
         set.insert(set.end(), also.begin(), also.end());
@@ -2342,6 +2460,12 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
                    !st.ok()) {
           return st;
         }
+        // One kind of tie or none: balanced signs (fresh-user review 20 F9).
+        if (absl::Status st = AimAtBothTieKinds(k, &plan, &scale, set, carrier, enters, enters > 1 && also.empty(),
+                                                &more, more_also, seed, uv, src.io, *out_arg, aim, kAimFactor,
+                                                &tie_runs, &sub_ties, &entering, &balanced);
+            !st.ok())
+          return st;
       }
       // Buffers the plan zeroed (an addend removed; subnormal pass only).
       std::vector<std::string> zeroed;
@@ -2683,7 +2807,7 @@ absl::StatusOr<std::vector<PassSpec>> PlanSaturationPasses(const Kernel& k, cons
         s.sat_line = absl::StrCat(
             "inputs: subnormal", s.suffix, " (seed ", seed, "): ", from_text, " with ", what(scale, false),
             absl::StrFormat("%s's subnormals lie in [%g, %g))", tn, range.min_subnormal, range.min_normal),
-            measured,
+            measured, BalancedNote(balanced),
             EnteringNote(entering, carrier, enters, aims[i].out->name, sub_ties.median),
             TiesNote(sub_ties, aims[i].out->name, to, tie_runs,
                      EnteringNote(entering, carrier, enters, aims[i].out->name, 0).empty() ? scale / scale_before_ties
