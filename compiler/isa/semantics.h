@@ -1257,6 +1257,24 @@ inline std::optional<uint8_t> Fp8CvtFromF32(ElemType e, float v) {
   return F32ToFp8Bits(e, v);  // in range: nearest even; NaN: Fp8Format::nan
 }
 
+// v_cvt_pk_f32_{fp8,bf8} vdst[2], src0 converts bytes 0 and 1 of its source
+// operand; in the SDWA encoding the source is first the part src0_sel
+// names (SdwaSource above, zero-extended), so src0_sel:WORD_1 converts
+// bytes 2 and 3 of src0 (byte 2 to vdst[0]). That is how clang-22 writes
+// the high-word dequantize: LLVM's test/CodeGen/AMDGPU/llvm.amdgcn.cvt.fp8.ll
+// checks llvm.amdgcn.cvt.pk.f32.fp8(%a, i1 true) (the word_sel operand,
+// IntrinsicsAMDGPU.td: "word_sel selects the high word") as
+// `v_cvt_pk_f32_fp8_sdwa v[0:1], v0 src0_sel:WORD_1`, and the i1 false form
+// as the plain `v_cvt_pk_f32_fp8_e32`. llvm-mc 22 -mcpu=gfx950 encodes
+// `v_cvt_pk_f32_fp8_sdwa v[2:3], v2 src0_sel:WORD_1` as [0xf9,0xac,0x04,
+// 0x7e,0x02,0x06,0x05,0x00] (SDWA src0_sel field = 5 = WORD_1, dst_sel
+// DWORD) and rejects sext(), neg/abs and dst_sel on it ("not a valid
+// operand"). A BYTE_n select would convert {byte n, 0}: LLVM never emits it
+// and the emulator refuses it (Fp8CvtPkSelectModelled).
+inline bool Fp8CvtPkSelectModelled(SdwaSel sel) {
+  return sel == SdwaSel::kDword || sel == SdwaSel::kWord0 || sel == SdwaSel::kWord1;
+}
+
 // The new vdst of v_cvt_pk_*_f32 (word_hi: the *Hi form) from its old value
 // and the two converted bytes (src0's in the word's low byte).
 inline uint32_t Fp8CvtPkMerge(uint32_t old, uint8_t b0, uint8_t b1, bool word_hi) {
