@@ -1185,6 +1185,16 @@ constexpr TrB16Source DsReadTrB16Source(int lane, int e) {
 // write of M0 needs 1 wait state before an LDS DMA on GFX9
 // (GCNHazardRecognizer checkReadM0Hazards, GCNSubtarget
 // hasReadM0LdsDmaHazard() = generation GFX9): hazard_table.cc.
+// global_load_lds_dwordx4 vaddr, saddr|off [offset:N] (gfx950) is the same
+// DMA with global_load_dwordx4's global address (GlobalAddress above: no
+// range check) and this LDS address: LLVM's DMA document gives one rule for
+// both forms ("Flat/Global Addressing": llvm.amdgcn.load.to.lds with a
+// global pointer, "offset applied to both src and LDS address", 16 *
+// lane_id for 12/16 bytes); clang-22 writes __builtin_amdgcn_global_load_lds
+// (p, lds, 16, 0, 0) as `s_mov_b32 m0, <lds base>` + `global_load_lds_dwordx4
+// v[2:3], off`, and llc 22 -mcpu=gfx950 waits for it with `s_waitcnt
+// vmcnt(0)` alone before a ds_read of its bytes (measured 2026-12), so it
+// counts in vmcnt as the buffer form.
 // `lane` is a value of D (the verifier's symbolic lane: linear work-item id
 // mod 64, the wave layout of kernel.h's Kernel); the int overload is the same
 // rule for a known lane (the emulator).

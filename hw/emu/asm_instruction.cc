@@ -33,8 +33,8 @@ const std::unordered_map<std::string, Opc>& MnemonicTable() {
       if (o == Opc::kVMfma || GlobalAtomicOf(o).returns) continue;
       // The word-1 fp8 conversions share their mnemonic: op_sel:[0,0,1] picks them.
       if (o == Opc::kVCvtPkFp8F32Hi || o == Opc::kVCvtPkBf8F32Hi) continue;
-      // The LDS DMA shares buffer_load_dwordx4's mnemonic: the `lds` operand picks it.
-      if (Info(o).flags & kLdsDma) continue;
+      // The buffer LDS DMA shares buffer_load_dwordx4's mnemonic: the `lds` operand picks it.
+      if (o == Opc::kBufferLoadDwordx4Lds) continue;
       (*m)[Info(o).mnemonic] = o;
     }
     return m;
@@ -463,6 +463,8 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   }
   if (mi.opc == Opc::kBufferLoadDwordx4Lds && !t.has_lds_dma_dwordx4)
     return Err(text, absl::StrCat("buffer_load_dwordx4 ... lds does not exist on ", t.name, " (gfx950 only)"));
+  if (mi.opc == Opc::kGlobalLoadLdsDwordx4 && !t.has_lds_dma_dwordx4)
+    return Err(text, absl::StrCat("global_load_lds_dwordx4 does not exist on ", t.name, " (gfx950 only)"));
   if (mi.opc == Opc::kDsReadB64TrB16 && !t.has_ds_read_tr_b16)
     return Err(text, absl::StrCat("ds_read_b64_tr_b16 does not exist on ", t.name, " (gfx950 only)"));
   if ((mi.opc == Opc::kVBitop3B32 || mi.opc == Opc::kVBitop3B16) && !t.has_bitop3)
@@ -561,9 +563,12 @@ absl::StatusOr<Inst> ParseInstruction(absl::string_view text, const TargetInfo& 
   if (global) {
     // llvm: loads "vdst, vaddr, saddr|off"; stores and atomics without a
     // return "vaddr, vdata, saddr|off"; returning atomics "vdst, vaddr,
-    // vdata, saddr|off" (their layout's order).
+    // vdata, saddr|off" (their layout's order); the LDS DMA
+    // global_load_lds_* "vaddr, saddr|off" (no data register).
     const bool store = info.cls == InstClass::kVmemStore;
-    const size_t n = info.layout == OperandLayout::kGlobalAtomicRtnLayout ? 3 : 2;
+    const size_t n = info.layout == OperandLayout::kGlobalAtomicRtnLayout ? 3
+                     : info.layout == OperandLayout::kGlobalLdsLayout ? 1
+                                                                       : 2;
     if (mi.ops.size() < n || mi.ops.size() > n + 1)
       return Err(text, absl::StrCat("expected ", n, " operands and saddr or off"));
     in.mods.saddr = mi.ops.size() == n + 1;
