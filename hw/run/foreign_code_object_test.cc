@@ -659,7 +659,9 @@ TEST_F(ForeignCodeObjectTest, ClangFp8Word1AndGlobalLdsDmaMatchTheReference) {
   ASSERT_FALSE(off16.empty());
   r = Run(dma, "gfx950", Write("dma_off16.hsaco", off16), {});
   ASSERT_FALSE(r.ok() && r->ok) << r->text;
-  if (!r.ok()) EXPECT_HAS_SUBSTR(std::string(r.status().message()), "outside the workgroup's 2048-byte LDS allocation");
+  if (!r.ok()) {
+    EXPECT_HAS_SUBSTR(std::string(r.status().message()), "outside the workgroup's 2048-byte LDS allocation");
+  }
 }
 
 }  // namespace
