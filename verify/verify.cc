@@ -1834,7 +1834,7 @@ class Verifier {
   static AccessVerdict NameSide(AccessVerdict v) {
     if (!v.side.empty() && v.status != AccessVerdict::Status::kProved)
       v.reason = absl::StrCat("the LDS DMA's ", v.side, " side (", v.side == "LDS" ? "its LDS write at M0 + offset + 16 * lane"
-                                                                                   : "its buffer read", "): ", v.reason);
+                                                                                   : "its global-memory read", "): ", v.reason);
     return v;
   }
 
@@ -1891,8 +1891,9 @@ class Verifier {
                                   Info(mi.opc).mnemonic, ", which accesses one address"));
     const int comp = std::max(rec.component, 0);
     const bool global = Info(mi.opc).flags & kGlobalAddr;
-    // An LDS DMA (buffer_load_dwordx4 ... lds) performs a KIR lds_dma: two
-    // records, its buffer read (a load) and its LDS write (is_lds, is_store).
+    // An LDS DMA (buffer_load_dwordx4 ... lds, global_load_lds_dwordx4)
+    // performs a KIR lds_dma: two records, its buffer or global read (a load)
+    // and its LDS write (is_lds, is_store).
     const bool dma = Info(mi.opc).flags & kLdsDma;
     const bool dma_lds = dma && rec.is_lds;
     if (ms.lds != rec.is_lds && !dma_lds)
@@ -1909,7 +1910,8 @@ class Verifier {
     const bool op_dma = op.kind == OpKind::kLdsDma;
     if (op_dma != dma)
       return Fail(v, op_dma ? absl::StrCat("KIR op ", rec.kir_op, " is an lds_dma, which only an LDS DMA "
-                                           "(buffer_load_dwordx4 ... lds) performs: this instruction does not write LDS")
+                                           "(buffer_load_dwordx4 ... lds, global_load_lds_dwordx4) performs: this instruction does "
+                                           "not write LDS")
                             : absl::StrCat("an LDS DMA writes LDS, not registers: it performs a KIR lds_dma, and op ",
                                            rec.kir_op, " is not one"));
     if ((op.kind != OpKind::kLoad && op.kind != OpKind::kStore && !op_dma) || (dma_lds ? op.lds : op.mem) != rec.mem)
@@ -1928,7 +1930,7 @@ class Verifier {
     s.lds = ms.lds || dma_lds;
     s.lds_dma = dma_lds;
     s.lds_bytes = lk_.abi.lds_bytes;
-    s.global = global;
+    s.global = global && !dma_lds;  // global_load_lds_dwordx4's LDS side is M0's, not a global address
     s.guarded = op.guarded;
     s.comps = ms.comps / ms.addrs;  // at this record's address
     s.comp_bytes = ms.bytes;
@@ -2009,7 +2011,15 @@ class Verifier {
       if (sl.def >= 0) starts.push_back(sl.def);
       return ValueTerm(sl, what);
     };
-    if (global) {
+    if (dma_lds) {
+      // M0 as the instruction read it (SALU-written, loop-carried like any
+      // register) and this lane's position in its wave.
+      if (me.m0.def >= 0) starts.push_back(me.m0.def);
+      a.vaddr = ValueTerm(me.m0, "M0");
+      if (!a.vaddr.valid()) return Fail(v, "the LDS DMA's M0 is not known");
+      a.lane = LaneTerm();
+      a.lds_addr = LdsDmaAddress(TermDomain{&pool_}, a.vaddr, mi, a.lane);
+    } else if (global) {
       // vdst/vdata, vaddr, [saddr]: with saddr, vaddr is a 32-bit offset; else a 64-bit pair.
       const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
       const MOperand* vaddr = FindOperand(mi, OpName::kVaddr);
@@ -2025,14 +2035,6 @@ class Verifier {
       if (a.saddr) a.gvoffset = use(OpName::kVaddr, 0, "a global address offset");
       if (!a.glo.valid() || !a.ghi.valid() || (a.saddr && !a.gvoffset.valid()))
         return Fail(v, "malformed global_* operands");
-    } else if (dma_lds) {
-      // M0 as the instruction read it (SALU-written, loop-carried like any
-      // register) and this lane's position in its wave.
-      if (me.m0.def >= 0) starts.push_back(me.m0.def);
-      a.vaddr = ValueTerm(me.m0, "M0");
-      if (!a.vaddr.valid()) return Fail(v, "the LDS DMA's M0 is not known");
-      a.lane = LaneTerm();
-      a.lds_addr = LdsDmaAddress(TermDomain{&pool_}, a.vaddr, mi, a.lane);
     } else if (!ms.lds) {
       // MUBUF: vdata, vaddr, srsrc, soffset, all four present.
       const MOperand* srsrc = FindOperand(mi, OpName::kSrsrc);
@@ -3969,7 +3971,7 @@ class Verifier {
                     [](const AccessVerdict& x) { return x.status == AccessVerdict::Status::kProved; }) &&
         b != dma_bound_.end() && b->second.size() == g->second.size();
     if (!read_proved)
-      return {Unknown(none, "its buffer read (the global side) is not proved to perform a KIR lds_dma, so no KIR "
+      return {Unknown(none, "its global-memory read (the global side) is not proved to perform a KIR lds_dma, so no KIR "
                             "op and iteration says where its LDS write may go")};
     const std::vector<AccessRecord> cands = Candidates(index, 1);
     std::vector<AccessVerdict> out;

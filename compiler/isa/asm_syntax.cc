@@ -98,7 +98,10 @@ std::string InstructionText(const TargetInfo& t, const MInst& mi, const std::str
     const MOperand* addr = FindOperand(mi, OpName::kVaddr);
     const MOperand* saddr = FindOperand(mi, OpName::kSaddr);
     std::string d = data != nullptr ? OperandText(*data) : "?", a = addr != nullptr ? OperandText(*addr) : "?";
-    std::string s = absl::StrCat(mn, " ", cls == InstClass::kVmemStore ? absl::StrCat(a, ", ", d) : absl::StrCat(d, ", ", a),
+    std::string s = absl::StrCat(mn, " ",
+                                 info.layout == OperandLayout::kGlobalLdsLayout ? a  // the LDS DMA: no data
+                                 : cls == InstClass::kVmemStore                  ? absl::StrCat(a, ", ", d)
+                                                                                 : absl::StrCat(d, ", ", a),
                                  ", ", saddr != nullptr ? OperandText(*saddr) : "off");
     if (mi.offset != 0) absl::StrAppend(&s, " offset:", mi.offset);
     return s;

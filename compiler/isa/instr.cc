@@ -173,7 +173,7 @@ MemShape WholeShape(Opc o) {
     case Opc::kFlatStoreByte: case Opc::kScratchStoreByte: return {1, 1, false, true};
     case Opc::kDsReadB32: return {1, 4, true, false};
     case Opc::kDsReadB64: case Opc::kDsReadB64TrB16: return {2, 4, true, false};
-    case Opc::kBufferLoadDwordx4Lds: return {4, 4, false, false, 1, 0, /*lds_dma=*/true};
+    case Opc::kBufferLoadDwordx4Lds: case Opc::kGlobalLoadLdsDwordx4: return {4, 4, false, false, 1, 0, /*lds_dma=*/true};
     case Opc::kDsReadB96: return {3, 4, true, false};
     case Opc::kDsReadB128: return {4, 4, true, false};
     case Opc::kDsReadU16D16: case Opc::kDsReadU16D16Hi: case Opc::kDsReadU16: case Opc::kDsReadI16:

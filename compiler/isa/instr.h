@@ -69,6 +69,7 @@ enum class OperandLayout : uint8_t {
   kScratchLoadLayout,   // vdst, vaddr, saddr (each of vaddr/saddr Imm(0) for "off")
   kScratchStoreLayout,  // vdata, vaddr, saddr (vdata first, as buffer stores)
   kMubufLdsLayout,      // vaddr, srsrc, soffset (LDS DMA: no data register; the LDS side from M0)
+  kGlobalLdsLayout,     // vaddr [, saddr] (global_load_lds_*: the FLAT-global LDS DMA; the LDS side from M0)
   kVopBitop3Layout,     // vdst, src0, src1, src2, bitop3 (Imm: the 8-bit truth table of v_bitop3_b32)
 };
 
@@ -103,7 +104,7 @@ enum OpcFlags : uint32_t {
                           // (FlatSegmentOf, semantics.h); counts in vmcnt and lgkmcnt
   kScratchAddr = 1u << 16,  // FLAT scratch_*: 32-bit private-segment offset from vaddr|off + saddr|off
   kReadsM0 = 1u << 17,      // reads M0 implicitly (the LDS DMA's LDS base: LdsDmaAddress, semantics.h)
-  kLdsDma = 1u << 18,       // MUBUF load with `lds`: writes LDS (not registers), counts in vmcnt
+  kLdsDma = 1u << 18,       // LDS DMA (MUBUF load with `lds`, global_load_lds_*): writes LDS, not registers; vmcnt
   kF16Values = 1u << 19,    // an f16 VALU instruction (its mnemonic names f16: f16 arithmetic and the
                             // conversions to or from f16; not bf16, not the f8 formats), so the FP16/FP64
                             // denormal mode (MODE.FP_DENORM bits 3:2, COMPUTE_PGM_RSRC1
@@ -276,8 +277,8 @@ struct MFunction {
 // `addrs` is 1, or 2 for DS read2/write2: comps / 2 components at each of two
 // addresses, vaddr + offset0 * unit and vaddr + offset1 * unit, mod 2^32 (the
 // rule is DsAddress in compiler/isa/semantics.h).
-// LDS DMA (kLdsDma: buffer_load_dwordx4 ... lds) is a buffer load (lds
-// false) whose `comps` x `bytes` per lane land in LDS at LdsDmaAddress
+// LDS DMA (kLdsDma: buffer_load_dwordx4 ... lds, or with kGlobalAddr
+// global_load_lds_dwordx4) is a buffer or global load (lds false) whose `comps` x `bytes` per lane land in LDS at LdsDmaAddress
 // (semantics.h) instead of registers: `lds_dma` says so.
 // A sub-dword access's register half: a load of 1 or 2 bytes zero- or
 // sign-extends into its VGPR (kZero: *_ubyte/_ushort/ds_read_u8/u16; kSign:

@@ -33,6 +33,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
   static constexpr OpName kScratchLoad[] = {N::kVdst, N::kVaddr, N::kSaddr};
   static constexpr OpName kScratchStore[] = {N::kVdata, N::kVaddr, N::kSaddr};
   static constexpr OpName kMubufLds[] = {N::kVaddr, N::kSrsrc, N::kSoffset};
+  static constexpr OpName kGlobalLds[] = {N::kVaddr, N::kSaddr};
   static constexpr OpName kVopBitop3[] = {N::kVdst, N::kSrc0, N::kSrc1, N::kSrc2, N::kBitop3};
   switch (l) {
     case OperandLayout::kNoOperands: return {};
@@ -56,6 +57,7 @@ absl::Span<const OpName> LayoutNames(OperandLayout l) {
     case OperandLayout::kScratchLoadLayout: return kScratchLoad;
     case OperandLayout::kScratchStoreLayout: return kScratchStore;
     case OperandLayout::kMubufLdsLayout: return kMubufLds;
+    case OperandLayout::kGlobalLdsLayout: return kGlobalLds;
     case OperandLayout::kVopBitop3Layout: return kVopBitop3;
   }
   return {};

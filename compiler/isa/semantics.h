@@ -1194,6 +1194,16 @@ constexpr TrB16Source DsReadTrB16Source(int lane, int e) {
 // write of M0 needs 1 wait state before an LDS DMA on GFX9
 // (GCNHazardRecognizer checkReadM0Hazards, GCNSubtarget
 // hasReadM0LdsDmaHazard() = generation GFX9): hazard_table.cc.
+// global_load_lds_dwordx4 vaddr, saddr|off [offset:N] (gfx950) is the same
+// DMA with global_load_dwordx4's global address (GlobalAddress above: no
+// range check) and this LDS address: LLVM's DMA document gives one rule for
+// both forms ("Flat/Global Addressing": llvm.amdgcn.load.to.lds with a
+// global pointer, "offset applied to both src and LDS address", 16 *
+// lane_id for 12/16 bytes); clang-22 writes __builtin_amdgcn_global_load_lds
+// (p, lds, 16, 0, 0) as `s_mov_b32 m0, <lds base>` + `global_load_lds_dwordx4
+// v[2:3], off`, and llc 22 -mcpu=gfx950 waits for it with `s_waitcnt
+// vmcnt(0)` alone before a ds_read of its bytes (measured 2026-12), so it
+// counts in vmcnt as the buffer form.
 // `lane` is a value of D (the verifier's symbolic lane: linear work-item id
 // mod 64, the wave layout of kernel.h's Kernel); the int overload is the same
 // rule for a known lane (the emulator).
@@ -1264,6 +1274,24 @@ inline std::optional<uint8_t> Fp8CvtFromF32(ElemType e, float v) {
   if (f == nullptr) return std::nullopt;
   if (!std::isnan(v) && !(std::fabs(static_cast<double>(v)) <= f->max)) return std::nullopt;
   return F32ToFp8Bits(e, v);  // in range: nearest even; NaN: Fp8Format::nan
+}
+
+// v_cvt_pk_f32_{fp8,bf8} vdst[2], src0 converts bytes 0 and 1 of its source
+// operand; in the SDWA encoding the source is first the part src0_sel
+// names (SdwaSource above, zero-extended), so src0_sel:WORD_1 converts
+// bytes 2 and 3 of src0 (byte 2 to vdst[0]). That is how clang-22 writes
+// the high-word dequantize: LLVM's test/CodeGen/AMDGPU/llvm.amdgcn.cvt.fp8.ll
+// checks llvm.amdgcn.cvt.pk.f32.fp8(%a, i1 true) (the word_sel operand,
+// IntrinsicsAMDGPU.td: "word_sel selects the high word") as
+// `v_cvt_pk_f32_fp8_sdwa v[0:1], v0 src0_sel:WORD_1`, and the i1 false form
+// as the plain `v_cvt_pk_f32_fp8_e32`. llvm-mc 22 -mcpu=gfx950 encodes
+// `v_cvt_pk_f32_fp8_sdwa v[2:3], v2 src0_sel:WORD_1` as [0xf9,0xac,0x04,
+// 0x7e,0x02,0x06,0x05,0x00] (SDWA src0_sel field = 5 = WORD_1, dst_sel
+// DWORD) and rejects sext(), neg/abs and dst_sel on it ("not a valid
+// operand"). A BYTE_n select would convert {byte n, 0}: LLVM never emits it
+// and the emulator refuses it (Fp8CvtPkSelectModelled).
+inline bool Fp8CvtPkSelectModelled(SdwaSel sel) {
+  return sel == SdwaSel::kDword || sel == SdwaSel::kWord0 || sel == SdwaSel::kWord1;
 }
 
 // The new vdst of v_cvt_pk_*_f32 (word_hi: the *Hi form) from its old value

@@ -328,15 +328,23 @@ absl::Status CvtPkToFp8(const ExecContext& c, Vop& v) {
 }
 
 // v_cvt_f32_{fp8,bf8} (byte 0, or the SDWA source select) and
-// v_cvt_pk_f32_{fp8,bf8} (bytes 0 and 1 into a VGPR pair): exact.
+// v_cvt_pk_f32_{fp8,bf8} (bytes 0 and 1, or those of the SDWA WORD_n
+// select, into a VGPR pair): exact.
 absl::Status CvtFromFp8(const ExecContext& c, Vop& v, bool pk) {
   absl::Status st = Need(v.in, 2);
   if (!st.ok()) return st;
   absl::StatusOr<ElemType> fmt = Fp8Format(c, v.in);
   if (!fmt.ok()) return fmt.status();
-  if (v.in.mods.neg || v.in.mods.abs || (v.in.mods.sdwa && (v.in.mods.dst_sel != SdwaSel::kDword || pk)))
+  if (v.in.mods.neg || v.in.mods.abs || v.in.mods.src_sext[0] ||
+      (v.in.mods.sdwa && v.in.mods.dst_sel != SdwaSel::kDword))
     return absl::InvalidArgumentError(absl::StrCat(
-        Describe(v.in), ": source modifiers, SDWA destination selects and SDWA on the packed form are not emulated"));
+        Describe(v.in), ": source modifiers, sext() and SDWA destination selects on an fp8 conversion are not "
+                        "emulated"));
+  // The packed form converts bytes 0 and 1 of the selected part (semantics.h).
+  if (pk && v.in.mods.sdwa && !Fp8CvtPkSelectModelled(v.in.mods.src_sel[0]))
+    return absl::InvalidArgumentError(absl::StrCat(
+        Describe(v.in), ": SDWA src0_sel BYTE_n on the packed fp8 conversion is not emulated (only WORD_0 and "
+                        "WORD_1, the selects LLVM emits for the intrinsic's word_sel)"));
   if (pk && v.Vdst().count != 2)
     return absl::InvalidArgumentError(absl::StrCat(Describe(v.in), ": the destination must be a VGPR pair"));
   VSrc a = ReadVSrc(v.w, v.Src(0), OpType::kB32, 0);

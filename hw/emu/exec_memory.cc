@@ -281,29 +281,46 @@ absl::Status ExecFlatOrScratch(ExecContext& c, Wave& w, const Inst& in) {
   return absl::OkStatus();
 }
 
-// buffer_load_dwordx4 ... lds (gfx950's LDS DMA; semantics.h LdsDmaAddress):
-// each active lane's 16 bytes are read as buffer_load_dwordx4 reads them
-// (out-of-range dwords are 0) and written to LDS at M0[17:0] + offset + 16 *
-// lane (a negative M0 is far past the LDS: refused).
+// buffer_load_dwordx4 ... lds and global_load_lds_dwordx4 (gfx950's LDS DMA;
+// semantics.h LdsDmaAddress): each active lane's 16 bytes are read as
+// buffer_load_dwordx4 (out-of-range dwords are 0) or global_load_dwordx4
+// reads them and written to LDS at M0[17:0] + offset + 16 * lane (a
+// negative M0 is far past the LDS: refused).
 // The bytes are moved at issue, but the operation counts in vmcnt and, in
 // strict mode, any DS access of those bytes (by any wave) before an
 // s_waitcnt vmcnt covers it is an error (LdsRaceTracker's async ops).
 absl::Status ExecLdsDma(ExecContext& c, Wave& w, const Inst& in) {
   const MInst& mi = in.mi;
   absl::Status st;
-  if (!(st = Arity(in, 3)).ok()) return st;
-  const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);
-  if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
-    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
-  uint32_t words[4];
-  for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
-  const Srd srd = DecodeSrd(words);
-  if (srd.add_tid())
-    return Unsupported(in, "an LDS DMA through an ADD_TID_ENABLE (private segment) buffer resource");
-  if (!(st = CheckSrd(srd)).ok()) return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
-  const uint32_t soffset = ReadScalar(w, OperandOr0(mi, OpName::kSoffset), OpType::kB32, 0);
-  VSrc a0;
-  if (mi.offen) a0 = ReadVSrc(w, OperandOr0(mi, OpName::kVaddr), OpType::kB32, 0);
+  const bool global = Info(mi.opc).flags & kGlobalAddr;  // global_load_lds_dwordx4
+  Srd srd;
+  uint32_t soffset = 0;
+  VSrc a0, a1;
+  uint64_t sbase = 0;
+  if (global) {
+    if (!(st = Arity(in, in.mods.saddr ? 2 : 1)).ok()) return st;
+    const MOperand& vaddr = OperandOr0(mi, OpName::kVaddr);
+    a0 = ReadVSrc(w, vaddr, OpType::kB32, 0);
+    if (in.mods.saddr) {
+      const MOperand& saddr = OperandOr0(mi, OpName::kSaddr);
+      sbase = ReadScalar(w, saddr, OpType::kB64, 0) | (uint64_t{ReadScalar(w, saddr, OpType::kB64, 1)} << 32);
+    } else {
+      a1 = ReadVSrc(w, vaddr, OpType::kB32, 1);
+    }
+  } else {
+    if (!(st = Arity(in, 3)).ok()) return st;
+    const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);
+    if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
+      return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
+    uint32_t words[4];
+    for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
+    srd = DecodeSrd(words);
+    if (srd.add_tid())
+      return Unsupported(in, "an LDS DMA through an ADD_TID_ENABLE (private segment) buffer resource");
+    if (!(st = CheckSrd(srd)).ok()) return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
+    soffset = ReadScalar(w, OperandOr0(mi, OpName::kSoffset), OpType::kB32, 0);
+    if (mi.offen) a0 = ReadVSrc(w, OperandOr0(mi, OpName::kVaddr), OpType::kB32, 0);
+  }
   const uint32_t m0 = w.S(kM0);
   const uint64_t exec = w.Exec();
   const size_t size = c.wg.lds.size();
@@ -328,8 +345,22 @@ absl::Status ExecLdsDma(ExecContext& c, Wave& w, const Inst& in) {
                                                         absl::Hex(a), " is not 4-byte aligned (M0 0x",
                                                         absl::Hex(m0), ")"));
     uint32_t vals[4] = {0, 0, 0, 0};
+    if (global) {
+      // global_load_dwordx4's address and bytes (no range check).
+      const uint64_t addr = in.mods.saddr ? GlobalAddress<uint64_t>(sbase, a0[l], static_cast<uint64_t>(mi.offset))
+                                          : GlobalAddress<uint64_t>(a0[l] | (uint64_t{a1[l]} << 32), 0,
+                                                                    static_cast<uint64_t>(mi.offset));
+      const Region* r = c.mem.Find(addr, kBytes);
+      if (r == nullptr)
+        return absl::FailedPreconditionError(absl::StrCat(Describe(in), ": lane ", l, " reads ",
+                                                          c.mem.Describe(addr, kBytes), ", outside every buffer"));
+      if (c.global_races != nullptr &&
+          !(st = c.global_races->Access(c.prog, c.mem, *r, addr, kBytes, w.pc, w.index(), l, false)).ok())
+        return st;
+      c.mem.Read(addr, vals, kBytes);
+    }
     const uint64_t off = (mi.offen ? uint64_t{a0[l]} : 0) + static_cast<uint64_t>(mi.offset);
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 4 && !global; ++k) {
       const uint64_t o = off + static_cast<uint64_t>(k) * 4;
       if (!RawBufferComponentInRange(srd, soffset, o, 4)) continue;  // reads 0
       const uint64_t addr = RawBufferAddress<uint64_t>(srd.base, soffset, o);

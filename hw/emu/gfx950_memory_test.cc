@@ -272,5 +272,96 @@ TEST(Gfx950MemoryTest, KircPrintsWhatLlvmMcReads) {
   EXPECT_TRUE(Info(Opc::kBufferLoadDwordx4Lds).flags & kReadsM0);
 }
 
+// global_load_lds_dwordx4 (review 21 F3; semantics.h LdsDmaAddress): the
+// buffer DMA's LDS side with global_load_dwordx4's address. Lane l's 16
+// bytes come from src + 16l + OFF (saddr s[8:9] + v1, or the 64-bit v[4:5]
+// with `off`) and land in LDS at M0 + OFF + 16l; read back as kDmaBody does.
+constexpr char kGlobalDmaBody[] = R"(
+  s_load_dwordx4 s[8:11], s[0:1], 0x0
+  v_and_b32 v0, 0x3ff, v0
+  v_lshlrev_b32 v1, 4, v0
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32 v2, v1
+  v_mov_b32 v3, 0
+  v_lshl_add_u64 v[4:5], s[8:9], 0, v[2:3]
+  s_mov_b32 m0, M0VAL
+  s_nop 0
+  DMA
+  s_waitcnt vmcnt(0)
+  v_sub_u32 v2, 0x3f0, v1
+  ds_read_b128 v[8:11], v2 offset:READOFF
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v1, v[8:11], s[10:11]
+  s_waitcnt vmcnt(0)
+  s_endpgm)";
+
+std::string GlobalDmaKernel(int m0, int off, bool saddr, const std::string& mcpu = "gfx950", int lds_bytes = 2048) {
+  HandKernel k;
+  k.mcpu = mcpu;
+  k.args = {"src:global_buffer", "dst:global_buffer"};
+  k.lds_bytes = lds_bytes;
+  const std::string o = off != 0 ? absl::StrCat(" offset:", off) : "";
+  k.body = absl::StrReplaceAll(
+      kGlobalDmaBody, {{"DMA", saddr ? absl::StrCat("global_load_lds_dwordx4 v1, s[8:9]", o)
+                                     : absl::StrCat("global_load_lds_dwordx4 v[4:5], off", o)},
+                       {"M0VAL", absl::StrCat(m0)},
+                       {"READOFF", absl::StrCat(m0 + off)}});
+  return k.Text();
+}
+
+TEST(Gfx950MemoryTest, GlobalLdsDmaPlacesLaneBytesAtM0PlusOffsetPlus16Lane) {
+  // M0 = 64, offset:16: lane l' loads src bytes [16l' + 16, +16) = src dwords
+  // 4l' + 4 .. 4l' + 7 into LDS [80 + 16l', +16); lane l reads back lane
+  // 63 - l's: dst[4l + k] = 0x1000 + 4(63 - l) + 4 + k. M0 = 0, no offset:
+  // dst[4l + k] = 0x1000 + 4(63 - l) + k.
+  struct Case {
+    int m0, off, first;  // first: src dword lane 63 - l starts at, less 4(63 - l)
+  };
+  for (const Case& cs : {Case{64, 16, 4}, Case{0, 0, 0}, Case{1024, 0, 0}})
+    for (bool saddr : {true, false})
+      for (bool object : {false, true}) {
+        SCOPED_TRACE(absl::StrCat("m0 ", cs.m0, " offset ", cs.off, saddr ? " saddr" : " off", object ? " object" : ""));
+        LaunchArgs a;
+        a.args = DmaArgs();
+        absl::StatusOr<EmuStats> s =
+            testing::RunTextOrObject(GlobalDmaKernel(cs.m0, cs.off, saddr), "gfx950", a, object);
+        ASSERT_TRUE(s.ok()) << s.status();
+        const std::vector<uint32_t> dst = FromBytes<uint32_t>(a.args[1]);
+        for (int l = 0; l < 64; ++l)
+          for (int k = 0; k < 4; ++k)
+            EXPECT_EQ(dst[4 * l + k], 0x1000u + 4 * (63 - l) + cs.first + k) << l << " " << k;
+      }
+}
+
+TEST(Gfx950MemoryTest, GlobalLdsDmaRefusalsAndText) {
+  LaunchArgs a;
+  a.args = DmaArgs();
+  // M0 = 1024 + offset 16: lane 63 writes LDS [0x800, 0x810), past 2048 bytes.
+  EXPECT_THAT(Msg(RunAssembly(GlobalDmaKernel(1024, 16, true), "gfx950", a).status()),
+              AllOf(HasSubstr("global_load_lds_dwordx4 v1, s[8:9] offset:16"),
+                    HasSubstr("lane 63 LDS DMA writes LDS bytes [0x800, 0x810)")));
+  // offset 4096 - 16 * 63 = 3088: lane 63's global side reads src bytes
+  // [4096, 4112), just past src's 4096 (with 8192 bytes of LDS its LDS side,
+  // [4096, 4112), is inside); lanes 0..62 read inside src.
+  a.args = DmaArgs();
+  EXPECT_THAT(Msg(RunAssembly(GlobalDmaKernel(0, 3088, false, "gfx950", 8192), "gfx950", a).status()),
+              AllOf(HasSubstr("lane 63 reads"), HasSubstr("0 bytes past the end of argument 0 'src'"),
+                    HasSubstr("outside every buffer")));
+  // gfx942 has no 16-byte LDS DMA (llvm-mc 22: "instruction not supported on this GPU").
+  EXPECT_THAT(Msg(RunAssembly(GlobalDmaKernel(0, 0, true, "gfx942"), "gfx942", a).status()),
+              HasSubstr("global_load_lds_dwordx4 does not exist on gfx942"));
+  // kirc's text for it is llvm-mc's (the kernels above assemble it).
+  const TargetInfo& t = **LookupTarget("gfx950");
+  MInst dma;
+  dma.opc = Opc::kGlobalLoadLdsDwordx4;
+  dma.ops = {MOperand::Phys(RegClass::kVgpr, 2, 2)};
+  EXPECT_EQ(InstructionText(t, dma, ".L"), "global_load_lds_dwordx4 v[2:3], off");
+  dma.ops = {MOperand::Phys(RegClass::kVgpr, 1), MOperand::Phys(RegClass::kSgpr, 8, 2)};
+  dma.offset = 16;
+  EXPECT_EQ(InstructionText(t, dma, ".L"), "global_load_lds_dwordx4 v1, s[8:9] offset:16");
+  EXPECT_TRUE(Info(Opc::kGlobalLoadLdsDwordx4).flags & kReadsM0);
+  EXPECT_TRUE(MemoryShape(Opc::kGlobalLoadLdsDwordx4).lds_dma);
+}
+
 }  // namespace
 }  // namespace kir::emu

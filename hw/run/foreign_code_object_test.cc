@@ -621,5 +621,48 @@ TEST_F(ForeignCodeObjectTest, SetregOfTheRoundModeRunsAndTruncationFails) {
   }
 }
 
+// Review 21 F3: clang-22's gfx950 high-word fp8/bf8 dequantize
+// (v_cvt_pk_f32_{fp8,bf8}_sdwa src0_sel:WORD_1) and 16-byte global LDS DMA
+// (global_load_lds_dwordx4) run by the strict emulator against their KIR
+// twins. Mutants fail: WORD_1 -> WORD_0 (the SDWA byte's src0_sel 5 -> 4:
+// y's elements 2, 3 get bytes 0, 1), and offset:16 on the DMA (both its
+// global read and its LDS write move 16 bytes: lane 63 of the second wave
+// writes past the 2048-byte LDS). llvm-mc 22 -mcpu=gfx950 encodings:
+// `v_cvt_pk_f32_fp8_sdwa v[2:3], v2 src0_sel:WORD_1` = f9 ac 04 7e 02 06 05
+// 00 (bf8: ae); `global_load_lds_dwordx4 v[2:3], off` = 00 80 f4 dd 02 00 7f
+// 00, with offset:16 10 80 f4 dd ...
+TEST_F(ForeignCodeObjectTest, ClangFp8Word1AndGlobalLdsDmaMatchTheReference) {
+  const Kernel dq = ForeignTwin("dequant_word1_f32"), dma = ForeignTwin("global_lds_dma_f32");
+  const std::string dq_path = "testdata/foreign/dequant_word1_f32.gfx950.hsaco";
+  const std::string dma_path = "testdata/foreign/global_lds_dma_f32.gfx950.hsaco";
+  absl::StatusOr<RunReport> r = Run(dq, "gfx950", dq_path, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  r = Run(dma, "gfx950", dma_path, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->ok) << r->text;
+  absl::StatusOr<std::string> obj = ReadFileBytes(dq_path);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  for (const char op : {'\xac', '\xae'}) {  // fp8, bf8
+    const std::string word0 = EditBytes(*obj, std::string("\xf9") + op + std::string("\x04\x7e\x02\x06\x05\x00", 6),
+                                        std::string("\xf9") + op + std::string("\x04\x7e\x02\x06\x04\x00", 6));
+    ASSERT_FALSE(word0.empty());
+    r = Run(dq, "gfx950", Write("dq_word0.hsaco", word0), {});
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->ok) << r->text;
+    EXPECT_HAS_SUBSTR(r->text, op == '\xac' ? "y: " : "z: ");
+  }
+  obj = ReadFileBytes(dma_path);
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  const std::string off16 = EditBytes(*obj, std::string("\x00\x80\xf4\xdd\x02\x00\x7f\x00", 8),
+                                      std::string("\x10\x80\xf4\xdd\x02\x00\x7f\x00", 8));
+  ASSERT_FALSE(off16.empty());
+  r = Run(dma, "gfx950", Write("dma_off16.hsaco", off16), {});
+  ASSERT_FALSE(r.ok() && r->ok) << r->text;
+  if (!r.ok()) {
+    EXPECT_HAS_SUBSTR(std::string(r.status().message()), "outside the workgroup's 2048-byte LDS allocation");
+  }
+}
+
 }  // namespace
 }  // namespace kir

@@ -835,5 +835,44 @@ TEST(ForeignCode, ClangClampAndBf16CodeProves) {
   }
 }
 
+// Review 21 F3: clang-22's gfx950 high-word fp8/bf8 dequantize (its float
+// results are data to the verifier) and its global_load_lds_dwordx4 (both
+// sides of the DMA: the global read at global_load_dwordx4's address, the
+// LDS write at M0 + offset + 16 * lane) prove against their twins
+// (testdata/foreign/dequant_word1_f32.kir, global_lds_dma_f32.kir). Mutant:
+// offset:16 on the DMA (llvm-mc 22 -mcpu=gfx950: `global_load_lds_dwordx4
+// v[2:3], off` = 00 80 f4 dd 02 00 7f 00, with offset:16 10 80 ...) moves both
+// sides by 16 bytes, so neither matches the lds_dma.
+TEST(ForeignCode, ClangFp8Word1AndGlobalLdsDmaProve) {
+  std::string dma_obj;
+  for (const char* name : {"dequant_word1_f32", "global_lds_dma_f32"}) {
+    const std::string kir = absl::StrCat(name, ".kir");
+    const Kernel twin = Parse(::kir::testing::ReadTestFile(absl::StrCat("testdata/foreign/", kir)), kir);
+    CodeInput in;
+    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/", name, ".gfx950.hsaco"));
+    ASSERT_TRUE(obj.ok()) << obj.status();
+    in.code_object = *obj;
+    in.llvm_bin = kLlvmBin;
+    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx950", in);
+    ASSERT_TRUE(v.ok()) << name << ": " << v.status();
+    EXPECT_TRUE(v->all_proved) << name << "\n" << v->Report();
+    dma_obj = *obj;
+  }
+  const std::string from("\x00\x80\xf4\xdd\x02\x00\x7f\x00", 8);
+  const size_t at = dma_obj.find(from);
+  ASSERT_NE(at, std::string::npos);
+  dma_obj[at] = '\x10';
+  const Kernel twin = Parse(::kir::testing::ReadTestFile("testdata/foreign/global_lds_dma_f32.kir"), "t.kir");
+  CodeInput in;
+  in.code_object = dma_obj;
+  in.llvm_bin = kLlvmBin;
+  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx950", in);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_FALSE(v->all_proved) << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "global] global_load_lds_dwordx4 v[2:3], off offset:16"))
+      << v->Report();
+  EXPECT_TRUE(absl::StrContains(v->Report(), "the LDS DMA's global side")) << v->Report();
+}
+
 }  // namespace
 }  // namespace kir
