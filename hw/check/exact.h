@@ -231,6 +231,13 @@ struct ConversionNote {
   int64_t drawn = -1, drawn_round = 0, drawn_ties = 0;
   bool drawn_sampled = false;
   std::string counted_outputs, not_counted;
+  // The exact ties of `to`'s grid drawn before this conversion over every
+  // conversion pass `kirc run` keeps (drawn_ties summed over the passes
+  // that count it, `ties_passes` of them; -1: none counted it). Below
+  // kConversionMinTies its line says its tie rounding is not checked
+  // (fresh-user review 20 F1: 0 bf16 ties drawn, and no line said so).
+  int64_t all_ties = -1;
+  int ties_passes = 0;
 };
 
 struct ExactPlan {

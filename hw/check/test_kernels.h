@@ -788,6 +788,15 @@ inline std::string R20F9Kernel(int k = 256) {
                                                 {"  %h3 = slice %h, 12 : f16x4\n", ""}});
 }
 
+// Fresh-user review 20 F1: gfx950, `C = sa * sa * A * B + beta * C` with
+// f16 A and B [32, k] and a bf16 C [32, 32] (the scale entering twice; K =
+// 512 and 1024 drew no exact tie of bf16's grid, K = 128 and 256 did).
+inline std::string R20F1Kernel(int k = 1024) {
+  const std::string ab = absl::StrCat("f16[32, ", k, "]");
+  return GemmKernel("r20f1", "gfx950", ab, ab, "bf16[32, 32]", {"sa", "beta"},
+                    "C = sa * sa * A.mk * B.nk + beta * C");
+}
+
 }  // namespace kir::testing
 
 #endif  // KIRC_HW_CHECK_TEST_KERNELS_H_
