@@ -3569,5 +3569,30 @@ TEST_F(DefaultCheckTest, R20F1SingleTypeLevelGetsItsTiePass) {
     }
 }
 
+// Fresh-user review 20 F1, the lines: add_f16's conversion to f16 rounds no
+// value in its conversion pass ((x + y) rounded to f16 times a power of
+// two), nor in its tie candidate (the buffers times 2^-1), which is left
+// out again; the line said only "0 of ... exact ties (0 round)". Now it
+// says the tie rounding is not checked, and a ties-away f16 conversion
+// (its operand times 1 + 2^-23 first) fails or meets that line.
+TEST_F(DefaultCheckTest, R20F1TiesNoPassDrewAreSaidUnchecked) {
+  const Compiled c = CompileText(::kir::testing::R20F1AddF16Kernel());
+  RunReport r = Run(c, Write(c, c.assembly, "add_f16.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  const std::string said =
+      "are exact ties of its grid (0 round): fewer than 8 exact ties of f16's grid drawn over the conversion pass "
+      "that counts them (0 in all): its rounding of ties (to even, not away from or toward zero) is not checked)";
+  EXPECT_NE(r.text.find(said), std::string::npos) << r.text;
+  for (const CheckPass& p : r.passes) EXPECT_NE(p.name, "conversion (to f16)") << r.text;
+  const std::string away = BeforeConversions(
+      c, {"v_cvt_f16_f32", "v_cvt_pk_f16_f32"}, 2,
+      [](const std::string& s, const std::string&) { return absl::StrCat("  v_mul_f32 ", s, ", 0x3f800001, ", s, "\n"); },
+      "add_f16_away.hsaco");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::string text;
+    if (Passes(c, away, seed, &text)) EXPECT_NE(text.find(said), std::string::npos) << "seed " << seed << "\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace kir

@@ -356,9 +356,9 @@ std::string TiesUncheckedText(const ConversionNote& n) {
   if (!TiesUnchecked(n)) return "";
   const std::string to(ElemTypeName(n.to));
   return absl::StrCat(": fewer than ", kConversionMinTies, " exact ties of ", to, "'s grid drawn over ",
-                      n.ties_passes == 1 ? std::string("the conversion pass")
-                                         : absl::StrCat("the ", n.ties_passes, " conversion passes"),
-                      " that count them (", n.all_ties,
+                      n.ties_passes == 1 ? std::string("the conversion pass that counts them")
+                                         : absl::StrCat("the ", n.ties_passes, " conversion passes that count them"),
+                      " (", n.all_ties,
                       " in all): its rounding of ties (to even, not away from or toward zero) is not checked");
 }
 
@@ -385,9 +385,12 @@ std::string DrawnTiesText(const ConversionNote& n) {
 // level's pass drew at least kConversionMinTies exact ties of its type and
 // no conversion is then left unrounded by every pass (UnroundedConversions),
 // else kept, the level pass's conversions to its type marked
-// ConversionNote::own_pass. One reference-only run per conversion pass kept
-// that rounds a stored output's conversion. Errors: the reference
-// interpreter's.
+// ConversionNote::own_pass, and then left out again when it drew no tie of
+// its type either (fresh-user review 20 F1). Each conversion's ties over the
+// passes kept: ConversionNote::all_ties. One reference-only run per
+// conversion pass kept that rounds a stored output's conversion (and per
+// target pass planned for ties that its level's count keeps). Errors: the
+// reference interpreter's.
 absl::Status CountConversionPassTies(const Kernel& k, std::vector<ExactPlan>* plans, std::vector<PassSpec>* passes,
                                      uint64_t seed, const UserValues& uv, const InterpOptions& io) {
   auto run = [&](const ExactPlan* c) {
@@ -425,6 +428,27 @@ absl::Status CountConversionPassTies(const Kernel& k, std::vector<ExactPlan>* pl
       for (ConversionNote& n : level->conversions)
         if (n.level == c.level && n.to == c.to && n.rounds) n.own_pass = true;
     if (absl::Status st = CountConversionTies(k, &c, seed, uv, io); !st.ok()) return st;
+    // One that drew no tie of its type either adds no tie to the level's
+    // (fresh-user review 20 F1: add_f16's f16 conversion rounds no value at
+    // either scale): left out, unless no other pass rounds a conversion it
+    // rounds; the lines then say the type's tie rounding is not checked.
+    int64_t own = -1;
+    for (const ConversionNote& n : c.conversions)
+      if (n.level == c.level && n.to == c.to && n.rounds && n.drawn >= 0) own = n.drawn_ties;
+    if (own != 0) continue;
+    std::vector<ExactPlan> with, without;
+    for (const ExactPlan& o : *plans)
+      if (run(&o)) {
+        with.push_back(o);
+        if (&o != &c) without.push_back(o);
+      }
+    if (UnroundedConversions(with) != UnroundedConversions(without)) continue;
+    passes->erase(std::remove_if(passes->begin(), passes->end(),
+                                 [&](const PassSpec& s) { return s.mode == InputMode::kConversion && s.conv == &c; }),
+                  passes->end());
+    if (level != nullptr)
+      for (ConversionNote& n : level->conversions)
+        if (n.level == c.level && n.to == c.to) n.own_pass = false;
   }
   // The ties each conversion got over the passes kept (ConversionNote::
   // all_ties; fresh-user review 20 F1).
