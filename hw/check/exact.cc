@@ -2337,12 +2337,40 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
       if (!n.rounds) unrounded.insert(n.to);
       if (n.rounds) level_bits[n.to] = std::max(level_bits[n.to], n.bits);
     }
+    std::map<std::string, std::string> level_forms;  // the level pass's inputs, described
+    for (const auto& [name, f] : p.formats) level_forms[name] = f.Describe();
     passes.push_back(AimSubnormals(k, std::move(p)));
-    if (types.size() < 2) continue;
     for (ElemType t : types) {
       const bool short_bound = !unrounded.count(t) && level_bits[t] > 0 &&
                                level_bits[t] < FloatInfo(t).p + kConversionExtraBits;
-      if (!unrounded.count(t) && !short_bound) continue;
+      if (types.size() < 2 || (!unrounded.count(t) && !short_bound)) {
+        // A type this pass rounds with the full extra bits may still draw
+        // no exact tie of its grid (fresh-user review 20 F1: `C = sa * sa *
+        // A * B + beta * C`, bf16 C, K = 512: the sums' values were
+        // multiples of 2^-1 near 2^8, beta * C odd multiples of 2^-3 or
+        // 2^-2, so no value lay halfway between two bf16 neighbours). The
+        // same inputs with the float buffers scaled down by 2^-j (the first
+        // j from 1 that gives other inputs rounding t) shift the addends'
+        // low bits against the products' (a buffer factor enters a product
+        // of two buffers twice): a candidate (ExactPlan::tie_pass) `kirc
+        // run` keeps only when this pass drew fewer than kConversionMinTies
+        // ties of t.
+        if (unrounded.count(t) || level_bits[t] == 0) continue;
+        for (int j = 1; j <= 16; ++j) {
+          ExactPlan q = Plan(k, /*conversion=*/true, level, nullptr, 0, 0, false, 24, nullptr, t, -j);
+          if (!q.exact) continue;
+          std::map<std::string, std::string> forms;
+          for (const auto& [name, f] : q.formats) forms[name] = f.Describe();
+          if (forms == level_forms) continue;
+          bool rounds = false;
+          for (const ConversionNote& n : q.conversions) rounds = rounds || (n.level == level && n.to == t && n.rounds);
+          if (!rounds) continue;
+          q.tie_pass = true;
+          passes.push_back(AimSubnormals(k, std::move(q)));
+          break;
+        }
+        continue;
+      }
       // The level's other conversions need only lie in range, which may
       // bound the values' magnitude (fp8's 240) rather than their bits: the
       // float buffers are scaled down (2^0, 2^-1, ... 2^-16) until the

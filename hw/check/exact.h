@@ -237,6 +237,13 @@ struct ConversionNote {
   int64_t drawn = -1, drawn_round = 0, drawn_ties = 0;
   bool drawn_sampled = false;
   std::string counted_outputs, not_counted;
+  // The exact ties of `to`'s grid drawn before this conversion over every
+  // conversion pass `kirc run` keeps (drawn_ties summed over the passes
+  // that count it, `ties_passes` of them; -1: none counted it). Below
+  // kConversionMinTies its line says its tie rounding is not checked
+  // (fresh-user review 20 F1: 0 bf16 ties drawn, and no line said so).
+  int64_t all_ties = -1;
+  int ties_passes = 0;
 };
 
 struct ExactPlan {
@@ -260,7 +267,9 @@ struct ExactPlan {
   // there. `kirc run` keeps it only when the level pass's drawn values hold
   // fewer than kConversionMinTies exact ties of `to` (counted:
   // ConversionNote::drawn_ties; fresh-user review 18 F7, F8), and then
-  // marks the level pass's conversions to `to` ConversionNote::own_pass.
+  // marks the level pass's conversions to `to` ConversionNote::own_pass;
+  // it leaves it out again when it drew no tie of `to` either. Also each
+  // level's tie candidate (PlanConversionPasses; fresh-user review 20 F1).
   bool tie_pass = false;
 };
 
@@ -547,7 +556,12 @@ ExactPlan PlanConversionInputs(const Kernel& k);
 // conversion), in which only the level's conversions to that type carry
 // p + kConversionExtraBits bits and the level's others need only lie in
 // range; left out when it would round none of them either. A level whose
-// conversions share one target type gets one pass, as before.
+// conversions share one target type gets one pass, as before. Each type a
+// level's pass rounds without such a pass of its own, single-type levels
+// included, gets a tie candidate (ExactPlan::tie_pass, fresh-user review 20
+// F1: a level rounding bf16 with p + 5 bits drew no tie of its grid): the
+// level's plan with the float buffers scaled by 2^-j, the first j in [1,
+// 16] giving other inputs that still round the type.
 //
 // Subnormal shares (fresh-user review 14 F14): for each conversion to f16
 // or fp8 of a pass's extra-bit conversions whose operand no mfma or gemm

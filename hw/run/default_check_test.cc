@@ -3738,5 +3738,73 @@ TEST_F(R18WindowTest, R20F3MfmaLoopKWindowMutantsFail) {
   }
 }
 
+// Fresh-user review 20 F1: `C = sa * sa * A * B + beta * C`, bf16 C, K =
+// 1024: the conversion pass's values drew no exact tie of bf16's grid (the
+// sums' values multiples of 2^-1 near 2^8, beta * C odd multiples of 2^-3
+// or 2^-2), and the level, with one target type, got no `conversion (to
+// bf16)` pass: a bf16 epilogue rounding ties away from zero (the rounding
+// v_add3_u32 r, x, s, lsb made v_add_u32 r, 0x8000, x) or toward zero
+// (0x7fff) passed seeds 1 to 3. Now the level's tie candidate (its float
+// buffers times 2^-1) runs, and both fail.
+TEST_F(DefaultCheckTest, R20F1SingleTypeLevelGetsItsTiePass) {
+  const Compiled c = CompileText(::kir::testing::R20F1Kernel());
+  const std::string own = Write(c, c.assembly, "r20f1.hsaco");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    RunReport r = Run(c, own, seed);
+    EXPECT_TRUE(r.ok) << r.text;
+    EXPECT_NE(r.text.find("(to bf16, operands of up to 13 significand bits, 5 beyond bf16's; 0 of 940 values before "
+                          "the conversions to bf16 stored to C are exact ties of its grid (940 round): fewer than 8, "
+                          "its ties are the conversion (to bf16) pass's)\n"),
+              std::string::npos)
+        << "seed " << seed << "\n" << r.text;
+    // The tie pass's own count (not guessed): at least 8 ties.
+    EXPECT_TRUE(std::regex_search(
+        r.text, std::regex(absl::StrCat("\ninputs: conversion \\(seed ", seed,
+                                        ", to bf16\\): [^\n]*; ([89]|[1-9][0-9]+) of 940 values before "
+                                        "the conversions to bf16 stored to C are exact ties of its grid \\([0-9]+ "
+                                        "round\\)\\)\n"))))
+        << "seed " << seed << "\n" << r.text;
+    EXPECT_EQ(r.text.find("its rounding of ties (to even, not away from or toward zero) is not checked"),
+              std::string::npos)
+        << r.text;
+  }
+  const std::regex rounding(R"((\s*)v_add3_u32 (v\d+), (v\d+), (s\d+), (v\d+))");
+  const std::string away = std::regex_replace(c.assembly, rounding, "$1v_add_u32 $2, 0x8000, $3");
+  const std::string toward_zero = std::regex_replace(c.assembly, rounding, "$1v_add_u32 $2, 0x7fff, $3");
+  ASSERT_NE(away, c.assembly);
+  for (const std::string& m : {Write(c, away, "r20f1_bfaway.hsaco"), Write(c, toward_zero, "r20f1_bftz.hsaco")})
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      std::string text;
+      EXPECT_FALSE(Passes(c, m, seed, &text)) << m << ", seed " << seed;
+      EXPECT_NE(text.find("the conversion (to bf16) pass"), std::string::npos) << m << ", seed " << seed << "\n"
+                                                                                << text;
+    }
+}
+
+// Fresh-user review 20 F1, the lines: add_f16's conversion to f16 rounds no
+// value in its conversion pass ((x + y) rounded to f16 times a power of
+// two), nor in its tie candidate (the buffers times 2^-1), which is left
+// out again; the line said only "0 of ... exact ties (0 round)". Now it
+// says the tie rounding is not checked, and a ties-away f16 conversion
+// (its operand times 1 + 2^-23 first) fails or meets that line.
+TEST_F(DefaultCheckTest, R20F1TiesNoPassDrewAreSaidUnchecked) {
+  const Compiled c = CompileText(::kir::testing::R20F1AddF16Kernel());
+  RunReport r = Run(c, Write(c, c.assembly, "add_f16.hsaco"), 1);
+  EXPECT_TRUE(r.ok) << r.text;
+  const std::string said =
+      "are exact ties of its grid (0 round): fewer than 8 exact ties of f16's grid drawn over the conversion pass "
+      "that counts them (0 in all): its rounding of ties (to even, not away from or toward zero) is not checked)";
+  EXPECT_NE(r.text.find(said), std::string::npos) << r.text;
+  for (const CheckPass& p : r.passes) EXPECT_NE(p.name, "conversion (to f16)") << r.text;
+  const std::string away = BeforeConversions(
+      c, {"v_cvt_f16_f32", "v_cvt_pk_f16_f32"}, 2,
+      [](const std::string& s, const std::string&) { return absl::StrCat("  v_mul_f32 ", s, ", 0x3f800001, ", s, "\n"); },
+      "add_f16_away.hsaco");
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    std::string text;
+    if (Passes(c, away, seed, &text)) EXPECT_NE(text.find(said), std::string::npos) << "seed " << seed << "\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace kir

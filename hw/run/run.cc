@@ -345,6 +345,23 @@ bool HasHalfBuffer(const Kernel& k) {
   return false;
 }
 
+// Whether the conversion passes kept drew fewer than kConversionMinTies exact
+// ties of the conversion's target in all (ConversionNote::all_ties).
+bool TiesUnchecked(const ConversionNote& n) { return n.all_ties >= 0 && n.all_ties < kConversionMinTies; }
+
+// ": fewer than 8 exact ties of bf16's grid drawn over the 2 conversion
+// passes that count them (0 in all): its rounding of ties (to even, not
+// away from or toward zero) is not checked" when TiesUnchecked, else "".
+std::string TiesUncheckedText(const ConversionNote& n) {
+  if (!TiesUnchecked(n)) return "";
+  const std::string to(ElemTypeName(n.to));
+  return absl::StrCat(": fewer than ", kConversionMinTies, " exact ties of ", to, "'s grid drawn over ",
+                      n.ties_passes == 1 ? std::string("the conversion pass that counts them")
+                                         : absl::StrCat("the ", n.ties_passes, " conversion passes that count them"),
+                      " (", n.all_ties,
+                      " in all): its rounding of ties (to even, not away from or toward zero) is not checked");
+}
+
 // What a conversion pass's drawn values gave a conversion's target type
 // (ConversionNote::drawn, counted by CountConversionTies): "12 of 1024
 // values before the conversions to f16 stored to P are exact ties of its
@@ -359,7 +376,7 @@ std::string DrawnTiesText(const ConversionNote& n) {
   return absl::StrCat(n.drawn_ties, " of ", n.drawn, n.drawn_sampled ? " sampled" : "",
                       " values before the conversions to ", to, " stored to ", n.counted_outputs,
                       n.drawn_ties == 1 ? " is an exact tie" : " are exact ties", " of its grid (", n.drawn_round,
-                      " round)");
+                      " round)", TiesUncheckedText(n));
 }
 
 // Counts each conversion pass's drawn values (CountConversionTies) and
@@ -368,9 +385,12 @@ std::string DrawnTiesText(const ConversionNote& n) {
 // level's pass drew at least kConversionMinTies exact ties of its type and
 // no conversion is then left unrounded by every pass (UnroundedConversions),
 // else kept, the level pass's conversions to its type marked
-// ConversionNote::own_pass. One reference-only run per conversion pass kept
-// that rounds a stored output's conversion. Errors: the reference
-// interpreter's.
+// ConversionNote::own_pass, and then left out again when it drew no tie of
+// its type either (fresh-user review 20 F1). Each conversion's ties over the
+// passes kept: ConversionNote::all_ties. One reference-only run per
+// conversion pass kept that rounds a stored output's conversion (and per
+// target pass planned for ties that its level's count keeps). Errors: the
+// reference interpreter's.
 absl::Status CountConversionPassTies(const Kernel& k, std::vector<ExactPlan>* plans, std::vector<PassSpec>* passes,
                                      uint64_t seed, const UserValues& uv, const InterpOptions& io) {
   auto run = [&](const ExactPlan* c) {
@@ -408,7 +428,44 @@ absl::Status CountConversionPassTies(const Kernel& k, std::vector<ExactPlan>* pl
       for (ConversionNote& n : level->conversions)
         if (n.level == c.level && n.to == c.to && n.rounds) n.own_pass = true;
     if (absl::Status st = CountConversionTies(k, &c, seed, uv, io); !st.ok()) return st;
+    // One that drew no tie of its type either adds no tie to the level's
+    // (fresh-user review 20 F1: add_f16's f16 conversion rounds no value at
+    // either scale): left out, unless no other pass rounds a conversion it
+    // rounds; the lines then say the type's tie rounding is not checked.
+    int64_t own = -1;
+    for (const ConversionNote& n : c.conversions)
+      if (n.level == c.level && n.to == c.to && n.rounds && n.drawn >= 0) own = n.drawn_ties;
+    if (own != 0) continue;
+    std::vector<ExactPlan> with, without;
+    for (const ExactPlan& o : *plans)
+      if (run(&o)) {
+        with.push_back(o);
+        if (&o != &c) without.push_back(o);
+      }
+    if (UnroundedConversions(with) != UnroundedConversions(without)) continue;
+    passes->erase(std::remove_if(passes->begin(), passes->end(),
+                                 [&](const PassSpec& s) { return s.mode == InputMode::kConversion && s.conv == &c; }),
+                  passes->end());
+    if (level != nullptr)
+      for (ConversionNote& n : level->conversions)
+        if (n.level == c.level && n.to == c.to) n.own_pass = false;
   }
+  // The ties each conversion got over the passes kept (ConversionNote::
+  // all_ties; fresh-user review 20 F1).
+  std::map<std::string, std::pair<int64_t, int>> ties;  // where -> (ties, passes)
+  for (const ExactPlan& c : *plans)
+    if (run(&c))
+      for (const ConversionNote& n : c.conversions)
+        if (n.rounds && n.drawn >= 0) {
+          ties[n.where].first += n.drawn_ties;
+          ++ties[n.where].second;
+        }
+  for (ExactPlan& c : *plans)
+    for (ConversionNote& n : c.conversions)
+      if (auto it = ties.find(n.where); it != ties.end() && n.rounds && n.drawn >= 0) {
+        n.all_ties = it->second.first;
+        n.ties_passes = it->second.second;
+      }
   return absl::OkStatus();
 }
 
@@ -433,13 +490,13 @@ std::string ConversionsText(const ExactPlan& plan) {
     // counted on the drawn values (DrawnTiesText; fresh-user review 18 F7,
     // F8), not guessed from the bound.
     std::string d = n.bits == 0 ? absl::StrCat("to ", to, ", special values")
-                    : n.own_pass
+                    : n.own_pass && !TiesUnchecked(n)
                         ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
                                        n.bits - n.target_p, " beyond ", to, "'s; ", DrawnTiesText(n),
                                        n.drawn >= 0 ? absl::StrCat(": fewer than ", kConversionMinTies, ",")
                                                     : std::string(":"),
                                        " its ties are the conversion (to ", to, ") pass's")
-                    : n.level == plan.level && n.capped
+                    : n.level == plan.level && (n.capped || n.own_pass)
                         ? absl::StrCat("to ", to, ", operands of up to ", n.bits, " significand bits, ",
                                        n.bits - n.target_p, " beyond ", to, "'s; ", DrawnTiesText(n))
                     : n.level == plan.level
