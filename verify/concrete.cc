@@ -69,7 +69,12 @@ struct Exec {
           default: return 0;
         }
       case MOperand::Kind::kReg:
-        if (o.cls == RegClass::kSgpr) return w.s[(o.reg + dword) % 128];
+        if (o.cls == RegClass::kSgpr) {
+          int half = 0;  // vcc_lo/vcc_hi, m0, exec_lo/exec_hi are halves of the special registers
+          if (SpecialReg r = SgprAlias(o.reg + dword, &half); r != SpecialReg::kNone)
+            return Src(w, MOperand::Special(r), lane, half);
+          return w.s[(o.reg + dword) % 128];
+        }
         return (o.cls == RegClass::kVgpr ? w.v : w.a)[(o.reg + dword) % 512][lane];
     }
     return 0;
@@ -92,7 +97,12 @@ struct Exec {
         default: return;
       }
     }
-    if (o.kind == MOperand::Kind::kReg && o.cls == RegClass::kSgpr) w.s[(o.reg + dword) % 128] = v;
+    if (o.kind == MOperand::Kind::kReg && o.cls == RegClass::kSgpr) {
+      int half = 0;
+      if (SpecialReg r = SgprAlias(o.reg + dword, &half); r != SpecialReg::kNone)
+        return SetS(w, MOperand::Special(r), half, v);
+      w.s[(o.reg + dword) % 128] = v;
+    }
   }
   void SetMask(Wave& w, const MOperand& o, uint64_t m) const {
     SetS(w, o, 0, static_cast<uint32_t>(m));
@@ -463,7 +473,7 @@ absl::Status ConcreteRunner::RunWave(std::array<int64_t, 3> wg, int wave,
         uint64_t off = offset != nullptr ? (offset->kind == MOperand::Kind::kImm ? static_cast<uint64_t>(offset->imm)
                                                                                  : ex.Src(w, *offset, 0))
                                          : static_cast<uint64_t>(mi.offset);
-        for (int j = 0; j < sdst.count; ++j) ex.SetS(w, sdst, j, Load(base + off + 4 * j));
+        for (int j = 0; j < OperandDwords(sdst); ++j) ex.SetS(w, sdst, j, Load(base + off + 4 * j));
         break;
       }
       case InstClass::kSalu:

@@ -3,6 +3,7 @@
 #ifndef KIRC_VERIFY_OPCODE_KINDS_H_
 #define KIRC_VERIFY_OPCODE_KINDS_H_
 
+#include "compiler/isa/encoding.h"
 #include "compiler/isa/instr.h"
 
 namespace kir::vfy {
@@ -28,6 +29,33 @@ inline bool IsSopkUnsigned(Opc o) { return o >= Opc::kSCmpkEqU32 && o <= Opc::kS
 inline bool IsWideValu(Opc o) {
   return o == Opc::kVMovB64 || o == Opc::kVLshlrevB64 || o == Opc::kVLshrrevB64 || o == Opc::kVAshrrevI64 ||
          o == Opc::kVLshlAddU64 || o == Opc::kVMadU64U32;
+}
+
+// The special register an explicit SGPR-space dword is part of, with the
+// dword of it (0 lo, 1 hi) in *dword: s106/s107 are vcc_lo/vcc_hi, s124 m0,
+// s126/s127 exec_lo/exec_hi (their scalar-operand encodings, encoding.h's
+// SpecialRegAt; the assembly reader gives `vcc_lo`, `exec_hi`, ... as these
+// SGPRs). kNone for a numbered SGPR s0..s105.
+inline SpecialReg SgprAlias(int index, int* dword) {
+  for (int d = 0; d < 2; ++d) {
+    const SpecialReg r = SpecialRegAt(index - d, 2);
+    if (r != SpecialReg::kNone) {
+      *dword = d;
+      return r;
+    }
+  }
+  *dword = 0;
+  const SpecialReg r = SpecialRegAt(index, 1);  // m0 (scc is no SGPR a register operand names)
+  return r == SpecialReg::kM0 ? r : SpecialReg::kNone;
+}
+
+// The dwords operand `o` names: a register's count, 2 for vcc and exec
+// (always the 64-bit registers: their halves are the SGPRs SgprAlias maps),
+// 1 for m0, scc and immediates.
+inline int OperandDwords(const MOperand& o) {
+  if (o.kind == MOperand::Kind::kReg) return o.count;
+  return o.kind == MOperand::Kind::kSpecial && (o.special == SpecialReg::kVcc || o.special == SpecialReg::kExec) ? 2
+                                                                                                                 : 1;
 }
 
 }  // namespace kir::vfy

@@ -279,36 +279,15 @@ Slot SymExec::Read(int inst, const MOperand& o, int dword, bool wide) {
       return r;
     }
     case MOperand::Kind::kSpecial:
-      switch (o.special) {
-        case SpecialReg::kExec:
-          r = Slot{st_.exec.t, st_.exec.def, dword == 0 ? Slot::kMaskLo : Slot::kMaskHi};
-          break;
-        case SpecialReg::kVcc:
-          r = At(RegKey{RegKey::kVcc, dword & 1});
-          break;
-        case SpecialReg::kM0:
-          r = At(RegKey{RegKey::kM0, 0});
-          break;
-        default:
-          r = At(RegKey{RegKey::kScc, 0});
-          break;
-      }
+    case MOperand::Kind::kReg: {
+      // exec_lo/exec_hi and vcc_lo/vcc_hi, however named (s126, exec), are EXEC's and VCC's halves.
+      RegDword d;
+      if (!DwordOf(o, dword, &d)) d.key = RegKey{RegKey::kScc, 0};
+      r = d.key.file == RegKey::kExec ? Slot{st_.exec.t, st_.exec.def, d.half == 0 ? Slot::kMaskLo : Slot::kMaskHi}
+                                      : At(d.key);
+      if (logging_ && !log_.count(d.key)) livein_.insert(d.key);
       break;
-    case MOperand::Kind::kReg:
-      r = Reg(o.cls, o.reg + dword);
-      break;
-  }
-  if (logging_ && o.kind != MOperand::Kind::kImm) {
-    RegKey k{RegKey::kV, 0};
-    if (o.kind == MOperand::Kind::kReg)
-      k = RegKey{o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS,
-                 o.reg + dword};
-    else
-      k = o.special == SpecialReg::kExec ? RegKey{RegKey::kExec, 0}
-          : o.special == SpecialReg::kVcc ? RegKey{RegKey::kVcc, dword & 1}
-          : o.special == SpecialReg::kM0  ? RegKey{RegKey::kM0, 0}
-                                          : RegKey{RegKey::kScc, 0};
-    if (!log_.count(k)) livein_.insert(k);
+    }
   }
   if (r.def >= 0) trace_[inst].src_defs.push_back(r.def);
   return r;
@@ -331,32 +310,120 @@ TRef SymExec::MaskBit(int inst, const MOperand& o) {
   if (o.kind == MOperand::Kind::kImm) {
     if (o.imm == 0) return p_.Const(0);
     if (o.imm == -1) return p_.Const(1);
-    return fresh_bit("a constant mask that differs between lanes");
   }
   if (o.kind == MOperand::Kind::kSpecial && o.special == SpecialReg::kExec) {
     if (st_.exec.def >= 0) trace_[inst].src_defs.push_back(st_.exec.def);
     return ExecBit();
   }
+  if (o.kind == MOperand::Kind::kSpecial && o.special != SpecialReg::kVcc)
+    return fresh_bit("not a 64-bit lane mask");
+  // Each half on its own (a compare's mask, a value such as -1 or 0, either
+  // half rewritten by a 32-bit write: s_mov_b32 vcc_hi, 0): the lane's bit
+  // is its bit of the half it is in.
   Slot lo = Read(inst, o, 0, true), hi = Read(inst, o, 1, true);
   if (lo.kind == Slot::kMaskLo && hi.kind == Slot::kMaskHi && lo.t == hi.t) return lo.t;
-  if (lo.kind == Slot::kValue && hi.kind == Slot::kValue && p_.IsConst(lo.t) && p_.IsConst(hi.t)) {
-    uint32_t a = p_.ConstValue(lo.t), b = p_.ConstValue(hi.t);
-    if (a == 0 && b == 0) return p_.Const(0);
-    if (a == 0xffffffffu && b == 0xffffffffu) return p_.Const(1);
-  }
-  return fresh_bit("not a lane mask the verifier tracks");
+  const std::string name = OperandName(o);
+  return d_.Select(UpperHalf(), HalfBit(inst, hi, 1, name), HalfBit(inst, lo, 0, name));
 }
 
-TRef SymExec::WaveIndex() {
-  if (!wave_index_.valid()) {
+TRef SymExec::LinearId() {
+  if (!linear_id_.valid()) {
     const int64_t x = std::max<int64_t>(k_.workgroup[0], 1), y = std::max<int64_t>(k_.workgroup[1], 1);
     TRef lin = p_.Var(vars_.tid[0]);
     if (k_.workgroup[1] > 1) lin = d_.Add(lin, d_.Mul(d_.Const(static_cast<uint32_t>(x)), p_.Var(vars_.tid[1])));
     if (k_.workgroup[2] > 1)
       lin = d_.Add(lin, d_.Mul(d_.Const(static_cast<uint32_t>(x * y)), p_.Var(vars_.tid[2])));
-    wave_index_ = d_.LShr(lin, d_.Const(6));
+    linear_id_ = lin;
   }
+  return linear_id_;
+}
+
+TRef SymExec::WaveIndex() {
+  if (!wave_index_.valid()) wave_index_ = d_.LShr(LinearId(), d_.Const(6));
   return wave_index_;
+}
+
+// Lane l of a wave is linear id 64 * w + l (waves are runs of 64 consecutive
+// linear ids, x fastest: kernel.h's Kernel); its bit of a 64-bit lane mask
+// is bit l, bit l - 32 of the high dword for l >= 32.
+TRef SymExec::UpperHalf() { return d_.Ult(d_.Const(31), d_.And(LinearId(), d_.Const(63))); }
+
+TRef SymExec::LaneInHalf() { return d_.And(LinearId(), d_.Const(31)); }
+
+TRef SymExec::HalfBit(int inst, const Slot& s, int half, const std::string& what) {
+  if (s.kind == Slot::kValue) {
+    if (p_.IsConst(s.t) && (p_.ConstValue(s.t) == 0 || p_.ConstValue(s.t) == 0xffffffffu))
+      return d_.Const(p_.ConstValue(s.t) & 1);
+    return d_.And(d_.LShr(s.t, LaneInHalf()), d_.Const(1));
+  }
+  if ((s.kind == Slot::kMaskHi) == (half == 1)) return s.t;
+  // The other half's bits: the same as this lane's only when every lane has
+  // the same constant bit (a partial wave's missing lanes may differ).
+  if (p_.IsConst(s.t) && WholeWaves(k_)) return s.t;
+  return p_.Var(p_.NewVar(VarInfo{absl::StrCat("[", inst, "] lane bit of ", what, " (a lane mask's ",
+                                               s.kind == Slot::kMaskLo ? "low" : "high", " half used as its ",
+                                               half == 0 ? "low" : "high", " half: other lanes' bits, not modelled)"),
+                                  VarKind::kAbstract, 0, 1, static_cast<uint8_t>(kDepLaneData | kDepUnmodelled), -1,
+                                  inst}));
+}
+
+bool SymExec::DwordOf(const MOperand& o, int dword, RegDword* d) {
+  SpecialReg sp = SpecialReg::kNone;
+  int half = dword & 1;
+  if (o.kind == MOperand::Kind::kReg) {
+    if (o.cls != RegClass::kSgpr) {
+      d->key = RegKey{o.cls == RegClass::kVgpr ? RegKey::kV : RegKey::kA, o.reg + dword};
+      return true;
+    }
+    sp = SgprAlias(o.reg + dword, &half);
+    if (sp == SpecialReg::kNone) {
+      d->key = RegKey{RegKey::kS, o.reg + dword};
+      return true;
+    }
+  } else if (o.kind == MOperand::Kind::kSpecial) {
+    sp = o.special;
+  }
+  d->half = 0;
+  switch (sp) {
+    case SpecialReg::kVcc: d->key = RegKey{RegKey::kVcc, half}; d->half = half; return true;
+    case SpecialReg::kExec: d->key = RegKey{RegKey::kExec, 0}; d->half = half; return true;
+    case SpecialReg::kM0: d->key = RegKey{RegKey::kM0, 0}; return true;
+    case SpecialReg::kScc: d->key = RegKey{RegKey::kScc, 0}; return true;
+    default: return false;
+  }
+}
+
+void SymExec::WriteDword(int inst, const RegDword& d, Slot s) {
+  s.def = inst;
+  std::string name;
+  switch (d.key.file) {
+    case RegKey::kExec: {
+      name = SgprDwordName(kExecLoEncoding + d.half);
+      if (st_.exec.def >= 0) trace_[inst].src_defs.push_back(st_.exec.def);
+      const TRef old = ExecBit(), bit = HalfBit(inst, s, d.half, name), up = UpperHalf();
+      s = Slot{d.half == 0 ? d_.Select(up, old, bit) : d_.Select(up, bit, old), inst, Slot::kMaskLo};
+      name = absl::StrCat(name, " (exec, this lane)");
+      break;
+    }
+    case RegKey::kS:
+      name = RegName(RegClass::kSgpr, d.key.index, 1);
+      if (s.kind == Slot::kValue && LaneVaryingDeps(s.t) && trace_[inst].nonuniform.empty()) {
+        uint8_t dp = LaneVaryingDeps(s.t);
+        std::string on = (dp & kDepTidX) ? "tid.x" : (dp & kDepTidY) ? "tid.y" : (dp & kDepTidZ) ? "tid.z"
+                                                                            : "per-lane data";
+        trace_[inst].nonuniform = absl::StrCat(name, " depends on ", on, ": not uniform");
+      }
+      break;
+    case RegKey::kVcc:
+      name = VccHalfName(d.half);
+      break;
+    default:
+      name = KeyName(d.key);
+      break;
+  }
+  if (s.kind != Slot::kValue && d.key.file != RegKey::kExec) name = absl::StrCat(name, " (this lane)");
+  Set(d.key, s);
+  trace_[inst].writes.push_back({name, s.t});
 }
 
 TRef SymExec::FirstLaneTid(int d) {
@@ -414,52 +481,14 @@ uint8_t SymExec::LaneVaryingDeps(TRef t) {
 }
 
 void SymExec::Write(int inst, const MOperand& o, int dword, TRef t, bool under_exec) {
-  std::string name;
-  if (o.kind == MOperand::Kind::kReg) {
-    Slot& s = Reg(o.cls, o.reg + dword);
-    if (o.cls != RegClass::kSgpr && under_exec) t = d_.Select(ExecBit(), t, s.t);
-    RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
-    Set(RegKey{f, o.reg + dword}, Slot{t, inst, Slot::kValue});
-    name = RegName(o.cls, o.reg + dword, 1);
-    if (o.cls == RegClass::kSgpr && LaneVaryingDeps(t) && trace_[inst].nonuniform.empty()) {
-      uint8_t dp = LaneVaryingDeps(t);
-      std::string on = (dp & kDepTidX) ? "tid.x" : (dp & kDepTidY) ? "tid.y" : (dp & kDepTidZ) ? "tid.z"
-                                                                          : "per-lane data";
-      trace_[inst].nonuniform = absl::StrCat(name, " depends on ", on, ": not uniform");
-    }
-  } else if (o.kind == MOperand::Kind::kSpecial) {
-    switch (o.special) {
-      case SpecialReg::kVcc:
-        Set(RegKey{RegKey::kVcc, dword & 1}, Slot{t, inst, Slot::kValue});
-        name = VccHalfName(dword);
-        break;
-      case SpecialReg::kM0:
-        Set(RegKey{RegKey::kM0, 0}, Slot{t, inst, Slot::kValue});
-        name = SpecialRegName(SpecialReg::kM0);
-        break;
-      case SpecialReg::kScc:
-        SetScc(inst, t);
-        name = SpecialRegName(SpecialReg::kScc);
-        break;
-      case SpecialReg::kExec: {
-        // A 32-bit write to half of EXEC: only all-zero/all-one halves are tracked.
-        TRef bit = p_.IsConst(t) && p_.ConstValue(t) == 0 ? p_.Const(0)
-                   : p_.IsConst(t) && p_.ConstValue(t) == 0xffffffffu
-                       ? p_.Const(1)
-                       : Fresh(VarKind::kAbstract, absl::StrCat("[", inst, "] exec bit"),
-                               kDepLaneData | kDepUnmodelled, inst);
-        Set(RegKey{RegKey::kExec, 0}, Slot{bit, inst, Slot::kMaskLo});
-        name = SpecialRegName(SpecialReg::kExec);
-        t = bit;
-        break;
-      }
-      default:
-        return;
-    }
-  } else {
-    return;
-  }
-  trace_[inst].writes.push_back({name, t});
+  RegDword d;
+  if (!DwordOf(o, dword, &d)) return;
+  if (d.key.file != RegKey::kV && d.key.file != RegKey::kA) return WriteDword(inst, d, Slot{t, inst, Slot::kValue});
+  // A vector register: lanes off in EXEC keep their value.
+  Slot& s = At(d.key);
+  if (under_exec) t = d_.Select(ExecBit(), t, s.t);
+  Set(d.key, Slot{t, inst, Slot::kValue});
+  trace_[inst].writes.push_back({KeyName(d.key), t});
 }
 
 void SymExec::WriteMask(int inst, const MOperand& o, TRef bit) {
@@ -475,6 +504,14 @@ void SymExec::WriteMask(int inst, const MOperand& o, TRef bit) {
     return;
   }
   if (o.kind != MOperand::Kind::kReg) return;
+  RegDword lo, hi;
+  if (o.cls == RegClass::kSgpr && DwordOf(o, 0, &lo) && DwordOf(o, 1, &hi) &&
+      (lo.key.file != RegKey::kS || hi.key.file != RegKey::kS)) {
+    // A pair that reaches VCC's or EXEC's encodings: dword by dword.
+    WriteDword(inst, lo, Slot{bit, inst, Slot::kMaskLo});
+    WriteDword(inst, hi, Slot{bit, inst, Slot::kMaskHi});
+    return;
+  }
   RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
   Set(RegKey{f, o.reg}, Slot{bit, inst, Slot::kMaskLo});
   Set(RegKey{f, o.reg + 1}, Slot{bit, inst, Slot::kMaskHi});
@@ -484,7 +521,7 @@ void SymExec::WriteMask(int inst, const MOperand& o, TRef bit) {
 void SymExec::Opaque(int i, const MInst& mi, const std::string& why, VarKind kind) {
   for (int dd = 0; dd < mi.NumDefs() && dd < static_cast<int>(mi.ops.size()); ++dd) {
     const MOperand& o = mi.ops[dd];
-    int n = o.kind == MOperand::Kind::kReg ? o.count : 1;
+    int n = OperandDwords(o);
     for (int w = 0; w < n; ++w) {
       bool vec = o.kind == MOperand::Kind::kReg && o.cls != RegClass::kSgpr;
       TRef t = Fresh(kind,
@@ -569,6 +606,35 @@ void SymExec::StepSalu(int i, const MInst& mi) {
     }
     if (r->has_flag) SetScc(i, r->flag);
     return;
+  }
+  // A lane-wise 32-bit op (s_mov_b32, s_and_b32, ...) on a half of a lane
+  // mask (s_mov_b32 exec_lo, vcc_lo; s_and_b32 exec_hi, exec_hi, s4 after a
+  // compare wrote s[4:5]): the lane's bit of the result is the op on its
+  // bits of the sources (HalfBit), in the half the destination is (an EXEC
+  // or VCC half) or, for another SGPR, the first mask source's half.
+  const bool lane_wise = opc == Opc::kSMovB32 || opc == Opc::kSAndB32 || opc == Opc::kSOrB32 ||
+                         opc == Opc::kSXorB32 || opc == Opc::kSAndn2B32 || opc == Opc::kSOrn2B32 ||
+                         opc == Opc::kSNotB32 || opc == Opc::kSCselectB32;
+  RegDword dd;
+  if (lane_wise && defs == 1 && DwordOf(sdst, 0, &dd)) {
+    std::vector<Slot> src;
+    int half = -1;
+    for (size_t k = defs; k < mi.ops.size(); ++k) {
+      src.push_back(Read(i, mi.ops[k], 0));
+      if (half < 0 && src.back().kind != Slot::kValue) half = src.back().kind == Slot::kMaskHi ? 1 : 0;
+    }
+    if (half >= 0) {
+      if (dd.key.file == RegKey::kExec || dd.key.file == RegKey::kVcc) half = dd.half;
+      std::vector<TRef> b;
+      for (size_t k = 0; k < src.size(); ++k) b.push_back(HalfBit(i, src[k], half, OperandName(mi.ops[defs + k])));
+      if (Info(opc).flags & kReadsScc) b.push_back(Read(i, MOperand::Special(SpecialReg::kScc), 0).t);
+      while (b.size() < 4) b.push_back(d_.Const(0));
+      std::optional<TRef> r = EvalIntOp(d_, opc, b);
+      if (!r) return Opaque(i, mi, "result (not modelled)", VarKind::kAbstract);
+      if (Info(opc).flags & kWritesScc)
+        SetScc(i, Fresh(VarKind::kAbstract, absl::StrCat("[", i, "] scc (mask != 0)"), kDepUnmodelled, i));
+      return WriteDword(i, dd, Slot{d_.And(*r, d_.Const(1)), i, half == 1 ? Slot::kMaskHi : Slot::kMaskLo});
+    }
   }
   std::vector<TRef> s;
   if (opc == Opc::kSAddkI32 || opc == Opc::kSMulkI32) s.push_back(Value(i, Read(i, sdst, 0), sdst));
@@ -762,7 +828,7 @@ void SymExec::Step(int i, const MInst& mi) {
       const MOperand* sbase = FindOperand(mi, N::kSbase);
       if (sbase == nullptr) return Opaque(i, mi, "data (malformed)");
       const MOperand& dst = OperandOr0(mi, N::kSdst);
-      int n = dst.kind == MOperand::Kind::kReg ? dst.count : 1;
+      int n = OperandDwords(dst);
       Slot lo = Read(i, *sbase, 0, true), hi = Read(i, *sbase, 1, true);
       std::optional<int64_t> off;
       if (const MOperand* offset = FindOperand(mi, N::kOffset)) {
@@ -848,7 +914,7 @@ void SymExec::Step(int i, const MInst& mi) {
     mem_[i] = std::move(m);
     for (int dd = 0; dd < mi.NumDefs() && dd < static_cast<int>(mi.ops.size()); ++dd) {
       const MOperand& o = mi.ops[dd];
-      for (int w = 0; w < (o.kind == MOperand::Kind::kReg ? o.count : 1); ++w)
+      for (int w = 0; w < OperandDwords(o); ++w)
         Write(i, o, w,
               priv ? (w < static_cast<int>(fwd.size())
                           ? fwd[w]
@@ -934,17 +1000,14 @@ std::set<RegKey> SymExec::StaticWrites(int begin, int end) const {
     const uint32_t fl = Info(mi.opc).flags;
     for (int d = 0; d < mi.NumDefs() && d < static_cast<int>(mi.ops.size()); ++d) {
       const MOperand& o = mi.ops[d];
-      if (o.kind == MOperand::Kind::kReg) {
-        RegKey::File f = o.cls == RegClass::kVgpr ? RegKey::kV : o.cls == RegClass::kAgpr ? RegKey::kA : RegKey::kS;
-        for (int w = 0; w < std::max(o.count, 1); ++w) r.insert(RegKey{f, o.reg + w});
-        if (Info(mi.opc).cls == InstClass::kSalu || absl::StartsWith(Info(mi.opc).mnemonic, "v_cmp"))
-          r.insert(RegKey{f, o.reg + 1});  // 64-bit results and masks
-      } else if (o.kind == MOperand::Kind::kSpecial) {
-        if (o.special == SpecialReg::kVcc) r.insert({RegKey{RegKey::kVcc, 0}, RegKey{RegKey::kVcc, 1}});
-        if (o.special == SpecialReg::kExec) r.insert(RegKey{RegKey::kExec, 0});
-        if (o.special == SpecialReg::kM0) r.insert(RegKey{RegKey::kM0, 0});
-        if (o.special == SpecialReg::kScc) r.insert(RegKey{RegKey::kScc, 0});
-      }
+      int n = std::max(OperandDwords(o), 1);
+      if (o.kind == MOperand::Kind::kReg &&
+          (Info(mi.opc).cls == InstClass::kSalu || absl::StartsWith(Info(mi.opc).mnemonic, "v_cmp")))
+        n = std::max(n, 2);  // 64-bit results and masks
+      // Dword by dword, SGPR-space aliases resolved (s127 is exec_hi: EXEC).
+      RegDword rd;
+      for (int w = 0; w < n; ++w)
+        if (DwordOf(o, w, &rd)) r.insert(rd.key);
     }
     if (fl & kWritesScc) r.insert(RegKey{RegKey::kScc, 0});
     if (fl & kWritesExec) r.insert(RegKey{RegKey::kExec, 0});

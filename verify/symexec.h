@@ -196,6 +196,33 @@ class SymExec {
   // lanes of a wave).
   TRef WaveIndex();
   TRef wave_index_;
+  // The lane's linear id in its workgroup, L = tid.x + X * tid.y + X * Y * tid.z.
+  TRef LinearId();
+  TRef linear_id_;
+  // 1 when the lane is one of lanes 32..63 of its wave (the half of a 64-bit
+  // lane mask its bit is in: exec_hi, vcc_hi), else 0: ((L & 63) > 31).
+  TRef UpperHalf();
+  // The lane's bit position in that half, L & 31.
+  TRef LaneInHalf();
+  // The lane's bit of the 32-bit `s`, read as half `half` (0 lo: lanes 0..31,
+  // 1 hi: lanes 32..63) of a 64-bit lane mask, used only where the lane is
+  // in that half: a value's bit LaneInHalf, a mask slot of that half its
+  // bit; a mask slot of the other half has the bits of other lanes, so a
+  // fresh abstract bit (`what` names it) unless its bit is the same constant
+  // in every lane of whole waves.
+  TRef HalfBit(int inst, const Slot& s, int half, const std::string& what);
+  // A write of one 32-bit dword `d` of a scalar register (an SGPR, a VCC
+  // or EXEC half, M0, SCC): an EXEC half changes the lane's EXEC bit only
+  // when the lane is in that half (to HalfBit of `s`), the other half kept.
+  struct RegDword {
+    RegKey key;
+    int half = 0;  // VCC and EXEC: 0 lo, 1 hi
+  };
+  void WriteDword(int inst, const RegDword& d, Slot s);
+  // Dword `dword` of operand `o` as a register (SGPR-space aliases resolved:
+  // s106 is vcc_lo, s127 exec_hi, opcode_kinds.h SgprAlias); false for an
+  // immediate or no register.
+  static bool DwordOf(const MOperand& o, int dword, RegDword* d);
   std::unordered_map<int, bool> tid_rounded_[3];  // TidOnlyRounded's memo, by dimension and node
   Slot& At(RegKey k);
   void Set(RegKey k, Slot s);

@@ -28,6 +28,9 @@ std::string OperandText(const MOperand& o) {
           absl::StrAppend(&r, "[", o.sub, o.count > 1 ? absl::StrCat(":", o.sub + o.count - 1) : "", "]");
         return r;
       }
+      // One dword of VCC, M0 or EXEC by its SGPR-space index (how the reader
+      // takes `exec_hi`): LLVM's name, which llvm-mc reads back (not "s127").
+      if (o.cls == RegClass::kSgpr && o.count == 1 && o.reg >= kVccLoEncoding) return SgprDwordName(o.reg);
       return RegName(o.cls, o.reg, o.count);
     case MOperand::Kind::kSpecial:
       return SpecialRegName(o.special);

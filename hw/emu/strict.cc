@@ -62,25 +62,64 @@ absl::Status CheckSoftClauses(const Program& p, const TargetInfo& t, FeatureSett
 
 absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst) {
   const MInst& mi = p.insts[inst].mi;
+  // The registers the instruction names (vcc, exec and m0 among them), in
+  // operand order, then the EXEC and VCC it reads or writes implicitly, reads
+  // first: an instruction that reads and writes EXEC (v_cmpx) is reported as
+  // reading it. (Tied reads, kTiedReads, would only repeat a def's registers.)
+  const RegAccesses accesses = CollectRegAccesses(mi, kExplicitAccesses | kImplicitAccesses);
+  // Every load in flight that writes one of them: the advice must cover all
+  // of them, not only the first one reported (fresh-user review 21 F4: two
+  // loads into an MFMA's sources need vmcnt(0), not the first one's vmcnt(1)).
+  std::vector<int64_t> waits;
+  for (const RegAccess& a : accesses) {
+    if (a.special == SpecialReg::kScc) continue;  // no load writes SCC
+    for (int r = a.lo; r < a.lo + a.count; ++r)
+      if (int64_t seq = w.OwnerOf(a.cls, r); seq && std::find(waits.begin(), waits.end(), seq) == waits.end())
+        waits.push_back(seq);
+  }
   auto report = [&](int64_t seq, const std::string& reg, bool def) -> absl::Status {
     const PendingOp* op = w.FindOp(seq);
     std::string load = op ? p.Describe(op->inst) : "<unknown>";
-    std::string fix;
-    if (op != nullptr) {
-      // The count that would have covered it.
-      if (op->ctr == Counter::kVm) {
-        fix = absl::StrCat("vmcnt(", w.YoungerThan(seq), ")",
-                           op->flat ? " lgkmcnt(0) (a flat_* access counts in both)" : "");
-      } else if (op->ctr == Counter::kSmem || w.OutstandingSmem() > 0) {
-        fix = "lgkmcnt(0), since a scalar load is outstanding";
+    if (op == nullptr)
+      return absl::FailedPreconditionError(absl::StrCat(p.Describe(inst), def ? " overwrites " : " reads ", reg,
+                                                        " while the load ", load,
+                                                        " that writes it is in flight: no s_waitcnt covered it"));
+    // The counts that cover every load in `waits`: per in-order queue, the
+    // fewest younger operations among its loads (Wave::YoungerThan); a
+    // scalar load (out of order) needs lgkmcnt(0), and so does any DS load
+    // while a scalar load is outstanding; a flat_* access counts in both.
+    int vm = INT_MAX, ds = INT_MAX;
+    bool smem = false, flat = false;
+    for (int64_t s : waits) {
+      const PendingOp* o = w.FindOp(s);
+      if (o == nullptr) continue;
+      if (o->ctr == Counter::kVm) {
+        vm = std::min(vm, w.YoungerThan(s));
+        flat |= o->flat;
+      } else if (o->ctr == Counter::kDs) {
+        ds = std::min(ds, w.YoungerThan(s));
       } else {
-        fix = absl::StrCat("lgkmcnt(", w.YoungerThan(seq), ")");
+        smem = true;
       }
+    }
+    std::string fix, counters;
+    if (vm != INT_MAX) {
+      fix = absl::StrCat("vmcnt(", vm, ")");
+      counters = CounterName(Counter::kVm);
+    }
+    if (smem || ds != INT_MAX) {
+      absl::StrAppend(&fix, fix.empty() ? "" : " ",
+                      smem || w.OutstandingSmem() > 0 ? "lgkmcnt(0), since a scalar load is outstanding"
+                                                      : absl::StrCat("lgkmcnt(", flat ? 0 : ds, ")"));
+      absl::StrAppend(&counters, counters.empty() ? "" : " and ", CounterName(Counter::kDs));
+    } else if (flat) {
+      absl::StrAppend(&fix, " lgkmcnt(0) (a flat_* access counts in both)");
     }
     return absl::FailedPreconditionError(absl::StrCat(
         p.Describe(inst), def ? " overwrites " : " reads ", reg, " while the load ", load,
-        " that writes it is in flight: no s_waitcnt covered it",
-        op ? absl::StrCat(" (", CounterName(op->ctr), ": needs s_waitcnt ", fix, " before it)") : ""));
+        " that writes it is in flight: no s_waitcnt covered it (", counters, ": needs s_waitcnt ", fix,
+        " before it", waits.size() > 1 ? absl::StrCat(", which covers all ", waits.size(), " loads it waits for") : "",
+        ")"));
   };
   // The first register of `a` (lowest first) a load in flight will write.
   auto check = [&](const RegAccess& a) -> absl::Status {
@@ -90,11 +129,6 @@ absl::Status CheckPendingLoads(const Wave& w, const Program& p, int inst) {
         return report(seq, a.cls == RegClass::kSgpr ? SgprDwordName(r) : RegName(a.cls, r, 1), a.def);
     return absl::OkStatus();
   };
-  // The registers the instruction names (vcc, exec and m0 among them), in
-  // operand order, then the EXEC and VCC it reads or writes implicitly, reads
-  // first: an instruction that reads and writes EXEC (v_cmpx) is reported as
-  // reading it. (Tied reads, kTiedReads, would only repeat a def's registers.)
-  const RegAccesses accesses = CollectRegAccesses(mi, kExplicitAccesses | kImplicitAccesses);
   for (const RegAccess& a : accesses)
     if (a.explicit_op())
       if (absl::Status s = check(a); !s.ok()) return s;

@@ -1157,5 +1157,36 @@ end
   check(d, "xnack-");
 }
 
+
+// Fresh-user review 21 F4: the missing-wait message gives the count that
+// covers every load the instruction waits for. Two global loads in flight,
+// v2 then v3: a read of v2 alone needs vmcnt(1) (the younger v3 may stay in
+// flight), and with that wait the kernel runs; a read of both needs
+// vmcnt(0), though v2, the register it names, is the older load.
+TEST(StrictTest, MissingWaitAdviceCoversEverySource) {
+  auto run = [](const std::string& use) {
+    HandKernel k;
+    k.args = {"A:global_buffer"};
+    k.body = absl::StrCat(R"(
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32 v1, 2, v0
+  s_waitcnt lgkmcnt(0)
+  global_load_dword v2, v1, s[4:5]
+  global_load_dword v3, v1, s[4:5] offset:256
+)",
+                          use, "\n  s_endpgm");
+    return RunText(k.Text(), "gfx942", {ToBytes(std::vector<float>(128, 0.0f))});
+  };
+  EXPECT_THAT(Msg(run("  v_mov_b32 v4, v2")),
+              AllOf(HasSubstr("`v_mov_b32 v4, v2` reads v2"), HasSubstr("vmcnt: needs s_waitcnt vmcnt(1) before it)")));
+  EXPECT_TRUE(run("  s_waitcnt vmcnt(1)\n  v_mov_b32 v4, v2").ok());
+  EXPECT_THAT(Msg(run("  v_add_u32 v4, v2, v3")),
+              AllOf(HasSubstr("`v_add_u32 v4, v2, v3` reads v2"), HasSubstr("`global_load_dword v2, v1, s[4:5]`"),
+                    HasSubstr("vmcnt: needs s_waitcnt vmcnt(0) before it, which covers all 2 loads it waits for")));
+  EXPECT_THAT(Msg(run("  s_waitcnt vmcnt(1)\n  v_add_u32 v4, v2, v3")),
+              AllOf(HasSubstr("reads v3"), HasSubstr("needs s_waitcnt vmcnt(0) before it)")));
+  EXPECT_TRUE(run("  s_waitcnt vmcnt(0)\n  v_add_u32 v4, v2, v3").ok());
+}
+
 }  // namespace
 }  // namespace kir::emu

@@ -17,11 +17,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "compiler/api/compile.h"
 #include "compiler/ir/parser.h"
 #include "compiler/object/toolchain.h"
 #include "gtest/gtest.h"
 #include "testdata/test_kernels.h"
+#include "verify/concrete.h"
 #include "verify/object/load.h"
 #include "verify/test_roles.h"
 #include "verify/verify.h"
@@ -872,6 +874,128 @@ TEST(ForeignCode, ClangFp8Word1AndGlobalLdsDmaProve) {
   EXPECT_TRUE(absl::StrContains(v->Report(), "global] global_load_lds_dwordx4 v[2:3], off offset:16"))
       << v->Report();
   EXPECT_TRUE(absl::StrContains(v->Report(), "the LDS DMA's global side")) << v->Report();
+}
+
+// Review 21 F1: a 32-bit write to one half of EXEC or VCC (exec_lo/exec_hi,
+// vcc_lo/vcc_hi: the reader's s126/s127, s106/s107) changes the lanes of
+// that half only. copy_f32 (workgroup 256: whole waves, every lane active)
+// with lines inserted after its voffset v = 16 * tid.x: each edit that
+// turns lanes off, or changes v in some lanes, must fail with a
+// counterexample in the lanes the edit touches (lane l of a wave is tid.x
+// mod 64 here: 32..63 for the high half, 0..31 for the low one); the
+// harmless edits still prove; a half built from the other half of a lane
+// mask (other lanes' bits) or by a shift is unknown or failed, never proved.
+// Each edit was proved, every address, before the halves were modelled.
+// The chains print the halves by LLVM's names (asm_syntax.cc).
+TEST(ForeignCode, WritesToHalvesOfExecAndVccAreModelled) {
+  enum Expect { kProves, kFailsInHighLanes, kFailsInLowLanes, kNotProved };
+  struct Case {
+    std::string insert;
+    Expect expect;
+  } cases[] = {
+      {"  s_mov_b32 exec_hi, 0\n", kFailsInHighLanes},
+      {"  s_mov_b32 exec_lo, 0\n", kFailsInLowLanes},
+      {"  s_mov_b32 exec_hi, exec_lo\n  s_mov_b32 exec_lo, 0\n", kFailsInLowLanes},
+      {"  s_and_b32 exec_hi, exec_hi, 0\n", kFailsInHighLanes},
+      {"  s_movk_i32 exec_hi, 0x0\n", kFailsInHighLanes},
+      {"  s_mov_b32 exec_hi, 0x7fffffff\n", kFailsInHighLanes},  // lane 63 off
+      {"  v_readfirstlane_b32 exec_lo, {v}\n", kFailsInLowLanes},  // lane 0's v: 0
+      {"  v_cmp_eq_u32 s[20:21], -1, {v}\n  s_mov_b32 exec_lo, s20\n", kFailsInLowLanes},
+      {"  s_mov_b64 vcc, -1\n  s_mov_b32 vcc_hi, 0\n  v_cndmask_b32 {v}, 0, {v}, vcc\n", kFailsInHighLanes},
+      // A compare's guard (only tid.x 0, where v is already 0) turned on for lanes 32..63.
+      {"  v_cmp_eq_u32 vcc, 0, {v}\n  s_mov_b32 vcc_hi, -1\n  v_cndmask_b32 {v}, {v}, 0, vcc\n", kFailsInHighLanes},
+      // A carry (set in every lane: v + -1 + 1 is v) dropped in lanes 32..63.
+      {"  v_cmp_ne_u32 vcc, -1, {v}\n  s_mov_b32 vcc_hi, 0\n  v_addc_co_u32 {v}, vcc, -1, {v}, vcc\n",
+       kFailsInHighLanes},
+      {"  v_cmp_ne_u32 vcc, -1, {v}\n  s_mov_b32 vcc_hi, 0\n  s_and_saveexec_b64 s[20:21], vcc\n",
+       kFailsInHighLanes},
+      {"  s_mov_b32 exec_hi, -1\n", kProves},
+      {"  s_mov_b32 exec_lo, exec_lo\n", kProves},
+      {"  s_mov_b32 exec_hi, exec_lo\n", kProves},  // EXEC is all ones: so is its low half
+      {"  v_cmp_ne_u32 s[20:21], -1, {v}\n  s_mov_b32 exec_lo, s20\n", kProves},
+      {"  s_mov_b64 vcc, -1\n  s_mov_b32 vcc_lo, -1\n  v_cndmask_b32 {v}, 0, {v}, vcc\n", kProves},
+      {"  v_cmp_eq_u32 vcc, 0, {v}\n  v_cndmask_b32 {v}, {v}, 0, vcc\n", kProves},
+      {"  v_cmp_ne_u32 vcc, -1, {v}\n  v_addc_co_u32 {v}, vcc, -1, {v}, vcc\n", kProves},
+      {"  v_cmp_eq_u32 s[20:21], 0, {v}\n  s_mov_b32 exec_hi, s20\n", kNotProved},
+      {"  s_lshl_b32 exec_hi, exec_hi, 1\n", kNotProved},
+  };
+  const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
+  absl::StatusOr<CopyVoffset> copy = CopyWithVoffset();
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  for (const Case& c : cases) {
+    const std::string insert = absl::StrReplaceAll(c.insert, {{"{v}", copy->reg}});
+    for (bool assemble : {false, true}) {  // kirc's reader, and LLVM's assembler then the code object
+      CodeInput in;
+      in.assembly = Edit(copy->assembly, copy->line, copy->line + insert);
+      in.assemble = assemble;
+      in.llvm_bin = kLlvmBin;
+      absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx942", in);
+      ASSERT_TRUE(v.ok()) << insert << v.status();
+      const std::string report = v->Report();
+      EXPECT_EQ(v->all_proved, c.expect == kProves) << insert << report;
+      if (c.expect == kProves || c.expect == kNotProved) continue;
+      int failed = 0;
+      for (const AccessVerdict& a : v->accesses) failed += a.status == AccessVerdict::Status::kFailed;
+      EXPECT_GE(failed, 1) << insert << report;
+      EXPECT_TRUE(absl::StrContains(report, "counterexample")) << insert << report;
+      // Every counterexample's lane ("(wave W, lane L)") is one the edit touches.
+      int lanes = 0;
+      for (size_t at = report.find("(wave "); at != std::string::npos; at = report.find("(wave ", at + 1)) {
+        int lane = -1;
+        const size_t from = report.find(", lane ", at) + 7, end = report.find(')', at);
+        ASSERT_TRUE(from < end && absl::SimpleAtoi(report.substr(from, end - from), &lane)) << report.substr(at, 30);
+        EXPECT_EQ(lane >= 32, c.expect == kFailsInHighLanes) << insert << "lane " << lane << "\n" << report;
+        ++lanes;
+      }
+      EXPECT_GE(lanes, 1) << insert << report;
+      // The counterexample's chain names the write as written (not "s127").
+      for (const char* w : {"s_mov_b32 exec_hi, 0\n", "s_mov_b32 vcc_hi, 0\n"})
+        if (absl::StrContains(insert, w))
+          EXPECT_TRUE(absl::StrContains(report, absl::StripSuffix(w, "\n"))) << insert << report;
+    }
+  }
+}
+
+
+// The concrete wave runner (verify/concrete.h, the verifier's search for
+// counterexamples) writes the halves of EXEC and VCC the same way: after
+// `s_mov_b32 exec_hi, 0` copy_f32's load and store run with lanes 0..31
+// only; with VCC -1 and then vcc_hi 0, v_cndmask keeps the voffset 16 * l
+// in lanes l < 32 and selects 0 in the others.
+TEST(ForeignCode, ConcreteRunnerWritesHalvesOfExecAndVcc) {
+  const Kernel twin = ::kir::testing::TestdataKernel("copy_f32");
+  absl::StatusOr<CopyVoffset> copy = CopyWithVoffset();
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  absl::StatusOr<TargetId> id = ParseTargetId("gfx942");
+  ASSERT_TRUE(id.ok()) << id.status();
+  struct Case {
+    std::string insert;
+    uint64_t exec;
+    bool high_lanes_zero;  // voffset 0 in lanes 32..63 (else 16 * lane everywhere)
+  } cases[] = {
+      {"  s_mov_b32 exec_hi, 0\n", 0xffffffffull, false},
+      {"  s_mov_b32 exec_lo, 0\n  s_mov_b32 exec_hi, exec_lo\n  s_mov_b32 exec_lo, -1\n", 0xffffffffull, false},
+      {"  s_mov_b64 vcc, -1\n  s_mov_b32 vcc_hi, 0\n  v_cndmask_b32 {v}, 0, {v}, vcc\n", ~uint64_t{0}, true},
+  };
+  for (const Case& c : cases) {
+    const std::string insert = absl::StrReplaceAll(c.insert, {{"{v}", copy->reg}});
+    CodeInput in;
+    in.assembly = Edit(copy->assembly, copy->line, copy->line + insert);
+    in.mcpu = "gfx942";
+    absl::StatusOr<LoweredKernel> code = LoadCodeForVerify(twin, *id->target, in);
+    ASSERT_TRUE(code.ok()) << code.status();
+    vfy::ConcreteRunner run(code->kernel, *id->target, *code, 0);
+    int seen = 0;
+    absl::Status st = run.RunWave({0, 0, 0}, 0, [&](const vfy::MemRecord& r) {
+      ++seen;
+      EXPECT_EQ(r.exec, c.exec) << insert;
+      ASSERT_EQ(r.vaddr.size(), 64u);
+      for (int l = 0; l < 64; ++l)
+        EXPECT_EQ(r.vaddr[l], c.high_lanes_zero && l >= 32 ? 0u : 16u * l) << insert << " lane " << l;
+    });
+    EXPECT_TRUE(st.ok()) << st;
+    EXPECT_EQ(seen, 2) << insert;
+  }
 }
 
 }  // namespace
