@@ -1194,7 +1194,7 @@ arg alpha : f32
 end
 )";
 
-TEST_F(DefaultCheckTest, Review13F3SaturationWithoutAConversionPass) {
+TEST_F(DefaultCheckTest, Review13F3SaturationBaseBesideALoopWindowConversionPass) {
   const Compiled c = CompileText(kDeepKFp8);
   const std::string m = absl::StrReplaceAll(c.assembly, {{"0x47600000", "0x47400000"}, {"0xc7600000", "0xc7400000"}});
   ASSERT_NE(m, c.assembly);
@@ -1203,13 +1203,28 @@ TEST_F(DefaultCheckTest, Review13F3SaturationWithoutAConversionPass) {
   // Random (exact inputs impossible), then saturation (+max), (-max) and
   // subnormal from the saturation base, then the conversion pass: a K window
   // through the loop (fresh-user review 20 F3: 128 of 512 terms) gives it
-  // inputs, and the saturation base still serves the saturation passes.
-  ASSERT_EQ(r.passes.size(), 5u) << r.text;
+  // inputs, and the saturation base still serves the saturation passes. The
+  // level's pass draws no exact tie of f8e5m2's grid (its sums of 128
+  // products of +-1/4 are multiples of 1/4 whose f8e5m2 ties need a lowest
+  // bit 3 below the leading one, below 2^5 here: 0 of 940), so its tie
+  // candidate, the conversion (to f8e5m2) pass, is kept (fresh-user review
+  // 20 F1) and draws them.
+  ASSERT_EQ(r.passes.size(), 6u) << r.text;
   EXPECT_EQ(r.passes[0].mode, InputMode::kRandom);
   EXPECT_EQ(r.passes[1].mode, InputMode::kSaturation);
   EXPECT_EQ(r.passes[2].mode, InputMode::kSaturation);
   EXPECT_EQ(r.passes[3].mode, InputMode::kSubnormal);
   EXPECT_EQ(r.passes[4].mode, InputMode::kConversion);
+  EXPECT_EQ(r.passes[5].mode, InputMode::kConversion);
+  EXPECT_TRUE(std::regex_search(r.text, std::regex(R"re(\ninputs: conversion \(seed 1\): [^\n]*; 0 of [0-9]+ values )re"
+                                                   R"re(before the conversions to f8e5m2 stored to O are exact ties of )re"
+                                                   R"re(its grid \([0-9]+ round\): fewer than 8, its ties are the )re"
+                                                   R"re(conversion \(to f8e5m2\) pass's\)\n)re")))
+      << r.text;
+  EXPECT_TRUE(std::regex_search(r.text, std::regex(R"re(\ninputs: conversion \(seed 1, to f8e5m2\): [^\n]*; )re"
+                                                   R"re(([89]|[1-9][0-9]+) of [0-9]+ values before the conversions to )re"
+                                                   R"re(f8e5m2 stored to O are exact ties of its grid)re")))
+      << r.text;
   EXPECT_NE(r.text.find("\nsaturation base (seed 1; the conversion pass's inputs hold a K window through an mfma "
                         "loop (most of its K indices zero), so the saturation and subnormal passes scale inputs of "
                         "their own, "),
