@@ -281,6 +281,21 @@ absl::Status ExecFlatOrScratch(ExecContext& c, Wave& w, const Inst& in) {
   return absl::OkStatus();
 }
 
+// A global_* instruction's address operands: vaddr's low dword in *a0 and,
+// without saddr, its high dword in *a1 (a 64-bit VGPR address); with saddr,
+// the 64-bit SGPR base in *sbase (vaddr a 32-bit offset). Shared by the
+// global loads and stores and gfx950's global_load_lds_dwordx4.
+void ReadGlobalAddress(Wave& w, const Inst& in, VSrc* a0, VSrc* a1, uint64_t* sbase) {
+  const MOperand& vaddr = OperandOr0(in.mi, OpName::kVaddr);
+  *a0 = ReadVSrc(w, vaddr, OpType::kB32, 0);
+  if (in.mods.saddr) {
+    const MOperand& saddr = OperandOr0(in.mi, OpName::kSaddr);
+    *sbase = ReadScalar(w, saddr, OpType::kB64, 0) | (uint64_t{ReadScalar(w, saddr, OpType::kB64, 1)} << 32);
+  } else {
+    *a1 = ReadVSrc(w, vaddr, OpType::kB32, 1);
+  }
+}
+
 // buffer_load_dwordx4 ... lds and global_load_lds_dwordx4 (gfx950's LDS DMA;
 // semantics.h LdsDmaAddress): each active lane's 16 bytes are read as
 // buffer_load_dwordx4 (out-of-range dwords are 0) or global_load_dwordx4
@@ -299,14 +314,7 @@ absl::Status ExecLdsDma(ExecContext& c, Wave& w, const Inst& in) {
   uint64_t sbase = 0;
   if (global) {
     if (!(st = Arity(in, in.mods.saddr ? 2 : 1)).ok()) return st;
-    const MOperand& vaddr = OperandOr0(mi, OpName::kVaddr);
-    a0 = ReadVSrc(w, vaddr, OpType::kB32, 0);
-    if (in.mods.saddr) {
-      const MOperand& saddr = OperandOr0(mi, OpName::kSaddr);
-      sbase = ReadScalar(w, saddr, OpType::kB64, 0) | (uint64_t{ReadScalar(w, saddr, OpType::kB64, 1)} << 32);
-    } else {
-      a1 = ReadVSrc(w, vaddr, OpType::kB32, 1);
-    }
+    ReadGlobalAddress(w, in, &a0, &a1, &sbase);
   } else {
     if (!(st = Arity(in, 3)).ok()) return st;
     const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);
@@ -406,13 +414,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
   uint64_t sbase = 0;
   if (global) {
     if (!(st = CheckData(in, data_op, regs)).ok()) return st;
-    a0 = ReadVSrc(w, vaddr, OpType::kB32, 0);
-    if (in.mods.saddr) {
-      const MOperand& saddr = OperandOr0(mi, OpName::kSaddr);
-      sbase = ReadScalar(w, saddr, OpType::kB64, 0) | (uint64_t{ReadScalar(w, saddr, OpType::kB64, 1)} << 32);
-    } else {
-      a1 = ReadVSrc(w, vaddr, OpType::kB32, 1);
-    }
+    ReadGlobalAddress(w, in, &a0, &a1, &sbase);
   } else {
     if (!(st = Arity(in, 4)).ok() || !(st = CheckData(in, data_op, regs)).ok()) return st;
     const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);

@@ -1218,6 +1218,32 @@ struct WindowPick {
   double v = 0, rc = 0, base = 0;
 };
 
+// The carrier values a (f32) to try for a^enters = `factor`, a of
+// alpha_pass's sign: entering once, factor itself; e > 1 times, the f32
+// value nearest factor's e-th root and 8 f32 neighbours on either side
+// (where rounding of the multiplies may reach the tie); none when an even
+// power cannot give a factor <= 0. Shared by SearchWindowPick and
+// SearchAddendPick.
+std::vector<float> CarrierCandidates(double factor, int enters, float alpha_pass) {
+  std::vector<float> as;
+  if (enters == 1) {
+    as.push_back(static_cast<float>(factor));
+    return as;
+  }
+  if (!(factor > 0) && enters % 2 == 0) return as;
+  const float a0 =
+      static_cast<float>(std::copysign(std::pow(std::fabs(factor), 1.0 / enters), static_cast<double>(alpha_pass)));
+  as.push_back(a0);
+  float up = a0, down = a0;
+  for (int t = 0; t < 8; ++t) {
+    up = std::nextafter(up, HUGE_VALF);
+    down = std::nextafter(down, -HUGE_VALF);
+    as.push_back(up);
+    as.push_back(down);
+  }
+  return as;
+}
+
 // The value x of type `xt` (of D's elements set to x) and the carrier's
 // value a, entering `enters` times (CarrierTimes), for which some line value
 // x * R (R of `line`, exact in f32) lies, in both orders, at `target`
@@ -1244,22 +1270,7 @@ WindowPick SearchWindowPick(const std::vector<std::pair<uint64_t, double>>& line
         if (!ExactBits(xt, x).has_value()) continue;
         const double acc = x * rv;
         if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
-        std::vector<float> as;
-        if (enters == 1) {
-          as.push_back(static_cast<float>(target / acc));
-        } else {
-          if (!(target / acc > 0) && enters % 2 == 0) continue;
-          float a0 = static_cast<float>(
-              std::copysign(std::pow(std::fabs(target / acc), 1.0 / enters), static_cast<double>(alpha_pass)));
-          as.push_back(a0);
-          float up = a0, down = a0;
-          for (int t = 0; t < 8; ++t) {
-            up = std::nextafter(up, HUGE_VALF);
-            down = std::nextafter(down, -HUGE_VALF);
-            as.push_back(up);
-            as.push_back(down);
-          }
-        }
+        const std::vector<float> as = CarrierCandidates(target / acc, enters, alpha_pass);
         for (const float a : as) {
           if (!std::isfinite(a) || a == 0 || (a > 0) != (alpha_pass > 0)) continue;
           const auto [f1, f2] = CarrierTimes(a, static_cast<float>(acc), enters);
@@ -1318,21 +1329,7 @@ WindowPick SearchAddendPick(const std::vector<std::pair<uint64_t, double>>& line
           if (!ExactBits(xt, x).has_value()) continue;
           const double acc = x * rv;
           if (static_cast<double>(static_cast<float>(acc)) != acc) continue;
-          std::vector<float> as;
-          if (enters == 1) {
-            as.push_back(static_cast<float>(need / acc));
-          } else if (need / acc > 0 || enters % 2 == 1) {
-            float a0 = static_cast<float>(
-                std::copysign(std::pow(std::fabs(need / acc), 1.0 / enters), static_cast<double>(alpha_pass)));
-            as.push_back(a0);
-            float up = a0, down = a0;
-            for (int t = 0; t < 8; ++t) {
-              up = std::nextafter(up, HUGE_VALF);
-              down = std::nextafter(down, -HUGE_VALF);
-              as.push_back(up);
-              as.push_back(down);
-            }
-          }
+          std::vector<float> as = CarrierCandidates(need / acc, enters, alpha_pass);
           if (!exact) as.push_back(alpha_pass);
           for (const float a : as) {
             if (!std::isfinite(a) || a == 0 || (a > 0) != (alpha_pass > 0)) continue;
