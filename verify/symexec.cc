@@ -71,6 +71,9 @@ std::string OperandName(const MOperand& o) {
     case MOperand::Kind::kSpecial:
       return SpecialRegName(o.special);
     case MOperand::Kind::kReg:
+      // One dword of VCC, M0 or EXEC by LLVM's name, as written (`exec_hi`,
+      // not "s127": fresh-user review 22 F4).
+      if (o.cls == RegClass::kSgpr && o.count == 1 && o.reg >= kVccLoEncoding) return SgprDwordName(o.reg);
       return RegName(o.cls, o.reg, o.count);
   }
   return "?";

@@ -765,7 +765,7 @@ std::vector<HazardRuleText> HazardRules(const TargetInfo& t) {
   for (const CountRow& r : kCountRows)
     if (tab.*r.field > 0 && (two_pass || r.field != &HazardTable::mfma_write_to_srcc_same_2pass))
       rows.push_back({r.producer, r.consumer, absl::StrCat(tab.*r.field)});
-  rows.push_back({"SALU writes M0", "LDS DMA (buffer_load ... lds) reads M0", absl::StrCat(kSaluM0WriteToLdsDma)});
+  rows.push_back({"SALU writes M0", "LDS DMA (buffer_load ... lds; gfx950 also global_load_lds_dwordx4) reads M0", absl::StrCat(kSaluM0WriteToLdsDma)});
   return rows;
 }
 

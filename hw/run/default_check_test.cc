@@ -648,6 +648,11 @@ TEST_F(DefaultCheckTest, F12RefusalInALaterPassNamesItAndKeepsTheEarlierReport) 
   EXPECT_NE(m.find("\nthe pass before it (it passed):\ninputs: exact (seed 1)"), std::string::npos) << m;
   EXPECT_NE(m.find("o: 1024 elements, max abs err 0, "), std::string::npos) << m;
   EXPECT_NE(m.find("tolerance bit-identical (exact inputs): OK"), std::string::npos) << m;
+  // The last line says where the run stopped (fresh-user review 22 F1: the
+  // earlier pass's OK lines ended the message).
+  EXPECT_TRUE(absl::EndsWith(m, "\nstopped in the conversion pass (2 of 3, seed 1): its reason is the first line of "
+                                "this message"))
+      << m;
 }
 
 // Review 7 (issue 19): conversions whose rounding or NaN handling is wrong,

@@ -1078,9 +1078,16 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
         if (std::string x = ExtremeInputs(k, inputs, mode == InputMode::kAdversarial ? 65504.0 : 240.0);
             !x.empty())
           absl::StrAppend(&m, "\n(its inputs include out-of-range values, e.g. ", x, ")");
-      if (pi > 0)
+      if (pi > 0) {
         absl::StrAppend(&m, "\nthe pass", pi == 1 ? "" : "es", " before it (",
                         r.ok ? (pi == 1 ? "it passed" : "they passed") : "FAILED", "):\n", passes_text);
+        // The earlier passes' reports end in their OK lines: the message's
+        // last line says again where the run stopped and that the reason
+        // leads it (fresh-user review 22 F1 read only the end).
+        if (!m.empty() && m.back() != '\n') m += '\n';
+        absl::StrAppend(&m, "stopped in the ", pass_name(pi), " pass (", pi + 1, " of ", passes_planned(),
+                        ", seed ", opts.seed, "): its reason is the first line of this message");
+      }
       return absl::Status(st.code(), m);
     };
     if (!run.ok()) {
