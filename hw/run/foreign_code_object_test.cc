@@ -664,5 +664,38 @@ TEST_F(ForeignCodeObjectTest, ClangFp8Word1AndGlobalLdsDmaMatchTheReference) {
   }
 }
 
+// Fresh-user review 22 F3: a .kir that `kirc compile` refuses (an fp8
+// slice starting at element 2; docs/kir.md: a slice of an fp8 vector starts
+// at a multiple of 4) was run against a code object with `--code-object`
+// and passed. It is refused there as compiling refuses it, naming the line.
+TEST_F(ForeignCodeObjectTest, CodeObjectRunValidatesTheKirAsCompileDoes) {
+  const std::string text = R"(kernel dq
+target gfx950
+workgroup 64 1 1
+grid 2 1 1
+arg Q : f8e4m3fn[512] strides [1] readonly
+arg Y : f32[256] strides [1] writeonly
+  %q = load Q[(wg.x * 64 + tid.x) * 4] : f8e4m3fnx4
+  %h = slice %q, S : f8e4m3fnx2
+  %f = cvt %h : f32x2
+  store Y[(wg.x * 64 + tid.x) * 2], %f
+end
+)";
+  absl::StatusOr<Kernel> good = ParseKernel(absl::StrReplaceAll(text, {{"S", "0"}}), "dq_good.kir");
+  absl::StatusOr<Kernel> bad = ParseKernel(absl::StrReplaceAll(text, {{"S", "2"}}), "dq_bad.kir");
+  ASSERT_TRUE(good.ok() && bad.ok()) << good.status() << bad.status();
+  CompileOptions co;
+  absl::StatusOr<CompileResult> refused = Compile(*bad, co);
+  ASSERT_FALSE(refused.ok());
+  const std::string path = Build(*good, "gfx950", "dq_good.hsaco");
+  absl::StatusOr<RunReport> ok = Run(*good, "gfx950", path, {});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(ok->ok) << ok->text;
+  absl::StatusOr<RunReport> r = Run(*bad, "gfx950", path, {});
+  ASSERT_FALSE(r.ok()) << (r.ok() ? r->text : "");
+  EXPECT_EQ(r.status().message(), refused.status().message());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "slice")) << r.status();
+}
+
 }  // namespace
 }  // namespace kir

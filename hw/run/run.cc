@@ -885,6 +885,11 @@ absl::StatusOr<RunReport> RunAndCheck(const Kernel& k, Device& device, const Run
     absl::StatusOr<TargetId> t = ResolveTargetId(k, co);
     if (!t.ok()) return t.status();
     target = t->target;
+    // The .kir is validated as compiling it would validate it, so a kernel
+    // `kirc compile` and `kirc verify` refuse is not run against another
+    // compile's code either (fresh-user review 22 F3: an fp8 slice at
+    // offset 2 passed here and was refused there).
+    if (absl::StatusOr<Kernel> v = ThreadLevelKernel(k, co); !v.ok()) return v.status();
     absl::StatusOr<LoadedCode> code = ReadKernelCodeObject(k, *t, opts.code_object_path, opts.llvm_bin);
     if (!code.ok()) return code.status();
     hsaco = std::move(code->bytes);
