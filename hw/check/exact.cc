@@ -1672,27 +1672,42 @@ void ApplyKWindow(ExactFormat& f, const KWindow& w) {
   f.k_period = w.period;
 }
 
-ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
-                      int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to, int buffer_shift);
-ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, bool conversion, int cap_level, int two_scale_gap,
-                          int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to,
-                          int buffer_shift);
+// What Plan is asked for, beside the kernel (the K window searches pass it
+// on unchanged). conversion: PlanConversionInputs (false: PlanExactInputs);
+// cap_level: the chain level whose conversions get the extra bits;
+// two_scale_gap / two_scale_bits: two-scale inputs (0: none; LongSumTwoScale
+// in PlanConversionPasses); saturation: every narrowing conversion's operand
+// need only be exact in f32 and may lie beyond its target's max
+// (PlanSaturationBase), with at most saturation_bits significand bits;
+// cap_to (not f32): a target pass (ExactPlan::to); buffer_shift: every form
+// of a float buffer (not special) times 2^buffer_shift (ExactFormat::shift)
+// where its values stay in its type's range (a target pass whose other
+// conversions must stay in range: fp8's 240 bounds the sum's magnitude, not
+// its bits).
+struct PlanRequest {
+  bool conversion = false;
+  int cap_level = 1;
+  int two_scale_gap = 0, two_scale_bits = 0;
+  bool saturation = false;
+  int saturation_bits = 24;
+  ElemType cap_to = ElemType::kF32;
+  int buffer_shift = 0;
+};
 
-// PlanExactInputs (conversion = false) and PlanConversionInputs (the
-// conversions of chain level `cap_level` get the extra bits); *chain_levels: the
-// highest chain level of a narrowing conversion.
-// `saturation` (with `conversion`): every narrowing conversion's operand need
-// only be exact in f32 and may lie beyond its target's max (PlanSaturationBase).
+ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, const PlanRequest& r);
+ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, const PlanRequest& r);
+
+// PlanExactInputs and PlanConversionInputs, as `req` asks (PlanRequest);
+// *chain_levels: the highest chain level of a narrowing conversion.
 // `window`: every form of its argument gets that K window; without one, when
-// no inputs exist because of a gemm op's values, KWindowPlan's plan when it
-// finds one. `cap_to` (not f32): a target pass (ExactPlan::to).
-// `buffer_shift`: every form of a float buffer (not special) times
-// 2^buffer_shift (ExactFormat::shift) where its values stay in its type's
-// range (a target pass whose other conversions must stay in range: fp8's
-// 240 bounds the sum's magnitude, not its bits).
-ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_levels = nullptr,
-               int two_scale_gap = 0, int two_scale_bits = 0, bool saturation = false, int saturation_bits = 24,
-               const KWindow* window = nullptr, ElemType cap_to = ElemType::kF32, int buffer_shift = 0) {
+// no inputs exist because of a gemm op's or an mfma loop's values,
+// KWindowPlan's or LoopKWindowPlan's plan when it finds one.
+ExactPlan Plan(const Kernel& k, const PlanRequest& req, int* chain_levels = nullptr,
+               const KWindow* window = nullptr) {
+  const bool conversion = req.conversion, saturation = req.saturation;
+  const int cap_level = req.cap_level, two_scale_gap = req.two_scale_gap, two_scale_bits = req.two_scale_bits;
+  const int saturation_bits = req.saturation_bits, buffer_shift = req.buffer_shift;
+  const ElemType cap_to = req.cap_to;
   ExactPlan plan;
   std::map<std::string, std::vector<ExactFormat>> levels;
   std::map<std::string, size_t> cur;
@@ -1760,9 +1775,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
       // A gemm's K-long sum: most of an operand's K terms zero (fresh-user
       // review 13 F4: K = 16384 fp8 with a bf16 C had no conversion pass).
       if (window == nullptr && bad->op != nullptr && bad->op->kind == OpKind::kGemm)
-        if (ExactPlan w = KWindowPlan(k, *bad->op, conversion, cap_level, two_scale_gap, two_scale_bits,
-                                      saturation, saturation_bits, cap_to, buffer_shift);
-            w.exact)
+        if (ExactPlan w = KWindowPlan(k, *bad->op, req); w.exact)
           return w;
       // An mfma loop's K-long sum behind the value (fresh-user review 20 F3).
       // Where no operand of an mfma is proved, the line says why.
@@ -1777,9 +1790,7 @@ ExactPlan Plan(const Kernel& k, bool conversion, int cap_level = 1, int* chain_l
           }
           why_not[s.mfma];  // proved: nothing to say
           if (!bad->deps.count(s.arg)) continue;
-          if (ExactPlan w = LoopKWindowPlan(k, s, conversion, cap_level, two_scale_gap, two_scale_bits, saturation,
-                                            saturation_bits, cap_to, buffer_shift);
-              w.exact)
+          if (ExactPlan w = LoopKWindowPlan(k, s, req); w.exact)
             return w;
         }
         for (const LoopKSite& s : sites)
@@ -1810,8 +1821,7 @@ constexpr int64_t kKWindowBlock = 16;
 // largest power of two n below w.len, down to `lowest`, for which Plan
 // finds inputs, in blocks of min(n, kKWindowBlock) every ceil(len / (n /
 // block)) K indices; !exact when none does.
-ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, bool conversion, int cap_level, int two_scale_gap,
-                      int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to, int buffer_shift) {
+ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, const PlanRequest& r) {
   int64_t n = 1;
   while (2 * n < w.len) n *= 2;
   for (; n >= lowest; n /= 2) {
@@ -1819,9 +1829,7 @@ ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, bool conversio
     w.block = std::min(n, kKWindowBlock);
     const int64_t blocks = n / w.block;
     w.period = (w.len + blocks - 1) / blocks;
-    if (ExactPlan p = Plan(k, conversion, cap_level, nullptr, two_scale_gap, two_scale_bits, saturation,
-                           saturation_bits, &w, cap_to, buffer_shift);
-        p.exact)
+    if (ExactPlan p = Plan(k, r, nullptr, &w); p.exact)
       return p;
   }
   return ExactPlan{};
@@ -1832,8 +1840,7 @@ ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, bool conversio
 // kMinKWindow and the K of one MFMA instruction) for which Plan finds inputs, in blocks of min(n, 16) every
 // ceil(K / (n / block)) K indices (then at most n per row). !exact when
 // neither operand's layout allows a window, or no n fits.
-ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_level, int two_scale_gap,
-                      int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to, int buffer_shift) {
+ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, const PlanRequest& r) {
   ExactPlan none;
   const GemmOp& g = gemm.gemm;
   // A, else B when A's layout has none (KWindowLayoutOf).
@@ -1856,16 +1863,13 @@ ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, bool conversion, int cap_
   else
     for (const MfmaDesc& m : AllMfmas())
       if (MfmaInAccepts(m.a_in, a->elem)) lowest = std::max<int64_t>(lowest, m.k);
-  return TryKWindows(k, w, lowest, conversion, cap_level, two_scale_gap, two_scale_bits, saturation,
-                     saturation_bits, cap_to, buffer_shift);
+  return TryKWindows(k, w, lowest, r);
 }
 
 // The K window of LoopKSite `site` (proved): on its buffer along its K
 // dimension, as KWindowPlan's, counts n at least kMinKWindow and the
 // MFMA's K.
-ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, bool conversion, int cap_level, int two_scale_gap,
-                          int two_scale_bits, bool saturation, int saturation_bits, ElemType cap_to,
-                          int buffer_shift) {
+ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, const PlanRequest& r) {
   const Arg* a = k.FindArg(site.arg);
   const MfmaDesc* d = LookupMfma(site.mfma->mfma);
   if (a == nullptr || d == nullptr) return ExactPlan{};
@@ -1873,8 +1877,7 @@ ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, bool conversio
   w.arg = site.arg;
   w.dim = site.dim;
   w.len = a->shape[site.dim];
-  return TryKWindows(k, w, std::max<int64_t>(kMinKWindow, d->k), conversion, cap_level, two_scale_gap,
-                     two_scale_bits, saturation, saturation_bits, cap_to, buffer_shift);
+  return TryKWindows(k, w, std::max<int64_t>(kMinKWindow, d->k), r);
 }
 
 // Every op of `ops`, loop bodies included.
@@ -1893,7 +1896,7 @@ bool Narrows(ElemType from, ElemType to) {
 
 }  // namespace
 
-ExactPlan PlanExactInputs(const Kernel& k) { return Plan(k, /*conversion=*/false); }
+ExactPlan PlanExactInputs(const Kernel& k) { return Plan(k, PlanRequest{}); }
 
 ExactPlan PlanConversionInputs(const Kernel& k) {
   if (!HasNarrowingConversion(k)) {
@@ -1903,7 +1906,7 @@ ExactPlan PlanConversionInputs(const Kernel& k) {
   }
   std::vector<ExactPlan> passes = PlanConversionPasses(k);
   if (!passes.empty() && passes.front().level == 1) return std::move(passes.front());
-  return Plan(k, /*conversion=*/true);  // not exact: its blocker
+  return Plan(k, PlanRequest{.conversion = true});  // not exact: its blocker
 }
 
 namespace {
@@ -2295,7 +2298,7 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
   if (!HasNarrowingConversion(k)) return passes;
   int levels = 1;
   for (int level = 1; level <= levels; ++level) {
-    ExactPlan p = Plan(k, /*conversion=*/true, level, level == 1 ? &levels : nullptr);
+    ExactPlan p = Plan(k, PlanRequest{.conversion = true, .cap_level = level}, level == 1 ? &levels : nullptr);
     if (level == 1 && levels >= 2 && p.exact) {
       // The first conversion of a chain rounds values of up to p1 + 5 bits,
       // but the last one's rounding hides its error unless the rounded value
@@ -2317,7 +2320,9 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
         else p_last = std::min(p_last, n.target_p);
       }
       if (p1 > 3)
-        if (ExactPlan two = Plan(k, /*conversion=*/true, 1, nullptr, p1 - 3, p_last + 1); two.exact)
+        if (ExactPlan two =
+                Plan(k, PlanRequest{.conversion = true, .two_scale_gap = p1 - 3, .two_scale_bits = p_last + 1});
+            two.exact)
           p = LongSumTwoScale(k, std::move(two), p1, p_last);
     }
     if (!p.exact) continue;
@@ -2357,7 +2362,7 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
         // ties of t.
         if (unrounded.count(t) || level_bits[t] == 0) continue;
         for (int j = 1; j <= 16; ++j) {
-          ExactPlan q = Plan(k, /*conversion=*/true, level, nullptr, 0, 0, false, 24, nullptr, t, -j);
+          ExactPlan q = Plan(k, PlanRequest{.conversion = true, .cap_level = level, .cap_to = t, .buffer_shift = -j});
           if (!q.exact) continue;
           std::map<std::string, std::string> forms;
           for (const auto& [name, f] : q.formats) forms[name] = f.Describe();
@@ -2379,7 +2384,7 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
       ExactPlan best;
       int best_bits = 0;
       for (int j = 0; j <= 16; ++j) {
-        ExactPlan q = Plan(k, /*conversion=*/true, level, nullptr, 0, 0, false, 24, nullptr, t, -j);
+        ExactPlan q = Plan(k, PlanRequest{.conversion = true, .cap_level = level, .cap_to = t, .buffer_shift = -j});
         if (!q.exact) continue;
         int bits = 0;
         bool rounds = false;
@@ -2413,7 +2418,7 @@ ExactPlan PlanSaturationBase(const Kernel& k) {
   // scaled sum needs more bits than these inputs give it.
   ExactPlan plan;
   for (int bits : {12, 16, 20, 24}) {
-    plan = Plan(k, /*conversion=*/true, /*cap_level=*/1, nullptr, 0, 0, /*saturation=*/true, bits);
+    plan = Plan(k, PlanRequest{.conversion = true, .saturation = true, .saturation_bits = bits});
     if (plan.exact) break;
   }
   return WithSaturationSpecials(k, std::move(plan));
