@@ -826,29 +826,6 @@ inline std::string R20F1Kernel(int k = 1024) {
                     "C = sa * sa * A.mk * B.nk + beta * C");
 }
 
-// testdata/kernels/add_f16.kir (gfx942): out = cvt((x + y) * scale) to f16,
-// the add rounded to f16 and scale a power of two in the conversion pass,
-// so no value before the conversion rounds (fresh-user review 20 F1).
-inline std::string R20F1AddF16Kernel() {
-  return R"(kernel add_f16
-target gfx942
-workgroup 64 4 1
-grid 2 16 1
-arg x : f16[64, 512] strides [512, 1] readonly
-arg y : f16[64, 512] strides [512, 1] readonly
-arg out : f16[64, 512] strides [512, 1] writeonly
-arg scale : f32
-  %a = load x[wg.y * 4 + tid.y, (wg.x * 64 + tid.x) * 4] : f16x4
-  %b = load y[wg.y * 4 + tid.y, (wg.x * 64 + tid.x) * 4] : f16x4
-  %s = add %a, %b
-  %sf = cvt %s : f32x4
-  %r = mul %sf, scale
-  %h = cvt %r : f16x4
-  store out[wg.y * 4 + tid.y, (wg.x * 64 + tid.x) * 4], %h
-end
-)";
-}
-
 // Fresh-user review 20 F3 on gfx942: R20F3Kernel(512) with fnuz fp8 and
 // f32_32x32x16_fp8_bf8 (K = 16 per MFMA: 32 trips of step 16, each lane
 // loading 8 consecutive K indices).

@@ -41,6 +41,7 @@
 #include "hw/check/inputs.h"
 #include "hw/check/npy.h"
 #include "hw/check/test_kernels.h"
+#include "testdata/test_kernels.h"
 #include "hw/emu/emu_device.h"
 #include "hw/run/code_object_test_base.h"
 #include "hw/run/run.h"
@@ -3808,7 +3809,7 @@ TEST_F(DefaultCheckTest, R20F1SingleTypeLevelGetsItsTiePass) {
 // says the tie rounding is not checked, and a ties-away f16 conversion
 // (its operand times 1 + 2^-23 first) fails or meets that line.
 TEST_F(DefaultCheckTest, R20F1TiesNoPassDrewAreSaidUnchecked) {
-  const Compiled c = CompileText(::kir::testing::R20F1AddF16Kernel());
+  const Compiled c = CompileText(::kir::testing::ReadTestFile("testdata/kernels/add_f16.kir"));
   RunReport r = Run(c, Write(c, c.assembly, "add_f16.hsaco"), 1);
   EXPECT_TRUE(r.ok) << r.text;
   const std::string said =

@@ -821,9 +821,13 @@ TEST(ForeignCode, AssemblerErrorsNameTheLine) {
 // Review 8 F6: clang-22's gfx950 clamp (v_med3_f32 before
 // v_cvt_pk_fp8_f32) and bf16 conversion (v_cvt_pk_bf16_f32) code: their
 // float results are data to the verifier, and every address proves against
-// the twins (testdata/foreign/clamp_fp8_f32.kir, cvt_bf16_f32.kir).
-TEST(ForeignCode, ClangClampAndBf16CodeProves) {
-  for (const char* name : {"clamp_fp8_f32", "cvt_bf16_f32"}) {
+// the twins (testdata/foreign/clamp_fp8_f32.kir, cvt_bf16_f32.kir). Review
+// 21 F3: so do its high-word fp8/bf8 dequantize (dequant_word1_f32) and its
+// global_load_lds_dwordx4 (global_lds_dma_f32: both sides of the DMA, the
+// global read at global_load_dwordx4's address, the LDS write at M0 +
+// offset + 16 * lane).
+TEST(ForeignCode, ClangGfx950CodeProves) {
+  for (const char* name : {"clamp_fp8_f32", "cvt_bf16_f32", "dequant_word1_f32", "global_lds_dma_f32"}) {
     const std::string kir = absl::StrCat(name, ".kir");
     const Kernel twin = Parse(::kir::testing::ReadTestFile(absl::StrCat("testdata/foreign/", kir)), kir);
     CodeInput in;
@@ -837,29 +841,16 @@ TEST(ForeignCode, ClangClampAndBf16CodeProves) {
   }
 }
 
-// Review 21 F3: clang-22's gfx950 high-word fp8/bf8 dequantize (its float
-// results are data to the verifier) and its global_load_lds_dwordx4 (both
-// sides of the DMA: the global read at global_load_dwordx4's address, the
-// LDS write at M0 + offset + 16 * lane) prove against their twins
-// (testdata/foreign/dequant_word1_f32.kir, global_lds_dma_f32.kir). Mutant:
-// offset:16 on the DMA (llvm-mc 22 -mcpu=gfx950: `global_load_lds_dwordx4
-// v[2:3], off` = 00 80 f4 dd 02 00 7f 00, with offset:16 10 80 ...) moves both
-// sides by 16 bytes, so neither matches the lds_dma.
-TEST(ForeignCode, ClangFp8Word1AndGlobalLdsDmaProve) {
-  std::string dma_obj;
-  for (const char* name : {"dequant_word1_f32", "global_lds_dma_f32"}) {
-    const std::string kir = absl::StrCat(name, ".kir");
-    const Kernel twin = Parse(::kir::testing::ReadTestFile(absl::StrCat("testdata/foreign/", kir)), kir);
-    CodeInput in;
-    absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/", name, ".gfx950.hsaco"));
-    ASSERT_TRUE(obj.ok()) << obj.status();
-    in.code_object = *obj;
-    in.llvm_bin = kLlvmBin;
-    absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx950", in);
-    ASSERT_TRUE(v.ok()) << name << ": " << v.status();
-    EXPECT_TRUE(v->all_proved) << name << "\n" << v->Report();
-    dma_obj = *obj;
-  }
+// Review 21 F3: a mutant of clang-22's gfx950 global_load_lds_dwordx4
+// (testdata/foreign/global_lds_dma_f32, which proves:
+// ClangGfx950CodeProves): offset:16 on the DMA (llvm-mc 22
+// -mcpu=gfx950: `global_load_lds_dwordx4 v[2:3], off` = 00 80 f4 dd 02 00 7f
+// 00, with offset:16 10 80 ...) moves both sides by 16 bytes, so neither
+// matches the lds_dma.
+TEST(ForeignCode, ClangGlobalLdsDmaOffsetMutantFails) {
+  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/foreign/global_lds_dma_f32.gfx950.hsaco");
+  ASSERT_TRUE(obj.ok()) << obj.status();
+  std::string dma_obj = *obj;
   const std::string from("\x00\x80\xf4\xdd\x02\x00\x7f\x00", 8);
   const size_t at = dma_obj.find(from);
   ASSERT_NE(at, std::string::npos);
