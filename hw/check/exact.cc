@@ -1522,7 +1522,8 @@ std::string ExactFormat::Describe(ElemType elem) const {
     return absl::StrCat(dense.Describe(elem), "; nonzero only at k with (k - o) mod ", k_period, " < ", k_block,
                         " (blocks of ", k_block, " every ", k_period, ", o per ", per,
                         " from the seed; zero elsewhere): at most ", KWindowTerms(*this), " of ", k_len,
-                        " terms per sum");
+                        " terms per sum",
+                        two_scale && low_period > 0 ? "; the low scale's elements counted along the window" : "");
   }
   if (special) {
     // Every target: "to f16", "to f16 and bf16", "to f16, bf16 and f8e4m3fn".
@@ -1819,17 +1820,20 @@ constexpr int64_t kKWindowBlock = 16;
 
 // KWindowPlan's search for window `w` (its arg, dim and len set): the
 // largest power of two n below w.len, down to `lowest`, for which Plan
-// finds inputs, in blocks of min(n, kKWindowBlock) every ceil(len / (n /
-// block)) K indices; !exact when none does.
-ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, const PlanRequest& r) {
+// finds inputs (that `accept` takes, when given), in blocks of min(n,
+// kKWindowBlock) every ceil(len / (n / block)) K indices; from `highest`
+// down when it is smaller; !exact when none does.
+ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, const PlanRequest& r,
+                      const std::function<bool(const ExactPlan&)>& accept = nullptr, int64_t highest = 0) {
   int64_t n = 1;
   while (2 * n < w.len) n *= 2;
+  if (highest > 0) n = std::min(n, highest);
   for (; n >= lowest; n /= 2) {
     w.n = n;
     w.block = std::min(n, kKWindowBlock);
     const int64_t blocks = n / w.block;
     w.period = (w.len + blocks - 1) / blocks;
-    if (ExactPlan p = Plan(k, r, nullptr, &w); p.exact)
+    if (ExactPlan p = Plan(k, r, nullptr, &w); p.exact && (accept == nullptr || accept(p)))
       return p;
   }
   return ExactPlan{};
@@ -1840,8 +1844,10 @@ ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, const PlanRequ
 // kMinKWindow and the K of one MFMA instruction) for which Plan finds inputs, in blocks of min(n, 16) every
 // ceil(K / (n / block)) K indices (then at most n per row). !exact when
 // neither operand's layout allows a window, or no n fits.
-ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, const PlanRequest& r) {
-  ExactPlan none;
+// The window KWindowPlan searches for gemm op `gemm` (its arg, dim and len;
+// the counts from *lowest up); false when neither operand's layout allows
+// one.
+bool GemmKWindow(const Kernel& k, const Op& gemm, KWindow* out, int64_t* lowest_out) {
   const GemmOp& g = gemm.gemm;
   // A, else B when A's layout has none (KWindowLayoutOf).
   const Arg* a = k.FindArg(g.a);
@@ -1853,7 +1859,7 @@ ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, const PlanRequest& r) {
     w.arg = g.b;
     w.dim = g.b_kn ? 0 : 1;
   }
-  if (a == nullptr || a->elem == ElemType::kI32 || KWindowLayoutOf(*a) == KWindowLayout::kNone) return none;
+  if (a == nullptr || a->elem == ElemType::kI32 || KWindowLayoutOf(*a) == KWindowLayout::kNone) return false;
   w.len = a->shape[w.dim];
   // At least one MFMA instruction's K: the named MFMA's, else the largest
   // of the MFMAs that take A's type (the promotion chooses among them).
@@ -1863,21 +1869,37 @@ ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, const PlanRequest& r) {
   else
     for (const MfmaDesc& m : AllMfmas())
       if (MfmaInAccepts(m.a_in, a->elem)) lowest = std::max<int64_t>(lowest, m.k);
+  *out = w;
+  *lowest_out = lowest;
+  return true;
+}
+
+ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, const PlanRequest& r) {
+  KWindow w;
+  int64_t lowest = 0;
+  if (!GemmKWindow(k, gemm, &w, &lowest)) return ExactPlan{};
   return TryKWindows(k, w, lowest, r);
 }
 
 // The K window of LoopKSite `site` (proved): on its buffer along its K
 // dimension, as KWindowPlan's, counts n at least kMinKWindow and the
 // MFMA's K.
-ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, const PlanRequest& r) {
+bool LoopKWindow(const Kernel& k, const LoopKSite& site, KWindow* w, int64_t* lowest) {
   const Arg* a = k.FindArg(site.arg);
   const MfmaDesc* d = LookupMfma(site.mfma->mfma);
-  if (a == nullptr || d == nullptr) return ExactPlan{};
+  if (a == nullptr || d == nullptr) return false;
+  w->arg = site.arg;
+  w->dim = site.dim;
+  w->len = a->shape[site.dim];
+  *lowest = std::max<int64_t>(kMinKWindow, d->k);
+  return true;
+}
+
+ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, const PlanRequest& r) {
   KWindow w;
-  w.arg = site.arg;
-  w.dim = site.dim;
-  w.len = a->shape[site.dim];
-  return TryKWindows(k, w, std::max<int64_t>(kMinKWindow, d->k), r);
+  int64_t lowest = 0;
+  if (!LoopKWindow(k, site, &w, &lowest)) return ExactPlan{};
+  return TryKWindows(k, w, lowest, r);
 }
 
 // Every op of `ops`, loop bodies included.
@@ -1886,6 +1908,54 @@ void AllOps(const std::vector<Op>& ops, std::vector<const Op*>& out) {
     out.push_back(&op);
     if (op.kind == OpKind::kFor) AllOps(op.body, out);
   }
+}
+
+// Whether plan `p` (a conversion plan) may round a conversion of chain
+// level `level`.
+bool RoundsAtLevel(const ExactPlan& p, int level) {
+  for (const ConversionNote& n : p.conversions)
+    if (n.level == level && n.rounds) return true;
+  return false;
+}
+
+// A conversion plan for `r` (at r.cap_level) through a K window when the
+// plan without one leaves every conversion of that level exact (fresh-user
+// review 22 F2: in f32 -> f16 -> fp8 after an MFMA loop of K >= 256, the
+// fp8 operand's range bounded the K-long sum so that the f16 conversion
+// never rounded): the windows of the gemm ops' and the mfma loops' K sums
+// (KWindowPlan's, LoopKWindowPlan's), each the largest count whose inputs
+// round a conversion of the level. !exact when none does.
+// The windows KWindowPlan and LoopKWindowPlan search, with their lowest
+// counts: the gemm ops' (program order), then the proved mfma loops'.
+std::vector<std::pair<KWindow, int64_t>> KWindowCandidates(const Kernel& k) {
+  std::vector<std::pair<KWindow, int64_t>> r;
+  std::vector<const Op*> ops;
+  AllOps(k.body, ops);
+  for (const Op* op : ops) {
+    KWindow w;
+    int64_t lowest = 0;
+    if (op->kind == OpKind::kGemm && GemmKWindow(k, *op, &w, &lowest)) r.emplace_back(w, lowest);
+  }
+  for (const LoopKSite& s : LoopKSites(k)) {
+    KWindow w;
+    int64_t lowest = 0;
+    if (s.why_not.empty() && LoopKWindow(k, s, &w, &lowest)) r.emplace_back(w, lowest);
+  }
+  return r;
+}
+
+ExactPlan RoundingKWindowPlan(const Kernel& k, const PlanRequest& r) {
+  auto rounds = [&](const ExactPlan& p) { return RoundsAtLevel(p, r.cap_level); };
+  for (const auto& [w, lowest] : KWindowCandidates(k))
+    if (ExactPlan p = TryKWindows(k, w, lowest, r, rounds); p.exact) return p;
+  return ExactPlan{};
+}
+
+// The K window of `p`'s forms (the first form that has one), if any.
+std::optional<KWindow> WindowOf(const ExactPlan& p) {
+  for (const auto& [name, f] : p.formats)
+    if (f.k_window > 0) return KWindow{name, f.k_dim, f.k_len, f.k_block, f.k_period, f.k_window};
+  return std::nullopt;
 }
 
 // A cvt that rounds: to a float type other than f32, from another type
@@ -1929,8 +1999,13 @@ Level1Terms TermsBeforeLevel1(const Kernel& k, const std::map<std::string, Exact
       f.shift = 0;
       continue;
     }
-    ExactFormat one;  // +-1
+    ExactFormat one;  // +-1, in the form's K window
     one.bits = 1;
+    one.k_window = f.k_window;
+    one.k_dim = f.k_dim;
+    one.k_len = f.k_len;
+    one.k_block = f.k_block;
+    one.k_period = f.k_period;
     f = one;
   }
   Analysis::AffineCache affine;
@@ -1943,6 +2018,25 @@ Level1Terms TermsBeforeLevel1(const Kernel& k, const std::map<std::string, Exact
     r.deps.insert(o.deps.begin(), o.deps.end());
   }
   return r;
+}
+
+// Two-scale inputs (`r`) through K window `w`'s buffer (a level-1
+// pass's, RoundingKWindowPlan): the largest count from w's down whose plan
+// keeps a two-scale form and rounds a level-1 conversion, else Plan's
+// through `w` itself.
+ExactPlan TwoScaleKWindowPlan(const Kernel& k, const KWindow& w, const PlanRequest& r) {
+  auto keeps = [&k](const ExactPlan& p) {
+    if (!RoundsAtLevel(p, 1)) return false;
+    const Level1Terms lt = TermsBeforeLevel1(k, p.formats);
+    for (const auto& [name, f] : p.formats)
+      if (f.two_scale && lt.deps.count(name)) return true;
+    return false;
+  };
+  for (const auto& [c, lowest] : KWindowCandidates(k)) {
+    if (c.arg != w.arg || c.dim != w.dim) continue;
+    if (ExactPlan p = TryKWindows(k, c, lowest, r, keeps, w.n); p.exact) return p;
+  }
+  return Plan(k, r, nullptr, &w);
 }
 
 // `p` (a two-scale level-1 plan, PlanConversionPasses) for a long sum
@@ -1984,12 +2078,22 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   const Level1Terms lt = TermsBeforeLevel1(k, p.formats);
   if (!(0.5625 * lt.terms >= std::ldexp(1.0, p_last))) return p;
   std::map<std::string, ExactFormat> f = p.formats;
+  // Behind a K window (RoundingKWindowPlan) the windowed buffer takes the
+  // low terms, at every P-th element of its window (inputs.cc: counted
+  // along the window's nonzero elements), so that each sum meets one as a
+  // dense sum of T terms would; its product partners become +-1/2.
+  std::string windowed;
+  for (const Arg& a : k.args)
+    if (a.kind == Arg::Kind::kBuffer && a.elem != ElemType::kI32 && lt.deps.count(a.name) && f[a.name].k_window > 0 &&
+        !f[a.name].special && f[a.name].mix_level < 0)
+      windowed = a.name;
   bool two_scale = false;
   for (const Arg& a : k.args) {
     if (a.kind != Arg::Kind::kBuffer || a.elem == ElemType::kI32 || !lt.deps.count(a.name)) continue;
     ExactFormat& x = f[a.name];
     if (x.special || x.mix_level >= 0) continue;
     two_scale |= x.two_scale;
+    if (!windowed.empty()) x.two_scale = a.name == windowed;
     if (!x.two_scale) {  // +-1/2
       x.bits = 1;
       x.spread = 0;
@@ -2001,8 +2105,17 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
   const int b = std::fmod(n, 2.0) != 0 ? p_last : p_last + 1;
   // (1 - 2q) n = 1.5 * 2^b, q = r (7/8) + (1 - r) / 8 for the high scale's
   // negatives r (the other factor's: 1 in 8).
-  const double q = (1 - 1.5 * std::ldexp(1.0, b) / n) / 2, r = (q - 0.125) / 0.75;
-  const int negative_one_in = r >= 0.375 ? 2 : r >= 0.1875 ? 4 : 8;
+  // The high scale's negatives one in N, N in [2, 8] whose mean (1 - 2q) n
+  // lies nearest 1.5 * 2^b (one in 3 for a windowed T = 128: mean 31.75;
+  // one in 4 would put it at 47.6, in the binade above).
+  int negative_one_in = 8;
+  for (int cand = 8; cand >= 2; --cand) {
+    auto miss = [&](int in) {
+      const double r = 1.0 / in, q = r * 7 / 8 + (1 - r) / 8;
+      return std::fabs((1 - 2 * q) * n - 1.5 * std::ldexp(1.0, b));
+    };
+    if (miss(cand) < miss(negative_one_in)) negative_one_in = cand;
+  }
   const int s = p1 - b + 1;  // the low terms: a quarter or half an ulp of p1 bits
   if (s < 2) return p;
   // The low terms' period: the largest prime at most T.
@@ -2299,6 +2412,11 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
   int levels = 1;
   for (int level = 1; level <= levels; ++level) {
     ExactPlan p = Plan(k, PlanRequest{.conversion = true, .cap_level = level}, level == 1 ? &levels : nullptr);
+    // Inputs that round no conversion of the level: through a K window
+    // when one gives some that do (RoundingKWindowPlan).
+    if (p.exact && !RoundsAtLevel(p, level))
+      if (ExactPlan w = RoundingKWindowPlan(k, PlanRequest{.conversion = true, .cap_level = level}); w.exact)
+        p = std::move(w);
     if (level == 1 && levels >= 2 && p.exact) {
       // The first conversion of a chain rounds values of up to p1 + 5 bits,
       // but the last one's rounding hides its error unless the rounded value
@@ -2319,11 +2437,15 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
         if (n.level == 1) p1 = std::max(p1, n.target_p);
         else p_last = std::min(p_last, n.target_p);
       }
+      // In the level pass's K window, if it has one, or a narrower one of
+      // that buffer where the two-scale forms need fewer terms.
+      const std::optional<KWindow> window = WindowOf(p);
+      const PlanRequest two_req{.conversion = true, .two_scale_gap = p1 - 3, .two_scale_bits = p_last + 1};
       if (p1 > 3)
-        if (ExactPlan two =
-                Plan(k, PlanRequest{.conversion = true, .two_scale_gap = p1 - 3, .two_scale_bits = p_last + 1});
-            two.exact)
-          p = LongSumTwoScale(k, std::move(two), p1, p_last);
+        if (ExactPlan two = window ? TwoScaleKWindowPlan(k, *window, two_req) : Plan(k, two_req); two.exact)
+          // Never a plan that rounds no level-1 conversion for one that does.
+          if (ExactPlan q = LongSumTwoScale(k, std::move(two), p1, p_last); RoundsAtLevel(q, 1) || !RoundsAtLevel(p, 1))
+            p = std::move(q);
     }
     if (!p.exact) continue;
     // The level's target types (program order) and those some of whose

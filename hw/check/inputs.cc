@@ -289,6 +289,57 @@ void DistinctScalars(const Kernel& k, const ExactPlan& plan, KernelData& d) {
   }
 }
 
+// Where memory element i of buffer `a` lies in the K window of form `f`
+// (ExactFormat::k_window; WithKWindow): element [i0, i1] (KWindowLayoutOf:
+// rows or columns, padded or not) is kept when (i_k - o) mod k_period <
+// k_block, i_k its index along k_dim and o = value i_o of the window's
+// stream mod k_period (i_o its index along the other dimension).
+struct KWindowPlace {
+  KWindowPlace(const Arg& a, const ExactFormat& f, uint64_t seed)
+      : s0(Hash(a.name, seed) ^ 0x6b77696e646f77ull),  // "kwindow"
+        layout(KWindowLayoutOf(a)),
+        rows(layout == KWindowLayout::kRows),
+        outer(layout == KWindowLayout::kNone ? 1 : rows ? a.strides[0] : a.strides[1]),
+        step(layout == KWindowLayout::kNone ? 1 : rows ? a.strides[1] : a.strides[0]),
+        inner_extent(layout == KWindowLayout::kNone ? 0 : rows ? a.shape[1] : a.shape[0]),
+        k_dim(f.k_dim),
+        period(std::max<int64_t>(f.k_period, 1)),
+        block(f.k_block),
+        span((std::max<int64_t>(f.k_len, 0) / period + 2) * std::max<int64_t>(block, 1)) {}
+  struct Where {
+    bool kept = false;     // in the window, or padding (no element)
+    bool padding = false;
+    // Kept elements: consecutive along each K sum (io * span + the count of
+    // windows and the offset within one), so that a period P at most the
+    // window's count meets every sum once or twice.
+    uint64_t ordinal = 0;
+  };
+  Where At(uint64_t i) const {
+    Where w;
+    if (layout == KWindowLayout::kNone) return w;
+    const int64_t hi = static_cast<int64_t>(i) / outer, r = static_cast<int64_t>(i) % outer;
+    if (r % step != 0 || r / step >= inner_extent) {
+      w.kept = w.padding = true;
+      return w;
+    }
+    const int64_t lo = r / step;
+    const int64_t i0 = rows ? hi : lo, i1 = rows ? lo : hi;
+    const int64_t ik = k_dim == 0 ? i0 : i1, io = k_dim == 0 ? i1 : i0;
+    uint64_t st = StateAt(s0, static_cast<uint64_t>(io));
+    const int64_t o = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(period));
+    const int64_t u = ik - o + period;  // >= 0: o < period
+    w.kept = u % period < block;
+    w.ordinal = static_cast<uint64_t>(io * span + u / period * block + u % period);
+    return w;
+  }
+  uint64_t s0;
+  KWindowLayout layout;
+  bool rows;
+  int64_t outer, step, inner_extent;
+  int k_dim;
+  int64_t period, block, span;
+};
+
 // Inputs in `plan`'s formats (ExactFormat), lazy, from `seed` and `salt`:
 // float elements +-m * 2^e (negative when the element's sign draw r has
 // r mod negative_one_in == negative_one_in - 1; special-value buffers and
@@ -311,11 +362,18 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
   for (const auto& [name, f] : plan.formats)
     if (f.sub_period > 0)
       sub_offsets[name] = (Hash(f.sub_group, seed) ^ salt ^ 0x7375626e6f726dull) % static_cast<uint64_t>(f.sub_period);
+  // Periodic two-scale forms with a K window: their low elements counted
+  // along the window (KWindowPlace::ordinal; LongSumTwoScale).
+  std::map<std::string, KWindowPlace> windows;
+  for (const Arg& a : k.args)
+    if (auto f = plan.formats.find(a.name);
+        f != plan.formats.end() && f->second.two_scale && f->second.low_period > 0 && f->second.k_window > 0)
+      windows.emplace(a.name, KWindowPlace(a, f->second, seed));
   // The formats are copied into the fillers, which outlive `plan`.
   return Fill(
       k, seed, salt,
-      [formats = plan.formats, negative_one_in, periodic, sub_offsets](const Arg& a, uint64_t& s,
-                                                                      uint64_t i) -> uint32_t {
+      [formats = plan.formats, negative_one_in, periodic, sub_offsets, windows](const Arg& a, uint64_t& s,
+                                                                               uint64_t i) -> uint32_t {
         auto it = formats.find(a.name);
         if (it == formats.end() || it->second.special) return 0;
         const ExactFormat& f = it->second;
@@ -332,7 +390,8 @@ KernelData FillFormats(const Kernel& k, const ExactPlan& plan, uint64_t seed, ui
         // low_period = 0, the j-th negative for odd j + f, the quarter
         // scale (exp_lo) at j = 0, 5 (mod 8).
         const auto per = f.two_scale && f.low_period > 0 ? periodic.find(a.name) : periodic.end();
-        const uint64_t at = per == periodic.end() ? 0 : i + per->second.first;
+        const auto win = per == periodic.end() ? windows.end() : windows.find(a.name);
+        const uint64_t at = per == periodic.end() ? 0 : (win == windows.end() ? i : win->second.At(i).ordinal) + per->second.first;
         const uint64_t j = per == periodic.end() ? 0 : at / static_cast<uint64_t>(f.low_period);
         const bool low = per != periodic.end() ? at % static_cast<uint64_t>(f.low_period) == 0
                                                : f.two_scale && Uniform(s, 1, std::max(f.low_one_in, 1)) == 1;
@@ -422,28 +481,9 @@ PagedBytes WithSaturationValues(const Arg& a, const ExactFormat& f, uint64_t see
 // float type). Every element is zero when the layout has no window (the
 // window's bound then holds too). Lazy, as `regular`.
 PagedBytes WithKWindow(const Arg& a, const ExactFormat& f, uint64_t seed, PagedBytes regular) {
-  const uint64_t s0 = Hash(a.name, seed) ^ 0x6b77696e646f77ull;  // "kwindow"
   const uint64_t eb = static_cast<uint64_t>(ElemBytes(a.elem));
-  const KWindowLayout layout = KWindowLayoutOf(a);
-  const bool rows = layout == KWindowLayout::kRows;
-  // The outer dimension's stride, the inner one's and its extent.
-  const int64_t outer = layout == KWindowLayout::kNone ? 1 : rows ? a.strides[0] : a.strides[1];
-  const int64_t step = layout == KWindowLayout::kNone ? 1 : rows ? a.strides[1] : a.strides[0];
-  const int64_t inner_extent = layout == KWindowLayout::kNone ? 0 : rows ? a.shape[1] : a.shape[0];
-  const int k_dim = f.k_dim;
-  const int64_t period = std::max<int64_t>(f.k_period, 1), block = f.k_block;
   // Whether memory element i lies in the window (or is padding, kept).
-  auto keep = [=](uint64_t i) {
-    if (layout == KWindowLayout::kNone) return false;
-    const int64_t hi = static_cast<int64_t>(i) / outer, r = static_cast<int64_t>(i) % outer;
-    if (r % step != 0 || r / step >= inner_extent) return true;  // padding: no element
-    const int64_t lo = r / step;
-    const int64_t i0 = rows ? hi : lo, i1 = rows ? lo : hi;
-    const int64_t ik = k_dim == 0 ? i0 : i1, io = k_dim == 0 ? i1 : i0;
-    uint64_t st = StateAt(s0, static_cast<uint64_t>(io));
-    const int64_t o = static_cast<int64_t>(Next(st) % static_cast<uint64_t>(period));
-    return ((ik - o) % period + period) % period < block;
-  };
+  auto keep = [place = KWindowPlace(a, f, seed)](uint64_t i) { return place.At(i).kept; };
   std::shared_ptr<const PageFiller> inner = regular.filler();
   auto filler = std::make_shared<const PageFiller>([inner, keep, eb](uint64_t off, uint8_t* p, uint64_t len) {
     if (inner != nullptr) (*inner)(off, p, len);
