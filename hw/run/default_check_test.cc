@@ -3827,5 +3827,75 @@ TEST_F(DefaultCheckTest, R20F1TiesNoPassDrewAreSaidUnchecked) {
   }
 }
 
+// Fresh-user review 22 F2: O = cvt(cvt(alpha * acc : f16) : fp8) after an
+// MFMA K loop of K >= 256 (the review's ch.kir, gfx942 f16 K = 256, and
+// ch2.kir, gfx950 f8e4m3fn 16x16x128 K = 512). The fp8 operand's range
+// bounded the K-long sum so that the level-1 pass's inputs never rounded
+// the f16 conversion ("these inputs never round 17:3"), and an f16 step
+// truncating every value passed seeds 1 to 3. Now the level gets a K
+// window in which its inputs round (RoundingKWindowPlan) and the two-scale
+// forms through it. The mutants, per value converted: round toward zero
+// (v_cvt_pkrtz_f16_f32), one f32 step toward zero first (ties toward
+// zero), and half an f16 ulp added with the low 13 bits cleared (ties away
+// from zero): each fails seeds 1 to 3 in the level-1 pass; kirc's code
+// passes.
+TEST_F(DefaultCheckTest, Review22F2DeepKChainLevelOneRounds) {
+  const std::string body =
+      "  %s = mul %acc, alpha\n"
+      "  %h = cvt %s : f16x4\n"
+      "  %q = cvt %h : $Fx4\n"
+      "  store O[tid.x floordiv 16 * 4, tid.x mod 16] along 0, %q\n";
+  auto kernel = [&](const std::string& target, const std::string& elem, int k, const std::string& mfma, int mfma_k,
+                    const std::string& fp8) {
+    return OneWaveMfmaLoopKernel("ch", target, elem, elem, k, mfma, mfma_k,
+                                 absl::StrCat("arg O : ", fp8, "[16, 16] strides [16, 1] writeonly\narg alpha : f32\n"),
+                                 absl::StrReplaceAll(body, {{"$F", fp8}}));
+  };
+  const Compiled f16 = CompileText(kernel("gfx942", "f16", 256, "f32_16x16x16_f16", 16, "f8e4m3fnuz"));
+  const Compiled fp8 = CompileText(kernel("gfx950", "f8e4m3fn", 512, "f32_16x16x128_fp8_fp8", 128, "f8e4m3fn"));
+  // gfx942 converts each value (v_cvt_f16_f32), gfx950 each pair (v_cvt_pk_f16_f32).
+  constexpr char kOne[] = R"re(v_cvt_f16_f32 (v\d+), (v\d+))re";
+  constexpr char kPair[] = R"re(v_cvt_pk_f16_f32 (v\d+), (v\d+), (v\d+))re";
+  const struct {
+    const Compiled* c;
+    std::vector<std::string> mutants;
+  } cases[] = {
+      {&f16,
+       {Mutant(f16, kOne, "v_cvt_pkrtz_f16_f32 $1, $2, $2", 4, "ch_rtz.hsaco"),
+        Mutant(f16, kOne, "v_mul_f32 $1, 0x3f7fffff, $2\n  v_cvt_f16_f32 $1, $1", 4, "ch_tz.hsaco"),
+        Mutant(f16, kOne, "v_add_u32 $2, 0x1000, $2\n  v_and_b32 $2, 0xffffe000, $2\n  v_cvt_f16_f32 $1, $2", 4,
+               "ch_rna.hsaco")}},
+      {&fp8,
+       {Mutant(fp8, kPair, "v_cvt_pkrtz_f16_f32 $1, $2, $3", 2, "ch2_rtz.hsaco"),
+        Mutant(fp8, kPair, "v_mul_f32 $2, 0x3f7fffff, $2\n  v_mul_f32 $3, 0x3f7fffff, $3\n  v_cvt_pk_f16_f32 $1, $2, $3",
+               2, "ch2_tz.hsaco"),
+        Mutant(fp8, kPair,
+               "v_add_u32 $2, 0x1000, $2\n  v_and_b32 $2, 0xffffe000, $2\n  v_add_u32 $3, 0x1000, $3\n"
+               "  v_and_b32 $3, 0xffffe000, $3\n  v_cvt_pk_f16_f32 $1, $2, $3",
+               2, "ch2_rna.hsaco")}},
+  };
+  for (const auto& cs : cases) {
+    const std::string own = Write(*cs.c, cs.c->assembly, "own.hsaco");
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      RunReport r = Run(*cs.c, own, seed);
+      EXPECT_TRUE(r.ok) << cs.c->mcpu << " kirc's code, seed " << seed << "\n" << r.text;
+      // The level-1 pass rounds the f16 conversion, through a K window.
+      const size_t at = r.text.find(absl::StrCat("inputs: conversion (seed ", seed, ", chain level 1 of 2): "));
+      ASSERT_NE(at, std::string::npos) << r.text;
+      const std::string line = r.text.substr(at, r.text.find('\n', at) - at);
+      EXPECT_NE(line.find("it may round 17:3: '%h = cvt %s : f16x4' (to f16"), std::string::npos) << line;
+      EXPECT_EQ(line.find("never round 17:3"), std::string::npos) << line;
+      EXPECT_NE(line.find("the low scale's elements counted along the window"), std::string::npos) << line;
+      for (const std::string& m : cs.mutants) {
+        std::string text;
+        EXPECT_FALSE(Passes(*cs.c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
+        EXPECT_NE(text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
+                  std::string::npos)
+            << m << ", seed " << seed << "\n" << text;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kir
