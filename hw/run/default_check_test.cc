@@ -232,6 +232,16 @@ class DefaultCheckTest : public ::kir::testing::CodeObjectTestBase {
   WorkgroupRange workgroups_;
   // Seeds 1 to `last_seed` (3: the default run's): kirc's code passes,
   // every mutant fails.
+  // Each of `mutants` (code objects) fails `seed`, its verdict naming the
+  // pass `pass` first ("the conversion (chain level 1 of 2)").
+  void ExpectFailIn(const Compiled& c, const std::vector<std::string>& mutants, uint64_t seed, const std::string& pass) {
+    for (const std::string& m : mutants) {
+      std::string text;
+      EXPECT_FALSE(Passes(c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
+      EXPECT_NE(text.find(absl::StrCat("FAIL: the output differs from the KIR reference in ", pass)), std::string::npos)
+          << m << ", seed " << seed << "\n" << text;
+    }
+  }
   void Expect(const Compiled& c, const std::vector<std::string>& mutants, uint64_t last_seed = 3) {
     const std::string own = Write(c, c.assembly, "own.hsaco");
     for (uint64_t seed = 1; seed <= last_seed; ++seed) {
@@ -978,13 +988,7 @@ TEST_F(DefaultCheckTest, Review12F5TiesAwayMiddleStepOfAnMfmaChainFails) {
     for (uint64_t seed = 1; seed <= 10; ++seed) {
       RunReport r = Run(*cs.c, own, seed);
       EXPECT_TRUE(r.ok) << cs.c->mcpu << " kirc's code, seed " << seed << "\n" << r.text;
-      for (const std::string& m : cs.mutants) {
-        std::string text;
-        EXPECT_FALSE(Passes(*cs.c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
-        EXPECT_NE(text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
-                  std::string::npos)
-            << m << ", seed " << seed << "\n" << text;
-      }
+      ExpectFailIn(*cs.c, cs.mutants, seed, "the conversion (chain level 1 of 2)");
     }
   }
 }
@@ -3886,13 +3890,7 @@ TEST_F(DefaultCheckTest, Review22F2DeepKChainLevelOneRounds) {
       EXPECT_NE(line.find("it may round 17:3: '%h = cvt %s : f16x4' (to f16"), std::string::npos) << line;
       EXPECT_EQ(line.find("never round 17:3"), std::string::npos) << line;
       EXPECT_NE(line.find("the low scale's elements counted along the window"), std::string::npos) << line;
-      for (const std::string& m : cs.mutants) {
-        std::string text;
-        EXPECT_FALSE(Passes(*cs.c, m, seed, &text)) << m << ", seed " << seed << "\n" << text;
-        EXPECT_NE(text.find("FAIL: the output differs from the KIR reference in the conversion (chain level 1 of 2)"),
-                  std::string::npos)
-            << m << ", seed " << seed << "\n" << text;
-      }
+      ExpectFailIn(*cs.c, cs.mutants, seed, "the conversion (chain level 1 of 2)");
     }
   }
 }
