@@ -2020,25 +2020,6 @@ Level1Terms TermsBeforeLevel1(const Kernel& k, const std::map<std::string, Exact
   return r;
 }
 
-// Two-scale inputs (`r`) through K window `w`'s buffer (a level-1
-// pass's, RoundingKWindowPlan): the largest count from w's down whose plan
-// keeps a two-scale form and rounds a level-1 conversion, else Plan's
-// through `w` itself.
-ExactPlan TwoScaleKWindowPlan(const Kernel& k, const KWindow& w, const PlanRequest& r) {
-  auto keeps = [&k](const ExactPlan& p) {
-    if (!RoundsAtLevel(p, 1)) return false;
-    const Level1Terms lt = TermsBeforeLevel1(k, p.formats);
-    for (const auto& [name, f] : p.formats)
-      if (f.two_scale && lt.deps.count(name)) return true;
-    return false;
-  };
-  for (const auto& [c, lowest] : KWindowCandidates(k)) {
-    if (c.arg != w.arg || c.dim != w.dim) continue;
-    if (ExactPlan p = TryKWindows(k, c, lowest, r, keeps, w.n); p.exact) return p;
-  }
-  return Plan(k, r, nullptr, &w);
-}
-
 // `p` (a two-scale level-1 plan, PlanConversionPasses) for a long sum
 // before the chain (fresh-user review 10 F3: an f16 step whose ties round
 // toward zero passed an MFMA -> f16 -> fp8 chain; at most one of 256 fp8
@@ -2126,11 +2107,28 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
     return x >= 2;
   };
   while (period > 2 && !prime(period)) --period;
-  for (auto& [name, x] : f) {
-    if (!x.two_scale || !lt.deps.count(name)) continue;
+  // A low term below its type's smallest subnormal (2^-10 in f8e4m3fn,
+  // whose least is 2^-9, before an f8e5m2 last step) moves up by 2^t with
+  // its product partners down by 2^-t: every product of the two stays.
+  int up = 0;
+  for (const Arg& a : k.args) {
+    auto x = f.find(a.name);
+    if (x != f.end() && x->second.two_scale && lt.deps.count(a.name))
+      up = std::max(up, FloatInfo(a.elem).emin_sub + (1 + s));
+  }
+  for (const Arg& a : k.args) {
+    auto it = f.find(a.name);
+    if (it == f.end() || !lt.deps.count(a.name) || a.kind != Arg::Kind::kBuffer || a.elem == ElemType::kI32) continue;
+    ExactFormat& x = it->second;
+    if (x.special || x.mix_level >= 0) continue;
+    if (!x.two_scale) {
+      x.shift -= up;
+      continue;
+    }
     x.bits = 1;
     x.spread = s;
     x.exp_lo = -(1 + s);
+    x.shift += up;
     x.low_one_in = static_cast<int>(std::min(std::round(lt.terms), 1e6));
     x.low_period = period;
     x.low_spread = 1;
@@ -2144,6 +2142,50 @@ ExactPlan LongSumTwoScale(const Kernel& k, ExactPlan p, int p1, int p_last) {
     if (!Unrepresentable(o).empty()) return p;
   p.formats = std::move(f);
   p.conversions = ConversionNotes(an.obligations(), ConversionFedBuffers(k));
+  return p;
+}
+
+// The level-1 pass of a chain (`p`, PlanConversionPasses; its level-1
+// targets p1 bits, its last p_last) with two-scale inputs: dense or through
+// p's K window (LongSumTwoScale reshaping them before a long sum), else
+// through the largest K window, from p's count (or K) down, whose inputs
+// keep a two-scale form behind a rounding level-1 conversion, reshaped for
+// a long sum where that applies (fresh-user review 22 F2: the low terms of
+// a long sum's forms, 2^-(p1 - b + 2), fit the level's p1 + 5 bits only
+// for sums of at most 64 terms when the last format has 3 bits: f8e5m2
+// after K = 128 or more drew 1 or 2 ties and a ties-away f16 step passed).
+// `p` itself when none does.
+ExactPlan ChainTwoScalePlan(const Kernel& k, ExactPlan p, int p1, int p_last) {
+  const PlanRequest r{.conversion = true, .two_scale_gap = p1 - 3, .two_scale_bits = p_last + 1};
+  // `two` reshaped when its sum is long (LongSumTwoScale), in *out when
+  // it rounds a level-1 conversion and keeps a two-scale form behind one
+  // (periodic, for a long sum).
+  auto shaped = [&](const ExactPlan& two, ExactPlan* out) {
+    ExactPlan q = LongSumTwoScale(k, two, p1, p_last);
+    if (!RoundsAtLevel(q, 1)) return false;
+    const Level1Terms lt = TermsBeforeLevel1(k, q.formats);
+    const bool long_sum = 0.5625 * lt.terms >= std::ldexp(1.0, p_last);
+    for (const auto& [name, f] : q.formats)
+      if (f.two_scale && lt.deps.count(name) && (!long_sum || f.low_period > 0)) {
+        *out = std::move(q);
+        return true;
+      }
+    return false;
+  };
+  const std::optional<KWindow> window = WindowOf(p);
+  ExactPlan two = Plan(k, r, nullptr, window ? &*window : nullptr);
+  ExactPlan out;
+  if (two.exact && shaped(two, &out)) return out;
+  for (const auto& [c, lowest] : KWindowCandidates(k)) {
+    if (window && (c.arg != window->arg || c.dim != window->dim)) continue;
+    if (TryKWindows(k, c, lowest, r, [&](const ExactPlan& t) { return shaped(t, &out); }, window ? window->n : 0).exact)
+      return out;
+  }
+  // None: the first plan's, unless it rounds no level-1 conversion where
+  // p does.
+  if (two.exact)
+    if (ExactPlan q = LongSumTwoScale(k, std::move(two), p1, p_last); RoundsAtLevel(q, 1) || !RoundsAtLevel(p, 1))
+      return q;
   return p;
 }
 
@@ -2437,15 +2479,7 @@ std::vector<ExactPlan> PlanConversionPasses(const Kernel& k) {
         if (n.level == 1) p1 = std::max(p1, n.target_p);
         else p_last = std::min(p_last, n.target_p);
       }
-      // In the level pass's K window, if it has one, or a narrower one of
-      // that buffer where the two-scale forms need fewer terms.
-      const std::optional<KWindow> window = WindowOf(p);
-      const PlanRequest two_req{.conversion = true, .two_scale_gap = p1 - 3, .two_scale_bits = p_last + 1};
-      if (p1 > 3)
-        if (ExactPlan two = window ? TwoScaleKWindowPlan(k, *window, two_req) : Plan(k, two_req); two.exact)
-          // Never a plan that rounds no level-1 conversion for one that does.
-          if (ExactPlan q = LongSumTwoScale(k, std::move(two), p1, p_last); RoundsAtLevel(q, 1) || !RoundsAtLevel(p, 1))
-            p = std::move(q);
+      if (p1 > 3) p = ChainTwoScalePlan(k, std::move(p), p1, p_last);
     }
     if (!p.exact) continue;
     // The level's target types (program order) and those some of whose
