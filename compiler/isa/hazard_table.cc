@@ -363,7 +363,15 @@ void MfmaProducer(const TargetInfo& t, const HazardTable& tab, const MInst& p, c
         RegAccess u;
         if (!OperandAccess(c, SrcName(k), &u) || !Overlap(dst, u)) continue;
         if (k == 2) {
-          const bool same_mfma = p.mfma != nullptr && p.mfma == c.mfma;
+          // One MFMA opcode (#218363 compares canonicalized opcodes, its
+          // description): gfx950's f8f6f4 MFMAs are one opcode whatever
+          // formats cbsz and blgp select (fresh-user review 23 F1:
+          // fp8_fp8 then bf8_fp8 on one accumulator took 10 wait states).
+          absl::StatusOr<std::string> pm = p.mfma == nullptr ? absl::StatusOr<std::string>(absl::NotFoundError(""))
+                                                             : MfmaMnemonic(t, *p.mfma);
+          absl::StatusOr<std::string> cm = c.mfma == nullptr ? absl::StatusOr<std::string>(absl::NotFoundError(""))
+                                                             : MfmaMnemonic(t, *c.mfma);
+          const bool same_mfma = pm.ok() && cm.ok() && *pm == *cm;
           if (SameRegs(dst, u) && (same_mfma || !tab.srcc_same_regs_other_mfma_as_overlap)) {
             int w = f.passes == 2 ? tab.mfma_write_to_srcc_same_2pass : 0;
             need.Add(w, [&] {
@@ -757,8 +765,8 @@ std::vector<HazardRuleText> HazardRules(const TargetInfo& t) {
     if (!any) continue;
     std::string consumer = r.consumer;
     if (r.field == &HazardTable::mfma_write_to_srcc_overlap_xdl && tab.srcc_same_regs_other_mfma_as_overlap)
-      consumer = "MFMA reads R as srcC (partial overlap, or the same registers written by another MFMA: LLVM PR "
-                 "#218363)";
+      consumer = "MFMA reads R as srcC (partial overlap, or the same registers written by another MFMA opcode: LLVM PR "
+                 "#218363; the f8f6f4 formats of cbsz/blgp are one opcode)";
     rows.push_back({r.producer, consumer, absl::StrJoin(per, ", ")});
   }
   const bool two_pass = std::find(passes.begin(), passes.end(), 2) != passes.end();

@@ -138,11 +138,12 @@ struct HazardTable {
   PassRule mfma_write_to_valu_mem_nonxdl;
   // MFMA writes R -> MFMA reads R as srcC: identical registers / partial overlap.
   int mfma_write_to_srcc_same_2pass;  // identical regs, 2-pass producer (gfx942: 2); else 0
-  // Identical srcC registers but a different MFMA (another instruction, not
-  // only another register bank): the partial-overlap rule below applies, as
-  // accumulator forwarding works only along a chain of one MFMA (LLVM PR
-  // #218363, open, not in the GCNHazardRecognizer.cpp revision read; on for
-  // gfx950 only).
+  // Identical srcC registers but a different MFMA (another opcode, as the
+  // PR compares canonicalized opcodes: gfx950's f8f6f4 MFMAs, whatever
+  // formats cbsz/blgp select, are one): the partial-overlap rule below
+  // applies, as accumulator forwarding works only along a chain of one MFMA
+  // (LLVM PR #218363, open, not in the GCNHazardRecognizer.cpp revision
+  // read; on for gfx950 only).
   bool srcc_same_regs_other_mfma_as_overlap = false;
   PassRule mfma_write_to_srcc_overlap_xdl;
   PassRule mfma_write_to_srcc_overlap_nonxdl;

@@ -560,6 +560,19 @@ TEST(HazardTable, FailureClass11_Gfx950SharedAccumulatorOfTwoMfmas) {
   EXPECT_EQ(Req("gfx942", f16, bf16), 0);
 }
 
+// Fresh-user review 23 F1: #218363 compares canonicalized opcodes, and on
+// gfx950 every 16x16x128 (32x32x64) fp8/bf8 mix is the one opcode
+// v_mfma_f32_16x16x128_f8f6f4 (cbsz and blgp select the formats), so
+// fp8_fp8 then bf8_fp8 on one accumulator needs no wait state, as the same
+// MFMA twice; kirc gave them the partial-overlap 8 + 1 + 1 = 10. The
+// 16x16x32 mixes are distinct opcodes (v_mfma_f32_16x16x32_fp8_fp8,
+// _bf8_fp8): 4 + 1 + 1 = 6.
+TEST(HazardTable, Gfx950SharedAccumulatorOfOneF8F6F4Opcode) {
+  EXPECT_EQ(Req("gfx950", VMfma("f32_16x16x128_fp8_fp8", 16), VMfma("f32_16x16x128_bf8_fp8", 16)), 0);
+  EXPECT_EQ(Req("gfx950", VMfma("f32_32x32x64_bf8_bf8", 16), VMfma("f32_32x32x64_fp8_bf8", 16)), 0);
+  EXPECT_EQ(Req("gfx950", VMfma("f32_16x16x32_fp8_fp8", 16), VMfma("f32_16x16x32_bf8_fp8", 16)), 6);
+}
+
 // The gfx950 formula's 2-pass exception and its 16-pass value, from the
 // table in the comment of GFX940_XDL_N_PassWriteVgprVALUMemExpReadWaitStates:
 // "2 pass | 5 5", "4 pass | 7 8", "8 pass | 11 12", "16 pass | 19 20"
