@@ -39,6 +39,27 @@ constexpr int64_t k2G = int64_t{1} << 31;
 // takes (fresh-user review 7 F7).
 constexpr char kIntervalGives[] = "the interval analysis, which bounds each term on its own, gives ";
 
+// What "a narrower type" means for a vector `vt` of `eb`-byte elements
+// whose offset is `have`-byte aligned: pieces of the widest width that
+// alignment allows, and, where that is below the width a slice of the type
+// may start at (fp8: multiples of 4 elements; 16-bit: even ones), how to get
+// them (fresh-user review 23 F2: an f8e5m2x4 store at a 1-byte aligned
+// offset was told to narrow, and both its fp8 slices and an x2 cvt were
+// refused). Empty for 4-byte elements.
+std::string NarrowerPieces(const ValueType& vt, int64_t eb, int64_t have) {
+  if (eb >= 4 || have <= 0) return "";
+  int64_t w = 1;
+  while (2 * w <= vt.width && 2 * w * eb <= have) w *= 2;
+  const int64_t slice_unit = eb == 1 ? 4 : 2;
+  if (w >= slice_unit)
+    return absl::StrCat(" (pieces of ", w, " elements: slice it)");
+  return absl::StrCat(" (pieces of ", w, " element", w == 1 ? "" : "s", ": ", eb == 1 ? "an fp8" : "a 16-bit",
+                      " vector slices only at multiples of ", slice_unit,
+                      " elements, so slice the wider value it is converted from, such as its f32 source, into pieces of ",
+                      w, " and cvt each to ", std::string(ElemTypeName(vt.elem)), w == 1 ? "" : absl::StrCat("x", w),
+                      ")");
+}
+
 // "index 0 takes values lo..hi, outside WANT" or, when the range is only a
 // bound, "cannot prove index 0 WANT (the interval analysis ... gives lo..hi)";
 // `want` is e.g. "in 0..63 of A".
@@ -848,7 +869,7 @@ absl::Status Validator::CheckAccess(const Op& op, ValueType vt, bool is_store) {
                          fixed_width_op != nullptr
                              ? absl::StrCat(" (", fixed_width_op, " has no narrower form: every address must be ",
                                             need, "-byte aligned)")
-                             : ", or use a narrower type"));
+                             : absl::StrCat(", or use a narrower type", NarrowerPieces(vt, eb, have))));
   }
   if (op.guarded) {
     for (int d = 0; d < rank; ++d) {

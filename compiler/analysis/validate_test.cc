@@ -572,7 +572,9 @@ end
             "k.kir:6:1: error: in 'store T[tid.x mod 16, tid.x floordiv 16 * 4], %h': the f16x4 "
             "store needs 8-byte alignment but its byte offset is only provably 2-byte aligned; "
             "make the index along dimension 1 a multiple of 4 and the other dimensions' strides "
-            "(or LDS padding) multiples of 4 elements, or use a narrower type");
+            "(or LDS padding) multiples of 4 elements, or use a narrower type (pieces of 1 element: a 16-bit vector "
+            "slices only at multiples of 2 elements, so slice the wider value it is converted from, such as its f32 "
+            "source, into pieces of 1 and cvt each to f16)");
   // Vectors across rows (non-contiguous) need only element alignment.
   EXPECT_EQ(Check(Parse(R"(kernel t
 workgroup 64 1 1
@@ -1058,6 +1060,26 @@ lds L : f8e4m3fnuz[256]
 
 std::string CheckFp8(const std::string& body, const std::string& target = "gfx942") {
   return Check(Parse(absl::StrCat(kFp8Prelude, body, "end\n")), target);
+}
+
+// Fresh-user review 23 F2: an fp8 vector store at an offset of too little
+// alignment was told to "use a narrower type", but an fp8 slice must start
+// at a multiple of 4 elements and an x2 store needs 2-byte alignment. The
+// refusal names the pieces that fit and how to make them; followed, the
+// kernel validates.
+TEST(ValidateTest, Fp8UnalignedStoreSaysHowToNarrow) {
+  const std::string load = "%x = load X[tid.x * 4] : f32x4\n";
+  EXPECT_EQ(CheckFp8(load + "%q = cvt %x : f8e4m3fnuzx4\nstore Q[tid.x * 3], %q\n"),
+            "k.kir:11:1: error: in 'store Q[tid.x * 3], %q': the f8e4m3fnuzx4 store needs 4-byte alignment but "
+            "its byte offset is only provably 1-byte aligned; make the index along dimension 0 a multiple of 4 and the "
+            "other dimensions' strides (or LDS padding) multiples of 4 elements, or use a narrower type (pieces of 1 "
+            "element: an fp8 vector slices only at multiples of 4 elements, so slice the wider value it is converted "
+            "from, such as its f32 source, into pieces of 1 and cvt each to f8e4m3fnuz)");
+  std::string pieces = load;
+  for (int i = 0; i < 4; ++i)
+    absl::StrAppend(&pieces, "%x", i, " = slice %x, ", i, " : f32\n%q", i, " = cvt %x", i, " : f8e4m3fnuz\nstore Q[tid.x * 3 + ",
+                    i, "], %q", i, "\n");
+  EXPECT_EQ(CheckFp8(pieces), "OK");
 }
 
 // Review 5 F7: fp8 refusals suggest only what kirc accepts. A 32-wide fp8
