@@ -40,8 +40,13 @@ std::string OperandText(const MOperand& o) {
       // (semantics.h): printed by name, as llvm-mc reads them back.
       if (static_cast<uint64_t>(o.imm) == kSharedApertureBase) return "src_shared_base";
       if (static_cast<uint64_t>(o.imm) == kPrivateApertureBase) return "src_private_base";
-      int32_t s = static_cast<int32_t>(static_cast<uint32_t>(o.imm));
-      if (IsInlineIntConstant(s)) return absl::StrCat(s);
+      // An inline integer as the int64 holds it; a 32-bit pattern held
+      // zero-extended (0xfffffff0, a 64-bit operand's literal: high dword 0,
+      // ImmediateHighDword64) in hex, never as the inline -16, which sets
+      // every bit of a 64-bit operand (fresh-user review 23 F4: `s_mov_b64
+      // exec, 0xfffffff0` printed as `s_mov_b64 exec, -16` in a verifier
+      // counterexample).
+      if (IsInlineIntConstant(o.imm)) return absl::StrCat(o.imm);
       return absl::StrFormat("0x%x", static_cast<uint32_t>(o.imm));
     }
   }

@@ -142,6 +142,20 @@ TEST(AsmReaderTest, Constants) {
   EXPECT_FALSE(ParseInstruction("s_addc_u32 s1, s1, lit(v0)", T("gfx942")).ok());
 }
 
+// Fresh-user review 23 F4: a 32-bit literal of a 64-bit SALU operand is
+// zero-extended (0xfffffff0: EXEC's high dword 0), an inline -16 is not;
+// the printer wrote the literal as -16 (in kirc verify's counterexample
+// chains), which reads back as every bit set.
+TEST(AsmReaderTest, SixtyFourBitLiteralPrintsAsRead) {
+  for (const char* text : {"s_mov_b64 exec, 0xfffffff0", "s_mov_b64 exec, -16", "s_mov_b64 exec, 0xffffffff",
+                           "s_mov_b64 exec, -1", "s_and_b64 s[0:1], s[2:3], 0xfffffff8"}) {
+    Inst in = Parse(text);
+    EXPECT_EQ(InstructionText(T("gfx942"), in.mi), text);
+    Inst again = Parse(InstructionText(T("gfx942"), in.mi));
+    EXPECT_EQ(again.mi.ops.back().imm, in.mi.ops.back().imm) << text;
+  }
+}
+
 TEST(AsmReaderTest, UnknownInstructionNamesMnemonicAndAddress) {
   absl::StatusOr<AsmText> t = ReadAssembly(
       "k:\n  s_nop 0\n  v_frobnicate_b32 v0, v1\n  s_endpgm\n", T("gfx942"));
