@@ -3182,8 +3182,9 @@ class Verifier {
     // values together are the whole domain, so all unsat is the proof and a
     // sat one the model. One budget for all of them: each split gets what the
     // ones before left (a count, as for one query). A 4-wave fp8 K loop's
-    // loads took 20 M units (unknown, 285-700 s) as one query, not 3 s
-    // split (fresh-user review 21 F2).
+    // swizzled loads (testdata/foreign/fp8_swizzle_k_loop) ran past the 60 s
+    // backstop at 17 M of their 20 M units as one query; split, 9-12 s each
+    // on the shared 2-core machine (fresh-user review 21 F2).
     const VarInfo& vx = pool_.var(kv.tid[0]);
     bool split = !acc.defs.empty() && vx.hi > vx.lo && vx.hi - vx.lo < kMaxSplitLanes;
     if (split) {
