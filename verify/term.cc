@@ -119,6 +119,20 @@ TRef TermPool::Make(TOp op, TRef a, TRef b, TRef s) {
       if (a == b) return a;
       if (bc && node(a).op == TOp::kAnd && IsConst(TRef{node(a).b}))
         return Make(TOp::kAnd, TRef{node(a).a}, Const(k & ConstValue(TRef{node(a).b})));
+      // (x ^ y) & c == (x & c) ^ (y & c), and so for | and & (bitwise
+      // identities, exact): the mask reaches the operands, whose masked
+      // bits the Translator takes apart as fields ((X div 2^p) mod 2^w)
+      // and whose xor/or then spans only the mask's bits. v_bitop3's
+      // `src1 & (src0 ^ src2)` with src1 = 0x70 (table 0x48; clang-22's
+      // XOR swizzle of 16-byte chunks, (t << 4 ^ t << 1) & 0x70) becomes a
+      // 3-bit xor of two fields instead of one of 12- and 9-bit values
+      // (fresh-user review 21 F2).
+      if (bc) {
+        const TNode x = node(a);
+        if ((x.op == TOp::kXor || x.op == TOp::kOr || x.op == TOp::kAnd) && !IsConst(TRef{x.a}) &&
+            !IsConst(TRef{x.b}))
+          return Make(x.op, Make(TOp::kAnd, TRef{x.a}, b), Make(TOp::kAnd, TRef{x.b}, b));
+      }
       break;
     case TOp::kOr:
       if (bc && k == 0) return a;

@@ -13,6 +13,7 @@
 #define KIRC_VERIFY_TERM_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -150,6 +151,11 @@ struct TermDomain {
   V Select(V c, V a, V b) const { return p->Make(TOp::kSelect, c, a, b); }
   V Ult(V a, V b) const { return p->Make(TOp::kUlt, a, b); }
   V Eq(V a, V b) const { return p->Make(TOp::kEq, a, b); }
+  // A constant term's value (semantics.h picks v_bitop3's formula by it).
+  std::optional<uint32_t> Known(V a) const {
+    if (p->IsConst(a)) return p->ConstValue(a);
+    return std::nullopt;
+  }
 };
 
 }  // namespace kir::vfy

@@ -8,6 +8,7 @@
 #ifndef KIRC_COMPILER_ISA_SEMANTICS_H_
 #define KIRC_COMPILER_ISA_SEMANTICS_H_
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -44,6 +45,9 @@ struct U32Domain {
   V Select(V c, V a, V b) const { return c ? a : b; }
   V Ult(V a, V b) const { return a < b ? 1 : 0; }
   V Eq(V a, V b) const { return a == b ? 1 : 0; }
+  // The value when the domain knows it (here: always). Lets a definition
+  // pick its formula by an immediate operand (v_bitop3's truth table).
+  std::optional<uint32_t> Known(V a) const { return a; }
 };
 
 // ---------------------------------------------------------------------------
@@ -137,14 +141,23 @@ typename D::V PermByte(const D& d, const typename D::V& s0, const typename D::V&
 // src0, src1, src2 from high to low). Checked end to end: clang-22's
 // gfx950 GEMMs compute LDS offsets with `bitop3:0x6c` and give the CPU's
 // results in the emulator (hw/emu/baselines_test.cc).
-// `table` may be any domain value (a constant in practice): the result is
-// the OR over the 8 minterms i of (all ones if table bit i is set) & the
-// minterm's bits.
+// `table` may be any domain value: when the domain knows it (D::Known: the
+// emulator always, the verifier's terms when it is a constant, which the
+// instruction's immediate always is) the result is the smallest and/or/xor/not
+// expression of the three sources with that truth table (Bitop3Plan below:
+// 0x6c is (src0 & src2) ^ src1, 0x48 src1 & (src0 ^ src2)); otherwise the OR
+// over the 8 minterms i of (all ones if table bit i is set) & the minterm's
+// bits (Bitop3Minterms). The two agree bit for bit for every table and
+// source (semantics_test Bitop3PlanMatchesTheMinterms checks all 256 tables
+// on every combination of source bits); the verifier's Z3 queries need the
+// small form: 4 three-way ands of negated sources (0x6c) are bit-blasted
+// per bit where one xor and one and are two operations (fresh-user review
+// 21 F2: a clang-22 fp8 K loop's first query ran past 60 s).
+namespace sem_detail {
 template <class D>
-typename D::V Bitop3(const D& d, const typename D::V& s0, const typename D::V& s1, const typename D::V& s2,
-                     const typename D::V& table) {
+typename D::V Bitop3Minterms(const D& d, const typename D::V& s0, const typename D::V& s1,
+                             const typename D::V& s2, const typename D::V& table) {
   using V = typename D::V;
-  using sem_detail::Not;
   V r = d.Const(0);
   for (int i = 0; i < 8; ++i) {
     V m = d.And(d.And(i & 4 ? s0 : Not(d, s0), i & 2 ? s1 : Not(d, s1)), i & 1 ? s2 : Not(d, s2));
@@ -152,6 +165,78 @@ typename D::V Bitop3(const D& d, const typename D::V& s0, const typename D::V& s
     r = d.Or(r, d.And(on, m));
   }
   return r;
+}
+
+// For each 8-bit truth table, an expression of least size (operations
+// counted; sources and the constants 0 and ~0 free) over src0, src1, src2 with
+// and, or, xor and not, as a table of steps: step T is op(T1, T2) on the
+// tables T1, T2 of smaller size (a source or constant for size 0). Computed
+// once by relaxation over all pairs of tables until nothing shrinks (the
+// sizes are at most 7: every table is found), ties kept in the order
+// not, and, or, xor of the first pair reached, so the plan is fixed.
+struct Bitop3Step {
+  enum Op : uint8_t { kSrc0, kSrc1, kSrc2, kZero, kOnes, kNot, kAnd, kOr, kXor } op;
+  uint8_t a = 0, b = 0;  // operand tables (kNot: a only)
+  uint8_t size = 0xff;   // operations in the expression
+};
+inline const std::array<Bitop3Step, 256>& Bitop3Plan() {
+  static const std::array<Bitop3Step, 256> plan = [] {
+    std::array<Bitop3Step, 256> p{};
+    for (Bitop3Step& s : p) s.op = Bitop3Step::kZero;
+    p[0xf0] = {Bitop3Step::kSrc0, 0, 0, 0};
+    p[0xcc] = {Bitop3Step::kSrc1, 0, 0, 0};
+    p[0xaa] = {Bitop3Step::kSrc2, 0, 0, 0};
+    p[0x00] = {Bitop3Step::kZero, 0, 0, 0};
+    p[0xff] = {Bitop3Step::kOnes, 0, 0, 0};
+    for (bool changed = true; changed;) {
+      changed = false;
+      auto offer = [&](int t, Bitop3Step::Op op, int a, int b, int size) {
+        if (size < p[t].size) {
+          p[t] = {op, static_cast<uint8_t>(a), static_cast<uint8_t>(b), static_cast<uint8_t>(size)};
+          changed = true;
+        }
+      };
+      for (int a = 0; a < 256; ++a) {
+        if (p[a].size == 0xff) continue;
+        offer(~a & 0xff, Bitop3Step::kNot, a, 0, p[a].size + 1);
+        for (int b = 0; b < 256; ++b) {
+          if (p[b].size == 0xff) continue;
+          const int size = p[a].size + p[b].size + 1;
+          offer(a & b, Bitop3Step::kAnd, a, b, size);
+          offer(a | b, Bitop3Step::kOr, a, b, size);
+          offer(a ^ b, Bitop3Step::kXor, a, b, size);
+        }
+      }
+    }
+    return p;
+  }();
+  return plan;
+}
+
+template <class D>
+typename D::V Bitop3Planned(const D& d, const typename D::V& s0, const typename D::V& s1,
+                            const typename D::V& s2, int table) {
+  const Bitop3Step& st = Bitop3Plan()[table & 0xff];
+  switch (st.op) {
+    case Bitop3Step::kSrc0: return s0;
+    case Bitop3Step::kSrc1: return s1;
+    case Bitop3Step::kSrc2: return s2;
+    case Bitop3Step::kZero: return d.Const(0);
+    case Bitop3Step::kOnes: return d.Const(0xffffffffu);
+    case Bitop3Step::kNot: return Not(d, Bitop3Planned(d, s0, s1, s2, st.a));
+    case Bitop3Step::kAnd: return d.And(Bitop3Planned(d, s0, s1, s2, st.a), Bitop3Planned(d, s0, s1, s2, st.b));
+    case Bitop3Step::kOr: return d.Or(Bitop3Planned(d, s0, s1, s2, st.a), Bitop3Planned(d, s0, s1, s2, st.b));
+    case Bitop3Step::kXor: return d.Xor(Bitop3Planned(d, s0, s1, s2, st.a), Bitop3Planned(d, s0, s1, s2, st.b));
+  }
+  return d.Const(0);
+}
+}  // namespace sem_detail
+
+template <class D>
+typename D::V Bitop3(const D& d, const typename D::V& s0, const typename D::V& s1, const typename D::V& s2,
+                     const typename D::V& table) {
+  if (std::optional<uint32_t> t = d.Known(table)) return sem_detail::Bitop3Planned(d, s0, s1, s2, *t & 0xff);
+  return sem_detail::Bitop3Minterms(d, s0, s1, s2, table);
 }
 
 // v_bitop3_b16 (gfx950): Bitop3 on bits 15:0 of the sources; bits 31:16

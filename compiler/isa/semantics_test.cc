@@ -5,6 +5,7 @@
 #include "compiler/isa/semantics.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -520,6 +521,57 @@ TEST(SemanticsTest, HwregFields) {
   // COMPUTE_PGM_RSRC1 FLOAT_MODE: round_32 13:12, round_16_64 15:14,
   // denorm_32 17:16, denorm_16_64 19:18 -> MODE bits 7:0.
   EXPECT_EQ(ModeFromRsrc1((3u << 12) | (1u << 14) | (2u << 16) | (3u << 18) | 0xfffu), 0xe7u);
+}
+
+
+// v_bitop3_b32's planned expressions (semantics.h Bitop3Plan: the smallest
+// and/or/xor/not form of each truth table, the formula the emulator and the
+// verifier use for an immediate table, fresh-user review 21 F2) against the
+// definition, bit k of the result = bit (src0[k] << 2 | src1[k] << 1 |
+// src2[k]) of the table, computed here bit by bit: every table on sources
+// whose bit k takes all 8 combinations (src0 = 0xf0f0f0f0, src1 =
+// 0xcccccccc, src2 = 0xaaaaaaaa and their rotations), and on the edge
+// values. Also the minterm form (a table the domain does not know) and the
+// plan's shape for the tables clang-22 emits.
+TEST(SemanticsTest, Bitop3PlanMatchesTheMinterms) {
+  auto reference = [](uint32_t a, uint32_t b, uint32_t c, uint32_t table) {
+    uint32_t r = 0;
+    for (int k = 0; k < 32; ++k) {
+      const uint32_t i = ((a >> k) & 1) << 2 | ((b >> k) & 1) << 1 | ((c >> k) & 1);
+      r |= ((table >> i) & 1) << k;
+    }
+    return r;
+  };
+  std::vector<std::array<uint32_t, 3>> sources;
+  for (int rot = 0; rot < 8; ++rot) {
+    auto rotl = [&](uint32_t x) { return rot == 0 ? x : (x << rot) | (x >> (32 - rot)); };
+    sources.push_back({rotl(0xf0f0f0f0u), rotl(0xccccccccu), rotl(0xaaaaaaaau)});
+  }
+  for (uint32_t a : kEdges)
+    for (uint32_t b : kEdges)
+      for (uint32_t c : kEdges) sources.push_back({a, b, c});
+  int largest = 0;
+  for (uint32_t table = 0; table < 256; ++table) {
+    largest = std::max<int>(largest, sem_detail::Bitop3Plan()[table].size);
+    for (const auto& s : sources) {
+      const uint32_t want = reference(s[0], s[1], s[2], table);
+      EXPECT_EQ(Eval(Opc::kVBitop3B32, {s[0], s[1], s[2], table}), want) << "table 0x" << std::hex << table;
+      // Only the table's low 8 bits count.
+      EXPECT_EQ(Eval(Opc::kVBitop3B32, {s[0], s[1], s[2], table | 0xabcd00u}), want) << "table 0x" << std::hex << table;
+      EXPECT_EQ(sem_detail::Bitop3Minterms(U32Domain{}, s[0], s[1], s[2], table), want)
+          << "table 0x" << std::hex << table;
+    }
+  }
+  // Every 3-input function has a plan of at most 7 operations (the
+  // relaxation found them all: none is left at its initial 0xff).
+  EXPECT_LE(largest, 7);
+  // clang-22's tables in gfx950 address code: one xor and one and/or.
+  using S = sem_detail::Bitop3Step;
+  for (uint32_t table : {0x6cu, 0x78u, 0x36u, 0x48u}) EXPECT_EQ(sem_detail::Bitop3Plan()[table].size, 2) << table;
+  EXPECT_EQ(sem_detail::Bitop3Plan()[0x6c].op, S::kXor);  // (src0 & src2) ^ src1
+  EXPECT_EQ(sem_detail::Bitop3Plan()[0x48].op, S::kAnd);  // src1 & (src0 ^ src2)
+  EXPECT_EQ(sem_detail::Bitop3Plan()[0x96].size, 2);      // src0 ^ src1 ^ src2
+  EXPECT_EQ(sem_detail::Bitop3Plan()[0xf0].size, 0);      // src0
 }
 
 }  // namespace
