@@ -847,20 +847,29 @@ TEST(ForeignCode, ClangGfx950CodeProves) {
 // -mcpu=gfx950: `global_load_lds_dwordx4 v[2:3], off` = 00 80 f4 dd 02 00 7f
 // 00, with offset:16 10 80 ...) moves both sides by 16 bytes, so neither
 // matches the lds_dma.
-TEST(ForeignCode, ClangGlobalLdsDmaOffsetMutantFails) {
-  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/foreign/global_lds_dma_f32.gfx950.hsaco");
+// testdata/foreign/NAME.gfx950.hsaco (clang-22) with the instruction
+// encoded as `encoding` (its first byte the offset field's low byte, 0)
+// given offset:16, verified against its twin NAME.kir on gfx950.
+void VerifyOffset16Mutant(const std::string& name, const std::string& encoding, absl::StatusOr<VerifyResult>* v) {
+  absl::StatusOr<std::string> obj = ReadFileBytes(absl::StrCat("testdata/foreign/", name, ".gfx950.hsaco"));
   ASSERT_TRUE(obj.ok()) << obj.status();
-  std::string dma_obj = *obj;
-  const std::string from("\x00\x80\xf4\xdd\x02\x00\x7f\x00", 8);
-  const size_t at = dma_obj.find(from);
+  std::string mutant = *obj;
+  const size_t at = mutant.find(encoding);
   ASSERT_NE(at, std::string::npos);
-  dma_obj[at] = '\x10';
-  const Kernel twin = Parse(::kir::testing::ReadTestFile("testdata/foreign/global_lds_dma_f32.kir"), "t.kir");
+  ASSERT_EQ(mutant[at], '\x00');
+  mutant[at] = '\x10';
+  const Kernel twin = Parse(::kir::testing::ReadTestFile(absl::StrCat("testdata/foreign/", name, ".kir")), "t.kir");
   CodeInput in;
-  in.code_object = dma_obj;
+  in.code_object = mutant;
   in.llvm_bin = kLlvmBin;
-  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx950", in);
-  ASSERT_TRUE(v.ok()) << v.status();
+  *v = VerifyCode(twin, "gfx950", in);
+  ASSERT_TRUE(v->ok()) << v->status();
+}
+
+TEST(ForeignCode, ClangGlobalLdsDmaOffsetMutantFails) {
+  absl::StatusOr<VerifyResult> v;
+  ASSERT_NO_FATAL_FAILURE(
+      VerifyOffset16Mutant("global_lds_dma_f32", std::string("\x00\x80\xf4\xdd\x02\x00\x7f\x00", 8), &v));
   EXPECT_FALSE(v->all_proved) << v->Report();
   EXPECT_TRUE(absl::StrContains(v->Report(), "global] global_load_lds_dwordx4 v[2:3], off offset:16"))
       << v->Report();
@@ -1032,19 +1041,9 @@ TEST(ForeignCode, ClangFp8SwizzledKLoopProves) {
 // ((t % 8) ^ (t / 8 % 8)) + 1, past the row's end for chunk 7 and another
 // K tile's bytes otherwise. It is refused with a confirmed counterexample.
 TEST(ForeignCode, ClangFp8SwizzledKLoopOffsetMutantFails) {
-  absl::StatusOr<std::string> obj = ReadFileBytes("testdata/foreign/fp8_swizzle_k_loop.gfx950.hsaco");
-  ASSERT_TRUE(obj.ok()) << obj.status();
-  std::string mutant = *obj;
-  const std::string from("\x00\x80\x5c\xdc\x12\x00\x7f\x16", 8);
-  const size_t at = mutant.find(from);
-  ASSERT_NE(at, std::string::npos);
-  mutant[at] = '\x10';
-  const Kernel twin = Parse(::kir::testing::ReadTestFile("testdata/foreign/fp8_swizzle_k_loop.kir"), "t.kir");
-  CodeInput in;
-  in.code_object = mutant;
-  in.llvm_bin = kLlvmBin;
-  absl::StatusOr<VerifyResult> v = VerifyCode(twin, "gfx950", in);
-  ASSERT_TRUE(v.ok()) << v.status();
+  absl::StatusOr<VerifyResult> v;
+  ASSERT_NO_FATAL_FAILURE(
+      VerifyOffset16Mutant("fp8_swizzle_k_loop", std::string("\x00\x80\x5c\xdc\x12\x00\x7f\x16", 8), &v));
   EXPECT_FALSE(v->all_proved) << v->Report();
   bool failed = false;
   for (const AccessVerdict& a : v->accesses)
