@@ -1918,13 +1918,6 @@ bool RoundsAtLevel(const ExactPlan& p, int level) {
   return false;
 }
 
-// A conversion plan for `r` (at r.cap_level) through a K window when the
-// plan without one leaves every conversion of that level exact (fresh-user
-// review 22 F2: in f32 -> f16 -> fp8 after an MFMA loop of K >= 256, the
-// fp8 operand's range bounded the K-long sum so that the f16 conversion
-// never rounded): the windows of the gemm ops' and the mfma loops' K sums
-// (KWindowPlan's, LoopKWindowPlan's), each the largest count whose inputs
-// round a conversion of the level. !exact when none does.
 // The windows KWindowPlan and LoopKWindowPlan search, with their lowest
 // counts: the gemm ops' (program order), then the proved mfma loops'.
 std::vector<std::pair<KWindow, int64_t>> KWindowCandidates(const Kernel& k) {
@@ -1944,6 +1937,13 @@ std::vector<std::pair<KWindow, int64_t>> KWindowCandidates(const Kernel& k) {
   return r;
 }
 
+// A conversion plan for `r` (at r.cap_level) through a K window when the
+// plan without one leaves every conversion of that level exact (fresh-user
+// review 22 F2: in f32 -> f16 -> fp8 after an MFMA loop of K >= 256, the
+// fp8 operand's range bounded the K-long sum so that the f16 conversion
+// never rounded): the windows of the gemm ops' and the mfma loops' K sums
+// (KWindowPlan's, LoopKWindowPlan's), each the largest count whose inputs
+// round a conversion of the level. !exact when none does.
 ExactPlan RoundingKWindowPlan(const Kernel& k, const PlanRequest& r) {
   auto rounds = [&](const ExactPlan& p) { return RoundsAtLevel(p, r.cap_level); };
   for (const auto& [w, lowest] : KWindowCandidates(k))
