@@ -1661,6 +1661,7 @@ struct KWindow {
   std::string arg;
   int dim = 0;
   int64_t len = 0, block = 0, period = 0, n = 0;
+  int64_t lowest = 0;  // the smallest count TryKWindows tries
 };
 
 // `f` with window `w` (float buffer forms only).
@@ -1818,17 +1819,17 @@ ExactPlan Plan(const Kernel& k, const PlanRequest& req, int* chain_levels = null
 constexpr int64_t kMinKWindow = 64;
 constexpr int64_t kKWindowBlock = 16;
 
-// KWindowPlan's search for window `w` (its arg, dim and len set): the
-// largest power of two n below w.len, down to `lowest`, for which Plan
+// KWindowPlan's search for window `w` (its arg, dim, len and lowest set):
+// the largest power of two n below w.len, down to w.lowest, for which Plan
 // finds inputs (that `accept` takes, when given), in blocks of min(n,
 // kKWindowBlock) every ceil(len / (n / block)) K indices; from `highest`
 // down when it is smaller; !exact when none does.
-ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, const PlanRequest& r,
+ExactPlan TryKWindows(const Kernel& k, KWindow w, const PlanRequest& r,
                       const std::function<bool(const ExactPlan&)>& accept = nullptr, int64_t highest = 0) {
   int64_t n = 1;
   while (2 * n < w.len) n *= 2;
   if (highest > 0) n = std::min(n, highest);
-  for (; n >= lowest; n /= 2) {
+  for (; n >= w.lowest; n /= 2) {
     w.n = n;
     w.block = std::min(n, kKWindowBlock);
     const int64_t blocks = n / w.block;
@@ -1839,15 +1840,11 @@ ExactPlan TryKWindows(const Kernel& k, KWindow w, int64_t lowest, const PlanRequ
   return ExactPlan{};
 }
 
-// Inputs for `k` whose gemm op `gemm` has a K window on A (on B when A's
-// layout allows none: KWindowLayoutOf; ExactFormat::k_window): the largest count n (a power of two below K, at least
-// kMinKWindow and the K of one MFMA instruction) for which Plan finds inputs, in blocks of min(n, 16) every
-// ceil(K / (n / block)) K indices (then at most n per row). !exact when
-// neither operand's layout allows a window, or no n fits.
-// The window KWindowPlan searches for gemm op `gemm` (its arg, dim and len;
-// the counts from *lowest up); false when neither operand's layout allows
-// one.
-bool GemmKWindow(const Kernel& k, const Op& gemm, KWindow* out, int64_t* lowest_out) {
+// The window KWindowPlan searches for gemm op `gemm`: on A (on B when A's
+// layout allows none: KWindowLayoutOf; ExactFormat::k_window), counts at
+// least kMinKWindow and the K of one MFMA instruction; none when neither
+// operand's layout allows one.
+std::optional<KWindow> GemmKWindow(const Kernel& k, const Op& gemm) {
   const GemmOp& g = gemm.gemm;
   // A, else B when A's layout has none (KWindowLayoutOf).
   const Arg* a = k.FindArg(g.a);
@@ -1859,47 +1856,47 @@ bool GemmKWindow(const Kernel& k, const Op& gemm, KWindow* out, int64_t* lowest_
     w.arg = g.b;
     w.dim = g.b_kn ? 0 : 1;
   }
-  if (a == nullptr || a->elem == ElemType::kI32 || KWindowLayoutOf(*a) == KWindowLayout::kNone) return false;
+  if (a == nullptr || a->elem == ElemType::kI32 || KWindowLayoutOf(*a) == KWindowLayout::kNone) return std::nullopt;
   w.len = a->shape[w.dim];
   // At least one MFMA instruction's K: the named MFMA's, else the largest
   // of the MFMAs that take A's type (the promotion chooses among them).
-  int64_t lowest = kMinKWindow;
+  w.lowest = kMinKWindow;
   if (const MfmaDesc* d = g.mfma.empty() ? nullptr : LookupMfma(g.mfma); d != nullptr)
-    lowest = std::max<int64_t>(lowest, d->k);
+    w.lowest = std::max<int64_t>(w.lowest, d->k);
   else
     for (const MfmaDesc& m : AllMfmas())
-      if (MfmaInAccepts(m.a_in, a->elem)) lowest = std::max<int64_t>(lowest, m.k);
-  *out = w;
-  *lowest_out = lowest;
-  return true;
+      if (MfmaInAccepts(m.a_in, a->elem)) w.lowest = std::max<int64_t>(w.lowest, m.k);
+  return w;
 }
 
+// Inputs for `k` whose gemm op `gemm` has a K window (GemmKWindow): the
+// largest count n (a power of two below K) for which Plan finds inputs, in
+// blocks of min(n, 16) every ceil(K / (n / block)) K indices (then at most
+// n per row). !exact when neither operand's layout allows a window, or no n
+// fits.
 ExactPlan KWindowPlan(const Kernel& k, const Op& gemm, const PlanRequest& r) {
-  KWindow w;
-  int64_t lowest = 0;
-  if (!GemmKWindow(k, gemm, &w, &lowest)) return ExactPlan{};
-  return TryKWindows(k, w, lowest, r);
+  const std::optional<KWindow> w = GemmKWindow(k, gemm);
+  return w ? TryKWindows(k, *w, r) : ExactPlan{};
 }
 
 // The K window of LoopKSite `site` (proved): on its buffer along its K
 // dimension, as KWindowPlan's, counts n at least kMinKWindow and the
 // MFMA's K.
-bool LoopKWindow(const Kernel& k, const LoopKSite& site, KWindow* w, int64_t* lowest) {
+std::optional<KWindow> LoopKWindow(const Kernel& k, const LoopKSite& site) {
   const Arg* a = k.FindArg(site.arg);
   const MfmaDesc* d = LookupMfma(site.mfma->mfma);
-  if (a == nullptr || d == nullptr) return false;
-  w->arg = site.arg;
-  w->dim = site.dim;
-  w->len = a->shape[site.dim];
-  *lowest = std::max<int64_t>(kMinKWindow, d->k);
-  return true;
+  if (a == nullptr || d == nullptr) return std::nullopt;
+  KWindow w;
+  w.arg = site.arg;
+  w.dim = site.dim;
+  w.len = a->shape[site.dim];
+  w.lowest = std::max<int64_t>(kMinKWindow, d->k);
+  return w;
 }
 
 ExactPlan LoopKWindowPlan(const Kernel& k, const LoopKSite& site, const PlanRequest& r) {
-  KWindow w;
-  int64_t lowest = 0;
-  if (!LoopKWindow(k, site, &w, &lowest)) return ExactPlan{};
-  return TryKWindows(k, w, lowest, r);
+  const std::optional<KWindow> w = LoopKWindow(k, site);
+  return w ? TryKWindows(k, *w, r) : ExactPlan{};
 }
 
 // Every op of `ops`, loop bodies included.
@@ -1920,20 +1917,16 @@ bool RoundsAtLevel(const ExactPlan& p, int level) {
 
 // The windows KWindowPlan and LoopKWindowPlan search, with their lowest
 // counts: the gemm ops' (program order), then the proved mfma loops'.
-std::vector<std::pair<KWindow, int64_t>> KWindowCandidates(const Kernel& k) {
-  std::vector<std::pair<KWindow, int64_t>> r;
+std::vector<KWindow> KWindowCandidates(const Kernel& k) {
+  std::vector<KWindow> r;
   std::vector<const Op*> ops;
   AllOps(k.body, ops);
-  for (const Op* op : ops) {
-    KWindow w;
-    int64_t lowest = 0;
-    if (op->kind == OpKind::kGemm && GemmKWindow(k, *op, &w, &lowest)) r.emplace_back(w, lowest);
-  }
-  for (const LoopKSite& s : LoopKSites(k)) {
-    KWindow w;
-    int64_t lowest = 0;
-    if (s.why_not.empty() && LoopKWindow(k, s, &w, &lowest)) r.emplace_back(w, lowest);
-  }
+  for (const Op* op : ops)
+    if (op->kind == OpKind::kGemm)
+      if (std::optional<KWindow> w = GemmKWindow(k, *op)) r.push_back(*w);
+  for (const LoopKSite& s : LoopKSites(k))
+    if (s.why_not.empty())
+      if (std::optional<KWindow> w = LoopKWindow(k, s)) r.push_back(*w);
   return r;
 }
 
@@ -1946,8 +1939,8 @@ std::vector<std::pair<KWindow, int64_t>> KWindowCandidates(const Kernel& k) {
 // round a conversion of the level. !exact when none does.
 ExactPlan RoundingKWindowPlan(const Kernel& k, const PlanRequest& r) {
   auto rounds = [&](const ExactPlan& p) { return RoundsAtLevel(p, r.cap_level); };
-  for (const auto& [w, lowest] : KWindowCandidates(k))
-    if (ExactPlan p = TryKWindows(k, w, lowest, r, rounds); p.exact) return p;
+  for (const KWindow& w : KWindowCandidates(k))
+    if (ExactPlan p = TryKWindows(k, w, r, rounds); p.exact) return p;
   return ExactPlan{};
 }
 
@@ -2176,9 +2169,9 @@ ExactPlan ChainTwoScalePlan(const Kernel& k, ExactPlan p, int p1, int p_last) {
   ExactPlan two = Plan(k, r, nullptr, window ? &*window : nullptr);
   ExactPlan out;
   if (two.exact && shaped(two, &out)) return out;
-  for (const auto& [c, lowest] : KWindowCandidates(k)) {
+  for (const KWindow& c : KWindowCandidates(k)) {
     if (window && (c.arg != window->arg || c.dim != window->dim)) continue;
-    if (TryKWindows(k, c, lowest, r, [&](const ExactPlan& t) { return shaped(t, &out); }, window ? window->n : 0).exact)
+    if (TryKWindows(k, c, r, [&](const ExactPlan& t) { return shaped(t, &out); }, window ? window->n : 0).exact)
       return out;
   }
   // None: the first plan's, unless it rounds no level-1 conversion where
