@@ -296,6 +296,18 @@ void ReadGlobalAddress(Wave& w, const Inst& in, VSrc* a0, VSrc* a1, uint64_t* sb
   }
 }
 
+// The buffer resource (SRD) of a MUBUF instruction `in`: its srsrc operand,
+// 4 SGPRs, decoded (memory.h DecodeSrd); an error when it is not 4 SGPRs.
+absl::Status ReadSrsrc(const Wave& w, const Inst& in, Srd* srd) {
+  const MOperand& rsrc = OperandOr0(in.mi, OpName::kSrsrc);
+  if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
+    return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
+  uint32_t words[4];
+  for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
+  *srd = DecodeSrd(words);
+  return absl::OkStatus();
+}
+
 // buffer_load_dwordx4 ... lds and global_load_lds_dwordx4 (gfx950's LDS DMA;
 // semantics.h LdsDmaAddress): each active lane's 16 bytes are read as
 // buffer_load_dwordx4 (out-of-range dwords are 0) or global_load_dwordx4
@@ -317,12 +329,7 @@ absl::Status ExecLdsDma(ExecContext& c, Wave& w, const Inst& in) {
     ReadGlobalAddress(w, in, &a0, &a1, &sbase);
   } else {
     if (!(st = Arity(in, 3)).ok()) return st;
-    const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);
-    if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
-      return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
-    uint32_t words[4];
-    for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
-    srd = DecodeSrd(words);
+    if (!(st = ReadSrsrc(w, in, &srd)).ok()) return st;
     if (srd.add_tid())
       return Unsupported(in, "an LDS DMA through an ADD_TID_ENABLE (private segment) buffer resource");
     if (!(st = CheckSrd(srd)).ok()) return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
@@ -417,12 +424,7 @@ absl::Status ExecVmem(ExecContext& c, Wave& w, const Inst& in) {
     ReadGlobalAddress(w, in, &a0, &a1, &sbase);
   } else {
     if (!(st = Arity(in, 4)).ok() || !(st = CheckData(in, data_op, regs)).ok()) return st;
-    const MOperand& rsrc = OperandOr0(mi, OpName::kSrsrc);
-    if (!rsrc.IsReg() || rsrc.cls != RegClass::kSgpr || rsrc.count != 4)
-      return absl::InvalidArgumentError(absl::StrCat(Describe(in), ": the resource must be 4 SGPRs"));
-    uint32_t words[4];
-    for (int i = 0; i < 4; ++i) words[i] = w.S(rsrc.reg + i);
-    srd = DecodeSrd(words);
+    if (!(st = ReadSrsrc(w, in, &srd)).ok()) return st;
     if (srd.add_tid()) private_srd = true;
     else if (!(st = CheckSrd(srd)).ok())
       return absl::Status(st.code(), absl::StrCat(Describe(in), ": ", st.message()));
